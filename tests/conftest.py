@@ -1,0 +1,30 @@
+"""Shared fixtures: `backend` runs a test on the reference and on the compiled core.
+
+The core is required unless BERGEN_ALLOW_NO_CORE=1: a test run that silently skipped the core
+would prove nothing about it.
+"""
+import os
+
+import pytest
+
+from bergen_search.backend import REFERENCE, load_core
+
+CORE = load_core()
+
+
+def _core_or_fail():
+    if CORE is None:
+        if os.environ.get("BERGEN_ALLOW_NO_CORE") == "1":
+            pytest.skip("compiled core not built (BERGEN_ALLOW_NO_CORE=1)")
+        pytest.fail("compiled core bergen_search._core is not built; run `pip install -e .`")
+    return CORE
+
+
+@pytest.fixture(params=["reference", "core"])
+def backend(request):
+    return REFERENCE if request.param == "reference" else _core_or_fail()
+
+
+@pytest.fixture
+def core():
+    return _core_or_fail()

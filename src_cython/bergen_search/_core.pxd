@@ -1,0 +1,204 @@
+# cython: language_level=3
+"""The contract of the Bergen core: C types, bit helpers, tables and the SplitMix64 RNG.
+
+Everything here mirrors the pure-Python reference bit for bit: tiles are indices 0..27 in
+`bergen_search.tiles` order, a set of tiles is a 28-bit mask, a move is an int
+(`tile * 2 + end`, end 0 left / 1 right, the lead `tile * 2`, `DRAW` 56, `PASS` 57 as in
+`bergen_search.state`) and the rule codes are those of `bergen_search.rules` (LEAD_CODE...).
+
+Other Cython modules `cimport` this file; the functions declared at the bottom are
+implemented in `_core.pyx`. The core trusts its input: validation lives in the Python
+wrappers (`CoreState.apply`, `Backend.*`).
+"""
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t, uint64_t
+
+# ---- constants ----------------------------------------------------------------------------
+cdef enum:
+    N_TILES = 28
+    MAX_SEATS = 4
+    DRAW = 56            # draw the next reserve tile (forced: nothing fits)
+    PASS = 57            # pass (forced: nothing fits and no draw allowed)
+    MAX_MOVES = 32       # a move buffer's size: at most 13 tiles fit, 2 ends each
+    MAX_EVENTS = 512     # an event buffer's size for one round (a round takes at most ~200)
+
+# Why a round ended (`State.ended`), as `bergen_search.state.ENDS`.
+cdef enum:
+    END_NONE = 0
+    END_OUT = 1
+    END_BLOCKED = 2
+    END_TARGET = 3
+
+# Rule codes, as `bergen_search.rules.*_CODE`.
+cdef enum:
+    LEAD_LOWEST_DOUBLE = 0
+    LEAD_HIGHEST_DOUBLE = 1
+    NO_DOUBLE_REDEAL = 0
+    NO_DOUBLE_LOWEST_TILE = 1
+    DRAW_UNTIL_PLAYABLE = 0
+    DRAW_ONE = 1
+    BLOCKED_GERMAN = 0
+    BLOCKED_PIPS = 1
+    BLOCKED_AMERICAN = 2
+
+# Engines of `play_round`, as `bergen_search.playout.SIMPLE_ENGINES`.
+cdef enum:
+    ENGINE_RANDOM = 0
+    ENGINE_GREEDY = 1
+
+# ---- tables (C data shared by every module that cimports this file) ------------------------
+cdef extern from *:
+    """
+    #include <stdint.h>
+    /* tiles 0..27: 0-0, 0-1, ..., 0-6, 1-1, ..., 6-6 (bergen_search/tiles.py) */
+    static const uint8_t bergen_TILE_LOW[28] = {
+        0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 6};
+    static const uint8_t bergen_TILE_HIGH[28] = {
+        0, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 2, 3, 4, 5, 6, 3, 4, 5, 6, 4, 5, 6, 5, 6, 6};
+    static const uint8_t bergen_PIPS[28] = {
+        0, 1, 2, 3, 4, 5, 6, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7, 8, 6, 7, 8, 9, 8, 9, 10, 10, 11, 12};
+    static const uint8_t bergen_LOW_RANK[28] = {
+        0, 1, 2, 4, 6, 9, 12, 3, 5, 7, 10, 13, 16, 8, 11, 14, 17, 19, 15, 18, 20, 22, 21, 23,
+        24, 25, 26, 27};
+    static const uint32_t bergen_TILES_WITH[7] = {
+        0x7fu, 0x1f82u, 0x3e104u, 0x3c4208u, 0x1c88410u, 0x6910820u, 0xd221040u};
+    static const uint8_t bergen_DOUBLE_OF[7] = {0, 7, 13, 18, 22, 25, 27};
+    """
+    const uint8_t TILE_LOW "bergen_TILE_LOW"[28]      # lower half of each tile
+    const uint8_t TILE_HIGH "bergen_TILE_HIGH"[28]    # higher half of each tile
+    const uint8_t PIPS "bergen_PIPS"[28]              # pip total of each tile
+    const uint8_t LOW_RANK "bergen_LOW_RANK"[28]      # order of the `lowest-tile` lead
+    const uint32_t TILES_WITH "bergen_TILES_WITH"[7]  # mask of the tiles showing v
+    const uint8_t DOUBLE_OF "bergen_DOUBLE_OF"[7]     # tile index of the double v-v
+
+cdef enum:
+    DOUBLES = 0xa442081      # mask of the seven doubles
+    ALL_TILES = 0xfffffff    # mask of the 28 tiles
+
+# ---- bit helpers --------------------------------------------------------------------------
+cdef extern from *:
+    int __builtin_popcount(unsigned int x) noexcept nogil
+    int __builtin_ctz(unsigned int x) noexcept nogil
+    int __builtin_clz(unsigned int x) noexcept nogil
+
+cdef inline int popcount(uint32_t mask) noexcept nogil:
+    return __builtin_popcount(mask)
+
+cdef inline int lowest_bit(uint32_t mask) noexcept nogil:
+    """Index of the lowest set bit (the lowest tile of a mask); mask must not be 0."""
+    return __builtin_ctz(mask)
+
+cdef inline int highest_bit(uint32_t mask) noexcept nogil:
+    """Index of the highest set bit; mask must not be 0."""
+    return 31 - __builtin_clz(mask)
+
+cdef inline bint is_double(int tile) noexcept nogil:
+    return TILE_LOW[tile] == TILE_HIGH[tile]
+
+cdef inline int mask_pips(uint32_t mask) noexcept nogil:
+    cdef int pips = 0
+    while mask:
+        pips += PIPS[lowest_bit(mask)]
+        mask &= mask - 1
+    return pips
+
+# ---- SplitMix64, bit for bit as bergen_search/rng.py ----------------------------------------
+ctypedef struct Rng:
+    uint64_t state       # the SplitMix64 counter; advanced by GOLDEN before every output
+
+cdef extern from *:
+    """
+    #define BERGEN_GOLDEN 0x9E3779B97F4A7C15ULL
+    #define BERGEN_PLAY_STREAM 0x5851F42D4C957F2DULL
+    #define BERGEN_MIX1 0xBF58476D1CE4E5B9ULL
+    #define BERGEN_MIX2 0x94D049BB133111EBULL
+    """
+    const uint64_t GOLDEN "BERGEN_GOLDEN"
+    const uint64_t PLAY_STREAM "BERGEN_PLAY_STREAM"   # XORed into a game's seed for the plays
+    const uint64_t MIX1 "BERGEN_MIX1"
+    const uint64_t MIX2 "BERGEN_MIX2"
+
+cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
+    """The SplitMix64 finaliser (rng.mix64)."""
+    z = (z ^ (z >> 30)) * MIX1
+    z = (z ^ (z >> 27)) * MIX2
+    return z ^ (z >> 31)
+
+cdef inline uint64_t next64(Rng* rng) noexcept nogil:
+    rng.state += GOLDEN
+    return mix64(rng.state)
+
+cdef inline uint32_t below(Rng* rng, uint32_t n) noexcept nogil:
+    """A number in 0..n-1: the high 32 bits scaled (Lemire's multiply-shift), as Rng.below."""
+    return <uint32_t>(((next64(rng) >> 32) * <uint64_t>n) >> 32)
+
+cdef inline void shuffle(Rng* rng, uint8_t* items, int n) noexcept nogil:
+    """Fisher-Yates from the top down, as Rng.shuffle."""
+    cdef int i, j
+    cdef uint8_t tmp
+    for i in range(n - 1, 0, -1):
+        j = below(rng, i + 1)
+        tmp = items[i]
+        items[i] = items[j]
+        items[j] = tmp
+
+# ---- rules and state ----------------------------------------------------------------------
+ctypedef struct Rules:
+    int players          # seats, 2..4; play passes from seat i to i + 1
+    int n_sides          # sides that score: 2 with partnerships, else players
+    bint partnerships    # seats 0 and 2 against seats 1 and 3
+    int target           # points that win the match
+    int hand_size        # tiles dealt to each seat
+    int lead             # LEAD_LOWEST_DOUBLE or LEAD_HIGHEST_DOUBLE
+    int no_double        # NO_DOUBLE_REDEAL or NO_DOUBLE_LOWEST_TILE
+    int draw             # DRAW_UNTIL_PLAYABLE or DRAW_ONE
+    int reserve_kept     # tiles of the reserve never drawn
+    int out_bonus        # points for going out
+    int blocked          # BLOCKED_GERMAN, BLOCKED_PIPS or BLOCKED_AMERICAN
+    bint endgame_cap     # matches reduced near the target
+    int reserve_start    # tiles in the reserve after the deal: 28 - players * hand_size
+    int side_of[4]       # the side of each seat
+
+ctypedef struct State:
+    const Rules* rules   # the rule set; owned by the caller, must outlive the state
+    uint32_t hands[4]    # tiles held by each seat (28-bit masks; seats >= players are 0)
+    int32_t scores[4]    # points of each side (sides >= n_sides are 0)
+    uint8_t reserve[28]  # the reserve in draw order (full information); first reserve_start used
+    uint8_t reserve_next # index in `reserve` of the next tile to draw
+    uint8_t reserve_size # tiles still in the reserve
+    int8_t left          # value showing at the left end; -1 before the lead
+    int8_t right         # value showing at the right end; -1 before the lead
+    uint8_t left_double  # 1 when the tile at the left end is a double
+    uint8_t right_double # 1 when the tile at the right end is a double
+    int8_t to_move       # seat to act; -1 once the round has ended
+    uint8_t passes       # consecutive passes since the last play
+    uint8_t draws        # tiles drawn by the seat to move in this turn
+    int8_t lead_tile     # the forced lead (tile index), meaningful while left == -1
+    uint8_t ended        # END_NONE, END_OUT, END_BLOCKED or END_TARGET
+    int8_t winner        # the side that reached the target (the match is over); -1 none
+
+# ---- the core (implemented in _core.pyx) ----------------------------------------------------
+cdef int rules_from_py(Rules* out, object rules) except -1
+cdef int find_leader(const Rules* rules, const uint32_t* hands, int* seat) noexcept nogil
+cdef void state_init(State* s, const Rules* rules, const uint32_t* hands,
+                     const uint8_t* reserve, const int32_t* scores) noexcept nogil
+cdef void deal(State* s, const Rules* rules, Rng* rng, const int32_t* scores) noexcept nogil
+cdef int gen_moves(const State* s, int* out) noexcept nogil
+cdef void do_move(State* s, int move) noexcept nogil
+cdef void apply_move(const State* s, int move, State* out) noexcept nogil
+cdef int blocked_winner(const State* s) noexcept nogil
+cdef int greedy_index(const State* s, const int* moves, int n) noexcept nogil
+cdef int play_round(State* s, const int* engines, Rng* rng, int* events) noexcept nogil
+cdef long long random_rounds_c(const Rules* rules, long long n, Rng* rng) noexcept nogil
+
+
+cdef class CoreRules:
+    """A Python rule set and its C struct, kept alive by every state that points to it."""
+    cdef Rules c
+    cdef readonly object py
+
+
+cdef class CoreState:
+    """A fully known round state: the C struct plus the points of the last action."""
+    cdef State st
+    cdef CoreRules owner
+    cdef int32_t last[4]

@@ -1,0 +1,253 @@
+"""The compiled core against the pure-Python reference: identical results for the same seed.
+
+Every game here is seeded with `derive_seed(SEED, i)`; its rule set, engines and start scores
+are drawn from the same index, so a failure names a game that replays on its own:
+`game_config(i)` gives its arguments.
+"""
+import pytest
+
+from bergen_search import playout
+from bergen_search.errors import BergenError
+from bergen_search.rng import Rng, derive_seed
+from bergen_search.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
+from bergen_search.state import DRAW, PASS, State
+from bergen_search.tiles import DOUBLE_OF, DOUBLES, LOW_RANK, PIPS, TILE_HIGH, TILE_LOW, TILES_WITH
+
+SEED = 20240601
+#: XORed into a game's seed to draw its configuration, apart from its deals and plays.
+CONFIG_STREAM = 0x2545F4914F6CDD1D
+N_CHUNKS, CHUNK = 20, 1000          # 20,000 seeded matches in all
+N_WALKS = 3000
+
+TABLES = ((2, False), (3, False), (4, False), (4, True))
+CHOICES = {
+    "lead": LEADS,
+    "no_double": NO_DOUBLES,
+    "draw": DRAWS,
+    "reserve_kept": (0, 1, 2, 3),
+    "out_bonus": (2, 5),
+    "blocked": BLOCKEDS,
+    "endgame_cap": (True, False),
+}
+HAND_SIZES = (None, None, None, 1, 3, 4, 7)   # None: the default for the player count
+TARGETS = (None, None, None, 2, 5, 9, 25)     # None: the default for the sides
+
+
+def game_config(i: int):
+    """(rules, engines, seed, start_scores) of game i: every table in turn, every rule field
+    and engine drawn per game, start scores none, anywhere, or 1..4 short of the target."""
+    rng = Rng(derive_seed(SEED, i) ^ CONFIG_STREAM)
+
+    def pick(seq):
+        return seq[rng.below(len(seq))]
+
+    players, partnerships = TABLES[i % len(TABLES)]
+    fields = {name: pick(values) for name, values in CHOICES.items()}
+    hand_size = pick(HAND_SIZES)
+    if hand_size is not None and players * hand_size + fields["reserve_kept"] > 28:
+        hand_size = None
+    rules = Rules(players=players, partnerships=partnerships, hand_size=hand_size,
+                  target=pick(TARGETS), **fields)
+    engines = [rng.below(2) for _ in range(players)]
+    kind = rng.below(3)
+    if kind == 0:
+        start = None
+    elif kind == 1:
+        start = tuple(rng.below(rules.target) for _ in range(rules.n_sides))
+    else:
+        start = tuple(max(0, rules.target - 1 - rng.below(4)) for _ in range(rules.n_sides))
+    return rules, engines, derive_seed(SEED, i), start
+
+
+def _difference(core_log, ref_log) -> str:
+    """Where two match logs first differ, for a readable failure."""
+    for name in ("rules", "start_scores", "scores", "winner"):
+        if getattr(core_log, name) != getattr(ref_log, name):
+            return f"{name}: core {getattr(core_log, name)} != reference {getattr(ref_log, name)}"
+    for r, (a, b) in enumerate(zip(core_log.rounds, ref_log.rounds)):
+        if a == b:
+            continue
+        for k, (ea, eb) in enumerate(zip(a.events, b.events)):
+            if ea != eb:
+                return f"round {r} event {k}: core {ea} != reference {eb}"
+        return f"round {r}: core {a} != reference {b}"
+    return f"{len(core_log.rounds)} rounds on the core, {len(ref_log.rounds)} on the reference"
+
+
+def test_configs_cover_every_variant():
+    seen = set()
+    for i in range(N_CHUNKS * CHUNK):
+        rules, engines, _, start = game_config(i)
+        for name in CHOICES:
+            seen.add((name, getattr(rules, name)))
+        seen.add(("table", rules.players, rules.partnerships))
+        seen.add(("engines", tuple(sorted(set(engines)))))
+        seen.add(("start", start is not None and max(start) >= rules.target - 4))
+        seen.add(("hand_size", rules.hand_size))
+        seen.add(("target", rules.target))
+    for name, values in CHOICES.items():
+        for v in values:
+            assert (name, v) in seen, (name, v)
+    for players, partnerships in TABLES:
+        assert ("table", players, partnerships) in seen
+    for key in (("engines", (0,)), ("engines", (1,)), ("engines", (0, 1)),
+                ("start", True), ("hand_size", 1), ("hand_size", 7), ("target", 2), ("target", 25)):
+        assert key in seen, key
+
+
+def test_tables_match_tiles(core):
+    from bergen_search import _core
+    t = _core._tables()
+    assert t["TILE_LOW"] == TILE_LOW and t["TILE_HIGH"] == TILE_HIGH
+    assert t["PIPS"] == PIPS and t["LOW_RANK"] == LOW_RANK
+    assert t["TILES_WITH"] == TILES_WITH and t["DOUBLE_OF"] == DOUBLE_OF
+    assert t["DOUBLES"] == DOUBLES
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**63 + 5, 2**64 - 1, -3, derive_seed(7, 7)])
+def test_rng_is_bit_for_bit(core, seed):
+    from bergen_search import _core
+    for n in (1, 2, 3, 28, 56, 2**31 + 11):
+        r = Rng(seed)
+        assert _core._rng_below(seed, n, 50) == [r.below(n) for _ in range(50)]
+    for n in (0, 1, 2, 28, 200):
+        items = list(range(n))
+        Rng(seed).shuffle(items)
+        assert _core._rng_shuffle(seed, n) == items
+
+
+@pytest.mark.parametrize("chunk", range(N_CHUNKS))
+def test_play_match_identical(core, chunk):
+    for i in range(chunk * CHUNK, (chunk + 1) * CHUNK):
+        rules, engines, seed, start = game_config(i)
+        ref_log = playout.play_match(rules, engines, seed, start)
+        core_log = core.play_match(rules, engines, seed, start)
+        if core_log != ref_log:
+            pytest.fail(f"game {i} ({rules}, engines {engines}, start {start}): "
+                        + _difference(core_log, ref_log))
+
+
+def test_play_match_accepts_engine_names(core):
+    rules = Rules(players=3)
+    log = core.play_match(rules, ["greedy", "random", 1], 11)
+    assert log == playout.play_match(rules, [1, 0, 1], 11)
+    for seed in (-3, 2**70 + 1, 0):   # seeds are taken modulo 2**64, as Rng does
+        assert core.play_match(rules, [0, 0, 1], seed) == playout.play_match(rules, [0, 0, 1], seed)
+    with pytest.raises(BergenError):
+        core.play_match(rules, [0, 7, 1], 11)
+    with pytest.raises(BergenError):
+        core.play_match(rules, [0, 1], 11)
+    with pytest.raises(BergenError):
+        core.play_match(rules, [0, 1, 0], 11, start_scores=(1, 2))
+
+
+@pytest.mark.parametrize("players,partnerships", TABLES)
+def test_random_rounds_known_answer(core, players, partnerships):
+    """The checksum of a fixed run, on both backends (a change here changes the rules)."""
+    expected = {(2, False): 24716, (3, False): 26414, (4, True): 26042}
+    rules = Rules(players=players, partnerships=partnerships)
+    ref = playout.random_rounds(rules, 1000, 2024)
+    assert core.random_rounds(rules, 1000, 2024) == ref
+    if (players, partnerships) in expected:
+        assert ref == expected[(players, partnerships)]
+
+
+def test_random_rounds_identical(core):
+    for i in range(300):
+        rules, _, seed, _ = game_config(i)
+        assert core.random_rounds(rules, 20, seed) == playout.random_rounds(rules, 20, seed), i
+    assert core.random_rounds(Rules(), 0, 5) == 0
+
+
+ATTRS = ("scores", "to_move", "ended", "winner", "left", "right", "left_double", "right_double",
+         "hands", "reserve_size", "passes", "last_points", "reserve", "draws_this_turn")
+
+
+def _attrs(state) -> dict:
+    d = {name: getattr(state, name) for name in ATTRS}
+    d["reserve"] = tuple(d["reserve"])
+    return d
+
+
+def _lead_with_end(ref: State, move: int) -> bool:
+    """The reference accepts the lead tile with end 1 (it ignores the end of a lead)."""
+    return not ref.line and move >> 1 == ref.legal_moves()[0] >> 1
+
+
+@pytest.mark.parametrize("part", range(3))
+def test_core_state_walks_match_reference(core, part):
+    """Random walks through whole rounds: the same legal moves at every step, the same
+    attributes after every apply, and the same refusals of illegal moves."""
+    for i in range(part * N_WALKS // 3, (part + 1) * N_WALKS // 3):
+        rules, _, seed, start = game_config(i)
+        rng = Rng(seed)
+        hands, reserve = playout.deal(rules, rng)
+        ref = State.deal(rules, hands, reserve, start)
+        cs = core.new_state(rules, hands, reserve, start)
+        step = 0
+        while True:
+            where = f"walk {i} step {step} ({rules})"
+            legal = ref.legal_moves()
+            assert cs.legal_moves() == legal, where
+            assert _attrs(cs) == _attrs(ref), where
+            illegal = [m for m in range(PASS + 1) if m not in legal]
+            bad = illegal[rng.below(len(illegal))]
+            with pytest.raises(BergenError):
+                cs.apply(bad)
+            if not _lead_with_end(ref, bad):
+                with pytest.raises(BergenError):
+                    ref.apply(bad)
+            if not legal:
+                assert ref.ended is not None
+                break
+            move = legal[rng.below(len(legal))]
+            ref, cs = ref.apply(move), cs.apply(move)
+            step += 1
+
+
+def test_new_state_checks_its_input(core):
+    rules = Rules()
+    hands, reserve = playout.deal(rules, Rng(3))
+    core.new_state(rules, hands, reserve)
+    bad_inputs = [   # (hands, reserve, scores, the reference refuses it too)
+        (hands[:1], reserve, None, True),                                # a hand missing
+        ([hands[0], hands[1] | 1 << 27 | 1 << 26], reserve, None, True),  # too many tiles
+        ([hands[0], hands[0]], reserve, None, True),                     # a tile held twice
+        (hands, reserve[:-1], None, True),                               # reserve too short
+        (hands, reserve[:-1] + [reserve[0]], None, True),                # a tile twice
+        (hands, reserve, (1, 2, 3), True),                               # scores for 3 sides
+        # the reference does not range-check tiles (a reported gap, not a rule)
+        (hands, reserve[:-1] + [28], None, False),                       # no such tile
+        ([hands[0] & (hands[0] - 1) | 1 << 28, hands[1]], reserve, None, False),
+        (["x", hands[1]], reserve, None, False),                         # not a mask
+    ]
+    for h, r, s, reference_refuses in bad_inputs:
+        with pytest.raises(BergenError):
+            core.new_state(rules, h, r, s)
+        if reference_refuses:
+            with pytest.raises(BergenError):
+                State.deal(rules, h, r, s)
+    with pytest.raises(BergenError):
+        core.new_state({"players": 2}, hands, reserve)
+    # nobody holds a double under `redeal`
+    no_double = (0b11111 << 1 | 1 << 8, sum(1 << t for t in (9, 10, 11, 12, 14, 15)))
+    rest = [t for t in range(28) if not (no_double[0] | no_double[1]) >> t & 1]
+    assert not (no_double[0] | no_double[1]) & DOUBLES
+    with pytest.raises(BergenError):
+        core.new_state(rules, no_double, rest)
+    led = core.new_state(Rules(no_double="lowest-tile"), no_double, rest)
+    assert led.legal_moves() == [2]   # 0-1 leads
+
+
+def test_core_state_after_the_end(core):
+    rules = Rules(hand_size=1, reserve_kept=0)
+    # the lead is the only tile: the leader goes out at once (2 + 2 points)
+    hands = (1 << DOUBLE_OF[3], 1 << 1)
+    reserve = [t for t in range(28) if not (hands[0] | hands[1]) >> t & 1]
+    cs = core.new_state(rules, hands, reserve)
+    ref = State.deal(rules, hands, reserve)
+    cs, ref = cs.apply(DOUBLE_OF[3] * 2), ref.apply(DOUBLE_OF[3] * 2)
+    assert _attrs(cs) == _attrs(ref)
+    assert cs.ended == "out" and cs.scores == (4, 0) and cs.legal_moves() == []
+    with pytest.raises(BergenError):
+        cs.apply(DRAW)

@@ -1,0 +1,665 @@
+"""The formats layer: notation, bergen-record/1 and bergen-position/1 (FORMATS.md).
+
+Malformed and illegal input lives in test_record_errors.py; here: what must work, round trips,
+known answers, and the bundled examples.
+"""
+import copy
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from bergen_search.errors import BergenError
+from bergen_search.notation import (Line, Move, format_hand, format_line, format_move,
+                                    format_tile, parse_hand, parse_int_list, parse_line,
+                                    parse_move, parse_move_text, parse_tiles, resolve_move)
+from bergen_search.playout import play_match
+from bergen_search.position import (Position, load_position, parse_position,
+                                    position_from_flags, position_from_record, record_voids,
+                                    write_position)
+from bergen_search.record import (FORMAT, Event, dump_record, final_state,
+                                  LineError, iter_records, load_record, load_records,
+                                  parse_record, pretty_json, replay,
+                                  walk, write_record)
+from bergen_search.rules import Rules
+from bergen_search.state import DRAW, PASS, State
+from bergen_search.tiles import parse_tile, popcount
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+EXAMPLES = ROOT / "examples"
+
+
+def T(text):
+    return parse_tile(text)
+
+
+def data(name):
+    return json.loads((DATA / name).read_text())
+
+
+# ---- notation ---------------------------------------------------------------------------------
+class TestTiles:
+    def test_tiles_parse(self):
+        assert parse_tiles("0-3 1-2") == [T("0-3"), T("1-2")]
+        assert parse_tiles(["3-0", " 2-1 "]) == [T("0-3"), T("1-2")]
+        assert parse_tiles("0-3, 1-2") == [T("0-3"), T("1-2")]
+        assert parse_tiles("") == [] and parse_tiles([]) == []
+        assert format_tile(T("5-3")) == "3-5"
+
+    def test_hand_mask_and_format(self):
+        m = parse_hand("6-6 0-3 2-1")
+        assert popcount(m) == 3
+        assert format_hand(m) == ["0-3", "1-2", "6-6"]
+
+    @pytest.mark.parametrize("text, words", [
+        ("0-3 3-0", "listed twice"),
+        ("0-3 7-1", "halves must be 0..6"),
+        ("0-3 3_4", "expected 'a-b'"),
+        ("33", "expected 'a-b'"),
+        (["0-3", 12], "entry 1 must be a tile string"),
+        (12, "a string or a list of strings"),
+    ])
+    def test_bad_tiles(self, text, words):
+        with pytest.raises(BergenError, match=words):
+            parse_tiles(text, "hand")
+
+
+class TestLine:
+    def test_formats_example(self):
+        line = parse_line("5-3 3-3 3-6")
+        assert line.pairs == ((5, 3), (3, 3), (3, 6))
+        assert line.ends == (5, 6) and (line.left, line.right) == (5, 6)
+        assert not line.left_double and not line.right_double
+        assert line.mask == (1 << T("3-5")) | (1 << T("3-3")) | (1 << T("3-6"))
+        assert str(line) == format_line(line) == "5-3 3-3 3-6"
+        assert parse_line(["5-3", "3-3", "3-6"]) == line
+        assert eval(repr(line), {"Line": lambda s: parse_line(s)}) == line
+
+    def test_double_ends(self):
+        line = parse_line("1-1 1-4 4-4")
+        assert line.left_double and line.right_double and line.ends == (1, 4)
+        single = parse_line("2-2")
+        assert single.ends == (2, 2) and single.left_double and single.right_double
+
+    def test_empty(self):
+        for v in ("", "  ", [], None):
+            line = parse_line(v)
+            assert line.empty and line.ends is None and line.left == -1 and line.mask == 0
+
+    @pytest.mark.parametrize("text, words", [
+        ("5-3 4-6", "3 does not touch 4"),
+        ("3-5 3-3", "5 does not touch 3"),      # orientation matters
+        ("1-1 1-4 4-1", "tile 1-4 is laid twice"),
+        ("1-1 1-9", "halves must be 0..6"),
+        (["1-1", None], "entry 1 must be a tile string"),
+    ])
+    def test_bad_lines(self, text, words):
+        with pytest.raises(BergenError, match=words):
+            parse_line(text)
+
+
+class TestMoves:
+    line = parse_line("3-3 3-6")          # ends 3 and 6, left a double
+
+    def test_text(self):
+        assert parse_move_text("3-5") == (T("3-5"), None)
+        assert parse_move_text(" 5-3:L ") == (T("3-5"), 0)
+        assert parse_move_text("5-3 : R") == (T("3-5"), 1)
+
+    def test_lead(self):
+        assert parse_move("3-3") == T("3-3") * 2
+        assert parse_move("3-3", Line()) == T("3-3") * 2
+        with pytest.raises(BergenError, match="the lead is written '3-3', without an end"):
+            parse_move("3-3:R", Line())
+
+    def test_explicit_end(self):
+        assert parse_move("1-3:L", self.line) == T("1-3") * 2
+        assert parse_move("6-1:R", self.line) == T("1-6") * 2 + 1
+        assert parse_move("3-4:R") == T("3-4") * 2 + 1        # no line: taken as written
+        with pytest.raises(BergenError, match=r"1-3 does not fit the right end \(ends 3 and 6\)"):
+            parse_move("1-3:R", self.line)
+
+    def test_bare_resolved_to_the_one_end(self):
+        assert parse_move("4-3", self.line) == T("3-4") * 2 + 0
+        assert parse_move("6-4", self.line) == T("4-6") * 2 + 1
+        assert parse_move("6-4", (3, 6)) == T("4-6") * 2 + 1      # ends as a pair
+
+    def test_bare_fitting_both_names_both(self):
+        with pytest.raises(BergenError) as e:
+            parse_move("3-6", self.line)
+        assert str(e.value) == "3-6 fits both ends (3 and 6): write 3-6:L or 3-6:R"
+        with pytest.raises(BergenError, match="write 3-4:L or 3-4:R"):
+            parse_move("3-4", parse_line("3-1 1-1 1-6 6-3"))
+
+    def test_bare_fitting_neither(self):
+        with pytest.raises(BergenError, match=r"1-2 fits neither end \(ends 3 and 6\)"):
+            parse_move("1-2", self.line)
+
+    @pytest.mark.parametrize("text", ["3-5:X", "3-5:", "3-5:l", "3-5:LR", "7-1:L", "35", "", 35,
+                                      None, "3-5-6"])
+    def test_bad_move_text(self, text):
+        with pytest.raises(BergenError, match="L or R|expected a move|'a-b'"):
+            parse_move_text(text)
+
+    def test_resolve_against_a_state(self):
+        rules = Rules()
+        s = State.deal(rules, [parse_hand("1-1 1-2 2-3 3-4 4-5 5-6"),
+                               parse_hand("0-1 0-2 0-3 2-2 4-6 6-6")])
+        s = s.apply(T("1-1") * 2)
+        assert resolve_move(T("0-1"), 0, s) == T("0-1") * 2
+        with pytest.raises(BergenError, match="fits both ends"):
+            resolve_move(T("0-1"), None, s)
+
+    def test_format_and_move_type(self):
+        assert format_move(T("3-5") * 2 + 1) == "3-5:R"
+        assert format_move(T("3-3") * 2, lead=True) == "3-3"
+        assert format_move(DRAW) == "draw" and format_move(PASS) == "pass"
+        m = Move.parse("5-3:R")
+        assert m == Move(T("3-5"), 1) and m.code == T("3-5") * 2 + 1
+        assert repr(m) == "Move('3-5:R')" and eval(repr(m), {"Move": Move.parse}) == m
+        assert Move.parse("6-4", self.line) == Move(T("4-6"), 1)
+        assert Move.parse("3-3", Line()) == Move(T("3-3"), None) and str(Move(T("3-3"))) == "3-3"
+        assert Move.from_code(T("3-5") * 2, lead=True) == Move(T("3-5"))
+
+    def test_int_lists(self):
+        assert parse_int_list("4,7", "scores", 2) == [4, 7]
+        assert parse_int_list(" 4 7 ", "scores") == [4, 7]
+        with pytest.raises(BergenError, match="needs 2 entries"):
+            parse_int_list("4", "scores", 2)
+        with pytest.raises(BergenError, match="integers"):
+            parse_int_list("4,x", "scores", 2)
+
+
+# ---- records ----------------------------------------------------------------------------------
+ALL_VARIANTS = [
+    dict(players=p, partnerships=part, draw=draw, no_double=nd, lead=lead, blocked=blocked)
+    for p, part, draw, nd, lead, blocked in itertools.product(
+        [2, 3, 4], [False, True], ["until-playable", "one"], ["redeal", "lowest-tile"],
+        ["lowest-double", "highest-double"], ["german", "pips", "american"])
+    if not (part and p != 4)]
+
+
+class TestRecordRoundTrip:
+    @pytest.mark.parametrize("variant", ALL_VARIANTS, ids=lambda v: "-".join(map(str, v.values())))
+    def test_selfplay_replays_and_round_trips(self, variant):
+        rules = Rules(**variant)
+        for seed in range(2):
+            log = play_match(rules, [1, 0, 1, 0][:rules.players], seed)
+            d = write_record(log)
+            assert d["format"] == FORMAT and d["rules"] == rules.to_dict()
+            rec = parse_record(d)
+            assert rec.complete
+            # parse -> write -> parse is the identity, and JSON text round trips too
+            assert write_record(rec) == d
+            assert parse_record(write_record(rec)) == rec
+            assert load_record(dump_record(log)) == rec
+            report = replay(rec)
+            assert report["ok"] is True
+            assert report["scores"] == list(log.scores)
+            assert report["winner"] == log.winner and report["match_over"]
+            assert [r["end"] for r in report["rounds"]] == [r.end for r in log.rounds]
+            assert [r["scores"] for r in report["rounds"]] == [list(r.scores) for r in log.rounds]
+            assert all(r["match_over"] == (i == len(log.rounds) - 1)
+                       for i, r in enumerate(report["rounds"]))
+
+    def test_each_backend_writes_the_same_record(self, backend):
+        for players in (2, 3, 4):
+            rules = Rules(players=players)
+            log = backend.play_match(rules, [0] * players, 21)
+            d = write_record(log)
+            assert d == write_record(play_match(rules, [0] * players, 21))
+            report = replay(d)
+            assert report["scores"] == list(log.scores) and report["winner"] == log.winner
+
+    def test_start_scores_carry_over(self):
+        log = play_match(Rules(), [1, 1], 3, start_scores=(9, 4))
+        report = replay(write_record(log))
+        assert report["rounds"][0]["start_scores"] == [9, 4]
+        for prev, nxt in zip(report["rounds"], report["rounds"][1:]):
+            assert nxt["start_scores"] == prev["scores"]
+        assert report["scores"] == list(log.scores)
+
+    def test_dump_is_one_line(self):
+        log = play_match(Rules(players=3), [0, 0, 0], 5)
+        text = dump_record(log)
+        assert "\n" not in text and json.loads(text) == write_record(log)
+        assert dump_record(write_record(log)) == text == dump_record(parse_record(json.loads(text)))
+
+    def test_pretty_json_is_the_same_json(self):
+        d = write_record(play_match(Rules(), [1, 1], 0))
+        text = pretty_json(d)
+        assert json.loads(text) == d
+        assert '{"seat": 0, "play": "2-2"}' in text      # one event per line
+
+    def test_iter_records(self):
+        text = (DATA / "matches.jsonl").read_text()
+        recs = list(iter_records(text, check=True))
+        assert [r.rules.players for r in recs] == [2, 3, 4]
+        assert recs[2].rules.partnerships
+        assert list(iter_records("\n\n" + text.splitlines()[0] + "\n   \n")) == recs[:1]
+
+
+class TestLoadRecords:
+    """`load_records`: one record (pretty or not) or a .jsonl file (`bergen replay` uses it)."""
+
+    def test_one_pretty_record(self):
+        text = (DATA / "record_base.json").read_text()
+        assert load_records(text) == [load_record(text)]
+
+    def test_jsonl(self):
+        text = (DATA / "matches.jsonl").read_text()
+        assert load_records(text) == list(iter_records(text))
+
+    def test_errors(self):
+        text = (DATA / "record_base.json").read_text()
+        assert text.splitlines()[3] == '  "start_scores": [0, 0],'
+        with pytest.raises(BergenError, match=r"^bad JSON at line 5, column 3: expecting ','"):
+            load_records(text.replace('"start_scores": [0, 0],', '"start_scores": [0, 0]'))
+        good = (DATA / "matches.jsonl").read_text().splitlines()[0]
+        with pytest.raises(LineError) as info:
+            load_records(good + "\n" + good.replace('"format"', '"formats"') + "\n")
+        assert info.value.line == 2 and "unknown field 'formats'" in str(info.value)
+
+
+class TestReplay:
+    def test_known_answer_base_record(self):
+        report = replay(data("record_base.json"))
+        events = report["rounds"][0]["events"]
+        assert [e["event"] for e in events] == list(range(18))
+        assert events[0] == {"event": 0, "seat": 0, "action": "1-1", "points": [2, 0],
+                             "scores": [2, 0]}
+        assert events[5]["points"] == [0, 2]          # 0-3:R: ends 0 and 0, a double match
+        assert events[6] == {"event": 6, "seat": 0, "action": "draw", "tile": "0-0",
+                             "points": [0, 0], "scores": [2, 2]}
+        assert events[7]["points"] == [3, 0]          # 0-0:L: a triple match
+        assert events[17]["points"] == [0, 2]         # 6-6:R: out, bonus 2
+        rnd = report["rounds"][0]
+        assert (rnd["end"], rnd["scores"], rnd["match_over"], rnd["to_move"]) == \
+            ("out", [5, 4], False, None)
+        assert (report["scores"], report["winner"], report["match_over"]) == ([5, 4], None, False)
+
+    def test_formats_example_partial_record(self):
+        rec = load_record((DATA / "record_formats_example.json").read_text())
+        assert not rec.complete and rec.rounds[0].hands[1] is None
+        report = replay(rec)
+        rnd = report["rounds"][0]
+        assert rnd["end"] == "unfinished" and rnd["to_move"] == 1
+        assert rnd["events"][1] == {"event": 1, "seat": 1, "action": "draw", "tile": None,
+                                    "points": [0, 0], "scores": [2, 0]}
+        state = final_state(rec)
+        assert state.to_move == 1 and state.line == ((0, 2), (2, 2), (2, 3), (3, 6), (6, 5))
+        assert state.hand_size(1) == 5 and state.reserve_size == 15
+
+    def test_target_mid_round(self):
+        d = data("record_base.json")
+        d["start_scores"] = [13, 0]
+        d["rounds"][0]["events"] = d["rounds"][0]["events"][:8]
+        report = replay(d)
+        ev = report["rounds"][0]["events"]
+        assert ev[0]["points"] == [1, 0]    # the lead near the target is capped to 1
+        assert ev[7]["points"] == [1, 0]    # a triple match capped to 1
+        rnd = report["rounds"][0]
+        assert (rnd["end"], rnd["match_over"], report["winner"]) == ("target", True, 0)
+        assert report["scores"] == [15, 2]
+
+    def test_out_bonus_is_not_capped(self):
+        d = data("record_base.json")
+        d["start_scores"] = [0, 13]
+        report = replay(d)
+        rnd = report["rounds"][0]
+        assert rnd["events"][5]["points"] == [0, 1]   # a match needing 2: capped to 1 (14)
+        assert rnd["events"][17]["points"] == [0, 2]  # 6-6 goes out: the bonus in full
+        assert (rnd["end"], report["winner"], rnd["match_over"]) == ("out", 1, True)
+        assert report["scores"] == [5, 16]
+
+    def test_blocked_round_and_every_end(self):
+        log = play_match(Rules(), [1, 1], 0)
+        report = replay(write_record(log))
+        assert [r["end"] for r in report["rounds"]] == ["out", "blocked", "out", "target"]
+        blocked = report["rounds"][1]["events"]
+        assert [e["action"] for e in blocked[-2:]] == ["pass", "pass"]
+
+    def test_bare_moves_resolved_against_the_line(self):
+        d = data("record_base.json")
+        bare = copy.deepcopy(d)
+        for i in (2, 4, 10, 12):      # plays that fit one end only
+            e = bare["rounds"][0]["events"][i]
+            e["play"] = e["play"].split(":")[0]
+        rec = parse_record(bare)
+        assert rec.rounds[0].events[2] == Event(0, "play", T("1-2"), None)
+        assert replay(rec) == replay(d)
+        assert write_record(rec)["rounds"][0]["events"][2] == {"seat": 0, "play": "1-2"}
+
+    def test_round_without_events_is_unfinished(self):
+        d = data("record_base.json")
+        d["rounds"][0]["events"] = []
+        report = replay(d)
+        assert report["rounds"][0]["end"] == "unfinished"
+        assert report["rounds"][0]["to_move"] == 0
+        assert final_state(d).to_move == 0 and not final_state(d).led
+
+    def test_unfinished_last_round_after_finished_ones(self):
+        log = play_match(Rules(), [1, 1], 2)
+        d = write_record(log)
+        d["rounds"][-1]["events"] = d["rounds"][-1]["events"][:3]
+        report = replay(d)
+        assert report["rounds"][-1]["end"] == "unfinished" and report["winner"] is None
+        assert report["rounds"][-1]["start_scores"] == list(log.rounds[-2].scores)
+        state = final_state(d)
+        assert state.ended is None and len(state.line) == sum(
+            1 for e in d["rounds"][-1]["events"] if "play" in e)
+
+    def test_walk_yields_every_event(self):
+        log = play_match(Rules(players=3), [1, 1, 1], 2)
+        steps = list(walk(write_record(log)))
+        assert len(steps) == sum(len(r.events) for r in log.rounds)
+        flat = [(s, a) for r in log.rounds for s, a, _ in r.events]
+        assert [(st.seat, st.action) for st in steps] == flat
+        assert all(isinstance(st.before, State) and isinstance(st.after, State) for st in steps)
+
+    def test_optional_fields(self):
+        d = data("record_base.json")
+        del d["start_scores"]
+        del d["rules"]
+        del d["rounds"][0]["reserve"]
+        rec = parse_record(d)
+        assert rec.rules == Rules() and rec.start_scores == (0, 0)
+        assert rec.rounds[0].reserve is None
+        assert replay(rec)["scores"] == [5, 4]   # all hands known: blocked-free, scorable
+
+    def test_variant_lowest_tile_lead(self):
+        # Nobody holds a double: under no_double lowest-tile, 0-1 leads and scores nothing.
+        hands = [["0-1", "1-2", "2-3", "3-4", "4-5", "5-6"],
+                 ["0-2", "1-3", "2-4", "3-5", "4-6", "0-6"]]
+        rec = {"format": FORMAT, "rules": {"no_double": "lowest-tile"},
+               "rounds": [{"hands": hands, "reserve": None,
+                           "events": [{"seat": 0, "play": "0-1"}, {"seat": 1, "play": "0-2:L"}]}]}
+        report = replay(rec)
+        assert report["rounds"][0]["events"][0]["points"] == [0, 0]
+
+    def test_variant_highest_double_lead(self):
+        d = data("record_base.json")
+        d["rules"] = {"lead": "highest-double"}
+        d["rounds"][0]["events"] = [{"seat": 1, "play": "6-6"}]
+        assert replay(d)["rounds"][0]["events"][0]["points"] == [0, 2]
+
+
+# ---- positions --------------------------------------------------------------------------------
+class TestPosition:
+    def test_formats_example(self):
+        pos = load_position((DATA / "position_formats_example.json").read_text())
+        assert pos.to_move == 0 and pos.scores == (4, 7)
+        assert pos.hand == parse_hand("0-3 1-2 2-5 5-6")
+        assert pos.line == ((1, 1), (1, 4), (4, 4), (4, 6), (6, 3))
+        assert pos.ends == (1, 3) and pos.left_double and not pos.right_double
+        assert pos.hand_sizes == (4, 5) and pos.reserve_size == 14
+        assert pos.voids == {1: frozenset({1, 4})}
+        assert popcount(pos.unseen) == 28 - 4 - 5
+
+    def test_write_parse_round_trip(self):
+        pos = parse_position(data("position_formats_example.json"))
+        d = write_position(pos)
+        assert d["line"] == "1-1 1-4 4-4 4-6 6-3" and d["voids"] == {"1": [1, 4]}
+        assert d["rules"] == Rules().to_dict()
+        assert parse_position(d) == pos
+        assert parse_position(json.loads(json.dumps(d))) == pos
+        no_voids = Position(pos.rules, pos.scores, 0, pos.hand, pos.line, pos.hand_sizes,
+                            pos.reserve_size)
+        assert "voids" not in write_position(no_voids)
+
+    def test_line_as_list_and_optional_fields(self):
+        d = data("position_formats_example.json")
+        d["line"] = d["line"].split()
+        del d["voids"], d["rules"], d["scores"]
+        pos = parse_position(d)
+        assert pos.scores == (0, 0) and pos.voids == {}
+
+    def test_from_flags_matches_the_file(self):
+        pos = position_from_flags(hand="0-3 1-2 2-5 5-6", line="1-1 1-4 4-4 4-6 6-3",
+                                  hand_sizes="4,5", reserve_size="14", scores="4,7",
+                                  players=2, to_move="0", voids={"1": [1, 4]})
+        assert pos == parse_position(data("position_formats_example.json"))
+
+    def test_from_flags_derives_sizes(self):
+        base = dict(hand="0-3 1-2 2-5 5-6", line="1-1 1-4 4-4 4-6 6-3")
+        assert position_from_flags(**base, hand_sizes="4,5").reserve_size == 14
+        assert position_from_flags(**base, reserve_size=14).hand_sizes == (4, 5)
+        lead = position_from_flags(hand="0-3 1-1 2-5 5-6 3-4 0-0")
+        assert lead.hand_sizes == (6, 6) and lead.reserve_size == 16 and lead.ends is None
+        three = position_from_flags(hand="0-3 1-1 2-5 5-6 3-4 0-0", players=3, to_move=2)
+        assert three.hand_sizes == (6, 6, 6) and three.reserve_size == 10
+        assert three.rules.target == 10 and three.scores == (0, 0, 0)
+        four = position_from_flags(hand="0-3 1-1 2-5 5-6 3-4", players=4, partnerships=True,
+                                   scores="3,4")
+        assert four.rules.n_sides == 2 and four.hand_sizes == (5,) * 4
+
+    def test_from_flags_with_rules(self):
+        pos = position_from_flags(hand="0-3 1-1 2-5 5-6 3-4 0-0", rules={"target": 21},
+                                  scores="18,20")
+        assert pos.rules.target == 21
+        pos = position_from_flags(hand="0-3 1-1 2-5 5-6 3-4 0-0", rules=Rules(out_bonus=5),
+                                  players=3)
+        assert pos.rules.players == 3 and pos.rules.out_bonus == 5 and pos.rules.target == 10
+
+    def test_from_record_with_voids(self):
+        pos = position_from_record(json.loads((EXAMPLES / "partial.json").read_text()))
+        state = final_state(json.loads((EXAMPLES / "partial.json").read_text()))
+        assert pos.to_move == state.to_move == 0
+        assert pos.hand == state.hands[0] and pos.line == state.line
+        assert sum(pos.hand_sizes) + pos.reserve_size + len(pos.line) == 28
+        assert pos.voids and 0 not in pos.voids
+
+    def test_record_voids_rules(self):
+        d = data("record_formats_example.json")
+        # seat 1 drew at ends 2 and 2, then played the drawn 2-3: its hand holds no 2
+        assert record_voids(d) == {1: frozenset({2})}
+        d["rounds"][0]["events"] += [{"seat": 1, "play": "0-5:L"}]
+        pos = position_from_record(d)
+        assert pos.to_move == 0 and pos.voids == {1: frozenset({2})}
+        assert pos.hand_sizes == (3, 4) and pos.reserve_size == 15
+
+    def test_voids_after_pass_accumulate_and_reset_on_draw(self):
+        # A pass without drawing adds the ends; a later turn with a draw replaces them.
+        d = data("record_base.json")
+        d["rules"] = {"reserve_kept": 16}       # nobody may draw: seats pass instead
+        ev = d["rounds"][0]["events"]
+        d["rounds"][0]["events"] = ev[:6] + [{"seat": 0, "pass": True}]
+        assert record_voids(d) == {0: frozenset({0})}
+
+
+# ---- the bundled examples ----------------------------------------------------------------------
+class TestExamples:
+    def test_match_is_complete_and_replays(self):
+        rec = load_record((EXAMPLES / "match.json").read_text())
+        assert rec.complete and rec.rules.players == 2
+        report = replay(rec)
+        assert report["match_over"] and report["winner"] is not None
+        assert all(r["end"] != "unfinished" for r in report["rounds"])
+        assert json.loads((EXAMPLES / "match.json").read_text()) == write_record(rec)
+
+    def test_partial_is_seen_from_one_seat(self):
+        rec = load_record((EXAMPLES / "partial.json").read_text())
+        assert not rec.complete
+        assert [h is None for h in rec.rounds[-1].hands] == [False, True]
+        report = replay(rec)
+        assert report["rounds"][-1]["end"] == "unfinished"
+        assert report["rounds"][-1]["to_move"] == 0
+        # the other seat's draws were not seen
+        assert all(e.tile is None for e in rec.rounds[-1].events
+                   if e.kind == "draw" and e.seat == 1)
+
+    def test_position(self):
+        pos = load_position((EXAMPLES / "position.json").read_text())
+        assert write_position(pos)["line"] == "1-1 1-4 4-4 4-6 6-3"
+
+
+# ---- invalid positions -------------------------------------------------------------------------
+def _pos(**changes):
+    d = data("position_formats_example.json")
+    for k, v in changes.items():
+        if v is _DELETE:
+            del d[k]
+        else:
+            d[k] = v
+    return d
+
+
+_DELETE = object()
+
+BAD_POSITIONS = [
+    ("format", _pos(format="bergen-position/2"), "expected 'bergen-position/1'", "format"),
+    ("format-record", _pos(format="bergen-record/1"), "this is a record", "format"),
+    ("unknown-field", _pos(seat=0), "unknown field 'seat' in a position", "seat"),
+    ("missing-hand-sizes", _pos(hand_sizes=_DELETE), "a position has no 'hand_sizes' field",
+     "hand_sizes"),
+    ("rules", _pos(rules={"players": 2, "blocked": "french"}), "rule 'blocked' must be one of",
+     "rules.blocked"),
+    ("to-move-range", _pos(to_move=2), "'to_move' must be a seat 0..1 with 2 players, got 2",
+     "to_move"),
+    ("to-move-string", _pos(to_move="0"), "'to_move' must be a seat number", "to_move"),
+    ("scores-length", _pos(scores=[4, 7, 0]), "expected 2 entries (one per side), got 3",
+     "scores"),
+    ("scores-target", _pos(scores=[4, 15]), "side 1 has 15 points, which already reaches the "
+     "target 15", "scores[1]"),
+    ("hand-bad-tile", _pos(hand=["0-3", "1-2", "2-5", "7-7"]), "bad tile '7-7'", "hand"),
+    ("hand-number", _pos(hand=["0-3", "1-2", "2-5", 56]), "entry 3 must be a tile string",
+     "hand"),
+    ("hand-twice", _pos(hand=["0-3", "1-2", "2-5", "3-0"]), "tile 0-3 is listed twice", "hand"),
+    ("hand-empty", _pos(hand=[]), "the hand is empty", "hand"),
+    ("hand-on-line", _pos(hand=["0-3", "1-2", "2-5", "1-4"]),
+     "tile 1-4 is both in the hand and on the line", "hand"),
+    ("line-disconnected", _pos(line="1-1 1-4 4-6 4-4 6-3"), "6 does not touch 4", "line"),
+    ("line-number", _pos(line=11), "'line' must be a string", "line"),
+    ("reserve-negative", _pos(reserve_size=-1), "'reserve_size' must be a non-negative integer",
+     "reserve_size"),
+    ("reserve-string", _pos(reserve_size="14"), "'reserve_size' must be a non-negative integer",
+     "reserve_size"),
+    ("reserve-too-big", _pos(reserve_size=17, hand_sizes=[4, 2]),
+     "the reserve holds 17 tiles, more than the 16 it starts with", "reserve_size"),
+    ("sizes-length", _pos(hand_sizes=[4, 5, 5]), "'hand_sizes' needs 2 entries", "hand_sizes"),
+    ("sizes-not-list", _pos(hand_sizes="4,5"), "'hand_sizes' must be a list", "hand_sizes"),
+    ("sizes-own-hand", _pos(hand_sizes=[5, 4]), "hand_sizes[0] is 5, but the hand of seat 0 "
+     "(to move) holds 4 tiles", "hand_sizes[0]"),
+    ("sizes-zero", _pos(hand_sizes=[4, 0]),
+     "seat 1 holds 0 tiles: with an empty hand the round is over", "hand_sizes[1]"),
+    ("accounting", _pos(reserve_size=13), "the tiles add up to 27, not 28: 4 in the hand, 5 on "
+     "the line, 5 in the other hands, 13 in the reserve", "hand_sizes"),
+    ("empty-line-drawn", _pos(line="", hand_sizes=[4, 6], reserve_size=18 - 0 - 0),
+     "the reserve holds 18 tiles, more than the 16", "reserve_size"),
+    ("empty-line-reserve", _pos(line="", hand=["0-3", "1-2", "2-5", "5-6", "3-3", "4-6"],
+                                hand_sizes=[6, 7], reserve_size=15),
+     "no tile is laid yet, so nobody has drawn: the reserve must hold 16, not 15",
+     "reserve_size"),
+    ("empty-line-no-double", _pos(line="", hand=["0-3", "1-2", "2-5", "5-6", "3-4", "4-6"],
+                                  hand_sizes=[6, 6], reserve_size=16),
+     "the line is empty, so seat 0 leads, but its hand holds no double", "hand"),
+    ("line-without-double", _pos(line="1-4 4-6", hand_sizes=[4, 6], reserve_size=16),
+     "the line holds no double, but under no_double 'redeal' the lead is a double", "line"),
+    ("voids-not-object", _pos(voids=[1, 4]), "'voids' must be an object", "voids"),
+    ("voids-seat-range", _pos(voids={"2": [1]}), "voids: seat 2 does not exist with 2 players",
+     "voids.2"),
+    ("voids-seat-name", _pos(voids={"one": [1]}), "voids: 'one' is not a seat number", "voids"),
+    ("voids-number", _pos(voids={"1": [7]}), "voids of seat 1: 7 is not a number 0..6",
+     "voids.1"),
+    ("voids-own-hand", _pos(voids={"0": [3]}), "seat 0 is listed void in 3, but its hand holds "
+     "0-3", "voids.0"),
+    ("voids-no-deal", _pos(voids={"1": [0, 1, 2, 3, 4, 5]}), "no deal fits the voids: seat 1 "
+     "must hold 5 tiles, but only 1 unseen tiles avoid their voids", "voids"),
+]
+
+
+@pytest.mark.parametrize("obj, words, field", [c[1:] for c in BAD_POSITIONS],
+                         ids=[c[0] for c in BAD_POSITIONS])
+def test_bad_positions(obj, words, field):
+    with pytest.raises(BergenError) as info:
+        parse_position(obj)
+    assert words in str(info.value) and "\n" not in str(info.value)
+    assert info.value.field == field, str(info.value)
+    with pytest.raises(BergenError):
+        load_position(json.dumps(obj))
+
+
+def test_bad_position_json():
+    with pytest.raises(BergenError, match=r"bad JSON at line 2, column"):
+        load_position('{"format": "bergen-position/1",\n "hand": [}')
+
+
+def test_voids_joint_deal_is_checked():
+    # 3 players: seats 1 and 2 each fit alone, but not both at once (Hall's condition).
+    d = {"format": "bergen-position/1", "rules": {"players": 3}, "to_move": 0,
+         "hand": ["0-0", "0-1", "0-2", "0-3", "0-4", "0-5"], "line": "6-6",
+         "hand_sizes": [6, 5, 6], "reserve_size": 10}
+    base = parse_position(d)
+    assert base.hand_sizes == (6, 5, 6)
+    # Unseen tiles free of 1..5: 0-6 only... each void set leaves few tiles.
+    d["voids"] = {"1": [1, 2, 3], "2": [1, 2, 3]}   # both draw from {0-6, 4-4, 4-5, 4-6, 5-5, 5-6}
+    with pytest.raises(BergenError, match="no deal fits the voids: seats 1 and 2 must hold 11"):
+        parse_position(d)
+    d["voids"] = {"1": [1, 2, 3]}
+    assert parse_position(d).voids == {1: frozenset({1, 2, 3})}
+
+
+def test_position_four_players_partnerships():
+    d = {"format": "bergen-position/1", "rules": {"players": 4, "partnerships": True},
+         "scores": [3, 8], "to_move": 3, "hand": ["0-3", "1-2", "2-5", "5-6"],
+         "line": "1-1 1-4", "hand_sizes": [5, 5, 4, 4], "reserve_size": 8,
+         "voids": {"0": [1], "2": [4, 1]}}
+    pos = parse_position(d)
+    assert pos.rules.n_sides == 2 and pos.voids == {0: frozenset({1}), 2: frozenset({1, 4})}
+    assert parse_position(write_position(pos)) == pos
+
+
+@pytest.mark.parametrize("kw, words, field", [
+    (dict(hand="0-3 1-2", line="1-1 1-4 4-4 4-6 6-3"), "give --hand-sizes or --reserve-size",
+     "--hand-sizes"),
+    (dict(hand="0-3 1-2", line="1-1 1-4 4-4 4-6 6-3", reserve_size=10, players=3),
+     "give --hand-sizes", "--hand-sizes"),
+    (dict(hand="0-3 9-2"), "bad tile '9-2'", "--hand"),
+    (dict(hand=None), "the hand of the seat to move is needed", "--hand"),
+    (dict(hand="0-3 1-1", line="1-1 1-4"), "tile 1-1 is both in the hand and on the line",
+     "--hand"),
+    (dict(hand="0-3 1-2", line="1-1 4-4", hand_sizes="2,5"), "1 does not touch 4", "--line"),
+    (dict(hand="0-3 1-2", line="1-1 1-4", hand_sizes="2,x"), "integers separated by commas",
+     "--hand-sizes"),
+    (dict(hand="0-3 1-2", line="1-1 1-4", hand_sizes="2,5,5"), "needs 2 entries",
+     "--hand-sizes"),
+    (dict(hand="0-3 1-2", line="1-1 1-4", hand_sizes="2,2"), "the hand sizes 2,2 leave 22 tiles "
+     "for the reserve, which holds 0..16", "--hand-sizes"),
+    (dict(hand="0-3 1-1 2-2 3-4 5-5 6-6", scores="4"), "needs 2 entries", "--scores"),
+    (dict(hand="0-3 1-1 2-2 3-4 5-5 6-6", scores="4,15"), "side 1 has 15 points",
+     "--scores[1]"),
+    (dict(hand="0-3 1-1 2-2 3-4 5-5 6-6", to_move="x"), "expected a seat number",
+     "--to-move"),
+    (dict(hand="0-3 1-1 2-2 3-4 5-5 6-6", to_move=3), "'to_move' must be a seat 0..1",
+     "--to-move"),
+    (dict(hand="0-3 1-2", line="1-1 1-4", reserve_size="many"), "expected a number of tiles",
+     "--reserve-size"),
+    (dict(hand="0-3 1-1 2-2 3-4 5-5 6-6", players=5), "rule 'players' must be 2, 3 or 4",
+     "--players"),
+    (dict(hand="0-3 1-1 2-2 3-4 5-5 6-6", partnerships=True), "partnerships need 4 players",
+     "--partnerships"),
+])
+def test_bad_flags(kw, words, field):
+    with pytest.raises(BergenError) as info:
+        position_from_flags(**kw)
+    assert words in str(info.value), str(info.value)
+    assert info.value.field == field, str(info.value)
+
+
+def test_position_from_record_needs_the_viewpoint_hand():
+    d = data("record_formats_example.json")     # seat 1 (hand unseen) is to move
+    with pytest.raises(BergenError, match="seat 1 is to move, but the record does not show"):
+        position_from_record(d)
+    with pytest.raises(BergenError, match=r"round over \(out\)"):
+        position_from_record(data("record_base.json"))
+
+
+@pytest.mark.parametrize("module", ["notation", "record", "position"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+    mod = importlib.import_module(f"bergen_search.{module}")
+    result = doctest.testmod(mod)
+    assert result.attempted > 0 and result.failed == 0

@@ -1,0 +1,257 @@
+"""The `bergen` command line: it parses, calls the library, and formats. Nothing else.
+
+Exit status: 0 done; 2 bad input or usage (one line on stderr); 1 an internal failure.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import click
+
+from . import __version__
+from .backend import ACTIVE
+from .engines import parse_engine_list
+from .errors import BergenError
+from .rng import derive_seed
+from .rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
+
+# ---- shared option groups ----------------------------------------------------------------
+
+
+def _read_text(path: str) -> str:
+    """The text of a file, or of standard input for '-'; a missing file is bad input."""
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise BergenError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise BergenError(f"cannot read {path}: not UTF-8 text") from None
+
+
+def _rules_json(text: str) -> dict:
+    if text.startswith("@"):
+        text = _read_text(text[1:])
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise BergenError(f"--rules is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}",
+                          field="rules") from None
+    if not isinstance(obj, dict):
+        raise BergenError("--rules must be a JSON object", field="rules")
+    return obj
+
+
+RULE_FLAGS = [
+    click.option("--rules", "rules_json", metavar="JSON|@FILE",
+                 help="A rule set as JSON (FORMATS.md `rules`), inline or @FILE."),
+    click.option("--players", type=click.IntRange(2, 4), help="Number of players (2, 3 or 4)."),
+    click.option("--partnerships/--no-partnerships", default=None,
+                 help="Four players in two partnerships (seats 0+2 against 1+3)."),
+    click.option("--target", type=int, help="Points that win the match (default 15 or 10)."),
+    click.option("--hand-size", type=int, help="Tiles dealt to each player (default 6, or 5 with 4)."),
+    click.option("--lead", type=click.Choice(LEADS), help="Which double leads each round."),
+    click.option("--no-double", type=click.Choice(NO_DOUBLES),
+                 help="What happens when nobody holds a double."),
+    click.option("--draw", type=click.Choice(DRAWS), help="Draw until a tile fits, or draw one."),
+    click.option("--reserve-kept", type=int, help="Reserve tiles never drawn (default 2)."),
+    click.option("--out-bonus", type=int, help="Points for going out (default 2; variant 5)."),
+    click.option("--blocked", type=click.Choice(BLOCKEDS), help="Who scores a blocked round."),
+    click.option("--endgame-cap/--no-endgame-cap", default=None,
+                 help="Reduce matches near the target (default on)."),
+]
+_RULE_FIELDS = ("players", "partnerships", "target", "hand_size", "lead", "no_double", "draw",
+                "reserve_kept", "out_bonus", "blocked", "endgame_cap")
+
+
+def rule_options(f):
+    for option in reversed(RULE_FLAGS):
+        f = option(f)
+    return f
+
+
+def rules_from_options(kw: dict) -> Rules:
+    """--rules first, then each flag given overrides its field. Pops the options from kw."""
+    text = kw.pop("rules_json", None)
+    d = _rules_json(text) if text else {}
+    for name in _RULE_FIELDS:
+        v = kw.pop(name, None)
+        if v is not None:
+            d[name] = v
+    return Rules.from_dict(d)
+
+
+def json_option(f):
+    return click.option("--json", "as_json", is_flag=True,
+                        help="Print exactly one JSON document on standard output.")(f)
+
+
+def emit_json(obj) -> None:
+    click.echo(json.dumps(obj, separators=(",", ":")))
+
+
+# ---- the group ---------------------------------------------------------------------------
+
+
+class BergenGroup(click.Group):
+    """Turns bad input into one line on stderr and exit 2; anything else into exit 1."""
+
+    def main(self, args=None, prog_name=None, **extra):
+        try:
+            rv = super().main(args=args, prog_name=prog_name or "bergen",
+                              standalone_mode=False, **extra)
+        except click.exceptions.Exit as e:
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("bergen: aborted", err=True)
+            sys.exit(130)
+        except click.UsageError as e:
+            ctx = e.ctx
+            cmd = ctx.command_path if ctx else "bergen"
+            click.echo(f"{cmd}: {e.format_message()} (see '{cmd} --help')", err=True)
+            sys.exit(2)
+        except BergenError as e:
+            click.echo(f"bergen: {e}", err=True)
+            sys.exit(2)
+        except BrokenPipeError:
+            sys.exit(0)
+        except Exception as e:  # an internal failure: say so in one line, trace on request
+            if os.environ.get("BERGEN_DEBUG") == "1":
+                raise
+            click.echo(f"bergen: internal error: {type(e).__name__}: {e} "
+                       f"(set BERGEN_DEBUG=1 for a traceback)", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(cls=BergenGroup)
+@click.version_option(__version__, prog_name="bergen")
+def main():
+    """bergen: search, analysis and self-play for the domino game Bergen.
+
+    Rules: RULES.md; notation and JSON formats: FORMATS.md (see the README).
+    """
+
+
+# ---- replay ------------------------------------------------------------------------------
+
+
+def _fmt_scores(scores) -> str:
+    return "-".join(str(s) for s in scores)
+
+
+def _human_replay(report: dict) -> str:
+    lines = []
+    for r, rnd in enumerate(report["rounds"]):
+        lines.append(f"round {r}  start {_fmt_scores(rnd['start_scores'])}")
+        for ev in rnd["events"]:
+            pts = ev["points"]
+            gained = " ".join(f"+{p} side {s}" for s, p in enumerate(pts) if p)
+            lines.append(f"  {ev['event']:>3}  seat {ev['seat']}  {ev['action']:<10} "
+                         f"{gained:<16} {_fmt_scores(ev['scores'])}")
+        lines.append(f"  end: {rnd['end']}  scores {_fmt_scores(rnd['scores'])}")
+    w = report["winner"]
+    tail = f"side {w} wins" if w is not None else "match not finished"
+    lines.append(f"{tail}: {_fmt_scores(report['scores'])}")
+    return "\n".join(lines)
+
+
+@main.command()
+@click.argument("record_path", metavar="RECORD")
+@json_option
+def replay(record_path, as_json):
+    """Check a record (bergen-record/1, or one per line in .jsonl) and score it event by event.
+
+    RECORD is a file path, or - for standard input. An illegal record exits 2 naming the
+    round, the event and what is wrong.
+    """
+    from .record import load_records, replay as replay_record
+    text = _read_text(record_path)
+    try:
+        records = load_records(text)
+        reports = []
+        for i, rec in enumerate(records):
+            try:
+                reports.append(replay_record(rec))
+            except BergenError as e:
+                if len(records) > 1:
+                    raise BergenError(f"record {i + 1}: {e}") from None
+                raise
+    except BergenError as e:
+        if as_json:
+            emit_json({"ok": False, "error": str(e), "round": e.round, "event": e.event,
+                       "field": e.field})
+        click.echo(f"bergen replay: {record_path}: {e}", err=True)
+        sys.exit(2)
+    if as_json:
+        emit_json(reports[0] if len(reports) == 1 else {"ok": True, "records": reports})
+    elif len(reports) == 1:
+        click.echo(_human_replay(reports[0]))
+    else:
+        wins = {}
+        for rep in reports:
+            wins[rep["winner"]] = wins.get(rep["winner"], 0) + 1
+        click.echo(f"{len(reports)} records, all legal; wins by side: "
+                   + ", ".join(f"{k}: {v}" for k, v in sorted(wins.items(), key=str)))
+
+
+# ---- selfplay ----------------------------------------------------------------------------
+
+
+@main.command()
+@click.option("--games", type=click.IntRange(1), default=1, show_default=True,
+              help="Number of matches to play.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
+              help="Seed of the run; match i is seeded from it and i.")
+@click.option("--engines", default="random", show_default=True, metavar="SPEC[,SPEC...]",
+              help="Engine per seat (one for all, or one per seat): random, greedy.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write the records here (.jsonl, one match per line) instead of stdout.")
+@click.option("--start-scores", metavar="A,B,...", help="Scores by side at the start of each match.")
+@rule_options
+def selfplay(games, seed, engines, out_path, start_scores, **kw):
+    """Play whole matches between engines and write complete bergen-record/1 records.
+
+    Every record replays with `bergen replay`. Same seed, same records, byte for byte, on
+    either backend.
+    """
+    from .record import dump_record, write_record
+    rules = rules_from_options(kw)
+    specs = parse_engine_list(engines, rules.players)
+    codes = [s.simple_code for s in specs]
+    start = _parse_int_list(start_scores, rules.n_sides, "--start-scores") if start_scores else None
+    if start and max(start) >= rules.target:
+        raise BergenError(f"--start-scores: a side already has the target {rules.target}")
+    out = open(out_path, "w", encoding="utf-8") if out_path else sys.stdout
+    t0 = time.perf_counter()
+    wins = [0] * rules.n_sides
+    try:
+        for i in range(games):
+            log = ACTIVE.play_match(rules, codes, derive_seed(seed, i), start)
+            wins[log.winner] += 1
+            out.write(dump_record(write_record(log)) + "\n")
+    finally:
+        if out_path:
+            out.close()
+    dt = time.perf_counter() - t0
+    click.echo(f"{games} matches in {dt:.2f} s ({ACTIVE.name}); wins by side: "
+               + ", ".join(f"{s}: {w}" for s, w in enumerate(wins)), err=True)
+
+
+def _parse_int_list(text: str, n: int, what: str) -> list:
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise BergenError(f"{what} must be {n} integers separated by commas, got {text!r}") from None
+    if len(values) != n or min(values) < 0:
+        raise BergenError(f"{what} must be {n} non-negative integers, got {text!r}")
+    return values
+
+
+if __name__ == "__main__":
+    main()

@@ -21,9 +21,11 @@ from dataclasses import dataclass
 from typing import Iterator, NamedTuple
 
 from .errors import BergenError
+from .infoset import Observer
 from .notation import parse_move_text, resolve_move
 from .playout import MatchLog
 from .rules import Rules
+from .sampler import count_worlds
 from .state import DRAW, NO_TILE, PASS, State, move_str
 from .tiles import format_mask, parse_tile, tile_str
 
@@ -444,11 +446,17 @@ def _run(record):
         except BergenError as e:
             raise e.located(round=r) from None
         yield ("deal", r, state)
+        known = {s for s, h in enumerate(rnd.hands) if h is not None}
+        observer = Observer(record.rules, known, state) if len(known) < len(rnd.hands) else None
         for j, ev in enumerate(rnd.events):
             try:
                 action = _action_of(ev, state)
                 tile = ev.tile if ev.kind == "draw" else None
                 after = state.apply(action, seat=ev.seat, tile=tile)
+                if observer is not None:
+                    observer.step(ev.seat, action, after)
+                    if ev.seat not in known:
+                        _check_hidden(observer, ev.seat, action)
             except BergenError as e:
                 raise e.located(round=r, event=j, field=ev.kind) from None
             yield ("step", Step(r, j, ev.seat, action, state, after))
@@ -463,6 +471,24 @@ def _run(record):
                               round=r + 1)
         yield ("end", r, state)
         scores = state.scores
+
+
+def _check_hidden(observer: Observer, seat: int, action: int):
+    """What a hidden seat did must fit some deal of the hidden tiles that also fits what its
+    draws and passes proved and what the lead proved (RULES.md, "Decisions and chance")."""
+    groups, free, _ = observer.constraints()
+    if action < DRAW:
+        t = action >> 1
+        if dict(free).get(t, 1) == 0:
+            raise BergenError(f"seat {seat} cannot hold {tile_str(t)}: "
+                              f"{observer.why_not(seat, t)}", field="play")
+    try:
+        n = count_worlds(groups, free)
+    except BergenError:
+        return      # too unconstrained to tabulate: nothing provable is broken
+    if n == 0:
+        raise BergenError(f"no deal of the hidden tiles fits the events so far: seat {seat}'s "
+                          f"draws, passes and plays contradict each other")
 
 
 def walk(record) -> Iterator[Step]:

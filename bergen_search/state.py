@@ -150,11 +150,21 @@ class State:
         return s
 
     def _check_deal(self):
+        for side, score in enumerate(self.scores):
+            if not isinstance(score, int) or score < 0:
+                raise BergenError(f"side {side}'s score must be a non-negative integer, got {score!r}",
+                                  field="scores")
+            if score >= self.rules.target:
+                raise BergenError(f"side {side} already has {score}, the target is "
+                                  f"{self.rules.target}: the match is over", field="scores")
         seen = 0
         for seat, hand in enumerate(self.hands):
+            if hand & ~ALL_TILES or hand < 0:
+                raise BergenError(f"seat {seat}'s hand is not a set of the 28 tiles",
+                                  field=f"hands[{seat}]")
             size = popcount(hand) + self.hidden[seat]
             if size != self.rules.hand_size:
-                raise BergenError(f"seat {seat}'s hand has {size} tiles, the rules deal "
+                raise BergenError(f"seat {seat}'s hand has {size} tile{'s' if size != 1 else ''}, the rules deal "
                                   f"{self.rules.hand_size}", field=f"hands[{seat}]")
             if hand & seen:
                 raise BergenError(f"tile {tile_str((hand & seen).bit_length() - 1)} is held twice",
@@ -165,6 +175,8 @@ class State:
                 raise BergenError(f"the reserve has {len(self.reserve)} tiles, expected "
                                   f"{self.rules.reserve_start}", field="reserve")
             for t in self.reserve:
+                if not (isinstance(t, int) and 0 <= t < 28):
+                    raise BergenError(f"the reserve holds {t!r}, which is no tile", field="reserve")
                 if seen >> t & 1:
                     raise BergenError(f"tile {tile_str(t)} is both in a hand and in the reserve"
                                       if not self._in_reserve_twice(t) else
@@ -283,6 +295,9 @@ class State:
         elif 0 <= action < 56:
             if s.line:
                 s._play(seat, action >> 1, action & 1)
+            elif action & 1:
+                raise BergenError(f"the lead {tile_str(action >> 1)} has no end: it is move "
+                                  f"{action - 1}, not {action}", field="play")
             else:
                 s._lead(seat, action >> 1)
         else:

@@ -411,7 +411,7 @@ def test_jsonl_errors_name_the_line():
     assert len(list(iter_records(text))) == 3
 
 
-# ---- xfail: what State does not check yet --------------------------------------------------------
+# ---- proofs about hidden hands, and one move one code --------------------------------------------------------
 # RULES.md ("Decisions and chance"): "A draw or a pass by seat j at ends (x, y) proves that j held
 # no tile showing x or y, and neither does any tile j drew in that same turn except the one j then
 # played: right after that turn, j's whole hand is free of x and y." State keeps no per-seat void
@@ -435,33 +435,34 @@ LEAD_PROVES_NO_LOWER_DOUBLE = {"format": "bergen-record/1", "rules": {"players":
                {"seat": 0, "play": "1-1:L"}]}]}
 
 
-@pytest.mark.xfail(reason="state.State keeps no void masks: a hidden hand may play a number its "
-                          "own draw proved it did not hold (RULES.md, Decisions and chance)",
-                   strict=True)
 def test_play_of_a_number_proven_void_after_a_draw():
     with pytest.raises(BergenError) as info:
         replay(VOID_AFTER_DRAW)
     assert (info.value.round, info.value.event) == (0, 4)
+    assert "cannot hold 3-4" in str(info.value) and "event 1" in str(info.value)
 
 
-@pytest.mark.xfail(reason="state.State keeps no void masks: a pass proves the passer holds "
-                          "neither end number (RULES.md, Decisions and chance)", strict=True)
 def test_play_of_a_number_proven_void_after_a_pass():
+    # The pass itself is impossible: after 14 draws seat 1 would hold 19 tiles, but only 15
+    # tiles show neither 3 nor 6.
     with pytest.raises(BergenError) as info:
         replay(VOID_AFTER_PASS)
-    assert (info.value.round, info.value.event) == (0, 19)
+    assert (info.value.round, info.value.event) == (0, 17)
+    assert "no deal of the hidden tiles fits" in str(info.value)
+    shorter = json.loads(json.dumps(VOID_AFTER_PASS))
+    events = shorter["rounds"][0]["events"]
+    del events[3:5]      # two draws fewer: 17 tiles, still more than 15
+    with pytest.raises(BergenError):
+        replay(shorter)
 
 
-@pytest.mark.xfail(reason="state.State does not use what the lead proves about hidden hands "
-                          "(RULES.md, The lead)", strict=True)
 def test_play_of_a_double_lower_than_the_lead_without_drawing():
     with pytest.raises(BergenError) as info:
         replay(LEAD_PROVES_NO_LOWER_DOUBLE)
     assert (info.value.round, info.value.event) == (0, 2)
+    assert "the lead proved no hand was dealt 1-1" in str(info.value)
 
 
-@pytest.mark.xfail(reason="state.State.apply takes tile*2+1 as the lead, while legal_moves() "
-                          "(and the core) know only tile*2: two codes for one move", strict=True)
 def test_state_rejects_a_lead_coded_with_the_right_end():
     from bergen_search.notation import parse_hand
     from bergen_search.state import State

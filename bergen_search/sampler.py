@@ -1,0 +1,207 @@
+"""The world sampler: deals the hidden tiles consistently with an information set,
+uniformly over the consistent worlds.
+
+A world is an assignment of the information set's free tiles to its groups (see infoset.py),
+each group filled to capacity; each is one history of deals and draws the seat could not tell
+apart, and under a uniform shuffle all of them are equally likely. The sampler counts them
+exactly with a dynamic programme over the tiles (state: the capacity left in each group),
+then draws one by walking the programme with probabilities proportional to the counts: an
+exact uniform draw, no rejection, a few dozen operations per tile.
+
+The table is built once per information set, here in Python; the walk runs in the core
+(`bergen_search._search`) or, in the reference, in `WorldTable.sample`. Both walk the same
+float table with the same RNG, so they draw the same worlds for the same seed.
+
+>>> # see tests/test_sampler.py for exhaustive checks against the rules engine
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import BergenError
+from .infoset import RESERVE, InfoSet
+from .rng import Rng
+
+#: Programmes larger than this many nodes are refused (the position is too unconstrained to
+#: need them; it never happens in real play: 4 players, 3 epochs each stay far below).
+MAX_NODES = 400_000
+
+
+@dataclass
+class World:
+    hands: tuple      # mask per seat, the viewpoint's own included
+    reserve: list     # tiles in draw order
+
+
+def _merge_groups(groups, free):
+    """Merge groups of one owner that every free tile may enter alike: the worlds then differ
+    only by which epoch a tile came from, a constant factor per world."""
+    columns = {}
+    merged_of = []
+    merged = []   # [owner, capacity]
+    for g, grp in enumerate(groups):
+        col = tuple(bool(a >> g & 1) for _, a in free)
+        key = (grp.owner, col)
+        if key in columns and grp.owner != RESERVE:
+            idx = columns[key]
+            merged[idx][1] += grp.capacity
+        else:
+            idx = len(merged)
+            columns[key] = idx
+            merged.append([grp.owner, grp.capacity])
+        merged_of.append(idx)
+    allowed = []
+    for _, a in free:
+        m = 0
+        for g in range(len(groups)):
+            if a >> g & 1:
+                m |= 1 << merged_of[g]
+        allowed.append(m)
+    return [tuple(x) for x in merged], allowed
+
+
+def _programme(caps, allowed):
+    """count[(i, caps left)] = ways to place tiles i.. into the groups, exactly."""
+    m, G = len(allowed), len(caps)
+    levels = [{tuple(caps)}]
+    for i in range(m):
+        nxt = set()
+        a = allowed[i]
+        for st in levels[-1]:
+            for g in range(G):
+                if a >> g & 1 and st[g] > 0:
+                    nxt.add(st[:g] + (st[g] - 1,) + st[g + 1:])
+        levels.append(nxt)
+        if sum(len(lv) for lv in levels) > MAX_NODES:
+            raise BergenError("the position leaves too many hidden possibilities to tabulate")
+    counts = {}
+    zero = tuple([0] * G)
+    for st in levels[m]:
+        counts[(m, st)] = 1 if st == zero else 0
+    for i in range(m - 1, -1, -1):
+        a = allowed[i]
+        for st in levels[i]:
+            c = 0
+            for g in range(G):
+                if a >> g & 1 and st[g] > 0:
+                    c += counts[(i + 1, st[:g] + (st[g] - 1,) + st[g + 1:])]
+            counts[(i, st)] = c
+    return counts
+
+
+def count_worlds(groups, free) -> int:
+    """The number of ways to deal the free tiles into the groups (0: an impossible history)."""
+    merged, allowed = _merge_groups(groups, free)
+    caps = [c for _, c in merged]
+    if sum(caps) != len(free) or min(caps, default=0) < 0:
+        return 0
+    return _programme(caps, allowed)[(0, tuple(caps))]
+
+
+class WorldTable:
+    """The counting programme of an information set, flattened for the walk.
+
+    Node 0 is the root; node `v` has options `opt_start[v] .. opt_start[v+1]-1`, each a group,
+    a child node and a cumulative weight (float). `total` is the exact number of worlds.
+    """
+
+    def __init__(self, info: InfoSet):
+        self.info = info
+        groups, allowed = _merge_groups(info.groups, info.free)
+        self.owners = [o for o, _ in groups]
+        caps = [c for _, c in groups]
+        self.tiles = [t for t, _ in info.free]
+        self.is_played = [bool(info.played_free >> t & 1) for t in self.tiles]
+        m = len(self.tiles)
+        if sum(caps) != m or min(caps, default=0) < 0:
+            raise BergenError(f"impossible position: {m} hidden tiles for {sum(caps)} places")
+        G = len(groups)
+        counts = _programme(caps, allowed)
+        self.total = counts[(0, tuple(caps))]
+        if self.total == 0:
+            raise BergenError("impossible position: no deal of the hidden tiles is consistent "
+                              "with everything this seat has seen")
+        # Flatten the nodes with a non-zero count, breadth first from the root.
+        index = {(0, tuple(caps)): 0}
+        order = [(0, tuple(caps))]
+        self.opt_start, self.opt_group, self.opt_child, self.opt_cum = [], [], [], []
+        k = 0
+        while k < len(order):
+            i, st = order[k]
+            k += 1
+            self.opt_start.append(len(self.opt_group))
+            if i == m:
+                continue
+            cum = 0.0
+            for g in range(G):
+                if allowed[i] >> g & 1 and st[g] > 0:
+                    child = (i + 1, st[:g] + (st[g] - 1,) + st[g + 1:])
+                    c = counts[child]
+                    if c == 0:
+                        continue
+                    if child not in index:
+                        index[child] = len(order)
+                        order.append(child)
+                    cum += float(c)
+                    self.opt_group.append(g)
+                    self.opt_child.append(index[child])
+                    self.opt_cum.append(cum)
+        self.opt_start.append(len(self.opt_group))
+        self.n_nodes = len(order)
+        self.reserve_group = self.owners.index(RESERVE)
+
+    # ---- drawing worlds ----------------------------------------------------------------
+    def _world(self, assignment, rng: Rng | None) -> World:
+        info = self.info
+        hands = [0] * info.rules.players
+        hands[info.seat] = info.hand
+        reserve = []
+        for tile, g, played in zip(self.tiles, assignment, self.is_played):
+            if played:
+                continue
+            owner = self.owners[g]
+            if owner == RESERVE:
+                reserve.append(tile)
+            else:
+                hands[owner] |= 1 << tile
+        if rng is not None:
+            rng.shuffle(reserve)
+        return World(tuple(hands), reserve)
+
+    def walk(self, rng: Rng) -> list:
+        """The group of each free tile in one uniformly drawn world."""
+        node, out = 0, []
+        for _ in self.tiles:
+            lo, hi = self.opt_start[node], self.opt_start[node + 1]
+            u = (rng.next64() >> 11) * (1.0 / 9007199254740992.0) * self.opt_cum[hi - 1]
+            j = lo
+            while j < hi - 1 and u >= self.opt_cum[j]:
+                j += 1
+            out.append(self.opt_group[j])
+            node = self.opt_child[j]
+        return out
+
+    def sample(self, rng: Rng) -> World:
+        """One world, uniformly among the consistent ones, with a uniform reserve order."""
+        return self._world(self.walk(rng), rng)
+
+    def enumerate(self):
+        """Every distinct world (hands and reserve contents) with its weight: the number of
+        histories behind it. The weights sum to `total`."""
+        found = {}
+        path = []
+
+        def rec(node, i):
+            lo, hi = self.opt_start[node], self.opt_start[node + 1]
+            if i == len(self.tiles):
+                w = self._world(path, None)
+                key = (w.hands, tuple(sorted(w.reserve)))
+                found[key] = found.get(key, 0) + 1
+                return
+            for j in range(lo, hi):
+                path.append(self.opt_group[j])
+                rec(self.opt_child[j], i + 1)
+                path.pop()
+
+        rec(0, 0)
+        return found

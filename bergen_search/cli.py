@@ -5,6 +5,7 @@ Exit status: 0 done; 2 bad input or usage (one line on stderr); 1 an internal fa
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -13,7 +14,7 @@ import click
 
 from . import __version__
 from .backend import ACTIVE
-from .engines import parse_engine_list
+from .engines import parse_engine_list, play_match
 from .errors import BergenError
 from .rng import derive_seed
 from .rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
@@ -209,7 +210,9 @@ def replay(record_path, as_json):
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
               help="Seed of the run; match i is seeded from it and i.")
 @click.option("--engines", default="random", show_default=True, metavar="SPEC[,SPEC...]",
-              help="Engine per seat (one for all, or one per seat): random, greedy.")
+              help="Engine per seat (one for all, or one per seat): random, greedy, "
+                   "ismcts[:iterations=N,time=S,exploration=C,objective=O], "
+                   "expectimax[:worlds=N,time=S,depth=D,playouts=P,objective=O].")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the records here (.jsonl, one match per line) instead of stdout.")
 @click.option("--start-scores", metavar="A,B,...", help="Scores by side at the start of each match.")
@@ -223,7 +226,6 @@ def selfplay(games, seed, engines, out_path, start_scores, **kw):
     from .record import dump_record, write_record
     rules = rules_from_options(kw)
     specs = parse_engine_list(engines, rules.players)
-    codes = [s.simple_code for s in specs]
     start = _parse_int_list(start_scores, rules.n_sides, "--start-scores") if start_scores else None
     if start and max(start) >= rules.target:
         raise BergenError(f"--start-scores: a side already has the target {rules.target}")
@@ -232,7 +234,7 @@ def selfplay(games, seed, engines, out_path, start_scores, **kw):
     wins = [0] * rules.n_sides
     try:
         for i in range(games):
-            log = ACTIVE.play_match(rules, codes, derive_seed(seed, i), start)
+            log = play_match(rules, specs, derive_seed(seed, i), start)
             wins[log.winner] += 1
             out.write(dump_record(write_record(log)) + "\n")
     finally:
@@ -251,6 +253,155 @@ def _parse_int_list(text: str, n: int, what: str) -> list:
     if len(values) != n or min(values) < 0:
         raise BergenError(f"{what} must be {n} non-negative integers, got {text!r}")
     return values
+
+
+# ---- reading a game: a file, standard input, or the position flags ------------------------
+
+POSITION_FLAGS = [
+    click.option("--hand", help="The hand of the seat to move, e.g. '0-3 1-2 2-5'."),
+    click.option("--line", help="The line, left to right, e.g. '5-3 3-3 3-6'."),
+    click.option("--hand-sizes", metavar="N,N,...", help="Every seat's hand size."),
+    click.option("--reserve-size", type=int, help="Tiles left in the reserve."),
+    click.option("--scores", metavar="N,N,...", help="Scores by side (default zeros)."),
+    click.option("--to-move", type=int, help="The seat to move (default 0)."),
+    click.option("--voids", metavar="JSON",
+                 help='Numbers seats are known to lack, e.g. \'{"1": [1, 4]}\'.'),
+]
+_POSITION_FIELDS = ("hand", "line", "hand_sizes", "reserve_size", "scores", "to_move", "voids")
+
+
+def game_input(f):
+    f = click.argument("game", required=False, metavar="[GAME]")(f)
+    for option in reversed(POSITION_FLAGS):
+        f = option(f)
+    return rule_options(f)
+
+
+def info_from_options(game, kw):
+    """The information set of the seat to move: from GAME (a record or a position file, or -
+    for standard input) or from the position flags. Pops the options it reads from kw."""
+    from .infoset import from_position
+    from .position import position_from_flags
+    from .viewpoint import load_game
+    flags = {k: kw.pop(k, None) for k in _POSITION_FIELDS}
+    given = [k for k, v in flags.items() if v is not None]
+    if game is not None:
+        if given:
+            raise click.UsageError(f"give either GAME or the position flags, not both "
+                                   f"(got GAME and --{given[0].replace('_', '-')})")
+        rules_given = [k for k in _RULE_FIELDS + ("rules_json",) if kw.get(k) is not None]
+        if rules_given:
+            raise click.UsageError("the rules of a GAME file come from the file; rule flags go "
+                                   "with the position flags")
+        for k in _RULE_FIELDS + ("rules_json",):
+            kw.pop(k, None)
+        return load_game(_read_text(game))
+    if flags["hand"] is None:
+        raise click.UsageError("give a GAME file (a record or a position, or - for stdin) or "
+                               "the position flags starting with --hand")
+    voids = None
+    if flags["voids"] is not None:
+        try:
+            voids = json.loads(flags["voids"])
+        except json.JSONDecodeError as e:
+            raise BergenError(f"--voids is not valid JSON: {e.msg}", field="voids") from None
+    rules = rules_from_options(kw)
+    pos = position_from_flags(flags["hand"], flags["line"], flags["hand_sizes"],
+                              flags["reserve_size"], flags["scores"], None, None,
+                              flags["to_move"], rules, voids)
+    return from_position(pos)
+
+
+SEARCH_FLAGS = [
+    click.option("--algorithm", type=click.Choice(("ismcts", "expectimax")), default="ismcts",
+                 show_default=True, help="The search algorithm."),
+    click.option("--objective", type=click.Choice(("points", "match")), default="points",
+                 show_default=True,
+                 help="points: expected points to the end of the round, relative to the other "
+                      "sides; match: probability of winning the match."),
+    click.option("--iterations", type=click.IntRange(1), default=None,
+                 help="ISMCTS iterations or expectimax worlds (default 20000 / 200)."),
+    click.option("--time", "seconds", type=click.FloatRange(min=0.001), default=None,
+                 help="Seconds to search (with --iterations: whichever comes first)."),
+    click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
+                 help="Seed: same seed and iterations, same answer."),
+    click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+                 help="Processes searching in parallel (root parallelism)."),
+    click.option("--depth", type=click.IntRange(1, 200), default=6, show_default=True,
+                 help="Expectimax: actions searched before the horizon."),
+    click.option("--exploration", type=click.FloatRange(min=0.0), default=0.7, show_default=True,
+                 help="ISMCTS: the UCB exploration constant."),
+]
+
+
+def search_options(f):
+    for option in reversed(SEARCH_FLAGS):
+        f = option(f)
+    return f
+
+
+def run_search(info, algorithm, objective, iterations, seconds, seed, workers, depth,
+               exploration):
+    from .search import Limits, search
+    settings = {"depth": depth} if algorithm == "expectimax" else {"exploration": exploration}
+    return search(info, Limits(iterations=iterations, time=seconds), seed=seed,
+                  algorithm=algorithm, objective=objective, workers=workers, **settings)
+
+
+def _num(x):
+    """A float for JSON: rounded to 6 places; infinity (one sample) as null."""
+    return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
+
+
+def _describe(info) -> str:
+    from .notation import format_hand
+    line = " ".join(f"{a}-{b}" for a, b in info.line) or "(empty)"
+    return (f"seat {info.seat} to move   scores {_fmt_scores(info.scores)}   reserve "
+            f"{info.reserve_size}   hands {','.join(map(str, info.hand_sizes))}\n"
+            f"line  {line}\nhand  {' '.join(format_hand(info.hand))}")
+
+
+@main.command()
+@game_input
+@search_options
+@json_option
+def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, exploration,
+         as_json, **kw):
+    """Rank every legal move of the seat to move, best first.
+
+    GAME is a bergen-record/1 (its last round unfinished: the seat to move is the viewpoint)
+    or a bergen-position/1, a path or - for standard input; or give the position flags.
+    The search uses only what the seat to move could know.
+    """
+    info = info_from_options(game, kw)
+    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, depth,
+                        exploration)
+    ri = result.info
+    if as_json:
+        emit_json({"to_move": info.seat, "best": result.best,
+                   "moves": [{"move": m.move, "value": _num(m.value), "stderr": _num(m.stderr),
+                              "visits": m.visits} for m in result.moves],
+                   "value": _num(result.value), "stderr": _num(result.stderr),
+                   "objective": objective, "algorithm": algorithm,
+                   "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
+                   "seed": seed, "workers": workers, "exact": ri["exact"],
+                   "worlds_consistent": ri["worlds_consistent"],
+                   "interrupted": ri.get("interrupted", False)})
+        return
+    unit = "iterations" if algorithm == "ismcts" else "worlds"
+    click.echo(_describe(info))
+    click.echo(f"{algorithm}, objective {objective}, {ri['iterations']} {unit}"
+               f"{' (all consistent worlds: exact)' if ri['exact'] else ''}, "
+               f"{ri['seconds']:.2f} s, seed {seed}"
+               + (", interrupted" if ri.get("interrupted") else ""))
+    total = sum(m.visits for m in result.moves) or 1
+    click.echo("")
+    click.echo(f"  {'move':<8} {'value':>8} {'± stderr':>9} {'visits':>8} {'share':>7}")
+    for m in result.moves:
+        se = "" if math.isinf(m.stderr) else f"{m.stderr:.3f}"
+        click.echo(f"  {m.move:<8} {m.value:>+8.3f} {se:>9} {m.visits:>8} "
+                   f"{100.0 * m.visits / total:>6.1f}%")
+    click.echo(f"\nbest: {result.best}")
 
 
 if __name__ == "__main__":

@@ -404,5 +404,53 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     click.echo(f"\nbest: {result.best}")
 
 
+# ---- bench --------------------------------------------------------------------------------
+
+
+@main.command()
+@click.option("--quick", is_flag=True, help="A few seconds instead of about a minute.")
+@click.option("--seconds", type=click.FloatRange(min=0.01), default=None,
+              help="Seconds per measurement slice (default 1.6, or 0.2 with --quick).")
+@click.option("--repeats", type=click.IntRange(1, 50), default=None,
+              help="Slices per figure; the median is reported (default 3, or 1 with --quick).")
+@json_option
+def bench(quick, seconds, repeats, as_json):
+    """Measure the speed of the core and the reference, and print a search signature.
+
+    Each figure is the median of several timed slices on one core. The signature (node counts
+    of fixed-seed searches) is the same on every run for the same code.
+    """
+    from .bench import run_bench
+    seconds = seconds or (0.2 if quick else 1.6)
+    repeats = repeats or (1 if quick else 3)
+
+    tty = sys.stderr.isatty()
+
+    def progress(i, n, what):
+        if tty:
+            click.echo(f"\r[{i + 1}/{n}] {what:<40}", err=True, nl=False)
+
+    out = run_bench(seconds, repeats, progress=progress)
+    if tty:
+        click.echo("\r" + " " * 50 + "\r", err=True, nl=False)
+    if as_json:
+        emit_json(out)
+        return
+    names = list(out["core"]) + [n for n in out["reference"] if n not in out["core"]]
+    click.echo(f"  {'figure':<26} {'core':>14} {'reference':>12} {'ratio':>8}")
+    for name in names:
+        core, ref = out["core"].get(name), out["reference"].get(name)
+        ratio = out["speedup"].get(name)
+        click.echo(f"  {name:<26} {_fmt_rate(core):>14} {_fmt_rate(ref):>12} "
+                   f"{'' if ratio is None else f'{ratio:.0f}x':>8}")
+    sig = out["signature"]
+    click.echo("signature: " + ", ".join(f"{k} {v}" for k, v in sig.items()))
+    click.echo(f"(median of {repeats} slice(s) of {seconds:g} s per figure, one core)")
+
+
+def _fmt_rate(x):
+    return "" if x is None else f"{x:,.0f}"
+
+
 if __name__ == "__main__":
     main()

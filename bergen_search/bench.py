@@ -1,0 +1,175 @@
+"""`bergen bench`: throughput of the core and the reference, and a search signature.
+
+Each figure is measured by running its workload repeatedly for a fixed slice of wall-clock
+time; a figure is the median over `repeats` slices (these machines are shared and noisy).
+The signature is the node count of fixed-seed searches: it changes only when the search does,
+and two runs on any machine agree on it to the byte (tests/test_bench.py checks both).
+"""
+from __future__ import annotations
+
+import statistics
+import time
+
+from .backend import REFERENCE, load_core
+from .infoset import from_state_and_events
+from .playout import ENGINE_RANDOM, play_match
+from .rng import Rng, derive_seed
+from .rules import Rules
+from .sampler import WorldTable
+from .state import DRAW, State
+
+SEED = 20261129
+
+
+def _position(cut: int, seed: int = SEED):
+    """A fixed 2-player information set: round 0 of a seeded random match, cut after `cut`
+    events (moved on to the next decision of the seat to move that has a choice)."""
+    rules = Rules()
+    log = play_match(rules, [ENGINE_RANDOM, ENGINE_RANDOM], seed)
+    rnd = log.rounds[0]
+    state = State.deal(rules, rnd.hands, rnd.reserve)
+    events = []
+    for k, (w, a, t) in enumerate(rnd.events):
+        if k >= cut and state.led and len(state.legal_moves()) > 1:
+            seat = state.to_move
+            public = [(ww, aa, tt if ww == seat else None) for ww, aa, tt in events]
+            return from_state_and_events(rules, seat, rnd.hands[seat], None, public)
+        state = state.apply(a, w, t if a == DRAW else None)
+        events.append((w, a, t))
+    raise RuntimeError("no decision after the cut")
+
+
+def first_decision():
+    """The first decision of a 2-player round with a choice (right after the lead)."""
+    for i in range(100):
+        try:
+            info = _position(1, derive_seed(SEED, i))
+        except RuntimeError:
+            continue
+        if len(info.line) == 1:
+            return info
+    raise RuntimeError("no first decision found")
+
+
+def mid_round():
+    """A typical mid-round 2-player decision (after a dozen events, some draws)."""
+    return _position(12)
+
+
+def rate(work, seconds: float, repeats: int) -> float:
+    """Median over `repeats` slices of (units done / time): `work()` does a batch and returns
+    its unit count."""
+    rates = []
+    for _ in range(repeats):
+        done, t0 = 0, time.perf_counter()
+        while True:
+            done += work()
+            dt = time.perf_counter() - t0
+            if dt >= seconds:
+                break
+        rates.append(done / dt)
+    return statistics.median(rates)
+
+
+def signature() -> dict:
+    """Node counts of fixed-seed searches (and the sampler's checksum): the same on every
+    run and machine for the same code."""
+    from ._sampler import CoreSampler
+    info = mid_round()
+    sig = {"sampler_checksum": CoreSampler(info).sample_many(10000, SEED)}
+    try:
+        from ._ismcts import IsmctsTree
+        tree = IsmctsTree(CoreSampler(first_decision()), SEED, 0.7, 0, 0)
+        tree.run(20000, 0.0)
+        sig["ismcts_nodes"] = tree.n_nodes
+    except ImportError:
+        sig["ismcts_nodes"] = None
+    try:
+        from ._expectimax import ExpectimaxSearch
+        ex = ExpectimaxSearch(CoreSampler(info), 4, SEED, 0, 2)
+        ex.run_worlds(20, 0.0)
+        sig["expectimax_nodes"] = ex.nodes
+    except ImportError:
+        sig["expectimax_nodes"] = None
+    return sig
+
+
+def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
+    """The figures of `bergen bench --json` (FORMATS.md): per backend, throughputs; the
+    speedups; the signature; how it was measured."""
+    core = load_core()
+    r2, r3, r4 = Rules(), Rules(players=3), Rules(players=4, partnerships=True)
+    out = {"core": {}, "reference": {}, "speedup": {}}
+    steps = []
+
+    def add(backend, name, work):
+        steps.append((backend, name, work))
+
+    counter = [0]
+
+    def rounds_work(backend, rules, n):
+        def work():
+            counter[0] += 1
+            backend.random_rounds(rules, n, derive_seed(SEED, counter[0]))
+            return n
+        return work
+
+    def match_work(backend, n):
+        def work():
+            counter[0] += 1
+            for i in range(n):
+                backend.play_match(r2, [ENGINE_RANDOM, ENGINE_RANDOM], derive_seed(counter[0], i))
+            return n
+        return work
+
+    for backend, key, big in ((core, "core", 20000), (REFERENCE, "reference", 50)):
+        if backend is None:
+            continue
+        add(key, "playouts_per_s", rounds_work(backend, r2, big))
+        add(key, "playouts_3p_per_s", rounds_work(backend, r3, big))
+        add(key, "playouts_4p_per_s", rounds_work(backend, r4, big))
+        add(key, "match_playouts_per_s", match_work(backend, max(big // 5, 5)))
+    info_mid, info_first = mid_round(), first_decision()
+    table = WorldTable(info_mid)
+    ref_rng = Rng(SEED)
+
+    def ref_sample():
+        for _ in range(200):
+            table.sample(ref_rng)
+        return 200
+    add("reference", "sampler_worlds_per_s", ref_sample)
+    if core is not None:
+        from ._sampler import CoreSampler
+        sampler = CoreSampler(info_mid, table)
+        add("core", "sampler_worlds_per_s", lambda: (sampler.sample_many(100000, SEED), 100000)[1])
+        try:
+            from ._ismcts import IsmctsTree
+            first = CoreSampler(info_first)
+
+            def ismcts_work():
+                tree = IsmctsTree(first, SEED, 0.7, 0, 0)
+                return tree.run(20000, 0.0)
+            add("core", "ismcts_iterations_per_s", ismcts_work)
+        except ImportError:
+            pass
+        try:
+            from ._expectimax import ExpectimaxSearch
+
+            def expectimax_work():
+                ex = ExpectimaxSearch(sampler, 6, SEED, 0, 2)
+                return ex.run_worlds(0, 0.2)
+            add("core", "determinizations_per_s", expectimax_work)
+        except ImportError:
+            pass
+    for i, (key, name, work) in enumerate(steps):
+        if progress:
+            progress(i, len(steps), f"{key} {name}")
+        out[key][name] = rate(work, seconds, repeats)
+    for name, value in out["core"].items():
+        ref = out["reference"].get(name)
+        if ref:
+            out["speedup"][name] = value / ref
+    out["signature"] = signature()
+    out["measured"] = {"seconds_per_figure": seconds, "repeats": repeats, "statistic": "median",
+                       "seed": SEED}
+    return out

@@ -404,6 +404,79 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     click.echo(f"\nbest: {result.best}")
 
 
+# ---- play -------------------------------------------------------------------------------
+
+
+@main.command()
+@click.option("--engine", "engine_spec", default="ismcts:time=1", show_default=True,
+              metavar="SPEC", help="The engine you play against (random, greedy, ismcts:..., "
+                                   "expectimax:...).")
+@click.option("--seat", type=click.IntRange(0, 3), default=0, show_default=True,
+              help="Your seat (0 leads the turn order).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
+              help="Seed of the deals (default: from the clock).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Where to save the game (default bergen-game-SEED.json).")
+@rule_options
+def play(engine_spec, seat, seed, out_path, **kw):
+    """Play a match against the engine in the terminal.
+
+    Type moves as a-b:L or a-b:R (a bare a-b when it fits one end only); 'hint' asks the
+    engine, 'undo' takes back your last play, 'quit' (or Ctrl-C, or end of input) saves the
+    game as a bergen-record/1 that `bergen analyze` can read.
+    """
+    from .engines import parse_engine_spec
+    from .interactive import HELP, PlaySession
+    from .record import pretty_json
+    rules = rules_from_options(kw)
+    if seat >= rules.players:
+        raise click.BadParameter(f"seat {seat} does not exist with {rules.players} players",
+                                 param_hint="--seat")
+    spec = parse_engine_spec(engine_spec)
+    if seed is None:
+        seed = time.time_ns() % 1_000_000
+    out_path = out_path or f"bergen-game-{seed}.json"
+    session = PlaySession(rules, spec, seat, seed)
+    stdin = click.get_text_stream("stdin")
+    click.echo(f"Bergen against {spec}; you are seat {seat}; seed {seed}.\n{HELP}")
+    try:
+        for line in session.advance():
+            click.echo(line)
+        while not session.over:
+            click.echo(session.view())
+            click.echo("your move> ", nl=False)
+            text = stdin.readline()
+            if not text:
+                click.echo("")
+                break
+            cmd = text.strip()
+            if cmd in ("quit", "q", "exit"):
+                break
+            try:
+                if cmd in ("help", "?"):
+                    lines = [HELP]
+                elif cmd == "hint":
+                    lines = [session.hint()]
+                elif cmd == "undo":
+                    lines = session.undo()
+                elif cmd == "moves":
+                    lines = ["legal: " + ", ".join(session.legal())]
+                elif not cmd:
+                    lines = []
+                else:
+                    lines = session.play(cmd)
+            except BergenError as e:
+                lines = [f"not played: {e}"]
+            for line in lines:
+                click.echo(line)
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted")
+    finally:
+        with open(out_path, "w", encoding="utf-8") as f:
+            f.write(pretty_json(session.record()) + "\n")
+        click.echo(f"game saved to {out_path}")
+
+
 # ---- bench --------------------------------------------------------------------------------
 
 

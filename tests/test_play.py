@@ -1,0 +1,105 @@
+"""`bergen play`, end to end with scripted input: illegal moves are refused and never applied,
+undo takes back the person's play, hint answers, and the game is saved as a record that
+replays."""
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from bergen_search.cli import main
+from bergen_search.engines import EngineSpec
+from bergen_search.errors import BergenError
+from bergen_search.interactive import PlaySession
+from bergen_search.record import replay
+from bergen_search.rules import Rules
+
+
+def _session(seed=3):
+    s = PlaySession(Rules(), EngineSpec("greedy"), seat=0, seed=seed)
+    s.advance()
+    return s
+
+
+def test_illegal_move_is_refused_and_not_applied():
+    s = _session()
+    before = (s.state.hands, s.state.line, len(s.round.events))
+    held = s.state.hands[0]
+    not_held = next(t for t in range(28) if not held >> t & 1)
+    from bergen_search.tiles import tile_str
+    with pytest.raises(BergenError, match="do not hold"):
+        s.play(tile_str(not_held))
+    with pytest.raises(BergenError):
+        s.play("7-1")
+    assert (s.state.hands, s.state.line, len(s.round.events)) == before
+
+
+def test_undo_restores_the_position_and_the_engine_replays_the_same():
+    s = _session()
+    legal = s.legal()
+    before = (s.state.hands, s.state.line, s.state.scores, len(s.round.events))
+    s.play(legal[0])
+    after_first = (s.state.hands, s.state.line, len(s.round.events))
+    s.undo()
+    assert (s.state.hands, s.state.line, s.state.scores, len(s.round.events)) == before
+    s.play(legal[0])
+    assert (s.state.hands, s.state.line, len(s.round.events)) == after_first
+    with pytest.raises(BergenError, match="nothing to undo"):
+        s.undo(), s.undo()
+
+
+def test_a_whole_match_by_script_is_a_legal_record():
+    s = PlaySession(Rules(target=5), EngineSpec("greedy"), seat=1, seed=11)
+    s.advance()
+    while not s.over:
+        s.play(s.legal()[-1])
+    rep = replay(s.record())
+    assert rep["ok"] and rep["winner"] == s.log.winner
+    assert max(rep["scores"]) >= 5
+
+
+def test_cli_play_scripted(tmp_path):
+    out = tmp_path / "game.json"
+    s = _session()
+    first = s.legal()[0]
+    script = "\n".join(["9-9", "1-1:X", "moves", first, "undo", first, "quit"]) + "\n"
+    res = CliRunner().invoke(main, ["play", "--engine", "greedy", "--seed", "3", "--out",
+                                    str(out)], input=script)
+    assert res.exit_code == 0, res.output
+    assert res.output.count("not played:") == 2
+    assert "took back your last play" in res.output
+    assert f"game saved to {out}" in res.output
+    rec = json.loads(out.read_text())
+    rep = replay(rec)
+    assert rep["ok"] and rep["rounds"][-1]["end"] == "unfinished"
+    # The undone play is gone; the replayed one is there, once.
+    plays = [e for e in rec["rounds"][0]["events"] if e["seat"] == 0]
+    assert sum(1 for e in plays if e.get("play") == first) == 1
+
+
+def test_cli_play_end_of_input_saves(tmp_path):
+    out = tmp_path / "g.json"
+    res = CliRunner().invoke(main, ["play", "--engine", "random", "--seed", "5", "--out",
+                                    str(out)], input="")
+    assert res.exit_code == 0 and out.exists()
+    assert replay(json.loads(out.read_text()))["ok"]
+
+
+def test_cli_play_bad_options():
+    res = CliRunner().invoke(main, ["play", "--engine", "nosuch", "--out", "/dev/null"])
+    assert res.exit_code == 2
+    res = CliRunner().invoke(main, ["play", "--seat", "3", "--out", "/dev/null"], input="")
+    assert res.exit_code == 2
+
+
+@pytest.mark.skipif(shutil.which("bergen") is None, reason="console script not installed")
+def test_installed_console_script_plays(tmp_path):
+    out = tmp_path / "g.json"
+    proc = subprocess.run(["bergen", "play", "--engine", "greedy", "--seed", "3", "--out",
+                           str(out)], input="moves\nquit\n", capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "legal:" in proc.stdout
+    assert replay(json.loads(out.read_text()))["ok"]

@@ -404,6 +404,119 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     click.echo(f"\nbest: {result.best}")
 
 
+# ---- analyze -----------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("record_path", metavar="RECORD")
+@click.option("--seat", "seats", type=click.IntRange(0, 3), multiple=True,
+              help="Analyse this seat only (repeatable; default every seat whose hands the "
+                   "record shows).")
+@click.option("--iterations", type=click.IntRange(1), default=None,
+              help="Search budget per decision (default 4000 ISMCTS iterations / 100 worlds).")
+@click.option("--time-per-decision", "seconds", type=click.FloatRange(min=0.001), default=None,
+              help="Seconds of search per decision (instead of --iterations).")
+@click.option("--algorithm", type=click.Choice(("ismcts", "expectimax")), default="ismcts",
+              show_default=True, help="The search algorithm.")
+@click.option("--objective", type=click.Choice(("points", "match")), default="points",
+              show_default=True, help="The unit of the values and losses.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
+              help="Seed: same seed and budget, same analysis.")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Processes per search (root parallelism).")
+@click.option("--recheck", type=click.IntRange(1, 100), default=4, show_default=True,
+              help="A suspected error is searched again with this many times the budget.")
+@click.option("--inaccuracy", type=click.FloatRange(min=0), default=None,
+              help="Loss from which a play is an inaccuracy (default 0.25 points; 0.03 for "
+                   "the match objective).")
+@click.option("--mistake", type=click.FloatRange(min=0), default=None,
+              help="Loss from which a play is a mistake (default 0.6 points; 0.07 match).")
+@click.option("--blunder", type=click.FloatRange(min=0), default=None,
+              help="Loss from which a play is a blunder (default 1.2 points; 0.15 match).")
+@click.option("--quiet", is_flag=True, help="No progress bar on standard error.")
+@json_option
+def analyze(record_path, seats, iterations, seconds, algorithm, objective, seed, workers,
+            recheck, inaccuracy, mistake, blunder, quiet, as_json):
+    """Review every decision of a game: the best play, the loss, and a label for errors.
+
+    Each decision is judged from what the seat knew then (never the hands it could not see).
+    A suspected error is searched again with a bigger budget before it is labelled, and a
+    loss within two standard errors is never labelled.
+    """
+    from .analysis import THRESHOLDS, analyze as run_analysis
+    from .record import load_record
+    from .search import Limits
+    record = load_record(_read_text(record_path))
+    defaults = dict(THRESHOLDS) if objective == "points" else {
+        "inaccuracy": 0.03, "mistake": 0.07, "blunder": 0.15}
+    thresholds = {"inaccuracy": inaccuracy if inaccuracy is not None else defaults["inaccuracy"],
+                  "mistake": mistake if mistake is not None else defaults["mistake"],
+                  "blunder": blunder if blunder is not None else defaults["blunder"]}
+    if not thresholds["inaccuracy"] <= thresholds["mistake"] <= thresholds["blunder"]:
+        raise click.UsageError("thresholds must satisfy inaccuracy <= mistake <= blunder")
+    for s in seats:
+        if s >= record.rules.players:
+            raise click.BadParameter(f"seat {s} does not exist with {record.rules.players} "
+                                     f"players", param_hint="--seat")
+    if iterations is None and seconds is None:
+        iterations = 4000 if algorithm == "ismcts" else 100
+    show = not quiet and sys.stderr.isatty()
+    t0 = time.perf_counter()
+
+    def progress(done, total):
+        if show and time.perf_counter() - t0 > 1.0:
+            width = 30
+            filled = int(width * done / max(total, 1))
+            click.echo(f"\ranalyze [{'#' * filled}{'.' * (width - filled)}] {done}/{total}",
+                       err=True, nl=False)
+
+    result = run_analysis(record, seats=set(seats) or None,
+                          limits=Limits(iterations=iterations, time=seconds), seed=seed,
+                          algorithm=algorithm, objective=objective, workers=workers,
+                          thresholds=thresholds, recheck=recheck, progress=progress)
+    if show and time.perf_counter() - t0 > 1.0:
+        click.echo("", err=True)
+    if as_json:
+        out = result.to_json()
+        out["seconds"] = round(time.perf_counter() - t0, 3)
+        emit_json(out)
+        return
+    click.echo(_annotated(result))
+
+
+_MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+
+
+def _annotated(result) -> str:
+    out = []
+    for r, events in enumerate(result.annotated):
+        out.append(f"round {r}")
+        for event, seat, action, line, points, dec in events:
+            gained = " ".join(f"+{p}" for p in points if p)
+            mark = _MARKS.get(dec.label, "") if dec else ""
+            text = f"  {event:>3}  seat {seat}  {action + mark:<10} {gained:<4} {line}"
+            out.append(text)
+            if dec and dec.label:
+                out.append(f"        {dec.label}: {dec.played} {dec.values[dec.played]:+.2f}, "
+                           f"better {dec.best} {dec.values[dec.best]:+.2f} "
+                           f"(loss {dec.loss:.2f} ± {dec.loss_stderr:.2f})")
+    out.append("")
+    out.append(f"  {'seat':<5} {'decisions':>9} {'forced':>6} {'total loss':>10} {'mean':>6} "
+               f"{'?!':>3} {'?':>3} {'??':>3} {'error rate':>10} {'luck':>7}")
+    for sm in result.summary:
+        out.append(f"  {sm.seat:<5} {sm.decisions:>9} {sm.forced:>6} {sm.total_loss:>10.2f} "
+                   f"{sm.mean_loss:>6.3f} {sm.counts['inaccuracy']:>3} {sm.counts['mistake']:>3} "
+                   f"{sm.counts['blunder']:>3} {100 * sm.error_rate:>9.1f}% "
+                   f"{sm.luck_deal + sm.luck_draws:>+7.2f}")
+    st = result.settings
+    out.append(f"({st['algorithm']}, objective {st['objective']}, "
+               f"{st['iterations'] or ''}{' iterations' if st['iterations'] else ''}"
+               f"{st['time'] or ''}{' s' if st['time'] else ''} per decision, seed {st['seed']}; "
+               f"thresholds {st['thresholds']['inaccuracy']}/{st['thresholds']['mistake']}/"
+               f"{st['thresholds']['blunder']})")
+    return "\n".join(out)
+
+
 # ---- play -------------------------------------------------------------------------------
 
 

@@ -1,0 +1,231 @@
+"""Post-game analysis: every decision of every seat, judged from that seat's information at
+that moment (GNU Backgammon's analysis, for Bergen).
+
+For each play where the seat had a choice, every legal play is valued by a search of the
+seat's information set, rebuilt from the record's public events and the seat's own hand (an
+`Observer` per seat: the hands it could not see are never read). The loss is the value of the
+best play minus the value of the play made. A suspected error is searched again with a larger
+budget before it is labelled, and a loss within the search's own uncertainty (two standard
+errors of the difference) is never labelled.
+
+Luck: for each seat, the deal (its expected value at its first decision of a round, plus what
+its side scored before it) and its draws (the value at the decision after drawing minus the
+value of the position where it had to draw), in the unit of the objective.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .errors import BergenError
+from .infoset import Observer
+from .record import _run, parse_record
+from .rng import derive_seed
+from .search import Limits, root_moves, search
+from .state import DRAW, move_str
+
+#: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
+#: loss distributions measured on self-play (README, "Analysis").
+THRESHOLDS = {"inaccuracy": 0.25, "mistake": 0.6, "blunder": 1.2}
+LABELS = ("inaccuracy", "mistake", "blunder")
+
+
+@dataclass
+class Decision:
+    round: int
+    event: int
+    seat: int
+    played: str
+    best: str
+    loss: float
+    loss_stderr: float
+    label: str | None
+    values: dict            # move -> value
+    stderrs: dict           # move -> stderr
+    rechecked: bool = False
+
+    def to_json(self) -> dict:
+        return {"round": self.round, "event": self.event, "seat": self.seat,
+                "played": self.played, "best": self.best, "loss": _r(self.loss),
+                "loss_stderr": _r(self.loss_stderr), "label": self.label,
+                "values": {m: _r(v) for m, v in self.values.items()},
+                "stderr": {m: _r(v) for m, v in self.stderrs.items()},
+                "rechecked": self.rechecked}
+
+
+@dataclass
+class SeatSummary:
+    seat: int
+    decisions: int = 0
+    forced: int = 0
+    total_loss: float = 0.0
+    counts: dict = field(default_factory=lambda: {k: 0 for k in LABELS})
+    luck_deal: float = 0.0
+    luck_draws: float = 0.0
+
+    @property
+    def mean_loss(self) -> float:
+        return self.total_loss / self.decisions if self.decisions else 0.0
+
+    @property
+    def error_rate(self) -> float:
+        return sum(self.counts.values()) / self.decisions if self.decisions else 0.0
+
+    def to_json(self) -> dict:
+        return {"seat": self.seat, "decisions": self.decisions, "forced": self.forced,
+                "total_loss": _r(self.total_loss), "mean_loss": _r(self.mean_loss),
+                "inaccuracies": self.counts["inaccuracy"], "mistakes": self.counts["mistake"],
+                "blunders": self.counts["blunder"], "error_rate": _r(self.error_rate),
+                "luck": _r(self.luck_deal + self.luck_draws), "luck_deal": _r(self.luck_deal),
+                "luck_draws": _r(self.luck_draws)}
+
+
+@dataclass
+class Analysis:
+    decisions: list
+    summary: list
+    settings: dict
+    annotated: list        # per round: list of (event, seat, action text, line after, decision)
+
+    def to_json(self) -> dict:
+        return {"decisions": [d.to_json() for d in self.decisions],
+                "summary": [s.to_json() for s in self.summary], "settings": self.settings}
+
+
+def _r(x):
+    return None if x is None or (isinstance(x, float) and (math.isinf(x) or math.isnan(x))) \
+        else round(x, 4)
+
+
+def label_for(loss: float, thresholds: dict):
+    label = None
+    for name in LABELS:
+        if loss >= thresholds[name]:
+            label = name
+    return label
+
+
+def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
+            algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
+            thresholds: dict | None = None, recheck: int = 4, luck: bool = True,
+            progress=None, **settings) -> Analysis:
+    """Analyse every decision of the seats in `seats` (default: every seat whose hands the
+    record shows). `recheck`: the budget factor of the second search of a suspected error."""
+    record = parse_record(record)
+    limits = limits or Limits(iterations=4000)
+    thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
+    n = record.rules.players
+    todo = _count_decisions(record, seats)
+    decisions, annotated = [], []
+    summary = {s: SeatSummary(s) for s in range(n)}
+    k = 0
+    observers = {}
+    pending_draw, first_seen, round_start = {}, set(), record.start_scores
+    for item in _run(record):
+        if item[0] == "deal":
+            r, state = item[1], item[2]
+            rnd = record.rounds[r]
+            known = [s for s in range(n) if rnd.hands[s] is not None
+                     and (seats is None or s in seats)]
+            observers = {s: Observer(record.rules, {s}, state) for s in known}
+            pending_draw, first_seen, round_start = {}, set(), state.scores
+            annotated.append([])
+            continue
+        if item[0] == "end":
+            continue
+        step = item[1]
+        s, before = step.seat, step.before
+        obs = observers.get(s)
+        dec = None
+        if obs is not None and before.led:
+            info = obs.infoset(s)
+            moves = root_moves(info)
+            if step.action == DRAW and luck and s not in pending_draw:
+                res = search(info, limits, seed=derive_seed(seed, 10_000_000 + k), algorithm=algorithm,
+                             objective=objective, workers=workers, **settings)
+                pending_draw[s] = res.value
+            elif step.action < DRAW:
+                if len(moves) == 1 and s not in pending_draw and s in first_seen:
+                    summary[s].forced += 1
+                else:
+                    res = search(info, limits, seed=derive_seed(seed, k), algorithm=algorithm,
+                                 objective=objective, workers=workers, **settings)
+                    if luck and s in pending_draw:
+                        summary[s].luck_draws += res.value - pending_draw.pop(s)
+                    if luck and s not in first_seen:
+                        side = record.rules.side_of(s)
+                        others = [before.scores[o] - round_start[o]
+                                  for o in range(record.rules.n_sides) if o != side]
+                        mine = before.scores[side] - round_start[side]
+                        summary[s].luck_deal += res.value + mine - (sum(others) / len(others))
+                    first_seen.add(s)
+                    if len(moves) == 1:
+                        summary[s].forced += 1
+                    else:
+                        dec = _judge(record, r, step, info, res, limits, seed, k, algorithm,
+                                     objective, workers, thresholds, recheck, settings)
+                        decisions.append(dec)
+                        sm = summary[s]
+                        sm.decisions += 1
+                        sm.total_loss += max(dec.loss, 0.0)
+                        if dec.label:
+                            sm.counts[dec.label] += 1
+                        k += 1
+                        if progress:
+                            progress(k, todo)
+        for o in observers.values():
+            o.step(s, step.action, step.after)
+        line = " ".join(f"{a}-{b}" for a, b in step.after.line)
+        annotated[-1].append((step.event, s, move_str(step.action, not before.led), line,
+                              step.after.last_points, dec))
+    wanted = sorted(summary) if seats is None else sorted(seats)
+    settings_out = {"algorithm": algorithm, "objective": objective, "seed": seed,
+                    "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
+                    "thresholds": thresholds, "workers": workers}
+    return Analysis(decisions, [summary[s] for s in wanted if summary[s].decisions or
+                                summary[s].forced], settings_out, annotated)
+
+
+def _count_decisions(record, seats) -> int:
+    """Plays with a choice, for the progress bar (counted without searching)."""
+    n = 0
+    for item in _run(record):
+        if item[0] == "step":
+            step = item[1]
+            if (step.action < DRAW and step.before.led
+                    and record.rounds[step.round].hands[step.seat] is not None
+                    and (seats is None or step.seat in seats)
+                    and len(step.before.legal_moves() if step.before.fully_known else [0, 0]) > 1):
+                n += 1
+    return n
+
+
+def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, workers,
+           thresholds, recheck, settings) -> Decision:
+    played = move_str(step.action, False)
+
+    def loss_of(result):
+        vals = {m.move: m for m in result.moves}
+        best = result.moves[0] if algorithm == "expectimax" else max(result.moves, key=lambda m: m.value)
+        p = vals[played]
+        loss = best.value - p.value
+        se = math.sqrt(_fin(best.stderr) ** 2 + _fin(p.stderr) ** 2) if best.move != played else 0.0
+        return best, loss, se, vals
+
+    best, loss, se, vals = loss_of(res)
+    rechecked = False
+    if loss >= thresholds["inaccuracy"] and recheck > 1:
+        bigger = Limits(iterations=None if limits.iterations is None else limits.iterations * recheck,
+                        time=None if limits.time is None else limits.time * recheck)
+        res = search(info, bigger, seed=derive_seed(seed, 20_000_000 + k), algorithm=algorithm,
+                     objective=objective, workers=workers, **settings)
+        best, loss, se, vals = loss_of(res)
+        rechecked = True
+    label = label_for(loss, thresholds) if loss > 2 * se else None
+    return Decision(r, step.event, step.seat, played, best.move, loss, se, label,
+                    {m: v.value for m, v in vals.items()}, {m: v.stderr for m, v in vals.items()},
+                    rechecked)
+
+
+def _fin(x):
+    return 0.0 if x is None or math.isinf(x) else x

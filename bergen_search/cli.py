@@ -404,6 +404,54 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     click.echo(f"\nbest: {result.best}")
 
 
+# ---- arena -------------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("engine_a", metavar="A")
+@click.argument("engine_b", metavar="B")
+@click.option("--games", type=click.IntRange(1), default=100, show_default=True,
+              help="Duplicate sets: each plays the same deals with the engines' seats swapped.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
+              help="Seed of the run; set i is seeded from it and i.")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Processes playing sets in parallel (same results as one).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write every match as a complete record (.jsonl).")
+@click.option("--quiet", is_flag=True, help="No progress on standard error.")
+@rule_options
+@json_option
+def arena(engine_a, engine_b, games, seed, workers, out_path, quiet, as_json, **kw):
+    """Play many matches between engines A and B, as duplicate sets so that luck cancels.
+
+    Engines: random, greedy, ismcts[:iterations=N,time=S,...], expectimax[:worlds=N,depth=D,...].
+    Reports A's win rate with a 95% interval computed from the sets, and points per round.
+    """
+    from .arena import format_arena, run_arena
+    from .engines import parse_engine_spec
+    from .record import dump_record, write_record
+    rules = rules_from_options(kw)
+    spec_a, spec_b = parse_engine_spec(engine_a), parse_engine_spec(engine_b)
+    show = not quiet and sys.stderr.isatty()
+
+    def progress(done, total):
+        if show:
+            click.echo(f"\rarena {done}/{total} sets", err=True, nl=False)
+
+    result = run_arena(rules, spec_a, spec_b, games, seed, workers=workers, progress=progress,
+                       keep_logs=out_path is not None)
+    if show:
+        click.echo("", err=True)
+    if out_path:
+        with open(out_path, "w", encoding="utf-8") as f:
+            for log in result.logs:
+                f.write(dump_record(write_record(log)) + "\n")
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        click.echo(format_arena(result))
+
+
 # ---- analyze -----------------------------------------------------------------------------
 
 

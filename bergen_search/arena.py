@@ -1,0 +1,422 @@
+"""The arena: engine A against engine B over many duplicate sets of matches.
+
+Luck of the deal dominates Bergen, so the arena plays *duplicate* sets: the same deals, and
+the same reserve orders, with the engines in every seating. A match's deals come from
+`Rng(seed)` alone, whatever the plays (`engines.play_match`), so replaying a seed with the
+engines moved replays the deals; a match that runs longer or shorter in one seating simply
+stops earlier or goes on further along the same sequence of deals.
+
+The seatings of a set (`seatings(rules)`, one per side):
+
+- 2 players, or 2 partnerships: a *pair*. Seating 0 puts A on side 0 (seat 0; with
+  partnerships seats 0 and 2) and B on side 1; seating 1 swaps them.
+- 3 or 4 individual players: seating k puts A in seat k and B in every other seat, so a set
+  is n matches and A sits once in each seat. A wins a match when A's seat reaches the target;
+  B wins when any of B's seats does. Two equal engines then give A a win rate of 1/n
+  (`ArenaResult.even_rate`), not 1/2.
+
+Set i of a run is played with the seed `derive_seed(seed, i)` in each of its seatings.
+
+The statistics (`ArenaResult`):
+
+- `win_rate`: A's matches won / matches played.
+- `ci95`: the sets are independent; the matches inside one set are not (they share the
+  deals). So the interval is built from the per-set scores (A's wins in the set / matches in
+  the set), whose mean is the win rate: `duplicate_interval`, a normal approximation with
+  the sample standard deviation of the set scores. With fewer than `MIN_SETS_NORMAL` sets,
+  or when every set scored the same (standard deviation 0), it falls back to a Wilson
+  interval counting each set as one trial, which is conservative (a set holds more
+  information than one independent match).
+- `points_per_round`: for A, A's side's points (final minus start score) summed over all
+  matches, divided by all rounds played. For B, the same per side B holds: with 3 or 4
+  individual players B's points are averaged over B's seats, so the two numbers compare.
+- `margin_per_round`: A's minus B's points per round, and `margin_stderr` its standard error
+  as a ratio estimator over the independent sets (the delta method).
+
+>>> from bergen_search.rules import Rules
+>>> r = run_arena(Rules(), "greedy", "random", games=4, seed=1)
+>>> r.sets, r.matches, sum(r.wins) == r.matches, r.ci95[0] <= r.win_rate <= r.ci95[1]
+(4, 8, True, True)
+>>> [round(x, 4) for x in wilson_interval(50, 100)]
+[0.4038, 0.5962]
+"""
+from __future__ import annotations
+
+import math
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from typing import Callable, NamedTuple
+
+from .engines import EngineSpec, parse_engine_spec, play_match
+from .errors import BergenError
+from .playout import MatchLog
+from .rng import derive_seed
+from .rules import Rules
+
+#: Below this many sets the interval is Wilson's (each set one trial), not the normal one.
+MIN_SETS_NORMAL = 20
+#: The normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
+
+
+# ---- intervals ------------------------------------------------------------------------------
+def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple:
+    """The Wilson score interval (lo, hi) for a binomial proportion `successes / n`.
+
+    `successes` may be fractional (a mean score times n). With n = 0 it is (0, 1).
+
+    >>> [round(x, 4) for x in wilson_interval(0, 10)]
+    [0.0, 0.2775]
+    >>> [round(x, 4) for x in wilson_interval(10, 10)]
+    [0.7225, 1.0]
+    """
+    if n <= 0:
+        return (0.0, 1.0)
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes {successes} outside 0..{n}")
+    p = successes / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def duplicate_interval_method(set_scores, min_sets: int = MIN_SETS_NORMAL) -> str:
+    """Which interval `duplicate_interval` uses for these set scores: "normal" or "wilson"."""
+    n = len(set_scores)
+    if n < max(2, min_sets):
+        return "wilson"
+    first = set_scores[0]
+    return "wilson" if all(s == first for s in set_scores) else "normal"
+
+
+def duplicate_interval(set_scores, z: float = Z95, min_sets: int = MIN_SETS_NORMAL) -> tuple:
+    """The interval (lo, hi) for a win rate estimated from independent duplicate sets.
+
+    `set_scores` holds one number in [0, 1] per set: the share of the set's matches A won.
+    All sets have the same number of matches, so the win rate is their mean m. The interval
+    is m ± z·s/√n with s the sample standard deviation (n − 1 in the denominator), clipped
+    to [0, 1]. With fewer than `min_sets` sets, or when all scores are equal (s = 0 would
+    claim certainty), it is `wilson_interval(sum(set_scores), n)`: each set counted as one
+    trial (`duplicate_interval_method` says which).
+
+    Here m = 15/25 = 0.6, s² = (10·0.4² + 10·0.1² + 5·0.6²)/24 = 3.5/24, half-width
+    1.96·√(3.5/24)/5 ≈ 0.1497:
+
+    >>> lo, hi = duplicate_interval([1.0, 0.5] * 10 + [0.0] * 5)
+    >>> round(lo, 4), round(hi, 4)
+    (0.4503, 0.7497)
+    """
+    scores = [float(s) for s in set_scores]
+    n = len(scores)
+    if n == 0:
+        return (0.0, 1.0)
+    if duplicate_interval_method(scores, min_sets) == "wilson":
+        return wilson_interval(sum(scores), n, z)
+    mean = sum(scores) / n
+    sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1))
+    half = z * sd / math.sqrt(n)
+    return (max(0.0, mean - half), min(1.0, mean + half))
+
+
+def ratio_stderr(numerators, denominators) -> float | None:
+    """The standard error of R = Σx/Σy over independent units (x_i, y_i), by the delta
+    method: √(Σ(x_i − R·y_i)² / (n(n − 1))) / ȳ. None with fewer than two units."""
+    n = len(numerators)
+    total = sum(denominators)
+    if n < 2 or total <= 0:
+        return None
+    r = sum(numerators) / total
+    ss = sum((x - r * y) ** 2 for x, y in zip(numerators, denominators))
+    return math.sqrt(ss / (n * (n - 1))) / (total / n)
+
+
+# ---- seatings -------------------------------------------------------------------------------
+def seatings(rules: Rules) -> list:
+    """A's seats in each seating of a set: one seating per side, A holding that side's seats
+    (every seat of the other sides is B's).
+
+    >>> seatings(Rules()), seatings(Rules(players=4, partnerships=True)), seatings(Rules(players=3))
+    ([(0,), (1,)], [(0, 2), (1, 3)], [(0,), (1,), (2,)])
+    """
+    return [tuple(s for s in range(rules.players) if rules.side_of(s) == side)
+            for side in range(rules.n_sides)]
+
+
+def seat_specs(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seating: int) -> list:
+    """The engine of every seat in seating `seating`: A on side `seating`, B elsewhere."""
+    return [spec_a if rules.side_of(s) == seating else spec_b for s in range(rules.players)]
+
+
+# ---- results --------------------------------------------------------------------------------
+class ArenaMatch(NamedTuple):
+    """One match of the run, as played: set index, seating (= A's side), the match seed,
+    A's seats, and the `MatchLog` (`record.write_record(m.log)` makes its record)."""
+    set_index: int
+    seating: int
+    seed: int
+    a_seats: tuple
+    log: MatchLog
+
+
+@dataclass
+class SetResult:
+    """The outcome of one duplicate set (what a worker sends back)."""
+    index: int
+    a_wins: int            # matches of the set won by A
+    matches: int
+    a_points: int          # A's side's points over the set's matches
+    b_points: float        # B's points per side B holds, over the set's matches
+    rounds: int
+    a_wins_by_seating: tuple
+    logs: list | None = None   # ArenaMatch per seating, with keep_logs
+
+    @property
+    def score(self) -> float:
+        return self.a_wins / self.matches
+
+
+@dataclass
+class ArenaResult:
+    """What `run_arena` measured. Index 0 of `wins`, `points_per_round` is A, index 1 B."""
+    rules: Rules
+    engines: tuple             # (spec A, spec B)
+    seed: int
+    sets: int                  # duplicate sets played (the `games` asked for)
+    seatings: int              # matches per set: one per side
+    matches: int
+    rounds: int
+    wins: tuple                # (A's wins, B's wins); they sum to `matches`
+    a_wins_by_seating: tuple   # A's wins while holding side k, per k
+    win_rate: float            # A's wins / matches
+    ci95: tuple                # (lo, hi) for win_rate, from the sets (see the module doc)
+    ci_method: str             # "normal" or "wilson"
+    even_rate: float           # A's expected win rate if the engines were equal: 1/seatings
+    points: tuple              # (A's points, B's points per side held), over all matches
+    points_per_round: tuple    # points / rounds
+    margin_per_round: float    # A's minus B's points per round
+    margin_stderr: float | None
+    set_scores: tuple          # per set, A's share of the set's matches won
+    seconds: float
+    workers: int
+    start_scores: tuple | None = None
+    # With keep_logs, an ArenaMatch per match in (set, seating) order; else empty.
+    played: list = field(default_factory=list)
+
+    @property
+    def logs(self) -> list:
+        """The MatchLogs, in (set, seating) order (keep_logs=True), for `write_record`."""
+        return [g.log for g in self.played]
+
+    @property
+    def pairs(self) -> int | None:
+        """The number of duplicate pairs with two sides, else None."""
+        return self.sets if self.seatings == 2 else None
+
+    def seats_text(self, engine: int) -> str:
+        """The seats engine 0 (A) or 1 (B) holds in each seating, e.g. '0 / 1' or '1+2 / 0+2 / 0+1'."""
+        parts = []
+        for a_seats in seatings(self.rules):
+            held = a_seats if engine == 0 else tuple(s for s in range(self.rules.players)
+                                                     if s not in a_seats)
+            parts.append("+".join(map(str, held)))
+        return " / ".join(parts)
+
+    def to_json(self) -> dict:
+        """The `bergen arena` JSON (FORMATS.md): games, wins, win_rate, ci95,
+        points_per_round, and more fields besides (floats rounded to 6 places)."""
+        def num(x):
+            return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
+        seats = [[list(a) for a in seatings(self.rules)],
+                 [[s for s in range(self.rules.players) if s not in a]
+                  for a in seatings(self.rules)]]
+        return {
+            "games": self.sets,
+            "wins": list(self.wins),
+            "win_rate": num(self.win_rate),
+            "ci95": [num(self.ci95[0]), num(self.ci95[1])],
+            "points_per_round": [num(x) for x in self.points_per_round],
+            "engines": [str(self.engines[0]), str(self.engines[1])],
+            "sets": self.sets,
+            "pairs": self.pairs,
+            "seatings": self.seatings,
+            "seats": seats,
+            "matches": self.matches,
+            "rounds": self.rounds,
+            "a_wins_by_seating": list(self.a_wins_by_seating),
+            "ci_method": self.ci_method,
+            "even_rate": num(self.even_rate),
+            "points": [self.points[0], num(self.points[1])],
+            "margin_per_round": num(self.margin_per_round),
+            "margin_stderr": num(self.margin_stderr),
+            "seed": self.seed,
+            "workers": self.workers,
+            "seconds": round(self.seconds, 3),
+            "rules": self.rules.to_dict(),
+            "start_scores": None if self.start_scores is None else list(self.start_scores),
+        }
+
+
+def format_arena(result: ArenaResult) -> str:
+    """A human table: per engine its seats in each seating, wins, win rate with the 95%
+    interval, points per round; then the margin per round with its standard error."""
+    r = result
+    plural = "" if r.sets == 1 else "s"
+    unit = (f"duplicate pair{plural}" if r.seatings == 2
+            else f"duplicate set{plural} of {r.seatings}")
+    mode = (f"{r.rules.players} players in partnerships" if r.rules.partnerships
+            else f"{r.rules.players} players")
+    lines = [f"{r.engines[0]} vs {r.engines[1]}: {r.sets} {unit}, {r.matches} matches, "
+             f"{r.rounds} rounds, {mode}, seed {r.seed}, {r.seconds:.2f} s"]
+    names = [str(e) for e in r.engines]
+    wname = max(6, *(len(n) for n in names))
+    seats = [r.seats_text(0), r.seats_text(1)]
+    sw = max(5, *(len(s) for s in seats))
+    lines.append(f"  {'engine':<{wname}}  {'seats':<{sw}}  {'wins':>6}  {'win rate':>8}  "
+                 f"{'95% interval':<16}  {'points/round':>12}")
+    rates = [(r.win_rate, r.ci95), (1.0 - r.win_rate, (1.0 - r.ci95[1], 1.0 - r.ci95[0]))]
+    for k in (0, 1):
+        rate, (lo, hi) = rates[k]
+        lines.append(f"  {names[k]:<{wname}}  {seats[k]:<{sw}}  {r.wins[k]:>6}  "
+                     f"{100 * rate:>7.1f}%  {f'[{100 * lo:.1f}%, {100 * hi:.1f}%]':<16}  "
+                     f"{r.points_per_round[k]:>12.3f}")
+    se = "" if r.margin_stderr is None else f" ± {r.margin_stderr:.3f} (stderr)"
+    lines.append(f"margin per round ({names[0]} − {names[1]}): {r.margin_per_round:+.3f}{se}")
+    note = f"interval from the {r.sets} sets ({r.ci_method})"
+    if r.seatings > 2:
+        note += (f"; {names[1]}'s wins count any of its seats; equal engines would give "
+                 f"{names[0]} {100 * r.even_rate:.1f}%")
+    lines.append(note)
+    return "\n".join(lines)
+
+
+# ---- playing --------------------------------------------------------------------------------
+def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, index: int,
+             start_scores=None, keep_logs: bool = False) -> SetResult:
+    """Set `index` of a run seeded `seed`: one match per seating, all on derive_seed(seed, index)."""
+    match_seed = derive_seed(seed, index)
+    n_sides = rules.n_sides
+    a_wins = a_points = b_points = rounds = 0
+    by_seating, logs = [], [] if keep_logs else None
+    for k, a_seats in enumerate(seatings(rules)):
+        log = play_match(rules, seat_specs(rules, spec_a, spec_b, k), match_seed, start_scores)
+        gained = [e - s for e, s in zip(log.scores, log.start_scores)]
+        won = int(log.winner == k)
+        a_wins += won
+        by_seating.append(won)
+        a_points += gained[k]
+        b_points += sum(gained) - gained[k]
+        rounds += len(log.rounds)
+        if keep_logs:
+            logs.append(ArenaMatch(index, k, match_seed, a_seats, log))
+    return SetResult(index, a_wins, n_sides, a_points, b_points / (n_sides - 1), rounds,
+                     tuple(by_seating), logs)
+
+
+def _play_sets(rules, spec_a, spec_b, seed, indices, start_scores, keep_logs):
+    return [play_set(rules, spec_a, spec_b, seed, i, start_scores, keep_logs) for i in indices]
+
+
+def _as_spec(spec) -> EngineSpec:
+    return spec if isinstance(spec, EngineSpec) else parse_engine_spec(str(spec))
+
+
+def _chunks(games: int, workers: int, simple: bool) -> list:
+    """Set indices in the batches sent to worker processes: one set per batch for search
+    engines (slow sets, fine progress), bigger batches for the fast simple engines."""
+    size = max(1, min(1000, games // (workers * 8))) if simple else 1
+    return [range(i, min(games, i + size)) for i in range(0, games, size)]
+
+
+def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int = 1,
+              progress: Callable[[int, int], None] | None = None, keep_logs: bool = False,
+              start_scores=None) -> ArenaResult:
+    """Play `games` duplicate sets of A (`spec_a`) against B (`spec_b`) and measure them.
+
+    `spec_a`/`spec_b` are `EngineSpec`s or spec strings ("greedy", "ismcts:iterations=500").
+    Set i uses the seed `derive_seed(seed, i)` in every seating (see the module doc for
+    the seatings and the statistics). `workers` > 1 plays the sets in that many processes
+    (fork); the sets are merged by index, so the result equals that of workers=1 (except
+    `seconds`, and except for engines limited by time rather than iterations).
+    `progress(done, total)` is called in this process as sets finish (total = games).
+    With `keep_logs`, `result.played` holds an `ArenaMatch` per match (set, seating order)
+    and `result.logs` the MatchLogs. `start_scores` (by side) starts every match there.
+
+    >>> r = run_arena(Rules(players=3), "greedy", "random", games=2, seed=0)
+    >>> r.matches, r.seatings, r.wins[0] == sum(r.a_wins_by_seating)
+    (6, 3, True)
+    """
+    spec_a, spec_b = _as_spec(spec_a), _as_spec(spec_b)
+    if not isinstance(games, int) or games < 1:
+        raise BergenError(f"games must be at least 1, got {games!r}", field="games")
+    if not isinstance(workers, int) or workers < 1:
+        raise BergenError(f"workers must be at least 1, got {workers!r}", field="workers")
+    if start_scores is not None:
+        start_scores = tuple(start_scores)
+        if len(start_scores) != rules.n_sides or min(start_scores) < 0:
+            raise BergenError(f"start scores must be {rules.n_sides} non-negative integers",
+                              field="start_scores")
+        if max(start_scores) >= rules.target:
+            raise BergenError(f"start scores: a side already has the target {rules.target}",
+                              field="start_scores")
+    t0 = time.perf_counter()
+    results: list = [None] * games
+    args = (rules, spec_a, spec_b, seed)
+    if workers == 1 or games == 1:
+        for i in range(games):
+            results[i] = play_set(*args, i, start_scores, keep_logs)
+            if progress is not None:
+                progress(i + 1, games)
+    else:
+        simple = spec_a.simple_code is not None and spec_b.simple_code is not None
+        batches = _chunks(games, workers, simple)
+        done = 0
+        # Not multiprocessing.Pool: its daemonic workers could not start a search's own
+        # worker processes.
+        ex = ProcessPoolExecutor(max_workers=min(workers, len(batches)),
+                                 mp_context=get_context("fork"))
+        try:
+            pending = {ex.submit(_play_sets, *args, b, start_scores, keep_logs)
+                       for b in batches}
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    for sr in fut.result():
+                        results[sr.index] = sr
+                        done += 1
+                    if progress is not None:
+                        progress(done, games)
+        except BaseException:
+            ex.shutdown(wait=False, cancel_futures=True)
+            raise
+        ex.shutdown(wait=True)
+    return _summarise(rules, spec_a, spec_b, seed, results, time.perf_counter() - t0,
+                      workers, start_scores)
+
+
+def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_scores):
+    """Merge the sets in index order (so the float sums do not depend on who finished first)."""
+    n_seat = rules.n_sides
+    matches = sum(r.matches for r in results)
+    a_wins = sum(r.a_wins for r in results)
+    rounds = sum(r.rounds for r in results)
+    a_points = sum(r.a_points for r in results)
+    b_points = sum(r.b_points for r in results)
+    scores = tuple(r.score for r in results)
+    by_seating = tuple(sum(r.a_wins_by_seating[k] for r in results) for k in range(n_seat))
+    margins = [r.a_points - r.b_points for r in results]
+    set_rounds = [r.rounds for r in results]
+    played = [m for r in results if r.logs for m in r.logs]
+    return ArenaResult(
+        rules=rules, engines=(spec_a, spec_b), seed=seed, sets=len(results), seatings=n_seat,
+        matches=matches, rounds=rounds, wins=(a_wins, matches - a_wins),
+        a_wins_by_seating=by_seating, win_rate=a_wins / matches,
+        ci95=duplicate_interval(scores), ci_method=duplicate_interval_method(scores),
+        even_rate=1.0 / n_seat, points=(a_points, b_points),
+        points_per_round=(a_points / rounds, b_points / rounds),
+        margin_per_round=(a_points - b_points) / rounds,
+        margin_stderr=ratio_stderr(margins, set_rounds), set_scores=scores,
+        seconds=seconds, workers=workers, start_scores=start_scores, played=played)

@@ -1,0 +1,286 @@
+"""The arena (bergen_search/arena.py): duplicate sets, the intervals, parallel runs.
+
+Only `random` and `greedy` play here (fast, and on the active backend); the search engines
+go through the same `engines.play_match` path.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from bergen_search.arena import (MIN_SETS_NORMAL, ArenaResult, duplicate_interval,
+                                 duplicate_interval_method, format_arena, ratio_stderr,
+                                 run_arena, seat_specs, seatings, wilson_interval)
+from bergen_search.engines import parse_engine_spec
+from bergen_search.errors import BergenError
+from bergen_search.playout import greedy_choice
+from bergen_search.record import parse_record, replay, write_record
+from bergen_search.rng import derive_seed
+from bergen_search.rules import Rules
+from bergen_search.state import State
+
+GREEDY, RANDOM = parse_engine_spec("greedy"), parse_engine_spec("random")
+
+RULE_SETS = {
+    "2p": Rules(),
+    "3p": Rules(players=3),
+    "4p": Rules(players=4),
+    "4p-partners": Rules(players=4, partnerships=True),
+}
+
+
+def comparable(result: ArenaResult) -> dict:
+    """The JSON without what may differ between equal runs (time, worker count)."""
+    d = result.to_json()
+    del d["seconds"], d["workers"]
+    return d
+
+
+# ---- the duplicate sets -----------------------------------------------------------------------
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_every_seating_plays_the_same_deals(name):
+    rules = RULE_SETS[name]
+    n = rules.n_sides
+    r = run_arena(rules, GREEDY, RANDOM, games=12, seed=5, keep_logs=True)
+    assert len(r.played) == r.matches == 12 * n
+    assert [(g.set_index, g.seating) for g in r.played] == [(i, k) for i in range(12)
+                                                           for k in range(n)]
+    compared = 0
+    for i in range(12):
+        group = r.played[i * n:(i + 1) * n]
+        assert {g.seed for g in group} == {derive_seed(5, i)}
+        first = group[0].log
+        for g in group[1:]:
+            common = min(len(first.rounds), len(g.log.rounds))
+            assert common >= 1
+            for a, b in zip(first.rounds[:common], g.log.rounds[:common]):
+                assert list(a.hands) == list(b.hands)
+                assert list(a.reserve) == list(b.reserve)
+                compared += 1
+    assert compared > 12 * (n - 1)
+
+
+def test_seatings():
+    assert seatings(RULE_SETS["2p"]) == [(0,), (1,)]
+    assert seatings(RULE_SETS["3p"]) == [(0,), (1,), (2,)]
+    assert seatings(RULE_SETS["4p"]) == [(0,), (1,), (2,), (3,)]
+    assert seatings(RULE_SETS["4p-partners"]) == [(0, 2), (1, 3)]
+    assert seat_specs(RULE_SETS["4p-partners"], GREEDY, RANDOM, 1) == [RANDOM, GREEDY] * 2
+    assert seat_specs(RULE_SETS["3p"], GREEDY, RANDOM, 2) == [RANDOM, RANDOM, GREEDY]
+
+
+def _seat_agrees_with_greedy(log):
+    """Per seat: (decisions with a choice, of which the move greedy would have made)."""
+    rules = log.rules
+    tally = {s: [0, 0] for s in range(rules.players)}
+    scores = log.start_scores
+    for rnd in log.rounds:
+        state = State.deal(rules, rnd.hands, rnd.reserve, scores)
+        for seat, action, _tile in rnd.events:
+            assert state.to_move == seat
+            moves = state.legal_moves()
+            if len(moves) > 1:
+                tally[seat][0] += 1
+                tally[seat][1] += greedy_choice(state, moves) == action
+            state = state.apply(action)
+        assert tuple(state.scores) == tuple(rnd.scores)
+        scores = state.scores
+    return tally
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_engines_really_swap_seats(name):
+    """Replaying every match: A's (greedy's) seats always make greedy's move; B's (random's)
+    seats do not, somewhere."""
+    rules = RULE_SETS[name]
+    r = run_arena(rules, GREEDY, RANDOM, games=6, seed=11, keep_logs=True)
+    random_disagrees = {s: 0 for s in range(rules.players)}
+    for g in r.played:
+        assert g.a_seats == seatings(rules)[g.seating]
+        for seat, (choices, agree) in _seat_agrees_with_greedy(g.log).items():
+            if seat in g.a_seats:
+                assert agree == choices, (g.set_index, g.seating, seat)
+            else:
+                random_disagrees[seat] += choices - agree
+    assert all(v > 0 for v in random_disagrees.values())
+
+
+def test_logs_make_complete_records():
+    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=2, keep_logs=True)
+    assert len(r.logs) == 6
+    for g in r.played:
+        report = replay(parse_record(write_record(g.log)))
+        assert report["ok"] and report["winner"] == g.log.winner
+    assert run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=2).played == []
+
+
+# ---- counting ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_counts(name):
+    rules = RULE_SETS[name]
+    n = rules.n_sides
+    r = run_arena(rules, "greedy", "random", games=25, seed=3, keep_logs=True)
+    assert (r.sets, r.seatings, r.matches) == (25, n, 25 * n)
+    assert r.pairs == (25 if n == 2 else None)
+    assert sum(r.wins) == r.matches
+    a_wins = sum(g.log.winner == g.seating for g in r.played)
+    assert r.wins[0] == a_wins == sum(r.a_wins_by_seating)
+    assert r.win_rate == a_wins / r.matches
+    assert r.rounds == sum(len(g.log.rounds) for g in r.played)
+    a_points = sum(g.log.scores[g.seating] for g in r.played)
+    b_points = sum(sum(g.log.scores) - g.log.scores[g.seating] for g in r.played) / (n - 1)
+    assert r.points == (a_points, pytest.approx(b_points))
+    assert r.points_per_round[0] == pytest.approx(a_points / r.rounds)
+    assert r.points_per_round[1] == pytest.approx(b_points / r.rounds)
+    assert r.margin_per_round == pytest.approx((a_points - b_points) / r.rounds)
+    assert r.even_rate == pytest.approx(1 / n)
+    assert r.ci95[0] <= r.win_rate <= r.ci95[1]
+    assert r.set_scores == tuple(
+        sum(g.log.winner == g.seating for g in r.played[i * n:(i + 1) * n]) / n
+        for i in range(25))
+
+
+def test_json_and_table():
+    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=30, seed=1)
+    d = r.to_json()
+    for key in ("games", "wins", "win_rate", "ci95", "points_per_round", "pairs", "sets",
+                "matches", "rounds", "seconds", "margin_per_round", "margin_stderr"):
+        assert key in d
+    assert d["games"] == d["sets"] == d["pairs"] == 30 and d["matches"] == 60
+    assert d["engines"] == ["greedy", "random"] and d["seats"] == [[[0], [1]], [[1], [0]]]
+    assert len(d["ci95"]) == 2 and len(d["points_per_round"]) == 2
+    text = format_arena(r)
+    assert "greedy" in text and "random" in text and "0 / 1" in text and "margin" in text
+    t3 = format_arena(run_arena(RULE_SETS["3p"], GREEDY, RANDOM, games=2, seed=1))
+    assert "1+2 / 0+2 / 0+1" in t3 and "33.3%" in t3
+
+
+def test_start_scores_and_bad_input():
+    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=5, seed=1, start_scores=(10, 12),
+                  keep_logs=True)
+    assert all(g.log.start_scores == (10, 12) for g in r.played)
+    assert r.points[0] == sum(g.log.scores[g.seating] - (10, 12)[g.seating] for g in r.played)
+    with pytest.raises(BergenError):
+        run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=0, seed=1)
+    with pytest.raises(BergenError):
+        run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=1, seed=1, workers=0)
+    with pytest.raises(BergenError):
+        run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=1, seed=1, start_scores=(15, 0))
+    with pytest.raises(BergenError):
+        run_arena(RULE_SETS["2p"], "nonsense", RANDOM, games=1, seed=1)
+
+
+# ---- the intervals ----------------------------------------------------------------------------
+def test_wilson_known_values():
+    assert [round(x, 4) for x in wilson_interval(50, 100)] == [0.4038, 0.5962]
+    assert [round(x, 4) for x in wilson_interval(0, 10)] == [0.0, 0.2775]
+    assert [round(x, 4) for x in wilson_interval(10, 10)] == [0.7225, 1.0]
+    assert [round(x, 4) for x in wilson_interval(81, 263)] == [0.2553, 0.3662]
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    with pytest.raises(ValueError):
+        wilson_interval(11, 10)
+
+
+def test_duplicate_interval_by_hand():
+    scores = [1.0, 0.5] * 10 + [0.0] * 5          # 25 sets, mean 0.6
+    var = (10 * 0.4 ** 2 + 10 * 0.1 ** 2 + 5 * 0.6 ** 2) / 24
+    half = 1.959963984540054 * math.sqrt(var) / 5
+    lo, hi = duplicate_interval(scores)
+    assert duplicate_interval_method(scores) == "normal"
+    assert (lo, hi) == (pytest.approx(0.6 - half), pytest.approx(0.6 + half))
+    assert (round(lo, 4), round(hi, 4)) == (0.4503, 0.7497)
+    # clipped to [0, 1]
+    assert duplicate_interval([1.0] * 24 + [0.5])[1] == 1.0
+
+
+def test_duplicate_interval_fallbacks():
+    same = [0.5] * 40
+    assert duplicate_interval_method(same) == "wilson"
+    assert duplicate_interval(same) == wilson_interval(20, 40)
+    few = [1.0, 0.5, 0.0, 1.0, 1.0]
+    assert len(few) < MIN_SETS_NORMAL and duplicate_interval_method(few) == "wilson"
+    assert duplicate_interval(few) == pytest.approx(wilson_interval(3.5, 5))
+    assert duplicate_interval([]) == (0.0, 1.0)
+
+
+def test_duplicate_interval_coverage():
+    """Simulated duplicate pairs with p = 0.6 and strongly dependent matches (a deal that
+    favours a seat decides both): the interval covers the true win rate about 95% of the
+    time, where treating the matches as independent (Wilson over matches) would over-cover
+    badly here."""
+    rng = np.random.default_rng(7)
+    sets, trials, p = 60, 2000, 0.6
+    covered = 0
+    for _ in range(trials):
+        # with prob. 0.5 the deals decide (A wins one of the two), else A wins both w.p. 0.7
+        # and loses both w.p. 0.3: mean 0.5*0.5 + 0.5*0.7 = 0.6
+        decided = rng.random(sets) < 0.5
+        both = rng.random(sets) < 0.7
+        scores = np.where(decided, 0.5, np.where(both, 1.0, 0.0))
+        lo, hi = duplicate_interval(scores.tolist())
+        covered += lo <= p <= hi
+    assert 0.93 <= covered / trials <= 0.97
+
+
+def test_ratio_stderr():
+    assert ratio_stderr([1.0], [2]) is None
+    x, y = [3.0, 1.0, 2.0, 4.0], [2, 2, 2, 2]
+    # equal denominators: the plain standard error of the mean of x/y
+    m = [a / b for a, b in zip(x, y)]
+    mean = sum(m) / 4
+    se = math.sqrt(sum((v - mean) ** 2 for v in m) / 3 / 4)
+    assert ratio_stderr(x, y) == pytest.approx(se)
+
+
+def test_greedy_beats_random():
+    """Measured: greedy wins about 64% of two-player matches against random (2000 pairs:
+    64.1%, interval [62.8%, 65.4%]); 300 pairs put the interval well above one half."""
+    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=300, seed=2024)
+    assert r.ci_method == "normal"
+    assert r.win_rate > 0.5 and r.ci95[0] > 0.5
+    assert r.ci95[0] <= r.win_rate <= r.ci95[1]
+    assert r.margin_per_round > 0 and r.margin_per_round - 2 * r.margin_stderr > 0
+    assert r.points_per_round[0] > r.points_per_round[1]
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_random_against_random(name):
+    """Both seatings of a set share the deals and the random stream, so random against random
+    replays the same match with the names swapped: A wins exactly its share in every set."""
+    rules = RULE_SETS[name]
+    r = run_arena(rules, RANDOM, RANDOM, games=500, seed=99)
+    assert r.win_rate == pytest.approx(r.even_rate)
+    assert r.ci95[0] <= r.even_rate <= r.ci95[1]
+    assert r.margin_per_round == pytest.approx(0.0, abs=1e-12)
+
+
+# ---- reproducibility --------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["2p", "3p", "4p-partners"])
+def test_workers_give_the_same_result(name):
+    rules = RULE_SETS[name]
+    calls = []
+    one = run_arena(rules, GREEDY, RANDOM, games=90, seed=8, keep_logs=True)
+    two = run_arena(rules, GREEDY, RANDOM, games=90, seed=8, workers=2, keep_logs=True,
+                    progress=lambda done, total: calls.append((done, total)))
+    assert comparable(one) == comparable(two)
+    assert one.set_scores == two.set_scores
+    assert [(g.set_index, g.seating, g.seed) for g in one.played] == \
+        [(g.set_index, g.seating, g.seed) for g in two.played]
+    assert [write_record(g.log) for g in one.played] == [write_record(g.log) for g in two.played]
+    assert calls and calls[-1] == (90, 90)
+    assert all(a[0] < b[0] for a, b in zip(calls, calls[1:]))
+
+
+def test_progress_serial():
+    calls = []
+    run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=7, seed=8,
+              progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(i, 7) for i in range(1, 8)]
+
+
+def test_same_seed_same_result_other_seed_other_result():
+    a = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=100, seed=1)
+    b = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=100, seed=1)
+    c = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=100, seed=2)
+    assert comparable(a) == comparable(b)
+    assert a.set_scores != c.set_scores and comparable(a) != comparable(c)

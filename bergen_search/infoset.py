@@ -177,9 +177,8 @@ class Observer:
                 for ev, nums, _ in h.voids:
                     if ev >= start:
                         banned |= nums
-                for t in allowed:
-                    if not banned >> t & 1:
-                        allowed[t] |= 1 << (first + k)
+                for t in iter_mask(unknown & ~banned):
+                    allowed[t] |= 1 << (first + k)
             for ev_play, t, fixed in h.plays:
                 if fixed is not None:
                     fixed_count[first + fixed] = fixed_count.get(first + fixed, 0) + 1

@@ -57,7 +57,7 @@ def _merge_groups(groups, free):
             if a >> g & 1:
                 m |= 1 << merged_of[g]
         allowed.append(m)
-    return [tuple(x) for x in merged], allowed
+    return [tuple(x) for x in merged], allowed, merged_of
 
 
 def _programme(caps, allowed):
@@ -91,7 +91,7 @@ def _programme(caps, allowed):
 
 def count_worlds(groups, free) -> int:
     """The number of ways to deal the free tiles into the groups (0: an impossible history)."""
-    merged, allowed = _merge_groups(groups, free)
+    merged, allowed, _ = _merge_groups(groups, free)
     caps = [c for _, c in merged]
     if sum(caps) != len(free) or min(caps, default=0) < 0:
         return 0
@@ -107,7 +107,7 @@ class WorldTable:
 
     def __init__(self, info: InfoSet):
         self.info = info
-        groups, allowed = _merge_groups(info.groups, info.free)
+        groups, allowed, self.merged_of = _merge_groups(info.groups, info.free)
         self.owners = [o for o, _ in groups]
         caps = [c for _, c in groups]
         self.tiles = [t for t, _ in info.free]

@@ -1,0 +1,75 @@
+"""Speed of SO-ISMCTS (`bergen_search._ismcts`) at the first decision of a 2-player round.
+
+The position: a seeded `play_match` record cut right after the lead, seen by the seat to
+move (`from_state_and_events`). `run(2000, 0)` on a fresh tree is the benchmark (iterations
+per second: `extra_info["iterations"]` over the mean time); a second one grows one tree by
+2000 iterations per round, so it measures a tree that gets deeper as the benchmark goes on.
+
+`python benchmarks/bench_ismcts.py [iterations]` prints iterations per second of one
+`run(iterations, 0)` (default 200,000) for each objective, with the tree's size.
+"""
+import sys
+import time
+
+import pytest
+
+from bergen_search.infoset import from_state_and_events
+from bergen_search.playout import ENGINE_RANDOM
+from bergen_search.rules import Rules
+
+SEED = 12345
+ITERATIONS = 2000
+
+
+def first_decision(seed=SEED):
+    """The information set of the seat to move right after the lead of round 0 of a seeded
+    2-player match (random engines, compiled core)."""
+    from bergen_search.backend import load_core
+    rules = Rules()
+    log = load_core().play_match(rules, [ENGINE_RANDOM, ENGINE_RANDOM], seed)
+    rnd = log.rounds[0]
+    lead = rnd.events[:1]
+    seat = 1 - lead[0][0]
+    return from_state_and_events(rules, seat, rnd.hands[seat], log.start_scores, lead)
+
+
+@pytest.fixture(scope="module")
+def sampler(core):
+    from bergen_search._sampler import CoreSampler
+    return CoreSampler(first_decision())
+
+
+@pytest.mark.parametrize("objective", ["points", "match"])
+def test_ismcts_fresh_tree(benchmark, sampler, objective):
+    from bergen_search._ismcts import IsmctsTree
+
+    def search():
+        tree = IsmctsTree(sampler, SEED, objective=objective)
+        return tree.run(ITERATIONS, 0)
+
+    benchmark.extra_info["iterations"] = ITERATIONS
+    assert benchmark(search) == ITERATIONS
+
+
+def test_ismcts_growing_tree(benchmark, sampler):
+    from bergen_search._ismcts import IsmctsTree
+    tree = IsmctsTree(sampler, SEED)
+    benchmark.extra_info["iterations"] = ITERATIONS
+    assert benchmark(tree.run, ITERATIONS, 0) == ITERATIONS
+
+
+def main(iterations):
+    from bergen_search._ismcts import IsmctsTree
+    from bergen_search._sampler import CoreSampler
+    sampler = CoreSampler(first_decision())
+    for objective in ("points", "match"):
+        tree = IsmctsTree(sampler, SEED, objective=objective)
+        t0 = time.perf_counter()
+        done = tree.run(iterations, 0)
+        dt = time.perf_counter() - t0
+        print(f"{objective:6}: {done / dt:10,.0f} iterations/s ({done:,} in {dt:.2f} s), "
+              f"{tree.n_nodes:,} nodes, {tree.memory_bytes / 2**20:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200_000)

@@ -1,0 +1,63 @@
+# cython: language_level=3
+"""The contract of the ISMCTS search: the tree's node pool and the seeded search object.
+
+Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012, "Information Set Monte Carlo Tree
+Search", IEEE TCIAIG 4(2)), shaped like OpenSpiel's `algorithms/is_mcts.h`: nodes live in one
+C array that grows by doubling, children are a linked list of integer-keyed edges.
+
+An edge key is what the observer sees of an action:
+- a play, whoever makes it: the move int 0..55 (`tile * 2 + end`);
+- a draw by another seat: `DRAW` (56), the tile unseen;
+- a draw by the observer: `OWN_DRAW + tile` (64..91), the tile seen;
+- a pass: `PASS` (57).
+"""
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
+from bergen_search._core cimport MAX_EVENTS, Rng, State
+from bergen_search._sampler cimport CoreSampler, Sampler
+
+cdef enum:
+    OBJECTIVE_POINTS = 0    # reward: points gained until the round ends, minus the others' mean
+    OBJECTIVE_MATCH = 1     # reward: 1 for the side that wins the match, 0 otherwise
+    PLAYOUT_RANDOM = 0      # uniformly random plays
+    PLAYOUT_SCORING = 1     # a play that scores at once when there is one, else random
+    OWN_DRAW = 64           # key of the observer's draw of tile t: OWN_DRAW + t
+    NO_NODE = -1            # no parent / child / sibling
+    MAX_PATH = MAX_EVENTS + 1   # nodes on one root-to-leaf path (a round has < MAX_EVENTS actions)
+    TIME_CHECK_MASK = 63    # the clock is read every 64 iterations
+
+ctypedef struct Node:
+    int32_t parent        # the node above, NO_NODE for the root
+    int32_t first_child   # the first child, NO_NODE for a leaf
+    int32_t next_sibling  # the next child of the same parent, NO_NODE at the end
+    int32_t visits        # iterations that went through this node
+    int32_t avail         # iterations in which this edge was legal when its parent was reached
+    uint8_t key           # the edge from the parent (see the module docstring); 0 for the root
+    int8_t side           # side of the seat that took the edge; -1 for the root
+    double reward_sum     # sum of the rewards of `side` over the visits
+    double reward_sq      # sum of their squares (for standard errors)
+
+ctypedef struct Tree:
+    Node* nodes           # the pool; node 0 is the root
+    int32_t n_nodes       # nodes in use
+    int32_t capacity      # nodes allocated (a power of two)
+
+
+cdef class IsmctsTree:
+    """One observer's search tree over its information set, with its sampler and RNG."""
+    cdef Tree tree
+    cdef readonly CoreSampler sampler
+    cdef const Sampler* smp       # &sampler.c, alive as long as `sampler`
+    cdef Rng rng                  # every random choice of the search: worlds, expansion, playouts
+    cdef readonly double exploration
+    cdef readonly int objective
+    cdef readonly int playout
+    cdef readonly double value_scale   # mean rewards are multiplied by this inside UCB1 only
+    cdef int observer             # the seat searched for (to move at the root)
+    cdef long long total          # iterations done so far
+    cdef bint running             # a `run` is in progress (it releases the GIL)
+
+    cdef bint _reserve(self) noexcept nogil
+    cdef int32_t _new_child(self, int32_t parent, int32_t last, int key, int side) noexcept nogil
+    cdef void _finish(self, State* s) noexcept nogil
+    cdef void _iterate(self) noexcept nogil
+    cdef long long _run(self, long long limit, double seconds, bint* out_of_memory) noexcept nogil

@@ -1,0 +1,621 @@
+"""SO-ISMCTS in C (`bergen_search._ismcts`, Cowling, Powley & Whitehouse 2012).
+
+Layered as OpenSpiel's `mcts_test.py`: the API and its invariants; determinism (seed, slicing
+of `run`); the time limit; hand-built positions with an obvious best move, some with a known
+exact value; agreement with an exact solution computed here by brute force on small endgames
+from seeded random rounds; hidden information that must stay hidden; 3 and 4 players and
+partnerships; the "match" objective.
+
+The exact solution (`exact_root_values`) enumerates the worlds of `WorldTable.enumerate()`
+with their weights and plays every root move to the end of the round on the reference
+`State`: the observer picks, at each of its later information sets, the move with the best
+expected reward over the worlds it cannot tell apart; the other seats must have no decision
+(one legal action everywhere), or the position is skipped. That is exactly the game ISMCTS
+solves in such positions (one decision maker against chance), so its means converge to these
+values and its best move to the exact best move.
+"""
+import doctest
+import os
+import time
+
+import pytest
+
+from bergen_search import playout
+from bergen_search.errors import BergenError
+from bergen_search.infoset import from_position, from_state_and_events
+from bergen_search.notation import format_move
+from bergen_search.position import Position, position_from_flags
+from bergen_search.rng import Rng, derive_seed
+from bergen_search.rules import Rules
+from bergen_search.sampler import WorldTable
+from bergen_search.state import DRAW, PASS, State
+from bergen_search.tiles import TILE_HIGH, TILE_LOW, parse_tile
+
+try:
+    from bergen_search import _ismcts
+    from bergen_search._ismcts import IsmctsTree
+    from bergen_search._sampler import CoreSampler
+except ImportError:
+    if os.environ.get("BERGEN_ALLOW_NO_CORE") == "1":
+        pytest.skip("compiled core not built (BERGEN_ALLOW_NO_CORE=1)", allow_module_level=True)
+    raise
+
+SEED = 20240611
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+def mv(text):
+    """The move int of 'a-b:L' / 'a-b:R'."""
+    tile, end = text.split(":")
+    return parse_tile(tile) * 2 + "LR".index(end)
+
+
+def tree_for(info, seed=1, **kw):
+    return IsmctsTree(CoreSampler(info), seed, **kw)
+
+
+def searched(info, iterations, seed=1, **kw):
+    tree = tree_for(info, seed, **kw)
+    assert tree.run(iterations, 0) == iterations
+    return tree
+
+
+def by_move(tree):
+    """{move: (visits, mean, standard error)} from root_stats."""
+    out = {}
+    for move, visits, total, sq in tree.root_stats():
+        mean = total / visits if visits else 0.0
+        var = max(sq / visits - mean * mean, 0.0) if visits else 0.0
+        out[move] = (visits, mean, (var / visits) ** 0.5 if visits else float("inf"))
+    return out
+
+
+def best_move(tree):
+    return max(tree.root_stats(), key=lambda row: row[1])[0]
+
+
+def first_decision(rules, seed):
+    """The information set of the seat to move right after the lead of a seeded random round."""
+    hands, reserve = playout.deal(rules, Rng(seed))
+    st = State.deal(rules, hands, reserve)
+    leader = st.to_move
+    events = [(leader, st.legal_moves()[0], -1)]
+    seat = (leader + 1) % rules.players
+    return from_state_and_events(rules, seat, hands[seat], None, events)
+
+
+# Hand-built positions (bergen-position/1 flags), two players unless said otherwise.
+#: 5-5 on either end makes a triple (ends 5 and 5, one of them the double); 5-6 scores
+#: nothing. After the triple nobody else can match and the observer goes out with 5-6 on its
+#: next turn whatever the opponent does: exactly +5 in every world.
+TRIPLE = dict(hand="5-5 5-6", line="5-1 1-1 1-3 3-5", hand_sizes="2,6")
+#: 3-5 fits both ends: on the right it shows 3 next to the double 3-3 (a triple, 3), on the
+#: left it shows 5 next to 4-5 (a double match, 2).
+TRIPLE_END = dict(hand="3-5 1-6", line="3-3 3-2 2-2 2-4 4-5", hand_sizes="2,5")
+#: The reserve is closed (2 tiles, never drawn); the opponent holds two of 2-4 1-3 3-5 4-4.
+#: 4-5:R leaves ends 2 (the double 2-2) and 4: 2-4 then gives the opponent a triple; 1-5:R
+#: leaves 2 and 1, and 1-2 is on the line. Neither scores at once.
+NO_GIFT = dict(hand="1-5 4-5", line="2-2 2-6 6-6 6-5 5-5 5-2 2-3 3-6 6-4 4-3 3-3 3-0 0-6 6-1 "
+                                     "1-4 4-0 0-2 2-1 1-1 1-0 0-0 0-5",
+               hand_sizes="2,2", reserve_size=2)
+#: Every 6 but the observer's 3-6 is on the line and the reserve is closed: 3-6:R makes ends
+#: 6 and 6 (a double match, 2) and blocks the round, which the observer's 0-1 (no double, one
+#: pip) wins: exactly +4 in every world. 3-6:L also scores 2 but lets the opponent play on.
+BLOCK = dict(hand="3-6 0-1", line="6-0 0-5 5-6 6-6 6-4 4-5 5-5 5-3 3-3 3-4 4-4 4-2 2-6 6-1 "
+                                  "1-5 5-2 2-2 2-0 0-4 4-1 1-1 1-3",
+             hand_sizes="2,2", reserve_size=2)
+
+
+def info_of(position, **kw):
+    return from_position(position_from_flags(**position, **kw))
+
+
+# ---- API and invariants ----------------------------------------------------------------------
+def test_docstring_example():
+    assert doctest.testmod(_ismcts).failed == 0
+
+
+def test_root_stats_cover_the_legal_moves_and_every_iteration():
+    info = first_decision(Rules(), derive_seed(SEED, 0))
+    tree = searched(info, 3000)
+    stats = tree.root_stats()
+    st_moves = [m for m, *_ in stats]
+    hand_fits = [t * 2 + e for t in range(28) if info.hand >> t & 1 for e in (0, 1)
+                 if (info.left, info.right)[e] in (TILE_LOW[t], TILE_HIGH[t])]
+    assert st_moves == sorted(hand_fits)
+    assert sum(v for _, v, _, _ in stats) == tree.iterations == 3000
+    assert tree.n_nodes > 3000          # one expanded node per iteration at least
+    assert tree.memory_bytes >= tree.n_nodes * 40
+    for move, visits, total, sq in stats:
+        assert visits > 0
+        assert sq >= total * total / visits - 1e-6    # Cauchy-Schwarz: sums are consistent
+
+
+def test_bad_arguments():
+    sampler = CoreSampler(first_decision(Rules(), derive_seed(SEED, 1)))
+    with pytest.raises(BergenError):
+        IsmctsTree(sampler, "seed")
+    with pytest.raises(BergenError):
+        IsmctsTree(sampler, 1, objective=2)
+    with pytest.raises(BergenError):
+        IsmctsTree(sampler, 1, playout="clever")
+    with pytest.raises(BergenError):
+        IsmctsTree(sampler, 1, exploration=-1.0)
+    with pytest.raises(BergenError, match="limit"):
+        IsmctsTree(sampler, 1).run(0, 0)
+    tree = IsmctsTree(sampler, 1, objective="match", playout="scoring")
+    assert (tree.objective, tree.playout, tree.value_scale) == (1, 1, 1.0)
+    assert IsmctsTree(sampler, 1).value_scale == pytest.approx(1 / _ismcts.POINTS_SCALE)
+
+
+def test_availability_counts_the_worlds_where_a_play_is_legal():
+    """After the observer's reply to the lead, a play of the opponent is legal exactly when the
+    opponent holds its tile, and its hand is a uniform subset of the tiles allowed there: the
+    availability of each of its plays is about visits * hand / allowed. Its draw is one DRAW
+    child (the tile unseen), taken when none of its tiles fits."""
+    from math import comb
+    rules = Rules()
+    info = first_decision(rules, derive_seed(SEED, 8))
+    other = 1 - info.seat
+    tree = searched(info, 60000)
+    move, visits, _, _ = max(tree.root_stats(), key=lambda row: row[1])
+    kids = tree.children([move])
+    assert sum(k[2] for k in kids) == visits - 1     # the first visit played out from there
+    after = world_state(info, [info.hand if j == info.seat else 0 for j in range(2)], [])
+    after = after.apply(move)
+    group = next(g for g, grp in enumerate(info.groups) if grp.owner == other)
+    allowed = [t for t, groups in info.free if groups >> group & 1]
+    held = info.hand_sizes[other]
+    fitting = [t for t in allowed if {after.left, after.right} & {TILE_LOW[t], TILE_HIGH[t]}]
+    expected = {}
+    for t in fitting:
+        for end, value in enumerate((after.left, after.right)):
+            if value in (TILE_LOW[t], TILE_HIGH[t]):
+                expected[t * 2 + end] = held / len(allowed)
+    expected[DRAW] = comb(len(allowed) - len(fitting), held) / comb(len(allowed), held)
+    got = {key: avail for key, side, _, avail, _, _ in kids}
+    assert set(got) <= set(expected) and DRAW in got
+    assert all(side == other for _, side, *_ in kids)
+    for key, p in expected.items():
+        se = (p * (1 - p) / visits) ** 0.5
+        assert abs(got.get(key, 0) / visits - p) <= 4.5 * se + 1e-9, (format_move(key), p)
+
+
+def test_own_draws_are_seen_and_passes_are_keyed():
+    """A forced draw at the root: one child per tile drawn (OWN_DRAW + tile), each tile on top
+    of the reserve with probability 1 / unseen tiles; root_stats sums them under DRAW. A
+    forced pass: one PASS child."""
+    info = info_of(dict(hand="0-1 1-2 0-2 0-5 1-5 2-5", line="3-3 3-4", hand_sizes="6,5",
+                        reserve_size=15))
+    n = 40000
+    tree = searched(info, n)
+    unseen = [t for t, _ in info.free]
+    assert len(unseen) == 20
+    kids = tree.children()
+    assert sorted(k[0] for k in kids) == [_ismcts.KEY_OWN_DRAW + t for t in unseen]
+    se = (1 / 20 * 19 / 20 / n) ** 0.5
+    for key, side, visits, avail, total, sq in kids:
+        assert side == 0 and avail == visits
+        assert abs(visits / n - 1 / 20) <= 4.5 * se
+    ((move, visits, total, sq),) = tree.root_stats()
+    assert (move, visits) == (DRAW, n)
+    assert total == pytest.approx(sum(k[4] for k in kids))
+    # the pass: BLOCK's line with a hand holding neither 6 nor 3, the reserve closed
+    tree = searched(info_of(dict(BLOCK, hand="0-1 1-2")), 1000)
+    assert [k[0] for k in tree.children()] == [_ismcts.KEY_PASS]
+    assert [row[:2] for row in tree.root_stats()] == [(PASS, 1000)]
+
+
+# ---- determinism -----------------------------------------------------------------------------
+@pytest.mark.parametrize("objective", [0, 1])
+def test_same_seed_same_tree_however_sliced(objective):
+    info = first_decision(Rules(), derive_seed(SEED, 2))
+    whole = searched(info, 6000, seed=7, objective=objective)
+    sliced = tree_for(info, 7, objective=objective)
+    for n in (1, 999, 2500, 64, 2436):
+        assert sliced.run(n, 0) == n
+    assert sliced.iterations == whole.iterations == 6000
+    assert sliced.root_stats() == whole.root_stats()
+    assert sliced.n_nodes == whole.n_nodes
+    other = searched(info, 6000, seed=8, objective=objective)
+    assert other.root_stats() != whole.root_stats()
+
+
+def test_a_timed_slice_then_the_rest_equals_one_run():
+    info = first_decision(Rules(), derive_seed(SEED, 3))
+    timed = tree_for(info, 3)
+    done = timed.run(0, 0.01)
+    assert 0 < done < 100_000
+    timed.run(100_000 - done, 0)
+    assert timed.root_stats() == searched(info, 100_000, seed=3).root_stats()
+
+
+def test_time_limit():
+    info = first_decision(Rules(), derive_seed(SEED, 4))
+    for objective in (0, 1):
+        tree = tree_for(info, 4, objective=objective)
+        start = time.perf_counter()
+        done = tree.run(0, 0.2)
+        elapsed = time.perf_counter() - start
+        assert done > 0
+        assert elapsed < 0.2 + 0.05, elapsed
+        start = time.perf_counter()
+        tree.run(10**12, 0.05)       # the time limit stops a huge iteration limit
+        assert time.perf_counter() - start < 0.05 + 0.05
+
+
+def test_one_search_at_a_time():
+    """`run` releases the GIL; a second thread may not run the same tree meanwhile."""
+    import threading
+    tree = tree_for(first_decision(Rules(), derive_seed(SEED, 9)))
+    worker = threading.Thread(target=tree.run, args=(0, 0.3))
+    worker.start()
+    time.sleep(0.05)
+    with pytest.raises(RuntimeError, match="already running"):
+        tree.run(10, 0)
+    worker.join()
+    assert tree.run(10, 0) == 10
+
+
+def test_memory_for_a_million_iterations():
+    tree = searched(first_decision(Rules(), derive_seed(SEED, 5)), 1_000_000)
+    assert tree.memory_bytes < 250 * 2**20, tree.memory_bytes
+
+
+# ---- obvious positions -----------------------------------------------------------------------
+@pytest.mark.parametrize("playout", ["random", "scoring"])
+def test_triple_over_nothing(playout):
+    tree = searched(info_of(TRIPLE), 20000, playout=playout)
+    stats = by_move(tree)
+    assert best_move(tree) in (mv("5-5:L"), mv("5-5:R"))
+    for move in (mv("5-5:L"), mv("5-5:R")):
+        visits, mean, _ = stats[move]
+        assert visits > 1000 and mean == 5.0      # +3, then out for +2, in every world
+
+
+@pytest.mark.parametrize("playout", ["random", "scoring"])
+def test_the_end_that_makes_the_triple(playout):
+    tree = searched(info_of(TRIPLE_END), 20000, playout=playout)
+    assert best_move(tree) == mv("3-5:R")
+
+
+@pytest.mark.parametrize("playout", ["random", "scoring"])
+def test_no_triple_for_the_opponent(playout):
+    tree = searched(info_of(NO_GIFT), 20000, playout=playout)
+    stats = by_move(tree)
+    assert best_move(tree) == mv("1-5:R")
+    assert stats[mv("1-5:R")][1] > stats[mv("4-5:R")][1] + 1.0
+
+
+@pytest.mark.parametrize("playout", ["random", "scoring"])
+def test_blocking_wins(playout):
+    tree = searched(info_of(BLOCK), 20000, playout=playout)
+    stats = by_move(tree)
+    assert best_move(tree) == mv("3-6:R")
+    assert stats[mv("3-6:R")][1] == 4.0          # +2 for the match, +2 for the block
+    assert stats[mv("3-6:L")][1] < 3.5
+
+
+def test_match_objective_takes_the_winning_match():
+    """At 14-14 of 15 any match scores 1 (endgame cap) and wins: 5-5 wins in every world."""
+    tree = searched(info_of(TRIPLE, scores="14,14"), 20000, objective="match")
+    stats = by_move(tree)
+    assert best_move(tree) in (mv("5-5:L"), mv("5-5:R"))
+    for move in (mv("5-5:L"), mv("5-5:R")):
+        assert stats[move][1] == 1.0
+
+
+def test_match_objective_rewards_are_wins():
+    """From the first decision the match goes on over fresh deals: every reward is 0 or 1."""
+    tree = searched(first_decision(Rules(), derive_seed(SEED, 6)), 5000, objective="match")
+    for move, visits, total, sq in tree.root_stats():
+        assert sq == total                 # r * r == r for r in {0, 1}
+        assert 0 < total < visits
+
+
+# ---- more players ----------------------------------------------------------------------------
+@pytest.mark.parametrize("players, partnerships, sizes", [
+    (3, False, "2,6,6"), (4, False, "2,5,5,5"), (4, True, "2,5,5,5")])
+def test_triple_with_more_players(players, partnerships, sizes):
+    pos = dict(TRIPLE, hand_sizes=sizes)
+    info = info_of(pos, players=players, partnerships=partnerships)
+    tree = searched(info, 20000)
+    assert best_move(tree) in (mv("5-5:L"), mv("5-5:R"))
+    stats = by_move(tree)
+    assert stats[best_move(tree)][1] > 2.0
+    assert sum(v for v, _, _ in stats.values()) == 20000
+
+
+def test_partnership_rewards_are_by_side():
+    """With partnerships the points reward is a side's gain minus the other side's: a round
+    is zero-sum between the sides, so from the first decision the observer's mean reward is
+    a difference of two sides' points, not of four seats' (its spread is the same scale as
+    with two players), and the search runs for every seat of both sides."""
+    rules = Rules(players=4, partnerships=True)
+    info = first_decision(rules, derive_seed(SEED, 7))
+    tree = searched(info, 20000)
+    stats = tree.root_stats()
+    assert sum(v for _, v, _, _ in stats) == 20000
+    for move, visits, total, sq in stats:
+        assert abs(total / visits) < 15
+
+
+# ---- exact values on small endgames -----------------------------------------------------------
+class OpponentDecides(Exception):
+    """Another seat has a choice somewhere: the exact solution here does not apply."""
+
+
+def world_state(info, hands, reserve):
+    """The reference State of one world of an information set (full information)."""
+    rules = info.rules
+    s = State.__new__(State)
+    s.rules = rules
+    s.hands = tuple(hands)
+    s.hidden = (0,) * rules.players
+    s.reserve = tuple(reserve)
+    s.reserve_size = len(reserve)
+    s.left, s.right = info.left, info.right
+    s.left_double, s.right_double = info.left_double, info.right_double
+    s.line = info.line
+    s.scores = tuple(info.scores)
+    s.to_move = info.seat
+    s.passes = info.passes
+    s.draws_this_turn = info.draws_this_turn
+    s.last_drawn = info.last_drawn
+    s.ended = None
+    s.winner = None
+    s.last_points = (0,) * rules.n_sides
+    return s
+
+
+def points_reward(info, s):
+    """The "points" reward of the observer's side from the root to the end of the round."""
+    rules = info.rules
+    gains = [s.scores[i] - info.scores[i] for i in range(rules.n_sides)]
+    own = gains[rules.side_of(info.seat)]
+    return own - (sum(gains) - own) / (rules.n_sides - 1)
+
+
+def solve(info, group, counts):
+    """Values of the worlds of `group` [(weight, state)], which the observer cannot tell
+    apart, under the observer's best information-set policy."""
+    values = [0.0] * len(group)
+    live = []
+    for i, (_, s) in enumerate(group):
+        if s.ended is not None:
+            values[i] = points_reward(info, s)
+        else:
+            live.append(i)
+    if not live:
+        return values
+    if group[live[0]][1].to_move == info.seat:
+        moves = group[live[0]][1].legal_moves()
+        assert DRAW not in moves, "the reserve is closed in these endgames"
+        best = None
+        for m in moves:
+            sub = [(group[i][0], group[i][1].apply(m)) for i in live]
+            vals = solve(info, sub, counts)
+            expected = sum(w * v for (w, _), v in zip(sub, vals))
+            if best is None or expected > best[0]:
+                best = (expected, vals)
+        counts["observer_choices"] += len(moves) > 1
+        for i, v in zip(live, best[1]):
+            values[i] = v
+        return values
+    # another seat: one legal action in every world, grouped by what the observer sees
+    seen = {}
+    for i in live:
+        w, s = group[i]
+        moves = s.legal_moves()
+        if len(moves) > 1:
+            raise OpponentDecides()
+        assert moves[0] != DRAW, "the reserve is closed in these endgames"
+        seen.setdefault(moves[0], []).append((i, w, s.apply(moves[0])))
+    for items in seen.values():
+        vals = solve(info, [(w, s) for _, w, s in items], counts)
+        for (i, _, _), v in zip(items, vals):
+            values[i] = v
+    return values
+
+
+def exact_root_values(info, moves=None):
+    """({root move: exact expected points reward}, {"observer_choices": n}) for the legal
+    `moves` (default: all), or OpponentDecides."""
+    group = [(w, world_state(info, hands, sorted(reserve)))
+             for (hands, reserve), w in WorldTable(info).enumerate().items()]
+    total = sum(w for w, _ in group)
+    counts = {"observer_choices": 0}
+    out = {}
+    for m in moves or group[0][1].legal_moves():
+        sub = [(w, s.apply(m)) for w, s in group]
+        vals = solve(info, sub, counts)
+        out[m] = sum(w * v for (w, _), v in zip(sub, vals)) / total
+    return out, counts
+
+
+def closed_endgames(rules, n_rounds, from_events=True, max_tiles=28):
+    """Information sets of every decision with the reserve closed (down to reserve_kept) in
+    seeded random rounds, with at most `max_tiles` tiles in the hands: from the events (the
+    full history) or, with `from_events=False`, from the position alone (no history, no
+    voids: a wider set of worlds)."""
+    out = []
+    for i in range(n_rounds):
+        rng = Rng(derive_seed(SEED, 1000 + i))
+        hands, reserve = playout.deal(rules, rng)
+        st = State.deal(rules, hands, reserve)
+        events = []
+        while st.ended is None:
+            moves = st.legal_moves()
+            sizes = tuple(st.hand_size(j) for j in range(rules.players))
+            if (st.reserve_size <= rules.reserve_kept and len(moves) > 1
+                    and not st.draws_this_turn and sum(sizes) <= max_tiles):
+                seat = st.to_move
+                if from_events:
+                    out.append(from_state_and_events(rules, seat, hands[seat], None, events))
+                else:
+                    pos = Position(rules, st.scores, seat, st.hands[seat], st.line, sizes,
+                                   st.reserve_size, {})
+                    out.append(from_position(pos.check()))
+            m = moves[rng.below(len(moves))]
+            events.append((st.to_move, m, st.reserve[0] if m == DRAW else -1))
+            st = st.apply(m)
+    return out
+
+
+#: name -> (rules, rounds, closed_endgames options, minimum best-move checks, minimum means).
+EXACT_TABLES = {
+    "2p": (Rules(), 600, dict(max_tiles=10), 20, 70),
+    "3p": (Rules(players=3), 300, dict(from_events=False, max_tiles=9), 6, 22),
+    "4p-partners": (Rules(players=4, partnerships=True), 300,
+                    dict(from_events=False, max_tiles=8), 2, 20),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(EXACT_TABLES))
+def solved_endgames(request):
+    """(info, exact values, counts) of closed endgames from seeded random rounds, small enough
+    to solve quickly (at most 5000 histories), where nobody but the observer decides."""
+    rules, rounds, options, min_best, min_means = EXACT_TABLES[request.param]
+    out = []
+    for info in closed_endgames(rules, rounds, **options):
+        if WorldTable(info).total > 5000:
+            continue
+        try:
+            exact, counts = exact_root_values(info)
+        except OpponentDecides:
+            continue
+        out.append((info, exact, counts))
+    return out, min_best, min_means
+
+
+def test_exact_solver_knows_the_obvious():
+    """The brute force itself, on BLOCK (every world: +4 for the block) and NO_GIFT, where
+    the opponent may decide after 4-5:R (2-4 fits both ends)."""
+    exact, counts = exact_root_values(info_of(BLOCK), [mv("3-6:R")])
+    assert exact == {mv("3-6:R"): 4.0} and counts == {"observer_choices": 0}
+    with pytest.raises(OpponentDecides):
+        exact_root_values(info_of(NO_GIFT), [mv("4-5:R")])
+
+
+def test_best_move_equals_the_exact_best(solved_endgames):
+    endgames, min_best, _ = solved_endgames
+    checked = 0
+    for info, exact, _ in endgames:
+        ranked = sorted(exact.values(), reverse=True)
+        if ranked[0] - ranked[1] < 0.25:
+            continue
+        tree = searched(info, 20000, seed=checked)
+        got = best_move(tree)
+        want = max(exact, key=exact.get)
+        assert got == want, (f"{format_move(got)} != {format_move(want)}: "
+                             f"{ {format_move(m): v for m, v in exact.items()} } {info}")
+        checked += 1
+    assert checked >= min_best
+
+
+def test_means_equal_the_exact_values(solved_endgames):
+    """Where every action after the root move is forced, each root move's mean is an average
+    of i.i.d. world outcomes: within a few standard errors of the exact value (exactly equal
+    when every world gives the same). With 3 sides this checks the reward "gain minus the
+    others' mean gain", with partnerships that rewards go by side."""
+    endgames, _, min_means = solved_endgames
+    checked = 0
+    for info, exact, counts in endgames:
+        if counts["observer_choices"]:
+            continue
+        tree = searched(info, 20000, seed=100 + checked)
+        for move, (visits, mean, se) in by_move(tree).items():
+            if visits < 30:
+                continue
+            assert abs(mean - exact[move]) <= 4.5 * se + 1e-9, (
+                f"{format_move(move)}: mean {mean} +- {se} ({visits} visits), exact "
+                f"{exact[move]}; {info}")
+            checked += 1
+    assert checked >= min_means
+
+
+# ---- hidden information ----------------------------------------------------------------------
+def replay_public(rules, hands, reserve, actions):
+    """Replay `actions` [(seat, action)] on a full deal; return the events (seat, action,
+    drawn tile or -1), or None if the deal makes an action illegal."""
+    st = State.deal(rules, hands, reserve)
+    events = []
+    for who, action in actions:
+        tile = st.reserve[0] if action == DRAW else -1
+        try:
+            st = st.apply(action, who)
+        except BergenError:
+            return None
+        events.append((who, action, tile))
+    return events
+
+
+def other_deal(rules, hands, reserve, actions, seat, rng, tries=2000):
+    """A deal with the same public history and the same tiles for `seat`, but another hand
+    for the other seat (two players): the tiles the other seat played and every tile `seat`
+    drew stay where they were, the rest of the unseen tiles is shuffled. None if no try fits
+    (a shuffled deal must pass the replay: the other seat's draws and passes prove voids)."""
+    other = 1 - seat
+    pinned_tiles = {a >> 1 for who, a in actions if who == other and a < DRAW}
+    pinned_slots, n_draws = set(), 0
+    for who, a in actions:
+        if a == DRAW:
+            if who == seat or reserve[n_draws] in pinned_tiles:
+                pinned_slots.add(n_draws)
+            n_draws += 1
+    own = [t for t in range(28) if hands[other] >> t & 1]
+    hand_free = [t for t in own if t not in pinned_tiles]
+    res_free = [k for k in range(len(reserve)) if k not in pinned_slots]
+    for _ in range(tries):
+        pool = hand_free + [reserve[k] for k in res_free]
+        rng.shuffle(pool)
+        alt_other = [t for t in own if t in pinned_tiles] + pool[:len(hand_free)]
+        alt_reserve = list(reserve)
+        for k, t in zip(res_free, pool[len(hand_free):]):
+            alt_reserve[k] = t
+        alt_hands = list(hands)
+        alt_hands[other] = sum(1 << t for t in alt_other)
+        if alt_hands[other] == hands[other]:
+            continue
+        events = replay_public(rules, alt_hands, alt_reserve, actions)
+        if events is not None:
+            return alt_hands, events
+    return None
+
+
+def test_hidden_hands_stay_hidden():
+    """Two deals that differ only in the other seat's hand (and what it drew) give the
+    observer the same information set, and then the same tree for the same seed."""
+    rules = Rules()
+    checked = 0
+    for i in range(30):
+        rng = Rng(derive_seed(SEED, 5000 + i))
+        hands, reserve = playout.deal(rules, rng)
+        st = State.deal(rules, hands, reserve)
+        seat = 1 - st.to_move          # the observer: the seat after the leader
+        actions, proofs = [], 0
+        while st.ended is None:
+            moves = st.legal_moves()
+            if proofs and st.to_move == seat and len(moves) > 1 and not st.draws_this_turn:
+                break
+            m = moves[rng.below(len(moves))]
+            proofs += st.to_move != seat and m in (DRAW, PASS)
+            actions.append((st.to_move, m))
+            st = st.apply(m)
+        if st.ended is not None:
+            continue
+        found = other_deal(rules, hands, reserve, actions, seat, rng)
+        if found is None:
+            continue
+        alt_hands, alt_events = found
+        events = replay_public(rules, hands, reserve, actions)
+        info = from_state_and_events(rules, seat, hands[seat], None, events)
+        alt = from_state_and_events(rules, seat, hands[seat], None, alt_events)
+        assert alt_hands[1 - seat] != hands[1 - seat]
+        assert info.key() == alt.key()
+        a = searched(info, 4000, seed=i)
+        b = searched(alt, 4000, seed=i)
+        assert a.root_stats() == b.root_stats()
+        assert a.n_nodes == b.n_nodes
+        checked += 1
+    assert checked >= 5

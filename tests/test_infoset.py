@@ -1,0 +1,445 @@
+"""Information sets (bergen_search/infoset.py) read only what their seat could see, and the
+proofs they keep are the ones RULES.md states ("The lead", "Decisions and chance").
+
+- A complete record and the same record with the other hands, the reserve and the other seats'
+  draws nulled give the same information set at every cut point, whichever way it is built.
+- Different histories that the seat cannot tell apart (found by the brute force of
+  test_sampler.py, which replays candidate deals through the rules engine) give the same
+  information set.
+- A record as one seat saw it replays without error whenever the complete record does: the
+  hidden-hand proofs of record.py never reject a legal history.
+- Hand-made positions: what the lead, a pass and a draw prove, and what they do not.
+"""
+from __future__ import annotations
+
+import copy
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from bergen_search.errors import BergenError
+from bergen_search.infoset import RESERVE, Observer, from_state_and_events
+from bergen_search.playout import play_match
+from bergen_search.record import parse_record, replay, walk, write_record
+from bergen_search.rng import derive_seed
+from bergen_search.rules import Rules
+from bergen_search.state import DRAW, PASS, State
+from bergen_search.tiles import (ALL_TILES, DOUBLES, TILES_WITH, format_mask, iter_mask,
+                                 parse_tile, tile_str)
+
+
+def _load_sampler_tests():
+    """tests/test_sampler.py (its brute force and cut points), however pytest imports it."""
+    if "test_sampler" in sys.modules:
+        return sys.modules["test_sampler"]
+    spec = importlib.util.spec_from_file_location(
+        "test_sampler", Path(__file__).with_name("test_sampler.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["test_sampler"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+ST = _load_sampler_tests()
+RANDOM = 0
+
+TABLES = {
+    "2p": Rules(), "2p-draw-one": Rules(draw="one"),
+    "2p-highest-double-lowest-tile": Rules(lead="highest-double", no_double="lowest-tile",
+                                           hand_size=3),
+    "3p": Rules(players=3), "3p-draw-one": Rules(players=3, draw="one"),
+    "4p": Rules(players=4, no_double="lowest-tile"),
+    "4p-partnerships": Rules(players=4, partnerships=True),
+    "4p-partnerships-draw-one": Rules(players=4, partnerships=True, draw="one",
+                                      lead="highest-double"),
+}
+
+
+def tiles(*names) -> int:
+    return sum(1 << parse_tile(t) for t in names)
+
+
+def play(name: str, end: int | None = None) -> int:
+    """A play as a move int: `play("0-0")` the lead, `play("0-5", 1)` at the right end."""
+    return parse_tile(name) * 2 + (end or 0)
+
+
+# ---- records as one seat saw them -------------------------------------------------------------
+def round_start_scores(log, r):
+    return list(log.start_scores) if r == 0 else list(log.rounds[r - 1].scores)
+
+
+def cut_record(log, r: int, k: int, seat: int | None = None, *, hide_hands=False,
+               hide_draws=False, one_round=False) -> dict:
+    """The complete record of a match cut after event k of round r; with `seat` given, round
+    r's other hands and reserve (hide_hands) and the other seats' drawn tiles (hide_draws)
+    nulled. `one_round`: only round r, from the scores it started with."""
+    rec = write_record(log)
+    rounds = rec["rounds"][:r + 1]
+    last = copy.deepcopy(rounds[-1])
+    last["events"] = last["events"][:k]
+    if hide_hands:
+        last["hands"] = [h if s == seat else None for s, h in enumerate(last["hands"])]
+        last["reserve"] = None
+    if hide_draws:
+        for ev in last["events"]:
+            if "draw" in ev and ev["seat"] != seat:
+                ev["draw"] = None
+    if one_round:
+        rec["start_scores"] = round_start_scores(log, r)
+        rec["rounds"] = [last]
+    else:
+        rec["rounds"] = rounds[:-1] + [last]
+    return rec
+
+
+def infoset_via_record(rec: dict):
+    """The seat to move's information set after a record's last event, built the way the
+    command line builds it: parse, replay through record.walk, an Observer of the last round
+    that knows only the seat to move."""
+    record = parse_record(rec)
+    last = len(record.rounds) - 1
+    steps = [s for s in walk(record) if s.round == last]
+    seat = steps[-1].after.to_move
+    obs = Observer(record.rules, {seat}, steps[0].before)
+    for s in steps:
+        obs.step(s.seat, s.action, s.after)
+    return obs.infoset(seat)
+
+
+def cut_points(rules: Rules, seed: int, games: int, rounds: int = 2, every: int = 1):
+    """(log, round, k, state before event k) for every k after the lead where the seat to
+    move acts, every `every`-th one."""
+    n = 0
+    for g in range(games):
+        log = play_match(rules, [RANDOM] * rules.players, derive_seed(seed, g))
+        scores = tuple(log.start_scores)
+        for r, rnd in enumerate(log.rounds[:rounds]):
+            state = State.deal(rules, rnd.hands, rnd.reserve, scores)
+            for k, (w, a, t) in enumerate(rnd.events):
+                if state.led:
+                    if n % every == 0:
+                        yield log, r, k, state
+                    n += 1
+                state = state.apply(a, w, t if a == DRAW else None)
+            scores = tuple(rnd.scores)
+
+
+# ---- 1. complete and nulled records give the same information set ------------------------------
+@pytest.mark.parametrize("name", list(TABLES))
+def test_nulled_record_gives_the_same_infoset(name):
+    rules = TABLES[name]
+    checked = 0
+    every = {2: 3, 3: 6, 4: 10}[rules.players]     # replays cost more with more hidden seats
+    for log, r, k, state in cut_points(rules, seed=3, games=3, every=every):
+        seat = state.to_move
+        rnd = log.rounds[r]
+        public = [(w, a, t if (a == DRAW and w == seat) else None) for w, a, t in rnd.events[:k]]
+        key = from_state_and_events(rules, seat, rnd.hands[seat], round_start_scores(log, r),
+                                    public).key()
+        complete = cut_record(log, r, k)
+        assert infoset_via_record(complete).key() == key
+        for hide_hands, hide_draws, one_round in ((True, True, False), (True, False, False),
+                                                  (False, True, True), (True, True, True)):
+            rec = cut_record(log, r, k, seat, hide_hands=hide_hands, hide_draws=hide_draws,
+                             one_round=one_round)
+            assert infoset_via_record(rec).key() == key, (name, r, k, hide_hands, hide_draws)
+        checked += 1
+    assert checked >= 10, checked
+
+
+def test_viewpoint_module_agrees():
+    """bergen_search.viewpoint (the command line's reader) gives the same sets."""
+    viewpoint = pytest.importorskip("bergen_search.viewpoint")
+    for name in ("2p-draw-one", "3p", "4p-partnerships"):
+        rules = TABLES[name]
+        for log, r, k, state in cut_points(rules, seed=4, games=1, rounds=1, every=9):
+            rec = cut_record(log, r, k, state.to_move, hide_hands=True, hide_draws=True)
+            assert viewpoint.infoset_from_record(rec).key() == infoset_via_record(rec).key()
+            assert viewpoint.infoset_from_record(cut_record(log, r, k)).key() == \
+                infoset_via_record(rec).key()
+
+
+# ---- 2. histories the seat cannot tell apart give the same information set --------------------
+def record_of_history(rules, scores, dealt, events, hidden_draws):
+    """A complete one-round record from dealt hands, the events and the hidden seats' drawn
+    tiles (by event index); the reserve is the drawn tiles in order, then the rest."""
+    drawn = []
+    out_events = []
+    led = False
+    for i, (w, a, t) in enumerate(events):
+        if a == DRAW:
+            tile = hidden_draws.get(i, t)
+            drawn.append(tile)
+            out_events.append({"seat": w, "draw": tile_str(tile)})
+        elif a == PASS:
+            out_events.append({"seat": w, "pass": True})
+        else:
+            text = tile_str(a >> 1) + ("" if not led else ":" + "LR"[a & 1])
+            out_events.append({"seat": w, "play": text})
+            led = True
+    used = sum(1 << t for t in drawn)
+    for h in dealt:
+        used |= h
+    reserve = drawn + list(iter_mask(ALL_TILES & ~used))
+    return {"format": "bergen-record/1", "rules": rules.to_dict(), "start_scores": list(scores),
+            "rounds": [{"hands": [format_mask(h) for h in dealt],
+                        "reserve": [tile_str(t) for t in reserve], "events": out_events}]}
+
+
+@pytest.mark.parametrize("name", ["default-h3", "draw-one-h2", "lowest-tile-h3", "3p-h3"])
+def test_indistinguishable_histories_give_the_same_infoset(name):
+    variant = dict(ST.EXHAUSTIVE[name])
+    rules = Rules(players=variant.pop("players", 2), **variant)
+    compared = cut_points_used = 0
+    for cut in ST.cuts(rules, seed=11, games=20, decisions=False):
+        if cut_points_used >= 6:
+            break
+        if cut.k < (6 if rules.players == 3 else 3):
+            continue
+        try:
+            histories = ST.brute_histories(rules, cut.seat, cut.dealt[cut.seat], cut.public,
+                                           cut.scores, budget=ST.BRUTE_BUDGET)
+        except ST.Budget:
+            continue
+        key = cut.info().key()
+        true_scores = cut.state.scores
+        # Up to 5 histories with different deals of the hidden hands.
+        seen, picked = set(), []
+        for dealt, draws, _ in histories:
+            if dealt not in seen:
+                seen.add(dealt)
+                picked.append((dealt, draws))
+        if len(picked) < 2:
+            continue
+        cut_points_used += 1
+        for dealt, draws in picked[:: max(1, len(picked) // 5)][:5]:
+            rec = record_of_history(rules, cut.scores, dealt, cut.events, draws)
+            report = replay(rec)                     # a legal complete history
+            assert tuple(report["scores"]) == true_scores
+            assert infoset_via_record(rec).key() == key
+            compared += 1
+    assert cut_points_used >= 4 and compared >= 10, (cut_points_used, compared)
+
+
+# ---- 3. a record as one seat saw it replays whenever the complete one does ---------------------
+def nulled_match(log, seat: int) -> dict:
+    """The whole match as `seat` saw it; rounds that ended blocked keep their hands (a blocked
+    round with hidden hands cannot be scored, by design)."""
+    rec = write_record(log)
+    for rnd, played in zip(rec["rounds"], log.rounds):
+        if played.end == "blocked":
+            continue
+        rnd["hands"] = [h if s == seat else None for s, h in enumerate(rnd["hands"])]
+        rnd["reserve"] = None
+        for ev in rnd["events"]:
+            if "draw" in ev and ev["seat"] != seat:
+                ev["draw"] = None
+    return rec
+
+
+PARTIAL_TABLES = dict(TABLES, **{
+    "2p-small-reserve-draw-one": Rules(hand_size=3, reserve_kept=16, draw="one"),
+    "3p-lowest-tile-pips": Rules(players=3, no_double="lowest-tile", blocked="pips"),
+    "4p-american-out5": Rules(players=4, partnerships=True, blocked="american", out_bonus=5),
+})
+
+
+@pytest.mark.parametrize("name", list(PARTIAL_TABLES))
+def test_one_seat_records_replay(name):
+    rules = PARTIAL_TABLES[name]
+    n = rules.players
+    for g in range(2):
+        log = play_match(rules, [RANDOM] * n, derive_seed(8, g))
+        full = replay(write_record(log))
+        seat = g % n
+        report = replay(nulled_match(log, seat))
+        assert report["scores"] == full["scores"] and report["winner"] == full["winner"]
+    # And every seat's view of single rounds cut mid-round.
+    for log, r, k, state in cut_points(rules, seed=9, games=2, every=4 * n + 1):
+        for seat in range(n):
+            replay(cut_record(log, r, k, seat, hide_hands=True, hide_draws=True,
+                              one_round=True))
+
+
+def test_illegal_hidden_play_is_rejected_2p():
+    """Seat 1 passes at ends 0|0 with nothing to draw (all 16 reserve tiles kept), then plays
+    0-2 without having drawn: the record is refused where it happens."""
+    rec = {"format": "bergen-record/1", "rules": {"players": 2, "reserve_kept": 16},
+           "rounds": [{"hands": [["0-0", "0-1", "3-3", "3-4", "4-5", "5-6"], None],
+                       "events": [{"seat": 0, "play": "0-0"}, {"seat": 1, "pass": True},
+                                  {"seat": 0, "play": "0-1:R"}, {"seat": 1, "play": "0-2:L"}]}]}
+    with pytest.raises(BergenError, match="cannot hold 0-2") as e:
+        replay(rec)
+    assert (e.value.round, e.value.event) == (0, 3)
+    rec["rounds"][0]["events"][3] = {"seat": 1, "play": "1-2:R"}
+    replay(rec)
+
+
+def test_illegal_hidden_play_is_rejected_3p():
+    """The same with three players: the play of seat 2 in between must not lend seat 1 a
+    tile (the 3-4 player bug fixed in 1c89188 let this record through)."""
+    rec = {"format": "bergen-record/1", "rules": {"players": 3, "reserve_kept": 10},
+           "rounds": [{"hands": [["0-0", "1-3", "4-4", "4-5", "5-5", "5-6"], None, None],
+                       "events": [{"seat": 0, "play": "0-0"}, {"seat": 1, "pass": True},
+                                  {"seat": 2, "play": "0-1:R"}, {"seat": 0, "play": "1-3:R"},
+                                  {"seat": 1, "play": "0-2:L"}]}]}
+    with pytest.raises(BergenError, match="cannot hold 0-2") as e:
+        replay(rec)
+    assert e.value.event == 4
+    rec["rounds"][0]["events"][4] = {"seat": 1, "play": "3-6:R"}
+    replay(rec)
+
+
+# ---- 4. hand-made proofs ----------------------------------------------------------------------
+def groups_allowed(info, tile: int) -> set:
+    """The (owner, epoch) of the groups a free tile may belong to."""
+    allowed = dict(info.free)[tile]
+    return {(g.owner, g.epoch) for i, g in enumerate(info.groups) if allowed >> i & 1}
+
+
+def test_lowest_double_lead_proves_no_lower_double():
+    own = tiles("3-3", "0-1", "1-4", "2-5", "4-6", "5-6")
+    info = from_state_and_events(Rules(), 0, own, None, [(1, play("2-2"), None)])
+    for t in ("0-0", "1-1"):
+        assert groups_allowed(info, parse_tile(t)) == {(RESERVE, -1)}
+    for t in ("4-4", "5-5", "6-6", "0-2", "1-2"):
+        assert groups_allowed(info, parse_tile(t)) == {(1, 0), (RESERVE, -1)}
+
+
+def test_highest_double_lead_proves_no_higher_double():
+    own = tiles("1-1", "0-1", "1-4", "2-5", "4-6", "5-6")
+    info = from_state_and_events(Rules(lead="highest-double"), 0, own, None,
+                                 [(1, play("4-4"), None)])
+    for t in ("5-5", "6-6"):
+        assert groups_allowed(info, parse_tile(t)) == {(RESERVE, -1)}
+    for t in ("0-0", "2-2", "3-3", "0-6"):
+        assert groups_allowed(info, parse_tile(t)) == {(1, 0), (RESERVE, -1)}
+
+
+def test_lowest_tile_lead_proves_no_double_and_no_lower_tile():
+    rules = Rules(no_double="lowest-tile")
+    own = tiles("1-2", "1-3", "2-4", "3-5", "4-6", "5-6")
+    info = from_state_and_events(rules, 0, own, None, [(1, play("0-3"), None)])
+    barred = DOUBLES | tiles("0-1", "0-2")
+    for t, _ in info.free:
+        expect = {(RESERVE, -1)} if barred >> t & 1 else {(1, 0), (RESERVE, -1)}
+        assert groups_allowed(info, t) == expect, tile_str(t)
+    # 1-2 ranks after 0-3 (lowest pip total, ties by the lower half): no proof against it.
+    own = tiles("0-4", "1-3", "2-4", "3-5", "4-6", "5-6")
+    info = from_state_and_events(rules, 0, own, None, [(1, play("0-3"), None)])
+    assert groups_allowed(info, parse_tile("1-2")) == {(1, 0), (RESERVE, -1)}
+    # A double lead under the same rules proves nothing about the other tiles.
+    own = tiles("3-3", "0-4", "1-3", "2-4", "4-6", "5-6")
+    info = from_state_and_events(rules, 0, own, None, [(1, play("1-1"), None)])
+    assert groups_allowed(info, parse_tile("0-0")) == {(RESERVE, -1)}
+    assert groups_allowed(info, parse_tile("0-1")) == {(1, 0), (RESERVE, -1)}
+
+
+def test_pass_proves_both_end_numbers_absent():
+    rules = Rules(reserve_kept=16)           # nothing may be drawn: a seat that cannot play passes
+    own = tiles("0-5", "1-1", "1-2", "2-2", "3-4", "6-6")
+    events = [(1, play("0-0"), None), (0, play("0-5", 1), None), (1, PASS, None)]
+    info = from_state_and_events(rules, 0, own, None, events)
+    assert (info.left, info.right) == (0, 5)
+    for t, _ in info.free:
+        shows = (TILES_WITH[0] | TILES_WITH[5]) >> t & 1
+        expect = {(RESERVE, -1)} if shows else {(1, 0), (RESERVE, -1)}
+        assert groups_allowed(info, t) == expect, tile_str(t)
+
+
+# Seat 1 leads 0-0, seat 0 plays 0-5; seat 1 draws three tiles at ends 0|5 and plays the third,
+# 0-6; seat 0 plays 6-6; seat 1 draws two at ends 6|5 and plays the second, 3-5.
+DRAW_OWN = tiles("0-5", "6-6", "1-1", "1-2", "2-2", "3-4")
+DRAW_EVENTS = [(1, play("0-0"), None), (0, play("0-5", 1), None),
+               (1, DRAW, None), (1, DRAW, None), (1, DRAW, None), (1, play("0-6", 0), None),
+               (0, play("6-6", 0), None),
+               (1, DRAW, None), (1, DRAW, None), (1, play("3-5", 1), None)]
+
+
+def test_tiles_drawn_and_kept_show_neither_end():
+    info = from_state_and_events(Rules(), 0, DRAW_OWN, None, DRAW_EVENTS[:6])
+    assert (info.left, info.right) == (6, 5)
+    caps = {(g.owner, g.epoch): g.capacity for g in info.groups}
+    assert caps == {(1, 0): 5, (1, 1): 2, (RESERVE, -1): 13}    # the lead and 0-6 are fixed
+    for t, _ in info.free:
+        shows = (TILES_WITH[0] | TILES_WITH[5]) >> t & 1
+        expect = {(RESERVE, -1)} if shows else {(1, 0), (1, 1), (RESERVE, -1)}
+        assert groups_allowed(info, t) == expect, tile_str(t)
+
+
+def test_tiles_drawn_on_later_turns_are_not_covered():
+    info = from_state_and_events(Rules(), 0, DRAW_OWN, None, DRAW_EVENTS)
+    assert (info.left, info.right) == (6, 3)
+    caps = {(g.owner, g.epoch): g.capacity for g in info.groups}
+    assert caps == {(1, 0): 5, (1, 1): 2, (1, 2): 1, (RESERVE, -1): 11}
+    first, second = TILES_WITH[0] | TILES_WITH[5], TILES_WITH[6] | TILES_WITH[5]
+    for t, _ in info.free:
+        expect = {(RESERVE, -1)}
+        if not (first | second) >> t & 1:
+            expect |= {(1, 0), (1, 1)}           # held through both proofs
+        if not second >> t & 1:
+            expect.add((1, 2))                   # drawn after the first proof: 0 is allowed
+        assert groups_allowed(info, t) == expect, tile_str(t)
+    assert (1, 2) in groups_allowed(info, parse_tile("0-1"))
+    assert (1, 1) not in groups_allowed(info, parse_tile("0-1"))
+
+
+def test_draw_one_then_pass_covers_the_drawn_tile():
+    """draw: one — a seat that draws a tile that does not fit and passes holds neither end
+    number, the drawn tile included; a later draw is again free."""
+    rules = Rules(draw="one")
+    own = tiles("0-5", "6-6", "1-1", "1-2", "2-2", "3-4")
+    events = [(1, play("0-0"), None), (0, play("0-5", 1), None), (1, DRAW, None),
+              (1, PASS, None)]
+    info = from_state_and_events(rules, 0, own, None, events)
+    caps = {(g.owner, g.epoch): g.capacity for g in info.groups}
+    assert caps == {(1, 0): 5, (1, 1): 1, (RESERVE, -1): 15}
+    for t, _ in info.free:
+        shows = (TILES_WITH[0] | TILES_WITH[5]) >> t & 1
+        expect = {(RESERVE, -1)} if shows else {(1, 0), (1, 1), (RESERVE, -1)}
+        assert groups_allowed(info, t) == expect, tile_str(t)
+
+
+def test_played_tile_comes_from_an_epoch_that_could_hold_it():
+    """A tile seat 1 plays from its hand (no draw that turn) came from its deal or an earlier
+    draw that no proof excludes while it was held."""
+    # After DRAW_EVENTS (ends 6|3) seat 0 must play 3-4, its only tile that fits.
+    events = DRAW_EVENTS + [(0, play("3-4", 1), None), (1, play("4-4", 1), None)]
+    info = from_state_and_events(Rules(), 0, DRAW_OWN, None, events)
+    # 4-4 shows no 0, 5 or 6: it may come from the deal or either draw.
+    assert groups_allowed(info, parse_tile("4-4")) == {(1, 0), (1, 1), (1, 2)}
+    assert info.played_free >> parse_tile("4-4") & 1
+    events = DRAW_EVENTS + [(0, play("3-4", 1), None), (1, play("4-0", 1), None)]
+    info = from_state_and_events(Rules(), 0, DRAW_OWN, None, events)
+    # 0-4 shows 0: not dealt (the pass-free draw turn at 0|5 proved no 0), not from the first
+    # draw (same proof); only the second draw, at ends 6|5, could have brought it.
+    assert groups_allowed(info, parse_tile("0-4")) == {(1, 2)}
+
+
+def test_own_draws_must_name_their_tile():
+    own = tiles("0-5", "1-1", "1-2", "2-2", "3-4", "4-4")
+    events = [(1, play("6-6"), None), (0, DRAW, None)]
+    with pytest.raises(BergenError, match="must name its tile") as e:
+        from_state_and_events(Rules(lead="highest-double"), 0, own, None, events)
+    assert e.value.event == 1
+
+
+def test_hidden_hand_too_small_for_its_voids_is_rejected():
+    """Every tile seat 1 might play is possible on its own, but after its passes at 0|1, 0|2,
+    0|3 and 0|4 its 5 tiles would have to come from 5-5, 5-6 and 6-6: no deal fits, and the
+    record says so at the pass that makes it impossible."""
+    events = [{"seat": 1, "play": "0-0"}, {"seat": 0, "play": "0-1:R"}, {"seat": 1, "pass": True},
+              {"seat": 0, "play": "1-2:R"}, {"seat": 1, "pass": True},
+              {"seat": 0, "play": "2-3:R"}, {"seat": 1, "pass": True},
+              {"seat": 0, "play": "3-4:R"}, {"seat": 1, "pass": True}]
+    rec = {"format": "bergen-record/1", "rules": {"players": 2, "reserve_kept": 16},
+           "rounds": [{"hands": [["0-1", "1-2", "2-3", "3-4", "4-5", "1-1"], None],
+                       "events": events}]}
+    with pytest.raises(BergenError, match="no deal of the hidden tiles fits") as e:
+        replay(rec)
+    assert e.value.event == 8
+    rec["rounds"][0]["events"] = events[:7]
+    replay(rec)

@@ -1,6 +1,6 @@
 """Benchmarks of the core against the reference (pytest-benchmark, fixed seeds).
 
-`pytest benchmarks/` collects the `bench_*.py` files here; `--benchmark-disable` runs every
+`pytest benchmarks/` collects the `bench_*.py` files here (pyproject's `python_files`); `--benchmark-disable` runs every
 benchmark once, as a quick smoke test. The core is required, as in tests/conftest.py.
 """
 import pytest
@@ -8,11 +8,6 @@ import pytest
 from bergen_search.backend import REFERENCE, load_core
 
 CORE = load_core()
-
-
-def pytest_collect_file(file_path, parent):
-    if file_path.suffix == ".py" and file_path.name.startswith("bench_"):
-        return pytest.Module.from_parent(parent, path=file_path)
 
 
 @pytest.fixture(scope="session")

@@ -638,6 +638,54 @@ def play(engine_spec, seat, seed, out_path, **kw):
         click.echo(f"game saved to {out_path}")
 
 
+# ---- eval --------------------------------------------------------------------------------
+
+
+@main.command(name="eval")
+@game_input
+@search_options
+@json_option
+def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth, exploration,
+          as_json, **kw):
+    """Score the position for every side: expected points to the end of the round and the
+    probability of winning the match.
+
+    The value (with its standard error) is the best move's, from the side to move, by the
+    chosen algorithm and objective. Each side's expected points and match chances come from
+    ISMCTS searches with the points and the match objective (same budget and seed).
+    """
+    info = info_from_options(game, kw)
+    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, depth,
+                        exploration)
+    per_side = {}
+    for obj in ("points", "match"):
+        res = result if (algorithm, objective) == ("ismcts", obj) else run_search(
+            info, "ismcts", obj, iterations, seconds, seed, workers, depth, exploration)
+        best = res.moves[0].move
+        per_side[obj] = res.info["sides"][best]
+    rules = info.rules
+    sides = [{"side": k, "expected_points": _num(per_side["points"][k]),
+              "p_win_match": _num(per_side["match"][k])} for k in range(rules.n_sides)]
+    ri = result.info
+    if as_json:
+        emit_json({"to_move": info.seat, "side_to_move": rules.side_of(info.seat),
+                   "sides": sides, "value": _num(result.value), "stderr": _num(result.stderr),
+                   "best": result.best, "objective": objective, "algorithm": algorithm,
+                   "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
+                   "seed": seed})
+        return
+    click.echo(_describe(info))
+    unit = "points" if objective == "points" else "probability of winning the match"
+    click.echo(f"value {result.value:+.3f} ± {result.stderr:.3f} ({unit}, side "
+               f"{rules.side_of(info.seat)}, best {result.best}; {algorithm}, "
+               f"{ri['iterations']} {'iterations' if algorithm == 'ismcts' else 'worlds'}, "
+               f"seed {seed})\n")
+    click.echo(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
+    for row in sides:
+        click.echo(f"  {row['side']:<5} {row['expected_points']:>16.3f} "
+                   f"{100 * row['p_win_match']:>12.1f}%")
+
+
 # ---- bench --------------------------------------------------------------------------------
 
 

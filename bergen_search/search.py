@@ -151,7 +151,8 @@ def _search_worker(args):
                             settings.get("playout", 0))
         done, interrupted = _run_sliced(engine.run, budget, deadline)
         stats = engine.root_stats()
-        extra = {"nodes": engine.n_nodes}
+        extra = {"nodes": engine.n_nodes,
+                 "sides": {m: (n, sums) for m, n, sums in engine.root_side_stats()}}
     else:
         from ._expectimax import ExpectimaxSearch
         engine = ExpectimaxSearch(sampler, settings.get("depth", 6), seed, objective,
@@ -220,12 +221,16 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
             jobs = [(info, table, algorithm, obj, shares[w], seconds, derive_seed(seed, w), settings)
                     for w in range(workers) if shares[w] is None or shares[w] > 0]
         outputs = _run_jobs(jobs)
-        merged = {}
+        merged, sides = {}, {}
         done, interrupted, nodes = 0, False, 0
         for stats, n_done, intr, extra in outputs:
             done += n_done
             interrupted |= intr
             nodes += extra.get("nodes", 0)
+            for m, (n, sums) in extra.get("sides", {}).items():
+                acc = sides.setdefault(m, [0, [0.0] * len(sums)])
+                acc[0] += n
+                acc[1] = [a + b for a, b in zip(acc[1], sums)]
             for row in stats:
                 m, n, s, sq = row[:4]
                 acc = merged.setdefault(m, [0, 0.0, 0.0])
@@ -238,6 +243,10 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
             mean, se = _mean_stderr(n, s, sq)
             rows.append((m, n, mean, se))
         result_info.update(nodes=nodes, interrupted=interrupted)
+        if sides:
+            # Each side's expected outcome after each root move, under the search's play.
+            result_info["sides"] = {move_str(m, lead): [x / n if n else None for x in sums]
+                                    for m, (n, sums) in sides.items()}
     if algorithm == "ismcts":
         # The final policy: the most visited move (the robust child), then the best mean.
         rows.sort(key=lambda r: (-r[1], -r[2], r[0]))

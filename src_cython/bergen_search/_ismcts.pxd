@@ -55,6 +55,8 @@ cdef class IsmctsTree:
     cdef int observer             # the seat searched for (to move at the root)
     cdef long long total          # iterations done so far
     cdef bint running             # a `run` is in progress (it releases the GIL)
+    cdef double root_gain[128][4] # per root edge key: sum of each side's raw outcome (points
+                                  # gained to the end of the round, or 1 for the match winner)
 
     cdef bint _reserve(self) noexcept nogil
     cdef int32_t _new_child(self, int32_t parent, int32_t last, int key, int side) noexcept nogil

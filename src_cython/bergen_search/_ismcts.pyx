@@ -181,6 +181,7 @@ cdef class IsmctsTree:
         self.playout = playout
         self.value_scale = 1.0 if objective == OBJECTIVE_MATCH else 1.0 / _POINTS_SCALE
         self.total = 0
+        memset(self.root_gain, 0, sizeof(self.root_gain))
         free(self.tree.nodes)
         self.tree.nodes = <Node*>malloc(_INITIAL_CAPACITY * sizeof(Node))
         if self.tree.nodes == NULL:
@@ -342,6 +343,14 @@ cdef class IsmctsTree:
             for i in range(n_sides):
                 reward[i] -= (gain_total - reward[i]) / (n_sides - 1)
 
+        # Each side's raw outcome, by the root edge taken (for `root_side_stats`).
+        key = nodes[path[1]].key
+        for i in range(n_sides):
+            if self.objective == OBJECTIVE_MATCH:
+                self.root_gain[key][i] += 1.0 if s.winner == i else 0.0
+            else:
+                self.root_gain[key][i] += <double>(s.scores[i] - self.smp.base.scores[i])
+
         # Backpropagation.
         nodes[0].visits += 1
         for i in range(1, depth):
@@ -412,6 +421,25 @@ cdef class IsmctsTree:
                     sq += c.reward_sq
                 child = c.next_sibling
             out.append((moves[i], visits, total, sq))
+        return out
+
+    def root_side_stats(self):
+        """[(move, visits, [sum of each side's raw outcome])] for the observer's root moves,
+        as root_stats: points each side gained to the end of the round (objective points) or
+        1 for the side that won the match (objective match), summed over the iterations that
+        took that move. Divided by visits: each side's expectation under the search's play."""
+        cdef int moves[MAX_MOVES]
+        cdef int i, j, k, n = gen_moves(&self.smp.base, moves)
+        cdef int n_sides = self.smp.base.rules.n_sides
+        out = []
+        for i in range(n):
+            keys = [moves[i]] if moves[i] != DRAW else [DRAW] + [OWN_DRAW + t for t in range(28)]
+            sums = [0.0] * n_sides
+            for k in keys:
+                for j in range(n_sides):
+                    sums[j] += self.root_gain[k][j]
+            visits = [r for r in self.root_stats() if r[0] == moves[i]][0][1]
+            out.append((moves[i], visits, sums))
         return out
 
     def children(self, keys=()):

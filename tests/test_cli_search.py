@@ -1,0 +1,143 @@
+"""`bergen best`, `eval`, `analyze` and `bench` through the command line: reproducibility,
+the time limit, bad input, planted errors."""
+import json
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from bergen_search.cli import main
+from bergen_search.engines import parse_engine_list, play_match
+from bergen_search.record import _run, parse_record, write_record
+from bergen_search.rng import derive_seed
+from bergen_search.rules import Rules
+from bergen_search.state import match_value, move_str
+
+DECISION = "examples/decision.json"
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, list(args), input=input)
+
+
+def _json(res):
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    out.pop("seconds", None)
+    return out
+
+
+@pytest.mark.parametrize("algo", ["ismcts", "expectimax"])
+def test_best_is_reproducible_byte_for_byte(algo):
+    args = ["best", DECISION, "--json", "--algorithm", algo, "--iterations",
+            "3000" if algo == "ismcts" else "10", "--seed", "5"]
+    a, b = _json(run(*args)), _json(run(*args))
+    assert a == b
+    assert a["moves"][0]["move"] == a["best"]
+    assert {"to_move", "best", "moves", "objective", "algorithm", "iterations", "seed"} <= set(a)
+
+
+def test_best_finds_the_triple_in_the_example():
+    out = _json(run("best", DECISION, "--json", "--iterations", "20000"))
+    assert out["best"] in ("2-2:L", "2-2:R")
+
+
+def test_best_time_limit_is_honoured():
+    res = run("best", DECISION, "--json", "--time", "0.3")
+    out = json.loads(res.output)
+    assert out["seconds"] <= 0.3 * 1.1 + 0.05
+    assert out["iterations"] > 0
+
+
+def test_best_with_workers_is_reproducible():
+    args = ["best", DECISION, "--json", "--iterations", "4000", "--workers", "2", "--seed", "3"]
+    a, b = _json(run(*args)), _json(run(*args))
+    assert a == b and a["iterations"] == 4000
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["best", DECISION, "--iterations", "0"], "iterations"),
+    (["best", DECISION, "--hand", "0-1"], "not both"),
+    (["best"], "GAME"),
+    (["best", "no/such/file.json"], "cannot read"),
+    (["best", "examples/match.json"], "match is over"),
+    (["best", "--hand", "7-1", "--line", "1-1", "--hand-sizes", "1,5"], "7-1"),
+    (["best", DECISION, "--algorithm", "minimax"], "minimax"),
+    (["eval", DECISION, "--objective", "money"], "money"),
+    (["analyze", "examples/partial.json", "--inaccuracy", "2", "--mistake", "1"], "thresholds"),
+])
+def test_bad_input_one_line_exit_2(args, needle):
+    res = CliRunner(mix_stderr=False).invoke(main, args) if _mix_ok() else run(*args)
+    assert res.exit_code == 2, res.output
+    err = res.stderr if _mix_ok() else res.output
+    assert needle in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def _mix_ok():
+    try:
+        CliRunner(mix_stderr=False)
+        return True
+    except TypeError:
+        return False
+
+
+def test_eval_reports_every_side():
+    out = _json(run("eval", DECISION, "--json", "--iterations", "3000"))
+    assert out["to_move"] == 0 and len(out["sides"]) == 2
+    pts = [s["expected_points"] for s in out["sides"]]
+    p = [s["p_win_match"] for s in out["sides"]]
+    assert abs(out["value"] - (pts[0] - pts[1])) < 0.5
+    assert abs(sum(p) - 1) < 1e-6 and all(0 <= x <= 1 for x in p)
+
+
+def _planted_record(seed=0):
+    """A game cut right after a seat passed up a triple for a play that scored nothing."""
+    rules = Rules()
+    for g in range(200):
+        log = play_match(rules, parse_engine_list("greedy", 2), derive_seed(seed, g))
+        rec = write_record(log)
+        for item in _run(parse_record(rec)):
+            if item[0] != "step" or item[1].round != 0 or not item[1].before.led:
+                continue
+            st = item[1].before
+            moves = st.legal_moves()
+            values = {m: st.apply(m).scores[st.rules.side_of(st.to_move)]
+                      - st.scores[st.rules.side_of(st.to_move)] for m in moves}
+            if max(values.values()) == 3 and min(values.values()) == 0 and len(moves) > 1:
+                bad = next(m for m in moves if values[m] == 0)
+                rec["rounds"] = rec["rounds"][:1]
+                ev = rec["rounds"][0]["events"]
+                del ev[item[1].event:]
+                ev.append({"seat": st.to_move, "play": move_str(bad)})
+                return rec, st.to_move, len(ev) - 1
+    raise AssertionError("no position with a triple found")
+
+
+def test_analyze_labels_a_planted_blunder():
+    rec, seat, event = _planted_record()
+    out = _json(run("analyze", "-", "--json", "--iterations", "3000", "--quiet",
+                    input=json.dumps(rec)))
+    dec = next(d for d in out["decisions"] if d["event"] == event and d["round"] == 0)
+    assert dec["seat"] == seat and dec["label"] in ("mistake", "blunder")
+    assert dec["loss"] > 1.5
+    assert {"round", "event", "seat", "played", "best", "loss", "label", "values"} <= set(dec)
+    summary = {s["seat"]: s for s in out["summary"]}
+    assert summary[seat]["mistakes"] + summary[seat]["blunders"] >= 1
+
+
+def test_analyze_of_a_strong_self_play_has_few_labels():
+    rules = Rules(target=8)
+    log = play_match(rules, parse_engine_list("ismcts:iterations=4000", 2), derive_seed(1, 0))
+    out = _json(run("analyze", "-", "--json", "--iterations", "2000", "--quiet",
+                    input=json.dumps(write_record(log))))
+    labelled = [d for d in out["decisions"] if d["label"] in ("mistake", "blunder")]
+    assert len(out["decisions"]) >= 5
+    assert len(labelled) <= max(1, len(out["decisions"]) // 10)
+
+
+def test_bench_signature_is_stable():
+    from bergen_search.bench import signature
+    a, b = signature(), signature()
+    assert a == b
+    assert all(v is not None for v in a.values())

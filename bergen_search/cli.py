@@ -395,12 +395,14 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
                f"{ri['seconds']:.2f} s, seed {seed}"
                + (", interrupted" if ri.get("interrupted") else ""))
     total = sum(m.visits for m in result.moves) or 1
+    ismcts = algorithm == "ismcts"
     click.echo("")
-    click.echo(f"  {'move':<8} {'value':>8} {'± stderr':>9} {'visits':>8} {'share':>7}")
+    click.echo(f"  {'move':<8} {'value':>8} {'± stderr':>9} {'visits' if ismcts else 'worlds':>8}"
+               + (f" {'share':>7}" if ismcts else ""))
     for m in result.moves:
         se = "" if math.isinf(m.stderr) else f"{m.stderr:.3f}"
-        click.echo(f"  {m.move:<8} {m.value:>+8.3f} {se:>9} {m.visits:>8} "
-                   f"{100.0 * m.visits / total:>6.1f}%")
+        click.echo(f"  {m.move:<8} {m.value:>+8.3f} {se:>9} {m.visits:>8}"
+                   + (f" {100.0 * m.visits / total:>6.1f}%" if ismcts else ""))
     click.echo(f"\nbest: {result.best}")
 
 

@@ -141,3 +141,24 @@ def test_bench_signature_is_stable():
     a, b = signature(), signature()
     assert a == b
     assert all(v is not None for v in a.values())
+
+
+def test_ctrl_c_returns_the_best_answer_so_far():
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    exe = shutil.which("bergen")
+    cmd = [exe] if exe else [sys.executable, "-m", "bergen_search"]
+    proc = subprocess.Popen(cmd + ["best", DECISION, "--json", "--time", "30"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    t0 = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert time.perf_counter() - t0 < 5
+    assert proc.returncode == 0, err
+    doc = json.loads(out)
+    assert doc["interrupted"] is True and doc["iterations"] > 0
+    assert doc["best"] == doc["moves"][0]["move"]

@@ -1,0 +1,605 @@
+# cython: language_level=3
+"""Determinized expectimax in C: Perfect Information Monte Carlo over sampled worlds.
+
+PIMC (Long, Sturtevant, Buro & Furtak 2010, "Understanding the Success of Perfect Information
+Monte Carlo Sampling in Game Tree Search") values each move of the seat to move by sampling
+worlds consistent with what the seat saw (`_sampler.sample_world`: uniform over the histories)
+and searching each world with every hand in view. Here each world is searched by expectimax:
+
+- a decision is taken by the player to move for its own side. With two sides (two players, or
+  partnerships) the search is a minimax on side 0's value with alpha-beta pruning at decision
+  nodes; with three or more sides it is max-n on a vector of per-side values (no pruning);
+- a draw is a chance node over the tiles left in the reserve, each with probability
+  1 / reserve size (a tile is moved to `reserve[reserve_next]` in a copy, then `DRAW` is
+  played). Chance nodes average their children, each searched with a full window. Under
+  `draw: until-playable` the tiles that do not fit, drawn in one turn, are enumerated in
+  ascending order only, each weighted by the orders it stands for (the state after them does
+  not depend on the order);
+- the depth counts actions (plays, draws, passes) from the root: the root move is the first.
+  At the horizon a state is valued by the mean of `playouts` random playouts to the end of the
+  round (the reserve's remaining order shuffled first, on the search's own Rng), unless the
+  round is small: when the tiles in the hands plus the drawable reserve number at most
+  `exact_tiles` the search goes on to the end of the round regardless of depth.
+
+Objectives (values are from a side's point of view): 0 `points`, the side's gain from the root
+minus the mean of the other sides' gains (two sides: the points difference); 1 `match`, the
+probability that the side wins the match: 1 or 0 when a side reached the target, and at the end
+of a round without a winner the match equity of the scores, the share of `equity_playouts`
+random matches from fresh deals (`_core.deal`) that each side wins. The equity playouts are
+seeded by the scores and the search's seed (`expectimax_ref.equity_seed`), so the equity is a
+fixed function of the scores, memoised, and the same as the reference's.
+
+Ties between moves go to the first in move order (max-n: a later move must be better by more
+than 1e-9), as in `bergen_search.expectimax_ref`, the pure-Python oracle this search equals at
+unlimited depth.
+
+>>> from bergen_search.position import position_from_flags
+>>> from bergen_search.infoset import from_position
+>>> from bergen_search._sampler import CoreSampler
+>>> pos = position_from_flags(hand="2-4", hand_sizes="1,1", line="2-2 2-6 6-0 0-1 1-4 4-4 "
+...     "4-5 5-3 3-4 4-0 0-2 2-1 1-3 3-0 0-5 5-1 1-6 6-6 6-3 3-3 3-2 2-5 5-6 6-4")
+>>> search = ExpectimaxSearch(CoreSampler(from_position(pos)), depth=6, seed=1)
+>>> search.run_worlds(10, 0)
+10
+>>> [(move, worlds, total) for move, worlds, total, _ in search.root_stats()]
+[(30, 10, 40.0), (31, 10, 50.0)]
+"""
+from libc.math cimport INFINITY
+from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from bergen_search._core cimport (ALL_TILES, DRAW, DRAW_UNTIL_PLAYABLE, END_NONE, GOLDEN,
+                                  MAX_MOVES, MAX_SEATS, N_TILES, Rng, Rules, State,
+                                  TILES_WITH, apply_move, below, deal, do_move, gen_moves,
+                                  mix64, popcount, shuffle)
+from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
+
+from bergen_search.errors import BergenError
+from bergen_search.tiles import tile_index
+from bergen_search.expectimax_ref import EQUITY_STREAM as _PY_EQUITY_STREAM
+from bergen_search.expectimax_ref import SCORE_BITS as _PY_SCORE_BITS
+from bergen_search.expectimax_ref import objective_code
+
+cdef enum:
+    OBJ_POINTS = 0
+    OBJ_MATCH = 1
+    UNLIMITED = 1 << 20        # a depth no round reaches (a round takes at most ~200 actions)
+    CHECK_EVERY = 4096         # nodes between two looks at the clock inside a world
+    EQUITY_MEMO_MAX = 1 << 16  # score vectors memoised at most (target ** sides)
+    DEFAULT_EXACT_TILES = 7
+
+cdef double TIE_EPS = 1e-9
+cdef uint64_t EQUITY_STREAM = _PY_EQUITY_STREAM
+cdef int SCORE_BITS = _PY_SCORE_BITS
+
+
+ctypedef struct Search:
+    const Rules* rules      # the rule set (owned by the sampler)
+    int n_sides             # sides that score
+    int objective           # OBJ_POINTS or OBJ_MATCH
+    int depth               # actions searched from the root before the horizon
+    int playouts            # random playouts per horizon leaf
+    int equity_playouts     # random matches per match-equity entry
+    int exact_tiles         # hand tiles + drawable reserve at or below which depth is ignored
+    bint prune              # alpha-beta at decision nodes (two sides)
+    int root_side           # the side of the seat to move at the root
+    int32_t root_scores[4]  # the scores at the root (gains are measured from them)
+    Rng rng                 # the horizon playouts' stream
+    uint64_t seed           # the search's seed, for the equity playouts
+    double* equity          # memo: n_sides values per score vector, < 0 unknown; NULL: none
+    long long nodes         # nodes searched (playout actions not counted)
+    long long check_at      # node count of the next look at the clock
+    double deadline         # CLOCK_MONOTONIC seconds after which a world is abandoned; 0 none
+    bint aborted            # the deadline passed inside a world
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline bint _tick(Search* S) noexcept nogil:
+    """Count a node; true once the deadline has passed (the world is then abandoned)."""
+    S.nodes += 1
+    if S.deadline > 0 and S.nodes >= S.check_at:
+        S.check_at = S.nodes + CHECK_EVERY
+        if _now() >= S.deadline:
+            S.aborted = True
+    return S.aborted
+
+
+cdef inline int _remaining(const State* s) noexcept nogil:
+    """Tiles still in play: in the hands, plus those of the reserve that may be drawn."""
+    cdef int i, n = 0, drawable = s.reserve_size - s.rules.reserve_kept
+    for i in range(s.rules.players):
+        n += popcount(s.hands[i])
+    return n + (drawable if drawable > 0 else 0)
+
+
+# ---- leaves ---------------------------------------------------------------------------------
+cdef void _equity(Search* S, const int32_t* scores, double* out) noexcept nogil:
+    """Per side, the share of random matches from `scores` it wins (expectimax_ref.match_equity)."""
+    cdef Rng rng
+    cdef State st
+    cdef int32_t sc[MAX_SEATS]
+    cdef int moves[MAX_MOVES]
+    cdef int wins[MAX_SEATS]
+    cdef int i, k, p, n = S.n_sides, index = 0, stride = 1
+    cdef uint64_t key = 0
+    cdef double* memo = NULL
+    if S.equity != NULL:
+        for i in range(n):
+            index += scores[i] * stride
+            stride *= S.rules.target
+        memo = S.equity + index * n
+        if memo[0] >= 0:
+            for i in range(n):
+                out[i] = memo[i]
+            return
+    for i in range(n):
+        key |= (<uint64_t>scores[i]) << (SCORE_BITS * i)
+    rng.state = mix64((S.seed ^ EQUITY_STREAM) + (key + 1) * GOLDEN)
+    for i in range(MAX_SEATS):
+        wins[i] = 0
+    for p in range(S.equity_playouts):
+        for i in range(MAX_SEATS):
+            sc[i] = scores[i] if i < n else 0
+        while True:
+            deal(&st, S.rules, &rng, sc)
+            while st.ended == END_NONE:
+                k = gen_moves(&st, moves)
+                do_move(&st, moves[0] if k == 1 else moves[below(&rng, k)])
+            if st.winner >= 0:
+                wins[st.winner] += 1
+                break
+            for i in range(MAX_SEATS):
+                sc[i] = st.scores[i]
+    for i in range(n):
+        out[i] = <double>wins[i] / S.equity_playouts
+        if memo != NULL:
+            memo[i] = out[i]
+
+
+cdef void _terminal_vec(Search* S, const State* s, double* out) noexcept nogil:
+    """Per-side values of a finished round."""
+    cdef int i
+    if S.objective == OBJ_POINTS:
+        for i in range(S.n_sides):
+            out[i] = s.scores[i] - S.root_scores[i]
+    elif s.winner >= 0:
+        for i in range(S.n_sides):
+            out[i] = 1.0 if i == s.winner else 0.0
+    else:
+        _equity(S, s.scores, out)
+
+
+cdef inline double _terminal_x(Search* S, const State* s) noexcept nogil:
+    """Side 0's value of a finished round, two sides."""
+    cdef double vec[MAX_SEATS]
+    if S.objective == OBJ_POINTS:
+        return (s.scores[0] - S.root_scores[0]) - (s.scores[1] - S.root_scores[1])
+    if s.winner >= 0:
+        return 1.0 if s.winner == 0 else 0.0
+    _equity(S, s.scores, vec)
+    return vec[0]
+
+
+cdef void _playout(Search* S, const State* s, State* out) noexcept nogil:
+    """`out`: `s` played to the end of the round by random moves, the reserve shuffled first."""
+    cdef int moves[MAX_MOVES]
+    cdef int k
+    memcpy(out, s, sizeof(State))
+    shuffle(&S.rng, out.reserve + out.reserve_next, out.reserve_size)
+    while out.ended == END_NONE:
+        k = gen_moves(out, moves)
+        do_move(out, moves[0] if k == 1 else moves[below(&S.rng, k)])
+
+
+cdef double _horizon_x(Search* S, const State* s) noexcept nogil:
+    cdef State end
+    cdef double total = 0
+    cdef int p
+    for p in range(S.playouts):
+        _playout(S, s, &end)
+        total += _terminal_x(S, &end)
+    return total / S.playouts
+
+
+cdef void _horizon_vec(Search* S, const State* s, double* out) noexcept nogil:
+    cdef State end
+    cdef double vec[MAX_SEATS]
+    cdef int p, i
+    for i in range(S.n_sides):
+        out[i] = 0
+    for p in range(S.playouts):
+        _playout(S, s, &end)
+        _terminal_vec(S, &end, vec)
+        for i in range(S.n_sides):
+            out[i] += vec[i]
+    for i in range(S.n_sides):
+        out[i] /= S.playouts
+
+
+cdef inline double _utility(const Search* S, const double* vec, int side) noexcept nogil:
+    """The value to `side` of per-side values: its own (match), or its own minus the others'
+    mean (points)."""
+    cdef double others = 0
+    cdef int i
+    if S.objective == OBJ_MATCH:
+        return vec[side]
+    for i in range(S.n_sides):
+        if i != side:
+            others += vec[i]
+    return vec[side] - others / (S.n_sides - 1)
+
+
+# ---- chance: the draws ----------------------------------------------------------------------
+cdef inline int _draw_child(const State* s, int k, int prev, int count, State* child,
+                            double* weight) noexcept nogil:
+    """Draw the k-th tile of the reserve into `child`. Returns the tile when it does not fit
+    (and under until-playable the drawer may draw again), -2 when the branch is skipped as an
+    order already counted, -1 otherwise. `weight` gets the branch's probability."""
+    cdef int base = s.reserve_next
+    cdef int t = s.reserve[base + k]
+    cdef uint32_t fits = TILES_WITH[s.left] | TILES_WITH[s.right]
+    cdef bint again = not (fits >> t & 1) and s.rules.draw == DRAW_UNTIL_PLAYABLE
+    if again and t < prev:
+        return -2
+    memcpy(child, s, sizeof(State))
+    child.reserve[base] = t
+    child.reserve[base + k] = s.reserve[base]
+    do_move(child, DRAW)
+    # Non-fitting tiles of one turn come in ascending order only: count + 1 orders each.
+    weight[0] = (count + 1.0 if again else 1.0) / s.reserve_size
+    return t if again else -1
+
+
+cdef double _chance_x(Search* S, const State* s, int depth, int prev, int count) noexcept nogil:
+    """Side 0's value of a draw by the seat to move; `prev` the last non-fitting tile it drew
+    in this turn within the search (-1 none), `count` how many."""
+    cdef State child
+    cdef double total = 0, w
+    cdef int k, t
+    for k in range(s.reserve_size):
+        t = _draw_child(s, k, prev, count, &child, &w)
+        if t == -2:
+            continue
+        if t >= 0:
+            total += w * _node_x(S, &child, depth - 1, -INFINITY, INFINITY, t, count + 1)
+        else:
+            total += w * _node_x(S, &child, depth - 1, -INFINITY, INFINITY, -1, 0)
+    return total
+
+
+cdef void _chance_vec(Search* S, const State* s, int depth, int prev, int count,
+                      double* out) noexcept nogil:
+    cdef State child
+    cdef double vec[MAX_SEATS]
+    cdef double w
+    cdef int k, t, i
+    for i in range(S.n_sides):
+        out[i] = 0
+    for k in range(s.reserve_size):
+        t = _draw_child(s, k, prev, count, &child, &w)
+        if t == -2:
+            continue
+        if t >= 0:
+            _node_vec(S, &child, depth - 1, t, count + 1, vec)
+        else:
+            _node_vec(S, &child, depth - 1, -1, 0, vec)
+        for i in range(S.n_sides):
+            out[i] += w * vec[i]
+
+
+# ---- decisions ------------------------------------------------------------------------------
+cdef double _node_x(Search* S, const State* s, int depth, double alpha, double beta,
+                    int prev, int count) noexcept nogil:
+    """Side 0's value of `s` (two sides), fail-soft alpha-beta within (alpha, beta). `prev`,
+    `count`: the draws of the turn in progress (see _chance_x)."""
+    cdef int moves[MAX_MOVES]
+    cdef int n, i
+    cdef State child
+    cdef double v, best
+    if _tick(S):
+        return 0
+    if s.ended != END_NONE:
+        return _terminal_x(S, s)
+    if depth <= 0:
+        if _remaining(s) > S.exact_tiles:
+            return _horizon_x(S, s)
+        depth = UNLIMITED
+    n = gen_moves(s, moves)
+    if moves[0] == DRAW:
+        return _chance_x(S, s, depth, prev, count)
+    if n == 1:
+        apply_move(s, moves[0], &child)
+        return _node_x(S, &child, depth - 1, alpha, beta, -1, 0)
+    if S.rules.side_of[s.to_move] == 0:
+        best = -INFINITY
+        for i in range(n):
+            apply_move(s, moves[i], &child)
+            v = _node_x(S, &child, depth - 1, alpha, beta, -1, 0)
+            if v > best:
+                best = v
+                if S.prune:
+                    if best > alpha:
+                        alpha = best
+                    if alpha >= beta:
+                        break
+    else:
+        best = INFINITY
+        for i in range(n):
+            apply_move(s, moves[i], &child)
+            v = _node_x(S, &child, depth - 1, alpha, beta, -1, 0)
+            if v < best:
+                best = v
+                if S.prune:
+                    if best < beta:
+                        beta = best
+                    if alpha >= beta:
+                        break
+    return best
+
+
+cdef void _node_vec(Search* S, const State* s, int depth, int prev, int count,
+                    double* out) noexcept nogil:
+    """Per-side values of `s` by max-n: the mover takes the first move best for its side."""
+    cdef int moves[MAX_MOVES]
+    cdef int n, i, j, side
+    cdef State child
+    cdef double vec[MAX_SEATS]
+    cdef double u, best = -INFINITY
+    if _tick(S):
+        for i in range(S.n_sides):
+            out[i] = 0
+        return
+    if s.ended != END_NONE:
+        _terminal_vec(S, s, out)
+        return
+    if depth <= 0:
+        if _remaining(s) > S.exact_tiles:
+            _horizon_vec(S, s, out)
+            return
+        depth = UNLIMITED
+    n = gen_moves(s, moves)
+    if moves[0] == DRAW:
+        _chance_vec(S, s, depth, prev, count, out)
+        return
+    if n == 1:
+        apply_move(s, moves[0], &child)
+        _node_vec(S, &child, depth - 1, -1, 0, out)
+        return
+    side = S.rules.side_of[s.to_move]
+    for i in range(n):
+        apply_move(s, moves[i], &child)
+        _node_vec(S, &child, depth - 1, -1, 0, vec)
+        u = _utility(S, vec, side)
+        if i == 0 or u > best + TIE_EPS:
+            best = u
+            for j in range(S.n_sides):
+                out[j] = vec[j]
+
+
+cdef void _search_world(Search* S, const State* root, const int* moves, int n,
+                        double* values) noexcept nogil:
+    """The value of each root move in one full-information world, from the root side's view."""
+    cdef State child
+    cdef double vec[MAX_SEATS]
+    cdef double x
+    cdef int i
+    S.root_side = S.rules.side_of[root.to_move]
+    for i in range(MAX_SEATS):
+        S.root_scores[i] = root.scores[i]
+    for i in range(n):
+        if S.n_sides == 2:
+            if moves[i] == DRAW:
+                x = _chance_x(S, root, S.depth, -1, 0)
+            else:
+                apply_move(root, moves[i], &child)
+                x = _node_x(S, &child, S.depth - 1, -INFINITY, INFINITY, -1, 0)
+            if S.root_side == 0:
+                values[i] = x
+            else:
+                values[i] = -x if S.objective == OBJ_POINTS else 1.0 - x
+        else:
+            if moves[i] == DRAW:
+                _chance_vec(S, root, S.depth, -1, 0, vec)
+            else:
+                apply_move(root, moves[i], &child)
+                _node_vec(S, &child, S.depth - 1, -1, 0, vec)
+            values[i] = _utility(S, vec, S.root_side)
+
+
+# ---- the Python object ----------------------------------------------------------------------
+cdef class ExpectimaxSearch:
+    """A seeded determinized expectimax over one information set's worlds.
+
+    `ExpectimaxSearch(sampler, depth, seed, objective=0, playouts=2)`: `sampler` a CoreSampler
+    of the information set, `depth` the actions searched before the horizon (>= 1; 1000 is
+    unlimited in practice), `objective` 0/'points' or 1/'match', `playouts` random playouts per
+    horizon leaf. Keywords: `prune` (alpha-beta with two sides, default True), `exact_tiles`
+    (the remaining round, hand tiles plus drawable reserve, at or below which the search
+    ignores the depth; default 7), `equity_playouts` (random matches per match-equity entry,
+    default `playouts`).
+
+    Worlds are drawn on Rng(seed), the horizon playouts on Rng(seed ^ PLAY_STREAM): for a seed,
+    `run_worlds` searches the same worlds whatever the depth, and n worlds give the same
+    statistics however the calls split them. The default `exact_tiles` of 7 costs microseconds
+    per exact solve; 8 and 9 already slow late-round positions several times over.
+    The searches run without the GIL; one object must not be used by two threads at once.
+    """
+    cdef Search S
+    cdef CoreSampler sampler
+    cdef Rng world_rng
+    cdef int root_moves[MAX_MOVES]
+    cdef int n_root
+    cdef double value_sum[MAX_MOVES]
+    cdef double value_sq[MAX_MOVES]
+    cdef long long n_worlds
+
+    def __cinit__(self):
+        self.S.equity = NULL
+
+    def __init__(self, CoreSampler sampler, int depth, seed, objective=0, int playouts=2, *,
+                 bint prune=True, int exact_tiles=DEFAULT_EXACT_TILES, equity_playouts=None):
+        cdef const Rules* rules = sampler.c.base.rules
+        cdef long long cells = 1
+        cdef int i
+        if depth < 1:
+            raise BergenError(f"depth must be at least 1, got {depth}", field="depth")
+        if playouts < 1:
+            raise BergenError(f"playouts must be at least 1, got {playouts}", field="playouts")
+        if not isinstance(seed, int):
+            raise BergenError(f"a seed must be an integer, got {seed!r}", field="seed")
+        if equity_playouts is None:
+            equity_playouts = playouts
+        if not isinstance(equity_playouts, int) or equity_playouts < 1:
+            raise BergenError(f"equity_playouts must be at least 1, got {equity_playouts!r}",
+                              field="equity_playouts")
+        self.sampler = sampler
+        self.S.rules = rules
+        self.S.n_sides = rules.n_sides
+        self.S.objective = objective_code(objective)
+        self.S.depth = depth if depth < UNLIMITED else UNLIMITED
+        self.S.playouts = playouts
+        self.S.equity_playouts = equity_playouts
+        self.S.exact_tiles = exact_tiles
+        self.S.prune = prune
+        self.S.seed = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
+        self.S.rng.state = self.S.seed ^ 0x5851F42D4C957F2D   # PLAY_STREAM
+        self.S.nodes = 0
+        self.S.deadline = 0
+        self.S.aborted = False
+        self.world_rng.state = self.S.seed
+        free(self.S.equity)
+        self.S.equity = NULL
+        if self.S.objective == OBJ_MATCH:
+            for i in range(rules.n_sides):
+                cells *= rules.target
+                if cells > EQUITY_MEMO_MAX:
+                    break
+            if cells <= EQUITY_MEMO_MAX:
+                self.S.equity = <double*>malloc(cells * rules.n_sides * sizeof(double))
+                if self.S.equity == NULL:
+                    raise MemoryError()
+                for i in range(cells * rules.n_sides):
+                    self.S.equity[i] = -1.0
+        self.n_root = gen_moves(&sampler.c.base, self.root_moves)
+        for i in range(self.n_root):
+            self.value_sum[i] = 0
+            self.value_sq[i] = 0
+        self.n_worlds = 0
+
+    def __dealloc__(self):
+        free(self.S.equity)
+
+    @property
+    def moves(self):
+        """The root moves, in move order (the order of every list of values)."""
+        return [self.root_moves[i] for i in range(self.n_root)]
+
+    @property
+    def worlds(self):
+        """Worlds searched by `run_worlds` so far."""
+        return self.n_worlds
+
+    @property
+    def nodes(self):
+        """Nodes searched (decision, chance and leaf nodes; not the playouts' actions)."""
+        return self.S.nodes
+
+    def run_world(self, hands, reserve_tiles):
+        """Values of the root moves (move order, from the side of the seat to move) in one
+        world: `hands` a mask per seat (the seat's own included), `reserve_tiles` the
+        reserve's contents. Does not touch the statistics of `run_worlds`."""
+        cdef State world
+        cdef double values[MAX_MOVES]
+        cdef const Rules* rules = self.S.rules
+        cdef uint32_t seen = 0, h
+        cdef int i, t, k = 0
+        info = self.sampler.info
+        hands = list(hands)
+        tiles = sorted(reserve_tiles)
+        if len(hands) != rules.players:
+            raise BergenError(f"expected {rules.players} hands, got {len(hands)}", field="hands")
+        if hands[info.seat] != info.hand:
+            raise BergenError(f"seat {info.seat}'s hand differs from the information set's",
+                              field="hands")
+        if len(tiles) != info.reserve_size:
+            raise BergenError(f"the reserve holds {len(tiles)} tiles, the information set says "
+                              f"{info.reserve_size}", field="reserve")
+        for a, b in info.line:
+            seen |= (<uint32_t>1) << tile_index(a, b)
+        memcpy(&world, &self.sampler.c.base, sizeof(State))
+        for i in range(rules.players):
+            if not isinstance(hands[i], int) or not 0 <= hands[i] <= ALL_TILES:
+                raise BergenError(f"seat {i}'s hand is not a set of the 28 tiles", field="hands")
+            h = hands[i]
+            if popcount(h) != info.hand_sizes[i] or h & seen:
+                raise BergenError(f"seat {i}'s hand does not fit the information set",
+                                  field="hands")
+            seen |= h
+            world.hands[i] = h
+        for tile in tiles:
+            if not isinstance(tile, int) or not 0 <= tile < N_TILES or seen >> tile & 1:
+                raise BergenError(f"reserve tile {tile!r} is no free tile", field="reserve")
+            t = tile
+            seen |= (<uint32_t>1) << t
+            world.reserve[k] = t
+            k += 1
+        world.reserve_next = 0
+        with nogil:
+            self.S.deadline = 0
+            self.S.aborted = False
+            _search_world(&self.S, &world, self.root_moves, self.n_root, values)
+        return [values[i] for i in range(self.n_root)]
+
+    def run_worlds(self, long long n, double seconds):
+        """Sample and search worlds until `n` are done (<= 0: no limit) or `seconds` have
+        passed (<= 0: no limit; a world still running then is dropped, and the next call
+        starts it afresh). Returns the worlds searched by this call."""
+        cdef const Sampler* smp = &self.sampler.c
+        cdef State world
+        cdef double values[MAX_MOVES]
+        cdef Rng saved_world, saved_search
+        cdef long long done = 0, saved_nodes
+        cdef double deadline = 0, v
+        cdef int i
+        if n <= 0 and seconds <= 0:
+            raise BergenError("run_worlds needs a number of worlds or a time limit")
+        with nogil:
+            if seconds > 0:
+                deadline = _now() + seconds
+            self.S.deadline = deadline
+            self.S.aborted = False
+            self.S.check_at = self.S.nodes + CHECK_EVERY
+            while n <= 0 or done < n:
+                if deadline > 0 and _now() >= deadline:
+                    break
+                saved_world = self.world_rng
+                saved_search = self.S.rng
+                saved_nodes = self.S.nodes
+                sample_world(smp, &self.world_rng, &world)
+                _search_world(&self.S, &world, self.root_moves, self.n_root, values)
+                if self.S.aborted:
+                    self.world_rng = saved_world
+                    self.S.rng = saved_search
+                    self.S.nodes = saved_nodes
+                    break
+                for i in range(self.n_root):
+                    v = values[i]
+                    self.value_sum[i] += v
+                    self.value_sq[i] += v * v
+                done += 1
+            self.S.deadline = 0
+            self.S.aborted = False
+        self.n_worlds += done
+        return done
+
+    def root_stats(self):
+        """[(move, worlds, sum of values, sum of squared values)] in move order."""
+        return [(self.root_moves[i], self.n_worlds, self.value_sum[i], self.value_sq[i])
+                for i in range(self.n_root)]

@@ -1,0 +1,477 @@
+"""The determinized expectimax (`bergen_search._expectimax`) against its oracle
+(`bergen_search.expectimax_ref`), on small endgames where both search to the end of the round.
+
+Layered as OpenSpiel's search tests: every world of small endgames searched in C equals the
+exhaustive reference; the weighted mean over `WorldTable.enumerate()` equals `exact_values`;
+alpha-beta equals the full search; max-n (three or more sides) equals the reference's; hand-built
+positions with a known best move and known values; determinism, the time limit, and that the
+search sees only the information set.
+"""
+import doctest
+import time
+from dataclasses import replace
+
+import pytest
+
+from bergen_search import expectimax_ref as ref
+from bergen_search import playout
+from bergen_search.infoset import Observer, from_position, from_state_and_events
+from bergen_search.position import Position, position_from_flags
+from bergen_search.rng import Rng, derive_seed
+from bergen_search.rules import Rules
+from bergen_search.sampler import WorldTable
+from bergen_search.state import DRAW, State, find_leader
+from bergen_search.tiles import popcount
+
+_expectimax = pytest.importorskip("bergen_search._expectimax")
+from bergen_search._expectimax import ExpectimaxSearch  # noqa: E402
+from bergen_search._sampler import CoreSampler  # noqa: E402
+
+EXACT = 1000   # a depth no round reaches: the search goes to the end of the round
+TOL = 1e-9
+
+
+# ---- positions --------------------------------------------------------------------------------
+def _remaining(st: State) -> int:
+    return (sum(popcount(h) for h in st.hands)
+            + max(0, st.reserve_size - st.rules.reserve_kept))
+
+
+def endgames(rules, seed, max_remaining, count, history=True, max_reserve=None, mid_turn=False):
+    """InfoSets of the seat to move late in random rounds: the first decision (two moves or
+    more; with `mid_turn`, any moment right after a draw) once the tiles in play number at most
+    `max_remaining`. With `history` the InfoSet comes from the events (epochs, played tiles,
+    voids), else from a position without history (one group per seat)."""
+    out, i = [], 0
+    while len(out) < count:
+        rng = Rng(derive_seed(seed, i))
+        i += 1
+        hands, reserve = playout.deal(rules, rng)
+        st = State.deal(rules, hands, reserve)
+        events = []
+        while st.ended is None:
+            moves = st.legal_moves()
+            seat = st.to_move
+            ready = st.line and _remaining(st) <= max_remaining and (
+                max_reserve is None or st.reserve_size <= max_reserve)
+            if ready and (st.draws_this_turn > 0 if mid_turn else len(moves) >= 2):
+                if history:
+                    out.append(from_state_and_events(rules, seat, hands[seat], None, events))
+                    break
+                if st.draws_this_turn == 0:
+                    sizes = tuple(st.hand_size(j) for j in range(rules.players))
+                    pos = Position(rules, st.scores, seat, st.hands[seat], st.line, sizes,
+                                   st.reserve_size, {}).check()
+                    out.append(from_position(pos))
+                    break
+            m = moves[0] if len(moves) == 1 else moves[rng.below(len(moves))]
+            events.append((seat, m, st.reserve[0] if m == DRAW else None))
+            st = st.apply(m)
+    return out
+
+
+def cut(rules, seed, decision):
+    """(InfoSet, true State) at the `decision`-th decision of a random round (seat to move)."""
+    rng = Rng(seed)
+    hands, reserve = playout.deal(rules, rng)
+    st = State.deal(rules, hands, reserve)
+    events, k = [], 0
+    while st.ended is None:
+        moves = st.legal_moves()
+        if st.line and len(moves) >= 2:
+            k += 1
+            if k == decision:
+                return from_state_and_events(rules, st.to_move, hands[st.to_move], None,
+                                             events), st
+        m = moves[0] if len(moves) == 1 else moves[rng.below(len(moves))]
+        events.append((st.to_move, m, st.reserve[0] if m == DRAW else None))
+        st = st.apply(m)
+    raise AssertionError("the round has too few decisions")
+
+
+def check_against_reference(info, objective="points", seed=5, playouts=2, **kw):
+    """Every world: C equals the reference; the weighted mean equals exact_values."""
+    worlds = WorldTable(info).enumerate()
+    total = sum(worlds.values())
+    search = ExpectimaxSearch(CoreSampler(info), EXACT, seed, objective, playouts, **kw)
+    exact = ref.exact_values(info, objective, seed=seed, playouts=playouts)
+    assert search.moves == list(exact)
+    mean = [0.0] * len(search.moves)
+    for (hands, reserve), weight in worlds.items():
+        expected = ref.world_values(info, hands, reserve, objective, seed=seed, playouts=playouts)
+        got = search.run_world(hands, reserve)
+        assert got == pytest.approx([float(v) for v in expected.values()], abs=TOL, rel=0)
+        for i, v in enumerate(got):
+            mean[i] += weight * v / total
+    assert mean == pytest.approx([float(v) for v in exact.values()], abs=TOL, rel=0)
+    return exact
+
+
+TABLES = {
+    "2p": (Rules(players=2), True),
+    "2p-draw-one-american": (Rules(players=2, draw="one", blocked="american"), True),
+    "2p-pips-out5": (Rules(players=2, blocked="pips", out_bonus=5, reserve_kept=1), True),
+    "3p": (Rules(players=3), True),
+    "4p-partners": (Rules(players=4, partnerships=True), True),
+    "4p": (Rules(players=4), True),
+    "3p-position": (Rules(players=3), False),
+    "4p-partners-position": (Rules(players=4, partnerships=True), False),
+}
+
+
+# ---- exactness ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_worlds_equal_reference(name):
+    rules, history = TABLES[name]
+    for info in endgames(rules, 11, 8, 6, history=history):
+        check_against_reference(info)
+
+
+def test_chance_nodes_equal_reference():
+    """Endgames with several drawable tiles: the draws' chance nodes (and the C search's
+    ascending order of non-fitting draws) against the reference's plain enumeration."""
+    seen = 0
+    for info in endgames(Rules(players=2), 23, 10, 12, max_reserve=6):
+        if info.reserve_size - info.rules.reserve_kept >= 2:
+            check_against_reference(info)
+            seen += 1
+    assert seen >= 4
+
+
+def test_mid_turn_equals_reference():
+    """Information sets cut right after a draw: the drawn tile fits and must be played, or it
+    does not and the seat draws again (the root itself a chance node)."""
+    roots = set()
+    for info in endgames(Rules(players=2), 31, 10, 4, mid_turn=True, max_reserve=7):
+        assert info.draws_this_turn > 0
+        check_against_reference(info)
+        roots.add(DRAW if ExpectimaxSearch(CoreSampler(info), 1, 1).moves == [DRAW] else "play")
+    assert roots == {DRAW, "play"}
+
+
+@pytest.mark.parametrize("name", ["2p", "3p", "4p-partners"])
+def test_match_objective_equals_reference(name):
+    """Near the target: wins, the capped matches and the match equity of unfinished matches."""
+    rules, history = TABLES[name]
+    for k, info in enumerate(endgames(rules, 13, 8, 4, history=history)):
+        scores = tuple(rules.target - 5 + (k + side) % 4 for side in range(rules.n_sides))
+        check_against_reference(replace(info, scores=scores), "match", playouts=3)
+
+
+def test_max_n_equals_reference_three_players():
+    """Max-n with three sides, a tie-break that matters: the reference's values and the C
+    values agree in every world, and so do the moves' order and count."""
+    rules = Rules(players=3)
+    for info in endgames(rules, 41, 9, 6, history=False):
+        exact = check_against_reference(info)
+        assert len(exact) >= 2
+
+
+def test_pruned_equals_unpruned():
+    rules = Rules(players=2)
+    pruned_nodes = full_nodes = 0
+    for info in endgames(rules, 17, 10, 8, max_reserve=4):
+        pruned = ExpectimaxSearch(CoreSampler(info), EXACT, 3)
+        full = ExpectimaxSearch(CoreSampler(info), EXACT, 3, prune=False)
+        for (hands, reserve) in list(WorldTable(info).enumerate())[:10]:
+            a = pruned.run_world(hands, reserve)
+            b = full.run_world(hands, reserve)
+            assert a == pytest.approx(b, abs=TOL, rel=0)
+        pruned_nodes += pruned.nodes
+        full_nodes += full.nodes
+    assert pruned_nodes < full_nodes   # the pruning prunes
+
+
+def test_partnerships_pruned_equals_unpruned():
+    rules = Rules(players=4, partnerships=True)
+    for info in endgames(rules, 19, 9, 4, history=False):
+        pruned = ExpectimaxSearch(CoreSampler(info), EXACT, 3)
+        full = ExpectimaxSearch(CoreSampler(info), EXACT, 3, prune=False)
+        for (hands, reserve) in list(WorldTable(info).enumerate())[:10]:
+            assert pruned.run_world(hands, reserve) == pytest.approx(
+                full.run_world(hands, reserve), abs=TOL, rel=0)
+
+
+def test_small_round_is_solved_whatever_the_depth():
+    """With the remaining round within `exact_tiles`, depth 1 is as exact as no limit; with
+    exact_tiles 0 the horizon's playouts are used instead (and differ somewhere)."""
+    differs = False
+    for info in endgames(Rules(players=2), 29, 7, 5):
+        exact = ExpectimaxSearch(CoreSampler(info), EXACT, 3)
+        shallow = ExpectimaxSearch(CoreSampler(info), 1, 3, exact_tiles=7)
+        sampled = ExpectimaxSearch(CoreSampler(info), 1, 3, exact_tiles=0, playouts=1)
+        for (hands, reserve) in WorldTable(info).enumerate():
+            want = exact.run_world(hands, reserve)
+            assert shallow.run_world(hands, reserve) == pytest.approx(want, abs=TOL, rel=0)
+            differs |= sampled.run_world(hands, reserve) != pytest.approx(want, abs=TOL)
+    assert differs
+
+
+def test_monte_carlo_mean_converges_to_exact():
+    """run_worlds samples the worlds with their weights: the mean of many worlds is close to
+    exact_values (a loose statistical bound, fixed seed)."""
+    info = endgames(Rules(players=2), 37, 8, 1)[0]
+    exact = ref.exact_values(info)
+    search = ExpectimaxSearch(CoreSampler(info), EXACT, 9)
+    search.run_worlds(4000, 0)
+    for (move, worlds, total, sq), want in zip(search.root_stats(), exact.values()):
+        mean = total / worlds
+        stderr = max((sq / worlds - mean * mean) / worlds, 0.0) ** 0.5
+        assert abs(mean - float(want)) <= 5 * stderr + 1e-9
+
+
+# ---- positions with a known answer ----------------------------------------------------------------
+def search_values(pos, objective=0, depth=EXACT, worlds=40, **kw):
+    """Mean value of each root move over `worlds` sampled worlds, by move string."""
+    from bergen_search.state import move_str
+    search = ExpectimaxSearch(CoreSampler(from_position(pos)), depth, 7, objective, **kw)
+    assert search.run_worlds(worlds, 0) == worlds
+    return {move_str(m): total / n for m, n, total, _ in search.root_stats()}
+
+
+def best(values):
+    return max(values, key=values.get)
+
+
+# Seat 0 holds 3-5 and 1-5; the line runs from 3-3 (left) to 5; the unseen tiles 0-5 0-1 2-2
+# 4-4 fit none of the ends to come. 3-5:R makes a triple (3), then the round blocks and seat 0
+# wins it unless seat 1 holds 0-5 0-1 (1 world in 6): 3 + 2 * 5/6. 3-5:L scores a double match
+# and goes out next: 4. 1-5:R scores nothing: 2.
+TRIPLE = dict(hand="3-5 1-5", hand_sizes="2,2", line="3-3 3-6 6-0 0-0 0-2 2-4 4-1 1-1 1-3 "
+              "3-4 4-6 6-1 1-2 2-6 6-6 6-5 5-5 5-4 4-0 0-3 3-2 2-5")
+# Seat 0's last tile 2-4 fits both ends; 2-2 is at the left end: at the right it makes a triple.
+LAST_TILE = dict(hand="2-4", hand_sizes="1,1", line="2-2 2-6 6-0 0-1 1-4 4-4 4-5 5-3 3-4 4-0 "
+                 "0-2 2-1 1-3 3-0 0-5 5-1 1-6 6-6 6-3 3-3 3-2 2-5 5-6 6-4")
+# Seat 1 to move, both plays score nothing; seat 0 holds one of 0-3 2-2 2-3 and goes out.
+# 3-3:R leaves a double at the right end: 2-3 then makes a triple (3 + 2, one world in 3).
+NO_GIFT = dict(hand="0-0 0-1 1-1 1-3 3-3", hand_sizes="1,5", to_move=1, scores="0,4",
+               line="2-6 6-5 5-5 5-1 1-6 6-0 0-5 5-3 3-4 4-5 5-2 2-0 0-4 4-4 4-1 1-2 2-4 4-6 "
+                    "6-6 6-3")
+# Seat 1 showed no 0 and no 6; 2-6:R leaves ends 0 and 6, which nobody can play (0-6 is in the
+# kept reserve): blocked, and seat 0 (2-3, 5 pips) beats 2-4 or 3-4. 2-3:R lets seat 1 go out
+# with 3-4, or blocks with seat 0 holding 2-6 (8 pips) against 2-4.
+BLOCK = dict(hand="2-6 2-3", hand_sizes="2,1", voids={1: [0, 6]},
+             line="0-1 1-3 3-6 6-6 6-4 4-1 1-2 2-2 2-5 5-3 3-3 3-0 0-5 5-1 1-1 1-6 6-5 5-5 5-4 "
+                  "4-4 4-0 0-0 0-2")
+
+
+def test_triple_over_nothing():
+    values = search_values(position_from_flags(**TRIPLE))
+    assert best(values) == "3-5:R"
+    assert values == pytest.approx({"3-5:R": 3 + 2 * 5 / 6, "3-5:L": 4, "1-5:R": 2}, abs=0.2)
+    exact = ref.exact_values(from_position(position_from_flags(**TRIPLE)))
+    assert [float(v) for v in exact.values()] == pytest.approx([2, 4, 3 + 2 * 5 / 6], abs=TOL)
+
+
+def test_last_tile_at_the_end_that_makes_the_triple():
+    assert search_values(position_from_flags(**LAST_TILE)) == {"2-4:L": 4.0, "2-4:R": 5.0}
+
+
+def test_last_tile_wins_the_match():
+    """At 10-13 the triple and the bonus make 15: the match is won (1); the double match
+    leaves 14 and a match still to play (an equity below 1)."""
+    pos = position_from_flags(scores="10,13", **LAST_TILE)
+    values = search_values(pos, objective=1, equity_playouts=32)
+    assert values["2-4:R"] == 1.0
+    assert 0.0 < values["2-4:L"] < 1.0
+
+
+def test_no_triple_for_the_next_player():
+    values = search_values(position_from_flags(**NO_GIFT), worlds=60)
+    assert best(values) == "1-3:R"
+    assert values["1-3:R"] == -2.0
+    exact = ref.exact_values(from_position(position_from_flags(**NO_GIFT)))
+    assert [float(v) for v in exact.values()] == [-2.0, -3.0]
+
+
+def test_blocking_wins():
+    values = search_values(position_from_flags(**BLOCK))
+    assert values == {"2-3:R": -2.0, "2-6:R": 2.0}
+
+
+def test_depth_limited_search_finds_the_obvious_moves():
+    """At depth 1 (the root move, then playouts) the immediate answers still stand out."""
+    kw = dict(depth=1, exact_tiles=0, playouts=8, worlds=60)
+    assert best(search_values(position_from_flags(**TRIPLE), **kw)) == "3-5:R"
+    assert best(search_values(position_from_flags(**LAST_TILE), **kw)) == "2-4:R"
+    assert best(search_values(position_from_flags(**BLOCK), **kw)) == "2-6:R"
+
+
+# ---- the object ----------------------------------------------------------------------------------
+def test_determinism_and_split_runs():
+    info, _ = cut(Rules(players=2), 5, 3)
+    a = ExpectimaxSearch(CoreSampler(info), 4, 123)
+    b = ExpectimaxSearch(CoreSampler(info), 4, 123)
+    c = ExpectimaxSearch(CoreSampler(info), 4, 123)
+    d = ExpectimaxSearch(CoreSampler(info), 4, 124)
+    assert a.run_worlds(12, 0) == 12
+    assert b.run_worlds(12, 0) == 12
+    assert c.run_worlds(5, 0) + c.run_worlds(7, 0) == 12
+    d.run_worlds(12, 0)
+    assert a.root_stats() == b.root_stats() == c.root_stats()
+    assert a.nodes == b.nodes == c.nodes and a.worlds == c.worlds == 12
+    assert d.root_stats() != a.root_stats()
+
+
+def test_time_limit():
+    info, _ = cut(Rules(players=2), 1, 1)
+    for depth in (6, 40):   # worlds of a few ms, and one world far longer than the limit
+        search = ExpectimaxSearch(CoreSampler(info), depth, 1, exact_tiles=0)
+        start = time.perf_counter()
+        done = search.run_worlds(0, 0.2)
+        elapsed = time.perf_counter() - start
+        assert elapsed < 0.25
+        assert search.worlds == done
+        if depth == 6:
+            assert done >= 1
+
+
+def test_time_limited_runs_stay_deterministic():
+    """A world cut by the clock is dropped and started afresh by the next call."""
+    info, _ = cut(Rules(players=2), 1, 1)
+    a = ExpectimaxSearch(CoreSampler(info), 7, 8)
+    first = a.run_worlds(0, 0.01)
+    assert a.run_worlds(3, 0) == 3
+    b = ExpectimaxSearch(CoreSampler(info), 7, 8)
+    b.run_worlds(first + 3, 0)
+    assert a.root_stats() == b.root_stats()
+
+
+def _swap_hidden(rules, hands, reserve, events, seat):
+    """Another true deal with the same public history: a tile of the other hand at the end
+    exchanged with one still in the reserve, if the replay stays legal; else None."""
+    st = State.deal(rules, hands, reserve)
+    for who, m, _ in events:
+        st = st.apply(m, who)
+    other = 1 - seat
+    drawn = rules.reserve_start - st.reserve_size
+    for x in range(28):
+        if not st.hands[other] >> x & 1:
+            continue
+        for y in reserve[drawn:]:
+            h, r = list(hands), list(reserve)
+            if hands[other] >> x & 1:
+                h[other] = hands[other] & ~(1 << x) | (1 << y)
+                r[r.index(y)] = x
+            else:
+                i, j = r.index(x), r.index(y)
+                r[i], r[j] = r[j], r[i]
+            if find_leader(rules, h) != find_leader(rules, hands):
+                continue
+            try:
+                s2 = State.deal(rules, h, r)
+                for who, m, _ in events:
+                    s2 = s2.apply(m, who)
+            except Exception:
+                continue
+            return h, r
+    return None
+
+
+def _observed(rules, hands, reserve, events, seat):
+    st = State.deal(rules, hands, reserve)
+    obs = Observer(rules, {seat}, st)
+    for who, m, _ in events:
+        after = st.apply(m, who)
+        obs.step(who, m, after)
+        st = after
+    return obs.infoset(seat), st
+
+
+def test_only_the_information_set_matters():
+    rules = Rules(players=2)
+    rng = Rng(2024)
+    hands, reserve = playout.deal(rules, rng)
+    st = State.deal(rules, hands, reserve)
+    events = []
+    while True:
+        moves = st.legal_moves()
+        if st.line and len(moves) >= 2 and len(events) >= 8:
+            seat = st.to_move
+            break
+        m = moves[0] if len(moves) == 1 else moves[rng.below(len(moves))]
+        events.append((st.to_move, m, None))
+        st = st.apply(m)
+    other = _swap_hidden(rules, hands, reserve, events, seat)
+    assert other is not None
+    info_a, true_a = _observed(rules, hands, reserve, events, seat)
+    info_b, true_b = _observed(rules, *other, events, seat)
+    assert true_a.hands != true_b.hands
+    assert info_a.key() == info_b.key()
+    a = ExpectimaxSearch(CoreSampler(info_a), 5, 77)
+    b = ExpectimaxSearch(CoreSampler(info_b), 5, 77)
+    a.run_worlds(6, 0)
+    b.run_worlds(6, 0)
+    assert a.root_stats() == b.root_stats()
+    assert a.nodes == b.nodes
+
+
+def test_bad_arguments():
+    info = from_position(position_from_flags(**LAST_TILE))
+    from bergen_search.errors import BergenError
+    with pytest.raises(BergenError):
+        ExpectimaxSearch(CoreSampler(info), 0, 1)
+    with pytest.raises(BergenError):
+        ExpectimaxSearch(CoreSampler(info), 3, 1, playouts=0)
+    with pytest.raises(BergenError):
+        ExpectimaxSearch(CoreSampler(info), 3, 1, objective="chips")
+    search = ExpectimaxSearch(CoreSampler(info), 3, 1)
+    with pytest.raises(BergenError):
+        search.run_worlds(0, 0)
+    hands, reserve = next(iter(WorldTable(info).enumerate()))
+    with pytest.raises(BergenError):
+        search.run_world(hands, list(reserve)[:1])
+    with pytest.raises(BergenError):
+        search.run_world((hands[0], hands[0]), reserve)
+    on_line = 1 << 13   # 2-2, the first tile of the line
+    with pytest.raises(BergenError):
+        search.run_world((hands[0], on_line), reserve)
+    assert search.run_world(hands, reserve) == [4.0, 5.0]
+
+
+def test_doctests():
+    for module in (ref, _expectimax):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0
+
+
+def _random_play_moments(state, root_side, root_scores):
+    """(E[x], E[x^2]) of the points value x (two sides) of `state` under uniformly random
+    moves and uniform draws: what the horizon's playouts estimate."""
+    if state.ended is not None:
+        gains = [a - b for a, b in zip(state.scores, root_scores)]
+        x = gains[root_side] - gains[1 - root_side]
+        return x, x * x
+    moves = state.legal_moves()
+    if moves == [DRAW]:
+        reserve = state.reserve
+        children = []
+        for i, t in enumerate(reserve):
+            s = state._copy()
+            s.reserve = (t,) + reserve[:i] + reserve[i + 1:]
+            children.append(s.apply(DRAW))
+    else:
+        children = [state.apply(m) for m in moves]
+    pairs = [_random_play_moments(c, root_side, root_scores) for c in children]
+    return (sum(a for a, _ in pairs) / len(pairs), sum(b for _, b in pairs) / len(pairs))
+
+
+def test_horizon_playouts_estimate_random_play():
+    """At depth 1 with no exact solving, a root move's value is the mean of random playouts
+    from the state after it, with the reserve's order shuffled: within 4.5 standard errors of
+    the exact expectation of random play (fixed seed)."""
+    checked = 0
+    for info in endgames(Rules(players=2), 43, 9, 6, max_reserve=6):
+        if info.reserve_size - info.rules.reserve_kept < 2:
+            continue
+        playouts = 4000
+        search = ExpectimaxSearch(CoreSampler(info), 1, 5, playouts=playouts, exact_tiles=0)
+        (hands, reserve), _ = next(iter(WorldTable(info).enumerate().items()))
+        state = ref.world_state(info, hands, sorted(reserve))
+        side = info.rules.side_of(info.seat)
+        for move, got in zip(search.moves, search.run_world(hands, reserve)):
+            mean, square = _random_play_moments(state.apply(move), side, info.scores)
+            stderr = max(square - mean * mean, 0.0) ** 0.5 / playouts ** 0.5
+            assert abs(got - mean) <= 4.5 * stderr + 1e-12
+            checked += 1
+    assert checked >= 4

@@ -600,7 +600,7 @@ def play(engine_spec, seat, seed, out_path, **kw):
         seed = time.time_ns() % 1_000_000
     out_path = out_path or f"bergen-game-{seed}.json"
     session = PlaySession(rules, spec, seat, seed)
-    stdin = click.get_text_stream("stdin")
+    stdin = sys.stdin
     click.echo(f"Bergen against {spec}; you are seat {seat}; seed {seed}.\n{HELP}")
     try:
         for line in session.advance():

@@ -140,7 +140,9 @@ def test_bench_signature_is_stable():
     from bergen_search.bench import signature
     a, b = signature(), signature()
     assert a == b
-    assert all(v is not None for v in a.values())
+    # The known signature: it changes only when the sampler or a search changes (then update
+    # it here and in the README, in the same commit, saying why).
+    assert a == {"sampler_checksum": 4168, "ismcts_nodes": 67340, "expectimax_nodes": 7649}
 
 
 def test_ctrl_c_returns_the_best_answer_so_far():

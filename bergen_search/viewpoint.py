@@ -11,7 +11,7 @@ from .errors import BergenError
 from .infoset import InfoSet, Observer, from_position
 from .position import parse_position
 from .record import FORMAT as RECORD_FORMAT
-from .record import POSITION_FORMAT, _run, final_state, parse_json, parse_record
+from .record import POSITION_FORMAT, _run, parse_json, parse_record
 
 
 def infoset_from_record(record) -> InfoSet:
@@ -19,25 +19,30 @@ def infoset_from_record(record) -> InfoSet:
     record = parse_record(record)
     last = len(record.rounds) - 1
     where = {"round": last}
-    final = final_state(record)          # checks the whole record first
+    start, steps, final = None, [], None
+    for item in _run(record):            # one replay: it checks the whole record too
+        if item[0] == "deal" and item[1] == last:
+            start = item[2]
+        elif item[0] == "step" and item[1].round == last:
+            steps.append(item[1])
+        elif item[0] == "end" and item[1] == last:
+            final = item[2]
     if final.ended is not None:
         over = "the match is over" if final.winner is not None else f"the round ended ({final.ended})"
         raise BergenError(f"the record ends after its last round: {over}, so there is no "
                           f"decision to search", **where)
     seat = final.to_move
-    if not record.rounds[last].events or seat < 0:
+    if not steps or seat < 0:
         raise BergenError("the last round has no events: its lead is forced, nothing to search",
                           **where)
     if record.rounds[last].hands[seat] is None or final.hidden[seat]:
         raise BergenError(f"seat {seat} is to move, but the record does not show its hand and "
                           f"every tile it drew (the seat to move is the record's viewpoint)",
                           **where)
-    observer = None
-    for item in _run(record):
-        if item[0] == "deal" and item[1] == last:
-            observer = Observer(record.rules, {seat}, item[2])
-        elif item[0] == "step" and item[1].round == last:
-            observer.step(item[1].seat, item[1].action, item[1].after)
+    # The seat is known only now: follow the round again from the steps already replayed.
+    observer = Observer(record.rules, {seat}, start)
+    for step in steps:
+        observer.step(step.seat, step.action, step.after)
     return observer.infoset(seat)
 
 

@@ -38,7 +38,8 @@ from .tiles import TILES_WITH, iter_mask
 
 ALGORITHMS = ("ismcts", "expectimax")
 OBJECTIVES = ("points", "match")
-#: Enumerate every world instead of sampling when there are at most this many.
+#: Expectimax may enumerate the worlds instead of sampling them when the histories behind
+#: them number at most this many (and the distinct worlds fit the budget).
 EXACT_WORLDS = 2000
 DEFAULT_ITERATIONS = {"ismcts": 20000, "expectimax": 200}
 #: A search runs in slices this long so that Ctrl-C and the clock are heard promptly.
@@ -163,22 +164,48 @@ def _search_worker(args):
     return [tuple(s) for s in stats], done, interrupted, extra
 
 
-def _exact_expectimax(info, table, objective, seed, settings):
-    """Every consistent world, weighted by its number of histories (its probability)."""
+def _exact_expectimax(info, worlds, objective, seed, settings, deadline: _Deadline):
+    """Every consistent world (`WorldTable.enumerate()`), weighted by its number of histories
+    (its probability).
+
+    Under a time limit the worlds are taken in a seeded random order and the clock is heard
+    between worlds: if it runs out first, the value is the weighted mean over the worlds
+    solved (a sample without replacement, with its standard error) and is not exact.
+    Returns (rows (move, worlds, value, stderr), worlds solved, complete, interrupted)."""
     from ._expectimax import ExpectimaxSearch
     from ._sampler import CoreSampler
-    engine = ExpectimaxSearch(CoreSampler(info, table), settings.get("depth", 6), seed,
+    from .rng import Rng
+    engine = ExpectimaxSearch(CoreSampler(info), settings.get("depth", 6), seed,
                               objective, settings.get("playouts", 2))
-    worlds = table.enumerate()
+    worlds = sorted(worlds.items())
+    order = list(range(len(worlds)))
+    if deadline.end is not None:
+        Rng(derive_seed(seed, len(worlds))).shuffle(order)
     moves = root_moves(info)
-    sums = [0.0] * len(moves)
-    total = 0
-    for (hands, reserve), weight in sorted(worlds.items()):
-        values = engine.run_world(hands, list(reserve))
-        for i, v in enumerate(values):
-            sums[i] += weight * v
-        total += weight
-    return [(m, len(worlds), s / total, 0.0) for m, s in zip(moves, sums)], len(worlds)
+    values = {}
+    interrupted = False
+    try:
+        for k, i in enumerate(order):
+            if k and deadline.left() is not None and deadline.left() <= 0:
+                break
+            (hands, reserve), _ = worlds[i]
+            values[i] = engine.run_world(hands, list(reserve), seed=derive_seed(seed, i))
+    except KeyboardInterrupt:
+        interrupted = True
+        if not values:
+            raise
+    complete = len(values) == len(worlds)
+    # Summed in the worlds' sorted order, so that a complete run is the same however ordered.
+    solved = sorted(values)
+    total = sum(worlds[i][1] for i in solved)
+    rows = []
+    for j, m in enumerate(moves):
+        mean = sum(worlds[i][1] * values[i][j] for i in solved) / total
+        se = 0.0
+        if not complete:
+            se = math.sqrt(sum((worlds[i][1] * (values[i][j] - mean)) ** 2 for i in solved)) / total
+        rows.append((m, len(solved), mean, se))
+    return rows, len(solved), complete, interrupted
 
 
 def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
@@ -206,11 +233,15 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     lead = not info.line
     result_info = {"algorithm": algorithm, "objective": objective, "seed": seed,
                    "workers": workers, "worlds_consistent": table.total, "exact": False}
-    if algorithm == "expectimax" and table.total <= EXACT_WORLDS:
-        stats, n_worlds = _exact_expectimax(info, table, obj, seed, settings)
-        rows = [(m, n, v, 0.0) for m, n, v, _ in stats]
-        done, interrupted = n_worlds, False
-        result_info.update(exact=True, worlds=n_worlds)
+    # Expectimax solves every world instead of sampling when they are few: at most the
+    # budget of worlds, or under a time limit as many as the clock allows.
+    worlds = (table.enumerate() if algorithm == "expectimax" and table.total <= EXACT_WORLDS
+              else None)
+    if worlds is not None and (budget is None or len(worlds) <= budget):
+        rows, done, complete, interrupted = _exact_expectimax(
+            info, worlds, obj, seed, settings, _Deadline(limits.time and max(
+                limits.time - (time.perf_counter() - t0), 0.001)))
+        result_info.update(exact=complete, worlds=done, interrupted=interrupted)
     else:
         seconds = None if limits.time is None else max(limits.time - (time.perf_counter() - t0), 0.001)
         if workers == 1:

@@ -406,6 +406,38 @@ def test_only_the_information_set_matters():
     assert a.nodes == b.nodes
 
 
+# ---- enumeration through search() -----------------------------------------------------------
+def test_enumeration_when_the_worlds_fit_the_budget():
+    """1,890 histories behind 126 distinct worlds: a budget of 126 worlds or more solves them
+    all (exact, no standard error), a smaller one samples; a generous clock solves them all
+    too, with the same values to the bit."""
+    from bergen_search.search import Limits, search
+    info, _ = cut(Rules(players=2), 2, 7)
+    assert WorldTable(info).total == 1890 and len(WorldTable(info).enumerate()) == 126
+    exact = search(info, Limits(iterations=126), algorithm="expectimax", seed=4)
+    assert exact.info["exact"] and exact.info["worlds"] == 126
+    assert all(m.stderr == 0.0 for m in exact.moves)
+    sampled = search(info, Limits(iterations=125), algorithm="expectimax", seed=4)
+    assert not sampled.info["exact"] and sampled.info["iterations"] == 125
+    clocked = search(info, Limits(time=60), algorithm="expectimax", seed=4)
+    assert clocked.info["exact"]
+    assert [(m.code, m.value) for m in clocked.moves] == [(m.code, m.value) for m in exact.moves]
+
+
+def test_enumeration_honours_the_clock():
+    """969 worlds of several ms each: a 0.1 s limit stops the enumeration early (not exact,
+    with a standard error) instead of solving them all (about 10 s)."""
+    from bergen_search.search import Limits, search
+    info, _ = cut(Rules(players=2), 1, 4)
+    assert len(WorldTable(info).enumerate()) == 969
+    start = time.perf_counter()
+    res = search(info, Limits(time=0.1), algorithm="expectimax", seed=4)
+    assert time.perf_counter() - start < 0.6
+    assert not res.info["exact"] and 1 <= res.info["worlds"] < 969
+    if res.info["worlds"] >= 3:
+        assert any(m.stderr > 0 for m in res.moves)
+
+
 def test_bad_arguments():
     info = from_position(position_from_flags(**LAST_TILE))
     from bergen_search.errors import BergenError

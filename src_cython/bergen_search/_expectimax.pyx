@@ -511,10 +511,12 @@ cdef class ExpectimaxSearch:
         """Nodes searched (decision, chance and leaf nodes; not the playouts' actions)."""
         return self.S.nodes
 
-    def run_world(self, hands, reserve_tiles):
+    def run_world(self, hands, reserve_tiles, seed=None):
         """Values of the root moves (move order, from the side of the seat to move) in one
         world: `hands` a mask per seat (the seat's own included), `reserve_tiles` the
-        reserve's contents. Does not touch the statistics of `run_worlds`."""
+        reserve's contents. Does not touch the statistics of `run_worlds`. The horizon's
+        playouts continue one stream from call to call, or with `seed` start this world's own
+        (so that a world's values do not depend on the order worlds are solved in)."""
         cdef State world
         cdef double values[MAX_MOVES]
         cdef const Rules* rules = self.S.rules
@@ -551,6 +553,8 @@ cdef class ExpectimaxSearch:
             world.reserve[k] = t
             k += 1
         world.reserve_next = 0
+        if seed is not None:
+            self.S.rng.state = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
         with nogil:
             self.S.deadline = 0
             self.S.aborted = False

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from .errors import BergenError
 from .rules import Rules
 from .state import DRAW, PASS, State, _rank_of
-from .tiles import ALL_TILES, DOUBLES, N_TILES, TILES_WITH, iter_mask, popcount, tile_str
+from .tiles import (ALL_TILES, DOUBLES, N_TILES, TILES_WITH, LineEnds, iter_mask, popcount,
+                    tile_str)
 
 RESERVE = -1
 
@@ -49,7 +50,7 @@ class Group:
 
 
 @dataclass(frozen=True)
-class InfoSet:
+class InfoSet(LineEnds):
     rules: Rules
     seat: int                 # the viewpoint: the seat to move
     scores: tuple             # by side
@@ -63,22 +64,6 @@ class InfoSet:
     groups: tuple             # Group, the reserve last
     free: tuple               # (tile, allowed-groups bitmask), ascending tiles
     played_free: int          # mask of free tiles that are already on the line
-
-    @property
-    def left(self) -> int:
-        return self.line[0][0] if self.line else -1
-
-    @property
-    def right(self) -> int:
-        return self.line[-1][1] if self.line else -1
-
-    @property
-    def left_double(self) -> bool:
-        return bool(self.line) and self.line[0][0] == self.line[0][1]
-
-    @property
-    def right_double(self) -> bool:
-        return bool(self.line) and self.line[-1][0] == self.line[-1][1]
 
     @property
     def unknown(self) -> int:

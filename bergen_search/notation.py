@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from .errors import BergenError
 from .state import LEFT, RIGHT, move_str
-from .tiles import (TILE_HIGH, TILE_LOW, format_mask, is_double, iter_mask, parse_halves,
-                    parse_tile, tile_index, tile_str)
+from .tiles import (TILE_HIGH, TILE_LOW, LineEnds, format_mask, is_double, iter_mask,
+                    parse_halves, parse_tile, tile_index, tile_str)
 
 __all__ = ["parse_tile", "format_tile", "parse_tiles", "parse_hand", "format_hand", "Line",
            "parse_line", "format_line", "parse_move_text", "parse_move", "resolve_move",
@@ -82,7 +82,7 @@ def format_hand(mask: int) -> list:
 
 
 @dataclass(frozen=True)
-class Line:
+class Line(LineEnds):
     """The laid tiles, left to right, each as its oriented pair `(left half, right half)`."""
     pairs: tuple = ()
 
@@ -91,13 +91,8 @@ class Line:
         return not self.pairs
 
     @property
-    def left(self) -> int:
-        """The number shown at the left end; -1 for an empty line (as in `State`)."""
-        return self.pairs[0][0] if self.pairs else -1
-
-    @property
-    def right(self) -> int:
-        return self.pairs[-1][1] if self.pairs else -1
+    def _pairs(self) -> tuple:
+        return self.pairs
 
     @property
     def ends(self):
@@ -105,19 +100,8 @@ class Line:
         return (self.left, self.right) if self.pairs else None
 
     @property
-    def left_double(self) -> bool:
-        return bool(self.pairs) and self.pairs[0][0] == self.pairs[0][1]
-
-    @property
-    def right_double(self) -> bool:
-        return bool(self.pairs) and self.pairs[-1][0] == self.pairs[-1][1]
-
-    @property
     def mask(self) -> int:
-        m = 0
-        for a, b in self.pairs:
-            m |= 1 << tile_index(a, b)
-        return m
+        return self.line_mask
 
     @property
     def tiles(self) -> list:

@@ -21,8 +21,8 @@ from .record import (POSITION_FORMAT, _check_fields, _is_int, _type_name, parse_
                      parse_record, parse_scores, walk)
 from .rules import Rules
 from .state import DRAW, PASS
-from .tiles import (ALL_TILES, DOUBLES, N_TILES, TILES_WITH, format_mask, popcount,
-                    tile_index, tile_str)
+from .tiles import (ALL_TILES, DOUBLES, N_TILES, TILES_WITH, LineEnds, format_mask, popcount,
+                    tile_str)
 
 FORMAT = POSITION_FORMAT
 _FIELDS = ("format", "rules", "scores", "to_move", "hand", "line", "hand_sizes",
@@ -31,7 +31,7 @@ _REQUIRED = ("format", "to_move", "hand", "hand_sizes", "reserve_size")
 
 
 @dataclass(frozen=True)
-class Position:
+class Position(LineEnds):
     """A position: `hand` is a mask, `line` the oriented pairs left to right, `ends` the
     numbers shown at `(left, right)` (None before the lead), `voids` seat -> frozenset of
     numbers that seat holds none of. Build with `parse_position`, `position_from_flags` or
@@ -54,21 +54,6 @@ class Position:
         return hash((self.rules, self.scores, self.to_move, self.hand, self.line,
                      self.hand_sizes, self.reserve_size,
                      tuple(sorted((s, tuple(sorted(v))) for s, v in self.voids.items()))))
-
-    @property
-    def left_double(self) -> bool:
-        return bool(self.line) and self.line[0][0] == self.line[0][1]
-
-    @property
-    def right_double(self) -> bool:
-        return bool(self.line) and self.line[-1][0] == self.line[-1][1]
-
-    @property
-    def line_mask(self) -> int:
-        m = 0
-        for a, b in self.line:
-            m |= 1 << tile_index(a, b)
-        return m
 
     @property
     def unseen(self) -> int:

@@ -41,6 +41,47 @@ def tile_index(a: int, b: int) -> int:
     return _INDEX[(a, b)]
 
 
+class LineEnds:
+    """The ends of a line held as oriented pairs `(left half, right half)`, left to right, in
+    `_pairs` (the attribute `line` unless a class says otherwise): shared by `notation.Line`,
+    `position.Position` and `infoset.InfoSet`. -1 for the ends of an empty line, as in
+    `State`."""
+    __slots__ = ()
+
+    @property
+    def _pairs(self) -> tuple:
+        return self.line
+
+    @property
+    def left(self) -> int:
+        """The number shown at the left end."""
+        pairs = self._pairs
+        return pairs[0][0] if pairs else -1
+
+    @property
+    def right(self) -> int:
+        pairs = self._pairs
+        return pairs[-1][1] if pairs else -1
+
+    @property
+    def left_double(self) -> bool:
+        pairs = self._pairs
+        return bool(pairs) and pairs[0][0] == pairs[0][1]
+
+    @property
+    def right_double(self) -> bool:
+        pairs = self._pairs
+        return bool(pairs) and pairs[-1][0] == pairs[-1][1]
+
+    @property
+    def line_mask(self) -> int:
+        """Mask of the tiles on the line."""
+        m = 0
+        for a, b in self._pairs:
+            m |= 1 << _INDEX[(a, b)]
+        return m
+
+
 def is_double(t: int) -> bool:
     return TILE_LOW[t] == TILE_HIGH[t]
 

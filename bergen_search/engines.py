@@ -88,7 +88,7 @@ def parse_engine_list(text: str, players: int) -> list:
     parts, current = [], None
     for item in (p.strip() for p in text.split(",")):
         head = item.partition(":")[0]
-        if current is None or (head in ENGINE_SETTINGS and "=" not in item):
+        if current is None or head in ENGINE_SETTINGS:
             if current is not None:
                 parts.append(current)
             current = item

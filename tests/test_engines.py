@@ -1,0 +1,63 @@
+"""Engine specs (`random`, `greedy`, `ismcts:...`, `expectimax:...`) as the command line gives
+them: one spec, one per seat, their settings, and the errors for bad ones."""
+import pytest
+
+from bergen_search.engines import EngineSpec, parse_engine_list, parse_engine_spec
+from bergen_search.errors import BergenError
+from bergen_search.search import Limits
+
+
+def test_spec_settings_and_types():
+    spec = parse_engine_spec("ismcts:iterations=500,exploration=0.9,objective=match")
+    assert spec == EngineSpec("ismcts", {"iterations": 500, "exploration": 0.9,
+                                         "objective": "match"})
+    assert str(spec) == "ismcts:iterations=500,exploration=0.9,objective=match"
+    assert parse_engine_spec(" greedy ") == EngineSpec("greedy")
+    assert parse_engine_spec("greedy").simple_code is not None
+    assert parse_engine_spec("expectimax").simple_code is None
+
+
+def test_search_args_and_default_budgets():
+    assert parse_engine_spec("ismcts").search_args() == (Limits(iterations=2000), {
+        "algorithm": "ismcts"})
+    assert parse_engine_spec("expectimax:depth=4").search_args() == (Limits(iterations=64), {
+        "algorithm": "expectimax", "depth": 4})
+    limits, kwargs = parse_engine_spec("expectimax:time=0.01,worlds=9").search_args()
+    assert limits == Limits(iterations=9, time=0.01) and kwargs == {"algorithm": "expectimax"}
+    limits, _ = parse_engine_spec("ismcts:time=0.5").search_args()
+    assert limits == Limits(time=0.5)
+
+
+@pytest.mark.parametrize("text,players,want", [
+    ("random", 3, ["random"] * 3),
+    ("greedy,random", 2, ["greedy", "random"]),
+    ("ismcts:iterations=300,greedy", 2, ["ismcts:iterations=300", "greedy"]),
+    ("random,expectimax:worlds=8,ismcts:iterations=200", 3,
+     ["random", "expectimax:worlds=8", "ismcts:iterations=200"]),
+    ("ismcts:iterations=200,time=0.1,expectimax:worlds=8,depth=3", 2,
+     ["ismcts:iterations=200,time=0.1", "expectimax:worlds=8,depth=3"]),
+    ("expectimax:worlds=4,expectimax:worlds=5,greedy,ismcts", 4,
+     ["expectimax:worlds=4", "expectimax:worlds=5", "greedy", "ismcts"]),
+])
+def test_engine_lists_split_where_an_engine_name_starts(text, players, want):
+    assert [str(s) for s in parse_engine_list(text, players)] == want
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("minimax", "unknown engine"),
+    ("ismcts:depth=3", "bad setting"),
+    ("greedy:iterations=3", "bad setting"),
+    ("ismcts:iterations", "bad setting"),
+    ("ismcts:iterations=many", "needs a int"),
+    ("ismcts:iterations=0", "at least 1"),
+    ("expectimax:time=0", "positive"),
+    ("ismcts:objective=money", "points or match"),
+])
+def test_bad_specs(text, needle):
+    with pytest.raises(BergenError, match=needle):
+        parse_engine_spec(text)
+
+
+def test_wrong_number_of_engines():
+    with pytest.raises(BergenError, match="gives 2 engines for 3 seats"):
+        parse_engine_list("greedy,random", 3)

@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import BergenError
-from .playout import SIMPLE_ENGINES, MatchLog, RoundLog, choose, deal
-from .rng import PLAY_STREAM, Rng, derive_seed
+from . import playout
+from .playout import SIMPLE_ENGINES, MatchLog, choose
+from .rng import Rng, derive_seed
 from .rules import Rules
-from .state import DRAW, State
+from .state import State
 
 #: name -> {setting: type} for every engine the program knows.
 ENGINE_SETTINGS = {
@@ -105,48 +106,51 @@ def parse_engine_list(text: str, players: int) -> list:
     return specs
 
 
+class Table:
+    """The engines at a table during one match: each seat's choice, with a search seeing only
+    its own seat's information (an `Observer` per search seat, fed every action). `specs[s]`
+    None is a seat the table does not play (a person's). `rng` is the match's play stream
+    (random and greedy moves); search seeds come from the match's seed and the decision's
+    number. Drives `playout.play_match` and `interactive.PlaySession` alike."""
+
+    def __init__(self, rules: Rules, specs, seed: int, rng: Rng):
+        self.rules, self.specs, self.seed, self.rng = rules, list(specs), seed, rng
+        self.codes = [None if s is None else s.simple_code for s in self.specs]
+        self.decisions = 0
+        self.observers = {}
+
+    def new_round(self, state: State) -> None:
+        from .infoset import Observer
+        self.observers = {s: Observer(self.rules, {s}, state)
+                          for s, spec in enumerate(self.specs)
+                          if spec is not None and spec.simple_code is None}
+
+    def choose(self, state: State, moves: list) -> int:
+        """The move of the seat to move (one of `moves`, its legal moves)."""
+        seat = state.to_move
+        if len(moves) == 1 or self.codes[seat] is not None:
+            return choose(self.codes[seat] or 0, state, moves, self.rng)
+        from .search import search
+        limits, kwargs = self.specs[seat].search_args()
+        info = self.observers[seat].infoset(seat)
+        result = search(info, limits, seed=derive_seed(self.seed ^ SEARCH_STREAM, self.decisions),
+                        **kwargs)
+        self.decisions += 1
+        return result.moves[0].code
+
+    def observe(self, seat: int, move: int, after: State) -> None:
+        for obs in self.observers.values():
+            obs.step(seat, move, after)
+
+
 def play_match(rules: Rules, specs, seed: int, start_scores=None, backend=None) -> MatchLog:
     """A whole match between engines. With only `random` and `greedy` it is the backend's
-    `play_match` (the same match on both backends); with a search engine the match is driven
-    here, with the same deals, and each search sees only its own seat's information."""
+    `play_match` (the same match on both backends); with a search engine the reference's
+    `play_match` drives a `Table`, with the same deals."""
     codes = [s.simple_code for s in specs]
     if all(c is not None for c in codes):
         if backend is None:
             from .backend import ACTIVE as backend
         return backend.play_match(rules, codes, seed, start_scores)
-    from .infoset import Observer
-    from .search import search
-    deal_rng, play_rng = Rng(seed), Rng(seed ^ PLAY_STREAM)
-    scores = tuple(start_scores) if start_scores is not None else (0,) * rules.n_sides
-    log = MatchLog(rules, scores)
-    decision = 0
-    while True:
-        hands, reserve = deal(rules, deal_rng)
-        state = State.deal(rules, hands, reserve, scores)
-        rnd = RoundLog(hands, reserve, [])
-        observers = {s: Observer(rules, {s}, state) for s in range(rules.players)
-                     if codes[s] is None}
-        while state.ended is None:
-            moves = state.legal_moves()
-            seat = state.to_move
-            if len(moves) == 1 or codes[seat] is not None:
-                m = choose(codes[seat] or 0, state, moves, play_rng)
-            else:
-                limits, kwargs = specs[seat].search_args()
-                info = observers[seat].infoset(seat)
-                result = search(info, limits, seed=derive_seed(seed ^ SEARCH_STREAM, decision),
-                                **kwargs)
-                decision += 1
-                m = result.moves[0].code
-            tile = state.reserve[0] if m == DRAW else -1
-            after = state.apply(m)
-            for obs in observers.values():
-                obs.step(seat, m, after)
-            rnd.events.append((seat, m, tile))
-            state = after
-        rnd.end, rnd.scores = state.ended, state.scores
-        log.rounds.append(rnd)
-        scores = state.scores
-        if state.winner is not None:
-            log.scores, log.winner = scores, state.winner
-            return log
+    return playout.play_match(rules, codes, seed, start_scores,
+                              table=lambda rng: Table(rules, specs, seed, rng))

@@ -1,21 +1,21 @@
 """`bergen play`: a person plays a match against an engine, in the terminal.
 
 `PlaySession` holds the match (the same deals as `engines.play_match` for the seed), the
-engine's information (an `Observer` per engine seat: it never sees the person's hand), and a
-stack of snapshots for `undo`. The command line feeds it lines of input and prints what it
+engine's seats (an `engines.Table`, whose searches never see the person's hand), and a stack
+of snapshots for `undo`. The command line feeds it lines of input and prints what it
 returns; nothing here reads the terminal, so it is tested with scripted input.
 """
 from __future__ import annotations
 
 import copy
 
-from .engines import SEARCH_STREAM, EngineSpec
+from .engines import EngineSpec, Table
 from .errors import BergenError
 from .infoset import Observer
 from .notation import format_hand, parse_move, parse_move_text
-from .playout import MatchLog, RoundLog, choose, deal
+from .playout import MatchLog, RoundLog, deal
 from .record import write_record
-from .rng import PLAY_STREAM, Rng, derive_seed
+from .rng import PLAY_STREAM, Rng
 from .rules import Rules
 from .state import DRAW, PASS, State, move_str
 
@@ -29,9 +29,10 @@ class PlaySession:
         self.rules, self.engine, self.seat, self.seed = rules, engine, seat, seed
         self.hint_engine = hint_engine or engine if engine.simple_code is None else (
             hint_engine or EngineSpec("ismcts", {"iterations": 5000}))
-        self.deal_rng, self.play_rng = Rng(seed), Rng(seed ^ PLAY_STREAM)
+        self.deal_rng = Rng(seed)
+        self.table = Table(rules, [None if s == seat else engine for s in range(rules.players)],
+                           seed, Rng(seed ^ PLAY_STREAM))
         self.log = MatchLog(rules, (0,) * rules.n_sides)
-        self.decisions = 0
         self.undo_stack = []
         self._new_round()
 
@@ -42,8 +43,7 @@ class PlaySession:
         self.state = State.deal(self.rules, hands, reserve, scores)
         self.round = RoundLog(hands, reserve, [])
         self.log.rounds.append(self.round)
-        self.observers = {s: Observer(self.rules, {s}, self.state)
-                          for s in range(self.rules.players) if s != self.seat}
+        self.table.new_round(self.state)
         self.undo_stack = []
 
     @property
@@ -56,8 +56,7 @@ class PlaySession:
         lead = not self.state.led
         tile = self.state.reserve[0] if move == DRAW else -1
         after = self.state.apply(move)
-        for obs in self.observers.values():
-            obs.step(seat, move, after)
+        self.table.observe(seat, move, after)
         self.round.events.append((seat, move, tile))
         self.state = after
         who = "you" if seat == self.seat else f"seat {seat}"
@@ -71,18 +70,6 @@ class PlaySession:
         if any(gained):
             what += "  (" + ", ".join(f"side {s} +{p}" for s, p in enumerate(gained) if p) + ")"
         return what
-
-    def _engine_move(self, seat: int, spec: EngineSpec) -> int:
-        moves = self.state.legal_moves()
-        if len(moves) == 1 or spec.simple_code is not None:
-            return choose(spec.simple_code or 0, self.state, moves, self.play_rng)
-        from .search import search
-        limits, kwargs = spec.search_args()
-        observer = self.observers.get(seat) or self._observer_for(seat)
-        result = search(observer.infoset(seat), limits,
-                        seed=derive_seed(self.seed ^ SEARCH_STREAM, self.decisions), **kwargs)
-        self.decisions += 1
-        return result.moves[0].code
 
     def _observer_for(self, seat: int) -> Observer:
         """An observer for the person's seat (for hints), rebuilt from the round's events."""
@@ -124,7 +111,7 @@ class PlaySession:
                     break
                 out.append(self._apply(moves[0]))
             else:
-                out.append(self._apply(self._engine_move(seat, self.engine)))
+                out.append(self._apply(self.table.choose(self.state, moves)))
         return out
 
     # ---- the person's input ---------------------------------------------------------------
@@ -143,17 +130,14 @@ class PlaySession:
         move = parse_move(text, self.state if self.state.led else None)
         if move not in self.state.legal_moves():
             raise BergenError(f"{text.strip()} is not legal here; legal: {', '.join(self.legal())}")
-        self.undo_stack.append((self.state, copy.deepcopy(self.observers), len(self.round.events),
-                                self.play_rng.state, self.decisions))
+        self.undo_stack.append((self.state, copy.deepcopy(self.table), len(self.round.events)))
         return [self._apply(move)] + self.advance()
 
     def undo(self) -> list:
         if not self.undo_stack:
             raise BergenError("nothing to undo in this round")
-        state, observers, n_events, rng_state, decisions = self.undo_stack.pop()
-        self.state, self.observers = state, observers
+        self.state, self.table, n_events = self.undo_stack.pop()
         del self.round.events[n_events:]
-        self.play_rng.state, self.decisions = rng_state, decisions
         return ["took back your last play"]
 
     def hint(self) -> str:

@@ -69,27 +69,40 @@ def choose(engine: int, state: State, moves: list, rng: Rng) -> int:
     return greedy_choice(state, moves)
 
 
-def play_round(state: State, engines, rng: Rng, events: list) -> State:
+def play_round(state: State, engines, rng: Rng, events: list, table=None) -> State:
+    """Play the round to its end, appending `(seat, move, tile drawn or -1)` to `events`.
+    The moves are `choose(engines[seat], ...)`, or with a `table` (`engines.Table`) its
+    `choose`, and it `observe`s every action."""
     while state.ended is None:
         moves = state.legal_moves()
-        m = choose(engines[state.to_move], state, moves, rng)
         seat = state.to_move
+        if table is None:
+            m = choose(engines[seat], state, moves, rng)
+        else:
+            m = table.choose(state, moves)
         tile = state.reserve[0] if m == DRAW else -1
-        state = state.apply(m)
+        after = state.apply(m)
+        if table is not None:
+            table.observe(seat, m, after)
         events.append((seat, m, tile))
+        state = after
     return state
 
 
-def play_match(rules: Rules, engines, seed: int, start_scores=None) -> MatchLog:
-    """A whole match, from `start_scores` (default zeros) until a side reaches the target."""
+def play_match(rules: Rules, engines, seed: int, start_scores=None, table=None) -> MatchLog:
+    """A whole match, from `start_scores` (default zeros) until a side reaches the target.
+    `table(play_rng)`, if given, makes the `engines.Table` that chooses the moves."""
     deal_rng, play_rng = Rng(seed), Rng(seed ^ PLAY_STREAM)
     scores = tuple(start_scores) if start_scores is not None else (0,) * rules.n_sides
     log = MatchLog(rules, scores)
+    players = None if table is None else table(play_rng)
     while True:
         hands, reserve = deal(rules, deal_rng)
         state = State.deal(rules, hands, reserve, scores)
         rnd = RoundLog(hands, reserve, [])
-        state = play_round(state, engines, play_rng, rnd.events)
+        if players is not None:
+            players.new_round(state)
+        state = play_round(state, engines, play_rng, rnd.events, players)
         rnd.end, rnd.scores = state.ended, state.scores
         log.rounds.append(rnd)
         scores = state.scores

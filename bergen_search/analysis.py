@@ -209,7 +209,8 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
         best = result.moves[0] if algorithm == "expectimax" else max(result.moves, key=lambda m: m.value)
         p = vals[played]
         loss = best.value - p.value
-        se = math.sqrt(_fin(best.stderr) ** 2 + _fin(p.stderr) ** 2) if best.move != played else 0.0
+        # An estimate without a standard error (fewer than two samples) is never labelled.
+        se = math.sqrt(best.stderr ** 2 + p.stderr ** 2) if best.move != played else 0.0
         return best, loss, se, vals
 
     best, loss, se, vals = loss_of(res)
@@ -225,7 +226,3 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
     return Decision(r, step.event, step.seat, played, best.move, loss, se, label,
                     {m: v.value for m, v in vals.items()}, {m: v.stderr for m, v in vals.items()},
                     rechecked)
-
-
-def _fin(x):
-    return 0.0 if x is None or math.isinf(x) else x

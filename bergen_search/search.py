@@ -100,7 +100,7 @@ def root_moves(info: InfoSet) -> list:
 
 def _mean_stderr(n, s, sq):
     if n <= 0:
-        return 0.0, 0.0
+        return 0.0, float("inf")
     mean = s / n
     if n < 2:
         return mean, float("inf")
@@ -164,48 +164,65 @@ def _search_worker(args):
     return [tuple(s) for s in stats], done, interrupted, extra
 
 
-def _exact_expectimax(info, worlds, objective, seed, settings, deadline: _Deadline):
+def _exact_expectimax(info, table, worlds, objective, seed, settings, deadline: _Deadline):
     """Every consistent world (`WorldTable.enumerate()`), weighted by its number of histories
     (its probability).
 
-    Under a time limit the worlds are taken in a seeded random order and the clock is heard
-    between worlds: if it runs out first, the value is the weighted mean over the worlds
-    solved (a sample without replacement, with its standard error) and is not exact.
+    The worlds are solved in a seeded random order, each with its own playout seed, and a
+    complete run sums them in their sorted order: the same values however the order falls.
+    When the clock (heard inside a world too: a world it cuts is dropped) or Ctrl-C stops it
+    first, the value is the weighted mean over the worlds solved, a sample without
+    replacement, with its standard error; it is then not exact.
     Returns (rows (move, worlds, value, stderr), worlds solved, complete, interrupted)."""
     from ._expectimax import ExpectimaxSearch
     from ._sampler import CoreSampler
     from .rng import Rng
-    engine = ExpectimaxSearch(CoreSampler(info), settings.get("depth", 6), seed,
+    engine = ExpectimaxSearch(CoreSampler(info, table), settings.get("depth", 6), seed,
                               objective, settings.get("playouts", 2))
     worlds = sorted(worlds.items())
     order = list(range(len(worlds)))
-    if deadline.end is not None:
-        Rng(derive_seed(seed, len(worlds))).shuffle(order)
+    Rng(derive_seed(seed, len(worlds))).shuffle(order)
     moves = root_moves(info)
     values = {}
     interrupted = False
     try:
-        for k, i in enumerate(order):
-            if k and deadline.left() is not None and deadline.left() <= 0:
+        for i in order:
+            left = deadline.left()
+            if left is not None and left <= 0:
                 break
             (hands, reserve), _ = worlds[i]
-            values[i] = engine.run_world(hands, list(reserve), seed=derive_seed(seed, i))
+            v = engine.run_world(hands, list(reserve), seed=derive_seed(seed, i),
+                                 seconds=0 if left is None else left)
+            if v is None:
+                break
+            values[i] = v
     except KeyboardInterrupt:
         interrupted = True
-        if not values:
-            raise
-    complete = len(values) == len(worlds)
-    # Summed in the worlds' sorted order, so that a complete run is the same however ordered.
+    n, size = len(values), len(worlds)
+    if n == 0:
+        return [(m, 0, 0.0, math.inf) for m in moves], 0, False, interrupted
     solved = sorted(values)
-    total = sum(worlds[i][1] for i in solved)
     rows = []
     for j, m in enumerate(moves):
-        mean = sum(worlds[i][1] * values[i][j] for i in solved) / total
-        se = 0.0
-        if not complete:
-            se = math.sqrt(sum((worlds[i][1] * (values[i][j] - mean)) ** 2 for i in solved)) / total
-        rows.append((m, len(solved), mean, se))
-    return rows, len(solved), complete, interrupted
+        mean, se = _weighted_sample_mean([(worlds[i][1], values[i][j]) for i in solved], size)
+        rows.append((m, n, mean, se))
+    return rows, n, n == size, interrupted
+
+
+def _weighted_sample_mean(sample, size):
+    """(mean, standard error) of the weighted mean sum(w v) / sum(w) of a population of `size`
+    items (w, v), from the items of `sample` drawn uniformly without replacement: the ratio
+    estimator, with the finite-population correction (0 when the sample is the population;
+    inf with fewer than two items)."""
+    n = len(sample)
+    total = sum(w for w, _ in sample)
+    mean = sum(w * v for w, v in sample) / total
+    if n == size:
+        return mean, 0.0
+    if n < 2:
+        return mean, math.inf
+    dev = sum((w * (v - mean)) ** 2 for w, v in sample)
+    return mean, math.sqrt((1 - n / size) * n / (n - 1) * dev) / total
 
 
 def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
@@ -239,7 +256,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
               else None)
     if worlds is not None and (budget is None or len(worlds) <= budget):
         rows, done, complete, interrupted = _exact_expectimax(
-            info, worlds, obj, seed, settings, _Deadline(limits.time and max(
+            info, table, worlds, obj, seed, settings, _Deadline(limits.time and max(
                 limits.time - (time.perf_counter() - t0), 0.001)))
         result_info.update(exact=complete, worlds=done, interrupted=interrupted)
     else:

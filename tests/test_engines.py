@@ -61,3 +61,23 @@ def test_bad_specs(text, needle):
 def test_wrong_number_of_engines():
     with pytest.raises(BergenError, match="gives 2 engines for 3 seats"):
         parse_engine_list("greedy,random", 3)
+
+
+@pytest.mark.parametrize("specs,scores,events,digest", [
+    ("ismcts:iterations=200,greedy", (15, 11), 70, "7651b357cabe40db"),
+    ("expectimax:worlds=6,depth=3,random", (15, 8), 108, "671b1ad4694beacc"),
+])
+def test_matches_with_a_search_engine_are_pinned(specs, scores, events, digest):
+    """A match with a search engine (driven by `engines.Table`) is fixed by its seed: pinned
+    here so that no change to the driver, the observers or the searches alters it unseen
+    (a deliberate change to a search updates these figures)."""
+    import hashlib
+    import json
+
+    from bergen_search.engines import play_match
+    from bergen_search.record import write_record
+    from bergen_search.rules import Rules
+    log = play_match(Rules(), parse_engine_list(specs, 2), 3)
+    text = json.dumps(write_record(log), sort_keys=True)
+    assert (log.scores, sum(len(r.events) for r in log.rounds)) == (scores, events)
+    assert hashlib.sha256(text.encode()).hexdigest()[:16] == digest

@@ -8,6 +8,7 @@ positions with a known best move and known values; determinism, the time limit, 
 search sees only the information set.
 """
 import doctest
+import math
 import time
 from dataclasses import replace
 
@@ -426,7 +427,8 @@ def test_enumeration_when_the_worlds_fit_the_budget():
 
 def test_enumeration_honours_the_clock():
     """969 worlds of several ms each: a 0.1 s limit stops the enumeration early (not exact,
-    with a standard error) instead of solving them all (about 10 s)."""
+    with a standard error) instead of solving them all (about 10 s); the clock is heard
+    inside a world too, so even a limit shorter than one world is kept."""
     from bergen_search.search import Limits, search
     info, _ = cut(Rules(players=2), 1, 4)
     assert len(WorldTable(info).enumerate()) == 969
@@ -434,8 +436,61 @@ def test_enumeration_honours_the_clock():
     res = search(info, Limits(time=0.1), algorithm="expectimax", seed=4)
     assert time.perf_counter() - start < 0.6
     assert not res.info["exact"] and 1 <= res.info["worlds"] < 969
-    if res.info["worlds"] >= 3:
-        assert any(m.stderr > 0 for m in res.moves)
+    if res.info["worlds"] >= 2:
+        assert all(0 < m.stderr < math.inf for m in res.moves)
+    start = time.perf_counter()
+    res = search(info, Limits(time=0.0005), algorithm="expectimax", seed=4)
+    assert time.perf_counter() - start < 0.1
+    assert not res.info["exact"]
+    if res.info["worlds"] < 2:   # one world or none: no standard error, never "0.000"
+        assert all(m.stderr == math.inf for m in res.moves)
+
+
+def test_weighted_sample_mean_standard_error():
+    """With equal weights the ratio estimator is the plain sample mean, and E[se^2] equals the
+    variance of the mean under sampling without replacement exactly: checked over every
+    sample of 4 out of 9. The whole population: no error; one item: none known."""
+    from itertools import combinations
+    from bergen_search.search import _weighted_sample_mean
+    pop = [(1, v) for v in (0.0, 1.0, 3.0, -2.0, 5.5, 2.0, 2.0, -1.0, 7.0)]
+    mu = sum(v for _, v in pop) / len(pop)
+    samples = list(combinations(pop, 4))
+    means, se2 = zip(*((_weighted_sample_mean(list(c), len(pop))) for c in samples))
+    true_var = sum((m - mu) ** 2 for m in means) / len(samples)
+    assert sum(means) / len(samples) == pytest.approx(mu)
+    assert sum(se ** 2 for se in se2) / len(samples) == pytest.approx(true_var, rel=1e-9)
+    weighted = [(3, 1.0), (1, 5.0), (2, -1.0)]
+    assert _weighted_sample_mean(weighted, 3) == (pytest.approx(1.0), 0.0)
+    assert _weighted_sample_mean(weighted[:1], 3) == (1.0, math.inf)
+
+
+class _Interrupting:
+    """An ExpectimaxSearch whose `run_world` is interrupted (Ctrl-C) at call `at`."""
+
+    def __init__(self, at, *args, **kw):
+        self.inner, self.at, self.calls = ExpectimaxSearch(*args, **kw), at, 0
+
+    def run_world(self, *args, **kw):
+        if self.calls == self.at:
+            raise KeyboardInterrupt
+        self.calls += 1
+        return self.inner.run_world(*args, **kw)
+
+
+@pytest.mark.parametrize("at", [0, 3])
+def test_ctrl_c_during_enumeration_returns_what_was_found(monkeypatch, at):
+    """Ctrl-C while the worlds are enumerated returns the worlds solved so far (a random
+    sample: the order is shuffled whatever the limits), never a traceback."""
+    from bergen_search import _expectimax as mod
+    from bergen_search.search import Limits, search
+    info, _ = cut(Rules(players=2), 2, 7)
+    full = search(info, Limits(iterations=126), algorithm="expectimax", seed=4)
+    monkeypatch.setattr(mod, "ExpectimaxSearch", lambda *a, **k: _Interrupting(at, *a, **k))
+    res = search(info, Limits(iterations=126), algorithm="expectimax", seed=4)
+    assert res.info["interrupted"] and not res.info["exact"] and res.info["worlds"] == at
+    assert {m.move for m in res.moves} == {m.move for m in full.moves}
+    if at == 3:
+        assert all(0 <= m.stderr < math.inf for m in res.moves)
 
 
 def test_bad_arguments():

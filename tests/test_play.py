@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from bergen_search.cli import main
-from bergen_search.engines import EngineSpec
+from bergen_search.engines import EngineSpec, parse_engine_spec
 from bergen_search.errors import BergenError
 from bergen_search.interactive import PlaySession
 from bergen_search.record import replay
@@ -48,6 +48,48 @@ def test_undo_restores_the_position_and_the_engine_replays_the_same():
     assert (s.state.hands, s.state.line, len(s.round.events)) == after_first
     with pytest.raises(BergenError, match="nothing to undo"):
         s.undo(), s.undo()
+
+
+@pytest.mark.parametrize("engine", ["random", "ismcts:iterations=50",
+                                    "expectimax:worlds=4,depth=2"])
+def test_undo_restores_the_engine_too(engine):
+    """Undo restores the engine's random stream, its search counter and its observers: after
+    a different play is taken back, the person's original line gets the same answers."""
+    def events_after(s, moves):
+        for m in moves:
+            if s.over or s.state.to_move != s.seat:
+                break
+            s.play(m if m in s.legal() else s.legal()[0])
+        return [list(r.events) for r in s.log.rounds], s.table.decisions, s.table.rng.state
+
+    for seed in range(4):
+        a = PlaySession(Rules(), parse_engine_spec(engine), seat=0, seed=seed)
+        b = PlaySession(Rules(), parse_engine_spec(engine), seat=0, seed=seed)
+        a.advance(), b.advance()
+        if a.over or len(a.legal()) < 2:
+            continue
+        first, other = a.legal()[0], a.legal()[-1]
+        b.play(other)
+        b.undo()
+        assert events_after(a, [first] * 3) == events_after(b, [first] * 3)
+
+
+def test_a_session_deals_and_plays_as_the_engines_match():
+    """A person who plays as greedy would, against greedy, plays the very match
+    `engines.play_match` plays for the same seed: same deals, same answers, equal records."""
+    from bergen_search.engines import play_match
+    from bergen_search.playout import greedy_choice
+    from bergen_search.record import write_record
+    from bergen_search.state import move_str
+    for seed in range(3):
+        rules, spec = Rules(target=7), parse_engine_spec("greedy")
+        want = play_match(rules, [spec, spec], seed)
+        s = PlaySession(rules, spec, seat=1, seed=seed)
+        s.advance()
+        while not s.over:
+            m = greedy_choice(s.state, s.state.legal_moves())
+            s.play(move_str(m, not s.state.led))
+        assert write_record(s.log) == write_record(want)
 
 
 def test_a_whole_match_by_script_is_a_legal_record():

@@ -511,12 +511,13 @@ cdef class ExpectimaxSearch:
         """Nodes searched (decision, chance and leaf nodes; not the playouts' actions)."""
         return self.S.nodes
 
-    def run_world(self, hands, reserve_tiles, seed=None):
+    def run_world(self, hands, reserve_tiles, seed=None, double seconds=0):
         """Values of the root moves (move order, from the side of the seat to move) in one
         world: `hands` a mask per seat (the seat's own included), `reserve_tiles` the
         reserve's contents. Does not touch the statistics of `run_worlds`. The horizon's
         playouts continue one stream from call to call, or with `seed` start this world's own
-        (so that a world's values do not depend on the order worlds are solved in)."""
+        (so that a world's values do not depend on the order worlds are solved in). With
+        `seconds` > 0 the world is abandoned if it takes longer: None, and nothing changes."""
         cdef State world
         cdef double values[MAX_MOVES]
         cdef const Rules* rules = self.S.rules
@@ -553,12 +554,23 @@ cdef class ExpectimaxSearch:
             world.reserve[k] = t
             k += 1
         world.reserve_next = 0
+        cdef Rng saved_search = self.S.rng
+        cdef long long saved_nodes = self.S.nodes
+        cdef bint aborted
         if seed is not None:
             self.S.rng.state = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
         with nogil:
+            self.S.deadline = _now() + seconds if seconds > 0 else 0
+            self.S.aborted = False
+            self.S.check_at = self.S.nodes + CHECK_EVERY
+            _search_world(&self.S, &world, self.root_moves, self.n_root, values)
+            aborted = self.S.aborted
             self.S.deadline = 0
             self.S.aborted = False
-            _search_world(&self.S, &world, self.root_moves, self.n_root, values)
+        if aborted:
+            self.S.rng = saved_search
+            self.S.nodes = saved_nodes
+            return None
         return [values[i] for i in range(self.n_root)]
 
     def run_worlds(self, long long n, double seconds):

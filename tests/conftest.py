@@ -12,12 +12,17 @@ from bergen_search.backend import REFERENCE, load_core
 CORE = load_core()
 
 
-def _core_or_fail():
-    if CORE is None:
+def require_compiled(module, name):
+    """`module` if it was built; else fail (or skip, with BERGEN_ALLOW_NO_CORE=1)."""
+    if module is None:
         if os.environ.get("BERGEN_ALLOW_NO_CORE") == "1":
-            pytest.skip("compiled core not built (BERGEN_ALLOW_NO_CORE=1)")
-        pytest.fail("compiled core bergen_search._core is not built; run `pip install -e .`")
-    return CORE
+            pytest.skip(f"compiled {name} not built (BERGEN_ALLOW_NO_CORE=1)")
+        pytest.fail(f"compiled {name} is not built; run `pip install -e .`")
+    return module
+
+
+def _core_or_fail():
+    return require_compiled(CORE, "core bergen_search._core")
 
 
 @pytest.fixture(params=["reference", "core"])

@@ -19,12 +19,12 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 from collections import Counter
 from fractions import Fraction
 from typing import NamedTuple
 
 import pytest
+from conftest import require_compiled
 
 from bergen_search.errors import BergenError
 from bergen_search.infoset import RESERVE, InfoSet, from_position, from_state_and_events
@@ -49,11 +49,7 @@ RANDOM = 0
 
 @pytest.fixture
 def core_sampler():
-    if CoreSampler is None:
-        if os.environ.get("BERGEN_ALLOW_NO_CORE") == "1":
-            pytest.skip("compiled bergen_search._sampler not built (BERGEN_ALLOW_NO_CORE=1)")
-        pytest.fail("compiled bergen_search._sampler is not built; run `pip install -e .`")
-    return CoreSampler
+    return require_compiled(CoreSampler, "bergen_search._sampler")
 
 
 # ---- seeded games cut at decisions ------------------------------------------------------------

@@ -92,6 +92,23 @@ class Analysis:
                 "summary": [s.to_json() for s in self.summary], "settings": self.settings}
 
 
+def combined_summary(analyses) -> list:
+    """Per-seat totals over several analyses (the matches of a `.jsonl` file): decisions,
+    forced plays, loss, labels and luck summed seat by seat, in seat order."""
+    total = {}
+    for a in analyses:
+        for sm in a.summary:
+            acc = total.setdefault(sm.seat, SeatSummary(sm.seat))
+            acc.decisions += sm.decisions
+            acc.forced += sm.forced
+            acc.total_loss += sm.total_loss
+            acc.luck_deal += sm.luck_deal
+            acc.luck_draws += sm.luck_draws
+            for k in LABELS:
+                acc.counts[k] += sm.counts[k]
+    return [total[s] for s in sorted(total)]
+
+
 def _r(x):
     return None if x is None or (isinstance(x, float) and (math.isinf(x) or math.isnan(x))) \
         else round(x, 4)
@@ -115,7 +132,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
     limits = limits or Limits(iterations=4000)
     thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
     n = record.rules.players
-    todo = _count_decisions(record, seats)
+    todo = count_decisions(record, seats)
     decisions, annotated = [], []
     summary = {s: SeatSummary(s) for s in range(n)}
     k = 0
@@ -186,7 +203,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                                 summary[s].forced], settings_out, annotated)
 
 
-def _count_decisions(record, seats) -> int:
+def count_decisions(record, seats=None) -> int:
     """Plays with a choice, for the progress bar (counted without searching)."""
     n = 0
     for item in _run(record):

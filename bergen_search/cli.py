@@ -491,12 +491,18 @@ def analyze(record_path, seats, iterations, seconds, algorithm, objective, seed,
 
     Each decision is judged from what the seat knew then (never the hands it could not see).
     A suspected error is searched again with a bigger budget before it is labelled, and a
-    loss within two standard errors is never labelled.
+    loss within two standard errors is never labelled. RECORD may hold several matches, one
+    per line (.jsonl, as selfplay and arena write them): each is analysed as it would be
+    alone, then the seats' totals over all of them.
     """
-    from .analysis import THRESHOLDS, analyze as run_analysis
-    from .record import load_record
+    from .analysis import THRESHOLDS, analyze as run_analysis, combined_summary
+    from .analysis import count_decisions
+    from .record import load_records
     from .search import Limits
-    record = load_record(_read_text(record_path))
+    records = load_records(_read_text(record_path))
+
+    def labelled(i, e):
+        return BergenError(f"record {i + 1}: {e}") if len(records) > 1 else e
     defaults = dict(THRESHOLDS) if objective == "points" else {
         "inaccuracy": 0.03, "mistake": 0.07, "blunder": 0.15}
     thresholds = {"inaccuracy": inaccuracy if inaccuracy is not None else defaults["inaccuracy"],
@@ -505,39 +511,73 @@ def analyze(record_path, seats, iterations, seconds, algorithm, objective, seed,
     if not thresholds["inaccuracy"] <= thresholds["mistake"] <= thresholds["blunder"]:
         raise click.UsageError("thresholds must satisfy inaccuracy <= mistake <= blunder")
     for s in seats:
-        if s >= record.rules.players:
-            raise click.BadParameter(f"seat {s} does not exist with {record.rules.players} "
-                                     f"players", param_hint="--seat")
+        for rec in records:
+            if s >= rec.rules.players:
+                raise click.BadParameter(f"seat {s} does not exist with {rec.rules.players} "
+                                         f"players", param_hint="--seat")
     if iterations is None and seconds is None:
         iterations = 4000 if algorithm == "ismcts" else 100
     show = not quiet and sys.stderr.isatty()
     t0 = time.perf_counter()
+    wanted = set(seats) or None
+    counts = []
+    for i, rec in enumerate(records):
+        try:
+            counts.append(count_decisions(rec, wanted))
+        except BergenError as e:
+            raise labelled(i, e) from None
+    todo, offset = sum(counts), 0
 
-    def progress(done, total):
+    def progress(done, _total):
         if show and time.perf_counter() - t0 > 1.0:
             width = 30
-            filled = int(width * done / max(total, 1))
-            click.echo(f"\ranalyze [{'#' * filled}{'.' * (width - filled)}] {done}/{total}",
-                       err=True, nl=False)
+            filled = int(width * (offset + done) / max(todo, 1))
+            click.echo(f"\ranalyze [{'#' * filled}{'.' * (width - filled)}] "
+                       f"{offset + done}/{todo}", err=True, nl=False)
 
-    result = run_analysis(record, seats=set(seats) or None,
-                          limits=Limits(iterations=iterations, time=seconds), seed=seed,
-                          algorithm=algorithm, objective=objective, workers=workers,
-                          thresholds=thresholds, recheck=recheck, progress=progress)
+    results = []
+    for i, rec in enumerate(records):
+        try:
+            results.append(run_analysis(
+                rec, seats=wanted, limits=Limits(iterations=iterations, time=seconds), seed=seed,
+                algorithm=algorithm, objective=objective, workers=workers,
+                thresholds=thresholds, recheck=recheck, progress=progress))
+        except BergenError as e:
+            raise labelled(i, e) from None
+        offset += counts[i]
     if show and time.perf_counter() - t0 > 1.0:
         click.echo("", err=True)
-    if as_json:
-        out = result.to_json()
-        out["seconds"] = round(time.perf_counter() - t0, 3)
-        emit_json(out)
+    if len(results) == 1:
+        if as_json:
+            out = results[0].to_json()
+            out["seconds"] = round(time.perf_counter() - t0, 3)
+            emit_json(out)
+        else:
+            click.echo(_annotated(results[0]))
         return
-    click.echo(_annotated(result))
+    total = combined_summary(results)
+    if as_json:
+        emit_json({"decisions": [dict(d.to_json(), match=i) for i, res in enumerate(results)
+                                 for d in res.decisions],
+                   "summary": [sm.to_json() for sm in total],
+                   "matches": [{"match": i, "summary": [sm.to_json() for sm in res.summary]}
+                               for i, res in enumerate(results)],
+                   "settings": results[0].settings,
+                   "seconds": round(time.perf_counter() - t0, 3)})
+        return
+    for i, res in enumerate(results):
+        click.echo(f"=== match {i} (record {i + 1} of {len(results)})")
+        click.echo(_annotated(res, settings=False))
+        click.echo("")
+    click.echo(f"=== all {len(results)} matches")
+    click.echo("\n".join(_summary_table(total)))
+    click.echo(_settings_line(results[0].settings))
 
 
 _MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 
-def _annotated(result) -> str:
+def _annotated(result, settings=True) -> str:
     out = []
     for r, events in enumerate(result.annotated):
         out.append(f"round {r}")
@@ -551,20 +591,29 @@ def _annotated(result) -> str:
                            f"better {dec.best} {dec.values[dec.best]:+.2f} "
                            f"(loss {dec.loss:.2f} ± {dec.loss_stderr:.2f})")
     out.append("")
-    out.append(f"  {'seat':<5} {'decisions':>9} {'forced':>6} {'total loss':>10} {'mean':>6} "
-               f"{'?!':>3} {'?':>3} {'??':>3} {'error rate':>10} {'luck':>7}")
-    for sm in result.summary:
+    out += _summary_table(result.summary)
+    if settings:
+        out.append(_settings_line(result.settings))
+    return "\n".join(out)
+
+
+def _summary_table(summary) -> list:
+    out = [f"  {'seat':<5} {'decisions':>9} {'forced':>6} {'total loss':>10} {'mean':>6} "
+           f"{'?!':>3} {'?':>3} {'??':>3} {'error rate':>10} {'luck':>7}"]
+    for sm in summary:
         out.append(f"  {sm.seat:<5} {sm.decisions:>9} {sm.forced:>6} {sm.total_loss:>10.2f} "
                    f"{sm.mean_loss:>6.3f} {sm.counts['inaccuracy']:>3} {sm.counts['mistake']:>3} "
                    f"{sm.counts['blunder']:>3} {100 * sm.error_rate:>9.1f}% "
                    f"{sm.luck_deal + sm.luck_draws:>+7.2f}")
-    st = result.settings
-    out.append(f"({st['algorithm']}, objective {st['objective']}, "
-               f"{st['iterations'] or ''}{' iterations' if st['iterations'] else ''}"
-               f"{st['time'] or ''}{' s' if st['time'] else ''} per decision, seed {st['seed']}; "
-               f"thresholds {st['thresholds']['inaccuracy']}/{st['thresholds']['mistake']}/"
-               f"{st['thresholds']['blunder']})")
-    return "\n".join(out)
+    return out
+
+
+def _settings_line(st) -> str:
+    return (f"({st['algorithm']}, objective {st['objective']}, "
+            f"{st['iterations'] or ''}{' iterations' if st['iterations'] else ''}"
+            f"{st['time'] or ''}{' s' if st['time'] else ''} per decision, seed {st['seed']}; "
+            f"thresholds {st['thresholds']['inaccuracy']}/{st['thresholds']['mistake']}/"
+            f"{st['thresholds']['blunder']})")
 
 
 # ---- play -------------------------------------------------------------------------------

@@ -136,6 +136,35 @@ def test_analyze_of_a_strong_self_play_has_few_labels():
     assert len(labelled) <= max(1, len(out["decisions"]) // 10)
 
 
+def test_analyze_a_file_of_matches():
+    """A .jsonl of matches: each match is analysed as it would be alone (same seed), the
+    summary adds them up seat by seat, and a bad record names its place in the file."""
+    rules = Rules(target=5)
+    logs = [play_match(rules, parse_engine_list("greedy,random", 2), derive_seed(4, g))
+            for g in range(2)]
+    lines = [json.dumps(write_record(log)) for log in logs]
+    args = ["--json", "--iterations", "300", "--quiet", "--seed", "2"]
+    alone = [_json(run("analyze", "-", *args, input=line)) for line in lines]
+    both = _json(run("analyze", "-", *args, input="\n".join(lines) + "\n"))
+    assert [d["match"] for d in both["decisions"]] == (
+        [0] * len(alone[0]["decisions"]) + [1] * len(alone[1]["decisions"]))
+    assert [{k: v for k, v in d.items() if k != "match"} for d in both["decisions"]] == (
+        alone[0]["decisions"] + alone[1]["decisions"])
+    assert [m["summary"] for m in both["matches"]] == [a["summary"] for a in alone]
+    for sm in both["summary"]:
+        parts = [s for a in alone for s in a["summary"] if s["seat"] == sm["seat"]]
+        for key in ("decisions", "forced", "inaccuracies", "mistakes", "blunders"):
+            assert sm[key] == sum(p[key] for p in parts)
+        assert sm["total_loss"] == pytest.approx(sum(p["total_loss"] for p in parts), abs=1e-3)
+    human = run("analyze", "-", "--iterations", "300", "--quiet", input="\n".join(lines))
+    assert human.exit_code == 0 and "=== match 1 (record 2 of 2)" in human.output
+    assert "=== all 2 matches" in human.output
+    bad = json.loads(lines[1])
+    bad["rounds"][0]["events"][3] = {"seat": 1, "play": "6-6:L"}
+    res = run("analyze", "-", "--quiet", input=lines[0] + "\n" + json.dumps(bad))
+    assert res.exit_code == 2 and "record 2" in res.output and "round 0" in res.output
+
+
 def test_bench_signature_is_stable():
     from bergen_search.bench import signature
     a, b = signature(), signature()

@@ -1,0 +1,58 @@
+"""How long `bergen analyze` takes for a match: every decision of both seats searched with the
+default budget (4,000 ISMCTS iterations), suspected errors searched again with 4 times it,
+and the luck of the deal and the draws.
+
+The pytest-benchmark times the analysis of the bundled `examples/match.json` (a 2-player
+match to 15 points). `python benchmarks/bench_analysis.py [N]` plays N matches (default 10,
+seed 1) of greedy against ISMCTS (2,000 iterations) and prints the wall time of analysing
+each, with the decisions searched, the median and the range: what "a typical match" costs.
+"""
+import json
+import pathlib
+import statistics
+import sys
+import time
+
+from bergen_search.analysis import analyze
+from bergen_search.engines import parse_engine_list, play_match
+from bergen_search.record import load_record, write_record
+from bergen_search.rng import derive_seed
+from bergen_search.rules import Rules
+from bergen_search.search import Limits
+
+EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "match.json"
+LIMITS = Limits(iterations=4000)
+
+
+def _analyze(record):
+    return analyze(record, limits=LIMITS, seed=0)
+
+
+def test_analyze_example_match(benchmark, core):
+    record = load_record(EXAMPLE.read_text())
+    result = benchmark.pedantic(_analyze, args=(record,), rounds=3, iterations=1)
+    benchmark.extra_info["decisions"] = len(result.decisions)
+    assert result.decisions and result.summary
+    again = _analyze(record)   # same seed, same budget: the same analysis
+    assert [d.to_json() for d in again.decisions] == [d.to_json() for d in result.decisions]
+
+
+def typical_matches(n, seed=1):
+    rules = Rules()
+    specs = parse_engine_list("greedy,ismcts:iterations=2000", 2)
+    return [write_record(play_match(rules, specs, derive_seed(seed, i))) for i in range(n)]
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    times = []
+    for i, rec in enumerate(typical_matches(n)):
+        record = load_record(json.dumps(rec))
+        start = time.perf_counter()
+        result = _analyze(record)
+        times.append(time.perf_counter() - start)
+        rounds = len(record.rounds)
+        print(f"match {i}: {rounds} rounds, {len(result.decisions)} decisions searched, "
+              f"{times[-1]:.2f} s")
+    print(f"median {statistics.median(times):.2f} s, range {min(times):.2f}..{max(times):.2f} s "
+          f"over {n} matches (4,000 iterations per decision, recheck 4)")

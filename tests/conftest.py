@@ -21,6 +21,13 @@ def require_compiled(module, name):
     return module
 
 
+@pytest.fixture(name="require_compiled")
+def require_compiled_fixture():
+    """`require_compiled` for test modules (conftest is not imported by name: the benchmarks
+    have a conftest of their own)."""
+    return require_compiled
+
+
 def _core_or_fail():
     return require_compiled(CORE, "core bergen_search._core")
 

@@ -24,7 +24,6 @@ from fractions import Fraction
 from typing import NamedTuple
 
 import pytest
-from conftest import require_compiled
 
 from bergen_search.errors import BergenError
 from bergen_search.infoset import RESERVE, InfoSet, from_position, from_state_and_events
@@ -48,7 +47,7 @@ RANDOM = 0
 
 
 @pytest.fixture
-def core_sampler():
+def core_sampler(require_compiled):
     return require_compiled(CoreSampler, "bergen_search._sampler")
 
 

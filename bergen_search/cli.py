@@ -620,7 +620,7 @@ def _settings_line(st) -> str:
 
 
 @main.command()
-@click.option("--engine", "engine_spec", default="ismcts:time=1", show_default=True,
+@click.option("--engine", "engine_spec", default="ismcts:iterations=20000", show_default=True,
               metavar="SPEC", help="The engine you play against (random, greedy, ismcts:..., "
                                    "expectimax:...).")
 @click.option("--seat", type=click.IntRange(0, 3), default=0, show_default=True,

@@ -173,6 +173,8 @@ class SetResult:
     rounds: int
     a_wins_by_seating: tuple
     logs: list | None = None   # ArenaMatch per seating, with keep_logs
+    # (searches, seconds) of A's and of B's searched decisions over the set's matches.
+    search_time: tuple = ((0, 0.0), (0, 0.0))
 
     @property
     def score(self) -> float:
@@ -203,6 +205,10 @@ class ArenaResult:
     seconds: float
     workers: int
     start_scores: tuple | None = None
+    # Per engine (A, B): decisions it searched, and their mean time in seconds (None if it
+    # searched none). Wall-clock, so not reproducible; it shows that `time=` limits held.
+    searches: tuple = (0, 0)
+    seconds_per_search: tuple = (None, None)
     # With keep_logs, an ArenaMatch per match in (set, seating) order; else empty.
     played: list = field(default_factory=list)
 
@@ -255,6 +261,8 @@ class ArenaResult:
             "seed": self.seed,
             "workers": self.workers,
             "seconds": round(self.seconds, 3),
+            "searches": list(self.searches),
+            "seconds_per_search": [num(x) for x in self.seconds_per_search],
             "rules": self.rules.to_dict(),
             "start_scores": None if self.start_scores is None else list(self.start_scores),
         }
@@ -285,6 +293,10 @@ def format_arena(result: ArenaResult) -> str:
                      f"{r.points_per_round[k]:>12.3f}")
     se = "" if r.margin_stderr is None else f" ± {r.margin_stderr:.3f} (stderr)"
     lines.append(f"margin per round ({names[0]} − {names[1]}): {r.margin_per_round:+.3f}{se}")
+    timed = [f"{names[k]} {1000 * r.seconds_per_search[k]:.1f} ms over {r.searches[k]}"
+             for k in (0, 1) if r.searches[k]]
+    if timed:
+        lines.append("time per searched move: " + ", ".join(timed))
     note = f"interval from the {r.sets} sets ({r.ci_method})"
     if r.seatings > 2:
         note += (f"; {names[1]}'s wins count any of its seats; equal engines would give "
@@ -301,8 +313,15 @@ def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, in
     n_sides = rules.n_sides
     a_wins = a_points = b_points = rounds = 0
     by_seating, logs = [], [] if keep_logs else None
+    spent = [[0, 0.0], [0, 0.0]]
     for k, a_seats in enumerate(seatings(rules)):
-        log = play_match(rules, seat_specs(rules, spec_a, spec_b, k), match_seed, start_scores)
+        timing = {}
+        log = play_match(rules, seat_specs(rules, spec_a, spec_b, k), match_seed, start_scores,
+                         timing=timing)
+        for seat, (n, secs) in timing.items():
+            acc = spent[0 if seat in a_seats else 1]
+            acc[0] += n
+            acc[1] += secs
         gained = [e - s for e, s in zip(log.scores, log.start_scores)]
         won = int(log.winner == k)
         a_wins += won
@@ -313,7 +332,7 @@ def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, in
         if keep_logs:
             logs.append(ArenaMatch(index, k, match_seed, a_seats, log))
     return SetResult(index, a_wins, n_sides, a_points, b_points / (n_sides - 1), rounds,
-                     tuple(by_seating), logs)
+                     tuple(by_seating), logs, (tuple(spent[0]), tuple(spent[1])))
 
 
 def _play_sets(rules, spec_a, spec_b, seed, indices, start_scores, keep_logs):
@@ -410,6 +429,8 @@ def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_sco
     margins = [r.a_points - r.b_points for r in results]
     set_rounds = [r.rounds for r in results]
     played = [m for r in results if r.logs for m in r.logs]
+    searches = tuple(sum(r.search_time[k][0] for r in results) for k in (0, 1))
+    search_seconds = tuple(sum(r.search_time[k][1] for r in results) for k in (0, 1))
     return ArenaResult(
         rules=rules, engines=(spec_a, spec_b), seed=seed, sets=len(results), seatings=n_seat,
         matches=matches, rounds=rounds, wins=(a_wins, matches - a_wins),
@@ -419,4 +440,6 @@ def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_sco
         points_per_round=(a_points / rounds, b_points / rounds),
         margin_per_round=(a_points - b_points) / rounds,
         margin_stderr=ratio_stderr(margins, set_rounds), set_scores=scores,
-        seconds=seconds, workers=workers, start_scores=start_scores, played=played)
+        seconds=seconds, workers=workers, start_scores=start_scores, played=played,
+        searches=searches,
+        seconds_per_search=tuple(t / n if n else None for n, t in zip(searches, search_seconds)))

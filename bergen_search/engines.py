@@ -9,6 +9,7 @@ EngineSpec(name='ismcts', params={'iterations': 500})
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from .errors import BergenError
@@ -113,11 +114,14 @@ class Table:
     (random and greedy moves); search seeds come from the match's seed and the decision's
     number. Drives `playout.play_match` and `interactive.PlaySession` alike."""
 
-    def __init__(self, rules: Rules, specs, seed: int, rng: Rng):
+    def __init__(self, rules: Rules, specs, seed: int, rng: Rng, timing: dict | None = None):
         self.rules, self.specs, self.seed, self.rng = rules, list(specs), seed, rng
         self.codes = [None if s is None else s.simple_code for s in self.specs]
         self.decisions = 0
         self.observers = {}
+        #: seat -> [searches, seconds]: the searched decisions and their time (the
+        #: information set and the search), kept in `timing` if given.
+        self.timing = {} if timing is None else timing
 
     def new_round(self, state: State) -> None:
         from .infoset import Observer
@@ -131,11 +135,15 @@ class Table:
         if len(moves) == 1 or self.codes[seat] is not None:
             return choose(self.codes[seat] or 0, state, moves, self.rng)
         from .search import search
+        start = time.perf_counter()
         limits, kwargs = self.specs[seat].search_args()
         info = self.observers[seat].infoset(seat)
         result = search(info, limits, seed=derive_seed(self.seed ^ SEARCH_STREAM, self.decisions),
                         **kwargs)
         self.decisions += 1
+        spent = self.timing.setdefault(seat, [0, 0.0])
+        spent[0] += 1
+        spent[1] += time.perf_counter() - start
         return result.moves[0].code
 
     def observe(self, seat: int, move: int, after: State) -> None:
@@ -143,14 +151,16 @@ class Table:
             obs.step(seat, move, after)
 
 
-def play_match(rules: Rules, specs, seed: int, start_scores=None, backend=None) -> MatchLog:
+def play_match(rules: Rules, specs, seed: int, start_scores=None, backend=None,
+               timing: dict | None = None) -> MatchLog:
     """A whole match between engines. With only `random` and `greedy` it is the backend's
     `play_match` (the same match on both backends); with a search engine the reference's
-    `play_match` drives a `Table`, with the same deals."""
+    `play_match` drives a `Table`, with the same deals. `timing`, if given, gets
+    seat -> [searches, seconds] (see `Table`)."""
     codes = [s.simple_code for s in specs]
     if all(c is not None for c in codes):
         if backend is None:
             from .backend import ACTIVE as backend
         return backend.play_match(rules, codes, seed, start_scores)
     return playout.play_match(rules, codes, seed, start_scores,
-                              table=lambda rng: Table(rules, specs, seed, rng))
+                              table=lambda rng: Table(rules, specs, seed, rng, timing))

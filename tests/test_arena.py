@@ -32,7 +32,7 @@ RULE_SETS = {
 def comparable(result: ArenaResult) -> dict:
     """The JSON without what may differ between equal runs (time, worker count)."""
     d = result.to_json()
-    del d["seconds"], d["workers"]
+    del d["seconds"], d["workers"], d["seconds_per_search"]
     return d
 
 
@@ -284,3 +284,16 @@ def test_same_seed_same_result_other_seed_other_result():
     c = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=100, seed=2)
     assert comparable(a) == comparable(b)
     assert a.set_scores != c.set_scores and comparable(a) != comparable(c)
+
+
+def test_search_time_is_reported_per_engine():
+    """Each engine's searched decisions and their mean time: none for greedy; a time-limited
+    search keeps near its limit (loosely: the machine may be busy)."""
+    r = run_arena(Rules(), "ismcts:iterations=50", GREEDY, games=3, seed=2)
+    assert r.searches[0] > 0 and r.searches[1] == 0
+    assert r.seconds_per_search[0] > 0 and r.seconds_per_search[1] is None
+    d = r.to_json()
+    assert d["searches"] == list(r.searches) and d["seconds_per_search"][1] is None
+    assert "time per searched move: ismcts:iterations=50" in format_arena(r)
+    t = run_arena(Rules(), GREEDY, "expectimax:time=0.02", games=2, seed=3, workers=2)
+    assert t.searches[1] > 0 and t.seconds_per_search[1] < 0.05

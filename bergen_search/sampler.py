@@ -60,32 +60,51 @@ def _merge_groups(groups, free):
     return [tuple(x) for x in merged], allowed, merged_of
 
 
+#: A programme state packs the capacity left in each group, this many bits a group.
+_BITS = 5
+_CAP_MASK = (1 << _BITS) - 1
+
+
+def _pack(caps) -> int:
+    return sum(c << (_BITS * g) for g, c in enumerate(caps))
+
+
+def _steps(a: int, n_groups: int) -> list:
+    """(group, unit, shift) of the groups a tile with allowed mask `a` may enter."""
+    return [(g, 1 << (_BITS * g), _BITS * g) for g in range(n_groups) if a >> g & 1]
+
+
 def _programme(caps, allowed):
-    """count[(i, caps left)] = ways to place tiles i.. into the groups, exactly."""
+    """counts[i][state] = ways to place tiles i.. into the groups, exactly; a state is the
+    capacity left in each group, packed (`_pack`)."""
     m, G = len(allowed), len(caps)
-    levels = [{tuple(caps)}]
+    if max(caps, default=0) > _CAP_MASK:
+        raise BergenError(f"a group holds more than {_CAP_MASK} tiles")
+    levels = [{_pack(caps)}]
+    nodes = 1
     for i in range(m):
         nxt = set()
-        a = allowed[i]
+        steps = _steps(allowed[i], G)
         for st in levels[-1]:
-            for g in range(G):
-                if a >> g & 1 and st[g] > 0:
-                    nxt.add(st[:g] + (st[g] - 1,) + st[g + 1:])
+            for _, unit, shift in steps:
+                if st >> shift & _CAP_MASK:
+                    nxt.add(st - unit)
         levels.append(nxt)
-        if sum(len(lv) for lv in levels) > MAX_NODES:
+        nodes += len(nxt)
+        if nodes > MAX_NODES:
             raise BergenError("the position leaves too many hidden possibilities to tabulate")
-    counts = {}
-    zero = tuple([0] * G)
-    for st in levels[m]:
-        counts[(m, st)] = 1 if st == zero else 0
+    counts = [None] * (m + 1)
+    counts[m] = {st: 1 if st == 0 else 0 for st in levels[m]}
     for i in range(m - 1, -1, -1):
-        a = allowed[i]
+        steps = _steps(allowed[i], G)
+        below, here = counts[i + 1], {}
         for st in levels[i]:
             c = 0
-            for g in range(G):
-                if a >> g & 1 and st[g] > 0:
-                    c += counts[(i + 1, st[:g] + (st[g] - 1,) + st[g + 1:])]
-            counts[(i, st)] = c
+            for _, unit, shift in steps:
+                if st >> shift & _CAP_MASK:
+                    c += below[st - unit]
+            here[st] = c
+        counts[i] = here
     return counts
 
 
@@ -95,7 +114,7 @@ def count_worlds(groups, free) -> int:
     caps = [c for _, c in merged]
     if sum(caps) != len(free) or min(caps, default=0) < 0:
         return 0
-    return _programme(caps, allowed)[(0, tuple(caps))]
+    return _programme(caps, allowed)[0][_pack(caps)]
 
 
 class WorldTable:
@@ -117,14 +136,16 @@ class WorldTable:
             raise BergenError(f"impossible position: {m} hidden tiles for {sum(caps)} places")
         G = len(groups)
         counts = _programme(caps, allowed)
-        self.total = counts[(0, tuple(caps))]
+        root = (0, _pack(caps))
+        self.total = counts[0][root[1]]
         if self.total == 0:
             raise BergenError("impossible position: no deal of the hidden tiles is consistent "
                               "with everything this seat has seen")
         # Flatten the nodes with a non-zero count, breadth first from the root.
-        index = {(0, tuple(caps)): 0}
-        order = [(0, tuple(caps))]
+        index = {root: 0}
+        order = [root]
         self.opt_start, self.opt_group, self.opt_child, self.opt_cum = [], [], [], []
+        steps = [_steps(a, G) for a in allowed]
         k = 0
         while k < len(order):
             i, st = order[k]
@@ -133,12 +154,13 @@ class WorldTable:
             if i == m:
                 continue
             cum = 0.0
-            for g in range(G):
-                if allowed[i] >> g & 1 and st[g] > 0:
-                    child = (i + 1, st[:g] + (st[g] - 1,) + st[g + 1:])
-                    c = counts[child]
+            below = counts[i + 1]
+            for g, unit, shift in steps[i]:
+                if st >> shift & _CAP_MASK:
+                    c = below[st - unit]
                     if c == 0:
                         continue
+                    child = (i + 1, st - unit)
                     if child not in index:
                         index[child] = len(order)
                         order.append(child)

@@ -47,7 +47,7 @@ from .rng import MASK64, Rng, derive_seed
 from .sampler import WorldTable
 from .playout import deal
 from .state import DRAW, NO_TILE, State, move_str  # noqa: F401  (move_str for the doctest)
-from .tiles import popcount
+from .tiles import ALL_TILES, N_TILES, popcount
 
 OBJECTIVES = {"points": 0, "match": 1}
 #: XORed into the search's seed to seed the match-equity playouts (as the core).
@@ -65,13 +65,11 @@ def objective_code(objective) -> int:
     return OBJECTIVES[objective]
 
 
-def world_state(info: InfoSet, hands, reserve) -> State:
-    """The full-information reference State of one world of `info`: its public fields (line,
-    scores, reserve size, passes, draws this turn) with `hands` (a mask per seat, the seat's own
-    included) and `reserve` (tiles, taken as the draw order).
-
-    `State.deal` only starts a round, so the state is assembled field by field here; the
-    checks are those a world can fail: sizes and overlaps."""
+def check_world(info: InfoSet, hands, reserve) -> tuple:
+    """`(hands, reserve)` as tuples if they are a world of `info`: a mask per seat (the seat's
+    own hand included) and the reserve's tiles, every tile in one place only, the sizes those
+    of the information set; else `BergenError` naming `hands` or `reserve`. Shared by the
+    reference (`world_state`) and the core (`ExpectimaxSearch.run_world`)."""
     rules = info.rules
     hands = tuple(hands)
     reserve = tuple(reserve)
@@ -80,8 +78,10 @@ def world_state(info: InfoSet, hands, reserve) -> State:
     if hands[info.seat] != info.hand:
         raise BergenError(f"seat {info.seat}'s hand differs from the information set's",
                           field="hands")
-    seen = sum(1 << t for t in _line_tiles(info))
+    seen = info.line_mask
     for seat, h in enumerate(hands):
+        if not isinstance(h, int) or not 0 <= h <= ALL_TILES:
+            raise BergenError(f"seat {seat}'s hand is not a set of the 28 tiles", field="hands")
         if popcount(h) != info.hand_sizes[seat]:
             raise BergenError(f"seat {seat} holds {popcount(h)} tiles, the information set says "
                               f"{info.hand_sizes[seat]}", field="hands")
@@ -92,9 +92,22 @@ def world_state(info: InfoSet, hands, reserve) -> State:
         raise BergenError(f"the reserve holds {len(reserve)} tiles, the information set says "
                           f"{info.reserve_size}", field="reserve")
     for t in reserve:
+        if not isinstance(t, int) or not 0 <= t < N_TILES:
+            raise BergenError(f"reserve tile {t!r} is not a tile", field="reserve")
         if seen >> t & 1:
             raise BergenError("a tile is in two places", field="reserve")
         seen |= 1 << t
+    return hands, reserve
+
+
+def world_state(info: InfoSet, hands, reserve) -> State:
+    """The full-information reference State of one world of `info`: its public fields (line,
+    scores, reserve size, passes, draws this turn) with `hands` (a mask per seat, the seat's own
+    included) and `reserve` (tiles, taken as the draw order), checked by `check_world`.
+
+    `State.deal` only starts a round, so the state is assembled field by field here."""
+    rules = info.rules
+    hands, reserve = check_world(info, hands, reserve)
     s = State.__new__(State)
     s.rules = rules
     s.hands = hands
@@ -113,11 +126,6 @@ def world_state(info: InfoSet, hands, reserve) -> State:
     s.winner = None
     s.last_points = (0,) * rules.n_sides
     return s
-
-
-def _line_tiles(info: InfoSet):
-    from .tiles import tile_index
-    return [tile_index(a, b) for a, b in info.line]
 
 
 # ---- the match equity ---------------------------------------------------------------------

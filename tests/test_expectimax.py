@@ -516,6 +516,36 @@ def test_bad_arguments():
     assert search.run_world(hands, reserve) == [4.0, 5.0]
 
 
+def test_bad_worlds_get_the_same_error_from_core_and_reference():
+    """One check (`expectimax_ref.check_world`) serves both: the same message and field."""
+    from bergen_search.errors import BergenError
+    info = from_position(position_from_flags(**LAST_TILE))
+    search = ExpectimaxSearch(CoreSampler(info), 3, 1)
+    hands, reserve = next(iter(WorldTable(info).enumerate()))
+    other = 1 - info.seat
+    free = next(t for t in range(28) if not (info.line_mask | hands[0] | hands[1]) >> t & 1)
+    cases = [
+        ((hands[0],), reserve, "expected 2 hands"),
+        (tuple(h if s == other else 0 for s, h in enumerate(hands)), reserve, "differs"),
+        (tuple(-1 if s == other else h for s, h in enumerate(hands)), reserve, "not a set"),
+        (tuple(h | 1 << free if s == other else h for s, h in enumerate(hands)), reserve,
+         "holds"),
+        (tuple(1 << 13 if s == other else h for s, h in enumerate(hands)), reserve,
+         "two places"),
+        (hands, list(reserve)[:-1], "the reserve holds"),
+        (hands, list(reserve)[:-1] + [28], "is not a tile"),
+        (hands, list(reserve)[:-1] + [13], "two places"),
+    ]
+    for bad_hands, bad_reserve, needle in cases:
+        errors = []
+        for run in (lambda: search.run_world(bad_hands, bad_reserve),
+                    lambda: ref.world_state(info, bad_hands, bad_reserve)):
+            with pytest.raises(BergenError, match=needle) as e:
+                run()
+            errors.append((str(e.value), e.value.field))
+        assert errors[0] == errors[1]
+
+
 def test_doctests():
     for module in (ref, _expectimax):
         result = doctest.testmod(module)

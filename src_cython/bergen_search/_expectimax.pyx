@@ -57,10 +57,9 @@ from bergen_search._core cimport (ALL_TILES, DRAW, DRAW_UNTIL_PLAYABLE, END_NONE
 from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
 
 from bergen_search.errors import BergenError
-from bergen_search.tiles import tile_index
 from bergen_search.expectimax_ref import EQUITY_STREAM as _PY_EQUITY_STREAM
 from bergen_search.expectimax_ref import SCORE_BITS as _PY_SCORE_BITS
-from bergen_search.expectimax_ref import objective_code
+from bergen_search.expectimax_ref import check_world, objective_code
 
 cdef enum:
     OBJ_POINTS = 0
@@ -520,39 +519,13 @@ cdef class ExpectimaxSearch:
         `seconds` > 0 the world is abandoned if it takes longer: None, and nothing changes."""
         cdef State world
         cdef double values[MAX_MOVES]
-        cdef const Rules* rules = self.S.rules
-        cdef uint32_t seen = 0, h
-        cdef int i, t, k = 0
-        info = self.sampler.info
-        hands = list(hands)
-        tiles = sorted(reserve_tiles)
-        if len(hands) != rules.players:
-            raise BergenError(f"expected {rules.players} hands, got {len(hands)}", field="hands")
-        if hands[info.seat] != info.hand:
-            raise BergenError(f"seat {info.seat}'s hand differs from the information set's",
-                              field="hands")
-        if len(tiles) != info.reserve_size:
-            raise BergenError(f"the reserve holds {len(tiles)} tiles, the information set says "
-                              f"{info.reserve_size}", field="reserve")
-        for a, b in info.line:
-            seen |= (<uint32_t>1) << tile_index(a, b)
+        cdef int i, k
+        hands, reserve = check_world(self.sampler.info, hands, reserve_tiles)
         memcpy(&world, &self.sampler.c.base, sizeof(State))
-        for i in range(rules.players):
-            if not isinstance(hands[i], int) or not 0 <= hands[i] <= ALL_TILES:
-                raise BergenError(f"seat {i}'s hand is not a set of the 28 tiles", field="hands")
-            h = hands[i]
-            if popcount(h) != info.hand_sizes[i] or h & seen:
-                raise BergenError(f"seat {i}'s hand does not fit the information set",
-                                  field="hands")
-            seen |= h
-            world.hands[i] = h
-        for tile in tiles:
-            if not isinstance(tile, int) or not 0 <= tile < N_TILES or seen >> tile & 1:
-                raise BergenError(f"reserve tile {tile!r} is no free tile", field="reserve")
-            t = tile
-            seen |= (<uint32_t>1) << t
+        for i in range(self.S.rules.players):
+            world.hands[i] = hands[i]
+        for k, t in enumerate(sorted(reserve)):
             world.reserve[k] = t
-            k += 1
         world.reserve_next = 0
         cdef Rng saved_search = self.S.rng
         cdef long long saved_nodes = self.S.nodes

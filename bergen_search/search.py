@@ -254,13 +254,13 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     # budget of worlds, or under a time limit as many as the clock allows.
     worlds = (table.enumerate() if algorithm == "expectimax" and table.total <= EXACT_WORLDS
               else None)
+    # What is left of the time limit once the table is built.
+    seconds = None if limits.time is None else max(limits.time - (time.perf_counter() - t0), 0.001)
     if worlds is not None and (budget is None or len(worlds) <= budget):
         rows, done, complete, interrupted = _exact_expectimax(
-            info, table, worlds, obj, seed, settings, _Deadline(limits.time and max(
-                limits.time - (time.perf_counter() - t0), 0.001)))
+            info, table, worlds, obj, seed, settings, _Deadline(seconds))
         result_info.update(exact=complete, worlds=done, interrupted=interrupted)
     else:
-        seconds = None if limits.time is None else max(limits.time - (time.perf_counter() - t0), 0.001)
         if workers == 1:
             jobs = [(info, table, algorithm, obj, budget, seconds, seed, settings)]
         else:

@@ -122,17 +122,51 @@ def label_for(loss: float, thresholds: dict):
     return label
 
 
+def analyze_all(records, *, seats=None, progress=None, **kwargs) -> list:
+    """`analyze` each record (the matches of a `.jsonl` file) as it would be alone, with one
+    `progress(done, total)` over all of them. With several records an error names the record
+    (1-based): `record 2: round 0, event 3, ...`."""
+    records = [parse_record(r) for r in records]
+
+    def labelled(i, e):
+        return BergenError(f"record {i + 1}: {e}") if len(records) > 1 else e
+
+    counts = []
+    for i, rec in enumerate(records):
+        try:
+            counts.append(count_decisions(rec, seats))
+        except BergenError as e:
+            raise labelled(i, e) from None
+    total, offset, results = sum(counts), 0, []
+
+    def overall(done, _total):
+        progress(offset + done, total)
+
+    for i, rec in enumerate(records):
+        try:
+            results.append(analyze(rec, seats=seats, progress=overall if progress else None,
+                                   decisions_total=counts[i], **kwargs))
+        except BergenError as e:
+            raise labelled(i, e) from None
+        offset += counts[i]
+    return results
+
+
 def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
             algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
             thresholds: dict | None = None, recheck: int = 4, luck: bool = True,
-            progress=None, **settings) -> Analysis:
+            progress=None, decisions_total: int | None = None, **settings) -> Analysis:
     """Analyse every decision of the seats in `seats` (default: every seat whose hands the
-    record shows). `recheck`: the budget factor of the second search of a suspected error."""
+    record shows). `recheck`: the budget factor of the second search of a suspected error.
+    `progress(done, total)` is called after each decision; `decisions_total` is that total
+    if the caller has counted it (`count_decisions`), else it is counted here."""
     record = parse_record(record)
     limits = limits or Limits(iterations=4000)
     thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
     n = record.rules.players
-    todo = count_decisions(record, seats)
+    todo = 0
+    if progress is not None:
+        todo = count_decisions(record, seats) if decisions_total is None else decisions_total
     decisions, annotated = [], []
     summary = {s: SeatSummary(s) for s in range(n)}
     k = 0

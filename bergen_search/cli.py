@@ -495,14 +495,10 @@ def analyze(record_path, seats, iterations, seconds, algorithm, objective, seed,
     per line (.jsonl, as selfplay and arena write them): each is analysed as it would be
     alone, then the seats' totals over all of them.
     """
-    from .analysis import THRESHOLDS, analyze as run_analysis, combined_summary
-    from .analysis import count_decisions
+    from .analysis import THRESHOLDS, analyze_all, combined_summary
     from .record import load_records
     from .search import Limits
     records = load_records(_read_text(record_path))
-
-    def labelled(i, e):
-        return BergenError(f"record {i + 1}: {e}") if len(records) > 1 else e
     defaults = dict(THRESHOLDS) if objective == "points" else {
         "inaccuracy": 0.03, "mistake": 0.07, "blunder": 0.15}
     thresholds = {"inaccuracy": inaccuracy if inaccuracy is not None else defaults["inaccuracy"],
@@ -519,32 +515,18 @@ def analyze(record_path, seats, iterations, seconds, algorithm, objective, seed,
         iterations = 4000 if algorithm == "ismcts" else 100
     show = not quiet and sys.stderr.isatty()
     t0 = time.perf_counter()
-    wanted = set(seats) or None
-    counts = []
-    for i, rec in enumerate(records):
-        try:
-            counts.append(count_decisions(rec, wanted))
-        except BergenError as e:
-            raise labelled(i, e) from None
-    todo, offset = sum(counts), 0
 
-    def progress(done, _total):
+    def progress(done, total):
         if show and time.perf_counter() - t0 > 1.0:
             width = 30
-            filled = int(width * (offset + done) / max(todo, 1))
-            click.echo(f"\ranalyze [{'#' * filled}{'.' * (width - filled)}] "
-                       f"{offset + done}/{todo}", err=True, nl=False)
+            filled = int(width * done / max(total, 1))
+            click.echo(f"\ranalyze [{'#' * filled}{'.' * (width - filled)}] {done}/{total}",
+                       err=True, nl=False)
 
-    results = []
-    for i, rec in enumerate(records):
-        try:
-            results.append(run_analysis(
-                rec, seats=wanted, limits=Limits(iterations=iterations, time=seconds), seed=seed,
-                algorithm=algorithm, objective=objective, workers=workers,
-                thresholds=thresholds, recheck=recheck, progress=progress))
-        except BergenError as e:
-            raise labelled(i, e) from None
-        offset += counts[i]
+    results = analyze_all(records, seats=set(seats) or None,
+                          limits=Limits(iterations=iterations, time=seconds), seed=seed,
+                          algorithm=algorithm, objective=objective, workers=workers,
+                          thresholds=thresholds, recheck=recheck, progress=progress)
     if show and time.perf_counter() - t0 > 1.0:
         click.echo("", err=True)
     if len(results) == 1:

@@ -27,8 +27,9 @@ class PlaySession:
     def __init__(self, rules: Rules, engine: EngineSpec, seat: int = 0, seed: int = 0,
                  hint_engine: EngineSpec | None = None):
         self.rules, self.engine, self.seat, self.seed = rules, engine, seat, seed
-        self.hint_engine = hint_engine or engine if engine.simple_code is None else (
-            hint_engine or EngineSpec("ismcts", {"iterations": 5000}))
+        # Hints come from the opponent's search, or ISMCTS when the opponent does not search.
+        self.hint_engine = hint_engine or (engine if engine.simple_code is None
+                                           else EngineSpec("ismcts", {"iterations": 5000}))
         self.deal_rng = Rng(seed)
         self.table = Table(rules, [None if s == seat else engine for s in range(rules.players)],
                            seed, Rng(seed ^ PLAY_STREAM))

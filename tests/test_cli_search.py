@@ -165,6 +165,24 @@ def test_analyze_a_file_of_matches():
     assert res.exit_code == 2 and "record 2" in res.output and "round 0" in res.output
 
 
+def test_analyze_all_reports_progress_over_every_match():
+    """One progress over all the records: it counts every decision once, in order, to the
+    total; and each match is analysed as `analyze` alone would."""
+    from bergen_search.analysis import analyze, analyze_all, count_decisions
+    from bergen_search.search import Limits
+    rules = Rules(target=5)
+    recs = [write_record(play_match(rules, parse_engine_list("greedy", 2), derive_seed(6, g)))
+            for g in range(2)]
+    calls = []
+    kw = dict(limits=Limits(iterations=200), seed=1, recheck=1)
+    results = analyze_all(recs, progress=lambda d, t: calls.append((d, t)), **kw)
+    total = sum(count_decisions(parse_record(r)) for r in recs)
+    assert [d for d, _ in calls] == list(range(1, total + 1))
+    assert {t for _, t in calls} == {total}
+    alone = [analyze(r, **kw) for r in recs]
+    assert [res.to_json() for res in results] == [a.to_json() for a in alone]
+
+
 def test_bench_signature_is_stable():
     from bergen_search.bench import signature
     a, b = signature(), signature()

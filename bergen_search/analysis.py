@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from .errors import BergenError
 from .infoset import Observer
+from .notation import format_line
 from .record import _run, parse_record
 from .rng import derive_seed
 from .search import Limits, root_moves, search
@@ -226,7 +227,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                             progress(k, todo)
         for o in observers.values():
             o.step(s, step.action, step.after)
-        line = " ".join(f"{a}-{b}" for a, b in step.after.line)
+        line = format_line(step.after.line)
         annotated[-1].append((step.event, s, move_str(step.action, not before.led), line,
                               step.after.last_points, dec))
     wanted = sorted(summary) if seats is None else sorted(seats)

@@ -354,8 +354,8 @@ def _num(x):
 
 
 def _describe(info) -> str:
-    from .notation import format_hand
-    line = " ".join(f"{a}-{b}" for a, b in info.line) or "(empty)"
+    from .notation import format_hand, format_line
+    line = format_line(info.line) or "(empty)"
     return (f"seat {info.seat} to move   scores {_fmt_scores(info.scores)}   reserve "
             f"{info.reserve_size}   hands {','.join(map(str, info.hand_sizes))}\n"
             f"line  {line}\nhand  {' '.join(format_hand(info.hand))}")

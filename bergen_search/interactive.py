@@ -12,7 +12,7 @@ import copy
 from .engines import EngineSpec, Table
 from .errors import BergenError
 from .infoset import Observer
-from .notation import format_hand, parse_move, parse_move_text
+from .notation import format_hand, format_line, parse_move, parse_move_text
 from .playout import MatchLog, RoundLog, deal
 from .record import write_record
 from .rng import PLAY_STREAM, Rng
@@ -151,7 +151,7 @@ class PlaySession:
 
     def view(self) -> str:
         s = self.state
-        line = " ".join(f"{a}-{b}" for a, b in s.line) or "(empty)"
+        line = format_line(s.line) or "(empty)"
         sizes = ", ".join(f"seat {j}: {s.hand_size(j)}" for j in range(self.rules.players)
                           if j != self.seat)
         return (f"scores {'-'.join(map(str, s.scores))} (you are side "

@@ -11,7 +11,6 @@ import copy
 
 from .engines import EngineSpec, Table
 from .errors import BergenError
-from .infoset import Observer
 from .notation import format_hand, format_line, parse_move, parse_move_text
 from .playout import MatchLog, RoundLog, deal
 from .record import write_record
@@ -72,21 +71,6 @@ class PlaySession:
             what += "  (" + ", ".join(f"side {s} +{p}" for s, p in enumerate(gained) if p) + ")"
         return what
 
-    def _observer_for(self, seat: int) -> Observer:
-        """An observer for the person's seat (for hints), rebuilt from the round's events."""
-        hands = [None] * self.rules.players
-        hands[seat] = self.round.hands[seat]
-        st = State.deal(self.rules, hands, None, self._round_start_scores())
-        obs = Observer(self.rules, {seat}, st)
-        for who, move, tile in self.round.events:
-            st = st.apply(move, who, tile if (move == DRAW and who == seat) else None)
-            obs.step(who, move, st)
-        return obs
-
-    def _round_start_scores(self):
-        i = len(self.log.rounds) - 1
-        return self.log.rounds[i - 1].scores if i > 0 else self.log.start_scores
-
     def advance(self) -> list:
         """Play every action until the person has a choice (or the match ends): the engine's
         moves and all forced actions. Returns the lines to show."""
@@ -143,8 +127,10 @@ class PlaySession:
 
     def hint(self) -> str:
         from .search import search
+        from .viewpoint import infoset_from_record
         limits, kwargs = self.hint_engine.search_args()
-        info = self._observer_for(self.seat).infoset(self.seat)
+        # The person is to move: the record's viewpoint, seen as that seat alone sees it.
+        info = infoset_from_record(self.record())
         result = search(info, limits, seed=self.seed, **kwargs)
         rows = ", ".join(f"{m.move} {m.value:+.2f}" for m in result.moves[:4])
         return f"hint: {result.best}   ({rows})"

@@ -17,9 +17,15 @@ The seatings of a set (`seatings(rules)`, one per side):
 
 Set i of a run is played with the seed `derive_seed(seed, i)` in each of its seatings.
 
+*Single rounds* (`single_round=True`, `bergen arena --round`): each match of a set is only its
+first round, dealt from the start scores (default 0-0). A round's points margin has far less
+variance than a match's result, so a strength question is answered in a fraction of the games.
+A round is won by the side that gained the most points in it; when A's side ties for the most
+with k - 1 others it is a tie (`ties`), worth 1/k of a win to A in `win_rate`.
+
 The statistics (`ArenaResult`):
 
-- `win_rate`: A's matches won / matches played.
+- `win_rate`: A's matches won / matches played (single rounds: ties count as shares).
 - `ci95`: the sets are independent; the matches inside one set are not (they share the
   deals). So the interval is built from the per-set scores (A's wins in the set / matches in
   the set), whose mean is the win rate: `duplicate_interval`, a normal approximation with
@@ -166,7 +172,7 @@ class ArenaMatch(NamedTuple):
 class SetResult:
     """The outcome of one duplicate set (what a worker sends back)."""
     index: int
-    a_wins: int            # matches of the set won by A
+    a_wins: int            # matches (or single rounds) of the set won by A outright
     matches: int
     a_points: int          # A's side's points over the set's matches
     b_points: float        # B's points per side B holds, over the set's matches
@@ -175,10 +181,12 @@ class SetResult:
     logs: list | None = None   # ArenaMatch per seating, with keep_logs
     # (searches, seconds) of A's and of B's searched decisions over the set's matches.
     search_time: tuple = ((0, 0.0), (0, 0.0))
+    ties: int = 0          # single rounds where A's side tied for the most points
+    a_share: float | None = None   # A's wins, ties counted as shares (None: a_wins)
 
     @property
     def score(self) -> float:
-        return self.a_wins / self.matches
+        return (self.a_wins if self.a_share is None else self.a_share) / self.matches
 
 
 @dataclass
@@ -191,9 +199,9 @@ class ArenaResult:
     seatings: int              # matches per set: one per side
     matches: int
     rounds: int
-    wins: tuple                # (A's wins, B's wins); they sum to `matches`
+    wins: tuple                # (A's wins, B's wins); with `ties`, they sum to `matches`
     a_wins_by_seating: tuple   # A's wins while holding side k, per k
-    win_rate: float            # A's wins / matches
+    win_rate: float            # A's wins (ties as shares) / matches
     ci95: tuple                # (lo, hi) for win_rate, from the sets (see the module doc)
     ci_method: str             # "normal" or "wilson"
     even_rate: float           # A's expected win rate if the engines were equal: 1/seatings
@@ -211,6 +219,8 @@ class ArenaResult:
     seconds_per_search: tuple = (None, None)
     # With keep_logs, an ArenaMatch per match in (set, seating) order; else empty.
     played: list = field(default_factory=list)
+    single_round: bool = False  # each match was its first round only
+    ties: int = 0               # single rounds where A's side tied for the most points
 
     @property
     def logs(self) -> list:
@@ -265,6 +275,8 @@ class ArenaResult:
             "seconds_per_search": [num(x) for x in self.seconds_per_search],
             "rules": self.rules.to_dict(),
             "start_scores": None if self.start_scores is None else list(self.start_scores),
+            "mode": "round" if self.single_round else "match",
+            "ties": self.ties,
         }
 
 
@@ -277,8 +289,13 @@ def format_arena(result: ArenaResult) -> str:
             else f"duplicate set{plural} of {r.seatings}")
     mode = (f"{r.rules.players} players in partnerships" if r.rules.partnerships
             else f"{r.rules.players} players")
-    lines = [f"{r.engines[0]} vs {r.engines[1]}: {r.sets} {unit}, {r.matches} matches, "
-             f"{r.rounds} rounds, {mode}, seed {r.seed}, {r.seconds:.2f} s"]
+    if r.single_round:
+        start = "-".join(map(str, r.start_scores or (0,) * r.seatings))
+        played = f"{r.matches} single rounds from {start}"
+    else:
+        played = f"{r.matches} matches, {r.rounds} rounds"
+    lines = [f"{r.engines[0]} vs {r.engines[1]}: {r.sets} {unit}, {played}, {mode}, "
+             f"seed {r.seed}, {r.seconds:.2f} s"]
     names = [str(e) for e in r.engines]
     wname = max(6, *(len(n) for n in names))
     seats = [r.seats_text(0), r.seats_text(1)]
@@ -298,6 +315,10 @@ def format_arena(result: ArenaResult) -> str:
     if timed:
         lines.append("time per searched move: " + ", ".join(timed))
     note = f"interval from the {r.sets} sets ({r.ci_method})"
+    if r.single_round:
+        note += f"; a round is won by the side gaining most in it; {r.ties} ties, half a win each"
+        if r.seatings > 2:
+            note = note.replace("half a win each", "a share of a win each")
     if r.seatings > 2:
         note += (f"; {names[1]}'s wins count any of its seats; equal engines would give "
                  f"{names[0]} {100 * r.even_rate:.1f}%")
@@ -307,23 +328,34 @@ def format_arena(result: ArenaResult) -> str:
 
 # ---- playing --------------------------------------------------------------------------------
 def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, index: int,
-             start_scores=None, keep_logs: bool = False) -> SetResult:
-    """Set `index` of a run seeded `seed`: one match per seating, all on derive_seed(seed, index)."""
+             start_scores=None, keep_logs: bool = False, single_round: bool = False) -> SetResult:
+    """Set `index` of a run seeded `seed`: one match per seating, all on derive_seed(seed, index)
+    (with `single_round`, each match only its first round)."""
     match_seed = derive_seed(seed, index)
     n_sides = rules.n_sides
-    a_wins = a_points = b_points = rounds = 0
+    a_wins = a_points = b_points = rounds = ties = 0
+    a_share = 0.0
     by_seating, logs = [], [] if keep_logs else None
     spent = [[0, 0.0], [0, 0.0]]
     for k, a_seats in enumerate(seatings(rules)):
         timing = {}
         log = play_match(rules, seat_specs(rules, spec_a, spec_b, k), match_seed, start_scores,
-                         timing=timing)
+                         timing=timing, max_rounds=1 if single_round else None)
         for seat, (n, secs) in timing.items():
             acc = spent[0 if seat in a_seats else 1]
             acc[0] += n
             acc[1] += secs
         gained = [e - s for e, s in zip(log.scores, log.start_scores)]
-        won = int(log.winner == k)
+        if single_round:
+            top = max(gained)
+            n_top = gained.count(top)
+            won = int(gained[k] == top and n_top == 1)
+            tied = gained[k] == top and n_top > 1
+            ties += tied
+            a_share += won + (1.0 / n_top if tied else 0.0)
+        else:
+            won = int(log.winner == k)
+            a_share += won
         a_wins += won
         by_seating.append(won)
         a_points += gained[k]
@@ -332,11 +364,12 @@ def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, in
         if keep_logs:
             logs.append(ArenaMatch(index, k, match_seed, a_seats, log))
     return SetResult(index, a_wins, n_sides, a_points, b_points / (n_sides - 1), rounds,
-                     tuple(by_seating), logs, (tuple(spent[0]), tuple(spent[1])))
+                     tuple(by_seating), logs, (tuple(spent[0]), tuple(spent[1])), ties, a_share)
 
 
-def _play_sets(rules, spec_a, spec_b, seed, indices, start_scores, keep_logs):
-    return [play_set(rules, spec_a, spec_b, seed, i, start_scores, keep_logs) for i in indices]
+def _play_sets(rules, spec_a, spec_b, seed, indices, start_scores, keep_logs, single_round):
+    return [play_set(rules, spec_a, spec_b, seed, i, start_scores, keep_logs, single_round)
+            for i in indices]
 
 
 def _as_spec(spec) -> EngineSpec:
@@ -352,7 +385,7 @@ def _chunks(games: int, workers: int, simple: bool) -> list:
 
 def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int = 1,
               progress: Callable[[int, int], None] | None = None, keep_logs: bool = False,
-              start_scores=None) -> ArenaResult:
+              start_scores=None, single_round: bool = False) -> ArenaResult:
     """Play `games` duplicate sets of A (`spec_a`) against B (`spec_b`) and measure them.
 
     `spec_a`/`spec_b` are `EngineSpec`s or spec strings ("greedy", "ismcts:iterations=500").
@@ -363,6 +396,7 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
     `progress(done, total)` is called in this process as sets finish (total = games).
     With `keep_logs`, `result.played` holds an `ArenaMatch` per match (set, seating order)
     and `result.logs` the MatchLogs. `start_scores` (by side) starts every match there.
+    `single_round`: each match is only its first round (see the module doc).
 
     >>> r = run_arena(Rules(players=3), "greedy", "random", games=2, seed=0)
     >>> r.matches, r.seatings, r.wins[0] == sum(r.a_wins_by_seating)
@@ -386,7 +420,7 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
     args = (rules, spec_a, spec_b, seed)
     if workers == 1 or games == 1:
         for i in range(games):
-            results[i] = play_set(*args, i, start_scores, keep_logs)
+            results[i] = play_set(*args, i, start_scores, keep_logs, single_round)
             if progress is not None:
                 progress(i + 1, games)
     else:
@@ -398,7 +432,7 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
         ex = ProcessPoolExecutor(max_workers=min(workers, len(batches)),
                                  mp_context=get_context("fork"))
         try:
-            pending = {ex.submit(_play_sets, *args, b, start_scores, keep_logs)
+            pending = {ex.submit(_play_sets, *args, b, start_scores, keep_logs, single_round)
                        for b in batches}
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -413,14 +447,16 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
             raise
         ex.shutdown(wait=True)
     return _summarise(rules, spec_a, spec_b, seed, results, time.perf_counter() - t0,
-                      workers, start_scores)
+                      workers, start_scores, single_round)
 
 
-def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_scores):
+def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_scores,
+               single_round=False):
     """Merge the sets in index order (so the float sums do not depend on who finished first)."""
     n_seat = rules.n_sides
     matches = sum(r.matches for r in results)
     a_wins = sum(r.a_wins for r in results)
+    ties = sum(r.ties for r in results)
     rounds = sum(r.rounds for r in results)
     a_points = sum(r.a_points for r in results)
     b_points = sum(r.b_points for r in results)
@@ -433,8 +469,9 @@ def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_sco
     search_seconds = tuple(sum(r.search_time[k][1] for r in results) for k in (0, 1))
     return ArenaResult(
         rules=rules, engines=(spec_a, spec_b), seed=seed, sets=len(results), seatings=n_seat,
-        matches=matches, rounds=rounds, wins=(a_wins, matches - a_wins),
-        a_wins_by_seating=by_seating, win_rate=a_wins / matches,
+        matches=matches, rounds=rounds, wins=(a_wins, matches - a_wins - ties),
+        a_wins_by_seating=by_seating,
+        win_rate=sum(r.a_wins if r.a_share is None else r.a_share for r in results) / matches,
         ci95=duplicate_interval(scores), ci_method=duplicate_interval_method(scores),
         even_rate=1.0 / n_seat, points=(a_points, b_points),
         points_per_round=(a_points / rounds, b_points / rounds),
@@ -442,4 +479,5 @@ def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_sco
         margin_stderr=ratio_stderr(margins, set_rounds), set_scores=scores,
         seconds=seconds, workers=workers, start_scores=start_scores, played=played,
         searches=searches,
-        seconds_per_search=tuple(t / n if n else None for n, t in zip(searches, search_seconds)))
+        seconds_per_search=tuple(t / n if n else None for n, t in zip(searches, search_seconds)),
+        single_round=single_round, ties=ties)

@@ -4,7 +4,7 @@
 `BERGEN_PURE_PYTHON=1` or the core cannot be imported (msgpack's `fallback.py` pattern).
 Both backends offer the same functions, with identical results for the same seed:
 
-- `play_match(rules, engines, seed, start_scores=None) -> MatchLog`
+- `play_match(rules, engines, seed, start_scores=None, max_rounds=None) -> MatchLog`
 - `random_rounds(rules, n, seed) -> int` (actions taken: a checksum)
 - `new_state(rules, hands, reserve, scores=None)`: a fully known round about to be led, with
   `legal_moves()`, `apply(move)` and the attributes `scores`, `to_move`, `ended`, `winner`,

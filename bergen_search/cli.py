@@ -204,6 +204,16 @@ def replay(record_path, as_json):
 # ---- selfplay ----------------------------------------------------------------------------
 
 
+def _start_scores(text, rules):
+    """--start-scores as a tuple by side (None if not given); no side may have the target."""
+    if not text:
+        return None
+    start = _parse_int_list(text, rules.n_sides, "--start-scores")
+    if max(start) >= rules.target:
+        raise BergenError(f"--start-scores: a side already has the target {rules.target}")
+    return start
+
+
 @main.command()
 @click.option("--games", type=click.IntRange(1), default=1, show_default=True,
               help="Number of matches to play.")
@@ -226,9 +236,7 @@ def selfplay(games, seed, engines, out_path, start_scores, **kw):
     from .record import dump_record, write_record
     rules = rules_from_options(kw)
     specs = parse_engine_list(engines, rules.players)
-    start = _parse_int_list(start_scores, rules.n_sides, "--start-scores") if start_scores else None
-    if start and max(start) >= rules.target:
-        raise BergenError(f"--start-scores: a side already has the target {rules.target}")
+    start = _start_scores(start_scores, rules)
     out = open(out_path, "w", encoding="utf-8") if out_path else sys.stdout
     t0 = time.perf_counter()
     wins = [0] * rules.n_sides
@@ -420,10 +428,16 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
               help="Processes playing sets in parallel (same results as one).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write every match as a complete record (.jsonl).")
+@click.option("--round", "single_round", is_flag=True,
+              help="Play single rounds instead of whole matches: each set is one deal played "
+                   "in every seating from --start-scores (far less variance per game).")
+@click.option("--start-scores", metavar="A,B,...",
+              help="Scores by side at the start of every match (or round).")
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
 @rule_options
 @json_option
-def arena(engine_a, engine_b, games, seed, workers, out_path, quiet, as_json, **kw):
+def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, start_scores, quiet,
+          as_json, **kw):
     """Play many matches between engines A and B, as duplicate sets so that luck cancels.
 
     Engines: random, greedy, ismcts[:iterations=N,time=S,...], expectimax[:worlds=N,depth=D,...].
@@ -434,6 +448,7 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, quiet, as_json, **
     from .record import dump_record, write_record
     rules = rules_from_options(kw)
     spec_a, spec_b = parse_engine_spec(engine_a), parse_engine_spec(engine_b)
+    start = _start_scores(start_scores, rules)
     show = not quiet and sys.stderr.isatty()
 
     def progress(done, total):
@@ -441,7 +456,8 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, quiet, as_json, **
             click.echo(f"\rarena {done}/{total} sets", err=True, nl=False)
 
     result = run_arena(rules, spec_a, spec_b, games, seed, workers=workers, progress=progress,
-                       keep_logs=out_path is not None)
+                       keep_logs=out_path is not None, start_scores=start,
+                       single_round=single_round)
     if show:
         click.echo("", err=True)
     if out_path:

@@ -24,9 +24,11 @@ ENGINE_SETTINGS = {
     "random": {},
     "greedy": {},
     "ismcts": {"iterations": int, "time": float, "exploration": float, "objective": str,
-               "workers": int},
+               "workers": int, "infer": float, "playout": str, "opponents": int,
+               "twins": int},
+    "pimc": {"worlds": int, "time": float, "objective": str, "workers": int, "infer": float},
     "expectimax": {"worlds": int, "time": float, "depth": int, "playouts": int,
-                   "objective": str, "workers": int},
+                   "objective": str, "workers": int, "playout": str, "infer": float},
 }
 #: XORed into a match's seed to seed its searches.
 SEARCH_STREAM = 0x2545F4914F6CDD1D
@@ -152,7 +154,7 @@ class Table:
 
 
 def play_match(rules: Rules, specs, seed: int, start_scores=None, backend=None,
-               timing: dict | None = None) -> MatchLog:
+               timing: dict | None = None, max_rounds: int | None = None) -> MatchLog:
     """A whole match between engines. With only `random` and `greedy` it is the backend's
     `play_match` (the same match on both backends); with a search engine the reference's
     `play_match` drives a `Table`, with the same deals. `timing`, if given, gets
@@ -161,6 +163,7 @@ def play_match(rules: Rules, specs, seed: int, start_scores=None, backend=None,
     if all(c is not None for c in codes):
         if backend is None:
             from .backend import ACTIVE as backend
-        return backend.play_match(rules, codes, seed, start_scores)
+        return backend.play_match(rules, codes, seed, start_scores, max_rounds=max_rounds)
     return playout.play_match(rules, codes, seed, start_scores,
-                              table=lambda rng: Table(rules, specs, seed, rng, timing))
+                              table=lambda rng: Table(rules, specs, seed, rng, timing),
+                              max_rounds=max_rounds)

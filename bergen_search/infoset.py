@@ -47,6 +47,22 @@ class Group:
     owner: int       # seat, or RESERVE
     epoch: int       # 0 the deal, k the k-th turn on which the owner drew; -1 for the reserve
     capacity: int    # tiles it holds, played ones included
+    opened: int = -1 # the event of the round that opened it (its first draw); -1 the deal
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A play another seat made, as everyone saw it: what inference (`inference.py`) reads.
+    `drew`: the seat drew in that turn first, so the tile played was the one it drew."""
+    event: int       # its index among the round's events
+    seat: int
+    left: int        # the ends before the play, as in State
+    right: int
+    left_double: bool
+    right_double: bool
+    line_mask: int   # the tiles on the line before the play
+    move: int        # tile * 2 + end
+    drew: bool
 
 
 @dataclass(frozen=True)
@@ -64,6 +80,7 @@ class InfoSet(LineEnds):
     groups: tuple             # Group, the reserve last
     free: tuple               # (tile, allowed-groups bitmask), ascending tiles
     played_free: int          # mask of free tiles that are already on the line
+    decisions: tuple = ()     # Decision: the other seats' plays this round (the lead excepted)
 
     @property
     def unknown(self) -> int:
@@ -74,7 +91,7 @@ class InfoSet(LineEnds):
         """Everything that defines the set: equal keys, equal information."""
         return (self.rules, self.seat, self.scores, self.hand, self.line, self.hand_sizes,
                 self.reserve_size, self.passes, self.draws_this_turn, self.last_drawn,
-                self.groups, self.free, self.played_free)
+                self.groups, self.free, self.played_free, self.decisions)
 
 
 class _SeatHistory:
@@ -104,6 +121,7 @@ class Observer:
         self.lead = None
         self.state = state
         self.n_events = 0
+        self.decisions = []      # Decision: the hidden seats' plays after the lead
 
     def step(self, seat: int, action: int, after: State):
         """Record the event `seat` took (`action`: a play, DRAW or PASS) leading to `after`."""
@@ -137,6 +155,10 @@ class Observer:
             elif self.lead == (seat, t) and len(after.line) == 1:
                 fixed = 0   # the lead comes from the dealt hand
             h.plays.append((i, t, fixed))
+            if before.led:
+                self.decisions.append(Decision(
+                    i, seat, before.left, before.right, bool(before.left_double),
+                    bool(before.right_double), before.line_mask(), action, bool(h.turn_draws)))
         h.turn_draws = 0
         h.turn_start = None
 
@@ -156,7 +178,7 @@ class Observer:
             h = self.hist[j]
             first = len(groups)
             for k, (start, cap) in enumerate(h.epochs):
-                groups.append(Group(j, k, cap))
+                groups.append(Group(j, k, cap, start))
                 # A tile still held, from epoch k: no number of a proof since it opened.
                 banned = lead_forbidden if k == 0 else 0
                 for ev, nums, _ in h.voids:
@@ -184,7 +206,7 @@ class Observer:
         groups.append(Group(RESERVE, -1, state.reserve_size))
         for t in iter_mask(unknown):
             allowed[t] |= 1 << reserve_index
-        groups = tuple(Group(g.owner, g.epoch, g.capacity - fixed_count.get(i, 0))
+        groups = tuple(Group(g.owner, g.epoch, g.capacity - fixed_count.get(i, 0), g.opened)
                        for i, g in enumerate(groups))
         played_free = sum(1 << t for t in allowed if line_mask >> t & 1)
         return groups, tuple(sorted(allowed.items())), played_free
@@ -218,7 +240,7 @@ class Observer:
             line=state.line, hand_sizes=tuple(state.hand_size(j) for j in range(self.rules.players)),
             reserve_size=state.reserve_size, passes=state.passes,
             draws_this_turn=state.draws_this_turn, last_drawn=state.last_drawn,
-            groups=groups, free=free, played_free=played_free)
+            groups=groups, free=free, played_free=played_free, decisions=tuple(self.decisions))
 
 
 def from_state_and_events(rules: Rules, seat: int, hand: int, start_scores, events) -> InfoSet:

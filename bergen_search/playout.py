@@ -89,9 +89,11 @@ def play_round(state: State, engines, rng: Rng, events: list, table=None) -> Sta
     return state
 
 
-def play_match(rules: Rules, engines, seed: int, start_scores=None, table=None) -> MatchLog:
-    """A whole match, from `start_scores` (default zeros) until a side reaches the target.
-    `table(play_rng)`, if given, makes the `engines.Table` that chooses the moves."""
+def play_match(rules: Rules, engines, seed: int, start_scores=None, table=None,
+               max_rounds: int | None = None) -> MatchLog:
+    """A whole match, from `start_scores` (default zeros) until a side reaches the target,
+    or only its first `max_rounds` rounds (then `winner` stays None unless a side reached the
+    target). `table(play_rng)`, if given, makes the `engines.Table` that chooses the moves."""
     deal_rng, play_rng = Rng(seed), Rng(seed ^ PLAY_STREAM)
     scores = tuple(start_scores) if start_scores is not None else (0,) * rules.n_sides
     log = MatchLog(rules, scores)
@@ -106,7 +108,7 @@ def play_match(rules: Rules, engines, seed: int, start_scores=None, table=None) 
         rnd.end, rnd.scores = state.ended, state.scores
         log.rounds.append(rnd)
         scores = state.scores
-        if state.winner is not None:
+        if state.winner is not None or len(log.rounds) == max_rounds:
             log.scores, log.winner = scores, state.winner
             return log
 

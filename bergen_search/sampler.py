@@ -12,6 +12,12 @@ The table is built once per information set, here in Python; the walk runs in th
 (`bergen_search._search`) or, in the reference, in `WorldTable.sample`. Both walk the same
 float table with the same RNG, so they draw the same worlds for the same seed.
 
+*Weighted worlds* (inference, `inference.py`): a table may carry a factor for each free tile
+in each group, and a world then weighs the product of its tiles' factors. Such evidence (a
+seat that passed up a match probably lacked the tile for it) keeps the programme's shape: the
+counts become weighted sums, and the walk draws a world with probability proportional to its
+weight, exactly. The unweighted count `total` stays the number of consistent histories.
+
 >>> # see tests/test_sampler.py for exhaustive checks against the rules engine
 """
 from __future__ import annotations
@@ -33,14 +39,17 @@ class World:
     reserve: list     # tiles in draw order
 
 
-def _merge_groups(groups, free):
-    """Merge groups of one owner that every free tile may enter alike: the worlds then differ
-    only by which epoch a tile came from, a constant factor per world."""
+def _merge_groups(groups, free, factors=None):
+    """Merge groups of one owner that every free tile may enter alike (with the same factor,
+    if `factors` {tile: factor per group} are given): the worlds then differ only by which
+    epoch a tile came from, a constant factor per world."""
     columns = {}
     merged_of = []
     merged = []   # [owner, capacity]
     for g, grp in enumerate(groups):
         col = tuple(bool(a >> g & 1) for _, a in free)
+        if factors:
+            col += tuple(factors[t][g] if t in factors else 1.0 for t, _ in free)
         key = (grp.owner, col)
         if key in columns and grp.owner != RESERVE:
             idx = columns[key]
@@ -74,9 +83,10 @@ def _steps(a: int, n_groups: int) -> list:
     return [(g, 1 << (_BITS * g), _BITS * g) for g in range(n_groups) if a >> g & 1]
 
 
-def _programme(caps, allowed):
+def _programme(caps, allowed, weight=None):
     """counts[i][state] = ways to place tiles i.. into the groups, exactly; a state is the
-    capacity left in each group, packed (`_pack`)."""
+    capacity left in each group, packed (`_pack`). With `weight[i][g]` (the factor of tile i
+    in group g), each way counts the product of its factors (floats)."""
     m, G = len(allowed), len(caps)
     if max(caps, default=0) > _CAP_MASK:
         raise BergenError(f"a group holds more than {_CAP_MASK} tiles")
@@ -98,12 +108,21 @@ def _programme(caps, allowed):
     for i in range(m - 1, -1, -1):
         steps = _steps(allowed[i], G)
         below, here = counts[i + 1], {}
-        for st in levels[i]:
-            c = 0
-            for _, unit, shift in steps:
-                if st >> shift & _CAP_MASK:
-                    c += below[st - unit]
-            here[st] = c
+        if weight is None:
+            for st in levels[i]:
+                c = 0
+                for _, unit, shift in steps:
+                    if st >> shift & _CAP_MASK:
+                        c += below[st - unit]
+                here[st] = c
+        else:
+            w = weight[i]
+            for st in levels[i]:
+                c = 0.0
+                for g, unit, shift in steps:
+                    if st >> shift & _CAP_MASK:
+                        c += w[g] * below[st - unit]
+                here[st] = c
         counts[i] = here
     return counts
 
@@ -122,11 +141,20 @@ class WorldTable:
 
     Node 0 is the root; node `v` has options `opt_start[v] .. opt_start[v+1]-1`, each a group,
     a child node and a cumulative weight (float). `total` is the exact number of worlds.
+
+    `factors` ({tile: factor per group of `info.groups`}, from `inference.tile_factors`)
+    weighs the worlds: a world is drawn with probability proportional to the product of its
+    tiles' factors, and `enumerate` gives each world its histories times that product.
     """
 
-    def __init__(self, info: InfoSet):
+    def __init__(self, info: InfoSet, factors: dict | None = None):
         self.info = info
-        groups, allowed, self.merged_of = _merge_groups(info.groups, info.free)
+        factors = {t: f for t, f in (factors or {}).items() if any(x != 1.0 for x in f)}
+        for t, f in factors.items():
+            if len(f) != len(info.groups) or not all(x > 0 and x < float("inf") for x in f):
+                raise BergenError(f"tile {t}: factors must be positive, one per group")
+        self.factors = factors
+        groups, allowed, self.merged_of = _merge_groups(info.groups, info.free, factors)
         self.owners = [o for o, _ in groups]
         caps = [c for _, c in groups]
         self.tiles = [t for t, _ in info.free]
@@ -141,6 +169,15 @@ class WorldTable:
         if self.total == 0:
             raise BergenError("impossible position: no deal of the hidden tiles is consistent "
                               "with everything this seat has seen")
+        # The factor of each free tile in each merged group (merged groups share factors).
+        self.weight = None
+        if factors:
+            self.weight = [[1.0] * G for _ in self.tiles]
+            for g, mg in enumerate(self.merged_of):
+                for i, t in enumerate(self.tiles):
+                    if t in factors:
+                        self.weight[i][mg] = factors[t][g]
+            counts = _programme(caps, allowed, self.weight)
         # Flatten the nodes with a non-zero count, breadth first from the root.
         index = {root: 0}
         order = [root]
@@ -160,6 +197,8 @@ class WorldTable:
                     c = below[st - unit]
                     if c == 0:
                         continue
+                    if self.weight is not None:
+                        c *= self.weight[i][g]
                     child = (i + 1, st - unit)
                     if child not in index:
                         index[child] = len(order)
@@ -209,7 +248,8 @@ class WorldTable:
 
     def enumerate(self):
         """Every distinct world (hands and reserve contents) with its weight: the number of
-        histories behind it. The weights sum to `total`."""
+        histories behind it (times its tiles' factors, with `factors`). Without factors the
+        weights sum to `total`."""
         found = {}
         path = []
 
@@ -218,7 +258,11 @@ class WorldTable:
             if i == len(self.tiles):
                 w = self._world(path, None)
                 key = (w.hands, tuple(sorted(w.reserve)))
-                found[key] = found.get(key, 0) + 1
+                weight = 1
+                if self.weight is not None:
+                    for k, g in enumerate(path):
+                        weight *= self.weight[k][g]
+                found[key] = found.get(key, 0) + weight
                 return
             for j in range(lo, hi):
                 path.append(self.opt_group[j])

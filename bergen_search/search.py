@@ -36,12 +36,12 @@ from .sampler import WorldTable
 from .state import DRAW, PASS, move_str
 from .tiles import TILES_WITH, iter_mask
 
-ALGORITHMS = ("ismcts", "expectimax")
+ALGORITHMS = ("ismcts", "expectimax", "pimc")
 OBJECTIVES = ("points", "match")
 #: Expectimax may enumerate the worlds instead of sampling them when the histories behind
 #: them number at most this many (and the distinct worlds fit the budget).
 EXACT_WORLDS = 2000
-DEFAULT_ITERATIONS = {"ismcts": 20000, "expectimax": 200}
+DEFAULT_ITERATIONS = {"ismcts": 20000, "expectimax": 200, "pimc": 200}
 #: A search runs in slices this long so that Ctrl-C and the clock are heard promptly.
 SLICE_SECONDS = 0.05
 
@@ -149,15 +149,26 @@ def _search_worker(args):
     if algorithm == "ismcts":
         from ._ismcts import IsmctsTree
         engine = IsmctsTree(sampler, seed, settings.get("exploration", 0.7), objective,
-                            settings.get("playout", 0))
+                            settings.get("playout", 0),
+                            model_opponents=bool(settings.get("opponents", 0)),
+                            merge_twins=bool(settings.get("twins", 0)))
         done, interrupted = _run_sliced(engine.run, budget, deadline)
         stats = engine.root_stats()
         extra = {"nodes": engine.n_nodes,
                  "sides": {m: (n, sums) for m, n, sums in engine.root_side_stats()}}
+    elif algorithm == "pimc":
+        from ._pimc import PimcSearch
+        engine = PimcSearch(sampler, seed, objective)
+        done, interrupted = _run_sliced(engine.run_worlds, budget, deadline)
+        vals, w = engine.root_values()
+        stats = [(m, len(vals), float(vals[:, j].sum()), float((vals[:, j] ** 2).sum()))
+                 for j, m in enumerate(engine.moves)]
+        extra = {"nodes": engine.nodes}
     else:
         from ._expectimax import ExpectimaxSearch
         engine = ExpectimaxSearch(sampler, settings.get("depth", 6), seed, objective,
-                                  settings.get("playouts", 2))
+                                  settings.get("playouts", 2),
+                                  safe_playouts=settings.get("playout") == "safe")
         done, interrupted = _run_sliced(engine.run_worlds, budget, deadline)
         stats = engine.root_stats()
         extra = {"nodes": engine.nodes}
@@ -178,7 +189,8 @@ def _exact_expectimax(info, table, worlds, objective, seed, settings, deadline: 
     from ._sampler import CoreSampler
     from .rng import Rng
     engine = ExpectimaxSearch(CoreSampler(info, table), settings.get("depth", 6), seed,
-                              objective, settings.get("playouts", 2))
+                              objective, settings.get("playouts", 2),
+                              safe_playouts=settings.get("playout") == "safe")
     worlds = sorted(worlds.items())
     order = list(range(len(worlds)))
     Rng(derive_seed(seed, len(worlds))).shuffle(order)
@@ -246,7 +258,14 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     if budget is None and limits.time is None:
         budget = DEFAULT_ITERATIONS[algorithm]
     moves = root_moves(info)
-    table = WorldTable(info)
+    infer = settings.pop("infer", None)
+    if infer is not None and infer != 0:
+        from .inference import TileModel, tile_factors
+        model = TileModel(power=infer) if infer > 0 else TileModel(
+            missed_match=-infer, opened=1, opened_fitting=1, fitting_double=1, fitting=1)
+        table = WorldTable(info, tile_factors(info, model))
+    else:
+        table = WorldTable(info)
     lead = not info.line
     result_info = {"algorithm": algorithm, "objective": objective, "seed": seed,
                    "workers": workers, "worlds_consistent": table.total, "exact": False}

@@ -141,6 +141,29 @@ cdef inline void shuffle(Rng* rng, uint8_t* items, int n) noexcept nogil:
         items[i] = items[j]
         items[j] = tmp
 
+# ---- mirror twins -------------------------------------------------------------------------
+cdef inline bint mirrored_ends(int left, int right, int left_double, int right_double) noexcept nogil:
+    """Both ends show the same number and are both doubles or neither: a tile that fits one
+    end fits the other, and laying it at either gives the same position up to the mirror."""
+    return left == right and left_double == right_double
+
+
+cdef inline int drop_mirror_twins(int left, int right, int left_double, int right_double,
+                                  int* moves, int n) noexcept nogil:
+    """Remove from `moves` (ascending, as gen_moves gives them) each play at the right end
+    whose tile is also played at the left, when the ends mirror (`mirrored_ends`); return the
+    new count. The two are one choice."""
+    cdef int i, k = 0
+    if n < 2 or not mirrored_ends(left, right, left_double, right_double):
+        return n
+    for i in range(n):
+        if i > 0 and (moves[i] & 1) and moves[i - 1] == moves[i] - 1:
+            continue
+        moves[k] = moves[i]
+        k += 1
+    return k
+
+
 # ---- rules and state ----------------------------------------------------------------------
 ctypedef struct Rules:
     int players          # seats, 2..4; play passes from seat i to i + 1

@@ -554,9 +554,10 @@ class Backend:
         return actions
 
     @staticmethod
-    def play_match(rules, engines, seed, start_scores=None):
+    def play_match(rules, engines, seed, start_scores=None, max_rounds=None):
         """A whole match (playout.play_match): deals from Rng(seed), plays from
-        Rng(seed ^ PLAY_STREAM), engines per seat (0 random, 1 greedy, or their names)."""
+        Rng(seed ^ PLAY_STREAM), engines per seat (0 random, 1 greedy, or their names);
+        with `max_rounds`, only its first rounds."""
         cdef CoreRules owner = CoreRules(rules)
         cdef const Rules* c = &owner.c
         cdef int engine_codes[MAX_SEATS]
@@ -591,9 +592,9 @@ class Backend:
                 hands, reserve,
                 [(events[3 * i], events[3 * i + 1], events[3 * i + 2]) for i in range(k)],
                 _ENDS[s.ended], final))
-            if s.winner >= 0:
+            if s.winner >= 0 or len(log.rounds) == max_rounds:
                 log.scores = final
-                log.winner = s.winner
+                log.winner = s.winner if s.winner >= 0 else None
                 return log
 
 

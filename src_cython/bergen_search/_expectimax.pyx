@@ -55,6 +55,7 @@ from bergen_search._core cimport (ALL_TILES, DRAW, DRAW_UNTIL_PLAYABLE, END_NONE
                                   TILES_WITH, apply_move, below, deal, do_move, gen_moves,
                                   mix64, popcount, shuffle)
 from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
+from bergen_search._policy cimport safe_choice
 
 from bergen_search.errors import BergenError
 from bergen_search.expectimax_ref import EQUITY_STREAM as _PY_EQUITY_STREAM
@@ -80,6 +81,7 @@ ctypedef struct Search:
     int objective           # OBJ_POINTS or OBJ_MATCH
     int depth               # actions searched from the root before the horizon
     int playouts            # random playouts per horizon leaf
+    bint safe_playouts      # horizon playouts by _policy.safe_choice instead of random moves
     int equity_playouts     # random matches per match-equity entry
     int exact_tiles         # hand tiles + drawable reserve at or below which depth is ignored
     bint prune              # alpha-beta at decision nodes (two sides)
@@ -194,7 +196,12 @@ cdef void _playout(Search* S, const State* s, State* out) noexcept nogil:
     shuffle(&S.rng, out.reserve + out.reserve_next, out.reserve_size)
     while out.ended == END_NONE:
         k = gen_moves(out, moves)
-        do_move(out, moves[0] if k == 1 else moves[below(&S.rng, k)])
+        if k == 1:
+            do_move(out, moves[0])
+        elif S.safe_playouts:
+            do_move(out, safe_choice(out, moves, k, &S.rng))
+        else:
+            do_move(out, moves[below(&S.rng, k)])
 
 
 cdef double _horizon_x(Search* S, const State* s) noexcept nogil:
@@ -443,7 +450,8 @@ cdef class ExpectimaxSearch:
         self.S.equity = NULL
 
     def __init__(self, CoreSampler sampler, int depth, seed, objective=0, int playouts=2, *,
-                 bint prune=True, int exact_tiles=DEFAULT_EXACT_TILES, equity_playouts=None):
+                 bint prune=True, int exact_tiles=DEFAULT_EXACT_TILES, equity_playouts=None,
+                 bint safe_playouts=False):
         cdef const Rules* rules = sampler.c.base.rules
         cdef long long cells = 1
         cdef int i
@@ -464,6 +472,7 @@ cdef class ExpectimaxSearch:
         self.S.objective = objective_code(objective)
         self.S.depth = depth if depth < UNLIMITED else UNLIMITED
         self.S.playouts = playouts
+        self.S.safe_playouts = safe_playouts
         self.S.equity_playouts = equity_playouts
         self.S.exact_tiles = exact_tiles
         self.S.prune = prune

@@ -234,6 +234,8 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
     settings_out = {"algorithm": algorithm, "objective": objective, "seed": seed,
                     "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
                     "thresholds": thresholds, "workers": workers}
+    if settings:
+        settings_out["settings"] = {k: v for k, v in settings.items()}
     return Analysis(decisions, [summary[s] for s in wanted if summary[s].decisions or
                                 summary[s].forced], settings_out, annotated)
 

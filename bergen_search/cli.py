@@ -221,7 +221,8 @@ def _start_scores(text, rules):
               help="Seed of the run; match i is seeded from it and i.")
 @click.option("--engines", default="random", show_default=True, metavar="SPEC[,SPEC...]",
               help="Engine per seat (one for all, or one per seat): random, greedy, "
-                   "ismcts[:iterations=N,time=S,exploration=C,objective=O], "
+                   "ismcts[:iterations=N,time=S,exploration=C,objective=O,playout=P,"
+                   "inference=on|off,twins=on|off], classic[:...], "
                    "expectimax[:worlds=N,time=S,depth=D,playouts=P,objective=O].")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the records here (.jsonl, one match per line) instead of stdout.")
@@ -320,9 +321,24 @@ def info_from_options(game, kw):
     return from_position(pos)
 
 
+ALGORITHM_HELP = ("The search algorithm: ismcts (the default engine), expectimax, or classic "
+                  "(ISMCTS as it was before inference and safe playouts).")
+
+
+def _algorithm_option():
+    from .search import ALGORITHM_NAMES
+    return click.option("--algorithm", type=click.Choice(ALGORITHM_NAMES), default="ismcts",
+                        show_default=True, help=ALGORITHM_HELP)
+
+
+def _set_option():
+    return click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+                        help="An algorithm setting, e.g. --set inference=off, --set "
+                             "playout=random (repeatable; see the README's settings).")
+
+
 SEARCH_FLAGS = [
-    click.option("--algorithm", type=click.Choice(("ismcts", "expectimax")), default="ismcts",
-                 show_default=True, help="The search algorithm."),
+    _algorithm_option(),
     click.option("--objective", type=click.Choice(("points", "match")), default="points",
                  show_default=True,
                  help="points: expected points to the end of the round, relative to the other "
@@ -335,10 +351,11 @@ SEARCH_FLAGS = [
                  help="Seed: same seed and iterations, same answer."),
     click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
                  help="Processes searching in parallel (root parallelism)."),
-    click.option("--depth", type=click.IntRange(1, 200), default=6, show_default=True,
-                 help="Expectimax: actions searched before the horizon."),
-    click.option("--exploration", type=click.FloatRange(min=0.0), default=0.7, show_default=True,
-                 help="ISMCTS: the UCB exploration constant."),
+    click.option("--depth", type=click.IntRange(1, 200), default=None,
+                 help="Expectimax: actions searched before the horizon (default 6)."),
+    click.option("--exploration", type=click.FloatRange(min=0.0), default=None,
+                 help="ISMCTS: the UCB exploration constant (default 0.7)."),
+    _set_option(),
 ]
 
 
@@ -348,10 +365,28 @@ def search_options(f):
     return f
 
 
-def run_search(info, algorithm, objective, iterations, seconds, seed, workers, depth,
-               exploration):
+def search_settings(algorithm, depth=None, exploration=None, sets=()) -> dict:
+    """The algorithm's settings from --depth, --exploration and --set KEY=VALUE (checked
+    against the algorithm: an unknown or unfitting setting is a clear error)."""
+    from .search import resolve
+    settings = {}
+    for item in sets:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise BergenError(f"--set needs KEY=VALUE, got {item!r}", field="set")
+        settings[key.strip()] = value.strip()
+    for flag, key, value in (("--depth", "depth", depth), ("--exploration", "exploration",
+                                                           exploration)):
+        if value is not None:
+            if key not in resolve(algorithm, {})[0].settings:
+                raise BergenError(f"{flag} does not apply to {algorithm}", field=key)
+            settings[key] = value
+    resolve(algorithm, settings)
+    return settings
+
+
+def run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings):
     from .search import Limits, search
-    settings = {"depth": depth} if algorithm == "expectimax" else {"exploration": exploration}
     return search(info, Limits(iterations=iterations, time=seconds), seed=seed,
                   algorithm=algorithm, objective=objective, workers=workers, **settings)
 
@@ -374,44 +409,73 @@ def _describe(info) -> str:
 @search_options
 @json_option
 def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, exploration,
-         as_json, **kw):
+         sets, as_json, **kw):
     """Rank every legal move of the seat to move, best first.
 
     GAME is a bergen-record/1 (its last round unfinished: the seat to move is the viewpoint)
     or a bergen-position/1, a path or - for standard input; or give the position flags.
     The search uses only what the seat to move could know.
     """
+    from .search import resolve
+    settings = search_settings(algorithm, depth, exploration, sets)
     info = info_from_options(game, kw)
-    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, depth,
-                        exploration)
+    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings)
     ri = result.info
+    alg = resolve(algorithm, settings)[0]
     if as_json:
         emit_json({"to_move": info.seat, "best": result.best,
-                   "moves": [{"move": m.move, "value": _num(m.value), "stderr": _num(m.stderr),
-                              "visits": m.visits} for m in result.moves],
+                   "moves": [dict({"move": m.move, "value": _num(m.value),
+                                   "stderr": _num(m.stderr), "visits": m.visits},
+                                  **({"twin": m.twin} if m.twin else {}))
+                             for m in result.moves],
                    "value": _num(result.value), "stderr": _num(result.stderr),
                    "objective": objective, "algorithm": algorithm,
                    "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
                    "seed": seed, "workers": workers, "exact": ri["exact"],
                    "worlds_consistent": ri["worlds_consistent"],
-                   "interrupted": ri.get("interrupted", False)})
+                   "interrupted": ri.get("interrupted", False),
+                   "settings": _json_settings(ri["settings"])})
         return
-    unit = "iterations" if algorithm == "ismcts" else "worlds"
+    unit = alg.unit
     click.echo(_describe(info))
-    click.echo(f"{algorithm}, objective {objective}, {ri['iterations']} {unit}"
+    click.echo(f"{algorithm} ({_settings_text(ri['settings'])}), objective {objective}, "
+               f"{ri['iterations']} {unit}"
                f"{' (all consistent worlds: exact)' if ri['exact'] else ''}, "
                f"{ri['seconds']:.2f} s, seed {seed}"
                + (", interrupted" if ri.get("interrupted") else ""))
-    total = sum(m.visits for m in result.moves) or 1
-    ismcts = algorithm == "ismcts"
+    total = sum(m.visits for m in result.moves if m.twin is None) or 1
+    ismcts = alg.by_visits
     click.echo("")
-    click.echo(f"  {'move':<8} {'value':>8} {'± stderr':>9} {'visits' if ismcts else 'worlds':>8}"
+    click.echo(f"  {'move':<9} {'value':>8} {'± stderr':>9} {'visits' if ismcts else 'worlds':>8}"
                + (f" {'share':>7}" if ismcts else ""))
-    for m in result.moves:
+    for m in _choices(result.moves):
         se = "" if math.isinf(m.stderr) else f"{m.stderr:.3f}"
-        click.echo(f"  {m.move:<8} {m.value:>+8.3f} {se:>9} {m.visits:>8}"
+        click.echo(f"  {m.move:<9} {m.value:>+8.3f} {se:>9} {m.visits:>8}"
                    + (f" {100.0 * m.visits / total:>6.1f}%" if ismcts else ""))
+    if any(m.twin for m in result.moves):
+        click.echo("\n  a-b:L/R: either end, the same position mirrored (one choice)")
     click.echo(f"\nbest: {result.best}")
+
+
+def _choices(moves):
+    """The moves with each mirror twin folded into the move it mirrors: `2-2:L/R`."""
+    from dataclasses import replace
+    twinned = {m.twin for m in moves if m.twin}
+    return [replace(m, move=m.move + "/R") if m.move in twinned else m
+            for m in moves if m.twin is None]
+
+
+def _settings_text(settings: dict) -> str:
+    """An algorithm's settings for a header line: `playout safe, inference on, ...`."""
+    return ", ".join(f"{k} {_setting_value(v)}" for k, v in settings.items())
+
+
+def _setting_value(v):
+    return ("on" if v else "off") if isinstance(v, bool) else v
+
+
+def _json_settings(settings: dict) -> dict:
+    return {k: v for k, v in settings.items()}
 
 
 # ---- arena -------------------------------------------------------------------------------
@@ -440,7 +504,8 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
           as_json, **kw):
     """Play many matches between engines A and B, as duplicate sets so that luck cancels.
 
-    Engines: random, greedy, ismcts[:iterations=N,time=S,...], expectimax[:worlds=N,depth=D,...].
+    Engines: random, greedy, ismcts[:iterations=N,time=S,...] (the default engine), classic[:...]
+    (ISMCTS before inference and safe playouts), expectimax[:worlds=N,depth=D,...].
     Reports A's win rate with a 95% interval computed from the sets, and points per round.
     """
     from .arena import format_arena, run_arena
@@ -482,8 +547,8 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
               help="Search budget per decision (default 4000 ISMCTS iterations / 100 worlds).")
 @click.option("--time-per-decision", "seconds", type=click.FloatRange(min=0.001), default=None,
               help="Seconds of search per decision (instead of --iterations).")
-@click.option("--algorithm", type=click.Choice(("ismcts", "expectimax")), default="ismcts",
-              show_default=True, help="The search algorithm.")
+@_algorithm_option()
+@_set_option()
 @click.option("--objective", type=click.Choice(("points", "match")), default="points",
               show_default=True, help="The unit of the values and losses.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
@@ -501,7 +566,7 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
               help="Loss from which a play is a blunder (default 1.2 points; 0.15 match).")
 @click.option("--quiet", is_flag=True, help="No progress bar on standard error.")
 @json_option
-def analyze(record_path, seats, iterations, seconds, algorithm, objective, seed, workers,
+def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective, seed, workers,
             recheck, inaccuracy, mistake, blunder, quiet, as_json):
     """Review every decision of a game: the best play, the loss, and a label for errors.
 
@@ -513,7 +578,8 @@ def analyze(record_path, seats, iterations, seconds, algorithm, objective, seed,
     """
     from .analysis import THRESHOLDS, analyze_all, combined_summary
     from .record import load_records
-    from .search import Limits
+    from .search import Limits, resolve
+    settings = search_settings(algorithm, sets=sets)
     records = load_records(_read_text(record_path))
     defaults = dict(THRESHOLDS) if objective == "points" else {
         "inaccuracy": 0.03, "mistake": 0.07, "blunder": 0.15}
@@ -528,7 +594,7 @@ def analyze(record_path, seats, iterations, seconds, algorithm, objective, seed,
                 raise click.BadParameter(f"seat {s} does not exist with {rec.rules.players} "
                                          f"players", param_hint="--seat")
     if iterations is None and seconds is None:
-        iterations = 4000 if algorithm == "ismcts" else 100
+        iterations = 4000 if resolve(algorithm, settings)[0].unit == "iterations" else 100
     show = not quiet and sys.stderr.isatty()
     t0 = time.perf_counter()
 
@@ -542,7 +608,7 @@ def analyze(record_path, seats, iterations, seconds, algorithm, objective, seed,
     results = analyze_all(records, seats=set(seats) or None,
                           limits=Limits(iterations=iterations, time=seconds), seed=seed,
                           algorithm=algorithm, objective=objective, workers=workers,
-                          thresholds=thresholds, recheck=recheck, progress=progress)
+                          thresholds=thresholds, recheck=recheck, progress=progress, **settings)
     if show and time.perf_counter() - t0 > 1.0:
         click.echo("", err=True)
     if len(results) == 1:
@@ -695,21 +761,25 @@ def play(engine_spec, seat, seed, out_path, **kw):
 @search_options
 @json_option
 def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth, exploration,
-          as_json, **kw):
+          sets, as_json, **kw):
     """Score the position for every side: expected points to the end of the round and the
     probability of winning the match.
 
     The value (with its standard error) is the best move's, from the side to move, by the
     chosen algorithm and objective. Each side's expected points and match chances come from
-    ISMCTS searches with the points and the match objective (same budget and seed).
+    ISMCTS searches with the points and the match objective (same budget and seed; the
+    chosen algorithm's settings when it is ISMCTS, else ISMCTS's defaults).
     """
+    from .search import resolve
+    settings = search_settings(algorithm, depth, exploration, sets)
     info = info_from_options(game, kw)
-    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, depth,
-                        exploration)
+    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings)
+    alg = resolve(algorithm, settings)[0]
+    side_alg, side_settings = (algorithm, settings) if alg.name == "ismcts" else ("ismcts", {})
     per_side = {}
     for obj in ("points", "match"):
-        res = result if (algorithm, objective) == ("ismcts", obj) else run_search(
-            info, "ismcts", obj, iterations, seconds, seed, workers, depth, exploration)
+        res = result if (side_alg, obj) == (algorithm, objective) else run_search(
+            info, side_alg, obj, iterations, seconds, seed, workers, side_settings)
         best = res.moves[0].move
         per_side[obj] = res.info["sides"][best]
     rules = info.rules
@@ -721,14 +791,13 @@ def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth,
                    "sides": sides, "value": _num(result.value), "stderr": _num(result.stderr),
                    "best": result.best, "objective": objective, "algorithm": algorithm,
                    "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
-                   "seed": seed})
+                   "seed": seed, "settings": _json_settings(ri["settings"])})
         return
     click.echo(_describe(info))
     unit = "points" if objective == "points" else "probability of winning the match"
     click.echo(f"value {result.value:+.3f} ± {result.stderr:.3f} ({unit}, side "
                f"{rules.side_of(info.seat)}, best {result.best}; {algorithm}, "
-               f"{ri['iterations']} {'iterations' if algorithm == 'ismcts' else 'worlds'}, "
-               f"seed {seed})\n")
+               f"{ri['iterations']} {alg.unit}, seed {seed})\n")
     click.echo(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
     for row in sides:
         click.echo(f"  {row['side']:<5} {row['expected_points']:>16.3f} "

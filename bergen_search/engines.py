@@ -1,5 +1,7 @@
-"""Engines and the matches they play: `random`, `greedy`, and the searches `ismcts` and
-`expectimax` with their settings (`ismcts:iterations=2000`, `expectimax:worlds=64,depth=6`).
+"""Engines and the matches they play: `random`, `greedy`, and the searches `ismcts` (the
+default engine), `classic` (ISMCTS as it was before issue 9: uniform worlds, random
+playouts) and `expectimax`, with their settings (`ismcts:iterations=2000`,
+`ismcts:time=0.1,inference=off`, `expectimax:worlds=64,depth=6`).
 
 A search engine sees only its own information set (built by an `Observer` that reads the
 public events and its own hand), never the other hands.
@@ -19,19 +21,29 @@ from .rng import Rng, derive_seed
 from .rules import Rules
 from .state import State
 
-#: name -> {setting: type} for every engine the program knows.
-ENGINE_SETTINGS = {
-    "random": {},
-    "greedy": {},
-    "ismcts": {"iterations": int, "time": float, "exploration": float, "objective": str,
-               "workers": int, "infer": float, "playout": str, "opponents": int,
-               "twins": int},
-    "pimc": {"worlds": int, "time": float, "objective": str, "workers": int, "infer": float},
-    "expectimax": {"worlds": int, "time": float, "depth": int, "playouts": int,
-                   "objective": str, "workers": int, "playout": str, "infer": float},
-}
+def _engine_settings() -> dict:
+    """name -> {setting: type or search.Setting} for every engine the program knows: the
+    simple engines, and per search algorithm (and preset) its budget (`iterations`, or
+    `worlds` for expectimax), `time`, `objective`, `workers` and the algorithm's settings."""
+    from .search import ALGORITHM_NAMES, resolve
+    out = {"random": {}, "greedy": {}}
+    for name in ALGORITHM_NAMES:
+        alg, _ = resolve(name, {})
+        out[name] = {alg.unit: int, "time": float, "objective": str, "workers": int,
+                     **alg.settings}
+    return out
+
+
+#: name -> {setting: type or search.Setting} for every engine the program knows.
+ENGINE_SETTINGS = _engine_settings()
+#: The budget of a search engine given neither a budget nor a time, by its unit.
+ENGINE_BUDGET = {"iterations": 2000, "worlds": 64}
 #: XORed into a match's seed to seed its searches.
 SEARCH_STREAM = 0x2545F4914F6CDD1D
+
+
+def _text(value) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
 @dataclass(frozen=True)
@@ -47,21 +59,23 @@ class EngineSpec:
     def __str__(self) -> str:
         if not self.params:
             return self.name
-        return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.params.items())
+        return self.name + ":" + ",".join(f"{k}={_text(v)}" for k, v in self.params.items())
 
     def search_args(self):
         """(Limits, keyword arguments) of `search.search` for a search engine."""
-        from .search import Limits
+        from .search import Limits, resolve
         p = dict(self.params)
-        budget = p.pop("iterations", None) if self.name == "ismcts" else p.pop("worlds", None)
+        unit = resolve(self.name, {})[0].unit
+        budget = p.pop(unit, None)
         seconds = p.pop("time", None)
         if budget is None and seconds is None:
-            budget = 2000 if self.name == "ismcts" else 64
+            budget = ENGINE_BUDGET[unit]
         return Limits(iterations=budget, time=seconds), dict(algorithm=self.name, **p)
 
 
 def parse_engine_spec(text: str) -> EngineSpec:
     """Parse `name` or `name:key=value,key=value`."""
+    from .search import Setting
     name, _, rest = text.strip().partition(":")
     if name not in ENGINE_SETTINGS:
         raise BergenError(f"unknown engine {name!r} (known: {', '.join(ENGINE_SETTINGS)})")
@@ -72,12 +86,19 @@ def parse_engine_spec(text: str) -> EngineSpec:
         if not eq or key not in settings:
             known = ", ".join(settings) or "none"
             raise BergenError(f"engine {name!r}: bad setting {item!r} (settings: {known})")
+        kind = settings[key]
+        if isinstance(kind, Setting):
+            try:
+                params[key] = kind.parse(key, value)
+            except BergenError as e:
+                raise BergenError(f"engine {name!r}: {e.message}") from None
+            continue
         try:
-            params[key] = settings[key](value)
+            params[key] = kind(value)
         except ValueError:
-            raise BergenError(f"engine {name!r}: setting {key} needs a {settings[key].__name__}, "
+            raise BergenError(f"engine {name!r}: setting {key} needs a {kind.__name__}, "
                               f"got {value!r}") from None
-        if key in ("iterations", "worlds", "depth", "workers") and params[key] < 1:
+        if key in ("iterations", "worlds", "workers") and params[key] < 1:
             raise BergenError(f"engine {name!r}: {key} must be at least 1")
         if key == "time" and not params[key] > 0:
             raise BergenError(f"engine {name!r}: time must be positive")

@@ -13,7 +13,10 @@ does it exhaustively and readably, on the reference rules engine (`state.State`)
   that is best for its own side (the first best in move order); a draw is a chance node over
   every tile left in the reserve, each with probability 1 / reserve size (the reserve's order is
   unknown, so the tile drawn is uniform, and the tiles kept at the end are merely the last of a
-  uniform order); passes and single moves are forced.
+  uniform order); passes and single moves are forced. A play that mirrors another
+  (`state.mirror_twins`) is the same choice: only the one at the left end is searched, and at
+  the root the twin takes its value (with three or more sides, where ties between equal
+  values are broken by move order, this fixes which of two mirrored lines is followed).
 
 Values are from a side's point of view, by `objective`:
 
@@ -46,7 +49,7 @@ from .infoset import InfoSet
 from .rng import MASK64, Rng, derive_seed
 from .sampler import WorldTable
 from .playout import deal
-from .state import DRAW, NO_TILE, State, move_str  # noqa: F401  (move_str for the doctest)
+from .state import DRAW, NO_TILE, State, mirror_twins, move_str  # noqa: F401  (move_str: doctest)
 from .tiles import ALL_TILES, N_TILES, popcount
 
 OBJECTIVES = {"points": 0, "match": 1}
@@ -203,6 +206,9 @@ class _Search:
         moves = state.legal_moves()
         if moves == [DRAW]:
             return self.chance(state)
+        twins = mirror_twins(state.left, state.right, state.left_double, state.right_double,
+                             moves)
+        moves = [m for m in moves if m not in twins]
         best, best_u = None, None
         side = self.rules.side_of(state.to_move)
         for m in moves:
@@ -225,8 +231,14 @@ class _Search:
 
     def root(self, state: State) -> dict:
         side = self.rules.side_of(state.to_move)
+        moves = state.legal_moves()
+        twins = mirror_twins(state.left, state.right, state.left_double, state.right_double,
+                             moves)
         out = {}
-        for m in state.legal_moves():
+        for m in moves:
+            if m in twins:
+                out[m] = out[twins[m]]
+                continue
             vec = self.chance(state) if m == DRAW else self.value(state.apply(m))
             out[m] = self.utility(vec, side)
         return out

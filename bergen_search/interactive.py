@@ -132,7 +132,9 @@ class PlaySession:
         # The person is to move: the record's viewpoint, seen as that seat alone sees it.
         info = infoset_from_record(self.record())
         result = search(info, limits, seed=self.seed, **kwargs)
-        rows = ", ".join(f"{m.move} {m.value:+.2f}" for m in result.moves[:4])
+        twinned = {m.twin for m in result.moves if m.twin}
+        rows = ", ".join(f"{m.move}{'/R' if m.move in twinned else ''} {m.value:+.2f}"
+                         for m in [m for m in result.moves if m.twin is None][:4])
         return f"hint: {result.best}   ({rows})"
 
     def view(self) -> str:

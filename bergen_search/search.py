@@ -1,10 +1,15 @@
 """Search in python-chess's engine manner: `search(info, Limits(...), seed=...)`.
 
-Two algorithms over the same exact world sampler (sampler.py):
+Two algorithms over the same exact world sampler (sampler.py), each an `Algorithm` (its
+settings, the unit of its budget, its workers, its final move) in `ALGORITHMS`:
 
-- `ismcts`: single-observer Information Set MCTS (Cowling, Powley & Whitehouse 2012,
-  "Information Set Monte Carlo Tree Search"): one tree over what the seat observes, a fresh
-  world per iteration, UCB with availability counts.
+- `ismcts`, the default engine: single-observer Information Set MCTS (Cowling, Powley &
+  Whitehouse 2012, "Information Set Monte Carlo Tree Search"): one tree over what the seat
+  observes, a fresh world per iteration, UCB with availability counts; worlds weighted by
+  inference (`inference.py`), playouts that take a match and hand the next seat none
+  (`_policy.pyx`, "safe"), and mirror twins as one choice. The preset `classic` is ISMCTS as
+  it was before those three (uniform worlds, random playouts): every gain is measured
+  against it (benchmarks/STRENGTH.md).
 - `expectimax`: determinized expectimax (perfect-information Monte Carlo, Long et al. 2010,
   "Understanding the Success of Perfect Information Monte Carlo Sampling in Game Tree
   Search"): in each sampled world the hands are fixed and the reserve's contents known but not
@@ -34,14 +39,13 @@ from .infoset import InfoSet
 from .rng import derive_seed
 from .sampler import WorldTable
 from .state import DRAW, PASS, move_str
+from .state import mirror_twins as state_mirror_twins
 from .tiles import TILES_WITH, iter_mask
 
-ALGORITHMS = ("ismcts", "expectimax", "pimc")
 OBJECTIVES = ("points", "match")
 #: Expectimax may enumerate the worlds instead of sampling them when the histories behind
 #: them number at most this many (and the distinct worlds fit the budget).
 EXACT_WORLDS = 2000
-DEFAULT_ITERATIONS = {"ismcts": 20000, "expectimax": 200, "pimc": 200}
 #: A search runs in slices this long so that Ctrl-C and the clock are heard promptly.
 SLICE_SECONDS = 0.05
 
@@ -68,6 +72,7 @@ class MoveValue:
     value: float
     stderr: float
     visits: int          # ISMCTS visits, or expectimax worlds
+    twin: str | None = None   # the move this one mirrors (the same choice), if any
 
 
 @dataclass(frozen=True)
@@ -140,44 +145,159 @@ def _run_sliced(run, budget, deadline: _Deadline):
     return done, False
 
 
-def _search_worker(args):
-    """One root-parallel worker (or the only one): returns per-move (move, n, sum, sumsq, sides)."""
-    info, table, algorithm, objective, budget, seconds, seed, settings = args
-    from ._sampler import CoreSampler
-    sampler = CoreSampler(info, table)
-    deadline = _Deadline(seconds)
-    if algorithm == "ismcts":
+# ---- the algorithms ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Setting:
+    """A setting of an algorithm: its type, default and what it does. `choices` limits a
+    string; booleans also read on/off, yes/no, true/false, 1/0."""
+    type: type
+    default: object
+    help: str
+    choices: tuple = ()
+
+    def parse(self, name: str, value):
+        """The value checked (and converted from text, as engine specs give it)."""
+        if self.type is bool:
+            if isinstance(value, str):
+                low = value.strip().lower()
+                if low in ("on", "yes", "true", "1"):
+                    return True
+                if low in ("off", "no", "false", "0"):
+                    return False
+                raise BergenError(f"{name} must be on or off, got {value!r}", field=name)
+            if isinstance(value, bool) or value in (0, 1):
+                return bool(value)
+            raise BergenError(f"{name} must be on or off, got {value!r}", field=name)
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise BergenError(f"{name} needs a {self.type.__name__}, got {value!r}", field=name)
+        try:
+            out = self.type(value)
+        except ValueError:
+            raise BergenError(f"{name} needs a {self.type.__name__}, got {value!r}",
+                              field=name) from None
+        if self.choices and out not in self.choices:
+            raise BergenError(f"{name} must be one of {', '.join(self.choices)}, got {value!r}",
+                              field=name)
+        if self.type in (int, float) and not (out >= 0 and math.isfinite(out)):
+            raise BergenError(f"{name} must be a finite number >= 0, got {value!r}", field=name)
+        if self.type is int and name in ("depth", "playouts") and out < 1:
+            raise BergenError(f"{name} must be at least 1, got {value!r}", field=name)
+        return out
+
+
+class Algorithm:
+    """One search algorithm behind `search()`: its settings, the unit of its budget, how its
+    workers search and how its final move is chosen. Subclasses fill in `worker`."""
+    name = ""
+    unit = "iterations"          # what Limits.iterations counts
+    default_budget = 0
+    settings: dict = {}          # name -> Setting
+    by_visits = False            # the final move: most visited (else the best value)
+
+    def check(self, settings: dict) -> dict:
+        """Every setting, with its default where not given; unknown ones are an error."""
+        for key in settings:
+            if key not in self.settings:
+                known = ", ".join(self.settings) or "none"
+                raise BergenError(f"{self.name} has no setting {key!r} (settings: {known})",
+                                  field=key)
+        return {k: s.parse(k, settings[k]) if k in settings else s.default
+                for k, s in self.settings.items()}
+
+    def worker(self, sampler, objective: int, budget, deadline, seed: int, settings: dict):
+        """Search with one core object: (rows (move, n, sum, sum of squares), done,
+        interrupted, extra)."""
+        raise NotImplementedError
+
+    def table(self, info: InfoSet, settings: dict) -> WorldTable:
+        """The world table searched: weighted by inference when `inference` is on."""
+        if settings.get("inference"):
+            from .inference import TileModel, tile_factors
+            return WorldTable(info, tile_factors(info, TileModel()))
+        return WorldTable(info)
+
+
+class Ismcts(Algorithm):
+    name = "ismcts"
+    default_budget = 20000
+    by_visits = True
+    settings = {
+        "exploration": Setting(float, 0.7, "the UCB1 exploration constant"),
+        "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
+                           ("random", "scoring", "safe")),
+        "inference": Setting(bool, True, "weigh the worlds by what the other seats' plays "
+                             "say about their hands (inference.py)"),
+        "twins": Setting(bool, True, "plays that mirror each other are one choice"),
+    }
+
+    def worker(self, sampler, objective, budget, deadline, seed, settings):
         from ._ismcts import IsmctsTree
-        engine = IsmctsTree(sampler, seed, settings.get("exploration", 0.7), objective,
-                            settings.get("playout", 0),
-                            model_opponents=bool(settings.get("opponents", 0)),
-                            merge_twins=bool(settings.get("twins", 0)))
-        done, interrupted = _run_sliced(engine.run, budget, deadline)
-        stats = engine.root_stats()
-        extra = {"nodes": engine.n_nodes,
-                 "sides": {m: (n, sums) for m, n, sums in engine.root_side_stats()}}
-    elif algorithm == "pimc":
-        from ._pimc import PimcSearch
-        engine = PimcSearch(sampler, seed, objective)
-        done, interrupted = _run_sliced(engine.run_worlds, budget, deadline)
-        vals, w = engine.root_values()
-        stats = [(m, len(vals), float(vals[:, j].sum()), float((vals[:, j] ** 2).sum()))
-                 for j, m in enumerate(engine.moves)]
-        extra = {"nodes": engine.nodes}
-    else:
+        tree = IsmctsTree(sampler, seed, settings["exploration"], objective,
+                          settings["playout"], merge_twins=settings["twins"])
+        done, interrupted = _run_sliced(tree.run, budget, deadline)
+        extra = {"nodes": tree.n_nodes, "twins": tree.twins,
+                 "sides": {m: (n, sums) for m, n, sums in tree.root_side_stats()}}
+        return [tuple(r) for r in tree.root_stats()], done, interrupted, extra
+
+
+class Expectimax(Algorithm):
+    name = "expectimax"
+    unit = "worlds"
+    default_budget = 200
+    settings = {
+        "depth": Setting(int, 6, "actions searched before the horizon"),
+        "playouts": Setting(int, 2, "random playouts per horizon leaf"),
+        "inference": Setting(bool, False, "weigh the worlds by what the other seats' plays "
+                             "say about their hands (inference.py)"),
+    }
+
+    def engine(self, sampler, objective, seed, settings):
         from ._expectimax import ExpectimaxSearch
-        engine = ExpectimaxSearch(sampler, settings.get("depth", 6), seed, objective,
-                                  settings.get("playouts", 2),
-                                  safe_playouts=settings.get("playout") == "safe")
+        return ExpectimaxSearch(sampler, settings["depth"], seed, objective, settings["playouts"])
+
+    def worker(self, sampler, objective, budget, deadline, seed, settings):
+        engine = self.engine(sampler, objective, seed, settings)
         done, interrupted = _run_sliced(engine.run_worlds, budget, deadline)
-        stats = engine.root_stats()
-        extra = {"nodes": engine.nodes}
-    return [tuple(s) for s in stats], done, interrupted, extra
+        return ([tuple(r) for r in engine.root_stats()], done, interrupted,
+                {"nodes": engine.nodes})
 
 
-def _exact_expectimax(info, table, worlds, objective, seed, settings, deadline: _Deadline):
+#: The algorithms by name.
+ALGORITHMS = {a.name: a for a in (Ismcts(), Expectimax())}
+#: Named settings of an algorithm. `classic` is the default engine as it was before inference,
+#: safe playouts and merged twins (benchmarks/STRENGTH.md measures every gain against it).
+PRESETS = {"classic": ("ismcts", {"playout": "random", "inference": False, "twins": False})}
+#: Every name `search(algorithm=...)` takes.
+ALGORITHM_NAMES = tuple(ALGORITHMS) + tuple(PRESETS)
+DEFAULT_ITERATIONS = {name: ALGORITHMS[PRESETS.get(name, (name,))[0]].default_budget
+                      for name in ALGORITHM_NAMES}
+
+
+def resolve(algorithm: str, settings: dict) -> tuple:
+    """(Algorithm, its full settings) for an algorithm or preset name and explicit settings
+    (which override a preset's)."""
+    if algorithm in PRESETS:
+        base, preset = PRESETS[algorithm]
+        settings = {**preset, **settings}
+        algorithm = base
+    if algorithm not in ALGORITHMS:
+        raise BergenError(f"algorithm must be one of {', '.join(ALGORITHM_NAMES)}, got "
+                          f"{algorithm!r}", field="algorithm")
+    alg = ALGORITHMS[algorithm]
+    return alg, alg.check(settings)
+
+
+def _search_worker(args):
+    """One root-parallel worker (or the only one)."""
+    info, table, alg_name, objective, budget, seconds, seed, settings = args
+    from ._sampler import CoreSampler
+    return ALGORITHMS[alg_name].worker(CoreSampler(info, table), objective, budget,
+                                       _Deadline(seconds), seed, settings)
+
+
+def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline):
     """Every consistent world (`WorldTable.enumerate()`), weighted by its number of histories
-    (its probability).
+    (times its inference weight: its probability), solved by the `ExpectimaxSearch` engine.
 
     The worlds are solved in a seeded random order, each with its own playout seed, and a
     complete run sums them in their sorted order: the same values however the order falls.
@@ -185,12 +305,7 @@ def _exact_expectimax(info, table, worlds, objective, seed, settings, deadline: 
     first, the value is the weighted mean over the worlds solved, a sample without
     replacement, with its standard error; it is then not exact.
     Returns (rows (move, worlds, value, stderr), worlds solved, complete, interrupted)."""
-    from ._expectimax import ExpectimaxSearch
-    from ._sampler import CoreSampler
     from .rng import Rng
-    engine = ExpectimaxSearch(CoreSampler(info, table), settings.get("depth", 6), seed,
-                              objective, settings.get("playouts", 2),
-                              safe_playouts=settings.get("playout") == "safe")
     worlds = sorted(worlds.items())
     order = list(range(len(worlds)))
     Rng(derive_seed(seed, len(worlds))).shuffle(order)
@@ -237,56 +352,64 @@ def _weighted_sample_mean(sample, size):
     return mean, math.sqrt((1 - n / size) * n / (n - 1) * dev) / total
 
 
+def mirror_twins(info: InfoSet) -> dict:
+    """{move: the move it mirrors} for the seat's root plays (`state.mirror_twins`): the two
+    lead to the same position up to the mirror, so they are one choice."""
+    return state_mirror_twins(info.left, info.right, info.left_double, info.right_double,
+                              root_moves(info))
+
+
 def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
            algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
            **settings) -> SearchResult:
     """Rank every legal move of the seat to move in `info`.
 
+    `algorithm`: "ismcts" (the default engine), "expectimax", or a preset ("classic": ISMCTS
+    as it was before inference, safe playouts and merged twins). `settings` are the
+    algorithm's (`ALGORITHMS[name].settings`): `exploration`, `playout`, `inference`, `twins`
+    (ismcts); `depth`, `playouts`, `inference` (expectimax); an unknown one is an error.
     Same seed, same iteration budget and same number of workers: the same result, byte for
-    byte. With a time limit the result depends on the machine's speed. `settings`:
-    `exploration`, `playout` (ismcts); `depth`, `playouts` (expectimax).
+    byte. With a time limit the result depends on the machine's speed. Mirror twins
+    (`mirror_twins`) get equal values, and the twin at the right end is listed after the one
+    at the left with `MoveValue.twin` naming it.
     """
     t0 = time.perf_counter()
     limits = limits or Limits()
-    if algorithm not in ALGORITHMS:
-        raise BergenError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}",
-                          field="algorithm")
+    alg, settings = resolve(algorithm, settings)
     obj = _objective_code(objective)
     if workers < 1:
         raise BergenError(f"workers must be at least 1, got {workers}", field="workers")
     budget = limits.iterations
     if budget is None and limits.time is None:
-        budget = DEFAULT_ITERATIONS[algorithm]
+        budget = alg.default_budget
     moves = root_moves(info)
-    infer = settings.pop("infer", None)
-    if infer is not None and infer != 0:
-        from .inference import TileModel, tile_factors
-        model = TileModel(power=infer) if infer > 0 else TileModel(
-            missed_match=-infer, opened=1, opened_fitting=1, fitting_double=1, fitting=1)
-        table = WorldTable(info, tile_factors(info, model))
-    else:
-        table = WorldTable(info)
+    twins = mirror_twins(info) if settings.get("twins", True) else {}
+    table = alg.table(info, settings)
     lead = not info.line
     result_info = {"algorithm": algorithm, "objective": objective, "seed": seed,
-                   "workers": workers, "worlds_consistent": table.total, "exact": False}
+                   "workers": workers, "worlds_consistent": table.total, "exact": False,
+                   "settings": dict(settings),
+                   "twins": {move_str(m, lead): move_str(t, lead) for m, t in twins.items()}}
     # Expectimax solves every world instead of sampling when they are few: at most the
     # budget of worlds, or under a time limit as many as the clock allows.
-    worlds = (table.enumerate() if algorithm == "expectimax" and table.total <= EXACT_WORLDS
+    worlds = (table.enumerate() if isinstance(alg, Expectimax) and table.total <= EXACT_WORLDS
               else None)
     # What is left of the time limit once the table is built.
     seconds = None if limits.time is None else max(limits.time - (time.perf_counter() - t0), 0.001)
     if worlds is not None and (budget is None or len(worlds) <= budget):
+        from ._sampler import CoreSampler
+        engine = alg.engine(CoreSampler(info, table), obj, seed, settings)
         rows, done, complete, interrupted = _exact_expectimax(
-            info, table, worlds, obj, seed, settings, _Deadline(seconds))
+            engine, info, table, worlds, seed, _Deadline(seconds))
         result_info.update(exact=complete, worlds=done, interrupted=interrupted)
     else:
         if workers == 1:
-            jobs = [(info, table, algorithm, obj, budget, seconds, seed, settings)]
+            jobs = [(info, table, alg.name, obj, budget, seconds, seed, settings)]
         else:
             shares = [None] * workers if budget is None else [
                 budget // workers + (1 if w < budget % workers else 0) for w in range(workers)]
-            jobs = [(info, table, algorithm, obj, shares[w], seconds, derive_seed(seed, w), settings)
-                    for w in range(workers) if shares[w] is None or shares[w] > 0]
+            jobs = [(info, table, alg.name, obj, shares[w], seconds, derive_seed(seed, w),
+                     settings) for w in range(workers) if shares[w] is None or shares[w] > 0]
         outputs = _run_jobs(jobs)
         merged, sides = {}, {}
         done, interrupted, nodes = 0, False, 0
@@ -306,7 +429,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                 acc[2] += sq
         rows = []
         for m in moves:
-            n, s, sq = merged.get(m, (0, 0.0, 0.0))
+            n, s, sq = merged.get(twins.get(m, m), (0, 0.0, 0.0))
             mean, se = _mean_stderr(n, s, sq)
             rows.append((m, n, mean, se))
         result_info.update(nodes=nodes, interrupted=interrupted)
@@ -314,16 +437,18 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
             # Each side's expected outcome after each root move, under the search's play.
             result_info["sides"] = {move_str(m, lead): [x / n if n else None for x in sums]
                                     for m, (n, sums) in sides.items()}
-    if algorithm == "ismcts":
-        # The final policy: the most visited move (the robust child), then the best mean.
-        rows.sort(key=lambda r: (-r[1], -r[2], r[0]))
+    # The final policy: the most visited move (the robust child) or the best value; a twin
+    # goes right after the move it mirrors.
+    if alg.by_visits:
+        rows.sort(key=lambda r: (-r[1], -r[2], twins.get(r[0], r[0]), r[0]))
     else:
-        rows.sort(key=lambda r: (-r[2], r[0]))
-    mv = [MoveValue(move_str(m, lead), m, v, se, n) for m, n, v, se in rows]
+        rows.sort(key=lambda r: (-r[2], twins.get(r[0], r[0]), r[0]))
+    mv = [MoveValue(move_str(m, lead), m, v, se, n,
+                    move_str(twins[m], lead) if m in twins else None) for m, n, v, se in rows]
     best = mv[0]
     result_info.update(iterations=done, seconds=time.perf_counter() - t0)
-    return SearchResult(best.move, mv, best.value, best.stderr,
-                        sum(x.visits for x in mv) if algorithm == "ismcts" else done, result_info)
+    visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
+    return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
 
 
 def _run_jobs(jobs):

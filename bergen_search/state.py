@@ -41,6 +41,18 @@ def match_value(left: int, right: int, left_double: bool, right_double: bool) ->
     return 3 if (left_double or right_double) else 2
 
 
+def mirror_twins(left: int, right: int, left_double: bool, right_double: bool,
+                 moves) -> dict:
+    """{play: the play it mirrors} among `moves`: when both ends show the same number and
+    are both doubles or neither, a tile that fits one end fits the other, and laying it at
+    the right gives the position of laying it at the left, mirrored. The two are one choice
+    (the core's `drop_mirror_twins`); the one at the right end is the twin."""
+    if left < 0 or left != right or bool(left_double) != bool(right_double):
+        return {}
+    plays = set(moves)
+    return {m: m - 1 for m in plays if m < DRAW and m & 1 and m - 1 in plays}
+
+
 def capped(value: int, score: int, target: int, endgame_cap: bool) -> int:
     """A match's value reduced near the target (RULES.md, `endgame_cap`)."""
     if value == 0 or not endgame_cap:

@@ -52,10 +52,10 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from bergen_search._core cimport (ALL_TILES, DRAW, DRAW_UNTIL_PLAYABLE, END_NONE, GOLDEN,
                                   MAX_MOVES, MAX_SEATS, N_TILES, Rng, Rules, State,
-                                  TILES_WITH, apply_move, below, deal, do_move, gen_moves,
+                                  TILES_WITH, apply_move, below, deal, do_move,
+                                  drop_mirror_twins, gen_moves, mirrored_ends,
                                   mix64, popcount, shuffle)
 from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
-from bergen_search._policy cimport safe_choice
 
 from bergen_search.errors import BergenError
 from bergen_search.expectimax_ref import EQUITY_STREAM as _PY_EQUITY_STREAM
@@ -81,7 +81,6 @@ ctypedef struct Search:
     int objective           # OBJ_POINTS or OBJ_MATCH
     int depth               # actions searched from the root before the horizon
     int playouts            # random playouts per horizon leaf
-    bint safe_playouts      # horizon playouts by _policy.safe_choice instead of random moves
     int equity_playouts     # random matches per match-equity entry
     int exact_tiles         # hand tiles + drawable reserve at or below which depth is ignored
     bint prune              # alpha-beta at decision nodes (two sides)
@@ -196,12 +195,7 @@ cdef void _playout(Search* S, const State* s, State* out) noexcept nogil:
     shuffle(&S.rng, out.reserve + out.reserve_next, out.reserve_size)
     while out.ended == END_NONE:
         k = gen_moves(out, moves)
-        if k == 1:
-            do_move(out, moves[0])
-        elif S.safe_playouts:
-            do_move(out, safe_choice(out, moves, k, &S.rng))
-        else:
-            do_move(out, moves[below(&S.rng, k)])
+        do_move(out, moves[0] if k == 1 else moves[below(&S.rng, k)])
 
 
 cdef double _horizon_x(Search* S, const State* s) noexcept nogil:
@@ -320,6 +314,7 @@ cdef double _node_x(Search* S, const State* s, int depth, double alpha, double b
     n = gen_moves(s, moves)
     if moves[0] == DRAW:
         return _chance_x(S, s, depth, prev, count)
+    n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
     if n == 1:
         apply_move(s, moves[0], &child)
         return _node_x(S, &child, depth - 1, alpha, beta, -1, 0)
@@ -374,6 +369,7 @@ cdef void _node_vec(Search* S, const State* s, int depth, int prev, int count,
     if moves[0] == DRAW:
         _chance_vec(S, s, depth, prev, count, out)
         return
+    n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
     if n == 1:
         apply_move(s, moves[0], &child)
         _node_vec(S, &child, depth - 1, -1, 0, out)
@@ -391,15 +387,20 @@ cdef void _node_vec(Search* S, const State* s, int depth, int prev, int count,
 
 cdef void _search_world(Search* S, const State* root, const int* moves, int n,
                         double* values) noexcept nogil:
-    """The value of each root move in one full-information world, from the root side's view."""
+    """The value of each root move in one full-information world, from the root side's view.
+    A play that mirrors the one before it (`_core.mirrored_ends`) takes its value."""
     cdef State child
     cdef double vec[MAX_SEATS]
     cdef double x
     cdef int i
+    cdef bint mirror = mirrored_ends(root.left, root.right, root.left_double, root.right_double)
     S.root_side = S.rules.side_of[root.to_move]
     for i in range(MAX_SEATS):
         S.root_scores[i] = root.scores[i]
     for i in range(n):
+        if mirror and i > 0 and moves[i] < DRAW and moves[i] & 1 and moves[i - 1] == moves[i] - 1:
+            values[i] = values[i - 1]
+            continue
         if S.n_sides == 2:
             if moves[i] == DRAW:
                 x = _chance_x(S, root, S.depth, -1, 0)
@@ -450,8 +451,7 @@ cdef class ExpectimaxSearch:
         self.S.equity = NULL
 
     def __init__(self, CoreSampler sampler, int depth, seed, objective=0, int playouts=2, *,
-                 bint prune=True, int exact_tiles=DEFAULT_EXACT_TILES, equity_playouts=None,
-                 bint safe_playouts=False):
+                 bint prune=True, int exact_tiles=DEFAULT_EXACT_TILES, equity_playouts=None):
         cdef const Rules* rules = sampler.c.base.rules
         cdef long long cells = 1
         cdef int i
@@ -472,7 +472,6 @@ cdef class ExpectimaxSearch:
         self.S.objective = objective_code(objective)
         self.S.depth = depth if depth < UNLIMITED else UNLIMITED
         self.S.playouts = playouts
-        self.S.safe_playouts = safe_playouts
         self.S.equity_playouts = equity_playouts
         self.S.exact_tiles = exact_tiles
         self.S.prune = prune

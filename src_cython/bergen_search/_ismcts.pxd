@@ -13,18 +13,11 @@ An edge key is what the observer sees of an action:
 """
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
 from bergen_search._core cimport MAX_EVENTS, Rng, State
-from bergen_search._policy cimport N_FEATURES
 from bergen_search._sampler cimport CoreSampler, Sampler
 
 cdef enum:
     OBJECTIVE_POINTS = 0    # reward: points gained until the round ends, minus the others' mean
     OBJECTIVE_MATCH = 1     # reward: 1 for the side that wins the match, 0 otherwise
-    PLAYOUT_RANDOM = 0      # uniformly random plays
-    PLAYOUT_SCORING = 1     # a play that scores at once when there is one, else random
-    PLAYOUT_SAFE = 2        # experiment: scoring first, then not leaving the next seat a match
-    PLAYOUT_GREEDY = 3      # experiment: the core's greedy
-    PLAYOUT_POLICY = 4      # the fitted softmax policy of _policy.pyx
-    PLAYOUT_HONEST = 5      # experiment: as SAFE, but a tile unseen by the mover counts as danger
     OWN_DRAW = 64           # key of the observer's draw of tile t: OWN_DRAW + t
     NO_NODE = -1            # no parent / child / sibling
     MAX_PATH = MAX_EVENTS + 1   # nodes on one root-to-leaf path (a round has < MAX_EVENTS actions)
@@ -55,11 +48,9 @@ cdef class IsmctsTree:
     cdef Rng rng                  # every random choice of the search: worlds, expansion, playouts
     cdef readonly double exploration
     cdef readonly int objective
-    cdef readonly int playout
-    cdef double policy_weights[N_FEATURES]  # PLAYOUT_POLICY's weights
-    cdef readonly bint model_opponents      # other seats choose by the playout policy in the tree
-    cdef readonly bint merge_twins          # mirror twins are one choice (drop_mirror_twins)
-    cdef uint64_t twins_mask                # root moves (left-end plays) with a merged right twin
+    cdef readonly int playout     # PLAYOUT_* of _policy.pxd
+    cdef readonly bint merge_twins  # mirror twins are one choice (_core.drop_mirror_twins)
+    cdef uint64_t twins_mask        # root plays at the left end whose right twin is merged
     cdef readonly double value_scale   # mean rewards are multiplied by this inside UCB1 only
     cdef int observer             # the seat searched for (to move at the root)
     cdef long long total          # iterations done so far
@@ -70,7 +61,6 @@ cdef class IsmctsTree:
     cdef bint _reserve(self) noexcept nogil
     cdef int32_t _new_child(self, int32_t parent, int32_t last, int key, int side) noexcept nogil
     cdef int _stats_key(self, int move) noexcept
-    cdef int _playout_move(self, const State* s, const int* moves, int n) noexcept nogil
     cdef void _finish(self, State* s) noexcept nogil
     cdef void _iterate(self) noexcept nogil
     cdef long long _run(self, long long limit, double seconds, bint* out_of_memory) noexcept nogil

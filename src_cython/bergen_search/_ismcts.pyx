@@ -6,18 +6,22 @@ Carlo Tree Search", IEEE Trans. Comput. Intell. AI Games 4(2), Algorithm 3), lai
 OpenSpiel's `algorithms/is_mcts.h` (a seeded bot, a node pool, integer keys). Each iteration:
 
 1. *Determinize*: `sample_world` draws one world (the other hands and a uniformly ordered
-   reserve) uniformly among those consistent with the observer's information set.
+   reserve) among those consistent with the observer's information set: uniformly, or in
+   proportion to the weights of inference when the sampler carries them (`inference.py`).
 2. *Select*: descend the tree, playing the world forward. An edge is keyed by what the
    observer sees (`_ismcts.pxd`): a play by its move int, another seat's draw by `DRAW`, the
    observer's own draw by `OWN_DRAW + tile`, a pass by `PASS`. A forced step (one legal
    action) follows, or creates, the child with its key. At a decision (several legal plays
-   in this world) every child whose play is legal here gets its availability counted; if a
+   in this world) every child whose play is legal here gets its availability counted (with
+   `merge_twins`, a play that mirrors another, `_core.drop_mirror_twins`, is not a separate
+   choice: the two lead to the same position up to the mirror); if a
    legal play has no child yet, one of those is expanded (chosen with the tree's RNG) and
    selection stops; otherwise the child maximising UCB1 with availability counts,
    `mean * value_scale + exploration * sqrt(ln(availability) / visits)`, is taken, its mean
    taken from the side of the seat to move.
-3. *Play out* with the playout policy (uniformly random plays, or "scoring": a play that
-   scores at once when there is one) to the end of the round (objective "points") or of the
+3. *Play out* with the playout policy (`_policy.pyx`: "random", "scoring" or "safe", which
+   takes the match on offer and hands the next seat none) to the end of the round (objective
+   "points") or of the
    match (objective "match": after a round without a winner, fresh deals from the core's
    `deal`, played out the same way, until a side reaches the target).
 4. *Backpropagate*: each node on the path adds the reward of the side that took its edge.
@@ -51,13 +55,15 @@ from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from bergen_search._core cimport (DRAW, END_NONE, MAX_MOVES, MAX_SEATS, PASS, Rng, Rules,
-                                  State, TILE_HIGH, TILE_LOW, below, deal, do_move, gen_moves,
-                                  greedy_index, drop_mirror_twins, mirrored_ends)
+                                  State, below, deal, do_move, drop_mirror_twins, gen_moves,
+                                  mirrored_ends)
 from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
-from bergen_search._policy cimport policy_choice, safe_choice
+from bergen_search._policy cimport (PLAYOUT_RANDOM, PLAYOUT_SAFE, PLAYOUT_SCORING,
+                                    playout_choice)
 
 from bergen_search.errors import BergenError
 from bergen_search.rng import MASK64
+from bergen_search._policy import PLAYOUTS
 
 cdef extern from *:
     int __builtin_popcountll(unsigned long long x) noexcept nogil
@@ -77,11 +83,6 @@ cdef long long _MAX_ITERATIONS = (1 << 31) - 1 - MAX_PATH
 MAX_ITERATIONS = _MAX_ITERATIONS
 
 OBJECTIVES = {"points": OBJECTIVE_POINTS, "match": OBJECTIVE_MATCH}
-#: Playout policies. "scoring" (take a match when one is on offer) showed no measurable gain
-#: over "random" in self-play: +0.08 +- 0.04 points per round over 12,000 mirrored rounds at
-#: 2000 iterations a move; it stays an option for experiments, "random" is the default.
-PLAYOUTS = {"random": PLAYOUT_RANDOM, "scoring": PLAYOUT_SCORING, "safe": PLAYOUT_SAFE,
-            "greedy": PLAYOUT_GREEDY, "policy": PLAYOUT_POLICY, "honest": PLAYOUT_HONEST}
 #: Edge keys (see _ismcts.pxd): another seat's draw, a pass, the observer's draw of tile t.
 KEY_DRAW = DRAW
 KEY_PASS = PASS
@@ -107,36 +108,6 @@ cdef inline int32_t _child(const Node* nodes, int32_t parent, int key,
     return c
 
 
-cdef inline int _match_value(const State* s, int move) noexcept nogil:
-    """Points the play `move` scores as a match at once (no cap): 0, 2 or 3."""
-    cdef int t = move >> 1
-    cdef int left = s.left, right = s.right
-    cdef int left_double = s.left_double, right_double = s.right_double
-    cdef int is_dbl = TILE_LOW[t] == TILE_HIGH[t]
-    if move & 1:
-        right = TILE_LOW[t] + TILE_HIGH[t] - right
-        right_double = is_dbl
-    else:
-        left = TILE_LOW[t] + TILE_HIGH[t] - left
-        left_double = is_dbl
-    if left != right:
-        return 0
-    return 3 if (left_double or right_double) else 2
-
-
-cdef inline int _scoring_choice(const State* s, const int* moves, int n, Rng* rng) noexcept nogil:
-    """PLAYOUT_SCORING: the play scoring most at once (the first such), else a random one."""
-    cdef int i, v, best = -1, best_value = 0
-    for i in range(n):
-        v = _match_value(s, moves[i])
-        if v > best_value:
-            best_value = v
-            best = i
-    if best < 0:
-        return moves[below(rng, n)]
-    return moves[best]
-
-
 cdef inline double _elapsed(const timespec* start) noexcept nogil:
     cdef timespec now
     clock_gettime(CLOCK_MONOTONIC, &now)
@@ -147,8 +118,10 @@ cdef class IsmctsTree:
     """SO-ISMCTS (Cowling, Powley & Whitehouse 2012) for the seat of a `CoreSampler`'s
     information set. `run` adds iterations; `root_stats` reads the observer's moves.
 
-    `objective`: 0 "points", 1 "match"; `playout`: 0 "random", 1 "scoring" (names or codes).
-    `exploration` is the UCB1 constant on rewards scaled to about [0, 1] (see POINTS_SCALE).
+    `objective`: 0 "points", 1 "match"; `playout`: 0 "random", 1 "scoring", 2 "safe" (names
+    or codes; `_policy.pyx`). `exploration` is the UCB1 constant on rewards scaled to about
+    [0, 1] (see POINTS_SCALE). `merge_twins`: mirror twins are one choice, at the root and
+    below (`twins`; the root reports a merged twin with its twin's statistics).
     """
 
     def __cinit__(self):
@@ -158,8 +131,7 @@ cdef class IsmctsTree:
         self.running = False
 
     def __init__(self, CoreSampler sampler, seed, double exploration=0.7, objective=0,
-                 playout=0, policy_weights=None, bint model_opponents=False,
-                 bint merge_twins=False):
+                 playout=0, bint merge_twins=False):
         cdef Node* root
         cdef int i
         if sampler is None:
@@ -174,20 +146,9 @@ cdef class IsmctsTree:
             raise BergenError(f"unknown objective {objective!r} (0 'points', 1 'match')",
                               field="objective")
         playout = PLAYOUTS.get(playout, playout)
-        if playout not in (PLAYOUT_RANDOM, PLAYOUT_SCORING, PLAYOUT_SAFE, PLAYOUT_GREEDY,
-                           PLAYOUT_POLICY, PLAYOUT_HONEST) or isinstance(playout, bool):
-            raise BergenError(f"unknown playout {playout!r} (0 'random', 1 'scoring')",
+        if playout not in PLAYOUTS.values() or isinstance(playout, bool):
+            raise BergenError(f"unknown playout {playout!r} (0 'random', 1 'scoring', 2 'safe')",
                               field="playout")
-        if playout == PLAYOUT_POLICY:
-            if policy_weights is None:
-                from bergen_search.fit_policy import load_weights
-                policy_weights = load_weights()
-            if len(policy_weights) != N_FEATURES:
-                raise BergenError(f"the policy needs {N_FEATURES} weights, got "
-                                  f"{len(policy_weights)}", field="policy_weights")
-            for i in range(N_FEATURES):
-                self.policy_weights[i] = policy_weights[i]
-        self.model_opponents = model_opponents
         self.merge_twins = merge_twins
         self.twins_mask = 0
         cdef int root_moves[MAX_MOVES]
@@ -265,20 +226,6 @@ cdef class IsmctsTree:
         return c
 
     # ---- one iteration ----------------------------------------------------------------------
-    cdef int _playout_move(self, const State* s, const int* moves, int n) noexcept nogil:
-        """The playout policy's choice among n > 1 plays."""
-        if self.playout == PLAYOUT_RANDOM:
-            return moves[below(&self.rng, n)]
-        if self.playout == PLAYOUT_SAFE:
-            return safe_choice(s, moves, n, &self.rng)
-        if self.playout == PLAYOUT_HONEST:
-            return safe_choice(s, moves, n, &self.rng, True)
-        if self.playout == PLAYOUT_GREEDY:
-            return moves[greedy_index(s, moves, n)]
-        if self.playout == PLAYOUT_POLICY:
-            return policy_choice(s, moves, n, self.policy_weights, &self.rng)
-        return _scoring_choice(s, moves, n, &self.rng)
-
     cdef void _finish(self, State* s) noexcept nogil:
         """Play out: the round to its end, and for the match objective further rounds from
         fresh deals until a side reaches the target."""
@@ -289,7 +236,7 @@ cdef class IsmctsTree:
         while True:
             while s.ended == END_NONE:
                 n = gen_moves(s, moves)
-                m = moves[0] if n == 1 else self._playout_move(s, moves, n)
+                m = moves[0] if n == 1 else playout_choice(self.playout, s, moves, n, &self.rng)
                 do_move(s, m)
             if self.objective == OBJECTIVE_POINTS or s.winner >= 0:
                 return
@@ -320,16 +267,14 @@ cdef class IsmctsTree:
                 n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
             seat = s.to_move
             side = rules.side_of[seat]
-            if n == 1 or (self.model_opponents and seat != self.observer):
-                # A forced step, or another seat choosing by the policy with its own hand.
-                m = moves[0] if n == 1 else self._playout_move(&s, moves, n)
+            if n == 1:
+                m = moves[0]
                 key = m
                 if m == DRAW and seat == self.observer:
                     key = OWN_DRAW + s.reserve[s.reserve_next]
                 child = _child(nodes, node, key, &last)
                 if child == NO_NODE:
                     child = self._new_child(node, last, key, side)
-                    expanded = n > 1
                 nodes[child].avail += 1
             else:
                 legal = 0

@@ -51,6 +51,30 @@ def test_ismcts_fresh_tree(benchmark, sampler, objective):
     assert benchmark(search) == ITERATIONS
 
 
+@pytest.mark.parametrize("playout", ["random", "safe"])
+def test_ismcts_playouts(benchmark, sampler, playout):
+    """The default engine's tree (safe playouts, mirror twins merged) against the classic one
+    (random playouts): the cost of the safe playout per iteration."""
+    from bergen_search._ismcts import IsmctsTree
+
+    def search():
+        tree = IsmctsTree(sampler, SEED, playout=playout, merge_twins=playout == "safe")
+        return tree.run(ITERATIONS, 0)
+
+    benchmark.extra_info["iterations"] = ITERATIONS
+    assert benchmark(search) == ITERATIONS
+
+
+def test_default_search_per_decision(benchmark, core):
+    """One whole decision of the default engine, `search.search` with 2,000 iterations: the
+    world table weighed by inference, the sampler, the tree and the result."""
+    from bergen_search.bench import inference_position
+    from bergen_search.search import Limits, search
+    info = inference_position()
+    res = benchmark(search, info, Limits(iterations=ITERATIONS), seed=SEED)
+    assert res.visits == ITERATIONS
+
+
 def test_ismcts_growing_tree(benchmark, sampler):
     from bergen_search._ismcts import IsmctsTree
     tree = IsmctsTree(sampler, SEED)
@@ -63,12 +87,14 @@ def main(iterations):
     from bergen_search._sampler import CoreSampler
     sampler = CoreSampler(first_decision())
     for objective in ("points", "match"):
-        tree = IsmctsTree(sampler, SEED, objective=objective)
-        t0 = time.perf_counter()
-        done = tree.run(iterations, 0)
-        dt = time.perf_counter() - t0
-        print(f"{objective:6}: {done / dt:10,.0f} iterations/s ({done:,} in {dt:.2f} s), "
-              f"{tree.n_nodes:,} nodes, {tree.memory_bytes / 2**20:.0f} MiB")
+        for playout in ("random", "safe"):
+            tree = IsmctsTree(sampler, SEED, objective=objective, playout=playout,
+                              merge_twins=playout == "safe")
+            t0 = time.perf_counter()
+            done = tree.run(iterations, 0)
+            dt = time.perf_counter() - t0
+            print(f"{objective:6} {playout:6}: {done / dt:10,.0f} iterations/s ({done:,} in "
+                  f"{dt:.2f} s), {tree.n_nodes:,} nodes, {tree.memory_bytes / 2**20:.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -77,6 +77,16 @@ def test_world_table_construction(benchmark, info):
     assert table.total >= 1000
 
 
+def test_weighted_world_table_construction(benchmark):
+    """The world table weighed by inference (the default engine's, once per search), on a
+    position where the other seat's plays give evidence about several tiles."""
+    from bergen_search.bench import inference_position
+    from bergen_search.inference import TileModel, tile_factors
+    info = inference_position()
+    table = benchmark(lambda: WorldTable(info, tile_factors(info, TileModel())))
+    assert table.weight is not None and table.total > 0
+
+
 def test_core_sampler_construction(benchmark, info, core_sampler):
     table = WorldTable(info)
     benchmark(core_sampler, info, table)

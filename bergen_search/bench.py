@@ -56,6 +56,35 @@ def mid_round():
     return _position(12)
 
 
+def inference_position():
+    """A 2-player decision where the other seat's plays give inference something to weigh
+    (a mid-round cut of a seeded greedy round)."""
+    from .engines import parse_engine_list
+    from .engines import play_match as engine_match
+    from .inference import TileModel, tile_factors
+    rules = Rules()
+    for i in range(100):
+        log = engine_match(rules, parse_engine_list("greedy", 2), derive_seed(SEED + 1, i))
+        rnd = log.rounds[0]
+        state = State.deal(rules, rnd.hands, rnd.reserve)
+        events = []
+        for w, a, t in rnd.events:
+            if state.led and len(state.legal_moves()) > 1 and len(events) >= 8:
+                seat = state.to_move
+                public = [(ww, aa, tt if ww == seat else None) for ww, aa, tt in events]
+                info = from_state_and_events(rules, seat, rnd.hands[seat], None, public)
+                if len(tile_factors(info, TileModel())) >= 5:
+                    return info
+            state = state.apply(a, w, t if a == DRAW else None)
+            events.append((w, a, t))
+    raise RuntimeError("no position with evidence found")
+
+
+def _weighted_table(info):
+    from .inference import TileModel, tile_factors
+    return WorldTable(info, tile_factors(info, TileModel()))
+
+
 def rate(work, seconds: float, repeats: int) -> float:
     """Median over `repeats` slices of (units done / time): `work()` does a batch and returns
     its unit count."""
@@ -82,8 +111,14 @@ def signature() -> dict:
         tree = IsmctsTree(CoreSampler(first_decision()), SEED, 0.7, 0, 0)
         tree.run(20000, 0.0)
         sig["ismcts_nodes"] = tree.n_nodes
+        # The default engine: safe playouts, mirror twins merged, worlds weighed by inference.
+        evidence = inference_position()
+        tree = IsmctsTree(CoreSampler(evidence, _weighted_table(evidence)), SEED, 0.7, 0,
+                          "safe", merge_twins=True)
+        tree.run(20000, 0.0)
+        sig["ismcts_default_nodes"] = tree.n_nodes
     except ImportError:
-        sig["ismcts_nodes"] = None
+        sig["ismcts_nodes"] = sig["ismcts_default_nodes"] = None
     try:
         from ._expectimax import ExpectimaxSearch
         ex = ExpectimaxSearch(CoreSampler(info), 4, SEED, 0, 2)
@@ -99,7 +134,7 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
     speedups; the signature; how it was measured."""
     core = load_core()
     r2, r3, r4 = Rules(), Rules(players=3), Rules(players=4, partnerships=True)
-    out = {"core": {}, "reference": {}, "speedup": {}}
+    out = {"core": {}, "reference": {}, "speedup": {}, "search": {}}
     steps = []
 
     def add(backend, name, work):
@@ -129,8 +164,11 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
         add(key, "playouts_3p_per_s", rounds_work(backend, r3, big))
         add(key, "playouts_4p_per_s", rounds_work(backend, r4, big))
         add(key, "match_playouts_per_s", match_work(backend, max(big // 5, 5)))
-    info_mid, info_first = mid_round(), first_decision()
+    info_mid, info_first, info_evidence = mid_round(), first_decision(), inference_position()
     table = WorldTable(info_mid)
+    # The cost of inference per search: the world table with and without the weights.
+    add("search", "world_tables_per_s", lambda: (WorldTable(info_evidence), 1)[1])
+    add("search", "weighted_world_tables_per_s", lambda: (_weighted_table(info_evidence), 1)[1])
     ref_rng = Rng(SEED)
 
     def ref_sample():
@@ -150,6 +188,12 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
                 tree = IsmctsTree(first, SEED, 0.7, 0, 0)
                 return tree.run(20000, 0.0)
             add("core", "ismcts_iterations_per_s", ismcts_work)
+
+            def ismcts_default_work():
+                # The default engine's tree: safe playouts, mirror twins merged.
+                tree = IsmctsTree(first, SEED, 0.7, 0, "safe", merge_twins=True)
+                return tree.run(20000, 0.0)
+            add("core", "ismcts_default_iterations_per_s", ismcts_default_work)
         except ImportError:
             pass
         try:

@@ -837,12 +837,14 @@ def bench(quick, seconds, repeats, as_json):
         emit_json(out)
         return
     names = list(out["core"]) + [n for n in out["reference"] if n not in out["core"]]
-    click.echo(f"  {'figure':<26} {'core':>14} {'reference':>12} {'ratio':>8}")
+    click.echo(f"  {'figure':<32} {'core':>14} {'reference':>12} {'ratio':>8}")
     for name in names:
         core, ref = out["core"].get(name), out["reference"].get(name)
         ratio = out["speedup"].get(name)
-        click.echo(f"  {name:<26} {_fmt_rate(core):>14} {_fmt_rate(ref):>12} "
+        click.echo(f"  {name:<32} {_fmt_rate(core):>14} {_fmt_rate(ref):>12} "
                    f"{'' if ratio is None else f'{ratio:.0f}x':>8}")
+    for name, value in out.get("search", {}).items():
+        click.echo(f"  {name:<32} {_fmt_rate(value):>14}   (the table of one search, Python)")
     sig = out["signature"]
     click.echo("signature: " + ", ".join(f"{k} {v}" for k, v in sig.items()))
     click.echo(f"(median of {repeats} slice(s) of {seconds:g} s per figure, one core)")

@@ -297,3 +297,64 @@ def test_search_time_is_reported_per_engine():
     assert "time per searched move: ismcts:iterations=50" in format_arena(r)
     t = run_arena(Rules(), GREEDY, "expectimax:time=0.02", games=2, seed=3, workers=2)
     assert t.searches[1] > 0 and t.seconds_per_search[1] < 0.05
+
+
+# ---- single rounds ----------------------------------------------------------------------------
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_single_rounds_play_one_deal_in_every_seating(name):
+    """--round: each match of a set is the first round only, the same deal and reserve order
+    in every seating; the points and margin are that round's."""
+    rules = RULE_SETS[name]
+    r = run_arena(rules, GREEDY, RANDOM, games=12, seed=4, keep_logs=True, single_round=True)
+    assert r.single_round and r.rounds == r.matches == 12 * r.seatings
+    by_set = {}
+    for g in r.played:
+        assert len(g.log.rounds) == 1
+        rnd = g.log.rounds[0]
+        by_set.setdefault(g.set_index, set()).add((tuple(rnd.hands), tuple(rnd.reserve)))
+        assert replay(write_record(g.log))["ok"]
+    assert all(len(deals) == 1 for deals in by_set.values())
+    # The round's points, A's side against B's (per side B holds).
+    a = sum(g.log.scores[g.seating] - g.log.start_scores[g.seating] for g in r.played)
+    assert r.points[0] == a
+    assert r.margin_per_round == pytest.approx((r.points[0] - r.points[1]) / r.rounds)
+
+
+def test_single_round_wins_and_ties():
+    """A round is won by the side gaining most in it; a tie at the top is a share of a win."""
+    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=300, seed=5, keep_logs=True,
+                  single_round=True)
+    wins = ties = 0
+    share = 0.0
+    for g in r.played:
+        gained = [e - s for e, s in zip(g.log.scores, g.log.start_scores)]
+        mine, theirs = gained[g.seating], gained[1 - g.seating]
+        wins += mine > theirs
+        ties += mine == theirs
+        share += (mine > theirs) + 0.5 * (mine == theirs)
+    assert (r.wins[0], r.ties, r.wins[1]) == (wins, ties, r.matches - wins - ties)
+    assert 0 < ties < r.matches
+    assert r.win_rate == pytest.approx(share / r.matches)
+    assert r.ci95[0] <= r.win_rate <= r.ci95[1]
+    d = r.to_json()
+    assert d["mode"] == "round" and d["ties"] == ties
+    assert run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=5).to_json()["mode"] == "match"
+    text = format_arena(r)
+    assert "single rounds from 0-0" in text and f"{ties} ties" in text
+
+
+def test_single_rounds_from_given_scores():
+    """Rounds dealt from the start scores: the endgame cap and the target apply."""
+    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=40, seed=6, keep_logs=True,
+                  single_round=True, start_scores=(13, 14))
+    assert all(g.log.start_scores == (13, 14) for g in r.played)
+    # Near the target a round often ends at it, with a winner.
+    assert any(g.log.winner is not None for g in r.played)
+    assert "single rounds from 13-14" in format_arena(r)
+
+
+def test_single_rounds_with_workers_equal_one_worker():
+    one = run_arena(RULE_SETS["3p"], GREEDY, RANDOM, games=30, seed=7, single_round=True)
+    two = run_arena(RULE_SETS["3p"], GREEDY, RANDOM, games=30, seed=7, single_round=True,
+                    workers=2)
+    assert comparable(one) == comparable(two)

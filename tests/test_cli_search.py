@@ -63,6 +63,15 @@ def test_best_with_workers_is_reproducible():
     (["best", "examples/match.json"], "match is over"),
     (["best", "--hand", "7-1", "--line", "1-1", "--hand-sizes", "1,5"], "7-1"),
     (["best", DECISION, "--algorithm", "minimax"], "minimax"),
+    (["best", DECISION, "--set", "inference"], "KEY=VALUE"),
+    (["best", DECISION, "--set", "depth=3"], "no setting 'depth'"),
+    (["best", DECISION, "--set", "playout=clever"], "playout"),
+    (["best", DECISION, "--depth", "3"], "--depth does not apply to ismcts"),
+    (["best", DECISION, "--algorithm", "expectimax", "--exploration", "1"], "does not apply"),
+    (["eval", DECISION, "--set", "twins=perhaps"], "on or off"),
+    (["analyze", "examples/match.json", "--set", "nonsense=1"], "no setting"),
+    (["arena", "greedy", "random", "--round", "--start-scores", "15,0"], "target"),
+    (["arena", "greedy", "random", "--start-scores", "1,2,3"], "2 non-negative"),
     (["eval", DECISION, "--objective", "money"], "money"),
     (["analyze", "examples/partial.json", "--inaccuracy", "2", "--mistake", "1"], "thresholds"),
 ])
@@ -189,7 +198,8 @@ def test_bench_signature_is_stable():
     assert a == b
     # The known signature: it changes only when the sampler or a search changes (then update
     # it here and in the README, in the same commit, saying why).
-    assert a == {"sampler_checksum": 4168, "ismcts_nodes": 67340, "expectimax_nodes": 7649}
+    assert a == {"sampler_checksum": 4168, "ismcts_nodes": 67340,
+                 "ismcts_default_nodes": 61756, "expectimax_nodes": 7649}
 
 
 def test_ctrl_c_returns_the_best_answer_so_far():
@@ -211,3 +221,33 @@ def test_ctrl_c_returns_the_best_answer_so_far():
     doc = json.loads(out)
     assert doc["interrupted"] is True and doc["iterations"] > 0
     assert doc["best"] == doc["moves"][0]["move"]
+
+
+def test_best_algorithms_settings_and_presets():
+    """--algorithm classic is ISMCTS with the three newer settings off, exactly; --set sets
+    an algorithm's setting; the JSON says which settings the search ran with."""
+    classic = _json(run("best", DECISION, "--json", "--algorithm", "classic", "--iterations",
+                        "2000", "--seed", "4"))
+    by_set = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4",
+                       "--set", "inference=off", "--set", "playout=random", "--set",
+                       "twins=off"))
+    assert classic["settings"] == by_set["settings"] == {
+        "exploration": 0.7, "playout": "random", "inference": False, "twins": False}
+    assert classic["moves"] == by_set["moves"]
+    default = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4"))
+    assert default["settings"] == {"exploration": 0.7, "playout": "safe", "inference": True,
+                                   "twins": True}
+    assert default["moves"] != classic["moves"]
+    text = run("best", DECISION, "--iterations", "2000", "--algorithm", "classic").output
+    assert "classic (exploration 0.7, playout random, inference off, twins off)" in text
+    assert "2-2:L/R" not in text and "2-2:R" in text
+
+
+def test_arena_single_rounds_from_the_command_line():
+    out = _json(run("arena", "greedy", "random", "--round", "--games", "50", "--seed", "2",
+                    "--json"))
+    assert out["mode"] == "round" and out["rounds"] == out["matches"] == 100
+    assert out["wins"][0] + out["wins"][1] + out["ties"] == 100
+    text = run("arena", "greedy", "random", "--round", "--games", "20", "--start-scores",
+               "10,12").output
+    assert "single rounds from 10-12" in text and "ties" in text

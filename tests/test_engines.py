@@ -17,6 +17,19 @@ def test_spec_settings_and_types():
     assert parse_engine_spec("expectimax").simple_code is None
 
 
+def test_algorithm_settings_in_specs():
+    """Every algorithm setting reads in a spec, booleans as on/off; presets take ISMCTS's."""
+    spec = parse_engine_spec("ismcts:time=0.1,inference=off,playout=random,twins=no")
+    assert spec.params == {"time": 0.1, "inference": False, "playout": "random", "twins": False}
+    assert str(spec) == "ismcts:time=0.1,inference=off,playout=random,twins=off"
+    assert parse_engine_spec(str(spec)) == spec
+    assert parse_engine_spec("classic:iterations=300").search_args() == (
+        Limits(iterations=300), {"algorithm": "classic"})
+    assert parse_engine_spec("classic:inference=on").params == {"inference": True}
+    assert parse_engine_spec("expectimax:inference=on,playouts=3").params == {
+        "inference": True, "playouts": 3}
+
+
 def test_search_args_and_default_budgets():
     assert parse_engine_spec("ismcts").search_args() == (Limits(iterations=2000), {
         "algorithm": "ismcts"})
@@ -52,6 +65,12 @@ def test_engine_lists_split_where_an_engine_name_starts(text, players, want):
     ("ismcts:iterations=0", "at least 1"),
     ("expectimax:time=0", "positive"),
     ("ismcts:objective=money", "points or match"),
+    ("ismcts:playout=clever", "one of random, scoring, safe"),
+    ("ismcts:inference=maybe", "on or off"),
+    ("ismcts:exploration=-1", ">= 0"),
+    ("expectimax:depth=0", "at least 1"),
+    ("expectimax:twins=on", "bad setting"),
+    ("classic:depth=3", "bad setting"),
 ])
 def test_bad_specs(text, needle):
     with pytest.raises(BergenError, match=needle):

@@ -19,9 +19,12 @@ most after taking a match is not handing the next seat one:
 
 Every choice draws from the caller's Rng only.
 """
-from libc.stdint cimport uint32_t
+from libc.stdint cimport uint32_t, uint64_t
 
-from bergen_search._core cimport Rng, State, TILE_HIGH, TILE_LOW, below
+from bergen_search._core cimport (CoreState, MAX_MOVES, Rng, State, TILE_HIGH, TILE_LOW, below,
+                                  gen_moves)
+
+from bergen_search.errors import BergenError
 
 PLAYOUTS = {"random": PLAYOUT_RANDOM, "scoring": PLAYOUT_SCORING, "safe": PLAYOUT_SAFE}
 
@@ -99,3 +102,18 @@ cdef int playout_choice(int policy, const State* s, const int* moves, int n,
     if policy == PLAYOUT_SCORING:
         return scoring_choice(s, moves, n, rng)
     return moves[below(rng, n)]
+
+
+def playout_move(CoreState state, policy, seed):
+    """The play `policy` ("random", "scoring", "safe" or its code) makes in a fully known core
+    state with several legal plays, drawing on Rng(seed): for tests and inspection."""
+    cdef int moves[MAX_MOVES]
+    cdef int n = gen_moves(&state.st, moves)
+    cdef Rng rng
+    code = PLAYOUTS.get(policy, policy)
+    if code not in PLAYOUTS.values() or isinstance(code, bool):
+        raise BergenError(f"unknown playout {policy!r} (random, scoring, safe)", field="playout")
+    if n < 2:
+        raise BergenError("the state has fewer than two legal moves: nothing to choose")
+    rng.state = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
+    return playout_choice(code, &state.st, moves, n, &rng)

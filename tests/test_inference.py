@@ -1,0 +1,309 @@
+"""Inference: the other seats' plays weigh the worlds (inference.py), exactly (sampler.py).
+
+- Known answers: the match tile of a pair of ends; how a tile relates to a play; the factors
+  land on the groups of the seat that played, opened before the play, and nowhere else; a seat
+  that passes up a match makes its holding that tile as unlikely as the model says, exactly.
+- The weighted table equals a brute force over every assignment of the free tiles to the
+  groups (weights as fractions of the total), the core's walk equals the reference's, and the
+  core's samples fit the table's distribution (chi-square).
+- The inference reads only what the seat saw (the record nulled or complete gives the same
+  factors); hidden-information tests of whole searches are in test_hidden.py.
+"""
+import itertools
+import math
+from collections import Counter
+
+import pytest
+
+from bergen_search.inference import TileModel, relation, scoring_tile, tile_factors
+from bergen_search.infoset import RESERVE, Decision, Observer, from_state_and_events
+from bergen_search.engines import parse_engine_list, play_match
+from bergen_search.rng import Rng, derive_seed
+from bergen_search.rules import Rules
+from bergen_search.sampler import WorldTable
+from bergen_search.state import DRAW, State
+from bergen_search.tiles import tile_index, tile_str
+
+ONLY_MISSED = dict(opened=1.0, opened_fitting=1.0, fitting_double=1.0, fitting=1.0)
+
+
+def t(text):
+    a, b = (int(x) for x in text.split("-"))
+    return tile_index(a, b)
+
+
+def play(text, end):
+    return t(text) * 2 + "LR".index(end)
+
+
+def mask(*tiles):
+    return sum(1 << t(x) for x in tiles)
+
+
+def test_scoring_tile_known_answers():
+    assert tile_str(scoring_tile(3, 5)) == "3-5"
+    assert tile_str(scoring_tile(5, 3)) == "3-5"
+    assert tile_str(scoring_tile(4, 4)) == "4-4"
+    assert tile_str(scoring_tile(0, 6)) == "0-6"
+
+
+def _decision(left, right, move, ld=False, rd=False):
+    return Decision(5, 1, left, right, ld, rd, 0, move, False)
+
+
+def test_relation_known_answers():
+    # Ends (1, 6); the seat lays 6-4 at the right: the ends become (1, 4).
+    d = _decision(1, 6, play("4-6", "R"))
+    assert relation(d, t("1-6")) == "missed_match"     # it would have made a match
+    assert relation(d, t("4-5")) == "opened"           # shows the 4 it opened, fits no end
+    assert relation(d, t("1-4")) == "opened_fitting"   # shows the 4, and fits the 1
+    assert relation(d, t("6-6")) == "fitting_double"   # a double that fitted
+    assert relation(d, t("1-2")) == "fitting"          # fitted, not played
+    assert relation(d, t("2-3")) is None               # nothing to say
+    # Equal ends (3, 3): the match tile is the double.
+    d = _decision(3, 3, play("3-5", "L"))
+    assert relation(d, t("3-3")) == "missed_match"
+    assert relation(d, t("5-6")) == "opened"
+
+
+def test_model_checks_its_ratios():
+    with pytest.raises(ValueError):
+        TileModel(missed_match=0)
+    with pytest.raises(ValueError):
+        TileModel(fitting=-1)
+    with pytest.raises(ValueError):
+        TileModel(power=5)
+    assert TileModel(power=0).ratio("missed_match") == 1.0
+    assert TileModel().ratio(None) == 1.0
+
+
+def _passed_up_match():
+    """Seat 0 leads 0-0, seat 1 lays 0-6, seat 0 lays 0-1: ends (1, 6). Seat 1 then lays 6-4
+    at the right: it passed up 1-6 (if it held it). Seat 0's view, seat 0 to move."""
+    rules = Rules()
+    hand = mask("0-0", "0-1", "1-2", "2-3", "3-4", "4-5")
+    events = [(0, play("0-0", "L"), -1), (1, play("0-6", "R"), -1), (0, play("0-1", "L"), -1),
+              (1, play("4-6", "R"), -1)]
+    return from_state_and_events(rules, 0, hand, (0, 0), events)
+
+
+def test_observer_records_the_hidden_seats_plays_after_the_lead():
+    info = _passed_up_match()
+    assert [(d.event, d.seat, d.left, d.right) for d in info.decisions] == [(1, 1, 0, 0),
+                                                                            (3, 1, 1, 6)]
+    assert info.decisions[1].move == play("4-6", "R") and not info.decisions[1].drew
+    assert info.decisions[1].line_mask == mask("0-0", "0-1", "0-6")
+
+
+def test_missed_match_factor_lands_on_the_seat_that_passed_it_up():
+    info = _passed_up_match()
+    f = tile_factors(info, TileModel(missed_match=0.05, **ONLY_MISSED))
+    assert set(f) == {t("1-6")}
+    seat1 = [g for g, grp in enumerate(info.groups) if grp.owner == 1]
+    reserve = [g for g, grp in enumerate(info.groups) if grp.owner == RESERVE]
+    assert [f[t("1-6")][g] for g in seat1] == [0.05]
+    assert [f[t("1-6")][g] for g in reserve] == [1.0]
+    assert tile_factors(info, None) == {}
+
+
+def test_passed_up_match_probability_is_exact():
+    """Seat 1 holds 4 of the 20 unseen tiles (the 16 others are in the reserve). Weighing the
+    worlds where it holds 1-6 by f gives P(1-6 in its hand) = 4f / (4f + 16) exactly."""
+    info = _passed_up_match()
+    assert info.hand_sizes[1] == 4 and bin(info.unknown).count("1") == 20
+    for f in (1.0, 0.05, 0.5):
+        table = WorldTable(info, tile_factors(info, TileModel(missed_match=f, **ONLY_MISSED)))
+        worlds = table.enumerate()
+        total = sum(worlds.values())
+        held = sum(w for (hands, _), w in worlds.items() if hands[1] >> t("1-6") & 1)
+        assert held / total == pytest.approx(4 * f / (4 * f + 16), rel=1e-12)
+        assert table.total == math.comb(20, 4)          # the count stays the histories'
+
+
+def test_factor_only_for_groups_open_before_the_play():
+    """A seat that drew after its plays may have drawn any tile since: the plays' ratios land
+    on its groups opened before them, never on the epoch of a later draw."""
+    rules = Rules()
+    found = 0
+    for g in range(300):
+        log = play_match(rules, parse_engine_list("random", 2), derive_seed(17, g))
+        rnd = log.rounds[0]
+        state = State.deal(rules, rnd.hands, rnd.reserve, log.start_scores)
+        obs = Observer(rules, {0}, state)
+        for w, a, tile in rnd.events:
+            state = state.apply(a, w, tile if a == DRAW else None)
+            obs.step(w, a, state)
+            if state.ended is not None or state.to_move != 0 or not state.led:
+                continue
+            info = obs.infoset(0)
+            plays = [d.event for d in info.decisions if not d.drew]
+            factors = tile_factors(info, TileModel())
+            if not plays or not factors:
+                continue
+            late = [gi for gi, grp in enumerate(info.groups)
+                    if grp.owner == 1 and grp.opened > max(plays)]
+            if not late:
+                continue
+            for fac in factors.values():
+                assert all(fac[gi] == 1.0 for gi in late)
+            dealt = next(gi for gi, grp in enumerate(info.groups) if grp.owner == 1)
+            assert any(fac[dealt] != 1.0 for fac in factors.values())
+            found += 1
+        if found >= 5:
+            return
+    pytest.fail(f"only {found} positions where seat 1 drew after its plays")
+
+
+# ---- the weighted table against brute force ---------------------------------------------------
+def brute_weighted(info, factors):
+    """{world (hands, sorted reserve): weight}: every assignment of the free tiles to the groups
+    that respects the proofs and fills every group, weighted by the product of its factors."""
+    groups = info.groups
+    options = [[g for g in range(len(groups)) if a >> g & 1] for _, a in info.free]
+    out = {}
+    for choice in itertools.product(*options):
+        fill = Counter(choice)
+        if any(fill[g] != grp.capacity for g, grp in enumerate(groups)):
+            continue
+        weight = 1.0
+        hands = [0] * info.rules.players
+        hands[info.seat] = info.hand
+        reserve = []
+        for (tile, _), g in zip(info.free, choice):
+            weight *= factors.get(tile, [1.0] * len(groups))[g]
+            if info.played_free >> tile & 1:
+                continue
+            if groups[g].owner == RESERVE:
+                reserve.append(tile)
+            else:
+                hands[groups[g].owner] |= 1 << tile
+        key = (tuple(hands), tuple(sorted(reserve)))
+        out[key] = out.get(key, 0.0) + weight
+    return out
+
+
+def _normalised(d):
+    total = sum(d.values())
+    return {k: v / total for k, v in d.items()}
+
+
+def small_cuts(rules, seed, want, max_assignments=100_000):
+    """Information sets of seeded greedy/random games with evidence and few assignments of the
+    free tiles to try (the product of their numbers of allowed groups)."""
+    found = []
+    for g in range(400):
+        log = play_match(rules, parse_engine_list("greedy" if g % 2 else "random",
+                                                  rules.players), derive_seed(seed, g))
+        rnd = log.rounds[0]
+        state = State.deal(rules, rnd.hands, rnd.reserve, log.start_scores)
+        obs = {s: Observer(rules, {s}, state) for s in range(rules.players)}
+        for w, a, tile in rnd.events:
+            state = state.apply(a, w, tile if a == DRAW else None)
+            for o in obs.values():
+                o.step(w, a, state)
+            if state.ended is not None or not state.led:
+                continue
+            info = obs[state.to_move].infoset(state.to_move)
+            size = math.prod(bin(a).count("1") for _, a in info.free)
+            if size <= max_assignments and tile_factors(info, TileModel()):
+                found.append(info)
+                break
+        if len(found) >= want:
+            return found
+    return found
+
+
+@pytest.mark.parametrize("players,kw", [(2, {}), (3, {}), (2, {"draw": "one"}),
+                                        (4, {"partnerships": True})])
+def test_weighted_table_equals_brute_force(players, kw):
+    rules = Rules(players=players, **kw)
+    infos = small_cuts(rules, 31 + players, want=6)
+    assert len(infos) >= 4
+    changed = 0
+    for info in infos:
+        factors = tile_factors(info, TileModel())
+        table = WorldTable(info, factors)
+        got = _normalised(table.enumerate())
+        want = _normalised(brute_weighted(info, factors))
+        assert got.keys() == want.keys()
+        for k in want:
+            assert got[k] == pytest.approx(want[k], rel=1e-9, abs=1e-15)
+        plain = _normalised(WorldTable(info).enumerate())
+        changed += any(abs(plain[k] - want[k]) > 1e-6 for k in want)
+    # The weights change the distribution in most (else the test would prove little).
+    assert changed >= 2, changed
+
+
+def test_weighted_core_walk_equals_reference_walk(require_compiled):
+    from bergen_search._sampler import CoreSampler
+    for info in small_cuts(Rules(), 91, want=3, max_assignments=10 ** 12):
+        table = WorldTable(info, tile_factors(info, TileModel()))
+        core = CoreSampler(info, table)
+        a, b = Rng(5), Rng(5)
+        for _ in range(50):
+            w = table.sample(a)
+            hands, reserve = core.sample(b)
+            assert (tuple(w.hands), list(w.reserve)) == (hands, reserve)
+        assert a.state == b.state
+
+
+def test_weighted_core_sampler_chi_square(require_compiled):
+    from bergen_search._sampler import CoreSampler
+    from test_sampler import chi_square
+    info = small_cuts(Rules(), 55, want=1)[0]
+    table = WorldTable(info, tile_factors(info, TileModel()))
+    probs = _normalised(table.enumerate())
+    core = CoreSampler(info, table)
+    rng = Rng(2024)
+    n = 20000
+    seen = Counter()
+    for _ in range(n):
+        hands, reserve = core.sample(rng)
+        seen[(hands, tuple(sorted(reserve)))] += 1
+    stat, df, p = chi_square(seen, probs, n)
+    assert p > 1e-4, (stat, df, p)
+
+
+def test_factors_must_be_positive_and_one_per_group():
+    info = _passed_up_match()
+    from bergen_search.errors import BergenError
+    with pytest.raises(BergenError):
+        WorldTable(info, {t("1-6"): (0.0, 1.0)})
+    with pytest.raises(BergenError):
+        WorldTable(info, {t("1-6"): (0.5,)})
+
+
+def test_inference_reads_only_what_the_seat_saw():
+    """The factors come from the information set, which a complete record and the same record
+    with the other hands, draws and reserve nulled give alike."""
+    import copy
+
+    from bergen_search.record import write_record
+    from bergen_search.viewpoint import infoset_from_record
+    log = play_match(Rules(), parse_engine_list("greedy", 2), derive_seed(3, 0))
+    rec = write_record(log)
+    rec["start_scores"] = [0, 0]
+    rnd = rec["rounds"][0]
+    checked = 0
+    for cut in range(3, len(rnd["events"])):
+        part = copy.deepcopy(rec)
+        part["rounds"] = [copy.deepcopy(rnd)]
+        part["rounds"][0]["events"] = rnd["events"][:cut]
+        try:
+            info = infoset_from_record(part)
+        except Exception:
+            continue
+        nulled = copy.deepcopy(part)
+        r0 = nulled["rounds"][0]
+        r0["reserve"] = None
+        for j in range(2):
+            if j != info.seat:
+                r0["hands"][j] = None
+        for ev in r0["events"]:
+            if ev["seat"] != info.seat and "draw" in ev:
+                ev["draw"] = None
+        other = infoset_from_record(nulled)
+        assert other.key() == info.key()
+        assert tile_factors(other, TileModel()) == tile_factors(info, TileModel())
+        checked += 1
+    assert checked >= 5

@@ -1,0 +1,94 @@
+"""The playout policies (`_policy.pyx`): what a search plays once it leaves its tree.
+
+On every decision of seeded random rounds (2, 3 and 4 players): `scoring` takes the play that
+scores most at once; `safe` takes the most points at once and, among those, a play after which
+the next seat does not hold the match tile of the new ends, at random among equals (every
+such play is chosen for some seed); `random` may take any play. Known by hand: the match tile
+of the ends (the one tile that makes a match).
+"""
+import pytest
+
+from bergen_search.playout import deal
+from bergen_search.rng import Rng, derive_seed
+from bergen_search.rules import Rules
+from bergen_search.state import State, match_value
+from bergen_search.tiles import TILE_HIGH, TILE_LOW, tile_index
+
+
+def _after_ends(state, move):
+    t = move >> 1
+    left, right = state.left, state.right
+    ld, rd = state.left_double, state.right_double
+    dbl = TILE_LOW[t] == TILE_HIGH[t]
+    if move & 1:
+        right, rd = TILE_LOW[t] + TILE_HIGH[t] - right, dbl
+    else:
+        left, ld = TILE_LOW[t] + TILE_HIGH[t] - left, dbl
+    return left, right, ld, rd
+
+
+def _match_tile(left, right):
+    return tile_index(min(left, right), max(left, right))
+
+
+def _key(state, move):
+    left, right, ld, rd = _after_ends(state, move)
+    nxt = (state.to_move + 1) % state.rules.players
+    gives = state.hands[nxt] >> _match_tile(left, right) & 1
+    return match_value(left, right, ld, rd) * 4 + (0 if gives else 2)
+
+
+def decision_states(players, rounds=40, seed=3):
+    """(reference State, core state) pairs at decisions with two plays or more."""
+    from bergen_search._core import Backend
+    rules = Rules(players=players)
+    out = []
+    for r in range(rounds):
+        rng = Rng(derive_seed(seed, r))
+        hands, reserve = deal(rules, rng)
+        ref = State.deal(rules, hands, reserve)
+        core = Backend.new_state(rules, hands, reserve)
+        while ref.ended is None:
+            moves = ref.legal_moves()
+            if ref.led and len(moves) > 1:
+                out.append((ref, core))
+            m = moves[rng.below(len(moves))]
+            ref, core = ref.apply(m), core.apply(m)
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_safe_and_scoring_choices(players, require_compiled):
+    from bergen_search._policy import playout_move
+    states = decision_states(players)
+    assert len(states) > 100
+    avoided = spread = 0
+    for ref, core in states:
+        moves = ref.legal_moves()
+        keys = {m: _key(ref, m) for m in moves}
+        top = max(keys.values())
+        chosen = {playout_move(core, "safe", seed) for seed in range(24)}
+        assert all(keys[m] == top for m in chosen), (ref, chosen, keys)
+        spread += len(chosen) == sum(k == top for k in keys.values())
+        avoided += top % 4 == 2 and min(k % 4 for k in keys.values()) == 0
+        points = {m: keys[m] // 4 for m in moves}
+        s = playout_move(core, "scoring", 1)
+        assert points[s] == max(points.values())
+        assert playout_move(core, "random", 1) in moves
+    assert avoided > 10            # positions where a play hands the next seat a match
+    assert spread > 0.9 * len(states)   # ties are broken at random over all the equals
+
+
+def test_playout_move_checks_its_input(require_compiled):
+    from bergen_search._policy import playout_move
+    from bergen_search.errors import BergenError
+    ref, core = decision_states(2, rounds=2)[0]
+    with pytest.raises(BergenError, match="unknown playout"):
+        playout_move(core, "clever", 1)
+    from bergen_search._core import Backend
+    rules = Rules()
+    rng = Rng(1)
+    hands, reserve = deal(rules, rng)
+    fresh = Backend.new_state(rules, hands, reserve)      # the lead: one legal move
+    with pytest.raises(BergenError, match="fewer than two"):
+        playout_move(fresh, "safe", 1)

@@ -25,7 +25,15 @@ from .rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
 def _read_text(path: str) -> str:
     """The text of a file, or of standard input for '-'; a missing file is bad input."""
     if path == "-":
-        return sys.stdin.read()
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read() if stream is not None else sys.stdin.read()
+        if isinstance(data, bytes):
+            try:
+                return data.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise BergenError(f"cannot read standard input: not UTF-8 text (byte "
+                                  f"{e.start})") from None
+        return data
     try:
         with open(path, encoding="utf-8") as f:
             return f.read()
@@ -36,13 +44,13 @@ def _read_text(path: str) -> str:
 
 
 def _rules_json(text: str) -> dict:
+    from .record import parse_json
     if text.startswith("@"):
         text = _read_text(text[1:])
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise BergenError(f"--rules is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}",
-                          field="rules") from None
+        obj = parse_json(text, "--rules")
+    except BergenError as e:
+        raise BergenError(f"--rules: {e.message}", field="rules") from None
     if not isinstance(obj, dict):
         raise BergenError("--rules must be a JSON object", field="rules")
     return obj
@@ -310,10 +318,11 @@ def info_from_options(game, kw):
                                "the position flags starting with --hand")
     voids = None
     if flags["voids"] is not None:
+        from .record import parse_json
         try:
-            voids = json.loads(flags["voids"])
-        except json.JSONDecodeError as e:
-            raise BergenError(f"--voids is not valid JSON: {e.msg}", field="voids") from None
+            voids = parse_json(flags["voids"], "--voids")
+        except BergenError as e:
+            raise BergenError(f"--voids: {e.message}", field="voids") from None
     rules = rules_from_options(kw)
     pos = position_from_flags(flags["hand"], flags["line"], flags["hand_sizes"],
                               flags["reserve_size"], flags["scores"], None, None,

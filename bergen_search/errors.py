@@ -33,4 +33,16 @@ class BergenError(ValueError):
             where.append(f"event {self.event}")
         if self.field is not None:
             where.append(f"field '{self.field}'")
-        return (", ".join(where) + ": " + self.message) if where else self.message
+        return one_line((", ".join(where) + ": " + self.message) if where else self.message)
+
+
+#: Characters that would break a message across lines (str.splitlines splits on all of them)
+#: or hide it: control characters and the Unicode line and paragraph separators.
+_BREAKS = {c: c.encode("unicode_escape").decode("ascii")
+           for c in [chr(i) for i in range(32)] + ["\x7f", "\x85", "\u2028", "\u2029"]}
+
+
+def one_line(text: str) -> str:
+    """`text` with every line break and control character written as its escape, so that a
+    message quoting the user's input stays one line."""
+    return "".join(_BREAKS.get(c, c) for c in text)

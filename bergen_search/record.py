@@ -128,6 +128,13 @@ def parse_json(text, what: str = "JSON") -> object:
         if e.msg == "Extra data":
             msg = "extra data after the first JSON value (a .jsonl file holds one record per line)"
         raise BergenError(f"bad JSON at line {e.lineno}, column {e.colno}: {msg}") from None
+    except RecursionError:
+        raise BergenError("bad JSON: arrays or objects nested too deeply") from None
+    except ValueError as e:
+        # Python refuses integers of thousands of digits (int_max_str_digits).
+        if "digits" in str(e):
+            raise BergenError("bad JSON: a number with thousands of digits") from None
+        raise BergenError(f"bad JSON: {e}") from None
 
 
 # ---- structure checks -------------------------------------------------------------------------

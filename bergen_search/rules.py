@@ -45,7 +45,8 @@ class Rules:
     def __post_init__(self):
         for name in _INTS:
             v = getattr(self, name)
-            if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
+            optional = name in ("target", "hand_size")     # None: the player count's default
+            if (v is not None or not optional) and (not isinstance(v, int) or isinstance(v, bool)):
                 raise BergenError(f"rule '{name}' must be an integer, got {v!r}", field=name)
         for name in ("partnerships", "endgame_cap"):
             if not isinstance(getattr(self, name), bool):

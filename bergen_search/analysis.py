@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 from .errors import BergenError
 from .infoset import Observer
@@ -123,10 +124,12 @@ def label_for(loss: float, thresholds: dict):
     return label
 
 
-def analyze_all(records, *, seats=None, progress=None, **kwargs) -> list:
+def analyze_all(records, *, seats=None, progress=None, cluster=None, **kwargs) -> list:
     """`analyze` each record (the matches of a `.jsonl` file) as it would be alone, with one
     `progress(done, total)` over all of them. With several records an error names the record
-    (1-based): `record 2: round 0, event 3, ...`."""
+    (1-based): `record 2: round 0, event 3, ...`. `cluster`: a Dask scheduler's address (or a
+    Client) to analyse the records on, one task each (`parallel.run_ordered`), with the same
+    results; progress then counts whole records' decisions as they finish."""
     records = [parse_record(r) for r in records]
 
     def labelled(i, e):
@@ -139,6 +142,15 @@ def analyze_all(records, *, seats=None, progress=None, **kwargs) -> list:
         except BergenError as e:
             raise labelled(i, e) from None
     total, offset, results = sum(counts), 0, []
+    if cluster is not None:
+        from .parallel import run_ordered
+        task = partial(_analyze_one, seats=seats, kwargs=kwargs)
+        outcome = run_ordered(task, list(enumerate(records)), cluster=cluster,
+                              progress=progress, units=lambda item: counts[item[0]])
+        for i, res in enumerate(outcome):
+            if isinstance(res, BergenError):
+                raise labelled(i, res)
+        return outcome
 
     def overall(done, _total):
         progress(offset + done, total)
@@ -151,6 +163,16 @@ def analyze_all(records, *, seats=None, progress=None, **kwargs) -> list:
             raise labelled(i, e) from None
         offset += counts[i]
     return results
+
+
+def _analyze_one(item, *, seats, kwargs):
+    """One record of `analyze_all` on a cluster: its Analysis, or the BergenError it raised
+    (sent back as a value, to be labelled with its record)."""
+    _, record = item
+    try:
+        return analyze(record, seats=seats, **kwargs)
+    except BergenError as e:
+        return e
 
 
 def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,

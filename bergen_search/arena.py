@@ -50,13 +50,13 @@ from __future__ import annotations
 
 import math
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from multiprocessing import get_context
+from functools import partial
 from typing import Callable, NamedTuple
 
 from .engines import EngineSpec, parse_engine_spec, play_match
 from .errors import BergenError
+from .parallel import run_ordered
 from .playout import MatchLog
 from .rng import derive_seed
 from .rules import Rules
@@ -367,7 +367,7 @@ def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, in
                      tuple(by_seating), logs, (tuple(spent[0]), tuple(spent[1])), ties, a_share)
 
 
-def _play_sets(rules, spec_a, spec_b, seed, indices, start_scores, keep_logs, single_round):
+def _play_sets(rules, spec_a, spec_b, seed, indices, *, start_scores, keep_logs, single_round):
     return [play_set(rules, spec_a, spec_b, seed, i, start_scores, keep_logs, single_round)
             for i in indices]
 
@@ -385,7 +385,7 @@ def _chunks(games: int, workers: int, simple: bool) -> list:
 
 def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int = 1,
               progress: Callable[[int, int], None] | None = None, keep_logs: bool = False,
-              start_scores=None, single_round: bool = False) -> ArenaResult:
+              start_scores=None, single_round: bool = False, cluster=None) -> ArenaResult:
     """Play `games` duplicate sets of A (`spec_a`) against B (`spec_b`) and measure them.
 
     `spec_a`/`spec_b` are `EngineSpec`s or spec strings ("greedy", "ismcts:iterations=500").
@@ -396,7 +396,9 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
     `progress(done, total)` is called in this process as sets finish (total = games).
     With `keep_logs`, `result.played` holds an `ArenaMatch` per match (set, seating order)
     and `result.logs` the MatchLogs. `start_scores` (by side) starts every match there.
-    `single_round`: each match is only its first round (see the module doc).
+    `single_round`: each match is only its first round (see the module doc). `cluster`: a
+    Dask scheduler's address (or a Client) to play the sets on (`parallel.run_ordered`), with
+    the same result as workers=1.
 
     >>> r = run_arena(Rules(players=3), "greedy", "random", games=2, seed=0)
     >>> r.matches, r.seatings, r.wins[0] == sum(r.a_wins_by_seating)
@@ -416,36 +418,15 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
             raise BergenError(f"start scores: a side already has the target {rules.target}",
                               field="start_scores")
     t0 = time.perf_counter()
-    results: list = [None] * games
-    args = (rules, spec_a, spec_b, seed)
-    if workers == 1 or games == 1:
-        for i in range(games):
-            results[i] = play_set(*args, i, start_scores, keep_logs, single_round)
-            if progress is not None:
-                progress(i + 1, games)
-    else:
-        simple = spec_a.simple_code is not None and spec_b.simple_code is not None
-        batches = _chunks(games, workers, simple)
-        done = 0
-        # Not multiprocessing.Pool: its daemonic workers could not start a search's own
-        # worker processes.
-        ex = ProcessPoolExecutor(max_workers=min(workers, len(batches)),
-                                 mp_context=get_context("fork"))
-        try:
-            pending = {ex.submit(_play_sets, *args, b, start_scores, keep_logs, single_round)
-                       for b in batches}
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    for sr in fut.result():
-                        results[sr.index] = sr
-                        done += 1
-                    if progress is not None:
-                        progress(done, games)
-        except BaseException:
-            ex.shutdown(wait=False, cancel_futures=True)
-            raise
-        ex.shutdown(wait=True)
+    simple = spec_a.simple_code is not None and spec_b.simple_code is not None
+    parallel = cluster is not None or (workers > 1 and games > 1)
+    batches = _chunks(games, workers, simple) if parallel else [range(i, i + 1)
+                                                               for i in range(games)]
+    task = partial(_play_sets, rules, spec_a, spec_b, seed, start_scores=start_scores,
+                   keep_logs=keep_logs, single_round=single_round)
+    done = run_ordered(task, batches, workers=workers, cluster=cluster, progress=progress,
+                       units=len)
+    results = [sr for batch in done for sr in batch]
     return _summarise(rules, spec_a, spec_b, seed, results, time.perf_counter() - t0,
                       workers, start_scores, single_round)
 

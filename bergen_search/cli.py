@@ -212,6 +212,56 @@ def replay(record_path, as_json):
 # ---- selfplay ----------------------------------------------------------------------------
 
 
+def cluster_option(f):
+    return click.option("--cluster", metavar="ADDRESS", default=None,
+                        help="Run the work on the Dask scheduler at ADDRESS (e.g. "
+                             "tcp://10.0.0.5:8786); the same output as --workers 1. Needs "
+                             "pip install 'bergen_search[cluster]'.")(f)
+
+
+def _progress_bar(what: str, unit: str, quiet: bool):
+    """A progress callback writing `what done/total unit` on stderr (a terminal only)."""
+    show = not quiet and sys.stderr.isatty()
+
+    def progress(done, total):
+        if show:
+            click.echo(f"\r{what} {done}/{total} {unit}", err=True, nl=False)
+            if done == total:
+                click.echo("", err=True)
+    return progress
+
+
+def write_lines(path, lines) -> None:
+    """The lines to standard output (path None) or to `path`, atomically: a temporary file
+    beside it moved into place when complete, so a failure or Ctrl-C leaves the old file (or
+    none), never half a file."""
+    if path is None:
+        for line in lines:
+            click.echo(line)
+        return
+    write_atomic(path, "".join(line + "\n" for line in lines))
+
+
+def write_atomic(path: str, text: str) -> None:
+    """`text` into `path` through a temporary file in the same folder and os.replace."""
+    import os
+    import tempfile
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".bergen-", suffix=".tmp", dir=folder)
+    except OSError as e:
+        raise BergenError(f"cannot write {path}: {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise BergenError(f"cannot write {path}: {e.strerror}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 def _start_scores(text, rules):
     """--start-scores as a tuple by side (None if not given); no side may have the target."""
     if not text:
@@ -235,28 +285,29 @@ def _start_scores(text, rules):
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the records here (.jsonl, one match per line) instead of stdout.")
 @click.option("--start-scores", metavar="A,B,...", help="Scores by side at the start of each match.")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Processes playing matches in parallel (the same records as one).")
+@cluster_option
+@click.option("--quiet", is_flag=True, help="No progress on standard error.")
 @rule_options
-def selfplay(games, seed, engines, out_path, start_scores, **kw):
+def selfplay(games, seed, engines, out_path, start_scores, workers, cluster, quiet, **kw):
     """Play whole matches between engines and write complete bergen-record/1 records.
 
     Every record replays with `bergen replay`. Same seed, same records, byte for byte, on
-    either backend.
+    either backend, with any --workers or --cluster. With --out, the file appears only once
+    every match is played (Ctrl-C leaves none).
     """
-    from .record import dump_record, write_record
+    from .engines import selfplay as run_selfplay
     rules = rules_from_options(kw)
     specs = parse_engine_list(engines, rules.players)
     start = _start_scores(start_scores, rules)
-    out = open(out_path, "w", encoding="utf-8") if out_path else sys.stdout
     t0 = time.perf_counter()
+    rows = run_selfplay(rules, specs, games, seed, start, workers=workers, cluster=cluster,
+                        progress=_progress_bar("selfplay", "matches", quiet))
     wins = [0] * rules.n_sides
-    try:
-        for i in range(games):
-            log = play_match(rules, specs, derive_seed(seed, i), start)
-            wins[log.winner] += 1
-            out.write(dump_record(write_record(log)) + "\n")
-    finally:
-        if out_path:
-            out.close()
+    for _, winner in rows:
+        wins[winner] += 1
+    write_lines(out_path, [line for line, _ in rows])
     dt = time.perf_counter() - t0
     click.echo(f"{games} matches in {dt:.2f} s ({ACTIVE.name}); wins by side: "
                + ", ".join(f"{s}: {w}" for s, w in enumerate(wins)), err=True)
@@ -506,11 +557,12 @@ def _json_settings(settings: dict) -> dict:
                    "in every seating from --start-scores (far less variance per game).")
 @click.option("--start-scores", metavar="A,B,...",
               help="Scores by side at the start of every match (or round).")
+@cluster_option
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
 @rule_options
 @json_option
-def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, start_scores, quiet,
-          as_json, **kw):
+def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, start_scores,
+          cluster, quiet, as_json, **kw):
     """Play many matches between engines A and B, as duplicate sets so that luck cancels.
 
     Engines: random, greedy, ismcts[:iterations=N,time=S,...] (the default engine), classic[:...]
@@ -523,21 +575,12 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
     rules = rules_from_options(kw)
     spec_a, spec_b = parse_engine_spec(engine_a), parse_engine_spec(engine_b)
     start = _start_scores(start_scores, rules)
-    show = not quiet and sys.stderr.isatty()
-
-    def progress(done, total):
-        if show:
-            click.echo(f"\rarena {done}/{total} sets", err=True, nl=False)
-
-    result = run_arena(rules, spec_a, spec_b, games, seed, workers=workers, progress=progress,
+    result = run_arena(rules, spec_a, spec_b, games, seed, workers=workers,
+                       progress=_progress_bar("arena", "sets", quiet),
                        keep_logs=out_path is not None, start_scores=start,
-                       single_round=single_round)
-    if show:
-        click.echo("", err=True)
+                       single_round=single_round, cluster=cluster)
     if out_path:
-        with open(out_path, "w", encoding="utf-8") as f:
-            for log in result.logs:
-                f.write(dump_record(write_record(log)) + "\n")
+        write_lines(out_path, [dump_record(write_record(log)) for log in result.logs])
     if as_json:
         emit_json(result.to_json())
     else:
@@ -573,10 +616,14 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
               help="Loss from which a play is a mistake (default 0.6 points; 0.07 match).")
 @click.option("--blunder", type=click.FloatRange(min=0), default=None,
               help="Loss from which a play is a blunder (default 1.2 points; 0.15 match).")
+@click.option("--cluster", metavar="ADDRESS", default=None,
+              help="Analyse the matches of a .jsonl file on the Dask scheduler at ADDRESS, one "
+                   "task per match; the same analysis. Needs pip install "
+                   "'bergen_search[cluster]'.")
 @click.option("--quiet", is_flag=True, help="No progress bar on standard error.")
 @json_option
 def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective, seed, workers,
-            recheck, inaccuracy, mistake, blunder, quiet, as_json):
+            recheck, inaccuracy, mistake, blunder, cluster, quiet, as_json):
     """Review every decision of a game: the best play, the loss, and a label for errors.
 
     Each decision is judged from what the seat knew then (never the hands it could not see).
@@ -617,7 +664,8 @@ def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective,
     results = analyze_all(records, seats=set(seats) or None,
                           limits=Limits(iterations=iterations, time=seconds), seed=seed,
                           algorithm=algorithm, objective=objective, workers=workers,
-                          thresholds=thresholds, recheck=recheck, progress=progress, **settings)
+                          thresholds=thresholds, recheck=recheck, progress=progress,
+                          cluster=cluster, **settings)
     if show and time.perf_counter() - t0 > 1.0:
         click.echo("", err=True)
     if len(results) == 1:

@@ -188,3 +188,31 @@ def play_match(rules: Rules, specs, seed: int, start_scores=None, backend=None,
     return playout.play_match(rules, codes, seed, start_scores,
                               table=lambda rng: Table(rules, specs, seed, rng, timing),
                               max_rounds=max_rounds)
+
+
+def _match_records(rules: Rules, specs, seed: int, start_scores, indices) -> list:
+    """(record line, winner) of matches `indices` of a self-play run seeded `seed`."""
+    from .record import dump_record, write_record
+    out = []
+    for i in indices:
+        log = play_match(rules, specs, derive_seed(seed, i), start_scores)
+        out.append((dump_record(write_record(log)), log.winner))
+    return out
+
+
+def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, workers: int = 1,
+             cluster=None, progress=None) -> list:
+    """[(record line, winner)] of `games` matches (match i seeded `derive_seed(seed, i)`), in
+    order, however they were run: serially, on `workers` local processes, or on the Dask
+    cluster `cluster` (`parallel.run_ordered`)."""
+    from functools import partial
+
+    from .parallel import run_ordered
+    simple = all(s.simple_code is not None for s in specs)
+    size = max(1, min(500, games // (max(workers, 1) * 8))) if simple else 1
+    batches = [range(i, min(games, i + size)) for i in range(0, games, size)]
+    task = partial(_match_records, rules, list(specs), seed, start_scores)
+    done = run_ordered(task, batches, workers=workers, cluster=cluster, progress=progress,
+                       units=len)
+    return [row for batch in done for row in batch]
+

@@ -9,6 +9,7 @@ search sees only the information set.
 """
 import doctest
 import math
+import os
 import time
 from dataclasses import replace
 
@@ -24,9 +25,14 @@ from bergen_search.sampler import WorldTable
 from bergen_search.state import DRAW, State, find_leader
 from bergen_search.tiles import popcount
 
-_expectimax = pytest.importorskip("bergen_search._expectimax")
-from bergen_search._expectimax import ExpectimaxSearch  # noqa: E402
-from bergen_search._sampler import CoreSampler  # noqa: E402
+try:
+    from bergen_search import _expectimax
+    from bergen_search._expectimax import ExpectimaxSearch
+    from bergen_search._sampler import CoreSampler
+except ImportError:
+    if os.environ.get("BERGEN_ALLOW_NO_CORE") == "1":
+        pytest.skip("compiled core not built (BERGEN_ALLOW_NO_CORE=1)", allow_module_level=True)
+    raise
 
 EXACT = 1000   # a depth no round reaches: the search goes to the end of the round
 TOL = 1e-9

@@ -1,0 +1,191 @@
+"""`--cluster`: arena, selfplay and analyze on a Dask cluster give what `--workers 1` gives.
+
+A `LocalCluster` of two worker processes runs in the test process (nothing beyond this
+machine). Checked: equal outputs for `arena` (JSON and --out records), `selfplay` and
+`analyze` of a .jsonl; a worker killed mid-run loses no result; Ctrl-C cancels and leaves no
+output file; an unreachable scheduler and a missing extra are one-line errors (exit 2).
+Skipped, saying why, only when the cluster extra is not installed.
+"""
+import builtins
+import json
+import os
+import threading
+import time
+
+import pytest
+from click.testing import CliRunner
+
+distributed = pytest.importorskip(
+    "distributed", reason="the cluster extra is not installed: pip install -e '.[test,cluster]'")
+
+from bergen_search.arena import run_arena  # noqa: E402
+from bergen_search.cli import main  # noqa: E402
+from bergen_search.parallel import run_ordered  # noqa: E402
+from bergen_search.rules import Rules  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=40) as c:
+        yield c
+
+
+def run(*args, input=None):
+    res = CliRunner().invoke(main, list(args), input=input, prog_name="bergen")
+    return res
+
+
+def _without_times(out: dict) -> dict:
+    out = dict(out)
+    for key in ("seconds", "seconds_per_search"):
+        out.pop(key, None)
+    return out
+
+
+def test_arena_on_the_cluster_equals_one_worker(cluster, tmp_path):
+    address = cluster.scheduler_address
+    for engines in (["greedy", "random"], ["ismcts:iterations=60", "classic:iterations=60"]):
+        games = "40" if engines[0] == "greedy" else "4"
+        args = ["arena", *engines, "--games", games, "--seed", "3", "--json"]
+        one = run(*args, "--out", str(tmp_path / "one.jsonl"))
+        many = run(*args, "--cluster", address, "--out", str(tmp_path / "many.jsonl"))
+        assert one.exit_code == 0 and many.exit_code == 0, many.output
+        assert _without_times(json.loads(one.stdout)) == _without_times(json.loads(many.stdout))
+        assert (tmp_path / "one.jsonl").read_bytes() == (tmp_path / "many.jsonl").read_bytes()
+    rounds = ["arena", "greedy", "random", "--round", "--games", "30", "--json"]
+    assert (_without_times(json.loads(run(*rounds).stdout))
+            == _without_times(json.loads(run(*rounds, "--cluster", address).stdout)))
+
+
+def test_selfplay_on_the_cluster_equals_one_worker(cluster, tmp_path):
+    address = cluster.scheduler_address
+    for engines in ("greedy,random", "ismcts:iterations=40"):
+        games = "30" if "greedy" in engines else "2"
+        one = run("selfplay", "--games", games, "--seed", "8", "--engines", engines)
+        many = run("selfplay", "--games", games, "--seed", "8", "--engines", engines,
+                   "--cluster", address, "--out", str(tmp_path / "m.jsonl"))
+        assert one.exit_code == 0 and many.exit_code == 0, many.output
+        assert (tmp_path / "m.jsonl").read_text() == one.stdout
+        local = run("selfplay", "--games", games, "--seed", "8", "--engines", engines,
+                    "--workers", "2")
+        assert local.stdout == one.stdout
+
+
+def test_analyze_on_the_cluster_equals_one_worker(cluster, tmp_path):
+    path = tmp_path / "games.jsonl"
+    assert run("selfplay", "--games", "3", "--seed", "4", "--engines", "greedy,random",
+               "--out", str(path)).exit_code == 0
+    args = ["analyze", str(path), "--iterations", "200", "--json", "--quiet"]
+    one = run(*args)
+    many = run(*args, "--cluster", cluster.scheduler_address)
+    assert one.exit_code == 0 and many.exit_code == 0, many.output
+    assert _without_times(json.loads(one.stdout)) == _without_times(json.loads(many.stdout))
+    # A bad record is named by its place, as without the cluster.
+    bad = tmp_path / "bad.jsonl"
+    lines = path.read_text().splitlines()
+    rec = json.loads(lines[1])
+    ev = rec["rounds"][0]["events"]
+    ev[2] = {"seat": ev[2]["seat"], "play": "6-6:L"}
+    bad.write_text("\n".join([lines[0], json.dumps(rec), lines[2]]) + "\n")
+    a = run("analyze", str(bad), "--iterations", "50", "--quiet")
+    b = run("analyze", str(bad), "--iterations", "50", "--quiet", "--cluster",
+            cluster.scheduler_address)
+    assert a.exit_code == b.exit_code == 2
+    assert a.stderr == b.stderr and a.stderr.startswith("bergen: record 2: round 0, event 2")
+
+
+def test_a_worker_dies_and_no_result_is_lost(cluster):
+    """Kill one worker process while the arena runs: its sets run again elsewhere and the
+    result equals that of one worker."""
+    from distributed import Client
+    rules = Rules()
+    args = (rules, "ismcts:iterations=300", "classic:iterations=300")
+    want = run_arena(*args, games=12, seed=5)
+    started = threading.Event()
+    killed = []
+
+    def progress(done, total):
+        started.set()
+
+    def killer():
+        started.wait(60)
+        nanny = next(iter(cluster.workers.values()))
+        os.kill(nanny.process.process.pid, 9)
+        killed.append(time.perf_counter())
+
+    with Client(cluster.scheduler_address) as client:
+        t = threading.Thread(target=killer)
+        t.start()
+        got = run_arena(*args, games=12, seed=5, cluster=client, progress=progress)
+        finished = time.perf_counter()
+        t.join()
+    assert killed and killed[0] < finished      # the worker died while the run went on
+    assert [s for s in got.set_scores] == [s for s in want.set_scores]
+    assert (got.points, got.wins, got.rounds) == (want.points, want.wins, want.rounds)
+    # The nanny restarts its worker: the cluster is whole again for the next tests.
+    deadline = time.time() + 30
+    with Client(cluster.scheduler_address) as client:
+        while len(client.scheduler_info()["workers"]) < 2 and time.time() < deadline:
+            time.sleep(0.2)
+
+
+def test_ctrl_c_cancels_and_writes_nothing(cluster, tmp_path, monkeypatch):
+    """A KeyboardInterrupt while results come in cancels the cluster's tasks and leaves no
+    --out file."""
+    from distributed import Client
+    calls = []
+
+    def interrupting(what, unit, quiet):
+        def progress(done, total):
+            calls.append(done)
+            raise KeyboardInterrupt
+        return progress
+
+    monkeypatch.setattr("bergen_search.cli._progress_bar", interrupting)
+    out = tmp_path / "never.jsonl"
+    res = run("selfplay", "--games", "6", "--engines", "ismcts:iterations=2000", "--cluster",
+              cluster.scheduler_address, "--out", str(out))
+    assert res.exit_code == 130 and calls == [1]
+    assert not out.exists() and os.listdir(tmp_path) == []
+    with Client(cluster.scheduler_address) as client:
+        deadline = time.time() + 20
+        while any(client.processing().values()) and time.time() < deadline:
+            time.sleep(0.1)
+        assert not any(client.processing().values())
+
+
+def test_run_ordered_keeps_the_order(cluster):
+    from distributed import Client
+    with Client(cluster.scheduler_address) as client:
+        assert run_ordered(_slow_square, [3, 1, 2, 0], cluster=client) == [9, 1, 4, 0]
+
+
+def _slow_square(x):
+    time.sleep(0.05 * x)
+    return x * x
+
+
+def test_unreachable_scheduler_is_a_clear_error():
+    res = run("arena", "greedy", "random", "--games", "2", "--cluster", "tcp://127.0.0.1:9")
+    assert res.exit_code == 2
+    assert "no Dask scheduler answers" in res.stderr and len(res.stderr.splitlines()) == 1
+
+
+def test_missing_extra_is_a_clear_error(monkeypatch):
+    real = builtins.__import__
+
+    def no_dask(name, *args, **kw):
+        if name == "distributed" or name.startswith("distributed."):
+            raise ImportError("no distributed")
+        return real(name, *args, **kw)
+
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    for args in (["arena", "greedy", "random", "--cluster", "tcp://127.0.0.1:8786"],
+                 ["selfplay", "--cluster", "tcp://127.0.0.1:8786"],
+                 ["analyze", "examples/match.json", "--cluster", "tcp://127.0.0.1:8786"]):
+        res = run(*args)
+        assert res.exit_code == 2, res.output
+        assert "pip install 'bergen_search[cluster]'" in res.stderr
+        assert len(res.stderr.splitlines()) == 1

@@ -499,8 +499,7 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     unit = alg.unit
     click.echo(_describe(info))
     click.echo(f"{algorithm} ({_settings_text(ri['settings'])}), objective {objective}, "
-               f"{ri['iterations']} {unit}"
-               f"{' (all consistent worlds: exact)' if ri['exact'] else ''}, "
+               f"{ri['iterations']} {unit}{_worlds_note(ri)}, "
                f"{ri['seconds']:.2f} s, seed {seed}"
                + (", interrupted" if ri.get("interrupted") else ""))
     total = sum(m.visits for m in result.moves if m.twin is None) or 1
@@ -515,6 +514,14 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     if any(m.twin for m in result.moves):
         click.echo("\n  a-b:L/R: either end, the same position mirrored (one choice)")
     click.echo(f"\nbest: {result.best}")
+
+
+def _worlds_note(ri) -> str:
+    if ri.get("exact"):
+        return " (all consistent worlds: exact)"
+    if ri.get("all_worlds"):
+        return " (all consistent worlds, random playouts at the horizon, solved twice)"
+    return ""
 
 
 def _choices(moves):

@@ -162,7 +162,7 @@ class Table:
         limits, kwargs = self.specs[seat].search_args()
         info = self.observers[seat].infoset(seat)
         result = search(info, limits, seed=derive_seed(self.seed ^ SEARCH_STREAM, self.decisions),
-                        **kwargs)
+                        values=False, **kwargs)
         self.decisions += 1
         spent = self.timing.setdefault(seat, [0, 0.0])
         spent[0] += 1

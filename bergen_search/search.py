@@ -48,6 +48,15 @@ OBJECTIVES = ("points", "match")
 EXACT_WORLDS = 2000
 #: A search runs in slices this long so that Ctrl-C and the clock are heard promptly.
 SLICE_SECONDS = 0.05
+#: ISMCTS's final pass (comparable values, `search(values=True)`): the share of a time limit
+#: kept for it, its worlds (iterations / (PASS_SPREAD x choices), within PASS_MIN..PASS_MAX),
+#: and the stream its worlds are drawn on.
+PASS_SHARE = 0.15
+PASS_SPREAD = 5
+PASS_MIN, PASS_MAX = 100, 4000
+PASS_STREAM = 0xFA55
+#: Added to a world's index for the playout seeds of its second solve (`_exact_expectimax`).
+REPLICATE_STREAM = 1 << 40
 
 
 @dataclass(frozen=True)
@@ -204,9 +213,12 @@ class Algorithm:
         return {k: s.parse(k, settings[k]) if k in settings else s.default
                 for k, s in self.settings.items()}
 
-    def worker(self, sampler, objective: int, budget, deadline, seed: int, settings: dict):
+    def worker(self, sampler, objective: int, budget, deadline, seed: int, settings: dict,
+               values: bool = False):
         """Search with one core object: (rows (move, n, sum, sum of squares), done,
-        interrupted, extra)."""
+        interrupted, extra). `values`: also measure comparable values of the root moves
+        (`extra["pass"]`: (moves, worlds, sums, sums of squares)) where the algorithm's own
+        statistics are not (ISMCTS: lowered by its exploration)."""
         raise NotImplementedError
 
     def table(self, info: InfoSet, settings: dict) -> WorldTable:
@@ -230,13 +242,31 @@ class Ismcts(Algorithm):
         "twins": Setting(bool, True, "plays that mirror each other are one choice"),
     }
 
-    def worker(self, sampler, objective, budget, deadline, seed, settings):
+    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False):
         from ._ismcts import IsmctsTree
         tree = IsmctsTree(sampler, seed, settings["exploration"], objective,
                           settings["playout"], merge_twins=settings["twins"])
-        done, interrupted = _run_sliced(tree.run, budget, deadline)
+        left = deadline.left()
+        search_deadline = deadline if left is None or not values else _Deadline(
+            left * (1 - PASS_SHARE))
+        t0 = time.perf_counter()
+        done, interrupted = _run_sliced(tree.run, budget, search_deadline)
         extra = {"nodes": tree.n_nodes, "twins": tree.twins,
                  "sides": {m: (n, sums) for m, n, sums in tree.root_side_stats()}}
+        choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
+        if values and not interrupted and done and choices > 1:
+            # The final pass: every root move on the same worlds, played on as the search
+            # would (common random numbers), so that values compare (issue 10).
+            worlds = max(PASS_MIN, min(PASS_MAX, done // (PASS_SPREAD * choices)))
+            left = deadline.left()
+            if left is not None:
+                rate = done / max(time.perf_counter() - t0, 1e-6)
+                worlds = max(PASS_MIN, min(worlds, int(rate * max(left, 0) / choices)))
+            try:
+                extra["pass"] = (worlds, tree.evaluate_root(worlds,
+                                                            derive_seed(seed, PASS_STREAM)))
+            except KeyboardInterrupt:
+                interrupted = True
         return [tuple(r) for r in tree.root_stats()], done, interrupted, extra
 
 
@@ -255,7 +285,7 @@ class Expectimax(Algorithm):
         from ._expectimax import ExpectimaxSearch
         return ExpectimaxSearch(sampler, settings["depth"], seed, objective, settings["playouts"])
 
-    def worker(self, sampler, objective, budget, deadline, seed, settings):
+    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False):
         engine = self.engine(sampler, objective, seed, settings)
         done, interrupted = _run_sliced(engine.run_worlds, budget, deadline)
         return ([tuple(r) for r in engine.root_stats()], done, interrupted,
@@ -289,10 +319,10 @@ def resolve(algorithm: str, settings: dict) -> tuple:
 
 def _search_worker(args):
     """One root-parallel worker (or the only one)."""
-    info, table, alg_name, objective, budget, seconds, seed, settings = args
+    info, table, alg_name, objective, budget, seconds, seed, settings, values = args
     from ._sampler import CoreSampler
     return ALGORITHMS[alg_name].worker(CoreSampler(info, table), objective, budget,
-                                       _Deadline(seconds), seed, settings)
+                                       _Deadline(seconds), seed, settings, values)
 
 
 def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline):
@@ -304,36 +334,61 @@ def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline):
     When the clock (heard inside a world too: a world it cuts is dropped) or Ctrl-C stops it
     first, the value is the weighted mean over the worlds solved, a sample without
     replacement, with its standard error; it is then not exact.
-    Returns (rows (move, worlds, value, stderr), worlds solved, complete, interrupted)."""
+
+    A world searched to its end in every line is exact; one cut at the horizon carries the
+    noise of its random playouts. When any was cut, every world is solved a second time with
+    other playout seeds: the value is the mean of the two, and its standard error the
+    playouts' part, from the differences of the two (the worlds are all there, so that is
+    the only noise); it is not exact. Without time for the second round, the standard error
+    is unknown (inf).
+    Returns (rows (move, worlds, value, stderr), worlds solved, exact, interrupted)."""
     from .rng import Rng
     worlds = sorted(worlds.items())
     order = list(range(len(worlds)))
     Rng(derive_seed(seed, len(worlds))).shuffle(order)
     moves = root_moves(info)
-    values = {}
-    interrupted = False
-    try:
-        for i in order:
-            left = deadline.left()
-            if left is not None and left <= 0:
-                break
-            (hands, reserve), _ = worlds[i]
-            v = engine.run_world(hands, list(reserve), seed=derive_seed(seed, i),
-                                 seconds=0 if left is None else left)
-            if v is None:
-                break
-            values[i] = v
-    except KeyboardInterrupt:
-        interrupted = True
+
+    def solve(replicate):
+        values, interrupted = {}, False
+        try:
+            for i in order:
+                left = deadline.left()
+                if left is not None and left <= 0:
+                    break
+                (hands, reserve), _ = worlds[i]
+                v = engine.run_world(hands, list(reserve),
+                                     seed=derive_seed(seed, i + replicate * REPLICATE_STREAM),
+                                     seconds=0 if left is None else left)
+                if v is None:
+                    break
+                values[i] = v
+        except KeyboardInterrupt:
+            interrupted = True
+        return values, interrupted
+
+    values, interrupted = solve(0)
     n, size = len(values), len(worlds)
     if n == 0:
         return [(m, 0, 0.0, math.inf) for m in moves], 0, False, interrupted
     solved = sorted(values)
     rows = []
+    if n < size or engine.horizons == 0:
+        for j, m in enumerate(moves):
+            mean, se = _weighted_sample_mean([(worlds[i][1], values[i][j]) for i in solved],
+                                             size)
+            rows.append((m, n, mean, se))
+        return rows, n, n == size and engine.horizons == 0, interrupted
+    again, interrupted = ({}, interrupted) if interrupted else solve(1)
+    total = sum(w for _, w in worlds)
     for j, m in enumerate(moves):
-        mean, se = _weighted_sample_mean([(worlds[i][1], values[i][j]) for i in solved], size)
-        rows.append((m, n, mean, se))
-    return rows, n, n == size, interrupted
+        if len(again) < size:
+            mean = sum(worlds[i][1] * values[i][j] for i in solved) / total
+            rows.append((m, n, mean, math.inf))
+            continue
+        mean = sum(worlds[i][1] * (values[i][j] + again[i][j]) / 2 for i in solved) / total
+        var = sum((worlds[i][1] * (values[i][j] - again[i][j])) ** 2 / 4 for i in solved)
+        rows.append((m, n, mean, math.sqrt(var) / total))
+    return rows, n, False, interrupted
 
 
 def _weighted_sample_mean(sample, size):
@@ -361,7 +416,7 @@ def mirror_twins(info: InfoSet) -> dict:
 
 def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
            algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
-           **settings) -> SearchResult:
+           values: bool = True, **settings) -> SearchResult:
     """Rank every legal move of the seat to move in `info`.
 
     `algorithm`: "ismcts" (the default engine), "expectimax", or a preset ("classic": ISMCTS
@@ -372,6 +427,15 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     byte. With a time limit the result depends on the machine's speed. Mirror twins
     (`mirror_twins`) get equal values, and the twin at the right end is listed after the one
     at the left with `MoveValue.twin` naming it.
+
+    `values`: every move's value is what it is worth when the engine plays on from it as it
+    would. ISMCTS's own means are lowered by its exploration below a move, the less visited
+    the more; so a final pass plays every root move on the same worlds, each decision after
+    it by the tree's best mean (no exploration) and then the playout policy, with the same
+    random numbers for every move (`IsmctsTree.evaluate_root`), and reports those means and
+    their standard errors (`info["values"]` says "pass" and how many worlds). Under a time
+    limit the pass takes PASS_SHARE of it. The move chosen is the search's all the same (the
+    most visited). `values=False` (a match's engine, which needs the move only) skips it.
     """
     t0 = time.perf_counter()
     limits = limits or Limits()
@@ -388,7 +452,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     lead = not info.line
     result_info = {"algorithm": algorithm, "objective": objective, "seed": seed,
                    "workers": workers, "worlds_consistent": table.total, "exact": False,
-                   "settings": dict(settings),
+                   "settings": dict(settings), "values": {"method": "search"},
                    "twins": {move_str(m, lead): move_str(t, lead) for m, t in twins.items()}}
     # Expectimax solves every world instead of sampling when they are few: at most the
     # budget of worlds, or under a time limit as many as the clock allows.
@@ -399,19 +463,21 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     if worlds is not None and (budget is None or len(worlds) <= budget):
         from ._sampler import CoreSampler
         engine = alg.engine(CoreSampler(info, table), obj, seed, settings)
-        rows, done, complete, interrupted = _exact_expectimax(
+        rows, done, exact, interrupted = _exact_expectimax(
             engine, info, table, worlds, seed, _Deadline(seconds))
-        result_info.update(exact=complete, worlds=done, interrupted=interrupted)
+        result_info.update(exact=exact, worlds=done, interrupted=interrupted,
+                           all_worlds=done == len(worlds))
     else:
         if workers == 1:
-            jobs = [(info, table, alg.name, obj, budget, seconds, seed, settings)]
+            jobs = [(info, table, alg.name, obj, budget, seconds, seed, settings, values)]
         else:
             shares = [None] * workers if budget is None else [
                 budget // workers + (1 if w < budget % workers else 0) for w in range(workers)]
             jobs = [(info, table, alg.name, obj, shares[w], seconds, derive_seed(seed, w),
-                     settings) for w in range(workers) if shares[w] is None or shares[w] > 0]
+                     settings, values)
+                    for w in range(workers) if shares[w] is None or shares[w] > 0]
         outputs = _run_jobs(jobs)
-        merged, sides = {}, {}
+        merged, sides, passed = {}, {}, {}
         done, interrupted, nodes = 0, False, 0
         for stats, n_done, intr, extra in outputs:
             done += n_done
@@ -427,12 +493,26 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                 acc[0] += n
                 acc[1] += s
                 acc[2] += sq
+            if "pass" in extra:
+                worlds, rows_ = extra["pass"]
+                for m, s, sq, gains in rows_:
+                    acc = passed.setdefault(m, [0, 0.0, 0.0, [0.0] * len(gains)])
+                    acc[0] += worlds
+                    acc[1] += s
+                    acc[2] += sq
+                    acc[3] = [a + b for a, b in zip(acc[3], gains)]
         rows = []
         for m in moves:
             n, s, sq = merged.get(twins.get(m, m), (0, 0.0, 0.0))
             mean, se = _mean_stderr(n, s, sq)
+            if passed:
+                mean, se = _mean_stderr(*passed[m][:3])
             rows.append((m, n, mean, se))
         result_info.update(nodes=nodes, interrupted=interrupted)
+        if passed:
+            result_info["values"] = {"method": "pass", "worlds": passed[moves[0]][0]}
+            # Each side's expected outcome after each root move, as the engine plays on.
+            sides = {m: (acc[0], acc[3]) for m, acc in passed.items()}
         if sides:
             # Each side's expected outcome after each root move, under the search's play.
             result_info["sides"] = {move_str(m, lead): [x / n if n else None for x in sums]

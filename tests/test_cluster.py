@@ -167,7 +167,8 @@ def _slow_square(x):
     return x * x
 
 
-def test_unreachable_scheduler_is_a_clear_error():
+def test_unreachable_scheduler_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr("bergen_search.parallel.CONNECT_TIMEOUT", 1)
     res = run("arena", "greedy", "random", "--games", "2", "--cluster", "tcp://127.0.0.1:9")
     assert res.exit_code == 2
     assert "no Dask scheduler answers" in res.stderr and len(res.stderr.splitlines()) == 1

@@ -415,20 +415,35 @@ def test_only_the_information_set_matters():
 
 # ---- enumeration through search() -----------------------------------------------------------
 def test_enumeration_when_the_worlds_fit_the_budget():
-    """1,890 histories behind 126 distinct worlds: a budget of 126 worlds or more solves them
-    all (exact, no standard error), a smaller one samples; a generous clock solves them all
-    too, with the same values to the bit."""
+    """1,440 histories behind 36 distinct worlds: a budget of 36 worlds or more solves them
+    all (exact, no standard error, when every world is searched to the end), a smaller one
+    samples; a generous clock solves them all too, with the same values to the bit."""
     from bergen_search.search import Limits, search
-    info, _ = cut(Rules(players=2), 2, 7)
-    assert WorldTable(info).total == 1890 and len(WorldTable(info).enumerate()) == 126
-    exact = search(info, Limits(iterations=126), algorithm="expectimax", seed=4)
-    assert exact.info["exact"] and exact.info["worlds"] == 126
+    info, _ = cut(Rules(players=2), 4, 8)
+    assert WorldTable(info).total == 1440 and len(WorldTable(info).enumerate()) == 36
+    exact = search(info, Limits(iterations=36), algorithm="expectimax", seed=4, depth=60)
+    assert exact.info["exact"] and exact.info["worlds"] == 36 and exact.info["all_worlds"]
     assert all(m.stderr == 0.0 for m in exact.moves)
-    sampled = search(info, Limits(iterations=125), algorithm="expectimax", seed=4)
-    assert not sampled.info["exact"] and sampled.info["iterations"] == 125
-    clocked = search(info, Limits(time=60), algorithm="expectimax", seed=4)
+    sampled = search(info, Limits(iterations=35), algorithm="expectimax", seed=4, depth=60)
+    assert not sampled.info["exact"] and sampled.info["iterations"] == 35
+    clocked = search(info, Limits(time=60), algorithm="expectimax", seed=4, depth=60)
     assert clocked.info["exact"]
     assert [(m.code, m.value) for m in clocked.moves] == [(m.code, m.value) for m in exact.moves]
+
+
+def test_enumeration_with_horizon_playouts_is_not_exact():
+    """Every world solved, but some cut at the horizon: their random playouts are noise, so
+    the value is not exact. Each world is solved twice (other playout seeds) and the standard
+    error is the playouts' part, from the differences, which a third seed's value respects."""
+    from bergen_search.search import Limits, search
+    info, _ = cut(Rules(players=2), 2, 7)
+    res = search(info, Limits(iterations=126), algorithm="expectimax", seed=4, depth=2)
+    assert res.info["all_worlds"] and not res.info["exact"]
+    assert all(0 < m.stderr < math.inf for m in res.moves)
+    other = search(info, Limits(iterations=126), algorithm="expectimax", seed=99, depth=2)
+    for a, b in zip(sorted(res.moves, key=lambda m: m.code),
+                    sorted(other.moves, key=lambda m: m.code)):
+        assert abs(a.value - b.value) < 5 * math.hypot(a.stderr, b.stderr)
 
 
 def test_enumeration_honours_the_clock():

@@ -180,3 +180,64 @@ def test_analyze_never_labels_the_twin_of_the_best(require_compiled):
         if twin_cases >= 6:
             break
     assert twin_cases >= 6
+
+
+# ---- values that compare: ISMCTS's final pass --------------------------------------------------
+def test_pass_values_are_consistent(decisions):
+    """The final pass measures what each move is worth when the engine plays on as it would:
+    a pass of 400 worlds agrees with one of 8,000 (other worlds) within four of its standard
+    errors for every move, rarely visited or not."""
+    from bergen_search._ismcts import IsmctsTree
+    from bergen_search._sampler import CoreSampler
+    from bergen_search.sampler import WorldTable
+    checked = 0
+    for k, (_, info) in enumerate(decisions[::6][:40]):
+        tree = IsmctsTree(CoreSampler(info, WorldTable(info)), k, 0.7, 0, "safe",
+                          merge_twins=True)
+        tree.run(3000, 0)
+        small = {m: (s / 400, max(sq / 400 - (s / 400) ** 2, 0.0) ** 0.5 / 400 ** 0.5)
+                 for m, s, sq, _ in tree.evaluate_root(400, 1000 + k)}
+        big = {m: s / 8000 for m, s, _, _ in tree.evaluate_root(8000, 2000 + k)}
+        for m, (v, se) in small.items():
+            assert abs(v - big[m]) <= 4 * se + 1e-9, (m, v, big[m], se)
+            checked += 1
+    assert checked >= 80
+
+
+def test_pass_standard_errors_are_calibrated(require_compiled):
+    """Over 40 seeds of the pass on one tree, the spread of a move's mean is about the
+    standard error the pass reports."""
+    import statistics
+
+    from bergen_search._ismcts import IsmctsTree
+    from bergen_search._sampler import CoreSampler
+    from bergen_search.viewpoint import load_game
+    info = load_game(open("examples/decision.json").read())
+    tree = IsmctsTree(CoreSampler(info), 3, 0.7, 0, "safe", merge_twins=True)
+    tree.run(5000, 0)
+    means, ses = {}, {}
+    for seed in range(40):
+        for m, s, sq, _ in tree.evaluate_root(300, seed):
+            mean = s / 300
+            means.setdefault(m, []).append(mean)
+            ses.setdefault(m, []).append((max(sq / 300 - mean ** 2, 0) / 299) ** 0.5)
+    for m in means:
+        spread, se = statistics.stdev(means[m]), statistics.mean(ses[m])
+        assert 0.6 * se < spread < 1.5 * se, (m, spread, se)
+
+
+def test_search_reports_pass_values_and_skips_them_for_play():
+    """search() values come from the pass (info['values']); an engine at a table, which needs
+    only the move, skips it and chooses the same move."""
+    from bergen_search.viewpoint import load_game
+    info = load_game(open("examples/decision.json").read())
+    shown = search(info, Limits(iterations=3000), seed=2)
+    quick = search(info, Limits(iterations=3000), seed=2, values=False)
+    assert shown.info["values"]["method"] == "pass" and shown.info["values"]["worlds"] >= 100
+    assert quick.info["values"]["method"] == "search"
+    assert shown.best == quick.best
+    assert [m.visits for m in shown.moves] == [m.visits for m in quick.moves]
+    # expected points per side come from the same pass as the values
+    best = shown.moves[0]
+    pts = shown.info["sides"][best.move]
+    assert pts[0] - pts[1] == pytest.approx(best.value, abs=1e-9)

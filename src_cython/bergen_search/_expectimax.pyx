@@ -90,6 +90,7 @@ ctypedef struct Search:
     uint64_t seed           # the search's seed, for the equity playouts
     double* equity          # memo: n_sides values per score vector, < 0 unknown; NULL: none
     long long nodes         # nodes searched (playout actions not counted)
+    long long horizons      # leaves valued by playouts at the horizon (0: the values are exact)
     long long check_at      # node count of the next look at the clock
     double deadline         # CLOCK_MONOTONIC seconds after which a world is abandoned; 0 none
     bint aborted            # the deadline passed inside a world
@@ -202,6 +203,7 @@ cdef double _horizon_x(Search* S, const State* s) noexcept nogil:
     cdef State end
     cdef double total = 0
     cdef int p
+    S.horizons += 1
     for p in range(S.playouts):
         _playout(S, s, &end)
         total += _terminal_x(S, &end)
@@ -212,6 +214,7 @@ cdef void _horizon_vec(Search* S, const State* s, double* out) noexcept nogil:
     cdef State end
     cdef double vec[MAX_SEATS]
     cdef int p, i
+    S.horizons += 1
     for i in range(S.n_sides):
         out[i] = 0
     for p in range(S.playouts):
@@ -478,6 +481,7 @@ cdef class ExpectimaxSearch:
         self.S.seed = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
         self.S.rng.state = self.S.seed ^ 0x5851F42D4C957F2D   # PLAY_STREAM
         self.S.nodes = 0
+        self.S.horizons = 0
         self.S.deadline = 0
         self.S.aborted = False
         self.world_rng.state = self.S.seed
@@ -512,6 +516,12 @@ cdef class ExpectimaxSearch:
     def worlds(self):
         """Worlds searched by `run_worlds` so far."""
         return self.n_worlds
+
+    @property
+    def horizons(self):
+        """Leaves valued by random playouts at the horizon so far: 0 means every value
+        searched was exact (the round searched to its end in every world)."""
+        return self.S.horizons
 
     @property
     def nodes(self):

@@ -60,7 +60,9 @@ cdef class IsmctsTree:
 
     cdef bint _reserve(self) noexcept nogil
     cdef int32_t _new_child(self, int32_t parent, int32_t last, int key, int side) noexcept nogil
-    cdef int _stats_key(self, int move) noexcept
-    cdef void _finish(self, State* s) noexcept nogil
+    cdef int _stats_key(self, int move) noexcept nogil
+    cdef void _finish(self, State* s, Rng* rng) noexcept nogil
+    cdef double _reward(self, const State* s) noexcept nogil
+    cdef double _play_on(self, State* s, int32_t node, Rng* rng) noexcept nogil
     cdef void _iterate(self) noexcept nogil
     cdef long long _run(self, long long limit, double seconds, bint* out_of_memory) noexcept nogil

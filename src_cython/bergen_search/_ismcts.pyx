@@ -54,9 +54,9 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from bergen_search._core cimport (DRAW, END_NONE, MAX_MOVES, MAX_SEATS, PASS, Rng, Rules,
-                                  State, below, deal, do_move, drop_mirror_twins, gen_moves,
-                                  mirrored_ends)
+from bergen_search._core cimport (DRAW, END_NONE, GOLDEN, MAX_MOVES, MAX_SEATS, PASS, Rng,
+                                  Rules, State, below, deal, do_move, drop_mirror_twins,
+                                  gen_moves, mirrored_ends, mix64)
 from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
 from bergen_search._policy cimport (PLAYOUT_RANDOM, PLAYOUT_SAFE, PLAYOUT_SCORING,
                                     playout_choice)
@@ -226,9 +226,9 @@ cdef class IsmctsTree:
         return c
 
     # ---- one iteration ----------------------------------------------------------------------
-    cdef void _finish(self, State* s) noexcept nogil:
+    cdef void _finish(self, State* s, Rng* rng) noexcept nogil:
         """Play out: the round to its end, and for the match objective further rounds from
-        fresh deals until a side reaches the target."""
+        fresh deals until a side reaches the target; every random choice from `rng`."""
         cdef int moves[MAX_MOVES]
         cdef int32_t scores[MAX_SEATS]
         cdef int n, m
@@ -236,12 +236,12 @@ cdef class IsmctsTree:
         while True:
             while s.ended == END_NONE:
                 n = gen_moves(s, moves)
-                m = moves[0] if n == 1 else playout_choice(self.playout, s, moves, n, &self.rng)
+                m = moves[0] if n == 1 else playout_choice(self.playout, s, moves, n, rng)
                 do_move(s, m)
             if self.objective == OBJECTIVE_POINTS or s.winner >= 0:
                 return
             memcpy(scores, s.scores, sizeof(scores))
-            deal(s, rules, &self.rng, scores)
+            deal(s, rules, rng, scores)
 
     cdef void _iterate(self) noexcept nogil:
         """One SO-ISMCTS iteration: determinize, select and expand, play out, backpropagate."""
@@ -312,7 +312,7 @@ cdef class IsmctsTree:
             node = child
             if expanded:
                 break
-        self._finish(&s)
+        self._finish(&s, &self.rng)
 
         # Rewards by side.
         n_sides = rules.n_sides
@@ -385,7 +385,7 @@ cdef class IsmctsTree:
             raise MemoryError(f"the search tree could not grow past {self.tree.capacity} nodes")
         return done
 
-    cdef int _stats_key(self, int move) noexcept:
+    cdef int _stats_key(self, int move) noexcept nogil:
         """The root edge that holds a root move's statistics: its mirror twin's, when twins
         are merged and it is the right-end twin (see `twins`)."""
         if (self.merge_twins and move < DRAW and move & 1 and (self.twins_mask >> (move - 1)) & 1):
@@ -397,6 +397,120 @@ cdef class IsmctsTree:
         """{move: its twin at the left end} for the root moves merged with their mirror twin
         (the ends mirror and the tile fits both); empty unless `merge_twins`."""
         return {m: m - 1 for m in range(1, 56, 2) if (self.twins_mask >> (m - 1)) & 1}
+
+    # ---- comparable values: the final pass -----------------------------------------------
+    cdef double _reward(self, const State* s) noexcept nogil:
+        """The observer's side's reward of a finished playout (as the search's rewards)."""
+        cdef const Rules* rules = self.smp.base.rules
+        cdef int i, side = rules.side_of[self.observer]
+        cdef double mine, others = 0
+        if self.objective == OBJECTIVE_MATCH:
+            return 1.0 if s.winner == side else 0.0
+        mine = <double>(s.scores[side] - self.smp.base.scores[side])
+        for i in range(rules.n_sides):
+            if i != side:
+                others += <double>(s.scores[i] - self.smp.base.scores[i])
+        return mine - others / (rules.n_sides - 1)
+
+    cdef double _play_on(self, State* s, int32_t node, Rng* rng) noexcept nogil:
+        """From `s` at tree node `node` (NO_NODE: out of the tree), play as the search would
+        without exploring: at a decision the legal child of the best mean for its mover,
+        while the tree has one; then the playout policy. The observer's side's reward."""
+        cdef int moves[MAX_MOVES]
+        cdef int n, i, m, key, seat
+        cdef int32_t child, best, last
+        cdef const Node* c
+        cdef Node* nodes = self.tree.nodes
+        cdef uint64_t legal
+        cdef double v, best_value
+        while s.ended == END_NONE and node != NO_NODE:
+            n = gen_moves(s, moves)
+            if self.merge_twins and n > 1:
+                n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
+            seat = s.to_move
+            if n == 1:
+                m = moves[0]
+                key = m
+                if m == DRAW and seat == self.observer:
+                    key = OWN_DRAW + s.reserve[s.reserve_next]
+                node = _child(nodes, node, key, &last)
+                do_move(s, m)
+                continue
+            legal = 0
+            for i in range(n):
+                legal |= (<uint64_t>1) << moves[i]
+            best = NO_NODE
+            best_value = -1e300
+            child = nodes[node].first_child
+            while child != NO_NODE:
+                c = &nodes[child]
+                if c.key < OWN_DRAW and (legal >> c.key) & 1 and c.visits > 0:
+                    v = c.reward_sum / c.visits
+                    if v > best_value:
+                        best_value = v
+                        best = child
+                child = c.next_sibling
+            if best == NO_NODE:
+                break
+            do_move(s, nodes[best].key)
+            node = best
+        self._finish(s, rng)
+        return self._reward(s)
+
+    def evaluate_root(self, long long worlds, seed):
+        """Each root move's value when the search plays on from it as it would (no
+        exploration), on `worlds` worlds drawn with Rng(seed): the same worlds, and the same
+        random numbers in the playouts, for every move (common random numbers), so the
+        differences between moves are far less noisy than the values. Returns
+        [(move, sum, sum of squares, [each side's raw outcome summed])] in move order: the
+        observer's side's rewards, and per side its points gained (or 1 for the match's
+        winner), as `root_stats` and `root_side_stats`. A merged mirror twin gets its twin's."""
+        cdef int moves[MAX_MOVES]
+        cdef int n = gen_moves(&self.smp.base, moves)
+        cdef int n_sides = self.smp.base.rules.n_sides
+        cdef int i, j, key
+        cdef long long w
+        cdef Rng world_rng, play_rng
+        cdef State world, s
+        cdef int32_t last, node
+        cdef uint64_t play_seed
+        cdef double v
+        cdef double sums[MAX_MOVES]
+        cdef double sqs[MAX_MOVES]
+        cdef double gains[MAX_MOVES][MAX_SEATS]
+        if worlds < 1:
+            raise BergenError(f"worlds must be at least 1, got {worlds}", field="worlds")
+        memset(sums, 0, sizeof(sums))
+        memset(sqs, 0, sizeof(sqs))
+        memset(gains, 0, sizeof(gains))
+        world_rng.state = <uint64_t>(seed & MASK64)
+        with nogil:
+            for w in range(worlds):
+                sample_world(self.smp, &world_rng, &world)
+                play_seed = mix64(world_rng.state ^ GOLDEN)
+                for i in range(n):
+                    if self._stats_key(moves[i]) != moves[i]:
+                        continue
+                    memcpy(&s, &world, sizeof(State))
+                    key = moves[i]
+                    if key == DRAW:
+                        key = OWN_DRAW + s.reserve[s.reserve_next]
+                    node = _child(self.tree.nodes, 0, key, &last)
+                    do_move(&s, moves[i])
+                    play_rng.state = play_seed
+                    v = self._play_on(&s, node, &play_rng)
+                    sums[i] += v
+                    sqs[i] += v * v
+                    for j in range(n_sides):
+                        if self.objective == OBJECTIVE_MATCH:
+                            gains[i][j] += 1.0 if s.winner == j else 0.0
+                        else:
+                            gains[i][j] += <double>(s.scores[j] - self.smp.base.scores[j])
+        out = []
+        for i in range(n):
+            k = i - 1 if self._stats_key(moves[i]) != moves[i] else i
+            out.append((moves[i], sums[k], sqs[k], [gains[k][j] for j in range(n_sides)]))
+        return out
 
     def root_stats(self):
         """[(move, visits, reward_sum, reward_sq_sum)] for every legal move of the observer at

@@ -83,11 +83,35 @@ class SeatSummary:
 
 
 @dataclass
+class Moment:
+    """A position of the record the analysis searched, in order: a decision (a choice of
+    plays), a forced play it valued, or the start of a draw turn. `value` is the mover's side's
+    value there (after its play: the played move's value; for a draw, the position where it
+    had to draw), in the unit of the objective; `luck` the deal's or the draws' luck credited
+    there (see the module doc), or None. For the report's graph."""
+    round: int
+    event: int
+    seat: int
+    kind: str              # "decision", "forced" or "draw"
+    scores: tuple          # by side, before the event
+    value: float
+    luck: float | None = None
+    luck_kind: str | None = None   # "deal" or "draws"
+    decision: int | None = None    # index in Analysis.decisions
+    sides: tuple | None = None     # every side's value there, when it is known (2 sides always)
+
+
+@dataclass
 class Analysis:
     decisions: list
     summary: list
     settings: dict
     annotated: list        # per round: list of (event, seat, action text, line after, decision)
+    moments: list = field(default_factory=list)   # Moment, in record order
+    rules: object = None   # the record's Rules
+    start_scores: tuple = ()   # by side, before each round
+    hands: list = field(default_factory=list)     # per round: {event: hand before a decision}
+    ends: list = field(default_factory=list)      # per round: (scores by side after it, why it ended)
 
     def to_json(self) -> dict:
         return {"decisions": [d.to_json() for d in self.decisions],
@@ -190,7 +214,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
     todo = 0
     if progress is not None:
         todo = count_decisions(record, seats) if decisions_total is None else decisions_total
-    decisions, annotated = [], []
+    decisions, annotated, moments, starts, hands, ends = [], [], [], [], [], []
     summary = {s: SeatSummary(s) for s in range(n)}
     k = 0
     observers = {}
@@ -204,8 +228,11 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
             observers = {s: Observer(record.rules, {s}, state) for s in known}
             pending_draw, first_seen, round_start = {}, set(), state.scores
             annotated.append([])
+            starts.append(tuple(state.scores))
+            hands.append({})
             continue
         if item[0] == "end":
+            ends.append((tuple(item[2].scores), item[2].ended))
             continue
         step = item[1]
         s, before = step.seat, step.before
@@ -218,26 +245,41 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                 res = search(info, limits, seed=derive_seed(seed, 10_000_000 + k), algorithm=algorithm,
                              objective=objective, workers=workers, **settings)
                 pending_draw[s] = res.value
+                moments.append(Moment(r, step.event, s, "draw", tuple(before.scores), res.value,
+                                      sides=_side_values(record.rules, s, res.value, objective)))
             elif step.action < DRAW:
                 if len(moves) == 1 and s not in pending_draw and s in first_seen:
                     summary[s].forced += 1
                 else:
                     res = search(info, limits, seed=derive_seed(seed, k), algorithm=algorithm,
                                  objective=objective, workers=workers, **settings)
+                    moment = Moment(r, step.event, s, "forced", tuple(before.scores), res.value)
+                    moment.sides = _side_values(record.rules, s, res.value, objective,
+                                                res.info.get("sides", {}).get(res.best))
                     if luck and s in pending_draw:
-                        summary[s].luck_draws += res.value - pending_draw.pop(s)
+                        moment.luck = res.value - pending_draw.pop(s)
+                        moment.luck_kind = "draws"
+                        summary[s].luck_draws += moment.luck
                     if luck and s not in first_seen:
                         side = record.rules.side_of(s)
                         others = [before.scores[o] - round_start[o]
                                   for o in range(record.rules.n_sides) if o != side]
                         mine = before.scores[side] - round_start[side]
-                        summary[s].luck_deal += res.value + mine - (sum(others) / len(others))
+                        moment.luck = res.value + mine - (sum(others) / len(others))
+                        moment.luck_kind = "deal"
+                        summary[s].luck_deal += moment.luck
                     first_seen.add(s)
+                    moments.append(moment)
                     if len(moves) == 1:
                         summary[s].forced += 1
                     else:
                         dec = _judge(record, r, step, info, res, limits, seed, k, algorithm,
                                      objective, workers, thresholds, recheck, settings)
+                        moment.kind, moment.decision = "decision", len(decisions)
+                        moment.value = dec.values[dec.played]
+                        moment.sides = _side_values(record.rules, s, moment.value, objective,
+                                                    res.info.get("sides", {}).get(dec.played))
+                        hands[-1][step.event] = info.hand
                         decisions.append(dec)
                         sm = summary[s]
                         sm.decisions += 1
@@ -259,7 +301,22 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
     if settings:
         settings_out["settings"] = {k: v for k, v in settings.items()}
     return Analysis(decisions, [summary[s] for s in wanted if summary[s].decisions or
-                                summary[s].forced], settings_out, annotated)
+                                summary[s].forced], settings_out, annotated, moments,
+                    record.rules, tuple(starts), hands, ends)
+
+
+def _side_values(rules, seat, value, objective, gains=None):
+    """Every side's value where `seat`'s side has `value`: with two sides the other's follows
+    (the margin's negative, or one minus the chance of winning the match); with more, from the
+    search's expected points per side (`gains`, objective points) when it gave them; else None."""
+    side, n = rules.side_of(seat), rules.n_sides
+    if n == 2:
+        other = -value if objective == "points" else 1.0 - value
+        return tuple(value if i == side else other for i in range(2))
+    if objective == "points" and gains and None not in gains and len(gains) == n:
+        return tuple(value if i == side else g - (sum(gains) - g) / (n - 1)
+                     for i, g in enumerate(gains))
+    return None
 
 
 def count_decisions(record, seats=None) -> int:

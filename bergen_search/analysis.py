@@ -112,6 +112,7 @@ class Analysis:
     start_scores: tuple = ()   # by side, before each round
     hands: list = field(default_factory=list)     # per round: {event: hand before a decision}
     ends: list = field(default_factory=list)      # per round: (scores by side after it, why it ended)
+    forced: set = field(default_factory=set)      # (round, event) of the analysed seats' forced plays
 
     def to_json(self) -> dict:
         return {"decisions": [d.to_json() for d in self.decisions],
@@ -215,6 +216,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
     if progress is not None:
         todo = count_decisions(record, seats) if decisions_total is None else decisions_total
     decisions, annotated, moments, starts, hands, ends = [], [], [], [], [], []
+    forced = set()
     summary = {s: SeatSummary(s) for s in range(n)}
     k = 0
     observers = {}
@@ -250,6 +252,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
             elif step.action < DRAW:
                 if len(moves) == 1 and s not in pending_draw and s in first_seen:
                     summary[s].forced += 1
+                    forced.add((r, step.event))
                 else:
                     res = search(info, limits, seed=derive_seed(seed, k), algorithm=algorithm,
                                  objective=objective, workers=workers, **settings)
@@ -272,6 +275,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                     moments.append(moment)
                     if len(moves) == 1:
                         summary[s].forced += 1
+                        forced.add((r, step.event))
                     else:
                         dec = _judge(record, r, step, info, res, limits, seed, k, algorithm,
                                      objective, workers, thresholds, recheck, settings)
@@ -302,7 +306,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
         settings_out["settings"] = {k: v for k, v in settings.items()}
     return Analysis(decisions, [summary[s] for s in wanted if summary[s].decisions or
                                 summary[s].forced], settings_out, annotated, moments,
-                    record.rules, tuple(starts), hands, ends)
+                    record.rules, tuple(starts), hands, ends, forced)
 
 
 def _side_values(rules, seat, value, objective, gains=None):

@@ -242,6 +242,18 @@ def write_lines(path, lines) -> None:
     write_atomic(path, "".join(line + "\n" for line in lines))
 
 
+def _check_writable(path: str, option: str) -> None:
+    """Fail before a long run, not after it, when `path` cannot be written."""
+    import os
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise click.BadParameter(f"{path} is a directory", param_hint=option)
+    if not os.path.isdir(folder):
+        raise click.BadParameter(f"cannot write {path}: no folder {folder}", param_hint=option)
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise click.BadParameter(f"cannot write {path}: permission denied", param_hint=option)
+
+
 def write_atomic(path: str, text: str) -> None:
     """`text` into `path` through a temporary file in the same folder and os.replace."""
     import os
@@ -254,6 +266,12 @@ def write_atomic(path: str, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        # mkstemp makes the file private; give it the mode an ordinary new file would have
+        # (or the mode of the file it replaces).
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o666 & ~umask
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except OSError as e:
         raise BergenError(f"cannot write {path}: {e.strerror}") from None
@@ -627,10 +645,13 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
               help="Analyse the matches of a .jsonl file on the Dask scheduler at ADDRESS, one "
                    "task per match; the same analysis. Needs pip install "
                    "'bergen_search[cluster]'.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
+              metavar="FILE", help="Also write the report as one self-contained HTML file "
+                                   "(graph, every decision drawn, summary).")
 @click.option("--quiet", is_flag=True, help="No progress bar on standard error.")
 @json_option
 def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective, seed, workers,
-            recheck, inaccuracy, mistake, blunder, cluster, quiet, as_json):
+            recheck, inaccuracy, mistake, blunder, cluster, html_path, quiet, as_json):
     """Review every decision of a game: the best play, the loss, and a label for errors.
 
     Each decision is judged from what the seat knew then (never the hands it could not see).
@@ -639,7 +660,8 @@ def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective,
     per line (.jsonl, as selfplay and arena write them): each is analysed as it would be
     alone, then the seats' totals over all of them.
     """
-    from .analysis import THRESHOLDS, analyze_all, combined_summary
+    from . import report
+    from .analysis import THRESHOLDS, analyze_all
     from .record import load_records
     from .search import Limits, resolve
     settings = search_settings(algorithm, sets=sets)
@@ -658,6 +680,8 @@ def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective,
                                          f"players", param_hint="--seat")
     if iterations is None and seconds is None:
         iterations = 4000 if resolve(algorithm, settings)[0].unit == "iterations" else 100
+    if html_path is not None:
+        _check_writable(html_path, "--html")
     show = not quiet and sys.stderr.isatty()
     t0 = time.perf_counter()
 
@@ -675,73 +699,16 @@ def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective,
                           cluster=cluster, **settings)
     if show and time.perf_counter() - t0 > 1.0:
         click.echo("", err=True)
-    if len(results) == 1:
-        if as_json:
-            out = results[0].to_json()
-            out["seconds"] = round(time.perf_counter() - t0, 3)
-            emit_json(out)
-        else:
-            click.echo(_annotated(results[0]))
-        return
-    total = combined_summary(results)
+    seconds_taken = time.perf_counter() - t0
+    if html_path is not None:
+        write_atomic(html_path, report.html_report(results))
     if as_json:
-        emit_json({"decisions": [dict(d.to_json(), match=i) for i, res in enumerate(results)
-                                 for d in res.decisions],
-                   "summary": [sm.to_json() for sm in total],
-                   "matches": [{"match": i, "summary": [sm.to_json() for sm in res.summary]}
-                               for i, res in enumerate(results)],
-                   "settings": results[0].settings,
-                   "seconds": round(time.perf_counter() - t0, 3)})
-        return
-    for i, res in enumerate(results):
-        click.echo(f"=== match {i} (record {i + 1} of {len(results)})")
-        click.echo(_annotated(res, settings=False))
-        click.echo("")
-    click.echo(f"=== all {len(results)} matches")
-    click.echo("\n".join(_summary_table(total)))
-    click.echo(_settings_line(results[0].settings))
-
-
-_MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
-
-
-def _annotated(result, settings=True) -> str:
-    out = []
-    for r, events in enumerate(result.annotated):
-        out.append(f"round {r}")
-        for event, seat, action, line, points, dec in events:
-            gained = " ".join(f"+{p}" for p in points if p)
-            mark = _MARKS.get(dec.label, "") if dec else ""
-            text = f"  {event:>3}  seat {seat}  {action + mark:<10} {gained:<4} {line}"
-            out.append(text)
-            if dec and dec.label:
-                out.append(f"        {dec.label}: {dec.played} {dec.values[dec.played]:+.2f}, "
-                           f"better {dec.best} {dec.values[dec.best]:+.2f} "
-                           f"(loss {dec.loss:.2f} ± {dec.loss_stderr:.2f})")
-    out.append("")
-    out += _summary_table(result.summary)
-    if settings:
-        out.append(_settings_line(result.settings))
-    return "\n".join(out)
-
-
-def _summary_table(summary) -> list:
-    out = [f"  {'seat':<5} {'decisions':>9} {'forced':>6} {'total loss':>10} {'mean':>6} "
-           f"{'?!':>3} {'?':>3} {'??':>3} {'error rate':>10} {'luck':>7}"]
-    for sm in summary:
-        out.append(f"  {sm.seat:<5} {sm.decisions:>9} {sm.forced:>6} {sm.total_loss:>10.2f} "
-                   f"{sm.mean_loss:>6.3f} {sm.counts['inaccuracy']:>3} {sm.counts['mistake']:>3} "
-                   f"{sm.counts['blunder']:>3} {100 * sm.error_rate:>9.1f}% "
-                   f"{sm.luck_deal + sm.luck_draws:>+7.2f}")
-    return out
-
-
-def _settings_line(st) -> str:
-    return (f"({st['algorithm']}, objective {st['objective']}, "
-            f"{st['iterations'] or ''}{' iterations' if st['iterations'] else ''}"
-            f"{st['time'] or ''}{' s' if st['time'] else ''} per decision, seed {st['seed']}; "
-            f"thresholds {st['thresholds']['inaccuracy']}/{st['thresholds']['mistake']}/"
-            f"{st['thresholds']['blunder']})")
+        emit_json(report.to_json(results, seconds_taken))
+    elif html_path is None:
+        click.echo(report.text(results[0]) if len(results) == 1 else report.text_all(results))
+    else:
+        click.echo(f"wrote {html_path}: {sum(len(r.decisions) for r in results)} decisions of "
+                   f"{len(results)} match{'es' if len(results) != 1 else ''}")
 
 
 # ---- play -------------------------------------------------------------------------------

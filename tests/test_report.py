@@ -1,0 +1,290 @@
+"""`bergen analyze --html`: the self-contained report, checked as a document and, in a real
+browser (headless Chromium from the system's packages), as rendered.
+
+The browser tests need `chromium` (or `chromium-browser` / `google-chrome`) on the PATH;
+.ci/run installs Debian's package when it is missing and sets BERGEN_REQUIRE_BROWSER=1, under
+which a missing browser fails the run instead of skipping."""
+import json
+import os
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+
+import pytest
+from click.testing import CliRunner
+
+from bergen_search.cli import main
+from bergen_search.engines import parse_engine_list, play_match
+from bergen_search.record import write_record
+from bergen_search.rng import derive_seed
+from bergen_search.rules import Rules
+
+MATCH = "examples/match.json"
+ARGS = ["--iterations", "1000", "--seed", "3", "--quiet"]
+
+
+def run(*args, input=None):
+    """stdout and stderr apart (click 8.2 keeps them apart; older click needs mix_stderr)."""
+    try:
+        runner = CliRunner(mix_stderr=False)
+    except TypeError:
+        runner = CliRunner()
+    return runner.invoke(main, list(args), input=input)
+
+
+class Tags(HTMLParser):
+    """Every start tag with its attributes, and the text of the document."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags, self.text = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    handle_startendtag = handle_starttag
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse(html_text):
+    p = Tags()
+    p.feed(html_text)
+    return p
+
+
+def classes(attrs):
+    return (attrs.get("class") or "").split()
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """examples/match.json analysed once: (the HTML, the JSON of the same run)."""
+    path = tmp_path_factory.mktemp("report") / "match.html"
+    res = run("analyze", MATCH, *ARGS, "--json", "--html", str(path))
+    assert res.exit_code == 0, res.stderr
+    return path.read_text(encoding="utf-8"), json.loads(res.stdout), path
+
+
+def test_report_is_self_contained(report):
+    html_text, _, _ = report
+    doc = parse(html_text)
+    names = {t for t, _ in doc.tags}
+    assert not names & {"script", "link", "img", "iframe", "object", "embed"}
+    for tag, attrs in doc.tags:
+        for key in ("href", "src", "xlink:href"):
+            if key in attrs:
+                assert attrs[key].startswith("#"), (tag, attrs)
+    assert "url(" not in html_text and "@import" not in html_text
+    csp = [a for t, a in doc.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
+    assert csp and "default-src 'none'" in csp[0]["content"]
+
+
+def test_report_holds_every_decision_and_the_summary(report):
+    html_text, out, _ = report
+    doc = parse(html_text)
+    decisions = out["decisions"]
+    circles = [a for t, a in doc.tags if t == "circle" and "decision" in classes(a)]
+    assert [int(a["data-decision"]) for a in circles] == list(range(len(decisions)))
+    items = {a["id"]: a for t, a in doc.tags if t == "li" and "decision" in classes(a)}
+    assert len(items) == len(decisions)
+    labelled = [i for i, d in enumerate(decisions) if d["label"]]
+    assert labelled, "the example should have labelled decisions at this budget"
+    for i, d in enumerate(decisions):
+        assert items[f"d{i}"].get("data-label") == d["label"]
+        circle = circles[i]
+        assert circle.get("data-label") == d["label"]
+    markers = [a for t, a in doc.tags if t == "g" and "marker" in classes(a)
+               and int(a["data-decision"]) >= 0]      # the legend's samples are -1
+    assert sorted(int(a["data-decision"]) for a in markers) == labelled
+    assert [m.split()[1] for m in (a["class"] for a in markers)] == \
+        [decisions[int(a["data-decision"])]["label"] for a in markers]
+    cells = {}
+    for t, a in doc.tags:
+        if t == "td" and "data-value" in a:
+            cells.setdefault(a["class"], []).append(a["data-value"])
+    for key in ("decisions", "forced", "total_loss", "mean_loss", "inaccuracies", "mistakes",
+                "blunders", "error_rate", "luck_deal", "luck_draws"):
+        assert [float(v) for v in cells[key]] == [float(s[key]) for s in out["summary"]], key
+    text = "".join(doc.text)
+    assert "blunder" in text and "Round 1" in text and out["settings"]["algorithm"] in text
+    # Each line of tiles, drawn: one domino per tile of the line after each decision.
+    assert html_text.count('<symbol id="half') == 7
+
+
+def test_same_seed_same_report_byte_for_byte(report, tmp_path):
+    html_text, _, _ = report
+    again = tmp_path / "again.html"
+    assert run("analyze", MATCH, *ARGS, "--html", str(again)).exit_code == 0
+    assert again.read_text(encoding="utf-8") == html_text
+
+
+def test_html_leaves_the_text_and_json_outputs_as_they_were(tmp_path):
+    plain = run("analyze", MATCH, *ARGS, "--json")
+    with_html = run("analyze", MATCH, *ARGS, "--json", "--html", str(tmp_path / "r.html"))
+    drop = lambda s: {k: v for k, v in json.loads(s).items() if k != "seconds"}  # noqa: E731
+    assert drop(plain.stdout) == drop(with_html.stdout)
+    text = run("analyze", MATCH, *ARGS)
+    assert text.exit_code == 0 and text.stdout.startswith("round 0\n")
+    assert "seat  decisions forced total loss" in text.stdout
+    only_html = run("analyze", MATCH, *ARGS, "--html", str(tmp_path / "s.html"))
+    assert only_html.exit_code == 0 and only_html.stdout.startswith("wrote ")
+
+
+def test_report_of_several_matches_and_three_players(tmp_path):
+    rules = Rules(players=3, target=6)
+    lines = [json.dumps(write_record(play_match(rules, parse_engine_list("greedy,random,greedy", 3),
+                                                derive_seed(11, g)))) for g in range(2)]
+    src = tmp_path / "m.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    path = tmp_path / "m.html"
+    res = run("analyze", str(src), "--iterations", "300", "--quiet", "--json", "--html", str(path))
+    assert res.exit_code == 0, res.stderr
+    out, doc = json.loads(res.stdout), parse(path.read_text())
+    ids = [a["id"] for _, a in doc.tags if "id" in a]
+    assert len(ids) == len(set(ids))
+    html_text = path.read_text()
+    for m in range(2):
+        n = sum(1 for d in out["decisions"] if d["match"] == m)
+        graph = parse(re.search(rf'<svg class="graph" id="m{m}-graph".*?</svg>', html_text).group(0))
+        circles = [a for t, a in graph.tags if t == "circle" and "decision" in classes(a)]
+        assert [int(a["data-decision"]) for a in circles] == list(range(n))
+        assert all(f"m{m}-d{i}" in ids for i in range(n))
+        curves = [a for t, a in graph.tags if t == "polyline" and "curve" in classes(a)]
+        assert {a["data-side"] for a in curves} == {"0", "1", "2"}
+    total = [a for t, a in doc.tags if t == "table" and a.get("id") == "summary"]
+    assert total, "the combined summary table"
+    got = [float(a["data-value"]) for t, a in doc.tags if t == "td" and a.get("class") == "total_loss"]
+    assert got[:len(out["summary"])] == [s["total_loss"] for s in out["summary"]]
+
+
+def test_bad_input_and_unwritable_paths(tmp_path):
+    existing = tmp_path / "keep.html"
+    existing.write_text("old report")
+    bad = json.loads(open(MATCH).read())
+    bad["rounds"][0]["events"][1] = {"seat": 1, "play": "6-6:L"}
+    res = run("analyze", "-", "--html", str(existing), input=json.dumps(bad))
+    assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1
+    assert "round 0" in res.stderr and "Traceback" not in res.stderr
+    assert existing.read_text() == "old report"
+    for path, needle in ((tmp_path / "no" / "such" / "x.html", "no folder"),
+                         (tmp_path, "directory")):
+        res = run("analyze", MATCH, "--iterations", "50", "--html", str(path))
+        assert res.exit_code == 2, res.stderr
+        assert needle in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_the_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    """A failure while the report is moved into place leaves the old file and no temporary."""
+    target = tmp_path / "r.html"
+    target.write_text("old report")
+
+    def broken(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken)
+    res = run("analyze", MATCH, "--iterations", "50", "--quiet", "--html", str(target))
+    assert res.exit_code == 2 and "No space left" in res.stderr
+    assert target.read_text() == "old report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
+
+
+# ---- in a real browser ----------------------------------------------------------------------
+
+def _browser():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    if os.environ.get("BERGEN_REQUIRE_BROWSER") == "1":
+        pytest.fail("no headless Chromium on the PATH (apt-get install chromium)")
+    pytest.skip("no chromium on the PATH: the browser tests need Debian's chromium package")
+
+
+def _chromium(tmp_path, *args, timeout=120):
+    """Run headless Chromium; (stdout, the console messages it logged)."""
+    exe = _browser()
+    profile = tmp_path / f"profile-{len(list(tmp_path.iterdir()))}"
+    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+           "--no-first-run", "--enable-logging=stderr", "--v=0",
+           f"--user-data-dir={profile}", *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
+    return proc.stdout, console
+
+
+_CHECK = """<script>
+(function () {
+  const box = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const out = {};
+  const graph = document.querySelector("svg.graph");
+  out.graph = !!graph && box(graph);
+  const circles = [...document.querySelectorAll("svg.graph circle.decision")];
+  out.circles = circles.length;
+  out.circles_drawn = circles.filter(box).length;
+  out.labelled = [...document.querySelectorAll("li.decision[data-label]")].map(li => ({
+    id: li.id, label: li.dataset.label, shown: box(li),
+    text: li.querySelector(".badge") ? li.querySelector(".badge").textContent : null}));
+  out.markers = [...document.querySelectorAll("svg.graph g.marker")].filter(box).length;
+  out.summary = [...document.querySelectorAll("#summary tr[data-seat]")].map(tr =>
+    Object.fromEntries([...tr.querySelectorAll("td")].map(td => [td.className, td.dataset.value])));
+  out.dominoes = [...document.querySelectorAll("svg.dominoes use")].filter(box).length;
+  out.width = document.documentElement.scrollWidth;
+  const pre = document.createElement("pre");
+  pre.id = "bergen-check";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
+
+
+def _with_check(html_text):
+    """The report with a checking script (its policy opened to inline scripts only)."""
+    html_text = html_text.replace("default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';")
+    return html_text.replace("</body>", _CHECK + "</body>")
+
+
+def test_rendered_in_chromium(report, tmp_path):
+    html_text, out, _ = report
+    page = tmp_path / "check.html"
+    page.write_text(_with_check(html_text), encoding="utf-8")
+    dom, console = _chromium(tmp_path, "--window-size=1200,900", "--dump-dom", page.as_uri())
+    assert console == []
+    found = re.search(r'<pre id="bergen-check">(.*?)</pre>', dom, re.S)
+    assert found, dom[-500:]
+    got = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    n = len(out["decisions"])
+    assert got["graph"] and got["circles"] == n and got["circles_drawn"] == n
+    want = [(f"d{i}", d["label"]) for i, d in enumerate(out["decisions"]) if d["label"]]
+    assert [(x["id"], x["label"]) for x in got["labelled"]] == want
+    assert all(x["shown"] and x["text"] == x["label"] for x in got["labelled"])
+    assert got["markers"] == len(want)
+    assert got["dominoes"] > 2 * n
+    for row, sm in zip(got["summary"], out["summary"], strict=True):
+        for key in ("decisions", "total_loss", "mean_loss", "blunders", "error_rate", "luck_deal"):
+            assert float(row[key]) == pytest.approx(float(sm[key])), key
+
+
+def test_screenshots_without_console_errors(report, tmp_path):
+    """Desktop and phone widths render with nothing in the console: no script error, no
+    refused fetch (the policy would log one), no missing symbol."""
+    _, _, path = report
+    for size, name in (("1200,2000", "desktop.png"), ("390,2000", "phone.png")):
+        shot = tmp_path / name
+        _, console = _chromium(tmp_path, f"--window-size={size}", f"--screenshot={shot}",
+                               path.as_uri())
+        assert console == [], console
+        data = shot.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+def test_the_console_check_can_fail(report, tmp_path):
+    """The check above sees a script error, and a fetch the report's policy refuses."""
+    html_text, _, _ = report
+    page = tmp_path / "bad.html"
+    page.write_text(html_text.replace(
+        "</body>", '<img src="http://example.invalid/x.png"></body>'), encoding="utf-8")
+    _, console = _chromium(tmp_path, "--dump-dom", page.as_uri())
+    assert any("Content Security Policy" in line for line in console), console

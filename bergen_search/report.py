@@ -355,7 +355,7 @@ def _graph_svg(result, prefix: str) -> str:
                    f'<text x="{x + 3:.1f}" y="{top - 9}">{_e(label)}</text></g>')
     if result.ends:
         scores, why = result.ends[-1]
-        out.append(f'<text x="{W - right}" y="{top - 9}" text-anchor="end">'
+        out.append(f'<text x="{W - right}" y="12" text-anchor="end">'
                    f'{_e("end  " + "–".join(str(s) for s in scores))}</text>')
     # the curves
     for sd, pts in enumerate(series):

@@ -240,6 +240,9 @@ class Ismcts(Algorithm):
         "inference": Setting(bool, True, "weigh the worlds by what the other seats' plays "
                              "say about their hands (inference.py)"),
         "twins": Setting(bool, True, "plays that mirror each other are one choice"),
+        "choose": Setting(str, "visits", "the move played: the most visited (visits) or the "
+                          "best value of the final pass (value; runs the pass)",
+                          ("visits", "value")),
     }
 
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False):
@@ -421,8 +424,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
 
     `algorithm`: "ismcts" (the default engine), "expectimax", or a preset ("classic": ISMCTS
     as it was before inference, safe playouts and merged twins). `settings` are the
-    algorithm's (`ALGORITHMS[name].settings`): `exploration`, `playout`, `inference`, `twins`
-    (ismcts); `depth`, `playouts`, `inference` (expectimax); an unknown one is an error.
+    algorithm's (`ALGORITHMS[name].settings`): `exploration`, `playout`, `inference`, `twins`,
+    `choose` (ismcts); `depth`, `playouts`, `inference` (expectimax); an unknown one is an error.
     Same seed, same iteration budget and same number of workers: the same result, byte for
     byte. With a time limit the result depends on the machine's speed. Mirror twins
     (`mirror_twins`) get equal values, and the twin at the right end is listed after the one
@@ -435,11 +438,14 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     random numbers for every move (`IsmctsTree.evaluate_root`), and reports those means and
     their standard errors (`info["values"]` says "pass" and how many worlds). Under a time
     limit the pass takes PASS_SHARE of it. The move chosen is the search's all the same (the
-    most visited). `values=False` (a match's engine, which needs the move only) skips it.
+    most visited) unless the setting `choose` is "value": then the pass's best value.
+    `values=False` (a match's engine, which needs the move only) skips the pass, except with
+    `choose=value`, which needs it.
     """
     t0 = time.perf_counter()
     limits = limits or Limits()
     alg, settings = resolve(algorithm, settings)
+    values = values or settings.get("choose") == "value"
     obj = _objective_code(objective)
     if workers < 1:
         raise BergenError(f"workers must be at least 1, got {workers}", field="workers")
@@ -519,7 +525,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                                     for m, (n, sums) in sides.items()}
     # The final policy: the most visited move (the robust child) or the best value; a twin
     # goes right after the move it mirrors.
-    if alg.by_visits:
+    if alg.by_visits and not (settings.get("choose") == "value" and
+                              result_info["values"]["method"] == "pass"):
         rows.sort(key=lambda r: (-r[1], -r[2], twins.get(r[0], r[0]), r[0]))
     else:
         rows.sort(key=lambda r: (-r[2], twins.get(r[0], r[0]), r[0]))

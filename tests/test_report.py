@@ -121,6 +121,14 @@ def test_same_seed_same_report_byte_for_byte(report, tmp_path):
     assert again.read_text(encoding="utf-8") == html_text
 
 
+def test_the_bundled_report_is_current(tmp_path):
+    """examples/match.html is what `bergen analyze examples/match.json --html` writes today
+    (regenerate it, and examples/match-report.png, when the report or the analysis changes)."""
+    fresh = tmp_path / "match.html"
+    assert run("analyze", MATCH, "--quiet", "--html", str(fresh)).exit_code == 0
+    assert fresh.read_text(encoding="utf-8") == open("examples/match.html", encoding="utf-8").read()
+
+
 def test_html_leaves_the_text_and_json_outputs_as_they_were(tmp_path):
     plain = run("analyze", MATCH, *ARGS, "--json")
     with_html = run("analyze", MATCH, *ARGS, "--json", "--html", str(tmp_path / "r.html"))

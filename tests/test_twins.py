@@ -241,3 +241,24 @@ def test_search_reports_pass_values_and_skips_them_for_play():
     best = shown.moves[0]
     pts = shown.info["sides"][best.move]
     assert pts[0] - pts[1] == pytest.approx(best.value, abs=1e-9)
+
+
+def test_choose_value_plays_the_best_value_of_the_pass(decisions):
+    """`choose=value`: the move played is the pass's best value (the pass runs even for an
+    engine that asks for no values); the default plays the most visited."""
+    differ = checked = 0
+    for _, info in decisions[:120]:
+        by_value = search(info, Limits(iterations=1500), seed=3, choose="value", values=False)
+        by_visits = search(info, Limits(iterations=1500), seed=3)
+        if sum(m.twin is None for m in by_visits.moves) < 2:
+            continue        # one choice (a twin pair): no pass, nothing to choose
+        checked += 1
+        assert by_value.info["values"]["method"] == "pass"
+        assert by_value.moves[0].value == max(m.value for m in by_value.moves)
+        assert by_value.moves[0].move == by_value.best
+        assert by_visits.moves[0].visits == max(m.visits for m in by_visits.moves)
+        # the same search and pass underneath: only the choice differs
+        assert sorted((m.move, m.value) for m in by_value.moves) == \
+            sorted((m.move, m.value) for m in by_visits.moves)
+        differ += by_value.best != by_visits.best
+    assert checked >= 20 and differ < checked

@@ -299,7 +299,8 @@ class Expectimax(Algorithm):
 ALGORITHMS = {a.name: a for a in (Ismcts(), Expectimax())}
 #: Named settings of an algorithm. `classic` is the default engine as it was before inference,
 #: safe playouts and merged twins (benchmarks/STRENGTH.md measures every gain against it).
-PRESETS = {"classic": ("ismcts", {"playout": "random", "inference": False, "twins": False})}
+PRESETS = {"classic": ("ismcts", {"playout": "random", "inference": False, "twins": False,
+                                   "choose": "visits"})}
 #: Every name `search(algorithm=...)` takes.
 ALGORITHM_NAMES = tuple(ALGORITHMS) + tuple(PRESETS)
 DEFAULT_ITERATIONS = {name: ALGORITHMS[PRESETS.get(name, (name,))[0]].default_budget

@@ -230,16 +230,18 @@ def test_best_algorithms_settings_and_presets():
                         "2000", "--seed", "4"))
     by_set = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4",
                        "--set", "inference=off", "--set", "playout=random", "--set",
-                       "twins=off"))
+                       "twins=off", "--set", "choose=visits"))
     assert classic["settings"] == by_set["settings"] == {
-        "exploration": 0.7, "playout": "random", "inference": False, "twins": False}
+        "exploration": 0.7, "playout": "random", "inference": False, "twins": False,
+        "choose": "visits"}
     assert classic["moves"] == by_set["moves"]
     default = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4"))
     assert default["settings"] == {"exploration": 0.7, "playout": "safe", "inference": True,
-                                   "twins": True}
+                                   "twins": True, "choose": "visits"}
     assert default["moves"] != classic["moves"]
     text = run("best", DECISION, "--iterations", "2000", "--algorithm", "classic").output
-    assert "classic (exploration 0.7, playout random, inference off, twins off)" in text
+    assert "classic (exploration 0.7, playout random, inference off, twins off, " \
+        "choose visits)" in text
     assert "2-2:L/R" not in text and "2-2:R" in text
 
 

@@ -240,9 +240,9 @@ class Ismcts(Algorithm):
         "inference": Setting(bool, True, "weigh the worlds by what the other seats' plays "
                              "say about their hands (inference.py)"),
         "twins": Setting(bool, True, "plays that mirror each other are one choice"),
-        "choose": Setting(str, "visits", "the move played: the most visited (visits) or the "
-                          "best value of the final pass (value; runs the pass)",
-                          ("visits", "value")),
+        "choose": Setting(str, "value", "the move played: the best value of the final pass "
+                          "(value; runs the pass) or the most visited (visits)",
+                          ("value", "visits")),
     }
 
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False):
@@ -438,10 +438,10 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     it by the tree's best mean (no exploration) and then the playout policy, with the same
     random numbers for every move (`IsmctsTree.evaluate_root`), and reports those means and
     their standard errors (`info["values"]` says "pass" and how many worlds). Under a time
-    limit the pass takes PASS_SHARE of it. The move chosen is the search's all the same (the
-    most visited) unless the setting `choose` is "value": then the pass's best value.
-    `values=False` (a match's engine, which needs the move only) skips the pass, except with
-    `choose=value`, which needs it.
+    limit the pass takes PASS_SHARE of it. The move chosen is the pass's best value (setting
+    `choose`, default "value", so that the move recommended is the best valued one), or with
+    `choose=visits` the search's most visited move. `values=False` (a match's engine, which
+    needs the move only) skips the pass when the choice does not need it (`choose=visits`).
     """
     t0 = time.perf_counter()
     limits = limits or Limits()

@@ -237,7 +237,7 @@ def test_best_algorithms_settings_and_presets():
     assert classic["moves"] == by_set["moves"]
     default = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4"))
     assert default["settings"] == {"exploration": 0.7, "playout": "safe", "inference": True,
-                                   "twins": True, "choose": "visits"}
+                                   "twins": True, "choose": "value"}
     assert default["moves"] != classic["moves"]
     text = run("best", DECISION, "--iterations", "2000", "--algorithm", "classic").output
     assert "classic (exploration 0.7, playout random, inference off, twins off, " \

@@ -227,12 +227,12 @@ def test_pass_standard_errors_are_calibrated(require_compiled):
 
 
 def test_search_reports_pass_values_and_skips_them_for_play():
-    """search() values come from the pass (info['values']); an engine at a table, which needs
-    only the move, skips it and chooses the same move."""
+    """search() values come from the pass (info['values']); with choose=visits an engine at a
+    table, which needs only the move, skips it and chooses the same move."""
     from bergen_search.viewpoint import load_game
     info = load_game(open("examples/decision.json").read())
-    shown = search(info, Limits(iterations=3000), seed=2)
-    quick = search(info, Limits(iterations=3000), seed=2, values=False)
+    shown = search(info, Limits(iterations=3000), seed=2, choose="visits")
+    quick = search(info, Limits(iterations=3000), seed=2, values=False, choose="visits")
     assert shown.info["values"]["method"] == "pass" and shown.info["values"]["worlds"] >= 100
     assert quick.info["values"]["method"] == "search"
     assert shown.best == quick.best
@@ -244,18 +244,19 @@ def test_search_reports_pass_values_and_skips_them_for_play():
 
 
 def test_choose_value_plays_the_best_value_of_the_pass(decisions):
-    """`choose=value`: the move played is the pass's best value (the pass runs even for an
-    engine that asks for no values); the default plays the most visited."""
+    """`choose=value` (the default): the move played is the pass's best value (the pass runs
+    even for an engine that asks for no values); `choose=visits` plays the most visited."""
     differ = checked = 0
     for _, info in decisions[:120]:
         by_value = search(info, Limits(iterations=1500), seed=3, choose="value", values=False)
-        by_visits = search(info, Limits(iterations=1500), seed=3)
+        by_visits = search(info, Limits(iterations=1500), seed=3, choose="visits")
         if sum(m.twin is None for m in by_visits.moves) < 2:
             continue        # one choice (a twin pair): no pass, nothing to choose
         checked += 1
         assert by_value.info["values"]["method"] == "pass"
         assert by_value.moves[0].value == max(m.value for m in by_value.moves)
         assert by_value.moves[0].move == by_value.best
+        assert search(info, Limits(iterations=1500), seed=3, values=False).best == by_value.best
         assert by_visits.moves[0].visits == max(m.visits for m in by_visits.moves)
         # the same search and pass underneath: only the choice differs
         assert sorted((m.move, m.value) for m in by_value.moves) == \

@@ -16,7 +16,7 @@ import html
 import math
 
 from .analysis import LABELS, combined_summary
-from .tiles import iter_mask, tile_str
+from .tiles import iter_mask, parse_tile, tile_str
 
 MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
@@ -242,7 +242,6 @@ def _pairs(line_text: str) -> list:
 
 def _tile_of_move(move: str):
     """The tile index of `a-b:L` / `a-b`, or None for draw and pass."""
-    from .tiles import parse_tile
     head = move.split(":")[0]
     return parse_tile(head) if "-" in head else None
 

@@ -78,10 +78,12 @@ def test_analyze_on_the_cluster_equals_one_worker(cluster, tmp_path):
     assert run("selfplay", "--games", "3", "--seed", "4", "--engines", "greedy,random",
                "--out", str(path)).exit_code == 0
     args = ["analyze", str(path), "--iterations", "200", "--json", "--quiet"]
-    one = run(*args)
-    many = run(*args, "--cluster", cluster.scheduler_address)
+    one = run(*args, "--html", str(tmp_path / "one.html"))
+    many = run(*args, "--cluster", cluster.scheduler_address, "--html", str(tmp_path / "many.html"))
     assert one.exit_code == 0 and many.exit_code == 0, many.output
     assert _without_times(json.loads(one.stdout)) == _without_times(json.loads(many.stdout))
+    # the HTML report too, byte for byte
+    assert (tmp_path / "one.html").read_bytes() == (tmp_path / "many.html").read_bytes()
     # A bad record is named by its place, as without the cluster.
     bad = tmp_path / "bad.jsonl"
     lines = path.read_text().splitlines()

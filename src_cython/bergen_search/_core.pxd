@@ -148,6 +148,13 @@ cdef inline bint mirrored_ends(int left, int right, int left_double, int right_d
     return left == right and left_double == right_double
 
 
+cdef inline bint right_twin(const int* moves, int i) noexcept nogil:
+    """`moves[i]` (of moves ascending, as gen_moves gives them) is a play at the right end
+    whose tile is also played at the left, just before it: its mirror twin when the ends
+    mirror (`mirrored_ends`)."""
+    return i > 0 and (moves[i] & 1) and moves[i] < DRAW and moves[i - 1] == moves[i] - 1
+
+
 cdef inline int drop_mirror_twins(int left, int right, int left_double, int right_double,
                                   int* moves, int n) noexcept nogil:
     """Remove from `moves` (ascending, as gen_moves gives them) each play at the right end
@@ -157,7 +164,7 @@ cdef inline int drop_mirror_twins(int left, int right, int left_double, int righ
     if n < 2 or not mirrored_ends(left, right, left_double, right_double):
         return n
     for i in range(n):
-        if i > 0 and (moves[i] & 1) and moves[i - 1] == moves[i] - 1:
+        if right_twin(moves, i):
             continue
         moves[k] = moves[i]
         k += 1

@@ -56,7 +56,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from bergen_search._core cimport (DRAW, END_NONE, GOLDEN, MAX_MOVES, MAX_SEATS, PASS, Rng,
                                   Rules, State, below, deal, do_move, drop_mirror_twins,
-                                  gen_moves, mirrored_ends, mix64)
+                                  gen_moves, mirrored_ends, mix64, right_twin)
 from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
 from bergen_search._policy cimport (PLAYOUT_RANDOM, PLAYOUT_SAFE, PLAYOUT_SCORING,
                                     playout_choice)
@@ -108,6 +108,31 @@ cdef inline int32_t _child(const Node* nodes, int32_t parent, int key,
     return c
 
 
+cdef inline int _choices(State* s, int* moves, bint merge_twins) noexcept nogil:
+    """The legal moves of `s` into `moves` (their count), a mirror twin dropped when twins
+    are merged: the choices the tree has at `s`."""
+    cdef int n = gen_moves(s, moves)
+    if merge_twins and n > 1:
+        n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
+    return n
+
+
+cdef inline int _edge_key(const State* s, int move, int observer) noexcept nogil:
+    """The edge `move` takes in the observer's tree: the observer's own draw is keyed by the
+    tile drawn (OWN_DRAW + tile), another seat's by DRAW alone (the tile is unseen)."""
+    if move == DRAW and s.to_move == observer:
+        return OWN_DRAW + s.reserve[s.reserve_next]
+    return move
+
+
+cdef inline double _outcome(int objective, const State* s, const State* base, int side) noexcept nogil:
+    """A side's raw outcome of a finished playout from `base`: 1 if it won the match
+    (objective match, else 0), or the points it gained."""
+    if objective == OBJECTIVE_MATCH:
+        return 1.0 if s.winner == side else 0.0
+    return <double>(s.scores[side] - base.scores[side])
+
+
 cdef inline double _elapsed(const timespec* start) noexcept nogil:
     cdef timespec now
     clock_gettime(CLOCK_MONOTONIC, &now)
@@ -157,7 +182,7 @@ cdef class IsmctsTree:
                 sampler.c.base.left, sampler.c.base.right, sampler.c.base.left_double,
                 sampler.c.base.right_double):
             for i in range(1, n_root):
-                if root_moves[i] & 1 and root_moves[i] < DRAW and root_moves[i - 1] == root_moves[i] - 1:
+                if right_twin(root_moves, i):
                     self.twins_mask |= (<uint64_t>1) << root_moves[i - 1]
         self.sampler = sampler
         self.smp = &sampler.c
@@ -253,7 +278,7 @@ cdef class IsmctsTree:
         cdef Node* nodes = self.tree.nodes      # stable: room was reserved before
         cdef Node* c
         cdef int32_t node = 0, child, best, last
-        cdef int depth = 1, n, i, m, key, seat, side, n_sides, expanded = 0
+        cdef int depth = 1, n, i, m, key, side, n_sides, expanded = 0
         cdef uint64_t legal, found, untried
         cdef double value, best_value, r, gain_total
         cdef double scale = self.value_scale, explore = self.exploration
@@ -262,16 +287,11 @@ cdef class IsmctsTree:
         path[0] = 0
         # Selection and expansion, along the observer's view of this world.
         while s.ended == END_NONE:
-            n = gen_moves(&s, moves)
-            if self.merge_twins and n > 1:
-                n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
-            seat = s.to_move
-            side = rules.side_of[seat]
+            n = _choices(&s, moves, self.merge_twins)
+            side = rules.side_of[s.to_move]
             if n == 1:
                 m = moves[0]
-                key = m
-                if m == DRAW and seat == self.observer:
-                    key = OWN_DRAW + s.reserve[s.reserve_next]
+                key = _edge_key(&s, m, self.observer)
                 child = _child(nodes, node, key, &last)
                 if child == NO_NODE:
                     child = self._new_child(node, last, key, side)
@@ -318,11 +338,11 @@ cdef class IsmctsTree:
         n_sides = rules.n_sides
         if self.objective == OBJECTIVE_MATCH:
             for i in range(n_sides):
-                reward[i] = 1.0 if s.winner == i else 0.0
+                reward[i] = _outcome(self.objective, &s, &self.smp.base, i)
         else:
             gain_total = 0.0
             for i in range(n_sides):
-                reward[i] = <double>(s.scores[i] - self.smp.base.scores[i])
+                reward[i] = _outcome(self.objective, &s, &self.smp.base, i)
                 gain_total += reward[i]
             for i in range(n_sides):
                 reward[i] -= (gain_total - reward[i]) / (n_sides - 1)
@@ -330,10 +350,7 @@ cdef class IsmctsTree:
         # Each side's raw outcome, by the root edge taken (for `root_side_stats`).
         key = nodes[path[1]].key
         for i in range(n_sides):
-            if self.objective == OBJECTIVE_MATCH:
-                self.root_gain[key][i] += 1.0 if s.winner == i else 0.0
-            else:
-                self.root_gain[key][i] += <double>(s.scores[i] - self.smp.base.scores[i])
+            self.root_gain[key][i] += _outcome(self.objective, &s, &self.smp.base, i)
 
         # Backpropagation.
         nodes[0].visits += 1
@@ -404,12 +421,12 @@ cdef class IsmctsTree:
         cdef const Rules* rules = self.smp.base.rules
         cdef int i, side = rules.side_of[self.observer]
         cdef double mine, others = 0
+        mine = _outcome(self.objective, s, &self.smp.base, side)
         if self.objective == OBJECTIVE_MATCH:
-            return 1.0 if s.winner == side else 0.0
-        mine = <double>(s.scores[side] - self.smp.base.scores[side])
+            return mine
         for i in range(rules.n_sides):
             if i != side:
-                others += <double>(s.scores[i] - self.smp.base.scores[i])
+                others += _outcome(self.objective, s, &self.smp.base, i)
         return mine - others / (rules.n_sides - 1)
 
     cdef double _play_on(self, State* s, int32_t node, Rng* rng) noexcept nogil:
@@ -417,23 +434,17 @@ cdef class IsmctsTree:
         without exploring: at a decision the legal child of the best mean for its mover,
         while the tree has one; then the playout policy. The observer's side's reward."""
         cdef int moves[MAX_MOVES]
-        cdef int n, i, m, key, seat
+        cdef int n, i, m
         cdef int32_t child, best, last
         cdef const Node* c
         cdef Node* nodes = self.tree.nodes
         cdef uint64_t legal
         cdef double v, best_value
         while s.ended == END_NONE and node != NO_NODE:
-            n = gen_moves(s, moves)
-            if self.merge_twins and n > 1:
-                n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
-            seat = s.to_move
+            n = _choices(s, moves, self.merge_twins)
             if n == 1:
                 m = moves[0]
-                key = m
-                if m == DRAW and seat == self.observer:
-                    key = OWN_DRAW + s.reserve[s.reserve_next]
-                node = _child(nodes, node, key, &last)
+                node = _child(nodes, node, _edge_key(s, m, self.observer), &last)
                 do_move(s, m)
                 continue
             legal = 0
@@ -468,7 +479,7 @@ cdef class IsmctsTree:
         cdef int moves[MAX_MOVES]
         cdef int n = gen_moves(&self.smp.base, moves)
         cdef int n_sides = self.smp.base.rules.n_sides
-        cdef int i, j, key
+        cdef int i, j
         cdef long long w
         cdef Rng world_rng, play_rng
         cdef State world, s
@@ -492,20 +503,15 @@ cdef class IsmctsTree:
                     if self._stats_key(moves[i]) != moves[i]:
                         continue
                     memcpy(&s, &world, sizeof(State))
-                    key = moves[i]
-                    if key == DRAW:
-                        key = OWN_DRAW + s.reserve[s.reserve_next]
-                    node = _child(self.tree.nodes, 0, key, &last)
+                    node = _child(self.tree.nodes, 0, _edge_key(&s, moves[i], self.observer),
+                                  &last)
                     do_move(&s, moves[i])
                     play_rng.state = play_seed
                     v = self._play_on(&s, node, &play_rng)
                     sums[i] += v
                     sqs[i] += v * v
                     for j in range(n_sides):
-                        if self.objective == OBJECTIVE_MATCH:
-                            gains[i][j] += 1.0 if s.winner == j else 0.0
-                        else:
-                            gains[i][j] += <double>(s.scores[j] - self.smp.base.scores[j])
+                        gains[i][j] += _outcome(self.objective, &s, &self.smp.base, j)
         out = []
         for i in range(n):
             k = i - 1 if self._stats_key(moves[i]) != moves[i] else i

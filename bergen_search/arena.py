@@ -56,7 +56,7 @@ from typing import Callable, NamedTuple
 
 from .engines import EngineSpec, parse_engine_spec, play_match
 from .errors import BergenError
-from .parallel import run_ordered
+from .parallel import batches, run_ordered
 from .playout import MatchLog
 from .rng import derive_seed
 from .rules import Rules
@@ -376,13 +376,6 @@ def _as_spec(spec) -> EngineSpec:
     return spec if isinstance(spec, EngineSpec) else parse_engine_spec(str(spec))
 
 
-def _chunks(games: int, workers: int, simple: bool) -> list:
-    """Set indices in the batches sent to worker processes: one set per batch for search
-    engines (slow sets, fine progress), bigger batches for the fast simple engines."""
-    size = max(1, min(1000, games // (workers * 8))) if simple else 1
-    return [range(i, min(games, i + size)) for i in range(0, games, size)]
-
-
 def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int = 1,
               progress: Callable[[int, int], None] | None = None, keep_logs: bool = False,
               start_scores=None, single_round: bool = False, cluster=None) -> ArenaResult:
@@ -420,11 +413,12 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
     t0 = time.perf_counter()
     simple = spec_a.simple_code is not None and spec_b.simple_code is not None
     parallel = cluster is not None or (workers > 1 and games > 1)
-    batches = _chunks(games, workers, simple) if parallel else [range(i, i + 1)
-                                                               for i in range(games)]
+    # One set per task serially (progress set by set); in parallel, the fast simple
+    # engines' sets go in batches.
+    sets = batches(games, workers, simple and parallel, 1000)
     task = partial(_play_sets, rules, spec_a, spec_b, seed, start_scores=start_scores,
                    keep_logs=keep_logs, single_round=single_round)
-    done = run_ordered(task, batches, workers=workers, cluster=cluster, progress=progress,
+    done = run_ordered(task, sets, workers=workers, cluster=cluster, progress=progress,
                        units=len)
     results = [sr for batch in done for sr in batch]
     return _summarise(rules, spec_a, spec_b, seed, results, time.perf_counter() - t0,

@@ -494,7 +494,7 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     or a bergen-position/1, a path or - for standard input; or give the position flags.
     The search uses only what the seat to move could know.
     """
-    from .search import resolve
+    from .search import choices, resolve
     settings = search_settings(algorithm, depth, exploration, sets)
     info = info_from_options(game, kw)
     result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings)
@@ -512,7 +512,7 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
                    "seed": seed, "workers": workers, "exact": ri["exact"],
                    "worlds_consistent": ri["worlds_consistent"],
                    "interrupted": ri.get("interrupted", False),
-                   "settings": _json_settings(ri["settings"])})
+                   "settings": dict(ri["settings"])})
         return
     unit = alg.unit
     click.echo(_describe(info))
@@ -525,7 +525,7 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     click.echo("")
     click.echo(f"  {'move':<9} {'value':>8} {'± stderr':>9} {'visits' if ismcts else 'worlds':>8}"
                + (f" {'share':>7}" if ismcts else ""))
-    for m in _choices(result.moves):
+    for m in choices(result.moves):
         se = "" if math.isinf(m.stderr) else f"{m.stderr:.3f}"
         click.echo(f"  {m.move:<9} {m.value:>+8.3f} {se:>9} {m.visits:>8}"
                    + (f" {100.0 * m.visits / total:>6.1f}%" if ismcts else ""))
@@ -542,25 +542,10 @@ def _worlds_note(ri) -> str:
     return ""
 
 
-def _choices(moves):
-    """The moves with each mirror twin folded into the move it mirrors: `2-2:L/R`."""
-    from dataclasses import replace
-    twinned = {m.twin for m in moves if m.twin}
-    return [replace(m, move=m.move + "/R") if m.move in twinned else m
-            for m in moves if m.twin is None]
-
-
 def _settings_text(settings: dict) -> str:
     """An algorithm's settings for a header line: `playout safe, inference on, ...`."""
-    return ", ".join(f"{k} {_setting_value(v)}" for k, v in settings.items())
-
-
-def _setting_value(v):
-    return ("on" if v else "off") if isinstance(v, bool) else v
-
-
-def _json_settings(settings: dict) -> dict:
-    return {k: v for k, v in settings.items()}
+    from .search import setting_text
+    return ", ".join(f"{k} {setting_text(v)}" for k, v in settings.items())
 
 
 # ---- arena -------------------------------------------------------------------------------
@@ -822,7 +807,7 @@ def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth,
                    "sides": sides, "value": _num(result.value), "stderr": _num(result.stderr),
                    "best": result.best, "objective": objective, "algorithm": algorithm,
                    "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
-                   "seed": seed, "settings": _json_settings(ri["settings"])})
+                   "seed": seed, "settings": dict(ri["settings"])})
         return
     click.echo(_describe(info))
     unit = "points" if objective == "points" else "probability of winning the match"

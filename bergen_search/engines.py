@@ -42,10 +42,6 @@ ENGINE_BUDGET = {"iterations": 2000, "worlds": 64}
 SEARCH_STREAM = 0x2545F4914F6CDD1D
 
 
-def _text(value) -> str:
-    return ("on" if value else "off") if isinstance(value, bool) else str(value)
-
-
 @dataclass(frozen=True)
 class EngineSpec:
     name: str
@@ -59,7 +55,9 @@ class EngineSpec:
     def __str__(self) -> str:
         if not self.params:
             return self.name
-        return self.name + ":" + ",".join(f"{k}={_text(v)}" for k, v in self.params.items())
+        from .search import setting_text
+        return self.name + ":" + ",".join(f"{k}={setting_text(v)}"
+                                          for k, v in self.params.items())
 
     def search_args(self):
         """(Limits, keyword arguments) of `search.search` for a search engine."""
@@ -207,12 +205,10 @@ def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, w
     cluster `cluster` (`parallel.run_ordered`)."""
     from functools import partial
 
-    from .parallel import run_ordered
+    from .parallel import batches, run_ordered
     simple = all(s.simple_code is not None for s in specs)
-    size = max(1, min(500, games // (max(workers, 1) * 8))) if simple else 1
-    batches = [range(i, min(games, i + size)) for i in range(0, games, size)]
     task = partial(_match_records, rules, list(specs), seed, start_scores)
-    done = run_ordered(task, batches, workers=workers, cluster=cluster, progress=progress,
-                       units=len)
+    done = run_ordered(task, batches(games, workers, simple, 500), workers=workers,
+                       cluster=cluster, progress=progress, units=len)
     return [row for batch in done for row in batch]
 

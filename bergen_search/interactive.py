@@ -126,15 +126,13 @@ class PlaySession:
         return ["took back your last play"]
 
     def hint(self) -> str:
-        from .search import search
+        from .search import choices, search
         from .viewpoint import infoset_from_record
         limits, kwargs = self.hint_engine.search_args()
         # The person is to move: the record's viewpoint, seen as that seat alone sees it.
         info = infoset_from_record(self.record())
         result = search(info, limits, seed=self.seed, **kwargs)
-        twinned = {m.twin for m in result.moves if m.twin}
-        rows = ", ".join(f"{m.move}{'/R' if m.move in twinned else ''} {m.value:+.2f}"
-                         for m in [m for m in result.moves if m.twin is None][:4])
+        rows = ", ".join(f"{m.move} {m.value:+.2f}" for m in choices(result.moves)[:4])
         return f"hint: {result.best}   ({rows})"
 
     def view(self) -> str:

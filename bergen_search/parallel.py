@@ -33,6 +33,15 @@ CLUSTER_EXTRA = "pip install 'bergen_search[cluster]'"
 CONNECT_TIMEOUT = 10
 
 
+def batches(count: int, workers: int, fast: bool, cap: int) -> list:
+    """Indices 0..count-1 cut into the batches sent as tasks: one index per batch for slow
+    work (searching engines: fine progress, even spread), about eight batches per worker of
+    at most `cap` indices for fast work (the simple engines), so that a task is not mostly
+    overhead."""
+    size = max(1, min(cap, count // (max(workers, 1) * 8))) if fast else 1
+    return [range(i, min(count, i + size)) for i in range(0, count, size)]
+
+
 def connect(address: str):
     """A `dask.distributed.Client` on the scheduler at `address`; a BergenError if the
     extra is not installed or the scheduler does not answer."""

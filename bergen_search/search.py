@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .errors import BergenError
 from .infoset import InfoSet
@@ -82,6 +82,14 @@ class MoveValue:
     stderr: float
     visits: int          # ISMCTS visits, or expectimax worlds
     twin: str | None = None   # the move this one mirrors (the same choice), if any
+
+
+def choices(moves) -> list:
+    """The moves with each mirror twin folded into the move it mirrors, written `a-b:L/R`
+    (one choice), in their order: what `best` and `play`'s hints list."""
+    twinned = {m.twin for m in moves if m.twin}
+    return [replace(m, move=m.move + "/R") if m.move in twinned else m
+            for m in moves if m.twin is None]
 
 
 @dataclass(frozen=True)
@@ -163,6 +171,7 @@ class Setting:
     default: object
     help: str
     choices: tuple = ()
+    minimum: float = 0       # the least value a number may take
 
     def parse(self, name: str, value):
         """The value checked (and converted from text, as engine specs give it)."""
@@ -189,9 +198,15 @@ class Setting:
                               field=name)
         if self.type in (int, float) and not (out >= 0 and math.isfinite(out)):
             raise BergenError(f"{name} must be a finite number >= 0, got {value!r}", field=name)
-        if self.type is int and name in ("depth", "playouts") and out < 1:
-            raise BergenError(f"{name} must be at least 1, got {value!r}", field=name)
+        if self.type in (int, float) and out < self.minimum:
+            raise BergenError(f"{name} must be at least {self.minimum}, got {value!r}",
+                              field=name)
         return out
+
+
+def setting_text(value) -> str:
+    """A setting's value as a person (and an engine spec) writes it: booleans as on/off."""
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
 class Algorithm:
@@ -217,8 +232,9 @@ class Algorithm:
                values: bool = False):
         """Search with one core object: (rows (move, n, sum, sum of squares), done,
         interrupted, extra). `values`: also measure comparable values of the root moves
-        (`extra["pass"]`: (moves, worlds, sums, sums of squares)) where the algorithm's own
-        statistics are not (ISMCTS: lowered by its exploration)."""
+        (`extra["pass"]`: (worlds, rows (move, sum, sum of squares, each side's outcome
+        summed))) where the algorithm's own statistics are not (ISMCTS: lowered by its
+        exploration)."""
         raise NotImplementedError
 
     def table(self, info: InfoSet, settings: dict) -> WorldTable:
@@ -256,15 +272,15 @@ class Ismcts(Algorithm):
         done, interrupted = _run_sliced(tree.run, budget, search_deadline)
         extra = {"nodes": tree.n_nodes, "twins": tree.twins,
                  "sides": {m: (n, sums) for m, n, sums in tree.root_side_stats()}}
-        choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
-        if values and not interrupted and done and choices > 1:
+        n_choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
+        if values and not interrupted and done and n_choices > 1:
             # The final pass: every root move on the same worlds, played on as the search
             # would (common random numbers), so that values compare (issue 10).
-            worlds = max(PASS_MIN, min(PASS_MAX, done // (PASS_SPREAD * choices)))
+            worlds = max(PASS_MIN, min(PASS_MAX, done // (PASS_SPREAD * n_choices)))
             left = deadline.left()
             if left is not None:
                 rate = done / max(time.perf_counter() - t0, 1e-6)
-                worlds = max(PASS_MIN, min(worlds, int(rate * max(left, 0) / choices)))
+                worlds = max(PASS_MIN, min(worlds, int(rate * max(left, 0) / n_choices)))
             try:
                 extra["pass"] = (worlds, tree.evaluate_root(worlds,
                                                             derive_seed(seed, PASS_STREAM)))
@@ -278,8 +294,8 @@ class Expectimax(Algorithm):
     unit = "worlds"
     default_budget = 200
     settings = {
-        "depth": Setting(int, 6, "actions searched before the horizon"),
-        "playouts": Setting(int, 2, "random playouts per horizon leaf"),
+        "depth": Setting(int, 6, "actions searched before the horizon", minimum=1),
+        "playouts": Setting(int, 2, "random playouts per horizon leaf", minimum=1),
         "inference": Setting(bool, False, "weigh the worlds by what the other seats' plays "
                              "say about their hands (inference.py)"),
     }
@@ -511,17 +527,15 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         rows = []
         for m in moves:
             n, s, sq = merged.get(twins.get(m, m), (0, 0.0, 0.0))
-            mean, se = _mean_stderr(n, s, sq)
-            if passed:
-                mean, se = _mean_stderr(*passed[m][:3])
+            mean, se = _mean_stderr(*passed[m][:3]) if passed else _mean_stderr(n, s, sq)
             rows.append((m, n, mean, se))
         result_info.update(nodes=nodes, interrupted=interrupted)
         if passed:
             result_info["values"] = {"method": "pass", "worlds": passed[moves[0]][0]}
-            # Each side's expected outcome after each root move, as the engine plays on.
             sides = {m: (acc[0], acc[3]) for m, acc in passed.items()}
         if sides:
-            # Each side's expected outcome after each root move, under the search's play.
+            # Each side's expected outcome after each root move, under the search's play
+            # (from the final pass when there was one).
             result_info["sides"] = {move_str(m, lead): [x / n if n else None for x in sums]
                                     for m, (n, sums) in sides.items()}
     # The final policy: the most visited move (the robust child) or the best value; a twin

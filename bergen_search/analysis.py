@@ -93,7 +93,6 @@ class Moment:
     event: int
     seat: int
     kind: str              # "decision", "forced" or "draw"
-    scores: tuple          # by side, before the event
     value: float
     luck: float | None = None
     luck_kind: str | None = None   # "deal" or "draws"
@@ -247,7 +246,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                 res = search(info, limits, seed=derive_seed(seed, 10_000_000 + k), algorithm=algorithm,
                              objective=objective, workers=workers, **settings)
                 pending_draw[s] = res.value
-                moments.append(Moment(r, step.event, s, "draw", tuple(before.scores), res.value,
+                moments.append(Moment(r, step.event, s, "draw", res.value,
                                       sides=_side_values(record.rules, s, res.value, objective)))
             elif step.action < DRAW:
                 if len(moves) == 1 and s not in pending_draw and s in first_seen:
@@ -256,7 +255,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                 else:
                     res = search(info, limits, seed=derive_seed(seed, k), algorithm=algorithm,
                                  objective=objective, workers=workers, **settings)
-                    moment = Moment(r, step.event, s, "forced", tuple(before.scores), res.value)
+                    moment = Moment(r, step.event, s, "forced", res.value)
                     moment.sides = _side_values(record.rules, s, res.value, objective,
                                                 res.info.get("sides", {}).get(res.best))
                     if luck and s in pending_draw:
@@ -303,7 +302,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                     "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
                     "thresholds": thresholds, "workers": workers}
     if settings:
-        settings_out["settings"] = {k: v for k, v in settings.items()}
+        settings_out["settings"] = dict(settings)
     return Analysis(decisions, [summary[s] for s in wanted if summary[s].decisions or
                                 summary[s].forced], settings_out, annotated, moments,
                     record.rules, tuple(starts), hands, ends, forced)

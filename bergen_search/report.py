@@ -16,7 +16,8 @@ import html
 import math
 
 from .analysis import LABELS, combined_summary
-from .tiles import iter_mask, parse_tile, tile_str
+from .notation import parse_line, parse_move_text
+from .tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str
 
 MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
@@ -28,6 +29,11 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 # ---- text -------------------------------------------------------------------------------
 
 
+def gained(points) -> str:
+    """What an event scored, by side: `+2` (or `+2 +3`), empty when nothing."""
+    return " ".join(f"+{p}" for p in points if p)
+
+
 def text(result, settings=True) -> str:
     """The annotated listing of one analysed match: every event, errors marked and
     explained, then the summary per seat and the settings."""
@@ -35,9 +41,9 @@ def text(result, settings=True) -> str:
     for r, events in enumerate(result.annotated):
         out.append(f"round {r}")
         for event, seat, action, line, points, dec in events:
-            gained = " ".join(f"+{p}" for p in points if p)
             mark = MARKS.get(dec.label, "") if dec else ""
-            out.append(f"  {event:>3}  seat {seat}  {action + mark:<10} {gained:<4} {line}")
+            out.append(f"  {event:>3}  seat {seat}  {action + mark:<10} {gained(points):<4} "
+                       f"{line}")
             if dec and dec.label:
                 out.append(f"        {dec.label}: {dec.played} {dec.values[dec.played]:+.2f}, "
                            f"better {dec.best} {dec.values[dec.best]:+.2f} "
@@ -227,23 +233,13 @@ def _line_svg(pairs, played_at=None, title="the line") -> str:
 def _hand_svg(tiles, played=None, best=None, title="the hand") -> str:
     parts, x = [], 1
     for t in tiles:
-        a, b = (int(v) for v in tile_str(t).split("-"))
+        a, b = TILE_LOW[t], TILE_HIGH[t]
         cls = " ".join(c for c, on in (("played", t == played), ("best", t == best)) if on)
         parts.append(_tile_svg(a, b, x, 1, True, cls))
         x += 26
     width = max(x, 2)
     return (f'<svg class="dominoes hand" role="img" aria-label="{_e(title)}" '
             f'viewBox="0 0 {width} 42" width="{width}">{"".join(parts)}</svg>')
-
-
-def _pairs(line_text: str) -> list:
-    return [tuple(int(v) for v in p.split("-")) for p in line_text.split()] if line_text else []
-
-
-def _tile_of_move(move: str):
-    """The tile index of `a-b:L` / `a-b`, or None for draw and pass."""
-    head = move.split(":")[0]
-    return parse_tile(head) if "-" in head else None
 
 
 def _side_name(rules, side) -> str:
@@ -457,9 +453,11 @@ def _legend(rules) -> str:
     return f'<div class="legend">{"".join(items)}</div>'
 
 
-def _decision_html(result, prefix, r, event, seat, action, line_text, points, dec) -> str:
-    index = next(i for i, d in enumerate(result.decisions) if d is dec)
-    pairs = _pairs(line_text)
+def _decision_html(result, prefix, index, r, event, seat, line_text, points) -> str:
+    """Decision `index` of the analysis (a play with a choice), made at `event` of round
+    `r`: the line after it as laid, the hand, the values."""
+    dec = result.decisions[index]
+    pairs = parse_line(line_text).pairs
     played_at = None
     if ":" in dec.played:
         played_at = 0 if dec.played.endswith(":L") else len(pairs) - 1
@@ -471,13 +469,13 @@ def _decision_html(result, prefix, r, event, seat, action, line_text, points, de
     hand_svg = ""
     if hand is not None:
         tiles = list(iter_mask(hand))
-        best_tile = _tile_of_move(dec.best) if dec.best != dec.played else None
-        drawn = _hand_svg(tiles, _tile_of_move(dec.played), best_tile,
+        best_tile = parse_move_text(dec.best)[0] if dec.best != dec.played else None
+        drawn = _hand_svg(tiles, parse_move_text(dec.played)[0], best_tile,
                           f"hand of seat {seat}")
         hand_svg = (f'<figure>{drawn}'
                     f'<figcaption>hand of seat {seat}: '
                     f'{_e(" ".join(tile_str(t) for t in tiles))}</figcaption></figure>')
-    scored = " ".join(f"+{p}" for p in points if p)
+    scored = gained(points)
     best_note = "the best play" if dec.best == dec.played else \
         f'best <span class="move">{_e(dec.best)}</span> {_f(dec.values[dec.best])}'
     loss = (f'loss {_f(dec.loss, ".2f")} ± {_f(dec.loss_stderr, ".2f")}'
@@ -505,8 +503,9 @@ def _decision_html(result, prefix, r, event, seat, action, line_text, points, de
             f'{details}</li>')
 
 
-def _minor_html(event, seat, action, line_text, points, forced) -> str:
-    scored = " ".join(f"+{p}" for p in points if p)
+def _minor_html(event, seat, action, points, forced) -> str:
+    """A draw, a pass, or a play the analysis did not judge (forced, or a seat not analysed)."""
+    scored = gained(points)
     if action == "draw":
         what = "draws"
     elif action == "pass":
@@ -527,6 +526,7 @@ def _match_html(result, prefix="", title=None) -> str:
                f'<div class="scroll">{_graph_svg(result, prefix)}</div></section>')
     out.append(f'<h3>Summary per seat</h3>{_summary_html(result.summary, prefix + "summary")}')
     forced = result.forced
+    index = {id(d): i for i, d in enumerate(result.decisions)}
     for r, events in enumerate(result.annotated):
         start = result.start_scores[r] if r < len(result.start_scores) else ()
         end = result.ends[r] if r < len(result.ends) else None
@@ -538,10 +538,10 @@ def _match_html(result, prefix="", title=None) -> str:
         items = []
         for event, seat, action, line, points, dec in events:
             if dec is not None:
-                items.append(_decision_html(result, prefix, r, event, seat, action, line,
-                                            points, dec))
+                items.append(_decision_html(result, prefix, index[id(dec)], r, event, seat,
+                                            line, points))
             else:
-                items.append(_minor_html(event, seat, action, line, points,
+                items.append(_minor_html(event, seat, action, points,
                                          (r, event) in forced))
         out.append(f'<section class="round" id="{prefix}r{r}"><h3>{_e(head)}</h3>'
                    f'<ol class="events">{"".join(items)}</ol></section>')
@@ -566,13 +566,13 @@ def html_report(results, *, title="Bergen analysis") -> str:
     rules = results[0].rules
     players = f"{rules.players} players" + (", partnerships" if rules.partnerships else "") \
         if rules is not None else ""
-    body = [f"<h1>{_e(title)}</h1>",
-            f'<p class="sub">{_e(players)} · {len(results)} match'
-            f'{"es" if len(results) != 1 else ""} · '
-            f'{sum(len(r.decisions) for r in results)} decisions analysed</p>',
+    sub = [players, f'{len(results)} match{"es" if len(results) != 1 else ""}',
+           f"{sum(len(r.decisions) for r in results)} decisions analysed"]
+    if len(results) == 1:
+        sub.append(_outcome(results[0]))
+    body = [f"<h1>{_e(title)}</h1>", f'<p class="sub">{_e(" · ".join(sub))}</p>',
             "<h2>Settings</h2>", _settings_html(results[0].settings)]
     if len(results) == 1:
-        body[1] = body[1].replace("</p>", f" · {_e(_outcome(results[0]))}</p>")
         body.append(_match_html(results[0]))
     else:
         body.append("<h2>All matches: summary per seat</h2>")
@@ -582,8 +582,7 @@ def html_report(results, *, title="Bergen analysis") -> str:
         for i, res in enumerate(results):
             body.append(f'<section class="match" id="m{i}">'
                         f'{_match_html(res, f"m{i}-", f"Match {i}")}</section>')
-    foot = "Written by bergen_search"
-    body.append(f"<footer>{_e(foot)}. Values are the mover's side's, in the objective's unit; "
+    body.append(f"<footer>Written by bergen_search. Values are the mover's side's, in the objective's unit; "
                 f"a loss is the best play's value minus the played one's, labelled only when "
                 f"it exceeds two standard errors after a recheck.</footer>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

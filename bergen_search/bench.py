@@ -81,8 +81,9 @@ def inference_position():
 
 
 def _weighted_table(info):
-    from .inference import TileModel, tile_factors
-    return WorldTable(info, tile_factors(info, TileModel()))
+    """The world table the default engine searches (inference on)."""
+    from .search import ALGORITHMS
+    return ALGORITHMS["ismcts"].table(info, {"inference": True})
 
 
 def rate(work, seconds: float, repeats: int) -> float:

@@ -1,9 +1,11 @@
 """Where `inference.TileModel`'s ratios come from, and how much the model knows.
 
     python benchmarks/fit_inference.py [--games 200] [--seed 7] [--engine ismcts:iterations=2000]
+    python benchmarks/fit_inference.py --records RUN.jsonl   # e.g. from bergen arena --out
 
 1. Self-play: `--games` matches of `--engine` against itself (2 players, default rules),
-   seeded from `--seed`.
+   seeded from `--seed`; or the complete records of `--records` (2 players), for example
+   an arena's between two other engines.
 2. Ratios: at every play a seat made with its own choice (not right after drawing), each tile
    the other seat could not see is classed by its relation to the play (`inference.relation`);
    per class, the ratio of how often the playing seat really held such a tile to how often it
@@ -12,8 +14,11 @@
 3. Log loss: at the decisions of the records, the mean log loss of the other hands' tile
    marginals (2,000 worlds each) with no model, the missed-match ratio alone, and the full
    model: lower is better; 0 would be knowing the hands.
+4. A candidate finer model (`SafetyModel`, below; not used by the engine): its ratios fitted
+   on the second half of the matches, and its log loss on the first half, with `TileModel()`
+   and `TileModel()`'s relations refitted on the same half to compare.
 
-It prints both tables; nothing is written.
+It prints the tables; nothing is written.
 """
 from __future__ import annotations
 
@@ -21,15 +26,75 @@ import argparse
 import math
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 
 from bergen_search.engines import parse_engine_list, play_match
-from bergen_search.inference import TileModel, relation, tile_factors
+from bergen_search.inference import TileModel, relation, scoring_tile, tile_factors
 from bergen_search.infoset import Decision, Observer
+from bergen_search.playout import MatchLog, RoundLog
+from bergen_search.record import iter_records, walk
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable
 from bergen_search.state import DRAW, PASS, State
-from bergen_search.tiles import ALL_TILES, popcount
+from bergen_search.tiles import ALL_TILES, TILE_HIGH, TILE_LOW, popcount
+
+
+def _ends_after(left: int, right: int, t: int, end: int) -> tuple:
+    other = TILE_LOW[t] + TILE_HIGH[t]
+    return (other - left, right) if end == 0 else (left, other - right)
+
+
+@dataclass(frozen=True)
+class SafetyModel(TileModel):
+    """A candidate: two finer relations on top of `TileModel`'s, from whether a play hands the
+    next seat a match (the match tile of the ends left, `scoring_tile`, not yet on the line):
+
+    - `left_match`: the tile that would match the ends the seat left (a seat holding it has
+      left itself the match, and nobody else can take it);
+    - `unsafe_alt`: the seat's play left the next seat a match, and this tile (not a double,
+      not showing the number opened) fitted, where it would have left ends whose match tile
+      is already on the line: a seat holding it would probably have played it.
+    """
+    left_match: float = 1.0
+    unsafe_alt: float = 1.0
+
+    def relation(self, d: Decision, t: int) -> str | None:
+        r = relation(d, t)
+        if r == "missed_match":
+            return r
+        u = d.move >> 1
+        x, y = _ends_after(d.left, d.right, u, d.move & 1)
+        left = scoring_tile(x, y)
+        if t == left:
+            return "left_match"
+        if r in ("fitting", "fitting_double") and not (d.line_mask | 1 << u) >> left & 1:
+            on_line = d.line_mask | 1 << t
+            for end, e in ((0, d.left), (1, d.right)):
+                if e in (TILE_LOW[t], TILE_HIGH[t]):
+                    x2, y2 = _ends_after(d.left, d.right, t, end)
+                    if x2 != y2 and on_line >> scoring_tile(x2, y2) & 1:
+                        return "unsafe_alt"
+        return r
+
+
+def read_records(path: str):
+    """MatchLogs of the complete 2-player records of a .jsonl file."""
+    with open(path) as f:
+        text = f.read()
+    for record in iter_records(text):
+        obj = record.to_dict()
+        log = MatchLog(record.rules, record.start_scores)
+        events = [[] for _ in record.rounds]
+        for st in walk(obj):
+            t = None
+            if st.action == DRAW:
+                t = (st.after.hands[st.seat] & ~st.before.hands[st.seat]).bit_length() - 1
+            events[st.round].append((st.seat, st.action, t, st.after.scores))
+        for rnd, evs in zip(record.rounds, events):
+            log.rounds.append(RoundLog(list(rnd.hands), list(rnd.reserve),
+                                       [e[:3] for e in evs], scores=evs[-1][3]))
+        yield log
 
 
 def self_play(engine: str, games: int, seed: int):
@@ -39,8 +104,9 @@ def self_play(engine: str, games: int, seed: int):
         yield play_match(rules, specs, derive_seed(seed, g))
 
 
-def ratios(logs):
-    """{relation: (held, expected)} over every play of every round of `logs`."""
+def ratios(logs, classify=relation):
+    """{relation: (held, expected)} over every play of every round of `logs`, each tile
+    classed by `classify(decision, tile)`."""
     held, expected = defaultdict(float), defaultdict(float)
     for log in logs:
         scores = log.start_scores
@@ -59,7 +125,7 @@ def ratios(logs):
                     p = popcount(hand) / popcount(unseen)
                     for tile in range(28):
                         if unseen >> tile & 1:
-                            r = relation(d, tile) or "none"
+                            r = classify(d, tile) or "none"
                             held[r] += hand >> tile & 1
                             expected[r] += p
                 drew = a == DRAW
@@ -122,19 +188,51 @@ def main(argv=None):
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--engine", default="ismcts:iterations=2000")
+    ap.add_argument("--records", help="complete 2-player records (.jsonl) instead of self-play")
     args = ap.parse_args(argv)
-    logs = list(self_play(args.engine, args.games, args.seed))
-    print(f"{args.games} matches of {args.engine} (seed {args.seed})")
-    print(f"  {'relation':<16} {'tiles':>9} {'ratio':>7}")
-    for r, (h, e) in sorted(ratios(logs).items()):
-        print(f"  {r:<16} {e:>9.1f} {h / e:>7.3f}")
+    if args.records:
+        logs = list(read_records(args.records))
+        print(f"{len(logs)} matches of {args.records}")
+    else:
+        logs = list(self_play(args.engine, args.games, args.seed))
+        print(f"{args.games} matches of {args.engine} (seed {args.seed})")
+    print_ratios(ratios(logs))
     only_missed = TileModel(opened=1, opened_fitting=1, fitting_double=1, fitting=1)
     losses, points = log_loss(logs, {"none": None, "missed_match only": only_missed,
                                      "TileModel()": TileModel()})
+    print_losses(losses, points)
+
+    half = len(logs) // 2
+    print(f"candidate: SafetyModel, its ratios and TileModel's refitted on matches {half}.."
+          f"{len(logs) - 1}")
+    candidate = SafetyModel()
+    table = ratios(logs[half:], candidate.relation)
+    print_ratios(table)
+    fitted = fit(table)
+    refit = fit(ratios(logs[half:]))
+    losses, points = log_loss(logs[:half], {"TileModel()": TileModel(),
+                                            "TileModel refitted": TileModel(**refit),
+                                            "SafetyModel fitted": SafetyModel(**fitted)})
+    print(f"on matches 0..{half - 1}:")
+    print_losses(losses, points)
+    return 0
+
+
+def fit(table):
+    """A model's ratios from a `ratios` table (at least 0.01: a model's ratios are positive)."""
+    return {r: max(h / e, 0.01) for r, (h, e) in table.items() if r != "none"}
+
+
+def print_ratios(table):
+    print(f"  {'relation':<16} {'tiles':>9} {'ratio':>7}")
+    for r, (h, e) in sorted(table.items()):
+        print(f"  {r:<16} {e:>9.1f} {h / e:>7.3f}")
+
+
+def print_losses(losses, points):
     print(f"log loss of the other hands' tiles at {points} decisions (lower is better):")
     for name, v in losses.items():
         print(f"  {name:<18} {v:.5f}")
-    return 0
 
 
 if __name__ == "__main__":

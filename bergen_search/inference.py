@@ -60,6 +60,11 @@ class TileModel:
     def ratio(self, relation: str | None) -> float:
         return 1.0 if relation is None else getattr(self, relation) ** self.power
 
+    def relation(self, d: Decision, t: int) -> str | None:
+        """Tile t's relation to the play `d` as this model classes it (a subclass may class
+        finer; `benchmarks/fit_inference.py` measures candidates)."""
+        return relation(d, t)
+
 
 def scoring_tile(left: int, right: int) -> int:
     """The one tile that makes a match at ends (left, right): the tile left-right, or the
@@ -98,7 +103,7 @@ def tile_factors(info: InfoSet, model: TileModel | None) -> dict:
         for t, _ in info.free:
             if d.line_mask >> t & 1 or t == d.move >> 1:
                 continue
-            r = model.ratio(relation(d, t))
+            r = model.ratio(model.relation(d, t))
             if r == 1.0:
                 continue
             f = out.setdefault(t, [1.0] * len(groups))

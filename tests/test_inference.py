@@ -106,6 +106,25 @@ def test_missed_match_factor_lands_on_the_seat_that_passed_it_up():
     assert tile_factors(info, None) == {}
 
 
+def test_factors_follow_the_models_own_relation():
+    """`tile_factors` classes each tile by the model's `relation` (a finer model subclasses
+    TileModel; benchmarks/fit_inference.py measures one): here a model that classes only 2-5,
+    a tile the play says nothing about, puts its ratio there and nowhere else."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class OnlyTwoFive(TileModel):
+        def relation(self, d, tile):
+            return "fitting" if tile == t("2-5") and d.seat == 1 else None
+
+    info = _passed_up_match()
+    f = tile_factors(info, OnlyTwoFive(fitting=0.5))
+    assert set(f) == {t("2-5")}
+    seat1 = [g for g, grp in enumerate(info.groups) if grp.owner == 1]
+    # Both of seat 1's free plays (0-6, then 4-6) weigh it, on its group from the deal.
+    assert [f[t("2-5")][g] for g in seat1] == [0.25]
+
+
 def test_passed_up_match_probability_is_exact():
     """Seat 1 holds 4 of the 20 unseen tiles (the 16 others are in the reserve). Weighing the
     worlds where it holds 1-6 by f gives P(1-6 in its hand) = 4f / (4f + 16) exactly."""

@@ -37,12 +37,12 @@ from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable
 from bergen_search.state import DRAW, PASS, State
-from bergen_search.tiles import ALL_TILES, TILE_HIGH, TILE_LOW, popcount
+from bergen_search.tiles import ALL_TILES, PIPS, TILES_WITH, popcount
 
 
 def _ends_after(left: int, right: int, t: int, end: int) -> tuple:
-    other = TILE_LOW[t] + TILE_HIGH[t]
-    return (other - left, right) if end == 0 else (left, other - right)
+    """The ends after tile t is laid at `end` (0 left, 1 right) of ends (left, right)."""
+    return (PIPS[t] - left, right) if end == 0 else (left, PIPS[t] - right)
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class SafetyModel(TileModel):
         if r in ("fitting", "fitting_double") and not (d.line_mask | 1 << u) >> left & 1:
             on_line = d.line_mask | 1 << t
             for end, e in ((0, d.left), (1, d.right)):
-                if e in (TILE_LOW[t], TILE_HIGH[t]):
+                if TILES_WITH[e] >> t & 1:
                     x2, y2 = _ends_after(d.left, d.right, t, end)
                     if x2 != y2 and on_line >> scoring_tile(x2, y2) & 1:
                         return "unsafe_alt"
@@ -83,17 +83,15 @@ def read_records(path: str):
     with open(path) as f:
         text = f.read()
     for record in iter_records(text):
-        obj = record.to_dict()
         log = MatchLog(record.rules, record.start_scores)
         events = [[] for _ in record.rounds]
-        for st in walk(obj):
-            t = None
-            if st.action == DRAW:
-                t = (st.after.hands[st.seat] & ~st.before.hands[st.seat]).bit_length() - 1
-            events[st.round].append((st.seat, st.action, t, st.after.scores))
-        for rnd, evs in zip(record.rounds, events):
-            log.rounds.append(RoundLog(list(rnd.hands), list(rnd.reserve),
-                                       [e[:3] for e in evs], scores=evs[-1][3]))
+        scores = [None] * len(record.rounds)
+        for st in walk(record):
+            ev = record.rounds[st.round].events[st.event]
+            events[st.round].append((st.seat, st.action, ev.tile if st.action == DRAW else None))
+            scores[st.round] = st.after.scores
+        for rnd, evs, end in zip(record.rounds, events, scores):
+            log.rounds.append(RoundLog(list(rnd.hands), list(rnd.reserve), evs, scores=end))
         yield log
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .infoset import Decision, InfoSet
-from .tiles import DOUBLE_OF, DOUBLES, TILE_HIGH, TILE_LOW, TILES_WITH, tile_index
+from .tiles import DOUBLE_OF, DOUBLES, PIPS, TILES_WITH, tile_index
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def relation(d: Decision, t: int) -> str | None:
     fits = (TILES_WITH[d.left] | TILES_WITH[d.right]) >> t & 1
     if t == scoring_tile(d.left, d.right):
         return "missed_match"
-    opened = TILE_LOW[u] + TILE_HIGH[u] - (d.right if d.move & 1 else d.left)
+    opened = PIPS[u] - (d.right if d.move & 1 else d.left)
     if TILES_WITH[opened] >> t & 1:
         return "opened_fitting" if fits else "opened"
     if fits:

@@ -334,23 +334,19 @@ cdef class IsmctsTree:
                 break
         self._finish(&s, &self.rng)
 
-        # Rewards by side.
+        # Each side's raw outcome, summed by the root edge taken (for `root_side_stats`);
+        # its reward: the outcome (objective match), or its points less the mean of the
+        # other sides' (objective points).
         n_sides = rules.n_sides
-        if self.objective == OBJECTIVE_MATCH:
-            for i in range(n_sides):
-                reward[i] = _outcome(self.objective, &s, &self.smp.base, i)
-        else:
-            gain_total = 0.0
-            for i in range(n_sides):
-                reward[i] = _outcome(self.objective, &s, &self.smp.base, i)
-                gain_total += reward[i]
+        key = nodes[path[1]].key
+        gain_total = 0.0
+        for i in range(n_sides):
+            reward[i] = _outcome(self.objective, &s, &self.smp.base, i)
+            self.root_gain[key][i] += reward[i]
+            gain_total += reward[i]
+        if self.objective != OBJECTIVE_MATCH:
             for i in range(n_sides):
                 reward[i] -= (gain_total - reward[i]) / (n_sides - 1)
-
-        # Each side's raw outcome, by the root edge taken (for `root_side_stats`).
-        key = nodes[path[1]].key
-        for i in range(n_sides):
-            self.root_gain[key][i] += _outcome(self.objective, &s, &self.smp.base, i)
 
         # Backpropagation.
         nodes[0].visits += 1

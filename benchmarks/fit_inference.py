@@ -29,6 +29,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from bergen_search.engines import parse_engine_list, play_match
+from bergen_search.errors import BergenError
 from bergen_search.inference import TileModel, relation, scoring_tile, tile_factors
 from bergen_search.infoset import Decision, Observer
 from bergen_search.playout import MatchLog, RoundLog
@@ -82,7 +83,10 @@ def read_records(path: str):
     """MatchLogs of the complete 2-player records of a .jsonl file."""
     with open(path) as f:
         text = f.read()
-    for record in iter_records(text):
+    for n, record in enumerate(iter_records(text, check=True), start=1):
+        if not record.complete or record.rules.players != 2:
+            raise BergenError(f"record {n}: a complete 2-player record is needed (every hand "
+                              f"and reserve known)")
         log = MatchLog(record.rules, record.start_scores)
         events = [[] for _ in record.rounds]
         scores = [None] * len(record.rounds)
@@ -189,7 +193,11 @@ def main(argv=None):
     ap.add_argument("--records", help="complete 2-player records (.jsonl) instead of self-play")
     args = ap.parse_args(argv)
     if args.records:
-        logs = list(read_records(args.records))
+        try:
+            logs = list(read_records(args.records))
+        except (OSError, BergenError) as e:
+            print(f"fit_inference: {args.records}: {e}", file=sys.stderr)
+            return 2
         print(f"{len(logs)} matches of {args.records}")
     else:
         logs = list(self_play(args.engine, args.games, args.seed))

@@ -29,9 +29,13 @@ ctypedef struct Node:
     int32_t next_sibling  # the next child of the same parent, NO_NODE at the end
     int32_t visits        # iterations that went through this node
     int32_t avail         # iterations in which this edge was legal when its parent was reached
+                          # (with `choice_stats`: and its parent's mover had a choice)
+    int32_t chosen        # iterations that took this edge by choice: every visit, or with
+                          # `choice_stats` only those where the mover had several choices (and
+                          # every visit of a root child); the count behind the mean
     uint8_t key           # the edge from the parent (see the module docstring); 0 for the root
     int8_t side           # side of the seat that took the edge; -1 for the root
-    double reward_sum     # sum of the rewards of `side` over the visits
+    double reward_sum     # sum of the rewards of `side` over the `chosen` iterations
     double reward_sq      # sum of their squares (for standard errors)
 
 ctypedef struct Tree:
@@ -50,11 +54,14 @@ cdef class IsmctsTree:
     cdef readonly int objective
     cdef readonly int playout     # PLAYOUT_* of _policy.pxd
     cdef readonly bint merge_twins  # mirror twins are one choice (_core.drop_mirror_twins)
+    cdef readonly bint choice_stats # a move's mean counts only the iterations where its mover
+                                    # chose it among several (not those where it was forced)
     cdef uint64_t twins_mask        # root plays at the left end whose right twin is merged
     cdef readonly double value_scale   # mean rewards are multiplied by this inside UCB1 only
     cdef int observer             # the seat searched for (to move at the root)
     cdef long long total          # iterations done so far
     cdef bint running             # a `run` is in progress (it releases the GIL)
+    cdef int forced               # the root move every iteration takes (`run_move`), or -1
     cdef double root_gain[128][4] # per root edge key: sum of each side's raw outcome (points
                                   # gained to the end of the round, or 1 for the match winner)
 

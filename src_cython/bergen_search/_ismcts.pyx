@@ -154,9 +154,10 @@ cdef class IsmctsTree:
         self.tree.n_nodes = 0
         self.tree.capacity = 0
         self.running = False
+        self.forced = -1
 
     def __init__(self, CoreSampler sampler, seed, double exploration=0.7, objective=0,
-                 playout=0, bint merge_twins=False):
+                 playout=0, bint merge_twins=False, bint choice_stats=False):
         cdef Node* root
         cdef int i
         if sampler is None:
@@ -175,6 +176,7 @@ cdef class IsmctsTree:
             raise BergenError(f"unknown playout {playout!r} (0 'random', 1 'scoring', 2 'safe')",
                               field="playout")
         self.merge_twins = merge_twins
+        self.choice_stats = choice_stats
         self.twins_mask = 0
         cdef int root_moves[MAX_MOVES]
         cdef int n_root = gen_moves(&sampler.c.base, root_moves)
@@ -240,6 +242,7 @@ cdef class IsmctsTree:
         node.next_sibling = NO_NODE
         node.visits = 0
         node.avail = 0
+        node.chosen = 0
         node.key = key
         node.side = side
         node.reward_sum = 0.0
@@ -273,6 +276,7 @@ cdef class IsmctsTree:
         cdef State s
         cdef int moves[MAX_MOVES]
         cdef int32_t path[MAX_PATH]
+        cdef bint by_choice[MAX_PATH]    # the step into path[i] was a choice (see `chosen`)
         cdef double reward[MAX_SEATS]
         cdef const Rules* rules = self.smp.base.rules
         cdef Node* nodes = self.tree.nodes      # stable: room was reserved before
@@ -295,8 +299,11 @@ cdef class IsmctsTree:
                 child = _child(nodes, node, key, &last)
                 if child == NO_NODE:
                     child = self._new_child(node, last, key, side)
-                nodes[child].avail += 1
+                by_choice[depth] = node == 0 or not self.choice_stats
+                if by_choice[depth]:
+                    nodes[child].avail += 1
             else:
+                by_choice[depth] = True
                 legal = 0
                 for i in range(n):
                     legal |= (<uint64_t>1) << moves[i]
@@ -311,14 +318,30 @@ cdef class IsmctsTree:
                     if c.key < OWN_DRAW and (legal >> c.key) & 1:
                         found |= (<uint64_t>1) << c.key
                         c.avail += 1
-                        value = (c.reward_sum / c.visits * scale
-                                 + explore * sqrt(log(<double>c.avail) / c.visits))
+                        if c.chosen == 0:
+                            # Only ever forced here so far: a choice still untried.
+                            value = 1e300
+                        else:
+                            value = (c.reward_sum / c.chosen * scale
+                                     + explore * sqrt(log(<double>c.avail) / c.chosen))
                         if value > best_value:
                             best_value = value
                             best = child
                     child = c.next_sibling
                 untried = legal & ~found
-                if untried:
+                if node == 0 and self.forced >= 0:
+                    # `run_move`: the root's choice is the move being topped up.
+                    if (found >> self.forced) & 1:
+                        child = nodes[0].first_child
+                        while nodes[child].key != self.forced:
+                            child = nodes[child].next_sibling
+                        m = self.forced
+                    else:
+                        m = self.forced
+                        child = self._new_child(node, last, m, side)
+                        nodes[child].avail = 1
+                        expanded = 1
+                elif untried:
                     m = _nth_bit(untried, below(&self.rng, __builtin_popcountll(untried)))
                     child = self._new_child(node, last, m, side)
                     nodes[child].avail = 1
@@ -352,10 +375,12 @@ cdef class IsmctsTree:
         nodes[0].visits += 1
         for i in range(1, depth):
             c = &nodes[path[i]]
-            r = reward[c.side]
             c.visits += 1
-            c.reward_sum += r
-            c.reward_sq += r * r
+            if by_choice[i]:
+                r = reward[c.side]
+                c.chosen += 1
+                c.reward_sum += r
+                c.reward_sq += r * r
 
     cdef long long _run(self, long long limit, double seconds, bint* out_of_memory) noexcept nogil:
         cdef timespec start
@@ -377,6 +402,23 @@ cdef class IsmctsTree:
         return done
 
     # ---- Python API -------------------------------------------------------------------------
+    def run_move(self, int move, long long iterations, double seconds):
+        """As `run`, but every iteration takes the root move `move` (a legal choice of the
+        observer; a merged right twin counts as its left twin): it grows that move's subtree
+        alone, so that its value does not hinge on the few visits the search gave it. Below
+        the root the search goes on as usual."""
+        cdef int moves[MAX_MOVES]
+        cdef int n = _choices(<State*>&self.smp.base, moves, self.merge_twins)
+        cdef int i
+        move = self._stats_key(move)
+        if n < 2 or not any(moves[i] == move for i in range(n)):
+            raise BergenError(f"run_move: {move} is not one of the root's choices", field="move")
+        self.forced = move
+        try:
+            return self.run(iterations, seconds)
+        finally:
+            self.forced = -1
+
     def run(self, long long iterations, double seconds):
         """Run up to `iterations` more iterations (<= 0: no limit) for at most `seconds`
         (<= 0: no limit; the clock is read every 64 iterations); return the iterations done.
@@ -451,8 +493,8 @@ cdef class IsmctsTree:
             child = nodes[node].first_child
             while child != NO_NODE:
                 c = &nodes[child]
-                if c.key < OWN_DRAW and (legal >> c.key) & 1 and c.visits > 0:
-                    v = c.reward_sum / c.visits
+                if c.key < OWN_DRAW and (legal >> c.key) & 1 and c.chosen > 0:
+                    v = c.reward_sum / c.chosen
                     if v > best_value:
                         best_value = v
                         best = child

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from .errors import BergenError
 from .infoset import InfoSet
@@ -55,6 +56,12 @@ PASS_SHARE = 0.15
 PASS_SPREAD = 5
 PASS_MIN, PASS_MAX = 100, 4000
 PASS_STREAM = 0xFA55
+#: ISMCTS's independent replicates (setting `replicates`): the budget is shared by this many
+#: trees, each with its own seed; a move's value is their mean, its error their spread.
+REPLICATES = 8
+#: Sequential halving keeps, beside the better half, every choice whose tree mean falls short
+#: of the last one kept by less than this many standard errors (`_close`; 0: a strict half).
+HALVING_Z = 2.0
 #: Added to a world's index for the playout seeds of its second solve (`_exact_expectimax`).
 REPLICATE_STREAM = 1 << 40
 
@@ -82,6 +89,40 @@ class MoveValue:
     stderr: float
     visits: int          # ISMCTS visits, or expectimax worlds
     twin: str | None = None   # the move this one mirrors (the same choice), if any
+    #: ISMCTS: the value each independent replicate gave it, in replicate order (`value` is
+    #: their mean, `stderr` their standard error); the difference of two moves' samples,
+    #: replicate by replicate, gives the honest error of a difference (`paired_stderr`).
+    samples: tuple = ()
+
+
+def paired_stderr(a: MoveValue, b: MoveValue) -> float:
+    """The standard error of `a.value - b.value`: from their replicates' differences, replicate
+    by replicate, when both have them (moves of one search share each replicate's worlds, so
+    the difference is far less noisy than either value); else as if they were independent."""
+    if a.move == b.move or a.code == b.code:
+        return 0.0
+    if len(a.samples) == len(b.samples) >= 2:
+        d = [x - y for x, y in zip(a.samples, b.samples)]
+        return _spread(d)[1]
+    return math.sqrt(a.stderr ** 2 + b.stderr ** 2)
+
+
+def _spread(xs) -> tuple:
+    """(mean, standard error of the mean) of independent replicates xs (inf with one). The
+    sample standard deviation s underestimates the true one on average, by the factor c4(n)
+    (about 0.965 for 8 replicates, for normal replicates); s / c4(n) does not, so that the
+    error printed matches, on average, the spread of the value over independent seeds."""
+    n = len(xs)
+    mean = math.fsum(xs) / n
+    if n < 2:
+        return mean, math.inf
+    var = math.fsum((x - mean) ** 2 for x in xs) / (n - 1)
+    return mean, math.sqrt(var / n) / _c4(n)
+
+
+def _c4(n: int) -> float:
+    """E[s] / sigma for the sample standard deviation s of n normal draws."""
+    return math.exp(math.lgamma(n / 2) - math.lgamma((n - 1) / 2)) * math.sqrt(2 / (n - 1))
 
 
 def choices(moves) -> list:
@@ -247,7 +288,7 @@ class Algorithm:
 
 class Ismcts(Algorithm):
     name = "ismcts"
-    default_budget = 20000
+    default_budget = 100000
     by_visits = True
     settings = {
         "exploration": Setting(float, 0.7, "the UCB1 exploration constant"),
@@ -259,17 +300,35 @@ class Ismcts(Algorithm):
         "choose": Setting(str, "value", "the move played: the best value of the final pass "
                           "(value; runs the pass) or the most visited (visits)",
                           ("value", "visits")),
+        "replicates": Setting(int, REPLICATES, "independent trees sharing the budget: a "
+                              "move's value is their mean and its error their spread (1: one "
+                              "tree, no error measured)", minimum=1),
+        "stats": Setting(str, "choices", "what a move's mean in the tree counts: the "
+                         "iterations where its mover chose it among several (choices), or "
+                         "also those where it was the only legal move (all, as before issue "
+                         "22: a move forced in some worlds then looks as good or as bad as it "
+                         "was there)", ("choices", "all")),
+        "root": Setting(str, "halving", "how the root shares the budget between the choices: "
+                        "halving (sequential halving: every choice a share, the better half "
+                        "more, again and again) or ucb (UCB1, as below the root)",
+                        ("halving", "ucb")),
     }
 
-    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False):
+    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
+               focus=()):
+        """One replicate: one tree searched, then (with `values`) its final pass."""
         from ._ismcts import IsmctsTree
         tree = IsmctsTree(sampler, seed, settings["exploration"], objective,
-                          settings["playout"], merge_twins=settings["twins"])
+                          settings["playout"], merge_twins=settings["twins"],
+                          choice_stats=settings["stats"] == "choices")
         left = deadline.left()
         search_deadline = deadline if left is None or not values else _Deadline(
             left * (1 - PASS_SHARE))
         t0 = time.perf_counter()
-        done, interrupted = _run_sliced(tree.run, budget, search_deadline)
+        if settings["root"] == "halving":
+            done, interrupted = _halving(tree, budget, search_deadline, focus)
+        else:
+            done, interrupted = _run_sliced(tree.run, budget, search_deadline)
         extra = {"nodes": tree.n_nodes, "twins": tree.twins,
                  "sides": {m: (n, sums) for m, n, sums in tree.root_side_stats()}}
         n_choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
@@ -287,6 +346,61 @@ class Ismcts(Algorithm):
             except KeyboardInterrupt:
                 interrupted = True
         return [tuple(r) for r in tree.root_stats()], done, interrupted, extra
+
+
+def _halving(tree, budget, deadline: _Deadline, focus=()):
+    """The root's budget by sequential halving (Karnin, Koren & Somekh 2013; Pepels et al.
+    2014 in MCTS; the root of Gumbel MuZero, Danihelka et al. 2022): in ceil(log2 n) phases
+    of equal budget, every choice still in gets an equal share of forced iterations
+    (`IsmctsTree.run_move`: the root takes that move, the search below goes on as usual);
+    after each phase the better half by the tree's mean stays. Every choice so gets a
+    subtree of its own, and the close ones the most, so that their values compare at equal
+    effort instead of hinging on the few visits UCB would give them. `focus` moves (the
+    play `analyze` judges) stay in to the end. Under a time limit the phases share the
+    clock instead. Returns (iterations done, interrupted)."""
+    stats = tree.root_stats()
+    alive = [m for m, *_ in stats if m not in tree.twins]
+    keep = {tree.twins.get(m, m) for m in focus}
+    if len(alive) < 2:
+        return _run_sliced(tree.run, budget, deadline)
+    phases = math.ceil(math.log2(len(alive)))
+    done = 0
+    for phase in range(phases):
+        left = deadline.left()
+        if left is not None and left <= 0:
+            break
+        share = None if budget is None else (budget - done) // (phases - phase)
+        phase_end = None if left is None else time.perf_counter() + left / (phases - phase)
+        for i, m in enumerate(alive):
+            n = None if share is None else share // len(alive) + (i < share % len(alive))
+            if n == 0:
+                continue
+            slot = deadline if phase_end is None else _Deadline(
+                (phase_end - time.perf_counter()) / (len(alive) - i))
+            got, interrupted = _run_sliced(partial(tree.run_move, m), n, slot)
+            done += got
+            if interrupted:
+                return done, True
+        if phase < phases - 1:
+            stats = {m: (v, s, sq) for m, v, s, sq in tree.root_stats()}
+            mean = {m: s / v if v else -math.inf for m, (v, s, _) in stats.items()}
+            alive.sort(key=lambda m: (-mean[m], m))
+            half = alive[:math.ceil(len(alive) / 2)]
+            cut = half[-1]
+            alive = half + [m for m in alive[len(half):]
+                            if m in keep or _close(stats[m], stats[cut], HALVING_Z)]
+    return done, False
+
+
+def _close(a, b, z) -> bool:
+    """Whether the root statistics a = (visits, sum, sum of squares) fall short of b's mean by
+    less than z standard errors of the difference: not shown worse, so kept in."""
+    if z <= 0 or a[0] < 2 or b[0] < 2:
+        return False
+    ma, mb = a[1] / a[0], b[1] / b[0]
+    va = max(a[2] / a[0] - ma * ma, 0.0) / (a[0] - 1)
+    vb = max(b[2] / b[0] - mb * mb, 0.0) / (b[0] - 1)
+    return mb - ma < z * math.sqrt(va + vb)
 
 
 class Expectimax(Algorithm):
@@ -316,7 +430,8 @@ ALGORITHMS = {a.name: a for a in (Ismcts(), Expectimax())}
 #: Named settings of an algorithm. `classic` is the default engine as it was before inference,
 #: safe playouts and merged twins (benchmarks/STRENGTH.md measures every gain against it).
 PRESETS = {"classic": ("ismcts", {"playout": "random", "inference": False, "twins": False,
-                                   "choose": "visits"})}
+                                   "choose": "visits", "replicates": 1, "root": "ucb",
+                                   "stats": "all"})}
 #: Every name `search(algorithm=...)` takes.
 ALGORITHM_NAMES = tuple(ALGORITHMS) + tuple(PRESETS)
 DEFAULT_ITERATIONS = {name: ALGORITHMS[PRESETS.get(name, (name,))[0]].default_budget
@@ -338,11 +453,29 @@ def resolve(algorithm: str, settings: dict) -> tuple:
 
 
 def _search_worker(args):
-    """One root-parallel worker (or the only one)."""
-    info, table, alg_name, objective, budget, seconds, seed, settings, values = args
+    """One process's share of a search: its units (ISMCTS replicates, or expectimax's
+    root-parallel workers) one after the other, each given an equal part of what is left
+    of the clock. A list of the units' outputs, in order; after a Ctrl-C, those done."""
+    info, table, alg_name, objective, units, seconds, settings, values, focus = args
     from ._sampler import CoreSampler
-    return ALGORITHMS[alg_name].worker(CoreSampler(info, table), objective, budget,
-                                       _Deadline(seconds), seed, settings, values)
+    alg = ALGORITHMS[alg_name]
+    deadline = _Deadline(seconds)
+    out = []
+    for i, (budget, seed) in enumerate(units):
+        left = deadline.left()
+        if left is not None and out and left <= 0:
+            break
+        mine = _Deadline(None if left is None else max(left, 0.0) / (len(units) - i))
+        kwargs = {"focus": focus} if isinstance(alg, Ismcts) else {}
+        try:
+            res = alg.worker(CoreSampler(info, table), objective, budget, mine, seed,
+                             settings, values, **kwargs)
+        except KeyboardInterrupt:
+            break
+        out.append(res)
+        if res[2]:          # interrupted: the rest is not searched
+            break
+    return out
 
 
 def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline):
@@ -436,7 +569,7 @@ def mirror_twins(info: InfoSet) -> dict:
 
 def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
            algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
-           values: bool = True, **settings) -> SearchResult:
+           values: bool = True, focus=(), **settings) -> SearchResult:
     """Rank every legal move of the seat to move in `info`.
 
     `algorithm`: "ismcts" (the default engine), "expectimax", or a preset ("classic": ISMCTS
@@ -483,6 +616,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
               else None)
     # What is left of the time limit once the table is built.
     seconds = None if limits.time is None else max(limits.time - (time.perf_counter() - t0), 0.001)
+    samples = {}
     if worlds is not None and (budget is None or len(worlds) <= budget):
         from ._sampler import CoreSampler
         engine = alg.engine(CoreSampler(info, table), obj, seed, settings)
@@ -491,53 +625,34 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         result_info.update(exact=exact, worlds=done, interrupted=interrupted,
                            all_worlds=done == len(worlds))
     else:
-        if workers == 1:
-            jobs = [(info, table, alg.name, obj, budget, seconds, seed, settings, values)]
-        else:
-            shares = [None] * workers if budget is None else [
-                budget // workers + (1 if w < budget % workers else 0) for w in range(workers)]
-            jobs = [(info, table, alg.name, obj, shares[w], seconds, derive_seed(seed, w),
-                     settings, values)
-                    for w in range(workers) if shares[w] is None or shares[w] > 0]
+        # The units of work: ISMCTS's replicates (each its own tree and seed), or
+        # expectimax's root-parallel workers; spread over the processes round robin.
+        units = settings.get("replicates", workers)
+        if budget is not None:
+            units = min(units, budget)
+        shares = [None if budget is None else budget // units + (u < budget % units)
+                  for u in range(units)]
+        seeds = [seed] if units == 1 else [derive_seed(seed, u) for u in range(units)]
+        procs = min(workers, units)
+        jobs = [(info, table, alg.name, obj, [(shares[u], seeds[u])
+                                              for u in range(w, units, procs)],
+                 seconds, settings, values, tuple(focus)) for w in range(procs)]
         outputs = _run_jobs(jobs)
-        merged, sides, passed = {}, {}, {}
-        done, interrupted, nodes = 0, False, 0
-        for stats, n_done, intr, extra in outputs:
-            done += n_done
-            interrupted |= intr
-            nodes += extra.get("nodes", 0)
-            for m, (n, sums) in extra.get("sides", {}).items():
-                acc = sides.setdefault(m, [0, [0.0] * len(sums)])
-                acc[0] += n
-                acc[1] = [a + b for a, b in zip(acc[1], sums)]
-            for row in stats:
-                m, n, s, sq = row[:4]
-                acc = merged.setdefault(m, [0, 0.0, 0.0])
-                acc[0] += n
-                acc[1] += s
-                acc[2] += sq
-            if "pass" in extra:
-                worlds, rows_ = extra["pass"]
-                for m, s, sq, gains in rows_:
-                    acc = passed.setdefault(m, [0, 0.0, 0.0, [0.0] * len(gains)])
-                    acc[0] += worlds
-                    acc[1] += s
-                    acc[2] += sq
-                    acc[3] = [a + b for a, b in zip(acc[3], gains)]
-        rows = []
-        for m in moves:
-            n, s, sq = merged.get(twins.get(m, m), (0, 0.0, 0.0))
-            mean, se = _mean_stderr(*passed[m][:3]) if passed else _mean_stderr(n, s, sq)
-            rows.append((m, n, mean, se))
-        result_info.update(nodes=nodes, interrupted=interrupted)
-        if passed:
-            result_info["values"] = {"method": "pass", "worlds": passed[moves[0]][0]}
-            sides = {m: (acc[0], acc[3]) for m, acc in passed.items()}
+        # Back in unit order (process w ran units w, w + procs, ...).
+        order = [u for w in range(procs) for u in range(w, units, procs)]
+        flat = [None] * units
+        for u, res in zip(order, (r for job in outputs for r in job)):
+            flat[u] = res
+        outputs = [r for r in flat if r is not None]
+        rows, done, interrupted, nodes, sides, method, samples = _merge_units(
+            outputs, moves, twins, replicated=isinstance(alg, Ismcts))
+        result_info.update(nodes=nodes, interrupted=interrupted, replicates=len(outputs)
+                           if isinstance(alg, Ismcts) else None)
+        result_info["values"] = method
         if sides:
             # Each side's expected outcome after each root move, under the search's play
             # (from the final pass when there was one).
-            result_info["sides"] = {move_str(m, lead): [x / n if n else None for x in sums]
-                                    for m, (n, sums) in sides.items()}
+            result_info["sides"] = {move_str(m, lead): v for m, v in sides.items()}
     # The final policy: the most visited move (the robust child) or the best value; a twin
     # goes right after the move it mirrors.
     if alg.by_visits and not (settings.get("choose") == "value" and
@@ -546,11 +661,120 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     else:
         rows.sort(key=lambda r: (-r[2], twins.get(r[0], r[0]), r[0]))
     mv = [MoveValue(move_str(m, lead), m, v, se, n,
-                    move_str(twins[m], lead) if m in twins else None) for m, n, v, se in rows]
+                    move_str(twins[m], lead) if m in twins else None,
+                    tuple(samples.get(m, ())) if samples else ())
+          for m, n, v, se in rows]
     best = mv[0]
     result_info.update(iterations=done, seconds=time.perf_counter() - t0)
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
+
+
+def pool(results) -> SearchResult:
+    """ISMCTS searches of one position with one budget per replicate, pooled into one: their
+    replicates taken together (independent trees estimating the same thing), so the value
+    is the mean of all of them and the error shrinks with their number. How `analyze`
+    searches a close decision again without changing what is measured."""
+    first = results[0]
+    if any(not m.samples for res in results for m in res.moves):
+        raise BergenError("only searches with replicates can be pooled")
+    by = {}
+    for res in results:
+        for m in res.moves:
+            by.setdefault(m.code, []).append(m)
+    codes = {m.move: m.code for m in first.moves}
+    rows = []
+    for code, ms in by.items():
+        samples = tuple(x for m in ms for x in m.samples)
+        mean, se = _spread(samples)
+        rows.append(MoveValue(ms[0].move, code, mean, se, sum(m.visits for m in ms),
+                              ms[0].twin, samples))
+    by_visits = first.info.get("settings", {}).get("choose") == "visits"
+    twin_of = lambda m: codes[m.twin] if m.twin else m.code
+    rows.sort(key=(lambda m: (-m.visits, -m.value, twin_of(m), m.code)) if by_visits else
+              (lambda m: (-m.value, twin_of(m), m.code)))
+    info = dict(first.info)
+    n = [len(res.moves[0].samples) for res in results]
+    for key in ("iterations", "seconds", "nodes"):
+        info[key] = sum(res.info.get(key) or 0 for res in results)
+    info["replicates"] = sum(n)
+    info["interrupted"] = any(res.info.get("interrupted") for res in results)
+    info["pooled"] = len(results)
+    if all("sides" in res.info for res in results):
+        info["sides"] = {m: [math.fsum(k * res.info["sides"][m][i] for k, res in zip(n, results))
+                             / sum(n) for i in range(len(first.info["sides"][m]))]
+                         for m in first.info["sides"]}
+    return SearchResult(rows[0].move, rows, rows[0].value, rows[0].stderr,
+                        sum(m.visits for m in rows if m.twin is None), info)
+
+
+def _merge_units(outputs, moves, twins, replicated: bool):
+    """The units' outputs merged into (rows (move, visits, value, stderr), iterations done,
+    interrupted, nodes, {move: each side's expected outcome}, the values' method, {move:
+    per-replicate values}).
+
+    ISMCTS (`replicated`): each replicate's value of a move is its final pass's mean (or,
+    without a pass, its tree's mean); the value is the mean over the replicates and the
+    standard error their spread, which covers every noise of the search: the worlds, the
+    playouts and the shape of each tree. With one replicate no error is measured (inf).
+    Expectimax's workers sample independent worlds: their sums are pooled."""
+    done = sum(o[1] for o in outputs)
+    interrupted = any(o[2] for o in outputs)
+    nodes = sum(o[3].get("nodes", 0) for o in outputs)
+    visits = {}
+    for stats, *_ in outputs:
+        for m, n, *_ in stats:
+            visits[m] = visits.get(m, 0) + n
+    key = lambda m: twins.get(m, m)
+    if replicated:
+        passed = [o for o in outputs if "pass" in o[3]]
+        per, side_per = {m: [] for m in moves}, {m: [] for m in moves}
+        if passed:
+            worlds = 0
+            for o in passed:
+                w, prow = o[3]["pass"]
+                worlds += w
+                by = {m: (sm, g) for m, sm, _, g in prow}
+                for m in moves:
+                    sm, g = by[m]
+                    per[m].append(sm / w)
+                    side_per[m].append([x / w for x in g])
+            method = {"method": "pass", "worlds": worlds, "replicates": len(passed)}
+        else:
+            for stats, _, _, extra in outputs:
+                by = {m: (n, sm) for m, n, sm, _ in stats}
+                for m in moves:
+                    n, sm = by.get(key(m), (0, 0.0))
+                    if n:
+                        per[m].append(sm / n)
+                    n_s, sums = extra.get("sides", {}).get(key(m), (0, ()))
+                    if n_s:
+                        side_per[m].append([x / n_s for x in sums])
+            method = {"method": "search", "replicates": len(outputs)}
+        rows = []
+        for m in moves:
+            mean, se = _spread(per[m]) if per[m] else (0.0, math.inf)
+            rows.append((m, visits.get(key(m), 0), mean, se))
+        sides = {m: [math.fsum(v[i] for v in side_per[m]) / len(side_per[m])
+                     for i in range(len(side_per[m][0]))] for m in moves if side_per[m]}
+        return rows, done, interrupted, nodes, sides, method, per
+    merged, side_sums = {}, {}
+    for stats, _, _, extra in outputs:
+        for m, n, sm, sq in stats:
+            acc = merged.setdefault(m, [0, 0.0, 0.0])
+            acc[0] += n
+            acc[1] += sm
+            acc[2] += sq
+        for m, (n, sums) in extra.get("sides", {}).items():
+            acc = side_sums.setdefault(m, [0, [0.0] * len(sums)])
+            acc[0] += n
+            acc[1] = [a + b for a, b in zip(acc[1], sums)]
+    rows = []
+    for m in moves:
+        n, sm, sq = merged.get(key(m), (0, 0.0, 0.0))
+        rows.append((m, n) + _mean_stderr(n, sm, sq))
+    sides = {m: [x / n if n else None for x in sums] for m, (n, sums) in side_sums.items()}
+    return rows, done, interrupted, nodes, sides, {"method": "search"}, {}
 
 
 def _run_jobs(jobs):

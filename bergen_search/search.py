@@ -64,6 +64,9 @@ REPLICATES = 8
 HALVING_Z = 2.0
 #: Added to a world's index for the playout seeds of its second solve (`_exact_expectimax`).
 REPLICATE_STREAM = 1 << 40
+#: With every world enumerated but horizons reached, the worlds are solved again until the
+#: playouts' variance has at least this many degrees of freedom (worlds x (solves - 1)).
+MIN_REPLICATE_DOF = 8
 
 
 @dataclass(frozen=True)
@@ -489,11 +492,12 @@ def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline):
     replacement, with its standard error; it is then not exact.
 
     A world searched to its end in every line is exact; one cut at the horizon carries the
-    noise of its random playouts. When any was cut, every world is solved a second time with
-    other playout seeds: the value is the mean of the two, and its standard error the
-    playouts' part, from the differences of the two (the worlds are all there, so that is
-    the only noise); it is not exact. Without time for the second round, the standard error
-    is unknown (inf).
+    noise of its random playouts. When any was cut, every world is solved again with other
+    playout seeds, at least twice in all and more when the worlds are few (until the
+    playouts' variance rests on MIN_REPLICATE_DOF degrees of freedom): the value is the mean
+    of the solves, and its standard error the playouts' part, from their spread world by
+    world (the worlds are all there, so that is the only noise); it is not exact. Without
+    time for a second round, the standard error is unknown (inf).
     Returns (rows (move, worlds, value, stderr), worlds solved, exact, interrupted)."""
     from .rng import Rng
     worlds = sorted(worlds.items())
@@ -531,15 +535,29 @@ def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline):
                                              size)
             rows.append((m, n, mean, se))
         return rows, n, n == size and engine.horizons == 0, interrupted
-    again, interrupted = ({}, interrupted) if interrupted else solve(1)
-    total = sum(w for _, w in worlds)
-    for j, m in enumerate(moves):
+    # Horizons were reached: every world is solved again with other playout seeds, as many
+    # times as it takes for the playouts' variance to rest on MIN_REPLICATE_DOF degrees of
+    # freedom (twice when the worlds are many, more when few), so that an error of 0 cannot
+    # come of two playouts agreeing by chance.
+    rounds = max(2, 1 + math.ceil(MIN_REPLICATE_DOF / size))
+    solves = [values]
+    while len(solves) < rounds and not interrupted:
+        again, interrupted = solve(len(solves))
         if len(again) < size:
-            mean = sum(worlds[i][1] * values[i][j] for i in solved) / total
+            break
+        solves.append(again)
+    total = sum(w for _, w in worlds)
+    k = len(solves)
+    for j, m in enumerate(moves):
+        per = {i: [v[i][j] for v in solves] for i in solved}
+        mean = sum(worlds[i][1] * sum(per[i]) / k for i in solved) / total
+        if k < 2:
             rows.append((m, n, mean, math.inf))
             continue
-        mean = sum(worlds[i][1] * (values[i][j] + again[i][j]) / 2 for i in solved) / total
-        var = sum((worlds[i][1] * (values[i][j] - again[i][j])) ** 2 / 4 for i in solved)
+        var = 0.0
+        for i in solved:
+            mu = sum(per[i]) / k
+            var += worlds[i][1] ** 2 * sum((x - mu) ** 2 for x in per[i]) / (k - 1) / k
         rows.append((m, n, mean, math.sqrt(var) / total))
     return rows, n, False, interrupted
 

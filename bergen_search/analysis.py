@@ -23,13 +23,25 @@ from .infoset import Observer
 from .notation import format_line
 from .record import _run, parse_record
 from .rng import derive_seed
-from .search import Limits, root_moves, search
+from .search import Limits, paired_stderr, pool, root_moves, search
 from .state import DRAW, move_str
 
 #: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
 #: loss distributions measured on self-play (README, "Analysis").
 THRESHOLDS = {"inaccuracy": 0.25, "mistake": 0.6, "blunder": 1.2}
 LABELS = ("inaccuracy", "mistake", "blunder")
+#: The budget of a decision's first search (ISMCTS iterations), unless told.
+DEFAULT_ITERATIONS = 20000
+#: A loss is labelled only when its interval at this confidence lies within one label's band.
+CONFIDENCE = 0.99
+NORMAL_Q = 1.959963984540054
+#: Searches of a decision after the first, at most: the recheck of a suspected error, and more
+#: while its interval still straddles a threshold (each `recheck` times the budget before).
+MAX_RECHECKS = 2
+#: The seed streams of a decision's searches: the first is derive_seed(seed, k); recheck j
+#: uses derive_seed(seed, RECHECK_STREAM * j + k); a draw turn's, DRAW_STREAM + k.
+RECHECK_STREAM = 20_000_000
+DRAW_STREAM = 10_000_000
 
 
 @dataclass
@@ -45,6 +57,11 @@ class Decision:
     values: dict            # move -> value
     stderrs: dict           # move -> stderr
     rechecked: bool = False
+    #: The interval did not settle on one label, even after the rechecks: `label` is then
+    #: the label of the loss itself (None below the inaccuracy threshold), not a verdict.
+    borderline: bool = False
+    loss_interval: tuple = (None, None)   # (lo, hi) at CONFIDENCE
+    rechecks: int = 0       # searches after the first
 
     def to_json(self) -> dict:
         return {"round": self.round, "event": self.event, "seat": self.seat,
@@ -52,7 +69,9 @@ class Decision:
                 "loss_stderr": _r(self.loss_stderr), "label": self.label,
                 "values": {m: _r(v) for m, v in self.values.items()},
                 "stderr": {m: _r(v) for m, v in self.stderrs.items()},
-                "rechecked": self.rechecked}
+                "rechecked": self.rechecked, "borderline": self.borderline,
+                "loss_interval": [_r(x) for x in self.loss_interval],
+                "rechecks": self.rechecks}
 
 
 @dataclass
@@ -64,6 +83,7 @@ class SeatSummary:
     counts: dict = field(default_factory=lambda: {k: 0 for k in LABELS})
     luck_deal: float = 0.0
     luck_draws: float = 0.0
+    borderline: int = 0     # decisions whose interval did not settle on one label
 
     @property
     def mean_loss(self) -> float:
@@ -77,7 +97,8 @@ class SeatSummary:
         return {"seat": self.seat, "decisions": self.decisions, "forced": self.forced,
                 "total_loss": _r(self.total_loss), "mean_loss": _r(self.mean_loss),
                 "inaccuracies": self.counts["inaccuracy"], "mistakes": self.counts["mistake"],
-                "blunders": self.counts["blunder"], "error_rate": _r(self.error_rate),
+                "blunders": self.counts["blunder"], "borderline": self.borderline,
+                "error_rate": _r(self.error_rate),
                 "luck": _r(self.luck_deal + self.luck_draws), "luck_deal": _r(self.luck_deal),
                 "luck_draws": _r(self.luck_draws)}
 
@@ -130,6 +151,7 @@ def combined_summary(analyses) -> list:
             acc.total_loss += sm.total_loss
             acc.luck_deal += sm.luck_deal
             acc.luck_draws += sm.luck_draws
+            acc.borderline += sm.borderline
             for k in LABELS:
                 acc.counts[k] += sm.counts[k]
     return [total[s] for s in sorted(total)]
@@ -201,14 +223,15 @@ def _analyze_one(item, *, seats, kwargs):
 
 def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
             algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
-            thresholds: dict | None = None, recheck: int = 4, luck: bool = True,
+            thresholds: dict | None = None, recheck: int = 4, max_rechecks: int = MAX_RECHECKS,
+            luck: bool = True,
             progress=None, decisions_total: int | None = None, **settings) -> Analysis:
     """Analyse every decision of the seats in `seats` (default: every seat whose hands the
     record shows). `recheck`: the budget factor of the second search of a suspected error.
     `progress(done, total)` is called after each decision; `decisions_total` is that total
     if the caller has counted it (`count_decisions`), else it is counted here."""
     record = parse_record(record)
-    limits = limits or Limits(iterations=4000)
+    limits = limits or Limits(iterations=DEFAULT_ITERATIONS)
     thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
     n = record.rules.players
     todo = 0
@@ -243,7 +266,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
             info = obs.infoset(s)
             moves = root_moves(info)
             if step.action == DRAW and luck and s not in pending_draw:
-                res = search(info, limits, seed=derive_seed(seed, 10_000_000 + k), algorithm=algorithm,
+                res = search(info, limits, seed=derive_seed(seed, DRAW_STREAM + k), algorithm=algorithm,
                              objective=objective, workers=workers, **settings)
                 pending_draw[s] = res.value
                 moments.append(Moment(r, step.event, s, "draw", res.value,
@@ -254,7 +277,8 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                     forced.add((r, step.event))
                 else:
                     res = search(info, limits, seed=derive_seed(seed, k), algorithm=algorithm,
-                                 objective=objective, workers=workers, **settings)
+                                 objective=objective, workers=workers,
+                                 focus=(step.action,), **settings)
                     moment = Moment(r, step.event, s, "forced", res.value)
                     moment.sides = _side_values(record.rules, s, res.value, objective,
                                                 res.info.get("sides", {}).get(res.best))
@@ -277,7 +301,8 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                         forced.add((r, step.event))
                     else:
                         dec = _judge(record, r, step, info, res, limits, seed, k, algorithm,
-                                     objective, workers, thresholds, recheck, settings)
+                                     objective, workers, thresholds, recheck, settings,
+                                     max_rechecks)
                         moment.kind, moment.decision = "decision", len(decisions)
                         moment.value = dec.values[dec.played]
                         moment.sides = _side_values(record.rules, s, moment.value, objective,
@@ -287,7 +312,9 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                         sm = summary[s]
                         sm.decisions += 1
                         sm.total_loss += max(dec.loss, 0.0)
-                        if dec.label:
+                        if dec.borderline:
+                            sm.borderline += 1
+                        elif dec.label:
                             sm.counts[dec.label] += 1
                         k += 1
                         if progress:
@@ -300,6 +327,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
     wanted = sorted(summary) if seats is None else sorted(seats)
     settings_out = {"algorithm": algorithm, "objective": objective, "seed": seed,
                     "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
+                    "max_rechecks": max_rechecks, "confidence": CONFIDENCE,
                     "thresholds": thresholds, "workers": workers}
     if settings:
         settings_out["settings"] = dict(settings)
@@ -337,28 +365,129 @@ def count_decisions(record, seats=None) -> int:
 
 
 def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, workers,
-           thresholds, recheck, settings) -> Decision:
+           thresholds, recheck, settings, max_rechecks=MAX_RECHECKS) -> Decision:
+    """Judge a decision from its search `res`: the loss of the play made against the best
+    value, its standard error (from the two moves' replicates, paired: `paired_stderr`), and
+    its interval `verdict`. A suspected error (an interval reaching the inaccuracy
+    threshold) is searched again with `recheck` times the budget and judged on that search
+    alone; while its interval still straddles a threshold it is searched again, `recheck`
+    times more each time, up to `max_rechecks` searches more. Then it is labelled when its
+    interval is within one label's band, else marked borderline."""
     played = move_str(step.action, False)
 
     def loss_of(result):
         vals = {m.move: m for m in result.moves}
-        best = result.moves[0] if algorithm == "expectimax" else max(result.moves, key=lambda m: m.value)
+        best = max(result.moves, key=lambda m: m.value)
         p = vals[played]
-        loss = best.value - p.value
-        # An estimate without a standard error (fewer than two samples) is never labelled.
-        se = math.sqrt(best.stderr ** 2 + p.stderr ** 2) if best.move != played else 0.0
-        return best, loss, se, vals
+        return best, best.value - p.value, paired_stderr(best, p), vals
 
     best, loss, se, vals = loss_of(res)
-    rechecked = False
-    if loss >= thresholds["inaccuracy"] and recheck > 1:
-        bigger = Limits(iterations=None if limits.iterations is None else limits.iterations * recheck,
-                        time=None if limits.time is None else limits.time * recheck)
-        res = search(info, bigger, seed=derive_seed(seed, 20_000_000 + k), algorithm=algorithm,
-                     objective=objective, workers=workers, **settings)
-        best, loss, se, vals = loss_of(res)
-        rechecked = True
-    label = label_for(loss, thresholds) if loss > 2 * se else None
+    lo, hi = loss_interval(loss, se, res)
+    rechecks, searched, bigger = 0, [res], limits
+    replicated = len(res.moves[0].samples) >= 2
+    while recheck > 1 and rechecks < max_rechecks and (
+            (rechecks == 0 and hi >= thresholds["inaccuracy"])
+            or (rechecks > 0 and verdict(lo, hi, thresholds)[1])):
+        # ISMCTS: (recheck - 1) times as many replicates again, each with the budget of the
+        # first search's, pooled with those before: the same quantity, measured closer.
+        # Another algorithm: one search with `recheck` times the budget, judged alone.
+        grow = (recheck - 1) * sum(r.info["replicates"] for r in searched) if replicated else 0
+        scale = grow / res.info["replicates"] if replicated else recheck
+        bigger = Limits(
+            iterations=None if limits.iterations is None else round(bigger.iterations * scale),
+            time=None if limits.time is None else bigger.time * scale)
+        if replicated:
+            more = search(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
+                          algorithm=algorithm, objective=objective, workers=workers,
+                          focus=(step.action,), **{**settings, "replicates": grow})
+            searched.append(more)
+            bigger = limits
+            now = pool(searched)
+        else:
+            now = search(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
+                         algorithm=algorithm, objective=objective, workers=workers,
+                         focus=(step.action,), **settings)
+        best, loss, se, vals = loss_of(now)
+        lo, hi = loss_interval(loss, se, now)
+        rechecks += 1
+    label, borderline = verdict(lo, hi, thresholds)
+    if borderline:
+        label = label_for(loss, thresholds)
     return Decision(r, step.event, step.seat, played, best.move, loss, se, label,
                     {m: v.value for m, v in vals.items()}, {m: v.stderr for m, v in vals.items()},
-                    rechecked)
+                    rechecks > 0, borderline, (lo, hi), rechecks)
+
+
+def loss_interval(loss: float, se: float, result) -> tuple:
+    """The two-sided interval of a loss at CONFIDENCE: loss ± t·se, with Student's t for the
+    replicates' degrees of freedom (ISMCTS: replicates - 1), else the normal quantile; no
+    width when the error is 0 (the best play, or exact values), unbounded when unknown."""
+    if se == 0:
+        return loss, loss
+    if not math.isfinite(se):
+        return -math.inf, math.inf
+    n = result.info.get("replicates") or 0
+    q = t_quantile(CONFIDENCE, n - 1) if n >= 2 else NORMAL_Q
+    return loss - q * se, loss + q * se
+
+
+def verdict(lo: float, hi: float, thresholds: dict) -> tuple:
+    """(label, borderline) for a loss whose interval is [lo, hi]: the label when the whole
+    interval lies in one label's band (None: below the inaccuracy threshold), else
+    (None, True): the interval straddles a threshold, the search has not shown which."""
+    a, b = label_for(lo, thresholds), label_for(hi, thresholds)
+    return (a, False) if a == b else (None, True)
+
+
+def t_quantile(p: float, dof: int) -> float:
+    """Student's t quantile for a two-sided interval of probability p (p = 0.95: the 0.975
+    quantile), by bisection of the t distribution function (regularised incomplete beta,
+    by its continued fraction). Exact to 1e-9; `dof` >= 1.
+
+    >>> round(t_quantile(0.95, 7), 3), round(t_quantile(0.95, 1000), 3)
+    (2.365, 1.962)
+    """
+    target = 1 - (1 - p) / 2
+    lo, hi = 0.0, 1e3
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if _t_cdf(mid, dof) < target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def _t_cdf(t: float, v: int) -> float:
+    x = v / (v + t * t)
+    tail = 0.5 * _betainc(v / 2, 0.5, x)
+    return 1 - tail if t >= 0 else tail
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b) (Numerical Recipes' betacf)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log(1 - x))
+    if x > (a + 1) / (a + b + 2):
+        return 1 - _betainc(b, a, 1 - x)
+    f, c, d = 1.0, 1.0, 0.0
+    for i in range(400):
+        m = i // 2
+        if i == 0:
+            num = 1.0
+        elif i % 2 == 0:
+            num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+        else:
+            num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+        d = 1 + num * d
+        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
+        c = 1 + num / c
+        c = c if abs(c) > 1e-300 else 1e-300
+        f *= c * d
+        if abs(1 - c * d) < 1e-15:
+            break
+    return front * (f - 1) / a

@@ -512,6 +512,7 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
                    "seed": seed, "workers": workers, "exact": ri["exact"],
                    "worlds_consistent": ri["worlds_consistent"],
                    "interrupted": ri.get("interrupted", False),
+                   "replicates": ri.get("replicates"),
                    "settings": dict(ri["settings"])})
         return
     unit = alg.unit
@@ -531,14 +532,33 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
                    + (f" {100.0 * m.visits / total:>6.1f}%" if ismcts else ""))
     if any(m.twin for m in result.moves):
         click.echo("\n  a-b:L/R: either end, the same position mirrored (one choice)")
+    click.echo("\n" + values_note(ri, objective, unit))
     click.echo(f"\nbest: {result.best}")
+
+
+def values_note(ri, objective, unit) -> str:
+    """What a value estimates and what its ± covers, in two short lines."""
+    what = ("points still to come in the round (the mover's side's minus the others' mean)"
+            if objective == "points" else "the mover's side's chance to win the match")
+    reps = ri.get("replicates")
+    if ri.get("exact"):
+        return f"  value: {what},\n  exact over every consistent world (± 0)"
+    if reps is not None:
+        if reps < 2:
+            return (f"  value: {what},\n  the engine playing on from the move; ± not "
+                    f"measured: one tree (replicates=1)")
+        per = ri["iterations"] // reps
+        return (f"  value: {what},\n  the engine playing on from the move; ± from the "
+                f"spread of {reps} independent\n  trees of about {per} iterations each")
+    return (f"  value: {what},\n  each world solved with every hand in view; ± over the "
+            f"{unit} and the horizon's playouts")
 
 
 def _worlds_note(ri) -> str:
     if ri.get("exact"):
         return " (all consistent worlds: exact)"
     if ri.get("all_worlds"):
-        return " (all consistent worlds, random playouts at the horizon, solved twice)"
+        return " (all consistent worlds, random playouts at the horizon, solved more than once)"
     return ""
 
 
@@ -606,7 +626,7 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
               help="Analyse this seat only (repeatable; default every seat whose hands the "
                    "record shows).")
 @click.option("--iterations", type=click.IntRange(1), default=None,
-              help="Search budget per decision (default 4000 ISMCTS iterations / 100 worlds).")
+              help="Search budget per decision (default 20000 ISMCTS iterations / 100 worlds).")
 @click.option("--time-per-decision", "seconds", type=click.FloatRange(min=0.001), default=None,
               help="Seconds of search per decision (instead of --iterations).")
 @_algorithm_option()
@@ -618,7 +638,12 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes per search (root parallelism).")
 @click.option("--recheck", type=click.IntRange(1, 100), default=4, show_default=True,
-              help="A suspected error is searched again with this many times the budget.")
+              help="A suspected error is searched again with this many times the budget "
+                   "(and again, this many times more, while its interval straddles a "
+                   "threshold).")
+@click.option("--max-rechecks", type=click.IntRange(0, 5), default=2, show_default=True,
+              help="The most searches of a decision after its first; a loss still undecided "
+                   "then is marked borderline.")
 @click.option("--inaccuracy", type=click.FloatRange(min=0), default=None,
               help="Loss from which a play is an inaccuracy (default 0.25 points; 0.03 for "
                    "the match objective).")
@@ -636,17 +661,19 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
 @click.option("--quiet", is_flag=True, help="No progress bar on standard error.")
 @json_option
 def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective, seed, workers,
-            recheck, inaccuracy, mistake, blunder, cluster, html_path, quiet, as_json):
+            recheck, max_rechecks, inaccuracy, mistake, blunder, cluster, html_path, quiet,
+            as_json):
     """Review every decision of a game: the best play, the loss, and a label for errors.
 
     Each decision is judged from what the seat knew then (never the hands it could not see).
-    A suspected error is searched again with a bigger budget before it is labelled, and a
-    loss within two standard errors is never labelled. RECORD may hold several matches, one
+    A suspected error is searched again with a bigger budget before it is labelled; a label
+    is given only when the loss's 95% interval lies within its band, else the decision is
+    searched again (up to --max-rechecks) and, still undecided, marked borderline. RECORD may hold several matches, one
     per line (.jsonl, as selfplay and arena write them): each is analysed as it would be
     alone, then the seats' totals over all of them.
     """
     from . import report
-    from .analysis import THRESHOLDS, analyze_all
+    from .analysis import DEFAULT_ITERATIONS, THRESHOLDS, analyze_all
     from .record import load_records
     from .search import Limits, resolve
     settings = search_settings(algorithm, sets=sets)
@@ -664,7 +691,8 @@ def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective,
                 raise click.BadParameter(f"seat {s} does not exist with {rec.rules.players} "
                                          f"players", param_hint="--seat")
     if iterations is None and seconds is None:
-        iterations = 4000 if resolve(algorithm, settings)[0].unit == "iterations" else 100
+        iterations = (DEFAULT_ITERATIONS if resolve(algorithm, settings)[0].unit == "iterations"
+                      else 100)
     if html_path is not None:
         _check_writable(html_path, "--html")
     show = not quiet and sys.stderr.isatty()
@@ -680,7 +708,8 @@ def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective,
     results = analyze_all(records, seats=set(seats) or None,
                           limits=Limits(iterations=iterations, time=seconds), seed=seed,
                           algorithm=algorithm, objective=objective, workers=workers,
-                          thresholds=thresholds, recheck=recheck, progress=progress,
+                          thresholds=thresholds, recheck=recheck,
+                          max_rechecks=max_rechecks, progress=progress,
                           cluster=cluster, **settings)
     if show and time.perf_counter() - t0 > 1.0:
         click.echo("", err=True)

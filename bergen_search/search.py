@@ -48,6 +48,8 @@ OBJECTIVES = ("points", "match")
 EXACT_WORLDS = 2000
 #: A search runs in slices this long so that Ctrl-C and the clock are heard promptly.
 SLICE_SECONDS = 0.05
+#: The slices of a search that can be stopped (`search(stop=...)`): a stop is heard within one.
+STOP_SLICE_SECONDS = 0.01
 #: ISMCTS's final pass (comparable values, `search(values=True)`): the share of a time limit
 #: kept for it, its worlds (iterations / (PASS_SPREAD x choices), within PASS_MIN..PASS_MAX),
 #: and the stream its worlds are drawn on.
@@ -145,21 +147,81 @@ class _Deadline:
         return None if self.end is None else self.end - time.perf_counter()
 
 
-def _run_sliced(run, budget, deadline: _Deadline):
+def _run_sliced(run, budget, deadline: _Deadline, hooks=None, stats=None):
     """Call `run(n, seconds)` in slices until the budget (None: none) or the deadline; Ctrl-C
     stops early and keeps what was found. The core's searches give the same result however
-    the iterations are split into calls. Returns (done, interrupted)."""
+    the iterations are split into calls. `hooks` (a `_Hooks`, from `search(stop=, on_info=)`):
+    its stop is checked before every slice (set: stop as Ctrl-C does) and it hears of each
+    slice, with `stats()` the root's statistics then. Returns (done, interrupted)."""
     done = 0
+    step = SLICE_SECONDS if hooks is None else STOP_SLICE_SECONDS
     try:
         while budget is None or done < budget:
+            if hooks is not None and hooks.stopped():
+                return done, True
             left = deadline.left()
             if left is not None and left <= 0:
                 break
             n = 0 if budget is None else budget - done
-            done += run(n, SLICE_SECONDS if left is None else min(SLICE_SECONDS, left))
+            done += run(n, step if left is None else min(step, left))
+            if hooks is not None:
+                hooks.sliced(done, stats=stats)
     except KeyboardInterrupt:
         return done, True
     return done, False
+
+
+class _Hooks:
+    """What `search(stop=, on_info=)` asks of a running search: to stop when `stop` (a
+    `threading.Event`) is set, and to tell `on_info` how it stands after every slice."""
+
+    def __init__(self, stop, on_info, moves, twins, lead, by_visits):
+        self.stop, self.on_info = stop, on_info
+        self.moves, self.twins, self.lead, self.by_visits = moves, twins, lead, by_visits
+        self.t0 = time.perf_counter()
+
+    def stopped(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
+
+    def sliced(self, done: int, stats=None, rows=None):
+        """`done` iterations (or worlds) so far; `stats()` gives the root's statistics
+        (move, n, sum, sum of squares) or `rows()` its rows (move, n, value, stderr)."""
+        if self.on_info is None:
+            return
+        seconds = time.perf_counter() - self.t0
+        info = {"iterations": done, "seconds": seconds,
+                "speed": done / seconds if seconds > 0 else 0.0}
+        found = rows() if rows is not None else (
+            _rows(self.moves, self.twins, {r[0]: r[1:4] for r in stats()})
+            if stats is not None else None)
+        if found:
+            ranked = _ranked(found, self.twins, self.by_visits, self.lead)
+            info.update(best=ranked[0].move, value=ranked[0].value, stderr=ranked[0].stderr,
+                        moves=ranked)
+        self.on_info(info)
+
+
+def _rows(moves, twins, merged: dict, passed=None) -> list:
+    """(move, visits, value, stderr) of every root move from the search's statistics `merged`
+    {move: (n, sum, sum of squares)} (a mirror twin's are the move's it mirrors), or with
+    `passed` the final pass's values."""
+    rows = []
+    for m in moves:
+        n, s, sq = merged.get(twins.get(m, m), (0, 0.0, 0.0))[:3]
+        mean, se = _mean_stderr(*passed[m][:3]) if passed else _mean_stderr(n, s, sq)
+        rows.append((m, n, mean, se))
+    return rows
+
+
+def _ranked(rows, twins, by_visits: bool, lead: bool) -> list:
+    """The rows as `MoveValue`s, best first: the most visited (the robust child) or the best
+    value; a twin right after the move it mirrors."""
+    if by_visits:
+        rows = sorted(rows, key=lambda r: (-r[1], -r[2], twins.get(r[0], r[0]), r[0]))
+    else:
+        rows = sorted(rows, key=lambda r: (-r[2], twins.get(r[0], r[0]), r[0]))
+    return [MoveValue(move_str(m, lead), m, v, se, n,
+                      move_str(twins[m], lead) if m in twins else None) for m, n, v, se in rows]
 
 
 # ---- the algorithms ------------------------------------------------------------------------
@@ -229,12 +291,12 @@ class Algorithm:
                 for k, s in self.settings.items()}
 
     def worker(self, sampler, objective: int, budget, deadline, seed: int, settings: dict,
-               values: bool = False):
+               values: bool = False, hooks=None):
         """Search with one core object: (rows (move, n, sum, sum of squares), done,
         interrupted, extra). `values`: also measure comparable values of the root moves
         (`extra["pass"]`: (worlds, rows (move, sum, sum of squares, each side's outcome
         summed))) where the algorithm's own statistics are not (ISMCTS: lowered by its
-        exploration)."""
+        exploration). `hooks`: `_run_sliced`'s."""
         raise NotImplementedError
 
     def table(self, info: InfoSet, settings: dict) -> WorldTable:
@@ -261,7 +323,8 @@ class Ismcts(Algorithm):
                           ("value", "visits")),
     }
 
-    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False):
+    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
+               hooks=None):
         from ._ismcts import IsmctsTree
         tree = IsmctsTree(sampler, seed, settings["exploration"], objective,
                           settings["playout"], merge_twins=settings["twins"])
@@ -269,7 +332,8 @@ class Ismcts(Algorithm):
         search_deadline = deadline if left is None or not values else _Deadline(
             left * (1 - PASS_SHARE))
         t0 = time.perf_counter()
-        done, interrupted = _run_sliced(tree.run, budget, search_deadline)
+        done, interrupted = _run_sliced(tree.run, budget, search_deadline, hooks,
+                                        tree.root_stats)
         extra = {"nodes": tree.n_nodes, "twins": tree.twins,
                  "sides": {m: (n, sums) for m, n, sums in tree.root_side_stats()}}
         n_choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
@@ -304,9 +368,11 @@ class Expectimax(Algorithm):
         from ._expectimax import ExpectimaxSearch
         return ExpectimaxSearch(sampler, settings["depth"], seed, objective, settings["playouts"])
 
-    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False):
+    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
+               hooks=None):
         engine = self.engine(sampler, objective, seed, settings)
-        done, interrupted = _run_sliced(engine.run_worlds, budget, deadline)
+        done, interrupted = _run_sliced(engine.run_worlds, budget, deadline, hooks,
+                                        engine.root_stats)
         return ([tuple(r) for r in engine.root_stats()], done, interrupted,
                 {"nodes": engine.nodes})
 
@@ -337,15 +403,15 @@ def resolve(algorithm: str, settings: dict) -> tuple:
     return alg, alg.check(settings)
 
 
-def _search_worker(args):
-    """One root-parallel worker (or the only one)."""
+def _search_worker(args, hooks=None):
+    """One root-parallel worker (or the only one, which may have `hooks`)."""
     info, table, alg_name, objective, budget, seconds, seed, settings, values = args
     from ._sampler import CoreSampler
     return ALGORITHMS[alg_name].worker(CoreSampler(info, table), objective, budget,
-                                       _Deadline(seconds), seed, settings, values)
+                                       _Deadline(seconds), seed, settings, values, hooks)
 
 
-def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline):
+def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline, hooks=None):
     """Every consistent world (`WorldTable.enumerate()`), weighted by its number of histories
     (times its inference weight: its probability), solved by the `ExpectimaxSearch` engine.
 
@@ -361,6 +427,7 @@ def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline):
     playouts' part, from the differences of the two (the worlds are all there, so that is
     the only noise); it is not exact. Without time for the second round, the standard error
     is unknown (inf).
+    `hooks` (`search(stop=, on_info=)`): a stop is heard between worlds, as Ctrl-C is.
     Returns (rows (move, worlds, value, stderr), worlds solved, exact, interrupted)."""
     from .rng import Rng
     worlds = sorted(worlds.items())
@@ -368,10 +435,26 @@ def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline):
     Rng(derive_seed(seed, len(worlds))).shuffle(order)
     moves = root_moves(info)
 
+    def partial(values):
+        """The rows of the worlds solved so far (for `hooks`)."""
+        solved = sorted(values)
+        return [(m, len(solved), *_weighted_sample_mean(
+            [(worlds[i][1], values[i][j]) for i in solved], len(worlds)))
+            for j, m in enumerate(moves)]
+
     def solve(replicate):
         values, interrupted = {}, False
+        heard = time.perf_counter()
         try:
             for i in order:
+                if hooks is not None and hooks.stopped():
+                    interrupted = True
+                    break
+                if hooks is not None and values and \
+                        time.perf_counter() - heard >= STOP_SLICE_SECONDS:
+                    heard = time.perf_counter()
+                    hooks.sliced(len(values) + replicate * len(worlds),
+                                 rows=lambda: partial(values))
                 left = deadline.left()
                 if left is not None and left <= 0:
                     break
@@ -436,7 +519,7 @@ def mirror_twins(info: InfoSet) -> dict:
 
 def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
            algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
-           values: bool = True, **settings) -> SearchResult:
+           values: bool = True, stop=None, on_info=None, **settings) -> SearchResult:
     """Rank every legal move of the seat to move in `info`.
 
     `algorithm`: "ismcts" (the default engine), "expectimax", or a preset ("classic": ISMCTS
@@ -458,6 +541,15 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     `choose`, default "value", so that the move recommended is the best valued one), or with
     `choose=visits` the search's most visited move. `values=False` (a match's engine, which
     needs the move only) skips the pass when the choice does not need it (`choose=visits`).
+
+    `stop` (a `threading.Event`, set by another thread) ends the search at the next slice
+    (STOP_SLICE_SECONDS; a final pass already running is finished first) and keeps what was
+    found, as Ctrl-C does (`info["interrupted"]`; no final pass once stopped). `on_info`, a
+    callable, is given after every slice a dict: `iterations` (or worlds) so far, `seconds`,
+    `speed` (per second), and once the root has statistics `best`, `value`, `stderr` and
+    `moves` (`MoveValue`s ranked as the result would be without a final pass: the search's
+    own means). Both run the search in slices of STOP_SLICE_SECONDS, which leaves the result
+    of an iteration budget unchanged, and need `workers=1`.
     """
     t0 = time.perf_counter()
     limits = limits or Limits()
@@ -473,6 +565,12 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     twins = mirror_twins(info) if settings.get("twins", True) else {}
     table = alg.table(info, settings)
     lead = not info.line
+    hooks = None
+    if stop is not None or on_info is not None:
+        if workers != 1:
+            raise BergenError("a search that can be stopped or watched (stop, on_info) runs "
+                              "with one worker", field="workers")
+        hooks = _Hooks(stop, on_info, moves, twins, lead, alg.by_visits)
     result_info = {"algorithm": algorithm, "objective": objective, "seed": seed,
                    "workers": workers, "worlds_consistent": table.total, "exact": False,
                    "settings": dict(settings), "values": {"method": "search"},
@@ -487,7 +585,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         from ._sampler import CoreSampler
         engine = alg.engine(CoreSampler(info, table), obj, seed, settings)
         rows, done, exact, interrupted = _exact_expectimax(
-            engine, info, table, worlds, seed, _Deadline(seconds))
+            engine, info, table, worlds, seed, _Deadline(seconds), hooks)
         result_info.update(exact=exact, worlds=done, interrupted=interrupted,
                            all_worlds=done == len(worlds))
     else:
@@ -499,7 +597,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
             jobs = [(info, table, alg.name, obj, shares[w], seconds, derive_seed(seed, w),
                      settings, values)
                     for w in range(workers) if shares[w] is None or shares[w] > 0]
-        outputs = _run_jobs(jobs)
+        outputs = _run_jobs(jobs, hooks)
         merged, sides, passed = {}, {}, {}
         done, interrupted, nodes = 0, False, 0
         for stats, n_done, intr, extra in outputs:
@@ -524,11 +622,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                     acc[1] += s
                     acc[2] += sq
                     acc[3] = [a + b for a, b in zip(acc[3], gains)]
-        rows = []
-        for m in moves:
-            n, s, sq = merged.get(twins.get(m, m), (0, 0.0, 0.0))
-            mean, se = _mean_stderr(*passed[m][:3]) if passed else _mean_stderr(n, s, sq)
-            rows.append((m, n, mean, se))
+        rows = _rows(moves, twins, merged, passed)
         result_info.update(nodes=nodes, interrupted=interrupted)
         if passed:
             result_info["values"] = {"method": "pass", "worlds": passed[moves[0]][0]}
@@ -540,22 +634,17 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                                     for m, (n, sums) in sides.items()}
     # The final policy: the most visited move (the robust child) or the best value; a twin
     # goes right after the move it mirrors.
-    if alg.by_visits and not (settings.get("choose") == "value" and
-                              result_info["values"]["method"] == "pass"):
-        rows.sort(key=lambda r: (-r[1], -r[2], twins.get(r[0], r[0]), r[0]))
-    else:
-        rows.sort(key=lambda r: (-r[2], twins.get(r[0], r[0]), r[0]))
-    mv = [MoveValue(move_str(m, lead), m, v, se, n,
-                    move_str(twins[m], lead) if m in twins else None) for m, n, v, se in rows]
+    mv = _ranked(rows, twins, alg.by_visits and not (
+        settings.get("choose") == "value" and result_info["values"]["method"] == "pass"), lead)
     best = mv[0]
     result_info.update(iterations=done, seconds=time.perf_counter() - t0)
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
 
 
-def _run_jobs(jobs):
+def _run_jobs(jobs, hooks=None):
     if len(jobs) == 1:
-        return [_search_worker(jobs[0])]
+        return [_search_worker(jobs[0], hooks)]
     import multiprocessing as mp
     ctx = mp.get_context("fork")
     with ctx.Pool(len(jobs)) as pool:

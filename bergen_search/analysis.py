@@ -21,6 +21,8 @@ from functools import partial
 from .errors import BergenError
 from .infoset import Observer
 from .notation import format_line
+from .position import position_from_infoset
+from .position_string import to_string
 from .record import _run, parse_record
 from .rng import derive_seed
 from .search import Limits, root_moves, search
@@ -45,14 +47,18 @@ class Decision:
     values: dict            # move -> value
     stderrs: dict           # move -> stderr
     rechecked: bool = False
+    position: str | None = None   # the position before the play, as a position string
 
     def to_json(self) -> dict:
-        return {"round": self.round, "event": self.event, "seat": self.seat,
-                "played": self.played, "best": self.best, "loss": _r(self.loss),
-                "loss_stderr": _r(self.loss_stderr), "label": self.label,
-                "values": {m: _r(v) for m, v in self.values.items()},
-                "stderr": {m: _r(v) for m, v in self.stderrs.items()},
-                "rechecked": self.rechecked}
+        out = {"round": self.round, "event": self.event, "seat": self.seat,
+               "played": self.played, "best": self.best, "loss": _r(self.loss),
+               "loss_stderr": _r(self.loss_stderr), "label": self.label,
+               "values": {m: _r(v) for m, v in self.values.items()},
+               "stderr": {m: _r(v) for m, v in self.stderrs.items()},
+               "rechecked": self.rechecked}
+        if self.position is not None:
+            out["position"] = self.position
+        return out
 
 
 @dataclass
@@ -278,6 +284,8 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                     else:
                         dec = _judge(record, r, step, info, res, limits, seed, k, algorithm,
                                      objective, workers, thresholds, recheck, settings)
+                        dec.position = to_string(position_from_infoset(
+                            info, {j: obs.proven_voids(j) for j in obs.hist}))
                         moment.kind, moment.decision = "decision", len(decisions)
                         moment.value = dec.values[dec.played]
                         moment.sides = _side_values(record.rules, s, moment.value, objective,

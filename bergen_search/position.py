@@ -18,13 +18,13 @@ from itertools import combinations
 from .errors import BergenError
 from .notation import format_line, parse_hand, parse_int_list, parse_line
 from .record import (POSITION_FORMAT, _check_fields, _is_int, _run, _type_name, parse_json,
-                     parse_record, parse_scores)
+                     parse_record, parse_scores, parse_version)
 from .rules import Rules
 from .tiles import (ALL_TILES, DOUBLES, N_TILES, TILES_WITH, LineEnds, format_mask, popcount,
                     tile_str)
 
 FORMAT = POSITION_FORMAT
-_FIELDS = ("format", "rules", "scores", "to_move", "hand", "line", "hand_sizes",
+_FIELDS = ("format", "version", "rules", "scores", "to_move", "hand", "line", "hand_sizes",
            "reserve_size", "voids")
 _REQUIRED = ("format", "to_move", "hand", "hand_sizes", "reserve_size")
 
@@ -241,7 +241,9 @@ def parse_position(obj) -> Position:
         raise BergenError(f"expected {FORMAT!r}, got {fmt!r}{hint}", field="format")
     for k in _REQUIRED:
         if k not in obj:
-            raise BergenError(f"a position has no {k!r} field", field=k)
+            raise BergenError(f"the {k!r} field is missing: a position needs "
+                              f"{', '.join(repr(f) for f in _REQUIRED[1:])}", field=k)
+    parse_version(obj)
     rules = Rules.from_dict(obj.get("rules"))
     scores = obj.get("scores")
     scores = (0,) * rules.n_sides if scores is None else parse_scores(scores, rules, "scores")

@@ -217,9 +217,15 @@ class Observer:
         round's event that proved it (the first draw of a draw turn, or the pass), `ends` the
         line's ends then, `how` "draw" or "pass". A proof covers the tiles held then and those
         drawn in that turn, not those drawn on later turns (RULES.md), so only the proofs
-        since the seat's latest draw turn count."""
+        since the latest draw turn that left the seat a tile count (a turn that drew one tile
+        and played it brought nothing into the hand)."""
         h = self.hist[seat]
-        start = h.epochs[-1][0]
+        played = {}
+        for _, _, epoch in h.plays:
+            if epoch is not None:
+                played[epoch] = played.get(epoch, 0) + 1
+        live = [k for k, (_, got) in enumerate(h.epochs) if got > played.get(k, 0)]
+        start = h.epochs[live[-1] if live else -1][0]
         draw_turns = {opened for opened, _ in h.epochs[1:]}
         out = {}
         for ev, _, ends in h.voids:

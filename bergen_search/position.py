@@ -397,8 +397,9 @@ def _from_flags(hand, line, hand_sizes, reserve_size, scores, players, partnersh
 def record_voids(record) -> dict:
     """Per seat, the numbers each seat is known to hold none of after the record's last event
     (RULES.md, "Decisions and chance"): a turn with a draw at ends (x, y) leaves the hand free
-    of x and y (tiles drawn earlier may show older voids again); a pass without a draw adds x
-    and y; a play keeps what was known. Only the last round counts (`Observer.proven_voids`)."""
+    of x and y, and when it kept a drawn tile, that tile may show the older voids again; a
+    pass without a draw adds x and y; a play keeps what was known. Only the last round counts
+    (`Observer.proven_voids`)."""
     from .infoset import Observer
     record = parse_record(record)
     last = len(record.rounds) - 1

@@ -112,6 +112,7 @@ class EngineProcess:
         self._lines = queue.Queue()
         self._ids = 0
         self._stream = None       # the AnalysisStream still running, if any
+        self.stderr = None        # what the engine wrote on standard error, once closed
         self.process = subprocess.Popen(
             self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env=env if env is not None else dict(os.environ), cwd=cwd,
@@ -159,12 +160,14 @@ class EngineProcess:
     def _died(self) -> str:
         code = self.process.poll()
         err = ""
-        if code is not None and self.process.stderr is not None:
-            try:
-                err = self.process.stderr.read().strip().splitlines()[-1:]
-                err = f": {err[0]}" if err else ""
-            except (OSError, ValueError):
-                err = ""
+        if code is not None:
+            if self.stderr is None:
+                try:
+                    self.stderr = self.process.stderr.read()
+                except (OSError, ValueError):
+                    self.stderr = ""
+            last = self.stderr.strip().splitlines()[-1:]
+            err = f": {last[0]}" if last else ""
         return f"the engine has exited (status {code}){err}"
 
     def _next(self, deadline):
@@ -208,6 +211,20 @@ class EngineProcess:
         return self._await(self._send(cmd), kind, timeout)
 
     # ---- the commands ----------------------------------------------------------------------
+    def raw(self, line: str, timeout=None) -> dict:
+        """Send one line as it is (no id added) and return the next line the engine writes:
+        for driving the protocol by hand, or checking what it says to a malformed line."""
+        self._free()
+        if self.process.poll() is not None:
+            raise EngineTerminated(self._died())
+        try:
+            self.process.stdin.write(line.rstrip("\n") + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise EngineTerminated(self._died()) from None
+        timeout = self.timeout if timeout is None else timeout
+        return self._next(time.monotonic() + timeout)
+
     def ping(self, timeout=None) -> None:
         """`isready`, answered by `readyok` (also while a search runs)."""
         self._request({"cmd": "isready"}, "readyok", timeout)
@@ -281,10 +298,16 @@ class EngineProcess:
         return self.process.returncode
 
     def close(self) -> None:
-        """End the process (if it still runs) and its pipes."""
+        """End the process (if it still runs) and its pipes; what it wrote on its standard
+        error is kept in `stderr`."""
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+        if self.stderr is None:
+            try:
+                self.stderr = self.process.stderr.read()
+            except (OSError, ValueError):
+                self.stderr = ""
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             try:
                 stream.close()

@@ -447,14 +447,14 @@ def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline, ho
         heard = time.perf_counter()
         try:
             for i in order:
-                if hooks is not None and hooks.stopped():
-                    interrupted = True
-                    break
                 if hooks is not None and values and \
                         time.perf_counter() - heard >= STOP_SLICE_SECONDS:
                     heard = time.perf_counter()
                     hooks.sliced(len(values) + replicate * len(worlds),
                                  rows=lambda: partial(values))
+                if hooks is not None and hooks.stopped():
+                    interrupted = True
+                    break
                 left = deadline.left()
                 if left is not None and left <= 0:
                     break

@@ -18,7 +18,6 @@ from .engines import parse_engine_list, play_match
 from .errors import BergenError
 from .rng import derive_seed
 from .rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
-from .views import num
 
 # ---- shared option groups ----------------------------------------------------------------
 
@@ -839,6 +838,7 @@ def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth,
     """
     from .position_string import to_string
     from .search import resolve
+    from .views import num
     settings = search_settings(algorithm, depth, exploration, sets)
     game_ = game_from_options(game, kw)
     info = game_.info

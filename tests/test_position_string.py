@@ -257,8 +257,8 @@ def _error(text):
 EXAMPLES = int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES * 3, deadline=20_000, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
-SEEDS = [EXAMPLE, "bergen1/3,draw=one/1,2,0/1/0-1,2-2,3-6/5-5-3/5,3,6/4/0:6,2:15",
-         "bergen1/4p,target=20/3,5/2/0-4,1-6,2-6/6-6-1/5,4,3,5/8", "bergen1/2/0,0/0/0-0/-/6,6/16"]
+SEEDS = [EXAMPLE, "bergen1/3,draw=one/0,0,2/0/1-2,1-5/2-5-6-4-4-2-2-6-3-3-4-0-3/2,2,3/9/2:23",
+         "bergen1/4p,target=20/2,7/2/0-4,1-3,3-4/6-0-3-5-0-0-2-4-4/3,5,3,3/6/1:04", "bergen1/2/0,0/0/0-0,1-3,2-6,3-3,4-5,5-6/-/6,6/16"]
 ALPHABET = "0123456789-,/:=pxbergn_ \x00é*"
 
 
@@ -291,6 +291,10 @@ def damaged(draw):
     if not text.startswith(TAG + "/"):
         text = TAG + "/" + text.partition("/")[2]
     return text
+
+
+def test_the_fuzz_starts_from_valid_strings():
+    assert [to_string(parse_string(s)) for s in SEEDS] == SEEDS
 
 
 @FUZZ

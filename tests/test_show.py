@@ -103,7 +103,8 @@ def test_a_later_draw_whose_tile_was_played_keeps_the_earlier_voids():
 
 
 def test_the_text_says_what_is_counted():
-    res = run("show", "-", input=json.dumps(RECORDS["kept"]))
+    assert json.load(open("examples/voids.json")) == RECORDS["kept"]     # README's example
+    res = run("show", "examples/voids.json")
     assert res.exit_code == 0, res.output
     out = res.stdout
     assert "voids     4 (drew at ends 5 and 4, event 16)   5 (drew at ends 5 and 4, event 16)" \

@@ -89,7 +89,10 @@ class EngineServer:
             if last:
                 self.running = False
             if not self.closed:
-                self._write(line)
+                try:
+                    self._write(line)
+                except (BrokenPipeError, OSError):
+                    self.closed = True      # the other program has gone: write no more
 
     def error(self, message: str, cmd: dict | None = None) -> None:
         self.send({"type": "error", "error": one_line(message)}, cmd)
@@ -124,6 +127,8 @@ class EngineServer:
             getattr(self, "cmd_" + name)(cmd)
         except BergenError as e:
             self.error(str(e), cmd)
+        except Exception as e:      # a bug: say so in one line and keep serving
+            self.error(f"internal error: {type(e).__name__}: {e}", cmd)
         return True
 
     def _idle(self, name: str) -> None:
@@ -179,7 +184,8 @@ class EngineServer:
         from .knowledge import knowledge
         if self.game is None:
             raise BergenError("no position yet: send position first")
-        self.send({"type": "show", **knowledge(self.game).to_json()}, cmd)
+        self.send({"type": "show", **knowledge(self.game).to_json(), "version": __version__},
+                  cmd)
 
     def cmd_go(self, cmd):
         from .search import Limits, resolve, root_moves
@@ -262,6 +268,11 @@ class EngineServer:
         except MemoryError as e:
             self.send({"type": "error", "error": f"the search ran out of memory: {e}"}, cmd,
                       last=True)
+            return
+        except Exception as e:      # a bug: the search is over all the same
+            self.send({"type": "error", "error": one_line(f"internal error: "
+                                                          f"{type(e).__name__}: {e}")},
+                      cmd, last=True)
             return
         doc = {"type": "bestmove", **best_document(game, result, seed=seed, workers=1,
                                                    objective=objective, algorithm=algorithm),

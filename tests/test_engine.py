@@ -306,6 +306,7 @@ def test_fuzz_the_command_reader(lines):
                                "error"}
         if doc["type"] == "error":
             assert isinstance(doc["error"], str) and "\n" not in doc["error"]
+            assert "internal error" not in doc["error"], doc["error"]
 
 
 # ---- exits, timeouts, a dead engine ------------------------------------------------------------

@@ -400,3 +400,11 @@ def test_play_hint_prints_the_position(tmp_path):
     string = line.split()[1]
     pos = parse_string(string)
     assert pos.hand == session.state.hands[0] and pos.line == tuple(session.state.line)
+
+
+@pytest.mark.parametrize("module", ["position_string", "knowledge"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(f"bergen_search.{module}"))
+    assert result.attempted > 0 and result.failed == 0

@@ -176,7 +176,7 @@ class EngineProcess:
         try:
             item = self._lines.get(timeout=left)
         except queue.Empty:
-            raise EngineTimeout(f"the engine did not answer within the timeout") from None
+            raise EngineTimeout("the engine did not answer within the timeout") from None
         if item is _EOF:
             self._lines.put(_EOF)
             try:

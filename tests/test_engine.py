@@ -14,7 +14,6 @@
 import json
 import signal
 import threading
-import time
 
 import pytest
 from click.testing import CliRunner

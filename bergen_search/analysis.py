@@ -21,6 +21,8 @@ from functools import partial
 from .errors import BergenError
 from .infoset import Observer
 from .notation import format_line
+from .position import position_from_infoset
+from .position_string import to_string
 from .record import _run, parse_record
 from .rng import derive_seed
 from .search import Limits, paired_stderr, pool, root_moves, search
@@ -62,16 +64,20 @@ class Decision:
     borderline: bool = False
     loss_interval: tuple = (None, None)   # (lo, hi) at CONFIDENCE
     rechecks: int = 0       # searches after the first
+    position: str | None = None   # the position before the play, as a position string
 
     def to_json(self) -> dict:
-        return {"round": self.round, "event": self.event, "seat": self.seat,
-                "played": self.played, "best": self.best, "loss": _r(self.loss),
-                "loss_stderr": _r(self.loss_stderr), "label": self.label,
-                "values": {m: _r(v) for m, v in self.values.items()},
-                "stderr": {m: _r(v) for m, v in self.stderrs.items()},
-                "rechecked": self.rechecked, "borderline": self.borderline,
-                "loss_interval": [_r(x) for x in self.loss_interval],
-                "rechecks": self.rechecks}
+        out = {"round": self.round, "event": self.event, "seat": self.seat,
+               "played": self.played, "best": self.best, "loss": _r(self.loss),
+               "loss_stderr": _r(self.loss_stderr), "label": self.label,
+               "values": {m: _r(v) for m, v in self.values.items()},
+               "stderr": {m: _r(v) for m, v in self.stderrs.items()},
+               "rechecked": self.rechecked, "borderline": self.borderline,
+               "loss_interval": [_r(x) for x in self.loss_interval],
+               "rechecks": self.rechecks}
+        if self.position is not None:
+            out["position"] = self.position
+        return out
 
 
 @dataclass
@@ -303,6 +309,8 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                         dec = _judge(record, r, step, info, res, limits, seed, k, algorithm,
                                      objective, workers, thresholds, recheck, settings,
                                      max_rechecks)
+                        dec.position = to_string(position_from_infoset(
+                            info, {j: obs.proven_voids(j) for j in obs.hist}))
                         moment.kind, moment.decision = "decision", len(decisions)
                         moment.value = dec.values[dec.played]
                         moment.sides = _side_values(record.rules, s, moment.value, objective,

@@ -101,6 +101,9 @@ def json_option(f):
 
 
 def emit_json(obj) -> None:
+    """One JSON document on standard output, with the version that wrote it."""
+    if isinstance(obj, dict) and "version" not in obj:
+        obj = {**obj, "version": __version__}
     click.echo(json.dumps(obj, separators=(",", ":")))
 
 
@@ -358,33 +361,52 @@ _POSITION_FIELDS = ("hand", "line", "hand_sizes", "reserve_size", "scores", "to_
 
 def game_input(f):
     f = click.argument("game", required=False, metavar="[GAME]")(f)
+    f = click.option("--position", "position_string", metavar="STRING",
+                     help="The position as a position string, e.g. "
+                          "'bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14' "
+                          "(docs/NOTATION.md); GAME may be such a string too.")(f)
     for option in reversed(POSITION_FLAGS):
         f = option(f)
     return rule_options(f)
 
 
 def info_from_options(game, kw):
-    """The information set of the seat to move: from GAME (a record or a position file, or -
-    for standard input) or from the position flags. Pops the options it reads from kw."""
+    """The information set of the seat to move (`game_from_options`)."""
+    return game_from_options(game, kw).info
+
+
+def game_from_options(game, kw):
+    """The game of the seat to move (a `viewpoint.Game`): from GAME (a record or a position
+    file, - for standard input, or a position string), from --position STRING, or from the
+    position flags. Pops the options it reads from kw."""
     from .infoset import from_position
     from .position import position_from_flags
-    from .viewpoint import load_game
+    from .position_string import is_position_string
+    from .viewpoint import Game, load
     flags = {k: kw.pop(k, None) for k in _POSITION_FIELDS}
     given = [k for k, v in flags.items() if v is not None]
+    string = kw.pop("position_string", None)
+    if string is not None:
+        if game is not None:
+            raise click.UsageError("give either GAME or --position, not both")
+        game = string
+        if not is_position_string(game):
+            raise BergenError(f"--position: a position string starts with 'bergen1/', got "
+                              f"{game[:20]!r}")
     if game is not None:
         if given:
             raise click.UsageError(f"give either GAME or the position flags, not both "
                                    f"(got GAME and --{given[0].replace('_', '-')})")
         rules_given = [k for k in _RULE_FIELDS + ("rules_json",) if kw.get(k) is not None]
         if rules_given:
-            raise click.UsageError("the rules of a GAME file come from the file; rule flags go "
+            raise click.UsageError("the rules of a GAME come from the game; rule flags go "
                                    "with the position flags")
         for k in _RULE_FIELDS + ("rules_json",):
             kw.pop(k, None)
-        return load_game(_read_text(game))
+        return load(game if is_position_string(game) else _read_text(game))
     if flags["hand"] is None:
-        raise click.UsageError("give a GAME file (a record or a position, or - for stdin) or "
-                               "the position flags starting with --hand")
+        raise click.UsageError("give a GAME (a record or a position file, - for stdin, or a "
+                               "position string) or the position flags starting with --hand")
     voids = None
     if flags["voids"] is not None:
         from .record import parse_json
@@ -396,7 +418,7 @@ def info_from_options(game, kw):
     pos = position_from_flags(flags["hand"], flags["line"], flags["hand_sizes"],
                               flags["reserve_size"], flags["scores"], None, None,
                               flags["to_move"], rules, voids)
-    return from_position(pos)
+    return Game(from_position(pos), pos)
 
 
 ALGORITHM_HELP = ("The search algorithm: ismcts (the default engine), expectimax, or classic "
@@ -469,17 +491,16 @@ def run_search(info, algorithm, objective, iterations, seconds, seed, workers, s
                   algorithm=algorithm, objective=objective, workers=workers, **settings)
 
 
-def _num(x):
-    """A float for JSON: rounded to 6 places; infinity (one sample) as null."""
-    return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
-
-
-def _describe(info) -> str:
+def _describe(game) -> str:
+    """The position of a `viewpoint.Game` for people, with its string to paste back."""
     from .notation import format_hand, format_line
+    from .position_string import to_string
+    info = game.info
     line = format_line(info.line) or "(empty)"
     return (f"seat {info.seat} to move   scores {_fmt_scores(info.scores)}   reserve "
             f"{info.reserve_size}   hands {','.join(map(str, info.hand_sizes))}\n"
-            f"line  {line}\nhand  {' '.join(format_hand(info.hand))}")
+            f"line  {line}\nhand  {' '.join(format_hand(info.hand))}\n"
+            f"position {to_string(game.position)}")
 
 
 @main.command()
@@ -495,28 +516,19 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     The search uses only what the seat to move could know.
     """
     from .search import choices, resolve
+    from .views import best_document
     settings = search_settings(algorithm, depth, exploration, sets)
-    info = info_from_options(game, kw)
+    game_ = game_from_options(game, kw)
+    info = game_.info
     result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings)
     ri = result.info
     alg = resolve(algorithm, settings)[0]
     if as_json:
-        emit_json({"to_move": info.seat, "best": result.best,
-                   "moves": [dict({"move": m.move, "value": _num(m.value),
-                                   "stderr": _num(m.stderr), "visits": m.visits},
-                                  **({"twin": m.twin} if m.twin else {}))
-                             for m in result.moves],
-                   "value": _num(result.value), "stderr": _num(result.stderr),
-                   "objective": objective, "algorithm": algorithm,
-                   "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
-                   "seed": seed, "workers": workers, "exact": ri["exact"],
-                   "worlds_consistent": ri["worlds_consistent"],
-                   "interrupted": ri.get("interrupted", False),
-                   "replicates": ri.get("replicates"),
-                   "settings": dict(ri["settings"])})
+        emit_json(best_document(game_, result, seed=seed, workers=workers,
+                                objective=objective, algorithm=algorithm))
         return
     unit = alg.unit
-    click.echo(_describe(info))
+    click.echo(_describe(game_))
     click.echo(f"{algorithm} ({_settings_text(ri['settings'])}), objective {objective}, "
                f"{ri['iterations']} {unit}{_worlds_note(ri)}, "
                f"{ri['seconds']:.2f} s, seed {seed}"
@@ -566,6 +578,43 @@ def _settings_text(settings: dict) -> str:
     """An algorithm's settings for a header line: `playout safe, inference on, ...`."""
     from .search import setting_text
     return ", ".join(f"{k} {setting_text(v)}" for k, v in settings.items())
+
+
+# ---- show --------------------------------------------------------------------------------
+
+
+@main.command()
+@game_input
+@json_option
+def show(game, as_json, **kw):
+    """Check a game and print what its seat to move knows: the hands and their sizes, the
+    voids each other seat has proved and where, the tiles each may still hold, the lead's
+    proof, the number of consistent deals (exact), and the position string.
+
+    GAME is a record, a position, - for standard input, or a position string; or give
+    --position STRING or the position flags.
+    """
+    from .knowledge import knowledge
+    known = knowledge(game_from_options(game, kw))
+    if as_json:
+        emit_json(known.to_json())
+    else:
+        click.echo(known.text())
+
+
+# ---- engine ------------------------------------------------------------------------------
+
+
+@main.command()
+def engine():
+    """Run the engine on standard input and output: one JSON object per line, in the manner
+    of UCI (docs/PROTOCOL.md). Commands: isready, position, go, stop, show, hello, quit.
+
+    It answers every command on standard output; a malformed line gets an error line and the
+    engine keeps running. It exits cleanly on quit, at the end of its input and on SIGTERM.
+    """
+    from .engine_protocol import serve
+    serve(sys.stdin, sys.stdout)
 
 
 # ---- arena -------------------------------------------------------------------------------
@@ -815,9 +864,12 @@ def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth,
     ISMCTS searches with the points and the match objective (same budget and seed; the
     chosen algorithm's settings when it is ISMCTS, else ISMCTS's defaults).
     """
+    from .position_string import to_string
     from .search import resolve
+    from .views import num
     settings = search_settings(algorithm, depth, exploration, sets)
-    info = info_from_options(game, kw)
+    game_ = game_from_options(game, kw)
+    info = game_.info
     result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings)
     alg = resolve(algorithm, settings)[0]
     side_alg, side_settings = (algorithm, settings) if alg.name == "ismcts" else ("ismcts", {})
@@ -828,17 +880,18 @@ def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth,
         best = res.moves[0].move
         per_side[obj] = res.info["sides"][best]
     rules = info.rules
-    sides = [{"side": k, "expected_points": _num(per_side["points"][k]),
-              "p_win_match": _num(per_side["match"][k])} for k in range(rules.n_sides)]
+    sides = [{"side": k, "expected_points": num(per_side["points"][k]),
+              "p_win_match": num(per_side["match"][k])} for k in range(rules.n_sides)]
     ri = result.info
     if as_json:
         emit_json({"to_move": info.seat, "side_to_move": rules.side_of(info.seat),
-                   "sides": sides, "value": _num(result.value), "stderr": _num(result.stderr),
+                   "sides": sides, "value": num(result.value), "stderr": num(result.stderr),
                    "best": result.best, "objective": objective, "algorithm": algorithm,
                    "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
-                   "seed": seed, "settings": dict(ri["settings"])})
+                   "seed": seed, "settings": dict(ri["settings"]),
+                   "position": to_string(game_.position)})
         return
-    click.echo(_describe(info))
+    click.echo(_describe(game_))
     unit = "points" if objective == "points" else "probability of winning the match"
     click.echo(f"value {result.value:+.3f} ± {result.stderr:.3f} ({unit}, side "
                f"{rules.side_of(info.seat)}, best {result.best}; {algorithm}, "

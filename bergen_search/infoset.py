@@ -211,6 +211,29 @@ class Observer:
         played_free = sum(1 << t for t in allowed if line_mask >> t & 1)
         return groups, tuple(sorted(allowed.items())), played_free
 
+    def proven_voids(self, seat: int) -> dict:
+        """{number: (event, ends, how)}: the numbers the hidden `seat` is proven to hold none
+        of now, each with the first proof of it that still covers the whole hand: `event` the
+        round's event that proved it (the first draw of a draw turn, or the pass), `ends` the
+        line's ends then, `how` "draw" or "pass". A proof covers the tiles held then and those
+        drawn in that turn, not those drawn on later turns (RULES.md), so only the proofs
+        since the latest draw turn that left the seat a tile count (a turn that drew one tile
+        and played it brought nothing into the hand)."""
+        h = self.hist[seat]
+        played = {}
+        for _, _, epoch in h.plays:
+            if epoch is not None:
+                played[epoch] = played.get(epoch, 0) + 1
+        live = [k for k, (_, got) in enumerate(h.epochs) if got > played.get(k, 0)]
+        start = h.epochs[live[-1] if live else -1][0]
+        draw_turns = {opened for opened, _ in h.epochs[1:]}
+        out = {}
+        for ev, _, ends in h.voids:
+            if ev >= start:
+                for v in sorted(set(ends)):
+                    out.setdefault(v, (ev, ends, "draw" if ev in draw_turns else "pass"))
+        return out
+
     def why_not(self, seat: int, tile: int) -> str:
         """Why the hidden `seat` cannot hold `tile` now: the proof against its latest chance
         to have got it (for error messages)."""

@@ -17,15 +17,14 @@ from itertools import combinations
 
 from .errors import BergenError
 from .notation import format_line, parse_hand, parse_int_list, parse_line
-from .record import (POSITION_FORMAT, _check_fields, _is_int, _type_name, parse_json,
-                     parse_record, parse_scores, walk)
+from .record import (POSITION_FORMAT, _check_fields, _is_int, _run, _type_name, parse_json,
+                     parse_record, parse_scores, parse_version)
 from .rules import Rules
-from .state import DRAW, PASS
 from .tiles import (ALL_TILES, DOUBLES, N_TILES, TILES_WITH, LineEnds, format_mask, popcount,
                     tile_str)
 
 FORMAT = POSITION_FORMAT
-_FIELDS = ("format", "rules", "scores", "to_move", "hand", "line", "hand_sizes",
+_FIELDS = ("format", "version", "rules", "scores", "to_move", "hand", "line", "hand_sizes",
            "reserve_size", "voids")
 _REQUIRED = ("format", "to_move", "hand", "hand_sizes", "reserve_size")
 
@@ -242,7 +241,9 @@ def parse_position(obj) -> Position:
         raise BergenError(f"expected {FORMAT!r}, got {fmt!r}{hint}", field="format")
     for k in _REQUIRED:
         if k not in obj:
-            raise BergenError(f"a position has no {k!r} field", field=k)
+            raise BergenError(f"the {k!r} field is missing: a position needs "
+                              f"{', '.join(repr(f) for f in _REQUIRED[1:])}", field=k)
+    parse_version(obj)
     rules = Rules.from_dict(obj.get("rules"))
     scores = obj.get("scores")
     scores = (0,) * rules.n_sides if scores is None else parse_scores(scores, rules, "scores")
@@ -396,48 +397,34 @@ def _from_flags(hand, line, hand_sizes, reserve_size, scores, players, partnersh
 def record_voids(record) -> dict:
     """Per seat, the numbers each seat is known to hold none of after the record's last event
     (RULES.md, "Decisions and chance"): a turn with a draw at ends (x, y) leaves the hand free
-    of x and y (tiles drawn earlier may show older voids again); a pass without a draw adds x
-    and y; a play keeps what was known. Only the last round counts."""
+    of x and y, and when it kept a drawn tile, that tile may show the older voids again; a
+    pass without a draw adds x and y; a play keeps what was known. Only the last round counts
+    (`Observer.proven_voids`)."""
+    from .infoset import Observer
     record = parse_record(record)
     last = len(record.rounds) - 1
-    voids = {}
-    drew = {}
-    for step in walk(record):
-        if step.round != last:
-            continue
-        s = step.seat
-        before = step.before
-        ends = {before.left, before.right} if before.led else set()
-        if step.action == DRAW:
-            drew[s] = ends
-        elif step.action == PASS:
-            voids[s] = set(ends) if s in drew else voids.get(s, set()) | ends
-            drew.pop(s, None)
-        else:
-            if s in drew:
-                voids[s] = set(drew.pop(s))
-    return {s: frozenset(v) for s, v in voids.items() if v}
+    observer = None
+    for item in _run(record):
+        if item[0] == "deal" and item[1] == last:
+            observer = Observer(record.rules, (), item[2])
+        elif item[0] == "step" and item[1].round == last:
+            step = item[1]
+            observer.step(step.seat, step.action, step.after)
+    voids = {s: frozenset(observer.proven_voids(s)) for s in range(record.rules.players)}
+    return {s: v for s, v in voids.items() if v}
+
+
+def position_from_infoset(info, voids: dict) -> Position:
+    """The position of an information set (`infoset.InfoSet`), with `voids` {seat: numbers}:
+    what a `bergen-position/1` keeps of it (not its history: which turn a tile was drawn on,
+    the lead's proofs, the plays inference reads)."""
+    return Position(info.rules, tuple(info.scores), info.seat, info.hand, tuple(info.line),
+                    tuple(info.hand_sizes), info.reserve_size,
+                    {s: frozenset(v) for s, v in voids.items() if v}).check()
 
 
 def position_from_record(record) -> Position:
     """The position an unfinished record describes, seen by its seat to move (the viewpoint,
     whose hand the record must show), with the voids the events prove."""
-    from .record import final_state
-    record = parse_record(record)
-    state = final_state(record)
-    if state.ended is not None:
-        raise BergenError(f"the record ends with the round over ({state.ended}): it describes no "
-                          f"position", round=len(record.rounds) - 1)
-    seat = state.to_move
-    if seat < 0:
-        raise BergenError("the record stops before the lead with hands unseen, so the seat to "
-                          "move is not known", round=len(record.rounds) - 1)
-    if state.hidden[seat]:
-        raise BergenError(f"seat {seat} is to move, but the record does not show its whole hand "
-                          f"(the seat to move is the record's viewpoint)",
-                          round=len(record.rounds) - 1)
-    voids = {s: v for s, v in record_voids(record).items() if s != seat}
-    sizes = tuple(state.hand_size(s) for s in range(record.rules.players))
-    pos = Position(record.rules, tuple(state.scores), seat, state.hands[seat], tuple(state.line),
-                   sizes, state.reserve_size, voids)
-    return pos.check()
+    from .viewpoint import record_position
+    return record_position(record)

@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Iterator, NamedTuple
 
+from . import __version__
 from .errors import BergenError
 from .infoset import Observer
 from .notation import parse_move_text, resolve_move
@@ -32,7 +33,7 @@ from .tiles import format_mask, parse_tile, tile_str
 FORMAT = "bergen-record/1"
 POSITION_FORMAT = "bergen-position/1"
 
-_TOP_FIELDS = ("format", "rules", "start_scores", "rounds")
+_TOP_FIELDS = ("format", "version", "rules", "start_scores", "rounds")
 _ROUND_FIELDS = ("hands", "reserve", "events")
 _ACTIONS = ("play", "draw", "pass")
 _EVENT_FIELDS = ("seat",) + _ACTIONS
@@ -77,10 +78,12 @@ class Round:
 
 @dataclass(frozen=True)
 class Record:
-    """A parsed `bergen-record/1`. `complete` when every hand and every reserve is known."""
+    """A parsed `bergen-record/1`. `complete` when every hand and every reserve is known.
+    `version`: the version of the program that wrote it, when the record says."""
     rules: Rules
     start_scores: tuple
     rounds: tuple
+    version: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -88,9 +91,12 @@ class Record:
                    for r in self.rounds)
 
     def to_dict(self) -> dict:
-        return {"format": FORMAT, "rules": self.rules.to_dict(),
-                "start_scores": list(self.start_scores),
-                "rounds": [r.to_dict() for r in self.rounds]}
+        out = {"format": FORMAT}
+        if self.version is not None:
+            out["version"] = self.version
+        out.update(rules=self.rules.to_dict(), start_scores=list(self.start_scores),
+                   rounds=[r.to_dict() for r in self.rounds])
+        return out
 
 
 # ---- JSON -------------------------------------------------------------------------------------
@@ -283,6 +289,7 @@ def parse_record(obj) -> Record:
         raise BergenError(f"expected {FORMAT!r}, got {fmt!r}{hint}", field="format")
     if "rounds" not in obj:
         raise BergenError("a record has no 'rounds' field", field="rounds")
+    version = parse_version(obj)
     rules = Rules.from_dict(obj.get("rules"))
     start = obj.get("start_scores")
     start_scores = (0,) * rules.n_sides if start is None else parse_scores(
@@ -294,7 +301,16 @@ def parse_record(obj) -> Record:
     if not rounds_obj:
         raise BergenError("the list is empty: a record needs at least one round", field="rounds")
     rounds = tuple(_parse_round(ro, rules, r) for r, ro in enumerate(rounds_obj))
-    return Record(rules, start_scores, rounds)
+    return Record(rules, start_scores, rounds, version)
+
+
+def parse_version(obj: dict):
+    """The optional `version` of a document (the program that wrote it): a string, or None."""
+    version = obj.get("version")
+    if version is not None and (not isinstance(version, str) or len(version) > 100):
+        raise BergenError(f"'version' must be the version string of the program that wrote "
+                          f"the document, got {_type_name(version)}", field="version")
+    return version
 
 
 def load_record(text) -> Record:
@@ -361,7 +377,8 @@ def write_record(log) -> dict:
     """A complete `bergen-record/1` dict from a `playout.MatchLog` (or a `Record`).
 
     Every hand and reserve is written, the drawn tiles too, and the rules in full
-    (`rules.to_dict()`), so the record stands on its own.
+    (`rules.to_dict()`), so the record stands on its own; a match's record says which version
+    of the program wrote it (a `Record` keeps the version it was read with).
     """
     if isinstance(log, Record):
         return log.to_dict()
@@ -383,7 +400,7 @@ def write_record(log) -> dict:
         rounds.append({"hands": [format_mask(h) for h in rnd.hands],
                        "reserve": [tile_str(t) for t in rnd.reserve],
                        "events": events})
-    return {"format": FORMAT, "rules": log.rules.to_dict(),
+    return {"format": FORMAT, "version": __version__, "rules": log.rules.to_dict(),
             "start_scores": list(log.start_scores), "rounds": rounds}
 
 

@@ -47,6 +47,8 @@ def text(result, settings=True) -> str:
                 out.append(f"        {verdict_text(dec)}: {dec.played} "
                            f"{dec.values[dec.played]:+.2f}, better {dec.best} "
                            f"{dec.values[dec.best]:+.2f} ({loss_text(dec)})")
+                if dec.position:
+                    out.append(f"        position {dec.position}")
     out.append("")
     out += summary_table(result.summary)
     if settings:
@@ -176,6 +178,7 @@ li.decision { padding: 8px 0; }
 .head { display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: baseline; }
 .move { font-weight: 600; font-family: ui-monospace, Menlo, Consolas, monospace; }
 .mono { font-family: ui-monospace, Menlo, Consolas, monospace; }
+.position { font-size: .85em; color: var(--muted); overflow-wrap: anywhere; margin-top: 2px; }
 .badge { font-size: .8em; font-weight: 700; padding: 1px 7px; border-radius: 9px; color: #fff;
          text-transform: uppercase; letter-spacing: .03em; }
 .badge.inaccuracy { background: #b7950b; } .badge.mistake { background: #d35400; }
@@ -539,7 +542,15 @@ def _decision_html(result, prefix, index, r, event, seat, line_text, points) -> 
             f'</div>'
             f'<div class="board"><figure>{_line_svg(pairs, played_at, "the line after the play")}'
             f'<figcaption>line after the play</figcaption></figure>{hand_svg}</div>'
-            f'{details}</li>')
+            f'{details}{_position_html(dec.position)}</li>')
+
+
+def _position_html(position) -> str:
+    """The position before the decision as a string to paste into `bergen best`."""
+    if not position:
+        return ""
+    return (f'<div class="position">position before the play: '
+            f'<code class="mono">{_e(position)}</code></div>')
 
 
 def _minor_html(event, seat, action, points, forced) -> str:

@@ -271,3 +271,100 @@ class WorldTable:
 
         rec(0, 0)
         return found
+
+
+def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
+    """The number of distinct deals consistent with `info`: which tiles each other seat holds
+    now and which the reserve holds (its order not counted). `WorldTable.total` counts the
+    histories instead (a deal and, for a seat that drew, which turn brought each tile; the
+    sampler's unit, each equally likely); a deal stands for one history or more.
+
+    Exact: a programme over the unplayed hidden tiles whose state is, per seat, how many
+    tiles of each *class* it was given (tiles that may enter the same epochs of the seat),
+    and the reserve's count; at the end each seat's class counts (with the tiles it played
+    from an epoch not known) must fill its epochs, which Hall's condition over the sets of
+    epochs decides. Raises BergenError past `limit` programme states."""
+    groups = info.groups
+    seats = sorted({g.owner for g in groups if g.owner != RESERVE})
+    group_bits = {s: sum(1 << i for i, g in enumerate(groups) if g.owner == s) for s in seats}
+    reserve_bit = 1 << next(i for i, g in enumerate(groups) if g.owner == RESERVE)
+    played = {s: [] for s in seats}
+    classes = {s: [] for s in seats}
+    tiles = []              # per unplayed tile: [(option, seat index or -1, class index)]
+    for t, allowed in info.free:
+        if info.played_free >> t & 1:
+            owner = [s for s in seats if allowed & group_bits[s]]
+            if len(owner) != 1:
+                return 0       # a played tile no epoch of its player can have held
+            played[owner[0]].append(allowed & group_bits[owner[0]])
+            continue
+        options = [(-1, 0)] if allowed & reserve_bit else []
+        for k, s in enumerate(seats):
+            c = allowed & group_bits[s]
+            if c:
+                if c not in classes[s]:
+                    classes[s].append(c)
+                options.append((k, classes[s].index(c)))
+        if not options:
+            return 0
+        tiles.append(options)
+    sizes = [info.hand_sizes[s] for s in seats]
+    width = [len(classes[s]) for s in seats]
+    start = (0,) + tuple((0,) * w for w in width)
+    states = {start: 1}
+    for options in tiles:
+        nxt = {}
+        for st, ways in states.items():
+            for k, c in options:
+                if k < 0:
+                    if st[0] == info.reserve_size:
+                        continue
+                    new = (st[0] + 1,) + st[1:]
+                else:
+                    counts = st[1 + k]
+                    if sum(counts) == sizes[k]:
+                        continue
+                    counts = counts[:c] + (counts[c] + 1,) + counts[c + 1:]
+                    new = st[:1 + k] + (counts,) + st[2 + k:]
+                nxt[new] = nxt.get(new, 0) + ways
+        states = nxt
+        if len(states) > limit:
+            raise BergenError("the position leaves too many hidden possibilities to count the "
+                              "deals")
+    fits = [{} for _ in seats]
+    total = 0
+    for st, ways in states.items():
+        if st[0] != info.reserve_size:
+            continue
+        ok = True
+        for k, s in enumerate(seats):
+            counts = st[1 + k]
+            if sum(counts) != sizes[k]:
+                ok = False
+                break
+            if counts not in fits[k]:
+                fits[k][counts] = _fills_epochs(groups, group_bits[s], classes[s], counts,
+                                                played[s])
+            if not fits[k][counts]:
+                ok = False
+                break
+        if ok:
+            total += ways
+    return total
+
+
+def _fills_epochs(groups, bits: int, classes: list, counts: tuple, played: list) -> bool:
+    """Whether tiles of the given classes (`counts[i]` tiles that may enter the groups of
+    mask `classes[i]`) and the played tiles (one each, by mask) fill the seat's groups (mask
+    `bits`) to capacity: Hall's condition, every set of groups no larger than the tiles that
+    may enter one of them (the totals being equal)."""
+    idx = [i for i in range(len(groups)) if bits >> i & 1]
+    supply = list(zip(classes, counts)) + [(m, 1) for m in played]
+    if sum(n for _, n in supply) != sum(groups[i].capacity for i in idx):
+        return False
+    for r in range(1, 1 << len(idx)):
+        subset = sum(1 << idx[j] for j in range(len(idx)) if r >> j & 1)
+        need = sum(groups[idx[j]].capacity for j in range(len(idx)) if r >> j & 1)
+        if need > sum(n for m, n in supply if m & subset):
+            return False
+    return True

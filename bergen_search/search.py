@@ -49,6 +49,8 @@ OBJECTIVES = ("points", "match")
 EXACT_WORLDS = 2000
 #: A search runs in slices this long so that Ctrl-C and the clock are heard promptly.
 SLICE_SECONDS = 0.05
+#: The slices of a search that can be stopped (`search(stop=...)`): a stop is heard within one.
+STOP_SLICE_SECONDS = 0.01
 #: ISMCTS's final pass (comparable values, `search(values=True)`): the share of a time limit
 #: kept for it, its worlds (iterations / (PASS_SPREAD x choices), within PASS_MIN..PASS_MAX),
 #: and the stream its worlds are drawn on.
@@ -189,21 +191,87 @@ class _Deadline:
         return None if self.end is None else self.end - time.perf_counter()
 
 
-def _run_sliced(run, budget, deadline: _Deadline):
+def _run_sliced(run, budget, deadline: _Deadline, hooks=None, stats=None):
     """Call `run(n, seconds)` in slices until the budget (None: none) or the deadline; Ctrl-C
     stops early and keeps what was found. The core's searches give the same result however
-    the iterations are split into calls. Returns (done, interrupted)."""
+    the iterations are split into calls. `hooks` (a `_Hooks`, from `search(stop=, on_info=)`):
+    its stop is checked before every slice (set: stop as Ctrl-C does) and it hears of each
+    slice, with `stats()` the root's statistics then. Returns (done, interrupted)."""
     done = 0
+    step = SLICE_SECONDS if hooks is None else STOP_SLICE_SECONDS
     try:
         while budget is None or done < budget:
+            if hooks is not None and hooks.stopped():
+                return done, True
             left = deadline.left()
             if left is not None and left <= 0:
                 break
             n = 0 if budget is None else budget - done
-            done += run(n, SLICE_SECONDS if left is None else min(SLICE_SECONDS, left))
+            done += run(n, step if left is None else min(step, left))
+            if hooks is not None:
+                hooks.sliced(hooks.base + done, stats=stats)
     except KeyboardInterrupt:
         return done, True
+    finally:
+        if hooks is not None:
+            hooks.base += done
     return done, False
+
+
+class _Hooks:
+    """What `search(stop=, on_info=)` asks of a running search: to stop when `stop` (a
+    `threading.Event`) is set, and to tell `on_info` how it stands after every slice.
+    `base`: the iterations (or worlds) of the slices' earlier calls (replicates, phases)."""
+
+    def __init__(self, stop, on_info, moves, twins, lead, by_visits):
+        self.stop, self.on_info = stop, on_info
+        self.moves, self.twins, self.lead, self.by_visits = moves, twins, lead, by_visits
+        self.t0 = time.perf_counter()
+        self.base = 0
+
+    def stopped(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
+
+    def sliced(self, done: int, stats=None, rows=None):
+        """`done` iterations (or worlds) so far; `stats()` gives the root's statistics
+        (move, n, sum, sum of squares) or `rows()` its rows (move, n, value, stderr)."""
+        if self.on_info is None:
+            return
+        seconds = time.perf_counter() - self.t0
+        info = {"iterations": done, "seconds": seconds,
+                "speed": done / seconds if seconds > 0 else 0.0}
+        found = rows() if rows is not None else (
+            _rows(self.moves, self.twins, {r[0]: r[1:4] for r in stats()})
+            if stats is not None else None)
+        if found:
+            ranked = _ranked(found, self.twins, self.by_visits, self.lead)
+            info.update(best=ranked[0].move, value=ranked[0].value, stderr=ranked[0].stderr,
+                        moves=ranked)
+        self.on_info(info)
+
+
+def _rows(moves, twins, merged: dict) -> list:
+    """(move, visits, value, stderr) of every root move from the search's statistics `merged`
+    {move: (n, sum, sum of squares)} (a mirror twin's are the move's it mirrors)."""
+    rows = []
+    for m in moves:
+        n, s, sq = merged.get(twins.get(m, m), (0, 0.0, 0.0))[:3]
+        rows.append((m, n) + _mean_stderr(n, s, sq))
+    return rows
+
+
+def _ranked(rows, twins, by_visits: bool, lead: bool, samples=None) -> list:
+    """The rows (move, visits, value, stderr) as `MoveValue`s, best first: the most visited
+    (the robust child) or the best value; a twin right after the move it mirrors. `samples`:
+    {move: per-replicate values}."""
+    if by_visits:
+        rows = sorted(rows, key=lambda r: (-r[1], -r[2], twins.get(r[0], r[0]), r[0]))
+    else:
+        rows = sorted(rows, key=lambda r: (-r[2], twins.get(r[0], r[0]), r[0]))
+    samples = samples or {}
+    return [MoveValue(move_str(m, lead), m, v, se, n,
+                      move_str(twins[m], lead) if m in twins else None,
+                      tuple(samples.get(m, ()))) for m, n, v, se in rows]
 
 
 # ---- the algorithms ------------------------------------------------------------------------
@@ -273,12 +341,12 @@ class Algorithm:
                 for k, s in self.settings.items()}
 
     def worker(self, sampler, objective: int, budget, deadline, seed: int, settings: dict,
-               values: bool = False):
+               values: bool = False, hooks=None):
         """Search with one core object: (rows (move, n, sum, sum of squares), done,
         interrupted, extra). `values`: also measure comparable values of the root moves
         (`extra["pass"]`: (worlds, rows (move, sum, sum of squares, each side's outcome
         summed))) where the algorithm's own statistics are not (ISMCTS: lowered by its
-        exploration)."""
+        exploration). `hooks`: `_run_sliced`'s."""
         raise NotImplementedError
 
     def table(self, info: InfoSet, settings: dict) -> WorldTable:
@@ -318,7 +386,7 @@ class Ismcts(Algorithm):
     }
 
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
-               focus=()):
+               hooks=None, focus=()):
         """One replicate: one tree searched, then (with `values`) its final pass."""
         from ._ismcts import IsmctsTree
         tree = IsmctsTree(sampler, seed, settings["exploration"], objective,
@@ -329,9 +397,10 @@ class Ismcts(Algorithm):
             left * (1 - PASS_SHARE))
         t0 = time.perf_counter()
         if settings["root"] == "halving":
-            done, interrupted = _halving(tree, budget, search_deadline, focus)
+            done, interrupted = _halving(tree, budget, search_deadline, focus, hooks)
         else:
-            done, interrupted = _run_sliced(tree.run, budget, search_deadline)
+            done, interrupted = _run_sliced(tree.run, budget, search_deadline, hooks,
+                                            tree.root_stats)
         extra = {"nodes": tree.n_nodes, "twins": tree.twins,
                  "sides": {m: (n, sums) for m, n, sums in tree.root_side_stats()}}
         n_choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
@@ -351,7 +420,7 @@ class Ismcts(Algorithm):
         return [tuple(r) for r in tree.root_stats()], done, interrupted, extra
 
 
-def _halving(tree, budget, deadline: _Deadline, focus=()):
+def _halving(tree, budget, deadline: _Deadline, focus=(), hooks=None):
     """The root's budget by sequential halving (Karnin, Koren & Somekh 2013; Pepels et al.
     2014 in MCTS; the root of Gumbel MuZero, Danihelka et al. 2022): in ceil(log2 n) phases
     of equal budget, every choice still in gets an equal share of forced iterations
@@ -365,7 +434,7 @@ def _halving(tree, budget, deadline: _Deadline, focus=()):
     alive = [m for m, *_ in stats if m not in tree.twins]
     keep = {tree.twins.get(m, m) for m in focus}
     if len(alive) < 2:
-        return _run_sliced(tree.run, budget, deadline)
+        return _run_sliced(tree.run, budget, deadline, hooks, tree.root_stats)
     phases = math.ceil(math.log2(len(alive)))
     done = 0
     for phase in range(phases):
@@ -380,7 +449,8 @@ def _halving(tree, budget, deadline: _Deadline, focus=()):
                 continue
             slot = deadline if phase_end is None else _Deadline(
                 (phase_end - time.perf_counter()) / (len(alive) - i))
-            got, interrupted = _run_sliced(partial(tree.run_move, m), n, slot)
+            got, interrupted = _run_sliced(partial(tree.run_move, m), n, slot, hooks,
+                                           tree.root_stats)
             done += got
             if interrupted:
                 return done, True
@@ -421,9 +491,11 @@ class Expectimax(Algorithm):
         from ._expectimax import ExpectimaxSearch
         return ExpectimaxSearch(sampler, settings["depth"], seed, objective, settings["playouts"])
 
-    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False):
+    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
+               hooks=None):
         engine = self.engine(sampler, objective, seed, settings)
-        done, interrupted = _run_sliced(engine.run_worlds, budget, deadline)
+        done, interrupted = _run_sliced(engine.run_worlds, budget, deadline, hooks,
+                                        engine.root_stats)
         return ([tuple(r) for r in engine.root_stats()], done, interrupted,
                 {"nodes": engine.nodes})
 
@@ -455,7 +527,7 @@ def resolve(algorithm: str, settings: dict) -> tuple:
     return alg, alg.check(settings)
 
 
-def _search_worker(args):
+def _search_worker(args, hooks=None):
     """One process's share of a search: its units (ISMCTS replicates, or expectimax's
     root-parallel workers) one after the other, each given an equal part of what is left
     of the clock. A list of the units' outputs, in order; after a Ctrl-C, those done."""
@@ -472,7 +544,7 @@ def _search_worker(args):
         kwargs = {"focus": focus} if isinstance(alg, Ismcts) else {}
         try:
             res = alg.worker(CoreSampler(info, table), objective, budget, mine, seed,
-                             settings, values, **kwargs)
+                             settings, values, hooks, **kwargs)
         except KeyboardInterrupt:
             break
         out.append(res)
@@ -481,7 +553,7 @@ def _search_worker(args):
     return out
 
 
-def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline):
+def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline, hooks=None):
     """Every consistent world (`WorldTable.enumerate()`), weighted by its number of histories
     (times its inference weight: its probability), solved by the `ExpectimaxSearch` engine.
 
@@ -498,6 +570,7 @@ def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline):
     of the solves, and its standard error the playouts' part, from their spread world by
     world (the worlds are all there, so that is the only noise); it is not exact. Without
     time for a second round, the standard error is unknown (inf).
+    `hooks` (`search(stop=, on_info=)`): a stop is heard between worlds, as Ctrl-C is.
     Returns (rows (move, worlds, value, stderr), worlds solved, exact, interrupted)."""
     from .rng import Rng
     worlds = sorted(worlds.items())
@@ -505,10 +578,26 @@ def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline):
     Rng(derive_seed(seed, len(worlds))).shuffle(order)
     moves = root_moves(info)
 
+    def partial_rows(values):
+        """The rows of the worlds solved so far (for `hooks`)."""
+        solved = sorted(values)
+        return [(m, len(solved), *_weighted_sample_mean(
+            [(worlds[i][1], values[i][j]) for i in solved], len(worlds)))
+            for j, m in enumerate(moves)]
+
     def solve(replicate):
         values, interrupted = {}, False
+        heard = time.perf_counter()
         try:
             for i in order:
+                if hooks is not None and values and \
+                        time.perf_counter() - heard >= STOP_SLICE_SECONDS:
+                    heard = time.perf_counter()
+                    hooks.sliced(len(values) + replicate * len(worlds),
+                                 rows=lambda: partial_rows(values))
+                if hooks is not None and hooks.stopped():
+                    interrupted = True
+                    break
                 left = deadline.left()
                 if left is not None and left <= 0:
                     break
@@ -587,28 +676,43 @@ def mirror_twins(info: InfoSet) -> dict:
 
 def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
            algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
-           values: bool = True, focus=(), **settings) -> SearchResult:
+           values: bool = True, focus=(), stop=None, on_info=None,
+           **settings) -> SearchResult:
     """Rank every legal move of the seat to move in `info`.
 
     `algorithm`: "ismcts" (the default engine), "expectimax", or a preset ("classic": ISMCTS
     as it was before inference, safe playouts and merged twins). `settings` are the
     algorithm's (`ALGORITHMS[name].settings`): `exploration`, `playout`, `inference`, `twins`,
-    `choose` (ismcts); `depth`, `playouts`, `inference` (expectimax); an unknown one is an error.
-    Same seed, same iteration budget and same number of workers: the same result, byte for
-    byte. With a time limit the result depends on the machine's speed. Mirror twins
-    (`mirror_twins`) get equal values, and the twin at the right end is listed after the one
-    at the left with `MoveValue.twin` naming it.
+    `choose`, `replicates`, `stats`, `root` (ismcts); `depth`, `playouts`, `inference`
+    (expectimax); an unknown one is an error. Same seed and same iteration budget: the same
+    result, byte for byte, with any number of `workers` for ISMCTS (its replicates are the
+    units the processes share) and with the same number for expectimax (root-parallel). With
+    a time limit the result depends on the machine's speed. Mirror twins (`mirror_twins`) get
+    equal values, and the twin at the right end is listed after the one at the left with
+    `MoveValue.twin` naming it.
 
-    `values`: every move's value is what it is worth when the engine plays on from it as it
-    would. ISMCTS's own means are lowered by its exploration below a move, the less visited
-    the more; so a final pass plays every root move on the same worlds, each decision after
-    it by the tree's best mean (no exploration) and then the playout policy, with the same
-    random numbers for every move (`IsmctsTree.evaluate_root`), and reports those means and
-    their standard errors (`info["values"]` says "pass" and how many worlds). Under a time
-    limit the pass takes PASS_SHARE of it. The move chosen is the pass's best value (setting
-    `choose`, default "value", so that the move recommended is the best valued one), or with
-    `choose=visits` the search's most visited move. `values=False` (a match's engine, which
+    ISMCTS's values (issue 22): the budget is shared by `replicates` independent trees (each
+    its own seed); in each, the root shares its budget between the choices by sequential
+    halving (`_halving`; `focus` moves stay in to the end), and a final pass plays every root
+    move on the same worlds, each decision after it by the tree's best mean (no exploration)
+    and then the playout policy, with the same random numbers for every move
+    (`IsmctsTree.evaluate_root`): what the move is worth when the engine plays on from it. A
+    move's value is the mean of its replicates' pass values (`MoveValue.samples`), its
+    standard error their spread: it covers every noise of the search, the worlds, the
+    playouts and the shape of each tree, so it matches the spread over independent seeds
+    (`benchmarks/calibration.py`). Under a time limit the pass takes PASS_SHARE of each
+    replicate's share. The move chosen is the best value (setting `choose`, default "value"),
+    or with `choose=visits` the most visited move. `values=False` (a match's engine, which
     needs the move only) skips the pass when the choice does not need it (`choose=visits`).
+
+    `stop` (a `threading.Event`, set by another thread) ends the search at the next slice
+    (STOP_SLICE_SECONDS; a final pass already running is finished first) and keeps what was
+    found, as Ctrl-C does (`info["interrupted"]`; no final pass once stopped). `on_info`, a
+    callable, is given after every slice a dict: `iterations` (or worlds) so far, `seconds`,
+    `speed` (per second), and once the root has statistics `best`, `value`, `stderr` and
+    `moves` (`MoveValue`s of the replicate being searched, ranked by its own means). Both run
+    the search in slices of STOP_SLICE_SECONDS, which leaves the result of an iteration
+    budget unchanged, and need `workers=1`.
     """
     t0 = time.perf_counter()
     limits = limits or Limits()
@@ -624,6 +728,12 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     twins = mirror_twins(info) if settings.get("twins", True) else {}
     table = alg.table(info, settings)
     lead = not info.line
+    hooks = None
+    if stop is not None or on_info is not None:
+        if workers != 1:
+            raise BergenError("a search that can be stopped or watched (stop, on_info) runs "
+                              "with one worker", field="workers")
+        hooks = _Hooks(stop, on_info, moves, twins, lead, alg.by_visits)
     result_info = {"algorithm": algorithm, "objective": objective, "seed": seed,
                    "workers": workers, "worlds_consistent": table.total, "exact": False,
                    "settings": dict(settings), "values": {"method": "search"},
@@ -639,7 +749,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         from ._sampler import CoreSampler
         engine = alg.engine(CoreSampler(info, table), obj, seed, settings)
         rows, done, exact, interrupted = _exact_expectimax(
-            engine, info, table, worlds, seed, _Deadline(seconds))
+            engine, info, table, worlds, seed, _Deadline(seconds), hooks)
         result_info.update(exact=exact, worlds=done, interrupted=interrupted,
                            all_worlds=done == len(worlds))
     else:
@@ -655,7 +765,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         jobs = [(info, table, alg.name, obj, [(shares[u], seeds[u])
                                               for u in range(w, units, procs)],
                  seconds, settings, values, tuple(focus)) for w in range(procs)]
-        outputs = _run_jobs(jobs)
+        outputs = _run_jobs(jobs, hooks)
         # Back in unit order (process w ran units w, w + procs, ...).
         order = [u for w in range(procs) for u in range(w, units, procs)]
         flat = [None] * units
@@ -673,15 +783,9 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
             result_info["sides"] = {move_str(m, lead): v for m, v in sides.items()}
     # The final policy: the most visited move (the robust child) or the best value; a twin
     # goes right after the move it mirrors.
-    if alg.by_visits and not (settings.get("choose") == "value" and
-                              result_info["values"]["method"] == "pass"):
-        rows.sort(key=lambda r: (-r[1], -r[2], twins.get(r[0], r[0]), r[0]))
-    else:
-        rows.sort(key=lambda r: (-r[2], twins.get(r[0], r[0]), r[0]))
-    mv = [MoveValue(move_str(m, lead), m, v, se, n,
-                    move_str(twins[m], lead) if m in twins else None,
-                    tuple(samples.get(m, ())) if samples else ())
-          for m, n, v, se in rows]
+    mv = _ranked(rows, twins, alg.by_visits and not (
+        settings.get("choose") == "value" and result_info["values"]["method"] == "pass"),
+        lead, samples)
     best = mv[0]
     result_info.update(iterations=done, seconds=time.perf_counter() - t0)
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
@@ -795,9 +899,9 @@ def _merge_units(outputs, moves, twins, replicated: bool):
     return rows, done, interrupted, nodes, sides, {"method": "search"}, {}
 
 
-def _run_jobs(jobs):
+def _run_jobs(jobs, hooks=None):
     if len(jobs) == 1:
-        return [_search_worker(jobs[0])]
+        return [_search_worker(jobs[0], hooks)]
     import multiprocessing as mp
     ctx = mp.get_context("fork")
     with ctx.Pool(len(jobs)) as pool:

@@ -512,7 +512,7 @@ BAD_POSITIONS = [
     ("format", _pos(format="bergen-position/2"), "expected 'bergen-position/1'", "format"),
     ("format-record", _pos(format="bergen-record/1"), "this is a record", "format"),
     ("unknown-field", _pos(seat=0), "unknown field 'seat' in a position", "seat"),
-    ("missing-hand-sizes", _pos(hand_sizes=_DELETE), "a position has no 'hand_sizes' field",
+    ("missing-hand-sizes", _pos(hand_sizes=_DELETE), "the 'hand_sizes' field is missing",
      "hand_sizes"),
     ("rules", _pos(rules={"players": 2, "blocked": "french"}), "rule 'blocked' must be one of",
      "rules.blocked"),

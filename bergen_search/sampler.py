@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import BergenError
-from .infoset import RESERVE, InfoSet
+from .infoset import RESERVE, InfoSet, check_infoset
 from .rng import Rng
 
 #: Programmes larger than this many nodes are refused (the position is too unconstrained to
@@ -148,7 +148,7 @@ class WorldTable:
     """
 
     def __init__(self, info: InfoSet, factors: dict | None = None):
-        self.info = info
+        self.info = check_infoset(info)
         factors = {t: f for t, f in (factors or {}).items() if any(x != 1.0 for x in f)}
         for t, f in factors.items():
             if len(f) != len(info.groups) or not all(x > 0 and x < float("inf") for x in f):

@@ -22,6 +22,8 @@ cdef enum:
     NO_NODE = -1            # no parent / child / sibling
     MAX_PATH = MAX_EVENTS + 1   # nodes on one root-to-leaf path (a round has < MAX_EVENTS actions)
     TIME_CHECK_MASK = 63    # the clock is read every 64 iterations
+    ROOT_SPARE = 64         # pool nodes kept for the root's children once the tree is full
+    PASS_CHECK_MASK = 15    # the final pass looks for Ctrl-C every 16 worlds
 
 ctypedef struct Node:
     int32_t parent        # the node above, NO_NODE for the root
@@ -47,6 +49,12 @@ ctypedef struct Tree:
 cdef class IsmctsTree:
     """One observer's search tree over its information set, with its sampler and RNG."""
     cdef Tree tree
+    cdef bint ready               # built: __init__ ran to its end
+    cdef long long max_bytes      # the cap on the node pools of every tree alive in this
+                                  # process (bytes; 0: none but the machine's)
+    cdef bint full                # the pool could not grow: the tree stopped growing, and
+                                  # iterations go on without adding nodes below the root
+    cdef long long full_at        # iterations done when the tree stopped growing (-1: never)
     cdef readonly CoreSampler sampler
     cdef const Sampler* smp       # &sampler.c, alive as long as `sampler`
     cdef Rng rng                  # every random choice of the search: worlds, expansion, playouts
@@ -66,10 +74,12 @@ cdef class IsmctsTree:
                                   # gained to the end of the round, or 1 for the match winner)
 
     cdef bint _reserve(self) noexcept nogil
+    cdef bint _can_add(self, int depth) noexcept nogil
+    cdef int _idle(self) except -1
     cdef int32_t _new_child(self, int32_t parent, int32_t last, int key, int side) noexcept nogil
     cdef int _stats_key(self, int move) noexcept nogil
     cdef void _finish(self, State* s, Rng* rng) noexcept nogil
     cdef double _reward(self, const State* s) noexcept nogil
     cdef double _play_on(self, State* s, int32_t node, Rng* rng) noexcept nogil
     cdef void _iterate(self) noexcept nogil
-    cdef long long _run(self, long long limit, double seconds, bint* out_of_memory) noexcept nogil
+    cdef long long _run(self, long long limit, double seconds) noexcept nogil

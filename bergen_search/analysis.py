@@ -15,7 +15,7 @@ value of the position where it had to draw), in the unit of the objective.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from .errors import BergenError
@@ -139,6 +139,9 @@ class Analysis:
     hands: list = field(default_factory=list)     # per round: {event: hand before a decision}
     ends: list = field(default_factory=list)      # per round: (scores by side after it, why it ended)
     forced: set = field(default_factory=set)      # (round, event) of the analysed seats' forced plays
+    #: Ctrl-C stopped the analysis: it covers `len(decisions)` of `decisions_total` decisions.
+    interrupted: bool = False
+    decisions_total: int | None = None
 
     def to_json(self) -> dict:
         return {"decisions": [d.to_json() for d in self.decisions],
@@ -176,13 +179,23 @@ def label_for(loss: float, thresholds: dict):
     return label
 
 
-def analyze_all(records, *, seats=None, progress=None, cluster=None, **kwargs) -> list:
+def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
+                on_result=None, searcher_for=None, **kwargs) -> list:
     """`analyze` each record (the matches of a `.jsonl` file) as it would be alone, with one
     `progress(done, total)` over all of them. With several records an error names the record
     (1-based): `record 2: round 0, event 3, ...`. `cluster`: a Dask scheduler's address (or a
     Client) to analyse the records on, one task each (`parallel.run_ordered`), with the same
-    results; progress then counts whole records' decisions as they finish."""
+    results; progress then counts whole records' decisions as they finish.
+
+    `done` {record index: Analysis}: records already analysed (a resumed run), not analysed
+    again; `on_result(i, analysis)` hears of each record as it is finished;
+    `searcher_for(i)`: the `searcher` of record i's `analyze` (a journal's, which answers the
+    searches a resumed run already made). Ctrl-C raises `errors.Interrupted` whose `partial`
+    is the analyses of the records finished in order and, for the one cut short, its
+    decisions so far (`Analysis.interrupted`)."""
+    from .errors import Interrupted
     records = [parse_record(r) for r in records]
+    done = dict(done or {})
 
     def labelled(i, e):
         return BergenError(f"record {i + 1}: {e}") if len(records) > 1 else e
@@ -193,28 +206,59 @@ def analyze_all(records, *, seats=None, progress=None, cluster=None, **kwargs) -
             counts.append(count_decisions(rec, seats))
         except BergenError as e:
             raise labelled(i, e) from None
-    total, offset, results = sum(counts), 0, []
+    total = sum(counts)
+
+    def prefix():
+        out = []
+        while len(out) in done:
+            out.append(done[len(out)])
+        return out
+
+    def finish(i, res):
+        done[i] = res
+        if on_result is not None:
+            on_result(i, res)
+
     if cluster is not None:
         from .parallel import run_ordered
         task = partial(_analyze_one, seats=seats, kwargs=kwargs)
-        outcome = run_ordered(task, list(enumerate(records)), cluster=cluster,
-                              progress=progress, units=lambda item: counts[item[0]])
-        for i, res in enumerate(outcome):
-            if isinstance(res, BergenError):
-                raise labelled(i, res)
-        return outcome
+        todo = [(i, rec) for i, rec in enumerate(records) if i not in done]
 
-    def overall(done, _total):
-        progress(offset + done, total)
+        def arrived(k, res):
+            if isinstance(res, BergenError):
+                raise labelled(todo[k][0], res)
+            finish(todo[k][0], res)
+
+        try:
+            run_ordered(task, todo, cluster=cluster, progress=progress,
+                        units=lambda item: counts[item[0]], on_result=arrived)
+        except KeyboardInterrupt:
+            raise Interrupted(prefix(), sum(counts[i] for i in done), total,
+                              "decisions") from None
+        return [done[i] for i in range(len(records))]
+    offset = sum(counts[i] for i in done)
+
+    def overall(n, _total):
+        progress(offset + n, total)
 
     for i, rec in enumerate(records):
+        if i in done:
+            continue
         try:
-            results.append(analyze(rec, seats=seats, progress=overall if progress else None,
-                                   decisions_total=counts[i], **kwargs))
+            res = analyze(rec, seats=seats, progress=overall if progress else None,
+                          decisions_total=counts[i],
+                          searcher=None if searcher_for is None else searcher_for(i),
+                          **kwargs)
         except BergenError as e:
             raise labelled(i, e) from None
+        except Interrupted as e:
+            raise Interrupted([done[j] for j in range(i)] + [e.partial],
+                              offset + e.done, total, "decisions") from None
+        except KeyboardInterrupt:
+            raise Interrupted(prefix(), offset, total, "decisions") from None
+        finish(i, res)
         offset += counts[i]
-    return results
+    return [done[i] for i in range(len(records))]
 
 
 def _analyze_one(item, *, seats, kwargs):
@@ -231,14 +275,22 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
             algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
             thresholds: dict | None = None, recheck: int = 4, max_rechecks: int = MAX_RECHECKS,
             luck: bool = True,
-            progress=None, decisions_total: int | None = None, **settings) -> Analysis:
+            progress=None, decisions_total: int | None = None, searcher=None,
+            **settings) -> Analysis:
     """Analyse every decision of the seats in `seats` (default: every seat whose hands the
     record shows). `recheck`: the budget factor of the second search of a suspected error.
     `progress(done, total)` is called after each decision; `decisions_total` is that total
-    if the caller has counted it (`count_decisions`), else it is counted here."""
+    if the caller has counted it (`count_decisions`), else it is counted here.
+    `searcher`: what runs each search, with `search.search`'s arguments (default: it; a
+    journal's answers the searches a resumed run made before). Ctrl-C raises
+    `errors.Interrupted` with the analysis of the decisions finished (`partial`, its
+    `interrupted` set)."""
+    from .errors import Interrupted
     record = parse_record(record)
     limits = limits or Limits(iterations=DEFAULT_ITERATIONS)
     thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
+    check_budget(limits, recheck, max_rechecks, algorithm, settings)
+    find = _searcher(searcher or search)
     n = record.rules.players
     todo = 0
     if progress is not None:
@@ -249,89 +301,103 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
     k = 0
     observers = {}
     pending_draw, first_seen, round_start = {}, set(), record.start_scores
-    for item in _run(record):
-        if item[0] == "deal":
-            r, state = item[1], item[2]
-            rnd = record.rounds[r]
-            known = [s for s in range(n) if rnd.hands[s] is not None
-                     and (seats is None or s in seats)]
-            observers = {s: Observer(record.rules, {s}, state) for s in known}
-            pending_draw, first_seen, round_start = {}, set(), state.scores
-            annotated.append([])
-            starts.append(tuple(state.scores))
-            hands.append({})
-            continue
-        if item[0] == "end":
-            ends.append((tuple(item[2].scores), item[2].ended))
-            continue
-        step = item[1]
-        s, before = step.seat, step.before
-        obs = observers.get(s)
-        dec = None
-        if obs is not None and before.led:
-            info = obs.infoset(s)
-            moves = root_moves(info)
-            if step.action == DRAW and luck and s not in pending_draw:
-                res = search(info, limits, seed=derive_seed(seed, DRAW_STREAM + k), algorithm=algorithm,
-                             objective=objective, workers=workers, **settings)
-                pending_draw[s] = res.value
-                moments.append(Moment(r, step.event, s, "draw", res.value,
-                                      sides=_side_values(record.rules, s, res.value, objective)))
-            elif step.action < DRAW:
-                if len(moves) == 1 and s not in pending_draw and s in first_seen:
-                    summary[s].forced += 1
-                    forced.add((r, step.event))
-                else:
-                    res = search(info, limits, seed=derive_seed(seed, k), algorithm=algorithm,
-                                 objective=objective, workers=workers,
-                                 focus=(step.action,), **settings)
-                    moment = Moment(r, step.event, s, "forced", res.value)
-                    moment.sides = _side_values(record.rules, s, res.value, objective,
-                                                res.info.get("sides", {}).get(res.best))
-                    if luck and s in pending_draw:
-                        moment.luck = res.value - pending_draw.pop(s)
-                        moment.luck_kind = "draws"
-                        summary[s].luck_draws += moment.luck
-                    if luck and s not in first_seen:
-                        side = record.rules.side_of(s)
-                        others = [before.scores[o] - round_start[o]
-                                  for o in range(record.rules.n_sides) if o != side]
-                        mine = before.scores[side] - round_start[side]
-                        moment.luck = res.value + mine - (sum(others) / len(others))
-                        moment.luck_kind = "deal"
-                        summary[s].luck_deal += moment.luck
-                    first_seen.add(s)
-                    moments.append(moment)
-                    if len(moves) == 1:
+    interrupted = False
+    # What the analysis holds after each whole step: a Ctrl-C inside a step drops that step.
+    committed = (0, 0, {}, set(), 0)
+    try:
+        for item in _run(record):
+            committed = (len(decisions), len(moments),
+                         {q: replace(sm, counts=dict(sm.counts)) for q, sm in summary.items()},
+                         set(forced), k)
+            if item[0] == "deal":
+                r, state = item[1], item[2]
+                rnd = record.rounds[r]
+                known = [s for s in range(n) if rnd.hands[s] is not None
+                         and (seats is None or s in seats)]
+                observers = {s: Observer(record.rules, {s}, state) for s in known}
+                pending_draw, first_seen, round_start = {}, set(), state.scores
+                annotated.append([])
+                starts.append(tuple(state.scores))
+                hands.append({})
+                continue
+            if item[0] == "end":
+                ends.append((tuple(item[2].scores), item[2].ended))
+                continue
+            step = item[1]
+            s, before = step.seat, step.before
+            obs = observers.get(s)
+            dec = None
+            if obs is not None and before.led:
+                info = obs.infoset(s)
+                moves = root_moves(info)
+                if step.action == DRAW and luck and s not in pending_draw:
+                    res = find(info, limits, seed=derive_seed(seed, DRAW_STREAM + k), algorithm=algorithm,
+                                 objective=objective, workers=workers, **settings)
+                    pending_draw[s] = res.value
+                    moments.append(Moment(r, step.event, s, "draw", res.value,
+                                          sides=_side_values(record.rules, s, res.value, objective)))
+                elif step.action < DRAW:
+                    if len(moves) == 1 and s not in pending_draw and s in first_seen:
                         summary[s].forced += 1
                         forced.add((r, step.event))
                     else:
-                        dec = _judge(record, r, step, info, res, limits, seed, k, algorithm,
-                                     objective, workers, thresholds, recheck, settings,
-                                     max_rechecks)
-                        dec.position = to_string(position_from_infoset(
-                            info, {j: obs.proven_voids(j) for j in obs.hist}))
-                        moment.kind, moment.decision = "decision", len(decisions)
-                        moment.value = dec.values[dec.played]
-                        moment.sides = _side_values(record.rules, s, moment.value, objective,
-                                                    res.info.get("sides", {}).get(dec.played))
-                        hands[-1][step.event] = info.hand
-                        decisions.append(dec)
-                        sm = summary[s]
-                        sm.decisions += 1
-                        sm.total_loss += max(dec.loss, 0.0)
-                        if dec.borderline:
-                            sm.borderline += 1
-                        elif dec.label:
-                            sm.counts[dec.label] += 1
-                        k += 1
-                        if progress:
-                            progress(k, todo)
-        for o in observers.values():
-            o.step(s, step.action, step.after)
-        line = format_line(step.after.line)
-        annotated[-1].append((step.event, s, move_str(step.action, not before.led), line,
-                              step.after.last_points, dec))
+                        res = find(info, limits, seed=derive_seed(seed, k), algorithm=algorithm,
+                                     objective=objective, workers=workers,
+                                     focus=(step.action,), **settings)
+                        moment = Moment(r, step.event, s, "forced", res.value)
+                        moment.sides = _side_values(record.rules, s, res.value, objective,
+                                                    res.info.get("sides", {}).get(res.best))
+                        if luck and s in pending_draw:
+                            moment.luck = res.value - pending_draw.pop(s)
+                            moment.luck_kind = "draws"
+                            summary[s].luck_draws += moment.luck
+                        if luck and s not in first_seen:
+                            side = record.rules.side_of(s)
+                            others = [before.scores[o] - round_start[o]
+                                      for o in range(record.rules.n_sides) if o != side]
+                            mine = before.scores[side] - round_start[side]
+                            moment.luck = res.value + mine - (sum(others) / len(others))
+                            moment.luck_kind = "deal"
+                            summary[s].luck_deal += moment.luck
+                        first_seen.add(s)
+                        moments.append(moment)
+                        if len(moves) == 1:
+                            summary[s].forced += 1
+                            forced.add((r, step.event))
+                        else:
+                            dec = _judge(record, r, step, info, res, limits, seed, k, algorithm,
+                                         objective, workers, thresholds, recheck, settings,
+                                         max_rechecks, find)
+                            dec.position = to_string(position_from_infoset(
+                                info, {j: obs.proven_voids(j) for j in obs.hist}))
+                            moment.kind, moment.decision = "decision", len(decisions)
+                            moment.value = dec.values[dec.played]
+                            moment.sides = _side_values(record.rules, s, moment.value, objective,
+                                                        res.info.get("sides", {}).get(dec.played))
+                            hands[-1][step.event] = info.hand
+                            decisions.append(dec)
+                            sm = summary[s]
+                            sm.decisions += 1
+                            sm.total_loss += max(dec.loss, 0.0)
+                            if dec.borderline:
+                                sm.borderline += 1
+                            elif dec.label:
+                                sm.counts[dec.label] += 1
+                            k += 1
+                            if progress:
+                                progress(k, todo)
+            for o in observers.values():
+                o.step(s, step.action, step.after)
+            line = format_line(step.after.line)
+            annotated[-1].append((step.event, s, move_str(step.action, not before.led), line,
+                                  step.after.last_points, dec))
+    except KeyboardInterrupt:
+        interrupted = True
+        n_decisions, n_moments, summary, forced, k = committed
+        del decisions[n_decisions:], moments[n_moments:]
+        for moment in moments:
+            if moment.decision is not None and moment.decision >= n_decisions:
+                moment.decision = None
     wanted = sorted(summary) if seats is None else sorted(seats)
     settings_out = {"algorithm": algorithm, "objective": objective, "seed": seed,
                     "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
@@ -339,9 +405,60 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                     "thresholds": thresholds, "workers": workers}
     if settings:
         settings_out["settings"] = dict(settings)
-    return Analysis(decisions, [summary[s] for s in wanted if summary[s].decisions or
-                                summary[s].forced], settings_out, annotated, moments,
-                    record.rules, tuple(starts), hands, ends, forced)
+    result = Analysis(decisions, [summary[s] for s in wanted if summary[s].decisions or
+                                  summary[s].forced], settings_out, annotated, moments,
+                      record.rules, tuple(starts), hands, ends, forced)
+    if interrupted:
+        result.interrupted = True
+        result.decisions_total = (count_decisions(record, seats) if decisions_total is None
+                                  else decisions_total)
+        raise Interrupted(result, len(decisions), result.decisions_total, "decisions")
+    return result
+
+
+def _searcher(searcher):
+    """`searcher` (search.search's arguments) made to stop the analysis on Ctrl-C: a search
+    keeps what it found when interrupted, an analysis does not go on with it."""
+    def find(*args, **kwargs):
+        res = searcher(*args, **kwargs)
+        if res.info.get("interrupted"):
+            raise KeyboardInterrupt
+        return res
+    return find
+
+
+def check_budget(limits: Limits, recheck: int, max_rechecks: int, algorithm: str = "ismcts",
+                 settings: dict | None = None) -> None:
+    """Refuse (BergenError) at the start a budget whose rechecks would pass the limits of
+    one search (search.MAX_ITERATIONS, MAX_SECONDS, MAX_REPLICATES): the largest recheck
+    searches `factor` times the first budget, with as many times the replicates."""
+    from .search import MAX_ITERATIONS, MAX_REPLICATES, MAX_SECONDS, REPLICATES, resolve
+    if not (type(recheck) is int and 1 <= recheck <= 1000 and type(max_rechecks) is int
+            and 0 <= max_rechecks <= 20):
+        raise BergenError(f"recheck must be 1..1000 and max_rechecks 0..20, got {recheck!r} "
+                          f"and {max_rechecks!r}", field="recheck")
+    if recheck < 2 or max_rechecks < 1:
+        return
+    alg, full = resolve(algorithm, dict(settings or {}))
+    replicated = alg.name == "ismcts" and full.get("replicates", REPLICATES) >= 2
+    # Pooled (ISMCTS): each recheck searches (recheck - 1) x all replicates so far again,
+    # with the first budget per replicate; else each searches recheck times the last.
+    factor = ((recheck - 1) * recheck ** (max_rechecks - 1) if replicated
+              else recheck ** max_rechecks)
+    iterations = limits.iterations
+    if iterations is None and limits.time is None:
+        iterations = DEFAULT_ITERATIONS
+    what = f"--recheck {recheck} with --max-rechecks {max_rechecks}"
+    if iterations is not None and iterations * factor > MAX_ITERATIONS:
+        raise BergenError(f"{what} would search a decision with {iterations * factor:,} "
+                          f"iterations, more than the {MAX_ITERATIONS:,} a search takes",
+                          field="recheck")
+    if limits.time is not None and limits.time * factor > MAX_SECONDS:
+        raise BergenError(f"{what} would search a decision for {limits.time * factor:,.0f} s, "
+                          f"more than the {MAX_SECONDS:,.0f} a search takes", field="recheck")
+    if replicated and full.get("replicates", REPLICATES) * factor > MAX_REPLICATES:
+        raise BergenError(f"{what} would pool {full['replicates'] * factor:,} replicates, more "
+                          f"than the {MAX_REPLICATES:,} a search takes", field="recheck")
 
 
 def _side_values(rules, seat, value, objective, gains=None):
@@ -373,7 +490,7 @@ def count_decisions(record, seats=None) -> int:
 
 
 def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, workers,
-           thresholds, recheck, settings, max_rechecks=MAX_RECHECKS) -> Decision:
+           thresholds, recheck, settings, max_rechecks=MAX_RECHECKS, find=search) -> Decision:
     """Judge a decision from its search `res`: the loss of the play made against the best
     value, its standard error (from the two moves' replicates, paired: `paired_stderr`), and
     its interval `verdict`. A suspected error (an interval reaching the inaccuracy
@@ -403,16 +520,17 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
         scale = grow / res.info["replicates"] if replicated else recheck
         bigger = Limits(
             iterations=None if limits.iterations is None else round(bigger.iterations * scale),
-            time=None if limits.time is None else bigger.time * scale)
+            time=None if limits.time is None else bigger.time * scale,
+            memory_mb=limits.memory_mb)
         if replicated:
-            more = search(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
+            more = find(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
                           algorithm=algorithm, objective=objective, workers=workers,
                           focus=(step.action,), **{**settings, "replicates": grow})
             searched.append(more)
             bigger = limits
             now = pool(searched)
         else:
-            now = search(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
+            now = find(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
                          algorithm=algorithm, objective=objective, workers=workers,
                          focus=(step.action,), **settings)
         best, loss, se, vals = loss_of(now)

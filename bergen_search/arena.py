@@ -55,7 +55,7 @@ from functools import partial
 from typing import Callable, NamedTuple
 
 from .engines import EngineSpec, parse_engine_spec, play_match
-from .errors import BergenError
+from .errors import BergenError, Interrupted
 from .parallel import batches, run_ordered
 from .playout import MatchLog
 from .rng import derive_seed
@@ -378,7 +378,8 @@ def _as_spec(spec) -> EngineSpec:
 
 def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int = 1,
               progress: Callable[[int, int], None] | None = None, keep_logs: bool = False,
-              start_scores=None, single_round: bool = False, cluster=None) -> ArenaResult:
+              start_scores=None, single_round: bool = False, cluster=None,
+              done: dict | None = None, on_result=None) -> ArenaResult:
     """Play `games` duplicate sets of A (`spec_a`) against B (`spec_b`) and measure them.
 
     `spec_a`/`spec_b` are `EngineSpec`s or spec strings ("greedy", "ismcts:iterations=500").
@@ -391,7 +392,10 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
     and `result.logs` the MatchLogs. `start_scores` (by side) starts every match there.
     `single_round`: each match is only its first round (see the module doc). `cluster`: a
     Dask scheduler's address (or a Client) to play the sets on (`parallel.run_ordered`), with
-    the same result as workers=1.
+    the same result as workers=1. `done` {set index: SetResult}: sets already played (a
+    resumed run), not played again; `on_result(i, set_result)` hears of each set as it
+    finishes. Ctrl-C raises `errors.Interrupted` with the result of the sets finished
+    (`partial`; None if none).
 
     >>> r = run_arena(Rules(players=3), "greedy", "random", games=2, seed=0)
     >>> r.matches, r.seatings, r.wins[0] == sum(r.a_wins_by_seating)
@@ -415,12 +419,29 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
     parallel = cluster is not None or (workers > 1 and games > 1)
     # One set per task serially (progress set by set); in parallel, the fast simple
     # engines' sets go in batches.
-    sets = batches(games, workers, simple and parallel, 1000)
+    finished = dict(done or {})
+    sets = batches([i for i in range(games) if i not in finished], workers,
+                   simple and parallel, 1000)
     task = partial(_play_sets, rules, spec_a, spec_b, seed, start_scores=start_scores,
                    keep_logs=keep_logs, single_round=single_round)
-    done = run_ordered(task, sets, workers=workers, cluster=cluster, progress=progress,
-                       units=len)
-    results = [sr for batch in done for sr in batch]
+
+    def arrived(_, batch):
+        for sr in batch:
+            finished[sr.index] = sr
+            if on_result is not None:
+                on_result(sr.index, sr)
+
+    try:
+        run_ordered(task, sets, workers=workers, cluster=cluster, units=len,
+                    progress=None if progress is None else
+                    (lambda n, total: progress(len(finished), games)), on_result=arrived)
+    except KeyboardInterrupt:
+        results = [finished[i] for i in sorted(finished)]
+        partial_result = _summarise(rules, spec_a, spec_b, seed, results,
+                                    time.perf_counter() - t0, workers, start_scores,
+                                    single_round) if results else None
+        raise Interrupted(partial_result, len(results), games, "sets") from None
+    results = [finished[i] for i in range(games)]
     return _summarise(rules, spec_a, spec_b, seed, results, time.perf_counter() - t0,
                       workers, start_scores, single_round)
 

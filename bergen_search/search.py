@@ -61,6 +61,11 @@ PASS_STREAM = 0xFA55
 #: ISMCTS's independent replicates (setting `replicates`): the budget is shared by this many
 #: trees, each with its own seed; a move's value is their mean, its error their spread.
 REPLICATES = 8
+#: The most replicates a search takes (each costs a table walk and a tree of its own), and
+#: the deepest expectimax and the most playouts at its horizon.
+MAX_REPLICATES = 100_000
+MAX_DEPTH = 200
+MAX_PLAYOUTS = 1000
 #: Sequential halving keeps, beside the better half, every choice whose tree mean falls short
 #: of the last one kept by less than this many standard errors (`_close`; 0: a strict half).
 HALVING_Z = 2.0
@@ -71,19 +76,48 @@ REPLICATE_STREAM = 1 << 40
 MIN_REPLICATE_DOF = 8
 
 
+#: The largest budgets a search takes: iterations (or expectimax worlds), seconds (a day),
+#: and the memory cap of ISMCTS's trees in MB (1 TiB); DEFAULT_MEMORY_MB when not given,
+#: safe on a small machine (per process: `--workers` processes take it each).
+MAX_ITERATIONS = 1_000_000_000
+MAX_SECONDS = 86_400.0
+MAX_MEMORY_MB = 1 << 20
+DEFAULT_MEMORY_MB = 256
+
+
+def _check_count(name: str, value, low: int, high: int):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise BergenError(f"{name} must be an integer {low}..{high:,}, got {value!r}",
+                          field=name)
+    return value
+
+
 @dataclass(frozen=True)
 class Limits:
-    """The budget of a search: `iterations` (ISMCTS iterations, or expectimax worlds) and/or
-    `time` in seconds; the search stops at the first reached. Neither: the default budget."""
+    """The budget of a search: `iterations` (ISMCTS iterations, or expectimax worlds,
+    1..MAX_ITERATIONS) and/or `time` in seconds (above 0, at most MAX_SECONDS); the search
+    stops at the first reached. Neither: the default budget. `memory_mb` caps the memory of
+    ISMCTS's trees (all those alive at once in a process; default DEFAULT_MEMORY_MB): at the
+    cap a tree stops growing and the search goes on sampling within it (`info["memory"]`).
+    Infinite, NaN, negative or oversized values are refused (BergenError)."""
     iterations: int | None = None
     time: float | None = None
+    memory_mb: int | None = None
 
     def __post_init__(self):
-        if self.iterations is not None and self.iterations < 1:
-            raise BergenError(f"iterations must be at least 1, got {self.iterations}",
-                              field="iterations")
-        if self.time is not None and not self.time > 0:
-            raise BergenError(f"time must be positive, got {self.time}", field="time")
+        _check_count("iterations", self.iterations, 1, MAX_ITERATIONS)
+        _check_count("memory_mb", self.memory_mb, 1, MAX_MEMORY_MB)
+        if self.time is not None:
+            if (isinstance(self.time, bool) or not isinstance(self.time, (int, float))
+                    or not 0 < self.time <= MAX_SECONDS):
+                raise BergenError(f"time must be a number of seconds above 0 and at most "
+                                  f"{MAX_SECONDS:,.0f}, got {self.time!r}", field="time")
+
+    @property
+    def memory_bytes(self) -> int:
+        return (DEFAULT_MEMORY_MB if self.memory_mb is None else self.memory_mb) << 20
 
 
 @dataclass(frozen=True)
@@ -191,13 +225,16 @@ class _Deadline:
         return None if self.end is None else self.end - time.perf_counter()
 
 
-def _run_sliced(run, budget, deadline: _Deadline, hooks=None, stats=None):
+def _run_sliced(run, budget, deadline: _Deadline, hooks=None, stats=None, count=None):
     """Call `run(n, seconds)` in slices until the budget (None: none) or the deadline; Ctrl-C
     stops early and keeps what was found. The core's searches give the same result however
     the iterations are split into calls. `hooks` (a `_Hooks`, from `search(stop=, on_info=)`):
     its stop is checked before every slice (set: stop as Ctrl-C does) and it hears of each
-    slice, with `stats()` the root's statistics then. Returns (done, interrupted)."""
+    slice, with `stats()` the root's statistics then. `count()`: the units the searched
+    object has done in all (a Ctrl-C inside a call keeps the units that call finished).
+    Returns (done, interrupted)."""
     done = 0
+    start = None if count is None else count()
     step = SLICE_SECONDS if hooks is None else STOP_SLICE_SECONDS
     try:
         while budget is None or done < budget:
@@ -211,6 +248,8 @@ def _run_sliced(run, budget, deadline: _Deadline, hooks=None, stats=None):
             if hooks is not None:
                 hooks.sliced(hooks.base + done, stats=stats)
     except KeyboardInterrupt:
+        if count is not None:
+            done = count() - start
         return done, True
     finally:
         if hooks is not None:
@@ -223,7 +262,7 @@ class _Hooks:
     `threading.Event`) is set, and to tell `on_info` how it stands after every slice.
     `base`: the iterations (or worlds) of the slices' earlier calls (replicates, phases)."""
 
-    def __init__(self, stop, on_info, moves, twins, lead, by_visits):
+    def __init__(self, stop, on_info, moves=(), twins=None, lead=False, by_visits=False):
         self.stop, self.on_info = stop, on_info
         self.moves, self.twins, self.lead, self.by_visits = moves, twins, lead, by_visits
         self.t0 = time.perf_counter()
@@ -284,6 +323,7 @@ class Setting:
     help: str
     choices: tuple = ()
     minimum: float = 0       # the least value a number may take
+    maximum: float = math.inf   # the most
 
     def parse(self, name: str, value):
         """The value checked (and converted from text, as engine specs give it)."""
@@ -302,7 +342,7 @@ class Setting:
             raise BergenError(f"{name} needs a {self.type.__name__}, got {value!r}", field=name)
         try:
             out = self.type(value)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise BergenError(f"{name} needs a {self.type.__name__}, got {value!r}",
                               field=name) from None
         if self.choices and out not in self.choices:
@@ -312,6 +352,9 @@ class Setting:
             raise BergenError(f"{name} must be a finite number >= 0, got {value!r}", field=name)
         if self.type in (int, float) and out < self.minimum:
             raise BergenError(f"{name} must be at least {self.minimum}, got {value!r}",
+                              field=name)
+        if self.type in (int, float) and out > self.maximum:
+            raise BergenError(f"{name} must be at most {self.maximum:,}, got {value!r}",
                               field=name)
         return out
 
@@ -362,7 +405,7 @@ class Ismcts(Algorithm):
     default_budget = 100000
     by_visits = True
     settings = {
-        "exploration": Setting(float, 0.7, "the UCB1 exploration constant"),
+        "exploration": Setting(float, 0.7, "the UCB1 exploration constant", maximum=100),
         "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
                            ("random", "scoring", "safe")),
         "inference": Setting(bool, True, "weigh the worlds by what the other seats' plays "
@@ -373,7 +416,7 @@ class Ismcts(Algorithm):
                           ("value", "visits")),
         "replicates": Setting(int, REPLICATES, "independent trees sharing the budget: a "
                               "move's value is their mean and its error their spread (1: one "
-                              "tree, no error measured)", minimum=1),
+                              "tree, no error measured)", minimum=1, maximum=MAX_REPLICATES),
         "stats": Setting(str, "choices", "what a move's mean in the tree counts: the "
                          "iterations where its mover chose it among several (choices), or "
                          "also those where it was the only legal move (all, as before issue "
@@ -386,12 +429,14 @@ class Ismcts(Algorithm):
     }
 
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
-               hooks=None, focus=()):
-        """One replicate: one tree searched, then (with `values`) its final pass."""
+               hooks=None, focus=(), memory=DEFAULT_MEMORY_MB << 20):
+        """One replicate: one tree searched, then (with `values`) its final pass. `memory`:
+        the cap in bytes on the trees alive at once in this process (`IsmctsTree.max_bytes`;
+        at the cap the tree stops growing, `extra["full_at"]` says after how many iterations)."""
         from ._ismcts import IsmctsTree
         tree = IsmctsTree(sampler, seed, settings["exploration"], objective,
                           settings["playout"], merge_twins=settings["twins"],
-                          choice_stats=settings["stats"] == "choices")
+                          choice_stats=settings["stats"] == "choices", max_bytes=memory)
         left = deadline.left()
         search_deadline = deadline if left is None or not values else _Deadline(
             left * (1 - PASS_SHARE))
@@ -400,8 +445,8 @@ class Ismcts(Algorithm):
             done, interrupted = _halving(tree, budget, search_deadline, focus, hooks)
         else:
             done, interrupted = _run_sliced(tree.run, budget, search_deadline, hooks,
-                                            tree.root_stats)
-        extra = {"nodes": tree.n_nodes, "twins": tree.twins,
+                                            tree.root_stats, lambda: tree.iterations)
+        extra = {"nodes": tree.n_nodes, "twins": tree.twins, "full_at": tree.full_at,
                  "sides": {m: (n, sums) for m, n, sums in tree.root_side_stats()}}
         n_choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
         if values and not interrupted and done and n_choices > 1:
@@ -433,8 +478,9 @@ def _halving(tree, budget, deadline: _Deadline, focus=(), hooks=None):
     stats = tree.root_stats()
     alive = [m for m, *_ in stats if m not in tree.twins]
     keep = {tree.twins.get(m, m) for m in focus}
+    count = lambda: tree.iterations
     if len(alive) < 2:
-        return _run_sliced(tree.run, budget, deadline, hooks, tree.root_stats)
+        return _run_sliced(tree.run, budget, deadline, hooks, tree.root_stats, count)
     phases = math.ceil(math.log2(len(alive)))
     done = 0
     for phase in range(phases):
@@ -450,7 +496,7 @@ def _halving(tree, budget, deadline: _Deadline, focus=(), hooks=None):
             slot = deadline if phase_end is None else _Deadline(
                 (phase_end - time.perf_counter()) / (len(alive) - i))
             got, interrupted = _run_sliced(partial(tree.run_move, m), n, slot, hooks,
-                                           tree.root_stats)
+                                           tree.root_stats, count)
             done += got
             if interrupted:
                 return done, True
@@ -481,8 +527,10 @@ class Expectimax(Algorithm):
     unit = "worlds"
     default_budget = 200
     settings = {
-        "depth": Setting(int, 6, "actions searched before the horizon", minimum=1),
-        "playouts": Setting(int, 2, "random playouts per horizon leaf", minimum=1),
+        "depth": Setting(int, 6, "actions searched before the horizon", minimum=1,
+                         maximum=MAX_DEPTH),
+        "playouts": Setting(int, 2, "random playouts per horizon leaf", minimum=1,
+                            maximum=MAX_PLAYOUTS),
         "inference": Setting(bool, False, "weigh the worlds by what the other seats' plays "
                              "say about their hands (inference.py)"),
     }
@@ -492,10 +540,12 @@ class Expectimax(Algorithm):
         return ExpectimaxSearch(sampler, settings["depth"], seed, objective, settings["playouts"])
 
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
-               hooks=None):
+               hooks=None, memory=None):
         engine = self.engine(sampler, objective, seed, settings)
+        if hooks is not None and hooks.stop is not None:
+            engine.stop = hooks.stopped         # heard inside a world, too
         done, interrupted = _run_sliced(engine.run_worlds, budget, deadline, hooks,
-                                        engine.root_stats)
+                                        engine.root_stats, lambda: engine.worlds)
         return ([tuple(r) for r in engine.root_stats()], done, interrupted,
                 {"nodes": engine.nodes})
 
@@ -531,17 +581,21 @@ def _search_worker(args, hooks=None):
     """One process's share of a search: its units (ISMCTS replicates, or expectimax's
     root-parallel workers) one after the other, each given an equal part of what is left
     of the clock. A list of the units' outputs, in order; after a Ctrl-C, those done."""
-    info, table, alg_name, objective, units, seconds, settings, values, focus = args
+    info, table, alg_name, objective, units, seconds, settings, values, focus, memory = args
     from ._sampler import CoreSampler
     alg = ALGORITHMS[alg_name]
     deadline = _Deadline(seconds)
+    if hooks is None and _CHILD_STOP is not None:
+        hooks = _Hooks(_CHILD_STOP, None)       # a process of `_run_jobs`: its parent's stop
     out = []
     for i, (budget, seed) in enumerate(units):
         left = deadline.left()
         if left is not None and out and left <= 0:
             break
+        if hooks is not None and hooks.stopped():
+            break
         mine = _Deadline(None if left is None else max(left, 0.0) / (len(units) - i))
-        kwargs = {"focus": focus} if isinstance(alg, Ismcts) else {}
+        kwargs = {"focus": focus, "memory": memory} if isinstance(alg, Ismcts) else {}
         try:
             res = alg.worker(CoreSampler(info, table), objective, budget, mine, seed,
                              settings, values, hooks, **kwargs)
@@ -605,7 +659,8 @@ def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline, ho
                 v = engine.run_world(hands, list(reserve),
                                      seed=derive_seed(seed, i + replicate * REPLICATE_STREAM),
                                      seconds=0 if left is None else left)
-                if v is None:
+                if v is None:           # the clock, or a stop, inside the world
+                    interrupted = hooks is not None and hooks.stopped()
                     break
                 values[i] = v
         except KeyboardInterrupt:
@@ -748,6 +803,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     if worlds is not None and (budget is None or len(worlds) <= budget):
         from ._sampler import CoreSampler
         engine = alg.engine(CoreSampler(info, table), obj, seed, settings)
+        if hooks is not None and hooks.stop is not None:
+            engine.stop = hooks.stopped         # heard inside a world, too
         rows, done, exact, interrupted = _exact_expectimax(
             engine, info, table, worlds, seed, _Deadline(seconds), hooks)
         result_info.update(exact=exact, worlds=done, interrupted=interrupted,
@@ -764,7 +821,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         procs = min(workers, units)
         jobs = [(info, table, alg.name, obj, [(shares[u], seeds[u])
                                               for u in range(w, units, procs)],
-                 seconds, settings, values, tuple(focus)) for w in range(procs)]
+                 seconds, settings, values, tuple(focus), limits.memory_bytes)
+                for w in range(procs)]
         outputs = _run_jobs(jobs, hooks)
         # Back in unit order (process w ran units w, w + procs, ...).
         order = [u for w in range(procs) for u in range(w, units, procs)]
@@ -776,6 +834,12 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
             outputs, moves, twins, replicated=isinstance(alg, Ismcts))
         result_info.update(nodes=nodes, interrupted=interrupted, replicates=len(outputs)
                            if isinstance(alg, Ismcts) else None)
+        if isinstance(alg, Ismcts):
+            full = [o[3]["full_at"] for o in outputs if o[3].get("full_at") is not None]
+            # The memory cap: how many trees reached it, and after how many iterations the
+            # first stopped growing (the search went on sampling within it).
+            result_info["memory"] = {"cap_mb": limits.memory_bytes >> 20, "full": len(full),
+                                     "full_at": min(full) if full else None}
         result_info["values"] = method
         if sides:
             # Each side's expected outcome after each root move, under the search's play
@@ -787,7 +851,9 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         settings.get("choose") == "value" and result_info["values"]["method"] == "pass"),
         lead, samples)
     best = mv[0]
-    result_info.update(iterations=done, seconds=time.perf_counter() - t0)
+    # Nothing finished (a world longer than the time limit, or a stop at once): the values
+    # are no answer, and `empty` says so (the callers say it to the user).
+    result_info.update(iterations=done, seconds=time.perf_counter() - t0, empty=done == 0)
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
 
@@ -899,10 +965,50 @@ def _merge_units(outputs, moves, twins, replicated: bool):
     return rows, done, interrupted, nodes, sides, {"method": "search"}, {}
 
 
+#: In a process of `_run_jobs`'s pool: the parent's stop (a multiprocessing Event inherited
+#: through fork), which the process's searches hear between slices and inside worlds.
+_CHILD_STOP = None
+#: Seconds a search's processes are given to send what they found once stopped (a slice and
+#: the merge; more would hold up a Ctrl-C).
+STOP_GRACE = 0.5
+
+
+def _child_init(parent: int):
+    """A pool process of a search: Ctrl-C is for the parent, which stops it through
+    `_CHILD_STOP`; and it dies with the parent (`parallel.die_with_parent`)."""
+    import signal
+    from .parallel import die_with_parent
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
 def _run_jobs(jobs, hooks=None):
+    """Each job's `_search_worker`, in one process or one process each (fork). Ctrl-C in the
+    parent (or a stop) sets the stop the processes hear: each sends what it found within a
+    slice, and the search is merged from that, interrupted, as with one process."""
+    global _CHILD_STOP
     if len(jobs) == 1:
         return [_search_worker(jobs[0], hooks)]
     import multiprocessing as mp
     ctx = mp.get_context("fork")
-    with ctx.Pool(len(jobs)) as pool:
-        return pool.map(_search_worker, jobs)
+    stop = ctx.Event()
+    _CHILD_STOP = stop
+    import os
+    pool = ctx.Pool(len(jobs), initializer=_child_init, initargs=(os.getpid(),))
+    _CHILD_STOP = None
+    try:
+        pending = pool.map_async(_search_worker, jobs)
+        try:
+            while not pending.ready():
+                pending.wait(STOP_SLICE_SECONDS)
+                if hooks is not None and hooks.stopped():
+                    stop.set()
+        except KeyboardInterrupt:
+            stop.set()
+            pending.wait(STOP_GRACE)
+            if not pending.ready():
+                raise
+            # Each process stopped within a slice: its searches say they were interrupted.
+        return pending.get()
+    finally:
+        pool.terminate()

@@ -142,12 +142,13 @@ def test_run_move_grows_that_move_alone():
 
 # ---- the issue's known cases ----------------------------------------------------------------
 def test_the_example_values_survive_a_change_of_seed():
-    """`bergen best examples/decision.json` with 10 seeds at the default budget: for every
-    move listed, the spread of its value over the seeds is at most 1.6 times the mean printed
-    error, and the best move is the same every time (issue 22's criterion; it was off by a
-    factor of about 15 for the moves not chosen)."""
+    """ISMCTS on examples/decision.json at the default budget, 30 seeds: for every move
+    listed, the spread of its value over the seeds is at most 1.45 times the mean printed
+    error (with 30 seeds the sample spread is within about 13% of the true one, so 1.45 is
+    three of its standard deviations above an honest 1.0), and the best move is the same
+    every time. Before issue 22 the ratio was about 15 for the moves not chosen."""
     info = decision()
-    runs = [search(info, seed=s) for s in range(10)]
+    runs = [search(info, seed=s, algorithm="ismcts") for s in range(30)]
     assert len({r.best.split(":")[0] for r in runs}) == 1
     for m in choices(runs[0].moves):
         vals, errs = [], []
@@ -155,7 +156,7 @@ def test_the_example_values_survive_a_change_of_seed():
             x = next(c for c in choices(r.moves) if c.move == m.move)
             vals.append(x.value)
             errs.append(x.stderr)
-        assert statistics.stdev(vals) <= 1.6 * statistics.fmean(errs), m.move
+        assert statistics.stdev(vals) <= 1.45 * statistics.fmean(errs), m.move
 
 
 def test_a_move_forced_in_some_worlds_no_longer_lends_its_outcome():

@@ -107,6 +107,46 @@ def emit_json(obj) -> None:
     click.echo(json.dumps(obj, separators=(",", ":")))
 
 
+class FiniteFloat(click.FloatRange):
+    """A float in a range, never infinite or NaN (FloatRange lets NaN through: every
+    comparison with it is false)."""
+    name = "float"
+
+    def convert(self, value, param, ctx):
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return rv
+
+
+def _limit_types():
+    from .search import MAX_ITERATIONS, MAX_MEMORY_MB, MAX_SECONDS
+    return (click.IntRange(1, MAX_ITERATIONS), FiniteFloat(0.001, MAX_SECONDS),
+            click.IntRange(1, MAX_MEMORY_MB), MAX_ITERATIONS, MAX_SECONDS)
+
+
+#: The types of the budget options, with the search's maxima (search.MAX_ITERATIONS...).
+ITERATIONS_TYPE, SECONDS_TYPE, MEMORY_TYPE, _MAX_IT, _MAX_S = _limit_types()
+#: The most sets or matches a run plays.
+MAX_GAMES = 10_000_000
+
+
+def memory_option(f):
+    from .search import DEFAULT_MEMORY_MB, MAX_MEMORY_MB
+    return click.option("--memory", "memory_mb", type=MEMORY_TYPE, default=None, metavar="MB",
+                        help=f"Memory cap of ISMCTS's search trees, in MB per process "
+                             f"(default {DEFAULT_MEMORY_MB}, at most {MAX_MEMORY_MB:,}): at "
+                             f"the cap a tree stops growing and the search goes on sampling "
+                             f"within it (the output says so).")(f)
+
+
+def resume_option(f):
+    return click.option("--resume", is_flag=True,
+                        help="Go on with the run whose journal (OUT.journal, beside the "
+                             "output) an interruption left; it must be the same command, "
+                             "seed, arguments and version.")(f)
+
+
 # ---- the group ---------------------------------------------------------------------------
 
 
@@ -114,6 +154,17 @@ class BergenGroup(click.Group):
     """Turns bad input into one line on stderr and exit 2; anything else into exit 1."""
 
     def main(self, args=None, prog_name=None, **extra):
+        import warnings
+        from .engines import EngineWarning
+
+        def one_line_warning(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, EngineWarning):
+                click.echo(f"bergen: warning: {message}", err=True)
+            else:
+                previous(message, category, filename, lineno, file, line)
+
+        previous = warnings.showwarning
+        warnings.showwarning = one_line_warning
         try:
             rv = super().main(args=args, prog_name=prog_name or "bergen",
                               standalone_mode=False, **extra)
@@ -185,7 +236,7 @@ def replay(record_path, as_json):
     from .record import load_records, replay as replay_record
     text = _read_text(record_path)
     try:
-        records = load_records(text)
+        records = load_records(text, needed_by="replay")
         reports = []
         for i, rec in enumerate(records):
             try:
@@ -294,8 +345,8 @@ def _start_scores(text, rules):
 
 
 @main.command()
-@click.option("--games", type=click.IntRange(1), default=1, show_default=True,
-              help="Number of matches to play.")
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=1, show_default=True,
+              help=f"Number of matches to play (at most {MAX_GAMES:,}).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
               help="Seed of the run; match i is seeded from it and i.")
 @click.option("--engines", default="random", show_default=True, metavar="SPEC[,SPEC...]",
@@ -310,28 +361,86 @@ def _start_scores(text, rules):
               help="Processes playing matches in parallel (the same records as one).")
 @cluster_option
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
+@resume_option
 @rule_options
-def selfplay(games, seed, engines, out_path, start_scores, workers, cluster, quiet, **kw):
+def selfplay(games, seed, engines, out_path, start_scores, workers, cluster, quiet, resume,
+             **kw):
     """Play whole matches between engines and write complete bergen-record/1 records.
 
     Every record replays with `bergen replay`. Same seed, same records, byte for byte, on
     either backend, with any --workers or --cluster. With --out, the file appears only once
-    every match is played (Ctrl-C leaves none).
+    every match is played, and a journal beside it (OUT.journal) keeps each match as it
+    finishes: after Ctrl-C, kill -9 or a lost scheduler, --resume plays only the rest and
+    writes the same file. Ctrl-C exits 130 saying how far the run got.
     """
     from .engines import selfplay as run_selfplay
+    from .errors import Interrupted
     rules = rules_from_options(kw)
     specs = parse_engine_list(engines, rules.players)
     start = _start_scores(start_scores, rules)
+    journal = _journal(out_path, "selfplay", seed, resume, {
+        "games": games, "engines": [str(x) for x in specs], "rules": rules.to_dict(),
+        "start_scores": start})
     t0 = time.perf_counter()
-    rows = run_selfplay(rules, specs, games, seed, start, workers=workers, cluster=cluster,
-                        progress=_progress_bar("selfplay", "matches", quiet))
+    try:
+        rows = run_selfplay(rules, specs, games, seed, start, workers=workers, cluster=cluster,
+                            progress=_progress_bar("selfplay", "matches", quiet),
+                            **_journal_hooks(journal))
+    except Interrupted as e:
+        if journal is None:
+            for line, _ in e.partial:           # the finished matches, in order
+                click.echo(line)
+        return _stopped(journal, e, f" (the first {len(e.partial)} printed)"
+                        if journal is None and e.partial else "")
     wins = [0] * rules.n_sides
     for _, winner in rows:
         wins[winner] += 1
     write_lines(out_path, [line for line, _ in rows])
+    _finished(journal)
     dt = time.perf_counter() - t0
-    click.echo(f"{games} matches in {dt:.2f} s ({ACTIVE.name}); wins by side: "
-               + ", ".join(f"{s}: {w}" for s, w in enumerate(wins)), err=True)
+    resumed = f", {journal.resumed} of them from the journal" if journal and journal.resumed else ""
+    click.echo(f"{games} matches in {dt:.2f} s ({ACTIVE.name}{resumed}); wins by side: "
+               + ", ".join(f"{s}: {w}" for s, w in enumerate(wins))
+               + (f"; saved to {out_path}" if out_path else ""), err=True)
+
+
+def _journal(out_path, command: str, seed: int, resume: bool, arguments: dict, option="--out"):
+    """The journal of a run writing `out_path` (None without an output file: nothing to put
+    it beside). The output is checked writable first, so a long run never fails at its end."""
+    if out_path is None:
+        if resume:
+            raise click.UsageError(f"--resume needs {option}: the journal lives beside the "
+                                   f"output file")
+        return None
+    _check_writable(out_path, option)
+    from .journal import Journal
+    return Journal.start(out_path, command, seed, arguments, resume)
+
+
+def _journal_hooks(journal) -> dict:
+    """The `done` and `on_result` of a library run that keeps `journal` (none without)."""
+    if journal is None:
+        return {}
+    return {"done": journal.done, "on_result": journal.add}
+
+
+def _finished(journal) -> None:
+    if journal is not None:
+        journal.finish()
+
+
+def _stopped(journal, e, extra: str = "") -> int:
+    """Say on standard error that the run was interrupted, how far it got and where its work
+    is kept; the exit status, 130."""
+    if journal is not None:
+        journal.close()
+        where = (f"; the finished work is kept in {journal.path}: run the same command with "
+                 f"--resume to go on")
+    else:
+        where = " (give --out to keep a journal of the finished work)"
+    click.echo(f"bergen: interrupted after {e.done} of {e.total} {e.unit}{extra}{where}",
+               err=True)
+    return 130
 
 
 def _parse_int_list(text: str, n: int, what: str) -> list:
@@ -443,18 +552,21 @@ SEARCH_FLAGS = [
                  show_default=True,
                  help="points: expected points to the end of the round, relative to the other "
                       "sides; match: probability of winning the match."),
-    click.option("--iterations", type=click.IntRange(1), default=None,
-                 help="ISMCTS iterations or expectimax worlds (default 20000 / 200)."),
-    click.option("--time", "seconds", type=click.FloatRange(min=0.001), default=None,
-                 help="Seconds to search (with --iterations: whichever comes first)."),
+    click.option("--iterations", type=ITERATIONS_TYPE, default=None,
+                 help=f"ISMCTS iterations or expectimax worlds (default 100000 / 200; at "
+                      f"most {_MAX_IT:,})."),
+    click.option("--time", "seconds", type=SECONDS_TYPE, default=None,
+                 help=f"Seconds to search, 0.001 to {_MAX_S:,.0f} (with --iterations: "
+                      f"whichever comes first)."),
+    memory_option,
     click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
                  help="Seed: same seed and iterations, same answer."),
     click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
                  help="Processes searching in parallel (root parallelism)."),
     click.option("--depth", type=click.IntRange(1, 200), default=None,
                  help="Expectimax: actions searched before the horizon (default 6)."),
-    click.option("--exploration", type=click.FloatRange(min=0.0), default=None,
-                 help="ISMCTS: the UCB exploration constant (default 0.7)."),
+    click.option("--exploration", type=FiniteFloat(0.0, 100.0), default=None,
+                 help="ISMCTS: the UCB exploration constant (default 0.7; 0..100)."),
     _set_option(),
 ]
 
@@ -485,10 +597,43 @@ def search_settings(algorithm, depth=None, exploration=None, sets=()) -> dict:
     return settings
 
 
-def run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings):
-    from .search import Limits, search
-    return search(info, Limits(iterations=iterations, time=seconds), seed=seed,
-                  algorithm=algorithm, objective=objective, workers=workers, **settings)
+def run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings,
+               memory_mb=None):
+    """The search of `best` and `eval`. One that finished nothing is no answer: a line
+    saying why, exit 2 (130 when Ctrl-C cut it)."""
+    from .search import Limits, resolve, search
+    result = search(info, Limits(iterations=iterations, time=seconds, memory_mb=memory_mb),
+                    seed=seed, algorithm=algorithm, objective=objective, workers=workers,
+                    **settings)
+    if result.info.get("empty"):
+        alg, full = resolve(algorithm, settings)
+        unit = "world" if alg.unit == "worlds" else "iteration"
+        if result.info.get("interrupted"):
+            click.echo(f"bergen: interrupted before the search finished a single {unit}: no "
+                       f"answer", err=True)
+            sys.exit(130)
+        hint = (f" (expectimax at depth {full['depth']}: one world takes longer here); give "
+                f"more --time or a smaller --depth" if unit == "world" else "; give more --time")
+        raise BergenError(f"the search finished no {unit} within the time limit of {seconds:g} "
+                          f"s{hint}", field="time")
+    return result
+
+
+def _interrupted_note(ri, unit) -> str:
+    return (f"interrupted (Ctrl-C) after {ri['iterations']} {unit}: the values are the "
+            f"search's so far")
+
+
+def _memory_note(ri) -> str | None:
+    """A line when the memory cap stopped a tree growing (None otherwise)."""
+    mem = ri.get("memory") or {}
+    if not mem.get("full"):
+        return None
+    trees = ri.get("replicates") or 1
+    which = "the tree" if trees == 1 else f"{mem['full']} of the {trees} trees"
+    return (f"memory: {which} reached the cap of {mem['cap_mb']} MB (the first after "
+            f"{mem['full_at']:,} iterations) and stopped growing; the search went on sampling "
+            f"within it (--memory raises the cap)")
 
 
 def _describe(game) -> str:
@@ -507,8 +652,8 @@ def _describe(game) -> str:
 @game_input
 @search_options
 @json_option
-def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, exploration,
-         sets, as_json, **kw):
+def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, depth,
+         exploration, sets, as_json, **kw):
     """Rank every legal move of the seat to move, best first.
 
     GAME is a bergen-record/1 (its last round unfinished: the seat to move is the viewpoint)
@@ -520,13 +665,15 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     settings = search_settings(algorithm, depth, exploration, sets)
     game_ = game_from_options(game, kw)
     info = game_.info
-    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings)
+    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings,
+                        memory_mb)
     ri = result.info
     alg = resolve(algorithm, settings)[0]
+    status = 130 if ri.get("interrupted") else 0
     if as_json:
         emit_json(best_document(game_, result, seed=seed, workers=workers,
                                 objective=objective, algorithm=algorithm))
-        return
+        return status
     unit = alg.unit
     click.echo(_describe(game_))
     click.echo(f"{algorithm} ({_settings_text(ri['settings'])}), objective {objective}, "
@@ -545,7 +692,11 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     if any(m.twin for m in result.moves):
         click.echo("\n  a-b:L/R: either end, the same position mirrored (one choice)")
     click.echo("\n" + values_note(ri, objective, unit))
+    for note in (_memory_note(ri), _interrupted_note(ri, unit) if status else None):
+        if note:
+            click.echo("  " + note)
     click.echo(f"\nbest: {result.best}")
+    return status
 
 
 def values_note(ri, objective, unit) -> str:
@@ -614,7 +765,7 @@ def engine():
     engine keeps running. It exits cleanly on quit, at the end of its input and on SIGTERM.
     """
     from .engine_protocol import serve
-    serve(sys.stdin, sys.stdout)
+    return serve(sys.stdin, sys.stdout)
 
 
 # ---- arena -------------------------------------------------------------------------------
@@ -623,8 +774,9 @@ def engine():
 @main.command()
 @click.argument("engine_a", metavar="A")
 @click.argument("engine_b", metavar="B")
-@click.option("--games", type=click.IntRange(1), default=100, show_default=True,
-              help="Duplicate sets: each plays the same deals with the engines' seats swapped.")
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=100, show_default=True,
+              help=f"Duplicate sets: each plays the same deals with the engines' seats "
+                   f"swapped (at most {MAX_GAMES:,}).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
               help="Seed of the run; set i is seeded from it and i.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
@@ -638,32 +790,56 @@ def engine():
               help="Scores by side at the start of every match (or round).")
 @cluster_option
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
+@resume_option
 @rule_options
 @json_option
 def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, start_scores,
-          cluster, quiet, as_json, **kw):
+          cluster, quiet, resume, as_json, **kw):
     """Play many matches between engines A and B, as duplicate sets so that luck cancels.
 
     Engines: random, greedy, ismcts[:iterations=N,time=S,...] (the default engine), classic[:...]
     (ISMCTS before inference and safe playouts), expectimax[:worlds=N,depth=D,...].
     Reports A's win rate with a 95% interval computed from the sets, and points per round.
+    With --out, a journal beside the file keeps each set as it finishes: --resume goes on
+    after Ctrl-C, kill -9 or a lost scheduler. Ctrl-C prints the figures of the finished
+    sets and exits 130.
     """
     from .arena import format_arena, run_arena
     from .engines import parse_engine_spec
+    from .errors import Interrupted
     from .record import dump_record, write_record
     rules = rules_from_options(kw)
     spec_a, spec_b = parse_engine_spec(engine_a), parse_engine_spec(engine_b)
     start = _start_scores(start_scores, rules)
-    result = run_arena(rules, spec_a, spec_b, games, seed, workers=workers,
-                       progress=_progress_bar("arena", "sets", quiet),
-                       keep_logs=out_path is not None, start_scores=start,
-                       single_round=single_round, cluster=cluster)
+    journal = _journal(out_path, "arena", seed, resume, {
+        "engines": [str(spec_a), str(spec_b)], "games": games, "rules": rules.to_dict(),
+        "start_scores": start, "round": single_round})
+    try:
+        result = run_arena(rules, spec_a, spec_b, games, seed, workers=workers,
+                           progress=_progress_bar("arena", "sets", quiet),
+                           keep_logs=out_path is not None, start_scores=start,
+                           single_round=single_round, cluster=cluster,
+                           **_journal_hooks(journal))
+    except Interrupted as e:
+        how_far = {"interrupted": True, "done": e.done, "total": e.total}
+        if as_json:
+            emit_json({**(e.partial.to_json() if e.partial else {}), **how_far})
+        elif e.partial:
+            click.echo(format_arena(e.partial))
+            click.echo(f"interrupted after {e.done} of {e.total} sets: the figures above "
+                       f"cover those")
+        return _stopped(journal, e)
     if out_path:
         write_lines(out_path, [dump_record(write_record(log)) for log in result.logs])
+    _finished(journal)
     if as_json:
         emit_json(result.to_json())
     else:
         click.echo(format_arena(result))
+        if out_path:
+            click.echo(f"saved to {out_path}"
+                       + (f" ({journal.resumed} sets from the journal)" if journal.resumed
+                          else ""))
 
 
 # ---- analyze -----------------------------------------------------------------------------
@@ -674,10 +850,13 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
 @click.option("--seat", "seats", type=click.IntRange(0, 3), multiple=True,
               help="Analyse this seat only (repeatable; default every seat whose hands the "
                    "record shows).")
-@click.option("--iterations", type=click.IntRange(1), default=None,
-              help="Search budget per decision (default 20000 ISMCTS iterations / 100 worlds).")
-@click.option("--time-per-decision", "seconds", type=click.FloatRange(min=0.001), default=None,
-              help="Seconds of search per decision (instead of --iterations).")
+@click.option("--iterations", type=ITERATIONS_TYPE, default=None,
+              help=f"Search budget per decision (default 20000 ISMCTS iterations / 100 "
+                   f"worlds; at most {_MAX_IT:,}, rechecks included).")
+@click.option("--time-per-decision", "seconds", type=SECONDS_TYPE, default=None,
+              help=f"Seconds of search per decision (instead of --iterations; 0.001 to "
+                   f"{_MAX_S:,.0f}).")
+@memory_option
 @_algorithm_option()
 @_set_option()
 @click.option("--objective", type=click.Choice(("points", "match")), default="points",
@@ -693,12 +872,12 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
 @click.option("--max-rechecks", type=click.IntRange(0, 5), default=2, show_default=True,
               help="The most searches of a decision after its first; a loss still undecided "
                    "then is marked borderline.")
-@click.option("--inaccuracy", type=click.FloatRange(min=0), default=None,
+@click.option("--inaccuracy", type=FiniteFloat(0, 1000), default=None,
               help="Loss from which a play is an inaccuracy (default 0.25 points; 0.03 for "
                    "the match objective).")
-@click.option("--mistake", type=click.FloatRange(min=0), default=None,
+@click.option("--mistake", type=FiniteFloat(0, 1000), default=None,
               help="Loss from which a play is a mistake (default 0.6 points; 0.07 match).")
-@click.option("--blunder", type=click.FloatRange(min=0), default=None,
+@click.option("--blunder", type=FiniteFloat(0, 1000), default=None,
               help="Loss from which a play is a blunder (default 1.2 points; 0.15 match).")
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Analyse the matches of a .jsonl file on the Dask scheduler at ADDRESS, one "
@@ -707,26 +886,39 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
               metavar="FILE", help="Also write the report as one self-contained HTML file "
                                    "(graph, every decision drawn, summary).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
+              metavar="FILE", help="Write the analysis as its JSON document (--json's, without "
+                                   "the wall time) to FILE, atomically, keeping a journal "
+                                   "beside it for --resume.")
+@resume_option
 @click.option("--quiet", is_flag=True, help="No progress bar on standard error.")
 @json_option
-def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective, seed, workers,
-            recheck, max_rechecks, inaccuracy, mistake, blunder, cluster, html_path, quiet,
-            as_json):
+def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets, objective, seed,
+            workers, recheck, max_rechecks, inaccuracy, mistake, blunder, cluster, html_path,
+            out_path, resume, quiet, as_json):
     """Review every decision of a game: the best play, the loss, and a label for errors.
 
     Each decision is judged from what the seat knew then (never the hands it could not see).
     A suspected error is searched again with a bigger budget before it is labelled; a label
     is given only when the loss's 95% interval lies within its band, else the decision is
-    searched again (up to --max-rechecks) and, still undecided, marked borderline. RECORD may hold several matches, one
-    per line (.jsonl, as selfplay and arena write them): each is analysed as it would be
-    alone, then the seats' totals over all of them.
+    searched again (up to --max-rechecks) and, still undecided, marked borderline. RECORD
+    may hold several matches, one per line (.jsonl, as selfplay and arena write them): each
+    is analysed as it would be alone, then the seats' totals over all of them.
+
+    With --out (or --html), a journal beside the file keeps every finished match and search:
+    --resume goes on after Ctrl-C, kill -9 or a lost scheduler and writes the same file.
+    Ctrl-C prints the decisions analysed so far and exits 130.
     """
+    import hashlib
+
     from . import report
-    from .analysis import DEFAULT_ITERATIONS, THRESHOLDS, analyze_all
+    from .analysis import DEFAULT_ITERATIONS, THRESHOLDS, analyze_all, check_budget
+    from .errors import Interrupted
     from .record import load_records
     from .search import Limits, resolve
     settings = search_settings(algorithm, sets=sets)
-    records = load_records(_read_text(record_path))
+    text = _read_text(record_path)
+    records = load_records(text, needed_by="analyze")
     defaults = dict(THRESHOLDS) if objective == "points" else {
         "inaccuracy": 0.03, "mistake": 0.07, "blunder": 0.15}
     thresholds = {"inaccuracy": inaccuracy if inaccuracy is not None else defaults["inaccuracy"],
@@ -742,8 +934,17 @@ def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective,
     if iterations is None and seconds is None:
         iterations = (DEFAULT_ITERATIONS if resolve(algorithm, settings)[0].unit == "iterations"
                       else 100)
+    limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
+    check_budget(limits, recheck, max_rechecks, algorithm, settings)
     if html_path is not None:
         _check_writable(html_path, "--html")
+    journal = _journal(out_path or html_path, "analyze", seed, resume, {
+        "record": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        "seats": sorted(seats), "iterations": iterations, "time": seconds,
+        "memory": memory_mb, "algorithm": algorithm, "settings": settings,
+        "objective": objective, "workers": workers, "recheck": recheck,
+        "max_rechecks": max_rechecks, "thresholds": thresholds},
+        option="--out" if out_path else "--html")
     show = not quiet and sys.stderr.isatty()
     t0 = time.perf_counter()
 
@@ -754,23 +955,51 @@ def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective,
             click.echo(f"\ranalyze [{'#' * filled}{'.' * (width - filled)}] {done}/{total}",
                        err=True, nl=False)
 
-    results = analyze_all(records, seats=set(seats) or None,
-                          limits=Limits(iterations=iterations, time=seconds), seed=seed,
-                          algorithm=algorithm, objective=objective, workers=workers,
-                          thresholds=thresholds, recheck=recheck,
-                          max_rechecks=max_rechecks, progress=progress,
-                          cluster=cluster, **settings)
+    hooks = {}
+    if journal is not None:
+        from .journal import searcher_for
+        hooks = {"done": {k[1]: v for k, v in journal.done.items()
+                          if isinstance(k, tuple) and k[0] == "record"},
+                 "on_result": lambda i, res: journal.add(("record", i), res),
+                 "searcher_for": lambda i: searcher_for(journal, i)}
+    try:
+        results = analyze_all(records, seats=set(seats) or None, limits=limits, seed=seed,
+                              algorithm=algorithm, objective=objective, workers=workers,
+                              thresholds=thresholds, recheck=recheck,
+                              max_rechecks=max_rechecks, progress=progress,
+                              cluster=cluster, **hooks, **settings)
+    except Interrupted as e:
+        if show:
+            click.echo("", err=True)
+        partial = [r for r in e.partial if r is not None]
+        how_far = {"interrupted": True, "decisions_done": e.done, "decisions_total": e.total}
+        if as_json:
+            emit_json({**(report.to_json(partial, time.perf_counter() - t0) if partial
+                          else {}), **how_far})
+        elif partial:
+            click.echo(report.text(partial[0]) if len(partial) == 1
+                       else report.text_all(partial))
+            click.echo(f"interrupted after {e.done} of {e.total} decisions: the listing and "
+                       f"the totals cover those")
+        return _stopped(journal, e)
     if show and time.perf_counter() - t0 > 1.0:
         click.echo("", err=True)
     seconds_taken = time.perf_counter() - t0
     if html_path is not None:
         write_atomic(html_path, report.html_report(results))
+    if out_path is not None:
+        # The document without its wall time, so that a resumed run writes the same bytes.
+        write_atomic(out_path, json.dumps({**report.to_json(results, None),
+                                           "version": __version__},
+                                          separators=(",", ":")) + "\n")
+    _finished(journal)
     if as_json:
         emit_json(report.to_json(results, seconds_taken))
-    elif html_path is None:
+    elif html_path is None and out_path is None:
         click.echo(report.text(results[0]) if len(results) == 1 else report.text_all(results))
     else:
-        click.echo(f"wrote {html_path}: {sum(len(r.decisions) for r in results)} decisions of "
+        wrote = " and ".join(p for p in (out_path, html_path) if p)
+        click.echo(f"wrote {wrote}: {sum(len(r.decisions) for r in results)} decisions of "
                    f"{len(results)} match{'es' if len(results) != 1 else ''}")
 
 
@@ -785,15 +1014,18 @@ def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective,
               help="Your seat (0 leads the turn order).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
               help="Seed of the deals (default: from the clock).")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Where to save the game (default bergen-game-SEED.json).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
+              help="Where to save the game (default bergen-game-SEED.json, or -SEED-2.json "
+                   "and so on when that exists). Checked before the first move.")
+@click.option("--force", is_flag=True, help="Let --out replace an existing file.")
 @rule_options
-def play(engine_spec, seat, seed, out_path, **kw):
+def play(engine_spec, seat, seed, out_path, force, **kw):
     """Play a match against the engine in the terminal.
 
     Type moves as a-b:L or a-b:R (a bare a-b when it fits one end only); 'hint' asks the
-    engine, 'undo' takes back your last play, 'quit' (or Ctrl-C, or end of input) saves the
-    game as a bergen-record/1 that `bergen analyze` can read.
+    engine, 'undo' takes back your last play, 'quit' (or Ctrl-C, even while the engine
+    thinks, or end of input) saves the game as a bergen-record/1 that `bergen analyze` can
+    read. An existing file is never replaced without --force.
     """
     from .engines import parse_engine_spec
     from .interactive import HELP, PlaySession
@@ -805,7 +1037,12 @@ def play(engine_spec, seat, seed, out_path, **kw):
     spec = parse_engine_spec(engine_spec)
     if seed is None:
         seed = time.time_ns() % 1_000_000
-    out_path = out_path or f"bergen-game-{seed}.json"
+    if out_path is None:
+        out_path = _fresh_name(f"bergen-game-{seed}", ".json")
+    elif os.path.exists(out_path) and not force:
+        raise click.BadParameter(f"{out_path} exists: give --force to replace it, or "
+                                 f"another --out", param_hint="--out")
+    _check_writable(out_path, "--out")
     session = PlaySession(rules, spec, seat, seed)
     stdin = sys.stdin
     click.echo(f"Bergen against {spec}; you are seat {seat}; seed {seed}.\n{HELP}")
@@ -840,11 +1077,22 @@ def play(engine_spec, seat, seed, out_path, **kw):
             for line in lines:
                 click.echo(line)
     except KeyboardInterrupt:
+        status = 130
         click.echo("\ninterrupted")
-    finally:
-        with open(out_path, "w", encoding="utf-8") as f:
-            f.write(pretty_json(session.record()) + "\n")
-        click.echo(f"game saved to {out_path}")
+    else:
+        status = 0
+    write_atomic(out_path, pretty_json(session.record()) + "\n")
+    click.echo(f"game saved to {out_path}")
+    return status
+
+
+def _fresh_name(stem: str, suffix: str) -> str:
+    """`stem + suffix`, or `stem-2 + suffix`, -3 and so on: the first that does not exist."""
+    name, n = stem + suffix, 1
+    while os.path.exists(name):
+        n += 1
+        name = f"{stem}-{n}{suffix}"
+    return name
 
 
 # ---- eval --------------------------------------------------------------------------------
@@ -854,15 +1102,16 @@ def play(engine_spec, seat, seed, out_path, **kw):
 @game_input
 @search_options
 @json_option
-def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth, exploration,
-          sets, as_json, **kw):
+def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, depth,
+          exploration, sets, as_json, **kw):
     """Score the position for every side: expected points to the end of the round and the
     probability of winning the match.
 
     The value (with its standard error) is the best move's, from the side to move, by the
     chosen algorithm and objective. Each side's expected points and match chances come from
     ISMCTS searches with the points and the match objective (same budget and seed; the
-    chosen algorithm's settings when it is ISMCTS, else ISMCTS's defaults).
+    chosen algorithm's settings when it is ISMCTS, else ISMCTS's defaults). Ctrl-C prints
+    what the searches had found (a side's figure not searched yet is n/a) and exits 130.
     """
     from .position_string import to_string
     from .search import resolve
@@ -870,36 +1119,58 @@ def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth,
     settings = search_settings(algorithm, depth, exploration, sets)
     game_ = game_from_options(game, kw)
     info = game_.info
-    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings)
+    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings,
+                        memory_mb)
     alg = resolve(algorithm, settings)[0]
     side_alg, side_settings = (algorithm, settings) if alg.name == "ismcts" else ("ismcts", {})
     per_side = {}
+    interrupted = bool(result.info.get("interrupted"))
     for obj in ("points", "match"):
-        res = result if (side_alg, obj) == (algorithm, objective) else run_search(
-            info, side_alg, obj, iterations, seconds, seed, workers, side_settings)
-        best = res.moves[0].move
-        per_side[obj] = res.info["sides"][best]
+        if interrupted and (side_alg, obj) != (algorithm, objective):
+            continue                    # Ctrl-C: no more searches
+        try:
+            res = result if (side_alg, obj) == (algorithm, objective) else run_search(
+                info, side_alg, obj, iterations, seconds, seed, workers, side_settings,
+                memory_mb)
+        except SystemExit:              # interrupted before it found anything
+            interrupted = True
+            continue
+        interrupted = interrupted or bool(res.info.get("interrupted"))
+        per_side[obj] = res.info.get("sides", {}).get(res.moves[0].move)
     rules = info.rules
-    sides = [{"side": k, "expected_points": num(per_side["points"][k]),
-              "p_win_match": num(per_side["match"][k])} for k in range(rules.n_sides)]
+    na = [None] * rules.n_sides
+    sides = [{"side": k, "expected_points": num((per_side.get("points") or na)[k]),
+              "p_win_match": num((per_side.get("match") or na)[k])}
+             for k in range(rules.n_sides)]
     ri = result.info
+    status = 130 if interrupted else 0
     if as_json:
         emit_json({"to_move": info.seat, "side_to_move": rules.side_of(info.seat),
                    "sides": sides, "value": num(result.value), "stderr": num(result.stderr),
                    "best": result.best, "objective": objective, "algorithm": algorithm,
                    "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
                    "seed": seed, "settings": dict(ri["settings"]),
+                   "interrupted": interrupted, "memory": ri.get("memory"),
                    "position": to_string(game_.position)})
-        return
+        return status
     click.echo(_describe(game_))
     unit = "points" if objective == "points" else "probability of winning the match"
-    click.echo(f"value {result.value:+.3f} ± {result.stderr:.3f} ({unit}, side "
+    err = "n/a" if not math.isfinite(result.stderr) else f"{result.stderr:.3f}"
+    click.echo(f"value {result.value:+.3f} ± {err} ({unit}, side "
                f"{rules.side_of(info.seat)}, best {result.best}; {algorithm}, "
                f"{ri['iterations']} {alg.unit}, seed {seed})\n")
     click.echo(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
     for row in sides:
-        click.echo(f"  {row['side']:<5} {row['expected_points']:>16.3f} "
-                   f"{100 * row['p_win_match']:>12.1f}%")
+        points = "n/a" if row["expected_points"] is None else f"{row['expected_points']:.3f}"
+        chance = "n/a" if row["p_win_match"] is None else f"{100 * row['p_win_match']:.1f}%"
+        click.echo(f"  {row['side']:<5} {points:>16} {chance:>13}")
+    for note in (_memory_note(ri), "interrupted (Ctrl-C): the figures are the searches' so far"
+                 + ("; n/a: not searched" if len(per_side) < 2 else "") if interrupted else None):
+        if note:
+            click.echo("\n" + note)
+    if not math.isfinite(result.stderr):
+        click.echo("\n± n/a: not measured (one replicate, or too few worlds)")
+    return status
 
 
 # ---- bench --------------------------------------------------------------------------------
@@ -907,7 +1178,7 @@ def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth,
 
 @main.command()
 @click.option("--quick", is_flag=True, help="A few seconds instead of about a minute.")
-@click.option("--seconds", type=click.FloatRange(min=0.01), default=None,
+@click.option("--seconds", type=FiniteFloat(0.01, 3600), default=None,
               help="Seconds per measurement slice (default 1.6, or 0.2 with --quick).")
 @click.option("--repeats", type=click.IntRange(1, 50), default=None,
               help="Slices per figure; the median is reported (default 3, or 1 with --quick).")

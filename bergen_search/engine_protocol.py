@@ -60,8 +60,10 @@ def _number_field(obj, name):
     v = obj.get(name)
     if v is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1e9:
-        raise BergenError(f"'{name}' must be a positive number of seconds, got {v!r}")
+    from .search import MAX_SECONDS
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= MAX_SECONDS:
+        raise BergenError(f"'{name}' must be a positive number of seconds, at most "
+                          f"{MAX_SECONDS:,.0f}, got {v!r}")
     return float(v)
 
 
@@ -197,7 +199,8 @@ class EngineServer:
         if unknown:
             raise BergenError(f"go: unknown field {unknown[0]!r} (fields: "
                               f"{', '.join(_GO_FIELDS[1:])})")
-        iterations = _int_field(cmd, "iterations", minimum=1, maximum=2 ** 31 - 1)
+        from .search import MAX_ITERATIONS
+        iterations = _int_field(cmd, "iterations", minimum=1, maximum=MAX_ITERATIONS)
         seconds = _number_field(cmd, "time")
         infinite = cmd.get("infinite", False)
         if not isinstance(infinite, bool):
@@ -297,7 +300,8 @@ class EngineServer:
 
 
 def serve(stdin, stdout) -> None:
-    """Run the engine until `quit`, the end of `stdin` or SIGTERM (each a clean exit)."""
+    """Run the engine until `quit`, the end of `stdin` or SIGTERM (each a clean exit: 0), or
+    Ctrl-C (130, as every command); a running search is stopped first. Returns the status."""
 
     def write(line):
         stdout.write(line + "\n")
@@ -310,11 +314,14 @@ def serve(stdin, stdout) -> None:
             raise _Terminated()
         previous = signal.signal(signal.SIGTERM, terminate)
     source = getattr(stdin, "buffer", stdin)
+    status = 0
     try:
         for raw in iter(source.readline, b"" if source is not stdin else ""):
             if not server.handle_line(raw):
                 break
-    except (_Terminated, KeyboardInterrupt, BrokenPipeError):
+    except KeyboardInterrupt:
+        status = 130
+    except (_Terminated, BrokenPipeError):
         pass
     finally:
         try:
@@ -323,3 +330,4 @@ def serve(stdin, stdout) -> None:
             pass
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+    return status

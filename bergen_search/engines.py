@@ -117,9 +117,9 @@ def parse_engine_spec(text: str) -> EngineSpec:
                               f"got {value!r}") from None
         if key in _RANGES and not _RANGES[key][0] <= params[key] <= _RANGES[key][1]:
             low, high = _RANGES[key]
-            raise BergenError(f"engine {name!r}: {key} must be {low:g}..{high:,g}"
-                              + (" seconds (above 0)" if key == "time" else "")
-                              + f", got {value!r}")
+            bounds = (f"positive and at most {high:,.0f} seconds" if key == "time"
+                      else f"at least {low} and at most {high:,}")
+            raise BergenError(f"engine {name!r}: {key} must be {bounds}, got {value!r}")
         if key == "objective" and value not in ("points", "match"):
             raise BergenError(f"engine {name!r}: objective must be points or match")
     return EngineSpec(name, params)

@@ -135,6 +135,8 @@ class PlaySession:
         # The person is to move: the record's viewpoint, seen as that seat alone sees it.
         game = load_record_game(self.record())
         result = search(game.info, limits, seed=self.seed, **kwargs)
+        if result.info.get("interrupted"):
+            raise KeyboardInterrupt         # Ctrl-C during a hint ends the game (saved)
         rows = ", ".join(f"{m.move} {m.value:+.2f}" for m in choices(result.moves)[:4])
         return f"hint: {result.best}   ({rows})\nposition {to_string(game.position)}"
 

@@ -95,6 +95,10 @@ def _check(pos: Position):
     if pos.reserve_size > start:
         raise BergenError(f"the reserve holds {pos.reserve_size} tiles, more than the {start} it "
                           f"starts with ({n} hands of {rules.hand_size})", field="reserve_size")
+    if pos.reserve_size < rules.reserve_kept:
+        raise BergenError(f"the reserve holds {pos.reserve_size} tiles, fewer than the "
+                          f"{rules.reserve_kept} the rules keep (reserve_kept: nobody draws "
+                          f"them)", field="reserve_size")
     sizes = pos.hand_sizes
     if len(sizes) != n:
         raise BergenError(f"'hand_sizes' needs {n} entries (one per seat), got {len(sizes)}",
@@ -132,7 +136,49 @@ def _check(pos: Position):
     elif rules.no_double == "redeal" and not line_mask & DOUBLES:
         raise BergenError("the line holds no double, but under no_double 'redeal' the lead "
                           "is a double", field="line")
+    _check_turns(pos)
     _check_voids(pos)
+
+
+def _check_turns(pos: Position):
+    """The hand sizes must fit the turn order: play goes round the table from the leader, a
+    turn ends with a play or a pass, so after T turns seat j has had its share of them and
+    played at most that many tiles, while it holds the tiles dealt and drawn less those it
+    played. Passes are possible only under `draw: one` or once the reserve is down to what
+    the rules keep; without them T is the number of tiles laid, and the leader follows from
+    the seat to move. Some leader and T must leave every seat's size possible."""
+    rules, n = pos.rules, pos.rules.players
+    laid, sizes, h = len(pos.line), pos.hand_sizes, rules.hand_size
+    if not laid:
+        for seat, k in enumerate(sizes):
+            if k != h:
+                raise BergenError(f"no tile is laid yet, so every hand holds the {h} tiles "
+                                  f"dealt; seat {seat} holds {k}", field=f"hand_sizes[{seat}]")
+        return
+    passes = rules.draw == "one" or pos.reserve_size <= rules.reserve_kept
+    first_problem = None
+    for leader in range(n):
+        turns = laid + (pos.to_move - leader - laid) % n
+        while turns <= (laid * n + n if passes else laid):
+            had = [len(range((j - leader) % n, turns, n)) for j in range(n)]
+            low = [max(h - sizes[j], 1 if j == leader else 0) for j in range(n)]
+            bad = next((j for j in range(n) if low[j] > had[j]), None)
+            if bad is None and sum(low) <= laid <= sum(had):
+                return
+            if first_problem is None and bad is not None:
+                first_problem = (bad, had[bad])
+            turns += n
+    if first_problem is not None and not passes:
+        seat, had = first_problem
+        raise BergenError(
+            f"the hand sizes do not fit the turn order: with {laid} tile"
+            f"{'s' if laid != 1 else ''} laid and seat {pos.to_move} to move (no pass yet: "
+            f"the reserve is above {rules.reserve_kept}), seat {seat} has had {had} turn"
+            f"{'s' if had != 1 else ''}, so it holds at least {h - had} of its {h} tiles, "
+            f"not {sizes[seat]}", field=f"hand_sizes[{seat}]")
+    raise BergenError(f"the hand sizes {','.join(map(str, sizes))} do not fit the turn order: "
+                      f"no leader and no sequence of turns from the lead to seat "
+                      f"{pos.to_move} with {laid} tiles laid leaves them", field="hand_sizes")
 
 
 def _check_voids(pos: Position):

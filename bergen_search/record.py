@@ -274,19 +274,20 @@ def _parse_event(obj, rules: Rules, r: int, j: int) -> Event:
     return Event(seat, "play", t, end)
 
 
-def parse_record(obj) -> Record:
+def parse_record(obj, needed_by: str | None = None) -> Record:
     """Check the structure of a decoded `bergen-record/1` and return it as a `Record`.
 
-    The rules are checked here; the play is checked by `replay`.
+    The rules are checked here; the play is checked by `replay`. A position given instead is
+    refused as such (`needed_by`: the command that needs a record, for the message).
     """
     if isinstance(obj, Record):
         return obj
+    if isinstance(obj, dict) and obj.get("format") == POSITION_FORMAT:
+        raise BergenError(_needs_record(POSITION_FORMAT, needed_by), field="format")
     _check_fields(obj, _TOP_FIELDS, "a record", required=("format",))
     fmt = obj["format"]
     if fmt != FORMAT:
-        hint = " (this is a position: a record has rounds of events)" if fmt == POSITION_FORMAT \
-            else ""
-        raise BergenError(f"expected {FORMAT!r}, got {fmt!r}{hint}", field="format")
+        raise BergenError(f"expected {FORMAT!r}, got {fmt!r}", field="format")
     if "rounds" not in obj:
         raise BergenError("a record has no 'rounds' field", field="rounds")
     version = parse_version(obj)
@@ -334,7 +335,7 @@ class LineError(BergenError):
             else f"line {self.line}: {self.message}"
 
 
-def iter_records(text, check: bool = False) -> Iterator[Record]:
+def iter_records(text, check: bool = False, needed_by: str | None = None) -> Iterator[Record]:
     """The records of a `.jsonl` text, one per non-empty line.
 
     Errors are `LineError`s (a `BergenError` with `.line`, 1-based). With `check=True` each
@@ -346,7 +347,7 @@ def iter_records(text, check: bool = False) -> Iterator[Record]:
         if not line.strip():
             continue
         try:
-            rec = load_record(line)
+            rec = parse_record(parse_json(line, "record"), needed_by)
             if check:
                 replay(rec)
         except BergenError as e:
@@ -354,22 +355,32 @@ def iter_records(text, check: bool = False) -> Iterator[Record]:
         yield rec
 
 
-def load_records(text) -> list:
+def _needs_record(what: str, needed_by: str | None) -> str:
+    """The message for a position given where a record is needed."""
+    who = f"{needed_by} needs" if needed_by else "this needs"
+    return (f"this is a {what} (a position, with no history); {who} a record "
+            f"({FORMAT}: the game as it happened)")
+
+
+def load_records(text, needed_by: str | None = None) -> list:
     """The records of a file holding either one JSON record (pretty-printed or not) or several,
-    one per line (`.jsonl`). Structure only, like `load_record`.
+    one per line (`.jsonl`). Structure only, like `load_record`. A position (or a position
+    string) is refused as such; `needed_by` names the command for the message.
 
     A single record's errors are plain `BergenError`s (JSON errors name the line and column in
     the file); with several records they are `LineError`s naming the line.
     """
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8")
+    if text.lstrip().startswith("bergen1/"):
+        raise BergenError(_needs_record("position string", needed_by))
     try:
         obj = parse_json(text, "record")
     except BergenError as e:
         if "extra data after the first JSON value" not in e.message:
             raise
-        return list(iter_records(text))
-    return [parse_record(obj)]
+        return list(iter_records(text, needed_by=needed_by))
+    return [parse_record(obj, needed_by)]
 
 
 # ---- writing ----------------------------------------------------------------------------------

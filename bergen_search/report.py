@@ -121,20 +121,23 @@ def settings_line(st) -> str:
 # ---- JSON -------------------------------------------------------------------------------
 
 
-def to_json(results, seconds: float) -> dict:
+def to_json(results, seconds: float | None) -> dict:
     """`analyze --json`: one match's document, or for several the decisions (each with its
-    match), the seats' totals, each match's summary and the settings (FORMATS.md)."""
+    match), the seats' totals, each match's summary and the settings (FORMATS.md); with the
+    wall time in `seconds` unless it is None (`analyze --out`'s file, the same bytes on
+    every run)."""
     if len(results) == 1:
         out = results[0].to_json()
+    else:
+        out = {"decisions": [dict(d.to_json(), match=i) for i, res in enumerate(results)
+                             for d in res.decisions],
+               "summary": [sm.to_json() for sm in combined_summary(results)],
+               "matches": [{"match": i, "summary": [sm.to_json() for sm in res.summary]}
+                           for i, res in enumerate(results)],
+               "settings": results[0].settings}
+    if seconds is not None:
         out["seconds"] = round(seconds, 3)
-        return out
-    return {"decisions": [dict(d.to_json(), match=i) for i, res in enumerate(results)
-                          for d in res.decisions],
-            "summary": [sm.to_json() for sm in combined_summary(results)],
-            "matches": [{"match": i, "summary": [sm.to_json() for sm in res.summary]}
-                        for i, res in enumerate(results)],
-            "settings": results[0].settings,
-            "seconds": round(seconds, 3)}
+    return out
 
 
 # ---- HTML -------------------------------------------------------------------------------

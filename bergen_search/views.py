@@ -34,5 +34,5 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
             "seed": seed, "workers": workers, "exact": ri["exact"],
             "worlds_consistent": ri["worlds_consistent"],
             "interrupted": ri.get("interrupted", False), "replicates": ri.get("replicates"),
-            "settings": dict(ri["settings"]), "position": to_string(game.position),
-            "version": __version__}
+            "settings": dict(ri["settings"]), "memory": ri.get("memory"),
+            "position": to_string(game.position), "version": __version__}

@@ -135,7 +135,7 @@ def test_a_worker_dies_and_no_result_is_lost(cluster):
 
 def test_ctrl_c_cancels_and_writes_nothing(cluster, tmp_path, monkeypatch):
     """A KeyboardInterrupt while results come in cancels the cluster's tasks and leaves no
-    --out file."""
+    --out file: only the journal, which holds the match that had finished."""
     from distributed import Client
     calls = []
 
@@ -150,7 +150,10 @@ def test_ctrl_c_cancels_and_writes_nothing(cluster, tmp_path, monkeypatch):
     res = run("selfplay", "--games", "6", "--engines", "ismcts:iterations=2000", "--cluster",
               cluster.scheduler_address, "--out", str(out))
     assert res.exit_code == 130 and calls == [1]
-    assert not out.exists() and os.listdir(tmp_path) == []
+    assert not out.exists() and os.listdir(tmp_path) == ["never.jsonl.journal"]
+    from bergen_search.journal import _read
+    header, done, _ = _read(str(tmp_path / "never.jsonl.journal"))
+    assert header["command"] == "selfplay" and len(done) == 1
     with Client(cluster.scheduler_address) as client:
         deadline = time.time() + 20
         while any(client.processing().values()) and time.time() < deadline:

@@ -351,7 +351,7 @@ def test_quit_during_a_search():
 def test_timeouts_and_a_dead_engine():
     engine = EngineProcess.start(timeout=10)
     with pytest.raises(EngineTimeout):
-        engine.analyse(DECISION, Limits(iterations=2 ** 31 - 1), timeout=0.3)
+        engine.analyse(DECISION, Limits(iterations=10 ** 9), timeout=0.3)
     engine.ping()                                  # the search was stopped and answered
     engine.process.kill()
     engine.process.wait()

@@ -196,10 +196,18 @@ def test_the_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     def broken(src, dst):
         raise OSError(28, "No space left on device")
 
+    real = os.replace
     monkeypatch.setattr(os, "replace", broken)
     res = run("analyze", MATCH, "--iterations", "50", "--quiet", "--html", str(target))
     assert res.exit_code == 2 and "No space left" in res.stderr
     assert target.read_text() == "old report"
+    # The analysis itself is kept in the journal: --resume writes the report without it.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.html.journal"]
+    monkeypatch.setattr(os, "replace", real)
+    again = run("analyze", MATCH, "--iterations", "50", "--quiet", "--html", str(target),
+                "--resume")
+    assert again.exit_code == 0, again.output
+    assert target.read_text().startswith("<!DOCTYPE html>")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
 
 

@@ -40,7 +40,8 @@ iterations give the same tree, however `run` is sliced.
 >>> from bergen_search.notation import format_move
 >>> from bergen_search.position import position_from_flags
 >>> from bergen_search._sampler import CoreSampler
->>> pos = position_from_flags(hand="3-5 1-6", line="3-3 3-2 2-2 2-4 4-5", hand_sizes="2,5")
+>>> pos = position_from_flags(hand="3-5 1-6", line="3-3 3-2 2-2 2-4 4-5", hand_sizes="2,5",
+...                           rules={"hand_size": 3})    # hands of 3: seat 0 played 2, drew 1
 >>> tree = IsmctsTree(CoreSampler(from_position(pos)), seed=1)
 >>> tree.run(5000, 0)
 5000
@@ -187,7 +188,10 @@ cdef class IsmctsTree:
     information set. `run` adds iterations; `root_stats` reads the observer's moves.
 
     `objective`: 0 "points", 1 "match"; `playout`: 0 "random", 1 "scoring", 2 "safe" (names
-    or codes; `_policy.pyx`). `exploration` is the UCB1 constant on rewards scaled to about
+    or codes; `_policy.pyx`). `max_bytes` caps the node pools of every tree alive in the
+    process (0: no cap but the machine's; `pool_bytes()`): at the cap this tree stops growing
+    and goes on iterating without adding nodes (`full`, `full_at`); a tree made when the cap
+    is already reached keeps 3 KB (its root and 64 children) all the same. `exploration` is the UCB1 constant on rewards scaled to about
     [0, 1] (see POINTS_SCALE). `merge_twins`: mirror twins are one choice, at the root and
     below (`twins`; the root reports a merged twin with its twin's statistics).
     """
@@ -251,11 +255,17 @@ cdef class IsmctsTree:
         self.value_scale = 1.0 if objective == OBJECTIVE_MATCH else 1.0 / _POINTS_SCALE
         self.total = 0
         memset(self.root_gain, 0, sizeof(self.root_gain))
-        self.tree.nodes = <Node*>malloc(_INITIAL_CAPACITY * sizeof(Node))
+        # The first pool: _INITIAL_CAPACITY nodes, or what the cap leaves (at least the root
+        # and ROOT_SPARE children, 3 KB, so that even a tree born full can answer).
+        cdef long long first = _INITIAL_CAPACITY
+        if max_bytes > 0:
+            first = min(first, max(1 + ROOT_SPARE,
+                                   (max_bytes - pool_add(0)) // <long long>sizeof(Node)))
+        self.tree.nodes = <Node*>malloc(first * sizeof(Node))
         if self.tree.nodes == NULL:
             raise MemoryError()
-        pool_add(_INITIAL_CAPACITY * sizeof(Node))
-        self.tree.capacity = _INITIAL_CAPACITY
+        pool_add(first * sizeof(Node))
+        self.tree.capacity = <int32_t>first
         self.tree.n_nodes = 1
         root = &self.tree.nodes[0]
         memset(root, 0, sizeof(Node))

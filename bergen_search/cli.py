@@ -16,6 +16,7 @@ from . import __version__
 from .backend import ACTIVE
 from .engines import parse_engine_list, play_match
 from .errors import BergenError
+from .parallel import ClusterLost
 from .rng import derive_seed
 from .rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
 
@@ -150,8 +151,19 @@ def resume_option(f):
 # ---- the group ---------------------------------------------------------------------------
 
 
+class _CtrlC(Exception):
+    """A KeyboardInterrupt carried past click's own handler (which prints a blank line)."""
+
+
 class BergenGroup(click.Group):
-    """Turns bad input into one line on stderr and exit 2; anything else into exit 1."""
+    """Turns bad input into one line on stderr and exit 2; Ctrl-C into one line and exit
+    130; anything else into exit 1."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _CtrlC() from None
 
     def main(self, args=None, prog_name=None, **extra):
         import warnings
@@ -170,8 +182,8 @@ class BergenGroup(click.Group):
                               standalone_mode=False, **extra)
         except click.exceptions.Exit as e:
             sys.exit(e.exit_code)
-        except click.Abort:
-            click.echo("bergen: aborted", err=True)
+        except (click.Abort, _CtrlC, KeyboardInterrupt):
+            click.echo("bergen: interrupted", err=True)
             sys.exit(130)
         except click.UsageError as e:
             ctx = e.ctx
@@ -374,29 +386,32 @@ def selfplay(games, seed, engines, out_path, start_scores, workers, cluster, qui
     writes the same file. Ctrl-C exits 130 saying how far the run got.
     """
     from .engines import selfplay as run_selfplay
-    from .errors import Interrupted
     rules = rules_from_options(kw)
     specs = parse_engine_list(engines, rules.players)
     start = _start_scores(start_scores, rules)
-    journal = _journal(out_path, "selfplay", seed, resume, {
-        "games": games, "engines": [str(x) for x in specs], "rules": rules.to_dict(),
-        "start_scores": start})
+    journal = None
     t0 = time.perf_counter()
     try:
+        journal = _journal(out_path, "selfplay", seed, resume, {
+            "games": games, "engines": [str(x) for x in specs], "rules": rules.to_dict(),
+            "start_scores": start})
         rows = run_selfplay(rules, specs, games, seed, start, workers=workers, cluster=cluster,
                             progress=_progress_bar("selfplay", "matches", quiet),
                             **_journal_hooks(journal))
-    except Interrupted as e:
-        if journal is None:
+        write_lines(out_path, [line for line, _ in rows])
+        _finished(journal)
+    except ClusterLost as e:
+        raise _kept(e, journal, out_path) from None
+    except KeyboardInterrupt as caught:
+        e = _interrupted(caught, journal, games, "matches", [])
+        if out_path is None:
             for line, _ in e.partial:           # the finished matches, in order
                 click.echo(line)
-        return _stopped(journal, e, f" (the first {len(e.partial)} printed)"
-                        if journal is None and e.partial else "")
+        return _stopped(journal, e, out_path, f" (the first {len(e.partial)} printed)"
+                        if out_path is None and e.partial else "")
     wins = [0] * rules.n_sides
     for _, winner in rows:
         wins[winner] += 1
-    write_lines(out_path, [line for line, _ in rows])
-    _finished(journal)
     dt = time.perf_counter() - t0
     resumed = f", {journal.resumed} of them from the journal" if journal and journal.resumed else ""
     click.echo(f"{games} matches in {dt:.2f} s ({ACTIVE.name}{resumed}); wins by side: "
@@ -429,15 +444,41 @@ def _finished(journal) -> None:
         journal.finish()
 
 
-def _stopped(journal, e, extra: str = "") -> int:
-    """Say on standard error that the run was interrupted, how far it got and where its work
-    is kept; the exit status, 130."""
+def _interrupted(caught, journal, total: int, unit: str, partial=None, done=None):
+    """`caught` as an `errors.Interrupted` (a Ctrl-C that came before the library's run had
+    begun, or after it ended, carries nothing: how far the journal got, then)."""
+    from .errors import Interrupted
+    if isinstance(caught, Interrupted):
+        return caught
+    if done is None:
+        done = len(journal.done) if journal is not None else 0
+    return Interrupted(partial, done, total, unit)
+
+
+def _kept(error, journal, output):
+    """A run's error (the scheduler lost) with where its finished work is kept."""
+    from .journal import journal_path
     if journal is not None:
         journal.close()
-        where = (f"; the finished work is kept in {journal.path}: run the same command with "
-                 f"--resume to go on")
-    else:
+    if output is None or not os.path.exists(journal_path(output)):
+        return error
+    return BergenError(f"{error.message}; the finished work is kept in {journal_path(output)}: "
+                       f"run the same command with --resume to go on", field=error.field)
+
+
+def _stopped(journal, e, output, extra: str = "") -> int:
+    """Say on standard error that the run was interrupted, how far it got and where its work
+    is kept (the journal of `output`); the exit status, 130."""
+    from .journal import journal_path
+    if journal is not None:
+        journal.close()
+    if output is not None and os.path.exists(journal_path(output)):
+        where = (f"; the finished work is kept in {journal_path(output)}: run the same "
+                 f"command with --resume to go on")
+    elif output is None:
         where = " (give --out to keep a journal of the finished work)"
+    else:
+        where = ""
     click.echo(f"bergen: interrupted after {e.done} of {e.total} {e.unit}{extra}{where}",
                err=True)
     return 130
@@ -806,21 +847,27 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
     """
     from .arena import format_arena, run_arena
     from .engines import parse_engine_spec
-    from .errors import Interrupted
     from .record import dump_record, write_record
     rules = rules_from_options(kw)
     spec_a, spec_b = parse_engine_spec(engine_a), parse_engine_spec(engine_b)
     start = _start_scores(start_scores, rules)
-    journal = _journal(out_path, "arena", seed, resume, {
-        "engines": [str(spec_a), str(spec_b)], "games": games, "rules": rules.to_dict(),
-        "start_scores": start, "round": single_round})
+    journal = None
     try:
+        journal = _journal(out_path, "arena", seed, resume, {
+            "engines": [str(spec_a), str(spec_b)], "games": games, "rules": rules.to_dict(),
+            "start_scores": start, "round": single_round})
         result = run_arena(rules, spec_a, spec_b, games, seed, workers=workers,
                            progress=_progress_bar("arena", "sets", quiet),
                            keep_logs=out_path is not None, start_scores=start,
                            single_round=single_round, cluster=cluster,
                            **_journal_hooks(journal))
-    except Interrupted as e:
+        if out_path:
+            write_lines(out_path, [dump_record(write_record(log)) for log in result.logs])
+        _finished(journal)
+    except ClusterLost as e:
+        raise _kept(e, journal, out_path) from None
+    except KeyboardInterrupt as caught:
+        e = _interrupted(caught, journal, games, "sets")
         how_far = {"interrupted": True, "done": e.done, "total": e.total}
         if as_json:
             emit_json({**(e.partial.to_json() if e.partial else {}), **how_far})
@@ -828,10 +875,7 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
             click.echo(format_arena(e.partial))
             click.echo(f"interrupted after {e.done} of {e.total} sets: the figures above "
                        f"cover those")
-        return _stopped(journal, e)
-    if out_path:
-        write_lines(out_path, [dump_record(write_record(log)) for log in result.logs])
-    _finished(journal)
+        return _stopped(journal, e, out_path)
     if as_json:
         emit_json(result.to_json())
     else:
@@ -912,8 +956,8 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
     import hashlib
 
     from . import report
-    from .analysis import DEFAULT_ITERATIONS, THRESHOLDS, analyze_all, check_budget
-    from .errors import Interrupted
+    from .analysis import (DEFAULT_ITERATIONS, THRESHOLDS, analyze_all, check_budget,
+                           count_decisions)
     from .record import load_records
     from .search import Limits, resolve
     settings = search_settings(algorithm, sets=sets)
@@ -938,13 +982,6 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
     check_budget(limits, recheck, max_rechecks, algorithm, settings)
     if html_path is not None:
         _check_writable(html_path, "--html")
-    journal = _journal(out_path or html_path, "analyze", seed, resume, {
-        "record": hashlib.sha256(text.encode("utf-8")).hexdigest(),
-        "seats": sorted(seats), "iterations": iterations, "time": seconds,
-        "memory": memory_mb, "algorithm": algorithm, "settings": settings,
-        "objective": objective, "workers": workers, "recheck": recheck,
-        "max_rechecks": max_rechecks, "thresholds": thresholds},
-        option="--out" if out_path else "--html")
     show = not quiet and sys.stderr.isatty()
     t0 = time.perf_counter()
 
@@ -955,22 +992,49 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
             click.echo(f"\ranalyze [{'#' * filled}{'.' * (width - filled)}] {done}/{total}",
                        err=True, nl=False)
 
-    hooks = {}
-    if journal is not None:
-        from .journal import searcher_for
-        hooks = {"done": {k[1]: v for k, v in journal.done.items()
-                          if isinstance(k, tuple) and k[0] == "record"},
-                 "on_result": lambda i, res: journal.add(("record", i), res),
-                 "searcher_for": lambda i: searcher_for(journal, i)}
+    journal, kept = None, out_path or html_path
     try:
+        journal = _journal(kept, "analyze", seed, resume, {
+            "record": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            "seats": sorted(seats), "iterations": iterations, "time": seconds,
+            "memory": memory_mb, "algorithm": algorithm, "settings": settings,
+            "objective": objective, "workers": workers, "recheck": recheck,
+            "max_rechecks": max_rechecks, "thresholds": thresholds},
+            option="--out" if out_path else "--html")
+        hooks = {}
+        if journal is not None:
+            from .journal import searcher_for
+            hooks = {"done": {k[1]: v for k, v in journal.done.items()
+                              if isinstance(k, tuple) and k[0] == "record"},
+                     "on_result": lambda i, res: journal.add(("record", i), res),
+                     "searcher_for": lambda i: searcher_for(journal, i)}
         results = analyze_all(records, seats=set(seats) or None, limits=limits, seed=seed,
                               algorithm=algorithm, objective=objective, workers=workers,
                               thresholds=thresholds, recheck=recheck,
                               max_rechecks=max_rechecks, progress=progress,
                               cluster=cluster, **hooks, **settings)
-    except Interrupted as e:
+        if show and time.perf_counter() - t0 > 1.0:
+            click.echo("", err=True)
+        seconds_taken = time.perf_counter() - t0
+        if html_path is not None:
+            write_atomic(html_path, report.html_report(results))
+        if out_path is not None:
+            # The document without its wall time, so that a resumed run writes the same
+            # bytes.
+            write_atomic(out_path, json.dumps({**report.to_json(results, None),
+                                               "version": __version__},
+                                              separators=(",", ":")) + "\n")
+        _finished(journal)
+    except ClusterLost as e:
+        raise _kept(e, journal, kept) from None
+    except KeyboardInterrupt as caught:
         if show:
             click.echo("", err=True)
+        finished = [v for k, v in (journal.done.items() if journal else ())
+                    if isinstance(k, tuple) and k[0] == "record"]
+        e = _interrupted(caught, None, sum(count_decisions(r, set(seats) or None)
+                                           for r in records), "decisions", [],
+                         sum(len(a.decisions) for a in finished))
         partial = [r for r in e.partial if r is not None]
         how_far = {"interrupted": True, "decisions_done": e.done, "decisions_total": e.total}
         if as_json:
@@ -981,18 +1045,7 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
                        else report.text_all(partial))
             click.echo(f"interrupted after {e.done} of {e.total} decisions: the listing and "
                        f"the totals cover those")
-        return _stopped(journal, e)
-    if show and time.perf_counter() - t0 > 1.0:
-        click.echo("", err=True)
-    seconds_taken = time.perf_counter() - t0
-    if html_path is not None:
-        write_atomic(html_path, report.html_report(results))
-    if out_path is not None:
-        # The document without its wall time, so that a resumed run writes the same bytes.
-        write_atomic(out_path, json.dumps({**report.to_json(results, None),
-                                           "version": __version__},
-                                          separators=(",", ":")) + "\n")
-    _finished(journal)
+        return _stopped(journal, e, kept)
     if as_json:
         emit_json(report.to_json(results, seconds_taken))
     elif html_path is None and out_path is None:

@@ -326,7 +326,9 @@ def serve(stdin, stdout) -> None:
     finally:
         try:
             server.close()
-        except (_Terminated, KeyboardInterrupt):
+        except KeyboardInterrupt:
+            status = 130            # Ctrl-C heard as the input ended: still an interruption
+        except _Terminated:
             pass
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

@@ -23,6 +23,7 @@ journal keeps them: `journal.py`, `--resume`) and writes no output file.
 from __future__ import annotations
 
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from multiprocessing import get_context
 from typing import Callable
 
@@ -32,6 +33,24 @@ from .errors import BergenError
 CLUSTER_EXTRA = "pip install 'bergen_search[cluster]'"
 #: Seconds to wait for a scheduler before giving up.
 CONNECT_TIMEOUT = 10
+
+
+@contextmanager
+def deferred_ctrl_c():
+    """Ctrl-C held back while processes are forked, and delivered right after: a signal that
+    lands in the fork's own callbacks (logging's lock, for one) is printed as ignored and
+    lost, and the run would go on as if never interrupted. (Main thread only: signals are
+    delivered there.)"""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def die_with_parent(parent: int) -> None:
@@ -111,17 +130,27 @@ def connect(address: str):
                     pass
                 raise
 
+    with quiet_dask():                      # a failed connection is our one line, not a log
+        try:
+            return _Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        except (OSError, TimeoutError, ValueError, MemoryError) as e:
+            raise BergenError(f"--cluster: no Dask scheduler answers at {address!r} within "
+                              f"{CONNECT_TIMEOUT} s ({type(e).__name__})",
+                              field="cluster") from None
+
+
+@contextmanager
+def quiet_dask():
+    """Dask's own logs held back (errors included: a lost scheduler is logged with a
+    traceback at every try to reconnect); the command says what happened in one line."""
     import logging
-    quiet = logging.getLogger("distributed")
-    level = quiet.level
-    quiet.setLevel(logging.CRITICAL)        # a failed connection is our one line, not a log
+    log = logging.getLogger("distributed")
+    level = log.level
+    log.setLevel(logging.CRITICAL + 1)
     try:
-        return _Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
-    except (OSError, TimeoutError, ValueError, MemoryError) as e:
-        raise BergenError(f"--cluster: no Dask scheduler answers at {address!r} within "
-                          f"{CONNECT_TIMEOUT} s ({type(e).__name__})", field="cluster") from None
+        yield
     finally:
-        quiet.setLevel(level)
+        log.setLevel(level)
 
 
 def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
@@ -159,11 +188,13 @@ def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
     results = [None] * len(items)
     # Not multiprocessing.Pool: its daemonic workers could not start processes of their own
     # (a search with workers > 1).
-    ex = ProcessPoolExecutor(max_workers=min(workers, len(items)),
-                             mp_context=get_context("fork"), initializer=_worker_init,
-                             initargs=(os.getpid(),))
+    with deferred_ctrl_c():
+        ex = ProcessPoolExecutor(max_workers=min(workers, len(items)),
+                                 mp_context=get_context("fork"), initializer=_worker_init,
+                                 initargs=(os.getpid(),))
     try:
-        pending = {ex.submit(fn, item): i for i, item in enumerate(items)}
+        with deferred_ctrl_c():         # submit forks the workers
+            pending = {ex.submit(fn, item): i for i, item in enumerate(items)}
         waiting = set(pending)
         while waiting:
             done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
@@ -203,10 +234,23 @@ class _Ticker:
             self.progress(self.done, self.total)
 
 
+class ClusterLost(BergenError):
+    """The scheduler went away during the run (what had finished was handed on: a journal
+    keeps it, and `--resume` goes on from there)."""
+
+
 def _on_cluster(fn, items, cluster, finished):
-    client = connect(cluster) if isinstance(cluster, str) else cluster
+    if isinstance(cluster, str):            # our own client: its logs are ours to quiet
+        with quiet_dask():
+            return _on_client(fn, items, connect(cluster), finished, cluster, own=True)
+    return _on_client(fn, items, cluster, finished,
+                      getattr(getattr(cluster, "scheduler", None), "address", "?"), own=False)
+
+
+def _on_client(fn, items, client, finished, address, own):
+    from concurrent.futures import CancelledError
+
     from distributed import as_completed
-    own = isinstance(cluster, str)
     futures = []
     try:
         # pure=False: every task runs, even two equal ones; retries: a task whose worker died
@@ -216,9 +260,16 @@ def _on_cluster(fn, items, cluster, finished):
         results = [None] * len(items)
         for fut in as_completed(futures, loop=client.loop):
             i = index[fut.key]
-            results[i] = fut.result()
+            try:
+                results[i] = fut.result()
+            except (CancelledError, OSError) as e:
+                # Cancelled by no one here: the scheduler is gone (or cut us off).
+                raise ClusterLost(f"--cluster: lost the Dask scheduler at {address!r} "
+                                  f"({type(e).__name__})", field="cluster") from None
             finished(i, results[i])
         return results
+    except ClusterLost:
+        raise                           # nobody left to cancel the tasks with
     except BaseException:
         if futures:
             try:
@@ -228,4 +279,7 @@ def _on_cluster(fn, items, cluster, finished):
         raise
     finally:
         if own:
-            client.close(timeout=2)
+            try:
+                client.close(timeout=2)
+            except Exception:
+                pass

@@ -141,14 +141,16 @@ def _check(pos: Position):
 
 
 def _check_turns(pos: Position):
-    """The hand sizes must fit the turn order: play goes round the table from the leader, a
-    turn ends with a play or a pass, so after T turns seat j has had its share of them and
-    played at most that many tiles, while it holds the tiles dealt and drawn less those it
-    played. Passes are possible only under `draw: one` or once the reserve is down to what
+    """The hand sizes must fit the turn order. Play goes round the table from the leader; a
+    turn ends with a play or a pass, and a seat draws only on its own turns, never before
+    its lead. So after T turns seat j has had its share of them, has played at most that
+    many tiles, and holds the tiles dealt and drawn less those played; a seat that has had
+    no turn but its lead has drawn nothing (the seat to move may have drawn in the turn it
+    is in). Passes are possible only under `draw: one` or once the reserve is down to what
     the rules keep; without them T is the number of tiles laid, and the leader follows from
     the seat to move. Some leader and T must leave every seat's size possible."""
     rules, n = pos.rules, pos.rules.players
-    laid, sizes, h = len(pos.line), pos.hand_sizes, rules.hand_size
+    laid, sizes, h, t = len(pos.line), pos.hand_sizes, rules.hand_size, pos.to_move
     if not laid:
         for seat, k in enumerate(sizes):
             if k != h:
@@ -156,29 +158,38 @@ def _check_turns(pos: Position):
                                   f"dealt; seat {seat} holds {k}", field=f"hand_sizes[{seat}]")
         return
     passes = rules.draw == "one" or pos.reserve_size <= rules.reserve_kept
-    first_problem = None
+    problem = None
     for leader in range(n):
-        turns = laid + (pos.to_move - leader - laid) % n
+        turns = laid + (t - leader - laid) % n
         while turns <= (laid * n + n if passes else laid):
             had = [len(range((j - leader) % n, turns, n)) for j in range(n)]
+            # Tiles seat j has played: enough to come down from h to its size (it may have
+            # drawn more), at least the lead for the leader, at most one a turn; exactly
+            # h - size when it had no turn to draw on.
             low = [max(h - sizes[j], 1 if j == leader else 0) for j in range(n)]
-            bad = next((j for j in range(n) if low[j] > had[j]), None)
-            if bad is None and sum(low) <= laid <= sum(had):
+            high = [had[j] if j == t or had[j] > (j == leader) else min(had[j], h - sizes[j])
+                    for j in range(n)]
+            bad = next((j for j in range(n) if low[j] > high[j]), None)
+            if bad is None and sum(low) <= laid <= sum(high):
                 return
-            if first_problem is None and bad is not None:
-                first_problem = (bad, had[bad])
+            if problem is None and bad is not None:
+                problem = (bad, had[bad], bad == leader)
             turns += n
-    if first_problem is not None and not passes:
-        seat, had = first_problem
+    if problem is not None and not passes:
+        seat, had, led = problem
+        turns = f"{had} turn{'s' if had != 1 else ''}" + (" (the lead among them)" if led else "")
+        if had - led < 1 and seat != t:
+            why = f"no turn to draw on, so it holds exactly {h - had} of its {h} tiles"
+        else:
+            why = f"so it holds at least {h - had} of its {h} tiles"
         raise BergenError(
             f"the hand sizes do not fit the turn order: with {laid} tile"
-            f"{'s' if laid != 1 else ''} laid and seat {pos.to_move} to move (no pass yet: "
-            f"the reserve is above {rules.reserve_kept}), seat {seat} has had {had} turn"
-            f"{'s' if had != 1 else ''}, so it holds at least {h - had} of its {h} tiles, "
-            f"not {sizes[seat]}", field=f"hand_sizes[{seat}]")
+            f"{'s' if laid != 1 else ''} laid and seat {t} to move (no pass yet: the reserve "
+            f"is above {rules.reserve_kept}), seat {seat} has had {turns}, {why}, not "
+            f"{sizes[seat]}", field=f"hand_sizes[{seat}]")
     raise BergenError(f"the hand sizes {','.join(map(str, sizes))} do not fit the turn order: "
-                      f"no leader and no sequence of turns from the lead to seat "
-                      f"{pos.to_move} with {laid} tiles laid leaves them", field="hand_sizes")
+                      f"no leader and no sequence of turns from the lead to seat {t} with "
+                      f"{laid} tiles laid leaves them", field="hand_sizes")
 
 
 def _check_voids(pos: Position):

@@ -580,7 +580,8 @@ def resolve(algorithm: str, settings: dict) -> tuple:
 def _search_worker(args, hooks=None):
     """One process's share of a search: its units (ISMCTS replicates, or expectimax's
     root-parallel workers) one after the other, each given an equal part of what is left
-    of the clock. A list of the units' outputs, in order; after a Ctrl-C, those done."""
+    of the clock. (The units' outputs, in order; after a Ctrl-C or a stop, those done,
+    interrupted: True.)"""
     info, table, alg_name, objective, units, seconds, settings, values, focus, memory = args
     from ._sampler import CoreSampler
     alg = ALGORITHMS[alg_name]
@@ -593,18 +594,18 @@ def _search_worker(args, hooks=None):
         if left is not None and out and left <= 0:
             break
         if hooks is not None and hooks.stopped():
-            break
+            return out, True
         mine = _Deadline(None if left is None else max(left, 0.0) / (len(units) - i))
         kwargs = {"focus": focus, "memory": memory} if isinstance(alg, Ismcts) else {}
         try:
             res = alg.worker(CoreSampler(info, table), objective, budget, mine, seed,
                              settings, values, hooks, **kwargs)
         except KeyboardInterrupt:
-            break
+            return out, True
         out.append(res)
         if res[2]:          # interrupted: the rest is not searched
-            break
-    return out
+            return out, True
+    return out, False
 
 
 def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline, hooks=None):
@@ -823,15 +824,18 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                                               for u in range(w, units, procs)],
                  seconds, settings, values, tuple(focus), limits.memory_bytes)
                 for w in range(procs)]
-        outputs = _run_jobs(jobs, hooks)
-        # Back in unit order (process w ran units w, w + procs, ...).
-        order = [u for w in range(procs) for u in range(w, units, procs)]
+        finished = _run_jobs(jobs, hooks)
+        # Back in unit order (process w ran units w, w + procs, ...; an interrupted one, the
+        # first of them).
         flat = [None] * units
-        for u, res in zip(order, (r for job in outputs for r in job)):
-            flat[u] = res
+        for w, (done_units, _) in enumerate(finished):
+            for u, res in zip(range(w, units, procs), done_units):
+                flat[u] = res
         outputs = [r for r in flat if r is not None]
         rows, done, interrupted, nodes, sides, method, samples = _merge_units(
             outputs, moves, twins, replicated=isinstance(alg, Ismcts))
+        # A Ctrl-C outside a unit's own search (between them, or while one was set up).
+        interrupted = interrupted or any(cut for _, cut in finished)
         result_info.update(nodes=nodes, interrupted=interrupted, replicates=len(outputs)
                            if isinstance(alg, Ismcts) else None)
         if isinstance(alg, Ismcts):
@@ -994,7 +998,9 @@ def _run_jobs(jobs, hooks=None):
     stop = ctx.Event()
     _CHILD_STOP = stop
     import os
-    pool = ctx.Pool(len(jobs), initializer=_child_init, initargs=(os.getpid(),))
+    from .parallel import deferred_ctrl_c
+    with deferred_ctrl_c():
+        pool = ctx.Pool(len(jobs), initializer=_child_init, initargs=(os.getpid(),))
     _CHILD_STOP = None
     try:
         pending = pool.map_async(_search_worker, jobs)

@@ -369,3 +369,13 @@ def test_a_full_tree_gives_the_values_of_an_unbounded_one_closely():
     assert capped.info["iterations"] == 400_000
     a = next(m for m in capped.moves if m.move == free.best)
     assert abs(a.value - free.value) < 4 * math.hypot(a.stderr, free.stderr)
+
+
+@pytest.mark.skipif(os.environ.get("BERGEN_SANITIZED") != "1",
+                    reason="runs in .ci/run's sanitizer job (BERGEN_SANITIZED=1)")
+def test_the_core_under_test_is_the_sanitized_build():
+    """The sanitizer job tests the instrumented modules, not a plain build on the path."""
+    for module in (_core, _sampler, _ismcts, _expectimax, _policy):
+        with open(module.__file__, "rb") as f:
+            data = f.read()
+        assert b"__asan_report" in data and b"__ubsan_handle" in data, module.__file__

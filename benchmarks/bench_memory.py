@@ -5,15 +5,18 @@ after the lead (the biggest trees: every hand and the reserve hidden) and on
 examples/decision.json:
 
 - `bergen best GAME --time SECONDS` with the default cap (256 MB per process), with the
-  cap out of the way (`--memory 1048576`) and with `--workers 2`: the peak resident memory
-  of the process and its pool processes, sampled every 0.1 s from /proc, and the
-  iterations it ran;
+  cap out of the way (`--memory 1048576`), both with one tree for the whole budget
+  (`--set replicates=1`, the biggest tree), and with `--workers 2`: the peak resident
+  memory of the process and its pool processes, sampled every 0.1 s from /proc, and the
+  iterations it ran (`BENCH_MEMORY_CASES=2,3` runs cases 2 and 3 alone; add `cluster` for
+  the Dask worker);
 - the same search as a task on a Dask worker process (a LocalCluster of one worker, as
   `--cluster` runs analyses): the worker's peak resident memory (getrusage).
 
 The pytest-benchmark part (`pytest benchmarks/bench_memory.py --benchmark-only`) times
 ISMCTS iterations on a tree that has reached a small cap against one that has not: at the
-cap the iterations go on without adding nodes, at about the same speed.
+cap the iterations go on without adding nodes, and are no slower (faster, here: the small
+tree stays in the caches).
 """
 import json
 import os
@@ -101,9 +104,17 @@ def cluster_worker_peak(seconds: float, game: str) -> tuple:
 
 
 def main(seconds: float):
-    cases = [("first decision", FIRST, []), ("first decision", FIRST, ["--memory", "1048576"]),
+    # One tree for the whole budget (as before issue 22's replicates): the biggest tree.
+    one_tree = ["--set", "replicates=1"]
+    cases = [("first decision", FIRST, []),
+             ("first decision", FIRST, ["--memory", "1048576"]),
+             ("first decision", FIRST, one_tree),
+             ("first decision", FIRST, one_tree + ["--memory", "1048576"]),
              ("first decision", FIRST, ["--workers", "2"]),
              ("examples/decision.json", DECISION, [])]
+    only = os.environ.get("BENCH_MEMORY_CASES")      # e.g. "2,3": those cases alone
+    if only:
+        cases = [cases[int(i)] for i in only.split(",")]
     print(f"bergen best GAME --time {seconds:g}: peak resident memory (the process and its "
           f"pool processes)")
     for name, game, extra in cases:
@@ -114,6 +125,8 @@ def main(seconds: float):
               f"{doc['iterations']:>11,} iterations, cap {mem['cap_mb']} MB, "
               f"{mem['full']} of {doc['replicates']} trees full"
               + (f" (the first after {mem['full_at']:,})" if mem["full"] else ""))
+    if only and "cluster" not in only.split(","):
+        return
     before, after, iterations, memory = cluster_worker_peak(seconds, FIRST)
     print(f"a Dask worker process running the same search as a task ({seconds:g} s, first "
           f"decision): peak {before:.0f} MB before, {after:.0f} MB after; {iterations:,} "

@@ -56,6 +56,7 @@ from typing import Callable, NamedTuple
 
 from .engines import EngineSpec, parse_engine_spec, play_match
 from .errors import BergenError
+from .luck import default_estimate, luck_estimate_name, match_luck, side_margin
 from .parallel import batches, run_ordered
 from .playout import MatchLog
 from .rng import derive_seed
@@ -183,6 +184,8 @@ class SetResult:
     search_time: tuple = ((0, 0.0), (0, 0.0))
     ties: int = 0          # single rounds where A's side tied for the most points
     a_share: float | None = None   # A's wins, ties counted as shares (None: a_wins)
+    # A's luck of the draws over the set, in the margin's unit (`luck`); None: not computed.
+    luck: float | None = None
 
     @property
     def score(self) -> float:
@@ -221,6 +224,19 @@ class ArenaResult:
     played: list = field(default_factory=list)
     single_round: bool = False  # each match was its first round only
     ties: int = 0               # single rounds where A's side tied for the most points
+    # The luck-adjusted margin (module `luck`; None with luck_adjust=False): A's luck of
+    # the draws per round, the margin per round minus it and its standard error, and the
+    # variance ratio (raw / adjusted, per set: how many times fewer sets the adjusted
+    # figure needs for the same interval).
+    luck_per_round: float | None = None
+    adjusted_margin_per_round: float | None = None
+    adjusted_margin_stderr: float | None = None
+    variance_ratio: float | None = None
+    luck_estimate: str | None = None   # the value estimate behind the luck (`luck.ESTIMATES`)
+
+    @property
+    def luck_adjusted(self) -> bool:
+        return self.adjusted_margin_per_round is not None
 
     @property
     def logs(self) -> list:
@@ -277,6 +293,12 @@ class ArenaResult:
             "start_scores": None if self.start_scores is None else list(self.start_scores),
             "mode": "round" if self.single_round else "match",
             "ties": self.ties,
+            "luck_adjusted": self.luck_adjusted,
+            "luck_estimate": self.luck_estimate,
+            "luck_per_round": num(self.luck_per_round),
+            "adjusted_margin_per_round": num(self.adjusted_margin_per_round),
+            "adjusted_margin_stderr": num(self.adjusted_margin_stderr),
+            "variance_ratio": num(self.variance_ratio),
         }
 
 
@@ -308,8 +330,18 @@ def format_arena(result: ArenaResult) -> str:
         lines.append(f"  {names[k]:<{wname}}  {seats[k]:<{sw}}  {r.wins[k]:>6}  "
                      f"{100 * rate:>7.1f}%  {f'[{100 * lo:.1f}%, {100 * hi:.1f}%]':<16}  "
                      f"{r.points_per_round[k]:>12.3f}")
-    se = "" if r.margin_stderr is None else f" ± {r.margin_stderr:.3f} (stderr)"
-    lines.append(f"margin per round ({names[0]} − {names[1]}): {r.margin_per_round:+.3f}{se}")
+    def pm(value, stderr):
+        return f"{value:+.3f}" + ("" if stderr is None else f" ± {stderr:.3f}")
+    head = f"margin per round ({names[0]} − {names[1]}): "
+    if r.luck_adjusted:
+        ratio = "" if r.variance_ratio is None else f", variance ratio {r.variance_ratio:.2f}"
+        lines.append(head + pm(r.adjusted_margin_per_round, r.adjusted_margin_stderr)
+                     + " (stderr, luck-adjusted)")
+        lines.append(f"  raw {pm(r.margin_per_round, r.margin_stderr)}, luck of the draws "
+                     f"{r.luck_per_round:+.3f}{ratio}")
+    else:
+        se = "" if r.margin_stderr is None else " (stderr)"
+        lines.append(head + pm(r.margin_per_round, r.margin_stderr) + se)
     timed = [f"{names[k]} {1000 * r.seconds_per_search[k]:.1f} ms over {r.searches[k]}"
              for k in (0, 1) if r.searches[k]]
     if timed:
@@ -328,13 +360,16 @@ def format_arena(result: ArenaResult) -> str:
 
 # ---- playing --------------------------------------------------------------------------------
 def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, index: int,
-             start_scores=None, keep_logs: bool = False, single_round: bool = False) -> SetResult:
+             start_scores=None, keep_logs: bool = False, single_round: bool = False,
+             luck_adjust: bool = True) -> SetResult:
     """Set `index` of a run seeded `seed`: one match per seating, all on derive_seed(seed, index)
-    (with `single_round`, each match only its first round)."""
+    (with `single_round`, each match only its first round). With `luck_adjust`, A's luck of
+    the draws over the set (`luck.match_luck`, in the margin's unit) is `SetResult.luck`."""
     match_seed = derive_seed(seed, index)
     n_sides = rules.n_sides
     a_wins = a_points = b_points = rounds = ties = 0
     a_share = 0.0
+    luck = [] if luck_adjust else None
     by_seating, logs = [], [] if keep_logs else None
     spent = [[0, 0.0], [0, 0.0]]
     for k, a_seats in enumerate(seatings(rules)):
@@ -361,15 +396,19 @@ def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, in
         a_points += gained[k]
         b_points += sum(gained) - gained[k]
         rounds += len(log.rounds)
+        if luck is not None:
+            luck.append(side_margin(match_luck(rules, log, default_estimate()), k))
         if keep_logs:
             logs.append(ArenaMatch(index, k, match_seed, a_seats, log))
     return SetResult(index, a_wins, n_sides, a_points, b_points / (n_sides - 1), rounds,
-                     tuple(by_seating), logs, (tuple(spent[0]), tuple(spent[1])), ties, a_share)
+                     tuple(by_seating), logs, (tuple(spent[0]), tuple(spent[1])), ties, a_share,
+                     None if luck is None else math.fsum(luck))
 
 
-def _play_sets(rules, spec_a, spec_b, seed, indices, *, start_scores, keep_logs, single_round):
-    return [play_set(rules, spec_a, spec_b, seed, i, start_scores, keep_logs, single_round)
-            for i in indices]
+def _play_sets(rules, spec_a, spec_b, seed, indices, *, start_scores, keep_logs, single_round,
+               luck_adjust=True):
+    return [play_set(rules, spec_a, spec_b, seed, i, start_scores, keep_logs, single_round,
+                     luck_adjust) for i in indices]
 
 
 def _as_spec(spec) -> EngineSpec:
@@ -378,7 +417,8 @@ def _as_spec(spec) -> EngineSpec:
 
 def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int = 1,
               progress: Callable[[int, int], None] | None = None, keep_logs: bool = False,
-              start_scores=None, single_round: bool = False, cluster=None) -> ArenaResult:
+              start_scores=None, single_round: bool = False, cluster=None,
+              luck_adjust: bool = True) -> ArenaResult:
     """Play `games` duplicate sets of A (`spec_a`) against B (`spec_b`) and measure them.
 
     `spec_a`/`spec_b` are `EngineSpec`s or spec strings ("greedy", "ismcts:iterations=500").
@@ -391,7 +431,8 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
     and `result.logs` the MatchLogs. `start_scores` (by side) starts every match there.
     `single_round`: each match is only its first round (see the module doc). `cluster`: a
     Dask scheduler's address (or a Client) to play the sets on (`parallel.run_ordered`), with
-    the same result as workers=1.
+    the same result as workers=1. `luck_adjust` (default) also measures the margin less the
+    luck of the draws (module `luck`), computed in the tasks, set by set.
 
     >>> r = run_arena(Rules(players=3), "greedy", "random", games=2, seed=0)
     >>> r.matches, r.seatings, r.wins[0] == sum(r.a_wins_by_seating)
@@ -417,7 +458,7 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
     # engines' sets go in batches.
     sets = batches(games, workers, simple and parallel, 1000)
     task = partial(_play_sets, rules, spec_a, spec_b, seed, start_scores=start_scores,
-                   keep_logs=keep_logs, single_round=single_round)
+                   keep_logs=keep_logs, single_round=single_round, luck_adjust=luck_adjust)
     done = run_ordered(task, sets, workers=workers, cluster=cluster, progress=progress,
                        units=len)
     results = [sr for batch in done for sr in batch]
@@ -440,6 +481,15 @@ def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_sco
     margins = [r.a_points - r.b_points for r in results]
     set_rounds = [r.rounds for r in results]
     played = [m for r in results if r.logs for m in r.logs]
+    luck = adjusted = adjusted_se = ratio = None
+    if results and all(r.luck is not None for r in results):
+        luck = math.fsum(r.luck for r in results)
+        adjusted_sets = [m - r.luck for m, r in zip(margins, results)]
+        adjusted = (a_points - b_points - luck) / rounds
+        adjusted_se = ratio_stderr(adjusted_sets, set_rounds)
+        raw_se = ratio_stderr(margins, set_rounds)
+        if adjusted_se and raw_se is not None:
+            ratio = (raw_se / adjusted_se) ** 2
     searches = tuple(sum(r.search_time[k][0] for r in results) for k in (0, 1))
     search_seconds = tuple(sum(r.search_time[k][1] for r in results) for k in (0, 1))
     return ArenaResult(
@@ -455,4 +505,7 @@ def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_sco
         seconds=seconds, workers=workers, start_scores=start_scores, played=played,
         searches=searches,
         seconds_per_search=tuple(t / n if n else None for n, t in zip(searches, search_seconds)),
-        single_round=single_round, ties=ties)
+        single_round=single_round, ties=ties,
+        luck_per_round=None if luck is None else luck / rounds,
+        adjusted_margin_per_round=adjusted, adjusted_margin_stderr=adjusted_se,
+        variance_ratio=ratio, luck_estimate=None if luck is None else luck_estimate_name())

@@ -229,6 +229,7 @@ class ArenaResult:
     # variance ratio (raw / adjusted, per set: how many times fewer sets the adjusted
     # figure needs for the same interval).
     luck_per_round: float | None = None
+    luck_stderr: float | None = None   # its standard error (it has mean zero: see `luck`)
     adjusted_margin_per_round: float | None = None
     adjusted_margin_stderr: float | None = None
     variance_ratio: float | None = None
@@ -296,6 +297,7 @@ class ArenaResult:
             "luck_adjusted": self.luck_adjusted,
             "luck_estimate": self.luck_estimate,
             "luck_per_round": num(self.luck_per_round),
+            "luck_stderr": num(self.luck_stderr),
             "adjusted_margin_per_round": num(self.adjusted_margin_per_round),
             "adjusted_margin_stderr": num(self.adjusted_margin_stderr),
             "variance_ratio": num(self.variance_ratio),
@@ -338,7 +340,7 @@ def format_arena(result: ArenaResult) -> str:
         lines.append(head + pm(r.adjusted_margin_per_round, r.adjusted_margin_stderr)
                      + " (stderr, luck-adjusted)")
         lines.append(f"  raw {pm(r.margin_per_round, r.margin_stderr)}, luck of the draws "
-                     f"{r.luck_per_round:+.3f}{ratio}")
+                     f"{pm(r.luck_per_round, r.luck_stderr)}{ratio}")
     else:
         se = "" if r.margin_stderr is None else " (stderr)"
         lines.append(head + pm(r.margin_per_round, r.margin_stderr) + se)
@@ -481,9 +483,10 @@ def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_sco
     margins = [r.a_points - r.b_points for r in results]
     set_rounds = [r.rounds for r in results]
     played = [m for r in results if r.logs for m in r.logs]
-    luck = adjusted = adjusted_se = ratio = None
+    luck = luck_se = adjusted = adjusted_se = ratio = None
     if results and all(r.luck is not None for r in results):
         luck = math.fsum(r.luck for r in results)
+        luck_se = ratio_stderr([r.luck for r in results], set_rounds)
         adjusted_sets = [m - r.luck for m, r in zip(margins, results)]
         adjusted = (a_points - b_points - luck) / rounds
         adjusted_se = ratio_stderr(adjusted_sets, set_rounds)
@@ -506,6 +509,6 @@ def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_sco
         searches=searches,
         seconds_per_search=tuple(t / n if n else None for n, t in zip(searches, search_seconds)),
         single_round=single_round, ties=ties,
-        luck_per_round=None if luck is None else luck / rounds,
+        luck_per_round=None if luck is None else luck / rounds, luck_stderr=luck_se,
         adjusted_margin_per_round=adjusted, adjusted_margin_stderr=adjusted_se,
         variance_ratio=ratio, luck_estimate=None if luck is None else luck_estimate_name())

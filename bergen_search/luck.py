@@ -202,11 +202,15 @@ class ValueModel:
 
 
 def position_seed(state) -> int:
-    """A seed that is a fixed function of a fully known position (hands, scores, the
-    reserve's contents and order, the ends, the seat to move and its draws this turn)."""
+    """A seed that is a fixed function of a fully known position: the reserve's contents
+    (never its order, which would tell the tile about to be drawn), the hands, scores, ends,
+    the seat to move and its draws this turn."""
+    reserve = 0
+    for t in state.reserve:
+        reserve |= 1 << t
     seed = 0
-    for x in (*state.hands, *state.scores, *state.reserve, state.left, state.right,
-              state.to_move, state.draws_this_turn):
+    for x in (reserve, *state.hands, *state.scores, state.left, state.right, state.to_move,
+              state.draws_this_turn):
         seed = mix64(((seed ^ (x & MASK64)) + GOLDEN) & MASK64)
     return seed
 
@@ -273,7 +277,7 @@ def reference_rollouts(rules, hands, reserve, left, right, left_double, right_do
     total = [[0] * rules.n_sides for _ in range(r)]
     for k in range(playouts):
         rng = Rng(mix64((seed + (k + 1) * GOLDEN) & MASK64))
-        perm = list(reserve)
+        perm = sorted(reserve)
         rng.shuffle(perm)
         for i, t in enumerate(reserve):
             held = list(hands)

@@ -4,8 +4,8 @@
 `draw_rollouts` takes a fully known position where the seat to move is about to draw and, for
 every tile that could be drawn, the mean over `playouts` playouts (greedy by default: every
 seat plays `playout.greedy_choice`) of each side's points to come in the round after that tile
-is drawn. Playout k shuffles the reserve with the k-th stream of `seed`, the same for every
-candidate tile (common random numbers: the candidate is taken out of the same shuffled order),
+is drawn. Playout k shuffles the reserve (from its tiles in ascending order: the values do not
+depend on the order given) with the k-th stream of `seed`, the same for every candidate tile (common random numbers: the candidate is taken out of the same shuffled order),
 so the differences between candidates carry less noise than the values themselves.
 `luck.rollout_draw_values` is the pure-Python twin (the same numbers, bit for bit).
 """
@@ -28,6 +28,7 @@ def draw_rollouts(rules, hands, reserve, int left, int right, bint left_double,
     cdef Rng rng, prng
     cdef uint8_t tiles[N_TILES]
     cdef uint8_t perm[N_TILES]
+    cdef uint8_t ordered[N_TILES]
     cdef int events[3 * MAX_EVENTS]
     cdef int engines[MAX_SEATS]
     cdef double total[N_TILES][MAX_SEATS]
@@ -39,6 +40,11 @@ def draw_rollouts(rules, hands, reserve, int left, int right, bint left_double,
         raise ValueError("a draw needs a reserve tile and at least one playout")
     for i in range(r):
         tiles[i] = reserve[i]
+    # the playouts shuffle the reserve from its contents in ascending order, so that the
+    # values do not depend on the order given (which tells the tile about to be drawn)
+    sorted_tiles = sorted(reserve)
+    for i in range(r):
+        ordered[i] = sorted_tiles[i]
     base.rules = &c
     for i in range(MAX_SEATS):
         base.hands[i] = hands[i] if i < c.players else 0
@@ -60,7 +66,7 @@ def draw_rollouts(rules, hands, reserve, int left, int right, bint left_double,
     with nogil:
         for k in range(playouts):
             rng.state = mix64(base_seed + <uint64_t>(k + 1) * GOLDEN)
-            memcpy(perm, tiles, r)
+            memcpy(perm, ordered, r)
             shuffle(&rng, perm, r)
             for i in range(r):
                 t = tiles[i]

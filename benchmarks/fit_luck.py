@@ -12,7 +12,11 @@ with an intercept and a small ridge) on the set's raw margin:
 - `linear`: the feature coefficients that leave the least variance in the margin minus the
   luck (the values need not predict the points to come, only how a draw changes them);
 - `rollout`: its scale, the same regression on the rollout luck alone (1 would be the raw
-  rollout mean; in duplicate sets the best is about 0.6, see benchmarks/LUCK.md).
+  rollout mean; in duplicate sets the best is about 0.6, see benchmarks/LUCK.md);
+- with two sides, the match equity table (side 0's chance to win from the scores at the
+  start of a round, from greedy self-play matches) that turns a playout's final scores into
+  a chance to win, and the scale of that chance's luck, fitted the same way on duplicate
+  sets of whole matches (A's matches won on the summed win luck).
 
 Same seed, same file, byte for byte. Fitted on greedy against random only, so the estimates
 are fixed functions of the position, whatever engines the arena then compares.
@@ -33,7 +37,7 @@ from bergen_search.arena import play_set, seatings
 from bergen_search.backend import ACTIVE
 from bergen_search.engines import parse_engine_spec
 from bergen_search.luck import (MODEL_FILE, ROLLOUTS, SEAT_FEATURES, Position, RolloutModel,
-                                draw_luck, side_features, table_key)
+                                draw_luck, match_luck, side_features, table_key)
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
 from bergen_search.state import DRAW
@@ -102,24 +106,66 @@ def fit_shape(rules: Rules, pairs: int, seed: int) -> dict:
                     "raw_rollout_variance_ratio": round(float(np.var(y) / np.var(y - r[:, 0])), 4)}}
 
 
+def equity_table(rules: Rules, matches: int, seed: int) -> list:
+    """Side 0's chance to win the match from the scores (s0, s1) at the start of a round, at
+    index s0 * target + s1: the share of `matches` greedy self-play matches from there that
+    side 0 won, averaged with 1 − the same from (s1, s0) (the sides are alike)."""
+    t = rules.target
+    won = {}
+    for s0 in range(t):
+        for s1 in range(t):
+            cell = derive_seed(seed, s0 * t + s1)
+            won[s0, s1] = sum(ACTIVE.play_match(rules, ["greedy"] * rules.players,
+                                                derive_seed(cell, m), (s0, s1)).winner == 0
+                              for m in range(matches)) / matches
+    return [round((won[a, b] + 1.0 - won[b, a]) / 2, 4) for a in range(t) for b in range(t)]
+
+
+def fit_win_scale(rules: Rules, pairs: int, seed: int, equity: list) -> tuple:
+    """The scale of the chance-to-win luck: the regression of A's matches won in a duplicate
+    set of whole matches (greedy against random) on the set's summed win luck at scale 1."""
+    greedy, rand = parse_engine_spec("greedy"), parse_engine_spec("random")
+    model = RolloutModel(ROLLOUTS, equity={table_key(rules): equity})
+    n = rules.n_sides
+    ys, xs = [], []
+    for i in range(pairs):
+        sr = play_set(rules, greedy, rand, seed, i, keep_logs=True, luck_adjust=False)
+        ys.append(sr.a_wins)
+        xs.append(sum(match_luck(rules, g.log, model)[n + g.seating] for g in sr.logs))
+    w, ratio = regress(np.array(xs)[:, None], np.array(ys, dtype=float))
+    return round(float(w[0]), 4), round(ratio, 4)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=2000, help="duplicate sets per table shape")
     ap.add_argument("--seed", type=int, default=18)
+    ap.add_argument("--equity-matches", type=int, default=400,
+                    help="greedy matches per score cell of the equity table")
+    ap.add_argument("--win-pairs", type=int, default=1000,
+                    help="duplicate sets of whole matches to fit the win scale")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..",
                                                   "bergen_search", "data", MODEL_FILE))
     args = ap.parse_args(argv)
-    weights, scales, fits = {}, {}, {}
+    weights, scales, fits, equity, win_scales = {}, {}, {}, {}, {}
     for n, rules in enumerate(SHAPES):
         key = table_key(rules)
         got = fit_shape(rules, args.pairs, derive_seed(args.seed, n))
         weights[key], scales[key], fits[key] = got["weights"], got["scale"], got["fit"]
         print(f"{key}: scale {got['scale']}, {got['fit']}", file=sys.stderr)
+        if rules.n_sides == 2:
+            equity[key] = equity_table(rules, args.equity_matches, derive_seed(args.seed, 10 + n))
+            win_scales[key], ratio = fit_win_scale(rules, args.win_pairs,
+                                                   derive_seed(args.seed, 20 + n), equity[key])
+            fits[key].update(win_pairs=args.win_pairs, win_variance_ratio=ratio)
+            print(f"{key}: win scale {win_scales[key]}, variance ratio {ratio}", file=sys.stderr)
     model = {"format": "bergen-luck-model/1",
-             "fitted_by": f"python benchmarks/fit_luck.py --pairs {args.pairs} --seed {args.seed}",
+             "fitted_by": (f"python benchmarks/fit_luck.py --pairs {args.pairs} --seed {args.seed} "
+                           f"--equity-matches {args.equity_matches} --win-pairs {args.win_pairs}"),
              "fit": fits,
              "linear": {"features": list(SEAT_FEATURES), "weights": weights},
-             "rollout": {"playouts": ROLLOUTS, "scale": scales}}
+             "rollout": {"playouts": ROLLOUTS, "scale": scales, "win_scale": win_scales,
+                         "equity": equity}}
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(model, f, indent=1)

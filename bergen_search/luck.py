@@ -36,9 +36,11 @@ same coefficients: still unbiased, perhaps less sharp.
 >>> from bergen_search.engines import play_match, parse_engine_spec
 >>> rules = Rules()
 >>> log = play_match(rules, [parse_engine_spec("greedy")] * 2, seed=3, max_rounds=1)
->>> luck = match_luck(rules, log)
->>> len(luck), abs(sum(luck)) < 1e-9       # one term per side; two sides: they mirror
+>>> points = match_luck(rules, log, default_model())     # the linear estimate: points only
+>>> len(points), side_margin(points, 0) == -side_margin(points, 1)   # margins mirror
 (2, True)
+>>> len(match_luck(rules, log))       # the rollouts: points per side, then chance to win
+4
 """
 from __future__ import annotations
 
@@ -223,28 +225,37 @@ class RolloutModel:
     positions get equal values. On the core it is `_luck.draw_rollouts`; on the reference
     backend `reference_rollouts`, the same numbers."""
 
-    def __init__(self, playouts: int = 64, scale=1.0, engine: int = ENGINE_GREEDY):
+    def __init__(self, playouts: int = 64, scale=1.0, engine: int = ENGINE_GREEDY,
+                 equity: dict | None = None, win_scale=1.0):
         self.playouts, self.engine = playouts, engine
-        self.scale = scale if isinstance(scale, dict) else None
-        self.factor = None if isinstance(scale, dict) else float(scale)
+        self.scale, self.win_scale = scale, win_scale
+        self.equity = equity or {}
 
-    def _factor(self, rules) -> float:
-        if self.factor is not None:
-            return self.factor
-        return float(self.scale.get(table_key(rules), 1.0))
+    @staticmethod
+    def _factor(scale, rules) -> float:
+        return float(scale.get(table_key(rules), 1.0) if isinstance(scale, dict) else scale)
 
     def draw_values(self, state) -> dict:
+        """tile -> per side the scaled mean points to come; with an equity table for the
+        table's shape (two sides, the target the table was made for), then per side the
+        scaled chance to win the match."""
         from .backend import ACTIVE
+        rules = state.rules
         rollouts = reference_rollouts
         if ACTIVE.name == "core":
             from ._luck import draw_rollouts as rollouts
         reserve = list(state.reserve)
-        rows = rollouts(state.rules, list(state.hands), reserve, state.left, state.right,
+        equity = self.equity.get(table_key(rules))
+        if equity is not None and len(equity) != rules.target ** 2:
+            equity = None
+        rows = rollouts(rules, list(state.hands), reserve, state.left, state.right,
                         state.left_double, state.right_double, list(state.scores),
                         state.to_move, state.draws_this_turn, state.passes,
-                        self.playouts, position_seed(state), self.engine)
-        f = self._factor(state.rules)
-        return {t: [f * x for x in row] for t, row in zip(reserve, rows)}
+                        self.playouts, position_seed(state), self.engine, equity)
+        f, g = self._factor(self.scale, rules), self._factor(self.win_scale, rules)
+        n = rules.n_sides
+        return {t: [f * x for x in row[:n]] + [g * x for x in row[n:]]
+                for t, row in zip(reserve, rows)}
 
 
 def _playout_state(rules, hands, reserve, left, right, left_double, right_double, scores,
@@ -267,14 +278,20 @@ def _playout_state(rules, hands, reserve, left, right, left_double, right_double
 
 
 def reference_rollouts(rules, hands, reserve, left, right, left_double, right_double, scores,
-                       to_move, draws, passes, playouts, seed, engine=ENGINE_GREEDY) -> list:
+                       to_move, draws, passes, playouts, seed, engine=ENGINE_GREEDY,
+                       equity=None) -> list:
     """The pure-Python twin of `_luck.draw_rollouts`: rows[i][j], the mean over `playouts`
-    playouts of side j's points to come after the seat to move draws `reserve[i]`."""
+    playouts of side j's points to come after the seat to move draws `reserve[i]`, and with
+    `equity` each side's chance to win the match."""
     from .playout import play_round
     r = len(reserve)
     if not 1 <= r <= 28 or playouts < 1:
         raise ValueError("a draw needs a reserve tile and at least one playout")
+    target = rules.target
+    if equity is not None and (rules.n_sides != 2 or len(equity) != target * target):
+        raise ValueError("equity needs two sides and target * target entries")
     total = [[0] * rules.n_sides for _ in range(r)]
+    wins = [0.0] * r
     for k in range(playouts):
         rng = Rng(mix64((seed + (k + 1) * GOLDEN) & MASK64))
         perm = sorted(reserve)
@@ -288,6 +305,12 @@ def reference_rollouts(rules, hands, reserve, left, right, left_double, right_do
             end = play_round(state, [engine] * rules.players, Rng(rng.state), [])
             for j in range(rules.n_sides):
                 total[i][j] += end.scores[j] - scores[j]
+            if equity is not None:
+                wins[i] += (float(end.winner == 0) if end.winner is not None
+                            else equity[end.scores[0] * target + end.scores[1]])
+    if equity is not None:
+        return [[x / playouts for x in row] + [w / playouts, 1.0 - w / playouts]
+                for row, w in zip(total, wins)]
     return [[x / playouts for x in row] for row in total]
 
 
@@ -305,9 +328,11 @@ def default_model() -> ValueModel:
 
 
 def rollout_model() -> RolloutModel:
-    """The fitted rollout estimate: its playouts and its scale per table shape."""
+    """The fitted rollout estimate: its playouts, its scale per table shape, and for two
+    sides the match equity table and the scale of the chance to win."""
     d = model_data()["rollout"]
-    return RolloutModel(d["playouts"], d["scale"])
+    return RolloutModel(d["playouts"], d["scale"], equity=d.get("equity"),
+                        win_scale=d.get("win_scale", 1.0))
 
 
 #: The value estimates measured (benchmarks/LUCK.md), by name, and the one the arena uses.
@@ -347,7 +372,7 @@ def draw_luck(model, state) -> tuple:
     outcomes = model.draw_values(state)
     n = len(outcomes)
     expected = [math.fsum(v[j] for v in outcomes.values()) / n
-                for j in range(state.rules.n_sides)]
+                for j in range(len(outcomes[actual]))]
     return tuple(a - e for a, e in zip(outcomes[actual], expected)), outcomes
 
 
@@ -360,7 +385,7 @@ def round_luck(rules: Rules, rnd, start_scores, model=None, backend=None) -> lis
     if backend is None:
         from .backend import ACTIVE as backend
     state = backend.new_state(rules, rnd.hands, rnd.reserve, start_scores)
-    total = [0.0] * rules.n_sides
+    total = None
     for seat, action, tile in rnd.events:
         if state.to_move != seat:
             raise BergenError(f"the log has seat {seat} act out of turn", field="events")
@@ -368,22 +393,28 @@ def round_luck(rules: Rules, rnd, start_scores, model=None, backend=None) -> lis
             if state.reserve[0] != tile:
                 raise BergenError("the log's draw is not the reserve's next tile", field="events")
             luck, _ = draw_luck(model, state)
-            for j in range(rules.n_sides):
-                total[j] += luck[j]
+            total = list(luck) if total is None else [a + b for a, b in zip(total, luck)]
         state = state.apply(action)
-    return total
+    return total or [0.0] * width(model, rules)
 
 
 def match_luck(rules: Rules, log, model=None, backend=None) -> list:
     """The summed luck per side over every round of a `playout.MatchLog`."""
     model = model or default_estimate()
-    total = [0.0] * rules.n_sides
+    total = [0.0] * width(model, rules)
     scores = log.start_scores
     for rnd in log.rounds:
-        for j, x in enumerate(round_luck(rules, rnd, scores, model, backend)):
-            total[j] += x
+        total = [a + b for a, b in zip(total, round_luck(rules, rnd, scores, model, backend))]
         scores = rnd.scores
     return total
+
+
+def width(model, rules: Rules) -> int:
+    """How many numbers a draw's luck holds under `model`: per side its points, and for a
+    rollout estimate with an equity table for the shape, per side its chance to win."""
+    wins = isinstance(model, RolloutModel) and len(
+        model.equity.get(table_key(rules)) or ()) == rules.target ** 2
+    return rules.n_sides * (2 if wins else 1)
 
 
 def side_margin(per_side, side: int) -> float:

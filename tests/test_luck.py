@@ -136,14 +136,22 @@ def test_core_rollouts_equal_the_reference(name):
     from bergen_search._luck import draw_rollouts
     rules = SHAPES[name]
     compared = 0
+    # with two sides also the chance to win, from a made-up equity table
+    equity = ([((a * 7 + b * 3) % 10) / 10 for a in range(rules.target)
+               for b in range(rules.target)] if rules.n_sides == 2 else None)
     for state in draws_of(rules, range(5)):
         for engine in (0, 1):
             args = (rules, list(state.hands), list(state.reserve), state.left, state.right,
                     state.left_double, state.right_double, list(state.scores), state.to_move,
-                    state.draws_this_turn, state.passes, 3, 77, engine)
-            assert draw_rollouts(*args) == reference_rollouts(*args)
+                    state.draws_this_turn, state.passes, 3, 77, engine, equity)
+            got = draw_rollouts(*args)
+            assert got == reference_rollouts(*args)
+            assert all(len(row) == rules.n_sides * (2 if equity else 1) for row in got)
             compared += 1
     assert compared >= 10
+    if equity:
+        with pytest.raises(ValueError, match="equity"):
+            draw_rollouts(*args[:-1], equity[:-1])
 
 
 def test_rollout_values_ignore_the_reserve_order():
@@ -281,3 +289,11 @@ def test_adjusted_and_raw_means_agree_and_the_error_shrinks():
     assert abs(diff) < 3.5 * r.luck_stderr
     assert r.adjusted_margin_stderr < r.margin_stderr
     assert r.variance_ratio > 1.1
+
+
+@pytest.mark.parametrize("module", ["luck", "arena"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(f"bergen_search.{module}"))
+    assert result.attempted > 0 and result.failed == 0

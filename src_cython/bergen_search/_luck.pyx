@@ -10,6 +10,7 @@ so the differences between candidates carry less noise than the values themselve
 `luck.rollout_draw_values` is the pure-Python twin (the same numbers, bit for bit).
 """
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from bergen_search._core cimport (END_NONE, ENGINE_GREEDY, ENGINE_RANDOM, GOLDEN,
@@ -19,10 +20,14 @@ from bergen_search._core cimport (END_NONE, ENGINE_GREEDY, ENGINE_RANDOM, GOLDEN
 
 def draw_rollouts(rules, hands, reserve, int left, int right, bint left_double,
                   bint right_double, scores, int to_move, int draws, int passes, int playouts,
-                  seed, int engine=ENGINE_GREEDY):
+                  seed, int engine=ENGINE_GREEDY, equity=None):
     """rows[i][j]: the mean, over `playouts` playouts, of side j's points to come in the round
     after the seat to move draws `reserve[i]` (the other tiles staying in the reserve).
-    `draws` are the tiles it already drew this turn, `passes` the passes since the last play."""
+    `draws` are the tiles it already drew this turn, `passes` the passes since the last play.
+    With `equity` (two sides: side 0's chance to win the match from the scores s0, s1 at the
+    start of a round, at index s0 * target + s1), each row also holds each side's chance to
+    win the match: 1 or 0 once a side reached the target, else the equity of the playout's
+    final scores."""
     cdef Rules c
     cdef State base, s
     cdef Rng rng, prng
@@ -32,12 +37,23 @@ def draw_rollouts(rules, hands, reserve, int left, int right, bint left_double,
     cdef int events[3 * MAX_EVENTS]
     cdef int engines[MAX_SEATS]
     cdef double total[N_TILES][MAX_SEATS]
-    cdef int i, j, k, m, n, r, t
+    cdef double wins[N_TILES]
+    cdef double* eq = NULL
+    cdef int i, j, k, m, n, r, t, target
     cdef uint64_t base_seed = (<uint64_t>seed) & 0xFFFFFFFFFFFFFFFFULL
     rules_from_py(&c, rules)
     r = len(reserve)
     if not 1 <= r <= N_TILES or playouts < 1:
         raise ValueError("a draw needs a reserve tile and at least one playout")
+    target = c.target
+    if equity is not None:
+        if c.n_sides != 2 or len(equity) != target * target:
+            raise ValueError("equity needs two sides and target * target entries")
+        eq = <double*>malloc(target * target * sizeof(double))
+        if eq == NULL:
+            raise MemoryError()
+        for i in range(target * target):
+            eq[i] = equity[i]
     for i in range(r):
         tiles[i] = reserve[i]
     # the playouts shuffle the reserve from its contents in ascending order, so that the
@@ -61,6 +77,7 @@ def draw_rollouts(rules, hands, reserve, int left, int right, bint left_double,
     base.ended = END_NONE
     base.winner = -1
     for i in range(r):
+        wins[i] = 0.0
         for j in range(MAX_SEATS):
             total[i][j] = 0.0
     with nogil:
@@ -81,4 +98,13 @@ def draw_rollouts(rules, hands, reserve, int left, int right, bint left_double,
                 play_round(&s, engines, &prng, events)
                 for j in range(c.n_sides):
                     total[i][j] += s.scores[j] - base.scores[j]
+                if eq != NULL:
+                    if s.winner >= 0:
+                        wins[i] += 1.0 if s.winner == 0 else 0.0
+                    else:
+                        wins[i] += eq[s.scores[0] * target + s.scores[1]]
+    if eq != NULL:
+        free(eq)
+        return [[total[i][j] / playouts for j in range(c.n_sides)]
+                + [wins[i] / playouts, 1.0 - wins[i] / playouts] for i in range(r)]
     return [[total[i][j] / playouts for j in range(c.n_sides)] for i in range(r)]

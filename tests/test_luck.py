@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from bergen_search import luck
-from bergen_search.arena import play_set, run_arena
+from bergen_search.arena import format_arena, play_set, run_arena
 from bergen_search.backend import ACTIVE, REFERENCE, load_core
 from bergen_search.cli import main
 from bergen_search.engines import parse_engine_spec
@@ -97,7 +97,10 @@ def test_round_luck_replays_the_log_and_sums_the_draws():
     assert match_luck(rules, log, model) == pytest.approx(expected)
     # two sides: what one side gains in luck the other loses, so the margins mirror
     both = match_luck(rules, log)
-    assert side_margin(both, 0) == pytest.approx(-side_margin(both, 1))
+    assert side_margin(both[:2], 0) == pytest.approx(-side_margin(both[:2], 1))
+    # with the default (rollout) estimate, then each side's luck in its chance to win: the
+    # two chances sum to one, so their luck sums to zero
+    assert len(both) == 4 and both[2] == pytest.approx(-both[3], abs=1e-12)
 
 
 def test_a_broken_log_is_an_error():
@@ -297,3 +300,25 @@ def test_docstring_examples(module):
     import importlib
     result = doctest.testmod(importlib.import_module(f"bergen_search.{module}"))
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_whole_matches_get_a_luck_adjusted_win_rate():
+    rules = Rules()
+    r = run_arena(rules, GREEDY, RANDOM, games=12, seed=31, keep_logs=True)
+    assert r.adjusted_win_rate is not None and r.win_variance_ratio > 0
+    lo, hi = r.adjusted_ci95
+    assert lo < r.adjusted_win_rate < hi
+    # A's chance-to-win luck, summed over the matches, is what separates the two rates
+    n = rules.n_sides
+    luck = math.fsum(match_luck(rules, g.log)[n + g.seating] for g in r.played)
+    assert r.adjusted_win_rate == pytest.approx(r.win_rate - luck / r.matches, abs=1e-9)
+    d = r.to_json()
+    assert d["adjusted_win_rate"] == pytest.approx(r.adjusted_win_rate, abs=1e-6)
+    assert "chance to win" in format_arena(r)
+    # single rounds, and three or more sides (no equity table), have none
+    assert run_arena(rules, GREEDY, RANDOM, games=5, seed=1,
+                     single_round=True).adjusted_win_rate is None
+    three = run_arena(Rules(players=3), GREEDY, RANDOM, games=5, seed=1)
+    assert three.adjusted_win_rate is None and three.adjusted_margin_per_round is not None
+    assert run_arena(rules, GREEDY, RANDOM, games=5, seed=1,
+                     luck_adjust=False).to_json()["adjusted_ci95"] is None

@@ -24,13 +24,17 @@ margins in the arena's unit (A's side's points minus the mean of the other sides
 terms sum to zero over a set whatever `v` is (`side_margin`; for the first round exactly, and
 for later rounds of a match only as far as the tables' scores agree, which is left as it was).
 
-`v` is `ValueModel`: per side a linear function of features of the side's hands and the
-position (hand size, tiles that fit the line, doubles, pips, distance to the turn, the
-points the seat to move can score at once, the reserve), fitted by least squares to the
-rest-of-round points in self-play (`benchmarks/fit_luck.py`, reproducible from its seed) and
-shipped as package data (`bergen_search/data/luck_model.json`), one coefficient vector per
-table shape (2, 3 or 4 players, 4 in partnerships). Rules other than the default's use the
-same coefficients: still unbiased, perhaps less sharp.
+Two estimates were measured (benchmarks/LUCK.md). The arena uses `RolloutModel`, a short
+perfect-information search: per side the mean points to come over 64 greedy playouts from
+the position after the tile drawn, the rest of the reserve reshuffled (in C, `_luck.pyx`; a
+pure-Python twin with the same numbers), times a scale per table shape. With two sides it
+also values each side's chance to win the match (the playouts' final scores through a match
+equity table), for whole matches. `ValueModel`, a linear function of features of each side's
+hands and the position, took out less. Both are fitted by `benchmarks/fit_luck.py` (numpy,
+reproducible from its seed, on greedy against random only) and shipped as package data
+(`bergen_search/data/luck_model.json`), one set of numbers per table shape (2, 3 or 4 players,
+4 in partnerships). Rules other than the default's use the same numbers: still unbiased,
+perhaps less sharp.
 
 >>> from bergen_search.rules import Rules
 >>> from bergen_search.engines import play_match, parse_engine_spec
@@ -167,9 +171,10 @@ class Position:
 
 
 class ValueModel:
-    """A fixed estimate of each side's points still to come in the round: per side, the dot
-    product of its features (`side_features`) with the coefficients of the table's shape.
-    `weights` maps a table key (`table_key`) to its coefficients."""
+    """The linear estimate: per side, the dot product of its features (`side_features`) with
+    the coefficients of the table's shape (`weights` maps a table key, `table_key`, to them).
+    The coefficients are fitted so that its luck leaves the least variance in the margin, so
+    its values track how a draw changes the points to come more than the points themselves."""
 
     def __init__(self, weights: dict, meta: dict | None = None):
         self.weights = {k: [float(x) for x in v] for k, v in weights.items()}
@@ -222,8 +227,8 @@ class RolloutModel:
     points to come over `playouts` playouts (greedy for every seat) from the position after
     the draw, the rest of the reserve reshuffled. The shuffles are seeded by the position
     (`position_seed`) and shared by every candidate tile (common random numbers), so equal
-    positions get equal values. On the core it is `_luck.draw_rollouts`; on the reference
-    backend `reference_rollouts`, the same numbers."""
+    positions get equal values. It runs `_luck.draw_rollouts` when the core is built
+    (whichever rules backend is active), else `reference_rollouts`: the same numbers."""
 
     def __init__(self, playouts: int = 64, scale=1.0, engine: int = ENGINE_GREEDY,
                  equity: dict | None = None, win_scale=1.0):
@@ -239,11 +244,8 @@ class RolloutModel:
         """tile -> per side the scaled mean points to come; with an equity table for the
         table's shape (two sides, the target the table was made for), then per side the
         scaled chance to win the match."""
-        from .backend import ACTIVE
         rules = state.rules
-        rollouts = reference_rollouts
-        if ACTIVE.name == "core":
-            from ._luck import draw_rollouts as rollouts
+        rollouts = _rollouts()
         reserve = list(state.reserve)
         equity = self.equity.get(table_key(rules))
         if equity is not None and len(equity) != rules.target ** 2:
@@ -256,6 +258,17 @@ class RolloutModel:
         n = rules.n_sides
         return {t: [f * x for x in row[:n]] + [g * x for x in row[n:]]
                 for t, row in zip(reserve, rows)}
+
+
+@lru_cache(maxsize=1)
+def _rollouts():
+    """The compiled rollouts when built (whatever the rules backend: the same numbers, as the
+    searches use their compiled modules), else `reference_rollouts`."""
+    try:
+        from ._luck import draw_rollouts
+    except ImportError:
+        return reference_rollouts
+    return draw_rollouts
 
 
 def _playout_state(rules, hands, reserve, left, right, left_double, right_double, scores,

@@ -636,17 +636,21 @@ def engine():
                    "in every seating from --start-scores (far less variance per game).")
 @click.option("--start-scores", metavar="A,B,...",
               help="Scores by side at the start of every match (or round).")
+@click.option("--no-luck-adjust", "no_luck_adjust", is_flag=True,
+              help="Report only the raw margin (skip the correction for the luck of the "
+                   "draws).")
 @cluster_option
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
 @rule_options
 @json_option
 def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, start_scores,
-          cluster, quiet, as_json, **kw):
+          no_luck_adjust, cluster, quiet, as_json, **kw):
     """Play many matches between engines A and B, as duplicate sets so that luck cancels.
 
     Engines: random, greedy, ismcts[:iterations=N,time=S,...] (the default engine), classic[:...]
     (ISMCTS before inference and safe playouts), expectimax[:worlds=N,depth=D,...].
-    Reports A's win rate with a 95% interval computed from the sets, and points per round.
+    Reports A's win rate with a 95% interval computed from the sets, and points per round:
+    the margin less the luck of the draws (unbiased, smaller error) and the raw margin.
     """
     from .arena import format_arena, run_arena
     from .engines import parse_engine_spec
@@ -657,7 +661,8 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
     result = run_arena(rules, spec_a, spec_b, games, seed, workers=workers,
                        progress=_progress_bar("arena", "sets", quiet),
                        keep_logs=out_path is not None, start_scores=start,
-                       single_round=single_round, cluster=cluster)
+                       single_round=single_round, cluster=cluster,
+                       luck_adjust=not no_luck_adjust)
     if out_path:
         write_lines(out_path, [dump_record(write_record(log)) for log in result.logs])
     if as_json:

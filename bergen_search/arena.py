@@ -385,10 +385,11 @@ def format_arena(result: ArenaResult) -> str:
         se = "" if r.margin_stderr is None else " (stderr)"
         lines.append(head + pm(r.margin_per_round, r.margin_stderr) + se)
     if r.adjusted_win_rate is not None:
-        lo, hi = r.adjusted_ci95
         ratio = "" if r.win_variance_ratio is None else f", variance ratio {r.win_variance_ratio:.2f}"
+        ci = ("" if r.adjusted_ci95 is None else
+              f" [{100 * r.adjusted_ci95[0]:.1f}%, {100 * r.adjusted_ci95[1]:.1f}%]")
         lines.append(f"{names[0]}'s matches won less the luck in its chance to win: "
-                     f"{100 * r.adjusted_win_rate:.1f}% [{100 * lo:.1f}%, {100 * hi:.1f}%]{ratio}")
+                     f"{100 * r.adjusted_win_rate:.1f}%{ci}{ratio}")
     timed = [f"{names[k]} {1000 * r.seconds_per_search[k]:.1f} ms over {r.searches[k]}"
              for k in (0, 1) if r.searches[k]]
     if timed:

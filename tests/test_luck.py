@@ -247,6 +247,14 @@ def test_cli_reports_both_margins_and_no_luck_adjust_restores_the_raw_one():
         "adjusted_margin_per_round"] is None
 
 
+def test_one_set_of_whole_matches_has_no_interval_but_still_prints():
+    """With one set there is no standard error: the adjusted win rate is printed without an
+    interval (it used to crash the text output)."""
+    out = CliRunner().invoke(main, ["arena", "greedy", "random", "--games", "1", "--quiet"])
+    assert out.exit_code == 0, out.output
+    assert "matches won less the luck" in out.output and "[" not in out.output.splitlines()[-2]
+
+
 # ---- unbiased, statistically -------------------------------------------------------------------
 class FitOnly:
     """A plausible bug: the expectation taken over the reserve tiles that fit the line (as if

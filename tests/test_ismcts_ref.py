@@ -141,7 +141,8 @@ def decision_case(i: int) -> Case:
     scale = 1 if objective == "points" else 3         # match playouts last several rounds
     plan = [("run", (20 + rng.below(120)) // scale)]
     moves = st.legal_moves()
-    if len(moves) > 1 and rng.below(2):
+    choices = ismcts_ref._choices(st, settings["merge_twins"])     # twins merged: one choice
+    if len(choices) > 1 and rng.below(2):
         # As sequential halving: a share for some choices (a right twin means its left one).
         for m in moves[:1 + rng.below(len(moves))]:
             plan.append(("run_move", m, (5 + rng.below(30)) // scale))

@@ -14,7 +14,7 @@ Both backends offer the same functions, with identical results for the same seed
 The searches pick their modules the same way (`SEARCH`, a `SearchBackend`): the compiled
 `_ismcts.IsmctsTree` and `_sampler.CoreSampler`, or their pure-Python twins
 `ismcts_ref.IsmctsTree` and `sampler.ReferenceSampler`, which give the same trees and answers
-for the same seed and budget, a few hundred times more slowly; so on that backend the default
+for the same seed and budget, 100 to 400 times more slowly; so on that backend the default
 budgets are divided by FALLBACK_DIVISOR (`SearchBackend.budget`), and the commands say so.
 Expectimax has no pure-Python twin of its depth-limited search: it needs the core.
 """
@@ -55,7 +55,7 @@ PURE = os.environ.get("BERGEN_PURE_PYTHON") == "1"
 ACTIVE = (None if PURE else load_core()) or REFERENCE
 
 #: Without the compiled search the default budgets are divided by this (the pure-Python
-#: tree runs 300-400 times slower: README, "Without a compiler").
+#: tree runs 100 to 400 times slower: README, "Without a compiler").
 FALLBACK_DIVISOR = 20
 
 
@@ -81,7 +81,7 @@ class SearchBackend:
         if self.name == "core":
             return ""
         return (f"searching in pure Python ({self.why}): the same answers as the compiled "
-                f"core for the same seed and budget, a few hundred times more slowly; default "
+                f"core for the same seed and budget, 100 to 400 times more slowly; default "
                 f"budgets are 1/{FALLBACK_DIVISOR} of the core's")
 
 

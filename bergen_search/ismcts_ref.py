@@ -26,9 +26,9 @@ Search", Algorithm 3; see `_ismcts.pyx` for the full account) in one iteration:
 4. *Backpropagate* each side's reward to the nodes on the path.
 
 The nodes live in parallel lists indexed like the core's pool (node 0 the root), children as
-linked lists of siblings in creation order. It runs about a thousand times slower than the
-core (benchmarks/bench_ismcts.py), which is why the fallback's default budget is smaller
-(`search.py`, README "Without a compiler").
+linked lists of siblings in creation order. It runs 100 to 400 times slower than the core
+(`python benchmarks/bench_ismcts.py`), which is why the fallback's default budgets are smaller
+(`backend.FALLBACK_DIVISOR`, README "Without a compiler").
 
 >>> from bergen_search.infoset import from_position
 >>> from bergen_search.notation import format_move
@@ -322,7 +322,7 @@ class IsmctsTree:
         start = time.perf_counter() if seconds > 0 else 0.0
         while limit <= 0 or done < limit:
             # The clock is read before every iteration (the core reads it every 64): an
-            # iteration here takes as long as a few hundred of the core's.
+            # iteration here takes as long as a hundred or more of the core's.
             if seconds > 0 and done > 0 and time.perf_counter() - start >= seconds:
                 break
             if self._total >= MAX_ITERATIONS:

@@ -395,8 +395,8 @@ class Ismcts(Algorithm):
                hooks=None, focus=()):
         """One replicate: one tree searched, then (with `values`) its final pass."""
         tree = backend.SEARCH.tree(sampler, seed, settings["exploration"], objective,
-                          settings["playout"], merge_twins=settings["twins"],
-                          choice_stats=settings["stats"] == "choices")
+                                   settings["playout"], merge_twins=settings["twins"],
+                                   choice_stats=settings["stats"] == "choices")
         left = deadline.left()
         search_deadline = deadline if left is None or not values else _Deadline(
             left * (1 - PASS_SHARE))
@@ -494,7 +494,8 @@ class Expectimax(Algorithm):
     }
 
     def engine(self, sampler, objective, seed, settings):
-        return backend.SEARCH.expectimax(sampler, settings["depth"], seed, objective, settings["playouts"])
+        return backend.SEARCH.expectimax(sampler, settings["depth"], seed, objective,
+                                         settings["playouts"])
 
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
                hooks=None):
@@ -547,8 +548,8 @@ def _search_worker(args, hooks=None):
         mine = _Deadline(None if left is None else max(left, 0.0) / (len(units) - i))
         kwargs = {"focus": focus} if isinstance(alg, Ismcts) else {}
         try:
-            res = alg.worker(backend.SEARCH.sampler(info, table), objective, budget, mine, seed,
-                             settings, values, hooks, **kwargs)
+            res = alg.worker(backend.SEARCH.sampler(info, table), objective, budget, mine,
+                             seed, settings, values, hooks, **kwargs)
         except KeyboardInterrupt:
             break
         out.append(res)
@@ -744,7 +745,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                               "with one worker", field="workers")
         hooks = _Hooks(stop, on_info, moves, twins, lead, alg.by_visits)
     result_info = {"algorithm": algorithm, "objective": objective, "seed": seed,
-                   "backend": be.name, "workers": workers, "worlds_consistent": table.total, "exact": False,
+                   "backend": be.name, "workers": workers, "worlds_consistent": table.total,
+                   "exact": False,
                    "settings": dict(settings), "values": {"method": "search"},
                    "twins": {move_str(m, lead): move_str(t, lead) for m, t in twins.items()}}
     # Expectimax solves every world instead of sampling when they are few: at most the

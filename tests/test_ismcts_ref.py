@@ -26,7 +26,7 @@ The default run checks a few dozen decisions (a few seconds); the thousands are 
 """
 import doctest
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import pytest
 
@@ -398,6 +398,20 @@ def test_the_reference_tree_reads_a_core_sampler(core_modules):
     assert a.run(50, 0) == b.run(50, 0) == 50
     assert a.root_stats() == b.root_stats()
     assert a.sampler.table is case.table
+
+
+def test_counters_and_memory(core_modules):
+    """iterations, n_nodes and memory_bytes as the core's: the nodes (one list slot per field,
+    NODE_BYTES a node) grow with the tree."""
+    IsmctsTree, CoreSampler = core_modules
+    case = decision_case(2)
+    tree = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), 3, **case.settings)
+    core = IsmctsTree(CoreSampler(case.info, case.table), 3, **case.settings)
+    assert (tree.iterations, tree.n_nodes) == (0, 1)
+    assert tree.run(80, 0) == core.run(80, 0) == 80
+    assert (tree.iterations, tree.n_nodes, tree.seat) == (80, core.n_nodes, core.seat)
+    assert tree.memory_bytes == ismcts_ref.NODE_BYTES * tree.n_nodes > 0
+    assert sum(r[1] for r in tree.root_stats()) <= 80
 
 
 def test_one_search_at_a_time():

@@ -7,6 +7,9 @@ built). Without the core it must work, print the backend line on standard error,
 `"backend": "reference"` in its JSON, and give the core's answer for the same seed and
 budget; its default budgets are the core's divided by `backend.FALLBACK_DIVISOR`, and
 expectimax, which has no pure-Python twin, is refused in one line (exit 2).
+
+`analyze`, `arena` with `selfplay`, and `engine` (a few seconds each) are behind the `slow`
+marker, which CI runs (`python -m pytest tests -m slow`).
 """
 import json
 import os
@@ -132,6 +135,7 @@ def test_expectimax_needs_the_core(mode):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_analyze(require_compiled):
     args = ("analyze", PARTIAL, "--iterations", "60", "--set", "replicates=2", "--quiet",
             "--json")
@@ -155,6 +159,7 @@ def test_analyze_default_budget_is_the_fallback_one(monkeypatch):
     assert result.settings["backend"] == "reference"
 
 
+@pytest.mark.slow
 def test_arena_and_selfplay_with_a_search_engine(require_compiled, mode="pure"):
     """The same arena figures and the same selfplay records as the core, byte for byte."""
     arena = ("arena", "classic:iterations=25", "greedy", "--games", "2", "--round",
@@ -201,6 +206,7 @@ def engine_command(mode):
     return head + ["engine"], env
 
 
+@pytest.mark.slow
 def test_engine(require_compiled, mode="pure"):
     """Through the engine's client: `hello` names the backend and its default budgets, and
     `bestmove` is the core's."""

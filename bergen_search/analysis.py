@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, field
 from functools import partial
 
+from . import backend
 from .errors import BergenError
 from .infoset import Observer
 from .notation import format_line
@@ -237,7 +238,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
     `progress(done, total)` is called after each decision; `decisions_total` is that total
     if the caller has counted it (`count_decisions`), else it is counted here."""
     record = parse_record(record)
-    limits = limits or Limits(iterations=DEFAULT_ITERATIONS)
+    limits = limits or Limits(iterations=backend.SEARCH.budget(DEFAULT_ITERATIONS))
     thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
     n = record.rules.players
     todo = 0
@@ -336,7 +337,8 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
     settings_out = {"algorithm": algorithm, "objective": objective, "seed": seed,
                     "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
                     "max_rechecks": max_rechecks, "confidence": CONFIDENCE,
-                    "thresholds": thresholds, "workers": workers}
+                    "thresholds": thresholds, "workers": workers,
+                    "backend": backend.SEARCH.name}
     if settings:
         settings_out["settings"] = dict(settings)
     return Analysis(decisions, [summary[s] for s in wanted if summary[s].decisions or

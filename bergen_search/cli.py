@@ -12,7 +12,7 @@ import time
 
 import click
 
-from . import __version__
+from . import __version__, backend
 from .backend import ACTIVE
 from .engines import parse_engine_list, play_match
 from .errors import BergenError
@@ -105,6 +105,17 @@ def emit_json(obj) -> None:
     if isinstance(obj, dict) and "version" not in obj:
         obj = {**obj, "version": __version__}
     click.echo(json.dumps(obj, separators=(",", ":")))
+
+
+def search_note(specs=None) -> None:
+    """One line on standard error when the searches run in pure Python (no compiled core, or
+    BERGEN_PURE_PYTHON=1): slowly, with smaller default budgets. With `specs` (engines), only
+    when one of them searches."""
+    if specs is not None and all(spec.simple_code is not None for spec in specs):
+        return
+    note = backend.SEARCH.note
+    if note:
+        click.echo(f"bergen: {note}", err=True)
 
 
 # ---- the group ---------------------------------------------------------------------------
@@ -322,6 +333,7 @@ def selfplay(games, seed, engines, out_path, start_scores, workers, cluster, qui
     rules = rules_from_options(kw)
     specs = parse_engine_list(engines, rules.players)
     start = _start_scores(start_scores, rules)
+    search_note(specs)
     t0 = time.perf_counter()
     rows = run_selfplay(rules, specs, games, seed, start, workers=workers, cluster=cluster,
                         progress=_progress_bar("selfplay", "matches", quiet))
@@ -444,7 +456,8 @@ SEARCH_FLAGS = [
                  help="points: expected points to the end of the round, relative to the other "
                       "sides; match: probability of winning the match."),
     click.option("--iterations", type=click.IntRange(1), default=None,
-                 help="ISMCTS iterations or expectimax worlds (default 20000 / 200)."),
+                 help="ISMCTS iterations or expectimax worlds (default 100000 / 200; "
+                      f"1/{backend.FALLBACK_DIVISOR} of it without the compiled core)."),
     click.option("--time", "seconds", type=click.FloatRange(min=0.001), default=None,
                  help="Seconds to search (with --iterations: whichever comes first)."),
     click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
@@ -520,6 +533,7 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     settings = search_settings(algorithm, depth, exploration, sets)
     game_ = game_from_options(game, kw)
     info = game_.info
+    search_note()
     result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings)
     ri = result.info
     alg = resolve(algorithm, settings)[0]
@@ -531,7 +545,7 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     click.echo(_describe(game_))
     click.echo(f"{algorithm} ({_settings_text(ri['settings'])}), objective {objective}, "
                f"{ri['iterations']} {unit}{_worlds_note(ri)}, "
-               f"{ri['seconds']:.2f} s, seed {seed}"
+               f"{ri['seconds']:.2f} s, seed {seed}" + _backend_text(ri)
                + (", interrupted" if ri.get("interrupted") else ""))
     total = sum(m.visits for m in result.moves if m.twin is None) or 1
     ismcts = alg.by_visits
@@ -546,6 +560,11 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
         click.echo("\n  a-b:L/R: either end, the same position mirrored (one choice)")
     click.echo("\n" + values_note(ri, objective, unit))
     click.echo(f"\nbest: {result.best}")
+
+
+def _backend_text(ri) -> str:
+    """`, pure Python` in a search's header when it ran without the compiled core."""
+    return "" if ri.get("backend", "core") == "core" else ", pure Python"
 
 
 def values_note(ri, objective, unit) -> str:
@@ -614,6 +633,7 @@ def engine():
     engine keeps running. It exits cleanly on quit, at the end of its input and on SIGTERM.
     """
     from .engine_protocol import serve
+    search_note()
     serve(sys.stdin, sys.stdout)
 
 
@@ -658,6 +678,7 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
     rules = rules_from_options(kw)
     spec_a, spec_b = parse_engine_spec(engine_a), parse_engine_spec(engine_b)
     start = _start_scores(start_scores, rules)
+    search_note([spec_a, spec_b])
     result = run_arena(rules, spec_a, spec_b, games, seed, workers=workers,
                        progress=_progress_bar("arena", "sets", quiet),
                        keep_logs=out_path is not None, start_scores=start,
@@ -666,7 +687,7 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
     if out_path:
         write_lines(out_path, [dump_record(write_record(log)) for log in result.logs])
     if as_json:
-        emit_json(result.to_json())
+        emit_json({**result.to_json(), "backend": backend.SEARCH.name})
     else:
         click.echo(format_arena(result))
 
@@ -680,7 +701,8 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
               help="Analyse this seat only (repeatable; default every seat whose hands the "
                    "record shows).")
 @click.option("--iterations", type=click.IntRange(1), default=None,
-              help="Search budget per decision (default 20000 ISMCTS iterations / 100 worlds).")
+              help="Search budget per decision (default 20000 ISMCTS iterations / 100 worlds; "
+                   f"1/{backend.FALLBACK_DIVISOR} of it without the compiled core).")
 @click.option("--time-per-decision", "seconds", type=click.FloatRange(min=0.001), default=None,
               help="Seconds of search per decision (instead of --iterations).")
 @_algorithm_option()
@@ -745,8 +767,9 @@ def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective,
                 raise click.BadParameter(f"seat {s} does not exist with {rec.rules.players} "
                                          f"players", param_hint="--seat")
     if iterations is None and seconds is None:
-        iterations = (DEFAULT_ITERATIONS if resolve(algorithm, settings)[0].unit == "iterations"
-                      else 100)
+        iterations = backend.SEARCH.budget(
+            DEFAULT_ITERATIONS if resolve(algorithm, settings)[0].unit == "iterations" else 100)
+    search_note()
     if html_path is not None:
         _check_writable(html_path, "--html")
     show = not quiet and sys.stderr.isatty()
@@ -781,11 +804,15 @@ def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective,
 
 # ---- play -------------------------------------------------------------------------------
 
+#: The budget of `play`'s default engine (ISMCTS iterations a move).
+PLAY_ITERATIONS = 20000
+
 
 @main.command()
-@click.option("--engine", "engine_spec", default="ismcts:iterations=20000", show_default=True,
-              metavar="SPEC", help="The engine you play against (random, greedy, ismcts:..., "
-                                   "expectimax:...).")
+@click.option("--engine", "engine_spec", default=None, metavar="SPEC",
+              help="The engine you play against (random, greedy, ismcts:..., expectimax:...; "
+                   f"default ismcts:iterations={PLAY_ITERATIONS}, or 1/"
+                   f"{backend.FALLBACK_DIVISOR} of it without the compiled core).")
 @click.option("--seat", type=click.IntRange(0, 3), default=0, show_default=True,
               help="Your seat (0 leads the turn order).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
@@ -807,7 +834,9 @@ def play(engine_spec, seat, seed, out_path, **kw):
     if seat >= rules.players:
         raise click.BadParameter(f"seat {seat} does not exist with {rules.players} players",
                                  param_hint="--seat")
-    spec = parse_engine_spec(engine_spec)
+    spec = parse_engine_spec(engine_spec or
+                             f"ismcts:iterations={backend.SEARCH.budget(PLAY_ITERATIONS)}")
+    search_note([spec])
     if seed is None:
         seed = time.time_ns() % 1_000_000
     out_path = out_path or f"bergen-game-{seed}.json"
@@ -875,6 +904,7 @@ def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth,
     settings = search_settings(algorithm, depth, exploration, sets)
     game_ = game_from_options(game, kw)
     info = game_.info
+    search_note()
     result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings)
     alg = resolve(algorithm, settings)[0]
     side_alg, side_settings = (algorithm, settings) if alg.name == "ismcts" else ("ismcts", {})
@@ -894,13 +924,13 @@ def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth,
                    "best": result.best, "objective": objective, "algorithm": algorithm,
                    "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
                    "seed": seed, "settings": dict(ri["settings"]),
-                   "position": to_string(game_.position)})
+                   "position": to_string(game_.position), "backend": ri["backend"]})
         return
     click.echo(_describe(game_))
     unit = "points" if objective == "points" else "probability of winning the match"
     click.echo(f"value {result.value:+.3f} ± {result.stderr:.3f} ({unit}, side "
                f"{rules.side_of(info.seat)}, best {result.best}; {algorithm}, "
-               f"{ri['iterations']} {alg.unit}, seed {seed})\n")
+               f"{ri['iterations']} {alg.unit}, seed {seed}{_backend_text(ri)})\n")
     click.echo(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
     for row in sides:
         click.echo(f"  {row['side']:<5} {row['expected_points']:>16.3f} "

@@ -36,7 +36,8 @@ def _engine_settings() -> dict:
 
 #: name -> {setting: type or search.Setting} for every engine the program knows.
 ENGINE_SETTINGS = _engine_settings()
-#: The budget of a search engine given neither a budget nor a time, by its unit.
+#: The budget of a search engine given neither a budget nor a time, by its unit (without the
+#: compiled core, `backend.SearchBackend.budget` of it).
 ENGINE_BUDGET = {"iterations": 2000, "worlds": 64}
 #: XORed into a match's seed to seed its searches.
 SEARCH_STREAM = 0x2545F4914F6CDD1D
@@ -67,7 +68,8 @@ class EngineSpec:
         budget = p.pop(unit, None)
         seconds = p.pop("time", None)
         if budget is None and seconds is None:
-            budget = ENGINE_BUDGET[unit]
+            from .backend import SEARCH
+            budget = SEARCH.budget(ENGINE_BUDGET[unit])
         return Limits(iterations=budget, time=seconds), dict(algorithm=self.name, **p)
 
 

@@ -262,8 +262,9 @@ class RolloutModel:
 
 @lru_cache(maxsize=1)
 def _rollouts():
-    """The compiled rollouts when built (whatever the rules backend: the same numbers, as the
-    searches use their compiled modules), else `reference_rollouts`."""
+    """The compiled rollouts when built, whatever BERGEN_PURE_PYTHON says (it selects the
+    rules and search backends; the rollouts give the same numbers either way, so the arena's
+    luck does not depend on it), else `reference_rollouts`."""
     try:
         from ._luck import draw_rollouts
     except ImportError:

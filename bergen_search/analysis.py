@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from . import backend
 from .errors import BergenError
 from .infoset import Observer
 from .notation import format_line
@@ -287,7 +288,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
     `interrupted` set)."""
     from .errors import Interrupted
     record = parse_record(record)
-    limits = limits or Limits(iterations=DEFAULT_ITERATIONS)
+    limits = limits or Limits(iterations=backend.SEARCH.budget(DEFAULT_ITERATIONS))
     thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
     check_budget(limits, recheck, max_rechecks, algorithm, settings)
     find = _searcher(searcher or search)
@@ -402,7 +403,8 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
     settings_out = {"algorithm": algorithm, "objective": objective, "seed": seed,
                     "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
                     "max_rechecks": max_rechecks, "confidence": CONFIDENCE,
-                    "thresholds": thresholds, "workers": workers}
+                    "thresholds": thresholds, "workers": workers,
+                    "backend": backend.SEARCH.name}
     if settings:
         settings_out["settings"] = dict(settings)
     result = Analysis(decisions, [summary[s] for s in wanted if summary[s].decisions or

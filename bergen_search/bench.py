@@ -104,8 +104,15 @@ def rate(work, seconds: float, repeats: int) -> float:
 def signature() -> dict:
     """Node counts of fixed-seed searches (and the sampler's checksum): the same on every
     run and machine for the same code."""
-    from ._sampler import CoreSampler
     info = mid_round()
+    try:
+        from ._sampler import CoreSampler
+    except ImportError:
+        # Without the core: the sampler's checksum from the reference (the same number);
+        # the searches' node counts would take the pure-Python trees minutes.
+        from .sampler import ReferenceSampler
+        return {"sampler_checksum": ReferenceSampler(info).sample_many(10000, SEED),
+                "ismcts_nodes": None, "ismcts_default_nodes": None, "expectimax_nodes": None}
     sig = {"sampler_checksum": CoreSampler(info).sample_many(10000, SEED)}
     try:
         from ._ismcts import IsmctsTree
@@ -177,6 +184,14 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
             table.sample(ref_rng)
         return 200
     add("reference", "sampler_worlds_per_s", ref_sample)
+    from .ismcts_ref import IsmctsTree as ReferenceTree
+    from .sampler import ReferenceSampler
+    ref_first = ReferenceSampler(info_first)
+    # The pure-Python trees of the core's two ISMCTS figures (the same trees, node for node).
+    add("reference", "ismcts_iterations_per_s",
+        lambda: ReferenceTree(ref_first, SEED, 0.7, 0, 0).run(200, 0.0))
+    add("reference", "ismcts_default_iterations_per_s",
+        lambda: ReferenceTree(ref_first, SEED, 0.7, 0, "safe", merge_twins=True).run(200, 0.0))
     if core is not None:
         from ._sampler import CoreSampler
         sampler = CoreSampler(info_mid, table)

@@ -12,7 +12,7 @@ import time
 
 import click
 
-from . import __version__
+from . import __version__, backend
 from .backend import ACTIVE
 from .engines import parse_engine_list, play_match
 from .errors import BergenError
@@ -146,6 +146,17 @@ def resume_option(f):
                         help="Go on with the run whose journal (OUT.journal, beside the "
                              "output) an interruption left; it must be the same command, "
                              "seed, arguments and version.")(f)
+
+
+def search_note(specs=None) -> None:
+    """One line on standard error when the searches run in pure Python (no compiled core, or
+    BERGEN_PURE_PYTHON=1): slowly, with smaller default budgets. With `specs` (engines), only
+    when one of them searches."""
+    if specs is not None and all(spec.simple_code is not None for spec in specs):
+        return
+    note = backend.SEARCH.note
+    if note:
+        click.echo(f"bergen: {note}", err=True)
 
 
 # ---- the group ---------------------------------------------------------------------------
@@ -390,6 +401,7 @@ def selfplay(games, seed, engines, out_path, start_scores, workers, cluster, qui
     specs = parse_engine_list(engines, rules.players)
     start = _start_scores(start_scores, rules)
     journal = None
+    search_note(specs)
     t0 = time.perf_counter()
     try:
         journal = _journal(out_path, "selfplay", seed, resume, {
@@ -594,8 +606,9 @@ SEARCH_FLAGS = [
                  help="points: expected points to the end of the round, relative to the other "
                       "sides; match: probability of winning the match."),
     click.option("--iterations", type=ITERATIONS_TYPE, default=None,
-                 help=f"ISMCTS iterations or expectimax worlds (default 100000 / 200; at "
-                      f"most {_MAX_IT:,})."),
+                 help=f"ISMCTS iterations or expectimax worlds (default 100000 / 200; "
+                      f"1/{backend.FALLBACK_DIVISOR} of it without the compiled core; at most "
+                      f"{_MAX_IT:,})."),
     click.option("--time", "seconds", type=SECONDS_TYPE, default=None,
                  help=f"Seconds to search, 0.001 to {_MAX_S:,.0f} (with --iterations: "
                       f"whichever comes first)."),
@@ -655,8 +668,8 @@ def run_search(info, algorithm, objective, iterations, seconds, seed, workers, s
             sys.exit(130)
         hint = (f" (expectimax at depth {full['depth']}: one world takes longer here); give "
                 f"more --time or a smaller --depth" if unit == "world" else "; give more --time")
-        raise BergenError(f"the search finished no {unit} within the time limit of {seconds:g} "
-                          f"s{hint}", field="time")
+        limit = f"the time limit of {seconds:g} s" if seconds else "its budget"
+        raise BergenError(f"the search finished no {unit} within {limit}{hint}", field="time")
     return result
 
 
@@ -706,6 +719,7 @@ def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, worke
     settings = search_settings(algorithm, depth, exploration, sets)
     game_ = game_from_options(game, kw)
     info = game_.info
+    search_note()
     result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings,
                         memory_mb)
     ri = result.info
@@ -719,7 +733,7 @@ def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, worke
     click.echo(_describe(game_))
     click.echo(f"{algorithm} ({_settings_text(ri['settings'])}), objective {objective}, "
                f"{ri['iterations']} {unit}{_worlds_note(ri)}, "
-               f"{ri['seconds']:.2f} s, seed {seed}"
+               f"{ri['seconds']:.2f} s, seed {seed}" + _backend_text(ri)
                + (", interrupted" if ri.get("interrupted") else ""))
     total = sum(m.visits for m in result.moves if m.twin is None) or 1
     ismcts = alg.by_visits
@@ -738,6 +752,11 @@ def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, worke
             click.echo("  " + note)
     click.echo(f"\nbest: {result.best}")
     return status
+
+
+def _backend_text(ri) -> str:
+    """`, pure Python` in a search's header when it ran without the compiled core."""
+    return "" if ri.get("backend", "core") == "core" else ", pure Python"
 
 
 def values_note(ri, objective, unit) -> str:
@@ -806,6 +825,7 @@ def engine():
     engine keeps running. It exits cleanly on quit, at the end of its input and on SIGTERM.
     """
     from .engine_protocol import serve
+    search_note()
     return serve(sys.stdin, sys.stdout)
 
 
@@ -829,18 +849,22 @@ def engine():
                    "in every seating from --start-scores (far less variance per game).")
 @click.option("--start-scores", metavar="A,B,...",
               help="Scores by side at the start of every match (or round).")
+@click.option("--no-luck-adjust", "no_luck_adjust", is_flag=True,
+              help="Report only the raw margin (skip the correction for the luck of the "
+                   "draws).")
 @cluster_option
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
 @resume_option
 @rule_options
 @json_option
 def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, start_scores,
-          cluster, quiet, resume, as_json, **kw):
+          no_luck_adjust, cluster, quiet, resume, as_json, **kw):
     """Play many matches between engines A and B, as duplicate sets so that luck cancels.
 
     Engines: random, greedy, ismcts[:iterations=N,time=S,...] (the default engine), classic[:...]
     (ISMCTS before inference and safe playouts), expectimax[:worlds=N,depth=D,...].
-    Reports A's win rate with a 95% interval computed from the sets, and points per round.
+    Reports A's win rate with a 95% interval computed from the sets, and points per round:
+    the margin less the luck of the draws (unbiased, smaller error) and the raw margin.
     With --out, a journal beside the file keeps each set as it finishes: --resume goes on
     after Ctrl-C, kill -9 or a lost scheduler. Ctrl-C prints the figures of the finished
     sets and exits 130.
@@ -852,6 +876,7 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
     spec_a, spec_b = parse_engine_spec(engine_a), parse_engine_spec(engine_b)
     start = _start_scores(start_scores, rules)
     journal = None
+    search_note([spec_a, spec_b])
     try:
         journal = _journal(out_path, "arena", seed, resume, {
             "engines": [str(spec_a), str(spec_b)], "games": games, "rules": rules.to_dict(),
@@ -860,7 +885,7 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
                            progress=_progress_bar("arena", "sets", quiet),
                            keep_logs=out_path is not None, start_scores=start,
                            single_round=single_round, cluster=cluster,
-                           **_journal_hooks(journal))
+                           luck_adjust=not no_luck_adjust, **_journal_hooks(journal))
         if out_path:
             write_lines(out_path, [dump_record(write_record(log)) for log in result.logs])
         _finished(journal)
@@ -877,7 +902,7 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
                        f"cover those")
         return _stopped(journal, e, out_path)
     if as_json:
-        emit_json(result.to_json())
+        emit_json({**result.to_json(), "backend": backend.SEARCH.name})
     else:
         click.echo(format_arena(result))
         if out_path:
@@ -896,7 +921,8 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
                    "record shows).")
 @click.option("--iterations", type=ITERATIONS_TYPE, default=None,
               help=f"Search budget per decision (default 20000 ISMCTS iterations / 100 "
-                   f"worlds; at most {_MAX_IT:,}, rechecks included).")
+                   f"worlds; 1/{backend.FALLBACK_DIVISOR} of it without the compiled core; at "
+                   f"most {_MAX_IT:,}, rechecks included).")
 @click.option("--time-per-decision", "seconds", type=SECONDS_TYPE, default=None,
               help=f"Seconds of search per decision (instead of --iterations; 0.001 to "
                    f"{_MAX_S:,.0f}).")
@@ -976,8 +1002,9 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
                 raise click.BadParameter(f"seat {s} does not exist with {rec.rules.players} "
                                          f"players", param_hint="--seat")
     if iterations is None and seconds is None:
-        iterations = (DEFAULT_ITERATIONS if resolve(algorithm, settings)[0].unit == "iterations"
-                      else 100)
+        iterations = backend.SEARCH.budget(
+            DEFAULT_ITERATIONS if resolve(algorithm, settings)[0].unit == "iterations" else 100)
+    search_note()
     limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
     check_budget(limits, recheck, max_rechecks, algorithm, settings)
     if html_path is not None:
@@ -1058,11 +1085,15 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
 
 # ---- play -------------------------------------------------------------------------------
 
+#: The budget of `play`'s default engine (ISMCTS iterations a move).
+PLAY_ITERATIONS = 20000
+
 
 @main.command()
-@click.option("--engine", "engine_spec", default="ismcts:iterations=20000", show_default=True,
-              metavar="SPEC", help="The engine you play against (random, greedy, ismcts:..., "
-                                   "expectimax:...).")
+@click.option("--engine", "engine_spec", default=None, metavar="SPEC",
+              help="The engine you play against (random, greedy, ismcts:..., expectimax:...; "
+                   f"default ismcts:iterations={PLAY_ITERATIONS}, or 1/"
+                   f"{backend.FALLBACK_DIVISOR} of it without the compiled core).")
 @click.option("--seat", type=click.IntRange(0, 3), default=0, show_default=True,
               help="Your seat (0 leads the turn order).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
@@ -1087,7 +1118,9 @@ def play(engine_spec, seat, seed, out_path, force, **kw):
     if seat >= rules.players:
         raise click.BadParameter(f"seat {seat} does not exist with {rules.players} players",
                                  param_hint="--seat")
-    spec = parse_engine_spec(engine_spec)
+    spec = parse_engine_spec(engine_spec or
+                             f"ismcts:iterations={backend.SEARCH.budget(PLAY_ITERATIONS)}")
+    search_note([spec])
     if seed is None:
         seed = time.time_ns() % 1_000_000
     if out_path is None:
@@ -1172,6 +1205,7 @@ def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, work
     settings = search_settings(algorithm, depth, exploration, sets)
     game_ = game_from_options(game, kw)
     info = game_.info
+    search_note()
     result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings,
                         memory_mb)
     alg = resolve(algorithm, settings)[0]
@@ -1204,14 +1238,14 @@ def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, work
                    "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
                    "seed": seed, "settings": dict(ri["settings"]),
                    "interrupted": interrupted, "memory": ri.get("memory"),
-                   "position": to_string(game_.position)})
+                   "position": to_string(game_.position), "backend": ri["backend"]})
         return status
     click.echo(_describe(game_))
     unit = "points" if objective == "points" else "probability of winning the match"
     err = "n/a" if not math.isfinite(result.stderr) else f"{result.stderr:.3f}"
     click.echo(f"value {result.value:+.3f} ± {err} ({unit}, side "
                f"{rules.side_of(info.seat)}, best {result.best}; {algorithm}, "
-               f"{ri['iterations']} {alg.unit}, seed {seed})\n")
+               f"{ri['iterations']} {alg.unit}, seed {seed}{_backend_text(ri)})\n")
     click.echo(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
     for row in sides:
         points = "n/a" if row["expected_points"] is None else f"{row['expected_points']:.3f}"

@@ -139,19 +139,20 @@ class EngineServer:
 
     # ---- the commands ---------------------------------------------------------------------
     def cmd_hello(self, cmd):
+        from .backend import SEARCH
         from .search import ALGORITHM_NAMES, DEFAULT_ITERATIONS, resolve
         algorithms = {}
         for name in ALGORITHM_NAMES:
             alg, settings = resolve(name, {})
             algorithms[name] = {
-                "unit": alg.unit, "default_budget": DEFAULT_ITERATIONS[name],
+                "unit": alg.unit, "default_budget": SEARCH.budget(DEFAULT_ITERATIONS[name]),
                 "settings": {k: {"type": s.type.__name__, "default": settings[k],
                                  "help": s.help, **({"choices": list(s.choices)}
                                                     if s.choices else {})}
                              for k, s in alg.settings.items()}}
         self.send({"type": "hello", "protocol": PROTOCOL, "name": "bergen_search",
                    "version": __version__, "commands": list(COMMANDS),
-                   "algorithms": algorithms}, cmd)
+                   "algorithms": algorithms, "backend": SEARCH.name}, cmd)
 
     def cmd_isready(self, cmd):
         self.send({"type": "readyok"}, cmd)

@@ -38,8 +38,11 @@ def _engine_settings() -> dict:
 
 #: name -> {setting: type or search.Setting} for every engine the program knows.
 ENGINE_SETTINGS = _engine_settings()
-#: The budget of a search engine given neither a budget nor a time, by its unit.
+#: The budget of a search engine given neither a budget nor a time, by its unit (without the
+#: compiled core, `backend.SearchBackend.budget` of it).
 ENGINE_BUDGET = {"iterations": 2000, "worlds": 64}
+
+
 def _ranges() -> dict:
     from .search import MAX_ITERATIONS, MAX_MEMORY_MB, MAX_SECONDS
     return {"iterations": (1, MAX_ITERATIONS), "worlds": (1, MAX_ITERATIONS),
@@ -50,6 +53,8 @@ def _ranges() -> dict:
 #: The range of each budget setting of a search engine (time in seconds, memory in MB):
 #: infinite, NaN, negative and oversized values are refused when the spec is read.
 _RANGES = _ranges()
+
+
 class EngineWarning(UserWarning):
     """An engine in a match did not play as specified (`Table.choose`): shown once per
     engine spec and process, as one line by the command line."""
@@ -85,7 +90,8 @@ class EngineSpec:
         seconds = p.pop("time", None)
         memory = p.pop("memory", None)
         if budget is None and seconds is None:
-            budget = ENGINE_BUDGET[unit]
+            from .backend import SEARCH
+            budget = SEARCH.budget(ENGINE_BUDGET[unit])
         return (Limits(iterations=budget, time=seconds, memory_mb=memory),
                 dict(algorithm=self.name, **p))
 

@@ -9,8 +9,9 @@ then draws one by walking the programme with probabilities proportional to the c
 exact uniform draw, no rejection, a few dozen operations per tile.
 
 The table is built once per information set, here in Python; the walk runs in the core
-(`bergen_search._search`) or, in the reference, in `WorldTable.sample`. Both walk the same
-float table with the same RNG, so they draw the same worlds for the same seed.
+(`_sampler.CoreSampler`) or, in the reference, in `WorldTable.sample` (`ReferenceSampler`,
+the core sampler's pure-Python stand-in, gives each world as a reference `State`). Both walk
+the same float table with the same RNG, so they draw the same worlds for the same seed.
 
 *Weighted worlds* (inference, `inference.py`): a table may carry a factor for each free tile
 in each group, and a world then weighs the product of its tiles' factors. Such evidence (a
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from .errors import BergenError
 from .infoset import RESERVE, InfoSet, check_infoset
 from .rng import Rng
+from .state import NO_TILE, State
 
 #: Programmes larger than this many nodes are refused (the position is too unconstrained to
 #: need them; it never happens in real play: 4 players, 3 epochs each stay far below).
@@ -271,6 +273,77 @@ class WorldTable:
 
         rec(0, 0)
         return found
+
+
+def world_state(info: InfoSet, hands, reserve) -> State:
+    """The full-information reference State of one world of `info`, unchecked: its public
+    fields (line, scores, reserve size, passes, draws this turn) with `hands` (a mask per seat,
+    the seat's own included) and `reserve` (tiles in draw order). `State.deal` only starts a
+    round, so the state is assembled field by field here (`expectimax_ref.world_state` checks
+    the world first)."""
+    rules = info.rules
+    s = State.__new__(State)
+    s.rules = rules
+    s.hands = tuple(hands)
+    s.hidden = (0,) * rules.players
+    s.reserve = tuple(reserve)
+    s.reserve_size = len(s.reserve)
+    s.line = tuple(info.line)
+    s.left, s.right = info.left, info.right
+    s.left_double, s.right_double = info.left_double, info.right_double
+    s.scores = tuple(info.scores)
+    s.to_move = info.seat
+    s.passes = info.passes
+    s.draws_this_turn = info.draws_this_turn
+    s.last_drawn = info.last_drawn if info.draws_this_turn else NO_TILE
+    s.ended = None
+    s.winner = None
+    s.last_points = (0,) * rules.n_sides
+    return s
+
+
+class ReferenceSampler:
+    """The pure-Python stand-in for `_sampler.CoreSampler`: a WorldTable's worlds for one
+    information set, drawn by `WorldTable.walk` (the core's draws, bit for bit), as hands and
+    reserve (`sample`, as the core's) or as a full-information reference `State` (`world`).
+    `base` is the template: the public state with the seat's own hand, the others empty."""
+
+    def __init__(self, info: InfoSet, table: WorldTable | None = None):
+        self.info = info
+        self.table = WorldTable(info) if table is None else table
+        self.seat = info.seat
+        hands = [0] * info.rules.players
+        hands[info.seat] = info.hand
+        self.base = world_state(info, hands, ())
+        self.base.reserve_size = info.reserve_size
+
+    @property
+    def total(self) -> int:
+        """The exact number of consistent worlds (histories)."""
+        return self.table.total
+
+    def sample(self, rng: Rng) -> tuple:
+        """One world drawn with `rng` (advanced as the core's walk would): (hands by seat,
+        reserve in draw order)."""
+        world = self.table.sample(rng)
+        return world.hands, world.reserve
+
+    def sample_many(self, n: int, seed: int) -> int:
+        """Draw n worlds on one stream; return the core's checksum (the xor of the hand
+        masks and the first reserve tile: `CoreSampler.sample_many`)."""
+        rng, check = Rng(seed), 0
+        for _ in range(n):
+            hands, reserve = self.sample(rng)
+            check ^= hands[0] ^ (hands[1] << 28) ^ (reserve[0] if reserve else 0)
+        return check
+
+    def world(self, rng: Rng) -> State:
+        """One world drawn with `rng`, as the full-information State the search plays in."""
+        world = self.table.sample(rng)
+        s = self.base._copy()
+        s.hands = world.hands
+        s.reserve = tuple(world.reserve)
+        return s
 
 
 def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:

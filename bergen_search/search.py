@@ -20,6 +20,10 @@ Values are from the side of the seat to move: with objective `points`, its expec
 until the end of the round minus the mean of the other sides'; with `match`, its
 probability of winning the match.
 
+The searches run on the compiled modules, or without them on their pure-Python twins
+(`backend.SEARCH`: the same answers for the same seed and budget, slowly; the default budget
+is then smaller and `info["backend"]` says "reference"); expectimax needs the core.
+
 >>> from bergen_search.position import position_from_flags
 >>> from bergen_search.infoset import from_position
 >>> info = from_position(position_from_flags(hand="0-3 1-2 2-5 5-6",
@@ -35,6 +39,7 @@ import time
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from . import backend
 from .errors import BergenError
 from .infoset import InfoSet
 from .rng import derive_seed
@@ -372,6 +377,7 @@ class Algorithm:
     default_budget = 0
     settings: dict = {}          # name -> Setting
     by_visits = False            # the final move: most visited (else the best value)
+    needs_core = False           # no pure-Python twin: refused without the compiled core
 
     def check(self, settings: dict) -> dict:
         """Every setting, with its default where not given; unknown ones are an error."""
@@ -433,10 +439,10 @@ class Ismcts(Algorithm):
         """One replicate: one tree searched, then (with `values`) its final pass. `memory`:
         the cap in bytes on the trees alive at once in this process (`IsmctsTree.max_bytes`;
         at the cap the tree stops growing, `extra["full_at"]` says after how many iterations)."""
-        from ._ismcts import IsmctsTree
-        tree = IsmctsTree(sampler, seed, settings["exploration"], objective,
-                          settings["playout"], merge_twins=settings["twins"],
-                          choice_stats=settings["stats"] == "choices", max_bytes=memory)
+        tree = backend.SEARCH.tree(sampler, seed, settings["exploration"], objective,
+                                   settings["playout"], merge_twins=settings["twins"],
+                                   choice_stats=settings["stats"] == "choices",
+                                   max_bytes=memory)
         left = deadline.left()
         search_deadline = deadline if left is None or not values else _Deadline(
             left * (1 - PASS_SHARE))
@@ -526,6 +532,7 @@ class Expectimax(Algorithm):
     name = "expectimax"
     unit = "worlds"
     default_budget = 200
+    needs_core = True
     settings = {
         "depth": Setting(int, 6, "actions searched before the horizon", minimum=1,
                          maximum=MAX_DEPTH),
@@ -536,8 +543,8 @@ class Expectimax(Algorithm):
     }
 
     def engine(self, sampler, objective, seed, settings):
-        from ._expectimax import ExpectimaxSearch
-        return ExpectimaxSearch(sampler, settings["depth"], seed, objective, settings["playouts"])
+        return backend.SEARCH.expectimax(sampler, settings["depth"], seed, objective,
+                                         settings["playouts"])
 
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
                hooks=None, memory=None):
@@ -583,7 +590,6 @@ def _search_worker(args, hooks=None):
     of the clock. (The units' outputs, in order; after a Ctrl-C or a stop, those done,
     interrupted: True.)"""
     info, table, alg_name, objective, units, seconds, settings, values, focus, memory = args
-    from ._sampler import CoreSampler
     alg = ALGORITHMS[alg_name]
     deadline = _Deadline(seconds)
     if hooks is None and _CHILD_STOP is not None:
@@ -598,8 +604,8 @@ def _search_worker(args, hooks=None):
         mine = _Deadline(None if left is None else max(left, 0.0) / (len(units) - i))
         kwargs = {"focus": focus, "memory": memory} if isinstance(alg, Ismcts) else {}
         try:
-            res = alg.worker(CoreSampler(info, table), objective, budget, mine, seed,
-                             settings, values, hooks, **kwargs)
+            res = alg.worker(backend.SEARCH.sampler(info, table), objective, budget, mine,
+                             seed, settings, values, hooks, **kwargs)
         except KeyboardInterrupt:
             return out, True
         out.append(res)
@@ -773,13 +779,18 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     t0 = time.perf_counter()
     limits = limits or Limits()
     alg, settings = resolve(algorithm, settings)
+    be = backend.SEARCH
+    if alg.needs_core and be.name != "core":
+        raise BergenError(f"{algorithm} needs the compiled core, and the searches run in pure "
+                          f"Python ({be.why}); use ismcts or classic, or build the core "
+                          f"(pip install .)", field="algorithm")
     values = values or settings.get("choose") == "value"
     obj = _objective_code(objective)
     if workers < 1:
         raise BergenError(f"workers must be at least 1, got {workers}", field="workers")
     budget = limits.iterations
     if budget is None and limits.time is None:
-        budget = alg.default_budget
+        budget = be.budget(alg.default_budget)
     moves = root_moves(info)
     twins = mirror_twins(info) if settings.get("twins", True) else {}
     table = alg.table(info, settings)
@@ -791,7 +802,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                               "with one worker", field="workers")
         hooks = _Hooks(stop, on_info, moves, twins, lead, alg.by_visits)
     result_info = {"algorithm": algorithm, "objective": objective, "seed": seed,
-                   "workers": workers, "worlds_consistent": table.total, "exact": False,
+                   "backend": be.name, "workers": workers, "worlds_consistent": table.total,
+                   "exact": False,
                    "settings": dict(settings), "values": {"method": "search"},
                    "twins": {move_str(m, lead): move_str(t, lead) for m, t in twins.items()}}
     # Expectimax solves every world instead of sampling when they are few: at most the
@@ -802,8 +814,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     seconds = None if limits.time is None else max(limits.time - (time.perf_counter() - t0), 0.001)
     samples = {}
     if worlds is not None and (budget is None or len(worlds) <= budget):
-        from ._sampler import CoreSampler
-        engine = alg.engine(CoreSampler(info, table), obj, seed, settings)
+        engine = alg.engine(be.sampler(info, table), obj, seed, settings)
         if hooks is not None and hooks.stop is not None:
             engine.stop = hooks.stopped         # heard inside a world, too
         rows, done, exact, interrupted = _exact_expectimax(

@@ -35,4 +35,5 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
             "worlds_consistent": ri["worlds_consistent"],
             "interrupted": ri.get("interrupted", False), "replicates": ri.get("replicates"),
             "settings": dict(ri["settings"]), "memory": ri.get("memory"),
-            "position": to_string(game.position), "version": __version__}
+            "position": to_string(game.position), "backend": ri.get("backend", "core"),
+            "version": __version__}

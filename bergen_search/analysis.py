@@ -272,22 +272,56 @@ def _analyze_one(item, *, seats, kwargs):
         return e
 
 
-def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
-            algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
-            thresholds: dict | None = None, recheck: int = 4, max_rechecks: int = MAX_RECHECKS,
-            luck: bool = True,
-            progress=None, decisions_total: int | None = None, searcher=None,
-            **settings) -> Analysis:
+def analyze(record, *, seats=None, decisions_total: int | None = None, **kwargs) -> Analysis:
     """Analyse every decision of the seats in `seats` (default: every seat whose hands the
-    record shows). `recheck`: the budget factor of the second search of a suspected error.
+    record shows), with `_analyze`'s arguments (`limits`, `seed`, `algorithm`, `objective`,
+    `workers`, `thresholds`, `recheck`: the budget factor of the second search of a
+    suspected error, `max_rechecks`, `luck`, `progress`, `searcher`, the settings).
     `progress(done, total)` is called after each decision; `decisions_total` is that total
-    if the caller has counted it (`count_decisions`), else it is counted here.
-    `searcher`: what runs each search, with `search.search`'s arguments (default: it; a
-    journal's answers the searches a resumed run made before). Ctrl-C raises
-    `errors.Interrupted` with the analysis of the decisions finished (`partial`, its
-    `interrupted` set)."""
+    if the caller has counted it (`count_decisions`), else it is counted here. Ctrl-C raises
+    `errors.Interrupted` with the analysis of the steps finished (`partial`, its
+    `interrupted` set; a step cut in the middle is dropped)."""
     from .errors import Interrupted
     record = parse_record(record)
+    held = {}
+    try:
+        return _analyze(record, held, seats=seats, decisions_total=decisions_total, **kwargs)
+    except KeyboardInterrupt:
+        if "step" not in held:
+            raise                       # stopped before the first step: nothing to keep
+        n_decisions, n_moments, summary, forced, _ = held["step"]
+        lists = held["lists"]
+        del lists["decisions"][n_decisions:], lists["moments"][n_moments:]
+        for moment in lists["moments"]:
+            if moment.decision is not None and moment.decision >= n_decisions:
+                moment.decision = None
+        result = _assemble(record, seats, held["settings"],
+                           {**lists, "summary": summary, "forced": forced})
+        result.interrupted = True
+        result.decisions_total = (count_decisions(record, seats) if decisions_total is None
+                                  else decisions_total)
+        raise Interrupted(result, n_decisions, result.decisions_total, "decisions") from None
+
+
+def _assemble(record, seats, settings_out, lists) -> Analysis:
+    """The Analysis of what `_analyze` gathered (`lists`: its decisions, summary, annotated
+    rounds, moments, start scores, hands, ends and forced plays)."""
+    summary = lists["summary"]
+    wanted = sorted(summary) if seats is None else sorted(seats)
+    return Analysis(lists["decisions"], [summary[s] for s in wanted if summary[s].decisions or
+                                         summary[s].forced], settings_out,
+                    lists["annotated"], lists["moments"], record.rules, tuple(lists["starts"]),
+                    lists["hands"], lists["ends"], lists["forced"])
+
+
+def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, seed: int = 0,
+             algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
+             thresholds: dict | None = None, recheck: int = 4,
+             max_rechecks: int = MAX_RECHECKS, luck: bool = True, progress=None,
+             decisions_total: int | None = None, searcher=None, **settings) -> Analysis:
+    """`analyze`'s work; `held` gets what it has gathered (`lists`, `settings`) and, before
+    every step of the record, a snapshot of the counts (`step`), so that a Ctrl-C keeps the
+    steps finished."""
     limits = limits or Limits(iterations=backend.SEARCH.budget(DEFAULT_ITERATIONS))
     thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
     check_budget(limits, recheck, max_rechecks, algorithm, settings)
@@ -302,120 +336,102 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
     k = 0
     observers = {}
     pending_draw, first_seen, round_start = {}, set(), record.start_scores
-    interrupted = False
-    # What the analysis holds after each whole step: a Ctrl-C inside a step drops that step.
-    committed = (0, 0, {}, set(), 0)
-    try:
-        for item in _run(record):
-            committed = (len(decisions), len(moments),
-                         {q: replace(sm, counts=dict(sm.counts)) for q, sm in summary.items()},
-                         set(forced), k)
-            if item[0] == "deal":
-                r, state = item[1], item[2]
-                rnd = record.rounds[r]
-                known = [s for s in range(n) if rnd.hands[s] is not None
-                         and (seats is None or s in seats)]
-                observers = {s: Observer(record.rules, {s}, state) for s in known}
-                pending_draw, first_seen, round_start = {}, set(), state.scores
-                annotated.append([])
-                starts.append(tuple(state.scores))
-                hands.append({})
-                continue
-            if item[0] == "end":
-                ends.append((tuple(item[2].scores), item[2].ended))
-                continue
-            step = item[1]
-            s, before = step.seat, step.before
-            obs = observers.get(s)
-            dec = None
-            if obs is not None and before.led:
-                info = obs.infoset(s)
-                moves = root_moves(info)
-                if step.action == DRAW and luck and s not in pending_draw:
-                    res = find(info, limits, seed=derive_seed(seed, DRAW_STREAM + k), algorithm=algorithm,
-                                 objective=objective, workers=workers, **settings)
-                    pending_draw[s] = res.value
-                    moments.append(Moment(r, step.event, s, "draw", res.value,
-                                          sides=_side_values(record.rules, s, res.value, objective)))
-                elif step.action < DRAW:
-                    if len(moves) == 1 and s not in pending_draw and s in first_seen:
+    held["lists"] = dict(decisions=decisions, annotated=annotated, moments=moments,
+                         starts=starts, hands=hands, ends=ends)
+    held["settings"] = settings_out = {
+        "algorithm": algorithm, "objective": objective, "seed": seed,
+        "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
+        "max_rechecks": max_rechecks, "confidence": CONFIDENCE, "thresholds": thresholds,
+        "workers": workers, "backend": backend.SEARCH.name,
+        **({"settings": dict(settings)} if settings else {})}
+    for item in _run(record):
+        held["step"] = (len(decisions), len(moments),
+                        {q: replace(sm, counts=dict(sm.counts)) for q, sm in summary.items()},
+                        set(forced), k)
+        if item[0] == "deal":
+            r, state = item[1], item[2]
+            rnd = record.rounds[r]
+            known = [s for s in range(n) if rnd.hands[s] is not None
+                     and (seats is None or s in seats)]
+            observers = {s: Observer(record.rules, {s}, state) for s in known}
+            pending_draw, first_seen, round_start = {}, set(), state.scores
+            annotated.append([])
+            starts.append(tuple(state.scores))
+            hands.append({})
+            continue
+        if item[0] == "end":
+            ends.append((tuple(item[2].scores), item[2].ended))
+            continue
+        step = item[1]
+        s, before = step.seat, step.before
+        obs = observers.get(s)
+        dec = None
+        if obs is not None and before.led:
+            info = obs.infoset(s)
+            moves = root_moves(info)
+            if step.action == DRAW and luck and s not in pending_draw:
+                res = find(info, limits, seed=derive_seed(seed, DRAW_STREAM + k), algorithm=algorithm,
+                             objective=objective, workers=workers, **settings)
+                pending_draw[s] = res.value
+                moments.append(Moment(r, step.event, s, "draw", res.value,
+                                      sides=_side_values(record.rules, s, res.value, objective)))
+            elif step.action < DRAW:
+                if len(moves) == 1 and s not in pending_draw and s in first_seen:
+                    summary[s].forced += 1
+                    forced.add((r, step.event))
+                else:
+                    res = find(info, limits, seed=derive_seed(seed, k), algorithm=algorithm,
+                                 objective=objective, workers=workers,
+                                 focus=(step.action,), **settings)
+                    moment = Moment(r, step.event, s, "forced", res.value)
+                    moment.sides = _side_values(record.rules, s, res.value, objective,
+                                                res.info.get("sides", {}).get(res.best))
+                    if luck and s in pending_draw:
+                        moment.luck = res.value - pending_draw.pop(s)
+                        moment.luck_kind = "draws"
+                        summary[s].luck_draws += moment.luck
+                    if luck and s not in first_seen:
+                        side = record.rules.side_of(s)
+                        others = [before.scores[o] - round_start[o]
+                                  for o in range(record.rules.n_sides) if o != side]
+                        mine = before.scores[side] - round_start[side]
+                        moment.luck = res.value + mine - (sum(others) / len(others))
+                        moment.luck_kind = "deal"
+                        summary[s].luck_deal += moment.luck
+                    first_seen.add(s)
+                    moments.append(moment)
+                    if len(moves) == 1:
                         summary[s].forced += 1
                         forced.add((r, step.event))
                     else:
-                        res = find(info, limits, seed=derive_seed(seed, k), algorithm=algorithm,
-                                     objective=objective, workers=workers,
-                                     focus=(step.action,), **settings)
-                        moment = Moment(r, step.event, s, "forced", res.value)
-                        moment.sides = _side_values(record.rules, s, res.value, objective,
-                                                    res.info.get("sides", {}).get(res.best))
-                        if luck and s in pending_draw:
-                            moment.luck = res.value - pending_draw.pop(s)
-                            moment.luck_kind = "draws"
-                            summary[s].luck_draws += moment.luck
-                        if luck and s not in first_seen:
-                            side = record.rules.side_of(s)
-                            others = [before.scores[o] - round_start[o]
-                                      for o in range(record.rules.n_sides) if o != side]
-                            mine = before.scores[side] - round_start[side]
-                            moment.luck = res.value + mine - (sum(others) / len(others))
-                            moment.luck_kind = "deal"
-                            summary[s].luck_deal += moment.luck
-                        first_seen.add(s)
-                        moments.append(moment)
-                        if len(moves) == 1:
-                            summary[s].forced += 1
-                            forced.add((r, step.event))
-                        else:
-                            dec = _judge(record, r, step, info, res, limits, seed, k, algorithm,
-                                         objective, workers, thresholds, recheck, settings,
-                                         max_rechecks, find)
-                            dec.position = to_string(position_from_infoset(
-                                info, {j: obs.proven_voids(j) for j in obs.hist}))
-                            moment.kind, moment.decision = "decision", len(decisions)
-                            moment.value = dec.values[dec.played]
-                            moment.sides = _side_values(record.rules, s, moment.value, objective,
-                                                        res.info.get("sides", {}).get(dec.played))
-                            hands[-1][step.event] = info.hand
-                            decisions.append(dec)
-                            sm = summary[s]
-                            sm.decisions += 1
-                            sm.total_loss += max(dec.loss, 0.0)
-                            if dec.borderline:
-                                sm.borderline += 1
-                            elif dec.label:
-                                sm.counts[dec.label] += 1
-                            k += 1
-                            if progress:
-                                progress(k, todo)
-            for o in observers.values():
-                o.step(s, step.action, step.after)
-            line = format_line(step.after.line)
-            annotated[-1].append((step.event, s, move_str(step.action, not before.led), line,
-                                  step.after.last_points, dec))
-    except KeyboardInterrupt:
-        interrupted = True
-        n_decisions, n_moments, summary, forced, k = committed
-        del decisions[n_decisions:], moments[n_moments:]
-        for moment in moments:
-            if moment.decision is not None and moment.decision >= n_decisions:
-                moment.decision = None
-    wanted = sorted(summary) if seats is None else sorted(seats)
-    settings_out = {"algorithm": algorithm, "objective": objective, "seed": seed,
-                    "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
-                    "max_rechecks": max_rechecks, "confidence": CONFIDENCE,
-                    "thresholds": thresholds, "workers": workers,
-                    "backend": backend.SEARCH.name}
-    if settings:
-        settings_out["settings"] = dict(settings)
-    result = Analysis(decisions, [summary[s] for s in wanted if summary[s].decisions or
-                                  summary[s].forced], settings_out, annotated, moments,
-                      record.rules, tuple(starts), hands, ends, forced)
-    if interrupted:
-        result.interrupted = True
-        result.decisions_total = (count_decisions(record, seats) if decisions_total is None
-                                  else decisions_total)
-        raise Interrupted(result, len(decisions), result.decisions_total, "decisions")
-    return result
+                        dec = _judge(record, r, step, info, res, limits, seed, k, algorithm,
+                                     objective, workers, thresholds, recheck, settings,
+                                     max_rechecks, find)
+                        dec.position = to_string(position_from_infoset(
+                            info, {j: obs.proven_voids(j) for j in obs.hist}))
+                        moment.kind, moment.decision = "decision", len(decisions)
+                        moment.value = dec.values[dec.played]
+                        moment.sides = _side_values(record.rules, s, moment.value, objective,
+                                                    res.info.get("sides", {}).get(dec.played))
+                        hands[-1][step.event] = info.hand
+                        decisions.append(dec)
+                        sm = summary[s]
+                        sm.decisions += 1
+                        sm.total_loss += max(dec.loss, 0.0)
+                        if dec.borderline:
+                            sm.borderline += 1
+                        elif dec.label:
+                            sm.counts[dec.label] += 1
+                        k += 1
+                        if progress:
+                            progress(k, todo)
+        for o in observers.values():
+            o.step(s, step.action, step.after)
+        line = format_line(step.after.line)
+        annotated[-1].append((step.event, s, move_str(step.action, not before.led), line,
+                              step.after.last_points, dec))
+    return _assemble(record, seats, settings_out, {**held["lists"], "summary": summary,
+                                                   "forced": forced})
 
 
 def _searcher(searcher):

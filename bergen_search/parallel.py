@@ -144,12 +144,23 @@ def quiet_dask():
     """Dask's own logs held back (errors included: a lost scheduler is logged with a
     traceback at every try to reconnect); the command says what happened in one line."""
     import logging
-    log = logging.getLogger("distributed")
-    level = log.level
-    log.setLevel(logging.CRITICAL + 1)
+
     try:
-        yield
-    finally:
+        import distributed  # noqa: F401  (its import configures the loggers quieted below)
+    except ImportError:
+        pass                                # connect() says so, in one line
+    # Dask's configuration gives some of its loggers levels of their own
+    # ("distributed.client": warning), so the parent's level alone does not hold them.
+    names = ["distributed"] + [name for name in logging.root.manager.loggerDict
+                               if name.startswith("distributed.")]
+    logs = [logging.getLogger(name) for name in names]
+    levels = [log.level for log in logs]
+    for log in logs:
+        log.setLevel(logging.CRITICAL + 1)
+    yield
+    # Restored only when the run ended well: after a lost scheduler the client's threads go
+    # on trying to reconnect (and logging each try) until the process exits.
+    for log, level in zip(logs, levels):
         log.setLevel(level)
 
 

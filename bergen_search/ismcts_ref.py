@@ -55,6 +55,9 @@ from .rng import GOLDEN, MASK64, Rng, mix64
 from .sampler import ReferenceSampler
 from .state import DRAW, PASS, State, mirror_twins
 
+#: The clock of `run`'s time limit (seconds, monotonic); the tests put a virtual one here.
+clock = time.perf_counter
+
 OBJECTIVE_POINTS, OBJECTIVE_MATCH = 0, 1
 OBJECTIVES = {"points": OBJECTIVE_POINTS, "match": OBJECTIVE_MATCH}
 #: Edge keys (as `_ismcts.pxd`): another seat's draw, a pass, the observer's draw of tile t.
@@ -394,11 +397,11 @@ class IsmctsTree:
 
     def _run(self, limit: int, seconds: float) -> int:
         done = 0
-        start = time.perf_counter() if seconds > 0 else 0.0
+        start = clock() if seconds > 0 else 0.0
         while limit <= 0 or done < limit:
             # The clock is read before every iteration (the core reads it every 64): an
             # iteration here takes as long as a hundred or more of the core's.
-            if seconds > 0 and done > 0 and time.perf_counter() - start >= seconds:
+            if seconds > 0 and done > 0 and clock() - start >= seconds:
                 break
             if self._total >= MAX_ITERATIONS:
                 break

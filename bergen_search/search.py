@@ -48,6 +48,11 @@ from .state import DRAW, PASS, move_str
 from .state import mirror_twins as state_mirror_twins
 from .tiles import TILES_WITH, iter_mask
 
+#: The clock of every time limit here (seconds; monotonic). The tests replace it with a virtual
+#: one (`_core.clock_reading` under `_core.set_test_clock`), so that a time limit is tested
+#: by readings counted, not by the machine's speed.
+clock = time.perf_counter
+
 OBJECTIVES = ("points", "match")
 #: Expectimax may enumerate the worlds instead of sampling them when the histories behind
 #: them number at most this many (and the distinct worlds fit the budget).
@@ -224,10 +229,10 @@ def _objective_code(objective: str) -> int:
 
 class _Deadline:
     def __init__(self, seconds):
-        self.end = None if seconds is None else time.perf_counter() + seconds
+        self.end = None if seconds is None else clock() + seconds
 
     def left(self):
-        return None if self.end is None else self.end - time.perf_counter()
+        return None if self.end is None else self.end - clock()
 
 
 def _run_sliced(run, budget, deadline: _Deadline, hooks=None, stats=None, count=None):
@@ -270,7 +275,7 @@ class _Hooks:
     def __init__(self, stop, on_info, moves=(), twins=None, lead=False, by_visits=False):
         self.stop, self.on_info = stop, on_info
         self.moves, self.twins, self.lead, self.by_visits = moves, twins, lead, by_visits
-        self.t0 = time.perf_counter()
+        self.t0 = clock()
         self.base = 0
 
     def stopped(self) -> bool:
@@ -281,7 +286,7 @@ class _Hooks:
         (move, n, sum, sum of squares) or `rows()` its rows (move, n, value, stderr)."""
         if self.on_info is None:
             return
-        seconds = time.perf_counter() - self.t0
+        seconds = clock() - self.t0
         info = {"iterations": done, "seconds": seconds,
                 "speed": done / seconds if seconds > 0 else 0.0}
         found = rows() if rows is not None else (
@@ -446,7 +451,7 @@ class Ismcts(Algorithm):
         left = deadline.left()
         search_deadline = deadline if left is None or not values else _Deadline(
             left * (1 - PASS_SHARE))
-        t0 = time.perf_counter()
+        t0 = clock()
         if settings["root"] == "halving":
             done, interrupted = _halving(tree, budget, search_deadline, focus, hooks)
         else:
@@ -461,7 +466,7 @@ class Ismcts(Algorithm):
             worlds = max(PASS_MIN, min(PASS_MAX, done // (PASS_SPREAD * n_choices)))
             left = deadline.left()
             if left is not None:
-                rate = done / max(time.perf_counter() - t0, 1e-6)
+                rate = done / max(clock() - t0, 1e-6)
                 worlds = max(PASS_MIN, min(worlds, int(rate * max(left, 0) / n_choices)))
             try:
                 extra["pass"] = (worlds, tree.evaluate_root(worlds,
@@ -494,13 +499,13 @@ def _halving(tree, budget, deadline: _Deadline, focus=(), hooks=None):
         if left is not None and left <= 0:
             break
         share = None if budget is None else (budget - done) // (phases - phase)
-        phase_end = None if left is None else time.perf_counter() + left / (phases - phase)
+        phase_end = None if left is None else clock() + left / (phases - phase)
         for i, m in enumerate(alive):
             n = None if share is None else share // len(alive) + (i < share % len(alive))
             if n == 0:
                 continue
             slot = deadline if phase_end is None else _Deadline(
-                (phase_end - time.perf_counter()) / (len(alive) - i))
+                (phase_end - clock()) / (len(alive) - i))
             got, interrupted = _run_sliced(partial(tree.run_move, m), n, slot, hooks,
                                            tree.root_stats, count)
             done += got
@@ -648,12 +653,12 @@ def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline, ho
 
     def solve(replicate):
         values, interrupted = {}, False
-        heard = time.perf_counter()
+        heard = clock()
         try:
             for i in order:
                 if hooks is not None and values and \
-                        time.perf_counter() - heard >= STOP_SLICE_SECONDS:
-                    heard = time.perf_counter()
+                        clock() - heard >= STOP_SLICE_SECONDS:
+                    heard = clock()
                     hooks.sliced(len(values) + replicate * len(worlds),
                                  rows=lambda: partial_rows(values))
                 if hooks is not None and hooks.stopped():
@@ -776,7 +781,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     the search in slices of STOP_SLICE_SECONDS, which leaves the result of an iteration
     budget unchanged, and need `workers=1`.
     """
-    t0 = time.perf_counter()
+    t0 = clock()
     limits = limits or Limits()
     alg, settings = resolve(algorithm, settings)
     be = backend.SEARCH
@@ -811,7 +816,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     worlds = (table.enumerate() if isinstance(alg, Expectimax) and table.total <= EXACT_WORLDS
               else None)
     # What is left of the time limit once the table is built.
-    seconds = None if limits.time is None else max(limits.time - (time.perf_counter() - t0), 0.001)
+    seconds = None if limits.time is None else max(limits.time - (clock() - t0), 0.001)
     samples = {}
     if worlds is not None and (budget is None or len(worlds) <= budget):
         engine = alg.engine(be.sampler(info, table), obj, seed, settings)
@@ -868,7 +873,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     best = mv[0]
     # Nothing finished (a world longer than the time limit, or a stop at once): the values
     # are no answer, and `empty` says so (the callers say it to the user).
-    result_info.update(iterations=done, seconds=time.perf_counter() - t0, empty=done == 0)
+    result_info.update(iterations=done, seconds=clock() - t0, empty=done == 0)
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
 

@@ -8,6 +8,7 @@ import os
 import pytest
 
 from bergen_search.backend import REFERENCE, load_core
+from support import require_compiled
 
 CORE = load_core()
 
@@ -38,19 +39,9 @@ def pytest_configure(config):
                     f"BERGEN_ALLOW_NO_CORE=1 to run the pure-Python tests only.", returncode=2)
 
 
-def require_compiled(module, name):
-    """`module` if it was built; else fail (or skip, with BERGEN_ALLOW_NO_CORE=1)."""
-    if module is None:
-        if os.environ.get("BERGEN_ALLOW_NO_CORE") == "1":
-            pytest.skip(f"compiled {name} not built (BERGEN_ALLOW_NO_CORE=1)")
-        pytest.fail(f"compiled {name} is not built; run `pip install -e .`")
-    return module
-
-
 @pytest.fixture(name="require_compiled")
 def require_compiled_fixture():
-    """`require_compiled` for test modules (conftest is not imported by name: the benchmarks
-    have a conftest of their own)."""
+    """`support.require_compiled` as a fixture."""
     return require_compiled
 
 
@@ -66,3 +57,22 @@ def backend(request):
 @pytest.fixture
 def core():
     return _core_or_fail()
+
+
+@pytest.fixture
+def virtual_clock(monkeypatch):
+    """set(step): from then on every clock a time limit reads (the compiled searches', through
+    `_core.set_test_clock`, and `search`'s and `ismcts_ref`'s, which are pointed at the same
+    one) is virtual and advances by `step` seconds at each reading, so that a test counts the
+    readings a limit allows instead of timing the machine. The real clock comes back after
+    the test."""
+    from bergen_search import ismcts_ref, search
+    _core_or_fail()
+    from bergen_search import _core
+
+    def set_step(step):
+        _core.set_test_clock(step)
+        monkeypatch.setattr(search, "clock", _core.clock_reading)
+        monkeypatch.setattr(ismcts_ref, "clock", _core.clock_reading)
+    yield set_step
+    _core.set_test_clock(0)

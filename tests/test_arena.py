@@ -293,7 +293,8 @@ def test_same_seed_same_result_other_seed_other_result():
 
 def test_search_time_is_reported_per_engine():
     """Each engine's searched decisions and their mean time: none for greedy; a time-limited
-    search keeps near its limit (loosely: the machine may be busy)."""
+    engine's too (that a search keeps its limit is tested on a virtual clock:
+    test_expectimax.py, test_cli_search.py)."""
     r = run_arena(Rules(), "ismcts:iterations=50", GREEDY, games=3, seed=2)
     assert r.searches[0] > 0 and r.searches[1] == 0
     assert r.seconds_per_search[0] > 0 and r.seconds_per_search[1] is None
@@ -301,7 +302,7 @@ def test_search_time_is_reported_per_engine():
     assert d["searches"] == list(r.searches) and d["seconds_per_search"][1] is None
     assert "time per searched move: ismcts:iterations=50" in format_arena(r)
     t = run_arena(Rules(), GREEDY, "expectimax:time=0.02", games=2, seed=3, workers=2)
-    assert t.searches[1] > 0 and t.seconds_per_search[1] < 0.05
+    assert t.searches[1] > 0 and t.seconds_per_search[1] > 0
 
 
 # ---- single rounds ----------------------------------------------------------------------------

@@ -48,11 +48,19 @@ def test_best_agrees_with_exhaustive_expectimax_on_the_example():
     assert out["best"] in ("0-2:L", "0-2:R")
 
 
-def test_best_time_limit_is_honoured():
-    res = run("best", DECISION, "--json", "--time", "0.3")
-    out = json.loads(res.output)
-    assert out["seconds"] <= 0.3 * 1.1 + 0.05
-    assert out["iterations"] > 0
+def test_best_time_limit_is_honoured(virtual_clock):
+    """On a virtual clock (1/4096 s a reading, the core's and the search's): `--time 0.3`
+    stops within a few readings of 0.3 s, having searched, and the same seed then gives the
+    same answer, iterations and all."""
+    step = 1 / 4096
+    virtual_clock(step)
+    runs = []
+    for _ in range(2):
+        out = json.loads(run("best", DECISION, "--json", "--time", "0.3").output)
+        assert out["seconds"] < 0.3 + 16 * step
+        assert out["iterations"] > 0
+        runs.append(out)
+    assert runs[0] == runs[1]
 
 
 def test_best_with_workers_is_reproducible():
@@ -219,10 +227,8 @@ def test_ctrl_c_returns_the_best_answer_so_far():
     proc = subprocess.Popen(cmd + ["best", DECISION, "--json", "--time", "30"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(2.0)
-    t0 = time.perf_counter()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=20)
-    assert time.perf_counter() - t0 < 5
+    out, err = proc.communicate(timeout=20)     # how soon: tests/test_interrupt.py (slow)
     assert proc.returncode == 130, err          # interrupted, as every command says
     doc = json.loads(out)
     assert doc["interrupted"] is True and doc["iterations"] > 0

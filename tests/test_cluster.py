@@ -4,7 +4,10 @@ A `LocalCluster` of two worker processes runs in the test process (nothing beyon
 machine). Checked: equal outputs for `arena` (JSON and --out records), `selfplay` and
 `analyze` of a .jsonl; a worker killed mid-run loses no result; Ctrl-C cancels and leaves no
 output file; an unreachable scheduler and a missing extra are one-line errors (exit 2).
-Skipped, saying why, only when the cluster extra is not installed.
+Skipped, saying why, only when the cluster extra is not installed. The default run keeps the
+equalities of `arena` and `selfplay`, Ctrl-C in the process, `run_ordered` and the one-line
+errors; `analyze`, a killed worker, SIGINT to the real command, a lost scheduler and an
+address nobody answers are behind the `slow` marker (CI runs them).
 """
 import builtins
 import json
@@ -73,6 +76,7 @@ def test_selfplay_on_the_cluster_equals_one_worker(cluster, tmp_path):
         assert local.stdout == one.stdout
 
 
+@pytest.mark.slow
 def test_analyze_on_the_cluster_equals_one_worker(cluster, tmp_path):
     path = tmp_path / "games.jsonl"
     assert run("selfplay", "--games", "3", "--seed", "4", "--engines", "greedy,random",
@@ -98,6 +102,7 @@ def test_analyze_on_the_cluster_equals_one_worker(cluster, tmp_path):
     assert a.stderr == b.stderr and a.stderr.startswith("bergen: record 2: round 0, event 2")
 
 
+@pytest.mark.slow
 def test_a_worker_dies_and_no_result_is_lost(cluster):
     """Kill one worker process while the arena runs: its sets run again elsewhere and the
     result equals that of one worker."""
@@ -225,12 +230,13 @@ ARENA = ["arena", "ismcts:iterations=1500", "classic:iterations=1500", "--games"
          "--seed", "12"]
 
 
+@pytest.mark.slow
 def test_ctrl_c_on_the_cluster_then_resume_on_it(cluster, tmp_path):
     """SIGINT to the real command running on the cluster: exit 130 at once, saying so, the
     journal holding the finished sets; --resume on the cluster writes the file one worker
     writes."""
     import signal
-    stop_within = float(os.environ.get("BERGEN_STOP_WITHIN", "1.0"))
+    stop_within = float(os.environ.get("BERGEN_STOP_WITHIN", "3.0"))     # test_interrupt's
     address = cluster.scheduler_address
     ref = tmp_path / "ref.jsonl"
     assert run(*ARENA, "--out", str(ref)).exit_code == 0
@@ -248,6 +254,7 @@ def test_ctrl_c_on_the_cluster_then_resume_on_it(cluster, tmp_path):
     assert out.read_bytes() == ref.read_bytes()
 
 
+@pytest.mark.slow
 def test_a_lost_scheduler_keeps_the_work_and_resume_finishes_it(tmp_path):
     """The scheduler dies mid-run: one line (exit 2) saying so and where the finished sets
     are; --resume (here with local workers) finishes the same file."""
@@ -274,16 +281,19 @@ def test_a_lost_scheduler_keeps_the_work_and_resume_finishes_it(tmp_path):
     assert out.read_bytes() == ref.read_bytes()
 
 
-def test_a_bad_address_is_one_line_at_once():
+@pytest.mark.parametrize("address, words", [
+    ("notanaddress", "is not a scheduler address like tcp://HOST:8786"),
+    ("foo://bar", "is not a scheduler address"),
+    pytest.param("tcp://127.0.0.1:9", "no Dask scheduler answers", marks=pytest.mark.slow)])
+def test_a_bad_address_is_one_line_at_once(request, address, words):
     """The issue's case: `--cluster notanaddress` printed the right line, then a nine-line
-    traceback from Dask's client, 21 s in all."""
-    for address, words in (("notanaddress", "is not a scheduler address like tcp://HOST:8786"),
-                           ("foo://bar", "is not a scheduler address"),
-                           ("tcp://127.0.0.1:9", "no Dask scheduler answers")):
-        t0 = time.time()
-        proc = _bergen(["arena", "greedy", "random", "--games", "2", "--cluster", address],
-                       os.getcwd())
-        _, err = proc.communicate(timeout=60)
-        assert proc.returncode == 2 and words in err, err
-        assert len(err.strip().splitlines()) == 1, err
+    traceback from Dask's client, 21 s in all. (The address nobody answers waits for the
+    connect timeout, 10 s: in the slow run, which also checks that bound, loosely.)"""
+    t0 = time.time()
+    proc = _bergen(["arena", "greedy", "random", "--games", "2", "--cluster", address],
+                   os.getcwd())
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and words in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    if request.node.get_closest_marker("slow"):
         assert time.time() - t0 < 15          # within the connect timeout (10 s)

@@ -23,6 +23,7 @@ from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable
 from bergen_search.state import DRAW, State
 from bergen_search.tiles import tile_index, tile_str
+from support import chi_square
 
 ONLY_MISSED = dict(opened=1.0, opened_fitting=1.0, fitting_double=1.0, fitting=1.0)
 
@@ -268,7 +269,6 @@ def test_weighted_core_walk_equals_reference_walk(require_compiled):
 
 def test_weighted_core_sampler_chi_square(require_compiled):
     from bergen_search._sampler import CoreSampler
-    from test_sampler import chi_square
     info = small_cuts(Rules(), 55, want=1)[0]
     table = WorldTable(info, tile_factors(info, TileModel()))
     probs = _normalised(table.enumerate())

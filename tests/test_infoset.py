@@ -4,7 +4,7 @@ proofs they keep are the ones RULES.md states ("The lead", "Decisions and chance
 - A complete record and the same record with the other hands, the reserve and the other seats'
   draws nulled give the same information set at every cut point, whichever way it is built.
 - Different histories that the seat cannot tell apart (found by the brute force of
-  test_sampler.py, which replays candidate deals through the rules engine) give the same
+  tests/support.py, which replays candidate deals through the rules engine) give the same
   information set.
 - A record as one seat saw it replays without error whenever the complete record does: the
   hidden-hand proofs of record.py never reject a legal history.
@@ -13,9 +13,6 @@ proofs they keep are the ones RULES.md states ("The lead", "Decisions and chance
 from __future__ import annotations
 
 import copy
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -28,22 +25,7 @@ from bergen_search.rules import Rules
 from bergen_search.state import DRAW, PASS, State
 from bergen_search.tiles import (ALL_TILES, DOUBLES, TILES_WITH, format_mask, iter_mask,
                                  parse_tile, tile_str)
-
-
-def _load_sampler_tests():
-    """tests/test_sampler.py (its brute force and cut points), however pytest imports it."""
-    if "test_sampler" in sys.modules:
-        return sys.modules["test_sampler"]
-    spec = importlib.util.spec_from_file_location(
-        "test_sampler", Path(__file__).with_name("test_sampler.py"))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["test_sampler"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ST = _load_sampler_tests()
-RANDOM = 0
+from support import BRUTE_BUDGET, EXHAUSTIVE, RANDOM, Budget, brute_histories, cuts
 
 TABLES = {
     "2p": Rules(), "2p-draw-one": Rules(draw="one"),
@@ -191,18 +173,18 @@ def record_of_history(rules, scores, dealt, events, hidden_draws):
 
 @pytest.mark.parametrize("name", ["default-h3", "draw-one-h2", "lowest-tile-h3", "3p-h3"])
 def test_indistinguishable_histories_give_the_same_infoset(name):
-    variant = dict(ST.EXHAUSTIVE[name])
+    variant = dict(EXHAUSTIVE[name])
     rules = Rules(players=variant.pop("players", 2), **variant)
     compared = cut_points_used = 0
-    for cut in ST.cuts(rules, seed=11, games=20, decisions=False):
+    for cut in cuts(rules, seed=11, games=20, decisions=False):
         if cut_points_used >= 6:
             break
         if cut.k < (6 if rules.players == 3 else 3):
             continue
         try:
-            histories = ST.brute_histories(rules, cut.seat, cut.dealt[cut.seat], cut.public,
-                                           cut.scores, budget=ST.BRUTE_BUDGET)
-        except ST.Budget:
+            histories = brute_histories(rules, cut.seat, cut.dealt[cut.seat], cut.public,
+                                        cut.scores, budget=BRUTE_BUDGET)
+        except Budget:
             continue
         key = cut.info().key()
         true_scores = cut.state.scores

@@ -234,18 +234,24 @@ def test_a_timed_slice_then_the_rest_equals_one_run():
     assert timed.root_stats() == searched(info, 100_000, seed=3).root_stats()
 
 
-def test_time_limit():
+def test_time_limit(virtual_clock):
+    """The clock is read every 64 iterations (TIME_CHECK_MASK) and the run stops at the first
+    reading at or past its limit: on a virtual clock of 1/64 s a reading, 0.25 s is 16
+    readings, 1,024 iterations, whatever the machine's load; a huge iteration limit is cut
+    by the time, a small one comes first. The pure-Python tree reads its clock before every
+    iteration: 16 iterations."""
+    from bergen_search import ismcts_ref
+    from bergen_search.sampler import ReferenceSampler
     info = first_decision(Rules(), derive_seed(SEED, 4))
+    virtual_clock(1 / 64)
     for objective in (0, 1):
         tree = tree_for(info, 4, objective=objective)
-        start = time.perf_counter()
-        done = tree.run(0, 0.2)
-        elapsed = time.perf_counter() - start
-        assert done > 0
-        assert elapsed < 0.2 + 0.05, elapsed
-        start = time.perf_counter()
-        tree.run(10**12, 0.05)       # the time limit stops a huge iteration limit
-        assert time.perf_counter() - start < 0.05 + 0.05
+        assert tree.run(0, 0.25) == 1024
+        assert tree.run(10**12, 0.25) == 1024       # the time limit stops a huge limit
+        assert tree.run(100, 0.25) == 100
+        assert tree.iterations == 2148
+        ref = ismcts_ref.IsmctsTree(ReferenceSampler(info), 4, objective=objective)
+        assert ref.run(0, 0.25) == 16 and ref.run(10, 0.25) == 10
 
 
 def test_one_search_at_a_time():

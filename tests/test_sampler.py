@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 from collections import Counter
 from fractions import Fraction
-from typing import NamedTuple
 
 import pytest
 
@@ -42,8 +40,9 @@ try:
     from bergen_search._sampler import CoreSampler
 except ImportError:     # the conftest policy: the compiled core is required
     CoreSampler = None
-
-RANDOM = 0
+from support import (BRUTE_BUDGET, EXHAUSTIVE, RANDOM, Budget, Cut, brute_distribution,
+                     brute_histories, chi2_sf, chi_square, cuts, describe_difference,
+                     normalised, table_distribution)
 
 
 @pytest.fixture
@@ -51,222 +50,7 @@ def core_sampler(require_compiled):
     return require_compiled(CoreSampler, "bergen_search._sampler")
 
 
-# ---- seeded games cut at decisions ------------------------------------------------------------
-class Cut(NamedTuple):
-    rules: Rules
-    game: int
-    round: int
-    k: int              # events of the round before the cut
-    state: State        # the true state at the cut (everything known)
-    seat: int           # the seat to move: the viewpoint
-    dealt: tuple        # every hand as dealt
-    scores: tuple       # the scores the round started with
-    events: list        # the true events before the cut: (seat, action, tile drawn or -1)
-    public: list        # the same as the viewpoint saw them: others' drawn tiles None
-
-    @property
-    def others(self):
-        return [s for s in range(self.rules.players) if s != self.seat]
-
-    def info(self) -> InfoSet:
-        return from_state_and_events(self.rules, self.seat, self.dealt[self.seat], self.scores,
-                                     self.public)
-
-    def true_world(self):
-        """(other hands now, reserve set now) of the true history."""
-        rest = sum(1 << t for t in self.state.reserve)
-        return tuple(self.state.hands[s] for s in self.others), rest
-
-
-def public_events(events, seat):
-    return [(w, a, t if (a == DRAW and w == seat) else None) for w, a, t in events]
-
-
-def cuts(rules: Rules, seed: int, games: int, rounds: int = 2, decisions: bool = True):
-    """Cut points of seeded random matches: every moment after the lead where the seat to move
-    has a choice (or, with decisions=False, acts at all)."""
-    n = rules.players
-    for g in range(games):
-        log = play_match(rules, [RANDOM] * n, derive_seed(seed, g))
-        scores = tuple(log.start_scores)
-        for r, rnd in enumerate(log.rounds[:rounds]):
-            state = State.deal(rules, rnd.hands, rnd.reserve, scores)
-            for k, (w, a, t) in enumerate(rnd.events):
-                if state.led and (not decisions or len(state.legal_moves()) > 1):
-                    seat = state.to_move
-                    yield Cut(rules, g, r, k, state, seat, tuple(rnd.hands), scores,
-                              list(rnd.events[:k]), public_events(rnd.events[:k], seat))
-                state = state.apply(a, w, t if a == DRAW else None)
-            scores = tuple(rnd.scores)
-
-
-# ---- the brute force ---------------------------------------------------------------------------
-class Budget(Exception):
-    """The brute force would take too long on this cut point."""
-
-
-def brute_histories(rules: Rules, seat: int, own_dealt: int, events, start_scores=None,
-                    budget: int = 10 ** 9):
-    """Every history of deals and draws consistent with what `seat` saw, found by replaying the
-    public `events` through the reference `State` with candidate hands known.
-
-    Returns a list of (dealt hands, {event: drawn tile} of the hidden seats, final State). The
-    hidden seats are made known one at a time: a candidate dealt hand of the first is replayed
-    with the later ones still hidden (State checks what it can), and only the survivors are
-    extended to the next seat, so illegal deals die at their first illegal event. A hidden
-    seat's draw tries every tile whose place is not known; the next event prunes the ones that
-    do not fit the rules.
-
-    One economy: within one turn, the tiles a seat drew and did not play (all of them but the
-    tile then played) are tried in ascending order only. Every order of them replays alike (the
-    ends do not change during a turn), so each world loses the same factor, the product of the
-    factorials of those run lengths, which is the same for every world and cancels out when
-    the distributions are normalised. `budget` bounds the number of State operations.
-    """
-    n = rules.players
-    others = [s for s in range(n) if s != seat]
-    own_drawn = 0
-    for w, a, t in events:
-        if w == seat and a == DRAW:
-            own_drawn |= 1 << t
-    # A draw is "kept" when the same seat's next event is another draw or a pass.
-    kept = [a == DRAW and i + 1 < len(events) and events[i + 1][0] == w
-            and events[i + 1][1] in (DRAW, PASS) for i, (w, a, _) in enumerate(events)]
-    after_kept = [i > 0 and kept[i - 1] and events[i - 1][0] == w
-                  for i, (w, a, _) in enumerate(events)]
-    pool0 = ALL_TILES & ~own_dealt & ~own_drawn
-    # A tile a seat plays before its first draw was dealt to it (State would reject any deal
-    # without it at that play; this only saves trying those deals).
-    must_hold = {s: 0 for s in others}
-    drew = set()
-    for w, a, _ in events:
-        if a == DRAW:
-            drew.add(w)
-        elif a < DRAW and w in must_hold and w not in drew:
-            must_hold[w] |= 1 << (a >> 1)
-    spent = [0]
-    out = []
-
-    def spend():
-        spent[0] += 1
-        if spent[0] > budget:
-            raise Budget
-
-    def replay(hands, fixed, new_seat, emit):
-        hidden = [rules.hand_size if h is None else 0 for h in hands]
-        spend()
-        try:
-            state = State.deal(rules, hands, None, start_scores, hidden=hidden)
-        except BergenError:
-            return
-        known_draws = {s for s in others if hands[s] is not None and s != new_seat}
-        draws = {}
-
-        def dfs(st, i, last_kept):
-            if i == len(events):
-                emit(st, dict(draws))
-                return
-            w, a, t = events[i]
-            if a == DRAW and w != seat:
-                if w in known_draws:
-                    cands = [fixed[i]]
-                elif w == new_seat:
-                    cands = list(iter_mask(ALL_TILES & ~st.located()))
-                    if kept[i] and after_kept[i]:
-                        cands = [u for u in cands if u > last_kept]
-                else:
-                    cands = [None]
-                for u in cands:
-                    spend()
-                    try:
-                        s2 = st.apply(DRAW, w, u)
-                    except BergenError:
-                        continue
-                    draws[i] = u
-                    dfs(s2, i + 1, u if kept[i] and u is not None else -1)
-                    del draws[i]
-                return
-            spend()
-            try:
-                s2 = st.apply(a, w, t if a == DRAW else None)
-            except BergenError:
-                return
-            dfs(s2, i + 1, -1)
-
-        dfs(state, 0, -1)
-
-    def level(k, hands, fixed):
-        s = others[k]
-        used = 0
-        for h in hands:
-            used |= h or 0
-        for u in fixed.values():
-            used |= 1 << u
-        last = k == len(others) - 1
-        must = must_hold[s]
-        rest = list(iter_mask(pool0 & ~used & ~must))
-        for combo in itertools.combinations(rest, rules.hand_size - popcount(must)):
-            hs = list(hands)
-            hs[s] = must | sum(1 << x for x in combo)
-
-            def emit(st, draws, hs=hs):
-                nf = dict(fixed)
-                nf.update((i, u) for i, u in draws.items() if events[i][0] == s)
-                if last:
-                    out.append((tuple(hs), nf, st))
-                else:
-                    level(k + 1, hs, nf)
-            replay(hs, fixed, s, emit)
-
-    hands = [None] * n
-    hands[seat] = own_dealt
-    level(0, hands, {})
-    return out
-
-
-def brute_distribution(histories, others):
-    d = Counter()
-    for _, _, st in histories:
-        d[(tuple(st.hands[s] for s in others), ALL_TILES & ~st.located())] += 1
-    return d
-
-
-def table_distribution(table: WorldTable, others):
-    d = Counter()
-    for (hands, reserve), w in table.enumerate().items():
-        d[(tuple(hands[s] for s in others), sum(1 << t for t in reserve))] += w
-    return d
-
-
-def normalised(d):
-    total = sum(d.values())
-    return {k: Fraction(v, total) for k, v in d.items()}
-
-
-def describe_difference(dp, bf):
-    a, b = normalised(dp), normalised(bf)
-    only_dp = [k for k in a if k not in b]
-    only_bf = [k for k in b if k not in a]
-    diff = [k for k in a if k in b and a[k] != b[k]]
-    return (f"{len(a)} worlds from the programme, {len(b)} from the brute force; "
-            f"{len(only_dp)} only in the programme, {len(only_bf)} only in the brute force, "
-            f"{len(diff)} with different weights")
-
-
 # ---- 1. exhaustive enumeration against the rules engine ---------------------------------------
-EXHAUSTIVE = {
-    "default-h2": dict(hand_size=2, reserve_kept=19),
-    "default-h3": dict(hand_size=3, reserve_kept=17),
-    "draw-one-h2": dict(hand_size=2, reserve_kept=18, draw="one"),
-    "draw-one-h3": dict(hand_size=3, reserve_kept=16, draw="one"),
-    "highest-double-h2": dict(hand_size=2, reserve_kept=19, lead="highest-double"),
-    "highest-double-h3": dict(hand_size=3, reserve_kept=18, lead="highest-double"),
-    "lowest-tile-h2": dict(hand_size=2, reserve_kept=19, no_double="lowest-tile"),
-    "lowest-tile-h3": dict(hand_size=3, reserve_kept=17, no_double="lowest-tile"),
-    "3p-h3": dict(players=3, hand_size=3, reserve_kept=17),
-    "3p-h3-draw-one": dict(players=3, hand_size=3, reserve_kept=18, draw="one"),
-}
-BRUTE_BUDGET = 4000          # State operations per cut point; costlier cut points are skipped
 FEATURES = ("hidden draw", "hidden pass", "hidden drawn tile unplaced",
             "played tile of uncertain origin", "viewpoint drew this turn", "lead not a double")
 
@@ -373,41 +157,6 @@ def test_played_tile_stays_with_its_player():
 
 
 # ---- 2. chi-square: drawn frequencies against the exact weights -------------------------------
-def chi2_sf(x: float, df: int) -> float:
-    """P(X > x) for X chi-square with df degrees of freedom: the regularised upper incomplete
-    gamma function Q(df/2, x/2) (series below a+1, Lentz's continued fraction above)."""
-    a, z = df / 2.0, x / 2.0
-    if z <= 0:
-        return 1.0
-    log_front = -z + a * math.log(z) - math.lgamma(a)
-    if z < a + 1:
-        term = total = 1.0 / a
-        k = a
-        for _ in range(100000):
-            k += 1
-            term *= z / k
-            total += term
-            if abs(term) < abs(total) * 1e-16:
-                break
-        return max(0.0, 1.0 - total * math.exp(log_front))
-    tiny = 1e-300
-    b = z + 1 - a
-    c, d = 1 / tiny, 1 / b
-    h = d
-    for i in range(1, 100000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        h *= d * c
-        if abs(d * c - 1) < 1e-16:
-            break
-    return math.exp(log_front) * h
-
-
 @pytest.mark.parametrize("x, df, p", [
     (3.841458820694124, 1, 0.05), (18.307038053275146, 10, 0.05), (100, 50, 3.454931382984871e-05),
     (0.5, 3, 0.9188914116546758), (250, 200, 0.009379131668826098),
@@ -416,29 +165,6 @@ def chi2_sf(x: float, df: int) -> float:
 def test_chi2_sf_known_values(x, df, p):
     """The p-value function against values from a reference implementation."""
     assert chi2_sf(x, df) == pytest.approx(p, rel=1e-9)
-
-
-def chi_square(observed: Counter, probs: dict, n: int):
-    """(statistic, degrees of freedom, p-value) of the counts against the probabilities; bins
-    expected below 5 are pooled. Every observed key must have a positive probability."""
-    outside = [k for k in observed if k not in probs]
-    assert not outside, f"{len(outside)} sampled worlds are not consistent worlds"
-    bins = sorted(((n * float(p), observed.get(k, 0)) for k, p in probs.items()))
-    merged, pool_e, pool_o = [], 0.0, 0
-    for e, o in bins:
-        if e < 5:
-            pool_e, pool_o = pool_e + e, pool_o + o
-        else:
-            merged.append([e, o])
-    if pool_e:
-        if pool_e < 5 and merged:
-            merged[0][0] += pool_e
-            merged[0][1] += pool_o
-        else:
-            merged.append([pool_e, pool_o])
-    stat = sum((o - e) ** 2 / e for e, o in merged)
-    df = len(merged) - 1
-    return stat, df, chi2_sf(stat, df)
 
 
 def world_of(hands, reserve, others):

@@ -5,7 +5,7 @@
   hand below, including a draw on a later turn that the earlier voids do not cover and one
   that they still do (the seat played the one tile it drew);
 - the deal count (distinct deals) and each seat's chance of holding each tile equal a brute
-  force through the rules engine (tests/test_sampler.py's, which knows nothing of the
+  force through the rules engine (tests/support.py's, which knows nothing of the
   programme) on the small tables it can exhaust, and `count_deals` equals the distinct worlds
   the history table enumerates on self-play positions of every table;
 - the command: text, --json with the version, positions (voids given), every GAME form, and
@@ -30,6 +30,7 @@ from bergen_search.sampler import WorldTable, count_deals
 from bergen_search.state import DRAW, PASS, move_str
 from bergen_search.tiles import iter_mask, parse_tile, tile_str
 from bergen_search.viewpoint import load
+from support import EXHAUSTIVE, Budget, brute_distribution, brute_histories, cuts
 
 RECORDS = json.load(open("tests/data/show_records.json", encoding="utf-8"))
 
@@ -175,7 +176,7 @@ def test_show_checks_the_record():
 
 # ---- against the brute force --------------------------------------------------------------------
 def _record_of(cut) -> dict:
-    """The one-seat record of a cut point (tests/test_sampler.py's `Cut`)."""
+    """The one-seat record of a cut point (tests/support.py's `Cut`)."""
     events, led = [], False
     for w, a, t in cut.public:
         if a == DRAW:
@@ -195,7 +196,6 @@ def _record_of(cut) -> dict:
 @pytest.mark.parametrize("name", ["default-h3", "draw-one-h3", "highest-double-h3",
                                   "lowest-tile-h3", "3p-h3"])
 def test_deals_and_chances_equal_the_brute_force(name):
-    from test_sampler import (EXHAUSTIVE, Budget, brute_distribution, brute_histories, cuts)
     variant = dict(EXHAUSTIVE[name])
     rules = Rules(players=variant.pop("players", 2), **variant)
     checked, several = 0, 0

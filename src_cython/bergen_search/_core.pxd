@@ -219,6 +219,7 @@ cdef int blocked_winner(const State* s) noexcept nogil
 cdef int greedy_index(const State* s, const int* moves, int n) noexcept nogil
 cdef int play_round(State* s, const int* engines, Rng* rng, int* events) noexcept nogil
 cdef long long random_rounds_c(const Rules* rules, long long n, Rng* rng) noexcept nogil
+cdef double clock_now() noexcept nogil      # seconds: the searches' clock (set_test_clock)
 
 
 cdef class CoreRules:

@@ -12,6 +12,7 @@ True
 """
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from bergen_search import rules as _rules
 from bergen_search.rng import MASK64
@@ -362,6 +363,45 @@ cdef int _int_in(object value, int low, int high, str what) except? -1:
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise BergenError(f"{what} must be an integer {low}..{high}, got {value!r}")
     return value
+
+
+# ---- the searches' clock ----------------------------------------------------------------
+cdef double _test_step = 0.0     # > 0: the virtual clock of set_test_clock
+cdef double _test_now = 0.0
+
+
+cdef double clock_now() noexcept nogil:
+    """CLOCK_MONOTONIC in seconds: the clock every time limit of the compiled searches reads
+    (`IsmctsTree.run`, `ExpectimaxSearch.run_worlds`, `run_world`); `set_test_clock`
+    replaces it."""
+    global _test_now
+    cdef timespec ts
+    if _test_step > 0:
+        _test_now += _test_step
+        return _test_now
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+def set_test_clock(step=0.0):
+    """For the tests: with `step` > 0 the compiled searches' clock is virtual and advances by
+    `step` seconds at each reading, so that a time limit ends a run after a number of
+    readings a test can count, whatever the machine's load; 0 puts back the real clock.
+
+    >>> set_test_clock(0.25); clock_reading(); clock_reading()
+    0.25
+    0.5
+    >>> set_test_clock(0)
+    """
+    global _test_step, _test_now
+    if isinstance(step, bool) or not isinstance(step, (int, float)) or not 0 <= step < 1e6:
+        raise BergenError(f"step must be a number of seconds >= 0, got {step!r}", field="step")
+    _test_step, _test_now = step, 0.0
+
+
+def clock_reading():
+    """One reading of the searches' clock (seconds; from an arbitrary origin)."""
+    return clock_now()
 
 
 def _move_str(int move):

@@ -48,11 +48,10 @@ from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from bergen_search._core cimport (ALL_TILES, DRAW, DRAW_UNTIL_PLAYABLE, END_NONE, GOLDEN,
                                   MAX_MOVES, MAX_SEATS, N_TILES, Rng, Rules, State,
-                                  TILES_WITH, apply_move, below, deal, do_move,
+                                  TILES_WITH, apply_move, below, clock_now, deal, do_move,
                                   drop_mirror_twins, gen_moves, mirrored_ends,
                                   mix64, popcount, shuffle)
 from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
@@ -129,9 +128,7 @@ ctypedef struct Search:
 
 
 cdef inline double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
+    return clock_now()     # _core's: CLOCK_MONOTONIC, or the tests' virtual clock
 
 
 cdef inline bint _tick(Search* S) noexcept nogil:

@@ -53,11 +53,11 @@ from libc.math cimport log, sqrt
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from bergen_search._core cimport (DRAW, END_NONE, GOLDEN, MAX_MOVES, MAX_SEATS, PASS, Rng,
-                                  Rules, State, below, deal, do_move, drop_mirror_twins,
-                                  gen_moves, mirrored_ends, mix64, right_twin)
+                                  Rules, State, below, clock_now, deal, do_move,
+                                  drop_mirror_twins, gen_moves, mirrored_ends, mix64,
+                                  right_twin)
 from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
 from bergen_search._policy cimport (PLAYOUT_RANDOM, PLAYOUT_SAFE, PLAYOUT_SCORING,
                                     playout_choice)
@@ -175,12 +175,6 @@ cdef inline double _outcome(int objective, const State* s, const State* base, in
     if objective == OBJECTIVE_MATCH:
         return 1.0 if s.winner == side else 0.0
     return <double>(s.scores[side] - base.scores[side])
-
-
-cdef inline double _elapsed(const timespec* start) noexcept nogil:
-    cdef timespec now
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return <double>(now.tv_sec - start.tv_sec) + 1e-9 * <double>(now.tv_nsec - start.tv_nsec)
 
 
 cdef class IsmctsTree:
@@ -499,13 +493,13 @@ cdef class IsmctsTree:
                 c.reward_sq += r * r
 
     cdef long long _run(self, long long limit, double seconds) noexcept nogil:
-        cdef timespec start
+        cdef double start = 0
         cdef long long done = 0
         if seconds > 0:
-            clock_gettime(CLOCK_MONOTONIC, &start)
+            start = clock_now()
         while limit <= 0 or done < limit:
             if seconds > 0 and done > 0 and (done & TIME_CHECK_MASK) == 0:
-                if _elapsed(&start) >= seconds:
+                if clock_now() - start >= seconds:
                     break
             if self.total >= _MAX_ITERATIONS:
                 break

@@ -4,7 +4,8 @@ works, the time until it has exited (status 130), measured here.
 `python benchmarks/bench_stop.py [REPEATS]` (default 5) runs each command REPEATS times,
 sends SIGINT once it is well into its work (after its journal holds a task, or after a fixed
 delay), and prints the median and the largest time to exit. tests/test_interrupt.py asserts
-the same for every command at several moments (under 1 s); this gives the figures.
+the exit for every command at several moments, and (behind the `slow` marker only, with a
+generous 3 s bound) how soon; this gives the figures.
 """
 import os
 import shutil

@@ -19,7 +19,21 @@ seat that passed up a match probably lacked the tile for it) keeps the programme
 counts become weighted sums, and the walk draws a world with probability proportional to its
 weight, exactly. The unweighted count `total` stays the number of consistent histories.
 
->>> # see tests/test_sampler.py for exhaustive checks against the rules engine
+Three tiles are unseen at the end of this round (0-0, 1-1, 5-5): one is the other hand, two
+the reserve, so there are three worlds, each drawn with probability 1/3 (tests/test_sampler.py
+checks the programme against a brute force through the rules engine):
+
+>>> from bergen_search.infoset import from_position
+>>> from bergen_search.position import position_from_flags
+>>> from bergen_search.rng import Rng
+>>> from bergen_search.tiles import format_mask
+>>> pos = position_from_flags(hand="2-4", hand_sizes="1,1", line="2-2 2-6 6-0 0-1 1-4 4-4 "
+...     "4-5 5-3 3-4 4-0 0-2 2-1 1-3 3-0 0-5 5-1 1-6 6-6 6-3 3-3 3-2 2-5 5-6 6-4")
+>>> table = WorldTable(from_position(pos))
+>>> table.total, sorted(format_mask(hands[1])[0] for hands, _ in table.enumerate())
+(3, ['0-0', '1-1', '5-5'])
+>>> format_mask(table.sample(Rng(1)).hands[1])
+['5-5']
 """
 from __future__ import annotations
 

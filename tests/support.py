@@ -8,7 +8,9 @@ pytest puts tests/ on the path), instead of test files loading each other.
   `EXHAUSTIVE`, `BRUTE_BUDGET`): the oracle of test_sampler.py, test_infoset.py and
   test_show.py;
 - the chi-square test of sampled frequencies against exact weights (`chi_square`, `chi2_sf`);
-- random rule sets over every table and variant (`random_rules`) for the differential tests.
+- `sizes(fast, full)`: a check's size (seeds, games, positions) as two parameters, a smaller
+  but real one for the default run and the thorough one behind the `slow` marker, which CI
+  runs (`python -m pytest tests -m slow`).
 """
 from __future__ import annotations
 
@@ -31,6 +33,15 @@ from bergen_search.state import DRAW, PASS, State
 from bergen_search.tiles import ALL_TILES, iter_mask, popcount
 
 RANDOM = 0      # the random engine's code (playout.play_match)
+
+
+def sizes(fast, full):
+    """Parameters for `@pytest.mark.parametrize`: `fast` in the default run (id "fast"),
+    `full` behind the `slow` marker (id "full"); a tuple is one value per name."""
+    def values(v):
+        return v if isinstance(v, tuple) else (v,)
+    return [pytest.param(*values(fast), id="fast"),
+            pytest.param(*values(full), id="full", marks=pytest.mark.slow)]
 
 
 def require_compiled(module, name):

@@ -18,6 +18,7 @@ from bergen_search.record import parse_record, replay, write_record
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
 from bergen_search.state import State
+from support import sizes
 
 GREEDY, RANDOM = parse_engine_spec("greedy"), parse_engine_spec("random")
 
@@ -141,12 +142,12 @@ def test_counts(name):
 
 
 def test_json_and_table():
-    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=30, seed=1)
+    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=10, seed=1)
     d = r.to_json()
     for key in ("games", "wins", "win_rate", "ci95", "points_per_round", "pairs", "sets",
                 "matches", "rounds", "seconds", "margin_per_round", "margin_stderr"):
         assert key in d
-    assert d["games"] == d["sets"] == d["pairs"] == 30 and d["matches"] == 60
+    assert d["games"] == d["sets"] == d["pairs"] == 10 and d["matches"] == 20
     assert d["engines"] == ["greedy", "random"] and d["seats"] == [[[0], [1]], [[1], [0]]]
     assert len(d["ci95"]) == 2 and len(d["points_per_round"]) == 2
     text = format_arena(r)
@@ -259,19 +260,20 @@ def test_random_against_random(name):
 
 
 # ---- reproducibility --------------------------------------------------------------------------
+@pytest.mark.parametrize("games", sizes(18, 90))
 @pytest.mark.parametrize("name", ["2p", "3p", "4p-partners"])
-def test_workers_give_the_same_result(name):
+def test_workers_give_the_same_result(name, games):
     rules = RULE_SETS[name]
     calls = []
-    one = run_arena(rules, GREEDY, RANDOM, games=90, seed=8, keep_logs=True)
-    two = run_arena(rules, GREEDY, RANDOM, games=90, seed=8, workers=2, keep_logs=True,
+    one = run_arena(rules, GREEDY, RANDOM, games=games, seed=8, keep_logs=True)
+    two = run_arena(rules, GREEDY, RANDOM, games=games, seed=8, workers=2, keep_logs=True,
                     progress=lambda done, total: calls.append((done, total)))
     assert comparable(one) == comparable(two)
     assert one.set_scores == two.set_scores
     assert [(g.set_index, g.seating, g.seed) for g in one.played] == \
         [(g.set_index, g.seating, g.seed) for g in two.played]
     assert [write_record(g.log) for g in one.played] == [write_record(g.log) for g in two.played]
-    assert calls and calls[-1] == (90, 90)
+    assert calls and calls[-1] == (games, games)
     assert all(a[0] < b[0] for a, b in zip(calls, calls[1:]))
 
 
@@ -283,9 +285,9 @@ def test_progress_serial():
 
 
 def test_same_seed_same_result_other_seed_other_result():
-    a = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=30, seed=1)
-    b = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=30, seed=1)
-    c = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=30, seed=2)
+    a = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=10, seed=1)
+    b = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=10, seed=1)
+    c = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=10, seed=2)
     assert a.adjusted_win_rate is not None
     assert comparable(a) == comparable(b)
     assert a.set_scores != c.set_scores and comparable(a) != comparable(c)

@@ -2,7 +2,8 @@
 
 Every game here is seeded with `derive_seed(SEED, i)`; its rule set, engines and start scores
 are drawn from the same index, so a failure names a game that replays on its own:
-`game_config(i)` gives its arguments.
+`game_config(i)` gives its arguments. The default run plays the first 2,000 matches and a
+third of the walks; the rest are behind the `slow` marker, which CI runs.
 """
 import pytest
 
@@ -17,6 +18,13 @@ SEED = 20240601
 #: XORed into a game's seed to draw its configuration, apart from its deals and plays.
 CONFIG_STREAM = 0x2545F4914F6CDD1D
 N_CHUNKS, CHUNK = 20, 1000          # 20,000 seeded matches in all
+#: Chunks of matches, and parts of the walks, in the default run (the rest: `slow`, CI).
+FAST_CHUNKS, FAST_PARTS = 2, 1
+
+
+def _split(n, fast):
+    """range(n) as parameters, the first `fast` in the default run, the rest behind `slow`."""
+    return [i if i < fast else pytest.param(i, marks=pytest.mark.slow) for i in range(n)]
 N_WALKS = 3000
 
 TABLES = ((2, False), (3, False), (4, False), (4, True))
@@ -116,7 +124,7 @@ def test_rng_is_bit_for_bit(core, seed):
         assert _core._rng_shuffle(seed, n) == items
 
 
-@pytest.mark.parametrize("chunk", range(N_CHUNKS))
+@pytest.mark.parametrize("chunk", _split(N_CHUNKS, FAST_CHUNKS))
 def test_play_match_identical(core, chunk):
     for i in range(chunk * CHUNK, (chunk + 1) * CHUNK):
         rules, engines, seed, start = game_config(i)
@@ -174,7 +182,7 @@ def _lead_with_end(ref: State, move: int) -> bool:
     return not ref.line and move >> 1 == ref.legal_moves()[0] >> 1
 
 
-@pytest.mark.parametrize("part", range(3))
+@pytest.mark.parametrize("part", _split(3, FAST_PARTS))
 def test_core_state_walks_match_reference(core, part):
     """Random walks through whole rounds: the same legal moves at every step, the same
     attributes after every apply, and the same refusals of illegal moves."""

@@ -91,6 +91,7 @@ def test_best_gives_the_core_answer(mode, core_best):
     assert without_timing(doc) == without_timing(core_best)
 
 
+@pytest.mark.slow
 def test_best_at_its_default_budget_with_the_core_removed():
     """The issue's command, `bergen best examples/decision.json`, with the compiled modules
     unimportable: it works, at the fallback's default budget, and says so."""

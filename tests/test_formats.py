@@ -656,10 +656,3 @@ def test_position_from_record_needs_the_viewpoint_hand():
         position_from_record(data("record_base.json"))
 
 
-@pytest.mark.parametrize("module", ["notation", "record", "position"])
-def test_docstring_examples(module):
-    import doctest
-    import importlib
-    mod = importlib.import_module(f"bergen_search.{module}")
-    result = doctest.testmod(mod)
-    assert result.attempted > 0 and result.failed == 0

@@ -2,17 +2,19 @@
 several moments, `kill -9` and `--resume`, torn and foreign journals.
 
 Each command, sent SIGINT (as Ctrl-C does) while it works: it exits with status 130, says on
-standard error that it was interrupted and how far it got, prints what it finished (`best` its answer so
-far, `arena` the figures of the finished sets, `analyze` the decisions analysed), and its
-journal holds the finished work, readable. `kill -9` mid-run then `--resume` gives a file
-identical (byte for byte) to an uninterrupted run's, and so does a journal whose last line
-was torn; a journal of another command, seed, version or arguments is refused (exit 2).
+standard error that it was interrupted and how far it got, prints what it finished (`best`
+its answer so far, `arena` the figures of the finished sets, `analyze` the decisions
+analysed), and its journal holds the finished work, readable. `kill -9` mid-run then
+`--resume` gives a file identical (byte for byte) to an uninterrupted run's, and so does a
+journal whose last line was torn; a journal of another command, seed, version or arguments
+is refused (exit 2).
 
 The default run drives one case of each behaviour (`analyze`'s Ctrl-C in its resume test);
-the other moments, worker counts and commands are behind the `slow` marker, which CI runs. The product's promise, an exit within a
-second of Ctrl-C, is measured in benchmarks/bench_stop.py; the slow run also checks it here,
-with a generous bound (`stopped_promptly`: STOP_WITHIN, 3 s; `BERGEN_STOP_WITHIN`), since a
-test's wall clock measures the machine's load as much as the program.
+the other moments, worker counts and commands are behind the `slow` marker, which CI runs.
+The product's promise, an exit within a second of Ctrl-C, is measured in
+benchmarks/bench_stop.py; the slow run also checks it here, with a generous bound
+(`stopped_promptly`: STOP_WITHIN, 3 s; `BERGEN_STOP_WITHIN`), since a test's wall clock
+measures the machine's load as much as the program.
 """
 import json
 import os
@@ -298,6 +300,7 @@ def _journal_of_a_stopped_run(tmp_path, args, count=2):
     return out, journal
 
 
+@SLOW
 def test_a_torn_last_line_is_dropped_and_the_run_resumes(tmp_path):
     args = SELFPLAY
     ref = tmp_path / "ref.jsonl"

@@ -24,7 +24,6 @@ searches' backend swapped (`backend.SEARCH`).
 The default run checks a few dozen decisions (a few seconds); the thousands are behind the
 `slow` marker (`python -m pytest tests/test_ismcts_ref.py -m slow`), which CI runs.
 """
-import doctest
 import math
 from dataclasses import dataclass
 
@@ -351,12 +350,6 @@ def _decision_states_reference():
     raise AssertionError("no decision")
 
 
-# ---- the API ------------------------------------------------------------------------------
-def test_doctests():
-    assert doctest.testmod(ismcts_ref).failed == 0
-    assert doctest.testmod(policy).failed == 0
-
-
 def test_bad_arguments_as_the_core(core_modules):
     """The same checks, the same messages."""
     IsmctsTree, CoreSampler = core_modules
@@ -497,7 +490,8 @@ def test_search_budget_and_expectimax_on_the_reference(monkeypatch):
     assert "pure Python (test)" in ref.note and backend.load_search(True).name == "reference"
 
 
-@pytest.mark.parametrize("i", [0, 2, 7, 9])     # 2 to 4 players, points and match
+@pytest.mark.parametrize("i", [0, 9, *(pytest.param(i, marks=pytest.mark.slow) for i in (2, 7))])
+# 2 to 4 players, points and match (two of them behind the slow marker)
 def test_both_trees_stop_growing_at_the_same_iteration(i, core_modules):
     """The memory cap (issue 20), counted in the reference as the core counts it: with the
     same cap both stop growing at the same iteration and go on to the same tree, node for

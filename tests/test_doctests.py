@@ -1,0 +1,53 @@
+"""Every module's docstring examples run, the compiled ones too: the modules are found by
+listing the package (`pkgutil`), so that a new module's examples are collected without
+anyone adding it here.
+
+A module whose import needs an optional extra that is not installed is skipped, saying which;
+a compiled module that is not built follows the conftest policy (fail, or skip with
+BERGEN_ALLOW_NO_CORE=1). `__main__` is left out: importing it runs the command line.
+"""
+import doctest
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import bergen_search
+from support import require_compiled
+
+#: Top-level modules of the optional extras (pyproject's `cluster`): a module needing one of
+#: them is skipped without it.
+OPTIONAL = ("dask", "distributed")
+MODULES = sorted(m.name for m in pkgutil.iter_modules(bergen_search.__path__)
+                 if m.name != "__main__")
+
+
+def _import(name):
+    try:
+        return importlib.import_module(f"bergen_search.{name}")
+    except ModuleNotFoundError as e:
+        missing = (e.name or "").split(".")[0]
+        if missing in OPTIONAL:
+            pytest.skip(f"bergen_search.{name} needs {missing} (pip install -e '.[cluster]')")
+        if name.startswith("_") and missing == "bergen_search":
+            return require_compiled(None, f"bergen_search.{name}")
+        raise
+
+
+def test_the_package_is_listed():
+    """The compiled modules are listed beside the Python ones (a listing that missed them
+    would leave their examples out silently)."""
+    assert {"_core", "_ismcts", "_expectimax", "search", "tiles"} <= set(MODULES)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    """The examples pass; and a Python module whose source holds an example has some found
+    (a finder that found none would pass)."""
+    module = _import(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed"
+    source = Path(module.__file__)
+    if source.suffix == ".py" and ">>> " in source.read_text(encoding="utf-8"):
+        assert result.attempted > 0

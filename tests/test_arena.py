@@ -120,9 +120,9 @@ def test_logs_make_complete_records():
 def test_counts(name):
     rules = RULE_SETS[name]
     n = rules.n_sides
-    r = run_arena(rules, "greedy", "random", games=25, seed=3, keep_logs=True)
-    assert (r.sets, r.seatings, r.matches) == (25, n, 25 * n)
-    assert r.pairs == (25 if n == 2 else None)
+    r = run_arena(rules, "greedy", "random", games=10, seed=3, keep_logs=True)
+    assert (r.sets, r.seatings, r.matches) == (10, n, 10 * n)
+    assert r.pairs == (10 if n == 2 else None)
     assert sum(r.wins) == r.matches
     a_wins = sum(g.log.winner == g.seating for g in r.played)
     assert r.wins[0] == a_wins == sum(r.a_wins_by_seating)
@@ -138,7 +138,7 @@ def test_counts(name):
     assert r.ci95[0] <= r.win_rate <= r.ci95[1]
     assert r.set_scores == tuple(
         sum(g.log.winner == g.seating for g in r.played[i * n:(i + 1) * n]) / n
-        for i in range(25))
+        for i in range(10))
 
 
 def test_json_and_table():
@@ -250,7 +250,7 @@ def test_random_against_random(name):
     replays the same match with the names swapped: A wins exactly its share in every set,
     and the luck of the draws cancels exactly too (the same positions get the same values)."""
     rules = RULE_SETS[name]
-    r = run_arena(rules, RANDOM, RANDOM, games=500, seed=99, luck_adjust=False)
+    r = run_arena(rules, RANDOM, RANDOM, games=150, seed=99, luck_adjust=False)
     assert r.win_rate == pytest.approx(r.even_rate)
     assert r.ci95[0] <= r.even_rate <= r.ci95[1]
     assert r.margin_per_round == pytest.approx(0.0, abs=1e-12)
@@ -330,7 +330,7 @@ def test_single_rounds_play_one_deal_in_every_seating(name):
 
 def test_single_round_wins_and_ties():
     """A round is won by the side gaining most in it; a tie at the top is a share of a win."""
-    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=300, seed=5, keep_logs=True,
+    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=100, seed=5, keep_logs=True,
                   single_round=True)
     wins = ties = 0
     share = 0.0

@@ -216,6 +216,7 @@ def test_bench_signature_is_stable():
                  "ismcts_default_nodes": 61756, "expectimax_nodes": 7649}
 
 
+@pytest.mark.slow       # the same as test_interrupt.py's default case
 def test_ctrl_c_returns_the_best_answer_so_far():
     import os
     import shutil

@@ -50,14 +50,14 @@ def _without_times(out: dict) -> dict:
 def test_arena_on_the_cluster_equals_one_worker(cluster, tmp_path):
     address = cluster.scheduler_address
     for engines in (["greedy", "random"], ["ismcts:iterations=60", "classic:iterations=60"]):
-        games = "40" if engines[0] == "greedy" else "4"
+        games = "20" if engines[0] == "greedy" else "2"
         args = ["arena", *engines, "--games", games, "--seed", "3", "--json"]
         one = run(*args, "--out", str(tmp_path / "one.jsonl"))
         many = run(*args, "--cluster", address, "--out", str(tmp_path / "many.jsonl"))
         assert one.exit_code == 0 and many.exit_code == 0, many.output
         assert _without_times(json.loads(one.stdout)) == _without_times(json.loads(many.stdout))
         assert (tmp_path / "one.jsonl").read_bytes() == (tmp_path / "many.jsonl").read_bytes()
-    rounds = ["arena", "greedy", "random", "--round", "--games", "30", "--json"]
+    rounds = ["arena", "greedy", "random", "--round", "--games", "12", "--json"]
     assert (_without_times(json.loads(run(*rounds).stdout))
             == _without_times(json.loads(run(*rounds, "--cluster", address).stdout)))
 
@@ -283,7 +283,7 @@ def test_a_lost_scheduler_keeps_the_work_and_resume_finishes_it(tmp_path):
 
 @pytest.mark.parametrize("address, words", [
     ("notanaddress", "is not a scheduler address like tcp://HOST:8786"),
-    ("foo://bar", "is not a scheduler address"),
+    pytest.param("foo://bar", "is not a scheduler address", marks=pytest.mark.slow),
     pytest.param("tcp://127.0.0.1:9", "no Dask scheduler answers", marks=pytest.mark.slow)])
 def test_a_bad_address_is_one_line_at_once(request, address, words):
     """The issue's case: `--cluster notanaddress` printed the right line, then a nine-line

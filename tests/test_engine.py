@@ -12,6 +12,7 @@
   and on SIGTERM, during a search too; the client's timeouts and a dead engine.
 """
 import json
+import os
 import signal
 import threading
 
@@ -266,7 +267,9 @@ def test_the_reader_in_process():
     assert server.handle_line('{"cmd": "quit"}') is False
 
 
-FUZZ = settings(max_examples=150, deadline=20_000, derandomize=True,
+#: Examples: twice BERGEN_FUZZ_EXAMPLES (default 25; `.ci/run` runs 100), as tests/test_fuzz.py.
+FUZZ = settings(max_examples=2 * int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "25")),
+                deadline=20_000, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
 _json_values = st.recursive(st.none() | st.booleans() | st.integers(-10, 10 ** 7) |
                             st.floats(allow_nan=False) | st.text(max_size=10),

@@ -9,8 +9,8 @@ position flags. The property: the command either accepts the input (exit 0) or r
 exit 2 and one line on stderr; never an internal error, a traceback or a hang (hypothesis's
 deadline).
 
-The number of examples per property is `BERGEN_FUZZ_EXAMPLES` (default 60); the README gives
-the figures of a longer run.
+The number of examples per property is `BERGEN_FUZZ_EXAMPLES` (default 25; `.ci/run` runs
+100); the README gives the figures of a longer run.
 """
 import copy
 import json
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from bergen_search.cli import main
 
-EXAMPLES = int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "25"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=20_000, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

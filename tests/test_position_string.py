@@ -259,7 +259,7 @@ def _error(text):
 
 
 # ---- fuzz ------------------------------------------------------------------------------------
-EXAMPLES = int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "25"))
 FUZZ = settings(max_examples=EXAMPLES * 3, deadline=20_000, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
 SEEDS = [EXAMPLE, "bergen1/3,draw=one/0,0,2/0/1-2,1-5/2-5-6-4-4-2-2-6-3-3-4-0-3/2,2,3/9/2:23",

@@ -45,6 +45,7 @@ class Decision:
     values: dict            # move -> value
     stderrs: dict           # move -> stderr
     rechecked: bool = False
+    exact: bool = False     # valued by the exact endgame (loss_stderr: its exploitability)
 
     def to_json(self) -> dict:
         return {"round": self.round, "event": self.event, "seat": self.seat,
@@ -52,7 +53,7 @@ class Decision:
                 "loss_stderr": _r(self.loss_stderr), "label": self.label,
                 "values": {m: _r(v) for m, v in self.values.items()},
                 "stderr": {m: _r(v) for m, v in self.stderrs.items()},
-                "rechecked": self.rechecked}
+                "rechecked": self.rechecked, "exact": self.exact}
 
 
 @dataclass
@@ -347,18 +348,27 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
         loss = best.value - p.value
         # An estimate without a standard error (fewer than two samples) is never labelled.
         se = math.sqrt(best.stderr ** 2 + p.stderr ** 2) if best.move != played else 0.0
+        if exact_of(result):
+            # Exact values against the solved strategy of the other side: the error bound is
+            # the exploitability (the same for every move), not a sampling error.
+            se = result.stderr if best.move != played else 0.0
         return best, loss, se, vals
+
+    def exact_of(result):
+        return result.info.get("endgame", {}).get("solved", False)
 
     best, loss, se, vals = loss_of(res)
     rechecked = False
-    if loss >= thresholds["inaccuracy"] and recheck > 1:
+    if loss >= thresholds["inaccuracy"] and recheck > 1 and not exact_of(res):
         bigger = Limits(iterations=None if limits.iterations is None else limits.iterations * recheck,
                         time=None if limits.time is None else limits.time * recheck)
         res = search(info, bigger, seed=derive_seed(seed, 20_000_000 + k), algorithm=algorithm,
                      objective=objective, workers=workers, **settings)
         best, loss, se, vals = loss_of(res)
         rechecked = True
-    label = label_for(loss, thresholds) if loss > 2 * se else None
+    # A sampled loss is labelled once it clears two standard errors; an exact one once it
+    # clears the exploitability.
+    label = label_for(loss, thresholds) if loss > (se if exact_of(res) else 2 * se) else None
     return Decision(r, step.event, step.seat, played, best.move, loss, se, label,
                     {m: v.value for m, v in vals.items()}, {m: v.stderr for m, v in vals.items()},
-                    rechecked)
+                    rechecked, exact_of(res))

@@ -504,7 +504,8 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
         emit_json({"to_move": info.seat, "best": result.best,
                    "moves": [dict({"move": m.move, "value": _num(m.value),
                                    "stderr": _num(m.stderr), "visits": m.visits},
-                                  **({"twin": m.twin} if m.twin else {}))
+                                  **({"twin": m.twin} if m.twin else {}),
+                                  **({"share": _num(m.share)} if m.share is not None else {}))
                              for m in result.moves],
                    "value": _num(result.value), "stderr": _num(result.stderr),
                    "objective": objective, "algorithm": algorithm,
@@ -512,26 +513,65 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
                    "seed": seed, "workers": workers, "exact": ri["exact"],
                    "worlds_consistent": ri["worlds_consistent"],
                    "interrupted": ri.get("interrupted", False),
-                   "settings": dict(ri["settings"])})
+                   "settings": dict(ri["settings"]),
+                   **({"endgame": _endgame_json(ri["endgame"])} if "endgame" in ri else {})})
         return
     unit = alg.unit
     click.echo(_describe(info))
-    click.echo(f"{algorithm} ({_settings_text(ri['settings'])}), objective {objective}, "
-               f"{ri['iterations']} {unit}{_worlds_note(ri)}, "
-               f"{ri['seconds']:.2f} s, seed {seed}"
-               + (", interrupted" if ri.get("interrupted") else ""))
+    solved = ri.get("endgame", {}).get("solved")
+    if solved:
+        click.echo(f"{_exact_text(ri)}, objective {objective}, {ri['seconds']:.2f} s, "
+                   f"seed {seed}")
+    else:
+        click.echo(f"{algorithm} ({_settings_text(ri['settings'])}), objective {objective}, "
+                   f"{ri['iterations']} {unit}{_worlds_note(ri)}, "
+                   f"{ri['seconds']:.2f} s, seed {seed}"
+                   + (", interrupted" if ri.get("interrupted") else ""))
+        if "endgame" in ri:
+            click.echo(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
     total = sum(m.visits for m in result.moves if m.twin is None) or 1
-    ismcts = alg.by_visits
+    ismcts = alg.by_visits and not solved
     click.echo("")
-    click.echo(f"  {'move':<9} {'value':>8} {'± stderr':>9} {'visits' if ismcts else 'worlds':>8}"
-               + (f" {'share':>7}" if ismcts else ""))
+    if solved:
+        click.echo(f"  {'move':<9} {'value':>8} {'± ε':>9} {'mix':>8}")
+    else:
+        click.echo(f"  {'move':<9} {'value':>8} {'± stderr':>9} "
+                   f"{'visits' if ismcts else 'worlds':>8}" + (f" {'share':>7}" if ismcts else ""))
     for m in choices(result.moves):
         se = "" if math.isinf(m.stderr) else f"{m.stderr:.3f}"
+        if solved:
+            click.echo(f"  {m.move:<9} {m.value:>+8.3f} {se:>9} {100.0 * m.share:>7.1f}%")
+            continue
         click.echo(f"  {m.move:<9} {m.value:>+8.3f} {se:>9} {m.visits:>8}"
                    + (f" {100.0 * m.visits / total:>6.1f}%" if ismcts else ""))
     if any(m.twin for m in result.moves):
         click.echo("\n  a-b:L/R: either end, the same position mirrored (one choice)")
-    click.echo(f"\nbest: {result.best}")
+    if solved:
+        click.echo(f"\nbest: {result.best} (drawn from the mix with seed {seed})")
+    else:
+        click.echo(f"\nbest: {result.best}")
+
+
+def _exact_text(ri) -> str:
+    """The header of a solved endgame: what was solved and how exactly."""
+    eg = ri["endgame"]
+    return (f"exact: equilibrium, {eg['deals']:,} deals ({eg['worlds']:,} with this hand), "
+            f"exploitability ≤ {eg['exploitability']:.3g} ({ri['algorithm']}: "
+            f"{eg['iterations']} DCFR iterations, {eg['nodes']:,} nodes)")
+
+
+def _endgame_json(eg: dict) -> dict:
+    """The exact endgame's report for --json (floats rounded as elsewhere)."""
+    out = {}
+    for k, v in eg.items():
+        if isinstance(v, float):
+            v = _num(v)
+        elif isinstance(v, list):
+            v = [_num(x) for x in v]
+        elif isinstance(v, dict):
+            v = {kk: _num(vv) for kk, vv in v.items()}
+        out[k] = v
+    return out
 
 
 def _worlds_note(ri) -> str:
@@ -802,22 +842,31 @@ def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth,
     sides = [{"side": k, "expected_points": _num(per_side["points"][k]),
               "p_win_match": _num(per_side["match"][k])} for k in range(rules.n_sides)]
     ri = result.info
+    solved = ri.get("endgame", {}).get("solved")
     if as_json:
         emit_json({"to_move": info.seat, "side_to_move": rules.side_of(info.seat),
                    "sides": sides, "value": _num(result.value), "stderr": _num(result.stderr),
                    "best": result.best, "objective": objective, "algorithm": algorithm,
                    "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
-                   "seed": seed, "settings": dict(ri["settings"])})
+                   "seed": seed, "settings": dict(ri["settings"]), "exact": ri["exact"],
+                   **({"endgame": _endgame_json(ri["endgame"])} if "endgame" in ri else {})})
         return
     click.echo(_describe(info))
     unit = "points" if objective == "points" else "probability of winning the match"
+    how = (_exact_text(ri) if solved else
+           f"{algorithm}, {ri['iterations']} {alg.unit}, seed {seed}")
     click.echo(f"value {result.value:+.3f} ± {result.stderr:.3f} ({unit}, side "
-               f"{rules.side_of(info.seat)}, best {result.best}; {algorithm}, "
-               f"{ri['iterations']} {alg.unit}, seed {seed})\n")
+               f"{rules.side_of(info.seat)}, best {result.best}; {how})")
+    if "endgame" in ri and not solved:
+        click.echo(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
+    click.echo("")
     click.echo(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
     for row in sides:
         click.echo(f"  {row['side']:<5} {row['expected_points']:>16.3f} "
                    f"{100 * row['p_win_match']:>12.1f}%")
+    if solved and objective == "points":
+        click.echo("\n  expected points: the solved equilibrium's; p(win match): ismcts (the "
+                   "exact endgame solves the round's points only)")
 
 
 # ---- bench --------------------------------------------------------------------------------

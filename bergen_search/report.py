@@ -43,13 +43,18 @@ def text(result, settings=True) -> str:
         for event, seat, action, line, points, dec in events:
             mark = MARKS.get(dec.label, "") if dec else ""
             out.append(f"  {event:>3}  seat {seat}  {action + mark:<10} {gained(points):<4} "
-                       f"{line}")
+                       f"{line}" + ("   (exact)" if dec and dec.exact else ""))
             if dec and dec.label:
                 out.append(f"        {dec.label}: {dec.played} {dec.values[dec.played]:+.2f}, "
                            f"better {dec.best} {dec.values[dec.best]:+.2f} "
-                           f"(loss {dec.loss:.2f} ± {dec.loss_stderr:.2f})")
+                           f"(loss {dec.loss:.2f} ± {dec.loss_stderr:.2f}"
+                           f"{', exact' if dec.exact else ''})")
     out.append("")
     out += summary_table(result.summary)
+    exact = sum(d.exact for d in result.decisions)
+    if exact:
+        out.append(f"(exact: {exact} of {len(result.decisions)} decisions valued by the solved "
+                   f"endgame, their losses within its exploitability)")
     if settings:
         out.append(settings_line(result.settings))
     return "\n".join(out)
@@ -453,6 +458,10 @@ def _legend(rules) -> str:
     return f'<div class="legend">{"".join(items)}</div>'
 
 
+#: How the HTML marks a decision valued by the exact endgame.
+EXACT_NOTE = '; <span class="exact">exact</span> (the endgame solved)'
+
+
 def _decision_html(result, prefix, index, r, event, seat, line_text, points) -> str:
     """Decision `index` of the analysis (a play with a choice), made at `event` of round
     `r`: the line after it as laid, the hand, the values."""
@@ -464,6 +473,7 @@ def _decision_html(result, prefix, index, r, event, seat, line_text, points) -> 
     mark = MARKS.get(dec.label, "")
     label_cls = f" label-{dec.label}" if dec.label else ""
     label_attr = f' data-label="{dec.label}"' if dec.label else ""
+    label_attr += ' data-exact="1"' if dec.exact else ""
     badge = f' <span class="badge {dec.label}">{dec.label}</span>' if dec.label else ""
     hand = result.hands[r].get(event) if r < len(result.hands) else None
     hand_svg = ""
@@ -497,7 +507,9 @@ def _decision_html(result, prefix, index, r, event, seat, line_text, points) -> 
             f'<span>{_e(scored)}</span></div>'
             f'<div class="values">played <span class="move">{_e(dec.played)}</span> '
             f'{_f(dec.values[dec.played])}; {best_note}; {loss}'
-            f'{"; rechecked" if dec.rechecked else ""}</div>'
+            f'{"; rechecked" if dec.rechecked else ""}'
+            f'{EXACT_NOTE if dec.exact else ""}'
+            f'</div>'
             f'<div class="board"><figure>{_line_svg(pairs, played_at, "the line after the play")}'
             f'<figcaption>line after the play</figcaption></figure>{hand_svg}</div>'
             f'{details}</li>')

@@ -82,6 +82,7 @@ class MoveValue:
     stderr: float
     visits: int          # ISMCTS visits, or expectimax worlds
     twin: str | None = None   # the move this one mirrors (the same choice), if any
+    share: float | None = None   # the exact endgame's equilibrium mix: this move's share
 
 
 def choices(moves) -> list:
@@ -259,6 +260,8 @@ class Ismcts(Algorithm):
         "choose": Setting(str, "value", "the move played: the best value of the final pass "
                           "(value; runs the pass) or the most visited (visits)",
                           ("value", "visits")),
+        "endgame": Setting(bool, True, "solve the end of a two-player round exactly when no "
+                           "draw can happen again and it fits the budget (endgame.py)"),
     }
 
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False):
@@ -311,12 +314,29 @@ class Expectimax(Algorithm):
                 {"nodes": engine.nodes})
 
 
+class Endgame(Algorithm):
+    """The exact endgame alone (endgame.py): the equilibrium of the end of a two-player
+    round, or an error saying why not. Its budget is counted in the default engine's
+    iterations (each buys endgame.WORK_PER_ITERATION of solver work)."""
+    name = "endgame"
+    default_budget = 20000
+    settings = {
+        "tolerance": Setting(float, 0.01, "the exploitability (points) the solver stops at"),
+        "inference": Setting(bool, False, "weigh the deals by what both seats' plays say "
+                             "about their hands (inference.py); off: uniform over the deals"),
+    }
+
+    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False):
+        raise BergenError("the exact endgame is solved by search(), not by workers")
+
+
 #: The algorithms by name.
-ALGORITHMS = {a.name: a for a in (Ismcts(), Expectimax())}
+ALGORITHMS = {a.name: a for a in (Ismcts(), Expectimax(), Endgame())}
 #: Named settings of an algorithm. `classic` is the default engine as it was before inference,
-#: safe playouts and merged twins (benchmarks/STRENGTH.md measures every gain against it).
+#: safe playouts, merged twins and the exact endgame (benchmarks/STRENGTH.md measures every
+#: gain against it).
 PRESETS = {"classic": ("ismcts", {"playout": "random", "inference": False, "twins": False,
-                                   "choose": "visits"})}
+                                   "choose": "visits", "endgame": False})}
 #: Every name `search(algorithm=...)` takes.
 ALGORITHM_NAMES = tuple(ALGORITHMS) + tuple(PRESETS)
 DEFAULT_ITERATIONS = {name: ALGORITHMS[PRESETS.get(name, (name,))[0]].default_budget
@@ -466,6 +486,25 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     obj = _objective_code(objective)
     if workers < 1:
         raise BergenError(f"workers must be at least 1, got {workers}", field="workers")
+    # ---- the exact endgame (issue 21): solved when it applies and fits the budget ----
+    endgame_note, endgame_interrupted = None, False
+    if isinstance(alg, Endgame) or settings.get("endgame"):
+        from . import endgame
+        tried = endgame.attempt(info, limits, seed=seed, objective=objective, started=t0,
+                                budget=alg.default_budget,
+                                tolerance=settings.get("tolerance", endgame.TOLERANCE),
+                                inference=isinstance(alg, Endgame) and settings["inference"])
+        if tried.result is not None:
+            tried.result.info.update(algorithm=algorithm, settings=dict(settings))
+            return tried.result
+        if isinstance(alg, Endgame):
+            raise BergenError(f"no exact endgame here: {tried.why or endgame.applicable(info)}")
+        endgame_note = tried.why
+        if tried.interrupted:
+            # Ctrl-C: no time is left, so the answer comes from a short search.
+            limits = Limits(iterations=max(alg.default_budget // 100, 1))
+            endgame_interrupted = True
+    # ---- end of the exact endgame's hook ----
     budget = limits.iterations
     if budget is None and limits.time is None:
         budget = alg.default_budget
@@ -549,6 +588,9 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                     move_str(twins[m], lead) if m in twins else None) for m, n, v, se in rows]
     best = mv[0]
     result_info.update(iterations=done, seconds=time.perf_counter() - t0)
+    if endgame_note:
+        result_info["endgame"] = {"solved": False, "why": endgame_note}
+    result_info["interrupted"] = result_info.get("interrupted", False) or endgame_interrupted
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
 

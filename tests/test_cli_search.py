@@ -224,24 +224,24 @@ def test_ctrl_c_returns_the_best_answer_so_far():
 
 
 def test_best_algorithms_settings_and_presets():
-    """--algorithm classic is ISMCTS with the three newer settings off, exactly; --set sets
+    """--algorithm classic is ISMCTS with the four newer settings off, exactly; --set sets
     an algorithm's setting; the JSON says which settings the search ran with."""
     classic = _json(run("best", DECISION, "--json", "--algorithm", "classic", "--iterations",
                         "2000", "--seed", "4"))
     by_set = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4",
                        "--set", "inference=off", "--set", "playout=random", "--set",
-                       "twins=off", "--set", "choose=visits"))
+                       "twins=off", "--set", "choose=visits", "--set", "endgame=off"))
     assert classic["settings"] == by_set["settings"] == {
         "exploration": 0.7, "playout": "random", "inference": False, "twins": False,
-        "choose": "visits"}
+        "choose": "visits", "endgame": False}
     assert classic["moves"] == by_set["moves"]
     default = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4"))
     assert default["settings"] == {"exploration": 0.7, "playout": "safe", "inference": True,
-                                   "twins": True, "choose": "value"}
+                                   "twins": True, "choose": "value", "endgame": True}
     assert default["moves"] != classic["moves"]
     text = run("best", DECISION, "--iterations", "2000", "--algorithm", "classic").output
     assert "classic (exploration 0.7, playout random, inference off, twins off, " \
-        "choose visits)" in text
+        "choose visits, endgame off)" in text
     assert "2-2:L/R" not in text and "2-2:R" in text
 
 

@@ -80,6 +80,33 @@ def inference_position():
     raise RuntimeError("no position with evidence found")
 
 
+def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"),
+                      rules: Rules | None = None, first_only: bool = False):
+    """The decisions with a choice at the exact endgame's stage (no draw can happen again)
+    of `rounds` single rounds of self-play (round i seeded derive_seed(seed, i); `engines`
+    per seat, any engine spec), each as (round, information set of the seat to move, the
+    fully known State). `first_only`: only each round's first such decision."""
+    from .engines import parse_engine_spec, play_match as engine_match
+    from .infoset import Observer
+    rules = rules or Rules()
+    specs = [parse_engine_spec(e) for e in engines]
+    for i in range(rounds):
+        log = engine_match(rules, specs, derive_seed(seed, i), max_rounds=1)
+        rnd = log.rounds[0]
+        state = State.deal(rules, rnd.hands, rnd.reserve, log.start_scores)
+        observers = {s: Observer(rules, {s}, state) for s in range(rules.players)}
+        for w, a, t in rnd.events:
+            if (state.led and state.reserve_size <= rules.reserve_kept
+                    and len(state.legal_moves()) > 1):
+                yield i, observers[w].infoset(w), state
+                if first_only:
+                    break
+            after = state.apply(a, w, t if a == DRAW else None)
+            for o in observers.values():
+                o.step(w, a, after)
+            state = after
+
+
 def _weighted_table(info):
     """The world table the default engine searches (inference on)."""
     from .search import ALGORITHMS

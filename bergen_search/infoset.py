@@ -199,6 +199,8 @@ class Observer:
         groups, fixed_count = [], {}
         for j in sorted(hidden):
             h = hidden[j]
+            if public and j == state.to_move and h.turn_draws:
+                h = self._turn_so_far(h)
             first = len(groups)
             for k, (start, cap) in enumerate(h.epochs):
                 groups.append(Group(j, k, cap, start))
@@ -233,6 +235,20 @@ class Observer:
                        for i, g in enumerate(groups))
         played_free = sum(1 << t for t in allowed if line_mask >> t & 1)
         return groups, tuple(sorted(allowed.items())), played_free
+
+    def _turn_so_far(self, h: "_SeatHistory") -> "_SeatHistory":
+        """The history of the seat to move in the middle of a draw turn, with what everyone
+        knows already: it drew because nothing fitted, so its hand, and every tile drawn
+        this turn but the last, shows neither end (the last one, drawn just now, may fit)."""
+        state = self.state
+        ends = (state.left, state.right)
+        view = _SeatHistory(0)
+        start, cap = h.epochs[-1]
+        view.epochs = [list(e) for e in h.epochs[:-1]] + [[start, cap - 1],
+                                                           [self.n_events, 1]]
+        view.voids = list(h.voids) + [(h.turn_start, numbers_mask(ends), ends)]
+        view.plays = h.plays
+        return view
 
     def why_not(self, seat: int, tile: int) -> str:
         """Why the hidden `seat` cannot hold `tile` now: the proof against its latest chance

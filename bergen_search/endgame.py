@@ -75,6 +75,9 @@ WORK_PER_ITERATION = 3000
 WORK_PER_SECOND = 60e6
 #: The least DCFR iterations a tree must afford within the budget to be attempted.
 MIN_ITERATIONS = 24
+#: Under a time limit, the share of it that finding the deals and building the tree may
+#: take (past it the attempt stops, and today's engine has the rest).
+BUILD_SHARE = 0.25
 #: Moves of the average strategy below this share are not played (CFR's average keeps a
 #: trace of every action it tried on the way).
 MIN_SHARE = 0.01
@@ -156,18 +159,29 @@ def _core():
     return _endgame
 
 
-def game(info: InfoSet, inference: bool = False) -> Game:
-    """The endgame of `info` (which `applicable` accepts)."""
+class TooBig(BergenError):
+    """The endgame's public tree does not fit the budget."""
+
+
+def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
+         seconds: float = 0.0) -> Game:
+    """The endgame of `info` (which `applicable` accepts). `TooBig` past `max_deals` deals
+    or `seconds` of finding them (0: no limit)."""
     why = applicable(info)
     if why is not None:
         raise BergenError(f"no exact endgame here: {why}")
     table = public_table(info, inference)
     core = _core()
     if core is not None:
-        h0, h1, w = core.enumerate_deals(table)
+        try:
+            h0, h1, w = core.enumerate_deals(table, max_deals, seconds)
+        except BergenError as e:
+            raise TooBig(f"its public tree is too big for the budget ({e.message})") from None
     else:
         found = sorted((hands[0], hands[1], float(wt))
                        for (hands, _), wt in table.enumerate().items())
+        if max_deals and len(found) > max_deals:
+            raise TooBig("its public tree is too big for the budget (too many deals)")
         h0, h1, w = [d[0] for d in found], [d[1] for d in found], [d[2] for d in found]
     hands = (sorted(set(h0)), sorted(set(h1)))
     index = [{h: i for i, h in enumerate(hs)} for hs in hands]
@@ -179,10 +193,6 @@ def game(info: InfoSet, inference: bool = False) -> Game:
                             bool(info.right_double), tuple(info.scores), seat, info.passes,
                             info.reserve_size, tuple(info.line))
     return Game(info.rules, root, hands, deals, seat, index[seat][info.hand], inference)
-
-
-class TooBig(BergenError):
-    """The endgame's public tree does not fit the budget."""
 
 
 @dataclass
@@ -236,15 +246,28 @@ def budget_work(iterations: int) -> int:
     return iterations * WORK_PER_ITERATION
 
 
-def _build(g: Game, cap: int):
-    """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work."""
+def allowance(max_work: int | None, seconds: float | None):
+    """(the solver work a budget allows or None, the largest tree it may build): the tree
+    must afford MIN_ITERATIONS iterations and its checks."""
+    allowed = max_work
+    if seconds is not None:
+        by_time = int(seconds * WORK_PER_SECOND)
+        allowed = by_time if allowed is None else min(allowed, by_time)
+    cap = MAX_WORK if allowed is None else min(MAX_WORK, allowed // (2 * MIN_ITERATIONS + 8))
+    return allowed, cap
+
+
+def _build(g: Game, cap: int, seconds: float = 0.0):
+    """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work or
+    `seconds` to build (0: no limit)."""
     core = _core()
     n_hands = (len(g.hands[0]), len(g.hands[1]))
     limit = cap = min(cap, MAX_WORK)
     try:
         if core is not None:
             solver = core.EndgameSolver(g.rules, g.root, g.hands, g.deals, max_nodes=limit,
-                                        max_pairs=limit, max_entries=limit)
+                                        max_pairs=limit, max_entries=limit,
+                                        seconds=seconds)
             nodes = solver.n_nodes
             work = nodes + solver.work
         else:
@@ -266,19 +289,16 @@ def _build(g: Game, cap: int):
 
 def solve(g: Game, *, tolerance: float = TOLERANCE, max_work: int | None = None,
           seconds: float | None = None, max_iterations: int = MAX_ITERATIONS,
-          clock=time.perf_counter) -> Solution:
+          build_seconds: float = 0.0, clock=time.perf_counter) -> Solution:
     """Solve `g` to `tolerance` (exploitability, points) within `max_work` (solver work:
     deterministic) and/or `seconds` (the clock). DCFR runs until a check finds the
     exploitability within the tolerance, or the budget or `max_iterations` runs out. Raises
     `TooBig` when the tree cannot afford MIN_ITERATIONS within the budget (it is not built
-    further), or when the budget ran out before ACCEPT was reached."""
+    further, nor past `build_seconds` of building), or when the budget ran out before
+    ACCEPT was reached."""
     t0 = clock()
-    allowance = max_work
-    if seconds is not None:
-        by_time = int(seconds * WORK_PER_SECOND)
-        allowance = by_time if allowance is None else min(allowance, by_time)
-    cap = MAX_WORK if allowance is None else allowance // (2 * MIN_ITERATIONS + 8)
-    solver, nodes, work = _build(g, cap)
+    allowed, cap = allowance(max_work, seconds)
+    solver, nodes, work = _build(g, cap, build_seconds)
     deadline = None if seconds is None else t0 + seconds
     total = g.weight
     spent = work
@@ -290,7 +310,7 @@ def solve(g: Game, *, tolerance: float = TOLERANCE, max_work: int | None = None,
     try:
         while done < max_iterations:
             target = min(checks.pop(0) if checks else done + CHECK_EVERY, max_iterations)
-            if allowance is not None and spent + 2 * work * (target - done + 1) > allowance:
+            if allowed is not None and spent + 2 * work * (target - done + 1) > allowed:
                 break
             # One iteration at a time, so that the clock and Ctrl-C are heard between them.
             while done < target and (deadline is None or clock() < deadline):
@@ -407,12 +427,18 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
     iterations = limits.iterations if limits.iterations is not None else (
         budget if limits.time is None else None)
     max_work = None if iterations is None else budget_work(iterations)
-    g = game(info, inference)
-    seconds = None
+    seconds = build = None
     if limits.time is not None:
         seconds = max(limits.time - (time.perf_counter() - started), 1e-3)
+        build = limits.time * BUILD_SHARE
+    _, cap = allowance(max_work, seconds)
     try:
-        sol = solve(g, tolerance=tolerance, max_work=max_work, seconds=seconds)
+        # A deal ends in at least one terminal: more deals than the tree may hold is too big.
+        g = game(info, inference, max_deals=cap, seconds=build or 0.0)
+        if build is not None:
+            build = max(started + build - time.perf_counter(), 1e-4)
+        sol = solve(g, tolerance=tolerance, max_work=max_work, seconds=seconds,
+                    build_seconds=build or 0.0)
     except TooBig as e:
         return Attempt(None, e.message, "(interrupted)" in e.message)
     except KeyboardInterrupt:      # while the deals or the tree were built

@@ -59,10 +59,15 @@ ctypedef struct Enum:
     uint32_t* h0
     uint32_t* h1
     double* w
+    int64_t max_deals          # more deals than this: stop (TOO_BIG)
+    double deadline            # CLOCK_MONOTONIC seconds after which to stop (TOO_BIG); 0 none
+    int64_t steps              # recursion steps, for looking at the clock now and then
 
 
 cdef int _emit(Enum* E, uint32_t h0, uint32_t h1, double w) noexcept nogil:
     cdef int64_t cap
+    if E.n >= E.max_deals:
+        return TOO_BIG
     if E.n == E.cap:
         cap = E.cap * 2 if E.cap else 1024
         E.h0 = <uint32_t*>realloc(E.h0, cap * sizeof(uint32_t))
@@ -88,6 +93,9 @@ cdef int _enum_rec(Enum* E, int i, int n_active, uint32_t h0, uint32_t h1) noexc
     cdef int choice, k, v, j, child, base, n_next, rc
     cdef int owner
     cdef uint32_t bit
+    E.steps += 1
+    if E.deadline > 0 and (E.steps & 0xFFFF) == 0 and _now() >= E.deadline:
+        return TOO_BIG
     if i == E.n_tiles:
         return _emit(E, h0, h1, acc[active[0] - E.level_start[i]]) if n_active else 0
     nacc = E.acc + E.offset[i + 1]
@@ -129,11 +137,12 @@ cdef int _deal_order(const void* a, const void* b) noexcept nogil:
     return (x[0] > y[0]) - (x[0] < y[0])
 
 
-def enumerate_deals(table):
+def enumerate_deals(table, long long max_deals=0, double seconds=0.0):
     """Every distinct deal of `table` (a `WorldTable` over both seats' hands, as
     `endgame.public_table` builds it) as sorted lists (hands of seat 0, hands of seat 1,
     weights): each deal's weight is the sum over its histories of their factors (their
-    number, without inference), as `WorldTable.enumerate` gives it."""
+    number, without inference), as `WorldTable.enumerate` gives it. BergenError ("too
+    many deals") past `max_deals` deals or `seconds` (0: no limit)."""
     cdef Enum E
     cdef int m = len(table.tiles), n_nodes = table.n_nodes, n_opts = len(table.opt_group)
     cdef int i, j, v, rc
@@ -142,6 +151,8 @@ def enumerate_deals(table):
     cdef int64_t* keys = NULL
     memset(&E, 0, sizeof(Enum))
     E.n_tiles = m
+    E.max_deals = max_deals if max_deals > 0 else (<int64_t>1 << 62)
+    E.deadline = _now() + seconds if seconds > 0 else 0.0
     owners = table.owners
     if any(o not in (0, 1, RESERVE) for o in owners):
         raise BergenError("the endgame's deals are dealt among two seats")
@@ -202,6 +213,8 @@ def enumerate_deals(table):
         E.active[0] = 0
         with nogil:
             rc = _enum_rec(&E, 0, 1, 0, 0)
+        if rc == TOO_BIG:
+            raise BergenError("too many deals for the budget")
         if rc < 0:
             raise MemoryError()
         # Sorted by (hand of seat 0, hand of seat 1): a deal is found once, the sort is the order.
@@ -245,6 +258,7 @@ ctypedef struct Builder:
     int64_t max_nodes
     int64_t max_pairs
     int64_t max_ents
+    double deadline             # CLOCK_MONOTONIC seconds after which to stop (TOO_BIG); 0 none
 
 
 cdef int _grow(void** p, int64_t* cap, int64_t need, size_t size) noexcept nogil:
@@ -314,6 +328,8 @@ cdef int64_t _new_node(Builder* B, int player) noexcept nogil:
     cdef Tree* T = B.T
     cdef int64_t n = T.n_nodes
     if n >= B.max_nodes:
+        return TOO_BIG
+    if B.deadline > 0 and (n & 0xFFF) == 0 and _now() >= B.deadline:
         return TOO_BIG
     if _grow(<void**>&T.nodes, &T.cap_nodes, n + 1, sizeof(Node)) < 0:
         return NO_MEMORY
@@ -783,7 +799,8 @@ cdef class EndgameSolver:
     `root`: an `endgame_ref.Root`; `hands`: (hands of player 0, hands of player 1), masks as
     dealt at the root, each list sorted; `deals`: (hand index of 0, hand index of 1, weight)
     sorted. The build stops with `BergenError` ("too big") past `max_nodes` nodes,
-    `max_pairs` terminal deals or `max_entries` (hand, legal action) entries."""
+    `max_pairs` terminal deals or `max_entries` (hand, legal action) entries, or once
+    `seconds` (0: no limit) have passed."""
     cdef Tree T
     cdef Run R
     cdef CoreRules rules_owner
@@ -796,7 +813,7 @@ cdef class EndgameSolver:
 
     def __init__(self, rules, root, hands, deals, long long max_nodes=2_000_000,
                  long long max_pairs=20_000_000, long long max_entries=20_000_000,
-                 double alpha=1.5, double beta=0.0, double gamma=2.0):
+                 double alpha=1.5, double beta=0.0, double gamma=2.0, double seconds=0.0):
         cdef Builder B
         cdef State s
         cdef int p, i, levels
@@ -846,6 +863,7 @@ cdef class EndgameSolver:
             B.max_nodes = max_nodes
             B.max_pairs = max_pairs
             B.max_ents = max_entries
+            B.deadline = _now() + seconds if seconds > 0 else 0.0
             if _grow(<void**>&B.stack, &B.stack_cap, n_deals, sizeof(int32_t)) < 0:
                 raise MemoryError()
             for k in range(n_deals):
@@ -872,6 +890,7 @@ cdef class EndgameSolver:
                 rc = _build(&B, &s, 0, n_deals, played, 0, 0)
             if rc == TOO_BIG:
                 raise BergenError(f"the endgame's tree is too big (over {max_nodes:,} nodes, "
+                                  f"or {seconds:g} s to build, "
                                   f"{max_pairs:,} terminal deals or {max_entries:,} "
                                   f"hand-action entries)")
             if rc < 0:

@@ -80,31 +80,45 @@ def inference_position():
     raise RuntimeError("no position with evidence found")
 
 
+def stage_decisions(record):
+    """The decisions with a choice at the exact endgame's stage (no draw can happen again)
+    in a complete `bergen-record/1` (every hand shown), each as (round, event, information
+    set of the seat to move, the fully known State before it, the move it made)."""
+    from .infoset import Observer
+    from .record import _run, parse_record
+    record = parse_record(record)
+    rules = record.rules
+    observers = {}
+    for item in _run(record):
+        if item[0] == "deal":
+            observers = {s: Observer(rules, {s}, item[2]) for s in range(rules.players)}
+        elif item[0] == "step":
+            step = item[1]
+            state = step.before
+            if (state.led and state.reserve_size <= rules.reserve_kept and state.fully_known
+                    and step.action < DRAW and len(state.legal_moves()) > 1):
+                yield (step.round, step.event, observers[step.seat].infoset(step.seat), state,
+                       step.action)
+            for o in observers.values():
+                o.step(step.seat, step.action, step.after)
+
+
 def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"),
                       rules: Rules | None = None, first_only: bool = False):
-    """The decisions with a choice at the exact endgame's stage (no draw can happen again)
-    of `rounds` single rounds of self-play (round i seeded derive_seed(seed, i); `engines`
-    per seat, any engine spec), each as (round, information set of the seat to move, the
-    fully known State). `first_only`: only each round's first such decision."""
+    """The stage decisions (`stage_decisions`) of `rounds` single rounds of self-play (round
+    i seeded derive_seed(seed, i); `engines` per seat, any engine spec), each as (round,
+    information set of the seat to move, the fully known State). `first_only`: only each
+    round's first."""
     from .engines import parse_engine_spec, play_match as engine_match
-    from .infoset import Observer
+    from .record import write_record
     rules = rules or Rules()
     specs = [parse_engine_spec(e) for e in engines]
     for i in range(rounds):
         log = engine_match(rules, specs, derive_seed(seed, i), max_rounds=1)
-        rnd = log.rounds[0]
-        state = State.deal(rules, rnd.hands, rnd.reserve, log.start_scores)
-        observers = {s: Observer(rules, {s}, state) for s in range(rules.players)}
-        for w, a, t in rnd.events:
-            if (state.led and state.reserve_size <= rules.reserve_kept
-                    and len(state.legal_moves()) > 1):
-                yield i, observers[w].infoset(w), state
-                if first_only:
-                    break
-            after = state.apply(a, w, t if a == DRAW else None)
-            for o in observers.values():
-                o.step(w, a, after)
-            state = after
+        for _, _, info, state, _ in stage_decisions(write_record(log)):
+            yield i, info, state
+            if first_only:
+                break
 
 
 def _weighted_table(info):

@@ -224,6 +224,7 @@ class Solution:
     sides: dict = field(default_factory=dict)
     hand_gap: float = 0.0
     interrupted: bool = False
+    traversals: int = 0      # passes over the tree: 2 an iteration, 2 a check, 3 to report
 
     def choose(self, seed: int) -> str:
         """A move drawn from the mix with the seeded RNG (shares below MIN_SHARE dropped):
@@ -306,7 +307,7 @@ def solve(g: Game, *, tolerance: float = TOLERANCE, max_work: int | None = None,
     checks = list(CHECK_AT)
     exploit, bounds = math.inf, None
     interrupted = False
-    checked = -1
+    checked, checks_done = -1, 0
     try:
         while done < max_iterations:
             target = min(checks.pop(0) if checks else done + CHECK_EVERY, max_iterations)
@@ -322,6 +323,7 @@ def solve(g: Game, *, tolerance: float = TOLERANCE, max_work: int | None = None,
             spent += 2 * work
             exploit, bounds = _exploitability(solver, total, g.seat)
             checked = done
+            checks_done += 1
             if exploit <= tolerance:
                 break
     except KeyboardInterrupt:
@@ -336,6 +338,7 @@ def solve(g: Game, *, tolerance: float = TOLERANCE, max_work: int | None = None,
                      f"(exploitability {exploit:.3f} after {done} iterations)")
     sol = _solution(g, solver, exploit, bounds, tolerance, done, nodes, work, clock() - t0)
     sol.interrupted = interrupted
+    sol.traversals = 2 * done + 2 * checks_done + (2 if checked != done else 0) + 3
     return sol
 
 

@@ -129,15 +129,9 @@ def main(argv=None):
 
 
 # ---- pytest-benchmark ---------------------------------------------------------------------------
-def _fixed_position():
-    for _, info, _ in endgame_positions(60, 31):
-        if 6 <= sum(info.hand_sizes) <= 8:
-            return info
-    raise RuntimeError("no position")
-
-
 def test_bench_endgame_solve(benchmark):
-    info = _fixed_position()
+    from bergen_search.bench import endgame_position
+    info = endgame_position()
     sol = benchmark(lambda: endgame.solve(endgame.game(info)))
     assert sol.exploitability <= sol.tolerance
 

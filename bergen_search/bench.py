@@ -168,7 +168,59 @@ def signature() -> dict:
         sig["expectimax_nodes"] = ex.nodes
     except ImportError:
         sig["expectimax_nodes"] = None
+    from . import endgame
+    sol = endgame.solve(endgame.game(endgame_position()))
+    sig["endgame_nodes"] = sol.nodes
+    sig["endgame_iterations"] = sol.iterations
     return sig
+
+
+def endgame_position():
+    """A fixed stage decision of greedy self-play whose public tree has 2,000 to 20,000
+    nodes (about a typical solve's), for the solver's figures."""
+    from . import endgame
+    for _, info, _ in endgame_positions(100, 31):
+        if sum(info.hand_sizes) <= 9:
+            g = endgame.game(info)
+            try:
+                nodes = endgame.solve(g, max_work=3_000_000).nodes
+            except endgame.TooBig:
+                continue
+            if 2000 <= nodes <= 20000:
+                return info
+    raise RuntimeError("no endgame position found")
+
+
+def endgame_times(rounds: int, seconds: float = 1.0, seed: int = SEED + 2) -> dict:
+    """The default engine's solve-time distribution at the stage: every stage decision of
+    `rounds` rounds of greedy self-play attempted as the engine does under a `seconds` time
+    limit (the deals, the tree, DCFR to the tolerance). Median, 90th percentile and worst of
+    the solved, shares solved within 100 ms and within the limit (unsolved count as slower
+    than any), the largest deal count solved."""
+    from . import endgame
+    from .search import Limits
+    times, deals = [], []
+    for _, info, _ in endgame_positions(rounds, seed):
+        t0 = time.perf_counter()
+        tried = endgame.attempt(info, Limits(time=seconds), seed=0, objective="points")
+        dt = time.perf_counter() - t0
+        if tried.result is not None:
+            times.append(dt)
+            deals.append(tried.result.info["endgame"]["deals"])
+        else:
+            times.append(float("inf"))
+    n = len(times)
+    solved = sorted(t for t in times if t != float("inf"))
+    ordered = sorted(times)
+
+    def pct(q):
+        t = ordered[min(n - 1, int(round(q * (n - 1))))] if n else None
+        return None if t is None or t == float("inf") else t
+    return {"positions": n, "solved": len(solved), "median_s": pct(0.5), "p90_s": pct(0.9),
+            "worst_solved_s": solved[-1] if solved else None,
+            "within_0.1s": sum(t <= 0.1 for t in times) / n if n else None,
+            f"within_{seconds:g}s": len(solved) / n if n else None,
+            "largest_deals_solved": max(deals, default=None), "limit_s": seconds}
 
 
 def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
@@ -178,7 +230,6 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
     r2, r3, r4 = Rules(), Rules(players=3), Rules(players=4, partnerships=True)
     out = {"core": {}, "reference": {}, "speedup": {}, "search": {}}
     steps = []
-
     def add(backend, name, work):
         steps.append((backend, name, work))
 
@@ -211,6 +262,14 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
     # The cost of inference per search: the world table with and without the weights.
     add("search", "world_tables_per_s", lambda: (WorldTable(info_evidence), 1)[1])
     add("search", "weighted_world_tables_per_s", lambda: (_weighted_table(info_evidence), 1)[1])
+    from . import endgame as _endgame
+    eg_info = endgame_position()
+
+    def endgame_work():
+        _endgame.solve(_endgame.game(eg_info))
+        return 1
+    add("search", "endgame_solves_per_s", endgame_work)
+
     ref_rng = Rng(SEED)
 
     def ref_sample():
@@ -255,6 +314,9 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
         ref = out["reference"].get(name)
         if ref:
             out["speedup"][name] = value / ref
+    if progress:
+        progress(len(steps), len(steps) + 1, "endgame solve times")
+    out["endgame"] = endgame_times(40 if seconds < 1 else 150)
     out["signature"] = signature()
     out["measured"] = {"seconds_per_figure": seconds, "repeats": repeats, "statistic": "median",
                        "seed": SEED}

@@ -909,7 +909,21 @@ def bench(quick, seconds, repeats, as_json):
         click.echo(f"  {name:<32} {_fmt_rate(core):>14} {_fmt_rate(ref):>12} "
                    f"{'' if ratio is None else f'{ratio:.0f}x':>8}")
     for name, value in out.get("search", {}).items():
-        click.echo(f"  {name:<32} {_fmt_rate(value):>14}   (the table of one search, Python)")
+        what = ("(a fixed endgame solved, the deals to the equilibrium)"
+                if name.startswith("endgame") else "(the table of one search, Python)")
+        click.echo(f"  {name:<32} {_fmt_rate(value):>14}   {what}")
+    eg = out.get("endgame")
+    if eg:
+        within = next(k for k in eg if k.startswith("within_") and k != "within_0.1s")
+
+        def sec(x):
+            return "-" if x is None else f"{1000 * x:.0f} ms"
+        click.echo(f"exact endgame: {eg['positions']} stage decisions of greedy self-play "
+                   f"attempted as the engine does at {eg['limit_s']:g} s: median "
+                   f"{sec(eg['median_s'])}, 90th percentile {sec(eg['p90_s'])}, worst solved "
+                   f"{sec(eg['worst_solved_s'])}; solved within 100 ms "
+                   f"{100 * eg['within_0.1s']:.0f}%, within {eg['limit_s']:g} s "
+                   f"{100 * eg[within]:.0f}%; largest solved {eg['largest_deals_solved']} deals")
     sig = out["signature"]
     click.echo("signature: " + ", ".join(f"{k} {v}" for k, v in sig.items()))
     click.echo(f"(median of {repeats} slice(s) of {seconds:g} s per figure, one core)")

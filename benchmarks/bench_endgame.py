@@ -2,7 +2,7 @@
 stage in self-play, and a fixed solve for pytest-benchmark.
 
     python benchmarks/bench_endgame.py [--rounds 300] [--seed 21] [--engines greedy]
-        [--records RUN.jsonl] [--json OUT.json]
+        [--records RUN.jsonl] [--json OUT.json] [--tolerances]
 
 Every decision with a choice at the stage (no draw can happen again) of the rounds (self-play
 of `--engines`, or the rounds of `--records`, e.g. an arena's `--out`) is solved from its
@@ -45,6 +45,40 @@ def solve_times(infos, *, tolerance=endgame.TOLERANCE, progress=None):
         if progress:
             progress(k, row)
     return rows
+
+
+def tolerance_study(infos, tolerances=(0.05, 0.01, 0.003), reference=1e-4):
+    """How far a hand's move values at each tolerance are from those at `reference`: per
+    tolerance, the mean exploitability reached, the mean and worst difference of a move's
+    value, the share of positions where it exceeds the exploitability, and the mean and worst
+    difference of a move's loss (best value minus its value)."""
+    rows = []
+    for info in infos:
+        g = endgame.game(info)
+        try:
+            ref = endgame.solve(g, tolerance=reference, max_work=int(3e9), max_iterations=3000)
+        except endgame.TooBig:
+            continue
+        best_ref = max(ref.values.values())
+        for tol in tolerances:
+            sol = endgame.solve(g, tolerance=tol, max_work=int(3e9))
+            best = max(sol.values.values())
+            rows.append((tol, sol.exploitability,
+                         max(abs(sol.values[m] - ref.values[m]) for m in sol.values),
+                         max(abs((best - sol.values[m]) - (best_ref - ref.values[m]))
+                             for m in sol.values)))
+    out = {}
+    for tol in tolerances:
+        part = [r for r in rows if r[0] == tol]
+        if part:
+            out[tol] = {"positions": len(part),
+                        "mean_exploitability": statistics.mean(r[1] for r in part),
+                        "value_error_mean": statistics.mean(r[2] for r in part),
+                        "value_error_worst": max(r[2] for r in part),
+                        "share_beyond_eps": sum(r[2] > r[1] for r in part) / len(part),
+                        "loss_error_mean": statistics.mean(r[3] for r in part),
+                        "loss_error_worst": max(r[3] for r in part)}
+    return out
 
 
 def percentile(xs, q):
@@ -95,6 +129,9 @@ def main(argv=None):
     ap.add_argument("--records", default=None, help="a .jsonl of complete records instead")
     ap.add_argument("--json", dest="json_out", default=None)
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--tolerances", action="store_true",
+                    help="instead: how far a hand's values at 0.05, 0.01 and 0.003 are from "
+                         "those at 1e-4 (positions within the solver's reach at 3e9 work)")
     args = ap.parse_args(argv)
     if args.records:
         from bergen_search.record import load_records
@@ -106,6 +143,16 @@ def main(argv=None):
         engines = args.engines.split(",") * (2 if "," not in args.engines else 1)
         infos = [info for _, info, _ in endgame_positions(args.rounds, args.seed, engines)]
         source = f"{args.rounds} rounds of {args.engines} self-play, seed {args.seed}"
+
+    if args.tolerances:
+        study = tolerance_study(infos)
+        for tol, r in study.items():
+            print(f"tolerance {tol}: {r['positions']} positions, mean exploitability "
+                  f"{r['mean_exploitability']:.4f}; a move's value off by {r['value_error_mean']:.4f} "
+                  f"on average, {r['value_error_worst']:.4f} at worst, more than the "
+                  f"exploitability in {100 * r['share_beyond_eps']:.0f}%; its loss off by "
+                  f"{r['loss_error_mean']:.4f} on average, {r['loss_error_worst']:.4f} at worst")
+        return study
 
     def progress(k, row):
         if not args.quiet:

@@ -65,7 +65,6 @@ def judge(records, engines, limits, seed=0, tolerance=1e-3, progress=None):
     per engine its move, regret and printed value."""
     rows, rounds, k = [], 0, 0
     for r_index, rec in enumerate(records):
-        last_round = None
         for rnd, event, info, state, played in stage_decisions(rec):
             row = {"record": r_index, "round": rnd, "event": event, "seat": info.seat,
                    "hands": list(info.hand_sizes)}

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 
 from .state import PASS, State, blocked_winner
-from .tiles import TILE_HIGH, TILE_LOW, TILES_WITH, iter_mask, popcount
+from .tiles import TILE_HIGH, TILE_LOW, TILES_WITH, iter_mask
 
 #: DCFR's discounting (Brown & Sandholm 2019's recommended alpha, beta, gamma).
 ALPHA, BETA, GAMMA = 1.5, 0.0, 2.0
@@ -375,15 +375,3 @@ def minimax(rules, root: Root, hands) -> float:
         return max(values) if st.to_move == 0 or rules.side_of(st.to_move) == 0 else min(values)
 
     return rec(s)
-
-
-def count_rows(nodes) -> int:
-    return sum(len(n.rows) * len(n.moves) for n in nodes if n.player >= 0)
-
-
-def hands_of(deals, p) -> list:
-    return sorted({d[p] for d in deals})
-
-
-__all__ = ["Node", "Root", "Solver", "TreeTooBig", "build", "minimax", "public_moves",
-           "popcount"]

@@ -422,3 +422,9 @@ def test_analyze_charges_exact_losses_and_marks_them(tmp_path):
     assert "(exact)" in text(result)
     assert any(d["exact"] for d in to_json([result], 0.0)["decisions"])
     assert 'data-exact="1"' in html_report([result])
+
+
+def test_docstring_example():
+    import doctest
+    result = doctest.testmod(endgame)
+    assert result.attempted > 0 and result.failed == 0

@@ -133,7 +133,8 @@ class PlaySession:
         info = infoset_from_record(self.record())
         result = search(info, limits, seed=self.seed, **kwargs)
         rows = ", ".join(f"{m.move} {m.value:+.2f}" for m in choices(result.moves)[:4])
-        return f"hint: {result.best}   ({rows})"
+        exact = "; exact" if result.info.get("endgame", {}).get("solved") else ""
+        return f"hint: {result.best}   ({rows}{exact})"
 
     def view(self) -> str:
         s = self.state

@@ -169,7 +169,10 @@ def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
     why = applicable(info)
     if why is not None:
         raise BergenError(f"no exact endgame here: {why}")
-    table = public_table(info, inference)
+    try:
+        table = public_table(info, inference)
+    except BergenError as e:
+        raise TooBig(f"its deals are too many to tabulate ({e.message})") from None
     core = _core()
     if core is not None:
         try:
@@ -443,6 +446,8 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
                     build_seconds=build or 0.0)
     except TooBig as e:
         return Attempt(None, e.message, "(interrupted)" in e.message)
+    except BergenError as e:       # a public view the seat's own hand contradicts
+        return Attempt(None, e.message)
     except KeyboardInterrupt:      # while the deals or the tree were built
         return Attempt(None, "interrupted", True)
     return Attempt(_result(info, sol, seed, started), None, sol.interrupted)

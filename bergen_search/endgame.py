@@ -61,7 +61,7 @@ TOLERANCE = 0.01
 #: used (the search falls back to today's engine).
 ACCEPT = 0.25
 #: When the exploitability is measured: after these iterations, then every CHECK_EVERY.
-CHECK_AT = (8, 16, 24, 32, 48, 64)
+CHECK_AT = (4, 8, 12, 16, 24, 32, 48, 64)
 CHECK_EVERY = 32
 #: The solver stops after this many iterations whatever the exploitability (it reports it).
 MAX_ITERATIONS = 2000
@@ -270,7 +270,8 @@ def _build(g: Game, cap: int, seconds: float = 0.0):
         if core is not None:
             solver = core.EndgameSolver(g.rules, g.root, g.hands, g.deals, max_nodes=limit,
                                         max_pairs=limit, max_entries=limit,
-                                        seconds=seconds)
+                                        alpha=endgame_ref.ALPHA, beta=endgame_ref.BETA,
+                                        gamma=endgame_ref.GAMMA, seconds=seconds)
             nodes = solver.n_nodes
             work = nodes + solver.work
         else:

@@ -8,7 +8,8 @@ same order, so that both give the same numbers on the same tree (tests/test_endg
   view of `infoset.PublicView`), with its weight: its number of histories, times its
   inference factors when the table has them;
 - `EndgameSolver`: builds the public tree from the root's public state and the deals, runs
-  DCFR iterations (Brown & Sandholm 2019; alternating updates), and evaluates the average
+  DCFR iterations (Brown & Sandholm 2019's discounting, the average weighted by t^6;
+  alternating updates), and evaluates the average
   strategy: each player's best response against the other's (the exploitability), or its
   own average strategy against the other's (the values of the solved pair).
 
@@ -625,6 +626,16 @@ cdef inline void _terminal_values(const Tree* T, const Node* n, const double* re
             out[h1[k]] += -pay[k] * reach0[h0[k]]
 
 
+cdef inline void _cfr_child(Run* R, int64_t nid, int depth, double* reach0, double* reach1,
+                            double* out, int u, double* scratch) noexcept nogil:
+    """_cfr of a child, a terminal's values at once (no call for the commonest node)."""
+    cdef const Node* n = &R.T.nodes[nid]
+    if n.player < 0:
+        _terminal_values(R.T, n, reach0, reach1, out, u, R.T.pair_wx)
+    else:
+        _cfr(R, nid, depth, reach0, reach1, out, u, scratch)
+
+
 cdef void _cfr(Run* R, int64_t nid, int depth, double* reach0, double* reach1, double* out,
                int u, double* scratch) noexcept nogil:
     """Add player u's counterfactual values of its hands at node nid into `out`; at u's
@@ -668,9 +679,9 @@ cdef void _cfr(Run* R, int64_t nid, int depth, double* reach0, double* reach1, d
                 h = ent_hand[e]
                 sub[h] = reach_p[h] * sigma[e]
             if p == 0:
-                _cfr(R, kids[c], depth + 1, sub, reach1, out, u, values)
+                _cfr_child(R, kids[c], depth + 1, sub, reach1, out, u, values)
             else:
-                _cfr(R, kids[c], depth + 1, reach0, sub, out, u, values)
+                _cfr_child(R, kids[c], depth + 1, reach0, sub, out, u, values)
         return
     child_out = R.out + (depth + 1) * R.width
     for c in range(k):
@@ -681,9 +692,9 @@ cdef void _cfr(Run* R, int64_t nid, int depth, double* reach0, double* reach1, d
             sub[h] = reach_p[h] * sigma[e]
             child_out[h] = 0.0
         if p == 0:
-            _cfr(R, kids[c], depth + 1, sub, reach1, child_out, u, values + n_ents)
+            _cfr_child(R, kids[c], depth + 1, sub, reach1, child_out, u, values + n_ents)
         else:
-            _cfr(R, kids[c], depth + 1, reach0, sub, child_out, u, values + n_ents)
+            _cfr_child(R, kids[c], depth + 1, reach0, sub, child_out, u, values + n_ents)
         for x0 in range(col_at[c], x1):
             e = cols[x0]
             values[e] = child_out[ent_hand[e]]
@@ -813,7 +824,7 @@ cdef class EndgameSolver:
 
     def __init__(self, rules, root, hands, deals, long long max_nodes=2_000_000,
                  long long max_pairs=20_000_000, long long max_entries=20_000_000,
-                 double alpha=1.5, double beta=0.0, double gamma=2.0, double seconds=0.0):
+                 double alpha=1.5, double beta=0.0, double gamma=6.0, double seconds=0.0):
         cdef Builder B
         cdef State s
         cdef int p, i, levels

@@ -2,7 +2,7 @@
 stage in self-play, and a fixed solve for pytest-benchmark.
 
     python benchmarks/bench_endgame.py [--rounds 300] [--seed 21] [--engines greedy]
-        [--records RUN.jsonl] [--json OUT.json] [--tolerances | --gammas 2,4,6,10]
+        [--records RUN.jsonl] [--json OUT.json] [--tolerances | --gammas 2,4,6,10 | --dcfr 1.5:0:2,...]
 
 Every decision with a choice at the stage (no draw can happen again) of the rounds (self-play
 of `--engines`, or the rounds of `--records`, e.g. an arena's `--out`) is solved from its
@@ -81,9 +81,9 @@ def tolerance_study(infos, tolerances=(0.05, 0.01, 0.003), reference=1e-4):
     return out
 
 
-def gamma_study(infos, gammas=(2.0, 4.0, 6.0, 10.0), max_work=300_000_000):
-    """Per weight exponent of the average strategy (DCFR's gamma): the positions solved, the
-    mean DCFR iterations to the tolerance, and the work done (traversals times the tree)."""
+def dcfr_study(infos, params=((1.5, 0.0, 2.0), (1.5, 0.0, 6.0)), max_work=300_000_000):
+    """Per DCFR parameters (alpha, beta, gamma): the positions solved, the mean iterations
+    to the tolerance, and the work done (traversals times the tree)."""
     from bergen_search import endgame_ref
     games = []
     for info in infos:
@@ -91,11 +91,11 @@ def gamma_study(infos, gammas=(2.0, 4.0, 6.0, 10.0), max_work=300_000_000):
             games.append(endgame.game(info, max_deals=200_000))
         except endgame.TooBig:
             continue
-    keep = endgame_ref.GAMMA
+    keep = endgame_ref.ALPHA, endgame_ref.BETA, endgame_ref.GAMMA
     out = {}
     try:
-        for gamma in gammas:
-            endgame_ref.GAMMA = gamma
+        for abg in params:
+            endgame_ref.ALPHA, endgame_ref.BETA, endgame_ref.GAMMA = abg
             its, work = [], 0
             for g in games:
                 try:
@@ -104,10 +104,10 @@ def gamma_study(infos, gammas=(2.0, 4.0, 6.0, 10.0), max_work=300_000_000):
                     continue
                 its.append(sol.iterations)
                 work += sol.traversals * sol.work
-            out[gamma] = {"positions": len(its), "mean_iterations": statistics.mean(its),
-                          "work": work}
+            out[abg] = {"positions": len(its), "mean_iterations": statistics.mean(its),
+                        "work": work}
     finally:
-        endgame_ref.GAMMA = keep
+        endgame_ref.ALPHA, endgame_ref.BETA, endgame_ref.GAMMA = keep
     return out
 
 
@@ -162,6 +162,9 @@ def main(argv=None):
     ap.add_argument("--gammas", default=None, metavar="G,G,...",
                     help="instead: DCFR iterations and work to the tolerance per weight "
                          "exponent of the average strategy (e.g. 2,4,6,10)")
+    ap.add_argument("--dcfr", default=None, metavar="A:B:G,...",
+                    help="instead: the same per DCFR (alpha, beta, gamma), e.g. 1.5:0:2,1:0:2 "
+                         "(inf and -inf allowed)")
     ap.add_argument("--tolerances", action="store_true",
                     help="instead: how far a hand's values at 0.05, 0.01 and 0.003 are from "
                          "those at 1e-4 (positions within the solver's reach at 3e9 work)")
@@ -177,11 +180,13 @@ def main(argv=None):
         infos = [info for _, info, _ in endgame_positions(args.rounds, args.seed, engines)]
         source = f"{args.rounds} rounds of {args.engines} self-play, seed {args.seed}"
 
-    if args.gammas:
-        study = gamma_study(infos, tuple(float(x) for x in args.gammas.split(",")))
-        for gamma, r in study.items():
-            print(f"gamma {gamma:g}: {r['positions']} positions, {r['mean_iterations']:.2f} "
-                  f"iterations on average, work {r['work']:,}")
+    if args.gammas or args.dcfr:
+        params = ([(1.5, 0.0, float(x)) for x in args.gammas.split(",")] if args.gammas else
+                  [tuple(float(v) for v in t.split(":")) for t in args.dcfr.split(",")])
+        study = dcfr_study(infos, params)
+        for (a, b, g), r in study.items():
+            print(f"alpha {a:g} beta {b:g} gamma {g:g}: {r['positions']} positions, "
+                  f"{r['mean_iterations']:.2f} iterations on average, work {r['work']:,}")
         return study
     if args.tolerances:
         study = tolerance_study(infos)

@@ -156,6 +156,7 @@ li.decision { padding: 8px 0; }
          text-transform: uppercase; letter-spacing: .03em; }
 .badge.inaccuracy { background: #b7950b; } .badge.mistake { background: #d35400; }
 .badge.blunder { background: #a00000; }
+.exact { font-weight: 700; color: #1a5e20; }
 .label-inaccuracy { border-left: 4px solid #b7950b; padding-left: 8px !important; }
 .label-mistake { border-left: 4px solid #d35400; padding-left: 8px !important; }
 .label-blunder { border-left: 4px solid #a00000; padding-left: 8px !important; }

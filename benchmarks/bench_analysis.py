@@ -1,6 +1,7 @@
 """How long `bergen analyze` takes for a match: every decision of both seats searched with the
-default budget (4,000 ISMCTS iterations), suspected errors searched again with 4 times it,
-and the luck of the deal and the draws.
+default budget (`analysis.DEFAULT_ITERATIONS`, 20,000 ISMCTS iterations), suspected errors
+searched again by pooling 3 and then 12 times as many trees (issue 22), and the luck of the
+deal and the draws.
 
 The pytest-benchmark times the analysis of the bundled `examples/match.json` (a 2-player
 match to 15 points). `python benchmarks/bench_analysis.py [N]` plays N matches (default 10,
@@ -13,7 +14,7 @@ import statistics
 import sys
 import time
 
-from bergen_search.analysis import analyze
+from bergen_search.analysis import DEFAULT_ITERATIONS, analyze
 from bergen_search.engines import parse_engine_list, play_match
 from bergen_search.record import load_record, write_record
 from bergen_search.rng import derive_seed
@@ -21,7 +22,7 @@ from bergen_search.rules import Rules
 from bergen_search.search import Limits
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "match.json"
-LIMITS = Limits(iterations=4000)
+LIMITS = Limits(iterations=DEFAULT_ITERATIONS)
 
 
 def _analyze(record):
@@ -55,4 +56,4 @@ if __name__ == "__main__":
         print(f"match {i}: {rounds} rounds, {len(result.decisions)} decisions searched, "
               f"{times[-1]:.2f} s")
     print(f"median {statistics.median(times):.2f} s, range {min(times):.2f}..{max(times):.2f} s "
-          f"over {n} matches (4,000 iterations per decision, recheck 4)")
+          f"over {n} matches ({DEFAULT_ITERATIONS:,} iterations per decision, recheck 4)")

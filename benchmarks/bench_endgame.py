@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
 
 from bergen_search import endgame
+from bergen_search.errors import BergenError
 from bergen_search.bench import endgame_positions, stage_decisions
 
 
@@ -111,6 +113,41 @@ def dcfr_study(infos, params=((1.5, 0.0, 2.0), (1.5, 0.0, 6.0)), max_work=300_00
     return out
 
 
+def memory_study(infos, min_work=100_000):
+    """The solver's resident memory per unit of its work (nodes + entries + terminal deals),
+    on every position whose tree is at least `min_work`: the RSS the solver's tree and one
+    DCFR iteration's scratch added, divided by the work. endgame.BYTES_PER_WORK must exceed
+    the largest, so that a memory cap (search.Limits.memory_mb) holds."""
+    import gc
+    from bergen_search import endgame_ref
+
+    def rss():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    core = endgame.compiled()
+    rows = []
+    for info in infos:
+        try:
+            g = endgame.game(info, max_deals=endgame.MAX_WORK)
+        except BergenError:
+            continue
+        gc.collect()
+        before = rss()
+        try:
+            solver = core.EndgameSolver(g.rules, g.root, g.hands, g.deals,
+                                        max_nodes=endgame.MAX_WORK, max_pairs=endgame.MAX_WORK,
+                                        max_entries=endgame.MAX_WORK, alpha=endgame_ref.ALPHA,
+                                        beta=endgame_ref.BETA, gamma=endgame_ref.GAMMA)
+        except BergenError:
+            continue
+        solver.run(1)
+        work = solver.n_nodes + solver.work
+        if work >= min_work:
+            rows.append({"work": work, "bytes_per_work": (rss() - before) / work})
+        del solver
+    return rows
+
+
 def percentile(xs, q):
     xs = sorted(xs)
     if not xs:
@@ -168,6 +205,8 @@ def main(argv=None):
     ap.add_argument("--tolerances", action="store_true",
                     help="instead: how far a hand's values at 0.05, 0.01 and 0.003 are from "
                          "those at 1e-4 (positions within the solver's reach at 3e9 work)")
+    ap.add_argument("--memory", action="store_true",
+                    help="instead: the solver's memory per unit of work (for BYTES_PER_WORK)")
     args = ap.parse_args(argv)
     if args.records:
         from bergen_search.record import load_records
@@ -188,6 +227,12 @@ def main(argv=None):
             print(f"alpha {a:g} beta {b:g} gamma {g:g}: {r['positions']} positions, "
                   f"{r['mean_iterations']:.2f} iterations on average, work {r['work']:,}")
         return study
+    if args.memory:
+        rows = memory_study(infos)
+        worst = max((r["bytes_per_work"] for r in rows), default=float("nan"))
+        print(f"{len(rows)} trees of 100,000 work or more: at most {worst:.1f} bytes a unit "
+              f"of work (endgame.BYTES_PER_WORK = {endgame.BYTES_PER_WORK})")
+        return rows
     if args.tolerances:
         study = tolerance_study(infos)
         for tol, r in study.items():

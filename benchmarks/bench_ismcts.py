@@ -5,8 +5,10 @@ move (`from_state_and_events`). `run(2000, 0)` on a fresh tree is the benchmark 
 per second: `extra_info["iterations"]` over the mean time); a second one grows one tree by
 2000 iterations per round, so it measures a tree that gets deeper as the benchmark goes on.
 
-`python benchmarks/bench_ismcts.py [iterations]` prints iterations per second of one
-`run(iterations, 0)` (default 200,000) for each objective, with the tree's size.
+`python benchmarks/bench_ismcts.py [iterations] [reference iterations]` prints iterations per
+second of one `run(iterations, 0)` (default 200,000) for each objective and playout, with the
+tree's size, then the same for the pure-Python tree (`ismcts_ref`, default 2,000 iterations:
+the same trees, node for node) and the ratio.
 """
 import sys
 import time
@@ -75,6 +77,22 @@ def test_default_search_per_decision(benchmark, core):
     assert res.visits == ITERATIONS
 
 
+@pytest.mark.parametrize("playout", ["random", "safe"])
+def test_reference_tree(benchmark, playout):
+    """The pure-Python tree (`ismcts_ref`, the fallback without a compiler) on the same
+    position: 100 iterations a round."""
+    from bergen_search.ismcts_ref import IsmctsTree
+    from bergen_search.sampler import ReferenceSampler
+    sampler = ReferenceSampler(first_decision())
+
+    def search():
+        tree = IsmctsTree(sampler, SEED, playout=playout, merge_twins=playout == "safe")
+        return tree.run(100, 0)
+
+    benchmark.extra_info["iterations"] = 100
+    assert benchmark(search) == 100
+
+
 def test_ismcts_growing_tree(benchmark, sampler):
     from bergen_search._ismcts import IsmctsTree
     tree = IsmctsTree(sampler, SEED)
@@ -82,20 +100,31 @@ def test_ismcts_growing_tree(benchmark, sampler):
     assert benchmark(tree.run, ITERATIONS, 0) == ITERATIONS
 
 
-def main(iterations):
+def main(iterations, reference_iterations):
+    from bergen_search import ismcts_ref
     from bergen_search._ismcts import IsmctsTree
     from bergen_search._sampler import CoreSampler
-    sampler = CoreSampler(first_decision())
-    for objective in ("points", "match"):
-        for playout in ("random", "safe"):
-            tree = IsmctsTree(sampler, SEED, objective=objective, playout=playout,
-                              merge_twins=playout == "safe")
-            t0 = time.perf_counter()
-            done = tree.run(iterations, 0)
-            dt = time.perf_counter() - t0
-            print(f"{objective:6} {playout:6}: {done / dt:10,.0f} iterations/s ({done:,} in "
-                  f"{dt:.2f} s), {tree.n_nodes:,} nodes, {tree.memory_bytes / 2**20:.0f} MiB")
+    from bergen_search.sampler import ReferenceSampler
+    info = first_decision()
+    rates = {}
+    for name, cls, sampler, n in (("core", IsmctsTree, CoreSampler(info), iterations),
+                                  ("reference", ismcts_ref.IsmctsTree, ReferenceSampler(info),
+                                   reference_iterations)):
+        for objective in ("points", "match"):
+            for playout in ("random", "safe"):
+                tree = cls(sampler, SEED, objective=objective, playout=playout,
+                           merge_twins=playout == "safe")
+                t0 = time.perf_counter()
+                done = tree.run(n, 0)
+                dt = time.perf_counter() - t0
+                rates[name, objective, playout] = done / dt
+                ratio = (f", {rates['core', objective, playout] / (done / dt):,.0f} times "
+                         f"slower than the core" if name == "reference" else "")
+                print(f"{name:9} {objective:6} {playout:6}: {done / dt:10,.0f} iterations/s "
+                      f"({done:,} in {dt:.2f} s), {tree.n_nodes:,} nodes, "
+                      f"{tree.memory_bytes / 2**20:.0f} MiB{ratio}")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200_000)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200_000,
+         int(sys.argv[2]) if len(sys.argv) > 2 else 2_000)

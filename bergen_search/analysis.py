@@ -15,21 +15,36 @@ value of the position where it had to draw), in the unit of the objective.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
+from . import backend
 from .errors import BergenError
 from .infoset import Observer
 from .notation import format_line
+from .position import position_from_infoset
+from .position_string import to_string
 from .record import _run, parse_record
 from .rng import derive_seed
-from .search import Limits, root_moves, search
+from .search import Limits, paired_stderr, pool, root_moves, search
 from .state import DRAW, move_str
 
 #: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
 #: loss distributions measured on self-play (README, "Analysis").
 THRESHOLDS = {"inaccuracy": 0.25, "mistake": 0.6, "blunder": 1.2}
 LABELS = ("inaccuracy", "mistake", "blunder")
+#: The budget of a decision's first search (ISMCTS iterations), unless told.
+DEFAULT_ITERATIONS = 20000
+#: A loss is labelled only when its interval at this confidence lies within one label's band.
+CONFIDENCE = 0.99
+NORMAL_Q = 1.959963984540054
+#: Searches of a decision after the first, at most: the recheck of a suspected error, and more
+#: while its interval still straddles a threshold (each `recheck` times the budget before).
+MAX_RECHECKS = 2
+#: The seed streams of a decision's searches: the first is derive_seed(seed, k); recheck j
+#: uses derive_seed(seed, RECHECK_STREAM * j + k); a draw turn's, DRAW_STREAM + k.
+RECHECK_STREAM = 20_000_000
+DRAW_STREAM = 10_000_000
 
 
 @dataclass
@@ -45,15 +60,26 @@ class Decision:
     values: dict            # move -> value
     stderrs: dict           # move -> stderr
     rechecked: bool = False
+    #: The interval did not settle on one label, even after the rechecks: `label` is then
+    #: the label of the loss itself (None below the inaccuracy threshold), not a verdict.
+    borderline: bool = False
+    loss_interval: tuple = (None, None)   # (lo, hi) at CONFIDENCE
+    rechecks: int = 0       # searches after the first
+    position: str | None = None   # the position before the play, as a position string
     exact: bool = False     # valued by the exact endgame (loss_stderr: its exploitability)
 
     def to_json(self) -> dict:
-        return {"round": self.round, "event": self.event, "seat": self.seat,
-                "played": self.played, "best": self.best, "loss": _r(self.loss),
-                "loss_stderr": _r(self.loss_stderr), "label": self.label,
-                "values": {m: _r(v) for m, v in self.values.items()},
-                "stderr": {m: _r(v) for m, v in self.stderrs.items()},
-                "rechecked": self.rechecked, "exact": self.exact}
+        out = {"round": self.round, "event": self.event, "seat": self.seat,
+               "played": self.played, "best": self.best, "loss": _r(self.loss),
+               "loss_stderr": _r(self.loss_stderr), "label": self.label,
+               "values": {m: _r(v) for m, v in self.values.items()},
+               "stderr": {m: _r(v) for m, v in self.stderrs.items()},
+               "rechecked": self.rechecked, "borderline": self.borderline,
+               "loss_interval": [_r(x) for x in self.loss_interval],
+               "rechecks": self.rechecks, "exact": self.exact}
+        if self.position is not None:
+            out["position"] = self.position
+        return out
 
 
 @dataclass
@@ -65,6 +91,7 @@ class SeatSummary:
     counts: dict = field(default_factory=lambda: {k: 0 for k in LABELS})
     luck_deal: float = 0.0
     luck_draws: float = 0.0
+    borderline: int = 0     # decisions whose interval did not settle on one label
 
     @property
     def mean_loss(self) -> float:
@@ -78,7 +105,8 @@ class SeatSummary:
         return {"seat": self.seat, "decisions": self.decisions, "forced": self.forced,
                 "total_loss": _r(self.total_loss), "mean_loss": _r(self.mean_loss),
                 "inaccuracies": self.counts["inaccuracy"], "mistakes": self.counts["mistake"],
-                "blunders": self.counts["blunder"], "error_rate": _r(self.error_rate),
+                "blunders": self.counts["blunder"], "borderline": self.borderline,
+                "error_rate": _r(self.error_rate),
                 "luck": _r(self.luck_deal + self.luck_draws), "luck_deal": _r(self.luck_deal),
                 "luck_draws": _r(self.luck_draws)}
 
@@ -113,6 +141,9 @@ class Analysis:
     hands: list = field(default_factory=list)     # per round: {event: hand before a decision}
     ends: list = field(default_factory=list)      # per round: (scores by side after it, why it ended)
     forced: set = field(default_factory=set)      # (round, event) of the analysed seats' forced plays
+    #: Ctrl-C stopped the analysis: it covers `len(decisions)` of `decisions_total` decisions.
+    interrupted: bool = False
+    decisions_total: int | None = None
 
     def to_json(self) -> dict:
         return {"decisions": [d.to_json() for d in self.decisions],
@@ -131,6 +162,7 @@ def combined_summary(analyses) -> list:
             acc.total_loss += sm.total_loss
             acc.luck_deal += sm.luck_deal
             acc.luck_draws += sm.luck_draws
+            acc.borderline += sm.borderline
             for k in LABELS:
                 acc.counts[k] += sm.counts[k]
     return [total[s] for s in sorted(total)]
@@ -149,13 +181,23 @@ def label_for(loss: float, thresholds: dict):
     return label
 
 
-def analyze_all(records, *, seats=None, progress=None, cluster=None, **kwargs) -> list:
+def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
+                on_result=None, searcher_for=None, **kwargs) -> list:
     """`analyze` each record (the matches of a `.jsonl` file) as it would be alone, with one
     `progress(done, total)` over all of them. With several records an error names the record
     (1-based): `record 2: round 0, event 3, ...`. `cluster`: a Dask scheduler's address (or a
     Client) to analyse the records on, one task each (`parallel.run_ordered`), with the same
-    results; progress then counts whole records' decisions as they finish."""
+    results; progress then counts whole records' decisions as they finish.
+
+    `done` {record index: Analysis}: records already analysed (a resumed run), not analysed
+    again; `on_result(i, analysis)` hears of each record as it is finished;
+    `searcher_for(i)`: the `searcher` of record i's `analyze` (a journal's, which answers the
+    searches a resumed run already made). Ctrl-C raises `errors.Interrupted` whose `partial`
+    is the analyses of the records finished in order and, for the one cut short, its
+    decisions so far (`Analysis.interrupted`)."""
+    from .errors import Interrupted
     records = [parse_record(r) for r in records]
+    done = dict(done or {})
 
     def labelled(i, e):
         return BergenError(f"record {i + 1}: {e}") if len(records) > 1 else e
@@ -166,28 +208,59 @@ def analyze_all(records, *, seats=None, progress=None, cluster=None, **kwargs) -
             counts.append(count_decisions(rec, seats))
         except BergenError as e:
             raise labelled(i, e) from None
-    total, offset, results = sum(counts), 0, []
+    total = sum(counts)
+
+    def prefix():
+        out = []
+        while len(out) in done:
+            out.append(done[len(out)])
+        return out
+
+    def finish(i, res):
+        done[i] = res
+        if on_result is not None:
+            on_result(i, res)
+
     if cluster is not None:
         from .parallel import run_ordered
         task = partial(_analyze_one, seats=seats, kwargs=kwargs)
-        outcome = run_ordered(task, list(enumerate(records)), cluster=cluster,
-                              progress=progress, units=lambda item: counts[item[0]])
-        for i, res in enumerate(outcome):
-            if isinstance(res, BergenError):
-                raise labelled(i, res)
-        return outcome
+        todo = [(i, rec) for i, rec in enumerate(records) if i not in done]
 
-    def overall(done, _total):
-        progress(offset + done, total)
+        def arrived(k, res):
+            if isinstance(res, BergenError):
+                raise labelled(todo[k][0], res)
+            finish(todo[k][0], res)
+
+        try:
+            run_ordered(task, todo, cluster=cluster, progress=progress,
+                        units=lambda item: counts[item[0]], on_result=arrived)
+        except KeyboardInterrupt:
+            raise Interrupted(prefix(), sum(counts[i] for i in done), total,
+                              "decisions") from None
+        return [done[i] for i in range(len(records))]
+    offset = sum(counts[i] for i in done)
+
+    def overall(n, _total):
+        progress(offset + n, total)
 
     for i, rec in enumerate(records):
+        if i in done:
+            continue
         try:
-            results.append(analyze(rec, seats=seats, progress=overall if progress else None,
-                                   decisions_total=counts[i], **kwargs))
+            res = analyze(rec, seats=seats, progress=overall if progress else None,
+                          decisions_total=counts[i],
+                          searcher=None if searcher_for is None else searcher_for(i),
+                          **kwargs)
         except BergenError as e:
             raise labelled(i, e) from None
+        except Interrupted as e:
+            raise Interrupted([done[j] for j in range(i)] + [e.partial],
+                              offset + e.done, total, "decisions") from None
+        except KeyboardInterrupt:
+            raise Interrupted(prefix(), offset, total, "decisions") from None
+        finish(i, res)
         offset += counts[i]
-    return results
+    return [done[i] for i in range(len(records))]
 
 
 def _analyze_one(item, *, seats, kwargs):
@@ -200,17 +273,60 @@ def _analyze_one(item, *, seats, kwargs):
         return e
 
 
-def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
-            algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
-            thresholds: dict | None = None, recheck: int = 4, luck: bool = True,
-            progress=None, decisions_total: int | None = None, **settings) -> Analysis:
+def analyze(record, *, seats=None, decisions_total: int | None = None, **kwargs) -> Analysis:
     """Analyse every decision of the seats in `seats` (default: every seat whose hands the
-    record shows). `recheck`: the budget factor of the second search of a suspected error.
+    record shows), with `_analyze`'s arguments (`limits`, `seed`, `algorithm`, `objective`,
+    `workers`, `thresholds`, `recheck`: the budget factor of the second search of a
+    suspected error, `max_rechecks`, `luck`, `progress`, `searcher`, the settings).
     `progress(done, total)` is called after each decision; `decisions_total` is that total
-    if the caller has counted it (`count_decisions`), else it is counted here."""
+    if the caller has counted it (`count_decisions`), else it is counted here. Ctrl-C raises
+    `errors.Interrupted` with the analysis of the steps finished (`partial`, its
+    `interrupted` set; a step cut in the middle is dropped)."""
+    from .errors import Interrupted
     record = parse_record(record)
-    limits = limits or Limits(iterations=4000)
+    held = {}
+    try:
+        return _analyze(record, held, seats=seats, decisions_total=decisions_total, **kwargs)
+    except KeyboardInterrupt:
+        if "step" not in held:
+            raise                       # stopped before the first step: nothing to keep
+        n_decisions, n_moments, summary, forced, _ = held["step"]
+        lists = held["lists"]
+        del lists["decisions"][n_decisions:], lists["moments"][n_moments:]
+        for moment in lists["moments"]:
+            if moment.decision is not None and moment.decision >= n_decisions:
+                moment.decision = None
+        result = _assemble(record, seats, held["settings"],
+                           {**lists, "summary": summary, "forced": forced})
+        result.interrupted = True
+        result.decisions_total = (count_decisions(record, seats) if decisions_total is None
+                                  else decisions_total)
+        raise Interrupted(result, n_decisions, result.decisions_total, "decisions") from None
+
+
+def _assemble(record, seats, settings_out, lists) -> Analysis:
+    """The Analysis of what `_analyze` gathered (`lists`: its decisions, summary, annotated
+    rounds, moments, start scores, hands, ends and forced plays)."""
+    summary = lists["summary"]
+    wanted = sorted(summary) if seats is None else sorted(seats)
+    return Analysis(lists["decisions"], [summary[s] for s in wanted if summary[s].decisions or
+                                         summary[s].forced], settings_out,
+                    lists["annotated"], lists["moments"], record.rules, tuple(lists["starts"]),
+                    lists["hands"], lists["ends"], lists["forced"])
+
+
+def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, seed: int = 0,
+             algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
+             thresholds: dict | None = None, recheck: int = 4,
+             max_rechecks: int = MAX_RECHECKS, luck: bool = True, progress=None,
+             decisions_total: int | None = None, searcher=None, **settings) -> Analysis:
+    """`analyze`'s work; `held` gets what it has gathered (`lists`, `settings`) and, before
+    every step of the record, a snapshot of the counts (`step`), so that a Ctrl-C keeps the
+    steps finished."""
+    limits = limits or Limits(iterations=backend.SEARCH.budget(DEFAULT_ITERATIONS))
     thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
+    check_budget(limits, recheck, max_rechecks, algorithm, settings)
+    find = _searcher(searcher or search)
     n = record.rules.players
     todo = 0
     if progress is not None:
@@ -221,7 +337,18 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
     k = 0
     observers = {}
     pending_draw, first_seen, round_start = {}, set(), record.start_scores
+    held["lists"] = dict(decisions=decisions, annotated=annotated, moments=moments,
+                         starts=starts, hands=hands, ends=ends)
+    held["settings"] = settings_out = {
+        "algorithm": algorithm, "objective": objective, "seed": seed,
+        "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
+        "max_rechecks": max_rechecks, "confidence": CONFIDENCE, "thresholds": thresholds,
+        "workers": workers, "backend": backend.SEARCH.name,
+        **({"settings": dict(settings)} if settings else {})}
     for item in _run(record):
+        held["step"] = (len(decisions), len(moments),
+                        {q: replace(sm, counts=dict(sm.counts)) for q, sm in summary.items()},
+                        set(forced), k)
         if item[0] == "deal":
             r, state = item[1], item[2]
             rnd = record.rounds[r]
@@ -244,7 +371,7 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
             info = obs.infoset(s)
             moves = root_moves(info)
             if step.action == DRAW and luck and s not in pending_draw:
-                res = search(info, limits, seed=derive_seed(seed, 10_000_000 + k), algorithm=algorithm,
+                res = find(info, limits, seed=derive_seed(seed, DRAW_STREAM + k), algorithm=algorithm,
                              objective=objective, workers=workers, **settings)
                 pending_draw[s] = res.value
                 moments.append(Moment(r, step.event, s, "draw", res.value,
@@ -254,8 +381,9 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                     summary[s].forced += 1
                     forced.add((r, step.event))
                 else:
-                    res = search(info, limits, seed=derive_seed(seed, k), algorithm=algorithm,
-                                 objective=objective, workers=workers, **settings)
+                    res = find(info, limits, seed=derive_seed(seed, k), algorithm=algorithm,
+                                 objective=objective, workers=workers,
+                                 focus=(step.action,), **settings)
                     moment = Moment(r, step.event, s, "forced", res.value)
                     moment.sides = _side_values(record.rules, s, res.value, objective,
                                                 res.info.get("sides", {}).get(res.best))
@@ -278,7 +406,10 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                         forced.add((r, step.event))
                     else:
                         dec = _judge(record, r, step, info, res, limits, seed, k, algorithm,
-                                     objective, workers, thresholds, recheck, settings)
+                                     objective, workers, thresholds, recheck, settings,
+                                     max_rechecks, find)
+                        dec.position = to_string(position_from_infoset(
+                            info, {j: obs.proven_voids(j) for j in obs.hist}))
                         moment.kind, moment.decision = "decision", len(decisions)
                         moment.value = dec.values[dec.played]
                         moment.sides = _side_values(record.rules, s, moment.value, objective,
@@ -288,7 +419,9 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
                         sm = summary[s]
                         sm.decisions += 1
                         sm.total_loss += max(dec.loss, 0.0)
-                        if dec.label:
+                        if dec.borderline:
+                            sm.borderline += 1
+                        elif dec.label:
                             sm.counts[dec.label] += 1
                         k += 1
                         if progress:
@@ -298,15 +431,53 @@ def analyze(record, *, seats=None, limits: Limits | None = None, seed: int = 0,
         line = format_line(step.after.line)
         annotated[-1].append((step.event, s, move_str(step.action, not before.led), line,
                               step.after.last_points, dec))
-    wanted = sorted(summary) if seats is None else sorted(seats)
-    settings_out = {"algorithm": algorithm, "objective": objective, "seed": seed,
-                    "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
-                    "thresholds": thresholds, "workers": workers}
-    if settings:
-        settings_out["settings"] = dict(settings)
-    return Analysis(decisions, [summary[s] for s in wanted if summary[s].decisions or
-                                summary[s].forced], settings_out, annotated, moments,
-                    record.rules, tuple(starts), hands, ends, forced)
+    return _assemble(record, seats, settings_out, {**held["lists"], "summary": summary,
+                                                   "forced": forced})
+
+
+def _searcher(searcher):
+    """`searcher` (search.search's arguments) made to stop the analysis on Ctrl-C: a search
+    keeps what it found when interrupted, an analysis does not go on with it."""
+    def find(*args, **kwargs):
+        res = searcher(*args, **kwargs)
+        if res.info.get("interrupted"):
+            raise KeyboardInterrupt
+        return res
+    return find
+
+
+def check_budget(limits: Limits, recheck: int, max_rechecks: int, algorithm: str = "ismcts",
+                 settings: dict | None = None) -> None:
+    """Refuse (BergenError) at the start a budget whose rechecks would pass the limits of
+    one search (search.MAX_ITERATIONS, MAX_SECONDS, MAX_REPLICATES): the largest recheck
+    searches `factor` times the first budget, with as many times the replicates."""
+    from .search import MAX_ITERATIONS, MAX_REPLICATES, MAX_SECONDS, REPLICATES, resolve
+    if not (type(recheck) is int and 1 <= recheck <= 1000 and type(max_rechecks) is int
+            and 0 <= max_rechecks <= 20):
+        raise BergenError(f"recheck must be 1..1000 and max_rechecks 0..20, got {recheck!r} "
+                          f"and {max_rechecks!r}", field="recheck")
+    if recheck < 2 or max_rechecks < 1:
+        return
+    alg, full = resolve(algorithm, dict(settings or {}))
+    replicated = alg.name == "ismcts" and full.get("replicates", REPLICATES) >= 2
+    # Pooled (ISMCTS): each recheck searches (recheck - 1) x all replicates so far again,
+    # with the first budget per replicate; else each searches recheck times the last.
+    factor = ((recheck - 1) * recheck ** (max_rechecks - 1) if replicated
+              else recheck ** max_rechecks)
+    iterations = limits.iterations
+    if iterations is None and limits.time is None:
+        iterations = DEFAULT_ITERATIONS
+    what = f"--recheck {recheck} with --max-rechecks {max_rechecks}"
+    if iterations is not None and iterations * factor > MAX_ITERATIONS:
+        raise BergenError(f"{what} would search a decision with {iterations * factor:,} "
+                          f"iterations, more than the {MAX_ITERATIONS:,} a search takes",
+                          field="recheck")
+    if limits.time is not None and limits.time * factor > MAX_SECONDS:
+        raise BergenError(f"{what} would search a decision for {limits.time * factor:,.0f} s, "
+                          f"more than the {MAX_SECONDS:,.0f} a search takes", field="recheck")
+    if replicated and full.get("replicates", REPLICATES) * factor > MAX_REPLICATES:
+        raise BergenError(f"{what} would pool {full['replicates'] * factor:,} replicates, more "
+                          f"than the {MAX_REPLICATES:,} a search takes", field="recheck")
 
 
 def _side_values(rules, seat, value, objective, gains=None):
@@ -338,37 +509,144 @@ def count_decisions(record, seats=None) -> int:
 
 
 def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, workers,
-           thresholds, recheck, settings) -> Decision:
+           thresholds, recheck, settings, max_rechecks=MAX_RECHECKS, find=search) -> Decision:
+    """Judge a decision from its search `res`: the loss of the play made against the best
+    value, its standard error (from the two moves' replicates, paired: `paired_stderr`), and
+    its interval `verdict`. A suspected error (an interval reaching the inaccuracy
+    threshold) is searched again with `recheck` times the budget and judged on that search
+    alone; while its interval still straddles a threshold it is searched again, `recheck`
+    times more each time, up to `max_rechecks` searches more. Then it is labelled when its
+    interval is within one label's band, else marked borderline."""
     played = move_str(step.action, False)
 
     def loss_of(result):
         vals = {m.move: m for m in result.moves}
-        best = result.moves[0] if algorithm == "expectimax" else max(result.moves, key=lambda m: m.value)
+        best = max(result.moves, key=lambda m: m.value)
         p = vals[played]
-        loss = best.value - p.value
-        # An estimate without a standard error (fewer than two samples) is never labelled.
-        se = math.sqrt(best.stderr ** 2 + p.stderr ** 2) if best.move != played else 0.0
         if exact_of(result):
             # Exact values against the solved strategy of the other side: the error bound is
             # the exploitability (the same for every move), not a sampling error.
-            se = result.stderr if best.move != played else 0.0
-        return best, loss, se, vals
-
-    def exact_of(result):
-        return result.info.get("endgame", {}).get("solved", False)
+            return best, best.value - p.value, result.stderr if best.move != played else 0.0, vals
+        return best, best.value - p.value, paired_stderr(best, p), vals
 
     best, loss, se, vals = loss_of(res)
-    rechecked = False
-    if loss >= thresholds["inaccuracy"] and recheck > 1 and not exact_of(res):
-        bigger = Limits(iterations=None if limits.iterations is None else limits.iterations * recheck,
-                        time=None if limits.time is None else limits.time * recheck)
-        res = search(info, bigger, seed=derive_seed(seed, 20_000_000 + k), algorithm=algorithm,
-                     objective=objective, workers=workers, **settings)
-        best, loss, se, vals = loss_of(res)
-        rechecked = True
-    # A sampled loss is labelled once it clears two standard errors; an exact one once it
-    # clears the exploitability.
-    label = label_for(loss, thresholds) if loss > (se if exact_of(res) else 2 * se) else None
+    lo, hi = loss_interval(loss, se, res)
+    rechecks, searched, bigger, now = 0, [res], limits, res
+    replicated = len(res.moves[0].samples) >= 2
+    while recheck > 1 and rechecks < max_rechecks and not exact_of(now) and (
+            (rechecks == 0 and hi >= thresholds["inaccuracy"])
+            or (rechecks > 0 and verdict(lo, hi, thresholds)[1])):
+        # ISMCTS: (recheck - 1) times as many replicates again, each with the budget of the
+        # first search's, pooled with those before: the same quantity, measured closer.
+        # Another algorithm: one search with `recheck` times the budget, judged alone.
+        grow = (recheck - 1) * sum(r.info["replicates"] for r in searched) if replicated else 0
+        scale = grow / res.info["replicates"] if replicated else recheck
+        bigger = Limits(
+            iterations=None if limits.iterations is None else round(bigger.iterations * scale),
+            time=None if limits.time is None else bigger.time * scale,
+            memory_mb=limits.memory_mb)
+        if replicated:
+            more = find(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
+                          algorithm=algorithm, objective=objective, workers=workers,
+                          focus=(step.action,), **{**settings, "replicates": grow})
+            searched.append(more)
+            bigger = limits
+            # The bigger budget may let the exact endgame solve it: its values, alone.
+            now = more if exact_of(more) else pool(searched)
+        else:
+            now = find(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
+                         algorithm=algorithm, objective=objective, workers=workers,
+                         focus=(step.action,), **settings)
+        best, loss, se, vals = loss_of(now)
+        lo, hi = loss_interval(loss, se, now)
+        rechecks += 1
+    label, borderline = verdict(lo, hi, thresholds)
+    if borderline:
+        label = label_for(loss, thresholds)
     return Decision(r, step.event, step.seat, played, best.move, loss, se, label,
                     {m: v.value for m, v in vals.items()}, {m: v.stderr for m, v in vals.items()},
-                    rechecked, exact_of(res))
+                    rechecks > 0, borderline, (lo, hi), rechecks, exact=exact_of(now))
+
+
+def exact_of(result) -> bool:
+    """Whether `result` is the exact endgame's (its values bounded by its exploitability)."""
+    return result.info.get("endgame", {}).get("solved", False)
+
+
+def loss_interval(loss: float, se: float, result) -> tuple:
+    """The two-sided interval of a loss at CONFIDENCE: loss ± t·se, with Student's t for the
+    replicates' degrees of freedom (ISMCTS: replicates - 1), else the normal quantile; no
+    width when the error is 0 (the best play, or exact values), unbounded when unknown."""
+    if se == 0:
+        return loss, loss
+    if exact_of(result):
+        # The exact endgame: every value is within the exploitability of the game's value
+        # against the other side's solved strategy, a bound, not a sampling error.
+        return loss - se, loss + se
+    if not math.isfinite(se):
+        return -math.inf, math.inf
+    n = result.info.get("replicates") or 0
+    q = t_quantile(CONFIDENCE, n - 1) if n >= 2 else NORMAL_Q
+    return loss - q * se, loss + q * se
+
+
+def verdict(lo: float, hi: float, thresholds: dict) -> tuple:
+    """(label, borderline) for a loss whose interval is [lo, hi]: the label when the whole
+    interval lies in one label's band (None: below the inaccuracy threshold), else
+    (None, True): the interval straddles a threshold, the search has not shown which."""
+    a, b = label_for(lo, thresholds), label_for(hi, thresholds)
+    return (a, False) if a == b else (None, True)
+
+
+def t_quantile(p: float, dof: int) -> float:
+    """Student's t quantile for a two-sided interval of probability p (p = 0.95: the 0.975
+    quantile), by bisection of the t distribution function (regularised incomplete beta,
+    by its continued fraction). Exact to 1e-9; `dof` >= 1.
+
+    >>> round(t_quantile(0.95, 7), 3), round(t_quantile(0.95, 1000), 3)
+    (2.365, 1.962)
+    """
+    target = 1 - (1 - p) / 2
+    lo, hi = 0.0, 1e3
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if _t_cdf(mid, dof) < target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def _t_cdf(t: float, v: int) -> float:
+    x = v / (v + t * t)
+    tail = 0.5 * _betainc(v / 2, 0.5, x)
+    return 1 - tail if t >= 0 else tail
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b) (Numerical Recipes' betacf)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log(1 - x))
+    if x > (a + 1) / (a + b + 2):
+        return 1 - _betainc(b, a, 1 - x)
+    f, c, d = 1.0, 1.0, 0.0
+    for i in range(400):
+        m = i // 2
+        if i == 0:
+            num = 1.0
+        elif i % 2 == 0:
+            num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+        else:
+            num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+        d = 1 + num * d
+        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
+        c = 1 + num / c
+        c = c if abs(c) > 1e-300 else 1e-300
+        f *= c * d
+        if abs(1 - c * d) < 1e-15:
+            break
+    return front * (f - 1) / a

@@ -38,6 +38,16 @@ The statistics (`ArenaResult`):
   individual players B's points are averaged over B's seats, so the two numbers compare.
 - `margin_per_round`: A's minus B's points per round, and `margin_stderr` its standard error
   as a ratio estimator over the independent sets (the delta method).
+- With `luck_adjust` (the default; `bergen arena --no-luck-adjust` turns it off): the luck of
+  the draws (module `luck`: at every draw, how much the tile drawn changed a fixed estimate
+  of each side's points to come, less its mean over the tiles that could have been drawn),
+  in the margin's unit, summed per set inside the set's task. `adjusted_margin_per_round` is
+  the margin less it, with `adjusted_margin_stderr` (the same ratio estimator);
+  `luck_per_round` (± `luck_stderr`) has expectation zero whatever the engines, so the
+  adjusted margin is unbiased; `variance_ratio` is (raw / adjusted standard error)²: how
+  many times fewer sets the adjusted figure needs for the same interval. Whole matches with
+  two sides also get `adjusted_win_rate` and its normal `adjusted_ci95`: A's set scores less
+  the luck in A's chance to win the match (`win_variance_ratio` likewise).
 
 >>> from bergen_search.rules import Rules
 >>> r = run_arena(Rules(), "greedy", "random", games=4, seed=1)
@@ -55,7 +65,8 @@ from functools import partial
 from typing import Callable, NamedTuple
 
 from .engines import EngineSpec, parse_engine_spec, play_match
-from .errors import BergenError
+from .errors import BergenError, Interrupted
+from .luck import default_estimate, luck_estimate_name, match_luck, side_margin
 from .parallel import batches, run_ordered
 from .playout import MatchLog
 from .rng import derive_seed
@@ -128,6 +139,25 @@ def duplicate_interval(set_scores, z: float = Z95, min_sets: int = MIN_SETS_NORM
     return (max(0.0, mean - half), min(1.0, mean + half))
 
 
+def sample_sd(values) -> float | None:
+    """The sample standard deviation (n − 1 in the denominator); None below two values."""
+    n = len(values)
+    if n < 2:
+        return None
+    mean = math.fsum(values) / n
+    return math.sqrt(math.fsum((x - mean) ** 2 for x in values) / (n - 1))
+
+
+def normal_interval(values, z: float = Z95) -> tuple | None:
+    """mean ± z·s/√n, not clipped (luck-adjusted scores may leave [0, 1]); None below two."""
+    sd = sample_sd(values)
+    if sd is None:
+        return None
+    mean = math.fsum(values) / len(values)
+    half = z * sd / math.sqrt(len(values))
+    return (mean - half, mean + half)
+
+
 def ratio_stderr(numerators, denominators) -> float | None:
     """The standard error of R = Σx/Σy over independent units (x_i, y_i), by the delta
     method: √(Σ(x_i − R·y_i)² / (n(n − 1))) / ȳ. None with fewer than two units."""
@@ -183,6 +213,10 @@ class SetResult:
     search_time: tuple = ((0, 0.0), (0, 0.0))
     ties: int = 0          # single rounds where A's side tied for the most points
     a_share: float | None = None   # A's wins, ties counted as shares (None: a_wins)
+    # A's luck of the draws over the set, in the margin's unit (`luck`); None: not computed.
+    luck: float | None = None
+    # Whole matches with two sides: the luck in A's chance to win, summed over the seatings.
+    win_luck: float | None = None
 
     @property
     def score(self) -> float:
@@ -221,6 +255,25 @@ class ArenaResult:
     played: list = field(default_factory=list)
     single_round: bool = False  # each match was its first round only
     ties: int = 0               # single rounds where A's side tied for the most points
+    # The luck-adjusted margin (module `luck`; None with luck_adjust=False): A's luck of
+    # the draws per round, the margin per round minus it and its standard error, and the
+    # variance ratio (raw / adjusted, per set: how many times fewer sets the adjusted
+    # figure needs for the same interval).
+    luck_per_round: float | None = None
+    luck_stderr: float | None = None   # its standard error (it has mean zero: see `luck`)
+    adjusted_margin_per_round: float | None = None
+    adjusted_margin_stderr: float | None = None
+    variance_ratio: float | None = None
+    luck_estimate: str | None = None   # the value estimate behind the luck (`luck.ESTIMATES`)
+    # Whole matches with two sides: A's win rate less the luck in its chance to win, its
+    # normal 95% interval from the adjusted set scores, and the variance ratio of the scores.
+    adjusted_win_rate: float | None = None
+    adjusted_ci95: tuple | None = None
+    win_variance_ratio: float | None = None
+
+    @property
+    def luck_adjusted(self) -> bool:
+        return self.adjusted_margin_per_round is not None
 
     @property
     def logs(self) -> list:
@@ -277,6 +330,17 @@ class ArenaResult:
             "start_scores": None if self.start_scores is None else list(self.start_scores),
             "mode": "round" if self.single_round else "match",
             "ties": self.ties,
+            "luck_adjusted": self.luck_adjusted,
+            "luck_estimate": self.luck_estimate,
+            "luck_per_round": num(self.luck_per_round),
+            "luck_stderr": num(self.luck_stderr),
+            "adjusted_margin_per_round": num(self.adjusted_margin_per_round),
+            "adjusted_margin_stderr": num(self.adjusted_margin_stderr),
+            "variance_ratio": num(self.variance_ratio),
+            "adjusted_win_rate": num(self.adjusted_win_rate),
+            "adjusted_ci95": (None if self.adjusted_ci95 is None
+                              else [num(x) for x in self.adjusted_ci95]),
+            "win_variance_ratio": num(self.win_variance_ratio),
         }
 
 
@@ -308,8 +372,24 @@ def format_arena(result: ArenaResult) -> str:
         lines.append(f"  {names[k]:<{wname}}  {seats[k]:<{sw}}  {r.wins[k]:>6}  "
                      f"{100 * rate:>7.1f}%  {f'[{100 * lo:.1f}%, {100 * hi:.1f}%]':<16}  "
                      f"{r.points_per_round[k]:>12.3f}")
-    se = "" if r.margin_stderr is None else f" ± {r.margin_stderr:.3f} (stderr)"
-    lines.append(f"margin per round ({names[0]} − {names[1]}): {r.margin_per_round:+.3f}{se}")
+    def pm(value, stderr):
+        return f"{value:+.3f}" + ("" if stderr is None else f" ± {stderr:.3f}")
+    head = f"margin per round ({names[0]} − {names[1]}): "
+    if r.luck_adjusted:
+        ratio = "" if r.variance_ratio is None else f", variance ratio {r.variance_ratio:.2f}"
+        lines.append(head + pm(r.adjusted_margin_per_round, r.adjusted_margin_stderr)
+                     + " (stderr, luck-adjusted)")
+        lines.append(f"  raw {pm(r.margin_per_round, r.margin_stderr)}, luck of the draws "
+                     f"{pm(r.luck_per_round, r.luck_stderr)}{ratio}")
+    else:
+        se = "" if r.margin_stderr is None else " (stderr)"
+        lines.append(head + pm(r.margin_per_round, r.margin_stderr) + se)
+    if r.adjusted_win_rate is not None:
+        ratio = "" if r.win_variance_ratio is None else f", variance ratio {r.win_variance_ratio:.2f}"
+        ci = ("" if r.adjusted_ci95 is None else
+              f" [{100 * r.adjusted_ci95[0]:.1f}%, {100 * r.adjusted_ci95[1]:.1f}%]")
+        lines.append(f"{names[0]}'s matches won less the luck in its chance to win: "
+                     f"{100 * r.adjusted_win_rate:.1f}%{ci}{ratio}")
     timed = [f"{names[k]} {1000 * r.seconds_per_search[k]:.1f} ms over {r.searches[k]}"
              for k in (0, 1) if r.searches[k]]
     if timed:
@@ -328,13 +408,17 @@ def format_arena(result: ArenaResult) -> str:
 
 # ---- playing --------------------------------------------------------------------------------
 def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, index: int,
-             start_scores=None, keep_logs: bool = False, single_round: bool = False) -> SetResult:
+             start_scores=None, keep_logs: bool = False, single_round: bool = False,
+             luck_adjust: bool = True) -> SetResult:
     """Set `index` of a run seeded `seed`: one match per seating, all on derive_seed(seed, index)
-    (with `single_round`, each match only its first round)."""
+    (with `single_round`, each match only its first round). With `luck_adjust`, A's luck of
+    the draws over the set (`luck.match_luck`, in the margin's unit) is `SetResult.luck`."""
     match_seed = derive_seed(seed, index)
     n_sides = rules.n_sides
     a_wins = a_points = b_points = rounds = ties = 0
     a_share = 0.0
+    luck = [] if luck_adjust else None
+    win_luck = [] if luck_adjust and not single_round else None
     by_seating, logs = [], [] if keep_logs else None
     spent = [[0, 0.0], [0, 0.0]]
     for k, a_seats in enumerate(seatings(rules)):
@@ -361,15 +445,23 @@ def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, in
         a_points += gained[k]
         b_points += sum(gained) - gained[k]
         rounds += len(log.rounds)
+        if luck is not None:
+            drawn = match_luck(rules, log, default_estimate())
+            luck.append(side_margin(drawn[:n_sides], k))
+            if win_luck is not None and len(drawn) > n_sides:
+                win_luck.append(drawn[n_sides + k])
         if keep_logs:
             logs.append(ArenaMatch(index, k, match_seed, a_seats, log))
     return SetResult(index, a_wins, n_sides, a_points, b_points / (n_sides - 1), rounds,
-                     tuple(by_seating), logs, (tuple(spent[0]), tuple(spent[1])), ties, a_share)
+                     tuple(by_seating), logs, (tuple(spent[0]), tuple(spent[1])), ties, a_share,
+                     None if luck is None else math.fsum(luck),
+                     math.fsum(win_luck) if win_luck else None)
 
 
-def _play_sets(rules, spec_a, spec_b, seed, indices, *, start_scores, keep_logs, single_round):
-    return [play_set(rules, spec_a, spec_b, seed, i, start_scores, keep_logs, single_round)
-            for i in indices]
+def _play_sets(rules, spec_a, spec_b, seed, indices, *, start_scores, keep_logs, single_round,
+               luck_adjust=True):
+    return [play_set(rules, spec_a, spec_b, seed, i, start_scores, keep_logs, single_round,
+                     luck_adjust) for i in indices]
 
 
 def _as_spec(spec) -> EngineSpec:
@@ -378,7 +470,9 @@ def _as_spec(spec) -> EngineSpec:
 
 def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int = 1,
               progress: Callable[[int, int], None] | None = None, keep_logs: bool = False,
-              start_scores=None, single_round: bool = False, cluster=None) -> ArenaResult:
+              start_scores=None, single_round: bool = False, cluster=None,
+              luck_adjust: bool = True, done: dict | None = None,
+              on_result=None) -> ArenaResult:
     """Play `games` duplicate sets of A (`spec_a`) against B (`spec_b`) and measure them.
 
     `spec_a`/`spec_b` are `EngineSpec`s or spec strings ("greedy", "ismcts:iterations=500").
@@ -391,7 +485,11 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
     and `result.logs` the MatchLogs. `start_scores` (by side) starts every match there.
     `single_round`: each match is only its first round (see the module doc). `cluster`: a
     Dask scheduler's address (or a Client) to play the sets on (`parallel.run_ordered`), with
-    the same result as workers=1.
+    the same result as workers=1. `luck_adjust` (default) also measures the margin less the
+    luck of the draws (module `luck`), computed in the tasks, set by set. `done` {set index:
+    SetResult}: sets already played (a resumed run), not played again; `on_result(i,
+    set_result)` hears of each set as it finishes. Ctrl-C raises `errors.Interrupted` with
+    the result of the sets finished (`partial`; None if none).
 
     >>> r = run_arena(Rules(players=3), "greedy", "random", games=2, seed=0)
     >>> r.matches, r.seatings, r.wins[0] == sum(r.a_wins_by_seating)
@@ -415,12 +513,29 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
     parallel = cluster is not None or (workers > 1 and games > 1)
     # One set per task serially (progress set by set); in parallel, the fast simple
     # engines' sets go in batches.
-    sets = batches(games, workers, simple and parallel, 1000)
+    finished = dict(done or {})
+    sets = batches([i for i in range(games) if i not in finished], workers,
+                   simple and parallel, 1000)
     task = partial(_play_sets, rules, spec_a, spec_b, seed, start_scores=start_scores,
-                   keep_logs=keep_logs, single_round=single_round)
-    done = run_ordered(task, sets, workers=workers, cluster=cluster, progress=progress,
-                       units=len)
-    results = [sr for batch in done for sr in batch]
+                   keep_logs=keep_logs, single_round=single_round, luck_adjust=luck_adjust)
+
+    def arrived(_, batch):
+        for sr in batch:
+            finished[sr.index] = sr
+            if on_result is not None:
+                on_result(sr.index, sr)
+
+    try:
+        run_ordered(task, sets, workers=workers, cluster=cluster, units=len,
+                    progress=None if progress is None else
+                    (lambda n, total: progress(len(finished), games)), on_result=arrived)
+    except KeyboardInterrupt:
+        results = [finished[i] for i in sorted(finished)]
+        partial_result = _summarise(rules, spec_a, spec_b, seed, results,
+                                    time.perf_counter() - t0, workers, start_scores,
+                                    single_round) if results else None
+        raise Interrupted(partial_result, len(results), games, "sets") from None
+    results = [finished[i] for i in range(games)]
     return _summarise(rules, spec_a, spec_b, seed, results, time.perf_counter() - t0,
                       workers, start_scores, single_round)
 
@@ -440,6 +555,24 @@ def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_sco
     margins = [r.a_points - r.b_points for r in results]
     set_rounds = [r.rounds for r in results]
     played = [m for r in results if r.logs for m in r.logs]
+    luck = luck_se = adjusted = adjusted_se = ratio = None
+    if results and all(r.luck is not None for r in results):
+        luck = math.fsum(r.luck for r in results)
+        luck_se = ratio_stderr([r.luck for r in results], set_rounds)
+        adjusted_sets = [m - r.luck for m, r in zip(margins, results)]
+        adjusted = (a_points - b_points - luck) / rounds
+        adjusted_se = ratio_stderr(adjusted_sets, set_rounds)
+        raw_se = ratio_stderr(margins, set_rounds)
+        if adjusted_se and raw_se is not None:
+            ratio = (raw_se / adjusted_se) ** 2
+    adjusted_win = adjusted_ci = win_ratio = None
+    if results and all(r.win_luck is not None for r in results):
+        adjusted_scores = [s - r.win_luck / r.matches for s, r in zip(scores, results)]
+        adjusted_win = math.fsum(adjusted_scores) / len(results)
+        adjusted_ci = normal_interval(adjusted_scores)
+        sd_raw, sd_adj = sample_sd(scores), sample_sd(adjusted_scores)
+        if sd_raw is not None and sd_adj:
+            win_ratio = (sd_raw / sd_adj) ** 2
     searches = tuple(sum(r.search_time[k][0] for r in results) for k in (0, 1))
     search_seconds = tuple(sum(r.search_time[k][1] for r in results) for k in (0, 1))
     return ArenaResult(
@@ -455,4 +588,8 @@ def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_sco
         seconds=seconds, workers=workers, start_scores=start_scores, played=played,
         searches=searches,
         seconds_per_search=tuple(t / n if n else None for n, t in zip(searches, search_seconds)),
-        single_round=single_round, ties=ties)
+        single_round=single_round, ties=ties,
+        luck_per_round=None if luck is None else luck / rounds, luck_stderr=luck_se,
+        adjusted_margin_per_round=adjusted, adjusted_margin_stderr=adjusted_se,
+        variance_ratio=ratio, luck_estimate=None if luck is None else luck_estimate_name(),
+        adjusted_win_rate=adjusted_win, adjusted_ci95=adjusted_ci, win_variance_ratio=win_ratio)

@@ -145,8 +145,16 @@ def rate(work, seconds: float, repeats: int) -> float:
 def signature() -> dict:
     """Node counts of fixed-seed searches (and the sampler's checksum): the same on every
     run and machine for the same code."""
-    from ._sampler import CoreSampler
     info = mid_round()
+    try:
+        from ._sampler import CoreSampler
+    except ImportError:
+        # Without the core: the sampler's checksum from the reference (the same number);
+        # the searches' node counts would take the pure-Python trees minutes.
+        from .sampler import ReferenceSampler
+        return {"sampler_checksum": ReferenceSampler(info).sample_many(10000, SEED),
+                "ismcts_nodes": None, "ismcts_default_nodes": None, "expectimax_nodes": None,
+                "endgame_nodes": None, "endgame_iterations": None}
     sig = {"sampler_checksum": CoreSampler(info).sample_many(10000, SEED)}
     try:
         from ._ismcts import IsmctsTree
@@ -169,6 +177,9 @@ def signature() -> dict:
     except ImportError:
         sig["expectimax_nodes"] = None
     from . import endgame
+    if endgame.compiled() is None:
+        sig["endgame_nodes"] = sig["endgame_iterations"] = None
+        return sig
     sol = endgame.solve(endgame.game(endgame_position()))
     sig["endgame_nodes"] = sol.nodes
     sig["endgame_iterations"] = sol.iterations
@@ -263,12 +274,13 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
     add("search", "world_tables_per_s", lambda: (WorldTable(info_evidence), 1)[1])
     add("search", "weighted_world_tables_per_s", lambda: (_weighted_table(info_evidence), 1)[1])
     from . import endgame as _endgame
-    eg_info = endgame_position()
+    if _endgame.compiled() is not None:     # the Python solver is the tests' oracle only
+        eg_info = endgame_position()
 
-    def endgame_work():
-        _endgame.solve(_endgame.game(eg_info))
-        return 1
-    add("search", "endgame_solves_per_s", endgame_work)
+        def endgame_work():
+            _endgame.solve(_endgame.game(eg_info))
+            return 1
+        add("search", "endgame_solves_per_s", endgame_work)
 
     ref_rng = Rng(SEED)
 
@@ -277,6 +289,14 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
             table.sample(ref_rng)
         return 200
     add("reference", "sampler_worlds_per_s", ref_sample)
+    from .ismcts_ref import IsmctsTree as ReferenceTree
+    from .sampler import ReferenceSampler
+    ref_first = ReferenceSampler(info_first)
+    # The pure-Python trees of the core's two ISMCTS figures (the same trees, node for node).
+    add("reference", "ismcts_iterations_per_s",
+        lambda: ReferenceTree(ref_first, SEED, 0.7, 0, 0).run(200, 0.0))
+    add("reference", "ismcts_default_iterations_per_s",
+        lambda: ReferenceTree(ref_first, SEED, 0.7, 0, "safe", merge_twins=True).run(200, 0.0))
     if core is not None:
         from ._sampler import CoreSampler
         sampler = CoreSampler(info_mid, table)
@@ -314,9 +334,10 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
         ref = out["reference"].get(name)
         if ref:
             out["speedup"][name] = value / ref
-    if progress:
-        progress(len(steps), len(steps) + 1, "endgame solve times")
-    out["endgame"] = endgame_times(40 if seconds < 1 else 150)
+    if _endgame.compiled() is not None:
+        if progress:
+            progress(len(steps), len(steps) + 1, "endgame solve times")
+        out["endgame"] = endgame_times(40 if seconds < 1 else 150)
     out["signature"] = signature()
     out["measured"] = {"seconds_per_figure": seconds, "repeats": repeats, "statistic": "median",
                        "seed": SEED}

@@ -12,10 +12,11 @@ import time
 
 import click
 
-from . import __version__
+from . import __version__, backend
 from .backend import ACTIVE
 from .engines import parse_engine_list, play_match
 from .errors import BergenError
+from .parallel import ClusterLost
 from .rng import derive_seed
 from .rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
 
@@ -101,23 +102,99 @@ def json_option(f):
 
 
 def emit_json(obj) -> None:
+    """One JSON document on standard output, with the version that wrote it."""
+    if isinstance(obj, dict) and "version" not in obj:
+        obj = {**obj, "version": __version__}
     click.echo(json.dumps(obj, separators=(",", ":")))
+
+
+class FiniteFloat(click.FloatRange):
+    """A float in a range, never infinite or NaN (FloatRange lets NaN through: every
+    comparison with it is false)."""
+    name = "float"
+
+    def convert(self, value, param, ctx):
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return rv
+
+
+def _limit_types():
+    from .search import MAX_ITERATIONS, MAX_MEMORY_MB, MAX_SECONDS
+    return (click.IntRange(1, MAX_ITERATIONS), FiniteFloat(0.001, MAX_SECONDS),
+            click.IntRange(1, MAX_MEMORY_MB), MAX_ITERATIONS, MAX_SECONDS)
+
+
+#: The types of the budget options, with the search's maxima (search.MAX_ITERATIONS...).
+ITERATIONS_TYPE, SECONDS_TYPE, MEMORY_TYPE, _MAX_IT, _MAX_S = _limit_types()
+#: The most sets or matches a run plays.
+MAX_GAMES = 10_000_000
+
+
+def memory_option(f):
+    from .search import DEFAULT_MEMORY_MB, MAX_MEMORY_MB
+    return click.option("--memory", "memory_mb", type=MEMORY_TYPE, default=None, metavar="MB",
+                        help=f"Memory cap of ISMCTS's search trees, in MB per process "
+                             f"(default {DEFAULT_MEMORY_MB}, at most {MAX_MEMORY_MB:,}): at "
+                             f"the cap a tree stops growing and the search goes on sampling "
+                             f"within it (the output says so).")(f)
+
+
+def resume_option(f):
+    return click.option("--resume", is_flag=True,
+                        help="Go on with the run whose journal (OUT.journal, beside the "
+                             "output) an interruption left; it must be the same command, "
+                             "seed, arguments and version.")(f)
+
+
+def search_note(specs=None) -> None:
+    """One line on standard error when the searches run in pure Python (no compiled core, or
+    BERGEN_PURE_PYTHON=1): slowly, with smaller default budgets. With `specs` (engines), only
+    when one of them searches."""
+    if specs is not None and all(spec.simple_code is not None for spec in specs):
+        return
+    note = backend.SEARCH.note
+    if note:
+        click.echo(f"bergen: {note}", err=True)
 
 
 # ---- the group ---------------------------------------------------------------------------
 
 
+class _CtrlC(Exception):
+    """A KeyboardInterrupt carried past click's own handler (which prints a blank line)."""
+
+
 class BergenGroup(click.Group):
-    """Turns bad input into one line on stderr and exit 2; anything else into exit 1."""
+    """Turns bad input into one line on stderr and exit 2; Ctrl-C into one line and exit
+    130; anything else into exit 1."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _CtrlC() from None
 
     def main(self, args=None, prog_name=None, **extra):
+        import warnings
+        from .engines import EngineWarning
+
+        def one_line_warning(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, EngineWarning):
+                click.echo(f"bergen: warning: {message}", err=True)
+            else:
+                previous(message, category, filename, lineno, file, line)
+
+        previous = warnings.showwarning
+        warnings.showwarning = one_line_warning
         try:
             rv = super().main(args=args, prog_name=prog_name or "bergen",
                               standalone_mode=False, **extra)
         except click.exceptions.Exit as e:
             sys.exit(e.exit_code)
-        except click.Abort:
-            click.echo("bergen: aborted", err=True)
+        except (click.Abort, _CtrlC, KeyboardInterrupt):
+            click.echo("bergen: interrupted", err=True)
             sys.exit(130)
         except click.UsageError as e:
             ctx = e.ctx
@@ -182,7 +259,7 @@ def replay(record_path, as_json):
     from .record import load_records, replay as replay_record
     text = _read_text(record_path)
     try:
-        records = load_records(text)
+        records = load_records(text, needed_by="replay")
         reports = []
         for i, rec in enumerate(records):
             try:
@@ -291,8 +368,8 @@ def _start_scores(text, rules):
 
 
 @main.command()
-@click.option("--games", type=click.IntRange(1), default=1, show_default=True,
-              help="Number of matches to play.")
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=1, show_default=True,
+              help=f"Number of matches to play (at most {MAX_GAMES:,}).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
               help="Seed of the run; match i is seeded from it and i.")
 @click.option("--engines", default="random", show_default=True, metavar="SPEC[,SPEC...]",
@@ -307,28 +384,116 @@ def _start_scores(text, rules):
               help="Processes playing matches in parallel (the same records as one).")
 @cluster_option
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
+@resume_option
 @rule_options
-def selfplay(games, seed, engines, out_path, start_scores, workers, cluster, quiet, **kw):
+def selfplay(games, seed, engines, out_path, start_scores, workers, cluster, quiet, resume,
+             **kw):
     """Play whole matches between engines and write complete bergen-record/1 records.
 
     Every record replays with `bergen replay`. Same seed, same records, byte for byte, on
     either backend, with any --workers or --cluster. With --out, the file appears only once
-    every match is played (Ctrl-C leaves none).
+    every match is played, and a journal beside it (OUT.journal) keeps each match as it
+    finishes: after Ctrl-C, kill -9 or a lost scheduler, --resume plays only the rest and
+    writes the same file. Ctrl-C exits 130 saying how far the run got.
     """
     from .engines import selfplay as run_selfplay
     rules = rules_from_options(kw)
     specs = parse_engine_list(engines, rules.players)
     start = _start_scores(start_scores, rules)
+    journal = None
+    search_note(specs)
     t0 = time.perf_counter()
-    rows = run_selfplay(rules, specs, games, seed, start, workers=workers, cluster=cluster,
-                        progress=_progress_bar("selfplay", "matches", quiet))
+    try:
+        journal = _journal(out_path, "selfplay", seed, resume, {
+            "games": games, "engines": [str(x) for x in specs], "rules": rules.to_dict(),
+            "start_scores": start})
+        rows = run_selfplay(rules, specs, games, seed, start, workers=workers, cluster=cluster,
+                            progress=_progress_bar("selfplay", "matches", quiet),
+                            **_journal_hooks(journal))
+        write_lines(out_path, [line for line, _ in rows])
+        _finished(journal)
+    except ClusterLost as e:
+        raise _kept(e, journal, out_path) from None
+    except KeyboardInterrupt as caught:
+        e = _interrupted(caught, journal, games, "matches", [])
+        if out_path is None:
+            for line, _ in e.partial:           # the finished matches, in order
+                click.echo(line)
+        return _stopped(journal, e, out_path, f" (the first {len(e.partial)} printed)"
+                        if out_path is None and e.partial else "")
     wins = [0] * rules.n_sides
     for _, winner in rows:
         wins[winner] += 1
-    write_lines(out_path, [line for line, _ in rows])
     dt = time.perf_counter() - t0
-    click.echo(f"{games} matches in {dt:.2f} s ({ACTIVE.name}); wins by side: "
-               + ", ".join(f"{s}: {w}" for s, w in enumerate(wins)), err=True)
+    resumed = f", {journal.resumed} of them from the journal" if journal and journal.resumed else ""
+    click.echo(f"{games} matches in {dt:.2f} s ({ACTIVE.name}{resumed}); wins by side: "
+               + ", ".join(f"{s}: {w}" for s, w in enumerate(wins))
+               + (f"; saved to {out_path}" if out_path else ""), err=True)
+
+
+def _journal(out_path, command: str, seed: int, resume: bool, arguments: dict, option="--out"):
+    """The journal of a run writing `out_path` (None without an output file: nothing to put
+    it beside). The output is checked writable first, so a long run never fails at its end."""
+    if out_path is None:
+        if resume:
+            raise click.UsageError(f"--resume needs {option}: the journal lives beside the "
+                                   f"output file")
+        return None
+    _check_writable(out_path, option)
+    from .journal import Journal
+    return Journal.start(out_path, command, seed, arguments, resume)
+
+
+def _journal_hooks(journal) -> dict:
+    """The `done` and `on_result` of a library run that keeps `journal` (none without)."""
+    if journal is None:
+        return {}
+    return {"done": journal.done, "on_result": journal.add}
+
+
+def _finished(journal) -> None:
+    if journal is not None:
+        journal.finish()
+
+
+def _interrupted(caught, journal, total: int, unit: str, partial=None, done=None):
+    """`caught` as an `errors.Interrupted` (a Ctrl-C that came before the library's run had
+    begun, or after it ended, carries nothing: how far the journal got, then)."""
+    from .errors import Interrupted
+    if isinstance(caught, Interrupted):
+        return caught
+    if done is None:
+        done = len(journal.done) if journal is not None else 0
+    return Interrupted(partial, done, total, unit)
+
+
+def _kept(error, journal, output):
+    """A run's error (the scheduler lost) with where its finished work is kept."""
+    from .journal import journal_path
+    if journal is not None:
+        journal.close()
+    if output is None or not os.path.exists(journal_path(output)):
+        return error
+    return BergenError(f"{error.message}; the finished work is kept in {journal_path(output)}: "
+                       f"run the same command with --resume to go on", field=error.field)
+
+
+def _stopped(journal, e, output, extra: str = "") -> int:
+    """Say on standard error that the run was interrupted, how far it got and where its work
+    is kept (the journal of `output`); the exit status, 130."""
+    from .journal import journal_path
+    if journal is not None:
+        journal.close()
+    if output is not None and os.path.exists(journal_path(output)):
+        where = (f"; the finished work is kept in {journal_path(output)}: run the same "
+                 f"command with --resume to go on")
+    elif output is None:
+        where = " (give --out to keep a journal of the finished work)"
+    else:
+        where = ""
+    click.echo(f"bergen: interrupted after {e.done} of {e.total} {e.unit}{extra}{where}",
+               err=True)
+    return 130
 
 
 def _parse_int_list(text: str, n: int, what: str) -> list:
@@ -358,33 +523,52 @@ _POSITION_FIELDS = ("hand", "line", "hand_sizes", "reserve_size", "scores", "to_
 
 def game_input(f):
     f = click.argument("game", required=False, metavar="[GAME]")(f)
+    f = click.option("--position", "position_string", metavar="STRING",
+                     help="The position as a position string, e.g. "
+                          "'bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14' "
+                          "(docs/NOTATION.md); GAME may be such a string too.")(f)
     for option in reversed(POSITION_FLAGS):
         f = option(f)
     return rule_options(f)
 
 
 def info_from_options(game, kw):
-    """The information set of the seat to move: from GAME (a record or a position file, or -
-    for standard input) or from the position flags. Pops the options it reads from kw."""
+    """The information set of the seat to move (`game_from_options`)."""
+    return game_from_options(game, kw).info
+
+
+def game_from_options(game, kw):
+    """The game of the seat to move (a `viewpoint.Game`): from GAME (a record or a position
+    file, - for standard input, or a position string), from --position STRING, or from the
+    position flags. Pops the options it reads from kw."""
     from .infoset import from_position
     from .position import position_from_flags
-    from .viewpoint import load_game
+    from .position_string import is_position_string
+    from .viewpoint import Game, load
     flags = {k: kw.pop(k, None) for k in _POSITION_FIELDS}
     given = [k for k, v in flags.items() if v is not None]
+    string = kw.pop("position_string", None)
+    if string is not None:
+        if game is not None:
+            raise click.UsageError("give either GAME or --position, not both")
+        game = string
+        if not is_position_string(game):
+            raise BergenError(f"--position: a position string starts with 'bergen1/', got "
+                              f"{game[:20]!r}")
     if game is not None:
         if given:
             raise click.UsageError(f"give either GAME or the position flags, not both "
                                    f"(got GAME and --{given[0].replace('_', '-')})")
         rules_given = [k for k in _RULE_FIELDS + ("rules_json",) if kw.get(k) is not None]
         if rules_given:
-            raise click.UsageError("the rules of a GAME file come from the file; rule flags go "
+            raise click.UsageError("the rules of a GAME come from the game; rule flags go "
                                    "with the position flags")
         for k in _RULE_FIELDS + ("rules_json",):
             kw.pop(k, None)
-        return load_game(_read_text(game))
+        return load(game if is_position_string(game) else _read_text(game))
     if flags["hand"] is None:
-        raise click.UsageError("give a GAME file (a record or a position, or - for stdin) or "
-                               "the position flags starting with --hand")
+        raise click.UsageError("give a GAME (a record or a position file, - for stdin, or a "
+                               "position string) or the position flags starting with --hand")
     voids = None
     if flags["voids"] is not None:
         from .record import parse_json
@@ -396,7 +580,7 @@ def info_from_options(game, kw):
     pos = position_from_flags(flags["hand"], flags["line"], flags["hand_sizes"],
                               flags["reserve_size"], flags["scores"], None, None,
                               flags["to_move"], rules, voids)
-    return from_position(pos)
+    return Game(from_position(pos), pos)
 
 
 ALGORITHM_HELP = ("The search algorithm: ismcts (the default engine), expectimax, or classic "
@@ -421,18 +605,22 @@ SEARCH_FLAGS = [
                  show_default=True,
                  help="points: expected points to the end of the round, relative to the other "
                       "sides; match: probability of winning the match."),
-    click.option("--iterations", type=click.IntRange(1), default=None,
-                 help="ISMCTS iterations or expectimax worlds (default 20000 / 200)."),
-    click.option("--time", "seconds", type=click.FloatRange(min=0.001), default=None,
-                 help="Seconds to search (with --iterations: whichever comes first)."),
+    click.option("--iterations", type=ITERATIONS_TYPE, default=None,
+                 help=f"ISMCTS iterations or expectimax worlds (default 100000 / 200; "
+                      f"1/{backend.FALLBACK_DIVISOR} of it without the compiled core; at most "
+                      f"{_MAX_IT:,})."),
+    click.option("--time", "seconds", type=SECONDS_TYPE, default=None,
+                 help=f"Seconds to search, 0.001 to {_MAX_S:,.0f} (with --iterations: "
+                      f"whichever comes first)."),
+    memory_option,
     click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
                  help="Seed: same seed and iterations, same answer."),
     click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
                  help="Processes searching in parallel (root parallelism)."),
     click.option("--depth", type=click.IntRange(1, 200), default=None,
                  help="Expectimax: actions searched before the horizon (default 6)."),
-    click.option("--exploration", type=click.FloatRange(min=0.0), default=None,
-                 help="ISMCTS: the UCB exploration constant (default 0.7)."),
+    click.option("--exploration", type=FiniteFloat(0.0, 100.0), default=None,
+                 help="ISMCTS: the UCB exploration constant (default 0.7; 0..100)."),
     _set_option(),
 ]
 
@@ -463,31 +651,63 @@ def search_settings(algorithm, depth=None, exploration=None, sets=()) -> dict:
     return settings
 
 
-def run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings):
-    from .search import Limits, search
-    return search(info, Limits(iterations=iterations, time=seconds), seed=seed,
-                  algorithm=algorithm, objective=objective, workers=workers, **settings)
+def run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings,
+               memory_mb=None):
+    """The search of `best` and `eval`. One that finished nothing is no answer: a line
+    saying why, exit 2 (130 when Ctrl-C cut it)."""
+    from .search import Limits, resolve, search
+    result = search(info, Limits(iterations=iterations, time=seconds, memory_mb=memory_mb),
+                    seed=seed, algorithm=algorithm, objective=objective, workers=workers,
+                    **settings)
+    if result.info.get("empty"):
+        alg, full = resolve(algorithm, settings)
+        unit = "world" if alg.unit == "worlds" else "iteration"
+        if result.info.get("interrupted"):
+            click.echo(f"bergen: interrupted before the search finished a single {unit}: no "
+                       f"answer", err=True)
+            sys.exit(130)
+        hint = (f" (expectimax at depth {full['depth']}: one world takes longer here); give "
+                f"more --time or a smaller --depth" if unit == "world" else "; give more --time")
+        limit = f"the time limit of {seconds:g} s" if seconds else "its budget"
+        raise BergenError(f"the search finished no {unit} within {limit}{hint}", field="time")
+    return result
 
 
-def _num(x):
-    """A float for JSON: rounded to 6 places; infinity (one sample) as null."""
-    return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
+def _interrupted_note(ri, unit) -> str:
+    return (f"interrupted (Ctrl-C) after {ri['iterations']} {unit}: the values are the "
+            f"search's so far")
 
 
-def _describe(info) -> str:
+def _memory_note(ri) -> str | None:
+    """A line when the memory cap stopped a tree growing (None otherwise)."""
+    mem = ri.get("memory") or {}
+    if not mem.get("full"):
+        return None
+    trees = ri.get("replicates") or 1
+    which = "the tree" if trees == 1 else f"{mem['full']} of the {trees} trees"
+    return (f"memory: {which} reached the cap of {mem['cap_mb']} MB (the first after "
+            f"{mem['full_at']:,} iterations) and stopped growing; the search went on sampling "
+            f"within it (--memory raises the cap)")
+
+
+def _describe(game) -> str:
+    """The position of a `viewpoint.Game` for people, with its string to paste back."""
     from .notation import format_hand, format_line
+    from .position_string import to_string
+    info = game.info
     line = format_line(info.line) or "(empty)"
     return (f"seat {info.seat} to move   scores {_fmt_scores(info.scores)}   reserve "
             f"{info.reserve_size}   hands {','.join(map(str, info.hand_sizes))}\n"
-            f"line  {line}\nhand  {' '.join(format_hand(info.hand))}")
+            f"line  {line}\nhand  {' '.join(format_hand(info.hand))}\n"
+            f"position {to_string(game.position)}")
 
 
 @main.command()
 @game_input
 @search_options
 @json_option
-def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, exploration,
-         sets, as_json, **kw):
+def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, depth,
+         exploration, sets, as_json, **kw):
     """Rank every legal move of the seat to move, best first.
 
     GAME is a bergen-record/1 (its last round unfinished: the seat to move is the viewpoint)
@@ -495,37 +715,31 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
     The search uses only what the seat to move could know.
     """
     from .search import choices, resolve
+    from .views import best_document
     settings = search_settings(algorithm, depth, exploration, sets)
-    info = info_from_options(game, kw)
-    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings)
+    game_ = game_from_options(game, kw)
+    info = game_.info
+    search_note()
+    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings,
+                        memory_mb)
     ri = result.info
     alg = resolve(algorithm, settings)[0]
+    status = 130 if ri.get("interrupted") else 0
     if as_json:
-        emit_json({"to_move": info.seat, "best": result.best,
-                   "moves": [dict({"move": m.move, "value": _num(m.value),
-                                   "stderr": _num(m.stderr), "visits": m.visits},
-                                  **({"twin": m.twin} if m.twin else {}),
-                                  **({"share": _num(m.share)} if m.share is not None else {}))
-                             for m in result.moves],
-                   "value": _num(result.value), "stderr": _num(result.stderr),
-                   "objective": objective, "algorithm": algorithm,
-                   "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
-                   "seed": seed, "workers": workers, "exact": ri["exact"],
-                   "worlds_consistent": ri["worlds_consistent"],
-                   "interrupted": ri.get("interrupted", False),
-                   "settings": dict(ri["settings"]),
-                   **({"endgame": _endgame_json(ri["endgame"])} if "endgame" in ri else {})})
-        return
+        emit_json(best_document(game_, result, seed=seed, workers=workers,
+                                objective=objective, algorithm=algorithm))
+        return status
     unit = alg.unit
-    click.echo(_describe(info))
+    click.echo(_describe(game_))
     solved = ri.get("endgame", {}).get("solved")
     if solved:
         click.echo(f"{_exact_text(ri)}, objective {objective}, {ri['seconds']:.2f} s, "
-                   f"seed {seed}")
+                   f"seed {seed}" + _backend_text(ri)
+                   + (", interrupted" if ri.get("interrupted") else ""))
     else:
         click.echo(f"{algorithm} ({_settings_text(ri['settings'])}), objective {objective}, "
                    f"{ri['iterations']} {unit}{_worlds_note(ri)}, "
-                   f"{ri['seconds']:.2f} s, seed {seed}"
+                   f"{ri['seconds']:.2f} s, seed {seed}" + _backend_text(ri)
                    + (", interrupted" if ri.get("interrupted") else ""))
         if "endgame" in ri:
             click.echo(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
@@ -546,10 +760,16 @@ def best(game, algorithm, objective, iterations, seconds, seed, workers, depth, 
                    + (f" {100.0 * m.visits / total:>6.1f}%" if ismcts else ""))
     if any(m.twin for m in result.moves):
         click.echo("\n  a-b:L/R: either end, the same position mirrored (one choice)")
+    if not solved:
+        click.echo("\n" + values_note(ri, objective, unit))
+    for note in (_memory_note(ri), _interrupted_note(ri, unit) if status else None):
+        if note:
+            click.echo("  " + note)
     if solved:
         click.echo(f"\nbest: {result.best} (drawn from the mix with seed {seed})")
     else:
         click.echo(f"\nbest: {result.best}")
+    return status
 
 
 def _exact_text(ri) -> str:
@@ -560,25 +780,34 @@ def _exact_text(ri) -> str:
             f"{eg['iterations']} DCFR iterations, {eg['nodes']:,} nodes)")
 
 
-def _endgame_json(eg: dict) -> dict:
-    """The exact endgame's report for --json (floats rounded as elsewhere)."""
-    out = {}
-    for k, v in eg.items():
-        if isinstance(v, float):
-            v = _num(v)
-        elif isinstance(v, list):
-            v = [_num(x) for x in v]
-        elif isinstance(v, dict):
-            v = {kk: _num(vv) for kk, vv in v.items()}
-        out[k] = v
-    return out
+def _backend_text(ri) -> str:
+    """`, pure Python` in a search's header when it ran without the compiled core."""
+    return "" if ri.get("backend", "core") == "core" else ", pure Python"
+
+
+def values_note(ri, objective, unit) -> str:
+    """What a value estimates and what its ± covers, in two short lines."""
+    what = ("points still to come in the round (the mover's side's minus the others' mean)"
+            if objective == "points" else "the mover's side's chance to win the match")
+    reps = ri.get("replicates")
+    if ri.get("exact"):
+        return f"  value: {what},\n  exact over every consistent world (± 0)"
+    if reps is not None:
+        if reps < 2:
+            return (f"  value: {what},\n  the engine playing on from the move; ± not "
+                    f"measured: one tree (replicates=1)")
+        per = ri["iterations"] // reps
+        return (f"  value: {what},\n  the engine playing on from the move; ± from the "
+                f"spread of {reps} independent\n  trees of about {per} iterations each")
+    return (f"  value: {what},\n  each world solved with every hand in view; ± over the "
+            f"{unit} and the horizon's playouts")
 
 
 def _worlds_note(ri) -> str:
     if ri.get("exact"):
         return " (all consistent worlds: exact)"
     if ri.get("all_worlds"):
-        return " (all consistent worlds, random playouts at the horizon, solved twice)"
+        return " (all consistent worlds, random playouts at the horizon, solved more than once)"
     return ""
 
 
@@ -588,14 +817,53 @@ def _settings_text(settings: dict) -> str:
     return ", ".join(f"{k} {setting_text(v)}" for k, v in settings.items())
 
 
+# ---- show --------------------------------------------------------------------------------
+
+
+@main.command()
+@game_input
+@json_option
+def show(game, as_json, **kw):
+    """Check a game and print what its seat to move knows: the hands and their sizes, the
+    voids each other seat has proved and where, the tiles each may still hold, the lead's
+    proof, the number of consistent deals (exact), and the position string.
+
+    GAME is a record, a position, - for standard input, or a position string; or give
+    --position STRING or the position flags.
+    """
+    from .knowledge import knowledge
+    known = knowledge(game_from_options(game, kw))
+    if as_json:
+        emit_json(known.to_json())
+    else:
+        click.echo(known.text())
+
+
+# ---- engine ------------------------------------------------------------------------------
+
+
+@main.command()
+def engine():
+    """Run the engine on standard input and output: one JSON object per line, in the manner
+    of UCI (docs/PROTOCOL.md). Commands: isready, position, go, stop, show, hello, quit.
+
+    It answers every command on standard output; a malformed line gets an error line and the
+    engine keeps running. It exits cleanly on quit, at the end of its input and on SIGTERM.
+    """
+    from .engine_protocol import serve
+    search_note()
+    return serve(sys.stdin, sys.stdout)
+
+
 # ---- arena -------------------------------------------------------------------------------
 
 
 @main.command()
 @click.argument("engine_a", metavar="A")
 @click.argument("engine_b", metavar="B")
-@click.option("--games", type=click.IntRange(1), default=100, show_default=True,
-              help="Duplicate sets: each plays the same deals with the engines' seats swapped.")
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=100, show_default=True,
+              help=f"Duplicate sets: each plays the same deals with the engines' seats "
+                   f"swapped (at most {MAX_GAMES:,}).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
               help="Seed of the run; set i is seeded from it and i.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
@@ -607,17 +875,25 @@ def _settings_text(settings: dict) -> str:
                    "in every seating from --start-scores (far less variance per game).")
 @click.option("--start-scores", metavar="A,B,...",
               help="Scores by side at the start of every match (or round).")
+@click.option("--no-luck-adjust", "no_luck_adjust", is_flag=True,
+              help="Report only the raw margin (skip the correction for the luck of the "
+                   "draws).")
 @cluster_option
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
+@resume_option
 @rule_options
 @json_option
 def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, start_scores,
-          cluster, quiet, as_json, **kw):
+          no_luck_adjust, cluster, quiet, resume, as_json, **kw):
     """Play many matches between engines A and B, as duplicate sets so that luck cancels.
 
     Engines: random, greedy, ismcts[:iterations=N,time=S,...] (the default engine), classic[:...]
     (ISMCTS before inference and safe playouts), expectimax[:worlds=N,depth=D,...].
-    Reports A's win rate with a 95% interval computed from the sets, and points per round.
+    Reports A's win rate with a 95% interval computed from the sets, and points per round:
+    the margin less the luck of the draws (unbiased, smaller error) and the raw margin.
+    With --out, a journal beside the file keeps each set as it finishes: --resume goes on
+    after Ctrl-C, kill -9 or a lost scheduler. Ctrl-C prints the figures of the finished
+    sets and exits 130.
     """
     from .arena import format_arena, run_arena
     from .engines import parse_engine_spec
@@ -625,16 +901,40 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
     rules = rules_from_options(kw)
     spec_a, spec_b = parse_engine_spec(engine_a), parse_engine_spec(engine_b)
     start = _start_scores(start_scores, rules)
-    result = run_arena(rules, spec_a, spec_b, games, seed, workers=workers,
-                       progress=_progress_bar("arena", "sets", quiet),
-                       keep_logs=out_path is not None, start_scores=start,
-                       single_round=single_round, cluster=cluster)
-    if out_path:
-        write_lines(out_path, [dump_record(write_record(log)) for log in result.logs])
+    journal = None
+    search_note([spec_a, spec_b])
+    try:
+        journal = _journal(out_path, "arena", seed, resume, {
+            "engines": [str(spec_a), str(spec_b)], "games": games, "rules": rules.to_dict(),
+            "start_scores": start, "round": single_round})
+        result = run_arena(rules, spec_a, spec_b, games, seed, workers=workers,
+                           progress=_progress_bar("arena", "sets", quiet),
+                           keep_logs=out_path is not None, start_scores=start,
+                           single_round=single_round, cluster=cluster,
+                           luck_adjust=not no_luck_adjust, **_journal_hooks(journal))
+        if out_path:
+            write_lines(out_path, [dump_record(write_record(log)) for log in result.logs])
+        _finished(journal)
+    except ClusterLost as e:
+        raise _kept(e, journal, out_path) from None
+    except KeyboardInterrupt as caught:
+        e = _interrupted(caught, journal, games, "sets")
+        how_far = {"interrupted": True, "done": e.done, "total": e.total}
+        if as_json:
+            emit_json({**(e.partial.to_json() if e.partial else {}), **how_far})
+        elif e.partial:
+            click.echo(format_arena(e.partial))
+            click.echo(f"interrupted after {e.done} of {e.total} sets: the figures above "
+                       f"cover those")
+        return _stopped(journal, e, out_path)
     if as_json:
-        emit_json(result.to_json())
+        emit_json({**result.to_json(), "backend": backend.SEARCH.name})
     else:
         click.echo(format_arena(result))
+        if out_path:
+            click.echo(f"saved to {out_path}"
+                       + (f" ({journal.resumed} sets from the journal)" if journal.resumed
+                          else ""))
 
 
 # ---- analyze -----------------------------------------------------------------------------
@@ -645,10 +945,14 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
 @click.option("--seat", "seats", type=click.IntRange(0, 3), multiple=True,
               help="Analyse this seat only (repeatable; default every seat whose hands the "
                    "record shows).")
-@click.option("--iterations", type=click.IntRange(1), default=None,
-              help="Search budget per decision (default 4000 ISMCTS iterations / 100 worlds).")
-@click.option("--time-per-decision", "seconds", type=click.FloatRange(min=0.001), default=None,
-              help="Seconds of search per decision (instead of --iterations).")
+@click.option("--iterations", type=ITERATIONS_TYPE, default=None,
+              help=f"Search budget per decision (default 20000 ISMCTS iterations / 100 "
+                   f"worlds; 1/{backend.FALLBACK_DIVISOR} of it without the compiled core; at "
+                   f"most {_MAX_IT:,}, rechecks included).")
+@click.option("--time-per-decision", "seconds", type=SECONDS_TYPE, default=None,
+              help=f"Seconds of search per decision (instead of --iterations; 0.001 to "
+                   f"{_MAX_S:,.0f}).")
+@memory_option
 @_algorithm_option()
 @_set_option()
 @click.option("--objective", type=click.Choice(("points", "match")), default="points",
@@ -658,13 +962,18 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes per search (root parallelism).")
 @click.option("--recheck", type=click.IntRange(1, 100), default=4, show_default=True,
-              help="A suspected error is searched again with this many times the budget.")
-@click.option("--inaccuracy", type=click.FloatRange(min=0), default=None,
+              help="A suspected error is searched again with this many times the budget "
+                   "(and again, this many times more, while its interval straddles a "
+                   "threshold).")
+@click.option("--max-rechecks", type=click.IntRange(0, 5), default=2, show_default=True,
+              help="The most searches of a decision after its first; a loss still undecided "
+                   "then is marked borderline.")
+@click.option("--inaccuracy", type=FiniteFloat(0, 1000), default=None,
               help="Loss from which a play is an inaccuracy (default 0.25 points; 0.03 for "
                    "the match objective).")
-@click.option("--mistake", type=click.FloatRange(min=0), default=None,
+@click.option("--mistake", type=FiniteFloat(0, 1000), default=None,
               help="Loss from which a play is a mistake (default 0.6 points; 0.07 match).")
-@click.option("--blunder", type=click.FloatRange(min=0), default=None,
+@click.option("--blunder", type=FiniteFloat(0, 1000), default=None,
               help="Loss from which a play is a blunder (default 1.2 points; 0.15 match).")
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Analyse the matches of a .jsonl file on the Dask scheduler at ADDRESS, one "
@@ -673,24 +982,39 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
               metavar="FILE", help="Also write the report as one self-contained HTML file "
                                    "(graph, every decision drawn, summary).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
+              metavar="FILE", help="Write the analysis as its JSON document (--json's, without "
+                                   "the wall time) to FILE, atomically, keeping a journal "
+                                   "beside it for --resume.")
+@resume_option
 @click.option("--quiet", is_flag=True, help="No progress bar on standard error.")
 @json_option
-def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective, seed, workers,
-            recheck, inaccuracy, mistake, blunder, cluster, html_path, quiet, as_json):
+def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets, objective, seed,
+            workers, recheck, max_rechecks, inaccuracy, mistake, blunder, cluster, html_path,
+            out_path, resume, quiet, as_json):
     """Review every decision of a game: the best play, the loss, and a label for errors.
 
     Each decision is judged from what the seat knew then (never the hands it could not see).
-    A suspected error is searched again with a bigger budget before it is labelled, and a
-    loss within two standard errors is never labelled. RECORD may hold several matches, one
-    per line (.jsonl, as selfplay and arena write them): each is analysed as it would be
-    alone, then the seats' totals over all of them.
+    A suspected error is searched again with a bigger budget before it is labelled; a label
+    is given only when the loss's 95% interval lies within its band, else the decision is
+    searched again (up to --max-rechecks) and, still undecided, marked borderline. RECORD
+    may hold several matches, one per line (.jsonl, as selfplay and arena write them): each
+    is analysed as it would be alone, then the seats' totals over all of them.
+
+    With --out (or --html), a journal beside the file keeps every finished match and search:
+    --resume goes on after Ctrl-C, kill -9 or a lost scheduler and writes the same file.
+    Ctrl-C prints the decisions analysed so far and exits 130.
     """
+    import hashlib
+
     from . import report
-    from .analysis import THRESHOLDS, analyze_all
+    from .analysis import (DEFAULT_ITERATIONS, THRESHOLDS, analyze_all, check_budget,
+                           count_decisions)
     from .record import load_records
     from .search import Limits, resolve
     settings = search_settings(algorithm, sets=sets)
-    records = load_records(_read_text(record_path))
+    text = _read_text(record_path)
+    records = load_records(text, needed_by="analyze")
     defaults = dict(THRESHOLDS) if objective == "points" else {
         "inaccuracy": 0.03, "mistake": 0.07, "blunder": 0.15}
     thresholds = {"inaccuracy": inaccuracy if inaccuracy is not None else defaults["inaccuracy"],
@@ -704,7 +1028,11 @@ def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective,
                 raise click.BadParameter(f"seat {s} does not exist with {rec.rules.players} "
                                          f"players", param_hint="--seat")
     if iterations is None and seconds is None:
-        iterations = 4000 if resolve(algorithm, settings)[0].unit == "iterations" else 100
+        iterations = backend.SEARCH.budget(
+            DEFAULT_ITERATIONS if resolve(algorithm, settings)[0].unit == "iterations" else 100)
+    search_note()
+    limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
+    check_budget(limits, recheck, max_rechecks, algorithm, settings)
     if html_path is not None:
         _check_writable(html_path, "--html")
     show = not quiet and sys.stderr.isatty()
@@ -717,45 +1045,97 @@ def analyze(record_path, seats, iterations, seconds, algorithm, sets, objective,
             click.echo(f"\ranalyze [{'#' * filled}{'.' * (width - filled)}] {done}/{total}",
                        err=True, nl=False)
 
-    results = analyze_all(records, seats=set(seats) or None,
-                          limits=Limits(iterations=iterations, time=seconds), seed=seed,
-                          algorithm=algorithm, objective=objective, workers=workers,
-                          thresholds=thresholds, recheck=recheck, progress=progress,
-                          cluster=cluster, **settings)
-    if show and time.perf_counter() - t0 > 1.0:
-        click.echo("", err=True)
-    seconds_taken = time.perf_counter() - t0
-    if html_path is not None:
-        write_atomic(html_path, report.html_report(results))
+    journal, kept = None, out_path or html_path
+    try:
+        journal = _journal(kept, "analyze", seed, resume, {
+            "record": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            "seats": sorted(seats), "iterations": iterations, "time": seconds,
+            "memory": memory_mb, "algorithm": algorithm, "settings": settings,
+            "objective": objective, "workers": workers, "recheck": recheck,
+            "max_rechecks": max_rechecks, "thresholds": thresholds},
+            option="--out" if out_path else "--html")
+        hooks = {}
+        if journal is not None:
+            from .journal import searcher_for
+            hooks = {"done": {k[1]: v for k, v in journal.done.items()
+                              if isinstance(k, tuple) and k[0] == "record"},
+                     "on_result": lambda i, res: journal.add(("record", i), res),
+                     "searcher_for": lambda i: searcher_for(journal, i)}
+        results = analyze_all(records, seats=set(seats) or None, limits=limits, seed=seed,
+                              algorithm=algorithm, objective=objective, workers=workers,
+                              thresholds=thresholds, recheck=recheck,
+                              max_rechecks=max_rechecks, progress=progress,
+                              cluster=cluster, **hooks, **settings)
+        if show and time.perf_counter() - t0 > 1.0:
+            click.echo("", err=True)
+        seconds_taken = time.perf_counter() - t0
+        if html_path is not None:
+            write_atomic(html_path, report.html_report(results))
+        if out_path is not None:
+            # The document without its wall time, so that a resumed run writes the same
+            # bytes.
+            write_atomic(out_path, json.dumps({**report.to_json(results, None),
+                                               "version": __version__},
+                                              separators=(",", ":")) + "\n")
+        _finished(journal)
+    except ClusterLost as e:
+        raise _kept(e, journal, kept) from None
+    except KeyboardInterrupt as caught:
+        if show:
+            click.echo("", err=True)
+        finished = [v for k, v in (journal.done.items() if journal else ())
+                    if isinstance(k, tuple) and k[0] == "record"]
+        e = _interrupted(caught, None, sum(count_decisions(r, set(seats) or None)
+                                           for r in records), "decisions", [],
+                         sum(len(a.decisions) for a in finished))
+        partial = [r for r in e.partial if r is not None]
+        how_far = {"interrupted": True, "decisions_done": e.done, "decisions_total": e.total}
+        if as_json:
+            emit_json({**(report.to_json(partial, time.perf_counter() - t0) if partial
+                          else {}), **how_far})
+        elif partial:
+            click.echo(report.text(partial[0]) if len(partial) == 1
+                       else report.text_all(partial))
+            click.echo(f"interrupted after {e.done} of {e.total} decisions: the listing and "
+                       f"the totals cover those")
+        return _stopped(journal, e, kept)
     if as_json:
         emit_json(report.to_json(results, seconds_taken))
-    elif html_path is None:
+    elif html_path is None and out_path is None:
         click.echo(report.text(results[0]) if len(results) == 1 else report.text_all(results))
     else:
-        click.echo(f"wrote {html_path}: {sum(len(r.decisions) for r in results)} decisions of "
+        wrote = " and ".join(p for p in (out_path, html_path) if p)
+        click.echo(f"wrote {wrote}: {sum(len(r.decisions) for r in results)} decisions of "
                    f"{len(results)} match{'es' if len(results) != 1 else ''}")
 
 
 # ---- play -------------------------------------------------------------------------------
 
+#: The budget of `play`'s default engine (ISMCTS iterations a move).
+PLAY_ITERATIONS = 20000
+
 
 @main.command()
-@click.option("--engine", "engine_spec", default="ismcts:iterations=20000", show_default=True,
-              metavar="SPEC", help="The engine you play against (random, greedy, ismcts:..., "
-                                   "expectimax:...).")
+@click.option("--engine", "engine_spec", default=None, metavar="SPEC",
+              help="The engine you play against (random, greedy, ismcts:..., expectimax:...; "
+                   f"default ismcts:iterations={PLAY_ITERATIONS}, or 1/"
+                   f"{backend.FALLBACK_DIVISOR} of it without the compiled core).")
 @click.option("--seat", type=click.IntRange(0, 3), default=0, show_default=True,
               help="Your seat (0 leads the turn order).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
               help="Seed of the deals (default: from the clock).")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Where to save the game (default bergen-game-SEED.json).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
+              help="Where to save the game (default bergen-game-SEED.json, or -SEED-2.json "
+                   "and so on when that exists). Checked before the first move.")
+@click.option("--force", is_flag=True, help="Let --out replace an existing file.")
 @rule_options
-def play(engine_spec, seat, seed, out_path, **kw):
+def play(engine_spec, seat, seed, out_path, force, **kw):
     """Play a match against the engine in the terminal.
 
     Type moves as a-b:L or a-b:R (a bare a-b when it fits one end only); 'hint' asks the
-    engine, 'undo' takes back your last play, 'quit' (or Ctrl-C, or end of input) saves the
-    game as a bergen-record/1 that `bergen analyze` can read.
+    engine, 'undo' takes back your last play, 'quit' (or Ctrl-C, even while the engine
+    thinks, or end of input) saves the game as a bergen-record/1 that `bergen analyze` can
+    read. An existing file is never replaced without --force.
     """
     from .engines import parse_engine_spec
     from .interactive import HELP, PlaySession
@@ -764,10 +1144,17 @@ def play(engine_spec, seat, seed, out_path, **kw):
     if seat >= rules.players:
         raise click.BadParameter(f"seat {seat} does not exist with {rules.players} players",
                                  param_hint="--seat")
-    spec = parse_engine_spec(engine_spec)
+    spec = parse_engine_spec(engine_spec or
+                             f"ismcts:iterations={backend.SEARCH.budget(PLAY_ITERATIONS)}")
+    search_note([spec])
     if seed is None:
         seed = time.time_ns() % 1_000_000
-    out_path = out_path or f"bergen-game-{seed}.json"
+    if out_path is None:
+        out_path = _fresh_name(f"bergen-game-{seed}", ".json")
+    elif os.path.exists(out_path) and not force:
+        raise click.BadParameter(f"{out_path} exists: give --force to replace it, or "
+                                 f"another --out", param_hint="--out")
+    _check_writable(out_path, "--out")
     session = PlaySession(rules, spec, seat, seed)
     stdin = sys.stdin
     click.echo(f"Bergen against {spec}; you are seat {seat}; seed {seed}.\n{HELP}")
@@ -802,11 +1189,22 @@ def play(engine_spec, seat, seed, out_path, **kw):
             for line in lines:
                 click.echo(line)
     except KeyboardInterrupt:
+        status = 130
         click.echo("\ninterrupted")
-    finally:
-        with open(out_path, "w", encoding="utf-8") as f:
-            f.write(pretty_json(session.record()) + "\n")
-        click.echo(f"game saved to {out_path}")
+    else:
+        status = 0
+    write_atomic(out_path, pretty_json(session.record()) + "\n")
+    click.echo(f"game saved to {out_path}")
+    return status
+
+
+def _fresh_name(stem: str, suffix: str) -> str:
+    """`stem + suffix`, or `stem-2 + suffix`, -3 and so on: the first that does not exist."""
+    name, n = stem + suffix, 1
+    while os.path.exists(name):
+        n += 1
+        name = f"{stem}-{n}{suffix}"
+    return name
 
 
 # ---- eval --------------------------------------------------------------------------------
@@ -816,57 +1214,85 @@ def play(engine_spec, seat, seed, out_path, **kw):
 @game_input
 @search_options
 @json_option
-def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth, exploration,
-          sets, as_json, **kw):
+def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, depth,
+          exploration, sets, as_json, **kw):
     """Score the position for every side: expected points to the end of the round and the
     probability of winning the match.
 
     The value (with its standard error) is the best move's, from the side to move, by the
     chosen algorithm and objective. Each side's expected points and match chances come from
     ISMCTS searches with the points and the match objective (same budget and seed; the
-    chosen algorithm's settings when it is ISMCTS, else ISMCTS's defaults).
+    chosen algorithm's settings when it is ISMCTS, else ISMCTS's defaults). Ctrl-C prints
+    what the searches had found (a side's figure not searched yet is n/a) and exits 130.
     """
+    from .position_string import to_string
     from .search import resolve
+    from .views import endgame_json, num
     settings = search_settings(algorithm, depth, exploration, sets)
-    info = info_from_options(game, kw)
-    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings)
+    game_ = game_from_options(game, kw)
+    info = game_.info
+    search_note()
+    result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings,
+                        memory_mb)
     alg = resolve(algorithm, settings)[0]
     side_alg, side_settings = (algorithm, settings) if alg.name == "ismcts" else ("ismcts", {})
     per_side = {}
+    interrupted = bool(result.info.get("interrupted"))
     for obj in ("points", "match"):
-        res = result if (side_alg, obj) == (algorithm, objective) else run_search(
-            info, side_alg, obj, iterations, seconds, seed, workers, side_settings)
-        best = res.moves[0].move
-        per_side[obj] = res.info["sides"][best]
+        if interrupted and (side_alg, obj) != (algorithm, objective):
+            continue                    # Ctrl-C: no more searches
+        try:
+            res = result if (side_alg, obj) == (algorithm, objective) else run_search(
+                info, side_alg, obj, iterations, seconds, seed, workers, side_settings,
+                memory_mb)
+        except SystemExit:              # interrupted before it found anything
+            interrupted = True
+            continue
+        interrupted = interrupted or bool(res.info.get("interrupted"))
+        per_side[obj] = res.info.get("sides", {}).get(res.moves[0].move)
     rules = info.rules
-    sides = [{"side": k, "expected_points": _num(per_side["points"][k]),
-              "p_win_match": _num(per_side["match"][k])} for k in range(rules.n_sides)]
+    na = [None] * rules.n_sides
+    sides = [{"side": k, "expected_points": num((per_side.get("points") or na)[k]),
+              "p_win_match": num((per_side.get("match") or na)[k])}
+             for k in range(rules.n_sides)]
     ri = result.info
     solved = ri.get("endgame", {}).get("solved")
+    status = 130 if interrupted else 0
     if as_json:
         emit_json({"to_move": info.seat, "side_to_move": rules.side_of(info.seat),
-                   "sides": sides, "value": _num(result.value), "stderr": _num(result.stderr),
+                   "sides": sides, "value": num(result.value), "stderr": num(result.stderr),
                    "best": result.best, "objective": objective, "algorithm": algorithm,
                    "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
                    "seed": seed, "settings": dict(ri["settings"]), "exact": ri["exact"],
-                   **({"endgame": _endgame_json(ri["endgame"])} if "endgame" in ri else {})})
-        return
-    click.echo(_describe(info))
+                   "interrupted": interrupted, "memory": ri.get("memory"),
+                   "position": to_string(game_.position), "backend": ri["backend"],
+                   **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})})
+        return status
+    click.echo(_describe(game_))
     unit = "points" if objective == "points" else "probability of winning the match"
+    err = "n/a" if not math.isfinite(result.stderr) else f"{result.stderr:.3f}"
     how = (_exact_text(ri) if solved else
-           f"{algorithm}, {ri['iterations']} {alg.unit}, seed {seed}")
-    click.echo(f"value {result.value:+.3f} ± {result.stderr:.3f} ({unit}, side "
+           f"{algorithm}, {ri['iterations']} {alg.unit}, seed {seed}{_backend_text(ri)}")
+    click.echo(f"value {result.value:+.3f} ± {err} ({unit}, side "
                f"{rules.side_of(info.seat)}, best {result.best}; {how})")
     if "endgame" in ri and not solved:
         click.echo(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
     click.echo("")
     click.echo(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
     for row in sides:
-        click.echo(f"  {row['side']:<5} {row['expected_points']:>16.3f} "
-                   f"{100 * row['p_win_match']:>12.1f}%")
+        points = "n/a" if row["expected_points"] is None else f"{row['expected_points']:.3f}"
+        chance = "n/a" if row["p_win_match"] is None else f"{100 * row['p_win_match']:.1f}%"
+        click.echo(f"  {row['side']:<5} {points:>16} {chance:>13}")
     if solved and objective == "points":
         click.echo("\n  expected points: the solved equilibrium's; p(win match): ismcts (the "
                    "exact endgame solves the round's points only)")
+    for note in (_memory_note(ri), "interrupted (Ctrl-C): the figures are the searches' so far"
+                 + ("; n/a: not searched" if len(per_side) < 2 else "") if interrupted else None):
+        if note:
+            click.echo("\n" + note)
+    if not math.isfinite(result.stderr):
+        click.echo("\n± n/a: not measured (one replicate, or too few worlds)")
+    return status
 
 
 # ---- bench --------------------------------------------------------------------------------
@@ -874,7 +1300,7 @@ def eval_(game, algorithm, objective, iterations, seconds, seed, workers, depth,
 
 @main.command()
 @click.option("--quick", is_flag=True, help="A few seconds instead of about a minute.")
-@click.option("--seconds", type=click.FloatRange(min=0.01), default=None,
+@click.option("--seconds", type=FiniteFloat(0.01, 3600), default=None,
               help="Seconds per measurement slice (default 1.6, or 0.2 with --quick).")
 @click.option("--repeats", type=click.IntRange(1, 50), default=None,
               help="Slices per figure; the median is reported (default 3, or 1 with --quick).")

@@ -68,8 +68,9 @@ MAX_ITERATIONS = 2000
 #: Solver work is counted in nodes, entries (hand, legal action) and terminal deals
 #: touched: a DCFR iteration touches its tree's twice, an exploitability check twice.
 #: A search's iteration budget (the default engine's iterations) buys this much work: the
-#: default 20,000 iterations buy about a second of solving on this project's machine.
-WORK_PER_ITERATION = 3000
+#: default 100,000 iterations (since issue 22; 20,000 before, at 3,000 work each) buy about
+#: a second of solving on this project's machine.
+WORK_PER_ITERATION = 600
 #: Work per second, to size the tree under a time limit before it is built (measured on
 #: this project's machine, one core, `python benchmarks/bench_endgame.py`).
 WORK_PER_SECOND = 60e6
@@ -83,9 +84,14 @@ BUILD_SHARE = 0.25
 MIN_SHARE = 0.01
 #: The stream of the seeded draw from the mix.
 MIX_STREAM = 0xE9D6
-#: Trees beyond this work (nodes, entries and terminal deals: about 30 bytes each) are never
-#: built, whatever the budget: about 250 MB, and a few seconds an iteration.
+#: Trees beyond this work (nodes, entries and terminal deals: 35-50 bytes each) are never
+#: built, whatever the budget: at most about 400 MB, and a few seconds an iteration.
 MAX_WORK = 8_000_000
+#: The memory of the solver per unit of its work (a node, an entry or a terminal deal), at
+#: most (measured: at most 49.9 on the 13 trees of 0.1-6.9 million work among the stage
+#: decisions of `python benchmarks/bench_endgame.py --memory --rounds 80 --seed 5`), so that
+#: the cap of search.Limits.memory_mb holds (the default 256 MB: trees up to 4.8 million).
+BYTES_PER_WORK = 56
 
 
 def applicable(info: InfoSet, objective: str = "points") -> str | None:
@@ -144,8 +150,13 @@ def public_table(info: InfoSet, inference: bool = False) -> WorldTable:
                                played_free=pub.played_free, hand=0, decisions=pub.decisions)
     if inference:
         from .inference import TileModel, tile_factors
-        return WorldTable(view, tile_factors(view, TileModel()))
-    return WorldTable(view)
+        return WorldTable(view, tile_factors(view, TileModel()), public=True)
+    return WorldTable(view, public=True)
+
+
+def compiled():
+    """The compiled solver's module, or None (not built, or BERGEN_PURE_PYTHON=1)."""
+    return _core()
 
 
 def _core():
@@ -249,14 +260,17 @@ def budget_work(iterations: int) -> int:
     return iterations * WORK_PER_ITERATION
 
 
-def allowance(max_work: int | None, seconds: float | None):
+def allowance(max_work: int | None, seconds: float | None, memory_bytes: int | None = None):
     """(the solver work a budget allows or None, the largest tree it may build): the tree
-    must afford MIN_ITERATIONS iterations and its checks."""
+    must afford MIN_ITERATIONS iterations and its checks, and fit in `memory_bytes` (at
+    BYTES_PER_WORK a unit of its work)."""
     allowed = max_work
     if seconds is not None:
         by_time = int(seconds * WORK_PER_SECOND)
         allowed = by_time if allowed is None else min(allowed, by_time)
     cap = MAX_WORK if allowed is None else min(MAX_WORK, allowed // (2 * MIN_ITERATIONS + 8))
+    if memory_bytes is not None:
+        cap = min(cap, memory_bytes // BYTES_PER_WORK)
     return allowed, cap
 
 
@@ -293,15 +307,17 @@ def _build(g: Game, cap: int, seconds: float = 0.0):
 
 def solve(g: Game, *, tolerance: float = TOLERANCE, max_work: int | None = None,
           seconds: float | None = None, max_iterations: int = MAX_ITERATIONS,
-          build_seconds: float = 0.0, clock=time.perf_counter) -> Solution:
+          build_seconds: float = 0.0, clock=time.perf_counter, stop=None,
+          memory_bytes: int | None = None) -> Solution:
     """Solve `g` to `tolerance` (exploitability, points) within `max_work` (solver work:
     deterministic) and/or `seconds` (the clock). DCFR runs until a check finds the
     exploitability within the tolerance, or the budget or `max_iterations` runs out. Raises
     `TooBig` when the tree cannot afford MIN_ITERATIONS within the budget (it is not built
     further, nor past `build_seconds` of building), or when the budget ran out before
-    ACCEPT was reached."""
+    ACCEPT was reached. `stop` (a threading.Event) is heard between iterations as Ctrl-C is;
+    `memory_bytes` caps the tree (allowance)."""
     t0 = clock()
-    allowed, cap = allowance(max_work, seconds)
+    allowed, cap = allowance(max_work, seconds, memory_bytes)
     solver, nodes, work = _build(g, cap, build_seconds)
     deadline = None if seconds is None else t0 + seconds
     total = g.weight
@@ -318,6 +334,8 @@ def solve(g: Game, *, tolerance: float = TOLERANCE, max_work: int | None = None,
                 break
             # One iteration at a time, so that the clock and Ctrl-C are heard between them.
             while done < target and (deadline is None or clock() < deadline):
+                if stop is not None and stop.is_set():
+                    raise KeyboardInterrupt
                 solver.run(1)
                 done += 1
                 spent += 2 * work
@@ -422,10 +440,11 @@ def at_stage(info: InfoSet) -> bool:
 
 def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: float = TOLERANCE,
             inference: bool = False, started: float | None = None,
-            budget: int | None = None) -> Attempt:
+            budget: int | None = None, stop=None, memory_bytes: int | None = None) -> Attempt:
     """Solve the endgame of `info` within `limits` (an iteration budget buys
     WORK_PER_ITERATION work each; `budget` is the iteration budget to use when `limits` has
-    neither), for `search()`: the result, or why not."""
+    neither), for `search()`: the result, or why not. `stop`: as `solve`'s; `memory_bytes`:
+    the cap on the tree's memory (search.Limits.memory_mb)."""
     why = applicable(info, objective)
     if why is not None:
         return Attempt(None, why if at_stage(info) else None)
@@ -437,14 +456,14 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
     if limits.time is not None:
         seconds = max(limits.time - (time.perf_counter() - started), 1e-3)
         build = limits.time * BUILD_SHARE
-    _, cap = allowance(max_work, seconds)
+    _, cap = allowance(max_work, seconds, memory_bytes)
     try:
         # A deal ends in at least one terminal: more deals than the tree may hold is too big.
         g = game(info, inference, max_deals=cap, seconds=build or 0.0)
         if build is not None:
             build = max(started + build - time.perf_counter(), 1e-4)
         sol = solve(g, tolerance=tolerance, max_work=max_work, seconds=seconds,
-                    build_seconds=build or 0.0)
+                    build_seconds=build or 0.0, stop=stop, memory_bytes=memory_bytes)
     except TooBig as e:
         return Attempt(None, e.message, "(interrupted)" in e.message)
     except BergenError as e:       # a public view the seat's own hand contradicts

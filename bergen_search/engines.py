@@ -11,12 +11,14 @@ EngineSpec(name='ismcts', params={'iterations': 500})
 """
 from __future__ import annotations
 
+import math
 import time
+import warnings
 from dataclasses import dataclass, field
 
 from .errors import BergenError
 from . import playout
-from .playout import SIMPLE_ENGINES, MatchLog, choose
+from .playout import SIMPLE_ENGINES, MatchLog, choose, greedy_choice
 from .rng import Rng, derive_seed
 from .rules import Rules
 from .state import State
@@ -30,14 +32,34 @@ def _engine_settings() -> dict:
     for name in ALGORITHM_NAMES:
         alg, _ = resolve(name, {})
         out[name] = {alg.unit: int, "time": float, "objective": str, "workers": int,
-                     **alg.settings}
+                     "memory": int, **alg.settings}
     return out
 
 
 #: name -> {setting: type or search.Setting} for every engine the program knows.
 ENGINE_SETTINGS = _engine_settings()
-#: The budget of a search engine given neither a budget nor a time, by its unit.
+#: The budget of a search engine given neither a budget nor a time, by its unit (without the
+#: compiled core, `backend.SearchBackend.budget` of it).
 ENGINE_BUDGET = {"iterations": 2000, "worlds": 64}
+
+
+def _ranges() -> dict:
+    from .search import MAX_ITERATIONS, MAX_MEMORY_MB, MAX_SECONDS
+    return {"iterations": (1, MAX_ITERATIONS), "worlds": (1, MAX_ITERATIONS),
+            "workers": (1, 64), "memory": (1, MAX_MEMORY_MB),
+            "time": (math.ulp(0.0), MAX_SECONDS)}
+
+
+#: The range of each budget setting of a search engine (time in seconds, memory in MB):
+#: infinite, NaN, negative and oversized values are refused when the spec is read.
+_RANGES = _ranges()
+
+
+class EngineWarning(UserWarning):
+    """An engine in a match did not play as specified (`Table.choose`): shown once per
+    engine spec and process, as one line by the command line."""
+
+
 #: XORed into a match's seed to seed its searches.
 SEARCH_STREAM = 0x2545F4914F6CDD1D
 
@@ -66,9 +88,12 @@ class EngineSpec:
         unit = resolve(self.name, {})[0].unit
         budget = p.pop(unit, None)
         seconds = p.pop("time", None)
+        memory = p.pop("memory", None)
         if budget is None and seconds is None:
-            budget = ENGINE_BUDGET[unit]
-        return Limits(iterations=budget, time=seconds), dict(algorithm=self.name, **p)
+            from .backend import SEARCH
+            budget = SEARCH.budget(ENGINE_BUDGET[unit])
+        return (Limits(iterations=budget, time=seconds, memory_mb=memory),
+                dict(algorithm=self.name, **p))
 
 
 def parse_engine_spec(text: str) -> EngineSpec:
@@ -96,10 +121,11 @@ def parse_engine_spec(text: str) -> EngineSpec:
         except ValueError:
             raise BergenError(f"engine {name!r}: setting {key} needs a {kind.__name__}, "
                               f"got {value!r}") from None
-        if key in ("iterations", "worlds", "workers") and params[key] < 1:
-            raise BergenError(f"engine {name!r}: {key} must be at least 1")
-        if key == "time" and not params[key] > 0:
-            raise BergenError(f"engine {name!r}: time must be positive")
+        if key in _RANGES and not _RANGES[key][0] <= params[key] <= _RANGES[key][1]:
+            low, high = _RANGES[key]
+            bounds = (f"positive and at most {high:,.0f} seconds" if key == "time"
+                      else f"at least {low} and at most {high:,}")
+            raise BergenError(f"engine {name!r}: {key} must be {bounds}, got {value!r}")
         if key == "objective" and value not in ("points", "match"):
             raise BergenError(f"engine {name!r}: objective must be points or match")
     return EngineSpec(name, params)
@@ -161,10 +187,22 @@ class Table:
         info = self.observers[seat].infoset(seat)
         result = search(info, limits, seed=derive_seed(self.seed ^ SEARCH_STREAM, self.decisions),
                         values=False, **kwargs)
+        if result.info.get("interrupted"):
+            # A search keeps what it found on Ctrl-C; a match does not go on with it.
+            raise KeyboardInterrupt
         self.decisions += 1
         spent = self.timing.setdefault(seat, [0, 0.0])
         spent[0] += 1
         spent[1] += time.perf_counter() - start
+        if result.info.get("empty"):
+            # Not one world (or iteration) in the time: no values to choose by. The move is
+            # the greedy one, and a warning says so (once per engine and process).
+            unit = "world" if kwargs["algorithm"] == "expectimax" else "iteration"
+            warnings.warn(EngineWarning(
+                f"engine {self.specs[seat]} finished no {unit} within its time limit at a "
+                f"move, and played the greedy move there (give it more time"
+                + (", or less depth)" if unit == "world" else ")")), stacklevel=2)
+            return greedy_choice(state, moves)
         return result.moves[0].code
 
     def observe(self, seat: int, move: int, after: State) -> None:
@@ -199,16 +237,39 @@ def _match_records(rules: Rules, specs, seed: int, start_scores, indices) -> lis
 
 
 def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, workers: int = 1,
-             cluster=None, progress=None) -> list:
+             cluster=None, progress=None, done: dict | None = None, on_result=None) -> list:
     """[(record line, winner)] of `games` matches (match i seeded `derive_seed(seed, i)`), in
     order, however they were run: serially, on `workers` local processes, or on the Dask
-    cluster `cluster` (`parallel.run_ordered`)."""
+    cluster `cluster` (`parallel.run_ordered`).
+
+    `done` {match index: (record line, winner)}: matches already played (a resumed run),
+    which are not played again; `on_result(i, row)` hears of each match as it finishes.
+    Ctrl-C raises `errors.Interrupted` whose `partial` is the rows of the matches finished,
+    in order, up to the first missing one."""
     from functools import partial
 
+    from .errors import Interrupted
     from .parallel import batches, run_ordered
+    rows = dict(done or {})
     simple = all(s.simple_code is not None for s in specs)
     task = partial(_match_records, rules, list(specs), seed, start_scores)
-    done = run_ordered(task, batches(games, workers, simple, 500), workers=workers,
-                       cluster=cluster, progress=progress, units=len)
-    return [row for batch in done for row in batch]
+    todo = batches([i for i in range(games) if i not in rows], workers, simple, 500)
 
+    def finished(k, batch_rows):
+        for i, row in zip(todo[k], batch_rows):
+            rows[i] = row
+            if on_result is not None:
+                on_result(i, row)
+
+    if progress is not None and rows:
+        progress(len(rows), games)
+    try:
+        run_ordered(task, todo, workers=workers, cluster=cluster, units=len,
+                    progress=None if progress is None else
+                    (lambda n, total: progress(len(rows), games)), on_result=finished)
+    except KeyboardInterrupt:
+        prefix = []
+        while len(prefix) in rows:
+            prefix.append(rows[len(prefix)])
+        raise Interrupted(prefix, len(rows), games, "matches") from None
+    return [rows[i] for i in range(games)]

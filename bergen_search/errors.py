@@ -46,3 +46,14 @@ def one_line(text: str) -> str:
     """`text` with every line break and control character written as its escape, so that a
     message quoting the user's input stays one line."""
     return "".join(_BREAKS.get(c, c) for c in text)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A run cut short by Ctrl-C, with what it had finished: `partial` (the command's result
+    over the finished part: an arena's sets, self-play's records, the analysed decisions),
+    `done` and `total` (its tasks: sets, matches, decisions). A KeyboardInterrupt, so that
+    whatever does not know it still stops."""
+
+    def __init__(self, partial=None, done: int = 0, total: int = 0, unit: str = "tasks"):
+        super().__init__(f"interrupted after {done} of {total} {unit}")
+        self.partial, self.done, self.total, self.unit = partial, done, total, unit

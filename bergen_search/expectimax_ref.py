@@ -47,9 +47,9 @@ from fractions import Fraction
 from .errors import BergenError
 from .infoset import InfoSet
 from .rng import MASK64, Rng, derive_seed
-from .sampler import WorldTable
+from .sampler import WorldTable, world_state as sampler_world_state
 from .playout import deal
-from .state import DRAW, NO_TILE, State, mirror_twins, move_str  # noqa: F401  (move_str: doctest)
+from .state import DRAW, State, mirror_twins, move_str  # noqa: F401  (move_str: doctest)
 from .tiles import ALL_TILES, N_TILES, popcount
 
 OBJECTIVES = {"points": 0, "match": 1}
@@ -106,29 +106,9 @@ def check_world(info: InfoSet, hands, reserve) -> tuple:
 def world_state(info: InfoSet, hands, reserve) -> State:
     """The full-information reference State of one world of `info`: its public fields (line,
     scores, reserve size, passes, draws this turn) with `hands` (a mask per seat, the seat's own
-    included) and `reserve` (tiles, taken as the draw order), checked by `check_world`.
-
-    `State.deal` only starts a round, so the state is assembled field by field here."""
-    rules = info.rules
-    hands, reserve = check_world(info, hands, reserve)
-    s = State.__new__(State)
-    s.rules = rules
-    s.hands = hands
-    s.hidden = (0,) * rules.players
-    s.reserve = reserve
-    s.reserve_size = len(reserve)
-    s.line = tuple(info.line)
-    s.left, s.right = info.left, info.right
-    s.left_double, s.right_double = info.left_double, info.right_double
-    s.scores = tuple(info.scores)
-    s.to_move = info.seat
-    s.passes = info.passes
-    s.draws_this_turn = info.draws_this_turn
-    s.last_drawn = info.last_drawn if info.draws_this_turn else NO_TILE
-    s.ended = None
-    s.winner = None
-    s.last_points = (0,) * rules.n_sides
-    return s
+    included) and `reserve` (tiles, taken as the draw order), checked by `check_world`
+    (`sampler.world_state` assembles it)."""
+    return sampler_world_state(info, *check_world(info, hands, reserve))
 
 
 # ---- the match equity ---------------------------------------------------------------------

@@ -29,7 +29,7 @@ from .errors import BergenError
 from .rules import Rules
 from .state import DRAW, PASS, State, _rank_of
 from .tiles import (ALL_TILES, DOUBLES, N_TILES, TILES_WITH, LineEnds, iter_mask, popcount,
-                    tile_str)
+                    tile_index, tile_str)
 
 RESERVE = -1
 
@@ -108,6 +108,152 @@ class PublicView:
     free: tuple
     played_free: int
     decisions: tuple = ()
+
+
+#: The most groups a set may have (the core's sampler keeps a group's owner in 64 slots).
+MAX_GROUPS = 64
+#: The most events a round has (a bound, far above any real round's: the core's passes fit
+#: a byte).
+MAX_EVENTS = 255
+
+
+def _int(v) -> bool:
+    return type(v) is int
+
+
+def check_infoset(info, public: bool = False) -> InfoSet:
+    """Raise BergenError unless `info` is an information set a search can start from: a
+    decision of a round that has been led and is not over, every size and score in range,
+    the 28 tiles accounted for, and groups that fit the sizes. The compiled core trusts what
+    it is given, so its entry points (`_sampler.CoreSampler`) call this first: a malformed
+    set built by hand is an error message, never memory read out of bounds. `public`: `info`
+    is the public view of the exact endgame (`endgame.public_table`): no hand (0), and the
+    seat to move's tiles in groups of its own like everyone else's. Returns `info`."""
+    if not isinstance(info, InfoSet):
+        raise BergenError(f"expected an information set (infoset.InfoSet), got "
+                          f"{type(info).__name__}", field="info")
+    rules = info.rules
+    if not isinstance(rules, Rules):
+        raise BergenError(f"expected a bergen_search.rules.Rules, got {type(rules).__name__}",
+                          field="rules")
+    n = rules.players
+    if not _int(info.seat) or not 0 <= info.seat < n:
+        raise BergenError(f"the seat to move must be 0..{n - 1}, got {info.seat!r}", field="seat")
+    line = info.line
+    if not isinstance(line, tuple) or not line:
+        raise BergenError("the line is empty: the round has not been led, and the lead is "
+                          "forced, so there is no decision to search", field="line")
+    line_mask = 0
+    for i, pair in enumerate(line):
+        if (not isinstance(pair, tuple) or len(pair) != 2 or not all(_int(x) and 0 <= x <= 6
+                                                                     for x in pair)):
+            raise BergenError(f"line tile {i} must be a pair of numbers 0..6, got {pair!r}",
+                              field="line")
+        if i and line[i - 1][1] != pair[0]:
+            raise BergenError(f"line tile {i} ({pair[0]}-{pair[1]}) does not join the one "
+                              f"before it", field="line")
+        bit = 1 << tile_index(*pair)
+        if line_mask & bit:
+            raise BergenError(f"tile {pair[0]}-{pair[1]} is twice on the line", field="line")
+        line_mask |= bit
+    if public:
+        if info.hand != 0:
+            raise BergenError(f"the public view holds no hand, got {info.hand!r}", field="hand")
+    elif not _int(info.hand) or not 0 < info.hand <= ALL_TILES:
+        raise BergenError(f"the hand must be a non-empty 28-bit mask, got {info.hand!r} (an "
+                          f"empty hand means the round is over)", field="hand")
+    if info.hand & line_mask:
+        raise BergenError("a tile is both in the hand and on the line", field="hand")
+    sizes = info.hand_sizes
+    if not isinstance(sizes, tuple) or len(sizes) != n or not all(_int(k) for k in sizes):
+        raise BergenError(f"hand_sizes must be {n} integers, got {sizes!r}", field="hand_sizes")
+    for j, k in enumerate(sizes):
+        if not 1 <= k <= N_TILES:
+            raise BergenError(f"seat {j} holds {k} tiles: "
+                              + ("with none the round is over" if k < 1 else "more than 28"),
+                              field=f"hand_sizes[{j}]")
+    if not public and sizes[info.seat] != popcount(info.hand):
+        raise BergenError(f"hand_sizes[{info.seat}] is {sizes[info.seat]}, but the hand holds "
+                          f"{popcount(info.hand)} tiles", field=f"hand_sizes[{info.seat}]")
+    start = rules.reserve_start
+    if not _int(info.reserve_size) or not rules.reserve_kept <= info.reserve_size <= start:
+        raise BergenError(f"the reserve holds {rules.reserve_kept}..{start} tiles with these "
+                          f"rules (it starts with {start} and never falls below the "
+                          f"{rules.reserve_kept} kept), got {info.reserve_size!r}",
+                          field="reserve_size")
+    scores = info.scores
+    if (not isinstance(scores, tuple) or len(scores) != rules.n_sides
+            or not all(_int(x) for x in scores)):
+        raise BergenError(f"scores must be {rules.n_sides} integers, got {scores!r}",
+                          field="scores")
+    for side, x in enumerate(scores):
+        if not 0 <= x < rules.target:
+            raise BergenError(f"side {side} has {x} points: scores run from 0 to below the "
+                              f"target {rules.target} (at the target the match is over)",
+                              field="scores")
+    if not _int(info.passes) or not 0 <= info.passes <= MAX_EVENTS:
+        raise BergenError(f"passes in a row must be 0..{MAX_EVENTS}, got {info.passes!r}",
+                          field="passes")
+    if (info.passes >= n and info.reserve_size <= rules.reserve_kept
+            and not info.draws_this_turn):
+        raise BergenError(f"{info.passes} passes in a row with the reserve at "
+                          f"{info.reserve_size}: the round is blocked, so over", field="passes")
+    drawn = start - info.reserve_size
+    if not _int(info.draws_this_turn) or not 0 <= info.draws_this_turn <= drawn:
+        raise BergenError(f"draws this turn must be 0..{drawn}, got {info.draws_this_turn!r}",
+                          field="draws_this_turn")
+    if not _int(info.last_drawn) or not -1 <= info.last_drawn < N_TILES:
+        raise BergenError(f"last_drawn must be a tile or -1, got {info.last_drawn!r}",
+                          field="last_drawn")
+    total = sum(sizes) + len(line) + info.reserve_size
+    if total != N_TILES:
+        raise BergenError(f"the tiles add up to {total}, not 28 (hands, line and reserve)",
+                          field="hand_sizes")
+    groups = info.groups
+    if (not isinstance(groups, tuple) or not 1 <= len(groups) <= MAX_GROUPS
+            or not all(isinstance(g, Group) for g in groups)):
+        raise BergenError(f"groups must be 1..{MAX_GROUPS} Group objects", field="groups")
+    for g in groups[:-1]:
+        if not _int(g.owner) or not 0 <= g.owner < n or (g.owner == info.seat and not public):
+            raise BergenError(f"a group's owner must be another seat, got {g.owner!r}",
+                              field="groups")
+    if groups[-1].owner != RESERVE or groups[-1].capacity != info.reserve_size:
+        raise BergenError("the last group must be the reserve, holding reserve_size tiles",
+                          field="groups")
+    if not all(_int(g.capacity) and 0 <= g.capacity <= N_TILES for g in groups):
+        raise BergenError("a group holds 0..28 tiles", field="groups")
+    free = info.free
+    if not isinstance(free, tuple):
+        raise BergenError("free must be a tuple of (tile, allowed groups)", field="free")
+    tiles, previous = 0, -1
+    for item in free:
+        if (not isinstance(item, tuple) or len(item) != 2 or not _int(item[0])
+                or not _int(item[1]) or not previous < item[0] < N_TILES
+                or not 0 <= item[1] < 1 << len(groups)):
+            raise BergenError(f"a free tile must be (tile 0..27, ascending, allowed-groups "
+                              f"mask), got {item!r}", field="free")
+        previous = item[0]
+        tiles |= 1 << item[0]
+    played = info.played_free
+    if not _int(played) or played & ~(tiles & line_mask):
+        raise BergenError("played_free must be free tiles that are on the line",
+                          field="played_free")
+    if tiles & ~played != ALL_TILES & ~info.hand & ~line_mask:
+        raise BergenError("the free tiles must be every tile neither in the hand nor on the "
+                          "line (and played tiles of uncertain origin)", field="free")
+    # Each other seat's groups hold its hand plus the tiles it played from them. (A played
+    # tile that no group may hold leaves no world: the world table says so.)
+    placed = all(a for t, a in free if played >> t & 1)
+    for j in range(n if placed else 0):
+        if j == info.seat and not public:
+            continue
+        mine = sum(1 << i for i, g in enumerate(groups) if g.owner == j)
+        kept = sum(g.capacity for g in groups if g.owner == j) - sum(
+            1 for t, a in free if played >> t & 1 and a and not a & ~mine)
+        if kept != sizes[j]:
+            raise BergenError(f"seat {j}'s groups hold {kept} tiles in hand, not its size "
+                              f"{sizes[j]}", field="groups")
+    return info
 
 
 class _SeatHistory:
@@ -249,6 +395,28 @@ class Observer:
         view.voids = list(h.voids) + [(h.turn_start, numbers_mask(ends), ends)]
         view.plays = h.plays
         return view
+    def proven_voids(self, seat: int) -> dict:
+        """{number: (event, ends, how)}: the numbers the hidden `seat` is proven to hold none
+        of now, each with the first proof of it that still covers the whole hand: `event` the
+        round's event that proved it (the first draw of a draw turn, or the pass), `ends` the
+        line's ends then, `how` "draw" or "pass". A proof covers the tiles held then and those
+        drawn in that turn, not those drawn on later turns (RULES.md), so only the proofs
+        since the latest draw turn that left the seat a tile count (a turn that drew one tile
+        and played it brought nothing into the hand)."""
+        h = self.hist[seat]
+        played = {}
+        for _, _, epoch in h.plays:
+            if epoch is not None:
+                played[epoch] = played.get(epoch, 0) + 1
+        live = [k for k, (_, got) in enumerate(h.epochs) if got > played.get(k, 0)]
+        start = h.epochs[live[-1] if live else -1][0]
+        draw_turns = {opened for opened, _ in h.epochs[1:]}
+        out = {}
+        for ev, _, ends in h.voids:
+            if ev >= start:
+                for v in sorted(set(ends)):
+                    out.setdefault(v, (ev, ends, "draw" if ev in draw_turns else "pass"))
+        return out
 
     def why_not(self, seat: int, tile: int) -> str:
         """Why the hidden `seat` cannot hold `tile` now: the proof against its latest chance

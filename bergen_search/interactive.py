@@ -126,15 +126,20 @@ class PlaySession:
         return ["took back your last play"]
 
     def hint(self) -> str:
+        """The engine's move for the person, the values of up to four plays, and the
+        position as a string (to paste into `bergen best`)."""
+        from .position_string import to_string
         from .search import choices, search
-        from .viewpoint import infoset_from_record
+        from .viewpoint import load_record_game
         limits, kwargs = self.hint_engine.search_args()
         # The person is to move: the record's viewpoint, seen as that seat alone sees it.
-        info = infoset_from_record(self.record())
-        result = search(info, limits, seed=self.seed, **kwargs)
+        game = load_record_game(self.record())
+        result = search(game.info, limits, seed=self.seed, **kwargs)
+        if result.info.get("interrupted"):
+            raise KeyboardInterrupt         # Ctrl-C during a hint ends the game (saved)
         rows = ", ".join(f"{m.move} {m.value:+.2f}" for m in choices(result.moves)[:4])
         exact = "; exact" if result.info.get("endgame", {}).get("solved") else ""
-        return f"hint: {result.best}   ({rows}{exact})"
+        return f"hint: {result.best}   ({rows}{exact})\nposition {to_string(game.position)}"
 
     def view(self) -> str:
         s = self.state

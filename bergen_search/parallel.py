@@ -11,10 +11,11 @@
   (`pip install 'bergen_search[cluster]'`); without it `--cluster` is a clear error.
 
 The results are gathered in the order of `items`, so the output of a command is the same,
-byte for byte apart from wall times, however its tasks were run. `progress(done, total)` is
-called in this process as tasks finish. Ctrl-C cancels what has not run (on a cluster, the
-futures are cancelled on the scheduler) and raises KeyboardInterrupt to the caller, which
-writes no output.
+byte for byte apart from wall times, however its tasks were run. `progress(done, total)` and
+`on_result(i, result)` are called in this process as tasks finish. Ctrl-C ends the run
+within a second: local workers are killed, a cluster's tasks cancelled on the scheduler, and
+KeyboardInterrupt goes to the caller, which has been handed every finished result (a
+journal keeps them: `journal.py`, `--resume`) and writes no output file.
 
 >>> run_ordered(abs, [-2, 3, -4])
 [2, 3, 4]
@@ -22,6 +23,7 @@ writes no output.
 from __future__ import annotations
 
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from multiprocessing import get_context
 from typing import Callable
 
@@ -33,67 +35,202 @@ CLUSTER_EXTRA = "pip install 'bergen_search[cluster]'"
 CONNECT_TIMEOUT = 10
 
 
-def batches(count: int, workers: int, fast: bool, cap: int) -> list:
-    """Indices 0..count-1 cut into the batches sent as tasks: one index per batch for slow
-    work (searching engines: fine progress, even spread), about eight batches per worker of
-    at most `cap` indices for fast work (the simple engines), so that a task is not mostly
-    overhead."""
+@contextmanager
+def deferred_ctrl_c():
+    """Ctrl-C held back while processes are forked, and delivered right after: a signal that
+    lands in the fork's own callbacks (logging's lock, for one) is printed as ignored and
+    lost, and the run would go on as if never interrupted. (Main thread only: signals are
+    delivered there.)"""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def die_with_parent(parent: int) -> None:
+    """Ask the kernel to end this process when its parent (pid `parent`) dies (Linux's
+    PR_SET_PDEATHSIG; a no-op elsewhere): a worker of a run that was killed (kill -9, a lost
+    session) does not go on searching for nobody."""
+    import os
+    import signal
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)         # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:                # the parent died before that
+        os._exit(1)
+
+
+def _worker_init(parent: int) -> None:
+    """A worker process of `run_ordered`: Ctrl-C is for the parent, which ends the workers
+    itself (what they had not finished is run again on --resume); and it dies with it."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
+def batches(indices, workers: int, fast: bool, cap: int) -> list:
+    """The indices (a list, or a count: 0..count-1) cut into the batches sent as tasks: one
+    index per batch for slow work (searching engines: fine progress, even spread), about
+    eight batches per worker of at most `cap` indices for fast work (the simple engines), so
+    that a task is not mostly overhead. (A resumed run passes the indices still to do.)"""
+    indices = list(range(indices)) if isinstance(indices, int) else list(indices)
+    count = len(indices)
     size = max(1, min(cap, count // (max(workers, 1) * 8))) if fast else 1
-    return [range(i, min(count, i + size)) for i in range(0, count, size)]
+    return [indices[i:i + size] for i in range(0, count, size)]
 
 
 def connect(address: str):
-    """A `dask.distributed.Client` on the scheduler at `address`; a BergenError if the
-    extra is not installed or the scheduler does not answer."""
+    """A `dask.distributed.Client` on the scheduler at `address`; a BergenError, one line
+    within CONNECT_TIMEOUT seconds, if the extra is not installed, the address is not one
+    (tcp://HOST:PORT, tls://, ws://, wss://, inproc://), nothing listens there, or no
+    scheduler answers."""
     try:
         from distributed import Client
+        from distributed.comm import parse_address, parse_host_port
     except ImportError:
         raise BergenError(f"--cluster needs Dask, which is not installed: {CLUSTER_EXTRA}",
                           field="cluster") from None
     try:
-        return Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as e:
-        raise BergenError(f"--cluster: no Dask scheduler answers at {address!r} ({e})",
-                          field="cluster") from None
+        scheme, location = parse_address(address)
+        if scheme not in ("tcp", "tls", "ws", "wss", "inproc"):
+            raise ValueError(f"unknown scheme {scheme!r}")
+        host, port = parse_host_port(location) if scheme != "inproc" else (None, None)
+    except (ValueError, TypeError) as e:
+        raise BergenError(f"--cluster: {address!r} is not a scheduler address like "
+                          f"tcp://HOST:8786 ({e})", field="cluster") from None
+    if host is not None:
+        import socket
+        try:
+            socket.create_connection((host or "127.0.0.1", port),
+                                     timeout=CONNECT_TIMEOUT).close()
+        except OSError as e:
+            why = "timed out" if isinstance(e, socket.timeout) else (e.strerror or str(e))
+            raise BergenError(f"--cluster: no Dask scheduler answers at {address!r} "
+                              f"({why})", field="cluster") from None
+
+    class _Client(Client):
+        def start(self, **kwargs):
+            try:
+                return super().start(**kwargs)
+            except BaseException:
+                # Closed here, at once: left to the garbage collector, a half-made client
+                # takes 20 s to give up and prints a traceback.
+                try:
+                    self.close(timeout=1)
+                except BaseException:
+                    pass
+                raise
+
+    with quiet_dask():                      # a failed connection is our one line, not a log
+        try:
+            return _Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        except (OSError, TimeoutError, ValueError, MemoryError) as e:
+            raise BergenError(f"--cluster: no Dask scheduler answers at {address!r} within "
+                              f"{CONNECT_TIMEOUT} s ({type(e).__name__})",
+                              field="cluster") from None
+
+
+@contextmanager
+def quiet_dask():
+    """Dask's own logs held back (errors included: a lost scheduler is logged with a
+    traceback at every try to reconnect); the command says what happened in one line."""
+    import logging
+
+    try:
+        import distributed  # noqa: F401  (its import configures the loggers quieted below)
+    except ImportError:
+        pass                                # connect() says so, in one line
+    # Dask's configuration gives some of its loggers levels of their own
+    # ("distributed.client": warning), so the parent's level alone does not hold them.
+    names = ["distributed"] + [name for name in logging.root.manager.loggerDict
+                               if name.startswith("distributed.")]
+    logs = [logging.getLogger(name) for name in names]
+    levels = [log.level for log in logs]
+    for log in logs:
+        log.setLevel(logging.CRITICAL + 1)
+    yield
+    # Restored only when the run ended well: after a lost scheduler the client's threads go
+    # on trying to reconnect (and logging each try) until the process exits.
+    for log, level in zip(logs, levels):
+        log.setLevel(level)
 
 
 def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
                 progress: Callable[[int, int], None] | None = None,
-                units: Callable | None = None) -> list:
+                units: Callable | None = None,
+                on_result: Callable[[int, object], None] | None = None) -> list:
     """`[fn(item) for item in items]`, run serially, on `workers` local processes, or on the
     Dask cluster `cluster` (an address, or a Client); see the module doc. `units(item)`: how
-    much of the work an item is, for `progress` (default 1 each)."""
+    much of the work an item is, for `progress` (default 1 each). `on_result(i, result)` is
+    called in this process as item i finishes, in whatever order they finish (a journal
+    keeps them there, `journal.py`).
+
+    Ctrl-C (KeyboardInterrupt) ends the run at once: local workers are killed (they ignore
+    the terminal's Ctrl-C, so that only this process decides), a cluster's tasks cancelled;
+    the results already handed to `on_result` are all that is kept."""
     items = list(items)
     sizes = [1 if units is None else units(item) for item in items]
     total = sum(sizes)
     tick = _Ticker(progress, total)
+
+    def finished(i, result):
+        if on_result is not None:
+            on_result(i, result)
+        tick(sizes[i])
+
     if cluster is not None:
-        return _on_cluster(fn, items, sizes, cluster, tick)
+        return _on_cluster(fn, items, cluster, finished)
     if workers <= 1 or len(items) <= 1:
         out = []
-        for item, size in zip(items, sizes):
+        for i, item in enumerate(items):
             out.append(fn(item))
-            tick(size)
+            finished(i, out[-1])
         return out
+    import os
     results = [None] * len(items)
     # Not multiprocessing.Pool: its daemonic workers could not start processes of their own
     # (a search with workers > 1).
-    ex = ProcessPoolExecutor(max_workers=min(workers, len(items)),
-                             mp_context=get_context("fork"))
+    with deferred_ctrl_c():
+        ex = ProcessPoolExecutor(max_workers=min(workers, len(items)),
+                                 mp_context=get_context("fork"), initializer=_worker_init,
+                                 initargs=(os.getpid(),))
     try:
-        pending = {ex.submit(fn, item): i for i, item in enumerate(items)}
+        with deferred_ctrl_c():         # submit forks the workers
+            pending = {ex.submit(fn, item): i for i, item in enumerate(items)}
         waiting = set(pending)
         while waiting:
-            finished, waiting = wait(waiting, return_when=FIRST_COMPLETED)
-            for fut in finished:
+            done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            for fut in done:
                 i = pending[fut]
                 results[i] = fut.result()
-                tick(sizes[i])
+                finished(i, results[i])
     except BaseException:
-        ex.shutdown(wait=False, cancel_futures=True)
+        _kill_workers(ex)
         raise
     ex.shutdown(wait=True)
     return results
+
+
+def _kill_workers(ex: ProcessPoolExecutor) -> None:
+    """End a process pool at once: its workers killed (a search in C would not hear a
+    gentler signal before it returns), the queued tasks cancelled, no waiting."""
+    import os
+    import signal
+    for proc in list((getattr(ex, "_processes", None) or {}).values()):
+        try:
+            os.kill(proc.pid, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+    ex.shutdown(wait=False, cancel_futures=True)
 
 
 class _Ticker:
@@ -108,10 +245,23 @@ class _Ticker:
             self.progress(self.done, self.total)
 
 
-def _on_cluster(fn, items, sizes, cluster, tick):
-    client = connect(cluster) if isinstance(cluster, str) else cluster
+class ClusterLost(BergenError):
+    """The scheduler went away during the run (what had finished was handed on: a journal
+    keeps it, and `--resume` goes on from there)."""
+
+
+def _on_cluster(fn, items, cluster, finished):
+    if isinstance(cluster, str):            # our own client: its logs are ours to quiet
+        with quiet_dask():
+            return _on_client(fn, items, connect(cluster), finished, cluster, own=True)
+    return _on_client(fn, items, cluster, finished,
+                      getattr(getattr(cluster, "scheduler", None), "address", "?"), own=False)
+
+
+def _on_client(fn, items, client, finished, address, own):
+    from concurrent.futures import CancelledError
+
     from distributed import as_completed
-    own = isinstance(cluster, str)
     futures = []
     try:
         # pure=False: every task runs, even two equal ones; retries: a task whose worker died
@@ -121,13 +271,26 @@ def _on_cluster(fn, items, sizes, cluster, tick):
         results = [None] * len(items)
         for fut in as_completed(futures, loop=client.loop):
             i = index[fut.key]
-            results[i] = fut.result()
-            tick(sizes[i])
+            try:
+                results[i] = fut.result()
+            except (CancelledError, OSError) as e:
+                # Cancelled by no one here: the scheduler is gone (or cut us off).
+                raise ClusterLost(f"--cluster: lost the Dask scheduler at {address!r} "
+                                  f"({type(e).__name__})", field="cluster") from None
+            finished(i, results[i])
         return results
+    except ClusterLost:
+        raise                           # nobody left to cancel the tasks with
     except BaseException:
         if futures:
-            client.cancel(futures)
+            try:
+                client.cancel(futures, asynchronous=False)
+            except Exception:
+                pass
         raise
     finally:
         if own:
-            client.close()
+            try:
+                client.close(timeout=2)
+            except Exception:
+                pass

@@ -17,15 +17,14 @@ from itertools import combinations
 
 from .errors import BergenError
 from .notation import format_line, parse_hand, parse_int_list, parse_line
-from .record import (POSITION_FORMAT, _check_fields, _is_int, _type_name, parse_json,
-                     parse_record, parse_scores, walk)
+from .record import (POSITION_FORMAT, _check_fields, _is_int, _run, _type_name, parse_json,
+                     parse_record, parse_scores, parse_version)
 from .rules import Rules
-from .state import DRAW, PASS
 from .tiles import (ALL_TILES, DOUBLES, N_TILES, TILES_WITH, LineEnds, format_mask, popcount,
                     tile_str)
 
 FORMAT = POSITION_FORMAT
-_FIELDS = ("format", "rules", "scores", "to_move", "hand", "line", "hand_sizes",
+_FIELDS = ("format", "version", "rules", "scores", "to_move", "hand", "line", "hand_sizes",
            "reserve_size", "voids")
 _REQUIRED = ("format", "to_move", "hand", "hand_sizes", "reserve_size")
 
@@ -96,6 +95,10 @@ def _check(pos: Position):
     if pos.reserve_size > start:
         raise BergenError(f"the reserve holds {pos.reserve_size} tiles, more than the {start} it "
                           f"starts with ({n} hands of {rules.hand_size})", field="reserve_size")
+    if pos.reserve_size < rules.reserve_kept:
+        raise BergenError(f"the reserve holds {pos.reserve_size} tiles, fewer than the "
+                          f"{rules.reserve_kept} the rules keep (reserve_kept: nobody draws "
+                          f"them)", field="reserve_size")
     sizes = pos.hand_sizes
     if len(sizes) != n:
         raise BergenError(f"'hand_sizes' needs {n} entries (one per seat), got {len(sizes)}",
@@ -133,7 +136,60 @@ def _check(pos: Position):
     elif rules.no_double == "redeal" and not line_mask & DOUBLES:
         raise BergenError("the line holds no double, but under no_double 'redeal' the lead "
                           "is a double", field="line")
+    _check_turns(pos)
     _check_voids(pos)
+
+
+def _check_turns(pos: Position):
+    """The hand sizes must fit the turn order. Play goes round the table from the leader; a
+    turn ends with a play or a pass, and a seat draws only on its own turns, never before
+    its lead. So after T turns seat j has had its share of them, has played at most that
+    many tiles, and holds the tiles dealt and drawn less those played; a seat that has had
+    no turn but its lead has drawn nothing (the seat to move may have drawn in the turn it
+    is in). Passes are possible only under `draw: one` or once the reserve is down to what
+    the rules keep; without them T is the number of tiles laid, and the leader follows from
+    the seat to move. Some leader and T must leave every seat's size possible."""
+    rules, n = pos.rules, pos.rules.players
+    laid, sizes, h, t = len(pos.line), pos.hand_sizes, rules.hand_size, pos.to_move
+    if not laid:
+        for seat, k in enumerate(sizes):
+            if k != h:
+                raise BergenError(f"no tile is laid yet, so every hand holds the {h} tiles "
+                                  f"dealt; seat {seat} holds {k}", field=f"hand_sizes[{seat}]")
+        return
+    passes = rules.draw == "one" or pos.reserve_size <= rules.reserve_kept
+    problem = None
+    for leader in range(n):
+        turns = laid + (t - leader - laid) % n
+        while turns <= (laid * n + n if passes else laid):
+            had = [len(range((j - leader) % n, turns, n)) for j in range(n)]
+            # Tiles seat j has played: enough to come down from h to its size (it may have
+            # drawn more), at least the lead for the leader, at most one a turn; exactly
+            # h - size when it had no turn to draw on.
+            low = [max(h - sizes[j], 1 if j == leader else 0) for j in range(n)]
+            high = [had[j] if j == t or had[j] > (j == leader) else min(had[j], h - sizes[j])
+                    for j in range(n)]
+            bad = next((j for j in range(n) if low[j] > high[j]), None)
+            if bad is None and sum(low) <= laid <= sum(high):
+                return
+            if problem is None and bad is not None:
+                problem = (bad, had[bad], bad == leader)
+            turns += n
+    if problem is not None and not passes:
+        seat, had, led = problem
+        turns = f"{had} turn{'s' if had != 1 else ''}" + (" (the lead among them)" if led else "")
+        if had - led < 1 and seat != t:
+            why = f"no turn to draw on, so it holds exactly {h - had} of its {h} tiles"
+        else:
+            why = f"so it holds at least {h - had} of its {h} tiles"
+        raise BergenError(
+            f"the hand sizes do not fit the turn order: with {laid} tile"
+            f"{'s' if laid != 1 else ''} laid and seat {t} to move (no pass yet: the reserve "
+            f"is above {rules.reserve_kept}), seat {seat} has had {turns}, {why}, not "
+            f"{sizes[seat]}", field=f"hand_sizes[{seat}]")
+    raise BergenError(f"the hand sizes {','.join(map(str, sizes))} do not fit the turn order: "
+                      f"no leader and no sequence of turns from the lead to seat {t} with "
+                      f"{laid} tiles laid leaves them", field="hand_sizes")
 
 
 def _check_voids(pos: Position):
@@ -242,7 +298,9 @@ def parse_position(obj) -> Position:
         raise BergenError(f"expected {FORMAT!r}, got {fmt!r}{hint}", field="format")
     for k in _REQUIRED:
         if k not in obj:
-            raise BergenError(f"a position has no {k!r} field", field=k)
+            raise BergenError(f"the {k!r} field is missing: a position needs "
+                              f"{', '.join(repr(f) for f in _REQUIRED[1:])}", field=k)
+    parse_version(obj)
     rules = Rules.from_dict(obj.get("rules"))
     scores = obj.get("scores")
     scores = (0,) * rules.n_sides if scores is None else parse_scores(scores, rules, "scores")
@@ -396,48 +454,34 @@ def _from_flags(hand, line, hand_sizes, reserve_size, scores, players, partnersh
 def record_voids(record) -> dict:
     """Per seat, the numbers each seat is known to hold none of after the record's last event
     (RULES.md, "Decisions and chance"): a turn with a draw at ends (x, y) leaves the hand free
-    of x and y (tiles drawn earlier may show older voids again); a pass without a draw adds x
-    and y; a play keeps what was known. Only the last round counts."""
+    of x and y, and when it kept a drawn tile, that tile may show the older voids again; a
+    pass without a draw adds x and y; a play keeps what was known. Only the last round counts
+    (`Observer.proven_voids`)."""
+    from .infoset import Observer
     record = parse_record(record)
     last = len(record.rounds) - 1
-    voids = {}
-    drew = {}
-    for step in walk(record):
-        if step.round != last:
-            continue
-        s = step.seat
-        before = step.before
-        ends = {before.left, before.right} if before.led else set()
-        if step.action == DRAW:
-            drew[s] = ends
-        elif step.action == PASS:
-            voids[s] = set(ends) if s in drew else voids.get(s, set()) | ends
-            drew.pop(s, None)
-        else:
-            if s in drew:
-                voids[s] = set(drew.pop(s))
-    return {s: frozenset(v) for s, v in voids.items() if v}
+    observer = None
+    for item in _run(record):
+        if item[0] == "deal" and item[1] == last:
+            observer = Observer(record.rules, (), item[2])
+        elif item[0] == "step" and item[1].round == last:
+            step = item[1]
+            observer.step(step.seat, step.action, step.after)
+    voids = {s: frozenset(observer.proven_voids(s)) for s in range(record.rules.players)}
+    return {s: v for s, v in voids.items() if v}
+
+
+def position_from_infoset(info, voids: dict) -> Position:
+    """The position of an information set (`infoset.InfoSet`), with `voids` {seat: numbers}:
+    what a `bergen-position/1` keeps of it (not its history: which turn a tile was drawn on,
+    the lead's proofs, the plays inference reads)."""
+    return Position(info.rules, tuple(info.scores), info.seat, info.hand, tuple(info.line),
+                    tuple(info.hand_sizes), info.reserve_size,
+                    {s: frozenset(v) for s, v in voids.items() if v}).check()
 
 
 def position_from_record(record) -> Position:
     """The position an unfinished record describes, seen by its seat to move (the viewpoint,
     whose hand the record must show), with the voids the events prove."""
-    from .record import final_state
-    record = parse_record(record)
-    state = final_state(record)
-    if state.ended is not None:
-        raise BergenError(f"the record ends with the round over ({state.ended}): it describes no "
-                          f"position", round=len(record.rounds) - 1)
-    seat = state.to_move
-    if seat < 0:
-        raise BergenError("the record stops before the lead with hands unseen, so the seat to "
-                          "move is not known", round=len(record.rounds) - 1)
-    if state.hidden[seat]:
-        raise BergenError(f"seat {seat} is to move, but the record does not show its whole hand "
-                          f"(the seat to move is the record's viewpoint)",
-                          round=len(record.rounds) - 1)
-    voids = {s: v for s, v in record_voids(record).items() if s != seat}
-    sizes = tuple(state.hand_size(s) for s in range(record.rules.players))
-    pos = Position(record.rules, tuple(state.scores), seat, state.hands[seat], tuple(state.line),
-                   sizes, state.reserve_size, voids)
-    return pos.check()
+    from .viewpoint import record_position
+    return record_position(record)

@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Iterator, NamedTuple
 
+from . import __version__
 from .errors import BergenError
 from .infoset import Observer
 from .notation import parse_move_text, resolve_move
@@ -32,7 +33,7 @@ from .tiles import format_mask, parse_tile, tile_str
 FORMAT = "bergen-record/1"
 POSITION_FORMAT = "bergen-position/1"
 
-_TOP_FIELDS = ("format", "rules", "start_scores", "rounds")
+_TOP_FIELDS = ("format", "version", "rules", "start_scores", "rounds")
 _ROUND_FIELDS = ("hands", "reserve", "events")
 _ACTIONS = ("play", "draw", "pass")
 _EVENT_FIELDS = ("seat",) + _ACTIONS
@@ -77,10 +78,12 @@ class Round:
 
 @dataclass(frozen=True)
 class Record:
-    """A parsed `bergen-record/1`. `complete` when every hand and every reserve is known."""
+    """A parsed `bergen-record/1`. `complete` when every hand and every reserve is known.
+    `version`: the version of the program that wrote it, when the record says."""
     rules: Rules
     start_scores: tuple
     rounds: tuple
+    version: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -88,9 +91,12 @@ class Record:
                    for r in self.rounds)
 
     def to_dict(self) -> dict:
-        return {"format": FORMAT, "rules": self.rules.to_dict(),
-                "start_scores": list(self.start_scores),
-                "rounds": [r.to_dict() for r in self.rounds]}
+        out = {"format": FORMAT}
+        if self.version is not None:
+            out["version"] = self.version
+        out.update(rules=self.rules.to_dict(), start_scores=list(self.start_scores),
+                   rounds=[r.to_dict() for r in self.rounds])
+        return out
 
 
 # ---- JSON -------------------------------------------------------------------------------------
@@ -268,21 +274,23 @@ def _parse_event(obj, rules: Rules, r: int, j: int) -> Event:
     return Event(seat, "play", t, end)
 
 
-def parse_record(obj) -> Record:
+def parse_record(obj, needed_by: str | None = None) -> Record:
     """Check the structure of a decoded `bergen-record/1` and return it as a `Record`.
 
-    The rules are checked here; the play is checked by `replay`.
+    The rules are checked here; the play is checked by `replay`. A position given instead is
+    refused as such (`needed_by`: the command that needs a record, for the message).
     """
     if isinstance(obj, Record):
         return obj
+    if isinstance(obj, dict) and obj.get("format") == POSITION_FORMAT:
+        raise BergenError(_needs_record(POSITION_FORMAT, needed_by), field="format")
     _check_fields(obj, _TOP_FIELDS, "a record", required=("format",))
     fmt = obj["format"]
     if fmt != FORMAT:
-        hint = " (this is a position: a record has rounds of events)" if fmt == POSITION_FORMAT \
-            else ""
-        raise BergenError(f"expected {FORMAT!r}, got {fmt!r}{hint}", field="format")
+        raise BergenError(f"expected {FORMAT!r}, got {fmt!r}", field="format")
     if "rounds" not in obj:
         raise BergenError("a record has no 'rounds' field", field="rounds")
+    version = parse_version(obj)
     rules = Rules.from_dict(obj.get("rules"))
     start = obj.get("start_scores")
     start_scores = (0,) * rules.n_sides if start is None else parse_scores(
@@ -294,7 +302,16 @@ def parse_record(obj) -> Record:
     if not rounds_obj:
         raise BergenError("the list is empty: a record needs at least one round", field="rounds")
     rounds = tuple(_parse_round(ro, rules, r) for r, ro in enumerate(rounds_obj))
-    return Record(rules, start_scores, rounds)
+    return Record(rules, start_scores, rounds, version)
+
+
+def parse_version(obj: dict):
+    """The optional `version` of a document (the program that wrote it): a string, or None."""
+    version = obj.get("version")
+    if version is not None and (not isinstance(version, str) or len(version) > 100):
+        raise BergenError(f"'version' must be the version string of the program that wrote "
+                          f"the document, got {_type_name(version)}", field="version")
+    return version
 
 
 def load_record(text) -> Record:
@@ -318,7 +335,7 @@ class LineError(BergenError):
             else f"line {self.line}: {self.message}"
 
 
-def iter_records(text, check: bool = False) -> Iterator[Record]:
+def iter_records(text, check: bool = False, needed_by: str | None = None) -> Iterator[Record]:
     """The records of a `.jsonl` text, one per non-empty line.
 
     Errors are `LineError`s (a `BergenError` with `.line`, 1-based). With `check=True` each
@@ -330,7 +347,7 @@ def iter_records(text, check: bool = False) -> Iterator[Record]:
         if not line.strip():
             continue
         try:
-            rec = load_record(line)
+            rec = parse_record(parse_json(line, "record"), needed_by)
             if check:
                 replay(rec)
         except BergenError as e:
@@ -338,22 +355,32 @@ def iter_records(text, check: bool = False) -> Iterator[Record]:
         yield rec
 
 
-def load_records(text) -> list:
+def _needs_record(what: str, needed_by: str | None) -> str:
+    """The message for a position given where a record is needed."""
+    who = f"{needed_by} needs" if needed_by else "this needs"
+    return (f"this is a {what} (a position, with no history); {who} a record "
+            f"({FORMAT}: the game as it happened)")
+
+
+def load_records(text, needed_by: str | None = None) -> list:
     """The records of a file holding either one JSON record (pretty-printed or not) or several,
-    one per line (`.jsonl`). Structure only, like `load_record`.
+    one per line (`.jsonl`). Structure only, like `load_record`. A position (or a position
+    string) is refused as such; `needed_by` names the command for the message.
 
     A single record's errors are plain `BergenError`s (JSON errors name the line and column in
     the file); with several records they are `LineError`s naming the line.
     """
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8")
+    if text.lstrip().startswith("bergen1/"):
+        raise BergenError(_needs_record("position string", needed_by))
     try:
         obj = parse_json(text, "record")
     except BergenError as e:
         if "extra data after the first JSON value" not in e.message:
             raise
-        return list(iter_records(text))
-    return [parse_record(obj)]
+        return list(iter_records(text, needed_by=needed_by))
+    return [parse_record(obj, needed_by)]
 
 
 # ---- writing ----------------------------------------------------------------------------------
@@ -361,7 +388,8 @@ def write_record(log) -> dict:
     """A complete `bergen-record/1` dict from a `playout.MatchLog` (or a `Record`).
 
     Every hand and reserve is written, the drawn tiles too, and the rules in full
-    (`rules.to_dict()`), so the record stands on its own.
+    (`rules.to_dict()`), so the record stands on its own; a match's record says which version
+    of the program wrote it (a `Record` keeps the version it was read with).
     """
     if isinstance(log, Record):
         return log.to_dict()
@@ -383,7 +411,7 @@ def write_record(log) -> dict:
         rounds.append({"hands": [format_mask(h) for h in rnd.hands],
                        "reserve": [tile_str(t) for t in rnd.reserve],
                        "events": events})
-    return {"format": FORMAT, "rules": log.rules.to_dict(),
+    return {"format": FORMAT, "version": __version__, "rules": log.rules.to_dict(),
             "start_scores": list(log.start_scores), "rounds": rounds}
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import math
 
-from .analysis import LABELS, combined_summary
+from .analysis import CONFIDENCE, LABELS, combined_summary
 from .notation import parse_line, parse_move_text
 from .tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str
 
@@ -41,14 +41,14 @@ def text(result, settings=True) -> str:
     for r, events in enumerate(result.annotated):
         out.append(f"round {r}")
         for event, seat, action, line, points, dec in events:
-            mark = MARKS.get(dec.label, "") if dec else ""
-            out.append(f"  {event:>3}  seat {seat}  {action + mark:<10} {gained(points):<4} "
-                       f"{line}" + ("   (exact)" if dec and dec.exact else ""))
-            if dec and dec.label:
-                out.append(f"        {dec.label}: {dec.played} {dec.values[dec.played]:+.2f}, "
-                           f"better {dec.best} {dec.values[dec.best]:+.2f} "
-                           f"(loss {dec.loss:.2f} ± {dec.loss_stderr:.2f}"
-                           f"{', exact' if dec.exact else ''})")
+            out.append(f"  {event:>3}  seat {seat}  {action + mark_of(dec):<11} "
+                       f"{gained(points):<4} {line}" + ("   (exact)" if dec and dec.exact else ""))
+            if dec and (dec.label or dec.borderline):
+                out.append(f"        {verdict_text(dec)}: {dec.played} "
+                           f"{dec.values[dec.played]:+.2f}, better {dec.best} "
+                           f"{dec.values[dec.best]:+.2f} ({loss_text(dec)})")
+                if dec.position:
+                    out.append(f"        position {dec.position}")
     out.append("")
     out += summary_table(result.summary)
     exact = sum(d.exact for d in result.decisions)
@@ -58,6 +58,37 @@ def text(result, settings=True) -> str:
     if settings:
         out.append(settings_line(result.settings))
     return "\n".join(out)
+
+
+def mark_of(dec) -> str:
+    """The mark after a play: `?!`, `?`, `??`; a borderline one in brackets (`[?!]`, `[-]`
+    when the loss itself is below every threshold)."""
+    if dec is None:
+        return ""
+    if dec.borderline:
+        return f"[{MARKS.get(dec.label, '-')}]"
+    return MARKS.get(dec.label, "")
+
+
+def verdict_text(dec) -> str:
+    """`mistake`, or `borderline mistake` / `borderline (no label)` when the interval did not
+    settle on one label."""
+    if dec.borderline:
+        return f"borderline {dec.label}" if dec.label else "borderline (no label)"
+    return dec.label
+
+
+def loss_text(dec) -> str:
+    """The loss with its error and interval, and the rechecks behind it."""
+    lo, hi = dec.loss_interval
+    out = f"loss {dec.loss:.2f} ± {dec.loss_stderr:.2f}"
+    if getattr(dec, "exact", False):
+        return out + ", exact (± the solved endgame's exploitability)"
+    if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
+        out += f", {100 * CONFIDENCE:g}% [{lo:.2f}, {hi:.2f}]"
+    if dec.rechecks:
+        out += f", {dec.rechecks} recheck{'s' if dec.rechecks > 1 else ''}"
+    return out
 
 
 def text_all(results) -> str:
@@ -75,11 +106,11 @@ def text_all(results) -> str:
 
 def summary_table(summary) -> list:
     out = [f"  {'seat':<5} {'decisions':>9} {'forced':>6} {'total loss':>10} {'mean':>6} "
-           f"{'?!':>3} {'?':>3} {'??':>3} {'error rate':>10} {'luck':>7}"]
+           f"{'?!':>3} {'?':>3} {'??':>3} {'[ ]':>3} {'error rate':>10} {'luck':>7}"]
     for sm in summary:
         out.append(f"  {sm.seat:<5} {sm.decisions:>9} {sm.forced:>6} {sm.total_loss:>10.2f} "
                    f"{sm.mean_loss:>6.3f} {sm.counts['inaccuracy']:>3} {sm.counts['mistake']:>3} "
-                   f"{sm.counts['blunder']:>3} {100 * sm.error_rate:>9.1f}% "
+                   f"{sm.counts['blunder']:>3} {sm.borderline:>3} {100 * sm.error_rate:>9.1f}% "
                    f"{sm.luck_deal + sm.luck_draws:>+7.2f}")
     return out
 
@@ -89,26 +120,30 @@ def settings_line(st) -> str:
             f"{st['iterations'] or ''}{' iterations' if st['iterations'] else ''}"
             f"{st['time'] or ''}{' s' if st['time'] else ''} per decision, seed {st['seed']}; "
             f"thresholds {st['thresholds']['inaccuracy']}/{st['thresholds']['mistake']}/"
-            f"{st['thresholds']['blunder']})")
+            f"{st['thresholds']['blunder']}, labelled when the "
+            f"{100 * st.get('confidence', CONFIDENCE):g}% interval is inside; [ ] borderline)")
 
 
 # ---- JSON -------------------------------------------------------------------------------
 
 
-def to_json(results, seconds: float) -> dict:
+def to_json(results, seconds: float | None) -> dict:
     """`analyze --json`: one match's document, or for several the decisions (each with its
-    match), the seats' totals, each match's summary and the settings (FORMATS.md)."""
+    match), the seats' totals, each match's summary and the settings (FORMATS.md); with the
+    wall time in `seconds` unless it is None (`analyze --out`'s file, the same bytes on
+    every run)."""
     if len(results) == 1:
         out = results[0].to_json()
+    else:
+        out = {"decisions": [dict(d.to_json(), match=i) for i, res in enumerate(results)
+                             for d in res.decisions],
+               "summary": [sm.to_json() for sm in combined_summary(results)],
+               "matches": [{"match": i, "summary": [sm.to_json() for sm in res.summary]}
+                           for i, res in enumerate(results)],
+               "settings": results[0].settings}
+    if seconds is not None:
         out["seconds"] = round(seconds, 3)
-        return out
-    return {"decisions": [dict(d.to_json(), match=i) for i, res in enumerate(results)
-                          for d in res.decisions],
-            "summary": [sm.to_json() for sm in combined_summary(results)],
-            "matches": [{"match": i, "summary": [sm.to_json() for sm in res.summary]}
-                        for i, res in enumerate(results)],
-            "settings": results[0].settings,
-            "seconds": round(seconds, 3)}
+    return out
 
 
 # ---- HTML -------------------------------------------------------------------------------
@@ -152,14 +187,16 @@ li.decision { padding: 8px 0; }
 .head { display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: baseline; }
 .move { font-weight: 600; font-family: ui-monospace, Menlo, Consolas, monospace; }
 .mono { font-family: ui-monospace, Menlo, Consolas, monospace; }
+.position { font-size: .85em; color: var(--muted); overflow-wrap: anywhere; margin-top: 2px; }
 .badge { font-size: .8em; font-weight: 700; padding: 1px 7px; border-radius: 9px; color: #fff;
          text-transform: uppercase; letter-spacing: .03em; }
 .badge.inaccuracy { background: #b7950b; } .badge.mistake { background: #d35400; }
-.badge.blunder { background: #a00000; }
+.badge.blunder { background: #a00000; } .badge.borderline { background: #5d6d7e; }
 .exact { font-weight: 700; color: #1a5e20; }
 .label-inaccuracy { border-left: 4px solid #b7950b; padding-left: 8px !important; }
 .label-mistake { border-left: 4px solid #d35400; padding-left: 8px !important; }
 .label-blunder { border-left: 4px solid #a00000; padding-left: 8px !important; }
+.label-borderline { border-left: 4px dashed #7f8c8d; padding-left: 8px !important; }
 .board { display: flex; flex-wrap: wrap; gap: 6px 18px; align-items: center; margin: 4px 0; }
 .board figure { margin: 0; } .board figcaption { font-size: .8em; color: var(--muted); }
 svg.dominoes { height: auto; max-width: 100%; display: block; }
@@ -257,6 +294,7 @@ def _side_name(rules, side) -> str:
 def _summary_html(summary, table_id="summary") -> str:
     head = ("<tr><th>seat</th><th>decisions</th><th>forced</th><th>total loss</th>"
             "<th>mean loss</th><th>inaccuracies ?!</th><th>mistakes ?</th><th>blunders ??</th>"
+            "<th>borderline [ ]</th>"
             "<th>error rate</th><th>luck, deal</th><th>luck, draws</th></tr>")
     rows = []
     for sm in summary:
@@ -267,6 +305,7 @@ def _summary_html(summary, table_id="summary") -> str:
                  ("inaccuracies", sm.counts["inaccuracy"], str(sm.counts["inaccuracy"])),
                  ("mistakes", sm.counts["mistake"], str(sm.counts["mistake"])),
                  ("blunders", sm.counts["blunder"], str(sm.counts["blunder"])),
+                 ("borderline", sm.borderline, str(sm.borderline)),
                  ("error_rate", round(sm.error_rate, 4), f"{100 * sm.error_rate:.1f}%"),
                  ("luck_deal", round(sm.luck_deal, 4), _f(sm.luck_deal)),
                  ("luck_draws", round(sm.luck_draws, 4), _f(sm.luck_draws))]
@@ -282,7 +321,8 @@ def _settings_html(st) -> str:
     th = st["thresholds"]
     items = [("algorithm", st["algorithm"]), ("budget per decision", budget),
              ("objective", st["objective"]), ("seed", st["seed"]),
-             ("recheck", f"×{st['recheck']} budget before a label"),
+             ("recheck", f"×{st['recheck']} budget before a label, up to "
+                         f"{st.get('max_rechecks', 1)} times while undecided"),
              ("thresholds", f"inaccuracy {th['inaccuracy']}, mistake {th['mistake']}, "
                             f"blunder {th['blunder']}"),
              ("workers", st["workers"])]
@@ -375,12 +415,14 @@ def _graph_svg(result, prefix: str) -> str:
         x, y = X(i), Y(m.value)
         tip = (f"round {m.round}, event {m.event}, seat {m.seat}: {dec.played} "
                f"{_f(dec.values[dec.played])}; best {dec.best} {_f(dec.values[dec.best])}; "
-               f"loss {_f(dec.loss, '.2f')}" + (f" — {dec.label}" if dec.label else ""))
-        label_attr = f' data-label="{dec.label}"' if dec.label else ""
+               f"loss {_f(dec.loss, '.2f')}" + (f" — {verdict_text(dec)}"
+                                                  if dec.label or dec.borderline else ""))
+        label_attr = (f' data-borderline="{dec.label or "none"}"' if dec.borderline else
+                      f' data-label="{dec.label}"' if dec.label else "")
         out.append(f'<a href="#{prefix}d{m.decision}"><circle class="decision side{side}" '
                    f'data-decision="{m.decision}"{label_attr} cx="{x:.1f}" cy="{y:.1f}" r="3.2" '
                    f'fill="{_SIDE_COLOURS[side]}"><title>{_e(tip)}</title></circle></a>')
-        if dec.label:
+        if dec.label and not dec.borderline:
             out.append(f'<a href="#{prefix}d{m.decision}">{_marker(dec.label, x, y, m.decision)}'
                        f'</a>')
     # the luck lane
@@ -471,11 +513,16 @@ def _decision_html(result, prefix, index, r, event, seat, line_text, points) -> 
     played_at = None
     if ":" in dec.played:
         played_at = 0 if dec.played.endswith(":L") else len(pairs) - 1
-    mark = MARKS.get(dec.label, "")
-    label_cls = f" label-{dec.label}" if dec.label else ""
-    label_attr = f' data-label="{dec.label}"' if dec.label else ""
+    mark = mark_of(dec)
+    if dec.borderline:
+        label_cls = " label-borderline"
+        label_attr = f' data-borderline="{dec.label or "none"}"'
+        badge = f' <span class="badge borderline">{_e(verdict_text(dec))}</span>'
+    else:
+        label_cls = f" label-{dec.label}" if dec.label else ""
+        label_attr = f' data-label="{dec.label}"' if dec.label else ""
+        badge = f' <span class="badge {dec.label}">{dec.label}</span>' if dec.label else ""
     label_attr += ' data-exact="1"' if dec.exact else ""
-    badge = f' <span class="badge {dec.label}">{dec.label}</span>' if dec.label else ""
     hand = result.hands[r].get(event) if r < len(result.hands) else None
     hand_svg = ""
     if hand is not None:
@@ -489,8 +536,7 @@ def _decision_html(result, prefix, index, r, event, seat, line_text, points) -> 
     scored = gained(points)
     best_note = "the best play" if dec.best == dec.played else \
         f'best <span class="move">{_e(dec.best)}</span> {_f(dec.values[dec.best])}'
-    loss = (f'loss {_f(dec.loss, ".2f")} ± {_f(dec.loss_stderr, ".2f")}'
-            if dec.best != dec.played else "loss 0")
+    loss = _e(loss_text(dec)) if dec.best != dec.played else "loss 0"
     rows = []
     for move, v in sorted(dec.values.items(), key=lambda kv: -kv[1]):
         cls = " ".join(c for c, on in (("isbest", move == dec.best),
@@ -508,12 +554,19 @@ def _decision_html(result, prefix, index, r, event, seat, line_text, points) -> 
             f'<span>{_e(scored)}</span></div>'
             f'<div class="values">played <span class="move">{_e(dec.played)}</span> '
             f'{_f(dec.values[dec.played])}; {best_note}; {loss}'
-            f'{"; rechecked" if dec.rechecked else ""}'
             f'{EXACT_NOTE if dec.exact else ""}'
             f'</div>'
             f'<div class="board"><figure>{_line_svg(pairs, played_at, "the line after the play")}'
             f'<figcaption>line after the play</figcaption></figure>{hand_svg}</div>'
-            f'{details}</li>')
+            f'{details}{_position_html(dec.position)}</li>')
+
+
+def _position_html(position) -> str:
+    """The position before the decision as a string to paste into `bergen best`."""
+    if not position:
+        return ""
+    return (f'<div class="position">position before the play: '
+            f'<code class="mono">{_e(position)}</code></div>')
 
 
 def _minor_html(event, seat, action, points, forced) -> str:
@@ -597,7 +650,8 @@ def html_report(results, *, title="Bergen analysis") -> str:
                         f'{_match_html(res, f"m{i}-", f"Match {i}")}</section>')
     body.append(f"<footer>Written by bergen_search. Values are the mover's side's, in the objective's unit; "
                 f"a loss is the best play's value minus the played one's, labelled only when "
-                f"it exceeds two standard errors after a recheck.</footer>")
+                f"its {100 * CONFIDENCE:g}% interval lies within the label's band; "
+                f"otherwise, after the rechecks, it is marked borderline.</footer>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

@@ -9,8 +9,9 @@ then draws one by walking the programme with probabilities proportional to the c
 exact uniform draw, no rejection, a few dozen operations per tile.
 
 The table is built once per information set, here in Python; the walk runs in the core
-(`bergen_search._search`) or, in the reference, in `WorldTable.sample`. Both walk the same
-float table with the same RNG, so they draw the same worlds for the same seed.
+(`_sampler.CoreSampler`) or, in the reference, in `WorldTable.sample` (`ReferenceSampler`,
+the core sampler's pure-Python stand-in, gives each world as a reference `State`). Both walk
+the same float table with the same RNG, so they draw the same worlds for the same seed.
 
 *Weighted worlds* (inference, `inference.py`): a table may carry a factor for each free tile
 in each group, and a world then weighs the product of its tiles' factors. Such evidence (a
@@ -25,8 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import BergenError
-from .infoset import RESERVE, InfoSet
+from .infoset import RESERVE, InfoSet, check_infoset
 from .rng import Rng
+from .state import NO_TILE, State
 
 #: Programmes larger than this many nodes are refused (the position is too unconstrained to
 #: need them; it never happens in real play: 4 players, 3 epochs each stay far below).
@@ -147,8 +149,9 @@ class WorldTable:
     tiles' factors, and `enumerate` gives each world its histories times that product.
     """
 
-    def __init__(self, info: InfoSet, factors: dict | None = None):
-        self.info = info
+    def __init__(self, info: InfoSet, factors: dict | None = None, public: bool = False):
+        """`public`: `info` is the exact endgame's public view (`infoset.check_infoset`)."""
+        self.info = check_infoset(info, public)
         factors = {t: f for t, f in (factors or {}).items() if any(x != 1.0 for x in f)}
         for t, f in factors.items():
             if len(f) != len(info.groups) or not all(x > 0 and x < float("inf") for x in f):
@@ -271,3 +274,171 @@ class WorldTable:
 
         rec(0, 0)
         return found
+
+
+def world_state(info: InfoSet, hands, reserve) -> State:
+    """The full-information reference State of one world of `info`, unchecked: its public
+    fields (line, scores, reserve size, passes, draws this turn) with `hands` (a mask per seat,
+    the seat's own included) and `reserve` (tiles in draw order). `State.deal` only starts a
+    round, so the state is assembled field by field here (`expectimax_ref.world_state` checks
+    the world first)."""
+    rules = info.rules
+    s = State.__new__(State)
+    s.rules = rules
+    s.hands = tuple(hands)
+    s.hidden = (0,) * rules.players
+    s.reserve = tuple(reserve)
+    s.reserve_size = len(s.reserve)
+    s.line = tuple(info.line)
+    s.left, s.right = info.left, info.right
+    s.left_double, s.right_double = info.left_double, info.right_double
+    s.scores = tuple(info.scores)
+    s.to_move = info.seat
+    s.passes = info.passes
+    s.draws_this_turn = info.draws_this_turn
+    s.last_drawn = info.last_drawn if info.draws_this_turn else NO_TILE
+    s.ended = None
+    s.winner = None
+    s.last_points = (0,) * rules.n_sides
+    return s
+
+
+class ReferenceSampler:
+    """The pure-Python stand-in for `_sampler.CoreSampler`: a WorldTable's worlds for one
+    information set, drawn by `WorldTable.walk` (the core's draws, bit for bit), as hands and
+    reserve (`sample`, as the core's) or as a full-information reference `State` (`world`).
+    `base` is the template: the public state with the seat's own hand, the others empty."""
+
+    def __init__(self, info: InfoSet, table: WorldTable | None = None):
+        self.info = info
+        self.table = WorldTable(info) if table is None else table
+        self.seat = info.seat
+        hands = [0] * info.rules.players
+        hands[info.seat] = info.hand
+        self.base = world_state(info, hands, ())
+        self.base.reserve_size = info.reserve_size
+
+    @property
+    def total(self) -> int:
+        """The exact number of consistent worlds (histories)."""
+        return self.table.total
+
+    def sample(self, rng: Rng) -> tuple:
+        """One world drawn with `rng` (advanced as the core's walk would): (hands by seat,
+        reserve in draw order)."""
+        world = self.table.sample(rng)
+        return world.hands, world.reserve
+
+    def sample_many(self, n: int, seed: int) -> int:
+        """Draw n worlds on one stream; return the core's checksum (the xor of the hand
+        masks and the first reserve tile: `CoreSampler.sample_many`)."""
+        rng, check = Rng(seed), 0
+        for _ in range(n):
+            hands, reserve = self.sample(rng)
+            check ^= hands[0] ^ (hands[1] << 28) ^ (reserve[0] if reserve else 0)
+        return check
+
+    def world(self, rng: Rng) -> State:
+        """One world drawn with `rng`, as the full-information State the search plays in."""
+        world = self.table.sample(rng)
+        s = self.base._copy()
+        s.hands = world.hands
+        s.reserve = tuple(world.reserve)
+        return s
+
+
+def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
+    """The number of distinct deals consistent with `info`: which tiles each other seat holds
+    now and which the reserve holds (its order not counted). `WorldTable.total` counts the
+    histories instead (a deal and, for a seat that drew, which turn brought each tile; the
+    sampler's unit, each equally likely); a deal stands for one history or more.
+
+    Exact: a programme over the unplayed hidden tiles whose state is, per seat, how many
+    tiles of each *class* it was given (tiles that may enter the same epochs of the seat),
+    and the reserve's count; at the end each seat's class counts (with the tiles it played
+    from an epoch not known) must fill its epochs, which Hall's condition over the sets of
+    epochs decides. Raises BergenError past `limit` programme states."""
+    groups = info.groups
+    seats = sorted({g.owner for g in groups if g.owner != RESERVE})
+    group_bits = {s: sum(1 << i for i, g in enumerate(groups) if g.owner == s) for s in seats}
+    reserve_bit = 1 << next(i for i, g in enumerate(groups) if g.owner == RESERVE)
+    played = {s: [] for s in seats}
+    classes = {s: [] for s in seats}
+    tiles = []              # per unplayed tile: [(option, seat index or -1, class index)]
+    for t, allowed in info.free:
+        if info.played_free >> t & 1:
+            owner = [s for s in seats if allowed & group_bits[s]]
+            if len(owner) != 1:
+                return 0       # a played tile no epoch of its player can have held
+            played[owner[0]].append(allowed & group_bits[owner[0]])
+            continue
+        options = [(-1, 0)] if allowed & reserve_bit else []
+        for k, s in enumerate(seats):
+            c = allowed & group_bits[s]
+            if c:
+                if c not in classes[s]:
+                    classes[s].append(c)
+                options.append((k, classes[s].index(c)))
+        if not options:
+            return 0
+        tiles.append(options)
+    sizes = [info.hand_sizes[s] for s in seats]
+    width = [len(classes[s]) for s in seats]
+    start = (0,) + tuple((0,) * w for w in width)
+    states = {start: 1}
+    for options in tiles:
+        nxt = {}
+        for st, ways in states.items():
+            for k, c in options:
+                if k < 0:
+                    if st[0] == info.reserve_size:
+                        continue
+                    new = (st[0] + 1,) + st[1:]
+                else:
+                    counts = st[1 + k]
+                    if sum(counts) == sizes[k]:
+                        continue
+                    counts = counts[:c] + (counts[c] + 1,) + counts[c + 1:]
+                    new = st[:1 + k] + (counts,) + st[2 + k:]
+                nxt[new] = nxt.get(new, 0) + ways
+        states = nxt
+        if len(states) > limit:
+            raise BergenError("the position leaves too many hidden possibilities to count the "
+                              "deals")
+    fits = [{} for _ in seats]
+    total = 0
+    for st, ways in states.items():
+        if st[0] != info.reserve_size:
+            continue
+        ok = True
+        for k, s in enumerate(seats):
+            counts = st[1 + k]
+            if sum(counts) != sizes[k]:
+                ok = False
+                break
+            if counts not in fits[k]:
+                fits[k][counts] = _fills_epochs(groups, group_bits[s], classes[s], counts,
+                                                played[s])
+            if not fits[k][counts]:
+                ok = False
+                break
+        if ok:
+            total += ways
+    return total
+
+
+def _fills_epochs(groups, bits: int, classes: list, counts: tuple, played: list) -> bool:
+    """Whether tiles of the given classes (`counts[i]` tiles that may enter the groups of
+    mask `classes[i]`) and the played tiles (one each, by mask) fill the seat's groups (mask
+    `bits`) to capacity: Hall's condition, every set of groups no larger than the tiles that
+    may enter one of them (the totals being equal)."""
+    idx = [i for i in range(len(groups)) if bits >> i & 1]
+    supply = list(zip(classes, counts)) + [(m, 1) for m in played]
+    if sum(n for _, n in supply) != sum(groups[i].capacity for i in idx):
+        return False
+    for r in range(1, 1 << len(idx)):
+        subset = sum(1 << idx[j] for j in range(len(idx)) if r >> j & 1)
+        need = sum(groups[idx[j]].capacity for j in range(len(idx)) if r >> j & 1)
+        if need > sum(n for m, n in supply if m & subset):
+            return False
+    return True

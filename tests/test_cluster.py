@@ -135,7 +135,7 @@ def test_a_worker_dies_and_no_result_is_lost(cluster):
 
 def test_ctrl_c_cancels_and_writes_nothing(cluster, tmp_path, monkeypatch):
     """A KeyboardInterrupt while results come in cancels the cluster's tasks and leaves no
-    --out file."""
+    --out file: only the journal, which holds the match that had finished."""
     from distributed import Client
     calls = []
 
@@ -150,7 +150,10 @@ def test_ctrl_c_cancels_and_writes_nothing(cluster, tmp_path, monkeypatch):
     res = run("selfplay", "--games", "6", "--engines", "ismcts:iterations=2000", "--cluster",
               cluster.scheduler_address, "--out", str(out))
     assert res.exit_code == 130 and calls == [1]
-    assert not out.exists() and os.listdir(tmp_path) == []
+    assert not out.exists() and os.listdir(tmp_path) == ["never.jsonl.journal"]
+    from bergen_search.journal import _read
+    header, done, _ = _read(str(tmp_path / "never.jsonl.journal"))
+    assert header["command"] == "selfplay" and len(done) == 1
     with Client(cluster.scheduler_address) as client:
         deadline = time.time() + 20
         while any(client.processing().values()) and time.time() < deadline:
@@ -192,3 +195,95 @@ def test_missing_extra_is_a_clear_error(monkeypatch):
         assert res.exit_code == 2, res.output
         assert "pip install 'bergen_search[cluster]'" in res.stderr
         assert len(res.stderr.splitlines()) == 1
+
+
+# ---- Ctrl-C, a lost scheduler and --resume on a cluster (issue 20) -------------------------
+def _bergen(args, cwd, env=None):
+    import shutil
+    import subprocess
+    import sys
+    exe = shutil.which("bergen")
+    return subprocess.Popen(([exe] if exe else [sys.executable, "-m", "bergen_search"]) + args,
+                            cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+
+
+def _entries(path):
+    from bergen_search.journal import _read
+    return len(_read(str(path))[1]) if os.path.exists(path) else 0
+
+
+def _wait_entries(path, n, proc):
+    deadline = time.time() + 120
+    while _entries(path) < n:
+        assert proc.poll() is None, proc.communicate()
+        assert time.time() < deadline
+        time.sleep(0.05)
+
+
+ARENA = ["arena", "ismcts:iterations=1500", "classic:iterations=1500", "--games", "16",
+         "--seed", "12"]
+
+
+def test_ctrl_c_on_the_cluster_then_resume_on_it(cluster, tmp_path):
+    """SIGINT to the real command running on the cluster: exit 130 at once, saying so, the
+    journal holding the finished sets; --resume on the cluster writes the file one worker
+    writes."""
+    import signal
+    stop_within = float(os.environ.get("BERGEN_STOP_WITHIN", "1.0"))
+    address = cluster.scheduler_address
+    ref = tmp_path / "ref.jsonl"
+    assert run(*ARENA, "--out", str(ref)).exit_code == 0
+    out = tmp_path / "c.jsonl"
+    proc = _bergen(ARENA + ["--cluster", address, "--out", str(out)], tmp_path)
+    _wait_entries(str(out) + ".journal", 2, proc)
+    t0 = time.time()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and time.time() - t0 < stop_within, err
+    assert "interrupted after" in err and "--resume" in err and not out.exists()
+    assert _entries(str(out) + ".journal") >= 2
+    again = run(*ARENA, "--cluster", address, "--out", str(out), "--resume")
+    assert again.exit_code == 0, again.output
+    assert out.read_bytes() == ref.read_bytes()
+
+
+def test_a_lost_scheduler_keeps_the_work_and_resume_finishes_it(tmp_path):
+    """The scheduler dies mid-run: one line (exit 2) saying so and where the finished sets
+    are; --resume (here with local workers) finishes the same file."""
+    from distributed import LocalCluster
+    ref = tmp_path / "ref.jsonl"
+    assert run(*ARENA, "--out", str(ref)).exit_code == 0
+    out = tmp_path / "lost.jsonl"
+    env = dict(os.environ, DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT="2s")
+    lost = LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                        dashboard_address=None, silence_logs=50)
+    proc = _bergen(ARENA + ["--cluster", lost.scheduler_address, "--out", str(out)], tmp_path,
+                   env=env)
+    try:
+        _wait_entries(str(out) + ".journal", 2, proc)
+    finally:
+        lost.close()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("bergen: field 'cluster': --cluster: lost the Dask scheduler")
+    assert "kept in" in last and "--resume" in last and "Traceback" not in err
+    again = run(*ARENA, "--workers", "2", "--out", str(out), "--resume")
+    assert again.exit_code == 0, again.output
+    assert out.read_bytes() == ref.read_bytes()
+
+
+def test_a_bad_address_is_one_line_at_once():
+    """The issue's case: `--cluster notanaddress` printed the right line, then a nine-line
+    traceback from Dask's client, 21 s in all."""
+    for address, words in (("notanaddress", "is not a scheduler address like tcp://HOST:8786"),
+                           ("foo://bar", "is not a scheduler address"),
+                           ("tcp://127.0.0.1:9", "no Dask scheduler answers")):
+        t0 = time.time()
+        proc = _bergen(["arena", "greedy", "random", "--games", "2", "--cluster", address],
+                       os.getcwd())
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 2 and words in err, err
+        assert len(err.strip().splitlines()) == 1, err
+        assert time.time() - t0 < 15          # within the connect timeout (10 s)

@@ -502,11 +502,13 @@ class _Interrupting:
 def test_ctrl_c_during_enumeration_returns_what_was_found(monkeypatch, at):
     """Ctrl-C while the worlds are enumerated returns the worlds solved so far (a random
     sample: the order is shuffled whatever the limits), never a traceback."""
-    from bergen_search import _expectimax as mod
+    from bergen_search import backend
     from bergen_search.search import Limits, search
     info, _ = cut(Rules(players=2), 2, 7)
     full = search(info, Limits(iterations=126), algorithm="expectimax", seed=4)
-    monkeypatch.setattr(mod, "ExpectimaxSearch", lambda *a, **k: _Interrupting(at, *a, **k))
+    # The searches take their classes from backend.SEARCH.
+    monkeypatch.setattr(backend, "SEARCH", replace(
+        backend.SEARCH, expectimax=lambda *a, **k: _Interrupting(at, *a, **k)))
     res = search(info, Limits(iterations=126), algorithm="expectimax", seed=4)
     assert res.info["interrupted"] and not res.info["exact"] and res.info["worlds"] == at
     assert {m.move for m in res.moves} == {m.move for m in full.moves}

@@ -512,7 +512,7 @@ BAD_POSITIONS = [
     ("format", _pos(format="bergen-position/2"), "expected 'bergen-position/1'", "format"),
     ("format-record", _pos(format="bergen-record/1"), "this is a record", "format"),
     ("unknown-field", _pos(seat=0), "unknown field 'seat' in a position", "seat"),
-    ("missing-hand-sizes", _pos(hand_sizes=_DELETE), "a position has no 'hand_sizes' field",
+    ("missing-hand-sizes", _pos(hand_sizes=_DELETE), "the 'hand_sizes' field is missing",
      "hand_sizes"),
     ("rules", _pos(rules={"players": 2, "blocked": "french"}), "rule 'blocked' must be one of",
      "rules.blocked"),
@@ -590,9 +590,9 @@ def test_voids_joint_deal_is_checked():
     # 3 players: seats 1 and 2 each fit alone, but not both at once (Hall's condition).
     d = {"format": "bergen-position/1", "rules": {"players": 3}, "to_move": 0,
          "hand": ["0-0", "0-1", "0-2", "0-3", "0-4", "0-5"], "line": "6-6",
-         "hand_sizes": [6, 5, 6], "reserve_size": 10}
+         "hand_sizes": [6, 6, 5], "reserve_size": 10}     # seat 2 led 6-6
     base = parse_position(d)
-    assert base.hand_sizes == (6, 5, 6)
+    assert base.hand_sizes == (6, 6, 5)
     # Unseen tiles free of 1..5: 0-6 only... each void set leaves few tiles.
     d["voids"] = {"1": [1, 2, 3], "2": [1, 2, 3]}   # both draw from {0-6, 4-4, 4-5, 4-6, 5-5, 5-6}
     with pytest.raises(BergenError, match="no deal fits the voids: seats 1 and 2 must hold 11"):
@@ -603,8 +603,8 @@ def test_voids_joint_deal_is_checked():
 
 def test_position_four_players_partnerships():
     d = {"format": "bergen-position/1", "rules": {"players": 4, "partnerships": True},
-         "scores": [3, 8], "to_move": 3, "hand": ["0-3", "1-2", "2-5", "5-6"],
-         "line": "1-1 1-4", "hand_sizes": [5, 5, 4, 4], "reserve_size": 8,
+         "scores": [3, 8], "to_move": 3, "hand": ["0-0", "0-3", "1-2", "2-5", "5-6"],
+         "line": "1-1 1-4", "hand_sizes": [5, 4, 4, 5], "reserve_size": 8,
          "voids": {"0": [1], "2": [4, 1]}}
     pos = parse_position(d)
     assert pos.rules.n_sides == 2 and pos.voids == {0: frozenset({1}), 2: frozenset({1, 4})}

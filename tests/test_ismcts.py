@@ -84,14 +84,18 @@ def first_decision(rules, seed):
     return from_state_and_events(rules, seat, hands[seat], None, events)
 
 
-# Hand-built positions (bergen-position/1 flags), two players unless said otherwise.
+# Hand-built positions (bergen-position/1 flags), two players unless said otherwise. Their
+# hand sizes must fit the turn order (a seat holds what it was dealt and drew less what it
+# played on its turns), hence hands of 3 where few tiles are laid.
 #: 5-5 on either end makes a triple (ends 5 and 5, one of them the double); 5-6 scores
 #: nothing. After the triple nobody else can match and the observer goes out with 5-6 on its
 #: next turn whatever the opponent does: exactly +5 in every world.
-TRIPLE = dict(hand="5-5 5-6", line="5-1 1-1 1-3 3-5", hand_sizes="2,6")
+TRIPLE = dict(hand="5-5 5-6", line="5-1 1-1 1-3 3-5", hand_sizes="2,6",
+              rules={"hand_size": 3})
 #: 3-5 fits both ends: on the right it shows 3 next to the double 3-3 (a triple, 3), on the
 #: left it shows 5 next to 4-5 (a double match, 2).
-TRIPLE_END = dict(hand="3-5 1-6", line="3-3 3-2 2-2 2-4 4-5", hand_sizes="2,5")
+TRIPLE_END = dict(hand="3-5 1-6", line="3-3 3-2 2-2 2-4 4-5", hand_sizes="2,5",
+                  rules={"hand_size": 3})
 #: The reserve is closed (2 tiles, never drawn); the opponent holds two of 2-4 1-3 3-5 4-4.
 #: 4-5:R leaves ends 2 (the double 2-2) and 4: 2-4 then gives the opponent a triple; 1-5:R
 #: leaves 2 and 1, and 1-2 is on the line. Neither scores at once.

@@ -174,7 +174,7 @@ CASES = [
     Case("format-wrong", base(set_path(["format"], "bergen-record/2")),
          "expected 'bergen-record/1', got 'bergen-record/2'", None, None, "format"),
     Case("format-position", base(set_path(["format"], "bergen-position/1")),
-         "this is a position", None, None, "format"),
+         "this is a bergen-position/1 (a position, with no history)", None, None, "format"),
     Case("format-missing", base(del_path(["format"])), "a record has no 'format' field", None,
          None, "format"),
     Case("unknown-top-field", base(set_path(["players"], 2)),

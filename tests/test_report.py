@@ -90,12 +90,16 @@ def test_report_holds_every_decision_and_the_summary(report):
     assert [int(a["data-decision"]) for a in circles] == list(range(len(decisions)))
     items = {a["id"]: a for t, a in doc.tags if t == "li" and "decision" in classes(a)}
     assert len(items) == len(decisions)
-    labelled = [i for i, d in enumerate(decisions) if d["label"]]
+    labelled = [i for i, d in enumerate(decisions) if d["label"] and not d["borderline"]]
     assert labelled, "the example should have labelled decisions at this budget"
     for i, d in enumerate(decisions):
-        assert items[f"d{i}"].get("data-label") == d["label"]
-        circle = circles[i]
-        assert circle.get("data-label") == d["label"]
+        # a decided label is data-label; an undecided one data-borderline (its loss's label)
+        for tag in (items[f"d{i}"], circles[i]):
+            if d["borderline"]:
+                assert tag.get("data-borderline") == (d["label"] or "none")
+                assert "data-label" not in tag
+            else:
+                assert tag.get("data-label") == d["label"]
     markers = [a for t, a in doc.tags if t == "g" and "marker" in classes(a)
                and int(a["data-decision"]) >= 0]      # the legend's samples are -1
     assert sorted(int(a["data-decision"]) for a in markers) == labelled
@@ -192,10 +196,18 @@ def test_the_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     def broken(src, dst):
         raise OSError(28, "No space left on device")
 
+    real = os.replace
     monkeypatch.setattr(os, "replace", broken)
     res = run("analyze", MATCH, "--iterations", "50", "--quiet", "--html", str(target))
     assert res.exit_code == 2 and "No space left" in res.stderr
     assert target.read_text() == "old report"
+    # The analysis itself is kept in the journal: --resume writes the report without it.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.html.journal"]
+    monkeypatch.setattr(os, "replace", real)
+    again = run("analyze", MATCH, "--iterations", "50", "--quiet", "--html", str(target),
+                "--resume")
+    assert again.exit_code == 0, again.output
+    assert target.read_text().startswith("<!DOCTYPE html>")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
 
 
@@ -235,6 +247,9 @@ _CHECK = """<script>
   out.labelled = [...document.querySelectorAll("li.decision[data-label]")].map(li => ({
     id: li.id, label: li.dataset.label, shown: box(li),
     text: li.querySelector(".badge") ? li.querySelector(".badge").textContent : null}));
+  out.borderline = [...document.querySelectorAll("li.decision[data-borderline]")].map(li => ({
+    id: li.id, shown: box(li),
+    text: li.querySelector(".badge") ? li.querySelector(".badge").textContent : null}));
   out.markers = [...document.querySelectorAll("svg.graph g.marker")].filter(box).length;
   out.summary = [...document.querySelectorAll("#summary tr[data-seat]")].map(tr =>
     Object.fromEntries([...tr.querySelectorAll("td")].map(td => [td.className, td.dataset.value])));
@@ -265,10 +280,14 @@ def test_rendered_in_chromium(report, tmp_path):
     got = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
     n = len(out["decisions"])
     assert got["graph"] and got["circles"] == n and got["circles_drawn"] == n
-    want = [(f"d{i}", d["label"]) for i, d in enumerate(out["decisions"]) if d["label"]]
+    want = [(f"d{i}", d["label"]) for i, d in enumerate(out["decisions"])
+            if d["label"] and not d["borderline"]]
     assert [(x["id"], x["label"]) for x in got["labelled"]] == want
     assert all(x["shown"] and x["text"] == x["label"] for x in got["labelled"])
     assert got["markers"] == len(want)
+    undecided = [f"d{i}" for i, d in enumerate(out["decisions"]) if d["borderline"]]
+    assert [x["id"] for x in got["borderline"]] == undecided
+    assert all(x["shown"] and x["text"].startswith("borderline") for x in got["borderline"])
     assert got["dominoes"] > 2 * n
     for row, sm in zip(got["summary"], out["summary"], strict=True):
         for key in ("decisions", "total_loss", "mean_loss", "blunders", "error_rate", "luck_deal"):

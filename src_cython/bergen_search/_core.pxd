@@ -232,3 +232,4 @@ cdef class CoreState:
     cdef State st
     cdef CoreRules owner
     cdef int32_t last[4]
+    cdef int _built(self) except -1

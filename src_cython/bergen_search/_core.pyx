@@ -387,10 +387,17 @@ cdef class CoreState:
     def __init__(self):
         raise TypeError("build a CoreState with Backend().new_state(rules, hands, reserve)")
 
+    cdef int _built(self) except -1:
+        if self.owner is None:
+            raise BergenError("this CoreState was not built (use Backend().new_state(...))")
+        return 0
+
     def legal_moves(self):
         """The legal moves, in ascending order (DRAW or PASS alone when nothing fits)."""
         cdef int moves[MAX_MOVES]
-        cdef int i, n = gen_moves(&self.st, moves)
+        cdef int i, n
+        self._built()
+        n = gen_moves(&self.st, moves)
         return [moves[i] for i in range(n)]
 
     def apply(self, move):
@@ -398,6 +405,7 @@ cdef class CoreState:
         cdef int moves[MAX_MOVES]
         cdef int i, m, n
         cdef CoreState after
+        self._built()
         if self.st.ended != END_NONE:
             why = ("the match ended" if self.st.winner >= 0
                    else f"the round ended ({_ENDS[self.st.ended]})")

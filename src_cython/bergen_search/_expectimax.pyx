@@ -71,6 +71,36 @@ cdef enum:
     DEFAULT_EXACT_TILES = 7
 
 cdef double TIE_EPS = 1e-9
+#: The deepest search and the most playouts a leaf or an equity entry takes.
+MAX_DEPTH = 1 << 20
+MAX_PLAYOUTS = 100_000
+#: The longest a call may be told to run, in seconds (a day).
+MAX_SECONDS = 86400.0
+
+cdef extern from "Python.h":
+    # Runs the Python signal handlers (main thread only): -1 with their exception pending
+    # (KeyboardInterrupt for Ctrl-C). Declared noexcept: the caller unwinds, then re-raises.
+    int PyErr_CheckSignals() noexcept
+
+
+cdef int _raise_pending() except -1:
+    """Return to Python with the exception a signal handler left pending."""
+    return -1
+
+
+cdef double _seconds(object seconds) except -1:
+    """A time limit in seconds, 0..MAX_SECONDS (0: none), else BergenError."""
+    if (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+            or not 0 <= seconds <= MAX_SECONDS):
+        raise BergenError(f"seconds must be a number 0..{MAX_SECONDS:g} (0: no limit), got "
+                          f"{seconds!r}", field="seconds")
+    return seconds
+
+
+cdef int _count(object value, long long low, long long high, str what) except? -1:
+    if type(value) is not int or not low <= value <= high:
+        raise BergenError(f"{what} must be an integer {low}..{high}, got {value!r}", field=what)
+    return value
 cdef uint64_t EQUITY_STREAM = _PY_EQUITY_STREAM
 cdef int SCORE_BITS = _PY_SCORE_BITS
 
@@ -93,7 +123,9 @@ ctypedef struct Search:
     long long horizons      # leaves valued by playouts at the horizon (0: the values are exact)
     long long check_at      # node count of the next look at the clock
     double deadline         # CLOCK_MONOTONIC seconds after which a world is abandoned; 0 none
-    bint aborted            # the deadline passed inside a world
+    bint aborted            # the deadline passed, or a stop came, inside a world
+    bint interrupted        # a Python signal handler raised (Ctrl-C): its exception is pending
+    void* stop              # a Python callable, true to stop (borrowed from the object); NULL
 
 
 cdef inline double _now() noexcept nogil:
@@ -103,13 +135,42 @@ cdef inline double _now() noexcept nogil:
 
 
 cdef inline bint _tick(Search* S) noexcept nogil:
-    """Count a node; true once the deadline has passed (the world is then abandoned)."""
+    """Count a node; true once the world is to be abandoned: the deadline has passed, Ctrl-C
+    was pressed or the stop callable said so (looked at every CHECK_EVERY nodes)."""
     S.nodes += 1
-    if S.deadline > 0 and S.nodes >= S.check_at:
+    if S.nodes >= S.check_at:
         S.check_at = S.nodes + CHECK_EVERY
-        if _now() >= S.deadline:
+        if S.deadline > 0 and _now() >= S.deadline:
             S.aborted = True
+        _poll(S)
     return S.aborted
+
+
+cdef inline bint _watch(Search* S, int k) noexcept nogil:
+    """Inside a long loop of playouts (at the k-th): every 64th, the deadline, Ctrl-C and the
+    stop as `_tick` looks at them, without counting a node. True once abandoned."""
+    if (k & 63) == 63 and not S.aborted:
+        if S.deadline > 0 and _now() >= S.deadline:
+            S.aborted = True
+        _poll(S)
+    return S.aborted
+
+
+cdef void _poll(Search* S) noexcept nogil:
+    """Hear Ctrl-C (the Python signal handlers, which run in the main thread only) and the
+    stop callable: either abandons the world."""
+    if S.interrupted:
+        return
+    with gil:
+        if PyErr_CheckSignals() != 0:
+            S.interrupted = True      # the handler's exception stays pending until we return
+            S.aborted = True
+        elif S.stop != NULL:
+            try:
+                if (<object>S.stop)():
+                    S.aborted = True
+            except BaseException:
+                S.aborted = True
 
 
 cdef inline int _remaining(const State* s) noexcept nogil:
@@ -146,6 +207,8 @@ cdef void _equity(Search* S, const int32_t* scores, double* out) noexcept nogil:
     for i in range(MAX_SEATS):
         wins[i] = 0
     for p in range(S.equity_playouts):
+        if _watch(S, p):
+            break
         for i in range(MAX_SEATS):
             sc[i] = scores[i] if i < n else 0
         while True:
@@ -160,7 +223,7 @@ cdef void _equity(Search* S, const int32_t* scores, double* out) noexcept nogil:
                 sc[i] = st.scores[i]
     for i in range(n):
         out[i] = <double>wins[i] / S.equity_playouts
-        if memo != NULL:
+        if memo != NULL and not S.aborted:     # an abandoned entry is not kept
             memo[i] = out[i]
 
 
@@ -205,6 +268,8 @@ cdef double _horizon_x(Search* S, const State* s) noexcept nogil:
     cdef int p
     S.horizons += 1
     for p in range(S.playouts):
+        if _watch(S, p):
+            break
         _playout(S, s, &end)
         total += _terminal_x(S, &end)
     return total / S.playouts
@@ -218,6 +283,8 @@ cdef void _horizon_vec(Search* S, const State* s, double* out) noexcept nogil:
     for i in range(S.n_sides):
         out[i] = 0
     for p in range(S.playouts):
+        if _watch(S, p):
+            break
         _playout(S, s, &end)
         _terminal_vec(S, &end, vec)
         for i in range(S.n_sides):
@@ -449,26 +516,35 @@ cdef class ExpectimaxSearch:
     cdef double value_sum[MAX_MOVES]
     cdef double value_sq[MAX_MOVES]
     cdef long long n_worlds
+    cdef bint ready                 # built: __init__ ran to its end
+    cdef bint running               # a search is in progress (it releases the GIL)
+    cdef object stop_check          # the stop callable (S.stop borrows it), or None
 
     def __cinit__(self):
         self.S.equity = NULL
+        self.S.stop = NULL
+        self.ready = False
+        self.running = False
+        self.stop_check = None
 
-    def __init__(self, CoreSampler sampler, int depth, seed, objective=0, int playouts=2, *,
-                 bint prune=True, int exact_tiles=DEFAULT_EXACT_TILES, equity_playouts=None):
-        cdef const Rules* rules = sampler.c.base.rules
+    def __init__(self, sampler, depth, seed, objective=0, playouts=2, *, prune=True,
+                 exact_tiles=DEFAULT_EXACT_TILES, equity_playouts=None):
+        cdef const Rules* rules
         cdef long long cells = 1
         cdef int i
-        if depth < 1:
-            raise BergenError(f"depth must be at least 1, got {depth}", field="depth")
-        if playouts < 1:
-            raise BergenError(f"playouts must be at least 1, got {playouts}", field="playouts")
-        if not isinstance(seed, int):
+        if self.ready:
+            raise BergenError("an ExpectimaxSearch is built once")
+        if not isinstance(sampler, CoreSampler) or not (<CoreSampler>sampler).ready:
+            raise BergenError("ExpectimaxSearch needs a built CoreSampler", field="sampler")
+        rules = (<CoreSampler>sampler).c.base.rules
+        depth = _count(depth, 1, MAX_DEPTH, "depth")
+        playouts = _count(playouts, 1, MAX_PLAYOUTS, "playouts")
+        exact_tiles = _count(exact_tiles, 0, N_TILES, "exact_tiles")
+        if type(seed) is not int:
             raise BergenError(f"a seed must be an integer, got {seed!r}", field="seed")
         if equity_playouts is None:
             equity_playouts = playouts
-        if not isinstance(equity_playouts, int) or equity_playouts < 1:
-            raise BergenError(f"equity_playouts must be at least 1, got {equity_playouts!r}",
-                              field="equity_playouts")
+        equity_playouts = _count(equity_playouts, 1, MAX_PLAYOUTS, "equity_playouts")
         self.sampler = sampler
         self.S.rules = rules
         self.S.n_sides = rules.n_sides
@@ -477,15 +553,15 @@ cdef class ExpectimaxSearch:
         self.S.playouts = playouts
         self.S.equity_playouts = equity_playouts
         self.S.exact_tiles = exact_tiles
-        self.S.prune = prune
+        self.S.prune = bool(prune)
         self.S.seed = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
         self.S.rng.state = self.S.seed ^ 0x5851F42D4C957F2D   # PLAY_STREAM
         self.S.nodes = 0
         self.S.horizons = 0
         self.S.deadline = 0
         self.S.aborted = False
+        self.S.interrupted = False
         self.world_rng.state = self.S.seed
-        free(self.S.equity)
         self.S.equity = NULL
         if self.S.objective == OBJ_MATCH:
             for i in range(rules.n_sides):
@@ -498,11 +574,36 @@ cdef class ExpectimaxSearch:
                     raise MemoryError()
                 for i in range(cells * rules.n_sides):
                     self.S.equity[i] = -1.0
-        self.n_root = gen_moves(&sampler.c.base, self.root_moves)
+        self.n_root = gen_moves(&self.sampler.c.base, self.root_moves)
         for i in range(self.n_root):
             self.value_sum[i] = 0
             self.value_sq[i] = 0
         self.n_worlds = 0
+        self.ready = True
+
+    cdef int _idle(self) except -1:
+        if not self.ready:
+            raise BergenError("this ExpectimaxSearch was not built (use ExpectimaxSearch("
+                              "sampler, depth, seed))")
+        if self.running:
+            raise RuntimeError("this search is already running in another thread")
+        return 0
+
+    @property
+    def stop(self):
+        """A callable looked at inside every world (every few thousand nodes) and between
+        worlds: when it returns true the world in progress is abandoned (as at the deadline)
+        and `run_worlds` returns. None: no stop. Ctrl-C is heard the same way (in the main
+        thread) and raises KeyboardInterrupt."""
+        return self.stop_check
+
+    @stop.setter
+    def stop(self, value):
+        self._idle()
+        if value is not None and not callable(value):
+            raise BergenError("stop must be a callable or None", field="stop")
+        self.stop_check = value
+        self.S.stop = NULL if value is None else <void*>value
 
     def __dealloc__(self):
         free(self.S.equity)
@@ -528,16 +629,22 @@ cdef class ExpectimaxSearch:
         """Nodes searched (decision, chance and leaf nodes; not the playouts' actions)."""
         return self.S.nodes
 
-    def run_world(self, hands, reserve_tiles, seed=None, double seconds=0):
+    def run_world(self, hands, reserve_tiles, seed=None, seconds=0):
         """Values of the root moves (move order, from the side of the seat to move) in one
         world: `hands` a mask per seat (the seat's own included), `reserve_tiles` the
         reserve's contents. Does not touch the statistics of `run_worlds`. The horizon's
         playouts continue one stream from call to call, or with `seed` start this world's own
         (so that a world's values do not depend on the order worlds are solved in). With
-        `seconds` > 0 the world is abandoned if it takes longer: None, and nothing changes."""
+        `seconds` > 0 the world is abandoned if it takes longer, and when `stop` says so:
+        None, and nothing changes. Ctrl-C abandons it too and raises KeyboardInterrupt."""
         cdef State world
         cdef double values[MAX_MOVES]
         cdef int i, k
+        cdef double secs
+        self._idle()
+        secs = _seconds(seconds)
+        if seed is not None and type(seed) is not int:
+            raise BergenError(f"a seed must be an integer, got {seed!r}", field="seed")
         hands, reserve = check_world(self.sampler.info, hands, reserve_tiles)
         memcpy(&world, &self.sampler.c.base, sizeof(State))
         for i in range(self.S.rules.players):
@@ -547,66 +654,98 @@ cdef class ExpectimaxSearch:
         world.reserve_next = 0
         cdef Rng saved_search = self.S.rng
         cdef long long saved_nodes = self.S.nodes
-        cdef bint aborted
+        cdef bint aborted, interrupted
         if seed is not None:
             self.S.rng.state = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
-        with nogil:
-            self.S.deadline = _now() + seconds if seconds > 0 else 0
-            self.S.aborted = False
-            self.S.check_at = self.S.nodes + CHECK_EVERY
-            _search_world(&self.S, &world, self.root_moves, self.n_root, values)
-            aborted = self.S.aborted
-            self.S.deadline = 0
-            self.S.aborted = False
+        self.running = True
+        try:
+            with nogil:
+                self.S.deadline = _now() + secs if secs > 0 else 0
+                self.S.aborted = False
+                self.S.interrupted = False
+                self.S.check_at = self.S.nodes + CHECK_EVERY
+                _search_world(&self.S, &world, self.root_moves, self.n_root, values)
+                aborted = self.S.aborted
+                interrupted = self.S.interrupted
+                self.S.deadline = 0
+                self.S.aborted = False
+                self.S.interrupted = False
+        finally:
+            self.running = False
         if aborted:
             self.S.rng = saved_search
             self.S.nodes = saved_nodes
+            if interrupted:
+                _raise_pending()
             return None
         return [values[i] for i in range(self.n_root)]
 
-    def run_worlds(self, long long n, double seconds):
-        """Sample and search worlds until `n` are done (<= 0: no limit) or `seconds` have
-        passed (<= 0: no limit; a world still running then is dropped, and the next call
-        starts it afresh). Returns the worlds searched by this call."""
+    def run_worlds(self, n, seconds):
+        """Sample and search worlds until `n` are done (0: no limit) or `seconds` have passed
+        (0: no limit; a world still running then is dropped, and the next call starts it
+        afresh), or `stop` says so. Returns the worlds searched by this call. Ctrl-C drops
+        the world in progress, keeps those done (`worlds`, `root_stats`) and raises
+        KeyboardInterrupt."""
         cdef const Sampler* smp = &self.sampler.c
         cdef State world
         cdef double values[MAX_MOVES]
         cdef Rng saved_world, saved_search
-        cdef long long done = 0, saved_nodes
-        cdef double deadline = 0, v
+        cdef long long done = 0, saved_nodes, limit
+        cdef double deadline = 0, v, secs
         cdef int i
-        if n <= 0 and seconds <= 0:
+        cdef bint interrupted = False
+        self._idle()
+        if type(n) is not int or not 0 <= n < 2 ** 63:
+            raise BergenError(f"n must be a non-negative integer (0: no limit), got {n!r}",
+                              field="n")
+        secs = _seconds(seconds)
+        limit = n
+        if limit <= 0 and secs <= 0:
             raise BergenError("run_worlds needs a number of worlds or a time limit")
-        with nogil:
-            if seconds > 0:
-                deadline = _now() + seconds
-            self.S.deadline = deadline
-            self.S.aborted = False
-            self.S.check_at = self.S.nodes + CHECK_EVERY
-            while n <= 0 or done < n:
-                if deadline > 0 and _now() >= deadline:
-                    break
-                saved_world = self.world_rng
-                saved_search = self.S.rng
-                saved_nodes = self.S.nodes
-                sample_world(smp, &self.world_rng, &world)
-                _search_world(&self.S, &world, self.root_moves, self.n_root, values)
-                if self.S.aborted:
-                    self.world_rng = saved_world
-                    self.S.rng = saved_search
-                    self.S.nodes = saved_nodes
-                    break
-                for i in range(self.n_root):
-                    v = values[i]
-                    self.value_sum[i] += v
-                    self.value_sq[i] += v * v
-                done += 1
-            self.S.deadline = 0
-            self.S.aborted = False
+        self.running = True
+        try:
+            with nogil:
+                if secs > 0:
+                    deadline = _now() + secs
+                self.S.deadline = deadline
+                self.S.aborted = False
+                self.S.interrupted = False
+                self.S.check_at = self.S.nodes + CHECK_EVERY
+                while limit <= 0 or done < limit:
+                    if deadline > 0 and _now() >= deadline:
+                        break
+                    saved_world = self.world_rng
+                    saved_search = self.S.rng
+                    saved_nodes = self.S.nodes
+                    sample_world(smp, &self.world_rng, &world)
+                    _search_world(&self.S, &world, self.root_moves, self.n_root, values)
+                    if self.S.aborted:
+                        self.world_rng = saved_world
+                        self.S.rng = saved_search
+                        self.S.nodes = saved_nodes
+                        break
+                    for i in range(self.n_root):
+                        v = values[i]
+                        self.value_sum[i] += v
+                        self.value_sq[i] += v * v
+                    done += 1
+                    if self.S.stop != NULL:
+                        _poll(&self.S)        # a stop between worlds, too
+                        if self.S.aborted:
+                            break
+                interrupted = self.S.interrupted
+                self.S.deadline = 0
+                self.S.aborted = False
+                self.S.interrupted = False
+        finally:
+            self.running = False
         self.n_worlds += done
+        if interrupted:
+            _raise_pending()
         return done
 
     def root_stats(self):
         """[(move, worlds, sum of values, sum of squared values)] in move order."""
+        self._idle()
         return [(self.root_moves[i], self.n_worlds, self.value_sum[i], self.value_sq[i])
                 for i in range(self.n_root)]

@@ -40,7 +40,8 @@ iterations give the same tree, however `run` is sliced.
 >>> from bergen_search.notation import format_move
 >>> from bergen_search.position import position_from_flags
 >>> from bergen_search._sampler import CoreSampler
->>> pos = position_from_flags(hand="3-5 1-6", line="3-3 3-2 2-2 2-4 4-5", hand_sizes="2,5")
+>>> pos = position_from_flags(hand="3-5 1-6", line="3-3 3-2 2-2 2-4 4-5", hand_sizes="2,5",
+...                           rules={"hand_size": 3})    # hands of 3: seat 0 played 2, drew 1
 >>> tree = IsmctsTree(CoreSampler(from_position(pos)), seed=1)
 >>> tree.run(5000, 0)
 5000
@@ -81,6 +82,49 @@ cdef int32_t _INITIAL_CAPACITY = 1 << 12
 #: Node counts are 32-bit: a tree takes at most this many iterations.
 cdef long long _MAX_ITERATIONS = (1 << 31) - 1 - MAX_PATH
 MAX_ITERATIONS = _MAX_ITERATIONS
+#: The longest `run` a call may ask for, in seconds (a day), and the largest UCB constant.
+MAX_SECONDS = 86400.0
+MAX_EXPLORATION = 100.0
+#: The largest cap on the node pools a tree takes (bytes: 1 TiB), and the most worlds of
+#: one final pass.
+MAX_BYTES = 1 << 40
+MAX_PASS_WORLDS = 10_000_000
+
+cdef extern from "Python.h":
+    # Runs the Python signal handlers (main thread only): -1 with their exception pending
+    # (KeyboardInterrupt for Ctrl-C). Declared noexcept: the caller unwinds, then re-raises.
+    int PyErr_CheckSignals() noexcept
+
+cdef extern from *:
+    """
+    /* Bytes held by the node pools of every IsmctsTree alive in this process. */
+    static long long bergen_pool_bytes = 0;
+    static long long bergen_pool_add(long long delta) {
+        return __atomic_add_fetch(&bergen_pool_bytes, delta, __ATOMIC_SEQ_CST);
+    }
+    """
+    long long pool_add "bergen_pool_add"(long long delta) noexcept nogil
+
+
+def pool_bytes():
+    """Bytes held now by the node pools of every IsmctsTree alive in this process (what a
+    tree's `max_bytes` caps)."""
+    return pool_add(0)
+
+
+cdef double _seconds(object seconds) except -1:
+    """A time limit in seconds, 0..MAX_SECONDS (0: none), else BergenError."""
+    if (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+            or not 0 <= seconds <= MAX_SECONDS):
+        raise BergenError(f"seconds must be a number 0..{MAX_SECONDS:g} (0: no limit), got "
+                          f"{seconds!r}", field="seconds")
+    return seconds
+
+
+cdef int _raise_pending() except -1:
+    """Return to Python with the exception a signal handler raised (`PyErr_CheckSignals`
+    left it pending: KeyboardInterrupt for Ctrl-C)."""
+    return -1
 
 OBJECTIVES = {"points": OBJECTIVE_POINTS, "match": OBJECTIVE_MATCH}
 #: Edge keys (see _ismcts.pxd): another seat's draw, a pass, the observer's draw of tile t.
@@ -144,7 +188,10 @@ cdef class IsmctsTree:
     information set. `run` adds iterations; `root_stats` reads the observer's moves.
 
     `objective`: 0 "points", 1 "match"; `playout`: 0 "random", 1 "scoring", 2 "safe" (names
-    or codes; `_policy.pyx`). `exploration` is the UCB1 constant on rewards scaled to about
+    or codes; `_policy.pyx`). `max_bytes` caps the node pools of every tree alive in the
+    process (0: no cap but the machine's; `pool_bytes()`): at the cap this tree stops growing
+    and goes on iterating without adding nodes (`full`, `full_at`); a tree made when the cap
+    is already reached keeps 3 KB (its root and 64 children) all the same. `exploration` is the UCB1 constant on rewards scaled to about
     [0, 1] (see POINTS_SCALE). `merge_twins`: mirror twins are one choice, at the root and
     below (`twins`; the root reports a merged twin with its twin's statistics).
     """
@@ -154,18 +201,27 @@ cdef class IsmctsTree:
         self.tree.n_nodes = 0
         self.tree.capacity = 0
         self.running = False
+        self.forced = -1
+        self.ready = False
+        self.full = False
+        self.full_at = -1
 
-    def __init__(self, CoreSampler sampler, seed, double exploration=0.7, objective=0,
-                 playout=0, bint merge_twins=False):
+    def __init__(self, sampler, seed, exploration=0.7, objective=0, playout=0,
+                 merge_twins=False, choice_stats=False, max_bytes=0):
         cdef Node* root
         cdef int i
-        if sampler is None:
-            raise BergenError("IsmctsTree needs a CoreSampler")
-        if not isinstance(seed, int) or isinstance(seed, bool):
+        cdef CoreSampler smp
+        if self.ready:
+            raise BergenError("an IsmctsTree is built once")
+        if not isinstance(sampler, CoreSampler) or not (<CoreSampler>sampler).ready:
+            raise BergenError("IsmctsTree needs a built CoreSampler", field="sampler")
+        smp = <CoreSampler>sampler
+        if type(seed) is not int:
             raise BergenError(f"a seed must be an integer, got {seed!r}", field="seed")
-        if not exploration >= 0:
-            raise BergenError(f"exploration must be >= 0, got {exploration!r}",
-                              field="exploration")
+        if (isinstance(exploration, bool) or not isinstance(exploration, (int, float))
+                or not 0 <= exploration <= MAX_EXPLORATION):
+            raise BergenError(f"exploration must be a number 0..{MAX_EXPLORATION}, got "
+                              f"{exploration!r}", field="exploration")
         objective = OBJECTIVES.get(objective, objective)
         if objective not in (OBJECTIVE_POINTS, OBJECTIVE_MATCH) or isinstance(objective, bool):
             raise BergenError(f"unknown objective {objective!r} (0 'points', 1 'match')",
@@ -174,19 +230,24 @@ cdef class IsmctsTree:
         if playout not in PLAYOUTS.values() or isinstance(playout, bool):
             raise BergenError(f"unknown playout {playout!r} (0 'random', 1 'scoring', 2 'safe')",
                               field="playout")
-        self.merge_twins = merge_twins
+        if type(max_bytes) is not int or not 0 <= max_bytes <= MAX_BYTES:
+            raise BergenError(f"max_bytes must be an integer 0..{MAX_BYTES} (0: no cap), got "
+                              f"{max_bytes!r}", field="max_bytes")
+        self.merge_twins = bool(merge_twins)
+        self.choice_stats = bool(choice_stats)
+        self.max_bytes = max_bytes
         self.twins_mask = 0
         cdef int root_moves[MAX_MOVES]
-        cdef int n_root = gen_moves(&sampler.c.base, root_moves)
-        if merge_twins and n_root > 1 and mirrored_ends(
-                sampler.c.base.left, sampler.c.base.right, sampler.c.base.left_double,
-                sampler.c.base.right_double):
+        cdef int n_root = gen_moves(&smp.c.base, root_moves)
+        if self.merge_twins and n_root > 1 and mirrored_ends(
+                smp.c.base.left, smp.c.base.right, smp.c.base.left_double,
+                smp.c.base.right_double):
             for i in range(1, n_root):
                 if right_twin(root_moves, i):
                     self.twins_mask |= (<uint64_t>1) << root_moves[i - 1]
-        self.sampler = sampler
-        self.smp = &sampler.c
-        self.observer = sampler.c.seat
+        self.sampler = smp
+        self.smp = &smp.c
+        self.observer = smp.c.seat
         self.rng.state = <uint64_t>(seed & MASK64)
         self.exploration = exploration
         self.objective = objective
@@ -194,11 +255,17 @@ cdef class IsmctsTree:
         self.value_scale = 1.0 if objective == OBJECTIVE_MATCH else 1.0 / _POINTS_SCALE
         self.total = 0
         memset(self.root_gain, 0, sizeof(self.root_gain))
-        free(self.tree.nodes)
-        self.tree.nodes = <Node*>malloc(_INITIAL_CAPACITY * sizeof(Node))
+        # The first pool: _INITIAL_CAPACITY nodes, or what the cap leaves (at least the root
+        # and ROOT_SPARE children, 3 KB, so that even a tree born full can answer).
+        cdef long long first = _INITIAL_CAPACITY
+        if max_bytes > 0:
+            first = min(first, max(1 + ROOT_SPARE,
+                                   (max_bytes - pool_add(0)) // <long long>sizeof(Node)))
+        self.tree.nodes = <Node*>malloc(first * sizeof(Node))
         if self.tree.nodes == NULL:
             raise MemoryError()
-        self.tree.capacity = _INITIAL_CAPACITY
+        pool_add(first * sizeof(Node))
+        self.tree.capacity = <int32_t>first
         self.tree.n_nodes = 1
         root = &self.tree.nodes[0]
         memset(root, 0, sizeof(Node))
@@ -206,27 +273,66 @@ cdef class IsmctsTree:
         root.first_child = NO_NODE
         root.next_sibling = NO_NODE
         root.side = -1
+        self.ready = True
 
     def __dealloc__(self):
+        if self.tree.nodes != NULL:
+            pool_add(-<long long>self.tree.capacity * sizeof(Node))
         free(self.tree.nodes)
+
+    cdef int _idle(self) except -1:
+        """Raise unless the tree is built and no search is running on it (in another thread:
+        `run` releases the GIL, and the pool may move while it grows)."""
+        if not self.ready:
+            raise BergenError("this IsmctsTree was not built (use IsmctsTree(sampler, seed))")
+        if self.running:
+            raise RuntimeError("this tree is already running a search in another thread")
+        return 0
 
     # ---- the pool ---------------------------------------------------------------------------
     cdef bint _reserve(self) noexcept nogil:
-        """Room for one more iteration (at most MAX_PATH new nodes); False when out of memory."""
+        """Room for one more iteration (at most MAX_PATH new nodes, and ROOT_SPARE kept for the
+        root's children); False when the pool cannot grow: the cap on the pools of every
+        tree alive in the process (`max_bytes`, `pool_bytes()`) is reached, or the machine
+        refuses the memory."""
         cdef Node* grown
-        cdef long long capacity = self.tree.capacity
-        if self.tree.n_nodes + MAX_PATH <= capacity:
+        cdef long long capacity = self.tree.capacity, room, extra
+        cdef long long need = self.tree.n_nodes + MAX_PATH + ROOT_SPARE
+        if need <= capacity:
             return True
-        while self.tree.n_nodes + MAX_PATH > capacity:
+        while need > capacity:
             capacity *= 2
         if capacity > 0x7fffffff:
-            return False
+            capacity = 0x7fffffff
+            if need > capacity:
+                return False
+        extra = (capacity - self.tree.capacity) * <long long>sizeof(Node)
+        if self.max_bytes > 0:
+            # Grow to what the cap allows, if that is room enough for this iteration.
+            room = self.max_bytes - pool_add(0)
+            if room < extra:
+                extra = room - room % <long long>sizeof(Node)
+                capacity = self.tree.capacity + extra // <long long>sizeof(Node)
+                if capacity < need:
+                    return False
+            if pool_add(extra) > self.max_bytes:      # another tree took it meanwhile
+                pool_add(-extra)
+                return False
+        else:
+            pool_add(extra)
         grown = <Node*>realloc(self.tree.nodes, capacity * sizeof(Node))
         if grown == NULL:
+            pool_add(-extra)
             return False
         self.tree.nodes = grown
         self.tree.capacity = <int32_t>capacity
         return True
+
+    cdef bint _can_add(self, int depth) noexcept nogil:
+        """Whether this iteration may add a node at `depth` (1: a child of the root): always
+        while the tree grows (`_reserve` made room); once it is full, only a root child,
+        into the nodes kept for them."""
+        return not self.full or (depth == 1 and self.tree.n_nodes < self.tree.capacity)
 
     cdef int32_t _new_child(self, int32_t parent, int32_t last, int key, int side) noexcept nogil:
         """Append a child along `key` after `last`, the parent's last child (NO_NODE: none),
@@ -240,6 +346,7 @@ cdef class IsmctsTree:
         node.next_sibling = NO_NODE
         node.visits = 0
         node.avail = 0
+        node.chosen = 0
         node.key = key
         node.side = side
         node.reward_sum = 0.0
@@ -273,12 +380,13 @@ cdef class IsmctsTree:
         cdef State s
         cdef int moves[MAX_MOVES]
         cdef int32_t path[MAX_PATH]
+        cdef bint by_choice[MAX_PATH]    # the step into path[i] was a choice (see `chosen`)
         cdef double reward[MAX_SEATS]
         cdef const Rules* rules = self.smp.base.rules
         cdef Node* nodes = self.tree.nodes      # stable: room was reserved before
         cdef Node* c
         cdef int32_t node = 0, child, best, last
-        cdef int depth = 1, n, i, m, key, side, n_sides, expanded = 0
+        cdef int depth = 1, n, i, m, key, side, n_sides, expanded = 0, root_key = -1
         cdef uint64_t legal, found, untried
         cdef double value, best_value, r, gain_total
         cdef double scale = self.value_scale, explore = self.exploration
@@ -292,11 +400,20 @@ cdef class IsmctsTree:
             if n == 1:
                 m = moves[0]
                 key = _edge_key(&s, m, self.observer)
+                if depth == 1:
+                    root_key = key
                 child = _child(nodes, node, key, &last)
                 if child == NO_NODE:
+                    if not self._can_add(depth):
+                        # The tree is full: play on from here without a node.
+                        do_move(&s, m)
+                        break
                     child = self._new_child(node, last, key, side)
-                nodes[child].avail += 1
+                by_choice[depth] = node == 0 or not self.choice_stats
+                if by_choice[depth]:
+                    nodes[child].avail += 1
             else:
+                by_choice[depth] = True
                 legal = 0
                 for i in range(n):
                     legal |= (<uint64_t>1) << moves[i]
@@ -311,21 +428,42 @@ cdef class IsmctsTree:
                     if c.key < OWN_DRAW and (legal >> c.key) & 1:
                         found |= (<uint64_t>1) << c.key
                         c.avail += 1
-                        value = (c.reward_sum / c.visits * scale
-                                 + explore * sqrt(log(<double>c.avail) / c.visits))
+                        if c.chosen == 0:
+                            # Only ever forced here so far: a choice still untried.
+                            value = 1e300
+                        else:
+                            value = (c.reward_sum / c.chosen * scale
+                                     + explore * sqrt(log(<double>c.avail) / c.chosen))
                         if value > best_value:
                             best_value = value
                             best = child
                     child = c.next_sibling
                 untried = legal & ~found
-                if untried:
+                if node == 0 and self.forced >= 0:
+                    # `run_move`: the root's choice is the move being topped up.
+                    if (found >> self.forced) & 1:
+                        child = nodes[0].first_child
+                        while nodes[child].key != self.forced:
+                            child = nodes[child].next_sibling
+                        m = self.forced
+                    else:
+                        m = self.forced
+                        expanded = 1
+                elif untried:
                     m = _nth_bit(untried, below(&self.rng, __builtin_popcountll(untried)))
-                    child = self._new_child(node, last, m, side)
-                    nodes[child].avail = 1
                     expanded = 1
                 else:
                     child = best
                     m = nodes[best].key
+                if depth == 1:
+                    root_key = m
+                if expanded:
+                    if not self._can_add(depth):
+                        # The tree is full: the new choice is played out without a node.
+                        do_move(&s, m)
+                        break
+                    child = self._new_child(node, last, m, side)
+                    nodes[child].avail = 1
             do_move(&s, m)
             path[depth] = child
             depth += 1
@@ -338,11 +476,12 @@ cdef class IsmctsTree:
         # its reward: the outcome (objective match), or its points less the mean of the
         # other sides' (objective points).
         n_sides = rules.n_sides
-        key = nodes[path[1]].key
+        key = root_key
         gain_total = 0.0
         for i in range(n_sides):
             reward[i] = _outcome(self.objective, &s, &self.smp.base, i)
-            self.root_gain[key][i] += reward[i]
+            if key >= 0:
+                self.root_gain[key][i] += reward[i]
             gain_total += reward[i]
         if self.objective != OBJECTIVE_MATCH:
             for i in range(n_sides):
@@ -352,12 +491,14 @@ cdef class IsmctsTree:
         nodes[0].visits += 1
         for i in range(1, depth):
             c = &nodes[path[i]]
-            r = reward[c.side]
             c.visits += 1
-            c.reward_sum += r
-            c.reward_sq += r * r
+            if by_choice[i]:
+                r = reward[c.side]
+                c.chosen += 1
+                c.reward_sum += r
+                c.reward_sq += r * r
 
-    cdef long long _run(self, long long limit, double seconds, bint* out_of_memory) noexcept nogil:
+    cdef long long _run(self, long long limit, double seconds) noexcept nogil:
         cdef timespec start
         cdef long long done = 0
         if seconds > 0:
@@ -368,34 +509,63 @@ cdef class IsmctsTree:
                     break
             if self.total >= _MAX_ITERATIONS:
                 break
-            if not self._reserve():
-                out_of_memory[0] = True
-                break
+            if not self.full and not self._reserve():
+                # At the memory cap: the tree stops growing, the search goes on sampling.
+                self.full = True
+                self.full_at = self.total
             self._iterate()
             done += 1
             self.total += 1
         return done
 
     # ---- Python API -------------------------------------------------------------------------
-    def run(self, long long iterations, double seconds):
-        """Run up to `iterations` more iterations (<= 0: no limit) for at most `seconds`
-        (<= 0: no limit; the clock is read every 64 iterations); return the iterations done.
-        At least one limit is needed. The GIL is released while searching; one tree runs
-        one search at a time (a second thread's `run` raises RuntimeError)."""
-        cdef long long done
-        cdef bint out_of_memory = False
-        if iterations <= 0 and seconds <= 0:
+    def run_move(self, move, iterations, seconds):
+        """As `run`, but every iteration takes the root move `move` (a legal choice of the
+        observer; a merged right twin counts as its left twin): it grows that move's subtree
+        alone, so that its value does not hinge on the few visits the search gave it. Below
+        the root the search goes on as usual."""
+        cdef int moves[MAX_MOVES]
+        cdef int n, i, code
+        self._idle()
+        if type(move) is not int or not 0 <= move < DRAW:
+            raise BergenError(f"run_move: {move!r} is not a play", field="move")
+        n = _choices(<State*>&self.smp.base, moves, self.merge_twins)
+        code = self._stats_key(move)
+        if n < 2 or not any(moves[i] == code for i in range(n)):
+            raise BergenError(f"run_move: {move} is not one of the root's choices", field="move")
+        self.forced = code
+        try:
+            return self.run(iterations, seconds)
+        finally:
+            self.forced = -1
+
+    def run(self, iterations, seconds):
+        """Run up to `iterations` more iterations (0: no limit; a tree takes MAX_ITERATIONS
+        at most) for at
+        most `seconds` (0..MAX_SECONDS; 0: no limit; the clock is read every 64 iterations);
+        return the iterations done. At least one limit is needed. The GIL is released while
+        searching, so Ctrl-C is heard when the call returns: call it in slices (the search
+        does, every 50 ms). One tree runs one search at a time (a second thread's `run`
+        raises RuntimeError). When the node pool reaches its cap (`max_bytes`, counted over
+        every tree alive in the process) or the machine's memory, the tree stops growing and
+        the iterations go on without adding nodes (`full`, `full_at`): never MemoryError."""
+        cdef long long done, limit
+        cdef double secs
+        self._idle()
+        if type(iterations) is not int or not 0 <= iterations < 2 ** 63:
+            raise BergenError(f"iterations must be a non-negative integer (0: no limit; a "
+                              f"tree stops at MAX_ITERATIONS), got {iterations!r}",
+                              field="iterations")
+        secs = _seconds(seconds)
+        limit = iterations
+        if limit <= 0 and secs <= 0:
             raise BergenError("run needs a limit: iterations > 0 or seconds > 0")
-        if self.running:
-            raise RuntimeError("this tree is already running a search in another thread")
         self.running = True
         try:
             with nogil:
-                done = self._run(iterations, seconds, &out_of_memory)
+                done = self._run(limit, secs)
         finally:
             self.running = False
-        if out_of_memory:
-            raise MemoryError(f"the search tree could not grow past {self.tree.capacity} nodes")
         return done
 
     cdef int _stats_key(self, int move) noexcept nogil:
@@ -451,8 +621,8 @@ cdef class IsmctsTree:
             child = nodes[node].first_child
             while child != NO_NODE:
                 c = &nodes[child]
-                if c.key < OWN_DRAW and (legal >> c.key) & 1 and c.visits > 0:
-                    v = c.reward_sum / c.visits
+                if c.key < OWN_DRAW and (legal >> c.key) & 1 and c.chosen > 0:
+                    v = c.reward_sum / c.chosen
                     if v > best_value:
                         best_value = v
                         best = child
@@ -464,7 +634,7 @@ cdef class IsmctsTree:
         self._finish(s, rng)
         return self._reward(s)
 
-    def evaluate_root(self, long long worlds, seed):
+    def evaluate_root(self, worlds, seed):
         """Each root move's value when the search plays on from it as it would (no
         exploration), on `worlds` worlds drawn with Rng(seed): the same worlds, and the same
         random numbers in the playouts, for every move (common random numbers), so the
@@ -473,8 +643,8 @@ cdef class IsmctsTree:
         observer's side's rewards, and per side its points gained (or 1 for the match's
         winner), as `root_stats` and `root_side_stats`. A merged mirror twin gets its twin's."""
         cdef int moves[MAX_MOVES]
-        cdef int n = gen_moves(&self.smp.base, moves)
-        cdef int n_sides = self.smp.base.rules.n_sides
+        cdef int n = 0
+        cdef int n_sides = 0
         cdef int i, j
         cdef long long w
         cdef Rng world_rng, play_rng
@@ -485,14 +655,32 @@ cdef class IsmctsTree:
         cdef double sums[MAX_MOVES]
         cdef double sqs[MAX_MOVES]
         cdef double gains[MAX_MOVES][MAX_SEATS]
-        if worlds < 1:
-            raise BergenError(f"worlds must be at least 1, got {worlds}", field="worlds")
+        cdef long long count
+        cdef bint interrupted = False
+        self._idle()
+        if type(worlds) is not int or not 1 <= worlds <= MAX_PASS_WORLDS:
+            raise BergenError(f"worlds must be an integer 1..{MAX_PASS_WORLDS}, got {worlds!r}",
+                              field="worlds")
+        if type(seed) is not int:
+            raise BergenError(f"a seed must be an integer, got {seed!r}", field="seed")
+        count = worlds
+        n = gen_moves(&self.smp.base, moves)
+        n_sides = self.smp.base.rules.n_sides
         memset(sums, 0, sizeof(sums))
         memset(sqs, 0, sizeof(sqs))
         memset(gains, 0, sizeof(gains))
         world_rng.state = <uint64_t>(seed & MASK64)
-        with nogil:
-            for w in range(worlds):
+        self.running = True
+        try:
+          with nogil:
+            for w in range(count):
+                if (w & PASS_CHECK_MASK) == PASS_CHECK_MASK:
+                    # Ctrl-C, heard in the main thread (a match-objective pass can be long).
+                    with gil:
+                        if PyErr_CheckSignals() != 0:
+                            interrupted = True
+                    if interrupted:
+                        break
                 sample_world(self.smp, &world_rng, &world)
                 play_seed = mix64(world_rng.state ^ GOLDEN)
                 for i in range(n):
@@ -508,6 +696,10 @@ cdef class IsmctsTree:
                     sqs[i] += v * v
                     for j in range(n_sides):
                         gains[i][j] += _outcome(self.objective, &s, &self.smp.base, j)
+        finally:
+            self.running = False
+        if interrupted:
+            _raise_pending()
         out = []
         for i in range(n):
             k = i - 1 if self._stats_key(moves[i]) != moves[i] else i
@@ -520,9 +712,11 @@ cdef class IsmctsTree:
         draw at the root sums the children of every tile drawn. A merged mirror twin (`twins`)
         reports its twin's statistics."""
         cdef int moves[MAX_MOVES]
-        cdef int i, key, n = gen_moves(&self.smp.base, moves)
+        cdef int i, key, n
         cdef int32_t child
         cdef const Node* c
+        self._idle()
+        n = gen_moves(&self.smp.base, moves)
         out = []
         for i in range(n):
             visits, total, sq = 0, 0.0, 0.0
@@ -544,8 +738,10 @@ cdef class IsmctsTree:
         1 for the side that won the match (objective match), summed over the iterations that
         took that move. Divided by visits: each side's expectation under the search's play."""
         cdef int moves[MAX_MOVES]
-        cdef int i, j, k, n = gen_moves(&self.smp.base, moves)
-        cdef int n_sides = self.smp.base.rules.n_sides
+        cdef int i, j, k, n, n_sides
+        self._idle()
+        n = gen_moves(&self.smp.base, moves)
+        n_sides = self.smp.base.rules.n_sides
         out = []
         for i in range(n):
             keys = ([self._stats_key(moves[i])] if moves[i] != DRAW
@@ -566,6 +762,7 @@ cdef class IsmctsTree:
         node. For inspecting the tree (and testing it)."""
         cdef int32_t node = 0, child
         cdef const Node* c
+        self._idle()
         for key in keys:
             child = self.tree.nodes[node].first_child
             while child != NO_NODE and self.tree.nodes[child].key != key:
@@ -599,3 +796,14 @@ cdef class IsmctsTree:
     def seat(self):
         """The observer: the seat the tree searches for."""
         return self.observer
+
+    @property
+    def full(self):
+        """Whether the node pool reached its cap (or the machine's memory) and the tree
+        stopped growing; the iterations since went on without adding nodes."""
+        return bool(self.full)
+
+    @property
+    def full_at(self):
+        """The iterations done when the tree stopped growing, or None."""
+        return None if self.full_at < 0 else self.full_at

@@ -108,8 +108,14 @@ def playout_move(CoreState state, policy, seed):
     """The play `policy` ("random", "scoring", "safe" or its code) makes in a fully known core
     state with several legal plays, drawing on Rng(seed): for tests and inspection."""
     cdef int moves[MAX_MOVES]
-    cdef int n = gen_moves(&state.st, moves)
+    cdef int n
     cdef Rng rng
+    if state is None:
+        raise BergenError("playout_move needs a CoreState", field="state")
+    state._built()
+    if type(seed) is not int:
+        raise BergenError(f"a seed must be an integer, got {seed!r}", field="seed")
+    n = gen_moves(&state.st, moves)
     code = PLAYOUTS.get(policy, policy)
     if code not in PLAYOUTS.values() or isinstance(code, bool):
         raise BergenError(f"unknown playout {policy!r} (random, scoring, safe)", field="playout")

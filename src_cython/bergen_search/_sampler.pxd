@@ -26,3 +26,5 @@ cdef class CoreSampler:
     cdef CoreRules rules_owner
     cdef readonly object info
     cdef readonly object table
+    cdef readonly bint ready      # built: __init__ ran to its end (a searcher needs this)
+    cdef int _ready(self) except -1

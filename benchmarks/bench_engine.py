@@ -1,0 +1,123 @@
+"""What a long-running `bergen engine` saves: the answer time for many positions through one
+engine process (client.EngineProcess) against one `bergen best` process per position, at the
+same iteration budget and seeds (and the same answers, checked); and how soon `stop` answers
+during an infinite search.
+
+`python benchmarks/bench_engine.py [POSITIONS] [ITERATIONS] [STOPS]` (default 100 positions,
+2,000 iterations, 20 stops) prints both wall times, their ratio, and the stop latencies (the
+time from writing `stop` to reading the `bestmove`, as the client sees it). The positions are
+decisions cut from seeded 2-, 3- and 4-player self-play, given as position strings.
+
+The pytest-benchmark times a session of a few positions through one engine (CI runs it once
+with timing disabled, so that it cannot rot).
+"""
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+from bergen_search.client import EngineProcess
+from bergen_search.infoset import Observer
+from bergen_search.playout import play_match
+from bergen_search.position import Position
+from bergen_search.position_string import to_string
+from bergen_search.record import walk, write_record
+from bergen_search.rng import derive_seed
+from bergen_search.rules import Rules
+from bergen_search.search import Limits
+
+SEED = 1919
+
+
+def positions(n: int) -> list:
+    """`n` position strings: decisions (two legal moves or more) of seeded self-play, in turn
+    from 2-, 3- and 4-player matches."""
+    out = []
+    tables = [Rules(), Rules(players=3), Rules(players=4), Rules(players=4, partnerships=True)]
+    g = 0
+    while len(out) < n:
+        rules = tables[g % len(tables)]
+        log = play_match(rules, [0] * rules.players, derive_seed(SEED, g))
+        g += 1
+        observers = {}
+        for step in walk(write_record(log)):
+            before = step.before
+            if step.event == 0:
+                observers = {s: Observer(rules, {s}, before) for s in range(rules.players)}
+            if before.led and before.to_move == step.seat and len(before.legal_moves()) > 1 \
+                    and step.event % 3 == 0 and len(out) < n:
+                obs = observers[step.seat]
+                voids = {s: frozenset(obs.proven_voids(s)) for s in obs.hist}
+                out.append(to_string(Position(
+                    rules, tuple(before.scores), step.seat, before.hands[step.seat],
+                    tuple(before.line), tuple(before.hand_size(s) for s in range(rules.players)),
+                    before.reserve_size, {s: v for s, v in voids.items() if v}).check()))
+            for o in observers.values():
+                o.step(step.seat, step.action, step.after)
+    return out
+
+
+def through_the_engine(strings, iterations):
+    """(seconds including the start, the answers) for every position through one engine."""
+    start = time.perf_counter()
+    with EngineProcess.start() as engine:
+        answers = [engine.analyse(s, Limits(iterations=iterations), seed=i)
+                   for i, s in enumerate(strings)]
+    return time.perf_counter() - start, answers
+
+
+def one_process_each(strings, iterations):
+    """(seconds, the answers) for `bergen best STRING --json` once per position."""
+    start = time.perf_counter()
+    answers = []
+    for i, s in enumerate(strings):
+        out = subprocess.run([sys.executable, "-m", "bergen_search", "best", s, "--iterations",
+                              str(iterations), "--seed", str(i), "--json"],
+                             capture_output=True, text=True, check=True)
+        answers.append(json.loads(out.stdout))
+    return time.perf_counter() - start, answers
+
+
+def stop_latencies(trials: int) -> list:
+    """Seconds from writing `stop` to reading the `bestmove`, during infinite searches."""
+    game = open("examples/decision.json", encoding="utf-8").read()
+    out = []
+    with EngineProcess.start() as engine:
+        for _ in range(trials):
+            with engine.analysis(game, info_every=0.02) as analysis:
+                for k, _info in enumerate(analysis):
+                    if k == 4:
+                        break
+                start = time.perf_counter()
+                analysis.stop()
+                out.append(time.perf_counter() - start)
+    return out
+
+
+def test_a_session_through_one_engine(benchmark):
+    strings = positions(4)
+    _, answers = benchmark.pedantic(through_the_engine, args=(strings, 500), rounds=1,
+                                    iterations=1)
+    assert [a["position"] for a in answers] == strings
+    benchmark.extra_info["positions"] = len(strings)
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    iterations = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+    stops = int(sys.argv[3]) if len(sys.argv) > 3 else 20
+    strings = positions(n)
+    engine_s, via_engine = through_the_engine(strings, iterations)
+    process_s, via_processes = one_process_each(strings, iterations)
+    same = all({k: v for k, v in a.items() if k not in ("seconds", "type", "id", "stopped")} ==
+               {k: v for k, v in b.items() if k != "seconds"}
+               for a, b in zip(via_engine, via_processes))
+    print(f"{n} positions at {iterations} iterations: one engine {engine_s:.2f} s "
+          f"({1000 * engine_s / n:.1f} ms a position, the start included), one bergen best "
+          f"process each {process_s:.2f} s ({1000 * process_s / n:.1f} ms a position): "
+          f"{process_s / engine_s:.1f} times faster through the engine; the same answers: "
+          f"{same}")
+    lat = sorted(stop_latencies(stops))
+    print(f"stop during an infinite search, {stops} trials: median "
+          f"{1000 * statistics.median(lat):.1f} ms, max {1000 * lat[-1]:.1f} ms")

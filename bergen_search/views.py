@@ -1,0 +1,55 @@
+"""The documents of a search that more than one front end prints: `bergen best --json` and
+the engine protocol's `bestmove` (engine_protocol.py) are the same document, so that the
+same seed and budget give the same answer through either.
+"""
+from __future__ import annotations
+
+import math
+
+from . import __version__
+from .position_string import to_string
+
+
+def num(x):
+    """A float for JSON: rounded to 6 places; infinity (one sample) and NaN as null."""
+    return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
+
+
+def move_rows(moves) -> list:
+    """`MoveValue`s as FORMATS.md's `moves` entries (a mirror twin names its twin)."""
+    return [dict({"move": m.move, "value": num(m.value), "stderr": num(m.stderr),
+                  "visits": m.visits}, **({"twin": m.twin} if m.twin else {}),
+                 **({"share": num(m.share)} if m.share is not None else {}))
+            for m in moves]
+
+
+def endgame_json(eg: dict) -> dict:
+    """The exact endgame's report (`info["endgame"]`) for JSON, floats rounded as elsewhere."""
+    out = {}
+    for k, v in eg.items():
+        if isinstance(v, float):
+            v = num(v)
+        elif isinstance(v, list):
+            v = [num(x) for x in v]
+        elif isinstance(v, dict):
+            v = {kk: num(vv) for kk, vv in v.items()}
+        out[k] = v
+    return out
+
+
+def best_document(game, result, *, seed: int, workers: int, objective: str,
+                  algorithm: str) -> dict:
+    """`bergen best --json`: FORMATS.md's fields, then the others (the position string of
+    `game`, a `viewpoint.Game`, and the version)."""
+    ri = result.info
+    return {"to_move": game.info.seat, "best": result.best, "moves": move_rows(result.moves),
+            "value": num(result.value), "stderr": num(result.stderr),
+            "objective": objective, "algorithm": algorithm,
+            "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
+            "seed": seed, "workers": workers, "exact": ri["exact"],
+            "worlds_consistent": ri["worlds_consistent"],
+            "interrupted": ri.get("interrupted", False), "replicates": ri.get("replicates"),
+            "settings": dict(ri["settings"]), "memory": ri.get("memory"),
+            "position": to_string(game.position), "backend": ri.get("backend", "core"),
+            "version": __version__,
+            **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}

@@ -1,0 +1,381 @@
+"""The compiled classes driven directly with odd but well-typed input: they answer or raise
+the project's error (BergenError), never crash, hang or corrupt memory.
+
+`CoreSampler`, `IsmctsTree`, `ExpectimaxSearch`, `CoreState` and `playout_move` trust
+nothing they are given (issue 20): information sets with any field replaced by an integer,
+tuple or group out of range (before the lead, a finished round, sizes and scores past their
+limits, groups that do not fit), world tables whose arrays were tampered with, limits that
+are negative, huge, infinite or NaN, objects built with `__new__` and never initialised, and
+two threads on one tree. Property-based (hypothesis): every case below is a property over
+many inputs; with `BERGEN_SANITIZE=1` (AddressSanitizer and UndefinedBehaviorSanitizer,
+`.ci/run`) the same tests also prove that no input reads or writes out of bounds.
+`BERGEN_FUZZ_EXAMPLES` sets the examples per property (default 60).
+"""
+import dataclasses
+import math
+import os
+import threading
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bergen_search.engines import parse_engine_spec, play_match
+from bergen_search.errors import BergenError
+from bergen_search.infoset import Group, Observer, check_infoset
+from bergen_search.record import _run, parse_record, write_record
+from bergen_search.rules import Rules
+from bergen_search.sampler import WorldTable
+
+_ismcts = pytest.importorskip("bergen_search._ismcts")
+_sampler = pytest.importorskip("bergen_search._sampler")
+_expectimax = pytest.importorskip("bergen_search._expectimax")
+_core = pytest.importorskip("bergen_search._core")
+_policy = pytest.importorskip("bergen_search._policy")
+IsmctsTree, CoreSampler = _ismcts.IsmctsTree, _sampler.CoreSampler
+ExpectimaxSearch = _expectimax.ExpectimaxSearch
+
+EXAMPLES = int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "60"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=20_000, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+RULE_SETS = [Rules(), Rules(players=3), Rules(players=4), Rules(players=4, partnerships=True),
+             Rules(draw="one"), Rules(no_double="lowest-tile", reserve_kept=0)]
+
+#: Integers at and around every limit the core has, and far beyond them.
+odd_ints = (st.integers(min_value=-2 ** 70, max_value=2 ** 70)
+            | st.sampled_from([-(2 ** 63), -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 13, 27, 28, 29, 56,
+                               57, 63, 64, 127, 128, 255, 256, 2 ** 28 - 1, 2 ** 28, 2 ** 31 - 1,
+                               2 ** 31, 2 ** 32, 2 ** 63 - 1, 2 ** 63, 2 ** 64]))
+odd_floats = (st.floats(allow_nan=True, allow_infinity=True)
+              | st.sampled_from([0.0, -0.0, -1.0, 1e-300, 1e300, math.inf, -math.inf,
+                                 math.nan]))
+odd_numbers = odd_ints | odd_floats | st.booleans()
+
+
+def decisions(rules, seed):
+    """Every information set a seat had at a decision of a random match (after the lead)."""
+    log = play_match(rules, [parse_engine_spec("random")] * rules.players, seed)
+    rec = parse_record(write_record(log))
+    out, observers = [], {}
+    for item in _run(rec):
+        if item[0] == "deal":
+            observers = {s: Observer(rules, {s}, item[2]) for s in range(rules.players)}
+            continue
+        if item[0] == "end":
+            continue
+        step = item[1]
+        if step.before.led:
+            out.append(observers[step.seat].infoset(step.seat))
+        for o in observers.values():
+            o.step(step.seat, step.action, step.after)
+    return out
+
+
+@st.composite
+def infosets(draw):
+    rules = draw(st.sampled_from(RULE_SETS))
+    found = decisions(rules, draw(st.integers(0, 10 ** 6)))
+    return found[draw(st.integers(0, len(found) - 1))]
+
+
+def _odd_tuple(elements):
+    return st.lists(elements, max_size=6).map(tuple)
+
+
+FIELD_VALUES = {
+    "seat": odd_ints, "hand": odd_ints, "reserve_size": odd_ints, "passes": odd_ints,
+    "draws_this_turn": odd_ints, "last_drawn": odd_ints, "played_free": odd_ints,
+    "scores": _odd_tuple(odd_ints), "hand_sizes": _odd_tuple(odd_ints),
+    "line": st.just(()) | _odd_tuple(st.tuples(odd_ints, odd_ints)),
+    "free": _odd_tuple(st.tuples(odd_ints, odd_ints)),
+    "groups": _odd_tuple(st.builds(Group, odd_ints, odd_ints, odd_ints)),
+}
+
+
+def exercise(sampler, seed=1):
+    """Every search on a sampler that was accepted: a few iterations, the pass, a world."""
+    tree = IsmctsTree(sampler, seed, 0.7, "points", "safe", merge_twins=True,
+                      choice_stats=True, max_bytes=1 << 20)
+    assert tree.run(200, 0) == 200
+    stats = tree.root_stats()
+    assert sum(n for _, n, _, _ in stats) > 0
+    for move, n, total, sq in stats:
+        assert n >= 0 and math.isfinite(total) and math.isfinite(sq)
+    for move, s, sq, gains in tree.evaluate_root(20, seed):
+        assert math.isfinite(s) and math.isfinite(sq)
+    search = ExpectimaxSearch(sampler, 2, seed, 0, 1)
+    assert search.run_worlds(2, 0) == 2
+    hands, reserve = sampler.sample(__import__("bergen_search.rng", fromlist=["Rng"]).Rng(seed))
+    values = search.run_world(hands, reserve)
+    assert values is not None and all(math.isfinite(v) for v in values)
+
+
+# ---- information sets ----------------------------------------------------------------------
+@FUZZ
+@given(infosets())
+def test_every_real_decision_is_accepted_and_searched(info):
+    """The sets a match produces pass every check, and every search runs on them."""
+    check_infoset(info)
+    exercise(CoreSampler(info))
+
+
+@FUZZ
+@given(infosets(), st.sampled_from(sorted(FIELD_VALUES)), st.data())
+def test_a_field_replaced_by_an_odd_value_is_refused_or_searched(info, name, data):
+    """Any field of a real set replaced by an odd value of its type: the sampler refuses it
+    with BergenError (given alone, or with the table of the untouched set), or, when the
+    value is still a possible set, every search runs on it."""
+    odd = dataclasses.replace(info, **{name: data.draw(FIELD_VALUES[name])})
+    table = WorldTable(info)
+    for make in (lambda: CoreSampler(odd), lambda: CoreSampler(odd, table)):
+        try:
+            sampler = make()
+        except BergenError:
+            continue
+        exercise(sampler)
+
+
+def test_the_cases_issue_20_names():
+    """Before the lead (the segfault: gen_moves returned -2 and the search wrote past
+    root_gain), a finished round, a reserve below what is kept, a side at the target."""
+    info = decisions(Rules(), 3)[0]
+    cases = {"before the lead": dict(line=()),
+             "a finished round (a hand of 0)": dict(hand_sizes=(info.hand_sizes[0], 0)
+                                                   if info.seat == 0 else (0, info.hand_sizes[1])),
+             "the reserve below reserve_kept": dict(reserve_size=1),
+             "a side at the target": dict(scores=(15, 0)),
+             "a blocked round": dict(passes=2, reserve_size=2, draws_this_turn=0),
+             "an empty hand": dict(hand=0)}
+    for what, change in cases.items():
+        odd = dataclasses.replace(info, **change)
+        with pytest.raises(BergenError):
+            CoreSampler(odd)
+        with pytest.raises(BergenError):
+            CoreSampler(odd, WorldTable(info))
+
+
+@FUZZ
+@given(infosets(), st.sampled_from(["opt_start", "opt_group", "opt_child", "opt_cum",
+                                    "tiles", "owners"]), st.data())
+def test_a_tampered_world_table_is_refused(info, name, data):
+    """The table's arrays with one entry replaced (or the array cut short): refused, or, if
+    the change happens to leave a walk that stays in bounds, sampled without harm."""
+    table = WorldTable(info)
+    array = list(getattr(table, name))
+    if not array:
+        return
+    if data.draw(st.booleans()):
+        i = data.draw(st.integers(0, len(array) - 1))
+        array[i] = data.draw(odd_floats if name == "opt_cum" else odd_ints)
+    else:
+        array = array[:data.draw(st.integers(0, len(array) - 1))]
+    setattr(table, name, array)
+    try:
+        sampler = CoreSampler(info, table)
+    except (BergenError, TypeError, OverflowError):
+        return
+    assert sampler.sample_many(100, 7) >= 0
+
+
+# ---- the limits of the calls -----------------------------------------------------------------
+def _count_ok(x, high=2 ** 63 - 1) -> bool:
+    return type(x) is int and 0 <= x <= high
+
+
+def _seconds_ok(x) -> bool:
+    return not isinstance(x, bool) and isinstance(x, (int, float)) and 0 <= x <= 86400
+
+
+@FUZZ
+@given(infosets(), odd_numbers, odd_numbers, odd_ints)
+def test_run_and_the_pass_take_any_numbers(info, iterations, seconds, move):
+    """IsmctsTree.run(iterations, seconds), run_move(move, ...) and evaluate_root(worlds):
+    a limit that is negative, huge, infinite or NaN is BergenError (never a run without
+    end); a valid one runs (here capped, not to run for a day)."""
+    tree = IsmctsTree(CoreSampler(info), 3)
+    if _count_ok(iterations) and _seconds_ok(seconds) and (iterations or seconds):
+        assert tree.run(min(iterations, 300) or 300, min(seconds, 0.05)) <= 300
+    else:
+        with pytest.raises(BergenError):
+            tree.run(iterations, seconds)
+    for worlds in (iterations, seconds):
+        if type(worlds) is int and 1 <= worlds <= 40:
+            assert len(tree.evaluate_root(worlds, 1)) == len(tree.root_stats())
+        elif not (type(worlds) is int and 1 <= worlds <= 10 ** 7):
+            with pytest.raises(BergenError):
+                tree.evaluate_root(worlds, 1)
+    choices = {m for m, *_ in tree.root_stats()} - set(tree.twins)
+    if move in choices and len(choices) > 1:
+        assert tree.run_move(move, 20, 0) == 20
+    elif move not in tree.twins:
+        with pytest.raises(BergenError):
+            tree.run_move(move, 20, 0)
+
+
+@FUZZ
+@given(infosets(), odd_numbers, odd_numbers, odd_numbers, odd_numbers, odd_numbers)
+def test_constructors_take_any_numbers(info, a, b, c, d, e):
+    """IsmctsTree(seed, exploration, objective, playout, max_bytes) and
+    ExpectimaxSearch(depth, seed, objective, playouts, exact_tiles, equity_playouts): built
+    and searching, or BergenError."""
+    sampler = CoreSampler(info)
+    for kw in (dict(seed=a, exploration=b, objective=c, playout=d, max_bytes=e),
+               dict(seed=1, exploration=0.7, objective=a, playout=b, merge_twins=c,
+                    choice_stats=d, max_bytes=e)):
+        try:
+            tree = IsmctsTree(sampler, **kw)
+        except BergenError:
+            continue
+        assert tree.run(50, 0) == 50
+    for kw in (dict(depth=a, seed=b, objective=c, playouts=d, exact_tiles=e),
+               dict(depth=2, seed=1, objective=0, playouts=1, equity_playouts=a),
+               dict(depth=1, seed=1, objective="match", playouts=1, equity_playouts=b)):
+        try:
+            search = ExpectimaxSearch(sampler, **kw)
+        except BergenError:
+            continue
+        assert search.run_worlds(1, 0.5) <= 1
+
+
+@FUZZ
+@given(infosets(), odd_numbers, odd_numbers, st.lists(odd_ints, max_size=5),
+       st.lists(odd_ints, max_size=30))
+def test_worlds_and_world_counts_take_any_input(info, n, seconds, hands, reserve):
+    """ExpectimaxSearch.run_worlds(n, seconds), run_world(hands, reserve, seconds) and
+    CoreSampler.sample_many(n, seed): an impossible world or limit is BergenError."""
+    sampler = CoreSampler(info)
+    search = ExpectimaxSearch(sampler, 1, 5, 0, 1)
+    if _count_ok(n) and _seconds_ok(seconds) and (n or seconds):
+        assert search.run_worlds(min(n, 3) or 3, min(seconds, 0.05)) <= 3
+    else:
+        with pytest.raises(BergenError):
+            search.run_worlds(n, seconds)
+    try:
+        values = search.run_world(hands, reserve, None, 0.5)
+    except BergenError:
+        pass
+    else:
+        assert values is None or all(math.isfinite(v) for v in values)
+    if type(n) is int and 0 <= n <= 1000:
+        assert sampler.sample_many(n, 3) >= 0
+    elif not (type(n) is int and 0 <= n <= 10 ** 12):
+        with pytest.raises(BergenError):
+            sampler.sample_many(n, 3)
+
+
+# ---- objects never built, and two threads ---------------------------------------------------
+def test_objects_made_with_new_and_never_built_refuse_every_call():
+    info = decisions(Rules(), 5)[2]
+    sampler = CoreSampler(info)
+    raw_sampler = CoreSampler.__new__(CoreSampler)
+    with pytest.raises(BergenError):
+        raw_sampler.sample_many(10, 1)
+    with pytest.raises(BergenError):
+        IsmctsTree(raw_sampler, 1)
+    with pytest.raises(BergenError):
+        ExpectimaxSearch(raw_sampler, 2, 1)
+    tree = IsmctsTree.__new__(IsmctsTree)
+    for call in (lambda: tree.run(10, 0), lambda: tree.run_move(2, 10, 0),
+                 lambda: tree.evaluate_root(10, 1), tree.root_stats, tree.root_side_stats,
+                 tree.children):
+        with pytest.raises(BergenError):
+            call()
+    search = ExpectimaxSearch.__new__(ExpectimaxSearch)
+    for call in (lambda: search.run_worlds(1, 0), lambda: search.run_world((0, 0), []),
+                 search.root_stats):
+        with pytest.raises(BergenError):
+            call()
+    state = _core.CoreState.__new__(_core.CoreState)
+    for call in (state.legal_moves, lambda: state.apply(0),
+                 lambda: _policy.playout_move(state, "safe", 1)):
+        with pytest.raises(BergenError):
+            call()
+    # Built once: a second __init__ (which would free what a running search uses) is refused.
+    for obj, args in ((sampler, (info,)), (IsmctsTree(sampler, 1), (sampler, 1)),
+                      (ExpectimaxSearch(sampler, 2, 1), (sampler, 2, 1))):
+        with pytest.raises(BergenError, match="built once"):
+            obj.__init__(*args)
+
+
+def test_no_reader_runs_while_another_thread_searches():
+    """`run` releases the GIL and the pool may move as it grows: while it runs, the pass and
+    every reader of the tree are refused (the stats would be read from freed memory)."""
+    info = decisions(Rules(), 6)[1]
+    tree = IsmctsTree(CoreSampler(info), 1)
+    worker = threading.Thread(target=tree.run, args=(0, 0.4))
+    worker.start()
+    time.sleep(0.1)
+    for call in (lambda: tree.evaluate_root(10, 1), tree.root_stats, tree.root_side_stats,
+                 tree.children, lambda: tree.run(5, 0)):
+        with pytest.raises(RuntimeError, match="already running"):
+            call()
+    worker.join()
+    assert tree.root_stats()
+    search = ExpectimaxSearch(CoreSampler(info), 6, 1)
+    worker = threading.Thread(target=search.run_worlds, args=(0, 0.4))
+    worker.start()
+    time.sleep(0.1)
+    with pytest.raises(RuntimeError, match="already running"):
+        search.root_stats()
+    worker.join()
+
+
+# ---- the memory cap --------------------------------------------------------------------------
+def test_the_pool_stops_growing_at_the_cap_and_the_search_goes_on():
+    """A tree capped at 1 MB: it fills the pool, says when it stopped growing, and goes on
+    iterating (the root's statistics keep counting) without MemoryError; the process's pool
+    bytes never pass the cap (the first allocation of 4096 nodes aside)."""
+    info = decisions(Rules(), 8)[0]
+    cap = 1 << 20
+    before = _ismcts.pool_bytes()
+    tree = IsmctsTree(CoreSampler(info), 2, max_bytes=cap + before)
+    assert tree.run(100_000, 0) == 100_000
+    assert tree.full and 0 < tree.full_at < 100_000
+    assert _ismcts.pool_bytes() <= cap + before
+    visits = sum(n for _, n, _, _ in tree.root_stats())
+    nodes = tree.n_nodes
+    assert tree.run(50_000, 0) == 50_000
+    assert sum(n for _, n, _, _ in tree.root_stats()) == visits + 50_000
+    assert tree.n_nodes <= nodes + 64          # only root children may still be added
+    assert tree.evaluate_root(100, 1)
+
+
+def test_the_cap_covers_every_tree_alive_in_the_process():
+    info = decisions(Rules(), 9)[0]
+    base = _ismcts.pool_bytes()
+    cap = base + (3 << 20)
+    first = IsmctsTree(CoreSampler(info), 1, max_bytes=cap)
+    first.run(200_000, 0)
+    held = _ismcts.pool_bytes()
+    second = IsmctsTree(CoreSampler(info), 2, max_bytes=cap)
+    second.run(200_000, 0)
+    # Over the cap by at most the 3 KB a tree born full keeps (its root and 64 children).
+    assert _ismcts.pool_bytes() <= cap + 65 * 48 and first.full and second.full
+    assert second.full_at < first.full_at
+    del first, second
+    assert _ismcts.pool_bytes() == base and held > base
+
+
+def test_a_full_tree_gives_the_values_of_an_unbounded_one_closely():
+    """At the cap the search keeps sampling: the best move's value with a 1 MB cap is within
+    a few standard errors of the value without one (same seed, same budget)."""
+    from bergen_search.search import Limits, search
+    from bergen_search.viewpoint import load_game
+    info = load_game(open("examples/decision.json", encoding="utf-8").read())
+    free = search(info, Limits(iterations=400_000), seed=4)
+    capped = search(info, Limits(iterations=400_000, memory_mb=1), seed=4)
+    assert capped.info["memory"]["full"] > 0 and not free.info["memory"]["full"]
+    assert capped.info["iterations"] == 400_000
+    a = next(m for m in capped.moves if m.move == free.best)
+    assert abs(a.value - free.value) < 4 * math.hypot(a.stderr, free.stderr)
+
+
+@pytest.mark.skipif(os.environ.get("BERGEN_SANITIZED") != "1",
+                    reason="runs in .ci/run's sanitizer job (BERGEN_SANITIZED=1)")
+def test_the_core_under_test_is_the_sanitized_build():
+    """The sanitizer job tests the instrumented modules, not a plain build on the path."""
+    for module in (_core, _sampler, _ismcts, _expectimax, _policy):
+        with open(module.__file__, "rb") as f:
+            data = f.read()
+        assert b"__asan_report" in data and b"__ubsan_handle" in data, module.__file__

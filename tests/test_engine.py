@@ -1,0 +1,368 @@
+"""`bergen engine` (engine_protocol.py, docs/PROTOCOL.md), driven by its own client
+(client.EngineProcess), and the search hooks it stands on (`search(stop=, on_info=)`).
+
+- a session of several positions given every way (string, record, position, objects), each
+  answered as `bergen best --json` answers it for the same seed and budget, every algorithm;
+- `stop` during an infinite search answers with the best so far, and the search stops at its
+  next slice (STOP_SLICE_SECONDS, 10 ms: the latency bound is by construction, measured in
+  benchmarks/bench_engine.py, never asserted on a clock here);
+- malformed lines get an `error` line and the engine keeps running (a table, and a fuzz of
+  the command reader);
+- the process exits with status 0 and nothing on stderr on `quit`, at the end of its input
+  and on SIGTERM, during a search too; the client's timeouts and a dead engine.
+"""
+import json
+import signal
+import threading
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bergen_search import __version__
+from bergen_search.cli import main
+from bergen_search.client import (EngineError, EngineProcess, EngineTerminated, EngineTimeout,
+                                  PlayResult)
+from bergen_search.engine_protocol import COMMANDS, PROTOCOL, EngineServer
+from bergen_search.position import load_position
+from bergen_search.record import load_record
+from bergen_search.search import STOP_SLICE_SECONDS, Limits, _Deadline, _run_sliced, search
+from bergen_search.viewpoint import load_game
+
+STRING = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
+DECISION = open("examples/decision.json", encoding="utf-8").read()
+PARTIAL = open("examples/partial.json", encoding="utf-8").read()
+POSITION = open("examples/position.json", encoding="utf-8").read()
+#: Fields that differ between runs (wall time) or only exist on the wire.
+VOLATILE = ("seconds", "type", "id", "stopped", "version")
+
+
+def best_json(game_text, *args):
+    res = CliRunner().invoke(main, ["best", "-", "--json", *args], input=game_text,
+                             prog_name="bergen")
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def stable(doc):
+    return {k: v for k, v in doc.items() if k not in VOLATILE}
+
+
+@pytest.fixture(scope="module")
+def engine():
+    with EngineProcess.start(timeout=30) as eng:
+        yield eng
+
+
+def test_hello(engine):
+    hello = engine.hello()
+    assert hello["protocol"] == PROTOCOL and hello["version"] == __version__
+    assert hello["commands"] == list(COMMANDS)
+    assert set(hello["algorithms"]) == {"ismcts", "expectimax", "endgame", "classic"}
+    assert hello["algorithms"]["ismcts"]["settings"]["playout"]["choices"] == \
+        ["random", "scoring", "safe"]
+    assert hello["algorithms"]["classic"]["settings"]["playout"]["default"] == "random"
+
+
+@pytest.mark.parametrize("algorithm,settings,budget", [
+    ("ismcts", {}, 3000), ("ismcts", {"playout": "random", "exploration": 1.0}, 2000),
+    ("classic", {}, 2000), ("expectimax", {"depth": 3}, 40), ("expectimax", {}, 400)])
+def test_a_session_answers_as_best_does(engine, algorithm, settings, budget):
+    """Several positions through one process: each answer is `bergen best --json`'s for the
+    same seed and budget (expectimax at 400 solves every world: the exact path)."""
+    sets = [x for k, v in settings.items() for x in ("--set", f"{k}={v}")]
+    games = [(STRING, STRING), (DECISION, json.loads(DECISION)), (PARTIAL, load_record(PARTIAL)),
+             (POSITION, load_position(POSITION)), (POSITION, POSITION)]
+    for seed, (text, given_as) in enumerate(games):
+        want = best_json(text, "--iterations", str(budget), "--seed", str(seed),
+                         "--algorithm", algorithm, *sets)
+        got = engine.analyse(given_as, Limits(iterations=budget), seed=seed,
+                             algorithm=algorithm, settings=settings)
+        assert got["type"] == "bestmove" and got["stopped"] is False
+        assert got["version"] == __version__
+        assert stable(got) == stable(want), (seed, algorithm)
+
+
+def test_play_returns_the_move(engine):
+    result = engine.play(DECISION, Limits(iterations=2000), seed=5)
+    assert isinstance(result, PlayResult)
+    assert result.move == result.info["best"] == result.info["moves"][0]["move"]
+    assert result.value == result.info["value"]
+    again = engine.play(DECISION, Limits(iterations=2000), seed=5)
+    assert stable(again.info) == stable(result.info)      # the same seed, the same answer
+
+
+def test_info_lines_while_searching(engine):
+    seen = []
+    doc = engine.analyse(DECISION, Limits(iterations=400_000), seed=1, on_info=seen.append,
+                         info_every=0.01)
+    assert seen, "no info line during a search of 400,000 iterations"
+    for info in seen:
+        assert info["type"] == "info" and info["iterations"] > 0 and info["speed"] > 0
+        assert info["best"] == info["moves"][0]["move"]
+        assert {"move", "value", "stderr", "visits"} <= set(info["moves"][0])
+    counts = [i["iterations"] for i in seen]
+    assert counts == sorted(counts) and counts[-1] <= doc["iterations"] == 400_000
+    plain = engine.analyse(DECISION, Limits(iterations=400_000), seed=1)
+    assert stable(plain) == stable(doc)         # watching the search does not change it
+
+
+def test_stop_during_an_infinite_search(engine):
+    with engine.analysis(DECISION, info_every=0.01) as analysis:
+        infos = []
+        for info in analysis:
+            infos.append(info)
+            if len(infos) == 3:
+                break
+        best = analysis.stop()
+    assert best["type"] == "bestmove" and best["stopped"] is True and best["interrupted"]
+    assert best["iterations"] >= infos[-1]["iterations"] > 0
+    assert best["best"] in [m["move"] for m in best["moves"]]
+    assert best["moves"][0]["visits"] > 0
+    engine.ping()                               # still running, ready for more
+    assert engine.play(STRING, Limits(iterations=500)).move
+
+
+def test_an_infinite_search_holds_its_answer_until_stop(engine):
+    """Past its cap an infinite search waits for stop, as UCI's go infinite does."""
+    analysis = engine.analysis(STRING, Limits(iterations=3000), info_every=0)
+    assert analysis.wait()["iterations"] == 3000        # a budget: it answers by itself
+    engine.position(STRING)
+    ident = engine._send({"cmd": "go", "infinite": True, "iterations": 3000, "info": 0})
+    engine.ping()                                       # answered while the answer is held
+    with pytest.raises(EngineTimeout):
+        engine._await(ident, "bestmove", timeout=0.3)   # nothing before stop
+    engine._send({"cmd": "stop"})
+    held = engine._await(ident, "bestmove")
+    assert held["iterations"] == 3000 and held["stopped"] is False   # it ran to its cap
+    assert held["moves"] == best_json(STRING, "--iterations", "3000")["moves"]
+
+
+def test_a_stop_is_heard_at_the_next_slice():
+    """search(stop=) checks the event before every slice: set during slice k, the search does
+    no slice after it; and the slices of a stoppable search are STOP_SLICE_SECONDS long."""
+    # ISMCTS, expectimax sampling worlds (partial.json: a million histories), and expectimax
+    # solving every world (decision.json: 36), which hears the stop between worlds
+    for game, algorithm, exact in ((DECISION, "ismcts", False), (PARTIAL, "expectimax", False),
+                                   (DECISION, "expectimax", True)):
+        stop, calls = threading.Event(), []
+
+        def on_info(progress):
+            calls.append(progress["iterations"])
+            stop.set()      # at the first report: no search here ends within one slice
+        result = search(load_game(game), Limits(iterations=10 ** 8), seed=2,
+                        algorithm=algorithm, stop=stop, on_info=on_info)
+        assert len(calls) == 1 and result.info["interrupted"], (algorithm, calls)
+        if not exact:
+            assert result.info["iterations"] == calls[-1]
+    asked = []
+
+    def run(n, seconds):
+        asked.append(seconds)
+        return 100
+
+    class Hooks:
+        base = 0
+
+        def stopped(self):
+            return len(asked) >= 5
+
+        def sliced(self, done, stats=None):
+            pass
+    done, interrupted = _run_sliced(run, None, _Deadline(None), Hooks())
+    assert (done, interrupted) == (500, True)
+    assert asked == [STOP_SLICE_SECONDS] * 5
+
+
+def test_hooks_leave_the_answer_unchanged():
+    info = load_game(DECISION)
+    for algorithm, budget in (("ismcts", 5000), ("classic", 3000), ("expectimax", 30),
+                              ("expectimax", 300)):
+        plain = search(info, Limits(iterations=budget), seed=9, algorithm=algorithm)
+        watched = search(info, Limits(iterations=budget), seed=9, algorithm=algorithm,
+                         stop=threading.Event(), on_info=lambda d: None)
+        assert plain.moves == watched.moves and plain.best == watched.best
+    with pytest.raises(Exception, match="one worker"):
+        search(info, Limits(iterations=100), workers=2, on_info=print)
+
+
+def test_show_through_the_engine(engine):
+    doc = engine.show(PARTIAL)
+    res = CliRunner().invoke(main, ["show", "-", "--json"], input=PARTIAL, prog_name="bergen")
+    want = json.loads(res.stdout)
+    assert {k: v for k, v in doc.items() if k not in VOLATILE} == \
+        {k: v for k, v in want.items() if k not in VOLATILE}
+    assert engine.position(STRING)["position"] == STRING
+
+
+# ---- malformed lines ------------------------------------------------------------------------
+BAD_LINES = [
+    ("garbage", "bad JSON at line 1, column 1"),
+    ("[1, 2]", 'a JSON object with "cmd"'),
+    ('{"cmd": 5}', 'a JSON object with "cmd"'),
+    ('{"cmd": "fly", "id": "x"}', "unknown command 'fly'"),
+    ('{"cmd": "isready", "cmd": "go"}', "duplicate key 'cmd'"),
+    ('{"cmd": "position"}', 'position needs "game"'),
+    ('{"cmd": "position", "game": 7}', "'game' must be"),
+    ('{"cmd": "position", "game": "bergen1/2/4,7/0/0-3"}', "position string: it has 5 parts"),
+    ('{"cmd": "position", "game": {"format": "bergen-record/1"}}', "no 'rounds' field"),
+    ('{"cmd": "position", "game": "x", "depth": 3}', "unknown field 'depth'"),
+    ('{"cmd": "go", "iterations": 0}', "'iterations' must be an integer 1.."),
+    ('{"cmd": "go", "iterations": 100, "time": -1}', "'time' must be a positive number"),
+    ('{"cmd": "go", "infinite": true, "time": 1}', "takes no time limit"),
+    ('{"cmd": "go", "infinite": "yes"}', "'infinite' must be true or false"),
+    ('{"cmd": "go", "algorithm": "alphabeta"}', "algorithm must be one of"),
+    ('{"cmd": "go", "settings": {"depth": 3}}', "ismcts has no setting 'depth'"),
+    ('{"cmd": "go", "settings": {"playout": "clever"}}', "playout must be one of"),
+    ('{"cmd": "go", "objective": "fun"}', "'objective' must be points or match"),
+    ('{"cmd": "go", "seed": -1}', "'seed' must be an integer"),
+    ('{"cmd": "go", "info": "often"}', "'info' must be seconds"),
+    ('{"cmd": "go", "nodes": 5}', "go: unknown field 'nodes'"),
+]
+
+
+def test_malformed_lines_get_an_error_and_the_engine_keeps_running(engine):
+    engine.position(STRING)
+    for line, message in BAD_LINES:
+        answer = engine.raw(line)
+        assert answer["type"] == "error" and message in answer["error"], (line, answer)
+        assert "\n" not in answer["error"]
+        engine.ping()
+    assert engine.raw('{"cmd": "fly", "id": "x"}')["id"] == "x"
+    with pytest.raises(EngineError, match="position string"):
+        engine.position("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-9/4,5/14")
+    with pytest.raises(EngineError, match="the lead is forced"):
+        engine.analyse("bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", Limits(iterations=10))
+    # a command that needs a quiet engine, sent during a search
+    with engine.analysis(DECISION, info_every=0) as analysis:
+        for line, message in [('{"cmd": "position", "game": "%s"}' % STRING,
+                               "a search is running: send stop before position"),
+                              ('{"cmd": "go"}', "a search is running: send stop before go")]:
+            engine.process.stdin.write(line + "\n")
+            engine.process.stdin.flush()
+        best = analysis.stop()
+    assert best["stopped"]
+    engine.ping()
+
+
+def test_the_client_refuses_a_second_search_while_one_streams(engine):
+    with engine.analysis(STRING, info_every=0):
+        with pytest.raises(EngineError, match="still running"):
+            engine.play(STRING, Limits(iterations=10))
+    assert engine.play(STRING, Limits(iterations=10)).move
+
+
+def _server():
+    out = []
+    return EngineServer(out.append), out
+
+
+def test_the_reader_in_process():
+    server, out = _server()
+    assert server.handle_line(b"\xff\xfe{}\n") is True
+    assert "not UTF-8" in json.loads(out[-1])["error"]
+    assert server.handle_line("   \n") is True and len(out) == 1   # blank lines: nothing
+    assert server.handle_line('{"cmd": "quit"}') is False
+
+
+FUZZ = settings(max_examples=150, deadline=20_000, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow])
+_json_values = st.recursive(st.none() | st.booleans() | st.integers(-10, 10 ** 7) |
+                            st.floats(allow_nan=False) | st.text(max_size=10),
+                            lambda kids: st.lists(kids, max_size=3)
+                            | st.dictionaries(st.text(max_size=6), kids, max_size=3),
+                            max_leaves=6)
+
+
+@st.composite
+def command_lines(draw):
+    kind = draw(st.sampled_from(["command", "text"]))
+    if kind == "text":
+        return draw(st.text(max_size=40))
+    cmd = {"cmd": draw(st.sampled_from(list(COMMANDS[:-1]) + ["fly"]))}
+    for key in draw(st.lists(st.sampled_from(["game", "iterations", "time", "infinite", "seed",
+                                              "algorithm", "objective", "settings", "info",
+                                              "id", "x"]), max_size=4, unique=True)):
+        cmd[key] = draw(_json_values | st.sampled_from([STRING, 50, 0.05, "expectimax"]))
+    return json.dumps(cmd)
+
+
+@FUZZ
+@given(lines=st.lists(command_lines(), min_size=1, max_size=5))
+def test_fuzz_the_command_reader(lines):
+    """Whatever the lines, the engine answers with JSON lines of known types and never
+    raises; a search a line started is stopped and answered."""
+    server, out = _server()
+    server.handle_line('{"cmd": "position", "game": "%s"}' % STRING)
+    for line in lines:
+        assert server.handle_line(line) in (True, False)
+        server.cmd_stop({})
+        if server.thread is not None:
+            server.thread.join(10)
+    for line in out:
+        doc = json.loads(line)
+        assert doc["type"] in {"hello", "readyok", "position", "info", "bestmove", "show",
+                               "error"}
+        if doc["type"] == "error":
+            assert isinstance(doc["error"], str) and "\n" not in doc["error"]
+            assert "internal error" not in doc["error"], doc["error"]
+
+
+# ---- exits, timeouts, a dead engine ------------------------------------------------------------
+def _stderr(engine):
+    engine.close()
+    return engine.stderr
+
+
+def test_quit_exits_cleanly():
+    engine = EngineProcess.start()
+    engine.ping()
+    assert engine.quit() == 0
+    assert _stderr(engine) == ""
+
+
+def test_end_of_input_exits_cleanly_during_a_search():
+    engine = EngineProcess.start()
+    engine.analysis(DECISION, info_every=0)
+    engine.process.stdin.close()
+    assert engine.process.wait(30) == 0
+    assert _stderr(engine) == ""
+
+
+def test_sigterm_exits_cleanly_during_a_search():
+    engine = EngineProcess.start()
+    analysis = engine.analysis(DECISION, info_every=0.01)
+    assert analysis.next() is not None             # it is searching
+    engine.process.send_signal(signal.SIGTERM)
+    assert engine.process.wait(30) == 0
+    assert _stderr(engine) == ""
+
+
+def test_quit_during_a_search():
+    engine = EngineProcess.start()
+    engine.analysis(DECISION, info_every=0)
+    engine.process.stdin.write('{"cmd": "quit"}\n')
+    engine.process.stdin.flush()
+    assert engine.process.wait(30) == 0 and _stderr(engine) == ""
+
+
+def test_timeouts_and_a_dead_engine():
+    engine = EngineProcess.start(timeout=10)
+    with pytest.raises(EngineTimeout):
+        engine.analyse(DECISION, Limits(iterations=10 ** 9), timeout=0.3)
+    engine.ping()                                  # the search was stopped and answered
+    engine.process.kill()
+    engine.process.wait()
+    with pytest.raises(EngineTerminated, match="the engine has exited"):
+        engine.ping()
+    engine.close()
+    with pytest.raises(EngineTerminated):
+        EngineProcess.start(["python3", "-c", "import sys; sys.exit(3)"])
+
+
+def test_the_installed_console_script(tmp_path):
+    with EngineProcess.start(["bergen", "engine"]) as engine:
+        assert engine.hello()["version"] == __version__
+        assert engine.play(STRING, Limits(iterations=1000), seed=1).info["moves"] == \
+            best_json(STRING, "--iterations", "1000", "--seed", "1")["moves"]

@@ -1,0 +1,242 @@
+"""Every command without the compiled core: the pure-Python searches (`ismcts_ref`), slowly,
+saying so.
+
+Each command runs in a subprocess three ways: on the core; with `BERGEN_PURE_PYTHON=1`; and
+with the compiled modules hidden by an import hook (their import fails, as when nothing was
+built). Without the core it must work, print the backend line on standard error, say
+`"backend": "reference"` in its JSON, and give the core's answer for the same seed and
+budget; its default budgets are the core's divided by `backend.FALLBACK_DIVISOR`, and
+expectimax, which has no pure-Python twin, is refused in one line (exit 2).
+
+`analyze`, `arena` with `selfplay`, and `engine` (a few seconds each) are behind the `slow`
+marker, which CI runs (`python -m pytest tests -m slow`).
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bergen_search import backend
+from bergen_search.analysis import DEFAULT_ITERATIONS
+from bergen_search.search import ALGORITHMS
+
+ROOT = Path(__file__).resolve().parents[1]
+DECISION = str(ROOT / "examples" / "decision.json")
+PARTIAL = str(ROOT / "examples" / "partial.json")
+#: Runs the `bergen` command with every compiled module of bergen_search failing to import.
+HIDDEN = """
+import sys
+from importlib.abc import MetaPathFinder
+COMPILED = {"_core", "_sampler", "_ismcts", "_expectimax", "_policy", "_luck"}
+class Hidden(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith("bergen_search.") and name.split(".", 1)[1] in COMPILED:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+sys.meta_path.insert(0, Hidden())
+from bergen_search.cli import main
+sys.argv[0] = "bergen"
+main()
+"""
+NOTE = "bergen: searching in pure Python ("
+MODES = ("pure", "hidden")
+
+
+def bergen(mode, *args, stdin=None):
+    """`bergen args` in a subprocess: on the core ("core"), BERGEN_PURE_PYTHON=1 ("pure") or
+    with the compiled modules hidden ("hidden")."""
+    env = {k: v for k, v in os.environ.items() if k != "BERGEN_PURE_PYTHON"}
+    if mode == "pure":
+        env["BERGEN_PURE_PYTHON"] = "1"
+    cmd = ([sys.executable, "-c", HIDDEN] if mode == "hidden" else
+           [sys.executable, "-m", "bergen_search"]) + list(args)
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, cwd=ROOT,
+                          timeout=600)
+
+
+def backend_line(proc, mode):
+    """The one backend line of standard error, checked for the mode's reason."""
+    lines = [x for x in proc.stderr.splitlines() if x.startswith(NOTE)]
+    assert len(lines) == 1, proc.stderr
+    why = "BERGEN_PURE_PYTHON=1" if mode == "pure" else "the compiled core is not built"
+    assert why in lines[0], lines[0]
+    return lines[0]
+
+
+def without_timing(doc: dict) -> dict:
+    """The document but what differs by backend: the time, the backend, and why the exact
+    endgame did not solve (the core tries it; the pure-Python fallback does not, its solver
+    being about 100 times slower: a test oracle, endgame_ref.py)."""
+    return {k: v for k, v in doc.items() if k not in ("seconds", "backend", "endgame")}
+
+
+@pytest.fixture
+def core_best(require_compiled):
+    from bergen_search import _ismcts
+    require_compiled(_ismcts, "bergen_search._ismcts")
+    proc = bergen("core", "best", DECISION, "--iterations", "400", "--set", "replicates=2",
+                  "--json")
+    assert proc.returncode == 0 and NOTE not in proc.stderr, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_best_gives_the_core_answer(mode, core_best):
+    proc = bergen(mode, "best", DECISION, "--iterations", "400", "--set", "replicates=2",
+                  "--json")
+    assert proc.returncode == 0, proc.stderr
+    backend_line(proc, mode)
+    doc = json.loads(proc.stdout)
+    assert doc["backend"] == "reference" and core_best["backend"] == "core"
+    assert without_timing(doc) == without_timing(core_best)
+    assert doc["endgame"] == {"solved": False, "why": "the exact endgame needs the compiled core"}
+    assert "too big" in core_best["endgame"]["why"]
+
+
+def test_best_at_its_default_budget_with_the_core_removed():
+    """The issue's command, `bergen best examples/decision.json`, with the compiled modules
+    unimportable: it works, at the fallback's default budget, and says so."""
+    proc = bergen("hidden", "best", DECISION)
+    assert proc.returncode == 0, proc.stderr
+    line = backend_line(proc, "hidden")
+    assert f"default budgets are 1/{backend.FALLBACK_DIVISOR} of the core's" in line
+    budget = ALGORITHMS["ismcts"].default_budget // backend.FALLBACK_DIVISOR
+    header = [x for x in proc.stdout.splitlines() if x.startswith("ismcts (")]
+    assert header and f"{budget} iterations" in header[0] and header[0].endswith(
+        "seed 0, pure Python"), proc.stdout
+    assert proc.stdout.rstrip().splitlines()[-1].startswith("best: ")
+
+
+def test_text_output_is_the_core_output(core_best):
+    """The table of `best` without --json: the core's lines, the header aside."""
+    core = bergen("core", "best", DECISION, "--iterations", "400")
+    pure = bergen("pure", "best", DECISION, "--iterations", "400")
+    assert core.returncode == pure.returncode == 0
+    def table(out):
+        return [x for x in out.splitlines() if not x.startswith(("ismcts (", "exact: "))]
+    assert table(core.stdout) == table(pure.stdout)
+    assert ("exact: not solved, the exact endgame needs the compiled core; ismcts instead"
+            in pure.stdout.splitlines())
+    assert "pure Python" not in core.stdout
+
+
+def test_eval(mode="hidden"):
+    proc = bergen(mode, "eval", DECISION, "--iterations", "200", "--set", "replicates=2",
+                  "--json")
+    assert proc.returncode == 0, proc.stderr
+    backend_line(proc, mode)
+    doc = json.loads(proc.stdout)
+    assert doc["backend"] == "reference" and doc["iterations"] == 200
+    assert len(doc["sides"]) == 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_expectimax_needs_the_core(mode):
+    proc = bergen(mode, "best", DECISION, "--algorithm", "expectimax")
+    assert proc.returncode == 2
+    errors = [x for x in proc.stderr.splitlines() if not x.startswith(NOTE)]
+    assert len(errors) == 1 and "expectimax needs the compiled core" in errors[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_analyze(require_compiled):
+    args = ("analyze", PARTIAL, "--iterations", "60", "--set", "replicates=2", "--quiet",
+            "--json")
+    core, pure = bergen("core", *args), bergen("hidden", *args)
+    assert core.returncode == pure.returncode == 0, pure.stderr
+    backend_line(pure, "hidden")
+    a, b = json.loads(core.stdout), json.loads(pure.stdout)
+    assert (a["settings"].pop("backend"), b["settings"].pop("backend")) == ("core", "reference")
+    assert without_timing(a) == without_timing(b)
+
+
+def test_analyze_default_budget_is_the_fallback_one(monkeypatch):
+    from bergen_search import analysis
+    from bergen_search.record import load_records
+    ref = backend.reference_search("test")
+    assert ref.budget(DEFAULT_ITERATIONS) == DEFAULT_ITERATIONS // backend.FALLBACK_DIVISOR
+    monkeypatch.setattr(backend, "SEARCH", ref)
+    record = load_records(Path(PARTIAL).read_text())[0]
+    result = analysis.analyze(record, seed=0, algorithm="classic", max_rechecks=0)
+    assert result.settings["iterations"] == DEFAULT_ITERATIONS // backend.FALLBACK_DIVISOR
+    assert result.settings["backend"] == "reference"
+
+
+@pytest.mark.slow
+def test_arena_and_selfplay_with_a_search_engine(require_compiled, mode="pure"):
+    """The same arena figures and the same selfplay records as the core, byte for byte."""
+    arena = ("arena", "classic:iterations=25", "greedy", "--games", "2", "--round",
+             "--no-luck-adjust", "--seed", "4", "--json")
+    core, pure = bergen("core", *arena), bergen(mode, *arena)
+    assert core.returncode == pure.returncode == 0, pure.stderr
+    backend_line(pure, mode)
+    a, b = json.loads(core.stdout), json.loads(pure.stdout)
+    assert (a["backend"], b["backend"]) == ("core", "reference")
+    drop = ("seconds", "backend", "seconds_per_search", "searches")
+    assert {k: v for k, v in a.items() if k not in drop} == \
+        {k: v for k, v in b.items() if k not in drop}
+    selfplay = ("selfplay", "--games", "1", "--seed", "5", "--engines",
+                "ismcts:iterations=40,replicates=2,greedy")
+    core, pure = bergen("core", *selfplay), bergen(mode, *selfplay)
+    assert core.returncode == pure.returncode == 0, pure.stderr
+    backend_line(pure, mode)
+    assert core.stdout == pure.stdout and core.stdout.strip()
+
+
+def test_no_backend_line_without_a_search(mode="hidden"):
+    proc = bergen(mode, "selfplay", "--games", "1", "--engines", "greedy")
+    assert proc.returncode == 0 and NOTE not in proc.stderr, proc.stderr
+    assert "(reference)" in proc.stderr        # the rules ran on the reference too
+
+
+def test_play(tmp_path, mode="hidden"):
+    out = tmp_path / "game.json"
+    proc = bergen(mode, "play", "--seed", "3", "--out", str(out), stdin="hint\nquit\n")
+    assert proc.returncode == 0, proc.stderr
+    backend_line(proc, mode)
+    budget = 20000 // backend.FALLBACK_DIVISOR
+    assert proc.stdout.startswith(f"Bergen against ismcts:iterations={budget};"), proc.stdout
+    assert "hint: " in proc.stdout and json.loads(out.read_text())["format"]
+
+
+def engine_command(mode):
+    """(command, environment) of `bergen engine` in a mode of `bergen`."""
+    env = {k: v for k, v in os.environ.items() if k != "BERGEN_PURE_PYTHON"}
+    if mode == "pure":
+        env["BERGEN_PURE_PYTHON"] = "1"
+    head = [sys.executable, "-c", HIDDEN] if mode == "hidden" else [sys.executable, "-m",
+                                                                    "bergen_search"]
+    return head + ["engine"], env
+
+
+@pytest.mark.slow
+def test_engine(require_compiled, mode="pure"):
+    """Through the engine's client: `hello` names the backend and its default budgets, and
+    `bestmove` is the core's."""
+    from bergen_search.client import EngineProcess
+    from bergen_search.search import Limits
+    game = Path(DECISION).read_text()
+    answers = {}
+    for name in ("core", mode):
+        command, env = engine_command(name)
+        with EngineProcess.start(command, env=env, cwd=ROOT, timeout=60) as engine:
+            answers[name] = engine.hello(), engine.analyse(game, Limits(iterations=300), seed=2)
+    (hello_core, a), (hello, b) = answers["core"], answers[mode]
+    assert (hello_core["backend"], hello["backend"]) == ("core", "reference")
+    assert hello["algorithms"]["ismcts"]["default_budget"] == \
+        ALGORITHMS["ismcts"].default_budget // backend.FALLBACK_DIVISOR
+    assert (a["backend"], b["backend"]) == ("core", "reference")
+    assert without_timing(a) == without_timing(b) and b["iterations"] == 300
+
+
+def test_bench_without_the_core():
+    proc = bergen("hidden", "bench", "--quick", "--seconds", "0.01", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["core"] == {} and doc["reference"]["ismcts_iterations_per_s"] > 0
+    assert doc["signature"]["ismcts_nodes"] is None
+    assert doc["signature"]["sampler_checksum"] == 4168      # the core's (README)

@@ -1,0 +1,521 @@
+"""The pure-Python ISMCTS (`bergen_search.ismcts_ref`) against the compiled one: the same tree.
+
+The oracle of `_ismcts.pyx`, as `state.py` is of `_core.pyx` (`test_differential.py`) and
+`expectimax_ref.py` of `_expectimax.pyx`: for the same information set, seed and iterations
+both must build the same tree node for node, and so give the same statistics bit for bit
+(floats compared with ==) and the same answer.
+
+Each decision here is drawn from its index `i` alone (`decision_case(i)` replays it): a rule
+set over every table and variant (2, 3 and 4 players, partnerships, both leads, redeal or
+lowest-tile, draw until playable or one, every blocked rule, the reserve kept, the out bonus,
+the endgame cap, hand sizes, targets, start scores), a random round cut at a random moment of
+the seat to move (mid-turn after a draw too, forced draws and passes at the root), its
+information set with or without history, worlds uniform or weighted by inference, and the
+tree's settings (exploration, objective points or match, playout random, scoring or safe,
+twins merged or not, choice statistics or not); then a plan of `run`, `run_move` (as
+sequential halving calls it, a merged twin included) and `evaluate_root` calls. After each
+call the results must be equal; at the end the whole tree (every node's key, side, visits,
+availability and reward sums, by `children` from the root down), `root_stats`,
+`root_side_stats`, `n_nodes`, `twins` and the move each would choose.
+
+`search()` itself (replicates, sequential halving, the final pass) is compared too, with the
+searches' backend swapped (`backend.SEARCH`).
+
+The default run checks a few dozen decisions (a few seconds); the thousands are behind the
+`slow` marker (`python -m pytest tests/test_ismcts_ref.py -m slow`), which CI runs.
+"""
+import doctest
+import math
+from dataclasses import dataclass
+
+import pytest
+
+from bergen_search import backend, ismcts_ref, playout, policy
+from bergen_search.errors import BergenError
+from bergen_search.infoset import from_position, from_state_and_events
+from bergen_search.position import Position
+from bergen_search.rng import Rng, derive_seed
+from bergen_search.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
+from bergen_search.sampler import ReferenceSampler, WorldTable
+from bergen_search.state import DRAW, State
+
+SEED = 20261217
+#: XORed into a decision's seed to draw its configuration, apart from its deal and plays.
+CONFIG_STREAM = 0x2545F4914F6CDD1D
+#: Decisions in the default run, and behind the `slow` marker (in chunks).
+FAST, SLOW_CHUNKS, CHUNK = 40, 30, 100
+#: `search()` compared end to end: in the default run, and behind the marker.
+FAST_SEARCHES, SLOW_SEARCHES = 3, 120
+#: Nodes of each tree compared child by child (the rest by the counts and root statistics).
+TREE_NODES = 600
+
+TABLES = ((2, False), (3, False), (4, False), (4, True))
+CHOICES = {
+    "lead": LEADS,
+    "no_double": NO_DOUBLES,
+    "draw": DRAWS,
+    "reserve_kept": (0, 1, 2, 3),
+    "out_bonus": (2, 5),
+    "blocked": BLOCKEDS,
+    "endgame_cap": (True, False),
+}
+HAND_SIZES = (None, None, None, 3, 4, 7)      # None: the default for the player count
+TARGETS = (None, None, 3, 5, 9, 25)           # None: the default for the sides
+EXPLORATIONS = (0.0, 0.35, 0.7, 0.7, 1.4)
+
+
+@dataclass
+class Case:
+    """One seeded decision: what both trees are given and what is asked of them."""
+    rules: Rules
+    info: object
+    table: WorldTable
+    seed: int
+    settings: dict          # the tree's keyword arguments
+    plan: list              # ("run", n) | ("run_move", move, n) | ("evaluate", worlds, seed)
+    history: bool           # the information set from the events (else a position)
+    label: str
+
+
+def _rules(rng: Rng, i: int) -> Rules:
+    def pick(seq):
+        return seq[rng.below(len(seq))]
+    players, partnerships = TABLES[i % len(TABLES)]
+    fields = {name: pick(values) for name, values in CHOICES.items()}
+    hand_size = pick(HAND_SIZES)
+    if hand_size is not None and players * hand_size + fields["reserve_kept"] > 28:
+        hand_size = None
+    return Rules(players=players, partnerships=partnerships, hand_size=hand_size,
+                 target=pick(TARGETS), **fields)
+
+
+def _cut(rules: Rules, rng: Rng, start):
+    """A random round from `start` played with random moves, cut at a random moment after the
+    lead: (the state, the seat to move's dealt hand, the events so far), or None when the
+    round ended first."""
+    hands, reserve = playout.deal(rules, rng)
+    st = State.deal(rules, hands, reserve, start)
+    events = []
+    stop = rng.below(60)
+    k = 0
+    while st.ended is None:
+        if st.line:
+            if k == stop:
+                return st, hands[st.to_move], events
+            k += 1
+        moves = st.legal_moves()
+        m = moves[0] if len(moves) == 1 else moves[rng.below(len(moves))]
+        events.append((st.to_move, m, st.reserve[0] if m == DRAW else None))
+        st = st.apply(m)
+    return None
+
+
+def decision_case(i: int) -> Case:
+    """Decision i: its rules, information set, tree settings and plan, from its index alone."""
+    rng = Rng(derive_seed(SEED, i) ^ CONFIG_STREAM)
+    while True:
+        rules = _rules(rng, i)
+        kind = rng.below(3)
+        start = (None if kind == 0 else
+                 tuple(rng.below(rules.target) for _ in range(rules.n_sides)) if kind == 1 else
+                 tuple(max(0, rules.target - 1 - rng.below(4)) for _ in range(rules.n_sides)))
+        cut = _cut(rules, rng, start)
+        if cut is not None:
+            break
+    st, hand, events = cut
+    seat = st.to_move
+    history = rng.below(4) != 0 or st.draws_this_turn
+    if history:
+        info = from_state_and_events(rules, seat, hand, start, events)
+    else:
+        sizes = tuple(st.hand_size(j) for j in range(rules.players))
+        info = from_position(Position(rules, st.scores, seat, st.hands[seat], st.line, sizes,
+                                      st.reserve_size, {}).check())
+    inference = rng.below(2) == 1
+    from bergen_search.search import ALGORITHMS
+    table = ALGORITHMS["ismcts"].table(info, {"inference": inference})
+    objective = ("points", "match")[rng.below(4) == 0]
+    settings = dict(exploration=EXPLORATIONS[rng.below(len(EXPLORATIONS))],
+                    objective=objective, playout=("random", "scoring", "safe")[rng.below(3)],
+                    merge_twins=rng.below(2) == 1, choice_stats=rng.below(2) == 1)
+    scale = 1 if objective == "points" else 3         # match playouts last several rounds
+    plan = [("run", (20 + rng.below(120)) // scale)]
+    moves = st.legal_moves()
+    choices = ismcts_ref._choices(st, settings["merge_twins"])     # twins merged: one choice
+    if len(choices) > 1 and rng.below(2):
+        # As sequential halving: a share for some choices (a right twin means its left one).
+        for m in moves[:1 + rng.below(len(moves))]:
+            plan.append(("run_move", m, (5 + rng.below(30)) // scale))
+    if rng.below(2):
+        plan.append(("run", (10 + rng.below(60)) // scale))
+    if rng.below(2):
+        plan.append(("evaluate", 1 + rng.below(12), rng.next64()))
+    label = (f"decision {i}: {rules.players}p{' partnerships' if rules.partnerships else ''} "
+             f"{rules.to_dict(full=False)}, seat {seat}, {len(events)} events, "
+             f"history {bool(history)}, inference {inference}, {settings}")
+    return Case(rules, info, table, rng.next64(), settings, plan, bool(history), label)
+
+
+def tree_dump(tree, limit=TREE_NODES) -> list:
+    """The tree breadth first from the root, by `children`: (edge keys from the root, the
+    children's rows), up to `limit` nodes."""
+    out, queue, nodes = [], [()], 0
+    while queue and nodes < limit:
+        keys = queue.pop(0)
+        kids = tree.children(keys)
+        out.append((keys, kids))
+        nodes += len(kids)
+        queue.extend(keys + (k[0],) for k in kids)
+    return out
+
+
+def chosen_move(tree, evaluated=None):
+    """The move each criterion would play: the most visited (ties in move order), and with a
+    final pass, the best mean of the pass."""
+    most = max(tree.root_stats(), key=lambda r: r[1])[0]
+    if evaluated is None:
+        return most, None
+    return most, max(evaluated, key=lambda r: r[1])[0]
+
+
+def check_case(i: int, core_modules) -> int:
+    """Decision i on both trees; returns the iterations run. Fails naming the decision."""
+    IsmctsTree, CoreSampler = core_modules
+    case = decision_case(i)
+    core = IsmctsTree(CoreSampler(case.info, case.table), case.seed, **case.settings)
+    ref = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), case.seed,
+                                **case.settings)
+    evaluated = None
+    for step in case.plan:
+        if step[0] == "run":
+            got = (core.run(step[1], 0), ref.run(step[1], 0))
+        elif step[0] == "run_move":
+            got = (core.run_move(step[1], step[2], 0), ref.run_move(step[1], step[2], 0))
+        else:
+            got = (core.evaluate_root(step[1], step[2]), ref.evaluate_root(step[1], step[2]))
+            evaluated = got[0]
+        assert got[0] == got[1], f"{case.label}: {step}"
+    for name in ("iterations", "n_nodes", "twins", "seat", "objective", "playout",
+                 "merge_twins", "choice_stats", "value_scale", "exploration"):
+        assert getattr(core, name) == getattr(ref, name), f"{case.label}: {name}"
+    assert core.root_stats() == ref.root_stats(), case.label
+    assert core.root_side_stats() == ref.root_side_stats(), case.label
+    assert tree_dump(core) == tree_dump(ref), case.label
+    assert chosen_move(core, evaluated) == chosen_move(ref, evaluated), case.label
+    return core.iterations
+
+
+@pytest.fixture
+def core_modules(require_compiled):
+    from bergen_search import _ismcts, _sampler
+    require_compiled(_ismcts, "bergen_search._ismcts")
+    return _ismcts.IsmctsTree, _sampler.CoreSampler
+
+
+# ---- the cases cover what they claim -----------------------------------------------------------
+def test_cases_cover_every_variant_and_setting():
+    seen = set()
+    for i in range(FAST + 4 * CHUNK):
+        case = decision_case(i)
+        for name in CHOICES:
+            seen.add((name, getattr(case.rules, name)))
+        seen.add(("table", case.rules.players, case.rules.partnerships))
+        for key, value in case.settings.items():
+            seen.add((key, value))
+        seen.add(("weighted", case.table.factors != {}))
+        seen.add(("history", case.history))
+        seen.add(("mid-turn", case.info.draws_this_turn > 0))
+        seen.update(("plan", step[0]) for step in case.plan)
+        moves = ReferenceSampler(case.info, case.table).base.legal_moves()
+        seen.add(("root", "draw" if moves == [DRAW] else "pass" if len(moves) == 1 and
+                  moves[0] > DRAW else "choice" if len(moves) > 1 else "one play"))
+    for name, values in CHOICES.items():
+        for v in values:
+            assert (name, v) in seen, (name, v)
+    for players, partnerships in TABLES:
+        assert ("table", players, partnerships) in seen
+    for key in (("objective", "points"), ("objective", "match"), ("playout", "random"),
+                ("playout", "scoring"), ("playout", "safe"), ("merge_twins", True),
+                ("merge_twins", False), ("choice_stats", True), ("choice_stats", False),
+                ("weighted", True), ("weighted", False), ("mid-turn", True),
+                ("history", True), ("history", False),
+                ("plan", "run_move"), ("plan", "evaluate"), ("root", "draw"),
+                ("root", "pass"), ("root", "choice")):
+        assert key in seen, key
+
+
+# ---- the same tree ------------------------------------------------------------------------
+@pytest.mark.parametrize("i", range(FAST))
+def test_same_tree(i, core_modules):
+    check_case(i, core_modules)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunk", range(SLOW_CHUNKS))
+def test_same_tree_thousands(chunk, core_modules):
+    """SLOW_CHUNKS x CHUNK decisions (3,000), FAST.. onwards."""
+    start = FAST + chunk * CHUNK
+    for i in range(start, start + CHUNK):
+        check_case(i, core_modules)
+
+
+def test_a_timed_slice_then_the_rest_equals_one_run(core_modules):
+    """The clock only decides when to stop between iterations: a run cut by time, then the
+    rest, is the core's tree of the same total."""
+    IsmctsTree, CoreSampler = core_modules
+    case = decision_case(3)
+    ref = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), 5, **case.settings)
+    done = ref.run(0, 0.005)
+    assert done >= 1
+    ref.run(200 - done if done < 200 else 1, 0)
+    core = IsmctsTree(CoreSampler(case.info, case.table), 5, **case.settings)
+    core.run(ref.iterations, 0)
+    assert core.root_stats() == ref.root_stats() and core.n_nodes == ref.n_nodes
+
+
+# ---- the parts: worlds and playout policies -------------------------------------------------
+def test_reference_sampler_draws_the_core_worlds(require_compiled):
+    """ReferenceSampler.sample and .world walk the core's draws: the same world, and the RNG
+    left in the same state, uniform tables and weighted ones."""
+    from bergen_search import _sampler
+    require_compiled(_sampler, "bergen_search._sampler")
+    for i in range(30):
+        case = decision_case(i)
+        core = _sampler.CoreSampler(case.info, case.table)
+        ref = ReferenceSampler(case.info, case.table)
+        assert ref.total == core.total
+        a, b, c = Rng(i), Rng(i), Rng(i)
+        for _ in range(20):
+            hands, reserve = core.sample(a)
+            assert ref.sample(b) == (hands, reserve)
+            world = ref.world(c)
+            assert (world.hands, list(world.reserve)) == (hands, reserve)
+            assert world.reserve_size == case.info.reserve_size == len(reserve)
+            assert world.to_move == case.info.seat and world.line == case.info.line
+            assert a.state == b.state == c.state
+
+
+def _decision_states(players, rounds, seed):
+    """(reference State, core state) pairs at decisions with two plays or more."""
+    from bergen_search._core import Backend
+    rules = Rules(players=players)
+    out = []
+    for r in range(rounds):
+        rng = Rng(derive_seed(seed, r))
+        hands, reserve = playout.deal(rules, rng)
+        ref, core = State.deal(rules, hands, reserve), Backend.new_state(rules, hands, reserve)
+        while ref.ended is None:
+            moves = ref.legal_moves()
+            if ref.line and len(moves) > 1:
+                out.append((ref, core))
+            m = moves[rng.below(len(moves))]
+            ref, core = ref.apply(m), core.apply(m)
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_playout_policies_play_as_the_core(players, require_compiled):
+    """policy.py's choices are the core's on every decision of seeded rounds, for several seeds
+    each (the same play from the same random numbers, ties broken alike)."""
+    from bergen_search import _policy
+    require_compiled(_policy, "bergen_search._policy")
+    assert policy.PLAYOUTS == _policy.PLAYOUTS
+    states = _decision_states(players, 30, 17)
+    assert len(states) > 100
+    for ref, core in states:
+        for name in policy.PLAYOUTS:
+            for seed in range(6):
+                assert policy.playout_move(ref, name, seed) == \
+                    _policy.playout_move(core, name, seed), (name, seed, ref.line)
+
+
+def test_policy_checks_its_input():
+    ref = _decision_states_reference()
+    with pytest.raises(BergenError, match="unknown playout"):
+        policy.playout_move(ref, "clever", 1)
+    rules = Rules()
+    fresh = State.deal(rules, *playout.deal(rules, Rng(1)))       # the lead: one legal move
+    with pytest.raises(BergenError, match="fewer than two"):
+        policy.playout_move(fresh, "safe", 1)
+
+
+def _decision_states_reference():
+    rules = Rules()
+    rng = Rng(2)
+    st = State.deal(rules, *playout.deal(rules, rng))
+    while st.ended is None:
+        moves = st.legal_moves()
+        if st.line and len(moves) > 1:
+            return st
+        st = st.apply(moves[rng.below(len(moves))])
+    raise AssertionError("no decision")
+
+
+# ---- the API ------------------------------------------------------------------------------
+def test_doctests():
+    assert doctest.testmod(ismcts_ref).failed == 0
+    assert doctest.testmod(policy).failed == 0
+
+
+def test_bad_arguments_as_the_core(core_modules):
+    """The same checks, the same messages."""
+    IsmctsTree, CoreSampler = core_modules
+    case = decision_case(0)
+    samplers = (CoreSampler(case.info, case.table), ReferenceSampler(case.info, case.table))
+    bad = [dict(seed="seed"), dict(seed=True), dict(objective=2), dict(objective="both"),
+           dict(exploration=-1.0), dict(exploration=math.nan)]
+    for kwargs in bad:
+        messages = []
+        for cls, sampler in zip((IsmctsTree, ismcts_ref.IsmctsTree), samplers):
+            with pytest.raises(BergenError) as e:
+                cls(sampler, **{"seed": 1, **kwargs})
+            messages.append(str(e.value))
+        assert messages[0] == messages[1], kwargs
+    for cls, sampler in zip((IsmctsTree, ismcts_ref.IsmctsTree), samplers):
+        with pytest.raises(BergenError, match="unknown playout"):
+            cls(sampler, 1, playout="clever")
+        tree = cls(sampler, 1, objective="match", playout="scoring")
+        assert (tree.objective, tree.playout, tree.value_scale) == (1, 1, 1.0)
+        with pytest.raises(BergenError, match="limit"):
+            tree.run(0, 0)
+        with pytest.raises(BergenError, match="worlds must be an integer 1.."):
+            tree.evaluate_root(0, 1)
+        with pytest.raises(BergenError, match="is not a play"):
+            tree.run_move(57, 10, 0)
+        for iterations, seconds in ((10 ** 30, 0), (-1, 0), (10, math.inf), (10, math.nan)):
+            with pytest.raises(BergenError):
+                tree.run(iterations, seconds)
+    from bergen_search import _ismcts
+    assert (ismcts_ref.POINTS_SCALE, ismcts_ref.MAX_ITERATIONS, ismcts_ref.KEY_OWN_DRAW) == \
+        (_ismcts.POINTS_SCALE, _ismcts.MAX_ITERATIONS, _ismcts.KEY_OWN_DRAW)
+    assert ismcts_ref.OBJECTIVES == _ismcts.OBJECTIVES
+
+
+def test_the_reference_tree_reads_a_core_sampler(core_modules):
+    """Given the core's sampler, the Python tree reads its information set and table."""
+    IsmctsTree, CoreSampler = core_modules
+    case = decision_case(5)
+    sampler = CoreSampler(case.info, case.table)
+    a = ismcts_ref.IsmctsTree(sampler, 9, **case.settings)
+    b = IsmctsTree(sampler, 9, **case.settings)
+    assert a.run(50, 0) == b.run(50, 0) == 50
+    assert a.root_stats() == b.root_stats()
+    assert a.sampler.table is case.table
+
+
+def test_counters_and_memory(core_modules):
+    """iterations, n_nodes and memory_bytes as the core's: the nodes (one list slot per field,
+    NODE_BYTES a node) grow with the tree."""
+    IsmctsTree, CoreSampler = core_modules
+    case = decision_case(2)
+    tree = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), 3, **case.settings)
+    core = IsmctsTree(CoreSampler(case.info, case.table), 3, **case.settings)
+    assert (tree.iterations, tree.n_nodes) == (0, 1)
+    assert tree.run(80, 0) == core.run(80, 0) == 80
+    assert (tree.iterations, tree.n_nodes, tree.seat) == (80, core.n_nodes, core.seat)
+    assert tree.memory_bytes == ismcts_ref.NODE_BYTES * tree.n_nodes > 0
+    assert sum(r[1] for r in tree.root_stats()) <= 80
+
+
+def test_one_search_at_a_time():
+    case = decision_case(0)
+    tree = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), 1)
+    tree._running = True
+    with pytest.raises(RuntimeError, match="already running"):
+        tree.run(1, 0)
+
+
+def test_no_tree_before_the_lead():
+    from bergen_search.position import position_from_flags
+    info = from_position(position_from_flags(hand="0-0 1-2 3-4 5-6 2-2 4-4", line="",
+                                             hand_sizes="6,6"))
+    with pytest.raises(BergenError, match="lead is forced"):
+        ismcts_ref.IsmctsTree(ReferenceSampler(info), 1)
+
+
+# ---- search() on either backend -----------------------------------------------------------
+def search_case(i: int):
+    """(info, search keyword arguments) of search case i: decision_case(i)'s position with the
+    default engine, `classic`, or the default with other settings."""
+    from bergen_search.search import Limits
+    case = decision_case(10_000 + i)
+    rng = Rng(derive_seed(SEED ^ CONFIG_STREAM, i))
+    kind = rng.below(4)
+    kwargs = dict(seed=rng.next64(), objective=case.settings["objective"])
+    if kind == 1:
+        kwargs["algorithm"] = "classic"
+    elif kind == 2:
+        kwargs.update(replicates=1 + rng.below(4), choose=("value", "visits")[rng.below(2)],
+                      playout=case.settings["playout"])
+    elif kind == 3:
+        kwargs.update(root="ucb", stats="all", twins=False)
+    budget = (40 + rng.below(300)) // (3 if kwargs["objective"] == "match" else 1)
+    return case.info, Limits(iterations=budget), kwargs
+
+
+def check_search(i: int, monkeypatch):
+    from bergen_search.search import search
+    info, limits, kwargs = search_case(i)
+    # ISMCTS on either backend: the exact endgame runs on the core only (its own oracle test
+    # is test_endgame.py), so it is off here.
+    kwargs = {**kwargs, "endgame": False}
+    core_backend = backend.SEARCH
+    a = search(info, limits, **kwargs)
+    monkeypatch.setattr(backend, "SEARCH", backend.reference_search("test"))
+    try:
+        b = search(info, limits, **kwargs)
+    finally:
+        monkeypatch.setattr(backend, "SEARCH", core_backend)
+    assert (a.info.pop("backend"), b.info.pop("backend")) == ("core", "reference")
+    a.info.pop("seconds"), b.info.pop("seconds")
+    assert a == b, (i, kwargs)
+    return a
+
+
+@pytest.mark.parametrize("i", range(FAST_SEARCHES))
+def test_search_is_the_same_on_either_backend(i, monkeypatch, core_modules):
+    check_search(i, monkeypatch)
+
+
+@pytest.mark.slow
+def test_search_is_the_same_on_either_backend_many(monkeypatch, core_modules):
+    for i in range(FAST_SEARCHES, FAST_SEARCHES + SLOW_SEARCHES):
+        check_search(i, monkeypatch)
+
+
+def test_search_budget_and_expectimax_on_the_reference(monkeypatch):
+    """Without the compiled searches the default budget is the FALLBACK_DIVISOR-th and the
+    result says which backend ran; expectimax is refused in one clear error."""
+    from bergen_search.search import ALGORITHMS, search
+    info = decision_case(7).info
+    ref = backend.reference_search("test")
+    monkeypatch.setattr(backend, "SEARCH", ref)
+    result = search(info, replicates=1, choose="visits")
+    assert result.info["iterations"] == ref.budget(ALGORITHMS["ismcts"].default_budget) == \
+        ALGORITHMS["ismcts"].default_budget // backend.FALLBACK_DIVISOR
+    assert result.info["backend"] == "reference"
+    with pytest.raises(BergenError, match="expectimax needs the compiled core"):
+        search(info, algorithm="expectimax")
+    assert backend.SearchBackend("core", object, object).budget(100) == 100
+    assert "pure Python (test)" in ref.note and backend.load_search(True).name == "reference"
+
+
+@pytest.mark.parametrize("i", [0, 2, 7, 9])     # 2 to 4 players, points and match
+def test_both_trees_stop_growing_at_the_same_iteration(i, core_modules):
+    """The memory cap (issue 20), counted in the reference as the core counts it: with the
+    same cap both stop growing at the same iteration and go on to the same tree, node for
+    node, and the same statistics."""
+    from bergen_search import _ismcts
+    IsmctsTree, CoreSampler = core_modules
+    case = decision_case(i)
+    room = 1500 * 48                    # a first pool of 1,500 nodes: full soon
+    core = IsmctsTree(CoreSampler(case.info, case.table), case.seed, **case.settings,
+                      max_bytes=_ismcts.pool_bytes() + room)
+    ref = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), case.seed,
+                                **case.settings, max_bytes=ismcts_ref.pool_bytes() + room)
+    assert core.run(3000, 0) == ref.run(3000, 0) == 3000
+    assert core.full and ref.full and core.full_at == ref.full_at < 3000
+    assert core.n_nodes == ref.n_nodes
+    assert core.root_stats() == ref.root_stats()
+    assert core.root_side_stats() == ref.root_side_stats()
+    assert tree_dump(core) == tree_dump(ref)

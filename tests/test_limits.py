@@ -1,0 +1,316 @@
+"""Every limit held, every input that cannot be refused (issue 20's "what was seen").
+
+Budgets are checked at the edge (one line, exit 2; the maxima in --help): overflowing,
+infinite, NaN and negative iterations, times and memory caps, in every command and engine
+spec. A time limit holds inside an expectimax world, and a search that finished nothing
+says so instead of printing zeros; an engine in a match that finishes nothing plays the
+greedy move and says so. The memory cap holds and the search answers at it, even when the
+machine refuses memory. `play` checks its file before the first move and never overwrites
+one unasked. Positions with a reserve below what is kept or hand sizes the turn order rules
+out are refused, and a position given where a record is needed says so.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from bergen_search.cli import main
+from bergen_search.errors import BergenError
+from bergen_search.search import MAX_ITERATIONS, MAX_SECONDS, Limits, search
+from bergen_search.viewpoint import load_game
+
+DECISION = "examples/decision.json"
+MATCH = "examples/match.json"
+POSITION = "examples/position.json"
+#: The first decision after the lead (seat 1 led 1-1): expectimax at depth 10 takes seconds
+#: for one world here.
+FIRST = "bergen1/2/0,0/0/0-1,0-2,1-3,2-4,3-5,4-6/1-1/6,5/16"
+HUGE = "1" + "0" * 30
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, list(args), input=input, prog_name="bergen")
+
+
+def refused(res, *words):
+    """Exit 2, one line on standard error holding `words`, no traceback."""
+    assert res.exit_code == 2, (res.exit_code, res.output)
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "Traceback" not in res.stderr and "internal error" not in res.stderr
+    for w in words:
+        assert w in res.stderr, (w, res.stderr)
+
+
+# ---- budgets at the edge ---------------------------------------------------------------------
+@pytest.mark.parametrize("args", [
+    ["best", DECISION, "--iterations", HUGE], ["eval", DECISION, "--iterations", HUGE],
+    ["analyze", MATCH, "--iterations", HUGE],
+    ["best", DECISION, "--iterations", "0"], ["best", DECISION, "--iterations", "-5"],
+    ["best", DECISION, "--time", "inf"], ["best", DECISION, "--time", "nan"],
+    ["best", DECISION, "--time", "-1"], ["best", DECISION, "--time", "1e300"],
+    ["eval", DECISION, "--time", "inf"], ["analyze", MATCH, "--time-per-decision", "inf"],
+    ["analyze", MATCH, "--time-per-decision", "nan"],
+    ["best", DECISION, "--memory", "0"], ["best", DECISION, "--memory", HUGE],
+    ["best", DECISION, "--exploration", "inf"], ["best", DECISION, "--exploration", "nan"],
+    ["analyze", MATCH, "--inaccuracy", "nan"], ["bench", "--seconds", "inf"],
+    ["arena", "greedy", "random", "--games", HUGE], ["selfplay", "--games", HUGE],
+])
+def test_command_line_budgets_out_of_range_are_one_line(args):
+    """The issue: --iterations 10^30 ended in `internal error: OverflowError`, --time inf ran
+    until killed. Now one line naming the option and its range, exit 2."""
+    res = run(*args)
+    refused(res, "Invalid value for")
+
+
+@pytest.mark.parametrize("spec", [
+    f"ismcts:iterations={HUGE}", "ismcts:time=inf", "ismcts:time=nan", "ismcts:time=-1",
+    "ismcts:time=1e300", "expectimax:worlds=0", f"classic:iterations={HUGE}",
+    "ismcts:memory=0", "ismcts:replicates=" + HUGE, "ismcts:exploration=inf",
+    "expectimax:depth=100000", "expectimax:playouts=" + HUGE, "ismcts:workers=1000",
+])
+def test_engine_specs_out_of_range_are_one_line(spec):
+    for args in (["arena", spec, "random", "--games", "1"],
+                 ["selfplay", "--engines", spec],
+                 ["play", "--engine", spec, "--seed", "1"]):
+        refused(run(*args), f"engine {spec.split(':')[0]!r}")
+
+
+@pytest.mark.parametrize("setting", ["replicates=" + HUGE, "exploration=inf",
+                                     "exploration=nan", "depth=1000", "playouts=" + HUGE])
+def test_set_out_of_range_is_one_line(setting):
+    algorithm = "expectimax" if setting.split("=")[0] in ("depth", "playouts") else "ismcts"
+    refused(run("best", DECISION, "--algorithm", algorithm, "--set", setting))
+
+
+def test_the_maxima_are_in_the_help():
+    for command, words in ((["best"], ["at most 1,000,000,000", "0.001 to 86,400",
+                                       "at most 1,048,576"]),
+                           (["analyze"], ["at most 1,000,000,000", "86,400"]),
+                           (["arena"], ["at most 10,000,000"])):
+        text = " ".join(run(*command, "--help").output.split())
+        for w in words:
+            assert w in text, (command, w)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(iterations=10 ** 30), dict(iterations=0), dict(iterations=True),
+    dict(iterations=2.5), dict(time=math.inf), dict(time=math.nan), dict(time=-1.0),
+    dict(time=0), dict(time=MAX_SECONDS * 2), dict(memory_mb=0), dict(memory_mb=10 ** 30)])
+def test_limits_refuse_what_cannot_be_a_budget(kw):
+    with pytest.raises(BergenError):
+        Limits(**kw)
+    assert Limits(iterations=MAX_ITERATIONS, time=MAX_SECONDS).time == MAX_SECONDS
+
+
+def test_rechecks_that_would_pass_the_limits_are_refused_at_the_start():
+    refused(run("analyze", MATCH, "--iterations", "1000000", "--recheck", "100",
+                "--max-rechecks", "5"), "would search a decision with", "--recheck 100")
+
+
+def test_the_engine_protocol_refuses_an_oversized_go():
+    from bergen_search.engine_protocol import EngineServer
+    lines = []
+    server = EngineServer(lines.append)
+    server.handle_line('{"cmd": "position", "game": "%s"}' % FIRST)
+    server.handle_line('{"cmd": "go", "iterations": %s}' % HUGE)
+    server.handle_line('{"cmd": "go", "time": 1e300}')
+    errors = [json.loads(x) for x in lines if json.loads(x)["type"] == "error"]
+    assert len(errors) == 2 and "1..1000000000" in errors[0]["error"]
+
+
+# ---- time held, nothing found said -------------------------------------------------------------
+def test_a_search_that_finished_no_world_says_so():
+    """The issue: `best --algorithm expectimax --depth 10 --time 1` at the first decision
+    after the lead printed "0 worlds", every move at +0.000 and an arbitrary best; eval then
+    printed ± inf. Now one line saying no world finished, and what to change; exit 2."""
+    for command in ("best", "eval"):
+        for extra in ([], ["--json"]):
+            res = run(command, FIRST, "--algorithm", "expectimax", "--depth", "10", "--time",
+                      "0.05", *extra)
+            refused(res, "the search finished no world within the time limit of 0.05 s",
+                    "smaller --depth")
+            assert res.stdout == ""
+    result = search(load_game(FIRST), Limits(time=0.05), algorithm="expectimax", depth=10)
+    assert result.info["empty"] and result.info["iterations"] == 0
+
+
+def test_the_clock_is_heard_inside_a_world():
+    """A world at depth 10 takes seconds here: with 0.05 s it is abandoned (None) instead of
+    running on, and a search under a time limit stops with fewer worlds than its budget (the
+    issue: `expectimax:worlds=50,depth=8` took 56 s whatever the time limit)."""
+    from bergen_search._expectimax import ExpectimaxSearch
+    from bergen_search._sampler import CoreSampler
+    from bergen_search.rng import Rng
+    info = load_game(FIRST)
+    sampler = CoreSampler(info)
+    engine = ExpectimaxSearch(sampler, 10, 1)
+    hands, reserve = sampler.sample(Rng(3))
+    assert engine.run_world(hands, reserve, seconds=0.05) is None
+    assert engine.run_worlds(0, 0.05) == 0 and engine.worlds == 0
+    result = search(info, Limits(iterations=50, time=0.5), algorithm="expectimax", depth=9)
+    assert result.info["iterations"] < 50
+
+
+def test_a_match_engine_that_finds_nothing_plays_greedy_and_says_so():
+    res = run("selfplay", "--games", "2", "--seed", "3", "--engines",
+              "expectimax:time=0.001,depth=10,greedy")
+    assert res.exit_code == 0, res.output
+    warnings = [x for x in res.stderr.splitlines() if x.startswith("bergen: warning:")]
+    assert len(warnings) == 1, res.stderr
+    assert "finished no world within its time limit" in warnings[0]
+    assert "played the greedy move there" in warnings[0]
+    assert run("replay", "-", input=res.stdout).exit_code == 0
+
+
+# ---- memory ----------------------------------------------------------------------------------
+def test_best_says_when_the_memory_cap_stopped_the_tree():
+    res = run("best", DECISION, "--iterations", "400000", "--memory", "1")
+    assert res.exit_code == 0
+    assert "reached the cap of 1 MB" in res.output and "went on sampling" in res.output
+    doc = json.loads(run("best", DECISION, "--iterations", "400000", "--memory", "1",
+                         "--json").stdout)
+    assert doc["memory"]["cap_mb"] == 1 and doc["memory"]["full"] > 0
+    assert doc["memory"]["full_at"] < 400000 // 8 and doc["iterations"] == 400000
+    default = json.loads(run("best", DECISION, "--json").stdout)
+    assert default["memory"] == {"cap_mb": 256, "full": 0, "full_at": None}
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc")
+def test_no_memory_error_when_the_machine_refuses_memory():
+    """The cap above what the machine gives (an address-space limit 100 MB above what the
+    process holds): the pool cannot grow, the tree stops growing, the search answers. The
+    issue: running out ended in MemoryError with no answer at all."""
+    code = textwrap.dedent(f"""
+        import resource, json
+        from bergen_search.search import Limits, search
+        from bergen_search.viewpoint import load_game
+        info = load_game({FIRST!r})
+        vm = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmSize'))
+        limit = (vm << 10) + (100 << 20)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        r = search(info, Limits(iterations=800_000, memory_mb=100_000), seed=1, replicates=1)
+        print(json.dumps({{"best": r.best, "memory": r.info["memory"],
+                          "iterations": r.info["iterations"]}}))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["memory"]["full"] == 1 and doc["iterations"] == 800_000 and doc["best"]
+
+
+# ---- play's file -----------------------------------------------------------------------------
+def test_play_checks_its_file_before_the_first_move(tmp_path):
+    """The issue: `play --out /nonexistent/g.json` let a person play the whole game and then
+    failed at saving with an internal error."""
+    res = run("play", "--engine", "greedy", "--seed", "3", "--out",
+              str(tmp_path / "no" / "g.json"), input="quit\n")
+    refused(res, "no folder")
+    assert "Bergen against" not in res.stdout
+
+
+def test_play_never_overwrites_a_game_unasked(tmp_path, monkeypatch):
+    """The issue: `play --seed 3` overwrote an existing bergen-game-3.json."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bergen-game-3.json").write_text("an old game\n")
+    res = run("play", "--engine", "greedy", "--seed", "3", input="quit\n")
+    assert res.exit_code == 0 and "game saved to bergen-game-3-2.json" in res.output
+    assert (tmp_path / "bergen-game-3.json").read_text() == "an old game\n"
+    assert json.loads((tmp_path / "bergen-game-3-2.json").read_text())["format"]
+    refused(run("play", "--engine", "greedy", "--seed", "3", "--out", "bergen-game-3.json",
+                input="quit\n"), "exists", "--force")
+    res = run("play", "--engine", "greedy", "--seed", "3", "--out", "bergen-game-3.json",
+              "--force", input="quit\n")
+    assert res.exit_code == 0 and "game saved to bergen-game-3.json" in res.output
+    assert json.loads((tmp_path / "bergen-game-3.json").read_text())["format"]
+
+
+def test_play_writes_its_file_atomically(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / "g.json"
+    target.write_text("old\n")
+
+    def broken(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken)
+    res = run("play", "--engine", "greedy", "--seed", "3", "--out", "g.json", "--force",
+              input="quit\n")
+    refused(res, "No space left")
+    assert target.read_text() == "old\n" and sorted(os.listdir(tmp_path)) == ["g.json"]
+
+
+# ---- inputs that cannot be --------------------------------------------------------------------
+@pytest.mark.parametrize("reserve", ["0", "1"])
+def test_a_reserve_below_what_is_kept_is_refused(reserve):
+    """The issue: reserve_size 0 or 1 (below reserve_kept 2) was accepted."""
+    refused(run("best", "--hand", "0-3 1-2 2-5 5-6", "--line", "1-1 1-4 4-4 4-6 6-3",
+                "--reserve-size", reserve), "fewer than the 2 the rules keep")
+    doc = json.load(open(POSITION))
+    doc["reserve_size"], doc["hand_sizes"] = int(reserve), [4, 19 - int(reserve)]
+    refused(run("best", "-", input=json.dumps(doc)), "fewer than the 2 the rules keep")
+    refused(run("best", f"bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,{19 - int(reserve)}/"
+                        f"{reserve}"), "fewer than the 2 the rules keep")
+
+
+@pytest.mark.parametrize("sizes, words", [
+    ("5,6", "seat 0 has had 0 turns, so it holds at least 6 of its 6 tiles, not 5"),
+    ("6,6", "seat 1 has had 1 turn (the lead among them), no turn to draw on, so it holds "
+            "exactly 5 of its 6 tiles, not 6"),
+    ("7,5", None)])
+def test_hand_sizes_the_turn_order_rules_out_are_refused(sizes, words):
+    """One tile laid, seat 0 to move: seat 1 led and has had no other turn, so it holds
+    exactly 5; seat 0 has played nothing (it may have drawn in the turn it is in)."""
+    hand = " ".join(["0-1", "0-2", "1-3", "2-4", "3-5", "4-6", "0-0"][:int(sizes[0])])
+    res = run("best", "--hand", hand, "--line", "1-1", "--hand-sizes", sizes,
+              "--iterations", "100")
+    if words is None:
+        assert res.exit_code == 0, res.output     # seat 0 drew one in this turn: possible
+    else:
+        refused(res, "do not fit the turn order", words)
+
+
+def test_positions_of_real_games_fit_the_turn_order():
+    """Every decision of real self-play, as a position (and its string), is accepted."""
+    from bergen_search.engines import parse_engine_spec, play_match
+    from bergen_search.infoset import Observer
+    from bergen_search.position import position_from_infoset
+    from bergen_search.position_string import parse_string, to_string
+    from bergen_search.record import _run, parse_record, write_record
+    from bergen_search.rules import Rules
+    n = 0
+    for rules in (Rules(), Rules(players=3), Rules(players=4, partnerships=True),
+                  Rules(draw="one"), Rules(reserve_kept=0)):
+        for seed in range(6):
+            rec = parse_record(write_record(play_match(
+                rules, [parse_engine_spec("random")] * rules.players, seed)))
+            for item in _run(rec):
+                if item[0] == "deal":
+                    obs = {s: Observer(rules, {s}, item[2]) for s in range(rules.players)}
+                    continue
+                if item[0] == "end":
+                    continue
+                step = item[1]
+                if step.before.led:
+                    o = obs[step.seat]
+                    pos = position_from_infoset(o.infoset(step.seat),
+                                                {j: o.proven_voids(j) for j in o.hist})
+                    assert parse_string(to_string(pos)) == pos
+                    n += 1
+                for x in obs.values():
+                    x.step(step.seat, step.action, step.after)
+    assert n > 500
+
+
+@pytest.mark.parametrize("command", ["analyze", "replay"])
+def test_a_position_where_a_record_is_needed_says_so(command):
+    """The issue: `unknown field 'scores' in a record`."""
+    refused(run(command, POSITION), "this is a bergen-position/1",
+            f"{command} needs a record")
+    refused(run(command, "-", input="bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14\n"),
+            "this is a position string", f"{command} needs a record")

@@ -1,0 +1,332 @@
+"""The luck of the draws (bergen_search/luck.py) and the arena's luck-adjusted margin.
+
+The correction is unbiased because every draw's luck has mean zero over the tiles that could
+have been drawn; these tests check that piece by piece (every draw of many rounds, on every
+table shape), that the C rollouts equal their pure-Python twin, and, statistically, that the
+adjusted margin keeps the raw one's mean while a correction with a plausible bug (averaging
+over the tiles that fit, not over the reserve) is caught.
+"""
+import json
+import math
+
+import pytest
+from click.testing import CliRunner
+
+from bergen_search import luck
+from bergen_search.arena import format_arena, play_set, run_arena
+from bergen_search.backend import ACTIVE, REFERENCE, load_core
+from bergen_search.cli import main
+from bergen_search.engines import parse_engine_spec
+from bergen_search.errors import BergenError
+from bergen_search.luck import (Position, RolloutModel, ValueModel, default_model, draw_luck,
+                                match_luck, reference_rollouts, round_luck, side_features,
+                                side_margin)
+from bergen_search.rules import Rules
+from bergen_search.state import DRAW
+from bergen_search.tiles import TILES_WITH
+
+GREEDY, RANDOM = parse_engine_spec("greedy"), parse_engine_spec("random")
+SHAPES = {"2p": Rules(), "3p": Rules(players=3), "4p": Rules(players=4),
+          "4p-partners": Rules(players=4, partnerships=True), "draw-one": Rules(draw="one")}
+CORE = load_core()
+needs_core = pytest.mark.skipif(CORE is None, reason="the compiled core is not built")
+
+
+def before_draws(rules, log, backend=ACTIVE):
+    """The fully known states just before each draw of the first round of `log`."""
+    rnd = log.rounds[0]
+    state = backend.new_state(rules, rnd.hands, rnd.reserve, log.start_scores)
+    for _, action, _ in rnd.events:
+        if action == DRAW:
+            yield state
+        state = state.apply(action)
+
+
+def draws_of(rules, seeds, backend=ACTIVE):
+    """The states before each draw of the first rounds of some matches, random and greedy
+    seated by turns."""
+    for seed in seeds:
+        mix = [("random", "greedy")[(seed + s) % 2] for s in range(rules.players)]
+        yield from before_draws(rules, backend.play_match(rules, mix, seed, max_rounds=1),
+                                backend)
+
+
+# ---- each draw's luck has mean zero over the reserve -----------------------------------------
+@pytest.mark.parametrize("name", SHAPES)
+@pytest.mark.parametrize("estimate", ["linear", "rollout"])
+def test_every_draws_luck_has_mean_zero_over_the_reserve(name, estimate):
+    rules = SHAPES[name]
+    model = default_model() if estimate == "linear" else RolloutModel(8, 0.7)
+    seen = 0
+    for state in draws_of(rules, range(12)):
+        got, values = draw_luck(model, state)
+        # the candidates are exactly the tiles still in the reserve, kept ones included
+        assert sorted(values) == sorted(state.reserve)
+        assert len(got) == rules.n_sides
+        for j in range(rules.n_sides):
+            mean = math.fsum(v[j] for v in values.values()) / len(values)
+            assert got[j] == pytest.approx(values[state.reserve[0]][j] - mean, abs=1e-12)
+            deviations = [v[j] - mean for v in values.values()]
+            assert abs(math.fsum(deviations)) < 1e-9
+        seen += 1
+    assert seen > 12
+
+
+def test_a_draw_changes_only_what_drawing_changes():
+    rules = Rules()
+    state = next(draws_of(rules, range(4, 20)))
+    pos = Position.of(state)
+    t = state.reserve[0]
+    after = pos.drawn(t)
+    assert after.hands[state.to_move] == pos.hands[state.to_move] | 1 << t
+    assert after.reserve == pos.reserve & ~(1 << t) and after.reserve_size == pos.reserve_size - 1
+    other = 1 - state.to_move
+    assert after.hands[other] == pos.hands[other]
+    assert len(side_features(after)[0]) == len(luck.SEAT_FEATURES)
+
+
+def test_round_luck_replays_the_log_and_sums_the_draws():
+    rules = Rules()
+    log = ACTIVE.play_match(rules, ["random", "greedy"], 9, max_rounds=1)
+    model = default_model()
+    expected = [0.0, 0.0]
+    for state in before_draws(rules, log):
+        got, _ = draw_luck(model, state)
+        expected = [a + b for a, b in zip(expected, got)]
+    assert round_luck(rules, log.rounds[0], log.start_scores, model) == pytest.approx(expected)
+    assert match_luck(rules, log, model) == pytest.approx(expected)
+    # two sides: what one side gains in luck the other loses, so the margins mirror
+    both = match_luck(rules, log)
+    assert side_margin(both[:2], 0) == pytest.approx(-side_margin(both[:2], 1))
+    # with the default (rollout) estimate, then each side's luck in its chance to win: the
+    # two chances sum to one, so their luck sums to zero
+    assert len(both) == 4 and both[2] == pytest.approx(-both[3], abs=1e-12)
+
+
+def test_a_broken_log_is_an_error():
+    rules = Rules()
+    log = ACTIVE.play_match(rules, ["random", "random"], 2, max_rounds=1)
+    rnd = log.rounds[0]
+    draw_at = next(i for i, e in enumerate(rnd.events) if e[1] == DRAW)
+    seat, action, tile = rnd.events[draw_at]
+    wrong = next(t for t in rnd.reserve if t != tile)
+    rnd.events[draw_at] = (seat, action, wrong)
+    with pytest.raises(BergenError, match="next tile"):
+        round_luck(rules, rnd, log.start_scores)
+    rnd.events[draw_at] = (1 - seat, action, tile)
+    with pytest.raises(BergenError, match="out of turn"):
+        round_luck(rules, rnd, log.start_scores)
+
+
+def test_the_model_file_is_this_versions():
+    data = luck.model_data()
+    assert data["linear"]["features"] == list(luck.SEAT_FEATURES)
+    for key in ("2", "3", "4", "4p"):
+        assert len(data["linear"]["weights"][key]) == len(luck.SEAT_FEATURES) * (
+            2 if key == "4p" else 1)
+        assert 0.0 < data["rollout"]["scale"][key] <= 1.5
+    with pytest.raises(BergenError, match="features"):
+        ValueModel.from_dict({"features": ["size"], "weights": {}})
+    with pytest.raises(BergenError, match="unknown luck estimate"):
+        luck.estimate("oracle")
+    assert luck.luck_estimate_name() == f"rollout:{data['rollout']['playouts']}"
+
+
+# ---- the rollouts: C and Python agree, and are a fixed function of the position --------------
+@needs_core
+@pytest.mark.parametrize("name", SHAPES)
+def test_core_rollouts_equal_the_reference(name):
+    from bergen_search._luck import draw_rollouts
+    rules = SHAPES[name]
+    compared = 0
+    # with two sides also the chance to win, from a made-up equity table
+    equity = ([((a * 7 + b * 3) % 10) / 10 for a in range(rules.target)
+               for b in range(rules.target)] if rules.n_sides == 2 else None)
+    for state in draws_of(rules, range(5)):
+        for engine in (0, 1):
+            args = (rules, list(state.hands), list(state.reserve), state.left, state.right,
+                    state.left_double, state.right_double, list(state.scores), state.to_move,
+                    state.draws_this_turn, state.passes, 3, 77, engine, equity)
+            got = draw_rollouts(*args)
+            assert got == reference_rollouts(*args)
+            assert all(len(row) == rules.n_sides * (2 if equity else 1) for row in got)
+            compared += 1
+    assert compared >= 10
+    if equity:
+        with pytest.raises(ValueError, match="equity"):
+            draw_rollouts(*args[:-1], equity[:-1])
+
+
+def test_rollout_values_ignore_the_reserve_order():
+    """The estimate sees the reserve's contents, never its order (which tells the next tile)."""
+    rules = Rules()
+    state = next(draws_of(rules, range(6, 20)))
+    model = RolloutModel(4, 1.0)
+    first = model.draw_values(state)
+
+    class Reordered:
+        def __init__(self, s):
+            self._s = s
+            self.reserve = tuple(reversed(s.reserve))
+
+        def __getattr__(self, name):
+            return getattr(self._s, name)
+
+    assert model.draw_values(Reordered(state)) == first
+
+
+def test_the_same_luck_on_both_backends():
+    rules = Rules()
+    log = REFERENCE.play_match(rules, ["greedy", "random"], 12, max_rounds=1)
+    model = RolloutModel(4, 0.5)
+    reference = match_luck(rules, log, model, backend=REFERENCE)
+    assert match_luck(rules, log, model) == pytest.approx(reference, abs=1e-12)
+
+
+# ---- the arena ----------------------------------------------------------------------------
+def test_arena_luck_fields_and_no_luck_adjust():
+    rules = Rules()
+    r = run_arena(rules, GREEDY, RANDOM, games=30, seed=4, single_round=True)
+    d = r.to_json()
+    for key in ("luck_adjusted", "luck_estimate", "luck_per_round", "luck_stderr",
+                "adjusted_margin_per_round", "adjusted_margin_stderr", "variance_ratio"):
+        assert key in d
+    assert d["luck_adjusted"] is True and d["luck_estimate"].startswith("rollout:")
+    assert d["adjusted_margin_per_round"] == pytest.approx(
+        d["margin_per_round"] - d["luck_per_round"], abs=2e-6)
+    assert d["variance_ratio"] == pytest.approx(
+        (d["margin_stderr"] / d["adjusted_margin_stderr"]) ** 2, rel=1e-4)
+    raw = run_arena(rules, GREEDY, RANDOM, games=30, seed=4, single_round=True,
+                    luck_adjust=False)
+    e = raw.to_json()
+    assert e["luck_adjusted"] is False and e["adjusted_margin_per_round"] is None
+    assert e["variance_ratio"] is None and e["luck_estimate"] is None
+    # the raw figures keep their meaning, with or without the adjustment
+    for key in ("margin_per_round", "margin_stderr", "win_rate", "ci95", "points"):
+        assert d[key] == e[key]
+
+
+@pytest.mark.parametrize("single_round", [True, False])
+def test_set_luck_is_the_sum_over_seatings_in_the_margins_unit(single_round):
+    rules = Rules(players=3)
+    sr = play_set(rules, GREEDY, RANDOM, 8, 3, keep_logs=True, single_round=single_round)
+    expected = math.fsum(side_margin(match_luck(rules, g.log), g.seating) for g in sr.logs)
+    assert sr.luck == pytest.approx(expected, abs=1e-12)
+    assert play_set(rules, GREEDY, RANDOM, 8, 3, single_round=single_round,
+                    luck_adjust=False).luck is None
+
+
+def test_the_deal_needs_no_correction_in_a_set():
+    """Per-side numbers equal in every seating (a deal's value) sum to zero over a set."""
+    for values in ([3.0, -1.0], [2.0, 0.5, 4.0], [1.0, 2.0, 3.0, 5.0]):
+        assert abs(math.fsum(side_margin(values, k) for k in range(len(values)))) < 1e-12
+
+
+def test_workers_give_the_same_luck():
+    rules = Rules()
+    one = run_arena(rules, GREEDY, RANDOM, games=24, seed=13, single_round=True)
+    two = run_arena(rules, GREEDY, RANDOM, games=24, seed=13, single_round=True, workers=2)
+    keys = ("luck_per_round", "luck_stderr", "adjusted_margin_per_round",
+            "adjusted_margin_stderr", "variance_ratio", "margin_per_round")
+    assert [one.to_json()[k] for k in keys] == [two.to_json()[k] for k in keys]
+
+
+def test_cli_reports_both_margins_and_no_luck_adjust_restores_the_raw_one():
+    runner = CliRunner()
+    args = ["arena", "greedy", "random", "--games", "20", "--round", "--seed", "2", "--quiet"]
+    text = runner.invoke(main, args)
+    assert text.exit_code == 0, text.output
+    assert "(stderr, luck-adjusted)" in text.output
+    assert "raw +" in text.output or "raw -" in text.output
+    assert "variance ratio" in text.output
+    raw = runner.invoke(main, args + ["--no-luck-adjust"])
+    assert raw.exit_code == 0 and "luck" not in raw.output
+    as_json = json.loads(runner.invoke(main, args + ["--json"]).output)
+    assert as_json["luck_adjusted"] is True and as_json["variance_ratio"] > 0
+    assert json.loads(runner.invoke(main, args + ["--json", "--no-luck-adjust"]).output)[
+        "adjusted_margin_per_round"] is None
+
+
+def test_one_set_of_whole_matches_has_no_interval_but_still_prints():
+    """With one set there is no standard error: the adjusted win rate is printed without an
+    interval (it used to crash the text output)."""
+    out = CliRunner().invoke(main, ["arena", "greedy", "random", "--games", "1", "--quiet"])
+    assert out.exit_code == 0, out.output
+    assert "matches won less the luck" in out.output and "[" not in out.output.splitlines()[-2]
+
+
+# ---- unbiased, statistically -------------------------------------------------------------------
+class FitOnly:
+    """A plausible bug: the expectation taken over the reserve tiles that fit the line (as if
+    the drawn tile were always played), not over every tile in the reserve."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def draw_values(self, state):
+        values = self.model.draw_values(state)
+        fits = TILES_WITH[state.left] | TILES_WITH[state.right]
+        return {t: v for t, v in values.items() if fits >> t & 1 or t == state.reserve[0]}
+
+
+def drawers_luck_z(rules, model, rounds, seed):
+    """Per round, the summed luck of each draw for the side that drew (in the margin's unit);
+    their mean over its standard error: z ~ N(0, 1) when every draw's luck has mean zero.
+    (A duplicate set would hide a bias like FitOnly's: A draws in both seatings' shoes.)"""
+    sums = []
+    for i in range(rounds):
+        log = ACTIVE.play_match(rules, ["greedy", "random"], 1000 * seed + i, max_rounds=1)
+        total = 0.0
+        for state in before_draws(rules, log):
+            got, _ = draw_luck(model, state)
+            total += side_margin(got, rules.side_of(state.to_move))
+        sums.append(total)
+    mean = math.fsum(sums) / rounds
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in sums) / (rounds - 1))
+    return mean / (sd / math.sqrt(rounds))
+
+
+def test_the_luck_has_mean_zero_and_a_biased_correction_is_caught():
+    rules = Rules()
+    model = default_model()        # cheap in pure Python too; the argument holds for any
+    assert abs(drawers_luck_z(rules, model, 600, 18)) < 3.5
+    assert abs(drawers_luck_z(rules, FitOnly(model), 600, 18)) > 3.5
+
+
+@needs_core
+def test_adjusted_and_raw_means_agree_and_the_error_shrinks():
+    r = run_arena(Rules(), GREEDY, RANDOM, games=600, seed=2718, single_round=True)
+    diff = r.margin_per_round - r.adjusted_margin_per_round
+    assert abs(diff) < 3.5 * r.luck_stderr
+    assert r.adjusted_margin_stderr < r.margin_stderr
+    assert r.variance_ratio > 1.1
+
+
+@pytest.mark.parametrize("module", ["luck", "arena"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(f"bergen_search.{module}"))
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_whole_matches_get_a_luck_adjusted_win_rate():
+    rules = Rules()
+    r = run_arena(rules, GREEDY, RANDOM, games=12, seed=31, keep_logs=True)
+    assert r.adjusted_win_rate is not None and r.win_variance_ratio > 0
+    lo, hi = r.adjusted_ci95
+    assert lo < r.adjusted_win_rate < hi
+    # A's chance-to-win luck, summed over the matches, is what separates the two rates
+    n = rules.n_sides
+    luck = math.fsum(match_luck(rules, g.log)[n + g.seating] for g in r.played)
+    assert r.adjusted_win_rate == pytest.approx(r.win_rate - luck / r.matches, abs=1e-9)
+    d = r.to_json()
+    assert d["adjusted_win_rate"] == pytest.approx(r.adjusted_win_rate, abs=1e-6)
+    assert "chance to win" in format_arena(r)
+    # single rounds, and three or more sides (no equity table), have none
+    assert run_arena(rules, GREEDY, RANDOM, games=5, seed=1,
+                     single_round=True).adjusted_win_rate is None
+    three = run_arena(Rules(players=3), GREEDY, RANDOM, games=5, seed=1)
+    assert three.adjusted_win_rate is None and three.adjusted_margin_per_round is not None
+    assert run_arena(rules, GREEDY, RANDOM, games=5, seed=1,
+                     luck_adjust=False).to_json()["adjusted_ci95"] is None

@@ -1,0 +1,254 @@
+"""`bergen show` and knowledge.py: what the seat to move knows.
+
+- Hand-built records (tests/data/show_records.json, seat 0's view: seat 1's hand, the reserve
+  and seat 1's draws unseen) whose voids, possible tiles and deal counts are worked out by
+  hand below, including a draw on a later turn that the earlier voids do not cover and one
+  that they still do (the seat played the one tile it drew);
+- the deal count (distinct deals) and each seat's chance of holding each tile equal a brute
+  force through the rules engine (tests/test_sampler.py's, which knows nothing of the
+  programme) on the small tables it can exhaust, and `count_deals` equals the distinct worlds
+  the history table enumerates on self-play positions of every table;
+- the command: text, --json with the version, positions (voids given), every GAME form, and
+  bad input as one line with exit 2.
+"""
+import json
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+from bergen_search import __version__
+from bergen_search.cli import main
+from bergen_search.errors import BergenError
+from bergen_search.infoset import Observer
+from bergen_search.knowledge import knowledge
+from bergen_search.playout import play_match
+from bergen_search.record import walk, write_record
+from bergen_search.rng import derive_seed
+from bergen_search.rules import Rules
+from bergen_search.sampler import WorldTable, count_deals
+from bergen_search.state import DRAW, PASS, move_str
+from bergen_search.tiles import iter_mask, parse_tile, tile_str
+from bergen_search.viewpoint import load
+
+RECORDS = json.load(open("tests/data/show_records.json", encoding="utf-8"))
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, list(args), input=input, prog_name="bergen")
+
+
+def tiles(text):
+    return sorted(parse_tile(t) for t in text.split())
+
+
+def voids_of(k, seat=1):
+    holder = next(h for h in k.seats if h.seat == seat)
+    return {v.number: (v.event, v.how, v.ends) for v in holder.voids}
+
+
+# ---- hand-built records -----------------------------------------------------------------------
+def test_a_later_draw_that_kept_a_tile_is_not_covered_by_the_earlier_voids():
+    """"kept": seat 1 drew one tile at event 12 (ends 0 and 3) and played it (3-4); at events
+    16-17 it drew two tiles at ends 5 and 4 and played the second (4-6). Its hand now: one
+    tile dealt (free of 0, 3, 4 and 5: both proofs cover it) and the first tile drawn at event
+    16 (free of 4 and 5 only: it came after the first proof). So it is void in 4 and 5, proven
+    at event 16, and no longer provably in 0 or 3.
+
+    Unseen: 0-1 0-3 1-1 1-2 1-4 2-3 2-4 3-3 3-5 3-6 5-5 6-6. The dealt tile is one of A = {1-1,
+    1-2, 6-6} (no 0, 3, 4, 5), the drawn one any of the 8 tiles without 4 or 5, B = {0-1, 0-3,
+    1-1, 1-2, 2-3, 3-3, 3-6, 6-6}, not the same: 3 x 7 = 21 histories; the deals are the pairs
+    of B holding a tile of A: C(8,2) - C(5,2) = 18. Seat 1 holds 1-1 in 7 + 2 = 9 of the 21."""
+    k = knowledge(load(RECORDS["kept"]))
+    assert voids_of(k) == {4: (16, "draw", (5, 4)), 5: (16, "draw", (5, 4))}
+    seat1 = k.seats[0]
+    assert seat1.size == 2
+    assert seat1.may_hold == tiles("0-1 0-3 1-1 1-2 2-3 3-3 3-6 6-6")
+    assert k.deals == 18 and k.histories == 21
+    assert seat1.chances[parse_tile("1-1")] == pytest.approx(9 / 21, abs=1e-12)
+    assert seat1.chances[parse_tile("0-3")] == pytest.approx(3 / 21, abs=1e-12)
+    assert k.string.endswith("/3,2/10/1:45")
+    assert k.reserve.size == 10 and len(k.reserve.may_hold) == 12
+
+
+def test_voids_accumulate_over_a_pass():
+    """"pass" (the same deal with reserve_kept 12): seat 1 drew one tile at event 12 (ends 0
+    and 3) and played it, so that draw brought nothing into its hand, then passed at event 16
+    (ends 5 and 4; the reserve is down to the 12 kept). Its one tile avoids 0, 3, 4 and 5:
+    1-1, 1-2 or 6-6, three deals."""
+    k = knowledge(load(RECORDS["pass"]))
+    assert voids_of(k) == {0: (12, "draw", (0, 3)), 3: (12, "draw", (0, 3)),
+                           4: (16, "pass", (5, 4)), 5: (16, "pass", (5, 4))}
+    assert k.seats[0].may_hold == tiles("1-1 1-2 6-6")
+    assert k.deals == 3 and k.histories == 3
+    assert all(p == pytest.approx(1 / 3) for p in k.seats[0].chances.values())
+    assert k.string.endswith("/3,1/12/1:0345")
+
+
+def test_a_later_draw_whose_tile_was_played_keeps_the_earlier_voids():
+    """"played": seat 1 led 6-6 (so no hand was dealt a lower double), drew one tile at event
+    9 (ends 2 and 1) and played it (1-1), drew one at event 14 (ends 0 and 0) and played it
+    (0-0). Neither draw left a tile in its hand, so every proof still covers its one dealt
+    tile: void in 0, 1 and 2, and no double below 6-6: 3-4, 3-6, 4-5 or 5-6."""
+    k = knowledge(load(RECORDS["played"]))
+    assert voids_of(k) == {0: (14, "draw", (0, 0)), 1: (9, "draw", (2, 1)),
+                           2: (9, "draw", (2, 1))}
+    assert k.seats[0].may_hold == tiles("3-4 3-6 4-5 5-6")
+    assert k.deals == 4 and k.histories == 4
+    seat, tile, ruled = k.lead
+    assert (seat, tile_str(tile)) == (1, "6-6")
+    assert sorted(iter_mask(ruled)) == tiles("2-2 3-3 4-4 5-5")
+    assert k.string.endswith("/2,1/12/1:012")
+    assert k.game.info.draws_this_turn == 1      # seat 0 drew 0-6 and is still to play
+
+
+def test_the_text_says_what_is_counted():
+    assert json.load(open("examples/voids.json")) == RECORDS["kept"]     # README's example
+    res = run("show", "examples/voids.json")
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "voids     4 (drew at ends 5 and 4, event 16)   5 (drew at ends 5 and 4, event 16)" \
+        in out
+    assert "may hold  0-1 0-3 1-1 1-2 2-3 3-3 3-6 6-6 (8)" in out
+    assert "deals consistent: 18 (which tiles each other seat holds and which the reserve " \
+           "holds)" in out
+    assert "histories: 21" in out
+    assert "position bergen1/2/0,2/0/1-6,2-5,5-6/5-0-2-2-6-0-0-4-4-5-1-3-4-6/3,2/10/1:45" in out
+
+
+def test_json():
+    res = run("show", "-", "--json", input=json.dumps(RECORDS["played"]))
+    doc = json.loads(res.stdout)
+    assert doc["version"] == __version__
+    assert doc["deals"] == 4 and doc["histories"] == 4 and doc["history"] is True
+    assert doc["seats"] == [{
+        "seat": 1, "hand_size": 1,
+        "voids": [{"number": 0, "round": 0, "event": 14, "how": "draw", "ends": [0, 0]},
+                  {"number": 1, "round": 0, "event": 9, "how": "draw", "ends": [2, 1]},
+                  {"number": 2, "round": 0, "event": 9, "how": "draw", "ends": [2, 1]}],
+        "may_hold": ["3-4", "3-6", "4-5", "5-6"],
+        "p_hold": {"3-4": 0.25, "3-6": 0.25, "4-5": 0.25, "5-6": 0.25}}]
+    assert doc["lead"] == {"seat": 1, "tile": "6-6", "ruled_out": ["2-2", "3-3", "4-4", "5-5"]}
+    assert doc["position_json"]["voids"] == {"1": [0, 1, 2]}
+    assert doc["position"].startswith("bergen1/")
+    assert doc["reserve"]["size"] == 12 and len(doc["unseen"]) == 13
+
+
+def test_a_position_lists_its_voids_as_given():
+    string = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
+    for args, stdin in [((string,), None), (("examples/position.json",), None),
+                        (("--hand", "0-3 1-2 2-5 5-6", "--line", "1-1 1-4 4-4 4-6 6-3",
+                          "--hand-sizes", "4,5", "--scores", "4,7", "--voids",
+                          '{"1": [1, 4]}'), None)]:
+        res = run("show", *args, "--json", input=stdin)
+        assert res.exit_code == 0, res.output
+        doc = json.loads(res.stdout)
+        assert doc["position"] == string and doc["history"] is False
+        assert [v["how"] for v in doc["seats"][0]["voids"]] == ["given", "given"]
+        # 19 unseen tiles, 8 of them showing 1 or 4: seat 1's five come from the other 11
+        assert doc["deals"] == doc["histories"] == 462
+        assert len(doc["seats"][0]["may_hold"]) == 11
+    text = run("show", string).stdout
+    assert "1 (given)   4 (given)" in text and "each deal is one history" in text
+
+
+@pytest.mark.parametrize("args,stdin,message", [
+    (("examples/match.json",), None, "it describes no position"),
+    (("-",), "{", "bad JSON"),
+    (("no-such-file.json",), None, "cannot read no-such-file.json"),
+    (("bergen1/2/0,0/0/0-0/-/6,6",), None, "hand_sizes[0] is 6"),
+    (("--position", "bergen1/2/0,0/0/0-0"), None, "line"),
+])
+def test_bad_input(args, stdin, message):
+    res = run("show", *args, input=stdin)
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], res.stderr
+
+
+def test_show_checks_the_record():
+    bad = json.loads(json.dumps(RECORDS["pass"]))
+    bad["rounds"][0]["events"][-1] = {"seat": 1, "play": "6-6:R"}   # not on the line's ends
+    res = run("show", "-", input=json.dumps(bad))
+    assert res.exit_code == 2 and "round 0, event 16" in res.stderr
+
+
+# ---- against the brute force --------------------------------------------------------------------
+def _record_of(cut) -> dict:
+    """The one-seat record of a cut point (tests/test_sampler.py's `Cut`)."""
+    events, led = [], False
+    for w, a, t in cut.public:
+        if a == DRAW:
+            events.append({"seat": w, "draw": None if t is None else tile_str(t)})
+        elif a == PASS:
+            events.append({"seat": w, "pass": True})
+        else:
+            events.append({"seat": w, "play": move_str(a, lead=not led)})
+            led = True
+    hands = [None] * cut.rules.players
+    hands[cut.seat] = [tile_str(t) for t in iter_mask(cut.dealt[cut.seat])]
+    return {"format": "bergen-record/1", "rules": cut.rules.to_dict(),
+            "start_scores": list(cut.scores),
+            "rounds": [{"hands": hands, "reserve": None, "events": events}]}
+
+
+@pytest.mark.parametrize("name", ["default-h3", "draw-one-h3", "highest-double-h3",
+                                  "lowest-tile-h3", "3p-h3"])
+def test_deals_and_chances_equal_the_brute_force(name):
+    from test_sampler import (EXHAUSTIVE, Budget, brute_distribution, brute_histories, cuts)
+    variant = dict(EXHAUSTIVE[name])
+    rules = Rules(players=variant.pop("players", 2), **variant)
+    checked, several = 0, 0
+    for cut in cuts(rules, seed=23, games=25):
+        if checked >= 8:
+            break
+        if cut.k < (6 if rules.players == 3 else 2):
+            continue
+        try:
+            histories = brute_histories(rules, cut.seat, cut.dealt[cut.seat], cut.public,
+                                        cut.scores, budget=4000)
+        except Budget:
+            continue
+        bf = brute_distribution(histories, cut.others)
+        k = knowledge(load(_record_of(cut)))
+        assert k.deals == len(bf), (name, cut.game, cut.k)
+        total = sum(bf.values())
+        for i, holder in enumerate(k.seats):
+            assert holder.seat == cut.others[i]
+            for t in range(28):
+                share = Fraction(sum(w for (hands, _), w in bf.items() if hands[i] >> t & 1),
+                                 total)
+                assert holder.chances.get(t, 0.0) == pytest.approx(float(share), abs=1e-12)
+        checked += 1
+        several += k.deals > 1
+    assert checked >= 5 and several >= 3, (checked, several)
+
+
+@pytest.mark.parametrize("players,partnerships", [(2, False), (3, False), (4, False),
+                                                  (4, True)])
+def test_count_deals_equals_the_distinct_worlds(players, partnerships):
+    rules = Rules(players=players, partnerships=partnerships)
+    compared = 0
+    for g in range(4):
+        log = play_match(rules, [0] * players, derive_seed(5, g))
+        observers = {}
+        for step in walk(write_record(log)):
+            if step.event == 0:
+                observers = {s: Observer(rules, {s}, step.before) for s in range(players)}
+            before = step.before
+            if before.led and before.to_move == step.seat:
+                info = observers[step.seat].infoset(step.seat)
+                table = WorldTable(info)
+                if table.total <= 3000:
+                    assert count_deals(info) == len(table.enumerate())
+                    compared += 1
+            for obs in observers.values():
+                obs.step(step.seat, step.action, step.after)
+    assert compared >= 40, compared
+
+
+def test_an_impossible_history_has_no_deal():
+    with pytest.raises(BergenError):
+        load({"format": "bergen-record/1", "rounds": [{"hands": [["0-0", "0-1", "0-2", "0-3",
+                                                                   "0-4", "0-5"], None],
+                                                        "events": [{"seat": 1, "play": "1-1"}]}]})

@@ -1,0 +1,253 @@
+"""Numbers you can trust (issue 22): a value's error covers all of its noise, so its spread
+over independent seeds matches it; the values of the moves not chosen are worth reading; a
+move forced in some worlds does not lend its outcome to the same move chosen in others;
+`analyze` labels only what its interval shows, and marks the rest borderline.
+
+The calibration over many self-play decisions is `benchmarks/calibration.py` (its figures
+are in the README); these tests keep its pieces and the issue's known cases.
+"""
+import json
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+
+from bergen_search import analysis
+from bergen_search.analysis import analyze, loss_interval, t_quantile, verdict
+from bergen_search.errors import BergenError
+from bergen_search.search import (Limits, MoveValue, _c4, _spread, choices, paired_stderr,
+                                  pool, search)
+from bergen_search.viewpoint import load_game
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+pytestmark = pytest.mark.usefixtures("core")
+
+#: The end of a round where 1-5:R is never worse than 1-2:R in any of the 5 consistent
+#: worlds, and better by 1.6 on average (issue 22). Seat 0 holds 4 of 0-0 0-2 0-3 2-2 3-5.
+FORCED_POLLUTION = json.dumps({
+    "format": "bergen-position/1", "rules": {"players": 2}, "scores": [5, 3], "to_move": 1,
+    "hand": ["1-2", "1-5"],
+    "line": "6-4 4-0 0-1 1-3 3-2 2-4 4-4 4-3 3-3 3-6 6-5 5-0 0-6 6-6 6-2 2-5 5-5 5-4 4-1 1-1",
+    "hand_sizes": [4, 2], "reserve_size": 2, "voids": {"0": [4, 6], "1": [3]}})
+
+
+def decision():
+    with open(EXAMPLES / "decision.json") as f:
+        return load_game(f.read())
+
+
+# ---- the replicates --------------------------------------------------------------------
+def test_a_value_is_the_mean_of_its_replicates_and_its_error_their_spread():
+    info = decision()
+    res = search(info, Limits(iterations=16000), seed=3)
+    assert res.info["replicates"] == 8
+    for m in res.moves:
+        assert len(m.samples) == 8
+        assert m.value == pytest.approx(statistics.fmean(m.samples), abs=1e-12)
+        sd = statistics.stdev(m.samples)
+        assert m.stderr == pytest.approx(sd / math.sqrt(8) / _c4(8), rel=1e-9)
+    # twins share their samples; the paired error of a move with its twin is zero
+    for m in res.moves:
+        if m.twin:
+            other = next(x for x in res.moves if x.move == m.twin)
+            assert m.samples == other.samples and paired_stderr(m, other) == 0.0
+
+
+def test_c4_and_the_spread():
+    assert _c4(2) == pytest.approx(math.sqrt(2 / math.pi))
+    assert _c4(1000) == pytest.approx(1, abs=1e-3)
+    mean, se = _spread([1.0, 3.0])
+    assert mean == 2.0 and se == pytest.approx(math.sqrt(2) / math.sqrt(2) / _c4(2))
+    assert _spread([5.0]) == (5.0, math.inf)
+
+
+def test_the_paired_error_of_a_difference_comes_from_the_replicates():
+    a = MoveValue("a", 0, 1.0, 0.5, 0, None, (1.0, 2.0, 0.0, 1.0))
+    b = MoveValue("b", 2, 0.5, 0.5, 0, None, (0.5, 1.5, -0.5, 0.5))
+    assert paired_stderr(a, b) == 0.0          # the difference never varies
+    c = MoveValue("c", 4, 0.5, 0.3, 0, None)  # no samples: as if independent
+    assert paired_stderr(a, c) == pytest.approx(math.sqrt(0.5 ** 2 + 0.3 ** 2))
+
+
+def test_the_same_answer_with_any_number_of_workers():
+    """The replicates are the units of work: which process runs which changes nothing."""
+    info = decision()
+    one = search(info, Limits(iterations=12000), seed=9)
+    two = search(info, Limits(iterations=12000), seed=9, workers=2)
+    assert [(m.move, m.value, m.stderr, m.visits) for m in one.moves] == \
+        [(m.move, m.value, m.stderr, m.visits) for m in two.moves]
+
+
+def test_one_replicate_measures_no_error():
+    res = search(decision(), Limits(iterations=4000), seed=1, replicates=1)
+    assert res.info["replicates"] == 1
+    assert all(math.isinf(m.stderr) for m in res.moves)
+
+
+def test_pooling_searches_takes_their_replicates_together():
+    info = decision()
+    a = search(info, Limits(iterations=8000), seed=1)
+    b = search(info, Limits(iterations=8000), seed=2)
+    p = pool([a, b])
+    assert p.info["replicates"] == 16 and p.info["iterations"] == a.info["iterations"] + \
+        b.info["iterations"]
+    by_a = {m.move: m for m in a.moves}
+    by_b = {m.move: m for m in b.moves}
+    for m in p.moves:
+        assert m.samples == by_a[m.move].samples + by_b[m.move].samples
+        assert m.value == pytest.approx(statistics.fmean(m.samples))
+    assert p.best == p.moves[0].move and p.moves[0].value == max(m.value for m in p.moves)
+    with pytest.raises(BergenError, match="replicates"):
+        pool([search(info, Limits(iterations=20), seed=1, algorithm="expectimax")])
+
+
+# ---- the root's budget: sequential halving -------------------------------------------------
+def test_every_choice_gets_a_share_and_the_focus_stays_to_the_end():
+    info = decision()
+    budget = 40000
+    res = search(info, Limits(iterations=budget), seed=4)
+    listed = choices(res.moves)
+    n = len(listed)
+    phases = math.ceil(math.log2(n))
+    per_tree = budget // 8
+    # every choice got its first phase's share in every replicate
+    for m in listed:
+        assert m.visits >= 8 * (per_tree // phases // n) - 8
+    # the worst choice, kept in by `focus`, gets as much as the best in the last phase
+    worst = listed[-1]
+    kept = search(info, Limits(iterations=budget), seed=4, focus=(worst.code,))
+    by = {m.move: m for m in choices(kept.moves)}
+    top = max(m.visits for m in choices(kept.moves))
+    assert by[worst.move].visits >= top * 0.5
+    assert by[worst.move].visits > 2 * worst.visits
+
+
+def test_run_move_grows_that_move_alone():
+    from bergen_search._ismcts import IsmctsTree
+    from bergen_search._sampler import CoreSampler
+    info = decision()
+    tree = IsmctsTree(CoreSampler(info), 5, 0.7, 0, "safe", merge_twins=True)
+    tree.run(2000, 0)
+    before = {m: v for m, v, *_ in tree.root_stats()}
+    move = min(before, key=before.get)
+    assert tree.run_move(move, 3000, 0) == 3000
+    after = {m: v for m, v, *_ in tree.root_stats()}
+    assert after[move] == before[move] + 3000
+    assert all(after[m] == before[m] for m in before if m != move and m != move + 1)
+    with pytest.raises(BergenError, match="not one of the root's choices"):
+        tree.run_move(55, 10, 0)
+
+
+# ---- the issue's known cases ----------------------------------------------------------------
+def test_the_example_values_survive_a_change_of_seed():
+    """ISMCTS on examples/decision.json at the default budget, 30 seeds: for every move
+    listed, the spread of its value over the seeds is at most 1.45 times the mean printed
+    error (with 30 seeds the sample spread is within about 13% of the true one, so 1.45 is
+    three of its standard deviations above an honest 1.0), and the best move is the same
+    every time. Before issue 22 the ratio was about 15 for the moves not chosen."""
+    info = decision()
+    runs = [search(info, seed=s, algorithm="ismcts") for s in range(30)]
+    assert len({r.best.split(":")[0] for r in runs}) == 1
+    for m in choices(runs[0].moves):
+        vals, errs = [], []
+        for r in runs:
+            x = next(c for c in choices(r.moves) if c.move == m.move)
+            vals.append(x.value)
+            errs.append(x.stderr)
+        assert statistics.stdev(vals) <= 1.45 * statistics.fmean(errs), m.move
+
+
+def test_a_move_forced_in_some_worlds_no_longer_lends_its_outcome():
+    """In FORCED_POLLUTION, after 1-2:R seat 0 (at ends 6 and 2) must play 2-2 before 0-2
+    whenever it holds both: then it goes out or blocks the round. Before issue 22 the tree's
+    mean of 0-2:R there also counted the world where 0-2 was seat 0's only play (and won),
+    and 2-2:R's the world where it was forced (and lost): seat 0 chose 0-2 in the tree, and
+    1-2:R looked as good as 1-5:R (+1.2 both). Counting only the iterations where the move
+    was chosen (`stats=choices`), the engine plays 1-5:R, about 1.6 above 1-2:R, as the
+    exact per-world values say (+1.2 and -0.4). (ISMCTS itself: the exact endgame, which
+    solves this position since issue 21, is off here; test_endgame checks its answer.)"""
+    info = load_game(FORCED_POLLUTION)
+    for seed in range(4):
+        res = search(info, seed=seed, endgame=False)
+        by = {m.move: m for m in res.moves}
+        assert res.best == "1-5:R"
+        gap = by["1-5:R"].value - by["1-2:R"].value
+        assert abs(gap - 1.6) <= 4 * paired_stderr(by["1-5:R"], by["1-2:R"]) + 0.1
+    old = search(info, seed=0, stats="all", endgame=False)
+    by = {m.move: m.value for m in old.moves}
+    assert by["1-5:R"] == pytest.approx(by["1-2:R"], abs=1e-9)
+
+
+def test_classic_and_the_old_default_are_kept():
+    info = decision()
+    res = search(info, Limits(iterations=3000), seed=2, algorithm="classic")
+    assert res.info["settings"]["replicates"] == 1 and res.info["settings"]["root"] == "ucb"
+    assert res.info["settings"]["stats"] == "all"
+
+
+# ---- analyze: intervals, rechecks, borderline ----------------------------------------------
+def test_t_quantiles():
+    assert t_quantile(0.95, 1) == pytest.approx(12.706, abs=1e-3)
+    assert t_quantile(0.95, 7) == pytest.approx(2.3646, abs=1e-4)
+    assert t_quantile(0.99, 7) == pytest.approx(3.4995, abs=1e-4)
+    assert t_quantile(0.99, 127) == pytest.approx(2.6148, abs=1e-3)
+
+
+def test_a_label_only_when_the_interval_is_inside_its_band():
+    th = analysis.THRESHOLDS
+    assert verdict(0.0, 0.2, th) == (None, False)
+    assert verdict(0.3, 0.5, th) == ("inaccuracy", False)
+    assert verdict(0.7, 1.1, th) == ("mistake", False)
+    assert verdict(1.3, 2.0, th) == ("blunder", False)
+    assert verdict(0.5, 0.7, th) == (None, True)
+    assert verdict(0.2, 0.3, th) == (None, True)
+    assert verdict(-math.inf, math.inf, th) == (None, True)
+
+
+def test_loss_interval_uses_t_for_replicates():
+    class R:
+        info = {"replicates": 8}
+    lo, hi = loss_interval(1.0, 0.1, R())
+    q = t_quantile(analysis.CONFIDENCE, 7)
+    assert (lo, hi) == pytest.approx((1.0 - q * 0.1, 1.0 + q * 0.1))
+    assert loss_interval(0.0, 0.0, R()) == (0.0, 0.0)
+
+
+def test_analyze_marks_what_it_could_not_decide(tmp_path):
+    """With a tiny budget and no recheck every close call stays undecided: such decisions
+    carry `borderline`, their interval, no count in the labels, and a bracketed mark in the
+    text; with the default rechecks fewer remain."""
+    with open(EXAMPLES / "match.json") as f:
+        record = json.load(f)
+    rough = analyze(record, limits=Limits(iterations=800), seed=1, max_rechecks=0)
+    marked = [d for d in rough.decisions if d.borderline]
+    assert marked
+    for d in rough.decisions:
+        lo, hi = d.loss_interval
+        assert lo <= d.loss <= hi
+        if d.label and not d.borderline:
+            assert analysis.label_for(lo, analysis.THRESHOLDS) == d.label
+    assert sum(s.borderline for s in rough.summary) == len(marked)
+    assert sum(sum(s.counts.values()) for s in rough.summary) == sum(
+        1 for d in rough.decisions if d.label and not d.borderline)
+    doc = rough.to_json()
+    assert all({"borderline", "loss_interval", "rechecks"} <= set(d) for d in doc["decisions"])
+    from bergen_search import report
+    text = report.text(rough)
+    assert "borderline" in text and "[" in text
+    html = report.html_report([rough])
+    assert 'data-borderline="' in html and "badge borderline" in html
+
+
+def test_analyze_labels_agree_over_seeds_on_the_example():
+    """examples/match.json analysed with three seeds: a decision's label is the same in
+    every run, or every run marks it borderline (issue 22's rule, here on one match)."""
+    with open(EXAMPLES / "match.json") as f:
+        record = json.load(f)
+    runs = [analyze(record, limits=Limits(iterations=8000), seed=s) for s in range(3)]
+    for ds in zip(*(r.decisions for r in runs)):
+        labels = {d.label for d in ds}
+        assert len(labels) == 1 or all(d.borderline for d in ds), \
+            [(d.label, d.borderline, round(d.loss, 3), d.loss_interval) for d in ds]

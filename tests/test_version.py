@@ -1,0 +1,89 @@
+"""The version that produced a document: in every `--json` document, in the records the
+program writes (selfplay, arena --out, play's saved game), read back by our own readers, and
+written in one place (bergen_search.__version__, which the package metadata reads too).
+"""
+import json
+from importlib import metadata
+
+import pytest
+from click.testing import CliRunner
+
+from bergen_search import __version__
+from bergen_search.cli import main
+from bergen_search.playout import play_match
+from bergen_search.record import load_record, parse_record, write_record
+from bergen_search.rules import Rules
+
+STRING = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, list(args), input=input, prog_name="bergen")
+
+
+@pytest.mark.parametrize("args", [
+    ("best", "examples/decision.json", "--iterations", "100"),
+    ("eval", STRING, "--iterations", "100"),
+    ("show", "examples/partial.json"),
+    ("analyze", "examples/match.json", "--iterations", "50", "--recheck", "1", "--quiet"),
+    ("replay", "examples/match.json"),
+    ("arena", "greedy", "random", "--games", "2"),
+    ("bench", "--quick", "--seconds", "0.01"),
+], ids=lambda a: a[0])
+def test_every_json_document_says_its_version(args):
+    res = run(*args, "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["version"] == __version__
+
+
+def test_a_refused_record_says_it_too():
+    res = run("replay", "-", "--json", input='{"format": "bergen-record/1"}')
+    assert res.exit_code == 2
+    doc = json.loads(res.stdout)
+    assert doc["ok"] is False and doc["version"] == __version__
+
+
+def test_records_written_carry_it(tmp_path):
+    out = tmp_path / "games.jsonl"
+    assert run("selfplay", "--games", "2", "--out", str(out)).exit_code == 0
+    for line in out.read_text().splitlines():
+        assert json.loads(line)["version"] == __version__
+    arena = tmp_path / "arena.jsonl"
+    assert run("arena", "greedy", "random", "--games", "1", "--out", str(arena)).exit_code == 0
+    assert all(json.loads(line)["version"] == __version__
+               for line in arena.read_text().splitlines())
+    saved = tmp_path / "game.json"
+    res = run("play", "--engine", "greedy", "--seed", "1", "--out", str(saved), input="quit\n")
+    assert res.exit_code == 0 and json.loads(saved.read_text())["version"] == __version__
+
+
+def test_our_readers_accept_it():
+    d = write_record(play_match(Rules(), [1, 1], 4))
+    assert d["version"] == __version__
+    rec = parse_record(d)
+    assert rec.version == __version__ and write_record(rec) == d
+    older = dict(d, version="0.0.1")           # a record from another version
+    assert parse_record(older).version == "0.0.1" and write_record(parse_record(older)) == older
+    unversioned = {k: v for k, v in d.items() if k != "version"}
+    assert parse_record(unversioned).version is None
+    assert load_record(json.dumps(unversioned)).to_dict() == unversioned
+    assert run("replay", "-", input=json.dumps(older)).exit_code == 0
+    pos = json.loads(open("examples/position.json").read())
+    assert run("best", "-", "--iterations", "20", input=json.dumps(dict(pos, version="9"))
+               ).exit_code == 0
+
+
+@pytest.mark.parametrize("kind", ["record", "position"])
+def test_a_bad_version_is_one_line(kind):
+    doc = write_record(play_match(Rules(), [1, 1], 4)) if kind == "record" else \
+        json.loads(open("examples/position.json").read())
+    doc["version"] = 15
+    res = run("replay" if kind == "record" else "best", "-", input=json.dumps(doc))
+    assert res.exit_code == 2
+    assert len(res.stderr.strip().splitlines()) == 1 and "'version' must be" in res.stderr
+
+
+def test_one_version():
+    assert metadata.version("bergen_search") == __version__
+    assert run("--version").stdout.strip() == f"bergen, version {__version__}"

@@ -372,8 +372,8 @@ cdef double _test_now = 0.0
 
 cdef double clock_now() noexcept nogil:
     """CLOCK_MONOTONIC in seconds: the clock every time limit of the compiled searches reads
-    (`IsmctsTree.run`, `ExpectimaxSearch.run_worlds`, `run_world`); `set_test_clock`
-    replaces it."""
+    (`IsmctsTree.run`, `ExpectimaxSearch.run_worlds`, `run_world`, the endgame solver);
+    `set_test_clock` replaces it."""
     global _test_now
     cdef timespec ts
     if _test_step > 0:

@@ -440,40 +440,43 @@ def at_stage(info: InfoSet) -> bool:
 
 def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: float = TOLERANCE,
             inference: bool = False, started: float | None = None,
-            budget: int | None = None, stop=None, memory_bytes: int | None = None) -> Attempt:
+            budget: int | None = None, stop=None, memory_bytes: int | None = None,
+            clock=time.perf_counter) -> Attempt:
     """Solve the endgame of `info` within `limits` (an iteration budget buys
     WORK_PER_ITERATION work each; `budget` is the iteration budget to use when `limits` has
     neither), for `search()`: the result, or why not. `stop`: as `solve`'s; `memory_bytes`:
-    the cap on the tree's memory (search.Limits.memory_mb)."""
+    the cap on the tree's memory (search.Limits.memory_mb); `clock`: the one `started` was read
+    on (search.clock)."""
     why = applicable(info, objective)
     if why is not None:
         return Attempt(None, why if at_stage(info) else None)
-    started = time.perf_counter() if started is None else started
+    started = clock() if started is None else started
     iterations = limits.iterations if limits.iterations is not None else (
         budget if limits.time is None else None)
     max_work = None if iterations is None else budget_work(iterations)
     seconds = build = None
     if limits.time is not None:
-        seconds = max(limits.time - (time.perf_counter() - started), 1e-3)
+        seconds = max(limits.time - (clock() - started), 1e-3)
         build = limits.time * BUILD_SHARE
     _, cap = allowance(max_work, seconds, memory_bytes)
     try:
         # A deal ends in at least one terminal: more deals than the tree may hold is too big.
         g = game(info, inference, max_deals=cap, seconds=build or 0.0)
         if build is not None:
-            build = max(started + build - time.perf_counter(), 1e-4)
+            build = max(started + build - clock(), 1e-4)
         sol = solve(g, tolerance=tolerance, max_work=max_work, seconds=seconds,
-                    build_seconds=build or 0.0, stop=stop, memory_bytes=memory_bytes)
+                    build_seconds=build or 0.0, clock=clock, stop=stop,
+                    memory_bytes=memory_bytes)
     except TooBig as e:
         return Attempt(None, e.message, "(interrupted)" in e.message)
     except BergenError as e:       # a public view the seat's own hand contradicts
         return Attempt(None, e.message)
     except KeyboardInterrupt:      # while the deals or the tree were built
         return Attempt(None, "interrupted", True)
-    return Attempt(_result(info, sol, seed, started), None, sol.interrupted)
+    return Attempt(_result(info, sol, seed, clock() - started), None, sol.interrupted)
 
 
-def _result(info: InfoSet, sol: Solution, seed: int, started: float):
+def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
     """The solution as a `search.SearchResult`: the move drawn from the mix first, then the
     others by value (a mirror twin right after the move it mirrors)."""
     from .search import MoveValue, SearchResult, mirror_twins, root_moves
@@ -496,7 +499,7 @@ def _result(info: InfoSet, sol: Solution, seed: int, started: float):
         "settings": {"tolerance": sol.tolerance},
         "values": {"method": "equilibrium"},
         "twins": {move_str(m, lead): move_str(t, lead) for m, t in twins.items()},
-        "iterations": sol.iterations, "seconds": time.perf_counter() - started,
+        "iterations": sol.iterations, "seconds": seconds,
         "interrupted": sol.interrupted, "nodes": sol.nodes,
         "sides": {name: list(sol.sides[base]) for _, name, base in rows},
         "endgame": {"solved": True, "deals": sol.deals, "worlds": sol.worlds,

@@ -828,7 +828,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                                     budget=alg.default_budget,
                                     tolerance=settings.get("tolerance", endgame.TOLERANCE),
                                     inference=isinstance(alg, Endgame) and settings["inference"],
-                                    stop=stop, memory_bytes=limits.memory_bytes)
+                                    stop=stop, memory_bytes=limits.memory_bytes, clock=clock)
         if tried is not None and tried.result is not None:
             res = tried.result
             res.info.update(algorithm=algorithm, settings=dict(settings), backend=be.name,

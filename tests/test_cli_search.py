@@ -1,7 +1,6 @@
 """`bergen best`, `eval`, `analyze` and `bench` through the command line: reproducibility,
 the time limit, bad input, planted errors."""
 import json
-import time
 
 import pytest
 from click.testing import CliRunner
@@ -215,26 +214,6 @@ def test_bench_signature_is_stable():
     assert a == {"sampler_checksum": 4168, "ismcts_nodes": 67340,
                  "ismcts_default_nodes": 61756, "expectimax_nodes": 7649,
                  "endgame_nodes": 9851, "endgame_iterations": 24}
-
-
-@pytest.mark.slow       # the same as test_interrupt.py's default case
-def test_ctrl_c_returns_the_best_answer_so_far():
-    import os
-    import shutil
-    import signal
-    import subprocess
-    import sys
-    exe = shutil.which("bergen")
-    cmd = [exe] if exe else [sys.executable, "-m", "bergen_search"]
-    proc = subprocess.Popen(cmd + ["best", DECISION, "--json", "--time", "30"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=20)     # how soon: tests/test_interrupt.py (slow)
-    assert proc.returncode == 130, err          # interrupted, as every command says
-    doc = json.loads(out)
-    assert doc["interrupted"] is True and doc["iterations"] > 0
-    assert doc["best"] == doc["moves"][0]["move"]
 
 
 def test_best_algorithms_settings_and_presets():

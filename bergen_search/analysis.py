@@ -459,7 +459,7 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int, algorithm: str
     if recheck < 2 or max_rechecks < 1:
         return
     alg, full = resolve(algorithm, dict(settings or {}))
-    replicated = alg.name == "ismcts" and full.get("replicates", REPLICATES) >= 2
+    replicated = alg.replicated and full.get("replicates", REPLICATES) >= 2
     # Pooled (ISMCTS): each recheck searches (recheck - 1) x all replicates so far again,
     # with the first budget per replicate; else each searches recheck times the last.
     factor = ((recheck - 1) * recheck ** (max_rechecks - 1) if replicated

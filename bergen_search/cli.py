@@ -583,14 +583,29 @@ def game_from_options(game, kw):
     return Game(from_position(pos), pos)
 
 
-ALGORITHM_HELP = ("The search algorithm: ismcts (the default engine), expectimax, or classic "
-                  "(ISMCTS as it was before inference and safe playouts).")
+def _algorithm_help() -> str:
+    """`--algorithm`'s help: every registered algorithm and preset with its line."""
+    from . import registry
+    parts = [f"{a.name}: {a.help}" for a in registry.algorithms().values()]
+    parts += [f"{name}: {registry.preset_help(name)}" for name in registry.presets()]
+    return "The search algorithm. " + "; ".join(parts) + "."
+
+
+def _budget_help() -> str:
+    """`--iterations`' help: each algorithm's unit and default budget, from the registry."""
+    from . import registry
+    units = {}
+    for a in registry.algorithms().values():
+        units.setdefault(a.unit, []).append(f"{a.default_budget:,} for {a.name}")
+    return ("The budget: " + "; ".join(f"{unit} ({', '.join(d)})" for unit, d in units.items())
+            + f"; 1/{backend.FALLBACK_DIVISOR} of it without the compiled core; at most "
+              f"{_MAX_IT:,}.")
 
 
 def _algorithm_option():
     from .search import ALGORITHM_NAMES
     return click.option("--algorithm", type=click.Choice(ALGORITHM_NAMES), default="ismcts",
-                        show_default=True, help=ALGORITHM_HELP)
+                        show_default=True, help=_algorithm_help())
 
 
 def _set_option():
@@ -606,9 +621,7 @@ SEARCH_FLAGS = [
                  help="points: expected points to the end of the round, relative to the other "
                       "sides; match: probability of winning the match."),
     click.option("--iterations", type=ITERATIONS_TYPE, default=None,
-                 help=f"ISMCTS iterations or expectimax worlds (default 100000 / 200; "
-                      f"1/{backend.FALLBACK_DIVISOR} of it without the compiled core; at most "
-                      f"{_MAX_IT:,})."),
+                 help=_budget_help()),
     click.option("--time", "seconds", type=SECONDS_TYPE, default=None,
                  help=f"Seconds to search, 0.001 to {_MAX_S:,.0f} (with --iterations: "
                       f"whichever comes first)."),
@@ -1235,7 +1248,9 @@ def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, work
     result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings,
                         memory_mb)
     alg = resolve(algorithm, settings)[0]
-    side_alg, side_settings = (algorithm, settings) if alg.name == "ismcts" else ("ismcts", {})
+    # Each side's figures: from the chosen algorithm when it reports them for either
+    # objective (`Algorithm.sides`), else from the default engine.
+    side_alg, side_settings = (algorithm, settings) if alg.sides else ("ismcts", {})
     per_side = {}
     interrupted = bool(result.info.get("interrupted"))
     for obj in ("points", "match"):

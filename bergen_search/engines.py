@@ -38,9 +38,6 @@ def _engine_settings() -> dict:
 
 #: name -> {setting: type or search.Setting} for every engine the program knows.
 ENGINE_SETTINGS = _engine_settings()
-#: The budget of a search engine given neither a budget nor a time, by its unit (without the
-#: compiled core, `backend.SearchBackend.budget` of it).
-ENGINE_BUDGET = {"iterations": 2000, "worlds": 64}
 
 
 def _ranges() -> dict:
@@ -85,13 +82,16 @@ class EngineSpec:
         """(Limits, keyword arguments) of `search.search` for a search engine."""
         from .search import Limits, resolve
         p = dict(self.params)
-        unit = resolve(self.name, {})[0].unit
+        alg = resolve(self.name, {})[0]
+        unit = alg.unit
         budget = p.pop(unit, None)
         seconds = p.pop("time", None)
         memory = p.pop("memory", None)
         if budget is None and seconds is None:
             from .backend import SEARCH
-            budget = SEARCH.budget(ENGINE_BUDGET[unit])
+            # The algorithm's budget for a match engine given neither a budget nor a time
+            # (`Algorithm.match_budget`; without the compiled core, the fallback's share).
+            budget = SEARCH.budget(alg.match_budget)
         return (Limits(iterations=budget, time=seconds, memory_mb=memory),
                 dict(algorithm=self.name, **p))
 
@@ -197,7 +197,8 @@ class Table:
         if result.info.get("empty"):
             # Not one world (or iteration) in the time: no values to choose by. The move is
             # the greedy one, and a warning says so (once per engine and process).
-            unit = "world" if kwargs["algorithm"] == "expectimax" else "iteration"
+            from .search import resolve
+            unit = resolve(kwargs["algorithm"], {})[0].unit.rstrip("s")
             warnings.warn(EngineWarning(
                 f"engine {self.specs[seat]} finished no {unit} within its time limit at a "
                 f"move, and played the greedy move there (give it more time"

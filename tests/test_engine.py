@@ -59,7 +59,10 @@ def test_hello(engine):
     hello = engine.hello()
     assert hello["protocol"] == PROTOCOL and hello["version"] == __version__
     assert hello["commands"] == list(COMMANDS)
-    assert set(hello["algorithms"]) == {"ismcts", "expectimax", "endgame", "classic"}
+    from bergen_search import registry
+    # Every registered algorithm and preset (the built-in ones at least), from the registry.
+    assert list(hello["algorithms"]) == list(registry.names())
+    assert {"ismcts", "expectimax", "endgame", "classic"} <= set(hello["algorithms"])
     assert hello["algorithms"]["ismcts"]["settings"]["playout"]["choices"] == \
         ["random", "scoring", "safe"]
     assert hello["algorithms"]["classic"]["settings"]["playout"]["default"] == "random"

@@ -28,12 +28,14 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass
 
-from bergen_search.engines import parse_engine_list, play_match
+from bergen_search.engines import parse_engine_list
+from bergen_search.table import play_match
 from bergen_search.errors import BergenError
 from bergen_search.inference import TileModel, relation, scoring_tile, tile_factors
 from bergen_search.infoset import Decision, Observer
-from bergen_search.playout import MatchLog, RoundLog
-from bergen_search.record import iter_records, walk
+from bergen_search.match import MatchLog, RoundLog
+from bergen_search.record_io import iter_records
+from bergen_search.replay import walk
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable

@@ -12,7 +12,7 @@ import time
 
 from .backend import REFERENCE, load_core
 from .infoset import from_state_and_events
-from .playout import ENGINE_RANDOM, play_match
+from .match import ENGINE_RANDOM, play_match
 from .rng import Rng, derive_seed
 from .rules import Rules
 from .sampler import WorldTable
@@ -60,7 +60,7 @@ def inference_position():
     """A 2-player decision where the other seat's plays give inference something to weigh
     (a mid-round cut of a seeded greedy round)."""
     from .engines import parse_engine_list
-    from .engines import play_match as engine_match
+    from .table import play_match as engine_match
     from .inference import TileModel, tile_factors
     rules = Rules()
     for i in range(100):

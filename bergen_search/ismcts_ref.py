@@ -21,7 +21,7 @@ Search", Algorithm 3; see `_ismcts.pyx` for the full account) in one iteration:
    this world gets its availability counted; a legal play with no child yet is expanded (one
    drawn at random among them) and selection stops; else UCB1 with availability picks.
 3. *Play out* with the playout policy (`policy.py`) to the end of the round, or for the
-   `match` objective through fresh deals (`playout.deal`, the core's `deal` draw for draw)
+   `match` objective through fresh deals (`match.deal`, the core's `deal` draw for draw)
    until a side reaches the target.
 4. *Backpropagate* each side's reward to the nodes on the path.
 
@@ -49,7 +49,7 @@ import math
 import time
 
 from .errors import BergenError
-from .playout import deal
+from .match import deal
 from .policy import PLAYOUTS, playout_choice, policy_code
 from .rng import GOLDEN, MASK64, Rng, mix64
 from .sampler import ReferenceSampler

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from . import backend
+from .constants import PASS_STREAM, REPLICATE_STREAM
 from .errors import BergenError
 from .infoset import InfoSet
 from .rng import derive_seed
@@ -57,12 +58,11 @@ SLICE_SECONDS = 0.05
 #: The slices of a search that can be stopped (`search(stop=...)`): a stop is heard within one.
 STOP_SLICE_SECONDS = 0.01
 #: ISMCTS's final pass (comparable values, `search(values=True)`): the share of a time limit
-#: kept for it, its worlds (iterations / (PASS_SPREAD x choices), within PASS_MIN..PASS_MAX),
-#: and the stream its worlds are drawn on.
+#: kept for it, and its worlds (iterations / (PASS_SPREAD x choices), within
+#: PASS_MIN..PASS_MAX), drawn on `constants.PASS_STREAM`.
 PASS_SHARE = 0.15
 PASS_SPREAD = 5
 PASS_MIN, PASS_MAX = 100, 4000
-PASS_STREAM = 0xFA55
 #: ISMCTS's independent replicates (setting `replicates`): the budget is shared by this many
 #: trees, each with its own seed; a move's value is their mean, its error their spread.
 REPLICATES = 8
@@ -74,8 +74,6 @@ MAX_PLAYOUTS = 1000
 #: Sequential halving keeps, beside the better half, every choice whose tree mean falls short
 #: of the last one kept by less than this many standard errors (`_close`; 0: a strict half).
 HALVING_Z = 2.0
-#: Added to a world's index for the playout seeds of its second solve (`_exact_expectimax`).
-REPLICATE_STREAM = 1 << 40
 #: With every world enumerated but horizons reached, the worlds are solved again until the
 #: playouts' variance has at least this many degrees of freedom (worlds x (solves - 1)).
 MIN_REPLICATE_DOF = 8

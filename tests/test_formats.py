@@ -14,14 +14,15 @@ from bergen_search.errors import BergenError
 from bergen_search.notation import (Line, Move, format_hand, format_line, format_move,
                                     format_tile, parse_hand, parse_int_list, parse_line,
                                     parse_move, parse_move_text, parse_tiles, resolve_move)
-from bergen_search.playout import play_match
+from bergen_search.match import play_match
 from bergen_search.position import (Position, load_position, parse_position,
                                     position_from_flags, position_from_record, record_voids,
                                     write_position)
-from bergen_search.record import (FORMAT, Event, dump_record, final_state,
-                                  LineError, iter_records, load_record, load_records,
-                                  parse_record, pretty_json, replay,
-                                  walk, write_record)
+from bergen_search.jsondoc import pretty_json
+from bergen_search.record import Event, FORMAT, parse_record
+from bergen_search.record_io import (LineError, dump_record, iter_records, load_record,
+                                     load_records, write_record)
+from bergen_search.replay import final_state, replay, walk
 from bergen_search.rules import Rules
 from bergen_search.state import DRAW, PASS, State
 from bergen_search.tiles import parse_tile, popcount

@@ -17,7 +17,8 @@ import pytest
 
 from bergen_search.inference import TileModel, relation, scoring_tile, tile_factors
 from bergen_search.infoset import RESERVE, Decision, Observer, from_state_and_events
-from bergen_search.engines import parse_engine_list, play_match
+from bergen_search.engines import parse_engine_list
+from bergen_search.table import play_match
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable
@@ -297,7 +298,7 @@ def test_inference_reads_only_what_the_seat_saw():
     with the other hands, draws and reserve nulled give alike."""
     import copy
 
-    from bergen_search.record import write_record
+    from bergen_search.record_io import write_record
     from bergen_search.viewpoint import infoset_from_record
     log = play_match(Rules(), parse_engine_list("greedy", 2), derive_seed(3, 0))
     rec = write_record(log)

@@ -37,6 +37,16 @@ REPLICATE_STREAM = 1 << 40
 RECHECK_STREAM = 20_000_000
 DRAW_STREAM = 10_000_000
 
+# ---- the searches' limits ----------------------------------------------------------------------
+#: The longest search a call may ask for, in seconds (a day): every search and both backends.
+MAX_SECONDS = 86400.0
+#: The largest UCB exploration constant of an ISMCTS tree.
+MAX_EXPLORATION = 100.0
+#: The largest cap on the node pools an ISMCTS tree takes (bytes: 1 TiB), and the most worlds
+#: of one final pass.
+MAX_BYTES = 1 << 40
+MAX_PASS_WORLDS = 10_000_000
+
 # ---- objectives and scores ----------------------------------------------------------------------
 #: The objectives of a search, by name, as the core's codes.
 OBJECTIVES = {"points": 0, "match": 1}

@@ -2,8 +2,9 @@
 
 `PlaySession` drives a `match.Match` (the match driver `table.play_match` uses: the same
 deals for the seed) whose table (`table.Table`) plays the engine's seats, its searches never
-seeing the person's hand, and keeps a stack of snapshots for `undo`. The command line feeds it lines of input and prints what it
-returns; nothing here reads the terminal, so it is tested with scripted input.
+seeing the person's hand, and keeps a stack of snapshots for `undo`. The command line feeds
+it lines of input and prints what it returns; nothing here reads the terminal, so it is
+tested with scripted input.
 """
 from __future__ import annotations
 

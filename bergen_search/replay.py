@@ -15,11 +15,13 @@ types and as the move int, the states before and after it), then a `RoundEnd`:
 >>> from bergen_search.record_io import write_record
 >>> from bergen_search.rules import Rules
 >>> log = play_match(Rules(), [1, 1], seed=7)
->>> first = [e for e in events(write_record(log)) if e.round == 0][:3]
+>>> first = [e for e in events(write_record(log)) if e.round == 0][:6]
 >>> [type(e).__name__ for e in first]
-['RoundStart', 'Play', 'Play']
->>> first[1].move, first[1].seat == first[1].before.to_move
-(Move.parse('5-5'), True)
+['RoundStart', 'Play', 'Play', 'Play', 'Play', 'Draw']
+>>> first[1].move, first[2].move, first[2].seat == first[2].before.to_move
+(Move.parse('4-4'), Move.parse('3-4:L'), True)
+>>> first[5].tile, first[5].action == DRAW
+(Tile.parse('3-3'), True)
 >>> report = replay(write_record(log))
 >>> report["ok"], tuple(report["scores"]) == tuple(log.scores), report["winner"] == log.winner
 (True, True, True)

@@ -1,8 +1,8 @@
 """SplitMix64, the seeded RNG shared bit for bit by the reference and the core.
 
 The core (src_cython/bergen_search/_core.pxd) implements the same three functions in C, so a
-seed gives the same deal, the same reserve order and the same random plays on both backends. The seed streams (what is XORed into or added to a seed for
-each purpose) are in `constants`.
+seed gives the same deal, the same reserve order and the same random plays on both backends.
+The seed streams (what is XORed into or added to a seed for each purpose) are in `constants`.
 
 >>> r = Rng(1); [r.below(28) for _ in range(5)]
 [15, 20, 27, 12, 12]

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from . import backend
-from .constants import PASS_STREAM, REPLICATE_STREAM
+from .constants import MAX_SECONDS, PASS_STREAM, REPLICATE_STREAM
 from .errors import BergenError
 from .infoset import InfoSet
 from .rng import derive_seed
@@ -79,11 +79,11 @@ HALVING_Z = 2.0
 MIN_REPLICATE_DOF = 8
 
 
-#: The largest budgets a search takes: iterations (or expectimax worlds), seconds (a day),
+#: The largest budgets a search takes: iterations (or expectimax worlds), seconds (a day:
+#: `constants.MAX_SECONDS`),
 #: and the memory cap of ISMCTS's trees in MB (1 TiB); DEFAULT_MEMORY_MB when not given,
 #: safe on a small machine (per process: `--workers` processes take it each).
 MAX_ITERATIONS = 1_000_000_000
-MAX_SECONDS = 86_400.0
 MAX_MEMORY_MB = 1 << 20
 DEFAULT_MEMORY_MB = 256
 

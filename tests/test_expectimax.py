@@ -615,3 +615,23 @@ def test_horizon_playouts_estimate_random_play():
             assert abs(got - mean) <= 4.5 * stderr + 1e-12
             checked += 1
     assert checked >= 4
+
+
+def test_the_core_does_not_import_its_oracles():
+    """The compiled searches take their shared constants and checks from `constants` and
+    `sampler`, never from the references they are tested against."""
+    import subprocess
+    import sys
+    code = ("import sys, bergen_search._expectimax, bergen_search._ismcts; "
+            "print(sorted(m for m in sys.modules if m.endswith('_ref')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_shared_constants_are_the_cores():
+    from bergen_search import _ismcts, constants, ismcts_ref
+    for name in ("MAX_BYTES", "MAX_EXPLORATION", "MAX_PASS_WORLDS", "MAX_SECONDS"):
+        assert getattr(_ismcts, name) == getattr(ismcts_ref, name) == getattr(constants, name)
+    assert ref.EQUITY_STREAM == constants.EQUITY_STREAM
+    assert ref.objective_code is constants.objective_code

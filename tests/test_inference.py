@@ -16,7 +16,7 @@ from collections import Counter
 import pytest
 
 from bergen_search.inference import TileModel, relation, scoring_tile, tile_factors
-from bergen_search.infoset import RESERVE, Decision, Observer, from_state_and_events
+from bergen_search.infoset import RESERVE, ObservedPlay, Observer, from_state_and_events
 from bergen_search.engines import parse_engine_list
 from bergen_search.table import play_match
 from bergen_search.rng import Rng, derive_seed
@@ -49,7 +49,7 @@ def test_scoring_tile_known_answers():
 
 
 def _decision(left, right, move, ld=False, rd=False):
-    return Decision(5, 1, left, right, ld, rd, 0, move, False)
+    return ObservedPlay(5, 1, left, right, ld, rd, 0, move, False)
 
 
 def test_relation_known_answers():

@@ -60,7 +60,8 @@ def test_undo_restores_the_engine_too(engine):
             if s.over or s.state.to_move != s.seat:
                 break
             s.play(m if m in s.legal() else s.legal()[0])
-        return [list(r.events) for r in s.log.rounds], s.match.table.decisions, s.match.table.rng.state
+        table = s.match.table
+        return [list(r.events) for r in s.log.rounds], table.decisions, table.rng.state
 
     for seed in range(4):
         a = PlaySession(Rules(), parse_engine_spec(engine), seat=0, seed=seed)

@@ -76,7 +76,7 @@ cdef double TIE_EPS = 1e-9
 MAX_DEPTH = 1 << 20
 MAX_PLAYOUTS = 100_000
 #: The longest a call may be told to run, in seconds (a day).
-MAX_SECONDS = 86400.0
+from bergen_search.constants import MAX_SECONDS
 
 cdef extern from "Python.h":
     # Runs the Python signal handlers (main thread only): -1 with their exception pending

@@ -192,7 +192,7 @@ def parse_record(obj, needed_by: str | None = None) -> Record:
     if isinstance(obj, Record):
         return obj
     if isinstance(obj, dict) and obj.get("format") == POSITION_FORMAT:
-        raise BergenError(_needs_record(POSITION_FORMAT, needed_by), field="format")
+        raise BergenError(needs_record_message(POSITION_FORMAT, needed_by), field="format")
     check_fields(obj, _TOP_FIELDS, "a record", required=("format",))
     fmt = obj["format"]
     if fmt != FORMAT:
@@ -215,7 +215,7 @@ def parse_record(obj, needed_by: str | None = None) -> Record:
 
 
 
-def _needs_record(what: str, needed_by: str | None) -> str:
+def needs_record_message(what: str, needed_by: str | None) -> str:
     """The message for a position given where a record is needed."""
     who = f"{needed_by} needs" if needed_by else "this needs"
     return (f"this is a {what} (a position, with no history); {who} a record "

@@ -18,7 +18,7 @@ from . import __version__
 from .errors import BergenError
 from .jsondoc import parse_json
 from .match import MatchLog
-from .record import FORMAT, Record, _needs_record, parse_record
+from .record import FORMAT, Record, needs_record_message, parse_record
 from .state import DRAW, PASS, move_str
 from .tiles import format_mask, tile_str
 
@@ -77,7 +77,7 @@ def load_records(text, needed_by: str | None = None) -> list:
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8")
     if text.lstrip().startswith("bergen1/"):
-        raise BergenError(_needs_record("position string", needed_by))
+        raise BergenError(needs_record_message("position string", needed_by))
     try:
         obj = parse_json(text, "record")
     except BergenError as e:

@@ -37,7 +37,6 @@ import time
 
 from bergen_search.analysis import analyze
 from bergen_search.engines import parse_engine_spec
-from bergen_search.table import play_match
 from bergen_search.infoset import Observer
 from bergen_search.record import parse_record
 from bergen_search.record_io import write_record
@@ -46,6 +45,7 @@ from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.search import Limits, choices, root_moves, search
 from bergen_search.state import DRAW
+from bergen_search.table import play_match
 
 #: The kinds of game decisions are cut from: (name, rules).
 KINDS = (("2p", Rules(players=2)), ("3p", Rules(players=3)), ("4p", Rules(players=4)),

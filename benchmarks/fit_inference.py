@@ -29,7 +29,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from bergen_search.engines import parse_engine_list
-from bergen_search.table import play_match
 from bergen_search.errors import BergenError
 from bergen_search.inference import TileModel, relation, scoring_tile, tile_factors
 from bergen_search.infoset import ObservedPlay, Observer
@@ -40,6 +39,7 @@ from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable
 from bergen_search.state import DRAW, PASS, State
+from bergen_search.table import play_match
 from bergen_search.tiles import ALL_TILES, PIPS, TILES_WITH, popcount
 
 

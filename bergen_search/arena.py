@@ -65,13 +65,13 @@ from functools import partial
 from typing import Callable, NamedTuple
 
 from .engines import EngineSpec, parse_engine_spec
-from .table import play_match
 from .errors import BergenError, Interrupted
 from .luck import default_estimate, luck_estimate_name, match_luck, side_margin
-from .parallel import batches, run_ordered
 from .match import MatchLog
+from .parallel import batches, run_ordered
 from .rng import derive_seed
 from .rules import Rules
+from .table import play_match
 
 #: Below this many sets the interval is Wilson's (each set one trial), not the normal one.
 MIN_SETS_NORMAL = 20

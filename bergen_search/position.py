@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from .errors import BergenError
-from .notation import format_line, parse_hand, parse_int_list, parse_line
 from .jsondoc import check_fields, is_int, parse_json, parse_scores, parse_version, type_name
+from .notation import format_line, parse_hand, parse_int_list, parse_line
 from .record import POSITION_FORMAT, parse_record
 from .replay import RoundStart, Step, events
 from .rules import Rules

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from .errors import BergenError
 from .infoset import InfoSet, Observer, from_position
+from .jsondoc import parse_json
 from .position import Position, parse_position, position_from_infoset
 from .position_string import is_position_string, parse_string
 from .record import FORMAT as RECORD_FORMAT
-from .jsondoc import parse_json
 from .record import POSITION_FORMAT, Record, parse_record
 from .replay import RoundEnd, RoundStart, events
 from .state import State

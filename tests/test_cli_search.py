@@ -8,13 +8,13 @@ from click.testing import CliRunner
 
 from bergen_search.cli import main
 from bergen_search.engines import parse_engine_list
-from bergen_search.table import play_match
 from bergen_search.record import parse_record
 from bergen_search.record_io import write_record
 from bergen_search.replay import walk
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
 from bergen_search.state import match_value, move_str
+from bergen_search.table import play_match
 
 DECISION = "examples/decision.json"
 

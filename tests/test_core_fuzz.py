@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bergen_search.engines import parse_engine_spec
-from bergen_search.table import play_match
 from bergen_search.errors import BergenError
 from bergen_search.infoset import Group, Observer, check_infoset
 from bergen_search.record import parse_record
@@ -30,6 +29,7 @@ from bergen_search.record_io import write_record
 from bergen_search.replay import RoundEnd, RoundStart, events
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable
+from bergen_search.table import play_match
 
 _ismcts = pytest.importorskip("bergen_search._ismcts")
 _sampler = pytest.importorskip("bergen_search._sampler")

@@ -103,9 +103,9 @@ def test_matches_with_a_search_engine_are_pinned(specs, scores, events, digest):
     import hashlib
     import json
 
-    from bergen_search.table import play_match
     from bergen_search.record_io import write_record
     from bergen_search.rules import Rules
+    from bergen_search.table import play_match
     log = play_match(Rules(), parse_engine_list(specs, 2), 3)
     record = write_record(log)
     record.pop("version")       # which program wrote it is not part of the match

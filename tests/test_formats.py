@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from bergen_search.errors import BergenError
+from bergen_search.jsondoc import pretty_json
+from bergen_search.match import play_match
 from bergen_search.notation import (Line, Move, format_hand, format_line, format_move,
                                     format_tile, parse_hand, parse_int_list, parse_line,
                                     parse_move, parse_move_text, parse_tiles, resolve_move)
-from bergen_search.match import play_match
 from bergen_search.position import (Position, load_position, parse_position,
                                     position_from_flags, position_from_record, record_voids,
                                     write_position)
-from bergen_search.jsondoc import pretty_json
 from bergen_search.record import Event, FORMAT, parse_record
 from bergen_search.record_io import (LineError, dump_record, iter_records, load_record,
                                      load_records, write_record)
@@ -376,6 +376,45 @@ class TestReplay:
         flat = [(s, a) for r in log.rounds for s, a, _ in r.events]
         assert [(st.seat, st.action) for st in steps] == flat
         assert all(isinstance(st.before, State) and isinstance(st.after, State) for st in steps)
+
+    def test_events_are_typed(self):
+        """`replay.events`: per round a RoundStart, a Play/Draw/Pass per event with the public
+        types (the move as the record writes it, the tile drawn or None when unseen), the states
+        chained, then a RoundEnd; the same steps as `walk`."""
+        from bergen_search.replay import Draw, Pass, Play, RoundEnd, RoundStart, Step, events
+        log = play_match(Rules(players=3), [1, 0, 1], 4)
+        rec = write_record(log)
+        items = list(events(rec))
+        assert [type(e) for e in items if not isinstance(e, Step)] == \
+            [RoundStart, RoundEnd] * len(log.rounds)
+        def key(e):
+            return type(e), e.round, e.event, e.seat, e.action
+        assert [key(e) for e in items if isinstance(e, Step)] == [key(e) for e in walk(rec)]
+        state = None
+        for e in items:
+            if isinstance(e, RoundStart):
+                assert e.state.to_move >= 0 and not e.state.led
+                state = e.state
+                continue
+            if isinstance(e, RoundEnd):
+                assert e.state is state and e.state.ended == log.rounds[e.round].end
+                continue
+            assert e.before is state and e.seat == state.to_move
+            written = rec["rounds"][e.round]["events"][e.event]
+            assert e.kind in written and e.action == log.rounds[e.round].events[e.event][1]
+            if isinstance(e, Play):
+                assert e.move == Move.parse(written["play"]) and e.move.code == e.action
+                assert e.tile.index == e.action >> 1
+            elif isinstance(e, Draw):
+                assert str(e.tile) == written["draw"] and e.action == DRAW
+            else:
+                assert isinstance(e, Pass) and e.action == PASS
+            state = e.after
+        assert {type(e) for e in items} >= {Play, Draw, Pass}
+        # A draw the record's author did not see is a Draw whose tile is None.
+        unseen = [e for e in events(data("record_formats_example.json"))
+                  if isinstance(e, Draw) and e.tile is None]
+        assert unseen and all(e.seat == 1 for e in unseen)
 
     def test_optional_fields(self):
         d = data("record_base.json")

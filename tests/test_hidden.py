@@ -15,7 +15,6 @@ from click.testing import CliRunner
 
 from bergen_search.cli import main
 from bergen_search.engines import parse_engine_list
-from bergen_search.table import play_match
 from bergen_search.infoset import RESERVE, Observer
 from bergen_search.record import parse_record
 from bergen_search.record_io import write_record
@@ -24,6 +23,7 @@ from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable
 from bergen_search.state import DRAW
+from bergen_search.table import play_match
 from bergen_search.tiles import format_mask, tile_str
 
 

@@ -15,14 +15,14 @@ from collections import Counter
 
 import pytest
 
+from bergen_search.engines import parse_engine_list
 from bergen_search.inference import TileModel, relation, scoring_tile, tile_factors
 from bergen_search.infoset import RESERVE, ObservedPlay, Observer, from_state_and_events
-from bergen_search.engines import parse_engine_list
-from bergen_search.table import play_match
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable
 from bergen_search.state import DRAW, State
+from bergen_search.table import play_match
 from bergen_search.tiles import tile_index, tile_str
 
 ONLY_MISSED = dict(opened=1.0, opened_fitting=1.0, fitting_double=1.0, fitting=1.0)

@@ -278,7 +278,6 @@ def test_hand_sizes_the_turn_order_rules_out_are_refused(sizes, words):
 def test_positions_of_real_games_fit_the_turn_order():
     """Every decision of real self-play, as a position (and its string), is accepted."""
     from bergen_search.engines import parse_engine_spec
-    from bergen_search.table import play_match
     from bergen_search.infoset import Observer
     from bergen_search.position import position_from_infoset
     from bergen_search.position_string import parse_string, to_string
@@ -286,6 +285,7 @@ def test_positions_of_real_games_fit_the_turn_order():
     from bergen_search.record_io import write_record
     from bergen_search.replay import RoundEnd, RoundStart, events
     from bergen_search.rules import Rules
+    from bergen_search.table import play_match
     n = 0
     for rules in (Rules(), Rules(players=3), Rules(players=4, partnerships=True),
                   Rules(draw="one"), Rules(reserve_kept=0)):

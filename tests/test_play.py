@@ -78,10 +78,10 @@ def test_undo_restores_the_engine_too(engine):
 def test_a_session_deals_and_plays_as_the_engines_match():
     """A person who plays as greedy would, against greedy, plays the very match
     `table.play_match` plays for the same seed: same deals, same answers, equal records."""
-    from bergen_search.table import play_match
     from bergen_search.match import greedy_choice
     from bergen_search.record_io import write_record
     from bergen_search.state import move_str
+    from bergen_search.table import play_match
     for seed in range(3):
         rules, spec = Rules(target=7), parse_engine_spec("greedy")
         want = play_match(rules, [spec, spec], seed)

@@ -36,6 +36,9 @@ REPLICATE_STREAM = 1 << 40
 #: turn's, `derive_seed(seed, DRAW_STREAM + k)`.
 RECHECK_STREAM = 20_000_000
 DRAW_STREAM = 10_000_000
+#: The index of `derive_seed(seed, MIX_STREAM)`: the seeded draw of a move from the exact
+#: endgame's mixed strategy (`endgame.py`).
+MIX_STREAM = 0xE9D6
 
 # ---- the searches' limits ----------------------------------------------------------------------
 #: The longest search a call may ask for, in seconds (a day): every search and both backends.

@@ -14,7 +14,7 @@ import click
 
 from . import __version__, backend
 from .backend import ACTIVE
-from .engines import parse_engine_list, play_match
+from .engines import parse_engine_list
 from .errors import BergenError
 from .parallel import ClusterLost
 from .rng import derive_seed
@@ -45,7 +45,7 @@ def _read_text(path: str) -> str:
 
 
 def _rules_json(text: str) -> dict:
-    from .record import parse_json
+    from .jsondoc import parse_json
     if text.startswith("@"):
         text = _read_text(text[1:])
     try:
@@ -256,7 +256,8 @@ def replay(record_path, as_json):
     RECORD is a file path, or - for standard input. An illegal record exits 2 naming the
     round, the event and what is wrong.
     """
-    from .record import load_records, replay as replay_record
+    from .record_io import load_records
+    from .replay import replay as replay_record
     text = _read_text(record_path)
     try:
         records = load_records(text, needed_by="replay")
@@ -396,7 +397,7 @@ def selfplay(games, seed, engines, out_path, start_scores, workers, cluster, qui
     finishes: after Ctrl-C, kill -9 or a lost scheduler, --resume plays only the rest and
     writes the same file. Ctrl-C exits 130 saying how far the run got.
     """
-    from .engines import selfplay as run_selfplay
+    from .selfplay import selfplay as run_selfplay
     rules = rules_from_options(kw)
     specs = parse_engine_list(engines, rules.players)
     start = _start_scores(start_scores, rules)
@@ -571,7 +572,7 @@ def game_from_options(game, kw):
                                "position string) or the position flags starting with --hand")
     voids = None
     if flags["voids"] is not None:
-        from .record import parse_json
+        from .jsondoc import parse_json
         try:
             voids = parse_json(flags["voids"], "--voids")
         except BergenError as e:
@@ -910,7 +911,7 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
     """
     from .arena import format_arena, run_arena
     from .engines import parse_engine_spec
-    from .record import dump_record, write_record
+    from .record_io import dump_record, write_record
     rules = rules_from_options(kw)
     spec_a, spec_b = parse_engine_spec(engine_a), parse_engine_spec(engine_b)
     start = _start_scores(start_scores, rules)
@@ -1023,7 +1024,7 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
     from . import report
     from .analysis import (DEFAULT_ITERATIONS, THRESHOLDS, analyze_all, check_budget,
                            count_decisions)
-    from .record import load_records
+    from .record_io import load_records
     from .search import Limits, resolve
     settings = search_settings(algorithm, sets=sets)
     text = _read_text(record_path)
@@ -1152,7 +1153,7 @@ def play(engine_spec, seat, seed, out_path, force, **kw):
     """
     from .engines import parse_engine_spec
     from .interactive import HELP, PlaySession
-    from .record import pretty_json
+    from .jsondoc import pretty_json
     rules = rules_from_options(kw)
     if seat >= rules.players:
         raise click.BadParameter(f"seat {seat} does not exist with {rules.players} players",

@@ -48,12 +48,13 @@ import os
 import time
 from dataclasses import dataclass, field
 
+from . import endgame_ref
+from .constants import MIX_STREAM
 from .errors import BergenError
 from .infoset import InfoSet
 from .rng import Rng, derive_seed
 from .sampler import WorldTable
 from .state import PASS, move_str
-from . import endgame_ref
 
 #: The exploitability the solver stops at, in points (the unit of the values).
 TOLERANCE = 0.01
@@ -87,8 +88,6 @@ SEARCH_SHARE = 0.25
 #: Moves of the average strategy below this share are not played (CFR's average keeps a
 #: trace of every action it tried on the way).
 MIN_SHARE = 0.01
-#: The stream of the seeded draw from the mix.
-MIX_STREAM = 0xE9D6
 #: Trees beyond this work (nodes, entries and terminal deals: 35-50 bytes each) are never
 #: built, whatever the budget: at most about 400 MB, and a few seconds an iteration.
 MAX_WORK = 8_000_000

@@ -102,7 +102,7 @@ class EngineServer:
     # ---- input ----------------------------------------------------------------------------
     def handle_line(self, raw) -> bool:
         """One input line (bytes or text); False once the engine should exit."""
-        from .record import parse_json
+        from .jsondoc import parse_json
         if isinstance(raw, bytes):
             try:
                 raw = raw.decode("utf-8")

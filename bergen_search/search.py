@@ -45,6 +45,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from . import backend
+from .constants import MAX_SECONDS, PASS_STREAM, REPLICATE_STREAM
 from .errors import BergenError
 from .infoset import InfoSet
 from .registry import Algorithm, SearchRun, Setting, resolve, setting_text  # noqa: F401
@@ -64,12 +65,11 @@ SLICE_SECONDS = 0.05
 #: The slices of a search that can be stopped (`search(stop=...)`): a stop is heard within one.
 STOP_SLICE_SECONDS = 0.01
 #: ISMCTS's final pass (comparable values, `search(values=True)`): the share of a time limit
-#: kept for it, its worlds (iterations / (PASS_SPREAD x choices), within PASS_MIN..PASS_MAX),
-#: and the stream its worlds are drawn on.
+#: kept for it, and its worlds (iterations / (PASS_SPREAD x choices), within
+#: PASS_MIN..PASS_MAX), drawn on `constants.PASS_STREAM`.
 PASS_SHARE = 0.15
 PASS_SPREAD = 5
 PASS_MIN, PASS_MAX = 100, 4000
-PASS_STREAM = 0xFA55
 #: ISMCTS's independent replicates (setting `replicates`): the budget is shared by this many
 #: trees, each with its own seed; a move's value is their mean, its error their spread.
 REPLICATES = 8
@@ -81,18 +81,16 @@ MAX_PLAYOUTS = 1000
 #: Sequential halving keeps, beside the better half, every choice whose tree mean falls short
 #: of the last one kept by less than this many standard errors (`_close`; 0: a strict half).
 HALVING_Z = 2.0
-#: Added to a world's index for the playout seeds of its second solve (`_exact_expectimax`).
-REPLICATE_STREAM = 1 << 40
 #: With every world enumerated but horizons reached, the worlds are solved again until the
 #: playouts' variance has at least this many degrees of freedom (worlds x (solves - 1)).
 MIN_REPLICATE_DOF = 8
 
 
-#: The largest budgets a search takes: iterations (or expectimax worlds), seconds (a day),
+#: The largest budgets a search takes: iterations (or expectimax worlds), seconds (a day:
+#: `constants.MAX_SECONDS`),
 #: and the memory cap of ISMCTS's trees in MB (1 TiB); DEFAULT_MEMORY_MB when not given,
 #: safe on a small machine (per process: `--workers` processes take it each).
 MAX_ITERATIONS = 1_000_000_000
-MAX_SECONDS = 86_400.0
 MAX_MEMORY_MB = 1 << 20
 DEFAULT_MEMORY_MB = 256
 

@@ -26,7 +26,7 @@ from bergen_search.client import (EngineError, EngineProcess, EngineTerminated, 
                                   PlayResult)
 from bergen_search.engine_protocol import COMMANDS, PROTOCOL, EngineServer
 from bergen_search.position import load_position
-from bergen_search.record import load_record
+from bergen_search.record_io import load_record
 from bergen_search.search import STOP_SLICE_SECONDS, Limits, _Deadline, _run_sliced, search
 from bergen_search.viewpoint import load_game
 

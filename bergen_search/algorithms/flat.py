@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 
-from ..playout import deal
+from ..match import deal
 from ..policy import playout_choice, policy_code
 from ..registry import Algorithm, Setting, register
 from ..rng import GOLDEN, MASK64, Rng, mix64

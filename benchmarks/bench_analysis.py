@@ -15,11 +15,12 @@ import sys
 import time
 
 from bergen_search.analysis import DEFAULT_ITERATIONS, analyze
-from bergen_search.engines import parse_engine_list, play_match
-from bergen_search.record import load_record, write_record
+from bergen_search.engines import parse_engine_list
+from bergen_search.record_io import load_record, write_record
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
 from bergen_search.search import Limits
+from bergen_search.table import play_match
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "match.json"
 LIMITS = Limits(iterations=DEFAULT_ITERATIONS)

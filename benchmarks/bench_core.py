@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from bergen_search import playout
+from bergen_search import match
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 
@@ -35,7 +35,7 @@ def test_random_rounds_reference(benchmark, core, reference, players):
 
 def _matches(backend, n):
     rules = Rules(players=2)
-    return [backend.play_match(rules, [playout.ENGINE_GREEDY, playout.ENGINE_RANDOM],
+    return [backend.play_match(rules, [match.ENGINE_GREEDY, match.ENGINE_RANDOM],
                                derive_seed(SEED, i)) for i in range(n)]
 
 
@@ -64,7 +64,7 @@ def _walks(backend, deals, rules):
 def test_state_walk(benchmark, core, reference, name):
     rules = Rules(players=2)
     rng = Rng(SEED)
-    deals = [(derive_seed(SEED, i), playout.deal(rules, rng)) for i in range(200)]
+    deals = [(derive_seed(SEED, i), match.deal(rules, rng)) for i in range(200)]
     backend = core if name == "core" else reference
     benchmark.extra_info["rounds"] = len(deals)
     seen = benchmark(_walks, backend, deals, rules)

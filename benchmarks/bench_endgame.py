@@ -23,8 +23,8 @@ import sys
 import time
 
 from bergen_search import endgame
-from bergen_search.errors import BergenError
 from bergen_search.bench import endgame_positions, stage_decisions
+from bergen_search.errors import BergenError
 
 
 def solve_times(infos, *, tolerance=endgame.TOLERANCE, progress=None):
@@ -209,7 +209,7 @@ def main(argv=None):
                     help="instead: the solver's memory per unit of work (for BYTES_PER_WORK)")
     args = ap.parse_args(argv)
     if args.records:
-        from bergen_search.record import load_records
+        from bergen_search.record_io import load_records
         with open(args.records, encoding="utf-8") as f:
             records = load_records(f.read())
         infos = [info for rec in records for _, _, info, _, _ in stage_decisions(rec)]
@@ -275,11 +275,13 @@ def test_bench_endgame_solve(benchmark):
 def test_regret_of_a_few_decisions():
     """The yardstick (endgame_regret.py) runs, and the solver's own choice costs little."""
     from endgame_regret import judge, report
+    from bergen_search.engines import parse_engine_list
+    from bergen_search.record import parse_record
+    from bergen_search.record_io import write_record
     from bergen_search.rng import derive_seed
-    from bergen_search.search import Limits
-    from bergen_search.engines import parse_engine_list, play_match
-    from bergen_search.record import parse_record, write_record
     from bergen_search.rules import Rules
+    from bergen_search.search import Limits
+    from bergen_search.table import play_match
     records = [parse_record(write_record(play_match(Rules(), parse_engine_list("greedy", 2),
                                                     derive_seed(5, i), max_rounds=1)))
                for i in range(12)]

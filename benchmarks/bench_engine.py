@@ -19,10 +19,11 @@ import time
 
 from bergen_search.client import EngineProcess
 from bergen_search.infoset import Observer
-from bergen_search.playout import play_match
+from bergen_search.match import play_match
 from bergen_search.position import Position
 from bergen_search.position_string import to_string
-from bergen_search.record import walk, write_record
+from bergen_search.record_io import write_record
+from bergen_search.replay import walk
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
 from bergen_search.search import Limits

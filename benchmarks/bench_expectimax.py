@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from bergen_search import playout
+from bergen_search import match
 from bergen_search.infoset import from_state_and_events
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
@@ -31,7 +31,7 @@ def decision(rules, seed, min_line):
     """The information set of the seat to move at the first decision (two moves or more) of a
     random round once `min_line` tiles are on the line."""
     rng = Rng(seed)
-    hands, reserve = playout.deal(rules, rng)
+    hands, reserve = match.deal(rules, rng)
     st = State.deal(rules, hands, reserve)
     events = []
     while st.ended is None:

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from bergen_search.infoset import from_state_and_events
-from bergen_search.playout import ENGINE_RANDOM
+from bergen_search.match import ENGINE_RANDOM
 from bergen_search.rules import Rules
 
 SEED = 12345

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from bergen_search.infoset import from_state_and_events
-from bergen_search.playout import ENGINE_RANDOM, play_match
+from bergen_search.match import ENGINE_RANDOM, play_match
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable

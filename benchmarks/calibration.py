@@ -36,13 +36,16 @@ import sys
 import time
 
 from bergen_search.analysis import analyze
-from bergen_search.engines import parse_engine_spec, play_match
+from bergen_search.engines import parse_engine_spec
 from bergen_search.infoset import Observer
-from bergen_search.record import _run, parse_record, write_record
+from bergen_search.record import parse_record
+from bergen_search.record_io import write_record
+from bergen_search.replay import RoundStart, Step, events
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.search import Limits, choices, root_moves, search
 from bergen_search.state import DRAW
+from bergen_search.table import play_match
 
 #: The kinds of game decisions are cut from: (name, rules).
 KINDS = (("2p", Rules(players=2)), ("3p", Rules(players=3)), ("4p", Rules(players=4)),
@@ -64,13 +67,13 @@ def decisions_from_selfplay(rules: Rules, count: int, seed: int, engine: str = "
         m += 1
         found = []
         observers = {}
-        for item in _run(record):
-            if item[0] == "deal":
-                observers = {s: Observer(rules, {s}, item[2]) for s in range(rules.players)}
+        for item in events(record):
+            if isinstance(item, RoundStart):
+                observers = {s: Observer(rules, {s}, item.state) for s in range(rules.players)}
                 continue
-            if item[0] != "step":
+            if not isinstance(item, Step):
                 continue
-            step = item[1]
+            step = item
             if step.before.led and step.action < DRAW:
                 info = observers[step.seat].infoset(step.seat)
                 if len(root_moves(info)) > 1:

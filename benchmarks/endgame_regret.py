@@ -36,7 +36,7 @@ import time
 
 from bergen_search import endgame
 from bergen_search.bench import stage_decisions
-from bergen_search.playout import greedy_choice
+from bergen_search.match import greedy_choice
 from bergen_search.rng import derive_seed
 from bergen_search.search import Limits, mirror_twins, search
 from bergen_search.state import move_str
@@ -178,16 +178,18 @@ def main(argv=None):
         if e not in ENGINES:
             ap.error(f"unknown engine {e!r} (known: {', '.join(ENGINES)})")
     if args.records:
-        from bergen_search.record import load_records
+        from bergen_search.record_io import load_records
         records = []
         for path in args.records:
             with open(path, encoding="utf-8") as f:
                 records += load_records(f.read())
         source = ", ".join(args.records)
     else:
-        from bergen_search.engines import parse_engine_list, play_match
-        from bergen_search.record import parse_record, write_record
+        from bergen_search.engines import parse_engine_list
+        from bergen_search.record import parse_record
+        from bergen_search.record_io import write_record
         from bergen_search.rules import Rules
+        from bergen_search.table import play_match
         specs = parse_engine_list(args.selfplay, 2)
         records = [parse_record(write_record(play_match(Rules(), specs, derive_seed(args.seed, i),
                                                         max_rounds=1)))

@@ -28,16 +28,18 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass
 
-from bergen_search.engines import parse_engine_list, play_match
+from bergen_search.engines import parse_engine_list
 from bergen_search.errors import BergenError
 from bergen_search.inference import TileModel, relation, scoring_tile, tile_factors
-from bergen_search.infoset import Decision, Observer
-from bergen_search.playout import MatchLog, RoundLog
-from bergen_search.record import iter_records, walk
+from bergen_search.infoset import ObservedPlay, Observer
+from bergen_search.match import MatchLog, RoundLog
+from bergen_search.record_io import iter_records
+from bergen_search.replay import walk
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable
 from bergen_search.state import DRAW, PASS, State
+from bergen_search.table import play_match
 from bergen_search.tiles import ALL_TILES, PIPS, TILES_WITH, popcount
 
 
@@ -60,7 +62,7 @@ class SafetyModel(TileModel):
     left_match: float = 1.0
     unsafe_alt: float = 1.0
 
-    def relation(self, d: Decision, t: int) -> str | None:
+    def relation(self, d: ObservedPlay, t: int) -> str | None:
         r = relation(d, t)
         if r == "missed_match":
             return r
@@ -117,7 +119,7 @@ def ratios(logs, classify=relation):
             drew = False
             for w, a, t in rnd.events:
                 if a < DRAW and state.led and not drew:
-                    d = Decision(0, w, state.left, state.right, bool(state.left_double),
+                    d = ObservedPlay(0, w, state.left, state.right, bool(state.left_double),
                                  bool(state.right_double), state.line_mask(), a, False)
                     unseen = ALL_TILES & ~state.line_mask() & ~(1 << (a >> 1))
                     for s in range(log.rules.players):

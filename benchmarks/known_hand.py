@@ -18,7 +18,7 @@ from dataclasses import replace
 from multiprocessing import get_context
 
 from bergen_search.infoset import RESERVE, Group, Observer
-from bergen_search.playout import deal
+from bergen_search.match import deal
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.search import Limits, search

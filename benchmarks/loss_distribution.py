@@ -19,11 +19,12 @@ import argparse
 import sys
 
 from bergen_search.analysis import analyze
-from bergen_search.engines import parse_engine_list, play_match
-from bergen_search.record import write_record
+from bergen_search.engines import parse_engine_list
+from bergen_search.record_io import write_record
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
 from bergen_search.search import Limits
+from bergen_search.table import play_match
 
 KINDS = {"default engine (3,000 iterations)": "ismcts:iterations=3000", "greedy": "greedy",
          "random": "random"}

@@ -26,9 +26,9 @@ import sys
 
 import numpy as np
 
-from bergen_search import playout
+from bergen_search import match
 from bergen_search.luck import RolloutModel, default_estimate, match_luck, side_margin
-from bergen_search.playout import MatchLog, RoundLog, greedy_choice
+from bergen_search.match import MatchLog, RoundLog, greedy_choice
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.state import State, find_leader
@@ -43,7 +43,7 @@ def light_choice(state, moves):
 
 
 class Chooser:
-    """A `Table` for playout.play_round: a choice function per seat."""
+    """A `Table` for match.play_round: a choice function per seat."""
 
     def __init__(self, fns):
         self.fns = fns
@@ -61,7 +61,7 @@ def pair(rules, hands, reserve, model):
     for k in range(2):
         fns = [greedy_choice, light_choice] if k == 0 else [light_choice, greedy_choice]
         events = []
-        end = playout.play_round(State.deal(rules, hands, reserve), None, None, events,
+        end = match.play_round(State.deal(rules, hands, reserve), None, None, events,
                                  Chooser(fns))
         margin += side_margin(end.scores, k)
         log = MatchLog(rules, (0, 0), [RoundLog(hands, reserve, events, end.ended, end.scores)])

@@ -19,12 +19,14 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from . import backend
+from .constants import DRAW_STREAM, RECHECK_STREAM
 from .errors import BergenError
 from .infoset import Observer
 from .notation import format_line
 from .position import position_from_infoset
 from .position_string import to_string
-from .record import _run, parse_record
+from .record import parse_record
+from .replay import RoundEnd, RoundStart, events, walk
 from .rng import derive_seed
 from .search import Limits, paired_stderr, pool, root_moves, search
 from .state import DRAW, move_str
@@ -41,10 +43,6 @@ NORMAL_Q = 1.959963984540054
 #: Searches of a decision after the first, at most: the recheck of a suspected error, and more
 #: while its interval still straddles a threshold (each `recheck` times the budget before).
 MAX_RECHECKS = 2
-#: The seed streams of a decision's searches: the first is derive_seed(seed, k); recheck j
-#: uses derive_seed(seed, RECHECK_STREAM * j + k); a draw turn's, DRAW_STREAM + k.
-RECHECK_STREAM = 20_000_000
-DRAW_STREAM = 10_000_000
 
 
 @dataclass
@@ -345,12 +343,12 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
         "max_rechecks": max_rechecks, "confidence": CONFIDENCE, "thresholds": thresholds,
         "workers": workers, "backend": backend.SEARCH.name,
         **({"settings": dict(settings)} if settings else {})}
-    for item in _run(record):
+    for item in events(record):
         held["step"] = (len(decisions), len(moments),
                         {q: replace(sm, counts=dict(sm.counts)) for q, sm in summary.items()},
                         set(forced), k)
-        if item[0] == "deal":
-            r, state = item[1], item[2]
+        if isinstance(item, RoundStart):
+            r, state = item.round, item.state
             rnd = record.rounds[r]
             known = [s for s in range(n) if rnd.hands[s] is not None
                      and (seats is None or s in seats)]
@@ -360,10 +358,10 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
             starts.append(tuple(state.scores))
             hands.append({})
             continue
-        if item[0] == "end":
-            ends.append((tuple(item[2].scores), item[2].ended))
+        if isinstance(item, RoundEnd):
+            ends.append((tuple(item.state.scores), item.state.ended))
             continue
-        step = item[1]
+        step = item
         s, before = step.seat, step.before
         obs = observers.get(s)
         dec = None
@@ -459,7 +457,7 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int, algorithm: str
     if recheck < 2 or max_rechecks < 1:
         return
     alg, full = resolve(algorithm, dict(settings or {}))
-    replicated = alg.name == "ismcts" and full.get("replicates", REPLICATES) >= 2
+    replicated = alg.replicated and full.get("replicates", REPLICATES) >= 2
     # Pooled (ISMCTS): each recheck searches (recheck - 1) x all replicates so far again,
     # with the first budget per replicate; else each searches recheck times the last.
     factor = ((recheck - 1) * recheck ** (max_rechecks - 1) if replicated
@@ -497,14 +495,12 @@ def _side_values(rules, seat, value, objective, gains=None):
 def count_decisions(record, seats=None) -> int:
     """Plays with a choice, for the progress bar (counted without searching)."""
     n = 0
-    for item in _run(record):
-        if item[0] == "step":
-            step = item[1]
-            if (step.action < DRAW and step.before.led
-                    and record.rounds[step.round].hands[step.seat] is not None
-                    and (seats is None or step.seat in seats)
-                    and len(step.before.legal_moves() if step.before.fully_known else [0, 0]) > 1):
-                n += 1
+    for step in walk(record):
+        if (step.action < DRAW and step.before.led
+                and record.rounds[step.round].hands[step.seat] is not None
+                and (seats is None or step.seat in seats)
+                and len(step.before.legal_moves() if step.before.fully_known else [0, 0]) > 1):
+            n += 1
     return n
 
 

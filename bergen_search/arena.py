@@ -2,7 +2,7 @@
 
 Luck of the deal dominates Bergen, so the arena plays *duplicate* sets: the same deals, and
 the same reserve orders, with the engines in every seating. A match's deals come from
-`Rng(seed)` alone, whatever the plays (`engines.play_match`), so replaying a seed with the
+`Rng(seed)` alone, whatever the plays (`table.play_match`), so replaying a seed with the
 engines moved replays the deals; a match that runs longer or shorter in one seating simply
 stops earlier or goes on further along the same sequence of deals.
 
@@ -64,13 +64,14 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, NamedTuple
 
-from .engines import EngineSpec, parse_engine_spec, play_match
+from .engines import EngineSpec, parse_engine_spec
 from .errors import BergenError, Interrupted
 from .luck import default_estimate, luck_estimate_name, match_luck, side_margin
+from .match import MatchLog
 from .parallel import batches, run_ordered
-from .playout import MatchLog
 from .rng import derive_seed
 from .rules import Rules
+from .table import play_match
 
 #: Below this many sets the interval is Wilson's (each set one trial), not the normal one.
 MIN_SETS_NORMAL = 20
@@ -190,7 +191,7 @@ def seat_specs(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seating: in
 # ---- results --------------------------------------------------------------------------------
 class ArenaMatch(NamedTuple):
     """One match of the run, as played: set index, seating (= A's side), the match seed,
-    A's seats, and the `MatchLog` (`record.write_record(m.log)` makes its record)."""
+    A's seats, and the `MatchLog` (`record_io.write_record(m.log)` makes its record)."""
     set_index: int
     seating: int
     seed: int

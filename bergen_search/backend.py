@@ -23,14 +23,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from . import playout as _reference_playout
+from . import match as _reference_match
 from .state import State
 
 
 class _Reference:
     name = "reference"
-    play_match = staticmethod(_reference_playout.play_match)
-    random_rounds = staticmethod(_reference_playout.random_rounds)
+    play_match = staticmethod(_reference_match.play_match)
+    random_rounds = staticmethod(_reference_match.random_rounds)
 
     @staticmethod
     def new_state(rules, hands, reserve, scores=None):

@@ -12,7 +12,7 @@ import time
 
 from .backend import REFERENCE, load_core
 from .infoset import from_state_and_events
-from .playout import ENGINE_RANDOM, play_match
+from .match import ENGINE_RANDOM, play_match
 from .rng import Rng, derive_seed
 from .rules import Rules
 from .sampler import WorldTable
@@ -60,8 +60,8 @@ def inference_position():
     """A 2-player decision where the other seat's plays give inference something to weigh
     (a mid-round cut of a seeded greedy round)."""
     from .engines import parse_engine_list
-    from .engines import play_match as engine_match
     from .inference import TileModel, tile_factors
+    from .table import play_match as engine_match
     rules = Rules()
     for i in range(100):
         log = engine_match(rules, parse_engine_list("greedy", 2), derive_seed(SEED + 1, i))
@@ -85,15 +85,15 @@ def stage_decisions(record):
     in a complete `bergen-record/1` (every hand shown), each as (round, event, information
     set of the seat to move, the fully known State before it, the move it made)."""
     from .infoset import Observer
-    from .record import _run, parse_record
+    from .record import parse_record
+    from .replay import RoundStart, Step, events
     record = parse_record(record)
     rules = record.rules
     observers = {}
-    for item in _run(record):
-        if item[0] == "deal":
-            observers = {s: Observer(rules, {s}, item[2]) for s in range(rules.players)}
-        elif item[0] == "step":
-            step = item[1]
+    for step in events(record):
+        if isinstance(step, RoundStart):
+            observers = {s: Observer(rules, {s}, step.state) for s in range(rules.players)}
+        elif isinstance(step, Step):
             state = step.before
             if (state.led and state.reserve_size <= rules.reserve_kept and state.fully_known
                     and step.action < DRAW and len(state.legal_moves()) > 1):
@@ -109,8 +109,9 @@ def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"
     i seeded derive_seed(seed, i); `engines` per seat, any engine spec), each as (round,
     information set of the seat to move, the fully known State). `first_only`: only each
     round's first."""
-    from .engines import parse_engine_spec, play_match as engine_match
-    from .record import write_record
+    from .engines import parse_engine_spec
+    from .record_io import write_record
+    from .table import play_match as engine_match
     rules = rules or Rules()
     specs = [parse_engine_spec(e) for e in engines]
     for i in range(rounds):

@@ -14,7 +14,7 @@ import click
 
 from . import __version__, backend
 from .backend import ACTIVE
-from .engines import parse_engine_list, play_match
+from .engines import parse_engine_list
 from .errors import BergenError
 from .parallel import ClusterLost
 from .rng import derive_seed
@@ -45,7 +45,7 @@ def _read_text(path: str) -> str:
 
 
 def _rules_json(text: str) -> dict:
-    from .record import parse_json
+    from .jsondoc import parse_json
     if text.startswith("@"):
         text = _read_text(text[1:])
     try:
@@ -256,7 +256,8 @@ def replay(record_path, as_json):
     RECORD is a file path, or - for standard input. An illegal record exits 2 naming the
     round, the event and what is wrong.
     """
-    from .record import load_records, replay as replay_record
+    from .record_io import load_records
+    from .replay import replay as replay_record
     text = _read_text(record_path)
     try:
         records = load_records(text, needed_by="replay")
@@ -396,7 +397,7 @@ def selfplay(games, seed, engines, out_path, start_scores, workers, cluster, qui
     finishes: after Ctrl-C, kill -9 or a lost scheduler, --resume plays only the rest and
     writes the same file. Ctrl-C exits 130 saying how far the run got.
     """
-    from .engines import selfplay as run_selfplay
+    from .selfplay import selfplay as run_selfplay
     rules = rules_from_options(kw)
     specs = parse_engine_list(engines, rules.players)
     start = _start_scores(start_scores, rules)
@@ -571,7 +572,7 @@ def game_from_options(game, kw):
                                "position string) or the position flags starting with --hand")
     voids = None
     if flags["voids"] is not None:
-        from .record import parse_json
+        from .jsondoc import parse_json
         try:
             voids = parse_json(flags["voids"], "--voids")
         except BergenError as e:
@@ -583,14 +584,29 @@ def game_from_options(game, kw):
     return Game(from_position(pos), pos)
 
 
-ALGORITHM_HELP = ("The search algorithm: ismcts (the default engine), expectimax, or classic "
-                  "(ISMCTS as it was before inference and safe playouts).")
+def _algorithm_help() -> str:
+    """`--algorithm`'s help: every registered algorithm and preset with its line."""
+    from . import registry
+    parts = [f"{a.name}: {a.help}" for a in registry.algorithms().values()]
+    parts += [f"{name}: {registry.preset_help(name)}" for name in registry.presets()]
+    return "The search algorithm. " + "; ".join(parts) + "."
+
+
+def _budget_help() -> str:
+    """`--iterations`' help: each algorithm's unit and default budget, from the registry."""
+    from . import registry
+    units = {}
+    for a in registry.algorithms().values():
+        units.setdefault(a.unit, []).append(f"{a.default_budget:,} for {a.name}")
+    return ("The budget: " + "; ".join(f"{unit} ({', '.join(d)})" for unit, d in units.items())
+            + f"; 1/{backend.FALLBACK_DIVISOR} of it without the compiled core; at most "
+              f"{_MAX_IT:,}.")
 
 
 def _algorithm_option():
     from .search import ALGORITHM_NAMES
     return click.option("--algorithm", type=click.Choice(ALGORITHM_NAMES), default="ismcts",
-                        show_default=True, help=ALGORITHM_HELP)
+                        show_default=True, help=_algorithm_help())
 
 
 def _set_option():
@@ -606,9 +622,7 @@ SEARCH_FLAGS = [
                  help="points: expected points to the end of the round, relative to the other "
                       "sides; match: probability of winning the match."),
     click.option("--iterations", type=ITERATIONS_TYPE, default=None,
-                 help=f"ISMCTS iterations or expectimax worlds (default 100000 / 200; "
-                      f"1/{backend.FALLBACK_DIVISOR} of it without the compiled core; at most "
-                      f"{_MAX_IT:,})."),
+                 help=_budget_help()),
     click.option("--time", "seconds", type=SECONDS_TYPE, default=None,
                  help=f"Seconds to search, 0.001 to {_MAX_S:,.0f} (with --iterations: "
                       f"whichever comes first)."),
@@ -897,7 +911,7 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
     """
     from .arena import format_arena, run_arena
     from .engines import parse_engine_spec
-    from .record import dump_record, write_record
+    from .record_io import dump_record, write_record
     rules = rules_from_options(kw)
     spec_a, spec_b = parse_engine_spec(engine_a), parse_engine_spec(engine_b)
     start = _start_scores(start_scores, rules)
@@ -1010,7 +1024,7 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
     from . import report
     from .analysis import (DEFAULT_ITERATIONS, THRESHOLDS, analyze_all, check_budget,
                            count_decisions)
-    from .record import load_records
+    from .record_io import load_records
     from .search import Limits, resolve
     settings = search_settings(algorithm, sets=sets)
     text = _read_text(record_path)
@@ -1139,7 +1153,7 @@ def play(engine_spec, seat, seed, out_path, force, **kw):
     """
     from .engines import parse_engine_spec
     from .interactive import HELP, PlaySession
-    from .record import pretty_json
+    from .jsondoc import pretty_json
     rules = rules_from_options(kw)
     if seat >= rules.players:
         raise click.BadParameter(f"seat {seat} does not exist with {rules.players} players",
@@ -1235,7 +1249,9 @@ def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, work
     result = run_search(info, algorithm, objective, iterations, seconds, seed, workers, settings,
                         memory_mb)
     alg = resolve(algorithm, settings)[0]
-    side_alg, side_settings = (algorithm, settings) if alg.name == "ismcts" else ("ismcts", {})
+    # Each side's figures: from the chosen algorithm when it reports them for either
+    # objective (`Algorithm.sides`), else from the default engine.
+    side_alg, side_settings = (algorithm, settings) if alg.sides else ("ismcts", {})
     per_side = {}
     interrupted = bool(result.info.get("interrupted"))
     for obj in ("points", "match"):

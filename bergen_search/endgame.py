@@ -48,12 +48,13 @@ import os
 import time
 from dataclasses import dataclass, field
 
+from . import endgame_ref
+from .constants import MIX_STREAM
 from .errors import BergenError
 from .infoset import InfoSet
 from .rng import Rng, derive_seed
 from .sampler import WorldTable
 from .state import PASS, move_str
-from . import endgame_ref
 
 #: The exploitability the solver stops at, in points (the unit of the values).
 TOLERANCE = 0.01
@@ -79,11 +80,14 @@ MIN_ITERATIONS = 24
 #: Under a time limit, the share of it that finding the deals and building the tree may
 #: take (past it the attempt stops, and today's engine has the rest).
 BUILD_SHARE = 0.25
+#: Under a time limit, the share of it the solve leaves unspent, so that when it fails (the
+#: budget ran out before ACCEPT) today's engine still has time for a search: without it, a
+#: solve that ran to the limit left ISMCTS no iteration and the move was the greedy one
+#: (the arena of seed 2111 warned of it from both of its processes, benchmarks/STRENGTH.md).
+SEARCH_SHARE = 0.25
 #: Moves of the average strategy below this share are not played (CFR's average keeps a
 #: trace of every action it tried on the way).
 MIN_SHARE = 0.01
-#: The stream of the seeded draw from the mix.
-MIX_STREAM = 0xE9D6
 #: Trees beyond this work (nodes, entries and terminal deals: 35-50 bytes each) are never
 #: built, whatever the budget: at most about 400 MB, and a few seconds an iteration.
 MAX_WORK = 8_000_000
@@ -456,7 +460,7 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
     max_work = None if iterations is None else budget_work(iterations)
     seconds = build = None
     if limits.time is not None:
-        seconds = max(limits.time - (clock() - started), 1e-3)
+        seconds = max(limits.time * (1 - SEARCH_SHARE) - (clock() - started), 1e-3)
         build = limits.time * BUILD_SHARE
     _, cap = allowance(max_work, seconds, memory_bytes)
     try:

@@ -102,7 +102,7 @@ class EngineServer:
     # ---- input ----------------------------------------------------------------------------
     def handle_line(self, raw) -> bool:
         """One input line (bytes or text); False once the engine should exit."""
-        from .record import parse_json
+        from .jsondoc import parse_json
         if isinstance(raw, bytes):
             try:
                 raw = raw.decode("utf-8")
@@ -145,7 +145,7 @@ class EngineServer:
         for name in ALGORITHM_NAMES:
             alg, settings = resolve(name, {})
             algorithms[name] = {
-                "unit": alg.unit, "default_budget": SEARCH.budget(DEFAULT_ITERATIONS[name]),
+                "help": alg.help, "unit": alg.unit, "default_budget": SEARCH.budget(DEFAULT_ITERATIONS[name]),
                 "settings": {k: {"type": s.type.__name__, "default": settings[k],
                                  "help": s.help, **({"choices": list(s.choices)}
                                                     if s.choices else {})}

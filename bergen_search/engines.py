@@ -1,10 +1,11 @@
-"""Engines and the matches they play: `random`, `greedy`, and the searches `ismcts` (the
+"""The engines and their specs: `random`, `greedy`, and the searches `ismcts` (the
 default engine), `classic` (ISMCTS as it was before issue 9: uniform worlds, random
 playouts) and `expectimax`, with their settings (`ismcts:iterations=2000`,
 `ismcts:time=0.1,inference=off`, `expectimax:worlds=64,depth=6`).
 
-A search engine sees only its own information set (built by an `Observer` that reads the
-public events and its own hand), never the other hands.
+An `EngineSpec` is an engine's name and settings as parsed from the command line. The
+engines play at a `table.Table` (a search engine sees only its own information set there,
+never the other hands); a match is `match.Match`, self-play `selfplay.selfplay`.
 
 >>> parse_engine_spec("ismcts:iterations=500")
 EngineSpec(name='ismcts', params={'iterations': 500})
@@ -12,16 +13,10 @@ EngineSpec(name='ismcts', params={'iterations': 500})
 from __future__ import annotations
 
 import math
-import time
-import warnings
 from dataclasses import dataclass, field
 
 from .errors import BergenError
-from . import playout
-from .playout import SIMPLE_ENGINES, MatchLog, choose, greedy_choice
-from .rng import Rng, derive_seed
-from .rules import Rules
-from .state import State
+from .match import SIMPLE_ENGINES
 
 def _engine_settings() -> dict:
     """name -> {setting: type or search.Setting} for every engine the program knows: the
@@ -38,9 +33,6 @@ def _engine_settings() -> dict:
 
 #: name -> {setting: type or search.Setting} for every engine the program knows.
 ENGINE_SETTINGS = _engine_settings()
-#: The budget of a search engine given neither a budget nor a time, by its unit (without the
-#: compiled core, `backend.SearchBackend.budget` of it).
-ENGINE_BUDGET = {"iterations": 2000, "worlds": 64}
 
 
 def _ranges() -> dict:
@@ -58,10 +50,6 @@ _RANGES = _ranges()
 class EngineWarning(UserWarning):
     """An engine in a match did not play as specified (`Table.choose`): shown once per
     engine spec and process, as one line by the command line."""
-
-
-#: XORed into a match's seed to seed its searches.
-SEARCH_STREAM = 0x2545F4914F6CDD1D
 
 
 @dataclass(frozen=True)
@@ -85,13 +73,16 @@ class EngineSpec:
         """(Limits, keyword arguments) of `search.search` for a search engine."""
         from .search import Limits, resolve
         p = dict(self.params)
-        unit = resolve(self.name, {})[0].unit
+        alg = resolve(self.name, {})[0]
+        unit = alg.unit
         budget = p.pop(unit, None)
         seconds = p.pop("time", None)
         memory = p.pop("memory", None)
         if budget is None and seconds is None:
             from .backend import SEARCH
-            budget = SEARCH.budget(ENGINE_BUDGET[unit])
+            # The algorithm's budget for a match engine given neither a budget nor a time
+            # (`Algorithm.match_budget`; without the compiled core, the fallback's share).
+            budget = SEARCH.budget(alg.match_budget)
         return (Limits(iterations=budget, time=seconds, memory_mb=memory),
                 dict(algorithm=self.name, **p))
 
@@ -152,124 +143,3 @@ def parse_engine_list(text: str, players: int) -> list:
         raise BergenError(f"--engines gives {len(specs)} engines for {players} seats "
                           f"(give one for all seats or one per seat)")
     return specs
-
-
-class Table:
-    """The engines at a table during one match: each seat's choice, with a search seeing only
-    its own seat's information (an `Observer` per search seat, fed every action). `specs[s]`
-    None is a seat the table does not play (a person's). `rng` is the match's play stream
-    (random and greedy moves); search seeds come from the match's seed and the decision's
-    number. Drives `playout.play_match` and `interactive.PlaySession` alike."""
-
-    def __init__(self, rules: Rules, specs, seed: int, rng: Rng, timing: dict | None = None):
-        self.rules, self.specs, self.seed, self.rng = rules, list(specs), seed, rng
-        self.codes = [None if s is None else s.simple_code for s in self.specs]
-        self.decisions = 0
-        self.observers = {}
-        #: seat -> [searches, seconds]: the searched decisions and their time (the
-        #: information set and the search), kept in `timing` if given.
-        self.timing = {} if timing is None else timing
-
-    def new_round(self, state: State) -> None:
-        from .infoset import Observer
-        self.observers = {s: Observer(self.rules, {s}, state)
-                          for s, spec in enumerate(self.specs)
-                          if spec is not None and spec.simple_code is None}
-
-    def choose(self, state: State, moves: list) -> int:
-        """The move of the seat to move (one of `moves`, its legal moves)."""
-        seat = state.to_move
-        if len(moves) == 1 or self.codes[seat] is not None:
-            return choose(self.codes[seat] or 0, state, moves, self.rng)
-        from .search import search
-        start = time.perf_counter()
-        limits, kwargs = self.specs[seat].search_args()
-        info = self.observers[seat].infoset(seat)
-        result = search(info, limits, seed=derive_seed(self.seed ^ SEARCH_STREAM, self.decisions),
-                        values=False, **kwargs)
-        if result.info.get("interrupted"):
-            # A search keeps what it found on Ctrl-C; a match does not go on with it.
-            raise KeyboardInterrupt
-        self.decisions += 1
-        spent = self.timing.setdefault(seat, [0, 0.0])
-        spent[0] += 1
-        spent[1] += time.perf_counter() - start
-        if result.info.get("empty"):
-            # Not one world (or iteration) in the time: no values to choose by. The move is
-            # the greedy one, and a warning says so (once per engine and process).
-            unit = "world" if kwargs["algorithm"] == "expectimax" else "iteration"
-            warnings.warn(EngineWarning(
-                f"engine {self.specs[seat]} finished no {unit} within its time limit at a "
-                f"move, and played the greedy move there (give it more time"
-                + (", or less depth)" if unit == "world" else ")")), stacklevel=2)
-            return greedy_choice(state, moves)
-        return result.moves[0].code
-
-    def observe(self, seat: int, move: int, after: State) -> None:
-        for obs in self.observers.values():
-            obs.step(seat, move, after)
-
-
-def play_match(rules: Rules, specs, seed: int, start_scores=None, backend=None,
-               timing: dict | None = None, max_rounds: int | None = None) -> MatchLog:
-    """A whole match between engines. With only `random` and `greedy` it is the backend's
-    `play_match` (the same match on both backends); with a search engine the reference's
-    `play_match` drives a `Table`, with the same deals. `timing`, if given, gets
-    seat -> [searches, seconds] (see `Table`)."""
-    codes = [s.simple_code for s in specs]
-    if all(c is not None for c in codes):
-        if backend is None:
-            from .backend import ACTIVE as backend
-        return backend.play_match(rules, codes, seed, start_scores, max_rounds=max_rounds)
-    return playout.play_match(rules, codes, seed, start_scores,
-                              table=lambda rng: Table(rules, specs, seed, rng, timing),
-                              max_rounds=max_rounds)
-
-
-def _match_records(rules: Rules, specs, seed: int, start_scores, indices) -> list:
-    """(record line, winner) of matches `indices` of a self-play run seeded `seed`."""
-    from .record import dump_record, write_record
-    out = []
-    for i in indices:
-        log = play_match(rules, specs, derive_seed(seed, i), start_scores)
-        out.append((dump_record(write_record(log)), log.winner))
-    return out
-
-
-def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, workers: int = 1,
-             cluster=None, progress=None, done: dict | None = None, on_result=None) -> list:
-    """[(record line, winner)] of `games` matches (match i seeded `derive_seed(seed, i)`), in
-    order, however they were run: serially, on `workers` local processes, or on the Dask
-    cluster `cluster` (`parallel.run_ordered`).
-
-    `done` {match index: (record line, winner)}: matches already played (a resumed run),
-    which are not played again; `on_result(i, row)` hears of each match as it finishes.
-    Ctrl-C raises `errors.Interrupted` whose `partial` is the rows of the matches finished,
-    in order, up to the first missing one."""
-    from functools import partial
-
-    from .errors import Interrupted
-    from .parallel import batches, run_ordered
-    rows = dict(done or {})
-    simple = all(s.simple_code is not None for s in specs)
-    task = partial(_match_records, rules, list(specs), seed, start_scores)
-    todo = batches([i for i in range(games) if i not in rows], workers, simple, 500)
-
-    def finished(k, batch_rows):
-        for i, row in zip(todo[k], batch_rows):
-            rows[i] = row
-            if on_result is not None:
-                on_result(i, row)
-
-    if progress is not None and rows:
-        progress(len(rows), games)
-    try:
-        run_ordered(task, todo, workers=workers, cluster=cluster, units=len,
-                    progress=None if progress is None else
-                    (lambda n, total: progress(len(rows), games)), on_result=finished)
-    except KeyboardInterrupt:
-        prefix = []
-        while len(prefix) in rows:
-            prefix.append(rows[len(prefix)])
-        raise Interrupted(prefix, len(rows), games, "matches") from None
-    return [rows[i] for i in range(games)]

@@ -44,63 +44,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from .constants import EQUITY_STREAM, OBJECTIVES, SCORE_BITS, objective_code  # noqa: F401
 from .errors import BergenError
 from .infoset import InfoSet
+from .match import deal
 from .rng import MASK64, Rng, derive_seed
-from .sampler import WorldTable, world_state as sampler_world_state
-from .playout import deal
+from .sampler import WorldTable, check_world, world_state as sampler_world_state
 from .state import DRAW, State, mirror_twins, move_str  # noqa: F401  (move_str: doctest)
-from .tiles import ALL_TILES, N_TILES, popcount
-
-OBJECTIVES = {"points": 0, "match": 1}
-#: XORed into the search's seed to seed the match-equity playouts (as the core).
-EQUITY_STREAM = 0x2545F4914F6CDD1D
-#: Bits per side in the key of a score vector (targets are at most 10000 < 2**14).
-SCORE_BITS = 14
-
-
-def objective_code(objective) -> int:
-    if objective in OBJECTIVES.values() and not isinstance(objective, bool):
-        return objective
-    if objective not in OBJECTIVES:
-        raise BergenError(f"objective must be 'points' or 'match', got {objective!r}",
-                          field="objective")
-    return OBJECTIVES[objective]
-
-
-def check_world(info: InfoSet, hands, reserve) -> tuple:
-    """`(hands, reserve)` as tuples if they are a world of `info`: a mask per seat (the seat's
-    own hand included) and the reserve's tiles, every tile in one place only, the sizes those
-    of the information set; else `BergenError` naming `hands` or `reserve`. Shared by the
-    reference (`world_state`) and the core (`ExpectimaxSearch.run_world`)."""
-    rules = info.rules
-    hands = tuple(hands)
-    reserve = tuple(reserve)
-    if len(hands) != rules.players:
-        raise BergenError(f"expected {rules.players} hands, got {len(hands)}", field="hands")
-    if hands[info.seat] != info.hand:
-        raise BergenError(f"seat {info.seat}'s hand differs from the information set's",
-                          field="hands")
-    seen = info.line_mask
-    for seat, h in enumerate(hands):
-        if not isinstance(h, int) or not 0 <= h <= ALL_TILES:
-            raise BergenError(f"seat {seat}'s hand is not a set of the 28 tiles", field="hands")
-        if popcount(h) != info.hand_sizes[seat]:
-            raise BergenError(f"seat {seat} holds {popcount(h)} tiles, the information set says "
-                              f"{info.hand_sizes[seat]}", field="hands")
-        if h & seen:
-            raise BergenError("a tile is in two places", field="hands")
-        seen |= h
-    if len(reserve) != info.reserve_size:
-        raise BergenError(f"the reserve holds {len(reserve)} tiles, the information set says "
-                          f"{info.reserve_size}", field="reserve")
-    for t in reserve:
-        if not isinstance(t, int) or not 0 <= t < N_TILES:
-            raise BergenError(f"reserve tile {t!r} is not a tile", field="reserve")
-        if seen >> t & 1:
-            raise BergenError("a tile is in two places", field="reserve")
-        seen |= 1 << t
-    return hands, reserve
 
 
 def world_state(info: InfoSet, hands, reserve) -> State:
@@ -122,7 +72,7 @@ def equity_seed(seed: int, scores) -> int:
 
 def match_equity(rules, scores, seed: int, playouts: int) -> tuple:
     """Per side, the share of `playouts` random matches from `scores` (fresh deals dealt with
-    `playout.deal`, uniformly random legal moves) that the side wins, as Fractions."""
+    `match.deal`, uniformly random legal moves) that the side wins, as Fractions."""
     rng = Rng(equity_seed(seed, scores))
     wins = [0] * rules.n_sides
     for _ in range(playouts):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .infoset import Decision, InfoSet
+from .infoset import InfoSet, ObservedPlay
 from .tiles import DOUBLE_OF, DOUBLES, PIPS, TILES_WITH, tile_index
 
 
@@ -60,7 +60,7 @@ class TileModel:
     def ratio(self, relation: str | None) -> float:
         return 1.0 if relation is None else getattr(self, relation) ** self.power
 
-    def relation(self, d: Decision, t: int) -> str | None:
+    def relation(self, d: ObservedPlay, t: int) -> str | None:
         """Tile t's relation to the play `d` as this model classes it (a subclass may class
         finer; `benchmarks/fit_inference.py` measures candidates)."""
         return relation(d, t)
@@ -72,7 +72,7 @@ def scoring_tile(left: int, right: int) -> int:
     return DOUBLE_OF[left] if left == right else tile_index(left, right)
 
 
-def relation(d: Decision, t: int) -> str | None:
+def relation(d: ObservedPlay, t: int) -> str | None:
     """How tile t (not the one played, not on the line) relates to the play `d` (see
     `TileModel`), or None."""
     u = d.move >> 1

@@ -51,7 +51,7 @@ class Group:
 
 
 @dataclass(frozen=True)
-class Decision:
+class ObservedPlay:
     """A play another seat made, as everyone saw it: what inference (`inference.py`) reads.
     `drew`: the seat drew in that turn first, so the tile played was the one it drew."""
     event: int       # its index among the round's events
@@ -80,7 +80,7 @@ class InfoSet(LineEnds):
     groups: tuple             # Group, the reserve last
     free: tuple               # (tile, allowed-groups bitmask), ascending tiles
     played_free: int          # mask of free tiles that are already on the line
-    decisions: tuple = ()     # Decision: the other seats' plays this round (the lead excepted)
+    decisions: tuple = ()     # ObservedPlay: the other seats' plays this round (the lead excepted)
     public: "PublicView | None" = None   # what every seat knows of every hand (the endgame's deals)
 
     @property
@@ -283,7 +283,7 @@ class Observer:
         self.lead = None
         self.state = state
         self.n_events = 0
-        self.decisions = []      # Decision: every seat's plays after the lead
+        self.decisions = []      # ObservedPlay: every seat's plays after the lead
 
     @property
     def hist(self) -> dict:
@@ -321,7 +321,7 @@ class Observer:
                 fixed = 0   # the lead comes from the dealt hand
             h.plays.append((i, t, fixed))
             if before.led:
-                self.decisions.append(Decision(
+                self.decisions.append(ObservedPlay(
                     i, seat, before.left, before.right, bool(before.left_double),
                     bool(before.right_double), before.line_mask(), action, bool(h.turn_draws)))
         h.turn_draws = 0

@@ -1,22 +1,23 @@
 """`bergen play`: a person plays a match against an engine, in the terminal.
 
-`PlaySession` holds the match (the same deals as `engines.play_match` for the seed), the
-engine's seats (an `engines.Table`, whose searches never see the person's hand), and a stack
-of snapshots for `undo`. The command line feeds it lines of input and prints what it
-returns; nothing here reads the terminal, so it is tested with scripted input.
+`PlaySession` drives a `match.Match` (the match driver `table.play_match` uses: the same
+deals for the seed) whose table (`table.Table`) plays the engine's seats, its searches never
+seeing the person's hand, and keeps a stack of snapshots for `undo`. The command line feeds
+it lines of input and prints what it returns; nothing here reads the terminal, so it is
+tested with scripted input.
 """
 from __future__ import annotations
 
 import copy
 
-from .engines import EngineSpec, Table
+from .engines import EngineSpec
 from .errors import BergenError
+from .match import Match
 from .notation import format_hand, format_line, parse_move, parse_move_text
-from .playout import MatchLog, RoundLog, deal
-from .record import write_record
-from .rng import PLAY_STREAM, Rng
+from .record_io import write_record
 from .rules import Rules
 from .state import DRAW, PASS, State, move_str
+from .table import Table
 
 HELP = ("moves: a-b:L or a-b:R (a bare a-b when it fits one end only); 'hint' asks the engine; "
         "'undo' takes back your last play; 'moves' lists your legal plays; 'quit' saves and stops")
@@ -29,74 +30,62 @@ class PlaySession:
         # Hints come from the opponent's search, or ISMCTS when the opponent does not search.
         self.hint_engine = hint_engine or (engine if engine.simple_code is None
                                            else EngineSpec("ismcts", {"iterations": 5000}))
-        self.deal_rng = Rng(seed)
-        self.table = Table(rules, [None if s == seat else engine for s in range(rules.players)],
-                           seed, Rng(seed ^ PLAY_STREAM))
-        self.log = MatchLog(rules, (0,) * rules.n_sides)
+        specs = [None if s == seat else engine for s in range(rules.players)]
+        self.match = Match(rules, seed, table=lambda rng: Table(rules, specs, seed, rng))
         self.undo_stack = []
-        self._new_round()
 
     # ---- the match ------------------------------------------------------------------------
-    def _new_round(self):
-        hands, reserve = deal(self.rules, self.deal_rng)
-        scores = self.log.rounds[-1].scores if self.log.rounds else self.log.start_scores
-        self.state = State.deal(self.rules, hands, reserve, scores)
-        self.round = RoundLog(hands, reserve, [])
-        self.log.rounds.append(self.round)
-        self.table.new_round(self.state)
-        self.undo_stack = []
+    @property
+    def state(self) -> State:
+        return self.match.state
+
+    @property
+    def log(self):
+        return self.match.log
 
     @property
     def over(self) -> bool:
-        return self.log.winner is not None
+        return self.match.over
 
-    def _apply(self, move: int) -> str:
-        """Apply the move of the seat to move; return how it reads."""
-        seat = self.state.to_move
-        lead = not self.state.led
-        tile = self.state.reserve[0] if move == DRAW else -1
-        after = self.state.apply(move)
-        self.table.observe(seat, move, after)
-        self.round.events.append((seat, move, tile))
-        self.state = after
+    def _describe(self, before: State, move: int, after: State) -> str:
+        """How an action reads, to the person."""
+        seat = before.to_move
         who = "you" if seat == self.seat else f"seat {seat}"
         if move == DRAW:
+            tile = after.last_drawn
             what = f"{who} drew" + (f" {format_hand(1 << tile)[0]}" if seat == self.seat else "")
         elif move == PASS:
             what = f"{who} passed"
         else:
-            what = f"{who} played {move_str(move, lead)}"
+            what = f"{who} played {move_str(move, not before.led)}"
         gained = [p for p in after.last_points]
         if any(gained):
             what += "  (" + ", ".join(f"side {s} +{p}" for s, p in enumerate(gained) if p) + ")"
         return what
 
+    def _persons_choice(self, state: State, moves: list) -> bool:
+        return state.to_move == self.seat and len(moves) > 1
+
     def advance(self) -> list:
         """Play every action until the person has a choice (or the match ends): the engine's
         moves and all forced actions. Returns the lines to show."""
         out = []
+        match = self.match
         while not self.over:
-            if self.state.ended is not None:
-                out.append(f"round over ({self.state.ended}): scores "
-                           f"{'-'.join(map(str, self.state.scores))}")
-                self.round.end, self.round.scores = self.state.ended, self.state.scores
-                if self.state.winner is not None:
-                    self.log.scores, self.log.winner = self.state.scores, self.state.winner
-                    you = self.rules.side_of(self.seat) == self.state.winner
-                    out.append("you win the match" if you else
-                               f"side {self.state.winner} wins the match")
-                    break
-                self._new_round()
-                out.append(f"round {len(self.log.rounds) - 1}")
-                continue
-            seat = self.state.to_move
-            moves = self.state.legal_moves()
-            if seat == self.seat:
-                if len(moves) > 1:
-                    break
-                out.append(self._apply(moves[0]))
-            else:
-                out.append(self._apply(self.table.choose(self.state, moves)))
+            state = match.play_round(
+                until=self._persons_choice,
+                on_action=lambda before, move, after: out.append(
+                    self._describe(before, move, after)))
+            if state.ended is None:
+                break
+            out.append(f"round over ({state.ended}): scores {'-'.join(map(str, state.scores))}")
+            if match.end_round():
+                you = self.rules.side_of(self.seat) == state.winner
+                out.append("you win the match" if you else f"side {state.winner} wins the match")
+                break
+            match.new_round()
+            self.undo_stack = []
+            out.append(f"round {len(self.log.rounds) - 1}")
         return out
 
     # ---- the person's input ---------------------------------------------------------------
@@ -115,14 +104,17 @@ class PlaySession:
         move = parse_move(text, self.state if self.state.led else None)
         if move not in self.state.legal_moves():
             raise BergenError(f"{text.strip()} is not legal here; legal: {', '.join(self.legal())}")
-        self.undo_stack.append((self.state, copy.deepcopy(self.table), len(self.round.events)))
-        return [self._apply(move)] + self.advance()
+        match = self.match
+        self.undo_stack.append((match.state, copy.deepcopy(match.table), len(match.round.events)))
+        before = match.state
+        return [self._describe(before, move, match.apply(move))] + self.advance()
 
     def undo(self) -> list:
         if not self.undo_stack:
             raise BergenError("nothing to undo in this round")
-        self.state, self.table, n_events = self.undo_stack.pop()
-        del self.round.events[n_events:]
+        match = self.match
+        match.state, match.table, n_events = self.undo_stack.pop()
+        del match.round.events[n_events:]
         return ["took back your last play"]
 
     def hint(self) -> str:

@@ -21,7 +21,7 @@ Search", Algorithm 3; see `_ismcts.pyx` for the full account) in one iteration:
    this world gets its availability counted; a legal play with no child yet is expanded (one
    drawn at random among them) and selection stops; else UCB1 with availability picks.
 3. *Play out* with the playout policy (`policy.py`) to the end of the round, or for the
-   `match` objective through fresh deals (`playout.deal`, the core's `deal` draw for draw)
+   `match` objective through fresh deals (`match.deal`, the core's `deal` draw for draw)
    until a side reaches the target.
 4. *Backpropagate* each side's reward to the nodes on the path.
 
@@ -48,8 +48,10 @@ from __future__ import annotations
 import math
 import time
 
+from .constants import (MAX_BYTES, MAX_EXPLORATION, MAX_PASS_WORLDS,  # noqa: F401 (as the core)
+                        MAX_SECONDS, OBJECTIVES)
 from .errors import BergenError
-from .playout import deal
+from .match import deal
 from .policy import PLAYOUTS, playout_choice, policy_code
 from .rng import GOLDEN, MASK64, Rng, mix64
 from .sampler import ReferenceSampler
@@ -58,8 +60,7 @@ from .state import DRAW, PASS, State, mirror_twins
 #: The clock of `run`'s time limit (seconds, monotonic); the tests put a virtual one here.
 clock = time.perf_counter
 
-OBJECTIVE_POINTS, OBJECTIVE_MATCH = 0, 1
-OBJECTIVES = {"points": OBJECTIVE_POINTS, "match": OBJECTIVE_MATCH}
+OBJECTIVE_POINTS, OBJECTIVE_MATCH = OBJECTIVES["points"], OBJECTIVES["match"]
 #: Edge keys (as `_ismcts.pxd`): another seat's draw, a pass, the observer's draw of tile t.
 KEY_DRAW = DRAW
 KEY_PASS = PASS
@@ -78,12 +79,6 @@ NODE_BYTES = 80
 #: INITIAL_CAPACITY that doubles (or grows to what the cap leaves) when fewer than MAX_PATH
 #: + ROOT_SPARE nodes are free, over every tree alive in the process (`pool_bytes()`).
 CORE_NODE_BYTES = 48
-#: The core's limits of the calls (`_ismcts`): seconds of one `run`, the UCB constant, the
-#: cap, the worlds of one pass.
-MAX_SECONDS = 86400.0
-MAX_EXPLORATION = 100.0
-MAX_BYTES = 1 << 40
-MAX_PASS_WORLDS = 10_000_000
 INITIAL_CAPACITY = 1 << 12
 ROOT_SPARE = 64
 _POOL = [0]

@@ -37,7 +37,8 @@ reproducible from its seed, on greedy against random only) and shipped as packag
 perhaps less sharp.
 
 >>> from bergen_search.rules import Rules
->>> from bergen_search.engines import play_match, parse_engine_spec
+>>> from bergen_search.engines import parse_engine_spec
+>>> from bergen_search.table import play_match
 >>> rules = Rules()
 >>> log = play_match(rules, [parse_engine_spec("greedy")] * 2, seed=3, max_rounds=1)
 >>> points = match_luck(rules, log, default_model())     # the linear estimate: points only
@@ -54,7 +55,7 @@ from functools import lru_cache
 from importlib import resources
 
 from .errors import BergenError
-from .playout import ENGINE_GREEDY
+from .match import ENGINE_GREEDY
 from .rng import GOLDEN, MASK64, Rng, mix64
 from .rules import Rules
 from .state import DRAW, State, match_value
@@ -297,7 +298,7 @@ def reference_rollouts(rules, hands, reserve, left, right, left_double, right_do
     """The pure-Python twin of `_luck.draw_rollouts`: rows[i][j], the mean over `playouts`
     playouts of side j's points to come after the seat to move draws `reserve[i]`, and with
     `equity` each side's chance to win the match."""
-    from .playout import play_round
+    from .match import play_round
     r = len(reserve)
     if not 1 <= r <= 28 or playouts < 1:
         raise ValueError("a draw needs a reserve tile and at least one playout")
@@ -391,7 +392,7 @@ def draw_luck(model, state) -> tuple:
 
 
 def round_luck(rules: Rules, rnd, start_scores, model=None, backend=None) -> list:
-    """The summed luck per side of one round of a log (`playout.RoundLog`: hands as dealt,
+    """The summed luck per side of one round of a log (`match.RoundLog`: hands as dealt,
     the reserve in draw order, the events), replayed from `start_scores` through a fully
     known state of `backend` (default: the active one), with the estimate `model` (default:
     `default_estimate()`)."""
@@ -413,7 +414,7 @@ def round_luck(rules: Rules, rnd, start_scores, model=None, backend=None) -> lis
 
 
 def match_luck(rules: Rules, log, model=None, backend=None) -> list:
-    """The summed luck per side over every round of a `playout.MatchLog`."""
+    """The summed luck per side over every round of a `match.MatchLog`."""
     model = model or default_estimate()
     total = [0.0] * width(model, rules)
     scores = log.start_scores

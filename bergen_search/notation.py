@@ -10,8 +10,16 @@ expected.
 ((5, 6), False, False, '5-3 3-3 3-6')
 >>> format_move(parse_move("6-4", line), lead=False)
 '4-6:R'
->>> Move.parse("3-5:L")
-Move('3-5:L')
+>>> Move.parse("5-3:L")
+Move.parse('3-5:L')
+
+The reprs of `Move`, `Line` and `tiles.Tile` are the expressions that make them again (as
+python-chess's are), so a value printed while debugging pastes back:
+
+>>> Line.parse("5-3 3-3 3-6")
+Line.parse('5-3 3-3 3-6')
+>>> eval(repr(Move.parse("5-3:R"))) == Move.parse("5-3:R")
+True
 """
 from __future__ import annotations
 
@@ -110,11 +118,16 @@ class Line(LineEnds):
     def __len__(self) -> int:
         return len(self.pairs)
 
+    @classmethod
+    def parse(cls, value, what: str = "line") -> "Line":
+        """`parse_line`: `Line.parse("5-3 3-3 3-6")`, each tile as written."""
+        return parse_line(value, what)
+
     def __str__(self) -> str:
         return format_line(self.pairs)
 
     def __repr__(self) -> str:
-        return f"Line({format_line(self.pairs)!r})"
+        return f"Line.parse({format_line(self.pairs)!r})"
 
 
 def parse_line(value, what: str = "line") -> Line:
@@ -266,7 +279,7 @@ class Move:
         return name if self.end is None else f"{name}:{'LR'[self.end]}"
 
     def __repr__(self) -> str:
-        return f"Move({str(self)!r})"
+        return f"Move.parse({str(self)!r})"
 
 
 def parse_int_list(value, what: str, n: int | None = None) -> list:

@@ -14,7 +14,7 @@ Each picks one of n > 1 legal plays and draws from the caller's `Rng` only, the 
 in the same order as the core, so a seed gives the same play on both
 (tests/test_ismcts_ref.py checks it on every decision of seeded rounds).
 
->>> from bergen_search.playout import deal
+>>> from bergen_search.match import deal
 >>> from bergen_search.rng import Rng
 >>> from bergen_search.rules import Rules
 >>> from bergen_search.state import State

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from .errors import BergenError
+from .jsondoc import check_fields, is_int, parse_json, parse_scores, parse_version, type_name
 from .notation import format_line, parse_hand, parse_int_list, parse_line
-from .record import (POSITION_FORMAT, _check_fields, _is_int, _run, _type_name, parse_json,
-                     parse_record, parse_scores, parse_version)
+from .record import POSITION_FORMAT, parse_record
+from .replay import RoundStart, Step, events
 from .rules import Rules
 from .tiles import (ALL_TILES, DOUBLES, N_TILES, TILES_WITH, LineEnds, format_mask, popcount,
                     tile_str)
@@ -75,7 +76,7 @@ def _seat_list(seats) -> str:
 def _check(pos: Position):
     rules = pos.rules
     n = rules.players
-    if not _is_int(pos.to_move) or not 0 <= pos.to_move < n:
+    if not is_int(pos.to_move) or not 0 <= pos.to_move < n:
         raise BergenError(f"'to_move' must be a seat 0..{n - 1} with {n} players, got "
                           f"{pos.to_move!r}", field="to_move")
     parse_scores(list(pos.scores), rules, "scores")
@@ -88,7 +89,7 @@ def _check(pos: Position):
     if both:
         t = (both & -both).bit_length() - 1
         raise BergenError(f"tile {tile_str(t)} is both in the hand and on the line", field="hand")
-    if not _is_int(pos.reserve_size) or pos.reserve_size < 0:
+    if not is_int(pos.reserve_size) or pos.reserve_size < 0:
         raise BergenError(f"'reserve_size' must be a non-negative integer, got "
                           f"{pos.reserve_size!r}", field="reserve_size")
     start = rules.reserve_start
@@ -106,7 +107,7 @@ def _check(pos: Position):
     drawn = start - pos.reserve_size
     for seat, k in enumerate(sizes):
         f = f"hand_sizes[{seat}]"
-        if not _is_int(k):
+        if not is_int(k):
             raise BergenError(f"seat {seat}'s hand size must be an integer, got {k!r}", field=f)
         if k < 1:
             raise BergenError(f"seat {seat} holds {k} tiles: with an empty hand the round is "
@@ -198,11 +199,11 @@ def _check_voids(pos: Position):
         raise BergenError(f"'voids' must map seats to lists of numbers, got {pos.voids!r}",
                           field="voids")
     for seat, nums in pos.voids.items():
-        if not _is_int(seat) or not 0 <= seat < n:
+        if not is_int(seat) or not 0 <= seat < n:
             raise BergenError(f"voids: seat {seat!r} does not exist with {n} players",
                               field="voids")
         for v in nums:
-            if not _is_int(v) or not 0 <= v <= 6:
+            if not is_int(v) or not 0 <= v <= 6:
                 raise BergenError(f"voids of seat {seat}: {v!r} is not a number 0..6",
                                   field=f"voids.{seat}")
     own = pos.voids.get(pos.to_move, ())
@@ -244,10 +245,10 @@ def _parse_voids(obj, n: int) -> dict:
         return {}
     if not isinstance(obj, dict):
         raise BergenError(f"'voids' must be an object like {{\"1\": [1, 4]}}, got "
-                          f"{_type_name(obj)}", field="voids")
+                          f"{type_name(obj)}", field="voids")
     out = {}
     for key, nums in obj.items():
-        if _is_int(key):
+        if is_int(key):
             seat = key
         elif isinstance(key, str) and key.strip().isdigit():
             seat = int(key)
@@ -260,9 +261,9 @@ def _parse_voids(obj, n: int) -> dict:
             raise BergenError(f"voids: seat {seat} is listed twice", field=f"voids.{key}")
         if not isinstance(nums, (list, tuple, set, frozenset)):
             raise BergenError(f"voids of seat {seat} must be a list of numbers 0..6, got "
-                              f"{_type_name(nums)}", field=f"voids.{key}")
+                              f"{type_name(nums)}", field=f"voids.{key}")
         for v in nums:
-            if not _is_int(v) or not 0 <= v <= 6:
+            if not is_int(v) or not 0 <= v <= 6:
                 raise BergenError(f"voids of seat {seat}: {v!r} is not a number 0..6",
                                   field=f"voids.{key}")
         if nums:
@@ -291,7 +292,7 @@ def parse_position(obj) -> Position:
     """Check a decoded `bergen-position/1` and return it as a `Position`."""
     if isinstance(obj, Position):
         return obj.check()
-    _check_fields(obj, _FIELDS, "a position", required=("format",))
+    check_fields(obj, _FIELDS, "a position", required=("format",))
     fmt = obj["format"]
     if fmt != FORMAT:
         hint = " (this is a record: use it as a record)" if fmt == "bergen-record/1" else ""
@@ -305,12 +306,12 @@ def parse_position(obj) -> Position:
     scores = obj.get("scores")
     scores = (0,) * rules.n_sides if scores is None else parse_scores(scores, rules, "scores")
     to_move = obj["to_move"]
-    if not _is_int(to_move):
+    if not is_int(to_move):
         raise BergenError(f"'to_move' must be a seat number, got {to_move!r}", field="to_move")
     hand_obj = obj["hand"]
     if not isinstance(hand_obj, (list, str)):
         raise BergenError(f"'hand' must be a list of tiles like [\"0-3\", \"1-2\"], got "
-                          f"{_type_name(hand_obj)}", field="hand")
+                          f"{type_name(hand_obj)}", field="hand")
     with _at("hand"):
         hand = parse_hand(hand_obj, "hand")
     line_obj = obj.get("line", "")
@@ -318,13 +319,13 @@ def parse_position(obj) -> Position:
         line_obj = ""
     if not isinstance(line_obj, (list, str)):
         raise BergenError(f"'line' must be a string like \"5-3 3-3 3-6\" or a list of tiles, got "
-                          f"{_type_name(line_obj)}", field="line")
+                          f"{type_name(line_obj)}", field="line")
     with _at("line"):
         line = parse_line(line_obj, "line")
     sizes = obj["hand_sizes"]
     if not isinstance(sizes, list):
         raise BergenError(f"'hand_sizes' must be a list of integers, one per seat, got "
-                          f"{_type_name(sizes)}", field="hand_sizes")
+                          f"{type_name(sizes)}", field="hand_sizes")
     voids = _parse_voids(obj.get("voids"), rules.players)
     pos = Position(rules, scores, to_move, hand, line.pairs, tuple(sizes), obj["reserve_size"],
                    voids)
@@ -461,12 +462,13 @@ def record_voids(record) -> dict:
     record = parse_record(record)
     last = len(record.rounds) - 1
     observer = None
-    for item in _run(record):
-        if item[0] == "deal" and item[1] == last:
-            observer = Observer(record.rules, (), item[2])
-        elif item[0] == "step" and item[1].round == last:
-            step = item[1]
-            observer.step(step.seat, step.action, step.after)
+    for item in events(record):
+        if item.round != last:
+            continue
+        if isinstance(item, RoundStart):
+            observer = Observer(record.rules, (), item.state)
+        elif isinstance(item, Step):
+            observer.step(item.seat, item.action, item.after)
     voids = {s: frozenset(observer.proven_voids(s)) for s in range(record.rules.players)}
     return {s: v for s, v in voids.items() if v}
 

@@ -2,6 +2,7 @@
 
 The core (src_cython/bergen_search/_core.pxd) implements the same three functions in C, so a
 seed gives the same deal, the same reserve order and the same random plays on both backends.
+The seed streams (what is XORed into or added to a seed for each purpose) are in `constants`.
 
 >>> r = Rng(1); [r.below(28) for _ in range(5)]
 [15, 20, 27, 12, 12]
@@ -10,8 +11,6 @@ from __future__ import annotations
 
 MASK64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
-#: XORed into a game's seed to seed the engines' choices, apart from the deals.
-PLAY_STREAM = 0x5851F42D4C957F2D
 
 
 def mix64(z: int) -> int:

@@ -43,6 +43,7 @@ from .errors import BergenError
 from .infoset import RESERVE, InfoSet, check_infoset
 from .rng import Rng
 from .state import NO_TILE, State
+from .tiles import ALL_TILES, N_TILES, popcount
 
 #: Programmes larger than this many nodes are refused (the position is too unconstrained to
 #: need them; it never happens in real play: 4 players, 3 epochs each stay far below).
@@ -288,6 +289,41 @@ class WorldTable:
 
         rec(0, 0)
         return found
+
+
+def check_world(info: InfoSet, hands, reserve) -> tuple:
+    """`(hands, reserve)` as tuples if they are a world of `info`: a mask per seat (the seat's
+    own hand included) and the reserve's tiles, every tile in one place only, the sizes those
+    of the information set; else `BergenError` naming `hands` or `reserve`. Shared by the
+    reference (`expectimax_ref.world_state`) and the core (`ExpectimaxSearch.run_world`)."""
+    rules = info.rules
+    hands = tuple(hands)
+    reserve = tuple(reserve)
+    if len(hands) != rules.players:
+        raise BergenError(f"expected {rules.players} hands, got {len(hands)}", field="hands")
+    if hands[info.seat] != info.hand:
+        raise BergenError(f"seat {info.seat}'s hand differs from the information set's",
+                          field="hands")
+    seen = info.line_mask
+    for seat, h in enumerate(hands):
+        if not isinstance(h, int) or not 0 <= h <= ALL_TILES:
+            raise BergenError(f"seat {seat}'s hand is not a set of the 28 tiles", field="hands")
+        if popcount(h) != info.hand_sizes[seat]:
+            raise BergenError(f"seat {seat} holds {popcount(h)} tiles, the information set says "
+                              f"{info.hand_sizes[seat]}", field="hands")
+        if h & seen:
+            raise BergenError("a tile is in two places", field="hands")
+        seen |= h
+    if len(reserve) != info.reserve_size:
+        raise BergenError(f"the reserve holds {len(reserve)} tiles, the information set says "
+                          f"{info.reserve_size}", field="reserve")
+    for t in reserve:
+        if not isinstance(t, int) or not 0 <= t < N_TILES:
+            raise BergenError(f"reserve tile {t!r} is not a tile", field="reserve")
+        if seen >> t & 1:
+            raise BergenError("a tile is in two places", field="reserve")
+        seen |= 1 << t
+    return hands, reserve
 
 
 def world_state(info: InfoSet, hands, reserve) -> State:

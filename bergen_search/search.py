@@ -1,7 +1,11 @@
 """Search in python-chess's engine manner: `search(info, Limits(...), seed=...)`.
 
-Two algorithms over the same exact world sampler (sampler.py), each an `Algorithm` (its
-settings, the unit of its budget, its workers, its final move) in `ALGORITHMS`:
+The algorithms over the same exact world sampler (sampler.py) are each an `Algorithm` (its
+settings, the unit of its budget, its workers, its final move) in a module of its own in
+`algorithms/`, registered with `registry.py`; `search()` runs whichever is named through the
+protocol there and holds no per-algorithm branch. This module has the machinery they share
+(limits, slices and stops, processes, replicates and their merge, sequential halving, the
+exhaustive expectimax). The ones registered today:
 
 - `ismcts`, the default engine: single-observer Information Set MCTS (Cowling, Powley &
   Whitehouse 2012, "Information Set Monte Carlo Tree Search"): one tree over what the seat
@@ -15,6 +19,7 @@ settings, the unit of its budget, its workers, its final move) in `ALGORITHMS`:
   Search"): in each sampled world the hands are fixed and the reserve's contents known but not
   its order, so draws are chance nodes; averaged over worlds, with the standard error across
   worlds. When the consistent worlds are few they are all enumerated (`exact`).
+- `endgame`: the exact endgame alone (`endgame.py`), which ISMCTS also tries first.
 
 Values are from the side of the seat to move: with objective `points`, its expected points
 until the end of the round minus the mean of the other sides'; with `match`, its
@@ -40,8 +45,11 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from . import backend
+from .constants import MAX_SECONDS, PASS_STREAM, REPLICATE_STREAM
 from .errors import BergenError
 from .infoset import InfoSet
+from .registry import Algorithm, SearchRun, Setting, resolve, setting_text  # noqa: F401
+from . import registry
 from .rng import derive_seed
 from .sampler import WorldTable
 from .state import DRAW, PASS, move_str
@@ -62,12 +70,11 @@ SLICE_SECONDS = 0.05
 #: The slices of a search that can be stopped (`search(stop=...)`): a stop is heard within one.
 STOP_SLICE_SECONDS = 0.01
 #: ISMCTS's final pass (comparable values, `search(values=True)`): the share of a time limit
-#: kept for it, its worlds (iterations / (PASS_SPREAD x choices), within PASS_MIN..PASS_MAX),
-#: and the stream its worlds are drawn on.
+#: kept for it, and its worlds (iterations / (PASS_SPREAD x choices), within
+#: PASS_MIN..PASS_MAX), drawn on `constants.PASS_STREAM`.
 PASS_SHARE = 0.15
 PASS_SPREAD = 5
 PASS_MIN, PASS_MAX = 100, 4000
-PASS_STREAM = 0xFA55
 #: ISMCTS's independent replicates (setting `replicates`): the budget is shared by this many
 #: trees, each with its own seed; a move's value is their mean, its error their spread.
 REPLICATES = 8
@@ -79,18 +86,16 @@ MAX_PLAYOUTS = 1000
 #: Sequential halving keeps, beside the better half, every choice whose tree mean falls short
 #: of the last one kept by less than this many standard errors (`_close`; 0: a strict half).
 HALVING_Z = 2.0
-#: Added to a world's index for the playout seeds of its second solve (`_exact_expectimax`).
-REPLICATE_STREAM = 1 << 40
 #: With every world enumerated but horizons reached, the worlds are solved again until the
 #: playouts' variance has at least this many degrees of freedom (worlds x (solves - 1)).
 MIN_REPLICATE_DOF = 8
 
 
-#: The largest budgets a search takes: iterations (or expectimax worlds), seconds (a day),
+#: The largest budgets a search takes: iterations (or expectimax worlds), seconds (a day:
+#: `constants.MAX_SECONDS`),
 #: and the memory cap of ISMCTS's trees in MB (1 TiB); DEFAULT_MEMORY_MB when not given,
 #: safe on a small machine (per process: `--workers` processes take it each).
 MAX_ITERATIONS = 1_000_000_000
-MAX_SECONDS = 86_400.0
 MAX_MEMORY_MB = 1 << 20
 DEFAULT_MEMORY_MB = 256
 
@@ -324,159 +329,18 @@ def _ranked(rows, twins, by_visits: bool, lead: bool, samples=None) -> list:
                       samples=tuple(samples.get(m, ()))) for m, n, v, se in rows]
 
 
-# ---- the algorithms ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Setting:
-    """A setting of an algorithm: its type, default and what it does. `choices` limits a
-    string; booleans also read on/off, yes/no, true/false, 1/0."""
-    type: type
-    default: object
-    help: str
-    choices: tuple = ()
-    minimum: float = 0       # the least value a number may take
-    maximum: float = math.inf   # the most
-
-    def parse(self, name: str, value):
-        """The value checked (and converted from text, as engine specs give it)."""
-        if self.type is bool:
-            if isinstance(value, str):
-                low = value.strip().lower()
-                if low in ("on", "yes", "true", "1"):
-                    return True
-                if low in ("off", "no", "false", "0"):
-                    return False
-                raise BergenError(f"{name} must be on or off, got {value!r}", field=name)
-            if isinstance(value, bool) or value in (0, 1):
-                return bool(value)
-            raise BergenError(f"{name} must be on or off, got {value!r}", field=name)
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise BergenError(f"{name} needs a {self.type.__name__}, got {value!r}", field=name)
-        try:
-            out = self.type(value)
-        except (ValueError, OverflowError):
-            raise BergenError(f"{name} needs a {self.type.__name__}, got {value!r}",
-                              field=name) from None
-        if self.choices and out not in self.choices:
-            raise BergenError(f"{name} must be one of {', '.join(self.choices)}, got {value!r}",
-                              field=name)
-        if self.type in (int, float) and not (out >= 0 and math.isfinite(out)):
-            raise BergenError(f"{name} must be a finite number >= 0, got {value!r}", field=name)
-        if self.type in (int, float) and out < self.minimum:
-            raise BergenError(f"{name} must be at least {self.minimum}, got {value!r}",
-                              field=name)
-        if self.type in (int, float) and out > self.maximum:
-            raise BergenError(f"{name} must be at most {self.maximum:,}, got {value!r}",
-                              field=name)
-        return out
+# ---- the algorithms: registry.py, and one module each in algorithms/ ----
 
 
-def setting_text(value) -> str:
-    """A setting's value as a person (and an engine spec) writes it: booleans as on/off."""
-    return ("on" if value else "off") if isinstance(value, bool) else str(value)
-
-
-class Algorithm:
-    """One search algorithm behind `search()`: its settings, the unit of its budget, how its
-    workers search and how its final move is chosen. Subclasses fill in `worker`."""
-    name = ""
-    unit = "iterations"          # what Limits.iterations counts
-    default_budget = 0
-    settings: dict = {}          # name -> Setting
-    by_visits = False            # the final move: most visited (else the best value)
-    needs_core = False           # no pure-Python twin: refused without the compiled core
-
-    def check(self, settings: dict) -> dict:
-        """Every setting, with its default where not given; unknown ones are an error."""
-        for key in settings:
-            if key not in self.settings:
-                known = ", ".join(self.settings) or "none"
-                raise BergenError(f"{self.name} has no setting {key!r} (settings: {known})",
-                                  field=key)
-        return {k: s.parse(k, settings[k]) if k in settings else s.default
-                for k, s in self.settings.items()}
-
-    def worker(self, sampler, objective: int, budget, deadline, seed: int, settings: dict,
-               values: bool = False, hooks=None):
-        """Search with one core object: (rows (move, n, sum, sum of squares), done,
-        interrupted, extra). `values`: also measure comparable values of the root moves
-        (`extra["pass"]`: (worlds, rows (move, sum, sum of squares, each side's outcome
-        summed))) where the algorithm's own statistics are not (ISMCTS: lowered by its
-        exploration). `hooks`: `_run_sliced`'s."""
-        raise NotImplementedError
-
-    def table(self, info: InfoSet, settings: dict) -> WorldTable:
-        """The world table searched: weighted by inference when `inference` is on."""
-        if settings.get("inference"):
-            from .inference import TileModel, tile_factors
-            return WorldTable(info, tile_factors(info, TileModel()))
-        return WorldTable(info)
-
-
-class Ismcts(Algorithm):
-    name = "ismcts"
-    default_budget = 100000
-    by_visits = True
-    settings = {
-        "exploration": Setting(float, 0.7, "the UCB1 exploration constant", maximum=100),
-        "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
-                           ("random", "scoring", "safe")),
-        "inference": Setting(bool, True, "weigh the worlds by what the other seats' plays "
-                             "say about their hands (inference.py)"),
-        "twins": Setting(bool, True, "plays that mirror each other are one choice"),
-        "choose": Setting(str, "value", "the move played: the best value of the final pass "
-                          "(value; runs the pass) or the most visited (visits)",
-                          ("value", "visits")),
-        "endgame": Setting(bool, True, "solve the end of a two-player round exactly when no "
-                           "draw can happen again and it fits the budget (endgame.py)"),
-        "replicates": Setting(int, REPLICATES, "independent trees sharing the budget: a "
-                              "move's value is their mean and its error their spread (1: one "
-                              "tree, no error measured)", minimum=1, maximum=MAX_REPLICATES),
-        "stats": Setting(str, "choices", "what a move's mean in the tree counts: the "
-                         "iterations where its mover chose it among several (choices), or "
-                         "also those where it was the only legal move (all, as before issue "
-                         "22: a move forced in some worlds then looks as good or as bad as it "
-                         "was there)", ("choices", "all")),
-        "root": Setting(str, "halving", "how the root shares the budget between the choices: "
-                        "halving (sequential halving: every choice a share, the better half "
-                        "more, again and again) or ucb (UCB1, as below the root)",
-                        ("halving", "ucb")),
-    }
-
-    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
-               hooks=None, focus=(), memory=DEFAULT_MEMORY_MB << 20):
-        """One replicate: one tree searched, then (with `values`) its final pass. `memory`:
-        the cap in bytes on the trees alive at once in this process (`IsmctsTree.max_bytes`;
-        at the cap the tree stops growing, `extra["full_at"]` says after how many iterations)."""
-        tree = backend.SEARCH.tree(sampler, seed, settings["exploration"], objective,
-                                   settings["playout"], merge_twins=settings["twins"],
-                                   choice_stats=settings["stats"] == "choices",
-                                   max_bytes=memory)
-        left = deadline.left()
-        search_deadline = deadline if left is None or not values else _Deadline(
-            left * (1 - PASS_SHARE))
-        t0 = clock()
-        if settings["root"] == "halving":
-            done, interrupted = _halving(tree, budget, search_deadline, focus, hooks)
-        else:
-            done, interrupted = _run_sliced(tree.run, budget, search_deadline, hooks,
-                                            tree.root_stats, lambda: tree.iterations)
-        extra = {"nodes": tree.n_nodes, "twins": tree.twins, "full_at": tree.full_at,
-                 "sides": {m: (n, sums) for m, n, sums in tree.root_side_stats()}}
-        n_choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
-        if values and not interrupted and done and n_choices > 1:
-            # The final pass: every root move on the same worlds, played on as the search
-            # would (common random numbers), so that values compare (issue 10).
-            worlds = max(PASS_MIN, min(PASS_MAX, done // (PASS_SPREAD * n_choices)))
-            left = deadline.left()
-            if left is not None:
-                rate = done / max(clock() - t0, 1e-6)
-                worlds = max(PASS_MIN, min(worlds, int(rate * max(left, 0) / n_choices)))
-            try:
-                extra["pass"] = (worlds, tree.evaluate_root(worlds,
-                                                            derive_seed(seed, PASS_STREAM)))
-            except KeyboardInterrupt:
-                interrupted = True
-        return [tuple(r) for r in tree.root_stats()], done, interrupted, extra
+def __getattr__(name):
+    """The registry's views under their old names: ALGORITHMS ({name: Algorithm}), PRESETS
+    ({name: (base, settings)}), ALGORITHM_NAMES and DEFAULT_ITERATIONS ({name: budget}),
+    read when asked (the engine modules import this one)."""
+    views = {"ALGORITHMS": registry.algorithms, "PRESETS": registry.presets,
+             "ALGORITHM_NAMES": registry.names, "DEFAULT_ITERATIONS": registry.default_iterations}
+    if name in views:
+        return views[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _halving(tree, budget, deadline: _Deadline, focus=(), hooks=None):
@@ -536,86 +400,13 @@ def _close(a, b, z) -> bool:
     return mb - ma < z * math.sqrt(va + vb)
 
 
-class Expectimax(Algorithm):
-    name = "expectimax"
-    unit = "worlds"
-    default_budget = 200
-    needs_core = True
-    settings = {
-        "depth": Setting(int, 6, "actions searched before the horizon", minimum=1,
-                         maximum=MAX_DEPTH),
-        "playouts": Setting(int, 2, "random playouts per horizon leaf", minimum=1,
-                            maximum=MAX_PLAYOUTS),
-        "inference": Setting(bool, False, "weigh the worlds by what the other seats' plays "
-                             "say about their hands (inference.py)"),
-    }
-
-    def engine(self, sampler, objective, seed, settings):
-        return backend.SEARCH.expectimax(sampler, settings["depth"], seed, objective,
-                                         settings["playouts"])
-
-    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
-               hooks=None, memory=None):
-        engine = self.engine(sampler, objective, seed, settings)
-        if hooks is not None and hooks.stop is not None:
-            engine.stop = hooks.stopped         # heard inside a world, too
-        done, interrupted = _run_sliced(engine.run_worlds, budget, deadline, hooks,
-                                        engine.root_stats, lambda: engine.worlds)
-        return ([tuple(r) for r in engine.root_stats()], done, interrupted,
-                {"nodes": engine.nodes})
-
-
-class Endgame(Algorithm):
-    """The exact endgame alone (endgame.py): the equilibrium of the end of a two-player
-    round, or an error saying why not. Its budget is counted in the default engine's
-    iterations (each buys endgame.WORK_PER_ITERATION of solver work)."""
-    name = "endgame"
-    default_budget = 100_000
-    settings = {
-        "tolerance": Setting(float, 0.01, "the exploitability (points) the solver stops at"),
-        "inference": Setting(bool, False, "weigh the deals by what both seats' plays say "
-                             "about their hands (inference.py); off: uniform over the deals"),
-    }
-
-    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False):
-        raise BergenError("the exact endgame is solved by search(), not by workers")
-
-
-#: The algorithms by name.
-ALGORITHMS = {a.name: a for a in (Ismcts(), Expectimax(), Endgame())}
-#: Named settings of an algorithm. `classic` is the default engine as it was before inference,
-#: safe playouts, merged twins and the exact endgame (benchmarks/STRENGTH.md measures every
-#: gain against it).
-PRESETS = {"classic": ("ismcts", {"playout": "random", "inference": False, "twins": False,
-                                   "choose": "visits", "replicates": 1, "root": "ucb",
-                                   "stats": "all", "endgame": False})}
-#: Every name `search(algorithm=...)` takes.
-ALGORITHM_NAMES = tuple(ALGORITHMS) + tuple(PRESETS)
-DEFAULT_ITERATIONS = {name: ALGORITHMS[PRESETS.get(name, (name,))[0]].default_budget
-                      for name in ALGORITHM_NAMES}
-
-
-def resolve(algorithm: str, settings: dict) -> tuple:
-    """(Algorithm, its full settings) for an algorithm or preset name and explicit settings
-    (which override a preset's)."""
-    if algorithm in PRESETS:
-        base, preset = PRESETS[algorithm]
-        settings = {**preset, **settings}
-        algorithm = base
-    if algorithm not in ALGORITHMS:
-        raise BergenError(f"algorithm must be one of {', '.join(ALGORITHM_NAMES)}, got "
-                          f"{algorithm!r}", field="algorithm")
-    alg = ALGORITHMS[algorithm]
-    return alg, alg.check(settings)
-
-
 def _search_worker(args, hooks=None):
     """One process's share of a search: its units (ISMCTS replicates, or expectimax's
     root-parallel workers) one after the other, each given an equal part of what is left
     of the clock. (The units' outputs, in order; after a Ctrl-C or a stop, those done,
     interrupted: True.)"""
     info, table, alg_name, objective, units, seconds, settings, values, focus, memory = args
-    alg = ALGORITHMS[alg_name]
+    alg = registry.algorithms()[alg_name]
     deadline = _Deadline(seconds)
     if hooks is None and _CHILD_STOP is not None:
         hooks = _Hooks(_CHILD_STOP, None)       # a process of `_run_jobs`: its parent's stop
@@ -627,10 +418,9 @@ def _search_worker(args, hooks=None):
         if hooks is not None and hooks.stopped():
             return out, True
         mine = _Deadline(None if left is None else max(left, 0.0) / (len(units) - i))
-        kwargs = {"focus": focus, "memory": memory} if isinstance(alg, Ismcts) else {}
         try:
-            res = alg.worker(backend.SEARCH.sampler(info, table), objective, budget, mine,
-                             seed, settings, values, hooks, **kwargs)
+            res = alg.worker(alg.sampler(info, table), objective, budget, mine,
+                             seed, settings, values, hooks, focus=focus, memory=memory)
         except KeyboardInterrupt:
             return out, True
         out.append(res)
@@ -813,44 +603,13 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     obj = _objective_code(objective)
     if workers < 1:
         raise BergenError(f"workers must be at least 1, got {workers}", field="workers")
-    # ---- the exact endgame (issue 21): solved when it applies and fits the budget ----
-    endgame_note, endgame_interrupted = None, False
-    if isinstance(alg, Endgame) or settings.get("endgame"):
-        from . import endgame
-        if be.name != "core" or endgame.compiled() is None:
-            # The Python solver (endgame_ref.py) is the oracle of the tests; within a search's
-            # budget it would reach almost nothing.
-            endgame_note = "the exact endgame needs the compiled core" if endgame.at_stage(
-                info) else None
-            tried = None
-        else:
-            tried = endgame.attempt(info, limits, seed=seed, objective=objective, started=t0,
-                                    budget=alg.default_budget,
-                                    tolerance=settings.get("tolerance", endgame.TOLERANCE),
-                                    inference=isinstance(alg, Endgame) and settings["inference"],
-                                    stop=stop, memory_bytes=limits.memory_bytes, clock=clock)
-        if tried is not None and tried.result is not None:
-            res = tried.result
-            res.info.update(algorithm=algorithm, settings=dict(settings), backend=be.name,
-                            objective=objective, replicates=None, empty=False)
-            if on_info is not None:
-                ri = res.info
-                on_info({"iterations": ri["iterations"], "seconds": ri["seconds"],
-                         "speed": ri["iterations"] / max(ri["seconds"], 1e-9),
-                         "best": res.best, "value": res.value, "stderr": res.stderr,
-                         "moves": res.moves})
-            return res
-        if isinstance(alg, Endgame):
-            why = endgame_note or tried.why or endgame.applicable(info)
-            raise BergenError(f"no exact endgame here: {why}")
-        if tried is not None:
-            endgame_note = tried.why
-            if tried.interrupted:
-                # Ctrl-C (or stop): no time is left, so the answer comes from a short search.
-                limits = Limits(iterations=max(alg.default_budget // 100, 1),
-                                memory_mb=limits.memory_mb)
-                endgame_interrupted = True
-    # ---- end of the exact endgame's hook ----
+    # An algorithm may solve the whole search at once (the exact endgame; ISMCTS tries it
+    # first when its setting `endgame` is on), or leave notes and new limits.
+    run = SearchRun(algorithm, seed, objective, dict(settings), workers, stop, on_info, t0, be)
+    solved = alg.solve(info, limits, run)
+    if solved.result is not None:
+        return solved.result
+    limits = solved.limits
     budget = limits.iterations
     if budget is None and limits.time is None:
         budget = be.budget(alg.default_budget)
@@ -869,25 +628,19 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                    "exact": False,
                    "settings": dict(settings), "values": {"method": "search"},
                    "twins": {move_str(m, lead): move_str(t, lead) for m, t in twins.items()}}
-    # Expectimax solves every world instead of sampling when they are few: at most the
-    # budget of worlds, or under a time limit as many as the clock allows.
-    worlds = (table.enumerate() if isinstance(alg, Expectimax) and table.total <= EXACT_WORLDS
-              else None)
     # What is left of the time limit once the table is built.
     seconds = None if limits.time is None else max(limits.time - (clock() - t0), 0.001)
     samples = {}
-    if worlds is not None and (budget is None or len(worlds) <= budget):
-        engine = alg.engine(be.sampler(info, table), obj, seed, settings)
-        if hooks is not None and hooks.stop is not None:
-            engine.stop = hooks.stopped         # heard inside a world, too
-        rows, done, exact, interrupted = _exact_expectimax(
-            engine, info, table, worlds, seed, _Deadline(seconds), hooks)
-        result_info.update(exact=exact, worlds=done, interrupted=interrupted,
-                           all_worlds=done == len(worlds))
+    # Every world solved instead of sampling, when the algorithm does that (expectimax, when
+    # the worlds are few).
+    whole = alg.exhaustive(info, table, budget, seconds, run, hooks)
+    if whole is not None:
+        rows, done, extra = whole
+        result_info.update(extra)
     else:
-        # The units of work: ISMCTS's replicates (each its own tree and seed), or
-        # expectimax's root-parallel workers; spread over the processes round robin.
-        units = settings.get("replicates", workers)
+        # The units of work (ISMCTS's replicates, each its own tree and seed; expectimax's
+        # root-parallel workers), spread over the processes round robin.
+        units = alg.units(settings, workers)
         if budget is not None:
             units = min(units, budget)
         shares = [None if budget is None else budget // units + (u < budget % units)
@@ -907,17 +660,12 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                 flat[u] = res
         outputs = [r for r in flat if r is not None]
         rows, done, interrupted, nodes, sides, method, samples = _merge_units(
-            outputs, moves, twins, replicated=isinstance(alg, Ismcts))
+            outputs, moves, twins, replicated=alg.replicated)
         # A Ctrl-C outside a unit's own search (between them, or while one was set up).
         interrupted = interrupted or any(cut for _, cut in finished)
         result_info.update(nodes=nodes, interrupted=interrupted, replicates=len(outputs)
-                           if isinstance(alg, Ismcts) else None)
-        if isinstance(alg, Ismcts):
-            full = [o[3]["full_at"] for o in outputs if o[3].get("full_at") is not None]
-            # The memory cap: how many trees reached it, and after how many iterations the
-            # first stopped growing (the search went on sampling within it).
-            result_info["memory"] = {"cap_mb": limits.memory_bytes >> 20, "full": len(full),
-                                     "full_at": min(full) if full else None}
+                           if alg.replicated else None)
+        result_info.update(alg.summary(outputs, limits))
         result_info["values"] = method
         if sides:
             # Each side's expected outcome after each root move, under the search's play
@@ -932,9 +680,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     # Nothing finished (a world longer than the time limit, or a stop at once): the values
     # are no answer, and `empty` says so (the callers say it to the user).
     result_info.update(iterations=done, seconds=clock() - t0, empty=done == 0)
-    if endgame_note:
-        result_info["endgame"] = {"solved": False, "why": endgame_note}
-    result_info["interrupted"] = result_info.get("interrupted", False) or endgame_interrupted
+    result_info.update(solved.info)
+    result_info["interrupted"] = result_info.get("interrupted", False) or solved.interrupted
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
 

@@ -4,7 +4,7 @@ A tile is an index 0..27 in the order 0-0, 0-1, ..., 0-6, 1-1, ..., 6-6 (lower h
 then higher half).  A set of tiles (a hand, the reserve's contents) is a 28-bit mask.
 
 >>> Tile.parse(" 5-3 ")
-Tile('3-5')
+Tile.parse('3-5')
 >>> str(Tile.parse("3-5")), Tile.parse("6-6").is_double
 ('3-5', True)
 """
@@ -165,4 +165,4 @@ class Tile:
         return tile_str(self.index)
 
     def __repr__(self) -> str:
-        return f"Tile({tile_str(self.index)!r})"
+        return f"Tile.parse({tile_str(self.index)!r})"

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 
 from .errors import BergenError
 from .infoset import InfoSet, Observer, from_position
+from .jsondoc import parse_json
 from .position import Position, parse_position, position_from_infoset
 from .position_string import is_position_string, parse_string
 from .record import FORMAT as RECORD_FORMAT
-from .record import POSITION_FORMAT, Record, _run, parse_json, parse_record
+from .record import POSITION_FORMAT, Record, parse_record
+from .replay import RoundEnd, RoundStart, events
 from .state import State
 
 
@@ -39,13 +41,15 @@ def observe_record(record) -> tuple:
     last = len(record.rounds) - 1
     where = {"round": last}
     start, steps, final = None, [], None
-    for item in _run(record):
-        if item[0] == "deal" and item[1] == last:
-            start = item[2]
-        elif item[0] == "step" and item[1].round == last:
-            steps.append(item[1])
-        elif item[0] == "end" and item[1] == last:
-            final = item[2]
+    for item in events(record):
+        if item.round != last:
+            continue
+        if isinstance(item, RoundStart):
+            start = item.state
+        elif isinstance(item, RoundEnd):
+            final = item.state
+        else:
+            steps.append(item)
     if final.ended is not None:
         over = "the match is over" if final.winner is not None else \
             f"the round over ({final.ended})"

@@ -25,7 +25,7 @@ import pytest
 
 from bergen_search.errors import BergenError
 from bergen_search.infoset import InfoSet, from_state_and_events
-from bergen_search.playout import play_match
+from bergen_search.match import play_match
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable

@@ -1,7 +1,7 @@
 """The arena (bergen_search/arena.py): duplicate sets, the intervals, parallel runs.
 
 Only `random` and `greedy` play here (fast, and on the active backend); the search engines
-go through the same `engines.play_match` path.
+go through the same `table.play_match` path.
 """
 import math
 
@@ -13,8 +13,10 @@ from bergen_search.arena import (MIN_SETS_NORMAL, ArenaResult, duplicate_interva
                                  run_arena, seat_specs, seatings, wilson_interval)
 from bergen_search.engines import parse_engine_spec
 from bergen_search.errors import BergenError
-from bergen_search.playout import greedy_choice
-from bergen_search.record import parse_record, replay, write_record
+from bergen_search.match import greedy_choice
+from bergen_search.record import parse_record
+from bergen_search.record_io import write_record
+from bergen_search.replay import replay
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
 from bergen_search.state import State

@@ -6,11 +6,14 @@ import pytest
 from click.testing import CliRunner
 
 from bergen_search.cli import main
-from bergen_search.engines import parse_engine_list, play_match
-from bergen_search.record import _run, parse_record, write_record
+from bergen_search.engines import parse_engine_list
+from bergen_search.record import parse_record
+from bergen_search.record_io import write_record
+from bergen_search.replay import walk
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
 from bergen_search.state import match_value, move_str
+from bergen_search.table import play_match
 
 DECISION = "examples/decision.json"
 
@@ -119,10 +122,10 @@ def _planted_record(seed=0):
     for g in range(200):
         log = play_match(rules, parse_engine_list("greedy", 2), derive_seed(seed, g))
         rec = write_record(log)
-        for item in _run(parse_record(rec)):
-            if item[0] != "step" or item[1].round != 0 or not item[1].before.led:
+        for item in walk(rec):
+            if item.round != 0 or not item.before.led:
                 continue
-            st = item[1].before
+            st = item.before
             moves = st.legal_moves()
             values = {m: st.apply(m).scores[st.rules.side_of(st.to_move)]
                       - st.scores[st.rules.side_of(st.to_move)] for m in moves}
@@ -130,7 +133,7 @@ def _planted_record(seed=0):
                 bad = next(m for m in moves if values[m] == 0)
                 rec["rounds"] = rec["rounds"][:1]
                 ev = rec["rounds"][0]["events"]
-                del ev[item[1].event:]
+                del ev[item.event:]
                 ev.append({"seat": st.to_move, "play": move_str(bad)})
                 return rec, st.to_move, len(ev) - 1
     raise AssertionError("no position with a triple found")

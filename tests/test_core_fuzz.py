@@ -21,12 +21,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bergen_search.engines import parse_engine_spec, play_match
+from bergen_search.engines import parse_engine_spec
 from bergen_search.errors import BergenError
 from bergen_search.infoset import Group, Observer, check_infoset
-from bergen_search.record import _run, parse_record, write_record
+from bergen_search.record import parse_record
+from bergen_search.record_io import write_record
+from bergen_search.replay import RoundEnd, RoundStart, events
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable
+from bergen_search.table import play_match
 
 _ismcts = pytest.importorskip("bergen_search._ismcts")
 _sampler = pytest.importorskip("bergen_search._sampler")
@@ -58,13 +61,13 @@ def decisions(rules, seed):
     log = play_match(rules, [parse_engine_spec("random")] * rules.players, seed)
     rec = parse_record(write_record(log))
     out, observers = [], {}
-    for item in _run(rec):
-        if item[0] == "deal":
-            observers = {s: Observer(rules, {s}, item[2]) for s in range(rules.players)}
+    for item in events(rec):
+        if isinstance(item, RoundStart):
+            observers = {s: Observer(rules, {s}, item.state) for s in range(rules.players)}
             continue
-        if item[0] == "end":
+        if isinstance(item, RoundEnd):
             continue
-        step = item[1]
+        step = item
         if step.before.led:
             out.append(observers[step.seat].infoset(step.seat))
         for o in observers.values():

@@ -7,7 +7,7 @@ third of the walks; the rest are behind the `slow` marker, which CI runs.
 """
 import pytest
 
-from bergen_search import playout
+from bergen_search import match
 from bergen_search.errors import BergenError
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
@@ -128,7 +128,7 @@ def test_rng_is_bit_for_bit(core, seed):
 def test_play_match_identical(core, chunk):
     for i in range(chunk * CHUNK, (chunk + 1) * CHUNK):
         rules, engines, seed, start = game_config(i)
-        ref_log = playout.play_match(rules, engines, seed, start)
+        ref_log = match.play_match(rules, engines, seed, start)
         core_log = core.play_match(rules, engines, seed, start)
         if core_log != ref_log:
             pytest.fail(f"game {i} ({rules}, engines {engines}, start {start}): "
@@ -138,9 +138,9 @@ def test_play_match_identical(core, chunk):
 def test_play_match_accepts_engine_names(core):
     rules = Rules(players=3)
     log = core.play_match(rules, ["greedy", "random", 1], 11)
-    assert log == playout.play_match(rules, [1, 0, 1], 11)
+    assert log == match.play_match(rules, [1, 0, 1], 11)
     for seed in (-3, 2**70 + 1, 0):   # seeds are taken modulo 2**64, as Rng does
-        assert core.play_match(rules, [0, 0, 1], seed) == playout.play_match(rules, [0, 0, 1], seed)
+        assert core.play_match(rules, [0, 0, 1], seed) == match.play_match(rules, [0, 0, 1], seed)
     with pytest.raises(BergenError):
         core.play_match(rules, [0, 7, 1], 11)
     with pytest.raises(BergenError):
@@ -154,7 +154,7 @@ def test_random_rounds_known_answer(core, players, partnerships):
     """The checksum of a fixed run, on both backends (a change here changes the rules)."""
     expected = {(2, False): 24716, (3, False): 26414, (4, True): 26042}
     rules = Rules(players=players, partnerships=partnerships)
-    ref = playout.random_rounds(rules, 1000, 2024)
+    ref = match.random_rounds(rules, 1000, 2024)
     assert core.random_rounds(rules, 1000, 2024) == ref
     if (players, partnerships) in expected:
         assert ref == expected[(players, partnerships)]
@@ -163,7 +163,7 @@ def test_random_rounds_known_answer(core, players, partnerships):
 def test_random_rounds_identical(core):
     for i in range(300):
         rules, _, seed, _ = game_config(i)
-        assert core.random_rounds(rules, 20, seed) == playout.random_rounds(rules, 20, seed), i
+        assert core.random_rounds(rules, 20, seed) == match.random_rounds(rules, 20, seed), i
     assert core.random_rounds(Rules(), 0, 5) == 0
 
 
@@ -189,7 +189,7 @@ def test_core_state_walks_match_reference(core, part):
     for i in range(part * N_WALKS // 3, (part + 1) * N_WALKS // 3):
         rules, _, seed, start = game_config(i)
         rng = Rng(seed)
-        hands, reserve = playout.deal(rules, rng)
+        hands, reserve = match.deal(rules, rng)
         ref = State.deal(rules, hands, reserve, start)
         cs = core.new_state(rules, hands, reserve, start)
         step = 0
@@ -215,7 +215,7 @@ def test_core_state_walks_match_reference(core, part):
 
 def test_new_state_checks_its_input(core):
     rules = Rules()
-    hands, reserve = playout.deal(rules, Rng(3))
+    hands, reserve = match.deal(rules, Rng(3))
     core.new_state(rules, hands, reserve)
     bad_inputs = [   # (hands, reserve, scores, the reference refuses it too)
         (hands[:1], reserve, None, True),                                # a hand missing

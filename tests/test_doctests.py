@@ -19,8 +19,9 @@ from support import require_compiled
 #: Top-level modules of the optional extras (pyproject's `cluster`): a module needing one of
 #: them is skipped without it.
 OPTIONAL = ("dask", "distributed")
-MODULES = sorted(m.name for m in pkgutil.iter_modules(bergen_search.__path__)
-                 if m.name != "__main__")
+MODULES = sorted(m.name.removeprefix("bergen_search.")
+                 for m in pkgutil.walk_packages(bergen_search.__path__, "bergen_search.")
+                 if m.name != "bergen_search.__main__")
 
 
 def _import(name):
@@ -38,7 +39,7 @@ def _import(name):
 def test_the_package_is_listed():
     """The compiled modules are listed beside the Python ones (a listing that missed them
     would leave their examples out silently)."""
-    assert {"_core", "_ismcts", "_expectimax", "search", "tiles"} <= set(MODULES)
+    assert {"_core", "_ismcts", "_expectimax", "search", "tiles", "algorithms.flat"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -352,9 +352,10 @@ def test_too_big_falls_back_to_todays_engine():
 
 def test_no_peek_filling_in_the_hidden_hand_changes_nothing():
     """A record cut at a stage decision, with the other hand hidden or shown: the same."""
-    from bergen_search.engines import parse_engine_list, play_match
-    from bergen_search.record import write_record
+    from bergen_search.engines import parse_engine_list
+    from bergen_search.record_io import write_record
     from bergen_search.state import DRAW, State
+    from bergen_search.table import play_match
     rules = Rules()
     done = 0
     for i in range(200):
@@ -411,10 +412,11 @@ def test_best_and_eval_say_exact(tmp_path):
 
 def test_analyze_charges_exact_losses_and_marks_them(tmp_path):
     from bergen_search.analysis import analyze
-    from bergen_search.engines import parse_engine_list, play_match
-    from bergen_search.record import write_record
+    from bergen_search.engines import parse_engine_list
+    from bergen_search.record_io import write_record
     from bergen_search.report import html_report, text, to_json
     from bergen_search.rng import derive_seed
+    from bergen_search.table import play_match
     i = next(i for i, info, _ in endgame_positions(100, 5) if sum(info.hand_sizes) <= 8)
     log = play_match(Rules(), parse_engine_list("greedy", 2), derive_seed(5, i), max_rounds=1)
     result = analyze(write_record(log), limits=Limits(iterations=2000), seed=1)
@@ -463,9 +465,10 @@ def test_every_rule_variant(variant):
 
 def test_an_engine_plays_through_the_endgame_reproducibly():
     """A match's engine solves at the stage and plays on; the same seed, the same match."""
-    from bergen_search.engines import parse_engine_list, play_match
-    from bergen_search.record import dump_record, write_record
+    from bergen_search.engines import parse_engine_list
+    from bergen_search.record_io import dump_record, write_record
     from bergen_search.rng import derive_seed
+    from bergen_search.table import play_match
     i = next(i for i, info, _ in endgame_positions(100, 5) if sum(info.hand_sizes) <= 8)
     specs = parse_engine_list("ismcts:iterations=2000,ismcts:iterations=2000,endgame=off", 2)
     a = play_match(Rules(), specs, derive_seed(5, i), max_rounds=1)

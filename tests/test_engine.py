@@ -27,7 +27,7 @@ from bergen_search.client import (EngineError, EngineProcess, EngineTerminated, 
                                   PlayResult)
 from bergen_search.engine_protocol import COMMANDS, PROTOCOL, EngineServer
 from bergen_search.position import load_position
-from bergen_search.record import load_record
+from bergen_search.record_io import load_record
 from bergen_search.search import STOP_SLICE_SECONDS, Limits, _Deadline, _run_sliced, search
 from bergen_search.viewpoint import load_game
 
@@ -60,7 +60,10 @@ def test_hello(engine):
     hello = engine.hello()
     assert hello["protocol"] == PROTOCOL and hello["version"] == __version__
     assert hello["commands"] == list(COMMANDS)
-    assert set(hello["algorithms"]) == {"ismcts", "expectimax", "endgame", "classic"}
+    from bergen_search import registry
+    # Every registered algorithm and preset (the built-in ones at least), from the registry.
+    assert list(hello["algorithms"]) == list(registry.names())
+    assert {"ismcts", "expectimax", "endgame", "classic"} <= set(hello["algorithms"])
     assert hello["algorithms"]["ismcts"]["settings"]["playout"]["choices"] == \
         ["random", "scoring", "safe"]
     assert hello["algorithms"]["classic"]["settings"]["playout"]["default"] == "random"

@@ -97,15 +97,15 @@ def test_wrong_number_of_engines():
     ("expectimax:worlds=6,depth=3,random", (15, 4), 65, "a382afde77450827"),
 ])
 def test_matches_with_a_search_engine_are_pinned(specs, scores, events, digest):
-    """A match with a search engine (driven by `engines.Table`) is fixed by its seed: pinned
+    """A match with a search engine (driven by `table.Table`) is fixed by its seed: pinned
     here so that no change to the driver, the observers or the searches alters it unseen
     (a deliberate change to a search updates these figures)."""
     import hashlib
     import json
 
-    from bergen_search.engines import play_match
-    from bergen_search.record import write_record
+    from bergen_search.record_io import write_record
     from bergen_search.rules import Rules
+    from bergen_search.table import play_match
     log = play_match(Rules(), parse_engine_list(specs, 2), 3)
     record = write_record(log)
     record.pop("version")       # which program wrote it is not part of the match

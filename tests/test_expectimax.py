@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 
 from bergen_search import expectimax_ref as ref
-from bergen_search import playout
+from bergen_search import match
 from bergen_search.infoset import Observer, from_position, from_state_and_events
 from bergen_search.position import Position, position_from_flags
 from bergen_search.rng import Rng, derive_seed
@@ -51,7 +51,7 @@ def endgames(rules, seed, max_remaining, count, history=True, max_reserve=None, 
     while len(out) < count:
         rng = Rng(derive_seed(seed, i))
         i += 1
-        hands, reserve = playout.deal(rules, rng)
+        hands, reserve = match.deal(rules, rng)
         st = State.deal(rules, hands, reserve)
         events = []
         while st.ended is None:
@@ -78,7 +78,7 @@ def endgames(rules, seed, max_remaining, count, history=True, max_reserve=None, 
 def cut(rules, seed, decision):
     """(InfoSet, true State) at the `decision`-th decision of a random round (seat to move)."""
     rng = Rng(seed)
-    hands, reserve = playout.deal(rules, rng)
+    hands, reserve = match.deal(rules, rng)
     st = State.deal(rules, hands, reserve)
     events, k = [], 0
     while st.ended is None:
@@ -394,7 +394,7 @@ def _observed(rules, hands, reserve, events, seat):
 def test_only_the_information_set_matters():
     rules = Rules(players=2)
     rng = Rng(2024)
-    hands, reserve = playout.deal(rules, rng)
+    hands, reserve = match.deal(rules, rng)
     st = State.deal(rules, hands, reserve)
     events = []
     while True:
@@ -615,3 +615,23 @@ def test_horizon_playouts_estimate_random_play():
             assert abs(got - mean) <= 4.5 * stderr + 1e-12
             checked += 1
     assert checked >= 4
+
+
+def test_the_core_does_not_import_its_oracles():
+    """The compiled searches take their shared constants and checks from `constants` and
+    `sampler`, never from the references they are tested against."""
+    import subprocess
+    import sys
+    code = ("import sys, bergen_search._expectimax, bergen_search._ismcts; "
+            "print(sorted(m for m in sys.modules if m.endswith('_ref')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_shared_constants_are_the_cores():
+    from bergen_search import _ismcts, constants, ismcts_ref
+    for name in ("MAX_BYTES", "MAX_EXPLORATION", "MAX_PASS_WORLDS", "MAX_SECONDS"):
+        assert getattr(_ismcts, name) == getattr(ismcts_ref, name) == getattr(constants, name)
+    assert ref.EQUITY_STREAM == constants.EQUITY_STREAM
+    assert ref.objective_code is constants.objective_code

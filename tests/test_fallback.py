@@ -157,7 +157,7 @@ def test_analyze(require_compiled):
 
 def test_analyze_default_budget_is_the_fallback_one(monkeypatch):
     from bergen_search import analysis
-    from bergen_search.record import load_records
+    from bergen_search.record_io import load_records
     ref = backend.reference_search("test")
     assert ref.budget(DEFAULT_ITERATIONS) == DEFAULT_ITERATIONS // backend.FALLBACK_DIVISOR
     monkeypatch.setattr(backend, "SEARCH", ref)

@@ -11,17 +11,18 @@ from pathlib import Path
 import pytest
 
 from bergen_search.errors import BergenError
+from bergen_search.jsondoc import pretty_json
+from bergen_search.match import play_match
 from bergen_search.notation import (Line, Move, format_hand, format_line, format_move,
                                     format_tile, parse_hand, parse_int_list, parse_line,
                                     parse_move, parse_move_text, parse_tiles, resolve_move)
-from bergen_search.playout import play_match
 from bergen_search.position import (Position, load_position, parse_position,
                                     position_from_flags, position_from_record, record_voids,
                                     write_position)
-from bergen_search.record import (FORMAT, Event, dump_record, final_state,
-                                  LineError, iter_records, load_record, load_records,
-                                  parse_record, pretty_json, replay,
-                                  walk, write_record)
+from bergen_search.record import Event, FORMAT, parse_record
+from bergen_search.record_io import (LineError, dump_record, iter_records, load_record,
+                                     load_records, write_record)
+from bergen_search.replay import final_state, replay, walk
 from bergen_search.rules import Rules
 from bergen_search.state import DRAW, PASS, State
 from bergen_search.tiles import parse_tile, popcount
@@ -75,7 +76,7 @@ class TestLine:
         assert line.mask == (1 << T("3-5")) | (1 << T("3-3")) | (1 << T("3-6"))
         assert str(line) == format_line(line) == "5-3 3-3 3-6"
         assert parse_line(["5-3", "3-3", "3-6"]) == line
-        assert eval(repr(line), {"Line": lambda s: parse_line(s)}) == line
+        assert eval(repr(line)) == line
 
     def test_double_ends(self):
         line = parse_line("1-1 1-4 4-4")
@@ -158,10 +159,27 @@ class TestMoves:
         assert format_move(DRAW) == "draw" and format_move(PASS) == "pass"
         m = Move.parse("5-3:R")
         assert m == Move(T("3-5"), 1) and m.code == T("3-5") * 2 + 1
-        assert repr(m) == "Move('3-5:R')" and eval(repr(m), {"Move": Move.parse}) == m
+        assert repr(m) == "Move.parse('3-5:R')" and eval(repr(m)) == m
         assert Move.parse("6-4", self.line) == Move(T("4-6"), 1)
         assert Move.parse("3-3", Line()) == Move(T("3-3"), None) and str(Move(T("3-3"))) == "3-3"
         assert Move.from_code(T("3-5") * 2, lead=True) == Move(T("3-5"))
+
+    def test_reprs_paste_back(self):
+        """repr of a Tile, a Move and a Line is an expression that makes an equal value (as
+        python-chess's reprs are), for every tile, every move and the lines of real matches."""
+        from bergen_search.tiles import N_TILES, Tile
+        values = [Tile(t) for t in range(N_TILES)]
+        values += [Move(t, end) for t in range(N_TILES) for end in (None, 0, 1)]
+        values += [Move.parse("5-3:R"), Move.parse("6-4", self.line), Line(), self.line]
+        for seed in range(3):
+            for step in walk(write_record(play_match(Rules(), [0, 1], seed))):
+                values.append(Line(tuple(step.after.line)))
+        assert len({repr(v) for v in values if isinstance(v, Line)}) > 50
+        for v in values:
+            assert eval(repr(v)) == v, repr(v)
+        assert repr(Move.parse("5-3:R")) == "Move.parse('3-5:R')"
+        assert repr(Tile.parse("5-3")) == "Tile.parse('3-5')"
+        assert repr(Line.parse("5-3 3-3")) == "Line.parse('5-3 3-3')"
 
     def test_int_lists(self):
         assert parse_int_list("4,7", "scores", 2) == [4, 7]
@@ -358,6 +376,45 @@ class TestReplay:
         flat = [(s, a) for r in log.rounds for s, a, _ in r.events]
         assert [(st.seat, st.action) for st in steps] == flat
         assert all(isinstance(st.before, State) and isinstance(st.after, State) for st in steps)
+
+    def test_events_are_typed(self):
+        """`replay.events`: per round a RoundStart, a Play/Draw/Pass per event with the public
+        types (the move as the record writes it, the tile drawn or None when unseen), the states
+        chained, then a RoundEnd; the same steps as `walk`."""
+        from bergen_search.replay import Draw, Pass, Play, RoundEnd, RoundStart, Step, events
+        log = play_match(Rules(players=3), [1, 0, 1], 4)
+        rec = write_record(log)
+        items = list(events(rec))
+        assert [type(e) for e in items if not isinstance(e, Step)] == \
+            [RoundStart, RoundEnd] * len(log.rounds)
+        def key(e):
+            return type(e), e.round, e.event, e.seat, e.action
+        assert [key(e) for e in items if isinstance(e, Step)] == [key(e) for e in walk(rec)]
+        state = None
+        for e in items:
+            if isinstance(e, RoundStart):
+                assert e.state.to_move >= 0 and not e.state.led
+                state = e.state
+                continue
+            if isinstance(e, RoundEnd):
+                assert e.state is state and e.state.ended == log.rounds[e.round].end
+                continue
+            assert e.before is state and e.seat == state.to_move
+            written = rec["rounds"][e.round]["events"][e.event]
+            assert e.kind in written and e.action == log.rounds[e.round].events[e.event][1]
+            if isinstance(e, Play):
+                assert e.move == Move.parse(written["play"]) and e.move.code == e.action
+                assert e.tile.index == e.action >> 1
+            elif isinstance(e, Draw):
+                assert str(e.tile) == written["draw"] and e.action == DRAW
+            else:
+                assert isinstance(e, Pass) and e.action == PASS
+            state = e.after
+        assert {type(e) for e in items} >= {Play, Draw, Pass}
+        # A draw the record's author did not see is a Draw whose tile is None.
+        unseen = [e for e in events(data("record_formats_example.json"))
+                  if isinstance(e, Draw) and e.tile is None]
+        assert unseen and all(e.seat == 1 for e in unseen)
 
     def test_optional_fields(self):
         d = data("record_base.json")
@@ -654,5 +711,3 @@ def test_position_from_record_needs_the_viewpoint_hand():
         position_from_record(d)
     with pytest.raises(BergenError, match=r"round over \(out\)"):
         position_from_record(data("record_base.json"))
-
-

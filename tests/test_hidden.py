@@ -14,13 +14,16 @@ import pytest
 from click.testing import CliRunner
 
 from bergen_search.cli import main
-from bergen_search.engines import parse_engine_list, play_match
+from bergen_search.engines import parse_engine_list
 from bergen_search.infoset import RESERVE, Observer
-from bergen_search.record import _run, parse_record, replay, write_record
+from bergen_search.record import parse_record
+from bergen_search.record_io import write_record
+from bergen_search.replay import RoundStart, Step, events, replay, walk
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable
 from bergen_search.state import DRAW
+from bergen_search.table import play_match
 from bergen_search.tiles import format_mask, tile_str
 
 
@@ -34,11 +37,11 @@ def _cut(rec: dict, cut: int) -> dict:
 def _observer_at(rec: dict, seat: int) -> Observer:
     record = parse_record(rec)
     obs = None
-    for item in _run(record):
-        if item[0] == "deal":
-            obs = Observer(record.rules, {seat}, item[2])
-        elif item[0] == "step":
-            obs.step(item[1].seat, item[1].action, item[1].after)
+    for item in events(record):
+        if isinstance(item, RoundStart):
+            obs = Observer(record.rules, {seat}, item.state)
+        elif isinstance(item, Step):
+            obs.step(item.seat, item.action, item.after)
     return obs
 
 
@@ -100,11 +103,11 @@ def _decision_cuts(rec: dict):
     """Cut points of round 0 where the seat to move has a choice of plays."""
     record = parse_record(rec)
     cuts = []
-    for item in _run(record):
-        if item[0] == "step" and item[1].round == 0:
-            after = item[1].after
+    for step in walk(record):
+        if step.round == 0:
+            after = step.after
             if after.ended is None and after.led and len(after.legal_moves()) > 1:
-                cuts.append((item[1].event + 1, after.to_move))
+                cuts.append((step.event + 1, after.to_move))
     return cuts
 
 

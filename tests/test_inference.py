@@ -15,13 +15,14 @@ from collections import Counter
 
 import pytest
 
+from bergen_search.engines import parse_engine_list
 from bergen_search.inference import TileModel, relation, scoring_tile, tile_factors
-from bergen_search.infoset import RESERVE, Decision, Observer, from_state_and_events
-from bergen_search.engines import parse_engine_list, play_match
+from bergen_search.infoset import RESERVE, ObservedPlay, Observer, from_state_and_events
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable
 from bergen_search.state import DRAW, State
+from bergen_search.table import play_match
 from bergen_search.tiles import tile_index, tile_str
 from support import chi_square, sizes
 
@@ -49,7 +50,7 @@ def test_scoring_tile_known_answers():
 
 
 def _decision(left, right, move, ld=False, rd=False):
-    return Decision(5, 1, left, right, ld, rd, 0, move, False)
+    return ObservedPlay(5, 1, left, right, ld, rd, 0, move, False)
 
 
 def test_relation_known_answers():
@@ -298,7 +299,7 @@ def test_inference_reads_only_what_the_seat_saw():
     with the other hands, draws and reserve nulled give alike."""
     import copy
 
-    from bergen_search.record import write_record
+    from bergen_search.record_io import write_record
     from bergen_search.viewpoint import infoset_from_record
     log = play_match(Rules(), parse_engine_list("greedy", 2), derive_seed(3, 0))
     rec = write_record(log)

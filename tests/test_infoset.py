@@ -18,8 +18,10 @@ import pytest
 
 from bergen_search.errors import BergenError
 from bergen_search.infoset import RESERVE, Observer, from_state_and_events
-from bergen_search.playout import play_match
-from bergen_search.record import parse_record, replay, walk, write_record
+from bergen_search.match import play_match
+from bergen_search.record import parse_record
+from bergen_search.record_io import write_record
+from bergen_search.replay import replay, walk
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
 from bergen_search.state import DRAW, PASS, State
@@ -79,7 +81,7 @@ def cut_record(log, r: int, k: int, seat: int | None = None, *, hide_hands=False
 
 def infoset_via_record(rec: dict):
     """The seat to move's information set after a record's last event, built the way the
-    command line builds it: parse, replay through record.walk, an Observer of the last round
+    command line builds it: parse, replay through replay.walk, an Observer of the last round
     that knows only the seat to move."""
     record = parse_record(rec)
     last = len(record.rounds) - 1

@@ -6,7 +6,7 @@ decrease, and the match ends exactly when a side reaches the target.
 """
 import pytest
 
-from bergen_search import playout
+from bergen_search import match
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
 from bergen_search.state import DRAW, PASS
@@ -59,7 +59,7 @@ def test_walk_invariants(backend, part):
         seed = derive_seed(SEED, i)
         rng = Rng(seed)
         rules = random_rules(rng)
-        hands, reserve = playout.deal(rules, rng)
+        hands, reserve = match.deal(rules, rng)
         state = backend.new_state(rules, hands, reserve, start_scores(rules, rng))
         line = 0
         where = f"walk {i} ({rules})"

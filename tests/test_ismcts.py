@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from bergen_search import playout
+from bergen_search import match
 from bergen_search.errors import BergenError
 from bergen_search.infoset import from_position, from_state_and_events
 from bergen_search.notation import format_move
@@ -76,7 +76,7 @@ def best_move(tree):
 
 def first_decision(rules, seed):
     """The information set of the seat to move right after the lead of a seeded random round."""
-    hands, reserve = playout.deal(rules, Rng(seed))
+    hands, reserve = match.deal(rules, Rng(seed))
     st = State.deal(rules, hands, reserve)
     leader = st.to_move
     events = [(leader, st.legal_moves()[0], -1)]
@@ -449,7 +449,7 @@ def closed_endgames(rules, n_rounds, from_events=True, max_tiles=28):
     out = []
     for i in range(n_rounds):
         rng = Rng(derive_seed(SEED, 1000 + i))
-        hands, reserve = playout.deal(rules, rng)
+        hands, reserve = match.deal(rules, rng)
         st = State.deal(rules, hands, reserve)
         events = []
         while st.ended is None:
@@ -598,7 +598,7 @@ def test_hidden_hands_stay_hidden():
     checked = 0
     for i in range(30):
         rng = Rng(derive_seed(SEED, 5000 + i))
-        hands, reserve = playout.deal(rules, rng)
+        hands, reserve = match.deal(rules, rng)
         st = State.deal(rules, hands, reserve)
         seat = 1 - st.to_move          # the observer: the seat after the leader
         actions, proofs = [], 0

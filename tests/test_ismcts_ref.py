@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bergen_search import backend, ismcts_ref, playout, policy
+from bergen_search import backend, ismcts_ref, match, policy
 from bergen_search.errors import BergenError
 from bergen_search.infoset import from_position, from_state_and_events
 from bergen_search.position import Position
@@ -92,7 +92,7 @@ def _cut(rules: Rules, rng: Rng, start):
     """A random round from `start` played with random moves, cut at a random moment after the
     lead: (the state, the seat to move's dealt hand, the events so far), or None when the
     round ended first."""
-    hands, reserve = playout.deal(rules, rng)
+    hands, reserve = match.deal(rules, rng)
     st = State.deal(rules, hands, reserve, start)
     events = []
     stop = rng.below(60)
@@ -301,7 +301,7 @@ def _decision_states(players, rounds, seed):
     out = []
     for r in range(rounds):
         rng = Rng(derive_seed(seed, r))
-        hands, reserve = playout.deal(rules, rng)
+        hands, reserve = match.deal(rules, rng)
         ref, core = State.deal(rules, hands, reserve), Backend.new_state(rules, hands, reserve)
         while ref.ended is None:
             moves = ref.legal_moves()
@@ -333,7 +333,7 @@ def test_policy_checks_its_input():
     with pytest.raises(BergenError, match="unknown playout"):
         policy.playout_move(ref, "clever", 1)
     rules = Rules()
-    fresh = State.deal(rules, *playout.deal(rules, Rng(1)))       # the lead: one legal move
+    fresh = State.deal(rules, *match.deal(rules, Rng(1)))       # the lead: one legal move
     with pytest.raises(BergenError, match="fewer than two"):
         policy.playout_move(fresh, "safe", 1)
 
@@ -341,7 +341,7 @@ def test_policy_checks_its_input():
 def _decision_states_reference():
     rules = Rules()
     rng = Rng(2)
-    st = State.deal(rules, *playout.deal(rules, rng))
+    st = State.deal(rules, *match.deal(rules, rng))
     while st.ended is None:
         moves = st.legal_moves()
         if st.line and len(moves) > 1:

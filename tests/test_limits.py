@@ -280,25 +280,28 @@ def test_hand_sizes_the_turn_order_rules_out_are_refused(sizes, words):
 
 def test_positions_of_real_games_fit_the_turn_order():
     """Every decision of real self-play, as a position (and its string), is accepted."""
-    from bergen_search.engines import parse_engine_spec, play_match
+    from bergen_search.engines import parse_engine_spec
     from bergen_search.infoset import Observer
     from bergen_search.position import position_from_infoset
     from bergen_search.position_string import parse_string, to_string
-    from bergen_search.record import _run, parse_record, write_record
+    from bergen_search.record import parse_record
+    from bergen_search.record_io import write_record
+    from bergen_search.replay import RoundEnd, RoundStart, events
     from bergen_search.rules import Rules
+    from bergen_search.table import play_match
     n = 0
     for rules in (Rules(), Rules(players=3), Rules(players=4, partnerships=True),
                   Rules(draw="one"), Rules(reserve_kept=0)):
         for seed in range(6):
             rec = parse_record(write_record(play_match(
                 rules, [parse_engine_spec("random")] * rules.players, seed)))
-            for item in _run(rec):
-                if item[0] == "deal":
-                    obs = {s: Observer(rules, {s}, item[2]) for s in range(rules.players)}
+            for item in events(rec):
+                if isinstance(item, RoundStart):
+                    obs = {s: Observer(rules, {s}, item.state) for s in range(rules.players)}
                     continue
-                if item[0] == "end":
+                if isinstance(item, RoundEnd):
                     continue
-                step = item[1]
+                step = item
                 if step.before.led:
                     o = obs[step.seat]
                     pos = position_from_infoset(o.infoset(step.seat),

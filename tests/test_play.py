@@ -13,7 +13,7 @@ from bergen_search.cli import main
 from bergen_search.engines import EngineSpec, parse_engine_spec
 from bergen_search.errors import BergenError
 from bergen_search.interactive import PlaySession
-from bergen_search.record import replay
+from bergen_search.replay import replay
 from bergen_search.rules import Rules
 
 
@@ -25,7 +25,7 @@ def _session(seed=3):
 
 def test_illegal_move_is_refused_and_not_applied():
     s = _session()
-    before = (s.state.hands, s.state.line, len(s.round.events))
+    before = (s.state.hands, s.state.line, len(s.match.round.events))
     held = s.state.hands[0]
     not_held = next(t for t in range(28) if not held >> t & 1)
     from bergen_search.tiles import tile_str
@@ -33,19 +33,19 @@ def test_illegal_move_is_refused_and_not_applied():
         s.play(tile_str(not_held))
     with pytest.raises(BergenError):
         s.play("7-1")
-    assert (s.state.hands, s.state.line, len(s.round.events)) == before
+    assert (s.state.hands, s.state.line, len(s.match.round.events)) == before
 
 
 def test_undo_restores_the_position_and_the_engine_replays_the_same():
     s = _session()
     legal = s.legal()
-    before = (s.state.hands, s.state.line, s.state.scores, len(s.round.events))
+    before = (s.state.hands, s.state.line, s.state.scores, len(s.match.round.events))
     s.play(legal[0])
-    after_first = (s.state.hands, s.state.line, len(s.round.events))
+    after_first = (s.state.hands, s.state.line, len(s.match.round.events))
     s.undo()
-    assert (s.state.hands, s.state.line, s.state.scores, len(s.round.events)) == before
+    assert (s.state.hands, s.state.line, s.state.scores, len(s.match.round.events)) == before
     s.play(legal[0])
-    assert (s.state.hands, s.state.line, len(s.round.events)) == after_first
+    assert (s.state.hands, s.state.line, len(s.match.round.events)) == after_first
     with pytest.raises(BergenError, match="nothing to undo"):
         s.undo(), s.undo()
 
@@ -60,7 +60,8 @@ def test_undo_restores_the_engine_too(engine):
             if s.over or s.state.to_move != s.seat:
                 break
             s.play(m if m in s.legal() else s.legal()[0])
-        return [list(r.events) for r in s.log.rounds], s.table.decisions, s.table.rng.state
+        table = s.match.table
+        return [list(r.events) for r in s.log.rounds], table.decisions, table.rng.state
 
     for seed in range(4):
         a = PlaySession(Rules(), parse_engine_spec(engine), seat=0, seed=seed)
@@ -76,11 +77,11 @@ def test_undo_restores_the_engine_too(engine):
 
 def test_a_session_deals_and_plays_as_the_engines_match():
     """A person who plays as greedy would, against greedy, plays the very match
-    `engines.play_match` plays for the same seed: same deals, same answers, equal records."""
-    from bergen_search.engines import play_match
-    from bergen_search.playout import greedy_choice
-    from bergen_search.record import write_record
+    `table.play_match` plays for the same seed: same deals, same answers, equal records."""
+    from bergen_search.match import greedy_choice
+    from bergen_search.record_io import write_record
     from bergen_search.state import move_str
+    from bergen_search.table import play_match
     for seed in range(3):
         rules, spec = Rules(target=7), parse_engine_spec("greedy")
         want = play_match(rules, [spec, spec], seed)

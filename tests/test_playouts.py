@@ -8,7 +8,7 @@ of the ends (the one tile that makes a match).
 """
 import pytest
 
-from bergen_search.playout import deal
+from bergen_search.match import deal
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.state import State, match_value

@@ -24,11 +24,12 @@ from hypothesis import strategies as st
 from bergen_search.cli import main
 from bergen_search.errors import BergenError
 from bergen_search.infoset import Observer
-from bergen_search.playout import play_match
+from bergen_search.match import play_match
 from bergen_search.position import Position, parse_position, position_from_flags, write_position
 from bergen_search.position_string import (PARTS, TAG, is_position_string, parse_string,
                                            to_string)
-from bergen_search.record import walk, write_record
+from bergen_search.record_io import write_record
+from bergen_search.replay import walk
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
 from support import sizes

@@ -12,9 +12,9 @@ from typing import NamedTuple
 import pytest
 
 from bergen_search.errors import BergenError
-from bergen_search.playout import play_match
-from bergen_search.record import (LineError, dump_record, iter_records, load_record, replay,
-                                  write_record)
+from bergen_search.match import play_match
+from bergen_search.record_io import LineError, dump_record, iter_records, load_record, write_record
+from bergen_search.replay import replay
 from bergen_search.rules import Rules
 
 DATA = Path(__file__).resolve().parent / "data"

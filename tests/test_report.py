@@ -15,10 +15,11 @@ import pytest
 from click.testing import CliRunner
 
 from bergen_search.cli import main
-from bergen_search.engines import parse_engine_list, play_match
-from bergen_search.record import write_record
+from bergen_search.engines import parse_engine_list
+from bergen_search.record_io import write_record
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
+from bergen_search.table import play_match
 
 MATCH = "examples/match.json"
 ARGS = ["--iterations", "1000", "--seed", "3", "--quiet"]

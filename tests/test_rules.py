@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bergen_search import playout
+from bergen_search import match
 from bergen_search.backend import REFERENCE
 from bergen_search.errors import BergenError
 from bergen_search.rng import Rng
@@ -228,7 +228,7 @@ def test_every_round_of_a_match_is_led_by_the_lead_rule(backend):
     """RULES.md: "Every round is led afresh by the lead rule; no seat carries over from the round
     before." Checked on every round of a whole match."""
     rules = Rules(target=40)
-    log = backend.play_match(rules, [playout.ENGINE_RANDOM] * 2, 12345)
+    log = backend.play_match(rules, [match.ENGINE_RANDOM] * 2, 12345)
     assert len(log.rounds) >= 3
     for rnd in log.rounds:
         seat, tile = find_leader(rules, list(rnd.hands))
@@ -343,16 +343,16 @@ def _first_shuffle(seed):
 
 def test_no_double_redeal_playout_deals_again():
     """RULES.md: "If nobody holds a double, the tiles are dealt again (`no_double: redeal`)."
-    `playout.deal` shuffles again until a hand holds a double."""
+    `match.deal` shuffles again until a hand holds a double."""
     rules = Rules(hand_size=2)
     seed = next(s for s in range(10000) if not mask_of(_first_shuffle(s)[:4]) & DOUBLES)
     first = _first_shuffle(seed)
-    dealt, reserve = playout.deal(rules, Rng(seed))
+    dealt, reserve = match.deal(rules, Rng(seed))
     assert (dealt[0] | dealt[1]) & DOUBLES
     assert [mask_of(first[:2]), mask_of(first[2:4])] != list(dealt)
     assert State.deal(rules, dealt, reserve).to_move in (0, 1)
     # Under `lowest-tile` the same seed keeps the first deal, which has no double.
-    kept, kept_reserve = playout.deal(Rules(hand_size=2, no_double="lowest-tile"), Rng(seed))
+    kept, kept_reserve = match.deal(Rules(hand_size=2, no_double="lowest-tile"), Rng(seed))
     assert list(kept) == [mask_of(first[:2]), mask_of(first[2:4])]
     assert kept_reserve == first[4:]
 

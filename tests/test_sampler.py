@@ -25,10 +25,10 @@ import pytest
 
 from bergen_search.errors import BergenError
 from bergen_search.infoset import RESERVE, InfoSet, from_position, from_state_and_events
-from bergen_search.playout import play_match
+from bergen_search.match import play_match
 from bergen_search.position import (Position, load_position, position_from_record,
                                     write_position)
-from bergen_search.record import write_record
+from bergen_search.record_io import write_record
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable, count_worlds

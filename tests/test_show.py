@@ -22,8 +22,9 @@ from bergen_search.cli import main
 from bergen_search.errors import BergenError
 from bergen_search.infoset import Observer
 from bergen_search.knowledge import knowledge
-from bergen_search.playout import play_match
-from bergen_search.record import walk, write_record
+from bergen_search.match import play_match
+from bergen_search.record_io import write_record
+from bergen_search.replay import walk
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable, count_deals

@@ -20,13 +20,14 @@ import pytest
 from click.testing import CliRunner
 
 from bergen_search.cli import main
-from bergen_search.engines import parse_engine_list, play_match
+from bergen_search.engines import parse_engine_list
 from bergen_search.infoset import Observer
-from bergen_search.record import write_record
+from bergen_search.record_io import write_record
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
 from bergen_search.search import Limits, mirror_twins, search
 from bergen_search.state import DRAW, State, mirror_twins as state_mirror_twins
+from bergen_search.table import play_match
 from bergen_search.tiles import tile_index
 from support import sizes
 

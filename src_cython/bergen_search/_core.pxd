@@ -40,7 +40,7 @@ cdef enum:
     BLOCKED_PIPS = 1
     BLOCKED_AMERICAN = 2
 
-# Engines of `play_round`, as `bergen_search.playout.SIMPLE_ENGINES`.
+# Engines of `play_round`, as `bergen_search.match.SIMPLE_ENGINES`.
 cdef enum:
     ENGINE_RANDOM = 0
     ENGINE_GREEDY = 1

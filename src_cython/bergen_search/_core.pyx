@@ -1,13 +1,13 @@
 # cython: language_level=3
 """The compiled rules core: move generation, copy-make, the deal and the simple engines.
 
-It plays exactly as the pure-Python reference (`bergen_search.state`, `playout`): the same
+It plays exactly as the pure-Python reference (`bergen_search.state`, `match`): the same
 moves in the same order, the same scores, the same random numbers. The C functions trust their
 input; `Backend` and `CoreState` at the bottom are the checked Python entry points.
 
 >>> from bergen_search.rules import Rules
->>> from bergen_search import playout
->>> Backend().random_rounds(Rules(), 100, 1) == playout.random_rounds(Rules(), 100, 1)
+>>> from bergen_search import match
+>>> Backend().random_rounds(Rules(), 100, 1) == match.random_rounds(Rules(), 100, 1)
 True
 """
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
@@ -17,7 +17,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from bergen_search import rules as _rules
 from bergen_search.rng import MASK64
 from bergen_search.errors import BergenError
-from bergen_search.playout import SIMPLE_ENGINES, MatchLog, RoundLog
+from bergen_search.match import SIMPLE_ENGINES, MatchLog, RoundLog
 from bergen_search.tiles import tile_str
 
 cdef object _ENDS = (None, "out", "blocked", "target")
@@ -106,7 +106,7 @@ cdef void state_init(State* s, const Rules* rules, const uint32_t* hands,
 
 cdef void deal(State* s, const Rules* rules, Rng* rng, const int32_t* scores) noexcept nogil:
     """Shuffle the 28 tiles, hand them out seat by seat, the rest is the reserve in draw order;
-    deal again while there is no lead (playout.deal). `scores` may be NULL (zeros)."""
+    deal again while there is no lead (match.deal). `scores` may be NULL (zeros)."""
     cdef uint8_t tiles[N_TILES]
     cdef uint32_t hands[MAX_SEATS]
     cdef int i, k, seat = -1, t = -1
@@ -291,7 +291,7 @@ cdef void apply_move(const State* s, int move, State* out) noexcept nogil:
 
 # ---- engines and drivers ------------------------------------------------------------------
 cdef int greedy_index(const State* s, const int* moves, int n) noexcept nogil:
-    """Index of the greedy choice (playout.greedy_choice): most points scored at once, then
+    """Index of the greedy choice (match.greedy_choice): most points scored at once, then
     the heaviest tile, then the first in move order. The moves are plays (n > 1)."""
     cdef State after
     cdef int i, key, best = 0, best_key = -1
@@ -307,7 +307,7 @@ cdef int greedy_index(const State* s, const int* moves, int n) noexcept nogil:
 
 
 cdef int play_round(State* s, const int* engines, Rng* rng, int* events) noexcept nogil:
-    """Play the round to its end with an engine per seat (playout.play_round), writing
+    """Play the round to its end with an engine per seat (match.play_round), writing
     (seat, move, drawn tile or -1) triples to `events` (room for MAX_EVENTS); return their
     count, or -1 if the round did not end within MAX_EVENTS actions (it always does)."""
     cdef int moves[MAX_MOVES]
@@ -332,7 +332,7 @@ cdef int play_round(State* s, const int* engines, Rng* rng, int* events) noexcep
 
 
 cdef long long random_rounds_c(const Rules* rules, long long n, Rng* rng) noexcept nogil:
-    """n random rounds from fresh deals on one stream (playout.random_rounds): actions taken."""
+    """n random rounds from fresh deals on one stream (match.random_rounds): actions taken."""
     cdef State s
     cdef int moves[MAX_MOVES]
     cdef int k
@@ -590,7 +590,7 @@ class Backend:
     @staticmethod
     def random_rounds(rules, n, seed):
         """Play n random rounds from fresh deals on one Rng(seed) stream, all in C; return the
-        number of actions taken (the checksum of playout.random_rounds)."""
+        number of actions taken (the checksum of match.random_rounds)."""
         cdef Rules c
         cdef Rng rng
         cdef long long count = _int_in(n, 0, 0x7fffffff, "the number of rounds")
@@ -603,7 +603,7 @@ class Backend:
 
     @staticmethod
     def play_match(rules, engines, seed, start_scores=None, max_rounds=None):
-        """A whole match (playout.play_match): deals from Rng(seed), plays from
+        """A whole match (match.play_match): deals from Rng(seed), plays from
         Rng(seed ^ PLAY_STREAM), engines per seat (0 random, 1 greedy, or their names);
         with `max_rounds`, only its first rounds."""
         cdef CoreRules owner = CoreRules(rules)

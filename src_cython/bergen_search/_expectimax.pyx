@@ -53,13 +53,14 @@ from bergen_search._core cimport (ALL_TILES, DRAW, DRAW_UNTIL_PLAYABLE, END_NONE
                                   MAX_MOVES, MAX_SEATS, N_TILES, Rng, Rules, State,
                                   TILES_WITH, apply_move, below, clock_now, deal, do_move,
                                   drop_mirror_twins, gen_moves, mirrored_ends,
-                                  mix64, popcount, shuffle)
+                                  mix64, PLAY_STREAM, popcount, shuffle)
 from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
 
 from bergen_search.errors import BergenError
-from bergen_search.expectimax_ref import EQUITY_STREAM as _PY_EQUITY_STREAM
-from bergen_search.expectimax_ref import SCORE_BITS as _PY_SCORE_BITS
-from bergen_search.expectimax_ref import check_world, objective_code
+from bergen_search.constants import EQUITY_STREAM as _PY_EQUITY_STREAM
+from bergen_search.constants import SCORE_BITS as _PY_SCORE_BITS
+from bergen_search.constants import objective_code
+from bergen_search.sampler import check_world
 
 cdef enum:
     OBJ_POINTS = 0
@@ -74,7 +75,7 @@ cdef double TIE_EPS = 1e-9
 MAX_DEPTH = 1 << 20
 MAX_PLAYOUTS = 100_000
 #: The longest a call may be told to run, in seconds (a day).
-MAX_SECONDS = 86400.0
+from bergen_search.constants import MAX_SECONDS
 
 cdef extern from "Python.h":
     # Runs the Python signal handlers (main thread only): -1 with their exception pending
@@ -552,7 +553,7 @@ cdef class ExpectimaxSearch:
         self.S.exact_tiles = exact_tiles
         self.S.prune = bool(prune)
         self.S.seed = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
-        self.S.rng.state = self.S.seed ^ 0x5851F42D4C957F2D   # PLAY_STREAM
+        self.S.rng.state = self.S.seed ^ PLAY_STREAM
         self.S.nodes = 0
         self.S.horizons = 0
         self.S.deadline = 0

@@ -82,13 +82,9 @@ cdef int32_t _INITIAL_CAPACITY = 1 << 12
 #: Node counts are 32-bit: a tree takes at most this many iterations.
 cdef long long _MAX_ITERATIONS = (1 << 31) - 1 - MAX_PATH
 MAX_ITERATIONS = _MAX_ITERATIONS
-#: The longest `run` a call may ask for, in seconds (a day), and the largest UCB constant.
-MAX_SECONDS = 86400.0
-MAX_EXPLORATION = 100.0
-#: The largest cap on the node pools a tree takes (bytes: 1 TiB), and the most worlds of
-#: one final pass.
-MAX_BYTES = 1 << 40
-MAX_PASS_WORLDS = 10_000_000
+#: The longest `run`, the largest UCB constant, the largest cap on the node pools and the
+#: most worlds of one final pass: `constants`, shared with the reference.
+from bergen_search.constants import MAX_BYTES, MAX_EXPLORATION, MAX_PASS_WORLDS, MAX_SECONDS
 
 cdef extern from "Python.h":
     # Runs the Python signal handlers (main thread only): -1 with their exception pending

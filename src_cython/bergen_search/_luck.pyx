@@ -3,7 +3,7 @@
 
 `draw_rollouts` takes a fully known position where the seat to move is about to draw and, for
 every tile that could be drawn, the mean over `playouts` playouts (greedy by default: every
-seat plays `playout.greedy_choice`) of each side's points to come in the round after that tile
+seat plays `match.greedy_choice`) of each side's points to come in the round after that tile
 is drawn. Playout k shuffles the reserve (from its tiles in ascending order: the values do not
 depend on the order given) with the k-th stream of `seed`, the same for every candidate tile (common random numbers: the candidate is taken out of the same shuffled order),
 so the differences between candidates carry less noise than the values themselves.

@@ -1,0 +1,67 @@
+"""The numbers the compiled core and the pure-Python references share: seed streams, the
+objectives' codes, the key of a score vector and the search trees' limits.
+
+One home, so that neither side defines them for the other (the core is tested against the
+references, and imports neither). A seed stream separates the random numbers of one purpose
+from another's under the same seed: a stream is XORed into a seed (`seed ^ STREAM`) or added
+to an index of `rng.derive_seed(seed, index)`, as each constant says. Changing any of them
+changes every seeded answer (the `bergen bench` signatures and the pinned matches).
+
+>>> objective_code("match"), objective_code(0)
+(1, 0)
+"""
+from __future__ import annotations
+
+from .errors import BergenError
+
+# ---- seed streams ------------------------------------------------------------------------------
+#: XORed into a match's seed to seed the engines' choices, apart from the deals (both
+#: backends: the core's `_core.pxd` spells it as BERGEN_PLAY_STREAM, tested equal), and into
+#: an expectimax search's seed for its horizon playouts.
+PLAY_STREAM = 0x5851F42D4C957F2D
+#: XORed into a match's seed to seed its searches (`table.Table`: decision k of the match is
+#: searched with `derive_seed(seed ^ SEARCH_STREAM, k)`).
+SEARCH_STREAM = 0x2545F4914F6CDD1D
+#: XORed into an expectimax search's seed to seed its match-equity playouts (reference and
+#: core). The same value as SEARCH_STREAM: the two never meet under one seed.
+EQUITY_STREAM = 0x2545F4914F6CDD1D
+#: The index of `derive_seed(seed, PASS_STREAM)`: the seed of the worlds of ISMCTS's final pass
+#: (comparable values, `search(values=True)`), apart from the tree's own stream.
+PASS_STREAM = 0xFA55
+#: Added, times the replicate number, to a world's index for the playout seeds of its later
+#: solves (`search._exact_expectimax`).
+REPLICATE_STREAM = 1 << 40
+#: The seed streams of an analysis's searches: decision k's first search is
+#: `derive_seed(seed, k)`; its recheck j, `derive_seed(seed, RECHECK_STREAM * j + k)`; a draw
+#: turn's, `derive_seed(seed, DRAW_STREAM + k)`.
+RECHECK_STREAM = 20_000_000
+DRAW_STREAM = 10_000_000
+#: The index of `derive_seed(seed, MIX_STREAM)`: the seeded draw of a move from the exact
+#: endgame's mixed strategy (`endgame.py`).
+MIX_STREAM = 0xE9D6
+
+# ---- the searches' limits ----------------------------------------------------------------------
+#: The longest search a call may ask for, in seconds (a day): every search and both backends.
+MAX_SECONDS = 86400.0
+#: The largest UCB exploration constant of an ISMCTS tree.
+MAX_EXPLORATION = 100.0
+#: The largest cap on the node pools an ISMCTS tree takes (bytes: 1 TiB), and the most worlds
+#: of one final pass.
+MAX_BYTES = 1 << 40
+MAX_PASS_WORLDS = 10_000_000
+
+# ---- objectives and scores ----------------------------------------------------------------------
+#: The objectives of a search, by name, as the core's codes.
+OBJECTIVES = {"points": 0, "match": 1}
+#: Bits per side in the key of a score vector (targets are at most 10000 < 2**14).
+SCORE_BITS = 14
+
+
+def objective_code(objective) -> int:
+    """The code of an objective given by name (`points`, `match`) or code (0, 1)."""
+    if objective in OBJECTIVES.values() and not isinstance(objective, bool):
+        return objective
+    if objective not in OBJECTIVES:
+        raise BergenError(f"objective must be 'points' or 'match', got {objective!r}",
+                          field="objective")
+    return OBJECTIVES[objective]

@@ -255,6 +255,23 @@ def test_best_fields():
                     200, "--json")])
 
 
+def test_engine_bestmove_is_the_best_document():
+    """FORMATS.md: the engine's `bestmove` is `bergen best --json`'s document with `type`,
+    `id` and `stopped` added (here an infinite search that `quit` stops)."""
+    lines = bergen("engine", input="\n".join([
+        json.dumps({"cmd": "position", "game": json.loads(ex_text("decision.json"))}),
+        json.dumps({"cmd": "go", "infinite": True, "info": 0, "id": 7}),
+        json.dumps({"cmd": "quit"})]) + "\n").splitlines()
+    doc = json.loads(lines[-1])
+    assert (doc.pop("type"), doc.pop("id"), doc.pop("stopped")) == ("bestmove", 7, True)
+    check_documents("`bergen best --json`", [doc])
+
+
+def ex_text(name: str) -> str:
+    with open(ex(name), encoding="utf-8") as f:
+        return f.read()
+
+
 def test_eval_fields():
     check_documents("`bergen eval --json`", [
         bergen_json("eval", ex("decision.json"), "--iterations", 200, "--json"),

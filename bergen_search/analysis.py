@@ -66,6 +66,7 @@ class Decision:
     loss_interval: tuple = (None, None)   # (lo, hi) at CONFIDENCE
     rechecks: int = 0       # searches after the first
     position: str | None = None   # the position before the play, as a position string
+    exact: bool = False     # valued by the exact endgame (loss_stderr: its exploitability)
 
     def to_json(self) -> dict:
         out = {"round": self.round, "event": self.event, "seat": self.seat,
@@ -75,7 +76,7 @@ class Decision:
                "stderr": {m: _r(v) for m, v in self.stderrs.items()},
                "rechecked": self.rechecked, "borderline": self.borderline,
                "loss_interval": [_r(x) for x in self.loss_interval],
-               "rechecks": self.rechecks}
+               "rechecks": self.rechecks, "exact": self.exact}
         if self.position is not None:
             out["position"] = self.position
         return out
@@ -522,13 +523,17 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
         vals = {m.move: m for m in result.moves}
         best = max(result.moves, key=lambda m: m.value)
         p = vals[played]
+        if exact_of(result):
+            # Exact values against the solved strategy of the other side: the error bound is
+            # the exploitability (the same for every move), not a sampling error.
+            return best, best.value - p.value, result.stderr if best.move != played else 0.0, vals
         return best, best.value - p.value, paired_stderr(best, p), vals
 
     best, loss, se, vals = loss_of(res)
     lo, hi = loss_interval(loss, se, res)
-    rechecks, searched, bigger = 0, [res], limits
+    rechecks, searched, bigger, now = 0, [res], limits, res
     replicated = len(res.moves[0].samples) >= 2
-    while recheck > 1 and rechecks < max_rechecks and (
+    while recheck > 1 and rechecks < max_rechecks and not exact_of(now) and (
             (rechecks == 0 and hi >= thresholds["inaccuracy"])
             or (rechecks > 0 and verdict(lo, hi, thresholds)[1])):
         # ISMCTS: (recheck - 1) times as many replicates again, each with the budget of the
@@ -546,7 +551,8 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
                           focus=(step.action,), **{**settings, "replicates": grow})
             searched.append(more)
             bigger = limits
-            now = pool(searched)
+            # The bigger budget may let the exact endgame solve it: its values, alone.
+            now = more if exact_of(more) else pool(searched)
         else:
             now = find(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
                          algorithm=algorithm, objective=objective, workers=workers,
@@ -559,7 +565,12 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
         label = label_for(loss, thresholds)
     return Decision(r, step.event, step.seat, played, best.move, loss, se, label,
                     {m: v.value for m, v in vals.items()}, {m: v.stderr for m, v in vals.items()},
-                    rechecks > 0, borderline, (lo, hi), rechecks)
+                    rechecks > 0, borderline, (lo, hi), rechecks, exact=exact_of(now))
+
+
+def exact_of(result) -> bool:
+    """Whether `result` is the exact endgame's (its values bounded by its exploitability)."""
+    return result.info.get("endgame", {}).get("solved", False)
 
 
 def loss_interval(loss: float, se: float, result) -> tuple:
@@ -568,6 +579,10 @@ def loss_interval(loss: float, se: float, result) -> tuple:
     width when the error is 0 (the best play, or exact values), unbounded when unknown."""
     if se == 0:
         return loss, loss
+    if exact_of(result):
+        # The exact endgame: every value is within the exploitability of the game's value
+        # against the other side's solved strategy, a bound, not a sampling error.
+        return loss - se, loss + se
     if not math.isfinite(se):
         return -math.inf, math.inf
     n = result.info.get("replicates") or 0

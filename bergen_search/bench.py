@@ -80,6 +80,47 @@ def inference_position():
     raise RuntimeError("no position with evidence found")
 
 
+def stage_decisions(record):
+    """The decisions with a choice at the exact endgame's stage (no draw can happen again)
+    in a complete `bergen-record/1` (every hand shown), each as (round, event, information
+    set of the seat to move, the fully known State before it, the move it made)."""
+    from .infoset import Observer
+    from .record import _run, parse_record
+    record = parse_record(record)
+    rules = record.rules
+    observers = {}
+    for item in _run(record):
+        if item[0] == "deal":
+            observers = {s: Observer(rules, {s}, item[2]) for s in range(rules.players)}
+        elif item[0] == "step":
+            step = item[1]
+            state = step.before
+            if (state.led and state.reserve_size <= rules.reserve_kept and state.fully_known
+                    and step.action < DRAW and len(state.legal_moves()) > 1):
+                yield (step.round, step.event, observers[step.seat].infoset(step.seat), state,
+                       step.action)
+            for o in observers.values():
+                o.step(step.seat, step.action, step.after)
+
+
+def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"),
+                      rules: Rules | None = None, first_only: bool = False):
+    """The stage decisions (`stage_decisions`) of `rounds` single rounds of self-play (round
+    i seeded derive_seed(seed, i); `engines` per seat, any engine spec), each as (round,
+    information set of the seat to move, the fully known State). `first_only`: only each
+    round's first."""
+    from .engines import parse_engine_spec, play_match as engine_match
+    from .record import write_record
+    rules = rules or Rules()
+    specs = [parse_engine_spec(e) for e in engines]
+    for i in range(rounds):
+        log = engine_match(rules, specs, derive_seed(seed, i), max_rounds=1)
+        for _, _, info, state, _ in stage_decisions(write_record(log)):
+            yield i, info, state
+            if first_only:
+                break
+
+
 def _weighted_table(info):
     """The world table the default engine searches (inference on)."""
     from .search import ALGORITHMS
@@ -112,7 +153,8 @@ def signature() -> dict:
         # the searches' node counts would take the pure-Python trees minutes.
         from .sampler import ReferenceSampler
         return {"sampler_checksum": ReferenceSampler(info).sample_many(10000, SEED),
-                "ismcts_nodes": None, "ismcts_default_nodes": None, "expectimax_nodes": None}
+                "ismcts_nodes": None, "ismcts_default_nodes": None, "expectimax_nodes": None,
+                "endgame_nodes": None, "endgame_iterations": None}
     sig = {"sampler_checksum": CoreSampler(info).sample_many(10000, SEED)}
     try:
         from ._ismcts import IsmctsTree
@@ -134,7 +176,62 @@ def signature() -> dict:
         sig["expectimax_nodes"] = ex.nodes
     except ImportError:
         sig["expectimax_nodes"] = None
+    from . import endgame
+    if endgame.compiled() is None:
+        sig["endgame_nodes"] = sig["endgame_iterations"] = None
+        return sig
+    sol = endgame.solve(endgame.game(endgame_position()))
+    sig["endgame_nodes"] = sol.nodes
+    sig["endgame_iterations"] = sol.iterations
     return sig
+
+
+def endgame_position():
+    """A fixed stage decision of greedy self-play whose public tree has 2,000 to 20,000
+    nodes (about a typical solve's), for the solver's figures."""
+    from . import endgame
+    for _, info, _ in endgame_positions(100, 31):
+        if sum(info.hand_sizes) <= 9:
+            g = endgame.game(info)
+            try:
+                nodes = endgame.solve(g, max_work=3_000_000).nodes
+            except endgame.TooBig:
+                continue
+            if 2000 <= nodes <= 20000:
+                return info
+    raise RuntimeError("no endgame position found")
+
+
+def endgame_times(rounds: int, seconds: float = 1.0, seed: int = SEED + 2) -> dict:
+    """The default engine's solve-time distribution at the stage: every stage decision of
+    `rounds` rounds of greedy self-play attempted as the engine does under a `seconds` time
+    limit (the deals, the tree, DCFR to the tolerance). Median, 90th percentile and worst of
+    the solved, shares solved within 100 ms and within the limit (unsolved count as slower
+    than any), the largest deal count solved."""
+    from . import endgame
+    from .search import Limits
+    times, deals = [], []
+    for _, info, _ in endgame_positions(rounds, seed):
+        t0 = time.perf_counter()
+        tried = endgame.attempt(info, Limits(time=seconds), seed=0, objective="points")
+        dt = time.perf_counter() - t0
+        if tried.result is not None:
+            times.append(dt)
+            deals.append(tried.result.info["endgame"]["deals"])
+        else:
+            times.append(float("inf"))
+    n = len(times)
+    solved = sorted(t for t in times if t != float("inf"))
+    ordered = sorted(times)
+
+    def pct(q):
+        t = ordered[min(n - 1, int(round(q * (n - 1))))] if n else None
+        return None if t is None or t == float("inf") else t
+    return {"positions": n, "solved": len(solved), "median_s": pct(0.5), "p90_s": pct(0.9),
+            "worst_solved_s": solved[-1] if solved else None,
+            "within_0.1s": sum(t <= 0.1 for t in times) / n if n else None,
+            f"within_{seconds:g}s": len(solved) / n if n else None,
+            "largest_deals_solved": max(deals, default=None), "limit_s": seconds}
 
 
 def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
@@ -144,7 +241,6 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
     r2, r3, r4 = Rules(), Rules(players=3), Rules(players=4, partnerships=True)
     out = {"core": {}, "reference": {}, "speedup": {}, "search": {}}
     steps = []
-
     def add(backend, name, work):
         steps.append((backend, name, work))
 
@@ -177,6 +273,15 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
     # The cost of inference per search: the world table with and without the weights.
     add("search", "world_tables_per_s", lambda: (WorldTable(info_evidence), 1)[1])
     add("search", "weighted_world_tables_per_s", lambda: (_weighted_table(info_evidence), 1)[1])
+    from . import endgame as _endgame
+    if _endgame.compiled() is not None:     # the Python solver is the tests' oracle only
+        eg_info = endgame_position()
+
+        def endgame_work():
+            _endgame.solve(_endgame.game(eg_info))
+            return 1
+        add("search", "endgame_solves_per_s", endgame_work)
+
     ref_rng = Rng(SEED)
 
     def ref_sample():
@@ -229,6 +334,10 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
         ref = out["reference"].get(name)
         if ref:
             out["speedup"][name] = value / ref
+    if _endgame.compiled() is not None:
+        if progress:
+            progress(len(steps), len(steps) + 1, "endgame solve times")
+        out["endgame"] = endgame_times(40 if seconds < 1 else 150)
     out["signature"] = signature()
     out["measured"] = {"seconds_per_figure": seconds, "repeats": repeats, "statistic": "median",
                        "seed": SEED}

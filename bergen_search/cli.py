@@ -744,27 +744,53 @@ def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, worke
         return status
     unit = alg.unit
     click.echo(_describe(game_))
-    click.echo(f"{algorithm} ({_settings_text(ri['settings'])}), objective {objective}, "
-               f"{ri['iterations']} {unit}{_worlds_note(ri)}, "
-               f"{ri['seconds']:.2f} s, seed {seed}" + _backend_text(ri)
-               + (", interrupted" if ri.get("interrupted") else ""))
+    solved = ri.get("endgame", {}).get("solved")
+    if solved:
+        click.echo(f"{_exact_text(ri)}, objective {objective}, {ri['seconds']:.2f} s, "
+                   f"seed {seed}" + _backend_text(ri)
+                   + (", interrupted" if ri.get("interrupted") else ""))
+    else:
+        click.echo(f"{algorithm} ({_settings_text(ri['settings'])}), objective {objective}, "
+                   f"{ri['iterations']} {unit}{_worlds_note(ri)}, "
+                   f"{ri['seconds']:.2f} s, seed {seed}" + _backend_text(ri)
+                   + (", interrupted" if ri.get("interrupted") else ""))
+        if "endgame" in ri:
+            click.echo(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
     total = sum(m.visits for m in result.moves if m.twin is None) or 1
-    ismcts = alg.by_visits
+    ismcts = alg.by_visits and not solved
     click.echo("")
-    click.echo(f"  {'move':<9} {'value':>8} {'± stderr':>9} {'visits' if ismcts else 'worlds':>8}"
-               + (f" {'share':>7}" if ismcts else ""))
+    if solved:
+        click.echo(f"  {'move':<9} {'value':>8} {'± ε':>9} {'mix':>8}")
+    else:
+        click.echo(f"  {'move':<9} {'value':>8} {'± stderr':>9} "
+                   f"{'visits' if ismcts else 'worlds':>8}" + (f" {'share':>7}" if ismcts else ""))
     for m in choices(result.moves):
         se = "" if math.isinf(m.stderr) else f"{m.stderr:.3f}"
+        if solved:
+            click.echo(f"  {m.move:<9} {m.value:>+8.3f} {se:>9} {100.0 * m.share:>7.1f}%")
+            continue
         click.echo(f"  {m.move:<9} {m.value:>+8.3f} {se:>9} {m.visits:>8}"
                    + (f" {100.0 * m.visits / total:>6.1f}%" if ismcts else ""))
     if any(m.twin for m in result.moves):
         click.echo("\n  a-b:L/R: either end, the same position mirrored (one choice)")
-    click.echo("\n" + values_note(ri, objective, unit))
+    if not solved:
+        click.echo("\n" + values_note(ri, objective, unit))
     for note in (_memory_note(ri), _interrupted_note(ri, unit) if status else None):
         if note:
             click.echo("  " + note)
-    click.echo(f"\nbest: {result.best}")
+    if solved:
+        click.echo(f"\nbest: {result.best} (drawn from the mix with seed {seed})")
+    else:
+        click.echo(f"\nbest: {result.best}")
     return status
+
+
+def _exact_text(ri) -> str:
+    """The header of a solved endgame: what was solved and how exactly."""
+    eg = ri["endgame"]
+    return (f"exact: equilibrium, {eg['deals']:,} deals ({eg['worlds']:,} with this hand), "
+            f"exploitability ≤ {eg['exploitability']:.3g} ({ri['algorithm']}: "
+            f"{eg['iterations']} DCFR iterations, {eg['nodes']:,} nodes)")
 
 
 def _backend_text(ri) -> str:
@@ -1214,7 +1240,7 @@ def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, work
     """
     from .position_string import to_string
     from .search import resolve
-    from .views import num
+    from .views import endgame_json, num
     settings = search_settings(algorithm, depth, exploration, sets)
     game_ = game_from_options(game, kw)
     info = game_.info
@@ -1243,27 +1269,36 @@ def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, work
               "p_win_match": num((per_side.get("match") or na)[k])}
              for k in range(rules.n_sides)]
     ri = result.info
+    solved = ri.get("endgame", {}).get("solved")
     status = 130 if interrupted else 0
     if as_json:
         emit_json({"to_move": info.seat, "side_to_move": rules.side_of(info.seat),
                    "sides": sides, "value": num(result.value), "stderr": num(result.stderr),
                    "best": result.best, "objective": objective, "algorithm": algorithm,
                    "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
-                   "seed": seed, "settings": dict(ri["settings"]),
+                   "seed": seed, "settings": dict(ri["settings"]), "exact": ri["exact"],
                    "interrupted": interrupted, "memory": ri.get("memory"),
-                   "position": to_string(game_.position), "backend": ri["backend"]})
+                   "position": to_string(game_.position), "backend": ri["backend"],
+                   **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})})
         return status
     click.echo(_describe(game_))
     unit = "points" if objective == "points" else "probability of winning the match"
     err = "n/a" if not math.isfinite(result.stderr) else f"{result.stderr:.3f}"
+    how = (_exact_text(ri) if solved else
+           f"{algorithm}, {ri['iterations']} {alg.unit}, seed {seed}{_backend_text(ri)}")
     click.echo(f"value {result.value:+.3f} ± {err} ({unit}, side "
-               f"{rules.side_of(info.seat)}, best {result.best}; {algorithm}, "
-               f"{ri['iterations']} {alg.unit}, seed {seed}{_backend_text(ri)})\n")
+               f"{rules.side_of(info.seat)}, best {result.best}; {how})")
+    if "endgame" in ri and not solved:
+        click.echo(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
+    click.echo("")
     click.echo(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
     for row in sides:
         points = "n/a" if row["expected_points"] is None else f"{row['expected_points']:.3f}"
         chance = "n/a" if row["p_win_match"] is None else f"{100 * row['p_win_match']:.1f}%"
         click.echo(f"  {row['side']:<5} {points:>16} {chance:>13}")
+    if solved and objective == "points":
+        click.echo("\n  expected points: the solved equilibrium's; p(win match): ismcts (the "
+                   "exact endgame solves the round's points only)")
     for note in (_memory_note(ri), "interrupted (Ctrl-C): the figures are the searches' so far"
                  + ("; n/a: not searched" if len(per_side) < 2 else "") if interrupted else None):
         if note:
@@ -1313,7 +1348,21 @@ def bench(quick, seconds, repeats, as_json):
         click.echo(f"  {name:<32} {_fmt_rate(core):>14} {_fmt_rate(ref):>12} "
                    f"{'' if ratio is None else f'{ratio:.0f}x':>8}")
     for name, value in out.get("search", {}).items():
-        click.echo(f"  {name:<32} {_fmt_rate(value):>14}   (the table of one search, Python)")
+        what = ("(a fixed endgame solved, the deals to the equilibrium)"
+                if name.startswith("endgame") else "(the table of one search, Python)")
+        click.echo(f"  {name:<32} {_fmt_rate(value):>14}   {what}")
+    eg = out.get("endgame")
+    if eg:
+        within = next(k for k in eg if k.startswith("within_") and k != "within_0.1s")
+
+        def sec(x):
+            return "-" if x is None else f"{1000 * x:.0f} ms"
+        click.echo(f"exact endgame: {eg['positions']} stage decisions of greedy self-play "
+                   f"attempted as the engine does at {eg['limit_s']:g} s: median "
+                   f"{sec(eg['median_s'])}, 90th percentile {sec(eg['p90_s'])}, worst solved "
+                   f"{sec(eg['worst_solved_s'])}; solved within 100 ms "
+                   f"{100 * eg['within_0.1s']:.0f}%, within {eg['limit_s']:g} s "
+                   f"{100 * eg[within]:.0f}%; largest solved {eg['largest_deals_solved']} deals")
     sig = out["signature"]
     click.echo("signature: " + ", ".join(f"{k} {v}" for k, v in sig.items()))
     click.echo(f"(median of {repeats} slice(s) of {seconds:g} s per figure, one core)")

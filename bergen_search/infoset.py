@@ -81,6 +81,7 @@ class InfoSet(LineEnds):
     free: tuple               # (tile, allowed-groups bitmask), ascending tiles
     played_free: int          # mask of free tiles that are already on the line
     decisions: tuple = ()     # Decision: the other seats' plays this round (the lead excepted)
+    public: "PublicView | None" = None   # what every seat knows of every hand (the endgame's deals)
 
     @property
     def unknown(self) -> int:
@@ -91,7 +92,22 @@ class InfoSet(LineEnds):
         """Everything that defines the set: equal keys, equal information."""
         return (self.rules, self.seat, self.scores, self.hand, self.line, self.hand_sizes,
                 self.reserve_size, self.passes, self.draws_this_turn, self.last_drawn,
-                self.groups, self.free, self.played_free, self.decisions)
+                self.groups, self.free, self.played_free, self.decisions, self.public)
+
+
+@dataclass(frozen=True)
+class PublicView:
+    """What every seat knows about every hand, the seat to move's own included: the proofs
+    of an observer who sees no hand at all. `groups` holds every seat's epochs and the
+    reserve (last), `free` every tile off the line and every played tile of uncertain origin
+    with the groups it may belong to, as in `InfoSet`; `decisions` every seat's plays after
+    the lead. Its worlds are the deals of both hands that the game itself deals among (the
+    other seat does not know the seat to move's hand either): the exact endgame's chance
+    (`endgame.py`)."""
+    groups: tuple
+    free: tuple
+    played_free: int
+    decisions: tuple = ()
 
 
 #: The most groups a set may have (the core's sampler keeps a group's owner in 64 slots).
@@ -105,12 +121,14 @@ def _int(v) -> bool:
     return type(v) is int
 
 
-def check_infoset(info) -> InfoSet:
+def check_infoset(info, public: bool = False) -> InfoSet:
     """Raise BergenError unless `info` is an information set a search can start from: a
     decision of a round that has been led and is not over, every size and score in range,
     the 28 tiles accounted for, and groups that fit the sizes. The compiled core trusts what
     it is given, so its entry points (`_sampler.CoreSampler`) call this first: a malformed
-    set built by hand is an error message, never memory read out of bounds. Returns `info`."""
+    set built by hand is an error message, never memory read out of bounds. `public`: `info`
+    is the public view of the exact endgame (`endgame.public_table`): no hand (0), and the
+    seat to move's tiles in groups of its own like everyone else's. Returns `info`."""
     if not isinstance(info, InfoSet):
         raise BergenError(f"expected an information set (infoset.InfoSet), got "
                           f"{type(info).__name__}", field="info")
@@ -138,7 +156,10 @@ def check_infoset(info) -> InfoSet:
         if line_mask & bit:
             raise BergenError(f"tile {pair[0]}-{pair[1]} is twice on the line", field="line")
         line_mask |= bit
-    if not _int(info.hand) or not 0 < info.hand <= ALL_TILES:
+    if public:
+        if info.hand != 0:
+            raise BergenError(f"the public view holds no hand, got {info.hand!r}", field="hand")
+    elif not _int(info.hand) or not 0 < info.hand <= ALL_TILES:
         raise BergenError(f"the hand must be a non-empty 28-bit mask, got {info.hand!r} (an "
                           f"empty hand means the round is over)", field="hand")
     if info.hand & line_mask:
@@ -151,7 +172,7 @@ def check_infoset(info) -> InfoSet:
             raise BergenError(f"seat {j} holds {k} tiles: "
                               + ("with none the round is over" if k < 1 else "more than 28"),
                               field=f"hand_sizes[{j}]")
-    if sizes[info.seat] != popcount(info.hand):
+    if not public and sizes[info.seat] != popcount(info.hand):
         raise BergenError(f"hand_sizes[{info.seat}] is {sizes[info.seat]}, but the hand holds "
                           f"{popcount(info.hand)} tiles", field=f"hand_sizes[{info.seat}]")
     start = rules.reserve_start
@@ -193,7 +214,7 @@ def check_infoset(info) -> InfoSet:
             or not all(isinstance(g, Group) for g in groups)):
         raise BergenError(f"groups must be 1..{MAX_GROUPS} Group objects", field="groups")
     for g in groups[:-1]:
-        if not _int(g.owner) or not 0 <= g.owner < n or g.owner == info.seat:
+        if not _int(g.owner) or not 0 <= g.owner < n or (g.owner == info.seat and not public):
             raise BergenError(f"a group's owner must be another seat, got {g.owner!r}",
                               field="groups")
     if groups[-1].owner != RESERVE or groups[-1].capacity != info.reserve_size:
@@ -224,7 +245,7 @@ def check_infoset(info) -> InfoSet:
     # tile that no group may hold leaves no world: the world table says so.)
     placed = all(a for t, a in free if played >> t & 1)
     for j in range(n if placed else 0):
-        if j == info.seat:
+        if j == info.seat and not public:
             continue
         mine = sum(1 << i for i, g in enumerate(groups) if g.owner == j)
         kept = sum(g.capacity for g in groups if g.owner == j) - sum(
@@ -257,12 +278,17 @@ class Observer:
     def __init__(self, rules: Rules, known, state: State):
         self.rules = rules
         self.known = frozenset(known)
-        self.hist = {j: _SeatHistory(rules.hand_size) for j in range(rules.players)
-                     if j not in self.known}
+        # Every seat's epochs and proofs, the known seats' too (for the public view).
+        self.histories = {j: _SeatHistory(rules.hand_size) for j in range(rules.players)}
         self.lead = None
         self.state = state
         self.n_events = 0
-        self.decisions = []      # Decision: the hidden seats' plays after the lead
+        self.decisions = []      # Decision: every seat's plays after the lead
+
+    @property
+    def hist(self) -> dict:
+        """The hidden seats' histories."""
+        return {j: h for j, h in self.histories.items() if j not in self.known}
 
     def step(self, seat: int, action: int, after: State):
         """Record the event `seat` took (`action`: a play, DRAW or PASS) leading to `after`."""
@@ -273,9 +299,7 @@ class Observer:
         self.state = after
         if self.lead is None and action < DRAW:
             self.lead = (seat, action >> 1)
-        h = self.hist.get(seat)
-        if h is None:
-            return
+        h = self.histories[seat]
         if action == DRAW:
             if h.turn_draws == 0:
                 h.epochs.append([i, 0])
@@ -304,19 +328,25 @@ class Observer:
         h.turn_start = None
 
     # ---- the proofs as groups ------------------------------------------------------------
-    def constraints(self):
-        """(groups, {tile: allowed-groups mask}, played_free mask) for the hidden tiles."""
+    def constraints(self, public: bool = False):
+        """(groups, {tile: allowed-groups mask}, played_free mask) for the hidden tiles; with
+        `public`, for every tile off the line as an observer who sees no hand knows them
+        (every seat's epochs, the known seats' included)."""
         rules, state = self.rules, self.state
         line_mask = state.line_mask()
+        hidden = self.histories if public else self.hist
         own = 0
-        for j in self.known:
-            own |= state.hands[j]
+        if not public:
+            for j in self.known:
+                own |= state.hands[j]
         lead_forbidden = _lead_forbidden(rules, self.lead[1]) if self.lead else 0
         unknown = ALL_TILES & ~own & ~line_mask
         allowed = {t: 0 for t in iter_mask(unknown)}
         groups, fixed_count = [], {}
-        for j in sorted(self.hist):
-            h = self.hist[j]
+        for j in sorted(hidden):
+            h = hidden[j]
+            if public and j == state.to_move and h.turn_draws:
+                h = self._turn_so_far(h)
             first = len(groups)
             for k, (start, cap) in enumerate(h.epochs):
                 groups.append(Group(j, k, cap, start))
@@ -352,6 +382,19 @@ class Observer:
         played_free = sum(1 << t for t in allowed if line_mask >> t & 1)
         return groups, tuple(sorted(allowed.items())), played_free
 
+    def _turn_so_far(self, h: "_SeatHistory") -> "_SeatHistory":
+        """The history of the seat to move in the middle of a draw turn, with what everyone
+        knows already: it drew because nothing fitted, so its hand, and every tile drawn
+        this turn but the last, shows neither end (the last one, drawn just now, may fit)."""
+        state = self.state
+        ends = (state.left, state.right)
+        view = _SeatHistory(0)
+        start, cap = h.epochs[-1]
+        view.epochs = [list(e) for e in h.epochs[:-1]] + [[start, cap - 1],
+                                                           [self.n_events, 1]]
+        view.voids = list(h.voids) + [(h.turn_start, numbers_mask(ends), ends)]
+        view.plays = h.plays
+        return view
     def proven_voids(self, seat: int) -> dict:
         """{number: (event, ends, how)}: the numbers the hidden `seat` is proven to hold none
         of now, each with the first proof of it that still covers the whole hand: `event` the
@@ -378,7 +421,7 @@ class Observer:
     def why_not(self, seat: int, tile: int) -> str:
         """Why the hidden `seat` cannot hold `tile` now: the proof against its latest chance
         to have got it (for error messages)."""
-        h = self.hist[seat]
+        h = self.histories[seat]
         start = h.epochs[-1][0]
         for ev, nums, ends in h.voids:
             if ev >= start and nums >> tile & 1:
@@ -399,12 +442,15 @@ class Observer:
         if state.to_move != seat:
             raise BergenError(f"seat {state.to_move} is to move, not seat {seat}")
         groups, free, played_free = self.constraints()
+        public = PublicView(*self.constraints(public=True), tuple(self.decisions))
+        hidden_decisions = tuple(d for d in self.decisions if d.seat not in self.known)
         return InfoSet(
             rules=self.rules, seat=seat, scores=state.scores, hand=state.hands[seat],
             line=state.line, hand_sizes=tuple(state.hand_size(j) for j in range(self.rules.players)),
             reserve_size=state.reserve_size, passes=state.passes,
             draws_this_turn=state.draws_this_turn, last_drawn=state.last_drawn,
-            groups=groups, free=free, played_free=played_free, decisions=tuple(self.decisions))
+            groups=groups, free=free, played_free=played_free, decisions=hidden_decisions,
+            public=public)
 
 
 def from_state_and_events(rules: Rules, seat: int, hand: int, start_scores, events) -> InfoSet:
@@ -433,19 +479,11 @@ def _lead_forbidden(rules: Rules, lead_tile: int) -> int:
     return sum(1 << t for t in range(N_TILES) if t != lead_tile and _rank_of(rules, t) < rank)
 
 
-def from_position(pos) -> InfoSet:
-    """The information set of a `bergen-position/1` (no history: its voids are the proofs)."""
-    rules = pos.rules
-    seat = pos.to_move
-    line_mask = 0
-    from .tiles import tile_index
-    for a, b in pos.line:
-        line_mask |= 1 << tile_index(a, b)
-    unknown = ALL_TILES & ~pos.hand & ~line_mask
+def _position_constraints(pos, seats, unknown):
+    """(groups, free) of a position's hidden tiles `unknown` dealt among `seats` (one group
+    each, its hand, barred from its voids) and the reserve."""
     groups, allowed = [], {t: 0 for t in iter_mask(unknown)}
-    for j in range(rules.players):
-        if j == seat:
-            continue
+    for j in seats:
         banned = numbers_mask(pos.voids.get(j, ()))
         for t in allowed:
             if not banned >> t & 1:
@@ -454,8 +492,23 @@ def from_position(pos) -> InfoSet:
     for t in allowed:
         allowed[t] |= 1 << len(groups)
     groups.append(Group(RESERVE, -1, pos.reserve_size))
+    return tuple(groups), tuple(sorted(allowed.items()))
+
+
+def from_position(pos) -> InfoSet:
+    """The information set of a `bergen-position/1` (no history: its voids are the proofs)."""
+    rules = pos.rules
+    seat = pos.to_move
+    line_mask = 0
+    from .tiles import tile_index
+    for a, b in pos.line:
+        line_mask |= 1 << tile_index(a, b)
+    others = [j for j in range(rules.players) if j != seat]
+    groups, free = _position_constraints(pos, others, ALL_TILES & ~pos.hand & ~line_mask)
+    public = PublicView(*_position_constraints(pos, range(rules.players),
+                                               ALL_TILES & ~line_mask), 0)
     return InfoSet(
         rules=rules, seat=seat, scores=tuple(pos.scores), hand=pos.hand, line=tuple(pos.line),
         hand_sizes=tuple(pos.hand_sizes), reserve_size=pos.reserve_size, passes=0,
-        draws_this_turn=0, last_drawn=-1, groups=tuple(groups),
-        free=tuple(sorted(allowed.items())), played_free=0)
+        draws_this_turn=0, last_drawn=-1, groups=groups, free=free, played_free=0,
+        public=public)

@@ -138,7 +138,8 @@ class PlaySession:
         if result.info.get("interrupted"):
             raise KeyboardInterrupt         # Ctrl-C during a hint ends the game (saved)
         rows = ", ".join(f"{m.move} {m.value:+.2f}" for m in choices(result.moves)[:4])
-        return f"hint: {result.best}   ({rows})\nposition {to_string(game.position)}"
+        exact = "; exact" if result.info.get("endgame", {}).get("solved") else ""
+        return f"hint: {result.best}   ({rows}{exact})\nposition {to_string(game.position)}"
 
     def view(self) -> str:
         s = self.state

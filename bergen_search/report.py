@@ -42,7 +42,7 @@ def text(result, settings=True) -> str:
         out.append(f"round {r}")
         for event, seat, action, line, points, dec in events:
             out.append(f"  {event:>3}  seat {seat}  {action + mark_of(dec):<11} "
-                       f"{gained(points):<4} {line}")
+                       f"{gained(points):<4} {line}" + ("   (exact)" if dec and dec.exact else ""))
             if dec and (dec.label or dec.borderline):
                 out.append(f"        {verdict_text(dec)}: {dec.played} "
                            f"{dec.values[dec.played]:+.2f}, better {dec.best} "
@@ -51,6 +51,10 @@ def text(result, settings=True) -> str:
                     out.append(f"        position {dec.position}")
     out.append("")
     out += summary_table(result.summary)
+    exact = sum(d.exact for d in result.decisions)
+    if exact:
+        out.append(f"(exact: {exact} of {len(result.decisions)} decisions valued by the solved "
+                   f"endgame, their losses within its exploitability)")
     if settings:
         out.append(settings_line(result.settings))
     return "\n".join(out)
@@ -78,6 +82,8 @@ def loss_text(dec) -> str:
     """The loss with its error and interval, and the rechecks behind it."""
     lo, hi = dec.loss_interval
     out = f"loss {dec.loss:.2f} ± {dec.loss_stderr:.2f}"
+    if getattr(dec, "exact", False):
+        return out + ", exact (± the solved endgame's exploitability)"
     if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
         out += f", {100 * CONFIDENCE:g}% [{lo:.2f}, {hi:.2f}]"
     if dec.rechecks:
@@ -186,6 +192,7 @@ li.decision { padding: 8px 0; }
          text-transform: uppercase; letter-spacing: .03em; }
 .badge.inaccuracy { background: #b7950b; } .badge.mistake { background: #d35400; }
 .badge.blunder { background: #a00000; } .badge.borderline { background: #5d6d7e; }
+.exact { font-weight: 700; color: #1a5e20; }
 .label-inaccuracy { border-left: 4px solid #b7950b; padding-left: 8px !important; }
 .label-mistake { border-left: 4px solid #d35400; padding-left: 8px !important; }
 .label-blunder { border-left: 4px solid #a00000; padding-left: 8px !important; }
@@ -494,6 +501,10 @@ def _legend(rules) -> str:
     return f'<div class="legend">{"".join(items)}</div>'
 
 
+#: How the HTML marks a decision valued by the exact endgame.
+EXACT_NOTE = '; <span class="exact">exact</span> (the endgame solved)'
+
+
 def _decision_html(result, prefix, index, r, event, seat, line_text, points) -> str:
     """Decision `index` of the analysis (a play with a choice), made at `event` of round
     `r`: the line after it as laid, the hand, the values."""
@@ -511,6 +522,7 @@ def _decision_html(result, prefix, index, r, event, seat, line_text, points) -> 
         label_cls = f" label-{dec.label}" if dec.label else ""
         label_attr = f' data-label="{dec.label}"' if dec.label else ""
         badge = f' <span class="badge {dec.label}">{dec.label}</span>' if dec.label else ""
+    label_attr += ' data-exact="1"' if dec.exact else ""
     hand = result.hands[r].get(event) if r < len(result.hands) else None
     hand_svg = ""
     if hand is not None:
@@ -542,6 +554,7 @@ def _decision_html(result, prefix, index, r, event, seat, line_text, points) -> 
             f'<span>{_e(scored)}</span></div>'
             f'<div class="values">played <span class="move">{_e(dec.played)}</span> '
             f'{_f(dec.values[dec.played])}; {best_note}; {loss}'
+            f'{EXACT_NOTE if dec.exact else ""}'
             f'</div>'
             f'<div class="board"><figure>{_line_svg(pairs, played_at, "the line after the play")}'
             f'<figcaption>line after the play</figcaption></figure>{hand_svg}</div>'

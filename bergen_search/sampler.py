@@ -149,8 +149,9 @@ class WorldTable:
     tiles' factors, and `enumerate` gives each world its histories times that product.
     """
 
-    def __init__(self, info: InfoSet, factors: dict | None = None):
-        self.info = check_infoset(info)
+    def __init__(self, info: InfoSet, factors: dict | None = None, public: bool = False):
+        """`public`: `info` is the exact endgame's public view (`infoset.check_infoset`)."""
+        self.info = check_infoset(info, public)
         factors = {t: f for t, f in (factors or {}).items() if any(x != 1.0 for x in f)}
         for t, f in factors.items():
             if len(f) != len(info.groups) or not all(x > 0 and x < float("inf") for x in f):

@@ -137,6 +137,7 @@ class MoveValue:
     #: their mean, `stderr` their standard error); the difference of two moves' samples,
     #: replicate by replicate, gives the honest error of a difference (`paired_stderr`).
     samples: tuple = ()
+    share: float | None = None   # the exact endgame's equilibrium mix: this move's share
 
 
 def paired_stderr(a: MoveValue, b: MoveValue) -> float:
@@ -315,7 +316,7 @@ def _ranked(rows, twins, by_visits: bool, lead: bool, samples=None) -> list:
     samples = samples or {}
     return [MoveValue(move_str(m, lead), m, v, se, n,
                       move_str(twins[m], lead) if m in twins else None,
-                      tuple(samples.get(m, ()))) for m, n, v, se in rows]
+                      samples=tuple(samples.get(m, ()))) for m, n, v, se in rows]
 
 
 # ---- the algorithms ------------------------------------------------------------------------
@@ -420,6 +421,8 @@ class Ismcts(Algorithm):
         "choose": Setting(str, "value", "the move played: the best value of the final pass "
                           "(value; runs the pass) or the most visited (visits)",
                           ("value", "visits")),
+        "endgame": Setting(bool, True, "solve the end of a two-player round exactly when no "
+                           "draw can happen again and it fits the budget (endgame.py)"),
         "replicates": Setting(int, REPLICATES, "independent trees sharing the budget: a "
                               "move's value is their mean and its error their spread (1: one "
                               "tree, no error measured)", minimum=1, maximum=MAX_REPLICATES),
@@ -557,13 +560,30 @@ class Expectimax(Algorithm):
                 {"nodes": engine.nodes})
 
 
+class Endgame(Algorithm):
+    """The exact endgame alone (endgame.py): the equilibrium of the end of a two-player
+    round, or an error saying why not. Its budget is counted in the default engine's
+    iterations (each buys endgame.WORK_PER_ITERATION of solver work)."""
+    name = "endgame"
+    default_budget = 100_000
+    settings = {
+        "tolerance": Setting(float, 0.01, "the exploitability (points) the solver stops at"),
+        "inference": Setting(bool, False, "weigh the deals by what both seats' plays say "
+                             "about their hands (inference.py); off: uniform over the deals"),
+    }
+
+    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False):
+        raise BergenError("the exact endgame is solved by search(), not by workers")
+
+
 #: The algorithms by name.
-ALGORITHMS = {a.name: a for a in (Ismcts(), Expectimax())}
+ALGORITHMS = {a.name: a for a in (Ismcts(), Expectimax(), Endgame())}
 #: Named settings of an algorithm. `classic` is the default engine as it was before inference,
-#: safe playouts and merged twins (benchmarks/STRENGTH.md measures every gain against it).
+#: safe playouts, merged twins and the exact endgame (benchmarks/STRENGTH.md measures every
+#: gain against it).
 PRESETS = {"classic": ("ismcts", {"playout": "random", "inference": False, "twins": False,
                                    "choose": "visits", "replicates": 1, "root": "ucb",
-                                   "stats": "all"})}
+                                   "stats": "all", "endgame": False})}
 #: Every name `search(algorithm=...)` takes.
 ALGORITHM_NAMES = tuple(ALGORITHMS) + tuple(PRESETS)
 DEFAULT_ITERATIONS = {name: ALGORITHMS[PRESETS.get(name, (name,))[0]].default_budget
@@ -788,6 +808,44 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     obj = _objective_code(objective)
     if workers < 1:
         raise BergenError(f"workers must be at least 1, got {workers}", field="workers")
+    # ---- the exact endgame (issue 21): solved when it applies and fits the budget ----
+    endgame_note, endgame_interrupted = None, False
+    if isinstance(alg, Endgame) or settings.get("endgame"):
+        from . import endgame
+        if be.name != "core" or endgame.compiled() is None:
+            # The Python solver (endgame_ref.py) is the oracle of the tests; within a search's
+            # budget it would reach almost nothing.
+            endgame_note = "the exact endgame needs the compiled core" if endgame.at_stage(
+                info) else None
+            tried = None
+        else:
+            tried = endgame.attempt(info, limits, seed=seed, objective=objective, started=t0,
+                                    budget=alg.default_budget,
+                                    tolerance=settings.get("tolerance", endgame.TOLERANCE),
+                                    inference=isinstance(alg, Endgame) and settings["inference"],
+                                    stop=stop, memory_bytes=limits.memory_bytes)
+        if tried is not None and tried.result is not None:
+            res = tried.result
+            res.info.update(algorithm=algorithm, settings=dict(settings), backend=be.name,
+                            objective=objective, replicates=None, empty=False)
+            if on_info is not None:
+                ri = res.info
+                on_info({"iterations": ri["iterations"], "seconds": ri["seconds"],
+                         "speed": ri["iterations"] / max(ri["seconds"], 1e-9),
+                         "best": res.best, "value": res.value, "stderr": res.stderr,
+                         "moves": res.moves})
+            return res
+        if isinstance(alg, Endgame):
+            why = endgame_note or tried.why or endgame.applicable(info)
+            raise BergenError(f"no exact endgame here: {why}")
+        if tried is not None:
+            endgame_note = tried.why
+            if tried.interrupted:
+                # Ctrl-C (or stop): no time is left, so the answer comes from a short search.
+                limits = Limits(iterations=max(alg.default_budget // 100, 1),
+                                memory_mb=limits.memory_mb)
+                endgame_interrupted = True
+    # ---- end of the exact endgame's hook ----
     budget = limits.iterations
     if budget is None and limits.time is None:
         budget = be.budget(alg.default_budget)
@@ -869,6 +927,9 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     # Nothing finished (a world longer than the time limit, or a stop at once): the values
     # are no answer, and `empty` says so (the callers say it to the user).
     result_info.update(iterations=done, seconds=time.perf_counter() - t0, empty=done == 0)
+    if endgame_note:
+        result_info["endgame"] = {"solved": False, "why": endgame_note}
+    result_info["interrupted"] = result_info.get("interrupted", False) or endgame_interrupted
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
 
@@ -891,7 +952,7 @@ def pool(results) -> SearchResult:
         samples = tuple(x for m in ms for x in m.samples)
         mean, se = _spread(samples)
         rows.append(MoveValue(ms[0].move, code, mean, se, sum(m.visits for m in ms),
-                              ms[0].twin, samples))
+                              ms[0].twin, samples=samples))
     by_visits = first.info.get("settings", {}).get("choose") == "visits"
     twin_of = lambda m: codes[m.twin] if m.twin else m.code
     rows.sort(key=(lambda m: (-m.visits, -m.value, twin_of(m), m.code)) if by_visits else

@@ -18,8 +18,23 @@ def num(x):
 def move_rows(moves) -> list:
     """`MoveValue`s as FORMATS.md's `moves` entries (a mirror twin names its twin)."""
     return [dict({"move": m.move, "value": num(m.value), "stderr": num(m.stderr),
-                  "visits": m.visits}, **({"twin": m.twin} if m.twin else {}))
+                  "visits": m.visits}, **({"twin": m.twin} if m.twin else {}),
+                 **({"share": num(m.share)} if m.share is not None else {}))
             for m in moves]
+
+
+def endgame_json(eg: dict) -> dict:
+    """The exact endgame's report (`info["endgame"]`) for JSON, floats rounded as elsewhere."""
+    out = {}
+    for k, v in eg.items():
+        if isinstance(v, float):
+            v = num(v)
+        elif isinstance(v, list):
+            v = [num(x) for x in v]
+        elif isinstance(v, dict):
+            v = {kk: num(vv) for kk, vv in v.items()}
+        out[k] = v
+    return out
 
 
 def best_document(game, result, *, seed: int, workers: int, objective: str,
@@ -36,4 +51,5 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
             "interrupted": ri.get("interrupted", False), "replicates": ri.get("replicates"),
             "settings": dict(ri["settings"]), "memory": ri.get("memory"),
             "position": to_string(game.position), "backend": ri.get("backend", "core"),
-            "version": __version__}
+            "version": __version__,
+            **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}

@@ -205,7 +205,8 @@ def test_bench_signature_is_stable():
     # The known signature: it changes only when the sampler or a search changes (then update
     # it here and in the README, in the same commit, saying why).
     assert a == {"sampler_checksum": 4168, "ismcts_nodes": 67340,
-                 "ismcts_default_nodes": 61756, "expectimax_nodes": 7649}
+                 "ismcts_default_nodes": 61756, "expectimax_nodes": 7649,
+                 "endgame_nodes": 9851, "endgame_iterations": 24}
 
 
 def test_ctrl_c_returns_the_best_answer_so_far():
@@ -230,26 +231,26 @@ def test_ctrl_c_returns_the_best_answer_so_far():
 
 
 def test_best_algorithms_settings_and_presets():
-    """--algorithm classic is ISMCTS with the three newer settings off, exactly; --set sets
+    """--algorithm classic is ISMCTS with the four newer settings off, exactly; --set sets
     an algorithm's setting; the JSON says which settings the search ran with."""
     classic = _json(run("best", DECISION, "--json", "--algorithm", "classic", "--iterations",
                         "2000", "--seed", "4"))
     by_set = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4",
                        "--set", "inference=off", "--set", "playout=random", "--set",
-                       "twins=off", "--set", "choose=visits", "--set", "replicates=1",
-                       "--set", "stats=all", "--set", "root=ucb"))
+                       "twins=off", "--set", "choose=visits", "--set", "endgame=off",
+                       "--set", "replicates=1", "--set", "stats=all", "--set", "root=ucb"))
     assert classic["settings"] == by_set["settings"] == {
         "exploration": 0.7, "playout": "random", "inference": False, "twins": False,
-        "choose": "visits", "replicates": 1, "stats": "all", "root": "ucb"}
+        "choose": "visits", "endgame": False, "replicates": 1, "stats": "all", "root": "ucb"}
     assert classic["moves"] == by_set["moves"]
     default = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4"))
     assert default["settings"] == {"exploration": 0.7, "playout": "safe", "inference": True,
-                                   "twins": True, "choose": "value", "replicates": 8,
-                                   "stats": "choices", "root": "halving"}
+                                   "twins": True, "choose": "value", "endgame": True,
+                                   "replicates": 8, "stats": "choices", "root": "halving"}
     assert default["moves"] != classic["moves"]
     text = run("best", DECISION, "--iterations", "2000", "--algorithm", "classic").output
     assert "classic (exploration 0.7, playout random, inference off, twins off, " \
-        "choose visits, replicates 1, stats all, root ucb)" in text
+        "choose visits, endgame off, replicates 1, stats all, root ucb)" in text
     assert "2-2:L/R" not in text and "2-2:R" in text
 
 

@@ -59,7 +59,7 @@ def test_hello(engine):
     hello = engine.hello()
     assert hello["protocol"] == PROTOCOL and hello["version"] == __version__
     assert hello["commands"] == list(COMMANDS)
-    assert set(hello["algorithms"]) == {"ismcts", "expectimax", "classic"}
+    assert set(hello["algorithms"]) == {"ismcts", "expectimax", "endgame", "classic"}
     assert hello["algorithms"]["ismcts"]["settings"]["playout"]["choices"] == \
         ["random", "scoring", "safe"]
     assert hello["algorithms"]["classic"]["settings"]["playout"]["default"] == "random"

@@ -166,15 +166,16 @@ def test_a_move_forced_in_some_worlds_no_longer_lends_its_outcome():
     and 2-2:R's the world where it was forced (and lost): seat 0 chose 0-2 in the tree, and
     1-2:R looked as good as 1-5:R (+1.2 both). Counting only the iterations where the move
     was chosen (`stats=choices`), the engine plays 1-5:R, about 1.6 above 1-2:R, as the
-    exact per-world values say (+1.2 and -0.4)."""
+    exact per-world values say (+1.2 and -0.4). (ISMCTS itself: the exact endgame, which
+    solves this position since issue 21, is off here; test_endgame checks its answer.)"""
     info = load_game(FORCED_POLLUTION)
     for seed in range(4):
-        res = search(info, seed=seed)
+        res = search(info, seed=seed, endgame=False)
         by = {m.move: m for m in res.moves}
         assert res.best == "1-5:R"
         gap = by["1-5:R"].value - by["1-2:R"].value
         assert abs(gap - 1.6) <= 4 * paired_stderr(by["1-5:R"], by["1-2:R"]) + 0.1
-    old = search(info, seed=0, stats="all")
+    old = search(info, seed=0, stats="all", endgame=False)
     by = {m.move: m.value for m in old.moves}
     assert by["1-5:R"] == pytest.approx(by["1-2:R"], abs=1e-9)
 

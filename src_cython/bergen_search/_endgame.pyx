@@ -1,0 +1,1107 @@
+# cython: language_level=3
+"""The exact endgame in C: the deals, the public tree, DCFR over hand vectors, best responses.
+
+The same solver as `bergen_search/endgame_ref.py` (its pure-Python oracle), computed in the
+same order, so that both give the same numbers on the same tree (tests/test_endgame.py):
+
+- `enumerate_deals(table)`: every deal of a `sampler.WorldTable` over both hands (the public
+  view of `infoset.PublicView`), with its weight: its number of histories, times its
+  inference factors when the table has them;
+- `EndgameSolver`: builds the public tree from the root's public state and the deals, runs
+  DCFR iterations (Brown & Sandholm 2019's discounting, the average weighted by t^6;
+  alternating updates), and evaluates the average
+  strategy: each player's best response against the other's (the exploitability), or its
+  own average strategy against the other's (the values of the solved pair).
+
+Hand vectors are dense arrays over a player's hands, one per depth; a node reads and writes
+only the entries of its possible hands. The recursion's depth is bounded by the round
+(every play removes a tile, and no two passes follow each other without ending it).
+"""
+from libc.math cimport pow, INFINITY
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t
+from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.string cimport memcpy, memset
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from bergen_search._core cimport (CoreRules, END_BLOCKED, END_NONE, N_TILES, PASS, State,
+                                  TILE_HIGH, TILE_LOW, TILES_WITH, apply_move, blocked_winner,
+                                  lowest_bit)
+
+from bergen_search.errors import BergenError
+from bergen_search.infoset import RESERVE
+
+cdef enum:
+    TOO_BIG = -2            # a cap was reached while building
+    NO_MEMORY = -3
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+# ---- the deals -------------------------------------------------------------------------------
+ctypedef struct Enum:
+    int n_tiles
+    const int32_t* opt_start
+    const int32_t* opt_child
+    const int8_t* opt_owner    # the seat of each option's group, -1 the reserve
+    const double* opt_factor   # the tile's factor in each option's group (1 without inference)
+    const uint8_t* tiles
+    const uint8_t* played
+    const int32_t* level_start # the table's nodes of tile i: level_start[i] .. level_start[i+1]-1
+    double* acc                # per depth, a weight per node of that level
+    int32_t* active            # per depth, the nodes with a weight
+    int64_t* offset            # per depth, its first index in acc / active
+    # the deals found
+    int64_t n
+    int64_t cap
+    uint32_t* h0
+    uint32_t* h1
+    double* w
+    int64_t max_deals          # more deals than this: stop (TOO_BIG)
+    double deadline            # CLOCK_MONOTONIC seconds after which to stop (TOO_BIG); 0 none
+    int64_t steps              # recursion steps, for looking at the clock now and then
+
+
+cdef int _emit(Enum* E, uint32_t h0, uint32_t h1, double w) noexcept nogil:
+    cdef int64_t cap
+    if E.n >= E.max_deals:
+        return TOO_BIG
+    if E.n == E.cap:
+        cap = E.cap * 2 if E.cap else 1024
+        E.h0 = <uint32_t*>realloc(E.h0, cap * sizeof(uint32_t))
+        E.h1 = <uint32_t*>realloc(E.h1, cap * sizeof(uint32_t))
+        E.w = <double*>realloc(E.w, cap * sizeof(double))
+        if E.h0 == NULL or E.h1 == NULL or E.w == NULL:
+            return NO_MEMORY
+        E.cap = cap
+    E.h0[E.n] = h0
+    E.h1[E.n] = h1
+    E.w[E.n] = w
+    E.n += 1
+    return 0
+
+
+cdef int _enum_rec(Enum* E, int i, int n_active, uint32_t h0, uint32_t h1) noexcept nogil:
+    """The deals below the weighted set of table nodes of tile i (depth i's `active`): each
+    choice of owner for tile i (one choice for a tile already on the line) carries the set on."""
+    cdef double* acc = E.acc + E.offset[i]
+    cdef int32_t* active = E.active + E.offset[i]
+    cdef double* nacc
+    cdef int32_t* nactive
+    cdef int choice, k, v, j, child, base, n_next, rc
+    cdef int owner
+    cdef uint32_t bit
+    E.steps += 1
+    if E.deadline > 0 and (E.steps & 0xFFFF) == 0 and _now() >= E.deadline:
+        return TOO_BIG
+    if i == E.n_tiles:
+        return _emit(E, h0, h1, acc[active[0] - E.level_start[i]]) if n_active else 0
+    nacc = E.acc + E.offset[i + 1]
+    nactive = E.active + E.offset[i + 1]
+    base = E.level_start[i + 1]
+    bit = (<uint32_t>1) << E.tiles[i]
+    for choice in range(-1, 2):      # the reserve, seat 0, seat 1
+        if E.played[i] and choice > -1:
+            break
+        n_next = 0
+        for k in range(n_active):
+            v = active[k]
+            for j in range(E.opt_start[v], E.opt_start[v + 1]):
+                if not E.played[i] and E.opt_owner[j] != choice:
+                    continue
+                child = E.opt_child[j] - base
+                if nacc[child] == 0:
+                    nactive[n_next] = E.opt_child[j]
+                    n_next += 1
+                nacc[child] += acc[v - E.level_start[i]] * E.opt_factor[j]
+        if n_next == 0:
+            continue
+        if E.played[i] or choice == -1:
+            rc = _enum_rec(E, i + 1, n_next, h0, h1)
+        elif choice == 0:
+            rc = _enum_rec(E, i + 1, n_next, h0 | bit, h1)
+        else:
+            rc = _enum_rec(E, i + 1, n_next, h0, h1 | bit)
+        for k in range(n_next):
+            nacc[nactive[k] - base] = 0
+        if rc < 0:
+            return rc
+    return 0
+
+
+cdef int _deal_order(const void* a, const void* b) noexcept nogil:
+    cdef const int64_t* x = <const int64_t*>a
+    cdef const int64_t* y = <const int64_t*>b
+    return (x[0] > y[0]) - (x[0] < y[0])
+
+
+def enumerate_deals(table, long long max_deals=0, double seconds=0.0):
+    """Every distinct deal of `table` (a `WorldTable` over both seats' hands, as
+    `endgame.public_table` builds it) as sorted lists (hands of seat 0, hands of seat 1,
+    weights): each deal's weight is the sum over its histories of their factors (their
+    number, without inference), as `WorldTable.enumerate` gives it. BergenError ("too
+    many deals") past `max_deals` deals or `seconds` (0: no limit)."""
+    cdef Enum E
+    cdef int m = len(table.tiles), n_nodes = table.n_nodes, n_opts = len(table.opt_group)
+    cdef int i, j, v, rc
+    cdef int64_t k, total
+    cdef int32_t* level_of = NULL
+    cdef int64_t* keys = NULL
+    memset(&E, 0, sizeof(Enum))
+    E.n_tiles = m
+    E.max_deals = max_deals if max_deals > 0 else (<int64_t>1 << 62)
+    E.deadline = _now() + seconds if seconds > 0 else 0.0
+    owners = table.owners
+    if any(o not in (0, 1, RESERVE) for o in owners):
+        raise BergenError("the endgame's deals are dealt among two seats")
+    cdef int32_t* opt_start = <int32_t*>malloc((n_nodes + 1) * sizeof(int32_t))
+    cdef int32_t* opt_child = <int32_t*>malloc(max(n_opts, 1) * sizeof(int32_t))
+    cdef int8_t* opt_owner = <int8_t*>malloc(max(n_opts, 1) * sizeof(int8_t))
+    cdef double* opt_factor = <double*>malloc(max(n_opts, 1) * sizeof(double))
+    cdef uint8_t tiles[N_TILES]
+    cdef uint8_t played[N_TILES]
+    cdef int32_t* level_start = <int32_t*>malloc((m + 2) * sizeof(int32_t))
+    level_of = <int32_t*>malloc(max(n_nodes, 1) * sizeof(int32_t))
+    try:
+        if (opt_start == NULL or opt_child == NULL or opt_owner == NULL or opt_factor == NULL
+                or level_start == NULL or level_of == NULL):
+            raise MemoryError()
+        weight = table.weight
+        for v in range(n_nodes + 1):
+            opt_start[v] = table.opt_start[v]
+        # Levels: the table is breadth first from the root, so each tile's nodes are a range.
+        level_of[0] = 0
+        for v in range(n_nodes):
+            for j in range(opt_start[v], opt_start[v + 1]):
+                level_of[table.opt_child[j]] = level_of[v] + 1
+        for i in range(m + 2):
+            level_start[i] = n_nodes
+        for v in range(n_nodes - 1, -1, -1):
+            level_start[level_of[v]] = v
+        for v in range(n_nodes):
+            for j in range(opt_start[v], opt_start[v + 1]):
+                g = table.opt_group[j]
+                opt_child[j] = table.opt_child[j]
+                opt_owner[j] = -1 if owners[g] == RESERVE else owners[g]
+                opt_factor[j] = 1.0 if weight is None else weight[level_of[v]][g]
+        for i in range(m):
+            tiles[i] = table.tiles[i]
+            played[i] = table.is_played[i]
+        E.opt_start = opt_start
+        E.opt_child = opt_child
+        E.opt_owner = opt_owner
+        E.opt_factor = opt_factor
+        E.tiles = tiles
+        E.played = played
+        E.level_start = level_start
+        total = 0
+        E.offset = <int64_t*>malloc((m + 2) * sizeof(int64_t))
+        if E.offset == NULL:
+            raise MemoryError()
+        for i in range(m + 1):
+            E.offset[i] = total
+            total += max(level_start[i + 1] - level_start[i], 1) if i < m else 1
+        E.acc = <double*>malloc(total * sizeof(double))
+        E.active = <int32_t*>malloc(total * sizeof(int32_t))
+        if E.acc == NULL or E.active == NULL:
+            raise MemoryError()
+        for k in range(total):
+            E.acc[k] = 0
+        E.acc[0] = 1.0
+        E.active[0] = 0
+        with nogil:
+            rc = _enum_rec(&E, 0, 1, 0, 0)
+        if rc == TOO_BIG:
+            raise BergenError("too many deals for the budget")
+        if rc < 0:
+            raise MemoryError()
+        # Sorted by (hand of seat 0, hand of seat 1): a deal is found once, the sort is the order.
+        keys = <int64_t*>malloc(max(E.n, 1) * 2 * sizeof(int64_t))
+        if keys == NULL:
+            raise MemoryError()
+        for k in range(E.n):
+            keys[2 * k] = (<int64_t>E.h0[k] << 28) | E.h1[k]
+            keys[2 * k + 1] = k
+        qsort(keys, E.n, 2 * sizeof(int64_t), _deal_order)
+        h0 = [E.h0[keys[2 * k + 1]] for k in range(E.n)]
+        h1 = [E.h1[keys[2 * k + 1]] for k in range(E.n)]
+        w = [E.w[keys[2 * k + 1]] for k in range(E.n)]
+        return h0, h1, w
+    finally:
+        free(opt_start)
+        free(opt_child)
+        free(opt_owner)
+        free(opt_factor)
+        free(level_start)
+        free(level_of)
+        free(E.offset)
+        free(E.acc)
+        free(E.active)
+        free(E.h0)
+        free(E.h1)
+        free(E.w)
+        free(keys)
+
+
+# ---- the public tree --------------------------------------------------------------------------
+ctypedef struct Builder:
+    Tree* T
+    const int32_t* deal_h[2]    # each deal's hand index per player
+    const double* deal_w        # each deal's weight
+    int32_t root_scores[2]
+    int32_t* stack              # the deal lists of the current path
+    int64_t stack_cap
+    int32_t* stamp[2]           # per hand: the last `stamp_id` that listed it as a row (dedup)
+    int32_t stamp_id
+    int64_t max_nodes
+    int64_t max_pairs
+    int64_t max_ents
+    double deadline             # CLOCK_MONOTONIC seconds after which to stop (TOO_BIG); 0 none
+
+
+cdef int _grow(void** p, int64_t* cap, int64_t need, size_t size) noexcept nogil:
+    """Make room for `need` items of `size` bytes in the array p (capacity *cap), doubling."""
+    cdef int64_t c = cap[0]
+    cdef void* q
+    if need <= c:
+        return 0
+    if c < 1024:
+        c = 1024
+    while c < need:
+        c *= 2
+    q = realloc(p[0], c * size)
+    if q == NULL:
+        return NO_MEMORY
+    p[0] = q
+    cap[0] = c
+    return 0
+
+
+cdef int _follow(void** p, int64_t cap, size_t size) noexcept nogil:
+    """Give the array p the capacity `cap` (an array that follows another's growth)."""
+    cdef void* q = realloc(p[0], cap * size)
+    if q == NULL:
+        return NO_MEMORY
+    p[0] = q
+    return 0
+
+
+cdef int _grow_rows(Tree* T, int64_t need) noexcept nogil:
+    cdef int64_t cap = T.cap_row
+    if _grow(<void**>&T.row_hand, &cap, need, sizeof(int32_t)) < 0:
+        return NO_MEMORY
+    if cap != T.cap_row:
+        if (_follow(<void**>&T.row_ent, cap, sizeof(int32_t)) < 0
+                or _follow(<void**>&T.row_n, cap, sizeof(uint8_t)) < 0):
+            return NO_MEMORY
+        T.cap_row = cap
+    return 0
+
+
+cdef int _grow_ents(Tree* T, int64_t need) noexcept nogil:
+    cdef int64_t cap = T.cap_ent
+    if _grow(<void**>&T.ent_hand, &cap, need, sizeof(int32_t)) < 0:
+        return NO_MEMORY
+    if cap != T.cap_ent:
+        if (_follow(<void**>&T.ent_action, cap, sizeof(uint8_t)) < 0
+                or _follow(<void**>&T.col_ent, cap, sizeof(int32_t)) < 0):
+            return NO_MEMORY
+        T.cap_ent = cap
+    return 0
+
+
+cdef int _grow_children(Tree* T, int64_t need) noexcept nogil:
+    cdef int64_t cap = T.cap_child
+    if _grow(<void**>&T.child_node, &cap, need, sizeof(int32_t)) < 0:
+        return NO_MEMORY
+    if cap != T.cap_child:
+        if (_follow(<void**>&T.child_move, cap, sizeof(int16_t)) < 0
+                or _follow(<void**>&T.child_col, cap, sizeof(int32_t)) < 0):
+            return NO_MEMORY
+        T.cap_child = cap
+    return 0
+
+
+cdef int64_t _new_node(Builder* B, int player) noexcept nogil:
+    cdef Tree* T = B.T
+    cdef int64_t n = T.n_nodes
+    if n >= B.max_nodes:
+        return TOO_BIG
+    if B.deadline > 0 and (n & 0xFFF) == 0 and _now() >= B.deadline:
+        return TOO_BIG
+    if _grow(<void**>&T.nodes, &T.cap_nodes, n + 1, sizeof(Node)) < 0:
+        return NO_MEMORY
+    memset(&T.nodes[n], 0, sizeof(Node))
+    T.nodes[n].player = player
+    T.n_nodes = n + 1
+    return n
+
+
+cdef inline int _margin(const Builder* B, const int32_t* scores) noexcept nogil:
+    return (scores[0] - B.root_scores[0]) - (scores[1] - B.root_scores[1])
+
+
+cdef int64_t _terminal(Builder* B, const State* s, const int32_t* alive, int n_alive,
+                       const uint32_t* played, bint blocked) noexcept nogil:
+    """A terminal over the deals `alive`. `s`: the ended state, or with `blocked` the state
+    before the pass that blocked the round (each deal then scores its own hands)."""
+    cdef Tree* T = B.T
+    cdef int64_t nid, k, cap
+    cdef int x = _margin(B, s.scores), g0 = s.scores[0] - B.root_scores[0], side, extra
+    cdef int32_t d
+    cdef State tmp
+    if T.n_pair + n_alive > B.max_pairs:
+        return TOO_BIG
+    nid = _new_node(B, -1)
+    if nid < 0:
+        return nid
+    cap = T.cap_pair
+    if _grow(<void**>&T.pair_h0, &cap, T.n_pair + n_alive, sizeof(int32_t)) < 0:
+        return NO_MEMORY
+    if cap != T.cap_pair:
+        if (_follow(<void**>&T.pair_h1, cap, sizeof(int32_t)) < 0
+                or _follow(<void**>&T.pair_wx, cap, sizeof(double)) < 0
+                or _follow(<void**>&T.pair_wg, cap, sizeof(double)) < 0):
+            return NO_MEMORY
+        T.cap_pair = cap
+    T.nodes[nid].first = T.n_pair
+    T.nodes[nid].count = n_alive
+    if blocked:
+        memcpy(&tmp, s, sizeof(State))
+    for k in range(n_alive):
+        d = alive[k]
+        extra = 0
+        if blocked:
+            tmp.hands[0] = T.hands[0][B.deal_h[0][d]] & ~played[0]
+            tmp.hands[1] = T.hands[1][B.deal_h[1][d]] & ~played[1]
+            side = blocked_winner(&tmp)
+            extra = 0 if side < 0 else (2 if side == 0 else -2)
+        T.pair_h0[T.n_pair] = B.deal_h[0][d]
+        T.pair_h1[T.n_pair] = B.deal_h[1][d]
+        T.pair_wx[T.n_pair] = B.deal_w[d] * <double>(x + extra)
+        T.pair_wg[T.n_pair] = B.deal_w[d] * <double>(g0 + (2 if extra > 0 else 0))
+        T.n_pair += 1
+    return nid
+
+
+cdef int _row_order(const void* a, const void* b) noexcept nogil:
+    cdef int32_t x = (<const int32_t*>a)[0], y = (<const int32_t*>b)[0]
+    return (x > y) - (x < y)
+
+
+cdef inline bint _legal(int move, uint32_t current, uint32_t fit) noexcept nogil:
+    if move == PASS:
+        return (current & fit) == 0
+    return (current >> (move >> 1)) & 1
+
+
+cdef int64_t _build(Builder* B, const State* s, int64_t list_at, int n_alive,
+                    const uint32_t* played, int depth, int64_t scratch) noexcept nogil:
+    """The subtree of `s` over the deals stack[list_at .. list_at + n_alive - 1] (each one's
+    hands as dealt; `played`: the tiles each player has played since the root); returns its
+    node (endgame_ref.build)."""
+    cdef Tree* T = B.T
+    cdef int p, j, c, k, n_rows, n_moves = 0, n_sub, t, lo, hi, n_legal
+    cdef int64_t nid, child_id, sub_at, row_at, ent_at, col, first
+    cdef int32_t e, n_ents
+    cdef uint32_t fit, tiles = 0, cur
+    cdef uint32_t now_played[2]
+    cdef bint can_pass = False, mirror, fl, fr
+    cdef int moves[32]
+    cdef int32_t d, h
+    cdef int32_t* alive
+    cdef State child, rep_state
+    if s.ended != END_NONE:
+        return _terminal(B, s, B.stack + list_at, n_alive, played, False)
+    p = s.to_move
+    alive = B.stack + list_at
+    fit = TILES_WITH[s.left] | TILES_WITH[s.right]
+    # The rows: the distinct hands of the player to act, ascending.
+    B.stamp_id += 1
+    row_at = T.n_row
+    n_rows = 0
+    for k in range(n_alive):
+        h = B.deal_h[p][alive[k]]
+        if B.stamp[p][h] != B.stamp_id:
+            B.stamp[p][h] = B.stamp_id
+            if _grow_rows(T, row_at + n_rows + 1) < 0:
+                return NO_MEMORY
+            T.row_hand[row_at + n_rows] = h
+            n_rows += 1
+    qsort(T.row_hand + row_at, n_rows, sizeof(int32_t), _row_order)
+    for j in range(n_rows):
+        cur = T.hands[p][T.row_hand[row_at + j]] & ~played[p]
+        tiles |= cur & fit
+        if not (cur & fit):
+            can_pass = True
+    # The public actions (endgame_ref.public_moves).
+    mirror = s.left == s.right and s.left_double == s.right_double
+    while tiles:
+        t = lowest_bit(tiles)
+        tiles &= tiles - 1
+        lo = TILE_LOW[t]
+        hi = TILE_HIGH[t]
+        fl = lo == s.left or hi == s.left
+        fr = lo == s.right or hi == s.right
+        if fl:
+            moves[n_moves] = t * 2
+            n_moves += 1
+        if fr and not (fl and mirror):
+            moves[n_moves] = t * 2 + 1
+            n_moves += 1
+    if can_pass:
+        moves[n_moves] = PASS
+        n_moves += 1
+    if n_moves == 1 and depth > 0:
+        # One public action, which every hand must take: no decision, no node.
+        apply_move(s, moves[0], &child)
+        if child.ended == END_BLOCKED:
+            return _terminal(B, s, alive, n_alive, played, True)
+        now_played[0] = played[0]
+        now_played[1] = played[1]
+        if moves[0] != PASS:
+            now_played[p] |= (<uint32_t>1) << (moves[0] >> 1)
+        return _build(B, &child, list_at, n_alive, now_played, depth, scratch)
+    nid = _new_node(B, p)
+    if nid < 0:
+        return nid
+    if depth > T.max_depth:
+        T.max_depth = depth
+    T.n_row = row_at + n_rows
+    # The entries, row by row, then the column list, action by action.
+    ent_at = T.n_ent
+    n_ents = 0
+    for j in range(n_rows):
+        h = T.row_hand[row_at + j]
+        cur = T.hands[p][h] & ~played[p]
+        T.row_ent[row_at + j] = n_ents
+        n_legal = 0
+        for c in range(n_moves):
+            if _legal(moves[c], cur, fit):
+                if _grow_ents(T, ent_at + n_ents + 1) < 0:
+                    return NO_MEMORY
+                T.ent_hand[ent_at + n_ents] = h
+                T.ent_action[ent_at + n_ents] = c
+                n_ents += 1
+                n_legal += 1
+        T.row_n[row_at + j] = n_legal
+    if ent_at + n_ents > B.max_ents:
+        return TOO_BIG
+    T.n_ent = ent_at + n_ents
+    if _grow_children(T, T.n_child + n_moves) < 0:
+        return NO_MEMORY
+    first = T.n_child
+    T.n_child += n_moves
+    col = 0
+    for c in range(n_moves):
+        T.child_move[first + c] = moves[c]
+        T.child_col[first + c] = <int32_t>col
+        for e in range(n_ents):
+            if T.ent_action[ent_at + e] == c:
+                T.col_ent[ent_at + col] = e
+                col += 1
+    T.nodes[nid].n_rows = n_rows
+    T.nodes[nid].rows = row_at
+    T.nodes[nid].ents = ent_at
+    T.nodes[nid].n_ents = n_ents
+    T.nodes[nid].count = n_moves
+    T.nodes[nid].first = first
+    scratch += 2 * <int64_t>n_ents
+    if scratch > T.max_scratch:
+        T.max_scratch = scratch
+    for c in range(n_moves):
+        # The deals where the action is legal for p's hand, on the stack after this node's.
+        sub_at = list_at + n_alive
+        if _grow(<void**>&B.stack, &B.stack_cap, sub_at + n_alive, sizeof(int32_t)) < 0:
+            return NO_MEMORY
+        alive = B.stack + list_at
+        n_sub = 0
+        for k in range(n_alive):
+            d = alive[k]
+            if _legal(moves[c], T.hands[p][B.deal_h[p][d]] & ~played[p], fit):
+                B.stack[sub_at + n_sub] = d
+                n_sub += 1
+        d = B.stack[sub_at]
+        memcpy(&rep_state, s, sizeof(State))
+        rep_state.hands[0] = T.hands[0][B.deal_h[0][d]] & ~played[0]
+        rep_state.hands[1] = T.hands[1][B.deal_h[1][d]] & ~played[1]
+        apply_move(&rep_state, moves[c], &child)
+        if child.ended == END_BLOCKED:
+            child_id = _terminal(B, s, B.stack + sub_at, n_sub, played, True)
+        else:
+            now_played[0] = played[0]
+            now_played[1] = played[1]
+            if moves[c] != PASS:
+                now_played[p] |= (<uint32_t>1) << (moves[c] >> 1)
+            child_id = _build(B, &child, sub_at, n_sub, now_played, depth + 1, scratch)
+        if child_id < 0:
+            return child_id
+        T.child_node[first + c] = <int32_t>child_id
+    return nid
+
+
+cdef void _free_tree(Tree* T) noexcept nogil:
+    free(T.hands[0])
+    free(T.hands[1])
+    free(T.nodes)
+    free(T.child_node)
+    free(T.child_move)
+    free(T.child_col)
+    free(T.row_hand)
+    free(T.row_ent)
+    free(T.row_n)
+    free(T.ent_hand)
+    free(T.ent_action)
+    free(T.col_ent)
+    free(T.regret)
+    free(T.strat)
+    free(T.pair_h0)
+    free(T.pair_h1)
+    free(T.pair_wx)
+    free(T.pair_wg)
+    memset(T, 0, sizeof(Tree))
+
+
+# ---- DCFR ------------------------------------------------------------------------------------
+ctypedef struct Run:
+    Tree* T
+    double* reach[2]        # per player: a hand vector per depth
+    double* out             # a hand vector per depth (the larger player's size)
+    double* scratch         # strategies and action values along the current path
+    int width               # entries of an `out` vector
+    double pos              # this iteration's discount of positive regrets
+    double neg              # ... of negative regrets
+    double weight           # this iteration's weight in the average strategy
+    int avg                 # 1: the average strategy (evaluations), 0: the current (DCFR)
+
+
+cdef void _strategies(const Run* R, const Node* n, double* sigma) noexcept nogil:
+    """Each entry's share in its row's strategy: regret matching, or the average strategy
+    with R.avg (endgame_ref._matching, _average)."""
+    cdef const Tree* T = R.T
+    cdef int j, i, m
+    cdef const double* src = (T.strat if R.avg else T.regret) + n.ents
+    cdef const int32_t* row_ent = T.row_ent + n.rows
+    cdef const uint8_t* row_n = T.row_n + n.rows
+    cdef bint avg = R.avg
+    cdef double total, x
+    cdef int32_t a
+    for j in range(n.n_rows):
+        a = row_ent[j]
+        m = row_n[j]
+        if m == 1:
+            sigma[a] = 1.0
+            continue
+        total = 0.0
+        for i in range(a, a + m):
+            x = src[i]
+            if not avg:
+                x = x if x > 0 else 0.0
+            sigma[i] = x
+            total += x
+        if total > 0:
+            for i in range(a, a + m):
+                sigma[i] = sigma[i] / total
+        else:
+            for i in range(a, a + m):
+                sigma[i] = 1.0 / m
+
+
+cdef inline void _terminal_values(const Tree* T, const Node* n, const double* reach0,
+                                  const double* reach1, double* out, int u,
+                                  const double* pay) noexcept nogil:
+    """Player u's counterfactual values at a terminal: each deal's payoff (`pay`: weight
+    times side 0's margin, or its gain) times the other player's reach."""
+    cdef int64_t k, a = n.first, b = n.first + n.count
+    cdef const int32_t* h0 = T.pair_h0
+    cdef const int32_t* h1 = T.pair_h1
+    if u == 0:
+        for k in range(a, b):
+            out[h0[k]] += pay[k] * reach1[h1[k]]
+    else:
+        for k in range(a, b):
+            out[h1[k]] += -pay[k] * reach0[h0[k]]
+
+
+cdef inline void _cfr_child(Run* R, int64_t nid, int depth, double* reach0, double* reach1,
+                            double* out, int u, double* scratch) noexcept nogil:
+    """_cfr of a child, a terminal's values at once (no call for the commonest node)."""
+    cdef const Node* n = &R.T.nodes[nid]
+    if n.player < 0:
+        _terminal_values(R.T, n, reach0, reach1, out, u, R.T.pair_wx)
+    else:
+        _cfr(R, nid, depth, reach0, reach1, out, u, scratch)
+
+
+cdef void _cfr(Run* R, int64_t nid, int depth, double* reach0, double* reach1, double* out,
+               int u, double* scratch) noexcept nogil:
+    """Add player u's counterfactual values of its hands at node nid into `out`; at u's
+    nodes, update the regrets and the strategy sums (endgame_ref.Solver._cfr)."""
+    cdef Tree* T = R.T
+    cdef const Node* n = &T.nodes[nid]
+    cdef int p = n.player, j, c, k, m
+    cdef int32_t h, e, x0, x1, a
+    cdef double* sigma
+    cdef double* values
+    cdef double* sub
+    cdef double* reach_p
+    cdef double* child_out
+    cdef double* regret
+    cdef double* strat
+    cdef const int32_t* ent_hand
+    cdef const int32_t* cols
+    cdef const int32_t* col_at
+    cdef const int32_t* kids
+    cdef double v, x, pos, neg, weight
+    cdef int32_t n_ents
+    if p < 0:
+        _terminal_values(T, n, reach0, reach1, out, u, T.pair_wx)
+        return
+    k = n.count
+    n_ents = n.n_ents
+    ent_hand = T.ent_hand + n.ents
+    cols = T.col_ent + n.ents
+    col_at = T.child_col + n.first
+    kids = T.child_node + n.first
+    sigma = scratch
+    values = scratch + n_ents
+    _strategies(R, n, sigma)
+    reach_p = reach0 if p == 0 else reach1
+    sub = R.reach[p] + (depth + 1) * T.n_hands[p]
+    if p != u:
+        for c in range(k):
+            x1 = col_at[c + 1] if c + 1 < k else n_ents
+            for x0 in range(col_at[c], x1):
+                e = cols[x0]
+                h = ent_hand[e]
+                sub[h] = reach_p[h] * sigma[e]
+            if p == 0:
+                _cfr_child(R, kids[c], depth + 1, sub, reach1, out, u, values)
+            else:
+                _cfr_child(R, kids[c], depth + 1, reach0, sub, out, u, values)
+        return
+    child_out = R.out + (depth + 1) * R.width
+    for c in range(k):
+        x1 = col_at[c + 1] if c + 1 < k else n_ents
+        for x0 in range(col_at[c], x1):
+            e = cols[x0]
+            h = ent_hand[e]
+            sub[h] = reach_p[h] * sigma[e]
+            child_out[h] = 0.0
+        if p == 0:
+            _cfr_child(R, kids[c], depth + 1, sub, reach1, child_out, u, values + n_ents)
+        else:
+            _cfr_child(R, kids[c], depth + 1, reach0, sub, child_out, u, values + n_ents)
+        for x0 in range(col_at[c], x1):
+            e = cols[x0]
+            values[e] = child_out[ent_hand[e]]
+    pos, neg, weight = R.pos, R.neg, R.weight
+    regret = T.regret + n.ents
+    strat = T.strat + n.ents
+    for j in range(n.n_rows):
+        h = T.row_hand[n.rows + j]
+        a = T.row_ent[n.rows + j]
+        m = T.row_n[n.rows + j]
+        v = 0.0
+        for e in range(a, a + m):
+            v += sigma[e] * values[e]
+        out[h] += v
+        if m == 1:
+            continue
+        for e in range(a, a + m):
+            x = regret[e]
+            x *= pos if x > 0 else neg
+            regret[e] = x + (values[e] - v)
+            strat[e] += weight * reach_p[h] * sigma[e]
+
+
+cdef void _eval(Run* R, int64_t nid, int depth, double* reach_o, double* out, int b,
+                double* scratch, double* root_values, const double* pay,
+                bint best) noexcept nogil:
+    """Add player b's counterfactual values of its hands at nid into `out`, against the
+    other player's average strategy (reach_o: its hand vector): b playing its best response
+    (`best`) or its own average strategy. `pay`: the terminal deals' payoffs (T.pair_wx,
+    side 0's margin, or T.pair_wg, side 0's gain, both weighted). At the root, with
+    `root_values`, also each action's values of b's hands (count x n_hands[b])
+    (endgame_ref.Solver._eval)."""
+    cdef Tree* T = R.T
+    cdef const Node* n = &T.nodes[nid]
+    cdef int p = n.player, j, c, k, m
+    cdef int32_t h, e, x0, x1, a, i
+    cdef double* sigma
+    cdef double* values
+    cdef double* sub
+    cdef double* child_out
+    cdef const int32_t* ent_hand
+    cdef const int32_t* cols
+    cdef const int32_t* col_at
+    cdef const int32_t* kids
+    cdef double v
+    cdef int32_t n_ents
+    if p < 0:
+        if b == 0:
+            _terminal_values(T, n, out, reach_o, out, 0, pay)
+        else:
+            _terminal_values(T, n, reach_o, out, out, 1, pay)
+        return
+    k = n.count
+    n_ents = n.n_ents
+    ent_hand = T.ent_hand + n.ents
+    cols = T.col_ent + n.ents
+    col_at = T.child_col + n.first
+    kids = T.child_node + n.first
+    sigma = scratch
+    values = scratch + n_ents
+    _strategies(R, n, sigma)
+    if p != b:
+        sub = R.reach[p] + (depth + 1) * T.n_hands[p]
+        for c in range(k):
+            x1 = col_at[c + 1] if c + 1 < k else n_ents
+            for x0 in range(col_at[c], x1):
+                e = cols[x0]
+                h = ent_hand[e]
+                sub[h] = reach_o[h] * sigma[e]
+            _eval(R, kids[c], depth + 1, sub, out, b, values, NULL, pay, best)
+        return
+    child_out = R.out + (depth + 1) * R.width
+    for c in range(k):
+        x1 = col_at[c + 1] if c + 1 < k else n_ents
+        if root_values != NULL:
+            for i in range(T.n_hands[b]):
+                child_out[i] = 0.0
+        else:
+            for x0 in range(col_at[c], x1):
+                child_out[ent_hand[cols[x0]]] = 0.0
+        _eval(R, kids[c], depth + 1, reach_o, child_out, b, values + n_ents, NULL, pay, best)
+        for x0 in range(col_at[c], x1):
+            e = cols[x0]
+            values[e] = child_out[ent_hand[e]]
+        if root_values != NULL:
+            memcpy(root_values + c * T.n_hands[b], child_out, T.n_hands[b] * sizeof(double))
+    for j in range(n.n_rows):
+        a = T.row_ent[n.rows + j]
+        m = T.row_n[n.rows + j]
+        if best:
+            v = -INFINITY
+            for e in range(a, a + m):
+                if values[e] > v:
+                    v = values[e]
+        else:
+            v = 0.0
+            for e in range(a, a + m):
+                v += sigma[e] * values[e]
+        out[T.row_hand[n.rows + j]] += v
+
+
+# ---- the Python entry point --------------------------------------------------------------------
+cdef int _fill_levels(double* a, int levels, int n) noexcept nogil:
+    cdef int64_t i
+    for i in range(<int64_t>levels * n):
+        a[i] = 0.0
+    return 0
+
+
+cdef class EndgameSolver:
+    """The public tree of an endgame over its deals, and DCFR on it (endgame_ref.Solver).
+
+    `root`: an `endgame_ref.Root`; `hands`: (hands of player 0, hands of player 1), masks as
+    dealt at the root, each list sorted; `deals`: (hand index of 0, hand index of 1, weight)
+    sorted. The build stops with `BergenError` ("too big") past `max_nodes` nodes,
+    `max_pairs` terminal deals or `max_entries` (hand, legal action) entries, or once
+    `seconds` (0: no limit) have passed."""
+    cdef Tree T
+    cdef Run R
+    cdef CoreRules rules_owner
+    cdef readonly long long iterations
+    cdef readonly double alpha, beta, gamma
+
+    def __cinit__(self):
+        memset(&self.T, 0, sizeof(Tree))
+        memset(&self.R, 0, sizeof(Run))
+
+    def __init__(self, rules, root, hands, deals, long long max_nodes=2_000_000,
+                 long long max_pairs=20_000_000, long long max_entries=20_000_000,
+                 double alpha=1.5, double beta=0.0, double gamma=6.0, double seconds=0.0):
+        cdef Builder B
+        cdef State s
+        cdef int p, i, levels
+        cdef int64_t n_deals = len(deals), k, rc
+        cdef int32_t* dh0 = NULL
+        cdef int32_t* dh1 = NULL
+        cdef double* dw = NULL
+        cdef uint32_t played[2]
+        if rules.players != 2 or rules.n_sides != 2:
+            raise BergenError("the exact endgame is a game of two players")
+        if n_deals == 0:
+            raise BergenError("the endgame has no deal")
+        self.alpha, self.beta, self.gamma = alpha, beta, gamma
+        self.rules_owner = CoreRules(rules)
+        memset(&B, 0, sizeof(Builder))
+        B.T = &self.T
+        for p in range(2):
+            self.T.n_hands[p] = len(hands[p])
+            self.T.hands[p] = <uint32_t*>malloc(max(len(hands[p]), 1) * sizeof(uint32_t))
+            if self.T.hands[p] == NULL:
+                raise MemoryError()
+            for i, h in enumerate(hands[p]):
+                self.T.hands[p][i] = h
+        dh0 = <int32_t*>malloc(n_deals * sizeof(int32_t))
+        dh1 = <int32_t*>malloc(n_deals * sizeof(int32_t))
+        dw = <double*>malloc(n_deals * sizeof(double))
+        B.stamp[0] = <int32_t*>malloc(max(self.T.n_hands[0], 1) * sizeof(int32_t))
+        B.stamp[1] = <int32_t*>malloc(max(self.T.n_hands[1], 1) * sizeof(int32_t))
+        try:
+            if (dh0 == NULL or dh1 == NULL or dw == NULL or B.stamp[0] == NULL
+                    or B.stamp[1] == NULL):
+                raise MemoryError()
+            for k, (i0, i1, w) in enumerate(deals):
+                if not (0 <= i0 < self.T.n_hands[0] and 0 <= i1 < self.T.n_hands[1]):
+                    raise BergenError("a deal names a hand that is not listed")
+                dh0[k] = i0
+                dh1[k] = i1
+                dw[k] = w
+            for p in range(2):
+                for i in range(self.T.n_hands[p]):
+                    B.stamp[p][i] = 0
+            B.deal_h[0] = dh0
+            B.deal_h[1] = dh1
+            B.deal_w = dw
+            B.root_scores[0] = root.scores[0]
+            B.root_scores[1] = root.scores[1]
+            B.max_nodes = max_nodes
+            B.max_pairs = max_pairs
+            B.max_ents = max_entries
+            B.deadline = _now() + seconds if seconds > 0 else 0.0
+            if _grow(<void**>&B.stack, &B.stack_cap, n_deals, sizeof(int32_t)) < 0:
+                raise MemoryError()
+            for k in range(n_deals):
+                B.stack[k] = k
+            memset(&s, 0, sizeof(State))
+            s.rules = &self.rules_owner.c
+            s.hands[0] = self.T.hands[0][dh0[0]]
+            s.hands[1] = self.T.hands[1][dh1[0]]
+            s.scores[0] = root.scores[0]
+            s.scores[1] = root.scores[1]
+            s.reserve_size = root.reserve_size
+            s.left = root.left
+            s.right = root.right
+            s.left_double = root.left_double
+            s.right_double = root.right_double
+            s.to_move = root.to_move
+            s.passes = root.passes
+            s.lead_tile = -1
+            s.ended = END_NONE
+            s.winner = -1
+            played[0] = 0
+            played[1] = 0
+            with nogil:
+                rc = _build(&B, &s, 0, n_deals, played, 0, 0)
+            if rc == TOO_BIG:
+                raise BergenError(f"the endgame's tree is too big (over {max_nodes:,} nodes, "
+                                  f"or {seconds:g} s to build, "
+                                  f"{max_pairs:,} terminal deals or {max_entries:,} "
+                                  f"hand-action entries)")
+            if rc < 0:
+                raise MemoryError()
+        finally:
+            free(dh0)
+            free(dh1)
+            free(dw)
+            free(B.stack)
+            free(B.stamp[0])
+            free(B.stamp[1])
+        # The solver's arrays.
+        self.T.regret = <double*>malloc(max(self.T.n_ent, 1) * sizeof(double))
+        self.T.strat = <double*>malloc(max(self.T.n_ent, 1) * sizeof(double))
+        levels = self.T.max_depth + 3
+        self.R.T = &self.T
+        self.R.width = max(self.T.n_hands[0], self.T.n_hands[1])
+        self.R.reach[0] = <double*>malloc(levels * max(self.T.n_hands[0], 1) * sizeof(double))
+        self.R.reach[1] = <double*>malloc(levels * max(self.T.n_hands[1], 1) * sizeof(double))
+        self.R.out = <double*>malloc(levels * self.R.width * sizeof(double))
+        self.R.scratch = <double*>malloc((self.T.max_scratch + 64) * sizeof(double))
+        if (self.T.regret == NULL or self.T.strat == NULL or self.R.reach[0] == NULL
+                or self.R.reach[1] == NULL or self.R.out == NULL or self.R.scratch == NULL):
+            raise MemoryError()
+        for k in range(self.T.n_ent):
+            self.T.regret[k] = 0.0
+            self.T.strat[k] = 0.0
+        _fill_levels(self.R.reach[0], levels, self.T.n_hands[0])
+        _fill_levels(self.R.reach[1], levels, self.T.n_hands[1])
+        _fill_levels(self.R.out, levels, self.R.width)
+        self.iterations = 0
+
+    def __dealloc__(self):
+        _free_tree(&self.T)
+        free(self.R.reach[0])
+        free(self.R.reach[1])
+        free(self.R.out)
+        free(self.R.scratch)
+
+    # ---- sizes ----------------------------------------------------------------------------
+    @property
+    def n_nodes(self):
+        return self.T.n_nodes
+
+    @property
+    def n_pairs(self):
+        """Deals summed over the terminals."""
+        return self.T.n_pair
+
+    @property
+    def n_entries(self):
+        """(hand, legal action) entries, summed over the decision nodes."""
+        return self.T.n_ent
+
+    @property
+    def n_hands(self):
+        return (self.T.n_hands[0], self.T.n_hands[1])
+
+    @property
+    def work(self):
+        """Slots and terminal deals: what one traversal touches (an iteration is two)."""
+        return self.T.n_ent + self.T.n_pair
+
+    @property
+    def max_depth(self):
+        return self.T.max_depth
+
+    # ---- DCFR -----------------------------------------------------------------------------
+    cdef void _root_reach(self) noexcept nogil:
+        cdef int i
+        for i in range(self.T.n_hands[0]):
+            self.R.reach[0][i] = 1.0
+        for i in range(self.T.n_hands[1]):
+            self.R.reach[1][i] = 1.0
+
+    def run(self, long long iterations, double seconds=0.0):
+        """Up to `iterations` more DCFR iterations (0: no limit), stopping once `seconds` (if
+        > 0) have passed; returns how many were done."""
+        cdef long long done = 0, t
+        cdef double s, pa, nb, end = _now() + seconds if seconds > 0 else 0.0
+        cdef int u, i
+        if iterations <= 0 and seconds <= 0:
+            return 0
+        with nogil:
+            while iterations <= 0 or done < iterations:
+                t = self.iterations + 1
+                if t > 1:
+                    s = t - 1.0
+                    pa = pow(s, self.alpha)
+                    nb = pow(s, self.beta)
+                    self.R.pos = pa / (pa + 1.0)
+                    self.R.neg = nb / (nb + 1.0)
+                else:
+                    self.R.pos = 1.0
+                    self.R.neg = 1.0
+                self.R.weight = pow(<double>t, self.gamma)
+                self.R.avg = 0
+                for u in range(2):
+                    self._root_reach()
+                    for i in range(self.R.width):
+                        self.R.out[i] = 0.0
+                    _cfr(&self.R, 0, 0, self.R.reach[0], self.R.reach[1], self.R.out, u,
+                         self.R.scratch)
+                self.iterations = t
+                done += 1
+                if end > 0 and _now() >= end:
+                    break
+        return done
+
+    # ---- the average strategy ---------------------------------------------------------------
+    def best_response(self, int b):
+        """(player b's best-response values of its hands at the root against the other's
+        average strategy, {root action: values of b's hands after it} when b acts at the
+        root, else {}): counterfactual values, weighted by the chance weights (endgame_ref)."""
+        return self._evaluate(b, True, False)
+
+    def values(self, int b, bint gains=False):
+        """As `best_response`, b playing its own average strategy; with `gains`, the payoff
+        is side 0's points gained instead of its margin."""
+        return self._evaluate(b, False, gains)
+
+    def _evaluate(self, int b, bint best, bint gains):
+        cdef int n, k = self.T.nodes[0].count, i, c
+        cdef bint at_root
+        cdef double* root_values = NULL
+        cdef double* reach_o
+        cdef const double* pay = self.T.pair_wg if gains else self.T.pair_wx
+        if b not in (0, 1):
+            raise ValueError("b must be 0 or 1")
+        n = self.T.n_hands[b]
+        at_root = self.T.nodes[0].player == b
+        if at_root:
+            root_values = <double*>malloc(max(k * n, 1) * sizeof(double))
+            if root_values == NULL:
+                raise MemoryError()
+        try:
+            self.R.avg = 1
+            self._root_reach()
+            reach_o = self.R.reach[1 - b]
+            for i in range(self.R.width):
+                self.R.out[i] = 0.0
+            with nogil:
+                _eval(&self.R, 0, 0, reach_o, self.R.out, b, self.R.scratch, root_values, pay,
+                      best)
+            values = [self.R.out[i] for i in range(n)]
+            per = {}
+            if at_root:
+                for c in range(k):
+                    per[self.T.child_move[self.T.nodes[0].first + c]] = [
+                        root_values[c * n + i] for i in range(n)]
+            return values, per
+        finally:
+            free(root_values)
+
+    def average(self, long long nid):
+        """The average strategy at node `nid`, per row, dense over the node's actions
+        (endgame_ref.Solver.average)."""
+        cdef const Node* n
+        cdef double* sigma
+        cdef int j, e
+        if not 0 <= nid < self.T.n_nodes or self.T.nodes[nid].player < 0:
+            raise ValueError("not a decision node")
+        n = &self.T.nodes[nid]
+        sigma = <double*>malloc(max(n.n_ents, 1) * sizeof(double))
+        if sigma == NULL:
+            raise MemoryError()
+        try:
+            self.R.avg = 1
+            _strategies(&self.R, n, sigma)
+            out = []
+            for j in range(n.n_rows):
+                row = [0.0] * n.count
+                a = self.T.row_ent[n.rows + j]
+                for e in range(a, a + self.T.row_n[n.rows + j]):
+                    row[self.T.ent_action[n.ents + e]] = sigma[e]
+                out.append(row)
+            return out
+        finally:
+            free(sigma)
+
+    def node(self, long long nid):
+        """Node `nid` as the reference holds it: (player, moves, children, rows, legal,
+        pairs)."""
+        cdef const Node* n
+        cdef int64_t j
+        cdef int c, e
+        if not 0 <= nid < self.T.n_nodes:
+            raise ValueError("no such node")
+        n = &self.T.nodes[nid]
+        if n.player < 0:
+            return (-1, [], [], [], [], [(self.T.pair_h0[n.first + j], self.T.pair_h1[n.first + j],
+                                          self.T.pair_wx[n.first + j], self.T.pair_wg[n.first + j])
+                                         for j in range(n.count)])
+        rows = [self.T.row_hand[n.rows + j] for j in range(n.n_rows)]
+        legal = []
+        for j in range(n.n_rows):
+            row = [False] * n.count
+            a = self.T.row_ent[n.rows + j]
+            for e in range(a, a + self.T.row_n[n.rows + j]):
+                row[self.T.ent_action[n.ents + e]] = True
+            legal.append(row)
+        return (n.player, [self.T.child_move[n.first + c] for c in range(n.count)],
+                [self.T.child_node[n.first + c] for c in range(n.count)], rows, legal, [])

@@ -1,0 +1,476 @@
+"""The exact endgame (endgame.py, _endgame.pyx, endgame_ref.py).
+
+- the C solver and its pure-Python oracle build the same tree and compute the same numbers;
+- the deals are the public view's worlds (C enumeration against WorldTable.enumerate);
+- an exact best response, computed here independently by linear programming in sequence
+  form (scipy's HiGHS), shows the solver's strategies within the exploitability it states,
+  and the game's value agrees with the sequence-form LP within 1e-6;
+- with the hands determined the value is plain minimax; both sides' values sum to zero;
+- filling in the hidden hands of a record changes nothing (no peek);
+- the engine: the known case of issue 22, the mix drawn with the seed, the fallbacks and
+  what `best`, `eval` and `analyze` say.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from bergen_search import endgame, endgame_ref
+from bergen_search.bench import endgame_positions
+from bergen_search.errors import BergenError
+from bergen_search.rules import Rules
+from bergen_search.search import Limits, search
+from bergen_search.viewpoint import load_game
+
+KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to_move":1,'
+         '"hand":["1-2","1-5"],"line":"6-4 4-0 0-1 1-3 3-2 2-4 4-4 4-3 3-3 3-6 6-5 5-0 0-6 '
+         '6-6 6-2 2-5 5-5 5-4 4-1 1-1","hand_sizes":[4,2],"reserve_size":2,'
+         '"voids":{"0":[4,6],"1":[3]}}')
+
+
+def small_positions(n=24, seed=5, limit=7):
+    """Stage decisions of greedy self-play whose hands hold at most `limit` tiles in all."""
+    out = []
+    for _, info, state in endgame_positions(400, seed):
+        if sum(info.hand_sizes) <= limit:
+            out.append((info, state))
+        if len(out) == n:
+            break
+    return out
+
+
+@pytest.fixture(scope="module")
+def positions():
+    return small_positions()
+
+
+def core():
+    return pytest.importorskip("bergen_search._endgame")
+
+
+# ---- the solver against its oracle -------------------------------------------------------------
+def test_core_and_reference_agree_to_the_bit(positions):
+    eg = core()
+    for info, _ in positions[:16]:
+        g = endgame.game(info)
+        tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals)
+        ref = endgame_ref.Solver(tree, (len(g.hands[0]), len(g.hands[1])))
+        c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
+        assert c.n_nodes == len(tree)
+        for i, node in enumerate(tree):
+            player, moves, children, rows, legal, pairs = c.node(i)
+            assert (player, moves, children, rows, legal) == (
+                node.player, node.moves, node.children, node.rows, node.legal)
+            assert [tuple(p) for p in pairs] == [tuple(p) for p in node.pairs]
+        ref.run(20)
+        c.run(20)
+        for b in (0, 1):
+            assert c.best_response(b) == ref.best_response(b)
+            assert c.values(b) == ref.values(b)
+            assert c.values(b, gains=True) == ref.values(b, gains=True)
+        for i, node in enumerate(tree):
+            if node.player >= 0:
+                assert c.average(i) == ref.average(i)
+
+
+def test_deals_are_the_public_views_worlds(positions):
+    eg = core()
+    for info, state in positions[:10]:
+        for inference in (False, True):
+            table = endgame.public_table(info, inference)
+            h0, h1, w = eg.enumerate_deals(table)
+            ref = sorted((hands[0], hands[1], wt) for (hands, _), wt in table.enumerate().items())
+            assert list(zip(h0, h1)) == [(a, b) for a, b, _ in ref]
+            assert all(math.isclose(x, y[2], rel_tol=1e-12) for x, y in zip(w, ref))
+            # the true deal is one of them, and the seat's own hand too
+            assert (state.hands[0], state.hands[1]) in set(zip(h0, h1))
+        assert sum(endgame.public_table(info).enumerate().values()) == \
+            endgame.public_table(info).total
+
+
+def test_a_mid_turn_decision_knows_that_the_earlier_tiles_did_not_fit():
+    """After drawing at the stage, the seat's hand but the tile it drew last shows neither
+    end: every public deal says so, and the true one is among them."""
+    from bergen_search.tiles import TILES_WITH, popcount
+    seen = 0
+    for _, info, state in endgame_positions(3000, 77):
+        if not state.draws_this_turn:
+            continue
+        g = endgame.game(info)
+        fit = TILES_WITH[state.left] | TILES_WITH[state.right]
+        p = info.seat
+        assert all(popcount(g.hands[p][d[p]] & fit) <= 1 for d in g.deals)
+        assert state.hands[p] in g.hands[p] and state.hands[1 - p] in g.hands[1 - p]
+        seen += 1
+        if seen == 2:
+            break
+    assert seen == 2
+
+
+# ---- the sequence-form LP: an independent check --------------------------------------------------
+class SequenceForm:
+    """The sequence form (Koller, Megiddo & von Stengel 1996) of a public tree: each
+    player's sequences (node, hand, action) with the parent sequence of each information
+    set (node, hand), and the payoff matrix A[seq of 0, seq of 1] (side 0's weighted margin)."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.seqs = ([None], [None])           # sequence 0: the empty one
+        self.index = ({}, {})
+        self.infosets = ([], [])               # (node, row, parent sequence, [its sequences])
+        self.A = {}
+
+        def walk(nid, last):
+            node = tree[nid]
+            if node.player < 0:
+                for i0, i1, wx, _ in node.pairs:
+                    key = (last[0].get(i0, 0), last[1].get(i1, 0))
+                    self.A[key] = self.A.get(key, 0.0) + wx
+                return
+            p = node.player
+            for j, h in enumerate(node.rows):
+                own = []
+                for c in range(len(node.moves)):
+                    if node.legal[j][c]:
+                        self.index[p][(nid, j, c)] = len(self.seqs[p])
+                        own.append(len(self.seqs[p]))
+                        self.seqs[p].append((nid, j, c))
+                self.infosets[p].append((nid, j, last[p].get(h, 0), own))
+            for c, child in enumerate(node.children):
+                mine = dict(last[p])
+                for j, h in enumerate(node.rows):
+                    if node.legal[j][c]:
+                        mine[h] = self.index[p][(nid, j, c)]
+                walk(child, [mine, last[1]] if p == 0 else [last[0], mine])
+
+        walk(0, [{}, {}])
+
+    def constraints(self, p):
+        """(E, e): E r = e for player p's realization plans r."""
+        from scipy.sparse import lil_matrix
+        sets = self.infosets[p]
+        E = lil_matrix((len(sets) + 1, len(self.seqs[p])))
+        E[0, 0] = 1
+        for k, (_, _, parent, own) in enumerate(sets, start=1):
+            E[k, parent] = -1
+            for s in own:
+                E[k, s] = 1
+        e = [1.0] + [0.0] * len(sets)
+        return E.tocsr(), e
+
+    def matrix(self):
+        from scipy.sparse import coo_matrix
+        rows, cols, vals = zip(*((a, b, v) for (a, b), v in self.A.items()))
+        return coo_matrix((vals, (rows, cols)),
+                          shape=(len(self.seqs[0]), len(self.seqs[1]))).tocsr()
+
+    def value(self):
+        """max_x min_y x'Ay over the realization plans: the game's value (side 0, weighted)."""
+        from scipy.optimize import linprog
+        from scipy.sparse import csr_matrix, hstack
+        A = self.matrix()
+        E, e = self.constraints(0)
+        F, f = self.constraints(1)
+        n0, m1 = A.shape[0], F.shape[0]
+        # variables (x, q): maximise f'q subject to F'q - A'x <= 0, E x = e, x >= 0
+        A_ub = hstack([-A.T, F.T]).tocsr()
+        A_eq = hstack([E, csr_matrix((E.shape[0], m1))]).tocsr()
+        c = [0.0] * n0 + [-x for x in f]
+        res = linprog(c, A_ub=A_ub, b_ub=[0.0] * A_ub.shape[0], A_eq=A_eq, b_eq=e,
+                      bounds=[(0, None)] * n0 + [(None, None)] * m1, method="highs")
+        assert res.status == 0, res.message
+        return -res.fun
+
+    def plan(self, p, average):
+        """Player p's realization plan of a behavioural strategy (average(nid) per row)."""
+        r = [0.0] * len(self.seqs[p])
+        r[0] = 1.0
+        for nid, j, parent, own in self.infosets[p]:      # in tree order: parents first
+            sigma = average(nid)[j]
+            for s in own:
+                r[s] = r[parent] * sigma[self.seqs[p][s][2]]
+        return r
+
+    def best_response_value(self, b, other_plan):
+        """The value to side 0 when player b best responds to the other's realization plan,
+        by LP over b's realization plans."""
+        from scipy.optimize import linprog
+        A = self.matrix()
+        E, e = self.constraints(b)
+        if b == 0:
+            gain = A @ other_plan                   # per sequence of 0
+            res = linprog([-g for g in gain], A_eq=E, b_eq=e,
+                          bounds=[(0, None)] * len(gain), method="highs")
+            return -res.fun
+        loss = A.T @ other_plan
+        res = linprog(list(loss), A_eq=E, b_eq=e, bounds=[(0, None)] * len(loss),
+                      method="highs")
+        return res.fun
+
+
+def _solved(info, iterations):
+    eg = core()
+    g = endgame.game(info)
+    c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
+    c.run(iterations)
+    tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals)
+    return g, c, tree
+
+
+def test_exploitability_is_an_exact_best_response(positions):
+    """The exploitability the solver states is what an independent best response (an LP
+    over the responder's realization plans) finds against its average strategies."""
+    pytest.importorskip("scipy")
+    for info, _ in positions[:8]:
+        g, c, tree = _solved(info, 16)
+        sf = SequenceForm(tree)
+        x, y = sf.plan(0, c.average), sf.plan(1, c.average)
+        br0 = sf.best_response_value(0, y) / g.weight
+        br1 = sf.best_response_value(1, x) / g.weight
+        stated, (low, high) = endgame._exploitability(c, g.weight, g.seat)
+        assert math.isclose(br0 - br1, stated, abs_tol=1e-7)
+        assert stated >= -1e-12
+        sol = endgame.solve(g)
+        assert sol.exploitability <= sol.tolerance
+
+
+def test_the_game_value_agrees_with_the_sequence_form_lp(positions):
+    pytest.importorskip("scipy")
+    checked = 0
+    for info, _ in positions[:10]:
+        g, c, tree = _solved(info, 400)
+        exploit, (low, high) = endgame._exploitability(c, g.weight, g.seat)
+        if exploit > 1e-7:
+            c.run(2000)
+            exploit, (low, high) = endgame._exploitability(c, g.weight, g.seat)
+        lp = SequenceForm(tree).value() / g.weight
+        lp_seat = lp if g.seat == 0 else -lp
+        assert low - 1e-9 <= lp_seat <= high + 1e-9
+        values, _ = c.values(0)
+        assert abs(sum(values) / g.weight - lp) < 1e-6
+        checked += 1
+    assert checked >= 8
+
+
+def test_both_sides_values_sum_to_zero(positions):
+    for info, _ in positions[:12]:
+        g = endgame.game(info)
+        sol = endgame.solve(g)
+        c = core().EndgameSolver(g.rules, g.root, g.hands, g.deals)
+        c.run(sol.iterations)
+        v0, v1 = c.values(0)[0], c.values(1)[0]
+        assert abs(sum(v0) + sum(v1)) < 1e-9 * max(1.0, g.weight)
+        low, high = sol.bounds
+        assert low - 1e-12 <= sol.game_value <= high + 1e-12
+        assert math.isclose(high - low, sol.exploitability, abs_tol=1e-12)
+
+
+def test_with_the_hands_determined_the_value_is_minimax(positions):
+    """One deal: no information is hidden, and the equilibrium is the minimax of the hands."""
+    for info, state in positions[:12]:
+        g = endgame.game(info)
+        hands = (state.hands[0], state.hands[1])
+        one = endgame.Game(g.rules, g.root, ([hands[0]], [hands[1]]), [(0, 0, 1.0)],
+                           g.seat, 0)
+        sol = endgame.solve(one, tolerance=1e-9)
+        assert sol.exploitability < 1e-9
+        want = endgame_ref.minimax(g.rules, g.root, hands)
+        assert abs(sol.game_value - (want if g.seat == 0 else -want)) < 1e-9
+        assert abs(sol.value - sol.game_value) < 1e-9
+
+
+# ---- the engine ---------------------------------------------------------------------------------
+def test_the_known_case_tells_the_two_moves_apart():
+    """Issue 22's position: ISMCTS values 1-2:R and 1-5:R alike; the equilibrium does not."""
+    info = load_game(KNOWN)
+    res = search(info, Limits(iterations=20000), seed=1)
+    values = {m.move: m.value for m in res.moves}
+    assert res.best == "1-5:R" and res.info["exact"] and res.info["endgame"]["solved"]
+    assert abs(values["1-5:R"] - 1.2) <= 2 * res.stderr + 0.01
+    assert abs(values["1-2:R"] + 0.4) <= 2 * res.stderr + 0.01
+    sol = endgame.solve(endgame.game(info), tolerance=1e-6)
+    assert abs(sol.values["1-5:R"] - 1.2) < 1e-4 and abs(sol.values["1-2:R"] + 0.4) < 1e-4
+    assert sol.mix["1-5:R"] > 0.999
+
+
+def test_same_seed_same_answer_and_the_mix_is_drawn_with_it():
+    info = load_game(KNOWN)
+    a = search(info, Limits(iterations=20000), seed=3)
+    b = search(info, Limits(iterations=20000), seed=3)
+    assert a.moves == b.moves and a.best == b.best
+    sol = endgame.Solution({"a": 0.0, "b": 0.0, "c": 0.0}, {"a": 0.7, "b": 0.295, "c": 0.005},
+                           0.0, 0.0, (0.0, 0.0), 0.0, 0.01, 1, 1, 1, 1, 1, 0.0)
+    draws = [sol.choose(seed) for seed in range(2000)]
+    assert set(draws) == {"a", "b"}                      # below MIN_SHARE: never played
+    assert abs(draws.count("a") / 2000 - 0.7 / 0.995) < 0.04
+    assert all(sol.choose(s) == d for s, d in zip(range(50), draws))
+
+
+def test_an_iteration_budget_decides_alike_every_time(positions):
+    info = positions[-1][0]
+    runs = [search(info, Limits(iterations=n), seed=2) for n in (20000, 20000, 1)]
+    assert runs[0].moves == runs[1].moves
+    assert runs[0].info["endgame"]["iterations"] == runs[1].info["endgame"]["iterations"]
+    g = endgame.game(info)
+    with pytest.raises(endgame.TooBig):
+        endgame.solve(g, max_work=10)
+
+
+def test_where_it_does_not_apply_the_engine_says_so():
+    import dataclasses
+    info = load_game(KNOWN)
+    assert endgame.applicable(info) is None
+    assert "points objective" in endgame.applicable(info, "match")
+    res = search(info, Limits(iterations=500), seed=0, objective="match")
+    assert res.info["endgame"]["solved"] is False and not res.info["exact"]
+    three = dataclasses.replace(info, rules=Rules(players=3))
+    assert "not a zero-sum game" in endgame.applicable(three)
+    four = dataclasses.replace(info, rules=Rules(players=4, partnerships=True))
+    assert "team game" in endgame.applicable(four)
+    early = dataclasses.replace(info, reserve_size=5)
+    assert "draws can still happen" in endgame.applicable(early)
+    with pytest.raises(BergenError, match="no exact endgame here"):
+        search(early, Limits(iterations=10), algorithm="endgame")
+    off = search(info, Limits(iterations=500), seed=0, endgame=False)
+    assert "endgame" not in off.info and not off.info["exact"]
+
+
+def test_too_big_falls_back_to_todays_engine():
+    with open("examples/decision.json") as f:
+        info = load_game(f.read())
+    res = search(info, Limits(iterations=500), seed=0)
+    assert res.info["endgame"] == {"solved": False, "why": res.info["endgame"]["why"]}
+    assert "too big" in res.info["endgame"]["why"]
+    assert res.info["iterations"] == 500
+
+
+def test_no_peek_filling_in_the_hidden_hand_changes_nothing():
+    """A record cut at a stage decision, with the other hand hidden or shown: the same."""
+    from bergen_search.engines import parse_engine_list, play_match
+    from bergen_search.record import write_record
+    from bergen_search.state import DRAW, State
+    rules = Rules()
+    done = 0
+    for i in range(200):
+        log = play_match(rules, parse_engine_list("greedy", 2), 900 + i, max_rounds=1)
+        rec = write_record(log)
+        rnd = log.rounds[0]
+        state = State.deal(rules, rnd.hands, rnd.reserve)
+        for k, (w, a, t) in enumerate(rnd.events):
+            if state.led and state.reserve_size <= 2 and len(state.legal_moves()) > 1:
+                cut = json.loads(json.dumps(rec))
+                cut["rounds"] = cut["rounds"][:1]
+                cut["rounds"][0]["events"] = cut["rounds"][0]["events"][:k]
+                shown = json.dumps(cut)
+                cut["rounds"][0]["hands"][1 - w] = None
+                cut["rounds"][0]["reserve"] = None
+                for ev in cut["rounds"][0]["events"]:
+                    if ev["seat"] != w and "draw" in ev:
+                        ev["draw"] = None
+                a_res = search(load_game(shown), Limits(iterations=20000), seed=4)
+                b_res = search(load_game(json.dumps(cut)), Limits(iterations=20000), seed=4)
+                if a_res.info.get("endgame", {}).get("solved"):
+                    assert a_res.moves == b_res.moves
+                    assert a_res.info["endgame"] == b_res.info["endgame"] | {
+                        "solve_seconds": a_res.info["endgame"]["solve_seconds"]}
+                    done += 1
+                break
+            state = state.apply(a, w, t if a == DRAW else None)
+        if done == 3:
+            break
+    assert done == 3
+
+
+def test_best_and_eval_say_exact(tmp_path):
+    from click.testing import CliRunner
+    from bergen_search.cli import main
+    p = tmp_path / "p.json"
+    p.write_text(KNOWN)
+    out = CliRunner().invoke(main, ["best", str(p)]).output
+    assert "exact: equilibrium, 125 deals (5 with this hand), exploitability ≤ " in out
+    assert "± ε" in out and "best: 1-5:R" in out
+    doc = json.loads(CliRunner().invoke(main, ["best", str(p), "--json"]).output)
+    assert doc["exact"] is True and doc["endgame"]["solved"] is True
+    assert doc["endgame"]["deals"] == 125 and doc["endgame"]["worlds"] == 5
+    assert abs(sum(m.get("share", 0) for m in doc["moves"]) - 1) < 1e-6
+    assert doc["stderr"] == doc["endgame"]["exploitability"]
+    ev = CliRunner().invoke(main, ["eval", str(p)]).output
+    assert "exact: equilibrium" in ev and "value +1.20" in ev
+    big = CliRunner().invoke(main, ["best", "examples/decision.json", "--iterations", "300"])
+    assert "exact: not solved, its public tree is too big" in big.output
+    strict = CliRunner().invoke(main, ["best", "examples/decision.json", "--algorithm",
+                                       "endgame"])
+    assert strict.exit_code == 2
+
+
+def test_analyze_charges_exact_losses_and_marks_them(tmp_path):
+    from bergen_search.analysis import analyze
+    from bergen_search.engines import parse_engine_list, play_match
+    from bergen_search.record import write_record
+    from bergen_search.report import html_report, text, to_json
+    from bergen_search.rng import derive_seed
+    i = next(i for i, info, _ in endgame_positions(100, 5) if sum(info.hand_sizes) <= 8)
+    log = play_match(Rules(), parse_engine_list("greedy", 2), derive_seed(5, i), max_rounds=1)
+    result = analyze(write_record(log), limits=Limits(iterations=2000), seed=1)
+    exact = [d for d in result.decisions if d.exact]
+    assert exact, "the round reaches the endgame with a choice"
+    for d in exact:
+        assert d.loss == pytest.approx(max(d.values.values()) - d.values[d.played])
+        assert not d.rechecked
+    assert "(exact)" in text(result)
+    assert any(d["exact"] for d in to_json([result], 0.0)["decisions"])
+    assert 'data-exact="1"' in html_report([result])
+
+
+def test_docstring_example():
+    import doctest
+    result = doctest.testmod(endgame)
+    assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("variant", [
+    {"draw": "one"}, {"blocked": "pips"}, {"blocked": "american"}, {"out_bonus": 5},
+    {"endgame_cap": False, "target": 8}, {"lead": "highest-double", "no_double": "lowest-tile"},
+])
+def test_every_rule_variant(variant):
+    """Under each variant: the oracle agrees with the core, the game's value with the LP, and
+    the true deal is among the deals."""
+    pytest.importorskip("scipy")
+    eg = core()
+    rules = Rules(players=2, **variant)
+    found = 0
+    for _, info, state in endgame_positions(300, 13, rules=rules):
+        if sum(info.hand_sizes) > 6:
+            continue
+        g = endgame.game(info)
+        assert (state.hands[0], state.hands[1]) in {
+            (g.hands[0][a], g.hands[1][b]) for a, b, _ in g.deals}
+        tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals)
+        ref = endgame_ref.Solver(tree, (len(g.hands[0]), len(g.hands[1])))
+        c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
+        ref.run(10)
+        c.run(10)
+        assert c.best_response(0) == ref.best_response(0)
+        c.run(1500)
+        exploit, _ = endgame._exploitability(c, g.weight, g.seat)
+        lp = SequenceForm(tree).value() / g.weight
+        assert abs(sum(c.values(0)[0]) / g.weight - lp) < max(1e-6, exploit)
+        found += 1
+        if found == 2:
+            break
+    assert found == 2
+
+
+def test_an_engine_plays_through_the_endgame_reproducibly():
+    """A match's engine solves at the stage and plays on; the same seed, the same match."""
+    from bergen_search.engines import parse_engine_list, play_match
+    from bergen_search.record import dump_record, write_record
+    from bergen_search.rng import derive_seed
+    i = next(i for i, info, _ in endgame_positions(100, 5) if sum(info.hand_sizes) <= 8)
+    specs = parse_engine_list("ismcts:iterations=2000,ismcts:iterations=2000,endgame=off", 2)
+    a = play_match(Rules(), specs, derive_seed(5, i), max_rounds=1)
+    b = play_match(Rules(), specs, derive_seed(5, i), max_rounds=1)
+    assert dump_record(write_record(a)) == dump_record(write_record(b))
+    assert a.rounds[0].end in ("out", "blocked", "target")

@@ -596,8 +596,9 @@ def game_from_options(game, kw):
     return Game(from_position(pos), pos)
 
 
-ALGORITHM_HELP = ("The search algorithm: ismcts (the default engine), expectimax, or classic "
-                  "(ISMCTS as it was before inference and safe playouts).")
+ALGORITHM_HELP = ("The search algorithm: ismcts (the default engine), expectimax, endgame (the "
+                  "exact endgame solver alone: two players, once no draw can happen again), "
+                  "or classic (ISMCTS as it was before inference and safe playouts).")
 
 
 def _algorithm_option():

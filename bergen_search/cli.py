@@ -59,7 +59,7 @@ def _rules_json(text: str) -> dict:
 
 RULE_FLAGS = [
     click.option("--rules", "rules_json", metavar="JSON|@FILE",
-                 help="A rule set as JSON (FORMATS.md `rules`), inline or @FILE."),
+                 help="A rule set as JSON (docs/FORMATS.md, `rules`), inline or @FILE."),
     click.option("--players", type=click.IntRange(2, 4), help="Number of players (2, 3 or 4)."),
     click.option("--partnerships/--no-partnerships", default=None,
                  help="Four players in two partnerships (seats 0+2 against 1+3)."),
@@ -166,9 +166,19 @@ class _CtrlC(Exception):
     """A KeyboardInterrupt carried past click's own handler (which prints a blank line)."""
 
 
+#: The last lines of every command's --help: where its reference lives.
+DOCS_EPILOG = ("Every option: docs/COMMANDS.md (bergen {name}); the documents it reads and "
+               "writes, field by field: docs/FORMATS.md.")
+
+
 class BergenGroup(click.Group):
     """Turns bad input into one line on stderr and exit 2; Ctrl-C into one line and exit
-    130; anything else into exit 1."""
+    130; anything else into exit 1. Every command added gets DOCS_EPILOG."""
+
+    def add_command(self, cmd, name=None):
+        super().add_command(cmd, name)
+        if cmd.epilog is None:
+            cmd.epilog = DOCS_EPILOG.format(name=name or cmd.name)
 
     def invoke(self, ctx):
         try:
@@ -220,7 +230,10 @@ class BergenGroup(click.Group):
 def main():
     """bergen: search, analysis and self-play for the domino game Bergen.
 
-    Rules: RULES.md; notation and JSON formats: FORMATS.md (see the README).
+    The documentation is in docs/ (in the repository and the source distribution): the
+    rules and their variants docs/RULES.md, every command and option docs/COMMANDS.md,
+    every JSON document and its fields docs/FORMATS.md, tiles, moves and position strings
+    docs/NOTATION.md, the engine protocol docs/PROTOCOL.md.
     """
 
 
@@ -612,7 +625,7 @@ def _algorithm_option():
 def _set_option():
     return click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
                         help="An algorithm setting, e.g. --set inference=off, --set "
-                             "playout=random (repeatable; see the README's settings).")
+                             "playout=random (repeatable; every setting: docs/COMMANDS.md, Search settings).")
 
 
 SEARCH_FLAGS = [
@@ -1010,7 +1023,7 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
 
     Each decision is judged from what the seat knew then (never the hands it could not see).
     A suspected error is searched again with a bigger budget before it is labelled; a label
-    is given only when the loss's 95% interval lies within its band, else the decision is
+    is given only when the loss's 99% interval lies within its band, else the decision is
     searched again (up to --max-rechecks) and, still undecided, marked borderline. RECORD
     may hold several matches, one per line (.jsonl, as selfplay and arena write them): each
     is analysed as it would be alone, then the seats' totals over all of them.

@@ -1,0 +1,530 @@
+"""docs/ against the code: every JSON field docs/FORMATS.md names is in the real output of
+its command run on the bundled examples (and the output has no field the docs do not name);
+the readers accept exactly the fields the docs list; every command and option of
+docs/COMMANDS.md exists in the click app and every one of the app's is documented; the
+settings table is the one the engine reports; the README and every command's --help point
+to docs/, and nothing user-facing points outside the repository.
+
+The tables are parsed as the docs say they are written: one table per document under its
+heading, the field's path in backticks in the first column (`moves[].value`), the word
+"optional" in the type column for a field present only sometimes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from bergen_search.cli import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = os.path.join(ROOT, "docs")
+EXAMPLES = os.path.join(ROOT, "examples")
+
+
+def _doc(name: str) -> str:
+    with open(os.path.join(DOCS, name), encoding="utf-8") as f:
+        return f.read()
+
+
+# ---- parsing the docs -------------------------------------------------------------------
+
+
+def sections(text: str) -> dict:
+    """Heading text -> the lines under it, up to the next heading of any level (code blocks
+    skipped, so that a `#` inside one is not a heading)."""
+    out, current, fenced = {}, None, False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        m = re.match(r"#{1,6} (.+)$", line)
+        if m:
+            current = m.group(1).strip()
+            assert current not in out, f"heading {current!r} twice"
+            out[current] = []
+        elif current is not None:
+            out[current].append(line)
+    return out
+
+
+def table_rows(lines) -> list:
+    """The body rows of the tables in `lines`, each a list of its cells (`\\|` inside a
+    cell kept as `|`)."""
+    rows = []
+    for line in lines:
+        line = line.strip()
+        if not line.startswith("|"):
+            continue
+        cells = [c.strip().replace("\\|", "|")
+                 for c in re.split(r"(?<!\\)\|", line.strip("|"))]
+        if all(re.fullmatch(r":?-+:?", c) for c in cells):
+            continue
+        rows.append(cells)
+    return [r for r in rows if r[0] not in ("field", "option", "algorithm", "command", "module")]
+
+
+class Field:
+    def __init__(self, path, type_, meaning):
+        self.path, self.type, self.meaning = path, type_, meaning
+        self.optional = "optional" in type_
+
+
+def format_tables() -> dict:
+    """docs/FORMATS.md: heading -> {path: Field} for every heading with a field table."""
+    out = {}
+    for heading, lines in sections(_doc("FORMATS.md")).items():
+        fields = {}
+        for cells in table_rows(lines):
+            m = re.fullmatch(r"`([a-z_0-9.\[\]]+)`", cells[0])
+            assert m, f"{heading}: a field table's first cell must be one `path`: {cells[0]!r}"
+            assert m.group(1) not in fields, f"{heading}: {m.group(1)} twice"
+            fields[m.group(1)] = Field(m.group(1), cells[1], cells[2])
+        if fields:
+            out[heading] = fields
+    return out
+
+
+FORMATS = format_tables()
+
+
+def paths_of(doc, prefix="", opaque=()):
+    """Every field path in `doc` (lists of objects as `name[]`), not descending into a path
+    in `opaque` (a map keyed by data)."""
+    out = set()
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            p = f"{prefix}.{k}" if prefix else k
+            out.add(p)
+            if p not in opaque:
+                out |= paths_of(v, p, opaque)
+    elif isinstance(doc, list):
+        for x in doc:
+            if isinstance(x, dict):
+                out |= paths_of(x, prefix + "[]", opaque)
+    return out
+
+
+def holders(doc, path: str, fields) -> tuple:
+    """(the objects of `doc` that must hold the field `path`, its key). Its parent is the
+    longest documented path before it (`a` for `a.b` and `a[].b`), so that a key holding a
+    dot (`within_0.1s`) is one key."""
+    parents = [p for p in fields if path.startswith(p + ".") or path.startswith(p + "[].")]
+    if not parents:
+        return [doc], path
+    parent = max(parents, key=len)
+    in_list = path.startswith(parent + "[].")
+    key = path[len(parent) + (3 if in_list else 1):]
+    up, parent_key = holders(doc, parent, fields)
+    values = [h[parent_key] for h in up if parent_key in h]
+    if in_list:
+        return [x for v in values if isinstance(v, list) for x in v if isinstance(x, dict)], key
+    return [v for v in values if isinstance(v, dict)], key
+
+
+def check_documents(heading: str, docs: list, every_field=True) -> None:
+    """Every field of `heading`'s table that is not optional is in every document (every
+    element of its lists), every field is in at least one (unless `every_field` is false),
+    and no document has a field the table does not name (below the opaque maps)."""
+    fields = FORMATS[heading]
+    opaque = {p for p in fields
+              if not any(q.startswith(p + ".") or q.startswith(p + "[].") for q in fields)}
+    seen = set()
+    for doc in docs:
+        found = paths_of(doc, opaque=opaque)
+        seen |= found
+        extra = sorted(found - set(fields))
+        assert not extra, f"{heading}: fields the docs do not name: {extra}"
+        for path, f in fields.items():
+            if f.optional:
+                continue
+            objects, key = holders(doc, path, fields)
+            missing = [h for h in objects if key not in h]
+            assert not missing, f"{heading}: `{path}` is missing from {missing[0]!r:.200}"
+    never = sorted(set(fields) - seen) if every_field else []
+    assert not never, f"{heading}: documented fields no run produced: {never}"
+
+
+# ---- running the commands ---------------------------------------------------------------
+
+
+def _runner():
+    try:
+        return CliRunner(mix_stderr=False)
+    except TypeError:                    # click 8.2: stderr is apart already
+        return CliRunner()
+
+
+def bergen(*args, input=None, status=0) -> str:
+    """The standard output of `bergen ARGS` run in this process (its exit status checked)."""
+    res = _runner().invoke(main, [str(a) for a in args], input=input)
+    assert res.exit_code == status, (args, res.exit_code, res.stdout, res.stderr)
+    return res.stdout
+
+
+def bergen_json(*args, **kw) -> dict:
+    out = bergen(*args, **kw)
+    assert len(out.strip().splitlines()) == 1, out
+    return json.loads(out)
+
+
+def ex(name: str) -> str:
+    return os.path.join(EXAMPLES, name)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """Records the program writes: two short selfplay matches and an arena's."""
+    d = tmp_path_factory.mktemp("docs")
+    two = d / "two.jsonl"
+    bergen("selfplay", "--games", 2, "--seed", 1, "--engines", "greedy", "--target", 4,
+           "--out", two, "--quiet")
+    arena = d / "arena.jsonl"
+    bergen("arena", "greedy", "random", "--games", 1, "--out", arena, "--quiet",
+           "--no-luck-adjust")
+    saved = d / "game.json"
+    bergen("play", "--engine", "greedy", "--seed", 3, "--out", saved, input="quit\n")
+    return {"two": two, "arena": arena, "play": saved, "dir": d}
+
+
+def _lines(path) -> list:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def test_every_format_heading_is_checked():
+    """A document added to FORMATS.md needs a check here (and a removed one is noticed)."""
+    assert set(FORMATS) == set(CHECKED), (sorted(set(FORMATS) ^ set(CHECKED)))
+
+
+CHECKED = ["`rules`", "`bergen-record/1`", "`bergen-position/1`", "`bergen best --json`",
+           "`bergen eval --json`", "`bergen show --json`", "`bergen analyze --json`",
+           "`bergen replay --json`", "`bergen replay --json`, a `.jsonl` file",
+           "`bergen replay --json`, an illegal record",
+           "`bergen arena --json`", "`bergen bench --json`",
+           "`bergen-journal/1`: a long run's journal"]
+
+
+def test_rules_fields():
+    from bergen_search.rules import Rules
+    fields = FORMATS["`rules`"]
+    assert list(fields) == list(Rules().to_dict())
+    for players in (2, 3, 4):
+        check_documents("`rules`", [Rules(players=players).to_dict()])
+    # every documented choice is one the reader takes
+    for path, f in fields.items():
+        for choice in re.findall(r'`"([a-z-]+)"`', f.type):
+            Rules.from_dict({path: choice})
+
+
+def test_record_fields(played):
+    """What the program writes, the examples, and what the reader accepts."""
+    from bergen_search import record
+    docs = [json.load(open(ex(n))) for n in ("match.json", "decision.json", "partial.json",
+                                             "voids.json")]
+    docs += _lines(played["two"]) + _lines(played["arena"]) + [json.load(open(played["play"]))]
+    check_documents("`bergen-record/1`", docs)
+    fields = FORMATS["`bergen-record/1`"]
+    assert {p for p in fields if "." not in p} == set(record._TOP_FIELDS)
+    assert {p.split(".")[1] for p in fields if p.count(".") == 1} == set(record._ROUND_FIELDS)
+    assert {p.split(".")[2] for p in fields if p.count(".") == 2} == set(record._EVENT_FIELDS)
+
+
+def test_position_fields():
+    from bergen_search import position
+    shown = bergen_json("show", ex("voids.json"), "--json")["position_json"]
+    check_documents("`bergen-position/1`", [json.load(open(ex("position.json"))), shown,
+                                            {**shown, "version": "0.1.0"}])
+    fields = FORMATS["`bergen-position/1`"]
+    assert set(fields) == set(position._FIELDS)
+    required = {p for p, f in fields.items() if f.type.startswith("required")
+                or f.meaning.startswith("required")}
+    assert required == set(position._REQUIRED)
+
+
+def test_best_fields():
+    check_documents("`bergen best --json`", [
+        bergen_json("best", ex("decision.json"), "--iterations", 200, "--json"),
+        bergen_json("best", ex("decision.json"), "--algorithm", "expectimax", "--iterations",
+                    20, "--json"),
+        bergen_json("best", ex("position.json"), "--algorithm", "classic", "--iterations",
+                    200, "--json"),
+        bergen_json("best", ex("endgame.json"), "--iterations", 200, "--json"),
+        bergen_json("best", ex("endgame.json"), "--algorithm", "endgame", "--json")])
+
+
+def test_engine_bestmove_is_the_best_document():
+    """FORMATS.md: the engine's `bestmove` is `bergen best --json`'s document with `type`,
+    `id` and `stopped` added (here an infinite search that `quit` stops)."""
+    lines = bergen("engine", input="\n".join([
+        json.dumps({"cmd": "position", "game": json.loads(ex_text("decision.json"))}),
+        json.dumps({"cmd": "go", "infinite": True, "info": 0, "id": 7,
+                    "settings": {"endgame": False}}),
+        json.dumps({"cmd": "quit"})]) + "\n").splitlines()
+    doc = json.loads(lines[-1])
+    assert (doc.pop("type"), doc.pop("id"), doc.pop("stopped")) == ("bestmove", 7, True)
+    check_documents("`bergen best --json`", [doc], every_field=False)
+
+
+def ex_text(name: str) -> str:
+    with open(ex(name), encoding="utf-8") as f:
+        return f.read()
+
+
+def test_eval_fields():
+    check_documents("`bergen eval --json`", [
+        bergen_json("eval", ex("decision.json"), "--iterations", 200, "--json"),
+        bergen_json("eval", "--position",
+                    "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14",
+                    "--algorithm", "expectimax", "--iterations", 10, "--json"),
+        bergen_json("eval", ex("endgame.json"), "--iterations", 200, "--json")])
+
+
+def test_show_fields():
+    check_documents("`bergen show --json`", [
+        bergen_json("show", ex(n), "--json") for n in ("voids.json", "position.json",
+                                                       "decision.json")])
+
+
+def test_analyze_fields(played):
+    one = bergen_json("analyze", ex("match.json"), "--iterations", 200, "--quiet", "--json")
+    many = bergen_json("analyze", played["two"], "--iterations", 100, "--seat", 0, "--quiet",
+                       "--set", "playout=random", "--json")
+    out = played["dir"] / "analysis.json"
+    bergen("analyze", ex("partial.json"), "--iterations", 200, "--quiet", "--out", out)
+    written = json.load(open(out))
+    assert "seconds" not in written
+    check_documents("`bergen analyze --json`", [one, many, written])
+
+
+def test_replay_fields(played):
+    docs = [bergen_json("replay", ex(n), "--json") for n in ("match.json", "partial.json",
+                                                             "decision.json")]
+    several = bergen_json("replay", played["two"], "--json")
+    assert len(several["records"]) == 2
+    check_documents("`bergen replay --json`", docs + several["records"])
+    check_documents("`bergen replay --json`, a `.jsonl` file", [several])
+
+
+def test_replay_error_fields():
+    bad = ('{"format": "bergen-record/1", "rounds": [{"hands": [null, null], "events": '
+           '[{"seat": 0, "play": "1-1"}, {"seat": 0, "play": "1-2:R"}]}]}')
+    doc = bergen_json("replay", "-", "--json", input=bad, status=2)
+    assert doc["ok"] is False and doc["round"] == 0 and doc["event"] == 1
+    check_documents("`bergen replay --json`, an illegal record", [doc])
+
+
+def test_arena_fields():
+    check_documents("`bergen arena --json`", [
+        bergen_json("arena", "greedy", "random", "--games", 2, "--quiet", "--json"),
+        bergen_json("arena", "ismcts:iterations=50", "greedy", "--games", 1, "--round",
+                    "--quiet", "--json")])
+
+
+def test_bench_fields(monkeypatch):
+    """The figures at the smallest slices; the endgame's solve times over 3 rounds of
+    self-play instead of 40 (the same function and document, a few seconds less)."""
+    from bergen_search import bench
+    times = bench.endgame_times
+    monkeypatch.setattr(bench, "endgame_times", lambda rounds, **kw: times(3, **kw))
+    doc = bergen_json("bench", "--seconds", 0.01, "--repeats", 1, "--json")
+    check_documents("`bergen bench --json`", [doc])
+    # the figure names the prose lists are the ones measured
+    text = "\n".join(sections(_doc("FORMATS.md"))["`bergen bench --json`"])
+    named = set(re.findall(r"`([a-z0-9_]+_per_s)`", text))
+    assert named == set(doc["core"]) | set(doc["reference"]) | set(doc["search"])
+
+
+def test_journal_fields(tmp_path):
+    from bergen_search.journal import FORMAT, Journal
+    j = Journal.start(str(tmp_path / "games.jsonl"), "selfplay", 1, {"games": 3},
+                      resume=False)
+    j.add(0, "a result")
+    j.close()
+    with open(tmp_path / "games.jsonl.journal", encoding="utf-8") as f:
+        first, second = f.read().splitlines()
+    assert first.startswith(FORMAT + " ")
+    check_documents("`bergen-journal/1`: a long run's journal",
+                    [json.loads(first.split(" ", 2)[2])])
+    assert set(json.loads(second.split(" ", 1)[1])) == {"key", "data"}
+
+
+# ---- the commands -----------------------------------------------------------------------
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor of a heading."""
+    return re.sub(r"[^a-z0-9 _-]", "", heading.lower()).replace(" ", "-")
+
+
+def documented_commands() -> dict:
+    """docs/COMMANDS.md: command name -> (its arguments, its options). An option row names
+    options in backticks (`--a/--no-a`); a row linking to an options section takes in that
+    section's options."""
+    secs = sections(_doc("COMMANDS.md"))
+    by_anchor = {_anchor(h): lines for h, lines in secs.items()}
+
+    def options(lines):
+        opts = set()
+        for cells in table_rows(lines):
+            link = re.search(r"\]\(#([a-z0-9-]+)\)", cells[0])
+            if link:
+                assert link.group(1) in by_anchor, f"no section #{link.group(1)}"
+                opts |= options(by_anchor[link.group(1)])
+            else:
+                code = re.fullmatch(r"`([^`]+)`", cells[0])
+                assert code, f"an option row's first cell must be `--option ...`: {cells[0]!r}"
+                opts |= set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", code.group(1)))
+        return opts
+
+    out = {}
+    for heading, lines in secs.items():
+        m = re.fullmatch(r"`bergen(?: ([a-z]+))?((?: [A-Z\[\]]+)*)`", heading)
+        if m:
+            out[m.group(1) or ""] = (m.group(2).split(), options(lines))
+    return out
+
+
+def _click_options(command) -> set:
+    return {o for p in command.params if isinstance(p, click.Option)
+            for o in p.opts + p.secondary_opts} | {"--help"}
+
+
+def test_commands_and_options_match_the_app():
+    docs = documented_commands()
+    assert set(docs) - {""} == set(main.commands), sorted(set(docs) ^ set(main.commands))
+    group_args, group_opts = docs[""]
+    assert group_opts == _click_options(main)
+    for name, command in main.commands.items():
+        args, opts = docs[name]
+        real_args = [p.make_metavar(click.Context(command)) if hasattr(p, "make_metavar")
+                     else p.human_readable_name for p in command.params
+                     if isinstance(p, click.Argument)]
+        assert [a.strip("[]") for a in args] == [a.strip("[]") for a in real_args], name
+        real = _click_options(command) - {"--help"}
+        assert opts == real, (name, "undocumented:", sorted(real - opts),
+                              "not in the app:", sorted(opts - real))
+
+
+def _engine_hello() -> dict:
+    out = bergen("engine", input='{"cmd": "hello"}\n{"cmd": "quit"}\n')
+    return json.loads(out.splitlines()[0])
+
+
+def _setting_text(v) -> str:
+    return ("on" if v else "off") if isinstance(v, bool) else str(v)
+
+
+def test_settings_table_is_the_programs():
+    """docs/COMMANDS.md's search settings: every algorithm and setting the engine reports
+    (its `hello`), with the same default, and no other."""
+    rows, alg = {}, None
+    for cells in table_rows(sections(_doc("COMMANDS.md"))["Search settings"]):
+        alg = cells[0].strip("`") or alg
+        rows[(alg, cells[1].strip("`"))] = cells[2].strip("`")
+    real = {(a, s): _setting_text(d["default"])
+            for a, spec in _engine_hello()["algorithms"].items()
+            for s, d in spec["settings"].items()}
+    assert rows == real
+
+
+def test_every_help_points_to_docs():
+    """The group's and every command's --help name the docs/ files, never ../shared."""
+    text = bergen("--help")
+    for name in ("docs/RULES.md", "docs/FORMATS.md", "docs/COMMANDS.md"):
+        assert name in text
+    for name in main.commands:
+        help_text = bergen(name, "--help")
+        assert "docs/COMMANDS.md" in help_text, name
+        assert "shared" not in help_text, name
+
+
+def _user_facing_files():
+    yield os.path.join(ROOT, "README.md")
+    for name in sorted(os.listdir(DOCS)):
+        yield os.path.join(DOCS, name)
+    pkg = os.path.join(ROOT, "bergen_search")
+    for name in sorted(os.listdir(pkg)):
+        if name.endswith(".py"):
+            yield os.path.join(pkg, name)
+
+
+def test_nothing_points_outside_the_repository():
+    for path in _user_facing_files():
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for bad in ("../shared", "shared/spec", "../seeds"):
+            assert bad not in text, f"{os.path.relpath(path, ROOT)} points to {bad}"
+
+
+def test_docs_links_resolve():
+    """Every relative link in docs/ and the README names a file that exists, and every
+    #anchor a heading of that file."""
+    for path in [os.path.join(ROOT, "README.md")] + [os.path.join(DOCS, n)
+                                                     for n in os.listdir(DOCS)]:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            file, _, anchor = target.partition("#")
+            full = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
+            assert os.path.exists(full), f"{os.path.relpath(path, ROOT)}: {target}"
+            if anchor and full.endswith(".md"):
+                with open(full, encoding="utf-8") as g:
+                    anchors = {_anchor(h) for h in sections(g.read())}
+                assert anchor in anchors, f"{os.path.relpath(path, ROOT)}: {target}"
+
+
+def test_rules_variants_table():
+    """docs/RULES.md's table of variants: every field of the rule set, and every value it
+    names in backticks one the reader takes; every choice the reader has is named."""
+    from bergen_search.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
+    rows = table_rows(sections(_doc("RULES.md"))["The variants and the text each follows"])
+    assert [r[0].strip("`") for r in rows] == list(Rules().to_dict())
+    named = set()
+    for field, values, _ in rows:
+        for choice in re.findall(r"`([a-z-]+)`", values):
+            Rules.from_dict({field.strip("`"): choice})
+            named.add(choice)
+    assert set(LEADS + NO_DOUBLES + DRAWS + BLOCKEDS) <= named
+
+
+def test_module_map_names_every_module():
+    """The README's module map: one row per module of the package (Python and compiled),
+    none for a module that does not exist."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        rows = table_rows(sections(f.read())["Module map"])
+    mapped = [r[0].strip("`") for r in rows]
+    assert len(mapped) == len(set(mapped))
+    real = {f"bergen_search/{n}" for n in os.listdir(os.path.join(ROOT, "bergen_search"))
+            if n.endswith(".py")}
+    # The engines' package is one row: an engine is added by adding a module there, and
+    # nothing else (registry.py).
+    real.add("bergen_search/algorithms/")
+    real |= {f"src_cython/bergen_search/{n}"
+             for n in os.listdir(os.path.join(ROOT, "src_cython", "bergen_search"))
+             if n.endswith(".pyx")}
+    assert set(mapped) == real, sorted(set(mapped) ^ real)
+
+
+def test_sdist_takes_docs(monkeypatch):
+    """The sdist's file list, as setuptools builds it from MANIFEST.in, holds every file of
+    docs/ (a build from a clean clone, `python -m build --sdist`, lists them: the README's
+    "Documentation" section)."""
+    from setuptools.command.egg_info import FileList
+    monkeypatch.chdir(ROOT)
+    files = FileList()
+    files.findall(".")
+    with open("MANIFEST.in", encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                files.process_template_line(line.strip())
+    docs = {f"docs/{n}" for n in os.listdir(DOCS)}
+    assert docs and docs <= {f.replace(os.sep, "/") for f in files.files}

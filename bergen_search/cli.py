@@ -788,7 +788,7 @@ def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, worke
     if any(m.twin for m in result.moves):
         click.echo("\n  a-b:L/R: either end, the same position mirrored (one choice)")
     if not solved:
-        click.echo("\n" + values_note(ri, objective, unit))
+        click.echo("\n" + values_note(ri, objective, alg))
     for note in (_memory_note(ri), _interrupted_note(ri, unit) if status else None):
         if note:
             click.echo("  " + note)
@@ -812,8 +812,9 @@ def _backend_text(ri) -> str:
     return "" if ri.get("backend", "core") == "core" else ", pure Python"
 
 
-def values_note(ri, objective, unit) -> str:
-    """What a value estimates and what its ± covers, in two short lines."""
+def values_note(ri, objective, alg) -> str:
+    """What a value estimates and what its ± covers, in two short lines (`alg`: the
+    registry's Algorithm, which says what its values are)."""
     what = ("points still to come in the round (the mover's side's minus the others' mean)"
             if objective == "points" else "the mover's side's chance to win the match")
     reps = ri.get("replicates")
@@ -821,13 +822,13 @@ def values_note(ri, objective, unit) -> str:
         return f"  value: {what},\n  exact over every consistent world (± 0)"
     if reps is not None:
         if reps < 2:
-            return (f"  value: {what},\n  the engine playing on from the move; ± not "
-                    f"measured: one tree (replicates=1)")
+            return (f"  value: {what},\n  {alg.value_meaning}; ± not measured: one "
+                    f"{alg.replicate_noun[:-1]} (replicates=1)")
         per = ri["iterations"] // reps
-        return (f"  value: {what},\n  the engine playing on from the move; ± from the "
-                f"spread of {reps} independent\n  trees of about {per} iterations each")
-    return (f"  value: {what},\n  each world solved with every hand in view; ± over the "
-            f"{unit} and the horizon's playouts")
+        return (f"  value: {what},\n  {alg.value_meaning}; ± from the spread of {reps} "
+                f"independent\n  {alg.replicate_noun} of about {per} {alg.unit} each")
+    return (f"  value: {what},\n  {alg.value_meaning}; ± over the {alg.unit} and the "
+            f"horizon's playouts")
 
 
 def _worlds_note(ri) -> str:

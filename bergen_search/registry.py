@@ -92,6 +92,9 @@ class Algorithm:
     needs_core = False           # no pure-Python twin: refused without the compiled core
     replicated = False           # its units are independent replicates: values with errors
     sides = False                # reports each side's outcome per move (`info["sides"]`)
+    #: What a move's value is, and what its replicated units are called, for the views.
+    value_meaning = "the search's value of the move"
+    replicate_noun = "units"
 
     def check(self, settings: dict) -> dict:
         """Every setting, with its default where not given; unknown ones are an error."""

@@ -16,6 +16,7 @@ class Expectimax(Algorithm):
     unit = "worlds"
     default_budget = 200
     match_budget = 64
+    value_meaning = "each world solved with every hand in view"
     needs_core = True
     settings = {
         "depth": Setting(int, 6, "actions searched before the horizon", minimum=1,

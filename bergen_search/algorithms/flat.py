@@ -48,6 +48,7 @@ class Flat(Algorithm):
     match_budget = 200
     replicated = True
     sides = True
+    value_meaning = "every seat then playing by the playout policy"
     settings = {
         "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
                            ("random", "scoring", "safe")),

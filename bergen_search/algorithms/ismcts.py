@@ -20,6 +20,8 @@ class Ismcts(Algorithm):
     by_visits = True
     replicated = True
     sides = True
+    value_meaning = "the engine playing on from the move"
+    replicate_noun = "trees"
     settings = {
         "exploration": Setting(float, 0.7, "the UCB1 exploration constant", maximum=100),
         "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",

@@ -12,7 +12,9 @@ spread is every value's error, as ISMCTS's is.
 No tree, no opponent model: a move is judged as if every seat then played by the policy. It
 is what "determinized" search is without any search below the root (Long et al. 2010 call it
 Perfect Information Monte Carlo with a playout policy instead of a solver), and the floor any
-real engine must clear: `bergen arena ismcts:time=0.1 flat:time=0.1`.
+real engine must clear: `bergen arena ismcts:time=0.1 flat:time=0.1 --round --games 1000
+--seed 2122 --workers 2` gave the default engine +0.287 ± 0.065 a round (luck-adjusted
++0.285 ± 0.056; benchmarks/STRENGTH.md).
 
 This module is the whole engine: it registers itself, and the command line, match engine
 specs (`flat:iterations=400,playout=safe`), `analyze`, `bergen engine` and the docs of

@@ -91,12 +91,40 @@ def pool_bytes() -> int:
 _INF = 1e300
 
 
-def _outcome(objective: int, s: State, base: State, side: int) -> float:
+def outcome(objective: int, s: State, base: State, side: int) -> float:
     """A side's raw outcome of a finished playout from `base`: 1 if it won the match
     (objective match, else 0), or the points it gained."""
     if objective == OBJECTIVE_MATCH:
         return 1.0 if s.winner == side else 0.0
     return float(s.scores[side] - base.scores[side])
+
+
+def play_out(rules, objective: int, policy: int, s: State, rng: Rng) -> State:
+    """Play out: the round to its end by the playout `policy`, and for the match objective
+    further rounds from fresh deals until a side reaches the target; every random choice
+    from `rng`. Returns the final state. (The core's playout, draw for draw.)"""
+    while True:
+        while s.ended is None:
+            moves = s.legal_moves()
+            s = s.apply(moves[0] if len(moves) == 1 else
+                        playout_choice(policy, s, moves, rng))
+        if objective == OBJECTIVE_POINTS or s.winner is not None:
+            return s
+        hands, reserve = deal(rules, rng)
+        s = State.deal(rules, hands, reserve, s.scores)
+
+
+def reward(rules, objective: int, s: State, base: State, side: int) -> float:
+    """Side `side`'s reward of the finished playout `s` from `base`, as the searches score
+    it: its match win (0/1), or its points gained minus the other sides' mean."""
+    mine = outcome(objective, s, base, side)
+    if objective == OBJECTIVE_MATCH:
+        return mine
+    others = 0.0
+    for i in range(rules.n_sides):
+        if i != side:
+            others += outcome(objective, s, base, i)
+    return mine - others / (rules.n_sides - 1)
 
 
 def _edge_key(s: State, move: int, observer: int) -> int:
@@ -266,19 +294,8 @@ class IsmctsTree:
 
     # ---- one iteration ----------------------------------------------------------------------
     def _finish(self, s: State, rng: Rng) -> State:
-        """Play out: the round to its end, and for the match objective further rounds from
-        fresh deals until a side reaches the target; every random choice from `rng`. Returns
-        the final state."""
-        policy = self.playout
-        while True:
-            while s.ended is None:
-                moves = s.legal_moves()
-                s = s.apply(moves[0] if len(moves) == 1 else
-                            playout_choice(policy, s, moves, rng))
-            if self.objective == OBJECTIVE_POINTS or s.winner is not None:
-                return s
-            hands, reserve = deal(self._rules, rng)
-            s = State.deal(self._rules, hands, reserve, s.scores)
+        """Play out with the tree's policy and objective (`play_out`)."""
+        return play_out(self._rules, self.objective, self.playout, s, rng)
 
     def _iterate(self):
         """One SO-ISMCTS iteration: determinize, select and expand, play out, backpropagate."""
@@ -371,7 +388,7 @@ class IsmctsTree:
         reward = [0.0] * n_sides
         gain_total = 0.0
         for i in range(n_sides):
-            reward[i] = _outcome(self.objective, s, self._base, i)
+            reward[i] = outcome(self.objective, s, self._base, i)
             gain[i] += reward[i]
             gain_total += reward[i]
         if self.objective != OBJECTIVE_MATCH:
@@ -461,16 +478,8 @@ class IsmctsTree:
     # ---- comparable values: the final pass -----------------------------------------------
     def _reward(self, s: State) -> float:
         """The observer's side's reward of a finished playout (as the search's rewards)."""
-        rules = self._rules
-        side = rules.side_of(self._observer)
-        mine = _outcome(self.objective, s, self._base, side)
-        if self.objective == OBJECTIVE_MATCH:
-            return mine
-        others = 0.0
-        for i in range(rules.n_sides):
-            if i != side:
-                others += _outcome(self.objective, s, self._base, i)
-        return mine - others / (rules.n_sides - 1)
+        return reward(self._rules, self.objective, s, self._base,
+                      self._rules.side_of(self._observer))
 
     def _play_on(self, s: State, node: int, rng: Rng) -> State:
         """From `s` at tree node `node` (NO_NODE: out of the tree), play as the search would
@@ -531,7 +540,7 @@ class IsmctsTree:
                 sums[i] += v
                 sqs[i] += v * v
                 for j in range(n_sides):
-                    gains[i][j] += _outcome(self.objective, s, self._base, j)
+                    gains[i][j] += outcome(self.objective, s, self._base, j)
         out = []
         for i, m in enumerate(moves):
             k = i - 1 if self._stats_key(m) != m else i

@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import time
 
-from ..match import deal
-from ..policy import playout_choice, policy_code
+from ..ismcts_ref import outcome, play_out, reward
+from ..policy import policy_code
 from ..registry import Algorithm, Setting, register
 from ..rng import GOLDEN, MASK64, Rng, mix64
 from ..sampler import ReferenceSampler
-from ..search import OBJECTIVES, _run_sliced
-from ..state import State, mirror_twins
+from ..search import _run_sliced
+from ..state import mirror_twins
 
 
 class Flat(Algorithm):
@@ -104,41 +104,17 @@ class _Unit:
             play_seed = mix64(self.rng.state ^ GOLDEN)
             for m in self.moves:
                 play_rng.state = play_seed
-                s = self._finish(world.apply(m), play_rng)
-                v = self._reward(s)
+                s = play_out(self.rules, self.objective, self.policy, world.apply(m), play_rng)
+                v = reward(self.rules, self.objective, s, self.base, self.side)
                 acc = self.sums[m]
                 acc[0] += v
                 acc[1] += v * v
                 g = self.gains[m]
                 for j in range(len(g)):
-                    g[j] += self._outcome(s, j)
+                    g[j] += outcome(self.objective, s, self.base, j)
             done += 1
             self.worlds += 1
         return done
-
-    def _finish(self, s: State, rng: Rng) -> State:
-        while True:
-            while s.ended is None:
-                moves = s.legal_moves()
-                s = s.apply(moves[0] if len(moves) == 1 else
-                            playout_choice(self.policy, s, moves, rng))
-            if self.objective == OBJECTIVES.index("points") or s.winner is not None:
-                return s
-            hands, reserve = deal(self.rules, rng)
-            s = State.deal(self.rules, hands, reserve, s.scores)
-
-    def _outcome(self, s: State, side: int) -> float:
-        if self.objective == OBJECTIVES.index("match"):
-            return 1.0 if s.winner == side else 0.0
-        return float(s.scores[side] - self.base.scores[side])
-
-    def _reward(self, s: State) -> float:
-        mine = self._outcome(s, self.side)
-        if self.objective == OBJECTIVES.index("match"):
-            return mine
-        n = self.rules.n_sides
-        others = sum(self._outcome(s, j) for j in range(n) if j != self.side)
-        return mine - others / (n - 1)
 
     def root_stats(self) -> list:
         """[(move, worlds, reward sum, sum of squares)] for every legal root move (a twin

@@ -160,10 +160,6 @@ def public_table(info: InfoSet, inference: bool = False) -> WorldTable:
 
 def compiled():
     """The compiled solver's module, or None (not built, or BERGEN_PURE_PYTHON=1)."""
-    return _core()
-
-
-def _core():
     if os.environ.get("BERGEN_PURE_PYTHON") == "1":
         return None
     try:
@@ -188,7 +184,7 @@ def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
         table = public_table(info, inference)
     except BergenError as e:
         raise TooBig(f"its deals are too many to tabulate ({e.message})") from None
-    core = _core()
+    core = compiled()
     if core is not None:
         try:
             h0, h1, w = core.enumerate_deals(table, max_deals, seconds)
@@ -281,7 +277,7 @@ def allowance(max_work: int | None, seconds: float | None, memory_bytes: int | N
 def _build(g: Game, cap: int, seconds: float = 0.0):
     """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work or
     `seconds` to build (0: no limit)."""
-    core = _core()
+    core = compiled()
     n_hands = (len(g.hands[0]), len(g.hands[1]))
     limit = cap = min(cap, MAX_WORK)
     try:

@@ -519,14 +519,10 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
         vals = {m.move: m for m in result.moves}
         best = max(result.moves, key=lambda m: m.value)
         p = vals[played]
-        if exact_of(result):
-            # Exact values against the solved strategy of the other side: the error bound is
-            # the exploitability (the same for every move), not a sampling error.
-            return best, best.value - p.value, result.stderr if best.move != played else 0.0, vals
-        return best, best.value - p.value, paired_stderr(best, p), vals
+        lo, hi, se = loss_bounds(p, result)
+        return best, best.value - p.value, se, vals, lo, hi
 
-    best, loss, se, vals = loss_of(res)
-    lo, hi = loss_interval(loss, se, res)
+    best, loss, se, vals, lo, hi = loss_of(res)
     rechecks, searched, bigger, now = 0, [res], limits, res
     replicated = len(res.moves[0].samples) >= 2
     while recheck > 1 and rechecks < max_rechecks and not exact_of(now) and (
@@ -553,8 +549,7 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
             now = find(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
                          algorithm=algorithm, objective=objective, workers=workers,
                          focus=(step.action,), **settings)
-        best, loss, se, vals = loss_of(now)
-        lo, hi = loss_interval(loss, se, now)
+        best, loss, se, vals, lo, hi = loss_of(now)
         rechecks += 1
     label, borderline = verdict(lo, hi, thresholds)
     if borderline:
@@ -567,6 +562,33 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
 def exact_of(result) -> bool:
     """Whether `result` is the exact endgame's (its values bounded by its exploitability)."""
     return result.info.get("endgame", {}).get("solved", False)
+
+
+def loss_bounds(played, result) -> tuple:
+    """(lo, hi, se): the interval at CONFIDENCE of the loss of the play `played` (a
+    `MoveValue` of `result`), and the error of its nearest difference. The loss is the value
+    of the best play minus the played one's, and the best play is not known, only estimated:
+    the loss is at least the largest lower bound, and at most the largest upper bound, of the
+    differences `v(m) - v(played)` over every other move m (each `loss_interval` of the
+    difference, with its paired error), and never below 0. So a played move that came out on
+    top by less than the noise still has an interval reaching up to what the runner-up may be
+    worth more: it is searched again, or marked borderline, instead of called the best play
+    with no doubt (a 2,000-iteration search of examples/match.json's round 0, event 1 put
+    2-6:L first by 0.05 +- 0.15, with the interval (0, 0); pooled rechecks of another seed put
+    2-3:L above it by 0.43 +- 0.04). `se`: the paired error of the difference to the best play,
+    or, when the played move is the best, to the runner-up."""
+    lo = hi = 0.0
+    se, nearest = 0.0, None
+    for m in result.moves:
+        if m.code == played.code or m.move == played.twin or m.twin == played.move:
+            continue
+        d = m.value - played.value
+        e = result.stderr if exact_of(result) else paired_stderr(m, played)
+        a, b = loss_interval(d, e, result)
+        lo, hi = max(lo, a), max(hi, b)
+        if nearest is None or d > nearest:
+            nearest, se = d, e
+    return lo, hi, se
 
 
 def loss_interval(loss: float, se: float, result) -> tuple:

@@ -26,16 +26,22 @@ EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "match.j
 LIMITS = Limits(iterations=DEFAULT_ITERATIONS)
 
 
-def _analyze(record):
-    return analyze(record, limits=LIMITS, seed=0)
+#: With `--benchmark-disable` (the test suite's smoke run) the match is analysed once, at a
+#: tenth of the budget: the run checks that the benchmark works, not how long it takes.
+SMOKE_LIMITS = Limits(iterations=DEFAULT_ITERATIONS // 10)
+
+
+def _analyze(record, limits=LIMITS):
+    return analyze(record, limits=limits, seed=0)
 
 
 def test_analyze_example_match(benchmark, core):
     record = load_record(EXAMPLE.read_text())
-    result = benchmark.pedantic(_analyze, args=(record,), rounds=3, iterations=1)
+    limits = SMOKE_LIMITS if benchmark.disabled else LIMITS
+    result = benchmark.pedantic(_analyze, args=(record, limits), rounds=3, iterations=1)
     benchmark.extra_info["decisions"] = len(result.decisions)
     assert result.decisions and result.summary
-    again = _analyze(record)   # same seed, same budget: the same analysis
+    again = _analyze(record, limits)   # same seed, same budget: the same analysis
     assert [d.to_json() for d in again.decisions] == [d.to_json() for d in result.decisions]
 
 

@@ -20,3 +20,12 @@ def core():
 @pytest.fixture(scope="session")
 def reference():
     return REFERENCE
+
+
+def pytest_xdist_auto_num_workers(config):
+    """pyproject's `-n auto` runs the tests in one process per core; timed benchmarks run in
+    one process (pytest-benchmark times nothing under xdist, and two processes would time each
+    other). With `--benchmark-disable` (the smoke run) they go with the tests."""
+    if not config.getoption("benchmark_disable", False):
+        return 0
+    return None

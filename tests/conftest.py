@@ -76,3 +76,12 @@ def virtual_clock(monkeypatch):
         monkeypatch.setattr(ismcts_ref, "clock", _core.clock_reading)
     yield set_step
     _core.set_test_clock(0)
+
+
+@pytest.fixture
+def quick_bench(monkeypatch):
+    """`bergen bench`'s endgame figure over 3 rounds instead of 40 or 150: the tests check the
+    command and its document, not the solve-time distribution (benchmarks/ measures that)."""
+    from bergen_search import bench
+    times = bench.endgame_times
+    monkeypatch.setattr(bench, "endgame_times", lambda rounds, **kw: times(3, **kw))

@@ -34,6 +34,10 @@ from bergen_search.tiles import ALL_TILES, iter_mask, popcount
 
 RANDOM = 0      # the random engine's code (playout.play_match)
 
+#: Examples per property of the fuzzers (hypothesis): `BERGEN_FUZZ_EXAMPLES`, default 12; CI
+#: (`.ci/run`) runs 100, and its sanitizer job 60.
+FUZZ_EXAMPLES = int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "12"))
+
 
 def sizes(fast, full):
     """Parameters for `@pytest.mark.parametrize`: `fast` in the default run (id "fast"),

@@ -9,7 +9,7 @@ are negative, huge, infinite or NaN, objects built with `__new__` and never init
 two threads on one tree. Property-based (hypothesis): every case below is a property over
 many inputs; with `BERGEN_SANITIZE=1` (AddressSanitizer and UndefinedBehaviorSanitizer,
 `.ci/run`) the same tests also prove that no input reads or writes out of bounds.
-`BERGEN_FUZZ_EXAMPLES` sets the examples per property (default 25; `.ci/run` runs 100).
+`BERGEN_FUZZ_EXAMPLES` sets the examples per property (default 12; `.ci/run` runs 100).
 """
 import dataclasses
 import math
@@ -30,6 +30,7 @@ from bergen_search.replay import RoundEnd, RoundStart, events
 from bergen_search.rules import Rules
 from bergen_search.sampler import WorldTable
 from bergen_search.table import play_match
+from support import FUZZ_EXAMPLES
 
 _ismcts = pytest.importorskip("bergen_search._ismcts")
 _sampler = pytest.importorskip("bergen_search._sampler")
@@ -39,7 +40,7 @@ _policy = pytest.importorskip("bergen_search._policy")
 IsmctsTree, CoreSampler = _ismcts.IsmctsTree, _sampler.CoreSampler
 ExpectimaxSearch = _expectimax.ExpectimaxSearch
 
-EXAMPLES = int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "25"))
+EXAMPLES = FUZZ_EXAMPLES
 FUZZ = settings(max_examples=EXAMPLES, deadline=20_000, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 RULE_SETS = [Rules(), Rules(players=3), Rules(players=4), Rules(players=4, partnerships=True),
@@ -366,10 +367,10 @@ def test_a_full_tree_gives_the_values_of_an_unbounded_one_closely():
     from bergen_search.search import Limits, search
     from bergen_search.viewpoint import load_game
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
-    free = search(info, Limits(iterations=400_000), seed=4)
-    capped = search(info, Limits(iterations=400_000, memory_mb=1), seed=4)
+    free = search(info, Limits(iterations=250_000), seed=4)
+    capped = search(info, Limits(iterations=250_000, memory_mb=1), seed=4)
     assert capped.info["memory"]["full"] > 0 and not free.info["memory"]["full"]
-    assert capped.info["iterations"] == 400_000
+    assert capped.info["iterations"] == 250_000
     a = next(m for m in capped.moves if m.move == free.best)
     assert abs(a.value - free.value) < 4 * math.hypot(a.stderr, free.stderr)
 

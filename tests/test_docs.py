@@ -327,12 +327,9 @@ def test_arena_fields():
                     "--quiet", "--json")])
 
 
-def test_bench_fields(monkeypatch):
+def test_bench_fields(quick_bench):
     """The figures at the smallest slices; the endgame's solve times over 3 rounds of
     self-play instead of 40 (the same function and document, a few seconds less)."""
-    from bergen_search import bench
-    times = bench.endgame_times
-    monkeypatch.setattr(bench, "endgame_times", lambda rounds, **kw: times(3, **kw))
     doc = bergen_json("bench", "--seconds", 0.01, "--repeats", 1, "--json")
     check_documents("`bergen bench --json`", [doc])
     # the figure names the prose lists are the ones measured

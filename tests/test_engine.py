@@ -30,6 +30,7 @@ from bergen_search.position import load_position
 from bergen_search.record_io import load_record
 from bergen_search.search import STOP_SLICE_SECONDS, Limits, _Deadline, _run_sliced, search
 from bergen_search.viewpoint import load_game
+from support import FUZZ_EXAMPLES
 
 STRING = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 DECISION = open("examples/decision.json", encoding="utf-8").read()
@@ -71,7 +72,8 @@ def test_hello(engine):
 
 @pytest.mark.parametrize("algorithm,settings,budget", [
     ("ismcts", {}, 3000), ("ismcts", {"playout": "random", "exploration": 1.0}, 2000),
-    ("classic", {}, 2000), ("expectimax", {"depth": 3}, 40), ("expectimax", {}, 400)])
+    ("classic", {}, 2000), ("expectimax", {"depth": 3}, 40),
+    pytest.param("expectimax", {}, 400, marks=pytest.mark.slow)])
 def test_a_session_answers_as_best_does(engine, algorithm, settings, budget):
     """Several positions through one process: each answer is `bergen best --json`'s for the
     same seed and budget (expectimax at 400 solves every world: the exact path)."""
@@ -99,16 +101,16 @@ def test_play_returns_the_move(engine):
 
 def test_info_lines_while_searching(engine):
     seen = []
-    doc = engine.analyse(DECISION, Limits(iterations=400_000), seed=1, on_info=seen.append,
+    doc = engine.analyse(DECISION, Limits(iterations=100_000), seed=1, on_info=seen.append,
                          info_every=0.01)
-    assert seen, "no info line during a search of 400,000 iterations"
+    assert seen, "no info line during a search of 100,000 iterations"
     for info in seen:
         assert info["type"] == "info" and info["iterations"] > 0 and info["speed"] > 0
         assert info["best"] == info["moves"][0]["move"]
         assert {"move", "value", "stderr", "visits"} <= set(info["moves"][0])
     counts = [i["iterations"] for i in seen]
-    assert counts == sorted(counts) and counts[-1] <= doc["iterations"] == 400_000
-    plain = engine.analyse(DECISION, Limits(iterations=400_000), seed=1)
+    assert counts == sorted(counts) and counts[-1] <= doc["iterations"] == 100_000
+    plain = engine.analyse(DECISION, Limits(iterations=100_000), seed=1)
     assert stable(plain) == stable(doc)         # watching the search does not change it
 
 
@@ -270,8 +272,8 @@ def test_the_reader_in_process():
     assert server.handle_line('{"cmd": "quit"}') is False
 
 
-#: Examples: twice BERGEN_FUZZ_EXAMPLES (default 25; `.ci/run` runs 100), as tests/test_fuzz.py.
-FUZZ = settings(max_examples=2 * int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "25")),
+#: Examples: twice BERGEN_FUZZ_EXAMPLES (default 12; `.ci/run` runs 100), as tests/test_fuzz.py.
+FUZZ = settings(max_examples=2 * FUZZ_EXAMPLES,
                 deadline=20_000, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
 _json_values = st.recursive(st.none() | st.booleans() | st.integers(-10, 10 ** 7) |
@@ -328,6 +330,7 @@ def test_quit_exits_cleanly():
     assert _stderr(engine) == ""
 
 
+@pytest.mark.slow     # the default run keeps `quit` during a search: the same way out
 def test_end_of_input_exits_cleanly_during_a_search():
     engine = EngineProcess.start()
     engine.analysis(DECISION, info_every=0)
@@ -336,6 +339,7 @@ def test_end_of_input_exits_cleanly_during_a_search():
     assert _stderr(engine) == ""
 
 
+@pytest.mark.slow
 def test_sigterm_exits_cleanly_during_a_search():
     engine = EngineProcess.start()
     analysis = engine.analysis(DECISION, info_every=0.01)

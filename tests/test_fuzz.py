@@ -9,12 +9,11 @@ position flags. The property: the command either accepts the input (exit 0) or r
 exit 2 and one line on stderr; never an internal error, a traceback or a hang (hypothesis's
 deadline).
 
-The number of examples per property is `BERGEN_FUZZ_EXAMPLES` (default 25; `.ci/run` runs
+The number of examples per property is `BERGEN_FUZZ_EXAMPLES` (default 12; `.ci/run` runs
 100); the README gives the figures of a longer run.
 """
 import copy
 import json
-import os
 
 import pytest
 from click.testing import CliRunner
@@ -22,8 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bergen_search.cli import main
+from support import FUZZ_EXAMPLES
 
-EXAMPLES = int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "25"))
+EXAMPLES = FUZZ_EXAMPLES
 FUZZ = settings(max_examples=EXAMPLES, deadline=20_000, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

@@ -39,7 +39,7 @@ DECISION = os.path.join(ROOT, "examples", "decision.json")
 FIRST = "bergen1/2/0,0/0/0-1,0-2,1-3,2-4,3-5,4-6/1-1/6,5/16"
 ARENA = ["arena", "ismcts:iterations=1500", "classic:iterations=1500", "--games", "40",
          "--seed", "3"]
-SELFPLAY = ["selfplay", "--games", "12", "--seed", "5", "--engines", "ismcts:iterations=1500"]
+SELFPLAY = ["selfplay", "--games", "8", "--seed", "5", "--engines", "ismcts:iterations=1000"]
 
 
 def start(args, cwd, stdin=None):
@@ -54,6 +54,13 @@ def wait_for(predicate, proc, timeout=60):
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "the run never got there"
         time.sleep(0.02)
+
+
+def settled(proc, seconds=0.8):
+    """Wait until the command has loaded the compiled core (its imports done, the work about
+    to start), then `seconds` more: the moment to signal a command inside its work."""
+    wait_for(lambda: _loaded(proc, "bergen_search/_core"), proc, timeout=30)
+    time.sleep(seconds)
 
 
 def interrupt(proc):
@@ -136,7 +143,7 @@ def test_best_stops_at_once_with_its_answer_so_far(tmp_path, args, stopped_promp
     """Inside a search (ISMCTS, two processes, and an expectimax world, which runs in C for
     seconds): the answer so far, marked interrupted, exit 130."""
     proc = start(args, tmp_path)
-    time.sleep(2.5)
+    settled(proc)
     status, stdout, stderr, seconds = interrupt(proc)
     stopped_promptly(seconds)
     if args[2] == "--algorithm" and status == 130 and not stdout:
@@ -180,7 +187,7 @@ def test_selfplay_stops_at_once_and_keeps_the_finished_matches(tmp_path, workers
     status, stdout, stderr, seconds = interrupt(proc)
     assert status == 130, stderr
     stopped_promptly(seconds)
-    assert "interrupted after" in stderr and "of 12 matches" in stderr and "--resume" in stderr
+    assert "interrupted after" in stderr and "of 8 matches" in stderr and "--resume" in stderr
     assert entries(journal) >= 1 and not out.exists()
 
 
@@ -224,7 +231,7 @@ def test_play_saves_the_game_and_exits_130(tmp_path, during, stopped_promptly):
     if during == "search":
         proc.stdin.write("hint\n")       # the opponent's search, for the person
         proc.stdin.flush()
-    time.sleep(2.5)
+    settled(proc, 1.0)
     status, stdout, _, seconds = interrupt(proc)
     assert status == 130
     stopped_promptly(seconds)
@@ -342,10 +349,10 @@ def test_a_journal_of_another_command_seed_version_or_arguments_is_refused(tmp_p
     cases = [
         (["arena", "greedy", "random", "--out", str(out), "--resume"],
          "it is the journal of `bergen selfplay`, not `bergen arena`"),
-        (["selfplay", "--games", "12", "--seed", "6", "--engines", "ismcts:iterations=1500",
+        (["selfplay", "--games", "8", "--seed", "6", "--engines", "ismcts:iterations=1000",
           "--out", str(out), "--resume"], "written with --seed 5, not 6"),
-        (["selfplay", "--games", "13", "--seed", "5", "--engines", "ismcts:iterations=1500",
-          "--out", str(out), "--resume"], "written with games 12, not 13"),
+        (["selfplay", "--games", "9", "--seed", "5", "--engines", "ismcts:iterations=1000",
+          "--out", str(out), "--resume"], "written with games 8, not 9"),
         (SELFPLAY + ["--out", str(out)], "add --resume to go on with it"),
     ]
     for args, words in cases:
@@ -369,7 +376,7 @@ def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path):
     """One match, interrupted after some of its decisions: the resumed run answers those
     searches from the journal and writes the same JSON and HTML as an uninterrupted run."""
     match = os.path.join(ROOT, "examples", "match.json")
-    args = ["analyze", match, "--iterations", "4000", "--quiet"]
+    args = ["analyze", match, "--iterations", "1500", "--quiet"]
     ref = run(args + ["--out", "ref.json", "--html", "ref.html"], tmp_path)
     assert ref.returncode == 0
     proc = start(args + ["--out", "an.json", "--html", "an.html"], tmp_path)

@@ -175,13 +175,13 @@ def test_a_match_engine_that_finds_nothing_plays_greedy_and_says_so():
 
 # ---- memory ----------------------------------------------------------------------------------
 def test_best_says_when_the_memory_cap_stopped_the_tree():
-    res = run("best", DECISION, "--iterations", "400000", "--memory", "1")
+    res = run("best", DECISION, "--iterations", "250000", "--memory", "1")
     assert res.exit_code == 0
     assert "reached the cap of 1 MB" in res.output and "went on sampling" in res.output
-    doc = json.loads(run("best", DECISION, "--iterations", "400000", "--memory", "1",
+    doc = json.loads(run("best", DECISION, "--iterations", "250000", "--memory", "1",
                          "--json").stdout)
     assert doc["memory"]["cap_mb"] == 1 and doc["memory"]["full"] > 0
-    assert doc["memory"]["full_at"] < 400000 // 8 and doc["iterations"] == 400000
+    assert doc["memory"]["full_at"] < 250000 // 8 and doc["iterations"] == 250000
     default = json.loads(run("best", DECISION, "--json").stdout)
     assert default["memory"] == {"cap_mb": 256, "full": 0, "full_at": None}
 
@@ -295,7 +295,7 @@ def test_positions_of_real_games_fit_the_turn_order():
     n = 0
     for rules in (Rules(), Rules(players=3), Rules(players=4, partnerships=True),
                   Rules(draw="one"), Rules(reserve_kept=0)):
-        for seed in range(6):
+        for seed in range(3):
             rec = parse_record(write_record(play_match(
                 rules, [parse_engine_spec("random")] * rules.players, seed)))
             for item in events(rec):

@@ -32,7 +32,7 @@ from bergen_search.record_io import write_record
 from bergen_search.replay import walk
 from bergen_search.rng import derive_seed
 from bergen_search.rules import Rules
-from support import sizes
+from support import FUZZ_EXAMPLES, sizes
 
 EXAMPLE = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 
@@ -260,7 +260,7 @@ def _error(text):
 
 
 # ---- fuzz ------------------------------------------------------------------------------------
-EXAMPLES = int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "25"))
+EXAMPLES = FUZZ_EXAMPLES
 FUZZ = settings(max_examples=EXAMPLES * 3, deadline=20_000, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
 SEEDS = [EXAMPLE, "bergen1/3,draw=one/0,0,2/0/1-2,1-5/2-5-6-4-4-2-2-6-3-3-4-0-3/2,2,3/9/2:23",

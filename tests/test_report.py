@@ -138,7 +138,7 @@ def test_the_bundled_report_is_current(tmp_path):
 
 
 def test_html_leaves_the_text_and_json_outputs_as_they_were(tmp_path):
-    args = ["--iterations", "200", "--seed", "3", "--quiet"]
+    args = ["--iterations", "50", "--seed", "3", "--quiet"]
     plain = run("analyze", MATCH, *args, "--json")
     with_html = run("analyze", MATCH, *args, "--json", "--html", str(tmp_path / "r.html"))
     drop = lambda s: {k: v for k, v in json.loads(s).items() if k != "seconds"}  # noqa: E731
@@ -299,17 +299,18 @@ def test_rendered_in_chromium(report, tmp_path):
             assert float(row[key]) == pytest.approx(float(sm[key])), key
 
 
-def test_screenshots_without_console_errors(report, tmp_path):
+@pytest.mark.parametrize("size, name", [
+    ("1200,2000", "desktop.png"), pytest.param("390,2000", "phone.png", marks=pytest.mark.slow)])
+def test_screenshots_without_console_errors(report, tmp_path, size, name):
     """Desktop and phone widths render with nothing in the console: no script error, no
     refused fetch (the policy would log one), no missing symbol."""
     _, _, path = report
-    for size, name in (("1200,2000", "desktop.png"), ("390,2000", "phone.png")):
-        shot = tmp_path / name
-        _, console = _chromium(tmp_path, f"--window-size={size}", f"--screenshot={shot}",
-                               path.as_uri())
-        assert console == [], console
-        data = shot.read_bytes()
-        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+    shot = tmp_path / name
+    _, console = _chromium(tmp_path, f"--window-size={size}", f"--screenshot={shot}",
+                           path.as_uri())
+    assert console == [], console
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
 
 
 def test_the_console_check_can_fail(report, tmp_path):

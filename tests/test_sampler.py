@@ -116,8 +116,8 @@ def exhaustive(name: str, share: int = 1, games: int = 20):
     return _EXHAUSTIVE_RESULTS[name, share]
 
 
-#: A third of the cut points by default, all of them behind the slow marker.
-SHARES = sizes(3, 1)
+#: A sixth of the cut points by default, all of them behind the slow marker.
+SHARES = sizes(6, 1)
 
 
 @pytest.mark.parametrize("share", SHARES)

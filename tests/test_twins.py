@@ -124,7 +124,7 @@ def decisions():
     return found
 
 
-@pytest.mark.parametrize("stride", sizes(3, 1))
+@pytest.mark.parametrize("stride", sizes(6, 1))
 def test_twins_get_equal_values(decisions, require_compiled, stride):
     """Every `stride`-th decision (all of them behind the slow marker)."""
     assert len(decisions) >= 50, len(decisions)

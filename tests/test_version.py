@@ -31,7 +31,7 @@ def run(*args, input=None):
     ("arena", "greedy", "random", "--games", "2"),
     ("bench", "--quick", "--seconds", "0.01"),
 ], ids=lambda a: a[0])
-def test_every_json_document_says_its_version(args):
+def test_every_json_document_says_its_version(args, quick_bench):
     res = run(*args, "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)

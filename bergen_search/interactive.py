@@ -122,6 +122,7 @@ class PlaySession:
         position as a string (to paste into `bergen best`)."""
         from .position_string import to_string
         from .search import choices, search
+        from .views import move_text
         from .viewpoint import load_record_game
         limits, kwargs = self.hint_engine.search_args()
         # The person is to move: the record's viewpoint, seen as that seat alone sees it.
@@ -129,9 +130,10 @@ class PlaySession:
         result = search(game.info, limits, seed=self.seed, **kwargs)
         if result.info.get("interrupted"):
             raise KeyboardInterrupt         # Ctrl-C during a hint ends the game (saved)
-        rows = ", ".join(f"{m.move} {m.value:+.2f}" for m in choices(result.moves)[:4])
+        rows = ", ".join(f"{move_text(m)} {m.value:+.2f}" for m in choices(result.moves)[:4])
         exact = "; exact" if result.info.get("endgame", {}).get("solved") else ""
-        return f"hint: {result.best}   ({rows}{exact})\nposition {to_string(game.position)}"
+        return (f"hint: {move_text(result.best)}   ({rows}{exact})\n"
+                f"position {to_string(game.position)}")
 
     def view(self) -> str:
         s = self.state

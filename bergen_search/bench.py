@@ -110,13 +110,13 @@ def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"
     information set of the seat to move, the fully known State). `first_only`: only each
     round's first."""
     from .engines import parse_engine_spec
-    from .record_io import write_record
+    from .record_io import to_record
     from .table import play_match as engine_match
     rules = rules or Rules()
     specs = [parse_engine_spec(e) for e in engines]
     for i in range(rounds):
         log = engine_match(rules, specs, derive_seed(seed, i), max_rounds=1)
-        for _, _, info, state, _ in stage_decisions(write_record(log)):
+        for _, _, info, state, _ in stage_decisions(to_record(log)):
             yield i, info, state
             if first_only:
                 break

@@ -14,7 +14,7 @@ from .engines import EngineSpec
 from .errors import BergenError
 from .match import Match
 from .notation import format_hand, format_line, parse_move, parse_move_text
-from .record_io import write_record
+from .record_io import to_record, write_record
 from .rules import Rules
 from .state import DRAW, PASS, State, move_str
 from .table import Table
@@ -126,7 +126,7 @@ class PlaySession:
         from .viewpoint import load_record_game
         limits, kwargs = self.hint_engine.search_args()
         # The person is to move: the record's viewpoint, seen as that seat alone sees it.
-        game = load_record_game(self.record())
+        game = load_record_game(to_record(self.log))
         result = search(game.info, limits, seed=self.seed, **kwargs)
         if result.info.get("interrupted"):
             raise KeyboardInterrupt         # Ctrl-C during a hint ends the game (saved)

@@ -35,7 +35,7 @@ the budget, the search falls back to today's engine and says so (`Attempt.why`).
 ...     '6-5 5-0 0-6 6-6 6-2 2-5 5-5 5-4 4-1 1-1","hand_sizes":[4,2],"reserve_size":2,'
 ...     '"voids":{"0":[4,6],"1":[3]}}')
 >>> sol = solve(game(info), tolerance=1e-6)
->>> [(m, round(v, 3)) for m, v in sorted(sol.values.items(), key=lambda kv: kv[0].code)]
+>>> [(m, round(v, 3)) for m, v in sorted(sol.values.items())]
 [(Move.parse('1-2:R'), -0.4), (Move.parse('1-5:R'), 1.2)]
 >>> sol.exploitability <= sol.tolerance
 True

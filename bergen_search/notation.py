@@ -253,7 +253,9 @@ class Move:
     `.code` is the core's move int (`tile * 2 + end`, `state.DRAW`, `state.PASS`) and
     `Move.from_code` makes one back; `str()` is the FORMATS.md notation (`3-5:R`, `3-5` for the
     lead, `draw`, `pass`) and `repr()` the expression that makes it again. Moves are values:
-    equal when they are the same action, hashable (dict keys), not ordered (sort by `.code`).
+    equal when they are the same action, hashable (dict keys), and ordered as the core orders
+    its moves (by `.code`: tile by tile, the left end first, then the draw and the pass; the
+    lead before the same tile at the left end).
 
     >>> Move.parse("draw"), Move.from_code(PASS), str(Move.parse("6-4:L"))
     (Move.parse('draw'), Move.parse('pass'), '4-6:L')
@@ -321,6 +323,21 @@ class Move:
     @property
     def is_double(self) -> bool:
         return self.kind == "play" and is_double(self.tile)
+
+    def _key(self) -> tuple:
+        return self.code, self.end is not None
+
+    def __lt__(self, other):
+        return self._key() < other._key() if isinstance(other, Move) else NotImplemented
+
+    def __le__(self, other):
+        return self._key() <= other._key() if isinstance(other, Move) else NotImplemented
+
+    def __gt__(self, other):
+        return self._key() > other._key() if isinstance(other, Move) else NotImplemented
+
+    def __ge__(self, other):
+        return self._key() >= other._key() if isinstance(other, Move) else NotImplemented
 
     def __str__(self) -> str:
         if self.kind != "play":

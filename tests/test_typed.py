@@ -39,6 +39,14 @@ def test_move_stands_for_the_draw_and_the_pass():
         assert m.kind == text and m.tile is None and not m.is_play and not m.is_double
         assert Move.parse(f"  {text} ") is m
     assert Move.DRAW != Move.PASS and len({Move.DRAW, Move.PASS, Move.parse("draw")}) == 2
+    # Ordered as the core's move ints (the lead before the same tile at the left end).
+    moves = [Move.from_code(c, lead) for c in (PASS, DRAW, 9, 8, 0) for lead in (False, True)]
+    assert [m.code for m in sorted(moves)] == sorted(m.code for m in moves)
+    assert sorted(moves)[:2] == [Move(0), Move(0, 0)]
+    assert Move(4) < Move(4, 0) < Move(4, 1) < Move(5) < Move.DRAW < Move.PASS
+    assert max(Move.parse("6-6:R"), Move.DRAW) is Move.DRAW
+    with pytest.raises(TypeError):
+        Move(4) < "0-4"
     # A play is as it was: Move(tile, end), the lead without an end.
     t = tile_index(3, 5)
     assert Move(t, 1) == Move.parse("5-3:R") and Move(t).is_lead and Move(t, 0).code == t * 2

@@ -59,12 +59,12 @@ def mid_round():
 def inference_position():
     """A 2-player decision where the other seat's plays give inference something to weigh
     (a mid-round cut of a seeded greedy round)."""
-    from .engines import parse_engine_list
+    from .engines import EngineSpec
     from .inference import TileModel, tile_factors
     from .table import play_match as engine_match
     rules = Rules()
     for i in range(100):
-        log = engine_match(rules, parse_engine_list("greedy", 2), derive_seed(SEED + 1, i))
+        log = engine_match(rules, [EngineSpec("greedy")] * 2, derive_seed(SEED + 1, i))
         rnd = log.rounds[0]
         state = State.deal(rules, rnd.hands, rnd.reserve)
         events = []

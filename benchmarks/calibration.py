@@ -44,6 +44,7 @@ from bergen_search.replay import RoundStart, Step, events
 from bergen_search.rng import Rng, derive_seed
 from bergen_search.rules import Rules
 from bergen_search.search import Limits, choices, root_moves, search
+from bergen_search.views import move_text
 from bergen_search.state import DRAW
 from bergen_search.table import play_match
 
@@ -90,8 +91,8 @@ def seed_values(info, seeds, limits: Limits, algorithm: str, settings: dict) -> 
     runs = []
     for s in seeds:
         res = search(info, limits, seed=s, algorithm=algorithm, **settings)
-        runs.append(({m.move: (m.value, m.stderr) for m in choices(res.moves)},
-                     choices(res.moves)[0].move, res.info.get("exact", False)))
+        runs.append(({move_text(m): (m.value, m.stderr) for m in choices(res.moves)},
+                     move_text(choices(res.moves)[0]), res.info.get("exact", False)))
     return runs
 
 

@@ -37,6 +37,7 @@ import time
 from bergen_search import endgame
 from bergen_search.bench import stage_decisions
 from bergen_search.match import greedy_choice
+from bergen_search.notation import Move
 from bergen_search.rng import derive_seed
 from bergen_search.search import Limits, mirror_twins, search
 from bergen_search.state import move_str
@@ -78,20 +79,21 @@ def judge(records, engines, limits, seed=0, tolerance=1e-3, progress=None):
                 rows.append(row)
                 continue
             row.update(solve_seconds=time.perf_counter() - t0, eps=sol.exploitability,
-                       values=sol.values, played=move_str(played))
-            twins = {move_str(m): move_str(t) for m, t in mirror_twins(info).items()}
+                       values={str(m): v for m, v in sol.values.items()},
+                       played=move_str(played))
+            twins = {Move.from_code(m): Move.from_code(t) for m, t in mirror_twins(info).items()}
             best = max(sol.values.values())
             row["engines"] = {}
             for name in engines:
                 if ENGINES[name] is None:
-                    move, value = move_str(greedy_choice(state, state.legal_moves())), None
+                    move, value = Move.from_code(greedy_choice(state, state.legal_moves())), None
                 else:
                     alg, settings = ENGINES[name]
                     res = search(info, limits, seed=derive_seed(seed, k), algorithm=alg,
                                  values=True, **settings)
                     move, value = res.best, res.value
                 base = twins.get(move, move)
-                row["engines"][name] = {"move": move, "regret": best - sol.values[base],
+                row["engines"][name] = {"move": str(move), "regret": best - sol.values[base],
                                         "value": value, "solved_value": sol.values[base]}
             rows.append(row)
             k += 1

@@ -17,19 +17,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import NamedTuple
 
 from . import backend
 from .constants import DRAW_STREAM, RECHECK_STREAM
 from .errors import BergenError
 from .infoset import Observer
-from .notation import format_line
+from .notation import Line, Move
 from .position import position_from_infoset
 from .position_string import to_string
 from .record import parse_record
 from .replay import RoundEnd, RoundStart, events, walk
 from .rng import derive_seed
 from .search import Limits, paired_stderr, pool, root_moves, search
-from .state import DRAW, move_str
+from .state import DRAW
 
 #: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
 #: loss distributions measured on self-play (README, "Analysis").
@@ -47,16 +48,18 @@ MAX_RECHECKS = 2
 
 @dataclass
 class Decision:
+    """A play with a choice, judged. `played` and `best` are `notation.Move`s; `values` and
+    `stderrs` are keyed by the Move (every legal play); `to_json` writes them in notation."""
     round: int
     event: int
     seat: int
-    played: str
-    best: str
+    played: Move
+    best: Move
     loss: float
     loss_stderr: float
     label: str | None
-    values: dict            # move -> value
-    stderrs: dict           # move -> stderr
+    values: dict            # Move -> value
+    stderrs: dict           # Move -> stderr
     rechecked: bool = False
     #: The interval did not settle on one label, even after the rechecks: `label` is then
     #: the label of the loss itself (None below the inaccuracy threshold), not a verdict.
@@ -68,10 +71,10 @@ class Decision:
 
     def to_json(self) -> dict:
         out = {"round": self.round, "event": self.event, "seat": self.seat,
-               "played": self.played, "best": self.best, "loss": _r(self.loss),
+               "played": str(self.played), "best": str(self.best), "loss": _r(self.loss),
                "loss_stderr": _r(self.loss_stderr), "label": self.label,
-               "values": {m: _r(v) for m, v in self.values.items()},
-               "stderr": {m: _r(v) for m, v in self.stderrs.items()},
+               "values": {str(m): _r(v) for m, v in self.values.items()},
+               "stderr": {str(m): _r(v) for m, v in self.stderrs.items()},
                "rechecked": self.rechecked, "borderline": self.borderline,
                "loss_interval": [_r(x) for x in self.loss_interval],
                "rechecks": self.rechecks, "exact": self.exact}
@@ -127,12 +130,25 @@ class Moment:
     sides: tuple | None = None     # every side's value there, when it is known (2 sides always)
 
 
+class Annotated(NamedTuple):
+    """One event of an analysed round, for the listing and the report: the `action` (a
+    `notation.Move`: the play, as the record writes it, without an end for the lead, or
+    `Move.DRAW`, `Move.PASS`), the `line` after it (a `notation.Line`), what it scored by
+    side, and its `Decision` when it was a judged play (else None)."""
+    event: int
+    seat: int
+    action: Move
+    line: Line
+    points: tuple
+    decision: Decision | None
+
+
 @dataclass
 class Analysis:
     decisions: list
     summary: list
     settings: dict
-    annotated: list        # per round: list of (event, seat, action text, line after, decision)
+    annotated: list        # per round: list of `Annotated`, one per event
     moments: list = field(default_factory=list)   # Moment, in record order
     rules: object = None   # the record's Rules
     start_scores: tuple = ()   # by side, before each round
@@ -426,9 +442,9 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
                             progress(k, todo)
         for o in observers.values():
             o.step(s, step.action, step.after)
-        line = format_line(step.after.line)
-        annotated[-1].append((step.event, s, move_str(step.action, not before.led), line,
-                              step.after.last_points, dec))
+        annotated[-1].append(Annotated(step.event, s, Move.from_code(step.action, not before.led),
+                                       Line(tuple(step.after.line)), step.after.last_points,
+                                       dec))
     return _assemble(record, seats, settings_out, {**held["lists"], "summary": summary,
                                                    "forced": forced})
 
@@ -513,7 +529,7 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
     alone; while its interval still straddles a threshold it is searched again, `recheck`
     times more each time, up to `max_rechecks` searches more. Then it is labelled when its
     interval is within one label's band, else marked borderline."""
-    played = move_str(step.action, False)
+    played = Move.from_code(step.action)
 
     def loss_of(result):
         vals = {m.move: m for m in result.moves}

@@ -59,12 +59,12 @@ def mid_round():
 def inference_position():
     """A 2-player decision where the other seat's plays give inference something to weigh
     (a mid-round cut of a seeded greedy round)."""
-    from .engines import parse_engine_list
+    from .engines import EngineSpec
     from .inference import TileModel, tile_factors
     from .table import play_match as engine_match
     rules = Rules()
     for i in range(100):
-        log = engine_match(rules, parse_engine_list("greedy", 2), derive_seed(SEED + 1, i))
+        log = engine_match(rules, [EngineSpec("greedy")] * 2, derive_seed(SEED + 1, i))
         rnd = log.rounds[0]
         state = State.deal(rules, rnd.hands, rnd.reserve)
         events = []
@@ -110,13 +110,13 @@ def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"
     information set of the seat to move, the fully known State). `first_only`: only each
     round's first."""
     from .engines import parse_engine_spec
-    from .record_io import write_record
+    from .record_io import to_record
     from .table import play_match as engine_match
     rules = rules or Rules()
     specs = [parse_engine_spec(e) for e in engines]
     for i in range(rounds):
         log = engine_match(rules, specs, derive_seed(seed, i), max_rounds=1)
-        for _, _, info, state, _ in stage_decisions(write_record(log)):
+        for _, _, info, state, _ in stage_decisions(to_record(log)):
             yield i, info, state
             if first_only:
                 break

@@ -742,7 +742,7 @@ def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, worke
     The search uses only what the seat to move could know.
     """
     from .search import choices, resolve
-    from .views import best_document
+    from .views import best_document, move_text
     settings = search_settings(algorithm, depth, exploration, sets)
     game_ = game_from_options(game, kw)
     info = game_.info
@@ -781,9 +781,9 @@ def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, worke
     for m in choices(result.moves):
         se = "" if math.isinf(m.stderr) else f"{m.stderr:.3f}"
         if solved:
-            click.echo(f"  {m.move:<9} {m.value:>+8.3f} {se:>9} {100.0 * m.share:>7.1f}%")
+            click.echo(f"  {move_text(m):<9} {m.value:>+8.3f} {se:>9} {100.0 * m.share:>7.1f}%")
             continue
-        click.echo(f"  {m.move:<9} {m.value:>+8.3f} {se:>9} {m.visits:>8}"
+        click.echo(f"  {move_text(m):<9} {m.value:>+8.3f} {se:>9} {m.visits:>8}"
                    + (f" {100.0 * m.visits / total:>6.1f}%" if ismcts else ""))
     if any(m.twin for m in result.moves):
         click.echo("\n  a-b:L/R: either end, the same position mirrored (one choice)")
@@ -793,9 +793,9 @@ def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, worke
         if note:
             click.echo("  " + note)
     if solved:
-        click.echo(f"\nbest: {result.best} (drawn from the mix with seed {seed})")
+        click.echo(f"\nbest: {move_text(result.best)} (drawn from the mix with seed {seed})")
     else:
-        click.echo(f"\nbest: {result.best}")
+        click.echo(f"\nbest: {move_text(result.best)}")
     return status
 
 
@@ -1255,7 +1255,7 @@ def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, work
     """
     from .position_string import to_string
     from .search import resolve
-    from .views import endgame_json, num
+    from .views import endgame_json, move_text, num
     settings = search_settings(algorithm, depth, exploration, sets)
     game_ = game_from_options(game, kw)
     info = game_.info
@@ -1291,7 +1291,8 @@ def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, work
     if as_json:
         emit_json({"to_move": info.seat, "side_to_move": rules.side_of(info.seat),
                    "sides": sides, "value": num(result.value), "stderr": num(result.stderr),
-                   "best": result.best, "objective": objective, "algorithm": algorithm,
+                   "best": move_text(result.best), "objective": objective,
+                   "algorithm": algorithm,
                    "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
                    "seed": seed, "settings": dict(ri["settings"]), "exact": ri["exact"],
                    "interrupted": interrupted, "memory": ri.get("memory"),
@@ -1304,7 +1305,7 @@ def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, work
     how = (_exact_text(ri) if solved else
            f"{algorithm}, {ri['iterations']} {alg.unit}, seed {seed}{_backend_text(ri)}")
     click.echo(f"value {result.value:+.3f} ± {err} ({unit}, side "
-               f"{rules.side_of(info.seat)}, best {result.best}; {how})")
+               f"{rules.side_of(info.seat)}, best {move_text(result.best)}; {how})")
     if "endgame" in ri and not solved:
         click.echo(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
     click.echo("")

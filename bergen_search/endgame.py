@@ -36,7 +36,7 @@ the budget, the search falls back to today's engine and says so (`Attempt.why`).
 ...     '"voids":{"0":[4,6],"1":[3]}}')
 >>> sol = solve(game(info), tolerance=1e-6)
 >>> [(m, round(v, 3)) for m, v in sorted(sol.values.items())]
-[('1-2:R', -0.4), ('1-5:R', 1.2)]
+[(Move.parse('1-2:R'), -0.4), (Move.parse('1-5:R'), 1.2)]
 >>> sol.exploitability <= sol.tolerance
 True
 """
@@ -52,9 +52,10 @@ from . import endgame_ref
 from .constants import MIX_STREAM
 from .errors import BergenError
 from .infoset import InfoSet
+from .notation import Move
 from .rng import Rng, derive_seed
 from .sampler import WorldTable
-from .state import PASS, move_str
+from .state import PASS
 
 #: The exploitability the solver stops at, in points (the unit of the values).
 TOLERANCE = 0.01
@@ -212,6 +213,7 @@ def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
 class Solution:
     """A solved endgame, from the side of the seat to move, in points.
 
+    Every dict is keyed by the move (`notation.Move`).
     `values`: each legal move's value (the seat's best response after it against the
     other's solved strategy, for its own hand), twins included; `mix`: the seat's average
     strategy at its hand (shares, summing to 1); `value`: its hand's value (the best move's);
@@ -239,10 +241,11 @@ class Solution:
     interrupted: bool = False
     traversals: int = 0      # passes over the tree: 2 an iteration, 2 a check, 3 to report
 
-    def choose(self, seed: int) -> str:
-        """A move drawn from the mix with the seeded RNG (shares below MIN_SHARE dropped):
-        the same seed, the same move."""
-        shares = sorted((m, p) for m, p in self.mix.items() if p >= MIN_SHARE)
+    def choose(self, seed: int) -> Move:
+        """A move drawn from the mix with the seeded RNG (shares below MIN_SHARE dropped, the
+        others in the order of their notation): the same seed, the same move."""
+        shares = sorted(((m, p) for m, p in self.mix.items() if p >= MIN_SHARE),
+                        key=lambda mp: str(mp[0]))
         if not shares:
             shares = [max(self.mix.items(), key=lambda kv: kv[1])]
         total = sum(p for _, p in shares)
@@ -386,7 +389,7 @@ def _solution(g: Game, solver, exploit, bounds, tolerance, iterations, nodes, wo
     for c, m in enumerate(moves):
         if not _legal_at_root(g, m):
             continue
-        name = move_str(m)
+        name = Move.from_code(m)
         values[name] = best_after[m][i] / norm
         mix[name] = mix_row[c]
         # Each side's expected points gained after the move, both playing the solved pair.
@@ -484,8 +487,8 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
     chosen = sol.choose(seed)
     rows = []
     for m in root_moves(info):
-        name = move_str(m)
-        base = move_str(twins[m]) if m in twins else name
+        name = Move.from_code(m)
+        base = Move.from_code(twins[m]) if m in twins else name
         rows.append((m, name, base))
     rows.sort(key=lambda r: (r[2] != chosen, -sol.values[r[2]], r[2] != r[1], r[0]))
     moves = [MoveValue(name, m, sol.values[base], sol.exploitability, 0,
@@ -498,7 +501,7 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
         "worlds_consistent": sol.worlds, "exact": True,
         "settings": {"tolerance": sol.tolerance},
         "values": {"method": "equilibrium"},
-        "twins": {move_str(m, lead): move_str(t, lead) for m, t in twins.items()},
+        "twins": {Move.from_code(m, lead): Move.from_code(t, lead) for m, t in twins.items()},
         "iterations": sol.iterations, "seconds": seconds,
         "interrupted": sol.interrupted, "nodes": sol.nodes,
         "sides": {name: list(sol.sides[base]) for _, name, base in rows},
@@ -507,7 +510,8 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
                     "iterations": sol.iterations, "nodes": sol.nodes, "work": sol.work,
                     "game_value": sol.game_value, "bounds": list(sol.bounds),
                     "hand_gap": sol.hand_gap,
-                    "mix": {m: p for m, p in sorted(sol.mix.items()) if p > 0},
+                    "mix": {m: p for m, p in sorted(sol.mix.items(), key=lambda mp: str(mp[0]))
+                            if p > 0},
                     "solve_seconds": sol.seconds},
     }
     best = moves[0]

@@ -247,7 +247,7 @@ class EngineServer:
     def _search(self, cmd, game, limits, seed, algorithm, objective, settings, every,
                 infinite, stop):
         from .search import search
-        from .views import best_document, move_rows, num
+        from .views import best_document, move_rows, move_text, num
         last = [self.clock()]
 
         def on_info(progress):
@@ -259,7 +259,7 @@ class EngineServer:
                     "seconds": round(progress["seconds"], 3),
                     "speed": round(progress["speed"], 1)}
             if "best" in progress:
-                line.update(best=progress["best"], value=num(progress["value"]),
+                line.update(best=move_text(progress["best"]), value=num(progress["value"]),
                             stderr=num(progress["stderr"]), moves=move_rows(progress["moves"]))
             self.send(line, cmd)
 

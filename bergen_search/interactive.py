@@ -14,7 +14,7 @@ from .engines import EngineSpec
 from .errors import BergenError
 from .match import Match
 from .notation import format_hand, format_line, parse_move, parse_move_text
-from .record_io import write_record
+from .record_io import to_record, write_record
 from .rules import Rules
 from .state import DRAW, PASS, State, move_str
 from .table import Table
@@ -122,16 +122,18 @@ class PlaySession:
         position as a string (to paste into `bergen best`)."""
         from .position_string import to_string
         from .search import choices, search
+        from .views import move_text
         from .viewpoint import load_record_game
         limits, kwargs = self.hint_engine.search_args()
         # The person is to move: the record's viewpoint, seen as that seat alone sees it.
-        game = load_record_game(self.record())
+        game = load_record_game(to_record(self.log))
         result = search(game.info, limits, seed=self.seed, **kwargs)
         if result.info.get("interrupted"):
             raise KeyboardInterrupt         # Ctrl-C during a hint ends the game (saved)
-        rows = ", ".join(f"{m.move} {m.value:+.2f}" for m in choices(result.moves)[:4])
+        rows = ", ".join(f"{move_text(m)} {m.value:+.2f}" for m in choices(result.moves)[:4])
         exact = "; exact" if result.info.get("endgame", {}).get("solved") else ""
-        return f"hint: {result.best}   ({rows}{exact})\nposition {to_string(game.position)}"
+        return (f"hint: {move_text(result.best)}   ({rows}{exact})\n"
+                f"position {to_string(game.position)}")
 
     def view(self) -> str:
         s = self.state

@@ -27,8 +27,8 @@ import re
 from dataclasses import dataclass
 
 from .errors import BergenError
-from .state import LEFT, RIGHT, move_str
-from .tiles import (TILE_HIGH, TILE_LOW, LineEnds, format_mask, is_double, iter_mask,
+from .state import DRAW, LEFT, PASS, RIGHT, move_str
+from .tiles import (N_TILES, TILE_HIGH, TILE_LOW, LineEnds, format_mask, is_double, iter_mask,
                     parse_halves, parse_tile, tile_index, tile_str)
 
 __all__ = ["parse_tile", "format_tile", "parse_tiles", "parse_hand", "format_hand", "Line",
@@ -246,15 +246,49 @@ def format_move(move: int, lead: bool = False) -> str:
 
 @dataclass(frozen=True)
 class Move:
-    """A play at the edge of the library: a tile and an end (None for the lead).
+    """An action of the seat to move, as the library hands it out: a play (`tile` and `end`,
+    LEFT or RIGHT, or None for the lead), or the draw or the pass (`Move.DRAW`, `Move.PASS`:
+    `kind` "draw" or "pass", no tile).
 
-    `Move.parse("5-3:R").code` is the core's move int; `str()` and `repr()` write it back.
+    `.code` is the core's move int (`tile * 2 + end`, `state.DRAW`, `state.PASS`) and
+    `Move.from_code` makes one back; `str()` is the FORMATS.md notation (`3-5:R`, `3-5` for the
+    lead, `draw`, `pass`) and `repr()` the expression that makes it again. Moves are values:
+    equal when they are the same action, hashable (dict keys), and ordered as the core orders
+    its moves (by `.code`: tile by tile, the left end first, then the draw and the pass; the
+    lead before the same tile at the left end).
+
+    >>> Move.parse("draw"), Move.from_code(PASS), str(Move.parse("6-4:L"))
+    (Move.parse('draw'), Move.parse('pass'), '4-6:L')
+    >>> Move.DRAW.code == DRAW and Move.from_code(DRAW) is Move.DRAW
+    True
     """
-    tile: int
+    tile: int | None
     end: int | None = None
+    kind: str = "play"
+
+    def __post_init__(self):
+        if self.kind == "play":
+            if isinstance(self.tile, bool) or not isinstance(self.tile, int) \
+                    or not 0 <= self.tile < N_TILES:
+                raise BergenError(f"a play's tile is an index 0..{N_TILES - 1}, got "
+                                  f"{self.tile!r}")
+            if self.end not in (None, LEFT, RIGHT) or isinstance(self.end, bool):
+                raise BergenError(f"a play's end is LEFT (0), RIGHT (1) or None (the lead), got "
+                                  f"{self.end!r}")
+        elif self.kind in ("draw", "pass"):
+            if self.tile is not None or self.end is not None:
+                raise BergenError(f"a {self.kind} has no tile or end, got {self.tile!r}, "
+                                  f"{self.end!r}")
+        else:
+            raise BergenError(f"a move's kind is play, draw or pass, got {self.kind!r}")
 
     @classmethod
     def parse(cls, text: str, line=None) -> "Move":
+        """`a-b`, `a-b:L`, `a-b:R`, `draw` or `pass`; with `line`, a play is resolved as
+        `parse_move` resolves it (a bare tile to the one end it fits)."""
+        word = text.strip() if isinstance(text, str) else None
+        if word in _FORCED:
+            return _FORCED[word]
         t, end = parse_move_text(text)
         if line is not None:
             ends = _ends_of(line)
@@ -264,22 +298,60 @@ class Move:
 
     @classmethod
     def from_code(cls, code: int, lead: bool = False) -> "Move":
+        """The Move of a core move int (`lead`: a play is the lead, written without an end)."""
+        if code == DRAW:
+            return cls.DRAW
+        if code == PASS:
+            return cls.PASS
         return cls(code >> 1, None if lead else code & 1)
 
     @property
     def code(self) -> int:
-        return self.tile * 2 + (self.end or 0)
+        if self.kind == "play":
+            return self.tile * 2 + (self.end or 0)
+        return DRAW if self.kind == "draw" else PASS
+
+    @property
+    def is_play(self) -> bool:
+        return self.kind == "play"
+
+    @property
+    def is_lead(self) -> bool:
+        """A play written without an end (the lead)."""
+        return self.kind == "play" and self.end is None
 
     @property
     def is_double(self) -> bool:
-        return is_double(self.tile)
+        return self.kind == "play" and is_double(self.tile)
+
+    def _key(self) -> tuple:
+        return self.code, self.end is not None
+
+    def __lt__(self, other):
+        return self._key() < other._key() if isinstance(other, Move) else NotImplemented
+
+    def __le__(self, other):
+        return self._key() <= other._key() if isinstance(other, Move) else NotImplemented
+
+    def __gt__(self, other):
+        return self._key() > other._key() if isinstance(other, Move) else NotImplemented
+
+    def __ge__(self, other):
+        return self._key() >= other._key() if isinstance(other, Move) else NotImplemented
 
     def __str__(self) -> str:
+        if self.kind != "play":
+            return self.kind
         name = tile_str(self.tile)
         return name if self.end is None else f"{name}:{'LR'[self.end]}"
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"
+
+
+Move.DRAW = Move(None, None, "draw")
+Move.PASS = Move(None, None, "pass")
+_FORCED = {"draw": Move.DRAW, "pass": Move.PASS}
 
 
 def parse_int_list(value, what: str, n: int | None = None) -> list:

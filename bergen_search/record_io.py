@@ -1,6 +1,6 @@
 """Records in and out: JSON text to `record.Record`s (`load_record`, `load_records`,
 `iter_records` for `.jsonl`) and a match's log to a `bergen-record/1` dict or line
-(`write_record`, `dump_record`).
+(`write_record`, `dump_record`), or to its `Record` without the text (`to_record`).
 
 >>> from bergen_search.match import play_match
 >>> from bergen_search.rules import Rules
@@ -18,9 +18,8 @@ from . import __version__
 from .errors import BergenError
 from .jsondoc import parse_json
 from .match import MatchLog
-from .record import FORMAT, Record, needs_record_message, parse_record
-from .state import DRAW, PASS, move_str
-from .tiles import format_mask, tile_str
+from .record import Event, Record, Round, needs_record_message, parse_record
+from .state import DRAW, PASS
 
 
 def load_record(text) -> Record:
@@ -89,15 +88,15 @@ def load_records(text, needed_by: str | None = None) -> list:
 
 
 # ---- writing ----------------------------------------------------------------------------------
-def write_record(log) -> dict:
-    """A complete `bergen-record/1` dict from a `match.MatchLog` (or a `Record`).
+def to_record(log) -> Record:
+    """The `Record` of a `match.MatchLog` (a `Record` is returned as it is): what
+    `parse_record` would make of its `write_record` dict, built without writing it.
 
-    Every hand and reserve is written, the drawn tiles too, and the rules in full
-    (`rules.to_dict()`), so the record stands on its own; a match's record says which version
-    of the program wrote it (a `Record` keeps the version it was read with).
+    Every hand and reserve is there, the drawn tiles too; a match's record says which version
+    of the program wrote it.
     """
     if isinstance(log, Record):
-        return log.to_dict()
+        return log
     if not isinstance(log, MatchLog) and not all(
             hasattr(log, k) for k in ("rules", "start_scores", "rounds")):
         raise TypeError(f"write_record takes a MatchLog or a Record, not {type(log).__name__}")
@@ -107,17 +106,24 @@ def write_record(log) -> dict:
         led = False
         for seat, action, tile in rnd.events:
             if action == DRAW:
-                events.append({"seat": seat, "draw": tile_str(tile)})
+                events.append(Event(seat, "draw", tile))
             elif action == PASS:
-                events.append({"seat": seat, "pass": True})
+                events.append(Event(seat, "pass"))
             else:
-                events.append({"seat": seat, "play": move_str(action, lead=not led)})
+                events.append(Event(seat, "play", action >> 1, action & 1 if led else None))
                 led = True
-        rounds.append({"hands": [format_mask(h) for h in rnd.hands],
-                       "reserve": [tile_str(t) for t in rnd.reserve],
-                       "events": events})
-    return {"format": FORMAT, "version": __version__, "rules": log.rules.to_dict(),
-            "start_scores": list(log.start_scores), "rounds": rounds}
+        rounds.append(Round(tuple(rnd.hands), tuple(rnd.reserve), tuple(events)))
+    return Record(log.rules, tuple(log.start_scores), tuple(rounds), __version__)
+
+
+def write_record(log) -> dict:
+    """A complete `bergen-record/1` dict from a `match.MatchLog` (or a `Record`).
+
+    Every hand and reserve is written, the drawn tiles too, and the rules in full
+    (`rules.to_dict()`), so the record stands on its own; a match's record says which version
+    of the program wrote it (a `Record` keeps the version it was read with).
+    """
+    return to_record(log).to_dict()
 
 
 def dump_record(obj) -> str:

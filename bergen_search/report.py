@@ -16,7 +16,8 @@ import html
 import math
 
 from .analysis import CONFIDENCE, LABELS, combined_summary
-from .notation import parse_line, parse_move_text
+from .notation import Move
+from .state import LEFT
 from .tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str
 
 MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
@@ -41,7 +42,7 @@ def text(result, settings=True) -> str:
     for r, events in enumerate(result.annotated):
         out.append(f"round {r}")
         for event, seat, action, line, points, dec in events:
-            out.append(f"  {event:>3}  seat {seat}  {action + mark_of(dec):<11} "
+            out.append(f"  {event:>3}  seat {seat}  {str(action) + mark_of(dec):<11} "
                        f"{gained(points):<4} {line}" + ("   (exact)" if dec and dec.exact else ""))
             if dec and (dec.label or dec.borderline):
                 out.append(f"        {verdict_text(dec)}: {dec.played} "
@@ -505,14 +506,14 @@ def _legend(rules) -> str:
 EXACT_NOTE = '; <span class="exact">exact</span> (the endgame solved)'
 
 
-def _decision_html(result, prefix, index, r, event, seat, line_text, points) -> str:
+def _decision_html(result, prefix, index, r, event, seat, line, points) -> str:
     """Decision `index` of the analysis (a play with a choice), made at `event` of round
-    `r`: the line after it as laid, the hand, the values."""
+    `r`: the line after it as laid (a `notation.Line`), the hand, the values."""
     dec = result.decisions[index]
-    pairs = parse_line(line_text).pairs
+    pairs = line.pairs
     played_at = None
-    if ":" in dec.played:
-        played_at = 0 if dec.played.endswith(":L") else len(pairs) - 1
+    if dec.played.end is not None:
+        played_at = 0 if dec.played.end == LEFT else len(pairs) - 1
     mark = mark_of(dec)
     if dec.borderline:
         label_cls = " label-borderline"
@@ -527,8 +528,8 @@ def _decision_html(result, prefix, index, r, event, seat, line_text, points) -> 
     hand_svg = ""
     if hand is not None:
         tiles = list(iter_mask(hand))
-        best_tile = parse_move_text(dec.best)[0] if dec.best != dec.played else None
-        drawn = _hand_svg(tiles, parse_move_text(dec.played)[0], best_tile,
+        best_tile = dec.best.tile if dec.best != dec.played else None
+        drawn = _hand_svg(tiles, dec.played.tile, best_tile,
                           f"hand of seat {seat}")
         hand_svg = (f'<figure>{drawn}'
                     f'<figcaption>hand of seat {seat}: '
@@ -572,9 +573,9 @@ def _position_html(position) -> str:
 def _minor_html(event, seat, action, points, forced) -> str:
     """A draw, a pass, or a play the analysis did not judge (forced, or a seat not analysed)."""
     scored = gained(points)
-    if action == "draw":
+    if action == Move.DRAW:
         what = "draws"
-    elif action == "pass":
+    elif action == Move.PASS:
         what = "passes"
     else:
         what = f'plays <span class="move">{_e(action)}</span>' + (" (forced)" if forced else "")

@@ -36,6 +36,8 @@ is then smaller and `info["backend"]` says "reference"); expectimax needs the co
 >>> result = search(info, Limits(iterations=2000), seed=1)
 >>> result.best in [m.move for m in result.moves]
 True
+>>> result.best, result.moves[0].code == result.best.code
+(Move.parse('0-3:R'), True)
 """
 from __future__ import annotations
 
@@ -48,11 +50,12 @@ from . import backend
 from .constants import MAX_SECONDS, PASS_STREAM, REPLICATE_STREAM
 from .errors import BergenError
 from .infoset import InfoSet
+from .notation import Move
 from .registry import Algorithm, SearchRun, Setting, resolve, setting_text  # noqa: F401
 from . import registry
 from .rng import derive_seed
 from .sampler import WorldTable
-from .state import DRAW, PASS, move_str
+from .state import DRAW, PASS
 from .state import mirror_twins as state_mirror_twins
 from .tiles import TILES_WITH, iter_mask
 
@@ -137,17 +140,22 @@ class Limits:
 
 @dataclass(frozen=True)
 class MoveValue:
-    move: str            # FORMATS.md notation
-    code: int            # tile * 2 + end, DRAW or PASS
+    """One root move of a search and what the search found of it. The views write it
+    (`views.move_text`, `views.move_rows`)."""
+    move: Move           # the action (`notation.Move`: a play, the draw or the pass)
+    code: int            # move.code: tile * 2 + end, DRAW or PASS
     value: float
     stderr: float
     visits: int          # ISMCTS visits, or expectimax worlds
-    twin: str | None = None   # the move this one mirrors (the same choice), if any
+    twin: Move | None = None   # the move this one mirrors (the same choice), if any
     #: ISMCTS: the value each independent replicate gave it, in replicate order (`value` is
     #: their mean, `stderr` their standard error); the difference of two moves' samples,
     #: replicate by replicate, gives the honest error of a difference (`paired_stderr`).
     samples: tuple = ()
     share: float | None = None   # the exact endgame's equilibrium mix: this move's share
+    #: A row of `choices()`: this move stands for itself and its mirror twin at the other end
+    #: (one choice; written `a-b:L/R`).
+    both_ends: bool = False
 
 
 def paired_stderr(a: MoveValue, b: MoveValue) -> float:
@@ -181,16 +189,31 @@ def _c4(n: int) -> float:
 
 
 def choices(moves) -> list:
-    """The moves with each mirror twin folded into the move it mirrors, written `a-b:L/R`
-    (one choice), in their order: what `best` and `play`'s hints list."""
-    twinned = {m.twin for m in moves if m.twin}
-    return [replace(m, move=m.move + "/R") if m.move in twinned else m
+    """The moves with each mirror twin folded into the move it mirrors (`both_ends` set on
+    it: one choice, which the views write `a-b:L/R`), in their order: what `best` and
+    `play`'s hints list."""
+    twinned = {m.twin for m in moves if m.twin is not None}
+    return [replace(m, both_ends=True) if m.move in twinned else m
             for m in moves if m.twin is None]
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    best: str
+    """What `search` found: `best` (a `notation.Move`), `moves` (`MoveValue`s, best first),
+    the best move's `value` and `stderr`, `visits` (the root's visits, or the iterations),
+    and `info`, a dict of what else the search reports, as python-chess's
+    `PlayResult.info` is (not an `InfoSet`, which the search's input is): `algorithm`,
+    `objective`, `seed`, `backend`, `workers`, `settings`, `iterations`, `seconds`,
+    `worlds_consistent`, `exact`, `interrupted`, `empty`, `values` (how the values were
+    measured), `replicates`, `nodes`, `memory`; `twins` {Move: the Move it mirrors};
+    `sides` {Move: each side's expected outcome after it} when the algorithm reports it;
+    `endgame` (the exact endgame's report, or why it did not solve).
+
+    >>> r = SearchResult(Move.parse("0-3:R"), [], 0.4, 0.1, 100)
+    >>> eval(repr(r.best)) == r.best
+    True
+    """
+    best: Move
     moves: list          # MoveValue, best first
     value: float
     stderr: float
@@ -324,8 +347,8 @@ def _ranked(rows, twins, by_visits: bool, lead: bool, samples=None) -> list:
     else:
         rows = sorted(rows, key=lambda r: (-r[2], twins.get(r[0], r[0]), r[0]))
     samples = samples or {}
-    return [MoveValue(move_str(m, lead), m, v, se, n,
-                      move_str(twins[m], lead) if m in twins else None,
+    return [MoveValue(Move.from_code(m, lead), m, v, se, n,
+                      Move.from_code(twins[m], lead) if m in twins else None,
                       samples=tuple(samples.get(m, ()))) for m, n, v, se in rows]
 
 
@@ -627,7 +650,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                    "backend": be.name, "workers": workers, "worlds_consistent": table.total,
                    "exact": False,
                    "settings": dict(settings), "values": {"method": "search"},
-                   "twins": {move_str(m, lead): move_str(t, lead) for m, t in twins.items()}}
+                   "twins": {Move.from_code(m, lead): Move.from_code(t, lead)
+                             for m, t in twins.items()}}
     # What is left of the time limit once the table is built.
     seconds = None if limits.time is None else max(limits.time - (clock() - t0), 0.001)
     samples = {}
@@ -670,7 +694,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         if sides:
             # Each side's expected outcome after each root move, under the search's play
             # (from the final pass when there was one).
-            result_info["sides"] = {move_str(m, lead): v for m, v in sides.items()}
+            result_info["sides"] = {Move.from_code(m, lead): v for m, v in sides.items()}
     # The final policy: the most visited move (the robust child) or the best value; a twin
     # goes right after the move it mirrors.
     mv = _ranked(rows, twins, alg.by_visits and not (
@@ -706,7 +730,7 @@ def pool(results) -> SearchResult:
         rows.append(MoveValue(ms[0].move, code, mean, se, sum(m.visits for m in ms),
                               ms[0].twin, samples=samples))
     by_visits = first.info.get("settings", {}).get("choose") == "visits"
-    twin_of = lambda m: codes[m.twin] if m.twin else m.code
+    twin_of = lambda m: codes[m.twin] if m.twin is not None else m.code
     rows.sort(key=(lambda m: (-m.visits, -m.value, twin_of(m), m.code)) if by_visits else
               (lambda m: (-m.value, twin_of(m), m.code)))
     info = dict(first.info)

@@ -8,6 +8,7 @@ import math
 
 from . import __version__
 from .position_string import to_string
+from .tiles import tile_str
 
 
 def num(x):
@@ -15,16 +16,29 @@ def num(x):
     return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
 
 
+def move_text(row) -> str:
+    """A search's move in FORMATS.md notation: a `notation.Move` as `str()` writes it, or a
+    `search.MoveValue`'s move, written `a-b:L/R` when it is a row of `search.choices` that
+    stands for both mirror twins (`both_ends`). The one place a search's moves become text,
+    for `best`'s table, `play`'s hints and the JSON documents."""
+    move = getattr(row, "move", row)
+    if getattr(row, "both_ends", False):
+        return f"{tile_str(move.tile)}:L/R"
+    return str(move)
+
+
 def move_rows(moves) -> list:
     """`MoveValue`s as FORMATS.md's `moves` entries (a mirror twin names its twin)."""
-    return [dict({"move": m.move, "value": num(m.value), "stderr": num(m.stderr),
-                  "visits": m.visits}, **({"twin": m.twin} if m.twin else {}),
+    return [dict({"move": move_text(m), "value": num(m.value), "stderr": num(m.stderr),
+                  "visits": m.visits},
+                 **({"twin": move_text(m.twin)} if m.twin is not None else {}),
                  **({"share": num(m.share)} if m.share is not None else {}))
             for m in moves]
 
 
 def endgame_json(eg: dict) -> dict:
-    """The exact endgame's report (`info["endgame"]`) for JSON, floats rounded as elsewhere."""
+    """The exact endgame's report (`info["endgame"]`) for JSON, floats rounded as elsewhere
+    (its `mix`, {Move: share}, keyed by the moves written, in their written order)."""
     out = {}
     for k, v in eg.items():
         if isinstance(v, float):
@@ -32,7 +46,7 @@ def endgame_json(eg: dict) -> dict:
         elif isinstance(v, list):
             v = [num(x) for x in v]
         elif isinstance(v, dict):
-            v = {kk: num(vv) for kk, vv in v.items()}
+            v = dict(sorted((move_text(kk), num(vv)) for kk, vv in v.items()))
         out[k] = v
     return out
 
@@ -42,7 +56,8 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
     """`bergen best --json`: FORMATS.md's fields, then the others (the position string of
     `game`, a `viewpoint.Game`, and the version)."""
     ri = result.info
-    return {"to_move": game.info.seat, "best": result.best, "moves": move_rows(result.moves),
+    return {"to_move": game.info.seat, "best": move_text(result.best),
+            "moves": move_rows(result.moves),
             "value": num(result.value), "stderr": num(result.stderr),
             "objective": objective, "algorithm": algorithm,
             "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),

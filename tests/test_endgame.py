@@ -20,6 +20,7 @@ import pytest
 from bergen_search import endgame, endgame_ref
 from bergen_search.bench import endgame_positions
 from bergen_search.errors import BergenError
+from bergen_search.notation import Move
 from bergen_search.rules import Rules
 from bergen_search.search import Limits, search
 from bergen_search.viewpoint import load_game
@@ -290,13 +291,14 @@ def test_the_known_case_tells_the_two_moves_apart():
     """Issue 22's position: ISMCTS values 1-2:R and 1-5:R alike; the equilibrium does not."""
     info = load_game(KNOWN)
     res = search(info, Limits(iterations=20000), seed=1)
-    values = {m.move: m.value for m in res.moves}
-    assert res.best == "1-5:R" and res.info["exact"] and res.info["endgame"]["solved"]
+    values = {str(m.move): m.value for m in res.moves}
+    assert str(res.best) == "1-5:R" and res.info["exact"] and res.info["endgame"]["solved"]
     assert abs(values["1-5:R"] - 1.2) <= 2 * res.stderr + 0.01
     assert abs(values["1-2:R"] + 0.4) <= 2 * res.stderr + 0.01
     sol = endgame.solve(endgame.game(info), tolerance=1e-6)
-    assert abs(sol.values["1-5:R"] - 1.2) < 1e-4 and abs(sol.values["1-2:R"] + 0.4) < 1e-4
-    assert sol.mix["1-5:R"] > 0.999
+    assert abs(sol.values[Move.parse("1-5:R")] - 1.2) < 1e-4 and abs(
+        sol.values[Move.parse("1-2:R")] + 0.4) < 1e-4
+    assert sol.mix[Move.parse("1-5:R")] > 0.999
 
 
 def test_same_seed_same_answer_and_the_mix_is_drawn_with_it():

@@ -67,7 +67,7 @@ def test_its_error_matches_the_spread_over_seeds():
     info = _info(ENDGAME)
     runs = [search(info, Limits(iterations=64), algorithm="flat", seed=s) for s in range(16)]
     for move in ("1-5:R", "1-2:R"):
-        vals = [next(m for m in r.moves if m.move == move) for r in runs]
+        vals = [next(m for m in r.moves if str(m.move) == move) for r in runs]
         spread = statistics.stdev(m.value for m in vals)
         printed = statistics.fmean(m.stderr for m in vals)
         assert 0.5 < spread / printed < 2.0, (move, spread, printed)

@@ -200,7 +200,7 @@ def test_no_memory_error_when_the_machine_refuses_memory():
         limit = (vm << 10) + (100 << 20)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         r = search(info, Limits(iterations=800_000, memory_mb=100_000), seed=1, replicates=1)
-        print(json.dumps({{"best": r.best, "memory": r.info["memory"],
+        print(json.dumps({{"best": str(r.best), "memory": r.info["memory"],
                           "iterations": r.info["iterations"]}}))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -6,6 +6,7 @@ move forced in some worlds does not lend its outcome to the same move chosen in 
 The calibration over many self-play decisions is `benchmarks/calibration.py` (its figures
 are in the README); these tests keep its pieces and the issue's known cases.
 """
+import functools
 import json
 import math
 import statistics
@@ -32,6 +33,15 @@ FORCED_POLLUTION = json.dumps({
     "hand": ["1-2", "1-5"],
     "line": "6-4 4-0 0-1 1-3 3-2 2-4 4-4 4-3 3-3 3-6 6-5 5-0 0-6 6-6 6-2 2-5 5-5 5-4 4-1 1-1",
     "hand_sizes": [4, 2], "reserve_size": 2, "voids": {"0": [4, 6], "1": [3]}})
+
+
+@functools.lru_cache(maxsize=None)
+def _match_analysis(iterations, seed):
+    """examples/match.json analysed at `iterations` with `seed` (once per process: two tests
+    read the same runs)."""
+    with open(EXAMPLES / "match.json") as f:
+        record = json.load(f)
+    return analyze(record, limits=Limits(iterations=iterations), seed=seed)
 
 
 def decision():
@@ -253,9 +263,7 @@ def test_the_seed_that_called_it_the_best_play_now_searches_again():
     the played 2-6:L above 2-3:L by 0.05 +- 0.15 and called it the best play, interval (0, 0),
     while seed 0's rechecks showed 2-3:L better by 0.43 +- 0.04 (an inaccuracy). Now the
     interval of seed 1 reaches the threshold, so it is searched again."""
-    with open(EXAMPLES / "match.json") as f:
-        record = json.load(f)
-    runs = [analyze(record, limits=Limits(iterations=2000), seed=s) for s in (0, 1)]
+    runs = [_match_analysis(2000, s) for s in (0, 1)]
     d0, d1 = (next(d for d in r.decisions if (d.round, d.event) == (0, 1)) for r in runs)
     assert d1.rechecks >= 1
     assert d0.label == d1.label or d0.borderline or d1.borderline
@@ -293,10 +301,7 @@ def test_analyze_labels_agree_over_seeds_on_the_example(seeds, iterations):
     default): a decision's label is the same in every run, or every run marks it borderline
     (issue 22's rule, here on one match; at 2,000 iterations it caught the best play by a
     little that had no interval: test_the_seed_that_called_it_the_best_play_now_searches_again)."""
-    with open(EXAMPLES / "match.json") as f:
-        record = json.load(f)
-    runs = [analyze(record, limits=Limits(iterations=iterations), seed=s)
-            for s in range(seeds)]
+    runs = [_match_analysis(iterations, s) for s in range(seeds)]
     for ds in zip(*(r.decisions for r in runs)):
         labels = {d.label for d in ds}
         assert len(labels) == 1 or all(d.borderline for d in ds), \

@@ -230,7 +230,8 @@ class BergenGroup(click.Group):
 def main():
     """bergen: search, analysis and self-play for the domino game Bergen.
 
-    The documentation is in docs/ (in the repository and the source distribution): the
+    The documentation is in docs/ (in the repository and the source distribution; a
+    wheel installs it in <prefix>/share/doc/bergen-search): the
     rules and their variants docs/RULES.md, every command and option docs/COMMANDS.md,
     every JSON document and its fields docs/FORMATS.md, tiles, moves and position strings
     docs/NOTATION.md, the engine protocol docs/PROTOCOL.md.

@@ -511,6 +511,35 @@ def test_module_map_names_every_module():
     assert set(mapped) == real, sorted(set(mapped) ^ real)
 
 
+def test_wheel_config_takes_docs():
+    """pyproject's data-files put every file of docs/ into a wheel (share/doc/bergen-search)."""
+    import glob
+
+    from setuptools.config.pyprojecttoml import read_configuration
+    config = read_configuration(os.path.join(ROOT, "pyproject.toml"), expand=False)
+    data_files = config["tool"]["setuptools"]["data-files"]
+    listed = {os.path.relpath(p, ROOT).replace(os.sep, "/")
+              for pattern in data_files["share/doc/bergen-search"]
+              for p in glob.glob(os.path.join(ROOT, pattern))}
+    assert listed == {f"docs/{n}" for n in os.listdir(DOCS)}
+
+
+@pytest.mark.slow
+def test_wheel_takes_docs(tmp_path):
+    """A wheel built from the checkout (without the compiled modules: BERGEN_ONLY=_none, the
+    build is the same otherwise) holds every file of docs/ under share/doc/bergen-search."""
+    import subprocess
+    import sys
+    import zipfile
+    env = dict(os.environ, BERGEN_ONLY="_none")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", ROOT, "--no-deps", "-q", "-w",
+                    str(tmp_path)], check=True, env=env, capture_output=True, timeout=600)
+    (wheel,) = tmp_path.glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    got = {n.rsplit("/", 1)[1] for n in names if "/data/share/doc/bergen-search/" in n}
+    assert got == set(os.listdir(DOCS))
+
+
 def test_sdist_takes_docs(monkeypatch):
     """The sdist's file list, as setuptools builds it from MANIFEST.in, holds every file of
     docs/ (a build from a clean clone, `python -m build --sdist`, lists them: the README's

@@ -516,7 +516,10 @@ def test_wheel_config_takes_docs():
     import glob
 
     from setuptools.config.pyprojecttoml import read_configuration
-    config = read_configuration(os.path.join(ROOT, "pyproject.toml"), expand=False)
+    import warnings
+    with warnings.catch_warnings():      # setuptools calls [tool.setuptools] "beta"
+        warnings.simplefilter("ignore")
+        config = read_configuration(os.path.join(ROOT, "pyproject.toml"), expand=False)
     data_files = config["tool"]["setuptools"]["data-files"]
     listed = {os.path.relpath(p, ROOT).replace(os.sep, "/")
               for pattern in data_files["share/doc/bergen-search"]

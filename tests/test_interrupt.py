@@ -63,11 +63,22 @@ def wait_for(predicate, proc, timeout=60):
         time.sleep(0.02)
 
 
-def settled(proc, seconds=0.8):
-    """Wait until the command has loaded the compiled core (its imports done, the work about
-    to start), then `seconds` more: the moment to signal a command inside its work."""
+def settled(proc, seconds=0.5):
+    """Wait until the command has loaded the compiled core (its imports under way), then
+    until it has worked `seconds` more of processor time: the moment to signal a command
+    inside its work (a search, which is all processor time; what comes before it takes far
+    less). Counted on the processor, not the wall clock, which on a busy machine let the
+    signal land before the search had begun (`bergen: interrupted`, no answer)."""
     wait_for(lambda: _loaded(proc, "bergen_search/_core"), proc, timeout=30)
-    time.sleep(seconds)
+    start = _cpu_seconds(proc)
+    wait_for(lambda: _cpu_seconds(proc) >= start + seconds, proc)
+
+
+def _cpu_seconds(proc) -> float:
+    """The processor time the process has used (user and system), from /proc."""
+    with open(f"/proc/{proc.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def interrupt(proc):
@@ -270,7 +281,7 @@ def test_play_saves_the_game_and_exits_130(tmp_path, during, stopped_promptly):
     if during == "search":
         proc.stdin.write("hint\n")       # the opponent's search, for the person
         proc.stdin.flush()
-        settled(proc, 1.0)
+        settled(proc)
     else:
         seen = wait_for_output(proc, "your move> ")     # at the prompt, waiting for the person
     status, stdout, _, seconds = interrupt(proc)
@@ -367,8 +378,27 @@ def test_a_torn_last_line_is_dropped_and_the_run_resumes(tmp_path):
     assert out.read_bytes() == ref.read_bytes()
 
 
-def test_a_damaged_line_before_the_last_is_refused(tmp_path):
-    out, journal = _journal_of_a_stopped_run(tmp_path, SELFPLAY, count=2)
+@pytest.fixture(scope="module")
+def stopped_selfplay(tmp_path_factory):
+    """The bytes of SELFPLAY's journal, the run stopped by Ctrl-C after two matches or more:
+    played once for the tests that damage or misuse such a journal (a copy in their own
+    folder is the same journal: it names its output by its file name)."""
+    _, journal = _journal_of_a_stopped_run(tmp_path_factory.mktemp("stopped"), SELFPLAY)
+    with open(journal, "rb") as f:
+        return f.read()
+
+
+def _copy_of_the_journal(tmp_path, data):
+    """(output, journal): `data` as the journal of tmp_path/out.jsonl."""
+    out = tmp_path / "out.jsonl"
+    journal = str(out) + ".journal"
+    with open(journal, "wb") as f:
+        f.write(data)
+    return out, journal
+
+
+def test_a_damaged_line_before_the_last_is_refused(tmp_path, stopped_selfplay):
+    out, journal = _copy_of_the_journal(tmp_path, stopped_selfplay)
     lines = open(journal, "rb").read().split(b"\n")
     lines[1] = lines[1][:20] + b"X" + lines[1][21:]
     open(journal, "wb").write(b"\n".join(lines))
@@ -386,8 +416,9 @@ def _rewrite_header(journal, **change):
     open(journal, "wb").write(b"\n".join(lines))
 
 
-def test_a_journal_of_another_command_seed_version_or_arguments_is_refused(tmp_path):
-    out, journal = _journal_of_a_stopped_run(tmp_path, SELFPLAY)
+def test_a_journal_of_another_command_seed_version_or_arguments_is_refused(tmp_path,
+                                                                          stopped_selfplay):
+    out, journal = _copy_of_the_journal(tmp_path, stopped_selfplay)
     cases = [
         (["arena", "greedy", "random", "--out", str(out), "--resume"],
          "it is the journal of `bergen selfplay`, not `bergen arena`"),

@@ -50,14 +50,14 @@ def _without_times(out: dict) -> dict:
 def test_arena_on_the_cluster_equals_one_worker(cluster, tmp_path):
     address = cluster.scheduler_address
     for engines in (["greedy", "random"], ["ismcts:iterations=60", "classic:iterations=60"]):
-        games = "20" if engines[0] == "greedy" else "2"
+        games = "8" if engines[0] == "greedy" else "2"
         args = ["arena", *engines, "--games", games, "--seed", "3", "--json"]
         one = run(*args, "--out", str(tmp_path / "one.jsonl"))
         many = run(*args, "--cluster", address, "--out", str(tmp_path / "many.jsonl"))
         assert one.exit_code == 0 and many.exit_code == 0, many.output
         assert _without_times(json.loads(one.stdout)) == _without_times(json.loads(many.stdout))
         assert (tmp_path / "one.jsonl").read_bytes() == (tmp_path / "many.jsonl").read_bytes()
-    rounds = ["arena", "greedy", "random", "--round", "--games", "12", "--json"]
+    rounds = ["arena", "greedy", "random", "--round", "--games", "6", "--json"]
     assert (_without_times(json.loads(run(*rounds).stdout))
             == _without_times(json.loads(run(*rounds, "--cluster", address).stdout)))
 
@@ -65,7 +65,7 @@ def test_arena_on_the_cluster_equals_one_worker(cluster, tmp_path):
 def test_selfplay_on_the_cluster_equals_one_worker(cluster, tmp_path):
     address = cluster.scheduler_address
     for engines in ("greedy,random", "ismcts:iterations=40"):
-        games = "30" if "greedy" in engines else "2"
+        games = "10" if "greedy" in engines else "2"
         one = run("selfplay", "--games", games, "--seed", "8", "--engines", engines)
         many = run("selfplay", "--games", games, "--seed", "8", "--engines", engines,
                    "--cluster", address, "--out", str(tmp_path / "m.jsonl"))
@@ -173,7 +173,7 @@ def test_run_ordered_keeps_the_order(cluster):
 
 
 def _slow_square(x):
-    time.sleep(0.05 * x)
+    time.sleep(0.02 * x)
     return x * x
 
 

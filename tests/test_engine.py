@@ -10,6 +10,10 @@
   the command reader);
 - the process exits with status 0 and nothing on stderr on `quit`, at the end of its input
   and on SIGTERM, during a search too; the client's timeouts and a dead engine.
+
+The searches that run until stopped or timed out search STRING (a decision before the
+endgame stage): on decision.json an unbounded ISMCTS first tries the exact endgame, whose
+build (about 0.9 s there, before the tree is found too big) the tests of the endgame cover.
 """
 import json
 import os
@@ -101,7 +105,7 @@ def test_play_returns_the_move(engine):
 
 def test_info_lines_while_searching(engine):
     seen = []
-    doc = engine.analyse(DECISION, Limits(iterations=100_000), seed=1, on_info=seen.append,
+    doc = engine.analyse(STRING, Limits(iterations=100_000), seed=1, on_info=seen.append,
                          info_every=0.01)
     assert seen, "no info line during a search of 100,000 iterations"
     for info in seen:
@@ -110,12 +114,12 @@ def test_info_lines_while_searching(engine):
         assert {"move", "value", "stderr", "visits"} <= set(info["moves"][0])
     counts = [i["iterations"] for i in seen]
     assert counts == sorted(counts) and counts[-1] <= doc["iterations"] == 100_000
-    plain = engine.analyse(DECISION, Limits(iterations=100_000), seed=1)
+    plain = engine.analyse(STRING, Limits(iterations=100_000), seed=1)
     assert stable(plain) == stable(doc)         # watching the search does not change it
 
 
 def test_stop_during_an_infinite_search(engine):
-    with engine.analysis(DECISION, info_every=0.01) as analysis:
+    with engine.analysis(STRING, info_every=0.01) as analysis:
         infos = []
         for info in analysis:
             infos.append(info)
@@ -150,7 +154,7 @@ def test_a_stop_is_heard_at_the_next_slice():
     no slice after it; and the slices of a stoppable search are STOP_SLICE_SECONDS long."""
     # ISMCTS, expectimax sampling worlds (partial.json: a million histories), and expectimax
     # solving every world (decision.json: 36), which hears the stop between worlds
-    for game, algorithm, exact in ((DECISION, "ismcts", False), (PARTIAL, "expectimax", False),
+    for game, algorithm, exact in ((STRING, "ismcts", False), (PARTIAL, "expectimax", False),
                                    (DECISION, "expectimax", True)):
         stop, calls = threading.Event(), []
 
@@ -241,7 +245,7 @@ def test_malformed_lines_get_an_error_and_the_engine_keeps_running(engine):
     with pytest.raises(EngineError, match="the lead is forced"):
         engine.analyse("bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", Limits(iterations=10))
     # a command that needs a quiet engine, sent during a search
-    with engine.analysis(DECISION, info_every=0) as analysis:
+    with engine.analysis(STRING, info_every=0) as analysis:
         for line, message in [('{"cmd": "position", "game": "%s"}' % STRING,
                                "a search is running: send stop before position"),
                               ('{"cmd": "go"}', "a search is running: send stop before go")]:
@@ -351,7 +355,7 @@ def test_sigterm_exits_cleanly_during_a_search():
 
 def test_quit_during_a_search():
     engine = EngineProcess.start()
-    engine.analysis(DECISION, info_every=0)
+    engine.analysis(STRING, info_every=0)
     engine.process.stdin.write('{"cmd": "quit"}\n')
     engine.process.stdin.flush()
     assert engine.process.wait(30) == 0 and _stderr(engine) == ""
@@ -360,7 +364,7 @@ def test_quit_during_a_search():
 def test_timeouts_and_a_dead_engine():
     engine = EngineProcess.start(timeout=10)
     with pytest.raises(EngineTimeout):
-        engine.analyse(DECISION, Limits(iterations=10 ** 9), timeout=0.3)
+        engine.analyse(STRING, Limits(iterations=10 ** 9), timeout=0.3)
     engine.ping()                                  # the search was stopped and answered
     engine.process.kill()
     engine.process.wait()

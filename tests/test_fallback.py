@@ -22,6 +22,7 @@ import pytest
 from bergen_search import backend
 from bergen_search.analysis import DEFAULT_ITERATIONS
 from bergen_search.search import ALGORITHMS
+from support import require_compiled
 
 ROOT = Path(__file__).resolve().parents[1]
 DECISION = str(ROOT / "examples" / "decision.json")
@@ -73,11 +74,16 @@ def without_timing(doc: dict) -> dict:
     return {k: v for k, v in doc.items() if k not in ("seconds", "backend", "endgame")}
 
 
-@pytest.fixture
-def core_best(require_compiled):
+#: The budget of the comparisons with the core: the same answer at any budget, and 150 runs
+#: the pure-Python tree through every phase (expansion, playouts, the replicates' merge).
+BUDGET = "150"
+
+
+@pytest.fixture(scope="module")
+def core_best():
     from bergen_search import _ismcts
     require_compiled(_ismcts, "bergen_search._ismcts")
-    proc = bergen("core", "best", DECISION, "--iterations", "400", "--set", "replicates=2",
+    proc = bergen("core", "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2",
                   "--json")
     assert proc.returncode == 0 and NOTE not in proc.stderr, proc.stderr
     return json.loads(proc.stdout)
@@ -85,7 +91,7 @@ def core_best(require_compiled):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_best_gives_the_core_answer(mode, core_best):
-    proc = bergen(mode, "best", DECISION, "--iterations", "400", "--set", "replicates=2",
+    proc = bergen(mode, "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2",
                   "--json")
     assert proc.returncode == 0, proc.stderr
     backend_line(proc, mode)
@@ -111,10 +117,12 @@ def test_best_at_its_default_budget_with_the_core_removed():
     assert proc.stdout.rstrip().splitlines()[-1].startswith("best: ")
 
 
-def test_text_output_is_the_core_output(core_best):
+def test_text_output_is_the_core_output(require_compiled):
     """The table of `best` without --json: the core's lines, the header aside."""
-    core = bergen("core", "best", DECISION, "--iterations", "400")
-    pure = bergen("pure", "best", DECISION, "--iterations", "400")
+    from bergen_search import _ismcts
+    require_compiled(_ismcts, "bergen_search._ismcts")
+    core = bergen("core", "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2")
+    pure = bergen("pure", "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2")
     assert core.returncode == pure.returncode == 0
     def table(out):
         return [x for x in out.splitlines() if not x.startswith(("ismcts (", "exact: "))]
@@ -125,12 +133,14 @@ def test_text_output_is_the_core_output(core_best):
 
 
 def test_eval(mode="hidden"):
-    proc = bergen(mode, "eval", DECISION, "--iterations", "200", "--set", "replicates=2",
+    # One replicate: its final pass (PASS_MIN worlds played out, in pure Python) is most of
+    # the cost; two replicates and their spread are test_best_gives_the_core_answer's.
+    proc = bergen(mode, "eval", DECISION, "--iterations", "60", "--set", "replicates=1",
                   "--json")
     assert proc.returncode == 0, proc.stderr
     backend_line(proc, mode)
     doc = json.loads(proc.stdout)
-    assert doc["backend"] == "reference" and doc["iterations"] == 200
+    assert doc["backend"] == "reference" and doc["iterations"] == 60
     assert len(doc["sides"]) == 2
 
 
@@ -156,15 +166,19 @@ def test_analyze(require_compiled):
 
 
 def test_analyze_default_budget_is_the_fallback_one(monkeypatch):
+    """At the fallback's default budget, on partial.json cut after its first decision (one
+    search of a thousand iterations in pure Python instead of four)."""
     from bergen_search import analysis
     from bergen_search.record_io import load_records
     ref = backend.reference_search("test")
     assert ref.budget(DEFAULT_ITERATIONS) == DEFAULT_ITERATIONS // backend.FALLBACK_DIVISOR
     monkeypatch.setattr(backend, "SEARCH", ref)
-    record = load_records(Path(PARTIAL).read_text())[0]
+    doc = json.loads(Path(PARTIAL).read_text())
+    del doc["rounds"][0]["events"][5:]          # seat 0's first decision is event 4
+    record = load_records(json.dumps(doc))[0]
     result = analysis.analyze(record, seed=0, algorithm="classic", max_rechecks=0)
     assert result.settings["iterations"] == DEFAULT_ITERATIONS // backend.FALLBACK_DIVISOR
-    assert result.settings["backend"] == "reference"
+    assert result.settings["backend"] == "reference" and len(result.decisions) == 1
 
 
 @pytest.mark.slow

@@ -11,6 +11,9 @@ is refused (exit 2).
 
 The default run drives one case of each behaviour (`analyze`'s Ctrl-C in its resume test);
 the other moments, worker counts and commands are behind the `slow` marker, which CI runs.
+What is not about the process (the reference runs, `--resume`, the refusals) runs in this
+one (`run_here`, click's CliRunner); the signals, `kill -9` and the exit statuses go to the
+real installed command.
 The product's promise, an exit within a second of Ctrl-C, is measured in
 benchmarks/bench_stop.py; the slow run also checks it here, with a generous bound
 (`stopped_promptly`: STOP_WITHIN, 3 s; `BERGEN_STOP_WITHIN`), since a test's wall clock
@@ -18,15 +21,19 @@ measures the machine's load as much as the program.
 """
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
 import sys
 import time
 import zlib
+from typing import NamedTuple
 
 import pytest
+from click.testing import CliRunner
 
+from bergen_search.cli import main
 from bergen_search.journal import FORMAT, _read
 
 STOP_WITHIN = float(os.environ.get("BERGEN_STOP_WITHIN", "3.0"))
@@ -56,11 +63,22 @@ def wait_for(predicate, proc, timeout=60):
         time.sleep(0.02)
 
 
-def settled(proc, seconds=0.8):
-    """Wait until the command has loaded the compiled core (its imports done, the work about
-    to start), then `seconds` more: the moment to signal a command inside its work."""
+def settled(proc, seconds=0.5):
+    """Wait until the command has loaded the compiled core (its imports under way), then
+    until it has worked `seconds` more of processor time: the moment to signal a command
+    inside its work (a search, which is all processor time; what comes before it takes far
+    less). Counted on the processor, not the wall clock, which on a busy machine let the
+    signal land before the search had begun (`bergen: interrupted`, no answer)."""
     wait_for(lambda: _loaded(proc, "bergen_search/_core"), proc, timeout=30)
-    time.sleep(seconds)
+    start = _cpu_seconds(proc)
+    wait_for(lambda: _cpu_seconds(proc) >= start + seconds, proc)
+
+
+def _cpu_seconds(proc) -> float:
+    """The processor time the process has used (user and system), from /proc."""
+    with open(f"/proc/{proc.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def interrupt(proc):
@@ -93,6 +111,37 @@ def entries(path) -> int:
 
 def run(args, cwd):
     return subprocess.run(CMD + args, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+class Ran(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_here(args, cwd) -> Ran:
+    """`bergen args` in this process (CliRunner) in the folder `cwd`: what `run` gives, for
+    the runs that are not about the process (a reference file, a resume, a refusal)."""
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        res = CliRunner().invoke(main, args, prog_name="bergen")
+    finally:
+        os.chdir(before)
+    return Ran(res.exit_code, res.stdout, res.stderr)
+
+
+def wait_for_output(proc, text, timeout=60) -> str:
+    """Read the process's standard output (the pipe itself, which `communicate` goes on
+    reading) until `text` has appeared; what was read."""
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while text.encode() not in seen:
+        assert proc.poll() is None, (seen, proc.communicate())
+        assert time.monotonic() < deadline, f"{text!r} never came: {seen!r}"
+        if select.select([proc.stdout], [], [], 0.05)[0]:
+            seen += os.read(proc.stdout.fileno(), 65536)
+    return seen.decode()
 
 
 # ---- Ctrl-C ----------------------------------------------------------------------------------
@@ -228,11 +277,15 @@ def test_play_saves_the_game_and_exits_130(tmp_path, during, stopped_promptly):
     C: the issue's two Ctrl-C over 45 s that did nothing): saved, exit 130."""
     proc = start(["play", "--engine", "expectimax:worlds=50,depth=8", "--seed", "3",
                   "--seat", "1", "--out", "g.json"], tmp_path, stdin=subprocess.PIPE)
+    seen = ""
     if during == "search":
         proc.stdin.write("hint\n")       # the opponent's search, for the person
         proc.stdin.flush()
-    settled(proc, 1.0)
+        settled(proc)
+    else:
+        seen = wait_for_output(proc, "your move> ")     # at the prompt, waiting for the person
     status, stdout, _, seconds = interrupt(proc)
+    stdout = seen + stdout
     assert status == 130
     stopped_promptly(seconds)
     assert "interrupted" in stdout and "game saved to g.json" in stdout
@@ -282,7 +335,7 @@ def test_kill_minus_9_then_resume_writes_the_uninterrupted_file(tmp_path, comman
     """kill -9 mid-run (the journal holds some tasks), then --resume: the file is the very
     one an uninterrupted run writes (cmp), and the journal is gone."""
     ref = tmp_path / "ref"
-    assert run(args + ["--out", str(ref)], tmp_path).returncode == 0
+    assert run_here(args + ["--out", str(ref)], tmp_path).returncode == 0
     out = tmp_path / "out"
     proc = start(args + ["--out", str(out)], tmp_path)
     journal = str(out) + ".journal"
@@ -291,7 +344,7 @@ def test_kill_minus_9_then_resume_writes_the_uninterrupted_file(tmp_path, comman
     proc.communicate()
     kept = entries(journal)
     assert kept >= unit and not out.exists()
-    again = run(args + ["--out", str(out), "--resume"], tmp_path)
+    again = run_here(args + ["--out", str(out), "--resume"], tmp_path)
     assert again.returncode == 0, again.stderr
     assert out.read_bytes() == ref.read_bytes()
     assert not os.path.exists(journal)
@@ -325,12 +378,31 @@ def test_a_torn_last_line_is_dropped_and_the_run_resumes(tmp_path):
     assert out.read_bytes() == ref.read_bytes()
 
 
-def test_a_damaged_line_before_the_last_is_refused(tmp_path):
-    out, journal = _journal_of_a_stopped_run(tmp_path, SELFPLAY, count=2)
+@pytest.fixture(scope="module")
+def stopped_selfplay(tmp_path_factory):
+    """The bytes of SELFPLAY's journal, the run stopped by Ctrl-C after two matches or more:
+    played once for the tests that damage or misuse such a journal (a copy in their own
+    folder is the same journal: it names its output by its file name)."""
+    _, journal = _journal_of_a_stopped_run(tmp_path_factory.mktemp("stopped"), SELFPLAY)
+    with open(journal, "rb") as f:
+        return f.read()
+
+
+def _copy_of_the_journal(tmp_path, data):
+    """(output, journal): `data` as the journal of tmp_path/out.jsonl."""
+    out = tmp_path / "out.jsonl"
+    journal = str(out) + ".journal"
+    with open(journal, "wb") as f:
+        f.write(data)
+    return out, journal
+
+
+def test_a_damaged_line_before_the_last_is_refused(tmp_path, stopped_selfplay):
+    out, journal = _copy_of_the_journal(tmp_path, stopped_selfplay)
     lines = open(journal, "rb").read().split(b"\n")
     lines[1] = lines[1][:20] + b"X" + lines[1][21:]
     open(journal, "wb").write(b"\n".join(lines))
-    res = run(SELFPLAY + ["--out", str(out), "--resume"], tmp_path)
+    res = run_here(SELFPLAY + ["--out", str(out), "--resume"], tmp_path)
     assert res.returncode == 2 and "line 2 is damaged" in res.stderr
     assert len(res.stderr.splitlines()) == 1
 
@@ -344,8 +416,9 @@ def _rewrite_header(journal, **change):
     open(journal, "wb").write(b"\n".join(lines))
 
 
-def test_a_journal_of_another_command_seed_version_or_arguments_is_refused(tmp_path):
-    out, journal = _journal_of_a_stopped_run(tmp_path, SELFPLAY)
+def test_a_journal_of_another_command_seed_version_or_arguments_is_refused(tmp_path,
+                                                                          stopped_selfplay):
+    out, journal = _copy_of_the_journal(tmp_path, stopped_selfplay)
     cases = [
         (["arena", "greedy", "random", "--out", str(out), "--resume"],
          "it is the journal of `bergen selfplay`, not `bergen arena`"),
@@ -356,19 +429,19 @@ def test_a_journal_of_another_command_seed_version_or_arguments_is_refused(tmp_p
         (SELFPLAY + ["--out", str(out)], "add --resume to go on with it"),
     ]
     for args, words in cases:
-        res = run(args, tmp_path)
+        res = run_here(args, tmp_path)
         assert res.returncode == 2 and words in res.stderr, (args, res.stderr)
         assert len(res.stderr.splitlines()) == 1
     _rewrite_header(journal, version="0.0.1")
-    res = run(SELFPLAY + ["--out", str(out), "--resume"], tmp_path)
+    res = run_here(SELFPLAY + ["--out", str(out), "--resume"], tmp_path)
     assert res.returncode == 2 and "written by bergen 0.0.1" in res.stderr
     assert entries(journal) >= 2           # refused, and left as it was
 
 
 def test_resume_needs_an_output_and_starts_afresh_without_a_journal(tmp_path):
-    res = run(["arena", "greedy", "random", "--games", "2", "--resume"], tmp_path)
+    res = run_here(["arena", "greedy", "random", "--games", "2", "--resume"], tmp_path)
     assert res.returncode == 2 and "--resume needs --out" in res.stderr
-    res = run(["selfplay", "--games", "3", "--out", "x.jsonl", "--resume"], tmp_path)
+    res = run_here(["selfplay", "--games", "3", "--out", "x.jsonl", "--resume"], tmp_path)
     assert res.returncode == 0 and len((tmp_path / "x.jsonl").read_text().splitlines()) == 3
 
 
@@ -376,13 +449,13 @@ def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path):
     """One match, interrupted after some of its decisions: the resumed run answers those
     searches from the journal and writes the same JSON and HTML as an uninterrupted run."""
     match = os.path.join(ROOT, "examples", "match.json")
-    args = ["analyze", match, "--iterations", "1500", "--quiet"]
-    ref = run(args + ["--out", "ref.json", "--html", "ref.html"], tmp_path)
+    args = ["analyze", match, "--iterations", "800", "--quiet"]
+    ref = run_here(args + ["--out", "ref.json", "--html", "ref.html"], tmp_path)
     assert ref.returncode == 0
     proc = start(args + ["--out", "an.json", "--html", "an.html"], tmp_path)
-    wait_for(lambda: entries(str(tmp_path / "an.json.journal")) >= 8, proc)
+    wait_for(lambda: entries(str(tmp_path / "an.json.journal")) >= 6, proc)
     assert interrupt(proc)[0] == 130
-    again = run(args + ["--out", "an.json", "--html", "an.html", "--resume"], tmp_path)
+    again = run_here(args + ["--out", "an.json", "--html", "an.html", "--resume"], tmp_path)
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "an.json").read_bytes() == (tmp_path / "ref.json").read_bytes()
     assert (tmp_path / "an.html").read_bytes() == (tmp_path / "ref.html").read_bytes()

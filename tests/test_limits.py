@@ -23,6 +23,7 @@ from bergen_search.cli import main
 from bergen_search.errors import BergenError
 from bergen_search.search import MAX_ITERATIONS, MAX_SECONDS, Limits, search
 from bergen_search.viewpoint import load_game
+from support import sizes
 
 DECISION = "examples/decision.json"
 MATCH = "examples/match.json"
@@ -182,24 +183,26 @@ def test_best_says_when_the_memory_cap_stopped_the_tree():
                          "--json").stdout)
     assert doc["memory"]["cap_mb"] == 1 and doc["memory"]["full"] > 0
     assert doc["memory"]["full_at"] < 250000 // 8 and doc["iterations"] == 250000
-    default = json.loads(run("best", DECISION, "--json").stdout)
+    # the default cap (at a small budget: the cap does not depend on it)
+    default = json.loads(run("best", DECISION, "--iterations", "2000", "--json").stdout)
     assert default["memory"] == {"cap_mb": 256, "full": 0, "full_at": None}
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc")
 def test_no_memory_error_when_the_machine_refuses_memory():
-    """The cap above what the machine gives (an address-space limit 100 MB above what the
+    """The cap above what the machine gives (an address-space limit 40 MB above what the
     process holds): the pool cannot grow, the tree stops growing, the search answers. The
-    issue: running out ended in MemoryError with no answer at all."""
+    issue: running out ended in MemoryError with no answer at all. (The pool doubles: with
+    40 MB it stops at about 130,000 iterations, a third of the budget.)"""
     code = textwrap.dedent(f"""
         import resource, json
         from bergen_search.search import Limits, search
         from bergen_search.viewpoint import load_game
         info = load_game({FIRST!r})
         vm = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmSize'))
-        limit = (vm << 10) + (100 << 20)
+        limit = (vm << 10) + (40 << 20)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        r = search(info, Limits(iterations=800_000, memory_mb=100_000), seed=1, replicates=1)
+        r = search(info, Limits(iterations=400_000, memory_mb=100_000), seed=1, replicates=1)
         print(json.dumps({{"best": str(r.best), "memory": r.info["memory"],
                           "iterations": r.info["iterations"]}}))
     """)
@@ -207,7 +210,7 @@ def test_no_memory_error_when_the_machine_refuses_memory():
                          timeout=300)
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
-    assert doc["memory"]["full"] == 1 and doc["iterations"] == 800_000 and doc["best"]
+    assert doc["memory"]["full"] == 1 and doc["iterations"] == 400_000 and doc["best"]
 
 
 # ---- play's file -----------------------------------------------------------------------------
@@ -281,8 +284,10 @@ def test_hand_sizes_the_turn_order_rules_out_are_refused(sizes, words):
         refused(res, "do not fit the turn order", words)
 
 
-def test_positions_of_real_games_fit_the_turn_order():
-    """Every decision of real self-play, as a position (and its string), is accepted."""
+@pytest.mark.parametrize("seeds", sizes(1, 3))
+def test_positions_of_real_games_fit_the_turn_order(seeds):
+    """Every decision of real self-play, as a position (and its string), is accepted: a
+    match per rule set by default, three behind the slow marker."""
     from bergen_search.engines import parse_engine_spec
     from bergen_search.infoset import Observer
     from bergen_search.position import position_from_infoset
@@ -295,7 +300,7 @@ def test_positions_of_real_games_fit_the_turn_order():
     n = 0
     for rules in (Rules(), Rules(players=3), Rules(players=4, partnerships=True),
                   Rules(draw="one"), Rules(reserve_kept=0)):
-        for seed in range(3):
+        for seed in range(seeds):
             rec = parse_record(write_record(play_match(
                 rules, [parse_engine_spec("random")] * rules.players, seed)))
             for item in events(rec):
@@ -313,7 +318,7 @@ def test_positions_of_real_games_fit_the_turn_order():
                     n += 1
                 for x in obs.values():
                     x.step(step.seat, step.action, step.after)
-    assert n > 500
+    assert n > 300 * seeds, n
 
 
 @pytest.mark.parametrize("command", ["analyze", "replay"])

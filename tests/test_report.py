@@ -140,14 +140,26 @@ def test_the_bundled_report_is_current(tmp_path):
     assert fresh.read_text(encoding="utf-8") == open("examples/match.html", encoding="utf-8").read()
 
 
-def test_html_leaves_the_text_and_json_outputs_as_they_were(report):
-    """The JSON of the fixture's run (--json --html) is that of --json alone; the text output
-    is the listing. (--html alone prints one line: test_same_seed_same_report_byte_for_byte.)"""
-    _, with_html, _ = report
-    plain = run("analyze", MATCH, *ARGS, "--json")
-    drop = lambda d: {k: v for k, v in d.items() if k != "seconds"}  # noqa: E731
-    assert drop(json.loads(plain.stdout)) == drop(with_html)
-    text = run("analyze", MATCH, *ARGS)
+def first_round(tmp_path):
+    """examples/match.json cut to its first round (6 of its 20 decisions), in a file."""
+    src = tmp_path.parent / f"{tmp_path.name}-round0.json"
+    rec = json.loads(open(MATCH).read())
+    rec["rounds"] = rec["rounds"][:1]
+    src.write_text(json.dumps(rec))
+    return str(src)
+
+
+def test_html_leaves_the_text_and_json_outputs_as_they_were(tmp_path):
+    """(On the example's first round.) --json with --html prints what --json alone does; the
+    text output is the listing. (--html alone prints one line:
+    test_same_seed_same_report_byte_for_byte.)"""
+    src = first_round(tmp_path)
+    plain = run("analyze", src, *ARGS, "--json")
+    with_html = run("analyze", src, *ARGS, "--json", "--html", str(tmp_path / "r.html"))
+    drop = lambda s: {k: v for k, v in json.loads(s).items() if k != "seconds"}  # noqa: E731
+    assert drop(plain.stdout) == drop(with_html.stdout)
+    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+    text = run("analyze", src, *ARGS)
     assert text.exit_code == 0 and text.stdout.startswith("round 0\n")
     assert "seat  decisions forced total loss" in text.stdout
 
@@ -198,10 +210,7 @@ def test_bad_input_and_unwritable_paths(tmp_path):
 def test_the_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     """A failure while the report is moved into place leaves the old file and no temporary.
     (On the example's first round: six decisions are enough to have a journal.)"""
-    src = tmp_path.parent / f"{tmp_path.name}-round0.json"
-    rec = json.loads(open(MATCH).read())
-    rec["rounds"] = rec["rounds"][:1]
-    src.write_text(json.dumps(rec))
+    src = first_round(tmp_path)
     target = tmp_path / "r.html"
     target.write_text("old report")
 
@@ -210,13 +219,13 @@ def test_the_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
 
     real = os.replace
     monkeypatch.setattr(os, "replace", broken)
-    res = run("analyze", str(src), "--iterations", "50", "--quiet", "--html", str(target))
+    res = run("analyze", src, "--iterations", "50", "--quiet", "--html", str(target))
     assert res.exit_code == 2 and "No space left" in res.stderr
     assert target.read_text() == "old report"
     # The analysis itself is kept in the journal: --resume writes the report without it.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.html.journal"]
     monkeypatch.setattr(os, "replace", real)
-    again = run("analyze", str(src), "--iterations", "50", "--quiet", "--html", str(target),
+    again = run("analyze", src, "--iterations", "50", "--quiet", "--html", str(target),
                 "--resume")
     assert again.exit_code == 0, again.output
     assert target.read_text().startswith("<!DOCTYPE html>")

@@ -168,12 +168,13 @@ def test_match_objective_equals_reference(name):
         check_against_reference(replace(info, scores=scores), "match", playouts=3)
 
 
-@pytest.mark.parametrize("count", sizes(2, 6))
-def test_max_n_equals_reference_three_players(count):
+@pytest.mark.parametrize("seed, count", sizes((48, 2), (41, 6)))
+def test_max_n_equals_reference_three_players(seed, count):
     """Max-n with three sides, a tie-break that matters: the reference's values and the C
-    values agree in every world, and so do the moves' order and count."""
+    values agree in every world, and so do the moves' order and count (by default on two
+    endgames of seed 48, whose reference enumeration is short; six of seed 41 behind slow)."""
     rules = Rules(players=3)
-    for info in endgames(rules, 41, 9, count, history=False):
+    for info in endgames(rules, seed, 9, count, history=False):
         exact = check_against_reference(info)
         assert len(exact) >= 2
 

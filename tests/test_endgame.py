@@ -428,8 +428,9 @@ def test_analyze_charges_exact_losses_and_marks_them(tmp_path):
     from bergen_search.table import play_match
     i = next(i for i, info, _ in endgame_positions(100, 5) if sum(info.hand_sizes) <= 8)
     log = play_match(Rules(), parse_engine_list("greedy", 2), derive_seed(5, i), max_rounds=1)
-    # (the exact losses do not depend on the budget, which only the other decisions use)
-    result = analyze(write_record(log), limits=Limits(iterations=300), seed=1)
+    # (the exact losses do not depend on the budget, which only the other decisions use;
+    # seat 1 makes this round's two exact decisions)
+    result = analyze(write_record(log), limits=Limits(iterations=300), seed=1, seats={1})
     exact = [d for d in result.decisions if d.exact]
     assert exact, "the round reaches the endgame with a choice"
     for d in exact:

@@ -311,7 +311,7 @@ def test_adjusted_and_raw_means_agree_and_the_error_shrinks(games):
 
 def test_whole_matches_get_a_luck_adjusted_win_rate():
     rules = Rules()
-    r = run_arena(rules, GREEDY, RANDOM, games=12, seed=31, keep_logs=True)
+    r = run_arena(rules, GREEDY, RANDOM, games=8, seed=31, keep_logs=True)
     assert r.adjusted_win_rate is not None and r.win_variance_ratio > 0
     lo, hi = r.adjusted_ci95
     assert lo < r.adjusted_win_rate < hi

@@ -1,7 +1,11 @@
 """The arena (bergen_search/arena.py): duplicate sets, the intervals, parallel runs.
 
 Only `random` and `greedy` play here (fast, and on the active backend); the search engines
-go through the same `table.play_match` path.
+go through the same `table.play_match` path. The tests that count deals, seats, wins and
+points play without the luck adjustment (`luck_adjust=False`: the games are the same, and the
+rollouts of the luck cost a hundred times the games); the luck's fields and their
+reproducibility are checked here where they appear (same seed, workers, random against
+random) and in test_luck.py.
 """
 import math
 
@@ -44,7 +48,7 @@ def comparable(result: ArenaResult) -> dict:
 def test_every_seating_plays_the_same_deals(name):
     rules = RULE_SETS[name]
     n = rules.n_sides
-    r = run_arena(rules, GREEDY, RANDOM, games=12, seed=5, keep_logs=True)
+    r = run_arena(rules, GREEDY, RANDOM, games=12, seed=5, keep_logs=True, luck_adjust=False)
     assert len(r.played) == r.matches == 12 * n
     assert [(g.set_index, g.seating) for g in r.played] == [(i, k) for i in range(12)
                                                            for k in range(n)]
@@ -96,7 +100,7 @@ def test_engines_really_swap_seats(name):
     """Replaying every match: A's (greedy's) seats always make greedy's move; B's (random's)
     seats do not, somewhere."""
     rules = RULE_SETS[name]
-    r = run_arena(rules, GREEDY, RANDOM, games=6, seed=11, keep_logs=True)
+    r = run_arena(rules, GREEDY, RANDOM, games=6, seed=11, keep_logs=True, luck_adjust=False)
     random_disagrees = {s: 0 for s in range(rules.players)}
     for g in r.played:
         assert g.a_seats == seatings(rules)[g.seating]
@@ -109,12 +113,14 @@ def test_engines_really_swap_seats(name):
 
 
 def test_logs_make_complete_records():
-    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=2, keep_logs=True)
+    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=2, keep_logs=True,
+                  luck_adjust=False)
     assert len(r.logs) == 6
     for g in r.played:
         report = replay(parse_record(write_record(g.log)))
         assert report["ok"] and report["winner"] == g.log.winner
-    assert run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=2).played == []
+    assert run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=2,
+                     luck_adjust=False).played == []
 
 
 # ---- counting ---------------------------------------------------------------------------------
@@ -122,7 +128,7 @@ def test_logs_make_complete_records():
 def test_counts(name):
     rules = RULE_SETS[name]
     n = rules.n_sides
-    r = run_arena(rules, "greedy", "random", games=10, seed=3, keep_logs=True)
+    r = run_arena(rules, "greedy", "random", games=10, seed=3, keep_logs=True, luck_adjust=False)
     assert (r.sets, r.seatings, r.matches) == (10, n, 10 * n)
     assert r.pairs == (10 if n == 2 else None)
     assert sum(r.wins) == r.matches
@@ -144,7 +150,7 @@ def test_counts(name):
 
 
 def test_json_and_table():
-    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=10, seed=1)
+    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=10, seed=1, luck_adjust=False)
     d = r.to_json()
     for key in ("games", "wins", "win_rate", "ci95", "points_per_round", "pairs", "sets",
                 "matches", "rounds", "seconds", "margin_per_round", "margin_stderr"):
@@ -154,13 +160,14 @@ def test_json_and_table():
     assert len(d["ci95"]) == 2 and len(d["points_per_round"]) == 2
     text = format_arena(r)
     assert "greedy" in text and "random" in text and "0 / 1" in text and "margin" in text
-    t3 = format_arena(run_arena(RULE_SETS["3p"], GREEDY, RANDOM, games=2, seed=1))
+    t3 = format_arena(run_arena(RULE_SETS["3p"], GREEDY, RANDOM, games=2, seed=1,
+                                luck_adjust=False))
     assert "1+2 / 0+2 / 0+1" in t3 and "33.3%" in t3
 
 
 def test_start_scores_and_bad_input():
     r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=5, seed=1, start_scores=(10, 12),
-                  keep_logs=True)
+                  keep_logs=True, luck_adjust=False)
     assert all(g.log.start_scores == (10, 12) for g in r.played)
     assert r.points[0] == sum(g.log.scores[g.seating] - (10, 12)[g.seating] for g in r.played)
     with pytest.raises(BergenError):
@@ -256,20 +263,27 @@ def test_random_against_random(name):
     assert r.win_rate == pytest.approx(r.even_rate)
     assert r.ci95[0] <= r.even_rate <= r.ci95[1]
     assert r.margin_per_round == pytest.approx(0.0, abs=1e-12)
-    adjusted = run_arena(rules, RANDOM, RANDOM, games=20, seed=99)
+    adjusted = run_arena(rules, RANDOM, RANDOM, games=8, seed=99)
     assert adjusted.adjusted_margin_per_round == pytest.approx(0.0, abs=1e-12)
     assert adjusted.luck_per_round == pytest.approx(0.0, abs=1e-12)
 
 
 # ---- reproducibility --------------------------------------------------------------------------
-@pytest.mark.parametrize("games", sizes(18, 90))
+@pytest.mark.parametrize("games, luck", [
+    pytest.param(18, False, id="fast"), pytest.param(4, True, id="fast-luck"),
+    pytest.param(90, True, id="full", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("name", ["2p", "3p", "4p-partners"])
-def test_workers_give_the_same_result(name, games):
+def test_workers_give_the_same_result(name, games, luck):
+    """Workers or not, the same sets, logs, progress and figures: by default on 18 sets
+    without the luck adjustment and on 4 with it (the whole matches' luck and the luck-adjusted
+    win rate, from the workers' rollouts); 90 sets with it behind the slow marker."""
     rules = RULE_SETS[name]
     calls = []
-    one = run_arena(rules, GREEDY, RANDOM, games=games, seed=8, keep_logs=True)
+    one = run_arena(rules, GREEDY, RANDOM, games=games, seed=8, keep_logs=True,
+                    luck_adjust=luck)
     two = run_arena(rules, GREEDY, RANDOM, games=games, seed=8, workers=2, keep_logs=True,
-                    progress=lambda done, total: calls.append((done, total)))
+                    progress=lambda done, total: calls.append((done, total)), luck_adjust=luck)
+    assert (one.adjusted_margin_per_round is not None) == luck
     assert comparable(one) == comparable(two)
     assert one.set_scores == two.set_scores
     assert [(g.set_index, g.seating, g.seed) for g in one.played] == \
@@ -281,15 +295,15 @@ def test_workers_give_the_same_result(name, games):
 
 def test_progress_serial():
     calls = []
-    run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=7, seed=8,
+    run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=7, seed=8, luck_adjust=False,
               progress=lambda done, total: calls.append((done, total)))
     assert calls == [(i, 7) for i in range(1, 8)]
 
 
 def test_same_seed_same_result_other_seed_other_result():
-    a = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=10, seed=1)
-    b = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=10, seed=1)
-    c = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=10, seed=2)
+    a = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=5, seed=1)
+    b = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=5, seed=1)
+    c = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=5, seed=2)
     assert a.adjusted_win_rate is not None
     assert comparable(a) == comparable(b)
     assert a.set_scores != c.set_scores and comparable(a) != comparable(c)
@@ -299,13 +313,14 @@ def test_search_time_is_reported_per_engine():
     """Each engine's searched decisions and their mean time: none for greedy; a time-limited
     engine's too (that a search keeps its limit is tested on a virtual clock:
     test_expectimax.py, test_cli_search.py)."""
-    r = run_arena(Rules(), "ismcts:iterations=50", GREEDY, games=3, seed=2)
+    r = run_arena(Rules(), "ismcts:iterations=50", GREEDY, games=2, seed=2, luck_adjust=False)
     assert r.searches[0] > 0 and r.searches[1] == 0
     assert r.seconds_per_search[0] > 0 and r.seconds_per_search[1] is None
     d = r.to_json()
     assert d["searches"] == list(r.searches) and d["seconds_per_search"][1] is None
     assert "time per searched move: ismcts:iterations=50" in format_arena(r)
-    t = run_arena(Rules(), GREEDY, "expectimax:time=0.02", games=2, seed=3, workers=2)
+    t = run_arena(Rules(), GREEDY, "expectimax:time=0.005", games=2, seed=3, workers=2,
+                  luck_adjust=False)
     assert t.searches[1] > 0 and t.seconds_per_search[1] > 0
 
 
@@ -315,7 +330,8 @@ def test_single_rounds_play_one_deal_in_every_seating(name):
     """--round: each match of a set is the first round only, the same deal and reserve order
     in every seating; the points and margin are that round's."""
     rules = RULE_SETS[name]
-    r = run_arena(rules, GREEDY, RANDOM, games=12, seed=4, keep_logs=True, single_round=True)
+    r = run_arena(rules, GREEDY, RANDOM, games=12, seed=4, keep_logs=True, single_round=True,
+                  luck_adjust=False)
     assert r.single_round and r.rounds == r.matches == 12 * r.seatings
     by_set = {}
     for g in r.played:
@@ -333,7 +349,7 @@ def test_single_rounds_play_one_deal_in_every_seating(name):
 def test_single_round_wins_and_ties():
     """A round is won by the side gaining most in it; a tie at the top is a share of a win."""
     r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=100, seed=5, keep_logs=True,
-                  single_round=True)
+                  single_round=True, luck_adjust=False)
     wins = ties = 0
     share = 0.0
     for g in r.played:
@@ -348,7 +364,8 @@ def test_single_round_wins_and_ties():
     assert r.ci95[0] <= r.win_rate <= r.ci95[1]
     d = r.to_json()
     assert d["mode"] == "round" and d["ties"] == ties
-    assert run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=5).to_json()["mode"] == "match"
+    assert run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=5,
+                     luck_adjust=False).to_json()["mode"] == "match"
     text = format_arena(r)
     assert "single rounds from 0-0" in text and f"{ties} ties" in text
 
@@ -356,7 +373,7 @@ def test_single_round_wins_and_ties():
 def test_single_rounds_from_given_scores():
     """Rounds dealt from the start scores: the endgame cap and the target apply."""
     r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=40, seed=6, keep_logs=True,
-                  single_round=True, start_scores=(13, 14))
+                  single_round=True, start_scores=(13, 14), luck_adjust=False)
     assert all(g.log.start_scores == (13, 14) for g in r.played)
     # Near the target a round often ends at it, with a winner.
     assert any(g.log.winner is not None for g in r.played)
@@ -364,7 +381,8 @@ def test_single_rounds_from_given_scores():
 
 
 def test_single_rounds_with_workers_equal_one_worker():
-    one = run_arena(RULE_SETS["3p"], GREEDY, RANDOM, games=30, seed=7, single_round=True)
+    one = run_arena(RULE_SETS["3p"], GREEDY, RANDOM, games=30, seed=7, single_round=True,
+                    luck_adjust=False)
     two = run_arena(RULE_SETS["3p"], GREEDY, RANDOM, games=30, seed=7, single_round=True,
-                    workers=2)
+                    workers=2, luck_adjust=False)
     assert comparable(one) == comparable(two)

@@ -164,7 +164,7 @@ def test_analyze_of_a_strong_self_play_has_few_labels():
 def test_analyze_a_file_of_matches():
     """A .jsonl of matches: each match is analysed as it would be alone (same seed), the
     summary adds them up seat by seat, and a bad record names its place in the file."""
-    rules = Rules(target=5)
+    rules = Rules(target=3)         # two one-round matches, 9 decisions
     logs = [play_match(rules, parse_engine_list("greedy,random", 2), derive_seed(4, g))
             for g in range(2)]
     lines = [json.dumps(write_record(log)) for log in logs]
@@ -195,7 +195,7 @@ def test_analyze_all_reports_progress_over_every_match():
     total; and each match is analysed as `analyze` alone would."""
     from bergen_search.analysis import analyze, analyze_all, count_decisions
     from bergen_search.search import Limits
-    rules = Rules(target=5)
+    rules = Rules(target=3)         # two one-round matches, 14 decisions
     recs = [write_record(play_match(rules, parse_engine_list("greedy", 2), derive_seed(6, g)))
             for g in range(2)]
     calls = []
@@ -244,10 +244,10 @@ def test_best_algorithms_settings_and_presets():
 
 
 def test_arena_single_rounds_from_the_command_line():
-    out = _json(run("arena", "greedy", "random", "--round", "--games", "50", "--seed", "2",
+    out = _json(run("arena", "greedy", "random", "--round", "--games", "20", "--seed", "2",
                     "--json"))
-    assert out["mode"] == "round" and out["rounds"] == out["matches"] == 100
-    assert out["wins"][0] + out["wins"][1] + out["ties"] == 100
+    assert out["mode"] == "round" and out["rounds"] == out["matches"] == 40
+    assert out["wins"][0] + out["wins"][1] + out["ties"] == 40
     text = run("arena", "greedy", "random", "--round", "--games", "20", "--start-scores",
                "10,12").output
     assert "single rounds from 10-12" in text and "ties" in text

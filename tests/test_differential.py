@@ -2,8 +2,11 @@
 
 Every game here is seeded with `derive_seed(SEED, i)`; its rule set, engines and start scores
 are drawn from the same index, so a failure names a game that replays on its own:
-`game_config(i)` gives its arguments. The default run plays the first 2,000 matches and a
-third of the walks; the rest are behind the `slow` marker, which CI runs.
+`game_config(i)` gives its arguments. The default run plays the first 1,000 matches, the
+first 500 walks and the random rounds of the first 150 configurations; the rest are behind the
+`slow` marker, which CI runs. Each of those default ranges draws every rule variant, table,
+engine mix and kind of start (test_configs_cover_every_variant), so the default run compares
+the backends on all of them.
 """
 import pytest
 
@@ -19,7 +22,9 @@ SEED = 20240601
 CONFIG_STREAM = 0x2545F4914F6CDD1D
 N_CHUNKS, CHUNK = 20, 1000          # 20,000 seeded matches in all
 #: Chunks of matches, and parts of the walks, in the default run (the rest: `slow`, CI).
-FAST_CHUNKS, FAST_PARTS = 2, 1
+FAST_CHUNKS, FAST_PARTS = 1, 1
+N_PARTS = 6                          # the walks in parts of N_WALKS // N_PARTS
+RANDOM_ROUNDS, FAST_RANDOM_ROUNDS = 300, 150     # configurations of test_random_rounds_identical
 
 
 def _split(n, fast):
@@ -83,8 +88,13 @@ def _difference(core_log, ref_log) -> str:
 
 
 def test_configs_cover_every_variant():
+    """The configurations of every default range (the smallest first: the random rounds',
+    the walks', the matches') cover every variant; the full ranges behind `slow` start with
+    them, so they do too."""
     seen = set()
-    for i in range(N_CHUNKS * CHUNK):
+    checkpoints = sorted({FAST_RANDOM_ROUNDS, FAST_PARTS * N_WALKS // N_PARTS,
+                          FAST_CHUNKS * CHUNK})
+    for i in range(checkpoints[-1]):
         rules, engines, _, start = game_config(i)
         for name in CHOICES:
             seen.add((name, getattr(rules, name)))
@@ -93,14 +103,17 @@ def test_configs_cover_every_variant():
         seen.add(("start", start is not None and max(start) >= rules.target - 4))
         seen.add(("hand_size", rules.hand_size))
         seen.add(("target", rules.target))
-    for name, values in CHOICES.items():
-        for v in values:
-            assert (name, v) in seen, (name, v)
-    for players, partnerships in TABLES:
-        assert ("table", players, partnerships) in seen
-    for key in (("engines", (0,)), ("engines", (1,)), ("engines", (0, 1)),
-                ("start", True), ("hand_size", 1), ("hand_size", 7), ("target", 2), ("target", 25)):
-        assert key in seen, key
+        if i + 1 not in checkpoints:
+            continue
+        for name, values in CHOICES.items():
+            for v in values:
+                assert (name, v) in seen, (i + 1, name, v)
+        for players, partnerships in TABLES:
+            assert ("table", players, partnerships) in seen, i + 1
+        for key in (("engines", (0,)), ("engines", (1,)), ("engines", (0, 1)),
+                    ("start", True), ("hand_size", 1), ("hand_size", 7), ("target", 2),
+                    ("target", 25)):
+            assert key in seen, (i + 1, key)
 
 
 def test_tables_match_tiles(core):
@@ -160,8 +173,10 @@ def test_random_rounds_known_answer(core, players, partnerships):
         assert ref == expected[(players, partnerships)]
 
 
-def test_random_rounds_identical(core):
-    for i in range(300):
+@pytest.mark.parametrize("count", [FAST_RANDOM_ROUNDS, pytest.param(RANDOM_ROUNDS,
+                                                                      marks=pytest.mark.slow)])
+def test_random_rounds_identical(core, count):
+    for i in range(count):
         rules, _, seed, _ = game_config(i)
         assert core.random_rounds(rules, 20, seed) == match.random_rounds(rules, 20, seed), i
     assert core.random_rounds(Rules(), 0, 5) == 0
@@ -182,11 +197,11 @@ def _lead_with_end(ref: State, move: int) -> bool:
     return not ref.line and move >> 1 == ref.legal_moves()[0] >> 1
 
 
-@pytest.mark.parametrize("part", _split(3, FAST_PARTS))
+@pytest.mark.parametrize("part", _split(N_PARTS, FAST_PARTS))
 def test_core_state_walks_match_reference(core, part):
     """Random walks through whole rounds: the same legal moves at every step, the same
     attributes after every apply, and the same refusals of illegal moves."""
-    for i in range(part * N_WALKS // 3, (part + 1) * N_WALKS // 3):
+    for i in range(part * N_WALKS // N_PARTS, (part + 1) * N_WALKS // N_PARTS):
         rules, _, seed, start = game_config(i)
         rng = Rng(seed)
         hands, reserve = match.deal(rules, rng)

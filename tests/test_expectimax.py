@@ -133,23 +133,26 @@ def test_worlds_equal_reference(name, count):
         check_against_reference(info)
 
 
-@pytest.mark.parametrize("count", sizes(3, 12))
-def test_chance_nodes_equal_reference(count):
+@pytest.mark.parametrize("seed, count", sizes((28, 3), (23, 12)))
+def test_chance_nodes_equal_reference(seed, count):
     """Endgames with several drawable tiles: the draws' chance nodes (and the C search's
-    ascending order of non-fitting draws) against the reference's plain enumeration."""
+    ascending order of non-fitting draws) against the reference's plain enumeration (by
+    default 3 endgames of seed 28, two with two drawable tiles or more, the reference's
+    enumeration short; 12 of seed 23 behind the slow marker)."""
     seen = 0
-    for info in endgames(Rules(players=2), 23, 10, count, max_reserve=6):
+    for info in endgames(Rules(players=2), seed, 10, count, max_reserve=6):
         if info.reserve_size - info.rules.reserve_kept >= 2:
             check_against_reference(info)
             seen += 1
     assert seen >= count // 3
 
 
-def test_mid_turn_equals_reference():
+@pytest.mark.parametrize("count", sizes(3, 4))
+def test_mid_turn_equals_reference(count):
     """Information sets cut right after a draw: the drawn tile fits and must be played, or it
-    does not and the seat draws again (the root itself a chance node)."""
+    does not and the seat draws again (the root itself a chance node; the third one)."""
     roots = set()
-    for info in endgames(Rules(players=2), 31, 10, 4, mid_turn=True, max_reserve=7):
+    for info in endgames(Rules(players=2), 31, 10, count, mid_turn=True, max_reserve=7):
         assert info.draws_this_turn > 0
         check_against_reference(info)
         roots.add(DRAW if ExpectimaxSearch(CoreSampler(info), 1, 1).moves == [DRAW] else "play")
@@ -165,12 +168,13 @@ def test_match_objective_equals_reference(name):
         check_against_reference(replace(info, scores=scores), "match", playouts=3)
 
 
-@pytest.mark.parametrize("count", sizes(2, 6))
-def test_max_n_equals_reference_three_players(count):
+@pytest.mark.parametrize("seed, count", sizes((48, 2), (41, 6)))
+def test_max_n_equals_reference_three_players(seed, count):
     """Max-n with three sides, a tie-break that matters: the reference's values and the C
-    values agree in every world, and so do the moves' order and count."""
+    values agree in every world, and so do the moves' order and count (by default on two
+    endgames of seed 48, whose reference enumeration is short; six of seed 41 behind slow)."""
     rules = Rules(players=3)
-    for info in endgames(rules, 41, 9, count, history=False):
+    for info in endgames(rules, seed, 9, count, history=False):
         exact = check_against_reference(info)
         assert len(exact) >= 2
 
@@ -511,7 +515,8 @@ def test_ctrl_c_during_enumeration_returns_what_was_found(monkeypatch, at):
     from bergen_search import backend
     from bergen_search.search import Limits, search
     info, _ = cut(Rules(players=2), 2, 7)
-    full = search(info, Limits(iterations=126), algorithm="expectimax", seed=4)
+    # (the decision's moves: one world lists them all)
+    full = search(info, Limits(iterations=1), algorithm="expectimax", seed=4)
     # The searches take their classes from backend.SEARCH.
     monkeypatch.setattr(backend, "SEARCH", replace(
         backend.SEARCH, expectimax=lambda *a, **k: _Interrupting(at, *a, **k)))

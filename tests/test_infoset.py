@@ -174,13 +174,15 @@ def record_of_history(rules, scores, dealt, events, hidden_draws):
                         "reserve": [tile_str(t) for t in reserve], "events": out_events}]}
 
 
+@pytest.mark.parametrize("points", sizes(4, 6))
 @pytest.mark.parametrize("name", ["default-h3", "draw-one-h2", "lowest-tile-h3", "3p-h3"])
-def test_indistinguishable_histories_give_the_same_infoset(name):
+def test_indistinguishable_histories_give_the_same_infoset(name, points):
+    """At 4 cut points (with 10 histories or more) by default, 6 behind the slow marker."""
     variant = dict(EXHAUSTIVE[name])
     rules = Rules(players=variant.pop("players", 2), **variant)
     compared = cut_points_used = 0
     for cut in cuts(rules, seed=11, games=20, decisions=False):
-        if cut_points_used >= 6:
+        if cut_points_used >= points:
             break
         if cut.k < (6 if rules.players == 3 else 3):
             continue
@@ -232,8 +234,11 @@ PARTIAL_TABLES = dict(TABLES, **{
 })
 
 
+@pytest.mark.parametrize("cut_games", sizes(1, 2))
 @pytest.mark.parametrize("name", list(PARTIAL_TABLES))
-def test_one_seat_records_replay(name):
+def test_one_seat_records_replay(name, cut_games):
+    """Two whole matches, and every seat's view of cut rounds of `cut_games` more (1 by
+    default, 2 behind the slow marker)."""
     rules = PARTIAL_TABLES[name]
     n = rules.players
     for g in range(2):
@@ -243,7 +248,7 @@ def test_one_seat_records_replay(name):
         report = replay(nulled_match(log, seat))
         assert report["scores"] == full["scores"] and report["winner"] == full["winner"]
     # And every seat's view of single rounds cut mid-round.
-    for log, r, k, state in cut_points(rules, seed=9, games=2, every=4 * n + 1):
+    for log, r, k, state in cut_points(rules, seed=9, games=cut_games, every=4 * n + 1):
         for seat in range(n):
             replay(cut_record(log, r, k, seat, hide_hands=True, hide_draws=True,
                               one_round=True))

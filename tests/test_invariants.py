@@ -15,6 +15,10 @@ from bergen_search.tiles import ALL_TILES, TILES_WITH, popcount
 SEED = 77
 N_WALKS = 2000
 N_MATCHES = 2000
+#: The walks and the matches in PARTS parts: the first in the default run (500 random rule
+#: sets each), the rest behind the slow marker.
+PARTS = 4
+PART_PARAMS = [0, *(pytest.param(p, marks=pytest.mark.slow) for p in range(1, PARTS))]
 
 
 def random_rules(rng: Rng) -> Rules:
@@ -53,9 +57,9 @@ def check_tiles(state, line: int):
     assert sum(popcount(m) for m in places) == 28
 
 
-@pytest.mark.parametrize("part", [0, pytest.param(1, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("part", PART_PARAMS)
 def test_walk_invariants(backend, part):
-    for i in range(part * N_WALKS // 2, (part + 1) * N_WALKS // 2):
+    for i in range(part * N_WALKS // PARTS, (part + 1) * N_WALKS // PARTS):
         seed = derive_seed(SEED, i)
         rng = Rng(seed)
         rules = random_rules(rng)
@@ -97,9 +101,9 @@ def test_walk_invariants(backend, part):
                 assert state.passes >= rules.players, where
 
 
-@pytest.mark.parametrize("part", [0, pytest.param(1, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("part", PART_PARAMS)
 def test_match_invariants(backend, part):
-    for i in range(part * N_MATCHES // 2, (part + 1) * N_MATCHES // 2):
+    for i in range(part * N_MATCHES // PARTS, (part + 1) * N_MATCHES // PARTS):
         seed = derive_seed(SEED + 1, i)
         rng = Rng(seed)
         rules = random_rules(rng)

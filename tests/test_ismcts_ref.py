@@ -212,9 +212,12 @@ def core_modules(require_compiled):
 
 
 # ---- the cases cover what they claim -----------------------------------------------------------
-def test_cases_cover_every_variant_and_setting():
+@pytest.mark.parametrize("cases", [FAST, pytest.param(FAST + 4 * CHUNK, marks=pytest.mark.slow)])
+def test_cases_cover_every_variant_and_setting(cases):
+    """The default run's FAST decisions cover every variant and setting (the first 8 do);
+    behind the slow marker, the first four chunks of the thousands too."""
     seen = set()
-    for i in range(FAST + 4 * CHUNK):
+    for i in range(cases):
         case = decision_case(i)
         for name in CHOICES:
             seen.add((name, getattr(case.rules, name)))
@@ -493,12 +496,14 @@ def test_search_budget_and_expectimax_on_the_reference(monkeypatch):
     assert "pure Python (test)" in ref.note and backend.load_search(True).name == "reference"
 
 
-@pytest.mark.parametrize("i", [0, 9, *(pytest.param(i, marks=pytest.mark.slow) for i in (2, 7))])
+@pytest.mark.parametrize("i, iterations", [
+    (0, 1000), (9, 3000), *(pytest.param(i, 3000, marks=pytest.mark.slow) for i in (2, 7))])
 # 2 to 4 players, points and match (two of them behind the slow marker)
-def test_both_trees_stop_growing_at_the_same_iteration(i, core_modules):
+def test_both_trees_stop_growing_at_the_same_iteration(i, iterations, core_modules):
     """The memory cap (issue 20), counted in the reference as the core counts it: with the
     same cap both stop growing at the same iteration and go on to the same tree, node for
-    node, and the same statistics."""
+    node, and the same statistics. (Decision 0's pool is full at iteration 193, 9's at
+    2,427: 1,000 and 3,000 iterations take both on past it.)"""
     from bergen_search import _ismcts
     IsmctsTree, CoreSampler = core_modules
     case = decision_case(i)
@@ -507,8 +512,8 @@ def test_both_trees_stop_growing_at_the_same_iteration(i, core_modules):
                       max_bytes=_ismcts.pool_bytes() + room)
     ref = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), case.seed,
                                 **case.settings, max_bytes=ismcts_ref.pool_bytes() + room)
-    assert core.run(3000, 0) == ref.run(3000, 0) == 3000
-    assert core.full and ref.full and core.full_at == ref.full_at < 3000
+    assert core.run(iterations, 0) == ref.run(iterations, 0) == iterations
+    assert core.full and ref.full and core.full_at == ref.full_at < iterations
     assert core.n_nodes == ref.n_nodes
     assert core.root_stats() == ref.root_stats()
     assert core.root_side_stats() == ref.root_side_stats()

@@ -298,8 +298,10 @@ def test_the_luck_has_mean_zero_and_a_biased_correction_is_caught(rounds):
 
 
 @needs_core
-@pytest.mark.parametrize("games", sizes(200, 600))
+@pytest.mark.parametrize("games", sizes(100, 600))
 def test_adjusted_and_raw_means_agree_and_the_error_shrinks(games):
+    """At 100 sets (the default run): the means 0.3 luck errors apart, the variance ratio
+    1.48; at 600, behind the slow marker, 0.34 and 1.54)."""
     r = run_arena(Rules(), GREEDY, RANDOM, games=games, seed=2718, single_round=True)
     diff = r.margin_per_round - r.adjusted_margin_per_round
     assert abs(diff) < 3.5 * r.luck_stderr
@@ -309,7 +311,7 @@ def test_adjusted_and_raw_means_agree_and_the_error_shrinks(games):
 
 def test_whole_matches_get_a_luck_adjusted_win_rate():
     rules = Rules()
-    r = run_arena(rules, GREEDY, RANDOM, games=12, seed=31, keep_logs=True)
+    r = run_arena(rules, GREEDY, RANDOM, games=8, seed=31, keep_logs=True)
     assert r.adjusted_win_rate is not None and r.win_variance_ratio > 0
     lo, hi = r.adjusted_ci95
     assert lo < r.adjusted_win_rate < hi

@@ -120,9 +120,12 @@ def test_report_holds_every_decision_and_the_summary(report):
 
 
 def test_same_seed_same_report_byte_for_byte(report, tmp_path):
+    """The fixture's run had --json too: the report is the same without it, and with --html
+    alone the standard output only says what was written."""
     html_text, _, _ = report
     again = tmp_path / "again.html"
-    assert run("analyze", MATCH, *ARGS, "--html", str(again)).exit_code == 0
+    res = run("analyze", MATCH, *ARGS, "--html", str(again))
+    assert res.exit_code == 0 and res.stdout.startswith("wrote ")
     assert again.read_text(encoding="utf-8") == html_text
 
 
@@ -137,21 +140,32 @@ def test_the_bundled_report_is_current(tmp_path):
     assert fresh.read_text(encoding="utf-8") == open("examples/match.html", encoding="utf-8").read()
 
 
+def first_round(tmp_path):
+    """examples/match.json cut to its first round (6 of its 20 decisions), in a file."""
+    src = tmp_path.parent / f"{tmp_path.name}-round0.json"
+    rec = json.loads(open(MATCH).read())
+    rec["rounds"] = rec["rounds"][:1]
+    src.write_text(json.dumps(rec))
+    return str(src)
+
+
 def test_html_leaves_the_text_and_json_outputs_as_they_were(tmp_path):
-    args = ["--iterations", "50", "--seed", "3", "--quiet"]
-    plain = run("analyze", MATCH, *args, "--json")
-    with_html = run("analyze", MATCH, *args, "--json", "--html", str(tmp_path / "r.html"))
+    """(On the example's first round.) --json with --html prints what --json alone does; the
+    text output is the listing. (--html alone prints one line:
+    test_same_seed_same_report_byte_for_byte.)"""
+    src = first_round(tmp_path)
+    plain = run("analyze", src, *ARGS, "--json")
+    with_html = run("analyze", src, *ARGS, "--json", "--html", str(tmp_path / "r.html"))
     drop = lambda s: {k: v for k, v in json.loads(s).items() if k != "seconds"}  # noqa: E731
     assert drop(plain.stdout) == drop(with_html.stdout)
-    text = run("analyze", MATCH, *args)
+    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+    text = run("analyze", src, *ARGS)
     assert text.exit_code == 0 and text.stdout.startswith("round 0\n")
     assert "seat  decisions forced total loss" in text.stdout
-    only_html = run("analyze", MATCH, *args, "--html", str(tmp_path / "s.html"))
-    assert only_html.exit_code == 0 and only_html.stdout.startswith("wrote ")
 
 
 def test_report_of_several_matches_and_three_players(tmp_path):
-    rules = Rules(players=3, target=6)
+    rules = Rules(players=3, target=4)      # two matches: of one round, and of two
     lines = [json.dumps(write_record(play_match(rules, parse_engine_list("greedy,random,greedy", 3),
                                                 derive_seed(11, g)))) for g in range(2)]
     src = tmp_path / "m.jsonl"
@@ -194,7 +208,9 @@ def test_bad_input_and_unwritable_paths(tmp_path):
 
 
 def test_the_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
-    """A failure while the report is moved into place leaves the old file and no temporary."""
+    """A failure while the report is moved into place leaves the old file and no temporary.
+    (On the example's first round: six decisions are enough to have a journal.)"""
+    src = first_round(tmp_path)
     target = tmp_path / "r.html"
     target.write_text("old report")
 
@@ -203,13 +219,13 @@ def test_the_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
 
     real = os.replace
     monkeypatch.setattr(os, "replace", broken)
-    res = run("analyze", MATCH, "--iterations", "50", "--quiet", "--html", str(target))
+    res = run("analyze", src, "--iterations", "50", "--quiet", "--html", str(target))
     assert res.exit_code == 2 and "No space left" in res.stderr
     assert target.read_text() == "old report"
     # The analysis itself is kept in the journal: --resume writes the report without it.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.html.journal"]
     monkeypatch.setattr(os, "replace", real)
-    again = run("analyze", MATCH, "--iterations", "50", "--quiet", "--html", str(target),
+    again = run("analyze", src, "--iterations", "50", "--quiet", "--html", str(target),
                 "--resume")
     assert again.exit_code == 0, again.output
     assert target.read_text().startswith("<!DOCTYPE html>")
@@ -274,12 +290,23 @@ def _with_check(html_text):
     return html_text.replace("</body>", _CHECK + "</body>")
 
 
+def _assert_png(shot):
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
 def test_rendered_in_chromium(report, tmp_path):
+    """The report as laid out at desktop width, with a screenshot of it taken in the same run
+    and nothing in the console (the checking script only adds inline scripts to the policy:
+    a refused fetch or a missing symbol would still be logged)."""
     html_text, out, _ = report
     page = tmp_path / "check.html"
     page.write_text(_with_check(html_text), encoding="utf-8")
-    dom, console = _chromium(tmp_path, "--window-size=1200,900", "--dump-dom", page.as_uri())
-    assert console == []
+    shot = tmp_path / "desktop.png"
+    dom, console = _chromium(tmp_path, "--window-size=1200,2000", f"--screenshot={shot}",
+                             "--dump-dom", page.as_uri())
+    assert console == [], console
+    _assert_png(shot)
     found = re.search(r'<pre id="bergen-check">(.*?)</pre>', dom, re.S)
     assert found, dom[-500:]
     got = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
@@ -299,18 +326,19 @@ def test_rendered_in_chromium(report, tmp_path):
             assert float(row[key]) == pytest.approx(float(sm[key])), key
 
 
-@pytest.mark.parametrize("size, name", [
-    ("1200,2000", "desktop.png"), pytest.param("390,2000", "phone.png", marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("size, name", [("1200,2000", "desktop.png"), ("390,2000", "phone.png")])
 def test_screenshots_without_console_errors(report, tmp_path, size, name):
-    """Desktop and phone widths render with nothing in the console: no script error, no
-    refused fetch (the policy would log one), no missing symbol."""
+    """Desktop and phone widths render the report as written (its own policy, no checking
+    script) with nothing in the console: no script error, no refused fetch (the policy would
+    log one), no missing symbol. Behind slow: the default run takes the desktop screenshot,
+    and checks the console, in test_rendered_in_chromium's one browser run."""
     _, _, path = report
     shot = tmp_path / name
     _, console = _chromium(tmp_path, f"--window-size={size}", f"--screenshot={shot}",
                            path.as_uri())
     assert console == [], console
-    data = shot.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+    _assert_png(shot)
 
 
 def test_the_console_check_can_fail(report, tmp_path):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+import functools
 from functools import partial
 from typing import NamedTuple
 
@@ -632,6 +633,7 @@ def verdict(lo: float, hi: float, thresholds: dict) -> tuple:
     return (a, False) if a == b else (None, True)
 
 
+@functools.lru_cache(maxsize=None)
 def t_quantile(p: float, dof: int) -> float:
     """Student's t quantile for a two-sided interval of probability p (p = 0.95: the 0.975
     quantile), by bisection of the t distribution function (regularised incomplete beta,

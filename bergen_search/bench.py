@@ -7,6 +7,7 @@ and two runs on any machine agree on it to the byte (tests/test_bench.py checks 
 """
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 
@@ -187,6 +188,7 @@ def signature() -> dict:
     return sig
 
 
+@functools.lru_cache(maxsize=1)
 def endgame_position():
     """A fixed stage decision of greedy self-play whose public tree has 2,000 to 20,000
     nodes (about a typical solve's), for the solver's figures."""

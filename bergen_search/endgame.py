@@ -45,6 +45,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -462,6 +463,7 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
         seconds = max(limits.time * (1 - SEARCH_SHARE) - (clock() - started), 1e-3)
         build = limits.time * BUILD_SHARE
     _, cap = allowance(max_work, seconds, memory_bytes)
+    watch = _StopWatch(stop)
     try:
         # A deal ends in at least one terminal: more deals than the tree may hold is too big.
         g = game(info, inference, max_deals=cap, seconds=build or 0.0)
@@ -476,7 +478,40 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
         return Attempt(None, e.message)
     except KeyboardInterrupt:      # while the deals or the tree were built
         return Attempt(None, "interrupted", True)
+    finally:
+        watch.close()
     return Attempt(_result(info, sol, seed, clock() - started), None, sol.interrupted)
+
+
+class _StopWatch:
+    """While an attempt runs, passes `stop` (a threading.Event, or None) on to the compiled
+    builds of the deals and the tree, which run without the GIL for up to a second and cannot
+    look at an Event: a thread waits on it and raises the core's flag (`_endgame.request_stop`;
+    the build then raises KeyboardInterrupt, as Ctrl-C, which the build hears itself). DCFR's
+    iterations hear `stop` directly (`solve`)."""
+
+    def __init__(self, stop):
+        self.core = compiled() if stop is not None else None
+        self.thread = None
+        if self.core is None:
+            return
+        self.core.clear_stop()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._watch, args=(stop,), daemon=True,
+                                       name="endgame-stop")
+        self.thread.start()
+
+    def _watch(self, stop):
+        while not self.done.is_set():
+            if stop.wait(0.005):
+                self.core.request_stop()
+                return
+
+    def close(self):
+        if self.thread is not None:
+            self.done.set()
+            self.thread.join()
+            self.core.clear_stop()
 
 
 def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):

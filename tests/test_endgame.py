@@ -356,6 +356,81 @@ def test_too_big_falls_back_to_todays_engine():
     assert res.info["iterations"] == 500
 
 
+# ---- stops heard while the deals and the tree are built (in C, without the GIL) -------------
+def _big_game():
+    """examples/decision.json's endgame: 31,482 deals, a tree of millions of nodes: its build
+    runs for about a second unless stopped."""
+    info = load_game(open("examples/decision.json", encoding="utf-8").read())
+    return info, endgame.public_table(info)
+
+
+def test_the_core_flag_stops_the_builds():
+    """`request_stop()` (what a search's `stop` raises, from another thread) stops the deals'
+    enumeration and the tree's build at their next look: KeyboardInterrupt, as Ctrl-C."""
+    info, table = _big_game()
+    compiled = core()
+    compiled.request_stop()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            compiled.enumerate_deals(table)
+    finally:
+        compiled.clear_stop()
+    g = endgame.game(info)          # the flag cleared: the deals are found again
+    assert len(g.deals) == 31482
+    compiled.request_stop()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            endgame.solve(g)
+    finally:
+        compiled.clear_stop()
+
+
+def test_a_search_stop_is_heard_inside_the_build():
+    """A `stop` already set when the attempt starts: the build is stopped (the reason says
+    interrupted), not finished and found too big (before, `stop` was heard only by DCFR's
+    iterations, after a build of about a second on this position)."""
+    import threading
+    core()
+    info, _ = _big_game()
+    stop = threading.Event()
+    stop.set()
+    tried = endgame.attempt(info, Limits(), seed=0, objective="points", budget=None,
+                            stop=stop)
+    assert tried.result is None and tried.interrupted and tried.why == "interrupted"
+    # and the flag is down again: the next attempt builds as far as its budget
+    again = endgame.attempt(info, Limits(iterations=1000), seed=0, objective="points")
+    assert not again.interrupted and "too big" in again.why
+
+
+def test_ctrl_c_is_heard_inside_the_build():
+    """SIGINT while the tree is built: the build stops and the signal's exception comes out
+    of it (the build looks at the process's signals as it goes)."""
+    import os
+    import signal
+    import threading
+
+    class Signalled(Exception):
+        pass
+    armed = [True]
+
+    def handler(signum, frame):
+        if armed[0]:
+            raise Signalled
+    core()
+    info, _ = _big_game()
+    g = endgame.game(info)
+    old = signal.signal(signal.SIGINT, handler)
+    timer = threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT))
+    try:
+        timer.start()
+        with pytest.raises(Signalled):
+            endgame.solve(g)
+    finally:
+        armed[0] = False
+        timer.join()
+        signal.signal(signal.SIGINT, old)
+
+
 @pytest.mark.parametrize("cuts", sizes(2, 3))
 def test_no_peek_filling_in_the_hidden_hand_changes_nothing(cuts):
     """A record cut at a stage decision, with the other hand hidden or shown: the same (at 2

@@ -32,6 +32,56 @@ from bergen_search.infoset import RESERVE
 cdef enum:
     TOO_BIG = -2            # a cap was reached while building
     NO_MEMORY = -3
+    STOPPED = -4            # asked to stop while building (request_stop, or a signal)
+
+# ---- stopping a build ------------------------------------------------------------------------
+# Building the deals and the tree runs without the GIL for up to a second on the largest
+# positions: it looks now and then at a flag another thread may set (`request_stop`: search's
+# `stop`, which the engine protocol's `stop` and `quit` set) and at the process's signals (Ctrl-C),
+# and stops, raising KeyboardInterrupt (or the signal handler's exception) in the caller.
+cdef extern from *:
+    """
+    static volatile int bergen_endgame_stop = 0;
+    """
+    int bergen_endgame_stop
+
+cdef extern from "Python.h":
+    int _check_signals "PyErr_CheckSignals"() except -1
+
+_pending = None     # the exception a signal handler raised during a build
+
+
+def request_stop():
+    """Ask a build running in another thread of this process to stop (at its next look, a few
+    thousand nodes on). The flag holds until `clear_stop()`: every build of the process stops."""
+    global bergen_endgame_stop
+    bergen_endgame_stop = 1
+
+
+def clear_stop():
+    global bergen_endgame_stop
+    bergen_endgame_stop = 0
+
+
+cdef int _should_stop() noexcept nogil:
+    """STOPPED when asked to stop or a signal's handler raised (kept in `_pending`), else 0."""
+    global _pending
+    if bergen_endgame_stop:
+        return STOPPED
+    with gil:
+        try:
+            _check_signals()
+        except BaseException as e:
+            _pending = e
+            return STOPPED
+    return 0
+
+
+def _raise_stopped():
+    """After a build returned STOPPED: the signal handler's exception, or KeyboardInterrupt."""
+    global _pending
+    e, _pending = _pending, None
+    raise (e if e is not None else KeyboardInterrupt())
 
 
 cdef inline double _now() noexcept nogil:
@@ -92,8 +142,11 @@ cdef int _enum_rec(Enum* E, int i, int n_active, uint32_t h0, uint32_t h1) noexc
     cdef int owner
     cdef uint32_t bit
     E.steps += 1
-    if E.deadline > 0 and (E.steps & 0xFFFF) == 0 and _now() >= E.deadline:
-        return TOO_BIG
+    if (E.steps & 0xFFFF) == 0:
+        if E.deadline > 0 and _now() >= E.deadline:
+            return TOO_BIG
+        if _should_stop():
+            return STOPPED
     if i == E.n_tiles:
         return _emit(E, h0, h1, acc[active[0] - E.level_start[i]]) if n_active else 0
     nacc = E.acc + E.offset[i + 1]
@@ -211,6 +264,8 @@ def enumerate_deals(table, long long max_deals=0, double seconds=0.0):
         E.active[0] = 0
         with nogil:
             rc = _enum_rec(&E, 0, 1, 0, 0)
+        if rc == STOPPED:
+            _raise_stopped()
         if rc == TOO_BIG:
             raise BergenError("too many deals for the budget")
         if rc < 0:
@@ -327,8 +382,11 @@ cdef int64_t _new_node(Builder* B, int player) noexcept nogil:
     cdef int64_t n = T.n_nodes
     if n >= B.max_nodes:
         return TOO_BIG
-    if B.deadline > 0 and (n & 0xFFF) == 0 and _now() >= B.deadline:
-        return TOO_BIG
+    if (n & 0xFFF) == 0:
+        if B.deadline > 0 and _now() >= B.deadline:
+            return TOO_BIG
+        if (n & 0x3FFF) == 0 and _should_stop():
+            return STOPPED
     if _grow(<void**>&T.nodes, &T.cap_nodes, n + 1, sizeof(Node)) < 0:
         return NO_MEMORY
     memset(&T.nodes[n], 0, sizeof(Node))
@@ -896,6 +954,8 @@ cdef class EndgameSolver:
             played[1] = 0
             with nogil:
                 rc = _build(&B, &s, 0, n_deals, played, 0, 0)
+            if rc == STOPPED:
+                _raise_stopped()
             if rc == TOO_BIG:
                 raise BergenError(f"the endgame's tree is too big (over {max_nodes:,} nodes, "
                                   f"or {seconds:g} s to build, "

@@ -369,20 +369,16 @@ def test_the_core_flag_stops_the_builds():
     enumeration and the tree's build at their next look: KeyboardInterrupt, as Ctrl-C."""
     info, table = _big_game()
     compiled = core()
-    compiled.request_stop()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            compiled.enumerate_deals(table)
-    finally:
-        compiled.clear_stop()
-    g = endgame.game(info)          # the flag cleared: the deals are found again
+    g = endgame.game(info)
     assert len(g.deals) == 31482
-    compiled.request_stop()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            endgame.solve(g)
-    finally:
-        compiled.clear_stop()
+    for build in (lambda: compiled.enumerate_deals(table), lambda: endgame.solve(g)):
+        compiled.request_stop()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                build()
+        finally:
+            compiled.clear_stop()
+    assert len(endgame.game(info).deals) == 31482     # the flag down: found again
 
 
 def test_a_search_stop_is_heard_inside_the_build():

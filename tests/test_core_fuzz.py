@@ -346,19 +346,27 @@ def test_the_pool_stops_growing_at_the_cap_and_the_search_goes_on():
 
 
 def test_the_cap_covers_every_tree_alive_in_the_process():
+    import gc
     info = decisions(Rules(), 9)[0]
-    base = _ismcts.pool_bytes()
-    cap = base + (3 << 20)
-    first = IsmctsTree(CoreSampler(info), 1, max_bytes=cap)
-    first.run(60_000, 0)                  # full at about 15,000
-    held = _ismcts.pool_bytes()
-    second = IsmctsTree(CoreSampler(info), 2, max_bytes=cap)
-    second.run(60_000, 0)
-    # Over the cap by at most the 3 KB a tree born full keeps (its root and 64 children).
-    assert _ismcts.pool_bytes() <= cap + 65 * 48 and first.full and second.full
-    assert second.full_at < first.full_at
-    del first, second
-    assert _ismcts.pool_bytes() == base and held > base
+    # The count is the process's: dead trees of earlier tests (in this worker) freed now,
+    # not in the middle of the measure.
+    gc.collect()
+    gc.disable()
+    try:
+        base = _ismcts.pool_bytes()
+        cap = base + (3 << 20)
+        first = IsmctsTree(CoreSampler(info), 1, max_bytes=cap)
+        first.run(60_000, 0)                  # full at about 15,000
+        held = _ismcts.pool_bytes()
+        second = IsmctsTree(CoreSampler(info), 2, max_bytes=cap)
+        second.run(60_000, 0)
+        # Over the cap by at most the 3 KB a tree born full keeps (its root and 64 children).
+        assert _ismcts.pool_bytes() <= cap + 65 * 48 and first.full and second.full
+        assert second.full_at < first.full_at
+        del first, second
+        assert _ismcts.pool_bytes() == base and held > base
+    finally:
+        gc.enable()
 
 
 def test_a_full_tree_gives_the_values_of_an_unbounded_one_closely():

@@ -510,9 +510,10 @@ def test_both_trees_stop_growing_at_the_same_iteration(i, iterations, core_modul
     IsmctsTree, CoreSampler = core_modules
     case = decision_case(i)
     room = 1500 * 48                    # a first pool of 1,500 nodes: full soon
-    # The cap counts every tree alive in the process: an earlier test's dead trees freed by
-    # the garbage collector in the middle of these runs would give one tree more room than
-    # the other (seen under pytest-xdist's orders). Free them first, and none during the runs.
+    # The cap counts every tree alive in the process: a tree an earlier test's traceback still
+    # holds, freed by the garbage collector in the middle of these runs, would give one tree
+    # more room than the other (seen under pytest-xdist's orders). Free them first, and none
+    # during the runs.
     gc.collect()
     gc.disable()
     try:

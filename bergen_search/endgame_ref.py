@@ -188,17 +188,12 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6) -> list:
 
 def _matching(regrets, legal):
     """Regret matching: positive regrets normalised over the legal actions, else uniform."""
-    pos = [r if (ok and r > 0) else 0.0 for r, ok in zip(regrets, legal)]
-    total = 0.0
-    for x in pos:
-        total += x
-    if total > 0:
-        return [x / total for x in pos]
-    n = sum(legal)
-    return [1.0 / n if ok else 0.0 for ok in legal]
+    return _average([r if (ok and r > 0) else 0.0 for r, ok in zip(regrets, legal)], legal)
 
 
 def _average(sums, legal):
+    """`sums` normalised (summed left to right, as the C solver sums), else uniform over the
+    legal actions."""
     total = 0.0
     for x in sums:
         total += x

@@ -341,40 +341,35 @@ cdef int _follow(void** p, int64_t cap, size_t size) noexcept nogil:
     return 0
 
 
-cdef int _grow_rows(Tree* T, int64_t need) noexcept nogil:
-    cdef int64_t cap = T.cap_row
-    if _grow(<void**>&T.row_hand, &cap, need, sizeof(int32_t)) < 0:
+cdef int _grow_with(int64_t* cap_of, int64_t need, void** lead, size_t lead_size,
+                    void** b, size_t b_size, void** c, size_t c_size) noexcept nogil:
+    """Give the array `lead` room for `need` entries (`_grow`), and the two arrays `b` and `c`
+    that run beside it the same capacity, kept in `cap_of`."""
+    cdef int64_t cap = cap_of[0]
+    if _grow(lead, &cap, need, lead_size) < 0:
         return NO_MEMORY
-    if cap != T.cap_row:
-        if (_follow(<void**>&T.row_ent, cap, sizeof(int32_t)) < 0
-                or _follow(<void**>&T.row_n, cap, sizeof(uint8_t)) < 0):
+    if cap != cap_of[0]:
+        if _follow(b, cap, b_size) < 0 or _follow(c, cap, c_size) < 0:
             return NO_MEMORY
-        T.cap_row = cap
+        cap_of[0] = cap
     return 0
 
 
-cdef int _grow_ents(Tree* T, int64_t need) noexcept nogil:
-    cdef int64_t cap = T.cap_ent
-    if _grow(<void**>&T.ent_hand, &cap, need, sizeof(int32_t)) < 0:
-        return NO_MEMORY
-    if cap != T.cap_ent:
-        if (_follow(<void**>&T.ent_action, cap, sizeof(uint8_t)) < 0
-                or _follow(<void**>&T.col_ent, cap, sizeof(int32_t)) < 0):
-            return NO_MEMORY
-        T.cap_ent = cap
-    return 0
+cdef inline int _grow_rows(Tree* T, int64_t need) noexcept nogil:
+    return _grow_with(&T.cap_row, need, <void**>&T.row_hand, sizeof(int32_t),
+                      <void**>&T.row_ent, sizeof(int32_t), <void**>&T.row_n, sizeof(uint8_t))
 
 
-cdef int _grow_children(Tree* T, int64_t need) noexcept nogil:
-    cdef int64_t cap = T.cap_child
-    if _grow(<void**>&T.child_node, &cap, need, sizeof(int32_t)) < 0:
-        return NO_MEMORY
-    if cap != T.cap_child:
-        if (_follow(<void**>&T.child_move, cap, sizeof(int16_t)) < 0
-                or _follow(<void**>&T.child_col, cap, sizeof(int32_t)) < 0):
-            return NO_MEMORY
-        T.cap_child = cap
-    return 0
+cdef inline int _grow_ents(Tree* T, int64_t need) noexcept nogil:
+    return _grow_with(&T.cap_ent, need, <void**>&T.ent_hand, sizeof(int32_t),
+                      <void**>&T.ent_action, sizeof(uint8_t), <void**>&T.col_ent,
+                      sizeof(int32_t))
+
+
+cdef inline int _grow_children(Tree* T, int64_t need) noexcept nogil:
+    return _grow_with(&T.cap_child, need, <void**>&T.child_node, sizeof(int32_t),
+                      <void**>&T.child_move, sizeof(int16_t), <void**>&T.child_col,
+                      sizeof(int32_t))
 
 
 cdef int64_t _new_node(Builder* B, int player) noexcept nogil:

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-import functools
-from functools import partial
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 from . import backend
@@ -596,11 +595,12 @@ def loss_bounds(played, result) -> tuple:
     or, when the played move is the best, to the runner-up."""
     lo = hi = 0.0
     se, nearest = 0.0, None
+    exact = exact_of(result)
     for m in result.moves:
         if m.code == played.code or m.move == played.twin or m.twin == played.move:
             continue
         d = m.value - played.value
-        e = result.stderr if exact_of(result) else paired_stderr(m, played)
+        e = result.stderr if exact else paired_stderr(m, played)
         a, b = loss_interval(d, e, result)
         lo, hi = max(lo, a), max(hi, b)
         if nearest is None or d > nearest:
@@ -611,7 +611,7 @@ def loss_bounds(played, result) -> tuple:
 def loss_interval(loss: float, se: float, result) -> tuple:
     """The two-sided interval of a loss at CONFIDENCE: loss ± t·se, with Student's t for the
     replicates' degrees of freedom (ISMCTS: replicates - 1), else the normal quantile; no
-    width when the error is 0 (the best play, or exact values), unbounded when unknown."""
+    width when the error is 0 (a difference known exactly), unbounded when unknown."""
     if se == 0:
         return loss, loss
     if exact_of(result):
@@ -633,7 +633,7 @@ def verdict(lo: float, hi: float, thresholds: dict) -> tuple:
     return (a, False) if a == b else (None, True)
 
 
-@functools.lru_cache(maxsize=None)
+@lru_cache(maxsize=None)
 def t_quantile(p: float, dof: int) -> float:
     """Student's t quantile for a two-sided interval of probability p (p = 0.95: the 0.975
     quantile), by bisection of the t distribution function (regularised incomplete beta,

@@ -14,13 +14,13 @@ import statistics
 import sys
 import time
 
-from bergen_search.analysis import DEFAULT_ITERATIONS, analyze
-from bergen_search.engines import parse_engine_list
-from bergen_search.record_io import load_record, write_record
-from bergen_search.rng import derive_seed
-from bergen_search.rules import Rules
-from bergen_search.search import Limits
-from bergen_search.table import play_match
+from bergen_search.analysis.review import DEFAULT_ITERATIONS, analyze
+from bergen_search.formats.record_io import load_record, write_record
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.play.engines import parse_engine_list
+from bergen_search.play.seats import play_engines
+from bergen_search.search.api import Limits
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "match.json"
 LIMITS = Limits(iterations=DEFAULT_ITERATIONS)
@@ -56,7 +56,7 @@ def test_analyze_example_match(benchmark, core):
 def typical_matches(n, seed=1):
     rules = Rules()
     specs = parse_engine_list("greedy,ismcts:iterations=2000", 2)
-    return [write_record(play_match(rules, specs, derive_seed(seed, i))) for i in range(n)]
+    return [write_record(play_engines(rules, specs, derive_seed(seed, i))) for i in range(n)]
 
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from bergen_search import match
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import Rules
+from bergen_search.game import match
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import Rules
 
 SEED = 12345
 CORE_ROUNDS = 20000
@@ -82,7 +82,7 @@ def rounds_per_second(backend, rules, rounds, repeats=3) -> float:
 
 
 if __name__ == "__main__":
-    from bergen_search.backend import REFERENCE, load_core
+    from bergen_search.game.backend import REFERENCE, load_core
     core_backend = load_core()
     for players, rules in TABLES.items():
         line = f"{players} players{' (partnerships)' if rules.partnerships else ''}: "

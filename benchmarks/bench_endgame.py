@@ -24,9 +24,9 @@ import time
 
 import pytest
 
-from bergen_search import endgame
-from bergen_search.bench import endgame_positions, stage_decisions
 from bergen_search.errors import BergenError
+from bergen_search.play.bench import endgame_positions, stage_decisions
+from bergen_search.search import endgame
 
 
 def solve_times(infos, *, tolerance=endgame.TOLERANCE, progress=None):
@@ -88,7 +88,7 @@ def tolerance_study(infos, tolerances=(0.05, 0.01, 0.003), reference=1e-4):
 def dcfr_study(infos, params=((1.5, 0.0, 2.0), (1.5, 0.0, 6.0)), max_work=300_000_000):
     """Per DCFR parameters (alpha, beta, gamma): the positions solved, the mean iterations
     to the tolerance, and the work done (traversals times the tree)."""
-    from bergen_search import endgame_ref
+    from bergen_search.search import endgame_ref
     games = []
     for info in infos:
         try:
@@ -121,7 +121,8 @@ def memory_study(infos, min_work=100_000):
     DCFR iteration's scratch added, divided by the work. endgame.BYTES_PER_WORK must exceed
     the largest, so that a memory cap (search.Limits.memory_mb) holds."""
     import gc
-    from bergen_search import endgame_ref
+
+    from bergen_search.search import endgame_ref
 
     def rss():
         with open("/proc/self/statm") as f:
@@ -211,7 +212,7 @@ def main(argv=None):
                     help="instead: the solver's memory per unit of work (for BYTES_PER_WORK)")
     args = ap.parse_args(argv)
     if args.records:
-        from bergen_search.record_io import load_records
+        from bergen_search.formats.record_io import load_records
         with open(args.records, encoding="utf-8") as f:
             records = load_records(f.read())
         infos = [info for rec in records for _, _, info, _, _ in stage_decisions(rec)]
@@ -268,7 +269,7 @@ def main(argv=None):
 
 # ---- pytest-benchmark ---------------------------------------------------------------------------
 def test_bench_endgame_solve(benchmark):
-    from bergen_search.bench import endgame_position
+    from bergen_search.play.bench import endgame_position
     info = endgame_position()
     sol = benchmark(lambda: endgame.solve(endgame.game(info)))
     assert sol.exploitability <= sol.tolerance
@@ -283,14 +284,15 @@ def test_bench_endgame_solve(benchmark):
 def test_regret_of_a_few_decisions(deals, iterations):
     """The yardstick (endgame_regret.py) runs, and the solver's own choice costs little."""
     from endgame_regret import judge, report
-    from bergen_search.engines import parse_engine_list
-    from bergen_search.record import parse_record
-    from bergen_search.record_io import write_record
-    from bergen_search.rng import derive_seed
-    from bergen_search.rules import Rules
-    from bergen_search.search import Limits
-    from bergen_search.table import play_match
-    records = [parse_record(write_record(play_match(Rules(), parse_engine_list("greedy", 2),
+
+    from bergen_search.formats.record import parse_record
+    from bergen_search.formats.record_io import write_record
+    from bergen_search.game.rng import derive_seed
+    from bergen_search.game.rules import Rules
+    from bergen_search.play.engines import parse_engine_list
+    from bergen_search.play.seats import play_engines
+    from bergen_search.search.api import Limits
+    records = [parse_record(write_record(play_engines(Rules(), parse_engine_list("greedy", 2),
                                                     derive_seed(5, i), max_rounds=1)))
                for i in deals]
     rows, judged = judge(records, ["solver", "greedy"], Limits(iterations=iterations))

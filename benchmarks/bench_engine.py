@@ -17,16 +17,16 @@ import subprocess
 import sys
 import time
 
-from bergen_search.client import EngineProcess
-from bergen_search.infoset import Observer
-from bergen_search.match import play_match
-from bergen_search.position import Position
-from bergen_search.position_string import to_string
-from bergen_search.record_io import write_record
-from bergen_search.replay import walk
-from bergen_search.rng import derive_seed
-from bergen_search.rules import Rules
-from bergen_search.search import Limits
+from bergen_search.formats.position import Position
+from bergen_search.formats.position_string import to_string
+from bergen_search.formats.record_io import write_record
+from bergen_search.formats.replay import walk
+from bergen_search.game.match import play_match
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.information.infoset import Observer
+from bergen_search.protocol.client import EngineProcess
+from bergen_search.search.api import Limits
 
 SEED = 1919
 

@@ -14,11 +14,11 @@ import time
 
 import pytest
 
-from bergen_search import match
-from bergen_search.infoset import from_state_and_events
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import Rules
-from bergen_search.state import DRAW, State
+from bergen_search.game import match
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, State
+from bergen_search.information.infoset import from_state_and_events
 
 SEED = 12345
 DEPTH = 6

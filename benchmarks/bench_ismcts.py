@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from bergen_search.infoset import from_state_and_events
-from bergen_search.match import ENGINE_RANDOM
-from bergen_search.rules import Rules
+from bergen_search.game.match import ENGINE_RANDOM
+from bergen_search.game.rules import Rules
+from bergen_search.information.infoset import from_state_and_events
 
 SEED = 12345
 ITERATIONS = 2000
@@ -26,7 +26,7 @@ ITERATIONS = 2000
 def first_decision(seed=SEED):
     """The information set of the seat to move right after the lead of round 0 of a seeded
     2-player match (random engines, compiled core)."""
-    from bergen_search.backend import load_core
+    from bergen_search.game.backend import load_core
     rules = Rules()
     log = load_core().play_match(rules, [ENGINE_RANDOM, ENGINE_RANDOM], seed)
     rnd = log.rounds[0]
@@ -70,8 +70,8 @@ def test_ismcts_playouts(benchmark, sampler, playout):
 def test_default_search_per_decision(benchmark, core):
     """One whole decision of the default engine, `search.search` with 2,000 iterations: the
     world table weighed by inference, the sampler, the tree and the result."""
-    from bergen_search.bench import inference_position
-    from bergen_search.search import Limits, search
+    from bergen_search.play.bench import inference_position
+    from bergen_search.search.api import Limits, search
     info = inference_position()
     res = benchmark(search, info, Limits(iterations=ITERATIONS), seed=SEED)
     assert res.visits == ITERATIONS
@@ -81,8 +81,8 @@ def test_default_search_per_decision(benchmark, core):
 def test_reference_tree(benchmark, playout):
     """The pure-Python tree (`ismcts_ref`, the fallback without a compiler) on the same
     position: 100 iterations a round."""
-    from bergen_search.ismcts_ref import IsmctsTree
-    from bergen_search.sampler import ReferenceSampler
+    from bergen_search.information.sampler import ReferenceSampler
+    from bergen_search.search.ismcts_ref import IsmctsTree
     sampler = ReferenceSampler(first_decision())
 
     def search():
@@ -101,10 +101,11 @@ def test_ismcts_growing_tree(benchmark, sampler):
 
 
 def main(iterations, reference_iterations):
-    from bergen_search import ismcts_ref
     from bergen_search._ismcts import IsmctsTree
     from bergen_search._sampler import CoreSampler
-    from bergen_search.sampler import ReferenceSampler
+
+    from bergen_search.information.sampler import ReferenceSampler
+    from bergen_search.search import ismcts_ref
     info = first_decision()
     rates = {}
     for name, cls, sampler, n in (("core", IsmctsTree, CoreSampler(info), iterations),

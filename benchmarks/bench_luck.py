@@ -11,12 +11,12 @@
 """
 import time
 
-from bergen_search.arena import play_set
-from bergen_search.backend import ACTIVE
-from bergen_search.engines import parse_engine_spec
-from bergen_search.luck import default_estimate, default_model, match_luck
-from bergen_search.rules import Rules
-from bergen_search.state import DRAW
+from bergen_search.game.backend import ACTIVE
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW
+from bergen_search.play.arena import play_set
+from bergen_search.play.engines import parse_engine_spec
+from bergen_search.play.luck import default_estimate, default_model, match_luck
 
 SEED = 20261201
 

@@ -86,8 +86,8 @@ def cluster_worker_peak(seconds: float, game: str) -> tuple:
     from distributed import Client, LocalCluster
 
     def task():
-        from bergen_search.search import Limits, search
-        from bergen_search.viewpoint import load_game
+        from bergen_search.formats.game import load_game
+        from bergen_search.search.api import Limits, search
         r = search(load_game(game), Limits(time=seconds), seed=1)
         return r.info["iterations"], r.info["memory"]
 
@@ -137,7 +137,8 @@ def main(seconds: float):
 def _full_tree(cap_bytes):
     from bergen_search._ismcts import IsmctsTree
     from bergen_search._sampler import CoreSampler
-    from bergen_search.viewpoint import load_game
+
+    from bergen_search.formats.game import load_game
     return IsmctsTree(CoreSampler(load_game(FIRST)), 1, max_bytes=cap_bytes)
 
 

@@ -11,12 +11,12 @@ import time
 
 import pytest
 
-from bergen_search.infoset import from_state_and_events
-from bergen_search.match import ENGINE_RANDOM, play_match
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import Rules
-from bergen_search.sampler import WorldTable
-from bergen_search.state import DRAW, State
+from bergen_search.game.match import ENGINE_RANDOM, play_match
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, State
+from bergen_search.information.infoset import from_state_and_events
+from bergen_search.information.sampler import WorldTable
 
 SEED = 20261129
 WORLDS = 10000
@@ -55,7 +55,7 @@ def info():
 
 @pytest.fixture(scope="module")
 def core_sampler():
-    from bergen_search.backend import load_core
+    from bergen_search.game.backend import load_core
     if load_core() is None:
         pytest.fail("compiled core is not built; run `pip install -e .`")
     from bergen_search._sampler import CoreSampler
@@ -80,8 +80,8 @@ def test_world_table_construction(benchmark, info):
 def test_weighted_world_table_construction(benchmark):
     """The world table weighed by inference (the default engine's, once per search), on a
     position where the other seat's plays give evidence about several tiles."""
-    from bergen_search.bench import inference_position
-    from bergen_search.inference import TileModel, tile_factors
+    from bergen_search.information.inference import TileModel, tile_factors
+    from bergen_search.play.bench import inference_position
     info = inference_position()
     table = benchmark(lambda: WorldTable(info, tile_factors(info, TileModel())))
     assert table.weight is not None and table.total > 0

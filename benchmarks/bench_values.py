@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from bergen_search.search import Limits, search
-from bergen_search.viewpoint import load_game
+from bergen_search.formats.game import load_game
+from bergen_search.search.api import Limits, search
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "decision.json"
 BEFORE = {"root": "ucb", "replicates": 1, "stats": "all"}

@@ -35,18 +35,18 @@ import statistics
 import sys
 import time
 
-from bergen_search.analysis import analyze
-from bergen_search.engines import parse_engine_spec
-from bergen_search.infoset import Observer
-from bergen_search.record import parse_record
-from bergen_search.record_io import write_record
-from bergen_search.replay import RoundStart, Step, events
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import Rules
-from bergen_search.search import Limits, choices, root_moves, search
-from bergen_search.views import move_text
-from bergen_search.state import DRAW
-from bergen_search.table import play_match
+from bergen_search.analysis.review import analyze
+from bergen_search.formats.record import parse_record
+from bergen_search.formats.record_io import write_record
+from bergen_search.formats.replay import RoundStart, Step, events
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW
+from bergen_search.information.infoset import Observer
+from bergen_search.play.engines import parse_engine_spec
+from bergen_search.play.seats import play_engines
+from bergen_search.search.api import Limits, choices, root_moves, search
+from bergen_search.views.search import move_text
 
 #: The kinds of game decisions are cut from: (name, rules).
 KINDS = (("2p", Rules(players=2)), ("3p", Rules(players=3)), ("4p", Rules(players=4)),
@@ -63,7 +63,7 @@ def decisions_from_selfplay(rules: Rules, count: int, seed: int, engine: str = "
     out = []
     m = 0
     while len(out) < count:
-        log = play_match(rules, [spec] * rules.players, derive_seed(seed, m))
+        log = play_engines(rules, [spec] * rules.players, derive_seed(seed, m))
         record = parse_record(write_record(log))
         m += 1
         found = []
@@ -150,7 +150,7 @@ def label_agreement(matches: int, seeds, limits: Limits, algorithm: str, setting
         rules = (Rules(players=3) if i % 4 == 3 and i % 8 == 3 else
                  Rules(players=4) if i % 4 == 3 else Rules())
         spec = parse_engine_spec(engine)
-        log = play_match(rules, [spec] * rules.players, derive_seed(seed, 100_000 + i))
+        log = play_engines(rules, [spec] * rules.players, derive_seed(seed, 100_000 + i))
         record = write_record(log)
         runs = [analyze(record, limits=limits, seed=s, algorithm=algorithm, **settings)
                 for s in seeds]
@@ -199,7 +199,7 @@ def main(argv=None):
     report = {"algorithm": algorithm_text(a, settings), "seeds": a.seeds}
 
     if a.position:
-        from bergen_search.viewpoint import load_game
+        from bergen_search.formats.game import load_game
         with open(a.position) as f:
             info = load_game(f.read())
         runs = seed_values(info, seeds, limits, a.algorithm, settings)

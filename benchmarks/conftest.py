@@ -5,7 +5,7 @@ benchmark once, as a quick smoke test. The core is required, as in tests/conftes
 """
 import pytest
 
-from bergen_search.backend import REFERENCE, load_core
+from bergen_search.game.backend import REFERENCE, load_core
 
 CORE = load_core()
 

@@ -34,13 +34,13 @@ import statistics
 import sys
 import time
 
-from bergen_search import endgame
-from bergen_search.bench import stage_decisions
-from bergen_search.match import greedy_choice
-from bergen_search.notation import Move
-from bergen_search.rng import derive_seed
-from bergen_search.search import Limits, mirror_twins, search
-from bergen_search.state import move_str
+from bergen_search.formats.notation import Move
+from bergen_search.game.match import greedy_choice
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.state import move_str
+from bergen_search.play.bench import stage_decisions
+from bergen_search.search import endgame
+from bergen_search.search.api import Limits, mirror_twins, search
 
 ENGINES = {
     "default": ("ismcts", {"endgame": False}),
@@ -180,20 +180,20 @@ def main(argv=None):
         if e not in ENGINES:
             ap.error(f"unknown engine {e!r} (known: {', '.join(ENGINES)})")
     if args.records:
-        from bergen_search.record_io import load_records
+        from bergen_search.formats.record_io import load_records
         records = []
         for path in args.records:
             with open(path, encoding="utf-8") as f:
                 records += load_records(f.read())
         source = ", ".join(args.records)
     else:
-        from bergen_search.engines import parse_engine_list
-        from bergen_search.record import parse_record
-        from bergen_search.record_io import write_record
-        from bergen_search.rules import Rules
-        from bergen_search.table import play_match
+        from bergen_search.formats.record import parse_record
+        from bergen_search.formats.record_io import write_record
+        from bergen_search.game.rules import Rules
+        from bergen_search.play.engines import parse_engine_list
+        from bergen_search.play.seats import play_engines
         specs = parse_engine_list(args.selfplay, 2)
-        records = [parse_record(write_record(play_match(Rules(), specs, derive_seed(args.seed, i),
+        records = [parse_record(write_record(play_engines(Rules(), specs, derive_seed(args.seed, i),
                                                         max_rounds=1)))
                    for i in range(args.rounds)]
         source = f"{args.rounds} rounds of {args.selfplay} self-play, seed {args.seed}"

@@ -28,19 +28,19 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass
 
-from bergen_search.engines import parse_engine_list
 from bergen_search.errors import BergenError
-from bergen_search.inference import TileModel, relation, scoring_tile, tile_factors
-from bergen_search.infoset import ObservedPlay, Observer
-from bergen_search.match import MatchLog, RoundLog
-from bergen_search.record_io import iter_records
-from bergen_search.replay import walk
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import Rules
-from bergen_search.sampler import WorldTable
-from bergen_search.state import DRAW, PASS, State
-from bergen_search.table import play_match
-from bergen_search.tiles import ALL_TILES, PIPS, TILES_WITH, popcount
+from bergen_search.formats.record_io import iter_records
+from bergen_search.formats.replay import walk
+from bergen_search.game.match import MatchLog, RoundLog
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, PASS, State
+from bergen_search.game.tiles import ALL_TILES, PIPS, TILES_WITH, popcount
+from bergen_search.information.inference import TileModel, relation, scoring_tile, tile_factors
+from bergen_search.information.infoset import ObservedPlay, Observer
+from bergen_search.information.sampler import WorldTable
+from bergen_search.play.engines import parse_engine_list
+from bergen_search.play.seats import play_engines
 
 
 def _ends_after(left: int, right: int, t: int, end: int) -> tuple:
@@ -105,7 +105,7 @@ def self_play(engine: str, games: int, seed: int):
     rules = Rules()
     specs = parse_engine_list(engine, 2)
     for g in range(games):
-        yield play_match(rules, specs, derive_seed(seed, g))
+        yield play_engines(rules, specs, derive_seed(seed, g))
 
 
 def ratios(logs, classify=relation):

@@ -1,4 +1,4 @@
-"""Fit the luck estimates (`bergen_search.luck`) and write them as package data.
+"""Fit the luck estimates (`bergen_search.play.luck`) and write them as package data.
 
 For each table shape (2, 3, 4 players, 4 in partnerships) it plays `--pairs` duplicate sets
 of single rounds, greedy against random (`arena.play_set`, set i seeded from `--seed` and i
@@ -33,15 +33,24 @@ import sys
 
 import numpy as np
 
-from bergen_search.arena import play_set, seatings
-from bergen_search.backend import ACTIVE
-from bergen_search.engines import parse_engine_spec
-from bergen_search.luck import (MODEL_FILE, ROLLOUTS, SEAT_FEATURES, Position, RolloutModel,
-                                draw_luck, match_luck, side_features, table_key)
-from bergen_search.rng import derive_seed
-from bergen_search.rules import Rules
-from bergen_search.state import DRAW
-from bergen_search.tiles import iter_mask
+from bergen_search.game.backend import ACTIVE
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW
+from bergen_search.game.tiles import iter_mask
+from bergen_search.play.arena import play_set, seatings
+from bergen_search.play.engines import parse_engine_spec
+from bergen_search.play.luck import (
+    MODEL_FILE,
+    ROLLOUTS,
+    SEAT_FEATURES,
+    KnownPosition,
+    RolloutModel,
+    draw_luck,
+    match_luck,
+    side_features,
+    table_key,
+)
 
 SHAPES = (Rules(), Rules(players=3), Rules(players=4), Rules(players=4, partnerships=True))
 #: The ridge added to the normal equations (times the rows), keeping rare features tame.
@@ -51,7 +60,7 @@ RIDGE = 1e-3
 def feature_luck(state) -> np.ndarray:
     """Per side, the luck of the draw about to be made in `state` feature by feature: the
     features after the tile drawn minus their mean over every tile in the reserve."""
-    pos = Position.of(state)
+    pos = KnownPosition.of(state)
     outcomes = {t: side_features(pos.drawn(t)) for t in iter_mask(pos.reserve)}
     mean = np.mean(np.array(list(outcomes.values())), axis=0)
     return np.array(outcomes[state.reserve[0]]) - mean

@@ -17,12 +17,12 @@ import sys
 from dataclasses import replace
 from multiprocessing import get_context
 
-from bergen_search.infoset import RESERVE, Group, Observer
-from bergen_search.match import deal
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import Rules
-from bergen_search.search import Limits, search
-from bergen_search.state import State
+from bergen_search.game.match import deal
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import State
+from bergen_search.information.infoset import RESERVE, Group, Observer
+from bergen_search.search.api import Limits, search
 
 
 def revealed(info, state):

@@ -18,13 +18,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bergen_search.analysis import analyze
-from bergen_search.engines import parse_engine_list
-from bergen_search.record_io import write_record
-from bergen_search.rng import derive_seed
-from bergen_search.rules import Rules
-from bergen_search.search import Limits
-from bergen_search.table import play_match
+from bergen_search.analysis.review import analyze
+from bergen_search.formats.record_io import write_record
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.play.engines import parse_engine_list
+from bergen_search.play.seats import play_engines
+from bergen_search.search.api import Limits
 
 KINDS = {"default engine (3,000 iterations)": "ismcts:iterations=3000", "greedy": "greedy",
          "random": "random"}
@@ -44,7 +44,7 @@ def losses(engine: str, matches: int, seed: int, iterations: int) -> list:
     out = []
     rules = Rules()
     for g in range(matches):
-        log = play_match(rules, parse_engine_list(engine, 2), derive_seed(seed, g))
+        log = play_engines(rules, parse_engine_list(engine, 2), derive_seed(seed, g))
         res = analyze(write_record(log), limits=Limits(iterations=iterations), seed=g,
                       recheck=1)
         out += [max(d.loss, 0.0) for d in res.decisions]

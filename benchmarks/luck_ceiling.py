@@ -26,13 +26,13 @@ import sys
 
 import numpy as np
 
-from bergen_search import match
-from bergen_search.luck import RolloutModel, default_estimate, match_luck, side_margin
-from bergen_search.match import MatchLog, RoundLog, greedy_choice
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import Rules
-from bergen_search.state import State, find_leader
-from bergen_search.tiles import N_TILES, PIPS, mask_of
+from bergen_search.game import match
+from bergen_search.game.match import MatchLog, RoundLog, greedy_choice
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import State, find_leader
+from bergen_search.game.tiles import N_TILES, PIPS, mask_of
+from bergen_search.play.luck import RolloutModel, default_estimate, match_luck, side_margin
 
 
 def light_choice(state, moves):
@@ -43,7 +43,7 @@ def light_choice(state, moves):
 
 
 class Chooser:
-    """A `Table` for match.play_round: a choice function per seat."""
+    """Seats for match.play_round: a choice function per seat."""
 
     def __init__(self, fns):
         self.fns = fns
@@ -86,7 +86,7 @@ def main(argv=None) -> int:
 
 
 def selfplay(rules, rounds):
-    from bergen_search.backend import ACTIVE
+    from bergen_search.game.backend import ACTIVE
     ys, ls = [], []
     for i in range(rounds):
         log = ACTIVE.play_match(rules, ["greedy", "greedy"], derive_seed(3, i), max_rounds=1)

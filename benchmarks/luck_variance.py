@@ -23,10 +23,15 @@ import math
 import sys
 import time
 
-from bergen_search.arena import ratio_stderr, run_arena
-from bergen_search.luck import (RolloutModel, default_model, match_luck, model_data,
-                                side_margin)
-from bergen_search.rules import Rules
+from bergen_search.game.rules import Rules
+from bergen_search.play.arena import ratio_stderr, run_arena
+from bergen_search.play.luck import (
+    RolloutModel,
+    default_model,
+    match_luck,
+    model_data,
+    side_margin,
+)
 
 
 def make_estimate(text: str):

@@ -19,7 +19,7 @@ from .errors import BergenError
 #: backends: the core's `_core.pxd` spells it as BERGEN_PLAY_STREAM, tested equal), and into
 #: an expectimax search's seed for its horizon playouts.
 PLAY_STREAM = 0x5851F42D4C957F2D
-#: XORed into a match's seed to seed its searches (`table.Table`: decision k of the match is
+#: XORed into a match's seed to seed its searches (`play.seats.Seats`: decision k of the match is
 #: searched with `derive_seed(seed ^ SEARCH_STREAM, k)`).
 SEARCH_STREAM = 0x2545F4914F6CDD1D
 #: XORed into an expectimax search's seed to seed its match-equity playouts (reference and

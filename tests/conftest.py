@@ -6,9 +6,9 @@ would prove nothing about it.
 import os
 
 import pytest
-
-from bergen_search.backend import REFERENCE, load_core
 from support import require_compiled
+
+from bergen_search.game.backend import REFERENCE, load_core
 
 CORE = load_core()
 
@@ -66,7 +66,8 @@ def virtual_clock(monkeypatch):
     one) is virtual and advances by `step` seconds at each reading, so that a test counts the
     readings a limit allows instead of timing the machine. The real clock comes back after
     the test."""
-    from bergen_search import ismcts_ref, search
+    from bergen_search.search import api as search
+    from bergen_search.search import ismcts_ref
     _core_or_fail()
     from bergen_search import _core
 
@@ -82,6 +83,6 @@ def virtual_clock(monkeypatch):
 def quick_bench(monkeypatch):
     """`bergen bench`'s endgame figure over 3 rounds instead of 40 or 150: the tests check the
     command and its document, not the solve-time distribution (benchmarks/ measures that)."""
-    from bergen_search import bench
+    from bergen_search.play import bench
     times = bench.endgame_times
     monkeypatch.setattr(bench, "endgame_times", lambda rounds, **kw: times(3, **kw))

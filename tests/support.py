@@ -24,13 +24,13 @@ from typing import NamedTuple
 import pytest
 
 from bergen_search.errors import BergenError
-from bergen_search.infoset import InfoSet, from_state_and_events
-from bergen_search.match import play_match
-from bergen_search.rng import derive_seed
-from bergen_search.rules import Rules
-from bergen_search.sampler import WorldTable
-from bergen_search.state import DRAW, PASS, State
-from bergen_search.tiles import ALL_TILES, iter_mask, popcount
+from bergen_search.game.match import play_match
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, PASS, State
+from bergen_search.game.tiles import ALL_TILES, iter_mask, popcount
+from bergen_search.information.infoset import InfoSet, from_state_and_events
+from bergen_search.information.sampler import WorldTable
 
 RANDOM = 0      # the random engine's code (playout.play_match)
 

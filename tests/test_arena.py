@@ -12,19 +12,27 @@ import math
 import numpy as np
 import pytest
 
-from bergen_search.arena import (MIN_SETS_NORMAL, ArenaResult, duplicate_interval,
-                                 duplicate_interval_method, format_arena, ratio_stderr,
-                                 run_arena, seat_specs, seatings, wilson_interval)
-from bergen_search.engines import parse_engine_spec
 from bergen_search.errors import BergenError
-from bergen_search.match import greedy_choice
-from bergen_search.record import parse_record
-from bergen_search.record_io import write_record
-from bergen_search.replay import replay
-from bergen_search.rng import derive_seed
-from bergen_search.rules import Rules
-from bergen_search.state import State
-from support import sizes
+from bergen_search.formats.record import parse_record
+from bergen_search.formats.record_io import write_record
+from bergen_search.formats.replay import replay
+from bergen_search.game.match import greedy_choice
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import State
+from bergen_search.play.arena import (
+    MIN_SETS_NORMAL,
+    ArenaResult,
+    duplicate_interval,
+    duplicate_interval_method,
+    format_arena,
+    ratio_stderr,
+    run_arena,
+    seat_specs,
+    seatings,
+    wilson_interval,
+)
+from bergen_search.play.engines import parse_engine_spec
 
 GREEDY, RANDOM = parse_engine_spec("greedy"), parse_engine_spec("random")
 

@@ -6,14 +6,14 @@ import pytest
 from click.testing import CliRunner
 
 from bergen_search.cli import main
-from bergen_search.engines import parse_engine_list
-from bergen_search.record import parse_record
-from bergen_search.record_io import write_record
-from bergen_search.replay import walk
-from bergen_search.rng import derive_seed
-from bergen_search.rules import Rules
-from bergen_search.state import match_value, move_str
-from bergen_search.table import play_match
+from bergen_search.formats.record import parse_record
+from bergen_search.formats.record_io import write_record
+from bergen_search.formats.replay import walk
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import move_str
+from bergen_search.play.engines import parse_engine_list
+from bergen_search.play.seats import play_engines
 
 DECISION = "examples/decision.json"
 
@@ -120,7 +120,7 @@ def _planted_record(seed=0):
     """A game cut right after a seat passed up a triple for a play that scored nothing."""
     rules = Rules()
     for g in range(200):
-        log = play_match(rules, parse_engine_list("greedy", 2), derive_seed(seed, g))
+        log = play_engines(rules, parse_engine_list("greedy", 2), derive_seed(seed, g))
         rec = write_record(log)
         for item in walk(rec):
             if item.round != 0 or not item.before.led:
@@ -153,7 +153,7 @@ def test_analyze_labels_a_planted_blunder():
 
 def test_analyze_of_a_strong_self_play_has_few_labels():
     rules = Rules(target=8)
-    log = play_match(rules, parse_engine_list("ismcts:iterations=4000", 2), derive_seed(1, 0))
+    log = play_engines(rules, parse_engine_list("ismcts:iterations=4000", 2), derive_seed(1, 0))
     out = _json(run("analyze", "-", "--json", "--iterations", "2000", "--quiet",
                     input=json.dumps(write_record(log))))
     labelled = [d for d in out["decisions"] if d["label"] in ("mistake", "blunder")]
@@ -165,7 +165,7 @@ def test_analyze_a_file_of_matches():
     """A .jsonl of matches: each match is analysed as it would be alone (same seed), the
     summary adds them up seat by seat, and a bad record names its place in the file."""
     rules = Rules(target=3)         # two one-round matches, 9 decisions
-    logs = [play_match(rules, parse_engine_list("greedy,random", 2), derive_seed(4, g))
+    logs = [play_engines(rules, parse_engine_list("greedy,random", 2), derive_seed(4, g))
             for g in range(2)]
     lines = [json.dumps(write_record(log)) for log in logs]
     args = ["--json", "--iterations", "300", "--quiet", "--seed", "2"]
@@ -193,10 +193,10 @@ def test_analyze_a_file_of_matches():
 def test_analyze_all_reports_progress_over_every_match():
     """One progress over all the records: it counts every decision once, in order, to the
     total; and each match is analysed as `analyze` alone would."""
-    from bergen_search.analysis import analyze, analyze_all, count_decisions
-    from bergen_search.search import Limits
+    from bergen_search.analysis.review import analyze, analyze_all, count_decisions
+    from bergen_search.search.api import Limits
     rules = Rules(target=3)         # two one-round matches, 14 decisions
-    recs = [write_record(play_match(rules, parse_engine_list("greedy", 2), derive_seed(6, g)))
+    recs = [write_record(play_engines(rules, parse_engine_list("greedy", 2), derive_seed(6, g)))
             for g in range(2)]
     calls = []
     kw = dict(limits=Limits(iterations=200), seed=1, recheck=1)
@@ -209,7 +209,7 @@ def test_analyze_all_reports_progress_over_every_match():
 
 
 def test_bench_signature_is_stable():
-    from bergen_search.bench import signature
+    from bergen_search.play.bench import signature
     a, b = signature(), signature()
     assert a == b
     # The known signature: it changes only when the sampler or a search changes (then update

@@ -21,10 +21,10 @@ from click.testing import CliRunner
 distributed = pytest.importorskip(
     "distributed", reason="the cluster extra is not installed: pip install -e '.[test,cluster]'")
 
-from bergen_search.arena import run_arena  # noqa: E402
 from bergen_search.cli import main  # noqa: E402
-from bergen_search.parallel import run_ordered  # noqa: E402
-from bergen_search.rules import Rules  # noqa: E402
+from bergen_search.game.rules import Rules  # noqa: E402
+from bergen_search.play.arena import run_arena  # noqa: E402
+from bergen_search.runs.parallel import run_ordered  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +156,7 @@ def test_ctrl_c_cancels_and_writes_nothing(cluster, tmp_path, monkeypatch):
               cluster.scheduler_address, "--out", str(out))
     assert res.exit_code == 130 and calls == [1]
     assert not out.exists() and os.listdir(tmp_path) == ["never.jsonl.journal"]
-    from bergen_search.journal import _read
+    from bergen_search.runs.journal import _read
     header, done, _ = _read(str(tmp_path / "never.jsonl.journal"))
     assert header["command"] == "selfplay" and len(done) == 1
     with Client(cluster.scheduler_address) as client:
@@ -178,7 +178,7 @@ def _slow_square(x):
 
 
 def test_unreachable_scheduler_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr("bergen_search.parallel.CONNECT_TIMEOUT", 1)
+    monkeypatch.setattr("bergen_search.runs.parallel.CONNECT_TIMEOUT", 1)
     res = run("arena", "greedy", "random", "--games", "2", "--cluster", "tcp://127.0.0.1:9")
     assert res.exit_code == 2
     assert "no Dask scheduler answers" in res.stderr and len(res.stderr.splitlines()) == 1
@@ -214,7 +214,7 @@ def _bergen(args, cwd, env=None):
 
 
 def _entries(path):
-    from bergen_search.journal import _read
+    from bergen_search.runs.journal import _read
     return len(_read(str(path))[1]) if os.path.exists(path) else 0
 
 

@@ -20,17 +20,17 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from bergen_search.engines import parse_engine_spec
-from bergen_search.errors import BergenError
-from bergen_search.infoset import Group, Observer, check_infoset
-from bergen_search.record import parse_record
-from bergen_search.record_io import write_record
-from bergen_search.replay import RoundEnd, RoundStart, events
-from bergen_search.rules import Rules
-from bergen_search.sampler import WorldTable
-from bergen_search.table import play_match
 from support import FUZZ_EXAMPLES
+
+from bergen_search.errors import BergenError
+from bergen_search.formats.record import parse_record
+from bergen_search.formats.record_io import write_record
+from bergen_search.formats.replay import RoundEnd, RoundStart, events
+from bergen_search.game.rules import Rules
+from bergen_search.information.infoset import Group, Observer, check_infoset
+from bergen_search.information.sampler import WorldTable
+from bergen_search.play.engines import parse_engine_spec
+from bergen_search.play.seats import play_engines
 
 _ismcts = pytest.importorskip("bergen_search._ismcts")
 _sampler = pytest.importorskip("bergen_search._sampler")
@@ -59,7 +59,7 @@ odd_numbers = odd_ints | odd_floats | st.booleans()
 
 def decisions(rules, seed):
     """Every information set a seat had at a decision of a random match (after the lead)."""
-    log = play_match(rules, [parse_engine_spec("random")] * rules.players, seed)
+    log = play_engines(rules, [parse_engine_spec("random")] * rules.players, seed)
     rec = parse_record(write_record(log))
     out, observers = [], {}
     for item in events(rec):
@@ -110,7 +110,7 @@ def exercise(sampler, seed=1):
         assert math.isfinite(s) and math.isfinite(sq)
     search = ExpectimaxSearch(sampler, 2, seed, 0, 1)
     assert search.run_worlds(2, 0) == 2
-    hands, reserve = sampler.sample(__import__("bergen_search.rng", fromlist=["Rng"]).Rng(seed))
+    hands, reserve = sampler.sample(__import__("bergen_search.game.rng", fromlist=["Rng"]).Rng(seed))
     values = search.run_world(hands, reserve)
     assert values is not None and all(math.isfinite(v) for v in values)
 
@@ -374,8 +374,8 @@ def test_a_full_tree_gives_the_values_of_an_unbounded_one_closely():
     a few standard errors of the value without one (same seed, same budget). Without the
     exact endgame's attempt (too big here, it would only spend its build time first: the
     values are the same)."""
-    from bergen_search.search import Limits, search
-    from bergen_search.viewpoint import load_game
+    from bergen_search.formats.game import load_game
+    from bergen_search.search.api import Limits, search
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
     free = search(info, Limits(iterations=250_000), seed=4, endgame=False)
     capped = search(info, Limits(iterations=250_000, memory_mb=1), seed=4, endgame=False)

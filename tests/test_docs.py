@@ -212,7 +212,7 @@ CHECKED = ["`rules`", "`bergen-record/1`", "`bergen-position/1`", "`bergen best 
 
 
 def test_rules_fields():
-    from bergen_search.rules import Rules
+    from bergen_search.game.rules import Rules
     fields = FORMATS["`rules`"]
     assert list(fields) == list(Rules().to_dict())
     for players in (2, 3, 4):
@@ -225,7 +225,7 @@ def test_rules_fields():
 
 def test_record_fields(played):
     """What the program writes, the examples, and what the reader accepts."""
-    from bergen_search import record
+    from bergen_search.formats import record
     docs = [json.load(open(ex(n))) for n in ("match.json", "decision.json", "partial.json",
                                              "voids.json")]
     docs += _lines(played["two"]) + _lines(played["arena"]) + [json.load(open(played["play"]))]
@@ -237,7 +237,7 @@ def test_record_fields(played):
 
 
 def test_position_fields():
-    from bergen_search import position
+    from bergen_search.formats import position
     shown = bergen_json("show", ex("voids.json"), "--json")["position_json"]
     check_documents("`bergen-position/1`", [json.load(open(ex("position.json"))), shown,
                                             {**shown, "version": "0.1.0"}])
@@ -339,7 +339,7 @@ def test_bench_fields(quick_bench):
 
 
 def test_journal_fields(tmp_path):
-    from bergen_search.journal import FORMAT, Journal
+    from bergen_search.runs.journal import FORMAT, Journal
     j = Journal.start(str(tmp_path / "games.jsonl"), "selfplay", 1, {"games": 3},
                       resume=False)
     j.add(0, "a result")
@@ -482,7 +482,7 @@ def test_docs_links_resolve():
 def test_rules_variants_table():
     """docs/RULES.md's table of variants: every field of the rule set, and every value it
     names in backticks one the reader takes; every choice the reader has is named."""
-    from bergen_search.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
+    from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
     rows = table_rows(sections(_doc("RULES.md"))["The variants and the text each follows"])
     assert [r[0].strip("`") for r in rows] == list(Rules().to_dict())
     named = set()
@@ -494,17 +494,23 @@ def test_rules_variants_table():
 
 
 def test_module_map_names_every_module():
-    """The README's module map: one row per module of the package (Python and compiled),
-    none for a module that does not exist."""
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        rows = table_rows(sections(f.read())["Module map"])
+    """docs/DESIGN.md's module map: one row per module of the package (Python, in every
+    subpackage, and compiled), none for a module that does not exist."""
+    rows = table_rows(sections(_doc("DESIGN.md"))["Module map"])
     mapped = [r[0].strip("`") for r in rows]
     assert len(mapped) == len(set(mapped))
-    real = {f"bergen_search/{n}" for n in os.listdir(os.path.join(ROOT, "bergen_search"))
-            if n.endswith(".py")}
+    package = os.path.join(ROOT, "bergen_search")
+    engines = os.path.join(package, "search", "algorithms")
+    real = set()
+    for folder, dirs, files in os.walk(package):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        if folder == engines:
+            continue
+        real |= {os.path.relpath(os.path.join(folder, n), ROOT).replace(os.sep, "/")
+                 for n in files if n.endswith(".py")}
     # The engines' package is one row: an engine is added by adding a module there, and
-    # nothing else (registry.py).
-    real.add("bergen_search/algorithms/")
+    # nothing else (search/registry.py).
+    real.add("bergen_search/search/algorithms/")
     real |= {f"src_cython/bergen_search/{n}"
              for n in os.listdir(os.path.join(ROOT, "src_cython", "bergen_search"))
              if n.endswith(".pyx")}
@@ -514,9 +520,9 @@ def test_module_map_names_every_module():
 def test_wheel_config_takes_docs():
     """pyproject's data-files put every file of docs/ into a wheel (share/doc/bergen-search)."""
     import glob
+    import warnings
 
     from setuptools.config.pyprojecttoml import read_configuration
-    import warnings
     with warnings.catch_warnings():      # setuptools calls [tool.setuptools] "beta"
         warnings.simplefilter("ignore")
         config = read_configuration(os.path.join(ROOT, "pyproject.toml"), expand=False)

@@ -12,9 +12,9 @@ import pkgutil
 from pathlib import Path
 
 import pytest
+from support import require_compiled
 
 import bergen_search
-from support import require_compiled
 
 #: Top-level modules of the optional extras (pyproject's `cluster`): a module needing one of
 #: them is skipped without it.
@@ -39,7 +39,7 @@ def _import(name):
 def test_the_package_is_listed():
     """The compiled modules are listed beside the Python ones (a listing that missed them
     would leave their examples out silently)."""
-    assert {"_core", "_ismcts", "_expectimax", "search", "tiles", "algorithms.flat"} <= set(MODULES)
+    assert {"_core", "_ismcts", "_expectimax", "search", "game.tiles", "search.algorithms.flat"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -16,15 +16,15 @@ import json
 import math
 
 import pytest
-
-from bergen_search import endgame, endgame_ref
-from bergen_search.bench import endgame_positions
-from bergen_search.errors import BergenError
-from bergen_search.notation import Move
-from bergen_search.rules import Rules
-from bergen_search.search import Limits, search
-from bergen_search.viewpoint import load_game
 from support import sizes
+
+from bergen_search.errors import BergenError
+from bergen_search.formats.game import load_game
+from bergen_search.formats.notation import Move
+from bergen_search.game.rules import Rules
+from bergen_search.play.bench import endgame_positions
+from bergen_search.search import endgame, endgame_ref
+from bergen_search.search.api import Limits, search
 
 KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to_move":1,'
          '"hand":["1-2","1-5"],"line":"6-4 4-0 0-1 1-3 3-2 2-4 4-4 4-3 3-3 3-6 6-5 5-0 0-6 '
@@ -100,7 +100,7 @@ def test_deals_are_the_public_views_worlds(positions, first):
 def test_a_mid_turn_decision_knows_that_the_earlier_tiles_did_not_fit():
     """After drawing at the stage, the seat's hand but the tile it drew last shows neither
     end: every public deal says so, and the true one is among them."""
-    from bergen_search.tiles import TILES_WITH, popcount
+    from bergen_search.game.tiles import TILES_WITH, popcount
     seen = 0
     for _, info, state in endgame_positions(3000, 77):
         if not state.draws_this_turn:
@@ -281,7 +281,7 @@ def test_with_the_hands_determined_the_value_is_minimax(positions):
     for info, state in positions[:12]:
         g = endgame.game(info)
         hands = (state.hands[0], state.hands[1])
-        one = endgame.Game(g.rules, g.root, ([hands[0]], [hands[1]]), [(0, 0, 1.0)],
+        one = endgame.Endgame(g.rules, g.root, ([hands[0]], [hands[1]]), [(0, 0, 1.0)],
                            g.seat, 0)
         sol = endgame.solve(one, tolerance=1e-9)
         assert sol.exploitability < 1e-9
@@ -431,14 +431,14 @@ def test_ctrl_c_is_heard_inside_the_build():
 def test_no_peek_filling_in_the_hidden_hand_changes_nothing(cuts):
     """A record cut at a stage decision, with the other hand hidden or shown: the same (at 2
     solved cuts by default, 3 behind the slow marker)."""
-    from bergen_search.engines import parse_engine_list
-    from bergen_search.record_io import write_record
-    from bergen_search.state import DRAW, State
-    from bergen_search.table import play_match
+    from bergen_search.formats.record_io import write_record
+    from bergen_search.game.state import DRAW, State
+    from bergen_search.play.engines import parse_engine_list
+    from bergen_search.play.seats import play_engines
     rules = Rules()
     done = 0
     for i in range(200):
-        log = play_match(rules, parse_engine_list("greedy", 2), 900 + i, max_rounds=1)
+        log = play_engines(rules, parse_engine_list("greedy", 2), 900 + i, max_rounds=1)
         rec = write_record(log)
         rnd = log.rounds[0]
         state = State.deal(rules, rnd.hands, rnd.reserve)
@@ -469,6 +469,7 @@ def test_no_peek_filling_in_the_hidden_hand_changes_nothing(cuts):
 
 def test_best_and_eval_say_exact(tmp_path):
     from click.testing import CliRunner
+
     from bergen_search.cli import main
     p = tmp_path / "p.json"
     p.write_text(KNOWN)
@@ -491,14 +492,14 @@ def test_best_and_eval_say_exact(tmp_path):
 
 
 def test_analyze_charges_exact_losses_and_marks_them(tmp_path):
-    from bergen_search.analysis import analyze
-    from bergen_search.engines import parse_engine_list
-    from bergen_search.record_io import write_record
-    from bergen_search.report import html_report, text, to_json
-    from bergen_search.rng import derive_seed
-    from bergen_search.table import play_match
+    from bergen_search.analysis.review import analyze
+    from bergen_search.formats.record_io import write_record
+    from bergen_search.game.rng import derive_seed
+    from bergen_search.play.engines import parse_engine_list
+    from bergen_search.play.seats import play_engines
+    from bergen_search.views.report import html_report, text, to_json
     i = next(i for i, info, _ in endgame_positions(100, 5) if sum(info.hand_sizes) <= 8)
-    log = play_match(Rules(), parse_engine_list("greedy", 2), derive_seed(5, i), max_rounds=1)
+    log = play_engines(Rules(), parse_engine_list("greedy", 2), derive_seed(5, i), max_rounds=1)
     # (the exact losses do not depend on the budget, which only the other decisions use;
     # seat 1 makes this round's two exact decisions)
     result = analyze(write_record(log), limits=Limits(iterations=300), seed=1, seats={1})
@@ -547,13 +548,13 @@ def test_every_rule_variant(variant):
 
 def test_an_engine_plays_through_the_endgame_reproducibly():
     """A match's engine solves at the stage and plays on; the same seed, the same match."""
-    from bergen_search.engines import parse_engine_list
-    from bergen_search.record_io import dump_record, write_record
-    from bergen_search.rng import derive_seed
-    from bergen_search.table import play_match
+    from bergen_search.formats.record_io import dump_record, write_record
+    from bergen_search.game.rng import derive_seed
+    from bergen_search.play.engines import parse_engine_list
+    from bergen_search.play.seats import play_engines
     i = next(i for i, info, _ in endgame_positions(100, 5) if sum(info.hand_sizes) <= 8)
     specs = parse_engine_list("ismcts:iterations=2000,ismcts:iterations=2000,endgame=off", 2)
-    a = play_match(Rules(), specs, derive_seed(5, i), max_rounds=1)
-    b = play_match(Rules(), specs, derive_seed(5, i), max_rounds=1)
+    a = play_engines(Rules(), specs, derive_seed(5, i), max_rounds=1)
+    b = play_engines(Rules(), specs, derive_seed(5, i), max_rounds=1)
     assert dump_record(write_record(a)) == dump_record(write_record(b))
     assert a.rounds[0].end in ("out", "blocked", "target")

@@ -16,7 +16,6 @@ endgame stage): on decision.json an unbounded ISMCTS first tries the exact endga
 build (about 0.9 s there, before the tree is found too big) the tests of the endgame cover.
 """
 import json
-import os
 import signal
 import threading
 
@@ -24,17 +23,22 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import FUZZ_EXAMPLES
 
 from bergen_search import __version__
 from bergen_search.cli import main
-from bergen_search.client import (EngineError, EngineProcess, EngineTerminated, EngineTimeout,
-                                  PlayResult)
-from bergen_search.engine_protocol import COMMANDS, PROTOCOL, EngineServer
-from bergen_search.position import load_position
-from bergen_search.record_io import load_record
-from bergen_search.search import STOP_SLICE_SECONDS, Limits, _Deadline, _run_sliced, search
-from bergen_search.viewpoint import load_game
-from support import FUZZ_EXAMPLES
+from bergen_search.formats.game import load_game
+from bergen_search.formats.position import load_position
+from bergen_search.formats.record_io import load_record
+from bergen_search.protocol.client import (
+    EngineError,
+    EngineProcess,
+    EngineTerminated,
+    EngineTimeout,
+    PlayResult,
+)
+from bergen_search.protocol.server import COMMANDS, PROTOCOL, EngineServer
+from bergen_search.search.api import STOP_SLICE_SECONDS, Limits, _Deadline, _run_sliced, search
 
 STRING = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 DECISION = open("examples/decision.json", encoding="utf-8").read()
@@ -65,7 +69,7 @@ def test_hello(engine):
     hello = engine.hello()
     assert hello["protocol"] == PROTOCOL and hello["version"] == __version__
     assert hello["commands"] == list(COMMANDS)
-    from bergen_search import registry
+    from bergen_search.search import registry
     # Every registered algorithm and preset (the built-in ones at least), from the registry.
     assert list(hello["algorithms"]) == list(registry.names())
     assert {"ismcts", "expectimax", "endgame", "classic"} <= set(hello["algorithms"])

@@ -2,9 +2,9 @@
 them: one spec, one per seat, their settings, and the errors for bad ones."""
 import pytest
 
-from bergen_search.engines import EngineSpec, parse_engine_list, parse_engine_spec
 from bergen_search.errors import BergenError
-from bergen_search.search import Limits
+from bergen_search.play.engines import EngineSpec, parse_engine_list, parse_engine_spec
+from bergen_search.search.api import Limits
 
 
 def test_spec_settings_and_types():
@@ -97,16 +97,16 @@ def test_wrong_number_of_engines():
     ("expectimax:worlds=6,depth=3,random", (15, 4), 65, "a382afde77450827"),
 ])
 def test_matches_with_a_search_engine_are_pinned(specs, scores, events, digest):
-    """A match with a search engine (driven by `table.Table`) is fixed by its seed: pinned
+    """A match with a search engine (driven by `seats.Seats`) is fixed by its seed: pinned
     here so that no change to the driver, the observers or the searches alters it unseen
     (a deliberate change to a search updates these figures)."""
     import hashlib
     import json
 
-    from bergen_search.record_io import write_record
-    from bergen_search.rules import Rules
-    from bergen_search.table import play_match
-    log = play_match(Rules(), parse_engine_list(specs, 2), 3)
+    from bergen_search.formats.record_io import write_record
+    from bergen_search.game.rules import Rules
+    from bergen_search.play.seats import play_engines
+    log = play_engines(Rules(), parse_engine_list(specs, 2), 3)
     record = write_record(log)
     record.pop("version")       # which program wrote it is not part of the match
     text = json.dumps(record, sort_keys=True)

@@ -1,5 +1,5 @@
 """The determinized expectimax (`bergen_search._expectimax`) against its oracle
-(`bergen_search.expectimax_ref`), on small endgames where both search to the end of the round.
+(`bergen_search.search.expectimax_ref`), on small endgames where both search to the end of the round.
 
 Layered as OpenSpiel's search tests: every world of small endgames searched in C equals the
 exhaustive reference; the weighted mean over `WorldTable.enumerate()` equals `exact_values`;
@@ -12,17 +12,17 @@ import os
 from dataclasses import replace
 
 import pytest
-
-from bergen_search import expectimax_ref as ref
-from bergen_search import match
-from bergen_search.infoset import Observer, from_position, from_state_and_events
-from bergen_search.position import Position, position_from_flags
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import Rules
-from bergen_search.sampler import WorldTable
-from bergen_search.state import DRAW, State, find_leader
-from bergen_search.tiles import popcount
 from support import sizes
+
+from bergen_search.formats.position import Position, position_from_flags
+from bergen_search.game import match
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, State, find_leader
+from bergen_search.game.tiles import popcount
+from bergen_search.information.infoset import Observer, from_position, from_state_and_events
+from bergen_search.information.sampler import WorldTable
+from bergen_search.search import expectimax_ref as ref
 
 try:
     from bergen_search._expectimax import ExpectimaxSearch
@@ -235,7 +235,7 @@ def test_monte_carlo_mean_converges_to_exact():
 # ---- positions with a known answer ----------------------------------------------------------------
 def search_values(pos, objective=0, depth=EXACT, worlds=40, **kw):
     """Mean value of each root move over `worlds` sampled worlds, by move string."""
-    from bergen_search.state import move_str
+    from bergen_search.game.state import move_str
     search = ExpectimaxSearch(CoreSampler(from_position(pos)), depth, 7, objective, **kw)
     assert search.run_worlds(worlds, 0) == worlds
     return {move_str(m): total / n for m, n, total, _ in search.root_stats()}
@@ -428,7 +428,7 @@ def test_enumeration_when_the_worlds_fit_the_budget():
     """1,440 histories behind 36 distinct worlds: a budget of 36 worlds or more solves them
     all (exact, no standard error, when every world is searched to the end), a smaller one
     samples; a generous clock solves them all too, with the same values to the bit."""
-    from bergen_search.search import Limits, search
+    from bergen_search.search.api import Limits, search
     info, _ = cut(Rules(players=2), 4, 8)
     assert WorldTable(info).total == 1440 and len(WorldTable(info).enumerate()) == 36
     exact = search(info, Limits(iterations=36), algorithm="expectimax", seed=4, depth=60)
@@ -445,7 +445,7 @@ def test_enumeration_with_horizon_playouts_is_not_exact():
     """Every world solved, but some cut at the horizon: their random playouts are noise, so
     the value is not exact. Each world is solved twice (other playout seeds) and the standard
     error is the playouts' part, from the differences, which a third seed's value respects."""
-    from bergen_search.search import Limits, search
+    from bergen_search.search.api import Limits, search
     info, _ = cut(Rules(players=2), 2, 7)
     res = search(info, Limits(iterations=126), algorithm="expectimax", seed=4, depth=2)
     assert res.info["all_worlds"] and not res.info["exact"]
@@ -462,7 +462,7 @@ def test_enumeration_honours_the_clock(virtual_clock):
     inside a world too, so even a limit shorter than one world is kept. On a virtual clock
     (1/1024 s a reading, shared by `search` and the core) the search ends within a few
     readings of its limit."""
-    from bergen_search.search import Limits, search
+    from bergen_search.search.api import Limits, search
     info, _ = cut(Rules(players=2), 1, 4)
     assert len(WorldTable(info).enumerate()) == 969
     step = 1 / 1024
@@ -482,7 +482,8 @@ def test_weighted_sample_mean_standard_error():
     variance of the mean under sampling without replacement exactly: checked over every
     sample of 4 out of 9. The whole population: no error; one item: none known."""
     from itertools import combinations
-    from bergen_search.search import _weighted_sample_mean
+
+    from bergen_search.search.api import _weighted_sample_mean
     pop = [(1, v) for v in (0.0, 1.0, 3.0, -2.0, 5.5, 2.0, 2.0, -1.0, 7.0)]
     mu = sum(v for _, v in pop) / len(pop)
     samples = list(combinations(pop, 4))
@@ -512,8 +513,8 @@ class _Interrupting:
 def test_ctrl_c_during_enumeration_returns_what_was_found(monkeypatch, at):
     """Ctrl-C while the worlds are enumerated returns the worlds solved so far (a random
     sample: the order is shuffled whatever the limits), never a traceback."""
-    from bergen_search import backend
-    from bergen_search.search import Limits, search
+    from bergen_search.search import backend
+    from bergen_search.search.api import Limits, search
     info, _ = cut(Rules(players=2), 2, 7)
     # (the decision's moves: one world lists them all)
     full = search(info, Limits(iterations=1), algorithm="expectimax", seed=4)
@@ -635,7 +636,8 @@ def test_the_core_does_not_import_its_oracles():
 
 
 def test_the_shared_constants_are_the_cores():
-    from bergen_search import _ismcts, constants, ismcts_ref
+    from bergen_search import _ismcts, constants
+    from bergen_search.search import ismcts_ref
     for name in ("MAX_BYTES", "MAX_EXPLORATION", "MAX_PASS_WORLDS", "MAX_SECONDS"):
         assert getattr(_ismcts, name) == getattr(ismcts_ref, name) == getattr(constants, name)
     assert ref.EQUITY_STREAM == constants.EQUITY_STREAM

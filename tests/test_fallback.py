@@ -18,11 +18,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from bergen_search import backend
-from bergen_search.analysis import DEFAULT_ITERATIONS
-from bergen_search.search import ALGORITHMS
 from support import require_compiled
+
+from bergen_search.analysis.review import DEFAULT_ITERATIONS
+from bergen_search.search import backend
+from bergen_search.search.api import ALGORITHMS
 
 ROOT = Path(__file__).resolve().parents[1]
 DECISION = str(ROOT / "examples" / "decision.json")
@@ -168,8 +168,8 @@ def test_analyze(require_compiled):
 def test_analyze_default_budget_is_the_fallback_one(monkeypatch):
     """At the fallback's default budget, on partial.json cut after its first decision (one
     search of a thousand iterations in pure Python instead of four)."""
-    from bergen_search import analysis
-    from bergen_search.record_io import load_records
+    from bergen_search.analysis import review as analysis
+    from bergen_search.formats.record_io import load_records
     ref = backend.reference_search("test")
     assert ref.budget(DEFAULT_ITERATIONS) == DEFAULT_ITERATIONS // backend.FALLBACK_DIVISOR
     monkeypatch.setattr(backend, "SEARCH", ref)
@@ -232,8 +232,8 @@ def engine_command(mode):
 def test_engine(require_compiled, mode="pure"):
     """Through the engine's client: `hello` names the backend and its default budgets, and
     `bestmove` is the core's."""
-    from bergen_search.client import EngineProcess
-    from bergen_search.search import Limits
+    from bergen_search.protocol.client import EngineProcess
+    from bergen_search.search.api import Limits
     game = Path(DECISION).read_text()
     answers = {}
     for name in ("core", mode):

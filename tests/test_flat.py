@@ -6,10 +6,10 @@ import statistics
 
 from click.testing import CliRunner
 
-from bergen_search import backend, registry
 from bergen_search.cli import main
-from bergen_search.search import Limits, search
-from bergen_search.viewpoint import load_game
+from bergen_search.formats.game import load_game
+from bergen_search.search import backend, registry
+from bergen_search.search.api import Limits, search
 
 DECISION = "examples/decision.json"
 ENDGAME = "examples/endgame.json"

@@ -11,25 +11,71 @@ from pathlib import Path
 import pytest
 
 from bergen_search.errors import BergenError
-from bergen_search.jsondoc import pretty_json
-from bergen_search.match import play_match
-from bergen_search.notation import (Line, Move, format_hand, format_line, format_move,
-                                    format_tile, parse_hand, parse_int_list, parse_line,
-                                    parse_move, parse_move_text, parse_tiles, resolve_move)
-from bergen_search.position import (Position, load_position, parse_position,
-                                    position_from_flags, position_from_record, record_voids,
-                                    write_position)
-from bergen_search.record import Event, FORMAT, parse_record
-from bergen_search.record_io import (LineError, dump_record, iter_records, load_record,
-                                     load_records, write_record)
-from bergen_search.replay import final_state, replay, walk
-from bergen_search.rules import Rules
-from bergen_search.state import DRAW, PASS, State
-from bergen_search.tiles import parse_tile, popcount
+from bergen_search.formats.game import load
+from bergen_search.formats.jsondoc import pretty_json
+from bergen_search.formats.notation import (
+    Line,
+    Move,
+    format_hand,
+    format_line,
+    format_move,
+    format_tile,
+    parse_hand,
+    parse_int_list,
+    parse_line,
+    parse_move,
+    parse_move_text,
+    parse_tiles,
+    resolve_move,
+)
+from bergen_search.formats.position import (
+    Position,
+    load_position,
+    parse_position,
+    position_from_flags,
+    write_position,
+)
+from bergen_search.formats.record import FORMAT, Event, parse_record
+from bergen_search.formats.record_io import (
+    LineError,
+    dump_record,
+    iter_records,
+    load_record,
+    load_records,
+    write_record,
+)
+from bergen_search.formats.replay import RoundStart, Step, events, final_state, replay, walk
+from bergen_search.game.match import play_match
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, PASS, State
+from bergen_search.game.tiles import parse_tile, popcount
+from bergen_search.information.infoset import Observer
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLES = ROOT / "examples"
+
+def record_position(record):
+    """The position an unfinished record describes, seen by its seat to move."""
+    return load(record).position
+
+
+def record_voids(record) -> dict:
+    """Per seat, the numbers it is proved to hold none of after the record's last event, as
+    the seat to move's `Observer` keeps them (any seat's, its hand shown or not)."""
+    record = parse_record(record)
+    last = len(record.rounds) - 1
+    observer = None
+    for item in events(record):
+        if item.round != last:
+            continue
+        if isinstance(item, RoundStart):
+            observer = Observer(record.rules, (), item.state)
+        elif isinstance(item, Step):
+            observer.step(item.seat, item.action, item.after)
+    voids = {s: frozenset(observer.proven_voids(s)) for s in range(record.rules.players)}
+    return {s: v for s, v in voids.items() if v}
+
 
 
 def T(text):
@@ -167,7 +213,7 @@ class TestMoves:
     def test_reprs_paste_back(self):
         """repr of a Tile, a Move and a Line is an expression that makes an equal value (as
         python-chess's reprs are), for every tile, every move and the lines of real matches."""
-        from bergen_search.tiles import N_TILES, Tile
+        from bergen_search.game.tiles import N_TILES, Tile
         values = [Tile(t) for t in range(N_TILES)]
         values += [Move(t, end) for t in range(N_TILES) for end in (None, 0, 1)]
         values += [Move.parse("5-3:R"), Move.parse("6-4", self.line), Line(), self.line]
@@ -381,7 +427,15 @@ class TestReplay:
         """`replay.events`: per round a RoundStart, a Play/Draw/Pass per event with the public
         types (the move as the record writes it, the tile drawn or None when unseen), the states
         chained, then a RoundEnd; the same steps as `walk`."""
-        from bergen_search.replay import Draw, Pass, Play, RoundEnd, RoundStart, Step, events
+        from bergen_search.formats.replay import (
+            Draw,
+            Pass,
+            Play,
+            RoundEnd,
+            RoundStart,
+            Step,
+            events,
+        )
         log = play_match(Rules(players=3), [1, 0, 1], 4)
         rec = write_record(log)
         items = list(events(rec))
@@ -501,7 +555,7 @@ class TestPosition:
         assert pos.rules.players == 3 and pos.rules.out_bonus == 5 and pos.rules.target == 10
 
     def test_from_record_with_voids(self):
-        pos = position_from_record(json.loads((EXAMPLES / "partial.json").read_text()))
+        pos = record_position(json.loads((EXAMPLES / "partial.json").read_text()))
         state = final_state(json.loads((EXAMPLES / "partial.json").read_text()))
         assert pos.to_move == state.to_move == 0
         assert pos.hand == state.hands[0] and pos.line == state.line
@@ -513,7 +567,7 @@ class TestPosition:
         # seat 1 drew at ends 2 and 2, then played the drawn 2-3: its hand holds no 2
         assert record_voids(d) == {1: frozenset({2})}
         d["rounds"][0]["events"] += [{"seat": 1, "play": "0-5:L"}]
-        pos = position_from_record(d)
+        pos = record_position(d)
         assert pos.to_move == 0 and pos.voids == {1: frozenset({2})}
         assert pos.hand_sizes == (3, 4) and pos.reserve_size == 15
 
@@ -708,6 +762,6 @@ def test_bad_flags(kw, words, field):
 def test_position_from_record_needs_the_viewpoint_hand():
     d = data("record_formats_example.json")     # seat 1 (hand unseen) is to move
     with pytest.raises(BergenError, match="seat 1 is to move, but the record does not show"):
-        position_from_record(d)
+        record_position(d)
     with pytest.raises(BergenError, match=r"round over \(out\)"):
-        position_from_record(data("record_base.json"))
+        record_position(data("record_base.json"))

@@ -19,9 +19,9 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import FUZZ_EXAMPLES
 
 from bergen_search.cli import main
-from support import FUZZ_EXAMPLES
 
 EXAMPLES = FUZZ_EXAMPLES
 FUZZ = settings(max_examples=EXAMPLES, deadline=20_000, derandomize=True,

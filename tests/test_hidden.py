@@ -14,17 +14,16 @@ import pytest
 from click.testing import CliRunner
 
 from bergen_search.cli import main
-from bergen_search.engines import parse_engine_list
-from bergen_search.infoset import RESERVE, Observer
-from bergen_search.record import parse_record
-from bergen_search.record_io import write_record
-from bergen_search.replay import RoundStart, Step, events, replay, walk
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import Rules
-from bergen_search.sampler import WorldTable
-from bergen_search.state import DRAW
-from bergen_search.table import play_match
-from bergen_search.tiles import format_mask, tile_str
+from bergen_search.formats.record import parse_record
+from bergen_search.formats.record_io import write_record
+from bergen_search.formats.replay import RoundStart, Step, events, replay, walk
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.tiles import format_mask, tile_str
+from bergen_search.information.infoset import RESERVE, Observer
+from bergen_search.information.sampler import WorldTable
+from bergen_search.play.engines import parse_engine_list
+from bergen_search.play.seats import play_engines
 
 
 def _cut(rec: dict, cut: int) -> dict:
@@ -113,7 +112,7 @@ def _decision_cuts(rec: dict):
 
 def _game(seed, players=2, engines="random", **rules):
     r = Rules(players=players, **rules)
-    log = play_match(r, parse_engine_list(engines, players), derive_seed(seed, 0))
+    log = play_engines(r, parse_engine_list(engines, players), derive_seed(seed, 0))
     rec = write_record(log)
     rec["start_scores"] = [0] * r.n_sides
     return rec

@@ -14,17 +14,22 @@ import math
 from collections import Counter
 
 import pytest
-
-from bergen_search.engines import parse_engine_list
-from bergen_search.inference import TileModel, relation, scoring_tile, tile_factors
-from bergen_search.infoset import RESERVE, ObservedPlay, Observer, from_state_and_events
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import Rules
-from bergen_search.sampler import WorldTable
-from bergen_search.state import DRAW, State
-from bergen_search.table import play_match
-from bergen_search.tiles import tile_index, tile_str
 from support import chi_square, sizes
+
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, State
+from bergen_search.game.tiles import tile_index, tile_str
+from bergen_search.information.inference import TileModel, relation, scoring_tile, tile_factors
+from bergen_search.information.infoset import (
+    RESERVE,
+    ObservedPlay,
+    Observer,
+    from_state_and_events,
+)
+from bergen_search.information.sampler import WorldTable
+from bergen_search.play.engines import parse_engine_list
+from bergen_search.play.seats import play_engines
 
 ONLY_MISSED = dict(opened=1.0, opened_fitting=1.0, fitting_double=1.0, fitting=1.0)
 
@@ -147,7 +152,7 @@ def test_factor_only_for_groups_open_before_the_play():
     rules = Rules()
     found = 0
     for g in range(300):
-        log = play_match(rules, parse_engine_list("random", 2), derive_seed(17, g))
+        log = play_engines(rules, parse_engine_list("random", 2), derive_seed(17, g))
         rnd = log.rounds[0]
         state = State.deal(rules, rnd.hands, rnd.reserve, log.start_scores)
         obs = Observer(rules, {0}, state)
@@ -213,7 +218,7 @@ def small_cuts(rules, seed, want, max_assignments=100_000):
     free tiles to try (the product of their numbers of allowed groups)."""
     found = []
     for g in range(400):
-        log = play_match(rules, parse_engine_list("greedy" if g % 2 else "random",
+        log = play_engines(rules, parse_engine_list("greedy" if g % 2 else "random",
                                                   rules.players), derive_seed(seed, g))
         rnd = log.rounds[0]
         state = State.deal(rules, rnd.hands, rnd.reserve, log.start_scores)
@@ -301,9 +306,9 @@ def test_inference_reads_only_what_the_seat_saw():
     with the other hands, draws and reserve nulled give alike."""
     import copy
 
-    from bergen_search.record_io import write_record
-    from bergen_search.viewpoint import infoset_from_record
-    log = play_match(Rules(), parse_engine_list("greedy", 2), derive_seed(3, 0))
+    from bergen_search.formats.game import load_game
+    from bergen_search.formats.record_io import write_record
+    log = play_engines(Rules(), parse_engine_list("greedy", 2), derive_seed(3, 0))
     rec = write_record(log)
     rec["start_scores"] = [0, 0]
     rnd = rec["rounds"][0]
@@ -313,7 +318,7 @@ def test_inference_reads_only_what_the_seat_saw():
         part["rounds"] = [copy.deepcopy(rnd)]
         part["rounds"][0]["events"] = rnd["events"][:cut]
         try:
-            info = infoset_from_record(part)
+            info = load_game(part)
         except Exception:
             continue
         nulled = copy.deepcopy(part)
@@ -325,7 +330,7 @@ def test_inference_reads_only_what_the_seat_saw():
         for ev in r0["events"]:
             if ev["seat"] != info.seat and "draw" in ev:
                 ev["draw"] = None
-        other = infoset_from_record(nulled)
+        other = load_game(nulled)
         assert other.key() == info.key()
         assert tile_factors(other, TileModel()) == tile_factors(info, TileModel())
         checked += 1

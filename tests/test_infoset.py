@@ -15,19 +15,26 @@ from __future__ import annotations
 import copy
 
 import pytest
+from support import BRUTE_BUDGET, EXHAUSTIVE, RANDOM, Budget, brute_histories, cuts, sizes
 
 from bergen_search.errors import BergenError
-from bergen_search.infoset import RESERVE, Observer, from_state_and_events
-from bergen_search.match import play_match
-from bergen_search.record import parse_record
-from bergen_search.record_io import write_record
-from bergen_search.replay import replay, walk
-from bergen_search.rng import derive_seed
-from bergen_search.rules import Rules
-from bergen_search.state import DRAW, PASS, State
-from bergen_search.tiles import (ALL_TILES, DOUBLES, TILES_WITH, format_mask, iter_mask,
-                                 parse_tile, tile_str)
-from support import BRUTE_BUDGET, EXHAUSTIVE, RANDOM, Budget, brute_histories, cuts, sizes
+from bergen_search.formats.record import parse_record
+from bergen_search.formats.record_io import write_record
+from bergen_search.formats.replay import replay, walk
+from bergen_search.game.match import play_match
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, PASS, State
+from bergen_search.game.tiles import (
+    ALL_TILES,
+    DOUBLES,
+    TILES_WITH,
+    format_mask,
+    iter_mask,
+    parse_tile,
+    tile_str,
+)
+from bergen_search.information.infoset import RESERVE, Observer, from_state_and_events
 
 TABLES = {
     "2p": Rules(), "2p-draw-one": Rules(draw="one"),
@@ -136,14 +143,14 @@ def test_nulled_record_gives_the_same_infoset(name, games):
 
 
 def test_viewpoint_module_agrees():
-    """bergen_search.viewpoint (the command line's reader) gives the same sets."""
-    viewpoint = pytest.importorskip("bergen_search.viewpoint")
+    """bergen_search.formats.game (the command line's reader) gives the same sets."""
+    viewpoint = pytest.importorskip("bergen_search.formats.game")
     for name in ("2p-draw-one", "3p", "4p-partnerships"):
         rules = TABLES[name]
         for log, r, k, state in cut_points(rules, seed=4, games=1, rounds=1, every=9):
             rec = cut_record(log, r, k, state.to_move, hide_hands=True, hide_draws=True)
-            assert viewpoint.infoset_from_record(rec).key() == infoset_via_record(rec).key()
-            assert viewpoint.infoset_from_record(cut_record(log, r, k)).key() == \
+            assert viewpoint.load_game(rec).key() == infoset_via_record(rec).key()
+            assert viewpoint.load_game(cut_record(log, r, k)).key() == \
                 infoset_via_record(rec).key()
 
 

@@ -34,7 +34,7 @@ import pytest
 from click.testing import CliRunner
 
 from bergen_search.cli import main
-from bergen_search.journal import FORMAT, _read
+from bergen_search.runs.journal import FORMAT, _read
 
 STOP_WITHIN = float(os.environ.get("BERGEN_STOP_WITHIN", "3.0"))
 SLOW = pytest.mark.slow

@@ -6,11 +6,11 @@ decrease, and the match ends exactly when a side reaches the target.
 """
 import pytest
 
-from bergen_search import match
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
-from bergen_search.state import DRAW, PASS
-from bergen_search.tiles import ALL_TILES, TILES_WITH, popcount
+from bergen_search.game import match
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
+from bergen_search.game.state import DRAW, PASS
+from bergen_search.game.tiles import ALL_TILES, TILES_WITH, popcount
 
 SEED = 77
 N_WALKS = 2000

@@ -18,23 +18,24 @@ import os
 import time
 
 import pytest
-
-from bergen_search import match
-from bergen_search.errors import BergenError
-from bergen_search.infoset import from_position, from_state_and_events
-from bergen_search.notation import format_move
-from bergen_search.position import Position, position_from_flags
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import Rules
-from bergen_search.sampler import WorldTable
-from bergen_search.state import DRAW, PASS, State
-from bergen_search.tiles import TILE_HIGH, TILE_LOW, parse_tile
 from support import sizes
 
+from bergen_search.errors import BergenError
+from bergen_search.formats.notation import format_move
+from bergen_search.formats.position import Position, position_from_flags
+from bergen_search.game import match
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, PASS, State
+from bergen_search.game.tiles import TILE_HIGH, TILE_LOW, parse_tile
+from bergen_search.information.infoset import from_position, from_state_and_events
+from bergen_search.information.sampler import WorldTable
+
 try:
-    from bergen_search import _ismcts
     from bergen_search._ismcts import IsmctsTree
     from bergen_search._sampler import CoreSampler
+
+    from bergen_search import _ismcts
 except ImportError:
     if os.environ.get("BERGEN_ALLOW_NO_CORE") == "1":
         pytest.skip("compiled core not built (BERGEN_ALLOW_NO_CORE=1)", allow_module_level=True)
@@ -238,8 +239,8 @@ def test_time_limit(virtual_clock):
     readings, 1,024 iterations, whatever the machine's load; a huge iteration limit is cut
     by the time, a small one comes first. The pure-Python tree reads its clock before every
     iteration: 16 iterations."""
-    from bergen_search import ismcts_ref
-    from bergen_search.sampler import ReferenceSampler
+    from bergen_search.information.sampler import ReferenceSampler
+    from bergen_search.search import ismcts_ref
     info = first_decision(Rules(), derive_seed(SEED, 4))
     virtual_clock(1 / 64)
     for objective in (0, 1):

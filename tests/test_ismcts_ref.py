@@ -1,4 +1,4 @@
-"""The pure-Python ISMCTS (`bergen_search.ismcts_ref`) against the compiled one: the same tree.
+"""The pure-Python ISMCTS (`bergen_search.search.ismcts_ref`) against the compiled one: the same tree.
 
 The oracle of `_ismcts.pyx`, as `state.py` is of `_core.pyx` (`test_differential.py`) and
 `expectimax_ref.py` of `_expectimax.pyx`: for the same information set, seed and iterations
@@ -29,14 +29,15 @@ from dataclasses import dataclass
 
 import pytest
 
-from bergen_search import backend, ismcts_ref, match, policy
 from bergen_search.errors import BergenError
-from bergen_search.infoset import from_position, from_state_and_events
-from bergen_search.position import Position
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
-from bergen_search.sampler import ReferenceSampler, WorldTable
-from bergen_search.state import DRAW, State
+from bergen_search.formats.position import Position
+from bergen_search.game import match
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
+from bergen_search.game.state import DRAW, State
+from bergen_search.information.infoset import from_position, from_state_and_events
+from bergen_search.information.sampler import ReferenceSampler, WorldTable
+from bergen_search.search import backend, ismcts_ref, policy
 
 SEED = 20261217
 #: XORed into a decision's seed to draw its configuration, apart from its deal and plays.
@@ -131,7 +132,7 @@ def decision_case(i: int) -> Case:
         info = from_position(Position(rules, st.scores, seat, st.hands[seat], st.line, sizes,
                                       st.reserve_size, {}).check())
     inference = rng.below(2) == 1
-    from bergen_search.search import ALGORITHMS
+    from bergen_search.search.api import ALGORITHMS
     table = ALGORITHMS["ismcts"].table(info, {"inference": inference})
     objective = ("points", "match")[rng.below(4) == 0]
     settings = dict(exploration=EXPLORATIONS[rng.below(len(EXPLORATIONS))],
@@ -422,7 +423,7 @@ def test_one_search_at_a_time():
 
 
 def test_no_tree_before_the_lead():
-    from bergen_search.position import position_from_flags
+    from bergen_search.formats.position import position_from_flags
     info = from_position(position_from_flags(hand="0-0 1-2 3-4 5-6 2-2 4-4", line="",
                                              hand_sizes="6,6"))
     with pytest.raises(BergenError, match="lead is forced"):
@@ -433,7 +434,7 @@ def test_no_tree_before_the_lead():
 def search_case(i: int):
     """(info, search keyword arguments) of search case i: decision_case(i)'s position with the
     default engine, `classic`, or the default with other settings."""
-    from bergen_search.search import Limits
+    from bergen_search.search.api import Limits
     case = decision_case(10_000 + i)
     rng = Rng(derive_seed(SEED ^ CONFIG_STREAM, i))
     kind = rng.below(4)
@@ -450,7 +451,7 @@ def search_case(i: int):
 
 
 def check_search(i: int, monkeypatch):
-    from bergen_search.search import search
+    from bergen_search.search.api import search
     info, limits, kwargs = search_case(i)
     # ISMCTS on either backend: the exact endgame runs on the core only (its own oracle test
     # is test_endgame.py), so it is off here.
@@ -482,7 +483,7 @@ def test_search_is_the_same_on_either_backend_many(monkeypatch, core_modules):
 def test_search_budget_and_expectimax_on_the_reference(monkeypatch):
     """Without the compiled searches the default budget is the FALLBACK_DIVISOR-th and the
     result says which backend ran; expectimax is refused in one clear error."""
-    from bergen_search.search import ALGORITHMS, search
+    from bergen_search.search.api import ALGORITHMS, search
     info = decision_case(7).info
     ref = backend.reference_search("test")
     monkeypatch.setattr(backend, "SEARCH", ref)

@@ -18,12 +18,12 @@ import textwrap
 
 import pytest
 from click.testing import CliRunner
+from support import sizes
 
 from bergen_search.cli import main
 from bergen_search.errors import BergenError
-from bergen_search.search import MAX_ITERATIONS, MAX_SECONDS, Limits, search
-from bergen_search.viewpoint import load_game
-from support import sizes
+from bergen_search.formats.game import load_game
+from bergen_search.search.api import MAX_ITERATIONS, MAX_SECONDS, Limits, search
 
 DECISION = "examples/decision.json"
 MATCH = "examples/match.json"
@@ -114,7 +114,7 @@ def test_rechecks_that_would_pass_the_limits_are_refused_at_the_start():
 
 
 def test_the_engine_protocol_refuses_an_oversized_go():
-    from bergen_search.engine_protocol import EngineServer
+    from bergen_search.protocol.server import EngineServer
     lines = []
     server = EngineServer(lines.append)
     server.handle_line('{"cmd": "position", "game": "%s"}' % FIRST)
@@ -152,7 +152,8 @@ def test_the_clock_is_heard_inside_a_world(virtual_clock):
     virtual_clock(1 / 64)
     from bergen_search._expectimax import ExpectimaxSearch
     from bergen_search._sampler import CoreSampler
-    from bergen_search.rng import Rng
+
+    from bergen_search.game.rng import Rng
     info = load_game(FIRST)
     sampler = CoreSampler(info)
     engine = ExpectimaxSearch(sampler, 10, 1)
@@ -196,8 +197,8 @@ def test_no_memory_error_when_the_machine_refuses_memory():
     40 MB it stops at about 130,000 iterations, a third of the budget.)"""
     code = textwrap.dedent(f"""
         import resource, json
-        from bergen_search.search import Limits, search
-        from bergen_search.viewpoint import load_game
+        from bergen_search.search.api import Limits, search
+        from bergen_search.formats.game import load_game
         info = load_game({FIRST!r})
         vm = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmSize'))
         limit = (vm << 10) + (40 << 20)
@@ -288,20 +289,20 @@ def test_hand_sizes_the_turn_order_rules_out_are_refused(sizes, words):
 def test_positions_of_real_games_fit_the_turn_order(seeds):
     """Every decision of real self-play, as a position (and its string), is accepted: a
     match per rule set by default, three behind the slow marker."""
-    from bergen_search.engines import parse_engine_spec
-    from bergen_search.infoset import Observer
-    from bergen_search.position import position_from_infoset
-    from bergen_search.position_string import parse_string, to_string
-    from bergen_search.record import parse_record
-    from bergen_search.record_io import write_record
-    from bergen_search.replay import RoundEnd, RoundStart, events
-    from bergen_search.rules import Rules
-    from bergen_search.table import play_match
+    from bergen_search.formats.position import position_from_infoset
+    from bergen_search.formats.position_string import parse_string, to_string
+    from bergen_search.formats.record import parse_record
+    from bergen_search.formats.record_io import write_record
+    from bergen_search.formats.replay import RoundEnd, RoundStart, events
+    from bergen_search.game.rules import Rules
+    from bergen_search.information.infoset import Observer
+    from bergen_search.play.engines import parse_engine_spec
+    from bergen_search.play.seats import play_engines
     n = 0
     for rules in (Rules(), Rules(players=3), Rules(players=4, partnerships=True),
                   Rules(draw="one"), Rules(reserve_kept=0)):
         for seed in range(seeds):
-            rec = parse_record(write_record(play_match(
+            rec = parse_record(write_record(play_engines(
                 rules, [parse_engine_spec("random")] * rules.players, seed)))
             for item in events(rec):
                 if isinstance(item, RoundStart):

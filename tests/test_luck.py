@@ -11,20 +11,29 @@ import math
 
 import pytest
 from click.testing import CliRunner
-
-from bergen_search import luck
-from bergen_search.arena import format_arena, play_set, run_arena
-from bergen_search.backend import ACTIVE, REFERENCE, load_core
-from bergen_search.cli import main
-from bergen_search.engines import parse_engine_spec
-from bergen_search.errors import BergenError
-from bergen_search.luck import (Position, RolloutModel, ValueModel, default_model, draw_luck,
-                                match_luck, reference_rollouts, round_luck, side_features,
-                                side_margin)
-from bergen_search.rules import Rules
-from bergen_search.state import DRAW
-from bergen_search.tiles import TILES_WITH
 from support import sizes
+
+from bergen_search.cli import main
+from bergen_search.errors import BergenError
+from bergen_search.game.backend import ACTIVE, REFERENCE, load_core
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW
+from bergen_search.game.tiles import TILES_WITH
+from bergen_search.play import luck
+from bergen_search.play.arena import format_arena, play_set, run_arena
+from bergen_search.play.engines import parse_engine_spec
+from bergen_search.play.luck import (
+    KnownPosition,
+    RolloutModel,
+    ValueModel,
+    default_model,
+    draw_luck,
+    match_luck,
+    reference_rollouts,
+    round_luck,
+    side_features,
+    side_margin,
+)
 
 GREEDY, RANDOM = parse_engine_spec("greedy"), parse_engine_spec("random")
 SHAPES = {"2p": Rules(), "3p": Rules(players=3), "4p": Rules(players=4),
@@ -76,7 +85,7 @@ def test_every_draws_luck_has_mean_zero_over_the_reserve(name, estimate):
 def test_a_draw_changes_only_what_drawing_changes():
     rules = Rules()
     state = next(draws_of(rules, range(4, 20)))
-    pos = Position.of(state)
+    pos = KnownPosition.of(state)
     t = state.reserve[0]
     after = pos.drawn(t)
     assert after.hands[state.to_move] == pos.hands[state.to_move] | 1 << t

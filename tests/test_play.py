@@ -4,17 +4,16 @@ replays."""
 import json
 import shutil
 import subprocess
-import sys
 
 import pytest
 from click.testing import CliRunner
 
 from bergen_search.cli import main
-from bergen_search.engines import EngineSpec, parse_engine_spec
+from bergen_search.cli.session import PlaySession
 from bergen_search.errors import BergenError
-from bergen_search.interactive import PlaySession
-from bergen_search.replay import replay
-from bergen_search.rules import Rules
+from bergen_search.formats.replay import replay
+from bergen_search.game.rules import Rules
+from bergen_search.play.engines import EngineSpec, parse_engine_spec
 
 
 def _session(seed=3):
@@ -28,7 +27,7 @@ def test_illegal_move_is_refused_and_not_applied():
     before = (s.state.hands, s.state.line, len(s.match.round.events))
     held = s.state.hands[0]
     not_held = next(t for t in range(28) if not held >> t & 1)
-    from bergen_search.tiles import tile_str
+    from bergen_search.game.tiles import tile_str
     with pytest.raises(BergenError, match="do not hold"):
         s.play(tile_str(not_held))
     with pytest.raises(BergenError):
@@ -60,7 +59,7 @@ def test_undo_restores_the_engine_too(engine):
             if s.over or s.state.to_move != s.seat:
                 break
             s.play(m if m in s.legal() else s.legal()[0])
-        table = s.match.table
+        table = s.match.seats
         return [list(r.events) for r in s.log.rounds], table.decisions, table.rng.state
 
     for seed in range(4):
@@ -78,13 +77,13 @@ def test_undo_restores_the_engine_too(engine):
 def test_a_session_deals_and_plays_as_the_engines_match():
     """A person who plays as greedy would, against greedy, plays the very match
     `table.play_match` plays for the same seed: same deals, same answers, equal records."""
-    from bergen_search.match import greedy_choice
-    from bergen_search.record_io import write_record
-    from bergen_search.state import move_str
-    from bergen_search.table import play_match
+    from bergen_search.formats.record_io import write_record
+    from bergen_search.game.match import greedy_choice
+    from bergen_search.game.state import move_str
+    from bergen_search.play.seats import play_engines
     for seed in range(3):
         rules, spec = Rules(target=7), parse_engine_spec("greedy")
-        want = play_match(rules, [spec, spec], seed)
+        want = play_engines(rules, [spec, spec], seed)
         s = PlaySession(rules, spec, seat=1, seed=seed)
         s.advance()
         while not s.over:

@@ -8,11 +8,11 @@ of the ends (the one tile that makes a match).
 """
 import pytest
 
-from bergen_search.match import deal
-from bergen_search.rng import Rng, derive_seed
-from bergen_search.rules import Rules
-from bergen_search.state import State, match_value
-from bergen_search.tiles import TILE_HIGH, TILE_LOW, tile_index
+from bergen_search.game.match import deal
+from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import State, match_value
+from bergen_search.game.tiles import TILE_HIGH, TILE_LOW, tile_index
 
 
 def _after_ends(state, move):
@@ -81,6 +81,7 @@ def test_safe_and_scoring_choices(players, require_compiled):
 
 def test_playout_move_checks_its_input(require_compiled):
     from bergen_search._policy import playout_move
+
     from bergen_search.errors import BergenError
     ref, core = decision_states(2, rounds=2)[0]
     with pytest.raises(BergenError, match="unknown playout"):

@@ -12,7 +12,6 @@
 """
 import itertools
 import json
-import os
 import re
 import shlex
 
@@ -20,19 +19,29 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import FUZZ_EXAMPLES, sizes
 
 from bergen_search.cli import main
 from bergen_search.errors import BergenError
-from bergen_search.infoset import Observer
-from bergen_search.match import play_match
-from bergen_search.position import Position, parse_position, position_from_flags, write_position
-from bergen_search.position_string import (PARTS, TAG, is_position_string, parse_string,
-                                           to_string)
-from bergen_search.record_io import write_record
-from bergen_search.replay import walk
-from bergen_search.rng import derive_seed
-from bergen_search.rules import Rules
-from support import FUZZ_EXAMPLES, sizes
+from bergen_search.formats.position import (
+    Position,
+    parse_position,
+    position_from_flags,
+    write_position,
+)
+from bergen_search.formats.position_string import (
+    PARTS,
+    TAG,
+    is_position_string,
+    parse_string,
+    to_string,
+)
+from bergen_search.formats.record_io import write_record
+from bergen_search.formats.replay import walk
+from bergen_search.game.match import play_match
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.information.infoset import Observer
 
 EXAMPLE = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 
@@ -399,8 +408,8 @@ def test_every_view_of_a_decision_prints_a_string_that_pastes_back(tmp_path):
 
 
 def test_play_hint_prints_the_position(tmp_path):
-    from bergen_search.engines import parse_engine_spec
-    from bergen_search.interactive import PlaySession
+    from bergen_search.cli.session import PlaySession
+    from bergen_search.play.engines import parse_engine_spec
     session = PlaySession(Rules(), parse_engine_spec("greedy"), 0, 3)
     session.advance()
     hint = session.hint()

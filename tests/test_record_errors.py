@@ -12,10 +12,16 @@ from typing import NamedTuple
 import pytest
 
 from bergen_search.errors import BergenError
-from bergen_search.match import play_match
-from bergen_search.record_io import LineError, dump_record, iter_records, load_record, write_record
-from bergen_search.replay import replay
-from bergen_search.rules import Rules
+from bergen_search.formats.record_io import (
+    LineError,
+    dump_record,
+    iter_records,
+    load_record,
+    write_record,
+)
+from bergen_search.formats.replay import replay
+from bergen_search.game.match import play_match
+from bergen_search.game.rules import Rules
 
 DATA = Path(__file__).resolve().parent / "data"
 BASE = json.loads((DATA / "record_base.json").read_text())
@@ -464,9 +470,9 @@ def test_play_of_a_double_lower_than_the_lead_without_drawing():
 
 
 def test_state_rejects_a_lead_coded_with_the_right_end():
-    from bergen_search.notation import parse_hand
-    from bergen_search.state import State
-    from bergen_search.tiles import parse_tile
+    from bergen_search.formats.notation import parse_hand
+    from bergen_search.game.state import State
+    from bergen_search.game.tiles import parse_tile
     hands = [parse_hand(h) for h in BASE["rounds"][0]["hands"]]
     s = State.deal(Rules(), hands)
     assert s.legal_moves() == [parse_tile("1-1") * 2]

@@ -15,11 +15,11 @@ import pytest
 from click.testing import CliRunner
 
 from bergen_search.cli import main
-from bergen_search.engines import parse_engine_list
-from bergen_search.record_io import write_record
-from bergen_search.rng import derive_seed
-from bergen_search.rules import Rules
-from bergen_search.table import play_match
+from bergen_search.formats.record_io import write_record
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.play.engines import parse_engine_list
+from bergen_search.play.seats import play_engines
 
 MATCH = "examples/match.json"
 ARGS = ["--iterations", "1000", "--seed", "3", "--quiet"]
@@ -166,7 +166,7 @@ def test_html_leaves_the_text_and_json_outputs_as_they_were(tmp_path):
 
 def test_report_of_several_matches_and_three_players(tmp_path):
     rules = Rules(players=3, target=4)      # two matches: of one round, and of two
-    lines = [json.dumps(write_record(play_match(rules, parse_engine_list("greedy,random,greedy", 3),
+    lines = [json.dumps(write_record(play_engines(rules, parse_engine_list("greedy,random,greedy", 3),
                                                 derive_seed(11, g)))) for g in range(2)]
     src = tmp_path / "m.jsonl"
     src.write_text("\n".join(lines) + "\n")

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from bergen_search import match
-from bergen_search.backend import REFERENCE
 from bergen_search.errors import BergenError
-from bergen_search.rng import Rng
-from bergen_search.rules import Rules
-from bergen_search.state import DRAW, PASS, State, find_leader
-from bergen_search.tiles import ALL_TILES, DOUBLES, N_TILES, mask_of, parse_tile
+from bergen_search.game import match
+from bergen_search.game.backend import REFERENCE
+from bergen_search.game.rng import Rng
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, PASS, State, find_leader
+from bergen_search.game.tiles import ALL_TILES, DOUBLES, N_TILES, mask_of, parse_tile
 
 REST = "..."
 

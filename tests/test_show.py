@@ -1,4 +1,4 @@
-"""`bergen show` and knowledge.py: what the seat to move knows.
+"""`bergen show`: what the seat to move knows (information/beliefs.py, views/show.py).
 
 - Hand-built records (tests/data/show_records.json, seat 0's view: seat 1's hand, the reserve
   and seat 1's draws unseen) whose voids, possible tiles and deal counts are worked out by
@@ -16,22 +16,22 @@ from fractions import Fraction
 
 import pytest
 from click.testing import CliRunner
+from support import EXHAUSTIVE, Budget, brute_distribution, brute_histories, cuts, sizes
 
 from bergen_search import __version__
 from bergen_search.cli import main
 from bergen_search.errors import BergenError
-from bergen_search.infoset import Observer
-from bergen_search.knowledge import knowledge
-from bergen_search.match import play_match
-from bergen_search.record_io import write_record
-from bergen_search.replay import walk
-from bergen_search.rng import derive_seed
-from bergen_search.rules import Rules
-from bergen_search.sampler import WorldTable, count_deals
-from bergen_search.state import DRAW, PASS, move_str
-from bergen_search.tiles import iter_mask, parse_tile, tile_str
-from bergen_search.viewpoint import load
-from support import EXHAUSTIVE, Budget, brute_distribution, brute_histories, cuts, sizes
+from bergen_search.formats.game import load
+from bergen_search.formats.record_io import write_record
+from bergen_search.formats.replay import walk
+from bergen_search.game.match import play_match
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, PASS, move_str
+from bergen_search.game.tiles import iter_mask, parse_tile, tile_str
+from bergen_search.information.infoset import Observer
+from bergen_search.information.sampler import WorldTable, count_deals
+from bergen_search.views.show import knowledge
 
 RECORDS = json.load(open("tests/data/show_records.json", encoding="utf-8"))
 

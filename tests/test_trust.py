@@ -13,14 +13,22 @@ import statistics
 from pathlib import Path
 
 import pytest
-
-from bergen_search import analysis
-from bergen_search.analysis import analyze, loss_interval, t_quantile, verdict
-from bergen_search.errors import BergenError
-from bergen_search.search import (Limits, MoveValue, _c4, _spread, choices, paired_stderr,
-                                  pool, search)
-from bergen_search.viewpoint import load_game
 from support import sizes
+
+from bergen_search.analysis import review as analysis
+from bergen_search.analysis.review import analyze, loss_interval, t_quantile, verdict
+from bergen_search.errors import BergenError
+from bergen_search.formats.game import load_game
+from bergen_search.search.api import (
+    Limits,
+    MoveValue,
+    _c4,
+    _spread,
+    choices,
+    paired_stderr,
+    pool,
+    search,
+)
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -236,7 +244,8 @@ def test_the_best_play_by_a_little_still_has_an_interval():
     itself estimated: a played move on top by less than the noise has an interval reaching
     up to what the runner-up may be worth more (before: (0, 0), no doubt, no recheck)."""
     from dataclasses import replace
-    from bergen_search.analysis import loss_bounds
+
+    from bergen_search.analysis.review import loss_bounds
     res = search(decision(), Limits(iterations=4000), seed=1)
     a, b = [m for m in res.moves if m.twin is None][:2]
     base = [0.0, 0.3, -0.3, 0.1, -0.1, 0.2, -0.2, 0.0]
@@ -288,7 +297,7 @@ def test_analyze_marks_what_it_could_not_decide(tmp_path):
         1 for d in rough.decisions if d.label and not d.borderline)
     doc = rough.to_json()
     assert all({"borderline", "loss_interval", "rechecks"} <= set(d) for d in doc["decisions"])
-    from bergen_search import report
+    from bergen_search.views import report
     text = report.text(rough)
     assert "borderline" in text and "[" in text
     html = report.html_report([rough])

@@ -18,18 +18,19 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from support import sizes
 
 from bergen_search.cli import main
-from bergen_search.engines import parse_engine_list
-from bergen_search.infoset import Observer
-from bergen_search.record_io import write_record
-from bergen_search.rng import derive_seed
-from bergen_search.rules import Rules
-from bergen_search.search import Limits, mirror_twins, search
-from bergen_search.state import DRAW, State, mirror_twins as state_mirror_twins
-from bergen_search.table import play_match
-from bergen_search.tiles import tile_index
-from support import sizes
+from bergen_search.formats.record_io import write_record
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, State
+from bergen_search.game.state import mirror_twins as state_mirror_twins
+from bergen_search.game.tiles import tile_index
+from bergen_search.information.infoset import Observer
+from bergen_search.play.engines import parse_engine_list
+from bergen_search.play.seats import play_engines
+from bergen_search.search.api import Limits, mirror_twins, search
 
 
 def t(text):
@@ -59,7 +60,7 @@ def twin_decisions(players, partnerships=False, games=40, seed=5):
     out = []
     for g in range(games):
         engines = "greedy" if g % 2 else "random"
-        log = play_match(rules, parse_engine_list(engines, players), derive_seed(seed, g))
+        log = play_engines(rules, parse_engine_list(engines, players), derive_seed(seed, g))
         scores = log.start_scores
         for rnd in log.rounds:
             state = State.deal(rules, rnd.hands, rnd.reserve, scores)
@@ -164,10 +165,10 @@ def test_analyze_never_labels_the_twin_of_the_best(require_compiled, cases):
     mirrored too): whenever the play's tile is the best one, at either end, it loses nothing
     and gets no label; the mirrored records make the play the twin of the best (`cases`
     times: 3 in the default run, 6 behind the slow marker)."""
-    from bergen_search.analysis import analyze
+    from bergen_search.analysis.review import analyze
     twin_cases = 0
     for g in range(40):
-        log = play_match(Rules(), parse_engine_list("greedy", 2), derive_seed(77, g))
+        log = play_engines(Rules(), parse_engine_list("greedy", 2), derive_seed(77, g))
         rec = write_record(log)
         rnd = log.rounds[0]
         state = State.deal(log.rules, rnd.hands, rnd.reserve, log.start_scores)
@@ -198,7 +199,8 @@ def test_pass_values_are_consistent(decisions, stride, count, least):
     2, 3 and 4 players: the largest gap 2.1 standard errors; 40 decisions behind slow)."""
     from bergen_search._ismcts import IsmctsTree
     from bergen_search._sampler import CoreSampler
-    from bergen_search.sampler import WorldTable
+
+    from bergen_search.information.sampler import WorldTable
     checked = 0
     for k, (_, info) in enumerate(decisions[::stride][:count]):
         tree = IsmctsTree(CoreSampler(info, WorldTable(info)), k, 0.7, 0, "safe",
@@ -220,7 +222,8 @@ def test_pass_standard_errors_are_calibrated(require_compiled):
 
     from bergen_search._ismcts import IsmctsTree
     from bergen_search._sampler import CoreSampler
-    from bergen_search.viewpoint import load_game
+
+    from bergen_search.formats.game import load_game
     info = load_game(open("examples/decision.json").read())
     tree = IsmctsTree(CoreSampler(info), 3, 0.7, 0, "safe", merge_twins=True)
     tree.run(5000, 0)
@@ -238,7 +241,7 @@ def test_pass_standard_errors_are_calibrated(require_compiled):
 def test_search_reports_pass_values_and_skips_them_for_play():
     """search() values come from the pass (info['values']); with choose=visits an engine at a
     table, which needs only the move, skips it and chooses the same move."""
-    from bergen_search.viewpoint import load_game
+    from bergen_search.formats.game import load_game
     info = load_game(open("examples/decision.json").read())
     shown = search(info, Limits(iterations=3000), seed=2, choose="visits")
     quick = search(info, Limits(iterations=3000), seed=2, values=False, choose="visits")

@@ -8,20 +8,23 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bergen_search import backend, notation, report, views
-from bergen_search.analysis import Annotated, analyze
+from bergen_search.analysis.review import Annotated, analyze
 from bergen_search.cli import main
 from bergen_search.errors import BergenError
-from bergen_search.notation import Line, Move
-from bergen_search.record_io import load_record, to_record, write_record
-from bergen_search.record import parse_record
-from bergen_search.rules import Rules
-from bergen_search.search import Limits, choices, search
-from bergen_search.state import DRAW, PASS
-from bergen_search.table import play_match
-from bergen_search.engines import parse_engine_list
-from bergen_search.tiles import tile_index
-from bergen_search.viewpoint import load, load_game
+from bergen_search.formats import notation
+from bergen_search.formats.game import load, load_game
+from bergen_search.formats.notation import Line, Move
+from bergen_search.formats.record import parse_record
+from bergen_search.formats.record_io import load_record, to_record, write_record
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, PASS
+from bergen_search.game.tiles import tile_index
+from bergen_search.play.engines import parse_engine_list
+from bergen_search.play.seats import play_engines
+from bergen_search.search import backend
+from bergen_search.search.api import Limits, choices, search
+from bergen_search.views import report
+from bergen_search.views import search as views
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
 
@@ -99,7 +102,7 @@ def test_choices_say_they_stand_for_both_twins(twinned):
 
 
 def test_the_exact_endgame_keys_its_solution_by_move():
-    from bergen_search import endgame
+    from bergen_search.search import endgame
     if endgame.compiled() is None or backend.SEARCH.name != "core":
         pytest.skip("the exact endgame needs the compiled core")
     info = load_game(open("examples/endgame.json").read())
@@ -178,7 +181,7 @@ def test_the_views_parse_nothing(analysed, twinned, monkeypatch):
 def test_a_matchs_record_is_built_without_writing_it(players):
     rules = Rules(players=players)
     for seed in range(4):
-        log = play_match(rules, parse_engine_list("greedy", players), seed)
+        log = play_engines(rules, parse_engine_list("greedy", players), seed)
         rec = to_record(log)
         assert rec == parse_record(json.loads(json.dumps(write_record(log))))
         assert rec.to_dict() == write_record(log) and to_record(rec) is rec
@@ -204,7 +207,7 @@ def _drop(o):
                          "400", "--json", "--quiet"]),
 ])
 def test_the_json_documents_are_as_before(name, args, require_compiled):
-    from bergen_search import endgame
+    from bergen_search.search import endgame
     require_compiled(endgame.compiled(), "_endgame")
     if backend.SEARCH.name != "core":
         pytest.skip("the golden documents are the compiled core's")

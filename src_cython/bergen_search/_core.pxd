@@ -2,9 +2,9 @@
 """The contract of the Bergen core: C types, bit helpers, tables and the SplitMix64 RNG.
 
 Everything here mirrors the pure-Python reference bit for bit: tiles are indices 0..27 in
-`bergen_search.tiles` order, a set of tiles is a 28-bit mask, a move is an int
+`bergen_search.game.tiles` order, a set of tiles is a 28-bit mask, a move is an int
 (`tile * 2 + end`, end 0 left / 1 right, the lead `tile * 2`, `DRAW` 56, `PASS` 57 as in
-`bergen_search.state`) and the rule codes are those of `bergen_search.rules` (LEAD_CODE...).
+`bergen_search.game.state`) and the rule codes are those of `bergen_search.game.rules` (LEAD_CODE...).
 
 Other Cython modules `cimport` this file; the functions declared at the bottom are
 implemented in `_core.pyx`. The core trusts its input: validation lives in the Python
@@ -21,14 +21,14 @@ cdef enum:
     MAX_MOVES = 32       # a move buffer's size: at most 13 tiles fit, 2 ends each
     MAX_EVENTS = 512     # an event buffer's size for one round (a round takes at most ~200)
 
-# Why a round ended (`State.ended`), as `bergen_search.state.ENDS`.
+# Why a round ended (`State.ended`), as `bergen_search.game.state.ENDS`.
 cdef enum:
     END_NONE = 0
     END_OUT = 1
     END_BLOCKED = 2
     END_TARGET = 3
 
-# Rule codes, as `bergen_search.rules.*_CODE`.
+# Rule codes, as `bergen_search.game.rules.*_CODE`.
 cdef enum:
     LEAD_LOWEST_DOUBLE = 0
     LEAD_HIGHEST_DOUBLE = 1
@@ -40,7 +40,7 @@ cdef enum:
     BLOCKED_PIPS = 1
     BLOCKED_AMERICAN = 2
 
-# Engines of `play_round`, as `bergen_search.match.SIMPLE_ENGINES`.
+# Engines of `play_round`, as `bergen_search.game.match.SIMPLE_ENGINES`.
 cdef enum:
     ENGINE_RANDOM = 0
     ENGINE_GREEDY = 1

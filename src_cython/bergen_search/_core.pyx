@@ -1,12 +1,12 @@
 # cython: language_level=3
 """The compiled rules core: move generation, copy-make, the deal and the simple engines.
 
-It plays exactly as the pure-Python reference (`bergen_search.state`, `match`): the same
+It plays exactly as the pure-Python reference (`bergen_search.game.state`, `match`): the same
 moves in the same order, the same scores, the same random numbers. The C functions trust their
 input; `Backend` and `CoreState` at the bottom are the checked Python entry points.
 
->>> from bergen_search.rules import Rules
->>> from bergen_search import match
+>>> from bergen_search.game.rules import Rules
+>>> from bergen_search.game import match
 >>> Backend().random_rounds(Rules(), 100, 1) == match.random_rounds(Rules(), 100, 1)
 True
 """
@@ -14,20 +14,20 @@ from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from bergen_search import rules as _rules
-from bergen_search.rng import MASK64
+from bergen_search.game import rules as _rules
+from bergen_search.game.rng import MASK64
 from bergen_search.errors import BergenError
-from bergen_search.match import SIMPLE_ENGINES, MatchLog, RoundLog
-from bergen_search.tiles import tile_str
+from bergen_search.game.match import SIMPLE_ENGINES, MatchLog, RoundLog
+from bergen_search.game.tiles import tile_str
 
 cdef object _ENDS = (None, "out", "blocked", "target")
 
 
 # ---- rules --------------------------------------------------------------------------------
 cdef int rules_from_py(Rules* out, object rules) except -1:
-    """Fill `out` from a `bergen_search.rules.Rules` (already validated by its constructor)."""
+    """Fill `out` from a `bergen_search.game.rules.Rules` (already validated by its constructor)."""
     if not isinstance(rules, _rules.Rules):
-        raise BergenError(f"expected a bergen_search.rules.Rules, got {type(rules).__name__}",
+        raise BergenError(f"expected a bergen_search.game.rules.Rules, got {type(rules).__name__}",
                           field="rules")
     memset(out, 0, sizeof(Rules))
     out.players = rules.players
@@ -568,7 +568,7 @@ cdef int _check_tiles(CoreRules owner, hands, reserve, uint32_t* hand_masks,
 
 
 class Backend:
-    """The compiled core behind `bergen_search.backend` (same functions as the reference)."""
+    """The compiled core behind `bergen_search.search.backend` (same functions as the reference)."""
     name = "core"
 
     @staticmethod
@@ -661,7 +661,7 @@ cdef int _fill_scores(CoreRules owner, scores, int32_t* out) except -1:
 
 # ---- hooks for the tests: the C tables and RNG seen from Python ------------------------------
 def _tables():
-    """The core's lookup tables, to compare with bergen_search.tiles."""
+    """The core's lookup tables, to compare with bergen_search.game.tiles."""
     return {
         "TILE_LOW": tuple([TILE_LOW[i] for i in range(N_TILES)]),
         "TILE_HIGH": tuple([TILE_HIGH[i] for i in range(N_TILES)]),

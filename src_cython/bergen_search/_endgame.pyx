@@ -27,7 +27,7 @@ from bergen_search._core cimport (CoreRules, END_BLOCKED, END_NONE, N_TILES, PAS
                                   clock_now, lowest_bit)
 
 from bergen_search.errors import BergenError
-from bergen_search.infoset import RESERVE
+from bergen_search.information.infoset import RESERVE
 
 cdef enum:
     TOO_BIG = -2            # a cap was reached while building

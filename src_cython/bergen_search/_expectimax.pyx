@@ -30,11 +30,11 @@ seeded by the scores and the search's seed (`expectimax_ref.equity_seed`), so th
 fixed function of the scores, memoised, and the same as the reference's.
 
 Ties between moves go to the first in move order (max-n: a later move must be better by more
-than 1e-9), as in `bergen_search.expectimax_ref`, the pure-Python oracle this search equals at
+than 1e-9), as in `bergen_search.search.expectimax_ref`, the pure-Python oracle this search equals at
 unlimited depth.
 
->>> from bergen_search.position import position_from_flags
->>> from bergen_search.infoset import from_position
+>>> from bergen_search.formats.position import position_from_flags
+>>> from bergen_search.information.infoset import from_position
 >>> from bergen_search._sampler import CoreSampler
 >>> pos = position_from_flags(hand="2-4", hand_sizes="1,1", line="2-2 2-6 6-0 0-1 1-4 4-4 "
 ...     "4-5 5-3 3-4 4-0 0-2 2-1 1-3 3-0 0-5 5-1 1-6 6-6 6-3 3-3 3-2 2-5 5-6 6-4")
@@ -60,7 +60,7 @@ from bergen_search.errors import BergenError
 from bergen_search.constants import EQUITY_STREAM as _PY_EQUITY_STREAM
 from bergen_search.constants import SCORE_BITS as _PY_SCORE_BITS
 from bergen_search.constants import objective_code
-from bergen_search.sampler import check_world
+from bergen_search.information.sampler import check_world
 
 cdef enum:
     OBJ_POINTS = 0

@@ -36,9 +36,9 @@ Everything random comes from one SplitMix64 stream seeded by the caller, and the
 decides when to stop between iterations: the same seed and the same total number of
 iterations give the same tree, however `run` is sliced.
 
->>> from bergen_search.infoset import from_position
->>> from bergen_search.notation import format_move
->>> from bergen_search.position import position_from_flags
+>>> from bergen_search.information.infoset import from_position
+>>> from bergen_search.formats.notation import format_move
+>>> from bergen_search.formats.position import position_from_flags
 >>> from bergen_search._sampler import CoreSampler
 >>> pos = position_from_flags(hand="3-5 1-6", line="3-3 3-2 2-2 2-4 4-5", hand_sizes="2,5",
 ...                           rules={"hand_size": 3})    # hands of 3: seat 0 played 2, drew 1
@@ -63,7 +63,7 @@ from bergen_search._policy cimport (PLAYOUT_RANDOM, PLAYOUT_SAFE, PLAYOUT_SCORIN
                                     playout_choice)
 
 from bergen_search.errors import BergenError
-from bergen_search.rng import MASK64
+from bergen_search.game.rng import MASK64
 from bergen_search._policy import PLAYOUTS
 
 cdef extern from *:

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Rollout values of a draw's outcomes in C, for `bergen_search.luck` (the `rollout` estimate).
+"""Rollout values of a draw's outcomes in C, for `bergen_search.play.luck` (the `rollout` estimate).
 
 `draw_rollouts` takes a fully known position where the seat to move is about to draw and, for
 every tile that could be drawn, the mean over `playouts` playouts (greedy by default: every

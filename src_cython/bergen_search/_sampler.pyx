@@ -10,11 +10,11 @@ from bergen_search._core cimport (CoreRules, END_NONE, MAX_SEATS, N_TILES, Rng, 
                                   shuffle, TILE_HIGH, TILE_LOW)
 
 from bergen_search.errors import BergenError
-from bergen_search.infoset import RESERVE, check_infoset
-from bergen_search.rng import MASK64
-from bergen_search.rng import Rng as PyRng
-from bergen_search.sampler import WorldTable
-from bergen_search.tiles import tile_index
+from bergen_search.information.infoset import RESERVE, check_infoset
+from bergen_search.game.rng import MASK64
+from bergen_search.game.rng import Rng as PyRng
+from bergen_search.information.sampler import WorldTable
+from bergen_search.game.tiles import tile_index
 
 cdef double INV_2_53 = 1.0 / 9007199254740992.0
 #: The most worlds `sample_many` draws in one call.
@@ -213,13 +213,13 @@ cdef class CoreSampler:
         return 0
 
     def sample(self, rng):
-        """One world drawn with a `bergen_search.rng.Rng` (advanced as the reference's walk
+        """One world drawn with a `bergen_search.game.rng.Rng` (advanced as the reference's walk
         would): (hands by seat, reserve in draw order)."""
         cdef State s
         cdef Rng r
         self._ready()
         if not isinstance(rng, PyRng):
-            raise BergenError(f"expected a bergen_search.rng.Rng, got {type(rng).__name__}",
+            raise BergenError(f"expected a bergen_search.game.rng.Rng, got {type(rng).__name__}",
                               field="rng")
         r.state = <uint64_t>(rng.state & MASK64)
         sample_world(&self.c, &r, &s)

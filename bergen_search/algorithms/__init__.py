@@ -1,2 +1,0 @@
-"""The search algorithms, one module each; every module here registers itself with
-`bergen_search.registry` when the registry is first read (see its doc)."""

@@ -1,0 +1,721 @@
+"""Post-game analysis: every decision of every seat, judged from that seat's information at
+that moment (GNU Backgammon's analysis, for Bergen).
+
+For each play where the seat had a choice, every legal play is valued by a search of the
+seat's information set, rebuilt from the record's public events and the seat's own hand (an
+`Observer` per seat: the hands it could not see are never read). The loss is the value of the
+best play minus the value of the play made. A suspected error is searched again with a larger
+budget before it is labelled, and a loss within the search's own uncertainty (two standard
+errors of the difference) is never labelled.
+
+Luck: for each seat, the deal (its expected value at its first decision of a round, plus what
+its side scored before it) and its draws (the value at the decision after drawing minus the
+value of the position where it had to draw), in the unit of the objective.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field, replace
+from functools import lru_cache, partial
+from typing import NamedTuple
+
+from ..constants import DRAW_STREAM, RECHECK_STREAM
+from ..errors import BergenError
+from ..formats.notation import Line, Move
+from ..formats.position import position_from_infoset
+from ..formats.position_string import to_string
+from ..formats.record import parse_record
+from ..formats.replay import RoundEnd, RoundStart, events, walk
+from ..game.rng import derive_seed
+from ..game.state import DRAW
+from ..information.infoset import Observer
+from ..search import backend
+from ..search.api import Limits, paired_stderr, pool, root_moves, search
+
+#: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
+#: loss distributions measured on self-play (README, "Analysis").
+THRESHOLDS = {"inaccuracy": 0.25, "mistake": 0.6, "blunder": 1.2}
+LABELS = ("inaccuracy", "mistake", "blunder")
+#: The budget of a decision's first search (ISMCTS iterations), unless told.
+DEFAULT_ITERATIONS = 20000
+#: A loss is labelled only when its interval at this confidence lies within one label's band.
+CONFIDENCE = 0.99
+NORMAL_Q = 1.959963984540054
+#: Searches of a decision after the first, at most: the recheck of a suspected error, and more
+#: while its interval still straddles a threshold (each `recheck` times the budget before).
+MAX_RECHECKS = 2
+
+
+@dataclass
+class Decision:
+    """A play with a choice, judged. `played` and `best` are `notation.Move`s; `values` and
+    `stderrs` are keyed by the Move (every legal play); `to_json` writes them in notation."""
+    round: int
+    event: int
+    seat: int
+    played: Move
+    best: Move
+    loss: float
+    loss_stderr: float
+    label: str | None
+    values: dict            # Move -> value
+    stderrs: dict           # Move -> stderr
+    rechecked: bool = False
+    #: The interval did not settle on one label, even after the rechecks: `label` is then
+    #: the label of the loss itself (None below the inaccuracy threshold), not a verdict.
+    borderline: bool = False
+    loss_interval: tuple = (None, None)   # (lo, hi) at CONFIDENCE
+    rechecks: int = 0       # searches after the first
+    position: str | None = None   # the position before the play, as a position string
+    exact: bool = False     # valued by the exact endgame (loss_stderr: its exploitability)
+
+    def to_json(self) -> dict:
+        out = {"round": self.round, "event": self.event, "seat": self.seat,
+               "played": str(self.played), "best": str(self.best), "loss": _r(self.loss),
+               "loss_stderr": _r(self.loss_stderr), "label": self.label,
+               "values": {str(m): _r(v) for m, v in self.values.items()},
+               "stderr": {str(m): _r(v) for m, v in self.stderrs.items()},
+               "rechecked": self.rechecked, "borderline": self.borderline,
+               "loss_interval": [_r(x) for x in self.loss_interval],
+               "rechecks": self.rechecks, "exact": self.exact}
+        if self.position is not None:
+            out["position"] = self.position
+        return out
+
+
+@dataclass
+class SeatSummary:
+    seat: int
+    decisions: int = 0
+    forced: int = 0
+    total_loss: float = 0.0
+    counts: dict = field(default_factory=lambda: {k: 0 for k in LABELS})
+    luck_deal: float = 0.0
+    luck_draws: float = 0.0
+    borderline: int = 0     # decisions whose interval did not settle on one label
+
+    @property
+    def mean_loss(self) -> float:
+        return self.total_loss / self.decisions if self.decisions else 0.0
+
+    @property
+    def error_rate(self) -> float:
+        return sum(self.counts.values()) / self.decisions if self.decisions else 0.0
+
+    def to_json(self) -> dict:
+        return {"seat": self.seat, "decisions": self.decisions, "forced": self.forced,
+                "total_loss": _r(self.total_loss), "mean_loss": _r(self.mean_loss),
+                "inaccuracies": self.counts["inaccuracy"], "mistakes": self.counts["mistake"],
+                "blunders": self.counts["blunder"], "borderline": self.borderline,
+                "error_rate": _r(self.error_rate),
+                "luck": _r(self.luck_deal + self.luck_draws), "luck_deal": _r(self.luck_deal),
+                "luck_draws": _r(self.luck_draws)}
+
+
+@dataclass
+class Moment:
+    """A position of the record the analysis searched, in order: a decision (a choice of
+    plays), a forced play it valued, or the start of a draw turn. `value` is the mover's side's
+    value there (after its play: the played move's value; for a draw, the position where it
+    had to draw), in the unit of the objective; `luck` the deal's or the draws' luck credited
+    there (see the module doc), or None. For the report's graph."""
+    round: int
+    event: int
+    seat: int
+    kind: str              # "decision", "forced" or "draw"
+    value: float
+    luck: float | None = None
+    luck_kind: str | None = None   # "deal" or "draws"
+    decision: int | None = None    # index in Analysis.decisions
+    sides: tuple | None = None     # every side's value there, when it is known (2 sides always)
+
+
+class Annotated(NamedTuple):
+    """One event of an analysed round, for the listing and the report: the `action` (a
+    `notation.Move`: the play, as the record writes it, without an end for the lead, or
+    `Move.DRAW`, `Move.PASS`), the `line` after it (a `notation.Line`), what it scored by
+    side, and its `Decision` when it was a judged play (else None)."""
+    event: int
+    seat: int
+    action: Move
+    line: Line
+    points: tuple
+    decision: Decision | None
+
+
+@dataclass
+class Analysis:
+    decisions: list
+    summary: list
+    settings: dict
+    annotated: list        # per round: list of `Annotated`, one per event
+    moments: list = field(default_factory=list)   # Moment, in record order
+    rules: object = None   # the record's Rules
+    start_scores: tuple = ()   # by side, before each round
+    hands: list = field(default_factory=list)     # per round: {event: hand before a decision}
+    ends: list = field(default_factory=list)      # per round: (scores by side after it, why it ended)
+    forced: set = field(default_factory=set)      # (round, event) of the analysed seats' forced plays
+    #: Ctrl-C stopped the analysis: it covers `len(decisions)` of `decisions_total` decisions.
+    interrupted: bool = False
+    decisions_total: int | None = None
+
+    def to_json(self) -> dict:
+        return {"decisions": [d.to_json() for d in self.decisions],
+                "summary": [s.to_json() for s in self.summary], "settings": self.settings}
+
+
+def combined_summary(analyses) -> list:
+    """Per-seat totals over several analyses (the matches of a `.jsonl` file): decisions,
+    forced plays, loss, labels and luck summed seat by seat, in seat order."""
+    total = {}
+    for a in analyses:
+        for sm in a.summary:
+            acc = total.setdefault(sm.seat, SeatSummary(sm.seat))
+            acc.decisions += sm.decisions
+            acc.forced += sm.forced
+            acc.total_loss += sm.total_loss
+            acc.luck_deal += sm.luck_deal
+            acc.luck_draws += sm.luck_draws
+            acc.borderline += sm.borderline
+            for k in LABELS:
+                acc.counts[k] += sm.counts[k]
+    return [total[s] for s in sorted(total)]
+
+
+def _r(x):
+    return None if x is None or (isinstance(x, float) and (math.isinf(x) or math.isnan(x))) \
+        else round(x, 4)
+
+
+def label_for(loss: float, thresholds: dict):
+    label = None
+    for name in LABELS:
+        if loss >= thresholds[name]:
+            label = name
+    return label
+
+
+def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
+                on_result=None, searcher_for=None, **kwargs) -> list:
+    """`analyze` each record (the matches of a `.jsonl` file) as it would be alone, with one
+    `progress(done, total)` over all of them. With several records an error names the record
+    (1-based): `record 2: round 0, event 3, ...`. `cluster`: a Dask scheduler's address (or a
+    Client) to analyse the records on, one task each (`parallel.run_ordered`), with the same
+    results; progress then counts whole records' decisions as they finish.
+
+    `done` {record index: Analysis}: records already analysed (a resumed run), not analysed
+    again; `on_result(i, analysis)` hears of each record as it is finished;
+    `searcher_for(i)`: the `searcher` of record i's `analyze` (a journal's, which answers the
+    searches a resumed run already made). Ctrl-C raises `errors.Interrupted` whose `partial`
+    is the analyses of the records finished in order and, for the one cut short, its
+    decisions so far (`Analysis.interrupted`)."""
+    from ..errors import Interrupted
+    records = [parse_record(r) for r in records]
+    done = dict(done or {})
+
+    def labelled(i, e):
+        return BergenError(f"record {i + 1}: {e}") if len(records) > 1 else e
+
+    counts = []
+    for i, rec in enumerate(records):
+        try:
+            counts.append(count_decisions(rec, seats))
+        except BergenError as e:
+            raise labelled(i, e) from None
+    total = sum(counts)
+
+    def prefix():
+        out = []
+        while len(out) in done:
+            out.append(done[len(out)])
+        return out
+
+    def finish(i, res):
+        done[i] = res
+        if on_result is not None:
+            on_result(i, res)
+
+    if cluster is not None:
+        from ..runs.parallel import run_ordered
+        task = partial(_analyze_one, seats=seats, kwargs=kwargs)
+        todo = [(i, rec) for i, rec in enumerate(records) if i not in done]
+
+        def arrived(k, res):
+            if isinstance(res, BergenError):
+                raise labelled(todo[k][0], res)
+            finish(todo[k][0], res)
+
+        try:
+            run_ordered(task, todo, cluster=cluster, progress=progress,
+                        units=lambda item: counts[item[0]], on_result=arrived)
+        except KeyboardInterrupt:
+            raise Interrupted(prefix(), sum(counts[i] for i in done), total,
+                              "decisions") from None
+        return [done[i] for i in range(len(records))]
+    offset = sum(counts[i] for i in done)
+
+    def overall(n, _total):
+        progress(offset + n, total)
+
+    for i, rec in enumerate(records):
+        if i in done:
+            continue
+        try:
+            res = analyze(rec, seats=seats, progress=overall if progress else None,
+                          decisions_total=counts[i],
+                          searcher=None if searcher_for is None else searcher_for(i),
+                          **kwargs)
+        except BergenError as e:
+            raise labelled(i, e) from None
+        except Interrupted as e:
+            raise Interrupted([done[j] for j in range(i)] + [e.partial],
+                              offset + e.done, total, "decisions") from None
+        except KeyboardInterrupt:
+            raise Interrupted(prefix(), offset, total, "decisions") from None
+        finish(i, res)
+        offset += counts[i]
+    return [done[i] for i in range(len(records))]
+
+
+def _analyze_one(item, *, seats, kwargs):
+    """One record of `analyze_all` on a cluster: its Analysis, or the BergenError it raised
+    (sent back as a value, to be labelled with its record)."""
+    _, record = item
+    try:
+        return analyze(record, seats=seats, **kwargs)
+    except BergenError as e:
+        return e
+
+
+def analyze(record, *, seats=None, decisions_total: int | None = None, **kwargs) -> Analysis:
+    """Analyse every decision of the seats in `seats` (default: every seat whose hands the
+    record shows), with `_analyze`'s arguments (`limits`, `seed`, `algorithm`, `objective`,
+    `workers`, `thresholds`, `recheck`: the budget factor of the second search of a
+    suspected error, `max_rechecks`, `luck`, `progress`, `searcher`, the settings).
+    `progress(done, total)` is called after each decision; `decisions_total` is that total
+    if the caller has counted it (`count_decisions`), else it is counted here. Ctrl-C raises
+    `errors.Interrupted` with the analysis of the steps finished (`partial`, its
+    `interrupted` set; a step cut in the middle is dropped)."""
+    from ..errors import Interrupted
+    record = parse_record(record)
+    held = {}
+    try:
+        return _analyze(record, held, seats=seats, decisions_total=decisions_total, **kwargs)
+    except KeyboardInterrupt:
+        if "step" not in held:
+            raise                       # stopped before the first step: nothing to keep
+        n_decisions, n_moments, summary, forced, _ = held["step"]
+        lists = held["lists"]
+        del lists["decisions"][n_decisions:], lists["moments"][n_moments:]
+        for moment in lists["moments"]:
+            if moment.decision is not None and moment.decision >= n_decisions:
+                moment.decision = None
+        result = _assemble(record, seats, held["settings"],
+                           {**lists, "summary": summary, "forced": forced})
+        result.interrupted = True
+        result.decisions_total = (count_decisions(record, seats) if decisions_total is None
+                                  else decisions_total)
+        raise Interrupted(result, n_decisions, result.decisions_total, "decisions") from None
+
+
+def _assemble(record, seats, settings_out, lists) -> Analysis:
+    """The Analysis of what `_analyze` gathered (`lists`: its decisions, summary, annotated
+    rounds, moments, start scores, hands, ends and forced plays)."""
+    summary = lists["summary"]
+    wanted = sorted(summary) if seats is None else sorted(seats)
+    return Analysis(lists["decisions"], [summary[s] for s in wanted if summary[s].decisions or
+                                         summary[s].forced], settings_out,
+                    lists["annotated"], lists["moments"], record.rules, tuple(lists["starts"]),
+                    lists["hands"], lists["ends"], lists["forced"])
+
+
+def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, seed: int = 0,
+             algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
+             thresholds: dict | None = None, recheck: int = 4,
+             max_rechecks: int = MAX_RECHECKS, luck: bool = True, progress=None,
+             decisions_total: int | None = None, searcher=None, **settings) -> Analysis:
+    """`analyze`'s work; `held` gets what it has gathered (`lists`, `settings`) and, before
+    every step of the record, a snapshot of the counts (`step`), so that a Ctrl-C keeps the
+    steps finished."""
+    limits = limits or Limits(iterations=backend.SEARCH.budget(DEFAULT_ITERATIONS))
+    thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
+    check_budget(limits, recheck, max_rechecks, algorithm, settings)
+    find = _searcher(searcher or search)
+    n = record.rules.players
+    todo = 0
+    if progress is not None:
+        todo = count_decisions(record, seats) if decisions_total is None else decisions_total
+    decisions, annotated, moments, starts, hands, ends = [], [], [], [], [], []
+    forced = set()
+    summary = {s: SeatSummary(s) for s in range(n)}
+    k = 0
+    observers = {}
+    pending_draw, first_seen, round_start = {}, set(), record.start_scores
+    held["lists"] = dict(decisions=decisions, annotated=annotated, moments=moments,
+                         starts=starts, hands=hands, ends=ends)
+    held["settings"] = settings_out = {
+        "algorithm": algorithm, "objective": objective, "seed": seed,
+        "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
+        "max_rechecks": max_rechecks, "confidence": CONFIDENCE, "thresholds": thresholds,
+        "workers": workers, "backend": backend.SEARCH.name,
+        **({"settings": dict(settings)} if settings else {})}
+    for item in events(record):
+        held["step"] = (len(decisions), len(moments),
+                        {q: replace(sm, counts=dict(sm.counts)) for q, sm in summary.items()},
+                        set(forced), k)
+        if isinstance(item, RoundStart):
+            r, state = item.round, item.state
+            rnd = record.rounds[r]
+            known = [s for s in range(n) if rnd.hands[s] is not None
+                     and (seats is None or s in seats)]
+            observers = {s: Observer(record.rules, {s}, state) for s in known}
+            pending_draw, first_seen, round_start = {}, set(), state.scores
+            annotated.append([])
+            starts.append(tuple(state.scores))
+            hands.append({})
+            continue
+        if isinstance(item, RoundEnd):
+            ends.append((tuple(item.state.scores), item.state.ended))
+            continue
+        step = item
+        s, before = step.seat, step.before
+        obs = observers.get(s)
+        dec = None
+        if obs is not None and before.led:
+            info = obs.infoset(s)
+            moves = root_moves(info)
+            if step.action == DRAW and luck and s not in pending_draw:
+                res = find(info, limits, seed=derive_seed(seed, DRAW_STREAM + k), algorithm=algorithm,
+                             objective=objective, workers=workers, **settings)
+                pending_draw[s] = res.value
+                moments.append(Moment(r, step.event, s, "draw", res.value,
+                                      sides=_side_values(record.rules, s, res.value, objective)))
+            elif step.action < DRAW:
+                if len(moves) == 1 and s not in pending_draw and s in first_seen:
+                    summary[s].forced += 1
+                    forced.add((r, step.event))
+                else:
+                    res = find(info, limits, seed=derive_seed(seed, k), algorithm=algorithm,
+                                 objective=objective, workers=workers,
+                                 focus=(step.action,), **settings)
+                    moment = Moment(r, step.event, s, "forced", res.value)
+                    moment.sides = _side_values(record.rules, s, res.value, objective,
+                                                res.info.get("sides", {}).get(res.best))
+                    if luck and s in pending_draw:
+                        moment.luck = res.value - pending_draw.pop(s)
+                        moment.luck_kind = "draws"
+                        summary[s].luck_draws += moment.luck
+                    if luck and s not in first_seen:
+                        side = record.rules.side_of(s)
+                        others = [before.scores[o] - round_start[o]
+                                  for o in range(record.rules.n_sides) if o != side]
+                        mine = before.scores[side] - round_start[side]
+                        moment.luck = res.value + mine - (sum(others) / len(others))
+                        moment.luck_kind = "deal"
+                        summary[s].luck_deal += moment.luck
+                    first_seen.add(s)
+                    moments.append(moment)
+                    if len(moves) == 1:
+                        summary[s].forced += 1
+                        forced.add((r, step.event))
+                    else:
+                        dec = _judge(record, r, step, info, res, limits, seed, k, algorithm,
+                                     objective, workers, thresholds, recheck, settings,
+                                     max_rechecks, find)
+                        dec.position = to_string(position_from_infoset(
+                            info, {j: obs.proven_voids(j) for j in obs.hist}))
+                        moment.kind, moment.decision = "decision", len(decisions)
+                        moment.value = dec.values[dec.played]
+                        moment.sides = _side_values(record.rules, s, moment.value, objective,
+                                                    res.info.get("sides", {}).get(dec.played))
+                        hands[-1][step.event] = info.hand
+                        decisions.append(dec)
+                        sm = summary[s]
+                        sm.decisions += 1
+                        sm.total_loss += max(dec.loss, 0.0)
+                        if dec.borderline:
+                            sm.borderline += 1
+                        elif dec.label:
+                            sm.counts[dec.label] += 1
+                        k += 1
+                        if progress:
+                            progress(k, todo)
+        for o in observers.values():
+            o.step(s, step.action, step.after)
+        annotated[-1].append(Annotated(step.event, s, Move.from_code(step.action, not before.led),
+                                       Line(tuple(step.after.line)), step.after.last_points,
+                                       dec))
+    return _assemble(record, seats, settings_out, {**held["lists"], "summary": summary,
+                                                   "forced": forced})
+
+
+def _searcher(searcher):
+    """`searcher` (search.search's arguments) made to stop the analysis on Ctrl-C: a search
+    keeps what it found when interrupted, an analysis does not go on with it."""
+    def find(*args, **kwargs):
+        res = searcher(*args, **kwargs)
+        if res.info.get("interrupted"):
+            raise KeyboardInterrupt
+        return res
+    return find
+
+
+def check_budget(limits: Limits, recheck: int, max_rechecks: int, algorithm: str = "ismcts",
+                 settings: dict | None = None) -> None:
+    """Refuse (BergenError) at the start a budget whose rechecks would pass the limits of
+    one search (search.MAX_ITERATIONS, MAX_SECONDS, MAX_REPLICATES): the largest recheck
+    searches `factor` times the first budget, with as many times the replicates."""
+    from ..search.api import MAX_ITERATIONS, MAX_REPLICATES, MAX_SECONDS, REPLICATES, resolve
+    if not (type(recheck) is int and 1 <= recheck <= 1000 and type(max_rechecks) is int
+            and 0 <= max_rechecks <= 20):
+        raise BergenError(f"recheck must be 1..1000 and max_rechecks 0..20, got {recheck!r} "
+                          f"and {max_rechecks!r}", field="recheck")
+    if recheck < 2 or max_rechecks < 1:
+        return
+    alg, full = resolve(algorithm, dict(settings or {}))
+    replicated = alg.replicated and full.get("replicates", REPLICATES) >= 2
+    # Pooled (ISMCTS): each recheck searches (recheck - 1) x all replicates so far again,
+    # with the first budget per replicate; else each searches recheck times the last.
+    factor = ((recheck - 1) * recheck ** (max_rechecks - 1) if replicated
+              else recheck ** max_rechecks)
+    iterations = limits.iterations
+    if iterations is None and limits.time is None:
+        iterations = DEFAULT_ITERATIONS
+    what = f"--recheck {recheck} with --max-rechecks {max_rechecks}"
+    if iterations is not None and iterations * factor > MAX_ITERATIONS:
+        raise BergenError(f"{what} would search a decision with {iterations * factor:,} "
+                          f"iterations, more than the {MAX_ITERATIONS:,} a search takes",
+                          field="recheck")
+    if limits.time is not None and limits.time * factor > MAX_SECONDS:
+        raise BergenError(f"{what} would search a decision for {limits.time * factor:,.0f} s, "
+                          f"more than the {MAX_SECONDS:,.0f} a search takes", field="recheck")
+    if replicated and full.get("replicates", REPLICATES) * factor > MAX_REPLICATES:
+        raise BergenError(f"{what} would pool {full['replicates'] * factor:,} replicates, more "
+                          f"than the {MAX_REPLICATES:,} a search takes", field="recheck")
+
+
+def _side_values(rules, seat, value, objective, gains=None):
+    """Every side's value where `seat`'s side has `value`: with two sides the other's follows
+    (the margin's negative, or one minus the chance of winning the match); with more, from the
+    search's expected points per side (`gains`, objective points) when it gave them; else None."""
+    side, n = rules.side_of(seat), rules.n_sides
+    if n == 2:
+        other = -value if objective == "points" else 1.0 - value
+        return tuple(value if i == side else other for i in range(2))
+    if objective == "points" and gains and None not in gains and len(gains) == n:
+        return tuple(value if i == side else g - (sum(gains) - g) / (n - 1)
+                     for i, g in enumerate(gains))
+    return None
+
+
+def count_decisions(record, seats=None) -> int:
+    """Plays with a choice, for the progress bar (counted without searching)."""
+    n = 0
+    for step in walk(record):
+        if (step.action < DRAW and step.before.led
+                and record.rounds[step.round].hands[step.seat] is not None
+                and (seats is None or step.seat in seats)
+                and len(step.before.legal_moves() if step.before.fully_known else [0, 0]) > 1):
+            n += 1
+    return n
+
+
+def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, workers,
+           thresholds, recheck, settings, max_rechecks=MAX_RECHECKS, find=search) -> Decision:
+    """Judge a decision from its search `res`: the loss of the play made against the best
+    value, its standard error (from the two moves' replicates, paired: `paired_stderr`), and
+    its interval `verdict`. A suspected error (an interval reaching the inaccuracy
+    threshold) is searched again with `recheck` times the budget and judged on that search
+    alone; while its interval still straddles a threshold it is searched again, `recheck`
+    times more each time, up to `max_rechecks` searches more. Then it is labelled when its
+    interval is within one label's band, else marked borderline."""
+    played = Move.from_code(step.action)
+
+    def loss_of(result):
+        vals = {m.move: m for m in result.moves}
+        best = max(result.moves, key=lambda m: m.value)
+        p = vals[played]
+        lo, hi, se = loss_bounds(p, result)
+        return best, best.value - p.value, se, vals, lo, hi
+
+    best, loss, se, vals, lo, hi = loss_of(res)
+    rechecks, searched, bigger, now = 0, [res], limits, res
+    replicated = len(res.moves[0].samples) >= 2
+    while recheck > 1 and rechecks < max_rechecks and not exact_of(now) and (
+            (rechecks == 0 and hi >= thresholds["inaccuracy"])
+            or (rechecks > 0 and verdict(lo, hi, thresholds)[1])):
+        # ISMCTS: (recheck - 1) times as many replicates again, each with the budget of the
+        # first search's, pooled with those before: the same quantity, measured closer.
+        # Another algorithm: one search with `recheck` times the budget, judged alone.
+        grow = (recheck - 1) * sum(r.info["replicates"] for r in searched) if replicated else 0
+        scale = grow / res.info["replicates"] if replicated else recheck
+        bigger = Limits(
+            iterations=None if limits.iterations is None else round(bigger.iterations * scale),
+            time=None if limits.time is None else bigger.time * scale,
+            memory_mb=limits.memory_mb)
+        if replicated:
+            more = find(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
+                          algorithm=algorithm, objective=objective, workers=workers,
+                          focus=(step.action,), **{**settings, "replicates": grow})
+            searched.append(more)
+            bigger = limits
+            # The bigger budget may let the exact endgame solve it: its values, alone.
+            now = more if exact_of(more) else pool(searched)
+        else:
+            now = find(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
+                         algorithm=algorithm, objective=objective, workers=workers,
+                         focus=(step.action,), **settings)
+        best, loss, se, vals, lo, hi = loss_of(now)
+        rechecks += 1
+    label, borderline = verdict(lo, hi, thresholds)
+    if borderline:
+        label = label_for(loss, thresholds)
+    return Decision(r, step.event, step.seat, played, best.move, loss, se, label,
+                    {m: v.value for m, v in vals.items()}, {m: v.stderr for m, v in vals.items()},
+                    rechecks > 0, borderline, (lo, hi), rechecks, exact=exact_of(now))
+
+
+def exact_of(result) -> bool:
+    """Whether `result` is the exact endgame's (its values bounded by its exploitability)."""
+    return result.info.get("endgame", {}).get("solved", False)
+
+
+def loss_bounds(played, result) -> tuple:
+    """(lo, hi, se): the interval at CONFIDENCE of the loss of the play `played` (a
+    `MoveValue` of `result`), and the error of its nearest difference. The loss is the value
+    of the best play minus the played one's, and the best play is not known, only estimated:
+    the loss is at least the largest lower bound, and at most the largest upper bound, of the
+    differences `v(m) - v(played)` over every other move m (each `loss_interval` of the
+    difference, with its paired error), and never below 0. So a played move that came out on
+    top by less than the noise still has an interval reaching up to what the runner-up may be
+    worth more: it is searched again, or marked borderline, instead of called the best play
+    with no doubt (a 2,000-iteration search of examples/match.json's round 0, event 1 put
+    2-6:L first by 0.05 +- 0.15, with the interval (0, 0); pooled rechecks of another seed put
+    2-3:L above it by 0.43 +- 0.04). `se`: the paired error of the difference to the best play,
+    or, when the played move is the best, to the runner-up."""
+    lo = hi = 0.0
+    se, nearest = 0.0, None
+    exact = exact_of(result)
+    for m in result.moves:
+        if m.code == played.code or m.move == played.twin or m.twin == played.move:
+            continue
+        d = m.value - played.value
+        e = result.stderr if exact else paired_stderr(m, played)
+        a, b = loss_interval(d, e, result)
+        lo, hi = max(lo, a), max(hi, b)
+        if nearest is None or d > nearest:
+            nearest, se = d, e
+    return lo, hi, se
+
+
+def loss_interval(loss: float, se: float, result) -> tuple:
+    """The two-sided interval of a loss at CONFIDENCE: loss ± t·se, with Student's t for the
+    replicates' degrees of freedom (ISMCTS: replicates - 1), else the normal quantile; no
+    width when the error is 0 (a difference known exactly), unbounded when unknown."""
+    if se == 0:
+        return loss, loss
+    if exact_of(result):
+        # The exact endgame: every value is within the exploitability of the game's value
+        # against the other side's solved strategy, a bound, not a sampling error.
+        return loss - se, loss + se
+    if not math.isfinite(se):
+        return -math.inf, math.inf
+    n = result.info.get("replicates") or 0
+    q = t_quantile(CONFIDENCE, n - 1) if n >= 2 else NORMAL_Q
+    return loss - q * se, loss + q * se
+
+
+def verdict(lo: float, hi: float, thresholds: dict) -> tuple:
+    """(label, borderline) for a loss whose interval is [lo, hi]: the label when the whole
+    interval lies in one label's band (None: below the inaccuracy threshold), else
+    (None, True): the interval straddles a threshold, the search has not shown which."""
+    a, b = label_for(lo, thresholds), label_for(hi, thresholds)
+    return (a, False) if a == b else (None, True)
+
+
+@lru_cache(maxsize=None)
+def t_quantile(p: float, dof: int) -> float:
+    """Student's t quantile for a two-sided interval of probability p (p = 0.95: the 0.975
+    quantile), by bisection of the t distribution function (regularised incomplete beta,
+    by its continued fraction). Exact to 1e-9; `dof` >= 1.
+
+    >>> round(t_quantile(0.95, 7), 3), round(t_quantile(0.95, 1000), 3)
+    (2.365, 1.962)
+    """
+    target = 1 - (1 - p) / 2
+    lo, hi = 0.0, 1e3
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if _t_cdf(mid, dof) < target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def _t_cdf(t: float, v: int) -> float:
+    x = v / (v + t * t)
+    tail = 0.5 * _betainc(v / 2, 0.5, x)
+    return 1 - tail if t >= 0 else tail
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b) (Numerical Recipes' betacf)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log(1 - x))
+    if x > (a + 1) / (a + b + 2):
+        return 1 - _betainc(b, a, 1 - x)
+    f, c, d = 1.0, 1.0, 0.0
+    for i in range(400):
+        m = i // 2
+        if i == 0:
+            num = 1.0
+        elif i % 2 == 0:
+            num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+        else:
+            num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+        d = 1 + num * d
+        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
+        c = 1 + num / c
+        c = c if abs(c) > 1e-300 else 1e-300
+        f *= c * d
+        if abs(1 - c * d) < 1e-15:
+            break
+    return front * (f - 1) / a
+
+
+# ---- a journal's searches ------------------------------------------------------------------
+def journal_searcher(journal, record: int):
+    """A `searcher` for `analysis.analyze` of record `record` that keeps its searches in
+    `journal`: the n-th search of the record is entry ("search", record, n), so a resumed
+    analysis answers the searches it made before from the journal (each checked against a
+    fingerprint of what was asked: the information set, the budget, the seed and the
+    settings) and searches only from where it stopped. An interrupted search is not kept."""
+    calls = iter(range(1 << 62))
+
+    def run(info, limits=None, **kwargs):
+        key = ("search", record, next(calls))
+        mark = _fingerprint(info, limits, kwargs)
+        if key in journal.done:
+            kept, result = journal.done[key]
+            if kept != mark:
+                raise BergenError(f"{journal.path} does not match this analysis (search "
+                                  f"{key[2]} of record {record + 1} asked something else); "
+                                  f"delete it to start again")
+            return result
+        result = search(info, limits, **kwargs)
+        if not result.info.get("interrupted"):
+            journal.add(key, (mark, result))
+        return result
+
+    return run
+
+
+def _fingerprint(info, limits, kwargs) -> str:
+    text = repr((info.key(), limits, sorted(kwargs.items())))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]

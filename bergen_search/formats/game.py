@@ -1,0 +1,108 @@
+"""From a game document to what the seat to move knows.
+
+`load_game(text)` reads a `bergen-record/1` (its last round unfinished: the seat to move
+there is the viewpoint), a `bergen-position/1`, or a position string (`bergen1/...`,
+position_string.py), and returns the viewpoint's `InfoSet`; `load(text)` returns a `Game`
+with the position (what a `bergen-position/1` holds of it) and, for a record, the `Observer`
+that holds the proofs with their events. A record's other hands, reserve and other seats'
+draws are never read into the information set, even when the record gives them (the record
+is still checked against them).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import BergenError
+from ..information.infoset import InfoSet, Observer, from_position
+from .jsondoc import parse_json
+from .position import Position, parse_position, position_from_infoset
+from .position_string import is_position_string, parse_string
+from .record import FORMAT as RECORD_FORMAT
+from .record import POSITION_FORMAT, Record, parse_record
+from .replay import RoundEnd, RoundStart, events
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game as read: the seat to move's information set, its position (no history), and
+    for a record the record and the `Observer` of the seat to move after its last event."""
+    info: InfoSet
+    position: Position
+    record: Record | None = None
+    observer: Observer | None = None
+
+
+def observe_record(record) -> tuple:
+    """(observer, final state) of an unfinished record: the `Observer` of its seat to move (the
+    viewpoint, whose hand and draws the record must show) fed the last round's events, and the
+    state after the last event. One replay, which checks the whole record."""
+    record = parse_record(record)
+    last = len(record.rounds) - 1
+    where = {"round": last}
+    start, steps, final = None, [], None
+    for item in events(record):
+        if item.round != last:
+            continue
+        if isinstance(item, RoundStart):
+            start = item.state
+        elif isinstance(item, RoundEnd):
+            final = item.state
+        else:
+            steps.append(item)
+    if final.ended is not None:
+        over = "the match is over" if final.winner is not None else \
+            f"the round over ({final.ended})"
+        raise BergenError(f"the record ends with {over}: it describes no position and no "
+                          f"decision", **where)
+    seat = final.to_move
+    if seat < 0:
+        raise BergenError("the record stops before the lead with hands unseen, so the seat to "
+                          "move is not known", **where)
+    if record.rounds[last].hands[seat] is None or final.hidden[seat]:
+        raise BergenError(f"seat {seat} is to move, but the record does not show its hand and "
+                          f"every tile it drew (the seat to move is the record's viewpoint)",
+                          **where)
+    # The seat is known only now: follow the round again from the steps already replayed.
+    observer = Observer(record.rules, {seat}, start)
+    for step in steps:
+        observer.step(step.seat, step.action, step.after)
+    return observer, final
+
+
+def load_record_game(record) -> Game:
+    record = parse_record(record)
+    observer, final = observe_record(record)
+    if not final.led:
+        raise BergenError("the last round has no events: its lead is forced, nothing to search",
+                          round=len(record.rounds) - 1)
+    info = observer.infoset(final.to_move)
+    return Game(info, position_from_infoset(info, {s: observer.proven_voids(s)
+                                                   for s in observer.hist}),
+                record, observer)
+
+
+def load(game) -> Game:
+    """A game as a `Game`: JSON text of a record or a position, a position string, a decoded
+    JSON object, or a `Record` or `Position`."""
+    if isinstance(game, Position):
+        return Game(from_position(game.check()), game)
+    if isinstance(game, Record):
+        return load_record_game(game)
+    if isinstance(game, str) and is_position_string(game):
+        pos = parse_string(game)
+        return Game(from_position(pos), pos)
+    obj = game if isinstance(game, dict) else parse_json(game, "the game")
+    fmt = obj.get("format") if isinstance(obj, dict) else None
+    if fmt == RECORD_FORMAT:
+        return load_record_game(obj)
+    if fmt == POSITION_FORMAT:
+        pos = parse_position(obj)
+        return Game(from_position(pos), pos)
+    raise BergenError(f"expected a {RECORD_FORMAT} or {POSITION_FORMAT} document or a "
+                      f"position string (bergen1/...), got format {fmt!r}", field="format")
+
+
+def load_game(text) -> InfoSet:
+    """A record, a position (JSON text) or a position string as the information set of its
+    seat to move."""
+    return load(text).info

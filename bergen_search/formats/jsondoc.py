@@ -1,0 +1,136 @@
+"""JSON documents at the edge of the program: strict parsing (`parse_json`), the field checks
+shared by the record and position formats, and JSON for people (`pretty_json`).
+
+>>> parse_json('{"a": [1, 2]}')
+{'a': [1, 2]}
+>>> check_fields({"b": 1}, ("a",), "a thing")
+Traceback (most recent call last):
+...
+bergen_search.errors.BergenError: field 'b': unknown field 'b' in a thing (known: a)
+"""
+from __future__ import annotations
+
+import json
+
+from ..errors import BergenError
+from ..game.rules import Rules
+
+
+def _pairs_no_duplicates(pairs):
+    obj = {}
+    for k, v in pairs:
+        if k in obj:
+            raise BergenError(f"duplicate key {k!r} in a JSON object")
+        obj[k] = v
+    return obj
+
+
+def _reject_constant(name):
+    raise BergenError(f"bad JSON: {name} is not a JSON number")
+
+
+def parse_json(text, what: str = "JSON") -> object:
+    """JSON text to Python objects; errors name the line and column, duplicate keys and
+    NaN/Infinity are errors."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise BergenError(f"bad {what}: not UTF-8 text (byte {e.start})") from None
+    if not isinstance(text, str):
+        raise BergenError(f"expected {what} text, got {type(text).__name__}")
+    text = text.lstrip("\ufeff")
+    if not text.strip():
+        raise BergenError(f"bad {what}: the input is empty")
+    try:
+        return json.loads(text, object_pairs_hook=_pairs_no_duplicates,
+                          parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        msg = e.msg[0].lower() + e.msg[1:]
+        if e.msg == "Extra data":
+            msg = "extra data after the first JSON value (a .jsonl file holds one record per line)"
+        raise BergenError(f"bad JSON at line {e.lineno}, column {e.colno}: {msg}") from None
+    except RecursionError:
+        raise BergenError("bad JSON: arrays or objects nested too deeply") from None
+    except ValueError as e:
+        # Python refuses integers of thousands of digits (int_max_str_digits).
+        if "digits" in str(e):
+            raise BergenError("bad JSON: a number with thousands of digits") from None
+        raise BergenError(f"bad JSON: {e}") from None
+
+
+
+
+# ---- field checks ---------------------------------------------------------------------------
+def type_name(v) -> str:
+    if v is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+            list: "a list", dict: "an object"}.get(type(v), type(v).__name__)
+
+
+def check_fields(obj, known, what, required=(), **where):
+    if not isinstance(obj, dict):
+        raise BergenError(f"{what} must be a JSON object, got {type_name(obj)}", **where)
+    for k in obj:
+        if k not in known:
+            raise BergenError(f"unknown field {k!r} in {what} (known: {', '.join(known)})",
+                              field=k if isinstance(k, str) else None, **where)
+    for k in required:
+        if k not in obj:
+            raise BergenError(f"{what} has no {k!r} field", field=k, **where)
+
+
+def is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def parse_scores(value, rules: Rules, field: str, **where) -> tuple:
+    """A scores list: one non-negative integer per side, each below the target."""
+    n = rules.n_sides
+    if not isinstance(value, list):
+        raise BergenError(f"expected a list of {n} integers (one per side), got "
+                          f"{type_name(value)}", field=field, **where)
+    if len(value) != n:
+        raise BergenError(f"expected {n} entries (one per side), got {len(value)}",
+                          field=field, **where)
+    for i, v in enumerate(value):
+        if not is_int(v) or v < 0:
+            raise BergenError(f"side {i}'s score must be a non-negative integer, got {v!r}",
+                              field=f"{field}[{i}]", **where)
+        if v >= rules.target:
+            raise BergenError(f"side {i} has {v} points, which already reaches the target "
+                              f"{rules.target}: the match would be over", field=f"{field}[{i}]",
+                              **where)
+    return tuple(value)
+
+
+
+def parse_version(obj: dict):
+    """The optional `version` of a document (the program that wrote it): a string, or None."""
+    version = obj.get("version")
+    if version is not None and (not isinstance(version, str) or len(version) > 100):
+        raise BergenError(f"'version' must be the version string of the program that wrote "
+                          f"the document, got {type_name(version)}", field="version")
+    return version
+
+
+
+def pretty_json(obj, width: int = 96, indent: int = 2, _level: int = 0) -> str:
+    """JSON for people: a list or object stays on one line when it fits in `width` or holds
+    no list or object."""
+    flat = json.dumps(obj, separators=(", ", ": "))
+    pad = " " * (indent * _level)
+    if not isinstance(obj, (list, dict)) or not obj or len(pad) + len(flat) <= width:
+        return flat
+    children = obj.values() if isinstance(obj, dict) else obj
+    if not any(isinstance(v, (list, dict)) for v in children):
+        return flat
+    inner = " " * (indent * (_level + 1))
+    if isinstance(obj, list):
+        items = [inner + pretty_json(v, width, indent, _level + 1) for v in obj]
+        return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+    items = [inner + json.dumps(k) + ": " + pretty_json(v, width, indent, _level + 1).lstrip()
+             for k, v in obj.items()]
+    return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+

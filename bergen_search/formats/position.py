@@ -1,0 +1,467 @@
+"""`bergen-position/1`: a position without its history, seen by the seat to move (FORMATS.md).
+
+A `Position` is what the seat to move knows: its own hand, the line, every hand's size, the
+reserve's size, the scores, and the numbers other seats are known to hold none of (`voids`).
+It is checked when built: 28 tiles accounted for, no tile twice, sizes possible, the line
+connected, voids that some deal satisfies.
+
+>>> pos = position_from_flags(hand="0-3 1-2 2-5 5-6", line="1-1 1-4 4-4 4-6 6-3",
+...                           hand_sizes="4,5", scores="4,7")
+>>> pos.ends, pos.reserve_size, write_position(pos)["line"]
+((1, 3), 14, '1-1 1-4 4-4 4-6 6-3')
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from ..errors import BergenError
+from ..game.rules import Rules
+from ..game.tiles import (
+    ALL_TILES,
+    DOUBLES,
+    N_TILES,
+    TILES_WITH,
+    LineEnds,
+    format_mask,
+    popcount,
+    tile_str,
+)
+from .jsondoc import check_fields, is_int, parse_json, parse_scores, parse_version, type_name
+from .notation import format_line, parse_hand, parse_int_list, parse_line
+from .record import POSITION_FORMAT
+
+FORMAT = POSITION_FORMAT
+_FIELDS = ("format", "version", "rules", "scores", "to_move", "hand", "line", "hand_sizes",
+           "reserve_size", "voids")
+_REQUIRED = ("format", "to_move", "hand", "hand_sizes", "reserve_size")
+
+
+@dataclass(frozen=True)
+class Position(LineEnds):
+    """A position: `hand` is a mask, `line` the oriented pairs left to right, `ends` the
+    numbers shown at `(left, right)` (None before the lead), `voids` seat -> frozenset of
+    numbers that seat holds none of. Build with `parse_position` or `position_from_flags`,
+    which check it (`formats.game.load` gives a record's)."""
+    rules: Rules
+    scores: tuple
+    to_move: int
+    hand: int
+    line: tuple
+    hand_sizes: tuple
+    reserve_size: int
+    voids: dict = field(default_factory=dict)
+    ends: tuple | None = field(init=False, default=None)
+
+    def __post_init__(self):
+        object.__setattr__(self, "ends",
+                           (self.line[0][0], self.line[-1][1]) if self.line else None)
+
+    def __hash__(self):
+        return hash((self.rules, self.scores, self.to_move, self.hand, self.line,
+                     self.hand_sizes, self.reserve_size,
+                     tuple(sorted((s, tuple(sorted(v))) for s, v in self.voids.items()))))
+
+    @property
+    def unseen(self) -> int:
+        """Mask of the tiles the seat to move cannot see: other hands and the reserve."""
+        return ALL_TILES & ~self.hand & ~self.line_mask
+
+    def check(self) -> "Position":
+        """Raise `BergenError` (with `field`) unless the position is possible; return self."""
+        _check(self)
+        return self
+
+
+def _seat_list(seats) -> str:
+    seats = list(seats)
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return "seats " + ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}"
+
+
+def _check(pos: Position):
+    rules = pos.rules
+    n = rules.players
+    if not is_int(pos.to_move) or not 0 <= pos.to_move < n:
+        raise BergenError(f"'to_move' must be a seat 0..{n - 1} with {n} players, got "
+                          f"{pos.to_move!r}", field="to_move")
+    parse_scores(list(pos.scores), rules, "scores")
+    hand_n = popcount(pos.hand)
+    if hand_n == 0:
+        raise BergenError("the hand is empty: the seat to move holds at least one tile (with "
+                          "none the round is over)", field="hand")
+    line_mask = pos.line_mask
+    both = pos.hand & line_mask
+    if both:
+        t = (both & -both).bit_length() - 1
+        raise BergenError(f"tile {tile_str(t)} is both in the hand and on the line", field="hand")
+    if not is_int(pos.reserve_size) or pos.reserve_size < 0:
+        raise BergenError(f"'reserve_size' must be a non-negative integer, got "
+                          f"{pos.reserve_size!r}", field="reserve_size")
+    start = rules.reserve_start
+    if pos.reserve_size > start:
+        raise BergenError(f"the reserve holds {pos.reserve_size} tiles, more than the {start} it "
+                          f"starts with ({n} hands of {rules.hand_size})", field="reserve_size")
+    if pos.reserve_size < rules.reserve_kept:
+        raise BergenError(f"the reserve holds {pos.reserve_size} tiles, fewer than the "
+                          f"{rules.reserve_kept} the rules keep (reserve_kept: nobody draws "
+                          f"them)", field="reserve_size")
+    sizes = pos.hand_sizes
+    if len(sizes) != n:
+        raise BergenError(f"'hand_sizes' needs {n} entries (one per seat), got {len(sizes)}",
+                          field="hand_sizes")
+    drawn = start - pos.reserve_size
+    for seat, k in enumerate(sizes):
+        f = f"hand_sizes[{seat}]"
+        if not is_int(k):
+            raise BergenError(f"seat {seat}'s hand size must be an integer, got {k!r}", field=f)
+        if k < 1:
+            raise BergenError(f"seat {seat} holds {k} tiles: with an empty hand the round is "
+                              f"over", field=f)
+        if k > rules.hand_size + drawn:
+            raise BergenError(f"seat {seat} holds {k} tiles, more than the {rules.hand_size} "
+                              f"dealt plus the {drawn} drawn from the reserve so far", field=f)
+    if sizes[pos.to_move] != hand_n:
+        raise BergenError(f"hand_sizes[{pos.to_move}] is {sizes[pos.to_move]}, but the hand of "
+                          f"seat {pos.to_move} (to move) holds {hand_n} tiles",
+                          field=f"hand_sizes[{pos.to_move}]")
+    laid = len(pos.line)
+    others = sum(sizes) - hand_n
+    total = hand_n + laid + others + pos.reserve_size
+    if total != N_TILES:
+        raise BergenError(f"the tiles add up to {total}, not 28: {hand_n} in the hand, {laid} on "
+                          f"the line, {others} in the other hands, {pos.reserve_size} in the "
+                          f"reserve", field="hand_sizes")
+    if not pos.line:
+        if pos.reserve_size != start:
+            raise BergenError(f"no tile is laid yet, so nobody has drawn: the reserve must hold "
+                              f"{start}, not {pos.reserve_size}", field="reserve_size")
+        if rules.no_double == "redeal" and not pos.hand & DOUBLES:
+            raise BergenError(f"the line is empty, so seat {pos.to_move} leads, but its hand "
+                              f"holds no double (the lead is a double under no_double 'redeal')",
+                              field="hand")
+    elif rules.no_double == "redeal" and not line_mask & DOUBLES:
+        raise BergenError("the line holds no double, but under no_double 'redeal' the lead "
+                          "is a double", field="line")
+    _check_turns(pos)
+    _check_voids(pos)
+
+
+def _check_turns(pos: Position):
+    """The hand sizes must fit the turn order. Play goes round the table from the leader; a
+    turn ends with a play or a pass, and a seat draws only on its own turns, never before
+    its lead. So after T turns seat j has had its share of them, has played at most that
+    many tiles, and holds the tiles dealt and drawn less those played; a seat that has had
+    no turn but its lead has drawn nothing (the seat to move may have drawn in the turn it
+    is in). Passes are possible only under `draw: one` or once the reserve is down to what
+    the rules keep; without them T is the number of tiles laid, and the leader follows from
+    the seat to move. Some leader and T must leave every seat's size possible."""
+    rules, n = pos.rules, pos.rules.players
+    laid, sizes, h, t = len(pos.line), pos.hand_sizes, rules.hand_size, pos.to_move
+    if not laid:
+        for seat, k in enumerate(sizes):
+            if k != h:
+                raise BergenError(f"no tile is laid yet, so every hand holds the {h} tiles "
+                                  f"dealt; seat {seat} holds {k}", field=f"hand_sizes[{seat}]")
+        return
+    passes = rules.draw == "one" or pos.reserve_size <= rules.reserve_kept
+    problem = None
+    for leader in range(n):
+        turns = laid + (t - leader - laid) % n
+        while turns <= (laid * n + n if passes else laid):
+            had = [len(range((j - leader) % n, turns, n)) for j in range(n)]
+            # Tiles seat j has played: enough to come down from h to its size (it may have
+            # drawn more), at least the lead for the leader, at most one a turn; exactly
+            # h - size when it had no turn to draw on.
+            low = [max(h - sizes[j], 1 if j == leader else 0) for j in range(n)]
+            high = [had[j] if j == t or had[j] > (j == leader) else min(had[j], h - sizes[j])
+                    for j in range(n)]
+            bad = next((j for j in range(n) if low[j] > high[j]), None)
+            if bad is None and sum(low) <= laid <= sum(high):
+                return
+            if problem is None and bad is not None:
+                problem = (bad, had[bad], bad == leader)
+            turns += n
+    if problem is not None and not passes:
+        seat, had, led = problem
+        turns = f"{had} turn{'s' if had != 1 else ''}" + (" (the lead among them)" if led else "")
+        if had - led < 1 and seat != t:
+            why = f"no turn to draw on, so it holds exactly {h - had} of its {h} tiles"
+        else:
+            why = f"so it holds at least {h - had} of its {h} tiles"
+        raise BergenError(
+            f"the hand sizes do not fit the turn order: with {laid} tile"
+            f"{'s' if laid != 1 else ''} laid and seat {t} to move (no pass yet: the reserve "
+            f"is above {rules.reserve_kept}), seat {seat} has had {turns}, {why}, not "
+            f"{sizes[seat]}", field=f"hand_sizes[{seat}]")
+    raise BergenError(f"the hand sizes {','.join(map(str, sizes))} do not fit the turn order: "
+                      f"no leader and no sequence of turns from the lead to seat {t} with "
+                      f"{laid} tiles laid leaves them", field="hand_sizes")
+
+
+def _check_voids(pos: Position):
+    n = pos.rules.players
+    if not isinstance(pos.voids, dict):
+        raise BergenError(f"'voids' must map seats to lists of numbers, got {pos.voids!r}",
+                          field="voids")
+    for seat, nums in pos.voids.items():
+        if not is_int(seat) or not 0 <= seat < n:
+            raise BergenError(f"voids: seat {seat!r} does not exist with {n} players",
+                              field="voids")
+        for v in nums:
+            if not is_int(v) or not 0 <= v <= 6:
+                raise BergenError(f"voids of seat {seat}: {v!r} is not a number 0..6",
+                                  field=f"voids.{seat}")
+    own = pos.voids.get(pos.to_move, ())
+    for v in sorted(own):
+        held = pos.hand & TILES_WITH[v]
+        if held:
+            t = (held & -held).bit_length() - 1
+            raise BergenError(f"seat {pos.to_move} is listed void in {v}, but its hand holds "
+                              f"{tile_str(t)}", field=f"voids.{pos.to_move}")
+    # Some deal of the unseen tiles must give every other seat its size while avoiding its
+    # voids (the reserve takes any tile): Hall's condition over sets of seats.
+    unseen = pos.unseen
+    allowed = {}
+    for seat in range(n):
+        if seat == pos.to_move:
+            continue
+        m = unseen
+        for v in pos.voids.get(seat, ()):
+            m &= ~TILES_WITH[v]
+        allowed[seat] = m
+    seats = sorted(allowed)
+    for k in range(1, len(seats) + 1):
+        for group in combinations(seats, k):
+            union = 0
+            for s in group:
+                union |= allowed[s]
+            need = sum(pos.hand_sizes[s] for s in group)
+            if popcount(union) < need:
+                nums = sorted(set().union(*(pos.voids.get(s, ()) for s in group)))
+                raise BergenError(
+                    f"no deal fits the voids: {_seat_list(group)} must hold {need} tiles, but "
+                    f"only {popcount(union)} unseen tiles avoid their voids "
+                    f"({', '.join(map(str, nums))})", field="voids")
+
+
+# ---- reading ----------------------------------------------------------------------------------
+def _parse_voids(obj, n: int) -> dict:
+    if obj is None:
+        return {}
+    if not isinstance(obj, dict):
+        raise BergenError(f"'voids' must be an object like {{\"1\": [1, 4]}}, got "
+                          f"{type_name(obj)}", field="voids")
+    out = {}
+    for key, nums in obj.items():
+        if is_int(key):
+            seat = key
+        elif isinstance(key, str) and key.strip().isdigit():
+            seat = int(key)
+        else:
+            raise BergenError(f"voids: {key!r} is not a seat number", field="voids")
+        if not 0 <= seat < n:
+            raise BergenError(f"voids: seat {seat} does not exist with {n} players",
+                              field=f"voids.{key}")
+        if seat in out:
+            raise BergenError(f"voids: seat {seat} is listed twice", field=f"voids.{key}")
+        if not isinstance(nums, (list, tuple, set, frozenset)):
+            raise BergenError(f"voids of seat {seat} must be a list of numbers 0..6, got "
+                              f"{type_name(nums)}", field=f"voids.{key}")
+        for v in nums:
+            if not is_int(v) or not 0 <= v <= 6:
+                raise BergenError(f"voids of seat {seat}: {v!r} is not a number 0..6",
+                                  field=f"voids.{key}")
+        if nums:
+            out[seat] = frozenset(nums)
+    return out
+
+
+def _at(field_name):
+    """Re-raise a notation error (whose message starts `what: `) with its field instead."""
+    class _Ctx:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, et, e, tb):
+            if isinstance(e, BergenError) and e.field is None:
+                msg = e.message
+                for prefix in (field_name + ": ", field_name.replace("_", " ") + ": "):
+                    if msg.startswith(prefix):
+                        msg = msg[len(prefix):]
+                raise BergenError(msg, field=field_name) from None
+            return False
+    return _Ctx()
+
+
+def parse_position(obj) -> Position:
+    """Check a decoded `bergen-position/1` and return it as a `Position`."""
+    if isinstance(obj, Position):
+        return obj.check()
+    check_fields(obj, _FIELDS, "a position", required=("format",))
+    fmt = obj["format"]
+    if fmt != FORMAT:
+        hint = " (this is a record: use it as a record)" if fmt == "bergen-record/1" else ""
+        raise BergenError(f"expected {FORMAT!r}, got {fmt!r}{hint}", field="format")
+    for k in _REQUIRED:
+        if k not in obj:
+            raise BergenError(f"the {k!r} field is missing: a position needs "
+                              f"{', '.join(repr(f) for f in _REQUIRED[1:])}", field=k)
+    parse_version(obj)
+    rules = Rules.from_dict(obj.get("rules"))
+    scores = obj.get("scores")
+    scores = (0,) * rules.n_sides if scores is None else parse_scores(scores, rules, "scores")
+    to_move = obj["to_move"]
+    if not is_int(to_move):
+        raise BergenError(f"'to_move' must be a seat number, got {to_move!r}", field="to_move")
+    hand_obj = obj["hand"]
+    if not isinstance(hand_obj, (list, str)):
+        raise BergenError(f"'hand' must be a list of tiles like [\"0-3\", \"1-2\"], got "
+                          f"{type_name(hand_obj)}", field="hand")
+    with _at("hand"):
+        hand = parse_hand(hand_obj, "hand")
+    line_obj = obj.get("line", "")
+    if line_obj is None:
+        line_obj = ""
+    if not isinstance(line_obj, (list, str)):
+        raise BergenError(f"'line' must be a string like \"5-3 3-3 3-6\" or a list of tiles, got "
+                          f"{type_name(line_obj)}", field="line")
+    with _at("line"):
+        line = parse_line(line_obj, "line")
+    sizes = obj["hand_sizes"]
+    if not isinstance(sizes, list):
+        raise BergenError(f"'hand_sizes' must be a list of integers, one per seat, got "
+                          f"{type_name(sizes)}", field="hand_sizes")
+    voids = _parse_voids(obj.get("voids"), rules.players)
+    pos = Position(rules, scores, to_move, hand, line.pairs, tuple(sizes), obj["reserve_size"],
+                   voids)
+    return pos.check()
+
+
+def load_position(text) -> Position:
+    """Parse JSON text holding one `bergen-position/1`."""
+    return parse_position(parse_json(text, "position"))
+
+
+def write_position(pos: Position) -> dict:
+    """The `bergen-position/1` dict of a position (rules in full; `voids` when any)."""
+    d = {"format": FORMAT, "rules": pos.rules.to_dict(), "scores": list(pos.scores),
+         "to_move": pos.to_move, "hand": format_mask(pos.hand), "line": format_line(pos.line),
+         "hand_sizes": list(pos.hand_sizes), "reserve_size": pos.reserve_size}
+    voids = {str(s): sorted(v) for s, v in sorted(pos.voids.items()) if v}
+    if voids:
+        d["voids"] = voids
+    return d
+
+
+# ---- from the command line --------------------------------------------------------------------
+_FLAGS = {"hand": "--hand", "line": "--line", "hand_sizes": "--hand-sizes",
+          "reserve_size": "--reserve-size", "scores": "--scores", "to_move": "--to-move",
+          "voids": "voids", "format": "format"}
+
+
+def _flag_of(name):
+    if name is None:
+        return None
+    if name.startswith("rules."):
+        return "--" + name[len("rules."):].replace("_", "-")
+    head, sep, rest = name.partition("[")
+    head = head.split(".")[0]
+    return _FLAGS.get(head, name) + (sep + rest if sep else "")
+
+
+def position_from_flags(hand, line=None, hand_sizes=None, reserve_size=None, scores=None,
+                        players=None, partnerships=None, to_move=None, rules=None,
+                        voids=None) -> Position:
+    """A position from the command-line flags (strings as typed, or parsed values).
+
+    `hand` "0-3 1-2", `line` "5-3 3-3 3-6" (default empty), `hand_sizes` "4,5" (one per
+    seat), `reserve_size`, `scores` "4,7" (default zeros), `to_move` (default 0). `rules` is a
+    `Rules` or a rules dict; `players` and `partnerships` override its fields. What can be
+    derived is: with `hand_sizes` the reserve's size; with `reserve_size` and 2 players the
+    other hand's size; before the lead (empty line) both. Errors name the flag in `field`.
+    """
+    try:
+        return _from_flags(hand, line, hand_sizes, reserve_size, scores, players, partnerships,
+                           to_move, rules, voids)
+    except BergenError as e:
+        raise BergenError(e.message, field=_flag_of(e.field)) from None
+
+
+def _from_flags(hand, line, hand_sizes, reserve_size, scores, players, partnerships, to_move,
+                rules, voids):
+    if rules is None:
+        rules = Rules()
+    if players is not None or partnerships is not None:
+        d = rules.to_dict(full=False) if isinstance(rules, Rules) else dict(rules)
+        if players is not None:
+            d["players"] = players
+        if partnerships is not None:
+            d["partnerships"] = partnerships
+        rules = d
+    if not isinstance(rules, Rules):
+        rules = Rules.from_dict(rules)
+    n = rules.players
+    to_move = 0 if to_move is None else to_move
+    if isinstance(to_move, str):
+        if not to_move.strip().isdigit():
+            raise BergenError(f"expected a seat number, got {to_move!r}", field="to_move")
+        to_move = int(to_move)
+    if hand is None:
+        raise BergenError("the hand of the seat to move is needed", field="hand")
+    with _at("hand"):
+        hand_mask = parse_hand(hand, "hand")
+    with _at("line"):
+        line_obj = parse_line(line or "", "line")
+    both = hand_mask & line_obj.mask
+    if both:
+        raise BergenError(f"tile {tile_str((both & -both).bit_length() - 1)} is both in the hand "
+                          f"and on the line", field="hand")
+    if scores is None:
+        score_list = [0] * rules.n_sides
+    else:
+        with _at("scores"):
+            score_list = parse_int_list(scores, "scores", rules.n_sides)
+    if reserve_size is not None and isinstance(reserve_size, str):
+        try:
+            reserve_size = int(reserve_size)
+        except ValueError:
+            raise BergenError(f"expected a number of tiles, got {reserve_size!r}",
+                              field="reserve_size") from None
+    unseen = N_TILES - popcount(hand_mask) - len(line_obj)
+    if hand_sizes is not None:
+        with _at("hand_sizes"):
+            sizes = parse_int_list(hand_sizes, "hand sizes", n)
+        if reserve_size is None and 0 <= to_move < n:
+            reserve_size = unseen - (sum(sizes) - sizes[to_move])
+            if not 0 <= reserve_size <= rules.reserve_start:
+                raise BergenError(
+                    f"the hand sizes {','.join(map(str, sizes))} leave {reserve_size} tiles for "
+                    f"the reserve, which holds 0..{rules.reserve_start} with {n} players",
+                    field="hand_sizes")
+    elif not line_obj.pairs:
+        sizes = [rules.hand_size] * n
+        if reserve_size is None:
+            reserve_size = rules.reserve_start
+    elif reserve_size is not None and n == 2:
+        sizes = [0, 0]
+        if 0 <= to_move < n:
+            sizes[to_move] = popcount(hand_mask)
+            sizes[1 - to_move] = unseen - reserve_size
+    else:
+        need = "--hand-sizes or --reserve-size" if n == 2 else "--hand-sizes"
+        raise BergenError(f"the other hands' sizes cannot be derived: give {need}",
+                          field="hand_sizes")
+    pos = Position(rules, tuple(score_list), to_move, hand_mask, line_obj.pairs, tuple(sizes),
+                   reserve_size, _parse_voids(voids, n))
+    return pos.check()
+
+
+def position_from_infoset(info, voids: dict) -> Position:
+    """The position of an information set (`infoset.InfoSet`), with `voids` {seat: numbers}:
+    what a `bergen-position/1` keeps of it (not its history: which turn a tile was drawn on,
+    the lead's proofs, the plays inference reads)."""
+    return Position(info.rules, tuple(info.scores), info.seat, info.hand, tuple(info.line),
+                    tuple(info.hand_sizes), info.reserve_size,
+                    {s: frozenset(v) for s, v in voids.items() if v}).check()

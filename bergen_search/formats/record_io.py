@@ -1,0 +1,134 @@
+"""Records in and out: JSON text to `record.Record`s (`load_record`, `load_records`,
+`iter_records` for `.jsonl`) and a match's log to a `bergen-record/1` dict or line
+(`write_record`, `dump_record`), or to its `Record` without the text (`to_record`).
+
+>>> from bergen_search.game.match import play_match
+>>> from bergen_search.game.rules import Rules
+>>> log = play_match(Rules(), [1, 1], seed=7)
+>>> rec = load_record(dump_record(log))
+>>> rec.complete, len(rec.rounds) == len(log.rounds)
+(True, True)
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+from .. import __version__
+from ..errors import BergenError
+from ..game.match import MatchLog
+from ..game.state import DRAW, PASS
+from .jsondoc import parse_json
+from .record import Event, Record, Round, needs_record_message, parse_record
+
+
+def load_record(text) -> Record:
+    """Parse JSON text holding one `bergen-record/1` (structure only; see `replay`)."""
+    return parse_record(parse_json(text, "record"))
+
+
+class LineError(BergenError):
+    """A `BergenError` in line `line` (1-based) of a `.jsonl` file."""
+
+    def __init__(self, line: int, err: BergenError):
+        super().__init__(err.message, round=err.round, event=err.event, field=err.field)
+        self.line = line
+
+    def located(self, *, round=None, event=None, field=None) -> "LineError":
+        return LineError(self.line, super().located(round=round, event=event, field=field))
+
+    def __str__(self) -> str:
+        return f"line {self.line}, {super().__str__()}" if (
+            self.round is not None or self.event is not None or self.field is not None) \
+            else f"line {self.line}: {self.message}"
+
+
+def iter_records(text, check: bool = False, needed_by: str | None = None) -> Iterator[Record]:
+    """The records of a `.jsonl` text, one per non-empty line.
+
+    Errors are `LineError`s (a `BergenError` with `.line`, 1-based). With `check=True` each
+    record is also replayed, so rule errors are reported with their line too.
+    """
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8")
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = parse_record(parse_json(line, "record"), needed_by)
+            if check:
+                from .replay import replay
+                replay(rec)
+        except BergenError as e:
+            raise LineError(n, e) from None
+        yield rec
+
+
+
+def load_records(text, needed_by: str | None = None) -> list:
+    """The records of a file holding either one JSON record (pretty-printed or not) or several,
+    one per line (`.jsonl`). Structure only, like `load_record`. A position (or a position
+    string) is refused as such; `needed_by` names the command for the message.
+
+    A single record's errors are plain `BergenError`s (JSON errors name the line and column in
+    the file); with several records they are `LineError`s naming the line.
+    """
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8")
+    if text.lstrip().startswith("bergen1/"):
+        raise BergenError(needs_record_message("position string", needed_by))
+    try:
+        obj = parse_json(text, "record")
+    except BergenError as e:
+        if "extra data after the first JSON value" not in e.message:
+            raise
+        return list(iter_records(text, needed_by=needed_by))
+    return [parse_record(obj, needed_by)]
+
+
+
+# ---- writing ----------------------------------------------------------------------------------
+def to_record(log) -> Record:
+    """The `Record` of a `match.MatchLog` (a `Record` is returned as it is): what
+    `parse_record` would make of its `write_record` dict, built without writing it.
+
+    Every hand and reserve is there, the drawn tiles too; a match's record says which version
+    of the program wrote it.
+    """
+    if isinstance(log, Record):
+        return log
+    if not isinstance(log, MatchLog) and not all(
+            hasattr(log, k) for k in ("rules", "start_scores", "rounds")):
+        raise TypeError(f"write_record takes a MatchLog or a Record, not {type(log).__name__}")
+    rounds = []
+    for rnd in log.rounds:
+        events = []
+        led = False
+        for seat, action, tile in rnd.events:
+            if action == DRAW:
+                events.append(Event(seat, "draw", tile))
+            elif action == PASS:
+                events.append(Event(seat, "pass"))
+            else:
+                events.append(Event(seat, "play", action >> 1, action & 1 if led else None))
+                led = True
+        rounds.append(Round(tuple(rnd.hands), tuple(rnd.reserve), tuple(events)))
+    return Record(log.rules, tuple(log.start_scores), tuple(rounds), __version__)
+
+
+def write_record(log) -> dict:
+    """A complete `bergen-record/1` dict from a `match.MatchLog` (or a `Record`).
+
+    Every hand and reserve is written, the drawn tiles too, and the rules in full
+    (`rules.to_dict()`), so the record stands on its own; a match's record says which version
+    of the program wrote it (a `Record` keeps the version it was read with).
+    """
+    return to_record(log).to_dict()
+
+
+def dump_record(obj) -> str:
+    """One line of JSON (for `.jsonl`); takes a dict, a `Record` or a `MatchLog`."""
+    if not isinstance(obj, dict):
+        obj = write_record(obj)
+    return json.dumps(obj, separators=(",", ":"))
+

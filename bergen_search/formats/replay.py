@@ -1,0 +1,249 @@
+"""A record replayed through the rules: its events as typed objects (`events`, `walk`), the
+FORMATS.md replay report (`replay`) and the state it ends in (`final_state`).
+
+Every round runs through the reference `state.State`, which checks every rule as far as the
+record's information allows (hidden hands are counts, an unknown reserve only a size), and
+what a hidden seat did is checked against the deals still possible (`hidden.check_hidden`).
+Every error is a `BergenError` located by `round`, `event` (0-based, as in the record) and
+`field`.
+
+`events(record)` yields, per round, a `RoundStart` (the state as dealt), a `Play`, `Draw` or
+`Pass` per event (its round, event index and seat, the action as the public `Move`/`Tile`
+types and as the move int, the states before and after it), then a `RoundEnd`:
+
+>>> from bergen_search.game.match import play_match
+>>> from bergen_search.formats.record_io import write_record
+>>> from bergen_search.game.rules import Rules
+>>> log = play_match(Rules(), [1, 1], seed=7)
+>>> first = [e for e in events(write_record(log)) if e.round == 0][:6]
+>>> [type(e).__name__ for e in first]
+['RoundStart', 'Play', 'Play', 'Play', 'Play', 'Draw']
+>>> first[1].move, first[2].move, first[2].seat == first[2].before.to_move
+(Move.parse('4-4'), Move.parse('3-4:L'), True)
+>>> first[5].tile, first[5].action == DRAW
+(Tile.parse('3-3'), True)
+>>> report = replay(write_record(log))
+>>> report["ok"], tuple(report["scores"]) == tuple(log.scores), report["winner"] == log.winner
+(True, True, True)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Union
+
+from ..errors import BergenError
+from ..game.state import DRAW, NO_TILE, PASS, State, move_str
+from ..game.tiles import Tile, tile_str
+from ..information.hidden import check_hidden
+from ..information.infoset import Observer
+from .notation import Move, resolve_move
+from .record import Event, parse_record
+
+
+# ---- the events of a replay -------------------------------------------------------------------
+@dataclass(frozen=True)
+class RoundStart:
+    """Round `round` as dealt: `state`, the reference State after the deal (hands the record
+    does not show are empty in it, with their sizes kept)."""
+    round: int
+    state: State
+
+
+@dataclass(frozen=True)
+class RoundEnd:
+    """The end of round `round` as the record has it: `state` after its last event (`ended`
+    None when the record stops mid-round: only the last round may)."""
+    round: int
+    state: State
+
+
+@dataclass(frozen=True)
+class Step:
+    """One event of a round, replayed: `round` and `event` (0-based, as in the record), the
+    `seat` that acted, `action` as the move int (`DRAW`, `PASS`, or a play resolved to its
+    end), and the states `before` and `after` it. Its class says what it was: `Play`, `Draw`
+    or `Pass`."""
+    round: int
+    event: int
+    seat: int
+    action: int
+    before: State
+    after: State
+
+    #: "play", "draw" or "pass", as the record writes it.
+    kind = ""
+
+
+@dataclass(frozen=True)
+class Play(Step):
+    """A play: `move` the `Move` as the record's notation writes it (no end for the lead),
+    `tile` the tile laid."""
+    kind = "play"
+
+    @property
+    def move(self) -> Move:
+        return Move.from_code(self.action, lead=not self.before.led)
+
+    @property
+    def tile(self) -> Tile:
+        return Tile(self.action >> 1)
+
+
+@dataclass(frozen=True)
+class Draw(Step):
+    """A draw: `tile` the `Tile` drawn, or None when the record does not show it."""
+    kind = "draw"
+
+    @property
+    def tile(self) -> Tile | None:
+        t = self.after.last_drawn
+        return None if t == NO_TILE else Tile(t)
+
+
+@dataclass(frozen=True)
+class Pass(Step):
+    """A pass (the seat could neither play nor draw)."""
+    kind = "pass"
+
+
+_STEP = {"play": Play, "draw": Draw, "pass": Pass}
+
+#: What `events` yields.
+ReplayEvent = Union[RoundStart, Play, Draw, Pass, RoundEnd]
+
+
+def _action_of(ev: Event, state: State) -> int:
+    if ev.kind == "draw":
+        return DRAW
+    if ev.kind == "pass":
+        return PASS
+    if state.over or (state.to_move >= 0 and ev.seat != state.to_move):
+        return ev.tile * 2 + (ev.end or 0)      # State.apply names the real problem
+    if not state.led:
+        if ev.end is not None:
+            raise BergenError(f"the lead is written '{tile_str(ev.tile)}', without an end; got "
+                              f"'{tile_str(ev.tile)}:{'LR'[ev.end]}'", field="play")
+        return ev.tile * 2
+    try:
+        return resolve_move(ev.tile, ev.end, state)
+    except BergenError as e:
+        raise BergenError(e.message, field="play") from None
+
+
+def events(record) -> Iterator[ReplayEvent]:
+    """Replay `record` (a `Record` or its dict) event by event through `State`: per round a
+    `RoundStart`, a `Play`, `Draw` or `Pass` per event, and a `RoundEnd`.
+
+    Raises `BergenError` located by round, event and field at the first broken rule: anything
+    `State` rejects, what a hidden seat could not have done, a round left unfinished that is
+    not the last, a round after the match ended. Each round starts with the scores the round
+    before ended with.
+    """
+    record = parse_record(record)
+    scores = record.start_scores
+    last = len(record.rounds) - 1
+    for r, rnd in enumerate(record.rounds):
+        try:
+            state = State.deal(record.rules, list(rnd.hands), rnd.reserve, scores)
+        except BergenError as e:
+            raise e.located(round=r) from None
+        yield RoundStart(r, state)
+        known = {s for s, h in enumerate(rnd.hands) if h is not None}
+        observer = Observer(record.rules, known, state) if len(known) < len(rnd.hands) else None
+        for j, ev in enumerate(rnd.events):
+            try:
+                action = _action_of(ev, state)
+                tile = ev.tile if ev.kind == "draw" else None
+                after = state.apply(action, seat=ev.seat, tile=tile)
+                if observer is not None:
+                    observer.step(ev.seat, action, after)
+                    if ev.seat not in known:
+                        check_hidden(observer, ev.seat, action)
+            except BergenError as e:
+                raise e.located(round=r, event=j, field=ev.kind) from None
+            yield _STEP[ev.kind](r, j, ev.seat, action, state, after)
+            state = after
+        if state.ended is None and r < last:
+            raise BergenError(f"the round is unfinished after its {len(rnd.events)} events, but "
+                              f"round {r + 1} follows: only the last round may stop mid-round",
+                              round=r)
+        if state.winner is not None and r < last:
+            raise BergenError(f"the match ended in round {r} (side {state.winner} reached the "
+                              f"target {record.rules.target}), so no round may follow",
+                              round=r + 1)
+        yield RoundEnd(r, state)
+        scores = state.scores
+
+
+def walk(record) -> Iterator[Step]:
+    """The `Play`, `Draw` and `Pass` steps of `events(record)`, without the round marks."""
+    for item in events(record):
+        if isinstance(item, Step):
+            yield item
+
+
+# ---- the replay report ------------------------------------------------------------------------
+def _replay(record):
+    rounds = []
+    state = None
+    for item in events(record):
+        if isinstance(item, RoundStart):
+            state = item.state
+            cur = _new_round_report(item.round, state.scores)
+            rounds.append(cur)
+        elif isinstance(item, Step):
+            a = item.after
+            entry = {"event": item.event, "seat": item.seat,
+                     "action": move_str(item.action, lead=not item.before.led)}
+            if isinstance(item, Draw):
+                tile = item.tile
+                entry["tile"] = None if tile is None else str(tile)
+            entry["points"] = list(a.last_points)
+            entry["scores"] = list(a.scores)
+            cur["events"].append(entry)
+        else:
+            state = item.state
+            _finish_round_report(cur, state)
+    winner = state.winner
+    report = {"ok": True, "rounds": rounds, "scores": list(state.scores), "winner": winner,
+              "match_over": winner is not None}
+    return report, state
+
+
+def _new_round_report(r: int, scores) -> dict:
+    return {"round": r, "start_scores": list(scores), "events": [], "end": "unfinished",
+            "scores": list(scores), "match_over": False, "to_move": None}
+
+
+def _finish_round_report(cur: dict, state: State):
+    cur["end"] = state.ended or "unfinished"
+    cur["scores"] = list(state.scores)
+    cur["match_over"] = state.winner is not None
+    cur["to_move"] = None if state.ended is not None or state.to_move < 0 else state.to_move
+
+
+def replay(record) -> dict:
+    """Check a record against the rules and score it event by event (FORMATS.md report).
+
+    Returns `{"ok": true, "rounds": [...], "scores", "winner", "match_over"}`, with per round
+    `{"round", "start_scores", "events": [{"event", "seat", "action", "tile" (draws only),
+    "points", "scores"}], "end", "scores", "match_over", "to_move"}`: `points` is what the
+    event scored per side, `scores` the running totals per side, `winner` the side that
+    reached the target (or null), `to_move` the seat to move in an unfinished round.
+
+    A round's `end` is:
+    - "out" when a player laid their last tile (even if that play reached the target);
+    - "blocked" when nobody could play or draw and every player passed in turn;
+    - "target" when a side reached the target mid-round, tiles still in hands;
+    - "unfinished" when the record stops mid-round (only the last round may).
+    `match_over` is true once a side has reached the target.
+
+    Raises `BergenError` with `round`, `event` and `field` for the first error.
+    """
+    return _replay(record)[0]
+
+
+def final_state(record) -> State:
+    """The `State` after the record's last event (for an unfinished last round: the position
+    the record describes, whose seat to move is the record's viewpoint)."""
+    return _replay(record)[1]

@@ -1,0 +1,119 @@
+"""What a seat knows of the hidden tiles: the voids each other seat has proved and where,
+the tiles each may still hold with its chance of holding each, the lead's proof, and how many
+deals are consistent with all of it (`bergen show`, views/show.py, writes them).
+
+The voids come from the proofs the `Observer` keeps (a draw or a pass at ends (x, y): the
+whole hand is free of x and y then, and stays so until the seat draws on a later turn); for a
+position without history they are the ones it lists. The chances are over the consistent
+histories, each equally likely under a uniform shuffle (what the sampler draws, before
+inference weighs them).
+
+>>> from bergen_search.formats.game import load
+>>> game = load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14")
+>>> b = beliefs(game.info, voids=game.position.voids)
+>>> b.deals, [v.number for v in b.seats[0].voids], len(b.seats[0].may_hold)
+(462, [1, 4], 11)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..game.tiles import tile_str
+from .infoset import RESERVE, InfoSet, Observer, lead_forbidden
+from .sampler import count_deals, count_worlds
+
+
+@dataclass(frozen=True)
+class Void:
+    """A number a seat holds none of: proven at `event` of `round` by a draw or a pass
+    (`how`) at `ends`, or `how` "given" by a position."""
+    number: int
+    round: int | None
+    event: int | None
+    how: str
+    ends: tuple | None
+
+    def to_json(self) -> dict:
+        return {"number": self.number, "round": self.round, "event": self.event,
+                "how": self.how, "ends": None if self.ends is None else list(self.ends)}
+
+    def text(self) -> str:
+        if self.how == "given":
+            return f"{self.number} (given)"
+        verb = "drew" if self.how == "draw" else "passed"
+        return f"{self.number} ({verb} at ends {self.ends[0]} and {self.ends[1]}, event " \
+               f"{self.event})"
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Another seat (or the reserve, seat None): its size, voids, and the chance of holding
+    each tile it may hold."""
+    seat: int | None
+    size: int
+    voids: list = field(default_factory=list)
+    chances: dict = field(default_factory=dict)     # tile -> probability, > 0
+
+    @property
+    def may_hold(self) -> list:
+        return sorted(self.chances)
+
+    def to_json(self) -> dict:
+        held = {"may_hold": [tile_str(t) for t in self.may_hold],
+                "p_hold": {tile_str(t): round(p, 6) for t, p in sorted(self.chances.items())}}
+        if self.seat is None:
+            return {"size": self.size, **held}
+        return {"seat": self.seat, "hand_size": self.size,
+                "voids": [v.to_json() for v in self.voids], **held}
+
+
+@dataclass(frozen=True)
+class Beliefs:
+    """What a seat knows of the hidden tiles: a `Holder` per other seat (in seat order) and
+    the reserve's, the consistent deals and histories, and the lead's proof (seat, tile, mask
+    of the unseen tiles it proved no hand was dealt) when the seat saw the lead."""
+    seats: list
+    reserve: Holder
+    deals: int
+    histories: int
+    lead: tuple | None
+
+
+def beliefs(info: InfoSet, observer: Observer | None = None, voids: dict | None = None,
+            round_index: int | None = None) -> Beliefs:
+    """What the seat of `info` knows. `observer`: the `Observer` that built `info` from a
+    record (its proofs give each void's event; `round_index`, the round they are in); without
+    one, `voids` {seat: numbers} are the position's given voids."""
+    groups, free = info.groups, info.free
+    histories = count_worlds(groups, free)
+    deals = count_deals(info)
+
+    def chances(bits: int) -> dict:
+        """tile -> the share of the histories in which it is in a group of mask `bits`."""
+        out = {}
+        for i, (t, allowed) in enumerate(free):
+            if info.played_free >> t & 1 or not allowed & bits:
+                continue
+            only = free[:i] + ((t, allowed & bits),) + free[i + 1:]
+            n = count_worlds(groups, only)
+            if n:
+                out[t] = n / histories
+        return out
+
+    holders = []
+    for seat in sorted({g.owner for g in groups if g.owner != RESERVE}):
+        bits = sum(1 << i for i, g in enumerate(groups) if g.owner == seat)
+        if observer is not None:
+            seat_voids = [Void(v, round_index, ev, how, tuple(ends)) for v, (ev, ends, how)
+                          in sorted(observer.proven_voids(seat).items())]
+        else:
+            seat_voids = [Void(v, None, None, "given", None)
+                          for v in sorted((voids or {}).get(seat, ()))]
+        holders.append(Holder(seat, info.hand_sizes[seat], seat_voids, chances(bits)))
+    reserve_bits = sum(1 << i for i, g in enumerate(groups) if g.owner == RESERVE)
+    reserve = Holder(None, info.reserve_size, [], chances(reserve_bits))
+    lead = None
+    if observer is not None and observer.lead is not None:
+        seat, tile = observer.lead
+        lead = (seat, tile, lead_forbidden(info.rules, tile) & info.unknown)
+    return Beliefs(holders, reserve, deals, histories, lead)

@@ -1,0 +1,32 @@
+"""The hidden-information check of a replay: what a seat whose hand the record does not show
+did must fit some deal of the hidden tiles (RULES.md, "Decisions and chance").
+
+`replay.events` calls `check_hidden` after each event of such a seat, with the `Observer` of
+the seats the record shows.
+"""
+from __future__ import annotations
+
+from ..errors import BergenError
+from ..game.state import DRAW
+from ..game.tiles import tile_str
+from .infoset import Observer
+from .sampler import count_worlds
+
+
+def check_hidden(observer: Observer, seat: int, action: int):
+    """What a hidden seat did must fit some deal of the hidden tiles that also fits what its
+    draws and passes proved and what the lead proved (RULES.md, "Decisions and chance")."""
+    groups, free, _ = observer.constraints()
+    if action < DRAW:
+        t = action >> 1
+        if dict(free).get(t, 1) == 0:
+            raise BergenError(f"seat {seat} cannot hold {tile_str(t)}: "
+                              f"{observer.why_not(seat, t)}", field="play")
+    try:
+        n = count_worlds(groups, free)
+    except BergenError:
+        return      # too unconstrained to tabulate: nothing provable is broken
+    if n == 0:
+        raise BergenError(f"no deal of the hidden tiles fits the events so far: seat {seat}'s "
+                          f"draws, passes and plays contradict each other")
+

@@ -1,0 +1,522 @@
+"""What one seat knows: the information set behind every search (RULES.md, "Decisions and
+chance").
+
+An `InfoSet` holds the seat's own hand, the line, hand sizes, the reserve size, the scores,
+and every proof about the hidden tiles, in the form the world sampler needs:
+
+- the *free tiles*: every tile whose place the seat does not know, plus the tiles other seats
+  played whose origin (dealt, or drawn on which turn) is not certain;
+- the *groups*: where those tiles can have come from. Each other seat has one group per
+  epoch: epoch 0 is its dealt hand, and each turn on which it drew opens an epoch holding the
+  tiles drawn then. The reserve is one more group. Each group has a capacity;
+- for each free tile, the groups it may belong to: a tile held by seat j through a draw or a
+  pass at ends (x, y) shows neither x nor y; a tile in a dealt hand is no double that would
+  have led before the lead; a tile that j played came from an epoch opened before the play,
+  and avoided the numbers of every draw or pass of j while j held it.
+
+A world is an assignment of the free tiles to groups, filling each to capacity; the worlds
+consistent with everything the seat saw are exactly these assignments, each one a distinct
+history of deals and draws. The sampler (`sampler.py`) draws them uniformly.
+
+An information set is built only from what the seat could see: `from_record` ignores the
+other hands, the reserve and the other seats' drawn tiles even when the record gives them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import BergenError
+from ..game.rules import Rules
+from ..game.state import DRAW, PASS, State, _rank_of
+from ..game.tiles import (
+    ALL_TILES,
+    N_TILES,
+    TILES_WITH,
+    LineEnds,
+    iter_mask,
+    popcount,
+    tile_index,
+    tile_str,
+)
+
+RESERVE = -1
+
+
+def numbers_mask(numbers) -> int:
+    """Mask of the tiles showing any of the numbers."""
+    m = 0
+    for v in numbers:
+        m |= TILES_WITH[v]
+    return m
+
+
+@dataclass(frozen=True)
+class Group:
+    owner: int       # seat, or RESERVE
+    epoch: int       # 0 the deal, k the k-th turn on which the owner drew; -1 for the reserve
+    capacity: int    # tiles it holds, played ones included
+    opened: int = -1 # the event of the round that opened it (its first draw); -1 the deal
+
+
+@dataclass(frozen=True)
+class ObservedPlay:
+    """A play another seat made, as everyone saw it: what inference (`inference.py`) reads.
+    `drew`: the seat drew in that turn first, so the tile played was the one it drew."""
+    event: int       # its index among the round's events
+    seat: int
+    left: int        # the ends before the play, as in State
+    right: int
+    left_double: bool
+    right_double: bool
+    line_mask: int   # the tiles on the line before the play
+    move: int        # tile * 2 + end
+    drew: bool
+
+
+@dataclass(frozen=True)
+class InfoSet(LineEnds):
+    rules: Rules
+    seat: int                 # the viewpoint: the seat to move
+    scores: tuple             # by side
+    hand: int                 # the seat's own hand (mask)
+    line: tuple               # oriented pairs, left to right
+    hand_sizes: tuple         # by seat
+    reserve_size: int
+    passes: int               # consecutive passes just before now
+    draws_this_turn: int      # draws the seat made in the current turn
+    last_drawn: int           # the tile it drew last in this turn, or -1
+    groups: tuple             # Group, the reserve last
+    free: tuple               # (tile, allowed-groups bitmask), ascending tiles
+    played_free: int          # mask of free tiles that are already on the line
+    decisions: tuple = ()     # ObservedPlay: the other seats' plays this round (the lead excepted)
+    public: "PublicView | None" = None   # what every seat knows of every hand (the endgame's deals)
+
+    @property
+    def unknown(self) -> int:
+        """Tiles in other hands or the reserve, from this seat's view."""
+        return sum(1 << t for t, _ in self.free) & ~self.played_free
+
+    def key(self) -> tuple:
+        """Everything that defines the set: equal keys, equal information."""
+        return (self.rules, self.seat, self.scores, self.hand, self.line, self.hand_sizes,
+                self.reserve_size, self.passes, self.draws_this_turn, self.last_drawn,
+                self.groups, self.free, self.played_free, self.decisions, self.public)
+
+
+@dataclass(frozen=True)
+class PublicView:
+    """What every seat knows about every hand, the seat to move's own included: the proofs
+    of an observer who sees no hand at all. `groups` holds every seat's epochs and the
+    reserve (last), `free` every tile off the line and every played tile of uncertain origin
+    with the groups it may belong to, as in `InfoSet`; `decisions` every seat's plays after
+    the lead. Its worlds are the deals of both hands that the game itself deals among (the
+    other seat does not know the seat to move's hand either): the exact endgame's chance
+    (`endgame.py`)."""
+    groups: tuple
+    free: tuple
+    played_free: int
+    decisions: tuple = ()
+
+
+#: The most groups a set may have (the core's sampler keeps a group's owner in 64 slots).
+MAX_GROUPS = 64
+#: The most events a round has (a bound, far above any real round's: the core's passes fit
+#: a byte).
+MAX_EVENTS = 255
+
+
+def _int(v) -> bool:
+    return type(v) is int
+
+
+def check_infoset(info, public: bool = False) -> InfoSet:
+    """Raise BergenError unless `info` is an information set a search can start from: a
+    decision of a round that has been led and is not over, every size and score in range,
+    the 28 tiles accounted for, and groups that fit the sizes. The compiled core trusts what
+    it is given, so its entry points (`_sampler.CoreSampler`) call this first: a malformed
+    set built by hand is an error message, never memory read out of bounds. `public`: `info`
+    is the public view of the exact endgame (`endgame.public_table`): no hand (0), and the
+    seat to move's tiles in groups of its own like everyone else's. Returns `info`."""
+    if not isinstance(info, InfoSet):
+        raise BergenError(f"expected an information set (infoset.InfoSet), got "
+                          f"{type(info).__name__}", field="info")
+    rules = info.rules
+    if not isinstance(rules, Rules):
+        raise BergenError(f"expected a bergen_search.game.rules.Rules, got {type(rules).__name__}",
+                          field="rules")
+    n = rules.players
+    if not _int(info.seat) or not 0 <= info.seat < n:
+        raise BergenError(f"the seat to move must be 0..{n - 1}, got {info.seat!r}", field="seat")
+    line = info.line
+    if not isinstance(line, tuple) or not line:
+        raise BergenError("the line is empty: the round has not been led, and the lead is "
+                          "forced, so there is no decision to search", field="line")
+    line_mask = 0
+    for i, pair in enumerate(line):
+        if (not isinstance(pair, tuple) or len(pair) != 2 or not all(_int(x) and 0 <= x <= 6
+                                                                     for x in pair)):
+            raise BergenError(f"line tile {i} must be a pair of numbers 0..6, got {pair!r}",
+                              field="line")
+        if i and line[i - 1][1] != pair[0]:
+            raise BergenError(f"line tile {i} ({pair[0]}-{pair[1]}) does not join the one "
+                              f"before it", field="line")
+        bit = 1 << tile_index(*pair)
+        if line_mask & bit:
+            raise BergenError(f"tile {pair[0]}-{pair[1]} is twice on the line", field="line")
+        line_mask |= bit
+    if public:
+        if info.hand != 0:
+            raise BergenError(f"the public view holds no hand, got {info.hand!r}", field="hand")
+    elif not _int(info.hand) or not 0 < info.hand <= ALL_TILES:
+        raise BergenError(f"the hand must be a non-empty 28-bit mask, got {info.hand!r} (an "
+                          f"empty hand means the round is over)", field="hand")
+    if info.hand & line_mask:
+        raise BergenError("a tile is both in the hand and on the line", field="hand")
+    sizes = info.hand_sizes
+    if not isinstance(sizes, tuple) or len(sizes) != n or not all(_int(k) for k in sizes):
+        raise BergenError(f"hand_sizes must be {n} integers, got {sizes!r}", field="hand_sizes")
+    for j, k in enumerate(sizes):
+        if not 1 <= k <= N_TILES:
+            raise BergenError(f"seat {j} holds {k} tiles: "
+                              + ("with none the round is over" if k < 1 else "more than 28"),
+                              field=f"hand_sizes[{j}]")
+    if not public and sizes[info.seat] != popcount(info.hand):
+        raise BergenError(f"hand_sizes[{info.seat}] is {sizes[info.seat]}, but the hand holds "
+                          f"{popcount(info.hand)} tiles", field=f"hand_sizes[{info.seat}]")
+    start = rules.reserve_start
+    if not _int(info.reserve_size) or not rules.reserve_kept <= info.reserve_size <= start:
+        raise BergenError(f"the reserve holds {rules.reserve_kept}..{start} tiles with these "
+                          f"rules (it starts with {start} and never falls below the "
+                          f"{rules.reserve_kept} kept), got {info.reserve_size!r}",
+                          field="reserve_size")
+    scores = info.scores
+    if (not isinstance(scores, tuple) or len(scores) != rules.n_sides
+            or not all(_int(x) for x in scores)):
+        raise BergenError(f"scores must be {rules.n_sides} integers, got {scores!r}",
+                          field="scores")
+    for side, x in enumerate(scores):
+        if not 0 <= x < rules.target:
+            raise BergenError(f"side {side} has {x} points: scores run from 0 to below the "
+                              f"target {rules.target} (at the target the match is over)",
+                              field="scores")
+    if not _int(info.passes) or not 0 <= info.passes <= MAX_EVENTS:
+        raise BergenError(f"passes in a row must be 0..{MAX_EVENTS}, got {info.passes!r}",
+                          field="passes")
+    if (info.passes >= n and info.reserve_size <= rules.reserve_kept
+            and not info.draws_this_turn):
+        raise BergenError(f"{info.passes} passes in a row with the reserve at "
+                          f"{info.reserve_size}: the round is blocked, so over", field="passes")
+    drawn = start - info.reserve_size
+    if not _int(info.draws_this_turn) or not 0 <= info.draws_this_turn <= drawn:
+        raise BergenError(f"draws this turn must be 0..{drawn}, got {info.draws_this_turn!r}",
+                          field="draws_this_turn")
+    if not _int(info.last_drawn) or not -1 <= info.last_drawn < N_TILES:
+        raise BergenError(f"last_drawn must be a tile or -1, got {info.last_drawn!r}",
+                          field="last_drawn")
+    total = sum(sizes) + len(line) + info.reserve_size
+    if total != N_TILES:
+        raise BergenError(f"the tiles add up to {total}, not 28 (hands, line and reserve)",
+                          field="hand_sizes")
+    groups = info.groups
+    if (not isinstance(groups, tuple) or not 1 <= len(groups) <= MAX_GROUPS
+            or not all(isinstance(g, Group) for g in groups)):
+        raise BergenError(f"groups must be 1..{MAX_GROUPS} Group objects", field="groups")
+    for g in groups[:-1]:
+        if not _int(g.owner) or not 0 <= g.owner < n or (g.owner == info.seat and not public):
+            raise BergenError(f"a group's owner must be another seat, got {g.owner!r}",
+                              field="groups")
+    if groups[-1].owner != RESERVE or groups[-1].capacity != info.reserve_size:
+        raise BergenError("the last group must be the reserve, holding reserve_size tiles",
+                          field="groups")
+    if not all(_int(g.capacity) and 0 <= g.capacity <= N_TILES for g in groups):
+        raise BergenError("a group holds 0..28 tiles", field="groups")
+    free = info.free
+    if not isinstance(free, tuple):
+        raise BergenError("free must be a tuple of (tile, allowed groups)", field="free")
+    tiles, previous = 0, -1
+    for item in free:
+        if (not isinstance(item, tuple) or len(item) != 2 or not _int(item[0])
+                or not _int(item[1]) or not previous < item[0] < N_TILES
+                or not 0 <= item[1] < 1 << len(groups)):
+            raise BergenError(f"a free tile must be (tile 0..27, ascending, allowed-groups "
+                              f"mask), got {item!r}", field="free")
+        previous = item[0]
+        tiles |= 1 << item[0]
+    played = info.played_free
+    if not _int(played) or played & ~(tiles & line_mask):
+        raise BergenError("played_free must be free tiles that are on the line",
+                          field="played_free")
+    if tiles & ~played != ALL_TILES & ~info.hand & ~line_mask:
+        raise BergenError("the free tiles must be every tile neither in the hand nor on the "
+                          "line (and played tiles of uncertain origin)", field="free")
+    # Each other seat's groups hold its hand plus the tiles it played from them. (A played
+    # tile that no group may hold leaves no world: the world table says so.)
+    placed = all(a for t, a in free if played >> t & 1)
+    for j in range(n if placed else 0):
+        if j == info.seat and not public:
+            continue
+        mine = sum(1 << i for i, g in enumerate(groups) if g.owner == j)
+        kept = sum(g.capacity for g in groups if g.owner == j) - sum(
+            1 for t, a in free if played >> t & 1 and a and not a & ~mine)
+        if kept != sizes[j]:
+            raise BergenError(f"seat {j}'s groups hold {kept} tiles in hand, not its size "
+                              f"{sizes[j]}", field="groups")
+    return info
+
+
+class _SeatHistory:
+    """One hidden seat's epochs, proofs and plays, as everyone saw them."""
+
+    def __init__(self, hand_size: int):
+        self.epochs = [[-1, hand_size]]     # [event that opened it, tiles acquired]
+        self.voids = []                      # (event, mask of the tiles it rules out, ends)
+        self.plays = []                      # (event, tile, epoch it surely came from or None)
+        self.turn_draws = 0                  # draws in the turn in progress
+        self.turn_start = None               # event of the first draw of that turn
+
+
+class Observer:
+    """Follows a round event by event and keeps the proofs about the hidden seats' tiles.
+
+    It reads only what every seat sees (the line, who played what, who drew how many, who
+    passed, the sizes) plus the hands of the `known` seats, so feeding it a complete record
+    gives the same information as feeding it the record with the other hands nulled.
+    """
+
+    def __init__(self, rules: Rules, known, state: State):
+        self.rules = rules
+        self.known = frozenset(known)
+        # Every seat's epochs and proofs, the known seats' too (for the public view).
+        self.histories = {j: _SeatHistory(rules.hand_size) for j in range(rules.players)}
+        self.lead = None
+        self.state = state
+        self.n_events = 0
+        self.decisions = []      # ObservedPlay: every seat's plays after the lead
+
+    @property
+    def hist(self) -> dict:
+        """The hidden seats' histories."""
+        return {j: h for j, h in self.histories.items() if j not in self.known}
+
+    def step(self, seat: int, action: int, after: State):
+        """Record the event `seat` took (`action`: a play, DRAW or PASS) leading to `after`."""
+        i = self.n_events
+        before = self.state
+        ends = (before.left, before.right)
+        self.n_events += 1
+        self.state = after
+        if self.lead is None and action < DRAW:
+            self.lead = (seat, action >> 1)
+        h = self.histories[seat]
+        if action == DRAW:
+            if h.turn_draws == 0:
+                h.epochs.append([i, 0])
+                h.turn_start = i
+            h.epochs[-1][1] += 1
+            h.turn_draws += 1
+            return
+        if action == PASS:
+            h.voids.append((h.turn_start if h.turn_draws else i, numbers_mask(ends), ends))
+        else:
+            t = action >> 1
+            fixed = None
+            if h.turn_draws:
+                # It drew until a tile fitted: that tile is the one played, the others drawn
+                # in this turn, and the whole hand, show neither end.
+                h.voids.append((h.turn_start, numbers_mask(ends), ends))
+                fixed = len(h.epochs) - 1
+            elif self.lead == (seat, t) and len(after.line) == 1:
+                fixed = 0   # the lead comes from the dealt hand
+            h.plays.append((i, t, fixed))
+            if before.led:
+                self.decisions.append(ObservedPlay(
+                    i, seat, before.left, before.right, bool(before.left_double),
+                    bool(before.right_double), before.line_mask(), action, bool(h.turn_draws)))
+        h.turn_draws = 0
+        h.turn_start = None
+
+    # ---- the proofs as groups ------------------------------------------------------------
+    def constraints(self, public: bool = False):
+        """(groups, {tile: allowed-groups mask}, played_free mask) for the hidden tiles; with
+        `public`, for every tile off the line as an observer who sees no hand knows them
+        (every seat's epochs, the known seats' included)."""
+        rules, state = self.rules, self.state
+        line_mask = state.line_mask()
+        hidden = self.histories if public else self.hist
+        own = 0
+        if not public:
+            for j in self.known:
+                own |= state.hands[j]
+        forbidden = lead_forbidden(rules, self.lead[1]) if self.lead else 0
+        unknown = ALL_TILES & ~own & ~line_mask
+        allowed = {t: 0 for t in iter_mask(unknown)}
+        groups, fixed_count = [], {}
+        for j in sorted(hidden):
+            h = hidden[j]
+            if public and j == state.to_move and h.turn_draws:
+                h = self._turn_so_far(h)
+            first = len(groups)
+            for k, (start, cap) in enumerate(h.epochs):
+                groups.append(Group(j, k, cap, start))
+                # A tile still held, from epoch k: no number of a proof since it opened.
+                banned = forbidden if k == 0 else 0
+                for ev, nums, _ in h.voids:
+                    if ev >= start:
+                        banned |= nums
+                for t in iter_mask(unknown & ~banned):
+                    allowed[t] |= 1 << (first + k)
+            for ev_play, t, fixed in h.plays:
+                if fixed is not None:
+                    fixed_count[first + fixed] = fixed_count.get(first + fixed, 0) + 1
+                    continue
+                # A tile played: from an epoch opened before, with no proof against it while held.
+                mask = 0
+                for k, (start, _) in enumerate(h.epochs):
+                    if start >= ev_play:
+                        continue
+                    banned = forbidden if k == 0 else 0
+                    for ev, nums, _ in h.voids:
+                        if start <= ev < ev_play:
+                            banned |= nums
+                    if not banned >> t & 1:
+                        mask |= 1 << (first + k)
+                allowed[t] = mask
+        reserve_index = len(groups)
+        groups.append(Group(RESERVE, -1, state.reserve_size))
+        for t in iter_mask(unknown):
+            allowed[t] |= 1 << reserve_index
+        groups = tuple(Group(g.owner, g.epoch, g.capacity - fixed_count.get(i, 0), g.opened)
+                       for i, g in enumerate(groups))
+        played_free = sum(1 << t for t in allowed if line_mask >> t & 1)
+        return groups, tuple(sorted(allowed.items())), played_free
+
+    def _turn_so_far(self, h: "_SeatHistory") -> "_SeatHistory":
+        """The history of the seat to move in the middle of a draw turn, with what everyone
+        knows already: it drew because nothing fitted, so its hand, and every tile drawn
+        this turn but the last, shows neither end (the last one, drawn just now, may fit)."""
+        state = self.state
+        ends = (state.left, state.right)
+        view = _SeatHistory(0)
+        start, cap = h.epochs[-1]
+        view.epochs = [list(e) for e in h.epochs[:-1]] + [[start, cap - 1],
+                                                           [self.n_events, 1]]
+        view.voids = list(h.voids) + [(h.turn_start, numbers_mask(ends), ends)]
+        view.plays = h.plays
+        return view
+    def proven_voids(self, seat: int) -> dict:
+        """{number: (event, ends, how)}: the numbers the hidden `seat` is proven to hold none
+        of now, each with the first proof of it that still covers the whole hand: `event` the
+        round's event that proved it (the first draw of a draw turn, or the pass), `ends` the
+        line's ends then, `how` "draw" or "pass". A proof covers the tiles held then and those
+        drawn in that turn, not those drawn on later turns (RULES.md), so only the proofs
+        since the latest draw turn that left the seat a tile count (a turn that drew one tile
+        and played it brought nothing into the hand)."""
+        h = self.hist[seat]
+        played = {}
+        for _, _, epoch in h.plays:
+            if epoch is not None:
+                played[epoch] = played.get(epoch, 0) + 1
+        live = [k for k, (_, got) in enumerate(h.epochs) if got > played.get(k, 0)]
+        start = h.epochs[live[-1] if live else -1][0]
+        draw_turns = {opened for opened, _ in h.epochs[1:]}
+        out = {}
+        for ev, _, ends in h.voids:
+            if ev >= start:
+                for v in sorted(set(ends)):
+                    out.setdefault(v, (ev, ends, "draw" if ev in draw_turns else "pass"))
+        return out
+
+    def why_not(self, seat: int, tile: int) -> str:
+        """Why the hidden `seat` cannot hold `tile` now: the proof against its latest chance
+        to have got it (for error messages)."""
+        h = self.histories[seat]
+        start = h.epochs[-1][0]
+        for ev, nums, ends in h.voids:
+            if ev >= start and nums >> tile & 1:
+                shown = " or ".join(str(v) for v in sorted(set(ends)) if TILES_WITH[v] >> tile & 1)
+                return (f"its draw or pass at event {ev} (ends {ends[0]} and {ends[1]}) proved it "
+                        f"held no {shown}, and it has drawn nothing since")
+        return f"the lead proved no hand was dealt {tile_str(tile)}, and seat {seat} has not drawn since"
+
+    def infoset(self, seat: int) -> InfoSet:
+        """The information set of `seat` (one of the known seats), which must be to move."""
+        state = self.state
+        if self.known != {seat}:
+            raise ValueError("an information set is built for one known seat")
+        if state.ended is not None:
+            raise BergenError("the round is over: there is no decision to search")
+        if not state.led:
+            raise BergenError("the round stops before the lead, which is forced: nothing to search")
+        if state.to_move != seat:
+            raise BergenError(f"seat {state.to_move} is to move, not seat {seat}")
+        groups, free, played_free = self.constraints()
+        public = PublicView(*self.constraints(public=True), tuple(self.decisions))
+        hidden_decisions = tuple(d for d in self.decisions if d.seat not in self.known)
+        return InfoSet(
+            rules=self.rules, seat=seat, scores=state.scores, hand=state.hands[seat],
+            line=state.line, hand_sizes=tuple(state.hand_size(j) for j in range(self.rules.players)),
+            reserve_size=state.reserve_size, passes=state.passes,
+            draws_this_turn=state.draws_this_turn, last_drawn=state.last_drawn,
+            groups=groups, free=free, played_free=played_free, decisions=hidden_decisions,
+            public=public)
+
+
+def from_state_and_events(rules: Rules, seat: int, hand: int, start_scores, events) -> InfoSet:
+    """Seat's information set for a round from its dealt hand and the public events
+    `(seat, action, tile)` (action a move int, DRAW or PASS; `tile` is read only for the
+    seat's own draws, and must be given for them). Every other hand is hidden, so an illegal
+    history raises BergenError located at its event."""
+    hands = [None] * rules.players
+    hands[seat] = hand
+    state = State.deal(rules, hands, None, start_scores)
+    obs = Observer(rules, {seat}, state)
+    for i, (who, action, tile) in enumerate(events):
+        try:
+            if action == DRAW and who == seat and (tile is None or tile < 0):
+                raise BergenError(f"seat {seat}'s own draw must name its tile", field="draw")
+            state = state.apply(action, who, tile if (action == DRAW and who == seat) else None)
+        except BergenError as e:
+            raise e.located(event=i) from None
+        obs.step(who, action, state)
+    return obs.infoset(seat)
+
+
+def lead_forbidden(rules: Rules, lead_tile: int) -> int:
+    """Tiles no dealt hand can have held, given the lead tile (the lead itself excepted)."""
+    rank = _rank_of(rules, lead_tile)
+    return sum(1 << t for t in range(N_TILES) if t != lead_tile and _rank_of(rules, t) < rank)
+
+
+def _position_constraints(pos, seats, unknown):
+    """(groups, free) of a position's hidden tiles `unknown` dealt among `seats` (one group
+    each, its hand, barred from its voids) and the reserve."""
+    groups, allowed = [], {t: 0 for t in iter_mask(unknown)}
+    for j in seats:
+        banned = numbers_mask(pos.voids.get(j, ()))
+        for t in allowed:
+            if not banned >> t & 1:
+                allowed[t] |= 1 << len(groups)
+        groups.append(Group(j, 0, pos.hand_sizes[j]))
+    for t in allowed:
+        allowed[t] |= 1 << len(groups)
+    groups.append(Group(RESERVE, -1, pos.reserve_size))
+    return tuple(groups), tuple(sorted(allowed.items()))
+
+
+def from_position(pos) -> InfoSet:
+    """The information set of a `bergen-position/1` (no history: its voids are the proofs)."""
+    rules = pos.rules
+    seat = pos.to_move
+    line_mask = 0
+    from ..game.tiles import tile_index
+    for a, b in pos.line:
+        line_mask |= 1 << tile_index(a, b)
+    others = [j for j in range(rules.players) if j != seat]
+    groups, free = _position_constraints(pos, others, ALL_TILES & ~pos.hand & ~line_mask)
+    public = PublicView(*_position_constraints(pos, range(rules.players),
+                                               ALL_TILES & ~line_mask), 0)
+    return InfoSet(
+        rules=rules, seat=seat, scores=tuple(pos.scores), hand=pos.hand, line=tuple(pos.line),
+        hand_sizes=tuple(pos.hand_sizes), reserve_size=pos.reserve_size, passes=0,
+        draws_this_turn=0, last_drawn=-1, groups=groups, free=free, played_free=0,
+        public=public)

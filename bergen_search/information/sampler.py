@@ -1,0 +1,494 @@
+"""The world sampler: deals the hidden tiles consistently with an information set,
+uniformly over the consistent worlds.
+
+A world is an assignment of the information set's free tiles to its groups (see infoset.py),
+each group filled to capacity; each is one history of deals and draws the seat could not tell
+apart, and under a uniform shuffle all of them are equally likely. The sampler counts them
+exactly with a dynamic programme over the tiles (state: the capacity left in each group),
+then draws one by walking the programme with probabilities proportional to the counts: an
+exact uniform draw, no rejection, a few dozen operations per tile.
+
+The table is built once per information set, here in Python; the walk runs in the core
+(`_sampler.CoreSampler`) or, in the reference, in `WorldTable.sample` (`ReferenceSampler`,
+the core sampler's pure-Python stand-in, gives each world as a reference `State`). Both walk
+the same float table with the same RNG, so they draw the same worlds for the same seed.
+
+*Weighted worlds* (inference, `inference.py`): a table may carry a factor for each free tile
+in each group, and a world then weighs the product of its tiles' factors. Such evidence (a
+seat that passed up a match probably lacked the tile for it) keeps the programme's shape: the
+counts become weighted sums, and the walk draws a world with probability proportional to its
+weight, exactly. The unweighted count `total` stays the number of consistent histories.
+
+Three tiles are unseen at the end of this round (0-0, 1-1, 5-5): one is the other hand, two
+the reserve, so there are three worlds, each drawn with probability 1/3 (tests/test_sampler.py
+checks the programme against a brute force through the rules engine):
+
+>>> from bergen_search.information.infoset import from_position
+>>> from bergen_search.formats.position import position_from_flags
+>>> from bergen_search.game.rng import Rng
+>>> from bergen_search.game.tiles import format_mask
+>>> pos = position_from_flags(hand="2-4", hand_sizes="1,1", line="2-2 2-6 6-0 0-1 1-4 4-4 "
+...     "4-5 5-3 3-4 4-0 0-2 2-1 1-3 3-0 0-5 5-1 1-6 6-6 6-3 3-3 3-2 2-5 5-6 6-4")
+>>> table = WorldTable(from_position(pos))
+>>> table.total, sorted(format_mask(hands[1])[0] for hands, _ in table.enumerate())
+(3, ['0-0', '1-1', '5-5'])
+>>> format_mask(table.sample(Rng(1)).hands[1])
+['5-5']
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import BergenError
+from ..game.rng import Rng
+from ..game.state import NO_TILE, State
+from ..game.tiles import ALL_TILES, N_TILES, popcount
+from .infoset import RESERVE, InfoSet, check_infoset
+
+#: Programmes larger than this many nodes are refused (the position is too unconstrained to
+#: need them; it never happens in real play: 4 players, 3 epochs each stay far below).
+MAX_NODES = 400_000
+
+
+@dataclass
+class World:
+    hands: tuple      # mask per seat, the viewpoint's own included
+    reserve: list     # tiles in draw order
+
+
+def _merge_groups(groups, free, factors=None):
+    """Merge groups of one owner that every free tile may enter alike (with the same factor,
+    if `factors` {tile: factor per group} are given): the worlds then differ only by which
+    epoch a tile came from, a constant factor per world."""
+    columns = {}
+    merged_of = []
+    merged = []   # [owner, capacity]
+    for g, grp in enumerate(groups):
+        col = tuple(bool(a >> g & 1) for _, a in free)
+        if factors:
+            col += tuple(factors[t][g] if t in factors else 1.0 for t, _ in free)
+        key = (grp.owner, col)
+        if key in columns and grp.owner != RESERVE:
+            idx = columns[key]
+            merged[idx][1] += grp.capacity
+        else:
+            idx = len(merged)
+            columns[key] = idx
+            merged.append([grp.owner, grp.capacity])
+        merged_of.append(idx)
+    allowed = []
+    for _, a in free:
+        m = 0
+        for g in range(len(groups)):
+            if a >> g & 1:
+                m |= 1 << merged_of[g]
+        allowed.append(m)
+    return [tuple(x) for x in merged], allowed, merged_of
+
+
+#: A programme state packs the capacity left in each group, this many bits a group.
+_BITS = 5
+_CAP_MASK = (1 << _BITS) - 1
+
+
+def _pack(caps) -> int:
+    return sum(c << (_BITS * g) for g, c in enumerate(caps))
+
+
+def _steps(a: int, n_groups: int) -> list:
+    """(group, unit, shift) of the groups a tile with allowed mask `a` may enter."""
+    return [(g, 1 << (_BITS * g), _BITS * g) for g in range(n_groups) if a >> g & 1]
+
+
+def _programme(caps, allowed, weight=None):
+    """counts[i][state] = ways to place tiles i.. into the groups, exactly; a state is the
+    capacity left in each group, packed (`_pack`). With `weight[i][g]` (the factor of tile i
+    in group g), each way counts the product of its factors (floats)."""
+    m, G = len(allowed), len(caps)
+    if max(caps, default=0) > _CAP_MASK:
+        raise BergenError(f"a group holds more than {_CAP_MASK} tiles")
+    levels = [{_pack(caps)}]
+    nodes = 1
+    for i in range(m):
+        nxt = set()
+        steps = _steps(allowed[i], G)
+        for st in levels[-1]:
+            for _, unit, shift in steps:
+                if st >> shift & _CAP_MASK:
+                    nxt.add(st - unit)
+        levels.append(nxt)
+        nodes += len(nxt)
+        if nodes > MAX_NODES:
+            raise BergenError("the position leaves too many hidden possibilities to tabulate")
+    counts = [None] * (m + 1)
+    counts[m] = {st: 1 if st == 0 else 0 for st in levels[m]}
+    for i in range(m - 1, -1, -1):
+        steps = _steps(allowed[i], G)
+        below, here = counts[i + 1], {}
+        if weight is None:
+            for st in levels[i]:
+                c = 0
+                for _, unit, shift in steps:
+                    if st >> shift & _CAP_MASK:
+                        c += below[st - unit]
+                here[st] = c
+        else:
+            w = weight[i]
+            for st in levels[i]:
+                c = 0.0
+                for g, unit, shift in steps:
+                    if st >> shift & _CAP_MASK:
+                        c += w[g] * below[st - unit]
+                here[st] = c
+        counts[i] = here
+    return counts
+
+
+def count_worlds(groups, free) -> int:
+    """The number of ways to deal the free tiles into the groups (0: an impossible history)."""
+    merged, allowed, _ = _merge_groups(groups, free)
+    caps = [c for _, c in merged]
+    if sum(caps) != len(free) or min(caps, default=0) < 0:
+        return 0
+    return _programme(caps, allowed)[0][_pack(caps)]
+
+
+class WorldTable:
+    """The counting programme of an information set, flattened for the walk.
+
+    Node 0 is the root; node `v` has options `opt_start[v] .. opt_start[v+1]-1`, each a group,
+    a child node and a cumulative weight (float). `total` is the exact number of worlds.
+
+    `factors` ({tile: factor per group of `info.groups`}, from `inference.tile_factors`)
+    weighs the worlds: a world is drawn with probability proportional to the product of its
+    tiles' factors, and `enumerate` gives each world its histories times that product.
+    """
+
+    def __init__(self, info: InfoSet, factors: dict | None = None, public: bool = False):
+        """`public`: `info` is the exact endgame's public view (`infoset.check_infoset`)."""
+        self.info = check_infoset(info, public)
+        factors = {t: f for t, f in (factors or {}).items() if any(x != 1.0 for x in f)}
+        for t, f in factors.items():
+            if len(f) != len(info.groups) or not all(x > 0 and x < float("inf") for x in f):
+                raise BergenError(f"tile {t}: factors must be positive, one per group")
+        self.factors = factors
+        groups, allowed, self.merged_of = _merge_groups(info.groups, info.free, factors)
+        self.owners = [o for o, _ in groups]
+        caps = [c for _, c in groups]
+        self.tiles = [t for t, _ in info.free]
+        self.is_played = [bool(info.played_free >> t & 1) for t in self.tiles]
+        m = len(self.tiles)
+        if sum(caps) != m or min(caps, default=0) < 0:
+            raise BergenError(f"impossible position: {m} hidden tiles for {sum(caps)} places")
+        G = len(groups)
+        counts = _programme(caps, allowed)
+        root = (0, _pack(caps))
+        self.total = counts[0][root[1]]
+        if self.total == 0:
+            raise BergenError("impossible position: no deal of the hidden tiles is consistent "
+                              "with everything this seat has seen")
+        # The factor of each free tile in each merged group (merged groups share factors).
+        self.weight = None
+        if factors:
+            self.weight = [[1.0] * G for _ in self.tiles]
+            for g, mg in enumerate(self.merged_of):
+                for i, t in enumerate(self.tiles):
+                    if t in factors:
+                        self.weight[i][mg] = factors[t][g]
+            counts = _programme(caps, allowed, self.weight)
+        # Flatten the nodes with a non-zero count, breadth first from the root.
+        index = {root: 0}
+        order = [root]
+        self.opt_start, self.opt_group, self.opt_child, self.opt_cum = [], [], [], []
+        steps = [_steps(a, G) for a in allowed]
+        k = 0
+        while k < len(order):
+            i, st = order[k]
+            k += 1
+            self.opt_start.append(len(self.opt_group))
+            if i == m:
+                continue
+            cum = 0.0
+            below = counts[i + 1]
+            for g, unit, shift in steps[i]:
+                if st >> shift & _CAP_MASK:
+                    c = below[st - unit]
+                    if c == 0:
+                        continue
+                    if self.weight is not None:
+                        c *= self.weight[i][g]
+                    child = (i + 1, st - unit)
+                    if child not in index:
+                        index[child] = len(order)
+                        order.append(child)
+                    cum += float(c)
+                    self.opt_group.append(g)
+                    self.opt_child.append(index[child])
+                    self.opt_cum.append(cum)
+        self.opt_start.append(len(self.opt_group))
+        self.n_nodes = len(order)
+        self.reserve_group = self.owners.index(RESERVE)
+
+    # ---- drawing worlds ----------------------------------------------------------------
+    def _world(self, assignment, rng: Rng | None) -> World:
+        info = self.info
+        hands = [0] * info.rules.players
+        hands[info.seat] = info.hand
+        reserve = []
+        for tile, g, played in zip(self.tiles, assignment, self.is_played):
+            if played:
+                continue
+            owner = self.owners[g]
+            if owner == RESERVE:
+                reserve.append(tile)
+            else:
+                hands[owner] |= 1 << tile
+        if rng is not None:
+            rng.shuffle(reserve)
+        return World(tuple(hands), reserve)
+
+    def walk(self, rng: Rng) -> list:
+        """The group of each free tile in one uniformly drawn world."""
+        node, out = 0, []
+        for _ in self.tiles:
+            lo, hi = self.opt_start[node], self.opt_start[node + 1]
+            u = (rng.next64() >> 11) * (1.0 / 9007199254740992.0) * self.opt_cum[hi - 1]
+            j = lo
+            while j < hi - 1 and u >= self.opt_cum[j]:
+                j += 1
+            out.append(self.opt_group[j])
+            node = self.opt_child[j]
+        return out
+
+    def sample(self, rng: Rng) -> World:
+        """One world, uniformly among the consistent ones, with a uniform reserve order."""
+        return self._world(self.walk(rng), rng)
+
+    def enumerate(self):
+        """Every distinct world (hands and reserve contents) with its weight: the number of
+        histories behind it (times its tiles' factors, with `factors`). Without factors the
+        weights sum to `total`."""
+        found = {}
+        path = []
+
+        def rec(node, i):
+            lo, hi = self.opt_start[node], self.opt_start[node + 1]
+            if i == len(self.tiles):
+                w = self._world(path, None)
+                key = (w.hands, tuple(sorted(w.reserve)))
+                weight = 1
+                if self.weight is not None:
+                    for k, g in enumerate(path):
+                        weight *= self.weight[k][g]
+                found[key] = found.get(key, 0) + weight
+                return
+            for j in range(lo, hi):
+                path.append(self.opt_group[j])
+                rec(self.opt_child[j], i + 1)
+                path.pop()
+
+        rec(0, 0)
+        return found
+
+
+def check_world(info: InfoSet, hands, reserve) -> tuple:
+    """`(hands, reserve)` as tuples if they are a world of `info`: a mask per seat (the seat's
+    own hand included) and the reserve's tiles, every tile in one place only, the sizes those
+    of the information set; else `BergenError` naming `hands` or `reserve`. Shared by the
+    reference (`expectimax_ref.world_state`) and the core (`ExpectimaxSearch.run_world`)."""
+    rules = info.rules
+    hands = tuple(hands)
+    reserve = tuple(reserve)
+    if len(hands) != rules.players:
+        raise BergenError(f"expected {rules.players} hands, got {len(hands)}", field="hands")
+    if hands[info.seat] != info.hand:
+        raise BergenError(f"seat {info.seat}'s hand differs from the information set's",
+                          field="hands")
+    seen = info.line_mask
+    for seat, h in enumerate(hands):
+        if not isinstance(h, int) or not 0 <= h <= ALL_TILES:
+            raise BergenError(f"seat {seat}'s hand is not a set of the 28 tiles", field="hands")
+        if popcount(h) != info.hand_sizes[seat]:
+            raise BergenError(f"seat {seat} holds {popcount(h)} tiles, the information set says "
+                              f"{info.hand_sizes[seat]}", field="hands")
+        if h & seen:
+            raise BergenError("a tile is in two places", field="hands")
+        seen |= h
+    if len(reserve) != info.reserve_size:
+        raise BergenError(f"the reserve holds {len(reserve)} tiles, the information set says "
+                          f"{info.reserve_size}", field="reserve")
+    for t in reserve:
+        if not isinstance(t, int) or not 0 <= t < N_TILES:
+            raise BergenError(f"reserve tile {t!r} is not a tile", field="reserve")
+        if seen >> t & 1:
+            raise BergenError("a tile is in two places", field="reserve")
+        seen |= 1 << t
+    return hands, reserve
+
+
+def world_state(info: InfoSet, hands, reserve) -> State:
+    """The full-information reference State of one world of `info`, unchecked: its public
+    fields (line, scores, reserve size, passes, draws this turn) with `hands` (a mask per seat,
+    the seat's own included) and `reserve` (tiles in draw order). `State.deal` only starts a
+    round, so the state is assembled field by field here (`expectimax_ref.world_state` checks
+    the world first)."""
+    rules = info.rules
+    s = State.__new__(State)
+    s.rules = rules
+    s.hands = tuple(hands)
+    s.hidden = (0,) * rules.players
+    s.reserve = tuple(reserve)
+    s.reserve_size = len(s.reserve)
+    s.line = tuple(info.line)
+    s.left, s.right = info.left, info.right
+    s.left_double, s.right_double = info.left_double, info.right_double
+    s.scores = tuple(info.scores)
+    s.to_move = info.seat
+    s.passes = info.passes
+    s.draws_this_turn = info.draws_this_turn
+    s.last_drawn = info.last_drawn if info.draws_this_turn else NO_TILE
+    s.ended = None
+    s.winner = None
+    s.last_points = (0,) * rules.n_sides
+    return s
+
+
+class ReferenceSampler:
+    """The pure-Python stand-in for `_sampler.CoreSampler`: a WorldTable's worlds for one
+    information set, drawn by `WorldTable.walk` (the core's draws, bit for bit), as hands and
+    reserve (`sample`, as the core's) or as a full-information reference `State` (`world`).
+    `base` is the template: the public state with the seat's own hand, the others empty."""
+
+    def __init__(self, info: InfoSet, table: WorldTable | None = None):
+        self.info = info
+        self.table = WorldTable(info) if table is None else table
+        self.seat = info.seat
+        hands = [0] * info.rules.players
+        hands[info.seat] = info.hand
+        self.base = world_state(info, hands, ())
+        self.base.reserve_size = info.reserve_size
+
+    @property
+    def total(self) -> int:
+        """The exact number of consistent worlds (histories)."""
+        return self.table.total
+
+    def sample(self, rng: Rng) -> tuple:
+        """One world drawn with `rng` (advanced as the core's walk would): (hands by seat,
+        reserve in draw order)."""
+        world = self.table.sample(rng)
+        return world.hands, world.reserve
+
+    def sample_many(self, n: int, seed: int) -> int:
+        """Draw n worlds on one stream; return the core's checksum (the xor of the hand
+        masks and the first reserve tile: `CoreSampler.sample_many`)."""
+        rng, check = Rng(seed), 0
+        for _ in range(n):
+            hands, reserve = self.sample(rng)
+            check ^= hands[0] ^ (hands[1] << 28) ^ (reserve[0] if reserve else 0)
+        return check
+
+    def world(self, rng: Rng) -> State:
+        """One world drawn with `rng`, as the full-information State the search plays in."""
+        world = self.table.sample(rng)
+        s = self.base._copy()
+        s.hands = world.hands
+        s.reserve = tuple(world.reserve)
+        return s
+
+
+def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
+    """The number of distinct deals consistent with `info`: which tiles each other seat holds
+    now and which the reserve holds (its order not counted). `WorldTable.total` counts the
+    histories instead (a deal and, for a seat that drew, which turn brought each tile; the
+    sampler's unit, each equally likely); a deal stands for one history or more.
+
+    Exact: a programme over the unplayed hidden tiles whose state is, per seat, how many
+    tiles of each *class* it was given (tiles that may enter the same epochs of the seat),
+    and the reserve's count; at the end each seat's class counts (with the tiles it played
+    from an epoch not known) must fill its epochs, which Hall's condition over the sets of
+    epochs decides. Raises BergenError past `limit` programme states."""
+    groups = info.groups
+    seats = sorted({g.owner for g in groups if g.owner != RESERVE})
+    group_bits = {s: sum(1 << i for i, g in enumerate(groups) if g.owner == s) for s in seats}
+    reserve_bit = 1 << next(i for i, g in enumerate(groups) if g.owner == RESERVE)
+    played = {s: [] for s in seats}
+    classes = {s: [] for s in seats}
+    tiles = []              # per unplayed tile: [(option, seat index or -1, class index)]
+    for t, allowed in info.free:
+        if info.played_free >> t & 1:
+            owner = [s for s in seats if allowed & group_bits[s]]
+            if len(owner) != 1:
+                return 0       # a played tile no epoch of its player can have held
+            played[owner[0]].append(allowed & group_bits[owner[0]])
+            continue
+        options = [(-1, 0)] if allowed & reserve_bit else []
+        for k, s in enumerate(seats):
+            c = allowed & group_bits[s]
+            if c:
+                if c not in classes[s]:
+                    classes[s].append(c)
+                options.append((k, classes[s].index(c)))
+        if not options:
+            return 0
+        tiles.append(options)
+    sizes = [info.hand_sizes[s] for s in seats]
+    width = [len(classes[s]) for s in seats]
+    start = (0,) + tuple((0,) * w for w in width)
+    states = {start: 1}
+    for options in tiles:
+        nxt = {}
+        for st, ways in states.items():
+            for k, c in options:
+                if k < 0:
+                    if st[0] == info.reserve_size:
+                        continue
+                    new = (st[0] + 1,) + st[1:]
+                else:
+                    counts = st[1 + k]
+                    if sum(counts) == sizes[k]:
+                        continue
+                    counts = counts[:c] + (counts[c] + 1,) + counts[c + 1:]
+                    new = st[:1 + k] + (counts,) + st[2 + k:]
+                nxt[new] = nxt.get(new, 0) + ways
+        states = nxt
+        if len(states) > limit:
+            raise BergenError("the position leaves too many hidden possibilities to count the "
+                              "deals")
+    fits = [{} for _ in seats]
+    total = 0
+    for st, ways in states.items():
+        if st[0] != info.reserve_size:
+            continue
+        ok = True
+        for k, s in enumerate(seats):
+            counts = st[1 + k]
+            if sum(counts) != sizes[k]:
+                ok = False
+                break
+            if counts not in fits[k]:
+                fits[k][counts] = _fills_epochs(groups, group_bits[s], classes[s], counts,
+                                                played[s])
+            if not fits[k][counts]:
+                ok = False
+                break
+        if ok:
+            total += ways
+    return total
+
+
+def _fills_epochs(groups, bits: int, classes: list, counts: tuple, played: list) -> bool:
+    """Whether tiles of the given classes (`counts[i]` tiles that may enter the groups of
+    mask `classes[i]`) and the played tiles (one each, by mask) fill the seat's groups (mask
+    `bits`) to capacity: Hall's condition, every set of groups no larger than the tiles that
+    may enter one of them (the totals being equal)."""
+    idx = [i for i in range(len(groups)) if bits >> i & 1]
+    supply = list(zip(classes, counts)) + [(m, 1) for m in played]
+    if sum(n for _, n in supply) != sum(groups[i].capacity for i in idx):
+        return False
+    for r in range(1, 1 << len(idx)):
+        subset = sum(1 << idx[j] for j in range(len(idx)) if r >> j & 1)
+        need = sum(groups[idx[j]].capacity for j in range(len(idx)) if r >> j & 1)
+        if need > sum(n for m, n in supply if m & subset):
+            return False
+    return True

@@ -1,0 +1,596 @@
+"""The arena: engine A against engine B over many duplicate sets of matches.
+
+Luck of the deal dominates Bergen, so the arena plays *duplicate* sets: the same deals, and
+the same reserve orders, with the engines in every seating. A match's deals come from
+`Rng(seed)` alone, whatever the plays (`table.play_match`), so replaying a seed with the
+engines moved replays the deals; a match that runs longer or shorter in one seating simply
+stops earlier or goes on further along the same sequence of deals.
+
+The seatings of a set (`seatings(rules)`, one per side):
+
+- 2 players, or 2 partnerships: a *pair*. Seating 0 puts A on side 0 (seat 0; with
+  partnerships seats 0 and 2) and B on side 1; seating 1 swaps them.
+- 3 or 4 individual players: seating k puts A in seat k and B in every other seat, so a set
+  is n matches and A sits once in each seat. A wins a match when A's seat reaches the target;
+  B wins when any of B's seats does. Two equal engines then give A a win rate of 1/n
+  (`ArenaResult.even_rate`), not 1/2.
+
+Set i of a run is played with the seed `derive_seed(seed, i)` in each of its seatings.
+
+*Single rounds* (`single_round=True`, `bergen arena --round`): each match of a set is only its
+first round, dealt from the start scores (default 0-0). A round's points margin has far less
+variance than a match's result, so a strength question is answered in a fraction of the games.
+A round is won by the side that gained the most points in it; when A's side ties for the most
+with k - 1 others it is a tie (`ties`), worth 1/k of a win to A in `win_rate`.
+
+The statistics (`ArenaResult`):
+
+- `win_rate`: A's matches won / matches played (single rounds: ties count as shares).
+- `ci95`: the sets are independent; the matches inside one set are not (they share the
+  deals). So the interval is built from the per-set scores (A's wins in the set / matches in
+  the set), whose mean is the win rate: `duplicate_interval`, a normal approximation with
+  the sample standard deviation of the set scores. With fewer than `MIN_SETS_NORMAL` sets,
+  or when every set scored the same (standard deviation 0), it falls back to a Wilson
+  interval counting each set as one trial, which is conservative (a set holds more
+  information than one independent match).
+- `points_per_round`: for A, A's side's points (final minus start score) summed over all
+  matches, divided by all rounds played. For B, the same per side B holds: with 3 or 4
+  individual players B's points are averaged over B's seats, so the two numbers compare.
+- `margin_per_round`: A's minus B's points per round, and `margin_stderr` its standard error
+  as a ratio estimator over the independent sets (the delta method).
+- With `luck_adjust` (the default; `bergen arena --no-luck-adjust` turns it off): the luck of
+  the draws (module `luck`: at every draw, how much the tile drawn changed a fixed estimate
+  of each side's points to come, less its mean over the tiles that could have been drawn),
+  in the margin's unit, summed per set inside the set's task. `adjusted_margin_per_round` is
+  the margin less it, with `adjusted_margin_stderr` (the same ratio estimator);
+  `luck_per_round` (± `luck_stderr`) has expectation zero whatever the engines, so the
+  adjusted margin is unbiased; `variance_ratio` is (raw / adjusted standard error)²: how
+  many times fewer sets the adjusted figure needs for the same interval. Whole matches with
+  two sides also get `adjusted_win_rate` and its normal `adjusted_ci95`: A's set scores less
+  the luck in A's chance to win the match (`win_variance_ratio` likewise).
+
+>>> from bergen_search.game.rules import Rules
+>>> r = run_arena(Rules(), "greedy", "random", games=4, seed=1)
+>>> r.sets, r.matches, sum(r.wins) == r.matches, r.ci95[0] <= r.win_rate <= r.ci95[1]
+(4, 8, True, True)
+>>> [round(x, 4) for x in wilson_interval(50, 100)]
+[0.4038, 0.5962]
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Callable, NamedTuple
+
+from ..errors import BergenError, Interrupted
+from ..game.match import MatchLog
+from ..game.rng import derive_seed
+from ..game.rules import Rules
+from ..runs.parallel import batches, run_ordered
+from .engines import EngineSpec, parse_engine_spec
+from .luck import default_estimate, luck_estimate_name, match_luck, side_margin
+from .seats import play_engines
+
+#: Below this many sets the interval is Wilson's (each set one trial), not the normal one.
+MIN_SETS_NORMAL = 20
+#: The normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
+
+
+# ---- intervals ------------------------------------------------------------------------------
+def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple:
+    """The Wilson score interval (lo, hi) for a binomial proportion `successes / n`.
+
+    `successes` may be fractional (a mean score times n). With n = 0 it is (0, 1).
+
+    >>> [round(x, 4) for x in wilson_interval(0, 10)]
+    [0.0, 0.2775]
+    >>> [round(x, 4) for x in wilson_interval(10, 10)]
+    [0.7225, 1.0]
+    """
+    if n <= 0:
+        return (0.0, 1.0)
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes {successes} outside 0..{n}")
+    p = successes / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def duplicate_interval_method(set_scores, min_sets: int = MIN_SETS_NORMAL) -> str:
+    """Which interval `duplicate_interval` uses for these set scores: "normal" or "wilson"."""
+    n = len(set_scores)
+    if n < max(2, min_sets):
+        return "wilson"
+    first = set_scores[0]
+    return "wilson" if all(s == first for s in set_scores) else "normal"
+
+
+def duplicate_interval(set_scores, z: float = Z95, min_sets: int = MIN_SETS_NORMAL) -> tuple:
+    """The interval (lo, hi) for a win rate estimated from independent duplicate sets.
+
+    `set_scores` holds one number in [0, 1] per set: the share of the set's matches A won.
+    All sets have the same number of matches, so the win rate is their mean m. The interval
+    is m ± z·s/√n with s the sample standard deviation (n − 1 in the denominator), clipped
+    to [0, 1]. With fewer than `min_sets` sets, or when all scores are equal (s = 0 would
+    claim certainty), it is `wilson_interval(sum(set_scores), n)`: each set counted as one
+    trial (`duplicate_interval_method` says which).
+
+    Here m = 15/25 = 0.6, s² = (10·0.4² + 10·0.1² + 5·0.6²)/24 = 3.5/24, half-width
+    1.96·√(3.5/24)/5 ≈ 0.1497:
+
+    >>> lo, hi = duplicate_interval([1.0, 0.5] * 10 + [0.0] * 5)
+    >>> round(lo, 4), round(hi, 4)
+    (0.4503, 0.7497)
+    """
+    scores = [float(s) for s in set_scores]
+    n = len(scores)
+    if n == 0:
+        return (0.0, 1.0)
+    if duplicate_interval_method(scores, min_sets) == "wilson":
+        return wilson_interval(sum(scores), n, z)
+    mean = sum(scores) / n
+    sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1))
+    half = z * sd / math.sqrt(n)
+    return (max(0.0, mean - half), min(1.0, mean + half))
+
+
+def sample_sd(values) -> float | None:
+    """The sample standard deviation (n − 1 in the denominator); None below two values."""
+    n = len(values)
+    if n < 2:
+        return None
+    mean = math.fsum(values) / n
+    return math.sqrt(math.fsum((x - mean) ** 2 for x in values) / (n - 1))
+
+
+def normal_interval(values, z: float = Z95) -> tuple | None:
+    """mean ± z·s/√n, not clipped (luck-adjusted scores may leave [0, 1]); None below two."""
+    sd = sample_sd(values)
+    if sd is None:
+        return None
+    mean = math.fsum(values) / len(values)
+    half = z * sd / math.sqrt(len(values))
+    return (mean - half, mean + half)
+
+
+def ratio_stderr(numerators, denominators) -> float | None:
+    """The standard error of R = Σx/Σy over independent units (x_i, y_i), by the delta
+    method: √(Σ(x_i − R·y_i)² / (n(n − 1))) / ȳ. None with fewer than two units."""
+    n = len(numerators)
+    total = sum(denominators)
+    if n < 2 or total <= 0:
+        return None
+    r = sum(numerators) / total
+    ss = sum((x - r * y) ** 2 for x, y in zip(numerators, denominators))
+    return math.sqrt(ss / (n * (n - 1))) / (total / n)
+
+
+# ---- seatings -------------------------------------------------------------------------------
+def seatings(rules: Rules) -> list:
+    """A's seats in each seating of a set: one seating per side, A holding that side's seats
+    (every seat of the other sides is B's).
+
+    >>> seatings(Rules()), seatings(Rules(players=4, partnerships=True)), seatings(Rules(players=3))
+    ([(0,), (1,)], [(0, 2), (1, 3)], [(0,), (1,), (2,)])
+    """
+    return [tuple(s for s in range(rules.players) if rules.side_of(s) == side)
+            for side in range(rules.n_sides)]
+
+
+def seat_specs(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seating: int) -> list:
+    """The engine of every seat in seating `seating`: A on side `seating`, B elsewhere."""
+    return [spec_a if rules.side_of(s) == seating else spec_b for s in range(rules.players)]
+
+
+# ---- results --------------------------------------------------------------------------------
+class ArenaMatch(NamedTuple):
+    """One match of the run, as played: set index, seating (= A's side), the match seed,
+    A's seats, and the `MatchLog` (`record_io.write_record(m.log)` makes its record)."""
+    set_index: int
+    seating: int
+    seed: int
+    a_seats: tuple
+    log: MatchLog
+
+
+@dataclass
+class SetResult:
+    """The outcome of one duplicate set (what a worker sends back)."""
+    index: int
+    a_wins: int            # matches (or single rounds) of the set won by A outright
+    matches: int
+    a_points: int          # A's side's points over the set's matches
+    b_points: float        # B's points per side B holds, over the set's matches
+    rounds: int
+    a_wins_by_seating: tuple
+    logs: list | None = None   # ArenaMatch per seating, with keep_logs
+    # (searches, seconds) of A's and of B's searched decisions over the set's matches.
+    search_time: tuple = ((0, 0.0), (0, 0.0))
+    ties: int = 0          # single rounds where A's side tied for the most points
+    a_share: float | None = None   # A's wins, ties counted as shares (None: a_wins)
+    # A's luck of the draws over the set, in the margin's unit (`luck`); None: not computed.
+    luck: float | None = None
+    # Whole matches with two sides: the luck in A's chance to win, summed over the seatings.
+    win_luck: float | None = None
+
+    @property
+    def score(self) -> float:
+        return (self.a_wins if self.a_share is None else self.a_share) / self.matches
+
+
+@dataclass
+class ArenaResult:
+    """What `run_arena` measured. Index 0 of `wins`, `points_per_round` is A, index 1 B."""
+    rules: Rules
+    engines: tuple             # (spec A, spec B)
+    seed: int
+    sets: int                  # duplicate sets played (the `games` asked for)
+    seatings: int              # matches per set: one per side
+    matches: int
+    rounds: int
+    wins: tuple                # (A's wins, B's wins); with `ties`, they sum to `matches`
+    a_wins_by_seating: tuple   # A's wins while holding side k, per k
+    win_rate: float            # A's wins (ties as shares) / matches
+    ci95: tuple                # (lo, hi) for win_rate, from the sets (see the module doc)
+    ci_method: str             # "normal" or "wilson"
+    even_rate: float           # A's expected win rate if the engines were equal: 1/seatings
+    points: tuple              # (A's points, B's points per side held), over all matches
+    points_per_round: tuple    # points / rounds
+    margin_per_round: float    # A's minus B's points per round
+    margin_stderr: float | None
+    set_scores: tuple          # per set, A's share of the set's matches won
+    seconds: float
+    workers: int
+    start_scores: tuple | None = None
+    # Per engine (A, B): decisions it searched, and their mean time in seconds (None if it
+    # searched none). Wall-clock, so not reproducible; it shows that `time=` limits held.
+    searches: tuple = (0, 0)
+    seconds_per_search: tuple = (None, None)
+    # With keep_logs, an ArenaMatch per match in (set, seating) order; else empty.
+    played: list = field(default_factory=list)
+    single_round: bool = False  # each match was its first round only
+    ties: int = 0               # single rounds where A's side tied for the most points
+    # The luck-adjusted margin (module `luck`; None with luck_adjust=False): A's luck of
+    # the draws per round, the margin per round minus it and its standard error, and the
+    # variance ratio (raw / adjusted, per set: how many times fewer sets the adjusted
+    # figure needs for the same interval).
+    luck_per_round: float | None = None
+    luck_stderr: float | None = None   # its standard error (it has mean zero: see `luck`)
+    adjusted_margin_per_round: float | None = None
+    adjusted_margin_stderr: float | None = None
+    variance_ratio: float | None = None
+    luck_estimate: str | None = None   # the value estimate behind the luck (`luck.ESTIMATES`)
+    # Whole matches with two sides: A's win rate less the luck in its chance to win, its
+    # normal 95% interval from the adjusted set scores, and the variance ratio of the scores.
+    adjusted_win_rate: float | None = None
+    adjusted_ci95: tuple | None = None
+    win_variance_ratio: float | None = None
+
+    @property
+    def luck_adjusted(self) -> bool:
+        return self.adjusted_margin_per_round is not None
+
+    @property
+    def logs(self) -> list:
+        """The MatchLogs, in (set, seating) order (keep_logs=True), for `write_record`."""
+        return [g.log for g in self.played]
+
+    @property
+    def pairs(self) -> int | None:
+        """The number of duplicate pairs with two sides, else None."""
+        return self.sets if self.seatings == 2 else None
+
+    def seats_text(self, engine: int) -> str:
+        """The seats engine 0 (A) or 1 (B) holds in each seating, e.g. '0 / 1' or '1+2 / 0+2 / 0+1'."""
+        parts = []
+        for a_seats in seatings(self.rules):
+            held = a_seats if engine == 0 else tuple(s for s in range(self.rules.players)
+                                                     if s not in a_seats)
+            parts.append("+".join(map(str, held)))
+        return " / ".join(parts)
+
+    def to_json(self) -> dict:
+        """The `bergen arena` JSON (FORMATS.md): games, wins, win_rate, ci95,
+        points_per_round, and more fields besides (floats rounded to 6 places)."""
+        def num(x):
+            return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
+        seats = [[list(a) for a in seatings(self.rules)],
+                 [[s for s in range(self.rules.players) if s not in a]
+                  for a in seatings(self.rules)]]
+        return {
+            "games": self.sets,
+            "wins": list(self.wins),
+            "win_rate": num(self.win_rate),
+            "ci95": [num(self.ci95[0]), num(self.ci95[1])],
+            "points_per_round": [num(x) for x in self.points_per_round],
+            "engines": [str(self.engines[0]), str(self.engines[1])],
+            "sets": self.sets,
+            "pairs": self.pairs,
+            "seatings": self.seatings,
+            "seats": seats,
+            "matches": self.matches,
+            "rounds": self.rounds,
+            "a_wins_by_seating": list(self.a_wins_by_seating),
+            "ci_method": self.ci_method,
+            "even_rate": num(self.even_rate),
+            "points": [self.points[0], num(self.points[1])],
+            "margin_per_round": num(self.margin_per_round),
+            "margin_stderr": num(self.margin_stderr),
+            "seed": self.seed,
+            "workers": self.workers,
+            "seconds": round(self.seconds, 3),
+            "searches": list(self.searches),
+            "seconds_per_search": [num(x) for x in self.seconds_per_search],
+            "rules": self.rules.to_dict(),
+            "start_scores": None if self.start_scores is None else list(self.start_scores),
+            "mode": "round" if self.single_round else "match",
+            "ties": self.ties,
+            "luck_adjusted": self.luck_adjusted,
+            "luck_estimate": self.luck_estimate,
+            "luck_per_round": num(self.luck_per_round),
+            "luck_stderr": num(self.luck_stderr),
+            "adjusted_margin_per_round": num(self.adjusted_margin_per_round),
+            "adjusted_margin_stderr": num(self.adjusted_margin_stderr),
+            "variance_ratio": num(self.variance_ratio),
+            "adjusted_win_rate": num(self.adjusted_win_rate),
+            "adjusted_ci95": (None if self.adjusted_ci95 is None
+                              else [num(x) for x in self.adjusted_ci95]),
+            "win_variance_ratio": num(self.win_variance_ratio),
+        }
+
+
+def format_arena(result: ArenaResult) -> str:
+    """A human table: per engine its seats in each seating, wins, win rate with the 95%
+    interval, points per round; then the margin per round with its standard error."""
+    r = result
+    plural = "" if r.sets == 1 else "s"
+    unit = (f"duplicate pair{plural}" if r.seatings == 2
+            else f"duplicate set{plural} of {r.seatings}")
+    mode = (f"{r.rules.players} players in partnerships" if r.rules.partnerships
+            else f"{r.rules.players} players")
+    if r.single_round:
+        start = "-".join(map(str, r.start_scores or (0,) * r.seatings))
+        played = f"{r.matches} single rounds from {start}"
+    else:
+        played = f"{r.matches} matches, {r.rounds} rounds"
+    lines = [f"{r.engines[0]} vs {r.engines[1]}: {r.sets} {unit}, {played}, {mode}, "
+             f"seed {r.seed}, {r.seconds:.2f} s"]
+    names = [str(e) for e in r.engines]
+    wname = max(6, *(len(n) for n in names))
+    seats = [r.seats_text(0), r.seats_text(1)]
+    sw = max(5, *(len(s) for s in seats))
+    lines.append(f"  {'engine':<{wname}}  {'seats':<{sw}}  {'wins':>6}  {'win rate':>8}  "
+                 f"{'95% interval':<16}  {'points/round':>12}")
+    rates = [(r.win_rate, r.ci95), (1.0 - r.win_rate, (1.0 - r.ci95[1], 1.0 - r.ci95[0]))]
+    for k in (0, 1):
+        rate, (lo, hi) = rates[k]
+        lines.append(f"  {names[k]:<{wname}}  {seats[k]:<{sw}}  {r.wins[k]:>6}  "
+                     f"{100 * rate:>7.1f}%  {f'[{100 * lo:.1f}%, {100 * hi:.1f}%]':<16}  "
+                     f"{r.points_per_round[k]:>12.3f}")
+    def pm(value, stderr):
+        return f"{value:+.3f}" + ("" if stderr is None else f" ± {stderr:.3f}")
+    head = f"margin per round ({names[0]} − {names[1]}): "
+    if r.luck_adjusted:
+        ratio = "" if r.variance_ratio is None else f", variance ratio {r.variance_ratio:.2f}"
+        lines.append(head + pm(r.adjusted_margin_per_round, r.adjusted_margin_stderr)
+                     + " (stderr, luck-adjusted)")
+        lines.append(f"  raw {pm(r.margin_per_round, r.margin_stderr)}, luck of the draws "
+                     f"{pm(r.luck_per_round, r.luck_stderr)}{ratio}")
+    else:
+        se = "" if r.margin_stderr is None else " (stderr)"
+        lines.append(head + pm(r.margin_per_round, r.margin_stderr) + se)
+    if r.adjusted_win_rate is not None:
+        ratio = "" if r.win_variance_ratio is None else f", variance ratio {r.win_variance_ratio:.2f}"
+        ci = ("" if r.adjusted_ci95 is None else
+              f" [{100 * r.adjusted_ci95[0]:.1f}%, {100 * r.adjusted_ci95[1]:.1f}%]")
+        lines.append(f"{names[0]}'s matches won less the luck in its chance to win: "
+                     f"{100 * r.adjusted_win_rate:.1f}%{ci}{ratio}")
+    timed = [f"{names[k]} {1000 * r.seconds_per_search[k]:.1f} ms over {r.searches[k]}"
+             for k in (0, 1) if r.searches[k]]
+    if timed:
+        lines.append("time per searched move: " + ", ".join(timed))
+    note = f"interval from the {r.sets} sets ({r.ci_method})"
+    if r.single_round:
+        note += f"; a round is won by the side gaining most in it; {r.ties} ties, half a win each"
+        if r.seatings > 2:
+            note = note.replace("half a win each", "a share of a win each")
+    if r.seatings > 2:
+        note += (f"; {names[1]}'s wins count any of its seats; equal engines would give "
+                 f"{names[0]} {100 * r.even_rate:.1f}%")
+    lines.append(note)
+    return "\n".join(lines)
+
+
+# ---- playing --------------------------------------------------------------------------------
+def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, index: int,
+             start_scores=None, keep_logs: bool = False, single_round: bool = False,
+             luck_adjust: bool = True) -> SetResult:
+    """Set `index` of a run seeded `seed`: one match per seating, all on derive_seed(seed, index)
+    (with `single_round`, each match only its first round). With `luck_adjust`, A's luck of
+    the draws over the set (`luck.match_luck`, in the margin's unit) is `SetResult.luck`."""
+    match_seed = derive_seed(seed, index)
+    n_sides = rules.n_sides
+    a_wins = a_points = b_points = rounds = ties = 0
+    a_share = 0.0
+    luck = [] if luck_adjust else None
+    win_luck = [] if luck_adjust and not single_round else None
+    by_seating, logs = [], [] if keep_logs else None
+    spent = [[0, 0.0], [0, 0.0]]
+    for k, a_seats in enumerate(seatings(rules)):
+        timing = {}
+        log = play_engines(rules, seat_specs(rules, spec_a, spec_b, k), match_seed, start_scores,
+                         timing=timing, max_rounds=1 if single_round else None)
+        for seat, (n, secs) in timing.items():
+            acc = spent[0 if seat in a_seats else 1]
+            acc[0] += n
+            acc[1] += secs
+        gained = [e - s for e, s in zip(log.scores, log.start_scores)]
+        if single_round:
+            top = max(gained)
+            n_top = gained.count(top)
+            won = int(gained[k] == top and n_top == 1)
+            tied = gained[k] == top and n_top > 1
+            ties += tied
+            a_share += won + (1.0 / n_top if tied else 0.0)
+        else:
+            won = int(log.winner == k)
+            a_share += won
+        a_wins += won
+        by_seating.append(won)
+        a_points += gained[k]
+        b_points += sum(gained) - gained[k]
+        rounds += len(log.rounds)
+        if luck is not None:
+            drawn = match_luck(rules, log, default_estimate())
+            luck.append(side_margin(drawn[:n_sides], k))
+            if win_luck is not None and len(drawn) > n_sides:
+                win_luck.append(drawn[n_sides + k])
+        if keep_logs:
+            logs.append(ArenaMatch(index, k, match_seed, a_seats, log))
+    return SetResult(index, a_wins, n_sides, a_points, b_points / (n_sides - 1), rounds,
+                     tuple(by_seating), logs, (tuple(spent[0]), tuple(spent[1])), ties, a_share,
+                     None if luck is None else math.fsum(luck),
+                     math.fsum(win_luck) if win_luck else None)
+
+
+def _play_sets(rules, spec_a, spec_b, seed, indices, *, start_scores, keep_logs, single_round,
+               luck_adjust=True):
+    return [play_set(rules, spec_a, spec_b, seed, i, start_scores, keep_logs, single_round,
+                     luck_adjust) for i in indices]
+
+
+def _as_spec(spec) -> EngineSpec:
+    return spec if isinstance(spec, EngineSpec) else parse_engine_spec(str(spec))
+
+
+def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int = 1,
+              progress: Callable[[int, int], None] | None = None, keep_logs: bool = False,
+              start_scores=None, single_round: bool = False, cluster=None,
+              luck_adjust: bool = True, done: dict | None = None,
+              on_result=None) -> ArenaResult:
+    """Play `games` duplicate sets of A (`spec_a`) against B (`spec_b`) and measure them.
+
+    `spec_a`/`spec_b` are `EngineSpec`s or spec strings ("greedy", "ismcts:iterations=500").
+    Set i uses the seed `derive_seed(seed, i)` in every seating (see the module doc for
+    the seatings and the statistics). `workers` > 1 plays the sets in that many processes
+    (fork); the sets are merged by index, so the result equals that of workers=1 (except
+    `seconds`, and except for engines limited by time rather than iterations).
+    `progress(done, total)` is called in this process as sets finish (total = games).
+    With `keep_logs`, `result.played` holds an `ArenaMatch` per match (set, seating order)
+    and `result.logs` the MatchLogs. `start_scores` (by side) starts every match there.
+    `single_round`: each match is only its first round (see the module doc). `cluster`: a
+    Dask scheduler's address (or a Client) to play the sets on (`parallel.run_ordered`), with
+    the same result as workers=1. `luck_adjust` (default) also measures the margin less the
+    luck of the draws (module `luck`), computed in the tasks, set by set. `done` {set index:
+    SetResult}: sets already played (a resumed run), not played again; `on_result(i,
+    set_result)` hears of each set as it finishes. Ctrl-C raises `errors.Interrupted` with
+    the result of the sets finished (`partial`; None if none).
+
+    >>> r = run_arena(Rules(players=3), "greedy", "random", games=2, seed=0)
+    >>> r.matches, r.seatings, r.wins[0] == sum(r.a_wins_by_seating)
+    (6, 3, True)
+    """
+    spec_a, spec_b = _as_spec(spec_a), _as_spec(spec_b)
+    if not isinstance(games, int) or games < 1:
+        raise BergenError(f"games must be at least 1, got {games!r}", field="games")
+    if not isinstance(workers, int) or workers < 1:
+        raise BergenError(f"workers must be at least 1, got {workers!r}", field="workers")
+    if start_scores is not None:
+        start_scores = tuple(start_scores)
+        if len(start_scores) != rules.n_sides or min(start_scores) < 0:
+            raise BergenError(f"start scores must be {rules.n_sides} non-negative integers",
+                              field="start_scores")
+        if max(start_scores) >= rules.target:
+            raise BergenError(f"start scores: a side already has the target {rules.target}",
+                              field="start_scores")
+    t0 = time.perf_counter()
+    simple = spec_a.simple_code is not None and spec_b.simple_code is not None
+    parallel = cluster is not None or (workers > 1 and games > 1)
+    # One set per task serially (progress set by set); in parallel, the fast simple
+    # engines' sets go in batches.
+    finished = dict(done or {})
+    sets = batches([i for i in range(games) if i not in finished], workers,
+                   simple and parallel, 1000)
+    task = partial(_play_sets, rules, spec_a, spec_b, seed, start_scores=start_scores,
+                   keep_logs=keep_logs, single_round=single_round, luck_adjust=luck_adjust)
+
+    def arrived(_, batch):
+        for sr in batch:
+            finished[sr.index] = sr
+            if on_result is not None:
+                on_result(sr.index, sr)
+
+    try:
+        run_ordered(task, sets, workers=workers, cluster=cluster, units=len,
+                    progress=None if progress is None else
+                    (lambda n, total: progress(len(finished), games)), on_result=arrived)
+    except KeyboardInterrupt:
+        results = [finished[i] for i in sorted(finished)]
+        partial_result = _summarise(rules, spec_a, spec_b, seed, results,
+                                    time.perf_counter() - t0, workers, start_scores,
+                                    single_round) if results else None
+        raise Interrupted(partial_result, len(results), games, "sets") from None
+    results = [finished[i] for i in range(games)]
+    return _summarise(rules, spec_a, spec_b, seed, results, time.perf_counter() - t0,
+                      workers, start_scores, single_round)
+
+
+def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_scores,
+               single_round=False):
+    """Merge the sets in index order (so the float sums do not depend on who finished first)."""
+    n_seat = rules.n_sides
+    matches = sum(r.matches for r in results)
+    a_wins = sum(r.a_wins for r in results)
+    ties = sum(r.ties for r in results)
+    rounds = sum(r.rounds for r in results)
+    a_points = sum(r.a_points for r in results)
+    b_points = sum(r.b_points for r in results)
+    scores = tuple(r.score for r in results)
+    by_seating = tuple(sum(r.a_wins_by_seating[k] for r in results) for k in range(n_seat))
+    margins = [r.a_points - r.b_points for r in results]
+    set_rounds = [r.rounds for r in results]
+    played = [m for r in results if r.logs for m in r.logs]
+    luck = luck_se = adjusted = adjusted_se = ratio = None
+    if results and all(r.luck is not None for r in results):
+        luck = math.fsum(r.luck for r in results)
+        luck_se = ratio_stderr([r.luck for r in results], set_rounds)
+        adjusted_sets = [m - r.luck for m, r in zip(margins, results)]
+        adjusted = (a_points - b_points - luck) / rounds
+        adjusted_se = ratio_stderr(adjusted_sets, set_rounds)
+        raw_se = ratio_stderr(margins, set_rounds)
+        if adjusted_se and raw_se is not None:
+            ratio = (raw_se / adjusted_se) ** 2
+    adjusted_win = adjusted_ci = win_ratio = None
+    if results and all(r.win_luck is not None for r in results):
+        adjusted_scores = [s - r.win_luck / r.matches for s, r in zip(scores, results)]
+        adjusted_win = math.fsum(adjusted_scores) / len(results)
+        adjusted_ci = normal_interval(adjusted_scores)
+        sd_raw, sd_adj = sample_sd(scores), sample_sd(adjusted_scores)
+        if sd_raw is not None and sd_adj:
+            win_ratio = (sd_raw / sd_adj) ** 2
+    searches = tuple(sum(r.search_time[k][0] for r in results) for k in (0, 1))
+    search_seconds = tuple(sum(r.search_time[k][1] for r in results) for k in (0, 1))
+    return ArenaResult(
+        rules=rules, engines=(spec_a, spec_b), seed=seed, sets=len(results), seatings=n_seat,
+        matches=matches, rounds=rounds, wins=(a_wins, matches - a_wins - ties),
+        a_wins_by_seating=by_seating,
+        win_rate=sum(r.a_wins if r.a_share is None else r.a_share for r in results) / matches,
+        ci95=duplicate_interval(scores), ci_method=duplicate_interval_method(scores),
+        even_rate=1.0 / n_seat, points=(a_points, b_points),
+        points_per_round=(a_points / rounds, b_points / rounds),
+        margin_per_round=(a_points - b_points) / rounds,
+        margin_stderr=ratio_stderr(margins, set_rounds), set_scores=scores,
+        seconds=seconds, workers=workers, start_scores=start_scores, played=played,
+        searches=searches,
+        seconds_per_search=tuple(t / n if n else None for n, t in zip(searches, search_seconds)),
+        single_round=single_round, ties=ties,
+        luck_per_round=None if luck is None else luck / rounds, luck_stderr=luck_se,
+        adjusted_margin_per_round=adjusted, adjusted_margin_stderr=adjusted_se,
+        variance_ratio=ratio, luck_estimate=None if luck is None else luck_estimate_name(),
+        adjusted_win_rate=adjusted_win, adjusted_ci95=adjusted_ci, win_variance_ratio=win_ratio)

@@ -1,0 +1,347 @@
+"""`bergen bench`: throughput of the core and the reference, and a search signature.
+
+Each figure is measured by running its workload repeatedly for a fixed slice of wall-clock
+time; a figure is the median over `repeats` slices (these machines are shared and noisy).
+The signature is the node count of fixed-seed searches: it changes only when the search does,
+and two runs on any machine agree on it to the byte (tests/test_bench.py checks both).
+"""
+from __future__ import annotations
+
+import functools
+import statistics
+import time
+
+from ..game.backend import REFERENCE, load_core
+from ..game.match import ENGINE_RANDOM, play_match
+from ..game.rng import Rng, derive_seed
+from ..game.rules import Rules
+from ..game.state import DRAW, State
+from ..information.infoset import from_state_and_events
+from ..information.sampler import WorldTable
+
+SEED = 20261129
+
+
+def _position(cut: int, seed: int = SEED):
+    """A fixed 2-player information set: round 0 of a seeded random match, cut after `cut`
+    events (moved on to the next decision of the seat to move that has a choice)."""
+    rules = Rules()
+    log = play_match(rules, [ENGINE_RANDOM, ENGINE_RANDOM], seed)
+    rnd = log.rounds[0]
+    state = State.deal(rules, rnd.hands, rnd.reserve)
+    events = []
+    for k, (w, a, t) in enumerate(rnd.events):
+        if k >= cut and state.led and len(state.legal_moves()) > 1:
+            seat = state.to_move
+            public = [(ww, aa, tt if ww == seat else None) for ww, aa, tt in events]
+            return from_state_and_events(rules, seat, rnd.hands[seat], None, public)
+        state = state.apply(a, w, t if a == DRAW else None)
+        events.append((w, a, t))
+    raise RuntimeError("no decision after the cut")
+
+
+def first_decision():
+    """The first decision of a 2-player round with a choice (right after the lead)."""
+    for i in range(100):
+        try:
+            info = _position(1, derive_seed(SEED, i))
+        except RuntimeError:
+            continue
+        if len(info.line) == 1:
+            return info
+    raise RuntimeError("no first decision found")
+
+
+def mid_round():
+    """A typical mid-round 2-player decision (after a dozen events, some draws)."""
+    return _position(12)
+
+
+def inference_position():
+    """A 2-player decision where the other seat's plays give inference something to weigh
+    (a mid-round cut of a seeded greedy round)."""
+    from ..information.inference import TileModel, tile_factors
+    from .engines import EngineSpec
+    from .seats import play_engines as engine_match
+    rules = Rules()
+    for i in range(100):
+        log = engine_match(rules, [EngineSpec("greedy")] * 2, derive_seed(SEED + 1, i))
+        rnd = log.rounds[0]
+        state = State.deal(rules, rnd.hands, rnd.reserve)
+        events = []
+        for w, a, t in rnd.events:
+            if state.led and len(state.legal_moves()) > 1 and len(events) >= 8:
+                seat = state.to_move
+                public = [(ww, aa, tt if ww == seat else None) for ww, aa, tt in events]
+                info = from_state_and_events(rules, seat, rnd.hands[seat], None, public)
+                if len(tile_factors(info, TileModel())) >= 5:
+                    return info
+            state = state.apply(a, w, t if a == DRAW else None)
+            events.append((w, a, t))
+    raise RuntimeError("no position with evidence found")
+
+
+def stage_decisions(record):
+    """The decisions with a choice at the exact endgame's stage (no draw can happen again)
+    in a complete `bergen-record/1` (every hand shown), each as (round, event, information
+    set of the seat to move, the fully known State before it, the move it made)."""
+    from ..formats.record import parse_record
+    from ..formats.replay import RoundStart, Step, events
+    from ..information.infoset import Observer
+    record = parse_record(record)
+    rules = record.rules
+    observers = {}
+    for step in events(record):
+        if isinstance(step, RoundStart):
+            observers = {s: Observer(rules, {s}, step.state) for s in range(rules.players)}
+        elif isinstance(step, Step):
+            state = step.before
+            if (state.led and state.reserve_size <= rules.reserve_kept and state.fully_known
+                    and step.action < DRAW and len(state.legal_moves()) > 1):
+                yield (step.round, step.event, observers[step.seat].infoset(step.seat), state,
+                       step.action)
+            for o in observers.values():
+                o.step(step.seat, step.action, step.after)
+
+
+def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"),
+                      rules: Rules | None = None, first_only: bool = False):
+    """The stage decisions (`stage_decisions`) of `rounds` single rounds of self-play (round
+    i seeded derive_seed(seed, i); `engines` per seat, any engine spec), each as (round,
+    information set of the seat to move, the fully known State). `first_only`: only each
+    round's first."""
+    from ..formats.record_io import to_record
+    from .engines import parse_engine_spec
+    from .seats import play_engines as engine_match
+    rules = rules or Rules()
+    specs = [parse_engine_spec(e) for e in engines]
+    for i in range(rounds):
+        log = engine_match(rules, specs, derive_seed(seed, i), max_rounds=1)
+        for _, _, info, state, _ in stage_decisions(to_record(log)):
+            yield i, info, state
+            if first_only:
+                break
+
+
+def _weighted_table(info):
+    """The world table the default engine searches (inference on)."""
+    from ..search.api import ALGORITHMS
+    return ALGORITHMS["ismcts"].table(info, {"inference": True})
+
+
+def rate(work, seconds: float, repeats: int) -> float:
+    """Median over `repeats` slices of (units done / time): `work()` does a batch and returns
+    its unit count."""
+    rates = []
+    for _ in range(repeats):
+        done, t0 = 0, time.perf_counter()
+        while True:
+            done += work()
+            dt = time.perf_counter() - t0
+            if dt >= seconds:
+                break
+        rates.append(done / dt)
+    return statistics.median(rates)
+
+
+def signature() -> dict:
+    """Node counts of fixed-seed searches (and the sampler's checksum): the same on every
+    run and machine for the same code."""
+    info = mid_round()
+    try:
+        from .._sampler import CoreSampler
+    except ImportError:
+        # Without the core: the sampler's checksum from the reference (the same number);
+        # the searches' node counts would take the pure-Python trees minutes.
+        from ..information.sampler import ReferenceSampler
+        return {"sampler_checksum": ReferenceSampler(info).sample_many(10000, SEED),
+                "ismcts_nodes": None, "ismcts_default_nodes": None, "expectimax_nodes": None,
+                "endgame_nodes": None, "endgame_iterations": None}
+    sig = {"sampler_checksum": CoreSampler(info).sample_many(10000, SEED)}
+    try:
+        from .._ismcts import IsmctsTree
+        tree = IsmctsTree(CoreSampler(first_decision()), SEED, 0.7, 0, 0)
+        tree.run(20000, 0.0)
+        sig["ismcts_nodes"] = tree.n_nodes
+        # The default engine: safe playouts, mirror twins merged, worlds weighed by inference.
+        evidence = inference_position()
+        tree = IsmctsTree(CoreSampler(evidence, _weighted_table(evidence)), SEED, 0.7, 0,
+                          "safe", merge_twins=True)
+        tree.run(20000, 0.0)
+        sig["ismcts_default_nodes"] = tree.n_nodes
+    except ImportError:
+        sig["ismcts_nodes"] = sig["ismcts_default_nodes"] = None
+    try:
+        from .._expectimax import ExpectimaxSearch
+        ex = ExpectimaxSearch(CoreSampler(info), 4, SEED, 0, 2)
+        ex.run_worlds(20, 0.0)
+        sig["expectimax_nodes"] = ex.nodes
+    except ImportError:
+        sig["expectimax_nodes"] = None
+    from ..search import endgame
+    if endgame.compiled() is None:
+        sig["endgame_nodes"] = sig["endgame_iterations"] = None
+        return sig
+    sol = endgame.solve(endgame.game(endgame_position()))
+    sig["endgame_nodes"] = sol.nodes
+    sig["endgame_iterations"] = sol.iterations
+    return sig
+
+
+@functools.lru_cache(maxsize=1)
+def endgame_position():
+    """A fixed stage decision of greedy self-play whose public tree has 2,000 to 20,000
+    nodes (about a typical solve's), for the solver's figures."""
+    from ..search import endgame
+    for _, info, _ in endgame_positions(100, 31):
+        if sum(info.hand_sizes) <= 9:
+            g = endgame.game(info)
+            try:
+                nodes = endgame.solve(g, max_work=3_000_000).nodes
+            except endgame.TooBig:
+                continue
+            if 2000 <= nodes <= 20000:
+                return info
+    raise RuntimeError("no endgame position found")
+
+
+def endgame_times(rounds: int, seconds: float = 1.0, seed: int = SEED + 2) -> dict:
+    """The default engine's solve-time distribution at the stage: every stage decision of
+    `rounds` rounds of greedy self-play attempted as the engine does under a `seconds` time
+    limit (the deals, the tree, DCFR to the tolerance). Median, 90th percentile and worst of
+    the solved, shares solved within 100 ms and within the limit (unsolved count as slower
+    than any), the largest deal count solved."""
+    from ..search import endgame
+    from ..search.api import Limits
+    times, deals = [], []
+    for _, info, _ in endgame_positions(rounds, seed):
+        t0 = time.perf_counter()
+        tried = endgame.attempt(info, Limits(time=seconds), seed=0, objective="points")
+        dt = time.perf_counter() - t0
+        if tried.result is not None:
+            times.append(dt)
+            deals.append(tried.result.info["endgame"]["deals"])
+        else:
+            times.append(float("inf"))
+    n = len(times)
+    solved = sorted(t for t in times if t != float("inf"))
+    ordered = sorted(times)
+
+    def pct(q):
+        t = ordered[min(n - 1, int(round(q * (n - 1))))] if n else None
+        return None if t is None or t == float("inf") else t
+    return {"positions": n, "solved": len(solved), "median_s": pct(0.5), "p90_s": pct(0.9),
+            "worst_solved_s": solved[-1] if solved else None,
+            "within_0.1s": sum(t <= 0.1 for t in times) / n if n else None,
+            f"within_{seconds:g}s": len(solved) / n if n else None,
+            "largest_deals_solved": max(deals, default=None), "limit_s": seconds}
+
+
+def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
+    """The figures of `bergen bench --json` (FORMATS.md): per backend, throughputs; the
+    speedups; the signature; how it was measured."""
+    core = load_core()
+    r2, r3, r4 = Rules(), Rules(players=3), Rules(players=4, partnerships=True)
+    out = {"core": {}, "reference": {}, "speedup": {}, "search": {}}
+    steps = []
+    def add(backend, name, work):
+        steps.append((backend, name, work))
+
+    counter = [0]
+
+    def rounds_work(backend, rules, n):
+        def work():
+            counter[0] += 1
+            backend.random_rounds(rules, n, derive_seed(SEED, counter[0]))
+            return n
+        return work
+
+    def match_work(backend, n):
+        def work():
+            counter[0] += 1
+            for i in range(n):
+                backend.play_match(r2, [ENGINE_RANDOM, ENGINE_RANDOM], derive_seed(counter[0], i))
+            return n
+        return work
+
+    for backend, key, big in ((core, "core", 20000), (REFERENCE, "reference", 50)):
+        if backend is None:
+            continue
+        add(key, "playouts_per_s", rounds_work(backend, r2, big))
+        add(key, "playouts_3p_per_s", rounds_work(backend, r3, big))
+        add(key, "playouts_4p_per_s", rounds_work(backend, r4, big))
+        add(key, "match_playouts_per_s", match_work(backend, max(big // 5, 5)))
+    info_mid, info_first, info_evidence = mid_round(), first_decision(), inference_position()
+    table = WorldTable(info_mid)
+    # The cost of inference per search: the world table with and without the weights.
+    add("search", "world_tables_per_s", lambda: (WorldTable(info_evidence), 1)[1])
+    add("search", "weighted_world_tables_per_s", lambda: (_weighted_table(info_evidence), 1)[1])
+    from ..search import endgame as _endgame
+    if _endgame.compiled() is not None:     # the Python solver is the tests' oracle only
+        eg_info = endgame_position()
+
+        def endgame_work():
+            _endgame.solve(_endgame.game(eg_info))
+            return 1
+        add("search", "endgame_solves_per_s", endgame_work)
+
+    ref_rng = Rng(SEED)
+
+    def ref_sample():
+        for _ in range(200):
+            table.sample(ref_rng)
+        return 200
+    add("reference", "sampler_worlds_per_s", ref_sample)
+    from ..information.sampler import ReferenceSampler
+    from ..search.ismcts_ref import IsmctsTree as ReferenceTree
+    ref_first = ReferenceSampler(info_first)
+    # The pure-Python trees of the core's two ISMCTS figures (the same trees, node for node).
+    add("reference", "ismcts_iterations_per_s",
+        lambda: ReferenceTree(ref_first, SEED, 0.7, 0, 0).run(200, 0.0))
+    add("reference", "ismcts_default_iterations_per_s",
+        lambda: ReferenceTree(ref_first, SEED, 0.7, 0, "safe", merge_twins=True).run(200, 0.0))
+    if core is not None:
+        from .._sampler import CoreSampler
+        sampler = CoreSampler(info_mid, table)
+        add("core", "sampler_worlds_per_s", lambda: (sampler.sample_many(100000, SEED), 100000)[1])
+        try:
+            from .._ismcts import IsmctsTree
+            first = CoreSampler(info_first)
+
+            def ismcts_work():
+                tree = IsmctsTree(first, SEED, 0.7, 0, 0)
+                return tree.run(20000, 0.0)
+            add("core", "ismcts_iterations_per_s", ismcts_work)
+
+            def ismcts_default_work():
+                # The default engine's tree: safe playouts, mirror twins merged.
+                tree = IsmctsTree(first, SEED, 0.7, 0, "safe", merge_twins=True)
+                return tree.run(20000, 0.0)
+            add("core", "ismcts_default_iterations_per_s", ismcts_default_work)
+        except ImportError:
+            pass
+        try:
+            from .._expectimax import ExpectimaxSearch
+
+            def expectimax_work():
+                ex = ExpectimaxSearch(sampler, 6, SEED, 0, 2)
+                return ex.run_worlds(0, 0.2)
+            add("core", "determinizations_per_s", expectimax_work)
+        except ImportError:
+            pass
+    for i, (key, name, work) in enumerate(steps):
+        if progress:
+            progress(i, len(steps), f"{key} {name}")
+        out[key][name] = rate(work, seconds, repeats)
+    for name, value in out["core"].items():
+        ref = out["reference"].get(name)
+        if ref:
+            out["speedup"][name] = value / ref
+    if _endgame.compiled() is not None:
+        if progress:
+            progress(len(steps), len(steps) + 1, "endgame solve times")
+        out["endgame"] = endgame_times(40 if seconds < 1 else 150)
+    out["signature"] = signature()
+    out["measured"] = {"seconds_per_figure": seconds, "repeats": repeats, "statistic": "median",
+                       "seed": SEED}
+    return out

@@ -1,0 +1,452 @@
+"""Luck of the draws: chance-event corrections for the arena (AIVAT's chance terms).
+
+The arena sees every hand and the reserve's order, so after a round it can replay every event
+through a fully known state and ask, at every draw, how much the tile drawn helped or hurt
+each side. With a fixed value estimate `v` of the full position (for each side, the points it
+will still gain in the round), the luck of one draw is
+
+    luck = v(position after the tile drawn) − mean over the tiles t still in the reserve of
+           v(position had t been drawn).
+
+At a draw the next tile is, given everything played so far, uniform over the tiles still in
+the reserve (the order is a uniform shuffle and no engine sees it; the tiles kept at the end
+are among them: which tiles end up kept is itself a draw's outcome). So each luck term has
+expectation zero given the history, whatever `v` is, and so does their sum over a round or a
+match (a martingale's increments, stopped when the round ends). The *adjusted* outcome —
+the observed margin minus the summed luck — therefore has the raw outcome's expectation:
+it is unbiased for any fixed `v` that does not depend on the engines compared. The better `v`
+predicts the rest of the round, the more of the draws' noise it takes out. Under
+`draw: until-playable` a turn's draws are several chance events, each corrected on its own;
+under `draw: one` the same. Passes and plays are not chance events.
+
+The deal needs no correction in a duplicate set: every seating plays the same deal, and with
+margins in the arena's unit (A's side's points minus the mean of the other sides') the deal's
+terms sum to zero over a set whatever `v` is (`side_margin`; for the first round exactly, and
+for later rounds of a match only as far as the tables' scores agree, which is left as it was).
+
+Two estimates were measured (benchmarks/LUCK.md). The arena uses `RolloutModel`, a short
+perfect-information search: per side the mean points to come over 64 greedy playouts from
+the position after the tile drawn, the rest of the reserve reshuffled (in C, `_luck.pyx`; a
+pure-Python twin with the same numbers), times a scale per table shape. With two sides it
+also values each side's chance to win the match (the playouts' final scores through a match
+equity table), for whole matches. `ValueModel`, a linear function of features of each side's
+hands and the position, took out less. Both are fitted by `benchmarks/fit_luck.py` (numpy,
+reproducible from its seed, on greedy against random only) and shipped as package data
+(`bergen_search/data/luck_model.json`), one set of numbers per table shape (2, 3 or 4 players,
+4 in partnerships). Rules other than the default's use the same numbers: still unbiased,
+perhaps less sharp.
+
+>>> from bergen_search.game.rules import Rules
+>>> from bergen_search.play.engines import parse_engine_spec
+>>> from bergen_search.play.seats import play_engines
+>>> rules = Rules()
+>>> log = play_engines(rules, [parse_engine_spec("greedy")] * 2, seed=3, max_rounds=1)
+>>> points = match_luck(rules, log, default_model())     # the linear estimate: points only
+>>> len(points), side_margin(points, 0) == -side_margin(points, 1)   # margins mirror
+(2, True)
+>>> len(match_luck(rules, log))       # the rollouts: points per side, then chance to win
+4
+"""
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from importlib import resources
+
+from ..errors import BergenError
+from ..game.match import ENGINE_GREEDY
+from ..game.rng import GOLDEN, MASK64, Rng, mix64
+from ..game.rules import Rules
+from ..game.state import DRAW, State, match_value
+from ..game.tiles import (
+    DOUBLES,
+    PIPS,
+    TILE_HIGH,
+    TILE_LOW,
+    TILES_WITH,
+    is_double,
+    iter_mask,
+    popcount,
+)
+
+#: The per-seat features, in the order of a model's coefficients (see `seat_features`).
+SEAT_FEATURES = (
+    "one", "size", "size_is_1", "size_is_2", "fit", "fit_is_0", "doubles", "pips_10",
+    "to_move", "next", "score_now", "fit_to_move", "size_x_drawable", "fit_x_drawable",
+    "need_le_3", "reserve_fit", "stuck_to_move", "more_draws", "fit_is_1",
+    "fit_doubles", "size_x_fit0",
+)
+#: The model file shipped with the package.
+MODEL_FILE = "luck_model.json"
+
+
+def table_key(rules: Rules) -> str:
+    """The key of a table shape in the model file: '2', '3', '4' or '4p' (partnerships)."""
+    return f"{rules.players}{'p' if rules.partnerships else ''}"
+
+
+# ---- the value estimate ----------------------------------------------------------------------
+def _score_now(hand, left, right, ld, rd, out_bonus) -> int:
+    """The most points the seat to move could score with its next play (match value, plus the
+    going-out bonus when it is its last tile): what a tile just drawn may bring at once."""
+    best = 0
+    last = popcount(hand) == 1
+    for t in iter_mask(hand & (TILES_WITH[left] | TILES_WITH[right])):
+        lo, hi, dbl = TILE_LOW[t], TILE_HIGH[t], is_double(t)
+        for end in (0, 1):
+            if end == 0 and left in (lo, hi):
+                v = match_value(hi if lo == left else lo, right, dbl, rd)
+            elif end == 1 and right in (lo, hi):
+                v = match_value(left, hi if lo == right else lo, ld, dbl)
+            else:
+                continue
+            best = max(best, v + (out_bonus if last else 0))
+    return best
+
+
+def seat_features(pos: "KnownPosition", seat: int) -> list:
+    """The features of one seat in a fully known position (names: `SEAT_FEATURES`)."""
+    rules = pos.rules
+    hand = pos.hands[seat]
+    fits_mask = TILES_WITH[pos.left] | TILES_WITH[pos.right]
+    size = popcount(hand)
+    fit = popcount(hand & fits_mask)
+    dist = (seat - pos.to_move) % rules.players
+    to_move = dist == 0
+    drawable = max(0, pos.reserve_size - rules.reserve_kept) / 8.0
+    score = pos.scores[rules.side_of(seat)]
+    score_now = (_score_now(hand, pos.left, pos.right, pos.left_double, pos.right_double,
+                            rules.out_bonus) if to_move else 0)
+    reserve_fit = popcount(pos.reserve & fits_mask)
+    stuck = to_move and fit == 0
+    # Stuck under until-playable: the draws still to come this turn, as if every reserve
+    # tile could be drawn ((R + 1) / (F + 1) for F fitting tiles among R), at most drawable.
+    more = 0.0
+    if stuck and rules.draw == "until-playable":
+        more = min((pos.reserve_size + 1) / (reserve_fit + 1),
+                   max(0, pos.reserve_size - rules.reserve_kept))
+    return [1.0, size, size == 1, size == 2, fit, fit == 0, popcount(hand & DOUBLES),
+            sum(PIPS[t] for t in iter_mask(hand)) / 10.0, to_move, dist == 1, score_now,
+            fit * to_move, size * drawable, fit * drawable, rules.target - score <= 3,
+            reserve_fit / 8.0, stuck, more, fit == 1,
+            popcount(hand & fits_mask & DOUBLES), size * (fit == 0)]
+
+
+def side_features(pos: "KnownPosition") -> list:
+    """Per side, its feature vector: its seat's features, or with partnerships the features
+    of the partner nearer the turn followed by the other partner's."""
+    rules = pos.rules
+    if not rules.partnerships:
+        return [[float(x) for x in seat_features(pos, s)] for s in range(rules.players)]
+    out = []
+    for side in range(rules.n_sides):
+        seats = sorted((s for s in range(rules.players) if rules.side_of(s) == side),
+                       key=lambda s: (s - pos.to_move) % rules.players)
+        out.append([float(x) for s in seats for x in seat_features(pos, s)])
+    return out
+
+
+class KnownPosition:
+    """A fully known position as the value estimate sees it: hands (masks by seat), the
+    reserve's contents (a mask: its order is unknown to the estimate, as it is to the
+    players), the line's ends, the scores and the seat to move."""
+    __slots__ = ("rules", "hands", "reserve", "reserve_size", "left", "right", "left_double",
+                 "right_double", "scores", "to_move")
+
+    def __init__(self, rules, hands, reserve, left, right, left_double, right_double, scores,
+                 to_move):
+        self.rules, self.hands, self.reserve = rules, tuple(hands), reserve
+        self.reserve_size = popcount(reserve)
+        self.left, self.right = left, right
+        self.left_double, self.right_double = bool(left_double), bool(right_double)
+        self.scores, self.to_move = tuple(scores), to_move
+
+    @classmethod
+    def of(cls, state) -> "KnownPosition":
+        """The position of a fully known state (reference `State` or the core's)."""
+        reserve = 0
+        for t in state.reserve:
+            reserve |= 1 << t
+        return cls(state.rules, state.hands, reserve, state.left, state.right,
+                   state.left_double, state.right_double, state.scores, state.to_move)
+
+    def drawn(self, tile: int) -> "KnownPosition":
+        """The position after the seat to move draws `tile` from the reserve."""
+        hands = list(self.hands)
+        hands[self.to_move] |= 1 << tile
+        return KnownPosition(self.rules, hands, self.reserve & ~(1 << tile), self.left, self.right,
+                        self.left_double, self.right_double, self.scores, self.to_move)
+
+
+class ValueModel:
+    """The linear estimate: per side, the dot product of its features (`side_features`) with
+    the coefficients of the table's shape (`weights` maps a table key, `table_key`, to them).
+    The coefficients are fitted so that its luck leaves the least variance in the margin, so
+    its values track how a draw changes the points to come more than the points themselves."""
+
+    def __init__(self, weights: dict, meta: dict | None = None):
+        self.weights = {k: [float(x) for x in v] for k, v in weights.items()}
+        self.meta = meta or {}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ValueModel":
+        if not isinstance(d, dict) or d.get("features") != list(SEAT_FEATURES):
+            raise BergenError("luck model: its features are not this version's "
+                              f"({', '.join(SEAT_FEATURES)})", field="features")
+        return cls(d["weights"], {k: v for k, v in d.items() if k != "weights"})
+
+    def to_dict(self) -> dict:
+        return {**self.meta, "features": list(SEAT_FEATURES), "weights": self.weights}
+
+    def coefficients(self, rules: Rules) -> list:
+        key = table_key(rules)
+        if key not in self.weights:
+            raise BergenError(f"luck model: no coefficients for {key} players", field="weights")
+        return self.weights[key]
+
+    def values(self, pos: KnownPosition) -> list:
+        """Per side, the estimated points it will still gain in the round."""
+        w = self.coefficients(pos.rules)
+        return [sum(a * b for a, b in zip(w, f)) for f in side_features(pos)]
+
+    def draw_values(self, state) -> dict:
+        """tile -> per side `values` of the position after the seat to move draws it, for
+        every tile in the reserve of the fully known `state`."""
+        pos = KnownPosition.of(state)
+        return {t: self.values(pos.drawn(t)) for t in iter_mask(pos.reserve)}
+
+
+def position_seed(state) -> int:
+    """A seed that is a fixed function of a fully known position: the reserve's contents
+    (never its order, which would tell the tile about to be drawn), the hands, scores, ends,
+    the seat to move and its draws this turn."""
+    reserve = 0
+    for t in state.reserve:
+        reserve |= 1 << t
+    seed = 0
+    for x in (reserve, *state.hands, *state.scores, state.left, state.right, state.to_move,
+              state.draws_this_turn):
+        seed = mix64(((seed ^ (x & MASK64)) + GOLDEN) & MASK64)
+    return seed
+
+
+class RolloutModel:
+    """A short perfect-information search as the estimate: per side, `scale` times the mean
+    points to come over `playouts` playouts (greedy for every seat) from the position after
+    the draw, the rest of the reserve reshuffled. The shuffles are seeded by the position
+    (`position_seed`) and shared by every candidate tile (common random numbers), so equal
+    positions get equal values. It runs `_luck.draw_rollouts` when the core is built
+    (whichever rules backend is active), else `reference_rollouts`: the same numbers."""
+
+    def __init__(self, playouts: int = 64, scale=1.0, engine: int = ENGINE_GREEDY,
+                 equity: dict | None = None, win_scale=1.0):
+        self.playouts, self.engine = playouts, engine
+        self.scale, self.win_scale = scale, win_scale
+        self.equity = equity or {}
+
+    @staticmethod
+    def _factor(scale, rules) -> float:
+        return float(scale.get(table_key(rules), 1.0) if isinstance(scale, dict) else scale)
+
+    def draw_values(self, state) -> dict:
+        """tile -> per side the scaled mean points to come; with an equity table for the
+        table's shape (two sides, the target the table was made for), then per side the
+        scaled chance to win the match."""
+        rules = state.rules
+        rollouts = _rollouts()
+        reserve = list(state.reserve)
+        equity = self.equity.get(table_key(rules))
+        if equity is not None and len(equity) != rules.target ** 2:
+            equity = None
+        rows = rollouts(rules, list(state.hands), reserve, state.left, state.right,
+                        state.left_double, state.right_double, list(state.scores),
+                        state.to_move, state.draws_this_turn, state.passes,
+                        self.playouts, position_seed(state), self.engine, equity)
+        f, g = self._factor(self.scale, rules), self._factor(self.win_scale, rules)
+        n = rules.n_sides
+        return {t: [f * x for x in row[:n]] + [g * x for x in row[n:]]
+                for t, row in zip(reserve, rows)}
+
+
+@lru_cache(maxsize=1)
+def _rollouts():
+    """The compiled rollouts when built, whatever BERGEN_PURE_PYTHON says (it selects the
+    rules and search backends; the rollouts give the same numbers either way, so the arena's
+    luck does not depend on it), else `reference_rollouts`."""
+    try:
+        from .._luck import draw_rollouts
+    except ImportError:
+        return reference_rollouts
+    return draw_rollouts
+
+
+def _playout_state(rules, hands, reserve, left, right, left_double, right_double, scores,
+                   to_move, draws, passes, drawn) -> State:
+    """A reference `State` in the middle of a round, just after `to_move` drew `drawn`: all
+    that a playout needs. The line is one stand-in tile with the same ends (a playout reads
+    only the ends)."""
+    s = State.__new__(State)
+    s.rules, s.hands = rules, tuple(hands)
+    s.hidden = (0,) * rules.players
+    s.reserve, s.reserve_size = tuple(reserve), len(reserve)
+    s.left, s.right = left, right
+    s.left_double, s.right_double = bool(left_double), bool(right_double)
+    s.line = ((left, right),)
+    s.scores, s.to_move, s.passes = tuple(scores), to_move, passes
+    s.draws_this_turn, s.last_drawn = draws, drawn
+    s.ended = s.winner = None
+    s.last_points = (0,) * rules.n_sides
+    return s
+
+
+def reference_rollouts(rules, hands, reserve, left, right, left_double, right_double, scores,
+                       to_move, draws, passes, playouts, seed, engine=ENGINE_GREEDY,
+                       equity=None) -> list:
+    """The pure-Python twin of `_luck.draw_rollouts`: rows[i][j], the mean over `playouts`
+    playouts of side j's points to come after the seat to move draws `reserve[i]`, and with
+    `equity` each side's chance to win the match."""
+    from ..game.match import play_round
+    r = len(reserve)
+    if not 1 <= r <= 28 or playouts < 1:
+        raise ValueError("a draw needs a reserve tile and at least one playout")
+    target = rules.target
+    if equity is not None and (rules.n_sides != 2 or len(equity) != target * target):
+        raise ValueError("equity needs two sides and target * target entries")
+    total = [[0] * rules.n_sides for _ in range(r)]
+    wins = [0.0] * r
+    for k in range(playouts):
+        rng = Rng(mix64((seed + (k + 1) * GOLDEN) & MASK64))
+        perm = sorted(reserve)
+        rng.shuffle(perm)
+        for i, t in enumerate(reserve):
+            held = list(hands)
+            held[to_move] |= 1 << t
+            state = _playout_state(rules, held, [u for u in perm if u != t], left, right,
+                                   left_double, right_double, scores, to_move, draws + 1,
+                                   passes, t)
+            end = play_round(state, [engine] * rules.players, Rng(rng.state), [])
+            for j in range(rules.n_sides):
+                total[i][j] += end.scores[j] - scores[j]
+            if equity is not None:
+                wins[i] += (float(end.winner == 0) if end.winner is not None
+                            else equity[end.scores[0] * target + end.scores[1]])
+    if equity is not None:
+        return [[x / playouts for x in row] + [w / playouts, 1.0 - w / playouts]
+                for row, w in zip(total, wins)]
+    return [[x / playouts for x in row] for row in total]
+
+
+@lru_cache(maxsize=1)
+def model_data() -> dict:
+    """The fitted estimates shipped with the package (`bergen_search/data/luck_model.json`,
+    written by `benchmarks/fit_luck.py`)."""
+    text = resources.files("bergen_search").joinpath("data", MODEL_FILE).read_text()
+    return json.loads(text)
+
+
+def default_model() -> ValueModel:
+    """The fitted linear estimate (the `linear` part of the model file)."""
+    return ValueModel.from_dict(model_data()["linear"])
+
+
+def rollout_model() -> RolloutModel:
+    """The fitted rollout estimate: its playouts, its scale per table shape, and for two
+    sides the match equity table and the scale of the chance to win."""
+    d = model_data()["rollout"]
+    return RolloutModel(d["playouts"], d["scale"], equity=d.get("equity"),
+                        win_scale=d.get("win_scale", 1.0))
+
+
+#: The value estimates measured (benchmarks/LUCK.md), by name, and the one the arena uses.
+ESTIMATES = {"linear": default_model, "rollout": rollout_model}
+DEFAULT_ESTIMATE = "rollout"
+#: Playouts per candidate tile of the `rollout` estimate (what fit_luck.py fits with).
+ROLLOUTS = 64
+
+
+def estimate(name: str):
+    """The value estimate called `name` (a key of `ESTIMATES`)."""
+    if name not in ESTIMATES:
+        raise BergenError(f"unknown luck estimate {name!r} (known: {', '.join(ESTIMATES)})")
+    return ESTIMATES[name]()
+
+
+@lru_cache(maxsize=1)
+def default_estimate():
+    """The estimate the arena's luck adjustment uses (`DEFAULT_ESTIMATE`)."""
+    return estimate(DEFAULT_ESTIMATE)
+
+
+def luck_estimate_name() -> str:
+    """The default estimate as the arena reports it, e.g. 'rollout:64'."""
+    est = default_estimate()
+    return f"rollout:{est.playouts}" if isinstance(est, RolloutModel) else DEFAULT_ESTIMATE
+
+
+# ---- the corrections ---------------------------------------------------------------------------
+def draw_luck(model, state) -> tuple:
+    """(luck per side, {tile: values per side}) of the draw the seat to move makes in the
+    fully known `state` (the next reserve tile is `state.reserve[0]`): the value of the tile
+    drawn minus the mean value over every tile in the reserve (`model.draw_values`). Its
+    mean over the reserve is zero by construction (`expected` is the mean of the same
+    values)."""
+    actual = state.reserve[0]
+    outcomes = model.draw_values(state)
+    n = len(outcomes)
+    expected = [math.fsum(v[j] for v in outcomes.values()) / n
+                for j in range(len(outcomes[actual]))]
+    return tuple(a - e for a, e in zip(outcomes[actual], expected)), outcomes
+
+
+def round_luck(rules: Rules, rnd, start_scores, model=None, backend=None) -> list:
+    """The summed luck per side of one round of a log (`match.RoundLog`: hands as dealt,
+    the reserve in draw order, the events), replayed from `start_scores` through a fully
+    known state of `backend` (default: the active one), with the estimate `model` (default:
+    `default_estimate()`)."""
+    model = model or default_estimate()
+    if backend is None:
+        from ..game.backend import ACTIVE as backend
+    state = backend.new_state(rules, rnd.hands, rnd.reserve, start_scores)
+    total = None
+    for seat, action, tile in rnd.events:
+        if state.to_move != seat:
+            raise BergenError(f"the log has seat {seat} act out of turn", field="events")
+        if action == DRAW:
+            if state.reserve[0] != tile:
+                raise BergenError("the log's draw is not the reserve's next tile", field="events")
+            luck, _ = draw_luck(model, state)
+            total = list(luck) if total is None else [a + b for a, b in zip(total, luck)]
+        state = state.apply(action)
+    return total or [0.0] * width(model, rules)
+
+
+def match_luck(rules: Rules, log, model=None, backend=None) -> list:
+    """The summed luck per side over every round of a `match.MatchLog`."""
+    model = model or default_estimate()
+    total = [0.0] * width(model, rules)
+    scores = log.start_scores
+    for rnd in log.rounds:
+        total = [a + b for a, b in zip(total, round_luck(rules, rnd, scores, model, backend))]
+        scores = rnd.scores
+    return total
+
+
+def width(model, rules: Rules) -> int:
+    """How many numbers a draw's luck holds under `model`: per side its points, and for a
+    rollout estimate with an equity table for the shape, per side its chance to win."""
+    wins = isinstance(model, RolloutModel) and len(
+        model.equity.get(table_key(rules)) or ()) == rules.target ** 2
+    return rules.n_sides * (2 if wins else 1)
+
+
+def side_margin(per_side, side: int) -> float:
+    """A per-side quantity in the arena's unit for `side`: its own minus the mean of the
+    other sides' (two sides: the difference). Summed over the seatings of a duplicate set
+    (each side once) it is zero for any per-side numbers that are the same in every seating.
+
+    >>> side_margin([3.0, 1.0, 2.0], 0), side_margin([3.0, 1.0], 1)
+    (1.5, -2.0)
+    """
+    others = [x for j, x in enumerate(per_side) if j != side]
+    return per_side[side] - math.fsum(others) / len(others)

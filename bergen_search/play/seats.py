@@ -1,0 +1,94 @@
+"""The engines in their seats: `Seats` chooses each engine seat's moves in a match, a search
+seeing only its own seat's information; `play_engines` is a whole match between engine specs.
+
+>>> from bergen_search.play.engines import parse_engine_list
+>>> from bergen_search.game.rules import Rules
+>>> log = play_engines(Rules(), parse_engine_list("greedy,random", 2), seed=3)
+>>> log.winner in (0, 1), len(log.rounds) >= 1
+(True, True)
+"""
+from __future__ import annotations
+
+import time
+import warnings
+
+from ..constants import SEARCH_STREAM
+from ..game import match
+from ..game.match import MatchLog, choose, greedy_choice
+from ..game.rng import Rng, derive_seed
+from ..game.rules import Rules
+from ..game.state import State
+from .engines import EngineWarning
+
+
+class Seats:
+    """The engines in their seats during one match: each seat's choice, with a search seeing only
+    its own seat's information (an `Observer` per search seat, fed every action). `specs[s]`
+    None is a seat no engine plays (a person's). `rng` is the match's play stream
+    (random and greedy moves); search seeds come from the match's seed and the decision's
+    number. Plays in `match.Match`, driven by `play_engines` and `cli.session.PlaySession` alike."""
+
+    def __init__(self, rules: Rules, specs, seed: int, rng: Rng, timing: dict | None = None):
+        self.rules, self.specs, self.seed, self.rng = rules, list(specs), seed, rng
+        self.codes = [None if s is None else s.simple_code for s in self.specs]
+        self.decisions = 0
+        self.observers = {}
+        #: seat -> [searches, seconds]: the searched decisions and their time (the
+        #: information set and the search), kept in `timing` if given.
+        self.timing = {} if timing is None else timing
+
+    def new_round(self, state: State) -> None:
+        from ..information.infoset import Observer
+        self.observers = {s: Observer(self.rules, {s}, state)
+                          for s, spec in enumerate(self.specs)
+                          if spec is not None and spec.simple_code is None}
+
+    def choose(self, state: State, moves: list) -> int:
+        """The move of the seat to move (one of `moves`, its legal moves)."""
+        seat = state.to_move
+        if len(moves) == 1 or self.codes[seat] is not None:
+            return choose(self.codes[seat] or 0, state, moves, self.rng)
+        from ..search.api import search
+        start = time.perf_counter()
+        limits, kwargs = self.specs[seat].search_args()
+        info = self.observers[seat].infoset(seat)
+        result = search(info, limits, seed=derive_seed(self.seed ^ SEARCH_STREAM, self.decisions),
+                        values=False, **kwargs)
+        if result.info.get("interrupted"):
+            # A search keeps what it found on Ctrl-C; a match does not go on with it.
+            raise KeyboardInterrupt
+        self.decisions += 1
+        spent = self.timing.setdefault(seat, [0, 0.0])
+        spent[0] += 1
+        spent[1] += time.perf_counter() - start
+        if result.info.get("empty"):
+            # Not one world (or iteration) in the time: no values to choose by. The move is
+            # the greedy one, and a warning says so (once per engine and process).
+            from ..search.api import resolve
+            unit = resolve(kwargs["algorithm"], {})[0].unit.rstrip("s")
+            warnings.warn(EngineWarning(
+                f"engine {self.specs[seat]} finished no {unit} within its time limit at a "
+                f"move, and played the greedy move there (give it more time"
+                + (", or less depth)" if unit == "world" else ")")), stacklevel=2)
+            return greedy_choice(state, moves)
+        return result.moves[0].code
+
+    def observe(self, seat: int, move: int, after: State) -> None:
+        for obs in self.observers.values():
+            obs.step(seat, move, after)
+
+
+def play_engines(rules: Rules, specs, seed: int, start_scores=None, backend=None,
+                 timing: dict | None = None, max_rounds: int | None = None) -> MatchLog:
+    """A whole match between engines. With only `random` and `greedy` it is the backend's
+    `play_match` (the same match on both backends); with a search engine the reference's
+    `play_match` drives the engines' `Seats`, with the same deals. `timing`, if given, gets
+    seat -> [searches, seconds] (see `Seats`)."""
+    codes = [s.simple_code for s in specs]
+    if all(c is not None for c in codes):
+        if backend is None:
+            from ..game.backend import ACTIVE as backend
+        return backend.play_match(rules, codes, seed, start_scores, max_rounds=max_rounds)
+    return match.play_match(rules, codes, seed, start_scores,
+                            seats=lambda rng: Seats(rules, specs, seed, rng, timing),
+                            max_rounds=max_rounds)

@@ -1,0 +1,57 @@
+"""Self-play: many matches between engines, each seeded from the run's seed, as record lines,
+run serially, on local processes or on a Dask cluster.
+"""
+from __future__ import annotations
+
+from ..game.rng import derive_seed
+from ..game.rules import Rules
+from .seats import play_engines
+
+
+def _match_records(rules: Rules, specs, seed: int, start_scores, indices) -> list:
+    """(record line, winner) of matches `indices` of a self-play run seeded `seed`."""
+    from ..formats.record_io import dump_record, write_record
+    out = []
+    for i in indices:
+        log = play_engines(rules, specs, derive_seed(seed, i), start_scores)
+        out.append((dump_record(write_record(log)), log.winner))
+    return out
+
+
+def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, workers: int = 1,
+             cluster=None, progress=None, done: dict | None = None, on_result=None) -> list:
+    """[(record line, winner)] of `games` matches (match i seeded `derive_seed(seed, i)`), in
+    order, however they were run: serially, on `workers` local processes, or on the Dask
+    cluster `cluster` (`parallel.run_ordered`).
+
+    `done` {match index: (record line, winner)}: matches already played (a resumed run),
+    which are not played again; `on_result(i, row)` hears of each match as it finishes.
+    Ctrl-C raises `errors.Interrupted` whose `partial` is the rows of the matches finished,
+    in order, up to the first missing one."""
+    from functools import partial
+
+    from ..errors import Interrupted
+    from ..runs.parallel import batches, run_ordered
+    rows = dict(done or {})
+    simple = all(s.simple_code is not None for s in specs)
+    task = partial(_match_records, rules, list(specs), seed, start_scores)
+    todo = batches([i for i in range(games) if i not in rows], workers, simple, 500)
+
+    def finished(k, batch_rows):
+        for i, row in zip(todo[k], batch_rows):
+            rows[i] = row
+            if on_result is not None:
+                on_result(i, row)
+
+    if progress is not None and rows:
+        progress(len(rows), games)
+    try:
+        run_ordered(task, todo, workers=workers, cluster=cluster, units=len,
+                    progress=None if progress is None else
+                    (lambda n, total: progress(len(rows), games)), on_result=finished)
+    except KeyboardInterrupt:
+        prefix = []
+        while len(prefix) in rows:
+            prefix.append(rows[len(prefix)])
+        raise Interrupted(prefix, len(rows), games, "matches") from None
+    return [rows[i] for i in range(games)]

@@ -1,0 +1,303 @@
+"""Independent tasks run here, in local worker processes, or on a Dask cluster, results in order.
+
+`run_ordered(fn, items, workers=1, cluster=None, progress=None)` returns
+`[fn(item) for item in items]`, whatever ran them:
+
+- `workers=1`, no cluster: in this process, one after the other;
+- `workers=W`: W local processes (fork), as `concurrent.futures` gives them;
+- `cluster="tcp://host:8786"`: the tasks go to a running Dask distributed scheduler
+  (`dask scheduler` and `dask worker ADDRESS` start one; see the README), which spreads them
+  over its workers and, when a worker dies, runs its tasks again elsewhere. Dask is optional
+  (`pip install 'bergen_search[cluster]'`); without it `--cluster` is a clear error.
+
+The results are gathered in the order of `items`, so the output of a command is the same,
+byte for byte apart from wall times, however its tasks were run. `progress(done, total)` and
+`on_result(i, result)` are called in this process as tasks finish. Ctrl-C ends the run
+within a second: local workers are killed, a cluster's tasks cancelled on the scheduler, and
+KeyboardInterrupt goes to the caller, which has been handed every finished result (a
+journal keeps them: `journal.py`, `--resume`) and writes no output file.
+
+>>> run_ordered(abs, [-2, 3, -4])
+[2, 3, 4]
+"""
+from __future__ import annotations
+
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from multiprocessing import get_context
+from typing import Callable
+
+from ..errors import BergenError
+
+#: How `--cluster` says what is missing.
+CLUSTER_EXTRA = "pip install 'bergen_search[cluster]'"
+#: Seconds to wait for a scheduler before giving up.
+CONNECT_TIMEOUT = 10
+
+
+@contextmanager
+def deferred_ctrl_c():
+    """Ctrl-C held back while processes are forked, and delivered right after: a signal that
+    lands in the fork's own callbacks (logging's lock, for one) is printed as ignored and
+    lost, and the run would go on as if never interrupted. (Main thread only: signals are
+    delivered there.)"""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def die_with_parent(parent: int) -> None:
+    """Ask the kernel to end this process when its parent (pid `parent`) dies (Linux's
+    PR_SET_PDEATHSIG; a no-op elsewhere): a worker of a run that was killed (kill -9, a lost
+    session) does not go on searching for nobody."""
+    import os
+    import signal
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)         # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:                # the parent died before that
+        os._exit(1)
+
+
+def _worker_init(parent: int) -> None:
+    """A worker process of `run_ordered`: Ctrl-C is for the parent, which ends the workers
+    itself (what they had not finished is run again on --resume); and it dies with it."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
+def batches(indices, workers: int, fast: bool, cap: int) -> list:
+    """The indices (a list, or a count: 0..count-1) cut into the batches sent as tasks: one
+    index per batch for slow work (searching engines: fine progress, even spread), about
+    eight batches per worker of at most `cap` indices for fast work (the simple engines), so
+    that a task is not mostly overhead. (A resumed run passes the indices still to do.)"""
+    indices = list(range(indices)) if isinstance(indices, int) else list(indices)
+    count = len(indices)
+    size = max(1, min(cap, count // (max(workers, 1) * 8))) if fast else 1
+    return [indices[i:i + size] for i in range(0, count, size)]
+
+
+def connect(address: str):
+    """A `dask.distributed.Client` on the scheduler at `address`; a BergenError, one line
+    within CONNECT_TIMEOUT seconds, if the extra is not installed, the address is not one
+    (tcp://HOST:PORT, tls://, ws://, wss://, inproc://), nothing listens there, or no
+    scheduler answers."""
+    try:
+        from distributed import Client
+        from distributed.comm import parse_address, parse_host_port
+    except ImportError:
+        raise BergenError(f"--cluster needs Dask, which is not installed: {CLUSTER_EXTRA}",
+                          field="cluster") from None
+    try:
+        scheme, location = parse_address(address)
+        if scheme not in ("tcp", "tls", "ws", "wss", "inproc"):
+            raise ValueError(f"unknown scheme {scheme!r}")
+        host, port = parse_host_port(location) if scheme != "inproc" else (None, None)
+    except (ValueError, TypeError) as e:
+        raise BergenError(f"--cluster: {address!r} is not a scheduler address like "
+                          f"tcp://HOST:8786 ({e})", field="cluster") from None
+    if host is not None:
+        import socket
+        try:
+            socket.create_connection((host or "127.0.0.1", port),
+                                     timeout=CONNECT_TIMEOUT).close()
+        except OSError as e:
+            why = "timed out" if isinstance(e, socket.timeout) else (e.strerror or str(e))
+            raise BergenError(f"--cluster: no Dask scheduler answers at {address!r} "
+                              f"({why})", field="cluster") from None
+
+    class _Client(Client):
+        def start(self, **kwargs):
+            try:
+                return super().start(**kwargs)
+            except BaseException:
+                # Closed here, at once: left to the garbage collector, a half-made client
+                # takes 20 s to give up and prints a traceback.
+                try:
+                    self.close(timeout=1)
+                except BaseException:
+                    pass
+                raise
+
+    with quiet_dask():                      # a failed connection is our one line, not a log
+        try:
+            return _Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        except (OSError, TimeoutError, ValueError, MemoryError) as e:
+            raise BergenError(f"--cluster: no Dask scheduler answers at {address!r} within "
+                              f"{CONNECT_TIMEOUT} s ({type(e).__name__})",
+                              field="cluster") from None
+
+
+@contextmanager
+def quiet_dask():
+    """Dask's own logs held back (errors included: a lost scheduler is logged with a
+    traceback at every try to reconnect); the command says what happened in one line."""
+    import logging
+
+    try:
+        import distributed  # noqa: F401  (its import configures the loggers quieted below)
+    except ImportError:
+        pass                                # connect() says so, in one line
+    # Dask's configuration gives some of its loggers levels of their own
+    # ("distributed.client": warning), so the parent's level alone does not hold them.
+    names = ["distributed"] + [name for name in logging.root.manager.loggerDict
+                               if name.startswith("distributed.")]
+    logs = [logging.getLogger(name) for name in names]
+    levels = [log.level for log in logs]
+    for log in logs:
+        log.setLevel(logging.CRITICAL + 1)
+    yield
+    # Restored only when the run ended well: after a lost scheduler the client's threads go
+    # on trying to reconnect (and logging each try) until the process exits.
+    for log, level in zip(logs, levels):
+        log.setLevel(level)
+
+
+def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
+                progress: Callable[[int, int], None] | None = None,
+                units: Callable | None = None,
+                on_result: Callable[[int, object], None] | None = None) -> list:
+    """`[fn(item) for item in items]`, run serially, on `workers` local processes, or on the
+    Dask cluster `cluster` (an address, or a Client); see the module doc. `units(item)`: how
+    much of the work an item is, for `progress` (default 1 each). `on_result(i, result)` is
+    called in this process as item i finishes, in whatever order they finish (a journal
+    keeps them there, `journal.py`).
+
+    Ctrl-C (KeyboardInterrupt) ends the run at once: local workers are killed (they ignore
+    the terminal's Ctrl-C, so that only this process decides), a cluster's tasks cancelled;
+    the results already handed to `on_result` are all that is kept."""
+    items = list(items)
+    sizes = [1 if units is None else units(item) for item in items]
+    total = sum(sizes)
+    tick = _Ticker(progress, total)
+
+    def finished(i, result):
+        if on_result is not None:
+            on_result(i, result)
+        tick(sizes[i])
+
+    if cluster is not None:
+        return _on_cluster(fn, items, cluster, finished)
+    if workers <= 1 or len(items) <= 1:
+        out = []
+        for i, item in enumerate(items):
+            out.append(fn(item))
+            finished(i, out[-1])
+        return out
+    import os
+    results = [None] * len(items)
+    # Not multiprocessing.Pool: its daemonic workers could not start processes of their own
+    # (a search with workers > 1).
+    with deferred_ctrl_c():
+        ex = ProcessPoolExecutor(max_workers=min(workers, len(items)),
+                                 mp_context=get_context("fork"), initializer=_worker_init,
+                                 initargs=(os.getpid(),))
+    try:
+        with deferred_ctrl_c():         # submit forks the workers
+            pending = {ex.submit(fn, item): i for i, item in enumerate(items)}
+        waiting = set(pending)
+        while waiting:
+            done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            for fut in done:
+                i = pending[fut]
+                results[i] = fut.result()
+                finished(i, results[i])
+    except BaseException:
+        _kill_workers(ex)
+        raise
+    ex.shutdown(wait=True)
+    return results
+
+
+def _kill_workers(ex: ProcessPoolExecutor) -> None:
+    """End a process pool at once: its workers killed (a search in C would not hear a
+    gentler signal before it returns), the queued tasks cancelled, no waiting."""
+    import os
+    import signal
+    for proc in list((getattr(ex, "_processes", None) or {}).values()):
+        try:
+            os.kill(proc.pid, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+    manager = getattr(ex, "_executor_manager_thread", None)
+    ex.shutdown(wait=False, cancel_futures=True)
+    # The pool's manager thread sees its workers die and closes its wakeup pipe; let it
+    # finish (milliseconds) before the interpreter's exit hook wakes it: racing that hook, the
+    # close made it write to a closed pipe and print "Exception ignored ... Bad file
+    # descriptor" after the one line Ctrl-C promises (seen once in ~15 arena runs).
+    if manager is not None:
+        manager.join(timeout=1.0)
+
+
+class _Ticker:
+    """Counts finished units and reports them to `progress(done, total)`."""
+
+    def __init__(self, progress, total):
+        self.progress, self.total, self.done = progress, total, 0
+
+    def __call__(self, units):
+        self.done += units
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+
+class ClusterLost(BergenError):
+    """The scheduler went away during the run (what had finished was handed on: a journal
+    keeps it, and `--resume` goes on from there)."""
+
+
+def _on_cluster(fn, items, cluster, finished):
+    if isinstance(cluster, str):            # our own client: its logs are ours to quiet
+        with quiet_dask():
+            return _on_client(fn, items, connect(cluster), finished, cluster, own=True)
+    return _on_client(fn, items, cluster, finished,
+                      getattr(getattr(cluster, "scheduler", None), "address", "?"), own=False)
+
+
+def _on_client(fn, items, client, finished, address, own):
+    from concurrent.futures import CancelledError
+
+    from distributed import as_completed
+    futures = []
+    try:
+        # pure=False: every task runs, even two equal ones; retries: a task whose worker died
+        # is rescheduled by the scheduler anyway, these cover a task that raised on a sick one.
+        futures = [client.submit(fn, item, pure=False, retries=2) for item in items]
+        index = {f.key: i for i, f in enumerate(futures)}
+        results = [None] * len(items)
+        for fut in as_completed(futures, loop=client.loop):
+            i = index[fut.key]
+            try:
+                results[i] = fut.result()
+            except (CancelledError, OSError) as e:
+                # Cancelled by no one here: the scheduler is gone (or cut us off).
+                raise ClusterLost(f"--cluster: lost the Dask scheduler at {address!r} "
+                                  f"({type(e).__name__})", field="cluster") from None
+            finished(i, results[i])
+        return results
+    except ClusterLost:
+        raise                           # nobody left to cancel the tasks with
+    except BaseException:
+        if futures:
+            try:
+                client.cancel(futures, asynchronous=False)
+            except Exception:
+                pass
+        raise
+    finally:
+        if own:
+            try:
+                client.close(timeout=2)
+            except Exception:
+                pass

@@ -1,0 +1,554 @@
+"""The exact endgame: the end of a two-player round solved as the game it is.
+
+Once the reserve is down to the tiles that are never drawn (`reserve_kept`; under `draw:
+one` likewise), no chance is left but the deal itself. With two players the rest of the
+round is then a finite two-player zero-sum game with hidden hands:
+
+- chance deals the tiles nobody has seen into both hands and the kept tiles, uniformly over
+  the deals consistent with what *everyone* saw (hand sizes, the lead, the voids proved by
+  draws and passes: `infoset.PublicView`), each deal weighted by its number of histories, as
+  the exact sampler counts them (`sampler.WorldTable`); with `inference`, also by the
+  inference model's factors (`inference.tile_factors`, for both seats' plays);
+- each player knows its own hand; every action is public. The seat to move holds one of the
+  dealt hands, and the other player does not know which: a seat's value is the value of its
+  own hand under an equilibrium of that game, not of a game where its hand were shown.
+
+The solver (`_endgame.pyx`, its oracle `endgame_ref.py`) builds the public tree and runs
+discounted CFR (Brown & Sandholm 2019) over hand vectors until the *exploitability* of the
+average strategy pair, measured exactly by a best response for each side, is below the
+tolerance: `exploitability` = (what the seat's side gets best-responding to the other's
+strategy) - (what it gets when the other best-responds to its strategy), over the whole
+game (every deal); the game's value lies between the two. Each legal move's value is the
+seat's best-response value after it against the other's solved strategy, for the seat's own
+hand; the mix is the seat's average strategy there (a mixed equilibrium is an answer: "0-2
+70%, 2-2 30%"). Values of single hands are not unique across the equilibria of a game with
+hidden information (as in poker); those printed are the solved strategy's.
+
+It applies to two players with objective `points` (the margin of the round); three or four
+players are not a zero-sum game, partnerships are a team game, and the match objective needs
+match-win values at the leaves (not built): there, and where the public tree is too big for
+the budget, the search falls back to today's engine and says so (`Attempt.why`).
+
+>>> from bergen_search.formats.game import load_game
+>>> info = load_game('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],'
+...     '"to_move":1,"hand":["1-2","1-5"],"line":"6-4 4-0 0-1 1-3 3-2 2-4 4-4 4-3 3-3 3-6 '
+...     '6-5 5-0 0-6 6-6 6-2 2-5 5-5 5-4 4-1 1-1","hand_sizes":[4,2],"reserve_size":2,'
+...     '"voids":{"0":[4,6],"1":[3]}}')
+>>> sol = solve(game(info), tolerance=1e-6)
+>>> [(m, round(v, 3)) for m, v in sorted(sol.values.items())]
+[(Move.parse('1-2:R'), -0.4), (Move.parse('1-5:R'), 1.2)]
+>>> sol.exploitability <= sol.tolerance
+True
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+
+from ..constants import MIX_STREAM
+from ..errors import BergenError
+from ..formats.notation import Move
+from ..game.rng import Rng, derive_seed
+from ..game.state import PASS
+from ..information.infoset import InfoSet
+from ..information.sampler import WorldTable
+from . import endgame_ref
+
+#: The exploitability the solver stops at, in points (the unit of the values).
+TOLERANCE = 0.01
+#: A solution whose exploitability is still above this when the budget runs out is not
+#: used (the search falls back to today's engine).
+ACCEPT = 0.25
+#: When the exploitability is measured: after these iterations, then every CHECK_EVERY.
+CHECK_AT = (4, 8, 12, 16, 24, 32, 48, 64)
+CHECK_EVERY = 32
+#: The solver stops after this many iterations whatever the exploitability (it reports it).
+MAX_ITERATIONS = 2000
+#: Solver work is counted in nodes, entries (hand, legal action) and terminal deals
+#: touched: a DCFR iteration touches its tree's twice, an exploitability check twice.
+#: A search's iteration budget (the default engine's iterations) buys this much work: the
+#: default 100,000 iterations (since issue 22; 20,000 before, at 3,000 work each) buy about
+#: a second of solving on this project's machine.
+WORK_PER_ITERATION = 600
+#: Work per second, to size the tree under a time limit before it is built (measured on
+#: this project's machine, one core, `python benchmarks/bench_endgame.py`).
+WORK_PER_SECOND = 60e6
+#: The least DCFR iterations a tree must afford within the budget to be attempted.
+MIN_ITERATIONS = 24
+#: Under a time limit, the share of it that finding the deals and building the tree may
+#: take (past it the attempt stops, and today's engine has the rest).
+BUILD_SHARE = 0.25
+#: Under a time limit, the share of it the solve leaves unspent, so that when it fails (the
+#: budget ran out before ACCEPT) today's engine still has time for a search: without it, a
+#: solve that ran to the limit left ISMCTS no iteration and the move was the greedy one
+#: (the arena of seed 2111 warned of it from both of its processes, benchmarks/STRENGTH.md).
+SEARCH_SHARE = 0.25
+#: Moves of the average strategy below this share are not played (CFR's average keeps a
+#: trace of every action it tried on the way).
+MIN_SHARE = 0.01
+#: Trees beyond this work (nodes, entries and terminal deals: 35-50 bytes each) are never
+#: built, whatever the budget: at most about 400 MB, and a few seconds an iteration.
+MAX_WORK = 8_000_000
+#: The memory of the solver per unit of its work (a node, an entry or a terminal deal), at
+#: most (measured: at most 49.9 on the 13 trees of 0.1-6.9 million work among the stage
+#: decisions of `python benchmarks/bench_endgame.py --memory --rounds 80 --seed 5`), so that
+#: the cap of search.Limits.memory_mb holds (the default 256 MB: trees up to 4.8 million).
+BYTES_PER_WORK = 56
+
+
+def applicable(info: InfoSet, objective: str = "points") -> str | None:
+    """None when the exact endgame applies to `info`, else why not (a sentence)."""
+    rules = info.rules
+    if rules.players != 2:
+        return (f"the exact endgame is for two players: with {rules.players} players "
+                + ("the round is a team game" if rules.partnerships else
+                   "the round is not a zero-sum game"))
+    if not info.line:
+        return "the lead is forced"
+    if info.reserve_size > rules.reserve_kept:
+        return (f"draws can still happen (the reserve holds {info.reserve_size}, "
+                f"{rules.reserve_kept} kept)")
+    if objective != "points":
+        return "the exact endgame solves the points objective (the round's margin) only"
+    if info.public is None:
+        return "the information set does not say what every seat has seen"
+    return None
+
+
+@dataclass(frozen=True)
+class Endgame:
+    """The endgame as the solver takes it: the root's public state, every possible hand of
+    each seat (masks, ascending), the deals (hand index of seat 0, of seat 1, weight), and
+    the seat to move with its own hand's index."""
+    rules: object
+    root: endgame_ref.Root
+    hands: tuple
+    deals: list
+    seat: int
+    hand_index: int
+    inference: bool = False
+
+    @property
+    def weight(self) -> float:
+        return sum(w for _, _, w in self.deals)
+
+    @property
+    def root_sizes(self) -> tuple:
+        """Both hands' sizes at the root."""
+        from ..game.tiles import popcount
+        return tuple(popcount(self.hands[q][self.deals[0][q]]) for q in range(2))
+
+    @property
+    def hand_weight(self) -> float:
+        """The chance weight of the seat's own hand: the sum over its worlds."""
+        return sum(d[2] for d in self.deals if d[self.seat] == self.hand_index)
+
+
+def public_table(info: InfoSet, inference: bool = False) -> WorldTable:
+    """The world table of the public view: every deal of both hands (and the kept tiles)
+    consistent with what every seat saw, weighted by histories (and inference factors)."""
+    pub = info.public
+    view = dataclasses.replace(info, groups=pub.groups, free=pub.free,
+                               played_free=pub.played_free, hand=0, decisions=pub.decisions)
+    if inference:
+        from ..information.inference import TileModel, tile_factors
+        return WorldTable(view, tile_factors(view, TileModel()), public=True)
+    return WorldTable(view, public=True)
+
+
+def compiled():
+    """The compiled solver's module, or None (not built, or BERGEN_PURE_PYTHON=1)."""
+    if os.environ.get("BERGEN_PURE_PYTHON") == "1":
+        return None
+    try:
+        from .. import _endgame
+    except ImportError:
+        return None
+    return _endgame
+
+
+class TooBig(BergenError):
+    """The endgame's public tree does not fit the budget."""
+
+
+def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
+         seconds: float = 0.0) -> Endgame:
+    """The endgame of `info` (which `applicable` accepts). `TooBig` past `max_deals` deals
+    or `seconds` of finding them (0: no limit)."""
+    why = applicable(info)
+    if why is not None:
+        raise BergenError(f"no exact endgame here: {why}")
+    try:
+        table = public_table(info, inference)
+    except BergenError as e:
+        raise TooBig(f"its deals are too many to tabulate ({e.message})") from None
+    core = compiled()
+    if core is not None:
+        try:
+            h0, h1, w = core.enumerate_deals(table, max_deals, seconds)
+        except BergenError as e:
+            raise TooBig(f"its public tree is too big for the budget ({e.message})") from None
+    else:
+        found = sorted((hands[0], hands[1], float(wt))
+                       for (hands, _), wt in table.enumerate().items())
+        if max_deals and len(found) > max_deals:
+            raise TooBig("its public tree is too big for the budget (too many deals)")
+        h0, h1, w = [d[0] for d in found], [d[1] for d in found], [d[2] for d in found]
+    hands = (sorted(set(h0)), sorted(set(h1)))
+    index = [{h: i for i, h in enumerate(hs)} for hs in hands]
+    deals = [(index[0][a], index[1][b], x) for a, b, x in zip(h0, h1, w)]
+    seat = info.seat
+    if info.hand not in index[seat]:
+        raise BergenError("the seat's own hand is not among the deals of what everyone saw")
+    root = endgame_ref.Root(info.left, info.right, bool(info.left_double),
+                            bool(info.right_double), tuple(info.scores), seat, info.passes,
+                            info.reserve_size, tuple(info.line))
+    return Endgame(info.rules, root, hands, deals, seat, index[seat][info.hand], inference)
+
+
+@dataclass
+class Solution:
+    """A solved endgame, from the side of the seat to move, in points.
+
+    Every dict is keyed by the move (`notation.Move`).
+    `values`: each legal move's value (the seat's best response after it against the
+    other's solved strategy, for its own hand), twins included; `mix`: the seat's average
+    strategy at its hand (shares, summing to 1); `value`: its hand's value (the best move's);
+    `game_value`: the whole game's value under the solved pair (every deal); `bounds`: what
+    the seat's side gets when the other side best-responds to its strategy, and when it
+    best-responds to the other's (the game's value lies between); `exploitability` their
+    difference; `sides`: per move, each side's expected points gained to the end of the round
+    when both play the solved strategies."""
+    values: dict
+    mix: dict
+    value: float
+    game_value: float
+    bounds: tuple
+    exploitability: float
+    tolerance: float
+    deals: int
+    worlds: int
+    iterations: int
+    nodes: int
+    work: int
+    seconds: float
+    twins: dict = field(default_factory=dict)
+    sides: dict = field(default_factory=dict)
+    hand_gap: float = 0.0
+    interrupted: bool = False
+    traversals: int = 0      # passes over the tree: 2 an iteration, 2 a check, 3 to report
+
+    def choose(self, seed: int) -> Move:
+        """A move drawn from the mix with the seeded RNG (shares below MIN_SHARE dropped, the
+        others in the order of their notation): the same seed, the same move."""
+        shares = sorted(((m, p) for m, p in self.mix.items() if p >= MIN_SHARE),
+                        key=lambda mp: str(mp[0]))
+        if not shares:
+            shares = [max(self.mix.items(), key=lambda kv: kv[1])]
+        total = sum(p for _, p in shares)
+        u = (Rng(derive_seed(seed, MIX_STREAM)).next64() >> 11) * (1.0 / 9007199254740992.0)
+        acc = 0.0
+        for m, p in shares:
+            acc += p / total
+            if u < acc:
+                return m
+        return shares[-1][0]
+
+
+def budget_work(iterations: int) -> int:
+    """The solver work an iteration budget buys."""
+    return iterations * WORK_PER_ITERATION
+
+
+def allowance(max_work: int | None, seconds: float | None, memory_bytes: int | None = None):
+    """(the solver work a budget allows or None, the largest tree it may build): the tree
+    must afford MIN_ITERATIONS iterations and its checks, and fit in `memory_bytes` (at
+    BYTES_PER_WORK a unit of its work)."""
+    allowed = max_work
+    if seconds is not None:
+        by_time = int(seconds * WORK_PER_SECOND)
+        allowed = by_time if allowed is None else min(allowed, by_time)
+    cap = MAX_WORK if allowed is None else min(MAX_WORK, allowed // (2 * MIN_ITERATIONS + 8))
+    if memory_bytes is not None:
+        cap = min(cap, memory_bytes // BYTES_PER_WORK)
+    return allowed, cap
+
+
+def _build(g: Endgame, cap: int, seconds: float = 0.0):
+    """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work or
+    `seconds` to build (0: no limit)."""
+    core = compiled()
+    n_hands = (len(g.hands[0]), len(g.hands[1]))
+    limit = cap = min(cap, MAX_WORK)
+    try:
+        if core is not None:
+            solver = core.EndgameSolver(g.rules, g.root, g.hands, g.deals, max_nodes=limit,
+                                        max_pairs=limit, max_entries=limit,
+                                        alpha=endgame_ref.ALPHA, beta=endgame_ref.BETA,
+                                        gamma=endgame_ref.GAMMA, seconds=seconds)
+            nodes = solver.n_nodes
+            work = nodes + solver.work
+        else:
+            tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals, max_nodes=limit)
+            solver = endgame_ref.Solver(tree, n_hands)
+            nodes = len(tree)
+            work = nodes + sum(sum(map(sum, n.legal)) + len(n.pairs) for n in tree)
+    except endgame_ref.TreeTooBig:
+        work = math.inf
+    except BergenError as e:
+        if "too big" not in str(e):
+            raise
+        work = math.inf
+    if work > cap:
+        raise TooBig(f"its public tree is too big for the budget ({len(g.deals):,} deals, "
+                     f"hands of {g.root_sizes[0]} and {g.root_sizes[1]})")
+    return solver, nodes, work
+
+
+def solve(g: Endgame, *, tolerance: float = TOLERANCE, max_work: int | None = None,
+          seconds: float | None = None, max_iterations: int = MAX_ITERATIONS,
+          build_seconds: float = 0.0, clock=time.perf_counter, stop=None,
+          memory_bytes: int | None = None) -> Solution:
+    """Solve `g` to `tolerance` (exploitability, points) within `max_work` (solver work:
+    deterministic) and/or `seconds` (the clock). DCFR runs until a check finds the
+    exploitability within the tolerance, or the budget or `max_iterations` runs out. Raises
+    `TooBig` when the tree cannot afford MIN_ITERATIONS within the budget (it is not built
+    further, nor past `build_seconds` of building), or when the budget ran out before
+    ACCEPT was reached. `stop` (a threading.Event) is heard between iterations as Ctrl-C is;
+    `memory_bytes` caps the tree (allowance)."""
+    t0 = clock()
+    allowed, cap = allowance(max_work, seconds, memory_bytes)
+    solver, nodes, work = _build(g, cap, build_seconds)
+    deadline = None if seconds is None else t0 + seconds
+    total = g.weight
+    spent = work
+    done = 0
+    checks = list(CHECK_AT)
+    exploit, bounds = math.inf, None
+    interrupted = False
+    checked, checks_done = -1, 0
+    try:
+        while done < max_iterations:
+            target = min(checks.pop(0) if checks else done + CHECK_EVERY, max_iterations)
+            if allowed is not None and spent + 2 * work * (target - done + 1) > allowed:
+                break
+            # One iteration at a time, so that the clock and Ctrl-C are heard between them.
+            while done < target and (deadline is None or clock() < deadline):
+                if stop is not None and stop.is_set():
+                    raise KeyboardInterrupt
+                solver.run(1)
+                done += 1
+                spent += 2 * work
+            if done < target:
+                break
+            spent += 2 * work
+            exploit, bounds = _exploitability(solver, total, g.seat)
+            checked = done
+            checks_done += 1
+            if exploit <= tolerance:
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    if done == 0:
+        raise TooBig(f"its public tree ({nodes:,} nodes) leaves no time to solve it"
+                     + (" (interrupted)" if interrupted else ""))
+    if checked != done:
+        exploit, bounds = _exploitability(solver, total, g.seat)
+    if exploit > max(ACCEPT, tolerance):
+        raise TooBig(f"the budget ran out before the solution was exact enough "
+                     f"(exploitability {exploit:.3f} after {done} iterations)")
+    sol = _solution(g, solver, exploit, bounds, tolerance, done, nodes, work, clock() - t0)
+    sol.interrupted = interrupted
+    sol.traversals = 2 * done + 2 * checks_done + (2 if checked != done else 0) + 3
+    return sol
+
+
+def _exploitability(solver, total: float, p: int):
+    """(exploitability, (low, high)) from the side of player p: the values of its side when
+    the other best-responds to its strategy, and when it best-responds to the other's."""
+    br0 = sum(solver.best_response(0)[0]) / total
+    br1 = -sum(solver.best_response(1)[0]) / total
+    low, high = (br1, br0) if p == 0 else (-br0, -br1)
+    return high - low, (low, high)
+
+
+def _solution(g: Endgame, solver, exploit, bounds, tolerance, iterations, nodes, work, seconds):
+    p, i = g.seat, g.hand_index
+    sign = 1.0 if p == 0 else -1.0
+    norm = g.hand_weight
+    _, best_after = solver.best_response(p)
+    _, follow_after = solver.values(p)
+    _, gain_after = solver.values(p, gains=True)
+    whole, _ = solver.values(0)
+    moves = root_moves_of(solver)
+    mix_row = solver.average(0)[solver_rows(solver).index(i)]
+    values, mix, sides, follow = {}, {}, {}, 0.0
+    for c, m in enumerate(moves):
+        if not _legal_at_root(g, m):
+            continue
+        name = Move.from_code(m)
+        values[name] = best_after[m][i] / norm
+        mix[name] = mix_row[c]
+        # Each side's expected points gained after the move, both playing the solved pair.
+        margin0 = sign * follow_after[m][i] / norm
+        gain0 = sign * gain_after[m][i] / norm
+        sides[name] = (gain0, gain0 - margin0)
+        follow += mix_row[c] * sign * margin0
+    value = max(values.values())
+    return Solution(values, mix, value, sign * sum(whole) / g.weight, bounds, exploit,
+                    tolerance, len(g.deals), sum(1 for d in g.deals if d[p] == i), iterations,
+                    nodes, work, seconds, sides=sides, hand_gap=value - follow)
+
+
+def _legal_at_root(g: Endgame, move: int) -> bool:
+    """The seat's own hand may take `move` (a root action of the public tree)."""
+    from ..game.tiles import TILES_WITH
+    mine = g.hands[g.seat][g.hand_index]
+    fit = TILES_WITH[g.root.left] | TILES_WITH[g.root.right]
+    return not (mine & fit) if move == PASS else bool(mine >> (move >> 1) & 1)
+
+
+def solver_rows(solver) -> list:
+    """The root's rows (the seat's possible hands, by index)."""
+    if isinstance(solver, endgame_ref.Solver):
+        return solver.nodes[0].rows
+    return solver.node(0)[3]
+
+
+def root_moves_of(solver) -> list:
+    """The root's public actions."""
+    if isinstance(solver, endgame_ref.Solver):
+        return solver.nodes[0].moves
+    return solver.node(0)[1]
+
+
+# ---- the engine's use of it ------------------------------------------------------------------
+@dataclass
+class Attempt:
+    """What `attempt` did: `result` (a `SearchResult`) when it solved the endgame, else None
+    and `why` (a sentence), or `why` None when the position is not at the endgame stage;
+    `interrupted`: Ctrl-C stopped it (then no time is left for another search)."""
+    result: object = None
+    why: str | None = None
+    interrupted: bool = False
+
+
+def at_stage(info: InfoSet) -> bool:
+    """No draw can happen again: the reserve is down to the tiles it keeps."""
+    return bool(info.line) and info.reserve_size <= info.rules.reserve_kept
+
+
+def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: float = TOLERANCE,
+            inference: bool = False, started: float | None = None,
+            budget: int | None = None, stop=None, memory_bytes: int | None = None,
+            clock=time.perf_counter) -> Attempt:
+    """Solve the endgame of `info` within `limits` (an iteration budget buys
+    WORK_PER_ITERATION work each; `budget` is the iteration budget to use when `limits` has
+    neither), for `search()`: the result, or why not. `stop`: as `solve`'s; `memory_bytes`:
+    the cap on the tree's memory (search.Limits.memory_mb); `clock`: the one `started` was read
+    on (search.clock)."""
+    why = applicable(info, objective)
+    if why is not None:
+        return Attempt(None, why if at_stage(info) else None)
+    started = clock() if started is None else started
+    iterations = limits.iterations if limits.iterations is not None else (
+        budget if limits.time is None else None)
+    max_work = None if iterations is None else budget_work(iterations)
+    seconds = build = None
+    if limits.time is not None:
+        seconds = max(limits.time * (1 - SEARCH_SHARE) - (clock() - started), 1e-3)
+        build = limits.time * BUILD_SHARE
+    _, cap = allowance(max_work, seconds, memory_bytes)
+    watch = _StopWatch(stop)
+    try:
+        # A deal ends in at least one terminal: more deals than the tree may hold is too big.
+        g = game(info, inference, max_deals=cap, seconds=build or 0.0)
+        if build is not None:
+            build = max(started + build - clock(), 1e-4)
+        sol = solve(g, tolerance=tolerance, max_work=max_work, seconds=seconds,
+                    build_seconds=build or 0.0, clock=clock, stop=stop,
+                    memory_bytes=memory_bytes)
+    except TooBig as e:
+        return Attempt(None, e.message, "(interrupted)" in e.message)
+    except BergenError as e:       # a public view the seat's own hand contradicts
+        return Attempt(None, e.message)
+    except KeyboardInterrupt:      # while the deals or the tree were built
+        return Attempt(None, "interrupted", True)
+    finally:
+        watch.close()
+    return Attempt(_result(info, sol, seed, clock() - started), None, sol.interrupted)
+
+
+class _StopWatch:
+    """While an attempt runs, passes `stop` (a threading.Event, or None) on to the compiled
+    builds of the deals and the tree, which run without the GIL for up to a second and cannot
+    look at an Event: a thread waits on it and raises the core's flag (`_endgame.request_stop`;
+    the build then raises KeyboardInterrupt, as Ctrl-C, which the build hears itself). DCFR's
+    iterations hear `stop` directly (`solve`)."""
+
+    def __init__(self, stop):
+        self.core = compiled() if stop is not None else None
+        self.thread = None
+        if self.core is None:
+            return
+        self.core.clear_stop()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._watch, args=(stop,), daemon=True,
+                                       name="endgame-stop")
+        self.thread.start()
+
+    def _watch(self, stop):
+        while not self.done.is_set():
+            if stop.wait(0.005):
+                self.core.request_stop()
+                return
+
+    def close(self):
+        if self.thread is not None:
+            self.done.set()
+            self.thread.join()
+            self.core.clear_stop()
+
+
+def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
+    """The solution as a `search.SearchResult`: the move drawn from the mix first, then the
+    others by value (a mirror twin right after the move it mirrors)."""
+    from .api import MoveValue, SearchResult, mirror_twins, root_moves
+    twins = mirror_twins(info)
+    chosen = sol.choose(seed)
+    rows = []
+    for m in root_moves(info):
+        name = Move.from_code(m)
+        base = Move.from_code(twins[m]) if m in twins else name
+        rows.append((m, name, base))
+    rows.sort(key=lambda r: (r[2] != chosen, -sol.values[r[2]], r[2] != r[1], r[0]))
+    moves = [MoveValue(name, m, sol.values[base], sol.exploitability, 0,
+                       base if base != name else None,
+                       share=0.0 if base != name else sol.mix[base])
+             for m, name, base in rows]
+    lead = not info.line
+    info_out = {
+        "algorithm": "endgame", "objective": "points", "seed": seed, "workers": 1,
+        "worlds_consistent": sol.worlds, "exact": True,
+        "settings": {"tolerance": sol.tolerance},
+        "values": {"method": "equilibrium"},
+        "twins": {Move.from_code(m, lead): Move.from_code(t, lead) for m, t in twins.items()},
+        "iterations": sol.iterations, "seconds": seconds,
+        "interrupted": sol.interrupted, "nodes": sol.nodes,
+        "sides": {name: list(sol.sides[base]) for _, name, base in rows},
+        "endgame": {"solved": True, "deals": sol.deals, "worlds": sol.worlds,
+                    "exploitability": sol.exploitability, "tolerance": sol.tolerance,
+                    "iterations": sol.iterations, "nodes": sol.nodes, "work": sol.work,
+                    "game_value": sol.game_value, "bounds": list(sol.bounds),
+                    "hand_gap": sol.hand_gap,
+                    "mix": {m: p for m, p in sorted(sol.mix.items(), key=lambda mp: str(mp[0]))
+                            if p > 0},
+                    "solve_seconds": sol.seconds},
+    }
+    best = moves[0]
+    return SearchResult(best.move, moves, best.value, sol.exploitability, sol.iterations,
+                        info_out)

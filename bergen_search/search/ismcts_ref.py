@@ -1,0 +1,635 @@
+"""SO-ISMCTS in pure Python: the oracle of `_ismcts.pyx` and the search without a compiler.
+
+`IsmctsTree` here is the compiled `_ismcts.IsmctsTree` transcribed step by step on the
+reference rules (`state.State`) and worlds (`sampler.ReferenceSampler`, which walks the same
+float table with the same draws as the core's sampler): the same constructor, methods and
+properties, the same random numbers drawn in the same order from one SplitMix64 stream
+(`rng.Rng`), the same tie-breaking (the first child in creation order wins a tie), and the
+same floating-point operations in the same order wherever a float decides anything (UCB1's
+`mean * value_scale + exploration * sqrt(log(availability) / chosen)`, the rewards, the
+sums). So the same seed and the same iterations give the same tree node for node — the same
+statistics, bit for bit, and the same answer — which `tests/test_ismcts_ref.py` checks
+against the core over the rule variants, objectives, playouts, twins and choice statistics.
+
+The algorithm (Cowling, Powley & Whitehouse 2012, "Information Set Monte Carlo Tree
+Search", Algorithm 3; see `_ismcts.pyx` for the full account) in one iteration:
+
+1. *Determinize*: draw one world consistent with the observer's information set.
+2. *Select*: descend the tree along the observer's view of that world (edge keys: a play by
+   its move int, another seat's draw `DRAW`, the observer's own draw `OWN_DRAW + tile`, a pass
+   `PASS`). A forced step follows or creates its child. At a decision every child legal in
+   this world gets its availability counted; a legal play with no child yet is expanded (one
+   drawn at random among them) and selection stops; else UCB1 with availability picks.
+3. *Play out* with the playout policy (`policy.py`) to the end of the round, or for the
+   `match` objective through fresh deals (`match.deal`, the core's `deal` draw for draw)
+   until a side reaches the target.
+4. *Backpropagate* each side's reward to the nodes on the path.
+
+The nodes live in parallel lists indexed like the core's pool (node 0 the root), children as
+linked lists of siblings in creation order. It runs 100 to 400 times slower than the core
+(`python benchmarks/bench_ismcts.py`), which is why the fallback's default budgets are smaller
+(`backend.FALLBACK_DIVISOR`, README "Without a compiler").
+
+>>> from bergen_search.information.infoset import from_position
+>>> from bergen_search.formats.notation import format_move
+>>> from bergen_search.formats.position import position_from_flags
+>>> from bergen_search.information.sampler import ReferenceSampler
+>>> pos = position_from_flags(hand="3-5 1-6", line="3-3 3-2 2-2 2-4 4-5", hand_sizes="2,5",
+...                           rules={"hand_size": 3})    # hands of 3: seat 0 played 2, drew 1
+>>> tree = IsmctsTree(ReferenceSampler(from_position(pos)), seed=1)
+>>> tree.run(300, 0)
+300
+>>> move, visits, reward_sum, _ = max(tree.root_stats(), key=lambda row: row[1])
+>>> format_move(move)   # 3-5 on the right end: a triple next to 3-3, not a double match
+'3-5:R'
+"""
+from __future__ import annotations
+
+import math
+import time
+
+from ..constants import MAX_BYTES, MAX_EXPLORATION, MAX_PASS_WORLDS, MAX_SECONDS, OBJECTIVES
+from ..errors import BergenError
+from ..game.match import deal
+from ..game.rng import GOLDEN, MASK64, Rng, mix64
+from ..game.state import DRAW, PASS, State, mirror_twins
+from ..information.sampler import ReferenceSampler
+from .policy import PLAYOUTS, playout_choice, policy_code
+
+#: The clock of `run`'s time limit (seconds, monotonic); the tests put a virtual one here.
+clock = time.perf_counter
+
+OBJECTIVE_POINTS, OBJECTIVE_MATCH = OBJECTIVES["points"], OBJECTIVES["match"]
+#: Edge keys (as `_ismcts.pxd`): another seat's draw, a pass, the observer's draw of tile t.
+KEY_DRAW = DRAW
+KEY_PASS = PASS
+KEY_OWN_DRAW = OWN_DRAW = 64
+NO_NODE = -1
+#: As the core (`_ismcts.POINTS_SCALE`): points rewards are divided by this inside UCB1.
+POINTS_SCALE = 8.0
+#: As the core: nodes on one root-to-leaf path, and the iterations a tree may take.
+MAX_PATH = 512 + 1
+MAX_ITERATIONS = (1 << 31) - 1 - MAX_PATH
+#: The bytes of one node in the lists (ten list slots of 8 bytes, the floats' own objects
+#: not counted): what `memory_bytes` reports.
+NODE_BYTES = 80
+#: The memory cap (`max_bytes`) is the core's, counted as the core counts it, so that both
+#: trees stop growing at the same iteration: nodes of CORE_NODE_BYTES in a pool of
+#: INITIAL_CAPACITY that doubles (or grows to what the cap leaves) when fewer than MAX_PATH
+#: + ROOT_SPARE nodes are free, over every tree alive in the process (`pool_bytes()`).
+CORE_NODE_BYTES = 48
+INITIAL_CAPACITY = 1 << 12
+ROOT_SPARE = 64
+_POOL = [0]
+
+
+def pool_bytes() -> int:
+    """The bytes the pools of every pure-Python tree alive in this process would hold in
+    the core (what `max_bytes` caps)."""
+    return _POOL[0]
+_INF = 1e300
+
+
+def outcome(objective: int, s: State, base: State, side: int) -> float:
+    """A side's raw outcome of a finished playout from `base`: 1 if it won the match
+    (objective match, else 0), or the points it gained."""
+    if objective == OBJECTIVE_MATCH:
+        return 1.0 if s.winner == side else 0.0
+    return float(s.scores[side] - base.scores[side])
+
+
+def play_out(rules, objective: int, policy: int, s: State, rng: Rng) -> State:
+    """Play out: the round to its end by the playout `policy`, and for the match objective
+    further rounds from fresh deals until a side reaches the target; every random choice
+    from `rng`. Returns the final state. (The core's playout, draw for draw.)"""
+    while True:
+        while s.ended is None:
+            moves = s.legal_moves()
+            s = s.apply(moves[0] if len(moves) == 1 else
+                        playout_choice(policy, s, moves, rng))
+        if objective == OBJECTIVE_POINTS or s.winner is not None:
+            return s
+        hands, reserve = deal(rules, rng)
+        s = State.deal(rules, hands, reserve, s.scores)
+
+
+def reward(rules, objective: int, s: State, base: State, side: int) -> float:
+    """Side `side`'s reward of the finished playout `s` from `base`, as the searches score
+    it: its match win (0/1), or its points gained minus the other sides' mean."""
+    mine = outcome(objective, s, base, side)
+    if objective == OBJECTIVE_MATCH:
+        return mine
+    others = 0.0
+    for i in range(rules.n_sides):
+        if i != side:
+            others += outcome(objective, s, base, i)
+    return mine - others / (rules.n_sides - 1)
+
+
+def _edge_key(s: State, move: int, observer: int) -> int:
+    """The edge `move` takes in the observer's tree: the observer's own draw is keyed by the
+    tile drawn (OWN_DRAW + tile), another seat's by DRAW alone (the tile is unseen)."""
+    if move == DRAW and s.to_move == observer:
+        return OWN_DRAW + s.reserve[0]
+    return move
+
+
+def _choices(s: State, merge_twins: bool) -> list:
+    """The legal moves of `s`, a mirror twin dropped when twins are merged: the choices the
+    tree has at `s` (the core's `_choices`)."""
+    moves = s.legal_moves()
+    if merge_twins and len(moves) > 1:
+        twins = mirror_twins(s.left, s.right, s.left_double, s.right_double, moves)
+        if twins:
+            moves = [m for m in moves if m not in twins]
+    return moves
+
+
+def _nth_bit(mask: int, k: int) -> int:
+    """Index of the k-th lowest set bit of mask (k < popcount(mask))."""
+    while k:
+        mask &= mask - 1
+        k -= 1
+    return (mask & -mask).bit_length() - 1
+
+
+class IsmctsTree:
+    """SO-ISMCTS (Cowling, Powley & Whitehouse 2012) for the seat of a sampler's information
+    set: `_ismcts.IsmctsTree` in pure Python, node for node. `sampler` is a
+    `sampler.ReferenceSampler` (a `CoreSampler`, or anything with `info` and `table`, is
+    read through one on the same table). `run` adds iterations; `root_stats` reads the
+    observer's moves.
+
+    `objective`: 0 "points", 1 "match"; `playout`: 0 "random", 1 "scoring", 2 "safe" (names
+    or codes; `policy.py`). `exploration` is the UCB1 constant on rewards scaled to about
+    [0, 1] (see POINTS_SCALE). `merge_twins`: mirror twins are one choice, at the root and
+    below (`twins`). `choice_stats`: a move's mean counts only the iterations where its mover
+    chose it among several.
+    """
+
+    def __init__(self, sampler, seed, exploration=0.7, objective=0, playout=0,
+                 merge_twins=False, choice_stats=False, max_bytes=0):
+        if sampler is None:
+            raise BergenError("IsmctsTree needs a sampler")
+        if not isinstance(sampler, ReferenceSampler):
+            sampler = ReferenceSampler(sampler.info, sampler.table)
+        if type(seed) is not int:
+            raise BergenError(f"a seed must be an integer, got {seed!r}", field="seed")
+        if (isinstance(exploration, bool) or not isinstance(exploration, (int, float))
+                or not 0 <= exploration <= MAX_EXPLORATION):
+            raise BergenError(f"exploration must be a number 0..{MAX_EXPLORATION}, got "
+                              f"{exploration!r}", field="exploration")
+        objective = OBJECTIVES.get(objective, objective) if isinstance(objective, str) \
+            else objective
+        if objective not in (OBJECTIVE_POINTS, OBJECTIVE_MATCH) or isinstance(objective, bool):
+            raise BergenError(f"unknown objective {objective!r} (0 'points', 1 'match')",
+                              field="objective")
+        playout = policy_code(playout)
+        if type(max_bytes) is not int or not 0 <= max_bytes <= MAX_BYTES:
+            raise BergenError(f"max_bytes must be an integer 0..{MAX_BYTES} (0: no cap), got "
+                              f"{max_bytes!r}", field="max_bytes")
+        base = sampler.base
+        if not base.line:
+            raise BergenError("the lead is forced: nothing to search")
+        self.sampler = sampler
+        self.exploration = float(exploration)
+        self.objective = int(objective)
+        self.playout = playout
+        self.merge_twins = bool(merge_twins)
+        self.choice_stats = bool(choice_stats)
+        self.value_scale = 1.0 if objective == OBJECTIVE_MATCH else 1.0 / POINTS_SCALE
+        self._base = base
+        self._rules = base.rules
+        self._observer = sampler.seat
+        self._rng = Rng(seed & MASK64)
+        root_moves = base.legal_moves()
+        self._twins = (mirror_twins(base.left, base.right, base.left_double, base.right_double,
+                                    root_moves) if self.merge_twins else {})
+        self._total = 0
+        self._running = False
+        self._forced = -1
+        self._root_gain = [[0.0] * 4 for _ in range(128)]
+        # The node pool, one list per field of the core's Node; node 0 is the root.
+        self._parent = [NO_NODE]
+        self._first_child = [NO_NODE]
+        self._next_sibling = [NO_NODE]
+        self._visits = [0]
+        self._avail = [0]
+        self._chosen = [0]
+        self._key = [0]
+        self._side = [-1]
+        self._reward_sum = [0.0]
+        self._reward_sq = [0.0]
+        # The core's pool, counted: its capacity, and whether the tree stopped growing.
+        self.max_bytes = max_bytes
+        first = INITIAL_CAPACITY
+        if max_bytes > 0:
+            first = min(first, max(1 + ROOT_SPARE, (max_bytes - _POOL[0]) // CORE_NODE_BYTES))
+        self._capacity = first
+        _POOL[0] += first * CORE_NODE_BYTES
+        self._full = False
+        self._full_at = None
+
+    def __del__(self):
+        _POOL[0] -= getattr(self, "_capacity", 0) * CORE_NODE_BYTES
+
+    # ---- the pool ---------------------------------------------------------------------------
+    def _reserve(self) -> bool:
+        """As the core's `_reserve`: room for one more iteration, or False at the cap."""
+        need = len(self._parent) + MAX_PATH + ROOT_SPARE
+        capacity = self._capacity
+        if need <= capacity:
+            return True
+        while need > capacity:
+            capacity *= 2
+        if capacity > 0x7FFFFFFF:
+            capacity = 0x7FFFFFFF
+            if need > capacity:
+                return False
+        extra = (capacity - self._capacity) * CORE_NODE_BYTES
+        if self.max_bytes > 0:
+            room = self.max_bytes - _POOL[0]
+            if room < extra:
+                extra = room - room % CORE_NODE_BYTES
+                capacity = self._capacity + extra // CORE_NODE_BYTES
+                if capacity < need:
+                    return False
+        _POOL[0] += extra
+        self._capacity = capacity
+        return True
+
+    def _can_add(self, depth: int) -> bool:
+        """As the core: any node while the tree grows; once full, a root child only."""
+        return not self._full or (depth == 1 and len(self._parent) < self._capacity)
+
+    def _child(self, parent: int, key: int) -> tuple:
+        """(the child of `parent` along `key` or NO_NODE, the last child looked at)."""
+        c, last = self._first_child[parent], NO_NODE
+        keys, nxt = self._key, self._next_sibling
+        while c != NO_NODE and keys[c] != key:
+            last = c
+            c = nxt[c]
+        return c, last
+
+    def _new_child(self, parent: int, last: int, key: int, side: int) -> int:
+        """Append a child along `key` after `last`, the parent's last child (NO_NODE: none),
+        so that children stay in creation order; return its index."""
+        c = len(self._parent)
+        self._parent.append(parent)
+        self._first_child.append(NO_NODE)
+        self._next_sibling.append(NO_NODE)
+        self._visits.append(0)
+        self._avail.append(0)
+        self._chosen.append(0)
+        self._key.append(key)
+        self._side.append(side)
+        self._reward_sum.append(0.0)
+        self._reward_sq.append(0.0)
+        if last == NO_NODE:
+            self._first_child[parent] = c
+        else:
+            self._next_sibling[last] = c
+        return c
+
+    # ---- one iteration ----------------------------------------------------------------------
+    def _finish(self, s: State, rng: Rng) -> State:
+        """Play out with the tree's policy and objective (`play_out`)."""
+        return play_out(self._rules, self.objective, self.playout, s, rng)
+
+    def _iterate(self):
+        """One SO-ISMCTS iteration: determinize, select and expand, play out, backpropagate."""
+        rules = self._rules
+        observer, merge_twins = self._observer, self.merge_twins
+        scale, explore = self.value_scale, self.exploration
+        first_child, next_sibling, keys = self._first_child, self._next_sibling, self._key
+        avail, chosen, reward_sum = self._avail, self._chosen, self._reward_sum
+        s = self.sampler.world(self._rng)
+        path, by_choice = [0], [False]
+        node, expanded, root_key = 0, False, -1
+        # Selection and expansion, along the observer's view of this world.
+        while s.ended is None:
+            moves = _choices(s, merge_twins)
+            side = rules.side_of(s.to_move)
+            depth = len(path)
+            if len(moves) == 1:
+                m = moves[0]
+                key = _edge_key(s, m, observer)
+                if depth == 1:
+                    root_key = key
+                child, last = self._child(node, key)
+                if child == NO_NODE:
+                    if not self._can_add(depth):
+                        s = s.apply(m)          # the tree is full: on without a node
+                        break
+                    child = self._new_child(node, last, key, side)
+                step_by_choice = node == 0 or not self.choice_stats
+                if step_by_choice:
+                    avail[child] += 1
+            else:
+                step_by_choice = True
+                legal = 0
+                for m in moves:
+                    legal |= 1 << m
+                found = 0
+                best, best_value = NO_NODE, -_INF
+                last = NO_NODE
+                child = first_child[node]
+                while child != NO_NODE:
+                    last = child
+                    k = keys[child]
+                    if k < OWN_DRAW and legal >> k & 1:
+                        found |= 1 << k
+                        avail[child] += 1
+                        n = chosen[child]
+                        if n == 0:
+                            value = _INF    # only ever forced here so far: still untried
+                        else:
+                            value = (reward_sum[child] / n * scale
+                                     + explore * math.sqrt(math.log(float(avail[child])) / n))
+                        if value > best_value:
+                            best_value, best = value, child
+                    child = next_sibling[child]
+                untried = legal & ~found
+                if node == 0 and self._forced >= 0:
+                    # `run_move`: the root's choice is the move being topped up.
+                    m = self._forced
+                    if found >> m & 1:
+                        child, _ = self._child(0, m)
+                    else:
+                        expanded = True
+                elif untried:
+                    m = _nth_bit(untried, self._rng.below(bin(untried).count("1")))
+                    expanded = True
+                else:
+                    child = best
+                    m = keys[best]
+                if depth == 1:
+                    root_key = m
+                if expanded:
+                    if not self._can_add(depth):
+                        s = s.apply(m)          # the tree is full: played out, no node
+                        break
+                    child = self._new_child(node, last, m, side)
+                    avail[child] = 1
+            s = s.apply(m)
+            path.append(child)
+            by_choice.append(step_by_choice)
+            node = child
+            if expanded:
+                break
+        s = self._finish(s, self._rng)
+
+        # Each side's raw outcome, summed by the root edge taken (for `root_side_stats`); its
+        # reward: the outcome (objective match), or its points less the mean of the other
+        # sides' (objective points).
+        n_sides = rules.n_sides
+        gain = self._root_gain[root_key]
+        reward = [0.0] * n_sides
+        gain_total = 0.0
+        for i in range(n_sides):
+            reward[i] = outcome(self.objective, s, self._base, i)
+            gain[i] += reward[i]
+            gain_total += reward[i]
+        if self.objective != OBJECTIVE_MATCH:
+            for i in range(n_sides):
+                reward[i] -= (gain_total - reward[i]) / (n_sides - 1)
+
+        # Backpropagation.
+        visits, sides, reward_sq = self._visits, self._side, self._reward_sq
+        visits[0] += 1
+        for i in range(1, len(path)):
+            c = path[i]
+            visits[c] += 1
+            if by_choice[i]:
+                r = reward[sides[c]]
+                chosen[c] += 1
+                reward_sum[c] += r
+                reward_sq[c] += r * r
+
+    def _run(self, limit: int, seconds: float) -> int:
+        done = 0
+        start = clock() if seconds > 0 else 0.0
+        while limit <= 0 or done < limit:
+            # The clock is read before every iteration (the core reads it every 64): an
+            # iteration here takes as long as a hundred or more of the core's.
+            if seconds > 0 and done > 0 and clock() - start >= seconds:
+                break
+            if self._total >= MAX_ITERATIONS:
+                break
+            if not self._full and not self._reserve():
+                self._full, self._full_at = True, self._total     # at the cap, as the core
+            self._iterate()
+            done += 1
+            self._total += 1
+        return done
+
+    # ---- Python API -------------------------------------------------------------------------
+    def run_move(self, move, iterations, seconds):
+        """As `run`, but every iteration takes the root move `move` (a legal choice of the
+        observer; a merged right twin counts as its left twin): it grows that move's subtree
+        alone. Below the root the search goes on as usual."""
+        if type(move) is not int or not 0 <= move < DRAW:
+            raise BergenError(f"run_move: {move!r} is not a play", field="move")
+        moves = _choices(self._base, self.merge_twins)
+        move = self._stats_key(move)
+        if len(moves) < 2 or move not in moves:
+            raise BergenError(f"run_move: {move} is not one of the root's choices", field="move")
+        self._forced = move
+        try:
+            return self.run(iterations, seconds)
+        finally:
+            self._forced = -1
+
+    def run(self, iterations, seconds):
+        """Run up to `iterations` more iterations (<= 0: no limit) for at most `seconds`
+        (<= 0: no limit); return the iterations done. At least one limit is needed. One tree
+        runs one search at a time (a second thread's `run` raises RuntimeError)."""
+        if type(iterations) is not int or not 0 <= iterations < 2 ** 63:
+            raise BergenError(f"iterations must be a non-negative integer (0: no limit; a "
+                              f"tree stops at MAX_ITERATIONS), got {iterations!r}",
+                              field="iterations")
+        if (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                or not 0 <= seconds <= MAX_SECONDS):
+            raise BergenError(f"seconds must be a number 0..{MAX_SECONDS:g} (0: no limit), got "
+                              f"{seconds!r}", field="seconds")
+        seconds = float(seconds)
+        if iterations <= 0 and seconds <= 0:
+            raise BergenError("run needs a limit: iterations > 0 or seconds > 0")
+        if self._running:
+            raise RuntimeError("this tree is already running a search in another thread")
+        self._running = True
+        try:
+            return self._run(iterations, seconds)
+        finally:
+            self._running = False
+
+    def _stats_key(self, move: int) -> int:
+        """The root edge that holds a root move's statistics: its mirror twin's, when twins
+        are merged and it is the right-end twin (see `twins`)."""
+        return self._twins.get(move, move)
+
+    @property
+    def twins(self) -> dict:
+        """{move: its twin at the left end} for the root moves merged with their mirror twin;
+        empty unless `merge_twins`."""
+        return dict(sorted(self._twins.items()))
+
+    # ---- comparable values: the final pass -----------------------------------------------
+    def _reward(self, s: State) -> float:
+        """The observer's side's reward of a finished playout (as the search's rewards)."""
+        return reward(self._rules, self.objective, s, self._base,
+                      self._rules.side_of(self._observer))
+
+    def _play_on(self, s: State, node: int, rng: Rng) -> State:
+        """From `s` at tree node `node` (NO_NODE: out of the tree), play as the search would
+        without exploring: at a decision the legal child of the best mean for its mover, while
+        the tree has one; then the playout policy. Returns the final state."""
+        keys, nxt = self._key, self._next_sibling
+        chosen, reward_sum = self._chosen, self._reward_sum
+        while s.ended is None and node != NO_NODE:
+            moves = _choices(s, self.merge_twins)
+            if len(moves) == 1:
+                m = moves[0]
+                node, _ = self._child(node, _edge_key(s, m, self._observer))
+                s = s.apply(m)
+                continue
+            legal = 0
+            for m in moves:
+                legal |= 1 << m
+            best, best_value = NO_NODE, -_INF
+            child = self._first_child[node]
+            while child != NO_NODE:
+                k = keys[child]
+                if k < OWN_DRAW and legal >> k & 1 and chosen[child] > 0:
+                    v = reward_sum[child] / chosen[child]
+                    if v > best_value:
+                        best_value, best = v, child
+                child = nxt[child]
+            if best == NO_NODE:
+                break
+            s = s.apply(keys[best])
+            node = best
+        return self._finish(s, rng)
+
+    def evaluate_root(self, worlds, seed):
+        """Each root move's value when the search plays on from it as it would (no
+        exploration), on `worlds` worlds drawn with Rng(seed): the same worlds, and the same
+        random numbers in the playouts, for every move (common random numbers). Returns
+        [(move, sum, sum of squares, [each side's raw outcome summed])] in move order, as the
+        core's; a merged mirror twin gets its twin's."""
+        if type(worlds) is not int or not 1 <= worlds <= MAX_PASS_WORLDS:
+            raise BergenError(f"worlds must be an integer 1..{MAX_PASS_WORLDS}, got {worlds!r}",
+                              field="worlds")
+        moves = self._base.legal_moves()
+        n_sides = self._rules.n_sides
+        sums = [0.0] * len(moves)
+        sqs = [0.0] * len(moves)
+        gains = [[0.0] * n_sides for _ in moves]
+        world_rng, play_rng = Rng(seed & MASK64), Rng(0)
+        for _ in range(worlds):
+            world = self.sampler.world(world_rng)
+            play_seed = mix64(world_rng.state ^ GOLDEN)
+            for i, m in enumerate(moves):
+                if self._stats_key(m) != m:
+                    continue
+                node, _ = self._child(0, _edge_key(world, m, self._observer))
+                play_rng.state = play_seed
+                s = self._play_on(world.apply(m), node, play_rng)
+                v = self._reward(s)
+                sums[i] += v
+                sqs[i] += v * v
+                for j in range(n_sides):
+                    gains[i][j] += outcome(self.objective, s, self._base, j)
+        out = []
+        for i, m in enumerate(moves):
+            k = i - 1 if self._stats_key(m) != m else i
+            out.append((m, sums[k], sqs[k], list(gains[k])))
+        return out
+
+    def root_stats(self):
+        """[(move, visits, reward_sum, reward_sq_sum)] for every legal move of the observer at
+        the root, in move order, rewards from the observer's side (raw points or 0/1). A forced
+        draw at the root sums the children of every tile drawn. A merged mirror twin (`twins`)
+        reports its twin's statistics."""
+        out = []
+        for m in self._base.legal_moves():
+            visits, total, sq = 0, 0.0, 0.0
+            key = self._stats_key(m)
+            child = self._first_child[0]
+            while child != NO_NODE:
+                k = self._key[child]
+                if k == key or (m == DRAW and k >= OWN_DRAW):
+                    visits += self._visits[child]
+                    total += self._reward_sum[child]
+                    sq += self._reward_sq[child]
+                child = self._next_sibling[child]
+            out.append((m, visits, total, sq))
+        return out
+
+    def root_side_stats(self):
+        """[(move, visits, [sum of each side's raw outcome])] for the observer's root moves,
+        as root_stats: points each side gained to the end of the round (objective points) or
+        1 for the side that won the match (objective match), summed over the iterations that
+        took that move."""
+        n_sides = self._rules.n_sides
+        visits = {m: n for m, n, _, _ in self.root_stats()}
+        out = []
+        for m in self._base.legal_moves():
+            keys = ([self._stats_key(m)] if m != DRAW
+                    else [DRAW] + [OWN_DRAW + t for t in range(28)])
+            sums = [0.0] * n_sides
+            for k in keys:
+                for j in range(n_sides):
+                    sums[j] += self._root_gain[k][j]
+            out.append((m, visits[m], sums))
+        return out
+
+    def children(self, keys=()):
+        """[(key, side, visits, availability, reward_sum, reward_sq_sum)] of the children of
+        the node reached from the root along the edge `keys`, in creation order; rewards from
+        `side`, the side that took the edge. None if there is no such node."""
+        node = 0
+        for key in keys:
+            node, _ = self._child(node, key)
+            if node == NO_NODE:
+                return None
+        out = []
+        child = self._first_child[node]
+        while child != NO_NODE:
+            out.append((self._key[child], self._side[child], self._visits[child],
+                        self._avail[child], self._reward_sum[child], self._reward_sq[child]))
+            child = self._next_sibling[child]
+        return out
+
+    @property
+    def iterations(self) -> int:
+        """Iterations done since the tree was made."""
+        return self._total
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self._parent)
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes held by the node lists (their slots; about NODE_BYTES a node)."""
+        return NODE_BYTES * len(self._parent)
+
+    @property
+    def seat(self) -> int:
+        """The observer: the seat the tree searches for."""
+        return self._observer
+
+    @property
+    def full(self) -> bool:
+        """Whether the pool reached its cap and the tree stopped growing (as the core)."""
+        return self._full
+
+    @property
+    def full_at(self):
+        """The iterations done when the tree stopped growing, or None."""
+        return self._full_at
+
+
+__all__ = ["IsmctsTree", "OBJECTIVES", "PLAYOUTS", "POINTS_SCALE", "KEY_DRAW", "KEY_PASS",
+           "KEY_OWN_DRAW", "MAX_ITERATIONS"]

@@ -1,0 +1,253 @@
+"""The registry of search algorithms: one module per engine, registering itself.
+
+An engine is a module in `bergen_search/algorithms/` that defines an `Algorithm` subclass
+(its name, settings with their types and defaults, budget unit and default budgets, what it
+reports) and calls `register(TheAlgorithm())` (and `preset(...)` for named settings of it).
+Every module of that package is imported the first time the registry is read, so adding an
+engine is adding a file: `search()`, the command line's `--algorithm` choices, help and
+defaults, match engine specs (`engines.py`), `analyze` and `bergen engine`'s hello read the
+registry and hold no per-algorithm branch.
+
+>>> [a.name for a in algorithms().values()][:3]
+['ismcts', 'expectimax', 'endgame']
+>>> resolve("classic", {})[1]["playout"]
+'random'
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import pkgutil
+from dataclasses import dataclass, field
+
+from ..errors import BergenError
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A setting of an algorithm: its type, default and what it does. `choices` limits a
+    string; booleans also read on/off, yes/no, true/false, 1/0."""
+    type: type
+    default: object
+    help: str
+    choices: tuple = ()
+    minimum: float = 0       # the least value a number may take
+    maximum: float = math.inf   # the most
+
+    def parse(self, name: str, value):
+        """The value checked (and converted from text, as engine specs give it)."""
+        if self.type is bool:
+            if isinstance(value, str):
+                low = value.strip().lower()
+                if low in ("on", "yes", "true", "1"):
+                    return True
+                if low in ("off", "no", "false", "0"):
+                    return False
+                raise BergenError(f"{name} must be on or off, got {value!r}", field=name)
+            if isinstance(value, bool) or value in (0, 1):
+                return bool(value)
+            raise BergenError(f"{name} must be on or off, got {value!r}", field=name)
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise BergenError(f"{name} needs a {self.type.__name__}, got {value!r}", field=name)
+        try:
+            out = self.type(value)
+        except (ValueError, OverflowError):
+            raise BergenError(f"{name} needs a {self.type.__name__}, got {value!r}",
+                              field=name) from None
+        if self.choices and out not in self.choices:
+            raise BergenError(f"{name} must be one of {', '.join(self.choices)}, got {value!r}",
+                              field=name)
+        if self.type in (int, float) and not (out >= 0 and math.isfinite(out)):
+            raise BergenError(f"{name} must be a finite number >= 0, got {value!r}", field=name)
+        if self.type in (int, float) and out < self.minimum:
+            raise BergenError(f"{name} must be at least {self.minimum}, got {value!r}",
+                              field=name)
+        if self.type in (int, float) and out > self.maximum:
+            raise BergenError(f"{name} must be at most {self.maximum:,}, got {value!r}",
+                              field=name)
+        return out
+
+
+def setting_text(value) -> str:
+    """A setting's value as a person (and an engine spec) writes it: booleans as on/off."""
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
+
+
+class Algorithm:
+    """One search algorithm behind `search()` (the protocol an engine module implements; see
+    the module doc). Class attributes describe it; the methods are called by `search()` in
+    this order: `check` the settings, `solve` (the whole search, or nothing), `table`,
+    `exhaustive` (every world solved, or nothing), else `units` of work spread over the
+    processes, each a `sampler` and a `worker`, merged, and `summary`."""
+    name = ""
+    #: One line for `--help` and `bergen engine`'s hello.
+    help = ""
+    #: Where it is listed among the algorithms (lowest first).
+    order = 100
+    unit = "iterations"          # what Limits.iterations counts
+    default_budget = 0           # the budget of a search given neither iterations nor time
+    match_budget = 0             # the budget of a match engine given neither (`engines.py`)
+    settings: dict = {}          # name -> Setting
+    by_visits = False            # the final move: most visited (else the best value)
+    needs_core = False           # no pure-Python twin: refused without the compiled core
+    replicated = False           # its units are independent replicates: values with errors
+    sides = False                # reports each side's outcome per move (`info["sides"]`)
+    #: What a move's value is, and what its replicated units are called, for the views.
+    value_meaning = "the search's value of the move"
+    replicate_noun = "units"
+
+    def check(self, settings: dict) -> dict:
+        """Every setting, with its default where not given; unknown ones are an error."""
+        for key in settings:
+            if key not in self.settings:
+                known = ", ".join(self.settings) or "none"
+                raise BergenError(f"{self.name} has no setting {key!r} (settings: {known})",
+                                  field=key)
+        return {k: s.parse(k, settings[k]) if k in settings else s.default
+                for k, s in self.settings.items()}
+
+    def solve(self, info, limits, run) -> "Solved":
+        """The whole search in one step, before any table is built: `Solved(result)` ends
+        it; otherwise search() goes on with `Solved.limits`, adding `Solved.info` to its
+        result's info. `run` (a `SearchRun`): the seed, objective, settings, stop and on_info
+        hooks, start time and backend. Default: nothing solved."""
+        return Solved(limits=limits)
+
+    def table(self, info, settings: dict):
+        """The world table searched: weighted by inference when `inference` is on."""
+        from ..information.sampler import WorldTable
+        if settings.get("inference"):
+            from ..information.inference import TileModel, tile_factors
+            return WorldTable(info, tile_factors(info, TileModel()))
+        return WorldTable(info)
+
+    def exhaustive(self, info, table, budget, seconds, run, hooks):
+        """Every consistent world solved instead of units of sampling: None (the default),
+        or (rows (move, n, value, stderr), done, info to add to the result's)."""
+        return None
+
+    def units(self, settings: dict, workers: int) -> int:
+        """How many units of work the search is cut into (each its own seed and share of the
+        budget; the processes take them round robin): one per worker by default."""
+        return workers
+
+    def sampler(self, info, table):
+        """The worlds a unit draws from: the backend's sampler (the core's, or the
+        pure-Python one without it)."""
+        from . import backend
+        return backend.SEARCH.sampler(info, table)
+
+    def worker(self, sampler, objective: int, budget, deadline, seed: int, settings: dict,
+               values: bool = False, hooks=None, focus=(), memory=None):
+        """Search one unit: (rows (move, n, sum, sum of squares), done, interrupted, extra).
+        `values`: also measure comparable values of the root moves (`extra["pass"]`:
+        (worlds, rows (move, sum, sum of squares, each side's outcome summed))) where the
+        algorithm's own statistics are not (ISMCTS: lowered by its exploration). `hooks`:
+        `search._run_sliced`'s; `focus`: moves to keep searching to the end; `memory`: the cap
+        in bytes on the trees alive at once."""
+        raise NotImplementedError
+
+    def summary(self, outputs: list, limits) -> dict:
+        """What to add to the result's info from the units' outputs (default: nothing)."""
+        return {}
+
+
+@dataclass
+class Solved:
+    """What `Algorithm.solve` returns: the result when it solved the search (else None), the
+    limits the rest of the search keeps, whether it was interrupted, and what the result's
+    info gains."""
+    result: object = None
+    limits: object = None
+    interrupted: bool = False
+    info: dict = field(default_factory=dict)
+
+
+@dataclass
+class SearchRun:
+    """One call of `search()`, as an algorithm's `solve` sees it."""
+    algorithm: str               # the name asked for (a preset's name, too)
+    seed: int
+    objective: str
+    settings: dict
+    workers: int
+    stop: object = None
+    on_info: object = None
+    started: float = 0.0
+    backend: object = None
+
+
+_ALGORITHMS: dict = {}
+_PRESETS: dict = {}
+_LOADED = [False]
+
+
+def register(algorithm: Algorithm) -> Algorithm:
+    """Add an algorithm (an instance) under its name; a name is registered once."""
+    name = algorithm.name
+    if not name or name in _ALGORITHMS or name in _PRESETS:
+        raise ValueError(f"an algorithm needs a new name, got {name!r}")
+    _ALGORITHMS[name] = algorithm
+    return algorithm
+
+
+def preset(name: str, base: str, settings: dict, help: str = "") -> None:
+    """A named set of settings of the algorithm `base` (`classic`: ISMCTS as it was)."""
+    if name in _ALGORITHMS or name in _PRESETS:
+        raise ValueError(f"a preset needs a new name, got {name!r}")
+    _PRESETS[name] = (base, dict(settings), help)
+
+
+def _load() -> None:
+    if _LOADED[0]:
+        return
+    _LOADED[0] = True
+    # The engines' package is read by name: it imports this module, and the search package's
+    # attribute of that name is not always the subpackage while it loads.
+    package = importlib.import_module(f"{__package__}.algorithms")
+    for mod in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        importlib.import_module(f"{package.__name__}.{mod.name}")
+
+
+def algorithms() -> dict:
+    """{name: Algorithm}, in their listing order."""
+    _load()
+    return dict(sorted(_ALGORITHMS.items(), key=lambda kv: (kv[1].order, kv[0])))
+
+
+def presets() -> dict:
+    """{name: (base algorithm, settings)}."""
+    _load()
+    return {name: (base, dict(s)) for name, (base, s, _) in _PRESETS.items()}
+
+
+def preset_help(name: str) -> str:
+    _load()
+    return _PRESETS[name][2]
+
+
+def names() -> tuple:
+    """Every name `search(algorithm=...)` takes: the algorithms, then the presets."""
+    return tuple(algorithms()) + tuple(presets())
+
+
+def default_iterations() -> dict:
+    """{name: its default budget} for every algorithm and preset."""
+    algs, pre = algorithms(), presets()
+    return {name: algs[pre[name][0] if name in pre else name].default_budget
+            for name in names()}
+
+
+def resolve(algorithm: str, settings: dict) -> tuple:
+    """(Algorithm, its full settings) for an algorithm or preset name and explicit settings
+    (which override a preset's)."""
+    algs, pre = algorithms(), presets()
+    if algorithm in pre:
+        base, fixed = pre[algorithm]
+        settings = {**fixed, **settings}
+        algorithm = base
+    if algorithm not in algs:
+        raise BergenError(f"algorithm must be one of {', '.join(names())}, got "
+                          f"{algorithm!r}", field="algorithm")
+    alg = algs[algorithm]
+    return alg, alg.check(settings)

@@ -1,0 +1,660 @@
+"""The views of an analysis (`analysis.Analysis`): the annotated text listing, the JSON
+document, and a self-contained HTML report (GNU Backgammon's HTML export and lichess's
+evaluation graph, for Bergen).
+
+The HTML report is one file with nothing fetched at view time: inline CSS, inline SVG (the
+graph, and dominoes drawn from seven `<symbol>`s of pips), no script. It is built with the
+standard library (`html.escape` and f-strings): a template engine or a plotting library
+would add a dependency for a few hundred lines of markup.
+
+Reading it without colour: every side's curve has its own dash pattern, every label its own
+marker shape and its text mark (`?!`, `?`, `??`), and every value is written out in the text.
+"""
+from __future__ import annotations
+
+import html
+import math
+
+from ..analysis.review import CONFIDENCE, LABELS, combined_summary
+from ..formats.notation import Move
+from ..game.state import LEFT
+from ..game.tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str
+
+MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+
+#: The report's Content-Security-Policy: the browser itself refuses any fetch or script, so
+#: a report can never reach the network when it is opened.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
+# ---- text -------------------------------------------------------------------------------
+
+
+def gained(points) -> str:
+    """What an event scored, by side: `+2` (or `+2 +3`), empty when nothing."""
+    return " ".join(f"+{p}" for p in points if p)
+
+
+def text(result, settings=True) -> str:
+    """The annotated listing of one analysed match: every event, errors marked and
+    explained, then the summary per seat and the settings."""
+    out = []
+    for r, events in enumerate(result.annotated):
+        out.append(f"round {r}")
+        for event, seat, action, line, points, dec in events:
+            out.append(f"  {event:>3}  seat {seat}  {str(action) + mark_of(dec):<11} "
+                       f"{gained(points):<4} {line}" + ("   (exact)" if dec and dec.exact else ""))
+            if dec and (dec.label or dec.borderline):
+                out.append(f"        {verdict_text(dec)}: {dec.played} "
+                           f"{dec.values[dec.played]:+.2f}, better {dec.best} "
+                           f"{dec.values[dec.best]:+.2f} ({loss_text(dec)})")
+                if dec.position:
+                    out.append(f"        position {dec.position}")
+    out.append("")
+    out += summary_table(result.summary)
+    exact = sum(d.exact for d in result.decisions)
+    if exact:
+        out.append(f"(exact: {exact} of {len(result.decisions)} decisions valued by the solved "
+                   f"endgame, their losses within its exploitability)")
+    if settings:
+        out.append(settings_line(result.settings))
+    return "\n".join(out)
+
+
+def mark_of(dec) -> str:
+    """The mark after a play: `?!`, `?`, `??`; a borderline one in brackets (`[?!]`, `[-]`
+    when the loss itself is below every threshold)."""
+    if dec is None:
+        return ""
+    if dec.borderline:
+        return f"[{MARKS.get(dec.label, '-')}]"
+    return MARKS.get(dec.label, "")
+
+
+def verdict_text(dec) -> str:
+    """`mistake`, or `borderline mistake` / `borderline (no label)` when the interval did not
+    settle on one label."""
+    if dec.borderline:
+        return f"borderline {dec.label}" if dec.label else "borderline (no label)"
+    return dec.label
+
+
+def loss_text(dec) -> str:
+    """The loss with its error and interval, and the rechecks behind it."""
+    lo, hi = dec.loss_interval
+    out = f"loss {dec.loss:.2f} ± {dec.loss_stderr:.2f}"
+    if getattr(dec, "exact", False):
+        return out + ", exact (± the solved endgame's exploitability)"
+    if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
+        out += f", {100 * CONFIDENCE:g}% [{lo:.2f}, {hi:.2f}]"
+    if dec.rechecks:
+        out += f", {dec.rechecks} recheck{'s' if dec.rechecks > 1 else ''}"
+    return out
+
+
+def text_all(results) -> str:
+    """Several analysed matches (a `.jsonl`): each listing, then the seats' totals."""
+    out = []
+    for i, res in enumerate(results):
+        out.append(f"=== match {i} (record {i + 1} of {len(results)})")
+        out.append(text(res, settings=False))
+        out.append("")
+    out.append(f"=== all {len(results)} matches")
+    out += summary_table(combined_summary(results))
+    out.append(settings_line(results[0].settings))
+    return "\n".join(out)
+
+
+def summary_table(summary) -> list:
+    out = [f"  {'seat':<5} {'decisions':>9} {'forced':>6} {'total loss':>10} {'mean':>6} "
+           f"{'?!':>3} {'?':>3} {'??':>3} {'[ ]':>3} {'error rate':>10} {'luck':>7}"]
+    for sm in summary:
+        out.append(f"  {sm.seat:<5} {sm.decisions:>9} {sm.forced:>6} {sm.total_loss:>10.2f} "
+                   f"{sm.mean_loss:>6.3f} {sm.counts['inaccuracy']:>3} {sm.counts['mistake']:>3} "
+                   f"{sm.counts['blunder']:>3} {sm.borderline:>3} {100 * sm.error_rate:>9.1f}% "
+                   f"{sm.luck_deal + sm.luck_draws:>+7.2f}")
+    return out
+
+
+def settings_line(st) -> str:
+    return (f"({st['algorithm']}, objective {st['objective']}, "
+            f"{st['iterations'] or ''}{' iterations' if st['iterations'] else ''}"
+            f"{st['time'] or ''}{' s' if st['time'] else ''} per decision, seed {st['seed']}; "
+            f"thresholds {st['thresholds']['inaccuracy']}/{st['thresholds']['mistake']}/"
+            f"{st['thresholds']['blunder']}, labelled when the "
+            f"{100 * st.get('confidence', CONFIDENCE):g}% interval is inside; [ ] borderline)")
+
+
+# ---- JSON -------------------------------------------------------------------------------
+
+
+def to_json(results, seconds: float | None) -> dict:
+    """`analyze --json`: one match's document, or for several the decisions (each with its
+    match), the seats' totals, each match's summary and the settings (FORMATS.md); with the
+    wall time in `seconds` unless it is None (`analyze --out`'s file, the same bytes on
+    every run)."""
+    if len(results) == 1:
+        out = results[0].to_json()
+    else:
+        out = {"decisions": [dict(d.to_json(), match=i) for i, res in enumerate(results)
+                             for d in res.decisions],
+               "summary": [sm.to_json() for sm in combined_summary(results)],
+               "matches": [{"match": i, "summary": [sm.to_json() for sm in res.summary]}
+                           for i, res in enumerate(results)],
+               "settings": results[0].settings}
+    if seconds is not None:
+        out["seconds"] = round(seconds, 3)
+    return out
+
+
+# ---- HTML -------------------------------------------------------------------------------
+
+_SIDE_COLOURS = ("#1f5fa8", "#c0392b", "#1e8449", "#7d3c98")
+_SIDE_DASHES = ("", "7 4", "2 3", "9 3 2 3")
+_LABEL_COLOURS = {"inaccuracy": "#b7950b", "mistake": "#d35400", "blunder": "#a00000"}
+_PIPS = {0: (), 1: ((10, 10),), 2: ((5, 5), (15, 15)), 3: ((5, 5), (10, 10), (15, 15)),
+         4: ((5, 5), (15, 5), (5, 15), (15, 15)),
+         5: ((5, 5), (15, 5), (10, 10), (5, 15), (15, 15)),
+         6: ((5, 5), (5, 10), (5, 15), (15, 5), (15, 10), (15, 15))}
+
+_CSS = """
+:root { --ink:#1b1b1b; --muted:#5d6d7e; --rule:#d5d8dc; --paper:#fff; --tile:#fbfaf5; }
+* { box-sizing: border-box; }
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink);
+       background: var(--paper); margin: 0 auto; padding: 12px 16px 40px; max-width: 980px; }
+h1 { font-size: 1.45em; margin: .3em 0 .1em; } h2 { font-size: 1.2em; margin: 1.4em 0 .4em; }
+h3 { font-size: 1.05em; margin: 1.1em 0 .3em; border-bottom: 1px solid var(--rule); }
+.sub { color: var(--muted); margin: 0 0 .8em; }
+table { border-collapse: collapse; margin: .4em 0 .8em; }
+th, td { padding: 3px 8px; text-align: right; border-bottom: 1px solid var(--rule); }
+th:first-child, td:first-child { text-align: left; }
+.scroll { overflow-x: auto; }
+dl.settings { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: .4em 0; }
+dl.settings dt { color: var(--muted); } dl.settings dd { margin: 0; }
+svg.graph { width: 100%; min-width: 640px; height: auto; display: block; }
+svg.graph text { font: 11px system-ui, sans-serif; fill: var(--ink); }
+svg.graph .axis { stroke: #888; stroke-width: 1; }
+svg.graph .grid { stroke: #e5e8e8; stroke-width: 1; }
+svg.graph .boundary { stroke: #7f8c8d; stroke-width: 1; stroke-dasharray: 4 3; }
+svg.graph .curve { fill: none; stroke-width: 2; }
+svg.graph circle.decision { stroke: #fff; stroke-width: 1; }
+svg.graph .luckbar { stroke: #444; stroke-width: .6; }
+.legend { display: flex; flex-wrap: wrap; gap: 4px 18px; font-size: .9em; margin: .2em 0 .6em; }
+.legend svg { vertical-align: middle; }
+ol.events { list-style: none; padding: 0; margin: 0; }
+ol.events > li { padding: 3px 0; border-bottom: 1px dotted var(--rule); }
+li.minor { color: var(--muted); font-size: .92em; }
+li.decision { padding: 8px 0; }
+.head { display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: baseline; }
+.move { font-weight: 600; font-family: ui-monospace, Menlo, Consolas, monospace; }
+.mono { font-family: ui-monospace, Menlo, Consolas, monospace; }
+.position { font-size: .85em; color: var(--muted); overflow-wrap: anywhere; margin-top: 2px; }
+.badge { font-size: .8em; font-weight: 700; padding: 1px 7px; border-radius: 9px; color: #fff;
+         text-transform: uppercase; letter-spacing: .03em; }
+.badge.inaccuracy { background: #b7950b; } .badge.mistake { background: #d35400; }
+.badge.blunder { background: #a00000; } .badge.borderline { background: #5d6d7e; }
+.exact { font-weight: 700; color: #1a5e20; }
+.label-inaccuracy { border-left: 4px solid #b7950b; padding-left: 8px !important; }
+.label-mistake { border-left: 4px solid #d35400; padding-left: 8px !important; }
+.label-blunder { border-left: 4px solid #a00000; padding-left: 8px !important; }
+.label-borderline { border-left: 4px dashed #7f8c8d; padding-left: 8px !important; }
+.board { display: flex; flex-wrap: wrap; gap: 6px 18px; align-items: center; margin: 4px 0; }
+.board figure { margin: 0; } .board figcaption { font-size: .8em; color: var(--muted); }
+svg.dominoes { height: auto; max-width: 100%; display: block; }
+svg.dominoes .face { fill: var(--tile); stroke: #333; stroke-width: 1.2; }
+svg.dominoes .played .face { stroke: #1f5fa8; stroke-width: 3; }
+svg.dominoes .best .face { stroke: #1e8449; stroke-width: 3; stroke-dasharray: 4 2; }
+svg.dominoes .split { stroke: #333; stroke-width: 1; }
+.values { margin: 2px 0; }
+details { margin: 3px 0; } summary { cursor: pointer; color: var(--muted); }
+table.moves td, table.moves th { font-size: .92em; padding: 1px 8px; }
+tr.isbest td:first-child::after { content: "  best"; color: #1e8449; font-size: .85em; }
+tr.isplayed td:first-child::after { content: "  played"; color: #1f5fa8; font-size: .85em; }
+tr.isbest.isplayed td:first-child::after { content: "  played, best"; }
+footer { margin-top: 2em; color: var(--muted); font-size: .85em; }
+@media (max-width: 600px) {
+  body { font-size: 14px; padding: 8px; }
+  th, td { padding: 2px 4px; }
+}
+@media print { svg.graph { min-width: 0; } .scroll { overflow: visible; } }
+@media print {
+  body { max-width: none; padding: 0; font-size: 11pt; }
+  li.decision, section.round > h3, figure { break-inside: avoid; }
+  details > summary { display: none; }
+  a { color: inherit; text-decoration: none; }
+}
+"""
+
+
+def _e(x) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _f(x, fmt="+.2f") -> str:
+    if x is None or (isinstance(x, float) and (math.isnan(x) or math.isinf(x))):
+        return "–"
+    return format(x, fmt).replace("-", "−")
+
+
+def _symbols() -> str:
+    """The halves 0..6 as `<symbol>`s, 20 by 20, for every domino of the report."""
+    out = ['<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>']
+    for n, pips in _PIPS.items():
+        dots = "".join(f'<circle cx="{x}" cy="{y}" r="2.1" fill="#1b1b1b"/>' for x, y in pips)
+        out.append(f'<symbol id="half{n}" viewBox="0 0 20 20">{dots}</symbol>')
+    out.append("</defs></svg>")
+    return "".join(out)
+
+
+def _tile_svg(a, b, x, y, across: bool, cls: str = "") -> str:
+    """A domino showing `a` then `b` (left to right, or top to bottom when `across`)."""
+    klass = f' class="{cls}"' if cls else ""
+    if across:
+        return (f'<g{klass} transform="translate({x},{y})"><rect class="face" width="20" '
+                f'height="40" rx="3"/><line class="split" x1="2" y1="20" x2="18" y2="20"/>'
+                f'<use href="#half{a}" width="20" height="20"/>'
+                f'<use href="#half{b}" y="20" width="20" height="20"/></g>')
+    return (f'<g{klass} transform="translate({x},{y})"><rect class="face" width="40" '
+            f'height="20" rx="3"/><line class="split" x1="20" y1="2" x2="20" y2="18"/>'
+            f'<use href="#half{a}" width="20" height="20"/>'
+            f'<use href="#half{b}" x="20" width="20" height="20"/></g>')
+
+
+def _line_svg(pairs, played_at=None, title="the line") -> str:
+    """The line as laid: doubles across, the others end to end; `played_at` the index of the
+    tile just played (drawn outlined)."""
+    parts, x = [], 1
+    for i, (a, b) in enumerate(pairs):
+        double = a == b
+        cls = "played" if i == played_at else ""
+        parts.append(_tile_svg(a, b, x, 1 if double else 11, double, cls))
+        x += 22 if double else 42
+    width = max(x, 2)
+    return (f'<svg class="dominoes line" role="img" aria-label="{_e(title)}" '
+            f'viewBox="0 0 {width} 42" width="{width}">{"".join(parts)}</svg>')
+
+
+def _hand_svg(tiles, played=None, best=None, title="the hand") -> str:
+    parts, x = [], 1
+    for t in tiles:
+        a, b = TILE_LOW[t], TILE_HIGH[t]
+        cls = " ".join(c for c, on in (("played", t == played), ("best", t == best)) if on)
+        parts.append(_tile_svg(a, b, x, 1, True, cls))
+        x += 26
+    width = max(x, 2)
+    return (f'<svg class="dominoes hand" role="img" aria-label="{_e(title)}" '
+            f'viewBox="0 0 {width} 42" width="{width}">{"".join(parts)}</svg>')
+
+
+def _side_name(rules, side) -> str:
+    if rules is not None and rules.partnerships:
+        return f"side {side} (seats {side} and {side + 2})"
+    return f"seat {side}"
+
+
+def _summary_html(summary, table_id="summary") -> str:
+    head = ("<tr><th>seat</th><th>decisions</th><th>forced</th><th>total loss</th>"
+            "<th>mean loss</th><th>inaccuracies ?!</th><th>mistakes ?</th><th>blunders ??</th>"
+            "<th>borderline [ ]</th>"
+            "<th>error rate</th><th>luck, deal</th><th>luck, draws</th></tr>")
+    rows = []
+    for sm in summary:
+        cells = [("seat", sm.seat, str(sm.seat)), ("decisions", sm.decisions, str(sm.decisions)),
+                 ("forced", sm.forced, str(sm.forced)),
+                 ("total_loss", round(sm.total_loss, 4), _f(sm.total_loss, ".2f")),
+                 ("mean_loss", round(sm.mean_loss, 4), _f(sm.mean_loss, ".3f")),
+                 ("inaccuracies", sm.counts["inaccuracy"], str(sm.counts["inaccuracy"])),
+                 ("mistakes", sm.counts["mistake"], str(sm.counts["mistake"])),
+                 ("blunders", sm.counts["blunder"], str(sm.counts["blunder"])),
+                 ("borderline", sm.borderline, str(sm.borderline)),
+                 ("error_rate", round(sm.error_rate, 4), f"{100 * sm.error_rate:.1f}%"),
+                 ("luck_deal", round(sm.luck_deal, 4), _f(sm.luck_deal)),
+                 ("luck_draws", round(sm.luck_draws, 4), _f(sm.luck_draws))]
+        rows.append(f'<tr data-seat="{sm.seat}">' + "".join(
+            f'<td class="{k}" data-value="{v}">{_e(t)}</td>' for k, v, t in cells) + "</tr>")
+    return (f'<div class="scroll"><table class="summary" id="{table_id}">{head}'
+            f'{"".join(rows)}</table></div>')
+
+
+def _settings_html(st) -> str:
+    budget = (f"{st['iterations']} iterations" if st.get("iterations") else
+              f"{st.get('time')} s")
+    th = st["thresholds"]
+    items = [("algorithm", st["algorithm"]), ("budget per decision", budget),
+             ("objective", st["objective"]), ("seed", st["seed"]),
+             ("recheck", f"×{st['recheck']} budget before a label, up to "
+                         f"{st.get('max_rechecks', 1)} times while undecided"),
+             ("thresholds", f"inaccuracy {th['inaccuracy']}, mistake {th['mistake']}, "
+                            f"blunder {th['blunder']}"),
+             ("workers", st["workers"])]
+    for k, v in (st.get("settings") or {}).items():
+        items.append((k, v))
+    return ('<dl class="settings" id="settings">' + "".join(
+        f'<dt>{_e(k)}</dt><dd data-key="{_e(k)}">{_e(v)}</dd>' for k, v in items) + "</dl>")
+
+
+def _graph_svg(result, prefix: str) -> str:
+    """Every side's value through the match: one point per searched position (decisions,
+    forced plays, draw turns), one `circle.decision` per decision, a marker per labelled
+    decision, round boundaries with the scores, and the luck lane under the axis."""
+    moments = result.moments
+    rules = result.rules
+    n_sides = rules.n_sides if rules is not None else 2
+    objective = result.settings.get("objective", "points")
+    W, left, right, top, plot_h, lane_h = 900, 54, 12, 34, 230, 64
+    H = top + plot_h + 28 + lane_h + 8
+    count = max(len(moments), 1)
+    step = (W - left - right) / count
+
+    def X(i):
+        return left + (i + 0.5) * step
+
+    series = [[] for _ in range(n_sides)]
+    for i, m in enumerate(moments):
+        side = rules.side_of(m.seat) if rules is not None else m.seat
+        if m.sides is not None:
+            for sd in range(n_sides):
+                series[sd].append((i, m.sides[sd]))
+        else:
+            series[side].append((i, m.value))
+    values = [v for s in series for _, v in s if v is not None and math.isfinite(v)]
+    if objective == "match":
+        lo, hi = 0.0, 1.0
+    else:
+        lo, hi = min(values + [-1.0]), max(values + [1.0])
+        lo, hi = math.floor(lo), math.ceil(hi)
+        if hi - lo < 2:
+            hi, lo = hi + 1, lo - 1
+
+    def Y(v):
+        v = min(max(v, lo), hi)
+        return top + plot_h * (hi - v) / (hi - lo)
+
+    out = [f'<svg class="graph" id="{prefix}graph" viewBox="0 0 {W} {H}" role="img" '
+           f'aria-label="the value of every side after every decision">']
+    # grid and axis
+    ticks = _ticks(lo, hi)
+    for t in ticks:
+        out.append(f'<line class="grid" x1="{left}" y1="{Y(t):.1f}" x2="{W - right}" '
+                   f'y2="{Y(t):.1f}"/><text x="{left - 6}" y="{Y(t) + 4:.1f}" '
+                   f'text-anchor="end">{_e(_tick_text(t, objective))}</text>')
+    zero = 0.5 if objective == "match" else 0.0
+    out.append(f'<line class="axis" x1="{left}" y1="{Y(zero):.1f}" x2="{W - right}" '
+               f'y2="{Y(zero):.1f}"/>')
+    unit = "chance of winning the match" if objective == "match" else \
+        "expected round margin (points)"
+    out.append(f'<text x="{left}" y="12">{_e(unit)}</text>')
+    # round boundaries, with the scores before each round
+    first = {}
+    for i, m in enumerate(moments):
+        first.setdefault(m.round, i)
+    for r, i in sorted(first.items()):
+        x = left + i * step
+        scores = result.start_scores[r] if r < len(result.start_scores) else ()
+        label = f"round {r}  " + "–".join(str(s) for s in scores)
+        out.append(f'<g class="round-boundary" data-round="{r}"><line class="boundary" '
+                   f'x1="{x:.1f}" y1="{top - 6}" x2="{x:.1f}" y2="{top + plot_h}"/>'
+                   f'<text x="{x + 3:.1f}" y="{top - 9}">{_e(label)}</text></g>')
+    if result.ends:
+        scores, why = result.ends[-1]
+        out.append(f'<text x="{W - right}" y="12" text-anchor="end">'
+                   f'{_e("end  " + "–".join(str(s) for s in scores))}</text>')
+    # the curves
+    for sd, pts in enumerate(series):
+        if not pts:
+            continue
+        d = " ".join(f"{X(i):.1f},{Y(v):.1f}" for i, v in pts if v is not None)
+        dash = f' stroke-dasharray="{_SIDE_DASHES[sd]}"' if _SIDE_DASHES[sd] else ""
+        out.append(f'<polyline class="curve side{sd}" data-side="{sd}" points="{d}" '
+                   f'stroke="{_SIDE_COLOURS[sd]}"{dash}/>')
+    # the decisions, and the labelled ones' markers
+    for i, m in enumerate(moments):
+        if m.decision is None:
+            continue
+        dec = result.decisions[m.decision]
+        side = rules.side_of(m.seat) if rules is not None else m.seat
+        x, y = X(i), Y(m.value)
+        tip = (f"round {m.round}, event {m.event}, seat {m.seat}: {dec.played} "
+               f"{_f(dec.values[dec.played])}; best {dec.best} {_f(dec.values[dec.best])}; "
+               f"loss {_f(dec.loss, '.2f')}" + (f" — {verdict_text(dec)}"
+                                                  if dec.label or dec.borderline else ""))
+        label_attr = (f' data-borderline="{dec.label or "none"}"' if dec.borderline else
+                      f' data-label="{dec.label}"' if dec.label else "")
+        out.append(f'<a href="#{prefix}d{m.decision}"><circle class="decision side{side}" '
+                   f'data-decision="{m.decision}"{label_attr} cx="{x:.1f}" cy="{y:.1f}" r="3.2" '
+                   f'fill="{_SIDE_COLOURS[side]}"><title>{_e(tip)}</title></circle></a>')
+        if dec.label and not dec.borderline:
+            out.append(f'<a href="#{prefix}d{m.decision}">{_marker(dec.label, x, y, m.decision)}'
+                       f'</a>')
+    # the luck lane
+    lane_top = top + plot_h + 28
+    mid = lane_top + lane_h / 2
+    lucks = [abs(m.luck) for m in moments if m.luck is not None]
+    scale = (lane_h / 2 - 4) / max(lucks + [1.0])
+    out.append(f'<text x="{left - 6}" y="{mid + 4:.1f}" text-anchor="end">luck</text>'
+               f'<line class="grid" x1="{left}" y1="{mid:.1f}" x2="{W - right}" y2="{mid:.1f}"/>'
+               f'<text x="{left}" y="{lane_top - 8}">luck: ▮ the deal, ▯ the draws '
+               f'(up good for the seat that moved)</text>')
+    for i, m in enumerate(moments):
+        if m.luck is None:
+            continue
+        side = rules.side_of(m.seat) if rules is not None else m.seat
+        h = abs(m.luck) * scale
+        y = mid - h if m.luck > 0 else mid
+        fill = _SIDE_COLOURS[side] if m.luck_kind == "deal" else "#fff"
+        tip = f"seat {m.seat}, luck of the {'deal' if m.luck_kind == 'deal' else 'draws'}: " \
+              f"{_f(m.luck)}"
+        out.append(f'<rect class="luckbar {m.luck_kind}" data-luck="{round(m.luck, 4)}" '
+                   f'x="{X(i) - max(step * .3, 1.5):.1f}" y="{y:.1f}" '
+                   f'width="{max(step * .6, 3):.1f}" height="{max(h, .8):.1f}" fill="{fill}" '
+                   f'stroke="{_SIDE_COLOURS[side]}"><title>{_e(tip)}</title></rect>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _marker(label, x, y, index) -> str:
+    """A labelled decision's marker: a triangle (?!), a square (?) or a diamond (??), with its
+    mark written beside it, so the label reads without colour."""
+    c = _LABEL_COLOURS[label]
+    if label == "inaccuracy":
+        shape = f'<polygon points="{x:.1f},{y - 14:.1f} {x - 6:.1f},{y - 4:.1f} {x + 6:.1f},{y - 4:.1f}"'
+    elif label == "mistake":
+        shape = f'<rect x="{x - 5.5:.1f}" y="{y - 15:.1f}" width="11" height="11"'
+    else:
+        shape = (f'<polygon points="{x:.1f},{y - 18:.1f} {x + 7:.1f},{y - 10:.1f} '
+                 f'{x:.1f},{y - 2:.1f} {x - 7:.1f},{y - 10:.1f}"')
+    return (f'<g class="marker {label}" data-decision="{index}">{shape} fill="{c}" '
+            f'stroke="#fff"/><text x="{x + 8:.1f}" y="{y - 8:.1f}" font-weight="700">'
+            f'{MARKS[label]}</text></g>')
+
+
+def _ticks(lo, hi) -> list:
+    span = hi - lo
+    for step in (0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 20, 50):
+        if span / step <= 8:
+            break
+    start = math.ceil(lo / step) * step
+    out, t = [], start
+    while t <= hi + 1e-9:
+        out.append(round(t, 6))
+        t += step
+    return out
+
+
+def _tick_text(t, objective) -> str:
+    if objective == "match":
+        return f"{100 * t:.0f}%"
+    return _f(t, "+g") if t else "0"
+
+
+def _legend(rules) -> str:
+    n = rules.n_sides if rules is not None else 2
+    items = []
+    for sd in range(n):
+        dash = f' stroke-dasharray="{_SIDE_DASHES[sd]}"' if _SIDE_DASHES[sd] else ""
+        items.append(f'<span><svg width="34" height="10"><line x1="0" y1="5" x2="34" y2="5" '
+                     f'stroke="{_SIDE_COLOURS[sd]}" stroke-width="2.5"{dash}/></svg> '
+                     f'{_e(_side_name(rules, sd))}</span>')
+    for label in LABELS:
+        shape = _marker(label, 0, 0, -1).replace("<text", '<text display="none"')
+        items.append(f'<span><svg width="16" height="16" viewBox="-8 -18 16 16">{shape}'
+                     f'</svg> {MARKS[label]} {label}</span>')
+    return f'<div class="legend">{"".join(items)}</div>'
+
+
+#: How the HTML marks a decision valued by the exact endgame.
+EXACT_NOTE = '; <span class="exact">exact</span> (the endgame solved)'
+
+
+def _decision_html(result, prefix, index, r, event, seat, line, points) -> str:
+    """Decision `index` of the analysis (a play with a choice), made at `event` of round
+    `r`: the line after it as laid (a `notation.Line`), the hand, the values."""
+    dec = result.decisions[index]
+    pairs = line.pairs
+    played_at = None
+    if dec.played.end is not None:
+        played_at = 0 if dec.played.end == LEFT else len(pairs) - 1
+    mark = mark_of(dec)
+    if dec.borderline:
+        label_cls = " label-borderline"
+        label_attr = f' data-borderline="{dec.label or "none"}"'
+        badge = f' <span class="badge borderline">{_e(verdict_text(dec))}</span>'
+    else:
+        label_cls = f" label-{dec.label}" if dec.label else ""
+        label_attr = f' data-label="{dec.label}"' if dec.label else ""
+        badge = f' <span class="badge {dec.label}">{dec.label}</span>' if dec.label else ""
+    label_attr += ' data-exact="1"' if dec.exact else ""
+    hand = result.hands[r].get(event) if r < len(result.hands) else None
+    hand_svg = ""
+    if hand is not None:
+        tiles = list(iter_mask(hand))
+        best_tile = dec.best.tile if dec.best != dec.played else None
+        drawn = _hand_svg(tiles, dec.played.tile, best_tile,
+                          f"hand of seat {seat}")
+        hand_svg = (f'<figure>{drawn}'
+                    f'<figcaption>hand of seat {seat}: '
+                    f'{_e(" ".join(tile_str(t) for t in tiles))}</figcaption></figure>')
+    scored = gained(points)
+    best_note = "the best play" if dec.best == dec.played else \
+        f'best <span class="move">{_e(dec.best)}</span> {_f(dec.values[dec.best])}'
+    loss = _e(loss_text(dec)) if dec.best != dec.played else "loss 0"
+    rows = []
+    for move, v in sorted(dec.values.items(), key=lambda kv: -kv[1]):
+        cls = " ".join(c for c, on in (("isbest", move == dec.best),
+                                       ("isplayed", move == dec.played)) if on)
+        rows.append(f'<tr class="{cls}"><td class="mono">{_e(move)}</td><td>{_f(v)}</td>'
+                    f'<td>± {_f(dec.stderrs.get(move), ".2f")}</td>'
+                    f'<td>{_f(dec.values[dec.best] - v, ".2f")}</td></tr>')
+    details = (f'<details><summary>all {len(dec.values)} plays</summary>'
+               f'<table class="moves"><tr><th>play</th><th>value</th><th>stderr</th>'
+               f'<th>loss</th></tr>{"".join(rows)}</table></details>')
+    return (f'<li class="decision{label_cls}" id="{prefix}d{index}" data-decision="{index}"'
+            f'{label_attr}>'
+            f'<div class="head"><span class="mono">event {event}</span><span>seat {seat}</span>'
+            f'<span class="move">{_e(dec.played)}{mark}</span>{badge}'
+            f'<span>{_e(scored)}</span></div>'
+            f'<div class="values">played <span class="move">{_e(dec.played)}</span> '
+            f'{_f(dec.values[dec.played])}; {best_note}; {loss}'
+            f'{EXACT_NOTE if dec.exact else ""}'
+            f'</div>'
+            f'<div class="board"><figure>{_line_svg(pairs, played_at, "the line after the play")}'
+            f'<figcaption>line after the play</figcaption></figure>{hand_svg}</div>'
+            f'{details}{_position_html(dec.position)}</li>')
+
+
+def _position_html(position) -> str:
+    """The position before the decision as a string to paste into `bergen best`."""
+    if not position:
+        return ""
+    return (f'<div class="position">position before the play: '
+            f'<code class="mono">{_e(position)}</code></div>')
+
+
+def _minor_html(event, seat, action, points, forced) -> str:
+    """A draw, a pass, or a play the analysis did not judge (forced, or a seat not analysed)."""
+    scored = gained(points)
+    if action == Move.DRAW:
+        what = "draws"
+    elif action == Move.PASS:
+        what = "passes"
+    else:
+        what = f'plays <span class="move">{_e(action)}</span>' + (" (forced)" if forced else "")
+    return (f'<li class="minor"><span class="mono">event {event}</span> · seat {seat} {what}'
+            f'{" " + _e(scored) if scored else ""}</li>')
+
+
+def _match_html(result, prefix="", title=None) -> str:
+    rules = result.rules
+    out = []
+    if title:
+        outcome = _outcome(result)
+        out.append(f'<h2 id="{prefix}top">{_e(title)}{": " + _e(outcome) if outcome else ""}</h2>')
+    out.append(f'<section class="chart"><h3>The match at a glance</h3>{_legend(rules)}'
+               f'<div class="scroll">{_graph_svg(result, prefix)}</div></section>')
+    out.append(f'<h3>Summary per seat</h3>{_summary_html(result.summary, prefix + "summary")}')
+    forced = result.forced
+    index = {id(d): i for i, d in enumerate(result.decisions)}
+    for r, events in enumerate(result.annotated):
+        start = result.start_scores[r] if r < len(result.start_scores) else ()
+        end = result.ends[r] if r < len(result.ends) else None
+        head = f"Round {r}: from " + "–".join(str(s) for s in start)
+        if end is not None:
+            head += " to " + "–".join(str(s) for s in end[0])
+            if end[1]:
+                head += f" ({end[1]})"
+        items = []
+        for event, seat, action, line, points, dec in events:
+            if dec is not None:
+                items.append(_decision_html(result, prefix, index[id(dec)], r, event, seat,
+                                            line, points))
+            else:
+                items.append(_minor_html(event, seat, action, points,
+                                         (r, event) in forced))
+        out.append(f'<section class="round" id="{prefix}r{r}"><h3>{_e(head)}</h3>'
+                   f'<ol class="events">{"".join(items)}</ol></section>')
+    return "".join(out)
+
+
+def _outcome(result) -> str:
+    """`final 15–4, seat 0 wins the match` (or where an unfinished record stops)."""
+    if not result.ends:
+        return ""
+    scores, why = result.ends[-1]
+    text = "–".join(str(s) for s in scores)
+    if why == "target":
+        best = max(range(len(scores)), key=lambda i: scores[i])
+        return f"final {text}, {_side_name(result.rules, best)} wins the match"
+    return f"scores {text} when the record stops"
+
+
+def html_report(results, *, title="Bergen analysis") -> str:
+    """The self-contained HTML report of one or several analysed matches: a function of the
+    analyses alone (no clock, no paths), so the same seed and budget give the same bytes."""
+    rules = results[0].rules
+    players = f"{rules.players} players" + (", partnerships" if rules.partnerships else "") \
+        if rules is not None else ""
+    sub = [players, f'{len(results)} match{"es" if len(results) != 1 else ""}',
+           f"{sum(len(r.decisions) for r in results)} decisions analysed"]
+    if len(results) == 1:
+        sub.append(_outcome(results[0]))
+    body = [f"<h1>{_e(title)}</h1>", f'<p class="sub">{_e(" · ".join(sub))}</p>',
+            "<h2>Settings</h2>", _settings_html(results[0].settings)]
+    if len(results) == 1:
+        body.append(_match_html(results[0]))
+    else:
+        body.append("<h2>All matches: summary per seat</h2>")
+        body.append(_summary_html(combined_summary(results)))
+        body.append("<p>" + " · ".join(f'<a href="#m{i}-top">match {i}</a>'
+                                       for i in range(len(results))) + "</p>")
+        for i, res in enumerate(results):
+            body.append(f'<section class="match" id="m{i}">'
+                        f'{_match_html(res, f"m{i}-", f"Match {i}")}</section>')
+    body.append(f"<footer>Written by bergen_search. Values are the mover's side's, in the objective's unit; "
+                f"a loss is the best play's value minus the played one's, labelled only when "
+                f"its {100 * CONFIDENCE:g}% interval lies within the label's band; "
+                f"otherwise, after the rechecks, it is marked borderline.</footer>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
+            f"{_symbols()}{''.join(body)}</body></html>\n")

@@ -1,0 +1,104 @@
+"""`bergen show` and the engine's `show`: what the seat to move knows, as a document and as
+text (the beliefs are `information.beliefs`'s).
+
+>>> from bergen_search.formats.game import load
+>>> k = knowledge(load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"))
+>>> k.deals, k.to_json()["seats"][0]["voids"][0]["number"]
+(462, 1)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..formats.game import Game
+from ..formats.position import write_position
+from ..formats.position_string import to_string
+from ..game.tiles import format_mask, iter_mask, tile_str
+from ..information.beliefs import Beliefs, beliefs
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """`bergen show`'s document and text: a game as read (`formats.game.Game`) and what its
+    seat to move knows (`information.beliefs.Beliefs`)."""
+    game: Game
+    beliefs: Beliefs
+
+    @property
+    def seats(self) -> list:
+        return self.beliefs.seats
+
+    @property
+    def reserve(self):
+        return self.beliefs.reserve
+
+    @property
+    def deals(self) -> int:
+        return self.beliefs.deals
+
+    @property
+    def histories(self) -> int:
+        return self.beliefs.histories
+
+    @property
+    def lead(self):
+        return self.beliefs.lead
+
+    @property
+    def string(self) -> str:
+        return to_string(self.game.position)
+
+    def to_json(self) -> dict:
+        pos = self.game.position
+        out = {"to_move": pos.to_move, "position": self.string,
+               "position_json": write_position(pos), "scores": list(pos.scores),
+               "hand": format_mask(pos.hand), "line": write_position(pos)["line"],
+               "hand_sizes": list(pos.hand_sizes), "reserve_size": pos.reserve_size,
+               "unseen": format_mask(self.game.info.unknown),
+               "seats": [h.to_json() for h in self.seats], "reserve": self.reserve.to_json(),
+               "deals": self.deals, "histories": self.histories,
+               "history": self.game.record is not None}
+        if self.lead is not None:
+            seat, tile, ruled = self.lead
+            out["lead"] = {"seat": seat, "tile": tile_str(tile), "ruled_out": format_mask(ruled)}
+        return out
+
+    def text(self) -> str:
+        pos = self.game.position
+        info = self.game.info
+        out = [f"seat {pos.to_move} to move   scores {'-'.join(map(str, pos.scores))}   "
+               f"reserve {pos.reserve_size}   hands {','.join(map(str, pos.hand_sizes))}",
+               f"line  {write_position(pos)['line'] or '(empty)'}",
+               f"hand  {' '.join(format_mask(pos.hand))}",
+               f"position {self.string}", ""]
+        for h in self.seats:
+            out.append(f"seat {h.seat}: {h.size} tile{'s' if h.size != 1 else ''}")
+            out.append("  voids     " + ("   ".join(v.text() for v in h.voids) or "none"))
+            out.append(f"  may hold  {' '.join(tile_str(t) for t in h.may_hold)} "
+                       f"({len(h.may_hold)})")
+            sure = [t for t, p in sorted(h.chances.items()) if p >= 1.0]
+            if sure:
+                out.append(f"  holds     {' '.join(tile_str(t) for t in sure)} (in every deal)")
+        out.append(f"reserve: {self.reserve.size} tiles, may hold "
+                   f"{len(self.reserve.may_hold)} of the {len(list(iter_mask(info.unknown)))} "
+                   f"unseen")
+        if self.lead is not None:
+            seat, tile, ruled = self.lead
+            proved = f"no hand was dealt {' '.join(format_mask(ruled))}" if ruled else \
+                "nothing about the unseen tiles"
+            out.append(f"lead: {tile_str(tile)} by seat {seat}: {proved}")
+        out.append("")
+        out.append(f"deals consistent: {self.deals:,} (which tiles each other seat holds and "
+                   f"which the reserve holds)")
+        if self.game.record is not None:
+            out.append(f"histories: {self.histories:,} (a deal and the turn each drawn tile "
+                       f"came on; equally likely, the sampler's unit)")
+        else:
+            out.append("(a position without history: each deal is one history)")
+        return "\n".join(out)
+
+
+def knowledge(game: Game) -> Knowledge:
+    """What the seat to move of `game` knows."""
+    round_index = None if game.record is None else len(game.record.rounds) - 1
+    return Knowledge(game, beliefs(game.info, game.observer, game.position.voids, round_index))

@@ -202,7 +202,7 @@ def check_infoset(info, public: bool = False) -> InfoSet:
     if not _int(info.passes) or not 0 <= info.passes <= MAX_EVENTS:
         raise BergenError(f"passes in a row must be 0..{MAX_EVENTS}, got {info.passes!r}",
                           field="passes")
-    if (info.passes >= n and info.reserve_size <= rules.reserve_kept
+    if (info.passes >= n and not rules.drawable(info.reserve_size)
             and not info.draws_this_turn):
         raise BergenError(f"{info.passes} passes in a row with the reserve at "
                           f"{info.reserve_size}: the round is blocked, so over", field="passes")

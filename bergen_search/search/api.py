@@ -232,9 +232,7 @@ def root_moves(info: InfoSet) -> list:
             moves.append(t * 2 + 1)
     if moves:
         return moves
-    may_draw = (info.reserve_size > info.rules.reserve_kept
-                and not (info.rules.draw == "one" and info.draws_this_turn))
-    return [DRAW if may_draw else PASS]
+    return [DRAW if info.rules.may_draw(info.reserve_size, info.draws_this_turn) else PASS]
 
 
 def _mean_stderr(n, s, sq):

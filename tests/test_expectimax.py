@@ -483,7 +483,7 @@ def test_weighted_sample_mean_standard_error():
     sample of 4 out of 9. The whole population: no error; one item: none known."""
     from itertools import combinations
 
-    from bergen_search.search.api import _weighted_sample_mean
+    from bergen_search.stats import weighted_sample_mean as _weighted_sample_mean
     pop = [(1, v) for v in (0.0, 1.0, 3.0, -2.0, 5.5, 2.0, 2.0, -1.0, 7.0)]
     mu = sum(v for _, v in pop) / len(pop)
     samples = list(combinations(pop, 4))

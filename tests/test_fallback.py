@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from support import require_compiled
 
-from bergen_search.analysis.review import DEFAULT_ITERATIONS
+from bergen_search.analysis.review import DECISION_ITERATIONS
 from bergen_search.search import backend
 from bergen_search.search.api import ALGORITHMS
 
@@ -171,13 +171,13 @@ def test_analyze_default_budget_is_the_fallback_one(monkeypatch):
     from bergen_search.analysis import review as analysis
     from bergen_search.formats.record_io import load_records
     ref = backend.reference_search("test")
-    assert ref.budget(DEFAULT_ITERATIONS) == DEFAULT_ITERATIONS // backend.FALLBACK_DIVISOR
+    assert ref.budget(DECISION_ITERATIONS) == DECISION_ITERATIONS // backend.FALLBACK_DIVISOR
     monkeypatch.setattr(backend, "SEARCH", ref)
     doc = json.loads(Path(PARTIAL).read_text())
     del doc["rounds"][0]["events"][5:]          # seat 0's first decision is event 4
     record = load_records(json.dumps(doc))[0]
     result = analysis.analyze(record, seed=0, algorithm="classic", max_rechecks=0)
-    assert result.settings["iterations"] == DEFAULT_ITERATIONS // backend.FALLBACK_DIVISOR
+    assert result.settings["iterations"] == DECISION_ITERATIONS // backend.FALLBACK_DIVISOR
     assert result.settings["backend"] == "reference" and len(result.decisions) == 1
 
 

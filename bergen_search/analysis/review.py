@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field, replace
-from functools import lru_cache, partial
+from functools import partial
 from typing import NamedTuple
 
 from ..constants import DRAW_STREAM, RECHECK_STREAM
@@ -32,16 +32,17 @@ from ..game.state import DRAW
 from ..information.infoset import Observer
 from ..search import backend
 from ..search.api import Limits, paired_stderr, pool, root_moves, search
+from ..stats import Z95, t_quantile  # noqa: F401
 
 #: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
 #: loss distributions measured on self-play (README, "Analysis").
 THRESHOLDS = {"inaccuracy": 0.25, "mistake": 0.6, "blunder": 1.2}
 LABELS = ("inaccuracy", "mistake", "blunder")
 #: The budget of a decision's first search (ISMCTS iterations), unless told.
-DEFAULT_ITERATIONS = 20000
+DECISION_ITERATIONS = 20000
 #: A loss is labelled only when its interval at this confidence lies within one label's band.
 CONFIDENCE = 0.99
-NORMAL_Q = 1.959963984540054
+NORMAL_Q = Z95
 #: Searches of a decision after the first, at most: the recheck of a suspected error, and more
 #: while its interval still straddles a threshold (each `recheck` times the budget before).
 MAX_RECHECKS = 2
@@ -338,7 +339,7 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
     """`analyze`'s work; `held` gets what it has gathered (`lists`, `settings`) and, before
     every step of the record, a snapshot of the counts (`step`), so that a Ctrl-C keeps the
     steps finished."""
-    limits = limits or Limits(iterations=backend.SEARCH.budget(DEFAULT_ITERATIONS))
+    limits = limits or Limits(iterations=backend.SEARCH.budget(DECISION_ITERATIONS))
     thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
     check_budget(limits, recheck, max_rechecks, algorithm, settings)
     find = _searcher(searcher or search)
@@ -481,7 +482,7 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int, algorithm: str
               else recheck ** max_rechecks)
     iterations = limits.iterations
     if iterations is None and limits.time is None:
-        iterations = DEFAULT_ITERATIONS
+        iterations = DECISION_ITERATIONS
     what = f"--recheck {recheck} with --max-rechecks {max_rechecks}"
     if iterations is not None and iterations * factor > MAX_ITERATIONS:
         raise BergenError(f"{what} would search a decision with {iterations * factor:,} "
@@ -632,61 +633,6 @@ def verdict(lo: float, hi: float, thresholds: dict) -> tuple:
     (None, True): the interval straddles a threshold, the search has not shown which."""
     a, b = label_for(lo, thresholds), label_for(hi, thresholds)
     return (a, False) if a == b else (None, True)
-
-
-@lru_cache(maxsize=None)
-def t_quantile(p: float, dof: int) -> float:
-    """Student's t quantile for a two-sided interval of probability p (p = 0.95: the 0.975
-    quantile), by bisection of the t distribution function (regularised incomplete beta,
-    by its continued fraction). Exact to 1e-9; `dof` >= 1.
-
-    >>> round(t_quantile(0.95, 7), 3), round(t_quantile(0.95, 1000), 3)
-    (2.365, 1.962)
-    """
-    target = 1 - (1 - p) / 2
-    lo, hi = 0.0, 1e3
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if _t_cdf(mid, dof) < target:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
-
-
-def _t_cdf(t: float, v: int) -> float:
-    x = v / (v + t * t)
-    tail = 0.5 * _betainc(v / 2, 0.5, x)
-    return 1 - tail if t >= 0 else tail
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """The regularised incomplete beta function I_x(a, b) (Numerical Recipes' betacf)."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-                     + a * math.log(x) + b * math.log(1 - x))
-    if x > (a + 1) / (a + b + 2):
-        return 1 - _betainc(b, a, 1 - x)
-    f, c, d = 1.0, 1.0, 0.0
-    for i in range(400):
-        m = i // 2
-        if i == 0:
-            num = 1.0
-        elif i % 2 == 0:
-            num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-        else:
-            num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
-        d = 1 + num * d
-        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
-        c = 1 + num / c
-        c = c if abs(c) > 1e-300 else 1e-300
-        f *= c * d
-        if abs(1 - c * d) < 1e-15:
-            break
-    return front * (f - 1) / a
 
 
 # ---- a journal's searches ------------------------------------------------------------------

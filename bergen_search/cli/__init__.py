@@ -1034,7 +1034,7 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
     import hashlib
 
     from ..analysis.review import (
-        DEFAULT_ITERATIONS,
+        DECISION_ITERATIONS,
         THRESHOLDS,
         analyze_all,
         check_budget,
@@ -1060,7 +1060,7 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
                                          f"players", param_hint="--seat")
     if iterations is None and seconds is None:
         iterations = backend.SEARCH.budget(
-            DEFAULT_ITERATIONS if resolve(algorithm, settings)[0].unit == "iterations" else 100)
+            DECISION_ITERATIONS if resolve(algorithm, settings)[0].unit == "iterations" else 100)
     search_note()
     limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
     check_budget(limits, recheck, max_rechecks, algorithm, settings)

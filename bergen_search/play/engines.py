@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..constants import OBJECTIVES
 from ..errors import BergenError
 from ..game.match import SIMPLE_ENGINES
 
@@ -118,7 +119,7 @@ def parse_engine_spec(text: str) -> EngineSpec:
             bounds = (f"positive and at most {high:,.0f} seconds" if key == "time"
                       else f"at least {low} and at most {high:,}")
             raise BergenError(f"engine {name!r}: {key} must be {bounds}, got {value!r}")
-        if key == "objective" and value not in ("points", "match"):
+        if key == "objective" and value not in OBJECTIVES:
             raise BergenError(f"engine {name!r}: objective must be points or match")
     return EngineSpec(name, params)
 

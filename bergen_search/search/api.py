@@ -46,7 +46,7 @@ import time
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from ..constants import MAX_SECONDS, REPLICATE_STREAM
+from ..constants import MAX_SECONDS, OBJECTIVES, REPLICATE_STREAM, objective_code  # noqa: F401
 from ..errors import BergenError
 from ..formats.notation import Move
 from ..game.rng import derive_seed
@@ -54,6 +54,7 @@ from ..game.state import DRAW, PASS
 from ..game.state import mirror_twins as state_mirror_twins
 from ..game.tiles import TILES_WITH, iter_mask
 from ..information.infoset import InfoSet
+from ..stats import mean_stderr, spread, weighted_sample_mean
 from . import backend, registry
 from .registry import Algorithm, SearchRun, Setting, resolve, setting_text  # noqa: F401
 
@@ -62,7 +63,6 @@ from .registry import Algorithm, SearchRun, Setting, resolve, setting_text  # no
 #: by readings counted, not by the machine's speed.
 clock = time.perf_counter
 
-OBJECTIVES = ("points", "match")
 #: Expectimax may enumerate the worlds instead of sampling them when the histories behind
 #: them number at most this many (and the distinct worlds fit the budget).
 EXACT_WORLDS = 2000
@@ -164,26 +164,8 @@ def paired_stderr(a: MoveValue, b: MoveValue) -> float:
         return 0.0
     if len(a.samples) == len(b.samples) >= 2:
         d = [x - y for x, y in zip(a.samples, b.samples)]
-        return _spread(d)[1]
+        return spread(d)[1]
     return math.sqrt(a.stderr ** 2 + b.stderr ** 2)
-
-
-def _spread(xs) -> tuple:
-    """(mean, standard error of the mean) of independent replicates xs (inf with one). The
-    sample standard deviation s underestimates the true one on average, by the factor c4(n)
-    (about 0.965 for 8 replicates, for normal replicates); s / c4(n) does not, so that the
-    error printed matches, on average, the spread of the value over independent seeds."""
-    n = len(xs)
-    mean = math.fsum(xs) / n
-    if n < 2:
-        return mean, math.inf
-    var = math.fsum((x - mean) ** 2 for x in xs) / (n - 1)
-    return mean, math.sqrt(var / n) / _c4(n)
-
-
-def _c4(n: int) -> float:
-    """E[s] / sigma for the sample standard deviation s of n normal draws."""
-    return math.exp(math.lgamma(n / 2) - math.lgamma((n - 1) / 2)) * math.sqrt(2 / (n - 1))
 
 
 def choices(moves) -> list:
@@ -233,23 +215,6 @@ def root_moves(info: InfoSet) -> list:
     if moves:
         return moves
     return [DRAW if info.rules.may_draw(info.reserve_size, info.draws_this_turn) else PASS]
-
-
-def _mean_stderr(n, s, sq):
-    if n <= 0:
-        return 0.0, float("inf")
-    mean = s / n
-    if n < 2:
-        return mean, float("inf")
-    var = max(sq / n - mean * mean, 0.0) * n / (n - 1)
-    return mean, math.sqrt(var / n)
-
-
-def _objective_code(objective: str) -> int:
-    if objective not in OBJECTIVES:
-        raise BergenError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}",
-                          field="objective")
-    return OBJECTIVES.index(objective)
 
 
 class _Deadline:
@@ -330,7 +295,7 @@ def _rows(moves, twins, merged: dict) -> list:
     rows = []
     for m in moves:
         n, s, sq = merged.get(twins.get(m, m), (0, 0.0, 0.0))[:3]
-        rows.append((m, n) + _mean_stderr(n, s, sq))
+        rows.append((m, n) + mean_stderr(n, s, sq))
     return rows
 
 
@@ -476,7 +441,7 @@ def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline, ho
     def partial_rows(values):
         """The rows of the worlds solved so far (for `hooks`)."""
         solved = sorted(values)
-        return [(m, len(solved), *_weighted_sample_mean(
+        return [(m, len(solved), *weighted_sample_mean(
             [(worlds[i][1], values[i][j]) for i in solved], len(worlds)))
             for j, m in enumerate(moves)]
 
@@ -516,7 +481,7 @@ def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline, ho
     rows = []
     if n < size or engine.horizons == 0:
         for j, m in enumerate(moves):
-            mean, se = _weighted_sample_mean([(worlds[i][1], values[i][j]) for i in solved],
+            mean, se = weighted_sample_mean([(worlds[i][1], values[i][j]) for i in solved],
                                              size)
             rows.append((m, n, mean, se))
         return rows, n, n == size and engine.horizons == 0, interrupted
@@ -545,22 +510,6 @@ def _exact_expectimax(engine, info, table, worlds, seed, deadline: _Deadline, ho
             var += worlds[i][1] ** 2 * sum((x - mu) ** 2 for x in per[i]) / (k - 1) / k
         rows.append((m, n, mean, math.sqrt(var) / total))
     return rows, n, False, interrupted
-
-
-def _weighted_sample_mean(sample, size):
-    """(mean, standard error) of the weighted mean sum(w v) / sum(w) of a population of `size`
-    items (w, v), from the items of `sample` drawn uniformly without replacement: the ratio
-    estimator, with the finite-population correction (0 when the sample is the population;
-    inf with fewer than two items)."""
-    n = len(sample)
-    total = sum(w for w, _ in sample)
-    mean = sum(w * v for w, v in sample) / total
-    if n == size:
-        return mean, 0.0
-    if n < 2:
-        return mean, math.inf
-    dev = sum((w * (v - mean)) ** 2 for w, v in sample)
-    return mean, math.sqrt((1 - n / size) * n / (n - 1) * dev) / total
 
 
 def mirror_twins(info: InfoSet) -> dict:
@@ -619,7 +568,10 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                           f"Python ({be.why}); use ismcts or classic, or build the core "
                           f"(pip install .)", field="algorithm")
     values = values or settings.get("choose") == "value"
-    obj = _objective_code(objective)
+    if not isinstance(objective, str):
+        raise BergenError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
+                          f"{objective!r}", field="objective")
+    obj = objective_code(objective)
     if workers < 1:
         raise BergenError(f"workers must be at least 1, got {workers}", field="workers")
     # An algorithm may solve the whole search at once (the exact endgame; ISMCTS tries it
@@ -722,7 +674,7 @@ def pool(results) -> SearchResult:
     rows = []
     for code, ms in by.items():
         samples = tuple(x for m in ms for x in m.samples)
-        mean, se = _spread(samples)
+        mean, se = spread(samples)
         rows.append(MoveValue(ms[0].move, code, mean, se, sum(m.visits for m in ms),
                               ms[0].twin, samples=samples))
     by_visits = first.info.get("settings", {}).get("choose") == "visits"
@@ -789,7 +741,7 @@ def _merge_units(outputs, moves, twins, replicated: bool):
             method = {"method": "search", "replicates": len(outputs)}
         rows = []
         for m in moves:
-            mean, se = _spread(per[m]) if per[m] else (0.0, math.inf)
+            mean, se = spread(per[m]) if per[m] else (0.0, math.inf)
             rows.append((m, visits.get(key(m), 0), mean, se))
         sides = {m: [math.fsum(v[i] for v in side_per[m]) / len(side_per[m])
                      for i in range(len(side_per[m][0]))] for m in moves if side_per[m]}
@@ -808,7 +760,7 @@ def _merge_units(outputs, moves, twins, replicated: bool):
     rows = []
     for m in moves:
         n, sm, sq = merged.get(key(m), (0, 0.0, 0.0))
-        rows.append((m, n) + _mean_stderr(n, sm, sq))
+        rows.append((m, n) + mean_stderr(n, sm, sq))
     sides = {m: [x / n if n else None for x in sums] for m, (n, sums) in side_sums.items()}
     return rows, done, interrupted, nodes, sides, {"method": "search"}, {}
 

@@ -3,6 +3,7 @@ in view to a depth, random playouts at the horizon; every world solved when they
 (`search._exact_expectimax`). Root-parallel: one unit per worker."""
 from __future__ import annotations
 
+from ...constants import objective_code
 from .. import backend
 from ..api import (
     EXACT_WORLDS,
@@ -10,7 +11,6 @@ from ..api import (
     MAX_PLAYOUTS,
     _Deadline,
     _exact_expectimax,
-    _objective_code,
     _run_sliced,
 )
 from ..registry import Algorithm, Setting, register
@@ -57,7 +57,7 @@ class Expectimax(Algorithm):
         worlds = table.enumerate()
         if budget is not None and len(worlds) > budget:
             return None
-        engine = self.engine(self.sampler(info, table), _objective_code(run.objective),
+        engine = self.engine(self.sampler(info, table), objective_code(run.objective),
                              run.seed, run.settings)
         if hooks is not None and hooks.stop is not None:
             engine.stop = hooks.stopped         # heard inside a world, too

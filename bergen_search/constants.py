@@ -29,7 +29,7 @@ EQUITY_STREAM = 0x2545F4914F6CDD1D
 #: (comparable values, `search(values=True)`), apart from the tree's own stream.
 PASS_STREAM = 0xFA55
 #: Added, times the replicate number, to a world's index for the playout seeds of its later
-#: solves (`search._exact_expectimax`).
+#: solves (`algorithms.expectimax.exact_expectimax`).
 REPLICATE_STREAM = 1 << 40
 #: The seed streams of an analysis's searches: decision k's first search is
 #: `derive_seed(seed, k)`; its recheck j, `derive_seed(seed, RECHECK_STREAM * j + k)`; a draw

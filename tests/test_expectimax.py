@@ -518,9 +518,11 @@ def test_ctrl_c_during_enumeration_returns_what_was_found(monkeypatch, at):
     info, _ = cut(Rules(players=2), 2, 7)
     # (the decision's moves: one world lists them all)
     full = search(info, Limits(iterations=1), algorithm="expectimax", seed=4)
-    # The searches take their classes from backend.SEARCH.
-    monkeypatch.setattr(backend, "SEARCH", replace(
-        backend.SEARCH, expectimax=lambda *a, **k: _Interrupting(at, *a, **k)))
+    # The engine takes its class from backend.SEARCH.pick.
+    pick = backend.SEARCH.pick
+    monkeypatch.setattr(backend.SearchBackend, "pick", lambda self, name, ref=None: (
+        (lambda *a, **k: _Interrupting(at, *a, **k)) if name.startswith("_expectimax")
+        else pick(name, ref)))
     res = search(info, Limits(iterations=126), algorithm="expectimax", seed=4)
     assert res.info["interrupted"] and not res.info["exact"] and res.info["worlds"] == at
     assert {m.move for m in res.moves} == {m.move for m in full.moves}

@@ -615,8 +615,8 @@ def _budget_help() -> str:
 
 
 def _algorithm_option():
-    from ..search.api import ALGORITHM_NAMES
-    return click.option("--algorithm", type=click.Choice(ALGORITHM_NAMES), default="ismcts",
+    from ..search.registry import names
+    return click.option("--algorithm", type=click.Choice(names()), default="ismcts",
                         show_default=True, help=_algorithm_help())
 
 

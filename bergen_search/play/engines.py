@@ -24,9 +24,9 @@ def _engine_settings() -> dict:
     """name -> {setting: type or search.Setting} for every engine the program knows: the
     simple engines, and per search algorithm (and preset) its budget (`iterations`, or
     `worlds` for expectimax), `time`, `objective`, `workers` and the algorithm's settings."""
-    from ..search.api import ALGORITHM_NAMES, resolve
+    from ..search.registry import names, resolve
     out = {"random": {}, "greedy": {}}
-    for name in ALGORITHM_NAMES:
+    for name in names():
         alg, _ = resolve(name, {})
         out[name] = {alg.unit: int, "time": float, "objective": str, "workers": int,
                      "memory": int, **alg.settings}

@@ -139,10 +139,11 @@ class EngineServer:
 
     # ---- the commands ---------------------------------------------------------------------
     def cmd_hello(self, cmd):
-        from ..search.api import ALGORITHM_NAMES, DEFAULT_ITERATIONS, resolve
         from ..search.backend import SEARCH
+        from ..search.registry import default_iterations, names, resolve
         algorithms = {}
-        for name in ALGORITHM_NAMES:
+        DEFAULT_ITERATIONS = default_iterations()
+        for name in names():
             alg, settings = resolve(name, {})
             algorithms[name] = {
                 "help": alg.help, "unit": alg.unit, "default_budget": SEARCH.budget(DEFAULT_ITERATIONS[name]),

@@ -126,7 +126,7 @@ def find_leader(rules: Rules, hands) -> tuple | None:
     return None if best is None else (best[1], best[2])
 
 
-def _rank_of(rules: Rules, t: int) -> int:
+def lead_rank(rules: Rules, t: int) -> int:
     """Lower is a stronger claim to the lead: doubles by the lead rule, then the lowest tile."""
     if is_double(t):
         return TILE_LOW[t] if rules.lead == "lowest-double" else 6 - TILE_LOW[t]
@@ -422,7 +422,7 @@ class State:
         else:
             for other, h in enumerate(self.hands):
                 for u in iter_mask(h):
-                    if u != t and _rank_of(rules, u) < _rank_of(rules, t):
+                    if u != t and lead_rank(rules, u) < lead_rank(rules, t):
                         raise BergenError(f"wrong lead: seat {other} holds {tile_str(u)}, which "
                                           f"leads before {tile_str(t)}", field="play")
         self._take(seat, t)

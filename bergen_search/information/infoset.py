@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..errors import BergenError
 from ..game.rules import Rules
-from ..game.state import DRAW, PASS, State, _rank_of
+from ..game.state import DRAW, PASS, State, lead_rank
 from ..game.tiles import (
     ALL_TILES,
     N_TILES,
@@ -483,8 +483,8 @@ def from_state_and_events(rules: Rules, seat: int, hand: int, start_scores, even
 
 def lead_forbidden(rules: Rules, lead_tile: int) -> int:
     """Tiles no dealt hand can have held, given the lead tile (the lead itself excepted)."""
-    rank = _rank_of(rules, lead_tile)
-    return sum(1 << t for t in range(N_TILES) if t != lead_tile and _rank_of(rules, t) < rank)
+    rank = lead_rank(rules, lead_tile)
+    return sum(1 << t for t in range(N_TILES) if t != lead_tile and lead_rank(rules, t) < rank)
 
 
 def _position_constraints(pos, seats, unknown):

@@ -56,9 +56,9 @@ class Ismcts(Algorithm):
                               "tree, no error measured)", minimum=1, maximum=MAX_REPLICATES),
         "stats": Setting(str, "choices", "what a move's mean in the tree counts: the "
                          "iterations where its mover chose it among several (choices), or "
-                         "also those where it was the only legal move (all, as before issue "
-                         "22: a move forced in some worlds then looks as good or as bad as it "
-                         "was there)", ("choices", "all")),
+                         "also those where it was the only legal move (all, as the classic preset "
+                         "counts: a move forced in some worlds then looks as good or as bad as "
+                         "it was there)", ("choices", "all")),
         "root": Setting(str, "halving", "how the root shares the budget between the choices: "
                         "halving (sequential halving: every choice a share, the better half "
                         "more, again and again) or ucb (UCB1, as below the root)",
@@ -90,7 +90,7 @@ class Ismcts(Algorithm):
         n_choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
         if values and not interrupted and done and n_choices > 1:
             # The final pass: every root move on the same worlds, played on as the search
-            # would (common random numbers), so that values compare (issue 10).
+            # would (common random numbers), so that values compare.
             worlds = max(PASS_MIN, min(PASS_MAX, done // (PASS_SPREAD * n_choices)))
             left = deadline.left()
             if left is not None:

@@ -150,7 +150,7 @@ def test_ctrl_c_cancels_and_writes_nothing(cluster, tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return progress
 
-    monkeypatch.setattr("bergen_search.cli._progress_bar", interrupting)
+    monkeypatch.setattr("bergen_search.cli.output.progress_bar", interrupting)
     out = tmp_path / "never.jsonl"
     res = run("selfplay", "--games", "6", "--engines", "ismcts:iterations=2000", "--cluster",
               cluster.scheduler_address, "--out", str(out))

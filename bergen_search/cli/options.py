@@ -8,6 +8,7 @@ import sys
 import click
 
 from ..errors import BergenError
+from ..formats.jsondoc import parse_json, type_name
 from ..game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
 from ..search import backend
 
@@ -34,15 +35,17 @@ def read_text(path: str) -> str:
 
 
 def rules_json(text: str) -> dict:
-    from ..formats.jsondoc import parse_json
+    """--rules JSON|@FILE as a dict (the rule set's fields, not checked yet)."""
+    what = "the file" if text.startswith("@") else "the value"
     if text.startswith("@"):
         text = read_text(text[1:])
     try:
-        obj = parse_json(text, "--rules")
+        obj = parse_json(text, what)
     except BergenError as e:
         raise BergenError(f"--rules: {e.message}", field="rules") from None
     if not isinstance(obj, dict):
-        raise BergenError("--rules must be a JSON object", field="rules")
+        raise BergenError(f"--rules must be a JSON object, got {type_name(obj)}",
+                          field="rules")
     return obj
 
 
@@ -217,9 +220,8 @@ def game_from_options(game, kw):
                                "position string) or the position flags starting with --hand")
     voids = None
     if flags["voids"] is not None:
-        from ..formats.jsondoc import parse_json
         try:
-            voids = parse_json(flags["voids"], "--voids")
+            voids = parse_json(flags["voids"], "the value")
         except BergenError as e:
             raise BergenError(f"--voids: {e.message}", field="voids") from None
     rules = rules_from_options(kw)

@@ -19,12 +19,12 @@ def endgame_text(eg: dict) -> str:
     within = next(k for k in eg if k.startswith("within_") and k != "within_0.1s")
     limit = eg["limit_s"]
     worst = ("none solved" if eg["worst_solved_s"] is None
-             else f"{1000 * eg['worst_solved_s']:.0f} ms")
+             else f"worst solved {1000 * eg['worst_solved_s']:.0f} ms")
     largest = eg["largest_deals_solved"]
     return (f"exact endgame: {eg['positions']} stage decisions of greedy self-play "
             f"attempted as the engine does at {limit:g} s: median "
             f"{time_text(eg['median_s'], limit)}, 90th percentile "
-            f"{time_text(eg['p90_s'], limit)}, worst solved {worst}; solved within 100 ms "
+            f"{time_text(eg['p90_s'], limit)}, {worst}; solved within 100 ms "
             f"{100 * (eg['within_0.1s'] or 0):.0f}%, within {limit:g} s "
             f"{100 * (eg[within] or 0):.0f}%; largest solved "
             + ("none" if largest is None else f"{largest} deals"))

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 
 import click
 
 from .. import __version__
 from ..errors import BergenError
+from ..play.engines import EngineWarning
 from ..search.evaluate import NothingFinished
 from . import analyze, arena, bench, best, engine, play, replay, selfplay, show
 from . import eval as eval_command
@@ -44,10 +46,6 @@ class BergenGroup(click.Group):
             raise _CtrlC() from None
 
     def main(self, args=None, prog_name=None, **extra):
-        import warnings
-
-        from ..play.engines import EngineWarning
-
         def one_line_warning(message, category, filename, lineno, file=None, line=None):
             if issubclass(category, EngineWarning):
                 click.echo(f"bergen: warning: {message}", err=True)

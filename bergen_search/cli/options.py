@@ -8,9 +8,21 @@ import sys
 import click
 
 from ..errors import BergenError
+from ..formats.game import Game, load
 from ..formats.jsondoc import parse_json, type_name
+from ..formats.position import position_from_flags
+from ..formats.position_string import is_position_string
 from ..game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
-from ..search import backend
+from ..information.infoset import from_position
+from ..search import backend, registry
+from ..search.api import (
+    ALGORITHM_NAMES,
+    DEFAULT_MEMORY_MB,
+    MAX_ITERATIONS,
+    MAX_MEMORY_MB,
+    MAX_SECONDS,
+    resolve,
+)
 
 
 def read_text(path: str) -> str:
@@ -105,20 +117,18 @@ class FiniteFloat(click.FloatRange):
         return rv
 
 
-def limit_types():
-    from ..search.api import MAX_ITERATIONS, MAX_MEMORY_MB, MAX_SECONDS
+def _limit_types():
     return (click.IntRange(1, MAX_ITERATIONS), FiniteFloat(0.001, MAX_SECONDS),
             click.IntRange(1, MAX_MEMORY_MB), MAX_ITERATIONS, MAX_SECONDS)
 
 
 #: The types of the budget options, with the search's maxima (search.MAX_ITERATIONS...).
-ITERATIONS_TYPE, SECONDS_TYPE, MEMORY_TYPE, MAX_IT, MAX_S = limit_types()
+ITERATIONS_TYPE, SECONDS_TYPE, MEMORY_TYPE, MAX_IT, MAX_S = _limit_types()
 #: The most sets or matches a run plays.
 MAX_GAMES = 10_000_000
 
 
 def memory_option(f):
-    from ..search.api import DEFAULT_MEMORY_MB, MAX_MEMORY_MB
     return click.option("--memory", "memory_mb", type=MEMORY_TYPE, default=None, metavar="MB",
                         help=f"Memory cap of ISMCTS's search trees, in MB per process "
                              f"(default {DEFAULT_MEMORY_MB}, at most {MAX_MEMORY_MB:,}): at "
@@ -144,13 +154,13 @@ def start_scores_from(text, rules):
     """--start-scores as a tuple by side (None if not given); no side may have the target."""
     if not text:
         return None
-    start = parse_int_list(text, rules.n_sides, "--start-scores")
+    start = _parse_int_list(text, rules.n_sides, "--start-scores")
     if max(start) >= rules.target:
         raise BergenError(f"--start-scores: a side already has the target {rules.target}")
     return start
 
 
-def parse_int_list(text: str, n: int, what: str) -> list:
+def _parse_int_list(text: str, n: int, what: str) -> list:
     try:
         values = [int(x) for x in text.split(",")]
     except ValueError:
@@ -190,10 +200,6 @@ def game_from_options(game, kw):
     """The game of the seat to move (a `formats.game.Game`): from GAME (a record or a position
     file, - for standard input, or a position string), from --position STRING, or from the
     position flags. Pops the options it reads from kw."""
-    from ..formats.game import Game, load
-    from ..formats.position import position_from_flags
-    from ..formats.position_string import is_position_string
-    from ..information.infoset import from_position
     flags = {k: kw.pop(k, None) for k in _POSITION_FIELDS}
     given = [k for k, v in flags.items() if v is not None]
     string = kw.pop("position_string", None)
@@ -233,7 +239,6 @@ def game_from_options(game, kw):
 
 def _algorithm_help() -> str:
     """`--algorithm`'s help: every registered algorithm and preset with its line."""
-    from ..search import registry
     parts = [f"{a.name}: {a.help}" for a in registry.algorithms().values()]
     parts += [f"{name}: {registry.preset_help(name)}" for name in registry.presets()]
     return "The search algorithm. " + "; ".join(parts) + "."
@@ -241,7 +246,6 @@ def _algorithm_help() -> str:
 
 def _budget_help() -> str:
     """`--iterations`' help: each algorithm's unit and default budget, from the registry."""
-    from ..search import registry
     units = {}
     for a in registry.algorithms().values():
         units.setdefault(a.unit, []).append(f"{a.default_budget:,} for {a.name}")
@@ -251,7 +255,6 @@ def _budget_help() -> str:
 
 
 def algorithm_option():
-    from ..search.api import ALGORITHM_NAMES
     return click.option("--algorithm", type=click.Choice(ALGORITHM_NAMES), default="ismcts",
                         show_default=True, help=_algorithm_help())
 
@@ -295,7 +298,6 @@ def search_options(f):
 def search_settings(algorithm, depth=None, exploration=None, sets=()) -> dict:
     """The algorithm's settings from --depth, --exploration and --set KEY=VALUE (checked
     against the algorithm: an unknown or unfitting setting is a clear error)."""
-    from ..search.api import resolve
     settings = {}
     for item in sets:
         key, eq, value = item.partition("=")

@@ -219,3 +219,9 @@ def test_bench_says_what_an_unsolved_percentile_is(monkeypatch):
                 if x.startswith("exact endgame"))
     assert ("median over 1 s (unsolved), 90th percentile over 1 s (unsolved), none solved; "
             in line and line.endswith("largest solved none"))
+
+
+def test_one_match_is_a_match():
+    res = CliRunner().invoke(main, ["selfplay", "--quiet"], prog_name="bergen")
+    assert res.exit_code == 0, res.output
+    assert res.stderr.startswith("1 match in ") and "wins by side: " in res.stderr

@@ -11,6 +11,7 @@ def selfplay_summary(winners, n_sides: int, seconds: float, backend: str, resume
     for winner in winners:
         wins[winner] += 1
     from_journal = f", {resumed} of them from the journal" if resumed else ""
-    return (f"{len(winners)} matches in {seconds:.2f} s ({backend}{from_journal}); wins by "
+    matches = "1 match" if len(winners) == 1 else f"{len(winners)} matches"
+    return (f"{matches} in {seconds:.2f} s ({backend}{from_journal}); wins by "
             f"side: " + ", ".join(f"{s}: {w}" for s, w in enumerate(wins))
             + (f"; saved to {out_path}" if out_path else ""))

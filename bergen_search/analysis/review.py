@@ -43,6 +43,8 @@ DEFAULT_THRESHOLDS = {"points": THRESHOLDS,
                       "match": {"inaccuracy": 0.03, "mistake": 0.07, "blunder": 0.15}}
 #: The budget of a decision's first search (ISMCTS iterations), unless told.
 DEFAULT_ITERATIONS = 20000
+#: The same for an algorithm that counts worlds (expectimax).
+DEFAULT_WORLDS = 100
 #: A loss is labelled only when its interval at this confidence lies within one label's band.
 CONFIDENCE = 0.99
 NORMAL_Q = 1.959963984540054

@@ -11,6 +11,8 @@ import click
 from .. import __version__
 from ..analysis.review import (
     DEFAULT_ITERATIONS,
+    DEFAULT_THRESHOLDS,
+    DEFAULT_WORLDS,
     analyze_all,
     check_budget,
     count_decisions,
@@ -39,6 +41,8 @@ from .options import (
 )
 from .output import check_writable, emit_json, search_note, write_atomic
 
+_POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
+
 
 @click.command()
 @click.argument("record_path", metavar="RECORD")
@@ -46,9 +50,9 @@ from .output import check_writable, emit_json, search_note, write_atomic
               help="Analyse this seat only (repeatable; default every seat whose hands the "
                    "record shows).")
 @click.option("--iterations", type=ITERATIONS_TYPE, default=None,
-              help=f"Search budget per decision (default 20000 ISMCTS iterations / 100 "
-                   f"worlds; 1/{backend.FALLBACK_DIVISOR} of it without the compiled core; at "
-                   f"most {MAX_IT:,}, rechecks included).")
+              help=f"Search budget per decision (default {DEFAULT_ITERATIONS} ISMCTS "
+                   f"iterations / {DEFAULT_WORLDS} worlds; 1/{backend.FALLBACK_DIVISOR} of it "
+                   f"without the compiled core; at most {MAX_IT:,}, rechecks included).")
 @click.option("--time-per-decision", "seconds", type=SECONDS_TYPE, default=None,
               help=f"Seconds of search per decision (instead of --iterations; 0.001 to "
                    f"{MAX_S:,.0f}).")
@@ -69,12 +73,14 @@ from .output import check_writable, emit_json, search_note, write_atomic
               help="The most searches of a decision after its first; a loss still undecided "
                    "then is marked borderline.")
 @click.option("--inaccuracy", type=FiniteFloat(0, 1000), default=None,
-              help="Loss from which a play is an inaccuracy (default 0.25 points; 0.03 for "
-                   "the match objective).")
+              help=f"Loss from which a play is an inaccuracy (default {_POINTS['inaccuracy']:g} "
+                   f"points; {_MATCH['inaccuracy']:g} for the match objective).")
 @click.option("--mistake", type=FiniteFloat(0, 1000), default=None,
-              help="Loss from which a play is a mistake (default 0.6 points; 0.07 match).")
+              help=f"Loss from which a play is a mistake (default {_POINTS['mistake']:g} points; "
+                   f"{_MATCH['mistake']:g} match).")
 @click.option("--blunder", type=FiniteFloat(0, 1000), default=None,
-              help="Loss from which a play is a blunder (default 1.2 points; 0.15 match).")
+              help=f"Loss from which a play is a blunder (default {_POINTS['blunder']:g} points; "
+                   f"{_MATCH['blunder']:g} match).")
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Analyse the matches of a .jsonl file on the Dask scheduler at ADDRESS, one "
                    "task per match; the same analysis. Needs pip install "
@@ -120,7 +126,8 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
                                          f"players", param_hint="--seat")
     if iterations is None and seconds is None:
         iterations = backend.SEARCH.budget(
-            DEFAULT_ITERATIONS if resolve(algorithm, settings)[0].unit == "iterations" else 100)
+            DEFAULT_ITERATIONS if resolve(algorithm, settings)[0].unit == "iterations"
+            else DEFAULT_WORLDS)
     search_note()
     limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
     check_budget(limits, recheck, max_rechecks, algorithm, settings)

@@ -25,8 +25,9 @@ def interrupted_text(partial, done: int, total: int) -> str:
 
 
 def arena_text(result) -> str:
-    """`bergen arena`'s text, an `ArenaResult` as a table: per engine its seats in each seating, wins, win rate with the 95%
-    interval, points per round; then the margin per round with its standard error."""
+    """`bergen arena`'s text, an `ArenaResult` as a table: per engine its seats in each
+    seating, wins, win rate with the 95% interval, points per round; then the margin per
+    round with its standard error."""
     r = result
     plural = "" if r.sets == 1 else "s"
     unit = (f"duplicate pair{plural}" if r.seatings == 2

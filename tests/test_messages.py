@@ -35,15 +35,18 @@ BAD_INPUTS = [
     ('replay -', '[1,',
      'bergen replay: -: bad JSON at line 1, column 4: expecting value'),
     ('replay -', '{} {}',
-     'bergen replay: -: line 1: bad JSON at column 4: extra data after the first JSON value (a .jsonl file holds one record per line)'),
+     'bergen replay: -: line 1: bad JSON at column 4: extra data after the first JSON value (a '
+     '.jsonl file holds one record per line)'),
     ("best --hand 0-3 --rules ' '", None,
      'bergen: --rules: the value is empty'),
     ("best --hand 0-3 --rules '{'", None,
-     'bergen: --rules: bad JSON at line 1, column 2: expecting property name enclosed in double quotes'),
+     'bergen: --rules: bad JSON at line 1, column 2: expecting property name enclosed in double '
+     'quotes'),
     ("best --hand 0-3 --rules '[1]'", None,
      'bergen: --rules must be a JSON object, got a list'),
     ("best --hand 0-3 --voids '{'", None,
-     'bergen: --voids: bad JSON at line 1, column 2: expecting property name enclosed in double quotes'),
+     'bergen: --voids: bad JSON at line 1, column 2: expecting property name enclosed in double '
+     'quotes'),
     ("best --hand 0-3 --voids ' '", None,
      'bergen: --voids: the value is empty'),
     ('best $P --set exploration=abc', None,
@@ -55,7 +58,8 @@ BAD_INPUTS = [
     ('best $P --set playout=nope', None,
      "bergen: playout must be one of random, scoring, safe, got 'nope'"),
     ('best $P --set foo=1', None,
-     "bergen: ismcts has no setting 'foo' (settings: exploration, playout, inference, twins, choose, endgame, replicates, stats, root)"),
+     "bergen: ismcts has no setting 'foo' (settings: exploration, playout, inference, twins, "
+     "choose, endgame, replicates, stats, root)"),
     ('best $P --set nokey', None,
      "bergen: --set needs KEY=VALUE, got 'nokey'"),
     ('best $P --depth 3', None,
@@ -67,25 +71,34 @@ BAD_INPUTS = [
     ('selfplay --engines ismcts:time=-1', None,
      "bergen: engine 'ismcts': time must be positive and at most 86,400 seconds, got '-1'"),
     ('selfplay --engines ismcts:bogus=1', None,
-     "bergen: engine 'ismcts': bad setting 'bogus=1' (settings: iterations, time, objective, workers, memory, exploration, playout, inference, twins, choose, endgame, replicates, stats, root)"),
+     "bergen: engine 'ismcts': bad setting 'bogus=1' (settings: iterations, time, objective, "
+     "workers, memory, exploration, playout, inference, twins, choose, endgame, replicates, "
+     "stats, root)"),
     ('arena ismcts:iterations=abc random', None,
      "bergen: engine 'ismcts': iterations must be an integer, got 'abc'"),
     ('selfplay --engines nonsense', None,
-     "bergen: unknown engine 'nonsense' (known: random, greedy, ismcts, expectimax, endgame, flat, classic)"),
+     "bergen: unknown engine 'nonsense' (known: random, greedy, ismcts, expectimax, endgame, "
+     "flat, classic)"),
     ('selfplay --engines random,random,random', None,
      'bergen: --engines gives 3 engines for 2 seats (give one for all seats or one per seat)'),
     ('best examples/match.json', None,
-     'bergen: round 3: the record ends when the match is over: it describes no position and no decision'),
+     'bergen: round 3: the record ends when the match is over: it describes no position and no '
+     'decision'),
     ('eval examples/match.json', None,
-     'bergen: round 3: the record ends when the match is over: it describes no position and no decision'),
+     'bergen: round 3: the record ends when the match is over: it describes no position and no '
+     'decision'),
     ('show examples/match.json', None,
-     'bergen: round 3: the record ends when the match is over: it describes no position and no decision'),
+     'bergen: round 3: the record ends when the match is over: it describes no position and no '
+     'decision'),
     ("best 'bergen1/2'", None,
-     'bergen: position string: it has 2 parts, but needs at least 6 (TAG/RULES/SCORES/TO-MOVE/HAND/LINE); the scores part is missing'),
+     'bergen: position string: it has 2 parts, but needs at least 6 '
+     '(TAG/RULES/SCORES/TO-MOVE/HAND/LINE); the scores part is missing'),
     ("best 'bergen1/2/4,7'", None,
-     'bergen: position string: it has 3 parts, but needs at least 6 (TAG/RULES/SCORES/TO-MOVE/HAND/LINE); the to-move part is missing'),
+     'bergen: position string: it has 3 parts, but needs at least 6 '
+     '(TAG/RULES/SCORES/TO-MOVE/HAND/LINE); the to-move part is missing'),
     ("best 'bergen1/2/4,7/0'", None,
-     'bergen: position string: it has 4 parts, but needs at least 6 (TAG/RULES/SCORES/TO-MOVE/HAND/LINE); the hand part is missing'),
+     'bergen: position string: it has 4 parts, but needs at least 6 '
+     '(TAG/RULES/SCORES/TO-MOVE/HAND/LINE); the hand part is missing'),
     ('best --position nonsense', None,
      "bergen: --position: a position string starts with 'bergen1/', got 'nonsense'"),
     ("best 'bergen9/2/4,7/0/0-3/1-1'", None,
@@ -97,7 +110,8 @@ BAD_INPUTS = [
     ('best --hand 0-3 --hand-sizes 1', None,
      'bergen: --hand-sizes: expected 2 hand sizes, got 1'),
     ('best --hand 0-3 --hand-sizes 2,x', None,
-     "bergen: --hand-sizes: expected hand sizes as integers separated by commas like '4,7', got '2,x'"),
+     "bergen: --hand-sizes: expected hand sizes as integers separated by commas like '4,7', got "
+     "'2,x'"),
     ('best --hand zz', None,
      "bergen: --hand: bad tile 'zz': expected 'a-b' with digits 0..6"),
     ('best --hand 0-3 --line q', None,
@@ -105,13 +119,17 @@ BAD_INPUTS = [
     ('best --hand 0-3 --line 0-3', None,
      'bergen: --hand: tile 0-3 is both in the hand and on the line'),
     ('best --hand 0-3 --reserve-size x', None,
-     "bergen best: Invalid value for '--reserve-size': 'x' is not a valid integer. (see 'bergen best --help')"),
+     "bergen best: Invalid value for '--reserve-size': 'x' is not a valid integer. (see 'bergen "
+     "best --help')"),
     ('selfplay --resume', None,
-     "bergen selfplay: --resume needs --out: the journal lives beside the output file (see 'bergen selfplay --help')"),
+     "bergen selfplay: --resume needs --out: the journal lives beside the output file (see "
+     "'bergen selfplay --help')"),
     ('arena random random --resume', None,
-     "bergen arena: --resume needs --out: the journal lives beside the output file (see 'bergen arena --help')"),
+     "bergen arena: --resume needs --out: the journal lives beside the output file (see 'bergen "
+     "arena --help')"),
     ('analyze examples/match.json --resume', None,
-     "bergen analyze: --resume needs --out or --html: the journal lives beside the output file (see 'bergen analyze --help')"),
+     "bergen analyze: --resume needs --out or --html: the journal lives beside the output file "
+     "(see 'bergen analyze --help')"),
     ('selfplay --start-scores 1', None,
      "bergen: --start-scores must be 2 non-negative integers, got '1'"),
     ('selfplay --start-scores a,b', None,
@@ -125,7 +143,8 @@ BAD_INPUTS = [
     ('selfplay --rules \'{"players": 9}\'', None,
      "bergen: rule 'players' must be 2, 3 or 4, got 9"),
     ('selfplay --rules \'{"bogus": 1}\'', None,
-     "bergen: unknown rule 'bogus' (known: blocked, draw, endgame_cap, hand_size, lead, no_double, out_bonus, partnerships, players, reserve_kept, target)"),
+     "bergen: unknown rule 'bogus' (known: blocked, draw, endgame_cap, hand_size, lead, "
+     "no_double, out_bonus, partnerships, players, reserve_kept, target)"),
     ('selfplay --rules @/nonexistent', None,
      'bergen: cannot read /nonexistent: No such file or directory'),
     ('best /nonexistent', None,
@@ -139,11 +158,48 @@ BAD_INPUTS = [
     ('replay -', '{"format": "nope"}',
      "bergen replay: -: field 'format': expected 'bergen-record/1', got 'nope'"),
     ('replay examples/position.json', None,
-     "bergen replay: examples/position.json: field 'format': this is a bergen-position/1 (a position, with no history); replay needs a record (bergen-record/1: the game as it happened)"),
+     "bergen replay: examples/position.json: field 'format': this is a bergen-position/1 (a "
+     "position, with no history); replay needs a record (bergen-record/1: the game as it "
+     "happened)"),
     ('show -', '{"format": "bergen-position/1"}',
-     "bergen: the 'to_move' field is missing: a position needs 'to_move', 'hand', 'hand_sizes', 'reserve_size'"),
+     "bergen: the 'to_move' field is missing: a position needs 'to_move', 'hand', 'hand_sizes', "
+     "'reserve_size'"),
     ('analyze examples/match.json --inaccuracy 2 --mistake 1', None,
-     "bergen analyze: thresholds must satisfy inaccuracy <= mistake <= blunder (see 'bergen analyze --help')"),
+     "bergen analyze: thresholds must satisfy inaccuracy <= mistake <= blunder (see 'bergen "
+     "analyze --help')"),
+    # ---- more options, files that cannot be written --------------------------------------
+    ('analyze examples/match.json --seat 3', None,
+     "bergen analyze: Invalid value for --seat: seat 3 does not exist with 2 players (see "
+     "'bergen analyze --help')"),
+    ('arena random random --start-scores 1', None,
+     "bergen: --start-scores must be 2 non-negative integers, got '1'"),
+    ('play --engine bogus', None,
+     "bergen: unknown engine 'bogus' (known: random, greedy, ismcts, expectimax, endgame, flat, "
+     "classic)"),
+    ('best --hand 0-3 --to-move 9', None,
+     "bergen: --to-move: 'to_move' must be a seat 0..1 with 2 players, got 9"),
+    ('best examples', None,
+     'bergen: cannot read examples: Is a directory'),
+    ('selfplay --out /nonexistent/dir/x.jsonl', None,
+     "bergen selfplay: Invalid value for --out: cannot write /nonexistent/dir/x.jsonl: no "
+     "folder /nonexistent/dir (see 'bergen selfplay --help')"),
+    ('analyze examples/match.json --html /nonexistent/x.html', None,
+     "bergen analyze: Invalid value for --html: cannot write /nonexistent/x.html: no folder "
+     "/nonexistent (see 'bergen analyze --help')"),
+    ('best $P --algorithm nope', None,
+     "bergen best: Invalid value for '--algorithm': 'nope' is not one of 'ismcts', "
+     "'expectimax', 'endgame', 'flat', 'classic'. (see 'bergen best --help')"),
+    ('eval $P --set nokey', None,
+     "bergen: --set needs KEY=VALUE, got 'nokey'"),
+    ("show --hand 0-3 --voids '[1]'", None,
+     'bergen: \'voids\' must be an object like {"1": [1, 4]}, got a list'),
+    ('replay examples/match.json --json --bogus', None,
+     "bergen replay: No such option '--bogus'. (see 'bergen replay --help')"),
+    ('selfplay --engines ismcts:iterations=0', None,
+     "bergen: engine 'ismcts': iterations must be at least 1 and at most 1,000,000,000, got '0'"),
+    ('best $P --exploration -1', None,
+     "bergen best: Invalid value for '--exploration': -1.0 is not in the range 0.0<=x<=100.0. "
+     "(see 'bergen best --help')"),
     # ---- the budget and the options click checks ----------------------------------------
     ("best $P --time nan", None,
      "bergen best: Invalid value for '--time': 'nan' is not a finite number "

@@ -472,6 +472,18 @@ def test_readme_is_a_front_door():
     assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines"
 
 
+def test_readme_test_command_is_the_one_ci_runs():
+    """The README's second command is the line .ci/run runs under "The README's test
+    command", character for character."""
+    with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
+        ci = f.read().splitlines()
+    command = ci[ci.index("# The README's test command:") + 1].strip()
+    assert command.startswith("pip install -e ") and "python -m pytest" in command
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read().splitlines()
+    assert command in readme, command
+
+
 #: History in user-facing text: an issue number (`issue 17`, `#17`), a commit hash (seven
 #: hex digits or more, one a letter and one a digit at least), a date (2026-11-30, or
 #: "30 November 2026").

@@ -34,7 +34,7 @@ from ..search import backend
 from ..search.api import Limits, paired_stderr, pool, root_moves, search
 
 #: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
-#: loss distributions measured on self-play (README, "Analysis").
+#: loss distributions measured on self-play (docs/MEASUREMENTS.md, "Analysis").
 THRESHOLDS = {"inaccuracy": 0.25, "mistake": 0.6, "blunder": 1.2}
 LABELS = ("inaccuracy", "mistake", "blunder")
 #: Default thresholds by objective: `points` in points of the round (THRESHOLDS), `match` in

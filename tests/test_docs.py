@@ -612,6 +612,11 @@ def test_wheel_takes_docs(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     got = {n.rsplit("/", 1)[1] for n in names if "/data/share/doc/bergen-search/" in n}
     assert got == set(os.listdir(DOCS))
+    # ... and every module of the package, every subpackage of the layers included.
+    modules = {os.path.relpath(p, ROOT).replace(os.sep, "/")
+               for p in glob.glob(os.path.join(ROOT, "bergen_search", "**", "*.py"),
+                                  recursive=True)}
+    assert modules - set(names) == set()
 
 
 def test_sdist_takes_docs(monkeypatch):

@@ -1,0 +1,27 @@
+"""`bergen show`: what the seat to move knows."""
+from __future__ import annotations
+
+import click
+
+from ..views.show import knowledge
+from .options import game_from_options, game_input, json_option
+from .output import emit_json
+
+
+@click.command()
+@game_input
+@json_option
+def show(game, as_json, **kw):
+    """Check a game and print what its seat to move knows: the hands and their sizes, the
+    voids each other seat has proved and where, the tiles each may still hold, the lead's
+    proof, the number of consistent deals (exact), and the position string.
+
+    GAME is a record, a position, - for standard input, or a position string; or give
+    --position STRING or the position flags.
+    """
+    known = knowledge(game_from_options(game, kw))
+    if as_json:
+        emit_json(known.to_json())
+    else:
+        click.echo(known.text())
+

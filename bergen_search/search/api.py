@@ -112,7 +112,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     equal values, and the twin at the right end is listed after the one at the left with
     `MoveValue.twin` naming it.
 
-    ISMCTS's values (issue 22): the budget is shared by `replicates` independent trees (each
+    ISMCTS's values: the budget is shared by `replicates` independent trees (each
     its own seed); in each, the root shares its budget between the choices by sequential
     halving (`algorithms.ismcts.halving`; `focus` moves stay in to the end), and a final pass plays every root
     move on the same worlds, each decision after it by the tree's best mean (no exploration)

@@ -103,8 +103,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
 
     `algorithm`: "ismcts" (the default engine), "expectimax", or a preset ("classic": ISMCTS
     as it was before inference, safe playouts and merged twins). `settings` are the
-    algorithm's (`registry.algorithms()[name].settings`): `exploration`, `playout`, `inference`, `twins`,
-    `choose`, `replicates`, `stats`, `root` (ismcts); `depth`, `playouts`, `inference`
+    algorithm's (`registry.algorithms()[name].settings`): `exploration`, `playout`,
+    `inference`, `twins`, `choose`, `replicates`, `stats`, `root` (ismcts); `depth`, `playouts`, `inference`
     (expectimax); an unknown one is an error. Same seed and same iteration budget: the same
     result, byte for byte, with any number of `workers` for ISMCTS (its replicates are the
     units the processes share) and with the same number for expectimax (root-parallel). With
@@ -112,11 +112,11 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     equal values, and the twin at the right end is listed after the one at the left with
     `MoveValue.twin` naming it.
 
-    ISMCTS's values: the budget is shared by `replicates` independent trees (each
-    its own seed); in each, the root shares its budget between the choices by sequential
-    halving (`algorithms.ismcts.halving`; `focus` moves stay in to the end), and a final pass plays every root
-    move on the same worlds, each decision after it by the tree's best mean (no exploration)
-    and then the playout policy, with the same random numbers for every move
+    ISMCTS's values: the budget is shared by `replicates` independent trees (each its own
+    seed); in each, the root shares its budget between the choices by sequential halving
+    (`algorithms.ismcts.halving`; `focus` moves stay in to the end), and a final pass plays
+    every root move on the same worlds, each decision after it by the tree's best mean (no
+    exploration) and then the playout policy, with the same random numbers for every move
     (`IsmctsTree.evaluate_root`): what the move is worth when the engine plays on from it. A
     move's value is the mean of its replicates' pass values (`MoveValue.samples`), its
     standard error their spread: it covers every noise of the search, the worlds, the

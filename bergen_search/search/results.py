@@ -17,8 +17,8 @@ from ..errors import BergenError
 from ..formats.notation import Move
 from ..stats import mean_stderr, spread
 
-__all__ = ["Exhaustive", "FinalPass", "MoveValue", "SearchInfo", "SearchResult", "UnitOutput", "choices",
-           "paired_stderr", "pool", "rank", "rows_from_stats"]
+__all__ = ["Exhaustive", "FinalPass", "MoveValue", "SearchInfo", "SearchResult", "UnitOutput",
+           "choices", "paired_stderr", "pool", "rank", "rows_from_stats"]
 
 
 @dataclass(frozen=True)

@@ -104,8 +104,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     `algorithm`: "ismcts" (the default engine), "expectimax", or a preset ("classic": ISMCTS
     as it was before inference, safe playouts and merged twins). `settings` are the
     algorithm's (`registry.algorithms()[name].settings`): `exploration`, `playout`,
-    `inference`, `twins`, `choose`, `replicates`, `stats`, `root` (ismcts); `depth`, `playouts`, `inference`
-    (expectimax); an unknown one is an error. Same seed and same iteration budget: the same
+    `inference`, `twins`, `choose`, `replicates`, `stats`, `root` (ismcts); `depth`,
+    `playouts`, `inference` (expectimax); an unknown one is an error. Same seed and same iteration budget: the same
     result, byte for byte, with any number of `workers` for ISMCTS (its replicates are the
     units the processes share) and with the same number for expectimax (root-parallel). With
     a time limit the result depends on the machine's speed. Mirror twins (`mirror_twins`) get

@@ -101,15 +101,15 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
            **settings) -> SearchResult:
     """Rank every legal move of the seat to move in `info`.
 
-    `algorithm`: "ismcts" (the default engine), "expectimax", or a preset ("classic": ISMCTS
-    as it was before inference, safe playouts and merged twins). `settings` are the
-    algorithm's (`registry.algorithms()[name].settings`): `exploration`, `playout`,
-    `inference`, `twins`, `choose`, `replicates`, `stats`, `root` (ismcts); `depth`,
-    `playouts`, `inference` (expectimax); an unknown one is an error. Same seed and same iteration budget: the same
-    result, byte for byte, with any number of `workers` for ISMCTS (its replicates are the
-    units the processes share) and with the same number for expectimax (root-parallel). With
-    a time limit the result depends on the machine's speed. Mirror twins (`mirror_twins`) get
-    equal values, and the twin at the right end is listed after the one at the left with
+    `algorithm`: "ismcts" (the default engine), "expectimax", or a preset ("classic": ISMCTS as
+    it was before inference, safe playouts and merged twins). `settings` are the algorithm's
+    (`registry.algorithms()[name].settings`): `exploration`, `playout`, `inference`, `twins`,
+    `choose`, `replicates`, `stats`, `root` (ismcts); `depth`, `playouts`, `inference`
+    (expectimax); an unknown one is an error. Same seed and same iteration budget: the same
+    result, byte for byte, with any number of `workers` for ISMCTS (its replicates are the units
+    the processes share) and with the same number for expectimax (root-parallel). With a time
+    limit the result depends on the machine's speed. Mirror twins (`mirror_twins`) get equal
+    values, and the twin at the right end is listed after the one at the left with
     `MoveValue.twin` naming it.
 
     ISMCTS's values: the budget is shared by `replicates` independent trees (each its own

@@ -157,7 +157,7 @@ def test_ctrl_c_cancels_and_writes_nothing(cluster, tmp_path, monkeypatch):
     assert res.exit_code == 130 and calls == [1]
     assert not out.exists() and os.listdir(tmp_path) == ["never.jsonl.journal"]
     from bergen_search.runs.journal import _read
-    header, done, _ = _read(str(tmp_path / "never.jsonl.journal"))
+    header, done = _read(str(tmp_path / "never.jsonl.journal"))[:2]
     assert header["command"] == "selfplay" and len(done) == 1
     with Client(cluster.scheduler_address) as client:
         deadline = time.time() + 20

@@ -72,7 +72,7 @@ class BergenGroup(click.Group):
             sys.exit(2)
         except BergenError as e:
             click.echo(f"bergen: {e}", err=True)
-            sys.exit(2)
+            sys.exit(e.exit_status)
         except BrokenPipeError:
             sys.exit(0)
         except Exception as e:  # an internal failure: say so in one line, trace on request

@@ -83,6 +83,8 @@ class LongRun:
         if isinstance(error, KeyboardInterrupt):
             self.interrupted = self._as_interrupted(error)
             return True
+        if self.journal is not None:            # any other error: the output's lock back
+            self.journal.close()
         return False
 
     def _as_interrupted(self, caught) -> Interrupted:

@@ -9,7 +9,6 @@ import sys
 import click
 
 from .. import __version__
-from ..errors import BergenError
 from ..runs.files import write_atomic  # noqa: F401  (the commands' way to write a file)
 from ..search import backend
 

@@ -114,6 +114,16 @@ class OutputLock:
     def held(self) -> bool:
         return self._fd is not None
 
+    def __del__(self):
+        # A run that ended on an error nobody closed its journal for (in a process that goes
+        # on: a test, a library user) gives the output back when the lock is collected.
+        if self._fd is not None:
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+            self._fd = None
+
     def __enter__(self) -> "OutputLock":
         return self.acquire()
 

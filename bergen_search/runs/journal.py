@@ -226,6 +226,14 @@ class Journal:
             os.close(fd)
         self._lock.release()
 
+    def __del__(self):
+        if getattr(self, "_fd", None) is not None:      # see OutputLock.__del__
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+            self._fd = None
+
     def finish(self) -> None:
         """The run is complete and its output in place: the journal goes."""
         if self._fd is not None:

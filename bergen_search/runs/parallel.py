@@ -64,7 +64,7 @@ class Cluster:
 
 @contextmanager
 def deferred_ctrl_c():
-    """Ctrl-C held back while processes are forked, and delivered right after: a signal that
+    """Ctrl-C (and SIGTERM, SIGHUP) held back while processes are forked, and delivered right after: a signal that
     lands in the fork's own callbacks (logging's lock, for one) is printed as ignored and
     lost, and the run would go on as if never interrupted. (Main thread only: signals are
     delivered there.)"""
@@ -73,7 +73,8 @@ def deferred_ctrl_c():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM,
+                                                    signal.SIGHUP})
     try:
         yield
     finally:
@@ -97,10 +98,12 @@ def die_with_parent(parent: int) -> None:
 
 
 def _worker_init(parent: int) -> None:
-    """A worker process of `run_ordered`: Ctrl-C is for the parent, which ends the workers
-    itself (what they had not finished is run again on --resume); and it dies with it."""
+    """A worker process of `run_ordered`: Ctrl-C (and SIGTERM, SIGHUP: a closed terminal
+    sends it to the whole group) is for the parent, which ends the workers itself (what they
+    had not finished is run again on --resume); and it dies with it."""
     import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
     die_with_parent(parent)
 
 
@@ -310,19 +313,22 @@ class _Watch:
     def __init__(self, client, address, spec: Cluster, futures):
         self.client, self.address, self.spec, self.futures = client, address, spec, futures
         now = time.monotonic()
-        self.progress = self.answered = self.worker_seen = self.reported = now
+        self.progress = self.answered = self.worker_seen = self.reported = self.probed = now
         self.in_flight = len(futures)
+        # Asked at least four times within the timeout, so that giving up is not late.
+        self.every = min(STALL_REPORT, max(1.0, spec.timeout / 4))
 
     def finished(self) -> None:
         """A task finished: the scheduler answers and a worker works."""
-        self.progress = self.answered = self.worker_seen = self.reported = time.monotonic()
+        now = time.monotonic()
+        self.progress = self.answered = self.worker_seen = self.reported = self.probed = now
         self.in_flight -= 1
 
     def idle(self) -> None:
         now = time.monotonic()
-        if now - self.reported < STALL_REPORT:
+        if now - self.probed < self.every:
             return
-        self.reported = now
+        self.probed = now
         workers = self._workers()
         now = time.monotonic()
         if workers is not None:
@@ -350,7 +356,8 @@ class _Watch:
             line = (f"waiting for the Dask cluster at {self.address}: {workers} "
                     f"worker{'s' if workers != 1 else ''} connected, {self.in_flight} tasks "
                     f"in flight, none finished for {quiet:.0f} s")
-        if self.spec.waiting is not None:
+        if self.spec.waiting is not None and now - self.reported >= STALL_REPORT:
+            self.reported = now
             self.spec.waiting(line)
 
     def _workers(self) -> int | None:

@@ -68,7 +68,7 @@ def test_selfplay_on_the_cluster_equals_one_worker(cluster, tmp_path):
         games = "10" if "greedy" in engines else "2"
         one = run("selfplay", "--games", games, "--seed", "8", "--engines", engines)
         many = run("selfplay", "--games", games, "--seed", "8", "--engines", engines,
-                   "--cluster", address, "--out", str(tmp_path / "m.jsonl"))
+                   "--cluster", address, "--out", str(tmp_path / "m.jsonl"), "--force")
         assert one.exit_code == 0 and many.exit_code == 0, many.output
         assert (tmp_path / "m.jsonl").read_text() == one.stdout
         local = run("selfplay", "--games", games, "--seed", "8", "--engines", engines,

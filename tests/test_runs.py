@@ -488,3 +488,58 @@ def test_a_busy_cluster_says_what_it_waits_for(scheduler, quick_watch):
     run_ordered(time.sleep, [2.5], cluster=Cluster(address, timeout=2, waiting=lines.append))
     assert lines and all("1 worker connected, 1 tasks in flight" in x for x in lines), lines
     assert json.dumps(lines)            # plain text lines
+
+
+# ---- the command: stop signals, no silent overwrite, --cluster-timeout --------------------
+@pytest.mark.parametrize("name, status", [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_sigterm_and_sighup_are_heard_as_ctrl_c(tmp_path, reference, name, status):
+    """The line Ctrl-C gives, the journal kept, the conventional status (128 + the signal);
+    --resume then writes the uninterrupted file."""
+    proc = start(SELFPLAY + ["--out", "g.jsonl", "--workers", "2"], tmp_path)
+    wait_for(lambda: entries(tmp_path / "g.jsonl.journal") >= 1, proc)
+    proc.send_signal(getattr(signal, name))
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == status, err
+    assert err.startswith("bergen: interrupted after ") and "--resume" in err
+    assert len(err.splitlines()) == 1 and not (tmp_path / "g.jsonl").exists()
+    again = run_here(SELFPLAY + ["--out", "g.jsonl", "--resume"], tmp_path)
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "g.jsonl").read_bytes() == reference["ref"]
+
+
+def test_selfplay_never_replaces_a_file_silently(tmp_path):
+    """The issue's case: a 200-game file became 2 games. Now refused (exit 2, one line, the
+    file untouched) unless --force, or --resume."""
+    out = tmp_path / "g.jsonl"
+    out.write_text("two hundred games\n")
+    args = ["selfplay", "--games", "2", "--engines", "greedy,random", "--out", "g.jsonl"]
+    res = run_here(args, tmp_path)
+    assert res.exit_code == 2 and "exists: give --force to replace it" in res.stderr
+    assert len(res.stderr.splitlines()) == 1 and out.read_text() == "two hundred games\n"
+    assert run_here(args + ["--force"], tmp_path).exit_code == 0
+    assert len(out.read_text().splitlines()) == 2
+    assert run_here(args + ["--resume"], tmp_path).exit_code == 0
+
+
+def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, tmp_path):
+    """The issue's case with the real command: kill -STOP of the scheduler mid-run; with
+    --cluster-timeout 4 it stops within seconds, one line saying so, where the finished work
+    is kept and to --resume (exit 2); --resume on local workers finishes the same file."""
+    sched, address, start_worker = scheduler
+    start_worker()
+    _wait_workers(address, 1)
+    args = ["selfplay", "--games", "12", "--seed", "3", "--engines", "ismcts:iterations=300"]
+    assert run_here(args + ["--out", "ref.jsonl"], tmp_path).exit_code == 0
+    proc = start(args + ["--out", "c.jsonl", "--cluster", address, "--cluster-timeout", "4"],
+                 tmp_path)
+    wait_for(lambda: entries(tmp_path / "c.jsonl.journal") >= 1, proc, timeout=120)
+    os.kill(sched.pid, signal.SIGSTOP)
+    t0 = time.monotonic()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and time.monotonic() - t0 < 60, err
+    last = err.strip().splitlines()[-1]
+    assert "has not answered for" in last and "kept in c.jsonl.journal" in last, err
+    assert "--resume" in last and "Traceback" not in err
+    again = run_here(args + ["--out", "c.jsonl", "--resume", "--workers", "2"], tmp_path)
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "c.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()

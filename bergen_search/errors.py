@@ -6,8 +6,11 @@ class BergenError(ValueError):
     """Bad input: an illegal move, a malformed record, an impossible position.
 
     `round` and `event` (0-based, as in the record) and `field` say where, when known.
-    `str(err)` is one line a person can act on.
+    `str(err)` is one line a person can act on. `exit_status` is the command's exit status
+    when it ends on this error (2, as for a bad command line; see `WriteFailed`).
     """
+
+    exit_status = 2
 
     def __init__(self, message: str, *, round: int | None = None, event: int | None = None,
                  field: str | None = None):
@@ -75,6 +78,40 @@ def a_kind(kind: type) -> str:
     """
     return {int: "an integer", float: "a number", str: "a string",
             bool: "on or off"}.get(kind, f"a {kind.__name__}")
+
+
+#: What to do about a failed write, by errno name (the rest: "fix that").
+_REMEDY = {"ENOSPC": "free some space", "EDQUOT": "free some space (or raise the quota)",
+           "EROFS": "make the file system writable", "ENOENT": "make its folder again",
+           "EIO": "check the disk", "EACCES": "give yourself write permission",
+           "EPERM": "give yourself write permission"}
+
+
+class WriteFailed(BergenError):
+    """A file of a run (its journal, `--out`, `--html`) could not be written: a full disk, a
+    read-only or failing file system, a folder that vanished. One line naming the file, why
+    and what to do; exit status 74 (EX_IOERR of sysexits.h), not 2: the command was right,
+    the machine failed it. The journal is left whole (a partial line is cut off), so `then`
+    (by default: the same command with --resume) goes on from the last finished task.
+
+    >>> import errno, os
+    >>> print(WriteFailed("g.jsonl", OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))))
+    cannot write g.jsonl: No space left on device; free some space, then run the same command with --resume
+    """
+
+    exit_status = 74
+
+    def __init__(self, path: str, error: OSError,
+                 then: str = "run the same command with --resume"):
+        import errno as _errno
+        name = _errno.errorcode.get(error.errno or 0, "")
+        why = error.strerror or str(error) or type(error).__name__
+        remedy = _REMEDY.get(name, "fix that")
+        super().__init__(f"cannot write {path}: {why}; {remedy}, then {then}")
+        self.path, self.errno = path, error.errno
+
+    def located(self, *, round=None, event=None, field=None) -> "BergenError":
+        return self
 
 
 class Interrupted(KeyboardInterrupt):

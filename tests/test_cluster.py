@@ -68,7 +68,7 @@ def test_selfplay_on_the_cluster_equals_one_worker(cluster, tmp_path):
         games = "10" if "greedy" in engines else "2"
         one = run("selfplay", "--games", games, "--seed", "8", "--engines", engines)
         many = run("selfplay", "--games", games, "--seed", "8", "--engines", engines,
-                   "--cluster", address, "--out", str(tmp_path / "m.jsonl"))
+                   "--cluster", address, "--out", str(tmp_path / "m.jsonl"), "--force")
         assert one.exit_code == 0 and many.exit_code == 0, many.output
         assert (tmp_path / "m.jsonl").read_text() == one.stdout
         local = run("selfplay", "--games", games, "--seed", "8", "--engines", engines,
@@ -157,7 +157,7 @@ def test_ctrl_c_cancels_and_writes_nothing(cluster, tmp_path, monkeypatch):
     assert res.exit_code == 130 and calls == [1]
     assert not out.exists() and os.listdir(tmp_path) == ["never.jsonl.journal"]
     from bergen_search.runs.journal import _read
-    header, done, _ = _read(str(tmp_path / "never.jsonl.journal"))
+    header, done = _read(str(tmp_path / "never.jsonl.journal"))[:2]
     assert header["command"] == "selfplay" and len(done) == 1
     with Client(cluster.scheduler_address) as client:
         deadline = time.time() + 20

@@ -210,7 +210,7 @@ CHECKED = ["`rules`", "`bergen-record/1`", "`bergen-position/1`", "`bergen best 
            "`bergen replay --json`", "`bergen replay --json`, a `.jsonl` file",
            "`bergen replay --json`, an illegal record",
            "`bergen arena --json`", "`bergen bench --json`",
-           "`bergen-journal/1`: a long run's journal"]
+           "`bergen-journal/2`: a long run's journal"]
 
 
 def test_rules_fields():
@@ -349,7 +349,7 @@ def test_journal_fields(tmp_path):
     with open(tmp_path / "games.jsonl.journal", encoding="utf-8") as f:
         first, second = f.read().splitlines()
     assert first.startswith(FORMAT + " ")
-    check_documents("`bergen-journal/1`: a long run's journal",
+    check_documents("`bergen-journal/2`: a long run's journal",
                     [json.loads(first.split(" ", 2)[2])])
     assert set(json.loads(second.split(" ", 1)[1])) == {"key", "data"}
 

@@ -251,7 +251,8 @@ def test_play_writes_its_file_atomically(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "replace", broken)
     res = run("play", "--engine", "greedy", "--seed", "3", "--out", "g.json", "--force",
               input="quit\n")
-    refused(res, "No space left")
+    # A write error: exit 74 (errors.WriteFailed), one line naming the file.
+    assert res.exit_code == 74 and "bergen: cannot write g.json: No space left" in res.output
     assert target.read_text() == "old\n" and sorted(os.listdir(tmp_path)) == ["g.json"]
 
 

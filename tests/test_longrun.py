@@ -120,7 +120,8 @@ def test_the_three_commands_refuse_resume_alike(command, option):
 ])
 def test_an_unfinished_journal_is_refused_alike(tmp_path, command):
     out = tmp_path / "out.jsonl"
-    (tmp_path / "out.jsonl.journal").write_text("")
+    # A journal holding a finished task (one with none, from a failed start, is replaced).
+    (tmp_path / "out.jsonl.journal").write_text("a header\na finished task\n")
     res = CliRunner().invoke(main, command + ["--out", str(out)])
     assert res.exit_code == 2
     assert res.output == (f"bergen: {out}.journal holds the work of an unfinished run of this "

@@ -1,6 +1,7 @@
 """`bergen analyze`: every decision of a game reviewed."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sys
@@ -32,6 +33,7 @@ from .options import (
     SECONDS_TYPE,
     FiniteFloat,
     algorithm_option,
+    cluster_option,
     json_option,
     memory_option,
     read_text,
@@ -81,10 +83,9 @@ _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
 @click.option("--blunder", type=FiniteFloat(0, 1000), default=None,
               help=f"Loss from which a play is a blunder (default {_POINTS['blunder']:g} points; "
                    f"{_MATCH['blunder']:g} match).")
-@click.option("--cluster", metavar="ADDRESS", default=None,
-              help="Analyse the matches of a .jsonl file on the Dask scheduler at ADDRESS, one "
-                   "task per match; the same analysis. Needs pip install "
-                   "'bergen_search[cluster]'.")
+@functools.partial(cluster_option, help="Analyse the matches of a .jsonl file on the Dask "
+                  "scheduler at ADDRESS, one task per match; the same analysis. Needs pip "
+                  "install 'bergen_search[cluster]'.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
               metavar="FILE", help="Also write the report as one self-contained HTML file "
                                    "(graph, every decision drawn, summary).")

@@ -1,8 +1,9 @@
 """The `bergen` click group: every command added, and what every command shares at the end,
 one line and an exit status for each way a command can end.
 
-Exit status: 0 done; 2 bad input or usage (one line on stderr); 130 Ctrl-C (one line); 1 an
-internal failure.
+Exit status: 0 done; 2 bad input or usage (one line on stderr); 130 Ctrl-C (one line); 143
+SIGTERM and 129 SIGHUP, each heard as Ctrl-C is (the same line, the same work kept); 74 a
+file that could not be written (`errors.WriteFailed`); 1 an internal failure.
 """
 from __future__ import annotations
 
@@ -18,6 +19,34 @@ from ..play.engines import EngineWarning
 from ..search.evaluate import NothingFinished
 from . import analyze, arena, bench, best, engine, play, replay, selfplay, show
 from . import eval as eval_command
+
+
+#: The stop signals heard as Ctrl-C, and the first of them that came (its exit status is
+#: 128 + its number, as a shell reports a process it ended: 143 SIGTERM, 129 SIGHUP).
+_STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+_stopped_by: list = []
+
+
+def _stop_signal(signum, frame):
+    _stopped_by.append(signum)
+    raise KeyboardInterrupt
+
+
+def _hear_stop_signals() -> None:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt in the main thread, as Ctrl-C does, so that
+    every command stops the same way (its line, its journal kept)."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for name in _STOP_SIGNALS:
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _stop_signal)
+
+
+def _interrupted_status(status):
+    """130 (Ctrl-C) as 128 + the signal that stopped the run, when SIGTERM or SIGHUP did."""
+    return 128 + _stopped_by[0] if status == 130 and _stopped_by else status
 
 
 class _CtrlC(Exception):
@@ -54,6 +83,7 @@ class BergenGroup(click.Group):
 
         previous = warnings.showwarning
         warnings.showwarning = one_line_warning
+        _hear_stop_signals()
         try:
             rv = super().main(args=args, prog_name=prog_name or "bergen",
                               standalone_mode=False, **extra)
@@ -61,10 +91,10 @@ class BergenGroup(click.Group):
             sys.exit(e.exit_code)
         except (click.Abort, _CtrlC, KeyboardInterrupt):
             click.echo("bergen: interrupted", err=True)
-            sys.exit(130)
+            sys.exit(_interrupted_status(130))
         except NothingFinished as e:    # Ctrl-C before a search found anything: no answer
             click.echo(f"bergen: {e}", err=True)
-            sys.exit(130)
+            sys.exit(_interrupted_status(130))
         except click.UsageError as e:
             ctx = e.ctx
             cmd = ctx.command_path if ctx else "bergen"
@@ -72,7 +102,7 @@ class BergenGroup(click.Group):
             sys.exit(2)
         except BergenError as e:
             click.echo(f"bergen: {e}", err=True)
-            sys.exit(2)
+            sys.exit(e.exit_status)
         except BrokenPipeError:
             sys.exit(0)
         except Exception as e:  # an internal failure: say so in one line, trace on request
@@ -81,7 +111,7 @@ class BergenGroup(click.Group):
             click.echo(f"bergen: internal error: {type(e).__name__}: {e} "
                        f"(set BERGEN_DEBUG=1 for a traceback)", err=True)
             sys.exit(1)
-        sys.exit(rv if isinstance(rv, int) else 0)
+        sys.exit(_interrupted_status(rv) if isinstance(rv, int) else 0)
 
 
 @click.group(cls=BergenGroup)

@@ -34,8 +34,10 @@ class LongRun:
     part then; `done(journal)` the count finished (default: the journal's entries)."""
 
     def __init__(self, output, command: str, seed: int, resume: bool, *, total, unit: str,
-                 option: str = "--out", partial=None, done=None):
+                 option: str = "--out", partial=None, done=None, force: bool | None = None):
         self.output, self.command, self.seed, self.resume = output, command, seed, resume
+        #: None: an existing output may be replaced; False: only with --resume (--force).
+        self.force = force
         self.total, self.unit, self.option = total, unit, option
         self.partial, self.count_done = partial, done
         self.journal: Journal | None = None
@@ -50,6 +52,9 @@ class LongRun:
                                        f"beside the output file")
             return None
         check_writable(self.output, self.option)
+        if self.force is False and not self.resume and os.path.exists(self.output):
+            raise click.BadParameter(f"{self.output} exists: give --force to replace it, or "
+                                     f"another {self.option}", param_hint=self.option)
         self.journal = Journal.start(self.output, self.command, self.seed, arguments,
                                      self.resume)
         return self.journal
@@ -83,6 +88,8 @@ class LongRun:
         if isinstance(error, KeyboardInterrupt):
             self.interrupted = self._as_interrupted(error)
             return True
+        if self.journal is not None:            # any other error: the output's lock back
+            self.journal.close()
         return False
 
     def _as_interrupted(self, caught) -> Interrupted:

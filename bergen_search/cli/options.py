@@ -13,6 +13,7 @@ from ..formats.jsondoc import parse_json, type_name
 from ..formats.position import position_from_flags
 from ..formats.position_string import is_position_string
 from ..game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
+from ..runs.parallel import STALL_TIMEOUT
 from ..information.infoset import from_position
 from ..search import backend, registry
 from ..search.api import (
@@ -142,11 +143,36 @@ def resume_option(f):
                              "seed, arguments and version.")(f)
 
 
-def cluster_option(f):
-    return click.option("--cluster", metavar="ADDRESS", default=None,
-                        help="Run the work on the Dask scheduler at ADDRESS (e.g. "
-                             "tcp://10.0.0.5:8786); the same output as --workers 1. Needs "
-                             "pip install 'bergen_search[cluster]'.")(f)
+def _cluster_timeout(ctx, param, value):
+    ctx.meta["bergen.cluster_timeout"] = value
+
+
+def _cluster(ctx, param, address):
+    """--cluster as the library's `Cluster`: its address, --cluster-timeout (an eager
+    option, read first), and a line on standard error while the run waits on it."""
+    if address is None:
+        return None
+    from ..runs.parallel import Cluster
+
+    def waiting(line):
+        click.echo(f"bergen: {line}", err=True)
+    return Cluster(address, ctx.meta.get("bergen.cluster_timeout", STALL_TIMEOUT), waiting)
+
+
+def cluster_option(f, help="Run the work on the Dask scheduler at ADDRESS (e.g. "
+                           "tcp://10.0.0.5:8786); the same output as --workers 1. Needs pip "
+                           "install 'bergen_search[cluster]'."):
+    """--cluster ADDRESS and --cluster-timeout SECONDS, given to the command as one
+    `runs.parallel.Cluster` (None without --cluster)."""
+    f = click.option("--cluster-timeout", type=click.FloatRange(1, 86400), default=STALL_TIMEOUT,
+                     show_default=True, metavar="SECONDS", is_eager=True, expose_value=False,
+                     callback=_cluster_timeout,
+                     help="With --cluster: give up (keeping the journal, for --resume) once "
+                          "the scheduler has not answered, or had no worker, for this long. "
+                          "While no task finishes, a line on standard error says what the "
+                          "run waits for.")(f)
+    return click.option("--cluster", metavar="ADDRESS", default=None, callback=_cluster,
+                        help=help)(f)
 
 
 def start_scores_from(text, rules):

@@ -9,7 +9,7 @@ import sys
 import click
 
 from .. import __version__
-from ..errors import BergenError
+from ..runs.files import write_atomic  # noqa: F401  (the commands' way to write a file)
 from ..search import backend
 
 
@@ -63,31 +63,6 @@ def check_writable(path: str, option: str) -> None:
         raise click.BadParameter(f"cannot write {path}: no folder {folder}", param_hint=option)
     if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise click.BadParameter(f"cannot write {path}: permission denied", param_hint=option)
-
-
-def write_atomic(path: str, text: str) -> None:
-    """`text` into `path` through a temporary file in the same folder and os.replace."""
-    import tempfile
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".bergen-", suffix=".tmp", dir=folder)
-    except OSError as e:
-        raise BergenError(f"cannot write {path}: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        # mkstemp makes the file private; give it the mode an ordinary new file would have
-        # (or the mode of the file it replaces).
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except OSError as e:
-        raise BergenError(f"cannot write {path}: {e.strerror}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def fresh_name(stem: str, suffix: str) -> str:

@@ -33,6 +33,7 @@ from .options import (
                    "expectimax[:worlds=N,time=S,depth=D,playouts=P,objective=O].")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the records here (.jsonl, one match per line) instead of stdout.")
+@click.option("--force", is_flag=True, help="Let --out replace an existing file.")
 @click.option("--start-scores", metavar="A,B,...", help="Scores by side at the start of each match.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes playing matches in parallel (the same records as one).")
@@ -40,15 +41,16 @@ from .options import (
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
 @resume_option
 @rule_options
-def selfplay(games, seed, engines, out_path, start_scores, workers, cluster, quiet, resume,
-             **kw):
+def selfplay(games, seed, engines, out_path, force, start_scores, workers, cluster, quiet,
+             resume, **kw):
     """Play whole matches between engines and write complete bergen-record/1 records.
 
     Every record replays with `bergen replay`. Same seed, same records, byte for byte, on
     either backend, with any --workers or --cluster. With --out, the file appears only once
     every match is played, and a journal beside it (OUT.journal) keeps each match as it
     finishes: after Ctrl-C, kill -9 or a lost scheduler, --resume plays only the rest and
-    writes the same file. Ctrl-C exits 130 saying how far the run got.
+    writes the same file. An existing --out file is replaced only with --force (or
+    --resume). Ctrl-C (SIGTERM, SIGHUP) exits 130 (143, 129) saying how far the run got.
     """
     rules = rules_from_options(kw)
     specs = parse_engine_list(engines, rules.players)
@@ -56,7 +58,7 @@ def selfplay(games, seed, engines, out_path, start_scores, workers, cluster, qui
     output.search_note(specs)
     t0 = time.perf_counter()
     with LongRun(out_path, "selfplay", seed, resume, total=games, unit="matches",
-                 partial=[]) as run:
+                 partial=[], force=force) as run:
         run.start({"games": games, "engines": [str(x) for x in specs], "rules": rules.to_dict(),
                    "start_scores": start})
         rows = run_selfplay(rules, specs, games, seed, start, workers=workers, cluster=cluster,

@@ -1,27 +1,49 @@
 """Journals: what a long run has finished, kept beside its output, so that a run cut short
-(Ctrl-C, `kill -9`, a lost scheduler, a power cut) goes on from there (`--resume`) and ends
-with the very file an uninterrupted run writes.
+(Ctrl-C, `kill -9`, a lost scheduler, a full disk, a power cut) goes on from there
+(`--resume`) and ends with the very file an uninterrupted run writes.
 
 `arena`, `selfplay` and `analyze` with a file output keep `OUTPUT.journal` while they run: a
 header line, then one line per finished task (a duplicate set, a match, a record, a search),
-appended, flushed and synced to disk as each result arrives, in whatever order they finish:
+appended in whatever order they finish:
 
-    bergen-journal/1 1c2f0a7e {"command": "arena", "version": "0.1.0", "seed": 7, ...}
+    bergen-journal/2 1c2f0a7e {"command": "arena", "run": "9f3a...", "seed": 7, ...}
     3b5e19d0 {"key": 4, "data": "gASV..."}
     ...
 
-Each line carries the CRC-32 of the rest of it (eight hex digits), so a line a crash tore
-(the last one: lines are appended in order) is detected and dropped when the journal is read
-again, and its task simply runs again; a damaged line before the last is refused. The header
-names the command, its arguments (everything that decides the output), the seed and the
-version of the program; resuming with any of them different is refused, saying which
+What a journal promises:
+
+- **One writer.** The run holds `files.OutputLock` on its output from the journal's opening
+  to the output's writing; a second run of the same output, resumed or not, is refused at
+  once, naming the process that holds it. The journal is opened for appending (O_APPEND)
+  and never written in place.
+- **Each line tied to its run.** The header holds a random run id; each line carries the
+  CRC-32 of its text chained from the line before it (zlib.crc32(text, previous CRC), the
+  header's CRC to begin with), so a line damaged, or copied from another run's journal, is
+  refused with one line naming it. The header is checked against this run (command, seed,
+  version, arguments) before any line is read.
+- **A torn last line costs one task.** A last line without its newline (a kill or a full disk
+  in the middle of an append) is dropped when the journal is read again, and its task runs
+  again. A write error cuts the file back to its last whole line and ends the run with
+  `errors.WriteFailed` (exit 74).
+- **Durable at a stated cost.** Each line is handed to the kernel at once (a `kill -9` loses
+  nothing finished); it is synced to the disk every SYNC_SECONDS (1 s) or SYNC_LINES (256)
+  lines, whichever comes first, and when the run stops. A power cut can lose the lines
+  written since the last sync: at most 256, all written within a second of one another;
+  their tasks run again on --resume.
+- **A failed start blocks nothing.** A journal holding no finished task (the run failed or
+  was stopped before its first) is simply replaced by the next run, with or without
+  --resume.
+
+The header names the command, its arguments (everything that decides the output), the seed
+and the version of the program; resuming with any of them different is refused, saying which
 (results from another version or other arguments would not be the ones this run writes).
 `data` is the task's result as the worker returned it, pickled: a journal is this program's
 own working file (like a cache), not a format to exchange; read only journals you wrote.
+Journals of the first format (`bergen-journal/1`) are refused, saying so: finish such a run
+with the version that wrote it.
 
-The output itself is written only once every task is in (atomically: a temporary file moved
-into place), then the journal is deleted. A run that does not finish never touches an
-existing output.
+The output itself is written only once every task is in (atomically: `files.write_atomic`),
+then the journal is deleted. A run that does not finish never touches an existing output.
 
 >>> import os, tempfile
 >>> out = os.path.join(tempfile.mkdtemp(), "games.jsonl")
@@ -36,28 +58,37 @@ import base64
 import json
 import os
 import pickle
+import secrets
+import time
 import zlib
+from typing import NamedTuple
 
 from .. import __version__
-from ..errors import BergenError
+from ..errors import BergenError, WriteFailed
+from .files import JOURNAL_SUFFIX as SUFFIX
+from .files import OutputLock, journal_path, sync_folder
 
-FORMAT = "bergen-journal/1"
-SUFFIX = ".journal"
+__all__ = ["FORMAT", "SUFFIX", "SYNC_LINES", "SYNC_SECONDS", "Journal", "journal_path"]
+
+FORMAT = "bergen-journal/2"
+#: Formats of journals this version recognises but does not resume.
+OLD_FORMATS = ("bergen-journal/1",)
+#: A journal is synced to disk once this many seconds have passed since its last sync...
+SYNC_SECONDS = 1.0
+#: ... or once this many lines are waiting, whichever comes first.
+SYNC_LINES = 256
 
 
-def journal_path(output: str) -> str:
-    """Where the journal of `output` lives: beside it, with SUFFIX added."""
-    return output + SUFFIX
-
-
-def _line(obj, prefix: str = "") -> bytes:
+def _line(obj, previous: int, prefix: str = "") -> tuple[bytes, int]:
+    """One journal line holding `obj`, and its CRC (chained from `previous`)."""
     text = json.dumps(obj, separators=(",", ":"), sort_keys=True)
-    return f"{prefix}{zlib.crc32(text.encode()):08x} {text}\n".encode()
+    crc = zlib.crc32(text.encode(), previous)
+    return f"{prefix}{crc:08x} {text}\n".encode(), crc
 
 
-def _parse(line: bytes, prefix: str = ""):
-    """The object of one journal line, or None if the line is damaged (bad checksum, not
-    JSON, not UTF-8)."""
+def _parse(line: bytes, previous: int, prefix: str = ""):
+    """(object, CRC) of one journal line (chained from `previous`), or None if the line is
+    damaged or not of this run (its CRC does not match, not JSON, not UTF-8)."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
@@ -65,10 +96,11 @@ def _parse(line: bytes, prefix: str = ""):
     if not text.startswith(prefix):
         return None
     crc, _, body = text[len(prefix):].partition(" ")
-    if len(crc) != 8 or f"{zlib.crc32(body.encode()):08x}" != crc:
+    expected = zlib.crc32(body.encode(), previous)
+    if len(crc) != 8 or f"{expected:08x}" != crc:
         return None
     try:
-        return json.loads(body)
+        return json.loads(body), expected
     except ValueError:
         return None
 
@@ -83,124 +115,211 @@ def _canonical(obj):
     return json.loads(json.dumps(obj, sort_keys=True))
 
 
+class Scan(NamedTuple):
+    """What reading a journal found: its header (None when not even it was written whole),
+    the finished tasks' results by key, the bytes of its whole good lines (a torn last line
+    after them) and the CRC of the last of them (where the next line's chain starts)."""
+    header: dict | None
+    done: dict
+    good: int
+    crc: int
+
+
 class Journal:
     """An open journal: `done` maps each finished task's key to its result; `add(key,
     result)` records one more; `finish()` deletes the journal once the output is in place;
-    `close()` keeps it (the run stopped: `--resume` goes on from it)."""
+    `close()` keeps it (the run stopped: `--resume` goes on from it). Either gives back the
+    output's lock."""
 
-    def __init__(self, path: str, header: dict, done: dict, file):
-        self.path, self.header, self.done, self._file = path, header, done, file
+    def __init__(self, path: str, header: dict, done: dict, fd: int, lock: OutputLock,
+                 size: int, crc: int):
+        self.path, self.header, self.done = path, header, done
+        self._fd, self._lock, self._size, self._crc = fd, lock, size, crc
+        self._pending, self._synced_at = 0, time.monotonic()
         #: Results found in the journal when it was opened (resumed), before this run's.
         self.resumed = len(done)
 
     @classmethod
     def start(cls, output: str, command: str, seed: int, arguments: dict,
               resume: bool) -> "Journal":
-        """The journal of a run of `command` writing `output`. Without `resume` an existing
-        journal is refused (it holds an unfinished run's work); with it, the journal is
-        read (a torn last line dropped), checked against this run's command, seed, version
-        and arguments, and continued; with none there, the run starts afresh."""
+        """The journal of a run of `command` writing `output`, with the output's lock held
+        (another run holding it: refused, naming it). Without `resume` a journal holding
+        finished work is refused (it holds an unfinished run's work); with it, the journal
+        is read (a torn last line dropped), checked against this run's command, seed,
+        version and arguments, and continued. With no journal there, or one holding no
+        finished task (a start that failed), the run starts afresh."""
         path = journal_path(output)
         header = {"format": FORMAT, "command": command, "version": __version__, "seed": seed,
-                  "arguments": _canonical(arguments), "output": os.path.basename(output)}
-        if os.path.exists(path):
-            if not resume:
-                raise BergenError(f"{path} holds the work of an unfinished run of this output: "
-                                  f"add --resume to go on with it, or delete it to start again")
-            old, done, good = _read(path)
-            if old is not None:
-                _check_header(path, old, header)
-            try:
-                f = open(path, "r+b")
-                f.truncate(good)            # a torn last line is dropped
-                f.seek(good)
-                if old is None:             # torn before its header was whole: nothing done
-                    f.write(_line(header, FORMAT + " "))
-                    _sync(f)
-            except OSError as e:
-                raise BergenError(f"cannot write {path}: {e.strerror}") from None
-            return cls(path, old or header, done, f)
+                  "arguments": _canonical(arguments), "output": os.path.basename(output),
+                  "run": secrets.token_hex(8)}
+        lock = OutputLock(output).acquire()
         try:
-            f = open(path, "xb")
-            f.write(_line(header, FORMAT + " "))
-            _sync(f, path)
-        except OSError as e:
-            raise BergenError(f"cannot write {path}: {e.strerror}") from None
-        return cls(path, header, {}, f)
+            if os.path.exists(path) and _holds_tasks(path):
+                if not resume:
+                    raise BergenError(f"{path} holds the work of an unfinished run of this "
+                                      f"output: add --resume to go on with it, or delete it "
+                                      f"to start again")
+                scan = _read(path, expect=header)
+                try:
+                    if os.path.getsize(path) != scan.good:
+                        os.truncate(path, scan.good)     # a torn last line is dropped
+                    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+                except OSError as e:
+                    raise WriteFailed(path, e) from None
+                return cls(path, scan.header, scan.done, fd, lock, scan.good, scan.crc)
+            line, crc = _line(header, 0, FORMAT + " ")
+            fd = _create(path, line)
+            return cls(path, header, {}, fd, lock, len(line), crc)
+        except BaseException:
+            lock.release()
+            raise
 
     def add(self, key, result) -> None:
-        """Record a finished task (`key` an int or a tuple of ints and strings), on disk
-        before this returns."""
+        """Record a finished task (`key` an int or a tuple of ints and strings): handed to
+        the kernel before this returns (synced to disk in batches: SYNC_SECONDS,
+        SYNC_LINES). A write error cuts the journal back to its last whole line, closes it
+        and raises WriteFailed."""
         data = base64.b64encode(pickle.dumps(result, protocol=4)).decode("ascii")
-        self._file.write(_line({"key": key, "data": data}))
-        _sync(self._file)
+        line, crc = _line({"key": key, "data": data}, self._crc)
+        self._append(line)
+        self._crc = crc
         self.done[_key(key) if isinstance(key, list) else key] = result
+        self._pending += 1
+        if (self._pending >= SYNC_LINES
+                or time.monotonic() - self._synced_at >= SYNC_SECONDS):
+            self.sync()
+
+    def _append(self, line: bytes) -> None:
+        written = 0
+        try:
+            while written < len(line):
+                written += os.write(self._fd, line[written:])
+        except OSError as e:
+            try:
+                os.ftruncate(self._fd, self._size)      # no partial line left behind
+            except OSError:
+                pass
+            self.close()
+            raise WriteFailed(self.path, e) from None
+        self._size += len(line)
+
+    def sync(self) -> None:
+        """Make every line written so far durable (a power cut keeps them)."""
+        if self._fd is None:
+            return
+        try:
+            os.fsync(self._fd)
+        except OSError as e:
+            self.close()
+            raise WriteFailed(self.path, e) from None
+        self._pending, self._synced_at = 0, time.monotonic()
 
     def close(self) -> None:
-        """Stop writing; the journal stays for `--resume`."""
-        if not self._file.closed:
-            self._file.close()
+        """Stop writing (what was written synced, as far as the disk lets it); the journal
+        stays for `--resume`, the output's lock is given back."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                os.fsync(fd)
+            except OSError:
+                pass                # the run is ending on that error already
+            os.close(fd)
+        self._lock.release()
+
+    def __del__(self):
+        if getattr(self, "_fd", None) is not None:      # see OutputLock.__del__
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+            self._fd = None
 
     def finish(self) -> None:
         """The run is complete and its output in place: the journal goes."""
-        self.close()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
         try:
             os.unlink(self.path)
+            sync_folder(self.path)
         except FileNotFoundError:
             pass
+        self._lock.release()
 
 
-def _sync(f, created: str | None = None) -> None:
-    """Flush `f` to disk (and, for a new file, its folder's entry)."""
-    f.flush()
-    os.fsync(f.fileno())
-    if created is not None:
+def _create(path: str, header_line: bytes) -> int:
+    """A new journal at `path` holding `header_line` (replacing one that held no finished
+    task), whole or not at all; its descriptor, for appending."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(header_line)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        sync_folder(path)
+        return os.open(path, os.O_WRONLY | os.O_APPEND)
+    except OSError as e:
         try:
-            fd = os.open(os.path.dirname(os.path.abspath(created)), os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(fd)
+            os.unlink(tmp)
         except OSError:
             pass
-        finally:
-            os.close(fd)
+        raise WriteFailed(path, e, "run the same command again") from None
 
 
-def _read(path: str) -> tuple:
-    """(header, {key: result}, bytes of the good lines) of the journal at `path` (header None
-    when not even it was written whole). The last line may be torn (no newline, or a bad
-    checksum): it is dropped. Any other damage is an error: the journal cannot be trusted."""
+def _holds_tasks(path: str) -> bool:
+    """Whether the journal at `path` has a whole line after its header (one with only a
+    header, a torn one or less holds no finished task)."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline()
+            return first.endswith(b"\n") and b"\n" in f.read()
+    except OSError as e:
+        raise BergenError(f"cannot read {path}: {e.strerror}") from None
+
+
+def _read(path: str, expect: dict | None = None) -> Scan:
+    """What the journal at `path` holds (a `Scan`). Its header is checked first (against
+    `expect`, this run's, when given); then each line's chained checksum. The last line may
+    be torn (no newline): it is dropped. Any other damage is an error: the journal cannot be
+    trusted."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         raise BergenError(f"cannot read {path}: {e.strerror}") from None
     lines = data.split(b"\n")
-    tail = lines.pop()          # after the last newline: empty, or a torn line
+    lines.pop()                 # after the last newline: empty, or a torn line (dropped)
     if not lines:               # not even the header is whole: the run did nothing
-        return None, {}, 0
-    header = _parse(lines[0], FORMAT + " ")
+        return Scan(None, {}, 0, 0)
+    for old in OLD_FORMATS:
+        if lines[0].startswith(old.encode() + b" "):
+            raise BergenError(f"{path} is a journal of an older bergen ({old}), which this "
+                              f"version cannot go on with: finish the run with the version "
+                              f"that wrote it, or delete the journal to start again")
+    parsed = _parse(lines[0], 0, FORMAT + " ")
+    header = parsed[0] if parsed else None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise BergenError(f"{path} is not a bergen journal (or its header is damaged): delete "
                           f"it to start again")
-    done, good = {}, len(lines[0]) + 1
+    if expect is not None:
+        _check_header(path, header, expect)
+    crc, done, good = parsed[1], {}, len(lines[0]) + 1
     for n, line in enumerate(lines[1:], start=2):
-        entry = _parse(line)
-        last = n == len(lines) and not tail
+        parsed = _parse(line, crc)
+        entry = parsed[0] if parsed else None
         if not isinstance(entry, dict) or "key" not in entry or "data" not in entry:
-            if last:
-                break           # torn by a crash: its task runs again
-            raise BergenError(f"{path}: line {n} is damaged (its checksum does not match); "
-                              f"delete the journal to start again")
+            raise BergenError(f"{path}: line {n} is damaged or comes from another run (its "
+                              f"checksum does not match); delete the journal to start again")
         try:
             result = pickle.loads(base64.b64decode(entry["data"], validate=True))
         except Exception:
             raise BergenError(f"{path}: line {n} holds a result this version cannot read; "
                               f"delete the journal to start again") from None
         done[_key(entry["key"])] = result
+        crc = parsed[1]
         good += len(line) + 1
-    return header, done, good
+    return Scan(header, done, good, crc)
 
 
 def _check_header(path: str, old: dict, new: dict) -> None:

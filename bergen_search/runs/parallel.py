@@ -10,6 +10,12 @@
   over its workers and, when a worker dies, runs its tasks again elsewhere. Dask is optional
   (`pip install 'bergen_search[cluster]'`); without it `--cluster` is a clear error.
 
+`cluster` may also be a `Cluster(address, timeout, waiting)`: while no task finishes for
+STALL_REPORT seconds, `waiting(line)` is told what the run waits for (the workers connected,
+the tasks in flight, or a scheduler that does not answer); with no answer from the scheduler,
+or no worker connected, for `timeout` seconds (STALL_TIMEOUT by default), the run stops with
+`ClusterStalled` (its finished results handed on, as for a lost scheduler).
+
 The results are gathered in the order of `items`, so the output of a command is the same,
 byte for byte apart from wall times, however its tasks were run. `progress(done, total)` and
 `on_result(i, result)` are called in this process as tasks finish. Ctrl-C ends the run
@@ -22,8 +28,10 @@ journal keeps them: `journal.py`, `--resume`) and writes no output file.
 """
 from __future__ import annotations
 
+import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
+from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Callable
 
@@ -33,11 +41,30 @@ from ..errors import BergenError
 CLUSTER_EXTRA = "pip install 'bergen_search[cluster]'"
 #: Seconds to wait for a scheduler before giving up.
 CONNECT_TIMEOUT = 10
+#: Seconds without a finished task before the run says what it waits for (and again as often).
+STALL_REPORT = 15
+#: Seconds without an answer from the scheduler, or without a worker, before a run gives up.
+STALL_TIMEOUT = 120
+#: Seconds a question to the scheduler (how many workers?) may take before it counts as none.
+PROBE_TIMEOUT = 5
+#: Seconds between two looks at the finished tasks, while none is ready.
+POLL = 0.05
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A Dask scheduler to run on (`address`, or a `distributed.Client`), how long it may
+    stall (no answer, or no worker, for `timeout` seconds: `ClusterStalled`), and who hears
+    what a stalled run waits for (`waiting(line)`, every STALL_REPORT seconds without a
+    finished task; nobody by default)."""
+    address: object
+    timeout: float = STALL_TIMEOUT
+    waiting: Callable[[str], None] | None = None
 
 
 @contextmanager
 def deferred_ctrl_c():
-    """Ctrl-C held back while processes are forked, and delivered right after: a signal that
+    """Ctrl-C (and SIGTERM, SIGHUP) held back while processes are forked, and delivered right after: a signal that
     lands in the fork's own callbacks (logging's lock, for one) is printed as ignored and
     lost, and the run would go on as if never interrupted. (Main thread only: signals are
     delivered there.)"""
@@ -46,7 +73,8 @@ def deferred_ctrl_c():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM,
+                                                    signal.SIGHUP})
     try:
         yield
     finally:
@@ -70,10 +98,12 @@ def die_with_parent(parent: int) -> None:
 
 
 def _worker_init(parent: int) -> None:
-    """A worker process of `run_ordered`: Ctrl-C is for the parent, which ends the workers
-    itself (what they had not finished is run again on --resume); and it dies with it."""
+    """A worker process of `run_ordered`: Ctrl-C (and SIGTERM, SIGHUP: a closed terminal
+    sends it to the whole group) is for the parent, which ends the workers itself (what they
+    had not finished is run again on --resume); and it dies with it."""
     import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
     die_with_parent(parent)
 
 
@@ -169,7 +199,7 @@ def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
                 units: Callable | None = None,
                 on_result: Callable[[int, object], None] | None = None) -> list:
     """`[fn(item) for item in items]`, run serially, on `workers` local processes, or on the
-    Dask cluster `cluster` (an address, or a Client); see the module doc. `units(item)`: how
+    Dask cluster `cluster` (an address, a Client, or a `Cluster`); see the module doc. `units(item)`: how
     much of the work an item is, for `progress` (default 1 each). `on_result(i, result)` is
     called in this process as item i finishes, in whatever order they finish (a journal
     keeps them there, `journal.py`).
@@ -257,15 +287,90 @@ class ClusterLost(BergenError):
     keeps it, and `--resume` goes on from there)."""
 
 
+class ClusterStalled(ClusterLost):
+    """No answer from the scheduler, or no worker connected to it, for the cluster's
+    `timeout` seconds (what had finished was handed on, as for a lost scheduler)."""
+
+
 def _on_cluster(fn, items, cluster, finished):
-    if isinstance(cluster, str):            # our own client: its logs are ours to quiet
+    spec = cluster if isinstance(cluster, Cluster) else Cluster(cluster)
+    if isinstance(spec.address, str):       # our own client: its logs are ours to quiet
         with quiet_dask():
-            return _on_client(fn, items, connect(cluster), finished, cluster, own=True)
-    return _on_client(fn, items, cluster, finished,
-                      getattr(getattr(cluster, "scheduler", None), "address", "?"), own=False)
+            return _on_client(fn, items, connect(spec.address), finished, spec.address,
+                              own=True, spec=spec)
+    client = spec.address
+    return _on_client(fn, items, client, finished,
+                      getattr(getattr(client, "scheduler", None), "address", "?"), own=False,
+                      spec=spec)
 
 
-def _on_client(fn, items, client, finished, address, own):
+class _Watch:
+    """While no task finishes: every STALL_REPORT seconds, ask the scheduler how many
+    workers it has (PROBE_TIMEOUT at most), say what the run waits for, and give up
+    (ClusterStalled) once the scheduler has not answered, or had no worker, for the
+    cluster's timeout."""
+
+    def __init__(self, client, address, spec: Cluster, futures):
+        self.client, self.address, self.spec, self.futures = client, address, spec, futures
+        now = time.monotonic()
+        self.progress = self.answered = self.worker_seen = self.reported = self.probed = now
+        self.in_flight = len(futures)
+        # Asked at least four times within the timeout, so that giving up is not late.
+        self.every = min(STALL_REPORT, max(1.0, spec.timeout / 4))
+
+    def finished(self) -> None:
+        """A task finished: the scheduler answers and a worker works."""
+        now = time.monotonic()
+        self.progress = self.answered = self.worker_seen = self.reported = self.probed = now
+        self.in_flight -= 1
+
+    def idle(self) -> None:
+        now = time.monotonic()
+        if now - self.probed < self.every:
+            return
+        self.probed = now
+        workers = self._workers()
+        now = time.monotonic()
+        if workers is not None:
+            self.answered = now
+            if workers:
+                self.worker_seen = now
+        limit = self.spec.timeout
+        quiet = now - self.progress
+        if workers is None:
+            silent = now - self.answered
+            if silent >= limit:
+                raise ClusterStalled(f"--cluster: the Dask scheduler at {self.address!r} has "
+                                     f"not answered for {silent:.0f} s")
+            line = (f"waiting for the Dask scheduler at {self.address}: no answer for "
+                    f"{silent:.0f} s (giving up after {limit:g} s)")
+        elif not workers:
+            alone = now - self.worker_seen
+            if alone >= limit:
+                raise ClusterStalled(f"--cluster: no worker has been connected to the Dask "
+                                     f"scheduler at {self.address!r} for {alone:.0f} s")
+            line = (f"waiting for a worker of the Dask scheduler at {self.address}: none "
+                    f"connected, {self.in_flight} tasks in flight, none finished for "
+                    f"{quiet:.0f} s (giving up after {limit:g} s without one)")
+        else:
+            line = (f"waiting for the Dask cluster at {self.address}: {workers} "
+                    f"worker{'s' if workers != 1 else ''} connected, {self.in_flight} tasks "
+                    f"in flight, none finished for {quiet:.0f} s")
+        if self.spec.waiting is not None and now - self.reported >= STALL_REPORT:
+            self.reported = now
+            self.spec.waiting(line)
+
+    def _workers(self) -> int | None:
+        """How many workers the scheduler has, or None if it does not answer."""
+        try:
+            info = self.client.sync(self.client.scheduler.identity, n_workers=0,
+                                    callback_timeout=PROBE_TIMEOUT)
+            return int(info["n_workers"])
+        except Exception:
+            return None
+
+
+def _on_client(fn, items, client, finished, address, own, spec: Cluster):
     from concurrent.futures import CancelledError
 
     from distributed import as_completed
@@ -276,15 +381,28 @@ def _on_client(fn, items, client, finished, address, own):
         futures = [client.submit(fn, item, pure=False, retries=2) for item in items]
         index = {f.key: i for i, f in enumerate(futures)}
         results = [None] * len(items)
-        for fut in as_completed(futures, loop=client.loop):
-            i = index[fut.key]
-            try:
-                results[i] = fut.result()
-            except (CancelledError, OSError) as e:
-                # Cancelled by no one here: the scheduler is gone (or cut us off).
-                raise ClusterLost(f"--cluster: lost the Dask scheduler at {address!r} "
-                                  f"({type(e).__name__})", field="cluster") from None
-            finished(i, results[i])
+        watch = _Watch(client, address, spec, futures)
+        pending = as_completed(futures, loop=client.loop)
+        while not pending.is_empty():
+            batch = pending.next_batch(block=False) if pending.has_ready() else []
+            if not batch:
+                watch.idle()
+                time.sleep(POLL)
+                continue
+            for fut in batch:
+                i = index[fut.key]
+                try:
+                    results[i] = fut.result(timeout=spec.timeout)
+                except (CancelledError, OSError) as e:
+                    # Cancelled by no one here: the scheduler is gone (or cut us off).
+                    raise ClusterLost(f"--cluster: lost the Dask scheduler at {address!r} "
+                                      f"({type(e).__name__})", field="cluster") from None
+                except TimeoutError:
+                    raise ClusterStalled(f"--cluster: the Dask cluster at {address!r} did not "
+                                         f"hand over a finished result within "
+                                         f"{spec.timeout:g} s") from None
+                watch.finished()
+                finished(i, results[i])
         return results
     except ClusterLost:
         raise                           # nobody left to cancel the tasks with

@@ -1,0 +1,545 @@
+"""Long runs that nothing corrupts (issue 32), with real processes: one writer per journal
+(`files.OutputLock`), write errors as user errors (`errors.WriteFailed`, exit 74, the journal
+whole), journals tied to their run (`bergen-journal/2`: chained checksums), a failed start
+that blocks nothing, and a Dask cluster that stalls and says so (a real `dask scheduler` and
+`dask worker`, SIGSTOP).
+
+The default run keeps one try of each; the twenty tries of two concurrent `--resume` runs
+and the longer cluster cases are behind the `slow` marker.
+"""
+import errno
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from bergen_search.cli import main
+from bergen_search.errors import BergenError, WriteFailed
+from bergen_search.runs import journal as journal_module
+from bergen_search.runs.files import OutputLock, write_atomic
+from bergen_search.runs.journal import FORMAT, Journal, _read
+
+SLOW = pytest.mark.slow
+EXE = shutil.which("bergen")
+CMD = [EXE] if EXE else [sys.executable, "-m", "bergen_search"]
+SELFPLAY = ["selfplay", "--games", "6", "--seed", "5", "--engines", "ismcts:iterations=600"]
+
+
+def run_here(args, cwd):
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(main, args, prog_name="bergen")
+    finally:
+        os.chdir(before)
+
+
+def start(args, cwd):
+    return subprocess.Popen(CMD + args, cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def entries(path) -> int:
+    try:
+        return len(_read(str(path)).done) if os.path.exists(path) else 0
+    except BergenError:
+        return 0                # read mid-append: looked at again
+
+
+def wait_for(predicate, proc=None, timeout=60):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if proc is not None:
+            assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "never got there"
+        time.sleep(0.02)
+
+
+# ---- one writer -----------------------------------------------------------------------------
+HOLD = ("import sys, time\n"
+        "from bergen_search.runs.files import OutputLock\n"
+        "lock = OutputLock(sys.argv[1]).acquire()\n"
+        "print('held', flush=True)\n"
+        "time.sleep(60)\n")
+
+
+def test_a_second_writer_is_refused_naming_the_process(tmp_path):
+    """Another process holds the output: the library refuses (resumed or not) naming its
+    pid, and so does the command, in one line, exit 2, at once; its end frees the output."""
+    out = str(tmp_path / "g.jsonl")
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, out], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        for resume in (False, True):
+            with pytest.raises(BergenError, match=f"process {holder.pid}"):
+                Journal.start(out, "selfplay", 1, {}, resume=resume)
+        t0 = time.monotonic()
+        res = run_here(SELFPLAY + ["--out", out, "--resume"], tmp_path)
+        assert res.exit_code == 2 and time.monotonic() - t0 < 5, res.output
+        assert f"being written by another bergen run (process {holder.pid})" in res.stderr
+        assert len(res.stderr.splitlines()) == 1
+    finally:
+        holder.kill()
+        holder.wait()
+    # kill -9 frees the lock; the lock file left behind means nothing
+    assert os.path.exists(out + ".lock")
+    Journal.start(out, "selfplay", 1, {}, resume=False).finish()
+    assert not os.path.exists(out + ".lock") and not os.path.exists(out + ".journal")
+
+
+def test_the_lock_is_one_per_output_even_in_one_process(tmp_path):
+    out = str(tmp_path / "a.jsonl")
+    j = Journal.start(out, "arena", 1, {}, resume=False)
+    with pytest.raises(BergenError, match=f"process {os.getpid()}"):
+        Journal.start(out, "arena", 1, {}, resume=True)
+    j.close()
+    Journal.start(out, "arena", 1, {}, resume=True).close()     # given back by close
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """SELFPLAY's uninterrupted output, and the journal (and stale lock file) of a run of it
+    killed with -9 after two matches."""
+    folder = tmp_path_factory.mktemp("reference")
+    assert run_here(SELFPLAY + ["--out", "ref.jsonl"], folder).exit_code == 0
+    proc = start(SELFPLAY + ["--out", "k.jsonl"], folder)
+    wait_for(lambda: entries(folder / "k.jsonl.journal") >= 2, proc)
+    proc.kill()
+    proc.communicate()
+    return {"ref": (folder / "ref.jsonl").read_bytes(),
+            "journal": (folder / "k.jsonl.journal").read_bytes()}
+
+
+def _two_resumes_at_once(tmp_path, reference):
+    """A killed run's journal, then two `--resume` runs of it started together: one is
+    refused at once naming the other, one completes with the uninterrupted output."""
+    (tmp_path / "o.jsonl.journal").write_bytes(reference["journal"])
+    (tmp_path / "o.jsonl.lock").write_text("999999\n")         # left by the killed run
+    a = start(SELFPLAY + ["--out", "o.jsonl", "--resume"], tmp_path)
+    b = start(SELFPLAY + ["--out", "o.jsonl", "--resume", "--workers", "2"], tmp_path)
+    results = []
+    for proc in (a, b):
+        out, err = proc.communicate(timeout=300)
+        results.append((proc.returncode, err, proc.pid))
+    statuses = sorted(r[0] for r in results)
+    assert statuses == [0, 2], results
+    (_, refused, _), = [r for r in results if r[0] == 2]
+    (_, _, winner), = [r for r in results if r[0] == 0]
+    assert refused.startswith("bergen: ") and len(refused.splitlines()) == 1, refused
+    assert f"being written by another bergen run (process {winner})" in refused
+    assert (tmp_path / "o.jsonl").read_bytes() == reference["ref"]
+    assert sorted(os.listdir(tmp_path)) == ["o.jsonl"]
+
+
+def test_two_concurrent_resumes_one_refused_one_completes(tmp_path, reference):
+    _two_resumes_at_once(tmp_path, reference)
+
+
+@SLOW
+def test_two_concurrent_resumes_twenty_tries(tmp_path, reference):
+    for n in range(20):
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        _two_resumes_at_once(folder, reference)
+
+
+# ---- write errors ---------------------------------------------------------------------------
+def _failing_journal_writes(monkeypatch, after: int, code=errno.ENOSPC):
+    """From the `after`-th line on, appends to a journal fail with `code`, the first of them
+    after writing half its bytes (a partial write, as a disk that fills mid-line gives)."""
+    real = os.write
+    count = {"lines": 0, "half": False}
+
+    def write(fd, data):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            target = ""
+        if target.endswith(".journal"):
+            count["lines"] += 1
+            if count["lines"] > after:
+                if not count["half"]:
+                    count["half"] = True
+                    return real(fd, bytes(data)[: len(data) // 2])
+                raise OSError(code, os.strerror(code))
+        return real(fd, data)
+
+    monkeypatch.setattr(os, "write", write)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="needs Linux's /proc")
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO, errno.EROFS])
+def test_a_journal_write_error_is_one_line_exit_74_and_the_journal_stays_whole(
+        tmp_path, monkeypatch, reference, code):
+    """The disk fills (or fails) in the middle of the third match's line: exit 74, one line
+    naming the journal, why and what to do; the journal cut back to its two whole lines; with
+    room again, --resume writes the uninterrupted file."""
+    _failing_journal_writes(monkeypatch, after=2, code=code)
+    res = run_here(SELFPLAY + ["--out", "g.jsonl"], tmp_path)
+    journal = tmp_path / "g.jsonl.journal"
+    assert res.exit_code == 74, res.output
+    line = res.stderr.strip()
+    assert len(res.stderr.splitlines()) == 1 and "Traceback" not in res.stderr
+    assert line.startswith(f"bergen: cannot write g.jsonl.journal: {os.strerror(code)}; ")
+    assert line.endswith("then run the same command with --resume")
+    assert journal.read_bytes().endswith(b"\n") and len(_read(str(journal)).done) == 2
+    assert not (tmp_path / "g.jsonl").exists() and not (tmp_path / "g.jsonl.lock").exists()
+    monkeypatch.undo()
+    again = run_here(SELFPLAY + ["--out", "g.jsonl", "--resume"], tmp_path)
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "g.jsonl").read_bytes() == reference["ref"]
+
+
+def test_an_output_write_error_keeps_the_journal_and_resume_writes_it(tmp_path, monkeypatch,
+                                                                       reference):
+    """The output cannot be put in place (the disk is full when the run ends): exit 74,
+    naming the output; the journal holds every match, so --resume only writes the file."""
+    real = os.replace
+
+    def full(src, dst):
+        if str(dst).endswith("g.jsonl"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", full)
+    res = run_here(SELFPLAY + ["--out", "g.jsonl"], tmp_path)
+    assert res.exit_code == 74, res.output
+    assert res.stderr.strip() == (f"bergen: cannot write g.jsonl: No space left on device; "
+                                  f"free some space, then run the same command with --resume")
+    assert len(_read(str(tmp_path / "g.jsonl.journal")).done) == 6
+    assert sorted(os.listdir(tmp_path)) == ["g.jsonl.journal"]        # no temporary left
+    monkeypatch.undo()
+    again = run_here(SELFPLAY + ["--out", "g.jsonl", "--resume"], tmp_path)
+    assert again.exit_code == 0 and "6 of them from the journal" in again.stderr
+    assert (tmp_path / "g.jsonl").read_bytes() == reference["ref"]
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 64 KB tmpfs (skipped where mounting is not allowed)."""
+    where = tmp_path / "tiny"
+    where.mkdir()
+    try:
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)],
+                              capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        pytest.skip("cannot mount a tmpfs here")
+    if done.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    yield where
+    subprocess.run(["umount", "-l", str(where)], capture_output=True, timeout=10)
+
+
+def test_a_full_tmpfs_is_exit_74_for_the_real_command(tiny_disk, tmp_path):
+    """The issue's case on a real 64 KB disk: selfplay of 40 greedy matches fills it (the
+    output, about 100 KB, does not fit). One line naming the file, exit 74; the journal
+    whole; moved to a disk with room, --resume finishes the same file as a plain run."""
+    args = ["selfplay", "--games", "40", "--seed", "2", "--engines", "greedy,random"]
+    proc = subprocess.run(CMD + args + ["--out", "g.jsonl"], cwd=tiny_disk,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 74, proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and "No space left on device" in proc.stderr
+    assert "then run the same command with --resume" in proc.stderr
+    journal = tiny_disk / "g.jsonl.journal"
+    kept = len(_read(str(journal)).done)
+    assert journal.read_bytes().endswith(b"\n") and kept >= 1
+    room = tmp_path / "room"
+    room.mkdir()
+    shutil.copy(journal, room / "g.jsonl.journal")
+    again = subprocess.run(CMD + args + ["--out", "g.jsonl", "--resume"], cwd=room,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    plain = subprocess.run(CMD + args, cwd=room, capture_output=True, text=True, timeout=300)
+    assert (room / "g.jsonl").read_text() == plain.stdout
+
+
+def test_write_atomic_names_the_file_and_leaves_the_old_one(tmp_path, monkeypatch):
+    path = tmp_path / "r.html"
+    path.write_text("old")
+    monkeypatch.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(
+        OSError(errno.EIO, os.strerror(errno.EIO))))
+    with pytest.raises(WriteFailed) as e:
+        write_atomic(str(path), "new")
+    assert e.value.exit_status == 74 and str(path) in str(e.value)
+    assert "check the disk, then run the same command again" in str(e.value)
+    assert os.listdir(tmp_path) == ["r.html"] and path.read_text() == "old"
+
+
+# ---- a journal knows its run ----------------------------------------------------------------
+def _journal(tmp_path, name, seed, n, args=None):
+    out = str(tmp_path / name)
+    j = Journal.start(out, "selfplay", seed, args or {"games": 9}, resume=False)
+    for k in range(n):
+        j.add(k, f"result {k} of seed {seed}")
+    j.close()
+    return out, out + ".journal"
+
+
+def test_a_torn_last_line_is_dropped_and_the_journal_goes_on(tmp_path):
+    out, path = _journal(tmp_path, "g.jsonl", 1, 3)
+    whole = open(path, "rb").read()
+    with open(path, "ab") as f:
+        f.write(whole.splitlines(keepends=True)[-1][:30])      # a kill mid-append
+    j = Journal.start(out, "selfplay", 1, {"games": 9}, resume=True)
+    assert sorted(j.done) == [0, 1, 2]
+    assert open(path, "rb").read() == whole                    # the torn bytes cut off
+    j.add(3, "result 3")
+    j.close()
+    assert sorted(_read(path).done) == [0, 1, 2, 3]
+
+
+def test_a_line_from_another_run_is_refused(tmp_path):
+    """The same command and arguments, two runs: a whole line of one, copied into the other
+    (at its end or in its middle), is refused naming it, though its own checksum is right."""
+    out, path = _journal(tmp_path, "a.jsonl", 1, 3)
+    _, other = _journal(tmp_path, "b.jsonl", 1, 3)
+    mine, theirs = open(path, "rb").read(), open(other, "rb").read().splitlines(True)
+    for data, n in ((mine + theirs[2], 5),
+                    (b"".join(mine.splitlines(True)[:2] + [theirs[2]]), 3)):
+        open(path, "wb").write(data)
+        with pytest.raises(BergenError, match=f"line {n} is damaged or comes from another "
+                                              f"run"):
+            Journal.start(out, "selfplay", 1, {"games": 9}, resume=True)
+        assert not os.path.exists(out + ".lock")                # refused, lock given back
+
+
+def test_a_journal_with_no_finished_task_is_replaced(tmp_path):
+    """A start that failed before its first task (its header only, or a torn first line)
+    blocks no plain retry."""
+    out = str(tmp_path / "g.jsonl")
+    Journal.start(out, "selfplay", 1, {"games": 9}, resume=False).close()
+    j = Journal.start(out, "selfplay", 2, {"games": 5}, resume=False)    # any arguments
+    assert j.done == {} and j.header["seed"] == 2
+    j.add(0, "x")
+    j.close()
+    with pytest.raises(BergenError, match="add --resume"):
+        Journal.start(out, "selfplay", 2, {"games": 5}, resume=False)
+
+
+def test_a_failed_start_of_the_command_blocks_no_retry(tmp_path, monkeypatch):
+    """The issue's case: --cluster at an address nobody answers, with --out, then the plain
+    retry without --resume."""
+    pytest.importorskip("distributed")
+    monkeypatch.setattr("bergen_search.runs.parallel.CONNECT_TIMEOUT", 1)
+    args = ["selfplay", "--games", "3", "--engines", "greedy,random", "--out", "g.jsonl"]
+    res = run_here(args + ["--cluster", "tcp://127.0.0.1:9"], tmp_path)
+    assert res.exit_code == 2 and "no Dask scheduler answers" in res.stderr
+    again = run_here(args, tmp_path)
+    assert again.exit_code == 0, again.output
+    assert sorted(os.listdir(tmp_path)) == ["g.jsonl"]
+
+
+def test_a_journal_of_the_first_format_is_refused_saying_so(tmp_path):
+    out = str(tmp_path / "g.jsonl")
+    with open(out + ".journal", "w") as f:
+        f.write('bergen-journal/1 00000000 {"format":"bergen-journal/1"}\n'
+                '00000000 {"key":0,"data":""}\n')
+    for resume in (True, False):
+        with pytest.raises(BergenError) as e:
+            Journal.start(out, "selfplay", 1, {}, resume=resume)
+        assert ("journal of an older bergen (bergen-journal/1)" in str(e.value)
+                or "add --resume" in str(e.value))
+
+
+def test_syncs_are_batched(tmp_path, monkeypatch):
+    """A thousand lines in well under a second: a handful of syncs, not one per line; every
+    line synced by close."""
+    calls = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd)))
+    out = str(tmp_path / "g.jsonl")
+    j = Journal.start(out, "selfplay", 1, {}, resume=False)
+    before = len(calls)
+    t0 = time.monotonic()
+    for k in range(1000):
+        j.add(k, k)
+    seconds = time.monotonic() - t0
+    during = len(calls) - before
+    j.close()
+    assert during <= 1000 // journal_module.SYNC_LINES + seconds / journal_module.SYNC_SECONDS + 1
+    assert len(calls) == before + during + 1
+    assert len(_read(out + ".journal").done) == 1000
+    assert open(out + ".journal").readline().startswith(FORMAT + " ")
+
+
+# ---- a cluster that stalls says so ----------------------------------------------------------
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _dask(*args):
+    exe = shutil.which("dask") or os.path.join(os.path.dirname(sys.executable), "dask")
+    return subprocess.Popen([exe, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+@pytest.fixture
+def scheduler():
+    """A real `dask scheduler` on a free port: (its process, its address, start_worker())."""
+    pytest.importorskip("distributed")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    sched = _dask("scheduler", "--host", "127.0.0.1", "--port", str(port),
+                  "--dashboard-address", ":0", "--no-show")
+    workers = []
+
+    def start_worker():
+        workers.append(_dask("worker", address, "--nthreads", "1", "--nworkers", "1",
+                             "--no-nanny", "--no-dashboard"))
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            assert time.monotonic() < deadline and sched.poll() is None, "no scheduler"
+            time.sleep(0.2)
+    yield sched, address, start_worker
+    for proc in workers + [sched]:
+        try:
+            os.kill(proc.pid, signal.SIGCONT)
+            proc.kill()
+        except OSError:
+            pass
+        proc.wait()
+
+
+def _wait_workers(address, n):
+    from distributed import Client
+    with Client(address, timeout=30) as client:
+        client.wait_for_workers(n, timeout=60)
+
+
+@pytest.fixture
+def quick_watch(monkeypatch):
+    monkeypatch.setattr("bergen_search.runs.parallel.STALL_REPORT", 1)
+    monkeypatch.setattr("bergen_search.runs.parallel.PROBE_TIMEOUT", 1)
+
+
+def test_a_stopped_scheduler_is_reported_then_given_up_on(scheduler, quick_watch):
+    """kill -STOP of the scheduler after the first result: lines saying the scheduler does
+    not answer, then ClusterStalled within its timeout (the first result handed on)."""
+    from bergen_search.runs.parallel import Cluster, ClusterStalled, run_ordered
+    sched, address, start_worker = scheduler
+    start_worker()
+    _wait_workers(address, 1)
+    lines, got = [], []
+
+    def arrived(i, result):
+        got.append(i)
+        if len(got) == 1:
+            os.kill(sched.pid, signal.SIGSTOP)
+
+    t0 = time.monotonic()
+    with pytest.raises(ClusterStalled) as e:
+        run_ordered(time.sleep, [0.2] * 20, cluster=Cluster(address, timeout=4,
+                                                            waiting=lines.append),
+                    on_result=arrived)
+    assert time.monotonic() - t0 < 30
+    assert "has not answered for" in str(e.value) and address in str(e.value)
+    assert got and lines and all("no answer for" in line for line in lines), lines
+
+
+def test_no_worker_is_reported_and_one_arriving_finishes_the_run(scheduler, quick_watch):
+    """A scheduler with no worker: the run says so (none connected, the tasks in flight);
+    a worker started then finishes it. With none at all it gives up after its timeout."""
+    from bergen_search.runs.parallel import Cluster, ClusterStalled, run_ordered
+    _, address, start_worker = scheduler
+    lines = []
+
+    def waiting(line):
+        lines.append(line)
+        if len(lines) == 1:
+            start_worker()
+
+    assert run_ordered(abs, [-1, -2, -3], cluster=Cluster(address, timeout=60,
+                                                          waiting=waiting)) == [1, 2, 3]
+    assert "none connected, 3 tasks in flight" in lines[0], lines
+
+
+@SLOW
+def test_no_worker_at_all_gives_up(scheduler, quick_watch):
+    from bergen_search.runs.parallel import Cluster, ClusterStalled, run_ordered
+    _, address, _ = scheduler
+    lines = []
+    with pytest.raises(ClusterStalled, match="no worker has been connected"):
+        run_ordered(abs, [-1, -2], cluster=Cluster(address, timeout=3, waiting=lines.append))
+    assert lines and "giving up after 3 s" in lines[-1]
+
+
+def test_a_busy_cluster_says_what_it_waits_for(scheduler, quick_watch):
+    """Workers connected but every task long: the line counts them, and the run goes on."""
+    from bergen_search.runs.parallel import Cluster, run_ordered
+    _, address, start_worker = scheduler
+    start_worker()
+    _wait_workers(address, 1)
+    lines = []
+    run_ordered(time.sleep, [2.5], cluster=Cluster(address, timeout=2, waiting=lines.append))
+    assert lines and all("1 worker connected, 1 tasks in flight" in x for x in lines), lines
+    assert json.dumps(lines)            # plain text lines
+
+
+# ---- the command: stop signals, no silent overwrite, --cluster-timeout --------------------
+@pytest.mark.parametrize("name, status", [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_sigterm_and_sighup_are_heard_as_ctrl_c(tmp_path, reference, name, status):
+    """The line Ctrl-C gives, the journal kept, the conventional status (128 + the signal);
+    --resume then writes the uninterrupted file."""
+    proc = start(SELFPLAY + ["--out", "g.jsonl", "--workers", "2"], tmp_path)
+    wait_for(lambda: entries(tmp_path / "g.jsonl.journal") >= 1, proc)
+    proc.send_signal(getattr(signal, name))
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == status, err
+    assert err.startswith("bergen: interrupted after ") and "--resume" in err
+    assert len(err.splitlines()) == 1 and not (tmp_path / "g.jsonl").exists()
+    again = run_here(SELFPLAY + ["--out", "g.jsonl", "--resume"], tmp_path)
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "g.jsonl").read_bytes() == reference["ref"]
+
+
+def test_selfplay_never_replaces_a_file_silently(tmp_path):
+    """The issue's case: a 200-game file became 2 games. Now refused (exit 2, one line, the
+    file untouched) unless --force, or --resume."""
+    out = tmp_path / "g.jsonl"
+    out.write_text("two hundred games\n")
+    args = ["selfplay", "--games", "2", "--engines", "greedy,random", "--out", "g.jsonl"]
+    res = run_here(args, tmp_path)
+    assert res.exit_code == 2 and "exists: give --force to replace it" in res.stderr
+    assert len(res.stderr.splitlines()) == 1 and out.read_text() == "two hundred games\n"
+    assert run_here(args + ["--force"], tmp_path).exit_code == 0
+    assert len(out.read_text().splitlines()) == 2
+    assert run_here(args + ["--resume"], tmp_path).exit_code == 0
+
+
+def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, tmp_path):
+    """The issue's case with the real command: kill -STOP of the scheduler mid-run; with
+    --cluster-timeout 4 it stops within seconds, one line saying so, where the finished work
+    is kept and to --resume (exit 2); --resume on local workers finishes the same file."""
+    sched, address, start_worker = scheduler
+    start_worker()
+    _wait_workers(address, 1)
+    args = ["selfplay", "--games", "12", "--seed", "3", "--engines", "ismcts:iterations=300"]
+    assert run_here(args + ["--out", "ref.jsonl"], tmp_path).exit_code == 0
+    proc = start(args + ["--out", "c.jsonl", "--cluster", address, "--cluster-timeout", "4"],
+                 tmp_path)
+    wait_for(lambda: entries(tmp_path / "c.jsonl.journal") >= 1, proc, timeout=120)
+    os.kill(sched.pid, signal.SIGSTOP)
+    t0 = time.monotonic()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and time.monotonic() - t0 < 60, err
+    last = err.strip().splitlines()[-1]
+    assert "has not answered for" in last and "kept in c.jsonl.journal" in last, err
+    assert "--resume" in last and "Traceback" not in err
+    again = run_here(args + ["--out", "c.jsonl", "--resume", "--workers", "2"], tmp_path)
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "c.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()

@@ -848,17 +848,22 @@ def _settings_text(settings: dict) -> str:
 
 @main.command()
 @game_input
+@click.option("--weighting", type=click.Choice(["uniform", "inference"]), default="uniform",
+              show_default=True,
+              help="How the hidden tiles' chances are weighed: every consistent history "
+                   "alike, or by what the other seats' plays say about their hands.")
 @json_option
-def show(game, as_json, **kw):
+def show(game, weighting, as_json, **kw):
     """Check a game and print what its seat to move knows: the hands and their sizes, the
     voids each other seat has proved and where, the tiles each may still hold, the lead's
-    proof, the number of consistent deals (exact), and the position string.
+    proof, where each hidden tile is (each seat's and the reserve's chance of holding it),
+    the number of consistent deals (exact), and the position string.
 
     GAME is a record, a position, - for standard input, or a position string; or give
     --position STRING or the position flags.
     """
     from ..views.show import knowledge
-    known = knowledge(game_from_options(game, kw))
+    known = knowledge(game_from_options(game, kw), weighting)
     if as_json:
         emit_json(known.to_json())
     else:
@@ -869,16 +874,20 @@ def show(game, as_json, **kw):
 
 
 @main.command()
-def engine():
-    """Run the engine on standard input and output: one JSON object per line, in the manner
-    of UCI (docs/PROTOCOL.md). Commands: isready, position, go, stop, show, hello, quit.
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Queries run at once (threads); the others wait in the queue.")
+def engine(workers):
+    """Run the engine on standard input and output: one JSON object per line
+    (docs/PROTOCOL.md). Commands: hello, isready, position, go, analyze, stop, terminate,
+    show, quit.
 
-    It answers every command on standard output; a malformed line gets an error line and the
-    engine keeps running. It exits cleanly on quit, at the end of its input and on SIGTERM.
+    Queries (go, analyze) carry an id, wait in a queue and answer with partial lines, then
+    exactly one final line; a malformed line gets an error line and the engine keeps
+    running. It exits cleanly on quit, at the end of its input, on SIGTERM and on SIGHUP.
     """
     from ..protocol.server import serve
     search_note()
-    return serve(sys.stdin, sys.stdout)
+    return serve(sys.stdin, sys.stdout, workers=workers)
 
 
 # ---- arena -------------------------------------------------------------------------------
@@ -1034,20 +1043,18 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
     import hashlib
 
     from ..analysis.review import (
-        DEFAULT_ITERATIONS,
-        THRESHOLDS,
         analyze_all,
         check_budget,
         count_decisions,
+        decision_limits,
+        label_thresholds,
     )
     from ..formats.record_io import load_records
-    from ..search.api import Limits, resolve
     from ..views import report
     settings = search_settings(algorithm, sets=sets)
     text = _read_text(record_path)
     records = load_records(text, needed_by="analyze")
-    defaults = dict(THRESHOLDS) if objective == "points" else {
-        "inaccuracy": 0.03, "mistake": 0.07, "blunder": 0.15}
+    defaults = label_thresholds(objective)
     thresholds = {"inaccuracy": inaccuracy if inaccuracy is not None else defaults["inaccuracy"],
                   "mistake": mistake if mistake is not None else defaults["mistake"],
                   "blunder": blunder if blunder is not None else defaults["blunder"]}
@@ -1058,11 +1065,9 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
             if s >= rec.rules.players:
                 raise click.BadParameter(f"seat {s} does not exist with {rec.rules.players} "
                                          f"players", param_hint="--seat")
-    if iterations is None and seconds is None:
-        iterations = backend.SEARCH.budget(
-            DEFAULT_ITERATIONS if resolve(algorithm, settings)[0].unit == "iterations" else 100)
+    limits = decision_limits(algorithm, settings, iterations, seconds, memory_mb)
+    iterations = limits.iterations
     search_note()
-    limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
     check_budget(limits, recheck, max_rechecks, algorithm, settings)
     if html_path is not None:
         _check_writable(html_path, "--html")

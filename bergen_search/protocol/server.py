@@ -51,6 +51,7 @@ class Query:
     terminated: bool = False
     started: bool = False
     answered: bool = False
+    worker: int | None = None          # the worker it was handed to
 
     @property
     def final_type(self) -> str:
@@ -80,8 +81,13 @@ class EngineServer:
         self.closed = False                # write nothing more
         self.shutdown = False
         self.seq = itertools.count()
-        self.workers = [threading.Thread(target=self._work, name=f"bergen-worker-{i}",
-                                         daemon=True) for i in range(workers)]
+        # A query is handed to an idle worker as it arrives (under the lock, in the order of
+        # the input), so that a `stop` right after a `go` finds it running.
+        self.slots: list = [None] * workers
+        self.idle = set(range(workers))
+        self.workers = [threading.Thread(target=self._work, args=(i,),
+                                         name=f"bergen-worker-{i}", daemon=True)
+                        for i in range(workers)]
         for t in self.workers:
             t.start()
 
@@ -103,14 +109,25 @@ class EngineServer:
         self.send({"type": "error", "error": one_line(message)}, line_id)
 
     def final(self, query: Query, obj: dict) -> None:
-        """A query's one final answer; any later one is dropped."""
+        """A query's one final answer; any later one is dropped. Its worker is free before
+        the line is written, so that a command sent after it finds the engine as it says."""
         with self.lock:
             if query.answered:
                 return
             query.answered = True
             if query.cmd.has_id:
                 self.inflight.pop(_key(query.cmd.id), None)
+            self._release(query)
         self.send(obj, query.cmd.id)
+
+    def _release(self, query: Query) -> None:
+        """Free the worker of a finished query and hand it the next (under the lock)."""
+        self.running.discard(query)
+        i = query.worker
+        if i is not None and self.slots[i] is query:
+            self.slots[i] = None
+            self.idle.add(i)
+            self._dispatch()
 
     # ---- input ----------------------------------------------------------------------------
     def handle_line(self, raw) -> bool:
@@ -235,7 +252,18 @@ class EngineServer:
             if c.has_id:
                 self.inflight[_key(c.id)] = q
             heapq.heappush(self.queue, q)
-            self.lock.notify()
+            self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Hand queued queries to idle workers (called under the lock)."""
+        while self.idle and self.queue and not self.shutdown:
+            i = min(self.idle)
+            self.idle.discard(i)
+            q = heapq.heappop(self.queue)
+            q.started, q.worker = True, i
+            self.running.add(q)
+            self.slots[i] = q
+        self.lock.notify_all()
 
     def _search_args(self, c, unit_default=None):
         """The checked algorithm and settings of a query (unknown ones fail here, at once)."""
@@ -274,16 +302,14 @@ class EngineServer:
         check_budget(limits, 4, 2, algorithm, settings)
         self._enqueue(c, record)
 
-    def _work(self):
+    def _work(self, i: int):
         while True:
             with self.lock:
-                while not self.queue and not self.shutdown:
+                while self.slots[i] is None and not self.shutdown:
                     self.lock.wait()
                 if self.shutdown:
                     return
-                q = heapq.heappop(self.queue)
-                q.started = True
-                self.running.add(q)
+                q = self.slots[i]
             try:
                 if q.cmd.name == "go":
                     self._go(q)
@@ -298,7 +324,7 @@ class EngineServer:
                     f"internal error: {type(e).__name__}: {e}")})
             finally:
                 with self.lock:
-                    self.running.discard(q)
+                    self._release(q)
 
     def _unstarted(self, q: Query) -> dict:
         """The final answer of a query terminated before it started: it measured nothing."""

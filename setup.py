@@ -10,7 +10,7 @@ BERGEN_ONLY=_a,_b builds only the named modules.
 
 The modules are optional: without a working C compiler the build warns and installs the
 package without them, and every command runs on the pure-Python reference (slowly, saying
-so: README, "Without a compiler"). `-ffp-contract=off` keeps the C arithmetic the plain IEEE
+so: docs/GUIDE.md, "Without a compiler"). `-ffp-contract=off` keeps the C arithmetic the plain IEEE
 arithmetic of the Python oracles (no fused multiply-add on the platforms that have one), so
 that `ismcts_ref` builds the core's trees bit for bit everywhere.
 """

@@ -1,4 +1,4 @@
-"""The loss distributions behind `analyze`'s thresholds (README, "Thresholds").
+"""The loss distributions behind `analyze`'s thresholds (docs/MEASUREMENTS.md, "Analysis").
 
     python benchmarks/loss_distribution.py [--matches 8] [--seed 11] [--iterations 2000]
 

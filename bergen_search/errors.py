@@ -31,9 +31,28 @@ class BergenError(ValueError):
             where.append(f"round {self.round}")
         if self.event is not None:
             where.append(f"event {self.event}")
-        if self.field is not None:
-            where.append(f"field '{self.field}'")
+        if self.field is not None and not names_field(self.message, self.field):
+            # An option (`--hand`) is named as the user typed it; a document's field as such.
+            where.append(self.field if self.field.startswith("--") else f"field '{self.field}'")
         return one_line((", ".join(where) + ": " + self.message) if where else self.message)
+
+
+def names_field(message: str, field: str) -> bool:
+    """Whether `message` already names `field` (a document's field, `rules.target`, or an
+    option, `--cluster`), so that saying where again would name it twice: it quotes the
+    field (or its last part) or starts with it, or with the option that sets it.
+
+    >>> names_field("--cluster: no scheduler answers", "cluster")
+    True
+    >>> names_field("a record has no 'format' field", "format")
+    True
+    >>> names_field("the search finished no world", "time")
+    False
+    """
+    leaf = field.lstrip("-").rsplit(".", 1)[-1]
+    option = "--" + leaf.replace("_", "-")
+    return (f"'{leaf}'" in message or f"'{field}'" in message
+            or message.startswith((field, option + ":", option + " ")))
 
 
 #: Characters that would break a message across lines (str.splitlines splits on all of them)
@@ -46,6 +65,16 @@ def one_line(text: str) -> str:
     """`text` with every line break and control character written as its escape, so that a
     message quoting the user's input stays one line."""
     return "".join(_BREAKS.get(c, c) for c in text)
+
+
+def a_kind(kind: type) -> str:
+    """What a value of Python type `kind` is, for a message: `must be an integer`.
+
+    >>> a_kind(int), a_kind(float)
+    ('an integer', 'a number')
+    """
+    return {int: "an integer", float: "a number", str: "a string",
+            bool: "on or off"}.get(kind, f"a {kind.__name__}")
 
 
 class Interrupted(KeyboardInterrupt):

@@ -25,7 +25,6 @@ from bergen_search.play.arena import (
     ArenaResult,
     duplicate_interval,
     duplicate_interval_method,
-    format_arena,
     ratio_stderr,
     run_arena,
     seat_specs,
@@ -33,6 +32,7 @@ from bergen_search.play.arena import (
     wilson_interval,
 )
 from bergen_search.play.engines import parse_engine_spec
+from bergen_search.views.arena import arena_text
 
 GREEDY, RANDOM = parse_engine_spec("greedy"), parse_engine_spec("random")
 
@@ -166,9 +166,9 @@ def test_json_and_table():
     assert d["games"] == d["sets"] == d["pairs"] == 10 and d["matches"] == 20
     assert d["engines"] == ["greedy", "random"] and d["seats"] == [[[0], [1]], [[1], [0]]]
     assert len(d["ci95"]) == 2 and len(d["points_per_round"]) == 2
-    text = format_arena(r)
+    text = arena_text(r)
     assert "greedy" in text and "random" in text and "0 / 1" in text and "margin" in text
-    t3 = format_arena(run_arena(RULE_SETS["3p"], GREEDY, RANDOM, games=2, seed=1,
+    t3 = arena_text(run_arena(RULE_SETS["3p"], GREEDY, RANDOM, games=2, seed=1,
                                 luck_adjust=False))
     assert "1+2 / 0+2 / 0+1" in t3 and "33.3%" in t3
 
@@ -326,7 +326,7 @@ def test_search_time_is_reported_per_engine():
     assert r.seconds_per_search[0] > 0 and r.seconds_per_search[1] is None
     d = r.to_json()
     assert d["searches"] == list(r.searches) and d["seconds_per_search"][1] is None
-    assert "time per searched move: ismcts:iterations=50" in format_arena(r)
+    assert "time per searched move: ismcts:iterations=50" in arena_text(r)
     t = run_arena(Rules(), GREEDY, "expectimax:time=0.005", games=2, seed=3, workers=2,
                   luck_adjust=False)
     assert t.searches[1] > 0 and t.seconds_per_search[1] > 0
@@ -374,7 +374,7 @@ def test_single_round_wins_and_ties():
     assert d["mode"] == "round" and d["ties"] == ties
     assert run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=5,
                      luck_adjust=False).to_json()["mode"] == "match"
-    text = format_arena(r)
+    text = arena_text(r)
     assert "single rounds from 0-0" in text and f"{ties} ties" in text
 
 
@@ -385,7 +385,7 @@ def test_single_rounds_from_given_scores():
     assert all(g.log.start_scores == (13, 14) for g in r.played)
     # Near the target a round often ends at it, with a winner.
     assert any(g.log.winner is not None for g in r.played)
-    assert "single rounds from 13-14" in format_arena(r)
+    assert "single rounds from 13-14" in arena_text(r)
 
 
 def test_single_rounds_with_workers_equal_one_worker():

@@ -213,7 +213,7 @@ def test_bench_signature_is_stable():
     a, b = signature(), signature()
     assert a == b
     # The known signature: it changes only when the sampler or a search changes (then update
-    # it here and in the README, in the same commit, saying why).
+    # it here and in docs/MEASUREMENTS.md and docs/GUIDE.md, in the same commit, saying why).
     assert a == {"sampler_checksum": 4168, "ismcts_nodes": 67340,
                  "ismcts_default_nodes": 61756, "expectimax_nodes": 7649,
                  "endgame_nodes": 9851, "endgame_iterations": 24}

@@ -150,7 +150,7 @@ def test_ctrl_c_cancels_and_writes_nothing(cluster, tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return progress
 
-    monkeypatch.setattr("bergen_search.cli._progress_bar", interrupting)
+    monkeypatch.setattr("bergen_search.cli.output.progress_bar", interrupting)
     out = tmp_path / "never.jsonl"
     res = run("selfplay", "--games", "6", "--engines", "ismcts:iterations=2000", "--cluster",
               cluster.scheduler_address, "--out", str(out))
@@ -274,7 +274,7 @@ def test_a_lost_scheduler_keeps_the_work_and_resume_finishes_it(tmp_path):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 2, err
     last = err.strip().splitlines()[-1]
-    assert last.startswith("bergen: field 'cluster': --cluster: lost the Dask scheduler")
+    assert last.startswith("bergen: --cluster: lost the Dask scheduler")
     assert "kept in" in last and "--resume" in last and "Traceback" not in err
     again = run(*ARENA, "--workers", "2", "--out", str(out), "--resume")
     assert again.exit_code == 0, again.output

@@ -3,7 +3,9 @@ its command run on the bundled examples (and the output has no field the docs do
 the readers accept exactly the fields the docs list; every command and option of
 docs/COMMANDS.md exists in the click app and every one of the app's is documented; the
 settings table is the one the engine reports; the README and every command's --help point
-to docs/, and nothing user-facing points outside the repository.
+to docs/, and nothing user-facing points outside the repository; the README is a front door
+(at most 300 lines), and no user-facing page but docs/CHANGELOG.md carries history (issue
+numbers, commit hashes, dates). The `$ bergen` transcripts are run by test_doc_examples.py.
 
 The tables are parsed as the docs say they are written: one table per document under its
 heading, the field's path in backticks in the first column (`moves[].value`), the word
@@ -460,6 +462,69 @@ def test_nothing_points_outside_the_repository():
             assert bad not in text, f"{os.path.relpath(path, ROOT)} points to {bad}"
 
 
+README_MAX_LINES = 300
+
+
+def test_readme_is_a_front_door():
+    """README.md gets a player going in one screen or so; the rest lives in docs/."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines"
+
+
+def test_readme_test_command_is_the_one_ci_runs():
+    """The README's second command is the line .ci/run runs under "The README's test
+    command", character for character."""
+    with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
+        ci = f.read().splitlines()
+    command = ci[ci.index("# The README's test command:") + 1].strip()
+    assert command.startswith("pip install -e ") and "python -m pytest" in command
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read().splitlines()
+    assert command in readme, command
+
+
+#: History in user-facing text: an issue number (`issue 17`, `#17`), a commit hash (seven
+#: hex digits or more, one a letter and one a digit at least), a date (2026-11-30, or
+#: "30 November 2026").
+_MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|"
+           "December")
+HISTORY = [
+    ("an issue number", re.compile(r"\b[Ii]ssues? \d+|(?<![\w&/])#\d+\b")),
+    ("a commit hash", re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b")),
+    ("a date", re.compile(r"\b(19|20)\d\d-\d\d-\d\d\b|\b\d{1,2} (" + _MONTHS + r") \d{4}\b")),
+]
+
+
+def history_in(text: str) -> list:
+    """(what, the matched text) for every piece of history in `text`."""
+    return [(what, m.group(0)) for what, pattern in HISTORY for m in pattern.finditer(text)]
+
+
+def test_no_history_in_user_facing_text():
+    """Issue numbers, commit hashes and dates belong in docs/CHANGELOG.md, nowhere else of
+    the README and docs/."""
+    pages = ["README.md"] + [f"docs/{n}" for n in sorted(os.listdir(DOCS))
+                             if n.endswith(".md") and n != "CHANGELOG.md"]
+    found = []
+    for rel in pages:
+        with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                found += [f"{rel}:{n}: {what} ({text!r})" for what, text in history_in(line)]
+    assert not found, "\n".join(found)
+
+
+def test_the_history_check_can_fail():
+    assert [w for w, _ in history_in("as issue 22 found")] == ["an issue number"]
+    assert [w for w, _ in history_in("fixed in #17.")] == ["an issue number"]
+    assert [w for w, _ in history_in("at 8b484f4, slower")] == ["a commit hash"]
+    assert [w for w, _ in history_in("on 2026-11-30 at 19:36")] == ["a date"]
+    assert [w for w, _ in history_in("on 30 November 2026")] == ["a date"]
+    # not history: numbers, seeds, positions, anchors, colours
+    assert history_in("seed 2204, 1,000 sets, 0.5 s; [x](GUIDE.md#best) 1000000 #fff") == []
+    assert history_in("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14") == []
+
+
 def test_docs_links_resolve():
     """Every relative link in docs/ and the README names a file that exists, and every
     #anchor a heading of that file."""
@@ -547,6 +612,11 @@ def test_wheel_takes_docs(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     got = {n.rsplit("/", 1)[1] for n in names if "/data/share/doc/bergen-search/" in n}
     assert got == set(os.listdir(DOCS))
+    # ... and every module of the package, every subpackage of the layers included.
+    modules = {os.path.relpath(p, ROOT).replace(os.sep, "/")
+               for p in glob.glob(os.path.join(ROOT, "bergen_search", "**", "*.py"),
+                                  recursive=True)}
+    assert modules - set(names) == set()
 
 
 def test_sdist_takes_docs(monkeypatch):

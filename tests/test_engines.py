@@ -61,7 +61,7 @@ def test_engine_lists_split_where_an_engine_name_starts(text, players, want):
     ("ismcts:depth=3", "bad setting"),
     ("greedy:iterations=3", "bad setting"),
     ("ismcts:iterations", "bad setting"),
-    ("ismcts:iterations=many", "needs a int"),
+    ("ismcts:iterations=many", "iterations must be an integer"),
     ("ismcts:iterations=0", "at least 1"),
     ("expectimax:time=0", "positive"),
     ("ismcts:objective=money", "points or match"),

@@ -230,7 +230,7 @@ class TestMoves:
     def test_int_lists(self):
         assert parse_int_list("4,7", "scores", 2) == [4, 7]
         assert parse_int_list(" 4 7 ", "scores") == [4, 7]
-        with pytest.raises(BergenError, match="needs 2 entries"):
+        with pytest.raises(BergenError, match="^expected 2 scores, got 1$"):
             parse_int_list("4", "scores", 2)
         with pytest.raises(BergenError, match="integers"):
             parse_int_list("4,x", "scores", 2)
@@ -734,11 +734,11 @@ def test_position_four_players_partnerships():
     (dict(hand="0-3 1-2", line="1-1 4-4", hand_sizes="2,5"), "1 does not touch 4", "--line"),
     (dict(hand="0-3 1-2", line="1-1 1-4", hand_sizes="2,x"), "integers separated by commas",
      "--hand-sizes"),
-    (dict(hand="0-3 1-2", line="1-1 1-4", hand_sizes="2,5,5"), "needs 2 entries",
+    (dict(hand="0-3 1-2", line="1-1 1-4", hand_sizes="2,5,5"), "expected 2 hand sizes, got 3",
      "--hand-sizes"),
     (dict(hand="0-3 1-2", line="1-1 1-4", hand_sizes="2,2"), "the hand sizes 2,2 leave 22 tiles "
      "for the reserve, which holds 0..16", "--hand-sizes"),
-    (dict(hand="0-3 1-1 2-2 3-4 5-5 6-6", scores="4"), "needs 2 entries", "--scores"),
+    (dict(hand="0-3 1-1 2-2 3-4 5-5 6-6", scores="4"), "expected 2 scores, got 1", "--scores"),
     (dict(hand="0-3 1-1 2-2 3-4 5-5 6-6", scores="4,15"), "side 1 has 15 points",
      "--scores[1]"),
     (dict(hand="0-3 1-1 2-2 3-4 5-5 6-6", to_move="x"), "expected a seat number",
@@ -763,5 +763,5 @@ def test_position_from_record_needs_the_viewpoint_hand():
     d = data("record_formats_example.json")     # seat 1 (hand unseen) is to move
     with pytest.raises(BergenError, match="seat 1 is to move, but the record does not show"):
         record_position(d)
-    with pytest.raises(BergenError, match=r"round over \(out\)"):
+    with pytest.raises(BergenError, match=r"round is over \(out\)"):
         record_position(data("record_base.json"))

@@ -10,7 +10,7 @@ exit 2 and one line on stderr; never an internal error, a traceback or a hang (h
 deadline).
 
 The number of examples per property is `BERGEN_FUZZ_EXAMPLES` (default 12; `.ci/run` runs
-100); the README gives the figures of a longer run.
+100); docs/TESTING.md gives the figures of a longer run.
 """
 import copy
 import json

@@ -20,7 +20,7 @@ from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW
 from bergen_search.game.tiles import TILES_WITH
 from bergen_search.play import luck
-from bergen_search.play.arena import format_arena, play_set, run_arena
+from bergen_search.play.arena import play_set, run_arena
 from bergen_search.play.engines import parse_engine_spec
 from bergen_search.play.luck import (
     KnownPosition,
@@ -34,6 +34,7 @@ from bergen_search.play.luck import (
     side_features,
     side_margin,
 )
+from bergen_search.views.arena import arena_text
 
 GREEDY, RANDOM = parse_engine_spec("greedy"), parse_engine_spec("random")
 SHAPES = {"2p": Rules(), "3p": Rules(players=3), "4p": Rules(players=4),
@@ -330,7 +331,7 @@ def test_whole_matches_get_a_luck_adjusted_win_rate():
     assert r.adjusted_win_rate == pytest.approx(r.win_rate - luck / r.matches, abs=1e-9)
     d = r.to_json()
     assert d["adjusted_win_rate"] == pytest.approx(r.adjusted_win_rate, abs=1e-6)
-    assert "chance to win" in format_arena(r)
+    assert "chance to win" in arena_text(r)
     # single rounds, and three or more sides (no equity table), have none
     assert run_arena(rules, GREEDY, RANDOM, games=5, seed=1,
                      single_round=True).adjusted_win_rate is None

@@ -191,7 +191,7 @@ def test_two_unknowns_are_refused():
 BAD = [
     ("bergen1", "bergen1/"),                                                # no parts at all
     ("bergen2/2/0,0/0/0-0/-", "version bergen2 is not known"),
-    ("bergen1/2/0,0", "the to-move is missing"),
+    ("bergen1/2/0,0", "the to-move part is missing"),
     ("bergen1/2/4,7/0/0-3/1-1-4/4,5/14/1:14/9", "at most 9"),
     ("bergen1/5/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14", "rules (part 2"),
     ("bergen1/2,target/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14", "key=value"),

@@ -23,7 +23,6 @@ import select
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from click.testing import CliRunner

@@ -166,7 +166,7 @@ CASES = [
     Case("json-trailing-comma", '{"format": "bergen-record/1", "rounds": [],}',
          "bad JSON at line 1",
          None, None),
-    Case("json-empty", "  \n", "the input is empty", None, None),
+    Case("json-empty", "  \n", "the record is empty", None, None),
     # `load_record` takes one record; `bergen replay` also takes .jsonl, so this is legal there.
     Case("json-two-records", json.dumps(BASE) + "\n" + json.dumps(BASE),
          "extra data after the first JSON value", None, None, cli=False),
@@ -411,7 +411,7 @@ def test_jsonl_errors_name_the_line():
     assert (err.line, err.round, err.event) == (4, 0, 2)
     assert str(err).startswith("line 4, round 0, event 2")
     assert isinstance(err, BergenError)
-    with pytest.raises(LineError, match=r"^line 2: bad JSON at line 1, column"):
+    with pytest.raises(LineError, match=r"^line 2: bad JSON at column"):
         list(iter_records(good + "\n{oops\n"))
     # without check, only the structure is read
     assert len(list(iter_records(text))) == 3

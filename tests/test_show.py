@@ -105,7 +105,7 @@ def test_a_later_draw_whose_tile_was_played_keeps_the_earlier_voids():
 
 
 def test_the_text_says_what_is_counted():
-    assert json.load(open("examples/voids.json")) == RECORDS["kept"]     # README's example
+    assert json.load(open("examples/voids.json")) == RECORDS["kept"]     # the README's and GUIDE's example
     res = run("show", "examples/voids.json")
     assert res.exit_code == 0, res.output
     out = res.stdout

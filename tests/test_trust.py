@@ -4,7 +4,7 @@ move forced in some worlds does not lend its outcome to the same move chosen in 
 `analyze` labels only what its interval shows, and marks the rest borderline.
 
 The calibration over many self-play decisions is `benchmarks/calibration.py` (its figures
-are in the README); these tests keep its pieces and the issue's known cases.
+are in docs/MEASUREMENTS.md); these tests keep its pieces and the issue's known cases.
 """
 import functools
 import json

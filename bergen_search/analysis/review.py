@@ -34,20 +34,17 @@ from ..search import backend
 from ..search.api import Limits, paired_stderr, pool, root_moves, search
 
 #: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
-#: loss distributions measured on self-play (README, "Analysis").
+#: loss distributions measured on self-play (docs/MEASUREMENTS.md, "Analysis").
 THRESHOLDS = {"inaccuracy": 0.25, "mistake": 0.6, "blunder": 1.2}
 LABELS = ("inaccuracy", "mistake", "blunder")
-#: The thresholds of the match objective (a loss in match-winning chance).
-MATCH_THRESHOLDS = {"inaccuracy": 0.03, "mistake": 0.07, "blunder": 0.15}
+#: Default thresholds by objective: `points` in points of the round (THRESHOLDS), `match` in
+#: the mover's chance to win the match.
+DEFAULT_THRESHOLDS = {"points": THRESHOLDS,
+                      "match": {"inaccuracy": 0.03, "mistake": 0.07, "blunder": 0.15}}
 #: The budget of a decision's first search (ISMCTS iterations), unless told.
 DEFAULT_ITERATIONS = 20000
-#: The budget of a decision's first search for an engine that counts worlds.
+#: The same for an algorithm that counts worlds (expectimax).
 DEFAULT_WORLDS = 100
-
-
-def label_thresholds(objective: str) -> dict:
-    """The default label thresholds of an objective ("points" or "match")."""
-    return dict(THRESHOLDS if objective == "points" else MATCH_THRESHOLDS)
 
 
 def decision_limits(algorithm: str, settings: dict, iterations: int | None = None,
@@ -207,6 +204,25 @@ def combined_summary(analyses) -> list:
 def _r(x):
     return None if x is None or (isinstance(x, float) and (math.isinf(x) or math.isnan(x))) \
         else round(x, 4)
+
+
+def label_thresholds(objective: str = "points", **given) -> dict:
+    """The label thresholds for `objective`: its defaults (DEFAULT_THRESHOLDS), each one
+    given (`inaccuracy=`, `mistake=`, `blunder=`; None: the default) in its place. A rule set
+    whose thresholds are out of order (inaccuracy <= mistake <= blunder) is refused.
+
+    >>> label_thresholds("match", blunder=0.2)
+    {'inaccuracy': 0.03, 'mistake': 0.07, 'blunder': 0.2}
+    """
+    unknown = sorted(set(given) - set(LABELS))
+    if unknown:
+        raise TypeError(f"label_thresholds() got an unexpected threshold {unknown[0]!r}")
+    defaults = DEFAULT_THRESHOLDS[objective]
+    thresholds = {name: defaults[name] if given.get(name) is None else given[name]
+                  for name in LABELS}
+    if not thresholds["inaccuracy"] <= thresholds["mistake"] <= thresholds["blunder"]:
+        raise BergenError("thresholds must satisfy inaccuracy <= mistake <= blunder")
+    return thresholds
 
 
 def label_for(loss: float, thresholds: dict):

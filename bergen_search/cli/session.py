@@ -11,13 +11,17 @@ from __future__ import annotations
 import copy
 
 from ..errors import BergenError
+from ..formats.game import load_record_game
 from ..formats.notation import format_hand, format_line, parse_move, parse_move_text
+from ..formats.position_string import to_string
 from ..formats.record_io import to_record, write_record
 from ..game.match import Match
 from ..game.rules import Rules
 from ..game.state import DRAW, PASS, State, move_str
 from ..play.engines import EngineSpec
 from ..play.seats import Seats
+from ..search.api import choices, search
+from ..views.search import move_text
 
 HELP = ("moves: a-b:L or a-b:R (a bare a-b when it fits one end only); 'hint' asks the engine; "
         "'undo' takes back your last play; 'moves' lists your legal plays; 'quit' saves and stops")
@@ -120,10 +124,6 @@ class PlaySession:
     def hint(self) -> str:
         """The engine's move for the person, the values of up to four plays, and the
         position as a string (to paste into `bergen best`)."""
-        from ..formats.game import load_record_game
-        from ..formats.position_string import to_string
-        from ..search.api import choices, search
-        from ..views.search import move_text
         limits, kwargs = self.hint_engine.search_args()
         # The person is to move: the record's viewpoint, seen as that seat alone sees it.
         game = load_record_game(to_record(self.log))

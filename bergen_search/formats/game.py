@@ -51,8 +51,8 @@ def observe_record(record) -> tuple:
             steps.append(item)
     if final.ended is not None:
         over = "the match is over" if final.winner is not None else \
-            f"the round over ({final.ended})"
-        raise BergenError(f"the record ends with {over}: it describes no position and no "
+            f"the round is over ({final.ended})"
+        raise BergenError(f"the record ends when {over}: it describes no position and no "
                           f"decision", **where)
     seat = final.to_move
     if seat < 0:

@@ -6,7 +6,7 @@ shared by the record and position formats, and JSON for people (`pretty_json`).
 >>> check_fields({"b": 1}, ("a",), "a thing")
 Traceback (most recent call last):
 ...
-bergen_search.errors.BergenError: field 'b': unknown field 'b' in a thing (known: a)
+bergen_search.errors.BergenError: unknown field 'b' in a thing (known: a)
 """
 from __future__ import annotations
 
@@ -26,22 +26,34 @@ def _pairs_no_duplicates(pairs):
 
 
 def _reject_constant(name):
-    raise BergenError(f"bad JSON: {name} is not a JSON number")
+    raise ValueError(f"{name} is not a JSON number")
 
 
-def parse_json(text, what: str = "JSON") -> object:
+def parse_json(text, what: str = "the JSON text") -> object:
     """JSON text to Python objects; errors name the line and column, duplicate keys and
-    NaN/Infinity are errors."""
+    NaN/Infinity are errors. `what` names the text in the messages (`the record`; a bare
+    noun gets `the`).
+
+    >>> parse_json("  ", "record")
+    Traceback (most recent call last):
+    ...
+    bergen_search.errors.BergenError: the record is empty
+    >>> parse_json('{"a": NaN}')
+    Traceback (most recent call last):
+    ...
+    bergen_search.errors.BergenError: bad JSON: NaN is not a JSON number
+    """
+    what = what if what.startswith(("the ", "-")) else f"the {what}"
     if isinstance(text, (bytes, bytearray)):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise BergenError(f"bad {what}: not UTF-8 text (byte {e.start})") from None
+            raise BergenError(f"{what} is not UTF-8 text (byte {e.start})") from None
     if not isinstance(text, str):
-        raise BergenError(f"expected {what} text, got {type(text).__name__}")
+        raise BergenError(f"{what} must be text, got {type(text).__name__}")
     text = text.lstrip("\ufeff")
     if not text.strip():
-        raise BergenError(f"bad {what}: the input is empty")
+        raise BergenError(f"{what} is empty")
     try:
         return json.loads(text, object_pairs_hook=_pairs_no_duplicates,
                           parse_constant=_reject_constant)

@@ -373,8 +373,8 @@ def parse_int_list(value, what: str, n: int | None = None) -> list:
             try:
                 out.append(int(tok))
             except ValueError:
-                raise BergenError(f"{what} must be integers separated by commas like '4,7', "
-                                  f"got {value!r}") from None
+                raise BergenError(f"expected {what} as integers separated by commas like "
+                                  f"'4,7', got {value!r}") from None
     elif isinstance(value, (list, tuple)):
         out = list(value)
         for v in out:
@@ -383,5 +383,5 @@ def parse_int_list(value, what: str, n: int | None = None) -> list:
     else:
         raise BergenError(f"{what} must be a list of integers, got {value!r}")
     if n is not None and len(out) != n:
-        raise BergenError(f"{what} needs {n} entries, got {len(out)}")
+        raise BergenError(f"expected {n} {what}, got {len(out)}")
     return out

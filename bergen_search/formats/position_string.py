@@ -241,7 +241,7 @@ def parse_string(text) -> Position:
     if len(raw) < _REQUIRED:
         raise BergenError(f"position string: it has {len(raw)} parts, but needs at least "
                           f"{_REQUIRED} ({'/'.join(p.upper() for p in PARTS[:_REQUIRED])}); "
-                          f"the {PARTS[len(raw)]} is missing")
+                          f"the {PARTS[len(raw)]} part is missing")
     if len(raw) > len(PARTS):
         raise BergenError(f"position string: it has {len(raw)} parts, at most {len(PARTS)} "
                           f"({'/'.join(p.upper() for p in PARTS)})")

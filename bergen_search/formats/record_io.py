@@ -60,6 +60,8 @@ def iter_records(text, check: bool = False, needed_by: str | None = None) -> Ite
                 from .replay import replay
                 replay(rec)
         except BergenError as e:
+            if e.message.startswith("bad JSON at line 1, column "):     # the line is said once
+                e = BergenError("bad JSON at " + e.message[len("bad JSON at line 1, "):])
             raise LineError(n, e) from None
         yield rec
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..errors import BergenError
+from ..errors import BergenError, a_kind
 from ..game.match import SIMPLE_ENGINES
 
 
@@ -111,8 +111,8 @@ def parse_engine_spec(text: str) -> EngineSpec:
         try:
             params[key] = kind(value)
         except ValueError:
-            raise BergenError(f"engine {name!r}: setting {key} needs a {kind.__name__}, "
-                              f"got {value!r}") from None
+            raise BergenError(f"engine {name!r}: {key} must be {a_kind(kind)}, got "
+                              f"{value!r}") from None
         if key in _RANGES and not _RANGES[key][0] <= params[key] <= _RANGES[key][1]:
             low, high = _RANGES[key]
             bounds = (f"positive and at most {high:,.0f} seconds" if key == "time"

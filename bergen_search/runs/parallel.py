@@ -6,7 +6,7 @@
 - `workers=1`, no cluster: in this process, one after the other;
 - `workers=W`: W local processes (fork), as `concurrent.futures` gives them;
 - `cluster="tcp://host:8786"`: the tasks go to a running Dask distributed scheduler
-  (`dask scheduler` and `dask worker ADDRESS` start one; see the README), which spreads them
+  (`dask scheduler` and `dask worker ADDRESS` start one; see docs/GUIDE.md), which spreads them
   over its workers and, when a worker dies, runs its tasks again elsewhere. Dask is optional
   (`pip install 'bergen_search[cluster]'`); without it `--cluster` is a clear error.
 

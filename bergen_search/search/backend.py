@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..game.backend import PURE
 
 #: Without the compiled search the default budgets are divided by this (the pure-Python
-#: tree runs 100 to 400 times slower: README, "Without a compiler").
+#: tree runs 100 to 400 times slower: docs/GUIDE.md, "Without a compiler").
 FALLBACK_DIVISOR = 20
 
 

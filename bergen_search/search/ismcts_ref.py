@@ -28,7 +28,7 @@ Search", Algorithm 3; see `_ismcts.pyx` for the full account) in one iteration:
 The nodes live in parallel lists indexed like the core's pool (node 0 the root), children as
 linked lists of siblings in creation order. It runs 100 to 400 times slower than the core
 (`python benchmarks/bench_ismcts.py`), which is why the fallback's default budgets are smaller
-(`backend.FALLBACK_DIVISOR`, README "Without a compiler").
+(`backend.FALLBACK_DIVISOR`, docs/GUIDE.md, "Without a compiler").
 
 >>> from bergen_search.information.infoset import from_position
 >>> from bergen_search.formats.notation import format_move

@@ -20,7 +20,7 @@ import math
 import pkgutil
 from dataclasses import dataclass, field
 
-from ..errors import BergenError
+from ..errors import BergenError, a_kind
 
 
 @dataclass(frozen=True)
@@ -48,11 +48,11 @@ class Setting:
                 return bool(value)
             raise BergenError(f"{name} must be on or off, got {value!r}", field=name)
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise BergenError(f"{name} needs a {self.type.__name__}, got {value!r}", field=name)
+            raise BergenError(f"{name} must be {a_kind(self.type)}, got {value!r}", field=name)
         try:
             out = self.type(value)
         except (ValueError, OverflowError):
-            raise BergenError(f"{name} needs a {self.type.__name__}, got {value!r}",
+            raise BergenError(f"{name} must be {a_kind(self.type)}, got {value!r}",
                               field=name) from None
         if self.choices and out not in self.choices:
             raise BergenError(f"{name} must be one of {', '.join(self.choices)}, got {value!r}",

@@ -1,14 +1,17 @@
-"""The documents of a search that more than one front end prints: `bergen best --json` and
-the engine protocol's `bestmove` (engine_protocol.py) are the same document, so that the
-same seed and budget give the same answer through either.
+"""A search's moves, as the doors print them: `bergen best`'s text (`best_text`) and its
+JSON document (`best_document`), which is also the engine protocol's `bestmove`, so that the
+same seed and budget give the same answer through either; and the pieces `bergen eval`'s
+view shares with it (the position, a solved endgame's header, the memory note).
 """
 from __future__ import annotations
 
 import math
 
 from .. import __version__
+from ..formats.notation import format_hand, format_line
 from ..formats.position_string import to_string
 from ..game.tiles import tile_str
+from ..search.api import choices, setting_text
 
 
 def num(x):
@@ -79,3 +82,126 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
             "position": to_string(game.position), "backend": ri.get("backend", "core"),
             "version": __version__,
             **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}
+
+
+def scores_text(scores) -> str:
+    """Scores by side as `3-7`."""
+    return "-".join(str(s) for s in scores)
+
+
+def position_text(game) -> str:
+    """The position of a `formats.game.Game` for people, with its string to paste back."""
+    info = game.info
+    line = format_line(info.line) or "(empty)"
+    return (f"seat {info.seat} to move   scores {scores_text(info.scores)}   reserve "
+            f"{info.reserve_size}   hands {','.join(map(str, info.hand_sizes))}\n"
+            f"line  {line}\nhand  {' '.join(format_hand(info.hand))}\n"
+            f"position {to_string(game.position)}")
+
+
+def exact_text(ri) -> str:
+    """The header of a solved endgame: what was solved and how exactly."""
+    eg = ri["endgame"]
+    return (f"exact: equilibrium, {eg['deals']:,} deals ({eg['worlds']:,} with this hand), "
+            f"exploitability ≤ {eg['exploitability']:.3g} ({ri['algorithm']}: "
+            f"{eg['iterations']} DCFR iterations, {eg['nodes']:,} nodes)")
+
+
+def backend_text(ri) -> str:
+    """`, pure Python` in a search's header when it ran without the compiled core."""
+    return "" if ri.get("backend", "core") == "core" else ", pure Python"
+
+
+def values_note(ri, objective, alg) -> str:
+    """What a value estimates and what its ± covers, in two short lines (`alg`: the
+    registry's Algorithm, which says what its values are)."""
+    what = ("points still to come in the round (the mover's side's minus the others' mean)"
+            if objective == "points" else "the mover's side's chance to win the match")
+    reps = ri.get("replicates")
+    if ri.get("exact"):
+        return f"  value: {what},\n  exact over every consistent world (± 0)"
+    if reps is not None:
+        if reps < 2:
+            return (f"  value: {what},\n  {alg.value_meaning}; ± not measured: one "
+                    f"{alg.replicate_noun[:-1]} (replicates=1)")
+        per = ri["iterations"] // reps
+        return (f"  value: {what},\n  {alg.value_meaning}; ± from the spread of {reps} "
+                f"independent\n  {alg.replicate_noun} of about {per} {alg.unit} each")
+    return (f"  value: {what},\n  {alg.value_meaning}; ± over the {alg.unit} and the "
+            f"horizon's playouts")
+
+
+def worlds_note(ri) -> str:
+    """What the worlds of a header covered, when they were all of them."""
+    if ri.get("exact"):
+        return " (all consistent worlds: exact)"
+    if ri.get("all_worlds"):
+        return " (all consistent worlds, random playouts at the horizon, solved more than once)"
+    return ""
+
+
+def settings_text(settings: dict) -> str:
+    """An algorithm's settings for a header line: `playout safe, inference on, ...`."""
+    return ", ".join(f"{k} {setting_text(v)}" for k, v in settings.items())
+
+
+def memory_note(ri) -> str | None:
+    """A line when the memory cap stopped a tree growing (None otherwise)."""
+    mem = ri.get("memory") or {}
+    if not mem.get("full"):
+        return None
+    trees = ri.get("replicates") or 1
+    which = "the tree" if trees == 1 else f"{mem['full']} of the {trees} trees"
+    return (f"memory: {which} reached the cap of {mem['cap_mb']} MB (the first after "
+            f"{mem['full_at']:,} iterations) and stopped growing; the search went on sampling "
+            f"within it (--memory raises the cap)")
+
+
+def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int) -> str:
+    """`bergen best`'s text: the position, the search's header, every choice best first
+    with its value, ± and visits (or a solved endgame's mix), what the values mean, and the
+    best move. `alg`: the registry's Algorithm searched."""
+    ri = result.info
+    interrupted = bool(ri.get("interrupted"))
+    unit = alg.unit
+    out = [position_text(game)]
+    solved = ri.get("endgame", {}).get("solved")
+    if solved:
+        out.append(f"{exact_text(ri)}, objective {objective}, {ri['seconds']:.2f} s, "
+                   f"seed {seed}" + backend_text(ri) + (", interrupted" if interrupted else ""))
+    else:
+        out.append(f"{algorithm} ({settings_text(ri['settings'])}), objective {objective}, "
+                   f"{ri['iterations']} {unit}{worlds_note(ri)}, "
+                   f"{ri['seconds']:.2f} s, seed {seed}" + backend_text(ri)
+                   + (", interrupted" if interrupted else ""))
+        if "endgame" in ri:
+            out.append(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
+    total = sum(m.visits for m in result.moves if m.twin is None) or 1
+    ismcts = alg.by_visits and not solved
+    out.append("")
+    if solved:
+        out.append(f"  {'move':<9} {'value':>8} {'± ε':>9} {'mix':>8}")
+    else:
+        out.append(f"  {'move':<9} {'value':>8} {'± stderr':>9} "
+                   f"{'visits' if ismcts else 'worlds':>8}" + (f" {'share':>7}" if ismcts else ""))
+    for m in choices(result.moves):
+        se = "" if math.isinf(m.stderr) else f"{m.stderr:.3f}"
+        if solved:
+            out.append(f"  {move_text(m):<9} {m.value:>+8.3f} {se:>9} {100.0 * m.share:>7.1f}%")
+            continue
+        out.append(f"  {move_text(m):<9} {m.value:>+8.3f} {se:>9} {m.visits:>8}"
+                   + (f" {100.0 * m.visits / total:>6.1f}%" if ismcts else ""))
+    if any(m.twin for m in result.moves):
+        out.append("\n  a-b:L/R: either end, the same position mirrored (one choice)")
+    if not solved:
+        out.append("\n" + values_note(ri, objective, alg))
+    interrupted_note = (f"interrupted (Ctrl-C) after {ri['iterations']} {unit}: the values are "
+                        f"the search's so far")
+    for note in (memory_note(ri), interrupted_note if interrupted else None):
+        if note:
+            out.append("  " + note)
+    if solved:
+        out.append(f"\nbest: {move_text(result.best)} (drawn from the mix with seed {seed})")
+    else:
+        out.append(f"\nbest: {move_text(result.best)}")
+    return "\n".join(out)

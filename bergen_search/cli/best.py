@@ -1,0 +1,39 @@
+"""`bergen best`: every legal move of the seat to move, ranked."""
+from __future__ import annotations
+
+import click
+
+from ..search.api import Limits, resolve
+from ..search.evaluate import answer
+from ..views.search import best_document, best_text
+from .options import game_from_options, game_input, json_option, search_options, \
+    search_settings
+from .output import emit_json, search_note
+
+
+@click.command()
+@game_input
+@search_options
+@json_option
+def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, depth,
+         exploration, sets, as_json, **kw):
+    """Rank every legal move of the seat to move, best first.
+
+    GAME is a bergen-record/1 (its last round unfinished: the seat to move is the viewpoint)
+    or a bergen-position/1, a path or - for standard input; or give the position flags.
+    The search uses only what the seat to move could know.
+    """
+    settings = search_settings(algorithm, depth, exploration, sets)
+    game_ = game_from_options(game, kw)
+    search_note()
+    result = answer(game_.info, algorithm, objective,
+                    Limits(iterations=iterations, time=seconds, memory_mb=memory_mb), seed,
+                    workers, settings)
+    status = 130 if result.info.get("interrupted") else 0
+    if as_json:
+        emit_json(best_document(game_, result, seed=seed, workers=workers,
+                                objective=objective, algorithm=algorithm))
+    else:
+        click.echo(best_text(game_, result, resolve(algorithm, settings)[0],
+                             algorithm=algorithm, objective=objective, seed=seed))
+    return status

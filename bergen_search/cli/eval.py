@@ -1,0 +1,42 @@
+"""`bergen eval`: the position scored for every side."""
+from __future__ import annotations
+
+import click
+
+from ..search.api import Limits, resolve
+from ..search.evaluate import evaluate
+from ..views.evaluation import evaluation_document, evaluation_text
+from .options import game_from_options, game_input, json_option, search_options, \
+    search_settings
+from .output import emit_json, search_note
+
+
+@click.command(name="eval")
+@game_input
+@search_options
+@json_option
+def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, depth,
+          exploration, sets, as_json, **kw):
+    """Score the position for every side: expected points to the end of the round and the
+    probability of winning the match.
+
+    The value (with its standard error) is the best move's, from the side to move, by the
+    chosen algorithm and objective. Each side's expected points and match chances come from
+    ISMCTS searches with the points and the match objective (same budget and seed; the
+    chosen algorithm's settings when it is ISMCTS, else ISMCTS's defaults). Ctrl-C prints
+    what the searches had found (a side's figure not searched yet is n/a) and exits 130.
+    """
+    settings = search_settings(algorithm, depth, exploration, sets)
+    game_ = game_from_options(game, kw)
+    search_note()
+    ev = evaluate(game_.info, algorithm, objective,
+                  Limits(iterations=iterations, time=seconds, memory_mb=memory_mb), seed,
+                  workers, settings)
+    status = 130 if ev.interrupted else 0
+    if as_json:
+        emit_json(evaluation_document(game_, ev, algorithm=algorithm, objective=objective,
+                                      seed=seed))
+    else:
+        click.echo(evaluation_text(game_, ev, resolve(algorithm, settings)[0],
+                                   algorithm=algorithm, objective=objective, seed=seed))
+    return status

@@ -1,0 +1,125 @@
+"""A long run of `selfplay`, `arena` or `analyze`: its journal and its ends, in one place.
+
+    with LongRun(out_path, "arena", seed, resume, total=games, unit="sets") as run:
+        run.start({...the arguments the journal checks on --resume...})
+        result = run_arena(..., **run.hooks)
+        write the output
+    if run.interrupted:
+        print what finished (run.interrupted.partial)
+        return run.stop()
+
+`start` checks the output writable and opens its journal (OUT.journal; none without an
+output, where --resume is a usage error). Leaving the block normally finishes the journal;
+a lost scheduler (`ClusterLost`) leaves it as a one-line error that says where the finished
+work is kept; Ctrl-C (`KeyboardInterrupt`, or the library's `Interrupted` with the finished
+part) ends the block and is kept in `run.interrupted`; `stop()` then says how far the run got
+and where its work is kept, and gives the exit status, 130.
+"""
+from __future__ import annotations
+
+import os
+
+import click
+
+from ..errors import BergenError, Interrupted
+from ..runs.journal import Journal, journal_path
+from ..runs.parallel import ClusterLost
+from .output import check_writable
+
+
+class LongRun:
+    """The journal of a run writing `output` (None: no output file, no journal) and what
+    became of the run. `total` and `unit` say how far an interrupted run got when the
+    library had not said (`total` may be a function, called then); `partial` is the finished
+    part then; `done(journal)` the count finished (default: the journal's entries)."""
+
+    def __init__(self, output, command: str, seed: int, resume: bool, *, total, unit: str,
+                 option: str = "--out", partial=None, done=None):
+        self.output, self.command, self.seed, self.resume = output, command, seed, resume
+        self.total, self.unit, self.option = total, unit, option
+        self.partial, self.count_done = partial, done
+        self.journal: Journal | None = None
+        self.interrupted: Interrupted | None = None
+
+    def start(self, arguments: dict) -> Journal | None:
+        """Open the journal (`arguments`: what a --resume must repeat). The output is checked
+        writable first, so a long run never fails at its end."""
+        if self.output is None:
+            if self.resume:
+                raise click.UsageError(f"--resume needs {self.option}: the journal lives "
+                                       f"beside the output file")
+            return None
+        check_writable(self.output, self.option)
+        self.journal = Journal.start(self.output, self.command, self.seed, arguments,
+                                     self.resume)
+        return self.journal
+
+    @property
+    def hooks(self) -> dict:
+        """The `done` and `on_result` of a library run that keeps the journal (none
+        without)."""
+        if self.journal is None:
+            return {}
+        return {"done": self.journal.done, "on_result": self.journal.add}
+
+    @property
+    def resumed(self) -> int:
+        """How many results came from the journal of a resumed run."""
+        return self.journal.resumed if self.journal is not None else 0
+
+    def __enter__(self) -> "LongRun":
+        return self
+
+    def __exit__(self, kind, error, traceback) -> bool:
+        if error is None:
+            try:
+                if self.journal is not None:
+                    self.journal.finish()
+                return False
+            except KeyboardInterrupt as caught:
+                error = caught
+        if isinstance(error, ClusterLost):
+            raise self._kept(error) from None
+        if isinstance(error, KeyboardInterrupt):
+            self.interrupted = self._as_interrupted(error)
+            return True
+        return False
+
+    def _as_interrupted(self, caught) -> Interrupted:
+        """`caught` as an `Interrupted` (a Ctrl-C that came before the library's run had
+        begun, or after it ended, carries nothing: how far the journal got, then)."""
+        if isinstance(caught, Interrupted):
+            return caught
+        if self.count_done is not None:
+            done = self.count_done(self.journal)
+        else:
+            done = len(self.journal.done) if self.journal is not None else 0
+        total = self.total() if callable(self.total) else self.total
+        return Interrupted(self.partial, done, total, self.unit)
+
+    def _kept(self, error):
+        """A run's error (the scheduler lost) with where its finished work is kept."""
+        if self.journal is not None:
+            self.journal.close()
+        if self.output is None or not os.path.exists(journal_path(self.output)):
+            return error
+        return BergenError(f"{error.message}; the finished work is kept in "
+                           f"{journal_path(self.output)}: run the same command with --resume "
+                           f"to go on", field=error.field)
+
+    def stop(self, extra: str = "") -> int:
+        """Say on standard error that the run was interrupted, how far it got and where its
+        work is kept (the journal); the exit status, 130."""
+        e = self.interrupted
+        if self.journal is not None:
+            self.journal.close()
+        if self.output is not None and os.path.exists(journal_path(self.output)):
+            where = (f"; the finished work is kept in {journal_path(self.output)}: run the "
+                     f"same command with --resume to go on")
+        elif self.output is None:
+            where = " (give --out to keep a journal of the finished work)"
+        else:
+            where = ""
+        click.echo(f"bergen: interrupted after {e.done} of {e.total} {e.unit}{extra}{where}",
+                   err=True)
+        return 130

@@ -1,0 +1,316 @@
+"""The options the commands share: the rules, the position (GAME or the flags), the search's
+algorithm and budget, --json, --resume, --cluster; and reading what they name."""
+from __future__ import annotations
+
+import math
+import sys
+
+import click
+
+from ..errors import BergenError
+from ..formats.game import Game, load
+from ..formats.jsondoc import parse_json, type_name
+from ..formats.position import position_from_flags
+from ..formats.position_string import is_position_string
+from ..game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
+from ..information.infoset import from_position
+from ..search import backend, registry
+from ..search.api import (
+    ALGORITHM_NAMES,
+    DEFAULT_MEMORY_MB,
+    MAX_ITERATIONS,
+    MAX_MEMORY_MB,
+    MAX_SECONDS,
+    resolve,
+)
+
+
+def read_text(path: str) -> str:
+    """The text of a file, or of standard input for '-'; a missing file is bad input."""
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read() if stream is not None else sys.stdin.read()
+        if isinstance(data, bytes):
+            try:
+                return data.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise BergenError(f"cannot read standard input: not UTF-8 text (byte "
+                                  f"{e.start})") from None
+        return data
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise BergenError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise BergenError(f"cannot read {path}: not UTF-8 text") from None
+
+
+def rules_json(text: str) -> dict:
+    """--rules JSON|@FILE as a dict (the rule set's fields, not checked yet)."""
+    what = "the file" if text.startswith("@") else "the value"
+    if text.startswith("@"):
+        text = read_text(text[1:])
+    try:
+        obj = parse_json(text, what)
+    except BergenError as e:
+        raise BergenError(f"--rules: {e.message}", field="rules") from None
+    if not isinstance(obj, dict):
+        raise BergenError(f"--rules must be a JSON object, got {type_name(obj)}",
+                          field="rules")
+    return obj
+
+
+RULE_FLAGS = [
+    click.option("--rules", "rules_json", metavar="JSON|@FILE",
+                 help="A rule set as JSON (docs/FORMATS.md, `rules`), inline or @FILE."),
+    click.option("--players", type=click.IntRange(2, 4), help="Number of players (2, 3 or 4)."),
+    click.option("--partnerships/--no-partnerships", default=None,
+                 help="Four players in two partnerships (seats 0+2 against 1+3)."),
+    click.option("--target", type=int, help="Points that win the match (default 15 or 10)."),
+    click.option("--hand-size", type=int, help="Tiles dealt to each player (default 6, or 5 with 4)."),
+    click.option("--lead", type=click.Choice(LEADS), help="Which double leads each round."),
+    click.option("--no-double", type=click.Choice(NO_DOUBLES),
+                 help="What happens when nobody holds a double."),
+    click.option("--draw", type=click.Choice(DRAWS), help="Draw until a tile fits, or draw one."),
+    click.option("--reserve-kept", type=int, help="Reserve tiles never drawn (default 2)."),
+    click.option("--out-bonus", type=int, help="Points for going out (default 2; variant 5)."),
+    click.option("--blocked", type=click.Choice(BLOCKEDS), help="Who scores a blocked round."),
+    click.option("--endgame-cap/--no-endgame-cap", default=None,
+                 help="Reduce matches near the target (default on)."),
+]
+RULE_FIELDS = ("players", "partnerships", "target", "hand_size", "lead", "no_double", "draw",
+                "reserve_kept", "out_bonus", "blocked", "endgame_cap")
+
+
+def rule_options(f):
+    for option in reversed(RULE_FLAGS):
+        f = option(f)
+    return f
+
+
+def rules_from_options(kw: dict) -> Rules:
+    """--rules first, then each flag given overrides its field. Pops the options from kw."""
+    text = kw.pop("rules_json", None)
+    d = rules_json(text) if text else {}
+    for name in RULE_FIELDS:
+        v = kw.pop(name, None)
+        if v is not None:
+            d[name] = v
+    return Rules.from_dict(d)
+
+
+def json_option(f):
+    return click.option("--json", "as_json", is_flag=True,
+                        help="Print exactly one JSON document on standard output.")(f)
+
+
+class FiniteFloat(click.FloatRange):
+    """A float in a range, never infinite or NaN (FloatRange lets NaN through: every
+    comparison with it is false)."""
+    name = "float"
+
+    def convert(self, value, param, ctx):
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return rv
+
+
+def _limit_types():
+    return (click.IntRange(1, MAX_ITERATIONS), FiniteFloat(0.001, MAX_SECONDS),
+            click.IntRange(1, MAX_MEMORY_MB), MAX_ITERATIONS, MAX_SECONDS)
+
+
+#: The types of the budget options, with the search's maxima (search.MAX_ITERATIONS...).
+ITERATIONS_TYPE, SECONDS_TYPE, MEMORY_TYPE, MAX_IT, MAX_S = _limit_types()
+#: The most sets or matches a run plays.
+MAX_GAMES = 10_000_000
+
+
+def memory_option(f):
+    return click.option("--memory", "memory_mb", type=MEMORY_TYPE, default=None, metavar="MB",
+                        help=f"Memory cap of ISMCTS's search trees, in MB per process "
+                             f"(default {DEFAULT_MEMORY_MB}, at most {MAX_MEMORY_MB:,}): at "
+                             f"the cap a tree stops growing and the search goes on sampling "
+                             f"within it (the output says so).")(f)
+
+
+def resume_option(f):
+    return click.option("--resume", is_flag=True,
+                        help="Go on with the run whose journal (OUT.journal, beside the "
+                             "output) an interruption left; it must be the same command, "
+                             "seed, arguments and version.")(f)
+
+
+def cluster_option(f):
+    return click.option("--cluster", metavar="ADDRESS", default=None,
+                        help="Run the work on the Dask scheduler at ADDRESS (e.g. "
+                             "tcp://10.0.0.5:8786); the same output as --workers 1. Needs "
+                             "pip install 'bergen_search[cluster]'.")(f)
+
+
+def start_scores_from(text, rules):
+    """--start-scores as a tuple by side (None if not given); no side may have the target."""
+    if not text:
+        return None
+    start = _parse_int_list(text, rules.n_sides, "--start-scores")
+    if max(start) >= rules.target:
+        raise BergenError(f"--start-scores: a side already has the target {rules.target}")
+    return start
+
+
+def _parse_int_list(text: str, n: int, what: str) -> list:
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise BergenError(f"{what} must be {n} integers separated by commas, got {text!r}") from None
+    if len(values) != n or min(values) < 0:
+        raise BergenError(f"{what} must be {n} non-negative integers, got {text!r}")
+    return values
+
+
+# ---- reading a game: a file, standard input, or the position flags ------------------------
+
+POSITION_FLAGS = [
+    click.option("--hand", help="The hand of the seat to move, e.g. '0-3 1-2 2-5'."),
+    click.option("--line", help="The line, left to right, e.g. '5-3 3-3 3-6'."),
+    click.option("--hand-sizes", metavar="N,N,...", help="Every seat's hand size."),
+    click.option("--reserve-size", type=int, help="Tiles left in the reserve."),
+    click.option("--scores", metavar="N,N,...", help="Scores by side (default zeros)."),
+    click.option("--to-move", type=int, help="The seat to move (default 0)."),
+    click.option("--voids", metavar="JSON",
+                 help='Numbers seats are known to lack, e.g. \'{"1": [1, 4]}\'.'),
+]
+_POSITION_FIELDS = ("hand", "line", "hand_sizes", "reserve_size", "scores", "to_move", "voids")
+
+
+def game_input(f):
+    f = click.argument("game", required=False, metavar="[GAME]")(f)
+    f = click.option("--position", "position_string", metavar="STRING",
+                     help="The position as a position string, e.g. "
+                          "'bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14' "
+                          "(docs/NOTATION.md); GAME may be such a string too.")(f)
+    for option in reversed(POSITION_FLAGS):
+        f = option(f)
+    return rule_options(f)
+
+
+def game_from_options(game, kw):
+    """The game of the seat to move (a `formats.game.Game`): from GAME (a record or a position
+    file, - for standard input, or a position string), from --position STRING, or from the
+    position flags. Pops the options it reads from kw."""
+    flags = {k: kw.pop(k, None) for k in _POSITION_FIELDS}
+    given = [k for k, v in flags.items() if v is not None]
+    string = kw.pop("position_string", None)
+    if string is not None:
+        if game is not None:
+            raise click.UsageError("give either GAME or --position, not both")
+        game = string
+        if not is_position_string(game):
+            raise BergenError(f"--position: a position string starts with 'bergen1/', got "
+                              f"{game[:20]!r}")
+    if game is not None:
+        if given:
+            raise click.UsageError(f"give either GAME or the position flags, not both "
+                                   f"(got GAME and --{given[0].replace('_', '-')})")
+        rules_given = [k for k in RULE_FIELDS + ("rules_json",) if kw.get(k) is not None]
+        if rules_given:
+            raise click.UsageError("the rules of a GAME come from the game; rule flags go "
+                                   "with the position flags")
+        for k in RULE_FIELDS + ("rules_json",):
+            kw.pop(k, None)
+        return load(game if is_position_string(game) else read_text(game))
+    if flags["hand"] is None:
+        raise click.UsageError("give a GAME (a record or a position file, - for stdin, or a "
+                               "position string) or the position flags starting with --hand")
+    voids = None
+    if flags["voids"] is not None:
+        try:
+            voids = parse_json(flags["voids"], "the value")
+        except BergenError as e:
+            raise BergenError(f"--voids: {e.message}", field="voids") from None
+    rules = rules_from_options(kw)
+    pos = position_from_flags(flags["hand"], flags["line"], flags["hand_sizes"],
+                              flags["reserve_size"], flags["scores"], None, None,
+                              flags["to_move"], rules, voids)
+    return Game(from_position(pos), pos)
+
+
+def _algorithm_help() -> str:
+    """`--algorithm`'s help: every registered algorithm and preset with its line."""
+    parts = [f"{a.name}: {a.help}" for a in registry.algorithms().values()]
+    parts += [f"{name}: {registry.preset_help(name)}" for name in registry.presets()]
+    return "The search algorithm. " + "; ".join(parts) + "."
+
+
+def _budget_help() -> str:
+    """`--iterations`' help: each algorithm's unit and default budget, from the registry."""
+    units = {}
+    for a in registry.algorithms().values():
+        units.setdefault(a.unit, []).append(f"{a.default_budget:,} for {a.name}")
+    return ("The budget: " + "; ".join(f"{unit} ({', '.join(d)})" for unit, d in units.items())
+            + f"; 1/{backend.FALLBACK_DIVISOR} of it without the compiled core; at most "
+              f"{MAX_IT:,}.")
+
+
+def algorithm_option():
+    return click.option("--algorithm", type=click.Choice(ALGORITHM_NAMES), default="ismcts",
+                        show_default=True, help=_algorithm_help())
+
+
+def set_option():
+    return click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+                        help="An algorithm setting, e.g. --set inference=off, --set "
+                             "playout=random (repeatable; every setting: docs/COMMANDS.md, Search settings).")
+
+
+SEARCH_FLAGS = [
+    algorithm_option(),
+    click.option("--objective", type=click.Choice(("points", "match")), default="points",
+                 show_default=True,
+                 help="points: expected points to the end of the round, relative to the other "
+                      "sides; match: probability of winning the match."),
+    click.option("--iterations", type=ITERATIONS_TYPE, default=None,
+                 help=_budget_help()),
+    click.option("--time", "seconds", type=SECONDS_TYPE, default=None,
+                 help=f"Seconds to search, 0.001 to {MAX_S:,.0f} (with --iterations: "
+                      f"whichever comes first)."),
+    memory_option,
+    click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
+                 help="Seed: same seed and iterations, same answer."),
+    click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+                 help="Processes searching in parallel (root parallelism)."),
+    click.option("--depth", type=click.IntRange(1, 200), default=None,
+                 help="Expectimax: actions searched before the horizon (default 6)."),
+    click.option("--exploration", type=FiniteFloat(0.0, 100.0), default=None,
+                 help="ISMCTS: the UCB exploration constant (default 0.7; 0..100)."),
+    set_option(),
+]
+
+
+def search_options(f):
+    for option in reversed(SEARCH_FLAGS):
+        f = option(f)
+    return f
+
+
+def search_settings(algorithm, depth=None, exploration=None, sets=()) -> dict:
+    """The algorithm's settings from --depth, --exploration and --set KEY=VALUE (checked
+    against the algorithm: an unknown or unfitting setting is a clear error)."""
+    settings = {}
+    for item in sets:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise BergenError(f"--set needs KEY=VALUE, got {item!r}", field="set")
+        settings[key.strip()] = value.strip()
+    for flag, key, value in (("--depth", "depth", depth), ("--exploration", "exploration",
+                                                           exploration)):
+        if value is not None:
+            if key not in resolve(algorithm, {})[0].settings:
+                raise BergenError(f"{flag} does not apply to {algorithm}", field=key)
+            settings[key] = value
+    resolve(algorithm, settings)
+    return settings
+
+

@@ -1,0 +1,75 @@
+"""`bergen selfplay`: whole matches between engines, written as records."""
+from __future__ import annotations
+
+import time
+
+import click
+
+from ..game.backend import ACTIVE
+from ..play.engines import parse_engine_list
+from ..play.selfplay import selfplay as run_selfplay
+from ..views.selfplay import selfplay_summary
+from . import output
+from .longrun import LongRun
+from .options import (
+    MAX_GAMES,
+    cluster_option,
+    resume_option,
+    rule_options,
+    rules_from_options,
+    start_scores_from,
+)
+
+
+@click.command()
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=1, show_default=True,
+              help=f"Number of matches to play (at most {MAX_GAMES:,}).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
+              help="Seed of the run; match i is seeded from it and i.")
+@click.option("--engines", default="random", show_default=True, metavar="SPEC[,SPEC...]",
+              help="Engine per seat (one for all, or one per seat): random, greedy, "
+                   "ismcts[:iterations=N,time=S,exploration=C,objective=O,playout=P,"
+                   "inference=on|off,twins=on|off], classic[:...], "
+                   "expectimax[:worlds=N,time=S,depth=D,playouts=P,objective=O].")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write the records here (.jsonl, one match per line) instead of stdout.")
+@click.option("--start-scores", metavar="A,B,...", help="Scores by side at the start of each match.")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Processes playing matches in parallel (the same records as one).")
+@cluster_option
+@click.option("--quiet", is_flag=True, help="No progress on standard error.")
+@resume_option
+@rule_options
+def selfplay(games, seed, engines, out_path, start_scores, workers, cluster, quiet, resume,
+             **kw):
+    """Play whole matches between engines and write complete bergen-record/1 records.
+
+    Every record replays with `bergen replay`. Same seed, same records, byte for byte, on
+    either backend, with any --workers or --cluster. With --out, the file appears only once
+    every match is played, and a journal beside it (OUT.journal) keeps each match as it
+    finishes: after Ctrl-C, kill -9 or a lost scheduler, --resume plays only the rest and
+    writes the same file. Ctrl-C exits 130 saying how far the run got.
+    """
+    rules = rules_from_options(kw)
+    specs = parse_engine_list(engines, rules.players)
+    start = start_scores_from(start_scores, rules)
+    output.search_note(specs)
+    t0 = time.perf_counter()
+    with LongRun(out_path, "selfplay", seed, resume, total=games, unit="matches",
+                 partial=[]) as run:
+        run.start({"games": games, "engines": [str(x) for x in specs], "rules": rules.to_dict(),
+                   "start_scores": start})
+        rows = run_selfplay(rules, specs, games, seed, start, workers=workers, cluster=cluster,
+                            progress=output.progress_bar("selfplay", "matches", quiet),
+                            **run.hooks)
+        output.write_lines(out_path, [line for line, _ in rows])
+    if run.interrupted:
+        e = run.interrupted
+        if out_path is None:
+            for line, _ in e.partial:           # the finished matches, in order
+                click.echo(line)
+        return run.stop(f" (the first {len(e.partial)} printed)"
+                        if out_path is None and e.partial else "")
+    click.echo(selfplay_summary([winner for _, winner in rows], rules.n_sides,
+                                time.perf_counter() - t0, ACTIVE.name, run.resumed, out_path),
+               err=True)

@@ -1,0 +1,106 @@
+"""What `bergen best` and `bergen eval` ask of the search, decided here and not in the doors:
+`answer()` is one search that must have finished something (a search that finished nothing
+is no answer: `NothingFinished` when Ctrl-C cut it, a `BergenError` when its budget was too
+small), and `evaluate()` is a position scored for every side, with the extra searches that
+takes.
+
+Each side's expected points and match chances come from the chosen algorithm when it reports
+them for either objective (`Algorithm.sides`), else from the default engine (ISMCTS with its
+default settings), with the same budget and seed, one search per objective; the chosen
+objective's search is the one the value comes from, never searched twice. After Ctrl-C no
+further search starts, and a figure not searched is None.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import BergenError
+from .api import Limits, SearchResult, resolve, search
+
+#: The objectives every side's figures are given for, in the order they are searched.
+SIDE_OBJECTIVES = ("points", "match")
+
+
+class NothingFinished(Exception):
+    """A search cut by Ctrl-C before it finished a single iteration (or world): no answer.
+    `str(err)` is the line to print; the exit status is 130, as for any Ctrl-C."""
+
+    def __init__(self, unit: str):
+        super().__init__(f"interrupted before the search finished a single {unit}: no answer")
+        self.unit = unit
+
+
+def answer(info, algorithm: str, objective: str, limits: Limits, seed: int, workers: int,
+           settings: dict) -> SearchResult:
+    """The search of `best` and `eval`: `search()` with these arguments, refusing a result
+    that finished nothing (`NothingFinished` when interrupted, else a `BergenError` saying
+    what budget to give)."""
+    result = search(info, limits, seed=seed, algorithm=algorithm, objective=objective,
+                    workers=workers, **settings)
+    if result.info.get("empty"):
+        alg, full = resolve(algorithm, settings)
+        unit = "world" if alg.unit == "worlds" else "iteration"
+        if result.info.get("interrupted"):
+            raise NothingFinished(unit)
+        hint = (f" (expectimax at depth {full['depth']}: one world takes longer here); give "
+                f"more --time or a smaller --depth" if unit == "world" else "; give more --time")
+        limit = f"the time limit of {limits.time:g} s" if limits.time else "its budget"
+        raise BergenError(f"the search finished no {unit} within {limit}{hint}", field="time")
+    return result
+
+
+@dataclass(frozen=True)
+class SideFigures:
+    """One side's figures: its expected points to the end of the round and its chance to win
+    the match (None: not searched, or not reported)."""
+    side: int
+    expected_points: float | None
+    p_win_match: float | None
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A position scored for every side (`evaluate`).
+
+    `result`: the chosen algorithm's search with the chosen objective (the value, its
+    stderr and the best move); `sides`: every side's figures; `side_algorithm`: the
+    algorithm they came from; `searched`: the objectives whose search ran (fewer than both
+    only after Ctrl-C); `interrupted`: Ctrl-C cut one of the searches."""
+    result: SearchResult
+    sides: tuple
+    side_algorithm: str
+    searched: tuple
+    interrupted: bool
+
+
+def side_algorithm(algorithm: str, settings: dict) -> tuple:
+    """The algorithm and settings that give each side's figures: the chosen ones when the
+    algorithm reports them (`Algorithm.sides`), else ISMCTS with its defaults."""
+    return (algorithm, settings) if resolve(algorithm, settings)[0].sides else ("ismcts", {})
+
+
+def evaluate(info, algorithm: str, objective: str, limits: Limits, seed: int = 0,
+             workers: int = 1, settings: dict | None = None) -> Evaluation:
+    """Score the position of `info` for every side (see the module's doc). Raises
+    `NothingFinished` when Ctrl-C cut the chosen search before it found anything."""
+    settings = dict(settings or {})
+    result = answer(info, algorithm, objective, limits, seed, workers, settings)
+    side_alg, side_settings = side_algorithm(algorithm, settings)
+    per_side = {}
+    interrupted = bool(result.info.get("interrupted"))
+    for obj in SIDE_OBJECTIVES:
+        if interrupted and (side_alg, obj) != (algorithm, objective):
+            continue                    # Ctrl-C: no more searches
+        try:
+            res = result if (side_alg, obj) == (algorithm, objective) else answer(
+                info, side_alg, obj, limits, seed, workers, side_settings)
+        except NothingFinished:         # interrupted before it found anything
+            interrupted = True
+            continue
+        interrupted = interrupted or bool(res.info.get("interrupted"))
+        per_side[obj] = res.info.get("sides", {}).get(res.moves[0].move)
+    n_sides = info.rules.n_sides
+    na = [None] * n_sides
+    sides = tuple(SideFigures(k, (per_side.get("points") or na)[k],
+                              (per_side.get("match") or na)[k]) for k in range(n_sides))
+    return Evaluation(result, sides, side_alg, tuple(per_side), interrupted)

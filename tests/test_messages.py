@@ -1,0 +1,283 @@
+"""Every message a person reads for bad input, in one place: each bad input through the
+command line, exit 2 and one line on standard error, the exact sentence. A message names what
+is wrong once (`--cluster: ...`, not `field 'cluster': --cluster: ...`), in grammar a person
+wrote (`must be an integer`, not `needs a int`), and says what to do where it can. A new
+message for bad input gets its case here.
+
+`$P` stands for a legal position string."""
+import shlex
+
+import pytest
+from click.testing import CliRunner
+
+from bergen_search.cli import main
+
+P = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
+
+#: (the command line, standard input or None, the one line it must print)
+BAD_INPUTS = [
+    ('best -', 'NaN',
+     'bergen: bad JSON: NaN is not a JSON number'),
+    ('best -', '{"a": Infinity}',
+     'bergen: bad JSON: Infinity is not a JSON number'),
+    ('best -', '',
+     'bergen: the game is empty'),
+    ('eval -', '   ',
+     'bergen: the game is empty'),
+    ('show -', '',
+     'bergen: the game is empty'),
+    ('replay -', '',
+     'bergen replay: -: the record is empty'),
+    ('analyze -', '\n',
+     'bergen: the record is empty'),
+    ('replay -', '{"a": 1, "a": 2}',
+     "bergen replay: -: bad JSON: duplicate key 'a' in a JSON object"),
+    ('replay -', '[1,',
+     'bergen replay: -: bad JSON at line 1, column 4: expecting value'),
+    ('replay -', '{} {}',
+     'bergen replay: -: line 1: bad JSON at column 4: extra data after the first JSON value (a '
+     '.jsonl file holds one record per line)'),
+    ("best --hand 0-3 --rules ' '", None,
+     'bergen: --rules: the value is empty'),
+    ("best --hand 0-3 --rules '{'", None,
+     'bergen: --rules: bad JSON at line 1, column 2: expecting property name enclosed in double '
+     'quotes'),
+    ("best --hand 0-3 --rules '[1]'", None,
+     'bergen: --rules must be a JSON object, got a list'),
+    ("best --hand 0-3 --voids '{'", None,
+     'bergen: --voids: bad JSON at line 1, column 2: expecting property name enclosed in double '
+     'quotes'),
+    ("best --hand 0-3 --voids ' '", None,
+     'bergen: --voids: the value is empty'),
+    ('best $P --set exploration=abc', None,
+     "bergen: exploration must be a number, got 'abc'"),
+    ('best $P --algorithm expectimax --set depth=x', None,
+     "bergen: depth must be an integer, got 'x'"),
+    ('best $P --set inference=maybe', None,
+     "bergen: inference must be on or off, got 'maybe'"),
+    ('best $P --set playout=nope', None,
+     "bergen: playout must be one of random, scoring, safe, got 'nope'"),
+    ('best $P --set foo=1', None,
+     "bergen: ismcts has no setting 'foo' (settings: exploration, playout, inference, twins, "
+     "choose, endgame, replicates, stats, root)"),
+    ('best $P --set nokey', None,
+     "bergen: --set needs KEY=VALUE, got 'nokey'"),
+    ('best $P --depth 3', None,
+     'bergen: --depth does not apply to ismcts'),
+    ('selfplay --engines ismcts:iterations=x', None,
+     "bergen: engine 'ismcts': iterations must be an integer, got 'x'"),
+    ('selfplay --engines ismcts:exploration=x', None,
+     "bergen: engine 'ismcts': exploration must be a number, got 'x'"),
+    ('selfplay --engines ismcts:time=-1', None,
+     "bergen: engine 'ismcts': time must be positive and at most 86,400 seconds, got '-1'"),
+    ('selfplay --engines ismcts:bogus=1', None,
+     "bergen: engine 'ismcts': bad setting 'bogus=1' (settings: iterations, time, objective, "
+     "workers, memory, exploration, playout, inference, twins, choose, endgame, replicates, "
+     "stats, root)"),
+    ('arena ismcts:iterations=abc random', None,
+     "bergen: engine 'ismcts': iterations must be an integer, got 'abc'"),
+    ('selfplay --engines nonsense', None,
+     "bergen: unknown engine 'nonsense' (known: random, greedy, ismcts, expectimax, endgame, "
+     "flat, classic)"),
+    ('selfplay --engines random,random,random', None,
+     'bergen: --engines gives 3 engines for 2 seats (give one for all seats or one per seat)'),
+    ('best examples/match.json', None,
+     'bergen: round 3: the record ends when the match is over: it describes no position and no '
+     'decision'),
+    ('eval examples/match.json', None,
+     'bergen: round 3: the record ends when the match is over: it describes no position and no '
+     'decision'),
+    ('show examples/match.json', None,
+     'bergen: round 3: the record ends when the match is over: it describes no position and no '
+     'decision'),
+    ("best 'bergen1/2'", None,
+     'bergen: position string: it has 2 parts, but needs at least 6 '
+     '(TAG/RULES/SCORES/TO-MOVE/HAND/LINE); the scores part is missing'),
+    ("best 'bergen1/2/4,7'", None,
+     'bergen: position string: it has 3 parts, but needs at least 6 '
+     '(TAG/RULES/SCORES/TO-MOVE/HAND/LINE); the to-move part is missing'),
+    ("best 'bergen1/2/4,7/0'", None,
+     'bergen: position string: it has 4 parts, but needs at least 6 '
+     '(TAG/RULES/SCORES/TO-MOVE/HAND/LINE); the hand part is missing'),
+    ('best --position nonsense', None,
+     "bergen: --position: a position string starts with 'bergen1/', got 'nonsense'"),
+    ("best 'bergen9/2/4,7/0/0-3/1-1'", None,
+     'bergen: position string: version bergen9 is not known (this program reads bergen1)'),
+    ('best --hand 0-3 --scores 1', None,
+     'bergen: --scores: expected 2 scores, got 1'),
+    ('best --hand 0-3 --scores a,b', None,
+     "bergen: --scores: expected scores as integers separated by commas like '4,7', got 'a,b'"),
+    ('best --hand 0-3 --hand-sizes 1', None,
+     'bergen: --hand-sizes: expected 2 hand sizes, got 1'),
+    ('best --hand 0-3 --hand-sizes 2,x', None,
+     "bergen: --hand-sizes: expected hand sizes as integers separated by commas like '4,7', got "
+     "'2,x'"),
+    ('best --hand zz', None,
+     "bergen: --hand: bad tile 'zz': expected 'a-b' with digits 0..6"),
+    ('best --hand 0-3 --line q', None,
+     "bergen: --line: bad tile 'q': expected 'a-b' with digits 0..6"),
+    ('best --hand 0-3 --line 0-3', None,
+     'bergen: --hand: tile 0-3 is both in the hand and on the line'),
+    ('best --hand 0-3 --reserve-size x', None,
+     "bergen best: Invalid value for '--reserve-size': 'x' is not a valid integer. (see 'bergen "
+     "best --help')"),
+    ('selfplay --resume', None,
+     "bergen selfplay: --resume needs --out: the journal lives beside the output file (see "
+     "'bergen selfplay --help')"),
+    ('arena random random --resume', None,
+     "bergen arena: --resume needs --out: the journal lives beside the output file (see 'bergen "
+     "arena --help')"),
+    ('analyze examples/match.json --resume', None,
+     "bergen analyze: --resume needs --out or --html: the journal lives beside the output file "
+     "(see 'bergen analyze --help')"),
+    ('selfplay --start-scores 1', None,
+     "bergen: --start-scores must be 2 non-negative integers, got '1'"),
+    ('selfplay --start-scores a,b', None,
+     "bergen: --start-scores must be 2 integers separated by commas, got 'a,b'"),
+    ('selfplay --start-scores 20,0', None,
+     'bergen: --start-scores: a side already has the target 15'),
+    ('selfplay --target -1', None,
+     "bergen: rule 'target' must be 1..10000, got -1"),
+    ('selfplay --hand-size 99', None,
+     "bergen: rule 'hand_size' 99 does not fit: 2 hands of 99 and 2 kept tiles exceed 28"),
+    ('selfplay --rules \'{"players": 9}\'', None,
+     "bergen: rule 'players' must be 2, 3 or 4, got 9"),
+    ('selfplay --rules \'{"bogus": 1}\'', None,
+     "bergen: unknown rule 'bogus' (known: blocked, draw, endgame_cap, hand_size, lead, "
+     "no_double, out_bonus, partnerships, players, reserve_kept, target)"),
+    ('selfplay --rules @/nonexistent', None,
+     'bergen: cannot read /nonexistent: No such file or directory'),
+    ('best /nonexistent', None,
+     'bergen: cannot read /nonexistent: No such file or directory'),
+    ('analyze -', '{}',
+     "bergen: a record has no 'format' field"),
+    ('analyze -', '[]',
+     'bergen: a record must be a JSON object, got a list'),
+    ('replay -', '{"format": "bergen-record/1"}',
+     "bergen replay: -: a record has no 'rounds' field"),
+    ('replay -', '{"format": "nope"}',
+     "bergen replay: -: field 'format': expected 'bergen-record/1', got 'nope'"),
+    ('replay examples/position.json', None,
+     "bergen replay: examples/position.json: field 'format': this is a bergen-position/1 (a "
+     "position, with no history); replay needs a record (bergen-record/1: the game as it "
+     "happened)"),
+    ('show -', '{"format": "bergen-position/1"}',
+     "bergen: the 'to_move' field is missing: a position needs 'to_move', 'hand', 'hand_sizes', "
+     "'reserve_size'"),
+    ('analyze examples/match.json --inaccuracy 2 --mistake 1', None,
+     "bergen analyze: thresholds must satisfy inaccuracy <= mistake <= blunder (see 'bergen "
+     "analyze --help')"),
+    # ---- more options, files that cannot be written --------------------------------------
+    ('analyze examples/match.json --seat 3', None,
+     "bergen analyze: Invalid value for --seat: seat 3 does not exist with 2 players (see "
+     "'bergen analyze --help')"),
+    ('arena random random --start-scores 1', None,
+     "bergen: --start-scores must be 2 non-negative integers, got '1'"),
+    ('play --engine bogus', None,
+     "bergen: unknown engine 'bogus' (known: random, greedy, ismcts, expectimax, endgame, flat, "
+     "classic)"),
+    ('best --hand 0-3 --to-move 9', None,
+     "bergen: --to-move: 'to_move' must be a seat 0..1 with 2 players, got 9"),
+    ('best examples', None,
+     'bergen: cannot read examples: Is a directory'),
+    ('selfplay --out /nonexistent/dir/x.jsonl', None,
+     "bergen selfplay: Invalid value for --out: cannot write /nonexistent/dir/x.jsonl: no "
+     "folder /nonexistent/dir (see 'bergen selfplay --help')"),
+    ('analyze examples/match.json --html /nonexistent/x.html', None,
+     "bergen analyze: Invalid value for --html: cannot write /nonexistent/x.html: no folder "
+     "/nonexistent (see 'bergen analyze --help')"),
+    ('best $P --algorithm nope', None,
+     "bergen best: Invalid value for '--algorithm': 'nope' is not one of 'ismcts', "
+     "'expectimax', 'endgame', 'flat', 'classic'. (see 'bergen best --help')"),
+    ('eval $P --set nokey', None,
+     "bergen: --set needs KEY=VALUE, got 'nokey'"),
+    ("show --hand 0-3 --voids '[1]'", None,
+     'bergen: \'voids\' must be an object like {"1": [1, 4]}, got a list'),
+    ('replay examples/match.json --json --bogus', None,
+     "bergen replay: No such option '--bogus'. (see 'bergen replay --help')"),
+    ('selfplay --engines ismcts:iterations=0', None,
+     "bergen: engine 'ismcts': iterations must be at least 1 and at most 1,000,000,000, got '0'"),
+    ('best $P --exploration -1', None,
+     "bergen best: Invalid value for '--exploration': -1.0 is not in the range 0.0<=x<=100.0. "
+     "(see 'bergen best --help')"),
+    # ---- the budget and the options click checks ----------------------------------------
+    ("best $P --time nan", None,
+     "bergen best: Invalid value for '--time': 'nan' is not a finite number "
+     "(see 'bergen best --help')"),
+    ("best $P --hand 0-3", None,
+     "bergen best: give either GAME or the position flags, not both (got GAME and --hand) "
+     "(see 'bergen best --help')"),
+    ("best $P --position $P", None,
+     "bergen best: give either GAME or --position, not both (see 'bergen best --help')"),
+    ("play --seat 3", None,
+     "bergen play: Invalid value for --seat: seat 3 does not exist with 2 players "
+     "(see 'bergen play --help')"),
+    ("play --out examples/match.json", None,
+     "bergen play: Invalid value for --out: examples/match.json exists: give --force to "
+     "replace it, or another --out (see 'bergen play --help')"),
+]
+
+
+def _run(command, stdin):
+    args = [a.replace("$P", P) for a in shlex.split(command)]
+    return CliRunner().invoke(main, args, input=stdin, prog_name="bergen")
+
+
+@pytest.mark.parametrize("command, stdin, message", BAD_INPUTS,
+                         ids=[f"{i}:{c[:40]}" for i, (c, _, _) in enumerate(BAD_INPUTS)])
+def test_bad_input_is_one_sentence_and_exit_2(command, stdin, message):
+    res = _run(command, stdin)
+    assert res.exit_code == 2, res.output
+    assert res.stdout == ""
+    assert res.stderr == message + "\n"
+
+
+def test_there_are_many_and_none_repeats_its_subject():
+    assert len(BAD_INPUTS) >= 50
+    for _, _, message in BAD_INPUTS:
+        for bad in ("bad JSON: bad JSON", "bad the ", "needs a int", "needs a float",
+                    "ends with the match", " is missing", "field 'cluster': --cluster",
+                    "field 'rules': --rules", "--rules: bad --rules", "line 1: bad JSON at line 1"):
+            if bad == " is missing":
+                assert "scores is missing" not in message and "to-move is missing" not in message
+            else:
+                assert bad not in message, message
+
+
+def test_the_cluster_option_is_named_once():
+    pytest.importorskip("distributed")
+    res = _run("selfplay --cluster nonsense", None)
+    assert res.exit_code == 2
+    assert res.stderr == ("bergen: --cluster: 'nonsense' is not a scheduler address like "
+                          "tcp://HOST:8786 (missing port number in address 'nonsense')\n")
+
+
+def test_bench_says_what_an_unsolved_percentile_is(monkeypatch):
+    """The exact endgame's line of `bench`: a time the limit cut is `over 1 s (unsolved)`,
+    never `-`."""
+    out = {"core": {"playouts/s": 1000.0}, "reference": {"playouts/s": 10.0},
+           "speedup": {"playouts/s": 100.0}, "search": {},
+           "endgame": {"positions": 10, "solved": 8, "median_s": 0.05, "p90_s": None,
+                       "worst_solved_s": 0.7, "within_0.1s": 0.6, "within_1s": 0.8,
+                       "largest_deals_solved": 4620, "limit_s": 1.0},
+           "signature": {"ismcts": 123}}
+    monkeypatch.setattr("bergen_search.cli.bench.run_bench", lambda *a, **k: out)
+    res = _run("bench --quick", None)
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.stdout.splitlines() if x.startswith("exact endgame"))
+    assert line == ("exact endgame: 10 stage decisions of greedy self-play attempted as the "
+                    "engine does at 1 s: median 50 ms, 90th percentile over 1 s (unsolved), "
+                    "worst solved 700 ms; solved within 100 ms 60%, within 1 s 80%; largest "
+                    "solved 4620 deals")
+    out["endgame"].update(median_s=None, worst_solved_s=None, largest_deals_solved=None,
+                          solved=0)
+    line = next(x for x in _run("bench --quick", None).stdout.splitlines()
+                if x.startswith("exact endgame"))
+    assert ("median over 1 s (unsolved), 90th percentile over 1 s (unsolved), none solved; "
+            in line and line.endswith("largest solved none"))
+
+
+def test_one_match_is_a_match():
+    res = CliRunner().invoke(main, ["selfplay", "--quiet"], prog_name="bergen")
+    assert res.exit_code == 0, res.output
+    assert res.stderr.startswith("1 match in ") and "wins by side: " in res.stderr

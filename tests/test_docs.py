@@ -602,6 +602,7 @@ def test_wheel_config_takes_docs():
 def test_wheel_takes_docs(tmp_path):
     """A wheel built from the checkout (without the compiled modules: BERGEN_ONLY=_none, the
     build is the same otherwise) holds every file of docs/ under share/doc/bergen-search."""
+    import glob
     import subprocess
     import sys
     import zipfile

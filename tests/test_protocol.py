@@ -18,11 +18,12 @@ through the real process (`bergen engine`), as a client written from the docs wo
 """
 import json
 import os
+import queue
 import re
-import select
 import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 from click.testing import CliRunner
@@ -45,6 +46,13 @@ class Wire:
         self.proc = subprocess.Popen([sys.executable, "-m", "bergen_search", "engine", *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put("")
 
     def send(self, obj):
         line = obj if isinstance(obj, str) else json.dumps(obj)
@@ -52,9 +60,10 @@ class Wire:
         self.proc.stdin.flush()
 
     def read(self, timeout=60):
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        assert ready, "the engine wrote nothing for a minute"
-        line = self.proc.stdout.readline()
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError("the engine wrote nothing for a minute") from None
         assert line, f"the engine closed its output: {self.proc.stderr.read()}"
         return json.loads(line)
 
@@ -427,9 +436,11 @@ def test_an_ending_during_a_query_writes_nothing_more(how):
         w.proc.stdin = None
     else:
         w.proc.send_signal(signal.SIGTERM if how == "sigterm" else signal.SIGHUP)
-    rest, err = w.proc.communicate(timeout=30)
-    assert w.proc.returncode == 0 and err == ""
-    assert all(json.loads(x)["type"] == "partial" for x in rest.splitlines() if x.strip())
+    assert w.proc.wait(30) == 0 and w.proc.stderr.read() == ""
+    rest = []
+    while (line := w.lines.get(timeout=30)) != "":
+        rest.append(line)
+    assert all(json.loads(x)["type"] == "partial" for x in rest if x.strip())
 
 
 # ---- the docs ----------------------------------------------------------------------------
@@ -462,7 +473,7 @@ def test_the_session_in_the_docs_replays():
         for line, answers in zip(sent, expected):
             w.send(line)
             for want in answers:
-                got = w.proc.stdout.readline().strip()
+                got = w.lines.get(timeout=60).strip()
                 got = re.sub(r'"(seconds)":[0-9.e-]+', r'"\1":T', got)
                 pattern = re.escape(want).replace("…", ".*").replace('"seconds":T', '"seconds":T')
                 pattern = pattern.replace(re.escape('"seconds":T'), '"seconds":T')

@@ -110,25 +110,18 @@ def beliefs(info: InfoSet, observer: Observer | None = None, voids: dict | None 
     groups, free = info.groups, info.free
     histories = count_worlds(groups, free)
     deals = count_deals(info)
-    weighted = None
-    if weighting == "inference":
-        weighted = WorldTable(info, tile_factors(info, TileModel())).marginals()
+    factors = tile_factors(info, TileModel()) if weighting == "inference" else None
+    # One forward pass over the sampler's programme gives every tile's chances at once: the
+    # walk draws each history with its weight, so its marginals are the chances (exact up to
+    # float rounding; tests/test_beliefs.py counts them tile by tile against it).
+    weighted = WorldTable(info, factors).marginals()
 
     def chances(bits: int) -> dict:
-        """tile -> the share of the histories in which it is in a group of mask `bits`."""
-        if weighted is not None:
-            owners = {groups[i].owner for i in range(len(groups)) if bits >> i & 1}
-            return {t: p for t, by in weighted.items()
-                    if (p := sum(by.get(o, 0.0) for o in owners)) > 0}
-        out = {}
-        for i, (t, allowed) in enumerate(free):
-            if info.played_free >> t & 1 or not allowed & bits:
-                continue
-            only = free[:i] + ((t, allowed & bits),) + free[i + 1:]
-            n = count_worlds(groups, only)
-            if n:
-                out[t] = n / histories
-        return out
+        """tile -> the share of the (weighted) histories in which it is in a group of mask
+        `bits`."""
+        owners = {groups[i].owner for i in range(len(groups)) if bits >> i & 1}
+        return {t: p for t, by in weighted.items()
+                if (p := sum(by.get(o, 0.0) for o in owners)) > 0}
 
     holders = []
     for seat in sorted({g.owner for g in groups if g.owner != RESERVE}):

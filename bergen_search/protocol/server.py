@@ -265,7 +265,7 @@ class EngineServer:
             self.slots[i] = q
         self.lock.notify_all()
 
-    def _search_args(self, c, unit_default=None):
+    def _search_args(self, c):
         """The checked algorithm and settings of a query (unknown ones fail here, at once)."""
         from ..search.api import resolve
         f = c.fields

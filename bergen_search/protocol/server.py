@@ -162,7 +162,7 @@ class EngineServer:
     # ---- the commands answered at once ----------------------------------------------------
     def cmd_hello(self, c):
         from ..search import backend, registry
-        from ..search.api import resolve
+        from ..search.registry import resolve
         algorithms = {}
         for name in registry.names():
             alg, settings = resolve(name, {})
@@ -267,7 +267,7 @@ class EngineServer:
 
     def _search_args(self, c):
         """The checked algorithm and settings of a query (unknown ones fail here, at once)."""
-        from ..search.api import resolve
+        from ..search.registry import resolve
         f = c.fields
         resolve(f["algorithm"], f["settings"])
         return f["algorithm"], dict(f["settings"])

@@ -263,14 +263,16 @@ def test_best_fields():
 
 def test_engine_bestmove_is_the_best_document():
     """FORMATS.md: the engine's `bestmove` is `bergen best --json`'s document with `type`,
-    `id` and `stopped` added (here an infinite search that `quit` stops)."""
-    lines = bergen("engine", input="\n".join([
-        json.dumps({"cmd": "position", "game": json.loads(ex_text("decision.json"))}),
-        json.dumps({"cmd": "go", "infinite": True, "info": 0, "id": 7,
-                    "settings": {"endgame": False}}),
-        json.dumps({"cmd": "quit"})]) + "\n").splitlines()
-    doc = json.loads(lines[-1])
-    assert (doc.pop("type"), doc.pop("id"), doc.pop("stopped")) == ("bestmove", 7, True)
+    `id`, `stopped` and `terminated` added (here a search that `terminate` ended)."""
+    from bergen_search.protocol.client import EngineProcess
+    with EngineProcess.start(timeout=60) as engine:
+        with engine.analysis(ex_text("decision.json"), settings={"endgame": False},
+                             report_every=0.01) as stream:
+            next(stream)
+            doc = stream.stop()
+    assert (doc.pop("type"), doc.pop("stopped"), doc.pop("terminated")) == \
+        ("bestmove", True, True)
+    doc.pop("id")
     check_documents("`bergen best --json`", [doc], every_field=False)
 
 

@@ -1,9 +1,9 @@
-"""`bergen engine` (engine_protocol.py, docs/PROTOCOL.md), driven by its own client
+"""`bergen engine` (protocol/server.py, docs/PROTOCOL.md), driven by its own client
 (client.EngineProcess), and the search hooks it stands on (`search(stop=, on_info=)`).
 
 - a session of several positions given every way (string, record, position, objects), each
   answered as `bergen best --json` answers it for the same seed and budget, every algorithm;
-- `stop` during an infinite search answers with the best so far, and the search stops at its
+- `stop` (and `terminate`) during an infinite search answers with the best so far, and the search stops at its
   next slice (STOP_SLICE_SECONDS, 10 ms: the latency bound is by construction, measured in
   benchmarks/bench_engine.py, never asserted on a clock here);
 - malformed lines get an `error` line and the engine keeps running (a table, and a fuzz of
@@ -47,7 +47,7 @@ DECISION = open("examples/decision.json", encoding="utf-8").read()
 PARTIAL = open("examples/partial.json", encoding="utf-8").read()
 POSITION = open("examples/position.json", encoding="utf-8").read()
 #: Fields that differ between runs (wall time) or only exist on the wire.
-VOLATILE = ("seconds", "type", "id", "stopped", "version")
+VOLATILE = ("seconds", "type", "id", "stopped", "terminated", "version")
 
 
 def best_json(game_text, *args):
@@ -109,15 +109,17 @@ def test_play_returns_the_move(engine):
     assert stable(again.info) == stable(result.info)      # the same seed, the same answer
 
 
-def test_info_lines_while_searching(engine):
+def test_partial_answers_while_searching(engine):
     seen = []
-    doc = engine.analyse(STRING, Limits(iterations=100_000), seed=1, on_info=seen.append,
-                         info_every=0.01)
-    assert seen, "no info line during a search of 100,000 iterations"
+    doc = engine.analyse(STRING, Limits(iterations=100_000), seed=1, on_partial=seen.append,
+                         report_every=0.01)
+    assert seen, "no partial answer during a search of 100,000 iterations"
     for info in seen:
-        assert info["type"] == "info" and info["iterations"] > 0 and info["speed"] > 0
+        assert info["type"] == "partial" and info["iterations"] > 0
         assert info["best"] == info["moves"][0]["move"]
         assert {"move", "value", "stderr", "visits"} <= set(info["moves"][0])
+        for row in info["moves"]:               # a figure never measured is null, not 0.0
+            assert (row["value"] is None) == (row["visits"] == 0)
     counts = [i["iterations"] for i in seen]
     assert counts == sorted(counts) and counts[-1] <= doc["iterations"] == 100_000
     plain = engine.analyse(STRING, Limits(iterations=100_000), seed=1)
@@ -125,7 +127,7 @@ def test_info_lines_while_searching(engine):
 
 
 def test_stop_during_an_infinite_search(engine):
-    with engine.analysis(STRING, info_every=0.01) as analysis:
+    with engine.analysis(STRING, report_every=0.01) as analysis:
         infos = []
         for info in analysis:
             infos.append(info)
@@ -133,6 +135,7 @@ def test_stop_during_an_infinite_search(engine):
                 break
         best = analysis.stop()
     assert best["type"] == "bestmove" and best["stopped"] is True and best["interrupted"]
+    assert best["terminated"] is True           # the stream's stop terminates its query
     assert best["iterations"] >= infos[-1]["iterations"] > 0
     assert best["best"] in [m["move"] for m in best["moves"]]
     assert best["moves"][0]["visits"] > 0
@@ -142,16 +145,17 @@ def test_stop_during_an_infinite_search(engine):
 
 def test_an_infinite_search_holds_its_answer_until_stop(engine):
     """Past its cap an infinite search waits for stop, as UCI's go infinite does."""
-    analysis = engine.analysis(STRING, Limits(iterations=3000), info_every=0)
+    analysis = engine.analysis(STRING, Limits(iterations=3000), report_every=0)
     assert analysis.wait()["iterations"] == 3000        # a budget: it answers by itself
     engine.position(STRING)
-    ident = engine._send({"cmd": "go", "infinite": True, "iterations": 3000, "info": 0})
+    ident = engine._send({"cmd": "go", "infinite": True, "iterations": 3000})
     engine.ping()                                       # answered while the answer is held
     with pytest.raises(EngineTimeout):
         engine._await(ident, "bestmove", timeout=0.3)   # nothing before stop
     engine._send({"cmd": "stop"})
     held = engine._await(ident, "bestmove")
-    assert held["iterations"] == 3000 and held["stopped"] is False   # it ran to its cap
+    assert held["iterations"] == 3000 and held["interrupted"] is False   # ran to its cap
+    assert held["stopped"] is True and held["terminated"] is False
     assert held["moves"] == best_json(STRING, "--iterations", "3000")["moves"]
 
 
@@ -205,6 +209,7 @@ def test_hooks_leave_the_answer_unchanged():
 
 def test_show_through_the_engine(engine):
     doc = engine.show(PARTIAL)
+    assert engine.beliefs(PARTIAL).p_hold[1] == doc["seats"][0]["p_hold"]
     res = CliRunner().invoke(main, ["show", "-", "--json"], input=PARTIAL, prog_name="bergen")
     want = json.loads(res.stdout)
     assert {k: v for k, v in doc.items() if k not in VOLATILE} == \
@@ -219,21 +224,22 @@ BAD_LINES = [
     ('{"cmd": 5}', 'a JSON object with "cmd"'),
     ('{"cmd": "fly", "id": "x"}', "unknown command 'fly'"),
     ('{"cmd": "isready", "cmd": "go"}', "duplicate key 'cmd'"),
-    ('{"cmd": "position"}', 'position needs "game"'),
+    ('{"cmd": "position"}', "position needs 'game'"),
     ('{"cmd": "position", "game": 7}', "'game' must be"),
     ('{"cmd": "position", "game": "bergen1/2/4,7/0/0-3"}', "position string: it has 5 parts"),
     ('{"cmd": "position", "game": {"format": "bergen-record/1"}}', "no 'rounds' field"),
     ('{"cmd": "position", "game": "x", "depth": 3}', "unknown field 'depth'"),
-    ('{"cmd": "go", "iterations": 0}', "'iterations' must be an integer 1.."),
-    ('{"cmd": "go", "iterations": 100, "time": -1}', "'time' must be a positive number"),
+    ('{"cmd": "go", "iterations": 0}', "'iterations' must be an integer from 1 to"),
+    ('{"cmd": "go", "iterations": 100, "time": -1}', "'time' must be a number of seconds"),
     ('{"cmd": "go", "infinite": true, "time": 1}', "takes no time limit"),
     ('{"cmd": "go", "infinite": "yes"}', "'infinite' must be true or false"),
     ('{"cmd": "go", "algorithm": "alphabeta"}', "algorithm must be one of"),
     ('{"cmd": "go", "settings": {"depth": 3}}', "ismcts has no setting 'depth'"),
     ('{"cmd": "go", "settings": {"playout": "clever"}}', "playout must be one of"),
-    ('{"cmd": "go", "objective": "fun"}', "'objective' must be points or match"),
+    ('{"cmd": "go", "objective": "fun"}', "'objective' must be one of points, match"),
     ('{"cmd": "go", "seed": -1}', "'seed' must be an integer"),
-    ('{"cmd": "go", "info": "often"}', "'info' must be seconds"),
+    ('{"cmd": "go", "report_every": "often"}', "'report_every' must be a number of seconds"),
+    ('{"cmd": "go", "info": 0.1}', "go: unknown field 'info'"),
     ('{"cmd": "go", "nodes": 5}', "go: unknown field 'nodes'"),
 ]
 
@@ -250,20 +256,18 @@ def test_malformed_lines_get_an_error_and_the_engine_keeps_running(engine):
         engine.position("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-9/4,5/14")
     with pytest.raises(EngineError, match="the lead is forced"):
         engine.analyse("bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", Limits(iterations=10))
-    # a command that needs a quiet engine, sent during a search
-    with engine.analysis(STRING, info_every=0) as analysis:
-        for line, message in [('{"cmd": "position", "game": "%s"}' % STRING,
-                               "a search is running: send stop before position"),
-                              ('{"cmd": "go"}', "a search is running: send stop before go")]:
-            engine.process.stdin.write(line + "\n")
-            engine.process.stdin.flush()
+    # a query whose id is already in flight
+    with engine.analysis(STRING, report_every=0) as analysis:
+        line = '{"cmd": "go", "id": "%s"}' % analysis.ident
+        engine.process.stdin.write(line + "\n")
+        engine.process.stdin.flush()
         best = analysis.stop()
     assert best["stopped"]
     engine.ping()
 
 
 def test_the_client_refuses_a_second_search_while_one_streams(engine):
-    with engine.analysis(STRING, info_every=0):
+    with engine.analysis(STRING, report_every=0):
         with pytest.raises(EngineError, match="still running"):
             engine.play(STRING, Limits(iterations=10))
     assert engine.play(STRING, Limits(iterations=10)).move
@@ -298,10 +302,13 @@ def command_lines(draw):
     kind = draw(st.sampled_from(["command", "text"]))
     if kind == "text":
         return draw(st.text(max_size=40))
-    cmd = {"cmd": draw(st.sampled_from(list(COMMANDS[:-1]) + ["fly"]))}
+    cmd = {"cmd": draw(st.sampled_from([c for c in COMMANDS if c != "quit"] + ["fly"]))}
     for key in draw(st.lists(st.sampled_from(["game", "iterations", "time", "infinite", "seed",
-                                              "algorithm", "objective", "settings", "info",
-                                              "id", "x"]), max_size=4, unique=True)):
+                                              "algorithm", "objective", "settings",
+                                              "report_every", "priority", "beliefs",
+                                              "queries", "all", "record", "seats", "rounds",
+                                              "weighting", "id", "x"]), max_size=4,
+                             unique=True)):
         cmd[key] = draw(_json_values | st.sampled_from([STRING, 50, 0.05, "expectimax"]))
     return json.dumps(cmd)
 
@@ -315,13 +322,12 @@ def test_fuzz_the_command_reader(lines):
     server.handle_line('{"cmd": "position", "game": "%s"}' % STRING)
     for line in lines:
         assert server.handle_line(line) in (True, False)
-        server.cmd_stop({})
-        if server.thread is not None:
-            server.thread.join(10)
+        server.handle_line('{"cmd": "terminate", "all": true}')
+    server.close(wait=20)
     for line in out:
         doc = json.loads(line)
-        assert doc["type"] in {"hello", "readyok", "position", "info", "bestmove", "show",
-                               "error"}
+        assert doc["type"] in {"hello", "readyok", "position", "partial", "bestmove", "show",
+                               "decision", "analysis", "terminated", "error"}
         if doc["type"] == "error":
             assert isinstance(doc["error"], str) and "\n" not in doc["error"]
             assert "internal error" not in doc["error"], doc["error"]
@@ -343,7 +349,7 @@ def test_quit_exits_cleanly():
 @pytest.mark.slow     # the default run keeps `quit` during a search: the same way out
 def test_end_of_input_exits_cleanly_during_a_search():
     engine = EngineProcess.start()
-    engine.analysis(DECISION, info_every=0)
+    engine.analysis(DECISION, report_every=0)
     engine.process.stdin.close()
     assert engine.process.wait(30) == 0
     assert _stderr(engine) == ""
@@ -352,7 +358,7 @@ def test_end_of_input_exits_cleanly_during_a_search():
 @pytest.mark.slow
 def test_sigterm_exits_cleanly_during_a_search():
     engine = EngineProcess.start()
-    analysis = engine.analysis(DECISION, info_every=0.01)
+    analysis = engine.analysis(DECISION, report_every=0.01)
     assert analysis.next() is not None             # it is searching
     engine.process.send_signal(signal.SIGTERM)
     assert engine.process.wait(30) == 0
@@ -361,7 +367,7 @@ def test_sigterm_exits_cleanly_during_a_search():
 
 def test_quit_during_a_search():
     engine = EngineProcess.start()
-    engine.analysis(STRING, info_every=0)
+    engine.analysis(STRING, report_every=0)
     engine.process.stdin.write('{"cmd": "quit"}\n')
     engine.process.stdin.flush()
     assert engine.process.wait(30) == 0 and _stderr(engine) == ""

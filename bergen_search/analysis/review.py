@@ -46,6 +46,20 @@ DEFAULT_THRESHOLDS = {"points": THRESHOLDS,
 DECISION_ITERATIONS = 20000
 #: The same for an algorithm that counts worlds (expectimax).
 DEFAULT_WORLDS = 100
+
+
+def decision_limits(algorithm: str, settings: dict, iterations: int | None = None,
+                    seconds: float | None = None, memory_mb: int | None = None) -> Limits:
+    """The first search's limits of each decision: those given, else the default budget of
+    the engine's unit (scaled for the pure-Python fallback)."""
+    from ..search.registry import resolve
+    if iterations is None and seconds is None:
+        unit = resolve(algorithm, dict(settings))[0].unit
+        iterations = backend.SEARCH.budget(DECISION_ITERATIONS if unit == "iterations"
+                                           else DEFAULT_WORLDS)
+    return Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
+
+
 #: A loss is labelled only when its interval at this confidence lies within one label's band.
 CONFIDENCE = 0.99
 NORMAL_Q = Z95
@@ -340,8 +354,8 @@ def analyze(record, *, seats=None, decisions_total: int | None = None, **kwargs)
         result = _assemble(record, seats, held["settings"],
                            {**lists, "summary": summary, "forced": forced})
         result.interrupted = True
-        result.decisions_total = (count_decisions(record, seats) if decisions_total is None
-                                  else decisions_total)
+        result.decisions_total = (count_decisions(record, seats, kwargs.get("rounds"))
+                                  if decisions_total is None else decisions_total)
         raise Interrupted(result, n_decisions, result.decisions_total, "decisions") from None
 
 
@@ -360,10 +374,13 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
              algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
              thresholds: dict | None = None, recheck: int = 4,
              max_rechecks: int = MAX_RECHECKS, luck: bool = True, progress=None,
-             decisions_total: int | None = None, searcher=None, **settings) -> Analysis:
+             decisions_total: int | None = None, searcher=None, rounds=None,
+             on_decision=None, **settings) -> Analysis:
     """`analyze`'s work; `held` gets what it has gathered (`lists`, `settings`) and, before
     every step of the record, a snapshot of the counts (`step`), so that a Ctrl-C keeps the
-    steps finished."""
+    steps finished. `rounds`: the round indexes to analyse (default all);
+    `on_decision(decision, info, observer, round)` hears of each decision as it is judged,
+    with what its seat knew (the engine protocol streams them)."""
     limits = limits or Limits(iterations=backend.SEARCH.budget(DECISION_ITERATIONS))
     thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
     check_budget(limits, recheck, max_rechecks, algorithm, settings)
@@ -394,7 +411,7 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
             r, state = item.round, item.state
             rnd = record.rounds[r]
             known = [s for s in range(n) if rnd.hands[s] is not None
-                     and (seats is None or s in seats)]
+                     and (seats is None or s in seats) and (rounds is None or r in rounds)]
             observers = {s: Observer(record.rules, {s}, state) for s in known}
             pending_draw, first_seen, round_start = {}, set(), state.scores
             annotated.append([])
@@ -457,6 +474,8 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
                                                     res.info.get("sides", {}).get(dec.played))
                         hands[-1][step.event] = info.hand
                         decisions.append(dec)
+                        if on_decision is not None:
+                            on_decision(dec, info, obs, r)
                         sm = summary[s]
                         sm.decisions += 1
                         sm.total_loss += max(dec.loss, 0.0)
@@ -535,11 +554,12 @@ def _side_values(rules, seat, value, objective, gains=None):
     return None
 
 
-def count_decisions(record, seats=None) -> int:
+def count_decisions(record, seats=None, rounds=None) -> int:
     """Plays with a choice, for the progress bar (counted without searching)."""
     n = 0
     for step in walk(record):
         if (step.action < DRAW and step.before.led
+                and (rounds is None or step.round in rounds)
                 and record.rounds[step.round].hands[step.seat] is not None
                 and (seats is None or step.seat in seats)
                 and len(step.before.legal_moves() if step.before.fully_known else [0, 0]) > 1):

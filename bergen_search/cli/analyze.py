@@ -18,12 +18,12 @@ from ..analysis.review import (
     check_budget,
     count_decisions,
     journal_searcher,
+    decision_limits,
     label_thresholds,
 )
 from ..errors import BergenError
 from ..formats.record_io import load_records
 from ..search import backend
-from ..search.api import Limits, resolve
 from ..views import report
 from .longrun import LongRun
 from .options import (
@@ -125,12 +125,9 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
             if s >= rec.rules.players:
                 raise click.BadParameter(f"seat {s} does not exist with {rec.rules.players} "
                                          f"players", param_hint="--seat")
-    if iterations is None and seconds is None:
-        iterations = backend.SEARCH.budget(
-            DECISION_ITERATIONS if resolve(algorithm, settings)[0].unit == "iterations"
-            else DEFAULT_WORLDS)
+    limits = decision_limits(algorithm, settings, iterations, seconds, memory_mb)
+    iterations = limits.iterations
     search_note()
-    limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
     check_budget(limits, recheck, max_rechecks, algorithm, settings)
     if html_path is not None:
         check_writable(html_path, "--html")

@@ -10,12 +10,16 @@ from .output import search_note
 
 
 @click.command()
-def engine():
-    """Run the engine on standard input and output: one JSON object per line, in the manner
-    of UCI (docs/PROTOCOL.md). Commands: isready, position, go, stop, show, hello, quit.
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Queries run at once (threads); the others wait in the queue.")
+def engine(workers):
+    """Run the engine on standard input and output: one JSON object per line
+    (docs/PROTOCOL.md). Commands: hello, isready, position, go, analyze, stop, terminate,
+    show, quit.
 
-    It answers every command on standard output; a malformed line gets an error line and the
-    engine keeps running. It exits cleanly on quit, at the end of its input and on SIGTERM.
+    Queries (go, analyze) carry an id, wait in a queue and answer with partial lines, then
+    exactly one final line; a malformed line gets an error line and the engine keeps
+    running. It exits cleanly on quit, at the end of its input, on SIGTERM and on SIGHUP.
     """
     search_note()
-    return serve(sys.stdin, sys.stdout)
+    return serve(sys.stdin, sys.stdout, workers=workers)

@@ -6,7 +6,9 @@ The voids come from the proofs the `Observer` keeps (a draw or a pass at ends (x
 whole hand is free of x and y then, and stays so until the seat draws on a later turn); for a
 position without history they are the ones it lists. The chances are over the consistent
 histories, each equally likely under a uniform shuffle (what the sampler draws, before
-inference weighs them).
+inference weighs them); with `weighting="inference"`, over the same histories weighted by what
+the other seats' plays say about their hands (`inference.TileModel`, as the searches'
+`inference` setting weighs them), computed from the sampler's table (`WorldTable.marginals`).
 
 >>> from bergen_search.formats.game import load
 >>> game = load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14")
@@ -19,8 +21,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..game.tiles import tile_str
+from ..errors import BergenError
+from .inference import TileModel, tile_factors
 from .infoset import RESERVE, InfoSet, Observer, lead_forbidden
-from .sampler import count_deals, count_worlds
+from .sampler import WorldTable, count_deals, count_worlds
+
+#: How the hidden tiles' chances are weighed: every consistent history alike, or by the
+#: inference model.
+WEIGHTINGS = ("uniform", "inference")
+#: A chance within this of 1 (of 0) is certain (impossible): the forward pass sums floats.
+SURE = 1 - 1e-9
 
 
 @dataclass(frozen=True)
@@ -77,27 +87,48 @@ class Beliefs:
     deals: int
     histories: int
     lead: tuple | None
+    weighting: str = "uniform"
+
+    def to_json(self) -> dict:
+        """The chances alone (the engine protocol's `beliefs`): the weighting, the counts,
+        and `p_hold` for each other seat and the reserve."""
+        return {"weighting": self.weighting, "deals": self.deals,
+                "histories": self.histories,
+                "seats": [{"seat": h.seat, "hand_size": h.size,
+                           "p_hold": h.to_json()["p_hold"]} for h in self.seats],
+                "reserve": {"size": self.reserve.size,
+                            "p_hold": self.reserve.to_json()["p_hold"]}}
 
 
 def beliefs(info: InfoSet, observer: Observer | None = None, voids: dict | None = None,
-            round_index: int | None = None) -> Beliefs:
+            round_index: int | None = None, weighting: str = "uniform") -> Beliefs:
     """What the seat of `info` knows. `observer`: the `Observer` that built `info` from a
     record (its proofs give each void's event; `round_index`, the round they are in); without
-    one, `voids` {seat: numbers} are the position's given voids."""
+    one, `voids` {seat: numbers} are the position's given voids. `weighting`: "uniform"
+    (each history alike, counted exactly) or "inference" (weighted by the model)."""
+    if weighting not in WEIGHTINGS:
+        raise BergenError(f"the weighting must be one of {', '.join(WEIGHTINGS)}, got "
+                          f"{weighting!r}")
     groups, free = info.groups, info.free
     histories = count_worlds(groups, free)
     deals = count_deals(info)
+    factors = tile_factors(info, TileModel()) if weighting == "inference" else None
+    # One forward pass over the sampler's programme gives every tile's chances at once: the
+    # walk draws each history with its weight, so its marginals are the chances (exact up to
+    # float rounding; tests/test_beliefs.py counts them tile by tile against it).
+    weighted = WorldTable(info, factors).marginals()
 
     def chances(bits: int) -> dict:
-        """tile -> the share of the histories in which it is in a group of mask `bits`."""
+        """tile -> the share of the (weighted) histories in which it is in a group of mask
+        `bits`."""
+        owners = {groups[i].owner for i in range(len(groups)) if bits >> i & 1}
         out = {}
-        for i, (t, allowed) in enumerate(free):
-            if info.played_free >> t & 1 or not allowed & bits:
-                continue
-            only = free[:i] + ((t, allowed & bits),) + free[i + 1:]
-            n = count_worlds(groups, only)
-            if n:
-                out[t] = n / histories
+        for t, by in weighted.items():
+            p = sum(by.get(o, 0.0) for o in owners)
+            if p > SURE:
+                out[t] = 1.0                # certain: float sums may miss 1 by an ulp or two
+            elif p > 1 - SURE:
+                out[t] = p
         return out
 
     holders = []
@@ -116,4 +147,4 @@ def beliefs(info: InfoSet, observer: Observer | None = None, voids: dict | None 
     if observer is not None and observer.lead is not None:
         seat, tile = observer.lead
         lead = (seat, tile, lead_forbidden(info.rules, tile) & info.unknown)
-    return Beliefs(holders, reserve, deals, histories, lead)
+    return Beliefs(holders, reserve, deals, histories, lead, weighting)

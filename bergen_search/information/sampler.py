@@ -37,6 +37,7 @@ checks the programme against a brute force through the rules engine):
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..errors import BergenError
@@ -84,6 +85,23 @@ def _merge_groups(groups, free, factors=None):
                 m |= 1 << merged_of[g]
         allowed.append(m)
     return [tuple(x) for x in merged], allowed, merged_of
+
+
+def _split_ways(groups, merged_of) -> int:
+    """The histories behind each world of merged groups: a merged group's tiles may be split
+    among its groups in (sum of capacities)! / (product of capacity!) ways, the same for every
+    world (its tiles enter those groups alike)."""
+    ways = 1
+    members = {}
+    for g, m in enumerate(merged_of):
+        members.setdefault(m, []).append(groups[g].capacity)
+    for caps in members.values():
+        if len(caps) > 1:
+            n = math.factorial(sum(caps))
+            for c in caps:
+                n //= math.factorial(c)
+            ways *= n
+    return ways
 
 
 #: A programme state packs the capacity left in each group, this many bits a group.
@@ -145,19 +163,22 @@ def _programme(caps, allowed, weight=None):
 
 
 def count_worlds(groups, free) -> int:
-    """The number of ways to deal the free tiles into the groups (0: an impossible history)."""
-    merged, allowed, _ = _merge_groups(groups, free)
+    """The number of ways to deal the free tiles into the groups (0: an impossible history):
+    the histories, each group (epoch) told apart from the others."""
+    merged, allowed, merged_of = _merge_groups(groups, free)
     caps = [c for _, c in merged]
     if sum(caps) != len(free) or min(caps, default=0) < 0:
         return 0
-    return _programme(caps, allowed)[0][_pack(caps)]
+    return _programme(caps, allowed)[0][_pack(caps)] * _split_ways(groups, merged_of)
 
 
 class WorldTable:
     """The counting programme of an information set, flattened for the walk.
 
     Node 0 is the root; node `v` has options `opt_start[v] .. opt_start[v+1]-1`, each a group,
-    a child node and a cumulative weight (float). `total` is the exact number of worlds.
+    a child node and a cumulative weight (float). `total` is the exact number of its worlds
+    (groups that every free tile may enter alike are one group here); `histories`, the
+    number of histories they stand for (`count_worlds`: each epoch told apart).
 
     `factors` ({tile: factor per group of `info.groups`}, from `inference.tile_factors`)
     weighs the worlds: a world is drawn with probability proportional to the product of its
@@ -184,6 +205,7 @@ class WorldTable:
         counts = _programme(caps, allowed)
         root = (0, _pack(caps))
         self.total = counts[0][root[1]]
+        self.histories = self.total * _split_ways(info.groups, self.merged_of)
         if self.total == 0:
             raise BergenError("impossible position: no deal of the hidden tiles is consistent "
                               "with everything this seat has seen")
@@ -263,6 +285,33 @@ class WorldTable:
     def sample(self, rng: Rng) -> World:
         """One world, uniformly among the consistent ones, with a uniform reserve order."""
         return self._world(self.walk(rng), rng)
+
+    def marginals(self) -> dict:
+        """{tile: {owner: probability}} for every free tile not yet played: the chance that
+        the walk (`sample`) puts it with each owner (a seat, or `RESERVE`), exactly: one pass
+        forward over the programme, each node's chance of being reached times its options'
+        shares. With factors these are the weighted chances; without, the shares of the
+        histories (`tile_chances` counts the same from the rules' side)."""
+        reach = [0.0] * self.n_nodes
+        reach[0] = 1.0
+        found = [dict() for _ in self.tiles]
+        level_of = [0] * self.n_nodes
+        for node in range(self.n_nodes):
+            lo, hi = self.opt_start[node], self.opt_start[node + 1]
+            if lo == hi or reach[node] == 0.0:
+                continue
+            i = level_of[node]
+            total, prev = self.opt_cum[hi - 1], 0.0
+            here = found[i]
+            for j in range(lo, hi):
+                p = reach[node] * (self.opt_cum[j] - prev) / total
+                prev = self.opt_cum[j]
+                child = self.opt_child[j]
+                reach[child] += p
+                level_of[child] = i + 1
+                owner = self.owners[self.opt_group[j]]
+                here[owner] = here.get(owner, 0.0) + p
+        return {t: found[i] for i, t in enumerate(self.tiles) if not self.is_played[i]}
 
     def enumerate(self):
         """Every distinct world (hands and reserve contents) with its weight: the number of

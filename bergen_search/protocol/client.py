@@ -8,23 +8,28 @@
 ...                          Limits(iterations=20000), seed=1)
 ...     print(result.move, result.value)
 ...     with engine.analysis(open("examples/decision.json").read()) as analysis:
-...         for info in analysis:
-...             if info["iterations"] > 200_000:
+...         for partial in analysis:
+...             if partial["iterations"] > 200_000:
 ...                 break
 ...     print(analysis.stop()["best"])
+...     for decision in engine.analyze_game(open("examples/match.json").read()):
+...         print(decision.seat, decision.played, decision.label)
 
 `play` returns a `PlayResult` (the move, its value and standard error, and the whole
 `bestmove` document in `info`); `analyse` returns the `bestmove` document (`bergen best
---json`'s); `analysis` streams the `info` lines of a search (infinite unless limits are given)
-until `stop()`. A game is a position string, a `bergen-record/1` or `bergen-position/1` (a
-dict, or its JSON text), or a `record.Record` or `position.Position`.
+--json`'s); `analysis` streams the partial answers of a search (infinite unless limits are
+given) until `stop()`; `analyze_game` streams a record's `Decision`s, then its whole analysis
+(`bergen analyze --json`'s); `beliefs` gives where the hidden tiles are. A game is a position
+string, a `bergen-record/1` or `bergen-position/1` (a dict, or its JSON text), or a
+`record.Record` or `position.Position`.
 
 Timeouts: every wait for an answer is bounded by `timeout` seconds (the constructor's, or a
 call's), past the search's own time limit when it has one; a search with an iteration budget
 only is waited for as long as it takes, unless the call gives `timeout`. An engine that dies
-raises `EngineTerminated`; one that does not answer in time `EngineTimeout` (after it was
-asked to stop); an `error` line from the engine `EngineError`. An `EngineProcess` runs one
-search at a time and is not meant to be shared between threads (start one per thread).
+raises `EngineTerminated`; one that does not answer in time `EngineTimeout` (after its query
+was terminated); an `error` line from the engine `EngineError`. An `EngineProcess` waits for
+one query at a time and is not meant to be shared between threads (start one per thread, or
+speak the protocol's queue directly).
 """
 from __future__ import annotations
 
@@ -39,8 +44,8 @@ from dataclasses import dataclass, field
 
 from ..errors import BergenError
 
-__all__ = ["EngineProcess", "PlayResult", "AnalysisStream", "EngineError", "EngineTerminated",
-           "EngineTimeout"]
+__all__ = ["EngineProcess", "PlayResult", "AnalysisStream", "GameAnalysis", "Decision",
+           "Beliefs", "EngineError", "EngineTerminated", "EngineTimeout"]
 
 
 class EngineError(BergenError):
@@ -84,20 +89,28 @@ def _game_object(game):
                     f"Record or Position), not {type(game).__name__}")
 
 
-def _go_command(limits, seed, algorithm, objective, settings, info_every, infinite=False):
-    cmd = {"cmd": "go", "seed": seed, "algorithm": algorithm, "objective": objective}
+def _query(cmd: str, limits, seed, algorithm, objective, settings, **extra) -> dict:
+    """A `go` or `analyze` command line: the search's fields, then `extra`'s that are set."""
+    out = {"cmd": cmd, "seed": seed, "algorithm": algorithm, "objective": objective}
     if settings:
-        cmd["settings"] = dict(settings)
+        out["settings"] = dict(settings)
     if limits is not None:
         if limits.iterations is not None:
-            cmd["iterations"] = limits.iterations
+            out["iterations"] = limits.iterations
         if limits.time is not None:
-            cmd["time"] = limits.time
-    if infinite:
-        cmd["infinite"] = True
-    if info_every is not None:
-        cmd["info"] = info_every
-    return cmd
+            out["time"] = limits.time
+    out.update({k: v for k, v in extra.items() if v is not None and v is not False})
+    return out
+
+
+def _wait_for(limits, timeout, default):
+    """How long to wait for a search's final answer: the call's `timeout`, else its time
+    limit and the engine's timeout, else as long as it takes."""
+    if timeout is not None:
+        return timeout
+    if limits is not None and limits.time is not None:
+        return limits.time + default
+    return float("inf")
 
 
 class EngineProcess:
@@ -238,29 +251,37 @@ class EngineProcess:
         return self._request({"cmd": "position", "game": _game_object(game)}, "position",
                              timeout)
 
-    def show(self, game=None, timeout=None) -> dict:
-        """What the seat to move knows (`bergen show --json`), of `game` or the last one."""
+    def show(self, game=None, weighting: str = "uniform", timeout=None) -> dict:
+        """What the seat to move knows (`bergen show --json`), of `game` or the last position
+        set; `weighting` as `bergen show --weighting`."""
+        cmd = {"cmd": "show", "weighting": weighting}
         if game is not None:
-            self.position(game, timeout)
-        return self._request({"cmd": "show"}, "show", timeout)
+            cmd["game"] = _game_object(game)
+        return self._request(cmd, "show", timeout)
+
+    def beliefs(self, game=None, weighting: str = "uniform", timeout=None) -> "Beliefs":
+        """Where the hidden tiles are, as the seat to move of `game` (or of the last
+        position) sees them: `Beliefs.p_hold[seat][tile]`, the reserve's under None."""
+        return Beliefs.from_json(self.show(game, weighting, timeout))
 
     def analyse(self, game, limits=None, *, seed: int = 0, algorithm: str = "ismcts",
-                objective: str = "points", settings=None, timeout=None, on_info=None,
-                info_every=None) -> dict:
+                objective: str = "points", settings=None, timeout=None, on_partial=None,
+                report_every: float = 0.1, beliefs=None, priority: int = 0) -> dict:
         """Search `game` with `limits` (a `search.Limits`; None: the algorithm's default
-        budget) and return the `bestmove` document, as `bergen best --json` prints it.
-        `on_info` is called with each `info` line."""
-        self.position(game, timeout)
-        ident = self._send(_go_command(limits, seed, algorithm, objective, settings,
-                                       info_every if on_info is not None else 0))
-        if timeout is None:
-            timeout = (limits.time + self.timeout if limits is not None and
-                       limits.time is not None else float("inf"))
+        budget) and return the `bestmove` document, as `bergen best --json` prints it (with
+        `beliefs`, true or a weighting, the beliefs too). `on_partial` is called with each
+        partial answer, every `report_every` seconds."""
+        self._free()
+        ident = self._send(_query("go", limits, seed, algorithm, objective, settings,
+                                  game=_game_object(game), beliefs=beliefs,
+                                  priority=priority or None,
+                                  report_every=report_every if on_partial else None))
         try:
-            return self._await(ident, "bestmove", timeout, on_info)
+            return self._await(ident, "bestmove", _wait_for(limits, timeout, self.timeout),
+                               on_partial)
         except EngineTimeout:
-            self._send({"cmd": "stop"})
-            self._await(ident, "bestmove", self.timeout, on_info)
+            self._send({"cmd": "terminate", "queries": [ident]})
+            self._await(ident, "bestmove", self.timeout, on_partial)
             raise
 
     def play(self, game, limits=None, **kwargs) -> PlayResult:
@@ -269,15 +290,30 @@ class EngineProcess:
         return PlayResult(doc["best"], doc.get("value"), doc.get("stderr"), doc)
 
     def analysis(self, game, limits=None, *, seed: int = 0, algorithm: str = "ismcts",
-                 objective: str = "points", settings=None, info_every: float = 0.1,
+                 objective: str = "points", settings=None, report_every: float = 0.1,
                  timeout=None) -> "AnalysisStream":
-        """Start a search of `game` and stream its `info` lines: without `limits` it runs
+        """Start a search of `game` and stream its partial answers: without `limits` it runs
         until `stop()` (infinite). Use it as a context manager (leaving it stops the search),
-        iterate it for the info lines, and `stop()` or `wait()` for the `bestmove`."""
-        self.position(game, timeout)
-        ident = self._send(_go_command(limits, seed, algorithm, objective, settings,
-                                       info_every, infinite=limits is None))
+        iterate it for the partial answers, and `stop()` or `wait()` for the `bestmove`."""
+        self._free()
+        ident = self._send(_query("go", limits, seed, algorithm, objective, settings,
+                                  game=_game_object(game), report_every=report_every,
+                                  infinite=limits is None))
         self._stream = AnalysisStream(self, ident, timeout)
+        return self._stream
+
+    def analyze_game(self, record, limits=None, *, seats=None, rounds=None, seed: int = 0,
+                     algorithm: str = "ismcts", objective: str = "points", settings=None,
+                     beliefs=None, timeout=None) -> "GameAnalysis":
+        """Review a whole record (`bergen analyze`): iterate the result for each decision as
+        it is judged (`Decision`s); `.analysis` is then the whole document, as `bergen
+        analyze --json` prints it. `terminate()` ends it early (the decisions judged are
+        kept). `limits`: each decision's first search (None: analyze's default)."""
+        self._free()
+        ident = self._send(_query("analyze", limits, seed, algorithm, objective, settings,
+                                  record=_game_object(record), seats=seats, rounds=rounds,
+                                  beliefs=beliefs))
+        self._stream = GameAnalysis(self, ident, timeout)
         return self._stream
 
     def quit(self, timeout=None) -> int:
@@ -322,14 +358,17 @@ class EngineProcess:
 
 
 class AnalysisStream:
-    """A search in progress (`EngineProcess.analysis`): iterate it for the `info` lines (the
-    iteration ends with the search); `info` is the latest one, `stop()` asks for the answer
-    at once and returns the `bestmove` document, `wait()` waits for it."""
+    """A search in progress (`EngineProcess.analysis`): iterate it for the partial answers
+    (the iteration ends with the search); `partial` is the latest one, `stop()` asks for the
+    answer at once (terminating this query only) and returns the `bestmove` document,
+    `wait()` waits for it."""
+
+    partial_type, final_type = "partial", "bestmove"
 
     def __init__(self, engine: EngineProcess, ident: str, timeout=None):
         self.engine, self.ident = engine, ident
         self.timeout = engine.timeout if timeout is None else timeout
-        self.info = None
+        self.partial = None
         self.best = None
 
     def _take(self, deadline):
@@ -338,15 +377,18 @@ class AnalysisStream:
             if line.get("id") != self.ident:
                 continue
             kind = line.get("type")
-            if kind == "info":
-                self.info = line
-                return line
-            if kind == "bestmove":
+            if kind == self.partial_type:
+                self.partial = line
+                return self._partial(line)
+            if kind == self.final_type:
                 self._finish(line)
-            elif kind == "error":
+            elif kind == "error" and not line.get("in_flight"):
                 self._finish(None)
                 raise EngineError(line.get("error", "the engine reported an error"))
         return None
+
+    def _partial(self, line):
+        return line
 
     def _finish(self, best):
         self.best = best if best is not None else {}
@@ -354,32 +396,34 @@ class AnalysisStream:
     def __iter__(self):
         return self
 
-    def __next__(self) -> dict:
+    def __next__(self):
         line = self._take(None)
         if line is None:
             raise StopIteration
         return line
 
     def next(self, timeout=None):
-        """The next info line, or None once the search has answered; waits at most
+        """The next partial answer, or None once the query has answered; waits at most
         `timeout` seconds (the stream's timeout by default)."""
         timeout = self.timeout if timeout is None else timeout
         return self._take(time.monotonic() + timeout)
 
     def stop(self) -> dict:
-        """Ask the search to stop and return its `bestmove` document."""
+        """End this query at once (`terminate`) and return its final document."""
         if self.best is None:
-            self.engine._send({"cmd": "stop"})
+            self.engine._send({"cmd": "terminate", "queries": [self.ident]})
         return self.wait(self.timeout)
 
+    terminate = stop
+
     def wait(self, timeout=float("inf")) -> dict:
-        """The `bestmove` document, waiting at most `timeout` seconds for it."""
+        """The final document, waiting at most `timeout` seconds for it."""
         deadline = None if timeout == float("inf") else time.monotonic() + timeout
         while self.best is None:
             self._take(deadline)
         return self.best
 
-    def __enter__(self) -> "AnalysisStream":
+    def __enter__(self):
         return self
 
     def __exit__(self, *exc) -> None:
@@ -388,3 +432,54 @@ class AnalysisStream:
                 self.stop()
             except EngineError:
                 self._finish(None)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of `analyze_game`, as it is judged: `bergen analyze --json`'s decision
+    fields (`doc`), the move played and the best, the loss and its label (None: no error, or
+    borderline), and the seat's beliefs there when asked."""
+    index: int
+    seat: int
+    played: str
+    best: str
+    loss: float | None
+    label: str | None
+    doc: dict
+
+    @classmethod
+    def from_json(cls, line: dict) -> "Decision":
+        doc = {k: v for k, v in line.items() if k not in ("type", "id", "index")}
+        return cls(line["index"], line["seat"], line["played"], line["best"], line["loss"],
+                   line["label"], doc)
+
+
+class GameAnalysis(AnalysisStream):
+    """A whole record under review (`EngineProcess.analyze_game`): iterate it for the
+    `Decision`s as they are judged; `analysis` (or `wait()`) is then the whole document."""
+
+    partial_type, final_type = "decision", "analysis"
+
+    def _partial(self, line):
+        return Decision.from_json(line)
+
+    @property
+    def analysis(self) -> dict:
+        return self.wait()
+
+
+@dataclass(frozen=True)
+class Beliefs:
+    """Where the hidden tiles are (`EngineProcess.beliefs`): `p_hold` {seat: {tile: chance}},
+    the reserve's under None, by `weighting`, with the counts of consistent deals and
+    histories."""
+    weighting: str
+    p_hold: dict
+    deals: int
+    histories: int
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "Beliefs":
+        p = {h["seat"]: dict(h["p_hold"]) for h in doc["seats"]}
+        p[None] = dict(doc["reserve"]["p_hold"])
+        return cls(doc.get("weighting", "uniform"), p, doc["deals"], doc["histories"])

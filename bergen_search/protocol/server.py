@@ -1,108 +1,157 @@
 """`bergen engine`: a long-running engine that speaks JSON lines on standard input and
-output, in the manner of UCI (docs/PROTOCOL.md is the contract).
+output (docs/PROTOCOL.md is the contract; `schema.py` its commands and fields, written once).
 
 Each input line is one command, a JSON object with `cmd`; each output line is one JSON object
-with `type`. A command's `id`, if any, comes back in every line that answers it.
+with `type`. A command's `id` comes back in every line that answers it.
 
-    {"cmd": "hello"}                              -> {"type": "hello", "protocol", "version", ...}
-    {"cmd": "isready"}                            -> {"type": "readyok"}
-    {"cmd": "position", "game": G}                -> {"type": "position", "position", ...}
-    {"cmd": "go", "iterations": 20000, "seed": 1} -> {"type": "info", ...} ..., {"type": "bestmove", ...}
-    {"cmd": "stop"}                               -> the running search's bestmove, at once
-    {"cmd": "show"}                               -> {"type": "show", ...} (as `bergen show --json`)
-    {"cmd": "quit"}                               -> (the engine exits)
+`go` and `analyze` are *queries*: they wait in a queue (by `priority`, then in the order they
+came) and run one at a time on each of the engine's workers (threads: the compiled searches
+release the interpreter while they run). A query answers with partial lines while it runs
+(`partial` every `report_every` seconds for `go`; a `decision` line per decision judged for
+`analyze`) and exactly one final line (`bestmove`, `analysis`, or an `error`), whatever ends
+it: its budget, `stop`, `terminate`. Everything else is answered at once by the thread that
+reads the input, so `isready`, `stop` and `terminate` are heard while queries run.
 
-G is a `bergen-record/1` or `bergen-position/1` object, or a position string. `go` takes
-`iterations`, `time` (seconds), `infinite` (search until `stop`), `seed`, `algorithm`,
-`objective`, `settings` (the algorithm's, as `bergen best --set`) and `info` (seconds between
-info lines; 0 for none). The search runs in a thread, so `isready` and `stop` are answered
-while it runs; its `bestmove` is `bergen best --json`'s document (views.best_document), so the
-same seed and budget give the same answer as `bergen best`.
-
-A malformed line gets `{"type": "error", "error": ...}` and the engine keeps running. It exits
-with status 0 on `quit`, at the end of its input and on SIGTERM, stopping a running search.
+The engine exits with status 0 on `quit`, at the end of its input, on SIGTERM and on SIGHUP,
+having stopped every query and written nothing more; on Ctrl-C with 130.
 """
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
 import signal
 import threading
 import time
+from dataclasses import dataclass, field
+from functools import partial
 
 from .. import __version__
-from ..errors import BergenError, one_line
+from ..analysis.review import (
+    analyze,
+    check_budget,
+    decision_limits,
+    label_thresholds,
+)
+from ..errors import BergenError, Interrupted, one_line
+from ..formats.game import load
+from ..formats.jsondoc import parse_json
+from ..formats.notation import format_hand, format_line
+from ..formats.position_string import to_string
+from ..formats.record import parse_record
+from ..game.state import move_str
+from ..information.beliefs import beliefs as beliefs_of
+from ..search import backend, registry
+from ..search.api import Limits, root_moves, search
+from ..search.registry import resolve
+from ..views import report
+from ..views.search import best_document, measured_rows, move_text
+from ..views.show import knowledge
+from . import schema
+from .schema import COMMANDS, SchemaError
 
-PROTOCOL = "bergen-engine/1"
-COMMANDS = ("hello", "isready", "position", "go", "stop", "show", "quit")
+PROTOCOL = "bergen-engine/2"
 #: The iteration (or world) cap of an `infinite` search, which otherwise runs until `stop`:
 #: the tree grows about 140 MB per million ISMCTS iterations. `iterations` overrides it.
 INFINITE_CAP = 5_000_000
-#: Seconds between info lines while a search runs (`go`'s `info` overrides it).
-INFO_EVERY = 0.1
-_GO_FIELDS = ("cmd", "id", "iterations", "time", "infinite", "seed", "algorithm", "objective",
-              "settings", "info")
 
 
 class _Terminated(BaseException):
-    """SIGTERM, raised in the main thread where the engine reads its input."""
+    """SIGTERM or SIGHUP, raised in the main thread where the engine reads its input."""
 
 
-def _int_field(obj, name, minimum=0, maximum=2 ** 64 - 1):
-    v = obj.get(name)
-    if v is None:
-        return None
-    if not isinstance(v, int) or isinstance(v, bool) or not minimum <= v <= maximum:
-        raise BergenError(f"'{name}' must be an integer {minimum}..{maximum}, got {v!r}")
-    return v
+@dataclass(eq=False)
+class Query:
+    """A `go` or `analyze` in flight: its command, its order in the queue, what it works on,
+    its stop, and whether it was terminated, started and answered (once)."""
+    cmd: schema.Command
+    seq: int
+    work: object                       # the Game of a go, the Record of an analyze
+    stop: threading.Event = field(default_factory=threading.Event)
+    terminated: bool = False
+    started: bool = False
+    answered: bool = False
+    worker: int | None = None          # the worker it was handed to
+
+    @property
+    def final_type(self) -> str:
+        return "bestmove" if self.cmd.name == "go" else "analysis"
+
+    def __lt__(self, other):
+        return (-self.cmd.fields["priority"], self.seq) < \
+            (-other.cmd.fields["priority"], other.seq)
 
 
-def _number_field(obj, name):
-    v = obj.get(name)
-    if v is None:
-        return None
-    from ..search.api import MAX_SECONDS
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= MAX_SECONDS:
-        raise BergenError(f"'{name}' must be a positive number of seconds, at most "
-                          f"{MAX_SECONDS:,.0f}, got {v!r}")
-    return float(v)
+def _key(query_id):
+    """A query id as a key: 1 and "1" are different ids."""
+    return (type(query_id).__name__, query_id)
 
 
 class EngineServer:
-    """The engine's state between commands: the position, the running search (a thread), and
-    the output (`write(line)`, called under a lock from both threads)."""
+    """The engine between commands: the current position, the queue, the queries in flight
+    (queued or running, by id), the workers, and the output (`write(line)`, under a lock)."""
 
-    def __init__(self, write, clock=time.perf_counter):
+    def __init__(self, write, workers: int = 1, clock=time.perf_counter):
         self._write, self.clock = write, clock
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()
         self.game = None
-        self.thread = None
-        self.stop_event = None
-        self.held = None          # an infinite search's answer, held until `stop`
-        self.running = False      # a search has started and not answered yet
-        self.closed = False
+        self.queue: list = []              # a heap of Query
+        self.inflight: dict = {}           # _key(id) -> Query, queued or running
+        self.running: set = set()
+        self.closed = False                # write nothing more
+        self.shutdown = False
+        self.seq = itertools.count()
+        # A query is handed to an idle worker as it arrives (under the lock, in the order of
+        # the input), so that a `stop` right after a `go` finds it running.
+        self.slots: list = [None] * workers
+        self.idle = set(range(workers))
+        self.workers = [threading.Thread(target=self._work, args=(i,),
+                                         name=f"bergen-worker-{i}", daemon=True)
+                        for i in range(workers)]
+        for t in self.workers:
+            t.start()
 
     # ---- output ---------------------------------------------------------------------------
-    def send(self, obj: dict, cmd: dict | None = None, last: bool = False) -> None:
-        """Write one line (with `cmd`'s id); `last`: the answer that ends the search."""
-        if cmd is not None and "id" in cmd:
-            obj = {**obj, "id": cmd["id"]}
+    def send(self, obj: dict, line_id=None) -> None:
+        """Write one line, with `line_id` when it is not None."""
+        if line_id is not None:
+            obj = {**obj, "id": line_id}
         line = json.dumps(obj, separators=(",", ":"))
         with self.lock:
-            if last:
-                self.running = False
-            if not self.closed:
-                try:
-                    self._write(line)
-                except (BrokenPipeError, OSError):
-                    self.closed = True      # the other program has gone: write no more
+            if self.closed:
+                return
+            try:
+                self._write(line)
+            except (BrokenPipeError, OSError, ValueError):
+                self.closed = True      # the other program has gone: write no more
 
-    def error(self, message: str, cmd: dict | None = None) -> None:
-        self.send({"type": "error", "error": one_line(message)}, cmd)
+    def error(self, message: str, line_id=None) -> None:
+        self.send({"type": "error", "error": one_line(message)}, line_id)
+
+    def final(self, query: Query, obj: dict) -> None:
+        """A query's one final answer; any later one is dropped. Its worker is free before
+        the line is written, so that a command sent after it finds the engine as it says."""
+        with self.lock:
+            if query.answered:
+                return
+            query.answered = True
+            if query.cmd.has_id:
+                self.inflight.pop(_key(query.cmd.id), None)
+            self._release(query)
+        self.send(obj, query.cmd.id)
+
+    def _release(self, query: Query) -> None:
+        """Free the worker of a finished query and hand it the next (under the lock)."""
+        self.running.discard(query)
+        i = query.worker
+        if i is not None and self.slots[i] is query:
+            self.slots[i] = None
+            self.idle.add(i)
+            self._dispatch()
 
     # ---- input ----------------------------------------------------------------------------
     def handle_line(self, raw) -> bool:
         """One input line (bytes or text); False once the engine should exit."""
-        from ..formats.jsondoc import parse_json
         if isinstance(raw, bytes):
             try:
                 raw = raw.decode("utf-8")
@@ -112,209 +161,299 @@ class EngineServer:
         if not raw.strip():
             return True
         try:
-            cmd = parse_json(raw, "command")
+            command = schema.check(parse_json(raw, "command"))
+        except SchemaError as e:
+            self.error(str(e), e.id)
+            return True
         except BergenError as e:
             self.error(str(e))
             return True
-        if not isinstance(cmd, dict) or not isinstance(cmd.get("cmd"), str):
-            self.error('a command is a JSON object with "cmd", like {"cmd": "isready"}')
-            return True
-        name = cmd["cmd"]
-        if name not in COMMANDS:
-            self.error(f"unknown command {name!r} (commands: {', '.join(COMMANDS)})", cmd)
-            return True
-        if name == "quit":
+        if command.name == "quit":
             return False
         try:
-            getattr(self, "cmd_" + name)(cmd)
+            getattr(self, "cmd_" + command.name)(command)
         except BergenError as e:
-            self.error(str(e), cmd)
+            self.error(str(e), command.id)
         except Exception as e:      # a bug: say so in one line and keep serving
-            self.error(f"internal error: {type(e).__name__}: {e}", cmd)
+            self.error(f"internal error: {type(e).__name__}: {e}", command.id)
         return True
 
-    def _idle(self, name: str) -> None:
-        if self.running:
-            raise BergenError(f"a search is running: send stop before {name}")
-
-    # ---- the commands ---------------------------------------------------------------------
-    def cmd_hello(self, cmd):
-        from ..search.backend import SEARCH
-        from ..search.registry import default_iterations, names, resolve
+    # ---- the commands answered at once ----------------------------------------------------
+    def cmd_hello(self, c):
         algorithms = {}
-        DEFAULT_ITERATIONS = default_iterations()
-        for name in names():
+        for name in registry.names():
             alg, settings = resolve(name, {})
             algorithms[name] = {
-                "help": alg.help, "unit": alg.unit, "default_budget": SEARCH.budget(DEFAULT_ITERATIONS[name]),
+                "help": alg.help, "unit": alg.unit,
+                "default_budget": backend.SEARCH.budget(registry.default_iterations()[name]),
                 "settings": {k: {"type": s.type.__name__, "default": settings[k],
                                  "help": s.help, **({"choices": list(s.choices)}
                                                     if s.choices else {})}
                              for k, s in alg.settings.items()}}
         self.send({"type": "hello", "protocol": PROTOCOL, "name": "bergen_search",
                    "version": __version__, "commands": list(COMMANDS),
-                   "algorithms": algorithms, "backend": SEARCH.name}, cmd)
+                   "algorithms": algorithms, "backend": backend.SEARCH.name,
+                   "workers": len(self.workers)}, c.id)
 
-    def cmd_isready(self, cmd):
-        self.send({"type": "readyok"}, cmd)
+    def cmd_isready(self, c):
+        self.send({"type": "readyok"}, c.id)
 
-    def cmd_position(self, cmd):
-        from ..formats.game import load
-        from ..formats.notation import format_hand, format_line
-        from ..formats.position_string import to_string
-        from ..game.state import move_str
-        from ..search.api import root_moves
-        self._idle("position")
-        unknown = [k for k in cmd if k not in ("cmd", "id", "game")]
-        if unknown:
-            raise BergenError(f"position: unknown field {unknown[0]!r} (fields: game, id)")
-        if "game" not in cmd:
-            raise BergenError('position needs "game": a record, a position or a position '
-                              'string')
-        game = cmd["game"]
-        if not isinstance(game, (str, dict)):
-            raise BergenError("position: 'game' must be a record or position object, or a "
-                              "position string")
-        game = load(game)
+    def cmd_position(self, c):
+        game = load(c.fields["game"])
         info = game.info
         moves = [move_str(m, not info.line) for m in root_moves(info)] if info.line else []
         self.game = game
         self.send({"type": "position", "position": to_string(game.position),
                    "to_move": info.seat, "line": format_line(info.line),
                    "hand": format_hand(info.hand), "legal": moves,
-                   "history": game.record is not None}, cmd)
+                   "history": game.record is not None}, c.id)
 
-    def cmd_show(self, cmd):
-        from ..views.show import knowledge
-        if self.game is None:
-            raise BergenError("no position yet: send position first")
-        self.send({"type": "show", **knowledge(self.game).to_json(), "version": __version__},
-                  cmd)
+    def cmd_show(self, c):
+        game = self._game(c, "show")
+        if c.fields["game"] is not None:
+            game = load(c.fields["game"])
+        self.send({"type": "show", **knowledge(game, c.fields["weighting"]).to_json(),
+                   "version": __version__}, c.id)
 
-    def cmd_go(self, cmd):
-        from ..search.api import Limits, resolve, root_moves
-        self._idle("go")
-        if self.game is None:
-            raise BergenError("no position yet: send position first")
-        root_moves(self.game.info)            # the lead is forced: nothing to search
-        unknown = [k for k in cmd if k not in _GO_FIELDS]
-        if unknown:
-            raise BergenError(f"go: unknown field {unknown[0]!r} (fields: "
-                              f"{', '.join(_GO_FIELDS[1:])})")
-        from ..search.api import MAX_ITERATIONS
-        iterations = _int_field(cmd, "iterations", minimum=1, maximum=MAX_ITERATIONS)
-        seconds = _number_field(cmd, "time")
-        infinite = cmd.get("infinite", False)
-        if not isinstance(infinite, bool):
-            raise BergenError(f"'infinite' must be true or false, got {infinite!r}")
-        if infinite and seconds is not None:
-            raise BergenError("an infinite search takes no time limit: it runs until stop")
-        seed = _int_field(cmd, "seed") or 0
-        algorithm = cmd.get("algorithm", "ismcts")
-        objective = cmd.get("objective", "points")
-        if objective not in ("points", "match"):
-            raise BergenError(f"'objective' must be points or match, got {objective!r}")
-        settings = cmd.get("settings", {})
-        if not isinstance(settings, dict):
-            raise BergenError(f"'settings' must be an object like {{\"playout\": \"random\"}}, "
-                              f"got {settings!r}")
-        if not isinstance(algorithm, str):
-            raise BergenError(f"'algorithm' must be a name, got {algorithm!r}")
-        resolve(algorithm, settings)          # unknown algorithms and settings fail here
-        every = cmd.get("info", INFO_EVERY)
-        if isinstance(every, bool) or not isinstance(every, (int, float)) or not 0 <= every:
-            raise BergenError(f"'info' must be seconds between info lines (0: none), got "
-                              f"{every!r}")
-        if infinite and iterations is None:
-            iterations = INFINITE_CAP
-        limits = Limits(iterations=iterations, time=seconds)
-        self.stop_event = threading.Event()
-        self.running = True
-        self.thread = threading.Thread(
-            target=self._search, name="bergen-search", daemon=True,
-            args=(cmd, self.game, limits, seed, algorithm, objective, settings, every,
-                  infinite, self.stop_event))
-        self.thread.start()
+    def _game(self, c, name):
+        if c.fields["game"] is None and self.game is None:
+            raise BergenError(f"no position yet: send position first, or give {name} a game")
+        return self.game
 
-    def cmd_stop(self, cmd):
+    def cmd_stop(self, c):
         with self.lock:
-            if self.stop_event is not None:
-                self.stop_event.set()
-            held, self.held = self.held, None
-        if held is not None:
-            self.send(held, last=True)
+            running = list(self.running)
+        for q in running:
+            q.stop.set()
 
-    # ---- the search thread ----------------------------------------------------------------
-    def _search(self, cmd, game, limits, seed, algorithm, objective, settings, every,
-                infinite, stop):
-        from ..search.api import search
-        from ..views.search import best_document, move_rows, move_text, num
-        last = [self.clock()]
+    def cmd_terminate(self, c):
+        ids, every = c.fields["queries"], c.fields["all"]
+        if (ids is None) == (not every):
+            raise BergenError('terminate takes "queries" (a list of ids) or "all": true')
+        ended, unknown, not_started = [], [], []
+        with self.lock:
+            chosen = list(self.inflight.values()) if every else []
+            for i in ids or ():
+                q = self.inflight.get(_key(i))
+                if q is None:
+                    unknown.append(i)
+                else:
+                    chosen.append(q)
+            for q in chosen:
+                q.terminated = True
+                q.stop.set()
+                ended.append(q.cmd.id)
+                if not q.started:
+                    self.queue.remove(q)
+                    not_started.append(q)
+            heapq.heapify(self.queue)
+        self.send({"type": "terminated", "queries": ended, "unknown": unknown}, c.id)
+        for q in not_started:
+            self.final(q, self._unstarted(q))
+
+    # ---- the queries ----------------------------------------------------------------------
+    def _enqueue(self, c, work) -> None:
+        q = Query(c, next(self.seq), work)
+        with self.lock:
+            if c.has_id and _key(c.id) in self.inflight:
+                self.send({"type": "error", "error": f"a query with id {c.id!r} is already "
+                           f"in flight: give each query its own id", "in_flight": True}, c.id)
+                return
+            if c.has_id:
+                self.inflight[_key(c.id)] = q
+            heapq.heappush(self.queue, q)
+            self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Hand queued queries to idle workers (called under the lock)."""
+        while self.idle and self.queue and not self.shutdown:
+            i = min(self.idle)
+            self.idle.discard(i)
+            q = heapq.heappop(self.queue)
+            q.started, q.worker = True, i
+            self.running.add(q)
+            self.slots[i] = q
+        self.lock.notify_all()
+
+    def _search_args(self, c):
+        """The checked algorithm and settings of a query (unknown ones fail here, at once)."""
+        f = c.fields
+        resolve(f["algorithm"], f["settings"])
+        return f["algorithm"], dict(f["settings"])
+
+    def cmd_go(self, c):
+        f = c.fields
+        game = load(f["game"]) if f["game"] is not None else self._game(c, "go")
+        root_moves(game.info)                 # the lead is forced: nothing to search
+        if f["infinite"] and f["time"] is not None:
+            raise BergenError("go: an infinite search takes no time limit: it runs until stop")
+        self._search_args(c)
+        self._enqueue(c, game)
+
+    def cmd_analyze(self, c):
+        f = c.fields
+        record = parse_record(f["record"])
+        for s in f["seats"] or ():
+            if s >= record.rules.players:
+                raise BergenError(f"analyze: seat {s} does not exist with "
+                                  f"{record.rules.players} players")
+        for r in f["rounds"] or ():
+            if r >= len(record.rounds):
+                raise BergenError(f"analyze: round {r} does not exist: the record has "
+                                  f"{len(record.rounds)} round"
+                                  f"{'s' if len(record.rounds) != 1 else ''}")
+        algorithm, settings = self._search_args(c)
+        limits = decision_limits(algorithm, settings, f["iterations"], f["time"])
+        check_budget(limits, 4, 2, algorithm, settings)
+        self._enqueue(c, record)
+
+    def _work(self, i: int):
+        while True:
+            with self.lock:
+                while self.slots[i] is None and not self.shutdown:
+                    self.lock.wait()
+                if self.shutdown:
+                    return
+                q = self.slots[i]
+            try:
+                if q.cmd.name == "go":
+                    self._go(q)
+                else:
+                    self._analyze(q)
+            except BergenError as e:
+                self.final(q, {"type": "error", "error": one_line(str(e))})
+            except MemoryError as e:
+                self.final(q, {"type": "error", "error": f"the query ran out of memory: {e}"})
+            except Exception as e:  # a bug: the query is over all the same
+                self.final(q, {"type": "error", "error": one_line(
+                    f"internal error: {type(e).__name__}: {e}")})
+            finally:
+                with self.lock:
+                    self._release(q)
+
+    def _unstarted(self, q: Query) -> dict:
+        """The final answer of a query terminated before it started: it measured nothing."""
+        if q.final_type == "bestmove":
+            return {"type": "bestmove", "best": None, "moves": [], "value": None,
+                    "stderr": None, "iterations": 0, "empty": True, "stopped": True,
+                    "terminated": True}
+        return {"type": "analysis", "decisions": [], "summary": [], "empty": True,
+                "interrupted": True, "terminated": True}
+
+    def _go(self, q: Query):
+        f = q.cmd.fields
+        game = q.work
+        iterations = f["iterations"]
+        if f["infinite"] and iterations is None:
+            iterations = INFINITE_CAP
+        limits = Limits(iterations=iterations, time=f["time"])
+        beliefs = None
+        if f["beliefs"] is not None:
+            beliefs = beliefs_of(game.info, game.observer, game.position.voids,
+                                 None if game.record is None else len(game.record.rounds) - 1,
+                                 f["beliefs"]).to_json()
+        every = f["report_every"]
+        last = [None]
 
         def on_info(progress):
+            if every <= 0 or "moves" not in progress:
+                return
             now = self.clock()
-            if every <= 0 or now - last[0] < every:
+            if last[0] is not None and now - last[0] < every:
                 return
             last[0] = now
-            line = {"type": "info", "iterations": progress["iterations"],
-                    "seconds": round(progress["seconds"], 3),
-                    "speed": round(progress["speed"], 1)}
-            if "best" in progress:
-                line.update(best=move_text(progress["best"]), value=num(progress["value"]),
-                            stderr=num(progress["stderr"]), moves=move_rows(progress["moves"]))
-            self.send(line, cmd)
+            rows = measured_rows(progress["moves"])
+            self.send({"type": "partial", "iterations": progress["iterations"],
+                       "seconds": round(progress["seconds"], 3),
+                       "best": move_text(progress["best"]) if rows[0]["visits"] else None,
+                       "value": rows[0]["value"], "stderr": rows[0]["stderr"],
+                       "moves": rows, "exact": False}, q.cmd.id)
 
+        result = search(game.info, limits, seed=f["seed"], algorithm=f["algorithm"],
+                        objective=f["objective"], stop=q.stop,
+                        on_info=on_info if every > 0 else None, **f["settings"])
+        doc = {"type": "bestmove", **best_document(
+            game, result, seed=f["seed"], workers=1, objective=f["objective"],
+            algorithm=f["algorithm"])}
+        if result.info.get("empty"):
+            doc.update(best=None, value=None, stderr=None, empty=True,
+                       moves=measured_rows(result.moves, nothing=True))
+        doc.update(stopped=q.stop.is_set(), terminated=q.terminated)
+        if beliefs is not None:
+            doc["beliefs"] = beliefs
+        if f["infinite"]:
+            # An infinite search that reached its cap holds its answer until stop.
+            q.stop.wait()
+            doc.update(stopped=True, terminated=q.terminated)
+        self.final(q, doc)
+
+    def _analyze(self, q: Query):
+
+        f = q.cmd.fields
+        record = q.work
+        weighting = f["beliefs"]
+        limits = decision_limits(f["algorithm"], f["settings"], f["iterations"], f["time"])
+        count = itertools.count()
+
+        def on_decision(dec, info, obs, r):
+            line = {"type": "decision", "index": next(count), **dec.to_json()}
+            if weighting is not None:
+                line["beliefs"] = beliefs_of(info, obs, round_index=r,
+                                             weighting=weighting).to_json()
+            self.send(line, q.cmd.id)
+
+        t0 = self.clock()
+        how_far = {}
         try:
-            result = search(game.info, limits, seed=seed, algorithm=algorithm,
-                            objective=objective, stop=stop, on_info=on_info, **settings)
-        except BergenError as e:
-            self.send({"type": "error", "error": one_line(str(e))}, cmd, last=True)
+            result = analyze(record, seats=set(f["seats"]) if f["seats"] else None,
+                             rounds=set(f["rounds"]) if f["rounds"] else None, limits=limits,
+                             seed=f["seed"], algorithm=f["algorithm"],
+                             objective=f["objective"],
+                             thresholds=label_thresholds(f["objective"]),
+                             searcher=partial(search, stop=q.stop), on_decision=on_decision,
+                             **f["settings"])
+        except Interrupted as e:
+            result = e.partial
+            how_far = {"interrupted": True, "decisions_done": e.done,
+                       "decisions_total": e.total}
+        except KeyboardInterrupt:           # stopped before its first decision
+            self.final(q, {**self._unstarted(q), "terminated": q.terminated})
             return
-        except MemoryError as e:
-            self.send({"type": "error", "error": f"the search ran out of memory: {e}"}, cmd,
-                      last=True)
-            return
-        except Exception as e:      # a bug: the search is over all the same
-            self.send({"type": "error", "error": one_line(f"internal error: "
-                                                          f"{type(e).__name__}: {e}")},
-                      cmd, last=True)
-            return
-        doc = {"type": "bestmove", **best_document(game, result, seed=seed, workers=1,
-                                                   objective=objective, algorithm=algorithm),
-               "stopped": stop.is_set()}
-        if "id" in cmd:
-            doc["id"] = cmd["id"]
-        with self.lock:
-            # An infinite search that reached its cap holds its answer until `stop`.
-            if infinite and not stop.is_set():
-                self.held = doc
-                return
-        self.send(doc, last=True)
+        doc = {"type": "analysis", **report.to_json([result], self.clock() - t0), **how_far,
+               "stopped": q.stop.is_set(), "terminated": q.terminated}
+        self.final(q, doc)
 
+    # ---- ending ---------------------------------------------------------------------------
     def close(self, wait: float = 5.0) -> None:
-        """Stop a running search and write nothing more."""
-        if self.stop_event is not None:
-            self.stop_event.set()
-        if self.thread is not None:
-            self.thread.join(wait)
+        """Stop every query and write nothing more."""
         with self.lock:
             self.closed = True
+            self.shutdown = True
+            for q in list(self.inflight.values()) + list(self.running):
+                q.stop.set()
+            self.queue.clear()
+            self.lock.notify_all()
+        deadline = time.monotonic() + wait
+        for t in self.workers:
+            t.join(max(0.0, deadline - time.monotonic()))
 
 
-def serve(stdin, stdout) -> None:
-    """Run the engine until `quit`, the end of `stdin` or SIGTERM (each a clean exit: 0), or
-    Ctrl-C (130, as every command); a running search is stopped first. Returns the status."""
+def serve(stdin, stdout, workers: int = 1) -> int:
+    """Run the engine until `quit`, the end of `stdin`, SIGTERM or SIGHUP (each a clean exit:
+    0), or Ctrl-C (130, as every command); running queries are stopped first and nothing more
+    is written. Returns the status."""
 
     def write(line):
         stdout.write(line + "\n")
         stdout.flush()
 
-    server = EngineServer(write)
-    previous = None
+    server = EngineServer(write, workers=workers)
+    previous = {}
     if threading.current_thread() is threading.main_thread():
         def terminate(signum, frame):
             raise _Terminated()
-        previous = signal.signal(signal.SIGTERM, terminate)
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            previous[sig] = signal.signal(sig, terminate)
     source = getattr(stdin, "buffer", stdin)
     status = 0
     try:
@@ -332,6 +471,6 @@ def serve(stdin, stdout) -> None:
             status = 130            # Ctrl-C heard as the input ended: still an interruption
         except _Terminated:
             pass
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return status

@@ -171,7 +171,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                               "with one worker", field="workers")
         hooks = Hooks(stop, on_info, moves, twins, lead, alg.by_visits)
     result_info: SearchInfo = {"algorithm": algorithm, "objective": objective, "seed": seed,
-                   "backend": be.name, "workers": workers, "worlds_consistent": table.total,
+                   "backend": be.name, "workers": workers, "worlds_consistent": table.histories,
                    "exact": False,
                    "settings": dict(settings), "values": {"method": "search"},
                    "twins": {Move.from_code(m, lead): Move.from_code(t, lead)

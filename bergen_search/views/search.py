@@ -39,6 +39,17 @@ def move_rows(moves) -> list:
             for m in moves]
 
 
+def measured_rows(moves, exact: bool = False, nothing: bool = False) -> list:
+    """`move_rows`, with `null` for every figure that was never measured: a move no
+    iteration or world reached (0 visits, unless the values are exact: the exact endgame
+    counts none), or every move of a search that measured nothing (`nothing`)."""
+    rows = move_rows(moves)
+    for row in rows:
+        if nothing or (row["visits"] == 0 and not exact):
+            row["value"] = row["stderr"] = None
+    return rows
+
+
 def endgame_json(eg: dict) -> dict:
     """The exact endgame's report (`info["endgame"]`) for JSON, floats rounded as elsewhere
     (its `mix`, {Move: share}, keyed by the moves written, in their written order)."""
@@ -60,7 +71,7 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
     `game`, a `viewpoint.Game`, and the version)."""
     ri = result.info
     return {"to_move": game.info.seat, "best": move_text(result.best),
-            "moves": move_rows(result.moves),
+            "moves": measured_rows(result.moves, exact=ri["exact"]),
             "value": num(result.value), "stderr": num(result.stderr),
             "objective": objective, "algorithm": algorithm,
             "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),

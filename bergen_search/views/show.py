@@ -57,6 +57,7 @@ class Knowledge:
                "unseen": format_mask(self.game.info.unknown),
                "seats": [h.to_json() for h in self.seats], "reserve": self.reserve.to_json(),
                "deals": self.deals, "histories": self.histories,
+               "weighting": self.beliefs.weighting,
                "history": self.game.record is not None}
         if self.lead is not None:
             seat, tile, ruled = self.lead
@@ -88,6 +89,8 @@ class Knowledge:
                 "nothing about the unseen tiles"
             out.append(f"lead: {tile_str(tile)} by seat {seat}: {proved}")
         out.append("")
+        out.extend(self.grid())
+        out.append("")
         out.append(f"deals consistent: {self.deals:,} (which tiles each other seat holds and "
                    f"which the reserve holds)")
         if self.game.record is not None:
@@ -98,7 +101,35 @@ class Knowledge:
         return "\n".join(out)
 
 
-def knowledge(game: Game) -> Knowledge:
-    """What the seat to move of `game` knows."""
+    def grid(self) -> list:
+        """Where the hidden tiles are: a row per unseen tile still hidden, a column per other
+        seat and the reserve, each cell the chance in percent (`.`: impossible, `100`:
+        certain; `<1` and `>99` for chances that round to those but are not)."""
+        holders = list(self.seats) + [self.reserve]
+        heads = [f"seat {h.seat}" for h in self.seats] + ["reserve"]
+        tiles = sorted({t for h in holders for t in h.chances})
+        how = ("weighted by what the other seats' plays say (inference)"
+               if self.beliefs.weighting == "inference" else "every consistent history alike")
+        out = [f"where the hidden tiles are (% chance; {how})",
+               "tile  " + "".join(f"{x:>9}" for x in heads)]
+
+        def cell(p):
+            if p <= 0:
+                return "."
+            if p >= 1:
+                return "100"
+            pct = 100 * p
+            return "<1" if pct < 0.5 else ">99" if pct >= 99.5 else f"{pct:.0f}"
+
+        for t in tiles:
+            out.append(f"{tile_str(t):<6}" + "".join(f"{cell(h.chances.get(t, 0.0)):>9}"
+                                                     for h in holders))
+        return out
+
+
+def knowledge(game: Game, weighting: str = "uniform") -> Knowledge:
+    """What the seat to move of `game` knows; `weighting`: how the hidden tiles' chances are
+    weighed ("uniform" or "inference": `information.beliefs`)."""
     round_index = None if game.record is None else len(game.record.rounds) - 1
-    return Knowledge(game, beliefs(game.info, game.observer, game.position.voids, round_index))
+    return Knowledge(game, beliefs(game.info, game.observer, game.position.voids, round_index,
+                                   weighting))

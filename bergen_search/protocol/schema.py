@@ -1,0 +1,223 @@
+"""The engine protocol's commands and their fields, written once (docs/PROTOCOL.md's tables
+are checked against this table by tests/test_protocol.py).
+
+`check(obj)` reads one command line's object: it names the command, checks every field
+(unknown ones are errors, never ignored), and returns a `Command` whose `fields` hold the
+values with their defaults filled in. Every error is a `SchemaError` (a `BergenError`) that
+carries the line's `id` when the line had a valid one, so that the answer can be matched.
+
+>>> check({"cmd": "go", "iterations": 500, "id": 3}).fields["iterations"]
+500
+>>> check({"cmd": "go", "iterations": 0, "id": 3})
+Traceback (most recent call last):
+...
+bergen_search.protocol.schema.SchemaError: go: 'iterations' must be an integer from 1 to 1,000,000,000, got 0
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import BergenError
+from ..information.beliefs import WEIGHTINGS
+from ..search.api import MAX_ITERATIONS, MAX_SECONDS
+
+#: Seconds a partial report may be apart at most (a bigger `report_every` is a typo).
+MAX_REPORT_EVERY = 3600.0
+
+
+class SchemaError(BergenError):
+    """A command line that breaks the protocol; `id` is the line's id when it had a valid one."""
+
+    def __init__(self, message: str, id=None):
+        super().__init__(message)
+        self.id = id
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a command: its name, what it takes (`kind`, written for people in
+    PROTOCOL.md's tables), whether it must be given, and its default."""
+    name: str
+    kind: str
+    required: bool = False
+    default: object = None
+    low: float | None = None
+    high: float | None = None
+    choices: tuple = ()
+    above_low: bool = False     # `low` itself is not allowed (a time of 0)
+
+    def read(self, value):
+        """The value checked (and normalised); ValueError with the reason otherwise."""
+        k = self.kind
+        if k == "integer":
+            if isinstance(value, bool) or not isinstance(value, int) or \
+                    not self.low <= value <= self.high:
+                raise ValueError(f"must be an integer from {self.low:,} to {self.high:,}")
+            return value
+        if k == "seconds":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                    value != value or value < self.low or value > self.high or \
+                    (self.above_low and value == self.low):
+                low = f"above {self.low:g}" if self.above_low else f"{self.low:g} or more"
+                raise ValueError(f"must be a number of seconds {low}, at most {self.high:,g}")
+            return float(value)
+        if k == "boolean":
+            if not isinstance(value, bool):
+                raise ValueError("must be true or false")
+            return value
+        if k == "choice":
+            if value not in self.choices:
+                raise ValueError(f"must be one of {', '.join(self.choices)}")
+            return value
+        if k == "name":
+            if not isinstance(value, str) or not value:
+                raise ValueError("must be a name (a string)")
+            return value
+        if k == "object":
+            if not isinstance(value, dict):
+                raise ValueError('must be an object like {"exploration": 0.5}')
+            return value
+        if k == "game":
+            if not isinstance(value, (str, dict)) or not value:
+                raise ValueError("must be a record or position object, or a position string")
+            return value
+        if k == "record":
+            if not isinstance(value, (str, dict)) or not value:
+                raise ValueError("must be a bergen-record/1 object (or its JSON text)")
+            return value
+        if k == "seats":
+            if not isinstance(value, list) or not value or len(set(map(repr, value))) != \
+                    len(value) or not all(isinstance(s, int) and not isinstance(s, bool)
+                                          and 0 <= s <= 3 for s in value):
+                raise ValueError("must be a list of different seats, each 0 to 3")
+            return sorted(value)
+        if k == "rounds":
+            if not isinstance(value, list) or not value or len(set(map(repr, value))) != \
+                    len(value) or not all(isinstance(s, int) and not isinstance(s, bool)
+                                          and 0 <= s <= 999 for s in value):
+                raise ValueError("must be a list of different round indexes, each 0 to 999")
+            return sorted(value)
+        if k == "beliefs":
+            if value is False:
+                return None
+            if value is True:
+                return "uniform"
+            if value in WEIGHTINGS:
+                return value
+            raise ValueError(f"must be true, false or a weighting ({', '.join(WEIGHTINGS)})")
+        if k == "id":
+            if not valid_id(value):
+                raise ValueError("must be a string or an integer")
+            return value
+        if k == "ids":
+            if not isinstance(value, list) or not all(valid_id(v) for v in value):
+                raise ValueError("must be a list of query ids (strings or integers)")
+            return value
+        raise AssertionError(k)
+
+
+def valid_id(value) -> bool:
+    return (isinstance(value, str) and len(value) <= 200) or \
+        (isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2 ** 63)
+
+
+_ID = Field("id", "id")
+_SEARCH = (
+    Field("iterations", "integer", low=1, high=MAX_ITERATIONS),
+    Field("time", "seconds", low=0, high=MAX_SECONDS, above_low=True),
+    Field("seed", "integer", default=0, low=0, high=2 ** 64 - 1),
+    Field("algorithm", "name", default="ismcts"),
+    Field("objective", "choice", default="points", choices=("points", "match")),
+    Field("settings", "object", default={}),
+    Field("priority", "integer", default=0, low=-1000, high=1000),
+    Field("beliefs", "beliefs", default=False),
+)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A command: its fields (the `id` is every command's) and what it does, in a line."""
+    name: str
+    fields: tuple
+    does: str
+
+    def field(self, name: str) -> Field:
+        return next(f for f in self.fields if f.name == name)
+
+
+COMMANDS = {s.name: s for s in (
+    Spec("hello", (_ID,), "the engine's name, version, commands and algorithms"),
+    Spec("isready", (_ID,), "readyok, at once, also while queries run"),
+    Spec("position", (_ID, Field("game", "game", required=True)),
+         "sets the position that later go commands without a game search"),
+    Spec("go", (_ID, Field("game", "game"), *_SEARCH,
+                Field("infinite", "boolean", default=False),
+                Field("report_every", "seconds", default=0.0, low=0, high=MAX_REPORT_EVERY)),
+         "queues a search; partial answers while it runs (report_every), then one bestmove"),
+    Spec("analyze", (_ID, Field("record", "record", required=True), Field("seats", "seats"),
+                     Field("rounds", "rounds"), *_SEARCH),
+         "queues the review of a whole record: a decision line as each decision is judged, "
+         "then one analysis"),
+    Spec("stop", (_ID,), "the running queries stop and give their final answers"),
+    Spec("terminate", (_ID, Field("queries", "ids"), Field("all", "boolean", default=False)),
+         "ends the queries named (queued or running), or all of them"),
+    Spec("show", (_ID, Field("game", "game"),
+                  Field("weighting", "choice", default="uniform", choices=WEIGHTINGS)),
+         "what the seat to move knows (bergen show --json)"),
+    Spec("quit", (_ID,), "the engine stops every query and exits, writing nothing more"),
+)}
+
+
+@dataclass
+class Command:
+    """A checked command line: its name, its id (None without one) and its fields."""
+    name: str
+    id: object = None
+    fields: dict = field(default_factory=dict)
+
+    @property
+    def has_id(self) -> bool:
+        return self.id is not None
+
+
+def check(obj) -> Command:
+    """The command of one parsed line, every field checked; SchemaError otherwise."""
+    if not isinstance(obj, dict):
+        raise SchemaError('a command is a JSON object with "cmd", like {"cmd": "isready"}')
+    line_id = obj.get("id")
+    if "id" in obj and not valid_id(line_id):
+        raise SchemaError(f"'id' must be a string or an integer, got {_short(line_id)}")
+    name = obj.get("cmd")
+    if not isinstance(name, str):
+        raise SchemaError('a command is a JSON object with "cmd", like {"cmd": "isready"}',
+                          line_id)
+    spec = COMMANDS.get(name)
+    if spec is None:
+        raise SchemaError(f"unknown command {_short(name)} (commands: "
+                          f"{', '.join(COMMANDS)})", line_id)
+    known = {f.name for f in spec.fields}
+    for key in obj:
+        if key != "cmd" and key not in known:
+            listed = ", ".join(sorted(known)) or "none"
+            raise SchemaError(f"{name}: unknown field {_short(key)} (fields: {listed})",
+                              line_id)
+    out = {}
+    for f in spec.fields:
+        if f.name == "id":
+            continue
+        if obj.get(f.name) is None:
+            if f.required:
+                raise SchemaError(f"{name} needs {f.name!r}", line_id)
+            out[f.name] = f.read(f.default) if f.kind == "beliefs" else f.default
+            continue
+        try:
+            out[f.name] = f.read(obj[f.name])
+        except ValueError as e:
+            raise SchemaError(f"{name}: {f.name!r} {e}, got {_short(obj[f.name])}",
+                              line_id) from None
+    return Command(name, line_id, out)
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,173 @@
+"""Where the hidden tiles are (information/beliefs.py, `WorldTable.marginals`, `bergen show`'s
+grid and `--weighting`).
+
+- the chances (the sampler's forward pass, `marginals`) equal the exact count per tile
+  (`count_worlds` with the tile pinned) on self-play positions of 2, 3 and 4 players and
+  partnerships, also where the programme merges a seat's epochs;
+- with inference, the chances equal the weighted enumeration of every world
+  (`WorldTable.enumerate`, itself checked against the rules' brute force in test_sampler.py);
+- every tile's chances sum to 1 over the seats and the reserve, each holder's to its size;
+- the command's grid and `--weighting`, and a bad weighting as one line.
+"""
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+from support import sizes
+
+from bergen_search.cli import main
+from bergen_search.errors import BergenError
+from bergen_search.formats.game import load
+from bergen_search.formats.record_io import write_record
+from bergen_search.formats.replay import walk
+from bergen_search.game.match import play_match
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.information.beliefs import beliefs
+from bergen_search.information.inference import TileModel, tile_factors
+from bergen_search.information.infoset import RESERVE, Observer
+from bergen_search.information.sampler import WorldTable, count_worlds
+from bergen_search.views.show import knowledge
+
+TABLES = [(2, False), (3, False), (4, False), (4, True)]
+
+
+def positions(players, partnerships, games, seed=11, cap=3000):
+    """Information sets of the seats to move in seeded self-play, with their observers."""
+    rules = Rules(players=players, partnerships=partnerships)
+    for g in range(games):
+        log = play_match(rules, [0] * players, derive_seed(seed, g))
+        observers = {}
+        for step in walk(write_record(log)):
+            if step.event == 0:
+                observers = {s: Observer(rules, {s}, step.before) for s in range(players)}
+            if step.before.led and step.before.to_move == step.seat:
+                info = observers[step.seat].infoset(step.seat)
+                if WorldTable(info).total <= cap:
+                    yield info, observers[step.seat]
+            for obs in observers.values():
+                obs.step(step.seat, step.action, step.after)
+
+
+def check_sums(b, info):
+    holders = list(b.seats) + [b.reserve]
+    for h in holders:
+        assert sum(h.chances.values()) == pytest.approx(h.size, abs=1e-9)
+    tiles = {t for h in holders for t in h.chances}
+    for t in tiles:
+        assert sum(h.chances.get(t, 0.0) for h in holders) == pytest.approx(1.0, abs=1e-9)
+
+
+def counted_chances(info, owner) -> dict:
+    """The oracle: tile -> the share of the histories in which `owner` holds it, each tile
+    pinned to the owner's groups in turn and the histories counted exactly (`count_worlds`)."""
+    groups, free = info.groups, info.free
+    bits = sum(1 << i for i, g in enumerate(groups) if g.owner == owner)
+    total = count_worlds(groups, free)
+    out = {}
+    for i, (t, allowed) in enumerate(free):
+        if info.played_free >> t & 1 or not allowed & bits:
+            continue
+        n = count_worlds(groups, free[:i] + ((t, allowed & bits),) + free[i + 1:])
+        if n:
+            out[t] = Fraction(n, total)
+    return out
+
+
+@pytest.mark.parametrize("players,partnerships", TABLES)
+@pytest.mark.parametrize("games", sizes(2, 6))
+def test_the_chances_equal_the_exact_count_tile_by_tile(players, partnerships, games):
+    compared = 0
+    for info, obs in positions(players, partnerships, games):
+        b = beliefs(info, obs)
+        for h in list(b.seats) + [b.reserve]:
+            want = counted_chances(info, RESERVE if h.seat is None else h.seat)
+            assert h.chances.keys() == want.keys()
+            for t, p in want.items():
+                assert h.chances[t] == pytest.approx(float(p), abs=1e-12)
+        check_sums(b, info)
+        compared += 1
+    assert compared >= 10, compared
+
+
+def test_epochs_merged_by_the_programme_still_count_apart():
+    """Two draws of one seat that every hidden tile could have come from alike are merged by
+    the programme; a tile pinned to one of them is not, and `count_worlds` counts both the
+    same way (the split of a merged group multiplied back): a chance once off by that factor."""
+    checked = 0
+    for info, obs in positions(2, False, 6, cap=10 ** 6):
+        merged = WorldTable(info).merged_of
+        if len(set(merged)) == len(merged):
+            continue
+        b = beliefs(info, obs)
+        want = counted_chances(info, RESERVE)
+        for t, p in want.items():
+            assert b.reserve.chances[t] == pytest.approx(float(p), abs=1e-12)
+        assert WorldTable(info).histories == count_worlds(info.groups, info.free)
+        checked += 1
+    assert checked >= 1
+
+
+@pytest.mark.parametrize("players,partnerships", TABLES)
+@pytest.mark.parametrize("games", sizes(2, 6))
+def test_inference_chances_equal_the_weighted_enumeration(players, partnerships, games):
+    compared = weighted = 0
+    for info, obs in positions(players, partnerships, games, cap=400):
+        b = beliefs(info, obs, weighting="inference")
+        assert b.weighting == "inference"
+        factors = tile_factors(info, TileModel())
+        worlds = WorldTable(info, factors).enumerate()
+        total = sum(worlds.values())
+        for h in b.seats:
+            for t in range(28):
+                share = sum(w for (hands, _), w in worlds.items() if hands[h.seat] >> t & 1)
+                assert h.chances.get(t, 0.0) == pytest.approx(share / total, abs=1e-9)
+        for t in range(28):
+            share = sum(w for (_, reserve), w in worlds.items() if t in reserve)
+            assert b.reserve.chances.get(t, 0.0) == pytest.approx(share / total, abs=1e-9)
+        check_sums(b, info)
+        compared += 1
+        weighted += bool(factors)
+    assert compared >= 8 and weighted >= 3, (compared, weighted)
+
+
+def test_at_least_twenty_positions_are_checked_over_the_tables():
+    n = sum(1 for p, q in TABLES for _ in zip(range(6), positions(p, q, 2)))
+    assert n >= 20
+
+
+def test_a_bad_weighting_is_refused():
+    info = load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14").info
+    with pytest.raises(BergenError, match="weighting must be one of uniform, inference"):
+        beliefs(info, weighting="sure")
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args), prog_name="bergen")
+
+
+def test_show_prints_the_grid_and_its_weighting():
+    r = run("show", "examples/decision.json")
+    assert r.exit_code == 0, r.output
+    assert "where the hidden tiles are (% chance; every consistent history alike)" in r.output
+    assert "tile     seat 1  reserve" in r.output
+    assert "1-1          71       29" in r.output
+    r = run("show", "examples/decision.json", "--weighting", "inference")
+    assert r.exit_code == 0
+    assert "weighted by what the other seats' plays say (inference)" in r.output
+    assert "0-5          84       16" in r.output
+    k = knowledge(load(open("examples/decision.json").read()), "inference")
+    assert k.to_json()["weighting"] == "inference"
+
+
+def test_show_refuses_an_unknown_weighting_in_one_line():
+    r = run("show", "examples/decision.json", "--weighting", "sure")
+    assert r.exit_code == 2
+    assert "'sure' is not one of 'uniform', 'inference'" in r.output
+
+
+def test_the_grid_marks_certain_and_impossible_cells():
+    k = knowledge(load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"))
+    rows = k.grid()
+    assert rows[1].split() == ["tile", "seat", "1", "reserve"]
+    assert len(rows) == 2 + len({t for h in list(k.seats) + [k.reserve] for t in h.chances})

@@ -1,0 +1,532 @@
+"""The engine protocol's conformance suite (docs/PROTOCOL.md, protocol/schema.py), every case
+through the real process (`bergen engine`), as a client written from the docs would meet it.
+
+- every command answered with its type and the line's id, ids of both kinds echoed as given;
+- every field of every command refused with one line when ill-typed or out of range
+  (generated from the schema, so no field is left out), unknown fields refused on every
+  command, ids that are not strings or integers refused without echo, required fields;
+- commands not allowed now: a go with no position, a query id already in flight, terminate
+  with neither or both of its fields;
+- queries: twenty queued at once, two terminated, the rest answered in order with their ids,
+  each exactly once; priority; terminate all; two workers running at once; a search that
+  measured nothing answers `empty` with nulls; stop right after go;
+- analyze: the decisions equal `bergen analyze --json`'s for the same seed and budget, streamed
+  one line each; stopped part way; rounds and seats; beliefs at each decision;
+- endings: quit, end of input, SIGTERM and SIGHUP during a query write nothing more;
+- PROTOCOL.md's tables name exactly the schema's commands and fields, and its session replays;
+- memory stays flat over many queries.
+"""
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+from click.testing import CliRunner
+from support import sizes
+
+from bergen_search.cli import main
+from bergen_search.protocol.client import EngineProcess, GameAnalysis
+from bergen_search.protocol.schema import COMMANDS
+from bergen_search.search.api import Limits
+
+STRING = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
+MATCH = json.load(open("examples/match.json", encoding="utf-8"))
+DECISION = json.load(open("examples/decision.json", encoding="utf-8"))
+
+
+class Wire:
+    """The engine process spoken to line by line."""
+
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([sys.executable, "-m", "bergen_search", "engine", *args],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put("")
+
+    def send(self, obj):
+        line = obj if isinstance(obj, str) else json.dumps(obj)
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def read(self, timeout=60):
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError("the engine wrote nothing for a minute") from None
+        assert line, f"the engine closed its output: {self.proc.stderr.read()}"
+        return json.loads(line)
+
+    def read_text(self, timeout=60):
+        line = self.lines.get(timeout=timeout)
+        assert line, "the engine closed its output"
+        return line.strip()
+
+    def ask(self, obj):
+        self.send(obj)
+        return self.read()
+
+    def until(self, pred, limit=100000):
+        """Lines until one satisfies pred (returned last)."""
+        out = []
+        for _ in range(limit):
+            out.append(self.read())
+            if pred(out[-1]):
+                return out
+        raise AssertionError("no such line")
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.send({"cmd": "quit"})
+            self.proc.wait(30)
+        return self.proc.returncode
+
+
+@pytest.fixture(scope="module")
+def wire():
+    w = Wire()
+    assert w.ask({"cmd": "position", "game": STRING})["type"] == "position"
+    yield w
+    assert w.close() == 0
+
+
+# ---- every command answers, with its id ---------------------------------------------------
+ANSWERS = [
+    ({"cmd": "hello"}, "hello"),
+    ({"cmd": "isready"}, "readyok"),
+    ({"cmd": "position", "game": STRING}, "position"),
+    ({"cmd": "position", "game": DECISION}, "position"),
+    ({"cmd": "show"}, "show"),
+    ({"cmd": "show", "game": STRING}, "show"),
+    ({"cmd": "show", "game": STRING, "weighting": "inference"}, "show"),
+    ({"cmd": "terminate", "queries": ["nobody"]}, "terminated"),
+    ({"cmd": "terminate", "all": True}, "terminated"),
+    ({"cmd": "go", "game": STRING, "iterations": 200}, "bestmove"),
+    ({"cmd": "go", "iterations": 200, "algorithm": "expectimax", "settings": {"depth": 2}},
+     "bestmove"),
+    ({"cmd": "go", "iterations": 100, "objective": "match"}, "bestmove"),
+    ({"cmd": "go", "iterations": 100, "algorithm": "flat"}, "bestmove"),
+    ({"cmd": "go", "time": 0.05}, "bestmove"),
+    ({"cmd": "go", "iterations": 100, "beliefs": "inference"}, "bestmove"),
+]
+
+
+@pytest.mark.parametrize("ident", ["q-1", 7, 0, -3, ""])
+@pytest.mark.parametrize("line,kind", ANSWERS, ids=[f"{c['cmd']}-{i}" for i, (c, _) in
+                                                      enumerate(ANSWERS)])
+def test_every_command_answers_with_its_id(wire, line, kind, ident):
+    if line["cmd"] != "position":
+        wire.ask({"cmd": "position", "game": STRING})
+    answer = wire.ask({**line, "id": ident})
+    assert answer["type"] == kind, answer
+    assert answer["id"] == ident and type(answer["id"]) is type(ident)
+
+
+def test_stop_with_nothing_running_says_nothing(wire):
+    wire.send({"cmd": "stop", "id": 1})
+    assert wire.ask({"cmd": "isready", "id": 2}) == {"type": "readyok", "id": 2}
+
+
+# ---- every field refused when wrong (from the schema) --------------------------------------
+BAD = {
+    "integer": ["x", 1.5, True, [], -10 ** 30, 10 ** 30],
+    "seconds": ["x", True, -1, 10 ** 9],
+    "boolean": ["yes", 1, [True]],
+    "choice": ["nope", 3, True],
+    "name": [5, "", ["ismcts"]],
+    "object": [[], "x", 3],
+    "game": [5, [], "", True],
+    "record": [5, [], "", True],
+    "seats": [[], [5], [0, 0], "0", [True], [-1]],
+    "rounds": [[], [-1], [0, 0], "1", [1.5]],
+    "beliefs": ["sure", 3, []],
+    "ids": ["x", [{}], [True], [1.5]],
+}
+
+
+def _bad_cases():
+    for name, spec in COMMANDS.items():
+        for f in spec.fields:
+            if f.name == "id":
+                continue
+            for value in BAD[f.kind]:
+                yield pytest.param(name, f.name, value, id=f"{name}-{f.name}-{value!r}")
+
+
+@pytest.mark.parametrize("command,name,value", list(_bad_cases()))
+def test_every_field_is_checked(wire, command, name, value):
+    line = {"cmd": command, name: value, "id": "bad"}
+    if command == "analyze" and name != "record":
+        line["record"] = MATCH
+    answer = wire.ask(line)
+    assert answer["type"] == "error" and answer["id"] == "bad", answer
+    assert answer["error"].startswith(f"{command}: '{name}' "), answer["error"]
+    assert f"got {value!r}"[:40] in answer["error"] or len(repr(value)) > 50
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_unknown_fields_are_refused_on_every_command(wire, command):
+    answer = wire.ask({"cmd": command, "depth": 3, "id": 5})
+    assert answer["type"] == "error" and answer["id"] == 5
+    assert answer["error"].startswith(f"{command}: unknown field 'depth' (fields: ")
+    wire.ask({"cmd": "isready"})
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c != "quit"])
+@pytest.mark.parametrize("bad_id", [[1], {"a": 1}, True, 1.5, None, "x" * 201])
+def test_an_id_that_is_not_a_string_or_an_integer_is_refused(wire, command, bad_id):
+    answer = wire.ask({"cmd": command, "id": bad_id})
+    if bad_id is None:
+        assert answer["type"] == "error" and "id" not in answer
+        assert "'id' must be a string or an integer" in answer["error"]
+        return
+    assert answer == {"type": "error",
+                      "error": f"'id' must be a string or an integer, got "
+                               f"{(repr(bad_id) if len(repr(bad_id)) <= 60 else repr(bad_id)[:57] + '...')}"}
+
+
+@pytest.mark.parametrize("line,message", [
+    ("not json", "bad JSON at line 1, column 1"),
+    ("[1]", 'a JSON object with "cmd"'),
+    ('{"id": 3}', 'a JSON object with "cmd"'),
+    ('{"cmd": 5, "id": 3}', 'a JSON object with "cmd"'),
+    ('{"cmd": "fly", "id": 3}', "unknown command 'fly' (commands: hello, isready, position, "
+                                "go, analyze, stop, terminate, show, quit)"),
+    ('{"cmd": "isready", "cmd": "go"}', "duplicate key 'cmd'"),
+    ('{"cmd": "go", "iterations": NaN}', "NaN is not a JSON number"),
+    ('{"cmd": "position", "id": 3}', "position needs 'game'"),
+    ('{"cmd": "analyze", "id": 3}', "analyze needs 'record'"),
+    ('{"cmd": "terminate", "id": 3}', 'terminate takes "queries" (a list of ids) or "all"'),
+    ('{"cmd": "terminate", "queries": [1], "all": true, "id": 3}', 'terminate takes'),
+    ('{"cmd": "go", "infinite": true, "time": 1, "id": 3}', "takes no time limit"),
+    ('{"cmd": "go", "algorithm": "alphabeta", "id": 3}', "algorithm must be one of"),
+    ('{"cmd": "go", "settings": {"depth": 3}, "id": 3}', "ismcts has no setting 'depth'"),
+    ('{"cmd": "go", "game": "bergen1/2/4,7/0/0-3", "id": 3}', "position string"),
+    ('{"cmd": "go", "game": "bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", "id": 3}',
+     "the lead is forced"),
+    ('{"cmd": "analyze", "record": {"format": "bergen-record/1"}, "id": 3}', "'rounds'"),
+    ('{"cmd": "analyze", "record": %s, "seats": [2], "id": 3}' % json.dumps(MATCH),
+     "seat 2 does not exist with 2 players"),
+    ('{"cmd": "analyze", "record": %s, "rounds": [9], "id": 3}' % json.dumps(MATCH),
+     "round 9 does not exist: the record has 4 rounds"),
+    ('{"cmd": "show", "game": "bergen1/x", "id": 3}', "position string"),
+])
+def test_lines_that_break_the_rules(wire, line, message):
+    answer = wire.ask(line)
+    assert answer["type"] == "error" and message in answer["error"], answer
+    assert answer.get("id") == (3 if '"id": 3' in line else None)
+    assert "\n" not in answer["error"]
+
+
+def test_a_line_that_is_not_utf8(wire):
+    wire.proc.stdin.flush()
+    wire.proc.stdin.buffer.write(b'\xff{"cmd": "isready"}\n')
+    wire.proc.stdin.buffer.flush()
+    assert "not UTF-8" in wire.read()["error"]
+
+
+# ---- not allowed now ----------------------------------------------------------------------
+def test_go_and_show_before_any_position():
+    w = Wire()
+    try:
+        for cmd in ("go", "show"):
+            answer = w.ask({"cmd": cmd, "id": cmd})
+            assert answer == {"type": "error", "id": cmd, "error": f"no position yet: send "
+                              f"position first, or give {cmd} a game"}
+    finally:
+        assert w.close() == 0
+
+
+def test_a_query_id_already_in_flight(wire):
+    wire.send({"cmd": "go", "infinite": True, "id": "busy"})
+    answer = wire.ask({"cmd": "go", "iterations": 10, "id": "busy"})
+    assert answer["type"] == "error" and answer["in_flight"] is True
+    assert "already in flight" in answer["error"]
+    wire.send({"cmd": "terminate", "queries": ["busy"], "id": "t"})
+    lines = wire.until(lambda d: d["type"] == "bestmove")
+    assert [d["type"] for d in lines] == ["terminated", "bestmove"]
+    assert lines[-1]["id"] == "busy" and lines[-1]["terminated"] is True
+
+
+# ---- queries -----------------------------------------------------------------------------
+def test_twenty_queries_two_terminated_the_rest_in_order(wire):
+    for i in range(20):
+        wire.send({"cmd": "go", "game": STRING, "iterations": 300, "seed": i, "id": i})
+    wire.send({"cmd": "terminate", "queries": [7, 13], "id": "t"})
+    lines = wire.until(lambda d: d["type"] == "bestmove" and d["id"] == 19
+                       if 19 not in (7, 13) else False)
+    finals = [d for d in lines if d["type"] == "bestmove"]
+    assert sorted(d["id"] for d in finals) == list(range(20))      # each exactly once
+    ended = {d["id"] for d in finals if d["terminated"]}
+    assert ended == {7, 13}
+    answered = [d["id"] for d in finals if not d["terminated"]]
+    assert answered == [i for i in range(20) if i not in (7, 13)]  # in the order they came
+    ack = next(d for d in lines if d["type"] == "terminated")
+    assert ack == {"type": "terminated", "queries": [7, 13], "unknown": [], "id": "t"}
+    for d in finals:
+        if d["terminated"] and d["empty"]:
+            assert d["best"] is None and d["value"] is None and d["moves"] == []
+    wire.send({"cmd": "isready", "id": "after"})
+    assert wire.until(lambda d: d["type"] == "readyok")[-1]["id"] == "after"
+
+
+def test_priority_runs_first(wire):
+    wire.send({"cmd": "go", "infinite": True, "id": "hold"})        # keeps the worker busy
+    wire.send({"cmd": "go", "iterations": 100, "id": "low"})
+    wire.send({"cmd": "go", "iterations": 100, "id": "high", "priority": 10})
+    wire.send({"cmd": "stop"})
+    lines = wire.until(lambda d: d["type"] == "bestmove" and d["id"] == "low")
+    assert [d["id"] for d in lines if d["type"] == "bestmove"] == ["hold", "high", "low"]
+
+
+def test_terminate_all(wire):
+    for i in range(3):
+        wire.send({"cmd": "go", "infinite": True, "id": f"a{i}"})
+    wire.send({"cmd": "terminate", "all": True, "id": "t"})
+    left = {"a0", "a1", "a2"}
+    lines = wire.until(lambda d: d["type"] == "bestmove" and (left.discard(d["id"]) or
+                                                              not left))
+    ack = next(d for d in lines if d["type"] == "terminated")
+    assert sorted(ack["queries"]) == ["a0", "a1", "a2"], lines
+    assert sorted(d["id"] for d in lines if d["type"] == "bestmove") == ["a0", "a1", "a2"]
+
+
+def test_a_search_that_measured_nothing_is_empty_never_zero(wire):
+    answer = wire.ask({"cmd": "go", "game": DECISION, "time": 0.001, "algorithm": "expectimax",
+                       "settings": {"depth": 10}, "id": "tiny"})
+    assert answer["type"] == "bestmove" and answer["id"] == "tiny"
+    if answer.get("empty"):
+        assert answer["iterations"] == 0 and answer["best"] is None
+        assert answer["value"] is None and answer["stderr"] is None
+        assert all(m["value"] is None and m["stderr"] is None for m in answer["moves"])
+    else:                                   # a fast machine finished a world: all measured
+        assert answer["iterations"] > 0
+    for m in answer["moves"]:
+        assert m["value"] != 0.0 or m["visits"] > 0
+
+
+def test_stop_right_after_go_prints_no_unmeasured_number(wire):
+    wire.send({"cmd": "go", "game": STRING, "infinite": True, "id": "s"})
+    wire.send({"cmd": "stop"})
+    answer = wire.until(lambda d: d["type"] == "bestmove")[-1]
+    assert answer["stopped"] is True and answer["terminated"] is False
+    for m in answer["moves"]:
+        assert (m["value"] is None) == (m["visits"] == 0)
+
+
+def test_partial_answers_then_one_final(wire):
+    wire.send({"cmd": "go", "game": STRING, "iterations": 60000, "seed": 4,
+               "report_every": 0.005, "id": "p"})
+    lines = wire.until(lambda d: d["type"] == "bestmove")
+    partials = [d for d in lines if d["type"] == "partial"]
+    assert partials and all(d["id"] == "p" for d in partials)
+    for d in partials:
+        assert set(d) == {"type", "iterations", "seconds", "best", "value", "stderr", "moves",
+                          "exact", "id"}
+        for m in d["moves"]:
+            assert (m["value"] is None) == (m["visits"] == 0)
+    plain = wire.ask({"cmd": "go", "game": STRING, "iterations": 60000, "seed": 4})
+    drop = ("seconds", "id", "type")
+    assert {k: v for k, v in lines[-1].items() if k not in drop} == \
+        {k: v for k, v in plain.items() if k not in drop}
+
+
+def test_beliefs_with_a_go(wire):
+    answer = wire.ask({"cmd": "go", "game": DECISION, "iterations": 100, "beliefs": True})
+    show = wire.ask({"cmd": "show", "game": DECISION})
+    assert answer["beliefs"]["weighting"] == "uniform"
+    assert answer["beliefs"]["seats"][0]["p_hold"] == show["seats"][0]["p_hold"]
+    assert answer["beliefs"]["reserve"]["p_hold"] == show["reserve"]["p_hold"]
+    inferred = wire.ask({"cmd": "show", "game": DECISION, "weighting": "inference"})
+    assert inferred["weighting"] == "inference"
+    assert inferred["seats"][0]["p_hold"] != show["seats"][0]["p_hold"]
+
+
+def test_two_workers_run_two_queries_at_once():
+    w = Wire("--workers", "2")
+    try:
+        assert w.ask({"cmd": "hello"})["workers"] == 2
+        for q in ("x", "y"):
+            w.send({"cmd": "go", "game": STRING, "infinite": True, "report_every": 0.01,
+                    "id": q})
+        seen = set()
+        for line in w.until(lambda d: d["type"] == "partial" and
+                            seen.add(d["id"]) is None and seen == {"x", "y"}):
+            assert line["type"] == "partial"       # both search before either answers
+        w.send({"cmd": "stop"})
+        lines = w.until(lambda d: d["type"] == "bestmove" and
+                        (seen.discard(d["id"]) or not seen))
+        assert {d["id"] for d in lines if d["type"] == "bestmove"} == {"x", "y"}
+    finally:
+        assert w.close() == 0
+
+
+# ---- analyze -----------------------------------------------------------------------------
+def analyze_json(*args):
+    r = CliRunner().invoke(main, ["analyze", "examples/match.json", "--json", *args],
+                           prog_name="bergen")
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def test_analyze_equals_the_command_decision_for_decision(wire):
+    want = analyze_json("--iterations", "300", "--seed", "3")
+    wire.send({"cmd": "analyze", "record": MATCH, "iterations": 300, "seed": 3, "id": "an"})
+    lines = wire.until(lambda d: d["type"] == "analysis")
+    streamed = [d for d in lines if d["type"] == "decision"]
+    final = lines[-1]
+    assert final["id"] == "an" and final["stopped"] is False and final["terminated"] is False
+    assert final["decisions"] == want["decisions"]
+    assert final["summary"] == want["summary"] and final["settings"] == want["settings"]
+    assert [d["index"] for d in streamed] == list(range(len(want["decisions"])))
+    assert [{k: v for k, v in d.items() if k not in ("type", "id", "index")}
+            for d in streamed] == want["decisions"]
+
+
+def test_analyze_of_some_rounds_and_seats_with_beliefs(wire):
+    wire.send({"cmd": "analyze", "record": MATCH, "iterations": 200, "rounds": [1],
+               "seats": [0], "beliefs": "inference", "id": "r"})
+    lines = wire.until(lambda d: d["type"] == "analysis")
+    decisions = [d for d in lines if d["type"] == "decision"]
+    assert decisions and all(d["round"] == 1 and d["seat"] == 0 for d in decisions)
+    for d in decisions:
+        b = d["beliefs"]
+        assert b["weighting"] == "inference" and b["seats"][0]["seat"] == 1
+        assert sum(b["seats"][0]["p_hold"].values()) == pytest.approx(
+            b["seats"][0]["hand_size"], abs=1e-4)
+
+
+def test_analyze_stopped_part_way_keeps_the_decisions_judged(wire):
+    wire.send({"cmd": "analyze", "record": MATCH, "iterations": 400, "id": "cut"})
+    first = wire.until(lambda d: d["type"] == "decision")[-1]
+    assert first["index"] == 0
+    wire.send({"cmd": "stop"})
+    lines = wire.until(lambda d: d["type"] == "analysis")
+    final = lines[-1]
+    assert final["interrupted"] is True and final["stopped"] is True
+    assert 1 <= final["decisions_done"] == len(final["decisions"]) < final["decisions_total"]
+
+
+def test_the_client_streams_a_whole_game():
+    with EngineProcess.start(timeout=60) as engine:
+        stream = engine.analyze_game(MATCH, Limits(iterations=300), seed=3)
+        assert isinstance(stream, GameAnalysis)
+        decisions = list(stream)
+        want = analyze_json("--iterations", "300", "--seed", "3")
+        assert [d.doc for d in decisions] == want["decisions"]
+        assert stream.analysis["summary"] == want["summary"]
+        assert decisions[0].played == want["decisions"][0]["played"]
+
+
+# ---- endings -----------------------------------------------------------------------------
+@pytest.mark.parametrize("how", ["quit", "eof", "sigterm", "sighup"])
+def test_an_ending_during_a_query_writes_nothing_more(how):
+    w = Wire()
+    w.send({"cmd": "go", "game": STRING, "infinite": True, "report_every": 0.01, "id": "q"})
+    w.until(lambda d: d["type"] == "partial")
+    if how == "quit":
+        w.send({"cmd": "quit"})
+    elif how == "eof":
+        w.proc.stdin.close()
+        w.proc.stdin = None
+    else:
+        w.proc.send_signal(signal.SIGTERM if how == "sigterm" else signal.SIGHUP)
+    assert w.proc.wait(30) == 0 and w.proc.stderr.read() == ""
+    rest = []
+    while (line := w.lines.get(timeout=30)) != "":
+        rest.append(line)
+    assert all(json.loads(x)["type"] == "partial" for x in rest if x.strip())
+
+
+# ---- the docs ----------------------------------------------------------------------------
+DOC = open("docs/PROTOCOL.md", encoding="utf-8").read()
+
+
+def test_the_docs_name_every_command_and_field():
+    table = {}
+    for m in re.finditer(r"^\| `(\w+)` \| (.*?) \|", DOC, re.M):
+        table[m.group(1)] = set(re.findall(r"`(\w+)`", m.group(2)))
+    for name, spec in COMMANDS.items():
+        assert name in table, f"PROTOCOL.md has no row for {name}"
+        fields = {f.name for f in spec.fields} - {"id"}
+        assert fields <= table[name], (name, fields - table[name])
+
+
+def _pattern(line: str) -> str:
+    """A documented answer as a regular expression: `…` any text, timings any number."""
+    parts = re.split(r'(?<="seconds":)[0-9.e-]+', line)
+    return "[0-9.e-]+".join(re.escape(p).replace("…", ".*") for p in parts)
+
+
+def test_the_session_in_the_docs_replays():
+    """PROTOCOL.md's session, sent again line by line: each answer as written (`…` any text,
+    `<*` any number of such lines, timings masked), none missing, none more."""
+    block = DOC.split("## A session", 1)[1].split("```", 2)[1]
+    steps = []
+    for line in block.splitlines():
+        if line.startswith("> "):
+            steps.append((line[2:], []))
+        elif line.startswith("<* "):
+            steps[-1][1].append(("many", _pattern(line[3:])))
+        elif line.startswith("< "):
+            steps[-1][1].append(("one", _pattern(line[2:])))
+    assert len(steps) >= 12
+    w = Wire()
+    try:
+        for sent, answers in steps:
+            w.send(sent)
+            pending = None
+            for kind, pattern in answers:
+                got = pending if pending is not None else w.read_text()
+                pending = None
+                if kind == "many":
+                    while re.fullmatch(pattern, got):
+                        got = w.read_text()
+                    pending = got
+                    continue
+                assert re.fullmatch(pattern, got), (sent, pattern, got)
+            assert pending is None, (sent, pending)
+        assert w.proc.wait(30) == 0
+        assert w.lines.get(timeout=10) == ""           # nothing after quit
+    finally:
+        w.close()
+
+
+# ---- memory ------------------------------------------------------------------------------
+def _rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+@pytest.mark.parametrize("queries", sizes(600, 10000))
+def test_memory_stays_flat_over_many_queries(queries):
+    if not os.path.exists("/proc/self/status"):
+        pytest.skip("no /proc here")
+    w = Wire()
+    try:
+        def batch(n, start):
+            for i in range(n):
+                w.send({"cmd": "go", "game": STRING, "iterations": 50, "seed": i,
+                        "id": start + i})
+            w.until(lambda d: d["type"] == "bestmove" and d["id"] == start + n - 1)
+
+        batch(queries // 5, 0)
+        before = _rss_mb(w.proc.pid)
+        batch(queries - queries // 5, queries)
+        after = _rss_mb(w.proc.pid)
+        assert after - before < 8, (before, after)
+    finally:
+        w.close()

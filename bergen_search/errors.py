@@ -17,7 +17,8 @@ class BergenError(ValueError):
         self.event = event
         self.field = field
 
-    def located(self, *, round=None, event=None, field=None) -> "BergenError":
+    def located(self, *, round: int | None = None, event: int | None = None,
+                field: str | None = None) -> "BergenError":
         """Return this error with its location filled in where it was not known yet."""
         return BergenError(
             self.message,
@@ -54,6 +55,7 @@ class Interrupted(KeyboardInterrupt):
     `done` and `total` (its tasks: sets, matches, decisions). A KeyboardInterrupt, so that
     whatever does not know it still stops."""
 
-    def __init__(self, partial=None, done: int = 0, total: int = 0, unit: str = "tasks"):
+    def __init__(self, partial: object = None, done: int = 0, total: int = 0,
+                 unit: str = "tasks"):
         super().__init__(f"interrupted after {done} of {total} {unit}")
         self.partial, self.done, self.total, self.unit = partial, done, total, unit

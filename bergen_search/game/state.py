@@ -25,6 +25,7 @@ from .tiles import (
     mask_pips,
     other_half,
     popcount,
+    tile_index,
     tile_str,
 )
 
@@ -535,5 +536,4 @@ class State:
 
 
 def _index(a: int, b: int) -> int:
-    from .tiles import tile_index
     return tile_index(a, b)

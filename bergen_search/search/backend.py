@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..game.backend import PURE
+from ..information.sampler import ReferenceSampler
+from . import ismcts_ref
 
 #: Without the compiled search the default budgets are divided by this (the pure-Python
 #: tree runs 100 to 400 times slower: README, "Without a compiler").
@@ -47,9 +49,7 @@ class SearchBackend:
 
 def reference_search(why: str) -> SearchBackend:
     """The pure-Python searches (`ismcts_ref`, `sampler.ReferenceSampler`)."""
-    from ..information.sampler import ReferenceSampler
-    from .ismcts_ref import IsmctsTree
-    return SearchBackend("reference", IsmctsTree, ReferenceSampler, None, why)
+    return SearchBackend("reference", ismcts_ref.IsmctsTree, ReferenceSampler, None, why)
 
 
 def load_search(pure: bool = False) -> SearchBackend:
@@ -57,6 +57,7 @@ def load_search(pure: bool = False) -> SearchBackend:
     if pure:
         return reference_search("BERGEN_PURE_PYTHON=1")
     try:
+        # here: the compiled modules are optional (the reference without them)
         from .._expectimax import ExpectimaxSearch
         from .._ismcts import IsmctsTree
         from .._sampler import CoreSampler

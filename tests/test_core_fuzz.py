@@ -532,20 +532,25 @@ def test_the_solvers_calls_take_any_numbers(case, iterations, seconds, nid):
     solver = EndgameSolver(g.rules, g.root, g.hands, g.deals)
     if _count_ok(iterations) and _seconds_ok(seconds):
         assert solver.run(min(iterations, 50), min(seconds, 0.05)) >= 0    # capped here
-    else:
-        # refused, or (a valid but odd time) ended by the count, not to run for a day
-        count = (min(iterations, 50) or 50) if _count_ok(iterations) else iterations
-        try:
-            done = solver.run(count, seconds)
-        except (BergenError, TypeError, OverflowError):
-            pass
+    elif _count_ok(iterations):
+        # a time that is not a number 0..MAX_SECONDS is refused; an odd valid one (a day and
+        # more) is ended here by the count
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and (
+                0 <= seconds <= _endgame.MAX_SECONDS):
+            assert 0 <= solver.run(min(iterations, 50) or 50, seconds) <= 50
         else:
-            assert 0 <= done <= 50
-    for seconds in (math.nan, math.inf, -1.0):
+            with pytest.raises(BergenError):
+                solver.run(min(iterations, 50) or 50, seconds)
+    else:
+        # not an integer >= 0 (a float, a bool, negative, huge): refused, never read as 0
+        with pytest.raises(BergenError):
+            solver.run(iterations, 0.05)
+    for seconds in (math.nan, math.inf, -1.0, True, "1"):
         with pytest.raises(BergenError):
             solver.run(0, seconds)
-    with pytest.raises(BergenError):
-        solver.run(-1, 0.01)
+    for count in (-1, 0.5, False, 2 ** 63):
+        with pytest.raises(BergenError):
+            solver.run(count, 0.01)
     for call in (solver.node, solver.average, solver.best_response, solver.values):
         try:
             call(nid)

@@ -1116,21 +1116,29 @@ cdef class EndgameSolver:
         for i in range(self.T.n_hands[1]):
             self.R.reach[1][i] = 1.0
 
-    def run(self, long long iterations, double seconds=0.0):
-        """Up to `iterations` more DCFR iterations (0: no limit), stopping once `seconds` (if
-        > 0; at most MAX_SECONDS) have passed; returns how many were done."""
-        cdef long long done = 0, t
-        cdef double s, pa, nb, end = _now() + seconds if seconds > 0 else 0.0
+    def run(self, iterations, seconds=0.0):
+        """Up to `iterations` more DCFR iterations (an integer; 0: no limit), stopping once
+        `seconds` (if > 0; at most MAX_SECONDS) have passed; returns how many were done."""
+        cdef long long done = 0, t, limit
+        cdef double s, pa, nb, end, secs
         cdef int u, i
         self._ready()
-        # NaN or an infinite time would never end a run that has no iteration limit.
-        if iterations < 0 or not 0 <= seconds <= MAX_SECONDS:
-            raise BergenError(f"run needs iterations >= 0 and seconds 0..{MAX_SECONDS:g}, "
-                              f"got {iterations!r} and {seconds!r}")
-        if iterations <= 0 and seconds <= 0:
+        # Checked as Python objects: C's conversion would read 0.5 or False as 0 (no limit),
+        # and NaN or an infinite time would never end a run that has no iteration limit.
+        if type(iterations) is not int or not 0 <= iterations < 2 ** 63:
+            raise BergenError(f"iterations must be an integer >= 0 (0: no limit), got "
+                              f"{iterations!r}", field="iterations")
+        if (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                or not 0 <= seconds <= MAX_SECONDS):
+            raise BergenError(f"seconds must be a number 0..{MAX_SECONDS:g} (0: no limit), got "
+                              f"{seconds!r}", field="seconds")
+        limit = iterations
+        secs = seconds
+        if limit <= 0 and secs <= 0:
             return 0
+        end = _now() + secs if secs > 0 else 0.0
         with nogil:
-            while iterations <= 0 or done < iterations:
+            while limit <= 0 or done < limit:
                 t = self.iterations + 1
                 if t > 1:
                     s = t - 1.0

@@ -328,7 +328,7 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
         ref = out["reference"].get(name)
         if ref:
             out["speedup"][name] = value / ref
-    if _endgame.compiled() is not None:
+    if endgame.compiled() is not None:
         if progress:
             progress(len(steps), len(steps) + 1, "endgame solve times")
         out["endgame"] = endgame_times(40 if seconds < 1 else 150)

@@ -1,6 +1,8 @@
 """The one exception type for bad input, with where it happened."""
 from __future__ import annotations
 
+import errno
+
 
 class BergenError(ValueError):
     """Bad input: an illegal move, a malformed record, an impossible position.
@@ -20,7 +22,8 @@ class BergenError(ValueError):
         self.event = event
         self.field = field
 
-    def located(self, *, round=None, event=None, field=None) -> "BergenError":
+    def located(self, *, round: int | None = None, event: int | None = None,
+                field: str | None = None) -> "BergenError":
         """Return this error with its location filled in where it was not known yet."""
         return BergenError(
             self.message,
@@ -103,14 +106,14 @@ class WriteFailed(BergenError):
 
     def __init__(self, path: str, error: OSError,
                  then: str = "run the same command with --resume"):
-        import errno as _errno
-        name = _errno.errorcode.get(error.errno or 0, "")
+        name = errno.errorcode.get(error.errno or 0, "")
         why = error.strerror or str(error) or type(error).__name__
         remedy = _REMEDY.get(name, "fix that")
         super().__init__(f"cannot write {path}: {why}; {remedy}, then {then}")
         self.path, self.errno = path, error.errno
 
-    def located(self, *, round=None, event=None, field=None) -> "BergenError":
+    def located(self, *, round: int | None = None, event: int | None = None,
+                field: str | None = None) -> "BergenError":
         return self
 
 
@@ -120,6 +123,7 @@ class Interrupted(KeyboardInterrupt):
     `done` and `total` (its tasks: sets, matches, decisions). A KeyboardInterrupt, so that
     whatever does not know it still stops."""
 
-    def __init__(self, partial=None, done: int = 0, total: int = 0, unit: str = "tasks"):
+    def __init__(self, partial: object = None, done: int = 0, total: int = 0,
+                 unit: str = "tasks"):
         super().__init__(f"interrupted after {done} of {total} {unit}")
         self.partial, self.done, self.total, self.unit = partial, done, total, unit

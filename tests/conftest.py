@@ -6,13 +6,11 @@ would prove nothing about it.
 import os
 
 import pytest
-from support import require_compiled
+from support import COMPILED, require_compiled
 
 from bergen_search.game.backend import REFERENCE, load_core
 
 CORE = load_core()
-
-_COMPILED = ("_core", "_sampler", "_ismcts", "_expectimax", "_policy")
 
 
 def pytest_configure(config):
@@ -24,8 +22,11 @@ def pytest_configure(config):
     import importlib
 
     import bergen_search
+    if not COMPILED:
+        pytest.exit("no src_cython/bergen_search/*.pyx beside tests/: the tests cannot tell "
+                    "which compiled modules to require", returncode=2)
     missing = []
-    for name in _COMPILED:
+    for name in COMPILED:
         try:
             importlib.import_module(f"bergen_search.{name}")
         except ImportError:

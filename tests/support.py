@@ -1,6 +1,8 @@
 """Helpers shared by several test files: one module, imported by name (`import support`;
 pytest puts tests/ on the path), instead of test files loading each other.
 
+- `COMPILED`: the compiled modules, one per `src_cython/bergen_search/*.pyx`;
+- `console_script`: the installed `bergen` of the Python running the tests;
 - `require_compiled`: a compiled module or the conftest policy (fail, or skip with
   BERGEN_ALLOW_NO_CORE=1);
 - seeded games cut at decisions (`cuts`, `Cut`) and the brute force over deals and draws
@@ -17,8 +19,11 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import shutil
+import sys
 from collections import Counter
 from fractions import Fraction
+from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -34,6 +39,13 @@ from bergen_search.information.sampler import WorldTable
 
 RANDOM = 0      # the random engine's code (playout.play_match)
 
+#: The compiled modules (`bergen_search._core`, ...): one per .pyx file that setup.py builds,
+#: read from the sources, so that a module added there is one the tests require (conftest.py
+#: stops the run when one is not built) without a list to keep up to date.
+COMPILED = tuple(sorted(p.stem for p in
+                        (Path(__file__).resolve().parents[1] / "src_cython" / "bergen_search")
+                        .glob("*.pyx")))
+
 #: Examples per property of the fuzzers (hypothesis): `BERGEN_FUZZ_EXAMPLES`, default 12; CI
 #: (`.ci/run`) runs 100, and its sanitizer job 60.
 FUZZ_EXAMPLES = int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "12"))
@@ -46,6 +58,18 @@ def sizes(fast, full):
         return v if isinstance(v, tuple) else (v,)
     return [pytest.param(*values(fast), id="fast"),
             pytest.param(*values(full), id="full", marks=pytest.mark.slow)]
+
+
+def console_script(name: str = "bergen") -> str | None:
+    """The installed console script `name`: the one beside this Python first (a venv's bin/,
+    or Scripts/ on Windows), which is this installation's whether or not its folder is on
+    PATH (a venv's python run by its path, without activating it), then PATH's; None when
+    neither has it."""
+    folder = os.path.dirname(sys.executable)
+    for candidate in (os.path.join(folder, name), os.path.join(folder, name + ".exe")):
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which(name)
 
 
 def require_compiled(module, name):

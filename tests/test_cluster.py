@@ -17,6 +17,7 @@ import time
 
 import pytest
 from click.testing import CliRunner
+from support import console_script
 
 distributed = pytest.importorskip(
     "distributed", reason="the cluster extra is not installed: pip install -e '.[test,cluster]'")
@@ -204,10 +205,9 @@ def test_missing_extra_is_a_clear_error(monkeypatch):
 
 # ---- Ctrl-C, a lost scheduler and --resume on a cluster (issue 20) -------------------------
 def _bergen(args, cwd, env=None):
-    import shutil
     import subprocess
     import sys
-    exe = shutil.which("bergen")
+    exe = console_script()
     return subprocess.Popen(([exe] if exe else [sys.executable, "-m", "bergen_search"]) + args,
                             cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)

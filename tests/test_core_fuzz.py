@@ -1,8 +1,9 @@
 """The compiled classes driven directly with odd but well-typed input: they answer or raise
 the project's error (BergenError), never crash, hang or corrupt memory.
 
-`CoreSampler`, `IsmctsTree`, `ExpectimaxSearch`, `CoreState` and `playout_move` trust
-nothing they are given (issue 20): information sets with any field replaced by an integer,
+`CoreSampler`, `IsmctsTree`, `ExpectimaxSearch`, `CoreState`, `playout_move`, the exact
+endgame's `enumerate_deals` and `EndgameSolver`, and the draw rollouts (`draw_rollouts`)
+trust nothing they are given: information sets with any field replaced by an integer,
 tuple or group out of range (before the lead, a finished round, sizes and scores past their
 limits, groups that do not fit), world tables whose arrays were tampered with, limits that
 are negative, huge, infinite or NaN, objects built with `__new__` and never initialised, and
@@ -12,6 +13,7 @@ many inputs; with `BERGEN_SANITIZE=1` (AddressSanitizer and UndefinedBehaviorSan
 `BERGEN_FUZZ_EXAMPLES` sets the examples per property (default 12; `.ci/run` runs 100).
 """
 import dataclasses
+import functools
 import math
 import os
 import threading
@@ -23,22 +25,30 @@ from hypothesis import strategies as st
 from support import FUZZ_EXAMPLES
 
 from bergen_search.errors import BergenError
+from bergen_search.game.backend import load_core
+from bergen_search.game.state import DRAW
 from bergen_search.formats.record import parse_record
 from bergen_search.formats.record_io import write_record
 from bergen_search.formats.replay import RoundEnd, RoundStart, events
 from bergen_search.game.rules import Rules
 from bergen_search.information.infoset import Group, Observer, check_infoset
 from bergen_search.information.sampler import WorldTable
+from bergen_search.play.bench import endgame_positions
 from bergen_search.play.engines import parse_engine_spec
 from bergen_search.play.seats import play_engines
+from bergen_search.search import endgame
 
 _ismcts = pytest.importorskip("bergen_search._ismcts")
 _sampler = pytest.importorskip("bergen_search._sampler")
 _expectimax = pytest.importorskip("bergen_search._expectimax")
 _core = pytest.importorskip("bergen_search._core")
 _policy = pytest.importorskip("bergen_search._policy")
+_endgame = pytest.importorskip("bergen_search._endgame")
+_luck = pytest.importorskip("bergen_search._luck")
 IsmctsTree, CoreSampler = _ismcts.IsmctsTree, _sampler.CoreSampler
+EndgameSolver = _endgame.EndgameSolver
 ExpectimaxSearch = _expectimax.ExpectimaxSearch
+CORE_BACKEND = load_core()
 
 EXAMPLES = FUZZ_EXAMPLES
 FUZZ = settings(max_examples=EXAMPLES, deadline=20_000, derandomize=True,
@@ -389,7 +399,253 @@ def test_a_full_tree_gives_the_values_of_an_unbounded_one_closely():
                     reason="runs in .ci/run's sanitizer job (BERGEN_SANITIZED=1)")
 def test_the_core_under_test_is_the_sanitized_build():
     """The sanitizer job tests the instrumented modules, not a plain build on the path."""
-    for module in (_core, _sampler, _ismcts, _expectimax, _policy):
+    for module in (_core, _sampler, _ismcts, _expectimax, _policy, _endgame, _luck):
         with open(module.__file__, "rb") as f:
             data = f.read()
         assert b"__asan_report" in data and b"__ubsan_handle" in data, module.__file__
+
+
+# ---- the exact endgame: its deals and its solver -------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def small_endgames():
+    """Stage decisions of greedy self-play with at most 7 tiles in both hands: (information
+    set, its `endgame.Endgame`)."""
+    out = []
+    for _, info, _ in endgame_positions(60, 5):
+        if sum(info.hand_sizes) <= 7:
+            out.append((info, endgame.game(info)))
+    return out
+
+
+def endgames():
+    return st.integers(0, len(small_endgames()) - 1).map(lambda i: small_endgames()[i])
+
+
+def solve_a_little(solver, finite=True):
+    """A built solver answers every call (with finite numbers, unless the deals' weights are
+    large enough to overflow)."""
+    assert solver.run(3) == 3
+    for b in (0, 1):
+        values, per = solver.best_response(b)
+        gains = solver.values(b, True)[0]
+        assert not finite or all(math.isfinite(v) for v in values + gains)
+        assert not finite or all(math.isfinite(v) for row in per.values() for v in row)
+    for nid in range(min(solver.n_nodes, 20)):
+        node = solver.node(nid)
+        if node[0] >= 0:
+            assert all(math.isclose(sum(row), 1.0) for row in solver.average(nid))
+
+
+@FUZZ
+@given(endgames(), st.booleans())
+def test_every_real_endgame_enumerates_and_solves(case, inference):
+    """The deals of a real public table (with and without inference), and the solver on
+    them."""
+    info, g = case
+    h0, h1, w = _endgame.enumerate_deals(endgame.public_table(info, inference))
+    assert len(h0) == len(h1) == len(w) > 0 and all(x > 0 for x in w)
+    solve_a_little(EndgameSolver(g.rules, g.root, g.hands, g.deals))
+
+
+@FUZZ
+@given(endgames(), st.sampled_from(["tiles", "is_played", "opt_start", "opt_group",
+                                    "opt_child", "owners", "n_nodes", "weight"]), st.data())
+def test_a_tampered_public_table_is_refused(case, name, data):
+    """The public table's arrays with one entry replaced (or the array cut short, or grown
+    past 28 tiles): refused, or, if the change leaves a walk that stays in bounds, its deals
+    found without harm."""
+    table = endgame.public_table(case[0], data.draw(st.booleans()))
+    value = getattr(table, name)
+    if name == "n_nodes":
+        value = data.draw(odd_ints)
+    elif not value:
+        return
+    elif name == "weight":
+        value = [list(row) for row in value]
+        value[data.draw(st.integers(0, len(value) - 1))][0] = data.draw(odd_numbers)
+    else:
+        value = list(value)
+        how = data.draw(st.sampled_from(["replace", "cut", "grow"]))
+        if how == "replace":
+            value[data.draw(st.integers(0, len(value) - 1))] = data.draw(odd_ints)
+        elif how == "cut":
+            value = value[:data.draw(st.integers(0, len(value) - 1))]
+        else:
+            value = value + data.draw(st.lists(odd_ints, min_size=1, max_size=40))
+    setattr(table, name, value)
+    try:
+        h0, h1, w = _endgame.enumerate_deals(table, 20_000, 0.5)
+    except (BergenError, TypeError, OverflowError, IndexError, KeyError):
+        return
+    assert len(h0) == len(h1) == len(w)
+
+
+def test_more_tiles_than_the_set_has_are_refused_before_any_copy():
+    """`enumerate_deals` copies the table's tiles into a C array of 28: a longer list is a
+    ValueError (BergenError) that says so, never a write past the array."""
+    info, _ = small_endgames()[0]
+    table = endgame.public_table(info)
+    for extra in (1, 100, 10_000):
+        table.tiles = list(range(28)) + [0] * extra
+        table.is_played = [False] * len(table.tiles)
+        with pytest.raises(ValueError, match="at most 28"):
+            _endgame.enumerate_deals(table)
+
+
+ROOT_VALUES = {"left": odd_ints, "right": odd_ints, "to_move": odd_ints, "passes": odd_ints,
+               "reserve_size": odd_ints, "scores": _odd_tuple(odd_ints),
+               "left_double": odd_numbers, "right_double": odd_numbers}
+
+
+@FUZZ
+@given(endgames(), st.sampled_from(sorted(ROOT_VALUES) + ["hands", "deals"]), st.data())
+def test_the_solver_takes_any_root_hands_and_deals(case, name, data):
+    """A root field replaced by an odd value, a hand or a deal replaced by odd numbers:
+    BergenError (or TypeError, OverflowError for a value C cannot hold), or a tree that
+    solves."""
+    _, g = case
+    root, hands, deals = g.root, [list(h) for h in g.hands], list(g.deals)
+    if name in ROOT_VALUES:
+        root = dataclasses.replace(root, **{name: data.draw(ROOT_VALUES[name])})
+    elif name == "hands":
+        p = data.draw(st.integers(0, 1))
+        hands[p][data.draw(st.integers(0, len(hands[p]) - 1))] = data.draw(odd_ints)
+    else:
+        deals[data.draw(st.integers(0, len(deals) - 1))] = data.draw(
+            st.tuples(odd_ints, odd_ints, odd_numbers))
+    try:
+        solver = EndgameSolver(g.rules, root, hands, deals, max_nodes=20_000, seconds=0.5)
+    except (ValueError, TypeError, OverflowError):
+        return
+    solve_a_little(solver, finite=max(w for _, _, w in deals) < 1e200)
+
+
+@FUZZ
+@given(endgames(), odd_numbers, odd_numbers, odd_ints)
+def test_the_solvers_calls_take_any_numbers(case, iterations, seconds, nid):
+    """run(iterations, seconds): a negative count or a time that is negative, infinite or
+    NaN is BergenError (never a run without end); node(nid), average(nid) out of range and
+    best_response(b), values(b) with b other than 0 or 1 are ValueError."""
+    _, g = case
+    solver = EndgameSolver(g.rules, g.root, g.hands, g.deals)
+    if _count_ok(iterations) and _seconds_ok(seconds):
+        assert solver.run(min(iterations, 50), min(seconds, 0.05)) >= 0    # capped here
+    elif _count_ok(iterations):
+        # a time that is not a number 0..MAX_SECONDS is refused; an odd valid one (a day and
+        # more) is ended here by the count
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and (
+                0 <= seconds <= _endgame.MAX_SECONDS):
+            assert 0 <= solver.run(min(iterations, 50) or 50, seconds) <= 50
+        else:
+            with pytest.raises(BergenError):
+                solver.run(min(iterations, 50) or 50, seconds)
+    else:
+        # not an integer >= 0 (a float, a bool, negative, huge): refused, never read as 0
+        with pytest.raises(BergenError):
+            solver.run(iterations, 0.05)
+    for seconds in (math.nan, math.inf, -1.0, True, "1"):
+        with pytest.raises(BergenError):
+            solver.run(0, seconds)
+    for count in (-1, 0.5, False, 2 ** 63):
+        with pytest.raises(BergenError):
+            solver.run(count, 0.01)
+    for call in (solver.node, solver.average, solver.best_response, solver.values):
+        try:
+            call(nid)
+        except (ValueError, OverflowError):
+            pass
+
+
+def test_an_endgame_solver_is_built_once_and_refuses_calls_until_built():
+    """A second `__init__` (which would leak the first tree and build on top of it) is
+    refused, as is every call on a solver made with `__new__` and never built, or whose
+    build failed."""
+    _, g = small_endgames()[0]
+    solver = EndgameSolver(g.rules, g.root, g.hands, g.deals)
+    nodes = solver.n_nodes
+    with pytest.raises(BergenError, match="built once"):
+        solver.__init__(g.rules, g.root, g.hands, g.deals)
+    assert solver.n_nodes == nodes
+    solve_a_little(solver)
+    raw = EndgameSolver.__new__(EndgameSolver)
+    failed = EndgameSolver.__new__(EndgameSolver)
+    with pytest.raises(BergenError):
+        failed.__init__(g.rules, g.root, g.hands, [(0, 10 ** 6, 1.0)])
+    for obj in (raw, failed):
+        for call in (lambda: obj.run(5), lambda: obj.best_response(0),
+                     lambda: obj.values(1), lambda: obj.average(0), lambda: obj.node(0)):
+            with pytest.raises(BergenError, match="not built"):
+                call()
+    with pytest.raises(BergenError, match="built once"):
+        failed.__init__(g.rules, g.root, g.hands, g.deals)
+
+
+# ---- the draw rollouts -----------------------------------------------------------------------
+ROLLOUT_RULES = [Rules(), Rules(players=3), Rules(players=4, partnerships=True),
+                 Rules(draw="one")]
+
+
+@functools.lru_cache(maxsize=None)
+def states_before_draws(rules):
+    """The fully known states just before each draw of the first rounds of a few random
+    matches."""
+    out = []
+    for seed in range(4):
+        log = CORE_BACKEND.play_match(rules, ["random"] * rules.players, seed, max_rounds=1)
+        rnd = log.rounds[0]
+        state = CORE_BACKEND.new_state(rules, rnd.hands, rnd.reserve, log.start_scores)
+        for _, action, _ in rnd.events:
+            if action == DRAW:
+                out.append(state)
+            state = state.apply(action)
+    return out
+
+
+def rollout_args(rules, state, equity):
+    return dict(rules=rules, hands=list(state.hands), reserve=list(state.reserve),
+                left=state.left, right=state.right, left_double=state.left_double,
+                right_double=state.right_double, scores=list(state.scores),
+                to_move=state.to_move, draws=state.draws_this_turn, passes=state.passes,
+                playouts=2, seed=7, engine=1, equity=equity)
+
+
+@st.composite
+def draws(draw):
+    rules = draw(st.sampled_from(ROLLOUT_RULES))
+    found = states_before_draws(rules)
+    state = found[draw(st.integers(0, len(found) - 1))]
+    equity = ([0.5] * rules.target ** 2 if rules.n_sides == 2 and draw(st.booleans())
+              else None)
+    return rules, rollout_args(rules, state, equity)
+
+
+ROLLOUT_VALUES = {"hands": st.lists(odd_ints, max_size=5),
+                  "reserve": st.lists(odd_ints, max_size=40),
+                  "scores": st.lists(odd_ints, max_size=5), "left": odd_ints,
+                  "right": odd_ints, "to_move": odd_ints, "draws": odd_ints,
+                  "passes": odd_ints, "playouts": st.integers(-3, 3), "seed": odd_ints,
+                  "engine": odd_ints, "equity": st.none() | st.lists(odd_floats, max_size=5)}
+
+
+@FUZZ
+@given(draws(), st.sampled_from(sorted(ROLLOUT_VALUES)), st.data())
+def test_the_draw_rollouts_take_any_position(case, name, data):
+    """`draw_rollouts` on a real state before a draw, one argument replaced by an odd value
+    (or one entry of a list): ValueError (BergenError), TypeError or OverflowError, or rows
+    of finite numbers, one per reserve tile."""
+    rules, args = case
+    _luck.draw_rollouts(**args)
+    if name in ("hands", "reserve", "scores") and args[name] and data.draw(st.booleans()):
+        value = list(args[name])
+        value[data.draw(st.integers(0, len(value) - 1))] = data.draw(odd_ints)
+    else:
+        value = data.draw(ROLLOUT_VALUES[name])
+    args[name] = value
+    try:
+        rows = _luck.draw_rollouts(**args)
+    except (ValueError, TypeError, OverflowError):
+        return
+    assert len(rows) == len(args["reserve"])
+    assert all(math.isfinite(x) for row in rows for x in row)

@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import FUZZ_EXAMPLES
+from support import FUZZ_EXAMPLES, console_script
 
 from bergen_search import __version__
 from bergen_search.cli import main
@@ -388,7 +388,11 @@ def test_timeouts_and_a_dead_engine():
 
 
 def test_the_installed_console_script(tmp_path):
-    with EngineProcess.start(["bergen", "engine"]) as engine:
+    """`bergen engine` as installed: the script beside this Python (the venv's, on PATH or
+    not), else PATH's."""
+    exe = console_script()
+    assert exe, "the console script `bergen` is not installed beside this Python nor on PATH"
+    with EngineProcess.start([exe, "engine"]) as engine:
         assert engine.hello()["version"] == __version__
         assert engine.play(STRING, Limits(iterations=1000), seed=1).info["moves"] == \
             best_json(STRING, "--iterations", "1000", "--seed", "1")["moves"]

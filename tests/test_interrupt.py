@@ -22,7 +22,6 @@ measures the machine's load as much as the program.
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
@@ -32,13 +31,14 @@ from typing import NamedTuple
 
 import pytest
 from click.testing import CliRunner
+from support import console_script
 
 from bergen_search.cli import main
 from bergen_search.runs.journal import FORMAT, _read
 
 STOP_WITHIN = float(os.environ.get("BERGEN_STOP_WITHIN", "3.0"))
 SLOW = pytest.mark.slow
-EXE = shutil.which("bergen")
+EXE = console_script()
 CMD = [EXE] if EXE else [sys.executable, "-m", "bergen_search"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DECISION = os.path.join(ROOT, "examples", "decision.json")

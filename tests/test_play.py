@@ -2,11 +2,11 @@
 undo takes back the person's play, hint answers, and the game is saved as a record that
 replays."""
 import json
-import shutil
 import subprocess
 
 import pytest
 from click.testing import CliRunner
+from support import console_script
 
 from bergen_search.cli import main
 from bergen_search.cli.session import PlaySession
@@ -136,10 +136,10 @@ def test_cli_play_bad_options():
     assert res.exit_code == 2
 
 
-@pytest.mark.skipif(shutil.which("bergen") is None, reason="console script not installed")
+@pytest.mark.skipif(console_script() is None, reason="console script not installed")
 def test_installed_console_script_plays(tmp_path):
     out = tmp_path / "g.json"
-    proc = subprocess.run(["bergen", "play", "--engine", "greedy", "--seed", "3", "--out",
+    proc = subprocess.run([console_script(), "play", "--engine", "greedy", "--seed", "3", "--out",
                            str(out)], input="moves\nquit\n", capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from bergen_search.cli import main
 from bergen_search.errors import BergenError, WriteFailed
 from bergen_search.runs import journal as journal_module
-from bergen_search.runs.files import OutputLock, write_atomic
+from bergen_search.runs.files import write_atomic
 from bergen_search.runs.journal import FORMAT, Journal, _read
 
 SLOW = pytest.mark.slow
@@ -212,8 +212,8 @@ def test_an_output_write_error_keeps_the_journal_and_resume_writes_it(tmp_path, 
     monkeypatch.setattr(os, "replace", full)
     res = run_here(SELFPLAY + ["--out", "g.jsonl"], tmp_path)
     assert res.exit_code == 74, res.output
-    assert res.stderr.strip() == (f"bergen: cannot write g.jsonl: No space left on device; "
-                                  f"free some space, then run the same command with --resume")
+    assert res.stderr.strip() == ("bergen: cannot write g.jsonl: No space left on device; "
+                                  "free some space, then run the same command with --resume")
     assert len(_read(str(tmp_path / "g.jsonl.journal")).done) == 6
     assert sorted(os.listdir(tmp_path)) == ["g.jsonl.journal"]        # no temporary left
     monkeypatch.undo()
@@ -454,7 +454,7 @@ def test_a_stopped_scheduler_is_reported_then_given_up_on(scheduler, quick_watch
 def test_no_worker_is_reported_and_one_arriving_finishes_the_run(scheduler, quick_watch):
     """A scheduler with no worker: the run says so (none connected, the tasks in flight);
     a worker started then finishes it. With none at all it gives up after its timeout."""
-    from bergen_search.runs.parallel import Cluster, ClusterStalled, run_ordered
+    from bergen_search.runs.parallel import Cluster, run_ordered
     _, address, start_worker = scheduler
     lines = []
 

@@ -21,7 +21,7 @@ from functools import partial
 from typing import NamedTuple
 
 from ..constants import DRAW_STREAM, RECHECK_STREAM
-from ..errors import BergenError
+from ..errors import BergenError, Interrupted
 from ..formats.notation import Line, Move
 from ..formats.position import position_from_infoset
 from ..formats.position_string import to_string
@@ -30,8 +30,20 @@ from ..formats.replay import RoundEnd, RoundStart, events, walk
 from ..game.rng import derive_seed
 from ..game.state import DRAW
 from ..information.infoset import Observer
+from ..runs.parallel import run_ordered
 from ..search import backend
-from ..search.api import Limits, paired_stderr, pool, root_moves, search
+from ..search.api import (
+    MAX_ITERATIONS,
+    MAX_REPLICATES,
+    MAX_SECONDS,
+    REPLICATES,
+    Limits,
+    paired_stderr,
+    pool,
+    resolve,
+    root_moves,
+    search,
+)
 from ..stats import Z95, t_quantile  # noqa: F401
 
 #: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
@@ -250,7 +262,6 @@ def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
     searches a resumed run already made). Ctrl-C raises `errors.Interrupted` whose `partial`
     is the analyses of the records finished in order and, for the one cut short, its
     decisions so far (`Analysis.interrupted`)."""
-    from ..errors import Interrupted
     records = [parse_record(r) for r in records]
     done = dict(done or {})
 
@@ -277,7 +288,6 @@ def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
             on_result(i, res)
 
     if cluster is not None:
-        from ..runs.parallel import run_ordered
         task = partial(_analyze_one, seats=seats, kwargs=kwargs)
         todo = [(i, rec) for i, rec in enumerate(records) if i not in done]
 
@@ -337,7 +347,6 @@ def analyze(record, *, seats=None, decisions_total: int | None = None, **kwargs)
     if the caller has counted it (`count_decisions`), else it is counted here. Ctrl-C raises
     `errors.Interrupted` with the analysis of the steps finished (`partial`, its
     `interrupted` set; a step cut in the middle is dropped)."""
-    from ..errors import Interrupted
     record = parse_record(record)
     held = {}
     try:
@@ -511,7 +520,6 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int, algorithm: str
     """Refuse (BergenError) at the start a budget whose rechecks would pass the limits of
     one search (search.MAX_ITERATIONS, MAX_SECONDS, MAX_REPLICATES): the largest recheck
     searches `factor` times the first budget, with as many times the replicates."""
-    from ..search.api import MAX_ITERATIONS, MAX_REPLICATES, MAX_SECONDS, REPLICATES, resolve
     if not (type(recheck) is int and 1 <= recheck <= 1000 and type(max_rechecks) is int
             and 0 <= max_rechecks <= 20):
         raise BergenError(f"recheck must be 1..1000 and max_rechecks 0..20, got {recheck!r} "

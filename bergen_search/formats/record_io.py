@@ -20,6 +20,7 @@ from ..game.match import MatchLog
 from ..game.state import DRAW, PASS
 from .jsondoc import parse_json
 from .record import Event, Record, Round, needs_record_message, parse_record
+from .replay import replay
 
 
 def load_record(text) -> Record:
@@ -57,7 +58,6 @@ def iter_records(text, check: bool = False, needed_by: str | None = None) -> Ite
         try:
             rec = parse_record(parse_json(line, "record"), needed_by)
             if check:
-                from .replay import replay
                 replay(rec)
         except BergenError as e:
             if e.message.startswith("bad JSON at line 1, column "):     # the line is said once

@@ -37,7 +37,7 @@ REFERENCE = _Reference()
 def load_core():
     """The compiled core's backend, or None when it is not built (whatever the environment)."""
     try:
-        from .. import _core
+        from .. import _core    # here: the compiled module is optional (None without it)
     except ImportError:
         return None
     return _core.Backend()

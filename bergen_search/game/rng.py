@@ -9,6 +9,8 @@ The seed streams (what is XORed into or added to a seed for each purpose) are in
 """
 from __future__ import annotations
 
+from typing import Any
+
 MASK64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
 
@@ -39,7 +41,7 @@ class Rng:
         """A number in 0..n-1 (n < 2**32): the high 32 bits scaled, Lemire's multiply-shift."""
         return ((self.next64() >> 32) * n) >> 32
 
-    def shuffle(self, items: list) -> None:
+    def shuffle(self, items: list[Any]) -> None:
         """Fisher-Yates, from the top down: the order the core uses."""
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)

@@ -25,6 +25,7 @@ from .tiles import (
     mask_pips,
     other_half,
     popcount,
+    tile_index,
     tile_str,
 )
 
@@ -139,6 +140,25 @@ class State:
     __slots__ = ("rules", "hands", "hidden", "reserve", "reserve_size", "left", "right",
                  "left_double", "right_double", "line", "scores", "to_move", "passes",
                  "draws_this_turn", "last_drawn", "ended", "winner", "last_points")
+    # The slots' types (annotations only: no class attributes beside the slots).
+    rules: Rules
+    hands: tuple[int, ...]              # masks by seat
+    hidden: tuple[int, ...]             # by seat, tiles held but not known to the viewer
+    reserve: tuple[int, ...] | None     # the draw order, None when unknown
+    reserve_size: int
+    left: int
+    right: int
+    left_double: bool
+    right_double: bool
+    line: tuple[tuple[int, int], ...]
+    scores: tuple[int, ...]             # by side
+    to_move: int
+    passes: int
+    draws_this_turn: int
+    last_drawn: int
+    ended: str | None
+    winner: int | None
+    last_points: tuple[int, ...]
 
     # ---- construction -------------------------------------------------------------------
     @classmethod
@@ -514,5 +534,4 @@ class State:
 
 
 def _index(a: int, b: int) -> int:
-    from .tiles import tile_index
     return tile_index(a, b)

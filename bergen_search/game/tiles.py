@@ -47,6 +47,7 @@ class LineEnds:
     `position.Position` and `infoset.InfoSet`. -1 for the ends of an empty line, as in
     `State`."""
     __slots__ = ()
+    line: tuple[tuple[int, int], ...]   # annotation only: the subclass's own field or slot
 
     @property
     def _pairs(self) -> tuple:

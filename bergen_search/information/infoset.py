@@ -508,7 +508,6 @@ def from_position(pos) -> InfoSet:
     rules = pos.rules
     seat = pos.to_move
     line_mask = 0
-    from ..game.tiles import tile_index
     for a, b in pos.line:
         line_mask |= 1 << tile_index(a, b)
     others = [j for j in range(rules.players) if j != seat]

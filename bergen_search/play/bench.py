@@ -11,13 +11,22 @@ import functools
 import statistics
 import time
 
+from ..formats.record import parse_record
+from ..formats.record_io import to_record
+from ..formats.replay import RoundStart, Step, events
 from ..game.backend import REFERENCE, load_core
 from ..game.match import ENGINE_RANDOM, play_match
 from ..game.rng import Rng, derive_seed
 from ..game.rules import Rules
 from ..game.state import DRAW, State
-from ..information.infoset import from_state_and_events
-from ..information.sampler import WorldTable
+from ..information.inference import TileModel, tile_factors
+from ..information.infoset import Observer, from_state_and_events
+from ..information.sampler import ReferenceSampler, WorldTable
+from ..search import endgame
+from ..search.api import Limits
+from ..search.ismcts_ref import IsmctsTree as ReferenceTree
+from .engines import EngineSpec, parse_engine_spec
+from .seats import play_engines as engine_match
 
 SEED = 20261129
 
@@ -60,9 +69,6 @@ def mid_round():
 def inference_position():
     """A 2-player decision where the other seat's plays give inference something to weigh
     (a mid-round cut of a seeded greedy round)."""
-    from ..information.inference import TileModel, tile_factors
-    from .engines import EngineSpec
-    from .seats import play_engines as engine_match
     rules = Rules()
     for i in range(100):
         log = engine_match(rules, [EngineSpec("greedy")] * 2, derive_seed(SEED + 1, i))
@@ -85,9 +91,6 @@ def stage_decisions(record):
     """The decisions with a choice at the exact endgame's stage (no draw can happen again)
     in a complete `bergen-record/1` (every hand shown), each as (round, event, information
     set of the seat to move, the fully known State before it, the move it made)."""
-    from ..formats.record import parse_record
-    from ..formats.replay import RoundStart, Step, events
-    from ..information.infoset import Observer
     record = parse_record(record)
     rules = record.rules
     observers = {}
@@ -110,9 +113,6 @@ def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"
     i seeded derive_seed(seed, i); `engines` per seat, any engine spec), each as (round,
     information set of the seat to move, the fully known State). `first_only`: only each
     round's first."""
-    from ..formats.record_io import to_record
-    from .engines import parse_engine_spec
-    from .seats import play_engines as engine_match
     rules = rules or Rules()
     specs = [parse_engine_spec(e) for e in engines]
     for i in range(rounds):
@@ -149,11 +149,10 @@ def signature() -> dict:
     run and machine for the same code."""
     info = mid_round()
     try:
-        from .._sampler import CoreSampler
+        from .._sampler import CoreSampler     # here, as below: the compiled modules are optional
     except ImportError:
         # Without the core: the sampler's checksum from the reference (the same number);
         # the searches' node counts would take the pure-Python trees minutes.
-        from ..information.sampler import ReferenceSampler
         return {"sampler_checksum": ReferenceSampler(info).sample_many(10000, SEED),
                 "ismcts_nodes": None, "ismcts_default_nodes": None, "expectimax_nodes": None,
                 "endgame_nodes": None, "endgame_iterations": None}
@@ -178,7 +177,6 @@ def signature() -> dict:
         sig["expectimax_nodes"] = ex.nodes
     except ImportError:
         sig["expectimax_nodes"] = None
-    from ..search import endgame
     if endgame.compiled() is None:
         sig["endgame_nodes"] = sig["endgame_iterations"] = None
         return sig
@@ -192,7 +190,6 @@ def signature() -> dict:
 def endgame_position():
     """A fixed stage decision of greedy self-play whose public tree has 2,000 to 20,000
     nodes (about a typical solve's), for the solver's figures."""
-    from ..search import endgame
     for _, info, _ in endgame_positions(100, 31):
         if sum(info.hand_sizes) <= 9:
             g = endgame.game(info)
@@ -211,8 +208,6 @@ def endgame_times(rounds: int, seconds: float = 1.0, seed: int = SEED + 2) -> di
     limit (the deals, the tree, DCFR to the tolerance). Median, 90th percentile and worst of
     the solved, shares solved within 100 ms and within the limit (unsolved count as slower
     than any), the largest deal count solved."""
-    from ..search import endgame
-    from ..search.api import Limits
     times, deals = [], []
     for _, info, _ in endgame_positions(rounds, seed):
         t0 = time.perf_counter()
@@ -276,12 +271,11 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
     # The cost of inference per search: the world table with and without the weights.
     add("search", "world_tables_per_s", lambda: (WorldTable(info_evidence), 1)[1])
     add("search", "weighted_world_tables_per_s", lambda: (_weighted_table(info_evidence), 1)[1])
-    from ..search import endgame as _endgame
-    if _endgame.compiled() is not None:     # the Python solver is the tests' oracle only
+    if endgame.compiled() is not None:     # the Python solver is the tests' oracle only
         eg_info = endgame_position()
 
         def endgame_work():
-            _endgame.solve(_endgame.game(eg_info))
+            endgame.solve(endgame.game(eg_info))
             return 1
         add("search", "endgame_solves_per_s", endgame_work)
 
@@ -292,8 +286,6 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
             table.sample(ref_rng)
         return 200
     add("reference", "sampler_worlds_per_s", ref_sample)
-    from ..information.sampler import ReferenceSampler
-    from ..search.ismcts_ref import IsmctsTree as ReferenceTree
     ref_first = ReferenceSampler(info_first)
     # The pure-Python trees of the core's two ISMCTS figures (the same trees, node for node).
     add("reference", "ismcts_iterations_per_s",
@@ -301,7 +293,7 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
     add("reference", "ismcts_default_iterations_per_s",
         lambda: ReferenceTree(ref_first, SEED, 0.7, 0, "safe", merge_twins=True).run(200, 0.0))
     if core is not None:
-        from .._sampler import CoreSampler
+        from .._sampler import CoreSampler     # here, as below: the compiled modules are optional
         sampler = CoreSampler(info_mid, table)
         add("core", "sampler_worlds_per_s", lambda: (sampler.sample_many(100000, SEED), 100000)[1])
         try:
@@ -337,7 +329,7 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
         ref = out["reference"].get(name)
         if ref:
             out["speedup"][name] = value / ref
-    if _endgame.compiled() is not None:
+    if endgame.compiled() is not None:
         if progress:
             progress(len(steps), len(steps) + 1, "endgame solve times")
         out["endgame"] = endgame_times(40 if seconds < 1 else 150)

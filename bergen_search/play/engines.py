@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from ..constants import OBJECTIVES
 from ..errors import BergenError, a_kind
 from ..game.match import SIMPLE_ENGINES
+from ..search import api as search_api
+from ..search import backend as search_backend
 
 
 def _engine_settings() -> dict:
@@ -38,10 +40,10 @@ ENGINE_SETTINGS = _engine_settings()
 
 
 def _ranges() -> dict:
-    from ..search.api import MAX_ITERATIONS, MAX_MEMORY_MB, MAX_SECONDS
-    return {"iterations": (1, MAX_ITERATIONS), "worlds": (1, MAX_ITERATIONS),
-            "workers": (1, 64), "memory": (1, MAX_MEMORY_MB),
-            "time": (math.ulp(0.0), MAX_SECONDS)}
+    return {"iterations": (1, search_api.MAX_ITERATIONS),
+            "worlds": (1, search_api.MAX_ITERATIONS), "workers": (1, 64),
+            "memory": (1, search_api.MAX_MEMORY_MB),
+            "time": (math.ulp(0.0), search_api.MAX_SECONDS)}
 
 
 #: The range of each budget setting of a search engine (time in seconds, memory in MB):
@@ -67,31 +69,27 @@ class EngineSpec:
     def __str__(self) -> str:
         if not self.params:
             return self.name
-        from ..search.api import setting_text
-        return self.name + ":" + ",".join(f"{k}={setting_text(v)}"
+        return self.name + ":" + ",".join(f"{k}={search_api.setting_text(v)}"
                                           for k, v in self.params.items())
 
     def search_args(self):
         """(Limits, keyword arguments) of `search.search` for a search engine."""
-        from ..search.api import Limits, resolve
         p = dict(self.params)
-        alg = resolve(self.name, {})[0]
+        alg = search_api.resolve(self.name, {})[0]
         unit = alg.unit
         budget = p.pop(unit, None)
         seconds = p.pop("time", None)
         memory = p.pop("memory", None)
         if budget is None and seconds is None:
-            from ..search.backend import SEARCH
             # The algorithm's budget for a match engine given neither a budget nor a time
             # (`Algorithm.match_budget`; without the compiled core, the fallback's share).
-            budget = SEARCH.budget(alg.match_budget)
-        return (Limits(iterations=budget, time=seconds, memory_mb=memory),
+            budget = search_backend.SEARCH.budget(alg.match_budget)
+        return (search_api.Limits(iterations=budget, time=seconds, memory_mb=memory),
                 dict(algorithm=self.name, **p))
 
 
 def parse_engine_spec(text: str) -> EngineSpec:
     """Parse `name` or `name:key=value,key=value`."""
-    from ..search.api import Setting
     name, _, rest = text.strip().partition(":")
     if name not in ENGINE_SETTINGS:
         raise BergenError(f"unknown engine {name!r} (known: {', '.join(ENGINE_SETTINGS)})")
@@ -103,7 +101,7 @@ def parse_engine_spec(text: str) -> EngineSpec:
             known = ", ".join(settings) or "none"
             raise BergenError(f"engine {name!r}: bad setting {item!r} (settings: {known})")
         kind = settings[key]
-        if isinstance(kind, Setting):
+        if isinstance(kind, search_api.Setting):
             try:
                 params[key] = kind.parse(key, value)
             except BergenError as e:

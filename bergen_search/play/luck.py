@@ -55,7 +55,8 @@ from functools import lru_cache
 from importlib import resources
 
 from ..errors import BergenError
-from ..game.match import ENGINE_GREEDY
+from ..game import backend as game_backend
+from ..game.match import ENGINE_GREEDY, play_round
 from ..game.rng import GOLDEN, MASK64, Rng, mix64
 from ..game.rules import Rules
 from ..game.state import DRAW, State, match_value
@@ -275,7 +276,7 @@ def _rollouts():
     rules and search backends; the rollouts give the same numbers either way, so the arena's
     luck does not depend on it), else `reference_rollouts`."""
     try:
-        from .._luck import draw_rollouts
+        from .._luck import draw_rollouts   # here: the compiled module is optional
     except ImportError:
         return reference_rollouts
     return draw_rollouts
@@ -306,7 +307,6 @@ def reference_rollouts(rules, hands, reserve, left, right, left_double, right_do
     """The pure-Python twin of `_luck.draw_rollouts`: rows[i][j], the mean over `playouts`
     playouts of side j's points to come after the seat to move draws `reserve[i]`, and with
     `equity` each side's chance to win the match."""
-    from ..game.match import play_round
     r = len(reserve)
     if not 1 <= r <= 28 or playouts < 1:
         raise ValueError("a draw needs a reserve tile and at least one playout")
@@ -406,7 +406,7 @@ def round_luck(rules: Rules, rnd, start_scores, model=None, backend=None) -> lis
     `default_estimate()`)."""
     model = model or default_estimate()
     if backend is None:
-        from ..game.backend import ACTIVE as backend
+        backend = game_backend.ACTIVE
     state = backend.new_state(rules, rnd.hands, rnd.reserve, start_scores)
     total = None
     for seat, action, tile in rnd.events:

@@ -13,11 +13,14 @@ import time
 import warnings
 
 from ..constants import SEARCH_STREAM
+from ..game import backend as game_backend
 from ..game import match
 from ..game.match import MatchLog, choose, greedy_choice
 from ..game.rng import Rng, derive_seed
 from ..game.rules import Rules
 from ..game.state import State
+from ..information.infoset import Observer
+from ..search import api as search_api
 from .engines import EngineWarning
 
 
@@ -38,7 +41,6 @@ class Seats:
         self.timing = {} if timing is None else timing
 
     def new_round(self, state: State) -> None:
-        from ..information.infoset import Observer
         self.observers = {s: Observer(self.rules, {s}, state)
                           for s, spec in enumerate(self.specs)
                           if spec is not None and spec.simple_code is None}
@@ -48,12 +50,12 @@ class Seats:
         seat = state.to_move
         if len(moves) == 1 or self.codes[seat] is not None:
             return choose(self.codes[seat] or 0, state, moves, self.rng)
-        from ..search.api import search
         start = time.perf_counter()
         limits, kwargs = self.specs[seat].search_args()
         info = self.observers[seat].infoset(seat)
-        result = search(info, limits, seed=derive_seed(self.seed ^ SEARCH_STREAM, self.decisions),
-                        values=False, **kwargs)
+        result = search_api.search(info, limits,
+                                   seed=derive_seed(self.seed ^ SEARCH_STREAM, self.decisions),
+                                   values=False, **kwargs)
         if result.info.get("interrupted"):
             # A search keeps what it found on Ctrl-C; a match does not go on with it.
             raise KeyboardInterrupt
@@ -64,8 +66,7 @@ class Seats:
         if result.info.get("empty"):
             # Not one world (or iteration) in the time: no values to choose by. The move is
             # the greedy one, and a warning says so (once per engine and process).
-            from ..search.api import resolve
-            unit = resolve(kwargs["algorithm"], {})[0].unit.rstrip("s")
+            unit = search_api.resolve(kwargs["algorithm"], {})[0].unit.rstrip("s")
             warnings.warn(EngineWarning(
                 f"engine {self.specs[seat]} finished no {unit} within its time limit at a "
                 f"move, and played the greedy move there (give it more time"
@@ -87,7 +88,7 @@ def play_engines(rules: Rules, specs, seed: int, start_scores=None, backend=None
     codes = [s.simple_code for s in specs]
     if all(c is not None for c in codes):
         if backend is None:
-            from ..game.backend import ACTIVE as backend
+            backend = game_backend.ACTIVE
         return backend.play_match(rules, codes, seed, start_scores, max_rounds=max_rounds)
     return match.play_match(rules, codes, seed, start_scores,
                             seats=lambda rng: Seats(rules, specs, seed, rng, timing),

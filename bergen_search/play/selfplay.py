@@ -3,14 +3,18 @@ run serially, on local processes or on a Dask cluster.
 """
 from __future__ import annotations
 
+from functools import partial
+
+from ..errors import Interrupted
+from ..formats.record_io import dump_record, write_record
 from ..game.rng import derive_seed
 from ..game.rules import Rules
+from ..runs.parallel import batches, run_ordered
 from .seats import play_engines
 
 
 def _match_records(rules: Rules, specs, seed: int, start_scores, indices) -> list:
     """(record line, winner) of matches `indices` of a self-play run seeded `seed`."""
-    from ..formats.record_io import dump_record, write_record
     out = []
     for i in indices:
         log = play_engines(rules, specs, derive_seed(seed, i), start_scores)
@@ -28,10 +32,6 @@ def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, w
     which are not played again; `on_result(i, row)` hears of each match as it finishes.
     Ctrl-C raises `errors.Interrupted` whose `partial` is the rows of the matches finished,
     in order, up to the first missing one."""
-    from functools import partial
-
-    from ..errors import Interrupted
-    from ..runs.parallel import batches, run_ordered
     rows = dict(done or {})
     simple = all(s.simple_code is not None for s in specs)
     task = partial(_match_records, rules, list(specs), seed, start_scores)

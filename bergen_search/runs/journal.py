@@ -166,6 +166,8 @@ class Journal:
                     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
                 except OSError as e:
                     raise WriteFailed(path, e) from None
+                if scan.header is None:             # not reached: it holds tasks
+                    raise BergenError(f"{path} has no header: delete it to start again")
                 return cls(path, scan.header, scan.done, fd, lock, scan.good, scan.crc)
             line, crc = _line(header, 0, FORMAT + " ")
             fd = _create(path, line)

@@ -14,6 +14,7 @@ import importlib
 from dataclasses import dataclass
 
 from ..game.backend import PURE
+from ..information.sampler import ReferenceSampler
 
 #: Without the compiled search the default budgets are divided by this (the pure-Python
 #: tree runs 100 to 400 times slower: docs/GUIDE.md, "Without a compiler").
@@ -54,7 +55,6 @@ class SearchBackend:
 
 def reference_search(why: str) -> SearchBackend:
     """The pure-Python searches (`sampler.ReferenceSampler`; each engine's own twin)."""
-    from ..information.sampler import ReferenceSampler
     return SearchBackend("reference", ReferenceSampler, why)
 
 
@@ -63,6 +63,7 @@ def load_search(pure: bool = False) -> SearchBackend:
     if pure:
         return reference_search("BERGEN_PURE_PYTHON=1")
     try:
+        # here: the compiled modules are optional (the reference without them)
         from .._expectimax import ExpectimaxSearch  # noqa: F401
         from .._ismcts import IsmctsTree  # noqa: F401
         from .._sampler import CoreSampler

@@ -54,6 +54,8 @@ from ..errors import BergenError
 from ..formats.notation import Move
 from ..game.rng import Rng, derive_seed
 from ..game.state import PASS
+from ..game.tiles import TILES_WITH, popcount
+from ..information.inference import TileModel, tile_factors
 from ..information.infoset import InfoSet
 from ..information.sampler import WorldTable
 from . import endgame_ref
@@ -139,7 +141,6 @@ class Endgame:
     @property
     def root_sizes(self) -> tuple:
         """Both hands' sizes at the root."""
-        from ..game.tiles import popcount
         return tuple(popcount(self.hands[q][self.deals[0][q]]) for q in range(2))
 
     @property
@@ -155,7 +156,6 @@ def public_table(info: InfoSet, inference: bool = False) -> WorldTable:
     view = dataclasses.replace(info, groups=pub.groups, free=pub.free,
                                played_free=pub.played_free, hand=0, decisions=pub.decisions)
     if inference:
-        from ..information.inference import TileModel, tile_factors
         return WorldTable(view, tile_factors(view, TileModel()), public=True)
     return WorldTable(view, public=True)
 
@@ -165,7 +165,7 @@ def compiled():
     if os.environ.get("BERGEN_PURE_PYTHON") == "1":
         return None
     try:
-        from .. import _endgame
+        from .. import _endgame     # here: the compiled module is optional (None without it)
     except ImportError:
         return None
     return _endgame
@@ -406,7 +406,6 @@ def _solution(g: Endgame, solver, exploit, bounds, tolerance, iterations, nodes,
 
 def _legal_at_root(g: Endgame, move: int) -> bool:
     """The seat's own hand may take `move` (a root action of the public tree)."""
-    from ..game.tiles import TILES_WITH
     mine = g.hands[g.seat][g.hand_index]
     fit = TILES_WITH[g.root.left] | TILES_WITH[g.root.right]
     return not (mine & fit) if move == PASS else bool(mine >> (move >> 1) & 1)
@@ -517,6 +516,8 @@ class _StopWatch:
 def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
     """The solution as a `search.SearchResult`: the move drawn from the mix first, then the
     others by value (a mirror twin right after the move it mirrors)."""
+    # here: search.api loads the engines (registry), and the endgame engine loads this
+    # module; a module-level import would close that circle
     from .api import MoveValue, SearchResult, mirror_twins, root_moves
     twins = mirror_twins(info)
     chosen = sol.choose(seed)

@@ -21,6 +21,9 @@ import pkgutil
 from dataclasses import dataclass, field
 
 from ..errors import BergenError, a_kind
+from ..information.inference import TileModel, tile_factors
+from ..information.sampler import WorldTable
+from . import backend
 
 
 @dataclass(frozen=True)
@@ -115,9 +118,7 @@ class Algorithm:
 
     def table(self, info, settings: dict):
         """The world table searched: weighted by inference when `inference` is on."""
-        from ..information.sampler import WorldTable
         if settings.get("inference"):
-            from ..information.inference import TileModel, tile_factors
             return WorldTable(info, tile_factors(info, TileModel()))
         return WorldTable(info)
 
@@ -135,7 +136,6 @@ class Algorithm:
     def sampler(self, info, table):
         """The worlds a unit draws from: the backend's sampler (the core's, or the
         pure-Python one without it)."""
-        from . import backend
         return backend.SEARCH.sampler(info, table)
 
     def worker(self, sampler, objective: int, budget, deadline, seed: int, settings: dict,

@@ -22,9 +22,9 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
-from bergen_search._core cimport (CoreRules, END_BLOCKED, END_NONE, N_TILES, PASS, State,
-                                  TILE_HIGH, TILE_LOW, TILES_WITH, apply_move, blocked_winner,
-                                  clock_now, lowest_bit)
+from bergen_search._core cimport (ALL_TILES, CoreRules, END_BLOCKED, END_NONE, N_TILES, PASS,
+                                  State, TILE_HIGH, TILE_LOW, TILES_WITH, apply_move,
+                                  blocked_winner, clock_now, lowest_bit)
 
 from bergen_search.errors import BergenError
 from bergen_search.information.infoset import RESERVE
@@ -49,6 +49,9 @@ cdef extern from "Python.h":
     int _check_signals "PyErr_CheckSignals"() except -1
 
 _pending = None     # the exception a signal handler raised during a build
+
+#: The longest `EndgameSolver.run` may be given (a year: a limit, not a wish).
+MAX_SECONDS = 365 * 86400.0
 
 
 def request_stop():
@@ -112,16 +115,27 @@ ctypedef struct Enum:
     int64_t steps              # recursion steps, for looking at the clock now and then
 
 
+cdef int _follow(void** p, int64_t cap, size_t size) noexcept nogil:
+    """Give the array p the capacity `cap` (an array that follows another's growth); when
+    realloc fails, p keeps its old block (still the caller's to free) and NO_MEMORY."""
+    cdef void* q = realloc(p[0], cap * size)
+    if q == NULL:
+        return NO_MEMORY
+    p[0] = q
+    return 0
+
+
 cdef int _emit(Enum* E, uint32_t h0, uint32_t h1, double w) noexcept nogil:
     cdef int64_t cap
     if E.n >= E.max_deals:
         return TOO_BIG
     if E.n == E.cap:
+        # Each array keeps its old block when realloc fails (the caller frees it); the
+        # capacity grows only once all three have grown.
         cap = E.cap * 2 if E.cap else 1024
-        E.h0 = <uint32_t*>realloc(E.h0, cap * sizeof(uint32_t))
-        E.h1 = <uint32_t*>realloc(E.h1, cap * sizeof(uint32_t))
-        E.w = <double*>realloc(E.w, cap * sizeof(double))
-        if E.h0 == NULL or E.h1 == NULL or E.w == NULL:
+        if (_follow(<void**>&E.h0, cap, sizeof(uint32_t)) < 0
+                or _follow(<void**>&E.h1, cap, sizeof(uint32_t)) < 0
+                or _follow(<void**>&E.w, cap, sizeof(double)) < 0):
             return NO_MEMORY
         E.cap = cap
     E.h0[E.n] = h0
@@ -188,6 +202,40 @@ cdef int _deal_order(const void* a, const void* b) noexcept nogil:
     return (x[0] > y[0]) - (x[0] < y[0])
 
 
+cdef int _checked_int(object value, long long low, long long high, str what) except? -1:
+    """`value` as a C int when it is an integer in low..high, else BergenError."""
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise BergenError(f"{what}: expected an integer {low}..{high}, got {value!r}",
+                          field=what)
+    return value
+
+
+cdef int _check_levels(int32_t* level_of, const int32_t* opt_start, const int32_t* opt_child,
+                       int n_nodes, int m) except -1:
+    """Fill `level_of` (each node's tile, the root's 0) and check what the walk of
+    `_enum_rec` relies on: every node but the root is some earlier node's child, the children
+    of a node lie one level deeper (and no deeper than `m`, where one node at most ends the
+    walk), and the levels never go down from one node to the next (breadth first)."""
+    cdef int v, j, child, at_end = 0
+    for v in range(n_nodes):
+        level_of[v] = -1
+    level_of[0] = 0
+    for v in range(n_nodes):
+        if level_of[v] < 0 or (v > 0 and level_of[v] < level_of[v - 1]):
+            raise BergenError("malformed world table (node order)", field="table")
+        if level_of[v] == m:
+            at_end += 1
+        for j in range(opt_start[v], opt_start[v + 1]):
+            child = opt_child[j]
+            if child <= v or level_of[v] >= m or (
+                    level_of[child] >= 0 and level_of[child] != level_of[v] + 1):
+                raise BergenError("malformed world table (the children)", field="table")
+            level_of[child] = level_of[v] + 1
+    if at_end > 1:
+        raise BergenError("malformed world table (the last level)", field="table")
+    return 0
+
+
 def enumerate_deals(table, long long max_deals=0, double seconds=0.0):
     """Every distinct deal of `table` (a `WorldTable` over both seats' hands, as
     `endgame.public_table` builds it) as sorted lists (hands of seat 0, hands of seat 1,
@@ -195,11 +243,23 @@ def enumerate_deals(table, long long max_deals=0, double seconds=0.0):
     number, without inference), as `WorldTable.enumerate` gives it. BergenError ("too
     many deals") past `max_deals` deals or `seconds` (0: no limit)."""
     cdef Enum E
-    cdef int m = len(table.tiles), n_nodes = table.n_nodes, n_opts = len(table.opt_group)
+    cdef int m, n_nodes, n_opts
     cdef int i, j, v, rc
     cdef int64_t k, total
     cdef int32_t* level_of = NULL
     cdef int64_t* keys = NULL
+    # Every length and index copied into C is checked first (the copies run without bounds
+    # checks): the tiles fit `uint8_t[N_TILES]`, the arrays have the lengths the node and
+    # option counts say, and each option's child lies one level deeper (`_check_levels`).
+    m = len(table.tiles)
+    if m > N_TILES:
+        raise BergenError(f"malformed world table ({m} tiles, at most {N_TILES})",
+                          field="table")
+    n_nodes = _checked_int(table.n_nodes, 1, 1 << 26, "table")
+    n_opts = len(table.opt_group)
+    if (len(table.is_played) != m or len(table.opt_start) != n_nodes + 1
+            or len(table.opt_child) != n_opts):
+        raise BergenError("malformed world table (sizes)", field="table")
     memset(&E, 0, sizeof(Enum))
     E.n_tiles = m
     E.max_deals = max_deals if max_deals > 0 else (<int64_t>1 << 62)
@@ -221,12 +281,13 @@ def enumerate_deals(table, long long max_deals=0, double seconds=0.0):
             raise MemoryError()
         weight = table.weight
         for v in range(n_nodes + 1):
-            opt_start[v] = table.opt_start[v]
+            opt_start[v] = _checked_int(table.opt_start[v], 0, n_opts, "table")
+            if v > 0 and opt_start[v] < opt_start[v - 1]:
+                raise BergenError("malformed world table (option ranges)", field="table")
+        for j in range(n_opts):
+            opt_child[j] = _checked_int(table.opt_child[j], 1, n_nodes - 1, "table")
         # Levels: the table is breadth first from the root, so each tile's nodes are a range.
-        level_of[0] = 0
-        for v in range(n_nodes):
-            for j in range(opt_start[v], opt_start[v + 1]):
-                level_of[table.opt_child[j]] = level_of[v] + 1
+        _check_levels(level_of, opt_start, opt_child, n_nodes, m)
         for i in range(m + 2):
             level_start[i] = n_nodes
         for v in range(n_nodes - 1, -1, -1):
@@ -234,12 +295,11 @@ def enumerate_deals(table, long long max_deals=0, double seconds=0.0):
         for v in range(n_nodes):
             for j in range(opt_start[v], opt_start[v + 1]):
                 g = table.opt_group[j]
-                opt_child[j] = table.opt_child[j]
                 opt_owner[j] = -1 if owners[g] == RESERVE else owners[g]
                 opt_factor[j] = 1.0 if weight is None else weight[level_of[v]][g]
         for i in range(m):
-            tiles[i] = table.tiles[i]
-            played[i] = table.is_played[i]
+            tiles[i] = _checked_int(table.tiles[i], 0, N_TILES - 1, "table")
+            played[i] = bool(table.is_played[i])
         E.opt_start = opt_start
         E.opt_child = opt_child
         E.opt_owner = opt_owner
@@ -329,15 +389,6 @@ cdef int _grow(void** p, int64_t* cap, int64_t need, size_t size) noexcept nogil
         return NO_MEMORY
     p[0] = q
     cap[0] = c
-    return 0
-
-
-cdef int _follow(void** p, int64_t cap, size_t size) noexcept nogil:
-    """Give the array p the capacity `cap` (an array that follows another's growth)."""
-    cdef void* q = realloc(p[0], cap * size)
-    if q == NULL:
-        return NO_MEMORY
-    p[0] = q
     return 0
 
 
@@ -867,10 +918,20 @@ cdef class EndgameSolver:
     cdef CoreRules rules_owner
     cdef readonly long long iterations
     cdef readonly double alpha, beta, gamma
+    cdef bint begun                 # __init__ was called: it never runs twice
+    cdef bint ready                 # built: __init__ ran to its end
 
     def __cinit__(self):
         memset(&self.T, 0, sizeof(Tree))
         memset(&self.R, 0, sizeof(Run))
+        self.begun = False
+        self.ready = False
+
+    cdef int _ready(self) except -1:
+        if not self.ready:
+            raise BergenError("this EndgameSolver was not built (use EndgameSolver(rules, "
+                              "root, hands, deals))")
+        return 0
 
     def __init__(self, rules, root, hands, deals, long long max_nodes=2_000_000,
                  long long max_pairs=20_000_000, long long max_entries=20_000_000,
@@ -883,21 +944,41 @@ cdef class EndgameSolver:
         cdef int32_t* dh1 = NULL
         cdef double* dw = NULL
         cdef uint32_t played[2]
+        # Built once: a second call would leak the first tree and build on top of it (and
+        # free what a caller holding the first may still read).
+        if self.begun:
+            raise BergenError("an EndgameSolver is built once")
+        self.begun = True
+        self.rules_owner = CoreRules(rules)
         if rules.players != 2 or rules.n_sides != 2:
             raise BergenError("the exact endgame is a game of two players")
         if n_deals == 0:
             raise BergenError("the endgame has no deal")
+        # The root's fields index C tables (TILES_WITH, the seats' arrays), and a reserve
+        # that could still be drawn from would let passes go on without end (the tree has no
+        # draws): checked here.
+        for v in (root.left, root.right):
+            _checked_int(v, 0, 6, "root")
+        _checked_int(root.to_move, 0, 1, "root")
+        _checked_int(root.passes, 0, 255, "root")
+        _checked_int(root.reserve_size, 0, rules.reserve_kept, "root")
+        if len(root.scores) != 2:
+            raise BergenError("expected 2 scores", field="root")
+        for v in root.scores:
+            _checked_int(v, -1_000_000, 1_000_000, "root")
+        if len(hands) != 2:
+            raise BergenError("expected the hands of 2 players", field="hands")
         self.alpha, self.beta, self.gamma = alpha, beta, gamma
-        self.rules_owner = CoreRules(rules)
         memset(&B, 0, sizeof(Builder))
         B.T = &self.T
         for p in range(2):
-            self.T.n_hands[p] = len(hands[p])
-            self.T.hands[p] = <uint32_t*>malloc(max(len(hands[p]), 1) * sizeof(uint32_t))
+            listed = list(hands[p])
+            self.T.n_hands[p] = len(listed)
+            self.T.hands[p] = <uint32_t*>malloc(max(len(listed), 1) * sizeof(uint32_t))
             if self.T.hands[p] == NULL:
                 raise MemoryError()
-            for i, h in enumerate(hands[p]):
-                self.T.hands[p][i] = h
+            for i, h in enumerate(listed):
+                self.T.hands[p][i] = _checked_int(h, 0, ALL_TILES, "hands")
         dh0 = <int32_t*>malloc(n_deals * sizeof(int32_t))
         dh1 = <int32_t*>malloc(n_deals * sizeof(int32_t))
         dw = <double*>malloc(n_deals * sizeof(double))
@@ -908,11 +989,16 @@ cdef class EndgameSolver:
                     or B.stamp[1] == NULL):
                 raise MemoryError()
             for k, (i0, i1, w) in enumerate(deals):
+                if k >= n_deals:
+                    raise BergenError("the deals changed while they were read", field="deals")
                 if not (0 <= i0 < self.T.n_hands[0] and 0 <= i1 < self.T.n_hands[1]):
                     raise BergenError("a deal names a hand that is not listed")
                 dh0[k] = i0
                 dh1[k] = i1
                 dw[k] = w
+                if not 0 <= dw[k] < INFINITY:
+                    raise BergenError("a deal's weight must be a finite number >= 0",
+                                      field="deals")
             for p in range(2):
                 for i in range(self.T.n_hands[p]):
                     B.stamp[p][i] = 0
@@ -985,6 +1071,7 @@ cdef class EndgameSolver:
         _fill_levels(self.R.reach[1], levels, self.T.n_hands[1])
         _fill_levels(self.R.out, levels, self.R.width)
         self.iterations = 0
+        self.ready = True
 
     def __dealloc__(self):
         _free_tree(&self.T)
@@ -1029,16 +1116,29 @@ cdef class EndgameSolver:
         for i in range(self.T.n_hands[1]):
             self.R.reach[1][i] = 1.0
 
-    def run(self, long long iterations, double seconds=0.0):
-        """Up to `iterations` more DCFR iterations (0: no limit), stopping once `seconds` (if
-        > 0) have passed; returns how many were done."""
-        cdef long long done = 0, t
-        cdef double s, pa, nb, end = _now() + seconds if seconds > 0 else 0.0
+    def run(self, iterations, seconds=0.0):
+        """Up to `iterations` more DCFR iterations (an integer; 0: no limit), stopping once
+        `seconds` (if > 0; at most MAX_SECONDS) have passed; returns how many were done."""
+        cdef long long done = 0, t, limit
+        cdef double s, pa, nb, end, secs
         cdef int u, i
-        if iterations <= 0 and seconds <= 0:
+        self._ready()
+        # Checked as Python objects: C's conversion would read 0.5 or False as 0 (no limit),
+        # and NaN or an infinite time would never end a run that has no iteration limit.
+        if type(iterations) is not int or not 0 <= iterations < 2 ** 63:
+            raise BergenError(f"iterations must be an integer >= 0 (0: no limit), got "
+                              f"{iterations!r}", field="iterations")
+        if (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                or not 0 <= seconds <= MAX_SECONDS):
+            raise BergenError(f"seconds must be a number 0..{MAX_SECONDS:g} (0: no limit), got "
+                              f"{seconds!r}", field="seconds")
+        limit = iterations
+        secs = seconds
+        if limit <= 0 and secs <= 0:
             return 0
+        end = _now() + secs if secs > 0 else 0.0
         with nogil:
-            while iterations <= 0 or done < iterations:
+            while limit <= 0 or done < limit:
                 t = self.iterations + 1
                 if t > 1:
                     s = t - 1.0
@@ -1076,13 +1176,15 @@ cdef class EndgameSolver:
         return self._evaluate(b, False, gains)
 
     def _evaluate(self, int b, bint best, bint gains):
-        cdef int n, k = self.T.nodes[0].count, i, c
+        cdef int n, k, i, c
         cdef bint at_root
         cdef double* root_values = NULL
         cdef double* reach_o
         cdef const double* pay = self.T.pair_wg if gains else self.T.pair_wx
+        self._ready()
         if b not in (0, 1):
             raise ValueError("b must be 0 or 1")
+        k = self.T.nodes[0].count
         n = self.T.n_hands[b]
         at_root = self.T.nodes[0].player == b
         if at_root:
@@ -1114,6 +1216,7 @@ cdef class EndgameSolver:
         cdef const Node* n
         cdef double* sigma
         cdef int j, e
+        self._ready()
         if not 0 <= nid < self.T.n_nodes or self.T.nodes[nid].player < 0:
             raise ValueError("not a decision node")
         n = &self.T.nodes[nid]
@@ -1140,6 +1243,7 @@ cdef class EndgameSolver:
         cdef const Node* n
         cdef int64_t j
         cdef int c, e
+        self._ready()
         if not 0 <= nid < self.T.n_nodes:
             raise ValueError("no such node")
         n = &self.T.nodes[nid]

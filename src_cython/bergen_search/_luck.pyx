@@ -13,9 +13,19 @@ from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
-from bergen_search._core cimport (END_NONE, ENGINE_GREEDY, ENGINE_RANDOM, GOLDEN,
+from bergen_search._core cimport (ALL_TILES, END_NONE, ENGINE_GREEDY, ENGINE_RANDOM, GOLDEN,
                                   MAX_EVENTS, MAX_SEATS, N_TILES, Rng, Rules, State, mix64,
                                   play_round, rules_from_py, shuffle)
+
+from bergen_search.errors import BergenError
+
+
+cdef long long _checked_int(object value, long long low, long long high, str what) except? -1:
+    """`value` when it is an integer in low..high, else BergenError."""
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise BergenError(f"{what}: expected an integer {low}..{high}, got {value!r}",
+                          field=what)
+    return value
 
 
 def draw_rollouts(rules, hands, reserve, int left, int right, bint left_double,
@@ -41,6 +51,7 @@ def draw_rollouts(rules, hands, reserve, int left, int right, bint left_double,
     cdef double* eq = NULL
     cdef int i, j, k, m, n, r, t, target
     cdef uint64_t base_seed = (<uint64_t>seed) & 0xFFFFFFFFFFFFFFFFULL
+    cdef uint32_t seen = 0
     rules_from_py(&c, rules)
     r = len(reserve)
     if not 1 <= r <= N_TILES or playouts < 1:
@@ -49,6 +60,39 @@ def draw_rollouts(rules, hands, reserve, int left, int right, bint left_double,
     if equity is not None:
         if c.n_sides != 2 or len(equity) != target * target:
             raise ValueError("equity needs two sides and target * target entries")
+    # Everything copied into C is checked first (the copies and the playouts run without
+    # bounds checks): the tiles index the core's tables and shift 32-bit masks, the seat and
+    # the ends index arrays, and with `equity` the scores index it.
+    hands = list(hands)
+    scores = list(scores)
+    if len(hands) != c.players or len(scores) != c.n_sides:
+        raise BergenError(f"expected {c.players} hands and {c.n_sides} scores")
+    for i in range(c.players):
+        _checked_int(hands[i], 0, ALL_TILES, "hands")
+        if hands[i] & seen:
+            raise BergenError("a tile is held twice", field="hands")
+        seen |= <uint32_t>hands[i]
+    reserve = list(reserve)
+    for i in range(r):
+        t = _checked_int(reserve[i], 0, N_TILES - 1, "reserve")
+        if seen >> t & 1:
+            raise BergenError("a reserve tile is held, or twice in the reserve",
+                              field="reserve")
+        seen |= (<uint32_t>1) << t
+    for i in range(c.n_sides):
+        if equity is None:
+            _checked_int(scores[i], -1_000_000, 1_000_000, "scores")
+        else:
+            _checked_int(scores[i], 0, target - 1, "scores")
+    _checked_int(left, 0, 6, "left")
+    _checked_int(right, 0, 6, "right")
+    _checked_int(to_move, 0, c.players - 1, "to_move")
+    _checked_int(draws, 0, N_TILES - 1, "draws")
+    _checked_int(passes, 0, 255, "passes")
+    if engine != ENGINE_GREEDY and engine != ENGINE_RANDOM:
+        raise BergenError(f"engine: expected {ENGINE_RANDOM} (random) or {ENGINE_GREEDY} "
+                          f"(greedy), got {engine}", field="engine")
+    if equity is not None:
         eq = <double*>malloc(target * target * sizeof(double))
         if eq == NULL:
             raise MemoryError()

@@ -32,7 +32,7 @@ class Endgame(Algorithm):
         """Solve the endgame of `info` within `limits` (`endgame.attempt`), for this
         algorithm (`alone`) or another's `solve` (ISMCTS's setting `endgame`): the result, or
         the limits left for the search and why it did not solve (`info["endgame"]`)."""
-        from .. import endgame
+        from .. import endgame      # here: the solver's modules load only when it is tried
         settings = run.settings
         if run.backend.name != "core" or endgame.compiled() is None:
             # The Python solver (endgame_ref.py) is the oracle of the tests; within a

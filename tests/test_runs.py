@@ -543,3 +543,37 @@ def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, t
     again = run_here(args + ["--out", "c.jsonl", "--resume", "--workers", "2"], tmp_path)
     assert again.exit_code == 0, again.output
     assert (tmp_path / "c.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()
+
+
+# ---- children forked while the stop signals are held back -----------------------------------
+def _blocked_signals():
+    import signal
+    return sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+
+@pytest.mark.parametrize("init", ["search", "runs"])
+def test_children_forked_under_deferred_ctrl_c_can_be_ended(init):
+    """`deferred_ctrl_c` blocks SIGINT, SIGTERM and SIGHUP around a fork, and a child
+    inherits that mask: its initializer must unblock them, or `Pool.terminate` (SIGTERM)
+    waits for it forever (a whole test run hung so)."""
+    import multiprocessing
+    import signal
+    import threading
+
+    from bergen_search.runs import parallel
+    from bergen_search.search import workers
+    initializer = {"search": workers._child_init, "runs": parallel._worker_init}[init]
+    ctx = multiprocessing.get_context("fork")
+    with parallel.deferred_ctrl_c():
+        pool = ctx.Pool(1, initializer=initializer, initargs=(os.getpid(),))
+    try:
+        blocked = pool.apply(_blocked_signals)
+    finally:
+        def end():
+            pool.terminate()        # SIGTERM to the child, then joins it
+            pool.join()
+        ender = threading.Thread(target=end, daemon=True)
+        ender.start()
+        ender.join(20)
+    assert not ender.is_alive(), "the pool's children did not end"
+    assert not {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} & set(blocked)

@@ -64,10 +64,11 @@ class Cluster:
 
 @contextmanager
 def deferred_ctrl_c():
-    """Ctrl-C (and SIGTERM, SIGHUP) held back while processes are forked, and delivered right after: a signal that
-    lands in the fork's own callbacks (logging's lock, for one) is printed as ignored and
-    lost, and the run would go on as if never interrupted. (Main thread only: signals are
-    delivered there.)"""
+    """Ctrl-C (and SIGTERM, SIGHUP) held back while processes are forked, and delivered
+    right after: a signal that lands in the fork's own callbacks (logging's lock, for one) is
+    printed as ignored and lost, and the run would go on as if never interrupted. (Main
+    thread only: signals are delivered there.) The children inherit the mask: their
+    initializers unblock what they need."""
     import signal
     import threading
     if threading.current_thread() is not threading.main_thread():
@@ -104,6 +105,9 @@ def _worker_init(parent: int) -> None:
     import signal
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         signal.signal(getattr(signal, name), signal.SIG_IGN)
+    # Forked while the parent held these back (`deferred_ctrl_c`): the mask came along;
+    # ignored now, they are unblocked so that the parent's own ending of the pool works.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
     die_with_parent(parent)
 
 

@@ -235,6 +235,9 @@ def _child_init(parent: int):
 
     from ..runs.parallel import die_with_parent
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Forked while the parent held its stop signals back (`deferred_ctrl_c`): the mask came
+    # along, and a SIGTERM from `Pool.terminate` would wait forever.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
     die_with_parent(parent)
 
 

@@ -551,29 +551,42 @@ def _blocked_signals():
     return sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, []))
 
 
-@pytest.mark.parametrize("init", ["search", "runs"])
-def test_children_forked_under_deferred_ctrl_c_can_be_ended(init):
-    """`deferred_ctrl_c` blocks SIGINT, SIGTERM and SIGHUP around a fork, and a child
-    inherits that mask: its initializer must unblock them, or `Pool.terminate` (SIGTERM)
-    waits for it forever (a whole test run hung so)."""
-    import multiprocessing
-    import signal
-    import threading
+def _child(init: str, parent: int, conn):
+    """A forked child as the pools start theirs: its initializer, then its signal mask sent
+    back, then waiting to be ended."""
+    import time
 
     from bergen_search.runs import parallel
     from bergen_search.search import workers
-    initializer = {"search": workers._child_init, "runs": parallel._worker_init}[init]
+    {"search": workers._child_init, "runs": parallel._worker_init}[init](parent)
+    conn.send(_blocked_signals())
+    conn.close()
+    time.sleep(60)
+
+
+@pytest.mark.parametrize("init", ["search", "runs"])
+def test_children_forked_under_deferred_ctrl_c_unblock_the_stop_signals(init):
+    """`deferred_ctrl_c` blocks SIGINT, SIGTERM and SIGHUP around a fork, and a child
+    inherits that mask: its initializer must unblock them, or a search pool's children
+    never hear `Pool.terminate`'s SIGTERM and it waits for them forever (a whole test run
+    hung so). (The run_ordered workers ignore SIGTERM by design; their parent kills them.)"""
+    import multiprocessing
+    import signal
+
+    from bergen_search.runs import parallel
     ctx = multiprocessing.get_context("fork")
+    here, there = ctx.Pipe()
     with parallel.deferred_ctrl_c():
-        pool = ctx.Pool(1, initializer=initializer, initargs=(os.getpid(),))
+        child = ctx.Process(target=_child, args=(init, os.getpid(), there), daemon=True)
+        child.start()
     try:
-        blocked = pool.apply(_blocked_signals)
+        assert here.poll(30), "the child did not report"
+        blocked = set(here.recv())
+        assert not {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} & blocked, blocked
+        if init == "search":
+            child.terminate()                   # SIGTERM, as Pool.terminate sends
+            child.join(20)
+            assert child.exitcode == -signal.SIGTERM
     finally:
-        def end():
-            pool.terminate()        # SIGTERM to the child, then joins it
-            pool.join()
-        ender = threading.Thread(target=end, daemon=True)
-        ender.start()
-        ender.join(20)
-    assert not ender.is_alive(), "the pool's children did not end"
-    assert not {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} & set(blocked)
+        child.kill()
+        child.join(5)

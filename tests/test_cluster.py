@@ -52,7 +52,7 @@ def test_arena_on_the_cluster_equals_one_worker(cluster, tmp_path):
     address = cluster.scheduler_address
     for engines in (["greedy", "random"], ["ismcts:iterations=60", "classic:iterations=60"]):
         games = "8" if engines[0] == "greedy" else "2"
-        args = ["arena", *engines, "--games", games, "--seed", "3", "--json"]
+        args = ["arena", *engines, "--games", games, "--seed", "3", "--json", "--force"]
         one = run(*args, "--out", str(tmp_path / "one.jsonl"))
         many = run(*args, "--cluster", address, "--out", str(tmp_path / "many.jsonl"))
         assert one.exit_code == 0 and many.exit_code == 0, many.output

@@ -171,11 +171,12 @@ def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, afte
 
 
 def test_a_run_that_is_interrupted_never_touches_an_existing_output(tmp_path):
-    """The issue's case: an existing a1.jsonl was overwritten by a run that had been
-    interrupted (it ignored Ctrl-C). Now the run stops and the old file stays."""
+    """An existing a1.jsonl was overwritten by a run that had been interrupted (it ignored
+    Ctrl-C). Now a run refuses it without --force, and a run with --force that is
+    interrupted stops and leaves the old file as it was."""
     out = tmp_path / "a1.jsonl"
     out.write_text("the old results\n")
-    proc = start(ARENA + ["--out", str(out)], tmp_path)
+    proc = start(ARENA + ["--out", str(out), "--force"], tmp_path)
     wait_for(lambda: entries(str(out) + ".journal") >= 1, proc)
     status, stdout, stderr, _ = interrupt(proc)
     assert status == 130 and "interrupted after" in stdout + stderr

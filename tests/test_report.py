@@ -196,7 +196,7 @@ def test_bad_input_and_unwritable_paths(tmp_path):
     existing.write_text("old report")
     bad = json.loads(open(MATCH).read())
     bad["rounds"][0]["events"][1] = {"seat": 1, "play": "6-6:L"}
-    res = run("analyze", "-", "--html", str(existing), input=json.dumps(bad))
+    res = run("analyze", "-", "--html", str(existing), "--force", input=json.dumps(bad))
     assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1
     assert "round 0" in res.stderr and "Traceback" not in res.stderr
     assert existing.read_text() == "old report"
@@ -221,7 +221,8 @@ def test_the_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
 
     real = os.replace
     monkeypatch.setattr(os, "replace", broken)
-    res = run("analyze", src, "--iterations", "50", "--quiet", "--html", str(target))
+    res = run("analyze", src, "--iterations", "50", "--quiet", "--html", str(target),
+              "--force")
     # A write error: exit 74 (errors.WriteFailed), naming the file and --resume.
     assert res.exit_code == 74 and "No space left" in res.stderr and "--resume" in res.stderr
     assert target.read_text() == "old report"

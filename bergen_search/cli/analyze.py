@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import sys
 import time
 
@@ -93,12 +94,13 @@ _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
               metavar="FILE", help="Write the analysis as its JSON document (--json's, without "
                                    "the wall time) to FILE, atomically, keeping a journal "
                                    "beside it for --resume.")
+@click.option("--force", is_flag=True, help="Let --out and --html replace existing files.")
 @resume_option
 @click.option("--quiet", is_flag=True, help="No progress bar on standard error.")
 @json_option
 def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets, objective, seed,
             workers, recheck, max_rechecks, inaccuracy, mistake, blunder, cluster, html_path,
-            out_path, resume, quiet, as_json):
+            out_path, force, resume, quiet, as_json):
     """Review every decision of a game: the best play, the loss, and a label for errors.
 
     Each decision is judged from what the seat knew then (never the hands it could not see).
@@ -110,7 +112,8 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
 
     With --out (or --html), a journal beside the file keeps every finished match and search:
     --resume goes on after Ctrl-C, kill -9 or a lost scheduler and writes the same file.
-    Ctrl-C prints the decisions analysed so far and exits 130.
+    An existing --out or --html file is replaced only with --force (or --resume). Ctrl-C
+    prints the decisions analysed so far and exits 130.
     """
     settings = search_settings(algorithm, sets=sets)
     text = read_text(record_path)
@@ -131,6 +134,9 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
     check_budget(limits, recheck, max_rechecks, algorithm, settings)
     if html_path is not None:
         check_writable(html_path, "--html")
+        if out_path is not None and not force and not resume and os.path.exists(html_path):
+            raise click.BadParameter(f"{html_path} exists: give --force to replace it, or "
+                                     f"another --html", param_hint="--html")
     show = not quiet and sys.stderr.isatty()
     t0 = time.perf_counter()
 
@@ -149,6 +155,7 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
     kept = out_path or html_path
     option = "--out" if out_path else "--html" if html_path else "--out or --html"
     with LongRun(kept, "analyze", seed, resume, option=option, unit="decisions", partial=[],
+                 force=force,
                  total=lambda: sum(count_decisions(r, set(seats) or None) for r in records),
                  done=lambda journal: sum(len(a.decisions) for a in finished(journal))) as run:
         journal = run.start({

@@ -33,6 +33,7 @@ from .options import (
               help="Processes playing sets in parallel (same results as one).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write every match as a complete record (.jsonl).")
+@click.option("--force", is_flag=True, help="Let --out replace an existing file.")
 @click.option("--round", "single_round", is_flag=True,
               help="Play single rounds instead of whole matches: each set is one deal played "
                    "in every seating from --start-scores (far less variance per game).")
@@ -46,7 +47,7 @@ from .options import (
 @resume_option
 @rule_options
 @json_option
-def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, start_scores,
+def arena(engine_a, engine_b, games, seed, workers, out_path, force, single_round, start_scores,
           no_luck_adjust, cluster, quiet, resume, as_json, **kw):
     """Play many matches between engines A and B, as duplicate sets so that luck cancels.
 
@@ -55,14 +56,16 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, single_round, star
     Reports A's win rate with a 95% interval computed from the sets, and points per round:
     the margin less the luck of the draws (unbiased, smaller error) and the raw margin.
     With --out, a journal beside the file keeps each set as it finishes: --resume goes on
-    after Ctrl-C, kill -9 or a lost scheduler. Ctrl-C prints the figures of the finished
-    sets and exits 130.
+    after Ctrl-C, kill -9 or a lost scheduler. An existing --out file is replaced only with
+    --force (or continued with --resume). Ctrl-C prints the figures of the finished sets and
+    exits 130.
     """
     rules = rules_from_options(kw)
     spec_a, spec_b = parse_engine_spec(engine_a), parse_engine_spec(engine_b)
     start = start_scores_from(start_scores, rules)
     output.search_note([spec_a, spec_b])
-    with LongRun(out_path, "arena", seed, resume, total=games, unit="sets") as run:
+    with LongRun(out_path, "arena", seed, resume, total=games, unit="sets",
+                 force=force) as run:
         run.start({"engines": [str(spec_a), str(spec_b)], "games": games,
                    "rules": rules.to_dict(), "start_scores": start, "round": single_round})
         result = run_arena(rules, spec_a, spec_b, games, seed, workers=workers,

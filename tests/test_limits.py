@@ -121,7 +121,7 @@ def test_the_engine_protocol_refuses_an_oversized_go():
     server.handle_line('{"cmd": "go", "iterations": %s}' % HUGE)
     server.handle_line('{"cmd": "go", "time": 1e300}')
     errors = [json.loads(x) for x in lines if json.loads(x)["type"] == "error"]
-    assert len(errors) == 2 and "1..1000000000" in errors[0]["error"]
+    assert len(errors) == 2 and "from 1 to 1,000,000,000" in errors[0]["error"]
 
 
 # ---- time held, nothing found said -------------------------------------------------------------

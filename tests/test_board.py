@@ -234,6 +234,65 @@ def test_serve_stops_within_a_second(sig, status):
             proc.wait()
 
 
+@pytest.mark.slow
+def test_memory_stays_flat_under_load(board):
+    """Rounds of 20 connections, each sending malformed lines and dropping a search midway:
+    no connection's engine outlives it, and after the first rounds the memory the
+    interpreter holds (tracemalloc) does not grow with the rounds. (The process's resident
+    size grows to the C allocator's per-thread arenas' peak, and `malloc_trim` hands freed
+    pages back when a connection closes: it is not what this measures.)"""
+    import gc
+    import tracemalloc
+
+    from bergen_search.protocol.server import EngineServer
+
+    async def one(i):
+        async with websockets.connect(board.ws) as ws:
+            for _ in range(10):
+                await ws.send("{not json")
+            await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
+                                      "report_every": 0.05, "id": i}))
+            await lines_until(ws, lambda m: m.get("type") == "partial")
+
+    async def round_():
+        await asyncio.gather(*(one(i) for i in range(20)))
+
+    def settle():
+        deadline = time.monotonic() + 20
+        while board.app.state.connections and time.monotonic() < deadline:
+            time.sleep(0.05)
+        gc.collect()
+
+    tracemalloc.start()
+    try:
+        sizes = []
+        for _ in range(8):
+            asyncio.run(round_())
+            settle()
+            sizes.append(tracemalloc.get_traced_memory()[0])
+    finally:
+        tracemalloc.stop()
+    print(f"\nmemory held after each round of 20 connections: "
+          f"{[round(x / 1024) for x in sizes]} KiB")
+    assert not any(isinstance(o, EngineServer) for o in gc.get_objects())
+    assert sizes[-1] - sizes[2] < 1024 * 1024, sizes
+
+
+def test_serve_open_opens_the_browser(monkeypatch):
+    import webbrowser
+
+    import bergen_search.board.app as board_app
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", opened.append)
+
+    def fake_run(self, sockets=None):
+        self.started = True
+        time.sleep(0.3)
+    monkeypatch.setattr("uvicorn.Server.run", fake_run)
+    assert board_app.run("127.0.0.1", 8799, open_browser=True, announce=lambda url: None) == 0
+    assert opened == ["http://127.0.0.1:8799/"]
+
+
 def test_serve_warns_on_another_host():
     port = free_port()
     proc = _serve("--host", "0.0.0.0", "--port", str(port))
@@ -424,13 +483,16 @@ def test_live_analysis_first_ranked_moves(page, board, tmp_path):
 
 
 def test_review_labels_equal_analyze_and_keys_step(page, tmp_path):
-    want = bergen_json("analyze", MATCH, "--iterations", "300", "--seed", "3")["decisions"]
+    cli = bergen_json("analyze", MATCH, "--iterations", "300", "--seed", "3")
+    want = cli["decisions"]
     page.fill("#review-iterations", "300")
     page.fill("#review-seed", "3")
     page.set_input_files("#record-file", MATCH)
     page.wait_for_selector("#decisions[data-done='1']", timeout=180_000)
     labels = page.eval_on_selector_all("#decisions li", "ls => ls.map(l => l.dataset.label)")
     assert labels == [d["label"] or "" for d in want]
+    luck = page.eval_on_selector_all("#summary td[data-luck]", "ts => ts.map(t => t.dataset.luck)")
+    assert [float(x) for x in luck] == [s["luck"] for s in cli["summary"]]
     page.click("#review-status")          # the keys go to the page, not to a field
     assert page.get_attribute("#step", "data-index") == "0"
     page.keyboard.press("ArrowRight")

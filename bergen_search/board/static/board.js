@@ -288,6 +288,7 @@
       S.reviewId = newId("review");
       S.decisions = []; S.step = -1;
       $("decisions").replaceChildren(); $("step").replaceChildren(); $("graph").innerHTML = "";
+      $("summary").innerHTML = "";
       $("review-status").textContent = "analysing…";
       send({ cmd: "analyze", record, id: S.reviewId,
         iterations: Number($("review-iterations").value), seed: Number($("review-seed").value) });
@@ -312,9 +313,20 @@
     } else if (msg.type === "analysis") {
       $("review-status").textContent = msg.interrupted ? "stopped" :
         `done: ${msg.decisions.length} decisions in ${msg.seconds} s`;
+      drawSummary(msg.summary || []);
       $("decisions").dataset.done = "1";
       S.reviewId = null;
     }
+  }
+  function drawSummary(rows) {
+    const head = "<thead><tr><th>seat</th><th>decisions</th><th>loss</th><th>?!</th><th>?</th>" +
+      "<th>??</th><th>borderline</th><th>luck</th><th>of the deal</th><th>of the draws</th></tr></thead>";
+    $("summary").innerHTML = rows.length ? head + "<tbody>" + rows.map((r) =>
+      `<tr data-seat="${r.seat}"><td>${r.seat}</td><td>${r.decisions}</td><td>${fmt(r.total_loss, 3)
+        .replace("+", "")}</td><td>${r.inaccuracies}</td><td>${r.mistakes}</td><td>${r.blunders}` +
+      `</td><td>${r.borderline}</td><td data-luck="${r.luck}">${fmt(r.luck, 3)}</td>` +
+      `<td>${fmt(r.luck_deal, 3)}</td><td>${fmt(r.luck_draws, 3)}</td></tr>`).join("") +
+      "</tbody>" : "";
   }
   function badges(d) {
     let s = "";

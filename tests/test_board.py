@@ -476,6 +476,8 @@ def test_live_analysis_first_ranked_moves(page, board, tmp_path):
         shot = tmp_path / f"live-{width}.png"
         page.screenshot(path=str(shot), full_page=True)
         print(f"screenshot: {shot}")
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"the page scrolls sideways at {width} px by {overflow} px"
     page.click("#stop")
     page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
                            "'bestmove'")

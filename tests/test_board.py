@@ -522,3 +522,59 @@ def test_review_labels_equal_analyze_and_keys_step(page, tmp_path):
         assert shot.stat().st_size > 10_000
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the page scrolls sideways at {width} px by {overflow} px"
+
+
+def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page, tmp_path):
+    """Deal both hands by clicks, then each event as it happened: a play by its button (the
+    engine's legal moves), a draw by the draw button and a click on the tile drawn. The
+    downloaded record holds that round: the same hands and events."""
+    with open(MATCH, encoding="utf-8") as f:
+        match = json.load(f)
+    first = match["rounds"][0]
+    for seat, hand in enumerate(first["hands"]):
+        page.select_option("#game-seat", str(seat))
+        for t in hand:
+            page.click(f'#game-palette [data-tile="{t}"]')
+    for event in first["events"]:
+        if "play" in event:
+            page.click(f'#game-legal button[data-move="{event["play"]}"]')
+        else:
+            page.click('#game-legal button[data-move="draw"]')
+            page.click(f'#game-palette [data-tile="{event["draw"]}"]')
+        page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
+                               arg=first["events"].index(event) + 1)
+    page.wait_for_selector("#game-to-move:text('the round is over')")
+    assert page.text_content("#game-error") == ""
+    with page.expect_download() as download:
+        page.click("#game-download")
+    path = tmp_path / "game.json"
+    download.value.save_as(path)
+    record = json.loads(path.read_text())
+    assert record["format"] == "bergen-record/1" and record["rules"] == {"players": 2}
+    (got,) = record["rounds"]
+    assert [sorted(h) for h in got["hands"]] == [sorted(h) for h in first["hands"]]
+    assert got["events"] == first["events"]
+    # the engine reads it back: `bergen replay` scores it as the match's first round
+    result = CliRunner().invoke(main, ["replay", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+
+
+def test_only_the_legal_events_are_offered_and_undo_takes_one_back(page):
+    with open(MATCH, encoding="utf-8") as f:
+        first = json.load(f)["rounds"][0]
+    for seat, hand in enumerate(first["hands"]):
+        page.select_option("#game-seat", str(seat))
+        for t in hand:
+            page.click(f'#game-palette [data-tile="{t}"]')
+    # the lead: the doubles dealt (here 2-2 and 5-5); the engine refuses the wrong one
+    page.click('#game-legal button[data-move="5-5"]')
+    page.wait_for_selector("#game-error:not(:empty)")
+    assert page.eval_on_selector_all("#game-events li", "ls => ls.length") == 0
+    page.click('#game-legal button[data-move="2-2"]')
+    page.wait_for_selector("#game-legal button[data-move='2-6:L']")
+    # seat 1 can play: it is offered its plays only, no draw and no pass
+    assert page.eval_on_selector_all("#game-legal button", "bs => bs.map(b => b.dataset.move)") \
+        == ["2-3:L", "2-3:R", "2-6:L", "2-6:R"]
+    page.click("#game-undo")
+    page.wait_for_selector("#game-legal button[data-move='2-2']")
+    assert page.eval_on_selector_all("#game-events li", "ls => ls.length") == 0

@@ -18,8 +18,8 @@ LOCAL = ("127.0.0.1", "localhost", "::1")
               help="Open the board in the web browser once the server is up.")
 def serve(host, port, open_browser):
     """Serve the board: a local web page to set up a position by clicking or pasting its
-    string, watch the engine rank every move live, see where the hidden tiles are, and
-    review a record decision by decision (docs/GUIDE.md, "The board").
+    string, watch the engine rank every move live, see where the hidden tiles are, enter a
+    game as it is played, and review a record decision by decision (docs/GUIDE.md).
 
     The page speaks the engine protocol (docs/PROTOCOL.md) over a WebSocket, one engine per
     page. Ctrl-C stops the server. Needs the optional extra: pip install

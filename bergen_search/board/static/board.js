@@ -94,6 +94,7 @@
     else if (id === S.showId) onShow(msg);
     else if (id === S.liveId) onLive(msg);
     else if (id === S.reviewId) onReview(msg);
+    else if (id === G.id) onGame(msg);
   }
 
   // ---- setting a position ------------------------------------------------------------------
@@ -397,6 +398,172 @@
     ev.preventDefault();
     goTo(to);
   });
+  // ---- entering a game ----------------------------------------------------------------------------
+  const G = { record: null, round: 0, id: null, drawing: false, legal: [], toMove: null, over: false };
+  function newRecord() {
+    const n = Number($("game-players").value);
+    return { format: "bergen-record/1", rules: { players: n },
+      start_scores: $("game-scores").value.split(",").map(Number), rounds: [] };
+  }
+  function gameRound() {
+    if (!G.record) G.record = newRecord();
+    if (!G.record.rounds.length) {
+      const n = G.record.rules.players;
+      G.record.rounds.push({ hands: Array.from({ length: n }, () => null), reserve: null, events: [] });
+    }
+    return G.record.rounds[G.record.rounds.length - 1];
+  }
+  function drawGamePalette() {
+    const pal = $("game-palette");
+    pal.replaceChildren();
+    for (let a = 0; a <= 6; a++) for (let b = a; b <= 6; b++) {
+      const el = tileEl(a, b, "button");
+      el.type = "button";
+      el.addEventListener("click", () => gameTile(tileName(a, b)));
+      pal.appendChild(el);
+    }
+  }
+  function gameTile(t) {
+    $("game-error").textContent = "";
+    const round = gameRound();
+    if (G.drawing) {
+      G.drawing = false;
+      addEvent({ seat: G.toMove, draw: t });
+      return;
+    }
+    if (round.events.length) {
+      $("game-error").textContent = "the deal is done: undo every event to change it";
+      return;
+    }
+    const seat = Number($("game-seat").value);
+    const hand = round.hands[seat] || [];
+    const i = hand.indexOf(t);
+    if (i >= 0) hand.splice(i, 1); else hand.push(t);
+    round.hands[seat] = hand.length ? hand : null;
+    check();
+  }
+  function addEvent(ev) {
+    gameRound().events.push(ev);
+    check(true);
+  }
+  function check(undoOnError) {
+    refreshGame();
+    G.undoOnError = !!undoOnError;
+    G.id = newId("game");
+    send({ cmd: "position", game: G.record, id: G.id });
+  }
+  function onGame(msg) {
+    const round = gameRound();
+    G.legal = []; G.over = false;
+    if (msg.type === "position") {
+      G.toMove = msg.to_move;
+      G.legal = msg.legal;
+    } else if (/round is over/.test(msg.error)) {
+      G.over = true; G.toMove = null;
+    } else if (/no events: its lead is forced/.test(msg.error) || /seat \d+ is to move/.test(msg.error) ||
+               /stops before the lead/.test(msg.error)) {
+      G.toMove = null;     // the deal, or a hand not seen: nothing the engine can list
+      if (/seat (\d+) is to move/.test(msg.error)) G.toMove = Number(/seat (\d+) is to move/.exec(msg.error)[1]);
+    } else {
+      if (G.undoOnError) round.events.pop();
+      $("game-error").textContent = msg.error;
+      if (G.undoOnError) { check(false); return; }
+    }
+    refreshGame();
+  }
+  function refreshGame() {
+    const round = gameRound();
+    const seen = new Set();
+    round.hands.forEach((h) => (h || []).forEach((t) => seen.add(t)));
+    for (const el of $("game-palette").children) el.classList.toggle("dealt", seen.has(el.dataset.tile));
+    $("game-palette").classList.toggle("drawing", G.drawing);
+    $("game-hands").textContent = round.hands.map((h, i) =>
+      `seat ${i}: ${h ? h.slice().sort().join(" ") : "(not seen)"}`).join(" · ");
+    $("game-to-move").textContent = G.over ? "the round is over" :
+      G.toMove === null ? (round.events.length ? "—" : "the lead") : "seat " + G.toMove;
+    const box = $("game-legal");
+    box.replaceChildren();
+    const choices = [];
+    if (!round.events.length) {     // the lead: any dealt tile; the engine says which is right
+      round.hands.forEach((h, seat) => (h || []).forEach((t) => {
+        const [a, b] = t.split("-");
+        if (a === b) choices.push({ label: `seat ${seat} leads ${t}`, move: t, ev: { seat, play: t } });
+      }));
+    } else if (G.toMove !== null && !G.over) {
+      for (const m of G.legal) {
+        if (m === "draw") choices.push({ label: "draw", move: "draw", ev: null });
+        else if (m === "pass") choices.push({ label: "pass", move: "pass", ev: { seat: G.toMove, pass: true } });
+        else choices.push({ label: m, move: m, ev: { seat: G.toMove, play: m } });
+      }
+      if (!G.legal.length) {        // a seat whose hand is not seen: every move is offered
+        choices.push({ label: "draw", move: "draw", ev: null });
+        choices.push({ label: "pass", move: "pass", ev: { seat: G.toMove, pass: true } });
+      }
+    }
+    for (const c of choices) {
+      const btn = document.createElement("button");
+      btn.type = "button";
+      btn.textContent = c.label;
+      btn.dataset.move = c.move;
+      btn.addEventListener("click", () => {
+        if (c.ev) addEvent(c.ev);
+        else { G.drawing = true; refreshGame(); }
+      });
+      box.appendChild(btn);
+    }
+    $("game-draw-hint").textContent = G.drawing ? `click the tile seat ${G.toMove} drew` : "";
+    $("game-events").replaceChildren(...round.events.map((e) => {
+      const li = document.createElement("li");
+      li.textContent = `seat ${e.seat}: ` + ("play" in e ? e.play : "draw" in e ?
+        "draws " + (e.draw || "?") : "passes");
+      return li;
+    }));
+  }
+  $("game-seat").addEventListener("focus", () => {
+    const n = Number($("game-players").value), sel = $("game-seat"), cur = sel.value;
+    sel.replaceChildren(...Array.from({ length: n }, (_, i) => new Option(String(i))));
+    sel.value = Math.min(Number(cur), n - 1);
+  });
+  $("game-players").addEventListener("change", () => { G.record = null; G.drawing = false; refreshGame(); });
+  $("game-scores").addEventListener("change", () => {
+    if (G.record) G.record.start_scores = $("game-scores").value.split(",").map(Number);
+  });
+  $("game-undo").addEventListener("click", () => {
+    const round = gameRound();
+    G.drawing = false;
+    if (round.events.length) round.events.pop();
+    else if (G.record.rounds.length > 1) G.record.rounds.pop();
+    check(false);
+  });
+  $("game-next-round").addEventListener("click", () => {
+    const n = G.record ? G.record.rules.players : Number($("game-players").value);
+    gameRound();
+    G.record.rounds.push({ hands: Array.from({ length: n }, () => null), reserve: null, events: [] });
+    G.toMove = null; G.over = false;
+    refreshGame();
+  });
+  $("game-download").addEventListener("click", () => {
+    const blob = new Blob([JSON.stringify(G.record || newRecord(), null, 1) + "\n"],
+      { type: "application/json" });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = "game.json";
+    document.body.appendChild(a); a.click(); a.remove();
+  });
+  $("game-file").addEventListener("change", () => {
+    const file = $("game-file").files[0];
+    if (!file) return;
+    file.text().then((text) => {
+      try { G.record = JSON.parse(text); } catch (e) {
+        $("game-error").textContent = `${file.name} is not JSON: ${e.message}`;
+        return;
+      }
+      $("game-players").value = G.record.rules && G.record.rules.players || 2;
+      check(false);
+    });
+  });
+  drawGamePalette();
+  refreshGame();
   drawPalette();
   connect();
   const start = new URLSearchParams(location.search).get("position");

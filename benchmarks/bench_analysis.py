@@ -1,5 +1,5 @@
 """How long `bergen analyze` takes for a match: every decision of both seats searched with the
-default budget (`analysis.DEFAULT_ITERATIONS`, 20,000 ISMCTS iterations), suspected errors
+default budget (`analysis.DECISION_ITERATIONS`, 20,000 ISMCTS iterations), suspected errors
 searched again by pooling 3 and then 12 times as many trees (issue 22), and the luck of the
 deal and the draws.
 
@@ -14,7 +14,7 @@ import statistics
 import sys
 import time
 
-from bergen_search.analysis.review import DEFAULT_ITERATIONS, analyze
+from bergen_search.analysis.review import DECISION_ITERATIONS, analyze
 from bergen_search.formats.record_io import load_record, write_record
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
@@ -23,13 +23,13 @@ from bergen_search.play.seats import play_engines
 from bergen_search.search.api import Limits
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "match.json"
-LIMITS = Limits(iterations=DEFAULT_ITERATIONS)
+LIMITS = Limits(iterations=DECISION_ITERATIONS)
 
 
 #: With `--benchmark-disable` (the test suite's smoke run) the match's first round (6 of its
 #: 20 decisions) is analysed once, at a tenth of the budget: the run checks that the benchmark
 #: works, not how long it takes.
-SMOKE_LIMITS = Limits(iterations=DEFAULT_ITERATIONS // 10)
+SMOKE_LIMITS = Limits(iterations=DECISION_ITERATIONS // 10)
 
 
 def _first_round(text):
@@ -71,4 +71,4 @@ if __name__ == "__main__":
         print(f"match {i}: {rounds} rounds, {len(result.decisions)} decisions searched, "
               f"{times[-1]:.2f} s")
     print(f"median {statistics.median(times):.2f} s, range {min(times):.2f}..{max(times):.2f} s "
-          f"over {n} matches ({DEFAULT_ITERATIONS:,} iterations per decision, recheck 4)")
+          f"over {n} matches ({DECISION_ITERATIONS:,} iterations per decision, recheck 4)")

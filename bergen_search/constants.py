@@ -29,7 +29,7 @@ EQUITY_STREAM = 0x2545F4914F6CDD1D
 #: (comparable values, `search(values=True)`), apart from the tree's own stream.
 PASS_STREAM = 0xFA55
 #: Added, times the replicate number, to a world's index for the playout seeds of its later
-#: solves (`search._exact_expectimax`).
+#: solves (`algorithms.expectimax.exact_expectimax`).
 REPLICATE_STREAM = 1 << 40
 #: The seed streams of an analysis's searches: decision k's first search is
 #: `derive_seed(seed, k)`; its recheck j, `derive_seed(seed, RECHECK_STREAM * j + k)`; a draw
@@ -51,17 +51,18 @@ MAX_BYTES = 1 << 40
 MAX_PASS_WORLDS = 10_000_000
 
 # ---- objectives and scores ----------------------------------------------------------------------
-#: The objectives of a search, by name, as the core's codes.
-OBJECTIVES = {"points": 0, "match": 1}
+#: The objectives of a search, by name; an objective's code (the core's) is its index here.
+OBJECTIVES = ("points", "match")
 #: Bits per side in the key of a score vector (targets are at most 10000 < 2**14).
 SCORE_BITS = 14
 
 
 def objective_code(objective) -> int:
-    """The code of an objective given by name (`points`, `match`) or code (0, 1)."""
-    if objective in OBJECTIVES.values() and not isinstance(objective, bool):
+    """The code of an objective given by name (`points`, `match`) or code (0, 1): the one
+    converter every search and its reference use."""
+    if type(objective) is int and 0 <= objective < len(OBJECTIVES):
         return objective
     if objective not in OBJECTIVES:
-        raise BergenError(f"objective must be 'points' or 'match', got {objective!r}",
-                          field="objective")
-    return OBJECTIVES[objective]
+        raise BergenError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
+                          f"{objective!r}", field="objective")
+    return OBJECTIVES.index(objective)

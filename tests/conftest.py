@@ -62,18 +62,18 @@ def core():
 @pytest.fixture
 def virtual_clock(monkeypatch):
     """set(step): from then on every clock a time limit reads (the compiled searches', through
-    `_core.set_test_clock`, and `search`'s and `ismcts_ref`'s, which are pointed at the same
+    `_core.set_test_clock`, and `search.limits`'s and `ismcts_ref`'s, which are pointed at the same
     one) is virtual and advances by `step` seconds at each reading, so that a test counts the
     readings a limit allows instead of timing the machine. The real clock comes back after
     the test."""
-    from bergen_search.search import api as search
     from bergen_search.search import ismcts_ref
+    from bergen_search.search import limits
     _core_or_fail()
     from bergen_search import _core
 
     def set_step(step):
         _core.set_test_clock(step)
-        monkeypatch.setattr(search, "clock", _core.clock_reading)
+        monkeypatch.setattr(limits, "clock", _core.clock_reading)
         monkeypatch.setattr(ismcts_ref, "clock", _core.clock_reading)
     yield set_step
     _core.set_test_clock(0)

@@ -38,7 +38,9 @@ from bergen_search.protocol.client import (
     PlayResult,
 )
 from bergen_search.protocol.server import COMMANDS, PROTOCOL, EngineServer
-from bergen_search.search.api import STOP_SLICE_SECONDS, Limits, _Deadline, _run_sliced, search
+from bergen_search.search.api import Limits, search
+from bergen_search.search.limits import STOP_SLICE_SECONDS, Deadline
+from bergen_search.search.workers import run_sliced
 
 STRING = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 DECISION = open("examples/decision.json", encoding="utf-8").read()
@@ -188,7 +190,7 @@ def test_a_stop_is_heard_at_the_next_slice():
 
         def sliced(self, done, stats=None):
             pass
-    done, interrupted = _run_sliced(run, None, _Deadline(None), Hooks())
+    done, interrupted = run_sliced(run, None, Deadline(None), Hooks())
     assert (done, interrupted) == (500, True)
     assert asked == [STOP_SLICE_SECONDS] * 5
 

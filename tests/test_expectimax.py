@@ -483,7 +483,7 @@ def test_weighted_sample_mean_standard_error():
     sample of 4 out of 9. The whole population: no error; one item: none known."""
     from itertools import combinations
 
-    from bergen_search.search.api import _weighted_sample_mean
+    from bergen_search.stats import weighted_sample_mean as _weighted_sample_mean
     pop = [(1, v) for v in (0.0, 1.0, 3.0, -2.0, 5.5, 2.0, 2.0, -1.0, 7.0)]
     mu = sum(v for _, v in pop) / len(pop)
     samples = list(combinations(pop, 4))
@@ -518,9 +518,11 @@ def test_ctrl_c_during_enumeration_returns_what_was_found(monkeypatch, at):
     info, _ = cut(Rules(players=2), 2, 7)
     # (the decision's moves: one world lists them all)
     full = search(info, Limits(iterations=1), algorithm="expectimax", seed=4)
-    # The searches take their classes from backend.SEARCH.
-    monkeypatch.setattr(backend, "SEARCH", replace(
-        backend.SEARCH, expectimax=lambda *a, **k: _Interrupting(at, *a, **k)))
+    # The engine takes its class from backend.SEARCH.pick.
+    pick = backend.SEARCH.pick
+    monkeypatch.setattr(backend.SearchBackend, "pick", lambda self, name, ref=None: (
+        (lambda *a, **k: _Interrupting(at, *a, **k)) if name.startswith("_expectimax")
+        else pick(name, ref)))
     res = search(info, Limits(iterations=126), algorithm="expectimax", seed=4)
     assert res.info["interrupted"] and not res.info["exact"] and res.info["worlds"] == at
     assert {m.move for m in res.moves} == {m.move for m in full.moves}

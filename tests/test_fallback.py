@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from support import require_compiled
 
-from bergen_search.analysis.review import DEFAULT_ITERATIONS
+from bergen_search.analysis.review import DECISION_ITERATIONS
 from bergen_search.search import backend
-from bergen_search.search.api import ALGORITHMS
+from bergen_search.search.registry import algorithms
 
 ROOT = Path(__file__).resolve().parents[1]
 DECISION = str(ROOT / "examples" / "decision.json")
@@ -110,7 +110,7 @@ def test_best_at_its_default_budget_with_the_core_removed():
     assert proc.returncode == 0, proc.stderr
     line = backend_line(proc, "hidden")
     assert f"default budgets are 1/{backend.FALLBACK_DIVISOR} of the core's" in line
-    budget = ALGORITHMS["ismcts"].default_budget // backend.FALLBACK_DIVISOR
+    budget = algorithms()["ismcts"].default_budget // backend.FALLBACK_DIVISOR
     header = [x for x in proc.stdout.splitlines() if x.startswith("ismcts (")]
     assert header and f"{budget} iterations" in header[0] and header[0].endswith(
         "seed 0, pure Python"), proc.stdout
@@ -171,13 +171,13 @@ def test_analyze_default_budget_is_the_fallback_one(monkeypatch):
     from bergen_search.analysis import review as analysis
     from bergen_search.formats.record_io import load_records
     ref = backend.reference_search("test")
-    assert ref.budget(DEFAULT_ITERATIONS) == DEFAULT_ITERATIONS // backend.FALLBACK_DIVISOR
+    assert ref.budget(DECISION_ITERATIONS) == DECISION_ITERATIONS // backend.FALLBACK_DIVISOR
     monkeypatch.setattr(backend, "SEARCH", ref)
     doc = json.loads(Path(PARTIAL).read_text())
     del doc["rounds"][0]["events"][5:]          # seat 0's first decision is event 4
     record = load_records(json.dumps(doc))[0]
     result = analysis.analyze(record, seed=0, algorithm="classic", max_rechecks=0)
-    assert result.settings["iterations"] == DEFAULT_ITERATIONS // backend.FALLBACK_DIVISOR
+    assert result.settings["iterations"] == DECISION_ITERATIONS // backend.FALLBACK_DIVISOR
     assert result.settings["backend"] == "reference" and len(result.decisions) == 1
 
 
@@ -243,7 +243,7 @@ def test_engine(require_compiled, mode="pure"):
     (hello_core, a), (hello, b) = answers["core"], answers[mode]
     assert (hello_core["backend"], hello["backend"]) == ("core", "reference")
     assert hello["algorithms"]["ismcts"]["default_budget"] == \
-        ALGORITHMS["ismcts"].default_budget // backend.FALLBACK_DIVISOR
+        algorithms()["ismcts"].default_budget // backend.FALLBACK_DIVISOR
     assert (a["backend"], b["backend"]) == ("core", "reference")
     assert without_timing(a) == without_timing(b) and b["iterations"] == 300
 

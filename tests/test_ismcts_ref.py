@@ -132,8 +132,8 @@ def decision_case(i: int) -> Case:
         info = from_position(Position(rules, st.scores, seat, st.hands[seat], st.line, sizes,
                                       st.reserve_size, {}).check())
     inference = rng.below(2) == 1
-    from bergen_search.search.api import ALGORITHMS
-    table = ALGORITHMS["ismcts"].table(info, {"inference": inference})
+    from bergen_search.search.registry import algorithms
+    table = algorithms()["ismcts"].table(info, {"inference": inference})
     objective = ("points", "match")[rng.below(4) == 0]
     settings = dict(exploration=EXPLORATIONS[rng.below(len(EXPLORATIONS))],
                     objective=objective, playout=("random", "scoring", "safe")[rng.below(3)],
@@ -359,7 +359,7 @@ def test_bad_arguments_as_the_core(core_modules):
     IsmctsTree, CoreSampler = core_modules
     case = decision_case(0)
     samplers = (CoreSampler(case.info, case.table), ReferenceSampler(case.info, case.table))
-    bad = [dict(seed="seed"), dict(seed=True), dict(objective=2), dict(objective="both"),
+    bad = [dict(seed="seed"), dict(seed=True), dict(objective=2), dict(objective="both"), dict(objective=True),
            dict(exploration=-1.0), dict(exploration=math.nan)]
     for kwargs in bad:
         messages = []
@@ -385,7 +385,6 @@ def test_bad_arguments_as_the_core(core_modules):
     from bergen_search import _ismcts
     assert (ismcts_ref.POINTS_SCALE, ismcts_ref.MAX_ITERATIONS, ismcts_ref.KEY_OWN_DRAW) == \
         (_ismcts.POINTS_SCALE, _ismcts.MAX_ITERATIONS, _ismcts.KEY_OWN_DRAW)
-    assert ismcts_ref.OBJECTIVES == _ismcts.OBJECTIVES
 
 
 def test_the_reference_tree_reads_a_core_sampler(core_modules):
@@ -483,17 +482,18 @@ def test_search_is_the_same_on_either_backend_many(monkeypatch, core_modules):
 def test_search_budget_and_expectimax_on_the_reference(monkeypatch):
     """Without the compiled searches the default budget is the FALLBACK_DIVISOR-th and the
     result says which backend ran; expectimax is refused in one clear error."""
-    from bergen_search.search.api import ALGORITHMS, search
+    from bergen_search.search.api import search
+    from bergen_search.search.registry import algorithms
     info = decision_case(7).info
     ref = backend.reference_search("test")
     monkeypatch.setattr(backend, "SEARCH", ref)
     result = search(info, replicates=1, choose="visits")
-    assert result.info["iterations"] == ref.budget(ALGORITHMS["ismcts"].default_budget) == \
-        ALGORITHMS["ismcts"].default_budget // backend.FALLBACK_DIVISOR
+    assert result.info["iterations"] == ref.budget(algorithms()["ismcts"].default_budget) == \
+        algorithms()["ismcts"].default_budget // backend.FALLBACK_DIVISOR
     assert result.info["backend"] == "reference"
     with pytest.raises(BergenError, match="expectimax needs the compiled core"):
         search(info, algorithm="expectimax")
-    assert backend.SearchBackend("core", object, object).budget(100) == 100
+    assert backend.SearchBackend("core", object).budget(100) == 100
     assert "pure Python (test)" in ref.note and backend.load_search(True).name == "reference"
 
 

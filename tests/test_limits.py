@@ -122,6 +122,8 @@ def test_the_engine_protocol_refuses_an_oversized_go():
     server.handle_line('{"cmd": "go", "time": 1e300}')
     errors = [json.loads(x) for x in lines if json.loads(x)["type"] == "error"]
     assert len(errors) == 2 and "from 1 to 1,000,000,000" in errors[0]["error"]
+    assert "at most 86,400" in errors[1]["error"]
+    server.close()
 
 
 # ---- time held, nothing found said -------------------------------------------------------------

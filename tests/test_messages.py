@@ -11,6 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from bergen_search.cli import main
+from bergen_search.search.registry import names
+
+#: The engines a message lists, from the registry (a new engine changes them with no edit here).
+KNOWN_ENGINES = ", ".join(("random", "greedy") + names())
+ALGORITHM_CHOICES = ", ".join(f"'{n}'" for n in names())
 
 P = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 
@@ -77,8 +82,7 @@ BAD_INPUTS = [
     ('arena ismcts:iterations=abc random', None,
      "bergen: engine 'ismcts': iterations must be an integer, got 'abc'"),
     ('selfplay --engines nonsense', None,
-     "bergen: unknown engine 'nonsense' (known: random, greedy, ismcts, expectimax, endgame, "
-     "flat, classic)"),
+     f"bergen: unknown engine 'nonsense' (known: {KNOWN_ENGINES})"),
     ('selfplay --engines random,random,random', None,
      'bergen: --engines gives 3 engines for 2 seats (give one for all seats or one per seat)'),
     ('best examples/match.json', None,
@@ -174,8 +178,7 @@ BAD_INPUTS = [
     ('arena random random --start-scores 1', None,
      "bergen: --start-scores must be 2 non-negative integers, got '1'"),
     ('play --engine bogus', None,
-     "bergen: unknown engine 'bogus' (known: random, greedy, ismcts, expectimax, endgame, flat, "
-     "classic)"),
+     f"bergen: unknown engine 'bogus' (known: {KNOWN_ENGINES})"),
     ('best --hand 0-3 --to-move 9', None,
      "bergen: --to-move: 'to_move' must be a seat 0..1 with 2 players, got 9"),
     ('best examples', None,
@@ -187,8 +190,8 @@ BAD_INPUTS = [
      "bergen analyze: Invalid value for --html: cannot write /nonexistent/x.html: no folder "
      "/nonexistent (see 'bergen analyze --help')"),
     ('best $P --algorithm nope', None,
-     "bergen best: Invalid value for '--algorithm': 'nope' is not one of 'ismcts', "
-     "'expectimax', 'endgame', 'flat', 'classic'. (see 'bergen best --help')"),
+     f"bergen best: Invalid value for '--algorithm': 'nope' is not one of "
+     f"{ALGORITHM_CHOICES}. (see 'bergen best --help')"),
     ('eval $P --set nokey', None,
      "bergen: --set needs KEY=VALUE, got 'nokey'"),
     ("show --hand 0-3 --voids '[1]'", None,

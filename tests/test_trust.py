@@ -16,14 +16,15 @@ import pytest
 from support import sizes
 
 from bergen_search.analysis import review as analysis
-from bergen_search.analysis.review import analyze, loss_interval, t_quantile, verdict
+from bergen_search.analysis.review import analyze, loss_interval, verdict
 from bergen_search.errors import BergenError
+from bergen_search.stats import t_quantile
 from bergen_search.formats.game import load_game
+from bergen_search.stats import c4 as _c4
+from bergen_search.stats import spread as _spread
 from bergen_search.search.api import (
     Limits,
     MoveValue,
-    _c4,
-    _spread,
     choices,
     paired_stderr,
     pool,

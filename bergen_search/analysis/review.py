@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field, replace
-from functools import lru_cache, partial
+from functools import partial
 from typing import NamedTuple
 
 from ..constants import DRAW_STREAM, RECHECK_STREAM
@@ -32,6 +32,7 @@ from ..game.state import DRAW
 from ..information.infoset import Observer
 from ..search import backend
 from ..search.api import Limits, paired_stderr, pool, root_moves, search
+from ..stats import Z95, t_quantile  # noqa: F401
 
 #: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
 #: loss distributions measured on self-play (docs/MEASUREMENTS.md, "Analysis").
@@ -42,7 +43,7 @@ LABELS = ("inaccuracy", "mistake", "blunder")
 DEFAULT_THRESHOLDS = {"points": THRESHOLDS,
                       "match": {"inaccuracy": 0.03, "mistake": 0.07, "blunder": 0.15}}
 #: The budget of a decision's first search (ISMCTS iterations), unless told.
-DEFAULT_ITERATIONS = 20000
+DECISION_ITERATIONS = 20000
 #: The same for an algorithm that counts worlds (expectimax).
 DEFAULT_WORLDS = 100
 
@@ -51,15 +52,17 @@ def decision_limits(algorithm: str, settings: dict, iterations: int | None = Non
                     seconds: float | None = None, memory_mb: int | None = None) -> Limits:
     """The first search's limits of each decision: those given, else the default budget of
     the engine's unit (scaled for the pure-Python fallback)."""
-    from ..search.api import resolve
+    from ..search.registry import resolve
     if iterations is None and seconds is None:
         unit = resolve(algorithm, dict(settings))[0].unit
-        iterations = backend.SEARCH.budget(DEFAULT_ITERATIONS if unit == "iterations"
+        iterations = backend.SEARCH.budget(DECISION_ITERATIONS if unit == "iterations"
                                            else DEFAULT_WORLDS)
     return Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
+
+
 #: A loss is labelled only when its interval at this confidence lies within one label's band.
 CONFIDENCE = 0.99
-NORMAL_Q = 1.959963984540054
+NORMAL_Q = Z95
 #: Searches of a decision after the first, at most: the recheck of a suspected error, and more
 #: while its interval still straddles a threshold (each `recheck` times the budget before).
 MAX_RECHECKS = 2
@@ -378,7 +381,7 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
     steps finished. `rounds`: the round indexes to analyse (default all);
     `on_decision(decision, info, observer, round)` hears of each decision as it is judged,
     with what its seat knew (the engine protocol streams them)."""
-    limits = limits or Limits(iterations=backend.SEARCH.budget(DEFAULT_ITERATIONS))
+    limits = limits or Limits(iterations=backend.SEARCH.budget(DECISION_ITERATIONS))
     thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
     check_budget(limits, recheck, max_rechecks, algorithm, settings)
     find = _searcher(searcher or search)
@@ -523,7 +526,7 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int, algorithm: str
               else recheck ** max_rechecks)
     iterations = limits.iterations
     if iterations is None and limits.time is None:
-        iterations = DEFAULT_ITERATIONS
+        iterations = DECISION_ITERATIONS
     what = f"--recheck {recheck} with --max-rechecks {max_rechecks}"
     if iterations is not None and iterations * factor > MAX_ITERATIONS:
         raise BergenError(f"{what} would search a decision with {iterations * factor:,} "
@@ -675,61 +678,6 @@ def verdict(lo: float, hi: float, thresholds: dict) -> tuple:
     (None, True): the interval straddles a threshold, the search has not shown which."""
     a, b = label_for(lo, thresholds), label_for(hi, thresholds)
     return (a, False) if a == b else (None, True)
-
-
-@lru_cache(maxsize=None)
-def t_quantile(p: float, dof: int) -> float:
-    """Student's t quantile for a two-sided interval of probability p (p = 0.95: the 0.975
-    quantile), by bisection of the t distribution function (regularised incomplete beta,
-    by its continued fraction). Exact to 1e-9; `dof` >= 1.
-
-    >>> round(t_quantile(0.95, 7), 3), round(t_quantile(0.95, 1000), 3)
-    (2.365, 1.962)
-    """
-    target = 1 - (1 - p) / 2
-    lo, hi = 0.0, 1e3
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if _t_cdf(mid, dof) < target:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
-
-
-def _t_cdf(t: float, v: int) -> float:
-    x = v / (v + t * t)
-    tail = 0.5 * _betainc(v / 2, 0.5, x)
-    return 1 - tail if t >= 0 else tail
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """The regularised incomplete beta function I_x(a, b) (Numerical Recipes' betacf)."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-                     + a * math.log(x) + b * math.log(1 - x))
-    if x > (a + 1) / (a + b + 2):
-        return 1 - _betainc(b, a, 1 - x)
-    f, c, d = 1.0, 1.0, 0.0
-    for i in range(400):
-        m = i // 2
-        if i == 0:
-            num = 1.0
-        elif i % 2 == 0:
-            num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-        else:
-            num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
-        d = 1 + num * d
-        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
-        c = 1 + num / c
-        c = c if abs(c) > 1e-300 else 1e-300
-        f *= c * d
-        if abs(1 - c * d) < 1e-15:
-            break
-    return front * (f - 1) / a
 
 
 # ---- a journal's searches ------------------------------------------------------------------

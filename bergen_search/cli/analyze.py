@@ -10,7 +10,7 @@ import click
 
 from .. import __version__
 from ..analysis.review import (
-    DEFAULT_ITERATIONS,
+    DECISION_ITERATIONS,
     DEFAULT_THRESHOLDS,
     DEFAULT_WORLDS,
     analyze_all,
@@ -50,7 +50,7 @@ _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
               help="Analyse this seat only (repeatable; default every seat whose hands the "
                    "record shows).")
 @click.option("--iterations", type=ITERATIONS_TYPE, default=None,
-              help=f"Search budget per decision (default {DEFAULT_ITERATIONS} ISMCTS "
+              help=f"Search budget per decision (default {DECISION_ITERATIONS} ISMCTS "
                    f"iterations / {DEFAULT_WORLDS} worlds; 1/{backend.FALLBACK_DIVISOR} of it "
                    f"without the compiled core; at most {MAX_IT:,}, rechecks included).")
 @click.option("--time-per-decision", "seconds", type=SECONDS_TYPE, default=None,

@@ -16,7 +16,6 @@ from ..game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
 from ..information.infoset import from_position
 from ..search import backend, registry
 from ..search.api import (
-    ALGORITHM_NAMES,
     DEFAULT_MEMORY_MB,
     MAX_ITERATIONS,
     MAX_MEMORY_MB,
@@ -255,7 +254,7 @@ def _budget_help() -> str:
 
 
 def algorithm_option():
-    return click.option("--algorithm", type=click.Choice(ALGORITHM_NAMES), default="ismcts",
+    return click.option("--algorithm", type=click.Choice(registry.names()), default="ismcts",
                         show_default=True, help=_algorithm_help())
 
 

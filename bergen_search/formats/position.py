@@ -165,7 +165,8 @@ def _check_turns(pos: Position):
                 raise BergenError(f"no tile is laid yet, so every hand holds the {h} tiles "
                                   f"dealt; seat {seat} holds {k}", field=f"hand_sizes[{seat}]")
         return
-    passes = rules.draw == "one" or pos.reserve_size <= rules.reserve_kept
+    # A seat may have passed: after its one draw of a turn, or with nothing left to draw.
+    passes = not rules.may_draw(pos.reserve_size, draws_this_turn=1)
     problem = None
     for leader in range(n):
         turns = laid + (t - leader - laid) % n

@@ -84,6 +84,22 @@ class Rules:
     def side_of(self, seat: int) -> int:
         return seat % 2 if self.partnerships else seat
 
+    def drawable(self, reserve_size: int) -> int:
+        """Tiles of a reserve of `reserve_size` that may still be drawn (the last
+        `reserve_kept` never are). The core's twin is `drawable` in `_core.pxd`."""
+        return max(reserve_size - self.reserve_kept, 0)
+
+    def may_draw(self, reserve_size: int, draws_this_turn: int = 0) -> bool:
+        """Whether a seat with no play draws (else it passes): a tile may still be drawn, and
+        under `draw: one` it has not drawn yet this turn. The core's twin is `may_draw` in
+        `_core.pxd`.
+
+        >>> Rules().may_draw(3), Rules().may_draw(2), Rules(draw="one").may_draw(9, 1)
+        (True, False, False)
+        """
+        return (self.drawable(reserve_size) > 0
+                and not (self.draw == "one" and draws_this_turn > 0))
+
     @property
     def reserve_start(self) -> int:
         return N_TILES - self.players * self.hand_size

@@ -126,7 +126,7 @@ def find_leader(rules: Rules, hands) -> tuple | None:
     return None if best is None else (best[1], best[2])
 
 
-def _rank_of(rules: Rules, t: int) -> int:
+def lead_rank(rules: Rules, t: int) -> int:
     """Lower is a stronger claim to the lead: doubles by the lead rule, then the lowest tile."""
     if is_double(t):
         return TILE_LOW[t] if rules.lead == "lowest-double" else 6 - TILE_LOW[t]
@@ -293,9 +293,7 @@ class State:
         return [DRAW] if self._may_draw() else [PASS]
 
     def _may_draw(self) -> bool:
-        if self.reserve_size <= self.rules.reserve_kept:
-            return False
-        return not (self.rules.draw == "one" and self.draws_this_turn > 0)
+        return self.rules.may_draw(self.reserve_size, self.draws_this_turn)
 
     # ---- the rules -------------------------------------------------------------------------
     def apply(self, action: int, seat: int | None = None, tile: int | None = None) -> "State":
@@ -348,7 +346,7 @@ class State:
         if not self.line:
             raise BergenError("a draw before the lead")
         self._no_play_possible(seat, "draw")
-        if self.reserve_size <= self.rules.reserve_kept:
+        if not self.rules.drawable(self.reserve_size):
             raise BergenError(f"seat {seat} may not draw: the reserve is down to "
                               f"{self.reserve_size} and the last {self.rules.reserve_kept} are never drawn")
         if self.rules.draw == "one" and self.draws_this_turn > 0:
@@ -383,7 +381,7 @@ class State:
                               f"{self.reserve_size}, {self.rules.reserve_kept} kept)")
         self.passes += 1
         self._next_turn(seat)
-        if self.passes >= self.rules.players and self.reserve_size <= self.rules.reserve_kept:
+        if self.passes >= self.rules.players and not self.rules.drawable(self.reserve_size):
             self._score_blocked()
 
     def _where(self, t: int) -> str:
@@ -424,7 +422,7 @@ class State:
         else:
             for other, h in enumerate(self.hands):
                 for u in iter_mask(h):
-                    if u != t and _rank_of(rules, u) < _rank_of(rules, t):
+                    if u != t and lead_rank(rules, u) < lead_rank(rules, t):
                         raise BergenError(f"wrong lead: seat {other} holds {tile_str(u)}, which "
                                           f"leads before {tile_str(t)}", field="play")
         self._take(seat, t)

@@ -29,6 +29,8 @@ from .sampler import WorldTable, count_deals, count_worlds
 #: How the hidden tiles' chances are weighed: every consistent history alike, or by the
 #: inference model.
 WEIGHTINGS = ("uniform", "inference")
+#: A chance within this of 1 (of 0) is certain (impossible): the forward pass sums floats.
+SURE = 1 - 1e-9
 
 
 @dataclass(frozen=True)
@@ -120,8 +122,14 @@ def beliefs(info: InfoSet, observer: Observer | None = None, voids: dict | None 
         """tile -> the share of the (weighted) histories in which it is in a group of mask
         `bits`."""
         owners = {groups[i].owner for i in range(len(groups)) if bits >> i & 1}
-        return {t: p for t, by in weighted.items()
-                if (p := sum(by.get(o, 0.0) for o in owners)) > 0}
+        out = {}
+        for t, by in weighted.items():
+            p = sum(by.get(o, 0.0) for o in owners)
+            if p > SURE:
+                out[t] = 1.0                # certain: float sums may miss 1 by an ulp or two
+            elif p > 1 - SURE:
+                out[t] = p
+        return out
 
     holders = []
     for seat in sorted({g.owner for g in groups if g.owner != RESERVE}):

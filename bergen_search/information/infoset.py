@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..errors import BergenError
 from ..game.rules import Rules
-from ..game.state import DRAW, PASS, State, _rank_of
+from ..game.state import DRAW, PASS, State, lead_rank
 from ..game.tiles import (
     ALL_TILES,
     N_TILES,
@@ -202,7 +202,7 @@ def check_infoset(info, public: bool = False) -> InfoSet:
     if not _int(info.passes) or not 0 <= info.passes <= MAX_EVENTS:
         raise BergenError(f"passes in a row must be 0..{MAX_EVENTS}, got {info.passes!r}",
                           field="passes")
-    if (info.passes >= n and info.reserve_size <= rules.reserve_kept
+    if (info.passes >= n and not rules.drawable(info.reserve_size)
             and not info.draws_this_turn):
         raise BergenError(f"{info.passes} passes in a row with the reserve at "
                           f"{info.reserve_size}: the round is blocked, so over", field="passes")
@@ -483,8 +483,8 @@ def from_state_and_events(rules: Rules, seat: int, hand: int, start_scores, even
 
 def lead_forbidden(rules: Rules, lead_tile: int) -> int:
     """Tiles no dealt hand can have held, given the lead tile (the lead itself excepted)."""
-    rank = _rank_of(rules, lead_tile)
-    return sum(1 << t for t in range(N_TILES) if t != lead_tile and _rank_of(rules, t) < rank)
+    rank = lead_rank(rules, lead_tile)
+    return sum(1 << t for t in range(N_TILES) if t != lead_tile and lead_rank(rules, t) < rank)
 
 
 def _position_constraints(pos, seats, unknown):

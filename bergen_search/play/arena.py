@@ -69,39 +69,16 @@ from ..game.match import MatchLog
 from ..game.rng import derive_seed
 from ..game.rules import Rules
 from ..runs.parallel import batches, run_ordered
+from ..stats import Z95, normal_interval, ratio_stderr, sample_sd, wilson_interval  # noqa: F401
 from .engines import EngineSpec, parse_engine_spec
 from .luck import default_estimate, luck_estimate_name, match_luck, side_margin
 from .seats import play_engines
 
 #: Below this many sets the interval is Wilson's (each set one trial), not the normal one.
 MIN_SETS_NORMAL = 20
-#: The normal quantile of a two-sided 95% interval.
-Z95 = 1.959963984540054
 
 
 # ---- intervals ------------------------------------------------------------------------------
-def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple:
-    """The Wilson score interval (lo, hi) for a binomial proportion `successes / n`.
-
-    `successes` may be fractional (a mean score times n). With n = 0 it is (0, 1).
-
-    >>> [round(x, 4) for x in wilson_interval(0, 10)]
-    [0.0, 0.2775]
-    >>> [round(x, 4) for x in wilson_interval(10, 10)]
-    [0.7225, 1.0]
-    """
-    if n <= 0:
-        return (0.0, 1.0)
-    if not 0 <= successes <= n:
-        raise ValueError(f"successes {successes} outside 0..{n}")
-    p = successes / n
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2 * n)) / denom
-    half = z / denom * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def duplicate_interval_method(set_scores, min_sets: int = MIN_SETS_NORMAL) -> str:
     """Which interval `duplicate_interval` uses for these set scores: "normal" or "wilson"."""
     n = len(set_scores)
@@ -138,37 +115,6 @@ def duplicate_interval(set_scores, z: float = Z95, min_sets: int = MIN_SETS_NORM
     sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1))
     half = z * sd / math.sqrt(n)
     return (max(0.0, mean - half), min(1.0, mean + half))
-
-
-def sample_sd(values) -> float | None:
-    """The sample standard deviation (n − 1 in the denominator); None below two values."""
-    n = len(values)
-    if n < 2:
-        return None
-    mean = math.fsum(values) / n
-    return math.sqrt(math.fsum((x - mean) ** 2 for x in values) / (n - 1))
-
-
-def normal_interval(values, z: float = Z95) -> tuple | None:
-    """mean ± z·s/√n, not clipped (luck-adjusted scores may leave [0, 1]); None below two."""
-    sd = sample_sd(values)
-    if sd is None:
-        return None
-    mean = math.fsum(values) / len(values)
-    half = z * sd / math.sqrt(len(values))
-    return (mean - half, mean + half)
-
-
-def ratio_stderr(numerators, denominators) -> float | None:
-    """The standard error of R = Σx/Σy over independent units (x_i, y_i), by the delta
-    method: √(Σ(x_i − R·y_i)² / (n(n − 1))) / ȳ. None with fewer than two units."""
-    n = len(numerators)
-    total = sum(denominators)
-    if n < 2 or total <= 0:
-        return None
-    r = sum(numerators) / total
-    ss = sum((x - r * y) ** 2 for x, y in zip(numerators, denominators))
-    return math.sqrt(ss / (n * (n - 1))) / (total / n)
 
 
 # ---- seatings -------------------------------------------------------------------------------

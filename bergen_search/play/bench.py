@@ -125,8 +125,8 @@ def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"
 
 def _weighted_table(info):
     """The world table the default engine searches (inference on)."""
-    from ..search.api import ALGORITHMS
-    return ALGORITHMS["ismcts"].table(info, {"inference": True})
+    from ..search.registry import algorithms
+    return algorithms()["ismcts"].table(info, {"inference": True})
 
 
 def rate(work, seconds: float, repeats: int) -> float:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..constants import OBJECTIVES
 from ..errors import BergenError, a_kind
 from ..game.match import SIMPLE_ENGINES
 
@@ -23,9 +24,9 @@ def _engine_settings() -> dict:
     """name -> {setting: type or search.Setting} for every engine the program knows: the
     simple engines, and per search algorithm (and preset) its budget (`iterations`, or
     `worlds` for expectimax), `time`, `objective`, `workers` and the algorithm's settings."""
-    from ..search.api import ALGORITHM_NAMES, resolve
+    from ..search.registry import names, resolve
     out = {"random": {}, "greedy": {}}
-    for name in ALGORITHM_NAMES:
+    for name in names():
         alg, _ = resolve(name, {})
         out[name] = {alg.unit: int, "time": float, "objective": str, "workers": int,
                      "memory": int, **alg.settings}
@@ -118,7 +119,7 @@ def parse_engine_spec(text: str) -> EngineSpec:
             bounds = (f"positive and at most {high:,.0f} seconds" if key == "time"
                       else f"at least {low} and at most {high:,}")
             raise BergenError(f"engine {name!r}: {key} must be {bounds}, got {value!r}")
-        if key == "objective" and value not in ("points", "match"):
+        if key == "objective" and value not in OBJECTIVES:
             raise BergenError(f"engine {name!r}: objective must be points or match")
     return EngineSpec(name, params)
 

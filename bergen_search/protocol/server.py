@@ -24,9 +24,29 @@ import signal
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import partial
 
 from .. import __version__
+from ..analysis.review import (
+    analyze,
+    check_budget,
+    decision_limits,
+    label_thresholds,
+)
 from ..errors import BergenError, Interrupted, one_line
+from ..formats.game import load
+from ..formats.jsondoc import parse_json
+from ..formats.notation import format_hand, format_line
+from ..formats.position_string import to_string
+from ..formats.record import parse_record
+from ..game.state import move_str
+from ..information.beliefs import beliefs as beliefs_of
+from ..search import backend, registry
+from ..search.api import Limits, root_moves, search
+from ..search.registry import resolve
+from ..views import report
+from ..views.search import best_document, measured_rows, move_text
+from ..views.show import knowledge
 from . import schema
 from .schema import COMMANDS, SchemaError
 
@@ -132,7 +152,6 @@ class EngineServer:
     # ---- input ----------------------------------------------------------------------------
     def handle_line(self, raw) -> bool:
         """One input line (bytes or text); False once the engine should exit."""
-        from ..formats.jsondoc import parse_json
         if isinstance(raw, bytes):
             try:
                 raw = raw.decode("utf-8")
@@ -161,8 +180,6 @@ class EngineServer:
 
     # ---- the commands answered at once ----------------------------------------------------
     def cmd_hello(self, c):
-        from ..search import backend, registry
-        from ..search.api import resolve
         algorithms = {}
         for name in registry.names():
             alg, settings = resolve(name, {})
@@ -182,11 +199,6 @@ class EngineServer:
         self.send({"type": "readyok"}, c.id)
 
     def cmd_position(self, c):
-        from ..formats.game import load
-        from ..formats.notation import format_hand, format_line
-        from ..formats.position_string import to_string
-        from ..game.state import move_str
-        from ..search.api import root_moves
         game = load(c.fields["game"])
         info = game.info
         moves = [move_str(m, not info.line) for m in root_moves(info)] if info.line else []
@@ -197,8 +209,6 @@ class EngineServer:
                    "history": game.record is not None}, c.id)
 
     def cmd_show(self, c):
-        from ..formats.game import load
-        from ..views.show import knowledge
         game = self._game(c, "show")
         if c.fields["game"] is not None:
             game = load(c.fields["game"])
@@ -267,14 +277,11 @@ class EngineServer:
 
     def _search_args(self, c):
         """The checked algorithm and settings of a query (unknown ones fail here, at once)."""
-        from ..search.api import resolve
         f = c.fields
         resolve(f["algorithm"], f["settings"])
         return f["algorithm"], dict(f["settings"])
 
     def cmd_go(self, c):
-        from ..formats.game import load
-        from ..search.api import root_moves
         f = c.fields
         game = load(f["game"]) if f["game"] is not None else self._game(c, "go")
         root_moves(game.info)                 # the lead is forced: nothing to search
@@ -284,8 +291,6 @@ class EngineServer:
         self._enqueue(c, game)
 
     def cmd_analyze(self, c):
-        from ..analysis.review import check_budget, decision_limits
-        from ..formats.record import parse_record
         f = c.fields
         record = parse_record(f["record"])
         for s in f["seats"] or ():
@@ -336,8 +341,6 @@ class EngineServer:
                 "interrupted": True, "terminated": True}
 
     def _go(self, q: Query):
-        from ..search.api import Limits, search
-        from ..views.search import best_document, measured_rows, move_text
         f = q.cmd.fields
         game = q.work
         iterations = f["iterations"]
@@ -346,7 +349,6 @@ class EngineServer:
         limits = Limits(iterations=iterations, time=f["time"])
         beliefs = None
         if f["beliefs"] is not None:
-            from ..information.beliefs import beliefs as beliefs_of
             beliefs = beliefs_of(game.info, game.observer, game.position.voids,
                                  None if game.record is None else len(game.record.rounds) - 1,
                                  f["beliefs"]).to_json()
@@ -386,12 +388,7 @@ class EngineServer:
         self.final(q, doc)
 
     def _analyze(self, q: Query):
-        from functools import partial
 
-        from ..analysis.review import analyze, decision_limits, label_thresholds
-        from ..information.beliefs import beliefs as beliefs_of
-        from ..search.api import search
-        from ..views import report
         f = q.cmd.fields
         record = q.work
         weighting = f["beliefs"]

@@ -10,6 +10,7 @@ Expectimax has no pure-Python twin of its depth-limited search: it needs the cor
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 from ..game.backend import PURE
@@ -21,15 +22,21 @@ FALLBACK_DIVISOR = 20
 
 @dataclass(frozen=True)
 class SearchBackend:
-    """The modules the searches run on. `name`: "core" or "reference"; `tree`: the ISMCTS
-    tree class; `sampler`: the world sampler class (built from an InfoSet and its
-    WorldTable); `expectimax`: the expectimax search class, None when it needs the core;
-    `why`: why the reference runs (empty on the core)."""
+    """The modules the searches run on. `name`: "core" or "reference"; `sampler`: the world
+    sampler class (built from an InfoSet and its WorldTable); `why`: why the reference runs
+    (empty on the core). An engine finds its own class with `pick` (no field per engine)."""
     name: str
-    tree: type
     sampler: type
-    expectimax: type | None = None
     why: str = ""
+
+    def pick(self, compiled: str, reference=None):
+        """An engine's class on this backend: on the core, the compiled one (`compiled`,
+        "module.Name" of a compiled module beside the package, e.g. "_ismcts.IsmctsTree");
+        else `reference`, its pure-Python twin (None when the engine needs the core)."""
+        if self.name != "core":
+            return reference
+        module, _, name = compiled.partition(".")
+        return getattr(importlib.import_module(f"bergen_search.{module}"), name)
 
     def budget(self, default: int) -> int:
         """A default search budget on this backend: the core's, or a FALLBACK_DIVISOR-th."""
@@ -46,10 +53,9 @@ class SearchBackend:
 
 
 def reference_search(why: str) -> SearchBackend:
-    """The pure-Python searches (`ismcts_ref`, `sampler.ReferenceSampler`)."""
+    """The pure-Python searches (`sampler.ReferenceSampler`; each engine's own twin)."""
     from ..information.sampler import ReferenceSampler
-    from .ismcts_ref import IsmctsTree
-    return SearchBackend("reference", IsmctsTree, ReferenceSampler, None, why)
+    return SearchBackend("reference", ReferenceSampler, why)
 
 
 def load_search(pure: bool = False) -> SearchBackend:
@@ -57,12 +63,12 @@ def load_search(pure: bool = False) -> SearchBackend:
     if pure:
         return reference_search("BERGEN_PURE_PYTHON=1")
     try:
-        from .._expectimax import ExpectimaxSearch
-        from .._ismcts import IsmctsTree
+        from .._expectimax import ExpectimaxSearch  # noqa: F401
+        from .._ismcts import IsmctsTree  # noqa: F401
         from .._sampler import CoreSampler
     except ImportError as e:
         return reference_search(f"the compiled core is not built: {e}")
-    return SearchBackend("core", IsmctsTree, CoreSampler, ExpectimaxSearch)
+    return SearchBackend("core", CoreSampler)
 
 
 #: The searches' backend (read it as `backend.SEARCH` at the time of use, so that tests can

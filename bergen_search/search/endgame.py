@@ -109,7 +109,7 @@ def applicable(info: InfoSet, objective: str = "points") -> str | None:
                    "the round is not a zero-sum game"))
     if not info.line:
         return "the lead is forced"
-    if info.reserve_size > rules.reserve_kept:
+    if rules.drawable(info.reserve_size):
         return (f"draws can still happen (the reserve holds {info.reserve_size}, "
                 f"{rules.reserve_kept} kept)")
     if objective != "points":
@@ -439,7 +439,7 @@ class Attempt:
 
 def at_stage(info: InfoSet) -> bool:
     """No draw can happen again: the reserve is down to the tiles it keeps."""
-    return bool(info.line) and info.reserve_size <= info.rules.reserve_kept
+    return bool(info.line) and not info.rules.drawable(info.reserve_size)
 
 
 def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: float = TOLERANCE,

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..constants import EQUITY_STREAM, OBJECTIVES, SCORE_BITS, objective_code  # noqa: F401
+from ..constants import EQUITY_STREAM, SCORE_BITS, objective_code  # noqa: F401
 from ..errors import BergenError
 from ..game.match import deal
 from ..game.rng import MASK64, Rng, derive_seed

@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 import time
 
-from ..constants import MAX_BYTES, MAX_EXPLORATION, MAX_PASS_WORLDS, MAX_SECONDS, OBJECTIVES
+from ..constants import MAX_BYTES, MAX_EXPLORATION, MAX_PASS_WORLDS, MAX_SECONDS, objective_code
 from ..errors import BergenError
 from ..game.match import deal
 from ..game.rng import GOLDEN, MASK64, Rng, mix64
@@ -59,7 +59,7 @@ from .policy import PLAYOUTS, playout_choice, policy_code
 #: The clock of `run`'s time limit (seconds, monotonic); the tests put a virtual one here.
 clock = time.perf_counter
 
-OBJECTIVE_POINTS, OBJECTIVE_MATCH = OBJECTIVES["points"], OBJECTIVES["match"]
+OBJECTIVE_POINTS, OBJECTIVE_MATCH = objective_code("points"), objective_code("match")
 #: Edge keys (as `_ismcts.pxd`): another seat's draw, a pass, the observer's draw of tile t.
 KEY_DRAW = DRAW
 KEY_PASS = PASS
@@ -179,11 +179,7 @@ class IsmctsTree:
                 or not 0 <= exploration <= MAX_EXPLORATION):
             raise BergenError(f"exploration must be a number 0..{MAX_EXPLORATION}, got "
                               f"{exploration!r}", field="exploration")
-        objective = OBJECTIVES.get(objective, objective) if isinstance(objective, str) \
-            else objective
-        if objective not in (OBJECTIVE_POINTS, OBJECTIVE_MATCH) or isinstance(objective, bool):
-            raise BergenError(f"unknown objective {objective!r} (0 'points', 1 'match')",
-                              field="objective")
+        objective = objective_code(objective)
         playout = policy_code(playout)
         if type(max_bytes) is not int or not 0 <= max_bytes <= MAX_BYTES:
             raise BergenError(f"max_bytes must be an integer 0..{MAX_BYTES} (0: no cap), got "
@@ -631,5 +627,5 @@ class IsmctsTree:
         return self._full_at
 
 
-__all__ = ["IsmctsTree", "OBJECTIVES", "PLAYOUTS", "POINTS_SCALE", "KEY_DRAW", "KEY_PASS",
+__all__ = ["IsmctsTree", "PLAYOUTS", "POINTS_SCALE", "KEY_DRAW", "KEY_PASS",
            "KEY_OWN_DRAW", "MAX_ITERATIONS"]

@@ -123,7 +123,8 @@ class Algorithm:
 
     def exhaustive(self, info, table, budget, seconds, run, hooks):
         """Every consistent world solved instead of units of sampling: None (the default),
-        or (rows (move, n, value, stderr), done, info to add to the result's)."""
+        or a `results.Exhaustive` (rows (move, n, value, stderr), done, info to add to the
+        result's)."""
         return None
 
     def units(self, settings: dict, workers: int) -> int:
@@ -139,16 +140,18 @@ class Algorithm:
 
     def worker(self, sampler, objective: int, budget, deadline, seed: int, settings: dict,
                values: bool = False, hooks=None, focus=(), memory=None):
-        """Search one unit: (rows (move, n, sum, sum of squares), done, interrupted, extra).
-        `values`: also measure comparable values of the root moves (`extra["pass"]`:
-        (worlds, rows (move, sum, sum of squares, each side's outcome summed))) where the
-        algorithm's own statistics are not (ISMCTS: lowered by its exploration). `hooks`:
-        `search._run_sliced`'s; `focus`: moves to keep searching to the end; `memory`: the cap
-        in bytes on the trees alive at once."""
+        """Search one unit: a `results.UnitOutput` (rows (move, n, sum, sum of squares),
+        done, interrupted, nodes, sides, extra). `values`: also measure comparable values of
+        the root moves (`UnitOutput.final_pass`, a `results.FinalPass`) where the algorithm's
+        own statistics are not (ISMCTS: lowered by its exploration). `deadline`: a
+        `limits.Deadline`; `hooks`: `workers.run_sliced`'s (run the unit's work through it,
+        so that budgets, the clock, Ctrl-C and a stop are heard); `focus`: moves to keep
+        searching to the end; `memory`: the cap in bytes on what the unit keeps alive."""
         raise NotImplementedError
 
     def summary(self, outputs: list, limits) -> dict:
-        """What to add to the result's info from the units' outputs (default: nothing)."""
+        """What to add to the result's info from the units' outputs (`UnitOutput`s;
+        default: nothing)."""
         return {}
 
 

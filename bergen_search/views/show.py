@@ -114,10 +114,9 @@ class Knowledge:
                "tile  " + "".join(f"{x:>9}" for x in heads)]
 
         def cell(p):
-            # The chances are sums of floats: within 1e-9 of certain (or impossible) is.
-            if p <= 1e-9:
+            if p <= 0:
                 return "."
-            if p >= 1 - 1e-9:
+            if p >= 1:
                 return "100"
             pct = 100 * p
             return "<1" if pct < 0.5 else ">99" if pct >= 99.5 else f"{pct:.0f}"

@@ -206,6 +206,16 @@ ctypedef struct State:
     uint8_t ended        # END_NONE, END_OUT, END_BLOCKED or END_TARGET
     int8_t winner        # the side that reached the target (the match is over); -1 none
 
+# ---- the draw rule (Rules.drawable and Rules.may_draw in game/rules.py) ----------------------
+cdef inline int drawable(const State* s) noexcept nogil:
+    """Tiles of the reserve that may still be drawn (the last reserve_kept never are)."""
+    cdef int n = s.reserve_size - s.rules.reserve_kept
+    return n if n > 0 else 0
+
+cdef inline bint may_draw(const State* s) noexcept nogil:
+    """Whether the seat to move, with no play, draws (else it passes)."""
+    return drawable(s) > 0 and not (s.rules.draw == DRAW_ONE and s.draws)
+
 # ---- the core (implemented in _core.pyx) ----------------------------------------------------
 cdef int rules_from_py(Rules* out, object rules) except -1
 cdef int find_leader(const Rules* rules, const uint32_t* hands, int* seat) noexcept nogil

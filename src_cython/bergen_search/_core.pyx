@@ -148,7 +148,7 @@ cdef int gen_moves(const State* s, int* out) noexcept nogil:
         n += fit_right >> t & 1
     if n:
         return n
-    if s.reserve_size > s.rules.reserve_kept and not (s.rules.draw == DRAW_ONE and s.draws):
+    if may_draw(s):
         out[0] = DRAW
     else:
         out[0] = PASS
@@ -243,7 +243,7 @@ cdef void do_move(State* s, int move) noexcept nogil:
     if move == PASS:
         s.passes += 1
         s.to_move = seat + 1 if seat + 1 < rules.players else 0
-        if s.passes >= rules.players and s.reserve_size <= rules.reserve_kept:
+        if s.passes >= rules.players and drawable(s) == 0:
             s.ended = END_BLOCKED
             s.to_move = -1
             side = blocked_winner(s)

@@ -51,7 +51,7 @@ from libc.string cimport memcpy
 
 from bergen_search._core cimport (ALL_TILES, DRAW, DRAW_UNTIL_PLAYABLE, END_NONE, GOLDEN,
                                   MAX_MOVES, MAX_SEATS, N_TILES, Rng, Rules, State,
-                                  TILES_WITH, apply_move, below, clock_now, deal, do_move,
+                                  TILES_WITH, apply_move, below, clock_now, deal, do_move, drawable,
                                   drop_mirror_twins, gen_moves, mirrored_ends,
                                   mix64, PLAY_STREAM, popcount, shuffle)
 from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
@@ -173,10 +173,10 @@ cdef void _poll(Search* S) noexcept nogil:
 
 cdef inline int _remaining(const State* s) noexcept nogil:
     """Tiles still in play: in the hands, plus those of the reserve that may be drawn."""
-    cdef int i, n = 0, drawable = s.reserve_size - s.rules.reserve_kept
+    cdef int i, n = 0
     for i in range(s.rules.players):
         n += popcount(s.hands[i])
-    return n + (drawable if drawable > 0 else 0)
+    return n + drawable(s)
 
 
 # ---- leaves ---------------------------------------------------------------------------------

@@ -84,7 +84,8 @@ cdef long long _MAX_ITERATIONS = (1 << 31) - 1 - MAX_PATH
 MAX_ITERATIONS = _MAX_ITERATIONS
 #: The longest `run`, the largest UCB constant, the largest cap on the node pools and the
 #: most worlds of one final pass: `constants`, shared with the reference.
-from bergen_search.constants import MAX_BYTES, MAX_EXPLORATION, MAX_PASS_WORLDS, MAX_SECONDS
+from bergen_search.constants import (MAX_BYTES, MAX_EXPLORATION, MAX_PASS_WORLDS, MAX_SECONDS,
+                                     objective_code)
 
 cdef extern from "Python.h":
     # Runs the Python signal handlers (main thread only): -1 with their exception pending
@@ -122,7 +123,6 @@ cdef int _raise_pending() except -1:
     left it pending: KeyboardInterrupt for Ctrl-C)."""
     return -1
 
-OBJECTIVES = {"points": OBJECTIVE_POINTS, "match": OBJECTIVE_MATCH}
 #: Edge keys (see _ismcts.pxd): another seat's draw, a pass, the observer's draw of tile t.
 KEY_DRAW = DRAW
 KEY_PASS = PASS
@@ -212,10 +212,7 @@ cdef class IsmctsTree:
                 or not 0 <= exploration <= MAX_EXPLORATION):
             raise BergenError(f"exploration must be a number 0..{MAX_EXPLORATION}, got "
                               f"{exploration!r}", field="exploration")
-        objective = OBJECTIVES.get(objective, objective)
-        if objective not in (OBJECTIVE_POINTS, OBJECTIVE_MATCH) or isinstance(objective, bool):
-            raise BergenError(f"unknown objective {objective!r} (0 'points', 1 'match')",
-                              field="objective")
+        objective = objective_code(objective)
         playout = PLAYOUTS.get(playout, playout)
         if playout not in PLAYOUTS.values() or isinstance(playout, bool):
             raise BergenError(f"unknown playout {playout!r} (0 'random', 1 'scoring', 2 'safe')",

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ...errors import BergenError
-from .. import api as search
-from ..api import Limits
+from ..limits import Limits, now
 from ..registry import Algorithm, Setting, Solved, register
 
 
@@ -46,7 +45,7 @@ class Endgame(Algorithm):
                                 tolerance=settings.get("tolerance", endgame.TOLERANCE),
                                 inference=alone and settings["inference"], stop=run.stop,
                                 memory_bytes=limits.memory_bytes,
-                                clock=search.clock)
+                                clock=now)
         if tried.result is not None:
             res = tried.result
             res.info.update(algorithm=run.algorithm, settings=dict(settings),

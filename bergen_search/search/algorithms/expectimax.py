@@ -1,19 +1,30 @@
 """Determinized expectimax (`_expectimax.pyx`): each sampled world searched with every hand
 in view to a depth, random playouts at the horizon; every world solved when they are few
-(`search._exact_expectimax`). Root-parallel: one unit per worker."""
+(`exact_expectimax`). Root-parallel: one unit per worker. It uses the search's public
+machinery: `limits.Deadline`, `workers.run_sliced`, `results.UnitOutput`."""
 from __future__ import annotations
 
+import math
+
+from ...constants import REPLICATE_STREAM, objective_code
+from ...game.rng import Rng, derive_seed
+from ...stats import weighted_sample_mean
 from .. import backend
-from ..api import (
-    EXACT_WORLDS,
-    MAX_DEPTH,
-    MAX_PLAYOUTS,
-    _Deadline,
-    _exact_expectimax,
-    _objective_code,
-    _run_sliced,
-)
+from ..api import root_moves
+from ..limits import STOP_SLICE_SECONDS, Deadline, now
 from ..registry import Algorithm, Setting, register
+from ..results import Exhaustive, UnitOutput
+from ..workers import run_sliced
+
+#: Expectimax may enumerate the worlds instead of sampling them when the histories behind
+#: them number at most this many (and the distinct worlds fit the budget).
+EXACT_WORLDS = 2000
+#: The deepest search and the most playouts at its horizon.
+MAX_DEPTH = 200
+MAX_PLAYOUTS = 1000
+#: With every world enumerated but horizons reached, the worlds are solved again until the
+#: playouts' variance has at least this many degrees of freedom (worlds x (solves - 1)).
+MIN_REPLICATE_DOF = 8
 
 
 class Expectimax(Algorithm):
@@ -35,18 +46,18 @@ class Expectimax(Algorithm):
     }
 
     def engine(self, sampler, objective, seed, settings):
-        return backend.SEARCH.expectimax(sampler, settings["depth"], seed, objective,
-                                         settings["playouts"])
+        search_class = backend.SEARCH.pick("_expectimax.ExpectimaxSearch")
+        return search_class(sampler, settings["depth"], seed, objective, settings["playouts"])
 
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
                hooks=None, focus=(), memory=None):
         engine = self.engine(sampler, objective, seed, settings)
         if hooks is not None and hooks.stop is not None:
             engine.stop = hooks.stopped         # heard inside a world, too
-        done, interrupted = _run_sliced(engine.run_worlds, budget, deadline, hooks,
-                                        engine.root_stats, lambda: engine.worlds)
-        return ([tuple(r) for r in engine.root_stats()], done, interrupted,
-                {"nodes": engine.nodes})
+        done, interrupted = run_sliced(engine.run_worlds, budget, deadline, hooks,
+                                       engine.root_stats, lambda: engine.worlds)
+        return UnitOutput([tuple(r) for r in engine.root_stats()], done, interrupted,
+                          nodes=engine.nodes)
 
     def exhaustive(self, info, table, budget, seconds, run, hooks):
         """Every world solved instead of sampling when they are few: at most EXACT_WORLDS
@@ -57,14 +68,113 @@ class Expectimax(Algorithm):
         worlds = table.enumerate()
         if budget is not None and len(worlds) > budget:
             return None
-        engine = self.engine(self.sampler(info, table), _objective_code(run.objective),
+        engine = self.engine(self.sampler(info, table), objective_code(run.objective),
                              run.seed, run.settings)
         if hooks is not None and hooks.stop is not None:
             engine.stop = hooks.stopped         # heard inside a world, too
-        rows, done, exact, interrupted = _exact_expectimax(
-            engine, info, table, worlds, run.seed, _Deadline(seconds), hooks)
-        return rows, done, {"exact": exact, "worlds": done, "interrupted": interrupted,
-                            "all_worlds": done == len(worlds)}
+        rows, done, exact, interrupted = exact_expectimax(
+            engine, info, table, worlds, run.seed, Deadline(seconds), hooks)
+        return Exhaustive(rows, done, {"exact": exact, "worlds": done,
+                                       "interrupted": interrupted,
+                                       "all_worlds": done == len(worlds)})
+
+
+def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, hooks=None):
+    """Every consistent world (`WorldTable.enumerate()`), weighted by its number of histories
+    (times its inference weight: its probability), solved by the `ExpectimaxSearch` engine.
+
+    The worlds are solved in a seeded random order, each with its own playout seed, and a
+    complete run sums them in their sorted order: the same values however the order falls.
+    When the clock (heard inside a world too: a world it cuts is dropped) or Ctrl-C stops it
+    first, the value is the weighted mean over the worlds solved, a sample without
+    replacement, with its standard error; it is then not exact.
+
+    A world searched to its end in every line is exact; one cut at the horizon carries the
+    noise of its random playouts. When any was cut, every world is solved again with other
+    playout seeds, at least twice in all and more when the worlds are few (until the
+    playouts' variance rests on MIN_REPLICATE_DOF degrees of freedom): the value is the mean
+    of the solves, and its standard error the playouts' part, from their spread world by
+    world (the worlds are all there, so that is the only noise); it is not exact. Without
+    time for a second round, the standard error is unknown (inf).
+    `hooks` (`search(stop=, on_info=)`): a stop is heard between worlds, as Ctrl-C is.
+    Returns (rows (move, worlds, value, stderr), worlds solved, exact, interrupted)."""
+    worlds = sorted(worlds.items())
+    order = list(range(len(worlds)))
+    Rng(derive_seed(seed, len(worlds))).shuffle(order)
+    moves = root_moves(info)
+
+    def partial_rows(values):
+        """The rows of the worlds solved so far (for `hooks`)."""
+        solved = sorted(values)
+        return [(m, len(solved), *weighted_sample_mean(
+            [(worlds[i][1], values[i][j]) for i in solved], len(worlds)))
+            for j, m in enumerate(moves)]
+
+    def solve(replicate):
+        values, interrupted = {}, False
+        heard = now()
+        try:
+            for i in order:
+                if hooks is not None and values and \
+                        now() - heard >= STOP_SLICE_SECONDS:
+                    heard = now()
+                    hooks.sliced(len(values) + replicate * len(worlds),
+                                 rows=lambda: partial_rows(values))
+                if hooks is not None and hooks.stopped():
+                    interrupted = True
+                    break
+                left = deadline.left()
+                if left is not None and left <= 0:
+                    break
+                (hands, reserve), _ = worlds[i]
+                v = engine.run_world(hands, list(reserve),
+                                     seed=derive_seed(seed, i + replicate * REPLICATE_STREAM),
+                                     seconds=0 if left is None else left)
+                if v is None:           # the clock, or a stop, inside the world
+                    interrupted = hooks is not None and hooks.stopped()
+                    break
+                values[i] = v
+        except KeyboardInterrupt:
+            interrupted = True
+        return values, interrupted
+
+    values, interrupted = solve(0)
+    n, size = len(values), len(worlds)
+    if n == 0:
+        return [(m, 0, 0.0, math.inf) for m in moves], 0, False, interrupted
+    solved = sorted(values)
+    rows = []
+    if n < size or engine.horizons == 0:
+        for j, m in enumerate(moves):
+            mean, se = weighted_sample_mean([(worlds[i][1], values[i][j]) for i in solved],
+                                             size)
+            rows.append((m, n, mean, se))
+        return rows, n, n == size and engine.horizons == 0, interrupted
+    # Horizons were reached: every world is solved again with other playout seeds, as many
+    # times as it takes for the playouts' variance to rest on MIN_REPLICATE_DOF degrees of
+    # freedom (twice when the worlds are many, more when few), so that an error of 0 cannot
+    # come of two playouts agreeing by chance.
+    rounds = max(2, 1 + math.ceil(MIN_REPLICATE_DOF / size))
+    solves = [values]
+    while len(solves) < rounds and not interrupted:
+        again, interrupted = solve(len(solves))
+        if len(again) < size:
+            break
+        solves.append(again)
+    total = sum(w for _, w in worlds)
+    k = len(solves)
+    for j, m in enumerate(moves):
+        per = {i: [v[i][j] for v in solves] for i in solved}
+        mean = sum(worlds[i][1] * sum(per[i]) / k for i in solved) / total
+        if k < 2:
+            rows.append((m, n, mean, math.inf))
+            continue
+        var = 0.0
+        for i in solved:
+            mu = sum(per[i]) / k
+            var += worlds[i][1] ** 2 * sum((x - mu) ** 2 for x in per[i]) / (k - 1) / k
+        rows.append((m, n, mean, math.sqrt(var) / total))
+    return rows, n, False, interrupted
 
 
 register(Expectimax())

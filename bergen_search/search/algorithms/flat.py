@@ -36,10 +36,11 @@ import time
 from ...game.rng import GOLDEN, MASK64, Rng, mix64
 from ...game.state import mirror_twins
 from ...information.sampler import ReferenceSampler
-from ..api import _run_sliced
 from ..ismcts_ref import outcome, play_out, reward
 from ..policy import policy_code
 from ..registry import Algorithm, Setting, register
+from ..results import UnitOutput
+from ..workers import run_sliced
 
 
 class Flat(Algorithm):
@@ -70,9 +71,9 @@ class Flat(Algorithm):
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
                hooks=None, focus=(), memory=None):
         unit = _Unit(sampler, objective, policy_code(settings["playout"]), seed)
-        done, interrupted = _run_sliced(unit.run, budget, deadline, hooks, unit.root_stats,
-                                        lambda: unit.worlds)
-        return unit.root_stats(), done, interrupted, {"sides": unit.side_stats()}
+        done, interrupted = run_sliced(unit.run, budget, deadline, hooks, unit.root_stats,
+                                       lambda: unit.worlds)
+        return UnitOutput(unit.root_stats(), done, interrupted, sides=unit.side_stats())
 
 
 class _Unit:

@@ -1,26 +1,31 @@
 """ISMCTS, the default engine (`_ismcts.pyx`; its pure-Python twin `ismcts_ref.py`):
-independent replicated trees, sequential halving at the root and a final pass (search.py
-has the shared machinery: `_halving`, `_run_sliced`), the exact endgame first when it
-applies, and the `classic` preset (the engine as it was before issue 9)."""
+independent replicated trees, sequential halving at the root (`halving`) and a final pass,
+the exact endgame first when it applies, and the `classic` preset (the engine as it was before
+inference, safe playouts and merged twins). It uses the search's public machinery:
+`limits.Deadline`, `workers.run_sliced`, `results.UnitOutput`."""
 from __future__ import annotations
+
+import math
+from functools import partial
 
 from ...constants import PASS_STREAM
 from ...game.rng import derive_seed
-from .. import api as search
 from .. import backend
-from ..api import (
-    DEFAULT_MEMORY_MB,
-    MAX_REPLICATES,
-    PASS_MAX,
-    PASS_MIN,
-    PASS_SHARE,
-    PASS_SPREAD,
-    REPLICATES,
-    _Deadline,
-    _halving,
-    _run_sliced,
-)
+from ..ismcts_ref import IsmctsTree as ReferenceTree
+from ..limits import DEFAULT_MEMORY_MB, MAX_REPLICATES, REPLICATES, Deadline, now
 from ..registry import Algorithm, Setting, Solved, algorithms, preset, register
+from ..results import FinalPass, UnitOutput
+from ..workers import run_sliced
+
+#: The final pass (comparable values, `search(values=True)`): the share of a time limit
+#: kept for it, and its worlds (iterations / (PASS_SPREAD x choices), within
+#: PASS_MIN..PASS_MAX), drawn on `constants.PASS_STREAM`.
+PASS_SHARE = 0.15
+PASS_SPREAD = 5
+PASS_MIN, PASS_MAX = 100, 4000
+#: Sequential halving keeps, beside the better half, every choice whose tree mean falls short
+#: of the last one kept by less than this many standard errors (`close`; 0: a strict half).
+HALVING_Z = 2.0
 
 
 class Ismcts(Algorithm):
@@ -51,9 +56,9 @@ class Ismcts(Algorithm):
                               "tree, no error measured)", minimum=1, maximum=MAX_REPLICATES),
         "stats": Setting(str, "choices", "what a move's mean in the tree counts: the "
                          "iterations where its mover chose it among several (choices), or "
-                         "also those where it was the only legal move (all, as before issue "
-                         "22: a move forced in some worlds then looks as good or as bad as it "
-                         "was there)", ("choices", "all")),
+                         "also those where it was the only legal move (all, as the classic preset "
+                         "counts: a move forced in some worlds then looks as good or as bad as "
+                         "it was there)", ("choices", "all")),
         "root": Setting(str, "halving", "how the root shares the budget between the choices: "
                         "halving (sequential halving: every choice a share, the better half "
                         "more, again and again) or ucb (UCB1, as below the root)",
@@ -65,36 +70,40 @@ class Ismcts(Algorithm):
         """One replicate: one tree searched, then (with `values`) its final pass. `memory`:
         the cap in bytes on the trees alive at once in this process (`IsmctsTree.max_bytes`;
         at the cap the tree stops growing, `extra["full_at"]` says after how many iterations)."""
-        tree = backend.SEARCH.tree(sampler, seed, settings["exploration"], objective,
+        tree_class = backend.SEARCH.pick("_ismcts.IsmctsTree", ReferenceTree)
+        tree = tree_class(sampler, seed, settings["exploration"], objective,
                                    settings["playout"], merge_twins=settings["twins"],
                                    choice_stats=settings["stats"] == "choices",
                                    max_bytes=memory)
         left = deadline.left()
-        search_deadline = deadline if left is None or not values else _Deadline(
+        search_deadline = deadline if left is None or not values else Deadline(
             left * (1 - PASS_SHARE))
-        t0 = search.clock()
+        t0 = now()
         if settings["root"] == "halving":
-            done, interrupted = _halving(tree, budget, search_deadline, focus, hooks)
+            done, interrupted = halving(tree, budget, search_deadline, focus, hooks)
         else:
-            done, interrupted = _run_sliced(tree.run, budget, search_deadline, hooks,
+            done, interrupted = run_sliced(tree.run, budget, search_deadline, hooks,
                                             tree.root_stats, lambda: tree.iterations)
-        extra = {"nodes": tree.n_nodes, "twins": tree.twins, "full_at": tree.full_at,
-                 "sides": {m: (n, sums) for m, n, sums in tree.root_side_stats()}}
+        out = UnitOutput([], 0, False, nodes=tree.n_nodes,
+                         sides={m: (n, sums) for m, n, sums in tree.root_side_stats()},
+                         extra={"twins": tree.twins, "full_at": tree.full_at})
         n_choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
         if values and not interrupted and done and n_choices > 1:
             # The final pass: every root move on the same worlds, played on as the search
-            # would (common random numbers), so that values compare (issue 10).
+            # would (common random numbers), so that values compare.
             worlds = max(PASS_MIN, min(PASS_MAX, done // (PASS_SPREAD * n_choices)))
             left = deadline.left()
             if left is not None:
-                rate = done / max(search.clock() - t0, 1e-6)
+                rate = done / max(now() - t0, 1e-6)
                 worlds = max(PASS_MIN, min(worlds, int(rate * max(left, 0) / n_choices)))
             try:
-                extra["pass"] = (worlds, tree.evaluate_root(worlds,
-                                                            derive_seed(seed, PASS_STREAM)))
+                out.final_pass = FinalPass(worlds, tree.evaluate_root(
+                    worlds, derive_seed(seed, PASS_STREAM)))
             except KeyboardInterrupt:
                 interrupted = True
-        return [tuple(r) for r in tree.root_stats()], done, interrupted, extra
+        out.stats, out.done, out.interrupted = ([tuple(r) for r in tree.root_stats()], done,
+                                                interrupted)
+        return out
 
     def units(self, settings, workers):
         return settings["replicates"]
@@ -107,11 +116,68 @@ class Ismcts(Algorithm):
         return algorithms()["endgame"].attempt(info, limits, run)
 
     def summary(self, outputs, limits):
-        full = [o[3]["full_at"] for o in outputs if o[3].get("full_at") is not None]
+        full = [o.extra["full_at"] for o in outputs if o.extra.get("full_at") is not None]
         # The memory cap: how many trees reached it, and after how many iterations the
         # first stopped growing (the search went on sampling within it).
         return {"memory": {"cap_mb": limits.memory_bytes >> 20, "full": len(full),
                            "full_at": min(full) if full else None}}
+
+
+def halving(tree, budget, deadline: Deadline, focus=(), hooks=None):
+    """The root's budget by sequential halving (Karnin, Koren & Somekh 2013; Pepels et al.
+    2014 in MCTS; the root of Gumbel MuZero, Danihelka et al. 2022): in ceil(log2 n) phases
+    of equal budget, every choice still in gets an equal share of forced iterations
+    (`IsmctsTree.run_move`: the root takes that move, the search below goes on as usual);
+    after each phase the better half by the tree's mean stays. Every choice so gets a
+    subtree of its own, and the close ones the most, so that their values compare at equal
+    effort instead of hinging on the few visits UCB would give them. `focus` moves (the
+    play `analyze` judges) stay in to the end. Under a time limit the phases share the
+    clock instead. Returns (iterations done, interrupted)."""
+    stats = tree.root_stats()
+    alive = [m for m, *_ in stats if m not in tree.twins]
+    keep = {tree.twins.get(m, m) for m in focus}
+    count = lambda: tree.iterations
+    if len(alive) < 2:
+        return run_sliced(tree.run, budget, deadline, hooks, tree.root_stats, count)
+    phases = math.ceil(math.log2(len(alive)))
+    done = 0
+    for phase in range(phases):
+        left = deadline.left()
+        if left is not None and left <= 0:
+            break
+        share = None if budget is None else (budget - done) // (phases - phase)
+        phase_end = None if left is None else now() + left / (phases - phase)
+        for i, m in enumerate(alive):
+            n = None if share is None else share // len(alive) + (i < share % len(alive))
+            if n == 0:
+                continue
+            slot = deadline if phase_end is None else Deadline(
+                (phase_end - now()) / (len(alive) - i))
+            got, interrupted = run_sliced(partial(tree.run_move, m), n, slot, hooks,
+                                           tree.root_stats, count)
+            done += got
+            if interrupted:
+                return done, True
+        if phase < phases - 1:
+            stats = {m: (v, s, sq) for m, v, s, sq in tree.root_stats()}
+            mean = {m: s / v if v else -math.inf for m, (v, s, _) in stats.items()}
+            alive.sort(key=lambda m: (-mean[m], m))
+            half = alive[:math.ceil(len(alive) / 2)]
+            cut = half[-1]
+            alive = half + [m for m in alive[len(half):]
+                            if m in keep or close(stats[m], stats[cut], HALVING_Z)]
+    return done, False
+
+
+def close(a, b, z) -> bool:
+    """Whether the root statistics a = (visits, sum, sum of squares) fall short of b's mean by
+    less than z standard errors of the difference: not shown worse, so kept in."""
+    if z <= 0 or a[0] < 2 or b[0] < 2:
+        return False
+    ma, mb = a[1] / a[0], b[1] / b[0]
+    va = max(a[2] / a[0] - ma * ma, 0.0) / (a[0] - 1)
+    vb = max(b[2] / b[0] - mb * mb, 0.0) / (b[0] - 1)
+    return mb - ma < z * math.sqrt(va + vb)
 
 
 register(Ismcts())

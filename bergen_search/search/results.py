@@ -1,0 +1,197 @@
+"""What a search returns and what its parts hand each other, typed: `SearchResult` (with
+`SearchInfo`, the keys of its `info`), `MoveValue`, and the units' `UnitOutput` and
+`FinalPass`; the rows of root statistics ranked into `MoveValue`s; searches pooled.
+
+>>> from bergen_search.formats.notation import Move
+>>> r = SearchResult(Move.parse("0-3:R"), [], 0.4, 0.1, 100)
+>>> eval(repr(r.best)) == r.best
+True
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Optional, TypedDict
+
+from ..errors import BergenError
+from ..formats.notation import Move
+from ..stats import mean_stderr, spread
+
+__all__ = ["Exhaustive", "FinalPass", "MoveValue", "SearchInfo", "SearchResult", "UnitOutput",
+           "choices", "paired_stderr", "pool", "rank", "rows_from_stats"]
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """One root move of a search and what the search found of it. The views write it
+    (`views.move_text`, `views.move_rows`)."""
+    move: Move           # the action (`notation.Move`: a play, the draw or the pass)
+    code: int            # move.code: tile * 2 + end, DRAW or PASS
+    value: float
+    stderr: float
+    visits: int          # ISMCTS visits, or expectimax worlds
+    twin: Move | None = None   # the move this one mirrors (the same choice), if any
+    #: ISMCTS: the value each independent replicate gave it, in replicate order (`value` is
+    #: their mean, `stderr` their standard error); the difference of two moves' samples,
+    #: replicate by replicate, gives the honest error of a difference (`paired_stderr`).
+    samples: tuple = ()
+    share: float | None = None   # the exact endgame's equilibrium mix: this move's share
+    #: A row of `choices()`: this move stands for itself and its mirror twin at the other end
+    #: (one choice; written `a-b:L/R`).
+    both_ends: bool = False
+
+
+def paired_stderr(a: MoveValue, b: MoveValue) -> float:
+    """The standard error of `a.value - b.value`: from their replicates' differences, replicate
+    by replicate, when both have them (moves of one search share each replicate's worlds, so
+    the difference is far less noisy than either value); else as if they were independent."""
+    if a.move == b.move or a.code == b.code:
+        return 0.0
+    if len(a.samples) == len(b.samples) >= 2:
+        d = [x - y for x, y in zip(a.samples, b.samples)]
+        return spread(d)[1]
+    return math.sqrt(a.stderr ** 2 + b.stderr ** 2)
+
+
+def choices(moves) -> list:
+    """The moves with each mirror twin folded into the move it mirrors (`both_ends` set on
+    it: one choice, which the views write `a-b:L/R`), in their order: what `best` and
+    `play`'s hints list."""
+    twinned = {m.twin for m in moves if m.twin is not None}
+    return [replace(m, both_ends=True) if m.move in twinned else m
+            for m in moves if m.twin is None]
+
+
+class SearchInfo(TypedDict, total=False):
+    """The keys of `SearchResult.info` (a dict at run time, as python-chess's `InfoDict` is;
+    every key optional in the type, though a search that ran fills the first ones)."""
+    algorithm: str           # the name asked for (a preset's name, too)
+    objective: str           # "points" or "match"
+    seed: int
+    backend: str             # "core" or "reference"
+    workers: int
+    settings: dict           # the algorithm's full settings
+    iterations: int          # iterations (or worlds) done
+    seconds: float
+    worlds_consistent: int   # histories consistent with what the seat knows
+    exact: bool              # every value exact (expectimax's enumeration, the endgame)
+    interrupted: bool        # Ctrl-C or a stop ended it early
+    empty: bool              # nothing finished: the values are no answer
+    values: dict             # how the values were measured: {"method": "search" | "pass", ...}
+    replicates: Optional[int]    # the replicated units merged (None when not replicated)
+    nodes: int               # tree nodes or expectimax nodes
+    memory: dict             # ISMCTS's memory cap: cap_mb, full, full_at
+    twins: dict              # {Move: the Move it mirrors}
+    sides: dict              # {Move: each side's expected outcome after it}
+    endgame: dict            # the exact endgame's report, or why it did not solve
+    worlds: int              # expectimax's worlds solved when every world was enumerated
+    all_worlds: bool         # every enumerated world solved
+    pooled: int              # searches pooled into this one (`pool`)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What `search` found: `best` (a `notation.Move`), `moves` (`MoveValue`s, best first),
+    the best move's `value` and `stderr`, `visits` (the root's visits, or the iterations),
+    and `info`, a dict of what else the search reports (its keys: `SearchInfo`), as
+    python-chess's `PlayResult.info` is (not an `InfoSet`, which the search's input is).
+    """
+    best: Move
+    moves: list          # MoveValue, best first
+    value: float
+    stderr: float
+    visits: int
+    info: SearchInfo = field(default_factory=dict)  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class FinalPass:
+    """ISMCTS's final pass of one replicate: every root move played on the same `worlds`;
+    `rows` (move, reward sum, sum of squares, each side's outcome summed)."""
+    worlds: int
+    rows: list
+
+
+@dataclass
+class UnitOutput:
+    """What one unit of a search (`Algorithm.worker`) found: `stats` (move, n, reward sum,
+    sum of squares) of every root move, the iterations (or worlds) `done`, whether it was
+    `interrupted`, its `nodes`, `sides` {move: (n, each side's outcome summed)}, its
+    `final_pass` (comparable values, when measured) and `extra` (what its engine's `summary`
+    reads, e.g. ISMCTS's `full_at`)."""
+    stats: list
+    done: int
+    interrupted: bool
+    nodes: int = 0
+    sides: dict = field(default_factory=dict)
+    final_pass: FinalPass | None = None
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Exhaustive:
+    """What `Algorithm.exhaustive` found by solving every world: `rows` (move, worlds, value,
+    stderr), the worlds `done`, and what the result's `info` gains."""
+    rows: list
+    done: int
+    info: dict = field(default_factory=dict)
+
+
+def rows_from_stats(moves, twins, merged: dict) -> list:
+    """(move, visits, value, stderr) of every root move from the search's statistics `merged`
+    {move: (n, sum, sum of squares)} (a mirror twin's are the move's it mirrors)."""
+    rows = []
+    for m in moves:
+        n, s, sq = merged.get(twins.get(m, m), (0, 0.0, 0.0))[:3]
+        rows.append((m, n) + mean_stderr(n, s, sq))
+    return rows
+
+
+def rank(rows, twins, by_visits: bool, lead: bool, samples=None) -> list:
+    """The rows (move, visits, value, stderr) as `MoveValue`s, best first: the most visited
+    (the robust child) or the best value; a twin right after the move it mirrors. `samples`:
+    {move: per-replicate values}."""
+    if by_visits:
+        rows = sorted(rows, key=lambda r: (-r[1], -r[2], twins.get(r[0], r[0]), r[0]))
+    else:
+        rows = sorted(rows, key=lambda r: (-r[2], twins.get(r[0], r[0]), r[0]))
+    samples = samples or {}
+    return [MoveValue(Move.from_code(m, lead), m, v, se, n,
+                      Move.from_code(twins[m], lead) if m in twins else None,
+                      samples=tuple(samples.get(m, ()))) for m, n, v, se in rows]
+def pool(results) -> SearchResult:
+    """ISMCTS searches of one position with one budget per replicate, pooled into one: their
+    replicates taken together (independent trees estimating the same thing), so the value
+    is the mean of all of them and the error shrinks with their number. How `analyze`
+    searches a close decision again without changing what is measured."""
+    first = results[0]
+    if any(not m.samples for res in results for m in res.moves):
+        raise BergenError("only searches with replicates can be pooled")
+    by = {}
+    for res in results:
+        for m in res.moves:
+            by.setdefault(m.code, []).append(m)
+    codes = {m.move: m.code for m in first.moves}
+    rows = []
+    for code, ms in by.items():
+        samples = tuple(x for m in ms for x in m.samples)
+        mean, se = spread(samples)
+        rows.append(MoveValue(ms[0].move, code, mean, se, sum(m.visits for m in ms),
+                              ms[0].twin, samples=samples))
+    by_visits = first.info.get("settings", {}).get("choose") == "visits"
+    twin_of = lambda m: codes[m.twin] if m.twin is not None else m.code
+    rows.sort(key=(lambda m: (-m.visits, -m.value, twin_of(m), m.code)) if by_visits else
+              (lambda m: (-m.value, twin_of(m), m.code)))
+    info = dict(first.info)
+    n = [len(res.moves[0].samples) for res in results]
+    for key in ("iterations", "seconds", "nodes"):
+        info[key] = sum(res.info.get(key) or 0 for res in results)
+    info["replicates"] = sum(n)
+    info["interrupted"] = any(res.info.get("interrupted") for res in results)
+    info["pooled"] = len(results)
+    if all("sides" in res.info for res in results):
+        info["sides"] = {m: [math.fsum(k * res.info["sides"][m][i] for k, res in zip(n, results))
+                             / sum(n) for i in range(len(first.info["sides"][m]))]
+                         for m in first.info["sides"]}
+    return SearchResult(rows[0].move, rows, rows[0].value, rows[0].stderr,
+                        sum(m.visits for m in rows if m.twin is None), info)

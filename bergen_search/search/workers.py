@@ -1,0 +1,275 @@
+"""How a search's work is cut and run: in slices (`run_sliced`: the budget and the deadline,
+Ctrl-C and a stop heard between slices, `Hooks` told of each), in units spread over
+processes (`Job`, `run_jobs`), and the units' outputs merged (`merge_units` -> `Merged`).
+The public machinery every engine (`registry.Algorithm`) uses; `api.search` drives it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..stats import mean_stderr, spread
+from . import registry
+from .limits import SLICE_SECONDS, STOP_SLICE_SECONDS, Deadline, now
+from .results import rank, rows_from_stats
+
+__all__ = ["Hooks", "Job", "JobOutput", "Merged", "STOP_GRACE", "merge_units", "run_jobs",
+           "run_sliced", "search_worker"]
+
+
+@dataclass
+class Job:
+    """One process's share of a search: the information set and its world table, the
+    algorithm (by name), the objective's code, its units (budget, seed) in order, the seconds
+    left (None: no time limit), the settings, whether to measure comparable values
+    (`values`), the moves to keep searching to the end (`focus`) and the memory cap in
+    bytes."""
+    info: object
+    table: object
+    algorithm: str
+    objective: int
+    units: list
+    seconds: float | None
+    settings: dict
+    values: bool
+    focus: tuple
+    memory: int
+
+
+@dataclass
+class JobOutput:
+    """What a `Job` found: its units' outputs in order (after a Ctrl-C or a stop, those
+    done) and whether it was interrupted."""
+    outputs: list
+    interrupted: bool
+
+
+@dataclass
+class Merged:
+    """The units' outputs merged: `rows` (move, visits, value, stderr), the iterations
+    `done`, `interrupted`, `nodes`, `sides` {move: each side's expected outcome}, the values'
+    `method` (`info["values"]`) and `samples` {move: per-replicate values}."""
+    rows: list
+    done: int
+    interrupted: bool
+    nodes: int
+    sides: dict
+    method: dict
+    samples: dict = field(default_factory=dict)
+
+
+def run_sliced(run, budget, deadline: Deadline, hooks=None, stats=None, count=None):
+    """Call `run(n, seconds)` in slices until the budget (None: none) or the deadline; Ctrl-C
+    stops early and keeps what was found. The core's searches give the same result however
+    the iterations are split into calls. `hooks` (a `Hooks`, from `search(stop=, on_info=)`):
+    its stop is checked before every slice (set: stop as Ctrl-C does) and it hears of each
+    slice, with `stats()` the root's statistics then. `count()`: the units the searched
+    object has done in all (a Ctrl-C inside a call keeps the units that call finished).
+    Returns (done, interrupted)."""
+    done = 0
+    start = None if count is None else count()
+    step = SLICE_SECONDS if hooks is None else STOP_SLICE_SECONDS
+    try:
+        while budget is None or done < budget:
+            if hooks is not None and hooks.stopped():
+                return done, True
+            left = deadline.left()
+            if left is not None and left <= 0:
+                break
+            n = 0 if budget is None else budget - done
+            done += run(n, step if left is None else min(step, left))
+            if hooks is not None:
+                hooks.sliced(hooks.base + done, stats=stats)
+    except KeyboardInterrupt:
+        if count is not None:
+            done = count() - start
+        return done, True
+    finally:
+        if hooks is not None:
+            hooks.base += done
+    return done, False
+
+
+class Hooks:
+    """What `search(stop=, on_info=)` asks of a running search: to stop when `stop` (a
+    `threading.Event`) is set, and to tell `on_info` how it stands after every slice.
+    `base`: the iterations (or worlds) of the slices' earlier calls (replicates, phases)."""
+
+    def __init__(self, stop, on_info, moves=(), twins=None, lead=False, by_visits=False):
+        self.stop, self.on_info = stop, on_info
+        self.moves, self.twins, self.lead, self.by_visits = moves, twins, lead, by_visits
+        self.t0 = now()
+        self.base = 0
+
+    def stopped(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
+
+    def sliced(self, done: int, stats=None, rows=None):
+        """`done` iterations (or worlds) so far; `stats()` gives the root's statistics
+        (move, n, sum, sum of squares) or `rows()` its rows (move, n, value, stderr)."""
+        if self.on_info is None:
+            return
+        seconds = now() - self.t0
+        info = {"iterations": done, "seconds": seconds,
+                "speed": done / seconds if seconds > 0 else 0.0}
+        found = rows() if rows is not None else (
+            rows_from_stats(self.moves, self.twins, {r[0]: r[1:4] for r in stats()})
+            if stats is not None else None)
+        if found:
+            ranked = rank(found, self.twins, self.by_visits, self.lead)
+            info.update(best=ranked[0].move, value=ranked[0].value, stderr=ranked[0].stderr,
+                        moves=ranked)
+        self.on_info(info)
+
+
+
+
+def search_worker(job: Job, hooks=None) -> JobOutput:
+    """One process's share of a search: its units (ISMCTS replicates, or expectimax's
+    root-parallel workers) one after the other, each given an equal part of what is left
+    of the clock. The units' outputs, in order (after a Ctrl-C or a stop, those done,
+    interrupted)."""
+    alg = registry.algorithms()[job.algorithm]
+    deadline = Deadline(job.seconds)
+    if hooks is None and _CHILD_STOP is not None:
+        hooks = Hooks(_CHILD_STOP, None)       # a process of `run_jobs`: its parent's stop
+    out = []
+    for i, (budget, seed) in enumerate(job.units):
+        left = deadline.left()
+        if left is not None and out and left <= 0:
+            break
+        if hooks is not None and hooks.stopped():
+            return JobOutput(out, True)
+        mine = Deadline(None if left is None else max(left, 0.0) / (len(job.units) - i))
+        try:
+            res = alg.worker(alg.sampler(job.info, job.table), job.objective, budget, mine,
+                             seed, job.settings, job.values, hooks, focus=job.focus,
+                             memory=job.memory)
+        except KeyboardInterrupt:
+            return JobOutput(out, True)
+        out.append(res)
+        if res.interrupted:          # the rest is not searched
+            return JobOutput(out, True)
+    return JobOutput(out, False)
+
+
+def merge_units(outputs: list, moves, twins, replicated: bool) -> Merged:
+    """The units' outputs (`UnitOutput`s) merged.
+
+    ISMCTS (`replicated`): each replicate's value of a move is its final pass's mean (or,
+    without a pass, its tree's mean); the value is the mean over the replicates and the
+    standard error their spread, which covers every noise of the search: the worlds, the
+    playouts and the shape of each tree. With one replicate no error is measured (inf).
+    Expectimax's workers sample independent worlds: their sums are pooled."""
+    done = sum(o.done for o in outputs)
+    interrupted = any(o.interrupted for o in outputs)
+    nodes = sum(o.nodes for o in outputs)
+    visits = {}
+    for o in outputs:
+        for m, n, *_ in o.stats:
+            visits[m] = visits.get(m, 0) + n
+    key = lambda m: twins.get(m, m)
+    if replicated:
+        passed = [o for o in outputs if o.final_pass is not None]
+        per, side_per = {m: [] for m in moves}, {m: [] for m in moves}
+        if passed:
+            worlds = 0
+            for o in passed:
+                w, prow = o.final_pass.worlds, o.final_pass.rows
+                worlds += w
+                by = {m: (sm, g) for m, sm, _, g in prow}
+                for m in moves:
+                    sm, g = by[m]
+                    per[m].append(sm / w)
+                    side_per[m].append([x / w for x in g])
+            method = {"method": "pass", "worlds": worlds, "replicates": len(passed)}
+        else:
+            for o in outputs:
+                by = {m: (n, sm) for m, n, sm, _ in o.stats}
+                for m in moves:
+                    n, sm = by.get(key(m), (0, 0.0))
+                    if n:
+                        per[m].append(sm / n)
+                    n_s, sums = o.sides.get(key(m), (0, ()))
+                    if n_s:
+                        side_per[m].append([x / n_s for x in sums])
+            method = {"method": "search", "replicates": len(outputs)}
+        rows = []
+        for m in moves:
+            mean, se = spread(per[m]) if per[m] else (0.0, math.inf)
+            rows.append((m, visits.get(key(m), 0), mean, se))
+        sides = {m: [math.fsum(v[i] for v in side_per[m]) / len(side_per[m])
+                     for i in range(len(side_per[m][0]))] for m in moves if side_per[m]}
+        return Merged(rows, done, interrupted, nodes, sides, method, per)
+    merged, side_sums = {}, {}
+    for o in outputs:
+        for m, n, sm, sq in o.stats:
+            acc = merged.setdefault(m, [0, 0.0, 0.0])
+            acc[0] += n
+            acc[1] += sm
+            acc[2] += sq
+        for m, (n, sums) in o.sides.items():
+            acc = side_sums.setdefault(m, [0, [0.0] * len(sums)])
+            acc[0] += n
+            acc[1] = [a + b for a, b in zip(acc[1], sums)]
+    rows = []
+    for m in moves:
+        n, sm, sq = merged.get(key(m), (0, 0.0, 0.0))
+        rows.append((m, n) + mean_stderr(n, sm, sq))
+    sides = {m: [x / n if n else None for x in sums] for m, (n, sums) in side_sums.items()}
+    return Merged(rows, done, interrupted, nodes, sides, {"method": "search"})
+
+
+#: In a process of `run_jobs`'s pool: the parent's stop (a multiprocessing Event inherited
+#: through fork), which the process's searches hear between slices and inside worlds.
+_CHILD_STOP = None
+#: Seconds a search's processes are given to send what they found once stopped (a slice and
+#: the merge; more would hold up a Ctrl-C).
+STOP_GRACE = 0.5
+
+
+def _child_init(parent: int):
+    """A pool process of a search: Ctrl-C is for the parent, which stops it through
+    `_CHILD_STOP`; and it dies with the parent (`parallel.die_with_parent`)."""
+    import signal
+
+    from ..runs.parallel import die_with_parent
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
+def run_jobs(jobs: list, hooks=None) -> list:
+    """Each `Job`'s `search_worker` (a `JobOutput` each), in one process or one process each
+    (fork). Ctrl-C in the parent (or a stop) sets the stop the processes hear: each sends
+    what it found within a slice, and the search is merged from that, interrupted, as with
+    one process."""
+    global _CHILD_STOP
+    if len(jobs) == 1:
+        return [search_worker(jobs[0], hooks)]
+    import multiprocessing as mp
+    ctx = mp.get_context("fork")
+    stop = ctx.Event()
+    _CHILD_STOP = stop
+    import os
+
+    from ..runs.parallel import deferred_ctrl_c
+    with deferred_ctrl_c():
+        pool = ctx.Pool(len(jobs), initializer=_child_init, initargs=(os.getpid(),))
+    _CHILD_STOP = None
+    try:
+        pending = pool.map_async(search_worker, jobs)
+        try:
+            while not pending.ready():
+                pending.wait(STOP_SLICE_SECONDS)
+                if hooks is not None and hooks.stopped():
+                    stop.set()
+        except KeyboardInterrupt:
+            stop.set()
+            pending.wait(STOP_GRACE)
+            if not pending.ready():
+                raise
+            # Each process stopped within a slice: its searches say they were interrupted.
+        return pending.get()
+    finally:
+        pool.terminate()
+

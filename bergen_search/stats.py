@@ -1,0 +1,177 @@
+"""The statistics every layer shares: means and standard errors of replicates and of sums,
+intervals (normal, Wilson, Student's t), the ratio and weighted-mean estimators.
+
+One home, in the lowest layer (it imports nothing of the package), so that the search's
+replicates, the arena's duplicate sets, the luck's variance and the analysis's verdicts
+compute an error the same way.
+
+>>> mean, se = spread([1.0, 2.0, 3.0])
+>>> mean, round(se, 4)
+(2.0, 0.6515)
+>>> [round(x, 4) for x in wilson_interval(0, 10)]
+[0.0, 0.2775]
+>>> round(t_quantile(0.95, 7), 3)
+2.365
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+#: The normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
+
+
+# ---- means and standard errors ---------------------------------------------------------------
+def spread(xs) -> tuple:
+    """(mean, standard error of the mean) of independent replicates xs (inf with one). The
+    sample standard deviation s underestimates the true one on average, by the factor c4(n)
+    (about 0.965 for 8 replicates, for normal replicates); s / c4(n) does not, so that the
+    error printed matches, on average, the spread of the value over independent seeds."""
+    n = len(xs)
+    mean = math.fsum(xs) / n
+    if n < 2:
+        return mean, math.inf
+    var = math.fsum((x - mean) ** 2 for x in xs) / (n - 1)
+    return mean, math.sqrt(var / n) / c4(n)
+
+
+def c4(n: int) -> float:
+    """E[s] / sigma for the sample standard deviation s of n normal draws."""
+    return math.exp(math.lgamma(n / 2) - math.lgamma((n - 1) / 2)) * math.sqrt(2 / (n - 1))
+
+
+def mean_stderr(n, s, sq) -> tuple:
+    """(mean, standard error) of n values from their sum `s` and sum of squares `sq` (0 and
+    inf with none; inf with one)."""
+    if n <= 0:
+        return 0.0, float("inf")
+    mean = s / n
+    if n < 2:
+        return mean, float("inf")
+    var = max(sq / n - mean * mean, 0.0) * n / (n - 1)
+    return mean, math.sqrt(var / n)
+
+
+def sample_sd(values) -> float | None:
+    """The sample standard deviation (n - 1 in the denominator); None below two values."""
+    n = len(values)
+    if n < 2:
+        return None
+    mean = math.fsum(values) / n
+    return math.sqrt(math.fsum((x - mean) ** 2 for x in values) / (n - 1))
+
+
+def ratio_stderr(numerators, denominators) -> float | None:
+    """The standard error of R = sum(x) / sum(y) over independent units (x_i, y_i), by the
+    delta method: sqrt(sum((x_i - R y_i)^2) / (n (n - 1))) / mean(y). None with fewer than
+    two units."""
+    n = len(numerators)
+    total = sum(denominators)
+    if n < 2 or total <= 0:
+        return None
+    r = sum(numerators) / total
+    ss = sum((x - r * y) ** 2 for x, y in zip(numerators, denominators))
+    return math.sqrt(ss / (n * (n - 1))) / (total / n)
+
+
+def weighted_sample_mean(sample, size) -> tuple:
+    """(mean, standard error) of the weighted mean sum(w v) / sum(w) of a population of `size`
+    items (w, v), from the items of `sample` drawn uniformly without replacement: the ratio
+    estimator, with the finite-population correction (0 when the sample is the population;
+    inf with fewer than two items)."""
+    n = len(sample)
+    total = sum(w for w, _ in sample)
+    mean = sum(w * v for w, v in sample) / total
+    if n == size:
+        return mean, 0.0
+    if n < 2:
+        return mean, math.inf
+    dev = sum((w * (v - mean)) ** 2 for w, v in sample)
+    return mean, math.sqrt((1 - n / size) * n / (n - 1) * dev) / total
+
+
+# ---- intervals --------------------------------------------------------------------------------
+def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple:
+    """The Wilson score interval (lo, hi) for a binomial proportion `successes / n`.
+
+    `successes` may be fractional (a mean score times n). With n = 0 it is (0, 1).
+
+    >>> [round(x, 4) for x in wilson_interval(10, 10)]
+    [0.7225, 1.0]
+    """
+    if n <= 0:
+        return (0.0, 1.0)
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes {successes} outside 0..{n}")
+    p = successes / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def normal_interval(values, z: float = Z95) -> tuple | None:
+    """mean +- z s / sqrt(n), not clipped; None below two values."""
+    sd = sample_sd(values)
+    if sd is None:
+        return None
+    mean = math.fsum(values) / len(values)
+    half = z * sd / math.sqrt(len(values))
+    return (mean - half, mean + half)
+
+
+@lru_cache(maxsize=None)
+def t_quantile(p: float, dof: int) -> float:
+    """Student's t quantile for a two-sided interval of probability p (p = 0.95: the 0.975
+    quantile), by bisection of the t distribution function (regularised incomplete beta,
+    by its continued fraction). Exact to 1e-9; `dof` >= 1.
+
+    >>> round(t_quantile(0.95, 7), 3), round(t_quantile(0.95, 1000), 3)
+    (2.365, 1.962)
+    """
+    target = 1 - (1 - p) / 2
+    lo, hi = 0.0, 1e3
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if _t_cdf(mid, dof) < target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def _t_cdf(t: float, v: int) -> float:
+    x = v / (v + t * t)
+    tail = 0.5 * _betainc(v / 2, 0.5, x)
+    return 1 - tail if t >= 0 else tail
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b) (Numerical Recipes' betacf)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log(1 - x))
+    if x > (a + 1) / (a + b + 2):
+        return 1 - _betainc(b, a, 1 - x)
+    f, c, d = 1.0, 1.0, 0.0
+    for i in range(400):
+        m = i // 2
+        if i == 0:
+            num = 1.0
+        elif i % 2 == 0:
+            num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+        else:
+            num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+        d = 1 + num * d
+        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
+        c = 1 + num / c
+        c = c if abs(c) > 1e-300 else 1e-300
+        f *= c * d
+        if abs(1 - c * d) < 1e-15:
+            break
+    return front * (f - 1) / a

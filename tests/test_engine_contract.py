@@ -1,0 +1,230 @@
+"""The contract every registered engine keeps (scikit-learn's `check_estimator` in spirit):
+one set of checks run over `registry.names()`, so that a new engine is held to them with no
+edit here.
+
+- budgets: an iteration budget is never passed; a time limit ends the search (on the virtual
+  clock, counted in readings, not in the machine's speed);
+- a stop (`search(stop=...)`) set before the search ends it at once, as Ctrl-C does;
+- a memory cap is taken, and an engine that reports it reports the cap asked (that ISMCTS's
+  trees stop growing at it: tests/test_limits.py);
+- the same seed and budget give the same result, byte for byte;
+- no peeking: the answer for a seat does not move when the hidden hands are dealt otherwise;
+- a value and an error for every legal move, each move once;
+- every setting documented (help text, no issue numbers in it).
+
+And the package's own contract with itself: no module imports a private name (`_x`) of
+another module; the compiled modules, whose names start with `_` as the build wants them
+(`_core`, `_endgame`, ...), are the one exception (`COMPILED`).
+"""
+from __future__ import annotations
+
+import ast
+import math
+import re
+import threading
+from pathlib import Path
+
+import pytest
+
+from bergen_search.errors import BergenError
+from bergen_search.formats.game import load_game
+from bergen_search.game.rng import Rng
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import State
+from bergen_search.information.infoset import Observer
+from bergen_search.search import registry
+from bergen_search.search.api import Limits, root_moves, search
+
+ROOT = Path(__file__).resolve().parent.parent
+#: A decision before the endgame stage, and one at it (the exact endgame answers only there).
+GENERAL = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
+ENDGAME = (ROOT / "examples" / "endgame.json").read_text(encoding="utf-8")
+#: The compiled modules, the one private-looking name a module may import.
+COMPILED = {"_core", "_sampler", "_policy", "_ismcts", "_expectimax", "_endgame", "_luck"}
+#: Keys of `info` that measure the machine, not the search.
+VOLATILE = ("seconds", "solve_seconds")
+
+NAMES = registry.names()
+
+
+def small_budget(name: str) -> int:
+    """A budget that keeps each check quick: a fiftieth of the default, at least 20."""
+    return max(20, registry.default_iterations()[name] // 50)
+
+
+def position(name: str, seed: int = 1):
+    """The first of GENERAL and ENDGAME the engine answers (the exact endgame alone answers
+    only at its stage), with its small budget."""
+    for text in (GENERAL, ENDGAME):
+        info = load_game(text)
+        try:
+            search(info, Limits(iterations=small_budget(name)), algorithm=name, seed=seed)
+        except BergenError as e:
+            if "no exact endgame here" in str(e):
+                continue
+            raise
+        return info
+    pytest.fail(f"{name} answers neither position")
+
+
+def stable(result) -> str:
+    """The result as text without what measures the machine (`VOLATILE`)."""
+    def strip(x):
+        if isinstance(x, dict):
+            return {k: strip(v) for k, v in x.items() if k not in VOLATILE}
+        return x
+    return repr((result.best, result.moves, result.value, result.stderr, result.visits,
+                 strip(dict(result.info))))
+
+
+@pytest.fixture(params=NAMES)
+def engine(request, core):
+    return request.param
+
+
+def test_an_iteration_budget_is_never_passed(engine):
+    info = position(engine)
+    budget = small_budget(engine)
+    res = search(info, Limits(iterations=budget), algorithm=engine, seed=3)
+    assert 0 < res.info["iterations"] <= budget
+    assert not res.info["interrupted"] and not res.info["empty"]
+
+
+def test_a_time_limit_ends_the_search(engine, virtual_clock):
+    """1/1024 s a reading: 0.05 s is about fifty readings of the clock, whatever the load."""
+    info = position(engine)
+    virtual_clock(1 / 1024)
+    res = search(info, Limits(time=0.05), algorithm=engine, seed=3)
+    assert res.info["seconds"] <= 0.05 + 0.1
+    assert res.best in [m.move for m in res.moves]
+
+
+def test_a_stop_ends_the_search_at_once(engine):
+    """A stop set before the search starts: it returns what it has (nothing: `empty`) and
+    says it was interrupted, or, when there is no answer without searching (the exact endgame
+    alone), says so in one BergenError."""
+    info = position(engine)
+    stop = threading.Event()
+    stop.set()
+    try:
+        res = search(info, Limits(iterations=10 ** 8), algorithm=engine, seed=3, stop=stop)
+    except BergenError as e:
+        assert "interrupted" in str(e)
+        return
+    assert res.info["interrupted"]
+    assert res.info["iterations"] <= small_budget(engine)
+
+
+def test_a_memory_cap_is_taken(engine):
+    info = position(engine)
+    res = search(info, Limits(iterations=small_budget(engine), memory_mb=1), algorithm=engine,
+                 seed=3)
+    assert res.moves
+    if "memory" in res.info:
+        assert res.info["memory"]["cap_mb"] == 1
+
+
+def test_the_same_seed_gives_the_same_bytes(engine):
+    info = position(engine)
+    a, b = (search(info, Limits(iterations=small_budget(engine)), algorithm=engine, seed=7)
+            for _ in range(2))
+    assert stable(a) == stable(b)
+
+
+def test_every_legal_move_has_a_value_and_an_error(engine):
+    info = position(engine)
+    res = search(info, Limits(iterations=small_budget(engine)), algorithm=engine, seed=5)
+    codes = [m.code for m in res.moves]
+    assert sorted(codes) == sorted(root_moves(info)) and len(set(codes)) == len(codes)
+    for m in res.moves:
+        assert math.isfinite(m.value), m
+        assert not math.isnan(m.stderr) and m.stderr >= 0, m
+    assert res.best == res.moves[0].move
+    assert (res.value, res.stderr) == (res.moves[0].value, res.moves[0].stderr)
+
+
+def opening(seed: int, swap: bool):
+    """Seat 1's information set after seat 0's forced lead (two players), from a whole deal;
+    with `swap`, one tile the seat cannot see (not a double, so the lead stays forced) is
+    exchanged between the leader's hand and the reserve. None when the deal does not fit
+    (seat 0 does not lead, or the swap has nothing to take)."""
+    rules = Rules()
+    tiles = list(range(28))
+    Rng(seed).shuffle(tiles)
+    hands = [sum(1 << t for t in tiles[i * 6:(i + 1) * 6]) for i in range(2)]
+    reserve = tiles[12:]
+    if swap:
+        from bergen_search.game.tiles import is_double
+        mine = [t for t in tiles[:6] if not is_double(t)]
+        out = [i for i, t in enumerate(reserve) if not is_double(t)]
+        if len(mine) < 2 or not out:
+            return None
+        a, i = mine[-1], out[-1]
+        hands[0] = hands[0] & ~(1 << a) | 1 << reserve[i]
+        reserve = reserve[:i] + [a] + reserve[i + 1:]
+    try:
+        state = State.deal(rules, hands, reserve, (0, 0))
+    except BergenError:
+        return None
+    if state.to_move != 0:
+        return None
+    obs = Observer(rules, {1}, state)
+    move = state.legal_moves()[0]
+    after = state.apply(move, 0)
+    obs.step(0, move, after)
+    if after.to_move != 1:
+        return None
+    return obs.infoset(1)
+
+
+def test_no_peeking_at_the_hidden_hands(engine):
+    """The same seat's view of two deals that differ only in tiles it cannot see: the same
+    answer, byte for byte (each search is given only what the seat knows)."""
+    for seed in range(200):
+        a, b = opening(seed, False), opening(seed, True)
+        if a is not None and b is not None and len(root_moves(a)) > 1:
+            break
+    else:
+        pytest.fail("no opening fits")
+    assert a.key() == b.key()
+    budget = small_budget(engine)
+    try:
+        ra, rb = (search(x, Limits(iterations=budget), algorithm=engine, seed=11)
+                  for x in (a, b))
+    except BergenError as e:
+        # The exact endgame alone answers at its stage only, never at an opening.
+        assert "no exact endgame here" in str(e)
+        pytest.skip(str(e))
+    assert stable(ra) == stable(rb)
+
+
+def test_every_setting_is_documented(engine):
+    alg, settings = registry.resolve(engine, {})
+    assert alg.help and alg.value_meaning
+    texts = [alg.help] + [s.help for s in alg.settings.values()]
+    if engine in registry.presets():
+        texts.append(registry.preset_help(engine))
+    for text in texts:
+        assert text.strip(), engine
+        assert not re.search(r"\bissues?\s*#?\d|#\d", text), (engine, text)
+    for key, s in alg.settings.items():
+        assert s.parse(key, settings[key]) == settings[key]
+        if s.choices:
+            assert s.default in s.choices and settings[key] in s.choices
+
+
+def test_no_module_imports_a_private_name_of_another():
+    found = []
+    for path in sorted((ROOT / "bergen_search").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name.rsplit(".", 1)[-1] for a in node.names]
+            else:
+                continue
+            for name in names:
+                if name.startswith("_") and not name.startswith("__") and name not in COMPILED:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {name}")
+    assert not found, found

@@ -620,6 +620,9 @@ def test_wheel_takes_docs(tmp_path):
                for p in glob.glob(os.path.join(ROOT, "bergen_search", "**", "*.py"),
                                   recursive=True)}
     assert modules - set(names) == set()
+    # ... and the board's assets (`bergen serve` works offline: nothing from a CDN).
+    static = os.path.join(ROOT, "bergen_search", "board", "static")
+    assert {f"bergen_search/board/static/{n}" for n in os.listdir(static)} <= set(names)
 
 
 def test_sdist_takes_docs(monkeypatch):
@@ -636,3 +639,6 @@ def test_sdist_takes_docs(monkeypatch):
                 files.process_template_line(line.strip())
     docs = {f"docs/{n}" for n in os.listdir(DOCS)}
     assert docs and docs <= {f.replace(os.sep, "/") for f in files.files}
+    static = os.path.join("bergen_search", "board", "static")
+    assets = {f"bergen_search/board/static/{n}" for n in os.listdir(static)}
+    assert assets and assets <= {f.replace(os.sep, "/") for f in files.files}

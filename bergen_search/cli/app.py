@@ -17,7 +17,7 @@ from .. import __version__
 from ..errors import BergenError
 from ..play.engines import EngineWarning
 from ..search.evaluate import NothingFinished
-from . import analyze, arena, bench, best, engine, play, replay, selfplay, show
+from . import analyze, arena, bench, best, engine, play, replay, selfplay, serve, show
 from . import eval as eval_command
 
 
@@ -128,5 +128,6 @@ def main():
 
 
 for command in (replay.replay, selfplay.selfplay, best.best, show.show, engine.engine,
-                arena.arena, analyze.analyze, play.play, eval_command.eval_, bench.bench):
+                arena.arena, analyze.analyze, play.play, eval_command.eval_, bench.bench,
+                serve.serve):
     main.add_command(command)

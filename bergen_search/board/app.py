@@ -1,0 +1,195 @@
+"""The board's server: a Starlette app serving the page's own assets (`static/`, shipped in
+the package: no CDN) and one WebSocket, `/engine`, that carries the engine protocol
+(docs/PROTOCOL.md) as it is: each text message one command line, each line the engine writes
+one message back.
+
+Each connection gets its own `EngineServer` (one worker: one search at a time per
+connection); its lines are handled in order on the connection's own thread, so a slow `show`
+never holds up the event loop or another connection. When the socket closes, the server is
+closed and its searches stop. Nothing on the server's disk is read but these assets: a
+record to review is sent in the `analyze` command itself.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import queue
+import signal
+import threading
+
+from starlette.applications import Starlette
+from starlette.responses import FileResponse
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocketDisconnect
+
+from ..protocol.server import EngineServer
+
+STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
+#: The largest message read: a long match record is a few hundred kilobytes.
+MAX_MESSAGE = 4 * 1024 * 1024
+#: Commands waiting for a connection's thread; past this the connection is too far behind.
+MAX_PENDING = 1000
+
+
+class Connection:
+    """One WebSocket's engine: its `EngineServer`, the thread that feeds it the commands in
+    the order they came, and the lines it writes, handed to the event loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+        self.outbox: asyncio.Queue = asyncio.Queue()
+        self.inbox: queue.Queue = queue.Queue()
+        self.server = EngineServer(self._write, workers=1)
+        self.quit = False
+        self.thread = threading.Thread(target=self._feed, name="bergen-board-connection",
+                                       daemon=True)
+        self.thread.start()
+
+    def _write(self, line: str) -> None:
+        try:
+            self.loop.call_soon_threadsafe(self.outbox.put_nowait, line)
+        except RuntimeError as e:       # the loop is closed: the socket has gone
+            raise OSError(str(e)) from None
+
+    def _feed(self) -> None:
+        while True:
+            raw = self.inbox.get()
+            if raw is None:
+                return
+            if not self.server.handle_line(raw):        # quit: close the socket
+                self.quit = True
+                self._write_none()
+                return
+
+    def _write_none(self) -> None:
+        try:
+            self.loop.call_soon_threadsafe(self.outbox.put_nowait, None)
+        except RuntimeError:
+            pass
+
+    def submit(self, raw) -> None:
+        if self.inbox.qsize() >= MAX_PENDING:
+            self.server.error("too many commands waiting: wait for the answers")
+            return
+        if len(raw) > MAX_MESSAGE:
+            self.server.error(f"the message is too long ({len(raw):,} characters; "
+                              f"at most {MAX_MESSAGE:,})")
+            return
+        self.inbox.put(raw)
+
+    def close(self) -> None:
+        """Stop every query and the feeding thread (blocks up to a few seconds), and give
+        the memory of its searches back to the system."""
+        self.inbox.put(None)
+        self.server.close()
+        self.thread.join(5.0)
+        _trim()
+
+
+def _trim() -> None:
+    """glibc keeps what a thread's searches freed in that thread's arena, so that a server
+    whose connections come and go grows to its arenas' peak; `malloc_trim` hands the free
+    pages back. Elsewhere (another libc) nothing to do."""
+    global _malloc_trim
+    if _malloc_trim is None:
+        try:
+            import ctypes
+            _malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _malloc_trim = False
+    if _malloc_trim:
+        _malloc_trim(0)
+
+
+_malloc_trim = None
+
+
+async def index(request):
+    return FileResponse(os.path.join(STATIC, "index.html"), media_type="text/html")
+
+
+async def engine_socket(websocket):
+    await websocket.accept()
+    loop = asyncio.get_running_loop()
+    conn = Connection(loop)
+    connections = websocket.app.state.connections
+    connections.add(conn)
+
+    async def send_lines():
+        while True:
+            line = await conn.outbox.get()
+            if line is None:
+                await websocket.close()
+                return
+            await websocket.send_text(line)
+
+    sender = asyncio.create_task(send_lines())
+    try:
+        while not sender.done():
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            raw = message.get("text")
+            if raw is None:
+                raw = message.get("bytes") or b""
+            conn.submit(raw)
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        sender.cancel()
+        await asyncio.get_running_loop().run_in_executor(None, conn.close)
+        connections.discard(conn)
+
+
+def create_app() -> Starlette:
+    """The board's ASGI app; `app.state.connections` holds the open connections."""
+    app = Starlette(routes=[
+        Route("/", index),
+        WebSocketRoute("/engine", engine_socket),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ])
+    app.state.connections = set()
+    return app
+
+
+def run(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,
+        announce=print) -> int:
+    """Serve the board until Ctrl-C (130), SIGTERM or SIGHUP (0); each stops it within a
+    second, its connections' searches stopped."""
+    import uvicorn
+    from uvicorn.config import WS_PROTOCOLS
+
+    ws = "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "websockets"
+    config = uvicorn.Config(create_app(), host=host, port=port, log_level="warning",
+                            ws=ws, lifespan="off", timeout_graceful_shutdown=0.5,
+                            ws_max_size=MAX_MESSAGE + 1024)
+    server = uvicorn.Server(config)
+    url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+    interrupted = []
+
+    def hang_up(signum, frame):
+        server.should_exit = True
+
+    def on_start():
+        while not server.started and not server.should_exit:
+            threading.Event().wait(0.02)
+        if server.started:
+            servers = getattr(server, "servers", None)
+            bound = servers[0].sockets[0].getsockname()[1] if servers else port
+            announce(url.replace(f":{port}/", f":{bound}/"))
+            if open_browser:
+                import webbrowser
+                webbrowser.open(url.replace(f":{port}/", f":{bound}/"))
+
+    previous = signal.signal(signal.SIGHUP, hang_up) \
+        if threading.current_thread() is threading.main_thread() else None
+    threading.Thread(target=on_start, daemon=True).start()
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        interrupted.append(True)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGHUP, previous)
+    return 130 if interrupted else 0

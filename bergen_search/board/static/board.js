@@ -1,0 +1,571 @@
+// The board: one more client of the engine protocol (docs/PROTOCOL.md), over a WebSocket.
+// Every rule of the game is the engine's: the page builds position strings and shows answers.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const S = {
+    ws: null, seq: 0, open: false, pending: [],
+    posId: null, posSource: null, position: null, changedAt: null,
+    liveId: null, liveFirst: false, showId: null,
+    reviewId: null, decisions: [], step: -1,
+    hand: [], line: [],   // the setup: tiles "a-b"; the line as laid, [a, b] pairs
+  };
+  window.boardTimings = [];   // ms from a position change to the first ranked moves on screen
+
+  // ---- drawing tiles ------------------------------------------------------------------------
+  const PIPS = { 0: [], 1: [[10, 10]], 2: [[5, 5], [15, 15]], 3: [[5, 5], [10, 10], [15, 15]],
+    4: [[5, 5], [15, 5], [5, 15], [15, 15]], 5: [[5, 5], [15, 5], [10, 10], [5, 15], [15, 15]],
+    6: [[5, 5], [15, 5], [5, 10], [15, 10], [5, 15], [15, 15]] };
+  function tileSvg(a, b) {
+    let s = '<svg viewBox="0 0 40 20" aria-hidden="true"><rect class="face" x="0.5" y="0.5" ' +
+      'width="39" height="19" rx="3"/><line x1="20" y1="2" x2="20" y2="18"/>';
+    for (const [x, y] of PIPS[a]) s += `<circle cx="${x}" cy="${y}" r="1.9"/>`;
+    for (const [x, y] of PIPS[b]) s += `<circle cx="${x + 20}" cy="${y}" r="1.9"/>`;
+    return s + "</svg>";
+  }
+  function tileEl(a, b, tag, cls) {
+    const el = document.createElement(tag || "span");
+    el.className = "tile" + (cls ? " " + cls : "");
+    el.dataset.tile = Math.min(a, b) + "-" + Math.max(a, b);
+    el.title = a + "-" + b;
+    el.setAttribute("aria-label", a + "-" + b);
+    el.innerHTML = tileSvg(a, b);
+    return el;
+  }
+  const tileName = (a, b) => Math.min(a, b) + "-" + Math.max(a, b);
+
+  // ---- position strings (read only to draw them; the engine checks them) --------------------
+  function parts(str) { return String(str).trim().split("/"); }
+  function chainTiles(text) {
+    if (!text || text === "-") return [];
+    if (text.includes(",")) return text.split(",").map((t) => t.split("-").map(Number));
+    const n = text.split("-").map(Number), out = [];
+    for (let i = 0; i + 1 < n.length; i++) out.push([n[i], n[i + 1]]);
+    return out;
+  }
+  function drawBoard(str, best) {
+    const p = parts(str);
+    const hand = p[4] ? p[4].split(",").filter(Boolean) : [];
+    const line = chainTiles(p[5]);
+    const lineEl = $("line"), handEl = $("hand");
+    lineEl.replaceChildren(...line.map(([a, b]) => tileEl(a, b)));
+    if (!line.length) lineEl.textContent = "(empty: the lead is to come)";
+    const bestTile = best ? best.split(":")[0] : null;
+    handEl.replaceChildren(...hand.map((t) => {
+      const [a, b] = t.split("-").map(Number);
+      return tileEl(a, b, "span", tileName(a, b) === bestTile ? "best" : "");
+    }));
+    const sizes = p[6] ? p[6] : "?";
+    $("board-caption").textContent = `${p[1]} · seat ${p[3]} to move · scores ${p[2]} · ` +
+      `hands ${sizes} · reserve ${p[7] === undefined || p[7] === "" ? "?" : p[7]}` +
+      (p[8] && p[8] !== "-" ? ` · voids ${p[8]}` : "");
+  }
+
+  // ---- the socket -----------------------------------------------------------------------------
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(`${proto}//${location.host}/engine`);
+    S.ws = ws;
+    ws.onopen = () => {
+      S.open = true;
+      $("connection").textContent = "engine connected";
+      for (const m of S.pending.splice(0)) ws.send(m);
+    };
+    ws.onclose = () => {
+      S.open = false;
+      $("connection").textContent = "engine disconnected: reload the page";
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      receive(msg);
+    };
+  }
+  function send(obj) {
+    const text = JSON.stringify(obj);
+    if (S.open) S.ws.send(text); else S.pending.push(text);
+  }
+  const newId = (kind) => `${kind}-${++S.seq}`;
+
+  function receive(msg) {
+    const id = msg.id;
+    if (id === undefined || id === null) return;
+    if (id === S.posId) onPosition(msg);
+    else if (id === S.showId) onShow(msg);
+    else if (id === S.liveId) onLive(msg);
+    else if (id === S.reviewId) onReview(msg);
+    else if (id === G.id) onGame(msg);
+  }
+
+  // ---- setting a position ------------------------------------------------------------------
+  function clearErrors() {
+    for (const el of document.querySelectorAll(".error")) el.textContent = "";
+  }
+  function setPosition(str, source) {
+    clearErrors();
+    S.posId = newId("position");
+    S.posSource = source;
+    S.changedAt = performance.now();
+    send({ cmd: "position", game: str, id: S.posId });
+  }
+  function onPosition(msg) {
+    if (msg.type === "error") {
+      let target = "position-error";
+      if (S.posSource === "setup") {
+        const m = /\(part (\d)/.exec(msg.error);
+        target = m && $("err-" + m[1]) ? "err-" + m[1] : "setup-error";
+      }
+      $(target).textContent = msg.error;
+      return;
+    }
+    S.position = msg;
+    $("position-input").value = msg.position;
+    const url = new URL(location.href);
+    url.searchParams.set("position", msg.position);
+    history.replaceState(null, "", url.pathname + "?" +
+      url.searchParams.toString().replace(/%2F/g, "/").replace(/%2C/g, ",").replace(/%3A/g, ":"));
+    fillSetup(msg.position);
+    drawBoard(msg.position, null);
+    startLive();              // the search first: its first partial answer comes within a slice
+    S.showId = newId("show");
+    send({ cmd: "show", id: S.showId });
+  }
+
+  // ---- live analysis ---------------------------------------------------------------------------
+  function startLive() {
+    $("go-error").textContent = "";
+    if (S.liveId) send({ cmd: "terminate", queries: [S.liveId], id: newId("terminate") });
+    S.liveId = null;
+    $("moves").querySelector("tbody").replaceChildren();
+    if (!S.position) return;
+    if (!S.position.legal.length) {
+      $("status").textContent = "the lead is forced (the lowest double): nothing to search";
+      return;
+    }
+    const go = { cmd: "go", report_every: 0.1, beliefs: true };
+    if ($("budget-mode").value === "fixed") {
+      go.iterations = Number($("budget-iterations").value);
+      go.seed = Number($("budget-seed").value);
+    } else {
+      go.infinite = true;
+    }
+    S.liveId = go.id = newId("live");
+    S.liveFirst = true;
+    $("status").textContent = "searching…";
+    send(go);
+  }
+  function stopLive() {
+    if (S.liveId) send({ cmd: "terminate", queries: [S.liveId], id: newId("terminate") });
+  }
+  const fmt = (v, d) => (v === null || v === undefined ? "—" : (v >= 0 && d === 3 ? "+" : "") +
+    Number(v).toFixed(d));
+  function onLive(msg) {
+    if (msg.type === "error") { $("go-error").textContent = msg.error; return; }
+    if (msg.type !== "partial" && msg.type !== "bestmove") return;
+    const exact = !!msg.exact;
+    const total = msg.moves.reduce((s, m) => s + (m.visits || 0), 0);
+    const rows = msg.moves.map((m) => {
+      const tr = document.createElement("tr");
+      tr.dataset.move = m.move;
+      tr.dataset.value = m.value === null ? "" : m.value;
+      tr.dataset.stderr = m.stderr === null || m.stderr === undefined ? "" : m.stderr;
+      if (m.move === msg.best) tr.className = "best";
+      const share = total && m.visits ? (100 * m.visits / total).toFixed(1) + "%" : "—";
+      tr.innerHTML = `<td class="mono">${m.move}</td><td>${fmt(m.value, 3)}</td>` +
+        `<td>${fmt(m.stderr, 3).replace("+", "")}</td><td>${m.visits ?? "—"}</td><td>${share}</td>` +
+        `<td>${exact ? '<span class="badge exact">exact</span>' : ""}</td>`;
+      return tr;
+    });
+    $("moves").querySelector("tbody").replaceChildren(...rows);
+    $("moves").dataset.state = msg.type;
+    if (S.liveFirst && rows.length) {
+      S.liveFirst = false;
+      requestAnimationFrame(() => window.boardTimings.push(performance.now() - S.changedAt));
+    }
+    drawBoard(S.position.position, msg.best);
+    const it = (msg.iterations || 0).toLocaleString("en");
+    if (msg.type === "partial") {
+      $("status").textContent = `searching… ${it} iterations, ${msg.seconds} s`;
+    } else {
+      $("status").textContent = (msg.empty ? "stopped before measuring anything" :
+        `${msg.stopped ? "stopped" : "done"}: ${it} iterations, ${msg.seconds ?? 0} s` +
+        (msg.exact ? ", exact (the endgame solved)" : ""));
+      if (msg.beliefs) drawBeliefs(msg.beliefs);
+      S.liveId = null;
+    }
+  }
+
+  // ---- beliefs ---------------------------------------------------------------------------------
+  function onShow(msg) { if (msg.type === "show") drawBeliefs(msg); }
+  function drawBeliefs(doc) {
+    const holders = doc.seats.map((s) => ({ name: `seat ${s.seat} (${s.hand_size})`, p: s.p_hold }));
+    holders.push({ name: `reserve (${doc.reserve.size})`, p: doc.reserve.p_hold });
+    const tiles = new Set();
+    for (const h of holders) for (const t of Object.keys(h.p || {})) tiles.add(t);
+    const sorted = [...tiles].sort();
+    let html = "<thead><tr><th>tile</th>" + holders.map((h) => `<th>${h.name}</th>`).join("") +
+      "</tr></thead><tbody>";
+    for (const t of sorted) {
+      html += `<tr data-tile="${t}"><th class="mono">${t}</th>` + holders.map((h) => {
+        const p = (h.p || {})[t] || 0;
+        return `<td class="${p ? "" : "zero"}">${Math.round(100 * p)}%</td>`;
+      }).join("") + "</tr>";
+    }
+    $("beliefs").innerHTML = html + "</tbody>";
+  }
+
+  // ---- setup by clicking ------------------------------------------------------------------------
+  function drawPalette() {
+    const pal = $("palette");
+    pal.replaceChildren();
+    for (let a = 0; a <= 6; a++) for (let b = a; b <= 6; b++) {
+      const el = tileEl(a, b, "button");
+      el.type = "button";
+      el.addEventListener("click", () => clickTile(a, b));
+      pal.appendChild(el);
+    }
+    refreshSetup();
+  }
+  function clickTile(a, b) {
+    const name = tileName(a, b);
+    $("setup-error").textContent = "";
+    const inHand = S.hand.indexOf(name);
+    if (inHand >= 0) { S.hand.splice(inHand, 1); refreshSetup(); return; }
+    const onLine = S.line.findIndex(([x, y]) => tileName(x, y) === name);
+    if (onLine >= 0) { S.line.splice(onLine, 1); refreshSetup(); return; }
+    const where = document.querySelector('input[name="place"]:checked').value;
+    if (where === "hand") S.hand.push(name);
+    else if (!S.line.length) S.line.push([a, b]);
+    else if (where === "left") {
+      const end = S.line[0][0];
+      S.line.unshift(b === end ? [a, b] : [b, a]);
+    } else {
+      const end = S.line[S.line.length - 1][1];
+      S.line.push(a === end ? [a, b] : [b, a]);
+    }
+    refreshSetup();
+  }
+  function refreshSetup() {
+    for (const el of $("palette").children) {
+      const t = el.dataset.tile;
+      el.classList.toggle("in-hand", S.hand.includes(t));
+      el.classList.toggle("on-line", S.line.some(([x, y]) => tileName(x, y) === t));
+    }
+    $("setup-hand").textContent = S.hand.slice().sort().join(" ") || "(none)";
+    $("setup-line").textContent = S.line.map(([a, b]) => a + "-" + b).join(" ") || "(empty)";
+  }
+  function setupString() {
+    const v = (id) => $(id).value.trim();
+    const line = S.line.length ? S.line.map(([a, b]) => a + "-" + b).join(",") : "-";
+    return ["bergen1", v("setup-rules"), v("setup-scores"), v("setup-to-move"),
+      S.hand.join(","), line, v("setup-sizes"), v("setup-reserve"), v("setup-voids") || "-"]
+      .join("/");
+  }
+  function fillSetup(str) {
+    const p = parts(str);
+    $("setup-rules").value = p[1];
+    $("setup-scores").value = p[2];
+    $("setup-to-move").value = p[3];
+    S.hand = p[4] ? p[4].split(",").filter(Boolean) : [];
+    S.line = chainTiles(p[5]);
+    $("setup-sizes").value = p[6] || "";
+    $("setup-reserve").value = p[7] || "";
+    $("setup-voids").value = p[8] && p[8] !== "-" ? p[8] : "";
+    refreshSetup();
+  }
+
+  // ---- review ---------------------------------------------------------------------------------
+  function startReview() {
+    $("review-error").textContent = "";
+    const file = $("record-file").files[0];
+    if (!file) { $("review-error").textContent = "choose a record file first"; return; }
+    file.text().then((text) => {
+      let record;
+      try { record = JSON.parse(text); } catch (e) {
+        $("review-error").textContent = `${file.name} is not JSON: ${e.message}`;
+        return;
+      }
+      if (S.reviewId) send({ cmd: "terminate", queries: [S.reviewId], id: newId("terminate") });
+      S.reviewId = newId("review");
+      S.decisions = []; S.step = -1;
+      $("decisions").replaceChildren(); $("step").replaceChildren(); $("graph").innerHTML = "";
+      $("summary").innerHTML = "";
+      $("review-status").textContent = "analysing…";
+      send({ cmd: "analyze", record, id: S.reviewId,
+        iterations: Number($("review-iterations").value), seed: Number($("review-seed").value) });
+    });
+  }
+  const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+  function onReview(msg) {
+    if (msg.type === "error") { $("review-error").textContent = msg.error; return; }
+    if (msg.type === "decision") {
+      S.decisions[msg.index] = msg;
+      const li = document.createElement("li");
+      li.dataset.index = msg.index;
+      li.dataset.label = msg.label || "";
+      li.innerHTML = `round ${msg.round + 1}, seat ${msg.seat}: <span class="mono">${msg.played}` +
+        `${MARK[msg.label] || ""}</span>` + (msg.played !== msg.best ?
+        ` (best <span class="mono">${msg.best}</span>)` : "") + badges(msg);
+      li.addEventListener("click", () => goTo(msg.index));
+      $("decisions").appendChild(li);
+      drawGraph();
+      if (S.step < 0) goTo(0);
+      $("review-status").textContent = `${S.decisions.length} decisions judged…`;
+    } else if (msg.type === "analysis") {
+      $("review-status").textContent = msg.interrupted ? "stopped" :
+        `done: ${msg.decisions.length} decisions in ${msg.seconds} s`;
+      drawSummary(msg.summary || []);
+      $("decisions").dataset.done = "1";
+      S.reviewId = null;
+    }
+  }
+  function drawSummary(rows) {
+    const head = "<thead><tr><th>seat</th><th>decisions</th><th>loss</th><th>?!</th><th>?</th>" +
+      "<th>??</th><th>borderline</th><th>luck</th><th>of the deal</th><th>of the draws</th></tr></thead>";
+    $("summary").innerHTML = rows.length ? head + "<tbody>" + rows.map((r) =>
+      `<tr data-seat="${r.seat}"><td>${r.seat}</td><td>${r.decisions}</td><td>${fmt(r.total_loss, 3)
+        .replace("+", "")}</td><td>${r.inaccuracies}</td><td>${r.mistakes}</td><td>${r.blunders}` +
+      `</td><td>${r.borderline}</td><td data-luck="${r.luck}">${fmt(r.luck, 3)}</td>` +
+      `<td>${fmt(r.luck_deal, 3)}</td><td>${fmt(r.luck_draws, 3)}</td></tr>`).join("") +
+      "</tbody>" : "";
+  }
+  function badges(d) {
+    let s = "";
+    if (d.label) s += ` <span class="badge ${d.label}">${d.label}</span>`;
+    if (d.borderline) s += ' <span class="badge borderline">borderline</span>';
+    if (d.exact) s += ' <span class="badge exact">exact</span>';
+    return s;
+  }
+  function drawGraph() {
+    const g = $("graph"), n = S.decisions.length, w = Math.max(12 * n, 300), h = 90;
+    const max = Math.max(0.5, ...S.decisions.map((d) => d.loss || 0));
+    g.setAttribute("width", w);
+    g.setAttribute("viewBox", `0 0 ${w} ${h}`);
+    g.setAttribute("preserveAspectRatio", "none");
+    let s = `<line x1="0" y1="${h - 10}" x2="${w}" y2="${h - 10}" stroke="#aab"/>`;
+    S.decisions.forEach((d, i) => {
+      const bh = Math.max(2, (h - 20) * (d.loss || 0) / max);
+      const cls = ["bar", d.label || "", d.exact ? "exact" : "", i === S.step ? "current" : ""]
+        .join(" ");
+      s += `<rect class="${cls}" data-index="${i}" x="${i * (w / n) + 1}" y="${h - 10 - bh}" ` +
+        `width="${Math.max(3, w / n - 2)}" height="${bh}"><title>${i + 1}: loss ${fmt(d.loss, 3)}` +
+        `</title></rect>`;
+    });
+    g.innerHTML = s;
+  }
+  function goTo(i) {
+    if (!S.decisions.length) return;
+    i = Math.max(0, Math.min(S.decisions.length - 1, i));
+    S.step = i;
+    const d = S.decisions[i];
+    for (const li of $("decisions").children)
+      li.classList.toggle("current", Number(li.dataset.index) === i);
+    const cur = $("decisions").children[i];
+    if (cur) cur.scrollIntoView({ block: "nearest" });
+    const iv = d.loss_interval ? `[${fmt(d.loss_interval[0], 3)}, ${fmt(d.loss_interval[1], 3)}]` : "—";
+    const st = $("step");
+    st.dataset.index = i;
+    st.dataset.label = d.label || "";
+    st.innerHTML = `<div><b>Decision ${i + 1} of ${S.decisions.length}</b>: round ${d.round + 1}, ` +
+      `seat ${d.seat}${badges(d)}</div><div>played <span class="mono">${d.played}</span> · best ` +
+      `<span class="mono">${d.best}</span> · loss ${fmt(d.loss, 3)} ± ${fmt(d.loss_stderr, 3)
+      .replace("+", "")} · interval ${iv}</div><div class="mono small">${d.position}</div>`;
+    drawBoard(d.position, d.best);
+    drawGraph();
+  }
+
+  // ---- wiring ---------------------------------------------------------------------------------
+  $("paste-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    setPosition($("position-input").value.trim(), "paste");
+  });
+  $("setup-use").addEventListener("click", () => setPosition(setupString(), "setup"));
+  $("setup-clear").addEventListener("click", () => { S.hand = []; S.line = []; refreshSetup(); });
+  $("go").addEventListener("click", startLive);
+  $("stop").addEventListener("click", stopLive);
+  $("review-go").addEventListener("click", startReview);
+  $("record-file").addEventListener("change", startReview);
+  $("graph").addEventListener("click", (ev) => {
+    const i = ev.target.dataset && ev.target.dataset.index;
+    if (i !== undefined) goTo(Number(i));
+  });
+  document.addEventListener("keydown", (ev) => {
+    const tag = (ev.target.tagName || "").toLowerCase();
+    if (tag === "input" || tag === "textarea" || tag === "select" || !S.decisions.length) return;
+    const to = { ArrowLeft: S.step - 1, ArrowRight: S.step + 1, Home: 0,
+      End: S.decisions.length - 1 }[ev.key];
+    if (to === undefined) return;
+    ev.preventDefault();
+    goTo(to);
+  });
+  // ---- entering a game ----------------------------------------------------------------------------
+  const G = { record: null, round: 0, id: null, drawing: false, legal: [], toMove: null, over: false };
+  function newRecord() {
+    const n = Number($("game-players").value);
+    return { format: "bergen-record/1", rules: { players: n },
+      start_scores: $("game-scores").value.split(",").map(Number), rounds: [] };
+  }
+  function gameRound() {
+    if (!G.record) G.record = newRecord();
+    if (!G.record.rounds.length) {
+      const n = G.record.rules.players;
+      G.record.rounds.push({ hands: Array.from({ length: n }, () => null), reserve: null, events: [] });
+    }
+    return G.record.rounds[G.record.rounds.length - 1];
+  }
+  function drawGamePalette() {
+    const pal = $("game-palette");
+    pal.replaceChildren();
+    for (let a = 0; a <= 6; a++) for (let b = a; b <= 6; b++) {
+      const el = tileEl(a, b, "button");
+      el.type = "button";
+      el.addEventListener("click", () => gameTile(tileName(a, b)));
+      pal.appendChild(el);
+    }
+  }
+  function gameTile(t) {
+    $("game-error").textContent = "";
+    const round = gameRound();
+    if (G.drawing) {
+      G.drawing = false;
+      addEvent({ seat: G.toMove, draw: t });
+      return;
+    }
+    if (round.events.length) {
+      $("game-error").textContent = "the deal is done: undo every event to change it";
+      return;
+    }
+    const seat = Number($("game-seat").value);
+    const hand = round.hands[seat] || [];
+    const i = hand.indexOf(t);
+    if (i >= 0) hand.splice(i, 1); else hand.push(t);
+    round.hands[seat] = hand.length ? hand : null;
+    check();
+  }
+  function addEvent(ev) {
+    gameRound().events.push(ev);
+    check(true);
+  }
+  function check(undoOnError) {
+    refreshGame();
+    G.undoOnError = !!undoOnError;
+    G.id = newId("game");
+    send({ cmd: "position", game: G.record, id: G.id });
+  }
+  function onGame(msg) {
+    const round = gameRound();
+    G.legal = []; G.over = false;
+    if (msg.type === "position") {
+      G.toMove = msg.to_move;
+      G.legal = msg.legal;
+    } else if (/round is over/.test(msg.error)) {
+      G.over = true; G.toMove = null;
+    } else if (/no events: its lead is forced/.test(msg.error) || /seat \d+ is to move/.test(msg.error) ||
+               /stops before the lead/.test(msg.error)) {
+      G.toMove = null;     // the deal, or a hand not seen: nothing the engine can list
+      if (/seat (\d+) is to move/.test(msg.error)) G.toMove = Number(/seat (\d+) is to move/.exec(msg.error)[1]);
+    } else {
+      if (G.undoOnError) round.events.pop();
+      $("game-error").textContent = msg.error;
+      if (G.undoOnError) { check(false); return; }
+    }
+    refreshGame();
+  }
+  function refreshGame() {
+    const round = gameRound();
+    const seen = new Set();
+    round.hands.forEach((h) => (h || []).forEach((t) => seen.add(t)));
+    for (const el of $("game-palette").children) el.classList.toggle("dealt", seen.has(el.dataset.tile));
+    $("game-palette").classList.toggle("drawing", G.drawing);
+    $("game-hands").textContent = round.hands.map((h, i) =>
+      `seat ${i}: ${h ? h.slice().sort().join(" ") : "(not seen)"}`).join(" · ");
+    $("game-to-move").textContent = G.over ? "the round is over" :
+      G.toMove === null ? (round.events.length ? "—" : "the lead") : "seat " + G.toMove;
+    const box = $("game-legal");
+    box.replaceChildren();
+    const choices = [];
+    if (!round.events.length) {     // the lead: any dealt tile; the engine says which is right
+      round.hands.forEach((h, seat) => (h || []).forEach((t) => {
+        const [a, b] = t.split("-");
+        if (a === b) choices.push({ label: `seat ${seat} leads ${t}`, move: t, ev: { seat, play: t } });
+      }));
+    } else if (G.toMove !== null && !G.over) {
+      for (const m of G.legal) {
+        if (m === "draw") choices.push({ label: "draw", move: "draw", ev: null });
+        else if (m === "pass") choices.push({ label: "pass", move: "pass", ev: { seat: G.toMove, pass: true } });
+        else choices.push({ label: m, move: m, ev: { seat: G.toMove, play: m } });
+      }
+      if (!G.legal.length) {        // a seat whose hand is not seen: every move is offered
+        choices.push({ label: "draw", move: "draw", ev: null });
+        choices.push({ label: "pass", move: "pass", ev: { seat: G.toMove, pass: true } });
+      }
+    }
+    for (const c of choices) {
+      const btn = document.createElement("button");
+      btn.type = "button";
+      btn.textContent = c.label;
+      btn.dataset.move = c.move;
+      btn.addEventListener("click", () => {
+        if (c.ev) addEvent(c.ev);
+        else { G.drawing = true; refreshGame(); }
+      });
+      box.appendChild(btn);
+    }
+    $("game-draw-hint").textContent = G.drawing ? `click the tile seat ${G.toMove} drew` : "";
+    $("game-events").replaceChildren(...round.events.map((e) => {
+      const li = document.createElement("li");
+      li.textContent = `seat ${e.seat}: ` + ("play" in e ? e.play : "draw" in e ?
+        "draws " + (e.draw || "?") : "passes");
+      return li;
+    }));
+  }
+  $("game-seat").addEventListener("focus", () => {
+    const n = Number($("game-players").value), sel = $("game-seat"), cur = sel.value;
+    sel.replaceChildren(...Array.from({ length: n }, (_, i) => new Option(String(i))));
+    sel.value = Math.min(Number(cur), n - 1);
+  });
+  $("game-players").addEventListener("change", () => { G.record = null; G.drawing = false; refreshGame(); });
+  $("game-scores").addEventListener("change", () => {
+    if (G.record) G.record.start_scores = $("game-scores").value.split(",").map(Number);
+  });
+  $("game-undo").addEventListener("click", () => {
+    const round = gameRound();
+    G.drawing = false;
+    if (round.events.length) round.events.pop();
+    else if (G.record.rounds.length > 1) G.record.rounds.pop();
+    check(false);
+  });
+  $("game-next-round").addEventListener("click", () => {
+    const n = G.record ? G.record.rules.players : Number($("game-players").value);
+    gameRound();
+    G.record.rounds.push({ hands: Array.from({ length: n }, () => null), reserve: null, events: [] });
+    G.toMove = null; G.over = false;
+    refreshGame();
+  });
+  $("game-download").addEventListener("click", () => {
+    const blob = new Blob([JSON.stringify(G.record || newRecord(), null, 1) + "\n"],
+      { type: "application/json" });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = "game.json";
+    document.body.appendChild(a); a.click(); a.remove();
+  });
+  $("game-file").addEventListener("change", () => {
+    const file = $("game-file").files[0];
+    if (!file) return;
+    file.text().then((text) => {
+      try { G.record = JSON.parse(text); } catch (e) {
+        $("game-error").textContent = `${file.name} is not JSON: ${e.message}`;
+        return;
+      }
+      $("game-players").value = G.record.rules && G.record.rules.players || 2;
+      check(false);
+    });
+  });
+  drawGamePalette();
+  refreshGame();
+  drawPalette();
+  connect();
+  const start = new URLSearchParams(location.search).get("position");
+  if (start) setPosition(start, "paste");
+})();

@@ -1,0 +1,42 @@
+"""`bergen serve`: the board, a local web page on the engine protocol (bergen_search.board)."""
+from __future__ import annotations
+
+import click
+
+#: The packages of the `board` extra (pyproject.toml), checked before the server starts.
+BOARD_PACKAGES = ("starlette", "uvicorn", "websockets")
+LOCAL = ("127.0.0.1", "localhost", "::1")
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on; another than this machine's own (127.0.0.1) "
+                   "lets anyone who reaches it use the engine, with a warning.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="The port to listen on (0: any free one; the address is printed).")
+@click.option("--open", "open_browser", is_flag=True,
+              help="Open the board in the web browser once the server is up.")
+def serve(host, port, open_browser):
+    """Serve the board: a local web page to set up a position by clicking or pasting its
+    string, watch the engine rank every move live, see where the hidden tiles are, enter a
+    game as it is played, and review a record decision by decision (docs/GUIDE.md).
+
+    The page speaks the engine protocol (docs/PROTOCOL.md) over a WebSocket, one engine per
+    page. Ctrl-C stops the server. Needs the optional extra: pip install
+    'bergen-search[board]'.
+    """
+    import importlib.util
+    missing = [name for name in BOARD_PACKAGES if importlib.util.find_spec(name) is None]
+    if missing:
+        click.echo(f"bergen: serve needs {', '.join(missing)}: "
+                   f"pip install 'bergen-search[board]'", err=True)
+        return 2
+    from ..board.app import run
+    if host not in LOCAL:
+        click.echo(f"bergen: warning: serving on {host}: anyone who can reach this address "
+                   f"can use the engine", err=True)
+
+    def announce(url):
+        click.echo(f"bergen: the board is at {url} (Ctrl-C stops it)", err=True)
+
+    return run(host, port, open_browser=open_browser, announce=announce)

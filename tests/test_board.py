@@ -1,0 +1,589 @@
+"""`bergen serve`, the board: its server (the engine protocol over a WebSocket, one engine per
+connection) without a browser, and its page in a real one (Playwright driving Debian's
+Chromium through `executable_path`; never a browser of its own), clicked through as a player
+would.
+
+The browser tests need playwright and `chromium` on the PATH; as in tests/test_report.py,
+they skip when one is missing unless BERGEN_REQUIRE_BROWSER=1 (.ci/run sets it), under which
+they fail instead. The server tests need the `board` extra and skip without it."""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from bergen_search.cli import main
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+websockets = pytest.importorskip("websockets")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DECISION = os.path.join(ROOT, "examples", "decision.json")
+MATCH = os.path.join(ROOT, "examples", "match.json")
+SMALL = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
+
+
+def bergen_json(*args):
+    result = CliRunner().invoke(main, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Board:
+    """The board's real server (uvicorn) on a free port of 127.0.0.1, in a thread."""
+
+    def __init__(self):
+        import uvicorn
+
+        from bergen_search.board.app import create_app
+        self.app = create_app()
+        self.port = free_port()
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1",
+                                                    port=self.port, log_level="warning",
+                                                    lifespan="off"))
+        self.server.install_signal_handlers = lambda: None     # uvicorn < 0.29
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            assert time.monotonic() < deadline, "the board's server did not start"
+            time.sleep(0.02)
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.ws = f"ws://127.0.0.1:{self.port}/engine"
+
+    def stop(self):
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def board():
+    b = Board()
+    yield b
+    b.stop()
+
+
+def lines_until(ws, pred, timeout=60.0):
+    """The lines received until one for which pred holds (included)."""
+    async def go():
+        got = []
+        while True:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), timeout))
+            got.append(msg)
+            if pred(msg):
+                return got
+    return go()
+
+
+# ---- the server, without a browser ----------------------------------------------------------
+
+def test_page_and_assets_are_served_and_nothing_else(board):
+    import urllib.error
+    import urllib.request
+    page = urllib.request.urlopen(board.url, timeout=10).read().decode()
+    assert page.startswith("<!DOCTYPE html>") and "/static/board.js" in page
+    assert "http://" not in page and "https://" not in page         # no CDN
+    for asset in ("board.js", "board.css"):
+        text = urllib.request.urlopen(board.url + "static/" + asset, timeout=10).read().decode()
+        assert "http://" not in text and "https://" not in text
+    svg = urllib.request.urlopen(board.url + "static/favicon.svg", timeout=10).read().decode()
+    assert "http" not in svg.replace("http://www.w3.org/2000/svg", "")
+    for path in ("static/../app.py", "static/%2e%2e/app.py", "examples/match.json"):
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(board.url + path, timeout=10)
+        assert e.value.code == 404
+
+
+def test_malformed_messages_get_errors_and_the_server_keeps_serving(board):
+    bad = ["not json", "[1, 2]", '{"cmd": "fly", "id": 1}', '{"cmd": "go", "iterations": 0}',
+           '{"cmd": "go", "id": [8]}', b"\xff\xfe", '{"cmd": "position", "game": "bergen9"}']
+
+    async def go():
+        async with websockets.connect(board.ws) as ws:
+            for i in range(1000):
+                await ws.send(bad[i % len(bad)])
+            got = []
+            while len(got) < 1000:
+                got.append(json.loads(await asyncio.wait_for(ws.recv(), 60)))
+            await ws.send(json.dumps({"cmd": "position", "game": SMALL, "id": "ok"}))
+            answer = json.loads(await asyncio.wait_for(ws.recv(), 60))
+            return got, answer
+    got, answer = asyncio.run(go())
+    assert all(m["type"] == "error" and "Traceback" not in m["error"] for m in got)
+    assert got[2] == {"type": "error", "id": 1, "error": got[2]["error"]}
+    assert "unknown command 'fly'" in got[2]["error"]
+    assert answer["type"] == "position" and answer["id"] == "ok"
+    assert answer["legal"] == ["0-3:R", "1-2:L"]
+
+
+def test_the_protocol_session_runs_over_the_socket(board):
+    """A position, a fixed-seed go (with partial lines), show and beliefs: the answers equal
+    the CLI's (`bergen best --json`, `bergen show --json`)."""
+    async def go():
+        async with websockets.connect(board.ws) as ws:
+            await ws.send(json.dumps({"cmd": "position", "game": SMALL, "id": 1}))
+            pos = await lines_until(ws, lambda m: m.get("id") == 1)
+            await ws.send(json.dumps({"cmd": "go", "iterations": 3000, "seed": 2,
+                                      "report_every": 0.01, "beliefs": True, "id": 2}))
+            search = await lines_until(ws, lambda m: m.get("type") == "bestmove")
+            await ws.send(json.dumps({"cmd": "show", "id": 3}))
+            show = await lines_until(ws, lambda m: m.get("id") == 3)
+            return pos[-1], search, show[-1]
+    pos, search, show = asyncio.run(go())
+    assert pos["position"] == SMALL
+    best = bergen_json("best", SMALL, "--iterations", "3000", "--seed", "2")
+    assert search[-1]["moves"] == best["moves"]
+    assert {m["type"] for m in search[:-1]} <= {"partial"}
+    cli_show = bergen_json("show", SMALL)
+    assert show["seats"] == cli_show["seats"]
+    assert search[-1]["beliefs"]["seats"][0]["p_hold"] == cli_show["seats"][0]["p_hold"]
+
+
+def _running(board) -> int:
+    """The queries in flight (queued or running) over every open connection."""
+    return sum(len(set(c.server.running) | set(c.server.inflight.values()))
+               for c in board.app.state.connections)
+
+
+def test_a_connection_dropped_mid_search_leaves_no_search_running(board):
+    async def go():
+        ws = await websockets.connect(board.ws)
+        await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
+                                  "report_every": 0.05, "id": "live"}))
+        await lines_until(ws, lambda m: m.get("type") == "partial")
+        assert _running(board) == 1
+        await ws.close()
+    before = threading.active_count()
+    asyncio.run(go())
+    deadline = time.monotonic() + 10
+    while (board.app.state.connections or threading.active_count() > before) \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not board.app.state.connections
+    assert threading.active_count() <= before
+    assert not [t for t in threading.enumerate() if t.name.startswith("bergen-worker")]
+
+    async def again():       # the next well-formed request is answered
+        async with websockets.connect(board.ws) as ws:
+            await ws.send(json.dumps({"cmd": "isready", "id": 9}))
+            return json.loads(await asyncio.wait_for(ws.recv(), 10))
+    assert asyncio.run(again()) == {"type": "readyok", "id": 9}
+
+
+@pytest.mark.slow
+def test_a_hundred_connections_at_once(board):
+    async def one(i):
+        async with websockets.connect(board.ws) as ws:
+            await ws.send(json.dumps({"cmd": "position", "game": SMALL, "id": i}))
+            await ws.send(json.dumps({"cmd": "go", "iterations": 200, "seed": i, "id": "g"}))
+            got = await lines_until(ws, lambda m: m.get("type") == "bestmove", timeout=120)
+            return got[0], got[-1]
+
+    async def go():
+        return await asyncio.gather(*(one(i) for i in range(100)))
+    results = asyncio.run(go())
+    assert len(results) == 100
+    for i, (pos, best) in enumerate(results):
+        assert pos["id"] == i and pos["position"] == SMALL
+        assert best["id"] == "g" and best["iterations"] == 200
+    deadline = time.monotonic() + 20
+    while board.app.state.connections and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not board.app.state.connections
+
+
+# ---- the command ------------------------------------------------------------------------------
+
+def _serve(*args):
+    return subprocess.Popen([sys.executable, "-m", "bergen_search", "serve", *args],
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, -signal.SIGTERM),
+                                         (signal.SIGHUP, 0)])
+def test_serve_stops_within_a_second(sig, status):
+    port = free_port()
+    proc = _serve("--port", str(port))
+    try:
+        line = proc.stderr.readline()
+        assert f"http://127.0.0.1:{port}/" in line, line
+
+        async def go():         # a page with a search running when the signal comes
+            async with websockets.connect(f"ws://127.0.0.1:{port}/engine") as ws:
+                await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
+                                          "report_every": 0.05, "id": 1}))
+                await lines_until(ws, lambda m: m.get("type") == "partial")
+                t0 = time.monotonic()
+                proc.send_signal(sig)
+                code = await asyncio.get_running_loop().run_in_executor(None, proc.wait, 10)
+                return code, time.monotonic() - t0
+        code, seconds = asyncio.run(go())
+        assert code in (status, 128 + abs(status))
+        assert seconds < 1.0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.slow
+def test_memory_stays_flat_under_load(board):
+    """Rounds of 20 connections, each sending malformed lines and dropping a search midway:
+    no connection's engine outlives it, and after the first rounds the memory the
+    interpreter holds (tracemalloc) does not grow with the rounds. (The process's resident
+    size grows to the C allocator's per-thread arenas' peak, and `malloc_trim` hands freed
+    pages back when a connection closes: it is not what this measures.)"""
+    import gc
+    import tracemalloc
+
+    from bergen_search.protocol.server import EngineServer
+
+    async def one(i):
+        async with websockets.connect(board.ws) as ws:
+            for _ in range(10):
+                await ws.send("{not json")
+            await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
+                                      "report_every": 0.05, "id": i}))
+            await lines_until(ws, lambda m: m.get("type") == "partial")
+
+    async def round_():
+        await asyncio.gather(*(one(i) for i in range(20)))
+
+    def settle():
+        deadline = time.monotonic() + 20
+        while board.app.state.connections and time.monotonic() < deadline:
+            time.sleep(0.05)
+        gc.collect()
+
+    tracemalloc.start()
+    try:
+        sizes = []
+        for _ in range(8):
+            asyncio.run(round_())
+            settle()
+            sizes.append(tracemalloc.get_traced_memory()[0])
+    finally:
+        tracemalloc.stop()
+    print(f"\nmemory held after each round of 20 connections: "
+          f"{[round(x / 1024) for x in sizes]} KiB")
+    assert not any(isinstance(o, EngineServer) for o in gc.get_objects())
+    assert sizes[-1] - sizes[2] < 1024 * 1024, sizes
+
+
+def test_serve_open_opens_the_browser(monkeypatch):
+    import webbrowser
+
+    import bergen_search.board.app as board_app
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", opened.append)
+
+    def fake_run(self, sockets=None):
+        self.started = True
+        time.sleep(0.3)
+    monkeypatch.setattr("uvicorn.Server.run", fake_run)
+    assert board_app.run("127.0.0.1", 8799, open_browser=True, announce=lambda url: None) == 0
+    assert opened == ["http://127.0.0.1:8799/"]
+
+
+def test_serve_warns_on_another_host():
+    port = free_port()
+    proc = _serve("--host", "0.0.0.0", "--port", str(port))
+    try:
+        first = proc.stderr.readline()
+        assert first.startswith("bergen: warning: serving on 0.0.0.0"), first
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(10)
+
+
+def test_serve_without_the_extra_says_what_to_install(monkeypatch):
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "starlette" else real(name, *a))
+    result = CliRunner().invoke(main, ["serve"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "bergen: serve needs starlette: pip install 'bergen-search[board]'"]
+
+
+# ---- in a real browser ----------------------------------------------------------------------
+
+def _chromium() -> str:
+    missing = []
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing.append("the playwright package (pip install -e '.[test]')")
+    exe = next((shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)),
+               None)
+    if exe is None:
+        missing.append("chromium on the PATH (apt-get install chromium)")
+    if missing:
+        message = "the board's browser tests need " + " and ".join(missing)
+        if os.environ.get("BERGEN_REQUIRE_BROWSER") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return exe
+
+
+@pytest.fixture(scope="module")
+def browser():
+    exe = _chromium()
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, headless=True,
+                              args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, board):
+    context = browser.new_context(viewport={"width": 1200, "height": 1000})
+    pg = context.new_page()
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.goto(board.url)
+    pg.wait_for_selector("#connection:text('engine connected')")
+    yield pg
+    context.close()
+    assert not errors, errors
+
+
+def ranked(page):
+    return page.eval_on_selector_all(
+        "#moves tbody tr", "rows => rows.map(r => [r.dataset.move, r.dataset.value])")
+
+
+def fixed_budget(page, iterations, seed):
+    page.select_option("#budget-mode", "fixed")
+    page.fill("#budget-iterations", str(iterations))
+    page.fill("#budget-seed", str(seed))
+
+
+def click_setup(page, hand, line, **fields):
+    """Click the tiles into the hand, then the line from its left tile rightwards, then type
+    the other fields and use the setup."""
+    page.click("#setup-clear")
+    page.check('input[name="place"][value="hand"]')
+    for t in hand:
+        page.click(f'#palette [data-tile="{t}"]')
+    page.check('input[name="place"][value="right"]')
+    for t in line:
+        a, b = sorted(t.split("-"))
+        page.click(f'#palette [data-tile="{a}-{b}"]')
+    for name, value in fields.items():
+        page.fill(f"#setup-{name.replace('_', '-')}", value)
+    page.click("#setup-use")
+
+
+def expect_best(best, page):
+    want = [[m["move"], str(m["value"])] for m in best["moves"]]
+    page.wait_for_function("() => document.querySelector('#moves').dataset.state === 'bestmove'",
+                           timeout=120_000)
+    got = [[m, str(float(v))] for m, v in ranked(page)]
+    assert got == [[m, str(float(v))] for m, v in want]
+
+
+def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
+    fixed_budget(page, 4000, 5)
+    click_setup(page, ["0-3", "1-2", "2-5", "5-6"], ["1-1", "1-4", "4-4", "4-6", "6-3"],
+                rules="2", scores="4,7", to_move="0", sizes="4,5", reserve="14", voids="1:14")
+    page.wait_for_function(f"() => document.querySelector('#position-input').value === '{SMALL}'")
+    assert SMALL in page.url
+    expect_best(bergen_json("best", SMALL, "--iterations", "4000", "--seed", "5"), page)
+    assert page.eval_on_selector("#moves tr.best", "r => r.dataset.move") == "0-3:R"
+    # the beliefs grid: seat 1 and the reserve, percent, as show computes them
+    show = bergen_json("show", SMALL)
+    p = show["seats"][0]["p_hold"]
+    tile = next(t for t in sorted(p) if p[t])
+    row = page.eval_on_selector(f'#beliefs tr[data-tile="{tile}"]',
+                                "r => [...r.querySelectorAll('td')].map(c => c.textContent)")
+    assert row[0] == f"{round(100 * p[tile])}%"
+
+
+def test_decision_position_set_up_by_clicks_ranks_as_best_does(page, tmp_path):
+    pos = bergen_json("show", DECISION)["position"]
+    fixed_budget(page, 2000, 1)
+    hand = pos.split("/")[4].split(",")
+    chain = pos.split("/")[5].split("-")
+    line = [f"{chain[i]}-{chain[i + 1]}" for i in range(len(chain) - 1)]
+    click_setup(page, hand, line, rules="2", scores="2,2", to_move="0", sizes="11,7",
+                reserve="2", voids="1:2")
+    page.wait_for_function(f"() => document.querySelector('#position-input').value === '{pos}'")
+    expect_best(bergen_json("best", pos, "--iterations", "2000", "--seed", "1"), page)
+
+
+def test_an_impossible_setup_is_refused_next_to_its_control(page):
+    click_setup(page, ["0-3", "1-2", "2-5", "5-6"], ["1-1", "1-4", "4-4", "4-6", "6-3"],
+                scores="4,7", to_move="0", sizes="4,6", reserve="14")
+    page.wait_for_selector("#err-7:not(:empty)")
+    text = page.text_content("#err-7")
+    result = CliRunner().invoke(main, ["best", "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/"
+                                       "1-1,1-4,4-4,4-6,6-3/4,6/14/-"])
+    assert result.exit_code == 2
+    assert text in result.output and "add up to 29, not 28" in text
+
+
+def test_the_address_carries_the_position(page, board):
+    page.fill("#position-input", "bergen1/2/4,7/0/5-6,2-5,1-2,0-3/1-1,1-4,4-4,4-6,6-3//14/1:41")
+    page.click("#position-set")
+    page.wait_for_function(f"() => document.querySelector('#position-input').value === '{SMALL}'")
+    assert page.url == board.url + "?position=" + SMALL
+    page.goto(page.url)         # reload: the same position comes back
+    page.wait_for_function(f"() => document.querySelector('#position-input').value === '{SMALL}'")
+    page.wait_for_selector("#moves tbody tr")
+    assert page.eval_on_selector_all("#hand .tile", "ts => ts.map(t => t.dataset.tile)") == \
+        ["0-3", "1-2", "2-5", "5-6"]
+    page.click("#stop")
+    page.wait_for_function("() => document.querySelector('#moves').dataset.state === 'bestmove'")
+    # a bad string: the engine's one line, beside the field
+    page.fill("#position-input", "bergen1/2/4,7/0/0-3,1-2,7-5,5-6/1-1-4-4-6-3/4,5/14")
+    page.click("#position-set")
+    page.wait_for_selector("#position-error:not(:empty)")
+    assert "bad tile '7-5'" in page.text_content("#position-error")
+
+
+def test_live_analysis_first_ranked_moves(page, board, tmp_path):
+    """At the default live settings (infinite, partial answers every 0.1 s, beliefs): the
+    time from a position change (a string set on the open page) to the first ranked moves
+    on screen, printed (not asserted); the stop button ends the search; screenshots of the
+    live board at 1200 and 390 px."""
+    pos = bergen_json("show", DECISION)["position"]
+    timings = []
+    for i in range(6):
+        page.fill("#position-input", SMALL if i % 2 else pos)
+        page.click("#position-set")
+        page.wait_for_function(f"() => window.boardTimings.length > {i}")
+        assert len(ranked(page)) == (2 if i % 2 else 10)      # twins listed apart
+    page.wait_for_selector("#beliefs tr[data-tile]")
+    timings = page.evaluate("window.boardTimings")
+    print(f"\nfirst ranked moves on screen after a position change: "
+          f"{', '.join(f'{t:.0f}' for t in timings)} ms")
+    (tmp_path / "timings.json").write_text(json.dumps(timings))
+    for width in (1200, 390):
+        page.set_viewport_size({"width": width, "height": 1000})
+        shot = tmp_path / f"live-{width}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        print(f"screenshot: {shot}")
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"the page scrolls sideways at {width} px by {overflow} px"
+    page.click("#stop")
+    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
+                           "'bestmove'")
+    assert "stopped" in page.text_content("#status")
+
+
+def test_review_labels_equal_analyze_and_keys_step(page, tmp_path):
+    cli = bergen_json("analyze", MATCH, "--iterations", "300", "--seed", "3")
+    want = cli["decisions"]
+    page.fill("#review-iterations", "300")
+    page.fill("#review-seed", "3")
+    page.set_input_files("#record-file", MATCH)
+    page.wait_for_selector("#decisions[data-done='1']", timeout=180_000)
+    labels = page.eval_on_selector_all("#decisions li", "ls => ls.map(l => l.dataset.label)")
+    assert labels == [d["label"] or "" for d in want]
+    luck = page.eval_on_selector_all("#summary td[data-luck]", "ts => ts.map(t => t.dataset.luck)")
+    assert [float(x) for x in luck] == [s["luck"] for s in cli["summary"]]
+    page.click("#review-status")          # the keys go to the page, not to a field
+    assert page.get_attribute("#step", "data-index") == "0"
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute("#step", "data-index") == "2"
+    assert page.get_attribute("#step", "data-label") == (want[2]["label"] or "")
+    assert want[2]["played"] in page.text_content("#step")
+    assert want[2]["best"] in page.text_content("#step")
+    page.keyboard.press("ArrowLeft")
+    assert page.get_attribute("#step", "data-index") == "1"
+    page.keyboard.press("End")
+    assert page.get_attribute("#step", "data-index") == str(len(want) - 1)
+    page.keyboard.press("Home")
+    assert page.get_attribute("#step", "data-index") == "0"
+    page.click("#graph rect[data-index='4']")
+    assert page.get_attribute("#step", "data-index") == "4"
+    hand = want[4]["position"].split("/")[4].split(",")
+    assert page.eval_on_selector_all("#hand .tile", "ts => ts.map(t => t.dataset.tile)") == \
+        sorted(hand)
+    for width in (1200, 390):
+        page.set_viewport_size({"width": width, "height": 1000})
+        shot = tmp_path / f"board-{width}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        print(f"\nscreenshot: {shot}")
+        assert shot.stat().st_size > 10_000
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"the page scrolls sideways at {width} px by {overflow} px"
+
+
+def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page, tmp_path):
+    """Deal both hands by clicks, then each event as it happened: a play by its button (the
+    engine's legal moves), a draw by the draw button and a click on the tile drawn. The
+    downloaded record holds that round: the same hands and events."""
+    with open(MATCH, encoding="utf-8") as f:
+        match = json.load(f)
+    first = match["rounds"][0]
+    for seat, hand in enumerate(first["hands"]):
+        page.select_option("#game-seat", str(seat))
+        for t in hand:
+            page.click(f'#game-palette [data-tile="{t}"]')
+    for event in first["events"]:
+        if "play" in event:
+            page.click(f'#game-legal button[data-move="{event["play"]}"]')
+        else:
+            page.click('#game-legal button[data-move="draw"]')
+            page.click(f'#game-palette [data-tile="{event["draw"]}"]')
+        page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
+                               arg=first["events"].index(event) + 1)
+    page.wait_for_selector("#game-to-move:text('the round is over')")
+    assert page.text_content("#game-error") == ""
+    with page.expect_download() as download:
+        page.click("#game-download")
+    path = tmp_path / "game.json"
+    download.value.save_as(path)
+    record = json.loads(path.read_text())
+    assert record["format"] == "bergen-record/1" and record["rules"] == {"players": 2}
+    (got,) = record["rounds"]
+    assert [sorted(h) for h in got["hands"]] == [sorted(h) for h in first["hands"]]
+    assert got["events"] == first["events"]
+    # the engine reads it back: `bergen replay` scores it as the match's first round
+    result = CliRunner().invoke(main, ["replay", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+
+
+def test_only_the_legal_events_are_offered_and_undo_takes_one_back(page):
+    with open(MATCH, encoding="utf-8") as f:
+        first = json.load(f)["rounds"][0]
+    for seat, hand in enumerate(first["hands"]):
+        page.select_option("#game-seat", str(seat))
+        for t in hand:
+            page.click(f'#game-palette [data-tile="{t}"]')
+    # the lead: the doubles dealt (here 2-2 and 5-5); the engine refuses the wrong one
+    page.click('#game-legal button[data-move="5-5"]')
+    page.wait_for_selector("#game-error:not(:empty)")
+    assert page.eval_on_selector_all("#game-events li", "ls => ls.length") == 0
+    page.click('#game-legal button[data-move="2-2"]')
+    page.wait_for_selector("#game-legal button[data-move='2-6:L']")
+    # seat 1 can play: it is offered its plays only, no draw and no pass
+    assert page.eval_on_selector_all("#game-legal button", "bs => bs.map(b => b.dataset.move)") \
+        == ["2-3:L", "2-3:R", "2-6:L", "2-6:R"]
+    page.click("#game-undo")
+    page.wait_for_selector("#game-legal button[data-move='2-2']")
+    assert page.eval_on_selector_all("#game-events li", "ls => ls.length") == 0

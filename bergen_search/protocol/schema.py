@@ -85,17 +85,10 @@ class Field:
             if not isinstance(value, (str, dict)) or not value:
                 raise ValueError("must be a bergen-record/1 object (or its JSON text)")
             return value
-        if k == "seats":
-            if not isinstance(value, list) or not value or len(set(map(repr, value))) != \
-                    len(value) or not all(isinstance(s, int) and not isinstance(s, bool)
-                                          and 0 <= s <= 3 for s in value):
-                raise ValueError("must be a list of different seats, each 0 to 3")
-            return sorted(value)
-        if k == "rounds":
-            if not isinstance(value, list) or not value or len(set(map(repr, value))) != \
-                    len(value) or not all(isinstance(s, int) and not isinstance(s, bool)
-                                          and 0 <= s <= 999 for s in value):
-                raise ValueError("must be a list of different round indexes, each 0 to 999")
+        if k in ("seats", "rounds"):
+            if not _different_indexes(value, self.high):
+                what = "seats" if k == "seats" else "round indexes"
+                raise ValueError(f"must be a list of different {what}, each 0 to {self.high}")
             return sorted(value)
         if k == "beliefs":
             if value is False:
@@ -114,6 +107,14 @@ class Field:
                 raise ValueError("must be a list of query ids (strings or integers)")
             return value
         raise AssertionError(k)
+
+
+def _different_indexes(value, high: int) -> bool:
+    """A non-empty list of different integers, each 0 to `high`."""
+    return (isinstance(value, list) and bool(value)
+            and all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= high
+                    for s in value)
+            and len(set(value)) == len(value))
 
 
 def valid_id(value) -> bool:
@@ -154,8 +155,8 @@ COMMANDS = {s.name: s for s in (
                 Field("infinite", "boolean", default=False),
                 Field("report_every", "seconds", default=0.0, low=0, high=MAX_REPORT_EVERY)),
          "queues a search; partial answers while it runs (report_every), then one bestmove"),
-    Spec("analyze", (_ID, Field("record", "record", required=True), Field("seats", "seats"),
-                     Field("rounds", "rounds"), *_SEARCH),
+    Spec("analyze", (_ID, Field("record", "record", required=True), Field("seats", "seats", high=3),
+                     Field("rounds", "rounds", high=999), *_SEARCH),
          "queues the review of a whole record: a decision line as each decision is judged, "
          "then one analysis"),
     Spec("stop", (_ID,), "the running queries stop and give their final answers"),

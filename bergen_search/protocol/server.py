@@ -209,15 +209,17 @@ class EngineServer:
                    "history": game.record is not None}, c.id)
 
     def cmd_show(self, c):
-        game = self._game(c, "show")
-        if c.fields["game"] is not None:
-            game = load(c.fields["game"])
+        game = self._game(c)
         self.send({"type": "show", **knowledge(game, c.fields["weighting"]).to_json(),
                    "version": __version__}, c.id)
 
-    def _game(self, c, name):
-        if c.fields["game"] is None and self.game is None:
-            raise BergenError(f"no position yet: send position first, or give {name} a game")
+    def _game(self, c):
+        """The command's `game`, read, else the last `position`'s."""
+        if c.fields["game"] is not None:
+            return load(c.fields["game"])
+        if self.game is None:
+            raise BergenError(f"no position yet: send position first, or give {c.name} a "
+                              f"game")
         return self.game
 
     def cmd_stop(self, c):
@@ -283,7 +285,7 @@ class EngineServer:
 
     def cmd_go(self, c):
         f = c.fields
-        game = load(f["game"]) if f["game"] is not None else self._game(c, "go")
+        game = self._game(c)
         root_moves(game.info)                 # the lead is forced: nothing to search
         if f["infinite"] and f["time"] is not None:
             raise BergenError("go: an infinite search takes no time limit: it runs until stop")
@@ -349,9 +351,7 @@ class EngineServer:
         limits = Limits(iterations=iterations, time=f["time"])
         beliefs = None
         if f["beliefs"] is not None:
-            beliefs = beliefs_of(game.info, game.observer, game.position.voids,
-                                 None if game.record is None else len(game.record.rounds) - 1,
-                                 f["beliefs"]).to_json()
+            beliefs = knowledge(game, f["beliefs"]).beliefs.to_json()
         every = f["report_every"]
         last = [None]
 

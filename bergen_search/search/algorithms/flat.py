@@ -31,12 +31,11 @@ specs (`flat:iterations=400,playout=safe`), `analyze`, `bergen engine` and the d
 """
 from __future__ import annotations
 
-import time
-
 from ...game.rng import GOLDEN, MASK64, Rng, mix64
 from ...game.state import mirror_twins
 from ...information.sampler import ReferenceSampler
 from ..ismcts_ref import outcome, play_out, reward
+from ..limits import now
 from ..policy import policy_code
 from ..registry import Algorithm, Setting, register
 from ..results import UnitOutput
@@ -97,10 +96,10 @@ class _Unit:
 
     def run(self, n: int, seconds: float) -> int:
         """Up to n worlds (0: no limit) within `seconds`; returns how many were done."""
-        end = time.perf_counter() + seconds
+        end = now() + seconds
         done = 0
         play_rng = Rng(0)
-        while (n == 0 or done < n) and (done == 0 or time.perf_counter() < end):
+        while (n == 0 or done < n) and (done == 0 or now() < end):
             world = self.sampler.world(self.rng)
             play_seed = mix64(self.rng.state ^ GOLDEN)
             for m in self.moves:

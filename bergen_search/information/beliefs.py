@@ -24,7 +24,7 @@ from ..game.tiles import tile_str
 from ..errors import BergenError
 from .inference import TileModel, tile_factors
 from .infoset import RESERVE, InfoSet, Observer, lead_forbidden
-from .sampler import WorldTable, count_deals, count_worlds
+from .sampler import WorldTable, count_deals
 
 #: How the hidden tiles' chances are weighed: every consistent history alike, or by the
 #: inference model.
@@ -109,14 +109,16 @@ def beliefs(info: InfoSet, observer: Observer | None = None, voids: dict | None 
     if weighting not in WEIGHTINGS:
         raise BergenError(f"the weighting must be one of {', '.join(WEIGHTINGS)}, got "
                           f"{weighting!r}")
-    groups, free = info.groups, info.free
-    histories = count_worlds(groups, free)
+    groups = info.groups
     deals = count_deals(info)
     factors = tile_factors(info, TileModel()) if weighting == "inference" else None
     # One forward pass over the sampler's programme gives every tile's chances at once: the
     # walk draws each history with its weight, so its marginals are the chances (exact up to
-    # float rounding; tests/test_beliefs.py counts them tile by tile against it).
-    weighted = WorldTable(info, factors).marginals()
+    # float rounding; tests/test_beliefs.py counts them tile by tile against it). The table
+    # counts the histories too (unweighted, as `count_worlds` does).
+    table = WorldTable(info, factors)
+    histories = table.histories
+    weighted = table.marginals()
 
     def chances(bits: int) -> dict:
         """tile -> the share of the (weighted) histories in which it is in a group of mask

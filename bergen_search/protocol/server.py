@@ -359,15 +359,17 @@ class EngineServer:
             if every <= 0 or "moves" not in progress:
                 return
             now = self.clock()
-            if last[0] is not None and now - last[0] < every:
+            exact = progress.get("exact", False)
+            if last[0] is not None and now - last[0] < every and not exact:
                 return
             last[0] = now
-            rows = measured_rows(progress["moves"])
+            rows = measured_rows(progress["moves"], exact=exact)
             self.send({"type": "partial", "iterations": progress["iterations"],
                        "seconds": round(progress["seconds"], 3),
-                       "best": move_text(progress["best"]) if rows[0]["visits"] else None,
+                       "best": (move_text(progress["best"]) if rows[0]["visits"] or exact
+                                else None),
                        "value": rows[0]["value"], "stderr": rows[0]["stderr"],
-                       "moves": rows, "exact": False}, q.cmd.id)
+                       "moves": rows, "exact": exact}, q.cmd.id)
 
         result = search(game.info, limits, seed=f["seed"], algorithm=f["algorithm"],
                         objective=f["objective"], stop=q.stop,

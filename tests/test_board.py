@@ -518,7 +518,17 @@ def test_review_labels_equal_analyze_and_keys_step(page, tmp_path):
     assert page.get_attribute("#step", "data-index") == str(len(want) - 1)
     page.keyboard.press("Home")
     assert page.get_attribute("#step", "data-index") == "0"
-    page.click("#graph rect[data-index='4']")
+    # the evaluation graph: the report's marks, a ring round each exact decision
+    indices = lambda sel: page.eval_on_selector_all(sel, "es => es.map(e => +e.dataset.index)")
+    assert indices("#graph g.marker") == [i for i, d in enumerate(want)
+                                          if d["label"] and not d["borderline"]]
+    assert page.eval_on_selector_all("#graph g.marker", "es => es.map(e => e.classList[1])") \
+        == [d["label"] for d in want if d["label"] and not d["borderline"]]
+    assert indices("#graph text.borderline-mark") == [i for i, d in enumerate(want)
+                                                      if d["borderline"]]
+    assert indices("#graph circle.exact-ring") == [i for i, d in enumerate(want) if d["exact"]]
+    assert len(indices("#graph circle.decision")) == len(want)
+    page.click("#graph rect.hit[data-index='4']")
     assert page.get_attribute("#step", "data-index") == "4"
     hand = want[4]["position"].split("/")[4].split(",")
     assert page.eval_on_selector_all("#hand .tile", "ts => ts.map(t => t.dataset.tile)") == \

@@ -288,6 +288,7 @@
       if (S.reviewId) send({ cmd: "terminate", queries: [S.reviewId], id: newId("terminate") });
       S.reviewId = newId("review");
       S.decisions = []; S.step = -1;
+      S.reviewRules = record && record.rules ? record.rules : null;
       $("decisions").replaceChildren(); $("step").replaceChildren(); $("graph").innerHTML = "";
       $("summary").innerHTML = "";
       $("review-status").textContent = "analysing…";
@@ -336,20 +337,80 @@
     if (d.exact) s += ' <span class="badge exact">exact</span>';
     return s;
   }
+  // The evaluation graph of the review, in the report's manner (views/report.py): every
+  // side's value of the play made at each of its decisions, the labels' marks in a strip of
+  // their own above the curves (joined by a dotted leader), a ring round each exact
+  // decision, round boundaries; the current step highlighted, a click steps to a decision.
+  const SIDE_COLOURS = ["#1f5fa8", "#c0392b", "#1e8449", "#7d3c98"];
+  const SIDE_DASHES = ["", "7 4", "2 3", "9 3 2 3"];
+  const LABEL_COLOURS = { inaccuracy: "#b7950b", mistake: "#d35400", blunder: "#a00000" };
+  function markerSvg(label, x, y) {
+    const c = LABEL_COLOURS[label];
+    let shape;
+    if (label === "inaccuracy") shape = `<polygon points="${x},${y - 14} ${x - 6},${y - 4} ${x + 6},${y - 4}"`;
+    else if (label === "mistake") shape = `<rect x="${x - 5.5}" y="${y - 15}" width="11" height="11"`;
+    else shape = `<polygon points="${x},${y - 18} ${x + 7},${y - 10} ${x},${y - 2} ${x - 7},${y - 10}"`;
+    return `${shape} fill="${c}" stroke="#fff"/><text x="${x + 8}" y="${y - 8}" font-weight="700">` +
+      `${MARK[label]}</text>`;
+  }
   function drawGraph() {
-    const g = $("graph"), n = S.decisions.length, w = Math.max(12 * n, 300), h = 90;
-    const max = Math.max(0.5, ...S.decisions.map((d) => d.loss || 0));
-    g.setAttribute("width", w);
-    g.setAttribute("viewBox", `0 0 ${w} ${h}`);
-    g.setAttribute("preserveAspectRatio", "none");
-    let s = `<line x1="0" y1="${h - 10}" x2="${w}" y2="${h - 10}" stroke="#aab"/>`;
-    S.decisions.forEach((d, i) => {
-      const bh = Math.max(2, (h - 20) * (d.loss || 0) / max);
-      const cls = ["bar", d.label || "", d.exact ? "exact" : "", i === S.step ? "current" : ""]
-        .join(" ");
-      s += `<rect class="${cls}" data-index="${i}" x="${i * (w / n) + 1}" y="${h - 10 - bh}" ` +
-        `width="${Math.max(3, w / n - 2)}" height="${bh}"><title>${i + 1}: loss ${fmt(d.loss, 3)}` +
-        `</title></rect>`;
+    const g = $("graph"), ds = S.decisions.filter(Boolean), n = ds.length;
+    if (!n) { g.innerHTML = ""; return; }
+    const left = 40, right = 10, marksY = 34, top = 48, plotH = 150, H = top + plotH + 22;
+    const width = Math.max(g.parentElement.clientWidth || 600, left + right + 22 * n);
+    const step = (width - left - right) / n;
+    const X = (i) => left + (i + 0.5) * step;
+    const sideOf = (seat) => (S.reviewRules && S.reviewRules.partnerships ? seat % 2 : seat);
+    const value = (d) => (d.values && d.played in d.values ? d.values[d.played] : null);
+    const vals = ds.map(value).filter((v) => v !== null && isFinite(v));
+    let lo = Math.floor(Math.min(-1, ...vals)), hi = Math.ceil(Math.max(1, ...vals));
+    const Y = (v) => top + plotH * (hi - Math.min(Math.max(v, lo), hi)) / (hi - lo);
+    g.setAttribute("viewBox", `0 0 ${width} ${H}`);
+    g.setAttribute("width", width);
+    g.setAttribute("height", H);
+    g.removeAttribute("preserveAspectRatio");
+    let s = "";
+    for (let t = lo; t <= hi; t++) {
+      s += `<line class="${t === 0 ? "axis" : "grid"}" x1="${left}" y1="${Y(t)}" x2="${width - right}" ` +
+        `y2="${Y(t)}"/><text x="${left - 5}" y="${Y(t) + 4}" text-anchor="end">${t > 0 ? "+" : ""}${t}</text>`;
+    }
+    s += `<text x="${left}" y="12">value of the play made, for the side that moved (points)</text>`;
+    if (S.step >= 0) s += `<rect class="current" x="${X(S.step) - step / 2}" y="${top - 4}" ` +
+      `width="${step}" height="${plotH + 8}"/>`;
+    ds.forEach((d, i) => {
+      if (i === 0 || d.round !== ds[i - 1].round) {
+        const x = left + i * step;
+        s += `<line class="boundary" x1="${x}" y1="${top - 6}" x2="${x}" y2="${top + plotH}"/>` +
+          `<text x="${x + 3}" y="${top + plotH + 16}">round ${d.round + 1}</text>`;
+      }
+    });
+    const sides = new Set(ds.map((d) => sideOf(d.seat)));
+    for (const sd of [...sides].sort()) {
+      const pts = ds.map((d, i) => [i, d]).filter(([, d]) => sideOf(d.seat) === sd && value(d) !== null)
+        .map(([i, d]) => `${X(i).toFixed(1)},${Y(value(d)).toFixed(1)}`).join(" ");
+      const dash = SIDE_DASHES[sd] ? ` stroke-dasharray="${SIDE_DASHES[sd]}"` : "";
+      s += `<polyline class="curve" data-side="${sd}" points="${pts}" stroke="${SIDE_COLOURS[sd]}"${dash}/>`;
+    }
+    ds.forEach((d, i) => {
+      const v = value(d);
+      if (v === null) return;
+      const x = X(i), y = Y(v), sd = sideOf(d.seat);
+      s += `<circle class="decision" data-index="${i}" cx="${x}" cy="${y}" r="3.2" ` +
+        `fill="${SIDE_COLOURS[sd]}"/>`;
+      if (d.exact) s += `<circle class="exact-ring" data-index="${i}" cx="${x}" cy="${y}" r="6.5"/>`;
+      if (d.label && !d.borderline) {
+        s += `<line class="leader" x1="${x}" y1="${marksY + 1}" x2="${x}" y2="${y - 5}"/>` +
+          `<g class="marker ${d.label}" data-index="${i}">${markerSvg(d.label, x, marksY)}</g>`;
+      } else if (d.borderline) {
+        s += `<text class="borderline-mark" data-index="${i}" x="${x}" y="${marksY - 6}" ` +
+          `text-anchor="middle">[${MARK[d.label] || "-"}]</text>`;
+      }
+    });
+    // the click targets, one column per decision, over everything
+    ds.forEach((d, i) => {
+      s += `<rect class="hit" data-index="${i}" x="${X(i) - step / 2}" y="0" width="${step}" ` +
+        `height="${H}"><title>decision ${i + 1}: round ${d.round + 1}, seat ${d.seat}, ` +
+        `${d.played}${MARK[d.label] || ""} ${fmt(value(d), 3)}${d.exact ? ", exact" : ""}</title></rect>`;
     });
     g.innerHTML = s;
   }

@@ -404,21 +404,55 @@ def expect_best(best, page):
     assert got == [[m, str(float(v))] for m, v in want]
 
 
+def beliefs_match(page, show):
+    """The beliefs grid's seat 1 column equals `show`'s chances, in percent, tile by tile."""
+    p = show["seats"][0]["p_hold"]
+    want = {t: f"{round(100 * x)}%" for t, x in p.items() if x}
+    got = dict(page.eval_on_selector_all(
+        "#beliefs tr[data-tile]", "rs => rs.map(r => [r.dataset.tile, "
+        "r.querySelector('td').textContent])"))
+    assert {t: got[t] for t in want} == want
+
+
 def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
+    """Tiles, then the voids, by clicks; the inference toggle on (the engine's default
+    search, the beliefs weighed by inference) and then off (the search's inference off,
+    every deal alike): each time the ranking is `bergen best`'s and the beliefs `show`'s."""
     fixed_budget(page, 4000, 5)
+    page.fill("#setup-voids", "")
+    for n in (4, 1, 6):
+        page.click(f'#void-grid button[data-seat="1"][data-number="{n}"]')
+    page.click('#void-grid button[data-seat="1"][data-number="6"]')       # and back
+    assert page.input_value("#setup-voids") == "1:14"
+    assert page.eval_on_selector_all('#void-grid button[aria-pressed="true"]',
+                                     "bs => bs.map(b => b.dataset.seat + b.dataset.number)") \
+        == ["11", "14"]
     click_setup(page, ["0-3", "1-2", "2-5", "5-6"], ["1-1", "1-4", "4-4", "4-6", "6-3"],
-                rules="2", scores="4,7", to_move="0", sizes="4,5", reserve="14", voids="1:14")
+                rules="2", scores="4,7", to_move="0", sizes="4,5", reserve="14")
     page.wait_for_function(f"() => document.querySelector('#position-input').value === '{SMALL}'")
     assert SMALL in page.url
     expect_best(bergen_json("best", SMALL, "--iterations", "4000", "--seed", "5"), page)
     assert page.eval_on_selector("#moves tr.best", "r => r.dataset.move") == "0-3:R"
-    # the beliefs grid: seat 1 and the reserve, percent, as show computes them
-    show = bergen_json("show", SMALL)
-    p = show["seats"][0]["p_hold"]
-    tile = next(t for t in sorted(p) if p[t])
-    row = page.eval_on_selector(f'#beliefs tr[data-tile="{tile}"]',
-                                "r => [...r.querySelectorAll('td')].map(c => c.textContent)")
-    assert row[0] == f"{round(100 * p[tile])}%"
+    page.wait_for_selector("#beliefs tr[data-tile]")
+    beliefs_match(page, bergen_json("show", SMALL, "--weighting", "inference"))
+    # inference off: the search's setting and the beliefs' weighting (this position has no
+    # history, so the figures agree either way: the commands sent say which was asked)
+    page.evaluate("""() => { window.sent = []; const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (d) { window.sent.push(JSON.parse(d));
+                                                   return send.call(this, d); }; }""")
+    page.uncheck("#inference")
+    expect_best(bergen_json("best", SMALL, "--iterations", "4000", "--seed", "5",
+                            "--set", "inference=off"), page)
+    uniform = bergen_json("show", SMALL)
+    page.wait_for_function(
+        "t => document.querySelector(`#beliefs tr[data-tile='${t[0]}'] td`).textContent === t[1]",
+        arg=[next(t for t in sorted(uniform["seats"][0]["p_hold"])
+                  if uniform["seats"][0]["p_hold"][t]),
+             f"{round(100 * next(x for t, x in sorted(uniform['seats'][0]['p_hold'].items()) if x))}%"])
+    beliefs_match(page, uniform)
+    sent = {m["cmd"]: m for m in page.evaluate("window.sent")}
+    assert sent["go"]["settings"] == {"inference": False} and sent["go"]["beliefs"] == "uniform"
+    assert sent["show"]["weighting"] == "uniform"
 
 
 def test_decision_position_set_up_by_clicks_ranks_as_best_does(page, tmp_path):

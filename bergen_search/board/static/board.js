@@ -128,7 +128,7 @@
     drawBoard(msg.position, null);
     startLive();              // the search first: its first partial answer comes within a slice
     S.showId = newId("show");
-    send({ cmd: "show", id: S.showId });
+    send({ cmd: "show", weighting: weighting(), id: S.showId });
   }
 
   // ---- live analysis ---------------------------------------------------------------------------
@@ -142,7 +142,8 @@
       $("status").textContent = "the lead is forced (the lowest double): nothing to search";
       return;
     }
-    const go = { cmd: "go", report_every: 0.1, beliefs: true };
+    const go = { cmd: "go", report_every: 0.1, beliefs: weighting(),
+      settings: { inference: $("inference").checked } };
     if ($("budget-mode").value === "fixed") {
       go.iterations = Number($("budget-iterations").value);
       go.seed = Number($("budget-seed").value);
@@ -154,6 +155,8 @@
     $("status").textContent = "searching…";
     send(go);
   }
+  // The inference toggle: the search's setting and the beliefs' weighting together.
+  const weighting = () => ($("inference").checked ? "inference" : "uniform");
   function stopLive() {
     if (S.liveId) send({ cmd: "terminate", queries: [S.liveId], id: newId("terminate") });
   }
@@ -261,6 +264,50 @@
       S.hand.join(","), line, v("setup-sizes"), v("setup-reserve"), v("setup-voids") || "-"]
       .join("/");
   }
+  // ---- voids by clicking: a row of the numbers 0-6 per seat, kept in step with the field ----
+  function readVoids() {
+    const out = {};
+    for (const part of $("setup-voids").value.trim().split(",")) {
+      const m = /^(\d):(\d+)$/.exec(part.trim());
+      if (m) out[m[1]] = new Set(m[2].split("").map(Number));
+    }
+    return out;
+  }
+  function writeVoids(v) {
+    $("setup-voids").value = Object.keys(v).sort().filter((s) => v[s].size)
+      .map((s) => s + ":" + [...v[s]].sort().join("")).join(",");
+  }
+  function drawVoids() {
+    const players = Math.min(4, Math.max(2, parseInt($("setup-rules").value, 10) || 2));
+    const v = readVoids(), grid = $("void-grid");
+    grid.replaceChildren();
+    for (let seat = 0; seat < players; seat++) {
+      const row = document.createElement("div");
+      row.className = "row";
+      row.dataset.seat = seat;
+      row.append(`voids of seat ${seat}:`);
+      for (let n = 0; n <= 6; n++) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "void";
+        b.textContent = n;
+        b.dataset.seat = seat;
+        b.dataset.number = n;
+        const on = !!(v[seat] && v[seat].has(n));
+        b.setAttribute("aria-pressed", on);
+        b.title = `seat ${seat} holds no ${n}` + (on ? " (click to unmark)" : " (click to mark)");
+        b.addEventListener("click", () => {
+          const w = readVoids();
+          w[seat] = w[seat] || new Set();
+          if (w[seat].has(n)) w[seat].delete(n); else w[seat].add(n);
+          writeVoids(w);
+          drawVoids();
+        });
+        row.appendChild(b);
+      }
+      grid.appendChild(row);
+    }
+  }
   function fillSetup(str) {
     const p = parts(str);
     $("setup-rules").value = p[1];
@@ -272,6 +319,7 @@
     $("setup-reserve").value = p[7] || "";
     $("setup-voids").value = p[8] && p[8] !== "-" ? p[8] : "";
     refreshSetup();
+    drawVoids();
   }
 
   // ---- review ---------------------------------------------------------------------------------
@@ -442,6 +490,14 @@
   });
   $("setup-use").addEventListener("click", () => setPosition(setupString(), "setup"));
   $("setup-clear").addEventListener("click", () => { S.hand = []; S.line = []; refreshSetup(); });
+  $("setup-voids").addEventListener("input", drawVoids);
+  $("setup-rules").addEventListener("input", drawVoids);
+  $("inference").addEventListener("change", () => {
+    if (!S.position) return;
+    startLive();
+    S.showId = newId("show");
+    send({ cmd: "show", weighting: weighting(), id: S.showId });
+  });
   $("go").addEventListener("click", startLive);
   $("stop").addEventListener("click", stopLive);
   $("review-go").addEventListener("click", startReview);
@@ -626,6 +682,7 @@
   drawGamePalette();
   refreshGame();
   drawPalette();
+  drawVoids();
   connect();
   const start = new URLSearchParams(location.search).get("position");
   if (start) setPosition(start, "paste");

@@ -69,6 +69,18 @@ def report(tmp_path_factory):
     return path.read_text(encoding="utf-8"), json.loads(res.stdout), path
 
 
+def test_the_report_draws_with_the_boards_symbols(report):
+    """The dominoes, the marks and the sides' colours come from views/drawing.py, which the
+    board's page carries too (tests/test_board.py): one drawing for both."""
+    from bergen_search.views import drawing
+    html_text, _, _ = report
+    assert drawing.sprite() in html_text and drawing.CSS in html_text
+    doc = parse(html_text)
+    hrefs = {a.get("href") for t, a in doc.tags if t == "use"}
+    assert {"#tile-h", "#tile-v", "#half6"} <= hrefs and any(h.startswith("#mark-") for h in hrefs)
+    assert not [a for t, a in doc.tags if t == "polyline" and "stroke" in a]
+
+
 def test_report_is_self_contained(report):
     html_text, _, _ = report
     doc = parse(html_text)
@@ -422,5 +434,5 @@ def test_a_long_line_wraps_in_drawings_of_a_few_tiles():
     drawn = _line_svg(pairs, played_at=12)
     svgs = re.findall(r"<svg [^>]*>.*?</svg>", drawn)
     assert len(svgs) == -(-13 // WRAP_TILES)
-    assert sum(s.count("<use") for s in svgs) == 2 * 13
+    assert sum(s.count("<use") for s in svgs) == 3 * 13          # a frame, two halves
     assert svgs[-1].count('class="played"') == 1

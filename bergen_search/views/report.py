@@ -19,8 +19,8 @@ from ..analysis.review import CONFIDENCE, LABELS, combined_summary
 from ..formats.notation import Move
 from ..game.state import LEFT
 from ..game.tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str
-
-MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+from . import drawing
+from .drawing import MARKS, SIDE_COLOURS as _SIDE_COLOURS, SIDE_DASHES as _SIDE_DASHES
 
 #: The report's Content-Security-Policy: the browser itself refuses any fetch or script, so
 #: a report can never reach the network when it is opened.
@@ -150,13 +150,6 @@ def to_json(results, seconds: float | None) -> dict:
 
 # ---- HTML -------------------------------------------------------------------------------
 
-_SIDE_COLOURS = ("#1f5fa8", "#c0392b", "#1e8449", "#7d3c98")
-_SIDE_DASHES = ("", "7 4", "2 3", "9 3 2 3")
-_LABEL_COLOURS = {"inaccuracy": "#b7950b", "mistake": "#d35400", "blunder": "#a00000"}
-_PIPS = {0: (), 1: ((10, 10),), 2: ((5, 5), (15, 15)), 3: ((5, 5), (10, 10), (15, 15)),
-         4: ((5, 5), (15, 5), (5, 15), (15, 15)),
-         5: ((5, 5), (15, 5), (10, 10), (5, 15), (15, 15)),
-         6: ((5, 5), (5, 10), (5, 15), (15, 5), (15, 10), (15, 15))}
 
 _CSS = """
 :root { --ink:#1b1b1b; --muted:#5d6d7e; --rule:#d5d8dc; --paper:#fff; --tile:#fbfaf5; }
@@ -182,15 +175,7 @@ th:first-child, td:first-child { text-align: left; }
 dl.settings { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: .4em 0; }
 dl.settings dt { color: var(--muted); } dl.settings dd { margin: 0; }
 svg.graph { width: 100%; min-width: 640px; height: auto; display: block; }
-svg.graph text { font: 11px system-ui, sans-serif; fill: var(--ink); }
-svg.graph .axis { stroke: #888; stroke-width: 1; }
-svg.graph .grid { stroke: #e5e8e8; stroke-width: 1; }
-svg.graph .boundary { stroke: #7f8c8d; stroke-width: 1; stroke-dasharray: 4 3; }
-svg.graph .curve { fill: none; stroke-width: 2; }
-svg.graph circle.decision { stroke: #fff; stroke-width: 1; }
 svg.graph .luckbar { stroke: #444; stroke-width: .6; }
-svg.graph .leader { stroke: #7f8c8d; stroke-width: 1; stroke-dasharray: 1 2; }
-svg .exact-ring { fill: none; stroke: #1a5e20; stroke-width: 2; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 18px; font-size: .9em; margin: .2em 0 .6em; }
 .legend svg { vertical-align: middle; }
 ol.events { list-style: none; padding: 0; margin: 0; }
@@ -214,10 +199,6 @@ li.decision { padding: 8px 0; }
 .board figure { margin: 0; } .board figcaption { font-size: .8em; color: var(--muted); }
 svg.dominoes { display: block; flex: none; }
 div.tiles { display: flex; flex-wrap: wrap; gap: 4px 2px; align-items: center; }
-svg.dominoes .face { fill: var(--tile); stroke: #333; stroke-width: 1.2; }
-svg.dominoes .played .face { stroke: #1f5fa8; stroke-width: 3; }
-svg.dominoes .best .face { stroke: #1e8449; stroke-width: 3; stroke-dasharray: 4 2; }
-svg.dominoes .split { stroke: #333; stroke-width: 1; }
 .values { margin: 2px 0; }
 details { margin: 3px 0; } summary { cursor: pointer; color: var(--muted); }
 table.moves td, table.moves th { font-size: .92em; padding: 1px 8px; }
@@ -249,28 +230,6 @@ def _f(x, fmt="+.2f") -> str:
     return format(x, fmt).replace("-", "−")
 
 
-def _symbols() -> str:
-    """The halves 0..6 as `<symbol>`s, 20 by 20, for every domino of the report."""
-    out = ['<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>']
-    for n, pips in _PIPS.items():
-        dots = "".join(f'<circle cx="{x}" cy="{y}" r="2.1" fill="#1b1b1b"/>' for x, y in pips)
-        out.append(f'<symbol id="half{n}" viewBox="0 0 20 20">{dots}</symbol>')
-    out.append("</defs></svg>")
-    return "".join(out)
-
-
-def _tile_svg(a, b, x, y, across: bool, cls: str = "") -> str:
-    """A domino showing `a` then `b` (left to right, or top to bottom when `across`)."""
-    klass = f' class="{cls}"' if cls else ""
-    if across:
-        return (f'<g{klass} transform="translate({x},{y})"><rect class="face" width="20" '
-                f'height="40" rx="3"/><line class="split" x1="2" y1="20" x2="18" y2="20"/>'
-                f'<use href="#half{a}" width="20" height="20"/>'
-                f'<use href="#half{b}" y="20" width="20" height="20"/></g>')
-    return (f'<g{klass} transform="translate({x},{y})"><rect class="face" width="40" '
-            f'height="20" rx="3"/><line class="split" x1="20" y1="2" x2="20" y2="18"/>'
-            f'<use href="#half{a}" width="20" height="20"/>'
-            f'<use href="#half{b}" x="20" width="20" height="20"/></g>')
 
 
 #: Dominoes per drawing: a long line or hand is cut into drawings of at most this many, which
@@ -285,7 +244,7 @@ def _row_svgs(tiles, kind: str, title: str) -> str:
     for start in range(0, max(len(tiles), 1), WRAP_TILES):
         parts, x = [], 1
         for a, b, across, cls in tiles[start:start + WRAP_TILES]:
-            parts.append(_tile_svg(a, b, x, 1 if across else 11, across, cls))
+            parts.append(drawing.tile(a, b, x, 1 if across else 11, across, cls))
             x += 26 if kind == "hand" else (22 if across else 42)
         width = max(x, 2)
         rows.append(f'<svg class="dominoes {kind}" aria-hidden="true" viewBox="0 0 {width} 42" '
@@ -426,9 +385,8 @@ def _graph_svg(result, prefix: str) -> str:
         if not pts:
             continue
         d = " ".join(f"{X(i):.1f},{Y(v):.1f}" for i, v in pts if v is not None)
-        dash = f' stroke-dasharray="{_SIDE_DASHES[sd]}"' if _SIDE_DASHES[sd] else ""
-        out.append(f'<polyline class="curve side{sd}" data-side="{sd}" points="{d}" '
-                   f'stroke="{_SIDE_COLOURS[sd]}"{dash}/>')
+        # its colour and dash: the class's (drawing.CSS)
+        out.append(f'<polyline class="curve side{sd}" data-side="{sd}" points="{d}"/>')
     # the decisions, and the labelled ones' markers
     for i, m in enumerate(moments):
         if m.decision is None:
@@ -443,8 +401,8 @@ def _graph_svg(result, prefix: str) -> str:
         label_attr = (f' data-borderline="{dec.label or "none"}"' if dec.borderline else
                       f' data-label="{dec.label}"' if dec.label else "")
         out.append(f'<a href="#{prefix}d{m.decision}"><circle class="decision side{side}" '
-                   f'data-decision="{m.decision}"{label_attr} cx="{x:.1f}" cy="{y:.1f}" r="3.2" '
-                   f'fill="{_SIDE_COLOURS[side]}"><title>{_e(tip)}</title></circle></a>')
+                   f'data-decision="{m.decision}"{label_attr} cx="{x:.1f}" cy="{y:.1f}" r="3.2">'
+                   f'<title>{_e(tip)}</title></circle></a>')
         if dec.exact:
             out.append(f'<circle class="exact-ring" data-decision="{m.decision}" cx="{x:.1f}" '
                        f'cy="{y:.1f}" r="6.5"/>')
@@ -485,18 +443,8 @@ MARKS_Y = 44
 
 def _marker(label, x, y, index) -> str:
     """A labelled decision's marker: a triangle (?!), a square (?) or a diamond (??), with its
-    mark written beside it, so the label reads without colour."""
-    c = _LABEL_COLOURS[label]
-    if label == "inaccuracy":
-        shape = f'<polygon points="{x:.1f},{y - 14:.1f} {x - 6:.1f},{y - 4:.1f} {x + 6:.1f},{y - 4:.1f}"'
-    elif label == "mistake":
-        shape = f'<rect x="{x - 5.5:.1f}" y="{y - 15:.1f}" width="11" height="11"'
-    else:
-        shape = (f'<polygon points="{x:.1f},{y - 18:.1f} {x + 7:.1f},{y - 10:.1f} '
-                 f'{x:.1f},{y - 2:.1f} {x - 7:.1f},{y - 10:.1f}"')
-    return (f'<g class="marker {label}" data-decision="{index}">{shape} fill="{c}" '
-            f'stroke="#fff"/><text x="{x + 8:.1f}" y="{y - 8:.1f}" font-weight="700">'
-            f'{MARKS[label]}</text></g>')
+    mark written beside it, so the label reads without colour (`drawing.marker`)."""
+    return drawing.marker(label, x, y, index)
 
 
 def _ticks(lo, hi) -> list:
@@ -527,7 +475,7 @@ def _legend(rules) -> str:
                      f'stroke="{_SIDE_COLOURS[sd]}" stroke-width="2.5"{dash}/></svg> '
                      f'{_e(_side_name(rules, sd))}</span>')
     for label in LABELS:
-        shape = _marker(label, 0, 0, -1).replace("<text", '<text display="none"')
+        shape = drawing.marker(label, 0, 0, -1, text=False)
         items.append(f'<span><svg width="16" height="16" viewBox="-8 -18 16 16">{shape}'
                      f'</svg> {MARKS[label]} {label}</span>')
     items.append('<span><svg width="16" height="16" viewBox="-8 -8 16 16"><circle r="3.2" '
@@ -694,5 +642,5 @@ def html_report(results, *, title="Bergen analysis") -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
-            f"{_symbols()}{''.join(body)}</body></html>\n")
+            f"<title>{_e(title)}</title><style>{_CSS}{drawing.CSS}</style></head><body>"
+            f"{drawing.sprite()}{''.join(body)}</body></html>\n")

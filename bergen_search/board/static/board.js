@@ -12,16 +12,12 @@
   };
   window.boardTimings = [];   // ms from a position change to the first ranked moves on screen
 
-  // ---- drawing tiles ------------------------------------------------------------------------
-  const PIPS = { 0: [], 1: [[10, 10]], 2: [[5, 5], [15, 15]], 3: [[5, 5], [10, 10], [15, 15]],
-    4: [[5, 5], [15, 5], [5, 15], [15, 15]], 5: [[5, 5], [15, 5], [10, 10], [5, 15], [15, 15]],
-    6: [[5, 5], [15, 5], [5, 10], [15, 10], [5, 15], [15, 15]] };
+  // ---- drawing tiles: the symbols the page shares with the HTML report (views/drawing.py,
+  // put into the page by the server): a frame and two halves ----------------------------------
   function tileSvg(a, b) {
-    let s = '<svg viewBox="0 0 40 20" aria-hidden="true"><rect class="face" x="0.5" y="0.5" ' +
-      'width="39" height="19" rx="3"/><line x1="20" y1="2" x2="20" y2="18"/>';
-    for (const [x, y] of PIPS[a]) s += `<circle cx="${x}" cy="${y}" r="1.9"/>`;
-    for (const [x, y] of PIPS[b]) s += `<circle cx="${x + 20}" cy="${y}" r="1.9"/>`;
-    return s + "</svg>";
+    return '<svg viewBox="0 0 40 20" aria-hidden="true"><use href="#tile-h" width="40" ' +
+      `height="20"/><use href="#half${a}" width="20" height="20"/><use href="#half${b}" x="20" ` +
+      'width="20" height="20"/></svg>';
   }
   function tileEl(a, b, tag, cls) {
     const el = document.createElement(tag || "span");
@@ -385,21 +381,14 @@
     if (d.exact) s += ' <span class="badge exact">exact</span>';
     return s;
   }
-  // The evaluation graph of the review, in the report's manner (views/report.py): every
-  // side's value of the play made at each of its decisions, the labels' marks in a strip of
-  // their own above the curves (joined by a dotted leader), a ring round each exact
-  // decision, round boundaries; the current step highlighted, a click steps to a decision.
-  const SIDE_COLOURS = ["#1f5fa8", "#c0392b", "#1e8449", "#7d3c98"];
-  const SIDE_DASHES = ["", "7 4", "2 3", "9 3 2 3"];
-  const LABEL_COLOURS = { inaccuracy: "#b7950b", mistake: "#d35400", blunder: "#a00000" };
+  // The evaluation graph of the review, in the report's manner and with its drawing (the
+  // marks' symbols, the sides' classes: views/drawing.py): every side's value of the play
+  // made at each of its decisions, the labels' marks in a strip of their own above the
+  // curves (joined by a dotted leader), a ring round each exact decision, round boundaries;
+  // the current step highlighted, a click steps to a decision.
   function markerSvg(label, x, y) {
-    const c = LABEL_COLOURS[label];
-    let shape;
-    if (label === "inaccuracy") shape = `<polygon points="${x},${y - 14} ${x - 6},${y - 4} ${x + 6},${y - 4}"`;
-    else if (label === "mistake") shape = `<rect x="${x - 5.5}" y="${y - 15}" width="11" height="11"`;
-    else shape = `<polygon points="${x},${y - 18} ${x + 7},${y - 10} ${x},${y - 2} ${x - 7},${y - 10}"`;
-    return `${shape} fill="${c}" stroke="#fff"/><text x="${x + 8}" y="${y - 8}" font-weight="700">` +
-      `${MARK[label]}</text>`;
+    return `<use href="#mark-${label}" x="${x - 8}" y="${y - 18}" width="16" height="16"/>` +
+      `<text x="${x + 8}" y="${y - 8}">${MARK[label]}</text>`;
   }
   function drawGraph() {
     const g = $("graph"), ds = S.decisions.filter(Boolean), n = ds.length;
@@ -436,15 +425,13 @@
     for (const sd of [...sides].sort()) {
       const pts = ds.map((d, i) => [i, d]).filter(([, d]) => sideOf(d.seat) === sd && value(d) !== null)
         .map(([i, d]) => `${X(i).toFixed(1)},${Y(value(d)).toFixed(1)}`).join(" ");
-      const dash = SIDE_DASHES[sd] ? ` stroke-dasharray="${SIDE_DASHES[sd]}"` : "";
-      s += `<polyline class="curve" data-side="${sd}" points="${pts}" stroke="${SIDE_COLOURS[sd]}"${dash}/>`;
+      s += `<polyline class="curve side${sd}" data-side="${sd}" points="${pts}"/>`;
     }
     ds.forEach((d, i) => {
       const v = value(d);
       if (v === null) return;
       const x = X(i), y = Y(v), sd = sideOf(d.seat);
-      s += `<circle class="decision" data-index="${i}" cx="${x}" cy="${y}" r="3.2" ` +
-        `fill="${SIDE_COLOURS[sd]}"/>`;
+      s += `<circle class="decision side${sd}" data-index="${i}" cx="${x}" cy="${y}" r="3.2"/>`;
       if (d.exact) s += `<circle class="exact-ring" data-index="${i}" cx="${x}" cy="${y}" r="6.5"/>`;
       if (d.label && !d.borderline) {
         s += `<line class="leader" x1="${x}" y1="${marksY + 1}" x2="${x}" y2="${y - 5}"/>` +

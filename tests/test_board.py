@@ -634,3 +634,55 @@ def test_only_the_legal_events_are_offered_and_undo_takes_one_back(page):
     page.click("#game-undo")
     page.wait_for_selector("#game-legal button[data-move='2-2']")
     assert page.eval_on_selector_all("#game-events li", "ls => ls.length") == 0
+
+
+def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, tmp_path):
+    """Only seat 0's hand dealt by clicks (seat 1's is not seen): at seat 1's turns the page
+    offers what the engine's `moves` says that seat may do (every tile that fits an end and
+    that no shown hand, the line or its proofs rule out; a draw, recorded unseen), and the
+    round entered downloads as examples/match.json's first round seen by seat 0."""
+    from bergen_search.formats.replay import next_moves
+    with open(MATCH, encoding="utf-8") as f:
+        match = json.load(f)
+    first = match["rounds"][0]
+    page.select_option("#game-seat", "0")
+    for t in first["hands"][0]:
+        page.click(f'#game-palette [data-tile="{t}"]')
+    seen_by_0 = [dict(e, draw=None) if e["seat"] == 1 and "draw" in e else e
+                 for e in first["events"]]
+    offered_unseen = 0
+    for k, event in enumerate(first["events"]):
+        if k:
+            record = dict(match, rounds=[dict(first, hands=[first["hands"][0], None],
+                                              reserve=None, events=seen_by_0[:k])])
+            want = next_moves(record)
+            page.wait_for_function(
+                "n => document.querySelectorAll('#game-legal button').length === n",
+                arg=len(want.moves))
+            got = page.eval_on_selector_all("#game-legal button",
+                                            "bs => bs.map(b => b.dataset.move)")
+            assert got == want.moves
+            if event["seat"] == 1:
+                assert "(hand not seen" in page.text_content("#game-to-move")
+                offered_unseen += 1
+        if "play" in event:
+            page.click(f'#game-legal button[data-move="{event["play"]}"]')
+        elif event["seat"] == 1:
+            page.click('#game-legal button[data-move="draw"]')      # no tile asked
+        else:
+            page.click('#game-legal button[data-move="draw"]')
+            page.click(f'#game-palette [data-tile="{event["draw"]}"]')
+        page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
+                               arg=k + 1)
+    assert offered_unseen >= 5
+    page.wait_for_selector("#game-to-move:text('the round is over')")
+    assert page.text_content("#game-error") == ""
+    with page.expect_download() as download:
+        page.click("#game-download")
+    path = tmp_path / "game.json"
+    download.value.save_as(path)
+    (got,) = json.loads(path.read_text())["rounds"]
+    assert got["hands"][1] is None and sorted(got["hands"][0]) == sorted(first["hands"][0])
+    assert got["events"] == seen_by_0
+    result = CliRunner().invoke(main, ["replay", str(path), "--json"])
+    assert result.exit_code == 0, result.output

@@ -118,6 +118,9 @@ ANSWERS = [
     ({"cmd": "go", "iterations": 100, "algorithm": "flat"}, "bestmove"),
     ({"cmd": "go", "time": 0.05}, "bestmove"),
     ({"cmd": "go", "iterations": 100, "beliefs": "inference"}, "bestmove"),
+    ({"cmd": "moves", "record": {**MATCH, "rounds": MATCH["rounds"][:1] and [
+        {**MATCH["rounds"][0], "hands": [MATCH["rounds"][0]["hands"][0], None],
+         "reserve": None, "events": MATCH["rounds"][0]["events"][:1]}]}}, "moves"),
 ]
 
 

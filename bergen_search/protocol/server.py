@@ -39,6 +39,7 @@ from ..formats.jsondoc import parse_json
 from ..formats.notation import format_hand, format_line
 from ..formats.position_string import to_string
 from ..formats.record import parse_record
+from ..formats.replay import next_moves
 from ..game.state import move_str
 from ..information.beliefs import beliefs as beliefs_of
 from ..search import backend, registry
@@ -207,6 +208,11 @@ class EngineServer:
                    "to_move": info.seat, "line": format_line(info.line),
                    "hand": format_hand(info.hand), "legal": moves,
                    "history": game.record is not None}, c.id)
+
+    def cmd_moves(self, c):
+        nxt = next_moves(c.fields["record"])
+        self.send({"type": "moves", "round": nxt.round, "to_move": nxt.seat, "seen": nxt.seen,
+                   "moves": nxt.moves, **({"why": nxt.why} if nxt.why else {})}, c.id)
 
     def cmd_show(self, c):
         game = self._game(c)

@@ -554,20 +554,21 @@
     refreshGame();
     G.undoOnError = !!undoOnError;
     G.id = newId("game");
-    send({ cmd: "position", game: G.record, id: G.id });
+    // the engine's `moves`: what the seat to move may do next, its hand seen or not
+    send({ cmd: "moves", record: G.record, id: G.id });
   }
   function onGame(msg) {
     const round = gameRound();
-    G.legal = []; G.over = false;
-    if (msg.type === "position") {
+    G.legal = []; G.over = false; G.why = null;
+    if (msg.type === "moves") {
       G.toMove = msg.to_move;
-      G.legal = msg.legal;
+      G.legal = msg.moves;
+      G.seen = msg.seen;
+      G.why = msg.why || null;
     } else if (/round is over/.test(msg.error)) {
       G.over = true; G.toMove = null;
-    } else if (/no events: its lead is forced/.test(msg.error) || /seat \d+ is to move/.test(msg.error) ||
-               /stops before the lead/.test(msg.error)) {
-      G.toMove = null;     // the deal, or a hand not seen: nothing the engine can list
-      if (/seat (\d+) is to move/.test(msg.error)) G.toMove = Number(/seat (\d+) is to move/.exec(msg.error)[1]);
+    } else if (/not led yet/.test(msg.error)) {
+      G.toMove = null;     // the deal: the lead is offered from the doubles dealt
     } else {
       if (G.undoOnError) round.events.pop();
       $("game-error").textContent = msg.error;
@@ -584,7 +585,8 @@
     $("game-hands").textContent = round.hands.map((h, i) =>
       `seat ${i}: ${h ? h.slice().sort().join(" ") : "(not seen)"}`).join(" · ");
     $("game-to-move").textContent = G.over ? "the round is over" :
-      G.toMove === null ? (round.events.length ? "—" : "the lead") : "seat " + G.toMove;
+      G.toMove === null ? (round.events.length ? "—" : "the lead") :
+      "seat " + G.toMove + (G.seen ? "" : " (hand not seen: every move it may have)");
     const box = $("game-legal");
     box.replaceChildren();
     const choices = [];
@@ -595,14 +597,13 @@
       }));
     } else if (G.toMove !== null && !G.over) {
       for (const m of G.legal) {
-        if (m === "draw") choices.push({ label: "draw", move: "draw", ev: null });
+        // a seen seat's draw asks for the tile drawn; an unseen seat's is recorded unseen
+        if (m === "draw") choices.push({ label: "draw", move: "draw",
+          ev: G.seen ? null : { seat: G.toMove, draw: null } });
         else if (m === "pass") choices.push({ label: "pass", move: "pass", ev: { seat: G.toMove, pass: true } });
         else choices.push({ label: m, move: m, ev: { seat: G.toMove, play: m } });
       }
-      if (!G.legal.length) {        // a seat whose hand is not seen: every move is offered
-        choices.push({ label: "draw", move: "draw", ev: null });
-        choices.push({ label: "pass", move: "pass", ev: { seat: G.toMove, pass: true } });
-      }
+      if (!G.legal.length && G.why) $("game-error").textContent = G.why;
     }
     for (const c of choices) {
       const btn = document.createElement("button");

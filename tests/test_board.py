@@ -447,11 +447,10 @@ def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
     expect_best(bergen_json("best", SMALL, "--iterations", "4000", "--seed", "5",
                             "--set", "inference=off"), page)
     uniform = bergen_json("show", SMALL)
+    tile, chance = next((t, x) for t, x in sorted(uniform["seats"][0]["p_hold"].items()) if x)
     page.wait_for_function(
         "t => document.querySelector(`#beliefs tr[data-tile='${t[0]}'] td`).textContent === t[1]",
-        arg=[next(t for t in sorted(uniform["seats"][0]["p_hold"])
-                  if uniform["seats"][0]["p_hold"][t]),
-             f"{round(100 * next(x for t, x in sorted(uniform['seats'][0]['p_hold'].items()) if x))}%"])
+        arg=[tile, f"{round(100 * chance)}%"])
     beliefs_match(page, uniform)
     sent = {m["cmd"]: m for m in page.evaluate("window.sent")}
     assert sent["go"]["settings"] == {"inference": False} and sent["go"]["beliefs"] == "uniform"

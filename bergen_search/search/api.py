@@ -161,7 +161,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     if on_info is not None and alg.solve_beside and workers == 1:
         # A live search (watched through on_info): the attempt runs on a thread of its own
         # while the search streams its first ranked moves at once; its answer, when it
-        # solves, ends the search and is the result.
+        # solves, ends the search and is the result. (Such an algorithm searches in units,
+        # never `exhaustive`: the units' run below waits for the attempt.)
         beside = Beside(alg, info, limits, run)
         stop, on_info = beside.stop, beside.on_info
         solved = Solved(limits=limits)
@@ -256,8 +257,6 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     result_info["interrupted"] = result_info.get("interrupted", False) or solved.interrupted
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
-
-
 
 
 class Beside:

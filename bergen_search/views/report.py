@@ -210,7 +210,8 @@ footer { margin-top: 2em; color: var(--muted); font-size: .85em; }
   body { font-size: 14px; padding: 8px; }
   th, td { padding: 2px 4px; }
 }
-@media print { svg.graph { min-width: 0; } .scroll { overflow: visible; } }
+@media print { svg.graph { min-width: 0; } .scroll { overflow: visible; }
+               .scroll-note { display: none; } }
 @media print {
   body { max-width: none; padding: 0; font-size: 11pt; }
   li.decision, section.round > h3, figure { break-inside: avoid; }

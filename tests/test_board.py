@@ -99,6 +99,9 @@ def test_page_and_assets_are_served_and_nothing_else(board):
     import urllib.request
     page = urllib.request.urlopen(board.url, timeout=10).read().decode()
     assert page.startswith("<!DOCTYPE html>") and "/static/board.js" in page
+    # the drawing it shares with the HTML report (views/drawing.py), put into the page
+    from bergen_search.views import drawing
+    assert drawing.sprite() in page and drawing.CSS in page and "<!--bergen:" not in page
     assert "http://" not in page and "https://" not in page         # no CDN
     for asset in ("board.js", "board.css"):
         text = urllib.request.urlopen(board.url + "static/" + asset, timeout=10).read().decode()
@@ -404,21 +407,54 @@ def expect_best(best, page):
     assert got == [[m, str(float(v))] for m, v in want]
 
 
+def beliefs_match(page, show):
+    """The beliefs grid's seat 1 column equals `show`'s chances, in percent, tile by tile."""
+    p = show["seats"][0]["p_hold"]
+    want = {t: f"{round(100 * x)}%" for t, x in p.items() if x}
+    got = dict(page.eval_on_selector_all(
+        "#beliefs tr[data-tile]", "rs => rs.map(r => [r.dataset.tile, "
+        "r.querySelector('td').textContent])"))
+    assert {t: got[t] for t in want} == want
+
+
 def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
+    """Tiles, then the voids, by clicks; the inference toggle on (the engine's default
+    search, the beliefs weighed by inference) and then off (the search's inference off,
+    every deal alike): each time the ranking is `bergen best`'s and the beliefs `show`'s."""
     fixed_budget(page, 4000, 5)
+    page.fill("#setup-voids", "")
+    for n in (4, 1, 6):
+        page.click(f'#void-grid button[data-seat="1"][data-number="{n}"]')
+    page.click('#void-grid button[data-seat="1"][data-number="6"]')       # and back
+    assert page.input_value("#setup-voids") == "1:14"
+    assert page.eval_on_selector_all('#void-grid button[aria-pressed="true"]',
+                                     "bs => bs.map(b => b.dataset.seat + b.dataset.number)") \
+        == ["11", "14"]
     click_setup(page, ["0-3", "1-2", "2-5", "5-6"], ["1-1", "1-4", "4-4", "4-6", "6-3"],
-                rules="2", scores="4,7", to_move="0", sizes="4,5", reserve="14", voids="1:14")
+                rules="2", scores="4,7", to_move="0", sizes="4,5", reserve="14")
     page.wait_for_function(f"() => document.querySelector('#position-input').value === '{SMALL}'")
     assert SMALL in page.url
     expect_best(bergen_json("best", SMALL, "--iterations", "4000", "--seed", "5"), page)
     assert page.eval_on_selector("#moves tr.best", "r => r.dataset.move") == "0-3:R"
-    # the beliefs grid: seat 1 and the reserve, percent, as show computes them
-    show = bergen_json("show", SMALL)
-    p = show["seats"][0]["p_hold"]
-    tile = next(t for t in sorted(p) if p[t])
-    row = page.eval_on_selector(f'#beliefs tr[data-tile="{tile}"]',
-                                "r => [...r.querySelectorAll('td')].map(c => c.textContent)")
-    assert row[0] == f"{round(100 * p[tile])}%"
+    page.wait_for_selector("#beliefs tr[data-tile]")
+    beliefs_match(page, bergen_json("show", SMALL, "--weighting", "inference"))
+    # inference off: the search's setting and the beliefs' weighting (this position has no
+    # history, so the figures agree either way: the commands sent say which was asked)
+    page.evaluate("""() => { window.sent = []; const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (d) { window.sent.push(JSON.parse(d));
+                                                   return send.call(this, d); }; }""")
+    page.uncheck("#inference")
+    expect_best(bergen_json("best", SMALL, "--iterations", "4000", "--seed", "5",
+                            "--set", "inference=off"), page)
+    uniform = bergen_json("show", SMALL)
+    tile, chance = next((t, x) for t, x in sorted(uniform["seats"][0]["p_hold"].items()) if x)
+    page.wait_for_function(
+        "t => document.querySelector(`#beliefs tr[data-tile='${t[0]}'] td`).textContent === t[1]",
+        arg=[tile, f"{round(100 * chance)}%"])
+    beliefs_match(page, uniform)
+    sent = {m["cmd"]: m for m in page.evaluate("window.sent")}
+    assert sent["go"]["settings"] == {"inference": False} and sent["go"]["beliefs"] == "uniform"
+    assert sent["show"]["weighting"] == "uniform"
 
 
 def test_decision_position_set_up_by_clicks_ranks_as_best_does(page, tmp_path):
@@ -518,7 +554,17 @@ def test_review_labels_equal_analyze_and_keys_step(page, tmp_path):
     assert page.get_attribute("#step", "data-index") == str(len(want) - 1)
     page.keyboard.press("Home")
     assert page.get_attribute("#step", "data-index") == "0"
-    page.click("#graph rect[data-index='4']")
+    # the evaluation graph: the report's marks, a ring round each exact decision
+    indices = lambda sel: page.eval_on_selector_all(sel, "es => es.map(e => +e.dataset.index)")
+    assert indices("#graph g.marker") == [i for i, d in enumerate(want)
+                                          if d["label"] and not d["borderline"]]
+    assert page.eval_on_selector_all("#graph g.marker", "es => es.map(e => e.classList[1])") \
+        == [d["label"] for d in want if d["label"] and not d["borderline"]]
+    assert indices("#graph text.borderline-mark") == [i for i, d in enumerate(want)
+                                                      if d["borderline"]]
+    assert indices("#graph circle.exact-ring") == [i for i, d in enumerate(want) if d["exact"]]
+    assert len(indices("#graph circle.decision")) == len(want)
+    page.click("#graph rect.hit[data-index='4']")
     assert page.get_attribute("#step", "data-index") == "4"
     hand = want[4]["position"].split("/")[4].split(",")
     assert page.eval_on_selector_all("#hand .tile", "ts => ts.map(t => t.dataset.tile)") == \
@@ -587,3 +633,55 @@ def test_only_the_legal_events_are_offered_and_undo_takes_one_back(page):
     page.click("#game-undo")
     page.wait_for_selector("#game-legal button[data-move='2-2']")
     assert page.eval_on_selector_all("#game-events li", "ls => ls.length") == 0
+
+
+def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, tmp_path):
+    """Only seat 0's hand dealt by clicks (seat 1's is not seen): at seat 1's turns the page
+    offers what the engine's `moves` says that seat may do (every tile that fits an end and
+    that no shown hand, the line or its proofs rule out; a draw, recorded unseen), and the
+    round entered downloads as examples/match.json's first round seen by seat 0."""
+    from bergen_search.formats.replay import next_moves
+    with open(MATCH, encoding="utf-8") as f:
+        match = json.load(f)
+    first = match["rounds"][0]
+    page.select_option("#game-seat", "0")
+    for t in first["hands"][0]:
+        page.click(f'#game-palette [data-tile="{t}"]')
+    seen_by_0 = [dict(e, draw=None) if e["seat"] == 1 and "draw" in e else e
+                 for e in first["events"]]
+    offered_unseen = 0
+    for k, event in enumerate(first["events"]):
+        if k:
+            record = dict(match, rounds=[dict(first, hands=[first["hands"][0], None],
+                                              reserve=None, events=seen_by_0[:k])])
+            want = next_moves(record)
+            page.wait_for_function(
+                "n => document.querySelectorAll('#game-legal button').length === n",
+                arg=len(want.moves))
+            got = page.eval_on_selector_all("#game-legal button",
+                                            "bs => bs.map(b => b.dataset.move)")
+            assert got == want.moves
+            if event["seat"] == 1:
+                assert "(hand not seen" in page.text_content("#game-to-move")
+                offered_unseen += 1
+        if "play" in event:
+            page.click(f'#game-legal button[data-move="{event["play"]}"]')
+        elif event["seat"] == 1:
+            page.click('#game-legal button[data-move="draw"]')      # no tile asked
+        else:
+            page.click('#game-legal button[data-move="draw"]')
+            page.click(f'#game-palette [data-tile="{event["draw"]}"]')
+        page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
+                               arg=k + 1)
+    assert offered_unseen >= 5
+    page.wait_for_selector("#game-to-move:text('the round is over')")
+    assert page.text_content("#game-error") == ""
+    with page.expect_download() as download:
+        page.click("#game-download")
+    path = tmp_path / "game.json"
+    download.value.save_as(path)
+    (got,) = json.loads(path.read_text())["rounds"]
+    assert got["hands"][1] is None and sorted(got["hands"][0]) == sorted(first["hands"][0])
+    assert got["events"] == seen_by_0
+    result = CliRunner().invoke(main, ["replay", str(path), "--json"])
+    assert result.exit_code == 0, result.output

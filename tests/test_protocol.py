@@ -118,6 +118,9 @@ ANSWERS = [
     ({"cmd": "go", "iterations": 100, "algorithm": "flat"}, "bestmove"),
     ({"cmd": "go", "time": 0.05}, "bestmove"),
     ({"cmd": "go", "iterations": 100, "beliefs": "inference"}, "bestmove"),
+    ({"cmd": "moves", "record": {**MATCH, "rounds": MATCH["rounds"][:1] and [
+        {**MATCH["rounds"][0], "hands": [MATCH["rounds"][0]["hands"][0], None],
+         "reserve": None, "events": MATCH["rounds"][0]["events"][:1]}]}}, "moves"),
 ]
 
 
@@ -201,7 +204,7 @@ def test_an_id_that_is_not_a_string_or_an_integer_is_refused(wire, command, bad_
     ('{"id": 3}', 'a JSON object with "cmd"'),
     ('{"cmd": 5, "id": 3}', 'a JSON object with "cmd"'),
     ('{"cmd": "fly", "id": 3}', "unknown command 'fly' (commands: hello, isready, position, "
-                                "go, analyze, stop, terminate, show, quit)"),
+                                "go, analyze, stop, terminate, show, moves, quit)"),
     ('{"cmd": "isready", "cmd": "go"}', "duplicate key 'cmd'"),
     ('{"cmd": "go", "iterations": NaN}', "NaN is not a JSON number"),
     ('{"cmd": "position", "id": 3}', "position needs 'game'"),
@@ -415,6 +418,17 @@ def test_analyze_stopped_part_way_keeps_the_decisions_judged(wire):
     final = lines[-1]
     assert final["interrupted"] is True and final["stopped"] is True
     assert 1 <= final["decisions_done"] == len(final["decisions"]) < final["decisions_total"]
+
+
+def test_the_client_lists_the_moves_of_a_seat_unseen():
+    first = MATCH["rounds"][0]
+    record = {**MATCH, "rounds": [{**first, "hands": [first["hands"][0], None],
+                                   "reserve": None, "events": first["events"][:1]}]}
+    with EngineProcess.start(timeout=60) as engine:
+        got = engine.moves(json.dumps(record))
+    assert got["type"] == "moves" and got["to_move"] == 1 and got["seen"] is False
+    assert first["events"][1]["play"] in got["moves"] and "draw" in got["moves"]
+    assert not {m.split(":")[0] for m in got["moves"]} & set(first["hands"][0])
 
 
 def test_the_client_streams_a_whole_game():

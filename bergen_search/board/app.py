@@ -18,12 +18,13 @@ import signal
 import threading
 
 from starlette.applications import Starlette
-from starlette.responses import FileResponse
+from starlette.responses import HTMLResponse
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocketDisconnect
 
 from ..protocol.server import EngineServer
+from ..views import drawing
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 #: The largest message read: a long match record is a few hundred kilobytes.
@@ -105,8 +106,17 @@ def _trim() -> None:
 _malloc_trim = None
 
 
+def page() -> str:
+    """The page (static/index.html) with the drawing it shares with the HTML report put in:
+    `views.drawing`'s sprite of symbols (dominoes, the labels' marks) and its stylesheet."""
+    with open(os.path.join(STATIC, "index.html"), encoding="utf-8") as f:
+        text = f.read()
+    return (text.replace("<!--bergen:drawing-css-->", drawing.CSS)
+            .replace("<!--bergen:drawing-sprite-->", drawing.sprite()))
+
+
 async def index(request):
-    return FileResponse(os.path.join(STATIC, "index.html"), media_type="text/html")
+    return HTMLResponse(page())
 
 
 async def engine_socket(websocket):

@@ -7,6 +7,9 @@ what a hidden seat did is checked against the deals still possible (`hidden.chec
 Every error is a `BergenError` located by `round`, `event` (0-based, as in the record) and
 `field`.
 
+`next_moves(record)` lists what the seat to move may do next, its hand seen or not (the
+board's game entry).
+
 `events(record)` yields, per round, a `RoundStart` (the state as dealt), a `Play`, `Draw` or
 `Pass` per event (its round, event index and seat, the action as the public `Move`/`Tile`
 types and as the move int, the states before and after it), then a `RoundEnd`:
@@ -33,7 +36,7 @@ from typing import Iterator, Union
 
 from ..errors import BergenError
 from ..game.state import DRAW, NO_TILE, PASS, State, move_str
-from ..game.tiles import Tile, tile_str
+from ..game.tiles import TILES_WITH, Tile, iter_mask, tile_str
 from ..information.hidden import check_hidden
 from ..information.infoset import Observer
 from .notation import Move, resolve_move
@@ -247,3 +250,65 @@ def final_state(record) -> State:
     """The `State` after the record's last event (for an unfinished last round: the position
     the record describes, whose seat to move is the record's viewpoint)."""
     return _replay(record)[1]
+
+
+@dataclass(frozen=True)
+class NextMoves:
+    """What the seat to move may do after a record's last event: its `round` and `seat`,
+    whether the record shows its hand (`seen`), the `moves` as written (`3-5:L`, `draw`,
+    `pass`), and when there are none `why` (the rules' reason for refusing the pass: a round
+    blocked with a hand unseen cannot be scored)."""
+    round: int
+    seat: int
+    seen: bool
+    moves: list
+    why: str | None = None
+
+
+def next_moves(record) -> NextMoves:
+    """The events the rules allow the seat to move next, from what the record shows (for
+    entering a game as it is played). With its hand seen: its legal moves. With its hand (or
+    a tile it drew) unseen: every play of a tile that fits an end and that some deal of the
+    hidden tiles puts in its hand (never a tile on the line or in a hand the record shows,
+    nor one its draws and passes proved it did not hold), a draw (its tile unseen) and a pass
+    where some deal allows them. Each move is the record with that event added, replayed by
+    `events`: the rules and the hidden-information check decide, with no second copy of
+    them. Raises `BergenError` for a broken record, a round that is over, and a round not yet
+    led (whose lead is the lowest double dealt)."""
+    record = parse_record(record)
+    last = len(record.rounds) - 1
+    final = None
+    for item in events(record):
+        if isinstance(item, RoundEnd) and item.round == last:
+            final = item.state
+    where = {"round": last}
+    if final.ended is not None:
+        raise BergenError(f"the round is over ({final.ended}): start the next round", **where)
+    if not final.led:
+        raise BergenError("the round is not led yet: the lead is the lowest double dealt",
+                          **where)
+    seat = final.to_move
+    rnd = record.rounds[last]
+    seen = rnd.hands[seat] is not None and not final.hidden[seat]
+    fits = (TILES_WITH[final.left] | TILES_WITH[final.right]) & ~final.line_mask()
+    if seen:
+        fits &= final.hands[seat]
+    candidates = []
+    for t in iter_mask(fits):
+        left, right = final.fits(t)
+        candidates += [Event(seat, "play", t, end) for end, ok in ((0, left), (1, right)) if ok]
+    candidates += [Event(seat, "draw", None), Event(seat, "pass")]
+    base = record.to_dict()
+    moves, why = [], None
+    for ev in candidates:
+        trial = dict(base, rounds=base["rounds"][:-1] + [
+            dict(base["rounds"][-1], events=base["rounds"][-1]["events"] + [ev.to_dict()])])
+        try:
+            for _ in events(trial):
+                pass
+        except BergenError as e:
+            why = e.message
+            continue
+        moves.append("draw" if ev.kind == "draw" else "pass" if ev.kind == "pass"
+                     else move_str(ev.tile * 2 + ev.end))
+    return NextMoves(last, seat, seen, moves, None if moves else why)

@@ -251,6 +251,13 @@ class EngineProcess:
         return self._request({"cmd": "position", "game": _game_object(game)}, "position",
                              timeout)
 
+    def moves(self, record, timeout=None) -> dict:
+        """What the seat to move may do after `record`'s last event, its hand seen or not
+        (the `moves` answer: `to_move`, `seen`, `moves`, and `why` when there are none)."""
+        if isinstance(record, str):
+            record = json.loads(record)
+        return self._request({"cmd": "moves", "record": record}, "moves", timeout)
+
     def show(self, game=None, weighting: str = "uniform", timeout=None) -> dict:
         """What the seat to move knows (`bergen show --json`), of `game` or the last position
         set; `weighting` as `bergen show --weighting`."""

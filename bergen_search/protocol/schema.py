@@ -165,6 +165,8 @@ COMMANDS = {s.name: s for s in (
     Spec("show", (_ID, Field("game", "game"),
                   Field("weighting", "choice", default="uniform", choices=WEIGHTINGS)),
          "what the seat to move knows (bergen show --json)"),
+    Spec("moves", (_ID, Field("record", "record", required=True)),
+         "what the seat to move may do next, its hand seen or not (a game being entered)"),
     Spec("quit", (_ID,), "the engine stops every query and exits, writing nothing more"),
 )}
 

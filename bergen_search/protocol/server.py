@@ -39,6 +39,7 @@ from ..formats.jsondoc import parse_json
 from ..formats.notation import format_hand, format_line
 from ..formats.position_string import to_string
 from ..formats.record import parse_record
+from ..formats.replay import next_moves
 from ..game.state import move_str
 from ..information.beliefs import beliefs as beliefs_of
 from ..search import backend, registry
@@ -208,6 +209,11 @@ class EngineServer:
                    "hand": format_hand(info.hand), "legal": moves,
                    "history": game.record is not None}, c.id)
 
+    def cmd_moves(self, c):
+        nxt = next_moves(c.fields["record"])
+        self.send({"type": "moves", "round": nxt.round, "to_move": nxt.seat, "seen": nxt.seen,
+                   "moves": nxt.moves, **({"why": nxt.why} if nxt.why else {})}, c.id)
+
     def cmd_show(self, c):
         game = self._game(c)
         self.send({"type": "show", **knowledge(game, c.fields["weighting"]).to_json(),
@@ -359,15 +365,17 @@ class EngineServer:
             if every <= 0 or "moves" not in progress:
                 return
             now = self.clock()
-            if last[0] is not None and now - last[0] < every:
+            exact = progress.get("exact", False)
+            if last[0] is not None and now - last[0] < every and not exact:
                 return
             last[0] = now
-            rows = measured_rows(progress["moves"])
+            rows = measured_rows(progress["moves"], exact=exact)
             self.send({"type": "partial", "iterations": progress["iterations"],
                        "seconds": round(progress["seconds"], 3),
-                       "best": move_text(progress["best"]) if rows[0]["visits"] else None,
+                       "best": (move_text(progress["best"]) if rows[0]["visits"] or exact
+                                else None),
                        "value": rows[0]["value"], "stderr": rows[0]["stderr"],
-                       "moves": rows, "exact": False}, q.cmd.id)
+                       "moves": rows, "exact": exact}, q.cmd.id)
 
         result = search(game.info, limits, seed=f["seed"], algorithm=f["algorithm"],
                         objective=f["objective"], stop=q.stop,

@@ -42,6 +42,9 @@ True
 """
 from __future__ import annotations
 
+import dataclasses
+import threading
+
 from ..constants import MAX_SECONDS, OBJECTIVES, objective_code
 from ..errors import BergenError
 from ..formats.notation import Move
@@ -57,10 +60,11 @@ from .limits import (
     MAX_MEMORY_MB,
     MAX_REPLICATES,
     REPLICATES,
+    STOP_SLICE_SECONDS,
     Limits,
     now,
 )
-from .registry import Algorithm, SearchRun, Setting, resolve, setting_text
+from .registry import Algorithm, SearchRun, Setting, Solved, resolve, setting_text
 from .results import MoveValue, SearchInfo, SearchResult, choices, paired_stderr, pool, rank
 from .workers import Job, Hooks, merge_units, run_jobs
 
@@ -153,9 +157,19 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     # An algorithm may solve the whole search at once (the exact endgame; ISMCTS tries it
     # first when its setting `endgame` is on), or leave notes and new limits.
     run = SearchRun(algorithm, seed, objective, dict(settings), workers, stop, on_info, t0, be)
-    solved = alg.solve(info, limits, run)
-    if solved.result is not None:
-        return solved.result
+    beside = None
+    if on_info is not None and alg.solve_beside and workers == 1:
+        # A live search (watched through on_info): the attempt runs on a thread of its own
+        # while the search streams its first ranked moves at once; its answer, when it
+        # solves, ends the search and is the result. (Such an algorithm searches in units,
+        # never `exhaustive`: the units' run below waits for the attempt.)
+        beside = Beside(alg, info, limits, run)
+        stop, on_info = beside.stop, beside.on_info
+        solved = Solved(limits=limits)
+    else:
+        solved = alg.solve(info, limits, run)
+        if solved.result is not None:
+            return solved.result
     limits = solved.limits
     budget = limits.iterations
     if budget is None and limits.time is None:
@@ -199,7 +213,17 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                     [(shares[u], seeds[u]) for u in range(w, units, procs)],
                     seconds, settings, values, tuple(focus), limits.memory_bytes)
                 for w in range(procs)]
-        finished = run_jobs(jobs, hooks)
+        finished = None
+        try:
+            finished = run_jobs(jobs, hooks)
+        finally:
+            if beside is not None:
+                # The attempt's answer, waited for (a stop or Ctrl-C stops it too): when it
+                # solved, it is the result, as it would have been had it run first.
+                solved = beside.finish(stopped=finished is None
+                                       or any(j.interrupted for j in finished))
+        if solved.result is not None:
+            return solved.result
         # Back in unit order (process w ran units w, w + procs, ...; an interrupted one, the
         # first of them).
         flat = [None] * units
@@ -235,3 +259,73 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
 
 
+class Beside:
+    """An algorithm's `solve` (ISMCTS's exact endgame attempt, `Algorithm.solve_beside`) run on
+    a thread beside a live search, so that the search's first ranked moves do not wait for
+    an attempt that may take seconds and then decline.
+
+    The search hears `stop` (the caller's stop, or the attempt solved) and reports through
+    `on_info` until the attempt's own report (`"exact": True`), after which nothing of the
+    search is reported. `finish()` stops the attempt when the search was stopped, waits for
+    it and returns its `registry.Solved`: with an iteration budget the attempt is the same
+    work as when it runs first, so the result is the same whether or not the search was
+    watched."""
+
+    def __init__(self, alg: Algorithm, info: InfoSet, limits: Limits, run: SearchRun):
+        self.caller_stop, self.caller_info = run.stop, run.on_info
+        self.found = threading.Event()      # the attempt solved: the search is over
+        self.quit = threading.Event()       # the search was stopped: so is the attempt
+        self.lock = threading.Lock()
+        self.solved: Solved | None = None
+        self.error: BaseException | None = None
+        self.stop = _Either(self.caller_stop, self.found)
+        inner = dataclasses.replace(run, stop=self.quit, on_info=self._exact_info)
+        self.thread = threading.Thread(target=self._attempt, args=(alg, info, limits, inner),
+                                       name="bergen-exact", daemon=True)
+        self.thread.start()
+
+    def _attempt(self, alg, info, limits, inner):
+        try:
+            self.solved = alg.solve(info, limits, inner)
+            if self.solved.result is not None:
+                self.found.set()
+        except BaseException as e:       # raised again in the search's thread
+            self.error = e
+
+    def _exact_info(self, progress: dict):
+        with self.lock:
+            self.found.set()
+            self.caller_info({**progress, "exact": True})
+
+    def on_info(self, progress: dict):
+        with self.lock:
+            if not self.found.is_set():
+                self.caller_info(progress)
+
+    def finish(self, stopped: bool) -> Solved:
+        """The attempt's `Solved`, once it has ended (stopped at once when the search was:
+        `stopped`)."""
+        if stopped:
+            self.quit.set()
+        try:
+            while self.thread.is_alive():
+                if self.caller_stop is not None and self.caller_stop.is_set():
+                    self.quit.set()
+                self.thread.join(STOP_SLICE_SECONDS)
+        except KeyboardInterrupt:
+            self.quit.set()
+            self.thread.join()
+            raise
+        if self.error is not None:
+            raise self.error
+        return self.solved
+
+
+class _Either:
+    """Set when either event is (`Hooks.stopped` reads `is_set()`)."""
+
+    def __init__(self, *events):
+        self.events = [e for e in events if e is not None]
+
+    def is_set(self) -> bool:
+        return any(e.is_set() for e in self.events)

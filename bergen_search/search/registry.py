@@ -95,6 +95,9 @@ class Algorithm:
     needs_core = False           # no pure-Python twin: refused without the compiled core
     replicated = False           # its units are independent replicates: values with errors
     sides = False                # reports each side's outcome per move (`info["sides"]`)
+    #: Its `solve` is only an attempt (nothing solved: the search goes on), which a live
+    #: search (`search(on_info=)`) runs on a thread beside its units (`api.Beside`).
+    solve_beside = False
     #: What a move's value is, and what its replicated units are called, for the views.
     value_meaning = "the search's value of the move"
     replicate_noun = "units"

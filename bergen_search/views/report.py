@@ -19,8 +19,8 @@ from ..analysis.review import CONFIDENCE, LABELS, combined_summary
 from ..formats.notation import Move
 from ..game.state import LEFT
 from ..game.tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str
-
-MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+from . import drawing
+from .drawing import MARKS, SIDE_COLOURS as _SIDE_COLOURS, SIDE_DASHES as _SIDE_DASHES
 
 #: The report's Content-Security-Policy: the browser itself refuses any fetch or script, so
 #: a report can never reach the network when it is opened.
@@ -79,12 +79,13 @@ def verdict_text(dec) -> str:
     return dec.label
 
 
-def loss_text(dec) -> str:
-    """The loss with its error and interval, and the rechecks behind it."""
+def loss_text(dec, exact: bool = True) -> str:
+    """The loss with its error and interval, and the rechecks behind it (an exact one says
+    so, unless `exact` is False: the HTML says it once, in its own words)."""
     lo, hi = dec.loss_interval
     out = f"loss {dec.loss:.2f} ± {dec.loss_stderr:.2f}"
     if getattr(dec, "exact", False):
-        return out + ", exact (± the solved endgame's exploitability)"
+        return out + (", exact (± the solved endgame's exploitability)" if exact else "")
     if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
         out += f", {100 * CONFIDENCE:g}% [{lo:.2f}, {hi:.2f}]"
     if dec.rechecks:
@@ -149,13 +150,6 @@ def to_json(results, seconds: float | None) -> dict:
 
 # ---- HTML -------------------------------------------------------------------------------
 
-_SIDE_COLOURS = ("#1f5fa8", "#c0392b", "#1e8449", "#7d3c98")
-_SIDE_DASHES = ("", "7 4", "2 3", "9 3 2 3")
-_LABEL_COLOURS = {"inaccuracy": "#b7950b", "mistake": "#d35400", "blunder": "#a00000"}
-_PIPS = {0: (), 1: ((10, 10),), 2: ((5, 5), (15, 15)), 3: ((5, 5), (10, 10), (15, 15)),
-         4: ((5, 5), (15, 5), (5, 15), (15, 15)),
-         5: ((5, 5), (15, 5), (10, 10), (5, 15), (15, 15)),
-         6: ((5, 5), (5, 10), (5, 15), (15, 5), (15, 10), (15, 15))}
 
 _CSS = """
 :root { --ink:#1b1b1b; --muted:#5d6d7e; --rule:#d5d8dc; --paper:#fff; --tile:#fbfaf5; }
@@ -169,15 +163,18 @@ table { border-collapse: collapse; margin: .4em 0 .8em; }
 th, td { padding: 3px 8px; text-align: right; border-bottom: 1px solid var(--rule); }
 th:first-child, td:first-child { text-align: left; }
 .scroll { overflow-x: auto; }
+.scroll-note { display: none; margin: 0 0 .2em; font-size: .85em; color: var(--muted); }
+/* a shadow at the edge that has more to scroll to (shown only where it does) */
+.graph-scroll { background: linear-gradient(to right, #fff 30%, rgba(255,255,255,0)) left,
+  linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right,
+  radial-gradient(farthest-side at 0 50%, rgba(0,0,0,.25), rgba(0,0,0,0)) left,
+  radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.25), rgba(0,0,0,0)) right;
+  background-repeat: no-repeat; background-size: 40px 100%, 40px 100%, 14px 100%, 14px 100%;
+  background-attachment: local, local, scroll, scroll; }
+@media (max-width: 680px) { .scroll-note { display: block; } }
 dl.settings { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: .4em 0; }
 dl.settings dt { color: var(--muted); } dl.settings dd { margin: 0; }
 svg.graph { width: 100%; min-width: 640px; height: auto; display: block; }
-svg.graph text { font: 11px system-ui, sans-serif; fill: var(--ink); }
-svg.graph .axis { stroke: #888; stroke-width: 1; }
-svg.graph .grid { stroke: #e5e8e8; stroke-width: 1; }
-svg.graph .boundary { stroke: #7f8c8d; stroke-width: 1; stroke-dasharray: 4 3; }
-svg.graph .curve { fill: none; stroke-width: 2; }
-svg.graph circle.decision { stroke: #fff; stroke-width: 1; }
 svg.graph .luckbar { stroke: #444; stroke-width: .6; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 18px; font-size: .9em; margin: .2em 0 .6em; }
 .legend svg { vertical-align: middle; }
@@ -200,11 +197,8 @@ li.decision { padding: 8px 0; }
 .label-borderline { border-left: 4px dashed #7f8c8d; padding-left: 8px !important; }
 .board { display: flex; flex-wrap: wrap; gap: 6px 18px; align-items: center; margin: 4px 0; }
 .board figure { margin: 0; } .board figcaption { font-size: .8em; color: var(--muted); }
-svg.dominoes { height: auto; max-width: 100%; display: block; }
-svg.dominoes .face { fill: var(--tile); stroke: #333; stroke-width: 1.2; }
-svg.dominoes .played .face { stroke: #1f5fa8; stroke-width: 3; }
-svg.dominoes .best .face { stroke: #1e8449; stroke-width: 3; stroke-dasharray: 4 2; }
-svg.dominoes .split { stroke: #333; stroke-width: 1; }
+svg.dominoes { display: block; flex: none; }
+div.tiles { display: flex; flex-wrap: wrap; gap: 4px 2px; align-items: center; }
 .values { margin: 2px 0; }
 details { margin: 3px 0; } summary { cursor: pointer; color: var(--muted); }
 table.moves td, table.moves th { font-size: .92em; padding: 1px 8px; }
@@ -216,7 +210,8 @@ footer { margin-top: 2em; color: var(--muted); font-size: .85em; }
   body { font-size: 14px; padding: 8px; }
   th, td { padding: 2px 4px; }
 }
-@media print { svg.graph { min-width: 0; } .scroll { overflow: visible; } }
+@media print { svg.graph { min-width: 0; } .scroll { overflow: visible; }
+               .scroll-note { display: none; } }
 @media print {
   body { max-width: none; padding: 0; font-size: 11pt; }
   li.decision, section.round > h3, figure { break-inside: avoid; }
@@ -236,54 +231,39 @@ def _f(x, fmt="+.2f") -> str:
     return format(x, fmt).replace("-", "−")
 
 
-def _symbols() -> str:
-    """The halves 0..6 as `<symbol>`s, 20 by 20, for every domino of the report."""
-    out = ['<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>']
-    for n, pips in _PIPS.items():
-        dots = "".join(f'<circle cx="{x}" cy="{y}" r="2.1" fill="#1b1b1b"/>' for x, y in pips)
-        out.append(f'<symbol id="half{n}" viewBox="0 0 20 20">{dots}</symbol>')
-    out.append("</defs></svg>")
-    return "".join(out)
 
 
-def _tile_svg(a, b, x, y, across: bool, cls: str = "") -> str:
-    """A domino showing `a` then `b` (left to right, or top to bottom when `across`)."""
-    klass = f' class="{cls}"' if cls else ""
-    if across:
-        return (f'<g{klass} transform="translate({x},{y})"><rect class="face" width="20" '
-                f'height="40" rx="3"/><line class="split" x1="2" y1="20" x2="18" y2="20"/>'
-                f'<use href="#half{a}" width="20" height="20"/>'
-                f'<use href="#half{b}" y="20" width="20" height="20"/></g>')
-    return (f'<g{klass} transform="translate({x},{y})"><rect class="face" width="40" '
-            f'height="20" rx="3"/><line class="split" x1="20" y1="2" x2="20" y2="18"/>'
-            f'<use href="#half{a}" width="20" height="20"/>'
-            f'<use href="#half{b}" x="20" width="20" height="20"/></g>')
+#: Dominoes per drawing: a long line or hand is cut into drawings of at most this many, which
+#: wrap like words on a narrow screen instead of shrinking until the pips cannot be read.
+WRAP_TILES = 4
+
+
+def _row_svgs(tiles, kind: str, title: str) -> str:
+    """Tiles [(a, b, across, cls)] drawn in rows of WRAP_TILES, each an `svg.dominoes` at
+    its natural size, in one `div.tiles` that wraps them."""
+    rows = []
+    for start in range(0, max(len(tiles), 1), WRAP_TILES):
+        parts, x = [], 1
+        for a, b, across, cls in tiles[start:start + WRAP_TILES]:
+            parts.append(drawing.tile(a, b, x, 1 if across else 11, across, cls))
+            x += 26 if kind == "hand" else (22 if across else 42)
+        width = max(x, 2)
+        rows.append(f'<svg class="dominoes {kind}" aria-hidden="true" viewBox="0 0 {width} 42" '
+                    f'width="{width}" height="42">{"".join(parts)}</svg>')
+    return f'<div class="tiles" role="img" aria-label="{_e(title)}">{"".join(rows)}</div>'
 
 
 def _line_svg(pairs, played_at=None, title="the line") -> str:
     """The line as laid: doubles across, the others end to end; `played_at` the index of the
     tile just played (drawn outlined)."""
-    parts, x = [], 1
-    for i, (a, b) in enumerate(pairs):
-        double = a == b
-        cls = "played" if i == played_at else ""
-        parts.append(_tile_svg(a, b, x, 1 if double else 11, double, cls))
-        x += 22 if double else 42
-    width = max(x, 2)
-    return (f'<svg class="dominoes line" role="img" aria-label="{_e(title)}" '
-            f'viewBox="0 0 {width} 42" width="{width}">{"".join(parts)}</svg>')
+    return _row_svgs([(a, b, a == b, "played" if i == played_at else "")
+                      for i, (a, b) in enumerate(pairs)], "line", title)
 
 
 def _hand_svg(tiles, played=None, best=None, title="the hand") -> str:
-    parts, x = [], 1
-    for t in tiles:
-        a, b = TILE_LOW[t], TILE_HIGH[t]
-        cls = " ".join(c for c, on in (("played", t == played), ("best", t == best)) if on)
-        parts.append(_tile_svg(a, b, x, 1, True, cls))
-        x += 26
-    width = max(x, 2)
-    return (f'<svg class="dominoes hand" role="img" aria-label="{_e(title)}" '
-            f'viewBox="0 0 {width} 42" width="{width}">{"".join(parts)}</svg>')
+    return _row_svgs([(TILE_LOW[t], TILE_HIGH[t], True, " ".join(
+        c for c, on in (("played", t == played), ("best", t == best)) if on))
+        for t in tiles], "hand", title)
 
 
 def _side_name(rules, side) -> str:
@@ -341,7 +321,9 @@ def _graph_svg(result, prefix: str) -> str:
     rules = result.rules
     n_sides = rules.n_sides if rules is not None else 2
     objective = result.settings.get("objective", "points")
-    W, left, right, top, plot_h, lane_h = 900, 54, 12, 34, 230, 64
+    # The labels' markers sit in a strip of their own above the plot (MARKS_Y), joined to
+    # their decision by a dotted leader, so that no mark covers a curve.
+    W, left, right, top, plot_h, lane_h = 900, 54, 12, 66, 230, 64
     H = top + plot_h + 28 + lane_h + 8
     count = max(len(moments), 1)
     step = (W - left - right) / count
@@ -404,9 +386,8 @@ def _graph_svg(result, prefix: str) -> str:
         if not pts:
             continue
         d = " ".join(f"{X(i):.1f},{Y(v):.1f}" for i, v in pts if v is not None)
-        dash = f' stroke-dasharray="{_SIDE_DASHES[sd]}"' if _SIDE_DASHES[sd] else ""
-        out.append(f'<polyline class="curve side{sd}" data-side="{sd}" points="{d}" '
-                   f'stroke="{_SIDE_COLOURS[sd]}"{dash}/>')
+        # its colour and dash: the class's (drawing.CSS)
+        out.append(f'<polyline class="curve side{sd}" data-side="{sd}" points="{d}"/>')
     # the decisions, and the labelled ones' markers
     for i, m in enumerate(moments):
         if m.decision is None:
@@ -421,11 +402,16 @@ def _graph_svg(result, prefix: str) -> str:
         label_attr = (f' data-borderline="{dec.label or "none"}"' if dec.borderline else
                       f' data-label="{dec.label}"' if dec.label else "")
         out.append(f'<a href="#{prefix}d{m.decision}"><circle class="decision side{side}" '
-                   f'data-decision="{m.decision}"{label_attr} cx="{x:.1f}" cy="{y:.1f}" r="3.2" '
-                   f'fill="{_SIDE_COLOURS[side]}"><title>{_e(tip)}</title></circle></a>')
+                   f'data-decision="{m.decision}"{label_attr} cx="{x:.1f}" cy="{y:.1f}" r="3.2">'
+                   f'<title>{_e(tip)}</title></circle></a>')
+        if dec.exact:
+            out.append(f'<circle class="exact-ring" data-decision="{m.decision}" cx="{x:.1f}" '
+                       f'cy="{y:.1f}" r="6.5"/>')
         if dec.label and not dec.borderline:
-            out.append(f'<a href="#{prefix}d{m.decision}">{_marker(dec.label, x, y, m.decision)}'
-                       f'</a>')
+            out.append(f'<line class="leader" x1="{x:.1f}" y1="{MARKS_Y + 1}" x2="{x:.1f}" '
+                       f'y2="{y - 5:.1f}"/>'
+                       f'<a href="#{prefix}d{m.decision}">'
+                       f'{_marker(dec.label, x, MARKS_Y, m.decision)}</a>')
     # the luck lane
     lane_top = top + plot_h + 28
     mid = lane_top + lane_h / 2
@@ -452,20 +438,14 @@ def _graph_svg(result, prefix: str) -> str:
     return "".join(out)
 
 
+#: The baseline of the labels' markers, in the strip above the plot.
+MARKS_Y = 44
+
+
 def _marker(label, x, y, index) -> str:
     """A labelled decision's marker: a triangle (?!), a square (?) or a diamond (??), with its
-    mark written beside it, so the label reads without colour."""
-    c = _LABEL_COLOURS[label]
-    if label == "inaccuracy":
-        shape = f'<polygon points="{x:.1f},{y - 14:.1f} {x - 6:.1f},{y - 4:.1f} {x + 6:.1f},{y - 4:.1f}"'
-    elif label == "mistake":
-        shape = f'<rect x="{x - 5.5:.1f}" y="{y - 15:.1f}" width="11" height="11"'
-    else:
-        shape = (f'<polygon points="{x:.1f},{y - 18:.1f} {x + 7:.1f},{y - 10:.1f} '
-                 f'{x:.1f},{y - 2:.1f} {x - 7:.1f},{y - 10:.1f}"')
-    return (f'<g class="marker {label}" data-decision="{index}">{shape} fill="{c}" '
-            f'stroke="#fff"/><text x="{x + 8:.1f}" y="{y - 8:.1f}" font-weight="700">'
-            f'{MARKS[label]}</text></g>')
+    mark written beside it, so the label reads without colour (`drawing.marker`)."""
+    return drawing.marker(label, x, y, index)
 
 
 def _ticks(lo, hi) -> list:
@@ -496,14 +476,19 @@ def _legend(rules) -> str:
                      f'stroke="{_SIDE_COLOURS[sd]}" stroke-width="2.5"{dash}/></svg> '
                      f'{_e(_side_name(rules, sd))}</span>')
     for label in LABELS:
-        shape = _marker(label, 0, 0, -1).replace("<text", '<text display="none"')
+        shape = drawing.marker(label, 0, 0, -1, text=False)
         items.append(f'<span><svg width="16" height="16" viewBox="-8 -18 16 16">{shape}'
                      f'</svg> {MARKS[label]} {label}</span>')
+    items.append('<span><svg width="16" height="16" viewBox="-8 -8 16 16"><circle r="3.2" '
+                 'fill="#777"/><circle class="exact-ring" r="6.5"/></svg> exact (the '
+                 'endgame solved)</span>')
     return f'<div class="legend">{"".join(items)}</div>'
 
 
-#: How the HTML marks a decision valued by the exact endgame.
-EXACT_NOTE = '; <span class="exact">exact</span> (the endgame solved)'
+#: How the HTML marks a decision valued by the exact endgame (once: its loss's ± is the solved
+#: endgame's exploitability).
+EXACT_NOTE = ('; <span class="exact">exact</span> (the endgame solved; ± its '
+              'exploitability)')
 
 
 def _decision_html(result, prefix, index, r, event, seat, line, points) -> str:
@@ -537,7 +522,7 @@ def _decision_html(result, prefix, index, r, event, seat, line, points) -> str:
     scored = gained(points)
     best_note = "the best play" if dec.best == dec.played else \
         f'best <span class="move">{_e(dec.best)}</span> {_f(dec.values[dec.best])}'
-    loss = _e(loss_text(dec)) if dec.best != dec.played else "loss 0"
+    loss = _e(loss_text(dec, exact=False)) if dec.best != dec.played else "loss 0"
     rows = []
     for move, v in sorted(dec.values.items(), key=lambda kv: -kv[1]):
         cls = " ".join(c for c, on in (("isbest", move == dec.best),
@@ -590,7 +575,9 @@ def _match_html(result, prefix="", title=None) -> str:
         outcome = _outcome(result)
         out.append(f'<h2 id="{prefix}top">{_e(title)}{": " + _e(outcome) if outcome else ""}</h2>')
     out.append(f'<section class="chart"><h3>The match at a glance</h3>{_legend(rules)}'
-               f'<div class="scroll">{_graph_svg(result, prefix)}</div></section>')
+               f'<p class="scroll-note">the graph is wider than the screen: scroll it '
+               f'sideways for the whole match →</p>'
+               f'<div class="scroll graph-scroll">{_graph_svg(result, prefix)}</div></section>')
     out.append(f'<h3>Summary per seat</h3>{_summary_html(result.summary, prefix + "summary")}')
     forced = result.forced
     index = {id(d): i for i, d in enumerate(result.decisions)}
@@ -656,5 +643,5 @@ def html_report(results, *, title="Bergen analysis") -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
-            f"{_symbols()}{''.join(body)}</body></html>\n")
+            f"<title>{_e(title)}</title><style>{_CSS}{drawing.CSS}</style></head><body>"
+            f"{drawing.sprite()}{''.join(body)}</body></html>\n")

@@ -12,16 +12,12 @@
   };
   window.boardTimings = [];   // ms from a position change to the first ranked moves on screen
 
-  // ---- drawing tiles ------------------------------------------------------------------------
-  const PIPS = { 0: [], 1: [[10, 10]], 2: [[5, 5], [15, 15]], 3: [[5, 5], [10, 10], [15, 15]],
-    4: [[5, 5], [15, 5], [5, 15], [15, 15]], 5: [[5, 5], [15, 5], [10, 10], [5, 15], [15, 15]],
-    6: [[5, 5], [15, 5], [5, 10], [15, 10], [5, 15], [15, 15]] };
+  // ---- drawing tiles: the symbols the page shares with the HTML report (views/drawing.py,
+  // put into the page by the server): a frame and two halves ----------------------------------
   function tileSvg(a, b) {
-    let s = '<svg viewBox="0 0 40 20" aria-hidden="true"><rect class="face" x="0.5" y="0.5" ' +
-      'width="39" height="19" rx="3"/><line x1="20" y1="2" x2="20" y2="18"/>';
-    for (const [x, y] of PIPS[a]) s += `<circle cx="${x}" cy="${y}" r="1.9"/>`;
-    for (const [x, y] of PIPS[b]) s += `<circle cx="${x + 20}" cy="${y}" r="1.9"/>`;
-    return s + "</svg>";
+    return '<svg viewBox="0 0 40 20" aria-hidden="true"><use href="#tile-h" width="40" ' +
+      `height="20"/><use href="#half${a}" width="20" height="20"/><use href="#half${b}" x="20" ` +
+      'width="20" height="20"/></svg>';
   }
   function tileEl(a, b, tag, cls) {
     const el = document.createElement(tag || "span");
@@ -128,7 +124,7 @@
     drawBoard(msg.position, null);
     startLive();              // the search first: its first partial answer comes within a slice
     S.showId = newId("show");
-    send({ cmd: "show", id: S.showId });
+    send({ cmd: "show", weighting: weighting(), id: S.showId });
   }
 
   // ---- live analysis ---------------------------------------------------------------------------
@@ -142,7 +138,8 @@
       $("status").textContent = "the lead is forced (the lowest double): nothing to search";
       return;
     }
-    const go = { cmd: "go", report_every: 0.1, beliefs: true };
+    const go = { cmd: "go", report_every: 0.1, beliefs: weighting(),
+      settings: { inference: $("inference").checked } };
     if ($("budget-mode").value === "fixed") {
       go.iterations = Number($("budget-iterations").value);
       go.seed = Number($("budget-seed").value);
@@ -154,6 +151,8 @@
     $("status").textContent = "searching…";
     send(go);
   }
+  // The inference toggle: the search's setting and the beliefs' weighting together.
+  const weighting = () => ($("inference").checked ? "inference" : "uniform");
   function stopLive() {
     if (S.liveId) send({ cmd: "terminate", queries: [S.liveId], id: newId("terminate") });
   }
@@ -261,6 +260,50 @@
       S.hand.join(","), line, v("setup-sizes"), v("setup-reserve"), v("setup-voids") || "-"]
       .join("/");
   }
+  // ---- voids by clicking: a row of the numbers 0-6 per seat, kept in step with the field ----
+  function readVoids() {
+    const out = {};
+    for (const part of $("setup-voids").value.trim().split(",")) {
+      const m = /^(\d):(\d+)$/.exec(part.trim());
+      if (m) out[m[1]] = new Set(m[2].split("").map(Number));
+    }
+    return out;
+  }
+  function writeVoids(v) {
+    $("setup-voids").value = Object.keys(v).sort().filter((s) => v[s].size)
+      .map((s) => s + ":" + [...v[s]].sort().join("")).join(",");
+  }
+  function drawVoids() {
+    const players = Math.min(4, Math.max(2, parseInt($("setup-rules").value, 10) || 2));
+    const v = readVoids(), grid = $("void-grid");
+    grid.replaceChildren();
+    for (let seat = 0; seat < players; seat++) {
+      const row = document.createElement("div");
+      row.className = "row";
+      row.dataset.seat = seat;
+      row.append(`voids of seat ${seat}:`);
+      for (let n = 0; n <= 6; n++) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "void";
+        b.textContent = n;
+        b.dataset.seat = seat;
+        b.dataset.number = n;
+        const on = !!(v[seat] && v[seat].has(n));
+        b.setAttribute("aria-pressed", on);
+        b.title = `seat ${seat} holds no ${n}` + (on ? " (click to unmark)" : " (click to mark)");
+        b.addEventListener("click", () => {
+          const w = readVoids();
+          w[seat] = w[seat] || new Set();
+          if (w[seat].has(n)) w[seat].delete(n); else w[seat].add(n);
+          writeVoids(w);
+          drawVoids();
+        });
+        row.appendChild(b);
+      }
+      grid.appendChild(row);
+    }
+  }
   function fillSetup(str) {
     const p = parts(str);
     $("setup-rules").value = p[1];
@@ -272,6 +315,7 @@
     $("setup-reserve").value = p[7] || "";
     $("setup-voids").value = p[8] && p[8] !== "-" ? p[8] : "";
     refreshSetup();
+    drawVoids();
   }
 
   // ---- review ---------------------------------------------------------------------------------
@@ -288,6 +332,7 @@
       if (S.reviewId) send({ cmd: "terminate", queries: [S.reviewId], id: newId("terminate") });
       S.reviewId = newId("review");
       S.decisions = []; S.step = -1;
+      S.reviewRules = record && record.rules ? record.rules : null;
       $("decisions").replaceChildren(); $("step").replaceChildren(); $("graph").innerHTML = "";
       $("summary").innerHTML = "";
       $("review-status").textContent = "analysing…";
@@ -336,20 +381,71 @@
     if (d.exact) s += ' <span class="badge exact">exact</span>';
     return s;
   }
+  // The evaluation graph of the review, in the report's manner and with its drawing (the
+  // marks' symbols, the sides' classes: views/drawing.py): every side's value of the play
+  // made at each of its decisions, the labels' marks in a strip of their own above the
+  // curves (joined by a dotted leader), a ring round each exact decision, round boundaries;
+  // the current step highlighted, a click steps to a decision.
+  function markerSvg(label, x, y) {
+    return `<use href="#mark-${label}" x="${x - 8}" y="${y - 18}" width="16" height="16"/>` +
+      `<text x="${x + 8}" y="${y - 8}">${MARK[label]}</text>`;
+  }
   function drawGraph() {
-    const g = $("graph"), n = S.decisions.length, w = Math.max(12 * n, 300), h = 90;
-    const max = Math.max(0.5, ...S.decisions.map((d) => d.loss || 0));
-    g.setAttribute("width", w);
-    g.setAttribute("viewBox", `0 0 ${w} ${h}`);
-    g.setAttribute("preserveAspectRatio", "none");
-    let s = `<line x1="0" y1="${h - 10}" x2="${w}" y2="${h - 10}" stroke="#aab"/>`;
-    S.decisions.forEach((d, i) => {
-      const bh = Math.max(2, (h - 20) * (d.loss || 0) / max);
-      const cls = ["bar", d.label || "", d.exact ? "exact" : "", i === S.step ? "current" : ""]
-        .join(" ");
-      s += `<rect class="${cls}" data-index="${i}" x="${i * (w / n) + 1}" y="${h - 10 - bh}" ` +
-        `width="${Math.max(3, w / n - 2)}" height="${bh}"><title>${i + 1}: loss ${fmt(d.loss, 3)}` +
-        `</title></rect>`;
+    const g = $("graph"), ds = S.decisions.filter(Boolean), n = ds.length;
+    if (!n) { g.innerHTML = ""; return; }
+    const left = 40, right = 10, marksY = 34, top = 48, plotH = 150, H = top + plotH + 22;
+    const width = Math.max(g.parentElement.clientWidth || 600, left + right + 22 * n);
+    const step = (width - left - right) / n;
+    const X = (i) => left + (i + 0.5) * step;
+    const sideOf = (seat) => (S.reviewRules && S.reviewRules.partnerships ? seat % 2 : seat);
+    const value = (d) => (d.values && d.played in d.values ? d.values[d.played] : null);
+    const vals = ds.map(value).filter((v) => v !== null && isFinite(v));
+    let lo = Math.floor(Math.min(-1, ...vals)), hi = Math.ceil(Math.max(1, ...vals));
+    const Y = (v) => top + plotH * (hi - Math.min(Math.max(v, lo), hi)) / (hi - lo);
+    g.setAttribute("viewBox", `0 0 ${width} ${H}`);
+    g.setAttribute("width", width);
+    g.setAttribute("height", H);
+    g.removeAttribute("preserveAspectRatio");
+    let s = "";
+    for (let t = lo; t <= hi; t++) {
+      s += `<line class="${t === 0 ? "axis" : "grid"}" x1="${left}" y1="${Y(t)}" x2="${width - right}" ` +
+        `y2="${Y(t)}"/><text x="${left - 5}" y="${Y(t) + 4}" text-anchor="end">${t > 0 ? "+" : ""}${t}</text>`;
+    }
+    s += `<text x="${left}" y="12">value of the play made, for the side that moved (points)</text>`;
+    if (S.step >= 0) s += `<rect class="current" x="${X(S.step) - step / 2}" y="${top - 4}" ` +
+      `width="${step}" height="${plotH + 8}"/>`;
+    ds.forEach((d, i) => {
+      if (i === 0 || d.round !== ds[i - 1].round) {
+        const x = left + i * step;
+        s += `<line class="boundary" x1="${x}" y1="${top - 6}" x2="${x}" y2="${top + plotH}"/>` +
+          `<text x="${x + 3}" y="${top + plotH + 16}">round ${d.round + 1}</text>`;
+      }
+    });
+    const sides = new Set(ds.map((d) => sideOf(d.seat)));
+    for (const sd of [...sides].sort()) {
+      const pts = ds.map((d, i) => [i, d]).filter(([, d]) => sideOf(d.seat) === sd && value(d) !== null)
+        .map(([i, d]) => `${X(i).toFixed(1)},${Y(value(d)).toFixed(1)}`).join(" ");
+      s += `<polyline class="curve side${sd}" data-side="${sd}" points="${pts}"/>`;
+    }
+    ds.forEach((d, i) => {
+      const v = value(d);
+      if (v === null) return;
+      const x = X(i), y = Y(v), sd = sideOf(d.seat);
+      s += `<circle class="decision side${sd}" data-index="${i}" cx="${x}" cy="${y}" r="3.2"/>`;
+      if (d.exact) s += `<circle class="exact-ring" data-index="${i}" cx="${x}" cy="${y}" r="6.5"/>`;
+      if (d.label && !d.borderline) {
+        s += `<line class="leader" x1="${x}" y1="${marksY + 1}" x2="${x}" y2="${y - 5}"/>` +
+          `<g class="marker ${d.label}" data-index="${i}">${markerSvg(d.label, x, marksY)}</g>`;
+      } else if (d.borderline) {
+        s += `<text class="borderline-mark" data-index="${i}" x="${x}" y="${marksY - 6}" ` +
+          `text-anchor="middle">[${MARK[d.label] || "-"}]</text>`;
+      }
+    });
+    // the click targets, one column per decision, over everything
+    ds.forEach((d, i) => {
+      s += `<rect class="hit" data-index="${i}" x="${X(i) - step / 2}" y="0" width="${step}" ` +
+        `height="${H}"><title>decision ${i + 1}: round ${d.round + 1}, seat ${d.seat}, ` +
+        `${d.played}${MARK[d.label] || ""} ${fmt(value(d), 3)}${d.exact ? ", exact" : ""}</title></rect>`;
     });
     g.innerHTML = s;
   }
@@ -381,6 +477,14 @@
   });
   $("setup-use").addEventListener("click", () => setPosition(setupString(), "setup"));
   $("setup-clear").addEventListener("click", () => { S.hand = []; S.line = []; refreshSetup(); });
+  $("setup-voids").addEventListener("input", drawVoids);
+  $("setup-rules").addEventListener("input", drawVoids);
+  $("inference").addEventListener("change", () => {
+    if (!S.position) return;
+    startLive();
+    S.showId = newId("show");
+    send({ cmd: "show", weighting: weighting(), id: S.showId });
+  });
   $("go").addEventListener("click", startLive);
   $("stop").addEventListener("click", stopLive);
   $("review-go").addEventListener("click", startReview);
@@ -450,20 +554,21 @@
     refreshGame();
     G.undoOnError = !!undoOnError;
     G.id = newId("game");
-    send({ cmd: "position", game: G.record, id: G.id });
+    // the engine's `moves`: what the seat to move may do next, its hand seen or not
+    send({ cmd: "moves", record: G.record, id: G.id });
   }
   function onGame(msg) {
     const round = gameRound();
-    G.legal = []; G.over = false;
-    if (msg.type === "position") {
+    G.legal = []; G.over = false; G.why = null;
+    if (msg.type === "moves") {
       G.toMove = msg.to_move;
-      G.legal = msg.legal;
+      G.legal = msg.moves;
+      G.seen = msg.seen;
+      G.why = msg.why || null;
     } else if (/round is over/.test(msg.error)) {
       G.over = true; G.toMove = null;
-    } else if (/no events: its lead is forced/.test(msg.error) || /seat \d+ is to move/.test(msg.error) ||
-               /stops before the lead/.test(msg.error)) {
-      G.toMove = null;     // the deal, or a hand not seen: nothing the engine can list
-      if (/seat (\d+) is to move/.test(msg.error)) G.toMove = Number(/seat (\d+) is to move/.exec(msg.error)[1]);
+    } else if (/not led yet/.test(msg.error)) {
+      G.toMove = null;     // the deal: the lead is offered from the doubles dealt
     } else {
       if (G.undoOnError) round.events.pop();
       $("game-error").textContent = msg.error;
@@ -480,7 +585,8 @@
     $("game-hands").textContent = round.hands.map((h, i) =>
       `seat ${i}: ${h ? h.slice().sort().join(" ") : "(not seen)"}`).join(" · ");
     $("game-to-move").textContent = G.over ? "the round is over" :
-      G.toMove === null ? (round.events.length ? "—" : "the lead") : "seat " + G.toMove;
+      G.toMove === null ? (round.events.length ? "—" : "the lead") :
+      "seat " + G.toMove + (G.seen ? "" : " (hand not seen: every move it may have)");
     const box = $("game-legal");
     box.replaceChildren();
     const choices = [];
@@ -491,14 +597,13 @@
       }));
     } else if (G.toMove !== null && !G.over) {
       for (const m of G.legal) {
-        if (m === "draw") choices.push({ label: "draw", move: "draw", ev: null });
+        // a seen seat's draw asks for the tile drawn; an unseen seat's is recorded unseen
+        if (m === "draw") choices.push({ label: "draw", move: "draw",
+          ev: G.seen ? null : { seat: G.toMove, draw: null } });
         else if (m === "pass") choices.push({ label: "pass", move: "pass", ev: { seat: G.toMove, pass: true } });
         else choices.push({ label: m, move: m, ev: { seat: G.toMove, play: m } });
       }
-      if (!G.legal.length) {        // a seat whose hand is not seen: every move is offered
-        choices.push({ label: "draw", move: "draw", ev: null });
-        choices.push({ label: "pass", move: "pass", ev: { seat: G.toMove, pass: true } });
-      }
+      if (!G.legal.length && G.why) $("game-error").textContent = G.why;
     }
     for (const c of choices) {
       const btn = document.createElement("button");
@@ -565,6 +670,7 @@
   drawGamePalette();
   refreshGame();
   drawPalette();
+  drawVoids();
   connect();
   const start = new URLSearchParams(location.search).get("position");
   if (start) setPosition(start, "paste");

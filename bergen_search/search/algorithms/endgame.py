@@ -56,7 +56,7 @@ class Endgame(Algorithm):
                 run.on_info({"iterations": ri["iterations"], "seconds": ri["seconds"],
                              "speed": ri["iterations"] / max(ri["seconds"], 1e-9),
                              "best": res.best, "value": res.value, "stderr": res.stderr,
-                             "moves": res.moves})
+                             "moves": res.moves, "exact": True})
             return Solved(result=res)
         why = tried.why or (endgame.applicable(info) if alone else None)
         out = Solved(limits=limits, info={"endgame": {"solved": False, "why": why}}

@@ -37,6 +37,7 @@ class Ismcts(Algorithm):
     by_visits = True
     replicated = True
     sides = True
+    solve_beside = True
     value_meaning = "the engine playing on from the move"
     replicate_noun = "trees"
     settings = {

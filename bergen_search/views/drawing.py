@@ -1,0 +1,103 @@
+"""What the HTML report (`report.py`) and the board (`board/`) draw alike, written once: the
+dominoes (a frame and the seven halves' pips), the labels' marks, the exact ring, each side's
+colour and dash, as one SVG sprite of `<symbol>`s (`sprite()`) and one stylesheet (`CSS`).
+The report inlines both (it is one file with nothing fetched); the board's server puts both
+into its page (`board/app.py`), and the page's script draws with `<use href="#half3">`,
+`<use href="#mark-blunder">` and the classes below, so a tile, a mark or a side's curve
+looks the same in both and cannot drift apart.
+
+The placing of things (a line as laid, the graph's axes) is each one's own: the report's from
+the analysis in Python, the board's from the engine's answers in its script.
+
+>>> "symbol id=\\"half6\\"" in sprite() and "symbol id=\\"mark-blunder\\"" in sprite()
+True
+>>> tile(2, 5, 0, 0, across=False).count("<use")
+3
+"""
+from __future__ import annotations
+
+SIDE_COLOURS = ("#1f5fa8", "#c0392b", "#1e8449", "#7d3c98")
+SIDE_DASHES = ("", "7 4", "2 3", "9 3 2 3")
+LABEL_COLOURS = {"inaccuracy": "#b7950b", "mistake": "#d35400", "blunder": "#a00000"}
+MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+EXACT_COLOUR = "#1a5e20"
+#: The pips of each half, on a 20 x 20 square.
+PIPS = {0: (), 1: ((10, 10),), 2: ((5, 5), (15, 15)), 3: ((5, 5), (10, 10), (15, 15)),
+        4: ((5, 5), (15, 5), (5, 15), (15, 15)),
+        5: ((5, 5), (15, 5), (10, 10), (5, 15), (15, 15)),
+        6: ((5, 5), (5, 10), (5, 15), (15, 5), (15, 10), (15, 15))}
+#: Each label's mark, drawn above the point (0, 0) in a 16 x 16 box (-8..8, -18..-2).
+_MARK_SHAPES = {
+    "inaccuracy": '<polygon points="0,-14 -6,-4 6,-4"',
+    "mistake": '<rect x="-5.5" y="-15" width="11" height="11"',
+    "blunder": '<polygon points="0,-18 7,-10 0,-2 -7,-10"',
+}
+
+#: The styles of the tiles and the graph (custom properties colour a tile drawn by `<use>`:
+#: --tile-fill, --tile-stroke, --tile-stroke-width, --pip).
+CSS = "\n".join([
+    "svg.dominoes .played, .tile.played { --tile-stroke: #1f5fa8; --tile-stroke-width: 3; }",
+    "svg.dominoes .best, .tile.best { --tile-stroke: #1e8449; --tile-stroke-width: 3; "
+    "--tile-dash: 4 2; }",
+    "svg.graph text { font: 11px system-ui, sans-serif; fill: #1b1b1b; }",
+    "svg.graph .axis { stroke: #888; stroke-width: 1; }",
+    "svg.graph .grid { stroke: #e5e8e8; stroke-width: 1; }",
+    "svg.graph .boundary { stroke: #7f8c8d; stroke-width: 1; stroke-dasharray: 4 3; }",
+    "svg.graph .curve { fill: none; stroke-width: 2; }",
+    "svg.graph circle.decision { stroke: #fff; stroke-width: 1; }",
+    "svg.graph .leader { stroke: #7f8c8d; stroke-width: 1; stroke-dasharray: 1 2; }",
+    f"svg .exact-ring {{ fill: none; stroke: {EXACT_COLOUR}; stroke-width: 2; }}",
+    "svg.graph .marker text { font-weight: 700; }",
+    "svg.graph .borderline-mark { fill: #5d6d7e; font-weight: 700; }",
+    *(f"svg .curve.side{i} {{ stroke: {c};{f' stroke-dasharray: {d};' if d else ''} }} "
+      f"svg circle.decision.side{i} {{ fill: {c}; }}"
+      for i, (c, d) in enumerate(zip(SIDE_COLOURS, SIDE_DASHES))),
+])
+
+
+def sprite() -> str:
+    """The symbols every drawing uses, in a hidden `<svg>`: `half0`..`half6` (20 x 20),
+    `tile-h` and `tile-v` (a domino's frame, 40 x 20 and 20 x 40), `mark-inaccuracy`,
+    `mark-mistake`, `mark-blunder` (16 x 16, the mark's point at its bottom middle)."""
+    face = ('class="face" rx="3" style="fill: var(--tile-fill, #fbfaf5); stroke: '
+            'var(--tile-stroke, #333); stroke-width: var(--tile-stroke-width, 1.2); '
+            'stroke-dasharray: var(--tile-dash, none)"')
+    split = 'class="split" style="stroke: var(--tile-stroke, #333); stroke-width: 1"'
+    out = ['<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>']
+    for n, pips in PIPS.items():
+        dots = "".join(f'<circle cx="{x}" cy="{y}" r="2.1" style="fill: var(--pip, #1b1b1b)"/>'
+                       for x, y in pips)
+        out.append(f'<symbol id="half{n}" viewBox="0 0 20 20">{dots}</symbol>')
+    out.append(f'<symbol id="tile-h" viewBox="0 0 40 20" overflow="visible"><rect x="0.5" '
+               f'y="0.5" width="39" height="19" {face}/><line x1="20" y1="2" x2="20" y2="18" '
+               f'{split}/></symbol>')
+    out.append(f'<symbol id="tile-v" viewBox="0 0 20 40" overflow="visible"><rect x="0.5" '
+               f'y="0.5" width="19" height="39" {face}/><line x1="2" y1="20" x2="18" y2="20" '
+               f'{split}/></symbol>')
+    for label, shape in _MARK_SHAPES.items():
+        out.append(f'<symbol id="mark-{label}" viewBox="-8 -18 16 16" overflow="visible">'
+                   f'{shape} fill="{LABEL_COLOURS[label]}" stroke="#fff"/></symbol>')
+    out.append("</defs></svg>")
+    return "".join(out)
+
+
+def tile(a: int, b: int, x: float, y: float, across: bool, cls: str = "") -> str:
+    """A domino showing `a` then `b` (left to right, or top to bottom when `across`), its
+    top left at (x, y): the frame and two halves from the sprite."""
+    klass = f' class="{cls}"' if cls else ""
+    if across:
+        return (f'<g{klass} transform="translate({x},{y})"><use href="#tile-v" width="20" '
+                f'height="40"/><use href="#half{a}" width="20" height="20"/>'
+                f'<use href="#half{b}" y="20" width="20" height="20"/></g>')
+    return (f'<g{klass} transform="translate({x},{y})"><use href="#tile-h" width="40" '
+            f'height="20"/><use href="#half{a}" width="20" height="20"/>'
+            f'<use href="#half{b}" x="20" width="20" height="20"/></g>')
+
+
+def marker(label: str, x: float, y: float, index: int, text: bool = True) -> str:
+    """A label's mark with its bottom middle at (x, y), and its text (?!, ?, ??) beside it,
+    so that it reads without colour."""
+    shape = (f'<use href="#mark-{label}" x="{x - 8:.1f}" y="{y - 18:.1f}" width="16" '
+             f'height="16"/>')
+    words = f'<text x="{x + 8:.1f}" y="{y - 8:.1f}">{MARKS[label]}</text>' if text else ""
+    return f'<g class="marker {label}" data-decision="{index}">{shape}{words}</g>'

@@ -1,0 +1,154 @@
+"""A live search (`search(on_info=)`, the engine's `go` with `report_every`, the board's
+analysis) streams ISMCTS's ranked moves while the exact endgame is attempted beside it
+(`api.Beside`), instead of after an attempt that may take seconds and decline:
+
+- the first partial of an infinite `go` on examples/decision.json comes before the exact
+  attempt ends (by the order of events: the attempt is held until a partial has been seen;
+  run first, as before, it would wait in vain);
+- when the attempt solves, its answer is the result and the last report (`"exact": true`),
+  and nothing of ISMCTS is reported after it;
+- watched or not, the same seed and iteration budget give the same result (solved or not);
+- a stop ends both, and no attempt is left running.
+"""
+import json
+import queue
+import threading
+
+import pytest
+
+from bergen_search.formats.game import load_game
+from bergen_search.protocol.server import EngineServer
+from bergen_search.search.api import Limits, search
+from bergen_search.search.registry import algorithms
+
+DECISION = json.load(open("examples/decision.json", encoding="utf-8"))
+#: tests/test_endgame.py's known case: two seats, no draw left, solved at once.
+KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to_move":1,'
+         '"hand":["1-2","1-5"],"line":"6-4 4-0 0-1 1-3 3-2 2-4 4-4 4-3 3-3 3-6 6-5 5-0 0-6 '
+         '6-6 6-2 2-5 5-5 5-4 4-1 1-1","hand_sizes":[4,2],"reserve_size":2,'
+         '"voids":{"0":[4,6],"1":[3]}}')
+
+
+def _core():
+    pytest.importorskip("bergen_search._endgame")
+
+
+@pytest.fixture
+def held_attempt(monkeypatch):
+    """The exact attempt held until the search has reported ranked moves (at most 20 s),
+    then run as usual; `events` says, in order, what happened."""
+    endgame = algorithms()["endgame"]
+    real = endgame.attempt
+    seen = threading.Event()
+    events = []
+
+    def attempt(info, limits, run, alone=False):
+        events.append(("attempt held until a partial", seen.wait(20)))
+        out = real(info, limits, run, alone)
+        events.append(("attempt ends", out.result is not None))
+        return out
+
+    monkeypatch.setattr(endgame, "attempt", attempt)
+    return seen, events
+
+
+def _engine():
+    lines = queue.Queue()
+    server = EngineServer(lambda line: lines.put(json.loads(line)))
+    return server, lines
+
+
+def _until(lines, kind, timeout=60):
+    got = []
+    while True:
+        d = lines.get(timeout=timeout)
+        got.append(d)
+        if d["type"] in (kind, "error"):
+            return got
+
+
+def test_the_first_partial_of_an_infinite_go_comes_before_the_exact_attempt_ends(
+        held_attempt):
+    _core()
+    seen, events = held_attempt
+    server, lines = _engine()
+    try:
+        server.handle_line(json.dumps({"cmd": "position", "game": DECISION, "id": "p"}))
+        assert lines.get(timeout=10)["type"] == "position"
+        server.handle_line(json.dumps({"cmd": "go", "infinite": True, "report_every": 0.1,
+                                       "id": "g"}))
+        first = lines.get(timeout=60)
+        assert first["type"] == "partial" and first["best"] and not first["exact"]
+        assert all(m["value"] is not None for m in first["moves"][:1])
+        events.append(("first partial", True))
+        seen.set()
+        server.handle_line(json.dumps({"cmd": "stop"}))
+        final = _until(lines, "bestmove")[-1]
+        assert final["type"] == "bestmove" and final["stopped"] and final["best"]
+    finally:
+        server.close()
+    # held until the partial had been seen: the search did not wait for the attempt
+    assert ("attempt held until a partial", True) in events
+    names = [e for e, _ in events]
+    assert names.index("first partial") < names.index("attempt ends")
+    assert not [t for t in threading.enumerate() if t.name == "bergen-exact"]
+
+
+def test_a_solved_attempt_is_the_result_and_the_last_report(held_attempt):
+    _core()
+    seen, events = held_attempt
+    info = load_game(KNOWN)
+    reports = []
+
+    def on_info(progress):
+        reports.append(progress)
+        if "moves" in progress:
+            seen.set()
+
+    live = search(info, Limits(iterations=20000), seed=1, on_info=on_info)
+    quiet = search(info, Limits(iterations=20000), seed=1)
+    assert events[-1] == ("attempt ends", True)
+    assert live.info["exact"] and live.info["endgame"]["solved"]
+    assert live.moves == quiet.moves and live.best == quiet.best
+    assert reports[-1]["exact"] and reports[-1]["best"] == live.best
+    assert [r.get("exact", False) for r in reports].index(True) == len(reports) - 1
+    assert any(not r.get("exact") for r in reports)        # ISMCTS streamed first
+
+
+def test_the_engine_says_exact_on_the_partial_that_carries_the_solved_answer():
+    _core()
+    server, lines = _engine()
+    try:
+        server.handle_line(json.dumps({"cmd": "go", "game": json.loads(KNOWN), "id": 1,
+                                       "iterations": 20000, "report_every": 0.05}))
+        got = _until(lines, "bestmove")
+    finally:
+        server.close()
+    partials, final = got[:-1], got[-1]
+    assert final["exact"] and partials and partials[-1]["exact"]
+    assert partials[-1]["best"] == final["best"]
+    assert [m["move"] for m in partials[-1]["moves"]] == [m["move"] for m in final["moves"]]
+    assert all(m["value"] is not None for m in partials[-1]["moves"])
+
+
+def test_watched_or_not_the_same_seed_and_budget_give_the_same_result():
+    info = load_game(json.dumps(DECISION))
+    quiet = search(info, Limits(iterations=3000), seed=4)
+    live = search(info, Limits(iterations=3000), seed=4, on_info=lambda p: None)
+    assert live.moves == quiet.moves and live.best == quiet.best
+    assert live.info["endgame"] == quiet.info["endgame"]
+    assert live.info["iterations"] == quiet.info["iterations"] == 3000
+
+
+def test_a_stop_ends_the_search_and_the_attempt():
+    _core()
+    info = load_game(json.dumps(DECISION))
+    stop = threading.Event()
+
+    def on_info(progress):
+        if "moves" in progress:
+            stop.set()
+
+    res = search(info, Limits(iterations=5_000_000), seed=0, stop=stop, on_info=on_info)
+    assert res.info["interrupted"] and not res.info["exact"]
+    assert not [t for t in threading.enumerate() if t.name == "bergen-exact"]

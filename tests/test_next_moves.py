@@ -1,0 +1,78 @@
+"""`formats.replay.next_moves` (the protocol's `moves`, the board's game entry): what the seat
+to move may do next, its hand seen or not, decided by the rules replaying the record with
+each candidate event added.
+
+Walked along round 1 of examples/match.json with seat 1's hand and draws unseen: at every
+event the seat offered is the one that moved and its real event is among the offers; seat
+0's offers (its hand seen) are exactly its legal moves in the complete record; seat 1's never
+name a tile on the line or in seat 0's hand, and after its pass at ends (x, y) none of its
+offers shows x or y (the pass proved it held none, and it drew nothing since)."""
+import json
+
+import pytest
+
+from bergen_search.errors import BergenError
+from bergen_search.formats.replay import Draw, Pass, Play, events, next_moves
+from bergen_search.game.state import move_str
+from bergen_search.game.tiles import iter_mask, tile_str
+
+MATCH = json.load(open("examples/match.json", encoding="utf-8"))
+
+
+def _cut(k, hide=True):
+    """The match up to event k of round 1, seat 1's hand and draws unseen (`hide`)."""
+    r = MATCH["rounds"][1]
+    evs = r["events"][:k]
+    if hide:
+        evs = [dict(e, draw=None) if e["seat"] == 1 and "draw" in e else e for e in evs]
+        r = dict(r, hands=[r["hands"][0], None], reserve=None)
+    return dict(MATCH, rounds=MATCH["rounds"][:1] + [dict(r, events=evs)])
+
+
+def _written(step):
+    if isinstance(step, Draw):
+        return "draw"
+    if isinstance(step, Pass):
+        return "pass"
+    return move_str(step.action)
+
+
+def test_along_a_round_with_a_hand_unseen():
+    steps = [s for s in events(MATCH) if s.round == 1 and isinstance(s, (Play, Draw, Pass))]
+    pass_ends = None
+    checked_after_pass = 0
+    for k, step in enumerate(steps):
+        if k == 0:
+            continue                    # the lead: not led yet, an error (below)
+        nxt = next_moves(_cut(k))
+        before = step.before
+        assert nxt.round == 1 and nxt.seat == step.seat
+        if k == len(steps) - 1:
+            # the pass that blocks the round: with seat 1's hand unseen it cannot be scored
+            assert isinstance(step, Pass) and nxt.moves == [] and "cannot be scored" in nxt.why
+            continue
+        assert _written(step) in nxt.moves and nxt.why is None
+        if step.seat == 0:
+            assert nxt.seen
+            assert nxt.moves == [move_str(m) if m < 56 else ("draw" if m == 56 else "pass")
+                                 for m in before.legal_moves()]
+            continue
+        assert not nxt.seen
+        plays = [m.split(":")[0] for m in nxt.moves if m not in ("draw", "pass")]
+        shown = {tile_str(t) for t in iter_mask(before.hands[0] | before.line_mask())}
+        assert not set(plays) & shown
+        if pass_ends is not None:
+            x, y = pass_ends
+            assert not [t for t in plays if {int(t[0]), int(t[2])} & {x, y}], (k, plays)
+            checked_after_pass += 1
+        if isinstance(step, Pass):
+            pass_ends = (before.left, before.right)
+    assert checked_after_pass >= 1
+
+
+def test_a_round_over_or_not_led_is_an_error():
+    r = MATCH["rounds"][0]
+    with pytest.raises(BergenError, match="the round is over"):
+        next_moves(dict(MATCH, rounds=MATCH["rounds"][:1]))
+    with pytest.raises(BergenError, match="not led yet"):
+        next_moves(dict(MATCH, rounds=[dict(r, events=[])]))

@@ -63,7 +63,8 @@ class Limits:
     stops at the first reached. Neither: the default budget. `memory_mb` caps the memory of
     ISMCTS's trees (all those alive at once in a process; default DEFAULT_MEMORY_MB): at the
     cap a tree stops growing and the search goes on sampling within it (`info["memory"]`).
-    Infinite, NaN, negative or oversized values are refused (BergenError)."""
+    The exact endgame's tree is held to the same cap; a live search (`api.Beside`) holds
+    both at once, so its peak is up to twice the cap. Infinite, NaN, negative or oversized values are refused (BergenError)."""
     iterations: int | None = None
     time: float | None = None
     memory_mb: int | None = None

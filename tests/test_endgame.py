@@ -356,6 +356,61 @@ def test_too_big_falls_back_to_todays_engine():
     assert res.info["iterations"] == 500
 
 
+# ---- the size predicted before anything is built ------------------------------------------------
+def test_the_prediction_is_unbiased(positions):
+    """Knuth's estimator: over many walks its mean is the deals' count and the public tree's
+    terminal deals (n_pairs), on every small position; the same seed gives the same figures."""
+    eg = core()
+    saved = endgame.PREDICT_WALKS, endgame.PREDICT_STEPS
+    endgame.PREDICT_WALKS, endgame.PREDICT_STEPS = 20_000, 0
+    try:
+        for info, _ in positions[:10]:
+            g = endgame.game(info)
+            solver = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
+            p = endgame.predict(info)
+            assert p.walks == 20_000 and p == endgame.predict(info)
+            assert abs(p.deals / len(g.deals) - 1) < 0.05, (p, len(g.deals))
+            assert abs(p.pairs / solver.n_pairs - 1) < 0.08, (p, solver.n_pairs)
+    finally:
+        endgame.PREDICT_WALKS, endgame.PREDICT_STEPS = saved
+
+
+def test_a_declined_position_costs_no_build_and_no_memory(monkeypatch):
+    """examples/decision.json at the default budget: declined from the prediction alone in
+    a bounded count of steps (PREDICT_STEPS; about a millisecond), without finding its deals
+    or building anything (those raise here), and with no memory to speak of."""
+    import tracemalloc
+    core()
+    info = load_game(open("examples/decision.json", encoding="utf-8").read())
+
+    def never(*a, **k):
+        raise AssertionError("built")
+    for name in ("public_table", "game", "solve"):
+        monkeypatch.setattr(endgame, name, never)
+    tracemalloc.start()
+    try:
+        tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert tried.result is None and "predicted" in tried.why and "too big" in tried.why
+    assert peak < 200_000
+    p = endgame.predict(info, stop_above=endgame.allowance(100_000 * 600, None)[1])
+    assert p.steps <= endgame.PREDICT_STEPS and p.walks == endgame.PREDICT_MIN_WALKS
+    # the seat's own hand plays no part in it (what is declined reveals nothing)
+    import dataclasses
+    other = dataclasses.replace(info, hand=info.hand ^ 0b11)
+    assert endgame.predict(other) == endgame.predict(info)
+
+
+def test_a_position_predicted_to_fit_is_solved():
+    """The known case fits: solved exactly, as before the prediction."""
+    info = load_game(KNOWN)
+    core()
+    tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points")
+    assert tried.result is not None and tried.result.info["exact"]
+
+
 # ---- stops heard while the deals and the tree are built (in C, without the GIL) -------------
 def _big_game():
     """examples/decision.json's endgame: 31,482 deals, a tree of millions of nodes: its build
@@ -388,6 +443,16 @@ def test_a_search_stop_is_heard_inside_the_build():
     import threading
     core()
     info, _ = _big_game()
+    endgame_predicts = endgame.PREDICT_WALKS
+    endgame.PREDICT_WALKS = 0           # built, not declined at once
+    try:
+        _stop_heard(info)
+    finally:
+        endgame.PREDICT_WALKS = endgame_predicts
+
+
+def _stop_heard(info):
+    import threading
     stop = threading.Event()
     stop.set()
     tried = endgame.attempt(info, Limits(), seed=0, objective="points", budget=None,

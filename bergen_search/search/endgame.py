@@ -57,7 +57,7 @@ from ..game.state import PASS
 from ..game.tiles import TILES_WITH, popcount
 from ..information.inference import TileModel, tile_factors
 from ..information.infoset import InfoSet
-from ..information.sampler import WorldTable
+from ..information.sampler import WorldTable, merge_groups
 from . import endgame_ref
 
 #: The exploitability the solver stops at, in points (the unit of the values).
@@ -95,6 +95,17 @@ MIN_SHARE = 0.01
 #: Trees beyond this work (nodes, entries and terminal deals: 35-50 bytes each) are never
 #: built, whatever the budget: at most about 400 MB, and a few seconds an iteration.
 MAX_WORK = 8_000_000
+#: Before anything is built, the size of the public tree is predicted (`predict`: Knuth's
+#: estimator over random deals and play-outs, from what every seat saw; a few milliseconds):
+#: a position whose predicted terminal deals (a lower bound of the solver's work) exceed what
+#: the budget affords is declined at once. PREDICT_WALKS random paths at most (0: no
+#: prediction), PREDICT_STEPS steps at most (about 0.3 microseconds each), and the walks stop
+#: once PREDICT_MIN_WALKS of them put the estimate over the budget; the seed is fixed, so the
+#: same position is predicted alike every time.
+PREDICT_WALKS = 256
+PREDICT_STEPS = 20_000
+PREDICT_MIN_WALKS = 32
+PREDICT_SEED = 0x5EED_E11D_6A3E
 #: The memory of the solver per unit of its work (a node, an entry or a terminal deal), at
 #: most (measured: at most 49.9 on the 13 trees of 0.1-6.9 million work among the stage
 #: decisions of `python benchmarks/bench_endgame.py --memory --rounds 80 --seed 5`), so that
@@ -175,6 +186,47 @@ class TooBig(BergenError):
     """The endgame's public tree does not fit the budget."""
 
 
+@dataclass(frozen=True)
+class Prediction:
+    """The size of an endgame, estimated before anything is built (`predict`): `deals`, the
+    deals of both hands; `pairs`, the terminal deals of its public tree (every deal once per
+    way it can be played out; the solver's work is at least this); `steps` and `walks`, what
+    the estimate cost."""
+    deals: float
+    pairs: float
+    steps: int
+    walks: int
+
+
+def predict(info: InfoSet, stop_above: float = 0.0) -> Prediction | None:
+    """The size of the endgame of `info` (which `applicable` accepts), predicted from its
+    public view alone (the seat's own hand plays no part: what is declined reveals nothing)
+    in at most PREDICT_STEPS steps: `_endgame.predict` (Knuth's estimator; unbiased, so a
+    position may be mispredicted either way, and one predicted to fit is still capped while
+    it is built). `stop_above`: stop walking once the estimate passes it. None without the
+    compiled core, with PREDICT_WALKS 0, or when the view has too many groups."""
+    core = compiled()
+    if core is None or PREDICT_WALKS <= 0:
+        return None
+    pub = info.public
+    merged, allowed, _ = merge_groups(pub.groups, pub.free)
+    # Groups no tile enters (epochs whose tiles were all played from known origins) drop out.
+    kept = [g for g, (_, c) in enumerate(merged) if c > 0]
+    if len(kept) > core.PREDICT_MAX_GROUPS:
+        return None
+    allowed = [sum(1 << k for k, g in enumerate(kept) if a >> g & 1) for a in allowed]
+    merged = [merged[g] for g in kept]
+    tiles = [t for t, _ in pub.free]
+    root = endgame_ref.Root(info.left, info.right, bool(info.left_double),
+                            bool(info.right_double), tuple(info.scores), info.seat,
+                            info.passes, info.reserve_size, tuple(info.line))
+    deals, pairs, steps, walks = core.predict(
+        info.rules, root, [o for o, _ in merged], [c for _, c in merged], tiles, allowed,
+        [bool(pub.played_free >> t & 1) for t in tiles], PREDICT_WALKS, PREDICT_SEED,
+        max_steps=PREDICT_STEPS, stop_above=stop_above, min_walks=PREDICT_MIN_WALKS)
+    return Prediction(deals, pairs, steps, walks)
+
+
 def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
          seconds: float = 0.0) -> Endgame:
     """The endgame of `info` (which `applicable` accepts). `TooBig` past `max_deals` deals
@@ -241,6 +293,8 @@ class Solution:
     hand_gap: float = 0.0
     interrupted: bool = False
     traversals: int = 0      # passes over the tree: 2 an iteration, 2 a check, 3 to report
+    phases: dict = field(default_factory=dict)   # seconds: build, iterations, checks, report
+    pairs: int | None = None  # the terminal deals of the tree (the compiled solver's)
 
     def choose(self, seed: int) -> Move:
         """A move drawn from the mix with the seeded RNG (shares below MIN_SHARE dropped, the
@@ -323,6 +377,7 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE, max_work: int | None = No
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes)
     solver, nodes, work = _build(g, cap, build_seconds)
+    phases = {"build": clock() - t0, "iterations": 0.0, "checks": 0.0}
     deadline = None if seconds is None else t0 + seconds
     total = g.weight
     spent = work
@@ -340,13 +395,17 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE, max_work: int | None = No
             while done < target and (deadline is None or clock() < deadline):
                 if stop is not None and stop.is_set():
                     raise KeyboardInterrupt
+                t1 = clock()
                 solver.run(1)
+                phases["iterations"] += clock() - t1
                 done += 1
                 spent += 2 * work
             if done < target:
                 break
             spent += 2 * work
+            t1 = clock()
             exploit, bounds = _exploitability(solver, total, g.seat)
+            phases["checks"] += clock() - t1
             checked = done
             checks_done += 1
             if exploit <= tolerance:
@@ -357,11 +416,17 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE, max_work: int | None = No
         raise TooBig(f"its public tree ({nodes:,} nodes) leaves no time to solve it"
                      + (" (interrupted)" if interrupted else ""))
     if checked != done:
+        t1 = clock()
         exploit, bounds = _exploitability(solver, total, g.seat)
+        phases["checks"] += clock() - t1
     if exploit > max(ACCEPT, tolerance):
         raise TooBig(f"the budget ran out before the solution was exact enough "
                      f"(exploitability {exploit:.3f} after {done} iterations)")
+    t1 = clock()
     sol = _solution(g, solver, exploit, bounds, tolerance, done, nodes, work, clock() - t0)
+    phases["report"] = clock() - t1
+    sol.phases = phases
+    sol.pairs = solver.n_pairs if hasattr(solver, "n_pairs") else None
     sol.interrupted = interrupted
     sol.traversals = 2 * done + 2 * checks_done + (2 if checked != done else 0) + 3
     return sol
@@ -434,6 +499,8 @@ class Attempt:
     result: object = None
     why: str | None = None
     interrupted: bool = False
+    phases: dict = field(default_factory=dict)   # seconds spent: predict, deals, build, ...
+    size: tuple | None = None    # (deals, hands' sizes, work, terminal deals) when built
 
 
 def at_stage(info: InfoSet) -> bool:
@@ -462,24 +529,47 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
         seconds = max(limits.time * (1 - SEARCH_SHARE) - (clock() - started), 1e-3)
         build = limits.time * BUILD_SHARE
     _, cap = allowance(max_work, seconds, memory_bytes)
+    # Declined at once when the prediction is over the cap: nothing is built.
+    t0 = clock()
+    size = predict(info, stop_above=cap)
+    phases = {"predict": clock() - t0}
+    if size is not None and size.pairs > cap:
+        return Attempt(None, f"its public tree is too big for the budget (hands of "
+                             f"{info.hand_sizes[0]} and {info.hand_sizes[1]}: about "
+                             f"{_round_figure(size.pairs)} ways to play out the deals, "
+                             f"predicted; the budget affords {_round_figure(cap)})",
+                       phases=phases)
     watch = _StopWatch(stop)
     try:
         # A deal ends in at least one terminal: more deals than the tree may hold is too big.
+        t0 = clock()
         g = game(info, inference, max_deals=cap, seconds=build or 0.0)
+        phases["deals"] = clock() - t0
         if build is not None:
             build = max(started + build - clock(), 1e-4)
         sol = solve(g, tolerance=tolerance, max_work=max_work, seconds=seconds,
                     build_seconds=build or 0.0, clock=clock, stop=stop,
                     memory_bytes=memory_bytes)
     except TooBig as e:
-        return Attempt(None, e.message, "(interrupted)" in e.message)
+        phases["failed"] = clock() - t0
+        return Attempt(None, e.message, "(interrupted)" in e.message, phases=phases)
     except BergenError as e:       # a public view the seat's own hand contradicts
-        return Attempt(None, e.message)
+        return Attempt(None, e.message, phases=phases)
     except KeyboardInterrupt:      # while the deals or the tree were built
-        return Attempt(None, "interrupted", True)
+        return Attempt(None, "interrupted", True, phases=phases)
     finally:
         watch.close()
-    return Attempt(_result(info, sol, seed, clock() - started), None, sol.interrupted)
+    phases.update(sol.phases)
+    return Attempt(_result(info, sol, seed, clock() - started), None, sol.interrupted,
+                   phases=phases, size=(len(g.deals), g.root_sizes, sol.work, sol.pairs))
+
+
+def _round_figure(x: float) -> str:
+    """A large estimate to two significant figures, in words past a million."""
+    for size, name in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if x >= size:
+            return f"{x / size:.2g} {name}"
+    return f"{float(f'{x:.2g}'):,.0f}"
 
 
 class _StopWatch:

@@ -395,7 +395,8 @@ def test_a_declined_position_costs_no_build_and_no_memory(monkeypatch):
         tracemalloc.stop()
     assert tried.result is None and "predicted" in tried.why and "too big" in tried.why
     assert peak < 200_000
-    p = endgame.predict(info, stop_above=endgame.allowance(100_000 * 600, None)[1])
+    p = endgame.predict(info, stop_above=endgame.allowance(100_000 * 600, None)[1]
+                        / endgame.PREDICT_WORK_PER_PAIR)
     assert p.steps <= endgame.PREDICT_STEPS and p.walks == endgame.PREDICT_MIN_WALKS
     # the seat's own hand plays no part in it (what is declined reveals nothing)
     import dataclasses

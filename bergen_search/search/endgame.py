@@ -103,7 +103,12 @@ MAX_WORK = 8_000_000
 #: once PREDICT_MIN_WALKS of them put the estimate over the budget; the seed is fixed, so the
 #: same position is predicted alike every time.
 PREDICT_WALKS = 256
-PREDICT_STEPS = 20_000
+PREDICT_STEPS = 10_000
+#: The solver's work per terminal deal of its tree, at least, on trees of 100,000 work and
+#: more (2.86 at least, 3.7 at the median, over the 491 stage decisions of
+#: `python benchmarks/endgame_stage.py`'s corpus): a position is declined when its predicted
+#: terminal deals times this exceed the work the budget affords a tree.
+PREDICT_WORK_PER_PAIR = 2.5
 PREDICT_MIN_WALKS = 32
 PREDICT_SEED = 0x5EED_E11D_6A3E
 #: The memory of the solver per unit of its work (a node, an entry or a terminal deal), at
@@ -531,13 +536,14 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
     _, cap = allowance(max_work, seconds, memory_bytes)
     # Declined at once when the prediction is over the cap: nothing is built.
     t0 = clock()
-    size = predict(info, stop_above=cap)
+    affords = cap / PREDICT_WORK_PER_PAIR
+    size = predict(info, stop_above=affords)
     phases = {"predict": clock() - t0}
-    if size is not None and size.pairs > cap:
+    if size is not None and size.pairs > affords:
         return Attempt(None, f"its public tree is too big for the budget (hands of "
                              f"{info.hand_sizes[0]} and {info.hand_sizes[1]}: about "
                              f"{_round_figure(size.pairs)} ways to play out the deals, "
-                             f"predicted; the budget affords {_round_figure(cap)})",
+                             f"predicted; the budget affords {_round_figure(affords)})",
                        phases=phases)
     watch = _StopWatch(stop)
     try:

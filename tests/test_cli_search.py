@@ -216,7 +216,7 @@ def test_bench_signature_is_stable():
     # it here and in docs/MEASUREMENTS.md and docs/GUIDE.md, in the same commit, saying why).
     assert a == {"sampler_checksum": 4168, "ismcts_nodes": 67340,
                  "ismcts_default_nodes": 61756, "expectimax_nodes": 7649,
-                 "endgame_nodes": 9851, "endgame_iterations": 24}
+                 "endgame_nodes": 9851, "endgame_iterations": 64}
 
 
 def test_best_algorithms_settings_and_presets():

@@ -382,8 +382,7 @@ def test_the_cap_covers_every_tree_alive_in_the_process():
 def test_a_full_tree_gives_the_values_of_an_unbounded_one_closely():
     """At the cap the search keeps sampling: the best move's value with a 1 MB cap is within
     a few standard errors of the value without one (same seed, same budget). Without the
-    exact endgame's attempt (too big here, it would only spend its build time first: the
-    values are the same)."""
+    exact endgame's attempt (too big here, declined at once: the values are the same)."""
     from bergen_search.formats.game import load_game
     from bergen_search.search.api import Limits, search
     info = load_game(open("examples/decision.json", encoding="utf-8").read())

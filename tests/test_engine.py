@@ -12,8 +12,8 @@
   and on SIGTERM, during a search too; the client's timeouts and a dead engine.
 
 The searches that run until stopped or timed out search STRING (a decision before the
-endgame stage): on decision.json an unbounded ISMCTS first tries the exact endgame, whose
-build (about 0.9 s there, before the tree is found too big) the tests of the endgame cover.
+endgame stage): on decision.json an unbounded ISMCTS first tries the exact endgame (declined
+there at once, from its predicted size; the tests of the endgame cover it).
 """
 import json
 import signal

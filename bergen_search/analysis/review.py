@@ -101,7 +101,7 @@ class Decision:
     loss_interval: tuple = (None, None)   # (lo, hi) at CONFIDENCE
     rechecks: int = 0       # searches after the first
     position: str | None = None   # the position before the play, as a position string
-    exact: bool = False     # valued by the exact endgame (loss_stderr: its exploitability)
+    exact: bool = False     # valued by the exact endgame (loss_stderr: twice its hand's bound)
 
     def to_json(self) -> dict:
         out = {"round": self.round, "event": self.event, "seat": self.seat,
@@ -655,7 +655,8 @@ def loss_bounds(played, result) -> tuple:
         if m.code == played.code or m.move == played.twin or m.twin == played.move:
             continue
         d = m.value - played.value
-        e = result.stderr if exact else paired_stderr(m, played)
+        # exact: each value within the hand's bound (result.stderr), a difference within two
+        e = 2 * result.stderr if exact else paired_stderr(m, played)
         a, b = loss_interval(d, e, result)
         lo, hi = max(lo, a), max(hi, b)
         if nearest is None or d > nearest:
@@ -670,8 +671,8 @@ def loss_interval(loss: float, se: float, result) -> tuple:
     if se == 0:
         return loss, loss
     if exact_of(result):
-        # The exact endgame: every value is within the exploitability of the game's value
-        # against the other side's solved strategy, a bound, not a sampling error.
+        # The exact endgame: a bound (the hand's: endgame.Solution.hand_bound, twice it for
+        # a difference of two values), not a sampling error.
         return loss - se, loss + se
     if not math.isfinite(se):
         return -math.inf, math.inf

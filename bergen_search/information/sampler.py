@@ -57,7 +57,7 @@ class World:
     reserve: list     # tiles in draw order
 
 
-def _merge_groups(groups, free, factors=None):
+def merge_groups(groups, free, factors=None):
     """Merge groups of one owner that every free tile may enter alike (with the same factor,
     if `factors` {tile: factor per group} are given): the worlds then differ only by which
     epoch a tile came from, a constant factor per world."""
@@ -165,7 +165,7 @@ def _programme(caps, allowed, weight=None):
 def count_worlds(groups, free) -> int:
     """The number of ways to deal the free tiles into the groups (0: an impossible history):
     the histories, each group (epoch) told apart from the others."""
-    merged, allowed, merged_of = _merge_groups(groups, free)
+    merged, allowed, merged_of = merge_groups(groups, free)
     caps = [c for _, c in merged]
     if sum(caps) != len(free) or min(caps, default=0) < 0:
         return 0
@@ -193,7 +193,7 @@ class WorldTable:
             if len(f) != len(info.groups) or not all(x > 0 and x < float("inf") for x in f):
                 raise BergenError(f"tile {t}: factors must be positive, one per group")
         self.factors = factors
-        groups, allowed, self.merged_of = _merge_groups(info.groups, info.free, factors)
+        groups, allowed, self.merged_of = merge_groups(info.groups, info.free, factors)
         self.owners = [o for o, _ in groups]
         caps = [c for _, c in groups]
         self.tiles = [t for t, _ in info.free]

@@ -24,6 +24,22 @@ hand; the mix is the seat's average strategy there (a mixed equilibrium is an an
 70%, 2-2 30%"). Values of single hands are not unique across the equilibria of a game with
 hidden information (as in poker); those printed are the solved strategy's.
 
+*The bound printed with a hand's values* (`Solution.hand_bound`, the "± ε" of `best`,
+`analyze` and the protocol) is the game's exploitability divided by the hand's share of the
+deals' weight: the whole game's error put on this one hand. The solver iterates until that
+bound is within HAND_TOLERANCE and the game's exploitability within TOLERANCE, or prints the
+bound reached when the budget runs out. It is not a theorem for every game (a hand's values are not
+unique across equilibria, and a solved opponent may answer one hand better than an
+equilibrium does): it is the error allotment of the issue that asked for it, checked against
+solves at tolerance 1e-5 (`tests/test_endgame.py`, `benchmarks/endgame_stage.py --bounds`)
+for the moves the solution plays. A move outside the support is a deviation: its value is
+the seat's best response against an answer the solve never had to make well, not bounded
+by it (it strayed beyond on a few decisions; valuing deviations against a good answer is
+not built).
+The mix played leaves out every move whose value is below the best's by more than twice the
+bound (the two values' bounds together: such a move is worse whichever way the errors fall);
+the average strategy keeps a trace of every move CFR tried on the way.
+
 It applies to two players with objective `points` (the margin of the round); three or four
 players are not a zero-sum game, partnerships are a team game, and the match objective needs
 match-win values at the leaves (not built): there, and where the public tree is too big for
@@ -57,11 +73,17 @@ from ..game.state import PASS
 from ..game.tiles import TILES_WITH, popcount
 from ..information.inference import TileModel, tile_factors
 from ..information.infoset import InfoSet
-from ..information.sampler import WorldTable
+from ..information.sampler import WorldTable, merge_groups
 from . import endgame_ref
 
-#: The exploitability the solver stops at, in points (the unit of the values).
+#: The exploitability the solver stops at, in points (the unit of the values)...
 TOLERANCE = 0.01
+#: ... once the bound on the seat's hand's values (the exploitability over the hand's share
+#: of the deals' weight, `Solution.hand_bound`) is within this too. At 0.01, as the game's,
+#: the solves of hands holding a small share of the deals ran to the budget: over the stage
+#: of `benchmarks/endgame_stage.py`'s corpus the share answered within 1 s fell from 67.6% to
+#: 61.1% and the median went from 0.029 s to 0.076 s.
+HAND_TOLERANCE = 0.05
 #: A solution whose exploitability is still above this when the budget runs out is not
 #: used (the search falls back to today's engine).
 ACCEPT = 0.25
@@ -95,6 +117,22 @@ MIN_SHARE = 0.01
 #: Trees beyond this work (nodes, entries and terminal deals: 35-50 bytes each) are never
 #: built, whatever the budget: at most about 400 MB, and a few seconds an iteration.
 MAX_WORK = 8_000_000
+#: Before anything is built, the size of the public tree is predicted (`predict`: Knuth's
+#: estimator over random deals and play-outs, from what every seat saw; a few milliseconds):
+#: a position whose predicted terminal deals (a lower bound of the solver's work) exceed what
+#: the budget affords is declined at once. PREDICT_WALKS random paths at most (0: no
+#: prediction), PREDICT_STEPS steps at most (about 0.3 microseconds each), and the walks stop
+#: once PREDICT_MIN_WALKS of them put the estimate over the budget; the seed is fixed, so the
+#: same position is predicted alike every time.
+PREDICT_WALKS = 256
+PREDICT_STEPS = 10_000
+#: The solver's work per terminal deal of its tree, at least, on trees of 100,000 work and
+#: more (2.86 at least, 3.7 at the median, over the 491 stage decisions of
+#: `python benchmarks/endgame_stage.py`'s corpus): a position is declined when its predicted
+#: terminal deals times this exceed the work the budget affords a tree.
+PREDICT_WORK_PER_PAIR = 2.5
+PREDICT_MIN_WALKS = 32
+PREDICT_SEED = 0x5EED_E11D_6A3E
 #: The memory of the solver per unit of its work (a node, an entry or a terminal deal), at
 #: most (measured: at most 49.9 on the 13 trees of 0.1-6.9 million work among the stage
 #: decisions of `python benchmarks/bench_endgame.py --memory --rounds 80 --seed 5`), so that
@@ -175,6 +213,47 @@ class TooBig(BergenError):
     """The endgame's public tree does not fit the budget."""
 
 
+@dataclass(frozen=True)
+class Prediction:
+    """The size of an endgame, estimated before anything is built (`predict`): `deals`, the
+    deals of both hands; `pairs`, the terminal deals of its public tree (every deal once per
+    way it can be played out; the solver's work is at least this); `steps` and `walks`, what
+    the estimate cost."""
+    deals: float
+    pairs: float
+    steps: int
+    walks: int
+
+
+def predict(info: InfoSet, stop_above: float = 0.0) -> Prediction | None:
+    """The size of the endgame of `info` (which `applicable` accepts), predicted from its
+    public view alone (the seat's own hand plays no part: what is declined reveals nothing)
+    in at most PREDICT_STEPS steps: `_endgame.predict` (Knuth's estimator; unbiased, so a
+    position may be mispredicted either way, and one predicted to fit is still capped while
+    it is built). `stop_above`: stop walking once the estimate passes it. None without the
+    compiled core, with PREDICT_WALKS 0, or when the view has too many groups."""
+    core = compiled()
+    if core is None or PREDICT_WALKS <= 0:
+        return None
+    pub = info.public
+    merged, allowed, _ = merge_groups(pub.groups, pub.free)
+    # Groups no tile enters (epochs whose tiles were all played from known origins) drop out.
+    kept = [g for g, (_, c) in enumerate(merged) if c > 0]
+    if len(kept) > core.PREDICT_MAX_GROUPS:
+        return None
+    allowed = [sum(1 << k for k, g in enumerate(kept) if a >> g & 1) for a in allowed]
+    merged = [merged[g] for g in kept]
+    tiles = [t for t, _ in pub.free]
+    root = endgame_ref.Root(info.left, info.right, bool(info.left_double),
+                            bool(info.right_double), tuple(info.scores), info.seat,
+                            info.passes, info.reserve_size, tuple(info.line))
+    deals, pairs, steps, walks = core.predict(
+        info.rules, root, [o for o, _ in merged], [c for _, c in merged], tiles, allowed,
+        [bool(pub.played_free >> t & 1) for t in tiles], PREDICT_WALKS, PREDICT_SEED,
+        max_steps=PREDICT_STEPS, stop_above=stop_above, min_walks=PREDICT_MIN_WALKS)
+    return Prediction(deals, pairs, steps, walks)
+
+
 def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
          seconds: float = 0.0) -> Endgame:
     """The endgame of `info` (which `applicable` accepts). `TooBig` past `max_deals` deals
@@ -222,7 +301,10 @@ class Solution:
     the seat's side gets when the other side best-responds to its strategy, and when it
     best-responds to the other's (the game's value lies between); `exploitability` their
     difference; `sides`: per move, each side's expected points gained to the end of the round
-    when both play the solved strategies."""
+    when both play the solved strategies; `hand_bound`: the bound printed with the hand's
+    values (the exploitability over the hand's share of the deals' weight); `average`: the
+    seat's average strategy at its hand (`mix` is it without the moves the bound rules out,
+    renormalised)."""
     values: dict
     mix: dict
     value: float
@@ -241,6 +323,10 @@ class Solution:
     hand_gap: float = 0.0
     interrupted: bool = False
     traversals: int = 0      # passes over the tree: 2 an iteration, 2 a check, 3 to report
+    phases: dict = field(default_factory=dict)   # seconds: build, iterations, checks, report
+    hand_bound: float = math.inf
+    average: dict = field(default_factory=dict)
+    pairs: int | None = None  # the terminal deals of the tree (the compiled solver's)
 
     def choose(self, seed: int) -> Move:
         """A move drawn from the mix with the seeded RNG (shares below MIN_SHARE dropped, the
@@ -309,13 +395,16 @@ def _build(g: Endgame, cap: int, seconds: float = 0.0):
     return solver, nodes, work
 
 
-def solve(g: Endgame, *, tolerance: float = TOLERANCE, max_work: int | None = None,
+def solve(g: Endgame, *, tolerance: float = TOLERANCE,
+          hand_tolerance: float = HAND_TOLERANCE, max_work: int | None = None,
           seconds: float | None = None, max_iterations: int = MAX_ITERATIONS,
           build_seconds: float = 0.0, clock=time.perf_counter, stop=None,
           memory_bytes: int | None = None) -> Solution:
-    """Solve `g` to `tolerance` (exploitability, points) within `max_work` (solver work:
-    deterministic) and/or `seconds` (the clock). DCFR runs until a check finds the
-    exploitability within the tolerance, or the budget or `max_iterations` runs out. Raises
+    """Solve `g` to `tolerance` (exploitability, points) and `hand_tolerance` (the hand's
+    bound: the exploitability over the hand's share of the deals' weight,
+    `Solution.hand_bound`) within `max_work` (solver work: deterministic) and/or `seconds`
+    (the clock). DCFR runs until a check finds both within, or the budget or
+    `max_iterations` runs out. Raises
     `TooBig` when the tree cannot afford MIN_ITERATIONS within the budget (it is not built
     further, nor past `build_seconds` of building), or when the budget ran out before
     ACCEPT was reached. `stop` (a threading.Event) is heard between iterations as Ctrl-C is;
@@ -323,8 +412,10 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE, max_work: int | None = No
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes)
     solver, nodes, work = _build(g, cap, build_seconds)
+    phases = {"build": clock() - t0, "iterations": 0.0, "checks": 0.0}
     deadline = None if seconds is None else t0 + seconds
     total = g.weight
+    share = g.hand_weight / total
     spent = work
     done = 0
     checks = list(CHECK_AT)
@@ -340,16 +431,20 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE, max_work: int | None = No
             while done < target and (deadline is None or clock() < deadline):
                 if stop is not None and stop.is_set():
                     raise KeyboardInterrupt
+                t1 = clock()
                 solver.run(1)
+                phases["iterations"] += clock() - t1
                 done += 1
                 spent += 2 * work
             if done < target:
                 break
             spent += 2 * work
+            t1 = clock()
             exploit, bounds = _exploitability(solver, total, g.seat)
+            phases["checks"] += clock() - t1
             checked = done
             checks_done += 1
-            if exploit <= tolerance:
+            if exploit <= tolerance and exploit / share <= hand_tolerance:
                 break
     except KeyboardInterrupt:
         interrupted = True
@@ -357,11 +452,17 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE, max_work: int | None = No
         raise TooBig(f"its public tree ({nodes:,} nodes) leaves no time to solve it"
                      + (" (interrupted)" if interrupted else ""))
     if checked != done:
+        t1 = clock()
         exploit, bounds = _exploitability(solver, total, g.seat)
+        phases["checks"] += clock() - t1
     if exploit > max(ACCEPT, tolerance):
         raise TooBig(f"the budget ran out before the solution was exact enough "
                      f"(exploitability {exploit:.3f} after {done} iterations)")
+    t1 = clock()
     sol = _solution(g, solver, exploit, bounds, tolerance, done, nodes, work, clock() - t0)
+    phases["report"] = clock() - t1
+    sol.phases = phases
+    sol.pairs = solver.n_pairs if hasattr(solver, "n_pairs") else None
     sol.interrupted = interrupted
     sol.traversals = 2 * done + 2 * checks_done + (2 if checked != done else 0) + 3
     return sol
@@ -399,9 +500,24 @@ def _solution(g: Endgame, solver, exploit, bounds, tolerance, iterations, nodes,
         sides[name] = (gain0, gain0 - margin0)
         follow += mix_row[c] * sign * margin0
     value = max(values.values())
-    return Solution(values, mix, value, sign * sum(whole) / g.weight, bounds, exploit,
-                    tolerance, len(g.deals), sum(1 for d in g.deals if d[p] == i), iterations,
-                    nodes, work, seconds, sides=sides, hand_gap=value - follow)
+    bound = exploit * g.weight / norm
+    return Solution(values, played_mix(values, mix, bound), value,
+                    sign * sum(whole) / g.weight, bounds, exploit, tolerance, len(g.deals),
+                    sum(1 for d in g.deals if d[p] == i), iterations, nodes, work, seconds,
+                    sides=sides, hand_gap=value - follow, hand_bound=bound, average=mix)
+
+
+def played_mix(values: dict, average: dict, bound: float) -> dict:
+    """The average strategy without the moves whose value is below the best's by more than
+    twice `bound` (worse whichever way both values' errors fall), renormalised; the best
+    move alone if nothing of the average is left."""
+    best = max(values.values())
+    kept = {m: p for m, p in average.items() if values[m] >= best - 2 * bound}
+    total = sum(kept.values())
+    if total <= 0:
+        top = max(values, key=lambda m: (values[m], average[m]))
+        return {m: (1.0 if m == top else 0.0) for m in average}
+    return {m: kept.get(m, 0.0) / total for m in average}
 
 
 def _legal_at_root(g: Endgame, move: int) -> bool:
@@ -434,6 +550,8 @@ class Attempt:
     result: object = None
     why: str | None = None
     interrupted: bool = False
+    phases: dict = field(default_factory=dict)   # seconds spent: predict, deals, build, ...
+    size: tuple | None = None    # (deals, hands' sizes, work, terminal deals) when built
 
 
 def at_stage(info: InfoSet) -> bool:
@@ -442,6 +560,7 @@ def at_stage(info: InfoSet) -> bool:
 
 
 def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: float = TOLERANCE,
+            hand_tolerance: float = HAND_TOLERANCE,
             inference: bool = False, started: float | None = None,
             budget: int | None = None, stop=None, memory_bytes: int | None = None,
             clock=time.perf_counter) -> Attempt:
@@ -462,24 +581,49 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
         seconds = max(limits.time * (1 - SEARCH_SHARE) - (clock() - started), 1e-3)
         build = limits.time * BUILD_SHARE
     _, cap = allowance(max_work, seconds, memory_bytes)
+    # Declined at once when the prediction is over the cap: nothing is built.
+    t0 = clock()
+    affords = cap / PREDICT_WORK_PER_PAIR
+    size = predict(info, stop_above=affords)
+    phases = {"predict": clock() - t0}
+    if size is not None and size.pairs > affords:
+        return Attempt(None, f"its public tree is too big for the budget (hands of "
+                             f"{info.hand_sizes[0]} and {info.hand_sizes[1]}: about "
+                             f"{_round_figure(size.pairs)} ways to play out the deals, "
+                             f"predicted; the budget affords {_round_figure(affords)})",
+                       phases=phases)
     watch = _StopWatch(stop)
     try:
         # A deal ends in at least one terminal: more deals than the tree may hold is too big.
+        t0 = clock()
         g = game(info, inference, max_deals=cap, seconds=build or 0.0)
+        phases["deals"] = clock() - t0
         if build is not None:
             build = max(started + build - clock(), 1e-4)
-        sol = solve(g, tolerance=tolerance, max_work=max_work, seconds=seconds,
+        sol = solve(g, tolerance=tolerance, hand_tolerance=hand_tolerance,
+                    max_work=max_work, seconds=seconds,
                     build_seconds=build or 0.0, clock=clock, stop=stop,
                     memory_bytes=memory_bytes)
     except TooBig as e:
-        return Attempt(None, e.message, "(interrupted)" in e.message)
+        phases["failed"] = clock() - t0
+        return Attempt(None, e.message, "(interrupted)" in e.message, phases=phases)
     except BergenError as e:       # a public view the seat's own hand contradicts
-        return Attempt(None, e.message)
+        return Attempt(None, e.message, phases=phases)
     except KeyboardInterrupt:      # while the deals or the tree were built
-        return Attempt(None, "interrupted", True)
+        return Attempt(None, "interrupted", True, phases=phases)
     finally:
         watch.close()
-    return Attempt(_result(info, sol, seed, clock() - started), None, sol.interrupted)
+    phases.update(sol.phases)
+    return Attempt(_result(info, sol, seed, clock() - started), None, sol.interrupted,
+                   phases=phases, size=(len(g.deals), g.root_sizes, sol.work, sol.pairs))
+
+
+def _round_figure(x: float) -> str:
+    """A large estimate to two significant figures, in words past a million."""
+    for size, name in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if x >= size:
+            return f"{x / size:.2g} {name}"
+    return f"{float(f'{x:.2g}'):,.0f}"
 
 
 class _StopWatch:
@@ -527,7 +671,7 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
         base = Move.from_code(twins[m]) if m in twins else name
         rows.append((m, name, base))
     rows.sort(key=lambda r: (r[2] != chosen, -sol.values[r[2]], r[2] != r[1], r[0]))
-    moves = [MoveValue(name, m, sol.values[base], sol.exploitability, 0,
+    moves = [MoveValue(name, m, sol.values[base], sol.hand_bound, 0,
                        base if base != name else None,
                        share=0.0 if base != name else sol.mix[base])
              for m, name, base in rows]
@@ -545,11 +689,13 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
                     "exploitability": sol.exploitability, "tolerance": sol.tolerance,
                     "iterations": sol.iterations, "nodes": sol.nodes, "work": sol.work,
                     "game_value": sol.game_value, "bounds": list(sol.bounds),
-                    "hand_gap": sol.hand_gap,
+                    "hand_gap": sol.hand_gap, "hand_bound": sol.hand_bound,
                     "mix": {m: p for m, p in sorted(sol.mix.items(), key=lambda mp: str(mp[0]))
                             if p > 0},
+                    "average": {m: p for m, p in sorted(sol.average.items(),
+                                                        key=lambda mp: str(mp[0])) if p > 0},
                     "solve_seconds": sol.seconds},
     }
     best = moves[0]
-    return SearchResult(best.move, moves, best.value, sol.exploitability, sol.iterations,
+    return SearchResult(best.move, moves, best.value, sol.hand_bound, sol.iterations,
                         info_out)

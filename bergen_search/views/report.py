@@ -55,7 +55,7 @@ def text(result, settings=True) -> str:
     exact = sum(d.exact for d in result.decisions)
     if exact:
         out.append(f"(exact: {exact} of {len(result.decisions)} decisions valued by the solved "
-                   f"endgame, their losses within its exploitability)")
+                   f"endgame, their losses within twice its hand's bound)")
     if settings:
         out.append(settings_line(result.settings))
     return "\n".join(out)
@@ -85,7 +85,7 @@ def loss_text(dec, exact: bool = True) -> str:
     lo, hi = dec.loss_interval
     out = f"loss {dec.loss:.2f} ± {dec.loss_stderr:.2f}"
     if getattr(dec, "exact", False):
-        return out + (", exact (± the solved endgame's exploitability)" if exact else "")
+        return out + (", exact (± twice the hand's bound)" if exact else "")
     if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
         out += f", {100 * CONFIDENCE:g}% [{lo:.2f}, {hi:.2f}]"
     if dec.rechecks:

@@ -103,7 +103,8 @@ def exact_text(ri) -> str:
     """The header of a solved endgame: what was solved and how exactly."""
     eg = ri["endgame"]
     return (f"exact: equilibrium, {eg['deals']:,} deals ({eg['worlds']:,} with this hand), "
-            f"exploitability ≤ {eg['exploitability']:.3g} ({ri['algorithm']}: "
+            f"exploitability ≤ {eg['exploitability']:.3g}, this hand's values "
+            f"± {eg.get('hand_bound', eg['exploitability']):.3g} ({ri['algorithm']}: "
             f"{eg['iterations']} DCFR iterations, {eg['nodes']:,} nodes)")
 
 

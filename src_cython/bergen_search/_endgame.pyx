@@ -22,9 +22,10 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
-from bergen_search._core cimport (ALL_TILES, CoreRules, END_BLOCKED, END_NONE, N_TILES, PASS,
-                                  State, TILE_HIGH, TILE_LOW, TILES_WITH, apply_move,
-                                  blocked_winner, clock_now, lowest_bit)
+from bergen_search._core cimport (ALL_TILES, CoreRules, END_BLOCKED, END_NONE, MAX_MOVES,
+                                  N_TILES, PASS, Rng, State, TILE_HIGH, TILE_LOW, TILES_WITH,
+                                  apply_move, below, blocked_winner, clock_now,
+                                  drop_mirror_twins, gen_moves, lowest_bit)
 
 from bergen_search.errors import BergenError
 from bergen_search.information.infoset import RESERVE
@@ -356,6 +357,178 @@ def enumerate_deals(table, long long max_deals=0, double seconds=0.0):
         free(E.h1)
         free(E.w)
         free(keys)
+
+
+# ---- the size of the game, predicted ---------------------------------------------------------
+#: The groups `predict` takes at most (its feasibility test walks their 2^G subsets).
+PREDICT_MAX_GROUPS = 10
+
+
+cdef bint _feasible(const int32_t* cnt, int32_t* f, const int32_t* cap_of, int G) noexcept nogil:
+    """The tiles counted by their allowed groups (cnt[mask]) can fill the groups, each to its
+    capacity (Hall's condition for the b-matching: for every set S of groups, the tiles that
+    may enter only groups of S are at most S's capacity; there are as many tiles as places)."""
+    cdef int b, S, n = 1 << G
+    memcpy(f, cnt, n * sizeof(int32_t))
+    for b in range(G):
+        for S in range(n):
+            if (S >> b) & 1:
+                f[S] += f[S ^ (1 << b)]
+    for S in range(n):
+        if f[S] > cap_of[S]:
+            return False
+    return True
+
+
+def predict(rules, root, owners, caps, tiles, allowed, played, long long walks,
+            unsigned long long seed, long long max_steps=0, double stop_above=0.0,
+            long long min_walks=32):
+    """The size of the endgame of a public view, estimated before anything is built: (deals,
+    terminal deals, steps, walks). Knuth's estimator (1975, "Estimating the efficiency of
+    backtrack programs"): `walks` random paths down the tree that first gives each unplayed
+    free tile an owner (seat 0, seat 1 or the reserve: those with which the groups can still
+    be filled) and then plays the round out with those hands (every legal move, a mirror twin
+    once); the product of the choices along a path is an unbiased estimate of the tree's
+    leaves. The leaves of the first part are the deals; those of the whole, the terminal deals
+    of the public tree (each deal ends once per sequence of plays it can make: the solver's
+    `n_pairs`, a lower bound of its work). `owners`, `caps`: the groups (owner 0, 1 or
+    RESERVE; capacity); `tiles`, `allowed`, `played`: the free tiles, each one's mask of groups,
+    and whether it is on the line (it fills a group but is in no hand). Stops after
+    `max_steps` steps (0: no limit), or once `min_walks` are done and the estimate of the
+    terminal deals is above `stop_above` (if > 0), with the walks done so far; `steps` counts
+    the owner choices tested and the plays made."""
+    cdef int G = len(caps), m = len(allowed), i, o, S, n_opt, n, pick
+    cdef int32_t k
+    cdef int64_t w_done = 0, steps = 0, n_walks = walks, step_cap = max_steps
+    cdef int32_t base[1 << 10]
+    cdef int32_t cnt[1 << 10]
+    cdef int32_t f[1 << 10]
+    cdef int32_t cap_of[1 << 10]
+    cdef int32_t group_of[3]        # per owner (reserve, seat 0, seat 1): its groups' mask
+    cdef int32_t tile_allowed[N_TILES]
+    cdef uint8_t tile_played[N_TILES]
+    cdef uint8_t tile_of[N_TILES]
+    cdef int32_t opt_mask[3]
+    cdef int opt_owner[3]
+    cdef uint32_t hands[2]
+    cdef double deals_sum = 0.0, pairs_sum = 0.0, w_deal, w_all
+    cdef int moves[MAX_MOVES]
+    cdef State start, s, nxt
+    cdef Rng rng
+    cdef CoreRules crules
+    if rules.players != 2 or rules.n_sides != 2:
+        raise BergenError("the exact endgame is a game of two players")
+    crules = CoreRules(rules)
+    if not 0 < G <= PREDICT_MAX_GROUPS:
+        raise BergenError(f"predict: 1..{PREDICT_MAX_GROUPS} groups, got {G}", field="caps")
+    if len(owners) != G or len(played) != m or len(tiles) != m or m > N_TILES:
+        raise BergenError("predict: malformed public view (sizes)", field="allowed")
+    if not 1 <= walks <= (1 << 30):
+        raise BergenError("predict: walks must be 1..2^30", field="walks")
+    for v in (root.left, root.right):
+        _checked_int(v, 0, 6, "root")
+    _checked_int(root.to_move, 0, 1, "root")
+    _checked_int(root.passes, 0, 255, "root")
+    _checked_int(root.reserve_size, 0, rules.reserve_kept, "root")
+    if len(root.scores) != 2:
+        raise BergenError("expected 2 scores", field="root")
+    for v in root.scores:
+        _checked_int(v, -1_000_000, 1_000_000, "root")
+    group_of[0] = group_of[1] = group_of[2] = 0
+    for i in range(G):
+        o = owners[i]
+        if o == RESERVE:
+            group_of[0] |= 1 << i
+        elif o in (0, 1):
+            group_of[o + 1] |= 1 << i
+        else:
+            raise BergenError("the endgame's deals are dealt among two seats", field="owners")
+    for S in range(1 << G):
+        cap_of[S] = 0
+        base[S] = 0
+    for i in range(G):
+        k = _checked_int(caps[i], 0, N_TILES, "caps")
+        for S in range(1 << G):
+            if (S >> i) & 1:
+                cap_of[S] += k
+    for i in range(m):
+        tile_allowed[i] = _checked_int(allowed[i], 1, (1 << G) - 1, "allowed")
+        tile_of[i] = _checked_int(tiles[i], 0, N_TILES - 1, "tiles")
+        tile_played[i] = bool(played[i])
+        base[tile_allowed[i]] += 1
+    if cap_of[(1 << G) - 1] != m or not _feasible(base, f, cap_of, G):
+        raise BergenError("impossible position: no deal fills the groups", field="allowed")
+    memset(&start, 0, sizeof(State))
+    start.rules = &crules.c
+    start.scores[0] = root.scores[0]
+    start.scores[1] = root.scores[1]
+    start.reserve_size = root.reserve_size
+    start.left = root.left
+    start.right = root.right
+    start.left_double = root.left_double
+    start.right_double = root.right_double
+    start.to_move = root.to_move
+    start.passes = root.passes
+    start.lead_tile = -1
+    start.ended = END_NONE
+    start.winner = -1
+    rng.state = seed
+    with nogil:
+        while w_done < n_walks and (step_cap <= 0 or steps < step_cap):
+            memcpy(cnt, base, (1 << G) * sizeof(int32_t))
+            hands[0] = 0
+            hands[1] = 0
+            w_deal = 1.0
+            for i in range(m):
+                if tile_played[i]:
+                    continue
+                n_opt = 0
+                for o in range(3):
+                    k = tile_allowed[i] & group_of[o]
+                    if k == 0:
+                        continue
+                    if k == tile_allowed[i]:    # one owner only: it keeps the deal possible
+                        opt_mask[0] = k
+                        opt_owner[0] = o
+                        n_opt = 1
+                        break
+                    steps += 1
+                    cnt[tile_allowed[i]] -= 1
+                    cnt[k] += 1
+                    if _feasible(cnt, f, cap_of, G):
+                        opt_mask[n_opt] = k
+                        opt_owner[n_opt] = o
+                        n_opt += 1
+                    cnt[k] -= 1
+                    cnt[tile_allowed[i]] += 1
+                if n_opt == 0:      # never from a feasible start (some owner keeps it so)
+                    w_deal = 0.0
+                    break
+                pick = below(&rng, n_opt)
+                cnt[tile_allowed[i]] -= 1
+                cnt[opt_mask[pick]] += 1
+                w_deal *= n_opt
+                if opt_owner[pick] > 0:
+                    hands[opt_owner[pick] - 1] |= (<uint32_t>1) << tile_of[i]
+            deals_sum += w_deal
+            # The play: every legal move of the dealt hands (a mirror twin once).
+            memcpy(&s, &start, sizeof(State))
+            s.hands[0] = hands[0]
+            s.hands[1] = hands[1]
+            w_all = w_deal
+            while s.ended == END_NONE:
+                n = gen_moves(&s, moves)
+                n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
+                steps += 1
+                w_all *= n
+                pick = below(&rng, n)
+                apply_move(&s, moves[pick], &nxt)
+                memcpy(&s, &nxt, sizeof(State))
+            pairs_sum += w_all
+            w_done += 1
+            if stop_above > 0 and w_done >= min_walks and pairs_sum > stop_above * w_done:
+                break
+    return deals_sum / w_done, pairs_sum / w_done, steps, w_done
 
 
 # ---- the public tree --------------------------------------------------------------------------

@@ -18,6 +18,8 @@ class Endgame(Algorithm):
     match_budget = 100_000
     settings = {
         "tolerance": Setting(float, 0.01, "the exploitability (points) the solver stops at"),
+        "hand_tolerance": Setting(float, 0.05, "... and the bound (points) on the hand's "
+                                  "values: the exploitability over the hand's share of the deals"),
         "inference": Setting(bool, False, "weigh the deals by what both seats' plays say "
                              "about their hands (inference.py); off: uniform over the deals"),
     }
@@ -43,6 +45,8 @@ class Endgame(Algorithm):
         tried = endgame.attempt(info, limits, seed=run.seed, objective=run.objective,
                                 started=run.started, budget=self.default_budget,
                                 tolerance=settings.get("tolerance", endgame.TOLERANCE),
+                                hand_tolerance=settings.get("hand_tolerance",
+                                                            endgame.HAND_TOLERANCE),
                                 inference=alone and settings["inference"], stop=run.stop,
                                 memory_bytes=limits.memory_bytes,
                                 clock=now)

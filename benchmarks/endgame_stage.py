@@ -1,0 +1,228 @@
+"""Where the exact endgame's time goes on the stage decisions of self-play, at the budget the
+default engine gives it: the share solved, within 100 ms and within 1 s, the median and the
+worst, the largest position solved, what a declined position costs, and the time by phase.
+
+    python benchmarks/endgame_stage.py [--records A.jsonl,B.jsonl] [--iterations 100000]
+        [--json OUT.json]
+
+The corpus (benchmarks/data/stage_corpus.jsonl.gz, 160 matches, 491 stage decisions) is
+the self-play of the default engine at 20,000 iterations a move on two seeds nobody tuned on:
+
+    bergen selfplay --games 80 --seed 9101 --engines ismcts:iterations=20000 --out a.jsonl
+    bergen selfplay --games 80 --seed 9102 --engines ismcts:iterations=20000 --out b.jsonl
+    cat a.jsonl b.jsonl | gzip -9n > benchmarks/data/stage_corpus.jsonl.gz
+
+(it is kept in the tree: the records an engine plays change with the engine). Every decision
+with a choice at the stage (no draw can happen again) is given to `endgame.attempt` as the
+default engine gives it (its iterations buy endgame.WORK_PER_ITERATION work each, the memory
+cap search.Limits' default): the time from the information set to the answer or the decline,
+one core, split into the phases `endgame.attempt` reports: predict (the size, before anything
+is built), deals (the public view's table and its deals), build (the public tree), iterations
+(DCFR), checks (the exploitability: two exact best responses), report (each move's values),
+failed (a tree built and then found too big, or a solve that ran out of budget).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import statistics
+import sys
+import time
+
+from bergen_search.formats.record_io import load_records
+from bergen_search.play.bench import stage_decisions
+from bergen_search.search import endgame
+from bergen_search.search.limits import Limits
+
+CORPUS = os.path.join(os.path.dirname(__file__), "data", "stage_corpus.jsonl.gz")
+PHASES = ("predict", "deals", "build", "iterations", "checks", "report", "failed")
+
+
+def corpus_infos(paths=None):
+    """The information sets of every stage decision of the records (the corpus by default)."""
+    texts = []
+    for path in paths or [CORPUS]:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as f:
+            texts.append(f.read())
+    return [info for text in texts for rec in load_records(text)
+            for _, _, info, _, _ in stage_decisions(rec)]
+
+
+def attempts(infos, iterations=100_000, progress=None):
+    """Per information set: seconds, solved, why, phases, size (endgame.attempt)."""
+    rows = []
+    limits = Limits(iterations=iterations)
+    for k, info in enumerate(infos):
+        t0 = time.perf_counter()
+        tried = endgame.attempt(info, limits, seed=0, objective="points",
+                                memory_bytes=limits.memory_bytes)
+        row = {"seconds": time.perf_counter() - t0, "hands": list(info.hand_sizes),
+               "solved": tried.result is not None, "why": tried.why,
+               "phases": tried.phases}
+        if tried.size is not None:
+            deals, _, work, pairs = tried.size
+            row.update(deals=deals, work=work, pairs=pairs)
+        if tried.result is not None:
+            row["exploitability"] = tried.result.info["endgame"]["exploitability"]
+        rows.append(row)
+        if progress:
+            progress(k, row)
+    return rows
+
+
+def bound_study(infos, iterations=100_000, tight=1e-5, max_iterations=4_000, seconds=20.0,
+                progress=None):
+    """Per decision the engine solves at the budget: whether the printed bound
+    (`endgame.Solution.hand_bound`) covers the distance of each value to a solve at `tight`
+    (its own bound added), for the moves the solved strategy plays (a share of its average of
+    MIN_SHARE or more) and apart for the others (deviations: their values depend on how the
+    other side answers a move it never meets, which the solve leaves loose). The tight solve
+    stops at `max_iterations` or `seconds` short of `tight`: its own bound is added."""
+    rows = []
+    limits = Limits(iterations=iterations)
+    for k, info in enumerate(infos):
+        tried = endgame.attempt(info, limits, seed=0, objective="points",
+                                memory_bytes=limits.memory_bytes)
+        if tried.result is None:
+            continue
+        g = endgame.game(info)
+        sol = endgame.solve(g, max_work=endgame.budget_work(iterations),
+                            memory_bytes=limits.memory_bytes)
+        ref = endgame.solve(g, tolerance=tight, hand_tolerance=tight, max_work=10 ** 13,
+                            max_iterations=max_iterations, seconds=seconds)
+        played = [m for m, p in sol.average.items() if p >= endgame.MIN_SHARE]
+        far = max(abs(sol.values[m] - ref.values[m]) for m in played)
+        off = max((abs(v - ref.values[m]) for m, v in sol.values.items() if m not in played),
+                  default=0.0)
+        rows.append({"deals": len(g.deals), "share": g.hand_weight / g.weight,
+                     "bound": sol.hand_bound, "exploitability": sol.exploitability,
+                     "distance": far, "off_support_distance": off,
+                     "tight_bound": ref.hand_bound,
+                     "covered": far <= sol.hand_bound + ref.hand_bound,
+                     "off_support_covered": off <= sol.hand_bound + ref.hand_bound,
+                     "old_covered": far <= sol.exploitability + ref.hand_bound})
+        if progress:
+            progress(k, rows[-1])
+    return rows
+
+
+def summary(rows) -> dict:
+    n = len(rows)
+    solved = [r for r in rows if r["solved"]]
+    declined = [r for r in rows if not r["solved"] and "predicted" in (r["why"] or "")]
+    failed = [r for r in rows if not r["solved"] and r not in declined]
+    times = sorted(r["seconds"] if r["solved"] else float("inf") for r in rows)
+    big = max(solved, key=lambda r: r["deals"], default=None)
+    phases = {p: sum(r["phases"].get(p, 0.0) for r in rows) for p in PHASES}
+    total = sum(phases.values())
+    work = sum(r["work"] for r in solved if r.get("pairs"))
+    return {
+        "positions": n, "solved": len(solved), "declined_at_once": len(declined),
+        "failed_after_building": len(failed),
+        "solved_share": len(solved) / n if n else None,
+        "within_0.1s": sum(t <= 0.1 for t in times) / n if n else None,
+        "within_1s": sum(t <= 1.0 for t in times) / n if n else None,
+        "median_s": statistics.median(times) if n else None,
+        "worst_solved_s": max((r["seconds"] for r in solved), default=None),
+        "largest_solved": None if big is None else {"deals": big["deals"],
+                                                     "hands": big["hands"]},
+        "largest_hand_solved": max((max(r["hands"]) for r in solved), default=None),
+        "decline_median_s": statistics.median(r["seconds"] for r in declined)
+        if declined else None,
+        "decline_worst_s": max((r["seconds"] for r in declined), default=None),
+        "failed_seconds": sum(r["seconds"] for r in failed),
+        "phase_seconds": phases,
+        "phase_share": {p: (v / total if total else 0.0) for p, v in phases.items()},
+        "terminal_share_of_work": (sum(r["pairs"] for r in solved if r.get("pairs")) / work
+                                   if work else None),
+    }
+
+
+def _s(x):
+    return "-" if x is None else ("not solved" if x == float("inf") else f"{x:.3f} s")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--records", default=None, help="comma-separated .jsonl(.gz) files "
+                    "(default: benchmarks/data/stage_corpus.jsonl.gz)")
+    ap.add_argument("--iterations", type=int, default=100_000,
+                    help="the engine's iteration budget (the default engine's: 100,000)")
+    ap.add_argument("--json", dest="json_out", default=None)
+    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--no-predict", action="store_true",
+                    help="build before declining, as before the prediction (PREDICT_WALKS 0)")
+    ap.add_argument("--bounds", action="store_true",
+                    help="instead: whether the printed bound covers the distance to a solve "
+                         "at tolerance 1e-5, on every decision solved at the budget")
+    args = ap.parse_args(argv)
+    if args.no_predict:
+        endgame.PREDICT_WALKS = 0
+    infos = corpus_infos(args.records.split(",") if args.records else None)
+    if args.bounds:
+        rows = bound_study(infos, args.iterations, progress=None if args.quiet else (
+            lambda k, r: print(f"{k + 1}/{len(infos)} {r}", file=sys.stderr)))
+        worst = max(rows, key=lambda r: r["distance"] / max(r["bound"], 1e-12))
+        print(f"{len(rows)} decisions solved at {args.iterations:,} iterations: the printed "
+              f"bound covers the distance to the solve at 1e-5 in "
+              f"{sum(r['covered'] for r in rows)} for the moves played (the game's "
+              f"exploitability alone would in {sum(r['old_covered'] for r in rows)}), in "
+              f"{sum(r['off_support_covered'] for r in rows)} for the moves outside the "
+              f"support; largest distance over bound (moves played) "
+              f"{worst['distance'] / max(worst['bound'], 1e-12):.3f}; tight solves within 1e-5: "
+              f"{sum(r['tight_bound'] <= 1e-5 for r in rows)}")
+        if args.json_out:
+            with open(args.json_out, "w", encoding="utf-8") as f:
+                json.dump(rows, f, indent=1)
+        return rows
+
+    def progress(k, row):
+        if not args.quiet:
+            print(f"{k + 1}/{len(infos)} hands {row['hands']} deals {row.get('deals', '-')} "
+                  f"{row['seconds']:.3f} s {'solved' if row['solved'] else row['why']}",
+                  file=sys.stderr)
+    rows = attempts(infos, args.iterations, progress)
+    out = summary(rows)
+    big = out["largest_solved"]
+    print(f"{out['positions']} stage decisions at {args.iterations:,} iterations: solved "
+          f"{100 * out['solved_share']:.1f}% ({out['declined_at_once']} declined at once, "
+          f"{out['failed_after_building']} after building); within 100 ms "
+          f"{100 * out['within_0.1s']:.1f}%, within 1 s {100 * out['within_1s']:.1f}%; median "
+          f"{_s(out['median_s'])}, worst solved {_s(out['worst_solved_s'])}; largest solved "
+          + (f"{big['deals']:,} deals, hands {big['hands']}" if big else "-")
+          + f"; a decline {_s(out['decline_median_s'])} median, {_s(out['decline_worst_s'])} "
+          f"at worst; failed attempts {out['failed_seconds']:.2f} s in all")
+    print("time by phase: " + ", ".join(
+        f"{p} {out['phase_seconds'][p]:.2f} s ({100 * out['phase_share'][p]:.0f}%)"
+        for p in PHASES))
+    if out["terminal_share_of_work"] is not None:
+        print(f"terminal deals: {100 * out['terminal_share_of_work']:.0f}% of the solved "
+              f"trees' work (nodes, entries, terminal deals)")
+    if args.json_out:
+        with open(args.json_out, "w", encoding="utf-8") as f:
+            json.dump({"summary": out, "rows": rows}, f, indent=1)
+    return out
+
+
+# ---- pytest ------------------------------------------------------------------------------------
+def test_the_corpus_and_the_phases():
+    """The kept corpus gives its 491 stage decisions; an attempt reports every phase it went
+    through, and the summary counts what it saw."""
+    infos = corpus_infos()
+    assert len(infos) == 491
+    rows = attempts(infos[:8])
+    out = summary(rows)
+    assert out["positions"] == 8
+    assert out["solved"] + out["declined_at_once"] + out["failed_after_building"] == 8
+    for r in rows:
+        assert "predict" in r["phases"] and set(r["phases"]) <= set(PHASES)
+        if r["solved"]:
+            assert {"deals", "build", "iterations", "checks", "report"} <= set(r["phases"])
+            assert r["pairs"] <= r["work"]
+
+
+if __name__ == "__main__":
+    main()

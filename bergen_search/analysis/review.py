@@ -655,8 +655,9 @@ def loss_bounds(played, result) -> tuple:
         if m.code == played.code or m.move == played.twin or m.twin == played.move:
             continue
         d = m.value - played.value
-        # exact: each value within the hand's bound (result.stderr), a difference within two
-        e = 2 * result.stderr if exact else paired_stderr(m, played)
+        # exact: each value within its bound (the hand's, or a refined deviation's own: the
+        # MoveValue's stderr), a difference within the two
+        e = m.stderr + played.stderr if exact else paired_stderr(m, played)
         a, b = loss_interval(d, e, result)
         lo, hi = max(lo, a), max(hi, b)
         if nearest is None or d > nearest:

@@ -101,7 +101,8 @@ class Decision:
     loss_interval: tuple = (None, None)   # (lo, hi) at CONFIDENCE
     rechecks: int = 0       # searches after the first
     position: str | None = None   # the position before the play, as a position string
-    exact: bool = False     # valued by the exact endgame (loss_stderr: twice its hand's bound)
+    exact: bool = False     # valued by the exact endgame (loss_stderr: the two moves' bounds:
+    #                         twice the hand's, or a refined deviation's own plus the other's)
 
     def to_json(self) -> dict:
         out = {"round": self.round, "event": self.event, "seat": self.seat,

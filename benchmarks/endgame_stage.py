@@ -3,7 +3,11 @@ default engine gives it: the share solved, within 100 ms and within 1 s, the med
 worst, the largest position solved, what a declined position costs, and the time by phase.
 
     python benchmarks/endgame_stage.py [--records A.jsonl,B.jsonl] [--iterations 100000]
-        [--json OUT.json]
+        [--json OUT.json] [--no-refine | --deviations | --bounds]
+
+(`--no-refine`: the moves outside the mix keep the solve's values, as before they were valued
+against an answer; `--deviations`: how far those values moved; `--bounds`: whether the
+printed bound covers the distance to a tight solve.)
 
 The corpus (benchmarks/data/stage_corpus.jsonl.gz, 160 matches, 491 stage decisions) is
 the self-play of the default engine at 20,000 iterations a move on two seeds nobody tuned on:
@@ -19,6 +23,7 @@ cap search.Limits' default): the time from the information set to the answer or 
 one core, split into the phases `endgame.attempt` reports: predict (the size, before anything
 is built), deals (the public view's table and its deals), build (the public tree), iterations
 (DCFR), checks (the exploitability: two exact best responses), report (each move's values),
+refine (the moves outside the mix valued against an answer: the subgames after them),
 failed (a tree built and then found too big, or a solve that ran out of budget).
 """
 from __future__ import annotations
@@ -37,7 +42,7 @@ from bergen_search.search import endgame
 from bergen_search.search.limits import Limits
 
 CORPUS = os.path.join(os.path.dirname(__file__), "data", "stage_corpus.jsonl.gz")
-PHASES = ("predict", "deals", "build", "iterations", "checks", "report", "failed")
+PHASES = ("predict", "deals", "build", "iterations", "checks", "report", "refine", "failed")
 
 
 def corpus_infos(paths=None):
@@ -51,14 +56,15 @@ def corpus_infos(paths=None):
             for _, _, info, _, _ in stage_decisions(rec)]
 
 
-def attempts(infos, iterations=100_000, progress=None):
-    """Per information set: seconds, solved, why, phases, size (endgame.attempt)."""
+def attempts(infos, iterations=100_000, progress=None, refine=True):
+    """Per information set: seconds, solved, why, phases, size (endgame.attempt; `refine`:
+    with the deviations valued against an answer)."""
     rows = []
     limits = Limits(iterations=iterations)
     for k, info in enumerate(infos):
         t0 = time.perf_counter()
         tried = endgame.attempt(info, limits, seed=0, objective="points",
-                                memory_bytes=limits.memory_bytes)
+                                memory_bytes=limits.memory_bytes, refine=refine)
         row = {"seconds": time.perf_counter() - t0, "hands": list(info.hand_sizes),
                "solved": tried.result is not None, "why": tried.why,
                "phases": tried.phases}
@@ -104,6 +110,35 @@ def bound_study(infos, iterations=100_000, tight=1e-5, max_iterations=4_000, sec
                      "covered": far <= sol.hand_bound + ref.hand_bound,
                      "off_support_covered": off <= sol.hand_bound + ref.hand_bound,
                      "old_covered": far <= sol.exploitability + ref.hand_bound})
+        if progress:
+            progress(k, rows[-1])
+    return rows
+
+
+def deviation_study(infos, iterations=100_000, progress=None):
+    """Per decision the engine solves at the budget: its moves outside the played mix, how
+    many were valued against an answer (`endgame.Solution.refined`) and how far each moved
+    from the solve's own value (`unrefined`)."""
+    rows = []
+    limits = Limits(iterations=iterations)
+    for k, info in enumerate(infos):
+        if endgame.applicable(info) is not None:
+            continue
+        try:
+            g = endgame.game(info, max_deals=endgame.allowance(
+                endgame.budget_work(iterations), None, limits.memory_bytes)[1])
+            sol = endgame.solve(g, max_work=endgame.budget_work(iterations),
+                                memory_bytes=limits.memory_bytes)
+        except endgame.TooBig:
+            continue
+        changes = [abs(sol.values[m] - sol.unrefined[m]) for m, ok in sol.refined.items() if ok]
+        rows.append({"deals": len(g.deals), "hands": list(info.hand_sizes),
+                     "off_support": len(sol.refined), "refined": sum(sol.refined.values()),
+                     "largest_change": max(changes, default=0.0),
+                     "lowered": sum(sol.values[m] < sol.unrefined[m] - 0.05
+                                    for m in sol.refined),
+                     "raised": sum(sol.values[m] > sol.unrefined[m] + 0.05
+                                   for m in sol.refined)})
         if progress:
             progress(k, rows[-1])
     return rows
@@ -155,6 +190,12 @@ def main(argv=None):
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--no-predict", action="store_true",
                     help="build before declining, as before the prediction (PREDICT_WALKS 0)")
+    ap.add_argument("--no-refine", action="store_true",
+                    help="leave the moves outside the mix with the solve's own values (as "
+                         "before they were valued against an answer)")
+    ap.add_argument("--deviations", action="store_true",
+                    help="instead: how far the values of the moves outside the mix moved when "
+                         "valued against an answer, on every decision solved at the budget")
     ap.add_argument("--bounds", action="store_true",
                     help="instead: whether the printed bound covers the distance to a solve "
                          "at tolerance 1e-5, on every decision solved at the budget")
@@ -162,6 +203,22 @@ def main(argv=None):
     if args.no_predict:
         endgame.PREDICT_WALKS = 0
     infos = corpus_infos(args.records.split(",") if args.records else None)
+    if args.deviations:
+        rows = deviation_study(infos, args.iterations, progress=None if args.quiet else (
+            lambda k, r: print(f"{k + 1}/{len(infos)} {r}", file=sys.stderr)))
+        with_off = [r for r in rows if r["off_support"]]
+        print(f"{len(rows)} decisions solved at {args.iterations:,} iterations, "
+              f"{len(with_off)} with moves outside the mix ({sum(r['off_support'] for r in rows)}"
+              f" moves, {sum(r['refined'] for r in rows)} refined); decisions where a value "
+              f"moved by more than 0.05: {sum(r['largest_change'] > 0.05 for r in rows)} "
+              f"({sum(r['lowered'] for r in rows)} moves lowered, "
+              f"{sum(r['raised'] for r in rows)} raised); largest change "
+              f"{max((r['largest_change'] for r in rows), default=0.0):.3f}; decisions with a "
+              f"move left unrefined: {sum(r['refined'] < r['off_support'] for r in rows)}")
+        if args.json_out:
+            with open(args.json_out, "w", encoding="utf-8") as f:
+                json.dump(rows, f, indent=1)
+        return rows
     if args.bounds:
         rows = bound_study(infos, args.iterations, progress=None if args.quiet else (
             lambda k, r: print(f"{k + 1}/{len(infos)} {r}", file=sys.stderr)))
@@ -184,7 +241,7 @@ def main(argv=None):
             print(f"{k + 1}/{len(infos)} hands {row['hands']} deals {row.get('deals', '-')} "
                   f"{row['seconds']:.3f} s {'solved' if row['solved'] else row['why']}",
                   file=sys.stderr)
-    rows = attempts(infos, args.iterations, progress)
+    rows = attempts(infos, args.iterations, progress, refine=not args.no_refine)
     out = summary(rows)
     big = out["largest_solved"]
     print(f"{out['positions']} stage decisions at {args.iterations:,} iterations: solved "
@@ -222,6 +279,20 @@ def test_the_corpus_and_the_phases():
         if r["solved"]:
             assert {"deals", "build", "iterations", "checks", "report"} <= set(r["phases"])
             assert r["pairs"] <= r["work"]
+
+
+def test_the_deviation_study_and_the_switch():
+    """`--deviations` counts each solved decision's moves outside the mix and how many were
+    refined; `--no-refine` leaves the subgames out of an attempt."""
+    infos = corpus_infos()[:12]
+    rows = deviation_study(infos)
+    assert rows and any(r["off_support"] for r in rows)
+    for r in rows:
+        assert 0 <= r["refined"] <= r["off_support"]
+        assert r["lowered"] + r["raised"] <= r["refined"]
+    plain = attempts(infos, refine=False)
+    assert not any("refine" in r["phases"] for r in plain)
+    assert any("refine" in r["phases"] for r in attempts(infos))
 
 
 if __name__ == "__main__":

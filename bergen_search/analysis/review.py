@@ -101,7 +101,8 @@ class Decision:
     loss_interval: tuple = (None, None)   # (lo, hi) at CONFIDENCE
     rechecks: int = 0       # searches after the first
     position: str | None = None   # the position before the play, as a position string
-    exact: bool = False     # valued by the exact endgame (loss_stderr: twice its hand's bound)
+    exact: bool = False     # valued by the exact endgame (loss_stderr: the two moves' bounds:
+    #                         twice the hand's, or a refined deviation's own plus the other's)
 
     def to_json(self) -> dict:
         out = {"round": self.round, "event": self.event, "seat": self.seat,
@@ -655,8 +656,9 @@ def loss_bounds(played, result) -> tuple:
         if m.code == played.code or m.move == played.twin or m.twin == played.move:
             continue
         d = m.value - played.value
-        # exact: each value within the hand's bound (result.stderr), a difference within two
-        e = 2 * result.stderr if exact else paired_stderr(m, played)
+        # exact: each value within its bound (the hand's, or a refined deviation's own: the
+        # MoveValue's stderr), a difference within the two
+        e = m.stderr + played.stderr if exact else paired_stderr(m, played)
         a, b = loss_interval(d, e, result)
         lo, hi = max(lo, a), max(hi, b)
         if nearest is None or d > nearest:

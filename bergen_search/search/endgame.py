@@ -32,10 +32,24 @@ bound reached when the budget runs out. It is not a theorem for every game (a ha
 unique across equilibria, and a solved opponent may answer one hand better than an
 equilibrium does): it is the error allotment of the issue that asked for it, checked against
 solves at tolerance 1e-5 (`tests/test_endgame.py`, `benchmarks/endgame_stage.py --bounds`)
-for the moves the solution plays. A move outside the support is a deviation: its value is
-the seat's best response against an answer the solve never had to make well, not bounded
-by it (it strayed beyond on a few decisions; valuing deviations against a good answer is
-not built).
+for the moves the solution plays.
+
+*A move outside the played mix's support* is a deviation, and the solve's own value of it is
+too kind: the other side's strategy after it is weighted by how often the seat takes it, which
+goes to 0, so CFR never has to answer it well (on the issue's example 1-6:L read +1.993 where
+a good answer holds it to -2.0). Each such move is valued again (`value_after`): the subgame
+after it is solved as a game of its own, the other side believing every hand that could have
+taken the move as likely as the prior makes it (a uniform tremble: the deals where the seat's
+hand could have taken it, with their prior weights), both sides playing an equilibrium of it;
+the move's value is the seat's hand's best response there against the other side's solved
+strategy, with the subgame's own hand bound (`Solution.move_bounds`). It is the value of the
+mistake against an opponent who answers it as well as it can without knowing the seat's
+hand: checked against a sequence-form LP of that subgame, which gives the least the hand gets
+against any of the other side's equilibrium answers (`tests/test_endgame_deviations.py`).
+The subgames are solved after the root game, best valued first, each with a fair share of
+what is left of the budget (their work is the search's); a move the budget did not reach
+keeps the solve's value and is flagged unrefined (`Solution.refined`, "refined" in the JSON,
+"unrefined" in `best`'s text). The mix is the root solve's.
 The mix played leaves out every move whose value is below the best's by more than twice the
 bound (the two values' bounds together: such a move is worse whichever way the errors fall);
 the average strategy keeps a trace of every move CFR tried on the way.
@@ -327,6 +341,13 @@ class Solution:
     hand_bound: float = math.inf
     average: dict = field(default_factory=dict)
     pairs: int | None = None  # the terminal deals of the tree (the compiled solver's)
+    #: Per move, the bound of its value: `hand_bound`, or a refined deviation's own.
+    move_bounds: dict = field(default_factory=dict)
+    #: Per move outside the played mix's support: whether its value is refined (valued
+    #: against an opponent who answers it, `value_after`) or the solve's (the budget ran out).
+    refined: dict = field(default_factory=dict)
+    unrefined: dict = field(default_factory=dict)   # those moves' values from the solve
+    spent: int = 0            # the solver work spent, the refinements' included
 
     def choose(self, seed: int) -> Move:
         """A move drawn from the mix with the seeded RNG (shares below MIN_SHARE dropped, the
@@ -399,7 +420,7 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
           hand_tolerance: float = HAND_TOLERANCE, max_work: int | None = None,
           seconds: float | None = None, max_iterations: int = MAX_ITERATIONS,
           build_seconds: float = 0.0, clock=time.perf_counter, stop=None,
-          memory_bytes: int | None = None) -> Solution:
+          memory_bytes: int | None = None, refine: bool = True) -> Solution:
     """Solve `g` to `tolerance` (exploitability, points) and `hand_tolerance` (the hand's
     bound: the exploitability over the hand's share of the deals' weight,
     `Solution.hand_bound`) within `max_work` (solver work: deterministic) and/or `seconds`
@@ -408,14 +429,51 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
     `TooBig` when the tree cannot afford MIN_ITERATIONS within the budget (it is not built
     further, nor past `build_seconds` of building), or when the budget ran out before
     ACCEPT was reached. `stop` (a threading.Event) is heard between iterations as Ctrl-C is;
-    `memory_bytes` caps the tree (allowance)."""
+    `memory_bytes` caps the tree (allowance). `refine`: then value each move outside the
+    played mix against an opponent who answers it (`_refine`) with what is left of the
+    budget."""
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes)
     solver, nodes, work = _build(g, cap, build_seconds)
     phases = {"build": clock() - t0, "iterations": 0.0, "checks": 0.0}
     deadline = None if seconds is None else t0 + seconds
-    total = g.weight
-    share = g.hand_weight / total
+    run = _iterate(solver, work, g.weight, g.hand_weight / g.weight, g.seat, tolerance,
+                   hand_tolerance, allowed, deadline, max_iterations, clock, stop, phases)
+    done, exploit, bounds, traversals, interrupted, spent = run
+    if done == 0:
+        raise TooBig(f"its public tree ({nodes:,} nodes) leaves no time to solve it"
+                     + (" (interrupted)" if interrupted else ""))
+    if exploit > max(ACCEPT, tolerance):
+        raise TooBig(f"the budget ran out before the solution was exact enough "
+                     f"(exploitability {exploit:.3f} after {done} iterations)")
+    t1 = clock()
+    sol = _solution(g, solver, exploit, bounds, tolerance, done, nodes, work, clock() - t0)
+    phases["report"] = clock() - t1
+    sol.phases = phases
+    sol.pairs = solver.n_pairs if hasattr(solver, "n_pairs") else None
+    sol.interrupted = interrupted
+    sol.traversals = traversals + 3
+    sol.spent = spent + 3 * work
+    del solver, run             # its memory is free before the subgames are built
+    if refine and not interrupted:
+        t1 = clock()
+        left_work = None if allowed is None else allowed - sol.spent
+        left_seconds = None if deadline is None else deadline - clock()
+        _refine(g, sol, tolerance=tolerance, hand_tolerance=hand_tolerance,
+                max_work=left_work, seconds=left_seconds, max_iterations=max_iterations,
+                clock=clock, stop=stop, memory_bytes=memory_bytes)
+        phases["refine"] = clock() - t1
+    return sol
+
+
+def _iterate(solver, work, total, share, seat, tolerance, hand_tolerance, allowed, deadline,
+             max_iterations, clock, stop, phases):
+    """DCFR on `solver` (a tree of `work` per traversal) until a check finds the
+    exploitability within `tolerance` and over `share` (the hand's share of the weight
+    `total`) within `hand_tolerance`, or `allowed` work, the `deadline` or `max_iterations`
+    runs out: (iterations, exploitability, bounds from `seat`'s side, traversals, interrupted,
+    work spent). The exploitability is measured after the last iteration whatever the
+    schedule (when at least one ran)."""
     spent = work
     done = 0
     checks = list(CHECK_AT)
@@ -440,7 +498,7 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
                 break
             spent += 2 * work
             t1 = clock()
-            exploit, bounds = _exploitability(solver, total, g.seat)
+            exploit, bounds = _exploitability(solver, total, seat)
             phases["checks"] += clock() - t1
             checked = done
             checks_done += 1
@@ -448,24 +506,139 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
                 break
     except KeyboardInterrupt:
         interrupted = True
-    if done == 0:
-        raise TooBig(f"its public tree ({nodes:,} nodes) leaves no time to solve it"
-                     + (" (interrupted)" if interrupted else ""))
-    if checked != done:
+    if done and checked != done:
         t1 = clock()
-        exploit, bounds = _exploitability(solver, total, g.seat)
+        exploit, bounds = _exploitability(solver, total, seat)
         phases["checks"] += clock() - t1
-    if exploit > max(ACCEPT, tolerance):
-        raise TooBig(f"the budget ran out before the solution was exact enough "
-                     f"(exploitability {exploit:.3f} after {done} iterations)")
-    t1 = clock()
-    sol = _solution(g, solver, exploit, bounds, tolerance, done, nodes, work, clock() - t0)
-    phases["report"] = clock() - t1
-    sol.phases = phases
-    sol.pairs = solver.n_pairs if hasattr(solver, "n_pairs") else None
-    sol.interrupted = interrupted
-    sol.traversals = 2 * done + 2 * checks_done + (2 if checked != done else 0) + 3
-    return sol
+        spent += 2 * work
+        checks_done += 1
+    return done, exploit, bounds, 2 * done + 2 * checks_done, interrupted, spent
+
+
+def after(g: Endgame, move: int) -> Endgame | None:
+    """The subgame after the seat's root move `move` (a root action its hand may take), as
+    the other side believes it under a uniform tremble: the deals where the seat's hand could
+    have taken it, each with its prior weight (the prior conditioned on the public facts after
+    the move, whatever the seat's strategy gave the move), the tile gone from the seat's
+    hands; its `seat` the seat that moved, its `hand_index` the same hand. None when the move
+    ends the round (its value is then exact: no one answers it)."""
+    p = g.seat
+    fit = TILES_WITH[g.root.left] | TILES_WITH[g.root.right]
+    tile = 0 if move == PASS else 1 << (move >> 1)
+
+    def legal(h):
+        return not (h & fit) if move == PASS else bool(h & tile)
+
+    kept = [d for d in g.deals if legal(g.hands[p][d[p]])]
+    rep = kept[0]
+    s = endgame_ref._state(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)]).apply(move)
+    if s.ended is not None:
+        return None
+    old = [sorted({d[q] for d in kept}) for q in range(2)]
+    # Every hand of the seat left holds the tile: without it they keep their order.
+    hands = tuple([g.hands[q][i] & ~(tile if q == p else 0) for i in old[q]] for q in range(2))
+    index = [{i: k for k, i in enumerate(old[q])} for q in range(2)]
+    deals = [(index[0][a], index[1][b], w) for a, b, w in kept]
+    root = endgame_ref.Root(s.left, s.right, bool(s.left_double), bool(s.right_double),
+                            tuple(s.scores), s.to_move, s.passes, s.reserve_size,
+                            tuple(s.line))
+    return Endgame(g.rules, root, hands, deals, p, index[p][g.hand_index], g.inference)
+
+
+@dataclass(frozen=True)
+class Refined:
+    """A deviation's value against an answer (`value_after`): `value`, the seat's hand's
+    best response in the subgame after the move against the other side's solved strategy
+    there, in points from the root; `bound`, the subgame's exploitability over the hand's
+    share of its deals' weight; `exploitability`, `iterations` and `work`, the subgame's
+    solve's (`deals` its deals)."""
+    value: float
+    bound: float
+    exploitability: float
+    iterations: int
+    work: int
+    deals: int
+
+
+def value_after(g: Endgame, move: int, *, tolerance: float = TOLERANCE,
+                hand_tolerance: float = HAND_TOLERANCE, max_work: int | None = None,
+                seconds: float | None = None, max_iterations: int = MAX_ITERATIONS,
+                clock=time.perf_counter, stop=None, memory_bytes: int | None = None,
+                sub: Endgame | None = None) -> Refined:
+    """The value of the seat's root move `move` against an opponent who answers it well:
+    the subgame after it (`after`: the other side believes every hand that could have taken
+    it as likely as the prior makes it) solved by DCFR to `tolerance` and `hand_tolerance`
+    within the budget, and the seat's hand's best response there against the other side's
+    solved strategy. `sub`: `after(g, move)` when already built (not None: a move that ends
+    the round has its exact value from the solve). `TooBig` as `solve`'s."""
+    sub = after(g, move) if sub is None else sub
+    p, sign = g.seat, (1.0 if g.seat == 0 else -1.0)
+    t0 = clock()
+    allowed, cap = allowance(max_work, seconds, memory_bytes)
+    solver, nodes, work = _build(sub, cap)
+    phases = {"iterations": 0.0, "checks": 0.0}
+    deadline = None if seconds is None else t0 + seconds
+    total, norm = sub.weight, sub.hand_weight
+    done, exploit, _, _, interrupted, spent = _iterate(
+        solver, work, total, norm / total, p, tolerance, hand_tolerance, allowed, deadline,
+        max_iterations, clock, stop, phases)
+    if interrupted:
+        raise TooBig("interrupted (interrupted)")
+    if done == 0 or exploit > max(ACCEPT, tolerance):
+        failed = TooBig(f"the budget ran out before the subgame after the move was solved "
+                        f"(exploitability {exploit:.3f} after {done} iterations)")
+        failed.spent = spent       # what it cost all the same (the search's budget)
+        raise failed
+    own, _ = solver.best_response(p)
+    moved = sign * ((sub.root.scores[0] - g.root.scores[0])
+                    - (sub.root.scores[1] - g.root.scores[1]))
+    return Refined(moved + own[sub.hand_index] / norm, exploit * total / norm, exploit, done,
+                   spent + work, len(sub.deals))
+
+
+def _refine(g: Endgame, sol: Solution, *, max_work, seconds, clock, stop, **settings) -> None:
+    """Value every move of `sol` outside the played mix's support against an opponent who
+    answers it (`value_after`), the best valued first, each given a fair share of what is
+    left of the budget (what is left over the moves still to value; a subgame solved early
+    leaves its rest to the next); `sol.values` and `sol.move_bounds` take the refined values
+    and their bounds, `sol.refined` says per move which were (False: the budget ran out, or
+    the subgame did not fit it: the value is the solve's, unrefined), `sol.unrefined` keeps
+    the solve's values of those moves. Its work counts in `sol.spent`."""
+    off = sorted((m for m, x in sol.mix.items() if x <= 0), key=lambda m: -sol.values[m])
+    t0, used = clock(), 0
+    for k, m in enumerate(off):
+        sol.unrefined[m] = sol.values[m]
+        sol.refined[m] = False
+        sub = after(g, m.code)
+        if sub is None:             # the move ends the round: its value is exact already
+            sol.refined[m] = True
+            sol.move_bounds[m] = 0.0
+            continue
+        left_work = None if max_work is None else max_work - used
+        left_seconds = None if seconds is None else seconds - (clock() - t0)
+        if (left_work is not None and left_work <= 0) or (
+                left_seconds is not None and left_seconds <= 0):
+            continue
+        share = len(off) - k
+        try:
+            r = value_after(g, m.code, sub=sub, clock=clock, stop=stop,
+                            max_work=None if left_work is None else left_work // share,
+                            seconds=None if left_seconds is None else left_seconds / share,
+                            **settings)
+        except TooBig as e:
+            used += getattr(e, "spent", 0)
+            sol.spent += getattr(e, "spent", 0)
+            if "(interrupted)" in e.message:
+                break
+            continue
+        except KeyboardInterrupt:   # Ctrl-C inside a subgame's build: the rest unrefined
+            sol.interrupted = True
+            break
+        used += r.work
+        sol.spent += r.work
+        sol.values[m] = r.value
+        sol.move_bounds[m] = r.bound
+        sol.refined[m] = True
 
 
 def _exploitability(solver, total: float, p: int):
@@ -504,7 +677,8 @@ def _solution(g: Endgame, solver, exploit, bounds, tolerance, iterations, nodes,
     return Solution(values, played_mix(values, mix, bound), value,
                     sign * sum(whole) / g.weight, bounds, exploit, tolerance, len(g.deals),
                     sum(1 for d in g.deals if d[p] == i), iterations, nodes, work, seconds,
-                    sides=sides, hand_gap=value - follow, hand_bound=bound, average=mix)
+                    sides=sides, hand_gap=value - follow, hand_bound=bound, average=mix,
+                    move_bounds={m: bound for m in values})
 
 
 def played_mix(values: dict, average: dict, bound: float) -> dict:
@@ -563,12 +737,12 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
             hand_tolerance: float = HAND_TOLERANCE,
             inference: bool = False, started: float | None = None,
             budget: int | None = None, stop=None, memory_bytes: int | None = None,
-            clock=time.perf_counter) -> Attempt:
+            clock=time.perf_counter, refine: bool = True) -> Attempt:
     """Solve the endgame of `info` within `limits` (an iteration budget buys
     WORK_PER_ITERATION work each; `budget` is the iteration budget to use when `limits` has
     neither), for `search()`: the result, or why not. `stop`: as `solve`'s; `memory_bytes`:
     the cap on the tree's memory (search.Limits.memory_mb); `clock`: the one `started` was read
-    on (search.clock)."""
+    on (search.clock); `refine`: value the moves outside the mix against an answer (`solve`)."""
     why = applicable(info, objective)
     if why is not None:
         return Attempt(None, why if at_stage(info) else None)
@@ -603,7 +777,7 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
         sol = solve(g, tolerance=tolerance, hand_tolerance=hand_tolerance,
                     max_work=max_work, seconds=seconds,
                     build_seconds=build or 0.0, clock=clock, stop=stop,
-                    memory_bytes=memory_bytes)
+                    memory_bytes=memory_bytes, refine=refine)
     except TooBig as e:
         phases["failed"] = clock() - t0
         return Attempt(None, e.message, "(interrupted)" in e.message, phases=phases)
@@ -671,7 +845,7 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
         base = Move.from_code(twins[m]) if m in twins else name
         rows.append((m, name, base))
     rows.sort(key=lambda r: (r[2] != chosen, -sol.values[r[2]], r[2] != r[1], r[0]))
-    moves = [MoveValue(name, m, sol.values[base], sol.hand_bound, 0,
+    moves = [MoveValue(name, m, sol.values[base], sol.move_bounds.get(base, sol.hand_bound), 0,
                        base if base != name else None,
                        share=0.0 if base != name else sol.mix[base])
              for m, name, base in rows]
@@ -694,7 +868,9 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
                             if p > 0},
                     "average": {m: p for m, p in sorted(sol.average.items(),
                                                         key=lambda mp: str(mp[0])) if p > 0},
-                    "solve_seconds": sol.seconds},
+                    "solve_seconds": sol.seconds,
+                    "refined": {name: sol.refined[base] for _, name, base in rows
+                                if base in sol.refined}},
     }
     best = moves[0]
     return SearchResult(best.move, moves, best.value, sol.hand_bound, sol.iterations,

@@ -55,7 +55,7 @@ def text(result, settings=True) -> str:
     exact = sum(d.exact for d in result.decisions)
     if exact:
         out.append(f"(exact: {exact} of {len(result.decisions)} decisions valued by the solved "
-                   f"endgame, their losses within twice its hand's bound)")
+                   f"endgame, their losses within the two moves' bounds)")
     if settings:
         out.append(settings_line(result.settings))
     return "\n".join(out)
@@ -85,7 +85,7 @@ def loss_text(dec, exact: bool = True) -> str:
     lo, hi = dec.loss_interval
     out = f"loss {dec.loss:.2f} ± {dec.loss_stderr:.2f}"
     if getattr(dec, "exact", False):
-        return out + (", exact (± twice the hand's bound)" if exact else "")
+        return out + (", exact (± the two moves' bounds)" if exact else "")
     if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
         out += f", {100 * CONFIDENCE:g}% [{lo:.2f}, {hi:.2f}]"
     if dec.rechecks:
@@ -485,10 +485,10 @@ def _legend(rules) -> str:
     return f'<div class="legend">{"".join(items)}</div>'
 
 
-#: How the HTML marks a decision valued by the exact endgame (once: its loss's ± is the solved
-#: endgame's exploitability).
-EXACT_NOTE = ('; <span class="exact">exact</span> (the endgame solved; ± its '
-              'exploitability)')
+#: How the HTML marks a decision valued by the exact endgame (once: its loss's ± is the two
+#: moves' bounds).
+EXACT_NOTE = ('; <span class="exact">exact</span> (the endgame solved; ± the two moves\' '
+              'bounds)')
 
 
 def _decision_html(result, prefix, index, r, event, seat, line, points) -> str:

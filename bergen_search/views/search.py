@@ -52,7 +52,8 @@ def measured_rows(moves, exact: bool = False, nothing: bool = False) -> list:
 
 def endgame_json(eg: dict) -> dict:
     """The exact endgame's report (`info["endgame"]`) for JSON, floats rounded as elsewhere
-    (its `mix`, {Move: share}, keyed by the moves written, in their written order)."""
+    (its `mix`, {Move: share}, keyed by the moves written, in their written order; its
+    `refined`, {Move: bool}, for the moves outside the mix)."""
     out = {}
     for k, v in eg.items():
         if isinstance(v, float):
@@ -60,7 +61,8 @@ def endgame_json(eg: dict) -> dict:
         elif isinstance(v, list):
             v = [num(x) for x in v]
         elif isinstance(v, dict):
-            v = dict(sorted((move_text(kk), num(vv)) for kk, vv in v.items()))
+            v = dict(sorted((move_text(kk), vv if isinstance(vv, bool) else num(vv))
+                            for kk, vv in v.items()))
         out[k] = v
     return out
 
@@ -106,6 +108,17 @@ def exact_text(ri) -> str:
             f"exploitability ≤ {eg['exploitability']:.3g}, this hand's values "
             f"± {eg.get('hand_bound', eg['exploitability']):.3g} ({ri['algorithm']}: "
             f"{eg['iterations']} DCFR iterations, {eg['nodes']:,} nodes)")
+
+
+def refined_note(refined: dict) -> str:
+    """What the values of the moves outside a solved endgame's mix are (`refined`: per such
+    move, whether its value is refined)."""
+    note = ("  answered: a move outside the mix, valued against an opponent who answers it "
+            "(the\n  round after it solved again, every hand that could play it believed)")
+    if not all(refined.values()):
+        note += ("\n  unrefined: the budget ran out before it was answered: its value is "
+                 "against the\n  solve's answer, which can make a mistake look smaller")
+    return note
 
 
 def backend_text(ri) -> str:
@@ -180,6 +193,7 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int) -
     total = sum(m.visits for m in result.moves if m.twin is None) or 1
     ismcts = alg.by_visits and not solved
     out.append("")
+    refined = ri.get("endgame", {}).get("refined", {}) if solved else {}
     if solved:
         out.append(f"  {'move':<9} {'value':>8} {'± ε':>9} {'mix':>8}")
     else:
@@ -188,7 +202,9 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int) -
     for m in choices(result.moves):
         se = "" if math.isinf(m.stderr) else f"{m.stderr:.3f}"
         if solved:
-            out.append(f"  {move_text(m):<9} {m.value:>+8.3f} {se:>9} {100.0 * m.share:>7.1f}%")
+            flag = refined.get(m.twin or m.move)
+            out.append(f"  {move_text(m):<9} {m.value:>+8.3f} {se:>9} {100.0 * m.share:>7.1f}%"
+                       + ("" if flag is None else "  answered" if flag else "  unrefined"))
             continue
         out.append(f"  {move_text(m):<9} {m.value:>+8.3f} {se:>9} {m.visits:>8}"
                    + (f" {100.0 * m.visits / total:>6.1f}%" if ismcts else ""))
@@ -196,6 +212,8 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int) -
         out.append("\n  a-b:L/R: either end, the same position mirrored (one choice)")
     if not solved:
         out.append("\n" + values_note(ri, objective, alg))
+    elif refined:
+        out.append("\n" + refined_note(refined))
     interrupted_note = (f"interrupted (Ctrl-C) after {ri['iterations']} {unit}: the values are "
                         f"the search's so far")
     for note in (memory_note(ri), interrupted_note if interrupted else None):

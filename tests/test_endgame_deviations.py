@@ -1,0 +1,316 @@
+"""A deviation valued against an opponent who answers it (endgame.after, value_after).
+
+A move outside the played mix's support is valued in the subgame after it, the other side
+believing every hand that could have played it as likely as the prior makes it (a uniform
+tremble), solved again. The check here is independent of the solver: a sequence-form LP of
+that subgame (scipy's HiGHS) gives the least the seat's hand gets against an equilibrium
+answer of the other side (the most punishing of the other side's optimal strategies for
+this hand), and the refined value lies within its printed bound of it; the solve's own value
+(the answer CFR never had to make well) does not, on the positions where it is too kind.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from test_endgame import small_positions
+
+from bergen_search.formats.game import load_game
+from bergen_search.search import endgame, endgame_ref
+from bergen_search.search.api import Limits, search
+
+
+class HandLP:
+    """The sequence form of a subgame's public tree with the seat's (the mover's) empty
+    sequence split by hand, so that each hand's best-response value is a dual variable:
+    `least(i)` is min over the other side's optimal strategies of hand i's best response
+    (weighted by the hand's deals), by two linear programs."""
+
+    def __init__(self, tree, p, n_hands):
+        self.p, o = p, 1 - p
+        self.n = n_hands
+        self.mseq = [("empty", h) for h in range(n_hands)]   # mover's sequences
+        self.mindex = {}
+        self.minfo = [("root", h, None) for h in range(n_hands)]  # (node, row, parent seq)
+        self.oseq = [None]
+        self.oindex = {}
+        self.oinfo = []                                           # (parent seq, [seqs])
+        self.A = {}
+        sign = 1.0 if p == 0 else -1.0
+
+        def walk(nid, last):
+            node = tree[nid]
+            if node.player < 0:
+                for i0, i1, wx, _ in node.pairs:
+                    hp, ho = (i0, i1) if p == 0 else (i1, i0)
+                    key = (last[p].get(hp, hp), last[o].get(ho, 0))
+                    self.A[key] = self.A.get(key, 0.0) + sign * wx
+                return
+            q = node.player
+            for j, h in enumerate(node.rows):
+                own = []
+                for c in range(len(node.moves)):
+                    if node.legal[j][c]:
+                        seqs, index = (self.mseq, self.mindex) if q == p else (self.oseq,
+                                                                               self.oindex)
+                        index[(nid, j, c)] = len(seqs)
+                        own.append(len(seqs))
+                        seqs.append((nid, j, c))
+                if q == p:
+                    self.minfo.append((nid, own, last[p].get(h, h)))
+                else:
+                    self.oinfo.append((last[o].get(h, 0), own))
+            for c, child in enumerate(node.children):
+                mine = dict(last[q])
+                index = self.mindex if q == p else self.oindex
+                for j, h in enumerate(node.rows):
+                    if node.legal[j][c]:
+                        mine[h] = index[(nid, j, c)]
+                nxt = list(last)
+                nxt[q] = mine
+                walk(child, nxt)
+
+        walk(0, [{}, {}])
+
+    def _program(self):
+        """(A_ub, b_ub, A_eq, b_eq, n_y, n_q): variables (y over the other's sequences,
+        q over the mover's information sets, the first n of them each hand's root value).
+        For each mover sequence s: (A y)_s + sum over infosets I under s of q_I - q_{I(s)}
+        <= 0; the other's plan: F y = f."""
+        from scipy.sparse import lil_matrix
+        ny, nq = len(self.oseq), len(self.minfo)
+        owner = {h: h for h in range(self.n)}       # empty sequence h belongs to infoset h
+        for k, (nid, own, _) in enumerate(self.minfo[self.n:], start=self.n):
+            for s in own:
+                owner[s] = k
+        A_ub = lil_matrix((len(self.mseq), ny + nq))
+        for (s, t), v in self.A.items():
+            A_ub[s, t] += v
+        for k, (nid, own, parent) in enumerate(self.minfo[self.n:], start=self.n):
+            A_ub[parent, ny + k] += 1.0
+        for s in range(len(self.mseq)):
+            A_ub[s, ny + owner[s]] -= 1.0
+        A_eq = lil_matrix((len(self.oinfo) + 1, ny + nq))
+        A_eq[0, 0] = 1.0
+        for r, (parent, own) in enumerate(self.oinfo, start=1):
+            A_eq[r, parent] = -1.0
+            for s in own:
+                A_eq[r, s] = 1.0
+        b_eq = [1.0] + [0.0] * len(self.oinfo)
+        return A_ub.tocsr(), [0.0] * len(self.mseq), A_eq.tocsr(), b_eq, ny, nq
+
+    def least(self, i):
+        """(the game's value for the mover, hand i's least best-response value over the
+        other side's optimal strategies), both weighted."""
+        from scipy.optimize import linprog
+        from scipy.sparse import csr_matrix, vstack
+        A_ub, b_ub, A_eq, b_eq, ny, nq = self._program()
+        bounds = [(0, None)] * ny + [(None, None)] * nq
+        total = [0.0] * ny + [1.0] * self.n + [0.0] * (nq - self.n)
+        res = linprog(total, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+                      method="highs")
+        assert res.status == 0, res.message
+        value = res.fun
+        own = [0.0] * (ny + nq)
+        own[ny + i] = 1.0
+        res = linprog(own, A_ub=vstack([A_ub, csr_matrix([total])]),
+                      b_ub=b_ub + [value + 1e-9 * max(1.0, abs(value))], A_eq=A_eq, b_eq=b_eq,
+                      bounds=bounds, method="highs")
+        assert res.status == 0, res.message
+        return value, res.fun
+
+
+def lp_value_after(g, move):
+    """The seat's hand's value after `move` against the most punishing equilibrium answer
+    of the subgame with the tremble belief, by LP, in points from the root."""
+    sub = endgame.after(g, move.code)
+    tree = endgame_ref.build(sub.rules, sub.root, sub.hands, sub.deals)
+    lp = HandLP(tree, sub.seat, len(sub.hands[sub.seat]))
+    _, least = lp.least(sub.hand_index)
+    sign = 1.0 if g.seat == 0 else -1.0
+    moved = sign * ((sub.root.scores[0] - g.root.scores[0])
+                    - (sub.root.scores[1] - g.root.scores[1]))
+    return moved + least / sub.hand_weight
+
+
+def deviations(n, tolerance=1e-3):
+    """(position, game, solution) of small stage decisions with a move outside the mix."""
+    out = []
+    for info, _ in small_positions(n=60, seed=5, limit=8):
+        g = endgame.game(info)
+        sol = endgame.solve(g, tolerance=tolerance, hand_tolerance=tolerance)
+        if any(endgame.after(g, m.code) is not None for m in sol.refined):
+            out.append((info, g, sol))
+        if len(out) == n:
+            break
+    return out
+
+
+@pytest.fixture(scope="module")
+def solved():
+    return deviations(8)
+
+
+def test_refined_values_agree_with_the_sequence_form_lp(solved):
+    """Every refined deviation's value lies within its printed bound of the LP's (plus the
+    LP's own rounding), on every position; the bound is the subgame's."""
+    checked = 0
+    for info, g, sol in solved:
+        for m, ok in sol.refined.items():
+            assert ok, "an unlimited solve refines every deviation"
+            if endgame.after(g, m.code) is None:
+                continue
+            want = lp_value_after(g, m)
+            assert abs(sol.values[m] - want) <= sol.move_bounds[m] + 1e-6, (info, m)
+            checked += 1
+    assert checked >= 8
+
+
+def test_the_solves_own_value_of_a_deviation_fails_the_lp_check(solved):
+    """The planted fault: the value the solve read (the other side's lax answer) strays
+    beyond the bound of the LP's on some deviation: the check above would catch it."""
+    strays = 0
+    for info, g, sol in solved:
+        for m in sol.refined:
+            if endgame.after(g, m.code) is None:
+                continue
+            want = lp_value_after(g, m)
+            strays += abs(sol.unrefined[m] - want) > sol.move_bounds[m] + 1e-6
+    assert strays >= 1
+
+
+def test_a_move_in_the_support_keeps_the_solves_value(solved):
+    for _, _, sol in solved:
+        for m, share in sol.mix.items():
+            if share > 0:
+                assert m not in sol.refined and m not in sol.unrefined
+                assert sol.move_bounds[m] == sol.hand_bound
+
+
+def test_c_and_python_paths_agree(solved, monkeypatch):
+    pytest.importorskip("bergen_search._endgame")
+    for info, _, sol in solved[:3]:
+        monkeypatch.setenv("BERGEN_PURE_PYTHON", "1")
+        g = endgame.game(info)
+        ref = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3)
+        monkeypatch.delenv("BERGEN_PURE_PYTHON")
+        assert ref.values == sol.values and ref.move_bounds == sol.move_bounds
+        assert ref.refined == sol.refined
+
+
+def test_a_budget_that_runs_out_says_which_values_are_refined():
+    """With nothing left of the budget after the root, the deviations stay unrefined (but
+    one that ends the round, exact as it is), flagged so, their values and bounds the
+    solve's."""
+    info, g, _ = deviations(1)[0]
+    sol = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, refine=False)
+    assert sol.refined == {}
+    values = dict(sol.values)
+    endgame._refine(g, sol, max_work=0, seconds=None, clock=time.perf_counter, stop=None,
+                    tolerance=1e-3, hand_tolerance=1e-3)
+    assert sol.refined
+    for m, ok in sol.refined.items():
+        assert ok == (endgame.after(g, m.code) is None)
+        assert sol.values[m] == sol.unrefined[m] == values[m]
+        assert sol.move_bounds[m] == (0.0 if ok else sol.hand_bound)
+
+
+def test_the_budget_counts_the_subgames_work(solved):
+    """The subgames' work is the search's: a budget is never overspent, and one that is
+    roomy for the root but short for the subgames leaves some of them unrefined."""
+    starved = 0
+    for info, g, full in solved:
+        root = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, refine=False)
+        assert full.spent > root.spent or all(endgame.after(g, m.code) is None
+                                              for m in full.refined)
+        budget = max(root.spent, (2 * endgame.MIN_ITERATIONS + 8) * root.work) + 100
+        capped = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, max_work=budget)
+        assert capped.spent <= budget
+        starved += not all(capped.refined.values())
+    assert starved >= 1
+
+
+def cut_with_a_deviation():
+    """(the record cut at a stage decision with the other hand shown, the same hidden): the
+    first of greedy self-play whose solve has a move outside the mix that does not end the
+    round."""
+    from bergen_search.formats.record_io import write_record
+    from bergen_search.game.rules import Rules
+    from bergen_search.game.state import DRAW, State
+    from bergen_search.play.engines import parse_engine_list
+    from bergen_search.play.seats import play_engines
+    rules = Rules()
+    for i in range(300):
+        log = play_engines(rules, parse_engine_list("greedy", 2), 900 + i, max_rounds=1)
+        rec = write_record(log)
+        rnd = log.rounds[0]
+        state = State.deal(rules, rnd.hands, rnd.reserve)
+        for k, (w, a, t) in enumerate(rnd.events):
+            if state.led and state.reserve_size <= 2 and len(state.legal_moves()) > 2:
+                cut = json.loads(json.dumps(rec))
+                cut["rounds"] = cut["rounds"][:1]
+                cut["rounds"][0]["events"] = cut["rounds"][0]["events"][:k]
+                shown = json.dumps(cut)
+                res = search(load_game(shown), Limits(iterations=20000), seed=4)
+                if any(res.info.get("endgame", {}).get("refined", {}).values()):
+                    cut["rounds"][0]["hands"][1 - w] = None
+                    cut["rounds"][0]["reserve"] = None
+                    for ev in cut["rounds"][0]["events"]:
+                        if ev["seat"] != w and "draw" in ev:
+                            ev["draw"] = None
+                    return shown, json.dumps(cut), res
+                break
+            state = state.apply(a, w, t if a == DRAW else None)
+    raise AssertionError("no stage decision with a deviation")
+
+
+@pytest.fixture(scope="module")
+def cut():
+    return cut_with_a_deviation()
+
+
+def test_no_peek_filling_in_the_hidden_hand_changes_nothing(cut):
+    shown, hidden, res = cut
+    other = search(load_game(hidden), Limits(iterations=20000), seed=4)
+    assert other.moves == res.moves
+    assert other.info["endgame"] == res.info["endgame"] | {
+        "solve_seconds": other.info["endgame"]["solve_seconds"]}
+
+
+def test_best_flags_each_deviation_in_its_text_and_json(cut, tmp_path):
+    from click.testing import CliRunner
+
+    from bergen_search.cli import main
+    _, hidden, res = cut
+    p = tmp_path / "cut.json"
+    p.write_text(hidden)
+    doc = json.loads(CliRunner().invoke(main, ["best", str(p), "--json"]).output)
+    refined = doc["endgame"]["refined"]
+    assert refined and all(v is True for v in refined.values())
+    assert set(refined) == {m["move"] for m in doc["moves"] if m.get("share", 0) == 0}
+    text = CliRunner().invoke(main, ["best", str(p)]).output
+    assert "answered" in text and "unrefined" not in text
+    rows = [ln for ln in text.splitlines() if ln.strip().endswith("answered")]
+    assert len(rows) == len(refined)
+
+
+def test_analyze_charges_a_deviation_its_refined_value(cut):
+    """`analyze`'s loss of a played move outside the support (`review.loss_bounds`) is
+    measured from its refined value, within its own bound plus the other move's."""
+    from bergen_search.analysis.review import loss_bounds
+    shown, _, res = cut
+    refined = res.info["endgame"]["refined"]
+    info = load_game(shown)
+    g = endgame.game(info)
+    for m in res.moves:
+        if m.twin is not None or m.move not in refined:
+            continue
+        sub = endgame.after(g, m.code)
+        if sub is not None:
+            r = endgame.value_after(g, m.code, sub=sub)
+            assert (m.value, m.stderr) == (r.value, r.bound)
+        others = [x for x in res.moves if x.code != m.code and x.twin != m.move]
+        lo, hi, _ = loss_bounds(m, res)
+        assert lo == max([0.0] + [x.value - m.value - (x.stderr + m.stderr) for x in others])
+        assert hi == max([0.0] + [x.value - m.value + (x.stderr + m.stderr) for x in others])

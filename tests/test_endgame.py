@@ -486,7 +486,6 @@ def test_a_search_stop_is_heard_inside_the_build():
     """A `stop` already set when the attempt starts: the build is stopped (the reason says
     interrupted), not finished and found too big (before, `stop` was heard only by DCFR's
     iterations, after a build of about a second on this position)."""
-    import threading
     core()
     info, _ = _big_game()
     endgame_predicts = endgame.PREDICT_WALKS

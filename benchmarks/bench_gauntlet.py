@@ -188,27 +188,33 @@ def game(plays, decisions_at, engines):
 def test_phases_split_the_margin_where_the_games_part(tmp_path):
     path = tmp_path / "default-vs-openspiel-100ms-2p.jsonl"
     j = synthetic_os_journal(path, [])
-    spots = [(0, 14), (1, 14), (5, 10), (6, 2)]
+    spots = [(1, 14), (5, 10), (6, 2)]
+    line = ["1-1", "1-2:L", "2-3:L", "1-4:R", "4-5:R"]       # ends 3 and 5 after it
     sets = [
-        # part at the answer to the lead (event 1, B to move in game 0)
-        (["0-0", "0-1:L", "1-1:R"], ["0-0", "0-2:L", "2-2:R"], 1.0, 0.0),
-        # part in the draw phase (event 5, B to move in game 0): the same tile, other end
-        (["0-0"] * 5 + ["3-4:L"], ["0-0"] * 5 + ["3-4:R"], -2.0, -1.0),
-        # part at the end (event 6, A to move)
-        (["0-0"] * 6 + ["5-5:L"], ["0-0"] * 6 + ["5-6:L"], 3.0, 1.0),
+        # part at the answer to the lead: another tile
+        (["1-1", "1-2:L", "2-2:L"], ["1-1", "1-3:L", "3-3:R"], 1.0, 0.0),
+        # part in the draw phase: the same tile at the other end (3-5 on 3 or on 5)
+        (line + ["3-5:L"], line + ["3-5:R"], -2.0, -1.0),
+        # part at the end: another tile
+        (line + ["5-5:R", "3-6:L"], line + ["5-5:R", "0-3:L"], 3.0, 1.0),
+        # part at the answer to the lead, on mirror twins (1-2 either side of 1-1)
+        (["1-1", "1-2:L"], ["1-1", "1-2:R"], 0.5, 0.25),
         # never part
-        (["0-0", "0-1:L"], ["0-0", "0-1:L"], 0.0, 0.0),
+        (["1-1", "1-2:L"], ["1-1", "1-2:L"], 0.0, 0.0),
     ]
     for i, (p0, p1, m, lk) in enumerate(sets):
         j.append({"set": {"index": i, "margin": m, "luck": lk, "rounds": 2,
                           "search_time": {"A": [0, 0], "B": [0, 0]},
                           "games": [game(p0, spots, "AB"), game(p1, spots, "BA")]}})
     out = g.phases(str(path))
-    assert "| lead and first plays | tile | B to move | 1 | +1.000 ± — | +0.250 |" in out
-    assert "| draw phase | end only (same tile) | B to move | 1 | -1.000 ± — | -0.250 |" in out
-    assert "| end (no draw left: exact endgame) | tile | A to move | 1 | +2.000 ± — | +0.500 |" in out
-    assert "| never part | — | — | 1 | 0 | 0 |" in out
-    assert "| **all** | | | 4 | | +0.500 |" in out
+    assert "| lead and first plays | tile | 1 | +1.000 ± — | +0.200 |" in out
+    assert ("| lead and first plays | end only, mirror twins (one choice) | 1 | +0.250 ± — "
+            "| +0.050 |") in out
+    assert "| draw phase | end only (same tile) | 1 | -1.000 ± — | -0.200 |" in out
+    assert "| end (no draw left: exact endgame) | tile | 1 | +2.000 ± — | +0.400 |" in out
+    assert "| never part | — | 1 | 0 | 0 |" in out
+    assert "| **all** | | 5 | | +0.450 |" in out
+    assert g.line_ends([{"play": p} for p in line]) == (3, 5, False, False)
 
 
 def test_openspiel_cells_resume_too(monkeypatch, tmp_path):
@@ -234,3 +240,18 @@ def test_openspiel_cells_resume_too(monkeypatch, tmp_path):
     assert g.main(args) == 0 and played == [2, 3]
     f = g.figures(str(path))
     assert f.sets == 4 and f.margin == pytest.approx(1.0) and f.raw == pytest.approx(1.5)
+
+
+def test_losses_table_sums_each_engines_losses_a_round_by_phase():
+    header = g.parse_cell("default-vs-openspiel-100ms-2p").settings(2, 1)
+    d = lambda eng, ph, loss: {"engine": eng, "phase": g.PHASES[ph], "loss": loss, "se": 0.1,
+                               "exact": ph == 2, "played": "1-2:L", "best": "1-3:R",
+                               "position": "p"}
+    judged = {0: {"decisions": [d("A", 0, 0.2), d("B", 0, 1.0), d("B", 2, 0.4)]},
+              1: {"decisions": [d("A", 1, 0.0), d("B", 1, 0.6), d("A", 2, 0.2)]}}
+    out = g.losses_table(header, judged, 4000)
+    # per set, losses over its two rounds / 2; B − A set by set
+    assert "| lead and first plays | 1 | +0.050 ± 0.050 | 1 | +0.250 ± 0.250 | +0.200 ± 0.200 |" in out
+    assert "| all | 3 | +0.100 ± 0.000 | 3 | +0.500 ± 0.200 | +0.400 ± 0.200 |" in out
+    assert "2 of the judged decisions were valued by the exact endgame." in out
+    assert out.index("- 1.00 ± 0.10: B played") < out.index("- 0.60 ± 0.10: B played")

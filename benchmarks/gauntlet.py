@@ -74,6 +74,9 @@ ENGINES = {
     "flat": "flat",
     "greedy": "greedy",
     "openspiel": "openspiel",
+    # Experiments (issue 31, benchmarks/GAUNTLET.md): the default with fewer trees.
+    "rep1": "ismcts:replicates=1",
+    "rep2": "ismcts:replicates=2",
 }
 #: The default engine's opponents, in the table's order.
 OPPONENTS = ("openspiel", "classic", "flat", "greedy")
@@ -380,17 +383,21 @@ def play_os_round(tools: Tools, rules, hands, stock, engines, labels, rng) -> di
     return {"events": events, "decisions": decisions, "gained": list(scores)}
 
 
+def os_record(rules_json: dict, hands, stock, events, fmt) -> dict:
+    """A refereed round (from 0-0) as a complete `bergen-record/1` dict."""
+    sides = 2 if rules_json["partnerships"] else rules_json["players"]
+    return {"format": "bergen-record/1", "rules": rules_json, "start_scores": [0] * sides,
+            "rounds": [{"hands": [[fmt(t) for t in sorted(h)] for h in hands],
+                        "reserve": [fmt(t) for t in stock], "events": events}]}
+
+
 def os_luck(rules_json: dict, hands, stock, events, gained, fmt) -> list:
     """Per side, the luck of the draws of a refereed round, replayed through our rules (which
     must give the referee's points)."""
     from bergen_search.formats.record import parse_record
     from bergen_search.formats.replay import Draw, Play, events as replay_events
     from bergen_search.game.state import NO_TILE
-    rec = {"format": "bergen-record/1", "rules": rules_json,
-           "start_scores": [0] * len(gained),
-           "rounds": [{"hands": [[fmt(t) for t in sorted(h)] for h in hands],
-                       "reserve": [fmt(t) for t in stock], "events": events}]}
-    record = parse_record(rec)
+    record = parse_record(os_record(rules_json, hands, stock, events, fmt))
     rules = record.rules
     rnd = record.rounds[0]
     log_events, end_state = [], None
@@ -601,8 +608,8 @@ def phase_of(decision: dict, players: int, kept: int = 2) -> str:
 
 
 def first_split(g0: dict, g1: dict) -> tuple | None:
-    """The first decision where the two games of a pair part: (decision in game 0, in game 1),
-    or None when they never do."""
+    """The first decision where the two games of a pair part: (decision in game 0, in game 1,
+    event in game 0, in game 1, its index), or None when they never do."""
     e0, e1 = g0["events"], g1["events"]
     for j, (a, b) in enumerate(zip(e0, e1)):
         if a != b:
@@ -610,8 +617,33 @@ def first_split(g0: dict, g1: dict) -> tuple | None:
             d1 = next((d for d in g1["decisions"] if d["event"] == j), None)
             if d0 is None or d1 is None:
                 raise RuntimeError(f"the games part at event {j}, which is no decision")
-            return d0, d1, a, b
+            return d0, d1, a, b, j
     return None
+
+
+def line_ends(events) -> tuple | None:
+    """After these events of a round: (left value, right value, left tile a double, right
+    tile a double), or None before the lead."""
+    ends = None
+    for ev in events:
+        if "play" not in ev:
+            continue
+        text, _, end = ev["play"].partition(":")
+        a, b = (int(x) for x in text.split("-"))
+        if ends is None:
+            ends = [a, b, a == b, a == b]
+            continue
+        k = 0 if end == "L" else 1
+        ends[k] = b if a == ends[k] else a
+        ends[k + 2] = a == b
+    return None if ends is None else tuple(ends)
+
+
+def mirror_ends(events) -> bool:
+    """Whether the two ends of the line look alike (same value, both doubles or neither):
+    the same tile at either end is then the mirror twin of the other (one choice)."""
+    ends = line_ends(events)
+    return ends is not None and ends[0] == ends[1] and ends[2] == ends[3]
 
 
 def phases(path: str) -> str:
@@ -632,30 +664,33 @@ def phases(path: str) -> str:
             same += 1
             rows.append(("never part", adj))
             continue
-        d0, _, a, b = split
-        kind = ("end only (same tile)" if a["play"].partition(":")[0] ==
-                b["play"].partition(":")[0] else "tile")
-        key = (phase_of(d0, header["players"]), kind,
-               "A to move" if d0["engine"] == "A" else "B to move")
+        d0, _, a, b, j = split
+        if a["play"].partition(":")[0] != b["play"].partition(":")[0]:
+            kind = "tile"
+        elif mirror_ends(s["games"][0]["events"][:j]):
+            kind = "end only, mirror twins (one choice)"
+        else:
+            kind = "end only (same tile)"
+        key = (phase_of(d0, header["players"]), kind)
         rows.append((key, adj))
         buckets.setdefault(key, []).append(adj)
     out = [f"{header['cell']}: {n} sets; where the two games of a pair first part "
            f"(margin a round, luck-adjusted; its share of the total = sum / sets)",
-           "", "| phase | decision | mover | sets | mean ± se | contributes |",
-           "|---|---|---|---|---|---|"]
+           "", "| phase | decision | sets | mean ± se | contributes |",
+           "|---|---|---|---|---|"]
     total = math.fsum(a for _, a in rows) / n
     for key in sorted(buckets):
         xs = buckets[key]
         m, se = mean_se(xs)
-        out.append(f"| {key[0]} | {key[1]} | {key[2]} | {len(xs)} | {m:+.3f} ± "
+        out.append(f"| {key[0]} | {key[1]} | {len(xs)} | {m:+.3f} ± "
                    f"{fmt_num(se, '.3f')} | {math.fsum(xs) / n:+.3f} |")
     for ph in ("lead and first plays", "draw phase", "end (no draw left: exact endgame)"):
         xs = [x for k, v in buckets.items() if k[0] == ph for x in v]
         if xs:
-            out.append(f"| **{ph}** | all | both | {len(xs)} | {mean_se(xs)[0]:+.3f} ± "
+            out.append(f"| **{ph}** | all | {len(xs)} | {mean_se(xs)[0]:+.3f} ± "
                        f"{fmt_num(mean_se(xs)[1], '.3f')} | {math.fsum(xs) / n:+.3f} |")
-    out.append(f"| never part | — | — | {same} | 0 | 0 |")
-    out.append(f"| **all** | | | {n} | | {total:+.3f} |")
+    out.append(f"| never part | — | {same} | 0 | 0 |")
+    out.append(f"| **all** | | {n} | | {total:+.3f} |")
     solved = [d.get("endgame") for s in sets.values() for g in s["games"]
               for d in g["decisions"] if d["engine"] == "A" and "endgame" in d]
     if solved:
@@ -666,6 +701,88 @@ def phases(path: str) -> str:
                    f"solved exactly {sum(1 for d in ends if d['endgame'])}, "
                    f"tried and fell back {sum(1 for d in ends if d['endgame'] is False)}")
     return "\n".join(out)
+
+
+def os_deal(tools, header: dict, index: int) -> tuple:
+    """(rules json, hands, stock) of set `index` of an OpenSpiel cell, dealt again."""
+    ref = tools.referee
+    rj = ref.Rules(players=header["players"], partnerships=header["partnerships"]).as_json()
+    rj["target"] = max(rj["target"], 15)
+    hands, stock = ref.deal(ref.Rules(**rj), random.Random(f"{header['seed']}/{index}/deal"))
+    return rj, hands, stock
+
+
+def losses(path: str, tools, sets_max: int, iterations: int, log=print) -> str:
+    """Every decision of an OpenSpiel cell's games judged by `bergen analyze`'s review (our
+    engine at `iterations` a search, the exact endgame where it applies): each engine's
+    loss (the judged value of the best play minus that of the play made) summed per round,
+    by phase. Resumable: `PATH.losses-N.jsonl` keeps each set's judgement."""
+    from bergen_search.analysis.review import analyze
+    from bergen_search.search import Limits
+    header, sets, _ = Journal(path).read()
+    if header is None or header["kind"] != "openspiel":
+        raise Refused(f"{path}: not an OpenSpiel cell's journal")
+    out = Journal(path[:-len(".jsonl")] + f".losses-{iterations}.jsonl")
+    done = out.open({"cell": header["cell"], "iterations": iterations, "seed": header["seed"]})
+    todo = [i for i in sorted(sets)[:sets_max] if i not in done]
+    for n, i in enumerate(todo):
+        rj, hands, stock = os_deal(tools, header, i)
+        per = []
+        for k, game in enumerate(sets[i]["games"]):
+            rec = os_record(rj, hands, stock, game["events"], tools.referee.fmt)
+            an = analyze(rec, limits=Limits(iterations=iterations), seed=1000 * i + k)
+            mine = {d["event"]: d for d in game["decisions"]}
+            for d in an.decisions:
+                md = mine[d.event]
+                per.append({"game": k, "event": d.event, "engine": md["engine"],
+                            "phase": phase_of(md, header["players"]), "loss": d.loss,
+                            "se": d.loss_stderr, "exact": d.exact, "played": str(d.played),
+                            "best": str(d.best), "position": d.position})
+        out.append({"set": {"index": i, "decisions": per}})
+        log(f"losses {header['cell']}: set {i} ({n + 1}/{len(todo)})")
+    _, judged, _ = out.read()
+    return losses_table(header, judged, iterations)
+
+
+PHASES = ("lead and first plays", "draw phase", "end (no draw left: exact endgame)")
+
+
+def losses_table(header: dict, judged: dict, iterations: int) -> str:
+    n = len(judged)
+    rounds = 2 * n
+    lines = [f"{header['cell']}: the decisions of {n} sets ({rounds} rounds) judged by the "
+             f"review at {iterations} iterations a search (the exact endgame where it "
+             f"applies): points lost a round, mean ± se over the sets",
+             "", "| phase | A's decisions | A loses | B's decisions | B loses | B − A |",
+             "|---|---|---|---|---|---|"]
+    for ph in PHASES + ("all",):
+        row = {}
+        for eng in ("A", "B"):
+            per_set = [math.fsum(d["loss"] for d in s["decisions"] if d["engine"] == eng and
+                                 (ph == "all" or d["phase"] == ph)) / 2
+                       for s in judged.values()]
+            count = sum(1 for s in judged.values() for d in s["decisions"]
+                        if d["engine"] == eng and (ph == "all" or d["phase"] == ph))
+            row[eng] = (count, per_set)
+        diff = [b - a for a, b in zip(row["A"][1], row["B"][1])]
+        ma, sa = mean_se(row["A"][1])
+        mb, sb = mean_se(row["B"][1])
+        md, sd = mean_se(diff)
+        lines.append(f"| {ph} | {row['A'][0]} | {fmt_num(ma)} ± {fmt_num(sa, '.3f')} | "
+                     f"{row['B'][0]} | {fmt_num(mb)} ± {fmt_num(sb, '.3f')} | "
+                     f"{fmt_num(md)} ± {fmt_num(sd, '.3f')} |")
+    exact = [d for s in judged.values() for d in s["decisions"] if d["exact"]]
+    lines.append("")
+    lines.append(f"{len(exact)} of the judged decisions were valued by the exact endgame.")
+    worst = sorted((d for s in judged.values() for d in s["decisions"]),
+                   key=lambda d: -d["loss"])[:8]
+    lines.append("")
+    lines.append("The costliest decisions (loss ± se, by whom, where):")
+    for d in worst:
+        lines.append(f"- {d['loss']:.2f} ± {d['se']:.2f}: {d['engine']} played {d['played']} "
+                     f"for {d['best']} ({d['phase']}{', exact' if d['exact'] else ''}) "
+                     f"`{d['position']}`")
+    return "\n".join(lines)
 
 
 # ---- main ----------------------------------------------------------------------------------------
@@ -718,6 +835,12 @@ def main(argv=None) -> int:
     p = sub.add_parser("phases", help="an OpenSpiel cell's margin by where the games part")
     p.add_argument("cell")
     p.add_argument("--dir", default=DEFAULT_DIR)
+    p = sub.add_parser("losses", help="an OpenSpiel cell's decisions judged, by phase")
+    p.add_argument("cell")
+    p.add_argument("--dir", default=DEFAULT_DIR)
+    p.add_argument("--sets", type=int, default=100)
+    p.add_argument("--iterations", type=int, default=4000)
+    p.add_argument("--openspiel-tools", default=None)
     ns = ap.parse_args(argv)
     try:
         if ns.command == "list":
@@ -733,6 +856,13 @@ def main(argv=None) -> int:
             if ns.write:
                 write_table(text, ns.write)
             print(text)
+            return 0
+        if ns.command == "losses":
+            tools, why = find_tools(ns.openspiel_tools)
+            if tools is None:
+                raise Refused(why)
+            print(losses(os.path.join(ns.dir, parse_cell(ns.cell).name + ".jsonl"), tools,
+                         ns.sets, ns.iterations))
             return 0
         if ns.command == "phases":
             print(phases(os.path.join(ns.dir, parse_cell(ns.cell).name + ".jsonl")))

@@ -2,7 +2,7 @@
 
     python benchmarks/gauntlet.py list [--budgets 10,100,1000] [--modes 2p,3p,4p,4pp]
     python benchmarks/gauntlet.py run CELL [CELL ...] [--pairs 300] [--seed 31001]
-                                  [--dir /work/gauntlet-runs] [--openspiel-tools DIR]
+                                  [--dir gauntlet-runs] [--openspiel-tools DIR]
     python benchmarks/gauntlet.py table [--dir ...] [--write benchmarks/GAUNTLET.md]
     python benchmarks/gauntlet.py phases CELL [--dir ...]
 
@@ -82,7 +82,7 @@ ENGINES = {
 OPPONENTS = ("openspiel", "classic", "flat", "greedy")
 MODES = {"2p": (2, False), "3p": (3, False), "4p": (4, False), "4pp": (4, True)}
 BUDGETS_MS = (10, 100, 1000)
-DEFAULT_DIR = "/work/gauntlet-runs"
+DEFAULT_DIR = "gauntlet-runs"
 DEFAULT_SEED = 31001
 TOOLS_ENV = "BERGEN_OPENSPIEL_TOOLS"
 MARKER_BEGIN = "<!-- gauntlet table: begin (written by benchmarks/gauntlet.py table) -->"

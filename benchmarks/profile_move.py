@@ -2,7 +2,7 @@
 journal, searched again by the default engine with counters around its parts.
 
     python benchmarks/profile_move.py [--cell default-vs-openspiel-100ms-2p]
-        [--dir /work/gauntlet-runs] [--per-phase 25] [--time 0.1] [--profile]
+        [--dir gauntlet-runs] [--per-phase 25] [--time 0.1] [--profile]
 
 Needs the shared instrument's referee (BERGEN_OPENSPIEL_TOOLS, as benchmarks/gauntlet.py) to
 deal the journal's rounds again (same seeds). Takes A's searched decisions (more than one

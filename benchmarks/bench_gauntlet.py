@@ -121,6 +121,8 @@ def test_arena_figures_are_the_arenas_own(fast_engines, tmp_path):
     assert f.margin == pytest.approx(r.adjusted_margin_per_round)
     assert f.stderr == pytest.approx(r.adjusted_margin_stderr)
     assert f.raw_stderr == pytest.approx(r.margin_stderr)
+    assert g.command(f.settings).endswith(
+        "(the same sets: `bergen arena greedy random --round --games 10 --seed 9 --players 3`)")
     lo, hi = f.ci95
     assert (lo, hi) == pytest.approx((f.margin - g.Z95 * f.stderr, f.margin + g.Z95 * f.stderr))
 

@@ -538,9 +538,18 @@ def pairs_for(stderr: float, sets: int, diff: float = 0.1) -> int | None:
 
 
 def command(settings: dict) -> str:
+    """The command that plays the cell (arena cells: and the `bergen arena` line that plays
+    the same sets)."""
     seed = settings["seed"]
-    return (f"python benchmarks/gauntlet.py run {settings['cell']} --pairs {settings['pairs']} "
-            f"--seed {seed}")
+    out = (f"`python benchmarks/gauntlet.py run {settings['cell']} --pairs {settings['pairs']} "
+           f"--seed {seed}`")
+    if settings["kind"] == "arena":
+        mode = {(2, False): "", (3, False): " --players 3", (4, False): " --players 4",
+                (4, True): " --players 4 --partnerships"}[
+            (settings["players"], settings["partnerships"])]
+        out += (f" (the same sets: `bergen arena {settings['a']} {settings['b']} --round "
+                f"--games {settings['pairs']} --seed {seed}{mode}`)")
+    return out
 
 
 def fmt_num(x, spec="+.3f"):
@@ -580,7 +589,7 @@ def table(dirpath: str) -> str:
                  "OpenSpiel cells):")
     lines.append("")
     for f in rows:
-        lines.append(f"- `{f.cell}`: `{command(f.settings)}`")
+        lines.append(f"- `{f.cell}`: {command(f.settings)}")
     return "\n".join(lines)
 
 

@@ -3,6 +3,7 @@ journal, searched again by the default engine with counters around its parts.
 
     python benchmarks/profile_move.py [--cell default-vs-openspiel-100ms-2p]
         [--dir gauntlet-runs] [--per-phase 25] [--time 0.1] [--profile]
+        [--group draw|solved|fell-back]
 
 Needs the shared instrument's referee (BERGEN_OPENSPIEL_TOOLS, as benchmarks/gauntlet.py) to
 deal the journal's rounds again (same seeds). Takes A's searched decisions (more than one
@@ -65,6 +66,8 @@ def main(argv=None) -> int:
     ap.add_argument("--per-phase", type=int, default=25)
     ap.add_argument("--time", type=float, default=0.1)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--group", choices=("draw", "solved", "fell-back"), default=None,
+                    help="only this group of positions")
     ns = ap.parse_args(argv)
     tools, why = g.find_tools(None)
     if tools is None:
@@ -85,7 +88,11 @@ def main(argv=None) -> int:
     prof = cProfile.Profile() if ns.profile else None
     print(f"{ns.cell}: A's positions searched again at {ns.time * 1000:.0f} ms, load "
           f"{g.loadavg()}")
+    pick = {"draw": "first plays and draw phase", "solved": "end: endgame solved",
+            "fell-back": "end: endgame fell back"}
     for name, recs in groups.items():
+        if ns.group and pick[ns.group] != name:
+            continue
         wall, att, its, reps = [], [], [], []
         for k, text in enumerate(recs):
             info = load_game(text)

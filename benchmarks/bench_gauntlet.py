@@ -153,7 +153,10 @@ def test_intervals_and_the_table(tmp_path):
     # 0.1 a round at 1.96 standard errors: (1.96 sd / 0.1)^2 sets.
     assert g.pairs_for(se, 5) == math.ceil((g.Z95 * se * math.sqrt(5) / 0.1) ** 2)
 
+    g.Journal(str(tmp_path / "default-vs-openspiel-100ms-2p.losses-4000.jsonl")).open(
+        {"cell": "default-vs-openspiel-100ms-2p", "iterations": 4000, "seed": 1})
     text = g.table(str(tmp_path))
+    assert text.count("| `default-vs-openspiel-100ms-2p` |") == 1
     row = [ln for ln in text.splitlines() if ln.startswith("| `default-vs-openspiel")][0]
     assert f"{mean:+.3f} ± {se:.3f} (adj)" in row
     assert f"[{mean - g.Z95 * se:+.3f}, {mean + g.Z95 * se:+.3f}]" in row

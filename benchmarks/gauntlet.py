@@ -508,7 +508,7 @@ def mean_se(xs) -> tuple:
 
 def figures(path: str) -> Figures | None:
     header, sets, loads = Journal(path).read()
-    if header is None:
+    if header is None or "kind" not in header:      # none, or a `losses` journal
         return None
     ms = set_margins(header, sets)
     raw, raw_se = mean_se([r for r, _ in ms])

@@ -37,6 +37,9 @@ def test_cells_parse_and_name_themselves():
     assert g.parse_cell("default-vs-classic-1000ms-3p").spec("b") == \
         "ismcts:root=ucb,replicates=1,stats=all,endgame=off,time=1"
     assert g.parse_cell("default-vs-flat-10ms-2p").spec("b") == "flat:time=0.01"
+    slow = g.parse_cell("default-vs-openspiel10x-100ms-2p")
+    assert slow.openspiel and (slow.spec("a"), slow.spec("b")) == ("bergen:time=0.1",
+                                                                    "openspiel:time=1")
     assert g.parse_cell("default-vs-greedy-10ms-2p").spec("b") == "greedy"
     names = [c.name for c in g.expand(["*-100ms-2p"])]
     assert names == ["default-vs-openspiel-100ms-2p", "default-vs-classic-100ms-2p",

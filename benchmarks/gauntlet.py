@@ -63,7 +63,6 @@ from bergen_search.game.match import RoundLog
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW, PASS
 from bergen_search.play.arena import SetResult, run_arena
-from bergen_search.play.engines import parse_engine_spec
 from bergen_search.play.luck import default_estimate, round_luck, side_margin
 from bergen_search.stats import Z95, sample_sd
 
@@ -576,7 +575,7 @@ def table(dirpath: str) -> str:
         ci = f.ci95
         cis = "—" if ci is None else f"[{ci[0]:+.3f}, {ci[1]:+.3f}]"
         kind = "adj" if f.adjusted else "raw"
-        loads = [ln for ln in f.loads]
+        loads = f.loads
         first = next((ln["load"] for ln in loads if ln.get("at") == "start"), "?")
         last = next((ln["load"] for ln in reversed(loads) if ln.get("at") == "end"), "running")
         done = f"{f.sets}" + ("" if f.sets >= s["pairs"] else f" of {s['pairs']}")

@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import importlib
 import json
 import os
 import pstats
-import random
 import statistics
 import sys
 import time
@@ -34,13 +32,11 @@ from bergen_search.search.algorithms import endgame as endgame_alg
 def positions(path: str, per_phase: int, tools) -> dict:
     header, sets, _ = g.Journal(path).read()
     ref, st = tools.referee, tools.strength
-    rj = ref.Rules(players=header["players"], partnerships=header["partnerships"]).as_json()
-    rj["target"] = max(rj["target"], 15)
-    rules = ref.Rules(**rj)
     out = {"first plays and draw phase": [], "end: endgame solved": [],
            "end: endgame fell back": []}
     for i in sorted(sets):
-        hands, _ = ref.deal(rules, random.Random(f"{header['seed']}/{i}/deal"))
+        rj, hands, _ = g.os_deal(tools, header, i)
+        rules = ref.Rules(**rj)
         for game in sets[i]["games"]:
             for d in game["decisions"]:
                 if d["engine"] != "A" or d["plays"] < 2:

@@ -282,6 +282,8 @@ def next_moves(record) -> NextMoves:
         if isinstance(item, RoundEnd) and item.round == last:
             final = item.state
     where = {"round": last}
+    if final is None:           # events() ends every round it replays with a RoundEnd
+        raise BergenError("the record has no round to go on with", **where)
     if final.ended is not None:
         raise BergenError(f"the round is over ({final.ended}): start the next round", **where)
     if not final.led:

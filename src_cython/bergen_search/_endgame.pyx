@@ -23,8 +23,8 @@ from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
 from bergen_search._core cimport (ALL_TILES, CoreRules, END_BLOCKED, END_NONE, MAX_MOVES,
-                                  N_TILES, PASS, Rng, State, TILE_HIGH, TILE_LOW, TILES_WITH,
-                                  apply_move, below, blocked_winner, clock_now,
+                                  N_TILES, PASS, Rng, Rules, State, TILE_HIGH, TILE_LOW,
+                                  TILES_WITH, apply_move, below, blocked_winner, clock_now,
                                   drop_mirror_twins, gen_moves, lowest_bit)
 
 from bergen_search.errors import BergenError
@@ -380,6 +380,27 @@ cdef bint _feasible(const int32_t* cnt, int32_t* f, const int32_t* cap_of, int G
     return True
 
 
+cdef int _root_state(State* s, const Rules* rules, object root) except -1:
+    """`s` set to the root's public state (`endgame_ref.Root`: scores, reserve, ends, turn,
+    passes) under `rules`, no hands yet: the one start of the solver's build and of
+    `predict`'s walks."""
+    memset(s, 0, sizeof(State))
+    s.rules = rules
+    s.scores[0] = root.scores[0]
+    s.scores[1] = root.scores[1]
+    s.reserve_size = root.reserve_size
+    s.left = root.left
+    s.right = root.right
+    s.left_double = root.left_double
+    s.right_double = root.right_double
+    s.to_move = root.to_move
+    s.passes = root.passes
+    s.lead_tile = -1
+    s.ended = END_NONE
+    s.winner = -1
+    return 0
+
+
 def predict(rules, root, owners, caps, tiles, allowed, played, long long walks,
             unsigned long long seed, long long max_steps=0, double stop_above=0.0,
             long long min_walks=32):
@@ -458,20 +479,7 @@ def predict(rules, root, owners, caps, tiles, allowed, played, long long walks,
         base[tile_allowed[i]] += 1
     if cap_of[(1 << G) - 1] != m or not _feasible(base, f, cap_of, G):
         raise BergenError("impossible position: no deal fills the groups", field="allowed")
-    memset(&start, 0, sizeof(State))
-    start.rules = &crules.c
-    start.scores[0] = root.scores[0]
-    start.scores[1] = root.scores[1]
-    start.reserve_size = root.reserve_size
-    start.left = root.left
-    start.right = root.right
-    start.left_double = root.left_double
-    start.right_double = root.right_double
-    start.to_move = root.to_move
-    start.passes = root.passes
-    start.lead_tile = -1
-    start.ended = END_NONE
-    start.winner = -1
+    _root_state(&start, &crules.c, root)
     rng.state = seed
     with nogil:
         while w_done < n_walks and (step_cap <= 0 or steps < step_cap):
@@ -1188,22 +1196,9 @@ cdef class EndgameSolver:
                 raise MemoryError()
             for k in range(n_deals):
                 B.stack[k] = k
-            memset(&s, 0, sizeof(State))
-            s.rules = &self.rules_owner.c
+            _root_state(&s, &self.rules_owner.c, root)
             s.hands[0] = self.T.hands[0][dh0[0]]
             s.hands[1] = self.T.hands[1][dh1[0]]
-            s.scores[0] = root.scores[0]
-            s.scores[1] = root.scores[1]
-            s.reserve_size = root.reserve_size
-            s.left = root.left
-            s.right = root.right
-            s.left_double = root.left_double
-            s.right_double = root.right_double
-            s.to_move = root.to_move
-            s.passes = root.passes
-            s.lead_tile = -1
-            s.ended = END_NONE
-            s.winner = -1
             played[0] = 0
             played[1] = 0
             with nogil:

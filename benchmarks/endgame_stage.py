@@ -203,9 +203,18 @@ def main(argv=None):
     if args.no_predict:
         endgame.PREDICT_WALKS = 0
     infos = corpus_infos(args.records.split(",") if args.records else None)
+    study_progress = None if args.quiet else (
+        lambda k, r: print(f"{k + 1}/{len(infos)} {r}", file=sys.stderr))
+
+    def saved(doc):
+        """`doc`, also written to --json when given."""
+        if args.json_out:
+            with open(args.json_out, "w", encoding="utf-8") as f:
+                json.dump(doc, f, indent=1)
+        return doc
+
     if args.deviations:
-        rows = deviation_study(infos, args.iterations, progress=None if args.quiet else (
-            lambda k, r: print(f"{k + 1}/{len(infos)} {r}", file=sys.stderr)))
+        rows = deviation_study(infos, args.iterations, progress=study_progress)
         with_off = [r for r in rows if r["off_support"]]
         print(f"{len(rows)} decisions solved at {args.iterations:,} iterations, "
               f"{len(with_off)} with moves outside the mix ({sum(r['off_support'] for r in rows)}"
@@ -215,13 +224,9 @@ def main(argv=None):
               f"{sum(r['raised'] for r in rows)} raised); largest change "
               f"{max((r['largest_change'] for r in rows), default=0.0):.3f}; decisions with a "
               f"move left unrefined: {sum(r['refined'] < r['off_support'] for r in rows)}")
-        if args.json_out:
-            with open(args.json_out, "w", encoding="utf-8") as f:
-                json.dump(rows, f, indent=1)
-        return rows
+        return saved(rows)
     if args.bounds:
-        rows = bound_study(infos, args.iterations, progress=None if args.quiet else (
-            lambda k, r: print(f"{k + 1}/{len(infos)} {r}", file=sys.stderr)))
+        rows = bound_study(infos, args.iterations, progress=study_progress)
         worst = max(rows, key=lambda r: r["distance"] / max(r["bound"], 1e-12))
         print(f"{len(rows)} decisions solved at {args.iterations:,} iterations: the printed "
               f"bound covers the distance to the solve at 1e-5 in "
@@ -231,10 +236,7 @@ def main(argv=None):
               f"support; largest distance over bound (moves played) "
               f"{worst['distance'] / max(worst['bound'], 1e-12):.3f}; tight solves within 1e-5: "
               f"{sum(r['tight_bound'] <= 1e-5 for r in rows)}")
-        if args.json_out:
-            with open(args.json_out, "w", encoding="utf-8") as f:
-                json.dump(rows, f, indent=1)
-        return rows
+        return saved(rows)
 
     def progress(k, row):
         if not args.quiet:
@@ -258,9 +260,7 @@ def main(argv=None):
     if out["terminal_share_of_work"] is not None:
         print(f"terminal deals: {100 * out['terminal_share_of_work']:.0f}% of the solved "
               f"trees' work (nodes, entries, terminal deals)")
-    if args.json_out:
-        with open(args.json_out, "w", encoding="utf-8") as f:
-            json.dump({"summary": out, "rows": rows}, f, indent=1)
+    saved({"summary": out, "rows": rows})
     return out
 
 

@@ -579,6 +579,18 @@ def test_review_labels_equal_analyze_and_keys_step(page, tmp_path):
         assert overflow <= 0, f"the page scrolls sideways at {width} px by {overflow} px"
 
 
+def finished_round_download(page, tmp_path):
+    """Once the entered round is over (and no error shown), the page's download, saved: its
+    path."""
+    page.wait_for_selector("#game-to-move:text('the round is over')")
+    assert page.text_content("#game-error") == ""
+    with page.expect_download() as download:
+        page.click("#game-download")
+    path = tmp_path / "game.json"
+    download.value.save_as(path)
+    return path
+
+
 def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page, tmp_path):
     """Deal both hands by clicks, then each event as it happened: a play by its button (the
     engine's legal moves), a draw by the draw button and a click on the tile drawn. The
@@ -598,12 +610,7 @@ def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page
             page.click(f'#game-palette [data-tile="{event["draw"]}"]')
         page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
                                arg=first["events"].index(event) + 1)
-    page.wait_for_selector("#game-to-move:text('the round is over')")
-    assert page.text_content("#game-error") == ""
-    with page.expect_download() as download:
-        page.click("#game-download")
-    path = tmp_path / "game.json"
-    download.value.save_as(path)
+    path = finished_round_download(page, tmp_path)
     record = json.loads(path.read_text())
     assert record["format"] == "bergen-record/1" and record["rules"] == {"players": 2}
     (got,) = record["rounds"]
@@ -674,12 +681,7 @@ def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, t
         page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
                                arg=k + 1)
     assert offered_unseen >= 5
-    page.wait_for_selector("#game-to-move:text('the round is over')")
-    assert page.text_content("#game-error") == ""
-    with page.expect_download() as download:
-        page.click("#game-download")
-    path = tmp_path / "game.json"
-    download.value.save_as(path)
+    path = finished_round_download(page, tmp_path)
     (got,) = json.loads(path.read_text())["rounds"]
     assert got["hands"][1] is None and sorted(got["hands"][0]) == sorted(first["hands"][0])
     assert got["events"] == seen_by_0

@@ -68,6 +68,7 @@ class Query:
     cmd: schema.Command
     seq: int
     work: object                       # the Game of a go, the Record of an analyze
+    limits: object = None              # an analyze's limits per decision (checked when read)
     stop: threading.Event = field(default_factory=threading.Event)
     terminated: bool = False
     started: bool = False
@@ -260,8 +261,8 @@ class EngineServer:
             self.final(q, self._unstarted(q))
 
     # ---- the queries ----------------------------------------------------------------------
-    def _enqueue(self, c, work) -> None:
-        q = Query(c, next(self.seq), work)
+    def _enqueue(self, c, work, limits=None) -> None:
+        q = Query(c, next(self.seq), work, limits)
         with self.lock:
             if c.has_id and _key(c.id) in self.inflight:
                 self.send({"type": "error", "error": f"a query with id {c.id!r} is already "
@@ -313,7 +314,7 @@ class EngineServer:
         algorithm, settings = self._search_args(c)
         limits = decision_limits(algorithm, settings, f["iterations"], f["time"])
         check_budget(limits, 4, 2, algorithm, settings)
-        self._enqueue(c, record)
+        self._enqueue(c, record, limits)
 
     def _work(self, i: int):
         while True:
@@ -398,9 +399,8 @@ class EngineServer:
     def _analyze(self, q: Query):
 
         f = q.cmd.fields
-        record = q.work
+        record, limits = q.work, q.limits
         weighting = f["beliefs"]
-        limits = decision_limits(f["algorithm"], f["settings"], f["iterations"], f["time"])
         count = itertools.count()
 
         def on_decision(dec, info, obs, r):

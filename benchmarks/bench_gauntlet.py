@@ -263,3 +263,25 @@ def test_losses_table_sums_each_engines_losses_a_round_by_phase():
     assert "| all | 3 | +0.100 ± 0.000 | 3 | +0.500 ± 0.200 | +0.400 ± 0.200 |" in out
     assert "2 of the judged decisions were valued by the exact endgame." in out
     assert out.index("- 1.00 ± 0.10: B played") < out.index("- 0.60 ± 0.10: B played")
+
+
+def test_a_cell_another_run_is_writing_is_skipped_not_played_twice(fast_engines, tmp_path,
+                                                                   capsys):
+    # Two runs of the same cell (a queue started twice) would play the same sets into the
+    # same journal: the second is refused at once and the command goes on with its other cells.
+    from bergen_search.runs.files import OutputLock
+    cell, other = "default-vs-greedy-10ms-2p", "default-vs-flat-10ms-2p"
+    path = tmp_path / f"{cell}.jsonl"
+    with OutputLock(str(path)):
+        assert g.main(["run", cell, other, "--pairs", "2", "--seed", "5", "--quiet",
+                       "--dir", str(tmp_path)]) == 0
+        out = capsys.readouterr().out
+        assert (f"{cell}: skipped: {path} is being written by another bergen run (process "
+                f"{os.getpid()})") in out
+        assert not path.exists()
+        assert (tmp_path / f"{other}.jsonl").exists()
+    # Once the other run has ended, the cell plays, and gives its lock back at the end.
+    assert g.main(["run", cell, "--pairs", "2", "--seed", "5", "--quiet",
+                   "--dir", str(tmp_path)]) == 0
+    assert len([x for x in lines(path) if "set" in x]) == 2
+    assert not (tmp_path / f"{cell}.jsonl.lock").exists()

@@ -64,6 +64,7 @@ from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW, PASS
 from bergen_search.play.arena import SetResult, run_arena
 from bergen_search.play.luck import default_estimate, round_luck, side_margin
+from bergen_search.runs.files import OutputLock
 from bergen_search.stats import Z95, sample_sd
 
 #: The engines of the gauntlet: name -> engine spec without its clock (`time=` is added per
@@ -89,6 +90,11 @@ DEFAULT_SEED = 31001
 TOOLS_ENV = "BERGEN_OPENSPIEL_TOOLS"
 MARKER_BEGIN = "<!-- gauntlet table: begin (written by benchmarks/gauntlet.py table) -->"
 MARKER_END = "<!-- gauntlet table: end -->"
+
+
+class Busy(Exception):
+    """A cell's journal is being written by another run: that cell is skipped (the others
+    of the command go on)."""
 
 
 class Refused(Exception):
@@ -201,10 +207,15 @@ def loadavg() -> str:
 
 class Journal:
     """`DIR/CELL.jsonl`: header, one line per finished set, load lines. A torn last line (a
-    kill in mid-write) is dropped on reading and cut off before appending."""
+    kill in mid-write) is dropped on reading and cut off before appending. One writer at a
+    time: `open` takes the product's lock of a long run's output (`runs.files.OutputLock`,
+    `CELL.jsonl.lock`), so a second run of the same cell is refused instead of playing the
+    same sets again into the same file; `close` gives it back (a killed run's lock is freed
+    by the kernel)."""
 
     def __init__(self, path: str):
         self.path = path
+        self.lock = OutputLock(path)
 
     def read(self) -> tuple:
         """(header or None, {set index: line}, [load lines])."""
@@ -241,16 +252,25 @@ class Journal:
             os.fsync(f.fileno())
 
     def open(self, settings: dict) -> dict:
-        """Check or write the header; the finished sets."""
+        """Take the journal's lock (Refused when another run holds it), check or write the
+        header; the finished sets."""
+        try:
+            self.lock.acquire()
+        except BergenError as e:
+            raise Busy(e.message) from None
         header, sets, _ = self.read()
         if header is not None and header != settings:
             diff = [k for k in settings if header.get(k) != settings.get(k)]
+            self.close()
             raise Refused(f"{self.path} holds a run with other settings ({', '.join(diff)}): "
                           f"give another --dir or remove it")
         self._heal()
         if header is None:
             self.append({"header": settings})
         return sets
+
+    def close(self) -> None:
+        self.lock.release()
 
 
 # ---- arena cells -------------------------------------------------------------------------------
@@ -751,6 +771,7 @@ def losses(path: str, tools, sets_max: int, iterations: int, log=print) -> str:
                             "best": str(d.best), "position": d.position})
         out.append({"set": {"index": i, "decisions": per}})
         log(f"losses {header['cell']}: set {i} ({n + 1}/{len(todo)})")
+    out.close()
     _, judged, _ = out.read()
     return losses_table(header, judged, iterations)
 
@@ -809,8 +830,13 @@ def run(ns) -> int:
             continue
         settings = cell.settings(ns.pairs, ns.seed)
         journal = Journal(os.path.join(ns.dir, cell.name + ".jsonl"))
-        done = journal.open(settings)
+        try:
+            done = journal.open(settings)
+        except Busy as e:
+            print(f"{cell.name}: skipped: {e}", flush=True)
+            continue
         if len(done) >= ns.pairs:
+            journal.close()
             print(f"{cell.name}: done ({len(done)} sets)", flush=True)
             continue
         journal.append({"load": loadavg(), "at": "start", "time": time.time(),
@@ -821,6 +847,7 @@ def run(ns) -> int:
         else:
             run_arena_cell(cell, settings, journal, done, log)
         journal.append({"load": loadavg(), "at": "end", "time": time.time()})
+        journal.close()
         f = figures(journal.path)
         print(f"{cell.name}: {f.sets} sets, margin {fmt_num(f.margin)} ± "
               f"{fmt_num(f.stderr, '.3f')} ({'luck-adjusted' if f.adjusted else 'raw'}), "

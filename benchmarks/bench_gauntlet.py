@@ -285,3 +285,26 @@ def test_a_cell_another_run_is_writing_is_skipped_not_played_twice(fast_engines,
                    "--dir", str(tmp_path)]) == 0
     assert len([x for x in lines(path) if "set" in x]) == 2
     assert not (tmp_path / f"{cell}.jsonl.lock").exists()
+
+
+def test_compare_pairs_two_runs_set_by_set(fast_engines, tmp_path, capsys):
+    # Two runs on the same deals: the paired difference is the mean of the per-set
+    # differences, with their own spread; runs on other deals are refused.
+    cell = "default-vs-greedy-10ms-2p"
+    one, two, other = tmp_path / "one", tmp_path / "two", tmp_path / "other"
+    for d, pairs, seed in ((one, 6, 5), (two, 4, 5), (other, 4, 6)):
+        assert g.main(["run", cell, "--pairs", str(pairs), "--seed", str(seed), "--quiet",
+                       "--dir", str(d)]) == 0
+    capsys.readouterr()
+    a, b = str(one / f"{cell}.jsonl"), str(two / f"{cell}.jsonl")
+    assert g.main(["compare", a, b]) == 0
+    out = capsys.readouterr().out
+    assert "4 sets in common (before 6, after 4)" in out
+    # The same engines on the same deals: every set plays the same, the difference is 0.
+    assert "| raw | " in out and "| +0.000 ± 0.000 | [+0.000, +0.000] |" in out
+    ha, sa, _ = g.Journal(a).read()
+    ms = g.set_margins(ha, {i: sa[i] for i in range(4)})
+    base, se = g.mean_se([r for r, _ in ms])
+    assert f"| raw | {g.fmt_num(base)} ± {g.fmt_num(se, '.3f')} |" in out
+    assert g.main(["compare", a, str(other / f"{cell}.jsonl")]) == 2
+    assert "not played on the same deals (seed differ)" in capsys.readouterr().err

@@ -528,6 +528,46 @@ def mean_se(xs) -> tuple:
     return m, (None if sd is None else sd / math.sqrt(len(xs)))
 
 
+def compare(before: str, after: str) -> str:
+    """Two runs on the same deals (the same seed, players and kind of cell: two builds of a
+    cell, or two engines against the same opponent), paired set by set: the mean of after's margin minus before's over the
+    sets both finished, with the standard error of those differences (the deals' own spread
+    cancels, so a pair of cells resolves a difference far better than two independent
+    intervals would). Luck-adjusted when both runs have the luck of every common set."""
+    (ha, sa, _), (hb, sb, _) = Journal(before).read(), Journal(after).read()
+    for path, h in ((before, ha), (after, hb)):
+        if h is None or "kind" not in h:
+            raise Refused(f"{path}: not a cell's journal")
+    differ = [k for k in ("seed", "players", "partnerships", "kind")
+              if ha.get(k) != hb.get(k)]
+    if differ:
+        raise Refused(f"{before} and {after} were not played on the same deals "
+                      f"({', '.join(differ)} differ)")
+    common = sorted(set(sa) & set(sb))
+    if len(common) < 2:
+        raise Refused(f"{before} and {after} have {len(common)} finished sets in common: "
+                      f"at least 2 are needed")
+    ma = dict(zip(sorted(sa), set_margins(ha, sa)))
+    mb = dict(zip(sorted(sb), set_margins(hb, sb)))
+    adjusted = all(ma[i][1] is not None and mb[i][1] is not None for i in common)
+    rows = []
+    for label, f in (("raw", lambda m: m[0]), ("luck-adjusted", lambda m: m[0] - m[1])):
+        if label == "luck-adjusted" and not adjusted:
+            continue
+        b, sb_ = mean_se([f(ma[i]) for i in common])
+        a, sa_ = mean_se([f(mb[i]) for i in common])
+        d, sd = mean_se([f(mb[i]) - f(ma[i]) for i in common])
+        rows.append(f"| {label} | {fmt_num(b)} ± {fmt_num(sb_, '.3f')} | "
+                    f"{fmt_num(a)} ± {fmt_num(sa_, '.3f')} | {fmt_num(d)} ± "
+                    f"{fmt_num(sd, '.3f')} | [{fmt_num(d - Z95 * sd)}, "
+                    f"{fmt_num(d + Z95 * sd)}] |")
+    return "\n".join([
+        f"before `{ha['cell']}`, after `{hb['cell']}`, seed {ha['seed']}: {len(common)} "
+        f"sets in common (before {len(sa)}, after {len(sb)})", "",
+        "| margin a round | before ± se | after ± se | after − before, paired ± se | 95% interval |",
+        "|---|---|---|---|---|", *rows])
+
+
 def figures(path: str) -> Figures | None:
     header, sets, loads = Journal(path).read()
     if header is None or "kind" not in header:      # none, or a `losses` journal
@@ -873,6 +913,9 @@ def main(argv=None) -> int:
     p = sub.add_parser("phases", help="an OpenSpiel cell's margin by where the games part")
     p.add_argument("cell")
     p.add_argument("--dir", default=DEFAULT_DIR)
+    p = sub.add_parser("compare", help="two runs of a cell on the same deals, paired")
+    p.add_argument("before")
+    p.add_argument("after")
     p = sub.add_parser("losses", help="an OpenSpiel cell's decisions judged, by phase")
     p.add_argument("cell")
     p.add_argument("--dir", default=DEFAULT_DIR)
@@ -901,6 +944,9 @@ def main(argv=None) -> int:
                 raise Refused(why)
             print(losses(os.path.join(ns.dir, parse_cell(ns.cell).name + ".jsonl"), tools,
                          ns.sets, ns.iterations))
+            return 0
+        if ns.command == "compare":
+            print(compare(ns.before, ns.after))
             return 0
         if ns.command == "phases":
             print(phases(os.path.join(ns.dir, parse_cell(ns.cell).name + ".jsonl")))

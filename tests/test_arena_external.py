@@ -243,6 +243,14 @@ def test_a_failing_engine_stops_the_run_naming_it_and_the_set(mode, message):
     assert external.engine_pids() == []
 
 
+def test_a_failing_engine_in_a_worker_process():
+    """The error crosses from the worker to the run, one line as ever."""
+    command = fake("--mode", "after:10")
+    code, out = bergen("arena", "greedy", "fake", "--engine", f"fake={command}", "--games", 4,
+                       "--round", "--workers", 2, "--quiet")
+    one_line_error(code, out, f"engine 'fake' ({command}) in set ", "which is not legal")
+
+
 def test_selfplay_names_the_match():
     code, out = bergen("selfplay", "--engines", "greedy,fake", "--engine",
                        f"fake={fake('--mode', 'after:3')}", "--games", 2)

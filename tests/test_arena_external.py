@@ -201,7 +201,7 @@ def test_other_bad_engine_lines():
                        "--engine", "ext=" + cmdline(ENGINE))
     one_line_error(code, out, "--engine ext: the name is registered twice")
     code, out = bergen("arena", "greedy", "other", "--engine", "ext=" + cmdline(ENGINE))
-    one_line_error(code, out, "unknown engine 'other'", "ext")
+    one_line_error(code, out, "unknown engine 'other'", "ext; or a NAME registered with --engine")
     code, out = bergen("arena", "greedy", "ext:iterations=0", "--engine",
                        "ext=" + cmdline(ENGINE))
     one_line_error(code, out, "iterations must be at least 1")

@@ -223,14 +223,15 @@ def _parse_external_spec(engine: ExternalEngine, rest: str) -> EngineSpec:
 
 def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
     """Parse `name` or `name:key=value,key=value`; `externals` (name -> ExternalEngine) are
-    the engines in other processes that may be named too."""
+    the engines in other processes that may be named too (given, even empty, the message for
+    an unknown name says how one is registered)."""
     name, _, rest = text.strip().partition(":")
     if externals and name in externals:
         return _parse_external_spec(externals[name], rest)
     if name not in ENGINE_SETTINGS:
         known = ", ".join([*ENGINE_SETTINGS, *(externals or ())])
-        raise BergenError(f"unknown engine {name!r} (known: {known}; an engine in another "
-                          f"process is registered with --engine NAME=COMMAND)")
+        more = "" if externals is None else "; or a NAME registered with --engine NAME=COMMAND"
+        raise BergenError(f"unknown engine {name!r} (known: {known}{more})")
     settings = ENGINE_SETTINGS[name]
     params = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):

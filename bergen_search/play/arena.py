@@ -382,11 +382,11 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
     started here first, which checks it runs; each worker process then starts its own and
     quits it at its end (`external`), and this process quits its own before returning. An
     engine that fails stops the run with `external.ExternalEngineError` naming it and the set
-    (the sets finished before were handed to `on_result`). `luck_adjust` (default) also measures the margin less the
-    luck of the draws (module `luck`), computed in the tasks, set by set. `done` {set index:
-    SetResult}: sets already played (a resumed run), not played again; `on_result(i,
-    set_result)` hears of each set as it finishes. Ctrl-C raises `errors.Interrupted` with
-    the result of the sets finished (`partial`; None if none).
+    (the sets finished before were handed to `on_result`). `luck_adjust` (default) also
+    measures the margin less the luck of the draws (module `luck`), computed in the tasks,
+    set by set. `done` {set index: SetResult}: sets already played (a resumed run), not
+    played again; `on_result(i, set_result)` hears of each set as it finishes. Ctrl-C raises
+    `errors.Interrupted` with the result of the sets finished (`partial`; None if none).
 
     >>> r = run_arena(Rules(players=3), "greedy", "random", games=2, seed=0)
     >>> r.matches, r.seatings, r.wins[0] == sum(r.a_wins_by_seating)

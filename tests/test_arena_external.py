@@ -243,6 +243,20 @@ def test_a_failing_engine_stops_the_run_naming_it_and_the_set(mode, message):
     assert external.engine_pids() == []
 
 
+def test_an_engine_that_measured_nothing_plays_the_greedy_move_and_says_so():
+    """As an engine here does when its time is too short: the greedy move, one warning."""
+    code, out = bergen("arena", "greedy", "fake:time=0.001", "--engine",
+                       f"fake={fake('--mode', 'empty')}", "--games", 2, "--round", "--quiet",
+                       "--json")
+    assert code == 0, out
+    warning = [line for line in out.splitlines() if line.startswith("bergen: warning: ")]
+    assert warning == ["bergen: warning: engine fake:time=0.001 measured nothing within its "
+                       "time limit at a move, and the greedy move was played there (give it "
+                       "more time)"], out
+    doc = json.loads(out[out.index("{"):])
+    assert doc["margin_per_round"] == 0 and doc["searches"][1] > 0   # greedy against greedy
+
+
 def test_a_failing_engine_in_a_worker_process():
     """The error crosses from the worker to the run, one line as ever."""
     command = fake("--mode", "after:10")

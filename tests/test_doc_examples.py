@@ -8,7 +8,8 @@ The convention (docs/TESTING.md, "Examples that run"):
   line of the block that starts with `$ ` is a command; the lines after it, up to the next
   command, are what it prints: standard output and standard error as a terminal shows them.
   Commands of one block run in order in one fresh directory, where `examples/` is the
-  project's, so a file one writes (`--out two.jsonl`) is there for the next.
+  project's, so a file one writes (`--out two.jsonl`) is there for the next; a program
+  they start (`--engine old='bergen engine'`) is found first among this Python's scripts.
 - A line `...` in the printed part stands for any number of lines (none included): the
   example shows the head of a long listing, or its head and its tail.
 - Figures that depend on the clock are masked on both sides before comparing: a duration
@@ -29,6 +30,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import sysconfig
 from dataclasses import dataclass, field
 
 import pytest
@@ -182,6 +184,9 @@ def _params():
 def test_example(example, tmp_path, monkeypatch):
     os.symlink(os.path.join(ROOT, "examples"), tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
+    # A command an example runs (`--engine old='bergen engine'`) is this installation's.
+    monkeypatch.setenv("PATH", sysconfig.get_path("scripts") + os.pathsep
+                       + os.environ.get("PATH", ""))
     check(example)
 
 

@@ -82,7 +82,8 @@ BAD_INPUTS = [
     ('arena ismcts:iterations=abc random', None,
      "bergen: engine 'ismcts': iterations must be an integer, got 'abc'"),
     ('selfplay --engines nonsense', None,
-     f"bergen: unknown engine 'nonsense' (known: {KNOWN_ENGINES})"),
+     f"bergen: unknown engine 'nonsense' (known: {KNOWN_ENGINES}; or a NAME registered "
+     f"with --engine NAME=COMMAND)"),
     ('selfplay --engines random,random,random', None,
      'bergen: --engines gives 3 engines for 2 seats (give one for all seats or one per seat)'),
     ('best examples/match.json', None,

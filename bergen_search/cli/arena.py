@@ -5,7 +5,7 @@ import click
 
 from ..formats.record_io import dump_record, write_record
 from ..play.arena import run_arena
-from ..play.engines import parse_engine_spec
+from ..play.engines import parse_engine_spec, parse_externals
 from ..search import backend
 from ..views.arena import arena_document, arena_text, interrupted_document, interrupted_text
 from . import output
@@ -13,6 +13,8 @@ from .longrun import LongRun
 from .options import (
     MAX_GAMES,
     cluster_option,
+    engine_options,
+    external_commands,
     json_option,
     resume_option,
     rule_options,
@@ -42,17 +44,21 @@ from .options import (
 @click.option("--no-luck-adjust", "no_luck_adjust", is_flag=True,
               help="Report only the raw margin (skip the correction for the luck of the "
                    "draws).")
+@engine_options
 @cluster_option
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
 @resume_option
 @rule_options
 @json_option
 def arena(engine_a, engine_b, games, seed, workers, out_path, force, single_round, start_scores,
-          no_luck_adjust, cluster, quiet, resume, as_json, **kw):
+          no_luck_adjust, external_engines, engine_timeout, cluster, quiet, resume, as_json,
+          **kw):
     """Play many matches between engines A and B, as duplicate sets so that luck cancels.
 
     Engines: random, greedy, ismcts[:iterations=N,time=S,...] (the default engine), classic[:...]
-    (ISMCTS before inference and safe playouts), expectimax[:worlds=N,depth=D,...].
+    (ISMCTS before inference and safe playouts), expectimax[:worlds=N,depth=D,...], and
+    engines in other processes registered with --engine NAME=COMMAND (another build's
+    `bergen engine`, say), each sent only what its seat sees.
     Reports A's win rate with a 95% interval computed from the sets, and points per round:
     the margin less the luck of the draws (unbiased, smaller error) and the raw margin.
     With --out, a journal beside the file keeps each set as it finishes: --resume goes on
@@ -61,13 +67,17 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, force, single_roun
     exits 130.
     """
     rules = rules_from_options(kw)
-    spec_a, spec_b = parse_engine_spec(engine_a), parse_engine_spec(engine_b)
+    externals = parse_externals(external_engines, engine_timeout)
+    spec_a = parse_engine_spec(engine_a, externals)
+    spec_b = parse_engine_spec(engine_b, externals)
+    commands = external_commands([spec_a, spec_b], cluster)
     start = start_scores_from(start_scores, rules)
     output.search_note([spec_a, spec_b])
     with LongRun(out_path, "arena", seed, resume, total=games, unit="sets",
                  force=force) as run:
         run.start({"engines": [str(spec_a), str(spec_b)], "games": games,
-                   "rules": rules.to_dict(), "start_scores": start, "round": single_round})
+                   "rules": rules.to_dict(), "start_scores": start, "round": single_round,
+                   **({"commands": commands} if commands else {})})
         result = run_arena(rules, spec_a, spec_b, games, seed, workers=workers,
                            progress=output.progress_bar("arena", "sets", quiet),
                            keep_logs=out_path is not None, start_scores=start,

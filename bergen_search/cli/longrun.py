@@ -10,8 +10,9 @@
 
 `start` checks the output writable and opens its journal (OUT.journal; none without an
 output, where --resume is a usage error). Leaving the block normally finishes the journal;
-a lost scheduler (`ClusterLost`) leaves it as a one-line error that says where the finished
-work is kept; Ctrl-C (`KeyboardInterrupt`, or the library's `Interrupted` with the finished
+a lost scheduler (`ClusterLost`) or an engine in another process that failed
+(`ExternalEngineError`) leaves it as a one-line error that says where the finished work is
+kept; Ctrl-C (`KeyboardInterrupt`, or the library's `Interrupted` with the finished
 part) ends the block and is kept in `run.interrupted`; `stop()` then says how far the run got
 and where its work is kept, and gives the exit status, 130.
 """
@@ -22,6 +23,7 @@ import os
 import click
 
 from ..errors import BergenError, Interrupted
+from ..play.external import ExternalEngineError
 from ..runs.journal import Journal, journal_path
 from ..runs.parallel import ClusterLost
 from .output import check_writable
@@ -83,7 +85,7 @@ class LongRun:
                 return False
             except KeyboardInterrupt as caught:
                 error = caught
-        if isinstance(error, ClusterLost):
+        if isinstance(error, (ClusterLost, ExternalEngineError)):
             raise self._kept(error) from None
         if isinstance(error, KeyboardInterrupt):
             self.interrupted = self._as_interrupted(error)
@@ -105,7 +107,8 @@ class LongRun:
         return Interrupted(self.partial, done, total, self.unit)
 
     def _kept(self, error):
-        """A run's error (the scheduler lost) with where its finished work is kept."""
+        """A run's error (the scheduler lost, an engine failed) with where its finished work
+        is kept."""
         if self.journal is not None:
             self.journal.close()
         if self.output is None or not os.path.exists(journal_path(self.output)):

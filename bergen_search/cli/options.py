@@ -15,6 +15,8 @@ from ..formats.position_string import is_position_string
 from ..game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
 from ..runs.parallel import STALL_TIMEOUT
 from ..information.infoset import from_position
+from ..play.engines import ENGINE_TIMEOUT
+from ..play.external import refuse_cluster
 from ..search import backend, registry
 from ..search.api import (
     DEFAULT_MEMORY_MB,
@@ -173,6 +175,30 @@ def cluster_option(f, help="Run the work on the Dask scheduler at ADDRESS (e.g. 
                           "run waits for.")(f)
     return click.option("--cluster", metavar="ADDRESS", default=None, callback=_cluster,
                         help=help)(f)
+
+
+def engine_options(f):
+    """--engine NAME=COMMAND (repeated) and --engine-timeout SECONDS: the engines in other
+    processes a command may name in its engine specs (`engines.parse_externals` reads
+    them)."""
+    f = click.option("--engine-timeout", type=FiniteFloat(1, MAX_SECONDS),
+                     default=ENGINE_TIMEOUT, show_default=True, metavar="SECONDS",
+                     help="How long an engine of --engine may take to answer a move, past "
+                          "the move's time limit; past it the run stops.")(f)
+    return click.option("--engine", "external_engines", multiple=True, metavar="NAME=COMMAND",
+                        help="Register an engine in another process that speaks the engine "
+                             "protocol (docs/PROTOCOL.md), e.g. old='/venv-old/bin/bergen "
+                             "engine' (split as a shell would); NAME is then an engine spec: "
+                             "NAME[:time=S,iterations=N,algorithm=A,objective=O,SETTING="
+                             "VALUE,...]. Repeatable.")(f)
+
+
+def external_commands(specs, cluster) -> dict:
+    """name -> command of the engines in other processes among `specs` (what a journal's
+    --resume checks), refusing --cluster with them: their commands may not exist on the
+    cluster's workers."""
+    refuse_cluster(specs, cluster)
+    return {s.name: s.engine.command_text for s in specs if s.engine is not None}
 
 
 def start_scores_from(text, rules):

@@ -6,7 +6,7 @@ import time
 import click
 
 from ..game.backend import ACTIVE
-from ..play.engines import parse_engine_list
+from ..play.engines import parse_engine_list, parse_externals
 from ..play.selfplay import selfplay as run_selfplay
 from ..views.selfplay import selfplay_summary
 from . import output
@@ -14,6 +14,8 @@ from .longrun import LongRun
 from .options import (
     MAX_GAMES,
     cluster_option,
+    engine_options,
+    external_commands,
     resume_option,
     rule_options,
     rules_from_options,
@@ -30,19 +32,21 @@ from .options import (
               help="Engine per seat (one for all, or one per seat): random, greedy, "
                    "ismcts[:iterations=N,time=S,exploration=C,objective=O,playout=P,"
                    "inference=on|off,twins=on|off], classic[:...], "
-                   "expectimax[:worlds=N,time=S,depth=D,playouts=P,objective=O].")
+                   "expectimax[:worlds=N,time=S,depth=D,playouts=P,objective=O], or the "
+                   "NAME[:...] of an --engine.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the records here (.jsonl, one match per line) instead of stdout.")
 @click.option("--force", is_flag=True, help="Let --out replace an existing file.")
 @click.option("--start-scores", metavar="A,B,...", help="Scores by side at the start of each match.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes playing matches in parallel (the same records as one).")
+@engine_options
 @cluster_option
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
 @resume_option
 @rule_options
-def selfplay(games, seed, engines, out_path, force, start_scores, workers, cluster, quiet,
-             resume, **kw):
+def selfplay(games, seed, engines, out_path, force, start_scores, workers, external_engines,
+             engine_timeout, cluster, quiet, resume, **kw):
     """Play whole matches between engines and write complete bergen-record/1 records.
 
     Every record replays with `bergen replay`. Same seed, same records, byte for byte, on
@@ -53,14 +57,16 @@ def selfplay(games, seed, engines, out_path, force, start_scores, workers, clust
     --resume). Ctrl-C (SIGTERM, SIGHUP) exits 130 (143, 129) saying how far the run got.
     """
     rules = rules_from_options(kw)
-    specs = parse_engine_list(engines, rules.players)
+    specs = parse_engine_list(engines, rules.players,
+                              parse_externals(external_engines, engine_timeout))
+    commands = external_commands(specs, cluster)
     start = start_scores_from(start_scores, rules)
     output.search_note(specs)
     t0 = time.perf_counter()
     with LongRun(out_path, "selfplay", seed, resume, total=games, unit="matches",
                  partial=[], force=force) as run:
         run.start({"games": games, "engines": [str(x) for x in specs], "rules": rules.to_dict(),
-                   "start_scores": start})
+                   "start_scores": start, **({"commands": commands} if commands else {})})
         rows = run_selfplay(rules, specs, games, seed, start, workers=workers, cluster=cluster,
                             progress=output.progress_bar("selfplay", "matches", quiet),
                             **run.hooks)

@@ -1,6 +1,7 @@
 """Records in and out: JSON text to `record.Record`s (`load_record`, `load_records`,
 `iter_records` for `.jsonl`) and a match's log to a `bergen-record/1` dict or line
-(`write_record`, `dump_record`), or to its `Record` without the text (`to_record`).
+(`write_record`, `dump_record`), or to its `Record` without the text (`to_record`); one
+round as one seat saw it (`seat_record`).
 
 >>> from bergen_search.game.match import play_match
 >>> from bergen_search.game.rules import Rules
@@ -102,20 +103,44 @@ def to_record(log) -> Record:
     if not isinstance(log, MatchLog) and not all(
             hasattr(log, k) for k in ("rules", "start_scores", "rounds")):
         raise TypeError(f"write_record takes a MatchLog or a Record, not {type(log).__name__}")
-    rounds = []
-    for rnd in log.rounds:
-        events = []
-        led = False
-        for seat, action, tile in rnd.events:
-            if action == DRAW:
-                events.append(Event(seat, "draw", tile))
-            elif action == PASS:
-                events.append(Event(seat, "pass"))
-            else:
-                events.append(Event(seat, "play", action >> 1, action & 1 if led else None))
-                led = True
-        rounds.append(Round(tuple(rnd.hands), tuple(rnd.reserve), tuple(events)))
+    rounds = [Round(tuple(rnd.hands), tuple(rnd.reserve), _events(rnd.events))
+              for rnd in log.rounds]
     return Record(log.rules, tuple(log.start_scores), tuple(rounds), __version__)
+
+
+def _events(log_events, seen=None) -> tuple:
+    """A round log's `(seat, action, tile drawn)` as record `Event`s; with `seen` (a seat),
+    the tiles other seats drew are left unseen."""
+    events = []
+    led = False
+    for seat, action, tile in log_events:
+        if action == DRAW:
+            events.append(Event(seat, "draw", tile if seen is None or seat == seen else None))
+        elif action == PASS:
+            events.append(Event(seat, "pass"))
+        else:
+            events.append(Event(seat, "play", action >> 1, action & 1 if led else None))
+            led = True
+    return tuple(events)
+
+
+def seat_record(rules, start_scores, seat: int, hand: int, log_events) -> Record:
+    """One round as `seat` alone saw it, as a `Record` whose seat to move is the viewpoint
+    (what an engine in another process is sent: `play.external`): the round begins at
+    `start_scores` (the scores it was dealt with: the rounds before are not needed, and a
+    blocked one could not be scored with its hands hidden), `seat`'s hand as dealt is `hand`,
+    every other hand and the reserve are unknown, and the events are the round log's `(seat,
+    action, tile drawn)` with the tiles other seats drew unseen.
+
+    >>> from bergen_search.game.match import play_match
+    >>> from bergen_search.game.rules import Rules
+    >>> rnd = play_match(Rules(), [1, 1], seed=7).rounds[0]
+    >>> rec = seat_record(Rules(), (0, 0), 1, rnd.hands[1], rnd.events[:3])
+    >>> rec.rounds[0].hands[0], rec.rounds[0].reserve, rec.complete
+    (None, None, False)
+    """
+    hands = tuple(hand if s == seat else None for s in range(rules.players))
+    return Record(rules, tuple(start_scores), (Round(hands, None, _events(log_events, seat)),))
 
 
 def write_record(log) -> dict:

@@ -71,6 +71,7 @@ from ..game.rules import Rules
 from ..runs.parallel import batches, run_ordered
 from ..stats import Z95, normal_interval, ratio_stderr, sample_sd, wilson_interval  # noqa: F401
 from .engines import EngineSpec, parse_engine_spec
+from .external import ExternalEngineError, check_engines, quit_engines, refuse_cluster
 from .luck import default_estimate, luck_estimate_name, match_luck, side_margin
 from .seats import play_engines
 
@@ -256,6 +257,8 @@ class ArenaResult:
             "ci95": [num(self.ci95[0]), num(self.ci95[1])],
             "points_per_round": [num(x) for x in self.points_per_round],
             "engines": [str(self.engines[0]), str(self.engines[1])],
+            "commands": [None if e.engine is None else e.engine.command_text
+                         for e in self.engines],
             "sets": self.sets,
             "pairs": self.pairs,
             "seatings": self.seatings,
@@ -308,8 +311,12 @@ def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, in
     spent = [[0, 0.0], [0, 0.0]]
     for k, a_seats in enumerate(seatings(rules)):
         timing = {}
-        log = play_engines(rules, seat_specs(rules, spec_a, spec_b, k), match_seed, start_scores,
-                         timing=timing, max_rounds=1 if single_round else None)
+        try:
+            log = play_engines(rules, seat_specs(rules, spec_a, spec_b, k), match_seed,
+                               start_scores, timing=timing,
+                               max_rounds=1 if single_round else None)
+        except ExternalEngineError as e:
+            raise e.at(f"in set {index}") from None
         for seat, (n, secs) in timing.items():
             acc = spent[0 if seat in a_seats else 1]
             acc[0] += n
@@ -370,11 +377,16 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
     and `result.logs` the MatchLogs. `start_scores` (by side) starts every match there.
     `single_round`: each match is only its first round (see the module doc). `cluster`: a
     Dask scheduler's address (or a Client) to play the sets on (`parallel.run_ordered`), with
-    the same result as workers=1. `luck_adjust` (default) also measures the margin less the
-    luck of the draws (module `luck`), computed in the tasks, set by set. `done` {set index:
-    SetResult}: sets already played (a resumed run), not played again; `on_result(i,
-    set_result)` hears of each set as it finishes. Ctrl-C raises `errors.Interrupted` with
-    the result of the sets finished (`partial`; None if none).
+    the same result as workers=1 (not with engines in other processes, whose commands the
+    cluster's workers may not have). An engine in another process (`EngineSpec.engine`) is
+    started here first, which checks it runs; each worker process then starts its own and
+    quits it at its end (`external`), and this process quits its own before returning. An
+    engine that fails stops the run with `external.ExternalEngineError` naming it and the set
+    (the sets finished before were handed to `on_result`). `luck_adjust` (default) also
+    measures the margin less the luck of the draws (module `luck`), computed in the tasks,
+    set by set. `done` {set index: SetResult}: sets already played (a resumed run), not
+    played again; `on_result(i, set_result)` hears of each set as it finishes. Ctrl-C raises
+    `errors.Interrupted` with the result of the sets finished (`partial`; None if none).
 
     >>> r = run_arena(Rules(players=3), "greedy", "random", games=2, seed=0)
     >>> r.matches, r.seatings, r.wins[0] == sum(r.a_wins_by_seating)
@@ -393,14 +405,16 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
         if max(start_scores) >= rules.target:
             raise BergenError(f"start scores: a side already has the target {rules.target}",
                               field="start_scores")
+    external = spec_a.engine is not None or spec_b.engine is not None
+    refuse_cluster([spec_a, spec_b], cluster)
     t0 = time.perf_counter()
     simple = spec_a.simple_code is not None and spec_b.simple_code is not None
-    parallel = cluster is not None or (workers > 1 and games > 1)
     # One set per task serially (progress set by set); in parallel, the fast simple
     # engines' sets go in batches.
     finished = dict(done or {})
-    sets = batches([i for i in range(games) if i not in finished], workers,
-                   simple and parallel, 1000)
+    todo = [i for i in range(games) if i not in finished]
+    parallel = cluster is not None or (workers > 1 and games > 1)
+    sets = batches(todo, workers, simple and parallel, 1000)
     task = partial(_play_sets, rules, spec_a, spec_b, seed, start_scores=start_scores,
                    keep_logs=keep_logs, single_round=single_round, luck_adjust=luck_adjust)
 
@@ -411,6 +425,10 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
                 on_result(sr.index, sr)
 
     try:
+        if external and todo:
+            check_engines([spec_a, spec_b])
+            if workers > 1 and len(sets) > 1:
+                quit_engines()      # each worker process starts its own
         run_ordered(task, sets, workers=workers, cluster=cluster, units=len,
                     progress=None if progress is None else
                     (lambda n, total: progress(len(finished), games)), on_result=arrived)
@@ -420,6 +438,9 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
                                     time.perf_counter() - t0, workers, start_scores,
                                     single_round) if results else None
         raise Interrupted(partial_result, len(results), games, "sets") from None
+    finally:
+        if external:
+            quit_engines()
     results = [finished[i] for i in range(games)]
     return _summarise(rules, spec_a, spec_b, seed, results, time.perf_counter() - t0,
                       workers, start_scores, single_round)

@@ -7,12 +7,25 @@ An `EngineSpec` is an engine's name and settings as parsed from the command line
 engines play in their `seats.Seats` (a search engine sees only its own information set there,
 never the other hands); a match is `match.Match`, self-play `selfplay.selfplay`.
 
+An engine in another process that speaks the engine protocol (docs/PROTOCOL.md) is an
+`ExternalEngine`, a command registered under a name (`bergen arena --engine
+old='/venv-old/bin/bergen engine'`, `parse_external`); its spec is the name with the limits,
+algorithm, objective and the settings its search is given (`old:time=0.1,inference=off`),
+which the engine itself checks. It plays through `external.ExternalSeat`.
+
 >>> parse_engine_spec("ismcts:iterations=500")
 EngineSpec(name='ismcts', params={'iterations': 500})
+>>> old = parse_external("old=python -m bergen_search engine")
+>>> spec = parse_engine_spec("old:time=0.1,inference=off", {"old": old})
+>>> str(spec), spec.engine.command[-2:]
+('old:time=0.1,inference=off', ('bergen_search', 'engine'))
 """
 from __future__ import annotations
 
 import math
+import re
+import shlex
+import shutil
 from dataclasses import dataclass, field
 
 from ..constants import OBJECTIVES
@@ -56,15 +69,101 @@ class EngineWarning(UserWarning):
     engine spec and process, as one line by the command line."""
 
 
+#: Seconds an engine in another process may take past its time limit to answer a move
+#: (`bergen arena --engine-timeout`): generous, since a busy machine or a large iteration
+#: budget is slow, but an engine that hangs stops the run.
+ENGINE_TIMEOUT = 60.0
+
+#: What an engine's name may be: a word, so that it reads back from a spec (no `:`, `,`, `=`).
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+
+
+@dataclass(frozen=True)
+class ExternalEngine:
+    """An engine in another process: the command (its words, as a shell splits them) that
+    starts it, registered under `name`; `timeout`, the seconds it may take past a move's time
+    limit (ENGINE_TIMEOUT)."""
+    name: str
+    command: tuple
+    timeout: float = ENGINE_TIMEOUT
+
+    @property
+    def command_text(self) -> str:
+        return shlex.join(self.command)
+
+    def __str__(self) -> str:
+        return f"{self.name}={self.command_text}"
+
+
+def parse_external(text: str, timeout: float = ENGINE_TIMEOUT) -> ExternalEngine:
+    """`NAME=COMMAND` (`--engine`): COMMAND split as a shell would, its program found.
+
+    >>> parse_external("old=/no/such/bergen engine")
+    Traceback (most recent call last):
+    ...
+    bergen_search.errors.BergenError: --engine old: cannot run '/no/such/bergen': no such program
+    """
+    name, eq, command = text.partition("=")
+    name = name.strip()
+    if not eq:
+        raise BergenError(f"--engine {text!r}: expected NAME=COMMAND, like "
+                          f"old='/venv-old/bin/bergen engine'")
+    if not _NAME.match(name):
+        raise BergenError(f"--engine {text!r}: the name must be a word (letters, digits, "
+                          f"_ . -, not starting with a digit), got {name!r}")
+    if name in ENGINE_SETTINGS:
+        raise BergenError(f"--engine {name}: {name!r} is a built-in engine: register the "
+                          f"command under another name")
+    try:
+        words = tuple(shlex.split(command))
+    except ValueError as e:
+        raise BergenError(f"--engine {name}: the command does not split ({e})") from None
+    if not words:
+        raise BergenError(f"--engine {name}: the command is empty")
+    if shutil.which(words[0]) is None:
+        raise BergenError(f"--engine {name}: cannot run {words[0]!r}: no such program")
+    return ExternalEngine(name, words, timeout)
+
+
+def parse_externals(texts, timeout: float = ENGINE_TIMEOUT) -> dict:
+    """name -> ExternalEngine of the repeated `--engine NAME=COMMAND`s; a name given twice
+    is an error."""
+    out = {}
+    for text in texts:
+        engine = parse_external(text, timeout)
+        if engine.name in out:
+            raise BergenError(f"--engine {engine.name}: the name is registered twice")
+        out[engine.name] = engine
+    return out
+
+
 @dataclass(frozen=True)
 class EngineSpec:
     name: str
     params: dict = field(default_factory=dict)
+    #: An engine in another process (`name` its registered name), else None.
+    engine: ExternalEngine | None = field(default=None, repr=False)
 
     @property
     def simple_code(self):
         """The core's code for the engines that need no search, else None."""
-        return SIMPLE_ENGINES.get(self.name)
+        return None if self.engine is not None else SIMPLE_ENGINES.get(self.name)
+
+    def query_args(self) -> tuple:
+        """(Limits, algorithm, objective, settings) of an engine in another process: its
+        settings other than the limits, algorithm and objective go to its search as they were
+        written. Given neither a budget nor a time, it gets the budget this program's engine
+        of that algorithm would have in a match (when this program knows the algorithm)."""
+        p = dict(self.params)
+        iterations, seconds = p.pop("iterations", None), p.pop("time", None)
+        algorithm = p.pop("algorithm", "ismcts")
+        objective = p.pop("objective", "points")
+        if iterations is None and seconds is None and algorithm in ENGINE_SETTINGS \
+                and algorithm not in SIMPLE_ENGINES:
+            alg = search_api.resolve(algorithm, {})[0]
+            iterations = search_backend.SEARCH.budget(alg.match_budget)
+        return (search_api.Limits(iterations=iterations, time=seconds), algorithm, objective,
+                p)
 
     def __str__(self) -> str:
         if not self.params:
@@ -88,11 +187,51 @@ class EngineSpec:
                 dict(algorithm=self.name, **p))
 
 
-def parse_engine_spec(text: str) -> EngineSpec:
-    """Parse `name` or `name:key=value,key=value`."""
+def _check_range(name: str, key: str, value, text: str) -> None:
+    if key in _RANGES and not _RANGES[key][0] <= value <= _RANGES[key][1]:
+        low, high = _RANGES[key]
+        bounds = (f"positive and at most {high:,.0f} seconds" if key == "time"
+                  else f"at least {low} and at most {high:,}")
+        raise BergenError(f"engine {name!r}: {key} must be {bounds}, got {text!r}")
+
+
+#: The settings of an engine in another process that are read here (the rest go to its
+#: search as written): its limits, algorithm and objective.
+_EXTERNAL_SETTINGS = {"time": float, "iterations": int, "algorithm": str, "objective": str}
+
+
+def _parse_external_spec(engine: ExternalEngine, rest: str) -> EngineSpec:
+    name, params = engine.name, {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not key:
+            raise BergenError(f"engine {name!r}: bad setting {item!r} (settings are "
+                              f"KEY=VALUE: time, iterations, algorithm, objective, or a "
+                              f"setting of its search)")
+        kind = _EXTERNAL_SETTINGS.get(key, str)
+        try:
+            params[key] = kind(value)
+        except ValueError:
+            raise BergenError(f"engine {name!r}: {key} must be {a_kind(kind)}, got "
+                              f"{value!r}") from None
+        _check_range(name, key, params[key], value)
+        if key == "objective" and value not in OBJECTIVES:
+            raise BergenError(f"engine {name!r}: objective must be points or match")
+    return EngineSpec(name, params, engine)
+
+
+def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
+    """Parse `name` or `name:key=value,key=value`; `externals` (name -> ExternalEngine) are
+    the engines in other processes that may be named too (given, even empty, the message for
+    an unknown name says how one is registered)."""
     name, _, rest = text.strip().partition(":")
+    if externals and name in externals:
+        return _parse_external_spec(externals[name], rest)
     if name not in ENGINE_SETTINGS:
-        raise BergenError(f"unknown engine {name!r} (known: {', '.join(ENGINE_SETTINGS)})")
+        known = ", ".join([*ENGINE_SETTINGS, *(externals or ())])
+        more = "" if externals is None else "; or a NAME registered with --engine NAME=COMMAND"
+        raise BergenError(f"unknown engine {name!r} (known: {known}{more})")
     settings = ENGINE_SETTINGS[name]
     params = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
@@ -112,23 +251,20 @@ def parse_engine_spec(text: str) -> EngineSpec:
         except ValueError:
             raise BergenError(f"engine {name!r}: {key} must be {a_kind(kind)}, got "
                               f"{value!r}") from None
-        if key in _RANGES and not _RANGES[key][0] <= params[key] <= _RANGES[key][1]:
-            low, high = _RANGES[key]
-            bounds = (f"positive and at most {high:,.0f} seconds" if key == "time"
-                      else f"at least {low} and at most {high:,}")
-            raise BergenError(f"engine {name!r}: {key} must be {bounds}, got {value!r}")
+        _check_range(name, key, params[key], value)
         if key == "objective" and value not in OBJECTIVES:
             raise BergenError(f"engine {name!r}: objective must be points or match")
     return EngineSpec(name, params)
 
 
-def parse_engine_list(text: str, players: int) -> list:
+def parse_engine_list(text: str, players: int, externals: dict | None = None) -> list:
     """`SPEC[,SPEC...]` one per seat, or one for all seats. Settings inside a spec are joined
-    with ',' too, so specs are split where a new engine name starts."""
+    with ',' too, so specs are split where a new engine name starts (`externals`' names
+    too)."""
     parts, current = [], None
     for item in (p.strip() for p in text.split(",")):
         head = item.partition(":")[0]
-        if current is None or head in ENGINE_SETTINGS:
+        if current is None or head in ENGINE_SETTINGS or head in (externals or ()):
             if current is not None:
                 parts.append(current)
             current = item
@@ -136,7 +272,7 @@ def parse_engine_list(text: str, players: int) -> list:
             current += "," + item
     if current is not None:
         parts.append(current)
-    specs = [parse_engine_spec(p) for p in parts]
+    specs = [parse_engine_spec(p, externals) for p in parts]
     if len(specs) == 1:
         specs *= players
     if len(specs) != players:

@@ -22,28 +22,37 @@ from ..game.state import State
 from ..information.infoset import Observer
 from ..search import api as search_api
 from .engines import EngineWarning
+from .external import ExternalSeat
 
 
 class Seats:
     """The engines in their seats during one match: each seat's choice, with a search seeing only
-    its own seat's information (an `Observer` per search seat, fed every action). `specs[s]`
-    None is a seat no engine plays (a person's). `rng` is the match's play stream
+    its own seat's information (an `Observer` per search seat, fed every action; an engine in
+    another process is sent the round as its seat sees it, `external.ExternalSeat`).
+    `specs[s]` None is a seat no engine plays (a person's). `rng` is the match's play stream
     (random and greedy moves); search seeds come from the match's seed and the decision's
-    number. Plays in `match.Match`, driven by `play_engines` and `cli.session.PlaySession` alike."""
+    number, the same for an engine here or in another process. Plays in `match.Match`, driven
+    by `play_engines` and `cli.session.PlaySession` alike."""
 
     def __init__(self, rules: Rules, specs, seed: int, rng: Rng, timing: dict | None = None):
         self.rules, self.specs, self.seed, self.rng = rules, list(specs), seed, rng
         self.codes = [None if s is None else s.simple_code for s in self.specs]
         self.decisions = 0
         self.observers = {}
+        self.external = {s: ExternalSeat(rules, s, spec) for s, spec in enumerate(self.specs)
+                         if spec is not None and spec.engine is not None}
         #: seat -> [searches, seconds]: the searched decisions and their time (the
-        #: information set and the search), kept in `timing` if given.
+        #: information set and the search; for an engine in another process, the whole
+        #: exchange), kept in `timing` if given.
         self.timing = {} if timing is None else timing
 
     def new_round(self, state: State) -> None:
         self.observers = {s: Observer(self.rules, {s}, state)
                           for s, spec in enumerate(self.specs)
-                          if spec is not None and spec.simple_code is None}
+                          if spec is not None and spec.simple_code is None
+                          and s not in self.external}
+        for seat in self.external.values():
+            seat.new_round(state)
 
     def choose(self, state: State, moves: list) -> int:
         """The move of the seat to move (one of `moves`, its legal moves)."""
@@ -51,18 +60,18 @@ class Seats:
         if len(moves) == 1 or self.codes[seat] is not None:
             return choose(self.codes[seat] or 0, state, moves, self.rng)
         start = time.perf_counter()
+        seed = derive_seed(self.seed ^ SEARCH_STREAM, self.decisions)
+        if seat in self.external:
+            move = self.external[seat].choose(state, moves, seed)
+            self._count(seat, start)
+            return move
         limits, kwargs = self.specs[seat].search_args()
         info = self.observers[seat].infoset(seat)
-        result = search_api.search(info, limits,
-                                   seed=derive_seed(self.seed ^ SEARCH_STREAM, self.decisions),
-                                   values=False, **kwargs)
+        result = search_api.search(info, limits, seed=seed, values=False, **kwargs)
         if result.info.get("interrupted"):
             # A search keeps what it found on Ctrl-C; a match does not go on with it.
             raise KeyboardInterrupt
-        self.decisions += 1
-        spent = self.timing.setdefault(seat, [0, 0.0])
-        spent[0] += 1
-        spent[1] += time.perf_counter() - start
+        self._count(seat, start)
         if result.info.get("empty"):
             # Not one world (or iteration) in the time: no values to choose by. The move is
             # the greedy one, and a warning says so (once per engine and process).
@@ -74,9 +83,18 @@ class Seats:
             return greedy_choice(state, moves)
         return result.moves[0].code
 
+    def _count(self, seat: int, start: float) -> None:
+        """One more searched decision, by `seat`, begun at `start`."""
+        self.decisions += 1
+        spent = self.timing.setdefault(seat, [0, 0.0])
+        spent[0] += 1
+        spent[1] += time.perf_counter() - start
+
     def observe(self, seat: int, move: int, after: State) -> None:
         for obs in self.observers.values():
             obs.step(seat, move, after)
+        for external in self.external.values():
+            external.observe(seat, move, after)
 
 
 def play_engines(rules: Rules, specs, seed: int, start_scores=None, backend=None,

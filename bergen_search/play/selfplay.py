@@ -10,6 +10,7 @@ from ..formats.record_io import dump_record, write_record
 from ..game.rng import derive_seed
 from ..game.rules import Rules
 from ..runs.parallel import batches, run_ordered
+from .external import ExternalEngineError, check_engines, quit_engines, refuse_cluster
 from .seats import play_engines
 
 
@@ -17,7 +18,10 @@ def _match_records(rules: Rules, specs, seed: int, start_scores, indices) -> lis
     """(record line, winner) of matches `indices` of a self-play run seeded `seed`."""
     out = []
     for i in indices:
-        log = play_engines(rules, specs, derive_seed(seed, i), start_scores)
+        try:
+            log = play_engines(rules, specs, derive_seed(seed, i), start_scores)
+        except ExternalEngineError as e:
+            raise e.at(f"in match {i}") from None
         out.append((dump_record(write_record(log)), log.winner))
     return out
 
@@ -31,9 +35,12 @@ def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, w
     `done` {match index: (record line, winner)}: matches already played (a resumed run),
     which are not played again; `on_result(i, row)` hears of each match as it finishes.
     Ctrl-C raises `errors.Interrupted` whose `partial` is the rows of the matches finished,
-    in order, up to the first missing one."""
+    in order, up to the first missing one. Engines in other processes play as in
+    `arena.run_arena` (not on a cluster)."""
     rows = dict(done or {})
     simple = all(s.simple_code is not None for s in specs)
+    external = any(s.engine is not None for s in specs)
+    refuse_cluster(specs, cluster)
     task = partial(_match_records, rules, list(specs), seed, start_scores)
     todo = batches([i for i in range(games) if i not in rows], workers, simple, 500)
 
@@ -46,6 +53,10 @@ def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, w
     if progress is not None and rows:
         progress(len(rows), games)
     try:
+        if external and todo:
+            check_engines(specs)
+            if workers > 1 and len(todo) > 1:
+                quit_engines()      # each worker process starts its own
         run_ordered(task, todo, workers=workers, cluster=cluster, units=len,
                     progress=None if progress is None else
                     (lambda n, total: progress(len(rows), games)), on_result=finished)
@@ -54,4 +65,7 @@ def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, w
         while len(prefix) in rows:
             prefix.append(rows[len(prefix)])
         raise Interrupted(prefix, len(rows), games, "matches") from None
+    finally:
+        if external:
+            quit_engines()
     return [rows[i] for i in range(games)]

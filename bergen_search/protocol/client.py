@@ -113,11 +113,35 @@ def _wait_for(limits, timeout, default):
     return float("inf")
 
 
+def _dies_with_parent():
+    """A function for the engine's process, run between its fork and its exec, that asks the
+    kernel to kill it when the thread that started it ends (Linux's PR_SET_PDEATHSIG; None
+    elsewhere). The C function is found here, before the fork: the child only calls it."""
+    try:
+        import ctypes
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    import signal
+
+    def tie():
+        prctl(1, signal.SIGKILL)          # PR_SET_PDEATHSIG
+    return tie
+
+
 class EngineProcess:
     """A running `bergen engine` process. Use `EngineProcess.start()` (or the constructor) and
-    `quit()` it, or use it as a context manager."""
+    `quit()` it, or use it as a context manager.
 
-    def __init__(self, command=None, *, timeout: float = 10.0, env=None, cwd=None):
+    `tied=True` ties the engine to the program that starts it, as a tournament runner wants
+    its engines: the engine runs in a session of its own (the terminal's Ctrl-C reaches only
+    the program, which decides and quits the engine) and, on Linux, the kernel kills it when
+    the thread that started it ends (a program killed with kill -9 leaves no engine behind).
+    The engine also exits by itself at the end of its input, when the program's end closes
+    the pipe."""
+
+    def __init__(self, command=None, *, timeout: float = 10.0, env=None, cwd=None,
+                 tied: bool = False):
         if command is None:
             command = [sys.executable, "-m", "bergen_search", "engine"]
         self.command = list(command)
@@ -129,7 +153,8 @@ class EngineProcess:
         self.process = subprocess.Popen(
             self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env=env if env is not None else dict(os.environ), cwd=cwd,
-            text=True, encoding="utf-8", bufsize=1)
+            text=True, encoding="utf-8", bufsize=1,
+            start_new_session=tied, preexec_fn=_dies_with_parent() if tied else None)
         self._reader = threading.Thread(target=self._read, name="bergen-engine-reader",
                                         daemon=True)
         self._reader.start()

@@ -25,9 +25,9 @@ def interrupted_text(partial, done: int, total: int) -> str:
 
 
 def arena_text(result) -> str:
-    """`bergen arena`'s text, an `ArenaResult` as a table: per engine its seats in each
-    seating, wins, win rate with the 95% interval, points per round; then the margin per
-    round with its standard error."""
+    """`bergen arena`'s text, an `ArenaResult` as a table (after the command of each engine in
+    another process, once): per engine its seats in each seating, wins, win rate with the
+    95% interval, points per round; then the margin per round with its standard error."""
     r = result
     plural = "" if r.sets == 1 else "s"
     unit = (f"duplicate pair{plural}" if r.seatings == 2
@@ -41,6 +41,8 @@ def arena_text(result) -> str:
         played = f"{r.matches} matches, {r.rounds} rounds"
     lines = [f"{r.engines[0]} vs {r.engines[1]}: {r.sets} {unit}, {played}, {mode}, "
              f"seed {r.seed}, {r.seconds:.2f} s"]
+    external = {e.name: e.engine.command_text for e in r.engines if e.engine is not None}
+    lines += [f"  engine {name}: {command}" for name, command in external.items()]
     names = [str(e) for e in r.engines]
     wname = max(6, *(len(n) for n in names))
     seats = [r.seats_text(0), r.seats_text(1)]

@@ -1,0 +1,395 @@
+"""`bergen arena` (and `selfplay`) with engines in other processes (`--engine NAME=COMMAND`,
+`play/external.py`).
+
+- This very build's `bergen engine`, played as an engine in another process, plays exactly
+  as the same engine in this process: same seed, same records and figures (its seat is sent
+  the round as that seat sees it, and the seed an engine here would get).
+- What the engine is sent is that seat's view and nothing more (a fake engine records it):
+  its own hand and draws, the plays; the other hands, the reserve and the other seats' draws
+  unknown.
+- The errors, each one line and exit 2: the option's form, a built-in name, an empty or
+  unrunnable command, a refused setting, an illegal move, an engine that dies or hangs,
+  --cluster; the journal keeps the finished sets and `--resume` goes on once the engine is
+  fixed (and refuses another command).
+- --workers 2 gives what --workers 1 gives; no engine process outlives the run: at its end,
+  after Ctrl-C to its process group, SIGTERM, or kill -9.
+
+The fake engine is tests/fake_engine.py (it plays the first legal move, or misbehaves as
+asked).
+"""
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+from support import console_script
+
+from bergen_search.cli import main
+from bergen_search.constants import SEARCH_STREAM
+from bergen_search.formats.game import load
+from bergen_search.formats.record import parse_record
+from bergen_search.game.rng import derive_seed
+from bergen_search.game.rules import Rules
+from bergen_search.game.tiles import parse_tile
+from bergen_search.play import external
+from bergen_search.play.arena import run_arena
+from bergen_search.play.engines import parse_engine_spec, parse_externals
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE = [sys.executable, os.path.join(HERE, "fake_engine.py")]
+ENGINE = [sys.executable, "-m", "bergen_search", "engine"]
+EXE = console_script()
+CMD = [EXE] if EXE else [sys.executable, "-m", "bergen_search"]
+#: The figures that are wall-clock, or that name the engines, left out of a comparison.
+CLOCK = ("seconds", "seconds_per_search", "engines", "commands")
+
+
+def cmdline(words) -> str:
+    return shlex.join(words)
+
+
+def fake(*args) -> str:
+    return cmdline(FAKE + [str(a) for a in args])
+
+
+def bergen(*args):
+    """The command run here (click's runner); (exit code, output with standard error)."""
+    try:
+        runner = CliRunner(mix_stderr=True)
+    except TypeError:                # click 8.2
+        runner = CliRunner()
+    res = runner.invoke(main, [str(a) for a in args])
+    if res.exception is not None and not isinstance(res.exception, SystemExit):
+        raise res.exception
+    return res.exit_code, res.output
+
+
+def figures(doc: dict) -> dict:
+    return {k: v for k, v in doc.items() if k not in CLOCK}
+
+
+def one_line_error(code, out, *parts):
+    assert code == 2, out
+    lines = out.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bergen: "), out
+    for part in parts:
+        assert part in lines[0], (part, out)
+    return lines[0]
+
+
+# ---- the same play as in this process -------------------------------------------------------
+def test_the_engine_in_another_process_plays_as_the_one_here():
+    """`ismcts:iterations=200` against this build's `bergen engine` at iterations=200 gives
+    the figures and the records of `ismcts:iterations=200` against itself, seed for seed."""
+    code, out = bergen("arena", "ismcts:iterations=200", "ext:iterations=200",
+                       "--engine", "ext=" + cmdline(ENGINE), "--round", "--games", 3,
+                       "--seed", 5, "--json", "--quiet")
+    assert code == 0, out
+    there = json.loads(out)
+    code, out = bergen("arena", "ismcts:iterations=200", "ismcts:iterations=200", "--round",
+                       "--games", 3, "--seed", 5, "--json", "--quiet")
+    here = json.loads(out)
+    assert figures(there) == figures(here)
+    assert there["engines"] == ["ismcts:iterations=200", "ext:iterations=200"]
+    assert there["commands"] == [None, cmdline(ENGINE)]
+    assert here["commands"] == [None, None]
+    assert there["searches"][1] > 0
+
+
+@pytest.mark.parametrize("players, partnerships, single", [
+    (2, False, False),
+    pytest.param(3, False, True, marks=pytest.mark.slow),
+    pytest.param(4, True, True, marks=pytest.mark.slow)])
+def test_the_same_records_with_other_settings(players, partnerships, single):
+    """With its settings passed on (`inference=off`, `replicates=2`), whole matches and every
+    table size: the very records of the engines played here.
+
+    (Not with `choose=visits`, `classic`'s: a match's engine here skips the final pass it
+    does not need, `bergen engine` runs it, and the two rank moves tied in visits by
+    different values, so a tie can go either way: docs/GUIDE.md says so.)"""
+    rules = Rules(players=players, partnerships=partnerships)
+    ext = parse_externals(["ext=" + cmdline(ENGINE)])
+    there = run_arena(rules, "ismcts:iterations=60",
+                      parse_engine_spec("ext:iterations=60,inference=off,replicates=2", ext),
+                      games=1 if not single else 2, seed=11, single_round=single,
+                      keep_logs=True)
+    here = run_arena(rules, "ismcts:iterations=60", "ismcts:iterations=60,inference=off,"
+                     "replicates=2", games=1 if not single else 2, seed=11,
+                     single_round=single, keep_logs=True)
+    assert [m.log for m in there.played] == [m.log for m in here.played]
+    assert figures(there.to_json()) == figures(here.to_json())
+    assert external.engine_pids() == []       # quit at the run's end
+
+
+# ---- what the engine sees ---------------------------------------------------------------------
+def test_the_engine_is_sent_only_what_its_seat_sees(tmp_path):
+    """Every `go` the fake engine reads holds a record of the round as the seat to move sees
+    it: its own hand as dealt and its draws, every play; no other hand, no reserve, no tile
+    another seat drew, no tile that the seat could not know. And it reads back as that seat's
+    game, whose legal moves the fake plays."""
+    record = tmp_path / "sent.jsonl"
+    rules = Rules(players=3)
+    ext = parse_externals([f"fake={fake('--record', record)}"])
+    result = run_arena(rules, "greedy", parse_engine_spec("fake:iterations=7,inference=off",
+                                                          ext),
+                       games=2, seed=4, keep_logs=True)
+    gos = [json.loads(line) for line in record.read_text().splitlines()]
+    gos = [g for g in gos if g["cmd"] == "go"]
+    assert len(gos) == sum(result.searches) > 10
+    for go in gos:
+        assert go["iterations"] == 7 and go["settings"] == {"inference": "off"}
+        assert go["algorithm"] == "ismcts" and go["objective"] == "points"
+        game = go["game"]
+        rec = parse_record(game)
+        (rnd,) = rec.rounds
+        seat = load(game).info.seat
+        assert rnd.reserve is None
+        assert [h is None for h in rnd.hands] == [s != seat for s in range(3)]
+        known = rnd.hands[seat]
+        for e in rnd.events:
+            if e.kind == "draw":
+                assert (e.tile is None) == (e.seat != seat)
+                if e.tile is not None:
+                    known |= 1 << e.tile
+            elif e.kind == "play":
+                known |= 1 << e.tile
+        # Nothing in the game names a tile the seat has not seen.
+        text = json.dumps(game)
+        for a in range(7):
+            for b in range(a, 7):
+                if f'"{a}-{b}' in text:
+                    assert known >> parse_tile(f"{a}-{b}") & 1, (f"{a}-{b}", game)
+    # The seeds are those of an engine here: the match's, then the decision's number in it.
+    matches = [derive_seed(4, i) for i in range(2) for _ in range(3)]
+    m = k = 0
+    for go in gos:
+        while go["seed"] != derive_seed(matches[m] ^ SEARCH_STREAM, k):
+            m, k = m + 1, 0                     # the next match (in set, seating order)
+            assert m < len(matches), go["seed"]
+        k += 1
+    # The hands it was sent are the seats' true hands as dealt.
+    dealt = {tuple(r.hands) for m in result.played for r in m.log.rounds}
+    for go in gos:
+        hand = parse_record(go["game"]).rounds[0].hands
+        seat = next(s for s, h in enumerate(hand) if h is not None)
+        assert any(d[seat] == hand[seat] for d in dealt)
+
+
+# ---- errors -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("option, message", [
+    ("ext", "expected NAME=COMMAND"),
+    ("greedy=" + cmdline(ENGINE), "'greedy' is a built-in engine"),
+    ("ismcts=" + cmdline(ENGINE), "'ismcts' is a built-in engine"),
+    ("ext=", "the command is empty"),
+    ("ext=  ", "the command is empty"),
+    ("ext=/no/such/program engine", "cannot run '/no/such/program': no such program"),
+    ("ext='unclosed", "the command does not split"),
+    ("9x=" + cmdline(ENGINE), "the name must be a word"),
+])
+def test_a_bad_engine_option_is_one_line(option, message):
+    code, out = bergen("arena", "greedy", "ext", "--engine", option, "--games", 1)
+    one_line_error(code, out, message)
+
+
+def test_other_bad_engine_lines():
+    code, out = bergen("arena", "greedy", "ext", "--engine", "ext=" + cmdline(ENGINE),
+                       "--engine", "ext=" + cmdline(ENGINE))
+    one_line_error(code, out, "--engine ext: the name is registered twice")
+    code, out = bergen("arena", "greedy", "other", "--engine", "ext=" + cmdline(ENGINE))
+    one_line_error(code, out, "unknown engine 'other'", "ext; or a NAME registered with --engine")
+    code, out = bergen("arena", "greedy", "ext:iterations=0", "--engine",
+                       "ext=" + cmdline(ENGINE))
+    one_line_error(code, out, "iterations must be at least 1")
+    code, out = bergen("arena", "greedy", "ext:objective=fun", "--engine",
+                       "ext=" + cmdline(ENGINE))
+    one_line_error(code, out, "objective must be points or match")
+    # A program that is no engine: it exits without answering.
+    code, out = bergen("arena", "greedy", "ext", "--engine", "ext=true", "--games", 1)
+    one_line_error(code, out, "engine 'ext' (true)", "the engine has exited")
+
+
+def test_cluster_is_refused_before_anything_runs(tmp_path):
+    code, out = bergen("arena", "greedy", "ext", "--engine", "ext=" + cmdline(ENGINE),
+                       "--cluster", "tcp://127.0.0.1:9", "--out", tmp_path / "a.jsonl")
+    one_line_error(code, out, "--cluster cannot play engines in other processes")
+    assert os.listdir(tmp_path) == []
+    code, out = bergen("selfplay", "--engines", "ext", "--engine", "ext=" + cmdline(ENGINE),
+                       "--cluster", "tcp://127.0.0.1:9")
+    one_line_error(code, out, "--cluster cannot play engines in other processes")
+
+
+def test_a_setting_the_engine_refuses_is_its_message():
+    code, out = bergen("arena", "greedy", "ext:iterations=10,depth=3", "--engine",
+                       "ext=" + cmdline(ENGINE), "--games", 1, "--round")
+    one_line_error(code, out, "engine 'ext'", "in set 0", "ismcts has no setting 'depth'")
+
+
+@pytest.mark.parametrize("mode, message", [
+    ("illegal", "which is not legal there (legal: "),
+    ("die", "the engine has exited (status 3): fake engine: dying as asked"),
+    ("refuse", "it refused the search: fake has no setting 'depth'"),
+    ("hang", "it did not answer a move within 1 s"),
+])
+def test_a_failing_engine_stops_the_run_naming_it_and_the_set(mode, message):
+    command = fake("--mode", mode)
+    code, out = bergen("arena", "greedy", "fake", "--engine", f"fake={command}",
+                       "--engine-timeout", 1, "--games", 2, "--round", "--quiet")
+    one_line_error(code, out, f"engine 'fake' ({command}) in set 0: ", message)
+    assert external.engine_pids() == []
+
+
+def test_an_engine_that_measured_nothing_plays_the_greedy_move_and_says_so():
+    """As an engine here does when its time is too short: the greedy move, one warning."""
+    code, out = bergen("arena", "greedy", "fake:time=0.001", "--engine",
+                       f"fake={fake('--mode', 'empty')}", "--games", 2, "--round", "--quiet",
+                       "--json")
+    assert code == 0, out
+    warning = [line for line in out.splitlines() if line.startswith("bergen: warning: ")]
+    assert warning == ["bergen: warning: engine fake:time=0.001 measured nothing within its "
+                       "time limit at a move, and the greedy move was played there (give it "
+                       "more time)"], out
+    doc = json.loads(out[out.index("{"):])
+    assert doc["margin_per_round"] == 0 and doc["searches"][1] > 0   # greedy against greedy
+
+
+def test_a_failing_engine_in_a_worker_process():
+    """The error crosses from the worker to the run, one line as ever."""
+    command = fake("--mode", "after:10")
+    code, out = bergen("arena", "greedy", "fake", "--engine", f"fake={command}", "--games", 4,
+                       "--round", "--workers", 2, "--quiet")
+    one_line_error(code, out, f"engine 'fake' ({command}) in set ", "which is not legal")
+
+
+def test_selfplay_names_the_match():
+    code, out = bergen("selfplay", "--engines", "greedy,fake", "--engine",
+                       f"fake={fake('--mode', 'after:3')}", "--games", 2)
+    one_line_error(code, out, "engine 'fake'", "in match 0", "which is not legal there")
+
+
+def test_the_journal_keeps_the_finished_sets_and_resume_goes_on(tmp_path):
+    """An engine that plays 30 moves, then an illegal one: the run stops (exit 2) saying so
+    and where the finished sets are; fixed (the same command), --resume plays the rest and
+    writes the file an uninterrupted run writes. Another command is refused."""
+    mode = tmp_path / "mode"
+    mode.write_text("after:30")
+    command = fake("--mode-file", mode)
+    out_path = tmp_path / "a.jsonl"
+    run = ["arena", "greedy", "fake", "--engine", f"fake={command}", "--games", 6,
+           "--round", "--seed", 1, "--quiet", "--json"]
+    code, out = bergen(*run, "--out", out_path)
+    line = one_line_error(code, out, "engine 'fake'", "which is not legal there",
+                          f"the finished work is kept in {out_path}.journal", "--resume")
+    assert "in set 0" not in line             # some sets were finished first
+    assert not out_path.exists()
+    mode.write_text("first")
+    code, out = bergen(*run[:3], "--engine", "fake=" + fake("--mode", "first"), *run[5:],
+                       "--out", out_path, "--resume")
+    assert code == 2 and "written with commands" in out, out     # part of the journal
+    code, out = bergen(*run, "--out", out_path, "--resume")
+    assert code == 0, out
+    resumed = json.loads(out)
+    code, out = bergen(*run, "--out", tmp_path / "b.jsonl")
+    assert code == 0, out
+    assert (tmp_path / "b.jsonl").read_bytes() == out_path.read_bytes()
+    assert figures(json.loads(out)) == figures(resumed)
+
+
+# ---- processes ----------------------------------------------------------------------------------
+def test_workers_give_what_one_gives():
+    args = ["arena", "ismcts:iterations=80", "ext:iterations=80", "--engine",
+            "ext=" + cmdline(ENGINE), "--round", "--games", 4, "--seed", 2, "--json", "--quiet"]
+    one = json.loads(bergen(*args)[1])
+    two = json.loads(bergen(*args, "--workers", 2)[1])
+    assert two["workers"] == 2
+    assert {k: v for k, v in figures(one).items() if k != "workers"} == \
+        {k: v for k, v in figures(two).items() if k != "workers"}
+
+
+def alive(pid: int) -> bool:
+    """Whether process `pid` still runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def all_gone(pids, within=10.0) -> list:
+    """The pids still alive after waiting up to `within` seconds for them to go."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        left = [p for p in pids if alive(p)]
+        if not left:
+            return []
+        time.sleep(0.05)
+    return [p for p in pids if alive(p)]
+
+
+def start_arena(tmp_path, workers: int, *extra):
+    """A real `bergen arena` against the fake engine, slowed, in a process group of its own;
+    returns it once `workers` engines run for it (their pids in tmp_path/pids)."""
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    command = fake("--pid-dir", pids, "--delay", 0.05)
+    proc = subprocess.Popen(CMD + ["arena", "greedy", "fake", "--engine", f"fake={command}",
+                                   "--games", "200", "--workers", str(workers), "--quiet",
+                                   *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, cwd=tmp_path)
+    deadline = time.monotonic() + 60
+    # The check's engine in the arena, quit before the workers start theirs (workers > 1).
+    expected = 1 if workers == 1 else 1 + workers
+    while len(os.listdir(pids)) < expected or not any(alive(int(p)) for p in os.listdir(pids)):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the engines did not start"
+        time.sleep(0.05)
+    time.sleep(0.5)                            # in the middle of the sets
+    return proc, pids
+
+
+def engines_of(pids_dir) -> list:
+    return [int(p) for p in os.listdir(pids_dir)]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_to_the_process_group_leaves_no_engine(tmp_path, workers):
+    proc, pids = start_arena(tmp_path, workers)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted after" in err
+    assert all_gone(engines_of(pids)) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sigterm_and_kill_leave_no_engine(tmp_path, workers):
+    os.makedirs(tmp_path / "term")
+    proc, pids = start_arena(tmp_path / "term", workers)
+    os.kill(proc.pid, signal.SIGTERM)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 143
+    assert all_gone(engines_of(pids)) == []
+    os.makedirs(tmp_path / "kill")
+    proc, pids = start_arena(tmp_path / "kill", workers)
+    os.kill(proc.pid, signal.SIGKILL)           # no goodbye: the kernel ends the engines
+    proc.communicate(timeout=60)
+    assert all_gone(engines_of(pids)) == []
+
+
+def test_the_engines_are_quit_at_the_end(tmp_path):
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    code, out = bergen("arena", "greedy", "fake", "--engine",
+                       f"fake={fake('--pid-dir', pids)}", "--games", 4, "--round",
+                       "--workers", 2, "--quiet")
+    assert code == 0, out
+    assert "  engine fake: " + fake("--pid-dir", pids) in out.splitlines()[1]
+    assert len(engines_of(pids)) == 3           # the check's, then one per worker
+    assert all_gone(engines_of(pids)) == []

@@ -293,6 +293,7 @@ def report(rows, cap_work: float) -> str:
         gain = sorted(f["tree_work"] / f["merged_work"] for f in fs)
         nodes = sorted(f["nodes"] for f in fs if f["nodes"] is not None)
         fits = sum(f["merged_work"] <= cap_work for f in fs)
+        tree_fits = sum(f["tree_work"] <= cap_work for f in fs)
         lines.append(
             f"{label}: {len(group)} positions, {len(fs)} counted ({sum(f['exact'] for f in fs)}"
             f" exactly); terminal deals / merged: median {statistics.median(pairs):.2f}, "
@@ -301,7 +302,7 @@ def report(rows, cap_work: float) -> str:
                f"{statistics.median(nodes):.2f}, best {nodes[-1]:.1f}" if nodes else "")
             + f"; a traversal's work, tree / merged: median {statistics.median(gain):.2f}, "
             f"worst {gain[0]:.2f}, best {gain[-1]:.1f}; merged work within the budget's "
-            f"{cap_work:,.0f} a traversal: {fits}")
+            f"{cap_work:,.0f} a traversal: {fits} (the tree's: {tree_fits})")
     return "\n".join(lines)
 
 
@@ -318,14 +319,21 @@ def main(argv=None):
     ap.add_argument("--iterations", type=int, default=100_000)
     ap.add_argument("--json", dest="json_out", default=None)
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--report", default=None, metavar="RUN.json",
+                    help="print the summary of a saved --json run, counting nothing")
     args = ap.parse_args(argv)
+    allowed, cap = endgame.allowance(endgame.budget_work(args.iterations), None)
+    if args.report:
+        with open(args.report, encoding="utf-8") as f:
+            rows = json.load(f)
+        print(report(rows, cap))
+        return rows
     infos = corpus_infos(args.records.split(",") if args.records else None)
     positions = [int(x) for x in args.positions.split(",")] if args.positions else None
     rows = study(infos, positions, args.deals, args.seconds, args.exact_seconds,
                  args.iterations, progress=None if args.quiet else (
                      lambda k, r: print(f"{k + 1}/{len(infos)} {json.dumps(r)}",
                                         file=sys.stderr)))
-    allowed, cap = endgame.allowance(endgame.budget_work(args.iterations), None)
     print(report(rows, cap))
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as f:

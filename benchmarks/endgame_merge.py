@@ -341,31 +341,5 @@ def main(argv=None):
     return rows
 
 
-# ---- pytest ------------------------------------------------------------------------------------
-def test_the_counts_agree_with_the_solver():
-    """On small stage decisions the exact count's tree is the solver's (its decision nodes,
-    entries and terminal deals), the merged game is no bigger, and the per-deal count summed
-    over every deal gives the tree's terminal deals exactly."""
-    core = endgame.compiled()
-    infos = corpus_infos()
-    checked = 0
-    for k in (1, 2, 12, 13, 19, 20):
-        g = endgame.game(infos[k])
-        x = public_count(g)
-        assert x["merged_nodes"] <= x["tree_nodes"] and x["merged_pairs"] <= x["tree_pairs"]
-        assert x["merged_entries"] <= x["tree_entries"]
-        leaves = sum(deal_count(g.rules, g.root, g.hands[0][i0], g.hands[1][i1])["tree_leaves"]
-                     for i0, i1, _ in g.deals)
-        assert leaves == x["tree_pairs"]
-        if core is not None:
-            s = core.EndgameSolver(g.rules, g.root, g.hands, g.deals)
-            assert x["tree_pairs"] == s.n_pairs and x["tree_entries"] == s.n_entries
-            decisions = sum(s.node(n)[0] >= 0 for n in range(s.n_nodes))
-            assert x["tree_nodes"] == decisions
-        checked += x["merged_pairs"] < x["tree_pairs"]
-        assert futures_agree(g) > 0 or x["merged_pairs"] == x["tree_pairs"]
-    assert checked, "no transposition in the sample"
-
-
 if __name__ == "__main__":
     main()

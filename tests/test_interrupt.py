@@ -65,20 +65,48 @@ def wait_for(predicate, proc, timeout=60):
 
 def settled(proc, seconds=0.5):
     """Wait until the command has loaded the compiled core (its imports under way), then
-    until it has worked `seconds` more of processor time: the moment to signal a command
-    inside its work (a search, which is all processor time; what comes before it takes far
-    less). Counted on the processor, not the wall clock, which on a busy machine let the
-    signal land before the search had begun (`bergen: interrupted`, no answer)."""
+    until it and its worker processes have worked `seconds` more of processor time: the
+    moment to signal a command inside its work (a search, which is all processor time; what
+    comes before it takes far less). Counted on the processor, not the wall clock, which on a
+    busy machine let the signal land before the search had begun (`bergen: interrupted`, no
+    answer); and over the process's descendants too, since with `--workers 2` the search runs
+    in them while the command itself waits (counting the command alone let a 30-second search
+    finish before the signal came)."""
     wait_for(lambda: _loaded(proc, "bergen_search/_core"), proc, timeout=30)
     start = _cpu_seconds(proc)
     wait_for(lambda: _cpu_seconds(proc) >= start + seconds, proc)
 
 
+def _stat(pid: int) -> list:
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
 def _cpu_seconds(proc) -> float:
-    """The processor time the process has used (user and system), from /proc."""
-    with open(f"/proc/{proc.pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """The processor time (user and system, from /proc) of the process and of its living
+    descendants."""
+    parents, ticks = {proc.pid}, 0
+    try:
+        fields = _stat(proc.pid)
+    except OSError:
+        return 0.0
+    ticks += int(fields[11]) + int(fields[12])
+    children: dict = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                f = _stat(int(name))
+            except OSError:
+                continue            # gone meanwhile
+            children.setdefault(int(f[1]), []).append((int(name), f))
+    todo = [proc.pid]
+    while todo:
+        for pid, f in children.get(todo.pop(), ()):
+            if pid not in parents:
+                parents.add(pid)
+                ticks += int(f[11]) + int(f[12])
+                todo.append(pid)
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def interrupt(proc):
@@ -465,3 +493,25 @@ def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path):
     assert (tmp_path / "an.html").read_bytes() == (tmp_path / "ref.html").read_bytes()
     doc = json.loads((tmp_path / "an.json").read_text())
     assert "seconds" not in doc and doc["version"] and doc["decisions"]
+
+
+def test_a_search_in_two_processes_ends_without_a_word_on_stderr(tmp_path):
+    """The pool of a `--workers 2` search is ended with SIGTERM, which its processes had
+    inherited the command's handler for: each printed a KeyboardInterrupt traceback at the
+    end of every such search. Now they end quietly."""
+    proc = start(["best", DECISION, "--time", "0.3", "--workers", "2", "--json"], tmp_path)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and err == ""
+    assert json.loads(out)["best"]
+
+
+@pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_search_in_two_processes_stopped_says_so_without_a_traceback(tmp_path, sig, status):
+    proc = start(["best", DECISION, "--time", "30", "--workers", "2", "--json"], tmp_path)
+    settled(proc)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == status, err
+    assert "Traceback" not in err
+    doc = json.loads(out)
+    assert doc["interrupted"] is True and doc["best"] == doc["moves"][0]["move"]

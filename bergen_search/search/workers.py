@@ -229,12 +229,19 @@ STOP_GRACE = 0.5
 
 
 def _child_init(parent: int):
-    """A pool process of a search: Ctrl-C is for the parent, which stops it through
-    `_CHILD_STOP`; and it dies with the parent (`parallel.die_with_parent`)."""
+    """A pool process of a search: Ctrl-C (and SIGHUP, which a closed terminal sends to the
+    whole group) is for the parent, which stops it through `_CHILD_STOP`; SIGTERM ends it
+    quietly (the signal `Pool.terminate` ends the pool with: the command's own handler,
+    inherited through fork, turned it into a KeyboardInterrupt and a traceback on standard
+    error at the end of every search with --workers); and it dies with the parent
+    (`parallel.die_with_parent`)."""
     import signal
 
     from ..runs.parallel import die_with_parent
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # Forked while the parent held its stop signals back (`deferred_ctrl_c`): the mask came
     # along, and a SIGTERM from `Pool.terminate` would wait forever.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})

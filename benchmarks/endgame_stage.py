@@ -264,36 +264,5 @@ def main(argv=None):
     return out
 
 
-# ---- pytest ------------------------------------------------------------------------------------
-def test_the_corpus_and_the_phases():
-    """The kept corpus gives its 491 stage decisions; an attempt reports every phase it went
-    through, and the summary counts what it saw."""
-    infos = corpus_infos()
-    assert len(infos) == 491
-    rows = attempts(infos[:8])
-    out = summary(rows)
-    assert out["positions"] == 8
-    assert out["solved"] + out["declined_at_once"] + out["failed_after_building"] == 8
-    for r in rows:
-        assert "predict" in r["phases"] and set(r["phases"]) <= set(PHASES)
-        if r["solved"]:
-            assert {"deals", "build", "iterations", "checks", "report"} <= set(r["phases"])
-            assert r["pairs"] <= r["work"]
-
-
-def test_the_deviation_study_and_the_switch():
-    """`--deviations` counts each solved decision's moves outside the mix and how many were
-    refined; `--no-refine` leaves the subgames out of an attempt."""
-    infos = corpus_infos()[:12]
-    rows = deviation_study(infos)
-    assert rows and any(r["off_support"] for r in rows)
-    for r in rows:
-        assert 0 <= r["refined"] <= r["off_support"]
-        assert r["lowered"] + r["raised"] <= r["refined"]
-    plain = attempts(infos, refine=False)
-    assert not any("refine" in r["phases"] for r in plain)
-    assert any("refine" in r["phases"] for r in attempts(infos))
-
-
 if __name__ == "__main__":
     main()

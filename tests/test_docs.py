@@ -664,3 +664,16 @@ def test_api_md_says_where_every_moved_module_went():
             spec = None
         assert spec is None or spec.submodule_search_locations is not None, \
             f"{before} is still a module"
+
+
+def test_every_test_in_benchmarks_is_collected():
+    """pytest collects `test_*.py` and `bench_*.py` (pyproject's `python_files`): a test
+    function written in any other file of benchmarks/ (a script's own checks) would never
+    run, and could not fail. Two lived in endgame_stage.py unseen."""
+    folder = os.path.join(ROOT, "benchmarks")
+    stray = []
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py") and not name.startswith(("bench_", "test_", "conftest")):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                stray += [f"{name}: {m}" for m in re.findall(r"^def (test_\w+)", f.read(), re.M)]
+    assert stray == []

@@ -58,6 +58,28 @@ def _key(s, played, alive):
             s.scores, s.passes, s.ended, alive)
 
 
+def _node(s, alive, played, hands, deals):
+    """A public decision of `s` over the deals `alive` (as `endgame_ref.build` sees it): the
+    tiles that fit, the rows (the hands of the player to move, ascending), each row's tiles
+    still held, and the public moves."""
+    p = s.to_move
+    fit = TILES_WITH[s.left] | TILES_WITH[s.right]
+    rows = sorted({deals[d][p] for d in alive})
+    current = {i: hands[p][i] & ~played[p] for i in rows}
+    return fit, rows, current, public_moves(s, [current[i] for i in rows])
+
+
+def _step(s, m, alive, played, hands, deals):
+    """The public move `m` from `s` over `alive`: the child state (played with the first
+    deal's hands: the public facts are every deal's) and the tiles each seat played since."""
+    rep = deals[alive[0]]
+    child = _with_hands(s, [hands[q][rep[q]] & ~played[q] for q in range(2)]).apply(m)
+    after = list(played)
+    if m != PASS:
+        after[s.to_move] |= 1 << (m >> 1)
+    return child, tuple(after)
+
+
 def public_count(g, seconds: float = 20.0) -> dict:
     """The public tree of `g` (an `endgame.Endgame`) against its distinct public states:
     tree_nodes, tree_entries, tree_pairs (decision nodes, hand-action entries, terminal deals,
@@ -84,10 +106,7 @@ def public_count(g, seconds: float = 20.0) -> dict:
         if s.ended is not None:
             return terminal(key, alive)
         p = s.to_move
-        fit = TILES_WITH[s.left] | TILES_WITH[s.right]
-        rows = sorted({deals[d][p] for d in alive})
-        current = {i: hands[p][i] & ~played[p] for i in rows}
-        moves = public_moves(s, [current[i] for i in rows])
+        fit, rows, current, moves = _node(s, alive, played, hands, deals)
         if len(moves) == 1 and not at_root:
             table[key] = follow(s, moves[0], alive, played)
             return table[key]
@@ -104,14 +123,10 @@ def public_count(g, seconds: float = 20.0) -> dict:
         return table[key]
 
     def follow(s, m, alive, played):
-        rep = deals[alive[0]]
-        child = _with_hands(s, [hands[q][rep[q]] & ~played[q] for q in range(2)]).apply(m)
+        child, after = _step(s, m, alive, played, hands, deals)
         if child.ended == "blocked":
             return terminal(("blocked",) + _key(s, played, alive), alive)
-        after = list(played)
-        if m != PASS:
-            after[s.to_move] |= 1 << (m >> 1)
-        return rec(child, alive, tuple(after))
+        return rec(child, alive, after)
 
     start = _state(rules, root, [hands[q][deals[0][q]] for q in range(2)])
     nodes, entries, pairs = rec(start, tuple(range(len(deals))), (0, 0), True)
@@ -155,10 +170,7 @@ def futures_agree(g) -> int:
         if s.ended is not None:
             return note(key, terminal(s, alive, played, False))
         p = s.to_move
-        fit = TILES_WITH[s.left] | TILES_WITH[s.right]
-        rows = sorted({deals[d][p] for d in alive})
-        current = {i: hands[p][i] & ~played[p] for i in rows}
-        moves = public_moves(s, [current[i] for i in rows])
+        fit, rows, current, moves = _node(s, alive, played, hands, deals)
         if len(moves) == 1 and not at_root:
             return note(key, follow(s, moves[0], alive, played))
         legal = tuple(tuple(_legal(m, current[i], fit) for m in moves) for i in rows)
@@ -167,14 +179,10 @@ def futures_agree(g) -> int:
         return note(key, (p, tuple(moves), tuple(rows), legal, kids))
 
     def follow(s, m, alive, played):
-        rep = deals[alive[0]]
-        child = _with_hands(s, [hands[q][rep[q]] & ~played[q] for q in range(2)]).apply(m)
+        child, after = _step(s, m, alive, played, hands, deals)
         if child.ended == "blocked":
             return note(("blocked",) + _key(s, played, alive), terminal(s, alive, played, True))
-        after = list(played)
-        if m != PASS:
-            after[s.to_move] |= 1 << (m >> 1)
-        return rec(child, alive, tuple(after))
+        return rec(child, alive, after)
 
     rec(_state(rules, root, [hands[q][deals[0][q]] for q in range(2)]),
         tuple(range(len(deals))), (0, 0), True)

@@ -209,16 +209,22 @@ def _parse_external_spec(engine: ExternalEngine, rest: str) -> EngineSpec:
             raise BergenError(f"engine {name!r}: bad setting {item!r} (settings are "
                               f"KEY=VALUE: time, iterations, algorithm, objective, or a "
                               f"setting of its search)")
-        kind = _EXTERNAL_SETTINGS.get(key, str)
-        try:
-            params[key] = kind(value)
-        except ValueError:
-            raise BergenError(f"engine {name!r}: {key} must be {a_kind(kind)}, got "
-                              f"{value!r}") from None
-        _check_range(name, key, params[key], value)
-        if key == "objective" and value not in OBJECTIVES:
-            raise BergenError(f"engine {name!r}: objective must be points or match")
+        params[key] = _typed(name, key, _EXTERNAL_SETTINGS.get(key, str), value)
     return EngineSpec(name, params, engine)
+
+
+def _typed(name: str, key: str, kind, value: str):
+    """A setting of a plain type (int, float, str) read from its text, its range and (for
+    the objective) its choices checked: one line naming the engine when it is not one."""
+    try:
+        out = kind(value)
+    except ValueError:
+        raise BergenError(f"engine {name!r}: {key} must be {a_kind(kind)}, got "
+                          f"{value!r}") from None
+    _check_range(name, key, out, value)
+    if key == "objective" and value not in OBJECTIVES:
+        raise BergenError(f"engine {name!r}: objective must be points or match")
+    return out
 
 
 def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
@@ -246,14 +252,7 @@ def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
             except BergenError as e:
                 raise BergenError(f"engine {name!r}: {e.message}") from None
             continue
-        try:
-            params[key] = kind(value)
-        except ValueError:
-            raise BergenError(f"engine {name!r}: {key} must be {a_kind(kind)}, got "
-                              f"{value!r}") from None
-        _check_range(name, key, params[key], value)
-        if key == "objective" and value not in OBJECTIVES:
-            raise BergenError(f"engine {name!r}: objective must be points or match")
+        params[key] = _typed(name, key, kind, value)
     return EngineSpec(name, params)
 
 

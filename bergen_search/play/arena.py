@@ -71,7 +71,7 @@ from ..game.rules import Rules
 from ..runs.parallel import batches, run_ordered
 from ..stats import Z95, normal_interval, ratio_stderr, sample_sd, wilson_interval  # noqa: F401
 from .engines import EngineSpec, parse_engine_spec
-from .external import ExternalEngineError, check_engines, quit_engines, refuse_cluster
+from .external import ExternalEngineError, engines_for_run, refuse_cluster
 from .luck import default_estimate, luck_estimate_name, match_luck, side_margin
 from .seats import play_engines
 
@@ -405,16 +405,15 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
         if max(start_scores) >= rules.target:
             raise BergenError(f"start scores: a side already has the target {rules.target}",
                               field="start_scores")
-    external = spec_a.engine is not None or spec_b.engine is not None
     refuse_cluster([spec_a, spec_b], cluster)
     t0 = time.perf_counter()
     simple = spec_a.simple_code is not None and spec_b.simple_code is not None
+    parallel = cluster is not None or (workers > 1 and games > 1)
     # One set per task serially (progress set by set); in parallel, the fast simple
     # engines' sets go in batches.
     finished = dict(done or {})
-    todo = [i for i in range(games) if i not in finished]
-    parallel = cluster is not None or (workers > 1 and games > 1)
-    sets = batches(todo, workers, simple and parallel, 1000)
+    sets = batches([i for i in range(games) if i not in finished], workers,
+                   simple and parallel, 1000)
     task = partial(_play_sets, rules, spec_a, spec_b, seed, start_scores=start_scores,
                    keep_logs=keep_logs, single_round=single_round, luck_adjust=luck_adjust)
 
@@ -425,22 +424,16 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
                 on_result(sr.index, sr)
 
     try:
-        if external and todo:
-            check_engines([spec_a, spec_b])
-            if workers > 1 and len(sets) > 1:
-                quit_engines()      # each worker process starts its own
-        run_ordered(task, sets, workers=workers, cluster=cluster, units=len,
-                    progress=None if progress is None else
-                    (lambda n, total: progress(len(finished), games)), on_result=arrived)
+        with engines_for_run([spec_a, spec_b], sets, workers):
+            run_ordered(task, sets, workers=workers, cluster=cluster, units=len,
+                        progress=None if progress is None else
+                        (lambda n, total: progress(len(finished), games)), on_result=arrived)
     except KeyboardInterrupt:
         results = [finished[i] for i in sorted(finished)]
         partial_result = _summarise(rules, spec_a, spec_b, seed, results,
                                     time.perf_counter() - t0, workers, start_scores,
                                     single_round) if results else None
         raise Interrupted(partial_result, len(results), games, "sets") from None
-    finally:
-        if external:
-            quit_engines()
     results = [finished[i] for i in range(games)]
     return _summarise(rules, spec_a, spec_b, seed, results, time.perf_counter() - t0,
                       workers, start_scores, single_round)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from contextlib import contextmanager
 
 from ..errors import BergenError
 from ..formats.notation import parse_move
@@ -115,6 +116,24 @@ def check_engines(specs) -> list:
             connection(spec.engine)
             engines.append(spec.engine)
     return engines
+
+
+@contextmanager
+def engines_for_run(specs, tasks: list, workers: int):
+    """Around a run's tasks (`runs.parallel.run_ordered`) with the engine specs `specs`: the
+    engines in other processes among them started here first, which checks they run, then
+    quit when the tasks go to worker processes (each starts its own); every engine this
+    process started is quit at the end, however the run ends. Nothing with no such engine."""
+    external = any(s is not None and s.engine is not None for s in specs)
+    try:
+        if external and tasks:
+            check_engines(specs)
+            if workers > 1 and len(tasks) > 1:
+                quit_engines()      # each worker process starts its own
+        yield
+    finally:
+        if external:
+            quit_engines()
 
 
 def refuse_cluster(specs, cluster) -> None:

@@ -10,7 +10,7 @@ from ..formats.record_io import dump_record, write_record
 from ..game.rng import derive_seed
 from ..game.rules import Rules
 from ..runs.parallel import batches, run_ordered
-from .external import ExternalEngineError, check_engines, quit_engines, refuse_cluster
+from .external import ExternalEngineError, engines_for_run, refuse_cluster
 from .seats import play_engines
 
 
@@ -39,7 +39,6 @@ def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, w
     `arena.run_arena` (not on a cluster)."""
     rows = dict(done or {})
     simple = all(s.simple_code is not None for s in specs)
-    external = any(s.engine is not None for s in specs)
     refuse_cluster(specs, cluster)
     task = partial(_match_records, rules, list(specs), seed, start_scores)
     todo = batches([i for i in range(games) if i not in rows], workers, simple, 500)
@@ -53,19 +52,13 @@ def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, w
     if progress is not None and rows:
         progress(len(rows), games)
     try:
-        if external and todo:
-            check_engines(specs)
-            if workers > 1 and len(todo) > 1:
-                quit_engines()      # each worker process starts its own
-        run_ordered(task, todo, workers=workers, cluster=cluster, units=len,
-                    progress=None if progress is None else
-                    (lambda n, total: progress(len(rows), games)), on_result=finished)
+        with engines_for_run(specs, todo, workers):
+            run_ordered(task, todo, workers=workers, cluster=cluster, units=len,
+                        progress=None if progress is None else
+                        (lambda n, total: progress(len(rows), games)), on_result=finished)
     except KeyboardInterrupt:
         prefix = []
         while len(prefix) in rows:
             prefix.append(rows[len(prefix)])
         raise Interrupted(prefix, len(rows), games, "matches") from None
-    finally:
-        if external:
-            quit_engines()
     return [rows[i] for i in range(games)]

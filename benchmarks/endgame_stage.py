@@ -42,7 +42,8 @@ from bergen_search.search import endgame
 from bergen_search.search.limits import Limits
 
 CORPUS = os.path.join(os.path.dirname(__file__), "data", "stage_corpus.jsonl.gz")
-PHASES = ("predict", "deals", "build", "iterations", "checks", "report", "refine", "failed")
+PHASES = ("predict", "deals", "build", "iterations", "checks", "report", "refine", "failed",
+          "bracket")
 
 
 def corpus_infos(paths=None):
@@ -56,18 +57,28 @@ def corpus_infos(paths=None):
             for _, _, info, _, _ in stage_decisions(rec)]
 
 
-def attempts(infos, iterations=100_000, progress=None, refine=True):
+def attempts(infos, iterations=100_000, progress=None, refine=True, bracketing=False):
     """Per information set: seconds, solved, why, phases, size (endgame.attempt; `refine`:
-    with the deviations valued against an answer)."""
+    with the deviations valued against an answer; `bracketing`: a declined position
+    bracketed, `endgame.bracket`, as the default engine does under an iteration budget)."""
     rows = []
     limits = Limits(iterations=iterations)
     for k, info in enumerate(infos):
         t0 = time.perf_counter()
         tried = endgame.attempt(info, limits, seed=0, objective="points",
-                                memory_bytes=limits.memory_bytes, refine=refine)
+                                memory_bytes=limits.memory_bytes, refine=refine,
+                                bracketing=bracketing)
         row = {"seconds": time.perf_counter() - t0, "hands": list(info.hand_sizes),
                "solved": tried.result is not None, "why": tried.why,
                "phases": tried.phases}
+        b = tried.bracket
+        if b is not None:
+            row["bracket"] = {"deals": b.deals, "sizes": list(b.sizes),
+                              "missing": len(b.missing), "moves": len(b.floors),
+                              "gap": max(b.ceilings[m] - b.floors[m] for m in b.floors),
+                              "seconds": tried.phases.get("bracket", 0.0)}
+        elif tried.bracket_why is not None:
+            row["bracket_declined"] = tried.phases.get("bracket", 0.0)
         if tried.size is not None:
             deals, _, work, pairs = tried.size
             row.update(deals=deals, work=work, pairs=pairs)
@@ -165,14 +176,51 @@ def summary(rows) -> dict:
         "largest_solved": None if big is None else {"deals": big["deals"],
                                                      "hands": big["hands"]},
         "largest_hand_solved": max((max(r["hands"]) for r in solved), default=None),
-        "decline_median_s": statistics.median(r["seconds"] for r in declined)
+        # (a decline without its bracket, which comes after it)
+        "decline_median_s": statistics.median(_unbracketed(r) for r in declined)
         if declined else None,
-        "decline_worst_s": max((r["seconds"] for r in declined), default=None),
+        "decline_worst_s": max((_unbracketed(r) for r in declined), default=None),
         "failed_seconds": sum(r["seconds"] for r in failed),
         "phase_seconds": phases,
         "phase_share": {p: (v / total if total else 0.0) for p, v in phases.items()},
         "terminal_share_of_work": (sum(r["pairs"] for r in solved if r.get("pairs")) / work
                                    if work else None),
+        **bracket_summary(rows),
+    }
+
+
+def _unbracketed(row) -> float:
+    return row["seconds"] - row["phases"].get("bracket", 0.0)
+
+
+def bracket_summary(rows) -> dict:
+    """With `--bracket`: the declined positions bracketed, the share of the stage solved or
+    bracketed (within 100 ms and 1 s: the time from the information set to the answer, the
+    decline and the bracket included), what a bracket and a declined bracket cost."""
+    n = len(rows)
+    br = [r for r in rows if "bracket" in r]
+    no = [r["bracket_declined"] for r in rows if "bracket_declined" in r]
+    if not br and not no:
+        return {}
+    either = sorted(r["seconds"] for r in rows if r["solved"] or "bracket" in r)
+    whole = [r for r in br if not r["bracket"]["missing"]]
+    return {
+        "bracketed": len(br), "bracketed_every_move": len(whole),
+        "bracket_declined": len(no),
+        "solved_or_bracketed_share": len(either) / n,
+        "solved_or_bracketed_within_0.1s": sum(t <= 0.1 for t in either) / n,
+        "solved_or_bracketed_within_1s": sum(t <= 1.0 for t in either) / n,
+        "bracket_median_s": statistics.median(r["bracket"]["seconds"] for r in br)
+        if br else None,
+        "bracket_worst_s": max((r["bracket"]["seconds"] for r in br), default=None),
+        "bracket_gap_median": statistics.median(r["bracket"]["gap"] for r in br)
+        if br else None,
+        "bracket_gap_worst": max((r["bracket"]["gap"] for r in br), default=None),
+        "largest_bracketed": max(((r["bracket"]["deals"], r["hands"]) for r in br),
+                                 default=None),
+        "largest_hand_bracketed": max((max(r["hands"]) for r in br), default=None),
+        "bracket_declined_median_s": statistics.median(no) if no else None,
+        "bracket_declined_worst_s": max(no, default=None),
     }
 
 
@@ -193,6 +241,10 @@ def main(argv=None):
     ap.add_argument("--no-refine", action="store_true",
                     help="leave the moves outside the mix with the solve's own values (as "
                          "before they were valued against an answer)")
+    ap.add_argument("--bracket", action="store_true",
+                    help="bracket each declined position as the default engine does under an "
+                         "iteration budget (endgame.bracket) and say how much of the stage is "
+                         "solved or bracketed")
     ap.add_argument("--deviations", action="store_true",
                     help="instead: how far the values of the moves outside the mix moved when "
                          "valued against an answer, on every decision solved at the budget")
@@ -243,7 +295,8 @@ def main(argv=None):
             print(f"{k + 1}/{len(infos)} hands {row['hands']} deals {row.get('deals', '-')} "
                   f"{row['seconds']:.3f} s {'solved' if row['solved'] else row['why']}",
                   file=sys.stderr)
-    rows = attempts(infos, args.iterations, progress, refine=not args.no_refine)
+    rows = attempts(infos, args.iterations, progress, refine=not args.no_refine,
+                    bracketing=args.bracket)
     out = summary(rows)
     big = out["largest_solved"]
     print(f"{out['positions']} stage decisions at {args.iterations:,} iterations: solved "
@@ -260,6 +313,20 @@ def main(argv=None):
     if out["terminal_share_of_work"] is not None:
         print(f"terminal deals: {100 * out['terminal_share_of_work']:.0f}% of the solved "
               f"trees' work (nodes, entries, terminal deals)")
+    if "bracketed" in out:
+        lb = out["largest_bracketed"]
+        print(f"bracketed {out['bracketed']} of the declined ({out['bracketed_every_move']} "
+              f"every move; {out['bracket_declined']} declined again, "
+              f"{_s(out['bracket_declined_median_s'])} median, "
+              f"{_s(out['bracket_declined_worst_s'])} at worst): solved or bracketed "
+              f"{100 * out['solved_or_bracketed_share']:.1f}%, within 100 ms "
+              f"{100 * out['solved_or_bracketed_within_0.1s']:.1f}%, within 1 s "
+              f"{100 * out['solved_or_bracketed_within_1s']:.1f}%; a bracket "
+              f"{_s(out['bracket_median_s'])} median, {_s(out['bracket_worst_s'])} at worst; "
+              f"ceiling - floor {out['bracket_gap_median']:.4f} median, "
+              f"{out['bracket_gap_worst']:.3f} at worst; largest bracketed "
+              + (f"{lb[0]:,} deals (hands {lb[1]})" if lb else "-")
+              + f", a hand of {out['largest_hand_bracketed']}")
     saved({"summary": out, "rows": rows})
     return out
 

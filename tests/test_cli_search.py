@@ -227,19 +227,21 @@ def test_best_algorithms_settings_and_presets():
     by_set = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4",
                        "--set", "inference=off", "--set", "playout=random", "--set",
                        "twins=off", "--set", "choose=visits", "--set", "endgame=off",
-                       "--set", "replicates=1", "--set", "stats=all", "--set", "root=ucb"))
+                       "--set", "bracket=off", "--set", "replicates=1", "--set", "stats=all", "--set", "root=ucb"))
     assert classic["settings"] == by_set["settings"] == {
         "exploration": 0.7, "playout": "random", "inference": False, "twins": False,
-        "choose": "visits", "endgame": False, "replicates": 1, "stats": "all", "root": "ucb"}
+        "choose": "visits", "endgame": False, "bracket": False, "replicates": 1, "stats": "all",
+        "root": "ucb"}
     assert classic["moves"] == by_set["moves"]
     default = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4"))
     assert default["settings"] == {"exploration": 0.7, "playout": "safe", "inference": True,
                                    "twins": True, "choose": "value", "endgame": True,
+                                   "bracket": True,
                                    "replicates": 8, "stats": "choices", "root": "halving"}
     assert default["moves"] != classic["moves"]
     text = run("best", DECISION, "--iterations", "2000", "--algorithm", "classic").output
     assert "classic (exploration 0.7, playout random, inference off, twins off, " \
-        "choose visits, endgame off, replicates 1, stats all, root ucb)" in text
+        "choose visits, endgame off, bracket off, replicates 1, stats all, root ucb)" in text
     assert "2-2:L/R" not in text and "2-2:R" in text
 
 

@@ -258,7 +258,8 @@ def test_best_fields():
         bergen_json("best", ex("position.json"), "--algorithm", "classic", "--iterations",
                     200, "--json"),
         bergen_json("best", ex("endgame.json"), "--iterations", 200, "--json"),
-        bergen_json("best", ex("endgame.json"), "--algorithm", "endgame", "--json")])
+        bergen_json("best", ex("endgame.json"), "--algorithm", "endgame", "--json"),
+        bergen_json("best", ex("bracket.json"), "--iterations", 20000, "--json")])
 
 
 def test_engine_bestmove_is_the_best_document():

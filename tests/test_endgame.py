@@ -351,8 +351,10 @@ def test_too_big_falls_back_to_todays_engine():
     with open("examples/decision.json") as f:
         info = load_game(f.read())
     res = search(info, Limits(iterations=500), seed=0)
-    assert res.info["endgame"] == {"solved": False, "why": res.info["endgame"]["why"]}
+    assert res.info["endgame"] == {"solved": False, "why": res.info["endgame"]["why"],
+                                   "bracket_why": res.info["endgame"]["bracket_why"]}
     assert "too big" in res.info["endgame"]["why"]
+    assert "with this hand shown its tree is still too big" in res.info["endgame"]["bracket_why"]
     assert res.info["iterations"] == 500
 
 

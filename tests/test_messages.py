@@ -64,7 +64,7 @@ BAD_INPUTS = [
      "bergen: playout must be one of random, scoring, safe, got 'nope'"),
     ('best $P --set foo=1', None,
      "bergen: ismcts has no setting 'foo' (settings: exploration, playout, inference, twins, "
-     "choose, endgame, replicates, stats, root)"),
+     "choose, endgame, bracket, replicates, stats, root)"),
     ('best $P --set nokey', None,
      "bergen: --set needs KEY=VALUE, got 'nokey'"),
     ('best $P --depth 3', None,
@@ -77,7 +77,8 @@ BAD_INPUTS = [
      "bergen: engine 'ismcts': time must be positive and at most 86,400 seconds, got '-1'"),
     ('selfplay --engines ismcts:bogus=1', None,
      "bergen: engine 'ismcts': bad setting 'bogus=1' (settings: iterations, time, objective, "
-     "workers, memory, exploration, playout, inference, twins, choose, endgame, replicates, "
+     "workers, memory, exploration, playout, inference, twins, choose, endgame, bracket, "
+     "replicates, "
      "stats, root)"),
     ('arena ismcts:iterations=abc random', None,
      "bergen: engine 'ismcts': iterations must be an integer, got 'abc'"),

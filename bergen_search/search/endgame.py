@@ -201,11 +201,24 @@ class Endgame:
         return sum(d[2] for d in self.deals if d[self.seat] == self.hand_index)
 
 
-def public_table(info: InfoSet, inference: bool = False) -> WorldTable:
-    """The world table of the public view: every deal of both hands (and the kept tiles)
-    consistent with what every seat saw, weighted by histories (and inference factors)."""
+def shown_free(info: InfoSet) -> tuple:
+    """The public view's free tiles with the seat's own hand shown: each tile of its hand
+    may enter only the seat's groups, every other tile off the line none of them (a deal of
+    the public view restricted so keeps its weight: the same tiles fill the same groups); a
+    played tile of uncertain origin keeps its groups (one seat's epochs: its player's)."""
     pub = info.public
-    view = dataclasses.replace(info, groups=pub.groups, free=pub.free,
+    mine = sum(1 << g for g, grp in enumerate(pub.groups) if grp.owner == info.seat)
+    return tuple((t, a if pub.played_free >> t & 1 else a & mine if info.hand >> t & 1
+                  else a & ~mine) for t, a in pub.free)
+
+
+def public_table(info: InfoSet, inference: bool = False, shown: bool = False) -> WorldTable:
+    """The world table of the public view: every deal of both hands (and the kept tiles)
+    consistent with what every seat saw, weighted by histories (and inference factors).
+    `shown`: only the deals where the seat holds its own hand (`shown_free`)."""
+    pub = info.public
+    view = dataclasses.replace(info, groups=pub.groups,
+                               free=shown_free(info) if shown else pub.free,
                                played_free=pub.played_free, hand=0, decisions=pub.decisions)
     if inference:
         return WorldTable(view, tile_factors(view, TileModel()), public=True)
@@ -239,25 +252,27 @@ class Prediction:
     walks: int
 
 
-def predict(info: InfoSet, stop_above: float = 0.0) -> Prediction | None:
+def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False) -> Prediction | None:
     """The size of the endgame of `info` (which `applicable` accepts), predicted from its
     public view alone (the seat's own hand plays no part: what is declined reveals nothing)
     in at most PREDICT_STEPS steps: `_endgame.predict` (Knuth's estimator; unbiased, so a
     position may be mispredicted either way, and one predicted to fit is still capped while
     it is built). `stop_above`: stop walking once the estimate passes it. None without the
-    compiled core, with PREDICT_WALKS 0, or when the view has too many groups."""
+    compiled core, with PREDICT_WALKS 0, or when the view has too many groups. `shown`: the
+    game with the seat's own hand shown (`bracket`)."""
     core = compiled()
     if core is None or PREDICT_WALKS <= 0:
         return None
     pub = info.public
-    merged, allowed, _ = merge_groups(pub.groups, pub.free)
+    free = shown_free(info) if shown else pub.free
+    merged, allowed, _ = merge_groups(pub.groups, free)
     # Groups no tile enters (epochs whose tiles were all played from known origins) drop out.
     kept = [g for g, (_, c) in enumerate(merged) if c > 0]
     if len(kept) > core.PREDICT_MAX_GROUPS:
         return None
     allowed = [sum(1 << k for k, g in enumerate(kept) if a >> g & 1) for a in allowed]
     merged = [merged[g] for g in kept]
-    tiles = [t for t, _ in pub.free]
+    tiles = [t for t, _ in free]
     root = endgame_ref.Root(info.left, info.right, bool(info.left_double),
                             bool(info.right_double), tuple(info.scores), info.seat,
                             info.passes, info.reserve_size, tuple(info.line))
@@ -269,14 +284,15 @@ def predict(info: InfoSet, stop_above: float = 0.0) -> Prediction | None:
 
 
 def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
-         seconds: float = 0.0) -> Endgame:
+         seconds: float = 0.0, shown: bool = False) -> Endgame:
     """The endgame of `info` (which `applicable` accepts). `TooBig` past `max_deals` deals
-    or `seconds` of finding them (0: no limit)."""
+    or `seconds` of finding them (0: no limit). `shown`: the game with the seat's own hand
+    shown to the other side (only the deals where the seat holds it, `bracket`)."""
     why = applicable(info)
     if why is not None:
         raise BergenError(f"no exact endgame here: {why}")
     try:
-        table = public_table(info, inference)
+        table = public_table(info, inference, shown)
     except BergenError as e:
         raise TooBig(f"its deals are too many to tabulate ({e.message})") from None
     core = compiled()
@@ -641,6 +657,116 @@ def _refine(g: Endgame, sol: Solution, *, max_work, seconds, clock, stop, **sett
         sol.refined[m] = True
 
 
+# ---- where the exact solve is out of reach: a certified bracket ----------------------------
+@dataclass
+class Bracket:
+    """The game with the seat's own hand shown to the other side, solved move by move
+    (`bracket`), from the seat's side, in points. Per move: `floors`, what the move secures
+    for this hand whatever the other side does, even seeing the hand (the seat's solved
+    strategy after it against an exact best response); `ceilings`, what the other side,
+    seeing the hand, holds the move to (its solved strategy against the seat's exact best
+    response). The shown game's value of a move lies between the two. In the real game the
+    other side does not see the hand, which can only help the seat: each floor holds there
+    too (the move secures at least it), the ceilings need not. `missing`: legal moves the
+    budget did not bracket; `exploitability`: the largest of the moves' subgames."""
+    floors: dict
+    ceilings: dict
+    deals: int
+    sizes: tuple
+    iterations: int
+    work: int
+    seconds: float
+    exploitability: float
+    missing: tuple = ()
+
+
+def _ended_value(g: Endgame, move: int) -> float:
+    """The seat's margin gained by a root move that ends the round, over `g`'s deals."""
+    sign = 1.0 if g.seat == 0 else -1.0
+    total = 0.0
+    for d in g.deals:
+        s = endgame_ref._state(g.rules, g.root, [g.hands[q][d[q]] for q in range(2)])
+        s = s.apply(move)
+        total += d[2] * sign * ((s.scores[0] - g.root.scores[0])
+                                - (s.scores[1] - g.root.scores[1]))
+    return total / g.weight
+
+
+def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None = None,
+            memory_bytes: int | None = None, tolerance: float = TOLERANCE,
+            max_iterations: int = MAX_ITERATIONS, clock=time.perf_counter,
+            stop=None) -> Bracket:
+    """A certified bracket of each legal move of `info` (which `applicable` accepts) where
+    the exact solve is out of reach: the game with the seat's own hand shown to the other
+    side (its deals only: the other side's possible hands, the seat's fixed), the subgame
+    after each move solved by DCFR to `tolerance` within a fair share of the budget (what is
+    left over the moves still to bracket), its bounds measured by exact best responses
+    (`Bracket`). Declined at once (`TooBig`, nothing built) when the shown game's predicted
+    size is beyond the budget, as `attempt` declines the full one; `TooBig` too when no move
+    could be bracketed. `stop` as `solve`'s (then the moves not reached are `missing`)."""
+    t0 = clock()
+    allowed, cap = allowance(max_work, seconds, memory_bytes)
+    affords = cap / PREDICT_WORK_PER_PAIR
+    # Every walk the steps allow (no early stop): a shown game is often near the line, and
+    # an estimate stopped at its first 32 walks declined some of them 10 times too big.
+    size = predict(info, shown=True)
+    if size is not None and size.pairs > affords:
+        raise TooBig(f"with this hand shown its tree is still too big (about "
+                     f"{_round_figure(size.pairs)} ways to play out its deals, predicted; "
+                     f"the budget affords {_round_figure(affords)})")
+    g = game(info, max_deals=cap, shown=True)
+    p, sign = g.seat, (1.0 if g.seat == 0 else -1.0)
+    rep = g.deals[0]
+    root_state = endgame_ref._state(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)])
+    moves = endgame_ref.public_moves(root_state, [g.hands[p][g.hand_index]])
+    floors, ceilings, missing = {}, {}, []
+    used = done_all = 0
+    worst = 0.0
+    for k, m in enumerate(moves):
+        name = Move.from_code(m)
+        sub = after(g, m)
+        if sub is None:             # the move ends the round: its value is exact
+            floors[name] = ceilings[name] = _ended_value(g, m)
+            continue
+        share = len(moves) - k
+        left_work = None if allowed is None else (allowed - used) // share
+        left_seconds = None if seconds is None else (seconds - (clock() - t0)) / share
+        if (left_work is not None and left_work <= 0) or (
+                left_seconds is not None and left_seconds <= 0) or (
+                stop is not None and stop.is_set()):
+            missing.append(name)
+            continue
+        sub_allowed, sub_cap = allowance(left_work, left_seconds, memory_bytes)
+        try:
+            solver, _, work = _build(sub, sub_cap)
+        except TooBig:
+            missing.append(name)
+            continue
+        deadline = None if left_seconds is None else clock() + left_seconds
+        done, exploit, bounds, _, interrupted, spent = _iterate(
+            solver, work, sub.weight, 1.0, p, tolerance, tolerance, sub_allowed, deadline,
+            max_iterations, clock, stop, {"iterations": 0.0, "checks": 0.0})
+        used += spent
+        done_all += done
+        if done == 0:
+            missing.append(name)
+            continue
+        # The bounds are exact best responses whatever the exploitability reached.
+        moved = sign * ((sub.root.scores[0] - g.root.scores[0])
+                        - (sub.root.scores[1] - g.root.scores[1]))
+        floors[name], ceilings[name] = moved + bounds[0], moved + bounds[1]
+        worst = max(worst, exploit)
+        del solver
+        if interrupted:
+            break
+    missing += [Move.from_code(m) for m in moves
+                if Move.from_code(m) not in floors and Move.from_code(m) not in missing]
+    if not floors:
+        raise TooBig("with this hand shown no move could be bracketed within the budget")
+    return Bracket(floors, ceilings, len(g.deals), g.root_sizes, done_all, used,
+                   clock() - t0, worst, tuple(missing))
+
+
 def _exploitability(solver, total: float, p: int):
     """(exploitability, (low, high)) from the side of player p: the values of its side when
     the other best-responds to its strategy, and when it best-responds to the other's."""
@@ -726,6 +852,9 @@ class Attempt:
     interrupted: bool = False
     phases: dict = field(default_factory=dict)   # seconds spent: predict, deals, build, ...
     size: tuple | None = None    # (deals, hands' sizes, work, terminal deals) when built
+    #: Declined, with `bracketing` asked: the moves bracketed (`Bracket`), or why not.
+    bracket: Bracket | None = None
+    bracket_why: str | None = None
 
 
 def at_stage(info: InfoSet) -> bool:
@@ -737,12 +866,14 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
             hand_tolerance: float = HAND_TOLERANCE,
             inference: bool = False, started: float | None = None,
             budget: int | None = None, stop=None, memory_bytes: int | None = None,
-            clock=time.perf_counter, refine: bool = True) -> Attempt:
+            clock=time.perf_counter, refine: bool = True, bracketing: bool = False) -> Attempt:
     """Solve the endgame of `info` within `limits` (an iteration budget buys
     WORK_PER_ITERATION work each; `budget` is the iteration budget to use when `limits` has
     neither), for `search()`: the result, or why not. `stop`: as `solve`'s; `memory_bytes`:
     the cap on the tree's memory (search.Limits.memory_mb); `clock`: the one `started` was read
-    on (search.clock); `refine`: value the moves outside the mix against an answer (`solve`)."""
+    on (search.clock); `refine`: value the moves outside the mix against an answer (`solve`);
+    `bracketing`: where the exact solve is declined under an iteration budget, bracket each
+    move with the same budget (`bracket`; under a time limit the clock is the move's)."""
     why = applicable(info, objective)
     if why is not None:
         return Attempt(None, why if at_stage(info) else None)
@@ -760,13 +891,31 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
     affords = cap / PREDICT_WORK_PER_PAIR
     size = predict(info, stop_above=affords)
     phases = {"predict": clock() - t0}
+
+    def declined(why: str, interrupted: bool = False) -> Attempt:
+        out = Attempt(None, why, interrupted, phases=phases)
+        if bracketing and not interrupted and limits.time is None:
+            t1 = clock()
+            watch = _StopWatch(stop)
+            try:
+                out.bracket = bracket(info, max_work=max_work, memory_bytes=memory_bytes,
+                                      tolerance=tolerance, clock=clock, stop=stop)
+            except TooBig as e:
+                out.bracket_why = e.message
+            except KeyboardInterrupt:
+                out.interrupted = True
+            finally:
+                watch.close()
+            phases["bracket"] = clock() - t1
+        return out
+
     if size is not None and size.pairs > affords:
-        return Attempt(None, f"its public tree is too big for the budget (hands of "
-                             f"{info.hand_sizes[0]} and {info.hand_sizes[1]}: about "
-                             f"{_round_figure(size.pairs)} ways to play out the deals, "
-                             f"predicted; the budget affords {_round_figure(affords)})",
-                       phases=phases)
+        return declined(f"its public tree is too big for the budget (hands of "
+                        f"{info.hand_sizes[0]} and {info.hand_sizes[1]}: about "
+                        f"{_round_figure(size.pairs)} ways to play out the deals, "
+                        f"predicted; the budget affords {_round_figure(affords)})")
     watch = _StopWatch(stop)
+    failed = None
     try:
         # A deal ends in at least one terminal: more deals than the tree may hold is too big.
         t0 = clock()
@@ -780,13 +929,15 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
                     memory_bytes=memory_bytes, refine=refine)
     except TooBig as e:
         phases["failed"] = clock() - t0
-        return Attempt(None, e.message, "(interrupted)" in e.message, phases=phases)
+        failed = e.message
     except BergenError as e:       # a public view the seat's own hand contradicts
         return Attempt(None, e.message, phases=phases)
     except KeyboardInterrupt:      # while the deals or the tree were built
         return Attempt(None, "interrupted", True, phases=phases)
     finally:
         watch.close()
+    if failed is not None:
+        return declined(failed, "(interrupted)" in failed)
     phases.update(sol.phases)
     return Attempt(_result(info, sol, seed, clock() - started), None, sol.interrupted,
                    phases=phases, size=(len(g.deals), g.root_sizes, sol.work, sol.pairs))
@@ -796,7 +947,7 @@ def _round_figure(x: float) -> str:
     """A large estimate to two significant figures, in words past a million."""
     for size, name in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
         if x >= size:
-            return f"{x / size:.2g} {name}"
+            return f"{float(f'{x / size:.2g}'):g} {name}"
     return f"{float(f'{x:.2g}'):,.0f}"
 
 

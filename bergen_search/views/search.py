@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from .. import __version__
-from ..formats.notation import format_hand, format_line
+from ..formats.notation import Move, format_hand, format_line
 from ..formats.position_string import to_string
 from ..game.tiles import tile_str
 from ..search.api import choices, setting_text
@@ -53,13 +53,16 @@ def measured_rows(moves, exact: bool = False, nothing: bool = False) -> list:
 def endgame_json(eg: dict) -> dict:
     """The exact endgame's report (`info["endgame"]`) for JSON, floats rounded as elsewhere
     (its `mix`, {Move: share}, keyed by the moves written, in their written order; its
-    `refined`, {Move: bool}, for the moves outside the mix)."""
+    `refined`, {Move: bool}, for the moves outside the mix; its `bracket`, a report of its
+    own, the same way: `floor` and `ceiling` {Move: points}, `missing` [Move])."""
     out = {}
     for k, v in eg.items():
         if isinstance(v, float):
             v = num(v)
         elif isinstance(v, list):
-            v = [num(x) for x in v]
+            v = [move_text(x) if isinstance(x, Move) else num(x) for x in v]
+        elif isinstance(v, dict) and all(isinstance(kk, str) for kk in v):
+            v = endgame_json(v)
         elif isinstance(v, dict):
             v = dict(sorted((move_text(kk), vv if isinstance(vv, bool) else num(vv))
                             for kk, vv in v.items()))
@@ -119,6 +122,30 @@ def refined_note(refined: dict) -> str:
         note += ("\n  unrefined: the budget ran out before it was answered: its value is "
                  "against the\n  solve's answer, which can make a mistake look smaller")
     return note
+
+
+def bracket_text(eg: dict, names: dict | None = None) -> list:
+    """The lines of a declined endgame's bracket (`eg["bracket"]`), or why there is none
+    (`eg["bracket_why"]`); no lines when it was not tried. `names`: Move -> its text in the
+    search's table (a row standing for both mirror twins is written `a-b:L/R`)."""
+    names = names or {}
+    if "bracket_why" in eg:
+        return [f"bracket: none, {eg['bracket_why']}"]
+    b = eg.get("bracket")
+    if b is None:
+        return []
+    out = [f"bracket: the round solved with this hand shown to the other side, "
+           f"{b['deals']:,} deals, {b['seconds']:.2f} s",
+           "  floor: what the move secures whatever the other side does, even seeing this hand",
+           "  ceiling: what the other side holds it to when it sees this hand (it does not: only",
+           "  the floors bound this round's values)",
+           f"  {'move':<9} {'floor':>8} {'ceiling':>8}"]
+    for m in sorted(b["floor"], key=lambda m: (-b["floor"][m], str(m))):
+        out.append(f"  {names.get(m, move_text(m)):<9} {b['floor'][m]:>+8.3f} "
+                   f"{b['ceiling'][m]:>+8.3f}")
+    for m in b["missing"]:
+        out.append(f"  {names.get(m, move_text(m)):<9} {'-':>8} {'-':>8}  (beyond the budget)")
+    return out
 
 
 def backend_text(ri) -> str:
@@ -190,6 +217,12 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int) -
                    + (", interrupted" if interrupted else ""))
         if "endgame" in ri:
             out.append(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
+            names = {}
+            for c in choices(result.moves):
+                names[c.move] = move_text(c)
+                if c.twin is not None:
+                    names[c.twin] = move_text(c)
+            out.extend(bracket_text(ri["endgame"], names))
     total = sum(m.visits for m in result.moves if m.twin is None) or 1
     ismcts = alg.by_visits and not solved
     out.append("")

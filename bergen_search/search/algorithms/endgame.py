@@ -49,7 +49,7 @@ class Endgame(Algorithm):
                                                             endgame.HAND_TOLERANCE),
                                 inference=alone and settings["inference"], stop=run.stop,
                                 memory_bytes=limits.memory_bytes,
-                                clock=now)
+                                clock=now, bracketing=not alone and settings.get("bracket", False))
         if tried.result is not None:
             res = tried.result
             res.info.update(algorithm=run.algorithm, settings=dict(settings),
@@ -63,14 +63,28 @@ class Endgame(Algorithm):
                              "moves": res.moves, "exact": True})
             return Solved(result=res)
         why = tried.why or (endgame.applicable(info) if alone else None)
-        out = Solved(limits=limits, info={"endgame": {"solved": False, "why": why}}
-                     if why else {})
+        report: dict = {"solved": False, "why": why}
+        if tried.bracket is not None:
+            report["bracket"] = bracket_report(tried.bracket)
+        elif tried.bracket_why is not None:
+            report["bracket_why"] = tried.bracket_why
+        out = Solved(limits=limits, info={"endgame": report} if why else {})
         if tried.interrupted:
             # Ctrl-C (or stop): no time is left, so the answer comes from a short search.
             out.limits = Limits(iterations=max(self.default_budget // 100, 1),
                                 memory_mb=limits.memory_mb)
             out.interrupted = True
         return out
+
+
+def bracket_report(b) -> dict:
+    """An `endgame.Bracket` for `info["endgame"]["bracket"]`: per move its floor and
+    ceiling (what the move secures for this hand whatever the other side does, even seeing
+    the hand; what the other side seeing the hand holds it to), and what it cost."""
+    return {"shown": True, "floor": dict(b.floors), "ceiling": dict(b.ceilings),
+            "deals": b.deals, "iterations": b.iterations, "work": b.work,
+            "seconds": b.seconds, "exploitability": b.exploitability,
+            "missing": list(b.missing)}
 
 
 register(Endgame())

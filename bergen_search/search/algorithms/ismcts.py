@@ -52,6 +52,9 @@ class Ismcts(Algorithm):
                           ("value", "visits")),
         "endgame": Setting(bool, True, "solve the end of a two-player round exactly when no "
                            "draw can happen again and it fits the budget (endgame.py)"),
+        "bracket": Setting(bool, True, "where the exact endgame is beyond the budget, bracket "
+                           "each move with the same round solved with this hand shown to the "
+                           "other side (an iteration budget only; endgame.bracket)"),
         "replicates": Setting(int, REPLICATES, "independent trees sharing the budget: a "
                               "move's value is their mean and its error their spread (1: one "
                               "tree, no error measured)", minimum=1, maximum=MAX_REPLICATES),
@@ -186,5 +189,5 @@ register(Ismcts())
 #: replicates and the exact endgame (benchmarks/STRENGTH.md measures every gain against it).
 preset("classic", "ismcts", {"playout": "random", "inference": False, "twins": False,
                              "choose": "visits", "replicates": 1, "root": "ucb",
-                             "stats": "all", "endgame": False},
+                             "stats": "all", "endgame": False, "bracket": False},
        "ISMCTS as it was before inference and safe playouts")

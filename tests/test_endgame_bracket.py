@@ -1,0 +1,246 @@
+"""The bracket where the exact endgame is out of reach (endgame.bracket): the same round with
+the seat's own hand shown to the other side, solved move by move.
+
+- the shown game is the full game's deals where the seat holds its hand, weights and all;
+- every floor holds in the real game: whatever answer the full game's solve found for a move
+  (a strategy of an opponent who does not see the hand), the hand's best response to it is
+  at least the floor;
+- the shown game's value (an independent sequence-form LP) lies between floor and ceiling;
+  with one deal left both are the minimax;
+- the engine: a declined position bracketed under an iteration budget, never under a time
+  limit, a bracket out of reach declined without building anything, and no peek.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from support import sizes
+from test_endgame import SequenceForm, small_positions
+
+from bergen_search.formats.game import load_game
+from bergen_search.formats.notation import Move
+from bergen_search.search import endgame, endgame_ref
+from bergen_search.search.api import Limits, search
+
+BRACKET = "examples/bracket.json"
+
+
+@pytest.fixture(scope="module")
+def positions():
+    pytest.importorskip("bergen_search._endgame")
+    return small_positions(n=16, seed=7, limit=8)
+
+
+def _moves_after(info):
+    g = endgame.game(info, shown=True)
+    rep = g.deals[0]
+    s = endgame_ref._state(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)])
+    return g, endgame_ref.public_moves(s, [g.hands[g.seat][g.hand_index]])
+
+
+@pytest.mark.parametrize("count", sizes(8, 16))
+def test_the_shown_game_is_the_full_games_deals_with_this_hand(positions, count):
+    for info, _ in positions[:count]:
+        full = endgame.game(info)
+        shown = endgame.game(info, shown=True)
+        p = full.seat
+        mine = full.hands[p][full.hand_index]
+        want = sorted((full.hands[1 - p][d[1 - p]], d[2]) for d in full.deals
+                      if d[p] == full.hand_index)
+        got = sorted((shown.hands[1 - p][d[1 - p]], d[2]) for d in shown.deals)
+        # the same deals, their weights in the same proportions (a constant factor: the
+        # histories of the seat's own tiles, the same for every deal of this hand)
+        assert [h for h, _ in got] == [h for h, _ in want]
+        ratios = [w / v for (_, w), (_, v) in zip(want, got)]
+        assert max(ratios) - min(ratios) <= 1e-9 * max(ratios)
+        assert {shown.hands[p][d[p]] for d in shown.deals} == {mine}
+
+
+@pytest.mark.parametrize("count", sizes(8, 16))
+def test_every_floor_holds_against_the_full_games_answers(positions, count):
+    """A floor is what the move secures against any opponent: the full game's solve (an
+    opponent who does not see the hand, the moves outside the mix answered again) never
+    holds the hand's best response below it."""
+    checked = 0
+    for info, _ in positions[:count]:
+        b = endgame.bracket(info, tolerance=1e-4)
+        assert not b.missing
+        sol = endgame.solve(endgame.game(info), tolerance=1e-4)
+        for m, floor in b.floors.items():
+            assert floor <= b.ceilings[m] + 1e-12
+            assert b.ceilings[m] - floor <= 1e-4 + 1e-12
+            assert sol.values[m] >= floor - 1e-9, (m, sol.values[m], floor)
+            checked += 1
+    assert checked >= count
+
+
+def test_the_shown_games_value_lies_in_the_bracket(positions):
+    """An independent sequence-form LP of the shown game after each move (scipy's HiGHS)."""
+    pytest.importorskip("scipy")
+    checked = 0
+    for info, _ in positions[:8]:
+        g, moves = _moves_after(info)
+        b = endgame.bracket(info, tolerance=0.05)
+        sign = 1.0 if g.seat == 0 else -1.0
+        for m in moves:
+            sub = endgame.after(g, m)
+            if sub is None:
+                continue
+            tree = endgame_ref.build(sub.rules, sub.root, sub.hands, sub.deals)
+            lp = sign * SequenceForm(tree).value() / sub.weight
+            moved = sign * ((sub.root.scores[0] - g.root.scores[0])
+                            - (sub.root.scores[1] - g.root.scores[1]))
+            name = Move.from_code(m)
+            assert b.floors[name] - 1e-7 <= moved + lp <= b.ceilings[name] + 1e-7
+            checked += 1
+    assert checked >= 8
+
+
+def test_with_one_deal_left_the_bracket_is_the_minimax(positions):
+    """When the other hand is determined by this one, nothing is hidden: floor = ceiling =
+    the minimax of the hands after the move."""
+    found = 0
+    for info, state in positions:
+        g, moves = _moves_after(info)
+        if len(g.deals) != 1:
+            continue
+        b = endgame.bracket(info, tolerance=1e-9)
+        hands = (state.hands[0], state.hands[1])
+        sign = 1.0 if g.seat == 0 else -1.0
+        for m in moves:
+            s = endgame_ref._state(g.rules, g.root, hands).apply(m)
+            gained = sign * ((s.scores[0] - g.root.scores[0]) - (s.scores[1] - g.root.scores[1]))
+            if s.ended is None:
+                root = endgame_ref.Root(s.left, s.right, bool(s.left_double),
+                                        bool(s.right_double), tuple(s.scores), s.to_move,
+                                        s.passes, s.reserve_size, tuple(s.line))
+                gained += sign * endgame_ref.minimax(g.rules, root, s.hands)
+            name = Move.from_code(m)
+            assert abs(b.floors[name] - gained) < 1e-7 and abs(b.ceilings[name] - gained) < 1e-7
+        found += 1
+    assert found
+
+
+# ---- the engine ---------------------------------------------------------------------------------
+def _bracket_info():
+    with open(BRACKET, encoding="utf-8") as f:
+        return load_game(f.read())
+
+
+def test_a_declined_position_is_bracketed_under_an_iteration_budget():
+    pytest.importorskip("bergen_search._endgame")
+    info = _bracket_info()
+    res = search(info, Limits(iterations=100_000), seed=0)
+    eg = res.info["endgame"]
+    assert eg["solved"] is False and "too big" in eg["why"] and not res.info["exact"]
+    b = eg["bracket"]
+    assert b["shown"] is True and not b["missing"] and b["deals"] == 36
+    _, moves = _moves_after(info)
+    assert set(b["floor"]) == set(b["ceiling"]) == {Move.from_code(m) for m in moves}
+    for m in b["floor"]:
+        assert b["floor"][m] <= b["ceiling"][m] <= b["floor"][m] + 0.02
+    # the floors hold: the search's own values (an opponent who does not see the hand) are
+    # no lower, beyond their error
+    values = {mv.move: mv for mv in res.moves}
+    for m, floor in b["floor"].items():
+        assert values[m].value >= floor - 3 * values[m].stderr
+    # under a time limit the clock is the move's: no bracket
+    timed = search(info, Limits(time=0.3), seed=0)
+    assert "bracket" not in timed.info["endgame"] and "bracket_why" not in timed.info["endgame"]
+    off = search(info, Limits(iterations=2000), seed=0, bracket=False)
+    assert "bracket" not in off.info["endgame"] and "bracket_why" not in off.info["endgame"]
+
+
+def test_best_prints_the_bracket(tmp_path):
+    pytest.importorskip("bergen_search._endgame")
+    from click.testing import CliRunner
+
+    from bergen_search.cli import main
+    out = CliRunner().invoke(main, ["best", BRACKET]).output
+    assert "bracket: the round solved with this hand shown to the other side, 36 deals" in out
+    assert "  move         floor  ceiling" in out
+    assert "  4-4:L/R     -2.03" in out
+    doc = json.loads(CliRunner().invoke(main, ["best", BRACKET, "--json"]).output)
+    assert doc["exact"] is False and doc["endgame"]["bracket"]["floor"]["4-4:L"] < -2.0
+    assert doc["endgame"]["bracket"]["missing"] == []
+
+
+def test_a_bracket_out_of_reach_costs_no_build_and_no_memory(monkeypatch):
+    """examples/decision.json: the full game and the shown one both declined from their
+    predictions, without finding a deal or building anything (those raise here)."""
+    import tracemalloc
+    pytest.importorskip("bergen_search._endgame")
+    info = load_game(open("examples/decision.json", encoding="utf-8").read())
+
+    def never(*a, **k):
+        raise AssertionError("built")
+    for name in ("public_table", "game", "solve", "_build"):
+        monkeypatch.setattr(endgame, name, never)
+    tracemalloc.start()
+    try:
+        tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points",
+                                bracketing=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert tried.result is None and tried.bracket is None
+    assert "with this hand shown its tree is still too big" in tried.bracket_why
+    assert "predicted" in tried.bracket_why
+    assert peak < 200_000
+    shown = endgame.predict(info, shown=True)
+    assert shown.steps <= endgame.PREDICT_STEPS
+
+
+def test_no_peek_the_bracket_does_not_move_when_the_hidden_hand_is_filled_in():
+    """A record cut where the full game is declined at a small budget and the shown one
+    bracketed: the same bracket with the other hand hidden or shown."""
+    pytest.importorskip("bergen_search._endgame")
+    from bergen_search.formats.record_io import write_record
+    from bergen_search.game.rules import Rules
+    from bergen_search.game.state import DRAW, State
+    from bergen_search.play.engines import parse_engine_list
+    from bergen_search.play.seats import play_engines
+    rules = Rules()
+    for i in range(300):
+        log = play_engines(rules, parse_engine_list("greedy", 2), 1700 + i, max_rounds=1)
+        rec = write_record(log)
+        rnd = log.rounds[0]
+        state = State.deal(rules, rnd.hands, rnd.reserve)
+        for k, (w, a, t) in enumerate(rnd.events):
+            if state.led and state.reserve_size <= 2 and len(state.legal_moves()) > 1:
+                cut = json.loads(json.dumps(rec))
+                cut["rounds"] = cut["rounds"][:1]
+                cut["rounds"][0]["events"] = cut["rounds"][0]["events"][:k]
+                shown = json.dumps(cut)
+                cut["rounds"][0]["hands"][1 - w] = None
+                cut["rounds"][0]["reserve"] = None
+                for ev in cut["rounds"][0]["events"]:
+                    if ev["seat"] != w and "draw" in ev:
+                        ev["draw"] = None
+                a_res = search(load_game(shown), Limits(iterations=300), seed=4)
+                b_res = search(load_game(json.dumps(cut)), Limits(iterations=300), seed=4)
+                a_eg, b_eg = a_res.info.get("endgame", {}), b_res.info.get("endgame", {})
+                if "bracket" in a_eg:
+                    drop = ("seconds",)
+                    assert {k: v for k, v in a_eg["bracket"].items() if k not in drop} == \
+                        {k: v for k, v in b_eg["bracket"].items() if k not in drop}
+                    assert a_res.moves == b_res.moves
+                    return
+                break
+            state = state.apply(a, w, t if a == DRAW else None)
+    pytest.fail("no cut was bracketed")
+
+
+def test_the_bracket_hears_stop():
+    """A stop already set: nothing is bracketed past the first move's check, and the rest
+    are missing (an attempt then says so, it does not hang)."""
+    pytest.importorskip("bergen_search._endgame")
+    import threading
+    info = _bracket_info()
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(endgame.TooBig):
+        endgame.bracket(info, stop=stop)
+    b = endgame.bracket(info)
+    assert b.deals == 36 and not b.missing

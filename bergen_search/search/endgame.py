@@ -700,7 +700,8 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
     the exact solve is out of reach: the game with the seat's own hand shown to the other
     side (its deals only: the other side's possible hands, the seat's fixed), the subgame
     after each move solved by DCFR to `tolerance` within a fair share of the budget (what is
-    left over the moves still to bracket), its bounds measured by exact best responses
+    left over the moves still to bracket; then the moves whose tree was too big for their
+    share once more, sharing what the others left), its bounds measured by exact best responses
     (`Bracket`). Declined at once (`TooBig`, nothing built) when the shown game's predicted
     size is beyond the budget, as `attempt` declines the full one; `TooBig` too when no move
     could be bracketed. `stop` as `solve`'s (then the moves not reached are `missing`)."""
@@ -719,52 +720,66 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
     rep = g.deals[0]
     root_state = endgame_ref._state(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)])
     moves = endgame_ref.public_moves(root_state, [g.hands[p][g.hand_index]])
-    floors, ceilings, missing = {}, {}, []
-    used = done_all = 0
-    worst = 0.0
-    for k, m in enumerate(moves):
-        name = Move.from_code(m)
-        sub = after(g, m)
-        if sub is None:             # the move ends the round: its value is exact
-            floors[name] = ceilings[name] = _ended_value(g, m)
-            continue
-        share = len(moves) - k
-        left_work = None if allowed is None else (allowed - used) // share
+    floors, ceilings = {}, {}
+    spent_on = {"work": 0, "iterations": 0, "exploitability": 0.0}
+
+    def one(m: int, sub: Endgame, share: int) -> str:
+        """Bracket move `m` (its subgame `sub`) within 1/`share` of what is left: "done",
+        "big" (its tree did not fit that share), "out" (no budget or time left, or stopped)
+        or "interrupted"."""
+        left_work = None if allowed is None else (allowed - spent_on["work"]) // share
         left_seconds = None if seconds is None else (seconds - (clock() - t0)) / share
         if (left_work is not None and left_work <= 0) or (
                 left_seconds is not None and left_seconds <= 0) or (
                 stop is not None and stop.is_set()):
-            missing.append(name)
-            continue
+            return "out"
         sub_allowed, sub_cap = allowance(left_work, left_seconds, memory_bytes)
         try:
             solver, _, work = _build(sub, sub_cap)
         except TooBig:
-            missing.append(name)
-            continue
+            return "big"
         deadline = None if left_seconds is None else clock() + left_seconds
         done, exploit, bounds, _, interrupted, spent = _iterate(
             solver, work, sub.weight, 1.0, p, tolerance, tolerance, sub_allowed, deadline,
             max_iterations, clock, stop, {"iterations": 0.0, "checks": 0.0})
-        used += spent
-        done_all += done
+        spent_on["work"] += spent
+        spent_on["iterations"] += done
         if done == 0:
-            missing.append(name)
-            continue
+            return "interrupted" if interrupted else "out"
         # The bounds are exact best responses whatever the exploitability reached.
         moved = sign * ((sub.root.scores[0] - g.root.scores[0])
                         - (sub.root.scores[1] - g.root.scores[1]))
+        name = Move.from_code(m)
         floors[name], ceilings[name] = moved + bounds[0], moved + bounds[1]
-        worst = max(worst, exploit)
-        del solver
-        if interrupted:
+        spent_on["exploitability"] = max(spent_on["exploitability"], exploit)
+        return "interrupted" if interrupted else "done"
+
+    subs = {}
+    for m in moves:
+        sub = after(g, m)
+        if sub is None:             # the move ends the round: its value is exact
+            floors[Move.from_code(m)] = ceilings[Move.from_code(m)] = _ended_value(g, m)
+        else:
+            subs[m] = sub
+    # Each move a fair share of what is left; then the moves too big for their share again,
+    # with what the others left (a small subgame leaves most of its share unspent).
+    todo, status = list(subs), "done"
+    for _ in range(2):
+        big = []
+        for k, m in enumerate(todo):
+            status = one(m, subs[m], len(todo) - k)
+            if status == "big":
+                big.append(m)
+            elif status == "interrupted":
+                break
+        if status == "interrupted" or not big or len(big) == len(todo):
             break
-    missing += [Move.from_code(m) for m in moves
-                if Move.from_code(m) not in floors and Move.from_code(m) not in missing]
+        todo = big
+    missing = [Move.from_code(m) for m in moves if Move.from_code(m) not in floors]
     if not floors:
         raise TooBig("with this hand shown no move could be bracketed within the budget")
-    return Bracket(floors, ceilings, len(g.deals), g.root_sizes, done_all, used,
-                   clock() - t0, worst, tuple(missing))
+    return Bracket(floors, ceilings, len(g.deals), g.root_sizes, spent_on["iterations"],
+                   spent_on["work"], clock() - t0, spent_on["exploitability"], tuple(missing))
 
 
 def _exploitability(solver, total: float, p: int):

@@ -244,3 +244,13 @@ def test_the_bracket_hears_stop():
         endgame.bracket(info, stop=stop)
     b = endgame.bracket(info)
     assert b.deals == 36 and not b.missing
+
+
+def test_eval_says_what_the_hand_secures():
+    pytest.importorskip("bergen_search._endgame")
+    from click.testing import CliRunner
+
+    from bergen_search.cli import main
+    out = CliRunner().invoke(main, ["eval", BRACKET]).output
+    assert ("bracket: this hand secures at least -2.031 points (4-4:L; the round solved with "
+            "this hand shown to the other side, 36 deals)") in out

@@ -33,6 +33,20 @@ def evaluation_document(game, ev, *, algorithm: str, objective: str, seed: int) 
             **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}
 
 
+def floor_text(eg: dict) -> list:
+    """A declined endgame's bracket in one line: what the hand secures at least (the best
+    move's floor), or why there is none; no line when it was not tried."""
+    if "bracket_why" in eg:
+        return [f"bracket: none, {eg['bracket_why']}"]
+    b = eg.get("bracket")
+    if not b:
+        return []
+    best = max(b["floor"], key=lambda m: (b["floor"][m], str(m)))
+    return [f"bracket: this hand secures at least {b['floor'][best]:+.3f} points ({move_text(best)}"
+            f"; the round solved with this hand shown to the other side, {b['deals']:,} deals"
+            + (f", {len(b['missing'])} moves beyond the budget" if b["missing"] else "") + ")"]
+
+
 def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int) -> str:
     """`bergen eval`'s text: the position, the value with its ± and how it was found, a table
     of every side's expected points and match chances, and the notes that apply. `alg`: the
@@ -51,6 +65,7 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int)
                f"{rules.side_of(info.seat)}, best {move_text(result.best)}; {how})")
     if "endgame" in ri and not solved:
         out.append(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
+        out.extend(floor_text(ri["endgame"]))
     out.append("")
     out.append(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
     for row in side_rows(ev):

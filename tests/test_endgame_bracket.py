@@ -254,3 +254,31 @@ def test_eval_says_what_the_hand_secures():
     out = CliRunner().invoke(main, ["eval", BRACKET]).output
     assert ("bracket: this hand secures at least -2.031 points (4-4:L; the round solved with "
             "this hand shown to the other side, 36 deals)") in out
+
+
+def test_the_oracle_brackets_alike(positions, monkeypatch):
+    """The pure-Python solver (endgame_ref.py, no prediction) gives the compiled solver's
+    floors and ceilings."""
+    compiled = {}
+    for k, (info, _) in enumerate(positions[:4]):
+        compiled[k] = endgame.bracket(info, tolerance=1e-3)
+    monkeypatch.setattr(endgame, "compiled", lambda: None)
+    for k, (info, _) in enumerate(positions[:4]):
+        ref = endgame.bracket(info, tolerance=1e-3)
+        assert ref.floors.keys() == compiled[k].floors.keys()
+        for m in ref.floors:
+            assert ref.floors[m] == pytest.approx(compiled[k].floors[m], abs=1e-9)
+            assert ref.ceilings[m] == pytest.approx(compiled[k].ceilings[m], abs=1e-9)
+        assert ref.iterations == compiled[k].iterations
+
+
+def test_the_engine_protocol_answers_with_the_bracket():
+    pytest.importorskip("bergen_search._endgame")
+    from bergen_search.protocol.client import EngineProcess
+    with open(BRACKET, encoding="utf-8") as f:
+        text = f.read()
+    with EngineProcess.start(timeout=60) as engine:
+        doc = engine.analyse(text, Limits(iterations=20000))
+    b = doc["endgame"]["bracket"]
+    assert doc["exact"] is False and b["deals"] == 36 and b["missing"] == []
+    assert b["floor"]["4-4:L"] == pytest.approx(-2.031, abs=0.002)

@@ -16,7 +16,15 @@ the self-play of the default engine at 20,000 iterations a move on two seeds nob
     bergen selfplay --games 80 --seed 9102 --engines ismcts:iterations=20000 --out b.jsonl
     cat a.jsonl b.jsonl | gzip -9n > benchmarks/data/stage_corpus.jsonl.gz
 
-(it is kept in the tree: the records an engine plays change with the engine). Every decision
+(it is kept in the tree: the records an engine plays change with the engine). A second corpus,
+benchmarks/data/stage_corpus_100k.jsonl.gz (160 matches, 540 stage decisions), is the default
+engine's self-play at its default 100,000 iterations on two other seeds, made after the
+bracket was built and measured only (`--records` it):
+
+    bergen selfplay --games 80 --seed 30301 --engines ismcts:iterations=100000 --out a.jsonl
+    bergen selfplay --games 80 --seed 30302 --engines ismcts:iterations=100000 --out b.jsonl
+
+Every decision
 with a choice at the stage (no draw can happen again) is given to `endgame.attempt` as the
 default engine gives it (its iterations buy endgame.WORK_PER_ITERATION work each, the memory
 cap search.Limits' default): the time from the information set to the answer or the decline,

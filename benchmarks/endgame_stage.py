@@ -24,6 +24,10 @@ bracket was built and measured only (`--records` it):
     bergen selfplay --games 80 --seed 30301 --engines ismcts:iterations=100000 --out a.jsonl
     bergen selfplay --games 80 --seed 30302 --engines ismcts:iterations=100000 --out b.jsonl
 
+and a third, stage_corpus_100k_fresh.jsonl.gz (seeds 30303 and 30304 alike, 471 stage
+decisions), made after the bracket's last setting (BRACKET_MIN_ITERATIONS, chosen looking at
+the second corpus's declined positions) and looked at only to report it.
+
 Every decision
 with a choice at the stage (no draw can happen again) is given to `endgame.attempt` as the
 default engine gives it (its iterations buy endgame.WORK_PER_ITERATION work each, the memory

@@ -284,3 +284,28 @@ def test_the_engine_protocol_answers_with_the_bracket():
     b = doc["endgame"]["bracket"]
     assert doc["exact"] is False and b["deals"] == 36 and b["missing"] == []
     assert b["floor"]["4-4:L"] == pytest.approx(-2.031, abs=0.002)
+
+
+def test_a_move_predicted_beyond_its_share_is_never_built(monkeypatch):
+    """Each move's subgame is predicted first: one predicted too big is missing, and its tree
+    was never built (the others are bracketed, the smallest first)."""
+    pytest.importorskip("bergen_search._endgame")
+    info = _bracket_info()
+    g, moves = _moves_after(info)
+    big = moves[0]
+    real_predict, real_build = endgame.predict, endgame._build
+    built = []
+
+    def predict(info_, stop_above=0.0, shown=False, move=None):
+        p = real_predict(info_, stop_above, shown, move)
+        return p if move != big else endgame.Prediction(p.deals, 1e12, p.steps, p.walks)
+
+    def build(sub, cap, seconds=0.0):
+        built.append(sub.root)
+        return real_build(sub, cap, seconds)
+    monkeypatch.setattr(endgame, "predict", predict)
+    monkeypatch.setattr(endgame, "_build", build)
+    b = endgame.bracket(info)
+    assert b.missing == (Move.from_code(big),)
+    assert endgame.after(g, big).root not in built
+    assert len(built) == len(moves) - 1 and set(b.floors) == {Move.from_code(m) for m in moves[1:]}

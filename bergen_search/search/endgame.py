@@ -257,14 +257,16 @@ class Prediction:
     walks: int
 
 
-def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False) -> Prediction | None:
+def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False,
+            move: int | None = None) -> Prediction | None:
     """The size of the endgame of `info` (which `applicable` accepts), predicted from its
     public view alone (the seat's own hand plays no part: what is declined reveals nothing)
     in at most PREDICT_STEPS steps: `_endgame.predict` (Knuth's estimator; unbiased, so a
     position may be mispredicted either way, and one predicted to fit is still capped while
     it is built). `stop_above`: stop walking once the estimate passes it. None without the
     compiled core, with PREDICT_WALKS 0, or when the view has too many groups. `shown`: the
-    game with the seat's own hand shown (`bracket`)."""
+    game with the seat's own hand shown (`bracket`); `move` (with `shown`): the subgame after
+    the seat's move (one that does not end the round), its tile on the line."""
     core = compiled()
     if core is None or PREDICT_WALKS <= 0:
         return None
@@ -281,9 +283,19 @@ def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False) -> Pred
     root = endgame_ref.Root(info.left, info.right, bool(info.left_double),
                             bool(info.right_double), tuple(info.scores), info.seat,
                             info.passes, info.reserve_size, tuple(info.line))
+    on_line = pub.played_free
+    if move is not None:
+        hands = [0, 0]
+        hands[info.seat] = info.hand
+        nxt = endgame_ref._state(info.rules, root, hands).apply(move)
+        root = endgame_ref.Root(nxt.left, nxt.right, bool(nxt.left_double),
+                                bool(nxt.right_double), tuple(nxt.scores), nxt.to_move,
+                                nxt.passes, nxt.reserve_size, tuple(nxt.line))
+        if move != PASS:
+            on_line |= 1 << (move >> 1)
     deals, pairs, steps, walks = core.predict(
         info.rules, root, [o for o, _ in merged], [c for _, c in merged], tiles, allowed,
-        [bool(pub.played_free >> t & 1) for t in tiles], PREDICT_WALKS, PREDICT_SEED,
+        [bool(on_line >> t & 1) for t in tiles], PREDICT_WALKS, PREDICT_SEED,
         max_steps=PREDICT_STEPS, stop_above=stop_above, min_walks=PREDICT_MIN_WALKS)
     return Prediction(deals, pairs, steps, walks)
 
@@ -728,6 +740,12 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
     moves = endgame_ref.public_moves(root_state, [g.hands[p][g.hand_index]])
     floors, ceilings = {}, {}
     spent_on = {"work": 0, "iterations": 0, "exploitability": 0.0}
+    # The builds may take BUILD_SHARE of the budget's time in all: the estimator can miss a
+    # heavy tail (a hand of 13: six subgames predicted to fit, each built for 0.09 s and
+    # found too big), and a bracket that cannot be had should cost little.
+    budget_seconds = (seconds if seconds is not None else
+                      None if allowed is None else allowed / WORK_PER_SECOND)
+    building = {"left": None if budget_seconds is None else BUILD_SHARE * budget_seconds}
 
     def one(m: int, sub: Endgame, share: int) -> str:
         """Bracket move `m` (its subgame `sub`) within 1/`share` of what is left: "done",
@@ -741,10 +759,18 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
             return "out"
         sub_allowed, sub_cap = allowance(left_work, left_seconds, memory_bytes,
                                          BRACKET_MIN_ITERATIONS)
+        if sizes.get(m, 0.0) > sub_cap / PREDICT_WORK_PER_PAIR:
+            return "big"            # predicted: nothing built
+        if building["left"] is not None and building["left"] <= 0:
+            return "out"
+        t1 = clock()
         try:
-            solver, _, work = _build(sub, sub_cap)
+            solver, _, work = _build(sub, sub_cap, building["left"] or 0.0)
         except TooBig:
             return "big"
+        finally:
+            if building["left"] is not None:
+                building["left"] -= clock() - t1
         deadline = None if left_seconds is None else clock() + left_seconds
         done, exploit, bounds, _, interrupted, spent = _iterate(
             solver, work, sub.weight, 1.0, p, tolerance, tolerance, sub_allowed, deadline,
@@ -768,9 +794,16 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
             floors[Move.from_code(m)] = ceilings[Move.from_code(m)] = _ended_value(g, m)
         else:
             subs[m] = sub
+    # Each move's subgame predicted (a few milliseconds each; none without the core): the
+    # smallest bracketed first, and one predicted beyond its share never built.
+    sizes = {}
+    for m in subs:
+        size = predict(info, shown=True, move=m)
+        if size is not None:
+            sizes[m] = size.pairs
     # Each move a fair share of what is left; then the moves too big for their share again,
     # with what the others left (a small subgame leaves most of its share unspent).
-    todo, status = list(subs), "done"
+    todo, status = sorted(subs, key=lambda m: (sizes.get(m, 0.0), m)), "done"
     for _ in range(2):
         big = []
         for k, m in enumerate(todo):

@@ -130,6 +130,39 @@ def cuts(rules: Rules, seed: int, games: int, rounds: int = 2, decisions: bool =
             scores = tuple(rnd.scores)
 
 
+def stage_cuts(first_seed: int, rounds: int, choices: int = 2):
+    """Per round of greedy self-play (one round each, seeds `first_seed`, `first_seed` + 1,
+    ...), the record cut at its first decision at the exact endgame's stage (led, the reserve
+    down to its kept tiles) with at least `choices` legal moves: (the cut as JSON with every
+    hand shown, the same with the other seat's hand, the reserve and its draws hidden)."""
+    import json
+
+    from bergen_search.formats.record_io import write_record
+    from bergen_search.play.engines import parse_engine_list
+    from bergen_search.play.seats import play_engines
+    rules = Rules()
+    for i in range(rounds):
+        log = play_engines(rules, parse_engine_list("greedy", 2), first_seed + i, max_rounds=1)
+        rec = write_record(log)
+        rnd = log.rounds[0]
+        state = State.deal(rules, rnd.hands, rnd.reserve)
+        for k, (w, a, t) in enumerate(rnd.events):
+            if (state.led and state.reserve_size <= rules.reserve_kept
+                    and len(state.legal_moves()) >= choices):
+                cut = json.loads(json.dumps(rec))
+                cut["rounds"] = cut["rounds"][:1]
+                cut["rounds"][0]["events"] = cut["rounds"][0]["events"][:k]
+                shown = json.dumps(cut)
+                cut["rounds"][0]["hands"][1 - w] = None
+                cut["rounds"][0]["reserve"] = None
+                for ev in cut["rounds"][0]["events"]:
+                    if ev["seat"] != w and "draw" in ev:
+                        ev["draw"] = None
+                yield shown, json.dumps(cut)
+                break
+            state = state.apply(a, w, t if a == DRAW else None)
+
+
 # ---- the brute force ---------------------------------------------------------------------------
 class Budget(Exception):
     """The brute force would take too long on this cut point."""

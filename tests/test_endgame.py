@@ -16,7 +16,7 @@ import json
 import math
 
 import pytest
-from support import sizes
+from support import sizes, stage_cuts
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load_game
@@ -543,37 +543,15 @@ def test_ctrl_c_is_heard_inside_the_build():
 def test_no_peek_filling_in_the_hidden_hand_changes_nothing(cuts):
     """A record cut at a stage decision, with the other hand hidden or shown: the same (at 2
     solved cuts by default, 3 behind the slow marker)."""
-    from bergen_search.formats.record_io import write_record
-    from bergen_search.game.state import DRAW, State
-    from bergen_search.play.engines import parse_engine_list
-    from bergen_search.play.seats import play_engines
-    rules = Rules()
     done = 0
-    for i in range(200):
-        log = play_engines(rules, parse_engine_list("greedy", 2), 900 + i, max_rounds=1)
-        rec = write_record(log)
-        rnd = log.rounds[0]
-        state = State.deal(rules, rnd.hands, rnd.reserve)
-        for k, (w, a, t) in enumerate(rnd.events):
-            if state.led and state.reserve_size <= 2 and len(state.legal_moves()) > 1:
-                cut = json.loads(json.dumps(rec))
-                cut["rounds"] = cut["rounds"][:1]
-                cut["rounds"][0]["events"] = cut["rounds"][0]["events"][:k]
-                shown = json.dumps(cut)
-                cut["rounds"][0]["hands"][1 - w] = None
-                cut["rounds"][0]["reserve"] = None
-                for ev in cut["rounds"][0]["events"]:
-                    if ev["seat"] != w and "draw" in ev:
-                        ev["draw"] = None
-                a_res = search(load_game(shown), Limits(iterations=20000), seed=4)
-                b_res = search(load_game(json.dumps(cut)), Limits(iterations=20000), seed=4)
-                if a_res.info.get("endgame", {}).get("solved"):
-                    assert a_res.moves == b_res.moves
-                    assert a_res.info["endgame"] == b_res.info["endgame"] | {
-                        "solve_seconds": a_res.info["endgame"]["solve_seconds"]}
-                    done += 1
-                break
-            state = state.apply(a, w, t if a == DRAW else None)
+    for shown, hidden in stage_cuts(900, 200):
+        a_res = search(load_game(shown), Limits(iterations=20000), seed=4)
+        b_res = search(load_game(hidden), Limits(iterations=20000), seed=4)
+        if a_res.info.get("endgame", {}).get("solved"):
+            assert a_res.moves == b_res.moves
+            assert a_res.info["endgame"] == b_res.info["endgame"] | {
+                "solve_seconds": a_res.info["endgame"]["solve_seconds"]}
+            done += 1
         if done == cuts:
             break
     assert done == cuts

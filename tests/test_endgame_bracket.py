@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from support import sizes
+from support import sizes, stage_cuts
 from test_endgame import SequenceForm, small_positions
 
 from bergen_search.formats.game import load_game
@@ -112,10 +112,7 @@ def test_with_one_deal_left_the_bracket_is_the_minimax(positions):
             s = endgame_ref._state(g.rules, g.root, hands).apply(m)
             gained = sign * ((s.scores[0] - g.root.scores[0]) - (s.scores[1] - g.root.scores[1]))
             if s.ended is None:
-                root = endgame_ref.Root(s.left, s.right, bool(s.left_double),
-                                        bool(s.right_double), tuple(s.scores), s.to_move,
-                                        s.passes, s.reserve_size, tuple(s.line))
-                gained += sign * endgame_ref.minimax(g.rules, root, s.hands)
+                gained += sign * endgame_ref.minimax(g.rules, endgame_ref.root_of(s), s.hands)
             name = Move.from_code(m)
             assert abs(b.floors[name] - gained) < 1e-7 and abs(b.ceilings[name] - gained) < 1e-7
         found += 1
@@ -198,39 +195,16 @@ def test_no_peek_the_bracket_does_not_move_when_the_hidden_hand_is_filled_in():
     """A record cut where the full game is declined at a small budget and the shown one
     bracketed: the same bracket with the other hand hidden or shown."""
     pytest.importorskip("bergen_search._endgame")
-    from bergen_search.formats.record_io import write_record
-    from bergen_search.game.rules import Rules
-    from bergen_search.game.state import DRAW, State
-    from bergen_search.play.engines import parse_engine_list
-    from bergen_search.play.seats import play_engines
-    rules = Rules()
-    for i in range(300):
-        log = play_engines(rules, parse_engine_list("greedy", 2), 1700 + i, max_rounds=1)
-        rec = write_record(log)
-        rnd = log.rounds[0]
-        state = State.deal(rules, rnd.hands, rnd.reserve)
-        for k, (w, a, t) in enumerate(rnd.events):
-            if state.led and state.reserve_size <= 2 and len(state.legal_moves()) > 1:
-                cut = json.loads(json.dumps(rec))
-                cut["rounds"] = cut["rounds"][:1]
-                cut["rounds"][0]["events"] = cut["rounds"][0]["events"][:k]
-                shown = json.dumps(cut)
-                cut["rounds"][0]["hands"][1 - w] = None
-                cut["rounds"][0]["reserve"] = None
-                for ev in cut["rounds"][0]["events"]:
-                    if ev["seat"] != w and "draw" in ev:
-                        ev["draw"] = None
-                a_res = search(load_game(shown), Limits(iterations=300), seed=4)
-                b_res = search(load_game(json.dumps(cut)), Limits(iterations=300), seed=4)
-                a_eg, b_eg = a_res.info.get("endgame", {}), b_res.info.get("endgame", {})
-                if "bracket" in a_eg:
-                    drop = ("seconds",)
-                    assert {k: v for k, v in a_eg["bracket"].items() if k not in drop} == \
-                        {k: v for k, v in b_eg["bracket"].items() if k not in drop}
-                    assert a_res.moves == b_res.moves
-                    return
-                break
-            state = state.apply(a, w, t if a == DRAW else None)
+    for shown, hidden in stage_cuts(1700, 300):
+        a_res = search(load_game(shown), Limits(iterations=300), seed=4)
+        b_res = search(load_game(hidden), Limits(iterations=300), seed=4)
+        a_eg, b_eg = a_res.info.get("endgame", {}), b_res.info.get("endgame", {})
+        if "bracket" in a_eg:
+            drop = ("seconds",)
+            assert {k: v for k, v in a_eg["bracket"].items() if k not in drop} == \
+                {k: v for k, v in b_eg["bracket"].items() if k not in drop}
+            assert a_res.moves == b_res.moves
+            return
     pytest.fail("no cut was bracketed")
 
 

@@ -14,6 +14,7 @@ import json
 import time
 
 import pytest
+from support import stage_cuts
 from test_endgame import small_positions
 
 from bergen_search.formats.game import load_game
@@ -235,33 +236,10 @@ def cut_with_a_deviation():
     """(the record cut at a stage decision with the other hand shown, the same hidden): the
     first of greedy self-play whose solve has a move outside the mix that does not end the
     round."""
-    from bergen_search.formats.record_io import write_record
-    from bergen_search.game.rules import Rules
-    from bergen_search.game.state import DRAW, State
-    from bergen_search.play.engines import parse_engine_list
-    from bergen_search.play.seats import play_engines
-    rules = Rules()
-    for i in range(300):
-        log = play_engines(rules, parse_engine_list("greedy", 2), 900 + i, max_rounds=1)
-        rec = write_record(log)
-        rnd = log.rounds[0]
-        state = State.deal(rules, rnd.hands, rnd.reserve)
-        for k, (w, a, t) in enumerate(rnd.events):
-            if state.led and state.reserve_size <= 2 and len(state.legal_moves()) > 2:
-                cut = json.loads(json.dumps(rec))
-                cut["rounds"] = cut["rounds"][:1]
-                cut["rounds"][0]["events"] = cut["rounds"][0]["events"][:k]
-                shown = json.dumps(cut)
-                res = search(load_game(shown), Limits(iterations=20000), seed=4)
-                if any(res.info.get("endgame", {}).get("refined", {}).values()):
-                    cut["rounds"][0]["hands"][1 - w] = None
-                    cut["rounds"][0]["reserve"] = None
-                    for ev in cut["rounds"][0]["events"]:
-                        if ev["seat"] != w and "draw" in ev:
-                            ev["draw"] = None
-                    return shown, json.dumps(cut), res
-                break
-            state = state.apply(a, w, t if a == DRAW else None)
+    for shown, hidden in stage_cuts(900, 300, choices=3):
+        res = search(load_game(shown), Limits(iterations=20000), seed=4)
+        if any(res.info.get("endgame", {}).get("refined", {}).values()):
+            return shown, hidden, res
     raise AssertionError("no stage decision with a deviation")
 
 

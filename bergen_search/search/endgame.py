@@ -287,10 +287,7 @@ def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False,
     if move is not None:
         hands = [0, 0]
         hands[info.seat] = info.hand
-        nxt = endgame_ref._state(info.rules, root, hands).apply(move)
-        root = endgame_ref.Root(nxt.left, nxt.right, bool(nxt.left_double),
-                                bool(nxt.right_double), tuple(nxt.scores), nxt.to_move,
-                                nxt.passes, nxt.reserve_size, tuple(nxt.line))
+        root = endgame_ref.root_of(endgame_ref._state(info.rules, root, hands).apply(move))
         if move != PASS:
             on_line |= 1 << (move >> 1)
     deals, pairs, steps, walks = core.predict(
@@ -573,9 +570,7 @@ def after(g: Endgame, move: int) -> Endgame | None:
     hands = tuple([g.hands[q][i] & ~(tile if q == p else 0) for i in old[q]] for q in range(2))
     index = [{i: k for k, i in enumerate(old[q])} for q in range(2)]
     deals = [(index[0][a], index[1][b], w) for a, b, w in kept]
-    root = endgame_ref.Root(s.left, s.right, bool(s.left_double), bool(s.right_double),
-                            tuple(s.scores), s.to_move, s.passes, s.reserve_size,
-                            tuple(s.line))
+    root = endgame_ref.root_of(s)
     return Endgame(g.rules, root, hands, deals, p, index[p][g.hand_index], g.inference)
 
 
@@ -606,7 +601,7 @@ def value_after(g: Endgame, move: int, *, tolerance: float = TOLERANCE,
     solved strategy. `sub`: `after(g, move)` when already built (not None: a move that ends
     the round has its exact value from the solve). `TooBig` as `solve`'s."""
     sub = after(g, move) if sub is None else sub
-    p, sign = g.seat, (1.0 if g.seat == 0 else -1.0)
+    p = g.seat
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes)
     solver, nodes, work = _build(sub, cap)
@@ -624,10 +619,8 @@ def value_after(g: Endgame, move: int, *, tolerance: float = TOLERANCE,
         failed.spent = spent       # what it cost all the same (the search's budget)
         raise failed
     own, _ = solver.best_response(p)
-    moved = sign * ((sub.root.scores[0] - g.root.scores[0])
-                    - (sub.root.scores[1] - g.root.scores[1]))
-    return Refined(moved + own[sub.hand_index] / norm, exploit * total / norm, exploit, done,
-                   spent + work, len(sub.deals))
+    return Refined(_gained(g, sub.root.scores) + own[sub.hand_index] / norm,
+                   exploit * total / norm, exploit, done, spent + work, len(sub.deals))
 
 
 def _refine(g: Endgame, sol: Solution, *, max_work, seconds, clock, stop, **settings) -> None:
@@ -698,15 +691,18 @@ class Bracket:
     missing: tuple = ()
 
 
+def _gained(g: Endgame, scores) -> float:
+    """The seat's margin gained from `g`'s root to `scores`, in points."""
+    margin = (scores[0] - g.root.scores[0]) - (scores[1] - g.root.scores[1])
+    return float(margin if g.seat == 0 else -margin)
+
+
 def _ended_value(g: Endgame, move: int) -> float:
     """The seat's margin gained by a root move that ends the round, over `g`'s deals."""
-    sign = 1.0 if g.seat == 0 else -1.0
     total = 0.0
     for d in g.deals:
         s = endgame_ref._state(g.rules, g.root, [g.hands[q][d[q]] for q in range(2)])
-        s = s.apply(move)
-        total += d[2] * sign * ((s.scores[0] - g.root.scores[0])
-                                - (s.scores[1] - g.root.scores[1]))
+        total += d[2] * _gained(g, s.apply(move).scores)
     return total / g.weight
 
 
@@ -734,24 +730,36 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
                      f"{_round_figure(size.pairs)} ways to play out its deals, predicted; "
                      f"the budget affords {_round_figure(affords)})")
     g = game(info, max_deals=cap, shown=True)
-    p, sign = g.seat, (1.0 if g.seat == 0 else -1.0)
-    rep = g.deals[0]
+    p, rep = g.seat, g.deals[0]
     root_state = endgame_ref._state(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)])
     moves = endgame_ref.public_moves(root_state, [g.hands[p][g.hand_index]])
-    floors, ceilings = {}, {}
-    spent_on = {"work": 0, "iterations": 0, "exploitability": 0.0}
+    floors, ceilings, subs, sizes = {}, {}, {}, {}
+    for m in moves:
+        sub = after(g, m)
+        if sub is None:             # the move ends the round: its value is exact
+            floors[Move.from_code(m)] = ceilings[Move.from_code(m)] = _ended_value(g, m)
+            continue
+        subs[m] = sub
+        # Its size predicted (a few milliseconds; none without the core): the smallest
+        # bracketed first, and one predicted beyond its share never built.
+        size = predict(info, shown=True, move=m)
+        if size is not None:
+            sizes[m] = size.pairs
+    spent = iterations = 0
+    worst = 0.0
     # The builds may take BUILD_SHARE of the budget's time in all: the estimator can miss a
     # heavy tail (a hand of 13: six subgames predicted to fit, each built for 0.09 s and
     # found too big), and a bracket that cannot be had should cost little.
     budget_seconds = (seconds if seconds is not None else
                       None if allowed is None else allowed / WORK_PER_SECOND)
-    building = {"left": None if budget_seconds is None else BUILD_SHARE * budget_seconds}
+    build_left = None if budget_seconds is None else BUILD_SHARE * budget_seconds
 
-    def one(m: int, sub: Endgame, share: int) -> str:
-        """Bracket move `m` (its subgame `sub`) within 1/`share` of what is left: "done",
-        "big" (its tree did not fit that share), "out" (no budget or time left, or stopped)
-        or "interrupted"."""
-        left_work = None if allowed is None else (allowed - spent_on["work"]) // share
+    def one(m: int, share: int) -> str:
+        """Bracket move `m` within 1/`share` of what is left: "done", "big" (its tree did
+        not fit that share), "out" (no budget or time left, or stopped) or "interrupted"."""
+        nonlocal spent, iterations, worst, build_left
+        sub = subs[m]
+        left_work = None if allowed is None else (allowed - spent) // share
         left_seconds = None if seconds is None else (seconds - (clock() - t0)) / share
         if (left_work is not None and left_work <= 0) or (
                 left_seconds is not None and left_seconds <= 0) or (
@@ -761,53 +769,38 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
                                          BRACKET_MIN_ITERATIONS)
         if sizes.get(m, 0.0) > sub_cap / PREDICT_WORK_PER_PAIR:
             return "big"            # predicted: nothing built
-        if building["left"] is not None and building["left"] <= 0:
+        if build_left is not None and build_left <= 0:
             return "out"
         t1 = clock()
         try:
-            solver, _, work = _build(sub, sub_cap, building["left"] or 0.0)
+            solver, _, work = _build(sub, sub_cap, build_left or 0.0)
         except TooBig:
             return "big"
         finally:
-            if building["left"] is not None:
-                building["left"] -= clock() - t1
+            if build_left is not None:
+                build_left -= clock() - t1
         deadline = None if left_seconds is None else clock() + left_seconds
-        done, exploit, bounds, _, interrupted, spent = _iterate(
+        done, exploit, bounds, _, interrupted, used = _iterate(
             solver, work, sub.weight, 1.0, p, tolerance, tolerance, sub_allowed, deadline,
             max_iterations, clock, stop, {"iterations": 0.0, "checks": 0.0})
-        spent_on["work"] += spent
-        spent_on["iterations"] += done
+        spent += used
+        iterations += done
         if done == 0:
             return "interrupted" if interrupted else "out"
         # The bounds are exact best responses whatever the exploitability reached.
-        moved = sign * ((sub.root.scores[0] - g.root.scores[0])
-                        - (sub.root.scores[1] - g.root.scores[1]))
-        name = Move.from_code(m)
-        floors[name], ceilings[name] = moved + bounds[0], moved + bounds[1]
-        spent_on["exploitability"] = max(spent_on["exploitability"], exploit)
+        moved = _gained(g, sub.root.scores)
+        floors[Move.from_code(m)], ceilings[Move.from_code(m)] = (moved + bounds[0],
+                                                                  moved + bounds[1])
+        worst = max(worst, exploit)
         return "interrupted" if interrupted else "done"
 
-    subs = {}
-    for m in moves:
-        sub = after(g, m)
-        if sub is None:             # the move ends the round: its value is exact
-            floors[Move.from_code(m)] = ceilings[Move.from_code(m)] = _ended_value(g, m)
-        else:
-            subs[m] = sub
-    # Each move's subgame predicted (a few milliseconds each; none without the core): the
-    # smallest bracketed first, and one predicted beyond its share never built.
-    sizes = {}
-    for m in subs:
-        size = predict(info, shown=True, move=m)
-        if size is not None:
-            sizes[m] = size.pairs
     # Each move a fair share of what is left; then the moves too big for their share again,
     # with what the others left (a small subgame leaves most of its share unspent).
     todo, status = sorted(subs, key=lambda m: (sizes.get(m, 0.0), m)), "done"
     for _ in range(2):
         big = []
         for k, m in enumerate(todo):
-            status = one(m, subs[m], len(todo) - k)
+            status = one(m, len(todo) - k)
             if status == "big":
                 big.append(m)
             elif status == "interrupted":
@@ -818,8 +811,8 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
     missing = [Move.from_code(m) for m in moves if Move.from_code(m) not in floors]
     if not floors:
         raise TooBig("with this hand shown no move could be bracketed within the budget")
-    return Bracket(floors, ceilings, len(g.deals), g.root_sizes, spent_on["iterations"],
-                   spent_on["work"], clock() - t0, spent_on["exploitability"], tuple(missing))
+    return Bracket(floors, ceilings, len(g.deals), g.root_sizes, iterations, spent,
+                   clock() - t0, worst, tuple(missing))
 
 
 def _exploitability(solver, total: float, p: int):

@@ -59,6 +59,12 @@ class Root:
     line: tuple
 
 
+def root_of(s: State) -> Root:
+    """The public state of `s` (no hands) as a root."""
+    return Root(s.left, s.right, bool(s.left_double), bool(s.right_double), tuple(s.scores),
+                s.to_move, s.passes, s.reserve_size, tuple(s.line))
+
+
 class TreeTooBig(Exception):
     """The public tree would exceed the caps it was built with."""
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 
 from ..formats.position_string import to_string
-from .search import backend_text, endgame_json, exact_text, memory_note, move_text, num, \
-    position_text
+from .search import backend_text, bracket_text, endgame_json, exact_text, memory_note, \
+    move_text, num, position_text
 
 
 def side_rows(ev) -> list:
@@ -36,14 +36,13 @@ def evaluation_document(game, ev, *, algorithm: str, objective: str, seed: int) 
 def floor_text(eg: dict) -> list:
     """A declined endgame's bracket in one line: what the hand secures at least (the best
     move's floor), or why there is none; no line when it was not tried."""
-    if "bracket_why" in eg:
-        return [f"bracket: none, {eg['bracket_why']}"]
     b = eg.get("bracket")
     if not b:
-        return []
+        return bracket_text(eg)     # why there is none, or nothing
     best = max(b["floor"], key=lambda m: (b["floor"][m], str(m)))
-    return [f"bracket: this hand secures at least {b['floor'][best]:+.3f} points ({move_text(best)}"
-            f"; the round solved with this hand shown to the other side, {b['deals']:,} deals"
+    return [f"bracket: this hand secures at least {b['floor'][best]:+.3f} points "
+            f"({move_text(best)}; the round solved with this hand shown to the other side, "
+            f"{b['deals']:,} deals"
             + (f", {len(b['missing'])} moves beyond the budget" if b["missing"] else "") + ")"]
 
 

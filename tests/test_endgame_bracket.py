@@ -283,3 +283,25 @@ def test_a_move_predicted_beyond_its_share_is_never_built(monkeypatch):
     assert b.missing == (Move.from_code(big),)
     assert endgame.after(g, big).root not in built
     assert len(built) == len(moves) - 1 and set(b.floors) == {Move.from_code(m) for m in moves[1:]}
+
+
+def test_ctrl_c_heard_inside_the_bracket_stops_the_attempt(monkeypatch):
+    """Ctrl-C between a bracket's DCFR iterations ends `_iterate` quietly (interrupted): the
+    attempt must say so, so that the search stops too, keeping the moves bracketed."""
+    pytest.importorskip("bergen_search._endgame")
+    info = _bracket_info()
+    real = endgame._iterate
+    calls = []
+
+    def iterate(*args, **kwargs):
+        done, exploit, bounds, traversals, _, spent = real(*args, **kwargs)
+        calls.append(1)
+        return done, exploit, bounds, traversals, True, spent
+    monkeypatch.setattr(endgame, "_iterate", iterate)
+    tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points",
+                            bracketing=True)
+    assert tried.result is None and tried.interrupted
+    assert tried.bracket is not None and tried.bracket.interrupted
+    assert len(calls) == 1 and len(tried.bracket.floors) == 1 and len(tried.bracket.missing) == 2
+    res = search(info, Limits(iterations=100_000), seed=0)
+    assert res.info["interrupted"] and res.info["iterations"] < 100_000

@@ -679,7 +679,8 @@ class Bracket:
     response). The shown game's value of a move lies between the two. In the real game the
     other side does not see the hand, which can only help the seat: each floor holds there
     too (the move secures at least it), the ceilings need not. `missing`: legal moves the
-    budget did not bracket; `exploitability`: the largest of the moves' subgames."""
+    budget did not bracket; `exploitability`: the largest of the moves' subgames;
+    `interrupted`: Ctrl-C (or `stop`) ended it, the moves not reached `missing`."""
     floors: dict
     ceilings: dict
     deals: int
@@ -689,6 +690,7 @@ class Bracket:
     seconds: float
     exploitability: float
     missing: tuple = ()
+    interrupted: bool = False
 
 
 def _gained(g: Endgame, scores) -> float:
@@ -809,10 +811,14 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
             break
         todo = big
     missing = [Move.from_code(m) for m in moves if Move.from_code(m) not in floors]
+    # Ctrl-C heard between DCFR iterations ends `_iterate` quietly: said here, so that the
+    # caller stops too.
+    interrupted = status == "interrupted" or (stop is not None and stop.is_set())
     if not floors:
-        raise TooBig("with this hand shown no move could be bracketed within the budget")
+        raise TooBig("with this hand shown no move could be bracketed within the budget"
+                     + (" (interrupted)" if interrupted else ""))
     return Bracket(floors, ceilings, len(g.deals), g.root_sizes, iterations, spent,
-                   clock() - t0, worst, tuple(missing))
+                   clock() - t0, worst, tuple(missing), interrupted)
 
 
 def _exploitability(solver, total: float, p: int):
@@ -948,8 +954,10 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
             try:
                 out.bracket = bracket(info, max_work=max_work, memory_bytes=memory_bytes,
                                       tolerance=tolerance, clock=clock, stop=stop)
+                out.interrupted = out.bracket.interrupted
             except TooBig as e:
                 out.bracket_why = e.message
+                out.interrupted = "(interrupted)" in e.message
             except KeyboardInterrupt:
                 out.interrupted = True
             finally:

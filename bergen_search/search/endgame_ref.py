@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..game.match import greedy_choice
 from ..game.state import PASS, State, blocked_winner
 from ..game.tiles import TILE_HIGH, TILE_LOW, TILES_WITH, iter_mask
 
@@ -128,9 +129,27 @@ def _legal(move: int, current: int, fit: int) -> bool:
     return not current & fit if move == PASS else bool(current >> (move >> 1) & 1)
 
 
-def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6) -> list:
+def playout(s: State, root_scores, greedy_seat: int | None = None) -> int:
+    """Side 0's margin from `root_scores` at the end of the round from `s`, both hands in
+    view: each side plays to its best (plain minimax), except `greedy_seat`, which plays
+    `match.greedy_choice`'s move (the leaves of a depth-limited tree, `build`'s `horizon`)."""
+    if s.ended is not None:
+        return (s.scores[0] - root_scores[0]) - (s.scores[1] - root_scores[1])
+    moves = s.legal_moves()
+    if len(moves) == 1 or s.to_move == greedy_seat:
+        m = moves[0] if len(moves) == 1 else greedy_choice(s, moves)
+        return playout(s.apply(m), root_scores, greedy_seat)
+    values = [playout(s.apply(m), root_scores, greedy_seat) for m in moves]
+    return max(values) if s.to_move == 0 else min(values)
+
+
+def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: int = 0,
+          greedy_seat: int | None = None) -> list:
     """The public tree (a list of `Node`, the root first, depth-first) over `deals`: (index of
-    player 0's hand in hands[0], index of player 1's in hands[1], weight)."""
+    player 0's hand in hands[0], index of player 1's in hands[1], weight). `horizon` > 0: a
+    decision that many decisions below the root is a leaf, a terminal whose payoff per deal
+    is that deal played out from there with both hands in view (`playout`: perfectly by both,
+    or with `greedy_seat` greedy); its gain is side 0's points to the horizon only."""
     nodes = []
     root_scores = root.scores
 
@@ -156,7 +175,15 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6) -> list:
             leaf.pairs.append((i0, i1, w * float(x), w * float(base_gain + (side == 0) * 2)))
         return new_node(leaf)
 
-    def rec(s: State, alive, played, root=False):
+    def leaf(s, alive, played):
+        g0 = float(gain(s.scores))
+        return new_node(Node(-1, pairs=[
+            (i0, i1, w * float(playout(_with_hands(s, [hands[0][i0] & ~played[0],
+                                                       hands[1][i1] & ~played[1]]),
+                                       root_scores, greedy_seat)), w * g0)
+            for i0, i1, w in alive]))
+
+    def rec(s: State, alive, played, root=False, depth=0):
         if s.ended is not None:
             x, g0 = float(margin(s.scores)), float(gain(s.scores))
             return new_node(Node(-1, pairs=[(i0, i1, w * x, w * g0) for i0, i1, w in alive]))
@@ -167,16 +194,18 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6) -> list:
         moves = public_moves(s, [current[i] for i in rows])
         if len(moves) == 1 and not root:
             # One public action, which every hand must take: no decision, no node.
-            return follow(s, moves[0], alive, played)
+            return follow(s, moves[0], alive, played, depth)
+        if horizon and depth >= horizon:
+            return leaf(s, alive, played)
         node = Node(p, moves=moves, rows=rows,
                     legal=[[_legal(m, current[i], fit) for m in moves] for i in rows])
         nid = new_node(node)
         for m in moves:
             node.children.append(follow(s, m, [d for d in alive if _legal(m, current[d[p]], fit)],
-                                        played))
+                                        played, depth + 1))
         return nid
 
-    def follow(s, m, alive, played):
+    def follow(s, m, alive, played, depth):
         """The node `m` leads to from `s` over the deals `alive` (all holding it legal)."""
         rep = alive[0]
         child = _with_hands(s, [hands[q][rep[q]] & ~played[q] for q in range(2)]).apply(m)
@@ -185,7 +214,7 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6) -> list:
         after = list(played)
         if m != PASS:
             after[s.to_move] |= 1 << (m >> 1)
-        return rec(child, alive, after)
+        return rec(child, alive, after, depth=depth)
 
     start = _state(rules, root, [hands[q][deals[0][q]] for q in range(2)])
     rec(start, list(deals), [0, 0], root=True)

@@ -18,14 +18,15 @@ only the entries of its possible hands. The recursion's depth is bounded by the 
 (every play removes a tile, and no two passes follow each other without ending it).
 """
 from libc.math cimport pow, INFINITY
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t
-from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
 from bergen_search._core cimport (ALL_TILES, CoreRules, END_BLOCKED, END_NONE, MAX_MOVES,
                                   N_TILES, PASS, Rng, Rules, State, TILE_HIGH, TILE_LOW,
                                   TILES_WITH, apply_move, below, blocked_winner, clock_now,
-                                  drop_mirror_twins, gen_moves, lowest_bit)
+                                  PIPS, drop_mirror_twins, mix64, gen_moves, greedy_index,
+                                  lowest_bit)
 
 from bergen_search.errors import BergenError
 from bergen_search.information.infoset import RESERVE
@@ -540,6 +541,22 @@ def predict(rules, root, owners, caps, tiles, allowed, played, long long walks,
 
 
 # ---- the public tree --------------------------------------------------------------------------
+# The play-outs' transposition table: the same state is reached from many leaves (other
+# orders of the same plays) and by many deals; a state is its hands, ends, turn, passes and
+# scores (the scores matter near the target), its value side 0's margin from the root.
+ctypedef struct Seen:
+    uint64_t a                  # both hands (28 bits each), the turn and the passes
+    uint64_t b                  # the ends, their doubles and both scores; 0: empty
+    int32_t value
+    int8_t kind                 # SEEN_EXACT, SEEN_LOWER (value a lower bound), SEEN_UPPER
+
+cdef enum:
+    SEEN_BITS = 19
+    SEEN_EXACT = 0
+    SEEN_LOWER = 1
+    SEEN_UPPER = 2
+
+
 ctypedef struct Builder:
     Tree* T
     const int32_t* deal_h[2]    # each deal's hand index per player
@@ -553,6 +570,15 @@ ctypedef struct Builder:
     int64_t max_pairs
     int64_t max_ents
     double deadline             # CLOCK_MONOTONIC seconds after which to stop (TOO_BIG); 0 none
+    # A depth-limited tree (`horizon` > 0): a decision at that depth is a leaf, each deal of
+    # it played out to the end with both hands seen (`_playout`).
+    int horizon
+    int greedy_seat             # -1: both play perfectly; else that seat plays greedily
+    int64_t playout_steps       # states visited by the play-outs
+    int64_t max_steps           # ... at most (TOO_BIG past it); 0: no limit
+    int64_t abort               # a play-out stopped: TOO_BIG or STOPPED
+    int64_t leaves              # the leaves made at the horizon
+    Seen* seen                  # the play-outs' transposition table (SEEN_SIZE entries)
 
 
 cdef int _grow(void** p, int64_t* cap, int64_t need, size_t size) noexcept nogil:
@@ -669,6 +695,134 @@ cdef int64_t _terminal(Builder* B, const State* s, const int32_t* alive, int n_a
     return nid
 
 
+cdef int _playout(Builder* B, const State* s, int alpha, int beta) noexcept nogil:
+    """Side 0's lead (its score minus side 1's) at the end of the round from `s`, both hands
+    known:
+    each side plays to its best (alpha-beta over the window (alpha, beta): a value outside it
+    is a bound on its side), except B.greedy_seat, which plays `greedy_index`'s move. Past
+    B.max_steps states, the deadline or a stop request: B.abort is set and the value is
+    meaningless."""
+    cdef int moves[MAX_MOVES]
+    cdef int keys[MAX_MOVES]
+    cdef int n, i, j, m, k, v, best, p, alpha0, beta0
+    cdef uint64_t key_a, key_b
+    cdef Seen* slot
+    cdef State nxt
+    if s.ended != END_NONE:
+        return s.scores[0] - s.scores[1]
+    B.playout_steps += 1
+    if (B.playout_steps & 0x3FFF) == 0:
+        if B.max_steps > 0 and B.playout_steps > B.max_steps:
+            B.abort = TOO_BIG
+        elif B.deadline > 0 and _now() >= B.deadline:
+            B.abort = TOO_BIG
+        elif _should_stop():
+            B.abort = STOPPED
+    if B.abort:
+        return 0
+    n = gen_moves(s, moves)
+    n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
+    p = s.to_move
+    if n == 1 or p == B.greedy_seat:
+        i = 0 if n == 1 else greedy_index(s, moves, n)
+        apply_move(s, moves[i], &nxt)
+        return _playout(B, &nxt, alpha, beta)
+    key_a = (<uint64_t>s.hands[0] | (<uint64_t>s.hands[1] << 28) | (<uint64_t>p << 56)
+             | (<uint64_t>s.passes << 57))
+    key_b = (<uint64_t>1 | (<uint64_t>s.left << 1) | (<uint64_t>s.right << 4)
+             | (<uint64_t>s.left_double << 7) | (<uint64_t>s.right_double << 8)
+             | ((<uint64_t>(<uint32_t>s.scores[0]) & 0xFFFFFF) << 9)
+             | ((<uint64_t>(<uint32_t>s.scores[1]) & 0xFFFFFF) << 33))
+    slot = &B.seen[mix64(key_a ^ mix64(key_b)) & ((1 << SEEN_BITS) - 1)]
+    if slot.a == key_a and slot.b == key_b:
+        if (slot.kind == SEEN_EXACT or (slot.kind == SEEN_LOWER and slot.value >= beta)
+                or (slot.kind == SEEN_UPPER and slot.value <= alpha)):
+            return slot.value
+    alpha0 = alpha
+    beta0 = beta
+    # The greedy order first (points at once, then the heaviest tile): cut-offs come early.
+    for i in range(n):
+        apply_move(s, moves[i], &nxt)
+        keys[i] = (nxt.scores[p] - s.scores[p]) * 64 + PIPS[moves[i] >> 1]
+    for i in range(1, n):
+        m = moves[i]
+        k = keys[i]
+        j = i - 1
+        while j >= 0 and keys[j] < k:
+            moves[j + 1] = moves[j]
+            keys[j + 1] = keys[j]
+            j -= 1
+        moves[j + 1] = m
+        keys[j + 1] = k
+    best = -2000000 if p == 0 else 2000000
+    for i in range(n):
+        apply_move(s, moves[i], &nxt)
+        v = _playout(B, &nxt, alpha, beta)
+        if B.abort:
+            return 0
+        if p == 0:
+            if v > best:
+                best = v
+            if best > alpha:
+                alpha = best
+        else:
+            if v < best:
+                best = v
+            if best < beta:
+                beta = best
+        if alpha >= beta:
+            break
+    slot.a = key_a
+    slot.b = key_b
+    slot.value = best
+    slot.kind = (SEEN_UPPER if best <= alpha0 else SEEN_LOWER if best >= beta0
+                 else SEEN_EXACT)
+    return best
+
+
+cdef int64_t _leaf(Builder* B, const State* s, const int32_t* alive, int n_alive,
+                   const uint32_t* played) noexcept nogil:
+    """A leaf of a depth-limited tree: a terminal over the deals `alive` whose payoff is each
+    deal played out from `s` (`_playout`: perfectly by both, or with B.greedy_seat greedy);
+    its gain is side 0's points to the horizon only."""
+    cdef Tree* T = B.T
+    cdef int64_t nid, k, cap
+    cdef int v, g0 = s.scores[0] - B.root_scores[0]
+    cdef int32_t d
+    cdef State tmp
+    if T.n_pair + n_alive > B.max_pairs:
+        return TOO_BIG
+    nid = _new_node(B, -1)
+    if nid < 0:
+        return nid
+    cap = T.cap_pair
+    if _grow(<void**>&T.pair_h0, &cap, T.n_pair + n_alive, sizeof(int32_t)) < 0:
+        return NO_MEMORY
+    if cap != T.cap_pair:
+        if (_follow(<void**>&T.pair_h1, cap, sizeof(int32_t)) < 0
+                or _follow(<void**>&T.pair_wx, cap, sizeof(double)) < 0
+                or _follow(<void**>&T.pair_wg, cap, sizeof(double)) < 0):
+            return NO_MEMORY
+        T.cap_pair = cap
+    T.nodes[nid].first = T.n_pair
+    T.nodes[nid].count = n_alive
+    B.leaves += 1
+    memcpy(&tmp, s, sizeof(State))
+    for k in range(n_alive):
+        d = alive[k]
+        tmp.hands[0] = T.hands[0][B.deal_h[0][d]] & ~played[0]
+        tmp.hands[1] = T.hands[1][B.deal_h[1][d]] & ~played[1]
+        v = _playout(B, &tmp, -2000000, 2000000) - (B.root_scores[0] - B.root_scores[1])
+        if B.abort:
+            return B.abort
+        T.pair_h0[T.n_pair] = B.deal_h[0][d]
+        T.pair_h1[T.n_pair] = B.deal_h[1][d]
+        T.pair_wx[T.n_pair] = B.deal_w[d] * <double>v
+        T.pair_wg[T.n_pair] = B.deal_w[d] * <double>g0
+        T.n_pair += 1
+    return nid
+
+
 cdef int _row_order(const void* a, const void* b) noexcept nogil:
     cdef int32_t x = (<const int32_t*>a)[0], y = (<const int32_t*>b)[0]
     return (x > y) - (x < y)
@@ -747,6 +901,8 @@ cdef int64_t _build(Builder* B, const State* s, int64_t list_at, int n_alive,
         if moves[0] != PASS:
             now_played[p] |= (<uint32_t>1) << (moves[0] >> 1)
         return _build(B, &child, list_at, n_alive, now_played, depth, scratch)
+    if B.horizon > 0 and depth >= B.horizon:
+        return _leaf(B, s, alive, n_alive, played)
     nid = _new_node(B, p)
     if nid < 0:
         return nid
@@ -1086,6 +1242,33 @@ cdef int _fill_levels(double* a, int levels, int n) noexcept nogil:
     return 0
 
 
+cdef class PlayoutTable:
+    """The transposition table of depth-limited trees' play-outs (`EndgameSolver`'s
+    `horizon`): a state (both hands, ends, turn, passes, scores) and its value, side 0's lead
+    at the end of the round, kept across the trees built with it (deeper horizons of the same
+    subgame, the subgames after other moves: their leaves reach the same states). One rule
+    set and one `greedy_seat` (-1: both sides play perfectly) per table; its size
+    (2^SEEN_BITS entries of 24 bytes), a slot's entry replaced by the newest."""
+    cdef Seen* seen
+    cdef readonly object rules
+    cdef readonly int greedy_seat
+
+    def __cinit__(self):
+        self.seen = NULL
+
+    def __init__(self, rules=None, int greedy_seat=-1):
+        if self.seen != NULL:
+            raise BergenError("a PlayoutTable is made once")
+        self.rules = rules
+        self.greedy_seat = greedy_seat
+        self.seen = <Seen*>calloc(1 << SEEN_BITS, sizeof(Seen))
+        if self.seen == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.seen)
+
+
 cdef class EndgameSolver:
     """The public tree of an endgame over its deals, and DCFR on it (endgame_ref.Solver).
 
@@ -1093,12 +1276,26 @@ cdef class EndgameSolver:
     dealt at the root, each list sorted; `deals`: (hand index of 0, hand index of 1, weight)
     sorted. The build stops with `BergenError` ("too big") past `max_nodes` nodes,
     `max_pairs` terminal deals or `max_entries` (hand, legal action) entries, or once
-    `seconds` (0: no limit) have passed."""
+    `seconds` (0: no limit) have passed.
+
+    `horizon` > 0: depth-limited. A decision that many decisions below the root is a leaf:
+    a terminal whose payoff per deal is that deal played out from there with both hands in
+    view (alpha-beta, a transposition table `playouts` shared with other trees), by both
+    sides perfectly, or with `greedy_seat` playing the greedy move (`greedy_index`); its gain
+    is side 0's points to the horizon only. Past `max_steps` play-out states (0: no limit)
+    the build is too big. The oracle is `endgame_ref.build`'s `horizon`."""
     cdef Tree T
     cdef Run R
     cdef CoreRules rules_owner
     cdef readonly long long iterations
     cdef readonly double alpha, beta, gamma
+    #: Depth-limited (`horizon` > 0, decisions from the root): the states its leaves' play-outs
+    #: visited. A leaf's payoff per deal is that deal played out with both hands seen: by both
+    #: sides perfectly, or with `greedy_seat` playing the greedy move (`_playout`).
+    cdef readonly long long playout_steps
+    cdef readonly int horizon
+    cdef readonly long long n_leaves    # its terminals at the horizon (0: the tree is whole)
+    cdef object playouts                # the PlayoutTable its leaves used
     cdef bint begun                 # __init__ was called: it never runs twice
     cdef bint ready                 # built: __init__ ran to its end
 
@@ -1116,7 +1313,8 @@ cdef class EndgameSolver:
 
     def __init__(self, rules, root, hands, deals, long long max_nodes=2_000_000,
                  long long max_pairs=20_000_000, long long max_entries=20_000_000,
-                 double alpha=1.5, double beta=0.0, double gamma=6.0, double seconds=0.0):
+                 double alpha=1.5, double beta=0.0, double gamma=6.0, double seconds=0.0,
+                 int horizon=0, int greedy_seat=-1, long long max_steps=0, playouts=None):
         cdef Builder B
         cdef State s
         cdef int p, i, levels
@@ -1192,6 +1390,21 @@ cdef class EndgameSolver:
             B.max_pairs = max_pairs
             B.max_ents = max_entries
             B.deadline = _now() + seconds if seconds > 0 else 0.0
+            if horizon < 0 or greedy_seat not in (-1, 0, 1) or max_steps < 0:
+                raise BergenError("horizon >= 0, greedy_seat -1, 0 or 1, max_steps >= 0",
+                                  field="horizon")
+            B.horizon = horizon
+            B.greedy_seat = greedy_seat
+            B.max_steps = max_steps
+            if horizon > 0:
+                if playouts is None:
+                    playouts = PlayoutTable(rules, greedy_seat)
+                if (<PlayoutTable>playouts).greedy_seat != greedy_seat or (
+                        (<PlayoutTable>playouts).rules is not rules):
+                    raise BergenError("a PlayoutTable serves one rule set and one greedy_seat",
+                                      field="playouts")
+                B.seen = (<PlayoutTable>playouts).seen
+                self.playouts = playouts
             if _grow(<void**>&B.stack, &B.stack_cap, n_deals, sizeof(int32_t)) < 0:
                 raise MemoryError()
             for k in range(n_deals):
@@ -1203,13 +1416,18 @@ cdef class EndgameSolver:
             played[1] = 0
             with nogil:
                 rc = _build(&B, &s, 0, n_deals, played, 0, 0)
+            self.playout_steps = B.playout_steps
+            self.n_leaves = B.leaves
+            self.horizon = horizon
             if rc == STOPPED:
                 _raise_stopped()
             if rc == TOO_BIG:
                 raise BergenError(f"the endgame's tree is too big (over {max_nodes:,} nodes, "
                                   f"or {seconds:g} s to build, "
                                   f"{max_pairs:,} terminal deals or {max_entries:,} "
-                                  f"hand-action entries)")
+                                  f"hand-action entries"
+                                  + (f", {max_steps:,} play-out steps" if max_steps else "")
+                                  + ")")
             if rc < 0:
                 raise MemoryError()
         finally:

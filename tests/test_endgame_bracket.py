@@ -165,9 +165,11 @@ def test_best_prints_the_bracket(tmp_path):
     assert doc["endgame"]["bracket"]["missing"] == []
 
 
-def test_a_bracket_out_of_reach_costs_no_build_and_no_memory(monkeypatch):
-    """examples/decision.json: the full game and the shown one both declined from their
-    predictions, without finding a deal or building anything (those raise here)."""
+def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
+    """examples/decision.json: the full game declined from its prediction, without finding a
+    deal or building anything (those raise here); and the shown game as a whole, under a
+    clock (where the depth-limited bracket is not tried), likewise. Under an iteration
+    budget its moves are bracketed depth-limited (tests/test_endgame_horizon.py)."""
     import tracemalloc
     pytest.importorskip("bergen_search._endgame")
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
@@ -178,14 +180,14 @@ def test_a_bracket_out_of_reach_costs_no_build_and_no_memory(monkeypatch):
         monkeypatch.setattr(endgame, name, never)
     tracemalloc.start()
     try:
-        tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points",
-                                bracketing=True)
+        tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points")
+        with pytest.raises(endgame.TooBig, match="with this hand shown its tree is still too "
+                                                 "big .*predicted"):
+            endgame.bracket(info, max_work=endgame.budget_work(100_000), seconds=1.0)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert tried.result is None and tried.bracket is None
-    assert "with this hand shown its tree is still too big" in tried.bracket_why
-    assert "predicted" in tried.bracket_why
+    assert tried.result is None and tried.bracket is None and "predicted" in tried.why
     assert peak < 200_000
     shown = endgame.predict(info, shown=True)
     assert shown.steps <= endgame.PREDICT_STEPS

@@ -122,6 +122,14 @@ MIN_ITERATIONS = 24
 #: times larger than a solve, at 8 iterations: on the stage corpora, 10 more positions of
 #: 143 declined were bracketed (a shown game is often just past the solve's line).
 BRACKET_MIN_ITERATIONS = 8
+#: A move whose shown subgame is too big for its share even so is bracketed depth-limited
+#: (`_limited`): the subgame cut HORIZON decisions below the move, each deal at a leaf played
+#: out with both hands in view; the horizon is deepened one decision at a time while the
+#: next one is predicted to fit (its cost grows by the last step's ratio), up to
+#: MAX_HORIZON. A play-out's state costs about this much solver work (35 ns on this project's
+#: machine, `python benchmarks/endgame_stage.py --bracket`), and counts in the budget.
+PLAYOUT_WORK = 2
+MAX_HORIZON = 24
 #: Under a time limit, the share of it that finding the deals and building the tree may
 #: take (past it the attempt stops, and today's engine has the rest).
 BUILD_SHARE = 0.25
@@ -416,9 +424,14 @@ def allowance(max_work: int | None, seconds: float | None, memory_bytes: int | N
     return allowed, cap
 
 
-def _build(g: Endgame, cap: int, seconds: float = 0.0):
+def _build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
+           greedy_seat: int | None = None, max_steps: int = 0, playouts=None):
     """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work or
-    `seconds` to build (0: no limit)."""
+    `seconds` to build (0: no limit). `horizon` > 0: depth-limited, its leaves' deals played
+    out with both hands in view (perfectly by both, or with `greedy_seat` greedy), at most
+    `max_steps` states of play-out (0: no limit) sharing `playouts` (a
+    `_endgame.PlayoutTable` of the same rules and greedy seat, or None: a new one) (the
+    compiled solver's)."""
     core = compiled()
     n_hands = (len(g.hands[0]), len(g.hands[1]))
     limit = cap = min(cap, MAX_WORK)
@@ -427,11 +440,15 @@ def _build(g: Endgame, cap: int, seconds: float = 0.0):
             solver = core.EndgameSolver(g.rules, g.root, g.hands, g.deals, max_nodes=limit,
                                         max_pairs=limit, max_entries=limit,
                                         alpha=endgame_ref.ALPHA, beta=endgame_ref.BETA,
-                                        gamma=endgame_ref.GAMMA, seconds=seconds)
+                                        gamma=endgame_ref.GAMMA, seconds=seconds,
+                                        horizon=horizon,
+                                        greedy_seat=-1 if greedy_seat is None else greedy_seat,
+                                        max_steps=max_steps, playouts=playouts)
             nodes = solver.n_nodes
             work = nodes + solver.work
         else:
-            tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals, max_nodes=limit)
+            tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals, max_nodes=limit,
+                                     horizon=horizon, greedy_seat=greedy_seat)
             solver = endgame_ref.Solver(tree, n_hands)
             nodes = len(tree)
             work = nodes + sum(sum(map(sum, n.legal)) + len(n.pairs) for n in tree)
@@ -691,6 +708,9 @@ class Bracket:
     exploitability: float
     missing: tuple = ()
     interrupted: bool = False
+    #: The moves bracketed depth-limited (`_limited`): move -> (the floor's horizon, the
+    #: ceiling's), in decisions below the move; 0 where that tree was whole (exact).
+    horizons: dict = field(default_factory=dict)
 
 
 def _gained(g: Endgame, scores) -> float:
@@ -708,6 +728,86 @@ def _ended_value(g: Endgame, move: int) -> float:
     return total / g.weight
 
 
+def _deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, stop,
+            playouts):
+    """The deepest depth-limited tree of `sub` (`_build`'s `horizon`) whose build and
+    BRACKET_MIN_ITERATIONS of DCFR are predicted to fit `max_work`, the horizon deepened one
+    decision at a time while the next is predicted to fit (its cost and its tree grown by
+    the last step's ratios), every level's play-outs sharing `playouts` (a deeper level
+    mostly finds its leaves' states there): (solver, its work per traversal, horizon, 0
+    when the tree came out whole; work spent building), or (None, spent) when not even one
+    decision fits."""
+    per = 2 * BRACKET_MIN_ITERATIONS + 8     # traversals the tree must afford after it
+    best, spent, costs = None, 0, []
+    for h in range(1, MAX_HORIZON + 1):
+        left = max_work - spent
+        grow_cost = grow_work = 4.0          # a guess before two levels are known
+        if len(costs) >= 2:
+            grow_cost = max(costs[-1][0] / max(costs[-2][0], 1), 1.0)
+            grow_work = max(costs[-1][1] / max(costs[-2][1], 1), 1.0)
+        work_next = costs[-1][1] * grow_work if costs else 0
+        if costs and costs[-1][0] * grow_cost + per * work_next > left:
+            break
+        room = left - per * work_next
+        _, cap = allowance(room, None, memory_bytes, BRACKET_MIN_ITERATIONS)
+        steps = max(int((room - per * work_next) / PLAYOUT_WORK), 1)
+        if stop is not None and stop.is_set():
+            break
+        try:
+            solver, _, work = _build(sub, cap, horizon=h, greedy_seat=greedy_seat,
+                                     max_steps=steps, playouts=playouts)
+        except TooBig:
+            spent += min(room, steps * PLAYOUT_WORK + cap)     # what it may have cost
+            break
+        cost = work + PLAYOUT_WORK * solver.playout_steps
+        spent += cost
+        if per * work + cost > left:
+            break
+        costs.append((cost, work))
+        best = (solver, work, h if solver.n_leaves else 0)
+        if not solver.n_leaves:
+            break                   # whole: deeper is the same tree
+    return (None, spent) if best is None else (*best, spent)
+
+
+def _limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
+             max_iterations: int, clock, stop, playouts: tuple):
+    """`sub` (the shown game after the seat's move) bracketed depth-limited, from the seat's
+    side in points from `sub`'s root: (floor, ceiling, (the floor's horizon, the ceiling's),
+    work spent, iterations, the larger exploitability, interrupted), or None when not even
+    one decision fits `max_work` (the floor's tree gets half, the ceiling's the rest).
+    `playouts`: the floor's and the ceiling's `_endgame.PlayoutTable`.
+
+    Two trees, each cut at its horizon (`_deepen`). In the floor's, below the horizon the
+    seat plays the greedy move and the other side answers each deal perfectly, seeing both
+    hands (as it does in the shown game): the seat's solved strategy above the horizon and
+    greedy below is a strategy of the shown game, and the floor is its exact best-response
+    value there, a value it secures. In the ceiling's, below the horizon both sides see both
+    hands and play perfectly: the seat knows more there than in the shown game, so the other
+    side's solved strategy above, playing perfectly below, holds the seat to at most the
+    ceiling."""
+    p, spent, iterations, worst = sub.seat, 0, 0, 0.0
+    out, horizons = [], []
+    for k, greedy in enumerate((p, None)):
+        share = (max_work - spent) // (2 - k)
+        deepened = _deepen(sub, greedy, share, memory_bytes, stop, playouts[k])
+        if deepened[0] is None:
+            return None
+        solver, work, h, built = deepened
+        done, exploit, bounds, _, interrupted, used = _iterate(
+            solver, work, sub.weight, 1.0, p, tolerance, tolerance, share - built, None,
+            max_iterations, clock, stop, {"iterations": 0.0, "checks": 0.0})
+        del solver
+        spent += built + used
+        iterations += done
+        if done == 0 or interrupted:
+            return None if not interrupted else (None, None, (), spent, iterations, worst, True)
+        worst = max(worst, exploit)
+        out.append(bounds[k])       # the floor's low bound, the ceiling's high one
+        horizons.append(h)
+    return out[0], out[1], tuple(horizons), spent, iterations, worst, False
+
+
 def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None = None,
             memory_bytes: int | None = None, tolerance: float = TOLERANCE,
             max_iterations: int = MAX_ITERATIONS, clock=time.perf_counter,
@@ -718,16 +818,20 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
     after each move solved by DCFR to `tolerance` within a fair share of the budget (what is
     left over the moves still to bracket; then the moves whose tree was too big for their
     share once more, sharing what the others left), its bounds measured by exact best responses
-    (`Bracket`). Declined at once (`TooBig`, nothing built) when the shown game's predicted
-    size is beyond the budget, as `attempt` declines the full one; `TooBig` too when no move
-    could be bracketed. `stop` as `solve`'s (then the moves not reached are `missing`)."""
+    (`Bracket`). Under an iteration budget (`max_work`, no `seconds`) with the compiled core,
+    the moves still too big are bracketed depth-limited (`_limited`), each with a fair share
+    of what is left, and `Bracket.horizons` says how deep. Otherwise declined at once
+    (`TooBig`, nothing built) when the shown game's predicted size is beyond the budget, as
+    `attempt` declines the full one. `TooBig` too when no move could be bracketed. `stop` as
+    `solve`'s (then the moves not reached are `missing`)."""
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes, BRACKET_MIN_ITERATIONS)
     affords = cap / PREDICT_WORK_PER_PAIR
     # Every walk the steps allow (no early stop): a shown game is often near the line, and
     # an estimate stopped at its first 32 walks declined some of them 10 times too big.
     size = predict(info, shown=True)
-    if size is not None and size.pairs > affords:
+    limited = compiled() is not None and allowed is not None and seconds is None
+    if size is not None and size.pairs > affords and not limited:
         raise TooBig(f"with this hand shown its tree is still too big (about "
                      f"{_round_figure(size.pairs)} ways to play out its deals, predicted; "
                      f"the budget affords {_round_figure(affords)})")
@@ -796,9 +900,35 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
         worst = max(worst, exploit)
         return "interrupted" if interrupted else "done"
 
+    def cut(m: int, share: int) -> str:
+        """Bracket move `m` depth-limited (`_limited`) within 1/`share` of what is left."""
+        nonlocal spent, iterations, worst
+        if stop is not None and stop.is_set():
+            return "out"
+        left_work = (allowed - spent) // share
+        if not tables:              # shared by every move's trees (the same states recur)
+            tables.extend(compiled().PlayoutTable(g.rules, q) for q in (p, -1))
+        got = _limited(subs[m], max_work=left_work, memory_bytes=memory_bytes,
+                       tolerance=tolerance, max_iterations=max_iterations, clock=clock,
+                       stop=stop, playouts=tables)
+        if got is None:
+            return "out"
+        low, high, horizons[Move.from_code(m)], used, done, exploit, interrupted = got
+        spent += used
+        iterations += done
+        if interrupted:
+            del horizons[Move.from_code(m)]
+            return "interrupted"
+        moved = _gained(g, subs[m].root.scores)
+        floors[Move.from_code(m)], ceilings[Move.from_code(m)] = moved + low, moved + high
+        worst = max(worst, exploit)
+        return "done"
+
     # Each move a fair share of what is left; then the moves too big for their share again,
-    # with what the others left (a small subgame leaves most of its share unspent).
-    todo, status = sorted(subs, key=lambda m: (sizes.get(m, 0.0), m)), "done"
+    # with what the others left (a small subgame leaves most of its share unspent); then the
+    # moves still too big depth-limited, with what is left.
+    todo, status, horizons = sorted(subs, key=lambda m: (sizes.get(m, 0.0), m)), "done", {}
+    tables: list = []
     for _ in range(2):
         big = []
         for k, m in enumerate(todo):
@@ -810,6 +940,12 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
         if status == "interrupted" or not big or len(big) == len(todo):
             break
         todo = big
+    if limited and status != "interrupted":
+        todo = [m for m in todo if Move.from_code(m) not in floors]
+        for k, m in enumerate(todo):
+            status = cut(m, len(todo) - k)
+            if status == "interrupted":
+                break
     missing = [Move.from_code(m) for m in moves if Move.from_code(m) not in floors]
     # Ctrl-C heard between DCFR iterations ends `_iterate` quietly: said here, so that the
     # caller stops too.
@@ -818,7 +954,7 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
         raise TooBig("with this hand shown no move could be bracketed within the budget"
                      + (" (interrupted)" if interrupted else ""))
     return Bracket(floors, ceilings, len(g.deals), g.root_sizes, iterations, spent,
-                   clock() - t0, worst, tuple(missing), interrupted)
+                   clock() - t0, worst, tuple(missing), interrupted, horizons)
 
 
 def _exploitability(solver, total: float, p: int):

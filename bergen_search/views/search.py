@@ -54,7 +54,8 @@ def endgame_json(eg: dict) -> dict:
     """The exact endgame's report (`info["endgame"]`) for JSON, floats rounded as elsewhere
     (its `mix`, {Move: share}, keyed by the moves written, in their written order; its
     `refined`, {Move: bool}, for the moves outside the mix; its `bracket`, a report of its
-    own, the same way: `floor` and `ceiling` {Move: points}, `missing` [Move])."""
+    own, the same way: `floor` and `ceiling` {Move: points}, `horizon` {Move: {"floor": n,
+    "ceiling": n}}, `missing` [Move])."""
     out = {}
     for k, v in eg.items():
         if isinstance(v, float):
@@ -64,7 +65,7 @@ def endgame_json(eg: dict) -> dict:
         elif isinstance(v, dict) and all(isinstance(kk, str) for kk in v):
             v = endgame_json(v)
         elif isinstance(v, dict):
-            v = dict(sorted((move_text(kk), vv if isinstance(vv, bool) else num(vv))
+            v = dict(sorted((move_text(kk), vv if isinstance(vv, (bool, dict)) else num(vv))
                             for kk, vv in v.items()))
         out[k] = v
     return out
@@ -139,10 +140,23 @@ def bracket_text(eg: dict, names: dict | None = None) -> list:
            "  floor: what the move secures whatever the other side does, even seeing this hand",
            "  ceiling: what the other side holds it to when it sees this hand (it does not: only",
            "  the floors bound this round's values)",
-           f"  {'move':<9} {'floor':>8} {'ceiling':>8}"]
+           ]
+    cut = b.get("horizon") or {}
+    if cut:
+        out += ["  cut at f/c: the floor's tree cut f decisions below the move (this hand "
+                "greedy below,",
+                "  the other side answering each deal seeing both hands), the ceiling's c "
+                "(both hands",
+                "  seen below); end: solved to the round's end"]
+    out.append(f"  {'move':<9} {'floor':>8} {'ceiling':>8}" + ("  cut at" if cut else ""))
+
+    def depth(h: int) -> str:
+        return str(h) if h else "end"
     for m in sorted(b["floor"], key=lambda m: (-b["floor"][m], str(m))):
         out.append(f"  {names.get(m, move_text(m)):<9} {b['floor'][m]:>+8.3f} "
-                   f"{b['ceiling'][m]:>+8.3f}")
+                   f"{b['ceiling'][m]:>+8.3f}"
+                   + (f"  {depth(cut[m]['floor'])}/{depth(cut[m]['ceiling'])}" if m in cut
+                      else "  end" if cut else ""))
     for m in b["missing"]:
         out.append(f"  {names.get(m, move_text(m)):<9} {'-':>8} {'-':>8}  (beyond the budget)")
     return out

@@ -80,8 +80,10 @@ class Endgame(Algorithm):
 def bracket_report(b) -> dict:
     """An `endgame.Bracket` for `info["endgame"]["bracket"]`: per move its floor and
     ceiling (what the move secures for this hand whatever the other side does, even seeing
-    the hand; what the other side seeing the hand holds it to), and what it cost."""
+    the hand; what the other side seeing the hand holds it to), how deep the moves
+    bracketed depth-limited were cut, and what it cost."""
     return {"shown": True, "floor": dict(b.floors), "ceiling": dict(b.ceilings),
+            "horizon": {m: {"floor": f, "ceiling": c} for m, (f, c) in b.horizons.items()},
             "deals": b.deals, "iterations": b.iterations, "work": b.work,
             "seconds": b.seconds, "exploitability": b.exploitability,
             "missing": list(b.missing)}

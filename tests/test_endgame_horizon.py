@@ -1,0 +1,213 @@
+"""The depth-limited bracket (endgame._limited, `horizon` of _endgame.EndgameSolver and of
+endgame_ref.build): where even the game with the seat's hand shown is too big to solve to
+the end, each move's subgame is cut some decisions below the move and every deal at a leaf
+played out with both hands in view.
+
+- the C trees and the pure-Python oracle's agree to the bit (leaves, payoffs, DCFR);
+- the floor (greedy play below the horizon, the other side answering each deal perfectly) is
+  at most the shown game's value and the ceiling (both sides seeing both hands below it) at
+  least, against an independent sequence-form LP of the whole subgame, at every horizon; the
+  floor holds against the real game's answers too;
+- examples/decision.json, out of reach of the whole shown game, gets both bounds for every
+  move within its budget; `best` and the JSON say how deep each was cut.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from support import sizes
+from test_endgame import SequenceForm, small_positions
+
+from bergen_search.formats.game import load_game
+from bergen_search.formats.notation import Move
+from bergen_search.search import endgame, endgame_ref
+from bergen_search.search.api import Limits, search
+
+DECISION = "examples/decision.json"
+
+
+@pytest.fixture(scope="module")
+def positions():
+    pytest.importorskip("bergen_search._endgame")
+    return small_positions(n=16, seed=7, limit=8)
+
+
+def _subgames(info):
+    """(the shown game, [(move, the subgame after it)]) for every move not ending the round."""
+    g = endgame.game(info, shown=True)
+    rep = g.deals[0]
+    s = endgame_ref._state(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)])
+    out = []
+    for m in endgame_ref.public_moves(s, [g.hands[g.seat][g.hand_index]]):
+        sub = endgame.after(g, m)
+        if sub is not None:
+            out.append((m, sub))
+    return g, out
+
+
+def _decision():
+    with open(DECISION, encoding="utf-8") as f:
+        return load_game(f.read())
+
+
+@pytest.mark.parametrize("count", sizes(6, 16))
+def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count):
+    eg = pytest.importorskip("bergen_search._endgame")
+    checked = 0
+    for info, _ in positions[:count]:
+        _, subs = _subgames(info)
+        for _, sub in subs:
+            for horizon in (1, 2, 3):
+                for greedy in (sub.seat, None):
+                    tree = endgame_ref.build(sub.rules, sub.root, sub.hands, sub.deals,
+                                             horizon=horizon, greedy_seat=greedy)
+                    ref = endgame_ref.Solver(tree, (len(sub.hands[0]), len(sub.hands[1])))
+                    c = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals,
+                                         horizon=horizon,
+                                         greedy_seat=-1 if greedy is None else greedy)
+                    assert c.n_nodes == len(tree)
+                    for i, node in enumerate(tree):
+                        player, moves, children, rows, legal, pairs = c.node(i)
+                        assert (player, moves, children, rows, legal) == (
+                            node.player, node.moves, node.children, node.rows, node.legal)
+                        assert [tuple(p) for p in pairs] == [tuple(p) for p in node.pairs]
+                    ref.run(10)
+                    c.run(10)
+                    for b in (0, 1):
+                        assert c.best_response(b) == ref.best_response(b)
+                    checked += c.n_leaves > 0
+    assert checked >= count
+
+
+def test_a_horizon_past_the_end_is_the_whole_tree(positions):
+    eg = pytest.importorskip("bergen_search._endgame")
+    info, _ = positions[0]
+    _, subs = _subgames(info)
+    _, sub = subs[0]
+    whole = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals)
+    deep = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=30)
+    assert deep.n_leaves == 0 and deep.n_nodes == whole.n_nodes
+    assert [deep.node(i) for i in range(deep.n_nodes)] == \
+        [whole.node(i) for i in range(whole.n_nodes)]
+
+
+@pytest.mark.parametrize("count", sizes(8, 16))
+def test_the_shown_games_value_lies_between_floor_and_ceiling_at_every_horizon(positions,
+                                                                              count):
+    """The certificate: an independent sequence-form LP (scipy's HiGHS) of the whole subgame
+    after each move, against the floor's tree (greedy below the horizon) and the ceiling's
+    (both hands seen below it), each solved a little and measured by exact best responses."""
+    pytest.importorskip("scipy")
+    checked = 0
+    for info, _ in positions[:count]:
+        _, subs = _subgames(info)
+        for _, sub in subs:
+            p = sub.seat
+            sign = 1.0 if p == 0 else -1.0
+            lp = sign * SequenceForm(endgame_ref.build(
+                sub.rules, sub.root, sub.hands, sub.deals)).value() / sub.weight
+            for horizon in (1, 2, 3):
+                low = high = None
+                for greedy in (p, None):
+                    solver, _, _ = endgame._build(sub, 10 ** 7, horizon=horizon,
+                                                  greedy_seat=greedy)
+                    solver.run(12)
+                    _, bounds = endgame._exploitability(solver, sub.weight, p)
+                    if greedy is None:
+                        high = bounds[1]
+                    else:
+                        low = bounds[0]
+                assert low - 1e-7 <= lp <= high + 1e-7, (horizon, low, lp, high)
+                checked += 1
+    assert checked >= count
+
+
+def test_a_depth_limited_floor_holds_against_the_real_games_answers(positions):
+    """The floor is a strategy's guaranteed value: the full game's solve (the other side not
+    seeing the hand) never holds the hand's best response after the move below it."""
+    checked = 0
+    for info, _ in positions[:8]:
+        g, subs = _subgames(info)
+        sol = endgame.solve(endgame.game(info), tolerance=1e-4)
+        tables = [endgame.compiled().PlayoutTable(g.rules, q) for q in (g.seat, -1)]
+        for m, sub in subs:
+            got = endgame._limited(sub, max_work=200_000, memory_bytes=None, tolerance=1e-3,
+                                   max_iterations=200, clock=lambda: 0.0, stop=None,
+                                   playouts=tables)
+            if got is None:
+                continue
+            low, high = got[0], got[1]
+            moved = endgame._gained(g, sub.root.scores)
+            assert low <= high + 1e-9
+            assert sol.values[Move.from_code(m)] >= moved + low - 1e-9
+            checked += 1
+    assert checked >= 8
+
+
+def test_a_shared_playout_table_changes_no_value(positions):
+    """The play-outs' table kept across trees (deeper horizons, other moves) gives the values
+    a fresh one gives."""
+    eg = pytest.importorskip("bergen_search._endgame")
+    info, _ = positions[1]
+    g, subs = _subgames(info)
+    for greedy in (g.seat, -1):
+        shared = eg.PlayoutTable(g.rules, greedy)
+        for _, sub in subs:
+            for horizon in (1, 2):
+                a = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=horizon,
+                                     greedy_seat=greedy, playouts=shared)
+                b = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=horizon,
+                                     greedy_seat=greedy)
+                assert [a.node(i) for i in range(a.n_nodes)] == \
+                    [b.node(i) for i in range(b.n_nodes)]
+    with pytest.raises(Exception, match="one rule set and one greedy_seat"):
+        eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=1, greedy_seat=-1,
+                         playouts=eg.PlayoutTable(g.rules, g.seat))
+
+
+def test_decision_json_is_bracketed_with_both_bounds_within_its_budget():
+    """The issue's example: its shown game (36 deals, hands of 11 and 7) is predicted at 94
+    million ways to play out, 94 times the budget; every move gets both bounds depth-limited,
+    within the default budget's work."""
+    pytest.importorskip("bergen_search._endgame")
+    info = _decision()
+    budget = endgame.budget_work(100_000)
+    b = endgame.bracket(info, max_work=budget)
+    assert not b.missing and not b.interrupted and b.deals == 36 and b.sizes == (11, 7)
+    assert b.work <= budget
+    assert set(b.horizons) == set(b.floors) == set(b.ceilings)
+    for m in b.floors:
+        assert b.floors[m] <= b.ceilings[m]
+        assert all(h >= 3 for h in b.horizons[m]), b.horizons
+    # the move the search plays has the best floor here
+    assert max(b.floors, key=b.floors.get) == Move.parse("0-2:L")
+
+
+def test_the_engine_reports_the_depth_limited_bracket():
+    pytest.importorskip("bergen_search._endgame")
+    from click.testing import CliRunner
+
+    from bergen_search.cli import main
+    info = _decision()
+    res = search(info, Limits(iterations=100_000), seed=0)
+    b = res.info["endgame"]["bracket"]
+    assert not b["missing"] and set(b["horizon"]) == set(b["floor"])
+    values = {mv.move: mv for mv in res.moves}
+    for m, floor in b["floor"].items():    # the floors hold for the real game's values
+        assert values[m].value >= floor - 3 * values[m].stderr
+    out = CliRunner().invoke(main, ["best", DECISION]).output
+    assert "  move         floor  ceiling  cut at" in out
+    assert "cut at f/c: the floor's tree cut f decisions below the move" in out
+    doc = json.loads(CliRunner().invoke(main, ["best", DECISION, "--json"]).output)
+    h = doc["endgame"]["bracket"]["horizon"]["0-2:L"]
+    assert set(h) == {"floor", "ceiling"} and h["floor"] >= 3
+
+
+def test_a_stop_ends_a_depth_limited_bracket():
+    pytest.importorskip("bergen_search._endgame")
+    import threading
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(endgame.TooBig):
+        endgame.bracket(_decision(), max_work=endgame.budget_work(100_000), stop=stop)

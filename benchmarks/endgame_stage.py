@@ -88,6 +88,8 @@ def attempts(infos, iterations=100_000, progress=None, refine=True, bracketing=F
             row["bracket"] = {"deals": b.deals, "sizes": list(b.sizes),
                               "missing": len(b.missing), "moves": len(b.floors),
                               "gap": max(b.ceilings[m] - b.floors[m] for m in b.floors),
+                              "cut": len(b.horizons),
+                              "horizons": sorted(min(h) for h in b.horizons.values()),
                               "seconds": tried.phases.get("bracket", 0.0)}
         elif tried.bracket_why is not None:
             row["bracket_declined"] = tried.phases.get("bracket", 0.0)
@@ -218,6 +220,14 @@ def bracket_summary(rows) -> dict:
     whole = [r for r in br if not r["bracket"]["missing"]]
     return {
         "bracketed": len(br), "bracketed_every_move": len(whole),
+        # depth-limited: a move cut at a horizon (endgame._limited)
+        "bracketed_depth_limited": sum(1 for r in br if r["bracket"].get("cut")),
+        "bracket_gap_median_depth_limited": statistics.median(
+            r["bracket"]["gap"] for r in br if r["bracket"].get("cut"))
+        if any(r["bracket"].get("cut") for r in br) else None,
+        "bracket_gap_median_whole": statistics.median(
+            r["bracket"]["gap"] for r in br if not r["bracket"].get("cut"))
+        if any(not r["bracket"].get("cut") for r in br) else None,
         "bracket_declined": len(no),
         "solved_or_bracketed_share": len(either) / n,
         "solved_or_bracketed_within_0.1s": sum(t <= 0.1 for t in either) / n,
@@ -339,6 +349,12 @@ def main(argv=None):
               f"{out['bracket_gap_worst']:.3f} at worst; largest bracketed "
               + (f"{lb[0]:,} deals (hands {lb[1]})" if lb else "-")
               + f", a hand of {out['largest_hand_bracketed']}")
+        if out["bracketed_depth_limited"]:
+            print(f"depth-limited (a move cut at a horizon): {out['bracketed_depth_limited']} "
+                  f"brackets, ceiling - floor {out['bracket_gap_median_depth_limited']:.3f} "
+                  f"median (brackets solved to the end: "
+                  + (f"{out['bracket_gap_median_whole']:.4f})"
+                     if out["bracket_gap_median_whole"] is not None else "-)"))
     saved({"summary": out, "rows": rows})
     return out
 

@@ -54,17 +54,18 @@ def _decision():
 @pytest.mark.parametrize("count", sizes(6, 16))
 def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count):
     eg = pytest.importorskip("bergen_search._endgame")
-    checked = 0
+    checked = other_policy = 0
     for info, _ in positions[:count]:
         _, subs = _subgames(info)
         for _, sub in subs:
             for horizon in (1, 2, 3):
-                for greedy in (sub.seat, None):
+                for greedy, policies in ((sub.seat, 1), (sub.seat, 3), (None, 1)):
                     tree = endgame_ref.build(sub.rules, sub.root, sub.hands, sub.deals,
-                                             horizon=horizon, greedy_seat=greedy)
+                                             horizon=horizon, greedy_seat=greedy,
+                                             policies=policies)
                     ref = endgame_ref.Solver(tree, (len(sub.hands[0]), len(sub.hands[1])))
                     c = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals,
-                                         horizon=horizon,
+                                         horizon=horizon, policies=policies,
                                          greedy_seat=-1 if greedy is None else greedy)
                     assert c.n_nodes == len(tree)
                     for i, node in enumerate(tree):
@@ -77,7 +78,13 @@ def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count):
                     for b in (0, 1):
                         assert c.best_response(b) == ref.best_response(b)
                     checked += c.n_leaves > 0
+                    payoffs = [n.pairs for n in tree]
+                    if policies == 1 and greedy is not None:
+                        greedy_only = payoffs
+                    elif policies == 3:
+                        other_policy += payoffs != greedy_only
     assert checked >= count
+    assert other_policy, "no leaf chose a policy other than greedy: the choice went untested"
 
 
 def test_a_horizon_past_the_end_is_the_whole_tree(positions):
@@ -108,17 +115,18 @@ def test_the_shown_games_value_lies_between_floor_and_ceiling_at_every_horizon(p
             lp = sign * SequenceForm(endgame_ref.build(
                 sub.rules, sub.root, sub.hands, sub.deals)).value() / sub.weight
             for horizon in (1, 2, 3):
-                low = high = None
-                for greedy in (p, None):
+                lows, high = [], None
+                for greedy, policies in ((p, 1), (p, 3), (None, 1)):
                     solver, _, _ = endgame._build(sub, 10 ** 7, horizon=horizon,
-                                                  greedy_seat=greedy)
+                                                  greedy_seat=greedy, policies=policies)
                     solver.run(12)
                     _, bounds = endgame._exploitability(solver, sub.weight, p)
                     if greedy is None:
                         high = bounds[1]
                     else:
-                        low = bounds[0]
-                assert low - 1e-7 <= lp <= high + 1e-7, (horizon, low, lp, high)
+                        lows.append(bounds[0])
+                for low in lows:
+                    assert low - 1e-7 <= lp <= high + 1e-7, (horizon, low, lp, high)
                 checked += 1
     assert checked >= count
 
@@ -146,19 +154,19 @@ def test_a_depth_limited_floor_holds_against_the_real_games_answers(positions):
 
 
 def test_a_shared_playout_table_changes_no_value(positions):
-    """The play-outs' table kept across trees (deeper horizons, other moves) gives the values
-    a fresh one gives."""
+    """The play-outs' table kept across trees (deeper horizons, other moves, other numbers
+    of policies) gives the values a fresh one gives."""
     eg = pytest.importorskip("bergen_search._endgame")
     info, _ = positions[1]
     g, subs = _subgames(info)
     for greedy in (g.seat, -1):
         shared = eg.PlayoutTable(g.rules, greedy)
         for _, sub in subs:
-            for horizon in (1, 2):
+            for horizon, policies in ((1, 1), (2, 3), (2, 1), (3, 2)):
                 a = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=horizon,
-                                     greedy_seat=greedy, playouts=shared)
+                                     greedy_seat=greedy, playouts=shared, policies=policies)
                 b = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=horizon,
-                                     greedy_seat=greedy)
+                                     greedy_seat=greedy, policies=policies)
                 assert [a.node(i) for i in range(a.n_nodes)] == \
                     [b.node(i) for i in range(b.n_nodes)]
     with pytest.raises(Exception, match="one rule set and one greedy_seat"):

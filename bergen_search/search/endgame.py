@@ -130,6 +130,18 @@ BRACKET_MIN_ITERATIONS = 8
 #: machine, `python benchmarks/endgame_stage.py --bracket`), and counts in the budget.
 PLAYOUT_WORK = 2
 MAX_HORIZON = 24
+GROW_LOW, GROW_HIGH = 1.5, 3.0
+#: A depth-limited tree's DCFR stops at this exploitability (or the solve's tolerance, if
+#: larger): its bounds are exact best responses whatever it reaches, and the gap its
+#: horizon leaves (points, not hundredths) is what a deeper horizon narrows; on
+#: examples/decision.json the floors' DCFR had spent more than their builds at 0.01.
+LIMITED_TOLERANCE = 0.05
+#: Below a floor's horizon the seat plays one of the first this many fixed policies, the
+#: one best over each leaf's deals (`endgame_ref.floor_choice`: greedy; doubles first;
+#: keeping tiles that fit the ends). On examples/decision.json at the default budget, one
+#: (greedy) secured +2.732 with its best move, two +3.103, three +2.530 (each policy is
+#: played out: three cost a horizon's depth).
+FLOOR_POLICIES = 2
 #: Under a time limit, the share of it that finding the deals and building the tree may
 #: take (past it the attempt stops, and today's engine has the rest).
 BUILD_SHARE = 0.25
@@ -425,10 +437,12 @@ def allowance(max_work: int | None, seconds: float | None, memory_bytes: int | N
 
 
 def _build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
-           greedy_seat: int | None = None, max_steps: int = 0, playouts=None):
+           greedy_seat: int | None = None, max_steps: int = 0, playouts=None,
+           policies: int = 1):
     """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work or
     `seconds` to build (0: no limit). `horizon` > 0: depth-limited, its leaves' deals played
-    out with both hands in view (perfectly by both, or with `greedy_seat` greedy), at most
+    out with both hands in view (perfectly by both, or with `greedy_seat` playing the best of
+    `policies` fixed policies at each leaf), at most
     `max_steps` states of play-out (0: no limit) sharing `playouts` (a
     `_endgame.PlayoutTable` of the same rules and greedy seat, or None: a new one) (the
     compiled solver's)."""
@@ -443,12 +457,14 @@ def _build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
                                         gamma=endgame_ref.GAMMA, seconds=seconds,
                                         horizon=horizon,
                                         greedy_seat=-1 if greedy_seat is None else greedy_seat,
-                                        max_steps=max_steps, playouts=playouts)
+                                        max_steps=max_steps, playouts=playouts,
+                                        policies=policies)
             nodes = solver.n_nodes
             work = nodes + solver.work
         else:
             tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals, max_nodes=limit,
-                                     horizon=horizon, greedy_seat=greedy_seat)
+                                     horizon=horizon, greedy_seat=greedy_seat,
+                                     policies=policies)
             solver = endgame_ref.Solver(tree, n_hands)
             nodes = len(tree)
             work = nodes + sum(sum(map(sum, n.legal)) + len(n.pairs) for n in tree)
@@ -741,9 +757,11 @@ def _deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, 
     best, spent, costs = None, 0, []
     for h in range(1, MAX_HORIZON + 1):
         left = max_work - spent
-        grow_cost = grow_work = 4.0          # a guess before two levels are known
+        # The next level's cost and tree, grown by the last step's ratios (within
+        # [GROW_LOW, GROW_HIGH]: the play-outs' shared table makes their cost erratic).
+        grow_cost = grow_work = 2.0          # a guess before two levels are known
         if len(costs) >= 2:
-            grow_cost = max(costs[-1][0] / max(costs[-2][0], 1), 1.0)
+            grow_cost = min(max(costs[-1][0] / max(costs[-2][0], 1), GROW_LOW), GROW_HIGH)
             grow_work = max(costs[-1][1] / max(costs[-2][1], 1), 1.0)
         work_next = costs[-1][1] * grow_work if costs else 0
         if costs and costs[-1][0] * grow_cost + per * work_next > left:
@@ -755,7 +773,8 @@ def _deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, 
             break
         try:
             solver, _, work = _build(sub, cap, horizon=h, greedy_seat=greedy_seat,
-                                     max_steps=steps, playouts=playouts)
+                                     max_steps=steps, playouts=playouts,
+                                     policies=1 if greedy_seat is None else FLOOR_POLICIES)
         except TooBig:
             spent += min(room, steps * PLAYOUT_WORK + cap)     # what it may have cost
             break
@@ -775,7 +794,8 @@ def _limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
     """`sub` (the shown game after the seat's move) bracketed depth-limited, from the seat's
     side in points from `sub`'s root: (floor, ceiling, (the floor's horizon, the ceiling's),
     work spent, iterations, the larger exploitability, interrupted), or None when not even
-    one decision fits `max_work` (the floor's tree gets half, the ceiling's the rest).
+    one decision fits `max_work` (the ceiling's tree gets half, the floor's what
+    is left).
     `playouts`: the floor's and the ceiling's `_endgame.PlayoutTable`.
 
     Two trees, each cut at its horizon (`_deepen`). In the floor's, below the horizon the
@@ -788,14 +808,18 @@ def _limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
     ceiling."""
     p, spent, iterations, worst = sub.seat, 0, 0, 0.0
     out, horizons = [], []
-    for k, greedy in enumerate((p, None)):
-        share = (max_work - spent) // (2 - k)
+    # The ceiling's first: its play-outs search both sides' choices (the floor's only the
+    # other side's), so it is the one that may not fit at all, and then the floor is not
+    # worth its cost.
+    for k, greedy in ((1, None), (0, p)):
+        share = (max_work - spent) // 2 if k == 1 else max_work - spent
         deepened = _deepen(sub, greedy, share, memory_bytes, stop, playouts[k])
         if deepened[0] is None:
             return None
         solver, work, h, built = deepened
+        loose = max(tolerance, LIMITED_TOLERANCE)
         done, exploit, bounds, _, interrupted, used = _iterate(
-            solver, work, sub.weight, 1.0, p, tolerance, tolerance, share - built, None,
+            solver, work, sub.weight, 1.0, p, loose, loose, share - built, None,
             max_iterations, clock, stop, {"iterations": 0.0, "checks": 0.0})
         del solver
         spent += built + used
@@ -803,9 +827,9 @@ def _limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
         if done == 0 or interrupted:
             return None if not interrupted else (None, None, (), spent, iterations, worst, True)
         worst = max(worst, exploit)
-        out.append(bounds[k])       # the floor's low bound, the ceiling's high one
+        out.append(bounds[k])       # the ceiling's high bound, the floor's low one
         horizons.append(h)
-    return out[0], out[1], tuple(horizons), spent, iterations, worst, False
+    return out[1], out[0], (horizons[1], horizons[0]), spent, iterations, worst, False
 
 
 def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None = None,
@@ -944,7 +968,10 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
         todo = [m for m in todo if Move.from_code(m) not in floors]
         for k, m in enumerate(todo):
             status = cut(m, len(todo) - k)
-            if status == "interrupted":
+            # The first move's first horizon did not fit its share: the others, no smaller
+            # (the smallest first), would hardly fit theirs; a bracket that cannot be had
+            # costs a share, not the budget.
+            if status == "interrupted" or (status == "out" and not floors):
                 break
     missing = [Move.from_code(m) for m in moves if Move.from_code(m) not in floors]
     # Ctrl-C heard between DCFR iterations ends `_iterate` quietly: said here, so that the

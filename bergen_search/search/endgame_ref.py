@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from ..game.match import greedy_choice
 from ..game.state import PASS, State, blocked_winner
-from ..game.tiles import TILE_HIGH, TILE_LOW, TILES_WITH, iter_mask
+from ..game.tiles import PIPS, TILE_HIGH, TILE_LOW, TILES_WITH, iter_mask, popcount
 
 #: DCFR's discounting: Brown & Sandholm 2019's alpha and beta; the average strategy weighs
 #: iteration t by t^GAMMA, 6 rather than their 2: here it reaches an exploitability of 0.01
@@ -129,27 +129,51 @@ def _legal(move: int, current: int, fit: int) -> bool:
     return not current & fit if move == PASS else bool(current >> (move >> 1) & 1)
 
 
-def playout(s: State, root_scores, greedy_seat: int | None = None) -> int:
+def floor_choice(s: State, moves: list, policy: int = 0) -> int:
+    """The greedy seat's move below a floor's horizon (two or more plays; its own hand and
+    the ends decide): 0, `match.greedy_choice`; 1, the heaviest double it can play, else
+    greedy; 2, the play that leaves most of its tiles fitting an end (going out first), then
+    the most points at once, then the heaviest tile (the core's `_policy_index`)."""
+    if policy == 1:
+        doubles = [m for m in moves if TILE_LOW[m >> 1] == TILE_HIGH[m >> 1]]
+        if doubles:
+            return max(doubles, key=lambda m: PIPS[m >> 1])
+    if policy == 2:
+        seat = s.to_move
+
+        def key(m):
+            after = s.apply(m)
+            fits = 64 if after.ended is not None else popcount(
+                after.hands[seat] & (TILES_WITH[after.left] | TILES_WITH[after.right]))
+            return fits, after.scores[seat] - s.scores[seat], PIPS[m >> 1]
+        return max(moves, key=key)
+    return greedy_choice(s, moves)
+
+
+def playout(s: State, root_scores, greedy_seat: int | None = None, policy: int = 0) -> int:
     """Side 0's margin from `root_scores` at the end of the round from `s`, both hands in
     view: each side plays to its best (plain minimax), except `greedy_seat`, which plays
-    `match.greedy_choice`'s move (the leaves of a depth-limited tree, `build`'s `horizon`)."""
+    `floor_choice`'s move by `policy` (the leaves of a depth-limited tree, `build`'s
+    `horizon`)."""
     if s.ended is not None:
         return (s.scores[0] - root_scores[0]) - (s.scores[1] - root_scores[1])
     moves = s.legal_moves()
     if len(moves) == 1 or s.to_move == greedy_seat:
-        m = moves[0] if len(moves) == 1 else greedy_choice(s, moves)
-        return playout(s.apply(m), root_scores, greedy_seat)
-    values = [playout(s.apply(m), root_scores, greedy_seat) for m in moves]
+        m = moves[0] if len(moves) == 1 else floor_choice(s, moves, policy)
+        return playout(s.apply(m), root_scores, greedy_seat, policy)
+    values = [playout(s.apply(m), root_scores, greedy_seat, policy) for m in moves]
     return max(values) if s.to_move == 0 else min(values)
 
 
 def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: int = 0,
-          greedy_seat: int | None = None) -> list:
+          greedy_seat: int | None = None, policies: int = 1) -> list:
     """The public tree (a list of `Node`, the root first, depth-first) over `deals`: (index of
     player 0's hand in hands[0], index of player 1's in hands[1], weight). `horizon` > 0: a
     decision that many decisions below the root is a leaf, a terminal whose payoff per deal
     is that deal played out from there with both hands in view (`playout`: perfectly by both,
-    or with `greedy_seat` greedy); its gain is side 0's points to the horizon only."""
+    or with `greedy_seat` playing the first `policies` of `floor_choice`'s, the one whose
+    weighted sum over the leaf's deals is best for it); its gain is side 0's points to the
+    horizon only."""
     nodes = []
     root_scores = root.scores
 
@@ -177,11 +201,20 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: in
 
     def leaf(s, alive, played):
         g0 = float(gain(s.scores))
-        return new_node(Node(-1, pairs=[
-            (i0, i1, w * float(playout(_with_hands(s, [hands[0][i0] & ~played[0],
-                                                       hands[1][i1] & ~played[1]]),
-                                       root_scores, greedy_seat)), w * g0)
-            for i0, i1, w in alive]))
+        best, chosen = None, None
+        for q in range(policies if greedy_seat is not None else 1):
+            values = [playout(_with_hands(s, [hands[0][i0] & ~played[0],
+                                              hands[1][i1] & ~played[1]]),
+                              root_scores, greedy_seat, q) for i0, i1, _ in alive]
+            total = 0.0
+            for (_, _, w), v in zip(alive, values):
+                total += w * float(v)
+            if greedy_seat == 1:
+                total = -total
+            if best is None or total > best:
+                best, chosen = total, values
+        return new_node(Node(-1, pairs=[(i0, i1, w * float(v), w * g0)
+                                        for (i0, i1, w), v in zip(alive, chosen)]))
 
     def rec(s: State, alive, played, root=False, depth=0):
         if s.ended is not None:

@@ -43,7 +43,8 @@ def floor_text(eg: dict) -> list:
     return [f"bracket: this hand secures at least {b['floor'][best]:+.3f} points "
             f"({move_text(best)}; the round solved with this hand shown to the other side, "
             f"{b['deals']:,} deals"
-            + (f", {len(b['missing'])} moves beyond the budget" if b["missing"] else "") + ")"]
+            + (f", {len(b['missing'])} move{'s' if len(b['missing']) > 1 else ''} beyond "
+               "the budget" if b["missing"] else "") + ")"]
 
 
 def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int) -> str:

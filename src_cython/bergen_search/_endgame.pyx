@@ -26,6 +26,7 @@ from bergen_search._core cimport (ALL_TILES, CoreRules, END_BLOCKED, END_NONE, M
                                   N_TILES, PASS, Rng, Rules, State, TILE_HIGH, TILE_LOW,
                                   TILES_WITH, apply_move, below, blocked_winner, clock_now,
                                   PIPS, drop_mirror_twins, mix64, gen_moves, greedy_index,
+                                  is_double, popcount,
                                   lowest_bit)
 
 from bergen_search.errors import BergenError
@@ -578,6 +579,10 @@ ctypedef struct Builder:
     int64_t max_steps           # ... at most (TOO_BIG past it); 0: no limit
     int64_t abort               # a play-out stopped: TOO_BIG or STOPPED
     int64_t leaves              # the leaves made at the horizon
+    int policies                # greedy_seat's policies at a leaf (`_policy_index`), 1..3
+    int policy                  # the one being played out
+    int32_t* values             # a leaf's values, deal by policy
+    int64_t values_cap
     Seen* seen                  # the play-outs' transposition table (SEEN_SIZE entries)
 
 
@@ -695,6 +700,37 @@ cdef int64_t _terminal(Builder* B, const State* s, const int32_t* alive, int n_a
     return nid
 
 
+cdef int _policy_index(const State* s, const int* moves, int n, int policy) noexcept nogil:
+    """The index of the move the greedy seat plays below a floor's horizon (two or more
+    plays; its own hand and the ends decide, never the other hand): policy 0, `greedy_index`
+    (most points at once, then the heaviest tile); 1, the heaviest double it can play, else
+    greedy; 2, the play that leaves most of its tiles fitting an end (going out first), then
+    greedy's order (endgame_ref.floor_choice)."""
+    cdef int i, best = -1, key, best_key = -1, seat = s.to_move
+    cdef uint32_t fit
+    cdef State nxt
+    if policy == 1:
+        for i in range(n):
+            if is_double(moves[i] >> 1) and PIPS[moves[i] >> 1] > best_key:
+                best = i
+                best_key = PIPS[moves[i] >> 1]
+        return best if best >= 0 else greedy_index(s, moves, n)
+    if policy == 2:
+        for i in range(n):
+            apply_move(s, moves[i], &nxt)
+            if nxt.ended != END_NONE:
+                key = 64
+            else:
+                fit = TILES_WITH[nxt.left] | TILES_WITH[nxt.right]
+                key = popcount(nxt.hands[seat] & fit)
+            key = (key * 64 + nxt.scores[seat] - s.scores[seat]) * 64 + PIPS[moves[i] >> 1]
+            if key > best_key:
+                best = i
+                best_key = key
+        return best
+    return greedy_index(s, moves, n)
+
+
 cdef int _playout(Builder* B, const State* s, int alpha, int beta) noexcept nogil:
     """Side 0's lead (its score minus side 1's) at the end of the round from `s`, both hands
     known:
@@ -724,11 +760,11 @@ cdef int _playout(Builder* B, const State* s, int alpha, int beta) noexcept nogi
     n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
     p = s.to_move
     if n == 1 or p == B.greedy_seat:
-        i = 0 if n == 1 else greedy_index(s, moves, n)
+        i = 0 if n == 1 else _policy_index(s, moves, n, B.policy)
         apply_move(s, moves[i], &nxt)
         return _playout(B, &nxt, alpha, beta)
     key_a = (<uint64_t>s.hands[0] | (<uint64_t>s.hands[1] << 28) | (<uint64_t>p << 56)
-             | (<uint64_t>s.passes << 57))
+             | (<uint64_t>s.passes << 57) | (<uint64_t>B.policy << 59))
     key_b = (<uint64_t>1 | (<uint64_t>s.left << 1) | (<uint64_t>s.right << 4)
              | (<uint64_t>s.left_double << 7) | (<uint64_t>s.right_double << 8)
              | ((<uint64_t>(<uint32_t>s.scores[0]) & 0xFFFFFF) << 9)
@@ -787,8 +823,9 @@ cdef int64_t _leaf(Builder* B, const State* s, const int32_t* alive, int n_alive
     its gain is side 0's points to the horizon only."""
     cdef Tree* T = B.T
     cdef int64_t nid, k, cap
-    cdef int v, g0 = s.scores[0] - B.root_scores[0]
+    cdef int v, q, chosen, g0 = s.scores[0] - B.root_scores[0]
     cdef int32_t d
+    cdef double total, best_total = 0.0
     cdef State tmp
     if T.n_pair + n_alive > B.max_pairs:
         return TOO_BIG
@@ -808,13 +845,33 @@ cdef int64_t _leaf(Builder* B, const State* s, const int32_t* alive, int n_alive
     T.nodes[nid].count = n_alive
     B.leaves += 1
     memcpy(&tmp, s, sizeof(State))
+    if _grow(<void**>&B.values, &B.values_cap, <int64_t>n_alive * B.policies,
+             sizeof(int32_t)) < 0:
+        return NO_MEMORY
+    # Each policy's play-out of every deal; the leaf takes the policy whose weighted sum
+    # over its deals is largest for the greedy seat (the first such): a choice made from
+    # the leaf's public facts and the seat's own hand, a strategy of the seat.
+    chosen = 0
+    for q in range(B.policies):
+        B.policy = q
+        total = 0.0
+        for k in range(n_alive):
+            d = alive[k]
+            tmp.hands[0] = T.hands[0][B.deal_h[0][d]] & ~played[0]
+            tmp.hands[1] = T.hands[1][B.deal_h[1][d]] & ~played[1]
+            v = _playout(B, &tmp, -2000000, 2000000) - (B.root_scores[0] - B.root_scores[1])
+            if B.abort:
+                return B.abort
+            B.values[k * B.policies + q] = v
+            total += B.deal_w[d] * <double>v
+        if B.greedy_seat == 1:
+            total = -total
+        if q == 0 or total > best_total:
+            chosen = q
+            best_total = total
     for k in range(n_alive):
         d = alive[k]
-        tmp.hands[0] = T.hands[0][B.deal_h[0][d]] & ~played[0]
-        tmp.hands[1] = T.hands[1][B.deal_h[1][d]] & ~played[1]
-        v = _playout(B, &tmp, -2000000, 2000000) - (B.root_scores[0] - B.root_scores[1])
-        if B.abort:
-            return B.abort
+        v = B.values[k * B.policies + chosen]
         T.pair_h0[T.n_pair] = B.deal_h[0][d]
         T.pair_h1[T.n_pair] = B.deal_h[1][d]
         T.pair_wx[T.n_pair] = B.deal_w[d] * <double>v
@@ -1314,7 +1371,8 @@ cdef class EndgameSolver:
     def __init__(self, rules, root, hands, deals, long long max_nodes=2_000_000,
                  long long max_pairs=20_000_000, long long max_entries=20_000_000,
                  double alpha=1.5, double beta=0.0, double gamma=6.0, double seconds=0.0,
-                 int horizon=0, int greedy_seat=-1, long long max_steps=0, playouts=None):
+                 int horizon=0, int greedy_seat=-1, long long max_steps=0, playouts=None,
+                 int policies=1):
         cdef Builder B
         cdef State s
         cdef int p, i, levels
@@ -1393,8 +1451,11 @@ cdef class EndgameSolver:
             if horizon < 0 or greedy_seat not in (-1, 0, 1) or max_steps < 0:
                 raise BergenError("horizon >= 0, greedy_seat -1, 0 or 1, max_steps >= 0",
                                   field="horizon")
+            if not 1 <= policies <= 3:
+                raise BergenError("policies: 1 to 3", field="policies")
             B.horizon = horizon
             B.greedy_seat = greedy_seat
+            B.policies = policies if greedy_seat >= 0 else 1
             B.max_steps = max_steps
             if horizon > 0:
                 if playouts is None:
@@ -1435,6 +1496,7 @@ cdef class EndgameSolver:
             free(dh1)
             free(dw)
             free(B.stack)
+            free(B.values)
             free(B.stamp[0])
             free(B.stamp[1])
         # The solver's arrays.

@@ -219,3 +219,54 @@ def test_a_stop_ends_a_depth_limited_bracket():
     stop.set()
     with pytest.raises(endgame.TooBig):
         endgame.bracket(_decision(), max_work=endgame.budget_work(100_000), stop=stop)
+
+
+def test_a_stop_inside_a_play_out_ends_the_attempt_at_once():
+    """The stop set while the first cut's play-outs run (they look at the flag every 16,384
+    states): the attempt says interrupted within a fraction of a second, as Ctrl-C would."""
+    pytest.importorskip("bergen_search._endgame")
+    import threading
+    import time
+    stop = threading.Event()
+    timer = threading.Timer(0.05, stop.set)
+    timer.start()
+    t0 = time.perf_counter()
+    try:
+        tried = endgame.attempt(_decision(), Limits(iterations=100_000), seed=0,
+                                objective="points", bracketing=True, stop=stop)
+    finally:
+        timer.cancel()
+    assert tried.interrupted and tried.result is None
+    assert time.perf_counter() - t0 < 0.5
+
+
+def test_the_play_out_tables_keep_within_the_memory_cap():
+    """Under a small cap (the search's `--memory`) the two play-out tables take at most a
+    quarter of it (the trees the rest, `allowance`)."""
+    eg = pytest.importorskip("bergen_search._endgame")
+    assert eg.PlayoutTable(None, -1).nbytes == 24 << endgame.PLAYOUT_TABLE_BITS
+    assert eg.PlayoutTable(None, -1, 10).nbytes == 24 << 10
+    with pytest.raises(Exception, match="bits"):
+        eg.PlayoutTable(None, -1, 40)
+    made = []
+    real = eg.PlayoutTable
+
+    class Counted(real):
+        def __init__(self, *args):
+            super().__init__(*args)
+            made.append(self.nbytes)
+    cap = 16 << 20
+    try:
+        eg.PlayoutTable = Counted
+        b = endgame.bracket(_decision(), max_work=endgame.budget_work(30_000),
+                            memory_bytes=cap)
+    finally:
+        eg.PlayoutTable = real
+    assert made and sum(made) <= cap // 4 and b.floors
+    made.clear()
+    try:
+        eg.PlayoutTable = Counted
+        endgame.bracket(_decision(), max_work=endgame.budget_work(30_000))
+    finally:
+        eg.PlayoutTable = real
+    assert sum(made) == 2 * 24 << endgame.PLAYOUT_TABLE_BITS

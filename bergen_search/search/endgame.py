@@ -131,6 +131,9 @@ BRACKET_MIN_ITERATIONS = 8
 PLAYOUT_WORK = 2
 MAX_HORIZON = 24
 GROW_LOW, GROW_HIGH = 1.5, 3.0
+#: The play-outs' tables (one for the floors, one for the ceilings) hold 2^this entries of 24
+#: bytes each (12.6 MB), fewer under a small memory cap (`bracket`).
+PLAYOUT_TABLE_BITS = 19
 #: A depth-limited tree's DCFR stops at this exploitability (or the solve's tolerance, if
 #: larger): its bounds are exact best responses whatever it reaches, and the gap its
 #: horizon leaves (points, not hundredths) is what a deeper horizon narrows; on
@@ -855,6 +858,13 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
     # an estimate stopped at its first 32 walks declined some of them 10 times too big.
     size = predict(info, shown=True)
     limited = compiled() is not None and allowed is not None and seconds is None
+    # The play-outs' two tables take at most a quarter of the memory cap, the trees the rest.
+    table_bits, tree_bytes = PLAYOUT_TABLE_BITS, memory_bytes
+    if memory_bytes is not None:
+        while table_bits > 10 and 2 * 24 << table_bits > memory_bytes // 4:
+            table_bits -= 1
+        tree_bytes = memory_bytes - (2 * 24 << table_bits)
+        limited = limited and tree_bytes > 0
     if size is not None and size.pairs > affords and not limited:
         raise TooBig(f"with this hand shown its tree is still too big (about "
                      f"{_round_figure(size.pairs)} ways to play out its deals, predicted; "
@@ -931,8 +941,8 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
             return "out"
         left_work = (allowed - spent) // share
         if not tables:              # shared by every move's trees (the same states recur)
-            tables.extend(compiled().PlayoutTable(g.rules, q) for q in (p, -1))
-        got = _limited(subs[m], max_work=left_work, memory_bytes=memory_bytes,
+            tables.extend(compiled().PlayoutTable(g.rules, q, table_bits) for q in (p, -1))
+        got = _limited(subs[m], max_work=left_work, memory_bytes=tree_bytes,
                        tolerance=tolerance, max_iterations=max_iterations, clock=clock,
                        stop=stop, playouts=tables)
         if got is None:

@@ -552,7 +552,7 @@ ctypedef struct Seen:
     int8_t kind                 # SEEN_EXACT, SEEN_LOWER (value a lower bound), SEEN_UPPER
 
 cdef enum:
-    SEEN_BITS = 19
+    SEEN_BITS = 19              # a PlayoutTable's size by default (2^19 entries, 12.6 MB)
     SEEN_EXACT = 0
     SEEN_LOWER = 1
     SEEN_UPPER = 2
@@ -583,7 +583,8 @@ ctypedef struct Builder:
     int policy                  # the one being played out
     int32_t* values             # a leaf's values, deal by policy
     int64_t values_cap
-    Seen* seen                  # the play-outs' transposition table (SEEN_SIZE entries)
+    Seen* seen                  # the play-outs' transposition table
+    uint64_t seen_mask          # its entries - 1 (a power of two)
 
 
 cdef int _grow(void** p, int64_t* cap, int64_t need, size_t size) noexcept nogil:
@@ -769,7 +770,7 @@ cdef int _playout(Builder* B, const State* s, int alpha, int beta) noexcept nogi
              | (<uint64_t>s.left_double << 7) | (<uint64_t>s.right_double << 8)
              | ((<uint64_t>(<uint32_t>s.scores[0]) & 0xFFFFFF) << 9)
              | ((<uint64_t>(<uint32_t>s.scores[1]) & 0xFFFFFF) << 33))
-    slot = &B.seen[mix64(key_a ^ mix64(key_b)) & ((1 << SEEN_BITS) - 1)]
+    slot = &B.seen[mix64(key_a ^ mix64(key_b)) & B.seen_mask]
     if slot.a == key_a and slot.b == key_b:
         if (slot.kind == SEEN_EXACT or (slot.kind == SEEN_LOWER and slot.value >= beta)
                 or (slot.kind == SEEN_UPPER and slot.value <= alpha)):
@@ -1305,22 +1306,30 @@ cdef class PlayoutTable:
     at the end of the round, kept across the trees built with it (deeper horizons of the same
     subgame, the subgames after other moves: their leaves reach the same states). One rule
     set and one `greedy_seat` (-1: both sides play perfectly) per table; its size
-    (2^SEEN_BITS entries of 24 bytes), a slot's entry replaced by the newest."""
+    (2^`bits` entries of 24 bytes: `nbytes`), a slot's entry replaced by the newest."""
     cdef Seen* seen
+    cdef uint64_t mask
     cdef readonly object rules
     cdef readonly int greedy_seat
 
     def __cinit__(self):
         self.seen = NULL
 
-    def __init__(self, rules=None, int greedy_seat=-1):
+    def __init__(self, rules=None, int greedy_seat=-1, int bits=SEEN_BITS):
         if self.seen != NULL:
             raise BergenError("a PlayoutTable is made once")
+        if not 4 <= bits <= 26:
+            raise BergenError("a PlayoutTable's bits: 4 to 26", field="bits")
         self.rules = rules
         self.greedy_seat = greedy_seat
-        self.seen = <Seen*>calloc(1 << SEEN_BITS, sizeof(Seen))
+        self.seen = <Seen*>calloc(<size_t>1 << bits, sizeof(Seen))
         if self.seen == NULL:
             raise MemoryError()
+        self.mask = (<uint64_t>1 << bits) - 1
+
+    @property
+    def nbytes(self):
+        return (self.mask + 1) * sizeof(Seen)
 
     def __dealloc__(self):
         free(self.seen)
@@ -1465,6 +1474,7 @@ cdef class EndgameSolver:
                     raise BergenError("a PlayoutTable serves one rule set and one greedy_seat",
                                       field="playouts")
                 B.seen = (<PlayoutTable>playouts).seen
+                B.seen_mask = (<PlayoutTable>playouts).mask
                 self.playouts = playouts
             if _grow(<void**>&B.stack, &B.stack_cap, n_deals, sizeof(int32_t)) < 0:
                 raise MemoryError()

@@ -307,3 +307,41 @@ def test_ctrl_c_heard_inside_the_bracket_stops_the_attempt(monkeypatch):
     assert len(calls) == 1 and len(tried.bracket.floors) == 1 and len(tried.bracket.missing) == 2
     res = search(info, Limits(iterations=100_000), seed=0)
     assert res.info["interrupted"] and res.info["iterations"] < 100_000
+
+
+def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
+    """`analyze` charges losses from values; a bracket gives none (its ceilings bound the
+    shown game): its searches run with `bracket` off unless the settings ask for it."""
+    pytest.importorskip("bergen_search._endgame")
+    from bergen_search.analysis.review import analyze
+    from bergen_search.formats.record import parse_record
+    with open("examples/match.json", encoding="utf-8") as f:
+        record = parse_record(json.loads(f.read()))
+    real, calls = endgame.bracket, []
+
+    def bracket(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(endgame, "bracket", bracket)
+    plain = analyze(record, limits=Limits(iterations=300), seed=0)
+    assert not calls
+    asked = analyze(record, limits=Limits(iterations=300), seed=0, bracket=True)
+    assert calls, "no stage decision was declined: the test went untested"
+    assert [d.to_json() for d in asked.decisions] == [d.to_json() for d in plain.decisions]
+
+
+def test_a_match_engine_spends_nothing_on_brackets(monkeypatch):
+    """A match's engine (`search(values=False)`: selfplay, arena, play) needs the move only;
+    the bracket is said, never played: not tried there. `best` still brackets."""
+    pytest.importorskip("bergen_search._endgame")
+    real, calls = endgame.bracket, []
+
+    def bracket(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(endgame, "bracket", bracket)
+    info = _bracket_info()
+    quiet = search(info, Limits(iterations=20_000), seed=0, values=False)
+    assert not calls and "bracket" not in quiet.info["endgame"]
+    said = search(info, Limits(iterations=20_000), seed=0)
+    assert calls and "bracket" in said.info["endgame"] and said.best == quiet.best

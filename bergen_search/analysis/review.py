@@ -413,6 +413,11 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
         "max_rechecks": max_rechecks, "confidence": CONFIDENCE, "thresholds": thresholds,
         "workers": workers, "backend": backend.SEARCH.name,
         **({"settings": dict(settings)} if settings else {})}
+    # The bracket where the exact endgame is out of reach says what a move secures; a review
+    # charges losses from values, which a bracket does not give (its ceilings bound another
+    # game): unless asked for, its budget is not spent here.
+    if "bracket" in resolve(algorithm, dict(settings))[0].settings and "bracket" not in settings:
+        settings = {**settings, "bracket": False}
     for item in events(record):
         held["step"] = (len(decisions), len(moments),
                         {q: replace(sm, counts=dict(sm.counts)) for q, sm in summary.items()},

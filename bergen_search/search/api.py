@@ -128,7 +128,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     (`benchmarks/calibration.py`). Under a time limit the pass takes PASS_SHARE of each
     replicate's share. The move chosen is the best value (setting `choose`, default "value"),
     or with `choose=visits` the most visited move. `values=False` (a match's engine, which
-    needs the move only) skips the pass when the choice does not need it (`choose=visits`).
+    needs the move only) skips the pass when the choice does not need it (`choose=visits`),
+    and the exact endgame's bracket (setting `bracket`: it is said, never played).
 
     `stop` (a `threading.Event`, set by another thread) ends the search at the next slice
     (STOP_SLICE_SECONDS; a final pass already running is finished first) and keeps what was
@@ -147,6 +148,9 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         raise BergenError(f"{algorithm} needs the compiled core, and the searches run in pure "
                           f"Python ({be.why}); use ismcts or classic, or build the core "
                           f"(pip install .)", field="algorithm")
+    if not values and settings.get("bracket"):
+        # A match's engine needs the move only, and the bracket is said, never played.
+        settings = {**settings, "bracket": False}
     values = values or settings.get("choose") == "value"
     if not isinstance(objective, str):
         raise BergenError(f"objective must be one of {', '.join(OBJECTIVES)}, got "

@@ -172,8 +172,8 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: in
     decision that many decisions below the root is a leaf, a terminal whose payoff per deal
     is that deal played out from there with both hands in view (`playout`: perfectly by both,
     or with `greedy_seat` playing the first `policies` of `floor_choice`'s, the one whose
-    weighted sum over the leaf's deals is best for it); its gain is side 0's points to the
-    horizon only."""
+    weighted sum over the leaf's deals is best for it, and perfectly in a deal alone at the
+    leaf with its hand); its gain is side 0's points to the horizon only."""
     nodes = []
     root_scores = root.scores
 
@@ -202,10 +202,16 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: in
     def leaf(s, alive, played):
         g0 = float(gain(s.scores))
         best, chosen = None, None
+        # A deal alone at the leaf with the greedy seat's hand: that seat knows the other
+        # hand there, and plays perfectly.
+        mine = ([d[greedy_seat] for d in alive].count if greedy_seat is not None
+                else lambda h: 2)
         for q in range(policies if greedy_seat is not None else 1):
             values = [playout(_with_hands(s, [hands[0][i0] & ~played[0],
-                                              hands[1][i1] & ~played[1]]),
-                              root_scores, greedy_seat, q) for i0, i1, _ in alive]
+                                              hands[1][i1] & ~played[1]]), root_scores,
+                              greedy_seat if mine((i0, i1)[greedy_seat or 0]) > 1 else None,
+                              q)
+                      for i0, i1, _ in alive]
             total = 0.0
             for (_, _, w), v in zip(alive, values):
                 total += w * float(v)

@@ -553,6 +553,7 @@ ctypedef struct Seen:
 
 cdef enum:
     SEEN_BITS = 19              # a PlayoutTable's size by default (2^19 entries, 12.6 MB)
+    POLICY_PERFECT = 3          # the greedy seat too plays perfectly (it knows the deal)
     SEEN_EXACT = 0
     SEEN_LOWER = 1
     SEEN_UPPER = 2
@@ -760,7 +761,7 @@ cdef int _playout(Builder* B, const State* s, int alpha, int beta) noexcept nogi
     n = gen_moves(s, moves)
     n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
     p = s.to_move
-    if n == 1 or p == B.greedy_seat:
+    if n == 1 or (p == B.greedy_seat and B.policy != POLICY_PERFECT):
         i = 0 if n == 1 else _policy_index(s, moves, n, B.policy)
         apply_move(s, moves[i], &nxt)
         return _playout(B, &nxt, alpha, beta)
@@ -824,8 +825,8 @@ cdef int64_t _leaf(Builder* B, const State* s, const int32_t* alive, int n_alive
     its gain is side 0's points to the horizon only."""
     cdef Tree* T = B.T
     cdef int64_t nid, k, cap
-    cdef int v, q, chosen, g0 = s.scores[0] - B.root_scores[0]
-    cdef int32_t d
+    cdef int v, q, chosen, gs, g0 = s.scores[0] - B.root_scores[0]
+    cdef int32_t d, h
     cdef double total, best_total = 0.0
     cdef State tmp
     if T.n_pair + n_alive > B.max_pairs:
@@ -849,8 +850,31 @@ cdef int64_t _leaf(Builder* B, const State* s, const int32_t* alive, int n_alive
     if _grow(<void**>&B.values, &B.values_cap, <int64_t>n_alive * B.policies,
              sizeof(int32_t)) < 0:
         return NO_MEMORY
-    # Each policy's play-out of every deal; the leaf takes the policy whose weighted sum
-    # over its deals is largest for the greedy seat (the first such): a choice made from
+    # A deal alone at the leaf with its greedy-seat hand: that seat knows the other hand
+    # there (the only one left beside its own), so playing perfectly is a strategy of it.
+    gs = B.greedy_seat
+    if gs >= 0:
+        B.stamp_id += 1
+        for k in range(n_alive):
+            h = B.deal_h[gs][alive[k]]
+            if B.stamp[gs][h] == B.stamp_id:
+                B.stamp[gs][h] = -B.stamp_id     # met again: not alone
+            elif B.stamp[gs][h] != -B.stamp_id:
+                B.stamp[gs][h] = B.stamp_id
+        for k in range(n_alive):
+            d = alive[k]
+            if B.stamp[gs][B.deal_h[gs][d]] == B.stamp_id:
+                B.policy = POLICY_PERFECT
+                tmp.hands[0] = T.hands[0][B.deal_h[0][d]] & ~played[0]
+                tmp.hands[1] = T.hands[1][B.deal_h[1][d]] & ~played[1]
+                v = (_playout(B, &tmp, -2000000, 2000000)
+                     - (B.root_scores[0] - B.root_scores[1]))
+                if B.abort:
+                    return B.abort
+                for q in range(B.policies):
+                    B.values[k * B.policies + q] = v
+    # Each policy's play-out of every other deal; the leaf takes the policy whose weighted
+    # sum over its deals is largest for the greedy seat (the first such): a choice made from
     # the leaf's public facts and the seat's own hand, a strategy of the seat.
     chosen = 0
     for q in range(B.policies):
@@ -858,13 +882,15 @@ cdef int64_t _leaf(Builder* B, const State* s, const int32_t* alive, int n_alive
         total = 0.0
         for k in range(n_alive):
             d = alive[k]
-            tmp.hands[0] = T.hands[0][B.deal_h[0][d]] & ~played[0]
-            tmp.hands[1] = T.hands[1][B.deal_h[1][d]] & ~played[1]
-            v = _playout(B, &tmp, -2000000, 2000000) - (B.root_scores[0] - B.root_scores[1])
-            if B.abort:
-                return B.abort
-            B.values[k * B.policies + q] = v
-            total += B.deal_w[d] * <double>v
+            if gs < 0 or B.stamp[gs][B.deal_h[gs][d]] != B.stamp_id:
+                tmp.hands[0] = T.hands[0][B.deal_h[0][d]] & ~played[0]
+                tmp.hands[1] = T.hands[1][B.deal_h[1][d]] & ~played[1]
+                v = (_playout(B, &tmp, -2000000, 2000000)
+                     - (B.root_scores[0] - B.root_scores[1]))
+                if B.abort:
+                    return B.abort
+                B.values[k * B.policies + q] = v
+            total += B.deal_w[d] * <double>B.values[k * B.policies + q]
         if B.greedy_seat == 1:
             total = -total
         if q == 0 or total > best_total:

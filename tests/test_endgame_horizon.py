@@ -270,3 +270,27 @@ def test_the_play_out_tables_keep_within_the_memory_cap():
     finally:
         eg.PlayoutTable = real
     assert sum(made) == 2 * 24 << endgame.PLAYOUT_TABLE_BITS
+
+
+def test_one_deal_left_is_bracketed_by_its_minimax(positions):
+    """A subgame with one deal hides nothing: `_limited` gives floor = ceiling = the
+    minimax of the hands after the move, from one shallow tree."""
+    pytest.importorskip("bergen_search._endgame")
+    found = 0
+    for info, state in positions:
+        g, subs = _subgames(info)
+        tables = [endgame.compiled().PlayoutTable(g.rules, q) for q in (g.seat, -1)]
+        for m, sub in subs:
+            if len(sub.deals) != 1:
+                continue
+            got = endgame._limited(sub, max_work=10 ** 7, memory_bytes=None, tolerance=1e-6,
+                                   max_iterations=2000, clock=lambda: 0.0, stop=None,
+                                   playouts=tables)
+            hands = [sub.hands[q][sub.deals[0][q]] for q in range(2)]
+            exact = endgame_ref.minimax(sub.rules, sub.root, hands)
+            sign = 1.0 if sub.seat == 0 else -1.0
+            assert got[0] == pytest.approx(sign * exact, abs=1e-5)
+            assert got[1] == pytest.approx(sign * exact, abs=1e-5)
+            assert got[2] in ((0, 0), (1, 1))   # whole, or cut one decision deep
+            found += 1
+    assert found

@@ -748,7 +748,7 @@ def _ended_value(g: Endgame, move: int) -> float:
 
 
 def _deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, stop,
-            playouts):
+            playouts, max_horizon: int = MAX_HORIZON):
     """The deepest depth-limited tree of `sub` (`_build`'s `horizon`) whose build and
     BRACKET_MIN_ITERATIONS of DCFR are predicted to fit `max_work`, the horizon deepened one
     decision at a time while the next is predicted to fit (its cost and its tree grown by
@@ -758,7 +758,7 @@ def _deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, 
     decision fits."""
     per = 2 * BRACKET_MIN_ITERATIONS + 8     # traversals the tree must afford after it
     best, spent, costs = None, 0, []
-    for h in range(1, MAX_HORIZON + 1):
+    for h in range(1, max_horizon + 1):
         left = max_work - spent
         # The next level's cost and tree, grown by the last step's ratios (within
         # [GROW_LOW, GROW_HIGH]: the play-outs' shared table makes their cost erratic).
@@ -811,12 +811,17 @@ def _limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
     ceiling."""
     p, spent, iterations, worst = sub.seat, 0, 0, 0.0
     out, horizons = [], []
+    # One deal: the seat knows the other hand, nothing is hidden, and the ceiling's tree cut
+    # one decision deep (both playing perfectly past it) is the shown game itself: its two
+    # bounds are the floor and the ceiling.
+    alone = len(sub.deals) == 1
     # The ceiling's first: its play-outs search both sides' choices (the floor's only the
     # other side's), so it is the one that may not fit at all, and then the floor is not
     # worth its cost.
-    for k, greedy in ((1, None), (0, p)):
-        share = (max_work - spent) // 2 if k == 1 else max_work - spent
-        deepened = _deepen(sub, greedy, share, memory_bytes, stop, playouts[k])
+    for k, greedy in ((1, None),) if alone else ((1, None), (0, p)):
+        share = (max_work - spent) // 2 if k == 1 and not alone else max_work - spent
+        deepened = _deepen(sub, greedy, share, memory_bytes, stop, playouts[k],
+                           1 if alone else MAX_HORIZON)
         if deepened[0] is None:
             return None
         solver, work, h, built = deepened
@@ -830,6 +835,8 @@ def _limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
         if done == 0 or interrupted:
             return None if not interrupted else (None, None, (), spent, iterations, worst, True)
         worst = max(worst, exploit)
+        if alone:
+            return bounds[0], bounds[1], (h, h), spent, iterations, worst, False
         out.append(bounds[k])       # the ceiling's high bound, the floor's low one
         horizons.append(h)
     return out[1], out[0], (horizons[1], horizons[0]), spent, iterations, worst, False

@@ -37,6 +37,8 @@ is built), deals (the public view's table and its deals), build (the public tree
 (DCFR), checks (the exploitability: two exact best responses), report (each move's values),
 refine (the moves outside the mix valued against an answer: the subgames after them),
 failed (a tree built and then found too big, or a solve that ran out of budget).
+With `--bracket`, also the bracket of each declined position (`endgame.bracket`), and how
+many of them cut a move at a horizon (depth-limited) with their ceiling - floor.
 """
 from __future__ import annotations
 

@@ -294,3 +294,29 @@ def test_one_deal_left_is_bracketed_by_its_minimax(positions):
             assert got[2] in ((0, 0), (1, 1))   # whole, or cut one decision deep
             found += 1
     assert found
+
+
+def test_no_peek_a_depth_limited_bracket_does_not_move_when_the_hidden_hand_is_filled_in():
+    """The first stage cut of greedy self-play (seeds from 1700) whose shown game is too big
+    and bracketed cut at a horizon: the same bracket, and the same search, with the other
+    hand hidden or shown."""
+    pytest.importorskip("bergen_search._endgame")
+    from support import stage_cuts
+    for shown, hidden in stage_cuts(1700, 60):
+        a_info = load_game(shown)
+        if endgame.applicable(a_info) is not None:
+            continue
+        size = endgame.predict(a_info, shown=True)
+        if size is None or size.pairs < 3e5:
+            continue
+        a = search(a_info, Limits(iterations=30_000), seed=4)
+        eg = a.info["endgame"]
+        if not eg.get("bracket", {}).get("horizon"):
+            continue
+        b = search(load_game(hidden), Limits(iterations=30_000), seed=4)
+        drop = ("seconds",)
+        assert {k: v for k, v in eg["bracket"].items() if k not in drop} == \
+            {k: v for k, v in b.info["endgame"]["bracket"].items() if k not in drop}
+        assert a.moves == b.moves
+        return
+    pytest.fail("no cut was bracketed at a horizon")

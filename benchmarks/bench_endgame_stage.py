@@ -32,3 +32,21 @@ def test_the_deviation_study_and_the_switch():
     plain = es.attempts(infos, refine=False)
     assert not any("refine" in r["phases"] for r in plain)
     assert any("refine" in r["phases"] for r in es.attempts(infos))
+
+
+def test_the_bracket_summary_and_the_recheck_of_the_cut(tmp_path, capsys):
+    """`--bracket` counts the brackets cut at a horizon; `--recheck-cut` brackets those
+    decisions of an earlier run again and compares their widest ceiling - floor."""
+    import json
+    infos = es.corpus_infos()
+    rows = es.attempts(infos[:40], iterations=20_000, bracketing=True)
+    out = es.summary(rows)
+    cut = [r for r in rows if r.get("bracket", {}).get("cut")]
+    assert out["bracketed_depth_limited"] == len(cut) and cut
+    assert all(r["bracket"]["gap"] >= 0 and r["bracket"]["horizons"] for r in cut)
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"rows": rows}))
+    doc = es.main(["--recheck-cut", str(run), "--iterations", "20000", "--quiet"])
+    assert doc["then"] == [r["bracket"]["gap"] for r in cut]
+    assert doc["now"] == doc["then"]            # the same budget, the same brackets
+    assert f"{len(cut)} decisions cut at a horizon" in capsys.readouterr().out

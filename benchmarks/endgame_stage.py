@@ -275,6 +275,10 @@ def main(argv=None):
     ap.add_argument("--bounds", action="store_true",
                     help="instead: whether the printed bound covers the distance to a solve "
                          "at tolerance 1e-5, on every decision solved at the budget")
+    ap.add_argument("--recheck-cut", default=None, metavar="RUN.json",
+                    help="instead: bracket again the decisions an earlier `--bracket --json` "
+                         "run of the same records cut at a horizon, and print their widest "
+                         "ceiling - floor then and now")
     args = ap.parse_args(argv)
     if args.no_predict:
         endgame.PREDICT_WALKS = 0
@@ -289,6 +293,24 @@ def main(argv=None):
                 json.dump(doc, f, indent=1)
         return doc
 
+    if args.recheck_cut:
+        with open(args.recheck_cut, encoding="utf-8") as f:
+            before = json.load(f)["rows"]
+        then, now = [], []
+        for info, row in zip(infos, before):
+            if row.get("bracket", {}).get("cut"):
+                tried = endgame.attempt(info, Limits(iterations=args.iterations), seed=0,
+                                        objective="points", bracketing=True)
+                b = tried.bracket
+                then.append(row["bracket"]["gap"])
+                now.append(None if b is None else
+                           max(b.ceilings[m] - b.floors[m] for m in b.floors))
+        done = [g for g in now if g is not None]
+        print(f"{len(then)} decisions cut at a horizon: widest ceiling - floor then "
+              f"{statistics.median(then):.3f} median, {statistics.mean(then):.3f} mean; now "
+              f"{statistics.median(done):.3f}, {statistics.mean(done):.3f} "
+              f"({len(now) - len(done)} not bracketed)")
+        return saved({"then": then, "now": now})
     if args.deviations:
         rows = deviation_study(infos, args.iterations, progress=study_progress)
         with_off = [r for r in rows if r["off_support"]]

@@ -345,3 +345,21 @@ def test_a_match_engine_spends_nothing_on_brackets(monkeypatch):
     assert not calls and "bracket" not in quiet.info["endgame"]
     said = search(info, Limits(iterations=20_000), seed=0)
     assert calls and "bracket" in said.info["endgame"] and said.best == quiet.best
+
+
+def test_under_a_work_budget_the_clock_changes_nothing():
+    """An iteration budget is work: the same bracket on a machine a thousand times slower
+    (a clock that jumps 10 s at every reading), moves, bounds and horizons alike."""
+    pytest.importorskip("bergen_search._endgame")
+    ticks = iter(range(10 ** 9))
+
+    def slow():
+        return 10.0 * next(ticks)
+    for path in (BRACKET, "examples/decision.json"):
+        with open(path, encoding="utf-8") as f:
+            info = load_game(f.read())
+        a = endgame.bracket(info, max_work=endgame.budget_work(30_000))
+        b = endgame.bracket(info, max_work=endgame.budget_work(30_000), clock=slow)
+        for x in (a, b):
+            x.seconds = 0.0
+        assert a == b and a.floors

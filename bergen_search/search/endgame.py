@@ -896,17 +896,18 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
             sizes[m] = size.pairs
     spent = iterations = 0
     worst = 0.0
-    # The builds may take BUILD_SHARE of the budget's time in all: the estimator can miss a
-    # heavy tail (a hand of 13: six subgames predicted to fit, each built for 0.09 s and
-    # found too big), and a bracket that cannot be had should cost little.
-    budget_seconds = (seconds if seconds is not None else
-                      None if allowed is None else allowed / WORK_PER_SECOND)
-    build_left = None if budget_seconds is None else BUILD_SHARE * budget_seconds
+    # The builds found too big may take BUILD_SHARE of the budget in all: the estimator can
+    # miss a heavy tail (a hand of 13: six subgames predicted to fit, each built for 0.09 s
+    # and found too big), and a bracket that cannot be had should cost little. Under a clock,
+    # of its time; under a work budget, of its work (a failed build costs its cap: the
+    # bracket stays the same on every machine and under any load).
+    build_left = None if seconds is None else BUILD_SHARE * seconds
+    failed_left = None if allowed is None or seconds is not None else BUILD_SHARE * allowed
 
     def one(m: int, share: int) -> str:
         """Bracket move `m` within 1/`share` of what is left: "done", "big" (its tree did
         not fit that share), "out" (no budget or time left, or stopped) or "interrupted"."""
-        nonlocal spent, iterations, worst, build_left
+        nonlocal spent, iterations, worst, build_left, failed_left
         sub = subs[m]
         left_work = None if allowed is None else (allowed - spent) // share
         left_seconds = None if seconds is None else (seconds - (clock() - t0)) / share
@@ -918,12 +919,16 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
                                          BRACKET_MIN_ITERATIONS)
         if sizes.get(m, 0.0) > sub_cap / PREDICT_WORK_PER_PAIR:
             return "big"            # predicted: nothing built
-        if build_left is not None and build_left <= 0:
+        if (build_left is not None and build_left <= 0) or (
+                failed_left is not None and failed_left <= 0):
             return "out"
         t1 = clock()
         try:
             solver, _, work = _build(sub, sub_cap, build_left or 0.0)
         except TooBig:
+            if failed_left is not None:
+                failed_left -= sub_cap
+                spent += sub_cap
             return "big"
         finally:
             if build_left is not None:

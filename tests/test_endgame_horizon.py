@@ -320,3 +320,58 @@ def test_no_peek_a_depth_limited_bracket_does_not_move_when_the_hidden_hand_is_f
         assert a.moves == b.moves
         return
     pytest.fail("no cut was bracketed at a horizon")
+
+
+def test_a_floor_leaf_next_to_mirror_twins_is_valued_alike_by_core_and_oracle():
+    """Ends 3|2 with 2-2 and 2-3 around: the greedy seat's ties go by move order, so against
+    it a play at the right twin is not worth the left's. The core plays a twin once (the
+    left); the oracle must too (it played both, and one deal's payoff read 6.0 against the
+    core's 5.0)."""
+    import itertools
+
+    from bergen_search.game.rules import Rules
+    from bergen_search.game.tiles import TILE_HIGH, TILE_LOW
+    eg = pytest.importorskip("bergen_search._endgame")
+
+    def tile(a, b):
+        return next(i for i in range(28) if {TILE_LOW[i], TILE_HIGH[i]} == {a, b})
+    rules = Rules(players=2, target=15, hand_size=6, reserve_kept=2, out_bonus=2,
+                  blocked="german", endgame_cap=True)
+    line = ((3, 6), (6, 6), (6, 5), (5, 1), (1, 3), (3, 0), (0, 6), (6, 4), (4, 4), (4, 3),
+            (3, 5), (5, 2), (2, 0), (0, 4), (4, 5), (5, 0), (0, 0), (0, 1), (1, 6), (6, 2))
+    root = endgame_ref.Root(3, 2, False, False, (7, 10), 1, 0, 2, line)
+    h1 = sum(1 << tile(*t) for t in ((2, 3), (2, 4), (3, 3)))
+    free = [tile(*t) for t in ((1, 1), (1, 2), (1, 4), (2, 2), (5, 5))]
+    h0s = sorted(sum(1 << i for i in c) for c in itertools.combinations(free, 3))
+    hands, deals = (h0s, [h1]), [(i, 0, 1.0) for i in range(10)]
+    for policies in (1, 2, 3):
+        ref = endgame_ref.build(rules, root, hands, deals, horizon=1, greedy_seat=1,
+                                policies=policies)
+        c = eg.EndgameSolver(rules, root, hands, deals, horizon=1, greedy_seat=1,
+                             policies=policies)
+        assert c.n_nodes == len(ref)
+        for i, node in enumerate(ref):
+            assert [tuple(p) for p in c.node(i)[5]] == [tuple(p) for p in node.pairs]
+
+
+@pytest.mark.parametrize("count", sizes(6, 12))
+def test_cut_full_games_of_several_hands_agree_with_the_oracle(positions, count):
+    """The full game (each seat's every possible hand: rows of several hands, deals alone
+    with a hand or not), cut at horizons 1-3 with either seat greedy or none: the core's
+    leaves are the oracle's, payoff for payoff."""
+    eg = pytest.importorskip("bergen_search._endgame")
+    alone = 0
+    for info, _ in positions[:count]:
+        g = endgame.game(info)
+        for horizon in (1, 2, 3):
+            for greedy in (0, 1, None):
+                tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals, horizon=horizon,
+                                         greedy_seat=greedy, policies=2)
+                c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals, horizon=horizon,
+                                     greedy_seat=-1 if greedy is None else greedy,
+                                     policies=2)
+                assert c.n_nodes == len(tree)
+                for i, node in enumerate(tree):
+                    assert [tuple(p) for p in c.node(i)[5]] == [tuple(p) for p in node.pairs]
+                alone += greedy is not None and c.n_leaves > 0
+    assert alone

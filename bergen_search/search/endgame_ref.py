@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..game.match import greedy_choice
-from ..game.state import PASS, State, blocked_winner
+from ..game.state import PASS, State, blocked_winner, mirror_twins
 from ..game.tiles import PIPS, TILE_HIGH, TILE_LOW, TILES_WITH, iter_mask, popcount
 
 #: DCFR's discounting: Brown & Sandholm 2019's alpha and beta; the average strategy weighs
@@ -154,10 +154,15 @@ def playout(s: State, root_scores, greedy_seat: int | None = None, policy: int =
     """Side 0's margin from `root_scores` at the end of the round from `s`, both hands in
     view: each side plays to its best (plain minimax), except `greedy_seat`, which plays
     `floor_choice`'s move by `policy` (the leaves of a depth-limited tree, `build`'s
-    `horizon`)."""
+    `horizon`), a mirror twin considered once (the one at the left end)."""
     if s.ended is not None:
         return (s.scores[0] - root_scores[0]) - (s.scores[1] - root_scores[1])
+    # A mirror twin once, as the core does: the greedy seat's policy (its ties broken by
+    # move order) is thereby the one played on the position at the left twin, mirrored when
+    # the history went through the right one, against which the twins are worth the same.
     moves = s.legal_moves()
+    twins = mirror_twins(s.left, s.right, s.left_double, s.right_double, moves)
+    moves = [m for m in moves if m not in twins]
     if len(moves) == 1 or s.to_move == greedy_seat:
         m = moves[0] if len(moves) == 1 else floor_choice(s, moves, policy)
         return playout(s.apply(m), root_scores, greedy_seat, policy)

@@ -735,11 +735,13 @@ cdef int _policy_index(const State* s, const int* moves, int n, int policy) noex
 
 cdef int _playout(Builder* B, const State* s, int alpha, int beta) noexcept nogil:
     """Side 0's lead (its score minus side 1's) at the end of the round from `s`, both hands
-    known:
-    each side plays to its best (alpha-beta over the window (alpha, beta): a value outside it
-    is a bound on its side), except B.greedy_seat, which plays `greedy_index`'s move. Past
-    B.max_steps states, the deadline or a stop request: B.abort is set and the value is
-    meaningless."""
+    known: each side plays to its best (alpha-beta over the window (alpha, beta): a value
+    outside it is a bound on its side), except B.greedy_seat, which plays its policy's move
+    (`_policy_index`; B.policy, or perfectly with POLICY_PERFECT). A mirror twin is one
+    choice (the one at the left end): the policy so played is the one on the left twin's
+    position, mirrored after a right twin, and against it the two twins are worth the same
+    (endgame_ref.playout alike). Past B.max_steps states, the deadline or a stop request:
+    B.abort is set and the value is meaningless."""
     cdef int moves[MAX_MOVES]
     cdef int keys[MAX_MOVES]
     cdef int n, i, j, m, k, v, best, p, alpha0, beta0

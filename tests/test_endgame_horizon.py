@@ -143,7 +143,7 @@ def test_a_depth_limited_floor_holds_against_the_real_games_answers(positions):
             got = endgame._limited(sub, max_work=200_000, memory_bytes=None, tolerance=1e-3,
                                    max_iterations=200, clock=lambda: 0.0, stop=None,
                                    playouts=tables)
-            if got is None:
+            if got[0] is None:
                 continue
             low, high = got[0], got[1]
             moved = endgame._gained(g, sub.root.scores)
@@ -375,3 +375,68 @@ def test_cut_full_games_of_several_hands_agree_with_the_oracle(positions, count)
                     assert [tuple(p) for p in c.node(i)[5]] == [tuple(p) for p in node.pairs]
                 alone += greedy is not None and c.n_leaves > 0
     assert alone
+
+
+@pytest.mark.parametrize("iterations", [17_000, 20_000, 25_000, 100_000])
+def test_a_brackets_work_counts_every_build_and_stays_within_the_budget(iterations,
+                                                                         monkeypatch):
+    """What every cut's deepening says it spent (its builds, kept or not, failed ones at
+    what they may have cost) and every DCFR run's work are in `Bracket.work`, which stays
+    within the budget, at budgets where some cuts fail (a failed cut's work was once left
+    out, and later moves got larger shares)."""
+    pytest.importorskip("bergen_search._endgame")
+    real_deepen, real_iterate = endgame._deepen, endgame._iterate
+    built = []
+
+    def deepen(*args, **kwargs):
+        out = real_deepen(*args, **kwargs)
+        built.append(out[-1])
+        return out
+
+    def iterate(*args, **kwargs):
+        out = real_iterate(*args, **kwargs)
+        built.append(out[5])
+        return out
+    monkeypatch.setattr(endgame, "_deepen", deepen)
+    monkeypatch.setattr(endgame, "_iterate", iterate)
+    budget = endgame.budget_work(iterations)
+    try:
+        b = endgame.bracket(_decision(), max_work=budget)
+        work = b.work
+    except endgame.TooBig:
+        return
+    assert sum(built) <= work + 1e-6 <= budget + 1e-6
+
+
+def test_a_stop_heard_inside_a_cut_keeps_the_moves_bracketed(monkeypatch):
+    """The stop comes while the third move's cut is built (a KeyboardInterrupt from the
+    core, as Ctrl-C gives): the two moves done are kept, the rest missing, and the bracket
+    says it was interrupted."""
+    pytest.importorskip("bergen_search._endgame")
+    real, calls = endgame._deepen, []
+
+    def deepen(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 5:         # two calls (ceiling, floor) per move: the third move
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+    monkeypatch.setattr(endgame, "_deepen", deepen)
+    b = endgame.bracket(_decision(), max_work=endgame.budget_work(100_000))
+    assert b.interrupted and len(b.floors) == 2 and len(b.missing) == 3
+    assert set(b.horizons) == set(b.floors)
+
+
+def test_at_most_one_cut_tree_is_held_while_another_is_built(monkeypatch):
+    """The memory cap counts the tree held (the last level that fitted) and the one being
+    built: the ceiling's tree is gone before the floor's first level is built."""
+    import gc
+    eg = pytest.importorskip("bergen_search._endgame")
+    real, alive = endgame._build, []
+
+    def build(*args, **kwargs):
+        gc.collect()
+        alive.append(sum(isinstance(o, eg.EndgameSolver) for o in gc.get_objects()))
+        return real(*args, **kwargs)
+    monkeypatch.setattr(endgame, "_build", build)
+    endgame.bracket(_decision(), max_work=endgame.budget_work(30_000))
+    assert max(alive) == 1, alive       # one held at times (the gc sees them), never two

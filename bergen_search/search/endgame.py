@@ -760,6 +760,7 @@ def _deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, 
     decision fits."""
     per = 2 * BRACKET_MIN_ITERATIONS + 8     # traversals the tree must afford after it
     best, spent, costs = None, 0, []
+    kept = 0                    # the work of the tree held (`best`) while the next is built
     for h in range(1, max_horizon + 1):
         left = max_work - spent
         # The next level's cost and tree, grown by the last step's ratios (within
@@ -772,9 +773,13 @@ def _deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, 
         if costs and costs[-1][0] * grow_cost + per * work_next > left:
             break
         room = left - per * work_next
-        _, cap = allowance(room, None, memory_bytes, BRACKET_MIN_ITERATIONS)
-        steps = max(int((room - per * work_next) / PLAYOUT_WORK), 1)
-        if stop is not None and stop.is_set():
+        # The tree held and the one built must fit the memory cap together.
+        memory = None if memory_bytes is None else memory_bytes - BYTES_PER_WORK * kept
+        _, cap = allowance(room, None, memory, BRACKET_MIN_ITERATIONS)
+        # The play-outs get what the tree leaves of the room, less the steps a build may run
+        # past its limit before it looks (16,384).
+        steps = int((room - cap) / PLAYOUT_WORK) - 0x4000
+        if stop is not None and stop.is_set() or cap <= 0 or steps <= 0:
             break
         try:
             solver, _, work = _build(sub, cap, horizon=h, greedy_seat=greedy_seat,
@@ -788,9 +793,10 @@ def _deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, 
         if per * work + cost > left:
             break
         costs.append((cost, work))
-        best = (solver, work, h if solver.n_leaves else 0)
+        best, kept = (solver, work, h if solver.n_leaves else 0), work
         if not solver.n_leaves:
             break                   # whole: deeper is the same tree
+        del solver                  # held by `best` alone: freed when a deeper one replaces it
     return (None, spent) if best is None else (*best, spent)
 
 
@@ -798,9 +804,9 @@ def _limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
              max_iterations: int, clock, stop, playouts: tuple):
     """`sub` (the shown game after the seat's move) bracketed depth-limited, from the seat's
     side in points from `sub`'s root: (floor, ceiling, (the floor's horizon, the ceiling's),
-    work spent, iterations, the larger exploitability, interrupted), or None when not even
-    one decision fits `max_work` (the ceiling's tree gets half, the floor's what
-    is left).
+    work spent, iterations, the larger exploitability, interrupted); floor and ceiling None
+    when not even one decision fits `max_work` (the ceiling's tree gets half, the floor's
+    what is left) or it was interrupted, the work spent counted all the same.
     `playouts`: the floor's and the ceiling's `_endgame.PlayoutTable`.
 
     Two trees, each cut at its horizon (`_deepen`). In the floor's, below the horizon the
@@ -825,8 +831,9 @@ def _limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
         deepened = _deepen(sub, greedy, share, memory_bytes, stop, playouts[k],
                            1 if alone else MAX_HORIZON)
         if deepened[0] is None:
-            return None
+            return None, None, (), spent + deepened[1], iterations, worst, False
         solver, work, h, built = deepened
+        del deepened                # the solver's one reference: freed after its bounds
         loose = max(tolerance, LIMITED_TOLERANCE)
         done, exploit, bounds, _, interrupted, used = _iterate(
             solver, work, sub.weight, 1.0, p, loose, loose, share - built, None,
@@ -835,7 +842,7 @@ def _limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
         spent += built + used
         iterations += done
         if done == 0 or interrupted:
-            return None if not interrupted else (None, None, (), spent, iterations, worst, True)
+            return None, None, (), spent, iterations, worst, interrupted
         worst = max(worst, exploit)
         if alone:
             return bounds[0], bounds[1], (h, h), spent, iterations, worst, False
@@ -930,6 +937,8 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
                 failed_left -= sub_cap
                 spent += sub_cap
             return "big"
+        except KeyboardInterrupt:   # heard inside the build: the moves bracketed are kept
+            return "interrupted"
         finally:
             if build_left is not None:
                 build_left -= clock() - t1
@@ -956,17 +965,20 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
         left_work = (allowed - spent) // share
         if not tables:              # shared by every move's trees (the same states recur)
             tables.extend(compiled().PlayoutTable(g.rules, q, table_bits) for q in (p, -1))
-        got = _limited(subs[m], max_work=left_work, memory_bytes=tree_bytes,
-                       tolerance=tolerance, max_iterations=max_iterations, clock=clock,
-                       stop=stop, playouts=tables)
-        if got is None:
-            return "out"
-        low, high, horizons[Move.from_code(m)], used, done, exploit, interrupted = got
+        try:
+            got = _limited(subs[m], max_work=left_work, memory_bytes=tree_bytes,
+                           tolerance=tolerance, max_iterations=max_iterations, clock=clock,
+                           stop=stop, playouts=tables)
+        except KeyboardInterrupt:   # heard inside a build: the moves bracketed are kept
+            return "interrupted"
+        low, high, cut_at, used, done, exploit, interrupted = got
         spent += used
         iterations += done
         if interrupted:
-            del horizons[Move.from_code(m)]
             return "interrupted"
+        if low is None:
+            return "out"
+        horizons[Move.from_code(m)] = cut_at
         moved = _gained(g, subs[m].root.scores)
         floors[Move.from_code(m)], ceilings[Move.from_code(m)] = moved + low, moved + high
         worst = max(worst, exploit)

@@ -440,3 +440,13 @@ def test_at_most_one_cut_tree_is_held_while_another_is_built(monkeypatch):
     monkeypatch.setattr(endgame, "_build", build)
     endgame.bracket(_decision(), max_work=endgame.budget_work(30_000))
     assert max(alive) == 1, alive       # one held at times (the gc sees them), never two
+
+
+def test_a_play_out_table_of_another_kind_is_refused():
+    eg = pytest.importorskip("bergen_search._endgame")
+    info = _decision()
+    _, subs = _subgames(info)
+    _, sub = subs[0]
+    with pytest.raises(Exception, match="a PlayoutTable"):
+        eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=1,
+                         playouts=object())

@@ -810,10 +810,11 @@ def _limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
     `playouts`: the floor's and the ceiling's `_endgame.PlayoutTable`.
 
     Two trees, each cut at its horizon (`_deepen`). In the floor's, below the horizon the
-    seat plays the greedy move and the other side answers each deal perfectly, seeing both
-    hands (as it does in the shown game): the seat's solved strategy above the horizon and
-    greedy below is a strategy of the shown game, and the floor is its exact best-response
-    value there, a value it secures. In the ceiling's, below the horizon both sides see both
+    seat plays a fixed policy (the better over the leaf's deals of FLOOR_POLICIES; perfectly
+    in a deal alone with its hand, where it knows the other hand) and the other side answers
+    each deal perfectly, seeing both hands (as it does in the shown game): the seat's solved
+    strategy above the horizon and that policy below is a strategy of the shown game, and
+    the floor is its exact best-response value there, a value it secures. In the ceiling's, below the horizon both sides see both
     hands and play perfectly: the seat knows more there than in the shown game, so the other
     side's solved strategy above, playing perfectly below, holds the seat to at most the
     ceiling."""
@@ -880,7 +881,7 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
         while table_bits > 10 and 2 * 24 << table_bits > memory_bytes // 4:
             table_bits -= 1
         tree_bytes = memory_bytes - (2 * 24 << table_bits)
-        limited = limited and tree_bytes > 0
+        limited = limited and 2 * 24 << table_bits <= memory_bytes // 4
     if size is not None and size.pairs > affords and not limited:
         raise TooBig(f"with this hand shown its tree is still too big (about "
                      f"{_round_figure(size.pairs)} ways to play out its deals, predicted; "

@@ -144,10 +144,10 @@ def bracket_text(eg: dict, names: dict | None = None) -> list:
     cut = b.get("horizon") or {}
     if cut:
         out += ["  cut at f/c: the floor's tree cut f decisions below the move (this hand "
-                "greedy below,",
-                "  the other side answering each deal seeing both hands), the ceiling's c "
-                "(both hands",
-                "  seen below); end: solved to the round's end"]
+                "playing a fixed",
+                "  policy below, the other side answering each deal seeing both hands), the "
+                "ceiling's c",
+                "  (both hands seen below); end: solved to the round's end"]
     out.append(f"  {'move':<9} {'floor':>8} {'ceiling':>8}" + ("  cut at" if cut else ""))
 
     def depth(h: int) -> str:

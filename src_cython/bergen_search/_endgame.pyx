@@ -544,7 +544,7 @@ def predict(rules, root, owners, caps, tiles, allowed, played, long long walks,
 # ---- the public tree --------------------------------------------------------------------------
 # The play-outs' transposition table: the same state is reached from many leaves (other
 # orders of the same plays) and by many deals; a state is its hands, ends, turn, passes and
-# scores (the scores matter near the target), its value side 0's margin from the root.
+# scores (the scores matter near the target), its value side 0's lead at the end of the round.
 ctypedef struct Seen:
     uint64_t a                  # both hands (28 bits each), the turn and the passes
     uint64_t b                  # the ends, their doubles and both scores; 0: empty
@@ -1375,9 +1375,11 @@ cdef class EndgameSolver:
     `horizon` > 0: depth-limited. A decision that many decisions below the root is a leaf:
     a terminal whose payoff per deal is that deal played out from there with both hands in
     view (alpha-beta, a transposition table `playouts` shared with other trees), by both
-    sides perfectly, or with `greedy_seat` playing the greedy move (`greedy_index`); its gain
-    is side 0's points to the horizon only. Past `max_steps` play-out states (0: no limit)
-    the build is too big. The oracle is `endgame_ref.build`'s `horizon`."""
+    sides perfectly, or with `greedy_seat` playing a fixed policy (the best over the leaf's
+    deals of the first `policies` of `_policy_index`'s; perfectly in a deal alone at the leaf
+    with its hand); its gain is side 0's points to the horizon only. Past `max_steps`
+    play-out states (0: no limit) the build is too big. The oracle is `endgame_ref.build`'s
+    `horizon`."""
     cdef Tree T
     cdef Run R
     cdef CoreRules rules_owner
@@ -1385,7 +1387,7 @@ cdef class EndgameSolver:
     cdef readonly double alpha, beta, gamma
     #: Depth-limited (`horizon` > 0, decisions from the root): the states its leaves' play-outs
     #: visited. A leaf's payoff per deal is that deal played out with both hands seen: by both
-    #: sides perfectly, or with `greedy_seat` playing the greedy move (`_playout`).
+    #: sides perfectly, or with `greedy_seat` playing a fixed policy (`_playout`).
     cdef readonly long long playout_steps
     cdef readonly int horizon
     cdef readonly long long n_leaves    # its terminals at the horizon (0: the tree is whole)
@@ -1497,6 +1499,8 @@ cdef class EndgameSolver:
             if horizon > 0:
                 if playouts is None:
                     playouts = PlayoutTable(rules, greedy_seat)
+                if not isinstance(playouts, PlayoutTable):
+                    raise BergenError("playouts: a PlayoutTable", field="playouts")
                 if (<PlayoutTable>playouts).greedy_seat != greedy_seat or (
                         (<PlayoutTable>playouts).rules is not rules):
                     raise BergenError("a PlayoutTable serves one rule set and one greedy_seat",

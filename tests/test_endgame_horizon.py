@@ -450,3 +450,68 @@ def test_a_play_out_table_of_another_kind_is_refused():
     with pytest.raises(Exception, match="a PlayoutTable"):
         eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=1,
                          playouts=object())
+
+
+def test_a_floor_leaf_plays_one_policy_for_all_its_deals(monkeypatch):
+    """The choice at a floor's leaf is the seat's, made from the leaf's public facts: one
+    policy for every deal there (the one whose weighted sum is best for the seat, the first
+    such), except a deal alone with the seat's hand, played perfectly. Checked on the
+    oracle's leaves from the play-outs it asked for (the core agrees with it to the bit): a
+    choice made per deal, seeing the other hand, would pass the LP test but not this one."""
+    real_playout, real_node = endgame_ref.playout, endgame_ref.Node
+    pending, calls, depth = [], {}, [0]
+
+    def playout(s, root_scores, greedy_seat=None, policy=0):
+        depth[0] += 1
+        try:
+            v = real_playout(s, root_scores, greedy_seat, policy)
+        finally:
+            depth[0] -= 1
+        if depth[0] == 0:
+            pending.append((greedy_seat, policy, v))
+        return v
+
+    def node(*args, **kwargs):
+        n = real_node(*args, **kwargs)
+        if pending:
+            calls[id(n)] = (n, list(pending))
+            pending.clear()
+        return n
+    monkeypatch.setattr(endgame_ref, "playout", playout)
+    monkeypatch.setattr(endgame_ref, "Node", node)
+    checked = crossing = 0
+    # Stage positions of up to 9 tiles: some leaves there have policies that cross (each
+    # better on some deal), where only a choice per deal would differ.
+    for info, _ in small_positions(n=24, seed=5, limit=9):
+        g, subs = _subgames(info)
+        for _, sub in subs:
+            for horizon in (1, 2, 3):
+                calls.clear()
+                endgame_ref.build(sub.rules, sub.root, sub.hands, sub.deals, horizon=horizon,
+                                  greedy_seat=sub.seat, policies=3)
+                for leaf, made in calls.values():
+                    n = len(leaf.pairs)
+                    assert len(made) == 3 * n      # every policy, every deal, in order
+                    values = {q: [made[q * n + i][2] for i in range(n)] for q in range(3)}
+                    alone = [made[i][0] is None for i in range(n)]
+                    weights = _leaf_weights(sub, leaf)
+                    got = [wx / w for (_, _, wx, _), w in zip(leaf.pairs, weights)]
+                    fits = [q for q in range(3)
+                            if all(abs(got[i] - values[q][i]) < 1e-9 for i in range(n))]
+                    assert fits, (got, values)      # one policy's play-outs, every deal
+                    sign = 1.0 if sub.seat == 0 else -1.0
+                    sums = [sign * sum(w * values[q][i] for i, w in enumerate(weights))
+                            for q in range(3)]
+                    assert sums[fits[0]] == max(sums)
+                    hidden = [i for i in range(n) if not alone[i]]
+                    crossing += not any(all(sign * values[q][i] >= sign * values[r][i]
+                                            for r in range(3) for i in hidden)
+                                        for q in range(3))
+                    checked += 1
+    assert checked and crossing, (checked, crossing)
+
+
+def _leaf_weights(sub, leaf):
+    """The chance weight of each deal of a leaf (the subgame's deal with those hands)."""
+    weight = {(a, b): w for a, b, w in sub.deals}
+    return [weight[(a, b)] for a, b, _, _ in leaf.pairs]

@@ -52,6 +52,17 @@ def core():
     return pytest.importorskip("bergen_search._endgame")
 
 
+def assert_same_tree(c, tree) -> None:
+    """The compiled solver `c` holds the oracle's public tree `tree`, node for node: player,
+    actions, children, rows, legal actions and every terminal's deals and payoffs."""
+    assert c.n_nodes == len(tree)
+    for i, node in enumerate(tree):
+        player, moves, children, rows, legal, pairs = c.node(i)
+        assert (player, moves, children, rows, legal) == (
+            node.player, node.moves, node.children, node.rows, node.legal)
+        assert [tuple(p) for p in pairs] == [tuple(p) for p in node.pairs]
+
+
 # ---- the solver against its oracle -------------------------------------------------------------
 @pytest.mark.parametrize("count", sizes(6, 16))
 def test_core_and_reference_agree_to_the_bit(positions, count):
@@ -62,12 +73,7 @@ def test_core_and_reference_agree_to_the_bit(positions, count):
         tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals)
         ref = endgame_ref.Solver(tree, (len(g.hands[0]), len(g.hands[1])))
         c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
-        assert c.n_nodes == len(tree)
-        for i, node in enumerate(tree):
-            player, moves, children, rows, legal, pairs = c.node(i)
-            assert (player, moves, children, rows, legal) == (
-                node.player, node.moves, node.children, node.rows, node.legal)
-            assert [tuple(p) for p in pairs] == [tuple(p) for p in node.pairs]
+        assert_same_tree(c, tree)
         ref.run(20)
         c.run(20)
         for b in (0, 1):

@@ -17,7 +17,8 @@ import json
 
 import pytest
 from support import sizes
-from test_endgame import SequenceForm, small_positions
+from test_endgame import SequenceForm, assert_same_tree, small_positions
+from test_endgame_bracket import _moves_after, positions  # noqa: F401 (a fixture)
 
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import Move
@@ -27,23 +28,10 @@ from bergen_search.search.api import Limits, search
 DECISION = "examples/decision.json"
 
 
-@pytest.fixture(scope="module")
-def positions():
-    pytest.importorskip("bergen_search._endgame")
-    return small_positions(n=16, seed=7, limit=8)
-
-
 def _subgames(info):
     """(the shown game, [(move, the subgame after it)]) for every move not ending the round."""
-    g = endgame.game(info, shown=True)
-    rep = g.deals[0]
-    s = endgame_ref._state(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)])
-    out = []
-    for m in endgame_ref.public_moves(s, [g.hands[g.seat][g.hand_index]]):
-        sub = endgame.after(g, m)
-        if sub is not None:
-            out.append((m, sub))
-    return g, out
+    g, moves = _moves_after(info)
+    return g, [(m, sub) for m in moves if (sub := endgame.after(g, m)) is not None]
 
 
 def _decision():
@@ -67,12 +55,7 @@ def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count):
                     c = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals,
                                          horizon=horizon, policies=policies,
                                          greedy_seat=-1 if greedy is None else greedy)
-                    assert c.n_nodes == len(tree)
-                    for i, node in enumerate(tree):
-                        player, moves, children, rows, legal, pairs = c.node(i)
-                        assert (player, moves, children, rows, legal) == (
-                            node.player, node.moves, node.children, node.rows, node.legal)
-                        assert [tuple(p) for p in pairs] == [tuple(p) for p in node.pairs]
+                    assert_same_tree(c, tree)
                     ref.run(10)
                     c.run(10)
                     for b in (0, 1):
@@ -349,9 +332,7 @@ def test_a_floor_leaf_next_to_mirror_twins_is_valued_alike_by_core_and_oracle():
                                 policies=policies)
         c = eg.EndgameSolver(rules, root, hands, deals, horizon=1, greedy_seat=1,
                              policies=policies)
-        assert c.n_nodes == len(ref)
-        for i, node in enumerate(ref):
-            assert [tuple(p) for p in c.node(i)[5]] == [tuple(p) for p in node.pairs]
+        assert_same_tree(c, ref)
 
 
 @pytest.mark.parametrize("count", sizes(6, 12))
@@ -370,9 +351,7 @@ def test_cut_full_games_of_several_hands_agree_with_the_oracle(positions, count)
                 c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals, horizon=horizon,
                                      greedy_seat=-1 if greedy is None else greedy,
                                      policies=2)
-                assert c.n_nodes == len(tree)
-                for i, node in enumerate(tree):
-                    assert [tuple(p) for p in c.node(i)[5]] == [tuple(p) for p in node.pairs]
+                assert_same_tree(c, tree)
                 alone += greedy is not None and c.n_leaves > 0
     assert alone
 

@@ -126,8 +126,9 @@ BRACKET_MIN_ITERATIONS = 8
 #: (`_limited`): the subgame cut HORIZON decisions below the move, each deal at a leaf played
 #: out with both hands in view; the horizon is deepened one decision at a time while the
 #: next one is predicted to fit (its cost grows by the last step's ratio), up to
-#: MAX_HORIZON. A play-out's state costs about this much solver work (35 ns on this project's
-#: machine, `python benchmarks/endgame_stage.py --bracket`), and counts in the budget.
+#: MAX_HORIZON. A play-out's state is counted as this much solver work (33 ns on this
+#: project's machine) in the budget; single builds take 0.6-2.2 times that
+#: (benchmarks/BRACKET.md, "The cost model").
 PLAYOUT_WORK = 2
 MAX_HORIZON = 24
 GROW_LOW, GROW_HIGH = 1.5, 3.0

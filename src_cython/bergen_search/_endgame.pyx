@@ -659,15 +659,11 @@ cdef inline int _margin(const Builder* B, const int32_t* scores) noexcept nogil:
     return (scores[0] - B.root_scores[0]) - (scores[1] - B.root_scores[1])
 
 
-cdef int64_t _terminal(Builder* B, const State* s, const int32_t* alive, int n_alive,
-                       const uint32_t* played, bint blocked) noexcept nogil:
-    """A terminal over the deals `alive`. `s`: the ended state, or with `blocked` the state
-    before the pass that blocked the round (each deal then scores its own hands)."""
+cdef int64_t _new_terminal(Builder* B, int n_alive) noexcept nogil:
+    """A new terminal node with room for `n_alive` deals after the tree's last (filled by
+    `_put_pair`, in order), or TOO_BIG past B.max_pairs, NO_MEMORY, STOPPED."""
     cdef Tree* T = B.T
-    cdef int64_t nid, k, cap
-    cdef int x = _margin(B, s.scores), g0 = s.scores[0] - B.root_scores[0], side, extra
-    cdef int32_t d
-    cdef State tmp
+    cdef int64_t nid, cap
     if T.n_pair + n_alive > B.max_pairs:
         return TOO_BIG
     nid = _new_node(B, -1)
@@ -684,6 +680,31 @@ cdef int64_t _terminal(Builder* B, const State* s, const int32_t* alive, int n_a
         T.cap_pair = cap
     T.nodes[nid].first = T.n_pair
     T.nodes[nid].count = n_alive
+    return nid
+
+
+cdef inline void _put_pair(Builder* B, int32_t d, int margin, int gain) noexcept nogil:
+    """Deal `d` into the terminal being filled: its weight times side 0's margin and gain."""
+    cdef Tree* T = B.T
+    T.pair_h0[T.n_pair] = B.deal_h[0][d]
+    T.pair_h1[T.n_pair] = B.deal_h[1][d]
+    T.pair_wx[T.n_pair] = B.deal_w[d] * <double>margin
+    T.pair_wg[T.n_pair] = B.deal_w[d] * <double>gain
+    T.n_pair += 1
+
+
+cdef int64_t _terminal(Builder* B, const State* s, const int32_t* alive, int n_alive,
+                       const uint32_t* played, bint blocked) noexcept nogil:
+    """A terminal over the deals `alive`. `s`: the ended state, or with `blocked` the state
+    before the pass that blocked the round (each deal then scores its own hands)."""
+    cdef Tree* T = B.T
+    cdef int64_t nid, k
+    cdef int x = _margin(B, s.scores), g0 = s.scores[0] - B.root_scores[0], side, extra
+    cdef int32_t d
+    cdef State tmp
+    nid = _new_terminal(B, n_alive)
+    if nid < 0:
+        return nid
     if blocked:
         memcpy(&tmp, s, sizeof(State))
     for k in range(n_alive):
@@ -694,11 +715,7 @@ cdef int64_t _terminal(Builder* B, const State* s, const int32_t* alive, int n_a
             tmp.hands[1] = T.hands[1][B.deal_h[1][d]] & ~played[1]
             side = blocked_winner(&tmp)
             extra = 0 if side < 0 else (2 if side == 0 else -2)
-        T.pair_h0[T.n_pair] = B.deal_h[0][d]
-        T.pair_h1[T.n_pair] = B.deal_h[1][d]
-        T.pair_wx[T.n_pair] = B.deal_w[d] * <double>(x + extra)
-        T.pair_wg[T.n_pair] = B.deal_w[d] * <double>(g0 + (2 if extra > 0 else 0))
-        T.n_pair += 1
+        _put_pair(B, d, x + extra, g0 + (2 if extra > 0 else 0))
     return nid
 
 
@@ -820,33 +837,29 @@ cdef int _playout(Builder* B, const State* s, int alpha, int beta) noexcept nogi
     return best
 
 
+cdef inline int _deal_playout(Builder* B, State* at, int32_t d,
+                              const uint32_t* played) noexcept nogil:
+    """Deal `d` played out from `at` (its hands set to the deal's, less what was played):
+    side 0's margin from the root (`_playout`, by B.policy)."""
+    at.hands[0] = B.T.hands[0][B.deal_h[0][d]] & ~played[0]
+    at.hands[1] = B.T.hands[1][B.deal_h[1][d]] & ~played[1]
+    return (_playout(B, at, -2000000, 2000000)
+            - (B.root_scores[0] - B.root_scores[1]))
+
+
 cdef int64_t _leaf(Builder* B, const State* s, const int32_t* alive, int n_alive,
                    const uint32_t* played) noexcept nogil:
     """A leaf of a depth-limited tree: a terminal over the deals `alive` whose payoff is each
     deal played out from `s` (`_playout`: perfectly by both, or with B.greedy_seat greedy);
     its gain is side 0's points to the horizon only."""
-    cdef Tree* T = B.T
-    cdef int64_t nid, k, cap
+    cdef int64_t nid, k
     cdef int v, q, chosen, gs, g0 = s.scores[0] - B.root_scores[0]
     cdef int32_t d, h
     cdef double total, best_total = 0.0
     cdef State tmp
-    if T.n_pair + n_alive > B.max_pairs:
-        return TOO_BIG
-    nid = _new_node(B, -1)
+    nid = _new_terminal(B, n_alive)
     if nid < 0:
         return nid
-    cap = T.cap_pair
-    if _grow(<void**>&T.pair_h0, &cap, T.n_pair + n_alive, sizeof(int32_t)) < 0:
-        return NO_MEMORY
-    if cap != T.cap_pair:
-        if (_follow(<void**>&T.pair_h1, cap, sizeof(int32_t)) < 0
-                or _follow(<void**>&T.pair_wx, cap, sizeof(double)) < 0
-                or _follow(<void**>&T.pair_wg, cap, sizeof(double)) < 0):
-            return NO_MEMORY
-        T.cap_pair = cap
-    T.nodes[nid].first = T.n_pair
-    T.nodes[nid].count = n_alive
     B.leaves += 1
     memcpy(&tmp, s, sizeof(State))
     if _grow(<void**>&B.values, &B.values_cap, <int64_t>n_alive * B.policies,
@@ -867,10 +880,7 @@ cdef int64_t _leaf(Builder* B, const State* s, const int32_t* alive, int n_alive
             d = alive[k]
             if B.stamp[gs][B.deal_h[gs][d]] == B.stamp_id:
                 B.policy = POLICY_PERFECT
-                tmp.hands[0] = T.hands[0][B.deal_h[0][d]] & ~played[0]
-                tmp.hands[1] = T.hands[1][B.deal_h[1][d]] & ~played[1]
-                v = (_playout(B, &tmp, -2000000, 2000000)
-                     - (B.root_scores[0] - B.root_scores[1]))
+                v = _deal_playout(B, &tmp, d, played)
                 if B.abort:
                     return B.abort
                 for q in range(B.policies):
@@ -885,10 +895,7 @@ cdef int64_t _leaf(Builder* B, const State* s, const int32_t* alive, int n_alive
         for k in range(n_alive):
             d = alive[k]
             if gs < 0 or B.stamp[gs][B.deal_h[gs][d]] != B.stamp_id:
-                tmp.hands[0] = T.hands[0][B.deal_h[0][d]] & ~played[0]
-                tmp.hands[1] = T.hands[1][B.deal_h[1][d]] & ~played[1]
-                v = (_playout(B, &tmp, -2000000, 2000000)
-                     - (B.root_scores[0] - B.root_scores[1]))
+                v = _deal_playout(B, &tmp, d, played)
                 if B.abort:
                     return B.abort
                 B.values[k * B.policies + q] = v
@@ -899,13 +906,7 @@ cdef int64_t _leaf(Builder* B, const State* s, const int32_t* alive, int n_alive
             chosen = q
             best_total = total
     for k in range(n_alive):
-        d = alive[k]
-        v = B.values[k * B.policies + chosen]
-        T.pair_h0[T.n_pair] = B.deal_h[0][d]
-        T.pair_h1[T.n_pair] = B.deal_h[1][d]
-        T.pair_wx[T.n_pair] = B.deal_w[d] * <double>v
-        T.pair_wg[T.n_pair] = B.deal_w[d] * <double>g0
-        T.n_pair += 1
+        _put_pair(B, alive[k], B.values[k * B.policies + chosen], g0)
     return nid
 
 

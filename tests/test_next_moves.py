@@ -76,3 +76,68 @@ def test_a_round_over_or_not_led_is_an_error():
         next_moves(dict(MATCH, rounds=MATCH["rounds"][:1]))
     with pytest.raises(BergenError, match="not led yet"):
         next_moves(dict(MATCH, rounds=[dict(r, events=[])]))
+
+
+# ---- whole hands, not tiles one by one: the offers against a brute force --------------------
+def _view_record(cut, seat):
+    """The cut as `seat` saw it: the other hands, the reserve and the other seats' draws
+    unseen."""
+    from bergen_search.game.tiles import format_mask
+    evs = []
+    for w, a, t in cut.events:
+        if a == 56:
+            evs.append({"seat": w, "draw": tile_str(t) if w == seat else None})
+        elif a == 57:
+            evs.append({"seat": w, "pass": True})
+        else:
+            evs.append({"seat": w, "play": move_str(a, lead=not evs)})
+    hands = [format_mask(h) if s == seat else None for s, h in enumerate(cut.dealt)]
+    return {"format": "bergen-record/1", "rules": cut.rules.to_dict(),
+            "start_scores": list(cut.scores),
+            "rounds": [{"hands": hands, "reserve": None, "events": evs}]}
+
+
+def _brute_allows(cut, seat, event):
+    """Whether some history of deals and draws consistent with what `seat` saw lets the seat
+    to move take `event` next (the rules engine replaying every candidate hand)."""
+    from support import brute_histories, public_events
+    return bool(brute_histories(cut.rules, seat, cut.dealt[seat], public_events(cut.events, seat) + [event],
+                                cut.scores, budget=15_000))
+
+
+@pytest.mark.parametrize("games", [pytest.param(4, id="fast"),
+                                   pytest.param(40, id="full", marks=pytest.mark.slow)])
+def test_an_unseen_seat_is_offered_what_some_whole_hand_allows(games):
+    """Every offer to an unseen seat is an event some whole deal of the hidden tiles allows,
+    and every such event is offered: judged by replaying every candidate hand through the
+    rules (support.brute_histories), never tile by tile. Seat 0's view of seeded random
+    matches, at every moment seat 1 is to move. Before the whole-hand check, a seat that must
+    play was offered "draw" where only some of its possible tiles missed both ends (the
+    issue's case: seat 1 holding 6 of the 10 unseen tiles, only 4 of them fitting neither
+    end). A pass that blocks the round is left out: the rules score it with the hands known,
+    a record with a hand unseen cannot (`test_along_a_round_with_a_hand_unseen`)."""
+    from support import Budget, cuts
+    from bergen_search.game.rules import Rules
+    from bergen_search.game.state import DRAW, PASS
+    checked = draws_refused = 0
+    for cut in cuts(Rules(), 4077, games, rounds=1, decisions=False):
+        if cut.seat != 1 or not cut.events:
+            continue
+        st = cut.state
+        cands = {"draw": (1, DRAW, None)}
+        if st.passes < st.rules.players - 1:
+            cands["pass"] = (1, PASS, None)
+        for t in range(28):
+            left, right = st.fits(t)
+            for end, ok in ((0, left), (1, right)):
+                if ok and not (st.line_mask() >> t & 1) and not (cut.dealt[0] >> t & 1):
+                    cands[move_str(t * 2 + end)] = (1, t * 2 + end, None)
+        try:
+            allowed = {name for name, ev in cands.items() if _brute_allows(cut, 0, ev)}
+        except Budget:
+            continue
+        offered = set(next_moves(_view_record(cut, 0)).moves) & set(cands)
+        assert offered == allowed, (cut.game, cut.k, sorted(offered ^ allowed))
+        checked += 1
+        draws_refused += "draw" not in offered and st.reserve_size > 2
+    assert checked >= 20 and draws_refused >= 3, (checked, draws_refused)

@@ -449,11 +449,13 @@ def test_play_of_a_number_proven_void_after_a_draw():
 
 
 def test_play_of_a_number_proven_void_after_a_pass():
-    # The pass itself is impossible: after 14 draws seat 1 would hold 19 tiles, but only 15
-    # tiles show neither 3 nor 6.
+    # Seat 1 draws at ends 3 and 6: its hand and every tile it drew but the last show
+    # neither. Only 12 unseen tiles do (15 in the set, 3 of them in seat 0's hand), so its
+    # ninth draw (event 11: 5 held + 8 drawn before it = 13) is already impossible; the whole
+    # hand is judged at each draw, not only when the turn ends (the pass, event 17).
     with pytest.raises(BergenError) as info:
         replay(VOID_AFTER_PASS)
-    assert (info.value.round, info.value.event) == (0, 17)
+    assert (info.value.round, info.value.event) == (0, 11)
     assert "no deal of the hidden tiles fits" in str(info.value)
     shorter = json.loads(json.dumps(VOID_AFTER_PASS))
     events = shorter["rounds"][0]["events"]

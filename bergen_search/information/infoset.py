@@ -353,7 +353,9 @@ class Observer:
         groups, fixed_count = [], {}
         for j in sorted(hidden):
             h = hidden[j]
-            if public and j == state.to_move and h.turn_draws:
+            if j == state.to_move and h.turn_draws:
+                # In the middle of a draw turn (a record's unseen seat, the endgame's public
+                # view): what it drew so far already proves its hand free of both ends.
                 h = self._turn_so_far(h)
             first = len(groups)
             for k, (start, cap) in enumerate(h.epochs):

@@ -240,6 +240,33 @@ def test_loss_interval_uses_t_for_replicates():
     assert loss_interval(0.0, 0.0, R()) == (0.0, 0.0)
 
 
+@pytest.mark.parametrize("engine", [
+    ("ismcts", {}, 7), ("flat", {}, 3), ("ucb", {}, 3),
+    ("expectimax", {}, None), ("ismcts", {"replicates": 1}, None), ("classic", {}, None)])
+def test_the_labels_interval_is_at_the_confidence_the_report_names(engine):
+    """Every engine kind's loss interval is at CONFIDENCE (99%, what the report prints):
+    Student's t on its replicates' degrees of freedom, the normal quantile where its error
+    rests on no replicates (expectimax's error across worlds), unbounded where it measured no
+    error (one tree). The quantiles from scipy, an independent oracle. A 95% interval
+    labelled 99% (the normal path had used 1.96) fails here."""
+    from scipy import stats as sps
+    algorithm, settings, dof = engine
+    info = load_game((EXAMPLES / "position.json").read_text())
+    budget = 20 if algorithm == "expectimax" else 800
+    result = search(info, Limits(iterations=budget), seed=3, algorithm=algorithm, **settings)
+    assert analysis.CONFIDENCE == 0.99
+    lo, hi = loss_interval(1.0, 0.1, result)
+    if result.moves[0].stderr == math.inf:
+        # one tree: no error measured, so no interval (never labelled)
+        assert dof is None and algorithm != "expectimax"
+        assert loss_interval(1.0, math.inf, result) == (-math.inf, math.inf)
+        return
+    q = (sps.t.ppf(0.995, dof) if dof is not None else sps.norm.ppf(0.995))
+    assert (result.info.get("replicates") or 1) - 1 == (dof or 0)
+    assert (hi - lo) / 0.2 == pytest.approx(q, rel=1e-6)
+    assert (hi - lo) / 0.2 > sps.norm.ppf(0.995) - 1e-9     # never a 95% interval
+
+
 def test_the_best_play_by_a_little_still_has_an_interval():
     """The loss of a play is the best play's value minus its own, and which play is best is
     itself estimated: a played move on top by less than the noise has an interval reaching

@@ -44,7 +44,7 @@ from ..search.api import (
     root_moves,
     search,
 )
-from ..stats import Z95, t_quantile  # noqa: F401
+from ..stats import normal_quantile, t_quantile
 
 #: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
 #: loss distributions measured on self-play (docs/MEASUREMENTS.md, "Analysis").
@@ -74,7 +74,9 @@ def decision_limits(algorithm: str, settings: dict, iterations: int | None = Non
 
 #: A loss is labelled only when its interval at this confidence lies within one label's band.
 CONFIDENCE = 0.99
-NORMAL_Q = Z95
+#: The interval's quantile where the error rests on no replicates (expectimax's error across
+#: worlds): the normal one at CONFIDENCE, never another confidence's.
+NORMAL_Q = normal_quantile(CONFIDENCE)
 #: Searches of a decision after the first, at most: the recheck of a suspected error, and more
 #: while its interval still straddles a threshold (each `recheck` times the budget before).
 MAX_RECHECKS = 2

@@ -241,9 +241,11 @@ def test_best_algorithms_settings_and_presets():
                                    "bracket": True,
                                    "replicates": 8, "stats": "choices", "root": "halving"}
     assert default["moves"] != classic["moves"]
-    text = run("best", DECISION, "--iterations", "2000", "--algorithm", "classic").output
-    assert "classic (exploration 0.7, playout random, inference off, twins off, " \
-        "choose visits, endgame off, bracket off, replicates 1, stats all, root ucb)" in text
+    text = run("best", DECISION, "--iterations", "2000", "--algorithm", "classic",
+               "--verbose").output
+    assert "settings: exploration 0.7, playout random, inference off, twins off, " \
+        "choose visits, endgame off, bracket off, replicates 1, stats all, root ucb" in text
+    assert "\nclassic, 2000 iterations, " in text
     assert "2-2:L/R" not in text and "2-2:R" in text
 
 
@@ -255,3 +257,72 @@ def test_arena_single_rounds_from_the_command_line():
     text = run("arena", "greedy", "random", "--round", "--games", "20", "--start-scores",
                "10,12").output
     assert "single rounds from 10-12" in text and "ties" in text
+
+
+# ---- the verdict first, and a sign of life on a terminal ----------------------------------
+def _on_a_terminal(args, env):
+    """(what a terminal shows, exit status) of the console script run on a pseudo-terminal."""
+    import os
+    import pty
+
+    from support import console_script
+    script = console_script()
+    if script is None:
+        pytest.skip("the console script is not installed")
+    pid, fd = pty.fork()
+    if pid == 0:                                       # the child: the command on the pty
+        os.execve(script, [script, *args], env)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:                                # EIO: the child closed the pty
+            break
+        if not chunk:
+            break
+        out += chunk
+    _, status = os.waitpid(pid, 0)
+    return out.decode(), os.waitstatus_to_exitcode(status)
+
+
+@pytest.mark.parametrize("command", ["best", "eval"])
+def test_the_verdict_comes_first_and_a_terminal_sees_progress(command):
+    """`best` and `eval` open with the answer (the move, or the value, with its ±); on a
+    terminal a progress line turns while the search runs (here at once:
+    BERGEN_PROGRESS_AFTER=0), and is wiped before the answer; in a pipe nothing but the
+    answer is written."""
+    import os
+    import subprocess
+    import sys
+    args = [command, DECISION, "--iterations", "20000"]
+    env = dict(os.environ, BERGEN_PROGRESS_AFTER="0")
+    shown, status = _on_a_terminal(args, env)
+    assert status == 0, shown
+    assert "searching" in shown or "evaluating" in shown
+    wiped, _, answer = shown.rpartition("\r\x1b[K")
+    assert wiped and "\x1b" not in answer and "\r" not in answer.replace("\r\n", "")
+    first = answer.splitlines()[0]
+    assert first.startswith("best: 0-2:L/R   +3.967 ± 0.244" if command == "best"
+                            else "value +3.967 ± 0.244"), first
+    piped = subprocess.run([sys.executable, "-m", "bergen_search", *args], env=env,
+                           capture_output=True, text=True)
+    assert piped.returncode == 0 and piped.stderr == ""
+    assert piped.stdout.splitlines()[0] == first
+
+
+def test_best_fits_one_screen_and_says_more_when_asked():
+    """The default answer for examples/decision.json fits about 20 lines (the settings, the
+    exact endgame's decline and the bracket's table are `--verbose`'s); every printed
+    'ceiling' sits in the bracket's table, which says what it bounds."""
+    out = run("best", DECISION, "--iterations", "20000").output
+    lines = out.rstrip().splitlines()
+    assert len(lines) <= 20 and lines[0].startswith("best: ")
+    assert "ceiling" not in out and "settings:" not in out and "exact: not solved" not in out
+    assert any(x.startswith("floor: 0-2:L/R secures at least +2.523") for x in lines)
+    head = next(x for x in lines if x.lstrip().startswith("move"))
+    assert "vs best" in head and "expected line after it" in head
+    verbose = run("best", DECISION, "--iterations", "20000", "--verbose").output
+    no_clock = lambda text: [x for x in text.splitlines() if " s, seed " not in x]
+    assert no_clock(verbose)[:len(no_clock(out))] == no_clock(out)
+    assert "settings: exploration 0.7" in verbose and "exact: not solved" in verbose
+    assert "ceiling if shown" in verbose and "a bound\n  of the other game only" in verbose

@@ -382,7 +382,8 @@ def documented_commands() -> dict:
             else:
                 code = re.fullmatch(r"`([^`]+)`", cells[0])
                 assert code, f"an option row's first cell must be `--option ...`: {cells[0]!r}"
-                opts |= set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", code.group(1)))
+                opts |= set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-z](?![\w-]))",
+                                       code.group(1)))
         return opts
 
     out = {}

@@ -581,7 +581,8 @@ def test_best_and_eval_say_exact(tmp_path):
     # (the exact value does not depend on the budget; the chances to win, ISMCTS's, do)
     ev = CliRunner().invoke(main, ["eval", str(p), "--iterations", "1000"]).output
     assert "exact: equilibrium" in ev and "value +1.20" in ev
-    big = CliRunner().invoke(main, ["best", "examples/decision.json", "--iterations", "300"])
+    big = CliRunner().invoke(main, ["best", "examples/decision.json", "--iterations", "300",
+                                    "--verbose"])
     assert "exact: not solved, its public tree is too big" in big.output
     strict = CliRunner().invoke(main, ["best", "examples/decision.json", "--algorithm",
                                        "endgame"])

@@ -156,9 +156,14 @@ def test_best_prints_the_bracket(tmp_path):
     from click.testing import CliRunner
 
     from bergen_search.cli import main
-    out = CliRunner().invoke(main, ["best", BRACKET]).output
+    short = CliRunner().invoke(main, ["best", BRACKET]).output
+    assert ("floor: 4-4:L/R secures at least -2.031 whatever the other side holds\n"
+            "  (certified, against any play of the other side; --verbose: every move's bracket)"
+            in short)
+    assert "ceiling" not in short      # it bounds another game: only --verbose shows it
+    out = CliRunner().invoke(main, ["best", BRACKET, "--verbose"]).output
     assert "bracket: the round solved with this hand shown to the other side, 36 deals" in out
-    assert "  move         floor  ceiling" in out
+    assert "  move         floor  ceiling if shown" in out
     assert "  4-4:L/R     -2.03" in out
     doc = json.loads(CliRunner().invoke(main, ["best", BRACKET, "--json"]).output)
     assert doc["exact"] is False and doc["endgame"]["bracket"]["floor"]["4-4:L"] < -2.0
@@ -230,8 +235,10 @@ def test_eval_says_what_the_hand_secures():
 
     from bergen_search.cli import main
     out = CliRunner().invoke(main, ["eval", BRACKET]).output
-    assert ("bracket: this hand secures at least -2.031 points (4-4:L; the round solved with "
-            "this hand shown to the other side, 36 deals)") in out
+    assert "floor: 4-4:L/R secures at least -2.031 whatever the other side holds" in out
+    assert "ceiling" not in out
+    out = CliRunner().invoke(main, ["eval", BRACKET, "--verbose"]).output
+    assert "bracket: the round solved with this hand shown to the other side, 36 deals" in out
 
 
 def test_the_oracle_brackets_alike(positions, monkeypatch):

@@ -187,8 +187,8 @@ def test_the_engine_reports_the_depth_limited_bracket():
     values = {mv.move: mv for mv in res.moves}
     for m, floor in b["floor"].items():    # the floors hold for the real game's values
         assert values[m].value >= floor - 3 * values[m].stderr
-    out = CliRunner().invoke(main, ["best", DECISION]).output
-    assert "  move         floor  ceiling  cut at" in out
+    out = CliRunner().invoke(main, ["best", DECISION, "--verbose"]).output
+    assert "  move         floor  ceiling if shown  cut at" in out
     assert "cut at f/c: the floor's tree cut f decisions below the move" in out
     doc = json.loads(CliRunner().invoke(main, ["best", DECISION, "--json"]).output)
     h = doc["endgame"]["bracket"]["horizon"]["0-2:L"]

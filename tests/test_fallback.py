@@ -132,23 +132,37 @@ def test_best_at_its_default_budget_with_the_core_removed():
     line = backend_line(proc, "hidden")
     assert f"default budgets are 1/{backend.FALLBACK_DIVISOR} of the core's" in line
     budget = algorithms()["ismcts"].default_budget // backend.FALLBACK_DIVISOR
-    header = [x for x in proc.stdout.splitlines() if x.startswith("ismcts (")]
+    header = [x for x in proc.stdout.splitlines() if x.startswith("ismcts, ")]
     assert header and f"{budget} iterations" in header[0] and header[0].endswith(
-        "seed 0, pure Python"), proc.stdout
-    assert proc.stdout.rstrip().splitlines()[-1].startswith("best: ")
+        "seed 0, pure Python; ± from 8 independent trees"), proc.stdout
+    assert proc.stdout.splitlines()[0].startswith("best: ")
 
 
 def test_text_output_is_the_core_output(require_compiled):
     """The table of `best` without --json: the core's lines, the header aside."""
     from bergen_search import _ismcts
     require_compiled(_ismcts, "bergen_search._ismcts")
-    core = bergen("core", "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2")
-    pure = bergen("pure", "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2")
+    core = bergen("core", "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2",
+                  "--verbose")
+    pure = bergen("pure", "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2",
+                  "--verbose")
     assert core.returncode == pure.returncode == 0
+
     def table(out):
-        # (the bracket, as the exact endgame, is the compiled core's)
-        return [x for x in out.splitlines()
-                if not x.startswith(("ismcts (", "exact: ", "bracket: "))]
+        # (the bracket, as the exact endgame, is the compiled core's; the footer says
+        # which backend ran)
+        keep, lines = [], out.splitlines()
+        bracket = False
+        for x in lines:
+            if x.startswith(("floor: ", "  (certified", "ismcts, ", "exact: ")):
+                continue
+            if x.startswith("bracket: "):
+                bracket = True
+            elif bracket and not x.startswith("  "):
+                bracket = False
+            if not bracket:
+                keep.append(x)
+        return keep
     assert table(core.stdout) == table(pure.stdout)
     assert ("exact: not solved, the exact endgame needs the compiled core; ismcts instead"
             in pure.stdout.splitlines())

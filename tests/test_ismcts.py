@@ -640,3 +640,72 @@ def test_hidden_hands_stay_hidden():
         assert a.n_nodes == b.n_nodes
         checked += 1
     assert checked >= 5
+
+
+# ---- the expected line after each move (`best`'s principal variation) ----------------------
+@pytest.mark.parametrize("seed", [0, 5])
+def test_the_expected_line_is_a_line_of_play(seed):
+    """Each move's expected line (`info["lines"]`, merged from the trees' most visited edges)
+    is play the rules allow as the seat sees it: every play fits the end it names, a tile the
+    seat holds when the seat plays it and one it does not hold when another seat does, a
+    draw keeps the turn, a play or a pass passes it, and the seat's own draw ends the line.
+    The first step is the other seat's answer to the move."""
+    from bergen_search.formats.game import load_game
+    from bergen_search.game.tiles import TILE_HIGH, TILE_LOW, other_half
+    from bergen_search.search.api import Limits, search
+    info = load_game(open("examples/decision.json", encoding="utf-8").read())
+    res = search(info, Limits(iterations=20_000), seed=seed)
+    lines = res.info["lines"]
+    assert set(lines) == {m.move for m in res.moves if m.twin is None}
+    assert all(1 <= len(line) <= 6 for line in lines.values())
+    hand = info.hand
+    for move, line in lines.items():
+        left, right = info.left, info.right
+        played = 1 << move.tile
+        t = move.tile
+        if move.end == 0:
+            left = other_half(t, left)
+        else:
+            right = other_half(t, right)
+        seat = (info.seat + 1) % info.rules.players
+        for k, step in enumerate(line):
+            if step.kind == "draw":
+                if seat == info.seat:
+                    assert k == len(line) - 1          # the seat's own draw ends the line
+                continue                                # a draw keeps the turn
+            if step.kind == "pass":
+                seat = (seat + 1) % info.rules.players
+                continue
+            t = step.tile
+            assert not played >> t & 1
+            mine = bool(hand >> t & 1)
+            assert mine == (seat == info.seat), (move, line, k)
+            end_value = left if step.end == 0 else right
+            assert end_value in (TILE_LOW[t], TILE_HIGH[t]), (move, line, k)
+            if step.end == 0:
+                left = other_half(t, left)
+            else:
+                right = other_half(t, right)
+            played |= 1 << t
+            seat = (seat + 1) % info.rules.players
+
+
+def test_no_line_without_values_and_the_trees_are_freed():
+    """A match engine's search (`values=False`) reads no line; and a search that reads them
+    leaves no tree alive after it (the memory cap is per trees alive: a tree kept by a
+    reference cycle would shrink the next search's share)."""
+    import gc
+
+    from bergen_search import _ismcts
+    from bergen_search.formats.game import load_game
+    from bergen_search.search.api import Limits, search
+    info = load_game(open("examples/decision.json", encoding="utf-8").read())
+    assert "lines" not in search(info, Limits(iterations=2_000), seed=1, values=False).info
+    gc.collect()
+    gc.disable()
+    try:
+        base = _ismcts.pool_bytes()
+        assert search(info, Limits(iterations=2_000), seed=1).info["lines"]
+        assert _ismcts.pool_bytes() == base
+    finally:
+        gc.enable()

@@ -8,15 +8,18 @@ from ..search.evaluate import answer
 from ..views.search import best_document, best_text
 from .options import game_from_options, game_input, json_option, search_options, \
     search_settings
-from .output import emit_json, search_note
+from .output import Working, budget_text, emit_json, search_note
 
 
 @click.command()
 @game_input
 @search_options
 @json_option
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also the settings, why the exact endgame did not solve, the bracket's "
+                   "table, visits and what the values mean.")
 def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, depth,
-         exploration, sets, as_json, **kw):
+         exploration, sets, as_json, verbose, **kw):
     """Rank every legal move of the seat to move, best first.
 
     GAME is a bergen-record/1 (its last round unfinished: the seat to move is the viewpoint)
@@ -26,14 +29,15 @@ def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, worke
     settings = search_settings(algorithm, depth, exploration, sets)
     game_ = game_from_options(game, kw)
     search_note()
-    result = answer(game_.info, algorithm, objective,
-                    Limits(iterations=iterations, time=seconds, memory_mb=memory_mb), seed,
-                    workers, settings)
+    limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
+    with Working(f"searching ({budget_text(limits, algorithm, settings)})"):
+        result = answer(game_.info, algorithm, objective, limits, seed, workers, settings)
     status = 130 if result.info.get("interrupted") else 0
     if as_json:
         emit_json(best_document(game_, result, seed=seed, workers=workers,
                                 objective=objective, algorithm=algorithm))
     else:
         click.echo(best_text(game_, result, resolve(algorithm, settings)[0],
-                             algorithm=algorithm, objective=objective, seed=seed))
+                             algorithm=algorithm, objective=objective, seed=seed,
+                             verbose=verbose))
     return status

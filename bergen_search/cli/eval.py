@@ -8,15 +8,17 @@ from ..search.evaluate import evaluate
 from ..views.evaluation import evaluation_document, evaluation_text
 from .options import game_from_options, game_input, json_option, search_options, \
     search_settings
-from .output import emit_json, search_note
+from .output import Working, budget_text, emit_json, search_note
 
 
 @click.command(name="eval")
 @game_input
 @search_options
 @json_option
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also why the exact endgame did not solve, and the bracket's table.")
 def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, depth,
-          exploration, sets, as_json, **kw):
+          exploration, sets, as_json, verbose, **kw):
     """Score the position for every side: expected points to the end of the round and the
     probability of winning the match.
 
@@ -29,14 +31,15 @@ def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, work
     settings = search_settings(algorithm, depth, exploration, sets)
     game_ = game_from_options(game, kw)
     search_note()
-    ev = evaluate(game_.info, algorithm, objective,
-                  Limits(iterations=iterations, time=seconds, memory_mb=memory_mb), seed,
-                  workers, settings)
+    limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
+    with Working(f"evaluating (searches of {budget_text(limits, algorithm, settings)})"):
+        ev = evaluate(game_.info, algorithm, objective, limits, seed, workers, settings)
     status = 130 if ev.interrupted else 0
     if as_json:
         emit_json(evaluation_document(game_, ev, algorithm=algorithm, objective=objective,
                                       seed=seed))
     else:
         click.echo(evaluation_text(game_, ev, resolve(algorithm, settings)[0],
-                                   algorithm=algorithm, objective=objective, seed=seed))
+                                   algorithm=algorithm, objective=objective, seed=seed,
+                                   verbose=verbose))
     return status

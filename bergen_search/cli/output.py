@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
+import time
 
 import click
 
@@ -41,6 +43,66 @@ def progress_bar(what: str, unit: str, quiet: bool):
             if done == total:
                 click.echo("", err=True)
     return progress
+
+
+#: How long a command works silently before its progress line shows (seconds):
+#: BERGEN_PROGRESS_AFTER, default 1.
+PROGRESS_AFTER = float(os.environ.get("BERGEN_PROGRESS_AFTER", "1"))
+SPINNER = "|/-\\"
+
+
+class Working:
+    """A progress line on standard error while a command works (`with Working("searching
+    100,000 iterations"):`): on a terminal only, and only once it has taken more than
+    PROGRESS_AFTER seconds, so that a quick answer and every pipe or file stay clean. It
+    turns and counts the seconds, and is wiped when the work ends, however it ends."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self.show = sys.stderr.isatty()
+        self.done = threading.Event()
+        self.thread = None
+        self.shown = False
+
+    def __enter__(self):
+        if self.show:
+            self.thread = threading.Thread(target=self._run, name="bergen-progress",
+                                           daemon=True)
+            self.thread.start()
+        return self
+
+    def _run(self):
+        t0 = time.monotonic()
+        if self.done.wait(PROGRESS_AFTER):
+            return
+        k = 0
+        while not self.done.is_set():
+            sys.stderr.write(f"\r{SPINNER[k % 4]} {self.what}… {time.monotonic() - t0:.1f} s")
+            sys.stderr.flush()
+            self.shown = True
+            k += 1
+            self.done.wait(0.1)
+
+    def __exit__(self, *exc):
+        self.done.set()
+        if self.thread is not None:
+            self.thread.join()
+            if self.shown:
+                sys.stderr.write("\r\x1b[K")
+                sys.stderr.flush()
+        return False
+
+
+def budget_text(limits, algorithm: str, settings: dict) -> str:
+    """A search's budget for a progress line: `100,000 iterations`, `5 s`, or both."""
+    from ..search.api import resolve
+    alg = resolve(algorithm, dict(settings))[0]
+    count = limits.iterations
+    if count is None and limits.time is None:
+        count = backend.SEARCH.budget(alg.default_budget)
+    parts = ([f"{count:,} {alg.unit}"] if count is not None else []) + (
+        [f"{limits.time:g} s"] if limits.time is not None else [])
+    return ", ".join(parts)
 
 
 def write_lines(path, lines) -> None:

@@ -151,6 +151,9 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     if not values and settings.get("bracket"):
         # A match's engine needs the move only, and the bracket is said, never played.
         settings = {**settings, "bracket": False}
+    # The expected lines are read for a caller that reads values (`best`, `eval`, `analyze`,
+    # the protocol), never for a match engine's move (a cost outside its clock).
+    lines = values and alg.lines
     values = values or settings.get("choose") == "value"
     if not isinstance(objective, str):
         raise BergenError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
@@ -215,7 +218,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         procs = min(workers, units)
         jobs = [Job(info, table, alg.name, obj,
                     [(shares[u], seeds[u]) for u in range(w, units, procs)],
-                    seconds, settings, values, tuple(focus), limits.memory_bytes)
+                    seconds, settings, values, tuple(focus), limits.memory_bytes, lines)
                 for w in range(procs)]
         finished = None
         try:

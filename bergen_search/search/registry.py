@@ -95,6 +95,9 @@ class Algorithm:
     needs_core = False           # no pure-Python twin: refused without the compiled core
     replicated = False           # its units are independent replicates: values with errors
     sides = False                # reports each side's outcome per move (`info["sides"]`)
+    #: Its units read the line of play they expect after each root move when asked
+    #: (`worker(..., lines=True)`; `info["lines"]`): only for a caller that reads values.
+    lines = False
     #: Its `solve` is only an attempt (nothing solved: the search goes on), which a live
     #: search (`search(on_info=)`) runs on a thread beside its units (`api.Beside`).
     solve_beside = False

@@ -34,6 +34,7 @@ class Job:
     values: bool
     focus: tuple
     memory: int
+    lines: bool = False     # the units read their expected lines (`Algorithm.lines`)
 
 
 @dataclass
@@ -144,7 +145,7 @@ def search_worker(job: Job, hooks=None) -> JobOutput:
         try:
             res = alg.worker(alg.sampler(job.info, job.table), job.objective, budget, mine,
                              seed, job.settings, job.values, hooks, focus=job.focus,
-                             memory=job.memory)
+                             memory=job.memory, **({"lines": True} if job.lines else {}))
         except KeyboardInterrupt:
             return JobOutput(out, True)
         out.append(res)

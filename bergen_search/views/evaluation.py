@@ -6,8 +6,9 @@ from __future__ import annotations
 import math
 
 from ..formats.position_string import to_string
-from .search import backend_text, bracket_text, endgame_json, exact_text, memory_note, \
-    move_text, num, position_text
+from ..search.api import choices
+from .search import backend_text, bracket_text, endgame_json, err_text, exact_text, \
+    floor_line, memory_note, move_text, num, position_text, value_unit
 
 
 def side_rows(ev) -> list:
@@ -33,39 +34,28 @@ def evaluation_document(game, ev, *, algorithm: str, objective: str, seed: int) 
             **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}
 
 
-def floor_text(eg: dict) -> list:
-    """A declined endgame's bracket in one line: what the hand secures at least (the best
-    move's floor), or why there is none; no line when it was not tried."""
-    b = eg.get("bracket")
-    if not b:
-        return bracket_text(eg)     # why there is none, or nothing
-    best = max(b["floor"], key=lambda m: (b["floor"][m], str(m)))
-    return [f"bracket: this hand secures at least {b['floor'][best]:+.3f} points "
-            f"({move_text(best)}; the round solved with this hand shown to the other side, "
-            f"{b['deals']:,} deals"
-            + (f", {len(b['missing'])} move{'s' if len(b['missing']) > 1 else ''} beyond "
-               "the budget" if b["missing"] else "") + ")"]
-
-
-def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int) -> str:
-    """`bergen eval`'s text: the position, the value with its ± and how it was found, a table
-    of every side's expected points and match chances, and the notes that apply. `alg`: the
-    registry's Algorithm searched."""
+def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
+                    verbose: bool = False) -> str:
+    """`bergen eval`'s text, the verdict first: the value with its ± for the side to move and
+    the best move, a table of every side's expected points and match chances, the bracket's
+    floor in one line, then the position and how it was searched (`verbose`: why the exact
+    endgame did not solve, and the bracket's table). `alg`: the registry's Algorithm."""
     result = ev.result
     ri = result.info
     info = game.info
     rules = info.rules
     solved = ri.get("endgame", {}).get("solved")
-    out = [position_text(game)]
-    unit = "points" if objective == "points" else "probability of winning the match"
-    err = "n/a" if not math.isfinite(result.stderr) else f"{result.stderr:.3f}"
-    how = (exact_text(ri) if solved else
-           f"{algorithm}, {ri['iterations']} {alg.unit}, seed {seed}{backend_text(ri)}")
-    out.append(f"value {result.value:+.3f} ± {err} ({unit}, side "
-               f"{rules.side_of(info.seat)}, best {move_text(result.best)}; {how})")
-    if "endgame" in ri and not solved:
-        out.append(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
-        out.extend(floor_text(ri["endgame"]))
+    side = rules.side_of(info.seat)
+    names = {}
+    for c in choices(result.moves):
+        names[c.move] = move_text(c)
+        if c.twin is not None:
+            names[c.twin] = move_text(c)
+    out = [f"value {result.value:+.3f} ± {err_text(result.stderr)}"
+           + (" (a bound: exact)" if solved else "")
+           + f"   ({value_unit(objective, side, rules.n_sides)}; best "
+           f"{names.get(result.best, move_text(result.best))}"
+           + ("; interrupted" if ev.interrupted else "") + ")"]
     out.append("")
     out.append(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
     for row in side_rows(ev):
@@ -73,13 +63,25 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int)
         chance = "n/a" if row["p_win_match"] is None else f"{100 * row['p_win_match']:.1f}%"
         out.append(f"  {row['side']:<5} {points:>16} {chance:>13}")
     if solved and objective == "points":
-        out.append("\n  expected points: the solved equilibrium's; p(win match): ismcts (the "
+        out.append("  expected points: the solved equilibrium's; p(win match): ismcts (the "
                    "exact endgame solves the round's points only)")
+    if "endgame" in ri and not solved:
+        note = floor_line(ri["endgame"], names, result.best)
+        if note:
+            out += ["", note]
+    out += ["", position_text(game)]
+    how = (exact_text(ri) if solved else
+           f"{algorithm}, {ri['iterations']} {alg.unit}, seed {seed}{backend_text(ri)}")
+    out.append(how + ("; the sides' figures by " + ev.side_algorithm
+                      if ev.side_algorithm != algorithm else ""))
     interrupted = ("interrupted (Ctrl-C): the figures are the searches' so far"
                    + ("; n/a: not searched" if len(ev.searched) < 2 else ""))
     for note in (memory_note(ri), interrupted if ev.interrupted else None):
         if note:
-            out.append("\n" + note)
+            out.append(note)
     if not math.isfinite(result.stderr):
-        out.append("\n± n/a: not measured (one replicate, or too few worlds)")
+        out.append("± n/a: not measured (one replicate, or too few worlds)")
+    if verbose and "endgame" in ri and not solved:
+        out += ["", f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead",
+                *bracket_text(ri["endgame"], names)]
     return "\n".join(out)

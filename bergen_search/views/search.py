@@ -11,7 +11,8 @@ from .. import __version__
 from ..formats.notation import Move, format_hand, format_line
 from ..formats.position_string import to_string
 from ..game.tiles import tile_str
-from ..search.api import choices, setting_text
+from ..search.api import choices, paired_stderr, setting_text
+from ..stats import normal_quantile, t_quantile
 
 
 def num(x):
@@ -37,6 +38,30 @@ def move_rows(moves) -> list:
                  **({"twin": move_text(m.twin)} if m.twin is not None else {}),
                  **({"share": num(m.share)} if m.share is not None else {}))
             for m in moves]
+
+
+def versus_best(result) -> dict:
+    """{Move: (difference, its error, level)} for every move of `result` against the best:
+    its value minus the best's, the paired error of that difference (`paired_stderr`: the
+    replicates' differences, tree by tree; a solved endgame's: the two values' bounds added,
+    a bound rather than an error), and whether the two are level (the difference's 95%
+    interval holds 0: Student's t on the replicates, the normal quantile without them; for a
+    bound, within it). The best itself: (0, 0, True). Errors never measured: (d, inf, False)."""
+    best = next((m for m in result.moves if m.move == result.best), result.moves[0])
+    exact = bool(result.info.get("exact"))
+    reps = result.info.get("replicates") or 0
+    q = t_quantile(0.95, reps - 1) if reps >= 2 else normal_quantile(0.95)
+    out = {}
+    for m in result.moves:
+        d = m.value - best.value
+        if m.move == best.move or m.code == best.code or m.twin == best.move \
+                or best.twin == m.move:
+            out[m.move] = (0.0, 0.0, True)
+            continue
+        se = m.stderr + best.stderr if exact else paired_stderr(m, best)
+        level = math.isfinite(se) and abs(d) <= (se if exact else q * se)
+        out[m.move] = (d, se, level)
+    return out
 
 
 def measured_rows(moves, exact: bool = False, nothing: bool = False) -> list:
@@ -76,8 +101,19 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
     """`bergen best --json`: FORMATS.md's fields, then the others (the position string of
     `game`, a `viewpoint.Game`, and the version)."""
     ri = result.info
+    rows = measured_rows(result.moves, exact=ri["exact"])
+    vs = versus_best(result)
+    lines = ri.get("lines") or {}
+    for m, row in zip(result.moves, rows):
+        if row["value"] is None:
+            continue
+        d, se, level = vs[m.move]
+        row.update(vs_best=num(d), vs_best_stderr=num(se), level=level)
+        line = lines.get(m.move) or lines.get(m.twin)
+        if line:
+            row["line"] = [move_text(x) for x in line]
     return {"to_move": game.info.seat, "best": move_text(result.best),
-            "moves": measured_rows(result.moves, exact=ri["exact"]),
+            "moves": rows,
             "value": num(result.value), "stderr": num(result.stderr),
             "objective": objective, "algorithm": algorithm,
             "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
@@ -137,9 +173,10 @@ def bracket_text(eg: dict, names: dict | None = None) -> list:
         return []
     out = [f"bracket: the round solved with this hand shown to the other side, "
            f"{b['deals']:,} deals, {b['seconds']:.2f} s",
-           "  floor: what the move secures whatever the other side does, even seeing this hand",
-           "  ceiling: what the other side holds it to when it sees this hand (it does not: only",
-           "  the floors bound this round's values)",
+           "  floor: what the move secures whatever the other side does, even seeing this hand:",
+           "  a bound of the move's value in this round",
+           "  ceiling if shown: what the other side, seeing this hand, holds the move to: a bound",
+           "  of the other game only (this round's value, the search's above, may be higher)",
            ]
     cut = b.get("horizon") or {}
     if cut:
@@ -148,17 +185,18 @@ def bracket_text(eg: dict, names: dict | None = None) -> list:
                 "  policy below, the other side answering each deal seeing both hands), the "
                 "ceiling's c",
                 "  (both hands seen below); end: solved to the round's end"]
-    out.append(f"  {'move':<9} {'floor':>8} {'ceiling':>8}" + ("  cut at" if cut else ""))
+    out.append(f"  {'move':<9} {'floor':>8} {'ceiling if shown':>17}"
+               + ("  cut at" if cut else ""))
 
     def depth(h: int) -> str:
         return str(h) if h else "end"
     for m in sorted(b["floor"], key=lambda m: (-b["floor"][m], str(m))):
         out.append(f"  {names.get(m, move_text(m)):<9} {b['floor'][m]:>+8.3f} "
-                   f"{b['ceiling'][m]:>+8.3f}"
+                   f"{b['ceiling'][m]:>+17.3f}"
                    + (f"  {depth(cut[m]['floor'])}/{depth(cut[m]['ceiling'])}" if m in cut
                       else "  end" if cut else ""))
     for m in b["missing"]:
-        out.append(f"  {names.get(m, move_text(m)):<9} {'-':>8} {'-':>8}  (beyond the budget)")
+        out.append(f"  {names.get(m, move_text(m)):<9} {'-':>8} {'-':>17}  (beyond the budget)")
     return out
 
 
@@ -212,62 +250,150 @@ def memory_note(ri) -> str | None:
             f"within it (--memory raises the cap)")
 
 
-def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int) -> str:
-    """`bergen best`'s text: the position, the search's header, every choice best first
-    with its value, ± and visits (or a solved endgame's mix), what the values mean, and the
-    best move. `alg`: the registry's Algorithm searched."""
+#: The expected line's actions `best`'s table shows (the JSON has them all).
+LINE_SHOWN = 4
+
+
+def value_unit(objective: str, side: int, sides: int) -> str:
+    """What a value counts, for a verdict line."""
+    if objective != "points":
+        return f"side {side}'s chance to win the match"
+    others = f"side {1 - side}" if sides == 2 else "the others' mean"
+    return f"points to come this round, side {side} minus {others}"
+
+
+def err_text(se: float) -> str:
+    """A standard error or bound, `n/a` when never measured (one tree)."""
+    return "n/a" if not math.isfinite(se) else f"{se:.3f}"
+
+
+def versus_text(d: float, se: float, level: bool, best: bool) -> str:
+    """The "vs best" cell: `best`, or the difference ± its error, `level` when the interval
+    holds 0."""
+    if best:
+        return "best"
+    if not math.isfinite(se):
+        return f"{d:+.3f}"
+    return f"{d:+.3f} ± {se:.3f}" + (" level" if level else "")
+
+
+def floor_line(eg: dict, names: dict, best) -> str | None:
+    """The bracket in one line a player reads: what the best move secures whatever the other
+    side holds (a certified floor of this round), and the move that secures most, when
+    another. None without a bracket."""
+    b = eg.get("bracket")
+    if not b or not b["floor"]:
+        return None
+    top = max(b["floor"], key=lambda m: (b["floor"][m], str(m)))
+    name = lambda m: names.get(m, move_text(m))
+    if best in b["floor"]:
+        text = (f"floor: {name(best)} secures at least {b['floor'][best]:+.3f} whatever the "
+                f"other side holds")
+        if b["floor"][top] > b["floor"][best]:
+            text += f" ({name(top)} secures {b['floor'][top]:+.3f})"
+    else:
+        text = (f"floor: {name(top)} secures at least {b['floor'][top]:+.3f} whatever the "
+                f"other side holds ({name(best)} was not bracketed)")
+    return text + "\n  (certified, against any play of the other side; --verbose: every move's bracket)"
+
+
+def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
+              verbose: bool = False) -> str:
+    """`bergen best`'s text, the verdict first: the move to play with its value ±; every
+    choice with its value, its difference to the best (± the paired error; `level` when the
+    difference's 95% interval holds 0) and the line of play the search expects after it;
+    the bracket's floor in one line; then the position and how it was searched. `verbose`
+    adds the settings, why the exact endgame did not solve, the bracket's table, visits and
+    what the values mean. `alg`: the registry's Algorithm searched."""
     ri = result.info
     interrupted = bool(ri.get("interrupted"))
     unit = alg.unit
-    out = [position_text(game)]
+    info = game.info
     solved = ri.get("endgame", {}).get("solved")
-    if solved:
-        out.append(f"{exact_text(ri)}, objective {objective}, {ri['seconds']:.2f} s, "
-                   f"seed {seed}" + backend_text(ri) + (", interrupted" if interrupted else ""))
-    else:
-        out.append(f"{algorithm} ({settings_text(ri['settings'])}), objective {objective}, "
-                   f"{ri['iterations']} {unit}{worlds_note(ri)}, "
-                   f"{ri['seconds']:.2f} s, seed {seed}" + backend_text(ri)
-                   + (", interrupted" if interrupted else ""))
-        if "endgame" in ri:
-            out.append(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
-            names = {}
-            for c in choices(result.moves):
-                names[c.move] = move_text(c)
-                if c.twin is not None:
-                    names[c.twin] = move_text(c)
-            out.extend(bracket_text(ri["endgame"], names))
-    total = sum(m.visits for m in result.moves if m.twin is None) or 1
-    ismcts = alg.by_visits and not solved
-    out.append("")
+    rows = choices(result.moves)
+    names = {}
+    for c in rows:
+        names[c.move] = move_text(c)
+        if c.twin is not None:
+            names[c.twin] = move_text(c)
+    best_row = next((c for c in rows if c.move == result.best or c.twin == result.best),
+                    rows[0])
+    side = info.rules.side_of(info.seat)
+    out = [f"best: {names.get(result.best, move_text(result.best))}   "
+           f"{result.value:+.3f} {'± ' + err_text(result.stderr) if not solved else ''}"
+           .rstrip() + f"   ({value_unit(objective, side, info.rules.n_sides)}"
+           + (f"; exact, ± {err_text(result.stderr)} a bound" if solved else "")
+           + ("; interrupted" if interrupted else "") + ")"]
+    vs = versus_best(result)
+    lines = ri.get("lines") or {}
     refined = ri.get("endgame", {}).get("refined", {}) if solved else {}
+    out.append("")
+    width = max(9, *(len(move_text(c)) for c in rows))
     if solved:
-        out.append(f"  {'move':<9} {'value':>8} {'± ε':>9} {'mix':>8}")
+        out.append(f"  {'move':<{width}} {'value':>7} {'± ε':>6} {'mix':>6}   vs best")
     else:
-        out.append(f"  {'move':<9} {'value':>8} {'± stderr':>9} "
-                   f"{'visits' if ismcts else 'worlds':>8}" + (f" {'share':>7}" if ismcts else ""))
-    for m in choices(result.moves):
-        se = "" if math.isinf(m.stderr) else f"{m.stderr:.3f}"
+        out.append((f"  {'move':<{width}} {'value':>7} {'±':>6}   {'vs best':<21}"
+                    + ("expected line after it" if lines else "")).rstrip())
+    for c in rows:
+        d, se, level = vs[c.move]
+        cell = versus_text(d, se, level, c is best_row)
         if solved:
-            flag = refined.get(m.twin or m.move)
-            out.append(f"  {move_text(m):<9} {m.value:>+8.3f} {se:>9} {100.0 * m.share:>7.1f}%"
+            flag = refined.get(c.twin or c.move)
+            out.append(f"  {move_text(c):<{width}} {c.value:>+7.3f} {err_text(c.stderr):>6} "
+                       f"{100.0 * c.share:>5.1f}%   {cell}"
                        + ("" if flag is None else "  answered" if flag else "  unrefined"))
             continue
-        out.append(f"  {move_text(m):<9} {m.value:>+8.3f} {se:>9} {m.visits:>8}"
-                   + (f" {100.0 * m.visits / total:>6.1f}%" if ismcts else ""))
-    if any(m.twin for m in result.moves):
-        out.append("\n  a-b:L/R: either end, the same position mirrored (one choice)")
+        line = [move_text(x) for x in lines.get(c.move, ())]
+        line = " ".join(line[:LINE_SHOWN]) + (" …" if len(line) > LINE_SHOWN else "")
+        out.append((f"  {move_text(c):<{width}} {c.value:>+7.3f} {err_text(c.stderr):>6}   "
+                    f"{cell:<21}{line}").rstrip())
+    if any(c.both_ends for c in rows):
+        out.append("  a-b:L/R: either end, the same position mirrored (one choice)")
+    if solved and refined:
+        out.append(refined_note(refined))
     if not solved:
-        out.append("\n" + values_note(ri, objective, alg))
-    elif refined:
-        out.append("\n" + refined_note(refined))
+        note = floor_line(ri.get("endgame", {}), names, result.best)
+        if note:
+            out += ["", note]
+    out += ["", position_text(game)]
+    if solved:
+        out.append(f"{exact_text(ri)}, {ri['seconds']:.2f} s, seed {seed}" + backend_text(ri)
+                   + f"; the move drawn from the mix with seed {seed}")
+    else:
+        reps = ri.get("replicates")
+        spread = (f"; ± from {reps} independent {alg.replicate_noun}" if reps and reps > 1
+                  else "")
+        out.append(f"{algorithm}, {ri['iterations']} {unit}{worlds_note(ri)}, "
+                   f"{ri['seconds']:.2f} s, seed {seed}{backend_text(ri)}{spread}")
     interrupted_note = (f"interrupted (Ctrl-C) after {ri['iterations']} {unit}: the values are "
                         f"the search's so far")
     for note in (memory_note(ri), interrupted_note if interrupted else None):
         if note:
-            out.append("  " + note)
-    if solved:
-        out.append(f"\nbest: {move_text(result.best)} (drawn from the mix with seed {seed})")
-    else:
-        out.append(f"\nbest: {move_text(result.best)}")
+            out.append(note)
+    if verbose:
+        out += ["", *explain_lines(result, alg, algorithm=algorithm, objective=objective,
+                                   names=names)]
     return "\n".join(out)
+
+
+def explain_lines(result, alg, *, algorithm: str, objective: str, names: dict) -> list:
+    """What `--verbose` adds to `best`: the settings, why the exact endgame did not solve,
+    the bracket's table and its legend, every choice's visits, and what a value means."""
+    ri = result.info
+    solved = ri.get("endgame", {}).get("solved")
+    out = [f"settings: {settings_text(ri['settings'])}; objective {objective}"]
+    if "endgame" in ri and not solved:
+        out.append(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
+        out.extend(bracket_text(ri["endgame"], names))
+    if not solved:
+        ismcts = alg.by_visits
+        total = sum(m.visits for m in result.moves if m.twin is None) or 1
+        out.append("")
+        out.append(f"  {'move':<9} {'visits' if ismcts else 'worlds':>8}"
+                   + (f" {'share':>7}" if ismcts else ""))
+        for m in choices(result.moves):
+            out.append(f"  {move_text(m):<9} {m.visits:>8}"
+                       + (f" {100.0 * m.visits / total:>6.1f}%" if ismcts else ""))
+        out.append("  (visits: where the search spent its budget, not how good a move is)")
+        out.append("\n" + values_note(ri, objective, alg))
+    return out

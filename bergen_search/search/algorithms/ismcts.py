@@ -11,6 +11,8 @@ from functools import partial
 from ...constants import PASS_STREAM
 from ...game.rng import derive_seed
 from .. import backend
+from ...formats.notation import Move
+from ..ismcts_ref import KEY_DRAW, KEY_OWN_DRAW
 from ..ismcts_ref import IsmctsTree as ReferenceTree
 from ..limits import DEFAULT_MEMORY_MB, MAX_REPLICATES, REPLICATES, Deadline, now
 from ..registry import Algorithm, Setting, Solved, algorithms, preset, register
@@ -26,6 +28,14 @@ PASS_MIN, PASS_MAX = 100, 4000
 #: Sequential halving keeps, beside the better half, every choice whose tree mean falls short
 #: of the last one kept by less than this many standard errors (`close`; 0: a strict half).
 HALVING_Z = 2.0
+#: The expected line of play after each root move (`best`'s principal variation): each
+#: tree keeps the LINE_WIDTH most visited edges at every node below the move, LINE_DEPTH
+#: deep; the line follows the edge most visited over all the trees while it holds at least
+#: LINE_SHARE of the move's visits and LINE_MIN visits.
+LINE_DEPTH = 6
+LINE_WIDTH = 2
+LINE_SHARE = 0.05
+LINE_MIN = 20
 
 
 class Ismcts(Algorithm):
@@ -38,6 +48,7 @@ class Ismcts(Algorithm):
     replicated = True
     sides = True
     solve_beside = True
+    lines = True
     value_meaning = "the engine playing on from the move"
     replicate_noun = "trees"
     settings = {
@@ -70,10 +81,11 @@ class Ismcts(Algorithm):
     }
 
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
-               hooks=None, focus=(), memory=DEFAULT_MEMORY_MB << 20):
+               hooks=None, focus=(), memory=DEFAULT_MEMORY_MB << 20, lines=False):
         """One replicate: one tree searched, then (with `values`) its final pass. `memory`:
         the cap in bytes on the trees alive at once in this process (`IsmctsTree.max_bytes`;
-        at the cap the tree stops growing, `extra["full_at"]` says after how many iterations)."""
+        at the cap the tree stops growing, `extra["full_at"]` says after how many iterations).
+        `lines`: read the tree's expected lines after each root move (`line_beams`)."""
         tree_class = backend.SEARCH.pick("_ismcts.IsmctsTree", ReferenceTree)
         tree = tree_class(sampler, seed, settings["exploration"], objective,
                                    settings["playout"], merge_twins=settings["twins"],
@@ -91,6 +103,8 @@ class Ismcts(Algorithm):
         out = UnitOutput([], 0, False, nodes=tree.n_nodes,
                          sides={m: (n, sums) for m, n, sums in tree.root_side_stats()},
                          extra={"twins": tree.twins, "full_at": tree.full_at})
+        if lines:
+            out.extra["lines"] = line_beams(tree)
         n_choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
         if values and not interrupted and done and n_choices > 1:
             # The final pass: every root move on the same worlds, played on as the search
@@ -123,8 +137,62 @@ class Ismcts(Algorithm):
         full = [o.extra["full_at"] for o in outputs if o.extra.get("full_at") is not None]
         # The memory cap: how many trees reached it, and after how many iterations the
         # first stopped growing (the search went on sampling within it).
-        return {"memory": {"cap_mb": limits.memory_bytes >> 20, "full": len(full),
-                           "full_at": min(full) if full else None}}
+        out = {"memory": {"cap_mb": limits.memory_bytes >> 20, "full": len(full),
+                          "full_at": min(full) if full else None}}
+        beams = [o.extra["lines"] for o in outputs if "lines" in o.extra]
+        if beams:
+            out["lines"] = expected_lines(beams)
+        return out
+
+
+def line_beams(tree) -> dict:
+    """{root move: beam} for every root choice (a mirror twin is its twin's), where a beam
+    is {edge key: [visits, beam below]}: the LINE_WIDTH most visited edges of each node,
+    LINE_DEPTH deep, read from the tree (`IsmctsTree.children`). Nothing below the observer's
+    own draw (a tile it will see: the line beyond depends on it)."""
+    return {m: _beam(tree, (m,), LINE_DEPTH) for m, n, *_ in tree.root_stats()
+            if m not in tree.twins and m != KEY_DRAW and n > 0}
+
+
+def _beam(tree, path: tuple, depth: int) -> dict:
+    """`line_beams`' beam below the node at `path`. (A function of its own, not a closure:
+    a recursive closure is a reference cycle that would keep the tree, and its share of the
+    memory cap, alive until the garbage collector runs.)"""
+    kids = tree.children(path) or []
+    top = sorted(kids, key=lambda k: (-k[2], k[0]))[:LINE_WIDTH]
+    return {k[0]: [k[2], _beam(tree, path + (k[0],), depth - 1)
+                   if depth > 1 and k[0] < KEY_OWN_DRAW else {}]
+            for k in top if k[2] > 0}
+
+
+def expected_lines(beams) -> dict:
+    """{Move: (Move, ...)}: after each root move, the line of play the trees expect (their
+    `line_beams` summed, edge by edge): at each step the edge most visited over all the
+    trees, while it keeps LINE_SHARE of the move's visits (and LINE_MIN); the observer's own
+    draw is written `draw` and ends the line. Moves with no line are left out."""
+    def add(into, beam):
+        for key, (visits, below) in beam.items():
+            slot = into.setdefault(key, [0, {}])
+            slot[0] += visits
+            add(slot[1], below)
+    out = {}
+    for m in sorted({m for b in beams for m in b}):
+        summed: dict = {}
+        for b in beams:
+            add(summed, b.get(m, {}))
+        total = sum(v for v, _ in summed.values())
+        line, node = [], summed
+        while node:
+            key, (visits, below) = min(node.items(), key=lambda kv: (-kv[1][0], kv[0]))
+            if visits < max(LINE_MIN, LINE_SHARE * total):
+                break
+            line.append(Move.DRAW if key >= KEY_OWN_DRAW else Move.from_code(key))
+            if key >= KEY_OWN_DRAW:
+                break
+            node = below
+        if line:
+            out[Move.from_code(m)] = tuple(line)
+    return out
 
 
 def halving(tree, budget, deadline: Deadline, focus=(), hooks=None):

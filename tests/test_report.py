@@ -172,7 +172,7 @@ def test_html_leaves_the_text_and_json_outputs_as_they_were(tmp_path):
     assert drop(plain.stdout) == drop(with_html.stdout)
     assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
     text = run("analyze", src, *ARGS)
-    assert text.exit_code == 0 and text.stdout.startswith("round 0\n")
+    assert text.exit_code == 0 and text.stdout.startswith("round 1\n")
     assert "seat  decisions forced total loss" in text.stdout
 
 
@@ -436,3 +436,39 @@ def test_a_long_line_wraps_in_drawings_of_a_few_tiles():
     assert len(svgs) == -(-13 // WRAP_TILES)
     assert sum(s.count("<use") for s in svgs) == 3 * 13          # a frame, two halves
     assert svgs[-1].count('class="played"') == 1
+
+
+def test_better_never_names_the_play_made():
+    """A borderline call where the play made came out best (its interval still reaches up)
+    names the runner-up as what may be better, in the text and the HTML; a label names the
+    best play. Before: 'borderline (no label): 5-6:L -1.10, better 5-6:L -1.10'."""
+    from bergen_search.analysis.review import Decision
+    from bergen_search.formats.notation import Move
+    from bergen_search.views.report import compared_text, rival
+    m = Move.parse
+    vals = {m("5-6:L"): -1.10, m("5-6:R"): -1.10, m("3-5:L"): -1.15, m("0-5:R"): -2.0}
+    dec = Decision(2, 7, 1, m("5-6:L"), m("5-6:L"), 0.0, 0.08, None, vals,
+                   {k: 0.05 for k in vals}, borderline=True, loss_interval=(0.0, 0.31))
+    assert rival(dec) == m("3-5:L")          # the mirror twin is the same choice
+    assert compared_text(dec) == "the search's best; 3-5:L -1.15 may be better"
+    made = Decision(2, 7, 1, m("3-5:L"), m("5-6:L"), 0.05, 0.02, None, vals,
+                    {k: 0.05 for k in vals}, borderline=True, loss_interval=(0.0, 0.31))
+    assert compared_text(made) == "better 5-6:L -1.10"
+
+
+def test_rounds_are_numbered_from_one_for_people(tmp_path):
+    """The text, the graph and the report's sections number rounds from 1, as the board
+    does (JSON fields and error locations stay indices into the record, from 0)."""
+    res = CliRunner().invoke(main, ["analyze", "examples/match.json", "--iterations", "200"])
+    assert res.exit_code == 0, res.output
+    assert CliRunner().invoke(main, ["analyze", "examples/match.json", "--iterations", "200",
+                                     "--html", str(tmp_path / "r.html")]).exit_code == 0
+    rounds = re.findall(r"^round (\d+)$", res.output, re.M)
+    assert rounds and rounds[0] == "1" and "round 0" not in res.output
+    for line in res.output.splitlines():
+        got = re.search(r", better (\S+) ", line)
+        if got:
+            assert got.group(1) != re.search(r": (\S+) [+-]", line).group(1), line
+    page = (tmp_path / "r.html").read_text()
+    assert "Round 1: from" in page and "Round 0:" not in page
+    assert ">round 1 " in page or ">round 1\u00a0" in page or "round 1  " in page

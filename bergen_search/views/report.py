@@ -40,14 +40,14 @@ def text(result, settings=True) -> str:
     explained, then the summary per seat and the settings."""
     out = []
     for r, events in enumerate(result.annotated):
-        out.append(f"round {r}")
+        out.append(f"round {r + 1}")
         for event, seat, action, line, points, dec in events:
             out.append(f"  {event:>3}  seat {seat}  {str(action) + mark_of(dec):<11} "
                        f"{gained(points):<4} {line}" + ("   (exact)" if dec and dec.exact else ""))
             if dec and (dec.label or dec.borderline):
                 out.append(f"        {verdict_text(dec)}: {dec.played} "
-                           f"{dec.values[dec.played]:+.2f}, better {dec.best} "
-                           f"{dec.values[dec.best]:+.2f} ({loss_text(dec)})")
+                           f"{dec.values[dec.played]:+.2f}, {compared_text(dec)} "
+                           f"({loss_text(dec)})")
                 if dec.position:
                     out.append(f"        position {dec.position}")
     out.append("")
@@ -69,6 +69,29 @@ def mark_of(dec) -> str:
     if dec.borderline:
         return f"[{MARKS.get(dec.label, '-')}]"
     return MARKS.get(dec.label, "")
+
+
+def rival(dec):
+    """The play a decision's loss is measured against: the best play, or, when the play
+    made came out best (a borderline call: its interval still reaches up), the runner-up
+    (its mirror twin, the same choice, aside). None when there is no other choice."""
+    if dec.best != dec.played:
+        return dec.best
+    mine = dec.values[dec.played]
+    others = [m for m in dec.values if m != dec.played
+              and not (m.tile == dec.played.tile and dec.values[m] == mine)]
+    return max(others, key=lambda m: (dec.values[m], str(m)), default=None)
+
+
+def compared_text(dec) -> str:
+    """`better 2-3:L +0.43`, or, when the play made came out best, `the search's best;
+    1-2:R +0.40 may be better`: "better" never names the play made."""
+    other = rival(dec)
+    if dec.best != dec.played:
+        return f"better {other} {dec.values[other]:+.2f}"
+    if other is None:
+        return "the only choice"
+    return f"the search's best; {other} {dec.values[other]:+.2f} may be better"
 
 
 def verdict_text(dec) -> str:
@@ -373,7 +396,7 @@ def _graph_svg(result, prefix: str) -> str:
     for r, i in sorted(first.items()):
         x = left + i * step
         scores = result.start_scores[r] if r < len(result.start_scores) else ()
-        label = f"round {r}  " + "–".join(str(s) for s in scores)
+        label = f"round {r + 1}  " + "–".join(str(s) for s in scores)
         out.append(f'<g class="round-boundary" data-round="{r}"><line class="boundary" '
                    f'x1="{x:.1f}" y1="{top - 6}" x2="{x:.1f}" y2="{top + plot_h}"/>'
                    f'<text x="{x + 3:.1f}" y="{top - 9}">{_e(label)}</text></g>')
@@ -395,7 +418,7 @@ def _graph_svg(result, prefix: str) -> str:
         dec = result.decisions[m.decision]
         side = rules.side_of(m.seat) if rules is not None else m.seat
         x, y = X(i), Y(m.value)
-        tip = (f"round {m.round}, event {m.event}, seat {m.seat}: {dec.played} "
+        tip = (f"round {m.round + 1}, event {m.event}, seat {m.seat}: {dec.played} "
                f"{_f(dec.values[dec.played])}; best {dec.best} {_f(dec.values[dec.best])}; "
                f"loss {_f(dec.loss, '.2f')}" + (f" — {verdict_text(dec)}"
                                                   if dec.label or dec.borderline else ""))
@@ -520,9 +543,16 @@ def _decision_html(result, prefix, index, r, event, seat, line, points) -> str:
                     f'<figcaption>hand of seat {seat}: '
                     f'{_e(" ".join(tile_str(t) for t in tiles))}</figcaption></figure>')
     scored = gained(points)
-    best_note = "the best play" if dec.best == dec.played else \
-        f'best <span class="move">{_e(dec.best)}</span> {_f(dec.values[dec.best])}'
-    loss = _e(loss_text(dec, exact=False)) if dec.best != dec.played else "loss 0"
+    other = rival(dec)
+    if dec.best != dec.played:
+        best_note = f'best <span class="move">{_e(dec.best)}</span> {_f(dec.values[dec.best])}'
+    elif dec.borderline and other is not None:
+        best_note = (f'the search\'s best; <span class="move">{_e(other)}</span> '
+                     f'{_f(dec.values[other])} may be better')
+    else:
+        best_note = "the best play"
+    loss = (_e(loss_text(dec, exact=False)) if dec.best != dec.played or dec.borderline
+            else "loss 0")
     rows = []
     for move, v in sorted(dec.values.items(), key=lambda kv: -kv[1]):
         cls = " ".join(c for c, on in (("isbest", move == dec.best),
@@ -584,7 +614,7 @@ def _match_html(result, prefix="", title=None) -> str:
     for r, events in enumerate(result.annotated):
         start = result.start_scores[r] if r < len(result.start_scores) else ()
         end = result.ends[r] if r < len(result.ends) else None
-        head = f"Round {r}: from " + "–".join(str(s) for s in start)
+        head = f"Round {r + 1}: from " + "–".join(str(s) for s in start)
         if end is not None:
             head += " to " + "–".join(str(s) for s in end[0])
             if end[1]:

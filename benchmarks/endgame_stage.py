@@ -12,8 +12,8 @@ printed bound covers the distance to a tight solve.)
 The corpus (benchmarks/data/stage_corpus.jsonl.gz, 160 matches, 491 stage decisions) is
 the self-play of the default engine at 20,000 iterations a move on two seeds nobody tuned on:
 
-    bergen selfplay --games 80 --seed 9101 --engines ismcts:iterations=20000 --out a.jsonl
-    bergen selfplay --games 80 --seed 9102 --engines ismcts:iterations=20000 --out b.jsonl
+    bergen selfplay --games 80 --seed 9101 --engine ismcts:iterations=20000 --out a.jsonl
+    bergen selfplay --games 80 --seed 9102 --engine ismcts:iterations=20000 --out b.jsonl
     cat a.jsonl b.jsonl | gzip -9n > benchmarks/data/stage_corpus.jsonl.gz
 
 (it is kept in the tree: the records an engine plays change with the engine). A second corpus,
@@ -21,8 +21,8 @@ benchmarks/data/stage_corpus_100k.jsonl.gz (160 matches, 540 stage decisions), i
 engine's self-play at its default 100,000 iterations on two other seeds, made after the
 bracket was built and measured only (`--records` it):
 
-    bergen selfplay --games 80 --seed 30301 --engines ismcts:iterations=100000 --out a.jsonl
-    bergen selfplay --games 80 --seed 30302 --engines ismcts:iterations=100000 --out b.jsonl
+    bergen selfplay --games 80 --seed 30301 --engine ismcts:iterations=100000 --out a.jsonl
+    bergen selfplay --games 80 --seed 30302 --engine ismcts:iterations=100000 --out b.jsonl
 
 and a third, stage_corpus_100k_fresh.jsonl.gz (seeds 30303 and 30304 alike, 471 stage
 decisions), made after the bracket's last setting (BRACKET_MIN_ITERATIONS, chosen looking at

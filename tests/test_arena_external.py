@@ -1,4 +1,4 @@
-"""`bergen arena` (and `selfplay`) with engines in other processes (`--engine NAME=COMMAND`,
+"""`bergen arena` (and `selfplay`) with engines in other processes (`--external NAME=COMMAND`,
 `play/external.py`).
 
 - This very build's `bergen engine`, played as an engine in another process, plays exactly
@@ -87,7 +87,7 @@ def test_the_engine_in_another_process_plays_as_the_one_here():
     """`ismcts:iterations=200` against this build's `bergen engine` at iterations=200 gives
     the figures and the records of `ismcts:iterations=200` against itself, seed for seed."""
     code, out = bergen("arena", "ismcts:iterations=200", "ext:iterations=200",
-                       "--engine", "ext=" + cmdline(ENGINE), "--round", "--games", 3,
+                       "--external", "ext=" + cmdline(ENGINE), "--round", "--games", 3,
                        "--seed", 5, "--json", "--quiet")
     assert code == 0, out
     there = json.loads(out)
@@ -192,39 +192,39 @@ def test_the_engine_is_sent_only_what_its_seat_sees(tmp_path):
     ("9x=" + cmdline(ENGINE), "the name must be a word"),
 ])
 def test_a_bad_engine_option_is_one_line(option, message):
-    code, out = bergen("arena", "greedy", "ext", "--engine", option, "--games", 1)
+    code, out = bergen("arena", "greedy", "ext", "--external", option, "--games", 1)
     one_line_error(code, out, message)
 
 
 def test_other_bad_engine_lines():
-    code, out = bergen("arena", "greedy", "ext", "--engine", "ext=" + cmdline(ENGINE),
-                       "--engine", "ext=" + cmdline(ENGINE))
-    one_line_error(code, out, "--engine ext: the name is registered twice")
-    code, out = bergen("arena", "greedy", "other", "--engine", "ext=" + cmdline(ENGINE))
-    one_line_error(code, out, "unknown engine 'other'", "ext; or a NAME registered with --engine")
-    code, out = bergen("arena", "greedy", "ext:iterations=0", "--engine",
+    code, out = bergen("arena", "greedy", "ext", "--external", "ext=" + cmdline(ENGINE),
+                       "--external", "ext=" + cmdline(ENGINE))
+    one_line_error(code, out, "--external ext: the name is registered twice")
+    code, out = bergen("arena", "greedy", "other", "--external", "ext=" + cmdline(ENGINE))
+    one_line_error(code, out, "unknown engine 'other'", "ext; or a NAME registered with --external")
+    code, out = bergen("arena", "greedy", "ext:iterations=0", "--external",
                        "ext=" + cmdline(ENGINE))
     one_line_error(code, out, "iterations must be at least 1")
-    code, out = bergen("arena", "greedy", "ext:objective=fun", "--engine",
+    code, out = bergen("arena", "greedy", "ext:objective=fun", "--external",
                        "ext=" + cmdline(ENGINE))
     one_line_error(code, out, "objective must be points or match")
     # A program that is no engine: it exits without answering.
-    code, out = bergen("arena", "greedy", "ext", "--engine", "ext=true", "--games", 1)
+    code, out = bergen("arena", "greedy", "ext", "--external", "ext=true", "--games", 1)
     one_line_error(code, out, "engine 'ext' (true)", "the engine has exited")
 
 
 def test_cluster_is_refused_before_anything_runs(tmp_path):
-    code, out = bergen("arena", "greedy", "ext", "--engine", "ext=" + cmdline(ENGINE),
+    code, out = bergen("arena", "greedy", "ext", "--external", "ext=" + cmdline(ENGINE),
                        "--cluster", "tcp://127.0.0.1:9", "--out", tmp_path / "a.jsonl")
     one_line_error(code, out, "--cluster cannot play engines in other processes")
     assert os.listdir(tmp_path) == []
-    code, out = bergen("selfplay", "--engines", "ext", "--engine", "ext=" + cmdline(ENGINE),
+    code, out = bergen("selfplay", "--engine", "ext", "--external", "ext=" + cmdline(ENGINE),
                        "--cluster", "tcp://127.0.0.1:9")
     one_line_error(code, out, "--cluster cannot play engines in other processes")
 
 
 def test_a_setting_the_engine_refuses_is_its_message():
-    code, out = bergen("arena", "greedy", "ext:iterations=10,depth=3", "--engine",
+    code, out = bergen("arena", "greedy", "ext:iterations=10,depth=3", "--external",
                        "ext=" + cmdline(ENGINE), "--games", 1, "--round")
     one_line_error(code, out, "engine 'ext'", "in set 0", "ismcts has no setting 'depth'")
 
@@ -237,15 +237,15 @@ def test_a_setting_the_engine_refuses_is_its_message():
 ])
 def test_a_failing_engine_stops_the_run_naming_it_and_the_set(mode, message):
     command = fake("--mode", mode)
-    code, out = bergen("arena", "greedy", "fake", "--engine", f"fake={command}",
-                       "--engine-timeout", 1, "--games", 2, "--round", "--quiet")
+    code, out = bergen("arena", "greedy", "fake", "--external", f"fake={command}",
+                       "--external-timeout", 1, "--games", 2, "--round", "--quiet")
     one_line_error(code, out, f"engine 'fake' ({command}) in set 0: ", message)
     assert external.engine_pids() == []
 
 
 def test_an_engine_that_measured_nothing_plays_the_greedy_move_and_says_so():
     """As an engine here does when its time is too short: the greedy move, one warning."""
-    code, out = bergen("arena", "greedy", "fake:time=0.001", "--engine",
+    code, out = bergen("arena", "greedy", "fake:time=0.001", "--external",
                        f"fake={fake('--mode', 'empty')}", "--games", 2, "--round", "--quiet",
                        "--json")
     assert code == 0, out
@@ -260,13 +260,13 @@ def test_an_engine_that_measured_nothing_plays_the_greedy_move_and_says_so():
 def test_a_failing_engine_in_a_worker_process():
     """The error crosses from the worker to the run, one line as ever."""
     command = fake("--mode", "after:10")
-    code, out = bergen("arena", "greedy", "fake", "--engine", f"fake={command}", "--games", 4,
+    code, out = bergen("arena", "greedy", "fake", "--external", f"fake={command}", "--games", 4,
                        "--round", "--workers", 2, "--quiet")
     one_line_error(code, out, f"engine 'fake' ({command}) in set ", "which is not legal")
 
 
 def test_selfplay_names_the_match():
-    code, out = bergen("selfplay", "--engines", "greedy,fake", "--engine",
+    code, out = bergen("selfplay", "--engine", "greedy,fake", "--external",
                        f"fake={fake('--mode', 'after:3')}", "--games", 2)
     one_line_error(code, out, "engine 'fake'", "in match 0", "which is not legal there")
 
@@ -279,7 +279,7 @@ def test_the_journal_keeps_the_finished_sets_and_resume_goes_on(tmp_path):
     mode.write_text("after:30")
     command = fake("--mode-file", mode)
     out_path = tmp_path / "a.jsonl"
-    run = ["arena", "greedy", "fake", "--engine", f"fake={command}", "--games", 6,
+    run = ["arena", "greedy", "fake", "--external", f"fake={command}", "--games", 6,
            "--round", "--seed", 1, "--quiet", "--json"]
     code, out = bergen(*run, "--out", out_path)
     line = one_line_error(code, out, "engine 'fake'", "which is not legal there",
@@ -287,7 +287,7 @@ def test_the_journal_keeps_the_finished_sets_and_resume_goes_on(tmp_path):
     assert "in set 0" not in line             # some sets were finished first
     assert not out_path.exists()
     mode.write_text("first")
-    code, out = bergen(*run[:3], "--engine", "fake=" + fake("--mode", "first"), *run[5:],
+    code, out = bergen(*run[:3], "--external", "fake=" + fake("--mode", "first"), *run[5:],
                        "--out", out_path, "--resume")
     assert code == 2 and "written with commands" in out, out     # part of the journal
     code, out = bergen(*run, "--out", out_path, "--resume")
@@ -301,7 +301,7 @@ def test_the_journal_keeps_the_finished_sets_and_resume_goes_on(tmp_path):
 
 # ---- processes ----------------------------------------------------------------------------------
 def test_workers_give_what_one_gives():
-    args = ["arena", "ismcts:iterations=80", "ext:iterations=80", "--engine",
+    args = ["arena", "ismcts:iterations=80", "ext:iterations=80", "--external",
             "ext=" + cmdline(ENGINE), "--round", "--games", 4, "--seed", 2, "--json", "--quiet"]
     one = json.loads(bergen(*args)[1])
     two = json.loads(bergen(*args, "--workers", 2)[1])
@@ -337,7 +337,7 @@ def start_arena(tmp_path, workers: int, *extra):
     pids = tmp_path / "pids"
     pids.mkdir()
     command = fake("--pid-dir", pids, "--delay", 0.05)
-    proc = subprocess.Popen(CMD + ["arena", "greedy", "fake", "--engine", f"fake={command}",
+    proc = subprocess.Popen(CMD + ["arena", "greedy", "fake", "--external", f"fake={command}",
                                    "--games", "200", "--workers", str(workers), "--quiet",
                                    *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -386,7 +386,7 @@ def test_sigterm_and_kill_leave_no_engine(tmp_path, workers):
 def test_the_engines_are_quit_at_the_end(tmp_path):
     pids = tmp_path / "pids"
     pids.mkdir()
-    code, out = bergen("arena", "greedy", "fake", "--engine",
+    code, out = bergen("arena", "greedy", "fake", "--external",
                        f"fake={fake('--pid-dir', pids)}", "--games", 4, "--round",
                        "--workers", 2, "--quiet")
     assert code == 0, out

@@ -331,7 +331,7 @@ def test_serve_without_the_extra_says_what_to_install(monkeypatch):
     result = CliRunner().invoke(main, ["serve"])
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
-        "bergen: serve needs starlette: pip install 'bergen-search[board]'"]
+        "bergen: serve needs starlette: pip install 'bergen_search[board]'"]
 
 
 # ---- in a real browser ----------------------------------------------------------------------

@@ -67,12 +67,12 @@ def test_selfplay_on_the_cluster_equals_one_worker(cluster, tmp_path):
     address = cluster.scheduler_address
     for engines in ("greedy,random", "ismcts:iterations=40"):
         games = "10" if "greedy" in engines else "2"
-        one = run("selfplay", "--games", games, "--seed", "8", "--engines", engines)
-        many = run("selfplay", "--games", games, "--seed", "8", "--engines", engines,
+        one = run("selfplay", "--games", games, "--seed", "8", "--engine", engines)
+        many = run("selfplay", "--games", games, "--seed", "8", "--engine", engines,
                    "--cluster", address, "--out", str(tmp_path / "m.jsonl"), "--force")
         assert one.exit_code == 0 and many.exit_code == 0, many.output
         assert (tmp_path / "m.jsonl").read_text() == one.stdout
-        local = run("selfplay", "--games", games, "--seed", "8", "--engines", engines,
+        local = run("selfplay", "--games", games, "--seed", "8", "--engine", engines,
                     "--workers", "2")
         assert local.stdout == one.stdout
 
@@ -80,7 +80,7 @@ def test_selfplay_on_the_cluster_equals_one_worker(cluster, tmp_path):
 @pytest.mark.slow
 def test_analyze_on_the_cluster_equals_one_worker(cluster, tmp_path):
     path = tmp_path / "games.jsonl"
-    assert run("selfplay", "--games", "3", "--seed", "4", "--engines", "greedy,random",
+    assert run("selfplay", "--games", "3", "--seed", "4", "--engine", "greedy,random",
                "--out", str(path)).exit_code == 0
     args = ["analyze", str(path), "--iterations", "200", "--json", "--quiet"]
     one = run(*args, "--html", str(tmp_path / "one.html"))
@@ -153,7 +153,7 @@ def test_ctrl_c_cancels_and_writes_nothing(cluster, tmp_path, monkeypatch):
 
     monkeypatch.setattr("bergen_search.cli.output.progress_bar", interrupting)
     out = tmp_path / "never.jsonl"
-    res = run("selfplay", "--games", "6", "--engines", "ismcts:iterations=2000", "--cluster",
+    res = run("selfplay", "--games", "6", "--engine", "ismcts:iterations=2000", "--cluster",
               cluster.scheduler_address, "--out", str(out))
     assert res.exit_code == 130 and calls == [1]
     assert not out.exists() and os.listdir(tmp_path) == ["never.jsonl.journal"]

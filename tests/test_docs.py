@@ -185,7 +185,7 @@ def played(tmp_path_factory):
     """Records the program writes: two short selfplay matches and an arena's."""
     d = tmp_path_factory.mktemp("docs")
     two = d / "two.jsonl"
-    bergen("selfplay", "--games", 2, "--seed", 1, "--engines", "greedy", "--target", 4,
+    bergen("selfplay", "--games", 2, "--seed", 1, "--engine", "greedy", "--target", 4,
            "--out", two, "--quiet")
     arena = d / "arena.jsonl"
     bergen("arena", "greedy", "random", "--games", 1, "--out", arena, "--quiet",
@@ -395,8 +395,23 @@ def documented_commands() -> dict:
 
 
 def _click_options(command) -> set:
-    return {o for p in command.params if isinstance(p, click.Option)
+    """The options a command shows (an old spelling kept for a release is hidden, and named
+    in COMMANDS.md's "Old spellings" instead: `test_old_spellings_are_listed`)."""
+    return {o for p in command.params if isinstance(p, click.Option) and not p.hidden
             for o in p.opts + p.secondary_opts} | {"--help"}
+
+
+def test_old_spellings_are_listed():
+    """Every hidden option (an old spelling) has its row in COMMANDS.md's "Old spellings",
+    and every row there is one."""
+    hidden = {(name, o) for name, c in main.commands.items() for p in c.params
+              if isinstance(p, click.Option) and p.hidden for o in p.opts}
+    rows = set()
+    for cells in table_rows(sections(_doc("COMMANDS.md"))["Old spellings"]):
+        for name in re.findall(r"`bergen ([a-z]+)`", cells[0]):
+            for o in re.findall(r"`(--[a-z-]+)", cells[1]):
+                rows.add((name, o))
+    assert rows == hidden, (sorted(hidden - rows), sorted(rows - hidden))
 
 
 def test_commands_and_options_match_the_app():

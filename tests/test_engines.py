@@ -35,7 +35,7 @@ def test_search_args_and_default_budgets():
         "algorithm": "ismcts"})
     assert parse_engine_spec("expectimax:depth=4").search_args() == (Limits(iterations=64), {
         "algorithm": "expectimax", "depth": 4})
-    limits, kwargs = parse_engine_spec("expectimax:time=0.01,worlds=9").search_args()
+    limits, kwargs = parse_engine_spec("expectimax:time=0.01,iterations=9").search_args()
     assert limits == Limits(iterations=9, time=0.01) and kwargs == {"algorithm": "expectimax"}
     limits, _ = parse_engine_spec("ismcts:time=0.5").search_args()
     assert limits == Limits(time=0.5)
@@ -45,12 +45,12 @@ def test_search_args_and_default_budgets():
     ("random", 3, ["random"] * 3),
     ("greedy,random", 2, ["greedy", "random"]),
     ("ismcts:iterations=300,greedy", 2, ["ismcts:iterations=300", "greedy"]),
-    ("random,expectimax:worlds=8,ismcts:iterations=200", 3,
-     ["random", "expectimax:worlds=8", "ismcts:iterations=200"]),
-    ("ismcts:iterations=200,time=0.1,expectimax:worlds=8,depth=3", 2,
-     ["ismcts:iterations=200,time=0.1", "expectimax:worlds=8,depth=3"]),
-    ("expectimax:worlds=4,expectimax:worlds=5,greedy,ismcts", 4,
-     ["expectimax:worlds=4", "expectimax:worlds=5", "greedy", "ismcts"]),
+    ("random,expectimax:iterations=8,ismcts:iterations=200", 3,
+     ["random", "expectimax:iterations=8", "ismcts:iterations=200"]),
+    ("ismcts:iterations=200,time=0.1,expectimax:iterations=8,depth=3", 2,
+     ["ismcts:iterations=200,time=0.1", "expectimax:iterations=8,depth=3"]),
+    ("expectimax:iterations=4,expectimax:iterations=5,greedy,ismcts", 4,
+     ["expectimax:iterations=4", "expectimax:iterations=5", "greedy", "ismcts"]),
 ])
 def test_engine_lists_split_where_an_engine_name_starts(text, players, want):
     assert [str(s) for s in parse_engine_list(text, players)] == want
@@ -94,7 +94,7 @@ def test_wrong_number_of_engines():
     # and before that, when it chose by visits rather than the final pass's values
     ("ismcts:iterations=200,root=ucb,replicates=1,stats=all,choose=visits,greedy", (16, 10),
      94, "61b1d7380a95dcbe"),
-    ("expectimax:worlds=6,depth=3,random", (15, 4), 65, "a382afde77450827"),
+    ("expectimax:iterations=6,depth=3,random", (15, 4), 65, "a382afde77450827"),
 ])
 def test_matches_with_a_search_engine_are_pinned(specs, scores, events, digest):
     """A match with a search engine (driven by `seats.Seats`) is fixed by its seed: pinned

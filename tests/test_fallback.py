@@ -231,7 +231,7 @@ def test_arena_and_selfplay_with_a_search_engine(require_compiled, mode="pure"):
     drop = ("seconds", "backend", "seconds_per_search", "searches")
     assert {k: v for k, v in a.items() if k not in drop} == \
         {k: v for k, v in b.items() if k not in drop}
-    selfplay = ("selfplay", "--games", "1", "--seed", "5", "--engines",
+    selfplay = ("selfplay", "--games", "1", "--seed", "5", "--engine",
                 "ismcts:iterations=40,replicates=2,greedy")
     core, pure = bergen("core", *selfplay), bergen(mode, *selfplay)
     assert core.returncode == pure.returncode == 0, pure.stderr
@@ -240,7 +240,7 @@ def test_arena_and_selfplay_with_a_search_engine(require_compiled, mode="pure"):
 
 
 def test_no_backend_line_without_a_search(mode="hidden"):
-    proc = bergen(mode, "selfplay", "--games", "1", "--engines", "greedy")
+    proc = bergen(mode, "selfplay", "--games", "1", "--engine", "greedy")
     assert proc.returncode == 0 and NOTE not in proc.stderr, proc.stderr
     assert "(reference)" in proc.stderr        # the rules ran on the reference too
 

@@ -34,7 +34,7 @@ BASES = {name: json.load(open(f"examples/{name}.json", encoding="utf-8"))
 COMMANDS = {
     "best": ["best", "-", "--iterations", "20", "--json"],
     "best-expectimax": ["best", "-", "--algorithm", "expectimax", "--iterations", "2",
-                        "--depth", "2"],
+                        "--set", "depth=2"],
     "eval": ["eval", "-", "--iterations", "20"],
     "analyze": ["analyze", "-", "--iterations", "20", "--recheck", "1", "--quiet"],
     "replay": ["replay", "-", "--json"],

@@ -46,7 +46,7 @@ DECISION = os.path.join(ROOT, "examples", "decision.json")
 FIRST = "bergen1/2/0,0/0/0-1,0-2,1-3,2-4,3-5,4-6/1-1/6,5/16"
 ARENA = ["arena", "ismcts:iterations=1500", "classic:iterations=1500", "--games", "40",
          "--seed", "3"]
-SELFPLAY = ["selfplay", "--games", "8", "--seed", "5", "--engines", "ismcts:iterations=1000"]
+SELFPLAY = ["selfplay", "--games", "8", "--seed", "5", "--engine", "ismcts:iterations=1000"]
 
 
 def start(args, cwd, stdin=None):
@@ -214,8 +214,8 @@ def test_a_run_that_is_interrupted_never_touches_an_existing_output(tmp_path):
 @pytest.mark.parametrize("args", [
     ["best", DECISION, "--time", "30", "--json"],
     pytest.param(["best", DECISION, "--time", "30", "--workers", "2", "--json"], marks=SLOW),
-    pytest.param(["best", FIRST, "--algorithm", "expectimax", "--iterations", "50", "--depth",
-                  "10", "--json"], marks=SLOW),
+    pytest.param(["best", FIRST, "--algorithm", "expectimax", "--iterations", "50", "--set",
+                  "depth=10", "--json"], marks=SLOW),
 ])
 def test_best_stops_at_once_with_its_answer_so_far(tmp_path, args, stopped_promptly):
     """Inside a search (ISMCTS, two processes, and an expectimax world, which runs in C for
@@ -271,7 +271,7 @@ def test_selfplay_stops_at_once_and_keeps_the_finished_matches(tmp_path, workers
 
 @SLOW
 def test_selfplay_to_standard_output_prints_the_finished_matches(tmp_path, stopped_promptly):
-    proc = start(["selfplay", "--games", "200", "--seed", "5", "--engines",
+    proc = start(["selfplay", "--games", "200", "--seed", "5", "--engine",
                   "ismcts:iterations=1500"], tmp_path)
     time.sleep(3.0)
     status, stdout, stderr, seconds = interrupt(proc)
@@ -304,8 +304,8 @@ def test_analyze_stops_at_once_and_keeps_the_finished_decisions(tmp_path, stoppe
 def test_play_saves_the_game_and_exits_130(tmp_path, during, stopped_promptly):
     """At the prompt, and while the engine thinks (expectimax at depth 8, inside a world in
     C: the issue's two Ctrl-C over 45 s that did nothing): saved, exit 130."""
-    proc = start(["play", "--engine", "expectimax:worlds=50,depth=8", "--seed", "3",
-                  "--seat", "1", "--out", "g.json"], tmp_path, stdin=subprocess.PIPE)
+    proc = start(["play", "--engine", "expectimax:iterations=50,depth=8", "--seed", "3",
+                  "--you", "1", "--out", "g.json"], tmp_path, stdin=subprocess.PIPE)
     seen = ""
     if during == "search":
         proc.stdin.write("hint\n")       # the opponent's search, for the person
@@ -451,9 +451,9 @@ def test_a_journal_of_another_command_seed_version_or_arguments_is_refused(tmp_p
     cases = [
         (["arena", "greedy", "random", "--out", str(out), "--resume"],
          "it is the journal of `bergen selfplay`, not `bergen arena`"),
-        (["selfplay", "--games", "8", "--seed", "6", "--engines", "ismcts:iterations=1000",
+        (["selfplay", "--games", "8", "--seed", "6", "--engine", "ismcts:iterations=1000",
           "--out", str(out), "--resume"], "written with --seed 5, not 6"),
-        (["selfplay", "--games", "9", "--seed", "5", "--engines", "ismcts:iterations=1000",
+        (["selfplay", "--games", "9", "--seed", "5", "--engine", "ismcts:iterations=1000",
           "--out", str(out), "--resume"], "written with games 8, not 9"),
         (SELFPLAY + ["--out", str(out)], "add --resume to go on with it"),
     ]

@@ -54,10 +54,9 @@ def refused(res, *words):
     ["best", DECISION, "--iterations", "0"], ["best", DECISION, "--iterations", "-5"],
     ["best", DECISION, "--time", "inf"], ["best", DECISION, "--time", "nan"],
     ["best", DECISION, "--time", "-1"], ["best", DECISION, "--time", "1e300"],
-    ["eval", DECISION, "--time", "inf"], ["analyze", MATCH, "--time-per-decision", "inf"],
-    ["analyze", MATCH, "--time-per-decision", "nan"],
+    ["eval", DECISION, "--time", "inf"], ["analyze", MATCH, "--time", "inf"],
+    ["analyze", MATCH, "--time", "nan"],
     ["best", DECISION, "--memory", "0"], ["best", DECISION, "--memory", HUGE],
-    ["best", DECISION, "--exploration", "inf"], ["best", DECISION, "--exploration", "nan"],
     ["analyze", MATCH, "--inaccuracy", "nan"], ["bench", "--seconds", "inf"],
     ["arena", "greedy", "random", "--games", HUGE], ["selfplay", "--games", HUGE],
 ])
@@ -70,13 +69,13 @@ def test_command_line_budgets_out_of_range_are_one_line(args):
 
 @pytest.mark.parametrize("spec", [
     f"ismcts:iterations={HUGE}", "ismcts:time=inf", "ismcts:time=nan", "ismcts:time=-1",
-    "ismcts:time=1e300", "expectimax:worlds=0", f"classic:iterations={HUGE}",
+    "ismcts:time=1e300", "expectimax:iterations=0", f"classic:iterations={HUGE}",
     "ismcts:memory=0", "ismcts:replicates=" + HUGE, "ismcts:exploration=inf",
     "expectimax:depth=100000", "expectimax:playouts=" + HUGE, "ismcts:workers=1000",
 ])
 def test_engine_specs_out_of_range_are_one_line(spec):
     for args in (["arena", spec, "random", "--games", "1"],
-                 ["selfplay", "--engines", spec],
+                 ["selfplay", "--engine", spec],
                  ["play", "--engine", spec, "--seed", "1"]):
         refused(run(*args), f"engine {spec.split(':')[0]!r}")
 
@@ -136,7 +135,7 @@ def test_a_search_that_finished_no_world_says_so(virtual_clock):
     virtual_clock(1 / 64)
     for command in ("best", "eval"):
         for extra in ([], ["--json"]):
-            res = run(command, FIRST, "--algorithm", "expectimax", "--depth", "10", "--time",
+            res = run(command, FIRST, "--algorithm", "expectimax", "--set", "depth=10", "--time",
                       "0.05", *extra)
             refused(res, "the search finished no world within the time limit of 0.05 s",
                     "smaller --depth")
@@ -148,7 +147,7 @@ def test_a_search_that_finished_no_world_says_so(virtual_clock):
 def test_the_clock_is_heard_inside_a_world(virtual_clock):
     """A world at depth 10 takes seconds here (millions of nodes): with 0.05 s it is
     abandoned (None) instead of running on, and a search under a time limit stops with fewer
-    worlds than its budget (the issue: `expectimax:worlds=50,depth=8` took 56 s whatever the
+    worlds than its budget (the issue: `expectimax:iterations=50,depth=8` took 56 s whatever the
     time limit). On a virtual clock of 1/64 s a reading, read every 4,096 nodes: 0.05 s is
     four readings, whatever the machine's speed."""
     virtual_clock(1 / 64)
@@ -167,7 +166,7 @@ def test_the_clock_is_heard_inside_a_world(virtual_clock):
 
 
 def test_a_match_engine_that_finds_nothing_plays_greedy_and_says_so():
-    res = run("selfplay", "--games", "2", "--seed", "3", "--engines",
+    res = run("selfplay", "--games", "2", "--seed", "3", "--engine",
               "expectimax:time=0.001,depth=10,greedy")
     assert res.exit_code == 0, res.output
     warnings = [x for x in res.stderr.splitlines() if x.startswith("bergen: warning:")]

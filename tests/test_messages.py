@@ -67,26 +67,27 @@ BAD_INPUTS = [
      "choose, endgame, bracket, replicates, stats, root)"),
     ('best $P --set nokey', None,
      "bergen: --set needs KEY=VALUE, got 'nokey'"),
-    ('best $P --depth 3', None,
-     'bergen: --depth does not apply to ismcts'),
-    ('selfplay --engines ismcts:iterations=x', None,
+    ('best $P --set depth=3', None,
+     "bergen: ismcts has no setting 'depth' (settings: exploration, playout, inference, "
+     "twins, choose, endgame, bracket, replicates, stats, root)"),
+    ('selfplay --engine ismcts:iterations=x', None,
      "bergen: engine 'ismcts': iterations must be an integer, got 'x'"),
-    ('selfplay --engines ismcts:exploration=x', None,
+    ('selfplay --engine ismcts:exploration=x', None,
      "bergen: engine 'ismcts': exploration must be a number, got 'x'"),
-    ('selfplay --engines ismcts:time=-1', None,
+    ('selfplay --engine ismcts:time=-1', None,
      "bergen: engine 'ismcts': time must be positive and at most 86,400 seconds, got '-1'"),
-    ('selfplay --engines ismcts:bogus=1', None,
+    ('selfplay --engine ismcts:bogus=1', None,
      "bergen: engine 'ismcts': bad setting 'bogus=1' (settings: iterations, time, objective, "
      "workers, memory, exploration, playout, inference, twins, choose, endgame, bracket, "
      "replicates, "
      "stats, root)"),
     ('arena ismcts:iterations=abc random', None,
      "bergen: engine 'ismcts': iterations must be an integer, got 'abc'"),
-    ('selfplay --engines nonsense', None,
+    ('selfplay --engine nonsense', None,
      f"bergen: unknown engine 'nonsense' (known: {KNOWN_ENGINES}; or a NAME registered "
-     f"with --engine NAME=COMMAND)"),
-    ('selfplay --engines random,random,random', None,
-     'bergen: --engines gives 3 engines for 2 seats (give one for all seats or one per seat)'),
+     f"with --external NAME=COMMAND)"),
+    ('selfplay --engine random,random,random', None,
+     'bergen: --engine gives 3 engines for 2 seats (give one for all seats or one per seat)'),
     ('best examples/match.json', None,
      'bergen: round 3: the record ends when the match is over: it describes no position and no '
      'decision'),
@@ -200,7 +201,7 @@ BAD_INPUTS = [
      'bergen: \'voids\' must be an object like {"1": [1, 4]}, got a list'),
     ('replay examples/match.json --json --bogus', None,
      "bergen replay: No such option '--bogus'. (see 'bergen replay --help')"),
-    ('selfplay --engines ismcts:iterations=0', None,
+    ('selfplay --engine ismcts:iterations=0', None,
      "bergen: engine 'ismcts': iterations must be at least 1 and at most 1,000,000,000, got '0'"),
     ('best $P --exploration -1', None,
      "bergen best: Invalid value for '--exploration': -1.0 is not in the range 0.0<=x<=100.0. "
@@ -214,8 +215,8 @@ BAD_INPUTS = [
      "(see 'bergen best --help')"),
     ("best $P --position $P", None,
      "bergen best: give either GAME or --position, not both (see 'bergen best --help')"),
-    ("play --seat 3", None,
-     "bergen play: Invalid value for --seat: seat 3 does not exist with 2 players "
+    ("play --you 3", None,
+     "bergen play: Invalid value for --you: seat 3 does not exist with 2 players "
      "(see 'bergen play --help')"),
     ("play --out examples/match.json", None,
      "bergen play: Invalid value for --out: examples/match.json exists: give --force to "

@@ -50,7 +50,7 @@ def test_undo_restores_the_position_and_the_engine_replays_the_same():
 
 
 @pytest.mark.parametrize("engine", ["random", "ismcts:iterations=50",
-                                    "expectimax:worlds=4,depth=2"])
+                                    "expectimax:iterations=4,depth=2"])
 def test_undo_restores_the_engine_too(engine):
     """Undo restores the engine's random stream, its search counter and its observers: after
     a different play is taken back, the person's original line gets the same answers."""
@@ -132,7 +132,7 @@ def test_cli_play_end_of_input_saves(tmp_path):
 def test_cli_play_bad_options():
     res = CliRunner().invoke(main, ["play", "--engine", "nosuch", "--out", "/dev/null"])
     assert res.exit_code == 2
-    res = CliRunner().invoke(main, ["play", "--seat", "3", "--out", "/dev/null"], input="")
+    res = CliRunner().invoke(main, ["play", "--you", "3", "--out", "/dev/null"], input="")
     assert res.exit_code == 2
 
 

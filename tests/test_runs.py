@@ -29,7 +29,7 @@ from bergen_search.runs.journal import FORMAT, Journal, _read
 SLOW = pytest.mark.slow
 EXE = shutil.which("bergen")
 CMD = [EXE] if EXE else [sys.executable, "-m", "bergen_search"]
-SELFPLAY = ["selfplay", "--games", "6", "--seed", "5", "--engines", "ismcts:iterations=600"]
+SELFPLAY = ["selfplay", "--games", "6", "--seed", "5", "--engine", "ismcts:iterations=600"]
 
 
 def run_here(args, cwd):
@@ -242,7 +242,7 @@ def test_a_full_tmpfs_is_exit_74_for_the_real_command(tiny_disk, tmp_path):
     """The issue's case on a real 64 KB disk: selfplay of 40 greedy matches fills it (the
     output, about 100 KB, does not fit). One line naming the file, exit 74; the journal
     whole; moved to a disk with room, --resume finishes the same file as a plain run."""
-    args = ["selfplay", "--games", "40", "--seed", "2", "--engines", "greedy,random"]
+    args = ["selfplay", "--games", "40", "--seed", "2", "--engine", "greedy,random"]
     proc = subprocess.run(CMD + args + ["--out", "g.jsonl"], cwd=tiny_disk,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 74, proc.stderr
@@ -329,7 +329,7 @@ def test_a_failed_start_of_the_command_blocks_no_retry(tmp_path, monkeypatch):
     retry without --resume."""
     pytest.importorskip("distributed")
     monkeypatch.setattr("bergen_search.runs.parallel.CONNECT_TIMEOUT", 1)
-    args = ["selfplay", "--games", "3", "--engines", "greedy,random", "--out", "g.jsonl"]
+    args = ["selfplay", "--games", "3", "--engine", "greedy,random", "--out", "g.jsonl"]
     res = run_here(args + ["--cluster", "tcp://127.0.0.1:9"], tmp_path)
     assert res.exit_code == 2 and "no Dask scheduler answers" in res.stderr
     again = run_here(args, tmp_path)
@@ -512,7 +512,7 @@ def test_selfplay_never_replaces_a_file_silently(tmp_path):
     file untouched) unless --force, or --resume."""
     out = tmp_path / "g.jsonl"
     out.write_text("two hundred games\n")
-    args = ["selfplay", "--games", "2", "--engines", "greedy,random", "--out", "g.jsonl"]
+    args = ["selfplay", "--games", "2", "--engine", "greedy,random", "--out", "g.jsonl"]
     res = run_here(args, tmp_path)
     assert res.exit_code == 2 and "exists: give --force to replace it" in res.stderr
     assert len(res.stderr.splitlines()) == 1 and out.read_text() == "two hundred games\n"
@@ -528,7 +528,7 @@ def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, t
     sched, address, start_worker = scheduler
     start_worker()
     _wait_workers(address, 1)
-    args = ["selfplay", "--games", "12", "--seed", "3", "--engines", "ismcts:iterations=300"]
+    args = ["selfplay", "--games", "12", "--seed", "3", "--engine", "ismcts:iterations=300"]
     assert run_here(args + ["--out", "ref.jsonl"], tmp_path).exit_code == 0
     proc = start(args + ["--out", "c.jsonl", "--cluster", address, "--cluster-timeout", "4"],
                  tmp_path)

@@ -38,6 +38,7 @@ from .options import (
     json_option,
     memory_option,
     read_text,
+    renamed,
     resume_option,
     search_settings,
     set_option,
@@ -56,9 +57,10 @@ _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
               help=f"Search budget per decision (default {DECISION_ITERATIONS} ISMCTS "
                    f"iterations / {DEFAULT_WORLDS} worlds; 1/{backend.FALLBACK_DIVISOR} of it "
                    f"without the compiled core; at most {MAX_IT:,}, rechecks included).")
-@click.option("--time-per-decision", "seconds", type=SECONDS_TYPE, default=None,
+@click.option("--time", "seconds", type=SECONDS_TYPE, default=None,
               help=f"Seconds of search per decision (instead of --iterations; 0.001 to "
                    f"{MAX_S:,.0f}).")
+@renamed("--time-per-decision", "--time", "seconds", type=SECONDS_TYPE, default=None)
 @memory_option
 @algorithm_option()
 @set_option()

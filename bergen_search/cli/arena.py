@@ -57,7 +57,7 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, force, single_roun
 
     Engines: random, greedy, ismcts[:iterations=N,time=S,...] (the default engine), classic[:...]
     (ISMCTS before inference and safe playouts), expectimax[:worlds=N,depth=D,...], and
-    engines in other processes registered with --engine NAME=COMMAND (another build's
+    engines in other processes registered with --external NAME=COMMAND (another build's
     `bergen engine`, say), each sent only what its seat sees.
     Reports A's win rate with a 95% interval computed from the sets, and points per round:
     the margin less the luck of the draws (unbiased, smaller error) and the raw margin.

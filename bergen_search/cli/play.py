@@ -11,7 +11,7 @@ from ..errors import BergenError
 from ..formats.jsondoc import pretty_json
 from ..play.engines import parse_engine_spec
 from ..search import backend
-from .options import rule_options, rules_from_options
+from .options import renamed, rule_options, rules_from_options
 from .output import check_writable, fresh_name, search_note, write_atomic
 from .session import HELP, PlaySession
 
@@ -24,8 +24,9 @@ PLAY_ITERATIONS = 20000
               help="The engine you play against (random, greedy, ismcts:..., expectimax:...; "
                    f"default ismcts:iterations={PLAY_ITERATIONS}, or 1/"
                    f"{backend.FALLBACK_DIVISOR} of it without the compiled core).")
-@click.option("--seat", type=click.IntRange(0, 3), default=0, show_default=True,
-              help="Your seat (0 leads the turn order).")
+@click.option("--you", "seat", type=click.IntRange(0, 3), default=None, metavar="SEAT",
+              help="Your seat (default 0; 0 leads the turn order).")
+@renamed("--seat", "--you", "seat", type=click.IntRange(0, 3), default=None)
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
               help="Seed of the deals (default: from the clock).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
@@ -41,10 +42,11 @@ def play(engine_spec, seat, seed, out_path, force, **kw):
     thinks, or end of input) saves the game as a bergen-record/1 that `bergen analyze` can
     read. An existing file is never replaced without --force.
     """
+    seat = 0 if seat is None else seat
     rules = rules_from_options(kw)
     if seat >= rules.players:
         raise click.BadParameter(f"seat {seat} does not exist with {rules.players} players",
-                                 param_hint="--seat")
+                                 param_hint="--you")
     spec = parse_engine_spec(engine_spec or
                              f"ismcts:iterations={backend.SEARCH.budget(PLAY_ITERATIONS)}")
     search_note([spec])

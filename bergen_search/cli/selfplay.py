@@ -1,6 +1,7 @@
 """`bergen selfplay`: whole matches between engines, written as records."""
 from __future__ import annotations
 
+import functools
 import time
 
 import click
@@ -14,8 +15,11 @@ from .longrun import LongRun
 from .options import (
     MAX_GAMES,
     cluster_option,
-    engine_options,
+    deprecated,
     external_commands,
+    external_options,
+    is_registration,
+    renamed,
     resume_option,
     rule_options,
     rules_from_options,
@@ -28,25 +32,26 @@ from .options import (
               help=f"Number of matches to play (at most {MAX_GAMES:,}).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
               help="Seed of the run; match i is seeded from it and i.")
-@click.option("--engines", default="random", show_default=True, metavar="SPEC[,SPEC...]",
-              help="Engine per seat (one for all, or one per seat): random, greedy, "
-                   "ismcts[:iterations=N,time=S,exploration=C,objective=O,playout=P,"
+@click.option("--engine", "engine_args", multiple=True, metavar="SPEC[,SPEC...]",
+              help="Engine per seat (one for all, or one per seat; default random): random, "
+                   "greedy, ismcts[:iterations=N,time=S,exploration=C,objective=O,playout=P,"
                    "inference=on|off,twins=on|off], classic[:...], "
-                   "expectimax[:worlds=N,time=S,depth=D,playouts=P,objective=O], or the "
-                   "NAME[:...] of an --engine.")
+                   "expectimax[:iterations=N,time=S,depth=D,playouts=P,objective=O], or the "
+                   "NAME[:...] of an --external.")
+@renamed("--engines", "--engine", "engine_args", multiple=True)
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the records here (.jsonl, one match per line) instead of stdout.")
 @click.option("--force", is_flag=True, help="Let --out replace an existing file.")
 @click.option("--start-scores", metavar="A,B,...", help="Scores by side at the start of each match.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes playing matches in parallel (the same records as one).")
-@engine_options
+@functools.partial(external_options, old_engine=False)
 @cluster_option
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
 @resume_option
 @rule_options
-def selfplay(games, seed, engines, out_path, force, start_scores, workers, external_engines,
-             engine_timeout, cluster, quiet, resume, **kw):
+def selfplay(games, seed, engine_args, out_path, force, start_scores, workers,
+             external_engines, engine_timeout, cluster, quiet, resume, **kw):
     """Play whole matches between engines and write complete bergen-record/1 records.
 
     Every record replays with `bergen replay`. Same seed, same records, byte for byte, on
@@ -57,8 +62,17 @@ def selfplay(games, seed, engines, out_path, force, start_scores, workers, exter
     --resume). Ctrl-C (SIGTERM, SIGHUP) exits 130 (143, 129) saying how far the run got.
     """
     rules = rules_from_options(kw)
-    specs = parse_engine_list(engines, rules.players,
-                              parse_externals(external_engines, engine_timeout))
+    # --engine names the engines that play; NAME=COMMAND is its old meaning, --external's.
+    registered = [a for a in engine_args if is_registration(a)]
+    named = [a for a in engine_args if not is_registration(a)]
+    if registered:
+        deprecated("--engine NAME=COMMAND", "--external NAME=COMMAND")
+    if len(named) > 1:
+        raise click.BadParameter("give the engines once, one for all seats or one per seat "
+                                 "(SPEC,SPEC,...)", param_hint="--engine")
+    specs = parse_engine_list(named[0] if named else "random", rules.players,
+                              parse_externals((*external_engines, *registered),
+                                              engine_timeout))
     commands = external_commands(specs, cluster)
     start = start_scores_from(start_scores, rules)
     output.search_note(specs)

@@ -23,13 +23,13 @@ def serve(host, port, open_browser):
 
     The page speaks the engine protocol (docs/PROTOCOL.md) over a WebSocket, one engine per
     page. Ctrl-C stops the server. Needs the optional extra: pip install
-    'bergen-search[board]'.
+    'bergen_search[board]'.
     """
     import importlib.util
     missing = [name for name in BOARD_PACKAGES if importlib.util.find_spec(name) is None]
     if missing:
         click.echo(f"bergen: serve needs {', '.join(missing)}: "
-                   f"pip install 'bergen-search[board]'", err=True)
+                   f"pip install 'bergen_search[board]'", err=True)
         return 2
     from ..board.app import run
     if host not in LOCAL:

@@ -1,7 +1,7 @@
 """The engines and their specs: `random`, `greedy`, and the searches `ismcts` (the
 default engine), `classic` (ISMCTS as it was before issue 9: uniform worlds, random
 playouts) and `expectimax`, with their settings (`ismcts:iterations=2000`,
-`ismcts:time=0.1,inference=off`, `expectimax:worlds=64,depth=6`).
+`ismcts:time=0.1,inference=off`, `expectimax:iterations=64,depth=6`).
 
 An `EngineSpec` is an engine's name and settings as parsed from the command line. The
 engines play in their `seats.Seats` (a search engine sees only its own information set there,
@@ -26,6 +26,7 @@ import math
 import re
 import shlex
 import shutil
+import warnings
 from dataclasses import dataclass, field
 
 from ..constants import OBJECTIVES
@@ -37,15 +38,29 @@ from ..search import backend as search_backend
 
 def _engine_settings() -> dict:
     """name -> {setting: type or search.Setting} for every engine the program knows: the
-    simple engines, and per search algorithm (and preset) its budget (`iterations`, or
-    `worlds` for expectimax), `time`, `objective`, `workers` and the algorithm's settings."""
+    simple engines, and per search algorithm (and preset) its budget (`iterations`, counted
+    in the algorithm's unit: expectimax's worlds), `time`, `objective`, `workers` and the
+    algorithm's settings."""
     from ..search.registry import names, resolve
     out = {"random": {}, "greedy": {}}
     for name in names():
         alg, _ = resolve(name, {})
-        out[name] = {alg.unit: int, "time": float, "objective": str, "workers": int,
+        out[name] = {"iterations": int, "time": float, "objective": str, "workers": int,
                      "memory": int, **alg.settings}
     return out
+
+
+def _old_spellings() -> dict:
+    """name -> {old setting name: its name now}: an engine whose budget counts another unit
+    than iterations once took that unit's name (`expectimax:worlds=64`), kept for a
+    release."""
+    from ..search.registry import names, resolve
+    return {name: {resolve(name, {})[0].unit: "iterations"} for name in names()
+            if resolve(name, {})[0].unit != "iterations"}
+
+
+#: name -> {old setting name: its name now}, read with a note (`EngineWarning`).
+OLD_SPELLINGS = _old_spellings()
 
 
 #: name -> {setting: type or search.Setting} for every engine the program knows.
@@ -53,8 +68,7 @@ ENGINE_SETTINGS = _engine_settings()
 
 
 def _ranges() -> dict:
-    return {"iterations": (1, search_api.MAX_ITERATIONS),
-            "worlds": (1, search_api.MAX_ITERATIONS), "workers": (1, 64),
+    return {"iterations": (1, search_api.MAX_ITERATIONS), "workers": (1, 64),
             "memory": (1, search_api.MAX_MEMORY_MB),
             "time": (math.ulp(0.0), search_api.MAX_SECONDS)}
 
@@ -96,43 +110,43 @@ class ExternalEngine:
 
 
 def parse_external(text: str, timeout: float = ENGINE_TIMEOUT) -> ExternalEngine:
-    """`NAME=COMMAND` (`--engine`): COMMAND split as a shell would, its program found.
+    """`NAME=COMMAND` (`--external`): COMMAND split as a shell would, its program found.
 
     >>> parse_external("old=/no/such/bergen engine")
     Traceback (most recent call last):
     ...
-    bergen_search.errors.BergenError: --engine old: cannot run '/no/such/bergen': no such program
+    bergen_search.errors.BergenError: --external old: cannot run '/no/such/bergen': no such program
     """
     name, eq, command = text.partition("=")
     name = name.strip()
     if not eq:
-        raise BergenError(f"--engine {text!r}: expected NAME=COMMAND, like "
+        raise BergenError(f"--external {text!r}: expected NAME=COMMAND, like "
                           f"old='/venv-old/bin/bergen engine'")
     if not _NAME.match(name):
-        raise BergenError(f"--engine {text!r}: the name must be a word (letters, digits, "
+        raise BergenError(f"--external {text!r}: the name must be a word (letters, digits, "
                           f"_ . -, not starting with a digit), got {name!r}")
     if name in ENGINE_SETTINGS:
-        raise BergenError(f"--engine {name}: {name!r} is a built-in engine: register the "
+        raise BergenError(f"--external {name}: {name!r} is a built-in engine: register the "
                           f"command under another name")
     try:
         words = tuple(shlex.split(command))
     except ValueError as e:
-        raise BergenError(f"--engine {name}: the command does not split ({e})") from None
+        raise BergenError(f"--external {name}: the command does not split ({e})") from None
     if not words:
-        raise BergenError(f"--engine {name}: the command is empty")
+        raise BergenError(f"--external {name}: the command is empty")
     if shutil.which(words[0]) is None:
-        raise BergenError(f"--engine {name}: cannot run {words[0]!r}: no such program")
+        raise BergenError(f"--external {name}: cannot run {words[0]!r}: no such program")
     return ExternalEngine(name, words, timeout)
 
 
 def parse_externals(texts, timeout: float = ENGINE_TIMEOUT) -> dict:
-    """name -> ExternalEngine of the repeated `--engine NAME=COMMAND`s; a name given twice
+    """name -> ExternalEngine of the repeated `--external NAME=COMMAND`s; a name given twice
     is an error."""
     out = {}
     for text in texts:
         engine = parse_external(text, timeout)
         if engine.name in out:
-            raise BergenError(f"--engine {engine.name}: the name is registered twice")
+            raise BergenError(f"--external {engine.name}: the name is registered twice")
         out[engine.name] = engine
     return out
 
@@ -175,8 +189,7 @@ class EngineSpec:
         """(Limits, keyword arguments) of `search.search` for a search engine."""
         p = dict(self.params)
         alg = search_api.resolve(self.name, {})[0]
-        unit = alg.unit
-        budget = p.pop(unit, None)
+        budget = p.pop("iterations", None)
         seconds = p.pop("time", None)
         memory = p.pop("memory", None)
         if budget is None and seconds is None:
@@ -236,12 +249,17 @@ def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
         return _parse_external_spec(externals[name], rest)
     if name not in ENGINE_SETTINGS:
         known = ", ".join([*ENGINE_SETTINGS, *(externals or ())])
-        more = "" if externals is None else "; or a NAME registered with --engine NAME=COMMAND"
+        more = "" if externals is None else "; or a NAME registered with --external NAME=COMMAND"
         raise BergenError(f"unknown engine {name!r} (known: {known}{more})")
     settings = ENGINE_SETTINGS[name]
     params = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
+        if key in OLD_SPELLINGS.get(name, {}):
+            new = OLD_SPELLINGS[name][key]
+            warnings.warn(EngineWarning(f"engine {name!r}: {key}= is now {new}= (the old "
+                                        f"spelling goes in a later release)"))
+            key = new
         if not eq or key not in settings:
             known = ", ".join(settings) or "none"
             raise BergenError(f"engine {name!r}: bad setting {item!r} (settings: {known})")
@@ -275,6 +293,6 @@ def parse_engine_list(text: str, players: int, externals: dict | None = None) ->
     if len(specs) == 1:
         specs *= players
     if len(specs) != players:
-        raise BergenError(f"--engines gives {len(specs)} engines for {players} seats "
+        raise BergenError(f"--engine gives {len(specs)} engines for {players} seats "
                           f"(give one for all seats or one per seat)")
     return specs

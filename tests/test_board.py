@@ -49,11 +49,11 @@ def free_port() -> int:
 class Board:
     """The board's real server (uvicorn) on a free port of 127.0.0.1, in a thread."""
 
-    def __init__(self):
+    def __init__(self, hosts=(), origins=()):
         import uvicorn
 
         from bergen_search.board.app import create_app
-        self.app = create_app()
+        self.app = create_app(hosts, origins)
         self.port = free_port()
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1",
                                                     port=self.port, log_level="warning",
@@ -112,6 +112,87 @@ def test_page_and_assets_are_served_and_nothing_else(board):
         with pytest.raises(urllib.error.HTTPError) as e:
             urllib.request.urlopen(board.url + path, timeout=10)
         assert e.value.code == 404
+
+
+def _get(board, path="/", **headers):
+    """(status, body) of a GET with the headers given (Host included), by hand."""
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", board.port, timeout=10)
+    conn.putrequest("GET", path, skip_host="Host" in headers)
+    for k, v in headers.items():
+        conn.putheader(k, v)
+    conn.endheaders()
+    res = conn.getresponse()
+    return res.status, res.read().decode()
+
+
+def _socket_hello(board, **kw):
+    """The hello of a WebSocket opened with `kw` (origin=, additional_headers=), or the
+    status the handshake was refused with."""
+    async def go():
+        try:
+            async with websockets.connect(board.ws, **kw) as ws:
+                await ws.send('{"cmd": "hello", "id": 1}')
+                return json.loads(await asyncio.wait_for(ws.recv(), 20))["type"]
+        except websockets.exceptions.InvalidStatus as e:
+            return e.response.status_code
+    return asyncio.run(go())
+
+
+def _raw_upgrade(board, host, origin=None) -> int:
+    """The status of a WebSocket handshake sent by hand with this Host (and Origin)."""
+    import base64
+    key = base64.b64encode(os.urandom(16)).decode()
+    lines = [f"GET /engine HTTP/1.1", f"Host: {host}", "Upgrade: websocket",
+             "Connection: Upgrade", f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13"]
+    if origin:
+        lines.append(f"Origin: {origin}")
+    with socket.create_connection(("127.0.0.1", board.port), timeout=10) as sock:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        head = sock.recv(4096).decode("latin-1")
+    return int(head.split()[1])
+
+
+def test_only_its_own_page_may_use_the_board(board):
+    """A local server serves its own page only (issue 40): a request naming another host (a
+    page of another site whose name resolves here: DNS rebinding) is refused, and so is a
+    WebSocket opened by another site's page; the page's own origin, the machine's own names
+    and a client that sends no Origin (not a web page) are served. Before: Origin
+    http://evil.example got `hello`, Host evil.example got 200 and 101."""
+    own = f"http://127.0.0.1:{board.port}"
+    assert _get(board, Host=f"127.0.0.1:{board.port}")[0] == 200
+    assert _get(board, Host=f"localhost:{board.port}")[0] == 200
+    status, body = _get(board, Host="evil.example")
+    assert status == 400 and "host 'evil.example' is not this server's" in body
+    assert _get(board, "/static/board.js", Host=f"evil.example:{board.port}")[0] == 400
+    assert _get(board, Host=f"127.0.0.1:{board.port}", Origin="http://evil.example")[0] == 403
+    assert _socket_hello(board) == "hello"                                  # no Origin
+    assert _socket_hello(board, origin=own) == "hello"
+    assert _socket_hello(board, origin=f"http://localhost:{board.port}") == "hello"
+    for origin in ("http://evil.example", f"http://evil.example:{board.port}", "null",
+                   f"https://127.0.0.1:{board.port}", "http://127.0.0.1:1",
+                   f"http://127.0.0.1.evil.example:{board.port}"):
+        assert _socket_hello(board, origin=origin) == 403, origin
+    assert _raw_upgrade(board, f"127.0.0.1:{board.port}") == 101
+    assert _raw_upgrade(board, "evil.example") == 403
+    assert _raw_upgrade(board, f"evil.example:{board.port}", origin=f"http://evil.example:"
+                        f"{board.port}") == 403
+
+
+def test_a_deliberate_remote_setup_allows_its_names():
+    """--allow-host and --allow-origin (create_app's hosts and origins) let a chosen name
+    and a chosen page in, and nothing else."""
+    remote = Board(hosts=("board.lan",), origins=("https://club.example",))
+    try:
+        assert _get(remote, Host="board.lan")[0] == 200
+        assert _get(remote, Host=f"board.lan:{remote.port}")[0] == 200
+        assert _get(remote, Host="other.lan")[0] == 400
+        assert _get(remote, Host="board.lan", Origin="https://club.example")[0] == 200
+        assert _get(remote, Host="board.lan", Origin="https://evil.example")[0] == 403
+        assert _socket_hello(remote, origin="https://club.example") == "hello"
+        assert _socket_hello(remote, origin="https://evil.example") == 403
+    finally:
+        remote.stop()
 
 
 def test_malformed_messages_get_errors_and_the_server_keeps_serving(board):
@@ -635,10 +716,12 @@ def test_only_the_legal_events_are_offered_and_undo_takes_one_back(page):
         page.select_option("#game-seat", str(seat))
         for t in hand:
             page.click(f'#game-palette [data-tile="{t}"]')
-    # the lead: the doubles dealt (here 2-2 and 5-5); the engine refuses the wrong one
-    page.click('#game-legal button[data-move="5-5"]')
-    page.wait_for_selector("#game-error:not(:empty)")
-    assert page.eval_on_selector_all("#game-events li", "ls => ls.length") == 0
+    # the lead: only the one the rules allow (2-2, the lowest double dealt; 5-5 is never
+    # offered, where it had been offered and then refused)
+    page.wait_for_selector("#game-legal button[data-move='2-2']")
+    assert page.eval_on_selector_all(
+        "#game-legal button", "bs => bs.map(b => [b.dataset.seat, b.dataset.move])") \
+        == [["0", "2-2"]]
     page.click('#game-legal button[data-move="2-2"]')
     page.wait_for_selector("#game-legal button[data-move='2-6:L']")
     # seat 1 can play: it is offered its plays only, no draw and no pass
@@ -694,3 +777,47 @@ def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, t
     assert got["events"] == seen_by_0
     result = CliRunner().invoke(main, ["replay", str(path), "--json"])
     assert result.exit_code == 0, result.output
+
+
+def test_an_unseen_seat_may_lead_and_a_forbidden_lead_is_never_offered(page, tmp_path):
+    """Only seat 0's hand dealt: the lead buttons are the engine's `moves` `leads`, every lead
+    some deal allows: seat 0's 2-2 (if seat 1 holds no lower double) and seat 1's 0-0 or
+    1-1 (the doubles below 2-2 no shown hand holds). Seat 1, unseen, leads 1-1: recorded,
+    and the game goes on from it. (Before: lead buttons came from the dealt hands only, so
+    a round whose lead was an unseen seat's could not be entered.)"""
+    with open(MATCH, encoding="utf-8") as f:
+        first = json.load(f)["rounds"][0]
+    page.select_option("#game-seat", "0")
+    for t in first["hands"][0]:
+        page.click(f'#game-palette [data-tile="{t}"]')
+    page.wait_for_selector("#game-legal button[data-move='1-1']")
+    assert page.eval_on_selector_all(
+        "#game-legal button", "bs => bs.map(b => [b.dataset.seat, b.dataset.move])") \
+        == [["0", "2-2"], ["1", "0-0"], ["1", "1-1"]]
+    page.click('#game-legal button[data-seat="1"][data-move="1-1"]')
+    page.wait_for_function("() => document.querySelectorAll('#game-events li').length === 1")
+    assert page.text_content("#game-events li") == "seat 1: 1-1"
+    page.wait_for_selector("#game-legal button")
+    assert "seat 0" in page.text_content("#game-to-move")
+
+
+def test_a_record_too_long_for_the_socket_is_refused_by_the_page(page, tmp_path):
+    """A 5 MB record: the page says it is too long before sending anything (the server's
+    frame limit would close the socket, leaving "analysing…" forever), and the connection
+    stays up: the next search still answers."""
+    big = tmp_path / "big.json"
+    record = json.loads(open(MATCH, encoding="utf-8").read())
+    record["padding"] = "x" * (5 * 1024 * 1024)
+    big.write_text(json.dumps(record))
+    page.set_input_files("#record-file", str(big))
+    page.wait_for_selector("#review-error:not(:empty)")
+    error = page.text_content("#review-error")
+    assert "big.json is 5.0 MB: the board reviews records up to 4.0 MB" in error, error
+    assert page.text_content("#review-status") != "analysing…"
+    assert page.text_content("#connection") == "engine connected"
+    page.fill("#position-input", SMALL)
+    page.click("#position-set")
+    page.wait_for_selector("#moves tbody tr")
+    # and the record of the right size is reviewed as before
+    page.set_input_files("#record-file", MATCH)
+    page.wait_for_function("() => document.querySelector('#review-error').textContent === ''")

@@ -70,12 +70,31 @@ def test_along_a_round_with_a_hand_unseen():
     assert checked_after_pass >= 1
 
 
-def test_a_round_over_or_not_led_is_an_error():
-    r = MATCH["rounds"][0]
+def test_a_round_over_is_an_error():
     with pytest.raises(BergenError, match="the round is over"):
         next_moves(dict(MATCH, rounds=MATCH["rounds"][:1]))
-    with pytest.raises(BergenError, match="not led yet"):
-        next_moves(dict(MATCH, rounds=[dict(r, events=[])]))
+
+
+def test_a_round_not_led_lists_every_lead_some_deal_allows():
+    """With both hands shown, the one lead the rules allow (2-2: the lowest double dealt);
+    with seat 1's hand unseen, seat 1 may also lead a lower double no shown hand holds (0-0,
+    1-1), and seat 0 still 2-2 (should seat 1 hold neither); with none shown, any double by
+    either seat (a lead of 6-6 leaves the six lower doubles to the reserve)."""
+    r = MATCH["rounds"][0]
+    def leads(hands):
+        nxt = next_moves(dict(MATCH, rounds=[dict(r, hands=hands, reserve=None, events=[])]))
+        assert nxt.seat is None and nxt.moves == [] and nxt.why is None
+        return nxt.leads
+    assert leads(r["hands"]) == [(0, "2-2")]
+    assert leads([r["hands"][0], None]) == [(0, "2-2"), (1, "0-0"), (1, "1-1")]
+    doubles = [f"{v}-{v}" for v in range(7)]
+    assert leads([None, None]) == [(s, d) for s in (0, 1) for d in doubles]
+    # each lead offered replays; every other tile of those hands does not
+    for seat, tile in leads([r["hands"][0], None]):
+        rec = dict(MATCH, rounds=[dict(r, hands=[r["hands"][0], None], reserve=None,
+                                       events=[{"seat": seat, "play": tile}])])
+        for _ in events(rec):
+            pass
 
 
 # ---- whole hands, not tiles one by one: the offers against a brute force --------------------

@@ -121,7 +121,21 @@ ANSWERS = [
     ({"cmd": "moves", "record": {**MATCH, "rounds": MATCH["rounds"][:1] and [
         {**MATCH["rounds"][0], "hands": [MATCH["rounds"][0]["hands"][0], None],
          "reserve": None, "events": MATCH["rounds"][0]["events"][:1]}]}}, "moves"),
+    ({"cmd": "moves", "record": {**MATCH, "rounds": [
+        {**MATCH["rounds"][0], "hands": [MATCH["rounds"][0]["hands"][0], None],
+         "reserve": None, "events": []}]}}, "moves"),
 ]
+
+
+def test_moves_of_a_round_not_led_lists_the_leads(wire):
+    """`moves` on a round not yet led answers its leads (PROTOCOL.md), an unseen seat's too,
+    where it had been an error."""
+    answer = wire.ask({"cmd": "moves", "id": 1, "record": {**MATCH, "rounds": [
+        {**MATCH["rounds"][0], "hands": [MATCH["rounds"][0]["hands"][0], None],
+         "reserve": None, "events": []}]}})
+    assert answer["type"] == "moves" and answer["to_move"] is None and answer["moves"] == []
+    assert answer["leads"] == [{"seat": 0, "play": "2-2"}, {"seat": 1, "play": "0-0"},
+                               {"seat": 1, "play": "1-1"}]
 
 
 @pytest.mark.parametrize("ident", ["q-1", 7, 0, -3, ""])

@@ -31,6 +31,76 @@ STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 MAX_MESSAGE = 4 * 1024 * 1024
 #: Commands waiting for a connection's thread; past this the connection is too far behind.
 MAX_PENDING = 1000
+#: The names this machine answers to by default: a request naming another host (a page of
+#: another site whose name was made to resolve here: DNS rebinding) is refused.
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def _split_host(value: str) -> tuple:
+    """(host name, port or None) of a Host header's value (`[::1]:8765`, `localhost`)."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        name, _, rest = value[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else ""
+    elif value.count(":") == 1:
+        name, _, port = value.partition(":")
+    else:
+        name, port = value, ""
+    return name, (int(port) if port.isdigit() else None)
+
+
+class OwnPageOnly:
+    """ASGI middleware: the board serves its own page only. A request whose Host is not one
+    of this machine's names (or one allowed with `--allow-host`) is refused (400), and so is
+    a WebSocket or a request whose Origin is another site's than the page's own (`http://`
+    one of those names, on the port served; or one allowed with `--allow-origin`): 403, the
+    socket closed before it is accepted. A request without an Origin (not from a web page: a
+    script, a test, curl) is let through, since no browser sends a cross-site request
+    without one."""
+
+    def __init__(self, app, hosts=(), origins=()):
+        self.app = app
+        self.hosts = {h.lower().strip("[]") for h in (*LOCAL_HOSTS, *hosts)}
+        self.origins = {o.lower().rstrip("/") for o in origins}
+
+    def _headers(self, scope) -> dict:
+        return {k.decode("latin-1").lower(): v.decode("latin-1")
+                for k, v in scope.get("headers", ())}
+
+    def allowed(self, scope) -> str | None:
+        """Why the request is refused, or None."""
+        headers = self._headers(scope)
+        name, _ = _split_host(headers.get("host", ""))
+        if name not in self.hosts:
+            return f"host {headers.get('host', '')!r} is not this server's"
+        origin = headers.get("origin")
+        if origin is None:
+            return None
+        origin = origin.lower().rstrip("/")
+        if origin in self.origins:
+            return None
+        scheme, sep, rest = origin.partition("://")
+        oname, oport = _split_host(rest)
+        port = (scope.get("server") or (None, None))[1]
+        if scheme == "http" and sep and oname in self.hosts and (oport or 80) == port:
+            return None
+        return f"origin {origin!r} is not this page's"
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in ("http", "websocket"):
+            why = self.allowed(scope)
+            if why is not None:
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008, "reason": why})
+                    return
+                body = f"refused: {why}\n".encode()
+                await send({"type": "http.response.start",
+                            "status": 400 if why.startswith("host") else 403,
+                            "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
 
 
 class Connection:
@@ -152,26 +222,31 @@ async def engine_socket(websocket):
         connections.discard(conn)
 
 
-def create_app() -> Starlette:
-    """The board's ASGI app; `app.state.connections` holds the open connections."""
+def create_app(hosts=(), origins=()) -> Starlette:
+    """The board's ASGI app, serving its own page only (`OwnPageOnly`: this machine's names
+    and `hosts`, its own origin and `origins`); `app.state.connections` holds the open
+    connections."""
     app = Starlette(routes=[
         Route("/", index),
         WebSocketRoute("/engine", engine_socket),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
+    app.add_middleware(OwnPageOnly, hosts=tuple(hosts), origins=tuple(origins))
     app.state.connections = set()
     return app
 
 
 def run(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,
-        announce=print) -> int:
+        announce=print, hosts=(), origins=()) -> int:
     """Serve the board until Ctrl-C (130), SIGTERM or SIGHUP (0); each stops it within a
     second, its connections' searches stopped."""
     import uvicorn
     from uvicorn.config import WS_PROTOCOLS
 
     ws = "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "websockets"
-    config = uvicorn.Config(create_app(), host=host, port=port, log_level="warning",
+    listen = () if host in ("0.0.0.0", "::", "") else (host,)
+    config = uvicorn.Config(create_app((*listen, *hosts), origins), host=host, port=port,
+                            log_level="warning",
                             ws=ws, lifespan="off", timeout_graceful_shutdown=0.5,
                             ws_max_size=MAX_MESSAGE + 1024)
     server = uvicorn.Server(config)

@@ -16,13 +16,22 @@ LOCAL = ("127.0.0.1", "localhost", "::1")
               help="The port to listen on (0: any free one; the address is printed).")
 @click.option("--open", "open_browser", is_flag=True,
               help="Open the board in the web browser once the server is up.")
-def serve(host, port, open_browser):
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
+              help="Also answer requests naming this host (a deliberate remote setup: the "
+                   "name other machines reach this one by). Repeatable. Without it only this "
+                   "machine's own names (127.0.0.1, localhost, ::1, and --host) are answered.")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="URL",
+              help="Also let a page from this origin (scheme://host[:port]) use the engine. "
+                   "Repeatable. Without it only the board's own page may.")
+def serve(host, port, open_browser, allow_hosts, allow_origins):
     """Serve the board: a local web page to set up a position by clicking or pasting its
     string, watch the engine rank every move live, see where the hidden tiles are, enter a
     game as it is played, and review a record decision by decision (docs/GUIDE.md).
 
     The page speaks the engine protocol (docs/PROTOCOL.md) over a WebSocket, one engine per
-    page. Ctrl-C stops the server. Needs the optional extra: pip install
+    page. It serves its own page only: a request naming another host (DNS rebinding) or a
+    WebSocket from another site's page is refused (--allow-host and --allow-origin for a
+    deliberate remote setup). Ctrl-C stops the server. Needs the optional extra: pip install
     'bergen_search[board]'.
     """
     import importlib.util
@@ -39,4 +48,5 @@ def serve(host, port, open_browser):
     def announce(url):
         click.echo(f"bergen: the board is at {url} (Ctrl-C stops it)", err=True)
 
-    return run(host, port, open_browser=open_browser, announce=announce)
+    return run(host, port, open_browser=open_browser, announce=announce, hosts=allow_hosts,
+               origins=allow_origins)

@@ -31,12 +31,12 @@ types and as the move int, the states before and after it), then a `RoundEnd`:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Union
 
 from ..errors import BergenError
 from ..game.state import DRAW, NO_TILE, PASS, State, move_str
-from ..game.tiles import TILES_WITH, Tile, iter_mask, tile_str
+from ..game.tiles import ALL_TILES, TILES_WITH, Tile, iter_mask, tile_str
 from ..information.hidden import check_hidden
 from ..information.infoset import Observer
 from .notation import Move, resolve_move
@@ -259,10 +259,13 @@ class NextMoves:
     `pass`), and when there are none `why` (the rules' reason for refusing the pass: a round
     blocked with a hand unseen cannot be scored)."""
     round: int
-    seat: int
-    seen: bool
+    seat: int | None
+    seen: bool | None
     moves: list
     why: str | None = None
+    #: A round not yet led: every lead some deal allows, (seat, tile written), in seat then
+    #: tile order (`seat` and `seen` are then None and `moves` empty: the lead is a seat's).
+    leads: list = field(default_factory=list)
 
 
 def next_moves(record) -> NextMoves:
@@ -273,8 +276,10 @@ def next_moves(record) -> NextMoves:
     nor one its draws and passes proved it did not hold), a draw (its tile unseen) and a pass
     where some deal allows them. Each move is the record with that event added, replayed by
     `events`: the rules and the hidden-information check decide, with no second copy of
-    them. Raises `BergenError` for a broken record, a round that is over, and a round not yet
-    led (whose lead is the lowest double dealt)."""
+    them. A round not yet led: every lead (seat, tile) some deal allows (`leads`): a seat
+    whose hand is shown leads from it, an unseen one any tile no shown hand holds, and the
+    lead rule decides which. Raises `BergenError` for a broken record and a round that is
+    over."""
     record = parse_record(record)
     last = len(record.rounds) - 1
     final = None
@@ -286,11 +291,11 @@ def next_moves(record) -> NextMoves:
         raise BergenError("the record has no round to go on with", **where)
     if final.ended is not None:
         raise BergenError(f"the round is over ({final.ended}): start the next round", **where)
-    if not final.led:
-        raise BergenError("the round is not led yet: the lead is the lowest double dealt",
-                          **where)
-    seat = final.to_move
     rnd = record.rounds[last]
+    base = record.to_dict()
+    if not final.led:
+        return _leads(record, base, last)
+    seat = final.to_move
     seen = rnd.hands[seat] is not None and not final.hidden[seat]
     fits = (TILES_WITH[final.left] | TILES_WITH[final.right]) & ~final.line_mask()
     if seen:
@@ -300,17 +305,43 @@ def next_moves(record) -> NextMoves:
         left, right = final.fits(t)
         candidates += [Event(seat, "play", t, end) for end, ok in ((0, left), (1, right)) if ok]
     candidates += [Event(seat, "draw", None), Event(seat, "pass")]
-    base = record.to_dict()
     moves, why = [], None
     for ev in candidates:
-        trial = dict(base, rounds=base["rounds"][:-1] + [
-            dict(base["rounds"][-1], events=base["rounds"][-1]["events"] + [ev.to_dict()])])
-        try:
-            for _ in events(trial):
-                pass
-        except BergenError as e:
-            why = e.message
+        refused = _refused(base, ev)
+        if refused is not None:
+            why = refused
             continue
         moves.append("draw" if ev.kind == "draw" else "pass" if ev.kind == "pass"
                      else move_str(ev.tile * 2 + ev.end))
     return NextMoves(last, seat, seen, moves, None if moves else why)
+
+
+def _refused(base: dict, ev: Event) -> str | None:
+    """Why the record `base` (as a dict) with `ev` added to its last round does not replay,
+    or None when it does."""
+    trial = dict(base, rounds=base["rounds"][:-1] + [
+        dict(base["rounds"][-1], events=base["rounds"][-1]["events"] + [ev.to_dict()])])
+    try:
+        for _ in events(trial):
+            pass
+    except BergenError as e:
+        return e.message
+    return None
+
+
+def _leads(record, base: dict, last: int) -> NextMoves:
+    """`next_moves` of a round not yet led: each seat's possible leads, replayed."""
+    rnd = record.rounds[last]
+    shown = 0
+    for h in rnd.hands:
+        shown |= h or 0
+    leads, why = [], None
+    for seat, hand in enumerate(rnd.hands):
+        pool = hand if hand is not None else ALL_TILES & ~shown
+        for t in iter_mask(pool):
+            refused = _refused(base, Event(seat, "play", t, None))
+            if refused is None:
+                leads.append((seat, tile_str(t)))
+            else:
+                why = refused
+    return NextMoves(last, None, None, [], None if leads else why, leads)

@@ -213,7 +213,9 @@ class EngineServer:
     def cmd_moves(self, c):
         nxt = next_moves(c.fields["record"])
         self.send({"type": "moves", "round": nxt.round, "to_move": nxt.seat, "seen": nxt.seen,
-                   "moves": nxt.moves, **({"why": nxt.why} if nxt.why else {})}, c.id)
+                   "moves": nxt.moves, **({"why": nxt.why} if nxt.why else {}),
+                   **({"leads": [{"seat": s, "play": t} for s, t in nxt.leads]}
+                      if nxt.seat is None else {})}, c.id)
 
     def cmd_show(self, c):
         game = self._game(c)

@@ -77,9 +77,15 @@
       receive(msg);
     };
   }
+  // The server's largest message (board/app.py's MAX_MESSAGE): a longer one would close
+  // the socket before any answer, so the page says so itself and sends nothing.
+  const MAX_MESSAGE = 4 * 1024 * 1024;
+  const megabytes = (n) => (n / (1024 * 1024)).toFixed(1) + " MB";
   function send(obj) {
     const text = JSON.stringify(obj);
+    if (text.length > MAX_MESSAGE) return false;
     if (S.open) S.ws.send(text); else S.pending.push(text);
+    return true;
   }
   const newId = (kind) => `${kind}-${++S.seq}`;
 
@@ -323,6 +329,11 @@
     $("review-error").textContent = "";
     const file = $("record-file").files[0];
     if (!file) { $("review-error").textContent = "choose a record file first"; return; }
+    if (file.size > MAX_MESSAGE) {
+      $("review-error").textContent = `${file.name} is ${megabytes(file.size)}: the board ` +
+        `reviews records up to ${megabytes(MAX_MESSAGE)} (bergen analyze reads any size)`;
+      return;
+    }
     file.text().then((text) => {
       let record;
       try { record = JSON.parse(text); } catch (e) {
@@ -335,9 +346,14 @@
       S.reviewRules = record && record.rules ? record.rules : null;
       $("decisions").replaceChildren(); $("step").replaceChildren(); $("graph").innerHTML = "";
       $("summary").innerHTML = "";
-      $("review-status").textContent = "analysing…";
-      send({ cmd: "analyze", record, id: S.reviewId,
+      const sent = send({ cmd: "analyze", record, id: S.reviewId,
         iterations: Number($("review-iterations").value), seed: Number($("review-seed").value) });
+      if (!sent) {
+        $("review-error").textContent = `${file.name} is too long to send: the board reviews ` +
+          `records up to ${megabytes(MAX_MESSAGE)} (bergen analyze reads any size)`;
+        return;
+      }
+      $("review-status").textContent = "analysing…";
     });
   }
   const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
@@ -560,11 +576,14 @@
   function onGame(msg) {
     const round = gameRound();
     G.legal = []; G.over = false; G.why = null;
+    G.leads = [];
     if (msg.type === "moves") {
       G.toMove = msg.to_move;
       G.legal = msg.moves;
       G.seen = msg.seen;
       G.why = msg.why || null;
+      // a round not yet led: the leads some deal allows, an unseen seat's too
+      if (msg.to_move === null) G.leads = msg.leads || [];
     } else if (/round is over/.test(msg.error)) {
       G.over = true; G.toMove = null;
     } else if (/not led yet/.test(msg.error)) {
@@ -590,11 +609,11 @@
     const box = $("game-legal");
     box.replaceChildren();
     const choices = [];
-    if (!round.events.length) {     // the lead: any dealt tile; the engine says which is right
-      round.hands.forEach((h, seat) => (h || []).forEach((t) => {
-        const [a, b] = t.split("-");
-        if (a === b) choices.push({ label: `seat ${seat} leads ${t}`, move: t, ev: { seat, play: t } });
-      }));
+    if (!round.events.length) {     // the lead: the engine's `moves` lists those some deal allows
+      for (const { seat, play } of G.leads || []) {
+        choices.push({ label: `seat ${seat} leads ${play}`, move: play, seat, ev: { seat, play } });
+      }
+      if (!(G.leads || []).length && G.why) $("game-error").textContent = G.why;
     } else if (G.toMove !== null && !G.over) {
       for (const m of G.legal) {
         // a seen seat's draw asks for the tile drawn; an unseen seat's is recorded unseen
@@ -610,6 +629,7 @@
       btn.type = "button";
       btn.textContent = c.label;
       btn.dataset.move = c.move;
+      if (c.seat !== undefined) btn.dataset.seat = String(c.seat);
       btn.addEventListener("click", () => {
         if (c.ev) addEvent(c.ev);
         else { G.drawing = true; refreshGame(); }
@@ -658,6 +678,11 @@
   $("game-file").addEventListener("change", () => {
     const file = $("game-file").files[0];
     if (!file) return;
+    if (file.size > MAX_MESSAGE) {
+      $("game-error").textContent = `${file.name} is ${megabytes(file.size)}: the board ` +
+        `reads games up to ${megabytes(MAX_MESSAGE)}`;
+      return;
+    }
     file.text().then((text) => {
       try { G.record = JSON.parse(text); } catch (e) {
         $("game-error").textContent = `${file.name} is not JSON: ${e.message}`;

@@ -200,15 +200,12 @@ def test_unknown_fields_are_refused_on_every_command(wire, command):
 
 
 @pytest.mark.parametrize("command", [c for c in COMMANDS if c != "quit"])
-@pytest.mark.parametrize("bad_id", [[1], {"a": 1}, True, 1.5, None, "x" * 201])
+@pytest.mark.parametrize("bad_id", [[1], {"a": 1}, True, 1.5, "x" * 201, 2 ** 63, -2 ** 63])
 def test_an_id_that_is_not_a_string_or_an_integer_is_refused(wire, command, bad_id):
     answer = wire.ask({"cmd": command, "id": bad_id})
-    if bad_id is None:
-        assert answer["type"] == "error" and "id" not in answer
-        assert "'id' must be a string or an integer" in answer["error"]
-        return
     assert answer == {"type": "error",
-                      "error": f"'id' must be a string or an integer, got "
+                      "error": "'id' must be a string of at most 200 characters or an "
+                               "integer from -(2^63 - 1) to 2^63 - 1, got "
                                f"{(repr(bad_id) if len(repr(bad_id)) <= 60 else repr(bad_id)[:57] + '...')}"}
 
 
@@ -459,6 +456,26 @@ def test_the_client_streams_a_whole_game():
 # ---- endings -----------------------------------------------------------------------------
 @pytest.mark.parametrize("how", ["quit", "eof", "sigterm", "sighup"])
 def test_an_ending_during_a_query_writes_nothing_more(how):
+    """quit and the signals stop the running query and write nothing more; at the end of
+    the input (or with --stop-at-eof, that too) an infinite search is stopped: with
+    --stop-at-eof nothing more is written, without it the query's final answer is."""
+    if how == "eof":
+        for flags, final in (((), True), (("--stop-at-eof",), False)):
+            w = Wire(*flags)
+            w.send({"cmd": "go", "game": STRING, "infinite": True, "report_every": 0.01,
+                    "id": "q"})
+            w.until(lambda d: d["type"] == "partial")
+            w.proc.stdin.close()
+            w.proc.stdin = None
+            assert w.proc.wait(30) == 0 and w.proc.stderr.read() == ""
+            rest = []
+            while (line := w.lines.get(timeout=30)) != "":
+                rest.append(json.loads(line))
+            finals = [x for x in rest if x["type"] != "partial"]
+            assert [x["type"] for x in finals] == (["bestmove"] if final else [])
+            if final:
+                assert finals[0]["stopped"] and finals[0]["id"] == "q"
+        return
     w = Wire()
     w.send({"cmd": "go", "game": STRING, "infinite": True, "report_every": 0.01, "id": "q"})
     w.until(lambda d: d["type"] == "partial")
@@ -562,3 +579,101 @@ def test_memory_stays_flat_over_many_queries(queries):
         assert after - before < 8, (before, after)
     finally:
         w.close()
+
+
+# ---- the protocol's own words (issue 40) -----------------------------------------------------
+def test_a_null_id_counts_as_not_given(wire):
+    """PROTOCOL.md: a null field counts as not given; the id too (it had been refused)."""
+    answer = wire.ask({"cmd": "isready", "id": None})
+    assert answer == {"type": "readyok"}
+
+
+def test_an_id_beyond_64_bits_is_refused_saying_what_an_id_may_be(wire):
+    answer = wire.ask({"cmd": "isready", "id": 2 ** 64})
+    assert answer["type"] == "error" and "id" not in answer
+    assert answer["error"] == ("'id' must be a string of at most 200 characters or an integer "
+                               "from -(2^63 - 1) to 2^63 - 1, got 18446744073709551616")
+    assert wire.ask({"cmd": "isready", "id": 2 ** 63 - 1})["id"] == 2 ** 63 - 1
+
+
+@pytest.mark.parametrize("algorithm,setting", [("ismcts", "replicates"), ("flat", "replicates"),
+                                               ("expectimax", "depth")])
+def test_a_fractional_integer_setting_is_refused_not_truncated(wire, algorithm, setting):
+    """2.5 for an integer setting is an error, as `--set` makes it (it had searched with 2);
+    2.0 is the integer 2."""
+    answer = wire.ask({"cmd": "go", "algorithm": algorithm, "iterations": 20, "id": "f",
+                       "settings": {setting: 2.5}})
+    assert answer["type"] == "error" and answer["id"] == "f"
+    assert answer["error"] == f"{setting} must be an integer, got 2.5"
+    done = wire.ask({"cmd": "go", "algorithm": algorithm, "iterations": 20, "id": "g",
+                     "settings": {setting: 2.0}})
+    assert done["type"] == "bestmove" and done["settings"][setting] == 2
+    from click.testing import CliRunner
+
+    from bergen_search.cli import main
+    cli = CliRunner().invoke(main, ["best", STRING, "--algorithm", algorithm, "--set",
+                                    f"{setting}=2.5", "--iterations", "20"])
+    assert cli.exit_code == 2
+
+
+def test_the_analysis_answer_carries_the_version_and_says_how_it_ended(wire):
+    """Every document carries `version`; `stopped` and `terminated` are documented."""
+    from bergen_search import __version__
+    wire.send({"cmd": "analyze", "record": MATCH, "iterations": 20, "id": "an", "rounds": [0]})
+    final = wire.until(lambda m: m["type"] in ("analysis", "error"))[-1]
+    assert final["type"] == "analysis" and final["version"] == __version__
+    assert final["stopped"] is False and final["terminated"] is False
+    # a queued analysis terminated before it starts
+    wire.send({"cmd": "go", "infinite": True, "id": "hold"})
+    wire.send({"cmd": "analyze", "record": MATCH, "iterations": 20, "id": "never"})
+    wire.send({"cmd": "terminate", "queries": ["never", "hold"], "id": "t"})
+    answers, seen = {}, set()
+
+    def done(m):        # the three answers come in any order (the stopped search's first)
+        answers[m.get("id")] = m
+        seen.add((m.get("id"), m["type"]))
+        return {("hold", "bestmove"), ("never", "analysis"), ("t", "terminated")} <= seen
+    wire.until(done)
+    assert answers["never"]["version"] == __version__ and answers["never"]["terminated"]
+
+
+def test_position_on_a_forced_lead_names_the_lead(wire):
+    """The lead is forced, not absent: `legal` holds the one tile the lead rule picks."""
+    game = {"format": "bergen-position/1", "rules": {"players": 2}, "to_move": 0,
+            "hand": ["4-5", "1-1", "2-3", "0-6", "3-3", "5-6"], "line": "",
+            "hand_sizes": [6, 6], "reserve_size": 16}
+    answer = wire.ask({"cmd": "position", "game": game, "id": "lead"})
+    assert answer["legal"] == ["1-1"]
+    answer = wire.ask({"cmd": "position", "game": {**game, "rules": {
+        "players": 2, "lead": "highest-double"}}, "id": "lead2"})
+    assert answer["legal"] == ["3-3"]
+    wire.ask({"cmd": "position", "game": STRING})
+
+
+def _engine_with_input(text, *args):
+    proc = subprocess.run([sys.executable, "-m", "bergen_search", "engine", *args], input=text,
+                          capture_output=True, text=True, timeout=120)
+    return proc.returncode, [json.loads(x) for x in proc.stdout.splitlines()]
+
+
+def test_at_the_end_of_input_the_queries_in_flight_finish_and_answer():
+    """`printf 'position…\\ngo…\\n' | bergen engine` prints the answer (it had printed nothing):
+    at the end of its input the engine lets the queries in flight finish, an infinite one
+    stopped (it would never end), as KataGo's analysis engine does; `--stop-at-eof` (and
+    `quit`) stop at once."""
+    text = (json.dumps({"cmd": "position", "game": STRING}) + "\n"
+            + json.dumps({"cmd": "go", "iterations": 3000, "seed": 1, "id": 1}) + "\n"
+            + json.dumps({"cmd": "go", "iterations": 3000, "seed": 2, "id": 2}) + "\n"
+            + json.dumps({"cmd": "go", "infinite": True, "id": 3}) + "\n")
+    status, lines = _engine_with_input(text)
+    assert status == 0
+    finals = {m["id"]: m for m in lines if m["type"] == "bestmove"}
+    assert set(finals) == {1, 2, 3}
+    assert finals[1]["iterations"] == finals[2]["iterations"] == 3000
+    assert not finals[1]["stopped"] and finals[3]["stopped"]
+    long = (json.dumps({"cmd": "position", "game": STRING}) + "\n"
+            + json.dumps({"cmd": "go", "iterations": 50_000_000, "id": 1}) + "\n")
+    status, lines = _engine_with_input(long, "--stop-at-eof")
+    assert status == 0 and not [m for m in lines if m["type"] == "bestmove"]
+    status, lines = _engine_with_input(long + '{"cmd": "quit"}\n')
+    assert status == 0 and not [m for m in lines if m["type"] == "bestmove"]

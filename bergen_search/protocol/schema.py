@@ -100,11 +100,11 @@ class Field:
             raise ValueError(f"must be true, false or a weighting ({', '.join(WEIGHTINGS)})")
         if k == "id":
             if not valid_id(value):
-                raise ValueError("must be a string or an integer")
+                raise ValueError(ID_TEXT)
             return value
         if k == "ids":
             if not isinstance(value, list) or not all(valid_id(v) for v in value):
-                raise ValueError("must be a list of query ids (strings or integers)")
+                raise ValueError(f"must be a list of query ids (each {ID_TEXT[5:]})")
             return value
         raise AssertionError(k)
 
@@ -115,6 +115,12 @@ def _different_indexes(value, high: int) -> bool:
             and all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= high
                     for s in value)
             and len(set(value)) == len(value))
+
+
+#: What an id may be (the limits in words; an integer beyond 64 bits would not survive most
+#: JSON readers).
+ID_TEXT = ("must be a string of at most 200 characters or an integer from -(2^63 - 1) to "
+           "2^63 - 1")
 
 
 def valid_id(value) -> bool:
@@ -187,9 +193,9 @@ def check(obj) -> Command:
     """The command of one parsed line, every field checked; SchemaError otherwise."""
     if not isinstance(obj, dict):
         raise SchemaError('a command is a JSON object with "cmd", like {"cmd": "isready"}')
-    line_id = obj.get("id")
-    if "id" in obj and not valid_id(line_id):
-        raise SchemaError(f"'id' must be a string or an integer, got {_short(line_id)}")
+    line_id = obj.get("id")         # null counts as not given, as for every field
+    if line_id is not None and not valid_id(line_id):
+        raise SchemaError(f"'id' {ID_TEXT}, got {_short(line_id)}")
     name = obj.get("cmd")
     if not isinstance(name, str):
         raise SchemaError('a command is a JSON object with "cmd", like {"cmd": "isready"}',

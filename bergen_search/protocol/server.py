@@ -12,8 +12,10 @@ release the interpreter while they run). A query answers with partial lines whil
 it: its budget, `stop`, `terminate`. Everything else is answered at once by the thread that
 reads the input, so `isready`, `stop` and `terminate` are heard while queries run.
 
-The engine exits with status 0 on `quit`, at the end of its input, on SIGTERM and on SIGHUP,
-having stopped every query and written nothing more; on Ctrl-C with 130.
+The engine exits with status 0 on `quit`, on SIGTERM and on SIGHUP, having stopped every
+query and written nothing more; at the end of its input, once the queries in flight have
+finished and answered (an infinite one stopped; `--stop-at-eof`: at once, as `quit`); on
+Ctrl-C with 130.
 """
 from __future__ import annotations
 
@@ -40,7 +42,8 @@ from ..formats.notation import format_hand, format_line
 from ..formats.position_string import to_string
 from ..formats.record import parse_record
 from ..formats.replay import next_moves
-from ..game.state import move_str
+from ..game.state import lead_rank, move_str
+from ..game.tiles import iter_mask, tile_str
 from ..information.beliefs import beliefs as beliefs_of
 from ..search import backend, registry
 from ..search.api import Limits, root_moves, search
@@ -203,7 +206,10 @@ class EngineServer:
     def cmd_position(self, c):
         game = load(c.fields["game"])
         info = game.info
-        moves = [move_str(m, not info.line) for m in root_moves(info)] if info.line else []
+        # (the lead is forced: the one tile the lead rule picks from the hand)
+        moves = ([move_str(m) for m in root_moves(info)] if info.line else
+                 [tile_str(min(iter_mask(info.hand), key=lambda t: lead_rank(info.rules, t)))]
+                 if info.hand else [])
         self.game = game
         self.send({"type": "position", "position": to_string(game.position),
                    "to_move": info.seat, "line": format_line(info.line),
@@ -349,7 +355,8 @@ class EngineServer:
                     "stderr": None, "iterations": 0, "empty": True, "stopped": True,
                     "terminated": True}
         return {"type": "analysis", "decisions": [], "summary": [], "empty": True,
-                "interrupted": True, "terminated": True}
+                "interrupted": True, "stopped": True, "terminated": True,
+                "version": __version__}
 
     def _go(self, q: Query):
         f = q.cmd.fields
@@ -430,10 +437,23 @@ class EngineServer:
             self.final(q, {**self._unstarted(q), "terminated": q.terminated})
             return
         doc = {"type": "analysis", **report.to_json([result], self.clock() - t0), **how_far,
-               "stopped": q.stop.is_set(), "terminated": q.terminated}
+               "stopped": q.stop.is_set(), "terminated": q.terminated,
+               "version": __version__}
         self.final(q, doc)
 
     # ---- ending ---------------------------------------------------------------------------
+    def finish(self) -> None:
+        """At the end of the input (KataGo's analysis engine does the same): every query in
+        flight runs to its end and writes its final answer; an `infinite` one, which would
+        never end, is stopped first and answers with what it found. Ctrl-C and the signals
+        still stop at once (they are raised in the reading thread, which waits here)."""
+        with self.lock:
+            for q in list(self.queue) + list(self.running):
+                if q.cmd.name == "go" and q.cmd.fields.get("infinite"):
+                    q.stop.set()
+            while (self.queue or self.running) and not self.closed:
+                self.lock.wait(0.1)
+
     def close(self, wait: float = 5.0) -> None:
         """Stop every query and write nothing more."""
         with self.lock:
@@ -448,10 +468,11 @@ class EngineServer:
             t.join(max(0.0, deadline - time.monotonic()))
 
 
-def serve(stdin, stdout, workers: int = 1) -> int:
+def serve(stdin, stdout, workers: int = 1, stop_at_eof: bool = False) -> int:
     """Run the engine until `quit`, the end of `stdin`, SIGTERM or SIGHUP (each a clean exit:
-    0), or Ctrl-C (130, as every command); running queries are stopped first and nothing more
-    is written. Returns the status."""
+    0), or Ctrl-C (130, as every command). `quit`, the signals and Ctrl-C stop the running
+    queries and write nothing more; the end of the input first lets the queries in flight
+    finish and answer (`EngineServer.finish`), unless `stop_at_eof`. Returns the status."""
 
     def write(line):
         stdout.write(line + "\n")
@@ -470,6 +491,9 @@ def serve(stdin, stdout, workers: int = 1) -> int:
         for raw in iter(source.readline, b"" if source is not stdin else ""):
             if not server.handle_line(raw):
                 break
+        else:                        # the end of the input, not `quit`
+            if not stop_at_eof:
+                server.finish()
     except KeyboardInterrupt:
         status = 130
     except (_Terminated, BrokenPipeError):

@@ -52,6 +52,9 @@ class Setting:
             raise BergenError(f"{name} must be on or off, got {value!r}", field=name)
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise BergenError(f"{name} must be {a_kind(self.type)}, got {value!r}", field=name)
+        if self.type is int and isinstance(value, float) and not value.is_integer():
+            # 2.5 is not truncated to 2 (as the command line's --set refuses it too)
+            raise BergenError(f"{name} must be {a_kind(self.type)}, got {value!r}", field=name)
         try:
             out = self.type(value)
         except (ValueError, OverflowError):

@@ -184,7 +184,7 @@ def test_analyze_a_file_of_matches():
             assert sm[key] == sum(p[key] for p in parts)
         assert sm["total_loss"] == pytest.approx(sum(p["total_loss"] for p in parts), abs=1e-3)
     human = run("analyze", "-", "--iterations", "300", "--quiet", input="\n".join(lines))
-    assert human.exit_code == 0 and "=== match 1 (record 2 of 2)" in human.output
+    assert human.exit_code == 0 and "=== match 2 of 2" in human.output
     assert "=== all 2 matches" in human.output
     bad = json.loads(lines[1])
     bad["rounds"][0]["events"][3] = {"seat": 1, "play": "6-6:L"}

@@ -289,7 +289,7 @@ def test_a_changed_output_fails(tmp_path, monkeypatch):
     """The check fails when the documented output is not what the program prints."""
     monkeypatch.chdir(ROOT)
     command = Command(["replay", "examples/match.json"], None, 1,
-                      ["round 0  start 0-0", "...", "side 0 wins: 15-5"])
+                      ["round 1  start 0-0", "...", "side 0 wins: 15-5"])
     with pytest.raises(pytest.fail.Exception, match="side 0 wins: 15-4"):
         check(Example("doc.md", 1, False, [command]))
     command.expected[-1] = "side 0 wins: 15-4"

@@ -206,7 +206,8 @@ def hidden_event_records(draw):
     return cut, options[0] if draw(st.booleans()) else draw(st.sampled_from(options))
 
 
-@FUZZ
+@settings(parent=FUZZ, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                             HealthCheck.filter_too_much])
 @given(case=hidden_event_records())
 def test_hidden_events_no_deal_allows_are_refused(case):
     """The whole-hand rule (FORMATS.md: with hidden hands, every play, draw and pass must fit

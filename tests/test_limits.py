@@ -331,3 +331,59 @@ def test_a_position_where_a_record_is_needed_says_so(command):
             f"{command} needs a record")
     refused(run(command, "-", input="bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14\n"),
             "this is a position string", f"{command} needs a record")
+
+
+# ---- every reader caps its input (issue 40) ---------------------------------------------
+@pytest.mark.parametrize("command,cap", [("best", 16), ("eval", 16), ("show", 16),
+                                         ("analyze", 256), ("replay", 256)])
+def test_an_endless_input_is_refused_at_its_cap(command, cap):
+    """`bergen best /dev/zero` read until the machine's memory was gone (17.4 GB): every
+    reader stops at its cap (16 MB a document, 256 MB a file of records) and says so, exit
+    2. (Its speed is benchmarks/bench_stop.py's concern: no test asserts on the clock.)"""
+    from support import console_script
+    proc = subprocess.run([console_script(), command, "/dev/zero"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (f"bergen: /dev/zero is larger than {cap} MB: no record or "
+                           f"position is that large (is it the right file?)\n")
+
+
+def test_an_endless_standard_input_is_refused_at_its_cap():
+    """`yes | bergen best -`: read to 16 MB, then one line, exit 2."""
+    from support import console_script
+    yes = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
+    try:
+        proc = subprocess.run([console_script(), "best", "-"], stdin=yes.stdout,
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        yes.kill()
+        yes.wait()
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("bergen: standard input is larger than 16 MB")
+
+
+def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    """A regular file is measured first: a sparse 300 MB file is refused without reading
+    it (the reader is told to fail if it reads at all)."""
+    big = tmp_path / "big.jsonl"
+    with open(big, "wb") as f:
+        f.truncate(300 << 20)
+    res = run("analyze", str(big))
+    assert res.exit_code == 2
+    assert f"{big} is larger than 256 MB" in res.stderr
+    from bergen_search.formats import jsondoc
+    monkeypatch.setattr(jsondoc, "READ_CHUNK", None)     # any read() would now raise
+    res = run("replay", str(big))
+    assert res.exit_code == 2 and "larger than 256 MB" in res.stderr
+
+
+def test_the_engine_refuses_a_line_over_the_cap_and_goes_on():
+    line = json.dumps({"cmd": "isready", "pad": "x" * (17 << 20)})
+    proc = subprocess.run([sys.executable, "-m", "bergen_search", "engine"],
+                          input=line + "\n" + '{"cmd": "isready", "id": 2}\n',
+                          capture_output=True, text=True, timeout=60)
+    answers = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert proc.returncode == 0
+    assert answers == [{"type": "error", "error": "the line is larger than 16 MB: no command "
+                        "is that long (its record may be at most that)"},
+                       {"type": "readyok", "id": 2}]

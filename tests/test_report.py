@@ -472,3 +472,27 @@ def test_rounds_are_numbered_from_one_for_people(tmp_path):
     page = (tmp_path / "r.html").read_text()
     assert "Round 1: from" in page and "Round 0:" not in page
     assert ">round 1 " in page or ">round 1\u00a0" in page or "round 1  " in page
+
+
+def test_an_interrupted_analysis_of_many_matches_counts_them_right(tmp_path, monkeypatch):
+    """Ctrl-C in a 40-match file after 3 matches said "all 3 matches" beside "76 of 1214
+    decisions": the listing numbers each match among the file's 40 and its totals say how
+    many of the 40 they cover."""
+    from bergen_search.analysis import review
+    from bergen_search.cli import analyze as analyze_cli
+    from bergen_search.errors import Interrupted
+    lines = [json.dumps(write_record(play_engines(Rules(), parse_engine_list("greedy", 2),
+                                                  derive_seed(4, g)))) for g in range(5)]
+    src = tmp_path / "five.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    real = review.analyze_all
+
+    def cut(records, **kw):
+        done = real(records[:2], **kw)
+        raise Interrupted(done, 17, 99, "decisions")
+    monkeypatch.setattr(analyze_cli, "analyze_all", cut)
+    res = run("analyze", str(src), "--iterations", "30", "--quiet")
+    assert res.exit_code == 130
+    heads = [x for x in res.stdout.splitlines() if x.startswith("===")]
+    assert heads == ["=== match 1 of 5", "=== match 2 of 5", "=== the 2 matches analysed, of 5"]
+    assert "interrupted after 17 of 99 decisions" in res.stdout

@@ -612,3 +612,103 @@ def test_every_command_that_writes_a_file_refuses_an_existing_one(tmp_path, comm
                                  prog_name="bergen")
         assert res.exit_code == 0, res.output
         assert target.read_text() != "the old results\n"
+
+
+# ---- outputs as a careless user gives them (issue 40) ------------------------------------
+@pytest.fixture
+def read_only_disk(tmp_path):
+    """A read-only tmpfs (skipped where mounting is not allowed)."""
+    where = tmp_path / "ro"
+    where.mkdir()
+    try:
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro", "tmpfs", str(where)],
+                              capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        pytest.skip("cannot mount a tmpfs here")
+    if done.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    yield where
+    subprocess.run(["umount", "-l", str(where)], capture_output=True, timeout=10)
+
+
+@pytest.mark.parametrize("command", [["best", "examples/decision.json", "--iterations", "300"],
+                                     ["analyze", "examples/match.json", "--iterations", "100",
+                                      "--json"],
+                                     ["selfplay", "--games", "5"]])
+def test_standard_output_on_a_full_device_is_exit_74(command):
+    """`bergen best ... > /dev/full` was 'internal error: OSError', exit 1; COMMANDS.md
+    promises 74 and a line naming what failed."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(CMD + command, stdout=full, stderr=subprocess.PIPE, text=True,
+                              timeout=120)
+    assert proc.returncode == 74, proc.stderr
+    assert proc.stderr.splitlines()[-1] == ("bergen: cannot write standard output: No space "
+                                            "left on device; free some space, then run the "
+                                            "same command again")
+
+
+def test_a_closed_pipe_ends_quietly_as_unix_tools_do():
+    """`bergen selfplay | head -c 100`: exit 1 and nothing said before; now 141 (a Unix tool
+    killed by SIGPIPE), nothing on standard error, no traceback."""
+    proc = subprocess.Popen(CMD + ["selfplay", "--games", "300", "--seed", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(100)
+    proc.stdout.close()
+    assert proc.wait(120) == 141
+    assert proc.stderr.read() == b""
+    proc.stderr.close()
+
+
+def test_an_out_that_is_not_a_file_is_never_replaced(tmp_path):
+    """`selfplay --out /dev/full --force` as root renamed a file over the device: a run's
+    output that is not a regular file is refused (its journal and lock would land beside
+    it); a one-shot write (`play --out`) goes into it in place (a full device: 74)."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for out in ("/dev/full", str(fifo)):
+        before = os.stat(out)
+        res = CliRunner().invoke(main, ["selfplay", "--games", "2", "--out", out, "--force"])
+        assert res.exit_code == 2
+        assert f"{out} is not a regular file" in res.stderr
+        after = os.stat(out)
+        assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+    assert not os.path.exists("/dev/full.journal") and not os.path.exists("/dev/full.lock")
+    res = CliRunner().invoke(main, ["analyze", "examples/match.json", "--iterations", "50",
+                                    "--html", "/dev/full", "--force"])
+    assert res.exit_code == 2 and "/dev/full is not a regular file" in res.stderr
+    proc = subprocess.run(CMD + ["play", "--engine", "greedy", "--seed", "2", "--out",
+                                 "/dev/full", "--force"], input="quit\n", capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 74 and "cannot write /dev/full: No space left" in proc.stderr
+    assert os.path.exists("/dev/full") and not os.path.isfile("/dev/full")
+    write_atomic(os.devnull, "nothing\n")             # in place: /dev/null stays a device
+    assert not os.path.isfile(os.devnull)
+
+
+def test_an_output_that_is_an_input_or_another_output_is_refused(tmp_path):
+    """`analyze M --out M --force` replaced the record being analysed; `--out F --html F`
+    wrote one and lost the other. Both refused at once, nothing written."""
+    record = tmp_path / "m.json"
+    shutil.copy("examples/match.json", record)
+    text = record.read_text()
+    res = CliRunner().invoke(main, ["analyze", str(record), "--out", str(record), "--force",
+                                    "--iterations", "50"])
+    assert res.exit_code == 2
+    assert f"{record} is the input: give --out another file" in res.stderr
+    assert record.read_text() == text
+    same = tmp_path / "f.json"
+    res = CliRunner().invoke(main, ["analyze", str(record), "--out", str(same), "--html",
+                                    str(tmp_path / "." / "f.json"), "--iterations", "50"])
+    assert res.exit_code == 2 and "is also --out: give --html another file" in res.stderr
+    assert not same.exists()
+
+
+def test_a_read_only_file_system_is_exit_74(read_only_disk):
+    """COMMANDS.md promises 74 for a read-only file system; it said 'permission denied',
+    exit 2."""
+    proc = subprocess.run(CMD + ["selfplay", "--out", str(read_only_disk / "g.jsonl")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 74
+    assert proc.stderr == (f"bergen: cannot write {read_only_disk / 'g.jsonl'}: Read-only file "
+                           f"system; make the file system writable, then run the same command "
+                           f"again\n")

@@ -23,6 +23,7 @@ from ..analysis.review import (
     label_thresholds,
 )
 from ..errors import BergenError
+from ..formats.jsondoc import MAX_RECORDS_BYTES
 from ..formats.record_io import load_records
 from ..search import backend
 from ..views import report
@@ -43,7 +44,7 @@ from .options import (
     search_settings,
     set_option,
 )
-from .output import check_writable, emit_json, search_note, write_atomic
+from .output import check_distinct, check_writable, emit_json, search_note, write_atomic
 
 _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
 
@@ -118,7 +119,8 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
     prints the decisions analysed so far and exits 130.
     """
     settings = search_settings(algorithm, sets=sets)
-    text = read_text(record_path)
+    check_distinct({"RECORD": record_path}, {"--out": out_path, "--html": html_path})
+    text = read_text(record_path, MAX_RECORDS_BYTES)
     records = load_records(text, needed_by="analyze")
     try:
         thresholds = label_thresholds(objective, inaccuracy=inaccuracy, mistake=mistake,
@@ -135,7 +137,7 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
     search_note()
     check_budget(limits, recheck, max_rechecks, algorithm, settings)
     if html_path is not None:
-        check_writable(html_path, "--html")
+        check_writable(html_path, "--html", regular=True)
         if out_path is not None and not force and not resume and os.path.exists(html_path):
             raise click.BadParameter(f"{html_path} exists: give --force to replace it, or "
                                      f"another --html", param_hint="--html")
@@ -198,8 +200,9 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
             emit_json({**(report.to_json(partial, time.perf_counter() - t0) if partial
                           else {}), **how_far})
         elif partial:
-            click.echo(report.text(partial[0]) if len(partial) == 1
-                       else report.text_all(partial))
+            click.echo(report.text(partial[0]) if len(records) == 1
+                       else report.text_all(list(e.partial) + [None] * (len(records)
+                                                                       - len(e.partial))))
             click.echo(f"interrupted after {e.done} of {e.total} decisions: the listing and "
                        f"the totals cover those")
         return run.stop()

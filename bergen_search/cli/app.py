@@ -3,7 +3,9 @@ one line and an exit status for each way a command can end.
 
 Exit status: 0 done; 2 bad input or usage (one line on stderr); 130 Ctrl-C (one line); 143
 SIGTERM and 129 SIGHUP, each heard as Ctrl-C is (the same line, the same work kept); 74 a
-file that could not be written (`errors.WriteFailed`); 1 an internal failure.
+file (standard output too) that could not be written (`errors.WriteFailed`); 141, quietly,
+standard output closed by its reader (`bergen selfplay | head`), as a Unix tool killed by
+SIGPIPE; 1 an internal failure.
 """
 from __future__ import annotations
 
@@ -53,6 +55,64 @@ class _CtrlC(Exception):
     """A KeyboardInterrupt carried past click's own handler (which prints a blank line)."""
 
 
+class _OutputBroken(Exception):
+    """Standard output could not be written (a closed pipe, a full disk), carried past click's
+    own handler (which exits 1 on a closed pipe, saying nothing)."""
+
+    def __init__(self, error: OSError):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _stdout_broken(error: OSError) -> bool:
+    """Whether `error` is standard output failing: a closed pipe (the program writes to no
+    other pipe but its engines', whose client says so itself), or an error raised where the
+    commands print (`click.echo`; the files they write fail as `WriteFailed` instead)."""
+    import errno
+    if error.errno == errno.EPIPE:
+        return True
+    tb = error.__traceback__
+    last = None
+    while tb is not None:
+        last, tb = tb, tb.tb_next
+    code = last.tb_frame.f_code if last is not None else None
+    return code is not None and code.co_name in ("echo", "flush") and (
+        code.co_filename.endswith(os.path.join("click", "utils.py"))
+        or code.co_filename == __file__)
+
+
+def flush() -> None:
+    """Standard output flushed (an error here is standard output failing)."""
+    sys.stdout.flush()
+
+
+def _quiet_stdout() -> None:
+    """Point the standard output's descriptor at /dev/null, so that what is still buffered
+    is dropped quietly at exit instead of failing again (a traceback from the interpreter)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return                  # not a real descriptor (a test's stream)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
+
+
+def _output_failed(error: OSError) -> int:
+    """One line (none for a closed pipe) and the status for standard output failing: 141
+    for a closed pipe, as a Unix tool killed by SIGPIPE (`bergen selfplay | head`); else 74,
+    as any file that could not be written (`errors.WriteFailed`)."""
+    import errno
+
+    from ..errors import WriteFailed
+    _quiet_stdout()
+    if error.errno == errno.EPIPE:
+        return 141
+    click.echo(f"bergen: {WriteFailed('standard output', error, 'run the same command again')}",
+               err=True)
+    return 74
+
+
 #: The last lines of every command's --help: where its reference lives.
 DOCS_EPILOG = ("Every option: docs/COMMANDS.md (bergen {name}); the documents it reads and "
                "writes, field by field: docs/FORMATS.md.")
@@ -73,6 +133,10 @@ class BergenGroup(click.Group):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise _CtrlC() from None
+        except OSError as e:
+            if _stdout_broken(e):
+                raise _OutputBroken(e) from None
+            raise
 
     def main(self, args=None, prog_name=None, **extra):
         def one_line_warning(message, category, filename, lineno, file=None, line=None):
@@ -87,6 +151,9 @@ class BergenGroup(click.Group):
         try:
             rv = super().main(args=args, prog_name=prog_name or "bergen",
                               standalone_mode=False, **extra)
+            flush()                     # a failing output fails here, not at the exit
+        except _OutputBroken as e:
+            sys.exit(_output_failed(e.error))
         except click.exceptions.Exit as e:
             sys.exit(e.exit_code)
         except (click.Abort, _CtrlC, KeyboardInterrupt):
@@ -103,8 +170,14 @@ class BergenGroup(click.Group):
         except BergenError as e:
             click.echo(f"bergen: {e}", err=True)
             sys.exit(e.exit_status)
-        except BrokenPipeError:
-            sys.exit(0)
+        except OSError as e:
+            if _stdout_broken(e):
+                sys.exit(_output_failed(e))
+            if os.environ.get("BERGEN_DEBUG") == "1":
+                raise
+            click.echo(f"bergen: internal error: {type(e).__name__}: {e} "
+                       f"(set BERGEN_DEBUG=1 for a traceback)", err=True)
+            sys.exit(1)
         except Exception as e:  # an internal failure: say so in one line, trace on request
             if os.environ.get("BERGEN_DEBUG") == "1":
                 raise

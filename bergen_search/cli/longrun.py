@@ -53,7 +53,7 @@ class LongRun:
                 raise click.UsageError(f"--resume needs {self.option}: the journal lives "
                                        f"beside the output file")
             return None
-        check_writable(self.output, self.option)
+        check_writable(self.output, self.option, regular=True)
         if self.force is False and not self.resume and os.path.exists(self.output):
             raise click.BadParameter(f"{self.output} exists: give --force to replace it, or "
                                      f"another {self.option}", param_hint=self.option)

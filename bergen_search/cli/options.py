@@ -11,7 +11,7 @@ import click
 
 from ..errors import BergenError
 from ..formats.game import Game, load
-from ..formats.jsondoc import parse_json, type_name
+from ..formats.jsondoc import MAX_DOCUMENT_BYTES, parse_json, read_bounded, type_name
 from ..formats.position import position_from_flags
 from ..formats.position_string import is_position_string
 from ..game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
@@ -29,11 +29,13 @@ from ..search.api import (
 )
 
 
-def read_text(path: str) -> str:
-    """The text of a file, or of standard input for '-'; a missing file is bad input."""
+def read_text(path: str, limit: int = MAX_DOCUMENT_BYTES) -> str:
+    """The text of a file, or of standard input for '-'; a missing file is bad input, and so
+    is one larger than `limit` bytes (read no further: `/dev/zero`, `yes |`)."""
     if path == "-":
         stream = getattr(sys.stdin, "buffer", None)
-        data = stream.read() if stream is not None else sys.stdin.read()
+        data = read_bounded(stream if stream is not None else sys.stdin, limit,
+                            "standard input")
         if isinstance(data, bytes):
             try:
                 return data.decode("utf-8")
@@ -42,10 +44,12 @@ def read_text(path: str) -> str:
                                   f"{e.start})") from None
         return data
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        with open(path, "rb") as f:
+            data = read_bounded(f, limit, path)
     except OSError as e:
         raise BergenError(f"cannot read {path}: {e.strerror}") from None
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise BergenError(f"cannot read {path}: not UTF-8 text") from None
 

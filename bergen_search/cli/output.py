@@ -116,15 +116,48 @@ def write_lines(path, lines) -> None:
     write_atomic(path, "".join(line + "\n" for line in lines))
 
 
-def check_writable(path: str, option: str) -> None:
-    """Fail before a long run, not after it, when `path` cannot be written."""
+def check_writable(path: str, option: str, regular: bool = False) -> None:
+    """Fail before a long run, not after it, when `path` cannot be written. `regular`: the
+    output must be a file (a run's output, with its journal and lock beside it: a device or
+    a pipe is refused, never replaced). A read-only file system is a write failure (74), as
+    it would be at the end; a permission refused is bad input (2)."""
+    import errno
+
+    from ..errors import WriteFailed
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise click.BadParameter(f"{path} is a directory", param_hint=option)
+    if regular and os.path.exists(path) and not os.path.isfile(path):
+        raise click.BadParameter(f"{path} is not a regular file: a run writes its output "
+                                 f"whole at its end, with a journal beside it; give a file "
+                                 f"(or no {option}, for standard output)", param_hint=option)
     if not os.path.isdir(folder):
         raise click.BadParameter(f"cannot write {path}: no folder {folder}", param_hint=option)
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        read_only = False
+    if read_only:
+        raise WriteFailed(path, OSError(errno.EROFS, os.strerror(errno.EROFS)),
+                          "run the same command again")
     if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise click.BadParameter(f"cannot write {path}: permission denied", param_hint=option)
+
+
+def check_distinct(inputs: dict, outputs: dict) -> None:
+    """Refuse an output that is one of the inputs or another output of the same run
+    (`{option: path}`): it would be overwritten, or one of two outputs lost."""
+    seen = {}
+    for option, path in [*inputs.items(), *outputs.items()]:
+        if path is None or path == "-":
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            first = seen[key]
+            what = ("is the input" if first in inputs else f"is also {first}")
+            raise click.BadParameter(f"{path} {what}: give {option} another file",
+                                     param_hint=option)
+        seen[key] = option
 
 
 def fresh_name(stem: str, suffix: str) -> str:

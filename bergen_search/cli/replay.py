@@ -6,6 +6,7 @@ import sys
 import click
 
 from ..errors import BergenError
+from ..formats.jsondoc import MAX_RECORDS_BYTES
 from ..formats.record_io import load_records
 from ..formats.replay import replay as replay_record
 from ..views.replay import error_document, replay_document, replay_text, replays_text
@@ -22,7 +23,7 @@ def replay(record_path, as_json):
     RECORD is a file path, or - for standard input. An illegal record exits 2 naming the
     round, the event and what is wrong.
     """
-    text = read_text(record_path)
+    text = read_text(record_path, MAX_RECORDS_BYTES)
     try:
         records = load_records(text, needed_by="replay")
         reports = []

@@ -89,7 +89,7 @@ class PlaySession:
                 break
             match.new_round()
             self.undo_stack = []
-            out.append(f"round {len(self.log.rounds) - 1}")
+            out.append(f"round {len(self.log.rounds)}")
         return out
 
     # ---- the person's input ---------------------------------------------------------------

@@ -16,6 +16,47 @@ from ..errors import BergenError
 from ..game.rules import Rules
 
 
+#: The most bytes read of one document (a record, a position, a rule set, a protocol line): a
+#: whole match's record is a few kilobytes, so no real one comes near; a reader stops there
+#: (`/dev/zero`, `yes |`) instead of filling the memory.
+MAX_DOCUMENT_BYTES = 16 << 20
+#: The most bytes read of a file of records (`.jsonl`, one match a line, about 3 kB each):
+#: some 80,000 matches, more than any analysis or replay of them would get through.
+MAX_RECORDS_BYTES = 256 << 20
+#: How much is read at a time from a stream whose size is not known beforehand.
+READ_CHUNK = 1 << 20
+
+
+def too_large(what: str, limit: int,
+              why: str = "no record or position is that large (is it the right file?)") -> str:
+    """The one line for an input past its cap."""
+    return f"{what} is larger than {limit >> 20} MB: {why}"
+
+
+def read_bounded(stream, limit: int, what: str) -> bytes:
+    """At most `limit` bytes of a binary stream, or BergenError saying it is larger: a regular
+    file is measured first (refused without reading), anything else (a pipe, a device) is
+    read in chunks and refused as soon as it passes the cap, in well under a second."""
+    import os
+    import stat
+    try:
+        info = os.fstat(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        info = None             # not a file descriptor (a test's stream): read and count
+    if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > limit:
+        raise BergenError(too_large(what, limit))
+    parts, size = [], 0
+    while True:
+        chunk = stream.read(min(READ_CHUNK, limit + 1 - size))
+        if not chunk:
+            break
+        parts.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            raise BergenError(too_large(what, limit))
+    return b"".join(parts) if parts and isinstance(parts[0], bytes) else "".join(parts)
+
+
 def _pairs_no_duplicates(pairs):
     obj = {}
     for k, v in pairs:

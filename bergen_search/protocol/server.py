@@ -37,7 +37,7 @@ from ..analysis.review import (
 )
 from ..errors import BergenError, Interrupted, one_line
 from ..formats.game import load
-from ..formats.jsondoc import parse_json
+from ..formats.jsondoc import MAX_DOCUMENT_BYTES, parse_json, too_large
 from ..formats.notation import format_hand, format_line
 from ..formats.position_string import to_string
 from ..formats.record import parse_record
@@ -468,6 +468,24 @@ class EngineServer:
             t.join(max(0.0, deadline - time.monotonic()))
 
 
+def _lines(source, limit: int):
+    """The input's lines, each read to at most `limit` bytes: a longer one is skipped to its
+    end (read and dropped a piece at a time, so the memory stays bounded) and given as None."""
+    newline = b"\n" if isinstance(source.readline(0), bytes) else "\n"
+    while True:
+        line = source.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(newline):
+            while True:
+                rest = source.readline(limit + 1)
+                if not rest or rest.endswith(newline):
+                    break
+            yield None
+            continue
+        yield line
+
+
 def serve(stdin, stdout, workers: int = 1, stop_at_eof: bool = False) -> int:
     """Run the engine until `quit`, the end of `stdin`, SIGTERM or SIGHUP (each a clean exit:
     0), or Ctrl-C (130, as every command). `quit`, the signals and Ctrl-C stop the running
@@ -488,7 +506,11 @@ def serve(stdin, stdout, workers: int = 1, stop_at_eof: bool = False) -> int:
     source = getattr(stdin, "buffer", stdin)
     status = 0
     try:
-        for raw in iter(source.readline, b"" if source is not stdin else ""):
+        for raw in _lines(source, MAX_DOCUMENT_BYTES):
+            if raw is None:
+                server.error(too_large("the line", MAX_DOCUMENT_BYTES, "no command is that "
+                                       "long (its record may be at most that)"))
+                continue
             if not server.handle_line(raw):
                 break
         else:                        # the end of the input, not `quit`

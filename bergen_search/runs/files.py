@@ -148,10 +148,20 @@ def _holder(fd: int) -> int | None:
 def write_atomic(path: str, text: str, then: str | None = None) -> None:
     """`text` into `path`, whole or not at all: a temporary file in the same folder, synced,
     moved over `path` (os.replace), and the folder synced, so that a crash or a power cut
-    leaves the old file (or none) or the new one, never half of one. A write error is a
+    leaves the old file (or none) or the new one, never half of one. A `path` that is there
+    but not a regular file (a device, a pipe) is written in place, never replaced. A write error is a
     `WriteFailed` naming `path`; what to do `then`, by default: --resume when a journal of
     `path` is there (its finished work is kept), else the same command again."""
     import tempfile
+    if os.path.exists(path) and not os.path.isfile(path):
+        # A device or a pipe (/dev/null, /dev/stdout): written in place, never replaced by
+        # a file renamed over it.
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            raise WriteFailed(path, e, then or "run the same command again") from None
+        return
     if then is None:
         then = ("run the same command with --resume" if os.path.exists(journal_path(path))
                 else "run the same command again")

@@ -11,7 +11,7 @@ def replay_text(report: dict) -> str:
     scores after; then who won."""
     lines = []
     for r, rnd in enumerate(report["rounds"]):
-        lines.append(f"round {r}  start {scores_text(rnd['start_scores'])}")
+        lines.append(f"round {r + 1}  start {scores_text(rnd['start_scores'])}")
         for ev in rnd["events"]:
             pts = ev["points"]
             gained = " ".join(f"+{p} side {s}" for s, p in enumerate(pts) if p)

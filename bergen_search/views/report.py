@@ -117,15 +117,22 @@ def loss_text(dec, exact: bool = True) -> str:
 
 
 def text_all(results) -> str:
-    """Several analysed matches (a `.jsonl`): each listing, then the seats' totals."""
+    """Several analysed matches (a `.jsonl`), one per record of the file, None for a match
+    not analysed (Ctrl-C came first): each listing, numbered from 1 among the file's
+    records, then the seats' totals over those analysed."""
     out = []
+    done = [r for r in results if r is not None]
+    total = len(results)
     for i, res in enumerate(results):
-        out.append(f"=== match {i} (record {i + 1} of {len(results)})")
+        if res is None:
+            continue
+        out.append(f"=== match {i + 1} of {total}")
         out.append(text(res, settings=False))
         out.append("")
-    out.append(f"=== all {len(results)} matches")
-    out += summary_table(combined_summary(results))
-    out.append(settings_line(results[0].settings))
+    out.append(f"=== all {total} matches" if len(done) == total else
+               f"=== the {len(done)} matches analysed, of {total}")
+    out += summary_table(combined_summary(done))
+    out.append(settings_line(done[0].settings))
     return "\n".join(out)
 
 

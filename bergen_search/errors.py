@@ -129,7 +129,8 @@ class InFile(BergenError):
         super().__init__(err.message, round=err.round, event=err.event, field=err.field)
         self.source, self.inner = source, err
 
-    def located(self, *, round=None, event=None, field=None) -> "InFile":
+    def located(self, *, round: int | None = None, event: int | None = None,
+                field: str | None = None) -> "InFile":
         return InFile(self.source, self.inner.located(round=round, event=event, field=field))
 
     def __str__(self) -> str:

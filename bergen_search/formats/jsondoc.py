@@ -33,7 +33,7 @@ def too_large(what: str, limit: int,
     return f"{what} is larger than {limit >> 20} MB: {why}"
 
 
-def read_bounded(stream, limit: int, what: str) -> bytes:
+def read_bounded(stream, limit: int, what: str) -> bytes | str:
     """At most `limit` bytes of a binary stream, or BergenError saying it is larger: a regular
     file is measured first (refused without reading), anything else (a pipe, a device) is
     read in chunks and refused as soon as it passes the cap, in well under a second."""

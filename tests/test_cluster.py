@@ -100,7 +100,8 @@ def test_analyze_on_the_cluster_equals_one_worker(cluster, tmp_path):
     b = run("analyze", str(bad), "--iterations", "50", "--quiet", "--cluster",
             cluster.scheduler_address)
     assert a.exit_code == b.exit_code == 2
-    assert a.stderr == b.stderr and a.stderr.startswith("bergen: record 2: round 0, event 2")
+    assert a.stderr == b.stderr
+    assert a.stderr.startswith(f"bergen: {bad}: record 2: round 0, event 2")
 
 
 @pytest.mark.slow

@@ -152,3 +152,36 @@ def test_a_stop_ends_the_search_and_the_attempt():
     res = search(info, Limits(iterations=5_000_000), seed=0, stop=stop, on_info=on_info)
     assert res.info["interrupted"] and not res.info["exact"]
     assert not [t for t in threading.enumerate() if t.name == "bergen-exact"]
+
+
+# ---- live figures that keep their promise (issue 41) ----------------------------------------
+
+def test_the_reports_pool_the_replicates_finished_so_far():
+    """What a watched search reports is the result's own estimator on the trees finished so
+    far (before: the statistics of the one tree being grown, whose values moved 7 to 250
+    times the error printed beside them): with t of the 8 trees of 8 x 300 iterations
+    finished, each move's value is that of the search of those t trees (`replicates=t`,
+    the same seed); its error only from 8 on, the number the search pools; ranked by value;
+    and the last report is the result."""
+    info = load_game(json.dumps(DECISION))
+    reports = []
+    result = search(info, Limits(iterations=2400), seed=6, on_info=reports.append)
+    pooled = {}
+    for r in reports:
+        assert r["trees"] >= 0 and r["running"] >= 0
+        values = [m.value for m in r["moves"] if m.visits]
+        assert values == sorted(values, reverse=True)           # by value, measured first
+        if r["trees"] < 8:
+            assert all(m.stderr == float("inf") for m in r["moves"])
+        if r["trees"] >= 2:
+            pooled[r["trees"]] = r
+    assert sorted(pooled) == list(range(2, 9))
+    for t in (2, 5):
+        alone = search(info, Limits(iterations=300 * t), seed=6, replicates=t)
+        want = {m.move: m.value for m in alone.moves}
+        # (seeds: a search of t >= 2 replicates seeds the u-th as this one does)
+        for m in pooled[t]["moves"]:
+            assert m.value == pytest.approx(want[m.move], abs=1e-9)
+    last = pooled[8]
+    assert [(m.move, round(m.value, 9), round(m.stderr, 9)) for m in last["moves"]] == \
+        [(m.move, round(m.value, 9), round(m.stderr, 9)) for m in result.moves]

@@ -379,13 +379,7 @@ class EngineServer:
             if last[0] is not None and now - last[0] < every and not exact:
                 return
             last[0] = now
-            rows = measured_rows(progress["moves"], exact=exact)
-            self.send({"type": "partial", "iterations": progress["iterations"],
-                       "seconds": round(progress["seconds"], 3),
-                       "best": (move_text(progress["best"]) if rows[0]["visits"] or exact
-                                else None),
-                       "value": rows[0]["value"], "stderr": rows[0]["stderr"],
-                       "moves": rows, "exact": exact}, q.cmd.id)
+            self.send(partial_answer(progress, exact), q.cmd.id)
 
         result = search(game.info, limits, seed=f["seed"], algorithm=f["algorithm"],
                         objective=f["objective"], stop=q.stop,
@@ -466,6 +460,24 @@ class EngineServer:
         deadline = time.monotonic() + wait
         for t in self.workers:
             t.join(max(0.0, deadline - time.monotonic()))
+
+
+def partial_answer(progress: dict, exact: bool, finished: bool = False) -> dict:
+    """A `partial` line from a search's report (`search(on_info=)`'s dict): its ranked moves
+    (a figure never measured null), the best and its figures, `trees` (how many replicates
+    the values pool) and `running` (the iterations of the one being grown) when the engine
+    has replicates, and `finished` (the search ended by itself: these are its answer)."""
+    rows = measured_rows(progress["moves"], exact=exact)
+    out = {"type": "partial", "iterations": progress["iterations"],
+           "seconds": round(progress["seconds"], 3),
+           "best": move_text(progress["best"]) if rows[0]["visits"] or exact else None,
+           "value": rows[0]["value"], "stderr": rows[0]["stderr"], "moves": rows,
+           "exact": exact}
+    for key in ("trees", "running"):
+        if key in progress:
+            out[key] = progress[key]
+    out["finished"] = finished
+    return out
 
 
 def _lines(source, limit: int):

@@ -66,7 +66,7 @@ from .limits import (
 )
 from .registry import Algorithm, SearchRun, Setting, Solved, resolve, setting_text
 from .results import MoveValue, SearchInfo, SearchResult, choices, paired_stderr, pool, rank
-from .workers import Job, Hooks, merge_units, run_jobs
+from .workers import Job, Hooks, UnitPool, merge_units, run_jobs
 
 #: What the rest of the package reads here: the search, its limits and results, and the
 #: registry's lookups (their own modules hold them; these are the same objects).
@@ -134,11 +134,16 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     `stop` (a `threading.Event`, set by another thread) ends the search at the next slice
     (STOP_SLICE_SECONDS; a final pass already running is finished first) and keeps what was
     found, as Ctrl-C does (`info["interrupted"]`; no final pass once stopped). `on_info`, a
-    callable, is given after every slice a dict: `iterations` (or worlds) so far, `seconds`,
-    `speed` (per second), and once the root has statistics `best`, `value`, `stderr` and
-    `moves` (`MoveValue`s of the replicate being searched, ranked by its own means). Both run
-    the search in slices of STOP_SLICE_SECONDS, which leaves the result of an iteration
-    budget unchanged, and need `workers=1`.
+    callable, is given after every slice (and as each replicate finishes) a dict:
+    `iterations` (or worlds) so far, `seconds`, `speed` (per second), and once the root has
+    statistics `best`, `value`, `stderr` and `moves` (`MoveValue`s ranked as the result
+    will be). With replicates (ISMCTS), those are the result's estimator on the replicates
+    finished so far (`trees` of them: each value their mean, its error their spread, given
+    once as many have finished as the budget's search pools, `replicates`), so that the
+    error printed holds at every moment; before the first has finished, the means of the
+    tree being grown, with no error (`trees` 0); `running`: the iterations of the replicate
+    being searched. Both run the search in slices of STOP_SLICE_SECONDS, which leaves the
+    result of an iteration budget unchanged, and need `workers=1`.
     """
     t0 = now()
     limits = limits or Limits()
@@ -190,7 +195,12 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         if workers != 1:
             raise BergenError("a search that can be stopped or watched (stop, on_info) runs "
                               "with one worker", field="workers")
-        hooks = Hooks(stop, on_info, moves, twins, lead, alg.by_visits)
+        # Watched: ranked as the result will be (the best value, unless `choose=visits`),
+        # from the replicates finished so far when there are replicates.
+        hooks = Hooks(stop, on_info, moves, twins, lead,
+                      alg.by_visits and settings.get("choose") != "value",
+                      pool=UnitPool(moves, twins, True) if alg.replicated else None,
+                      min_trees=max(2, alg.units(settings, 1)))
     result_info: SearchInfo = {"algorithm": algorithm, "objective": objective, "seed": seed,
                    "backend": be.name, "workers": workers, "worlds_consistent": table.histories,
                    "exact": False,
@@ -231,19 +241,26 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                                        or any(j.interrupted for j in finished))
         if solved.result is not None:
             return solved.result
-        # Back in unit order (process w ran units w, w + procs, ...; an interrupted one, the
-        # first of them).
-        flat = [None] * units
-        for w, job_output in enumerate(finished):
-            for u, res in zip(range(w, units, procs), job_output.outputs):
-                flat[u] = res
-        outputs = [r for r in flat if r is not None]
-        merged = merge_units(outputs, moves, twins, replicated=alg.replicated)
+        if hooks is not None and hooks.pool is not None:
+            # One process, its units folded into the pool as they finished (in unit order).
+            outputs = hooks.pool.outputs
+            merged = hooks.pool.merged()
+        else:
+            # Back in unit order (process w ran units w, w + procs, ...; an interrupted one,
+            # the first of them).
+            flat = [None] * units
+            for w, job_output in enumerate(finished):
+                for u, res in zip(range(w, units, procs), job_output.outputs):
+                    flat[u] = res
+            outputs = [r for r in flat if r is not None]
+            merged = merge_units(outputs, moves, twins, replicated=alg.replicated)
         rows, done, samples = merged.rows, merged.done, merged.samples
         # A Ctrl-C outside a unit's own search (between them, or while one was set up).
         interrupted = merged.interrupted or any(j.interrupted for j in finished)
         result_info.update(nodes=merged.nodes, interrupted=interrupted,
-                           replicates=len(outputs) if alg.replicated else None)
+                           # the replicates whose values are pooled (a stopped one's are not)
+                           replicates=merged.method.get("replicates", len(outputs))
+                           if alg.replicated else None)
         result_info.update(alg.summary(outputs, limits))
         result_info["values"] = merged.method
         if merged.sides:

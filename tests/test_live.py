@@ -185,3 +185,107 @@ def test_the_reports_pool_the_replicates_finished_so_far():
     last = pooled[8]
     assert [(m.move, round(m.value, 9), round(m.stderr, 9)) for m in last["moves"]] == \
         [(m.move, round(m.value, 9), round(m.stderr, 9)) for m in result.moves]
+
+
+def test_a_search_until_stopped_pools_every_tree_and_keeps_none():
+    """search(until_stopped=True) grows trees of one size until stop; stopped, its values are
+    the search of the trees finished (`replicates=k`), and what it kept of them is their
+    figures: the trees themselves and all but one set of beams are gone."""
+    _core()
+    info = load_game(json.dumps(DECISION))
+    stop = threading.Event()
+    seen = []
+
+    def on_info(progress):
+        seen.append(progress.get("trees", 0))
+        if progress.get("trees", 0) >= 12:
+            stop.set()
+    res = search(info, Limits(iterations=1600), seed=2, stop=stop, on_info=on_info,
+                 until_stopped=True, bracket=False)
+    k = res.info["replicates"]
+    assert k >= 12 and res.info["interrupted"] and max(seen) == k
+    same = search(info, Limits(iterations=200 * k), seed=2, replicates=k, bracket=False)
+    assert [(m.move, m.value, m.stderr, m.samples) for m in res.moves] == \
+        [(m.move, m.value, m.stderr, m.samples) for m in same.moves]
+    assert res.info["lines"] == same.info["lines"] or res.info["iterations"] > same.info[
+        "iterations"]
+
+
+def test_a_search_until_stopped_is_refused_where_it_cannot_be():
+    from bergen_search.errors import BergenError
+    info = load_game(json.dumps(DECISION))
+    for kw in ({}, {"stop": threading.Event(), "algorithm": "expectimax"},
+               {"stop": threading.Event(), "limits": Limits(time=1.0)}):
+        kw.setdefault("limits", Limits(iterations=100))
+        with pytest.raises(BergenError, match="until stopped"):
+            search(info, until_stopped=True, **kw)
+
+
+def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch):
+    """The freeze of issue 41: an infinite `go` on decision.json stopped reporting after
+    5,000,000 iterations (its cap) while the exact endgame's bracket, beside it, went on for
+    20-30 s more on a budget of 5,000,000 iterations' work, and the answer waited for stop.
+    Now the attempt (and its bracket) gets the budget of one batch of trees (the default
+    100,000, as `bergen best`), and the search has no cap."""
+    _core()
+    endgame = algorithms()["endgame"]
+    real, budgets = endgame.attempt, []
+
+    def attempt(info, limits, run, alone=False):
+        budgets.append(limits.iterations)
+        return real(info, limits, run, alone)
+    monkeypatch.setattr(endgame, "attempt", attempt)
+    server, lines = _engine()
+    try:
+        server.handle_line(json.dumps({"cmd": "go", "game": DECISION, "infinite": True,
+                                       "report_every": 0.05, "id": "g"}))
+        while lines.get(timeout=60).get("trees", 0) < 9:
+            pass
+        server.handle_line(json.dumps({"cmd": "stop"}))
+        final = _until(lines, "bestmove")[-1]
+    finally:
+        server.close()
+    assert budgets == [None]        # the default budget's (100,000), not 5,000,000
+    assert final["replicates"] >= 9 and final["stopped"]
+    assert not final["endgame"]["solved"]
+
+
+def test_an_infinite_go_that_solves_says_finished_at_once():
+    """An infinite search that ends by itself (here the exact endgame solves it) says so at
+    once: a last partial with `"finished": true` carries the answer, before any stop; the
+    bestmove then waits for stop, as UCI's go infinite does, and is that answer."""
+    _core()
+    server, lines = _engine()
+    try:
+        server.handle_line(json.dumps({"cmd": "go", "game": json.loads(KNOWN), "id": 1,
+                                       "infinite": True, "report_every": 0.05}))
+        got = []
+        while not got or not got[-1].get("finished"):
+            got.append(lines.get(timeout=60))
+            assert got[-1]["type"] == "partial"
+        with pytest.raises(queue.Empty):
+            lines.get(timeout=0.3)                  # held until stop
+        server.handle_line(json.dumps({"cmd": "stop"}))
+        final = _until(lines, "bestmove")[-1]
+    finally:
+        server.close()
+    last = got[-1]
+    assert last["exact"] and last["finished"] and final["exact"]
+    assert [(m["move"], m["value"]) for m in last["moves"]] == \
+        [(m["move"], m["value"]) for m in final["moves"]]
+    assert not any(p["finished"] for p in got[:-1])
+
+
+def test_the_coverage_benchmark_runs(capsys):
+    """benchmarks/live_coverage.py (MEASUREMENTS.md's figures of the live ±), in small."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "benchmarks", "live_coverage.py")
+    spec = importlib.util.spec_from_file_location("live_coverage", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--seeds", "2", "--trees", "10", "--size", "200",
+                     "--positions", "small"]) == 0
+    out = capsys.readouterr().out
+    assert "small" in out and "%" in out

@@ -55,8 +55,9 @@ from . import schema
 from .schema import COMMANDS, SchemaError
 
 PROTOCOL = "bergen-engine/2"
-#: The iteration (or world) cap of an `infinite` search, which otherwise runs until `stop`:
-#: the tree grows about 140 MB per million ISMCTS iterations. `iterations` overrides it.
+#: The world cap of an `infinite` search of an engine without replicates (expectimax), which
+#: otherwise runs until `stop`; `iterations` overrides it. An engine with replicates (ISMCTS)
+#: grows replicates of one size until `stop` instead (`search(until_stopped=True)`).
 INFINITE_CAP = 5_000_000
 
 
@@ -362,7 +363,12 @@ class EngineServer:
         f = q.cmd.fields
         game = q.work
         iterations = f["iterations"]
-        if f["infinite"] and iterations is None:
+        alg, _ = resolve(f["algorithm"], f["settings"])
+        # An infinite search of an engine with replicates adds replicates of the size a
+        # search of `iterations` (default: the engine's default budget) gives each, until
+        # stopped; one without them searches up to a cap.
+        until_stopped = f["infinite"] and alg.replicated
+        if f["infinite"] and iterations is None and not until_stopped:
             iterations = INFINITE_CAP
         limits = Limits(iterations=iterations, time=f["time"])
         beliefs = None
@@ -383,7 +389,8 @@ class EngineServer:
 
         result = search(game.info, limits, seed=f["seed"], algorithm=f["algorithm"],
                         objective=f["objective"], stop=q.stop,
-                        on_info=on_info if every > 0 else None, **f["settings"])
+                        on_info=on_info if every > 0 else None, until_stopped=until_stopped,
+                        **f["settings"])
         doc = {"type": "bestmove", **best_document(
             game, result, seed=f["seed"], workers=1, objective=f["objective"],
             algorithm=f["algorithm"])}
@@ -394,7 +401,16 @@ class EngineServer:
         if beliefs is not None:
             doc["beliefs"] = beliefs
         if f["infinite"]:
-            # An infinite search that reached its cap holds its answer until stop.
+            if not q.stop.is_set() and every > 0:
+                # It ended by itself (solved exactly, or at its cap): one last partial says
+                # so and carries the answer at once; the bestmove waits for stop, as UCI's.
+                self.send(partial_answer({
+                    "iterations": result.info["iterations"], "seconds": result.info["seconds"],
+                    "best": result.best, "moves": result.moves,
+                    **({"trees": result.info.get("values", {}).get("replicates", 0)}
+                       if until_stopped and not result.info.get("exact") else {})},
+                    bool(result.info.get("exact")),
+                    finished=True), q.cmd.id)
             q.stop.wait()
             doc.update(stopped=True, terminated=q.terminated)
         self.final(q, doc)

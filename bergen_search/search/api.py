@@ -102,7 +102,7 @@ def mirror_twins(info: InfoSet) -> dict:
 def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
            algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
            values: bool = True, focus=(), stop=None, on_info=None,
-           **settings) -> SearchResult:
+           until_stopped: bool = False, **settings) -> SearchResult:
     """Rank every legal move of the seat to move in `info`.
 
     `algorithm`: "ismcts" (the default engine), "expectimax", or a preset ("classic": ISMCTS as
@@ -144,6 +144,13 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     tree being grown, with no error (`trees` 0); `running`: the iterations of the replicate
     being searched. Both run the search in slices of STOP_SLICE_SECONDS, which leaves the
     result of an iteration budget unchanged, and need `workers=1`.
+
+    `until_stopped` (a replicated engine, with `stop`, no time limit): a search without an
+    end, which grows replicates of one size, `limits.iterations` (default: the default
+    budget) shared as `replicates` would share it, one after the other until `stop`, up to
+    MAX_REPLICATES of them (then it ends by itself), and pools them all: stopped after k
+    replicates finished, its values are those of the search of k replicates of that size
+    (`--set replicates=k`, the iterations k times the size), the same seed.
     """
     t0 = now()
     limits = limits or Limits()
@@ -166,6 +173,10 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     obj = objective_code(objective)
     if workers < 1:
         raise BergenError(f"workers must be at least 1, got {workers}", field="workers")
+    if until_stopped and (not alg.replicated or stop is None or limits.time is not None
+                          or workers != 1):
+        raise BergenError("a search until stopped needs an engine with replicates, a stop, "
+                          "one worker and no time limit", field="until_stopped")
     # An algorithm may solve the whole search at once (the exact endgame; ISMCTS tries it
     # first when its setting `endgame` is on), or leave notes and new limits.
     run = SearchRun(algorithm, seed, objective, dict(settings), workers, stop, on_info, t0, be)
@@ -222,14 +233,22 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         units = alg.units(settings, workers)
         if budget is not None:
             units = min(units, budget)
-        shares = [None if budget is None else budget // units + (u < budget % units)
-                  for u in range(units)]
-        seeds = [seed] if units == 1 else [derive_seed(seed, u) for u in range(units)]
-        procs = min(workers, units)
-        jobs = [Job(info, table, alg.name, obj,
-                    [(shares[u], seeds[u]) for u in range(w, units, procs)],
-                    seconds, settings, values, tuple(focus), limits.memory_bytes, lines)
-                for w in range(procs)]
+        if until_stopped:
+            # Replicates of one size, one after the other, each its own seed as a search of
+            # that many replicates would give it.
+            size = max(budget // units, 1)
+            units, procs = MAX_REPLICATES, 1
+            jobs = [Job(info, table, alg.name, obj, _Replicates(size, seed, units), None,
+                        settings, values, tuple(focus), limits.memory_bytes, lines)]
+        else:
+            shares = [None if budget is None else budget // units + (u < budget % units)
+                      for u in range(units)]
+            seeds = [seed] if units == 1 else [derive_seed(seed, u) for u in range(units)]
+            procs = min(workers, units)
+            jobs = [Job(info, table, alg.name, obj,
+                        [(shares[u], seeds[u]) for u in range(w, units, procs)],
+                        seconds, settings, values, tuple(focus), limits.memory_bytes, lines)
+                    for w in range(procs)]
         finished = None
         try:
             finished = run_jobs(jobs, hooks)
@@ -281,6 +300,20 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     result_info["interrupted"] = result_info.get("interrupted", False) or solved.interrupted
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
+
+
+class _Replicates:
+    """The units of a search until stopped: `count` replicates of `size` iterations, the
+    u-th seeded `derive_seed(seed, u)`, made as they are asked for."""
+
+    def __init__(self, size: int, seed: int, count: int):
+        self.size, self.seed, self.count = size, seed, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self):
+        return ((self.size, derive_seed(self.seed, u)) for u in range(self.count))
 
 
 class Beside:

@@ -18,7 +18,7 @@ trees. It prints, over every choice (mirror twins folded) and report:
 
 One report is kept per number of trees pooled (the figures change only when a tree ends).
 
-    python benchmarks/live_coverage.py                       # the four example positions
+    python benchmarks/live_coverage.py                       # three example positions
     python benchmarks/live_coverage.py --seeds 4 --trees 32  # a quicker look
 
 Everything is seeded: the same command prints the same figures.
@@ -69,7 +69,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--trees", type=int, default=64)
     ap.add_argument("--size", type=int, default=12_500, help="iterations per tree")
-    ap.add_argument("--positions", nargs="*", default=list(POSITIONS))
+    ap.add_argument("--positions", nargs="*", choices=list(POSITIONS),
+                    default=["decision.json", "partial.json", "position.json"])
     ap.add_argument("--out", help="write the figures as JSON here")
     args = ap.parse_args(argv)
     out = {}

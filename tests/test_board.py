@@ -694,8 +694,9 @@ def test_a_fixed_budget_finishes_and_says_so_at_once(page, tmp_path):
     known.write_text(KNOWN)
     page.select_option("#budget-mode", "infinite")
     page.set_input_files("#open-file", str(known))
-    page.wait_for_selector("#status[data-state='finished']", timeout=60_000)
-    assert "exact" in page.text_content("#status")
+    page.wait_for_function("() => { const s = document.querySelector('#status'); return "
+                           "s.dataset.state === 'finished' && s.textContent.includes('exact'); }",
+                           timeout=60_000)
     page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
                            "'bestmove'")
     assert page.get_attribute("#status", "data-state") == "finished"

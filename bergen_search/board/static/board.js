@@ -101,6 +101,25 @@
   // the socket before any answer, so the page says so itself and sends nothing.
   const MAX_MESSAGE = 4 * 1024 * 1024;
   const megabytes = (n) => (n / (1024 * 1024)).toFixed(1) + " MB";
+  // A JSON file chosen in `input`, read and parsed, then `use(doc, file)`; one too long for
+  // the socket or not JSON is said in `errorId` (`takes`: what the board takes, said after
+  // "the board").
+  function readJson(input, errorId, takes, use) {
+    const file = $(input).files[0];
+    if (!file) return;
+    if (file.size > MAX_MESSAGE) {
+      $(errorId).textContent = `${file.name} is ${megabytes(file.size)}: the board ${takes}`;
+      return;
+    }
+    file.text().then((text) => {
+      let doc;
+      try { doc = JSON.parse(text); } catch (e) {
+        $(errorId).textContent = `${file.name} is not JSON: ${e.message}`;
+        return;
+      }
+      use(doc, file);
+    });
+  }
   function send(obj) {
     const text = JSON.stringify(obj);
     if (text.length > MAX_MESSAGE) return false;
@@ -202,21 +221,8 @@
   // position, searched as it is.
   function openDocument() {
     clearErrors(["open-error"]);
-    const file = $("open-file").files[0];
-    if (!file) return;
-    if (file.size > MAX_MESSAGE) {
-      $("open-error").textContent = `${file.name} is ${megabytes(file.size)}: the board ` +
-        `takes documents up to ${megabytes(MAX_MESSAGE)}`;
-      return;
-    }
-    file.text().then((text) => {
-      let doc;
-      try { doc = JSON.parse(text); } catch (e) {
-        $("open-error").textContent = `${file.name} is not JSON: ${e.message}`;
-        return;
-      }
-      setPosition(doc, "file");
-    });
+    readJson("open-file", "open-error", `takes documents up to ${megabytes(MAX_MESSAGE)}`,
+      (doc) => setPosition(doc, "file"));
   }
 
   // ---- live analysis ---------------------------------------------------------------------------
@@ -465,19 +471,13 @@
   // ---- review ---------------------------------------------------------------------------------
   function startReview() {
     $("review-error").textContent = "";
-    const file = $("record-file").files[0];
-    if (!file) { $("review-error").textContent = "choose a record file first"; return; }
-    if (file.size > MAX_MESSAGE) {
-      $("review-error").textContent = `${file.name} is ${megabytes(file.size)}: the board ` +
-        `reviews records up to ${megabytes(MAX_MESSAGE)} (bergen analyze reads any size)`;
+    if (!$("record-file").files[0]) {
+      $("review-error").textContent = "choose a record file first";
       return;
     }
-    file.text().then((text) => {
-      let record;
-      try { record = JSON.parse(text); } catch (e) {
-        $("review-error").textContent = `${file.name} is not JSON: ${e.message}`;
-        return;
-      }
+    const takes = `reviews records up to ${megabytes(MAX_MESSAGE)} (bergen analyze reads any ` +
+      "size)";
+    readJson("record-file", "review-error", takes, (record, file) => {
       if (S.reviewId) send({ cmd: "terminate", queries: [S.reviewId], id: newId("terminate") });
       S.reviewId = newId("review");
       S.decisions = []; S.step = -1;
@@ -488,8 +488,7 @@
       const sent = send({ cmd: "analyze", record, id: S.reviewId,
         iterations: Number($("review-iterations").value), seed: Number($("review-seed").value) });
       if (!sent) {
-        $("review-error").textContent = `${file.name} is too long to send: the board reviews ` +
-          `records up to ${megabytes(MAX_MESSAGE)} (bergen analyze reads any size)`;
+        $("review-error").textContent = `${file.name} is too long to send: the board ${takes}`;
         return;
       }
       $("review-status").textContent = "analysing…";
@@ -902,18 +901,8 @@
     document.body.appendChild(a); a.click(); a.remove();
   });
   $("game-file").addEventListener("change", () => {
-    const file = $("game-file").files[0];
-    if (!file) return;
-    if (file.size > MAX_MESSAGE) {
-      $("game-error").textContent = `${file.name} is ${megabytes(file.size)}: the board ` +
-        `reads games up to ${megabytes(MAX_MESSAGE)}`;
-      return;
-    }
-    file.text().then((text) => {
-      try { G.record = JSON.parse(text); } catch (e) {
-        $("game-error").textContent = `${file.name} is not JSON: ${e.message}`;
-        return;
-      }
+    readJson("game-file", "game-error", `reads games up to ${megabytes(MAX_MESSAGE)}`, (doc) => {
+      G.record = doc;
       $("game-players").value = G.record.rules && G.record.rules.players || 2;
       check(false);
     });

@@ -289,3 +289,25 @@ def test_the_coverage_benchmark_runs(capsys):
                      "--positions", "small"]) == 0
     out = capsys.readouterr().out
     assert "small" in out and "%" in out
+
+
+def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
+    """An infinite search ends by itself at MAX_REPLICATES trees (100,000; 10 here): the
+    finished partial carries its answer, all those trees pooled, before any stop."""
+    from bergen_search.search import api
+    monkeypatch.setattr(api, "MAX_REPLICATES", 10)
+    server, lines = _engine()
+    try:
+        server.handle_line(json.dumps({"cmd": "go", "game": "bergen1/2/4,7/0/0-3,1-2,2-5,"
+                                       "5-6/1-1-4-4-6-3/4,5/14/1:14", "infinite": True,
+                                       "iterations": 800, "report_every": 0.01, "id": 1}))
+        got = [lines.get(timeout=60)]
+        while not got[-1].get("finished"):
+            got.append(lines.get(timeout=60))
+        server.handle_line(json.dumps({"cmd": "stop"}))
+        final = _until(lines, "bestmove")[-1]
+    finally:
+        server.close()
+    assert got[-1]["trees"] == 10 and got[-1]["stderr"] is not None
+    assert final["replicates"] == 10 and not final["interrupted"]
+    assert [m["value"] for m in got[-1]["moves"]] == [m["value"] for m in final["moves"]]

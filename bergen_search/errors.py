@@ -117,6 +117,36 @@ class WriteFailed(BergenError):
         return self
 
 
+class InFile(BergenError):
+    """A `BergenError` in the input `source` (a file's path, or `standard input`): its line
+    says where first, as a compiler's does (`games.jsonl: line 3, round 0, event 11: ...`).
+
+    >>> print(InFile("g.json", BergenError("bad JSON at line 2, column 11: expecting value")))
+    g.json: bad JSON at line 2, column 11: expecting value
+    """
+
+    def __init__(self, source: str, err: BergenError):
+        super().__init__(err.message, round=err.round, event=err.event, field=err.field)
+        self.source, self.inner = source, err
+
+    def located(self, *, round: int | None = None, event: int | None = None,
+                field: str | None = None) -> "InFile":
+        return InFile(self.source, self.inner.located(round=round, event=event, field=field))
+
+    def __str__(self) -> str:
+        return one_line(f"{self.source}: {self.inner}")
+
+
+class JSONError(BergenError):
+    """JSON text that does not parse, with where: `line` and `column` (1-based, in the text
+    parsed) and `reason`, so that a reader of many lines (the engine's input) can say which
+    of its lines it was."""
+
+    def __init__(self, line: int, column: int, reason: str):
+        super().__init__(f"bad JSON at line {line}, column {column}: {reason}")
+        self.line, self.column, self.reason = line, column, reason
+
+
 class Interrupted(KeyboardInterrupt):
     """A run cut short by Ctrl-C, with what it had finished: `partial` (the command's result
     over the finished part: an arena's sets, self-play's records, the analysed decisions),

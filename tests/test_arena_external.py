@@ -393,3 +393,16 @@ def test_the_engines_are_quit_at_the_end(tmp_path):
     assert "  engine fake: " + fake("--pid-dir", pids) in out.splitlines()[1]
     assert len(engines_of(pids)) == 3           # the check's, then one per worker
     assert all_gone(engines_of(pids)) == []
+
+
+def test_an_engine_that_never_answers_at_start_names_its_timeout(tmp_path):
+    """A program that never speaks stalled the arena 30 s and then said 'the engine did not
+    answer within the timeout', naming none: its wait is --external-timeout (at most 30 s)
+    and the message names the option."""
+    mute = tmp_path / "mute.py"
+    mute.write_text("import time\ntime.sleep(600)\n")
+    code, out = bergen("arena", "greedy", "mute", "--external",
+                       "mute=" + cmdline([sys.executable, str(mute)]), "--games", 1,
+                       "--external-timeout", 1)
+    one_line_error(code, out, "it did not answer isready within 1 s of starting "
+                              "(--external-timeout sets how long, up to 30 s)")

@@ -22,25 +22,25 @@ P = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 #: (the command line, standard input or None, the one line it must print)
 BAD_INPUTS = [
     ('best -', 'NaN',
-     'bergen: bad JSON: NaN is not a JSON number'),
+     'bergen: standard input: bad JSON: NaN is not a JSON number'),
     ('best -', '{"a": Infinity}',
-     'bergen: bad JSON: Infinity is not a JSON number'),
+     'bergen: standard input: bad JSON: Infinity is not a JSON number'),
     ('best -', '',
-     'bergen: the game is empty'),
+     'bergen: standard input: the game is empty'),
     ('eval -', '   ',
-     'bergen: the game is empty'),
+     'bergen: standard input: the game is empty'),
     ('show -', '',
-     'bergen: the game is empty'),
+     'bergen: standard input: the game is empty'),
     ('replay -', '',
-     'bergen replay: -: the record is empty'),
+     'bergen replay: standard input: the record is empty'),
     ('analyze -', '\n',
-     'bergen: the record is empty'),
+     'bergen: standard input: the record is empty'),
     ('replay -', '{"a": 1, "a": 2}',
-     "bergen replay: -: bad JSON: duplicate key 'a' in a JSON object"),
+     "bergen replay: standard input: bad JSON: duplicate key 'a' in a JSON object"),
     ('replay -', '[1,',
-     'bergen replay: -: bad JSON at line 1, column 4: expecting value'),
+     'bergen replay: standard input: bad JSON at line 1, column 4: expecting value'),
     ('replay -', '{} {}',
-     'bergen replay: -: line 1: bad JSON at column 4: extra data after the first JSON value (a '
+     'bergen replay: standard input: line 1: bad JSON at column 4: extra data after the first JSON value (a '
      '.jsonl file holds one record per line)'),
     ("best --hand 0-3 --rules ' '", None,
      'bergen: --rules: the value is empty'),
@@ -89,13 +89,13 @@ BAD_INPUTS = [
     ('selfplay --engine random,random,random', None,
      'bergen: --engine gives 3 engines for 2 seats (give one for all seats or one per seat)'),
     ('best examples/match.json', None,
-     'bergen: round 3: the record ends when the match is over: it describes no position and no '
+     'bergen: examples/match.json: round 3: the record ends when the match is over: it describes no position and no '
      'decision'),
     ('eval examples/match.json', None,
-     'bergen: round 3: the record ends when the match is over: it describes no position and no '
+     'bergen: examples/match.json: round 3: the record ends when the match is over: it describes no position and no '
      'decision'),
     ('show examples/match.json', None,
-     'bergen: round 3: the record ends when the match is over: it describes no position and no '
+     'bergen: examples/match.json: round 3: the record ends when the match is over: it describes no position and no '
      'decision'),
     ("best 'bergen1/2'", None,
      'bergen: position string: it has 2 parts, but needs at least 6 '
@@ -157,19 +157,19 @@ BAD_INPUTS = [
     ('best /nonexistent', None,
      'bergen: cannot read /nonexistent: No such file or directory'),
     ('analyze -', '{}',
-     "bergen: a record has no 'format' field"),
+     "bergen: standard input: a record has no 'format' field"),
     ('analyze -', '[]',
-     'bergen: a record must be a JSON object, got a list'),
+     'bergen: standard input: a record must be a JSON object, got a list'),
     ('replay -', '{"format": "bergen-record/1"}',
-     "bergen replay: -: a record has no 'rounds' field"),
+     "bergen replay: standard input: a record has no 'rounds' field"),
     ('replay -', '{"format": "nope"}',
-     "bergen replay: -: field 'format': expected 'bergen-record/1', got 'nope'"),
+     "bergen replay: standard input: field 'format': expected 'bergen-record/1', got 'nope'"),
     ('replay examples/position.json', None,
      "bergen replay: examples/position.json: field 'format': this is a bergen-position/1 (a "
      "position, with no history); replay needs a record (bergen-record/1: the game as it "
      "happened)"),
     ('show -', '{"format": "bergen-position/1"}',
-     "bergen: the 'to_move' field is missing: a position needs 'to_move', 'hand', 'hand_sizes', "
+     "bergen: standard input: the 'to_move' field is missing: a position needs 'to_move', 'hand', 'hand_sizes', "
      "'reserve_size'"),
     ('analyze examples/match.json --inaccuracy 2 --mistake 1', None,
      "bergen analyze: thresholds must satisfy inaccuracy <= mistake <= blunder (see 'bergen "
@@ -287,3 +287,18 @@ def test_one_match_is_a_match():
     res = CliRunner().invoke(main, ["selfplay", "--quiet"], prog_name="bergen")
     assert res.exit_code == 0, res.output
     assert res.stderr.startswith("1 match in ") and "wins by side: " in res.stderr
+
+
+@pytest.mark.parametrize("command", ["best", "eval", "show", "analyze", "replay"])
+def test_an_error_in_a_file_names_the_file(command, tmp_path):
+    """`best`'s errors did not name the file (replay's did): every reader says which input
+    is wrong first, a file by its path, standard input as such."""
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "bergen-record/1",\n "rules": x}')
+    res = CliRunner().invoke(main, [command, str(bad)])
+    assert res.exit_code == 2
+    assert res.stderr.rstrip().endswith(f"{bad}: bad JSON at line 2, column 11: expecting "
+                                        f"value"), res.stderr
+    res = CliRunner().invoke(main, [command, "-"], input=bad.read_text())
+    assert res.exit_code == 2
+    assert ("standard input: bad JSON" in res.stderr) or ("-: bad JSON" in res.stderr)

@@ -210,7 +210,12 @@ def test_an_id_that_is_not_a_string_or_an_integer_is_refused(wire, command, bad_
 
 
 @pytest.mark.parametrize("line,message", [
-    ("not json", "bad JSON at line 1, column 1"),
+    ("not json", "bad JSON in input line "),
+    ('{"cmd": "go", "game": "examples/decision.json", "id": 3}',
+     "'game' takes a document (a bergen-record/1 or bergen-position/1 object) or a position "
+     "string, not a file name ('examples/decision.json'): the engine reads no files"),
+    ('{"cmd": "analyze", "record": "examples/match.json", "id": 3}',
+     "'record' takes a bergen-record/1 object, not a file name"),
     ("[1]", 'a JSON object with "cmd"'),
     ('{"id": 3}', 'a JSON object with "cmd"'),
     ('{"cmd": 5, "id": 3}', 'a JSON object with "cmd"'),
@@ -678,3 +683,18 @@ def test_at_the_end_of_input_the_queries_in_flight_finish_and_answer():
     assert status == 0 and not [m for m in lines if m["type"] == "bestmove"]
     status, lines = _engine_with_input(long + '{"cmd": "quit"}\n')
     assert status == 0 and not [m for m in lines if m["type"] == "bestmove"]
+
+
+def test_bad_json_names_the_line_of_the_input():
+    """A malformed line said "bad JSON at line 1, column 1" whichever line of the input it
+    was: it names the input's line (blank lines counted), and the engine goes on."""
+    text = "\n".join(['{"cmd": "isready", "id": 1}', "", '{"cmd": bad}',
+                      '{"cmd": "isready", "id": 2}', "  nope"]) + "\n"
+    status, lines = _engine_with_input(text)
+    assert status == 0
+    assert lines == [{"type": "readyok", "id": 1},
+                     {"type": "error", "error": "bad JSON in input line 3, column 9: "
+                                               "expecting value"},
+                     {"type": "readyok", "id": 2},
+                     {"type": "error", "error": "bad JSON in input line 5, column 3: "
+                                               "expecting value"}]

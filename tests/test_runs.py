@@ -222,13 +222,12 @@ def test_an_output_write_error_keeps_the_journal_and_resume_writes_it(tmp_path, 
     assert (tmp_path / "g.jsonl").read_bytes() == reference["ref"]
 
 
-@pytest.fixture
-def tiny_disk(tmp_path):
-    """A 64 KB tmpfs (skipped where mounting is not allowed)."""
-    where = tmp_path / "tiny"
+def _tmpfs(where, options: str):
+    """A tmpfs mounted at `where` with `options` (skipped where mounting is not allowed),
+    unmounted at the end."""
     where.mkdir()
     try:
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)],
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
                               capture_output=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         pytest.skip("cannot mount a tmpfs here")
@@ -236,6 +235,12 @@ def tiny_disk(tmp_path):
         pytest.skip("cannot mount a tmpfs here")
     yield where
     subprocess.run(["umount", "-l", str(where)], capture_output=True, timeout=10)
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 64 KB tmpfs."""
+    yield from _tmpfs(tmp_path / "tiny", "size=64k")
 
 
 def test_a_full_tmpfs_is_exit_74_for_the_real_command(tiny_disk, tmp_path):
@@ -617,18 +622,8 @@ def test_every_command_that_writes_a_file_refuses_an_existing_one(tmp_path, comm
 # ---- outputs as a careless user gives them (issue 40) ------------------------------------
 @pytest.fixture
 def read_only_disk(tmp_path):
-    """A read-only tmpfs (skipped where mounting is not allowed)."""
-    where = tmp_path / "ro"
-    where.mkdir()
-    try:
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro", "tmpfs", str(where)],
-                              capture_output=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        pytest.skip("cannot mount a tmpfs here")
-    if done.returncode != 0:
-        pytest.skip("cannot mount a tmpfs here")
-    yield where
-    subprocess.run(["umount", "-l", str(where)], capture_output=True, timeout=10)
+    """A read-only tmpfs."""
+    yield from _tmpfs(tmp_path / "ro", "ro")
 
 
 @pytest.mark.parametrize("command", [["best", "examples/decision.json", "--iterations", "300"],

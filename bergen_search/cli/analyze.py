@@ -38,6 +38,7 @@ from .options import (
     cluster_option,
     json_option,
     memory_option,
+    naming,
     read_text,
     renamed,
     resume_option,
@@ -121,7 +122,8 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
     settings = search_settings(algorithm, sets=sets)
     check_distinct({"RECORD": record_path}, {"--out": out_path, "--html": html_path})
     text = read_text(record_path, MAX_RECORDS_BYTES)
-    records = load_records(text, needed_by="analyze")
+    with naming(record_path):
+        records = load_records(text, needed_by="analyze")
     try:
         thresholds = label_thresholds(objective, inaccuracy=inaccuracy, mistake=mistake,
                                       blunder=blunder)
@@ -174,11 +176,12 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
                               if isinstance(k, tuple) and k[0] == "record"},
                      "on_result": lambda i, res: journal.add(("record", i), res),
                      "searcher_for": lambda i: journal_searcher(journal, i)}
-        results = analyze_all(records, seats=set(seats) or None, limits=limits, seed=seed,
-                              algorithm=algorithm, objective=objective, workers=workers,
-                              thresholds=thresholds, recheck=recheck,
-                              max_rechecks=max_rechecks, progress=progress,
-                              cluster=cluster, **hooks, **settings)
+        with naming(record_path):
+            results = analyze_all(records, seats=set(seats) or None, limits=limits,
+                                  seed=seed, algorithm=algorithm, objective=objective,
+                                  workers=workers, thresholds=thresholds, recheck=recheck,
+                                  max_rechecks=max_rechecks, progress=progress,
+                                  cluster=cluster, **hooks, **settings)
         if show and time.perf_counter() - t0 > 1.0:
             click.echo("", err=True)
         seconds_taken = time.perf_counter() - t0

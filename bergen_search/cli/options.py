@@ -2,6 +2,7 @@
 algorithm and budget, --json, --resume, --cluster; and reading what they name."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import re
@@ -9,7 +10,7 @@ import sys
 
 import click
 
-from ..errors import BergenError
+from ..errors import BergenError, InFile, WriteFailed
 from ..formats.game import Game, load
 from ..formats.jsondoc import MAX_DOCUMENT_BYTES, parse_json, read_bounded, type_name
 from ..formats.position import position_from_flags
@@ -54,15 +55,41 @@ def read_text(path: str, limit: int = MAX_DOCUMENT_BYTES) -> str:
         raise BergenError(f"cannot read {path}: not UTF-8 text") from None
 
 
+def source_name(path: str) -> str:
+    """How an input is named in a message: its path, or `standard input` for '-'."""
+    return "standard input" if path == "-" else path
+
+
+@contextlib.contextmanager
+def naming(path: str):
+    """Bad input found inside the block is said with the input's name first
+    (`errors.InFile`): `bergen best bad.json` says which file is bad."""
+    try:
+        yield
+    except (InFile, WriteFailed):
+        raise
+    except BergenError as e:
+        raise InFile(source_name(path), e) from None
+
+
+def read_document(path: str, reader, limit: int = MAX_DOCUMENT_BYTES):
+    """`reader(text)` of the input at `path`, its errors naming the input first."""
+    text = read_text(path, limit)
+    with naming(path):
+        return reader(text)
+
+
 def rules_json(text: str) -> dict:
     """--rules JSON|@FILE as a dict (the rule set's fields, not checked yet)."""
     what = "the file" if text.startswith("@") else "the value"
+    where = "--rules"
     if text.startswith("@"):
+        where = f"--rules {text[1:]}"
         text = read_text(text[1:])
     try:
         obj = parse_json(text, what)
     except BergenError as e:
-        raise BergenError(f"--rules: {e.message}", field="rules") from None
+        raise BergenError(f"{where}: {e.message}", field="rules") from None
     if not isinstance(obj, dict):
         raise BergenError(f"--rules must be a JSON object, got {type_name(obj)}",
                           field="rules")
@@ -329,7 +356,7 @@ def game_from_options(game, kw):
                                    "with the position flags")
         for k in RULE_FIELDS + ("rules_json",):
             kw.pop(k, None)
-        return load(game if is_position_string(game) else read_text(game))
+        return load(game) if is_position_string(game) else read_document(game, load)
     if flags["hand"] is None:
         raise click.UsageError("give a GAME (a record or a position file, - for stdin, or a "
                                "position string) or the position flags starting with --hand")

@@ -10,7 +10,7 @@ from ..formats.jsondoc import MAX_RECORDS_BYTES
 from ..formats.record_io import load_records
 from ..formats.replay import replay as replay_record
 from ..views.replay import error_document, replay_document, replay_text, replays_text
-from .options import json_option, read_text
+from .options import json_option, read_text, source_name
 from .output import emit_json
 
 
@@ -37,7 +37,7 @@ def replay(record_path, as_json):
     except BergenError as e:
         if as_json:
             emit_json(error_document(e))
-        click.echo(f"bergen replay: {record_path}: {e}", err=True)
+        click.echo(f"bergen replay: {source_name(record_path)}: {e}", err=True)
         sys.exit(2)
     if as_json:
         emit_json(replay_document(reports))

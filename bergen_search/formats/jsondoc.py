@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from ..errors import BergenError
+from ..errors import BergenError, JSONError
 from ..game.rules import Rules
 
 
@@ -33,7 +33,7 @@ def too_large(what: str, limit: int,
     return f"{what} is larger than {limit >> 20} MB: {why}"
 
 
-def read_bounded(stream, limit: int, what: str) -> bytes:
+def read_bounded(stream, limit: int, what: str) -> bytes | str:
     """At most `limit` bytes of a binary stream, or BergenError saying it is larger: a regular
     file is measured first (refused without reading), anything else (a pipe, a device) is
     read in chunks and refused as soon as it passes the cap, in well under a second."""
@@ -102,7 +102,7 @@ def parse_json(text, what: str = "the JSON text") -> object:
         msg = e.msg[0].lower() + e.msg[1:]
         if e.msg == "Extra data":
             msg = "extra data after the first JSON value (a .jsonl file holds one record per line)"
-        raise BergenError(f"bad JSON at line {e.lineno}, column {e.colno}: {msg}") from None
+        raise JSONError(e.lineno, e.colno, msg) from None
     except RecursionError:
         raise BergenError("bad JSON: arrays or objects nested too deeply") from None
     except ValueError as e:

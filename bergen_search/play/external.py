@@ -93,13 +93,15 @@ def connection(engine: ExternalEngine) -> EngineProcess:
     proc = running.get(engine)
     if proc is not None and proc.process.poll() is None:
         return proc
+    wait = min(START_TIMEOUT, engine.timeout)
     try:
-        proc = EngineProcess.start(engine.command, timeout=START_TIMEOUT, tied=True)
+        proc = EngineProcess.start(engine.command, timeout=wait, tied=True)
+    except EngineTimeout:       # (a TimeoutError, so before OSError)
+        raise ExternalEngineError.of(engine, f"it did not answer isready within {wait:g} s "
+                                             f"of starting (--external-timeout sets how long, "
+                                             f"up to {START_TIMEOUT:g} s)") from None
     except OSError as e:
         raise ExternalEngineError.of(engine, f"cannot start it: {e.strerror or e}") from None
-    except EngineTimeout:
-        raise ExternalEngineError.of(engine, f"it did not answer isready within "
-                                             f"{START_TIMEOUT:g} s of starting") from None
     except EngineError as e:
         raise ExternalEngineError.of(engine, f"it did not start: {e.message}") from None
     proc.timeout = engine.timeout
@@ -212,7 +214,8 @@ class ExternalSeat:
         except EngineTimeout:
             _drop(engine)
             raise ExternalEngineError.of(engine, f"it did not answer a move within {wait:g} s "
-                                                 f"(--engine-timeout)") from None
+                                                 f"(its time limit and --external-timeout)") \
+                from None
         except EngineTerminated as e:
             _drop(engine)
             raise ExternalEngineError.of(engine, e.message) from None

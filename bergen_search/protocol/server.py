@@ -35,11 +35,11 @@ from ..analysis.review import (
     decision_limits,
     label_thresholds,
 )
-from ..errors import BergenError, Interrupted, one_line
+from ..errors import BergenError, Interrupted, JSONError, one_line
 from ..formats.game import load
 from ..formats.jsondoc import MAX_DOCUMENT_BYTES, parse_json, too_large
 from ..formats.notation import format_hand, format_line
-from ..formats.position_string import to_string
+from ..formats.position_string import is_position_string, to_string
 from ..formats.record import parse_record
 from ..formats.replay import next_moves
 from ..game.state import lead_rank, move_str
@@ -93,6 +93,20 @@ def _key(query_id):
     return (type(query_id).__name__, query_id)
 
 
+def _document(value, field_name: str):
+    """A `game` or `record` field as given: an object, a position string or the JSON text of
+    a document. A string that is none of these but reads as a file's name is refused saying
+    so (the engine reads no files: it had answered 'bad JSON')."""
+    if isinstance(value, str) and not is_position_string(value) \
+            and not value.lstrip().startswith(("{", "[")):
+        takes = ("a document (a bergen-record/1 or bergen-position/1 object) or a position "
+                 "string" if field_name == "game" else "a bergen-record/1 object")
+        raise BergenError(f"{field_name!r} takes {takes}, not a file name ({value[:60]!r}): "
+                          f"the engine reads no files; send the file's JSON as the field's "
+                          f"value")
+    return value
+
+
 class EngineServer:
     """The engine between commands: the current position, the queue, the queries in flight
     (queued or running, by id), the workers, and the output (`write(line)`, under a lock)."""
@@ -105,6 +119,7 @@ class EngineServer:
         self.inflight: dict = {}           # _key(id) -> Query, queued or running
         self.running: set = set()
         self.closed = False                # write nothing more
+        self.lines_read = 0                # input lines (or messages) read so far
         self.shutdown = False
         self.seq = itertools.count()
         # A query is handed to an idle worker as it arrives (under the lock, in the order of
@@ -158,16 +173,22 @@ class EngineServer:
     # ---- input ----------------------------------------------------------------------------
     def handle_line(self, raw) -> bool:
         """One input line (bytes or text); False once the engine should exit."""
+        self.lines_read += 1
         if isinstance(raw, bytes):
             try:
                 raw = raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                self.error(f"the line is not UTF-8 text (byte {e.start})")
+                self.error(f"input line {self.lines_read} is not UTF-8 text (byte {e.start})")
                 return True
         if not raw.strip():
             return True
         try:
             command = schema.check(parse_json(raw, "command"))
+        except JSONError as e:
+            # where in the input, not in the one-line document: the input's line number
+            self.error(f"bad JSON in input line {self.lines_read}, column {e.column}: "
+                       f"{e.reason}")
+            return True
         except SchemaError as e:
             self.error(str(e), e.id)
             return True
@@ -218,7 +239,7 @@ class EngineServer:
                    "history": game.record is not None}, c.id)
 
     def cmd_moves(self, c):
-        nxt = next_moves(c.fields["record"])
+        nxt = next_moves(_document(c.fields["record"], "record"))
         self.send({"type": "moves", "round": nxt.round, "to_move": nxt.seat, "seen": nxt.seen,
                    "moves": nxt.moves, **({"why": nxt.why} if nxt.why else {}),
                    **({"leads": [{"seat": s, "play": t} for s, t in nxt.leads]}
@@ -232,7 +253,7 @@ class EngineServer:
     def _game(self, c):
         """The command's `game`, read, else the last `position`'s."""
         if c.fields["game"] is not None:
-            return load(c.fields["game"])
+            return load(_document(c.fields["game"], "game"))
         if self.game is None:
             raise BergenError(f"no position yet: send position first, or give {c.name} a "
                               f"game")
@@ -310,7 +331,7 @@ class EngineServer:
 
     def cmd_analyze(self, c):
         f = c.fields
-        record = parse_record(f["record"])
+        record = parse_record(_document(f["record"], "record"))
         for s in f["seats"] or ():
             if s >= record.rules.players:
                 raise BergenError(f"analyze: seat {s} does not exist with "

@@ -563,7 +563,7 @@
   }
   function drawSummary(rows) {
     const head = "<thead><tr><th>seat</th><th>decisions</th><th>loss</th><th>?!</th><th>?</th>" +
-      "<th>??</th><th>borderline</th><th>luck</th><th>of the deal</th><th>of the draws</th></tr></thead>";
+      "<th>??</th><th title=\"borderline calls, as bergen analyze counts them\">[ ]</th><th>luck</th><th>of the deal</th><th>of the draws</th></tr></thead>";
     $("summary").innerHTML = rows.length ? head + "<tbody>" + rows.map((r) =>
       `<tr data-seat="${r.seat}"><td>${r.seat}</td><td>${r.decisions}</td><td>${fmt(r.total_loss, 3)
         .replace("+", "")}</td><td>${r.inaccuracies}</td><td>${r.mistakes}</td><td>${r.blunders}` +

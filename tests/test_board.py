@@ -487,8 +487,16 @@ def click_setup(page, hand, line, **fields):
     page.click("#setup-use")
 
 
+def choices(doc):
+    """A `bergen best --json` document's moves as `bergen best` lists them: each mirror twin
+    folded into the move it mirrors, written `a-b:L/R` (one choice), best first."""
+    twinned = {m["twin"] for m in doc["moves"] if "twin" in m}
+    return [dict(m, move=m["move"].split(":")[0] + ":L/R" if m["move"] in twinned
+                 else m["move"]) for m in doc["moves"] if "twin" not in m]
+
+
 def expect_best(best, page):
-    want = [[m["move"], str(m["value"])] for m in best["moves"]]
+    want = [[m["move"], str(m["value"])] for m in choices(best)]
     page.wait_for_function("() => document.querySelector('#moves').dataset.state === 'bestmove'",
                            timeout=120_000)
     got = [[m, str(float(v))] for m, v in ranked(page)]
@@ -572,7 +580,7 @@ def test_the_address_carries_the_position(page, board):
     page.fill("#position-input", "bergen1/2/4,7/0/5-6,2-5,1-2,0-3/1-1,1-4,4-4,4-6,6-3//14/1:41")
     page.click("#position-set")
     page.wait_for_function(f"() => document.querySelector('#position-input').value === '{SMALL}'")
-    assert page.url == board.url + "?position=" + SMALL
+    assert page.url.startswith(board.url + "?position=" + SMALL + "&budget=infinite")
     page.goto(page.url)         # reload: the same position comes back
     page.wait_for_function(f"() => document.querySelector('#position-input').value === '{SMALL}'")
     page.wait_for_selector("#moves tbody tr")
@@ -598,7 +606,7 @@ def test_live_analysis_first_ranked_moves(page, board, tmp_path):
         page.fill("#position-input", SMALL if i % 2 else pos)
         page.click("#position-set")
         page.wait_for_function(f"() => window.boardTimings.length > {i}")
-        assert len(ranked(page)) == (2 if i % 2 else 10)      # twins listed apart
+        assert len(ranked(page)) == (2 if i % 2 else 5)       # twins folded: 5 choices
     page.wait_for_selector("#beliefs tr[data-tile]")
     timings = page.evaluate("window.boardTimings")
     print(f"\nfirst ranked moves on screen after a position change: "
@@ -615,6 +623,242 @@ def test_live_analysis_first_ranked_moves(page, board, tmp_path):
     page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
                            "'bestmove'")
     assert "stopped" in page.text_content("#status")
+
+
+def rows_now(page):
+    """The live table as [(move, value, ± or None)] and its state, read at once."""
+    return page.evaluate("""() => [document.querySelector('#moves').dataset.state,
+        document.querySelector('#moves').dataset.trees,
+        [...document.querySelectorAll('#moves tbody tr')].map(r => [r.dataset.move,
+            r.dataset.value, r.dataset.stderr])]""")
+
+
+def test_the_live_error_covers_where_the_values_settle(page):
+    """Issue 41: the live table's values moved 7 to 250 times their printed ± while the
+    search ran (the ± was one tree's own error, the values that tree's means). Now, on
+    decision.json opened as a record, searched until stopped: every value sampled while it
+    searches that carries a ± lies within 2 ± of the value it settles at (the answer after
+    Stop) at the rate a standard error promises (95%; the samples pool fewer trees than
+    the end, so more), and within 3 ± nearly always; a value without ± is said to have none
+    (the first trees, before 8 have finished). (Before: 1-2:L between +2.708 and +4.957
+    shown as ± 0.009, +4.503 ± 0.228 after Stop.)"""
+    page.set_input_files("#open-file", DECISION)
+    page.wait_for_selector("#moves tbody tr")
+    samples, words = [], set()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        state, trees, rows = rows_now(page)
+        words.add(page.text_content("#status").split("·")[0])
+        if trees and int(trees) >= 8:
+            samples.append(rows)
+        if len(samples) >= 40 and int(trees) >= 60:
+            break
+        page.wait_for_timeout(100)
+    assert len(samples) >= 40, (len(samples), words)
+    page.click("#stop")
+    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
+                           "'bestmove'")
+    final = {m: float(v) for m, v, _ in rows_now(page)[2]}
+    assert len(final) == 5                         # the five choices, twins folded
+    z = [abs(float(v) - final[m]) / float(se) for rows in samples for m, v, se in rows if se]
+    assert len(z) >= 5 * 40
+    within2 = sum(x <= 2 for x in z) / len(z)
+    within3 = sum(x <= 3 for x in z) / len(z)
+    print(f"\n{len(samples)} samples: {100 * within2:.1f}% within 2 ±, {100 * within3:.1f}% "
+          f"within 3 ± of the final value; largest {max(z):.2f} ±")
+    assert within2 >= 0.9 and within3 >= 0.98, (within2, within3, max(z))
+    assert any("no ± yet" in w or "± once 8 have" in w for w in words) or \
+        len(words) <= 2, words          # (a loaded machine may show the pooled trees first)
+    assert "stopped" in page.text_content("#status")
+
+
+def test_a_fixed_budget_finishes_and_says_so_at_once(page, tmp_path):
+    """A search with a budget ends by itself: "finished" and its answer, `bergen best`'s,
+    at once (before: "searching…" stayed on a search that had ended). An infinite search
+    that the exact endgame solves says "finished" by itself too, with the exact answer,
+    no Stop pressed; and the budget is in the address, so a reload keeps it."""
+    fixed_budget(page, 3000, 2)
+    page.fill("#position-input", SMALL)
+    page.click("#position-set")
+    expect_best(bergen_json("best", SMALL, "--iterations", "3000", "--seed", "2"), page)
+    assert page.get_attribute("#status", "data-state") == "finished"
+    assert page.text_content("#status").startswith("finished: 3,000 iterations")
+    assert "budget=fixed&iterations=3000&seed=2" in page.url
+    page.goto(page.url)                         # reload: the budget comes back with it
+    page.wait_for_function(f"() => document.querySelector('#position-input').value === '{SMALL}'")
+    assert page.input_value("#budget-mode") == "fixed"
+    assert page.input_value("#budget-iterations") == "3000"
+    expect_best(bergen_json("best", SMALL, "--iterations", "3000", "--seed", "2"), page)
+    # until stopped, on an endgame the exact solver solves: finished without Stop
+    known = tmp_path / "known.json"
+    known.write_text(KNOWN)
+    page.select_option("#budget-mode", "infinite")
+    page.set_input_files("#open-file", str(known))
+    page.wait_for_function("() => { const s = document.querySelector('#status'); return "
+                           "s.dataset.state === 'finished' && s.textContent.includes('exact'); }",
+                           timeout=60_000)
+    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
+                           "'bestmove'")
+    assert page.get_attribute("#status", "data-state") == "finished"
+    exact = bergen_json("best", str(known))
+    assert [m for m, _ in ranked(page)] == [m["move"] for m in choices(exact)]
+
+
+#: tests/test_endgame.py's known case: two seats, no draw left, solved at once.
+KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to_move":1,'
+         '"hand":["1-2","1-5"],"line":"6-4 4-0 0-1 1-3 3-2 2-4 4-4 4-3 3-3 3-6 6-5 5-0 0-6 '
+         '6-6 6-2 2-5 5-5 5-4 4-1 1-1","hand_sizes":[4,2],"reserve_size":2,'
+         '"voids":{"0":[4,6],"1":[3]}}')
+
+
+def test_the_best_move_is_drawn_on_the_line_at_its_end(page):
+    """The best move is drawn on the line, at the end it is played at (before: only outlined
+    in the hand): SMALL's best, 0-3:R, as a dashed 3-0 after the line's right end 3."""
+    fixed_budget(page, 4000, 5)
+    page.fill("#position-input", SMALL)
+    page.click("#position-set")
+    expect_best(bergen_json("best", SMALL, "--iterations", "4000", "--seed", "5"), page)
+    ghost = page.eval_on_selector("#line .ghost", "g => [g.dataset.ghost, g.dataset.tile, "
+                                  "g.title, g === g.parentElement.lastElementChild]")
+    assert ghost == ["R", "0-3", "best: 0-3 at the right end", True]
+    assert page.eval_on_selector("#line .ghost", "g => g.getAttribute('title')")
+    assert page.text_content("#board-best") == "best: 0-3:R"
+    # its halves: the 3 against the line's 3
+    assert page.eval_on_selector("#line .ghost svg", "s => [...s.querySelectorAll('use')]"
+                                 ".slice(1).map(u => u.getAttribute('href'))") == \
+        ["#half3", "#half0"]
+
+
+def test_a_record_opened_keeps_what_it_proves(page):
+    """decision.json opened as the record it is: the beliefs grid is `bergen show
+    examples/decision.json`'s (what the lead and the draws proved), where its position
+    string alone gives others on every hidden tile (the issue's complaint: a live search
+    took only the string)."""
+    page.set_input_files("#open-file", DECISION)
+    page.wait_for_selector("#beliefs tr[data-tile]")
+    record = bergen_json("show", DECISION, "--weighting", "inference")
+    beliefs_match(page, record)
+    assert "what the lead and the draws proved is kept" in page.text_content("#board-source")
+    string_only = bergen_json("show", record["position"], "--weighting", "inference")
+    assert string_only["seats"][0]["p_hold"] != record["seats"][0]["p_hold"]
+    page.click("#stop")
+
+
+def _cut(record, round_, event):
+    rounds = [dict(r) for r in record["rounds"][:round_ + 1]]
+    rounds[-1]["events"] = rounds[-1]["events"][:event]
+    return dict(record, rounds=rounds)
+
+
+def test_analyse_here_opens_a_reviewed_decision_with_its_record(page, tmp_path):
+    """From a reviewed decision, "Analyse here" searches it live with the record up to it:
+    the ranking is `bergen best` on that record (fixed budget), the beliefs `bergen show`'s
+    on it, and the board says it comes from the record."""
+    with open(MATCH, encoding="utf-8") as f:
+        match = json.load(f)
+    cli = bergen_json("analyze", MATCH, "--iterations", "300", "--seed", "3")
+    page.fill("#review-iterations", "300")
+    page.fill("#review-seed", "3")
+    page.set_input_files("#record-file", MATCH)
+    page.wait_for_selector("#decisions[data-done='1']", timeout=180_000)
+    k = next(i for i, d in enumerate(cli["decisions"]) if d["round"] == 1 and d["event"] > 8)
+    d = cli["decisions"][k]
+    fixed_budget(page, 3000, 4)
+    page.click(f"#decisions li[data-index='{k}']")
+    page.click("#analyse-here")
+    cut = tmp_path / "cut.json"
+    cut.write_text(json.dumps(_cut(match, d["round"], d["event"])))
+    expect_best(bergen_json("best", str(cut), "--iterations", "3000", "--seed", "4"), page)
+    assert page.input_value("#position-input") == d["position"]
+    page.wait_for_selector("#beliefs tr[data-tile]")
+    beliefs_match(page, bergen_json("show", str(cut), "--weighting", "inference"))
+    assert "from the reviewed record" in page.text_content("#board-source")
+
+
+def test_the_live_analysis_follows_a_game_as_it_is_entered(page, tmp_path):
+    """The toggle on: after each event of the game being entered, the live analysis searches
+    the seat to move's position with the record so far (when its hand is seen)."""
+    with open(MATCH, encoding="utf-8") as f:
+        first = json.load(f)["rounds"][0]
+    page.check("#game-follow")
+    for seat, hand in enumerate(first["hands"]):
+        page.select_option("#game-seat", str(seat))
+        for t in hand:
+            page.click(f'#game-palette [data-tile="{t}"]')
+    record = {"format": "bergen-record/1", "rules": {"players": 2}, "start_scores": [0, 0],
+              "rounds": [{"hands": first["hands"], "reserve": None, "events": []}]}
+    for k, event in enumerate(first["events"][:3]):
+        page.click(f'#game-legal button[data-move="{event["play"]}"]')
+        record["rounds"][0]["events"].append(event)
+        so_far = tmp_path / f"so-far-{k}.json"
+        so_far.write_text(json.dumps(record))
+        want = bergen_json("show", str(so_far))["position"]
+        page.wait_for_function(f"() => document.querySelector('#position-input').value === "
+                               f"'{want}'")
+        page.wait_for_selector("#moves tbody tr")
+        assert "from the game being entered" in page.text_content("#board-source")
+    page.click("#stop")
+
+
+def test_the_page_at_phone_width(browser, board, tmp_path):
+    """At 390 px: nothing scrolls the page sideways; the board and the ranking are on the
+    first screen (844 px); a table wider than the screen says so under it; the graph's
+    title is text of the page, within the screen. Screenshots are kept for a person to
+    look at (tests print where)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(board.url + "?position=" + SMALL + "&budget=fixed&iterations=3000&seed=1")
+    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
+                           "'bestmove'", timeout=120_000)
+    first = page.evaluate("""() => [document.querySelector('#line').getBoundingClientRect()
+        .bottom, document.querySelector('#moves tbody tr:last-child').getBoundingClientRect()
+        .bottom]""")
+    assert max(first) <= 844, first
+    shot = tmp_path / "phone-live.png"
+    page.screenshot(path=str(shot))
+    print(f"\nscreenshot: {shot}")
+    page.fill("#review-iterations", "300")
+    page.set_input_files("#record-file", MATCH)
+    page.wait_for_selector("#decisions[data-done='1']", timeout=180_000)
+    page.wait_for_selector("#summary tr[data-seat]")
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the page scrolls sideways by {overflow} px"
+    hint = page.evaluate("""() => { const box = document.querySelector('#summary')
+        .parentElement; return [box.scrollWidth > box.clientWidth,
+        getComputedStyle(box.nextElementSibling).display]; }""")
+    assert hint[1] == ("block" if hint[0] else "none"), hint
+    title = page.eval_on_selector("#graph-title", "t => t.getBoundingClientRect().right")
+    assert title <= 390
+    shot = tmp_path / "phone-full.png"
+    page.screenshot(path=str(shot), full_page=True)
+    print(f"screenshot: {shot}")
+    context.close()
+
+
+def test_review_marks_and_words_are_the_cli_s(page):
+    """A reviewed decision's mark and words are `bergen analyze`'s: `[?!]` for a borderline
+    call (no badge of another name), its verdict, and "better X" naming a play other than
+    the one made ("the search's best; X may be better" when the play made came out best)."""
+    text = CliRunner().invoke(main, ["analyze", MATCH, "--iterations", "300", "--seed",
+                                     "3"]).output
+    said = [ln.strip() for ln in text.splitlines() if ln.startswith("        ")
+            and not ln.strip().startswith("position")]
+    page.fill("#review-iterations", "300")
+    page.fill("#review-seed", "3")
+    page.set_input_files("#record-file", MATCH)
+    page.wait_for_selector("#decisions[data-done='1']", timeout=180_000)
+    items = page.eval_on_selector_all("#decisions li", "ls => ls.map(l => [l.dataset.mark, "
+                                      "l.innerText])")
+    judged = [t for m, t in items if m]
+    assert len(judged) == len(said) and said
+    for line, item in zip(said, judged):
+        verdict, rest = line.split(": ", 1)
+        compared = rest.split(", ", 1)[1].split(" (loss")[0]
+        assert f"{verdict}: {compared}" in item, (line, item)
+        played = item.split(": ")[1].split()[0].rstrip("?!-[]")
+        assert f"better {played} " not in item
+    assert any(m.startswith("[") for m, _ in items)
+    assert not page.query_selector_all(".badge.borderline")
 
 
 def test_review_labels_equal_analyze_and_keys_step(page, tmp_path):

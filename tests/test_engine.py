@@ -143,20 +143,32 @@ def test_stop_during_an_infinite_search(engine):
     assert engine.play(STRING, Limits(iterations=500)).move
 
 
-def test_an_infinite_search_holds_its_answer_until_stop(engine):
-    """Past its cap an infinite search waits for stop, as UCI's go infinite does."""
+def test_an_infinite_search_grows_trees_until_stop(engine):
+    """An infinite ISMCTS search has no cap (issue 41: it froze at 5,000,000 iterations and
+    held its answer, "searching…" on the board): it grows trees of the size a search of
+    `iterations` gives each (3000 / 8 = 375 here), one after the other, until stop, and its
+    answer pools the k trees finished: the values of `bergen best --iterations 375k --set
+    replicates=k`, the same seed. (Before: it ran 3000 iterations and held them.)"""
     analysis = engine.analysis(STRING, Limits(iterations=3000), report_every=0)
     assert analysis.wait()["iterations"] == 3000        # a budget: it answers by itself
     engine.position(STRING)
-    ident = engine._send({"cmd": "go", "infinite": True, "iterations": 3000})
-    engine.ping()                                       # answered while the answer is held
-    with pytest.raises(EngineTimeout):
-        engine._await(ident, "bestmove", timeout=0.3)   # nothing before stop
+    ident = engine._send({"cmd": "go", "infinite": True, "iterations": 3000, "seed": 5,
+                          "report_every": 0.01})
+    engine.ping()                                       # answered while it searches
+    got = engine._await(ident, "partial", timeout=60)
+    while got.get("trees", 0) < 20:
+        got = engine._await(ident, "partial", timeout=60)
+    assert got["iterations"] > 3000 * 2 and got["stderr"] is not None
     engine._send({"cmd": "stop"})
     held = engine._await(ident, "bestmove")
-    assert held["iterations"] == 3000 and held["interrupted"] is False   # ran to its cap
-    assert held["stopped"] is True and held["terminated"] is False
-    assert held["moves"] == best_json(STRING, "--iterations", "3000")["moves"]
+    assert held["stopped"] is True and held["terminated"] is False and held["interrupted"]
+    k = held["replicates"]
+    assert k >= 20
+    same = best_json(STRING, "--iterations", str(375 * k), "--seed", "5", "--set",
+                     f"replicates={k}")
+    figures = lambda doc: [(m["move"], m["value"], m["stderr"], m.get("vs_best"))
+                           for m in doc["moves"]]
+    assert figures(held) == figures(same)
 
 
 def test_a_stop_is_heard_at_the_next_slice(monkeypatch):

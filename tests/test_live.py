@@ -152,3 +152,162 @@ def test_a_stop_ends_the_search_and_the_attempt():
     res = search(info, Limits(iterations=5_000_000), seed=0, stop=stop, on_info=on_info)
     assert res.info["interrupted"] and not res.info["exact"]
     assert not [t for t in threading.enumerate() if t.name == "bergen-exact"]
+
+
+# ---- live figures that keep their promise (issue 41) ----------------------------------------
+
+def test_the_reports_pool_the_replicates_finished_so_far():
+    """What a watched search reports is the result's own estimator on the trees finished so
+    far (before: the statistics of the one tree being grown, whose values moved 7 to 250
+    times the error printed beside them): with t of the 8 trees of 8 x 300 iterations
+    finished, each move's value is that of the search of those t trees (`replicates=t`,
+    the same seed); its error only from 8 on, the number the search pools; ranked by value;
+    and the last report is the result."""
+    info = load_game(json.dumps(DECISION))
+    reports = []
+    result = search(info, Limits(iterations=2400), seed=6, on_info=reports.append)
+    pooled = {}
+    for r in reports:
+        assert r["trees"] >= 0 and r["running"] >= 0
+        values = [m.value for m in r["moves"] if m.visits]
+        assert values == sorted(values, reverse=True)           # by value, measured first
+        if r["trees"] < 8:
+            assert all(m.stderr == float("inf") for m in r["moves"])
+        if r["trees"] >= 2:
+            pooled[r["trees"]] = r
+    assert sorted(pooled) == list(range(2, 9))
+    for t in (2, 5):
+        alone = search(info, Limits(iterations=300 * t), seed=6, replicates=t)
+        want = {m.move: m.value for m in alone.moves}
+        # (seeds: a search of t >= 2 replicates seeds the u-th as this one does)
+        for m in pooled[t]["moves"]:
+            assert m.value == pytest.approx(want[m.move], abs=1e-9)
+    last = pooled[8]
+    assert [(m.move, round(m.value, 9), round(m.stderr, 9)) for m in last["moves"]] == \
+        [(m.move, round(m.value, 9), round(m.stderr, 9)) for m in result.moves]
+
+
+def test_a_search_until_stopped_pools_every_tree_and_keeps_none():
+    """search(until_stopped=True) grows trees of one size until stop; stopped, its values are
+    the search of the trees finished (`replicates=k`), and what it kept of them is their
+    figures: the trees themselves and all but one set of beams are gone."""
+    _core()
+    info = load_game(json.dumps(DECISION))
+    stop = threading.Event()
+    seen = []
+
+    def on_info(progress):
+        seen.append(progress.get("trees", 0))
+        if progress.get("trees", 0) >= 12:
+            stop.set()
+    res = search(info, Limits(iterations=1600), seed=2, stop=stop, on_info=on_info,
+                 until_stopped=True, bracket=False)
+    k = res.info["replicates"]
+    assert k >= 12 and res.info["interrupted"] and max(seen) == k
+    same = search(info, Limits(iterations=200 * k), seed=2, replicates=k, bracket=False)
+    assert [(m.move, m.value, m.stderr, m.samples) for m in res.moves] == \
+        [(m.move, m.value, m.stderr, m.samples) for m in same.moves]
+    assert res.info["lines"] == same.info["lines"] or res.info["iterations"] > same.info[
+        "iterations"]
+
+
+def test_a_search_until_stopped_is_refused_where_it_cannot_be():
+    from bergen_search.errors import BergenError
+    info = load_game(json.dumps(DECISION))
+    for kw in ({}, {"stop": threading.Event(), "algorithm": "expectimax"},
+               {"stop": threading.Event(), "limits": Limits(time=1.0)}):
+        kw.setdefault("limits", Limits(iterations=100))
+        with pytest.raises(BergenError, match="until stopped"):
+            search(info, until_stopped=True, **kw)
+
+
+def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch):
+    """The freeze of issue 41: an infinite `go` on decision.json stopped reporting after
+    5,000,000 iterations (its cap) while the exact endgame's bracket, beside it, went on for
+    20-30 s more on a budget of 5,000,000 iterations' work, and the answer waited for stop.
+    Now the attempt (and its bracket) gets the budget of one batch of trees (the default
+    100,000, as `bergen best`), and the search has no cap."""
+    _core()
+    endgame = algorithms()["endgame"]
+    real, budgets = endgame.attempt, []
+
+    def attempt(info, limits, run, alone=False):
+        budgets.append(limits.iterations)
+        return real(info, limits, run, alone)
+    monkeypatch.setattr(endgame, "attempt", attempt)
+    server, lines = _engine()
+    try:
+        server.handle_line(json.dumps({"cmd": "go", "game": DECISION, "infinite": True,
+                                       "report_every": 0.05, "id": "g"}))
+        while lines.get(timeout=60).get("trees", 0) < 9:
+            pass
+        server.handle_line(json.dumps({"cmd": "stop"}))
+        final = _until(lines, "bestmove")[-1]
+    finally:
+        server.close()
+    assert budgets == [None]        # the default budget's (100,000), not 5,000,000
+    assert final["replicates"] >= 9 and final["stopped"]
+    assert not final["endgame"]["solved"]
+
+
+def test_an_infinite_go_that_solves_says_finished_at_once():
+    """An infinite search that ends by itself (here the exact endgame solves it) says so at
+    once: a last partial with `"finished": true` carries the answer, before any stop; the
+    bestmove then waits for stop, as UCI's go infinite does, and is that answer."""
+    _core()
+    server, lines = _engine()
+    try:
+        server.handle_line(json.dumps({"cmd": "go", "game": json.loads(KNOWN), "id": 1,
+                                       "infinite": True, "report_every": 0.05}))
+        got = []
+        while not got or not got[-1].get("finished"):
+            got.append(lines.get(timeout=60))
+            assert got[-1]["type"] == "partial"
+        with pytest.raises(queue.Empty):
+            lines.get(timeout=0.3)                  # held until stop
+        server.handle_line(json.dumps({"cmd": "stop"}))
+        final = _until(lines, "bestmove")[-1]
+    finally:
+        server.close()
+    last = got[-1]
+    assert last["exact"] and last["finished"] and final["exact"]
+    assert [(m["move"], m["value"]) for m in last["moves"]] == \
+        [(m["move"], m["value"]) for m in final["moves"]]
+    assert not any(p["finished"] for p in got[:-1])
+
+
+def test_the_coverage_benchmark_runs(capsys):
+    """benchmarks/live_coverage.py (MEASUREMENTS.md's figures of the live ±), in small."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "benchmarks", "live_coverage.py")
+    spec = importlib.util.spec_from_file_location("live_coverage", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--seeds", "2", "--trees", "10", "--size", "200",
+                     "--positions", "small"]) == 0
+    out = capsys.readouterr().out
+    assert "small" in out and "%" in out
+
+
+def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
+    """An infinite search ends by itself at MAX_REPLICATES trees (100,000; 10 here): the
+    finished partial carries its answer, all those trees pooled, before any stop."""
+    from bergen_search.search import api
+    monkeypatch.setattr(api, "MAX_REPLICATES", 10)
+    server, lines = _engine()
+    try:
+        server.handle_line(json.dumps({"cmd": "go", "game": "bergen1/2/4,7/0/0-3,1-2,2-5,"
+                                       "5-6/1-1-4-4-6-3/4,5/14/1:14", "infinite": True,
+                                       "iterations": 800, "report_every": 0.01, "id": 1}))
+        got = [lines.get(timeout=60)]
+        while not got[-1].get("finished"):
+            got.append(lines.get(timeout=60))
+        server.handle_line(json.dumps({"cmd": "stop"}))
+        final = _until(lines, "bestmove")[-1]
+    finally:
+        server.close()
+    assert got[-1]["trees"] == 10 and got[-1]["stderr"] is not None
+    assert final["replicates"] == 10 and not final["interrupted"]
+    assert [m["value"] for m in got[-1]["moves"]] == [m["value"] for m in final["moves"]]

@@ -351,7 +351,8 @@ def test_partial_answers_then_one_final(wire):
     assert partials and all(d["id"] == "p" for d in partials)
     for d in partials:
         assert set(d) == {"type", "iterations", "seconds", "best", "value", "stderr", "moves",
-                          "exact", "id"}
+                          "exact", "trees", "running", "finished", "id"}
+        assert d["finished"] is False
         for m in d["moves"]:
             assert (m["value"] is None) == (m["visits"] == 0)
     plain = wire.ask({"cmd": "go", "game": STRING, "iterations": 60000, "seed": 4})

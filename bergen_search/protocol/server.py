@@ -55,8 +55,9 @@ from . import schema
 from .schema import COMMANDS, SchemaError
 
 PROTOCOL = "bergen-engine/2"
-#: The iteration (or world) cap of an `infinite` search, which otherwise runs until `stop`:
-#: the tree grows about 140 MB per million ISMCTS iterations. `iterations` overrides it.
+#: The world cap of an `infinite` search of an engine without replicates (expectimax), which
+#: otherwise runs until `stop`; `iterations` overrides it. An engine with replicates (ISMCTS)
+#: grows replicates of one size until `stop` instead (`search(until_stopped=True)`).
 INFINITE_CAP = 5_000_000
 
 
@@ -383,7 +384,12 @@ class EngineServer:
         f = q.cmd.fields
         game = q.work
         iterations = f["iterations"]
-        if f["infinite"] and iterations is None:
+        alg, _ = resolve(f["algorithm"], f["settings"])
+        # An infinite search of an engine with replicates adds replicates of the size a
+        # search of `iterations` (default: the engine's default budget) gives each, until
+        # stopped; one without them searches up to a cap.
+        until_stopped = f["infinite"] and alg.replicated
+        if f["infinite"] and iterations is None and not until_stopped:
             iterations = INFINITE_CAP
         limits = Limits(iterations=iterations, time=f["time"])
         beliefs = None
@@ -400,17 +406,12 @@ class EngineServer:
             if last[0] is not None and now - last[0] < every and not exact:
                 return
             last[0] = now
-            rows = measured_rows(progress["moves"], exact=exact)
-            self.send({"type": "partial", "iterations": progress["iterations"],
-                       "seconds": round(progress["seconds"], 3),
-                       "best": (move_text(progress["best"]) if rows[0]["visits"] or exact
-                                else None),
-                       "value": rows[0]["value"], "stderr": rows[0]["stderr"],
-                       "moves": rows, "exact": exact}, q.cmd.id)
+            self.send(partial_answer(progress, exact), q.cmd.id)
 
         result = search(game.info, limits, seed=f["seed"], algorithm=f["algorithm"],
                         objective=f["objective"], stop=q.stop,
-                        on_info=on_info if every > 0 else None, **f["settings"])
+                        on_info=on_info if every > 0 else None, until_stopped=until_stopped,
+                        **f["settings"])
         doc = {"type": "bestmove", **best_document(
             game, result, seed=f["seed"], workers=1, objective=f["objective"],
             algorithm=f["algorithm"])}
@@ -421,7 +422,16 @@ class EngineServer:
         if beliefs is not None:
             doc["beliefs"] = beliefs
         if f["infinite"]:
-            # An infinite search that reached its cap holds its answer until stop.
+            if not q.stop.is_set() and every > 0:
+                # It ended by itself (solved exactly, or at its cap): one last partial says
+                # so and carries the answer at once; the bestmove waits for stop, as UCI's.
+                self.send(partial_answer({
+                    "iterations": result.info["iterations"], "seconds": result.info["seconds"],
+                    "best": result.best, "moves": result.moves,
+                    **({"trees": result.info.get("values", {}).get("replicates", 0)}
+                       if until_stopped and not result.info.get("exact") else {})},
+                    bool(result.info.get("exact")),
+                    finished=True), q.cmd.id)
             q.stop.wait()
             doc.update(stopped=True, terminated=q.terminated)
         self.final(q, doc)
@@ -487,6 +497,24 @@ class EngineServer:
         deadline = time.monotonic() + wait
         for t in self.workers:
             t.join(max(0.0, deadline - time.monotonic()))
+
+
+def partial_answer(progress: dict, exact: bool, finished: bool = False) -> dict:
+    """A `partial` line from a search's report (`search(on_info=)`'s dict): its ranked moves
+    (a figure never measured null), the best and its figures, `trees` (how many replicates
+    the values pool) and `running` (the iterations of the one being grown) when the engine
+    has replicates, and `finished` (the search ended by itself: these are its answer)."""
+    rows = measured_rows(progress["moves"], exact=exact)
+    out = {"type": "partial", "iterations": progress["iterations"],
+           "seconds": round(progress["seconds"], 3),
+           "best": move_text(progress["best"]) if rows[0]["visits"] or exact else None,
+           "value": rows[0]["value"], "stderr": rows[0]["stderr"], "moves": rows,
+           "exact": exact}
+    for key in ("trees", "running"):
+        if key in progress:
+            out[key] = progress[key]
+    out["finished"] = finished
+    return out
 
 
 def _lines(source, limit: int):

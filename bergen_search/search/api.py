@@ -66,7 +66,7 @@ from .limits import (
 )
 from .registry import Algorithm, SearchRun, Setting, Solved, resolve, setting_text
 from .results import MoveValue, SearchInfo, SearchResult, choices, paired_stderr, pool, rank
-from .workers import Job, Hooks, merge_units, run_jobs
+from .workers import Job, Hooks, UnitPool, merge_units, run_jobs
 
 #: What the rest of the package reads here: the search, its limits and results, and the
 #: registry's lookups (their own modules hold them; these are the same objects).
@@ -102,7 +102,7 @@ def mirror_twins(info: InfoSet) -> dict:
 def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
            algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
            values: bool = True, focus=(), stop=None, on_info=None,
-           **settings) -> SearchResult:
+           until_stopped: bool = False, **settings) -> SearchResult:
     """Rank every legal move of the seat to move in `info`.
 
     `algorithm`: "ismcts" (the default engine), "expectimax", or a preset ("classic": ISMCTS as
@@ -134,11 +134,23 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     `stop` (a `threading.Event`, set by another thread) ends the search at the next slice
     (STOP_SLICE_SECONDS; a final pass already running is finished first) and keeps what was
     found, as Ctrl-C does (`info["interrupted"]`; no final pass once stopped). `on_info`, a
-    callable, is given after every slice a dict: `iterations` (or worlds) so far, `seconds`,
-    `speed` (per second), and once the root has statistics `best`, `value`, `stderr` and
-    `moves` (`MoveValue`s of the replicate being searched, ranked by its own means). Both run
-    the search in slices of STOP_SLICE_SECONDS, which leaves the result of an iteration
-    budget unchanged, and need `workers=1`.
+    callable, is given after every slice (and as each replicate finishes) a dict:
+    `iterations` (or worlds) so far, `seconds`, `speed` (per second), and once the root has
+    statistics `best`, `value`, `stderr` and `moves` (`MoveValue`s ranked as the result
+    will be). With replicates (ISMCTS), those are the result's estimator on the replicates
+    finished so far (`trees` of them: each value their mean, its error their spread, given
+    once as many have finished as the budget's search pools, `replicates`), so that the
+    error printed holds at every moment; before the first has finished, the means of the
+    tree being grown, with no error (`trees` 0); `running`: the iterations of the replicate
+    being searched. Both run the search in slices of STOP_SLICE_SECONDS, which leaves the
+    result of an iteration budget unchanged, and need `workers=1`.
+
+    `until_stopped` (a replicated engine, with `stop`, no time limit): a search without an
+    end, which grows replicates of one size, `limits.iterations` (default: the default
+    budget) shared as `replicates` would share it, one after the other until `stop`, up to
+    MAX_REPLICATES of them (then it ends by itself), and pools them all: stopped after k
+    replicates finished, its values are those of the search of k replicates of that size
+    (`--set replicates=k`, the iterations k times the size), the same seed.
     """
     t0 = now()
     limits = limits or Limits()
@@ -161,6 +173,10 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     obj = objective_code(objective)
     if workers < 1:
         raise BergenError(f"workers must be at least 1, got {workers}", field="workers")
+    if until_stopped and (not alg.replicated or stop is None or limits.time is not None
+                          or workers != 1):
+        raise BergenError("a search until stopped needs an engine with replicates, a stop, "
+                          "one worker and no time limit", field="until_stopped")
     # An algorithm may solve the whole search at once (the exact endgame; ISMCTS tries it
     # first when its setting `endgame` is on), or leave notes and new limits.
     run = SearchRun(algorithm, seed, objective, dict(settings), workers, stop, on_info, t0, be)
@@ -190,7 +206,12 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         if workers != 1:
             raise BergenError("a search that can be stopped or watched (stop, on_info) runs "
                               "with one worker", field="workers")
-        hooks = Hooks(stop, on_info, moves, twins, lead, alg.by_visits)
+        # Watched: ranked as the result will be (the best value, unless `choose=visits`),
+        # from the replicates finished so far when there are replicates.
+        hooks = Hooks(stop, on_info, moves, twins, lead,
+                      alg.by_visits and settings.get("choose") != "value",
+                      pool=UnitPool(moves, twins, True) if alg.replicated else None,
+                      min_trees=max(2, alg.units(settings, 1)))
     result_info: SearchInfo = {"algorithm": algorithm, "objective": objective, "seed": seed,
                    "backend": be.name, "workers": workers, "worlds_consistent": table.histories,
                    "exact": False,
@@ -212,14 +233,22 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         units = alg.units(settings, workers)
         if budget is not None:
             units = min(units, budget)
-        shares = [None if budget is None else budget // units + (u < budget % units)
-                  for u in range(units)]
-        seeds = [seed] if units == 1 else [derive_seed(seed, u) for u in range(units)]
-        procs = min(workers, units)
-        jobs = [Job(info, table, alg.name, obj,
-                    [(shares[u], seeds[u]) for u in range(w, units, procs)],
-                    seconds, settings, values, tuple(focus), limits.memory_bytes, lines)
-                for w in range(procs)]
+        if until_stopped:
+            # Replicates of one size, one after the other, each its own seed as a search of
+            # that many replicates would give it.
+            size = max(budget // units, 1)
+            units, procs = MAX_REPLICATES, 1
+            jobs = [Job(info, table, alg.name, obj, _Replicates(size, seed, units), None,
+                        settings, values, tuple(focus), limits.memory_bytes, lines)]
+        else:
+            shares = [None if budget is None else budget // units + (u < budget % units)
+                      for u in range(units)]
+            seeds = [seed] if units == 1 else [derive_seed(seed, u) for u in range(units)]
+            procs = min(workers, units)
+            jobs = [Job(info, table, alg.name, obj,
+                        [(shares[u], seeds[u]) for u in range(w, units, procs)],
+                        seconds, settings, values, tuple(focus), limits.memory_bytes, lines)
+                    for w in range(procs)]
         finished = None
         try:
             finished = run_jobs(jobs, hooks)
@@ -231,19 +260,26 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
                                        or any(j.interrupted for j in finished))
         if solved.result is not None:
             return solved.result
-        # Back in unit order (process w ran units w, w + procs, ...; an interrupted one, the
-        # first of them).
-        flat = [None] * units
-        for w, job_output in enumerate(finished):
-            for u, res in zip(range(w, units, procs), job_output.outputs):
-                flat[u] = res
-        outputs = [r for r in flat if r is not None]
-        merged = merge_units(outputs, moves, twins, replicated=alg.replicated)
+        if hooks is not None and hooks.pool is not None:
+            # One process, its units folded into the pool as they finished (in unit order).
+            outputs = hooks.pool.outputs
+            merged = hooks.pool.merged()
+        else:
+            # Back in unit order (process w ran units w, w + procs, ...; an interrupted one,
+            # the first of them).
+            flat = [None] * units
+            for w, job_output in enumerate(finished):
+                for u, res in zip(range(w, units, procs), job_output.outputs):
+                    flat[u] = res
+            outputs = [r for r in flat if r is not None]
+            merged = merge_units(outputs, moves, twins, replicated=alg.replicated)
         rows, done, samples = merged.rows, merged.done, merged.samples
         # A Ctrl-C outside a unit's own search (between them, or while one was set up).
         interrupted = merged.interrupted or any(j.interrupted for j in finished)
         result_info.update(nodes=merged.nodes, interrupted=interrupted,
-                           replicates=len(outputs) if alg.replicated else None)
+                           # the replicates whose values are pooled (a stopped one's are not)
+                           replicates=merged.method.get("replicates", len(outputs))
+                           if alg.replicated else None)
         result_info.update(alg.summary(outputs, limits))
         result_info["values"] = merged.method
         if merged.sides:
@@ -264,6 +300,20 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     result_info["interrupted"] = result_info.get("interrupted", False) or solved.interrupted
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
+
+
+class _Replicates:
+    """The units of a search until stopped: `count` replicates of `size` iterations, the
+    u-th seeded `derive_seed(seed, u)`, made as they are asked for."""
+
+    def __init__(self, size: int, seed: int, count: int):
+        self.size, self.seed, self.count = size, seed, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self):
+        return ((self.size, derive_seed(self.seed, u)) for u in range(self.count))
 
 
 class Beside:

@@ -6,15 +6,16 @@ The public machinery every engine (`registry.Algorithm`) uses; `api.search` driv
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass, field
 
-from ..stats import mean_stderr, spread
+from ..stats import c4, mean_stderr, spread
 from . import registry
 from .limits import SLICE_SECONDS, STOP_SLICE_SECONDS, Deadline, now
-from .results import rank, rows_from_stats
+from .results import UnitOutput, rank, rows_from_stats
 
-__all__ = ["Hooks", "Job", "JobOutput", "Merged", "STOP_GRACE", "merge_units", "run_jobs",
-           "run_sliced", "search_worker"]
+__all__ = ["Hooks", "Job", "JobOutput", "Merged", "STOP_GRACE", "UnitPool", "merge_units",
+           "run_jobs", "run_sliced", "search_worker"]
 
 
 @dataclass
@@ -94,16 +95,38 @@ def run_sliced(run, budget, deadline: Deadline, hooks=None, stats=None, count=No
 class Hooks:
     """What `search(stop=, on_info=)` asks of a running search: to stop when `stop` (a
     `threading.Event`) is set, and to tell `on_info` how it stands after every slice.
-    `base`: the iterations (or worlds) of the slices' earlier calls (replicates, phases)."""
+    `base`: the iterations (or worlds) of the slices' earlier calls (replicates, phases).
 
-    def __init__(self, stop, on_info, moves=(), twins=None, lead=False, by_visits=False):
+    `pool` (a `UnitPool`, for an engine whose units are replicates): the units are folded
+    into it as they finish (`finished`), and what `on_info` hears is that pool, the
+    estimator of the final answer on the replicates finished so far: each value their mean
+    and its error their spread, ranked as the answer will be; the error only once
+    `min_trees` have finished (the number a search of that budget pools: fewer make an
+    error too unsure to print), and before the first has finished, the means of the tree
+    being grown, with no error (`trees` 0). How many replicates the figures pool is `trees`;
+    `running`, the iterations of the one being searched."""
+
+    def __init__(self, stop, on_info, moves=(), twins=None, lead=False, by_visits=False,
+                 pool=None, min_trees: int = 2):
         self.stop, self.on_info = stop, on_info
         self.moves, self.twins, self.lead, self.by_visits = moves, twins, lead, by_visits
+        self.pool, self.min_trees = pool, min_trees
         self.t0 = now()
         self.base = 0
 
     def stopped(self) -> bool:
         return self.stop is not None and self.stop.is_set()
+
+    def finished(self, output):
+        """A unit's output as it finishes: folded into the pool (the output kept is then
+        the pool's copy, without its beams) and reported at once (unless it was stopped:
+        nothing is reported after a stop)."""
+        if self.pool is None:
+            return output
+        self.pool.add(output)
+        if self.on_info is not None and not output.interrupted:
+            self.sliced(self.base)
+        return self.pool.outputs[-1]
 
     def sliced(self, done: int, stats=None, rows=None):
         """`done` iterations (or worlds) so far; `stats()` gives the root's statistics
@@ -113,16 +136,30 @@ class Hooks:
         seconds = now() - self.t0
         info = {"iterations": done, "seconds": seconds,
                 "speed": done / seconds if seconds > 0 else 0.0}
-        found = rows() if rows is not None else (
-            rows_from_stats(self.moves, self.twins, {r[0]: r[1:4] for r in stats()})
-            if stats is not None else None)
+        by_visits = self.by_visits
+        pool = self.pool
+        if pool is not None:
+            info.update(trees=pool.pooled if len(pool) else 0, running=done - pool.done)
+            if len(pool):
+                found = pool.rows()
+                if pool.pooled < self.min_trees:
+                    found = [(m, n, v, math.inf) for m, n, v, _ in found]
+            else:
+                # No replicate finished: the means of the one being grown, no error yet.
+                found = [(m, n, v, math.inf) for m, n, v, _ in rows_from_stats(
+                    self.moves, self.twins, {r[0]: r[1:4] for r in stats()})] \
+                    if stats is not None else None
+        else:
+            found = rows() if rows is not None else (
+                rows_from_stats(self.moves, self.twins, {r[0]: r[1:4] for r in stats()})
+                if stats is not None else None)
         if found:
-            ranked = rank(found, self.twins, self.by_visits, self.lead)
+            ranked = rank(found, self.twins, by_visits, self.lead)
+            # a move not measured yet goes last, whatever its (empty) mean
+            ranked = [m for m in ranked if m.visits] + [m for m in ranked if not m.visits]
             info.update(best=ranked[0].move, value=ranked[0].value, stderr=ranked[0].stderr,
                         moves=ranked)
         self.on_info(info)
-
-
 
 
 def search_worker(job: Job, hooks=None) -> JobOutput:
@@ -148,77 +185,190 @@ def search_worker(job: Job, hooks=None) -> JobOutput:
                              memory=job.memory, **({"lines": True} if job.lines else {}))
         except KeyboardInterrupt:
             return JobOutput(out, True)
-        out.append(res)
+        out.append(res if hooks is None else hooks.finished(res))
         if res.interrupted:          # the rest is not searched
             return JobOutput(out, True)
     return JobOutput(out, False)
 
 
 def merge_units(outputs: list, moves, twins, replicated: bool) -> Merged:
-    """The units' outputs (`UnitOutput`s) merged.
+    """The units' outputs (`UnitOutput`s) merged (folded one by one into a `UnitPool`).
 
     ISMCTS (`replicated`): each replicate's value of a move is its final pass's mean (or,
     without a pass, its tree's mean); the value is the mean over the replicates and the
     standard error their spread, which covers every noise of the search: the worlds, the
     playouts and the shape of each tree. With one replicate no error is measured (inf).
     Expectimax's workers sample independent worlds: their sums are pooled."""
-    done = sum(o.done for o in outputs)
-    interrupted = any(o.interrupted for o in outputs)
-    nodes = sum(o.nodes for o in outputs)
-    visits = {}
+    pool = UnitPool(moves, twins, replicated)
     for o in outputs:
+        pool.add(o)
+    return pool.merged()
+
+
+class UnitPool:
+    """The units' outputs folded as they finish: `merged()` is `merge_units` of every output
+    added (the same figures, bit for bit), and `ranked()` the live view of them, in O(moves)
+    whatever their number: what a watched search reports while it runs (the replicates
+    finished so far, pooled) and what a search without an end (`search(until_stopped=)`)
+    keeps of its trees (their values, not the trees: `outputs` keeps each output without its
+    expected-line beams, which are summed into the first one's)."""
+
+    def __init__(self, moves, twins, replicated: bool):
+        self.moves, self.twins, self.replicated = list(moves), twins, replicated
+        self.outputs: list = []         # each added, its extra's beams summed into the first
+        self.done = self.nodes = 0
+        self.interrupted = False
+        self.visits: dict = {}
+        # Replicated: per move, each replicate's value, and each side's outcome, in the order
+        # added; from the final passes (`passed`: those with one; `worlds`: theirs in all)
+        # and, while none has a pass, from the trees' means.
+        self.per = {m: array("d") for m in moves}
+        self.side_per: dict = {m: [] for m in moves}
+        self.per_search = {m: array("d") for m in moves}
+        self.side_search: dict = {m: [] for m in moves}
+        self.passed = self.worlds = 0
+        # Live: per move (n, sum, sum of squares) of the values pooled (`ranked`).
+        self.live: dict = {}
+        # Not replicated: the units' sums, pooled.
+        self.sums: dict = {}
+        self.side_sums: dict = {}
+
+    def __len__(self) -> int:
+        return len(self.outputs)
+
+    def _key(self, m):
+        return self.twins.get(m, m)
+
+    def add(self, o) -> None:
+        """Fold one unit's output in."""
+        self.done += o.done
+        self.interrupted = self.interrupted or o.interrupted
+        self.nodes += o.nodes
         for m, n, *_ in o.stats:
-            visits[m] = visits.get(m, 0) + n
-    key = lambda m: twins.get(m, m)
-    if replicated:
-        passed = [o for o in outputs if o.final_pass is not None]
-        per, side_per = {m: [] for m in moves}, {m: [] for m in moves}
-        if passed:
-            worlds = 0
-            for o in passed:
-                w, prow = o.final_pass.worlds, o.final_pass.rows
-                worlds += w
-                by = {m: (sm, g) for m, sm, _, g in prow}
-                for m in moves:
-                    sm, g = by[m]
-                    per[m].append(sm / w)
-                    side_per[m].append([x / w for x in g])
-            method = {"method": "pass", "worlds": worlds, "replicates": len(passed)}
+            self.visits[m] = self.visits.get(m, 0) + n
+        if self.replicated:
+            self._add_replicate(o)
         else:
-            for o in outputs:
-                by = {m: (n, sm) for m, n, sm, _ in o.stats}
-                for m in moves:
-                    n, sm = by.get(key(m), (0, 0.0))
-                    if n:
-                        per[m].append(sm / n)
-                    n_s, sums = o.sides.get(key(m), (0, ()))
-                    if n_s:
-                        side_per[m].append([x / n_s for x in sums])
-            method = {"method": "search", "replicates": len(outputs)}
+            for m, n, sm, sq in o.stats:
+                acc = self.sums.setdefault(m, [0, 0.0, 0.0])
+                acc[0] += n
+                acc[1] += sm
+                acc[2] += sq
+            for m, (n, sums) in o.sides.items():
+                acc = self.side_sums.setdefault(m, [0, [0.0] * len(sums)])
+                acc[0] += n
+                acc[1] = [a + b for a, b in zip(acc[1], sums)]
+        extra = dict(o.extra)
+        beams = extra.pop("lines", None)
+        if beams is not None:
+            if self.outputs:
+                _sum_beams(self.outputs[0].extra.setdefault("lines", {}), beams)
+            else:
+                extra["lines"] = {}
+                _sum_beams(extra["lines"], beams)      # a copy: the unit's stays as it was
+        self.outputs.append(UnitOutput([], o.done, o.interrupted, o.nodes, extra=extra))
+
+    def _add_replicate(self, o) -> None:
+        if o.final_pass is not None:
+            if not self.passed:
+                self.live = {}          # the passes' values, from now on
+            self.passed += 1
+            w = o.final_pass.worlds
+            self.worlds += w
+            by = {m: (sm, g) for m, sm, _, g in o.final_pass.rows}
+            for m in self.moves:
+                sm, g = by[m]
+                self._sample(m, sm / w)
+                self.per[m].append(sm / w)
+                self.side_per[m].append([x / w for x in g])
+            return
+        by = {m: (n, sm) for m, n, sm, _ in o.stats}
+        for m in self.moves:
+            n, sm = by.get(self._key(m), (0, 0.0))
+            if n:
+                self.per_search[m].append(sm / n)
+                if not self.passed:
+                    self._sample(m, sm / n)
+            n_s, sums = o.sides.get(self._key(m), (0, ()))
+            if n_s:
+                self.side_search[m].append([x / n_s for x in sums])
+
+    def _sample(self, m, x: float) -> None:
+        acc = self.live.setdefault(m, [0, 0.0, 0.0])
+        acc[0] += 1
+        acc[1] += x
+        acc[2] += x * x
+
+    @property
+    def pooled(self) -> int:
+        """The replicates whose values the figures pool: those with a final pass once one
+        has one, else every one added."""
+        return self.passed or len(self.outputs)
+
+    @property
+    def method(self) -> str:
+        return "pass" if self.passed else "search"
+
+    def rows(self) -> list:
+        """(move, visits, value, stderr) of every root move from the figures pooled so far
+        (the replicates' mean and spread, computed from running sums: `merged()` is exact)."""
+        rows = []
+        for m in self.moves:
+            visits = self.visits.get(self._key(m), 0)
+            if self.replicated:
+                n, s, sq = self.live.get(m, (0, 0.0, 0.0))
+                if n:
+                    mean = s / n
+                    se = (math.sqrt(max(sq - n * mean * mean, 0.0) / (n - 1) / n) / c4(n)
+                          if n >= 2 else math.inf)
+                else:
+                    mean, se = 0.0, math.inf
+                rows.append((m, visits, mean, se))
+            else:
+                n, sm, sq = self.sums.get(self._key(m), (0, 0.0, 0.0))
+                rows.append((m, n) + mean_stderr(n, sm, sq))
+        return rows
+
+    def merged(self) -> Merged:
+        """`merge_units` of every output added."""
+        moves, key = self.moves, self._key
+        if self.replicated:
+            if self.passed:
+                per, side_per = self.per, self.side_per
+                method = {"method": "pass", "worlds": self.worlds, "replicates": self.passed}
+            else:
+                per, side_per = self.per_search, self.side_search
+                method = {"method": "search", "replicates": len(self.outputs)}
+            rows = []
+            for m in moves:
+                mean, se = spread(per[m]) if per[m] else (0.0, math.inf)
+                rows.append((m, self.visits.get(key(m), 0), mean, se))
+            sides = {m: [math.fsum(v[i] for v in side_per[m]) / len(side_per[m])
+                         for i in range(len(side_per[m][0]))] for m in moves if side_per[m]}
+            return Merged(rows, self.done, self.interrupted, self.nodes, sides, method,
+                          {m: list(v) for m, v in per.items()})
         rows = []
         for m in moves:
-            mean, se = spread(per[m]) if per[m] else (0.0, math.inf)
-            rows.append((m, visits.get(key(m), 0), mean, se))
-        sides = {m: [math.fsum(v[i] for v in side_per[m]) / len(side_per[m])
-                     for i in range(len(side_per[m][0]))] for m in moves if side_per[m]}
-        return Merged(rows, done, interrupted, nodes, sides, method, per)
-    merged, side_sums = {}, {}
-    for o in outputs:
-        for m, n, sm, sq in o.stats:
-            acc = merged.setdefault(m, [0, 0.0, 0.0])
-            acc[0] += n
-            acc[1] += sm
-            acc[2] += sq
-        for m, (n, sums) in o.sides.items():
-            acc = side_sums.setdefault(m, [0, [0.0] * len(sums)])
-            acc[0] += n
-            acc[1] = [a + b for a, b in zip(acc[1], sums)]
-    rows = []
-    for m in moves:
-        n, sm, sq = merged.get(key(m), (0, 0.0, 0.0))
-        rows.append((m, n) + mean_stderr(n, sm, sq))
-    sides = {m: [x / n if n else None for x in sums] for m, (n, sums) in side_sums.items()}
-    return Merged(rows, done, interrupted, nodes, sides, {"method": "search"})
+            n, sm, sq = self.sums.get(key(m), (0, 0.0, 0.0))
+            rows.append((m, n) + mean_stderr(n, sm, sq))
+        sides = {m: [x / n if n else None for x in sums]
+                 for m, (n, sums) in self.side_sums.items()}
+        return Merged(rows, self.done, self.interrupted, self.nodes, sides,
+                      {"method": "search"})
+
+
+def _sum_beams(into: dict, beams: dict) -> None:
+    """Add a unit's beams ({root move: beam}, `algorithms.ismcts.line_beams`) into `into`,
+    edge by edge: what the expected lines read is their sum."""
+    for m, beam in beams.items():
+        _sum_beam(into.setdefault(m, {}), beam)
+
+
+def _sum_beam(into: dict, beam: dict) -> None:
+    for key, (visits, below) in beam.items():
+        slot = into.setdefault(key, [0, {}])
+        slot[0] += visits
+        _sum_beam(slot[1], below)
 
 
 #: In a process of `run_jobs`'s pool: the parent's stop (a multiprocessing Event inherited

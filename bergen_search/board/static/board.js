@@ -6,8 +6,9 @@
   const S = {
     ws: null, seq: 0, open: false, pending: [],
     posId: null, posSource: null, position: null, changedAt: null,
-    liveId: null, liveFirst: false, showId: null,
-    reviewId: null, decisions: [], step: -1,
+    game: null,          // what the live analysis searches: a position string, or a document
+    liveId: null, liveFirst: false, liveFinished: false, showId: null,
+    reviewId: null, reviewRecord: null, decisions: [], step: -1,
     hand: [], line: [],   // the setup: tiles "a-b"; the line as laid, [a, b] pairs
   };
   window.boardTimings = [];   // ms from a position change to the first ranked moves on screen
@@ -39,18 +40,37 @@
     for (let i = 0; i + 1 < n.length; i++) out.push([n[i], n[i + 1]]);
     return out;
   }
-  function drawBoard(str, best) {
+  // The best move drawn on the line, at the end it is played at (a dashed tile): `best` is
+  // a move as the engine writes it (`3-5:L`, `3-5:L/R` for mirror twins, `draw`, `pass`).
+  function bestOnLine(line, best) {
+    const m = /^(\d)-(\d):(L|R)/.exec(best || "");
+    if (!m) return null;
+    const a = Number(m[1]), b = Number(m[2]), end = m[3];
+    let pair = [a, b];
+    if (line.length && end === "L") pair = b === line[0][0] ? [a, b] : [b, a];
+    else if (line.length) pair = a === line[line.length - 1][1] ? [a, b] : [b, a];
+    const el = tileEl(pair[0], pair[1], "span", "ghost");
+    el.dataset.ghost = end;
+    el.title = `best: ${tileName(a, b)} at the ${end === "L" ? "left" : "right"} end`;
+    el.setAttribute("aria-label", el.title);
+    return el;
+  }
+  function drawBoard(str, best, label) {
     const p = parts(str);
     const hand = p[4] ? p[4].split(",").filter(Boolean) : [];
     const line = chainTiles(p[5]);
     const lineEl = $("line"), handEl = $("hand");
     lineEl.replaceChildren(...line.map(([a, b]) => tileEl(a, b)));
     if (!line.length) lineEl.textContent = "(empty: the lead is to come)";
+    const ghost = line.length ? bestOnLine(line, best) : null;
+    if (ghost && ghost.dataset.ghost === "L") lineEl.prepend(ghost);
+    else if (ghost) lineEl.append(ghost);
     const bestTile = best ? best.split(":")[0] : null;
     handEl.replaceChildren(...hand.map((t) => {
       const [a, b] = t.split("-").map(Number);
       return tileEl(a, b, "span", tileName(a, b) === bestTile ? "best" : "");
     }));
+    $("board-best").textContent = best ? `best: ${label || best}` : "";
     const sizes = p[6] ? p[6] : "?";
     $("board-caption").textContent = `${p[1]} · seat ${p[3]} to move · scores ${p[2]} · ` +
       `hands ${sizes} · reserve ${p[7] === undefined || p[7] === "" ? "?" : p[7]}` +
@@ -81,6 +101,25 @@
   // the socket before any answer, so the page says so itself and sends nothing.
   const MAX_MESSAGE = 4 * 1024 * 1024;
   const megabytes = (n) => (n / (1024 * 1024)).toFixed(1) + " MB";
+  // A JSON file chosen in `input`, read and parsed, then `use(doc, file)`; one too long for
+  // the socket or not JSON is said in `errorId` (`takes`: what the board takes, said after
+  // "the board").
+  function readJson(input, errorId, takes, use) {
+    const file = $(input).files[0];
+    if (!file) return;
+    if (file.size > MAX_MESSAGE) {
+      $(errorId).textContent = `${file.name} is ${megabytes(file.size)}: the board ${takes}`;
+      return;
+    }
+    file.text().then((text) => {
+      let doc;
+      try { doc = JSON.parse(text); } catch (e) {
+        $(errorId).textContent = `${file.name} is not JSON: ${e.message}`;
+        return;
+      }
+      use(doc, file);
+    });
+  }
   function send(obj) {
     const text = JSON.stringify(obj);
     if (text.length > MAX_MESSAGE) return false;
@@ -100,15 +139,49 @@
   }
 
   // ---- setting a position ------------------------------------------------------------------
-  function clearErrors() {
-    for (const el of document.querySelectorAll(".error")) el.textContent = "";
+  // What the live analysis searches is a position string, or a whole document (a record:
+  // what the lead and the draws proved is kept, as `bergen best` on the record keeps it).
+  // The address carries the position string and the budget; a document is kept for the
+  // tab (sessionStorage), so that a reload finds it again for the same position.
+  const RECORD_KEY = "bergen-board-game";
+  function clearErrors(ids) {
+    for (const id of ids) $(id).textContent = "";
   }
-  function setPosition(str, source) {
-    clearErrors();
+  const POSITION_ERRORS = ["position-error", "setup-error", "go-error", "open-error",
+    "err-2", "err-3", "err-4", "err-5", "err-6", "err-7", "err-8", "err-9"];
+  function setPosition(game, source) {
+    clearErrors(POSITION_ERRORS);
     S.posId = newId("position");
     S.posSource = source;
+    S.pendingGame = game;
     S.changedAt = performance.now();
-    send({ cmd: "position", game: str, id: S.posId });
+    const sent = send({ cmd: "position", game, id: S.posId });
+    if (!sent) {
+      $(source === "file" ? "open-error" : "position-error").textContent =
+        `the document is too long to send: the board takes up to ${megabytes(MAX_MESSAGE)}`;
+    }
+  }
+  function writeAddress() {
+    const url = new URL(location.href);
+    const q = url.searchParams;
+    if (S.position) q.set("position", S.position.position);
+    q.set("budget", $("budget-mode").value === "fixed" ? "fixed" : "infinite");
+    q.set("iterations", $("budget-iterations").value);
+    q.set("seed", $("budget-seed").value);
+    if ($("inference").checked) q.delete("inference"); else q.set("inference", "off");
+    history.replaceState(null, "", url.pathname + "?" +
+      q.toString().replace(/%2F/g, "/").replace(/%2C/g, ",").replace(/%3A/g, ":"));
+  }
+  function readAddress() {
+    const q = new URLSearchParams(location.search);
+    if (q.get("budget") === "fixed") $("budget-mode").value = "fixed";
+    const n = q.get("iterations");
+    if (n && /^\d+$/.test(n)) $("budget-iterations").value = n;
+    const seed = q.get("seed");
+    if (seed && /^\d+$/.test(seed)) $("budget-seed").value = seed;
+    if (q.get("inference") === "off") $("inference").checked = false;
+    budgetLabels();
+    return q.get("position");
   }
   function onPosition(msg) {
     if (msg.type === "error") {
@@ -116,46 +189,75 @@
       if (S.posSource === "setup") {
         const m = /\(part (\d)/.exec(msg.error);
         target = m && $("err-" + m[1]) ? "err-" + m[1] : "setup-error";
+      } else if (S.posSource === "file") {
+        target = "open-error";
+      } else if (S.posSource === "game") {
+        target = "go-error";
       }
       $(target).textContent = msg.error;
+      if (S.posSource === "game") stopLive();
       return;
     }
     S.position = msg;
+    S.game = S.pendingGame;
+    try {
+      if (typeof S.game === "string") sessionStorage.removeItem(RECORD_KEY);
+      else sessionStorage.setItem(RECORD_KEY, JSON.stringify({ position: msg.position,
+        game: S.game, source: S.posSource }));
+    } catch (e) { /* storage full or off: the address alone */ }
     $("position-input").value = msg.position;
-    const url = new URL(location.href);
-    url.searchParams.set("position", msg.position);
-    history.replaceState(null, "", url.pathname + "?" +
-      url.searchParams.toString().replace(/%2F/g, "/").replace(/%2C/g, ",").replace(/%3A/g, ":"));
+    writeAddress();
     fillSetup(msg.position);
     drawBoard(msg.position, null);
+    $("board-source").textContent = msg.history ?
+      (S.posSource === "review" ? "from the reviewed record, up to this decision" :
+        S.posSource === "game" ? "from the game being entered" : "from the record") +
+      ": what the lead and the draws proved is kept" : "";
     startLive();              // the search first: its first partial answer comes within a slice
     S.showId = newId("show");
     send({ cmd: "show", weighting: weighting(), id: S.showId });
   }
+  // A document opened in the position panel: a record (its last round unfinished) or a
+  // position, searched as it is.
+  function openDocument() {
+    clearErrors(["open-error"]);
+    readJson("open-file", "open-error", `takes documents up to ${megabytes(MAX_MESSAGE)}`,
+      (doc) => setPosition(doc, "file"));
+  }
 
   // ---- live analysis ---------------------------------------------------------------------------
+  // Until stopped, the engine grows trees of one size (a search of the budget shared by its
+  // 8 trees), one after the other, and pools every tree finished: the values are that
+  // pool's (the estimator `bergen best` prints, on more trees), the ± their spread, given
+  // once 8 trees have finished; before the first has, the growing tree's means, no ±.
+  // With a fixed budget the search finishes and its answer is shown at once.
   function startLive() {
-    $("go-error").textContent = "";
+    clearErrors(["go-error"]);
     if (S.liveId) send({ cmd: "terminate", queries: [S.liveId], id: newId("terminate") });
     S.liveId = null;
     $("moves").querySelector("tbody").replaceChildren();
+    delete $("moves").dataset.state;
     if (!S.position) return;
-    if (!S.position.legal.length) {
-      $("status").textContent = "the lead is forced (the lowest double): nothing to search";
+    if (!S.position.legal.length || !S.position.line) {
+      setStatus("idle", "the lead is forced (the lowest double): nothing to search");
       return;
     }
     const go = { cmd: "go", report_every: 0.1, beliefs: weighting(),
-      settings: { inference: $("inference").checked } };
-    if ($("budget-mode").value === "fixed") {
-      go.iterations = Number($("budget-iterations").value);
-      go.seed = Number($("budget-seed").value);
-    } else {
-      go.infinite = true;
-    }
+      settings: { inference: $("inference").checked },
+      iterations: Number($("budget-iterations").value), seed: Number($("budget-seed").value) };
+    if ($("budget-mode").value !== "fixed") go.infinite = true;
     S.liveId = go.id = newId("live");
     S.liveFirst = true;
-    $("status").textContent = "searching…";
+    S.liveFinished = false;
+    S.liveInfinite = !!go.infinite;
+    S.liveSize = Math.floor(go.iterations / 8);
+    setStatus("searching", "searching…");
     send(go);
+  }
+  function setStatus(state, text) {
+    const el = $("status");
+    el.dataset.state = state;
+    el.textContent = text;
   }
   // The inference toggle: the search's setting and the beliefs' weighting together.
   const weighting = () => ($("inference").checked ? "inference" : "uniform");
@@ -164,40 +266,82 @@
   }
   const fmt = (v, d) => (v === null || v === undefined ? "—" : (v >= 0 && d === 3 ? "+" : "") +
     Number(v).toFixed(d));
+  const count = (n) => Number(n || 0).toLocaleString("en");
+  // The engine's rows with each mirror twin folded into the move it mirrors (one choice,
+  // written `a-b:L/R`, as `bergen best` writes it), in the engine's order.
+  function folded(moves) {
+    const twinned = new Set(moves.filter((m) => m.twin).map((m) => m.twin));
+    return moves.filter((m) => !m.twin).map((m) => twinned.has(m.move) ?
+      { ...m, name: m.move.split(":")[0] + ":L/R" } : { ...m, name: m.move });
+  }
+  // What the figures are, in words, for the status line.
+  function liveWords(msg) {
+    if (msg.exact) return "exact: the endgame solved (± a bound)";
+    const t = msg.trees;
+    if (t === undefined) return "values so far, ± over the worlds solved";
+    const size = S.liveSize ? ` of ${count(S.liveSize)} iterations` : "";
+    if (t === 0) return "the first tree growing: its own means, no ± yet";
+    if (msg.stderr === null || msg.stderr === undefined)
+      return `${t} tree${t > 1 ? "s" : ""}${size} finished: their mean, ± once 8 have`;
+    return `the mean of ${count(t)} independent trees${size}, ± their spread`;
+  }
   function onLive(msg) {
-    if (msg.type === "error") { $("go-error").textContent = msg.error; return; }
+    if (msg.type === "error") {
+      clearErrors(["go-error"]);
+      $("go-error").textContent = msg.error;
+      setStatus("idle", "");
+      S.liveId = null;
+      return;
+    }
     if (msg.type !== "partial" && msg.type !== "bestmove") return;
-    const exact = !!msg.exact;
-    const total = msg.moves.reduce((s, m) => s + (m.visits || 0), 0);
-    const rows = msg.moves.map((m) => {
+    const final = msg.type === "bestmove" || msg.finished;
+    if (msg.type === "partial" && S.liveFinished) return;
+    const rows = folded(msg.moves).map((m) => {
       const tr = document.createElement("tr");
-      tr.dataset.move = m.move;
+      tr.dataset.move = m.name;
       tr.dataset.value = m.value === null ? "" : m.value;
       tr.dataset.stderr = m.stderr === null || m.stderr === undefined ? "" : m.stderr;
-      if (m.move === msg.best) tr.className = "best";
+      if (m.move === msg.best || m.twin === msg.best) tr.className = "best";
+      const total = msg.moves.filter((x) => !x.twin).reduce((a, x) => a + (x.visits || 0), 0);
       const share = total && m.visits ? (100 * m.visits / total).toFixed(1) + "%" : "—";
-      tr.innerHTML = `<td class="mono">${m.move}</td><td>${fmt(m.value, 3)}</td>` +
-        `<td>${fmt(m.stderr, 3).replace("+", "")}</td><td>${m.visits ?? "—"}</td><td>${share}</td>` +
-        `<td>${exact ? '<span class="badge exact">exact</span>' : ""}</td>`;
+      tr.innerHTML = `<td class="mono">${m.name}</td><td>${fmt(m.value, 3)}</td>` +
+        `<td title="${m.stderr === null ? "no ± yet" : ""}">${fmt(m.stderr, 3).replace("+", "")}` +
+        `</td><td>${share}</td>`;
       return tr;
     });
     $("moves").querySelector("tbody").replaceChildren(...rows);
-    $("moves").dataset.state = msg.type;
+    $("moves").dataset.state = msg.type === "bestmove" ? "bestmove" : final ? "finished" :
+      "partial";
+    $("moves").dataset.trees = msg.trees === undefined ? "" : msg.trees;
     if (S.liveFirst && rows.length) {
       S.liveFirst = false;
       requestAnimationFrame(() => window.boardTimings.push(performance.now() - S.changedAt));
     }
-    drawBoard(S.position.position, msg.best);
-    const it = (msg.iterations || 0).toLocaleString("en");
-    if (msg.type === "partial") {
-      $("status").textContent = `searching… ${it} iterations, ${msg.seconds} s`;
+    const best = folded(msg.moves).find((m) => m.move === msg.best || m.twin === msg.best);
+    drawBoard(S.position.position, msg.best, best ? best.name : msg.best);
+    const it = count(msg.iterations);
+    if (msg.type === "partial" && !msg.finished) {
+      setStatus("searching", `searching… ${liveWords(msg)} · ${it} iterations, ` +
+        `${Number(msg.seconds).toFixed(1)} s`);
+    } else if (msg.finished) {
+      // It ended by itself (solved, or its most trees): the answer now; the engine holds
+      // its final line until told, so tell it.
+      S.liveFinished = true;
+      setStatus("finished", `finished: ${liveWords(msg)} · ${it} iterations, ` +
+        `${Number(msg.seconds).toFixed(1)} s`);
+      stopLive();
     } else {
-      $("status").textContent = (msg.empty ? "stopped before measuring anything" :
-        `${msg.stopped ? "stopped" : "done"}: ${it} iterations, ${msg.seconds ?? 0} s` +
-        (msg.exact ? ", exact (the endgame solved)" : ""));
+      const trees = msg.replicates ? `, ${count(msg.replicates)} trees` : "";
+      const figures = `${it} iterations, ${Number(msg.seconds || 0).toFixed(1)} s${trees}` +
+        (msg.exact ? ", exact (the endgame solved)" : "");
+      if (msg.empty) setStatus("stopped", "stopped before measuring anything");
+      else if (S.liveFinished || !msg.stopped) setStatus("finished", `finished: ${figures}`);
+      else setStatus("stopped", `stopped: ${figures}` + (msg.replicates >= 2 ?
+        "; ± the spread of those trees" : "; no ± (fewer than 2 trees finished)"));
       if (msg.beliefs) drawBeliefs(msg.beliefs);
       S.liveId = null;
     }
+    scrollHints();
   }
 
   // ---- beliefs ---------------------------------------------------------------------------------
@@ -327,36 +471,69 @@
   // ---- review ---------------------------------------------------------------------------------
   function startReview() {
     $("review-error").textContent = "";
-    const file = $("record-file").files[0];
-    if (!file) { $("review-error").textContent = "choose a record file first"; return; }
-    if (file.size > MAX_MESSAGE) {
-      $("review-error").textContent = `${file.name} is ${megabytes(file.size)}: the board ` +
-        `reviews records up to ${megabytes(MAX_MESSAGE)} (bergen analyze reads any size)`;
+    if (!$("record-file").files[0]) {
+      $("review-error").textContent = "choose a record file first";
       return;
     }
-    file.text().then((text) => {
-      let record;
-      try { record = JSON.parse(text); } catch (e) {
-        $("review-error").textContent = `${file.name} is not JSON: ${e.message}`;
-        return;
-      }
+    const takes = `reviews records up to ${megabytes(MAX_MESSAGE)} (bergen analyze reads any ` +
+      "size)";
+    readJson("record-file", "review-error", takes, (record, file) => {
       if (S.reviewId) send({ cmd: "terminate", queries: [S.reviewId], id: newId("terminate") });
       S.reviewId = newId("review");
       S.decisions = []; S.step = -1;
       S.reviewRules = record && record.rules ? record.rules : null;
+      S.reviewRecord = record;
       $("decisions").replaceChildren(); $("step").replaceChildren(); $("graph").innerHTML = "";
       $("summary").innerHTML = "";
       const sent = send({ cmd: "analyze", record, id: S.reviewId,
         iterations: Number($("review-iterations").value), seed: Number($("review-seed").value) });
       if (!sent) {
-        $("review-error").textContent = `${file.name} is too long to send: the board reviews ` +
-          `records up to ${megabytes(MAX_MESSAGE)} (bergen analyze reads any size)`;
+        $("review-error").textContent = `${file.name} is too long to send: the board ${takes}`;
         return;
       }
       $("review-status").textContent = "analysing…";
     });
   }
   const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+  // The words of `bergen analyze` (views/report.py), written once here for the page: the
+  // mark after a play (a borderline one in brackets, `[-]` when the loss is below every
+  // threshold), the verdict, the move compared ("better" never names the play made) and
+  // the loss with its interval.
+  function markOf(d) {
+    if (d.borderline) return `[${MARK[d.label] || "-"}]`;
+    return MARK[d.label] || "";
+  }
+  function verdictOf(d) {
+    if (d.borderline) return d.label ? `borderline ${d.label}` : "borderline (no label)";
+    return d.label || "";
+  }
+  function rivalOf(d) {
+    if (d.best !== d.played) return d.best;
+    const mine = d.values[d.played];
+    const others = Object.keys(d.values).filter((m) => m !== d.played &&
+      !(m.split(":")[0] === d.played.split(":")[0] && d.values[m] === mine));
+    others.sort((a, b) => d.values[b] - d.values[a] || (a < b ? -1 : 1));
+    return others.length ? others[0] : null;
+  }
+  const f2 = (v) => (v >= 0 ? "+" : "") + Number(v).toFixed(2);
+  function comparedOf(d) {
+    const other = rivalOf(d);
+    if (d.best !== d.played) return `better ${other} ${f2(d.values[other])}`;
+    if (other === null) return "the only choice";
+    return `the search's best; ${other} ${f2(d.values[other])} may be better`;
+  }
+  function lossOf(d) {
+    let out = `loss ${Number(d.loss).toFixed(2)} ± ${Number(d.loss_stderr).toFixed(2)}`;
+    if (d.exact) return out + ", exact (± the two moves' bounds)";
+    const iv = d.loss_interval;
+    if (iv && iv[0] !== null && iv[1] !== null) out += `, 99% [${Number(iv[0]).toFixed(2)}, ` +
+      `${Number(iv[1]).toFixed(2)}]`;
+    if (d.rechecks) out += `, ${d.rechecks} recheck${d.rechecks > 1 ? "s" : ""}`;
+    return out;
+  }
+  // Where a decision is, as the CLI says it: rounds counted from 1, the event its index in
+  // the round (the JSON's `event`).
+  const whereOf = (d) => `round ${d.round + 1}, event ${d.event}, seat ${d.seat}`;
   function onReview(msg) {
     if (msg.type === "error") { $("review-error").textContent = msg.error; return; }
     if (msg.type === "decision") {
@@ -364,9 +541,12 @@
       const li = document.createElement("li");
       li.dataset.index = msg.index;
       li.dataset.label = msg.label || "";
-      li.innerHTML = `round ${msg.round + 1}, seat ${msg.seat}: <span class="mono">${msg.played}` +
-        `${MARK[msg.label] || ""}</span>` + (msg.played !== msg.best ?
-        ` (best <span class="mono">${msg.best}</span>)` : "") + badges(msg);
+      li.dataset.mark = markOf(msg);
+      const said = msg.label || msg.borderline ? ` <span class="verdict ${msg.label || ""}">` +
+        `${verdictOf(msg)}</span>: ${comparedOf(msg)}` : msg.played !== msg.best ?
+        `: ${comparedOf(msg)}` : "";
+      li.innerHTML = `${whereOf(msg)}: <span class="mono">${msg.played}${markOf(msg)}</span>` +
+        said + (msg.exact ? ' <span class="badge exact">exact</span>' : "");
       li.addEventListener("click", () => goTo(msg.index));
       $("decisions").appendChild(li);
       drawGraph();
@@ -378,24 +558,18 @@
       drawSummary(msg.summary || []);
       $("decisions").dataset.done = "1";
       S.reviewId = null;
+      scrollHints();
     }
   }
   function drawSummary(rows) {
     const head = "<thead><tr><th>seat</th><th>decisions</th><th>loss</th><th>?!</th><th>?</th>" +
-      "<th>??</th><th>borderline</th><th>luck</th><th>of the deal</th><th>of the draws</th></tr></thead>";
+      "<th>??</th><th title=\"borderline calls, as bergen analyze counts them\">[ ]</th><th>luck</th><th>of the deal</th><th>of the draws</th></tr></thead>";
     $("summary").innerHTML = rows.length ? head + "<tbody>" + rows.map((r) =>
       `<tr data-seat="${r.seat}"><td>${r.seat}</td><td>${r.decisions}</td><td>${fmt(r.total_loss, 3)
         .replace("+", "")}</td><td>${r.inaccuracies}</td><td>${r.mistakes}</td><td>${r.blunders}` +
       `</td><td>${r.borderline}</td><td data-luck="${r.luck}">${fmt(r.luck, 3)}</td>` +
       `<td>${fmt(r.luck_deal, 3)}</td><td>${fmt(r.luck_draws, 3)}</td></tr>`).join("") +
       "</tbody>" : "";
-  }
-  function badges(d) {
-    let s = "";
-    if (d.label) s += ` <span class="badge ${d.label}">${d.label}</span>`;
-    if (d.borderline) s += ' <span class="badge borderline">borderline</span>';
-    if (d.exact) s += ' <span class="badge exact">exact</span>';
-    return s;
   }
   // The evaluation graph of the review, in the report's manner and with its drawing (the
   // marks' symbols, the sides' classes: views/drawing.py): every side's value of the play
@@ -408,6 +582,7 @@
   }
   function drawGraph() {
     const g = $("graph"), ds = S.decisions.filter(Boolean), n = ds.length;
+    $("graph-title").hidden = !n;
     if (!n) { g.innerHTML = ""; return; }
     const left = 40, right = 10, marksY = 34, top = 48, plotH = 150, H = top + plotH + 22;
     const width = Math.max(g.parentElement.clientWidth || 600, left + right + 22 * n);
@@ -427,7 +602,6 @@
       s += `<line class="${t === 0 ? "axis" : "grid"}" x1="${left}" y1="${Y(t)}" x2="${width - right}" ` +
         `y2="${Y(t)}"/><text x="${left - 5}" y="${Y(t) + 4}" text-anchor="end">${t > 0 ? "+" : ""}${t}</text>`;
     }
-    s += `<text x="${left}" y="12">value of the play made, for the side that moved (points)</text>`;
     if (S.step >= 0) s += `<rect class="current" x="${X(S.step) - step / 2}" y="${top - 4}" ` +
       `width="${step}" height="${plotH + 8}"/>`;
     ds.forEach((d, i) => {
@@ -460,8 +634,9 @@
     // the click targets, one column per decision, over everything
     ds.forEach((d, i) => {
       s += `<rect class="hit" data-index="${i}" x="${X(i) - step / 2}" y="0" width="${step}" ` +
-        `height="${H}"><title>decision ${i + 1}: round ${d.round + 1}, seat ${d.seat}, ` +
-        `${d.played}${MARK[d.label] || ""} ${fmt(value(d), 3)}${d.exact ? ", exact" : ""}</title></rect>`;
+        `height="${H}"><title>${whereOf(d)}: ${d.played}${markOf(d)} ${fmt(value(d), 3)}` +
+        `${d.exact ? ", exact" : ""}${d.label || d.borderline ? " — " + verdictOf(d) : ""}` +
+        `</title></rect>`;
     });
     g.innerHTML = s;
   }
@@ -474,17 +649,42 @@
       li.classList.toggle("current", Number(li.dataset.index) === i);
     const cur = $("decisions").children[i];
     if (cur) cur.scrollIntoView({ block: "nearest" });
-    const iv = d.loss_interval ? `[${fmt(d.loss_interval[0], 3)}, ${fmt(d.loss_interval[1], 3)}]` : "—";
     const st = $("step");
     st.dataset.index = i;
     st.dataset.label = d.label || "";
-    st.innerHTML = `<div><b>Decision ${i + 1} of ${S.decisions.length}</b>: round ${d.round + 1}, ` +
-      `seat ${d.seat}${badges(d)}</div><div>played <span class="mono">${d.played}</span> · best ` +
-      `<span class="mono">${d.best}</span> · loss ${fmt(d.loss, 3)} ± ${fmt(d.loss_stderr, 3)
-      .replace("+", "")} · interval ${iv}</div><div class="mono small">${d.position}</div>`;
+    const verdict = verdictOf(d);
+    st.innerHTML = `<div><b>Decision ${i + 1} of ${S.decisions.length}</b>: ${whereOf(d)}` +
+      (verdict ? ` · <span class="verdict ${d.label || ""}">${verdict}</span>` : "") +
+      (d.exact ? ' <span class="badge exact">exact</span>' : "") + `</div><div>played ` +
+      `<span class="mono">${d.played}${markOf(d)}</span> ${f2(d.values[d.played])}, ` +
+      (d.best !== d.played || d.borderline ? `${comparedOf(d)} · ${lossOf(d)}` :
+        "the best play · loss 0") + `</div><div class="row"><span class="mono small">` +
+      `${d.position}</span> <button type="button" id="analyse-here">Analyse here</button></div>`;
+    $("analyse-here").addEventListener("click", () => analyseHere(d));
     drawBoard(d.position, d.best);
     drawGraph();
   }
+
+  // "Analyse here": the reviewed record up to this decision, searched live from the seat to
+  // move's view with everything the record proves (the lead, the draws, the passes).
+  function recordUpTo(record, round, event) {
+    const rounds = record.rounds.slice(0, round + 1).map((r, k) => k < round ? r :
+      { ...r, events: r.events.slice(0, event) });
+    return { ...record, rounds };
+  }
+  function analyseHere(d) {
+    if (!S.reviewRecord) return;
+    setPosition(recordUpTo(S.reviewRecord, d.round, d.event), "review");
+    $("analysis-panel").scrollIntoView({ block: "start" });
+  }
+
+  // ---- a hint under a table or a graph wider than the screen --------------------------------
+  function scrollHints() {
+    for (const el of document.querySelectorAll(".scroll")) {
+      el.classList.toggle("overflows", el.scrollWidth > el.clientWidth + 1);
+    }
+  }
+  window.addEventListener("resize", scrollHints);
 
   // ---- wiring ---------------------------------------------------------------------------------
   $("paste-form").addEventListener("submit", (ev) => {
@@ -496,6 +696,7 @@
   $("setup-voids").addEventListener("input", drawVoids);
   $("setup-rules").addEventListener("input", drawVoids);
   $("inference").addEventListener("change", () => {
+    writeAddress();
     if (!S.position) return;
     startLive();
     S.showId = newId("show");
@@ -503,6 +704,17 @@
   });
   $("go").addEventListener("click", startLive);
   $("stop").addEventListener("click", stopLive);
+  function budgetLabels() {
+    const fixed = $("budget-mode").value === "fixed";
+    $("iterations-label").textContent = fixed ? "Iterations" : "Iterations per 8 trees";
+    $("budget-iterations").title = fixed ? "the search's budget: it finishes at it" :
+      "the size of the trees grown until Stop: each a search of this budget shares it " +
+      "between 8 trees, and the trees are pooled (bergen best --iterations N on more trees)";
+  }
+  for (const id of ["budget-mode", "budget-iterations", "budget-seed"]) {
+    $(id).addEventListener("change", () => { budgetLabels(); writeAddress(); });
+  }
+  $("open-file").addEventListener("change", openDocument);
   $("review-go").addEventListener("click", startReview);
   $("record-file").addEventListener("change", startReview);
   $("graph").addEventListener("click", (ev) => {
@@ -584,6 +796,7 @@
       G.why = msg.why || null;
       // a round not yet led: the leads some deal allows, an unseen seat's too
       if (msg.to_move === null) G.leads = msg.leads || [];
+      followGame(msg);
     } else if (/round is over/.test(msg.error)) {
       G.over = true; G.toMove = null;
     } else if (/not led yet/.test(msg.error)) {
@@ -594,6 +807,18 @@
       if (G.undoOnError) { check(false); return; }
     }
     refreshGame();
+  }
+  // The live analysis following the game being entered (the toggle): each event's position,
+  // sent as the record so far (what it proves is kept), when the seat to move's hand is seen.
+  function followGame(msg) {
+    if (!$("game-follow").checked || msg.to_move === null) return;
+    if (!msg.seen) {
+      if (S.liveId) stopLive();
+      setStatus("idle", `seat ${msg.to_move}'s hand is not seen: the live analysis waits ` +
+        "for a seat whose hand is");
+      return;
+    }
+    setPosition(JSON.parse(JSON.stringify(G.record)), "game");
   }
   function refreshGame() {
     const round = gameRound();
@@ -676,18 +901,8 @@
     document.body.appendChild(a); a.click(); a.remove();
   });
   $("game-file").addEventListener("change", () => {
-    const file = $("game-file").files[0];
-    if (!file) return;
-    if (file.size > MAX_MESSAGE) {
-      $("game-error").textContent = `${file.name} is ${megabytes(file.size)}: the board ` +
-        `reads games up to ${megabytes(MAX_MESSAGE)}`;
-      return;
-    }
-    file.text().then((text) => {
-      try { G.record = JSON.parse(text); } catch (e) {
-        $("game-error").textContent = `${file.name} is not JSON: ${e.message}`;
-        return;
-      }
+    readJson("game-file", "game-error", `reads games up to ${megabytes(MAX_MESSAGE)}`, (doc) => {
+      G.record = doc;
       $("game-players").value = G.record.rules && G.record.rules.players || 2;
       check(false);
     });
@@ -697,6 +912,17 @@
   drawPalette();
   drawVoids();
   connect();
-  const start = new URLSearchParams(location.search).get("position");
-  if (start) setPosition(start, "paste");
+  // The address: the position and the budget; a document kept for the tab when its
+  // position is the address's.
+  const start = readAddress();
+  if (start) {
+    $("setup").open = false;
+    let kept = null;
+    try { kept = JSON.parse(sessionStorage.getItem(RECORD_KEY) || "null"); } catch (e) { kept = null; }
+    if (kept && kept.position === start) setPosition(kept.game, kept.source || "file");
+    else setPosition(start, "paste");
+  } else if (window.matchMedia("(max-width: 700px)").matches) {
+    $("setup").open = false;
+  }
+  scrollHints();
 })();

@@ -515,3 +515,57 @@ def test_a_search_in_two_processes_stopped_says_so_without_a_traceback(tmp_path,
     assert "Traceback" not in err
     doc = json.loads(out)
     assert doc["interrupted"] is True and doc["best"] == doc["moves"][0]["move"]
+
+
+# ---- the stop signals reach the main thread --------------------------------------------------
+# A signal sent to the process goes to any thread that does not block it; Python runs the
+# handler in the main thread only when that thread next runs Python code. A helper thread that
+# took SIGTERM while the engine's main thread slept reading its input left the engine running
+# (a loaded CI machine, 1 run in 20): every helper thread blocks the stop signals.
+
+_STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+def test_a_quiet_thread_blocks_the_stop_signals_and_the_main_thread_does_not():
+    from bergen_search.runs.threads import QuietThread
+    seen = {}
+    t = QuietThread(target=lambda: seen.update(mask=signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+    t.start()
+    t.join()
+    assert t.daemon
+    assert _STOPS <= set(seen["mask"])
+    assert not _STOPS & set(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+
+def test_every_thread_the_package_starts_is_quiet():
+    """No module starts a plain `threading.Thread` (it would take a stop signal and lose it)."""
+    import pathlib
+
+    import bergen_search
+    root = pathlib.Path(bergen_search.__file__).parent
+    plain = [str(p.relative_to(root)) for p in root.rglob("*.py")
+             if p.name != "threads.py" and "threading.Thread(" in p.read_text(encoding="utf-8")]
+    assert plain == []
+
+
+def _blocked(pid: int, tid: str) -> set:
+    for line in open(f"/proc/{pid}/task/{tid}/status", encoding="ascii"):
+        if line.startswith("SigBlk:"):
+            bits = int(line.split()[1], 16)
+            return {s for s in _STOPS if bits >> (s - 1) & 1}
+    raise AssertionError("no SigBlk")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="Linux's /proc")
+def test_the_engine_searching_leaves_the_stop_signals_to_its_main_thread():
+    from bergen_search.protocol.client import EngineProcess
+    decision = open("examples/decision.json", encoding="utf-8").read()
+    with EngineProcess.start() as engine:
+        analysis = engine.analysis(decision, report_every=0.01)
+        assert analysis.next() is not None             # its worker thread is searching
+        pid = engine.process.pid
+        tasks = sorted(os.listdir(f"/proc/{pid}/task"), key=int)
+        assert len(tasks) >= 2
+        assert _blocked(pid, str(pid)) == set()        # the main thread takes them
+        assert all(_blocked(pid, t) == _STOPS for t in tasks if t != str(pid))
+        analysis.stop()

@@ -24,6 +24,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocketDisconnect
 
 from ..protocol.server import EngineServer
+from ..runs.threads import QuietThread
 from ..views import drawing
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -113,7 +114,7 @@ class Connection:
         self.inbox: queue.Queue = queue.Queue()
         self.server = EngineServer(self._write, workers=1)
         self.quit = False
-        self.thread = threading.Thread(target=self._feed, name="bergen-board-connection",
+        self.thread = QuietThread(target=self._feed, name="bergen-board-connection",
                                        daemon=True)
         self.thread.start()
 
@@ -269,7 +270,7 @@ def run(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,
 
     previous = signal.signal(signal.SIGHUP, hang_up) \
         if threading.current_thread() is threading.main_thread() else None
-    threading.Thread(target=on_start, daemon=True).start()
+    QuietThread(target=on_start, daemon=True).start()
     try:
         server.run()
     except KeyboardInterrupt:

@@ -12,6 +12,7 @@ import click
 
 from .. import __version__
 from ..runs.files import write_atomic  # noqa: F401  (the commands' way to write a file)
+from ..runs.threads import QuietThread
 from ..search import backend
 
 
@@ -66,7 +67,7 @@ class Working:
 
     def __enter__(self):
         if self.show:
-            self.thread = threading.Thread(target=self._run, name="bergen-progress",
+            self.thread = QuietThread(target=self._run, name="bergen-progress",
                                            daemon=True)
             self.thread.start()
         return self

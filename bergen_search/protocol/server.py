@@ -45,6 +45,7 @@ from ..formats.replay import next_moves
 from ..game.state import lead_rank, move_str
 from ..game.tiles import iter_mask, tile_str
 from ..information.beliefs import beliefs as beliefs_of
+from ..runs.threads import QuietThread
 from ..search import backend, registry
 from ..search.api import Limits, root_moves, search
 from ..search.registry import resolve
@@ -126,7 +127,7 @@ class EngineServer:
         # the input), so that a `stop` right after a `go` finds it running.
         self.slots: list = [None] * workers
         self.idle = set(range(workers))
-        self.workers = [threading.Thread(target=self._work, args=(i,),
+        self.workers = [QuietThread(target=self._work, args=(i,),
                                          name=f"bergen-worker-{i}", daemon=True)
                         for i in range(workers)]
         for t in self.workers:

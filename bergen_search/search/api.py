@@ -53,6 +53,7 @@ from ..game.state import DRAW, PASS
 from ..game.state import mirror_twins as state_mirror_twins
 from ..game.tiles import TILES_WITH, iter_mask
 from ..information.infoset import InfoSet
+from ..runs.threads import QuietThread
 from . import backend
 from .limits import (
     DEFAULT_MEMORY_MB,
@@ -337,7 +338,7 @@ class Beside:
         self.error: BaseException | None = None
         self.stop = _Either(self.caller_stop, self.found)
         inner = dataclasses.replace(run, stop=self.quit, on_info=self._exact_info)
-        self.thread = threading.Thread(target=self._attempt, args=(alg, info, limits, inner),
+        self.thread = QuietThread(target=self._attempt, args=(alg, info, limits, inner),
                                        name="bergen-exact", daemon=True)
         self.thread.start()
 

@@ -88,6 +88,7 @@ from ..game.tiles import TILES_WITH, popcount
 from ..information.inference import TileModel, tile_factors
 from ..information.infoset import InfoSet
 from ..information.sampler import WorldTable, merge_groups
+from ..runs.threads import QuietThread
 from . import endgame_ref
 
 #: The exploitability the solver stops at, in points (the unit of the values)...
@@ -1222,7 +1223,7 @@ class _StopWatch:
             return
         self.core.clear_stop()
         self.done = threading.Event()
-        self.thread = threading.Thread(target=self._watch, args=(stop,), daemon=True,
+        self.thread = QuietThread(target=self._watch, args=(stop,), daemon=True,
                                        name="endgame-stop")
         self.thread.start()
 

@@ -140,11 +140,34 @@ class InFile(BergenError):
 class JSONError(BergenError):
     """JSON text that does not parse, with where: `line` and `column` (1-based, in the text
     parsed) and `reason`, so that a reader of many lines (the engine's input) can say which
-    of its lines it was."""
+    of its lines it was. `extra_data`: the text held a whole JSON value and then more (a
+    file of JSON lines, read as one document)."""
 
-    def __init__(self, line: int, column: int, reason: str):
+    def __init__(self, line: int, column: int, reason: str, *, extra_data: bool = False):
         super().__init__(f"bad JSON at line {line}, column {column}: {reason}")
         self.line, self.column, self.reason = line, column, reason
+        self.extra_data = extra_data
+
+
+class TooBig(BergenError):
+    """Work that does not fit its budget (the exact endgame's deals or tree, the solve): the
+    caller declines and goes on. `interrupted`: a stop cut it short (its message says so too);
+    `spent`: the work it cost all the same, in the solver's units. Callers test the type and
+    these fields, never the message."""
+
+    def __init__(self, message: str, *, interrupted: bool = False, spent: int = 0):
+        super().__init__(message + (" (interrupted)" if interrupted else ""))
+        self.interrupted, self.spent = interrupted, spent
+
+
+class NotApplicable(BergenError):
+    """The engine asked for does not apply to this position (the exact endgame before its
+    stage, or stopped before it could tell): `why` says what is missing; `interrupted`: a
+    stop cut the attempt short."""
+
+    def __init__(self, why: str, *, interrupted: bool = False):
+        super().__init__(f"no exact endgame here: {why}")
+        self.why, self.interrupted = why, interrupted
 
 
 class Interrupted(KeyboardInterrupt):

@@ -18,7 +18,7 @@ import math
 import pytest
 from support import sizes, stage_cuts
 
-from bergen_search.errors import BergenError
+from bergen_search.errors import BergenError, NotApplicable
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import Move
 from bergen_search.game.rules import Rules
@@ -334,6 +334,22 @@ def test_an_iteration_budget_decides_alike_every_time(positions):
         endgame.solve(g, max_work=10)
 
 
+def test_too_big_is_a_type_not_a_message(positions):
+    """The compiled build past its caps raises `TooBig` (callers test the type and its
+    `interrupted`, never the text), and the solve turns it into its own `TooBig`."""
+    from bergen_search.errors import TooBig
+    eg = core()
+    g = endgame.game(positions[-1][0])
+    with pytest.raises(TooBig) as e:
+        eg.EndgameSolver(g.rules, g.root, g.hands, g.deals, max_nodes=2)
+    assert not e.value.interrupted
+    with pytest.raises(TooBig) as e:
+        endgame.solve(g, max_work=10)
+    assert not e.value.interrupted and "(interrupted)" not in str(e.value)
+    cut = TooBig("no time", interrupted=True, spent=7)
+    assert (str(cut), cut.interrupted, cut.spent) == ("no time (interrupted)", True, 7)
+
+
 def test_where_it_does_not_apply_the_engine_says_so():
     import dataclasses
     info = load_game(KNOWN)
@@ -347,7 +363,7 @@ def test_where_it_does_not_apply_the_engine_says_so():
     assert "team game" in endgame.applicable(four)
     early = dataclasses.replace(info, reserve_size=5)
     assert "draws can still happen" in endgame.applicable(early)
-    with pytest.raises(BergenError, match="no exact endgame here"):
+    with pytest.raises(NotApplicable, match="no exact endgame here: .*draws can still happen"):
         search(early, Limits(iterations=10), algorithm="endgame")
     off = search(info, Limits(iterations=500), seed=0, endgame=False)
     assert "endgame" not in off.info and not off.info["exact"]

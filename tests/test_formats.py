@@ -765,3 +765,16 @@ def test_position_from_record_needs_the_viewpoint_hand():
         record_position(d)
     with pytest.raises(BergenError, match=r"round is over \(out\)"):
         record_position(data("record_base.json"))
+
+
+def test_json_lines_read_as_one_document_are_told_by_a_field_not_the_message():
+    """`extra_data` marks a whole JSON value followed by more (a .jsonl file): the record
+    reader reads such a text as lines by that field; every other JSON error stays an error."""
+    from bergen_search.errors import JSONError
+    from bergen_search.formats.jsondoc import parse_json
+    with pytest.raises(JSONError) as e:
+        parse_json('{"a": 1}\n{"a": 2}\n')
+    assert e.value.extra_data and e.value.line == 2
+    with pytest.raises(JSONError) as e:
+        parse_json('{"a": 1')
+    assert not e.value.extra_data

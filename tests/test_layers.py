@@ -68,3 +68,21 @@ def test_a_planted_import_is_refused(importlinter, tmp_path, path, line, broken)
     run = _planted(tmp_path, path, line)
     assert run.returncode != 0, run.stdout
     assert f"{broken} BROKEN" in run.stdout, run.stdout
+
+
+def test_no_code_decides_by_an_error_message_text():
+    """Control flow by an exception's type and fields (`TooBig.interrupted`,
+    `JSONError.extra_data`, `NotApplicable`), never by matching its words: a reworded message
+    would silently change what the program does."""
+    import pathlib
+    import re
+
+    import bergen_search
+    root = pathlib.Path(bergen_search.__file__).parent
+    pattern = re.compile(r'"[^"]*" (not )?in (str\((e|err|exc|error)\)|(e|err|exc|error)\.message)')
+    sources = sorted(root.rglob("*.py")) + sorted(root.parent.glob("src_cython/**/*.pyx"))
+    found = [(p.name, line.strip()) for p in sources
+             for line in p.read_text(encoding="utf-8").splitlines() if pattern.search(line)]
+    # Python's own ValueError for an integer of thousands of digits has no type of its own.
+    assert found == [("jsondoc.py", 'if "digits" in str(e):')]
+

@@ -100,9 +100,10 @@ def parse_json(text, what: str = "the JSON text") -> object:
                           parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
         msg = e.msg[0].lower() + e.msg[1:]
-        if e.msg == "Extra data":
+        extra = e.msg == "Extra data"
+        if extra:
             msg = "extra data after the first JSON value (a .jsonl file holds one record per line)"
-        raise JSONError(e.lineno, e.colno, msg) from None
+        raise JSONError(e.lineno, e.colno, msg, extra_data=extra) from None
     except RecursionError:
         raise BergenError("bad JSON: arrays or objects nested too deeply") from None
     except ValueError as e:

@@ -16,7 +16,7 @@ import json
 from typing import Iterator
 
 from .. import __version__
-from ..errors import BergenError
+from ..errors import BergenError, JSONError
 from ..game.match import MatchLog
 from ..game.state import DRAW, PASS
 from .jsondoc import parse_json
@@ -82,8 +82,8 @@ def load_records(text, needed_by: str | None = None) -> list:
         raise BergenError(needs_record_message("position string", needed_by))
     try:
         obj = parse_json(text, "record")
-    except BergenError as e:
-        if "extra data after the first JSON value" not in e.message:
+    except JSONError as e:
+        if not e.extra_data:
             raise
         return list(iter_records(text, needed_by=needed_by))
     return [parse_record(obj, needed_by)]

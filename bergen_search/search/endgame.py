@@ -80,7 +80,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..constants import MIX_STREAM
-from ..errors import BergenError
+from ..errors import BergenError, NotApplicable, TooBig
 from ..formats.notation import Move
 from ..game.rng import Rng, derive_seed
 from ..game.state import PASS
@@ -109,9 +109,8 @@ CHECK_EVERY = 32
 MAX_ITERATIONS = 2000
 #: Solver work is counted in nodes, entries (hand, legal action) and terminal deals
 #: touched: a DCFR iteration touches its tree's twice, an exploitability check twice.
-#: A search's iteration budget (the default engine's iterations) buys this much work: the
-#: default 100,000 iterations (since issue 22; 20,000 before, at 3,000 work each) buy about
-#: a second of solving on this project's machine.
+#: A search's iteration budget (the default engine's iterations) buys this much work each:
+#: the default 100,000 iterations buy about a second of solving on this project's machine.
 WORK_PER_ITERATION = 600
 #: Work per second, to size the tree under a time limit before it is built (measured on
 #: this project's machine, one core, `python benchmarks/bench_endgame.py`).
@@ -268,8 +267,6 @@ def compiled():
     return _endgame
 
 
-class TooBig(BergenError):
-    """The endgame's public tree does not fit the budget."""
 
 
 @dataclass(frozen=True)
@@ -331,7 +328,7 @@ def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
     shown to the other side (only the deals where the seat holds it, `bracket`)."""
     why = applicable(info)
     if why is not None:
-        raise BergenError(f"no exact endgame here: {why}")
+        raise NotApplicable(why)
     try:
         table = public_table(info, inference, shown)
     except BergenError as e:
@@ -475,11 +472,7 @@ def _build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
             solver = endgame_ref.Solver(tree, n_hands)
             nodes = len(tree)
             work = nodes + sum(sum(map(sum, n.legal)) + len(n.pairs) for n in tree)
-    except endgame_ref.TreeTooBig:
-        work = math.inf
-    except BergenError as e:
-        if "too big" not in str(e):
-            raise
+    except (endgame_ref.TreeTooBig, TooBig):
         work = math.inf
     if work > cap:
         raise TooBig(f"its public tree is too big for the budget ({len(g.deals):,} deals, "
@@ -512,8 +505,8 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
                    hand_tolerance, allowed, deadline, max_iterations, clock, stop, phases)
     done, exploit, bounds, traversals, interrupted, spent = run
     if done == 0:
-        raise TooBig(f"its public tree ({nodes:,} nodes) leaves no time to solve it"
-                     + (" (interrupted)" if interrupted else ""))
+        raise TooBig(f"its public tree ({nodes:,} nodes) leaves no time to solve it",
+                     interrupted=interrupted)
     if exploit > max(ACCEPT, tolerance):
         raise TooBig(f"the budget ran out before the solution was exact enough "
                      f"(exploitability {exploit:.3f} after {done} iterations)")
@@ -652,12 +645,11 @@ def value_after(g: Endgame, move: int, *, tolerance: float = TOLERANCE,
         solver, work, total, norm / total, p, tolerance, hand_tolerance, allowed, deadline,
         max_iterations, clock, stop, phases)
     if interrupted:
-        raise TooBig("interrupted (interrupted)")
+        raise TooBig("interrupted", interrupted=True)
     if done == 0 or exploit > max(ACCEPT, tolerance):
-        failed = TooBig(f"the budget ran out before the subgame after the move was solved "
-                        f"(exploitability {exploit:.3f} after {done} iterations)")
-        failed.spent = spent       # what it cost all the same (the search's budget)
-        raise failed
+        # What it cost all the same counts against the search's budget (`spent`).
+        raise TooBig(f"the budget ran out before the subgame after the move was solved "
+                     f"(exploitability {exploit:.3f} after {done} iterations)", spent=spent)
     own, _ = solver.best_response(p)
     return Refined(_gained(g, sub.root.scores) + own[sub.hand_index] / norm,
                    exploit * total / norm, exploit, done, spent + work, len(sub.deals))
@@ -693,9 +685,9 @@ def _refine(g: Endgame, sol: Solution, *, max_work, seconds, clock, stop, **sett
                             seconds=None if left_seconds is None else left_seconds / share,
                             **settings)
         except TooBig as e:
-            used += getattr(e, "spent", 0)
-            sol.spent += getattr(e, "spent", 0)
-            if "(interrupted)" in e.message:
+            used += e.spent
+            sol.spent += e.spent
+            if e.interrupted:
                 break
             continue
         except KeyboardInterrupt:   # Ctrl-C inside a subgame's build: the rest unrefined
@@ -1017,8 +1009,8 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
     # caller stops too.
     interrupted = status == "interrupted" or (stop is not None and stop.is_set())
     if not floors:
-        raise TooBig("with this hand shown no move could be bracketed within the budget"
-                     + (" (interrupted)" if interrupted else ""))
+        raise TooBig("with this hand shown no move could be bracketed within the budget",
+                     interrupted=interrupted)
     return Bracket(floors, ceilings, len(g.deals), g.root_sizes, iterations, spent,
                    clock() - t0, worst, tuple(missing), interrupted, horizons)
 
@@ -1159,7 +1151,7 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
                 out.interrupted = out.bracket.interrupted
             except TooBig as e:
                 out.bracket_why = e.message
-                out.interrupted = "(interrupted)" in e.message
+                out.interrupted = e.interrupted
             except KeyboardInterrupt:
                 out.interrupted = True
             finally:
@@ -1187,7 +1179,7 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
                     memory_bytes=memory_bytes, refine=refine)
     except TooBig as e:
         phases["failed"] = clock() - t0
-        failed = e.message
+        failed = e
     except BergenError as e:       # a public view the seat's own hand contradicts
         return Attempt(None, e.message, phases=phases)
     except KeyboardInterrupt:      # while the deals or the tree were built
@@ -1195,7 +1187,7 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
     finally:
         watch.close()
     if failed is not None:
-        return declined(failed, "(interrupted)" in failed)
+        return declined(failed.message, failed.interrupted)
     phases.update(sol.phases)
     return Attempt(_result(info, sol, seed, clock() - started), None, sol.interrupted,
                    phases=phases, size=(len(g.deals), g.root_sizes, sol.work, sol.pairs))

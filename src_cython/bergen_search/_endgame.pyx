@@ -29,7 +29,7 @@ from bergen_search._core cimport (ALL_TILES, CoreRules, END_BLOCKED, END_NONE, M
                                   is_double, popcount,
                                   lowest_bit)
 
-from bergen_search.errors import BergenError
+from bergen_search.errors import BergenError, TooBig
 from bergen_search.information.infoset import RESERVE
 
 cdef enum:
@@ -330,7 +330,7 @@ def enumerate_deals(table, long long max_deals=0, double seconds=0.0):
         if rc == STOPPED:
             _raise_stopped()
         if rc == TOO_BIG:
-            raise BergenError("too many deals for the budget")
+            raise TooBig("too many deals for the budget")
         if rc < 0:
             raise MemoryError()
         # Sorted by (hand of seat 0, hand of seat 1): a deal is found once, the sort is the order.
@@ -1369,7 +1369,7 @@ cdef class EndgameSolver:
 
     `root`: an `endgame_ref.Root`; `hands`: (hands of player 0, hands of player 1), masks as
     dealt at the root, each list sorted; `deals`: (hand index of 0, hand index of 1, weight)
-    sorted. The build stops with `BergenError` ("too big") past `max_nodes` nodes,
+    sorted. The build stops with `TooBig` past `max_nodes` nodes,
     `max_pairs` terminal deals or `max_entries` (hand, legal action) entries, or once
     `seconds` (0: no limit) have passed.
 
@@ -1526,7 +1526,7 @@ cdef class EndgameSolver:
             if rc == STOPPED:
                 _raise_stopped()
             if rc == TOO_BIG:
-                raise BergenError(f"the endgame's tree is too big (over {max_nodes:,} nodes, "
+                raise TooBig(f"the endgame's tree is too big (over {max_nodes:,} nodes, "
                                   f"or {seconds:g} s to build, "
                                   f"{max_pairs:,} terminal deals or {max_entries:,} "
                                   f"hand-action entries"

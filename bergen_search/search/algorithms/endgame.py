@@ -2,7 +2,7 @@
 `--algorithm endgame`, and as the first step of ISMCTS (its setting `endgame`)."""
 from __future__ import annotations
 
-from ...errors import BergenError
+from ...errors import NotApplicable
 from ..limits import Limits, now
 from ..registry import Algorithm, Setting, Solved, register
 
@@ -27,7 +27,7 @@ class Endgame(Algorithm):
     def solve(self, info, limits, run):
         solved = self.attempt(info, limits, run, alone=True)
         if solved.result is None:
-            raise BergenError(f"no exact endgame here: {solved.info['endgame']['why']}")
+            raise NotApplicable(solved.info["endgame"]["why"], interrupted=solved.interrupted)
         return solved
 
     def attempt(self, info, limits, run, alone: bool = False) -> Solved:

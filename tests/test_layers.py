@@ -86,3 +86,102 @@ def test_no_code_decides_by_an_error_message_text():
     # Python's own ValueError for an integer of thousands of digits has no type of its own.
     assert found == [("jsondoc.py", 'if "digits" in str(e):')]
 
+
+# ---- the compiled modules inside the layers ---------------------------------------------------
+# import-linter cannot read Cython: each compiled module is given the layer it serves, and its
+# Python imports and cimports (read from the .pyx and .pxd, doctests aside) are held to the same
+# layers contract as the package's own modules.
+SRC = os.path.join(ROOT, "src_cython", "bergen_search")
+COMPILED_LAYER = {
+    "_core": "bergen_search.game",             # the state, the moves, the matches of the rules
+    "_sampler": "bergen_search.information",   # worlds consistent with what a seat knows
+    "_policy": "bergen_search.search",         # the play-out policies of the searches
+    "_ismcts": "bergen_search.search",
+    "_expectimax": "bergen_search.search",
+    "_endgame": "bergen_search.search",
+    "_luck": "bergen_search.play",             # the luck adjustment of the arena's sets
+}
+#: The compiled engines, independent as the search engines are ("engines" contract).
+COMPILED_ENGINES = {"_ismcts", "_expectimax", "_endgame"}
+
+
+def _layers() -> list:
+    tomllib = pytest.importorskip("tomllib")
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        contracts = tomllib.load(f)["tool"]["importlinter"]["contracts"]
+    layers = next(c for c in contracts if c["id"] == "layers")["layers"]
+    return [[m.strip() for m in layer.split("|")] for layer in layers]
+
+
+def _compiled_imports(text: str) -> list:
+    """The bergen_search modules a Cython source imports or cimports (doctests and comments
+    aside)."""
+    import re
+    found = []
+    for line in text.splitlines():
+        line = line.strip()
+        m = re.match(r"(?:from\s+(bergen_search[\w.]*)\s+c?import\b|c?import\s+(bergen_search[\w.]*))",
+                     line)
+        if m:
+            found.append(m.group(1) or m.group(2))
+    return found
+
+
+def _where(module: str, layers: list):
+    """(layer index from the top, member) of a bergen_search module, or None for the package
+    itself (its version)."""
+    parts = module.split(".")
+    if len(parts) < 2:
+        return None
+    name = parts[1]
+    member = COMPILED_LAYER.get(name, f"bergen_search.{name}")
+    for i, layer in enumerate(layers):
+        if member in layer:
+            return i, member
+    raise AssertionError(f"{module} is in no layer of pyproject.toml")
+
+
+def compiled_breaches(sources: dict) -> list:
+    """Each import of a compiled module (`sources`: {module: its .pyx and .pxd text}) that the
+    package's contracts would refuse: up the layers, across peers of one layer, or from one
+    compiled engine to another."""
+    layers = _layers()
+    out = []
+    for module, text in sources.items():
+        own, own_member = _where(f"bergen_search.{module}", layers)
+        for target in _compiled_imports(text):
+            where = _where(target, layers)
+            if where is None:
+                continue
+            layer, member = where
+            if layer < own or (layer == own and member != own_member):
+                out.append(f"{module} imports {target}")
+            elif module in COMPILED_ENGINES and target.split(".")[1] in COMPILED_ENGINES - {module}:
+                out.append(f"{module} imports {target}")
+    return out
+
+
+def _compiled_sources() -> dict:
+    names = sorted({f.split(".")[0] for f in os.listdir(SRC) if f.endswith((".pyx", ".pxd"))})
+    return {n: "\n".join(open(os.path.join(SRC, n + ext), encoding="utf-8").read()
+                         for ext in (".pyx", ".pxd") if os.path.exists(os.path.join(SRC, n + ext)))
+            for n in names}
+
+
+def test_every_compiled_module_has_a_layer_and_keeps_to_it():
+    sources = _compiled_sources()
+    assert set(sources) == set(COMPILED_LAYER), "give a new compiled module its layer here"
+    assert compiled_breaches(sources) == []
+    assert "bergen_search.game.match" in _compiled_imports(sources["_core"])   # it reads them
+
+
+@pytest.mark.parametrize("module, line", [
+    ("_core", "from bergen_search.search.api import search"),         # the rules asking search
+    ("_sampler", "from bergen_search._ismcts cimport Tree"),           # information asking search
+    ("_luck", "from bergen_search.analysis import review"),            # play reading analysis
+    ("_ismcts", "from bergen_search._endgame cimport EndgameSolver"),  # an engine in an engine
+])
+def test_a_planted_compiled_import_is_refused(module, line):
+    sources = _compiled_sources()
+    sources[module] += "\n" + line + "\n"
+    assert compiled_breaches(sources) == [f"{module} imports {line.split()[1]}"]

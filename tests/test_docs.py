@@ -694,3 +694,16 @@ def test_every_test_in_benchmarks_is_collected():
             with open(os.path.join(folder, name), encoding="utf-8") as f:
                 stray += [f"{name}: {m}" for m in re.findall(r"^def (test_\w+)", f.read(), re.M)]
     assert stray == []
+
+
+def test_stated_figures_are_the_codes():
+    """Figures the docs state about the engines are read from the code they describe: the
+    solver work an iteration buys, and every engine and preset `search()` accepts."""
+    from bergen_search.search.endgame import WORK_PER_ITERATION
+    from bergen_search.search.registry import algorithms, presets
+    commands = open(os.path.join(ROOT, "docs", "COMMANDS.md"), encoding="utf-8").read()
+    assert re.findall(r"each buys ([\d,]+) units of solver work", commands) == \
+        [f"{WORK_PER_ITERATION:,}"]
+    api = open(os.path.join(ROOT, "docs", "API.md"), encoding="utf-8").read()
+    listed = re.search(r'algorithm=((?:"\w+"\|?)+)', api).group(1)
+    assert set(re.findall(r'"(\w+)"', listed)) == set(algorithms()) | set(presets())

@@ -1,6 +1,6 @@
 """The registry of search algorithms: one module per engine, registering itself.
 
-An engine is a module in `bergen_search/algorithms/` that defines an `Algorithm` subclass
+An engine is a module in `bergen_search/search/algorithms/` that defines an `Algorithm` subclass
 (its name, settings with their types and defaults, budget unit and default budgets, what it
 reports) and calls `register(TheAlgorithm())` (and `preset(...)` for named settings of it).
 Every module of that package is imported the first time the registry is read, so adding an

@@ -99,7 +99,7 @@ def endgame_json(eg: dict) -> dict:
 def best_document(game, result, *, seed: int, workers: int, objective: str,
                   algorithm: str) -> dict:
     """`bergen best --json`: FORMATS.md's fields, then the others (the position string of
-    `game`, a `viewpoint.Game`, and the version)."""
+    `game`, a `formats.game.Game`, and the version)."""
     ri = result.info
     rows = measured_rows(result.moves, exact=ri["exact"])
     vs = versus_best(result)

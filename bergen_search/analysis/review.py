@@ -36,7 +36,6 @@ from ..search.api import (
     MAX_ITERATIONS,
     MAX_REPLICATES,
     MAX_SECONDS,
-    REPLICATES,
     Limits,
     paired_stderr,
     pool,
@@ -418,8 +417,9 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
     # The bracket where the exact endgame is out of reach says what a move secures; a review
     # charges losses from values, which a bracket does not give (its ceilings bound another
     # game): unless asked for, its budget is not spent here.
-    if "bracket" in resolve(algorithm, dict(settings))[0].settings and "bracket" not in settings:
-        settings = {**settings, "bracket": False}
+    bracket = resolve(algorithm, dict(settings))[0].bracket_setting
+    if bracket is not None and bracket not in settings:
+        settings = {**settings, bracket: False}
     for item in events(record):
         held["step"] = (len(decisions), len(moments),
                         {q: replace(sm, counts=dict(sm.counts)) for q, sm in summary.items()},
@@ -535,7 +535,7 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int, algorithm: str
     if recheck < 2 or max_rechecks < 1:
         return
     alg, full = resolve(algorithm, dict(settings or {}))
-    replicated = alg.replicated and full.get("replicates", REPLICATES) >= 2
+    replicated = alg.replicated and alg.units(full, 1) >= 2
     # Pooled (ISMCTS): each recheck searches (recheck - 1) x all replicates so far again,
     # with the first budget per replicate; else each searches recheck times the last.
     factor = ((recheck - 1) * recheck ** (max_rechecks - 1) if replicated
@@ -551,8 +551,8 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int, algorithm: str
     if limits.time is not None and limits.time * factor > MAX_SECONDS:
         raise BergenError(f"{what} would search a decision for {limits.time * factor:,.0f} s, "
                           f"more than the {MAX_SECONDS:,.0f} a search takes", field="recheck")
-    if replicated and full.get("replicates", REPLICATES) * factor > MAX_REPLICATES:
-        raise BergenError(f"{what} would pool {full['replicates'] * factor:,} replicates, more "
+    if replicated and alg.units(full, 1) * factor > MAX_REPLICATES:
+        raise BergenError(f"{what} would pool {alg.units(full, 1) * factor:,} replicates, more "
                           f"than the {MAX_REPLICATES:,} a search takes", field="recheck")
 
 
@@ -619,7 +619,8 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
         if replicated:
             more = find(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
                           algorithm=algorithm, objective=objective, workers=workers,
-                          focus=(step.action,), **{**settings, "replicates": grow})
+                          focus=(step.action,),
+                          **resolve(algorithm, dict(settings))[0].with_replicates(settings, grow))
             searched.append(more)
             bigger = limits
             # The bigger budget may let the exact endgame solve it: its values, alone.

@@ -161,13 +161,13 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         raise BergenError(f"{algorithm} needs the compiled core, and the searches run in pure "
                           f"Python ({be.why}); use ismcts or classic, or build the core "
                           f"(pip install .)", field="algorithm")
-    if not values and settings.get("bracket"):
+    if not values and alg.bracket_setting and settings[alg.bracket_setting]:
         # A match's engine needs the move only, and the bracket is said, never played.
-        settings = {**settings, "bracket": False}
+        settings = {**settings, alg.bracket_setting: False}
     # The expected lines are read for a caller that reads values (`best`, `eval`, `analyze`,
     # the protocol), never for a match engine's move (a cost outside its clock).
     lines = values and alg.lines
-    values = values or settings.get("choose") == "value"
+    values = values or alg.value_pass(settings)
     if not isinstance(objective, str):
         raise BergenError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
                           f"{objective!r}", field="objective")
@@ -199,7 +199,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     if budget is None and limits.time is None:
         budget = be.budget(alg.default_budget)
     moves = root_moves(info)
-    twins = mirror_twins(info) if settings.get("twins", True) else {}
+    twins = mirror_twins(info) if alg.folds_twins(settings) else {}
     table = alg.table(info, settings)
     lead = not info.line
     hooks = None
@@ -210,7 +210,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         # Watched: ranked as the result will be (the best value, unless `choose=visits`),
         # from the replicates finished so far when there are replicates.
         hooks = Hooks(stop, on_info, moves, twins, lead,
-                      alg.by_visits and settings.get("choose") != "value",
+                      alg.by_visits and not alg.value_pass(settings),
                       pool=UnitPool(moves, twins, True) if alg.replicated else None,
                       min_trees=max(2, alg.units(settings, 1)))
     result_info: SearchInfo = {"algorithm": algorithm, "objective": objective, "seed": seed,
@@ -291,7 +291,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     # The final policy: the most visited move (the robust child) or the best value; a twin
     # goes right after the move it mirrors.
     mv = rank(rows, twins, alg.by_visits and not (
-        settings.get("choose") == "value" and result_info["values"]["method"] == "pass"),
+        alg.value_pass(settings) and result_info["values"]["method"] == "pass"),
         lead, samples)
     best = mv[0]
     # Nothing finished (a world longer than the time limit, or a stop at once): the values

@@ -42,8 +42,7 @@ def answer(info, algorithm: str, objective: str, limits: Limits, seed: int, work
         unit = "world" if alg.unit == "worlds" else "iteration"
         if result.info.get("interrupted"):
             raise NothingFinished(unit)
-        hint = (f" (expectimax at depth {full['depth']}: one world takes longer here); give "
-                f"more --time or a smaller --depth" if unit == "world" else "; give more --time")
+        hint = alg.empty_advice(full)
         limit = f"the time limit of {limits.time:g} s" if limits.time else "its budget"
         raise BergenError(f"the search finished no {unit} within {limit}{hint}", field="time")
     return result

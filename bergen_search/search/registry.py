@@ -107,6 +107,33 @@ class Algorithm:
     #: What a move's value is, and what its replicated units are called, for the views.
     value_meaning = "the search's value of the move"
     replicate_noun = "units"
+    #: The setting that adds the exact endgame's bracket to the answer (None: it has none).
+    #: The bracket is said, never played: a match's move turns it off, and so does a review
+    #: unless it is asked for.
+    bracket_setting: str | None = None
+
+    # ---- what the generic code asks of an engine's settings (its capabilities): `search()`,
+    # the review and `evaluate` ask these, never an engine's name or one engine's setting.
+    def value_pass(self, settings: dict) -> bool:
+        """Whether, with these settings, its final move is read from a value pass it runs
+        after the search (then the search measures values even for a match's move)."""
+        return False
+
+    def folds_twins(self, settings: dict) -> bool:
+        """Whether plays that mirror each other are searched as one choice."""
+        return True
+
+    def with_replicates(self, settings: dict, n: int) -> dict:
+        """These settings with `n` independent replicates (the review's recheck grows
+        them). An engine with replicates (`replicated`) counts them in its setting
+        `replicates`."""
+        if not self.replicated:
+            raise BergenError(f"{self.name} has no replicates", field="replicates")
+        return {**settings, "replicates": n}
+
+    def empty_advice(self, settings: dict) -> str:
+        """What to say after "the search finished no <unit> within its time limit"."""
+        return "; give more --time"
 
     def check(self, settings: dict) -> dict:
         """Every setting, with its default where not given; unknown ones are an error."""

@@ -45,6 +45,10 @@ class Expectimax(Algorithm):
                              "say about their hands (inference.py)"),
     }
 
+    def empty_advice(self, settings):
+        return (f" (expectimax at depth {settings['depth']}: one world takes longer here); "
+                f"give more --time or a smaller --depth")
+
     def engine(self, sampler, objective, seed, settings):
         search_class = backend.SEARCH.pick("_expectimax.ExpectimaxSearch")
         return search_class(sampler, settings["depth"], seed, objective, settings["playouts"])

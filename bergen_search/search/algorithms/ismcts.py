@@ -123,8 +123,16 @@ class Ismcts(Algorithm):
                                                 interrupted)
         return out
 
+    bracket_setting = "bracket"
+
     def units(self, settings, workers):
         return settings["replicates"]
+
+    def value_pass(self, settings):
+        return settings["choose"] == "value"
+
+    def folds_twins(self, settings):
+        return settings["twins"]
 
     def solve(self, info, limits, run):
         """The exact endgame first, when the setting `endgame` is on (the `endgame`

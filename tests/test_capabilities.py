@@ -1,0 +1,88 @@
+"""Engines declare what they can do (scikit-learn's estimator tags are the model): the generic
+code (`search()`, the review, `evaluate`) asks an engine's capabilities, never its name or the
+setting of one engine. A new engine that has none of the others' settings goes through."""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from bergen_search.errors import BergenError
+from bergen_search.formats.game import load_game
+from bergen_search.search import evaluate, registry
+from bergen_search.search.algorithms.flat import Flat
+from bergen_search.search.api import Limits, search
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DECISION = open(os.path.join(ROOT, "examples", "decision.json"), encoding="utf-8").read()
+
+
+class Worlds(Flat):
+    """A new engine counting worlds, with neither `depth` nor `choose`, `twins`, `bracket`."""
+    name = "test-worlds"
+    help = "a test engine"
+    unit = "worlds"
+    order = 999
+
+
+@pytest.fixture
+def new_engine(monkeypatch):
+    registry._load()
+    engine = Worlds()
+    monkeypatch.setitem(registry._ALGORITHMS, engine.name, engine)
+    return engine
+
+
+def test_a_new_engine_without_the_others_settings_searches(new_engine):
+    assert not {"depth", "choose", "twins", "bracket"} & set(new_engine.settings)
+    info = load_game(DECISION)
+    res = search(info, Limits(iterations=40), seed=1, algorithm=new_engine.name)
+    assert res.info["algorithm"] == new_engine.name and res.moves
+    assert res.info["twins"]               # folded, as the default capability says
+    # a match's move (values=False) with no bracket setting to turn off
+    search(info, Limits(iterations=40), seed=1, algorithm=new_engine.name, values=False)
+
+
+def test_evaluate_says_what_to_do_for_any_engine(new_engine, monkeypatch):
+    """A search that finished nothing: the advice comes from the engine (it read
+    expectimax's `depth` for any engine counting worlds, a KeyError for this one)."""
+    info = load_game(DECISION)
+    real = evaluate.search
+
+    def empty(*args, **kwargs):
+        res = real(*args, **kwargs)
+        res.info.update(empty=True, interrupted=False)
+        return res
+    monkeypatch.setattr(evaluate, "search", empty)
+    for algorithm, advice in ((new_engine.name, "finished no world within the time limit of "
+                               "0.5 s; give more --time"),
+                              ("expectimax", "(expectimax at depth 6: one world takes longer "
+                               "here); give more --time or a smaller --depth")):
+        with pytest.raises(BergenError, match=re.escape(advice)):
+            evaluate.answer(info, algorithm, "points", Limits(time=0.5, iterations=20), 1, 1,
+                            {})
+
+
+def test_replicates_are_grown_through_the_engine(new_engine):
+    assert new_engine.with_replicates({"playout": "safe"}, 12) == {"playout": "safe",
+                                                                    "replicates": 12}
+    with pytest.raises(BergenError, match="expectimax has no replicates"):
+        registry.algorithms()["expectimax"].with_replicates({}, 12)
+
+
+def test_the_generic_code_names_no_engine_and_no_engines_setting():
+    """The modules every engine goes through read capabilities: no engine's name compared,
+    no setting only one engine has read by its name."""
+    one_engines = {"choose", "twins", "bracket", "depth", "playouts", "exploration",
+                   "endgame"}
+    names = set(registry.algorithms())
+    for path in ("bergen_search/search/api.py", "bergen_search/search/evaluate.py",
+                 "bergen_search/analysis/review.py", "bergen_search/search/workers.py"):
+        code = "\n".join(line.split("#")[0] for line in
+                         open(os.path.join(ROOT, path), encoding="utf-8").read().splitlines())
+        code = re.sub(r'"""[\s\S]*?"""', "", code)
+        read = set(re.findall(r'''(?:settings|full)(?:\.get\(|\[)["'](\w+)["']''', code))
+        assert not read & one_engines, (path, read & one_engines)
+        compared = set(re.findall(r'''(?:algorithm|\.name) == ["'](\w+)["']''', code))
+        assert not compared & names, (path, compared)

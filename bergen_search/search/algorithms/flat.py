@@ -37,7 +37,7 @@ from ...information.sampler import ReferenceSampler
 from ..ismcts_ref import outcome, play_out, reward
 from ..limits import now
 from ..policy import policy_code
-from ..registry import Algorithm, Setting, register
+from ..registry import Algorithm, Setting, inference_setting, register
 from ..results import UnitOutput
 from ..workers import run_sliced
 
@@ -54,8 +54,7 @@ class Flat(Algorithm):
     settings = {
         "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
                            ("random", "scoring", "safe")),
-        "inference": Setting(bool, False, "weigh the worlds by what the other seats' plays "
-                             "say about their hands (inference.py)"),
+        "inference": inference_setting(False),
         "replicates": Setting(int, 4, "independent units sharing the budget: a move's value "
                               "is their mean and its error their spread", minimum=1,
                               maximum=10_000),

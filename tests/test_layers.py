@@ -185,3 +185,15 @@ def test_a_planted_compiled_import_is_refused(module, line):
     sources = _compiled_sources()
     sources[module] += "\n" + line + "\n"
     assert compiled_breaches(sources) == [f"{module} imports {line.split()[1]}"]
+
+
+def test_no_engine_reaches_another_through_the_registry():
+    """The engines contract sees imports only: an engine looking another up in the registry
+    (`algorithms()["endgame"]`) would go around it. What two engines share is a module of its
+    own (`search/exact.py`, `search/rollouts.py`)."""
+    import re
+    folder = os.path.join(PACKAGE, "search", "algorithms")
+    found = [name for name in sorted(os.listdir(folder)) if name.endswith(".py")
+             and re.search(r"algorithms\(\)\s*\[", open(os.path.join(folder, name),
+                                                       encoding="utf-8").read())]
+    assert found == []

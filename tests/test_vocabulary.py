@@ -132,3 +132,13 @@ def test_the_old_spellings_are_hidden_and_the_words_mean_one_thing():
                  if any("--external" in p.opts for p in c.params if isinstance(p, click.Option))}
     assert externals == {"arena", "selfplay"}
     assert "--you" in {o for p in main.commands["play"].params for o in getattr(p, "opts", ())}
+
+
+def test_no_help_text_uses_an_old_spelling():
+    """The commands' help says the words of today (an engine spec counts worlds with
+    `iterations=`, never `worlds=`)."""
+    for name in main.commands:
+        res = run(name, "--help")
+        assert res.exit_code == 0
+        for old in ("worlds=", "--time-per-decision", "--engines", "--engine-timeout"):
+            assert old not in res.output, (name, old)

@@ -56,7 +56,7 @@ def arena(engine_a, engine_b, games, seed, workers, out_path, force, single_roun
     """Play many matches between engines A and B, as duplicate sets so that luck cancels.
 
     Engines: random, greedy, ismcts[:iterations=N,time=S,...] (the default engine), classic[:...]
-    (ISMCTS before inference and safe playouts), expectimax[:worlds=N,depth=D,...], and
+    (ISMCTS before inference and safe playouts), expectimax[:iterations=N,depth=D,...], and
     engines in other processes registered with --external NAME=COMMAND (another build's
     `bergen engine`, say), each sent only what its seat sees.
     Reports A's win rate with a 95% interval computed from the sets, and points per round:

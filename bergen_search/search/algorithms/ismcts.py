@@ -15,7 +15,8 @@ from ...formats.notation import Move
 from ..ismcts_ref import KEY_DRAW, KEY_OWN_DRAW
 from ..ismcts_ref import IsmctsTree as ReferenceTree
 from ..limits import DEFAULT_MEMORY_MB, MAX_REPLICATES, REPLICATES, Deadline, now
-from ..registry import Algorithm, Setting, Solved, algorithms, inference_setting, preset, register
+from ..exact import attempt
+from ..registry import Algorithm, Setting, Solved, inference_setting, preset, register
 from ..results import FinalPass, UnitOutput
 from ..workers import run_sliced
 
@@ -134,11 +135,11 @@ class Ismcts(Algorithm):
         return settings["twins"]
 
     def solve(self, info, limits, run):
-        """The exact endgame first, when the setting `endgame` is on (the `endgame`
-        algorithm's `attempt`): its answer when it solves, else why not in `info`."""
+        """The exact endgame first, when the setting `endgame` is on (`exact.attempt`, as
+        the `endgame` engine's): its answer when it solves, else why not in `info`."""
         if not run.settings["endgame"]:
             return Solved(limits=limits)
-        return algorithms()["endgame"].attempt(info, limits, run)
+        return attempt(info, limits, run)
 
     def summary(self, outputs, limits):
         full = [o.extra["full_at"] for o in outputs if o.extra.get("full_at") is not None]

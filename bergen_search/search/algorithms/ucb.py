@@ -27,75 +27,38 @@ from __future__ import annotations
 import math
 
 from ...constants import objective_code
-from ...game.rng import GOLDEN, MASK64, Rng, mix64
-from ...game.state import mirror_twins
-from ...information.sampler import ReferenceSampler
-from ..ismcts_ref import POINTS_SCALE, play_out, reward
-from ..limits import now
-from ..policy import policy_code
-from ..registry import Algorithm, Setting, inference_setting, register
-from ..results import UnitOutput
-from ..workers import run_sliced
+from ..ismcts_ref import POINTS_SCALE
+from ..registry import Setting, register
+from ..rollouts import RolloutAlgorithm, RootUnit, rollout_settings
 
 
-class Ucb(Algorithm):
+class Ucb(RolloutAlgorithm):
     name = "ucb"
     help = "UCB1 over the root choices, each pull a sampled world played out"
     order = 4
     default_budget = 4000
     match_budget = 400
-    replicated = True
-    value_meaning = "every seat then playing by the playout policy"
-    settings = {
-        "exploration": Setting(float, 1.0, "the UCB1 exploration constant (rewards scaled as "
-                               "ISMCTS scales them)", maximum=100),
-        "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
-                           ("random", "scoring", "safe")),
-        "inference": inference_setting(False),
-        "replicates": Setting(int, 4, "independent units sharing the budget: a move's value "
-                              "is their mean and its error their spread", minimum=1,
-                              maximum=10_000),
-    }
+    settings = rollout_settings(
+        exploration=Setting(float, 1.0, "the UCB1 exploration constant (rewards scaled as "
+                            "ISMCTS scales them)", maximum=100))
 
-    def units(self, settings, workers):
-        return settings["replicates"]
-
-    def sampler(self, info, table):
-        return ReferenceSampler(info, table)
-
-    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
-               hooks=None, focus=(), memory=None):
-        unit = _Bandit(sampler, objective, policy_code(settings["playout"]),
-                       settings["exploration"], seed)
-        done, interrupted = run_sliced(unit.run, budget, deadline, hooks, unit.root_stats,
-                                       lambda: unit.pulls)
-        return UnitOutput(unit.root_stats(), done, interrupted)
+    def make_unit(self, sampler, objective, policy, seed, settings):
+        return _Bandit(sampler, objective, policy, settings["exploration"], seed)
 
 
-class _Bandit:
-    """One replicate: each root choice's pulls and reward sums."""
+class _Bandit(RootUnit):
+    """One replicate: each step one pull, the choice UCB1 picks played in a fresh world."""
 
-    def __init__(self, sampler: ReferenceSampler, objective: int, policy: int,
-                 exploration: float, seed: int):
-        self.sampler, self.objective, self.policy = sampler, objective, policy
+    def __init__(self, sampler, objective, policy, exploration, seed):
+        super().__init__(sampler, objective, policy, seed)
         self.exploration = exploration
-        base = sampler.base
-        self.base, self.rules = base, base.rules
-        self.side = self.rules.side_of(sampler.seat)
-        moves = base.legal_moves()
-        self.twins = mirror_twins(base.left, base.right, base.left_double, base.right_double,
-                                  moves)
-        self.moves = [m for m in moves if m not in self.twins]
-        self.stats = {m: [0, 0.0, 0.0] for m in self.moves}    # pulls, sum, sum of squares
         self.scale = 1.0 if objective == objective_code("match") else 1.0 / POINTS_SCALE
-        self.pulls = 0
-        self.rng = Rng(seed & MASK64)
 
     def choose(self) -> int:
         """The choice UCB1 pulls next: any not yet pulled (in move order), else the best
         upper bound (the first of equals)."""
         best, best_score = None, -math.inf
-        log_n = math.log(self.pulls) if self.pulls else 0.0
+        log_n = math.log(self.done) if self.done else 0.0
         for m in self.moves:
             n, s, _ = self.stats[m]
             if n == 0:
@@ -105,30 +68,10 @@ class _Bandit:
                 best, best_score = m, score
         return best
 
-    def run(self, n: int, seconds: float) -> int:
-        """Up to n pulls (0: no limit) within `seconds`; returns how many were done."""
-        end = now() + seconds
-        done = 0
-        play_rng = Rng(0)
-        while (n == 0 or done < n) and (done == 0 or now() < end):
-            m = self.choose()
-            world = self.sampler.world(self.rng)
-            play_rng.state = mix64(self.rng.state ^ GOLDEN)
-            s = play_out(self.rules, self.objective, self.policy, world.apply(m), play_rng)
-            v = reward(self.rules, self.objective, s, self.base, self.side)
-            acc = self.stats[m]
-            acc[0] += 1
-            acc[1] += v
-            acc[2] += v * v
-            done += 1
-            self.pulls += 1
-        return done
-
-    def root_stats(self) -> list:
-        """[(move, pulls, reward sum, sum of squares)] for every legal root move (a twin
-        with its twin's figures)."""
-        return [(m, *self.stats[self.twins.get(m, m)])
-                for m in sorted(self.moves + list(self.twins))]
+    def step(self, play_rng):
+        m = self.choose()
+        world, play_seed = self.world()
+        self.play(world, m, play_rng, play_seed)
 
 
 register(Ucb())

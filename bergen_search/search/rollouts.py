@@ -1,0 +1,118 @@
+"""What the engines that play sampled worlds out from the root share (`flat`, `ucb`): a
+replicate's root (its moves, mirror twins folded), its loop of steps within a budget and a
+clock, the play-out of one move in one world, and its root statistics. Each engine says only
+what one step is: `flat` plays every move in one world, `ucb` pulls one move in one.
+
+The engines stay independent of each other (pyproject's "engines" contract): both import this
+module, neither the other. Same seed, same bytes: the loop adds in the order each engine
+always did.
+"""
+from __future__ import annotations
+
+from ..game.rng import GOLDEN, MASK64, Rng, mix64
+from ..game.state import mirror_twins
+from ..information.sampler import ReferenceSampler
+from .ismcts_ref import play_out, reward
+from .limits import now
+from .policy import policy_code
+from .registry import Algorithm, Setting, inference_setting
+from .results import UnitOutput
+from .workers import run_sliced
+
+
+def rollout_settings(**extra: Setting) -> dict:
+    """The settings of an engine of this kind: its own (`extra`) first, then the playout
+    policy, the inference and the replicates."""
+    return {
+        **extra,
+        "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
+                           ("random", "scoring", "safe")),
+        "inference": inference_setting(False),
+        "replicates": Setting(int, 4, "independent units sharing the budget: a move's value "
+                              "is their mean and its error their spread", minimum=1,
+                              maximum=10_000),
+    }
+
+
+class RootUnit:
+    """One replicate: the root's moves (a mirror twin is the same choice: played once, its
+    twin given the same figures), each move's [plays, reward sum, sum of squares], and the
+    steps done (`done`). A subclass defines `step(play_rng)`, one step of its budget."""
+
+    def __init__(self, sampler: ReferenceSampler, objective: int, policy: int, seed: int):
+        self.sampler, self.objective, self.policy = sampler, objective, policy
+        base = sampler.base
+        self.base, self.rules = base, base.rules
+        self.side = self.rules.side_of(sampler.seat)
+        moves = base.legal_moves()
+        self.twins = mirror_twins(base.left, base.right, base.left_double, base.right_double,
+                                  moves)
+        self.moves = [m for m in moves if m not in self.twins]
+        self.stats = {m: [0, 0.0, 0.0] for m in self.moves}
+        self.done = 0
+        self.rng = Rng(seed & MASK64)
+
+    def world(self):
+        """The next sampled world, and the seed of its play-outs (the same for every move
+        played in it: common random numbers)."""
+        world = self.sampler.world(self.rng)
+        return world, mix64(self.rng.state ^ GOLDEN)
+
+    def play(self, world, m: int, play_rng: Rng, play_seed: int):
+        """Move `m` played in `world` and played out: (the final state, its reward), the
+        move's statistics updated."""
+        play_rng.state = play_seed
+        s = play_out(self.rules, self.objective, self.policy, world.apply(m), play_rng)
+        v = reward(self.rules, self.objective, s, self.base, self.side)
+        acc = self.stats[m]
+        acc[0] += 1
+        acc[1] += v
+        acc[2] += v * v
+        return s, v
+
+    def step(self, play_rng: Rng) -> None:
+        raise NotImplementedError
+
+    def run(self, n: int, seconds: float) -> int:
+        """Up to n steps (0: no limit) within `seconds`; returns how many were done."""
+        end = now() + seconds
+        done = 0
+        play_rng = Rng(0)
+        while (n == 0 or done < n) and (done == 0 or now() < end):
+            self.step(play_rng)
+            done += 1
+            self.done += 1
+        return done
+
+    def root_stats(self) -> list:
+        """[(move, plays, reward sum, sum of squares)] for every legal root move (a twin with
+        its twin's figures)."""
+        return [(m, *self.stats[self.twins.get(m, m)])
+                for m in sorted(self.moves + list(self.twins))]
+
+    def extras(self) -> dict:
+        """What the unit's output carries beside its root statistics (`UnitOutput`'s fields)."""
+        return {}
+
+
+class RolloutAlgorithm(Algorithm):
+    """An engine of replicated `RootUnit`s on the reference sampler: `make_unit(sampler,
+    objective, policy, seed, settings)` makes one."""
+    replicated = True
+    value_meaning = "every seat then playing by the playout policy"
+
+    def make_unit(self, sampler, objective: int, policy: int, seed: int, settings: dict) -> RootUnit:
+        raise NotImplementedError
+
+    def units(self, settings, workers):
+        return settings["replicates"]
+
+    def sampler(self, info, table):
+        return ReferenceSampler(info, table)
+
+    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
+               hooks=None, focus=(), memory=None):
+        unit = self.make_unit(sampler, objective, policy_code(settings["playout"]), seed, settings)
+        done, interrupted = run_sliced(unit.run, budget, deadline, hooks, unit.root_stats,
+                                       lambda: unit.done)
+        return UnitOutput(unit.root_stats(), done, interrupted, **unit.extras())

@@ -27,7 +27,7 @@ weighs the worlds they allow.
 ['missed_triple', 'missed_double', 'opened']
 >>> model.relation(ObservedPlay(3, 1, 2, 5, False, False, 0, tile_index(2, 4) * 2, False),
 ...                tile_index(2, 5))
-('missed_double', 'late', 'line_short')
+('missed_double',)
 """
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ import pytest
 from bergen_search.formats.game import load_game
 from bergen_search.protocol.server import EngineServer
 from bergen_search.search.api import Limits, search
-from bergen_search.search.registry import algorithms
+from bergen_search.search import exact
 
 DECISION = json.load(open("examples/decision.json", encoding="utf-8"))
 #: tests/test_endgame.py's known case: two seats, no draw left, solved at once.
@@ -37,8 +37,7 @@ def _core():
 def held_attempt(monkeypatch):
     """The exact attempt held until the search has reported ranked moves (at most 20 s),
     then run as usual; `events` says, in order, what happened."""
-    endgame = algorithms()["endgame"]
-    real = endgame.attempt
+    real = exact.attempt
     seen = threading.Event()
     events = []
 
@@ -48,7 +47,7 @@ def held_attempt(monkeypatch):
         events.append(("attempt ends", out.result is not None))
         return out
 
-    monkeypatch.setattr(endgame, "attempt", attempt)
+    monkeypatch.setattr(exact, "attempt", attempt)
     return seen, events
 
 
@@ -228,13 +227,12 @@ def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch
     Now the attempt (and its bracket) gets the budget of one batch of trees (the default
     100,000, as `bergen best`), and the search has no cap."""
     _core()
-    endgame = algorithms()["endgame"]
-    real, budgets = endgame.attempt, []
+    real, budgets = exact.attempt, []
 
     def attempt(info, limits, run, alone=False):
         budgets.append(limits.iterations)
         return real(info, limits, run, alone)
-    monkeypatch.setattr(endgame, "attempt", attempt)
+    monkeypatch.setattr(exact, "attempt", attempt)
     server, lines = _engine()
     try:
         server.handle_line(json.dumps({"cmd": "go", "game": DECISION, "infinite": True,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...errors import NotApplicable
-from ..exact import BUDGET, attempt
+from .. import exact
 from ..registry import Algorithm, Setting, register
 
 
@@ -14,8 +14,8 @@ class Endgame(Algorithm):
     name = "endgame"
     help = "the exact endgame alone, two players once no draw is left (or why not)"
     order = 2
-    default_budget = BUDGET
-    match_budget = BUDGET
+    default_budget = exact.BUDGET
+    match_budget = exact.BUDGET
     settings = {
         "tolerance": Setting(float, 0.01, "the exploitability (points) the solver stops at"),
         "hand_tolerance": Setting(float, 0.05, "... and the bound (points) on the hand's "
@@ -25,7 +25,7 @@ class Endgame(Algorithm):
     }
 
     def solve(self, info, limits, run):
-        solved = attempt(info, limits, run, alone=True)
+        solved = exact.attempt(info, limits, run, alone=True)
         if solved.result is None:
             raise NotApplicable(solved.info["endgame"]["why"], interrupted=solved.interrupted)
         return solved

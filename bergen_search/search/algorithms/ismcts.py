@@ -10,12 +10,11 @@ from functools import partial
 
 from ...constants import PASS_STREAM
 from ...game.rng import derive_seed
-from .. import backend
+from .. import backend, exact
 from ...formats.notation import Move
 from ..ismcts_ref import KEY_DRAW, KEY_OWN_DRAW
 from ..ismcts_ref import IsmctsTree as ReferenceTree
 from ..limits import DEFAULT_MEMORY_MB, MAX_REPLICATES, REPLICATES, Deadline, now
-from ..exact import attempt
 from ..registry import Algorithm, Setting, Solved, inference_setting, preset, register
 from ..results import FinalPass, UnitOutput
 from ..workers import run_sliced
@@ -139,7 +138,7 @@ class Ismcts(Algorithm):
         the `endgame` engine's): its answer when it solves, else why not in `info`."""
         if not run.settings["endgame"]:
             return Solved(limits=limits)
-        return attempt(info, limits, run)
+        return exact.attempt(info, limits, run)
 
     def summary(self, outputs, limits):
         full = [o.extra["full_at"] for o in outputs if o.extra.get("full_at") is not None]

@@ -239,18 +239,22 @@ def small_cuts(rules, seed, want, max_assignments=100_000):
     return found
 
 
+@pytest.mark.parametrize("setting", [True, "learned"])
 @pytest.mark.parametrize("count, assignments", sizes((3, 20_000), (6, 100_000)))
 @pytest.mark.parametrize("players,kw", [(2, {}), (3, {}), (2, {"draw": "one"}),
                                         (4, {"partnerships": True})])
-def test_weighted_table_equals_brute_force(players, kw, count, assignments):
+def test_weighted_table_equals_brute_force(players, kw, count, assignments, setting):
     """By default 3 cut points whose brute force tries at most 20,000 assignments (the
-    weights change all 3 distributions at each table); 6 of up to 100,000 behind slow."""
+    weights change all 3 distributions at each table); 6 of up to 100,000 behind slow. The
+    hand-set model and the learned one alike: both factorise, so the sampler is exact."""
+    from bergen_search.information.inference import inference_model
     rules = Rules(players=players, **kw)
+    model = inference_model(rules, setting)
     infos = small_cuts(rules, 31 + players, want=count, max_assignments=assignments)
     assert len(infos) >= count * 2 // 3
     changed = 0
     for info in infos:
-        factors = tile_factors(info, TileModel())
+        factors = tile_factors(info, model)
         table = WorldTable(info, factors)
         got = _normalised(table.enumerate())
         want = _normalised(brute_weighted(info, factors))
@@ -301,13 +305,15 @@ def test_factors_must_be_positive_and_one_per_group():
         WorldTable(info, {t("1-6"): (0.5,)})
 
 
-def test_inference_reads_only_what_the_seat_saw():
+@pytest.mark.parametrize("setting", [True, "learned"])
+def test_inference_reads_only_what_the_seat_saw(setting):
     """The factors come from the information set, which a complete record and the same record
     with the other hands, draws and reserve nulled give alike."""
     import copy
 
     from bergen_search.formats.game import load_game
     from bergen_search.formats.record_io import write_record
+    from bergen_search.information.inference import inference_model
     log = play_engines(Rules(), parse_engine_list("greedy", 2), derive_seed(3, 0))
     rec = write_record(log)
     rec["start_scores"] = [0, 0]
@@ -332,6 +338,7 @@ def test_inference_reads_only_what_the_seat_saw():
                 ev["draw"] = None
         other = load_game(nulled)
         assert other.key() == info.key()
-        assert tile_factors(other, TileModel()) == tile_factors(info, TileModel())
+        model = inference_model(info.rules, setting)
+        assert tile_factors(other, model) == tile_factors(info, model)
         checked += 1
     assert checked >= 5

@@ -10,10 +10,11 @@ from .output import emit_json
 
 @click.command()
 @game_input
-@click.option("--weighting", type=click.Choice(["uniform", "inference"]), default="uniform",
-              show_default=True,
+@click.option("--weighting", type=click.Choice(["uniform", "inference", "learned"]),
+              default="uniform", show_default=True,
               help="How the hidden tiles' chances are weighed: every consistent history "
-                   "alike, or by what the other seats' plays say about their hands.")
+                   "alike, or by what the other seats' plays say about their hands (the "
+                   "hand-set model, or the one learned from games).")
 @json_option
 def show(game, weighting, as_json, **kw):
     """Check a game and print what its seat to move knows: the hands and their sizes, the

@@ -8,7 +8,9 @@ position without history they are the ones it lists. The chances are over the co
 histories, each equally likely under a uniform shuffle (what the sampler draws, before
 inference weighs them); with `weighting="inference"`, over the same histories weighted by what
 the other seats' plays say about their hands (`inference.TileModel`, as the searches'
-`inference` setting weighs them), computed from the sampler's table (`WorldTable.marginals`).
+`inference` setting weighs them), and with `weighting="learned"` by the learned model
+(`learned.py`, the setting's value `learned`), computed from the sampler's table
+(`WorldTable.marginals`).
 
 >>> from bergen_search.formats.game import load
 >>> game = load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14")
@@ -22,13 +24,14 @@ from dataclasses import dataclass, field
 
 from ..game.tiles import tile_str
 from ..errors import BergenError
-from .inference import TileModel, tile_factors
+from .inference import LEARNED, inference_model, tile_factors
 from .infoset import RESERVE, InfoSet, Observer, lead_forbidden
 from .sampler import WorldTable, count_deals
 
-#: How the hidden tiles' chances are weighed: every consistent history alike, or by the
-#: inference model.
-WEIGHTINGS = ("uniform", "inference")
+#: How the hidden tiles' chances are weighed: every consistent history alike, by the hand-set
+#: inference model, or by the learned one: the searches' `inference` off, on and learned.
+WEIGHTINGS = ("uniform", "inference", LEARNED)
+_SETTING = {"uniform": False, "inference": True, LEARNED: LEARNED}
 #: A chance within this of 1 (of 0) is certain (impossible): the forward pass sums floats.
 SURE = 1 - 1e-9
 
@@ -105,13 +108,15 @@ def beliefs(info: InfoSet, observer: Observer | None = None, voids: dict | None 
     """What the seat of `info` knows. `observer`: the `Observer` that built `info` from a
     record (its proofs give each void's event; `round_index`, the round they are in); without
     one, `voids` {seat: numbers} are the position's given voids. `weighting`: "uniform"
-    (each history alike, counted exactly) or "inference" (weighted by the model)."""
+    (each history alike, counted exactly), "inference" (weighted by the hand-set model) or
+    "learned" (by the learned model)."""
     if weighting not in WEIGHTINGS:
         raise BergenError(f"the weighting must be one of {', '.join(WEIGHTINGS)}, got "
                           f"{weighting!r}")
     groups = info.groups
     deals = count_deals(info)
-    factors = tile_factors(info, TileModel()) if weighting == "inference" else None
+    model = inference_model(info.rules, _SETTING[weighting])
+    factors = tile_factors(info, model) if model is not None else None
     # One forward pass over the sampler's programme gives every tile's chances at once: the
     # walk draws each history with its weight, so its marginals are the chances (exact up to
     # float rounding; tests/test_beliefs.py counts them tile by tile against it). The table

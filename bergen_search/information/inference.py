@@ -87,7 +87,7 @@ def relation(d: ObservedPlay, t: int) -> str | None:
     return None
 
 
-def tile_factors(info: InfoSet, model: TileModel | None) -> dict:
+def tile_factors(info: InfoSet, model) -> dict:
     """{tile: factor per group of `info.groups`}: each free tile's likelihood ratio in each
     group, the product over the other seats' plays of the model's ratio when the group's seat
     held the tile at the play (the group opened before it, the tile not yet on the line).
@@ -96,17 +96,37 @@ def tile_factors(info: InfoSet, model: TileModel | None) -> dict:
         return {}
     groups = info.groups
     out = {}
+    per_play = getattr(model, "play_ratios", None)   # a model that rates a play's tiles at once
     for d in info.decisions:
         if d.drew:
             continue   # the tile played was the one drawn: no choice, and the voids say the rest
         held = [g for g, grp in enumerate(groups) if grp.owner == d.seat and grp.opened < d.event]
+        rated = per_play(d) if per_play is not None else None
         for t, _ in info.free:
             if d.line_mask >> t & 1 or t == d.move >> 1:
                 continue
-            r = model.ratio(model.relation(d, t))
+            r = rated[t] if rated is not None else model.ratio(model.relation(d, t))
             if r == 1.0:
                 continue
             f = out.setdefault(t, [1.0] * len(groups))
             for g in held:
                 f[g] *= r
     return {t: tuple(f) for t, f in out.items()}
+
+
+#: The value of the searches' `inference` setting, beside on and off, that weighs the worlds
+#: by the learned model (`learned.py`), and the beliefs' weighting of the same name.
+LEARNED = "learned"
+
+
+def inference_model(rules, setting):
+    """The model a search's `inference` setting names: None (off: the uniform sampler),
+    `TileModel()` (on) or the shipped learned model for `rules`' table shape (`"learned"`)."""
+    if setting == LEARNED:
+        from .learned import learned_model
+        return learned_model(rules)
+    if setting is True:
+        return TileModel()
+    if setting is False or setting is None:
+        return None
+    raise ValueError(f"inference must be on, off or {LEARNED}, got {setting!r}")

@@ -21,7 +21,7 @@ import pkgutil
 from dataclasses import dataclass, field
 
 from ..errors import BergenError, a_kind
-from ..information.inference import TileModel, tile_factors
+from ..information.inference import LEARNED, inference_model, tile_factors
 from ..information.sampler import WorldTable
 from . import backend
 
@@ -29,7 +29,8 @@ from . import backend
 @dataclass(frozen=True)
 class Setting:
     """A setting of an algorithm: its type, default and what it does. `choices` limits a
-    string; booleans also read on/off, yes/no, true/false, 1/0."""
+    string; booleans also read on/off, yes/no, true/false, 1/0, and any of their `choices`,
+    named values beside on and off (`inference`: on, off or learned)."""
     type: type
     default: object
     help: str
@@ -40,16 +41,19 @@ class Setting:
     def parse(self, name: str, value):
         """The value checked (and converted from text, as engine specs give it)."""
         if self.type is bool:
+            kinds = "on or off" if not self.choices else "on, off or " + " or ".join(self.choices)
             if isinstance(value, str):
                 low = value.strip().lower()
                 if low in ("on", "yes", "true", "1"):
                     return True
                 if low in ("off", "no", "false", "0"):
                     return False
-                raise BergenError(f"{name} must be on or off, got {value!r}", field=name)
+                if low in self.choices:
+                    return low
+                raise BergenError(f"{name} must be {kinds}, got {value!r}", field=name)
             if isinstance(value, bool) or value in (0, 1):
                 return bool(value)
-            raise BergenError(f"{name} must be on or off, got {value!r}", field=name)
+            raise BergenError(f"{name} must be {kinds}, got {value!r}", field=name)
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise BergenError(f"{name} must be {a_kind(self.type)}, got {value!r}", field=name)
         if self.type is int and isinstance(value, float) and not value.is_integer():
@@ -72,6 +76,15 @@ class Setting:
             raise BergenError(f"{name} must be at most {self.maximum:,}, got {value!r}",
                               field=name)
         return out
+
+
+def inference_setting(default) -> Setting:
+    """The `inference` setting the engines that sample worlds share: off (uniform over the
+    consistent histories), on (the hand-set `TileModel`) or learned (the model fitted to
+    games, `learned.py`)."""
+    return Setting(bool, default, "weigh the worlds by what the other seats' plays say about "
+                   "their hands: on (the hand-set model), learned (the model fitted to games) "
+                   "or off (inference.py, learned.py)", (LEARNED,))
 
 
 def setting_text(value) -> str:
@@ -153,9 +166,11 @@ class Algorithm:
         return Solved(limits=limits)
 
     def table(self, info, settings: dict):
-        """The world table searched: weighted by inference when `inference` is on."""
-        if settings.get("inference"):
-            return WorldTable(info, tile_factors(info, TileModel()))
+        """The world table searched: weighted by inference when `inference` is on (the
+        hand-set `TileModel`) or `learned` (the fitted model, `learned.py`)."""
+        model = inference_model(info.rules, settings.get("inference", False))
+        if model is not None:
+            return WorldTable(info, tile_factors(info, model))
         return WorldTable(info)
 
     def exhaustive(self, info, table, budget, seconds, run, hooks):

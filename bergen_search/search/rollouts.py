@@ -15,7 +15,7 @@ from ..information.sampler import ReferenceSampler
 from .ismcts_ref import play_out, reward
 from .limits import now
 from .policy import policy_code
-from .registry import Algorithm, Setting
+from .registry import Algorithm, Setting, inference_setting
 from .results import UnitOutput
 from .workers import run_sliced
 
@@ -27,8 +27,7 @@ def rollout_settings(**extra: Setting) -> dict:
         **extra,
         "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
                            ("random", "scoring", "safe")),
-        "inference": Setting(bool, False, "weigh the worlds by what the other seats' plays "
-                             "say about their hands (inference.py)"),
+        "inference": inference_setting(False),
         "replicates": Setting(int, 4, "independent units sharing the budget: a move's value "
                               "is their mean and its error their spread", minimum=1,
                               maximum=10_000),

@@ -108,8 +108,9 @@ class Knowledge:
         holders = list(self.seats) + [self.reserve]
         heads = [f"seat {h.seat}" for h in self.seats] + ["reserve"]
         tiles = sorted({t for h in holders for t in h.chances})
-        how = ("weighted by what the other seats' plays say (inference)"
-               if self.beliefs.weighting == "inference" else "every consistent history alike")
+        how = {"inference": "weighted by what the other seats' plays say (inference)",
+               "learned": "weighted by what the other seats' plays say (the learned model)",
+               }.get(self.beliefs.weighting, "every consistent history alike")
         out = [f"where the hidden tiles are (% chance; {how})",
                "tile  " + "".join(f"{x:>9}" for x in heads)]
 
@@ -129,7 +130,7 @@ class Knowledge:
 
 def knowledge(game: Game, weighting: str = "uniform") -> Knowledge:
     """What the seat to move of `game` knows; `weighting`: how the hidden tiles' chances are
-    weighed ("uniform" or "inference": `information.beliefs`)."""
+    weighed ("uniform", "inference" or "learned": `information.beliefs`)."""
     round_index = None if game.record is None else len(game.record.rounds) - 1
     return Knowledge(game, beliefs(game.info, game.observer, game.position.voids, round_index,
                                    weighting))

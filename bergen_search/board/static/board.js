@@ -168,7 +168,8 @@
     q.set("budget", $("budget-mode").value === "fixed" ? "fixed" : "infinite");
     q.set("iterations", $("budget-iterations").value);
     q.set("seed", $("budget-seed").value);
-    if ($("inference").checked) q.delete("inference"); else q.set("inference", "off");
+    if ($("inference").value === "on") q.delete("inference");
+    else q.set("inference", $("inference").value);
     history.replaceState(null, "", url.pathname + "?" +
       q.toString().replace(/%2F/g, "/").replace(/%2C/g, ",").replace(/%3A/g, ":"));
   }
@@ -179,7 +180,8 @@
     if (n && /^\d+$/.test(n)) $("budget-iterations").value = n;
     const seed = q.get("seed");
     if (seed && /^\d+$/.test(seed)) $("budget-seed").value = seed;
-    if (q.get("inference") === "off") $("inference").checked = false;
+    const inference = q.get("inference");
+    if (inference === "off" || inference === "learned") $("inference").value = inference;
     budgetLabels();
     return q.get("position");
   }
@@ -243,7 +245,7 @@
       return;
     }
     const go = { cmd: "go", report_every: 0.1, beliefs: weighting(),
-      settings: { inference: $("inference").checked },
+      settings: { inference: INFERENCE[$("inference").value].setting },
       iterations: Number($("budget-iterations").value), seed: Number($("budget-seed").value) };
     if ($("budget-mode").value !== "fixed") go.infinite = true;
     S.liveId = go.id = newId("live");
@@ -259,8 +261,10 @@
     el.dataset.state = state;
     el.textContent = text;
   }
-  // The inference toggle: the search's setting and the beliefs' weighting together.
-  const weighting = () => ($("inference").checked ? "inference" : "uniform");
+  // The inference choice: the search's setting and the beliefs' weighting together.
+  const INFERENCE = { on: { setting: true, weighting: "inference" },
+    learned: { setting: "learned", weighting: "learned" }, off: { setting: false, weighting: "uniform" } };
+  const weighting = () => INFERENCE[$("inference").value].weighting;
   function stopLive() {
     if (S.liveId) send({ cmd: "terminate", queries: [S.liveId], id: newId("terminate") });
   }

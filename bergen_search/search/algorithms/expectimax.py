@@ -12,7 +12,7 @@ from ...stats import weighted_sample_mean
 from .. import backend
 from ..api import root_moves
 from ..limits import STOP_SLICE_SECONDS, Deadline, now
-from ..registry import Algorithm, Setting, register
+from ..registry import Algorithm, Setting, inference_setting, register
 from ..results import Exhaustive, UnitOutput
 from ..workers import run_sliced
 
@@ -41,8 +41,7 @@ class Expectimax(Algorithm):
                          maximum=MAX_DEPTH),
         "playouts": Setting(int, 2, "random playouts per horizon leaf", minimum=1,
                             maximum=MAX_PLAYOUTS),
-        "inference": Setting(bool, False, "weigh the worlds by what the other seats' plays "
-                             "say about their hands (inference.py)"),
+        "inference": inference_setting(False),
     }
 
     def empty_advice(self, settings):

@@ -15,7 +15,7 @@ from ...formats.notation import Move
 from ..ismcts_ref import KEY_DRAW, KEY_OWN_DRAW
 from ..ismcts_ref import IsmctsTree as ReferenceTree
 from ..limits import DEFAULT_MEMORY_MB, MAX_REPLICATES, REPLICATES, Deadline, now
-from ..registry import Algorithm, Setting, Solved, preset, register
+from ..registry import Algorithm, Setting, Solved, inference_setting, preset, register
 from ..results import FinalPass, UnitOutput
 from ..workers import run_sliced
 
@@ -55,8 +55,7 @@ class Ismcts(Algorithm):
         "exploration": Setting(float, 0.7, "the UCB1 exploration constant", maximum=100),
         "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
                            ("random", "scoring", "safe")),
-        "inference": Setting(bool, True, "weigh the worlds by what the other seats' plays "
-                             "say about their hands (inference.py)"),
+        "inference": inference_setting(True),
         "twins": Setting(bool, True, "plays that mirror each other are one choice"),
         "choose": Setting(str, "value", "the move played: the best value of the final pass "
                           "(value; runs the pass) or the most visited (visits)",

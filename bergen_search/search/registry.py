@@ -111,6 +111,9 @@ class Algorithm:
     needs_core = False           # no pure-Python twin: refused without the compiled core
     replicated = False           # its units are independent replicates: values with errors
     sides = False                # reports each side's outcome per move (`info["sides"]`)
+    #: Its units grow with the budget and stop growing at the memory cap, which it reports
+    #: (`info["memory"]`: the cap, the units that reached it); the others hold a fixed size.
+    reports_memory = False
     #: Its units read the line of play they expect after each root move when asked
     #: (`worker(..., lines=True)`; `info["lines"]`): only for a caller that reads values.
     lines = False

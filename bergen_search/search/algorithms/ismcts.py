@@ -123,6 +123,7 @@ class Ismcts(Algorithm):
         return out
 
     bracket_setting = "bracket"
+    reports_memory = True
 
     def units(self, settings, workers):
         return settings["replicates"]

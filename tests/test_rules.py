@@ -1272,3 +1272,46 @@ def test_known_rounds_from_data_files(backend, path):
         s = _replay(backend, data, Rules.from_dict({**data["rules"], **var["rules"]}), False)
         assert list(scores(s)) == var["scores"], var["why"]
         assert s.winner == var.get("winner"), var["why"]
+
+
+def test_the_move_rule_written_once_known_answers():
+    """`fitting`, `plays`, `actions` and `may_take` (game/state.py) are the rule every layer
+    asks (the state, the search's root, the exact endgame and its oracle, the luck estimate)."""
+    from bergen_search.game.state import actions, fitting, may_take, plays
+    t = parse_tile
+    hand = mask_of(map(t, ["2-5", "5-5", "0-1", "3-6"]))
+    assert fitting(hand, 2, 5) == mask_of(map(t, ["2-5", "5-5"]))
+    # 2-5 fits both ends (two plays), 5-5 the right only; in tile order, left before right
+    assert plays(hand, 2, 5) == sorted([t("2-5") * 2, t("2-5") * 2 + 1, t("5-5") * 2 + 1])
+    assert plays(hand, 4, 4) == []
+    rules = Rules()
+    assert actions(rules, hand, 4, 4, 10, 0) == [DRAW]               # nothing fits: draw
+    assert actions(rules, hand, 4, 4, rules.reserve_kept, 0) == [PASS]   # reserve kept: pass
+    assert actions(rules, hand, 1, 4, 10, 0) == [t("0-1") * 2]
+    # a play (one that fits: the public tree's) needs its tile in the hand
+    assert may_take(hand, t("0-1") * 2, 1, 4) and not may_take(hand, t("1-4") * 2, 1, 4)
+    assert may_take(mask_of([t("0-0")]), PASS, 1, 4) and not may_take(hand, PASS, 1, 4)
+
+
+def test_legal_moves_are_the_actions_of_the_hand_to_move():
+    rng = Rng(5)
+    rules = Rules()
+    checked = 0
+    for _ in range(200):
+        tiles = list(range(N_TILES))
+        rng.shuffle(tiles)
+        hands = [mask_of(tiles[:6]), mask_of(tiles[6:12])]
+        try:
+            s = State.deal(rules, hands, tiles[12:], (0, 0))
+        except BergenError:
+            continue
+        while s.ended is None:
+            moves = s.legal_moves()
+            if s.line:
+                from bergen_search.game.state import actions
+                assert moves == actions(rules, s.hands[s.to_move], s.left, s.right,
+                                        s.reserve_size, s.draws_this_turn)
+                checked += 1
+            m = moves[rng.below(len(moves))]
+            s = s.apply(m, s.to_move, s.reserve[0] if m == DRAW else None)
+    assert checked > 500

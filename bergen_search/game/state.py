@@ -66,6 +66,42 @@ def mirror_twins(left: int, right: int, left_double: bool, right_double: bool,
     return {m: m - 1 for m in plays if m < DRAW and m & 1 and m - 1 in plays}
 
 
+def fitting(hand: int, left: int, right: int) -> int:
+    """The tiles of `hand` that fit an end of a line with ends `left` and `right` (the rule of
+    what may be played, written once)."""
+    return hand & (TILES_WITH[left] | TILES_WITH[right])
+
+
+def plays(hand: int, left: int, right: int) -> list:
+    """Every play of `hand` on a line with ends `left` and `right`, in the core's order: by
+    tile, the left end before the right (a tile fitting both is two plays)."""
+    out = []
+    for t in iter_mask(fitting(hand, left, right)):
+        lo, hi = TILE_LOW[t], TILE_HIGH[t]
+        if lo == left or hi == left:
+            out.append(t * 2)
+        if lo == right or hi == right:
+            out.append(t * 2 + 1)
+    return out
+
+
+def actions(rules: Rules, hand: int, left: int, right: int, reserve_size: int,
+            draws_this_turn: int) -> list:
+    """The actions of a seat holding `hand` on a led line: its plays, else a draw when the
+    rules allow one, else a pass."""
+    return (plays(hand, left, right)
+            or [DRAW if rules.may_draw(reserve_size, draws_this_turn) else PASS])
+
+
+def may_take(hand: int, move: int, left: int, right: int) -> bool:
+    """Whether a seat holding `hand` may take `move` (a play that fits, or PASS) on a line
+    with ends `left` and `right` (a drawless endgame's public actions): a play needs its tile
+    in the hand, a pass a hand with no tile that fits."""
+    if move == PASS:
+        return not fitting(hand, left, right)
+    return bool(hand >> (move >> 1) & 1)
+
+
 def capped(value: int, score: int, target: int, endgame_cap: bool) -> int:
     """A match's value reduced near the target (RULES.md, `endgame_cap`)."""
     if value == 0 or not endgame_cap:
@@ -301,16 +337,8 @@ class State:
         if not self.line:
             lead = find_leader(self.rules, self.hands)
             return [lead[1] * 2] if lead and lead[0] == seat else []
-        moves = []
-        for t in iter_mask(hand & self.playable_mask()):
-            fl, fr = self.fits(t)
-            if fl:
-                moves.append(t * 2)
-            if fr:
-                moves.append(t * 2 + 1)
-        if moves:
-            return moves
-        return [DRAW] if self._may_draw() else [PASS]
+        return actions(self.rules, hand, self.left, self.right, self.reserve_size,
+                       self.draws_this_turn)
 
     def _may_draw(self) -> bool:
         return self.rules.may_draw(self.reserve_size, self.draws_this_turn)

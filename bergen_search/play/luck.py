@@ -59,7 +59,7 @@ from ..game import backend as game_backend
 from ..game.match import ENGINE_GREEDY, play_round
 from ..game.rng import GOLDEN, MASK64, Rng, mix64
 from ..game.rules import Rules
-from ..game.state import DRAW, State, match_value
+from ..game.state import DRAW, State, fitting, match_value
 from ..game.tiles import (
     DOUBLES,
     PIPS,
@@ -93,7 +93,7 @@ def _score_now(hand, left, right, ld, rd, out_bonus) -> int:
     going-out bonus when it is its last tile): what a tile just drawn may bring at once."""
     best = 0
     last = popcount(hand) == 1
-    for t in iter_mask(hand & (TILES_WITH[left] | TILES_WITH[right])):
+    for t in iter_mask(fitting(hand, left, right)):
         lo, hi, dbl = TILE_LOW[t], TILE_HIGH[t], is_double(t)
         for end in (0, 1):
             if end == 0 and left in (lo, hi):

@@ -49,9 +49,8 @@ from ..constants import MAX_SECONDS, OBJECTIVES, objective_code
 from ..errors import BergenError
 from ..formats.notation import Move
 from ..game.rng import derive_seed
-from ..game.state import DRAW, PASS
+from ..game.state import actions
 from ..game.state import mirror_twins as state_mirror_twins
-from ..game.tiles import TILES_WITH, iter_mask
 from ..information.infoset import InfoSet
 from ..runs.threads import QuietThread
 from . import backend
@@ -81,16 +80,8 @@ def root_moves(info: InfoSet) -> list:
     """The seat's legal actions, in the core's order (what gen_moves gives at the root)."""
     if not info.line:
         raise BergenError("the lead is forced: nothing to search")
-    fit_l, fit_r = info.hand & TILES_WITH[info.left], info.hand & TILES_WITH[info.right]
-    moves = []
-    for t in iter_mask(fit_l | fit_r):
-        if fit_l >> t & 1:
-            moves.append(t * 2)
-        if fit_r >> t & 1:
-            moves.append(t * 2 + 1)
-    if moves:
-        return moves
-    return [DRAW if info.rules.may_draw(info.reserve_size, info.draws_this_turn) else PASS]
+    return actions(info.rules, info.hand, info.left, info.right, info.reserve_size,
+                   info.draws_this_turn)
 
 
 def mirror_twins(info: InfoSet) -> dict:

@@ -83,8 +83,8 @@ from ..constants import MIX_STREAM
 from ..errors import BergenError, NotApplicable, TooBig
 from ..formats.notation import Move
 from ..game.rng import Rng, derive_seed
-from ..game.state import PASS
-from ..game.tiles import TILES_WITH, popcount
+from ..game.state import PASS, may_take
+from ..game.tiles import popcount
 from ..information.inference import TileModel, tile_factors
 from ..information.infoset import InfoSet
 from ..information.sampler import WorldTable, merge_groups
@@ -587,11 +587,10 @@ def after(g: Endgame, move: int) -> Endgame | None:
     hands; its `seat` the seat that moved, its `hand_index` the same hand. None when the move
     ends the round (its value is then exact: no one answers it)."""
     p = g.seat
-    fit = TILES_WITH[g.root.left] | TILES_WITH[g.root.right]
     tile = 0 if move == PASS else 1 << (move >> 1)
 
     def legal(h):
-        return not (h & fit) if move == PASS else bool(h & tile)
+        return may_take(h, move, g.root.left, g.root.right)
 
     kept = [d for d in g.deals if legal(g.hands[p][d[p]])]
     rep = kept[0]
@@ -1070,9 +1069,7 @@ def played_mix(values: dict, average: dict, bound: float) -> dict:
 
 def _legal_at_root(g: Endgame, move: int) -> bool:
     """The seat's own hand may take `move` (a root action of the public tree)."""
-    mine = g.hands[g.seat][g.hand_index]
-    fit = TILES_WITH[g.root.left] | TILES_WITH[g.root.right]
-    return not (mine & fit) if move == PASS else bool(mine >> (move >> 1) & 1)
+    return may_take(g.hands[g.seat][g.hand_index], move, g.root.left, g.root.right)
 
 
 def solver_rows(solver) -> list:

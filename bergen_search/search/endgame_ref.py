@@ -26,8 +26,8 @@ import math
 from dataclasses import dataclass, field
 
 from ..game.match import greedy_choice
-from ..game.state import PASS, State, blocked_winner, mirror_twins
-from ..game.tiles import PIPS, TILE_HIGH, TILE_LOW, TILES_WITH, iter_mask, popcount
+from ..game.state import PASS, State, blocked_winner, fitting, may_take, mirror_twins
+from ..game.tiles import PIPS, TILE_HIGH, TILE_LOW, iter_mask, popcount
 
 #: DCFR's discounting: Brown & Sandholm 2019's alpha and beta; the average strategy weighs
 #: iteration t by t^GAMMA, 6 rather than their 2: here it reaches an exploitability of 0.01
@@ -103,10 +103,9 @@ def public_moves(s: State, holdings) -> list:
     """The public actions at `s` for the acting player whose possible current hands are
     `holdings`: each fitting tile some hand holds, at each end it fits (the right end's
     mirror twin dropped), ascending codes, then PASS if some hand holds no fitting tile."""
-    fit = TILES_WITH[s.left] | TILES_WITH[s.right]
     tiles, can_pass = 0, False
     for h in holdings:
-        f = h & fit
+        f = fitting(h, s.left, s.right)
         tiles |= f
         if not f:
             can_pass = True
@@ -125,8 +124,8 @@ def public_moves(s: State, holdings) -> list:
     return moves
 
 
-def _legal(move: int, current: int, fit: int) -> bool:
-    return not current & fit if move == PASS else bool(current >> (move >> 1) & 1)
+def _legal(move: int, current: int, s: State) -> bool:
+    return may_take(current, move, s.left, s.right)
 
 
 def floor_choice(s: State, moves: list, policy: int = 0) -> int:
@@ -144,7 +143,7 @@ def floor_choice(s: State, moves: list, policy: int = 0) -> int:
         def key(m):
             after = s.apply(m)
             fits = 64 if after.ended is not None else popcount(
-                after.hands[seat] & (TILES_WITH[after.left] | TILES_WITH[after.right]))
+                fitting(after.hands[seat], after.left, after.right))
             return fits, after.scores[seat] - s.scores[seat], PIPS[m >> 1]
         return max(moves, key=key)
     return greedy_choice(s, moves)
@@ -232,7 +231,6 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: in
             x, g0 = float(margin(s.scores)), float(gain(s.scores))
             return new_node(Node(-1, pairs=[(i0, i1, w * x, w * g0) for i0, i1, w in alive]))
         p = s.to_move
-        fit = TILES_WITH[s.left] | TILES_WITH[s.right]
         rows = sorted({d[p] for d in alive})
         current = {i: hands[p][i] & ~played[p] for i in rows}
         moves = public_moves(s, [current[i] for i in rows])
@@ -242,10 +240,10 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: in
         if horizon and depth >= horizon:
             return leaf(s, alive, played)
         node = Node(p, moves=moves, rows=rows,
-                    legal=[[_legal(m, current[i], fit) for m in moves] for i in rows])
+                    legal=[[_legal(m, current[i], s) for m in moves] for i in rows])
         nid = new_node(node)
         for m in moves:
-            node.children.append(follow(s, m, [d for d in alive if _legal(m, current[d[p]], fit)],
+            node.children.append(follow(s, m, [d for d in alive if _legal(m, current[d[p]], s)],
                                         played, depth + 1))
         return nid
 

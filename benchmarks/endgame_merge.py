@@ -110,12 +110,12 @@ def public_count(g, seconds: float = 20.0) -> dict:
         if len(moves) == 1 and not at_root:
             table[key] = follow(s, moves[0], alive, played)
             return table[key]
-        entries = sum(_legal(m, current[i], fit) for m in moves for i in rows)
+        entries = sum(_legal(m, current[i], s) for m in moves for i in rows)
         merged["merged_nodes"] += 1
         merged["merged_entries"] += entries
         size = [1, entries, 0]
         for m in moves:
-            sub = tuple(d for d in alive if _legal(m, current[deals[d][p]], fit))
+            sub = tuple(d for d in alive if _legal(m, current[deals[d][p]], s))
             merged["merged_deal_work"] += len(sub)
             for i, x in enumerate(follow(s, m, sub, played)):
                 size[i] += x
@@ -173,8 +173,8 @@ def futures_agree(g) -> int:
         fit, rows, current, moves = _node(s, alive, played, hands, deals)
         if len(moves) == 1 and not at_root:
             return note(key, follow(s, moves[0], alive, played))
-        legal = tuple(tuple(_legal(m, current[i], fit) for m in moves) for i in rows)
-        kids = tuple(follow(s, m, tuple(d for d in alive if _legal(m, current[deals[d][p]], fit)),
+        legal = tuple(tuple(_legal(m, current[i], s) for m in moves) for i in rows)
+        kids = tuple(follow(s, m, tuple(d for d in alive if _legal(m, current[deals[d][p]], s)),
                             played) for m in moves)
         return note(key, (p, tuple(moves), tuple(rows), legal, kids))
 

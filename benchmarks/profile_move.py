@@ -26,7 +26,7 @@ import time
 import gauntlet as g
 from bergen_search.formats.game import load_game
 from bergen_search.search import Limits, search
-from bergen_search.search.algorithms import endgame as endgame_alg
+from bergen_search.search import exact
 
 
 def positions(path: str, per_phase: int, tools) -> dict:
@@ -71,16 +71,16 @@ def main(argv=None) -> int:
         return 2
     groups = positions(os.path.join(ns.dir, ns.cell + ".jsonl"), ns.per_phase, tools)
     spent = []
-    real_attempt = endgame_alg.Endgame.attempt
+    real_attempt = exact.attempt
 
-    def timed(self, *a, **k):
+    def timed(*a, **k):
         t0 = time.perf_counter()
         try:
-            return real_attempt(self, *a, **k)
+            return real_attempt(*a, **k)
         finally:
             spent.append(time.perf_counter() - t0)
 
-    endgame_alg.Endgame.attempt = timed
+    exact.attempt = timed
     prof = cProfile.Profile() if ns.profile else None
     print(f"{ns.cell}: A's positions searched again at {ns.time * 1000:.0f} ms, load "
           f"{g.loadavg()}")

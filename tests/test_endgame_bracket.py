@@ -12,6 +12,7 @@ the seat's own hand shown to the other side, solved move by move.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -303,9 +304,9 @@ def test_ctrl_c_heard_inside_the_bracket_stops_the_attempt(monkeypatch):
     calls = []
 
     def iterate(*args, **kwargs):
-        done, exploit, bounds, traversals, _, spent = real(*args, **kwargs)
+        run = real(*args, **kwargs)
         calls.append(1)
-        return done, exploit, bounds, traversals, True, spent
+        return dataclasses.replace(run, interrupted=True)
     monkeypatch.setattr(endgame, "_iterate", iterate)
     tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points",
                             bracketing=True)

@@ -126,9 +126,9 @@ def test_a_depth_limited_floor_holds_against_the_real_games_answers(positions):
             got = endgame._limited(sub, max_work=200_000, memory_bytes=None, tolerance=1e-3,
                                    max_iterations=200, clock=lambda: 0.0, stop=None,
                                    playouts=tables)
-            if got[0] is None:
+            if got.floor is None:
                 continue
-            low, high = got[0], got[1]
+            low, high = got.floor, got.ceiling
             moved = endgame._gained(g, sub.root.scores)
             assert low <= high + 1e-9
             assert sol.values[Move.from_code(m)] >= moved + low - 1e-9
@@ -272,9 +272,9 @@ def test_one_deal_left_is_bracketed_by_its_minimax(positions):
             hands = [sub.hands[q][sub.deals[0][q]] for q in range(2)]
             exact = endgame_ref.minimax(sub.rules, sub.root, hands)
             sign = 1.0 if sub.seat == 0 else -1.0
-            assert got[0] == pytest.approx(sign * exact, abs=1e-5)
-            assert got[1] == pytest.approx(sign * exact, abs=1e-5)
-            assert got[2] in ((0, 0), (1, 1))   # whole, or cut one decision deep
+            assert got.floor == pytest.approx(sign * exact, abs=1e-5)
+            assert got.ceiling == pytest.approx(sign * exact, abs=1e-5)
+            assert got.horizons in ((0, 0), (1, 1))   # whole, or cut one decision deep
             found += 1
     assert found
 
@@ -374,7 +374,7 @@ def test_a_brackets_work_counts_every_build_and_stays_within_the_budget(iteratio
 
     def iterate(*args, **kwargs):
         out = real_iterate(*args, **kwargs)
-        built.append(out[5])
+        built.append(out.spent)
         return out
     monkeypatch.setattr(endgame, "_deepen", deepen)
     monkeypatch.setattr(endgame, "_iterate", iterate)

@@ -501,9 +501,12 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
     solver, nodes, work = _build(g, cap, build_seconds)
     phases = {"build": clock() - t0, "iterations": 0.0, "checks": 0.0}
     deadline = None if seconds is None else t0 + seconds
-    run = _iterate(solver, work, g.weight, g.hand_weight / g.weight, g.seat, tolerance,
-                   hand_tolerance, allowed, deadline, max_iterations, clock, stop, phases)
-    done, exploit, bounds, traversals, interrupted, spent = run
+    run = _iterate(solver, work, total=g.weight, share=g.hand_weight / g.weight, seat=g.seat,
+                   tolerance=tolerance, hand_tolerance=hand_tolerance, allowed=allowed,
+                   deadline=deadline, max_iterations=max_iterations, clock=clock, stop=stop,
+                   phases=phases)
+    done, exploit, bounds = run.iterations, run.exploitability, run.bounds
+    traversals, interrupted, spent = run.traversals, run.interrupted, run.spent
     if done == 0:
         raise TooBig(f"its public tree ({nodes:,} nodes) leaves no time to solve it",
                      interrupted=interrupted)
@@ -530,14 +533,41 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
     return sol
 
 
-def _iterate(solver, work, total, share, seat, tolerance, hand_tolerance, allowed, deadline,
-             max_iterations, clock, stop, phases):
+@dataclass(frozen=True)
+class Iterated:
+    """What a run of DCFR did (`_iterate`): its `iterations`, the `exploitability` and the
+    `bounds` from the seat's side measured after the last, the tree's `traversals`, whether
+    it was `interrupted`, and the work `spent` (the build's traversal included)."""
+    iterations: int
+    exploitability: float
+    bounds: tuple | None
+    traversals: int
+    interrupted: bool
+    spent: int
+
+
+@dataclass(frozen=True)
+class Limited:
+    """A move's depth-limited bracket (`_limited`), from the seat's side in points from the
+    subgame's root: `floor` and `ceiling` (None when not even one decision fit the budget, or
+    it was interrupted), `horizons` (the floor's cut, the ceiling's), the work `spent`, the
+    `iterations`, the larger `exploitability` of the two trees, and `interrupted`."""
+    floor: float | None
+    ceiling: float | None
+    horizons: tuple
+    spent: int
+    iterations: int
+    exploitability: float
+    interrupted: bool
+
+
+def _iterate(solver, work, *, total, share, seat, tolerance, hand_tolerance, allowed,
+             deadline, max_iterations, clock, stop, phases) -> Iterated:
     """DCFR on `solver` (a tree of `work` per traversal) until a check finds the
     exploitability within `tolerance` and over `share` (the hand's share of the weight
     `total`) within `hand_tolerance`, or `allowed` work, the `deadline` or `max_iterations`
-    runs out: (iterations, exploitability, bounds from `seat`'s side, traversals, interrupted,
-    work spent). The exploitability is measured after the last iteration whatever the
-    schedule (when at least one ran)."""
+    runs out (`Iterated`; bounds from `seat`'s side). The exploitability is measured after
+    the last iteration whatever the schedule (when at least one ran)."""
     spent = work
     done = 0
     checks = list(CHECK_AT)
@@ -576,7 +606,7 @@ def _iterate(solver, work, total, share, seat, tolerance, hand_tolerance, allowe
         phases["checks"] += clock() - t1
         spent += 2 * work
         checks_done += 1
-    return done, exploit, bounds, 2 * done + 2 * checks_done, interrupted, spent
+    return Iterated(done, exploit, bounds, 2 * done + 2 * checks_done, interrupted, spent)
 
 
 def after(g: Endgame, move: int) -> Endgame | None:
@@ -640,9 +670,11 @@ def value_after(g: Endgame, move: int, *, tolerance: float = TOLERANCE,
     phases = {"iterations": 0.0, "checks": 0.0}
     deadline = None if seconds is None else t0 + seconds
     total, norm = sub.weight, sub.hand_weight
-    done, exploit, _, _, interrupted, spent = _iterate(
-        solver, work, total, norm / total, p, tolerance, hand_tolerance, allowed, deadline,
-        max_iterations, clock, stop, phases)
+    run = _iterate(solver, work, total=total, share=norm / total, seat=p, tolerance=tolerance,
+                   hand_tolerance=hand_tolerance, allowed=allowed, deadline=deadline,
+                   max_iterations=max_iterations, clock=clock, stop=stop, phases=phases)
+    done, exploit = run.iterations, run.exploitability
+    interrupted, spent = run.interrupted, run.spent
     if interrupted:
         raise TooBig("interrupted", interrupted=True)
     if done == 0 or exploit > max(ACCEPT, tolerance):
@@ -794,12 +826,11 @@ def _deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, 
 
 
 def _limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
-             max_iterations: int, clock, stop, playouts: tuple):
-    """`sub` (the shown game after the seat's move) bracketed depth-limited, from the seat's
-    side in points from `sub`'s root: (floor, ceiling, (the floor's horizon, the ceiling's),
-    work spent, iterations, the larger exploitability, interrupted); floor and ceiling None
-    when not even one decision fits `max_work` (the ceiling's tree gets half, the floor's
-    what is left) or it was interrupted, the work spent counted all the same.
+             max_iterations: int, clock, stop, playouts: tuple) -> Limited:
+    """`sub` (the shown game after the seat's move) bracketed depth-limited (`Limited`);
+    floor and ceiling None when not even one decision fits `max_work` (the ceiling's tree
+    gets half, the floor's what is left) or it was interrupted, the work spent counted all
+    the same.
     `playouts`: the floor's and the ceiling's `_endgame.PlayoutTable`.
 
     Two trees, each cut at its horizon (`_deepen`). In the floor's, below the horizon the
@@ -825,24 +856,25 @@ def _limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
         deepened = _deepen(sub, greedy, share, memory_bytes, stop, playouts[k],
                            1 if alone else MAX_HORIZON)
         if deepened[0] is None:
-            return None, None, (), spent + deepened[1], iterations, worst, False
+            return Limited(None, None, (), spent + deepened[1], iterations, worst, False)
         solver, work, h, built = deepened
         del deepened                # the solver's one reference: freed after its bounds
         loose = max(tolerance, LIMITED_TOLERANCE)
-        done, exploit, bounds, _, interrupted, used = _iterate(
-            solver, work, sub.weight, 1.0, p, loose, loose, share - built, None,
-            max_iterations, clock, stop, {"iterations": 0.0, "checks": 0.0})
+        run = _iterate(solver, work, total=sub.weight, share=1.0, seat=p, tolerance=loose,
+                       hand_tolerance=loose, allowed=share - built, deadline=None,
+                       max_iterations=max_iterations, clock=clock, stop=stop,
+                       phases={"iterations": 0.0, "checks": 0.0})
         del solver
-        spent += built + used
-        iterations += done
-        if done == 0 or interrupted:
-            return None, None, (), spent, iterations, worst, interrupted
-        worst = max(worst, exploit)
+        spent += built + run.spent
+        iterations += run.iterations
+        if run.iterations == 0 or run.interrupted:
+            return Limited(None, None, (), spent, iterations, worst, run.interrupted)
+        worst = max(worst, run.exploitability)
         if alone:
-            return bounds[0], bounds[1], (h, h), spent, iterations, worst, False
-        out.append(bounds[k])       # the ceiling's high bound, the floor's low one
+            return Limited(run.bounds[0], run.bounds[1], (h, h), spent, iterations, worst, False)
+        out.append(run.bounds[k])   # the ceiling's high bound, the floor's low one
         horizons.append(h)
-    return out[1], out[0], (horizons[1], horizons[0]), spent, iterations, worst, False
+    return Limited(out[1], out[0], (horizons[1], horizons[0]), spent, iterations, worst, False)
 
 
 def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None = None,
@@ -937,9 +969,12 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
             if build_left is not None:
                 build_left -= clock() - t1
         deadline = None if left_seconds is None else clock() + left_seconds
-        done, exploit, bounds, _, interrupted, used = _iterate(
-            solver, work, sub.weight, 1.0, p, tolerance, tolerance, sub_allowed, deadline,
-            max_iterations, clock, stop, {"iterations": 0.0, "checks": 0.0})
+        run = _iterate(solver, work, total=sub.weight, share=1.0, seat=p, tolerance=tolerance,
+                       hand_tolerance=tolerance, allowed=sub_allowed, deadline=deadline,
+                       max_iterations=max_iterations, clock=clock, stop=stop,
+                       phases={"iterations": 0.0, "checks": 0.0})
+        done, exploit, bounds = run.iterations, run.exploitability, run.bounds
+        interrupted, used = run.interrupted, run.spent
         spent += used
         iterations += done
         if done == 0:
@@ -965,17 +1000,17 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
                            stop=stop, playouts=tables)
         except KeyboardInterrupt:   # heard inside a build: the moves bracketed are kept
             return "interrupted"
-        low, high, cut_at, used, done, exploit, interrupted = got
-        spent += used
-        iterations += done
-        if interrupted:
+        spent += got.spent
+        iterations += got.iterations
+        if got.interrupted:
             return "interrupted"
-        if low is None:
+        if got.floor is None:
             return "out"
-        horizons[Move.from_code(m)] = cut_at
+        horizons[Move.from_code(m)] = got.horizons
         moved = _gained(g, subs[m].root.scores)
-        floors[Move.from_code(m)], ceilings[Move.from_code(m)] = moved + low, moved + high
-        worst = max(worst, exploit)
+        floors[Move.from_code(m)] = moved + got.floor
+        ceilings[Move.from_code(m)] = moved + got.ceiling
+        worst = max(worst, got.exploitability)
         return "done"
 
     # Each move a fair share of what is left; then the moves too big for their share again,

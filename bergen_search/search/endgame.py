@@ -386,7 +386,6 @@ class Solution:
     nodes: int
     work: int
     seconds: float
-    twins: dict = field(default_factory=dict)
     sides: dict = field(default_factory=dict)
     hand_gap: float = 0.0
     interrupted: bool = False

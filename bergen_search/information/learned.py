@@ -1,5 +1,5 @@
 """The learned belief model: what the other seats' plays say about their hands, fitted to
-records of games (issue 43).
+records of games.
 
 `inference.TileModel` weighs each tile the playing seat may have held by one hand-set
 relation to the play (a missed match, the number opened, a fitting tile passed over). This

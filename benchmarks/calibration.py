@@ -38,11 +38,10 @@ import time
 from bergen_search.analysis.review import analyze
 from bergen_search.formats.record import parse_record
 from bergen_search.formats.record_io import write_record
-from bergen_search.formats.replay import RoundStart, Step, events
+from bergen_search.formats.replay import seen_steps
 from bergen_search.game.rng import Rng, derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW
-from bergen_search.information.infoset import Observer
 from bergen_search.play.engines import parse_engine_spec
 from bergen_search.play.seats import play_engines
 from bergen_search.search.api import Limits, choices, root_moves, search
@@ -67,20 +66,11 @@ def decisions_from_selfplay(rules: Rules, count: int, seed: int, engine: str = "
         record = parse_record(write_record(log))
         m += 1
         found = []
-        observers = {}
-        for item in events(record):
-            if isinstance(item, RoundStart):
-                observers = {s: Observer(rules, {s}, item.state) for s in range(rules.players)}
-                continue
-            if not isinstance(item, Step):
-                continue
-            step = item
+        for step, observers in seen_steps(record):
             if step.before.led and step.action < DRAW:
                 info = observers[step.seat].infoset(step.seat)
                 if len(root_moves(info)) > 1:
                     found.append(info)
-            for o in observers.values():
-                o.step(step.seat, step.action, step.after)
         rng.shuffle(found)
         out.extend(found[:min(per_match, count - len(out))])
     return out

@@ -39,10 +39,10 @@ import time
 from collections import defaultdict
 
 from bergen_search.formats.record_io import iter_records
-from bergen_search.formats.replay import RoundStart, Step, events
+from bergen_search.formats.replay import seen_steps
 from bergen_search.game.state import DRAW, PASS
 from bergen_search.information.inference import TileModel, tile_factors
-from bergen_search.information.infoset import RESERVE, Observer
+from bergen_search.information.infoset import RESERVE
 from bergen_search.information.learned import (
     FEATURES,
     MODEL_FORMAT,
@@ -69,22 +69,16 @@ def decisions(path: str, limit: int = 0):
         if not record.complete:
             raise SystemExit(f"{path}: a complete record is needed (every hand known)")
         rules = record.rules
-        obs = {}
-        for item in events(record):
-            if isinstance(item, RoundStart):
-                obs = {s: Observer(rules, {s}, item.state) for s in range(rules.players)}
-            elif isinstance(item, Step):
-                before, w, a = item.before, item.seat, item.action
-                if (before.led and a not in (DRAW, PASS) and not before.draws_this_turn
-                        and len(before.legal_moves()) > 1):
-                    info = obs[w].infoset(w)
-                    if info.decisions:
-                        yield rules, info, before.hands, before.reserve
-                        n += 1
-                        if limit and n >= limit:
-                            return
-                for o in obs.values():
-                    o.step(w, a, item.after)
+        for item, obs in seen_steps(record):
+            before, w, a = item.before, item.seat, item.action
+            if (before.led and a not in (DRAW, PASS) and not before.draws_this_turn
+                    and len(before.legal_moves()) > 1):
+                info = obs[w].infoset(w)
+                if info.decisions:
+                    yield rules, info, before.hands, before.reserve
+                    n += 1
+                    if limit and n >= limit:
+                        return
 
 
 def seat_features(info) -> dict:

@@ -778,3 +778,21 @@ def test_json_lines_read_as_one_document_are_told_by_a_field_not_the_message():
     with pytest.raises(JSONError) as e:
         parse_json('{"a": 1')
     assert not e.value.extra_data
+
+
+def test_seen_steps_gives_each_step_with_every_seats_view_before_it():
+    """`seen_steps`: one pair per Step, in order; the view of the seat to move is its
+    information set before the step (its own hand, the line as it stood)."""
+    from bergen_search.formats.record_io import write_record
+    from bergen_search.formats.replay import seen_steps
+    played = write_record(play_match(Rules(), [0, 1], 7))
+    steps = [s for s in events(played) if isinstance(s, Step)]
+    seen = 0
+    for (step, observers), want in zip(seen_steps(played), steps):
+        assert (step.round, step.event) == (want.round, want.event)
+        if step.before.led:
+            info = observers[step.seat].infoset(step.seat)
+            assert info.hand == step.before.hands[step.seat]
+            assert (info.left, info.right) == (step.before.left, step.before.right)
+        seen += 1
+    assert seen == len(steps) > 10

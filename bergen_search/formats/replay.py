@@ -178,6 +178,26 @@ def events(record) -> Iterator[ReplayEvent]:
         scores = state.scores
 
 
+def seen_steps(record, seats=None) -> Iterator[tuple]:
+    """Each `Step` of `record` (a complete one, or one whose `seats` hands are shown) with
+    what each seat had seen just before it: (step, {seat: Observer}); each observer has
+    heard the step once the caller asks for the next one. `seats`: whose views (default:
+    every seat). The information set of the seat to move is
+    `observers[step.seat].infoset(step.seat)`."""
+    record = parse_record(record)
+    rules = record.rules
+    seats = range(rules.players) if seats is None else seats
+    observers: dict = {}
+    for item in events(record):
+        if isinstance(item, RoundStart):
+            observers = {s: Observer(rules, {s}, item.state) for s in seats}
+        elif isinstance(item, Step):
+            yield item, observers
+            for o in observers.values():
+                o.step(item.seat, item.action, item.after)
+
+
+
 def walk(record) -> Iterator[Step]:
     """The `Play`, `Draw` and `Pass` steps of `events(record)`, without the round marks."""
     for item in events(record):

@@ -13,14 +13,14 @@ import time
 
 from ..formats.record import parse_record
 from ..formats.record_io import to_record
-from ..formats.replay import RoundStart, Step, events
+from ..formats.replay import seen_steps
 from ..game.backend import REFERENCE, load_core
 from ..game.match import ENGINE_RANDOM, play_match
 from ..game.rng import Rng, derive_seed
 from ..game.rules import Rules
 from ..game.state import DRAW, State
 from ..information.inference import TileModel, tile_factors
-from ..information.infoset import Observer, from_state_and_events
+from ..information.infoset import from_state_and_events
 from ..information.sampler import ReferenceSampler, WorldTable
 from ..search import endgame
 from ..search.api import Limits
@@ -93,18 +93,12 @@ def stage_decisions(record):
     set of the seat to move, the fully known State before it, the move it made)."""
     record = parse_record(record)
     rules = record.rules
-    observers = {}
-    for step in events(record):
-        if isinstance(step, RoundStart):
-            observers = {s: Observer(rules, {s}, step.state) for s in range(rules.players)}
-        elif isinstance(step, Step):
-            state = step.before
-            if (state.led and state.reserve_size <= rules.reserve_kept and state.fully_known
-                    and step.action < DRAW and len(state.legal_moves()) > 1):
-                yield (step.round, step.event, observers[step.seat].infoset(step.seat), state,
-                       step.action)
-            for o in observers.values():
-                o.step(step.seat, step.action, step.after)
+    for step, observers in seen_steps(record):
+        state = step.before
+        if (state.led and state.reserve_size <= rules.reserve_kept and state.fully_known
+                and step.action < DRAW and len(state.legal_moves()) > 1):
+            yield (step.round, step.event, observers[step.seat].infoset(step.seat), state,
+                   step.action)
 
 
 def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"),

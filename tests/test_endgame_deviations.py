@@ -274,9 +274,9 @@ def test_best_flags_each_deviation_in_its_text_and_json(cut, tmp_path):
 
 
 def test_analyze_charges_a_deviation_its_refined_value(cut):
-    """`analyze`'s loss of a played move outside the support (`review.loss_bounds`) is
+    """`analyze`'s loss of a played move outside the support (`verdicts.loss_bounds`) is
     measured from its refined value, within its own bound plus the other move's."""
-    from bergen_search.analysis.review import loss_bounds
+    from bergen_search.analysis.verdicts import loss_bounds
     shown, _, res = cut
     refined = res.info["endgame"]["refined"]
     info = load_game(shown)

@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from bergen_search.analysis.review import DEFAULT_THRESHOLDS, THRESHOLDS, label_thresholds
+from bergen_search.analysis.verdicts import DEFAULT_THRESHOLDS, THRESHOLDS, label_thresholds
 from bergen_search.cli import main
 from bergen_search.errors import BergenError
 from bergen_search.formats import load_game

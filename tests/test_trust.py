@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from support import sizes
 
-from bergen_search.analysis import review as analysis
-from bergen_search.analysis.review import analyze, loss_interval, verdict
+from bergen_search.analysis import verdicts as analysis
+from bergen_search.analysis.review import analyze
+from bergen_search.analysis.verdicts import loss_interval, verdict
 from bergen_search.errors import BergenError
 from bergen_search.stats import t_quantile
 from bergen_search.formats.game import load_game
@@ -273,7 +274,7 @@ def test_the_best_play_by_a_little_still_has_an_interval():
     up to what the runner-up may be worth more (before: (0, 0), no doubt, no recheck)."""
     from dataclasses import replace
 
-    from bergen_search.analysis.review import loss_bounds
+    from bergen_search.analysis.verdicts import loss_bounds
     res = search(decision(), Limits(iterations=4000), seed=1)
     a, b = [m for m in res.moves if m.twin is None][:2]
     base = [0.0, 0.3, -0.3, 0.1, -0.1, 0.2, -0.2, 0.0]

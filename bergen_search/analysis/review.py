@@ -37,22 +37,13 @@ from ..search.api import (
     MAX_REPLICATES,
     MAX_SECONDS,
     Limits,
-    paired_stderr,
     pool,
     resolve,
     root_moves,
     search,
 )
-from ..stats import normal_quantile, t_quantile
+from .verdicts import CONFIDENCE, LABELS, THRESHOLDS, exact_of, label_for, loss_bounds, verdict
 
-#: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
-#: loss distributions measured on self-play (docs/MEASUREMENTS.md, "Analysis").
-THRESHOLDS = {"inaccuracy": 0.25, "mistake": 0.6, "blunder": 1.2}
-LABELS = ("inaccuracy", "mistake", "blunder")
-#: Default thresholds by objective: `points` in points of the round (THRESHOLDS), `match` in
-#: the mover's chance to win the match.
-DEFAULT_THRESHOLDS = {"points": THRESHOLDS,
-                      "match": {"inaccuracy": 0.03, "mistake": 0.07, "blunder": 0.15}}
 #: The budget of a decision's first search (ISMCTS iterations), unless told.
 DECISION_ITERATIONS = 20000
 #: The same for an algorithm that counts worlds (expectimax).
@@ -71,11 +62,6 @@ def decision_limits(algorithm: str, settings: dict, iterations: int | None = Non
     return Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
 
 
-#: A loss is labelled only when its interval at this confidence lies within one label's band.
-CONFIDENCE = 0.99
-#: The interval's quantile where the error rests on no replicates (expectimax's error across
-#: worlds): the normal one at CONFIDENCE, never another confidence's.
-NORMAL_Q = normal_quantile(CONFIDENCE)
 #: Searches of a decision after the first, at most: the recheck of a suspected error, and more
 #: while its interval still straddles a threshold (each `recheck` times the budget before).
 MAX_RECHECKS = 2
@@ -221,33 +207,6 @@ def combined_summary(analyses) -> list:
 def _r(x):
     return None if x is None or (isinstance(x, float) and (math.isinf(x) or math.isnan(x))) \
         else round(x, 4)
-
-
-def label_thresholds(objective: str = "points", **given) -> dict:
-    """The label thresholds for `objective`: its defaults (DEFAULT_THRESHOLDS), each one
-    given (`inaccuracy=`, `mistake=`, `blunder=`; None: the default) in its place. A rule set
-    whose thresholds are out of order (inaccuracy <= mistake <= blunder) is refused.
-
-    >>> label_thresholds("match", blunder=0.2)
-    {'inaccuracy': 0.03, 'mistake': 0.07, 'blunder': 0.2}
-    """
-    unknown = sorted(set(given) - set(LABELS))
-    if unknown:
-        raise TypeError(f"label_thresholds() got an unexpected threshold {unknown[0]!r}")
-    defaults = DEFAULT_THRESHOLDS[objective]
-    thresholds = {name: defaults[name] if given.get(name) is None else given[name]
-                  for name in LABELS}
-    if not thresholds["inaccuracy"] <= thresholds["mistake"] <= thresholds["blunder"]:
-        raise BergenError("thresholds must satisfy inaccuracy <= mistake <= blunder")
-    return thresholds
-
-
-def label_for(loss: float, thresholds: dict):
-    label = None
-    for name in LABELS:
-        if loss >= thresholds[name]:
-            label = name
-    return label
 
 
 def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
@@ -637,66 +596,6 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
     return Decision(r, step.event, step.seat, played, best.move, loss, se, label,
                     {m: v.value for m, v in vals.items()}, {m: v.stderr for m, v in vals.items()},
                     rechecks > 0, borderline, (lo, hi), rechecks, exact=exact_of(now))
-
-
-def exact_of(result) -> bool:
-    """Whether `result` is the exact endgame's (its values bounded by its exploitability)."""
-    return result.info.get("endgame", {}).get("solved", False)
-
-
-def loss_bounds(played, result) -> tuple:
-    """(lo, hi, se): the interval at CONFIDENCE of the loss of the play `played` (a
-    `MoveValue` of `result`), and the error of its nearest difference. The loss is the value
-    of the best play minus the played one's, and the best play is not known, only estimated:
-    the loss is at least the largest lower bound, and at most the largest upper bound, of the
-    differences `v(m) - v(played)` over every other move m (each `loss_interval` of the
-    difference, with its paired error), and never below 0. So a played move that came out on
-    top by less than the noise still has an interval reaching up to what the runner-up may be
-    worth more: it is searched again, or marked borderline, instead of called the best play
-    with no doubt (a 2,000-iteration search of examples/match.json's round 0, event 1 put
-    2-6:L first by 0.05 +- 0.15, with the interval (0, 0); pooled rechecks of another seed put
-    2-3:L above it by 0.43 +- 0.04). `se`: the paired error of the difference to the best play,
-    or, when the played move is the best, to the runner-up."""
-    lo = hi = 0.0
-    se, nearest = 0.0, None
-    exact = exact_of(result)
-    for m in result.moves:
-        if m.code == played.code or m.move == played.twin or m.twin == played.move:
-            continue
-        d = m.value - played.value
-        # exact: each value within its bound (the hand's, or a refined deviation's own: the
-        # MoveValue's stderr), a difference within the two
-        e = m.stderr + played.stderr if exact else paired_stderr(m, played)
-        a, b = loss_interval(d, e, result)
-        lo, hi = max(lo, a), max(hi, b)
-        if nearest is None or d > nearest:
-            nearest, se = d, e
-    return lo, hi, se
-
-
-def loss_interval(loss: float, se: float, result) -> tuple:
-    """The two-sided interval of a loss at CONFIDENCE: loss ± t·se, with Student's t for the
-    replicates' degrees of freedom (ISMCTS: replicates - 1), else the normal quantile; no
-    width when the error is 0 (a difference known exactly), unbounded when unknown."""
-    if se == 0:
-        return loss, loss
-    if exact_of(result):
-        # The exact endgame: a bound (the hand's: endgame.Solution.hand_bound, twice it for
-        # a difference of two values), not a sampling error.
-        return loss - se, loss + se
-    if not math.isfinite(se):
-        return -math.inf, math.inf
-    n = result.info.get("replicates") or 0
-    q = t_quantile(CONFIDENCE, n - 1) if n >= 2 else NORMAL_Q
-    return loss - q * se, loss + q * se
-
-
-def verdict(lo: float, hi: float, thresholds: dict) -> tuple:
-    """(label, borderline) for a loss whose interval is [lo, hi]: the label when the whole
-    interval lies in one label's band (None: below the inaccuracy threshold), else
-    (None, True): the interval straddles a threshold, the search has not shown which."""
-    a, b = label_for(lo, thresholds), label_for(hi, thresholds)
-    return (a, False) if a == b else (None, True)
 
 
 # ---- a journal's searches ------------------------------------------------------------------

@@ -13,15 +13,14 @@ import click
 from .. import __version__
 from ..analysis.review import (
     DECISION_ITERATIONS,
-    DEFAULT_THRESHOLDS,
     DEFAULT_WORLDS,
     analyze_all,
     check_budget,
     count_decisions,
     journal_searcher,
     decision_limits,
-    label_thresholds,
 )
+from ..analysis.verdicts import DEFAULT_THRESHOLDS, label_thresholds
 from ..errors import BergenError
 from ..formats.jsondoc import MAX_RECORDS_BYTES
 from ..formats.record_io import load_records

@@ -29,12 +29,8 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from .. import __version__
-from ..analysis.review import (
-    analyze,
-    check_budget,
-    decision_limits,
-    label_thresholds,
-)
+from ..analysis.review import analyze, check_budget, decision_limits
+from ..analysis.verdicts import label_thresholds
 from ..errors import BergenError, Interrupted, JSONError, one_line
 from ..formats.game import load
 from ..formats.jsondoc import MAX_DOCUMENT_BYTES, parse_json, too_large

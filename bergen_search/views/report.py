@@ -15,7 +15,8 @@ from __future__ import annotations
 import html
 import math
 
-from ..analysis.review import CONFIDENCE, LABELS, combined_summary
+from ..analysis.review import combined_summary
+from ..analysis.verdicts import CONFIDENCE, LABELS
 from ..formats.notation import Move
 from ..game.state import LEFT
 from ..game.tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str

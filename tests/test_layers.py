@@ -209,7 +209,6 @@ OVER = {
     "analysis/review.py:_analyze": 129,
     "cli/analyze.py:analyze": 115,
     "information/infoset.py:check_infoset": 133,
-    "play/bench.py:run_bench": 105,
     "search/api.py:search": 201,
     "search/endgame.py:bracket": 170,
     "search/ismcts_ref.py:_iterate": 109,

@@ -226,6 +226,40 @@ def endgame_times(rounds: int, seconds: float = 1.0, seed: int = SEED + 2) -> di
             "largest_deals_solved": max(deals, default=None), "limit_s": seconds}
 
 
+def _core_search_steps(add, info_mid, table, info_first) -> None:
+    """The compiled searches' figures, for `run_bench` (`add(backend, name, work)`): the
+    sampler's worlds, the ISMCTS trees (plain and the default engine's), expectimax's
+    worlds."""
+    from .._sampler import CoreSampler     # here, as below: the compiled modules are optional
+    sampler = CoreSampler(info_mid, table)
+    add("core", "sampler_worlds_per_s", lambda: (sampler.sample_many(100000, SEED), 100000)[1])
+    try:
+        from .._ismcts import IsmctsTree
+        first = CoreSampler(info_first)
+
+        def ismcts_work():
+            tree = IsmctsTree(first, SEED, 0.7, 0, 0)
+            return tree.run(20000, 0.0)
+        add("core", "ismcts_iterations_per_s", ismcts_work)
+
+        def ismcts_default_work():
+            # The default engine's tree: safe playouts, mirror twins merged.
+            tree = IsmctsTree(first, SEED, 0.7, 0, "safe", merge_twins=True)
+            return tree.run(20000, 0.0)
+        add("core", "ismcts_default_iterations_per_s", ismcts_default_work)
+    except ImportError:
+        pass
+    try:
+        from .._expectimax import ExpectimaxSearch
+
+        def expectimax_work():
+            ex = ExpectimaxSearch(sampler, 6, SEED, 0, 2)
+            return ex.run_worlds(0, 0.2)
+        add("core", "determinizations_per_s", expectimax_work)
+    except ImportError:
+        pass
+
+
 def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
     """The figures of `bergen bench --json` (FORMATS.md): per backend, throughputs; the
     speedups; the signature; how it was measured."""
@@ -287,34 +321,7 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
     add("reference", "ismcts_default_iterations_per_s",
         lambda: ReferenceTree(ref_first, SEED, 0.7, 0, "safe", merge_twins=True).run(200, 0.0))
     if core is not None:
-        from .._sampler import CoreSampler     # here, as below: the compiled modules are optional
-        sampler = CoreSampler(info_mid, table)
-        add("core", "sampler_worlds_per_s", lambda: (sampler.sample_many(100000, SEED), 100000)[1])
-        try:
-            from .._ismcts import IsmctsTree
-            first = CoreSampler(info_first)
-
-            def ismcts_work():
-                tree = IsmctsTree(first, SEED, 0.7, 0, 0)
-                return tree.run(20000, 0.0)
-            add("core", "ismcts_iterations_per_s", ismcts_work)
-
-            def ismcts_default_work():
-                # The default engine's tree: safe playouts, mirror twins merged.
-                tree = IsmctsTree(first, SEED, 0.7, 0, "safe", merge_twins=True)
-                return tree.run(20000, 0.0)
-            add("core", "ismcts_default_iterations_per_s", ismcts_default_work)
-        except ImportError:
-            pass
-        try:
-            from .._expectimax import ExpectimaxSearch
-
-            def expectimax_work():
-                ex = ExpectimaxSearch(sampler, 6, SEED, 0, 2)
-                return ex.run_worlds(0, 0.2)
-            add("core", "determinizations_per_s", expectimax_work)
-        except ImportError:
-            pass
+        _core_search_steps(add, info_mid, table, info_first)
     for i, (key, name, work) in enumerate(steps):
         if progress:
             progress(i, len(steps), f"{key} {name}")

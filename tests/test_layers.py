@@ -207,7 +207,6 @@ MAX_MODULE, MAX_FUNCTION = 700, 100
 OVER = {
     "search/endgame.py": 1309,
     "analysis/review.py:_analyze": 129,
-    "cli/analyze.py:analyze": 115,
     "information/infoset.py:check_infoset": 133,
     "search/api.py:search": 201,
     "search/endgame.py:bracket": 170,

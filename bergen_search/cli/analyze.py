@@ -144,13 +144,7 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
                                      f"another --html", param_hint="--html")
     show = not quiet and sys.stderr.isatty()
     t0 = time.perf_counter()
-
-    def progress(done, total):
-        if show and time.perf_counter() - t0 > 1.0:
-            width = 30
-            filled = int(width * done / max(total, 1))
-            click.echo(f"\ranalyze [{'#' * filled}{'.' * (width - filled)}] {done}/{total}",
-                       err=True, nl=False)
+    progress = _progress_bar(show, t0)
 
     def finished(journal):
         """The records a journal holds analysed."""
@@ -195,18 +189,7 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
     if run.interrupted:
         if show:
             click.echo("", err=True)
-        e = run.interrupted
-        partial = [r for r in e.partial if r is not None]
-        how_far = {"interrupted": True, "decisions_done": e.done, "decisions_total": e.total}
-        if as_json:
-            emit_json({**(report.to_json(partial, time.perf_counter() - t0) if partial
-                          else {}), **how_far})
-        elif partial:
-            click.echo(report.text(partial[0]) if len(records) == 1
-                       else report.text_all(list(e.partial) + [None] * (len(records)
-                                                                       - len(e.partial))))
-            click.echo(f"interrupted after {e.done} of {e.total} decisions: the listing and "
-                       f"the totals cover those")
+        _say_interrupted(run.interrupted, len(records), as_json, time.perf_counter() - t0)
         return run.stop()
     if as_json:
         emit_json(report.to_json(results, seconds_taken))
@@ -216,3 +199,29 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
         wrote = " and ".join(p for p in (out_path, html_path) if p)
         click.echo(f"wrote {wrote}: {sum(len(r.decisions) for r in results)} decisions of "
                    f"{len(results)} match{'es' if len(results) != 1 else ''}")
+
+
+def _progress_bar(show: bool, t0: float):
+    """`analyze_all`'s progress(done, total): a bar on standard error once a second has
+    passed (when `show`)."""
+    def progress(done, total):
+        if show and time.perf_counter() - t0 > 1.0:
+            width = 30
+            filled = int(width * done / max(total, 1))
+            click.echo(f"\ranalyze [{'#' * filled}{'.' * (width - filled)}] {done}/{total}",
+                       err=True, nl=False)
+    return progress
+
+
+def _say_interrupted(e, n_records: int, as_json: bool, seconds: float) -> None:
+    """What an interrupted analysis prints (`e`: its `Interrupted`, the finished records'
+    analyses in `e.partial`): the decisions judged, and how far it got."""
+    partial = [r for r in e.partial if r is not None]
+    how_far = {"interrupted": True, "decisions_done": e.done, "decisions_total": e.total}
+    if as_json:
+        emit_json({**(report.to_json(partial, seconds) if partial else {}), **how_far})
+    elif partial:
+        click.echo(report.text(partial[0]) if n_records == 1
+                   else report.text_all(list(e.partial) + [None] * (n_records - len(e.partial))))
+        click.echo(f"interrupted after {e.done} of {e.total} decisions: the listing and "
+                   f"the totals cover those")

@@ -707,3 +707,53 @@ def test_a_read_only_file_system_is_exit_74(read_only_disk):
     assert proc.stderr == (f"bergen: cannot write {read_only_disk / 'g.jsonl'}: Read-only file "
                            f"system; make the file system writable, then run the same command "
                            f"again\n")
+
+
+def test_a_result_that_times_out_is_a_stall_not_a_lost_scheduler(monkeypatch):
+    """A finished task whose result the stopped scheduler never hands over: `ClusterStalled`
+    (the scheduler did not answer within the timeout), not `ClusterLost`. TimeoutError is an
+    OSError, and the clause for a lost scheduler took it first (a loaded CI run met it)."""
+    distributed = pytest.importorskip("distributed")
+    from bergen_search.runs.parallel import Cluster, ClusterLost, ClusterStalled, _on_client
+
+    class Future:
+        key = "k0"
+
+        def result(self, timeout=None):
+            raise TimeoutError()
+
+    class Client:
+        loop = None
+
+        def submit(self, fn, item, pure=False, retries=0):
+            return Future()
+
+    class Completed:
+        def __init__(self, futures, loop=None):
+            self.left = list(futures)
+
+        def is_empty(self):
+            return not self.left
+
+        def has_ready(self):
+            return True
+
+        def next_batch(self, block=False):
+            out, self.left = self.left, []
+            return out
+
+    monkeypatch.setattr(distributed, "as_completed", Completed)
+    with pytest.raises(ClusterStalled, match="did not hand over a finished result") as e:
+        _on_client(abs, [1], Client(), lambda i, r: None, "tcp://x:1", own=False,
+                   spec=Cluster("tcp://x:1", timeout=4))
+    assert isinstance(e.value, ClusterLost)          # a stall is a kind of loss, still
+
+    class Gone(Future):
+        def result(self, timeout=None):
+            raise ConnectionResetError()
+
+    monkeypatch.setattr(Client, "submit", lambda self, fn, item, pure=False, retries=0: Gone())
+    with pytest.raises(ClusterLost, match="lost the Dask scheduler") as e:
+        _on_client(abs, [1], Client(), lambda i, r: None, "tcp://x:1", own=False,
+                   spec=Cluster("tcp://x:1", timeout=4))
+    assert not isinstance(e.value, ClusterStalled)

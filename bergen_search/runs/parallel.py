@@ -397,14 +397,15 @@ def _on_client(fn, items, client, finished, address, own, spec: Cluster):
                 i = index[fut.key]
                 try:
                     results[i] = fut.result(timeout=spec.timeout)
+                except TimeoutError:
+                    # First: TimeoutError is an OSError, which the next clause would take.
+                    raise ClusterStalled(f"--cluster: the Dask cluster at {address!r} did not "
+                                         f"hand over a finished result within "
+                                         f"{spec.timeout:g} s") from None
                 except (CancelledError, OSError) as e:
                     # Cancelled by no one here: the scheduler is gone (or cut us off).
                     raise ClusterLost(f"--cluster: lost the Dask scheduler at {address!r} "
                                       f"({type(e).__name__})", field="cluster") from None
-                except TimeoutError:
-                    raise ClusterStalled(f"--cluster: the Dask cluster at {address!r} did not "
-                                         f"hand over a finished result within "
-                                         f"{spec.timeout:g} s") from None
                 watch.finished()
                 finished(i, results[i])
         return results

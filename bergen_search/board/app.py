@@ -114,8 +114,7 @@ class Connection:
         self.inbox: queue.Queue = queue.Queue()
         self.server = EngineServer(self._write, workers=1)
         self.quit = False
-        self.thread = QuietThread(target=self._feed, name="bergen-board-connection",
-                                       daemon=True)
+        self.thread = QuietThread(target=self._feed, name="bergen-board-connection")
         self.thread.start()
 
     def _write(self, line: str) -> None:
@@ -270,7 +269,7 @@ def run(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,
 
     previous = signal.signal(signal.SIGHUP, hang_up) \
         if threading.current_thread() is threading.main_thread() else None
-    QuietThread(target=on_start, daemon=True).start()
+    QuietThread(target=on_start).start()
     try:
         server.run()
     except KeyboardInterrupt:

@@ -67,8 +67,7 @@ class Working:
 
     def __enter__(self):
         if self.show:
-            self.thread = QuietThread(target=self._run, name="bergen-progress",
-                                           daemon=True)
+            self.thread = QuietThread(target=self._run, name="bergen-progress")
             self.thread.start()
         return self
 

@@ -155,8 +155,7 @@ class EngineProcess:
             stderr=subprocess.PIPE, env=env if env is not None else dict(os.environ), cwd=cwd,
             text=True, encoding="utf-8", bufsize=1,
             start_new_session=tied, preexec_fn=_dies_with_parent() if tied else None)
-        self._reader = QuietThread(target=self._read, name="bergen-engine-reader",
-                                        daemon=True)
+        self._reader = QuietThread(target=self._read, name="bergen-engine-reader")
         self._reader.start()
 
     @classmethod

@@ -123,8 +123,7 @@ class EngineServer:
         # the input), so that a `stop` right after a `go` finds it running.
         self.slots: list = [None] * workers
         self.idle = set(range(workers))
-        self.workers = [QuietThread(target=self._work, args=(i,),
-                                         name=f"bergen-worker-{i}", daemon=True)
+        self.workers = [QuietThread(target=self._work, args=(i,), name=f"bergen-worker-{i}")
                         for i in range(workers)]
         for t in self.workers:
             t.start()

@@ -330,7 +330,7 @@ class Beside:
         self.stop = _Either(self.caller_stop, self.found)
         inner = dataclasses.replace(run, stop=self.quit, on_info=self._exact_info)
         self.thread = QuietThread(target=self._attempt, args=(alg, info, limits, inner),
-                                       name="bergen-exact", daemon=True)
+                                  name="bergen-exact")
         self.thread.start()
 
     def _attempt(self, alg, info, limits, inner):

@@ -267,8 +267,6 @@ def compiled():
     return _endgame
 
 
-
-
 @dataclass(frozen=True)
 class Prediction:
     """The size of an endgame, estimated before anything is built (`predict`): `deals`, the
@@ -1246,8 +1244,7 @@ class _StopWatch:
             return
         self.core.clear_stop()
         self.done = threading.Event()
-        self.thread = QuietThread(target=self._watch, args=(stop,), daemon=True,
-                                       name="endgame-stop")
+        self.thread = QuietThread(target=self._watch, args=(stop,), name="endgame-stop")
         self.thread.start()
 
     def _watch(self, stop):

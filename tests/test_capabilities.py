@@ -78,7 +78,8 @@ def test_the_generic_code_names_no_engine_and_no_engines_setting():
                    "endgame"}
     names = set(registry.algorithms())
     for path in ("bergen_search/search/api.py", "bergen_search/search/evaluate.py",
-                 "bergen_search/analysis/review.py", "bergen_search/search/workers.py"):
+                 "bergen_search/analysis/review.py", "bergen_search/search/workers.py",
+                 "bergen_search/search/exact.py"):
         code = "\n".join(line.split("#")[0] for line in
                          open(os.path.join(ROOT, path), encoding="utf-8").read().splitlines())
         code = re.sub(r'"""[\s\S]*?"""', "", code)

@@ -41,9 +41,9 @@ def held_attempt(monkeypatch):
     seen = threading.Event()
     events = []
 
-    def attempt(info, limits, run, alone=False):
+    def attempt(info, limits, run, **kwargs):
         events.append(("attempt held until a partial", seen.wait(20)))
-        out = real(info, limits, run, alone)
+        out = real(info, limits, run, **kwargs)
         events.append(("attempt ends", out.result is not None))
         return out
 
@@ -229,9 +229,9 @@ def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch
     _core()
     real, budgets = exact.attempt, []
 
-    def attempt(info, limits, run, alone=False):
+    def attempt(info, limits, run, **kwargs):
         budgets.append(limits.iterations)
-        return real(info, limits, run, alone)
+        return real(info, limits, run, **kwargs)
     monkeypatch.setattr(exact, "attempt", attempt)
     server, lines = _engine()
     try:

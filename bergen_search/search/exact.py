@@ -12,10 +12,12 @@ from .registry import Solved
 BUDGET = 100_000
 
 
-def attempt(info, limits, run, alone: bool = False) -> Solved:
+def attempt(info, limits, run, alone: bool = False, bracketing: bool = False) -> Solved:
     """Solve the endgame of `info` within `limits` (`endgame.attempt`), for the `endgame`
     engine (`alone`) or another's `solve` (ISMCTS's setting `endgame`): the result, or
-    the limits left for the search and why it did not solve (`info["endgame"]`)."""
+    the limits left for the search and why it did not solve (`info["endgame"]`).
+    `bracketing`: where it declines, bracket each move (the caller's setting, ISMCTS's
+    `bracket`; never when `alone`)."""
     from . import endgame       # here: the solver's modules load only when it is tried
     settings = run.settings
     if run.backend.name != "core" or endgame.compiled() is None:
@@ -31,7 +33,7 @@ def attempt(info, limits, run, alone: bool = False) -> Solved:
                                                         endgame.HAND_TOLERANCE),
                             inference=alone and settings["inference"], stop=run.stop,
                             memory_bytes=limits.memory_bytes,
-                            clock=now, bracketing=not alone and settings.get("bracket", False))
+                            clock=now, bracketing=bracketing and not alone)
     if tried.result is not None:
         res = tried.result
         res.info.update(algorithm=run.algorithm, settings=dict(settings),

@@ -184,8 +184,9 @@ class Algorithm:
 
     def units(self, settings: dict, workers: int) -> int:
         """How many units of work the search is cut into (each its own seed and share of the
-        budget; the processes take them round robin): one per worker by default."""
-        return workers
+        budget; the processes take them round robin): an engine with replicates
+        (`replicated`), its setting `replicates`; else one per worker."""
+        return settings["replicates"] if self.replicated else workers
 
     def sampler(self, info, table):
         """The worlds a unit draws from: the backend's sampler (the core's, or the

@@ -104,9 +104,6 @@ class RolloutAlgorithm(Algorithm):
     def make_unit(self, sampler, objective: int, policy: int, seed: int, settings: dict) -> RootUnit:
         raise NotImplementedError
 
-    def units(self, settings, workers):
-        return settings["replicates"]
-
     def sampler(self, info, table):
         return ReferenceSampler(info, table)
 

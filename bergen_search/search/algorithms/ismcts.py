@@ -51,6 +51,8 @@ class Ismcts(Algorithm):
     lines = True
     value_meaning = "the engine playing on from the move"
     replicate_noun = "trees"
+    bracket_setting = "bracket"
+    reports_memory = True
     settings = {
         "exploration": Setting(float, 0.7, "the UCB1 exploration constant", maximum=100),
         "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
@@ -122,12 +124,6 @@ class Ismcts(Algorithm):
                                                 interrupted)
         return out
 
-    bracket_setting = "bracket"
-    reports_memory = True
-
-    def units(self, settings, workers):
-        return settings["replicates"]
-
     def value_pass(self, settings):
         return settings["choose"] == "value"
 
@@ -139,7 +135,7 @@ class Ismcts(Algorithm):
         the `endgame` engine's): its answer when it solves, else why not in `info`."""
         if not run.settings["endgame"]:
             return Solved(limits=limits)
-        return exact.attempt(info, limits, run)
+        return exact.attempt(info, limits, run, bracketing=run.settings["bracket"])
 
     def summary(self, outputs, limits):
         full = [o.extra["full_at"] for o in outputs if o.extra.get("full_at") is not None]

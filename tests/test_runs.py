@@ -710,9 +710,10 @@ def test_a_read_only_file_system_is_exit_74(read_only_disk):
 
 
 def test_a_result_that_times_out_is_a_stall_not_a_lost_scheduler(monkeypatch):
-    """A finished task whose result the stopped scheduler never hands over: `ClusterStalled`
-    (the scheduler did not answer within the timeout), not `ClusterLost`. TimeoutError is an
-    OSError, and the clause for a lost scheduler took it first (a loaded CI run met it)."""
+    """A finished task whose result the stopped scheduler never hands over: `ClusterStalled`,
+    not `ClusterLost` (TimeoutError is an OSError, and the clause for a lost scheduler took it
+    first: a loaded CI run met it), said as a scheduler that has not answered when it does
+    not answer the probe (a stopped one), else as the result not handed over."""
     distributed = pytest.importorskip("distributed")
     from bergen_search.runs.parallel import Cluster, ClusterLost, ClusterStalled, _on_client
 
@@ -727,6 +728,16 @@ def test_a_result_that_times_out_is_a_stall_not_a_lost_scheduler(monkeypatch):
 
         def submit(self, fn, item, pure=False, retries=0):
             return Future()
+
+        def sync(self, fn, **kwargs):            # the scheduler's probe: no answer
+            raise TimeoutError()
+
+    class Answering(Client):
+        class scheduler:
+            identity = None
+
+        def sync(self, fn, **kwargs):
+            return {"n_workers": 1}
 
     class Completed:
         def __init__(self, futures, loop=None):
@@ -743,10 +754,13 @@ def test_a_result_that_times_out_is_a_stall_not_a_lost_scheduler(monkeypatch):
             return out
 
     monkeypatch.setattr(distributed, "as_completed", Completed)
-    with pytest.raises(ClusterStalled, match="did not hand over a finished result") as e:
+    with pytest.raises(ClusterStalled, match="has not answered for") as e:
         _on_client(abs, [1], Client(), lambda i, r: None, "tcp://x:1", own=False,
                    spec=Cluster("tcp://x:1", timeout=4))
     assert isinstance(e.value, ClusterLost)          # a stall is a kind of loss, still
+    with pytest.raises(ClusterStalled, match="did not hand over a finished result within 4 s"):
+        _on_client(abs, [1], Answering(), lambda i, r: None, "tcp://x:1", own=False,
+                   spec=Cluster("tcp://x:1", timeout=4))
 
     class Gone(Future):
         def result(self, timeout=None):

@@ -344,8 +344,7 @@ class _Watch:
         if workers is None:
             silent = now - self.answered
             if silent >= limit:
-                raise ClusterStalled(f"--cluster: the Dask scheduler at {self.address!r} has "
-                                     f"not answered for {silent:.0f} s")
+                raise self._silent(silent)
             line = (f"waiting for the Dask scheduler at {self.address}: no answer for "
                     f"{silent:.0f} s (giving up after {limit:g} s)")
         elif not workers:
@@ -363,6 +362,19 @@ class _Watch:
         if self.spec.waiting is not None and now - self.reported >= STALL_REPORT:
             self.reported = now
             self.spec.waiting(line)
+
+    def result_stalled(self) -> ClusterStalled:
+        """A finished task whose result was not handed over within the timeout: the
+        scheduler not answering (a stopped one: said as `idle` says it), or, when it does
+        answer, the result itself."""
+        if self._workers() is None:
+            return self._silent(time.monotonic() - self.answered)
+        return ClusterStalled(f"--cluster: the Dask cluster at {self.address!r} did not hand "
+                              f"over a finished result within {self.spec.timeout:g} s")
+
+    def _silent(self, seconds: float) -> ClusterStalled:
+        return ClusterStalled(f"--cluster: the Dask scheduler at {self.address!r} has not "
+                              f"answered for {seconds:.0f} s")
 
     def _workers(self) -> int | None:
         """How many workers the scheduler has, or None if it does not answer."""
@@ -399,9 +411,7 @@ def _on_client(fn, items, client, finished, address, own, spec: Cluster):
                     results[i] = fut.result(timeout=spec.timeout)
                 except TimeoutError:
                     # First: TimeoutError is an OSError, which the next clause would take.
-                    raise ClusterStalled(f"--cluster: the Dask cluster at {address!r} did not "
-                                         f"hand over a finished result within "
-                                         f"{spec.timeout:g} s") from None
+                    raise watch.result_stalled() from None
                 except (CancelledError, OSError) as e:
                     # Cancelled by no one here: the scheduler is gone (or cut us off).
                     raise ClusterLost(f"--cluster: lost the Dask scheduler at {address!r} "

@@ -7,11 +7,11 @@ stage in self-play, and a fixed solve for pytest-benchmark.
 Every decision with a choice at the stage (no draw can happen again) of the rounds (self-play
 of `--engines`, or the rounds of `--records`, e.g. an arena's `--out`) is solved from its
 information set as the engine solves it, with no budget but the solver's own ceiling
-(endgame.MAX_WORK) and its tolerance: the time from the information set to the solution
+(endgame.budget.MAX_WORK) and its tolerance: the time from the information set to the solution
 (the deals, the tree, the DCFR iterations and the exploitability checks), one core. It prints
 the median, the 90th percentile, the worst, the shares solved within 100 ms and 1 s, the
 largest deal count solved, and how many were beyond the ceiling; and the solver's throughput
-(work per second, the constant endgame.WORK_PER_SECOND sizes trees with).
+(work per second, the constant endgame.budget.WORK_PER_SECOND sizes trees with).
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from bergen_search.play.bench import endgame_positions, stage_decisions
 from bergen_search.search import endgame
 
 
-def solve_times(infos, *, tolerance=endgame.TOLERANCE, progress=None):
+def solve_times(infos, *, tolerance=endgame.budget.TOLERANCE, progress=None):
     """Per information set: a dict of the solve (seconds, deals, nodes, work, iterations,
     exploitability), or with "too_big" why not."""
     rows = []
@@ -118,7 +118,7 @@ def dcfr_study(infos, params=((1.5, 0.0, 2.0), (1.5, 0.0, 6.0)), max_work=300_00
 def memory_study(infos, min_work=100_000):
     """The solver's resident memory per unit of its work (nodes + entries + terminal deals),
     on every position whose tree is at least `min_work`: the RSS the solver's tree and one
-    DCFR iteration's scratch added, divided by the work. endgame.BYTES_PER_WORK must exceed
+    DCFR iteration's scratch added, divided by the work. endgame.budget.BYTES_PER_WORK must exceed
     the largest, so that a memory cap (search.Limits.memory_mb) holds."""
     import gc
 
@@ -131,15 +131,15 @@ def memory_study(infos, min_work=100_000):
     rows = []
     for info in infos:
         try:
-            g = endgame.game(info, max_deals=endgame.MAX_WORK)
+            g = endgame.game(info, max_deals=endgame.budget.MAX_WORK)
         except BergenError:
             continue
         gc.collect()
         before = rss()
         try:
             solver = core.EndgameSolver(g.rules, g.root, g.hands, g.deals,
-                                        max_nodes=endgame.MAX_WORK, max_pairs=endgame.MAX_WORK,
-                                        max_entries=endgame.MAX_WORK, alpha=endgame_ref.ALPHA,
+                                        max_nodes=endgame.budget.MAX_WORK, max_pairs=endgame.budget.MAX_WORK,
+                                        max_entries=endgame.budget.MAX_WORK, alpha=endgame_ref.ALPHA,
                                         beta=endgame_ref.BETA, gamma=endgame_ref.GAMMA)
         except BergenError:
             continue
@@ -234,7 +234,7 @@ def main(argv=None):
         rows = memory_study(infos)
         worst = max((r["bytes_per_work"] for r in rows), default=float("nan"))
         print(f"{len(rows)} trees of 100,000 work or more: at most {worst:.1f} bytes a unit "
-              f"of work (endgame.BYTES_PER_WORK = {endgame.BYTES_PER_WORK})")
+              f"of work (endgame.budget.BYTES_PER_WORK = {endgame.budget.BYTES_PER_WORK})")
         return rows
     if args.tolerances:
         study = tolerance_study(infos)

@@ -280,7 +280,7 @@ def factors(row) -> dict | None:
     if not x or x["sampled"] == x["capped"]:
         return None
     scale = row["deals"] / (x["sampled"] - x["capped"])
-    # The tree's work per terminal deal is 2.86 at least (endgame.PREDICT_WORK_PER_PAIR's
+    # The tree's work per terminal deal is 2.86 at least (endgame.budget.PREDICT_WORK_PER_PAIR's
     # measurement); the merged solver's is its per-deal edges and its terminals, at least.
     return {"nodes": None, "pairs": x["tree_leaves"] / x["merged_leaves"],
             "tree_work": 2.86 * scale * x["tree_leaves"],

@@ -30,7 +30,7 @@ the second corpus's declined positions) and looked at only to report it.
 
 Every decision
 with a choice at the stage (no draw can happen again) is given to `endgame.attempt` as the
-default engine gives it (its iterations buy endgame.WORK_PER_ITERATION work each, the memory
+default engine gives it (its iterations buy endgame.budget.WORK_PER_ITERATION work each, the memory
 cap search.Limits' default): the time from the information set to the answer or the decline,
 one core, split into the phases `endgame.attempt` reports: predict (the size, before anything
 is built), deals (the public view's table and its deals), build (the public tree), iterations
@@ -96,8 +96,8 @@ def attempts(infos, iterations=100_000, progress=None, refine=True, bracketing=F
         elif tried.bracket_why is not None:
             row["bracket_declined"] = tried.phases.get("bracket", 0.0)
         if tried.size is not None:
-            deals, _, work, pairs = tried.size
-            row.update(deals=deals, work=work, pairs=pairs)
+            built = tried.size
+            row.update(deals=built.deals, work=built.work, pairs=built.pairs)
         if tried.result is not None:
             row["exploitability"] = tried.result.info["endgame"]["exploitability"]
         rows.append(row)
@@ -126,7 +126,7 @@ def bound_study(infos, iterations=100_000, tight=1e-5, max_iterations=4_000, sec
                             memory_bytes=limits.memory_bytes)
         ref = endgame.solve(g, tolerance=tight, hand_tolerance=tight, max_work=10 ** 13,
                             max_iterations=max_iterations, seconds=seconds)
-        played = [m for m, p in sol.average.items() if p >= endgame.MIN_SHARE]
+        played = [m for m, p in sol.average.items() if p >= endgame.budget.MIN_SHARE]
         far = max(abs(sol.values[m] - ref.values[m]) for m in played)
         off = max((abs(v - ref.values[m]) for m, v in sol.values.items() if m not in played),
                   default=0.0)
@@ -222,7 +222,7 @@ def bracket_summary(rows) -> dict:
     whole = [r for r in br if not r["bracket"]["missing"]]
     return {
         "bracketed": len(br), "bracketed_every_move": len(whole),
-        # depth-limited: a move cut at a horizon (endgame._limited)
+        # depth-limited: a move cut at a horizon (endgame.shown.limited)
         "bracketed_depth_limited": sum(1 for r in br if r["bracket"].get("cut")),
         "bracket_gap_median_depth_limited": statistics.median(
             r["bracket"]["gap"] for r in br if r["bracket"].get("cut"))
@@ -281,7 +281,7 @@ def main(argv=None):
                          "ceiling - floor then and now")
     args = ap.parse_args(argv)
     if args.no_predict:
-        endgame.PREDICT_WALKS = 0
+        endgame.budget.PREDICT_WALKS = 0
     infos = corpus_infos(args.records.split(",") if args.records else None)
     study_progress = None if args.quiet else (
         lambda k, r: print(f"{k + 1}/{len(infos)} {r}", file=sys.stderr))

@@ -37,7 +37,7 @@ REPLICATE_STREAM = 1 << 40
 RECHECK_STREAM = 20_000_000
 DRAW_STREAM = 10_000_000
 #: The index of `derive_seed(seed, MIX_STREAM)`: the seeded draw of a move from the exact
-#: endgame's mixed strategy (`endgame.py`).
+#: endgame's mixed strategy (`search.endgame.solving`).
 MIX_STREAM = 0xE9D6
 
 # ---- the searches' limits ----------------------------------------------------------------------

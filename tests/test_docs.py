@@ -699,7 +699,7 @@ def test_every_test_in_benchmarks_is_collected():
 def test_stated_figures_are_the_codes():
     """Figures the docs state about the engines are read from the code they describe: the
     solver work an iteration buys, and every engine and preset `search()` accepts."""
-    from bergen_search.search.endgame import WORK_PER_ITERATION
+    from bergen_search.search.endgame.budget import WORK_PER_ITERATION
     from bergen_search.search.registry import algorithms, presets
     commands = open(os.path.join(ROOT, "docs", "COMMANDS.md"), encoding="utf-8").read()
     assert re.findall(r"each buys ([\d,]+) units of solver work", commands) == \

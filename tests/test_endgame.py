@@ -1,4 +1,4 @@
-"""The exact endgame (endgame.py, _endgame.pyx, endgame_ref.py).
+"""The exact endgame (the search.endgame package, _endgame.pyx, endgame_ref.py).
 
 - the C solver and its pure-Python oracle build the same tree and compute the same numbers;
 - the deals are the public view's worlds (C enumeration against WorldTable.enumerate);
@@ -83,6 +83,37 @@ def test_core_and_reference_agree_to_the_bit(positions, count):
         for i, node in enumerate(tree):
             if node.player >= 0:
                 assert c.average(i) == ref.average(i)
+
+
+def test_both_solvers_are_one_solver(positions):
+    """The compiled solver and its oracle implement `endgame.Solver`, the interface every caller
+    of the package uses (no caller tells them apart): the same root moves and rows, and the
+    solve's solution through `build` the same whichever is loaded."""
+    eg = core()
+    info, _ = positions[0]
+    g = endgame.game(info)
+    tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals)
+    ref = endgame_ref.Solver(tree, (len(g.hands[0]), len(g.hands[1])))
+    c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
+    assert isinstance(ref, endgame.Solver) and isinstance(c, endgame.Solver)
+    assert not isinstance(object(), endgame.Solver)
+    assert c.root_moves == ref.root_moves == tree[0].moves
+    assert c.root_rows == ref.root_rows == tree[0].rows
+    assert ref.n_pairs is None and c.n_pairs == sum(len(n.pairs) for n in tree)
+
+
+def test_the_solution_is_the_same_whichever_solver_is_loaded(positions, monkeypatch):
+    """`solve` through the oracle (the compiled module unloaded, `endgame.native.compiled`)
+    gives the compiled solver's values and mix to the bit, at the same iterations."""
+    core()
+    for info, _ in positions[:3]:
+        fast = endgame.solve(endgame.game(info), tolerance=1e-3)
+        with monkeypatch.context() as m:
+            m.setattr(endgame.native, "compiled", lambda: None)
+            slow = endgame.solve(endgame.game(info), tolerance=1e-3)
+        assert (slow.values, slow.mix, slow.iterations) == (fast.values, fast.mix,
+                                                            fast.iterations)
+        assert slow.pairs is None and fast.pairs is not None
 
 
 @pytest.mark.parametrize("first", sizes(5, 0))
@@ -244,7 +275,7 @@ def test_exploitability_is_an_exact_best_response(positions, count):
         x, y = sf.plan(0, c.average), sf.plan(1, c.average)
         br0 = sf.best_response_value(0, y) / g.weight
         br1 = sf.best_response_value(1, x) / g.weight
-        stated, (low, high) = endgame._exploitability(c, g.weight, g.seat)
+        stated, (low, high) = endgame.solvers.exploitability(c, g.weight, g.seat)
         assert math.isclose(br0 - br1, stated, abs_tol=1e-7)
         assert stated >= -1e-12
         sol = endgame.solve(g)
@@ -256,10 +287,10 @@ def test_the_game_value_agrees_with_the_sequence_form_lp(positions):
     checked = 0
     for info, _ in positions[:10]:
         g, c, tree = _solved(info, 400)
-        exploit, (low, high) = endgame._exploitability(c, g.weight, g.seat)
+        exploit, (low, high) = endgame.solvers.exploitability(c, g.weight, g.seat)
         if exploit > 1e-7:
             c.run(2000)
-            exploit, (low, high) = endgame._exploitability(c, g.weight, g.seat)
+            exploit, (low, high) = endgame.solvers.exploitability(c, g.weight, g.seat)
         lp = SequenceForm(tree).value() / g.weight
         lp_seat = lp if g.seat == 0 else -lp
         assert low - 1e-9 <= lp_seat <= high + 1e-9
@@ -402,10 +433,10 @@ def test_the_printed_bound_covers_the_distance_to_a_tight_solve(positions, count
         for sol in (endgame.solve(g), endgame.solve(g, max_iterations=8)):
             assert sol.hand_bound == pytest.approx(sol.exploitability * g.weight / g.hand_weight)
             if sol.iterations < 8:
-                assert sol.hand_bound <= endgame.HAND_TOLERANCE
+                assert sol.hand_bound <= endgame.budget.HAND_TOLERANCE
                 assert sol.exploitability <= sol.tolerance
             for m, v in sol.values.items():
-                if sol.average[m] >= endgame.MIN_SHARE:     # a move the solution plays
+                if sol.average[m] >= endgame.budget.MIN_SHARE:     # a move the solution plays
                     assert abs(v - tight.values[m]) <= sol.hand_bound + tight.hand_bound, m
             for m, p in sol.mix.items():
                 assert p == 0 or sol.values[m] >= sol.value - 2 * sol.hand_bound
@@ -431,8 +462,8 @@ def test_the_prediction_is_unbiased(positions):
     """Knuth's estimator: over many walks its mean is the deals' count and the public tree's
     terminal deals (n_pairs), on every small position; the same seed gives the same figures."""
     eg = core()
-    saved = endgame.PREDICT_WALKS, endgame.PREDICT_STEPS
-    endgame.PREDICT_WALKS, endgame.PREDICT_STEPS = 20_000, 0
+    saved = endgame.budget.PREDICT_WALKS, endgame.budget.PREDICT_STEPS
+    endgame.budget.PREDICT_WALKS, endgame.budget.PREDICT_STEPS = 20_000, 0
     try:
         for info, _ in positions[:10]:
             g = endgame.game(info)
@@ -442,7 +473,7 @@ def test_the_prediction_is_unbiased(positions):
             assert abs(p.deals / len(g.deals) - 1) < 0.05, (p, len(g.deals))
             assert abs(p.pairs / solver.n_pairs - 1) < 0.08, (p, solver.n_pairs)
     finally:
-        endgame.PREDICT_WALKS, endgame.PREDICT_STEPS = saved
+        endgame.budget.PREDICT_WALKS, endgame.budget.PREDICT_STEPS = saved
 
 
 def test_a_declined_position_costs_no_build_and_no_memory(monkeypatch):
@@ -455,8 +486,9 @@ def test_a_declined_position_costs_no_build_and_no_memory(monkeypatch):
 
     def never(*a, **k):
         raise AssertionError("built")
-    for name in ("public_table", "game", "solve"):
-        monkeypatch.setattr(endgame, name, never)
+    for module, name in ((endgame.deals, "public_table"), (endgame.deals, "game"),
+                         (endgame.solving, "solve")):
+        monkeypatch.setattr(module, name, never)
     tracemalloc.start()
     try:
         tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points")
@@ -466,8 +498,8 @@ def test_a_declined_position_costs_no_build_and_no_memory(monkeypatch):
     assert tried.result is None and "predicted" in tried.why and "too big" in tried.why
     assert peak < 200_000
     p = endgame.predict(info, stop_above=endgame.allowance(100_000 * 600, None)[1]
-                        / endgame.PREDICT_WORK_PER_PAIR)
-    assert p.steps <= endgame.PREDICT_STEPS and p.walks == endgame.PREDICT_MIN_WALKS
+                        / endgame.budget.PREDICT_WORK_PER_PAIR)
+    assert p.steps <= endgame.budget.PREDICT_STEPS and p.walks == endgame.budget.PREDICT_MIN_WALKS
     # the seat's own hand plays no part in it (what is declined reveals nothing)
     import dataclasses
     other = dataclasses.replace(info, hand=info.hand ^ 0b11)
@@ -513,12 +545,12 @@ def test_a_search_stop_is_heard_inside_the_build():
     iterations, after a build of about a second on this position)."""
     core()
     info, _ = _big_game()
-    endgame_predicts = endgame.PREDICT_WALKS
-    endgame.PREDICT_WALKS = 0           # built, not declined at once
+    endgame_predicts = endgame.budget.PREDICT_WALKS
+    endgame.budget.PREDICT_WALKS = 0           # built, not declined at once
     try:
         _stop_heard(info)
     finally:
-        endgame.PREDICT_WALKS = endgame_predicts
+        endgame.budget.PREDICT_WALKS = endgame_predicts
 
 
 def _stop_heard(info):
@@ -651,7 +683,7 @@ def test_every_rule_variant(variant):
         c.run(10)
         assert c.best_response(0) == ref.best_response(0)
         c.run(1500)
-        exploit, _ = endgame._exploitability(c, g.weight, g.seat)
+        exploit, _ = endgame.solvers.exploitability(c, g.weight, g.seat)
         lp = SequenceForm(tree).value() / g.weight
         assert abs(sum(c.values(0)[0]) / g.weight - lp) < max(1e-6, exploit)
         found += 1

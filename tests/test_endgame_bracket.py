@@ -182,8 +182,9 @@ def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
 
     def never(*a, **k):
         raise AssertionError("built")
-    for name in ("public_table", "game", "solve", "_build"):
-        monkeypatch.setattr(endgame, name, never)
+    for module, name in ((endgame.deals, "public_table"), (endgame.deals, "game"),
+                         (endgame.solving, "solve"), (endgame.solvers, "build")):
+        monkeypatch.setattr(module, name, never)
     tracemalloc.start()
     try:
         tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points")
@@ -196,7 +197,7 @@ def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
     assert tried.result is None and tried.bracket is None and "predicted" in tried.why
     assert peak < 200_000
     shown = endgame.predict(info, shown=True)
-    assert shown.steps <= endgame.PREDICT_STEPS
+    assert shown.steps <= endgame.budget.PREDICT_STEPS
 
 
 def test_no_peek_the_bracket_does_not_move_when_the_hidden_hand_is_filled_in():
@@ -248,7 +249,7 @@ def test_the_oracle_brackets_alike(positions, monkeypatch):
     compiled = {}
     for k, (info, _) in enumerate(positions[:4]):
         compiled[k] = endgame.bracket(info, tolerance=1e-3)
-    monkeypatch.setattr(endgame, "compiled", lambda: None)
+    monkeypatch.setattr(endgame.native, "compiled", lambda: None)
     for k, (info, _) in enumerate(positions[:4]):
         ref = endgame.bracket(info, tolerance=1e-3)
         assert ref.floors.keys() == compiled[k].floors.keys()
@@ -277,7 +278,7 @@ def test_a_move_predicted_beyond_its_share_is_never_built(monkeypatch):
     info = _bracket_info()
     g, moves = _moves_after(info)
     big = moves[0]
-    real_predict, real_build = endgame.predict, endgame._build
+    real_predict, real_build = endgame.predict, endgame.solvers.build
     built = []
 
     def predict(info_, stop_above=0.0, shown=False, move=None):
@@ -287,8 +288,8 @@ def test_a_move_predicted_beyond_its_share_is_never_built(monkeypatch):
     def build(sub, cap, seconds=0.0):
         built.append(sub.root)
         return real_build(sub, cap, seconds)
-    monkeypatch.setattr(endgame, "predict", predict)
-    monkeypatch.setattr(endgame, "_build", build)
+    monkeypatch.setattr(endgame.prediction, "predict", predict)
+    monkeypatch.setattr(endgame.solvers, "build", build)
     b = endgame.bracket(info)
     assert b.missing == (Move.from_code(big),)
     assert endgame.after(g, big).root not in built
@@ -300,14 +301,14 @@ def test_ctrl_c_heard_inside_the_bracket_stops_the_attempt(monkeypatch):
     attempt must say so, so that the search stops too, keeping the moves bracketed."""
     pytest.importorskip("bergen_search._endgame")
     info = _bracket_info()
-    real = endgame._iterate
+    real = endgame.solvers.iterate
     calls = []
 
     def iterate(*args, **kwargs):
         run = real(*args, **kwargs)
         calls.append(1)
         return dataclasses.replace(run, interrupted=True)
-    monkeypatch.setattr(endgame, "_iterate", iterate)
+    monkeypatch.setattr(endgame.solvers, "iterate", iterate)
     tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points",
                             bracketing=True)
     assert tried.result is None and tried.interrupted
@@ -330,7 +331,7 @@ def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
     def bracket(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
-    monkeypatch.setattr(endgame, "bracket", bracket)
+    monkeypatch.setattr(endgame.shown, "bracket", bracket)
     plain = analyze(record, limits=Limits(iterations=300), seed=0)
     assert not calls
     asked = analyze(record, limits=Limits(iterations=300), seed=0, bracket=True)
@@ -347,7 +348,7 @@ def test_a_match_engine_spends_nothing_on_brackets(monkeypatch):
     def bracket(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
-    monkeypatch.setattr(endgame, "bracket", bracket)
+    monkeypatch.setattr(endgame.shown, "bracket", bracket)
     info = _bracket_info()
     quiet = search(info, Limits(iterations=20_000), seed=0, values=False)
     assert not calls and "bracket" not in quiet.info["endgame"]

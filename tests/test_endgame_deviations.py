@@ -208,7 +208,7 @@ def test_a_budget_that_runs_out_says_which_values_are_refined():
     sol = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, refine=False)
     assert sol.refined == {}
     values = dict(sol.values)
-    endgame._refine(g, sol, max_work=0, seconds=None, clock=time.perf_counter, stop=None,
+    endgame.solving.refine_deviations(g, sol, max_work=0, seconds=None, clock=time.perf_counter, stop=None,
                     tolerance=1e-3, hand_tolerance=1e-3)
     assert sol.refined
     for m, ok in sol.refined.items():
@@ -225,7 +225,7 @@ def test_the_budget_counts_the_subgames_work(solved):
         root = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, refine=False)
         assert full.spent > root.spent or all(endgame.after(g, m.code) is None
                                               for m in full.refined)
-        budget = max(root.spent, (2 * endgame.MIN_ITERATIONS + 8) * root.work) + 100
+        budget = max(root.spent, (2 * endgame.budget.MIN_ITERATIONS + 8) * root.work) + 100
         capped = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, max_work=budget)
         assert capped.spent <= budget
         starved += not all(capped.refined.values())

@@ -1,4 +1,4 @@
-"""The depth-limited bracket (endgame._limited, `horizon` of _endgame.EndgameSolver and of
+"""The depth-limited bracket (endgame.shown.limited, `horizon` of _endgame.EndgameSolver and of
 endgame_ref.build): where even the game with the seat's hand shown is too big to solve to
 the end, each move's subgame is cut some decisions below the move and every deal at a leaf
 played out with both hands in view.
@@ -100,10 +100,10 @@ def test_the_shown_games_value_lies_between_floor_and_ceiling_at_every_horizon(p
             for horizon in (1, 2, 3):
                 lows, high = [], None
                 for greedy, policies in ((p, 1), (p, 3), (None, 1)):
-                    solver, _, _ = endgame._build(sub, 10 ** 7, horizon=horizon,
+                    solver, _, _ = endgame.solvers.build(sub, 10 ** 7, horizon=horizon,
                                                   greedy_seat=greedy, policies=policies)
                     solver.run(12)
-                    _, bounds = endgame._exploitability(solver, sub.weight, p)
+                    _, bounds = endgame.solvers.exploitability(solver, sub.weight, p)
                     if greedy is None:
                         high = bounds[1]
                     else:
@@ -123,13 +123,13 @@ def test_a_depth_limited_floor_holds_against_the_real_games_answers(positions):
         sol = endgame.solve(endgame.game(info), tolerance=1e-4)
         tables = [endgame.compiled().PlayoutTable(g.rules, q) for q in (g.seat, -1)]
         for m, sub in subs:
-            got = endgame._limited(sub, max_work=200_000, memory_bytes=None, tolerance=1e-3,
+            got = endgame.shown.limited(sub, max_work=200_000, memory_bytes=None, tolerance=1e-3,
                                    max_iterations=200, clock=lambda: 0.0, stop=None,
                                    playouts=tables)
             if got.floor is None:
                 continue
             low, high = got.floor, got.ceiling
-            moved = endgame._gained(g, sub.root.scores)
+            moved = g.gained(sub.root.scores)
             assert low <= high + 1e-9
             assert sol.values[Move.from_code(m)] >= moved + low - 1e-9
             checked += 1
@@ -227,7 +227,7 @@ def test_the_play_out_tables_keep_within_the_memory_cap():
     """Under a small cap (the search's `--memory`) the two play-out tables take at most a
     quarter of it (the trees the rest, `allowance`)."""
     eg = pytest.importorskip("bergen_search._endgame")
-    assert eg.PlayoutTable(None, -1).nbytes == 24 << endgame.PLAYOUT_TABLE_BITS
+    assert eg.PlayoutTable(None, -1).nbytes == 24 << endgame.budget.PLAYOUT_TABLE_BITS
     assert eg.PlayoutTable(None, -1, 10).nbytes == 24 << 10
     with pytest.raises(Exception, match="bits"):
         eg.PlayoutTable(None, -1, 40)
@@ -252,7 +252,7 @@ def test_the_play_out_tables_keep_within_the_memory_cap():
         endgame.bracket(_decision(), max_work=endgame.budget_work(30_000))
     finally:
         eg.PlayoutTable = real
-    assert sum(made) == 2 * 24 << endgame.PLAYOUT_TABLE_BITS
+    assert sum(made) == 2 * 24 << endgame.budget.PLAYOUT_TABLE_BITS
 
 
 def test_one_deal_left_is_bracketed_by_its_minimax(positions):
@@ -266,7 +266,7 @@ def test_one_deal_left_is_bracketed_by_its_minimax(positions):
         for m, sub in subs:
             if len(sub.deals) != 1:
                 continue
-            got = endgame._limited(sub, max_work=10 ** 7, memory_bytes=None, tolerance=1e-6,
+            got = endgame.shown.limited(sub, max_work=10 ** 7, memory_bytes=None, tolerance=1e-6,
                                    max_iterations=2000, clock=lambda: 0.0, stop=None,
                                    playouts=tables)
             hands = [sub.hands[q][sub.deals[0][q]] for q in range(2)]
@@ -364,20 +364,20 @@ def test_a_brackets_work_counts_every_build_and_stays_within_the_budget(iteratio
     within the budget, at budgets where some cuts fail (a failed cut's work was once left
     out, and later moves got larger shares)."""
     pytest.importorskip("bergen_search._endgame")
-    real_deepen, real_iterate = endgame._deepen, endgame._iterate
+    real_deepen, real_iterate = endgame.shown.deepen, endgame.solvers.iterate
     built = []
 
     def deepen(*args, **kwargs):
         out = real_deepen(*args, **kwargs)
-        built.append(out[-1])
+        built.append(out.spent)
         return out
 
     def iterate(*args, **kwargs):
         out = real_iterate(*args, **kwargs)
         built.append(out.spent)
         return out
-    monkeypatch.setattr(endgame, "_deepen", deepen)
-    monkeypatch.setattr(endgame, "_iterate", iterate)
+    monkeypatch.setattr(endgame.shown, "deepen", deepen)
+    monkeypatch.setattr(endgame.solvers, "iterate", iterate)
     budget = endgame.budget_work(iterations)
     try:
         b = endgame.bracket(_decision(), max_work=budget)
@@ -392,14 +392,14 @@ def test_a_stop_heard_inside_a_cut_keeps_the_moves_bracketed(monkeypatch):
     core, as Ctrl-C gives): the two moves done are kept, the rest missing, and the bracket
     says it was interrupted."""
     pytest.importorskip("bergen_search._endgame")
-    real, calls = endgame._deepen, []
+    real, calls = endgame.shown.deepen, []
 
     def deepen(*args, **kwargs):
         calls.append(1)
         if len(calls) == 5:         # two calls (ceiling, floor) per move: the third move
             raise KeyboardInterrupt
         return real(*args, **kwargs)
-    monkeypatch.setattr(endgame, "_deepen", deepen)
+    monkeypatch.setattr(endgame.shown, "deepen", deepen)
     b = endgame.bracket(_decision(), max_work=endgame.budget_work(100_000))
     assert b.interrupted and len(b.floors) == 2 and len(b.missing) == 3
     assert set(b.horizons) == set(b.floors)
@@ -410,13 +410,13 @@ def test_at_most_one_cut_tree_is_held_while_another_is_built(monkeypatch):
     built: the ceiling's tree is gone before the floor's first level is built."""
     import gc
     eg = pytest.importorskip("bergen_search._endgame")
-    real, alive = endgame._build, []
+    real, alive = endgame.solvers.build, []
 
     def build(*args, **kwargs):
         gc.collect()
         alive.append(sum(isinstance(o, eg.EndgameSolver) for o in gc.get_objects()))
         return real(*args, **kwargs)
-    monkeypatch.setattr(endgame, "_build", build)
+    monkeypatch.setattr(endgame.solvers, "build", build)
     endgame.bracket(_decision(), max_work=endgame.budget_work(30_000))
     assert max(alive) == 1, alive       # one held at times (the gc sees them), never two
 

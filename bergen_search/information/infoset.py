@@ -111,7 +111,7 @@ class PublicView:
     with the groups it may belong to, as in `InfoSet`; `decisions` every seat's plays after
     the lead. Its worlds are the deals of both hands that the game itself deals among (the
     other seat does not know the seat to move's hand either): the exact endgame's chance
-    (`endgame.py`)."""
+    (`search.endgame`)."""
     groups: tuple
     free: tuple
     played_free: int

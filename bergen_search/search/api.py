@@ -20,7 +20,7 @@ registered today:
   Search"): in each sampled world the hands are fixed and the reserve's contents known but not
   its order, so draws are chance nodes; averaged over worlds, with the standard error across
   worlds. When the consistent worlds are few they are all enumerated (`exact`).
-- `endgame`: the exact endgame alone (`endgame.py`), which ISMCTS also tries first.
+- `endgame`: the exact endgame alone (the `endgame` package), which ISMCTS also tries first.
 
 Values are from the side of the seat to move: with objective `points`, its expected points
 until the end of the round minus the mean of the other sides'; with `match`, its

@@ -1,6 +1,6 @@
 """The exact endgame's solver in pure Python: the oracle of `_endgame.pyx` (small positions).
 
-The game (see `endgame.py`): two players, no draw can happen again, chance has dealt the
+The game (see the `endgame` package): two players, no draw can happen again, chance has dealt the
 unseen tiles into both hands and the kept tiles, each player knows its own hand. Its
 *public tree* has a node per sequence of public actions (a play: tile and end; a pass); at a
 node each player's *range* is the set of its possible hands (`hands[p]`, by index) still
@@ -295,6 +295,19 @@ class Solver:
                 self.regret[nid] = [[0.0] * k for _ in node.rows]
                 self.strategy[nid] = [[0.0] * k for _ in node.rows]
         self.iterations = 0
+
+    #: The terminal deals of the tree: not counted by the oracle (`endgame.solvers.Solver`).
+    n_pairs = None
+
+    @property
+    def root_moves(self) -> list:
+        """The root's public actions."""
+        return self.nodes[0].moves
+
+    @property
+    def root_rows(self) -> list:
+        """The root's rows (the seat's possible hands, by index)."""
+        return self.nodes[0].rows
 
     def _discount(self, t):
         """(positive, negative) regret discounts applied at iteration t (t >= 2)."""

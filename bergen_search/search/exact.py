@@ -1,6 +1,6 @@
 """The exact endgame as a step of a search: the `endgame` engine's whole answer, and the first
 step of ISMCTS (its setting `endgame`). Both engines call `attempt` here (neither imports the
-other: pyproject's "engines" contract); `endgame.py` is the game and its solver.
+other: pyproject's "engines" contract); the `endgame` package is the game and its solver.
 """
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from .limits import Limits, now
 from .registry import Solved
 
 #: The budget of the attempt given neither iterations nor time, in the default engine's
-#: iterations (each buys endgame.WORK_PER_ITERATION of solver work).
+#: iterations (each buys endgame.budget.WORK_PER_ITERATION of solver work).
 BUDGET = 100_000
 
 
@@ -28,9 +28,9 @@ def attempt(info, limits, run, alone: bool = False, bracketing: bool = False) ->
                       if alone or endgame.at_stage(info) else {})
     tried = endgame.attempt(info, limits, seed=run.seed, objective=run.objective,
                             started=run.started, budget=BUDGET,
-                            tolerance=settings.get("tolerance", endgame.TOLERANCE),
+                            tolerance=settings.get("tolerance", endgame.budget.TOLERANCE),
                             hand_tolerance=settings.get("hand_tolerance",
-                                                        endgame.HAND_TOLERANCE),
+                                                        endgame.budget.HAND_TOLERANCE),
                             inference=alone and settings["inference"], stop=run.stop,
                             memory_bytes=limits.memory_bytes,
                             clock=now, bracketing=bracketing and not alone)

@@ -1599,6 +1599,16 @@ cdef class EndgameSolver:
     def max_depth(self):
         return self.T.max_depth
 
+    @property
+    def root_moves(self):
+        """The root's public actions (`endgame.solvers.Solver`)."""
+        return self.node(0)[1]
+
+    @property
+    def root_rows(self):
+        """The root's rows: the seat's possible hands, by index."""
+        return self.node(0)[3]
+
     # ---- DCFR -----------------------------------------------------------------------------
     cdef void _root_reach(self) noexcept nogil:
         cdef int i

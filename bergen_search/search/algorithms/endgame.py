@@ -1,5 +1,5 @@
-"""The exact endgame as an engine (`endgame.py` is the game and its solver): alone with
-`--algorithm endgame`, and as the first step of ISMCTS (its setting `endgame`)."""
+"""The exact endgame as an engine (the `search.endgame` package is the game and its solver):
+alone with `--algorithm endgame`, and as the first step of ISMCTS (its setting `endgame`)."""
 from __future__ import annotations
 
 from ...errors import NotApplicable
@@ -10,7 +10,7 @@ from ..registry import Algorithm, Setting, register
 class Endgame(Algorithm):
     """The exact endgame alone (endgame.py): the equilibrium of the end of a two-player
     round, or an error saying why not. Its budget is counted in the default engine's
-    iterations (each buys endgame.WORK_PER_ITERATION of solver work)."""
+    iterations (each buys endgame.budget.WORK_PER_ITERATION of solver work)."""
     name = "endgame"
     help = "the exact endgame alone, two players once no draw is left (or why not)"
     order = 2

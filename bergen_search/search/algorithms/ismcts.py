@@ -63,7 +63,7 @@ class Ismcts(Algorithm):
                           "(value; runs the pass) or the most visited (visits)",
                           ("value", "visits")),
         "endgame": Setting(bool, True, "solve the end of a two-player round exactly when no "
-                           "draw can happen again and it fits the budget (endgame.py)"),
+                           "draw can happen again and it fits the budget (search/endgame/)"),
         "bracket": Setting(bool, True, "where the exact endgame is beyond the budget, bracket "
                            "each move with the same round solved with this hand shown to the "
                            "other side (an iteration budget only; endgame.bracket)"),

@@ -1,0 +1,206 @@
+"""The exact endgame as a step of a search (`attempt`): predicted, declined at once when too
+big, else its deals found, its tree built and solved within the search's limits, the result
+said as a search's (`_result`); where declined, each move bracketed if asked (`shown`)."""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from ...errors import BergenError, TooBig
+from ...formats.notation import Move
+from ...information.infoset import InfoSet
+from ...runs.threads import QuietThread
+from . import deals, native, prediction, shown, solving
+from .budget import (BUILD_SHARE, HAND_TOLERANCE, PREDICT_WORK_PER_PAIR, SEARCH_SHARE,
+                     TOLERANCE, allowance, budget_work)
+from .deals import applicable, at_stage
+from .prediction import round_figure
+from .shown import Bracket
+from .solving import Solution
+
+
+@dataclass(frozen=True)
+class Built:
+    """The tree an attempt built: its `deals`, both hands' `sizes` at the root, its `work` per
+    traversal and its terminal deals (`pairs`; None from the oracle)."""
+    deals: int
+    sizes: tuple
+    work: int
+    pairs: int | None
+
+
+@dataclass
+class Attempt:
+    """What `attempt` did: `result` (a `SearchResult`) when it solved the endgame, else None
+    and `why` (a sentence), or `why` None when the position is not at the endgame stage;
+    `interrupted`: Ctrl-C stopped it (then no time is left for another search)."""
+    result: object = None
+    why: str | None = None
+    interrupted: bool = False
+    phases: dict = field(default_factory=dict)   # seconds spent: predict, deals, build, ...
+    size: Built | None = None    # what was built, when it was
+    #: Declined, with `bracketing` asked: the moves bracketed (`Bracket`), or why not.
+    bracket: Bracket | None = None
+    bracket_why: str | None = None
+
+
+
+
+def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: float = TOLERANCE,
+            hand_tolerance: float = HAND_TOLERANCE,
+            inference: bool = False, started: float | None = None,
+            budget: int | None = None, stop=None, memory_bytes: int | None = None,
+            clock=time.perf_counter, refine: bool = True, bracketing: bool = False) -> Attempt:
+    """Solve the endgame of `info` within `limits` (an iteration budget buys
+    WORK_PER_ITERATION work each; `budget` is the iteration budget to use when `limits` has
+    neither), for `search()`: the result, or why not. `stop`: as `solve`'s; `memory_bytes`:
+    the cap on the tree's memory (search.Limits.memory_mb); `clock`: the one `started` was read
+    on (search.clock); `refine`: value the moves outside the mix against an answer (`solve`);
+    `bracketing`: where the exact solve is declined under an iteration budget, bracket each
+    move with the same budget (`shown.bracket`; under a time limit the clock is the move's)."""
+    why = applicable(info, objective)
+    if why is not None:
+        return Attempt(None, why if at_stage(info) else None)
+    started = clock() if started is None else started
+    iterations = limits.iterations if limits.iterations is not None else (
+        budget if limits.time is None else None)
+    max_work = None if iterations is None else budget_work(iterations)
+    seconds = build = None
+    if limits.time is not None:
+        seconds = max(limits.time * (1 - SEARCH_SHARE) - (clock() - started), 1e-3)
+        build = limits.time * BUILD_SHARE
+    _, cap = allowance(max_work, seconds, memory_bytes)
+    # Declined at once when the prediction is over the cap: nothing is built.
+    t0 = clock()
+    affords = cap / PREDICT_WORK_PER_PAIR
+    size = prediction.predict(info, stop_above=affords)
+    phases = {"predict": clock() - t0}
+
+    def declined(why: str, interrupted: bool = False) -> Attempt:
+        out = Attempt(None, why, interrupted, phases=phases)
+        if bracketing and not interrupted and limits.time is None:
+            t1 = clock()
+            watch = _StopWatch(stop)
+            try:
+                out.bracket = shown.bracket(info, max_work=max_work, memory_bytes=memory_bytes,
+                                      tolerance=tolerance, clock=clock, stop=stop)
+                out.interrupted = out.bracket.interrupted
+            except TooBig as e:
+                out.bracket_why = e.message
+                out.interrupted = e.interrupted
+            except KeyboardInterrupt:
+                out.interrupted = True
+            finally:
+                watch.close()
+            phases["bracket"] = clock() - t1
+        return out
+
+    if size is not None and size.pairs > affords:
+        return declined(f"its public tree is too big for the budget (hands of "
+                        f"{info.hand_sizes[0]} and {info.hand_sizes[1]}: about "
+                        f"{round_figure(size.pairs)} ways to play out the deals, "
+                        f"predicted; the budget affords {round_figure(affords)})")
+    watch = _StopWatch(stop)
+    failed = None
+    try:
+        # A deal ends in at least one terminal: more deals than the tree may hold is too big.
+        t0 = clock()
+        g = deals.game(info, inference, max_deals=cap, seconds=build or 0.0)
+        phases["deals"] = clock() - t0
+        if build is not None:
+            build = max(started + build - clock(), 1e-4)
+        sol = solving.solve(g, tolerance=tolerance, hand_tolerance=hand_tolerance,
+                    max_work=max_work, seconds=seconds,
+                    build_seconds=build or 0.0, clock=clock, stop=stop,
+                    memory_bytes=memory_bytes, refine=refine)
+    except TooBig as e:
+        phases["failed"] = clock() - t0
+        failed = e
+    except BergenError as e:       # a public view the seat's own hand contradicts
+        return Attempt(None, e.message, phases=phases)
+    except KeyboardInterrupt:      # while the deals or the tree were built
+        return Attempt(None, "interrupted", True, phases=phases)
+    finally:
+        watch.close()
+    if failed is not None:
+        return declined(failed.message, failed.interrupted)
+    phases.update(sol.phases)
+    return Attempt(_result(info, sol, seed, clock() - started), None, sol.interrupted,
+                   phases=phases, size=Built(len(g.deals), g.root_sizes, sol.work, sol.pairs))
+
+
+class _StopWatch:
+    """While an attempt runs, passes `stop` (a threading.Event, or None) on to the compiled
+    builds of the deals and the tree, which run without the GIL for up to a second and cannot
+    look at an Event: a thread waits on it and raises the core's flag (`_endgame.request_stop`;
+    the build then raises KeyboardInterrupt, as Ctrl-C, which the build hears itself). DCFR's
+    iterations hear `stop` directly (`solve`)."""
+
+    def __init__(self, stop):
+        self.core = native.compiled() if stop is not None else None
+        self.thread = None
+        if self.core is None:
+            return
+        self.core.clear_stop()
+        self.done = threading.Event()
+        self.thread = QuietThread(target=self._watch, args=(stop,), name="endgame-stop")
+        self.thread.start()
+
+    def _watch(self, stop):
+        while not self.done.is_set():
+            if stop.wait(0.005):
+                self.core.request_stop()
+                return
+
+    def close(self):
+        if self.thread is not None:
+            self.done.set()
+            self.thread.join()
+            self.core.clear_stop()
+
+
+def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
+    """The solution as a `search.SearchResult`: the move drawn from the mix first, then the
+    others by value (a mirror twin right after the move it mirrors)."""
+    # here: search.api loads the engines (registry), and the endgame engine loads this
+    # module; a module-level import would close that circle
+    from ..api import MoveValue, SearchResult, mirror_twins, root_moves
+    twins = mirror_twins(info)
+    chosen = sol.choose(seed)
+    rows = []
+    for m in root_moves(info):
+        name = Move.from_code(m)
+        base = Move.from_code(twins[m]) if m in twins else name
+        rows.append((m, name, base))
+    rows.sort(key=lambda r: (r[2] != chosen, -sol.values[r[2]], r[2] != r[1], r[0]))
+    moves = [MoveValue(name, m, sol.values[base], sol.move_bounds.get(base, sol.hand_bound), 0,
+                       base if base != name else None,
+                       share=0.0 if base != name else sol.mix[base])
+             for m, name, base in rows]
+    lead = not info.line
+    info_out = {
+        "algorithm": "endgame", "objective": "points", "seed": seed, "workers": 1,
+        "worlds_consistent": sol.worlds, "exact": True,
+        "settings": {"tolerance": sol.tolerance},
+        "values": {"method": "equilibrium"},
+        "twins": {Move.from_code(m, lead): Move.from_code(t, lead) for m, t in twins.items()},
+        "iterations": sol.iterations, "seconds": seconds,
+        "interrupted": sol.interrupted, "nodes": sol.nodes,
+        "sides": {name: list(sol.sides[base]) for _, name, base in rows},
+        "endgame": {"solved": True, "deals": sol.deals, "worlds": sol.worlds,
+                    "exploitability": sol.exploitability, "tolerance": sol.tolerance,
+                    "iterations": sol.iterations, "nodes": sol.nodes, "work": sol.work,
+                    "game_value": sol.game_value, "bounds": list(sol.bounds),
+                    "hand_gap": sol.hand_gap, "hand_bound": sol.hand_bound,
+                    "mix": {m: p for m, p in sorted(sol.mix.items(), key=lambda mp: str(mp[0]))
+                            if p > 0},
+                    "average": {m: p for m, p in sorted(sol.average.items(),
+                                                        key=lambda mp: str(mp[0])) if p > 0},
+                    "solve_seconds": sol.seconds,
+                    "refined": {name: sol.refined[base] for _, name, base in rows
+                                if base in sol.refined}},
+    }
+    best = moves[0]
+    return SearchResult(best.move, moves, best.value, sol.hand_bound, sol.iterations,
+                        info_out)

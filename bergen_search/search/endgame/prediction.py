@@ -1,0 +1,73 @@
+"""The size of an endgame, predicted before anything is built (`predict`), so that a position
+too big for the budget is declined in milliseconds."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...game.state import PASS
+from ...information.infoset import InfoSet
+from ...information.sampler import merge_groups
+from .. import endgame_ref
+from . import budget, native
+from .deals import shown_free
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The size of an endgame, estimated before anything is built (`predict`): `deals`, the
+    deals of both hands; `pairs`, the terminal deals of its public tree (every deal once per
+    way it can be played out; the solver's work is at least this); `steps` and `walks`, what
+    the estimate cost."""
+    deals: float
+    pairs: float
+    steps: int
+    walks: int
+
+
+def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False,
+            move: int | None = None) -> Prediction | None:
+    """The size of the endgame of `info` (which `applicable` accepts), predicted from its
+    public view alone (the seat's own hand plays no part: what is declined reveals nothing)
+    in at most PREDICT_STEPS steps: `_endgame.predict` (Knuth's estimator; unbiased, so a
+    position may be mispredicted either way, and one predicted to fit is still capped while
+    it is built). `stop_above`: stop walking once the estimate passes it. None without the
+    compiled core, with PREDICT_WALKS 0, or when the view has too many groups. `shown`: the
+    game with the seat's own hand shown (`shown.bracket`); `move` (with `shown`): the subgame after
+    the seat's move (one that does not end the round), its tile on the line."""
+    core = native.compiled()
+    if core is None or budget.PREDICT_WALKS <= 0:
+        return None
+    pub = info.public
+    free = shown_free(info) if shown else pub.free
+    merged, allowed, _ = merge_groups(pub.groups, free)
+    # Groups no tile enters (epochs whose tiles were all played from known origins) drop out.
+    kept = [g for g, (_, c) in enumerate(merged) if c > 0]
+    if len(kept) > core.PREDICT_MAX_GROUPS:
+        return None
+    allowed = [sum(1 << k for k, g in enumerate(kept) if a >> g & 1) for a in allowed]
+    merged = [merged[g] for g in kept]
+    tiles = [t for t, _ in free]
+    root = endgame_ref.Root(info.left, info.right, bool(info.left_double),
+                            bool(info.right_double), tuple(info.scores), info.seat,
+                            info.passes, info.reserve_size, tuple(info.line))
+    on_line = pub.played_free
+    if move is not None:
+        hands = [0, 0]
+        hands[info.seat] = info.hand
+        root = endgame_ref.root_of(endgame_ref._state(info.rules, root, hands).apply(move))
+        if move != PASS:
+            on_line |= 1 << (move >> 1)
+    deals, pairs, steps, walks = core.predict(
+        info.rules, root, [o for o, _ in merged], [c for _, c in merged], tiles, allowed,
+        [bool(on_line >> t & 1) for t in tiles], budget.PREDICT_WALKS, budget.PREDICT_SEED,
+        max_steps=budget.PREDICT_STEPS, stop_above=stop_above,
+        min_walks=budget.PREDICT_MIN_WALKS)
+    return Prediction(deals, pairs, steps, walks)
+
+
+def round_figure(x: float) -> str:
+    """A large estimate to two significant figures, in words past a million."""
+    for size, name in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if x >= size:
+            return f"{float(f'{x / size:.2g}'):g} {name}"
+    return f"{float(f'{x:.2g}'):,.0f}"

@@ -1,0 +1,155 @@
+"""The two solvers behind one interface (`Solver`): the compiled `_endgame.EndgameSolver` and
+its oracle `endgame_ref.Solver`; `build`, the tree of an `Endgame` within a cap, in whichever
+is loaded (`native.compiled`); `iterate`, DCFR on it until a check finds it exact enough or the
+budget runs out; `exploitability`, measured exactly by best responses."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from ...errors import TooBig
+from .. import endgame_ref
+from . import native
+from .budget import CHECK_AT, CHECK_EVERY, MAX_WORK
+
+if TYPE_CHECKING:
+    from .deals import Endgame
+
+
+@runtime_checkable
+class Solver(Protocol):
+    """What the endgame asks of a solver (both implement it): DCFR iterations, each side's
+    best-response values and followed values at the root and after each root move, the
+    average strategy at a node, the root's public moves and rows (the seat's hands), and the
+    terminal deals of the tree (None: not counted)."""
+    n_pairs: int | None
+
+    def run(self, iterations: int) -> None: ...
+
+    def best_response(self, b: int) -> tuple: ...
+
+    def values(self, b: int, gains: bool = False) -> tuple: ...
+
+    def average(self, nid: int) -> list: ...
+
+    @property
+    def root_moves(self) -> list: ...
+
+    @property
+    def root_rows(self) -> list: ...
+
+
+def build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
+           greedy_seat: int | None = None, max_steps: int = 0, playouts=None,
+           policies: int = 1):
+    """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work or
+    `seconds` to build (0: no limit). `horizon` > 0: depth-limited, its leaves' deals played
+    out with both hands in view (perfectly by both, or with `greedy_seat` playing the best of
+    `policies` fixed policies at each leaf), at most
+    `max_steps` states of play-out (0: no limit) sharing `playouts` (a
+    `_endgame.PlayoutTable` of the same rules and greedy seat, or None: a new one) (the
+    compiled solver's)."""
+    core = native.compiled()
+    n_hands = (len(g.hands[0]), len(g.hands[1]))
+    limit = cap = min(cap, MAX_WORK)
+    try:
+        if core is not None:
+            solver = core.EndgameSolver(g.rules, g.root, g.hands, g.deals, max_nodes=limit,
+                                        max_pairs=limit, max_entries=limit,
+                                        alpha=endgame_ref.ALPHA, beta=endgame_ref.BETA,
+                                        gamma=endgame_ref.GAMMA, seconds=seconds,
+                                        horizon=horizon,
+                                        greedy_seat=-1 if greedy_seat is None else greedy_seat,
+                                        max_steps=max_steps, playouts=playouts,
+                                        policies=policies)
+            nodes = solver.n_nodes
+            work = nodes + solver.work
+        else:
+            tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals, max_nodes=limit,
+                                     horizon=horizon, greedy_seat=greedy_seat,
+                                     policies=policies)
+            solver = endgame_ref.Solver(tree, n_hands)
+            nodes = len(tree)
+            work = nodes + sum(sum(map(sum, n.legal)) + len(n.pairs) for n in tree)
+    except (endgame_ref.TreeTooBig, TooBig):
+        work = math.inf
+    if work > cap:
+        raise TooBig(f"its public tree is too big for the budget ({len(g.deals):,} deals, "
+                     f"hands of {g.root_sizes[0]} and {g.root_sizes[1]})")
+    return solver, nodes, work
+
+
+
+@dataclass(frozen=True)
+class Iterated:
+    """What a run of DCFR did (`iterate`): its `iterations`, the `exploitability` and the
+    `bounds` from the seat's side measured after the last, the tree's `traversals`, whether
+    it was `interrupted`, and the work `spent` (the build's traversal included)."""
+    iterations: int
+    exploitability: float
+    bounds: tuple | None
+    traversals: int
+    interrupted: bool
+    spent: int
+
+
+
+
+def iterate(solver, work, *, total, share, seat, tolerance, hand_tolerance, allowed,
+             deadline, max_iterations, clock, stop, phases) -> Iterated:
+    """DCFR on `solver` (a tree of `work` per traversal) until a check finds the
+    exploitability within `tolerance` and over `share` (the hand's share of the weight
+    `total`) within `hand_tolerance`, or `allowed` work, the `deadline` or `max_iterations`
+    runs out (`Iterated`; bounds from `seat`'s side). The exploitability is measured after
+    the last iteration whatever the schedule (when at least one ran)."""
+    spent = work
+    done = 0
+    checks = list(CHECK_AT)
+    exploit, bounds = math.inf, None
+    interrupted = False
+    checked, checks_done = -1, 0
+    try:
+        while done < max_iterations:
+            target = min(checks.pop(0) if checks else done + CHECK_EVERY, max_iterations)
+            if allowed is not None and spent + 2 * work * (target - done + 1) > allowed:
+                break
+            # One iteration at a time, so that the clock and Ctrl-C are heard between them.
+            while done < target and (deadline is None or clock() < deadline):
+                if stop is not None and stop.is_set():
+                    raise KeyboardInterrupt
+                t1 = clock()
+                solver.run(1)
+                phases["iterations"] += clock() - t1
+                done += 1
+                spent += 2 * work
+            if done < target:
+                break
+            spent += 2 * work
+            t1 = clock()
+            exploit, bounds = exploitability(solver, total, seat)
+            phases["checks"] += clock() - t1
+            checked = done
+            checks_done += 1
+            if exploit <= tolerance and exploit / share <= hand_tolerance:
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    if done and checked != done:
+        t1 = clock()
+        exploit, bounds = exploitability(solver, total, seat)
+        phases["checks"] += clock() - t1
+        spent += 2 * work
+        checks_done += 1
+    return Iterated(done, exploit, bounds, 2 * done + 2 * checks_done, interrupted, spent)
+
+
+
+def exploitability(solver, total: float, p: int):
+    """(exploitability, (low, high)) from the side of player p: the values of its side when
+    the other best-responds to its strategy, and when it best-responds to the other's."""
+    br0 = sum(solver.best_response(0)[0]) / total
+    br1 = -sum(solver.best_response(1)[0]) / total
+    low, high = (br1, br0) if p == 0 else (-br0, -br1)
+    return high - low, (low, high)
+

@@ -44,7 +44,7 @@ from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW
 from bergen_search.play.engines import parse_engine_spec
 from bergen_search.play.seats import play_engines
-from bergen_search.search.api import Limits, choices, root_moves, search
+from bergen_search.search.api import Limits, Settings, choices, root_moves, search
 from bergen_search.views.search import move_text
 
 #: The kinds of game decisions are cut from: (name, rules).
@@ -142,8 +142,8 @@ def label_agreement(matches: int, seeds, limits: Limits, algorithm: str, setting
         spec = parse_engine_spec(engine)
         log = play_engines(rules, [spec] * rules.players, derive_seed(seed, 100_000 + i))
         record = write_record(log)
-        runs = [analyze(record, limits=limits, seed=s, algorithm=algorithm, **settings)
-                for s in seeds]
+        runs = [analyze(record, limits=limits, seed=s,
+                        settings=Settings.of(algorithm, settings)) for s in seeds]
         for ds in zip(*(a.decisions for a in runs)):
             total += 1
             labels = {d.label for d in ds}

@@ -22,7 +22,7 @@ from test_endgame import SequenceForm, small_positions
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import Move
 from bergen_search.search import endgame, endgame_ref
-from bergen_search.search.api import Limits, search
+from bergen_search.search.api import Limits, Settings, search
 
 BRACKET = "examples/bracket.json"
 
@@ -334,7 +334,8 @@ def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
     monkeypatch.setattr(endgame.shown, "bracket", bracket)
     plain = analyze(record, limits=Limits(iterations=300), seed=0)
     assert not calls
-    asked = analyze(record, limits=Limits(iterations=300), seed=0, bracket=True)
+    asked = analyze(record, limits=Limits(iterations=300), seed=0,
+                    settings=Settings.of("ismcts", {"bracket": True}))
     assert calls, "no stage decision was declined: the test went untested"
     assert [d.to_json() for d in asked.decisions] == [d.to_json() for d in plain.decisions]
 

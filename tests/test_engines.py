@@ -3,8 +3,8 @@ them: one spec, one per seat, their settings, and the errors for bad ones."""
 import pytest
 
 from bergen_search.errors import BergenError
-from bergen_search.play.engines import EngineSpec, parse_engine_list, parse_engine_spec
-from bergen_search.search.api import Limits
+from bergen_search.play.engines import EngineSpec, SearchArgs, parse_engine_list, parse_engine_spec
+from bergen_search.search.api import Limits, Settings
 
 
 def test_spec_settings_and_types():
@@ -23,22 +23,31 @@ def test_algorithm_settings_in_specs():
     assert spec.params == {"time": 0.1, "inference": False, "playout": "random", "twins": False}
     assert str(spec) == "ismcts:time=0.1,inference=off,playout=random,twins=off"
     assert parse_engine_spec(str(spec)) == spec
-    assert parse_engine_spec("classic:iterations=300").search_args() == (
-        Limits(iterations=300), {"algorithm": "classic"})
+    assert parse_engine_spec("classic:iterations=300").search_args() == SearchArgs(
+        Limits(iterations=300), Settings.of("classic"))
     assert parse_engine_spec("classic:inference=on").params == {"inference": True}
     assert parse_engine_spec("expectimax:inference=on,playouts=3").params == {
         "inference": True, "playouts": 3}
 
 
 def test_search_args_and_default_budgets():
-    assert parse_engine_spec("ismcts").search_args() == (Limits(iterations=2000), {
-        "algorithm": "ismcts"})
-    assert parse_engine_spec("expectimax:depth=4").search_args() == (Limits(iterations=64), {
-        "algorithm": "expectimax", "depth": 4})
-    limits, kwargs = parse_engine_spec("expectimax:time=0.01,iterations=9").search_args()
-    assert limits == Limits(iterations=9, time=0.01) and kwargs == {"algorithm": "expectimax"}
-    limits, _ = parse_engine_spec("ismcts:time=0.5").search_args()
-    assert limits == Limits(time=0.5)
+    assert parse_engine_spec("ismcts").search_args() == SearchArgs(Limits(iterations=2000),
+                                                                   Settings.of("ismcts"))
+    assert parse_engine_spec("expectimax:depth=4").search_args() == SearchArgs(
+        Limits(iterations=64), Settings.of("expectimax", {"depth": 4}))
+    args = parse_engine_spec("expectimax:time=0.01,iterations=9").search_args()
+    assert args.limits == Limits(iterations=9, time=0.01)
+    assert args.settings == Settings.of("expectimax")
+    assert parse_engine_spec("ismcts:time=0.5").search_args().limits == Limits(time=0.5)
+
+
+def test_an_engines_objective_and_workers_are_no_settings_of_its_search():
+    """A spec's objective and workers go to the search's own parameters, never among the
+    engine's settings, where a name could meet another (issue 42)."""
+    args = parse_engine_spec("ismcts:objective=match,workers=2,exploration=0.5").search_args()
+    assert (args.objective, args.workers) == ("match", 2)
+    assert args.settings == Settings.of("ismcts", {"exploration": 0.5})
+    assert "objective" not in args.settings and "workers" not in args.settings
 
 
 @pytest.mark.parametrize("text,players,want", [

@@ -18,8 +18,9 @@ from bergen_search.search.evaluate import (
     NothingFinished,
     answer,
     evaluate,
-    side_algorithm,
+    side_settings,
 )
+from bergen_search.search.registry import Settings
 
 POSITION = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 LIMITS = Limits(iterations=600)
@@ -32,7 +33,7 @@ def info():
 
 def test_answer_is_the_search(info):
     """`answer` adds nothing to a search that finished something: the same result."""
-    a = answer(info, "ismcts", "points", LIMITS, 3, 1, {})
+    a = answer(info, Settings.of("ismcts"), "points", LIMITS, 3, 1)
     b = search(info, LIMITS, seed=3, algorithm="ismcts", objective="points")
     assert a.best == b.best and a.value == b.value and a.info["iterations"] == b.info["iterations"]
 
@@ -47,38 +48,39 @@ def _empty(interrupted):
 def test_answer_interrupted_before_anything_is_nothing_finished(info, monkeypatch):
     monkeypatch.setattr(ev_module, "search", _empty(True))
     with pytest.raises(NothingFinished) as caught:
-        answer(info, "ismcts", "points", LIMITS, 0, 1, {})
+        answer(info, Settings.of("ismcts"), "points", LIMITS, 0, 1)
     assert str(caught.value) == ("interrupted before the search finished a single iteration: "
                                  "no answer")
     with pytest.raises(NothingFinished, match="a single world"):
-        answer(info, "expectimax", "points", LIMITS, 0, 1, {})
+        answer(info, Settings.of("expectimax"), "points", LIMITS, 0, 1)
     assert not isinstance(caught.value, BergenError)     # Ctrl-C, not bad input: exit 130
 
 
 def test_answer_with_too_small_a_budget_says_what_to_give(info, monkeypatch):
     monkeypatch.setattr(ev_module, "search", _empty(False))
     with pytest.raises(BergenError) as caught:
-        answer(info, "ismcts", "points", Limits(time=0.001), 0, 1, {})
+        answer(info, Settings.of("ismcts"), "points", Limits(time=0.001), 0, 1)
     assert caught.value.message == ("the search finished no iteration within the time limit "
                                     "of 0.001 s; give more --time")
     with pytest.raises(BergenError, match="expectimax at depth 6: one world takes longer"):
-        answer(info, "expectimax", "points", Limits(time=0.001), 0, 1, {})
+        answer(info, Settings.of("expectimax"), "points", Limits(time=0.001), 0, 1)
 
 
 def test_side_figures_come_from_an_engine_that_reports_them():
-    assert side_algorithm("ismcts", {"inference": "off"}) == ("ismcts", {"inference": "off"})
-    assert side_algorithm("expectimax", {"depth": 3}) == ("ismcts", {})
+    chosen = Settings.of("ismcts", {"inference": "off"})
+    assert side_settings(chosen) is chosen
+    assert side_settings(Settings.of("expectimax", {"depth": 3})) == Settings.of("ismcts")
 
 
 def test_evaluate_scores_every_side_for_both_objectives(info):
-    ev = evaluate(info, "ismcts", "points", LIMITS, seed=2)
+    ev = evaluate(info, Settings.of("ismcts"), "points", LIMITS, seed=2)
     assert isinstance(ev, Evaluation)
     assert ev.searched == SIDE_OBJECTIVES and not ev.interrupted
     assert ev.side_algorithm == "ismcts"
     assert [s.side for s in ev.sides] == list(range(info.rules.n_sides))
     assert all(s.expected_points is not None and 0.0 <= s.p_win_match <= 1.0 for s in ev.sides)
     # The value is the chosen search's: the same as asking for it alone.
-    alone = answer(info, "ismcts", "points", LIMITS, 2, 1, {})
+    alone = answer(info, Settings.of("ismcts"), "points", LIMITS, 2, 1)
     assert ev.result.value == alone.value and ev.result.best == alone.best
     # Each side's points are the chosen search's figures after its best move.
     sides = alone.info["sides"][alone.moves[0].move]
@@ -97,7 +99,7 @@ def test_evaluate_after_ctrl_c_starts_no_more_searches(info, monkeypatch):
             return _empty(True)(info_, limits, **kw)
         return real(info_, limits, **kw)
     monkeypatch.setattr(ev_module, "search", cut_the_second)
-    ev = evaluate(info, "ismcts", "points", LIMITS, seed=1)
+    ev = evaluate(info, Settings.of("ismcts"), "points", LIMITS, seed=1)
     assert calls == ["points", "match"]
     assert ev.interrupted and ev.searched == ("points",)
     assert all(s.p_win_match is None and s.expected_points is not None for s in ev.sides)
@@ -113,13 +115,13 @@ def test_evaluate_with_the_chosen_search_interrupted_searches_nothing_more(info,
         res.info["interrupted"] = True
         return res
     monkeypatch.setattr(ev_module, "search", interrupted)
-    ev = evaluate(info, "ismcts", "match", LIMITS, seed=1)
+    ev = evaluate(info, Settings.of("ismcts"), "match", LIMITS, seed=1)
     assert calls == ["match"] and ev.interrupted and ev.searched == ("match",)
     assert all(s.expected_points is None and s.p_win_match is not None for s in ev.sides)
 
 
 def test_expectimax_takes_the_sides_from_ismcts(info):
-    ev = evaluate(info, "expectimax", "points", Limits(iterations=5), seed=0)
+    ev = evaluate(info, Settings.of("expectimax"), "points", Limits(iterations=5), seed=0)
     assert ev.side_algorithm == "ismcts" and ev.searched == SIDE_OBJECTIVES
     assert ev.result.info["algorithm"] == "expectimax"
 
@@ -130,7 +132,7 @@ def test_bergen_eval_prints_the_evaluation(info):
                                     "--seed", "2", "--json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
-    ev = evaluate(info, "ismcts", "points", LIMITS, seed=2)
+    ev = evaluate(info, Settings.of("ismcts"), "points", LIMITS, seed=2)
     assert doc["sides"] == [{"side": s.side, "expected_points": round(s.expected_points, 6),
                              "p_win_match": round(s.p_win_match, 6)} for s in ev.sides]
     assert doc["value"] == round(ev.result.value, 6)

@@ -207,7 +207,6 @@ MAX_MODULE, MAX_FUNCTION = 700, 100
 OVER = {
     "analysis/review.py:_analyze": 129,
     "information/infoset.py:check_infoset": 133,
-    "search/api.py:search": 201,
     "search/ismcts_ref.py:_iterate": 109,
     "views/report.py:_graph_svg": 123,
 }

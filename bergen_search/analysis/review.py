@@ -37,8 +37,8 @@ from ..search.api import (
     MAX_REPLICATES,
     MAX_SECONDS,
     Limits,
+    Settings,
     pool,
-    resolve,
     root_moves,
     search,
 )
@@ -50,13 +50,12 @@ DECISION_ITERATIONS = 20000
 DEFAULT_WORLDS = 100
 
 
-def decision_limits(algorithm: str, settings: dict, iterations: int | None = None,
+def decision_limits(settings: Settings, iterations: int | None = None,
                     seconds: float | None = None, memory_mb: int | None = None) -> Limits:
     """The first search's limits of each decision: those given, else the default budget of
     the engine's unit (scaled for the pure-Python fallback)."""
-    from ..search.registry import resolve
     if iterations is None and seconds is None:
-        unit = resolve(algorithm, dict(settings))[0].unit
+        unit = settings.engine.unit
         iterations = backend.SEARCH.budget(DECISION_ITERATIONS if unit == "iterations"
                                            else DEFAULT_WORLDS)
     return Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
@@ -301,9 +300,9 @@ def _analyze_one(item, *, seats, kwargs):
 
 def analyze(record, *, seats=None, decisions_total: int | None = None, **kwargs) -> Analysis:
     """Analyse every decision of the seats in `seats` (default: every seat whose hands the
-    record shows), with `_analyze`'s arguments (`limits`, `seed`, `algorithm`, `objective`,
-    `workers`, `thresholds`, `recheck`: the budget factor of the second search of a
-    suspected error, `max_rechecks`, `luck`, `progress`, `searcher`, the settings).
+    record shows), with `_analyze`'s arguments (`limits`, `seed`, `settings`: the engine and
+    its `Settings`, `objective`, `workers`, `thresholds`, `recheck`: the budget factor of the
+    second search of a suspected error, `max_rechecks`, `luck`, `progress`, `searcher`).
     `progress(done, total)` is called after each decision; `decisions_total` is that total
     if the caller has counted it (`count_decisions`), else it is counted here. Ctrl-C raises
     `errors.Interrupted` with the analysis of the steps finished (`partial`, its
@@ -315,9 +314,10 @@ def analyze(record, *, seats=None, decisions_total: int | None = None, **kwargs)
     except KeyboardInterrupt:
         if "step" not in held:
             raise                       # stopped before the first step: nothing to keep
-        n_decisions, n_moments, summary, forced, _ = held["step"]
+        snap = held["step"]
+        n_decisions, summary, forced = snap.decisions, snap.summary, snap.forced
         lists = held["lists"]
-        del lists["decisions"][n_decisions:], lists["moments"][n_moments:]
+        del lists["decisions"][n_decisions:], lists["moments"][snap.moments:]
         for moment in lists["moments"]:
             if moment.decision is not None and moment.decision >= n_decisions:
                 moment.decision = None
@@ -340,135 +340,214 @@ def _assemble(record, seats, settings_out, lists) -> Analysis:
                     lists["hands"], lists["ends"], lists["forced"])
 
 
+@dataclass(frozen=True)
+class _Asking:
+    """What every search of a review asks, and how it asks (`find`: `search`, or a
+    journal's searcher)."""
+    limits: Limits
+    seed: int
+    settings: Settings
+    objective: str
+    workers: int
+    thresholds: dict
+    recheck: int
+    max_rechecks: int
+    find: object
+
+    def search(self, info, limits: Limits, seed: int, focus=(), settings=None):
+        return self.find(info, limits, seed=seed, objective=self.objective,
+                         workers=self.workers, focus=focus,
+                         settings=self.settings if settings is None else settings)
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """The counts before a step of the record (`_Walk.snapshot`), so that a Ctrl-C keeps the
+    steps finished: the decisions and moments gathered, each seat's summary, the forced
+    plays and the decisions' count."""
+    decisions: int
+    moments: int
+    summary: dict
+    forced: set
+    k: int
+
+
 def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, seed: int = 0,
-             algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
+             settings: Settings | None = None, objective: str = "points", workers: int = 1,
              thresholds: dict | None = None, recheck: int = 4,
              max_rechecks: int = MAX_RECHECKS, luck: bool = True, progress=None,
              decisions_total: int | None = None, searcher=None, rounds=None,
-             on_decision=None, **settings) -> Analysis:
+             on_decision=None) -> Analysis:
     """`analyze`'s work; `held` gets what it has gathered (`lists`, `settings`) and, before
-    every step of the record, a snapshot of the counts (`step`), so that a Ctrl-C keeps the
-    steps finished. `rounds`: the round indexes to analyse (default all);
+    every step of the record, a snapshot of the counts (`step`, a `_Snapshot`), so that a
+    Ctrl-C keeps the steps finished. `settings`: the engine and its settings (default: the
+    default engine's); `rounds`: the round indexes to analyse (default all);
     `on_decision(decision, info, observer, round)` hears of each decision as it is judged,
     with what its seat knew (the engine protocol streams them)."""
+    settings = Settings.of() if settings is None else settings
     limits = limits or Limits(iterations=backend.SEARCH.budget(DECISION_ITERATIONS))
     thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
-    check_budget(limits, recheck, max_rechecks, algorithm, settings)
-    find = _searcher(searcher or search)
-    n = record.rules.players
+    check_budget(limits, recheck, max_rechecks, settings)
     todo = 0
     if progress is not None:
         todo = count_decisions(record, seats) if decisions_total is None else decisions_total
-    decisions, annotated, moments, starts, hands, ends = [], [], [], [], [], []
-    forced = set()
-    summary = {s: SeatSummary(s) for s in range(n)}
-    k = 0
-    observers = {}
-    pending_draw, first_seen, round_start = {}, set(), record.start_scores
-    held["lists"] = dict(decisions=decisions, annotated=annotated, moments=moments,
-                         starts=starts, hands=hands, ends=ends)
     held["settings"] = settings_out = {
-        "algorithm": algorithm, "objective": objective, "seed": seed,
+        "algorithm": settings.algorithm, "objective": objective, "seed": seed,
         "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
         "max_rechecks": max_rechecks, "confidence": CONFIDENCE, "thresholds": thresholds,
         "workers": workers, "backend": backend.SEARCH.name,
-        **({"settings": dict(settings)} if settings else {})}
+        **({"settings": dict(settings.given)} if settings.given else {})}
     # The bracket where the exact endgame is out of reach says what a move secures; a review
     # charges losses from values, which a bracket does not give (its ceilings bound another
     # game): unless asked for, its budget is not spent here.
-    bracket = resolve(algorithm, dict(settings))[0].bracket_setting
-    if bracket is not None and bracket not in settings:
-        settings = {**settings, bracket: False}
+    bracket = settings.engine.bracket_setting
+    if bracket is not None and bracket not in dict(settings.given):
+        settings = settings.replace(**{bracket: False})
+    ask = _Asking(limits, seed, settings, objective, workers, thresholds, recheck,
+                  max_rechecks, _searcher(searcher or search))
+    walk = _Walk(record, seats, rounds, luck, ask, held)
+    walk.on_decision, walk.progress, walk.todo = on_decision, progress, todo
     for item in events(record):
-        held["step"] = (len(decisions), len(moments),
-                        {q: replace(sm, counts=dict(sm.counts)) for q, sm in summary.items()},
-                        set(forced), k)
+        held["step"] = walk.snapshot()
         if isinstance(item, RoundStart):
-            r, state = item.round, item.state
-            rnd = record.rounds[r]
-            known = [s for s in range(n) if rnd.hands[s] is not None
-                     and (seats is None or s in seats) and (rounds is None or r in rounds)]
-            observers = {s: Observer(record.rules, {s}, state) for s in known}
-            pending_draw, first_seen, round_start = {}, set(), state.scores
-            annotated.append([])
-            starts.append(tuple(state.scores))
-            hands.append({})
-            continue
-        if isinstance(item, RoundEnd):
-            ends.append((tuple(item.state.scores), item.state.ended))
-            continue
-        step = item
+            walk.round_start(item)
+        elif isinstance(item, RoundEnd):
+            walk.ends.append((tuple(item.state.scores), item.state.ended))
+        else:
+            walk.step(item)
+    return _assemble(record, seats, settings_out, {**held["lists"], "summary": walk.summary,
+                                                   "forced": walk.forced})
+
+
+class _Walk:
+    """The record walked step by step for a review (`_analyze`): each seat's observer, what is
+    gathered (decisions, annotated rounds, moments, start scores, hands, ends, forced plays,
+    each seat's summary) and the luck pending (a draw's value, the first decision of a
+    round)."""
+
+    def __init__(self, record, seats, rounds, luck: bool, ask: _Asking, held: dict):
+        self.record, self.seats, self.rounds, self.luck, self.ask = (record, seats, rounds,
+                                                                     luck, ask)
+        n = record.rules.players
+        self.decisions, self.annotated, self.moments = [], [], []
+        self.starts, self.hands, self.ends = [], [], []
+        self.forced: set = set()
+        self.summary = {s: SeatSummary(s) for s in range(n)}
+        self.k = 0
+        self.observers: dict = {}
+        self.pending_draw: dict = {}
+        self.first_seen: set = set()
+        self.round_start = record.start_scores
+        self.info = None
+        self.on_decision = self.progress = None
+        self.todo = 0
+        held["lists"] = dict(decisions=self.decisions, annotated=self.annotated,
+                             moments=self.moments, starts=self.starts, hands=self.hands,
+                             ends=self.ends)
+
+    def snapshot(self) -> _Snapshot:
+        return _Snapshot(len(self.decisions), len(self.moments),
+                         {q: replace(sm, counts=dict(sm.counts))
+                          for q, sm in self.summary.items()}, set(self.forced), self.k)
+
+    def round_start(self, item: RoundStart) -> None:
+        r, state, record = item.round, item.state, self.record
+        rnd = record.rounds[r]
+        known = [s for s in range(record.rules.players) if rnd.hands[s] is not None
+                 and (self.seats is None or s in self.seats)
+                 and (self.rounds is None or r in self.rounds)]
+        self.observers = {s: Observer(record.rules, {s}, state) for s in known}
+        self.pending_draw, self.first_seen, self.round_start = {}, set(), state.scores
+        self.annotated.append([])
+        self.starts.append(tuple(state.scores))
+        self.hands.append({})
+
+    def step(self, step) -> Decision | None:
+        """One step of play: its seat's search where it knew something (a draw's value for
+        luck, a play's values and its judgement), the observers moved on, the step
+        annotated; the decision judged, if it was one."""
         s, before = step.seat, step.before
-        obs = observers.get(s)
+        obs = self.observers.get(s)
         dec = None
         if obs is not None and before.led:
-            info = obs.infoset(s)
-            moves = root_moves(info)
-            if step.action == DRAW and luck and s not in pending_draw:
-                res = find(info, limits, seed=derive_seed(seed, DRAW_STREAM + k), algorithm=algorithm,
-                             objective=objective, workers=workers, **settings)
-                pending_draw[s] = res.value
-                moments.append(Moment(r, step.event, s, "draw", res.value,
-                                      sides=_side_values(record.rules, s, res.value, objective)))
+            self.info = obs.infoset(s)
+            if step.action == DRAW and self.luck and s not in self.pending_draw:
+                self._draw(step)
             elif step.action < DRAW:
-                if len(moves) == 1 and s not in pending_draw and s in first_seen:
-                    summary[s].forced += 1
-                    forced.add((r, step.event))
-                else:
-                    res = find(info, limits, seed=derive_seed(seed, k), algorithm=algorithm,
-                                 objective=objective, workers=workers,
-                                 focus=(step.action,), **settings)
-                    moment = Moment(r, step.event, s, "forced", res.value)
-                    moment.sides = _side_values(record.rules, s, res.value, objective,
-                                                res.info.get("sides", {}).get(res.best))
-                    if luck and s in pending_draw:
-                        moment.luck = res.value - pending_draw.pop(s)
-                        moment.luck_kind = "draws"
-                        summary[s].luck_draws += moment.luck
-                    if luck and s not in first_seen:
-                        side = record.rules.side_of(s)
-                        others = [before.scores[o] - round_start[o]
-                                  for o in range(record.rules.n_sides) if o != side]
-                        mine = before.scores[side] - round_start[side]
-                        moment.luck = res.value + mine - (sum(others) / len(others))
-                        moment.luck_kind = "deal"
-                        summary[s].luck_deal += moment.luck
-                    first_seen.add(s)
-                    moments.append(moment)
-                    if len(moves) == 1:
-                        summary[s].forced += 1
-                        forced.add((r, step.event))
-                    else:
-                        dec = _judge(record, r, step, info, res, limits, seed, k, algorithm,
-                                     objective, workers, thresholds, recheck, settings,
-                                     max_rechecks, find)
-                        dec.position = to_string(position_from_infoset(
-                            info, {j: obs.proven_voids(j) for j in obs.hist}))
-                        moment.kind, moment.decision = "decision", len(decisions)
-                        moment.value = dec.values[dec.played]
-                        moment.sides = _side_values(record.rules, s, moment.value, objective,
-                                                    res.info.get("sides", {}).get(dec.played))
-                        hands[-1][step.event] = info.hand
-                        decisions.append(dec)
-                        if on_decision is not None:
-                            on_decision(dec, info, obs, r)
-                        sm = summary[s]
-                        sm.decisions += 1
-                        sm.total_loss += max(dec.loss, 0.0)
-                        if dec.borderline:
-                            sm.borderline += 1
-                        elif dec.label:
-                            sm.counts[dec.label] += 1
-                        k += 1
-                        if progress:
-                            progress(k, todo)
-        for o in observers.values():
+                dec = self._play(step, obs)
+        for o in self.observers.values():
             o.step(s, step.action, step.after)
-        annotated[-1].append(Annotated(step.event, s, Move.from_code(step.action, not before.led),
-                                       Line(tuple(step.after.line)), step.after.last_points,
-                                       dec))
-    return _assemble(record, seats, settings_out, {**held["lists"], "summary": summary,
-                                                   "forced": forced})
+        self.annotated[-1].append(Annotated(step.event, s,
+                                            Move.from_code(step.action, not before.led),
+                                            Line(tuple(step.after.line)),
+                                            step.after.last_points, dec))
+        return dec
+
+    def _draw(self, step) -> None:
+        ask, s = self.ask, step.seat
+        res = ask.search(self.info, ask.limits, derive_seed(ask.seed, DRAW_STREAM + self.k))
+        self.pending_draw[s] = res.value
+        self.moments.append(Moment(step.round, step.event, s, "draw", res.value,
+                                   sides=_side_values(self.record.rules, s, res.value,
+                                                      ask.objective)))
+
+    def _play(self, step, obs) -> Decision | None:
+        ask, s, rules, info = self.ask, step.seat, self.record.rules, self.info
+        moves = root_moves(info)
+        if len(moves) == 1 and s not in self.pending_draw and s in self.first_seen:
+            self.summary[s].forced += 1
+            self.forced.add((step.round, step.event))
+            return None
+        res = ask.search(info, ask.limits, derive_seed(ask.seed, self.k), focus=(step.action,))
+        moment = Moment(step.round, step.event, s, "forced", res.value)
+        moment.sides = _side_values(rules, s, res.value, ask.objective,
+                                    res.info.get("sides", {}).get(res.best))
+        self._luck(step, moment, res.value)
+        self.moments.append(moment)
+        if len(moves) == 1:
+            self.summary[s].forced += 1
+            self.forced.add((step.round, step.event))
+            return None
+        dec = _judge(ask, step, info, res, self.k)
+        dec.position = to_string(position_from_infoset(
+            info, {j: obs.proven_voids(j) for j in obs.hist}))
+        moment.kind, moment.decision = "decision", len(self.decisions)
+        moment.value = dec.values[dec.played]
+        moment.sides = _side_values(rules, s, moment.value, ask.objective,
+                                    res.info.get("sides", {}).get(dec.played))
+        self.hands[-1][step.event] = info.hand
+        self.decisions.append(dec)
+        if self.on_decision is not None:
+            self.on_decision(dec, info, obs, step.round)
+        sm = self.summary[s]
+        sm.decisions += 1
+        sm.total_loss += max(dec.loss, 0.0)
+        if dec.borderline:
+            sm.borderline += 1
+        elif dec.label:
+            sm.counts[dec.label] += 1
+        self.k += 1
+        if self.progress:
+            self.progress(self.k, self.todo)
+        return dec
+
+    def _luck(self, step, moment: Moment, value: float) -> None:
+        """The luck of the draws (the value after them against the value before) and of the
+        deal (at the seat's first searched play of the round)."""
+        s, rules, before = step.seat, self.record.rules, step.before
+        if self.luck and s in self.pending_draw:
+            moment.luck = value - self.pending_draw.pop(s)
+            moment.luck_kind = "draws"
+            self.summary[s].luck_draws += moment.luck
+        if self.luck and s not in self.first_seen:
+            side = rules.side_of(s)
+            others = [before.scores[o] - self.round_start[o]
+                      for o in range(rules.n_sides) if o != side]
+            mine = before.scores[side] - self.round_start[side]
+            moment.luck = value + mine - (sum(others) / len(others))
+            moment.luck_kind = "deal"
+            self.summary[s].luck_deal += moment.luck
+        self.first_seen.add(s)
 
 
 def _searcher(searcher):
@@ -482,8 +561,8 @@ def _searcher(searcher):
     return find
 
 
-def check_budget(limits: Limits, recheck: int, max_rechecks: int, algorithm: str = "ismcts",
-                 settings: dict | None = None) -> None:
+def check_budget(limits: Limits, recheck: int, max_rechecks: int,
+                 settings: Settings | None = None) -> None:
     """Refuse (BergenError) at the start a budget whose rechecks would pass the limits of
     one search (search.MAX_ITERATIONS, MAX_SECONDS, MAX_REPLICATES): the largest recheck
     searches `factor` times the first budget, with as many times the replicates."""
@@ -493,7 +572,8 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int, algorithm: str
                           f"and {max_rechecks!r}", field="recheck")
     if recheck < 2 or max_rechecks < 1:
         return
-    alg, full = resolve(algorithm, dict(settings or {}))
+    settings = Settings.of() if settings is None else settings
+    alg, full = settings.engine, dict(settings)
     replicated = alg.replicated and alg.units(full, 1) >= 2
     # Pooled (ISMCTS): each recheck searches (recheck - 1) x all replicates so far again,
     # with the first budget per replicate; else each searches recheck times the last.
@@ -542,8 +622,7 @@ def count_decisions(record, seats=None, rounds=None) -> int:
     return n
 
 
-def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, workers,
-           thresholds, recheck, settings, max_rechecks=MAX_RECHECKS, find=search) -> Decision:
+def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
     """Judge a decision from its search `res`: the loss of the play made against the best
     value, its standard error (from the two moves' replicates, paired: `paired_stderr`), and
     its interval `verdict`. A suspected error (an interval reaching the inaccuracy
@@ -552,6 +631,7 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
     times more each time, up to `max_rechecks` searches more. Then it is labelled when its
     interval is within one label's band, else marked borderline."""
     played = Move.from_code(step.action)
+    limits, thresholds, recheck = ask.limits, ask.thresholds, ask.recheck
 
     def loss_of(result):
         vals = {m.move: m for m in result.moves}
@@ -563,7 +643,7 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
     best, loss, se, vals, lo, hi = loss_of(res)
     rechecks, searched, bigger, now = 0, [res], limits, res
     replicated = len(res.moves[0].samples) >= 2
-    while recheck > 1 and rechecks < max_rechecks and not exact_of(now) and (
+    while recheck > 1 and rechecks < ask.max_rechecks and not exact_of(now) and (
             (rechecks == 0 and hi >= thresholds["inaccuracy"])
             or (rechecks > 0 and verdict(lo, hi, thresholds)[1])):
         # ISMCTS: (recheck - 1) times as many replicates again, each with the budget of the
@@ -575,25 +655,23 @@ def _judge(record, r, step, info, res, limits, seed, k, algorithm, objective, wo
             iterations=None if limits.iterations is None else round(bigger.iterations * scale),
             time=None if limits.time is None else bigger.time * scale,
             memory_mb=limits.memory_mb)
+        seed = derive_seed(ask.seed, RECHECK_STREAM * (rechecks + 1) + k)
         if replicated:
-            more = find(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
-                          algorithm=algorithm, objective=objective, workers=workers,
-                          focus=(step.action,),
-                          **resolve(algorithm, dict(settings))[0].with_replicates(settings, grow))
+            given = ask.settings.engine.with_replicates(dict(ask.settings.given), grow)
+            more = ask.search(info, bigger, seed, focus=(step.action,),
+                              settings=Settings.of(ask.settings.algorithm, given))
             searched.append(more)
             bigger = limits
             # The bigger budget may let the exact endgame solve it: its values, alone.
             now = more if exact_of(more) else pool(searched)
         else:
-            now = find(info, bigger, seed=derive_seed(seed, RECHECK_STREAM * (rechecks + 1) + k),
-                         algorithm=algorithm, objective=objective, workers=workers,
-                         focus=(step.action,), **settings)
+            now = ask.search(info, bigger, seed, focus=(step.action,))
         best, loss, se, vals, lo, hi = loss_of(now)
         rechecks += 1
     label, borderline = verdict(lo, hi, thresholds)
     if borderline:
         label = label_for(loss, thresholds)
-    return Decision(r, step.event, step.seat, played, best.move, loss, se, label,
+    return Decision(step.round, step.event, step.seat, played, best.move, loss, se, label,
                     {m: v.value for m, v in vals.items()}, {m: v.stderr for m, v in vals.items()},
                     rechecks > 0, borderline, (lo, hi), rechecks, exact=exact_of(now))
 

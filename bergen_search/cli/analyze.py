@@ -133,10 +133,10 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
             if s >= rec.rules.players:
                 raise click.BadParameter(f"seat {s} does not exist with {rec.rules.players} "
                                          f"players", param_hint="--seat")
-    limits = decision_limits(algorithm, settings, iterations, seconds, memory_mb)
+    limits = decision_limits(settings, iterations, seconds, memory_mb)
     iterations = limits.iterations
     search_note()
-    check_budget(limits, recheck, max_rechecks, algorithm, settings)
+    check_budget(limits, recheck, max_rechecks, settings)
     if html_path is not None:
         check_writable(html_path, "--html", regular=True)
         if out_path is not None and not force and not resume and os.path.exists(html_path):
@@ -160,21 +160,22 @@ def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets,
         journal = run.start({
             "record": hashlib.sha256(text.encode("utf-8")).hexdigest(),
             "seats": sorted(seats), "iterations": iterations, "time": seconds,
-            "memory": memory_mb, "algorithm": algorithm, "settings": settings,
+            "memory": memory_mb, "algorithm": algorithm, "settings": dict(settings.given),
             "objective": objective, "workers": workers, "recheck": recheck,
             "max_rechecks": max_rechecks, "thresholds": thresholds})
-        hooks = {}
+        done = on_result = searcher_for = None
         if journal is not None:
-            hooks = {"done": {k[1]: v for k, v in journal.done.items()
-                              if isinstance(k, tuple) and k[0] == "record"},
-                     "on_result": lambda i, res: journal.add(("record", i), res),
-                     "searcher_for": lambda i: journal_searcher(journal, i)}
+            done = {k[1]: v for k, v in journal.done.items()
+                    if isinstance(k, tuple) and k[0] == "record"}
+            on_result = functools.partial(_keep_record, journal)
+            searcher_for = functools.partial(journal_searcher, journal)
         with naming(record_path):
             results = analyze_all(records, seats=set(seats) or None, limits=limits,
-                                  seed=seed, algorithm=algorithm, objective=objective,
+                                  seed=seed, settings=settings, objective=objective,
                                   workers=workers, thresholds=thresholds, recheck=recheck,
                                   max_rechecks=max_rechecks, progress=progress,
-                                  cluster=cluster, **hooks, **settings)
+                                  cluster=cluster, done=done, on_result=on_result,
+                                  searcher_for=searcher_for)
         if show and time.perf_counter() - t0 > 1.0:
             click.echo("", err=True)
         seconds_taken = time.perf_counter() - t0
@@ -225,3 +226,8 @@ def _say_interrupted(e, n_records: int, as_json: bool, seconds: float) -> None:
                    else report.text_all(list(e.partial) + [None] * (n_records - len(e.partial))))
         click.echo(f"interrupted after {e.done} of {e.total} decisions: the listing and "
                    f"the totals cover those")
+
+
+def _keep_record(journal, i: int, analysis) -> None:
+    """A record analysed, kept in the run's journal (`analyze_all`'s `on_result`)."""
+    journal.add(("record", i), analysis)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from ..search.api import Limits, resolve
+from ..search.api import Limits
 from ..search.evaluate import answer
 from ..views.search import best_document, best_text
 from .options import game_from_options, game_input, json_option, search_options, \
@@ -30,14 +30,14 @@ def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, worke
     game_ = game_from_options(game, kw)
     search_note()
     limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
-    with Working(f"searching ({budget_text(limits, algorithm, settings)})"):
-        result = answer(game_.info, algorithm, objective, limits, seed, workers, settings)
+    with Working(f"searching ({budget_text(limits, settings)})"):
+        result = answer(game_.info, settings, objective, limits, seed, workers)
     status = 130 if result.info.get("interrupted") else 0
     if as_json:
         emit_json(best_document(game_, result, seed=seed, workers=workers,
                                 objective=objective, algorithm=algorithm))
     else:
-        click.echo(best_text(game_, result, resolve(algorithm, settings)[0],
+        click.echo(best_text(game_, result, settings.engine,
                              algorithm=algorithm, objective=objective, seed=seed,
                              verbose=verbose))
     return status

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from ..search.api import Limits, resolve
+from ..search.api import Limits
 from ..search.evaluate import evaluate
 from ..views.evaluation import evaluation_document, evaluation_text
 from .options import game_from_options, game_input, json_option, search_options, \
@@ -32,14 +32,14 @@ def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, work
     game_ = game_from_options(game, kw)
     search_note()
     limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
-    with Working(f"evaluating (searches of {budget_text(limits, algorithm, settings)})"):
-        ev = evaluate(game_.info, algorithm, objective, limits, seed, workers, settings)
+    with Working(f"evaluating (searches of {budget_text(limits, settings)})"):
+        ev = evaluate(game_.info, settings, objective, limits, seed, workers)
     status = 130 if ev.interrupted else 0
     if as_json:
         emit_json(evaluation_document(game_, ev, algorithm=algorithm, objective=objective,
                                       seed=seed))
     else:
-        click.echo(evaluation_text(game_, ev, resolve(algorithm, settings)[0],
+        click.echo(evaluation_text(game_, ev, settings.engine,
                                    algorithm=algorithm, objective=objective, seed=seed,
                                    verbose=verbose))
     return status

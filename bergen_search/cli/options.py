@@ -431,9 +431,10 @@ def search_options(f):
     return f
 
 
-def search_settings(algorithm, depth=None, exploration=None, sets=()) -> dict:
-    """The algorithm's settings from --depth, --exploration and --set KEY=VALUE (checked
-    against the algorithm: an unknown or unfitting setting is a clear error)."""
+def search_settings(algorithm, depth=None, exploration=None, sets=()) -> registry.Settings:
+    """The algorithm's settings from --depth, --exploration and --set KEY=VALUE, checked once
+    against the algorithm (an unknown or unfitting setting is a clear error): the `Settings`
+    the command passes whole."""
     settings = {}
     for item in sets:
         key, eq, value = item.partition("=")
@@ -447,7 +448,6 @@ def search_settings(algorithm, depth=None, exploration=None, sets=()) -> dict:
             if key not in resolve(algorithm, {})[0].settings:
                 raise BergenError(f"{flag} does not apply to {algorithm}", field=key)
             settings[key] = value
-    resolve(algorithm, settings)
-    return settings
+    return registry.Settings.of(algorithm, settings)
 
 

@@ -93,10 +93,10 @@ class Working:
         return False
 
 
-def budget_text(limits, algorithm: str, settings: dict) -> str:
-    """A search's budget for a progress line: `100,000 iterations`, `5 s`, or both."""
-    from ..search.api import resolve
-    alg = resolve(algorithm, dict(settings))[0]
+def budget_text(limits, settings) -> str:
+    """A search's budget (its `Settings`' engine's unit) for a progress line: `100,000
+    iterations`, `5 s`, or both."""
+    alg = settings.engine
     count = limits.iterations
     if count is None and limits.time is None:
         count = backend.SEARCH.budget(alg.default_budget)

@@ -20,7 +20,7 @@ from ..game.rules import Rules
 from ..game.state import DRAW, PASS, State, move_str
 from ..play.engines import EngineSpec
 from ..play.seats import Seats
-from ..search.api import choices, search
+from ..search.api import choices
 from ..views.search import move_text
 
 HELP = ("moves: a-b:L or a-b:R (a bare a-b when it fits one end only); 'hint' asks the engine; "
@@ -124,10 +124,10 @@ class PlaySession:
     def hint(self) -> str:
         """The engine's move for the person, the values of up to four plays, and the
         position as a string (to paste into `bergen best`)."""
-        limits, kwargs = self.hint_engine.search_args()
+        args = self.hint_engine.search_args()
         # The person is to move: the record's viewpoint, seen as that seat alone sees it.
         game = load_record_game(to_record(self.log))
-        result = search(game.info, limits, seed=self.seed, **kwargs)
+        result = args.search(game.info, seed=self.seed)
         if result.info.get("interrupted"):
             raise KeyboardInterrupt         # Ctrl-C during a hint ends the game (saved)
         rows = ", ".join(f"{move_text(m)} {m.value:+.2f}" for m in choices(result.moves)[:4])

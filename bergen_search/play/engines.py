@@ -185,19 +185,36 @@ class EngineSpec:
         return self.name + ":" + ",".join(f"{k}={search_api.setting_text(v)}"
                                           for k, v in self.params.items())
 
-    def search_args(self):
-        """(Limits, keyword arguments) of `search.search` for a search engine."""
+    def search_args(self) -> "SearchArgs":
+        """What `search.search` is given for a search engine (`SearchArgs`): its limits, its
+        settings (checked once), objective and workers."""
         p = dict(self.params)
-        alg = search_api.resolve(self.name, {})[0]
         budget = p.pop("iterations", None)
         seconds = p.pop("time", None)
         memory = p.pop("memory", None)
+        objective = p.pop("objective", "points")
+        workers = p.pop("workers", 1)
+        settings = search_api.Settings.of(self.name, p)
         if budget is None and seconds is None:
             # The algorithm's budget for a match engine given neither a budget nor a time
             # (`Algorithm.match_budget`; without the compiled core, the fallback's share).
-            budget = search_backend.SEARCH.budget(alg.match_budget)
-        return (search_api.Limits(iterations=budget, time=seconds, memory_mb=memory),
-                dict(algorithm=self.name, **p))
+            budget = search_backend.SEARCH.budget(settings.engine.match_budget)
+        return SearchArgs(search_api.Limits(iterations=budget, time=seconds, memory_mb=memory),
+                          settings, objective, workers)
+
+
+@dataclass(frozen=True)
+class SearchArgs:
+    """What an engine spec gives `search.search` (`EngineSpec.search_args`): its limits, its
+    engine's settings, its objective and its workers, each in a parameter of its own."""
+    limits: search_api.Limits
+    settings: search_api.Settings
+    objective: str = "points"
+    workers: int = 1
+
+    def search(self, info, *, seed: int, values: bool = True) -> search_api.SearchResult:
+        return search_api.search(info, self.limits, settings=self.settings, seed=seed,
+                                 objective=self.objective, workers=self.workers, values=values)
 
 
 def _check_range(name: str, key: str, value, text: str) -> None:

@@ -20,7 +20,6 @@ from ..game.rng import Rng, derive_seed
 from ..game.rules import Rules
 from ..game.state import State
 from ..information.infoset import Observer
-from ..search import api as search_api
 from .engines import EngineWarning
 from .external import ExternalSeat
 
@@ -65,9 +64,9 @@ class Seats:
             move = self.external[seat].choose(state, moves, seed)
             self._count(seat, start)
             return move
-        limits, kwargs = self.specs[seat].search_args()
+        args = self.specs[seat].search_args()
         info = self.observers[seat].infoset(seat)
-        result = search_api.search(info, limits, seed=seed, values=False, **kwargs)
+        result = args.search(info, seed=seed, values=False)
         if result.info.get("interrupted"):
             # A search keeps what it found on Ctrl-C; a match does not go on with it.
             raise KeyboardInterrupt
@@ -75,7 +74,7 @@ class Seats:
         if result.info.get("empty"):
             # Not one world (or iteration) in the time: no values to choose by. The move is
             # the greedy one, and a warning says so (once per engine and process).
-            unit = search_api.resolve(kwargs["algorithm"], {})[0].unit.rstrip("s")
+            unit = args.settings.engine.unit.rstrip("s")
             warnings.warn(EngineWarning(
                 f"engine {self.specs[seat]} finished no {unit} within its time limit at a "
                 f"move, and played the greedy move there (give it more time"

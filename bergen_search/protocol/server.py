@@ -310,11 +310,10 @@ class EngineServer:
             self.slots[i] = q
         self.lock.notify_all()
 
-    def _search_args(self, c):
-        """The checked algorithm and settings of a query (unknown ones fail here, at once)."""
+    def _settings(self, c) -> registry.Settings:
+        """The checked engine and settings of a query (unknown ones fail here, at once)."""
         f = c.fields
-        resolve(f["algorithm"], f["settings"])
-        return f["algorithm"], dict(f["settings"])
+        return registry.Settings.of(f["algorithm"], f["settings"])
 
     def cmd_go(self, c):
         f = c.fields
@@ -322,7 +321,7 @@ class EngineServer:
         root_moves(game.info)                 # the lead is forced: nothing to search
         if f["infinite"] and f["time"] is not None:
             raise BergenError("go: an infinite search takes no time limit: it runs until stop")
-        self._search_args(c)
+        self._settings(c)
         self._enqueue(c, game)
 
     def cmd_analyze(self, c):
@@ -337,9 +336,9 @@ class EngineServer:
                 raise BergenError(f"analyze: round {r} does not exist: the record has "
                                   f"{len(record.rounds)} round"
                                   f"{'s' if len(record.rounds) != 1 else ''}")
-        algorithm, settings = self._search_args(c)
-        limits = decision_limits(algorithm, settings, f["iterations"], f["time"])
-        check_budget(limits, 4, 2, algorithm, settings)
+        settings = self._settings(c)
+        limits = decision_limits(settings, f["iterations"], f["time"])
+        check_budget(limits, 4, 2, settings)
         self._enqueue(c, record, limits)
 
     def _work(self, i: int):
@@ -380,7 +379,8 @@ class EngineServer:
         f = q.cmd.fields
         game = q.work
         iterations = f["iterations"]
-        alg, _ = resolve(f["algorithm"], f["settings"])
+        settings = self._settings(q.cmd)
+        alg = settings.engine
         # An infinite search of an engine with replicates adds replicates of the size a
         # search of `iterations` (default: the engine's default budget) gives each, until
         # stopped; one without them searches up to a cap.
@@ -404,10 +404,9 @@ class EngineServer:
             last[0] = now
             self.send(partial_answer(progress, exact), q.cmd.id)
 
-        result = search(game.info, limits, seed=f["seed"], algorithm=f["algorithm"],
+        result = search(game.info, limits, settings=settings, seed=f["seed"],
                         objective=f["objective"], stop=q.stop,
-                        on_info=on_info if every > 0 else None, until_stopped=until_stopped,
-                        **f["settings"])
+                        on_info=on_info if every > 0 else None, until_stopped=until_stopped)
         doc = {"type": "bestmove", **best_document(
             game, result, seed=f["seed"], workers=1, objective=f["objective"],
             algorithm=f["algorithm"])}
@@ -451,11 +450,10 @@ class EngineServer:
         try:
             result = analyze(record, seats=set(f["seats"]) if f["seats"] else None,
                              rounds=set(f["rounds"]) if f["rounds"] else None, limits=limits,
-                             seed=f["seed"], algorithm=f["algorithm"],
+                             seed=f["seed"], settings=self._settings(q.cmd),
                              objective=f["objective"],
                              thresholds=label_thresholds(f["objective"]),
-                             searcher=partial(search, stop=q.stop), on_decision=on_decision,
-                             **f["settings"])
+                             searcher=partial(search, stop=q.stop), on_decision=on_decision)
         except Interrupted as e:
             result = e.partial
             how_far = {"interrupted": True, "decisions_done": e.done,

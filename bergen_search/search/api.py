@@ -30,6 +30,35 @@ The searches run on the compiled modules, or without them on their pure-Python t
 (`backend.SEARCH`: the same answers for the same seed and budget, slowly; the default budget
 is then smaller and `info["backend"]` says "reference"); expectimax needs the core.
 
+*ISMCTS's values*: the budget is shared by `replicates` independent trees (each its own
+seed); in each, the root shares its budget between the choices by sequential halving
+(`algorithms.ismcts.halving`; `focus` moves stay in to the end), and a final pass plays
+every root move on the same worlds, each decision after it by the tree's best mean (no
+exploration) and then the playout policy, with the same random numbers for every move
+(`IsmctsTree.evaluate_root`): what the move is worth when the engine plays on from it. A
+move's value is the mean of its replicates' pass values (`MoveValue.samples`), its
+standard error their spread: it covers every noise of the search, the worlds, the
+playouts and the shape of each tree, so it matches the spread over independent seeds
+(`benchmarks/calibration.py`). Under a time limit the pass takes PASS_SHARE of each
+replicate's share. The move chosen is the best value (setting `choose`, default "value"),
+or with `choose=visits` the most visited move. `values=False` (a match's engine, which
+needs the move only) skips the pass when the choice does not need it (`choose=visits`),
+and the exact endgame's bracket (setting `bracket`: it is said, never played).
+
+*Watched and stopped*: `stop` (a `threading.Event`, set by another thread) ends the search
+at the next slice (STOP_SLICE_SECONDS; a final pass already running is finished first) and
+keeps what was found, as Ctrl-C does (`info["interrupted"]`; no final pass once stopped).
+`on_info`, a callable, is given after every slice (and as each replicate finishes) a dict:
+`iterations` (or worlds) so far, `seconds`, `speed` (per second), and once the root has
+statistics `best`, `value`, `stderr` and `moves` (`MoveValue`s ranked as the result will
+be). With replicates (ISMCTS), those are the result's estimator on the replicates finished
+so far (`trees` of them: each value their mean, its error their spread, given once as many
+have finished as the budget's search pools, `replicates`), so that the error printed holds
+at every moment; before the first has finished, the means of the tree being grown, with no
+error (`trees` 0); `running`: the iterations of the replicate being searched. Both run the
+search in slices of STOP_SLICE_SECONDS, which leaves the result of an iteration budget
+unchanged, and need `workers=1`.
+
 >>> from bergen_search.formats.position import position_from_flags
 >>> from bergen_search.information.infoset import from_position
 >>> info = from_position(position_from_flags(hand="0-3 1-2 2-5 5-6",
@@ -64,7 +93,7 @@ from .limits import (
     Limits,
     now,
 )
-from .registry import Algorithm, SearchRun, Setting, Solved, resolve, setting_text
+from .registry import Algorithm, SearchRun, Setting, Settings, Solved, resolve, setting_text
 from .results import MoveValue, SearchInfo, SearchResult, choices, paired_stderr, pool, rank
 from .workers import Job, Hooks, UnitPool, merge_units, run_jobs
 
@@ -73,7 +102,7 @@ from .workers import Job, Hooks, UnitPool, merge_units, run_jobs
 __all__ = ["Algorithm", "DEFAULT_MEMORY_MB", "Limits", "MAX_ITERATIONS", "MAX_MEMORY_MB",
            "MAX_REPLICATES", "MAX_SECONDS", "MoveValue", "REPLICATES", "SearchInfo",
            "SearchResult", "Setting", "choices", "mirror_twins", "paired_stderr", "pool",
-           "resolve", "root_moves", "search", "setting_text"]
+           "Settings", "resolve", "root_moves", "search", "setting_text"]
 
 
 def root_moves(info: InfoSet) -> list:
@@ -91,51 +120,25 @@ def mirror_twins(info: InfoSet) -> dict:
                               root_moves(info))
 
 
-def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
-           algorithm: str = "ismcts", objective: str = "points", workers: int = 1,
-           values: bool = True, focus=(), stop=None, on_info=None,
-           until_stopped: bool = False, **settings) -> SearchResult:
+def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | None = None,
+           seed: int = 0, algorithm: str | None = None, objective: str = "points",
+           workers: int = 1, values: bool = True, focus=(), stop=None, on_info=None,
+           until_stopped: bool = False, **given) -> SearchResult:
     """Rank every legal move of the seat to move in `info`.
 
-    `algorithm`: "ismcts" (the default engine), "expectimax", or a preset ("classic": ISMCTS as
-    it was before inference, safe playouts and merged twins). `settings` are the algorithm's
-    (`registry.algorithms()[name].settings`): `exploration`, `playout`, `inference`, `twins`,
-    `choose`, `replicates`, `stats`, `root` (ismcts); `depth`, `playouts`, `inference`
-    (expectimax); an unknown one is an error. Same seed and same iteration budget: the same
-    result, byte for byte, with any number of `workers` for ISMCTS (its replicates are the units
-    the processes share) and with the same number for expectimax (root-parallel). With a time
-    limit the result depends on the machine's speed. Mirror twins (`mirror_twins`) get equal
-    values, and the twin at the right end is listed after the one at the left with
-    `MoveValue.twin` naming it.
+    `settings`: a `registry.Settings` (`Settings.of("expectimax", {"depth": 2})`: the engine
+    or preset and its settings, checked once), which the layers above pass whole; or, for a
+    caller at hand, `algorithm` ("ismcts", the default engine; "expectimax"; a preset such
+    as "classic") and the engine's settings as keywords
+    (`registry.algorithms()[name].settings`; an unknown one is an error). Same seed and same
+    iteration budget: the same result, byte for byte, with any number of `workers` for
+    ISMCTS (its replicates are the units the processes share) and with the same number for
+    expectimax (root-parallel). With a time limit the result depends on the machine's speed.
+    Mirror twins (`mirror_twins`) get equal values, the twin at the right end listed after
+    the one at the left, `MoveValue.twin` naming it.
 
-    ISMCTS's values: the budget is shared by `replicates` independent trees (each its own
-    seed); in each, the root shares its budget between the choices by sequential halving
-    (`algorithms.ismcts.halving`; `focus` moves stay in to the end), and a final pass plays
-    every root move on the same worlds, each decision after it by the tree's best mean (no
-    exploration) and then the playout policy, with the same random numbers for every move
-    (`IsmctsTree.evaluate_root`): what the move is worth when the engine plays on from it. A
-    move's value is the mean of its replicates' pass values (`MoveValue.samples`), its
-    standard error their spread: it covers every noise of the search, the worlds, the
-    playouts and the shape of each tree, so it matches the spread over independent seeds
-    (`benchmarks/calibration.py`). Under a time limit the pass takes PASS_SHARE of each
-    replicate's share. The move chosen is the best value (setting `choose`, default "value"),
-    or with `choose=visits` the most visited move. `values=False` (a match's engine, which
-    needs the move only) skips the pass when the choice does not need it (`choose=visits`),
-    and the exact endgame's bracket (setting `bracket`: it is said, never played).
-
-    `stop` (a `threading.Event`, set by another thread) ends the search at the next slice
-    (STOP_SLICE_SECONDS; a final pass already running is finished first) and keeps what was
-    found, as Ctrl-C does (`info["interrupted"]`; no final pass once stopped). `on_info`, a
-    callable, is given after every slice (and as each replicate finishes) a dict:
-    `iterations` (or worlds) so far, `seconds`, `speed` (per second), and once the root has
-    statistics `best`, `value`, `stderr` and `moves` (`MoveValue`s ranked as the result
-    will be). With replicates (ISMCTS), those are the result's estimator on the replicates
-    finished so far (`trees` of them: each value their mean, its error their spread, given
-    once as many have finished as the budget's search pools, `replicates`), so that the
-    error printed holds at every moment; before the first has finished, the means of the
-    tree being grown, with no error (`trees` 0); `running`: the iterations of the replicate
-    being searched. Both run the search in slices of STOP_SLICE_SECONDS, which leaves the
-    result of an iteration budget unchanged, and need `workers=1`.
+    ISMCTS's values (its replicates, the final pass, the move chosen) and a search watched
+    or stopped (`stop`, `on_info`): the module's doc.
 
     `until_stopped` (a replicated engine, with `stop`, no time limit): a search without an
     end, which grows replicates of one size, `limits.iterations` (default: the default
@@ -146,32 +149,19 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     """
     t0 = now()
     limits = limits or Limits()
-    alg, settings = resolve(algorithm, settings)
-    be = backend.SEARCH
-    if alg.needs_core and be.name != "core":
-        raise BergenError(f"{algorithm} needs the compiled core, and the searches run in pure "
-                          f"Python ({be.why}); use ismcts or classic, or build the core "
-                          f"(pip install .)", field="algorithm")
-    if not values and alg.bracket_setting and settings[alg.bracket_setting]:
-        # A match's engine needs the move only, and the bracket is said, never played.
-        settings = {**settings, alg.bracket_setting: False}
-    # The expected lines are read for a caller that reads values (`best`, `eval`, `analyze`,
-    # the protocol), never for a match engine's move (a cost outside its clock).
+    if settings is None:
+        settings = Settings.of(algorithm or "ismcts", given)
+    elif algorithm is not None or given:
+        raise TypeError("search() takes `settings`, or `algorithm` and its settings: not both")
+    alg, be = settings.engine, backend.SEARCH
+    full = _checked(settings, alg, be, values, objective, workers, until_stopped, stop, limits)
+    # The expected lines: for a caller that reads values, never a match's move (its clock).
     lines = values and alg.lines
-    values = values or alg.value_pass(settings)
-    if not isinstance(objective, str):
-        raise BergenError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
-                          f"{objective!r}", field="objective")
-    obj = objective_code(objective)
-    if workers < 1:
-        raise BergenError(f"workers must be at least 1, got {workers}", field="workers")
-    if until_stopped and (not alg.replicated or stop is None or limits.time is not None
-                          or workers != 1):
-        raise BergenError("a search until stopped needs an engine with replicates, a stop, "
-                          "one worker and no time limit", field="until_stopped")
+    values = values or alg.value_pass(full)
     # An algorithm may solve the whole search at once (the exact endgame; ISMCTS tries it
     # first when its setting `endgame` is on), or leave notes and new limits.
-    run = SearchRun(algorithm, seed, objective, dict(settings), workers, stop, on_info, t0, be)
+    run = SearchRun(settings.algorithm, seed, objective, dict(full), workers, stop, on_info,
+                    t0, be)
     beside = None
     if on_info is not None and alg.solve_beside and workers == 1:
         # A live search (watched through on_info): the attempt runs on a thread of its own
@@ -190,26 +180,15 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     if budget is None and limits.time is None:
         budget = be.budget(alg.default_budget)
     moves = root_moves(info)
-    twins = mirror_twins(info) if alg.folds_twins(settings) else {}
-    table = alg.table(info, settings)
+    twins = mirror_twins(info) if alg.folds_twins(full) else {}
+    table = alg.table(info, full)
     lead = not info.line
-    hooks = None
-    if stop is not None or on_info is not None:
-        if workers != 1:
-            raise BergenError("a search that can be stopped or watched (stop, on_info) runs "
-                              "with one worker", field="workers")
-        # Watched: ranked as the result will be (the best value, unless `choose=visits`),
-        # from the replicates finished so far when there are replicates.
-        hooks = Hooks(stop, on_info, moves, twins, lead,
-                      alg.by_visits and not alg.value_pass(settings),
-                      pool=UnitPool(moves, twins, True) if alg.replicated else None,
-                      min_trees=max(2, alg.units(settings, 1)))
-    result_info: SearchInfo = {"algorithm": algorithm, "objective": objective, "seed": seed,
-                   "backend": be.name, "workers": workers, "worlds_consistent": table.histories,
-                   "exact": False,
-                   "settings": dict(settings), "values": {"method": "search"},
-                   "twins": {Move.from_code(m, lead): Move.from_code(t, lead)
-                             for m, t in twins.items()}}
+    hooks = _hooks(alg, full, stop, on_info, workers, moves, twins, lead)
+    result_info: SearchInfo = {
+        "algorithm": settings.algorithm, "objective": objective, "seed": seed,
+        "backend": be.name, "workers": workers, "worlds_consistent": table.histories,
+        "exact": False, "settings": dict(full), "values": {"method": "search"},
+        "twins": {Move.from_code(m, lead): Move.from_code(t, lead) for m, t in twins.items()}}
     # What is left of the time limit once the table is built.
     seconds = None if limits.time is None else max(limits.time - (now() - t0), 0.001)
     samples = {}
@@ -220,69 +199,17 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
         rows, done = whole.rows, whole.done
         result_info.update(whole.info)
     else:
-        # The units of work (ISMCTS's replicates, each its own tree and seed; expectimax's
-        # root-parallel workers), spread over the processes round robin.
-        units = alg.units(settings, workers)
-        if budget is not None:
-            units = min(units, budget)
-        if until_stopped:
-            # Replicates of one size, one after the other, each its own seed as a search of
-            # that many replicates would give it.
-            size = max(budget // units, 1)
-            units, procs = MAX_REPLICATES, 1
-            jobs = [Job(info, table, alg.name, obj, _Replicates(size, seed, units), None,
-                        settings, values, tuple(focus), limits.memory_bytes, lines)]
-        else:
-            shares = [None if budget is None else budget // units + (u < budget % units)
-                      for u in range(units)]
-            seeds = [seed] if units == 1 else [derive_seed(seed, u) for u in range(units)]
-            procs = min(workers, units)
-            jobs = [Job(info, table, alg.name, obj,
-                        [(shares[u], seeds[u]) for u in range(w, units, procs)],
-                        seconds, settings, values, tuple(focus), limits.memory_bytes, lines)
-                    for w in range(procs)]
-        finished = None
-        try:
-            finished = run_jobs(jobs, hooks)
-        finally:
-            if beside is not None:
-                # The attempt's answer, waited for (a stop or Ctrl-C stops it too): when it
-                # solved, it is the result, as it would have been had it run first.
-                solved = beside.finish(stopped=finished is None
-                                       or any(j.interrupted for j in finished))
-        if solved.result is not None:
-            return solved.result
-        if hooks is not None and hooks.pool is not None:
-            # One process, its units folded into the pool as they finished (in unit order).
-            outputs = hooks.pool.outputs
-            merged = hooks.pool.merged()
-        else:
-            # Back in unit order (process w ran units w, w + procs, ...; an interrupted one,
-            # the first of them).
-            flat = [None] * units
-            for w, job_output in enumerate(finished):
-                for u, res in zip(range(w, units, procs), job_output.outputs):
-                    flat[u] = res
-            outputs = [r for r in flat if r is not None]
-            merged = merge_units(outputs, moves, twins, replicated=alg.replicated)
-        rows, done, samples = merged.rows, merged.done, merged.samples
-        # A Ctrl-C outside a unit's own search (between them, or while one was set up).
-        interrupted = merged.interrupted or any(j.interrupted for j in finished)
-        result_info.update(nodes=merged.nodes, interrupted=interrupted,
-                           # the replicates whose values are pooled (a stopped one's are not)
-                           replicates=merged.method.get("replicates", len(outputs))
-                           if alg.replicated else None)
-        result_info.update(alg.summary(outputs, limits))
-        result_info["values"] = merged.method
-        if merged.sides:
-            # Each side's expected outcome after each root move, under the search's play
-            # (from the final pass when there was one).
-            result_info["sides"] = {Move.from_code(m, lead): v
-                                    for m, v in merged.sides.items()}
+        plan = _Plan(info, table, alg, objective_code(objective), full, values, tuple(focus),
+                     limits, lines, seed, workers)
+        got = _in_units(plan, budget, seconds, until_stopped, hooks, beside, moves, twins,
+                        lead, result_info)
+        if got.result is not None:
+            return got.result
+        rows, done, samples, solved = got.rows, got.done, got.samples, got.solved or solved
     # The final policy: the most visited move (the robust child) or the best value; a twin
     # goes right after the move it mirrors.
     mv = rank(rows, twins, alg.by_visits and not (
-        alg.value_pass(settings) and result_info["values"]["method"] == "pass"),
+        alg.value_pass(full) and result_info["values"]["method"] == "pass"),
         lead, samples)
     best = mv[0]
     # Nothing finished (a world longer than the time limit, or a stop at once): the values
@@ -292,6 +219,140 @@ def search(info: InfoSet, limits: Limits | None = None, *, seed: int = 0,
     result_info["interrupted"] = result_info.get("interrupted", False) or solved.interrupted
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
+
+
+def _hooks(alg: Algorithm, full: dict, stop, on_info, workers: int, moves, twins, lead: bool):
+    """The hooks of a search that can be stopped or watched (None: neither), ranked as the
+    result will be (the best value, unless `choose=visits`), from the replicates finished so
+    far when there are replicates."""
+    if stop is None and on_info is None:
+        return None
+    if workers != 1:
+        raise BergenError("a search that can be stopped or watched (stop, on_info) runs "
+                          "with one worker", field="workers")
+    return Hooks(stop, on_info, moves, twins, lead, alg.by_visits and not alg.value_pass(full),
+                 pool=UnitPool(moves, twins, True) if alg.replicated else None,
+                 min_trees=max(2, alg.units(full, 1)))
+
+
+def _checked(settings: Settings, alg: Algorithm, be, values: bool, objective, workers: int,
+             until_stopped: bool, stop, limits: Limits) -> dict:
+    """The search's arguments checked against its engine and backend (BergenError naming the
+    argument); the engine's full settings as the search runs them (a match's engine, which
+    needs the move only, runs without the bracket: it is said, never played)."""
+    if alg.needs_core and be.name != "core":
+        raise BergenError(f"{settings.algorithm} needs the compiled core, and the searches run "
+                          f"in pure Python ({be.why}); use ismcts or classic, or build the core "
+                          f"(pip install .)", field="algorithm")
+    full = dict(settings)
+    if not values and alg.bracket_setting and full[alg.bracket_setting]:
+        full[alg.bracket_setting] = False
+    if not isinstance(objective, str):
+        raise BergenError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
+                          f"{objective!r}", field="objective")
+    objective_code(objective)
+    if workers < 1:
+        raise BergenError(f"workers must be at least 1, got {workers}", field="workers")
+    if until_stopped and (not alg.replicated or stop is None or limits.time is not None
+                          or workers != 1):
+        raise BergenError("a search until stopped needs an engine with replicates, a stop, "
+                          "one worker and no time limit", field="until_stopped")
+    return full
+
+
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    """What every unit of a search is given (`_in_units`)."""
+    info: InfoSet
+    table: object
+    alg: Algorithm
+    obj: int
+    settings: dict
+    values: bool
+    focus: tuple
+    limits: Limits
+    lines: bool
+    seed: int
+    workers: int
+
+
+@dataclasses.dataclass(frozen=True)
+class _Units:
+    """What the units of a search found (`_in_units`): the merged `rows`, the iterations
+    `done` and the replicates' `samples`; or the `result` of the attempt run beside them
+    when it solved (`solved`: its answer either way)."""
+    rows: list = dataclasses.field(default_factory=list)
+    done: int = 0
+    samples: dict = dataclasses.field(default_factory=dict)
+    solved: Solved | None = None
+    result: SearchResult | None = None
+
+
+def _in_units(plan: _Plan, budget, seconds, until_stopped: bool, hooks, beside, moves, twins,
+              lead: bool, result_info: SearchInfo) -> _Units:
+    """The units of work (ISMCTS's replicates, each its own tree and seed; expectimax's
+    root-parallel workers), spread over the processes round robin, run and merged;
+    `result_info` gains what they report."""
+    alg, seed = plan.alg, plan.seed
+    units = alg.units(plan.settings, plan.workers)
+    if budget is not None:
+        units = min(units, budget)
+    if until_stopped:
+        # Replicates of one size, one after the other, each its own seed as a search of
+        # that many replicates would give it.
+        size = max(budget // units, 1)
+        units, procs = MAX_REPLICATES, 1
+        jobs = [Job(plan.info, plan.table, alg.name, plan.obj, _Replicates(size, seed, units),
+                    None, plan.settings, plan.values, plan.focus, plan.limits.memory_bytes,
+                    plan.lines)]
+    else:
+        shares = [None if budget is None else budget // units + (u < budget % units)
+                  for u in range(units)]
+        seeds = [seed] if units == 1 else [derive_seed(seed, u) for u in range(units)]
+        procs = min(plan.workers, units)
+        jobs = [Job(plan.info, plan.table, alg.name, plan.obj,
+                    [(shares[u], seeds[u]) for u in range(w, units, procs)],
+                    seconds, plan.settings, plan.values, plan.focus, plan.limits.memory_bytes,
+                    plan.lines)
+                for w in range(procs)]
+    finished = None
+    solved = None
+    try:
+        finished = run_jobs(jobs, hooks)
+    finally:
+        if beside is not None:
+            # The attempt's answer, waited for (a stop or Ctrl-C stops it too): when it
+            # solved, it is the result, as it would have been had it run first.
+            solved = beside.finish(stopped=finished is None
+                                   or any(j.interrupted for j in finished))
+    if solved is not None and solved.result is not None:
+        return _Units(solved=solved, result=solved.result)
+    if hooks is not None and hooks.pool is not None:
+        # One process, its units folded into the pool as they finished (in unit order).
+        outputs = hooks.pool.outputs
+        merged = hooks.pool.merged()
+    else:
+        # Back in unit order (process w ran units w, w + procs, ...; an interrupted one,
+        # the first of them).
+        flat = [None] * units
+        for w, job_output in enumerate(finished):
+            for u, res in zip(range(w, units, procs), job_output.outputs):
+                flat[u] = res
+        outputs = [r for r in flat if r is not None]
+        merged = merge_units(outputs, moves, twins, replicated=alg.replicated)
+    # A Ctrl-C outside a unit's own search (between them, or while one was set up).
+    interrupted = merged.interrupted or any(j.interrupted for j in finished)
+    result_info.update(nodes=merged.nodes, interrupted=interrupted,
+                       # the replicates whose values are pooled (a stopped one's are not)
+                       replicates=merged.method.get("replicates", len(outputs))
+                       if alg.replicated else None)
+    result_info.update(alg.summary(outputs, plan.limits))
+    result_info["values"] = merged.method
+    if merged.sides:
+        # Each side's expected outcome after each root move, under the search's play
+        # (from the final pass when there was one).
+        result_info["sides"] = {Move.from_code(m, lead): v for m, v in merged.sides.items()}
+    return _Units(merged.rows, merged.done, merged.samples, solved)
 
 
 class _Replicates:

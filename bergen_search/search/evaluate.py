@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import BergenError
-from .api import Limits, SearchResult, resolve, search
+from .api import Limits, SearchResult, search
+from .registry import Settings
 
 #: The objectives every side's figures are given for, in the order they are searched.
 SIDE_OBJECTIVES = ("points", "match")
@@ -30,19 +31,19 @@ class NothingFinished(Exception):
         self.unit = unit
 
 
-def answer(info, algorithm: str, objective: str, limits: Limits, seed: int, workers: int,
-           settings: dict) -> SearchResult:
+def answer(info, settings: Settings, objective: str, limits: Limits, seed: int,
+           workers: int) -> SearchResult:
     """The search of `best` and `eval`: `search()` with these arguments, refusing a result
     that finished nothing (`NothingFinished` when interrupted, else a `BergenError` saying
     what budget to give)."""
-    result = search(info, limits, seed=seed, algorithm=algorithm, objective=objective,
-                    workers=workers, **settings)
+    result = search(info, limits, settings=settings, seed=seed, objective=objective,
+                    workers=workers)
     if result.info.get("empty"):
-        alg, full = resolve(algorithm, settings)
+        alg = settings.engine
         unit = "world" if alg.unit == "worlds" else "iteration"
         if result.info.get("interrupted"):
             raise NothingFinished(unit)
-        hint = alg.empty_advice(full)
+        hint = alg.empty_advice(dict(settings))
         limit = f"the time limit of {limits.time:g} s" if limits.time else "its budget"
         raise BergenError(f"the search finished no {unit} within {limit}{hint}", field="time")
     return result
@@ -72,27 +73,28 @@ class Evaluation:
     interrupted: bool
 
 
-def side_algorithm(algorithm: str, settings: dict) -> tuple:
+def side_settings(settings: Settings) -> Settings:
     """The algorithm and settings that give each side's figures: the chosen ones when the
     algorithm reports them (`Algorithm.sides`), else ISMCTS with its defaults."""
-    return (algorithm, settings) if resolve(algorithm, settings)[0].sides else ("ismcts", {})
+    return settings if settings.engine.sides else Settings.of("ismcts")
 
 
-def evaluate(info, algorithm: str, objective: str, limits: Limits, seed: int = 0,
-             workers: int = 1, settings: dict | None = None) -> Evaluation:
-    """Score the position of `info` for every side (see the module's doc). Raises
-    `NothingFinished` when Ctrl-C cut the chosen search before it found anything."""
-    settings = dict(settings or {})
-    result = answer(info, algorithm, objective, limits, seed, workers, settings)
-    side_alg, side_settings = side_algorithm(algorithm, settings)
+def evaluate(info, settings: Settings | None, objective: str, limits: Limits, seed: int = 0,
+             workers: int = 1) -> Evaluation:
+    """Score the position of `info` for every side (see the module's doc) with the engine
+    and settings of `settings` (None: the default engine's). Raises `NothingFinished` when
+    Ctrl-C cut the chosen search before it found anything."""
+    settings = Settings.of() if settings is None else settings
+    result = answer(info, settings, objective, limits, seed, workers)
+    sided = side_settings(settings)
     per_side = {}
     interrupted = bool(result.info.get("interrupted"))
     for obj in SIDE_OBJECTIVES:
-        if interrupted and (side_alg, obj) != (algorithm, objective):
+        if interrupted and (sided, obj) != (settings, objective):
             continue                    # Ctrl-C: no more searches
         try:
-            res = result if (side_alg, obj) == (algorithm, objective) else answer(
-                info, side_alg, obj, limits, seed, workers, side_settings)
+            res = result if (sided, obj) == (settings, objective) else answer(
+                info, sided, obj, limits, seed, workers)
         except NothingFinished:         # interrupted before it found anything
             interrupted = True
             continue
@@ -102,4 +104,4 @@ def evaluate(info, algorithm: str, objective: str, limits: Limits, seed: int = 0
     na = [None] * n_sides
     sides = tuple(SideFigures(k, (per_side.get("points") or na)[k],
                               (per_side.get("match") or na)[k]) for k in range(n_sides))
-    return Evaluation(result, sides, side_alg, tuple(per_side), interrupted)
+    return Evaluation(result, sides, sided.algorithm, tuple(per_side), interrupted)

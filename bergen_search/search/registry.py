@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import math
 import pkgutil
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import BergenError, a_kind
@@ -296,7 +297,67 @@ def default_iterations() -> dict:
             for name in names()}
 
 
-def resolve(algorithm: str, settings: dict) -> tuple:
+@dataclass(frozen=True)
+class Settings(Mapping):
+    """An engine's settings, validated once (`Settings.of`), and then passed whole through the
+    layers (the command line, the protocol, the review, `search()`) instead of keyword
+    arguments that could meet another parameter's name. `algorithm`: the name asked for (an
+    engine or a preset); `given`: the settings as the caller gave them (a value as written:
+    the review and the journals say them so), in the order given; `values`: every setting of
+    the engine, checked, with its default where not given, in the engine's order. A Mapping
+    of `values` (`settings["exploration"]`), hashable and comparable (a journal's fingerprint
+    is `key()`).
+
+    >>> s = Settings.of("classic", {"exploration": "0.5"})
+    >>> s["exploration"], s["playout"], s.engine.name
+    (0.5, 'random', 'ismcts')
+    >>> s.replace(replicates=4).given
+    (('exploration', '0.5'), ('replicates', 4))
+    >>> Settings.of("ismcts", {"depth": 2})
+    Traceback (most recent call last):
+    ...
+    bergen_search.errors.BergenError: ismcts has no setting 'depth' (settings: ...)
+    """
+    algorithm: str
+    given: tuple
+    values: tuple
+
+    @classmethod
+    def of(cls, algorithm: str = "ismcts", given: Mapping | None = None) -> "Settings":
+        """The settings of `algorithm` (an engine or a preset) with `given` over its
+        defaults (a preset's first): every value checked (BergenError naming the setting)."""
+        given = dict(given or {})
+        _, full = resolve(algorithm, given)
+        return cls(algorithm, tuple(given.items()), tuple(full.items()))
+
+    @property
+    def engine(self) -> Algorithm:
+        """The engine behind the name (a preset's base)."""
+        return resolve(self.algorithm, {})[0]
+
+    def replace(self, **values) -> "Settings":
+        """These settings with `values` given too (checked again)."""
+        return Settings.of(self.algorithm, {**dict(self.given), **values})
+
+    def key(self) -> str:
+        """The settings as text, the same for equal settings in any process: for a journal's
+        fingerprint."""
+        return repr((self.algorithm, self.values))
+
+    def __getitem__(self, name: str):
+        for k, v in self.values:
+            if k == name:
+                return v
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k, _ in self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+def resolve(algorithm: str, settings: Mapping) -> tuple:
     """(Algorithm, its full settings) for an algorithm or preset name and explicit settings
     (which override a preset's)."""
     algs, pre = algorithms(), presets()

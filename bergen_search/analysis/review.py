@@ -14,7 +14,6 @@ value of the position where it had to draw), in the unit of the objective.
 """
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -437,7 +436,7 @@ class _Walk:
         self.observers: dict = {}
         self.pending_draw: dict = {}
         self.first_seen: set = set()
-        self.round_start = record.start_scores
+        self.round_scores = record.start_scores
         self.info = None
         self.on_decision = self.progress = None
         self.todo = 0
@@ -457,7 +456,7 @@ class _Walk:
                  and (self.seats is None or s in self.seats)
                  and (self.rounds is None or r in self.rounds)]
         self.observers = {s: Observer(record.rules, {s}, state) for s in known}
-        self.pending_draw, self.first_seen, self.round_start = {}, set(), state.scores
+        self.pending_draw, self.first_seen, self.round_scores = {}, set(), state.scores
         self.annotated.append([])
         self.starts.append(tuple(state.scores))
         self.hands.append({})
@@ -541,9 +540,9 @@ class _Walk:
             self.summary[s].luck_draws += moment.luck
         if self.luck and s not in self.first_seen:
             side = rules.side_of(s)
-            others = [before.scores[o] - self.round_start[o]
+            others = [before.scores[o] - self.round_scores[o]
                       for o in range(rules.n_sides) if o != side]
-            mine = before.scores[side] - self.round_start[side]
+            mine = before.scores[side] - self.round_scores[side]
             moment.luck = value + mine - (sum(others) / len(others))
             moment.luck_kind = "deal"
             self.summary[s].luck_deal += moment.luck
@@ -674,35 +673,3 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
     return Decision(step.round, step.event, step.seat, played, best.move, loss, se, label,
                     {m: v.value for m, v in vals.items()}, {m: v.stderr for m, v in vals.items()},
                     rechecks > 0, borderline, (lo, hi), rechecks, exact=exact_of(now))
-
-
-# ---- a journal's searches ------------------------------------------------------------------
-def journal_searcher(journal, record: int):
-    """A `searcher` for `analysis.analyze` of record `record` that keeps its searches in
-    `journal`: the n-th search of the record is entry ("search", record, n), so a resumed
-    analysis answers the searches it made before from the journal (each checked against a
-    fingerprint of what was asked: the information set, the budget, the seed and the
-    settings) and searches only from where it stopped. An interrupted search is not kept."""
-    calls = iter(range(1 << 62))
-
-    def run(info, limits=None, **kwargs):
-        key = ("search", record, next(calls))
-        mark = _fingerprint(info, limits, kwargs)
-        if key in journal.done:
-            kept, result = journal.done[key]
-            if kept != mark:
-                raise BergenError(f"{journal.path} does not match this analysis (search "
-                                  f"{key[2]} of record {record + 1} asked something else); "
-                                  f"delete it to start again")
-            return result
-        result = search(info, limits, **kwargs)
-        if not result.info.get("interrupted"):
-            journal.add(key, (mark, result))
-        return result
-
-    return run
-
-
-def _fingerprint(info, limits, kwargs) -> str:
-    text = repr((info.key(), limits, sorted(kwargs.items())))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]

@@ -17,9 +17,9 @@ from ..analysis.review import (
     analyze_all,
     check_budget,
     count_decisions,
-    journal_searcher,
     decision_limits,
 )
+from ..analysis.journal import journal_searcher
 from ..analysis.verdicts import DEFAULT_THRESHOLDS, label_thresholds
 from ..errors import BergenError
 from ..formats.jsondoc import MAX_RECORDS_BYTES

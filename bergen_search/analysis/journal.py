@@ -1,0 +1,40 @@
+"""A review's searches kept in a long run's journal (`journal_searcher`), so that a resumed
+`bergen analyze` answers the searches it made before from the journal and searches only from
+where it stopped."""
+from __future__ import annotations
+
+import hashlib
+
+from ..errors import BergenError
+from ..search.api import search
+
+
+def journal_searcher(journal, record: int):
+    """A `searcher` for `analysis.analyze` of record `record` that keeps its searches in
+    `journal`: the n-th search of the record is entry ("search", record, n), so a resumed
+    analysis answers the searches it made before from the journal (each checked against a
+    fingerprint of what was asked: the information set, the budget, the seed and the
+    settings) and searches only from where it stopped. An interrupted search is not kept."""
+    calls = iter(range(1 << 62))
+
+    def run(info, limits=None, **kwargs):
+        key = ("search", record, next(calls))
+        mark = _fingerprint(info, limits, kwargs)
+        if key in journal.done:
+            kept, result = journal.done[key]
+            if kept != mark:
+                raise BergenError(f"{journal.path} does not match this analysis (search "
+                                  f"{key[2]} of record {record + 1} asked something else); "
+                                  f"delete it to start again")
+            return result
+        result = search(info, limits, **kwargs)
+        if not result.info.get("interrupted"):
+            journal.add(key, (mark, result))
+        return result
+
+    return run
+
+
+def _fingerprint(info, limits, kwargs) -> str:
+    text = repr((info.key(), limits, sorted(kwargs.items())))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]

@@ -60,8 +60,8 @@ def test_evaluate_says_what_to_do_for_any_engine(new_engine, monkeypatch):
                               ("expectimax", "(expectimax at depth 6: one world takes longer "
                                "here); give more --time or a smaller --depth")):
         with pytest.raises(BergenError, match=re.escape(advice)):
-            evaluate.answer(info, algorithm, "points", Limits(time=0.5, iterations=20), 1, 1,
-                            {})
+            evaluate.answer(info, registry.Settings.of(algorithm), "points",
+                            Limits(time=0.5, iterations=20), 1, 1)
 
 
 def test_replicates_are_grown_through_the_engine(new_engine):

@@ -213,7 +213,8 @@ def test_analyze_default_budget_is_the_fallback_one(monkeypatch):
     doc = json.loads(Path(PARTIAL).read_text())
     del doc["rounds"][0]["events"][5:]          # seat 0's first decision is event 4
     record = load_records(json.dumps(doc))[0]
-    result = analysis.analyze(record, seed=0, algorithm="classic", max_rechecks=0)
+    result = analysis.analyze(record, seed=0, settings=analysis.Settings.of("classic"),
+                              max_rechecks=0)
     assert result.settings["iterations"] == DECISION_ITERATIONS // backend.FALLBACK_DIVISOR
     assert result.settings["backend"] == "reference" and len(result.decisions) == 1
 

@@ -38,7 +38,26 @@ def test_a_planted_type_error_fails_the_check(tmp_path):
 def test_the_checked_layers_and_py_typed_are_configured():
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     for layer in ("bergen_search/game", "bergen_search/information", "bergen_search/formats",
-                  "bergen_search/runs", "bergen_search/errors.py", "bergen_search/constants.py"):
+                  "bergen_search/runs", "bergen_search/search", "bergen_search/analysis",
+                  "bergen_search/play", "bergen_search/views", "bergen_search/errors.py",
+                  "bergen_search/constants.py"):
         assert f'"{layer}"' in text
     assert (ROOT / "bergen_search" / "py.typed").is_file()
     assert '"py.typed"' in text
+
+
+def test_a_search_result_is_read_by_its_typed_keys(tmp_path):
+    """`SearchResult.info`'s members are typed (`SearchInfo`, `EndgameReport`, ...): a view
+    that reads a key the report does not have, or reads one as another type, fails the
+    check (they were bare dicts, read by string keys unchecked)."""
+    bad = tmp_path / "view.py"
+    bad.write_text("from bergen_search.search.results import SearchResult\n\n"
+                   "def solved(r: SearchResult) -> bool:\n"
+                   "    return r.info['endgame']['solvd']\n\n"
+                   "def cap(r: SearchResult) -> str:\n"
+                   "    return r.info['memory']['cap_mb']\n")
+    out = mypy(str(bad))
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert 'TypedDict "EndgameReport" has no key "solvd"' in out.stdout
+    assert 'view.py:7: error: Incompatible return value type (got "int", expected "str")' \
+        in out.stdout

@@ -15,6 +15,7 @@ value of the position where it had to draw), in the unit of the objective.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import NamedTuple
@@ -36,6 +37,7 @@ from ..search.api import (
     MAX_REPLICATES,
     MAX_SECONDS,
     Limits,
+    SearchResult,
     Settings,
     pool,
     root_moves,
@@ -187,7 +189,7 @@ class Analysis:
 def combined_summary(analyses) -> list:
     """Per-seat totals over several analyses (the matches of a `.jsonl` file): decisions,
     forced plays, loss, labels and luck summed seat by seat, in seat order."""
-    total = {}
+    total: dict = {}
     for a in analyses:
         for sm in a.summary:
             acc = total.setdefault(sm.seat, SeatSummary(sm.seat))
@@ -307,7 +309,7 @@ def analyze(record, *, seats=None, decisions_total: int | None = None, **kwargs)
     `errors.Interrupted` with the analysis of the steps finished (`partial`, its
     `interrupted` set; a step cut in the middle is dropped)."""
     record = parse_record(record)
-    held = {}
+    held: dict = {}
     try:
         return _analyze(record, held, seats=seats, decisions_total=decisions_total, **kwargs)
     except KeyboardInterrupt:
@@ -351,7 +353,7 @@ class _Asking:
     thresholds: dict
     recheck: int
     max_rechecks: int
-    find: object
+    find: Callable[..., SearchResult]
 
     def search(self, info, limits: Limits, seed: int, focus=(), settings=None):
         return self.find(info, limits, seed=seed, objective=self.objective,
@@ -428,8 +430,12 @@ class _Walk:
         self.record, self.seats, self.rounds, self.luck, self.ask = (record, seats, rounds,
                                                                      luck, ask)
         n = record.rules.players
-        self.decisions, self.annotated, self.moments = [], [], []
-        self.starts, self.hands, self.ends = [], [], []
+        self.decisions: list[Decision] = []
+        self.annotated: list[list[Annotated]] = []
+        self.moments: list[Moment] = []
+        self.starts: list[tuple] = []
+        self.hands: list[dict] = []
+        self.ends: list[tuple] = []
         self.forced: set = set()
         self.summary = {s: SeatSummary(s) for s in range(n)}
         self.k = 0
@@ -437,7 +443,6 @@ class _Walk:
         self.pending_draw: dict = {}
         self.first_seen: set = set()
         self.round_scores = record.start_scores
-        self.info = None
         self.on_decision = self.progress = None
         self.todo = 0
         held["lists"] = dict(decisions=self.decisions, annotated=self.annotated,
@@ -469,11 +474,11 @@ class _Walk:
         obs = self.observers.get(s)
         dec = None
         if obs is not None and before.led:
-            self.info = obs.infoset(s)
+            info = obs.infoset(s)
             if step.action == DRAW and self.luck and s not in self.pending_draw:
-                self._draw(step)
+                self._draw(step, info)
             elif step.action < DRAW:
-                dec = self._play(step, obs)
+                dec = self._play(step, obs, info)
         for o in self.observers.values():
             o.step(s, step.action, step.after)
         self.annotated[-1].append(Annotated(step.event, s,
@@ -482,16 +487,16 @@ class _Walk:
                                             step.after.last_points, dec))
         return dec
 
-    def _draw(self, step) -> None:
+    def _draw(self, step, info) -> None:
         ask, s = self.ask, step.seat
-        res = ask.search(self.info, ask.limits, derive_seed(ask.seed, DRAW_STREAM + self.k))
+        res = ask.search(info, ask.limits, derive_seed(ask.seed, DRAW_STREAM + self.k))
         self.pending_draw[s] = res.value
         self.moments.append(Moment(step.round, step.event, s, "draw", res.value,
                                    sides=_side_values(self.record.rules, s, res.value,
                                                       ask.objective)))
 
-    def _play(self, step, obs) -> Decision | None:
-        ask, s, rules, info = self.ask, step.seat, self.record.rules, self.info
+    def _play(self, step, obs, info) -> Decision | None:
+        ask, s, rules = self.ask, step.seat, self.record.rules
         moves = root_moves(info)
         if len(moves) == 1 and s not in self.pending_draw and s in self.first_seen:
             self.summary[s].forced += 1
@@ -651,8 +656,8 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
         grow = (recheck - 1) * sum(r.info["replicates"] for r in searched) if replicated else 0
         scale = grow / res.info["replicates"] if replicated else recheck
         bigger = Limits(
-            iterations=None if limits.iterations is None else round(bigger.iterations * scale),
-            time=None if limits.time is None else bigger.time * scale,
+            iterations=None if bigger.iterations is None else round(bigger.iterations * scale),
+            time=None if bigger.time is None else bigger.time * scale,
             memory_mb=limits.memory_mb)
         seed = derive_seed(ask.seed, RECHECK_STREAM * (rechecks + 1) + k)
         if replicated:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..errors import BergenError
 from ..game.state import DRAW, LEFT, PASS, RIGHT, move_str
@@ -272,6 +273,9 @@ class Move:
     >>> Move.DRAW.code == DRAW and Move.from_code(DRAW) is Move.DRAW
     True
     """
+    #: The draw and the pass (made once, below the class).
+    DRAW: ClassVar[Move]
+    PASS: ClassVar[Move]
     tile: int | None
     end: int | None = None
     kind: str = "play"

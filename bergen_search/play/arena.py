@@ -305,12 +305,13 @@ def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, in
     n_sides = rules.n_sides
     a_wins = a_points = b_points = rounds = ties = 0
     a_share = 0.0
-    luck = [] if luck_adjust else None
-    win_luck = [] if luck_adjust and not single_round else None
-    by_seating, logs = [], [] if keep_logs else None
+    luck: list | None = [] if luck_adjust else None
+    win_luck: list | None = [] if luck_adjust and not single_round else None
+    by_seating: list = []
+    logs: list | None = [] if keep_logs else None
     spent = [[0, 0.0], [0, 0.0]]
     for k, a_seats in enumerate(seatings(rules)):
-        timing = {}
+        timing: dict = {}
         try:
             log = play_engines(rules, seat_specs(rules, spec_a, spec_b, k), match_seed,
                                start_scores, timing=timing,
@@ -342,7 +343,7 @@ def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, in
             luck.append(side_margin(drawn[:n_sides], k))
             if win_luck is not None and len(drawn) > n_sides:
                 win_luck.append(drawn[n_sides + k])
-        if keep_logs:
+        if logs is not None:
             logs.append(ArenaMatch(index, k, match_seed, a_seats, log))
     return SetResult(index, a_wins, n_sides, a_points, b_points / (n_sides - 1), rounds,
                      tuple(by_seating), logs, (tuple(spent[0]), tuple(spent[1])), ties, a_share,

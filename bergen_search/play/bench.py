@@ -38,7 +38,7 @@ def _position(cut: int, seed: int = SEED):
     log = play_match(rules, [ENGINE_RANDOM, ENGINE_RANDOM], seed)
     rnd = log.rounds[0]
     state = State.deal(rules, rnd.hands, rnd.reserve)
-    events = []
+    events: list = []
     for k, (w, a, t) in enumerate(rnd.events):
         if k >= cut and state.led and len(state.legal_moves()) > 1:
             seat = state.to_move
@@ -265,7 +265,7 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
     speedups; the signature; how it was measured."""
     core = load_core()
     r2, r3, r4 = Rules(), Rules(players=3), Rules(players=4, partnerships=True)
-    out = {"core": {}, "reference": {}, "speedup": {}, "search": {}}
+    out: dict[str, dict] = {"core": {}, "reference": {}, "speedup": {}, "search": {}}
     steps = []
     def add(backend, name, work):
         steps.append((backend, name, work))

@@ -42,7 +42,7 @@ def _engine_settings() -> dict:
     in the algorithm's unit: expectimax's worlds), `time`, `objective`, `workers` and the
     algorithm's settings."""
     from ..search.registry import names, resolve
-    out = {"random": {}, "greedy": {}}
+    out: dict[str, dict] = {"random": {}, "greedy": {}}
     for name in names():
         alg, _ = resolve(name, {})
         out[name] = {"iterations": int, "time": float, "objective": str, "workers": int,

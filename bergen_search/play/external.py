@@ -236,4 +236,5 @@ class ExternalSeat:
             legal = ", ".join(move_str(m, not state.led) for m in moves)
             raise ExternalEngineError.of(engine, f"it played {answer.move!r}, which is not "
                                                  f"legal there (legal: {legal})")
+        assert move is not None             # one of `moves`
         return move

@@ -435,7 +435,7 @@ def match_luck(rules: Rules, log, model=None, backend=None) -> list:
 def width(model, rules: Rules) -> int:
     """How many numbers a draw's luck holds under `model`: per side its points, and for a
     rollout estimate with an equity table for the shape, per side its chance to win."""
-    wins = isinstance(model, RolloutModel) and len(
+    wins = isinstance(model, RolloutModel) and rules.target is not None and len(
         model.equity.get(table_key(rules)) or ()) == rules.target ** 2
     return rules.n_sides * (2 if wins else 1)
 

@@ -37,7 +37,7 @@ class Seats:
         self.rules, self.specs, self.seed, self.rng = rules, list(specs), seed, rng
         self.codes = [None if s is None else s.simple_code for s in self.specs]
         self.decisions = 0
-        self.observers = {}
+        self.observers: dict = {}
         self.external = {s: ExternalSeat(rules, s, spec) for s, spec in enumerate(self.specs)
                          if spec is not None and spec.engine is not None}
         #: seat -> [searches, seconds]: the searched decisions and their time (the

@@ -57,7 +57,7 @@ def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, w
                         progress=None if progress is None else
                         (lambda n, total: progress(len(rows), games)), on_result=finished)
     except KeyboardInterrupt:
-        prefix = []
+        prefix: list = []
         while len(prefix) in rows:
             prefix.append(rows[len(prefix)])
         raise Interrupted(prefix, len(rows), games, "matches") from None

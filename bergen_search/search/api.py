@@ -175,7 +175,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
         solved = alg.solve(info, limits, run)
         if solved.result is not None:
             return solved.result
-    limits = solved.limits
+    limits = solved.limits if solved.limits is not None else limits
     budget = limits.iterations
     if budget is None and limits.time is None:
         budget = be.budget(alg.default_budget)
@@ -214,7 +214,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
     best = mv[0]
     # Nothing finished (a world longer than the time limit, or a stop at once): the values
     # are no answer, and `empty` says so (the callers say it to the user).
-    result_info.update(iterations=done, seconds=now() - t0, empty=done == 0)
+    result_info["iterations"], result_info["empty"] = done, done == 0
+    result_info["seconds"] = now() - t0
     result_info.update(solved.info)
     result_info["interrupted"] = result_info.get("interrupted", False) or solved.interrupted
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
@@ -342,10 +343,10 @@ def _in_units(plan: _Plan, budget, seconds, until_stopped: bool, hooks, beside, 
         merged = merge_units(outputs, moves, twins, replicated=alg.replicated)
     # A Ctrl-C outside a unit's own search (between them, or while one was set up).
     interrupted = merged.interrupted or any(j.interrupted for j in finished)
-    result_info.update(nodes=merged.nodes, interrupted=interrupted,
-                       # the replicates whose values are pooled (a stopped one's are not)
-                       replicates=merged.method.get("replicates", len(outputs))
-                       if alg.replicated else None)
+    result_info["nodes"], result_info["interrupted"] = merged.nodes, interrupted
+    # the replicates whose values are pooled (a stopped one's are not)
+    result_info["replicates"] = (merged.method.get("replicates", len(outputs))
+                                 if alg.replicated else None)
     result_info.update(alg.summary(outputs, plan.limits))
     result_info["values"] = merged.method
     if merged.sides:
@@ -382,6 +383,7 @@ class Beside:
     watched."""
 
     def __init__(self, alg: Algorithm, info: InfoSet, limits: Limits, run: SearchRun):
+        assert run.on_info is not None      # a live search: watched
         self.caller_stop, self.caller_info = run.stop, run.on_info
         self.found = threading.Event()      # the attempt solved: the search is over
         self.quit = threading.Event()       # the search was stopped: so is the attempt
@@ -428,6 +430,7 @@ class Beside:
             raise
         if self.error is not None:
             raise self.error
+        assert self.solved is not None      # the attempt ended without an error: it solved
         return self.solved
 
 

@@ -178,7 +178,7 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: in
     or with `greedy_seat` playing the first `policies` of `floor_choice`'s, the one whose
     weighted sum over the leaf's deals is best for it, and perfectly in a deal alone at the
     leaf with its hand); its gain is side 0's points to the horizon only."""
-    nodes = []
+    nodes: list = []
     root_scores = root.scores
 
     def margin(scores):

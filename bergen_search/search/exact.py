@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .limits import Limits, now
 from .registry import Solved
+from .results import BracketReport, EndgameReport
 
 #: The budget of the attempt given neither iterations nor time, in the default engine's
 #: iterations (each buys endgame.budget.WORK_PER_ITERATION of solver work).
@@ -23,7 +24,7 @@ def attempt(info, limits, run, alone: bool = False, bracketing: bool = False) ->
     if run.backend.name != "core" or endgame.compiled() is None:
         # The Python solver (endgame_ref.py) is the oracle of the tests; within a
         # search's budget it would reach almost nothing.
-        why = "the exact endgame needs the compiled core"
+        why: str | None = "the exact endgame needs the compiled core"
         return Solved(limits=limits, info={"endgame": {"solved": False, "why": why}}
                       if alone or endgame.at_stage(info) else {})
     tried = endgame.attempt(info, limits, seed=run.seed, objective=run.objective,
@@ -36,9 +37,9 @@ def attempt(info, limits, run, alone: bool = False, bracketing: bool = False) ->
                             clock=now, bracketing=bracketing and not alone)
     if tried.result is not None:
         res = tried.result
-        res.info.update(algorithm=run.algorithm, settings=dict(settings),
-                        backend=run.backend.name, objective=run.objective,
-                        replicates=None, empty=False)
+        res.info.update({"algorithm": run.algorithm, "settings": dict(settings),
+                         "backend": run.backend.name, "objective": run.objective,
+                         "replicates": None, "empty": False})
         if run.on_info is not None:
             ri = res.info
             run.on_info({"iterations": ri["iterations"], "seconds": ri["seconds"],
@@ -47,7 +48,7 @@ def attempt(info, limits, run, alone: bool = False, bracketing: bool = False) ->
                          "moves": res.moves, "exact": True})
         return Solved(result=res)
     why = tried.why or (endgame.applicable(info) if alone else None)
-    report: dict = {"solved": False, "why": why}
+    report: EndgameReport = {"solved": False, "why": why}
     if tried.bracket is not None:
         report["bracket"] = bracket_report(tried.bracket)
     elif tried.bracket_why is not None:
@@ -61,7 +62,7 @@ def attempt(info, limits, run, alone: bool = False, bracketing: bool = False) ->
     return out
 
 
-def bracket_report(b) -> dict:
+def bracket_report(b) -> BracketReport:
     """An `endgame.Bracket` for `info["endgame"]["bracket"]`: per move its floor and
     ceiling (what the move secures for this hand whatever the other side does, even seeing
     the hand; what the other side seeing the hand holds it to), how deep the moves

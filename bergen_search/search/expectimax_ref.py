@@ -99,8 +99,8 @@ class _Search:
         self.objective = objective
         self.seed = seed
         self.playouts = playouts
-        self.equity = {}
-        self.memo = {}
+        self.equity: dict = {}
+        self.memo: dict = {}
 
     def utility(self, vec, side: int):
         """The value to `side` of a vector of per-side values."""
@@ -126,6 +126,7 @@ class _Search:
         depends on the ends, not on the whole line, and on the reserve's contents only)."""
         if state.ended is not None:
             return self.terminal(state)
+        assert state.reserve is not None        # a world: the reserve's tiles are dealt
         key = (state.hands, frozenset(state.reserve), state.left, state.right,
                state.left_double, state.right_double, state.scores, state.to_move,
                state.passes, state.draws_this_turn, state.last_drawn)
@@ -147,17 +148,19 @@ class _Search:
             u = self.utility(vec, side)
             if best is None or u > best_u:
                 best, best_u = vec, u
+        assert best is not None                 # a seat with no draw to make has a move
         return best
 
     def chance(self, state: State) -> tuple:
         """A draw: each tile of the reserve comes next with probability 1 / reserve size."""
         reserve = state.reserve
-        total = None
+        assert reserve                          # a draw: the reserve holds a tile
+        total: tuple = ()
         for i, t in enumerate(reserve):
             s = state._copy()
             s.reserve = (t,) + reserve[:i] + reserve[i + 1:]
             vec = self.value(s.apply(DRAW))
-            total = vec if total is None else tuple(a + b for a, b in zip(total, vec))
+            total = tuple(a + b for a, b in zip(total, vec)) if total else vec
         return tuple(v / len(reserve) for v in total)
 
     def root(self, state: State) -> dict:
@@ -165,7 +168,7 @@ class _Search:
         moves = state.legal_moves()
         twins = mirror_twins(state.left, state.right, state.left_double, state.right_double,
                              moves)
-        out = {}
+        out: dict = {}
         for m in moves:
             if m in twins:
                 out[m] = out[twins[m]]
@@ -189,7 +192,8 @@ def exact_values(info: InfoSet, objective="points", seed: int = 0, playouts: int
     its number of histories, of the move's exact value in that world (`world_values`)."""
     search = _Search(info, objective_code(objective), seed, playouts)
     table = WorldTable(info)
-    sums, total = {}, 0
+    sums: dict = {}
+    total = 0
     for (hands, reserve), weight in table.enumerate().items():
         values = search.root(world_state(info, hands, reserve))
         for m, v in values.items():

@@ -130,6 +130,7 @@ def _edge_key(s: State, move: int, observer: int) -> int:
     """The edge `move` takes in the observer's tree: the observer's own draw is keyed by the
     tile drawn (OWN_DRAW + tile), another seat's by DRAW alone (the tile is unseen)."""
     if move == DRAW and s.to_move == observer:
+        assert s.reserve is not None        # a world: the reserve's order is dealt
         return OWN_DRAW + s.reserve[0]
     return move
 

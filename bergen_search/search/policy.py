@@ -104,7 +104,7 @@ def policy_code(policy) -> int:
     if code not in PLAYOUTS.values() or isinstance(code, bool):
         raise BergenError(f"unknown playout {policy!r} (0 'random', 1 'scoring', 2 'safe')",
                           field="playout")
-    return code
+    return int(code)
 
 
 def playout_move(state: State, policy, seed: int) -> int:

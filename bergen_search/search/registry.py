@@ -18,13 +18,16 @@ from __future__ import annotations
 import importlib
 import math
 import pkgutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import BergenError, a_kind
 from ..information.inference import LEARNED, inference_model, tile_factors
 from ..information.sampler import WorldTable
 from . import backend
+from .limits import Limits
+from .results import SearchInfo, SearchResult
 
 
 @dataclass(frozen=True)
@@ -205,7 +208,7 @@ class Algorithm:
         searching to the end; `memory`: the cap in bytes on what the unit keeps alive."""
         raise NotImplementedError
 
-    def summary(self, outputs: list, limits) -> dict:
+    def summary(self, outputs: list, limits) -> SearchInfo:
         """What to add to the result's info from the units' outputs (`UnitOutput`s;
         default: nothing)."""
         return {}
@@ -216,10 +219,10 @@ class Solved:
     """What `Algorithm.solve` returns: the result when it solved the search (else None), the
     limits the rest of the search keeps, whether it was interrupted, and what the result's
     info gains."""
-    result: object = None
-    limits: object = None
+    result: SearchResult | None = None
+    limits: Limits | None = None
     interrupted: bool = False
-    info: dict = field(default_factory=dict)
+    info: SearchInfo = field(default_factory=dict)  # type: ignore[assignment]
 
 
 @dataclass
@@ -230,10 +233,10 @@ class SearchRun:
     objective: str
     settings: dict
     workers: int
-    stop: object = None
-    on_info: object = None
+    stop: Any = None             # a threading.Event, or anything with is_set() and wait()
+    on_info: Callable[[dict], None] | None = None
     started: float = 0.0
-    backend: object = None
+    backend: Any = None          # backend.SEARCH: the core's, or the pure-Python one
 
 
 _ALGORITHMS: dict = {}
@@ -303,9 +306,9 @@ class Settings(Mapping):
     layers (the command line, the protocol, the review, `search()`) instead of keyword
     arguments that could meet another parameter's name. `algorithm`: the name asked for (an
     engine or a preset); `given`: the settings as the caller gave them (a value as written:
-    the review and the journals say them so), in the order given; `values`: every setting of
+    the review and the journals say them so), in the order given; `full`: every setting of
     the engine, checked, with its default where not given, in the engine's order. A Mapping
-    of `values` (`settings["exploration"]`), hashable and comparable (a journal's fingerprint
+    of `full` (`settings["exploration"]`), hashable and comparable (a journal's fingerprint
     is `key()`).
 
     >>> s = Settings.of("classic", {"exploration": "0.5"})
@@ -320,7 +323,7 @@ class Settings(Mapping):
     """
     algorithm: str
     given: tuple
-    values: tuple
+    full: tuple
 
     @classmethod
     def of(cls, algorithm: str = "ismcts", given: Mapping | None = None) -> "Settings":
@@ -342,19 +345,19 @@ class Settings(Mapping):
     def key(self) -> str:
         """The settings as text, the same for equal settings in any process: for a journal's
         fingerprint."""
-        return repr((self.algorithm, self.values))
+        return repr((self.algorithm, self.full))
 
     def __getitem__(self, name: str):
-        for k, v in self.values:
+        for k, v in self.full:
             if k == name:
                 return v
         raise KeyError(name)
 
     def __iter__(self) -> Iterator[str]:
-        return (k for k, _ in self.values)
+        return (k for k, _ in self.full)
 
     def __len__(self) -> int:
-        return len(self.values)
+        return len(self.full)
 
 
 def resolve(algorithm: str, settings: Mapping) -> tuple:

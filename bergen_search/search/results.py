@@ -17,7 +17,8 @@ from ..errors import BergenError
 from ..formats.notation import Move
 from ..stats import mean_stderr, spread
 
-__all__ = ["Exhaustive", "FinalPass", "MoveValue", "SearchInfo", "SearchResult", "UnitOutput",
+__all__ = ["BracketReport", "EndgameReport", "Exhaustive", "FinalPass", "MemoryInfo",
+           "MoveValue", "SearchInfo", "SearchResult", "UnitOutput", "ValuesInfo",
            "choices", "paired_stderr", "pool", "rank", "rows_from_stats"]
 
 
@@ -62,6 +63,59 @@ def choices(moves) -> list:
             for m in moves if m.twin is None]
 
 
+class ValuesInfo(TypedDict, total=False):
+    """How a search's values were measured (`info["values"]`)."""
+    method: str              # "search", "pass" (ISMCTS's final pass) or "equilibrium"
+    worlds: int              # the final pass's worlds
+    replicates: int          # the replicates whose values are merged
+
+
+class MemoryInfo(TypedDict):
+    """The memory cap of an engine whose units grow with the budget (`info["memory"]`)."""
+    cap_mb: int              # the cap, in MB
+    full: int                # the units that reached it
+    full_at: Optional[int]   # after how many iterations the first stopped growing
+
+
+class BracketReport(TypedDict, total=False):
+    """The exact endgame's bracket where it did not solve (`info["endgame"]["bracket"]`, from
+    `endgame.Bracket`): the game with the seat's hand shown, move by move."""
+    shown: bool              # always True: the bound is of the shown game
+    floor: dict              # {Move: what the move secures for this hand}
+    ceiling: dict            # {Move: what the other side, seeing the hand, holds it to}
+    horizon: dict            # {Move: {"floor": n, "ceiling": n}}: decisions below the cut
+    deals: int
+    iterations: int
+    work: int
+    seconds: float
+    exploitability: float    # the largest of the moves' subgames'
+    missing: list            # [Move]: legal moves the budget did not bracket
+
+
+class EndgameReport(TypedDict, total=False):
+    """The exact endgame's report (`info["endgame"]`): solved (the equilibrium's figures,
+    `endgame.Solution`), or why not, with the bracket where it was tried."""
+    solved: bool
+    why: Optional[str]       # why it did not solve (None: not at the endgame's stage)
+    deals: int
+    worlds: int              # the deals where the seat holds its own hand
+    exploitability: float
+    tolerance: float
+    iterations: int
+    nodes: int
+    work: int
+    game_value: float
+    bounds: list             # [low, high]: the game's value lies between
+    hand_gap: float
+    hand_bound: float        # the bound printed with the hand's values
+    mix: dict                # {Move: share} of the equilibrium played
+    average: dict            # {Move: share} of the average strategy
+    solve_seconds: float
+    refined: dict            # {Move: bool}: a deviation valued against an answer, or not
+    bracket: BracketReport
+    bracket_why: str         # why no bracket could be had
+
+
 class SearchInfo(TypedDict, total=False):
     """The keys of `SearchResult.info` (a dict at run time, as python-chess's `InfoDict` is;
     every key optional in the type, though a search that ran fills the first ones)."""
@@ -77,16 +131,17 @@ class SearchInfo(TypedDict, total=False):
     exact: bool              # every value exact (expectimax's enumeration, the endgame)
     interrupted: bool        # Ctrl-C or a stop ended it early
     empty: bool              # nothing finished: the values are no answer
-    values: dict             # how the values were measured: {"method": "search" | "pass", ...}
+    values: ValuesInfo
     replicates: Optional[int]    # the replicated units merged (None when not replicated)
     nodes: int               # tree nodes or expectimax nodes
-    memory: dict             # ISMCTS's memory cap: cap_mb, full, full_at
+    memory: MemoryInfo       # ISMCTS's memory cap
     twins: dict              # {Move: the Move it mirrors}
     sides: dict              # {Move: each side's expected outcome after it}
-    endgame: dict            # the exact endgame's report, or why it did not solve
+    endgame: EndgameReport   # the exact endgame's report, or why it did not solve
     worlds: int              # expectimax's worlds solved when every world was enumerated
     all_worlds: bool         # every enumerated world solved
     pooled: int              # searches pooled into this one (`pool`)
+    lines: dict              # {Move: [Move]}: the line of play expected after each move
 
 
 @dataclass(frozen=True)
@@ -134,7 +189,7 @@ class Exhaustive:
     stderr), the worlds `done`, and what the result's `info` gains."""
     rows: list
     done: int
-    info: dict = field(default_factory=dict)
+    info: SearchInfo = field(default_factory=dict)  # type: ignore[assignment]
 
 
 def rows_from_stats(moves, twins, merged: dict) -> list:
@@ -167,7 +222,7 @@ def pool(results) -> SearchResult:
     first = results[0]
     if any(not m.samples for res in results for m in res.moves):
         raise BergenError("only searches with replicates can be pooled")
-    by = {}
+    by: dict = {}
     for res in results:
         for m in res.moves:
             by.setdefault(m.code, []).append(m)
@@ -182,7 +237,7 @@ def pool(results) -> SearchResult:
     twin_of = lambda m: codes[m.twin] if m.twin is not None else m.code
     rows.sort(key=(lambda m: (-m.visits, -m.value, twin_of(m), m.code)) if by_visits else
               (lambda m: (-m.value, twin_of(m), m.code)))
-    info = dict(first.info)
+    info = first.info.copy()
     n = [len(res.moves[0].samples) for res in results]
     for key in ("iterations", "seconds", "nodes"):
         info[key] = sum(res.info.get(key) or 0 for res in results)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Iterator
+from typing import Protocol
 from dataclasses import dataclass, field
 
 from ..stats import c4, mean_stderr, spread
@@ -16,6 +18,13 @@ from .results import UnitOutput, rank, rows_from_stats
 
 __all__ = ["Hooks", "Job", "JobOutput", "Merged", "STOP_GRACE", "UnitPool", "merge_units",
            "run_jobs", "run_sliced", "search_worker"]
+
+
+class Units(Protocol):
+    """A job's units in order, (budget, seed) each, and how many there are."""
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[tuple]: ...
 
 
 @dataclass
@@ -29,7 +38,7 @@ class Job:
     table: object
     algorithm: str
     objective: int
-    units: list
+    units: Units             # (budget, seed) of each unit: a list, or `api._Replicates`
     seconds: float | None
     settings: dict
     values: bool
@@ -134,8 +143,8 @@ class Hooks:
         if self.on_info is None:
             return
         seconds = now() - self.t0
-        info = {"iterations": done, "seconds": seconds,
-                "speed": done / seconds if seconds > 0 else 0.0}
+        info: dict = {"iterations": done, "seconds": seconds,
+                      "speed": done / seconds if seconds > 0 else 0.0}
         by_visits = self.by_visits
         pool = self.pool
         if pool is not None:
@@ -171,7 +180,7 @@ def search_worker(job: Job, hooks=None) -> JobOutput:
     deadline = Deadline(job.seconds)
     if hooks is None and _CHILD_STOP is not None:
         hooks = Hooks(_CHILD_STOP, None)       # a process of `run_jobs`: its parent's stop
-    out = []
+    out: list = []
     for i, (budget, seed) in enumerate(job.units):
         left = deadline.left()
         if left is not None and out and left <= 0:
@@ -343,8 +352,9 @@ class UnitPool:
             for m in moves:
                 mean, se = spread(per[m]) if per[m] else (0.0, math.inf)
                 rows.append((m, self.visits.get(key(m), 0), mean, se))
-            sides = {m: [math.fsum(v[i] for v in side_per[m]) / len(side_per[m])
-                         for i in range(len(side_per[m][0]))] for m in moves if side_per[m]}
+            sides: dict = {m: [math.fsum(v[i] for v in side_per[m]) / len(side_per[m])
+                               for i in range(len(side_per[m][0]))]
+                           for m in moves if side_per[m]}
             return Merged(rows, self.done, self.interrupted, self.nodes, sides, method,
                           {m: list(v) for m, v in per.items()})
         rows = []

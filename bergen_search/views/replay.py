@@ -26,7 +26,7 @@ def replay_text(report: dict) -> str:
 
 def replays_text(reports: list) -> str:
     """Several records, all legal: how many, and the wins by side."""
-    wins = {}
+    wins: dict = {}
     for rep in reports:
         wins[rep["winner"]] = wins.get(rep["winner"], 0) + 1
     return (f"{len(reports)} records, all legal; wins by side: "

@@ -362,7 +362,7 @@ def _graph_svg(result, prefix: str) -> str:
     def X(i):
         return left + (i + 0.5) * step
 
-    series = [[] for _ in range(n_sides)]
+    series: list[list] = [[] for _ in range(n_sides)]
     for i, m in enumerate(moments):
         side = rules.side_of(m.seat) if rules is not None else m.seat
         if m.sides is not None:
@@ -398,7 +398,7 @@ def _graph_svg(result, prefix: str) -> str:
         "expected round margin (points)"
     out.append(f'<text x="{left}" y="12">{_e(unit)}</text>')
     # round boundaries, with the scores before each round
-    first = {}
+    first: dict = {}
     for i, m in enumerate(moments):
         first.setdefault(m.round, i)
     for r, i in sorted(first.items()):

@@ -6,12 +6,14 @@ view shares with it (the position, a solved endgame's header, the memory note).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import __version__
-from ..formats.notation import Move, format_hand, format_line
+from ..formats.notation import format_hand, format_line
 from ..formats.position_string import to_string
 from ..game.tiles import tile_str
 from ..search.api import choices, paired_stderr, setting_text
+from ..search.results import BracketReport, EndgameReport
 from ..stats import normal_quantile, t_quantile
 
 
@@ -75,23 +77,31 @@ def measured_rows(moves, exact: bool = False, nothing: bool = False) -> list:
     return rows
 
 
-def endgame_json(eg: dict) -> dict:
-    """The exact endgame's report (`info["endgame"]`) for JSON, floats rounded as elsewhere
-    (its `mix`, {Move: share}, keyed by the moves written, in their written order; its
-    `refined`, {Move: bool}, for the moves outside the mix; its `bracket`, a report of its
-    own, the same way: `floor` and `ceiling` {Move: points}, `horizon` {Move: {"floor": n,
-    "ceiling": n}}, `missing` [Move])."""
-    out = {}
-    for k, v in eg.items():
-        if isinstance(v, float):
-            v = num(v)
-        elif isinstance(v, list):
-            v = [move_text(x) if isinstance(x, Move) else num(x) for x in v]
-        elif isinstance(v, dict) and all(isinstance(kk, str) for kk in v):
+#: The entries of the endgame's report (`EndgameReport`, `BracketReport`) keyed by moves:
+#: {Move: points, share, bool or a horizon's {"floor": n, "ceiling": n}}.
+_MOVE_MAPS = ("mix", "average", "refined", "floor", "ceiling", "horizon")
+
+
+def endgame_json(eg: EndgameReport | BracketReport) -> dict:
+    """The exact endgame's report (`info["endgame"]`, an `EndgameReport`) for JSON, in its
+    order, floats rounded as elsewhere: the entries keyed by moves (`mix`, `average`,
+    `refined`; the bracket's `floor`, `ceiling`, `horizon`) keyed by the moves written, in
+    their written order; `missing` the moves written; `bounds` numbers; its `bracket` a
+    report of its own, the same way."""
+    out: dict = {}
+    entries: dict[str, Any] = dict(eg)
+    for k, v in entries.items():
+        if k == "bracket":
             v = endgame_json(v)
-        elif isinstance(v, dict):
-            v = dict(sorted((move_text(kk), vv if isinstance(vv, (bool, dict)) else num(vv))
-                            for kk, vv in v.items()))
+        elif k in _MOVE_MAPS:
+            v = dict(sorted((move_text(m), x if isinstance(x, (bool, dict)) else num(x))
+                            for m, x in v.items()))
+        elif k == "missing":
+            v = [move_text(m) for m in v]
+        elif k == "bounds":
+            v = [num(x) for x in v]
+        elif isinstance(v, float):
+            v = num(v)
         out[k] = v
     return out
 
@@ -343,8 +353,8 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
                        f"{100.0 * c.share:>5.1f}%   {cell}"
                        + ("" if flag is None else "  answered" if flag else "  unrefined"))
             continue
-        line = [move_text(x) for x in lines.get(c.move, ())]
-        line = " ".join(line[:LINE_SHOWN]) + (" …" if len(line) > LINE_SHOWN else "")
+        words = [move_text(x) for x in lines.get(c.move, ())]
+        line = " ".join(words[:LINE_SHOWN]) + (" …" if len(words) > LINE_SHOWN else "")
         out.append((f"  {move_text(c):<{width}} {c.value:>+7.3f} {err_text(c.stderr):>6}   "
                     f"{cell:<21}{line}").rstrip())
     if any(c.both_ends for c in rows):

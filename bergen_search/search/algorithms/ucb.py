@@ -66,6 +66,7 @@ class _Bandit(RootUnit):
             score = s / n * self.scale + self.exploration * math.sqrt(log_n / n)
             if score > best_score:
                 best, best_score = m, score
+        assert best is not None             # every choice has a finite upper bound
         return best
 
     def step(self, play_rng):

@@ -19,6 +19,8 @@ from .prediction import round_figure
 from .shown import Bracket
 from .solving import Solution
 
+from ..results import EndgameReport, SearchInfo, SearchResult
+
 
 @dataclass(frozen=True)
 class Built:
@@ -35,7 +37,7 @@ class Attempt:
     """What `attempt` did: `result` (a `SearchResult`) when it solved the endgame, else None
     and `why` (a sentence), or `why` None when the position is not at the endgame stage;
     `interrupted`: Ctrl-C stopped it (then no time is left for another search)."""
-    result: object = None
+    result: SearchResult | None = None
     why: str | None = None
     interrupted: bool = False
     phases: dict = field(default_factory=dict)   # seconds spent: predict, deals, build, ...
@@ -165,7 +167,7 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
     others by value (a mirror twin right after the move it mirrors)."""
     # here: search.api loads the engines (registry), and the endgame engine loads this
     # module; a module-level import would close that circle
-    from ..api import MoveValue, SearchResult, mirror_twins, root_moves
+    from ..api import MoveValue, mirror_twins, root_moves
     twins = mirror_twins(info)
     chosen = sol.choose(seed)
     rows = []
@@ -179,7 +181,7 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
                        share=0.0 if base != name else sol.mix[base])
              for m, name, base in rows]
     lead = not info.line
-    info_out = {
+    info_out: SearchInfo = {
         "algorithm": "endgame", "objective": "points", "seed": seed, "workers": 1,
         "worlds_consistent": sol.worlds, "exact": True,
         "settings": {"tolerance": sol.tolerance},
@@ -188,19 +190,26 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
         "iterations": sol.iterations, "seconds": seconds,
         "interrupted": sol.interrupted, "nodes": sol.nodes,
         "sides": {name: list(sol.sides[base]) for _, name, base in rows},
-        "endgame": {"solved": True, "deals": sol.deals, "worlds": sol.worlds,
-                    "exploitability": sol.exploitability, "tolerance": sol.tolerance,
-                    "iterations": sol.iterations, "nodes": sol.nodes, "work": sol.work,
-                    "game_value": sol.game_value, "bounds": list(sol.bounds),
-                    "hand_gap": sol.hand_gap, "hand_bound": sol.hand_bound,
-                    "mix": {m: p for m, p in sorted(sol.mix.items(), key=lambda mp: str(mp[0]))
-                            if p > 0},
-                    "average": {m: p for m, p in sorted(sol.average.items(),
-                                                        key=lambda mp: str(mp[0])) if p > 0},
-                    "solve_seconds": sol.seconds,
-                    "refined": {name: sol.refined[base] for _, name, base in rows
-                                if base in sol.refined}},
+        "endgame": solved_report(sol, {name: base for _, name, base in rows}),
     }
     best = moves[0]
     return SearchResult(best.move, moves, best.value, sol.hand_bound, sol.iterations,
                         info_out)
+
+
+def solved_report(sol: Solution, bases: dict) -> EndgameReport:
+    """A solved endgame's report (`info["endgame"]`): the solve's figures, its mix and
+    average strategy (the moves played, in the order of their notation), and per move
+    outside the mix whether its value was refined (`bases`: {move: the move it mirrors, or
+    itself}, in the result's order)."""
+    def played(shares: dict) -> dict:
+        return {m: p for m, p in sorted(shares.items(), key=lambda mp: str(mp[0])) if p > 0}
+    return {"solved": True, "deals": sol.deals, "worlds": sol.worlds,
+            "exploitability": sol.exploitability, "tolerance": sol.tolerance,
+            "iterations": sol.iterations, "nodes": sol.nodes, "work": sol.work,
+            "game_value": sol.game_value, "bounds": list(sol.bounds),
+            "hand_gap": sol.hand_gap, "hand_bound": sol.hand_bound,
+            "mix": played(sol.mix), "average": played(sol.average),
+            "solve_seconds": sol.seconds,
+            "refined": {name: sol.refined[base] for name, base in bases.items()
+                        if base in sol.refined}}

@@ -93,6 +93,7 @@ def shown_free(info: InfoSet) -> tuple:
     the public view restricted so keeps its weight: the same tiles fill the same groups); a
     played tile of uncertain origin keeps its groups (one seat's epochs: its player's)."""
     pub = info.public
+    assert pub is not None          # `applicable`: what every seat saw is known
     mine = sum(1 << g for g, grp in enumerate(pub.groups) if grp.owner == info.seat)
     return tuple((t, a if pub.played_free >> t & 1 else a & mine if info.hand >> t & 1
                   else a & ~mine) for t, a in pub.free)
@@ -103,6 +104,7 @@ def public_table(info: InfoSet, inference: bool = False, shown: bool = False) ->
     consistent with what every seat saw, weighted by histories (and inference factors).
     `shown`: only the deals where the seat holds its own hand (`shown_free`)."""
     pub = info.public
+    assert pub is not None          # `applicable`: what every seat saw is known
     view = dataclasses.replace(info, groups=pub.groups,
                                free=shown_free(info) if shown else pub.free,
                                played_free=pub.played_free, hand=0, decisions=pub.decisions)

@@ -68,6 +68,7 @@ def value_after(g: Endgame, move: int, *, tolerance: float = TOLERANCE,
     solved strategy. `sub`: `after(g, move)` when already built (not None: a move that ends
     the round has its exact value from the solve). `TooBig` as `solve`'s."""
     sub = after(g, move) if sub is None else sub
+    assert sub is not None, "a move that ends the round has its exact value from the solve"
     p = g.seat
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes)

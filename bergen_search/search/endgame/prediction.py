@@ -38,6 +38,7 @@ def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False,
     if core is None or budget.PREDICT_WALKS <= 0:
         return None
     pub = info.public
+    assert pub is not None          # `applicable`: what every seat saw is known
     free = shown_free(info) if shown else pub.free
     merged, allowed, _ = merge_groups(pub.groups, free)
     # Groups no tile enters (epochs whose tiles were all played from known origins) drop out.

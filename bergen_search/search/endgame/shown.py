@@ -95,7 +95,8 @@ def deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, s
     mostly finds its leaves' states there (`Deepened`: its solver None when not even one
     decision fits)."""
     per = 2 * BRACKET_MIN_ITERATIONS + 8     # traversals the tree must afford after it
-    best, spent, costs = None, 0, []
+    best, spent = None, 0
+    costs: list = []
     kept = 0                    # the work of the tree held (`best`) while the next is built
     for h in range(1, max_horizon + 1):
         left = max_work - spent
@@ -183,6 +184,7 @@ def limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
         if run.iterations == 0 or run.interrupted:
             return Limited(None, None, (), spent, iterations, worst, run.interrupted)
         worst = max(worst, run.exploitability)
+        assert run.bounds is not None       # measured after the iterations run
         if alone:
             return Limited(run.bounds[0], run.bounds[1], (h, h), spent, iterations, worst, False)
         out.append(run.bounds[k])   # the ceiling's high bound, the floor's low one
@@ -256,7 +258,7 @@ class _Bracketing:
         self.sizes: dict = {}
         self.spent = self.iterations = 0
         self.worst = 0.0
-        self.tables: list = []      # the play-outs' tables, shared by every move's cuts
+        self.tables: tuple = ()     # the play-outs' tables, shared by every move's cuts
         # The builds found too big may take BUILD_SHARE of the budget in all: the estimator
         # can miss a heavy tail (a hand of 13: six subgames predicted to fit, each built for
         # 0.09 s and found too big), and a bracket that cannot be had should cost little.
@@ -357,6 +359,7 @@ class _Bracketing:
         if run.iterations == 0:
             return Step.INTERRUPTED if run.interrupted else Step.OUT
         # The bounds are exact best responses whatever the exploitability reached.
+        assert run.bounds is not None
         moved = self.g.gained(sub.root.scores)
         self.floors[Move.from_code(m)] = moved + run.bounds[0]
         self.ceilings[Move.from_code(m)] = moved + run.bounds[1]
@@ -370,8 +373,8 @@ class _Bracketing:
         left_work = (self.allowed - self.spent) // share
         if not self.tables:         # shared by every move's trees (the same states recur)
             core, p = native.compiled(), self.g.seat
-            self.tables.extend(core.PlayoutTable(self.g.rules, q, self.table_bits)
-                               for q in (p, -1))
+            self.tables = tuple(core.PlayoutTable(self.g.rules, q, self.table_bits)
+                                for q in (p, -1))
         try:
             got = limited(self.subs[m], max_work=left_work, memory_bytes=self.tree_bytes,
                           tolerance=self.tolerance, max_iterations=self.max_iterations,
@@ -382,7 +385,7 @@ class _Bracketing:
         self.iterations += got.iterations
         if got.interrupted:
             return Step.INTERRUPTED
-        if got.floor is None:
+        if got.floor is None or got.ceiling is None:
             return Step.OUT
         self.horizons[Move.from_code(m)] = got.horizons
         moved = self.g.gained(self.subs[m].root.scores)

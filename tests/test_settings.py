@@ -1,0 +1,50 @@
+"""One `Settings` object carries an engine's settings through the layers (issue 42): checked
+once where they are given, hashable for the journals, a Mapping for the engines, and never
+mixed with a search's own parameters (`seed`, `objective`, `workers`...)."""
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from bergen_search.errors import BergenError
+from bergen_search.formats.game import load_game
+from bergen_search.search.api import Limits, search
+from bergen_search.search.registry import Settings
+
+POSITION = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
+
+
+def test_settings_are_checked_once_and_read_as_a_mapping():
+    s = Settings.of("expectimax", {"depth": "3"})
+    assert s["depth"] == 3 and s.given == (("depth", "3"),)
+    assert dict(s) == {k: s[k] for k in s} and len(s) == len(s.engine.settings)
+    assert list(s.values()) == [s[k] for k in s]        # the Mapping's, not a field
+    assert s.get("nothing", 7) == 7 and "depth" in s
+    with pytest.raises(BergenError) as caught:
+        Settings.of("expectimax", {"depth": "deep"})
+    assert caught.value.field == "depth"
+    with pytest.raises(BergenError, match="has no setting 'seed'"):
+        Settings.of("ismcts", {"seed": 3})
+
+
+def test_settings_are_values_a_journal_can_key_by():
+    a = Settings.of("classic", {"exploration": 0.5})
+    b = pickle.loads(pickle.dumps(a))
+    assert a == b and hash(a) == hash(b) and a.key() == b.key()
+    assert {a: 1}[b] == 1
+    assert a != Settings.of("classic", {"exploration": 0.6})
+    assert a.replace(replicates=4)["replicates"] == 4 and a["replicates"] == 1
+    assert Settings.of() == Settings.of("ismcts", {})
+
+
+def test_search_takes_settings_or_keywords_never_both():
+    info = load_game(POSITION)
+    s = Settings.of("ismcts", {"inference": "off"})
+    one = search(info, Limits(iterations=300), settings=s, seed=2)
+    other = search(info, Limits(iterations=300), seed=2, algorithm="ismcts", inference="off")
+    assert one.moves == other.moves and one.info["settings"] == dict(s)
+    with pytest.raises(TypeError, match="not both"):
+        search(info, Limits(iterations=300), settings=s, inference="on")
+    with pytest.raises(TypeError, match="not both"):
+        search(info, Limits(iterations=300), settings=s, algorithm="ismcts")

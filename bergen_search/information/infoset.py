@@ -147,7 +147,14 @@ def check_infoset(info, public: bool = False) -> InfoSet:
     n = rules.players
     if not _int(info.seat) or not 0 <= info.seat < n:
         raise BergenError(f"the seat to move must be 0..{n - 1}, got {info.seat!r}", field="seat")
-    line = info.line
+    line_mask = _check_line(info.line)
+    _check_counts(info, line_mask, public)
+    _check_groups(info, line_mask, public)
+    return info
+
+
+def _check_line(line) -> int:
+    """`check_infoset`'s line: pairs that join, each tile once; its tiles' mask."""
     if not isinstance(line, tuple) or not line:
         raise BergenError("the line is empty: the round has not been led, and the lead is "
                           "forced, so there is no decision to search", field="line")
@@ -164,6 +171,13 @@ def check_infoset(info, public: bool = False) -> InfoSet:
         if line_mask & bit:
             raise BergenError(f"tile {pair[0]}-{pair[1]} is twice on the line", field="line")
         line_mask |= bit
+    return line_mask
+
+
+def _check_counts(info: InfoSet, line_mask: int, public: bool) -> None:
+    """`check_infoset`'s hand, sizes, reserve, scores, passes and draws, and the 28 tiles
+    accounted for."""
+    rules, n, line = info.rules, info.rules.players, info.line
     if public:
         if info.hand != 0:
             raise BergenError(f"the public view holds no hand, got {info.hand!r}", field="hand")
@@ -217,6 +231,11 @@ def check_infoset(info, public: bool = False) -> InfoSet:
     if total != N_TILES:
         raise BergenError(f"the tiles add up to {total}, not 28 (hands, line and reserve)",
                           field="hand_sizes")
+
+
+def _check_groups(info: InfoSet, line_mask: int, public: bool) -> None:
+    """`check_infoset`'s groups and free tiles: they fit the sizes, the reserve last."""
+    n, sizes = info.rules.players, info.hand_sizes
     groups = info.groups
     if (not isinstance(groups, tuple) or not 1 <= len(groups) <= MAX_GROUPS
             or not all(isinstance(g, Group) for g in groups)):
@@ -261,7 +280,6 @@ def check_infoset(info, public: bool = False) -> InfoSet:
         if kept != sizes[j]:
             raise BergenError(f"seat {j}'s groups hold {kept} tiles in hand, not its size "
                               f"{sizes[j]}", field="groups")
-    return info
 
 
 class _SeatHistory:

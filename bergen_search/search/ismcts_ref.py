@@ -375,11 +375,15 @@ class IsmctsTree:
             if expanded:
                 break
         s = self._finish(s, self._rng)
+        self._backpropagate(s, root_key, path, by_choice)
 
-        # Each side's raw outcome, summed by the root edge taken (for `root_side_stats`); its
-        # reward: the outcome (objective match), or its points less the mean of the other
-        # sides' (objective points).
-        n_sides = rules.n_sides
+    def _backpropagate(self, s: State, root_key: int, path: list, by_choice: list) -> None:
+        """The played-out world `s`'s rewards up the `path` (each node's chosen statistics
+        where the step was by choice, `by_choice`). Each side's raw outcome is summed by the
+        root edge taken (for `root_side_stats`); its reward: the outcome (objective match),
+        or its points less the mean of the other sides' (objective points)."""
+        chosen, reward_sum = self._chosen, self._reward_sum
+        n_sides = self._rules.n_sides
         gain = self._root_gain[root_key]
         reward = [0.0] * n_sides
         gain_total = 0.0

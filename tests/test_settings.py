@@ -36,6 +36,9 @@ def test_settings_are_values_a_journal_can_key_by():
     assert a != Settings.of("classic", {"exploration": 0.6})
     assert a.replace(replicates=4)["replicates"] == 4 and a["replicates"] == 1
     assert Settings.of() == Settings.of("ismcts", {})
+    # equal when they search alike, however the values were written
+    assert Settings.of("expectimax", {"depth": "2"}) == Settings.of("expectimax", {"depth": 2})
+    assert Settings.of("classic") != Settings.of("ismcts", dict(Settings.of("classic")))
 
 
 def test_search_takes_settings_or_keywords_never_both():

@@ -308,8 +308,8 @@ class Settings(Mapping):
     engine or a preset); `given`: the settings as the caller gave them (a value as written:
     the review and the journals say them so), in the order given; `full`: every setting of
     the engine, checked, with its default where not given, in the engine's order. A Mapping
-    of `full` (`settings["exploration"]`), hashable and comparable (a journal's fingerprint
-    is `key()`).
+    of `full` (`settings["exploration"]`), hashable, and equal when they search alike (the
+    name and `full`; a journal's fingerprint is `key()`).
 
     >>> s = Settings.of("classic", {"exploration": "0.5"})
     >>> s["exploration"], s["playout"], s.engine.name
@@ -322,8 +322,8 @@ class Settings(Mapping):
     bergen_search.errors.BergenError: ismcts has no setting 'depth' (settings: ...)
     """
     algorithm: str
-    given: tuple
-    full: tuple
+    given: tuple = field(compare=False)   # as written: "2" and 2 search alike
+    full: tuple = ()
 
     @classmethod
     def of(cls, algorithm: str = "ismcts", given: Mapping | None = None) -> "Settings":

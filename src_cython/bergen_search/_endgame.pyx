@@ -26,8 +26,7 @@ from bergen_search._core cimport (ALL_TILES, CoreRules, END_BLOCKED, END_NONE, M
                                   N_TILES, PASS, Rng, Rules, State, TILE_HIGH, TILE_LOW,
                                   TILES_WITH, apply_move, below, blocked_winner, clock_now,
                                   PIPS, drop_mirror_twins, mix64, gen_moves, greedy_index,
-                                  is_double, popcount,
-                                  lowest_bit)
+                                  is_double, lowest_bit, mirrored_ends, popcount)
 
 from bergen_search.errors import BergenError, TooBig
 from bergen_search.information.infoset import RESERVE
@@ -961,7 +960,7 @@ cdef int64_t _build(Builder* B, const State* s, int64_t list_at, int n_alive,
         if not (cur & fit):
             can_pass = True
     # The public actions (endgame_ref.public_moves).
-    mirror = s.left == s.right and s.left_double == s.right_double
+    mirror = mirrored_ends(s.left, s.right, s.left_double, s.right_double)
     while tiles:
         t = lowest_bit(tiles)
         tiles &= tiles - 1

@@ -37,6 +37,7 @@ from ..search.api import (
     MAX_REPLICATES,
     MAX_SECONDS,
     Limits,
+    MoveValue,
     SearchResult,
     Settings,
     pool,
@@ -626,6 +627,18 @@ def count_decisions(record, seats=None, rounds=None) -> int:
     return n
 
 
+@dataclass(frozen=True)
+class _Loss:
+    """A decision's loss by one search (`_judge`): the best move's row, the loss of the play
+    made and its standard error, every move's row, the loss's interval."""
+    best: MoveValue
+    loss: float
+    se: float
+    vals: dict
+    lo: float
+    hi: float
+
+
 def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
     """Judge a decision from its search `res`: the loss of the play made against the best
     value, its standard error (from the two moves' replicates, paired: `paired_stderr`), and
@@ -637,19 +650,19 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
     played = Move.from_code(step.action)
     limits, thresholds, recheck = ask.limits, ask.thresholds, ask.recheck
 
-    def loss_of(result):
+    def loss_of(result) -> _Loss:
         vals = {m.move: m for m in result.moves}
         best = max(result.moves, key=lambda m: m.value)
         p = vals[played]
         lo, hi, se = loss_bounds(p, result)
-        return best, best.value - p.value, se, vals, lo, hi
+        return _Loss(best, best.value - p.value, se, vals, lo, hi)
 
-    best, loss, se, vals, lo, hi = loss_of(res)
+    now_loss = loss_of(res)
     rechecks, searched, bigger, now = 0, [res], limits, res
     replicated = len(res.moves[0].samples) >= 2
     while recheck > 1 and rechecks < ask.max_rechecks and not exact_of(now) and (
-            (rechecks == 0 and hi >= thresholds["inaccuracy"])
-            or (rechecks > 0 and verdict(lo, hi, thresholds)[1])):
+            (rechecks == 0 and now_loss.hi >= thresholds["inaccuracy"])
+            or (rechecks > 0 and verdict(now_loss.lo, now_loss.hi, thresholds)[1])):
         # ISMCTS: (recheck - 1) times as many replicates again, each with the budget of the
         # first search's, pooled with those before: the same quantity, measured closer.
         # Another algorithm: one search with `recheck` times the budget, judged alone.
@@ -670,11 +683,13 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
             now = more if exact_of(more) else pool(searched)
         else:
             now = ask.search(info, bigger, seed, focus=(step.action,))
-        best, loss, se, vals, lo, hi = loss_of(now)
+        now_loss = loss_of(now)
         rechecks += 1
-    label, borderline = verdict(lo, hi, thresholds)
+    x = now_loss
+    label, borderline = verdict(x.lo, x.hi, thresholds)
     if borderline:
-        label = label_for(loss, thresholds)
-    return Decision(step.round, step.event, step.seat, played, best.move, loss, se, label,
-                    {m: v.value for m, v in vals.items()}, {m: v.stderr for m, v in vals.items()},
-                    rechecks > 0, borderline, (lo, hi), rechecks, exact=exact_of(now))
+        label = label_for(x.loss, thresholds)
+    return Decision(step.round, step.event, step.seat, played, x.best.move, x.loss, x.se, label,
+                    {m: v.value for m, v in x.vals.items()},
+                    {m: v.stderr for m, v in x.vals.items()},
+                    rechecks > 0, borderline, (x.lo, x.hi), rechecks, exact=exact_of(now))

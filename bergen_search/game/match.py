@@ -27,7 +27,7 @@ class RoundLog:
     hands: list            # masks as dealt
     reserve: list          # tiles in draw order
     events: list           # (seat, action, tile): action a play, DRAW (tile drawn) or PASS
-    end: str = None        # "out", "blocked", "target"
+    end: str | None = None     # "out", "blocked", "target"; None while it is played
     scores: tuple = ()     # by side, after the round
 
 
@@ -37,7 +37,7 @@ class MatchLog:
     start_scores: tuple
     rounds: list = field(default_factory=list)
     scores: tuple = ()
-    winner: int = None
+    winner: int | None = None   # the side that reached the target; None before, or without one
 
 
 def deal(rules: Rules, rng: Rng):
@@ -77,7 +77,12 @@ def apply_action(state: State, move: int, events: list, seats=None) -> State:
     """Apply `move` of the seat to move, appending `(seat, move, tile drawn or -1)` to
     `events`; a `seats` (`play.seats.Seats`) `observe`s it. Returns the state after it."""
     seat = state.to_move
-    tile = state.reserve[0] if move == DRAW else -1
+    if move == DRAW:
+        # A match deals the reserve (and a playout's state has it): its draws are known.
+        assert state.reserve is not None
+        tile = state.reserve[0]
+    else:
+        tile = -1
     after = state.apply(move)
     if seats is not None:
         seats.observe(seat, move, after)
@@ -121,7 +126,7 @@ class Match:
         scores = tuple(start_scores) if start_scores is not None else (0,) * rules.n_sides
         self.log = MatchLog(rules, scores)
         self.seats = None if seats is None else seats(self.play_rng)
-        self.state = None
+        self.state: State       # set by new_round, here and at each round
         self.new_round()
 
     @property
@@ -190,7 +195,7 @@ def random_rounds(rules: Rules, n: int, seed: int) -> int:
     for _ in range(n):
         hands, reserve = deal(rules, rng)
         state = State.deal(rules, hands, reserve)
-        events = []
+        events: list[tuple[int, int, int]] = []
         play_round(state, [ENGINE_RANDOM] * rules.players, rng, events)
         actions += len(events)
     return actions

@@ -32,8 +32,11 @@ class Rules:
     """A rule set. `target` and `hand_size` left as None take the defaults for the player count."""
     players: int = 2
     partnerships: bool = False
-    target: int | None = None
-    hand_size: int | None = None
+    # Typed as what they are once built: None is only the constructor's "the player count's
+    # default", which __post_init__ replaces before anyone reads them (a dataclass cannot type
+    # the parameter and the attribute apart).
+    target: int = None      # type: ignore[assignment]
+    hand_size: int = None   # type: ignore[assignment]
     lead: str = "lowest-double"
     no_double: str = "redeal"
     draw: str = "until-playable"

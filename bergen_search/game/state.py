@@ -146,7 +146,7 @@ def blocked_winner(rules: Rules, hands) -> int | None:
     return w[0] if len(w) == 1 else None
 
 
-def find_leader(rules: Rules, hands) -> tuple | None:
+def find_leader(rules: Rules, hands) -> tuple[int, int] | None:
     """(seat, tile) of the forced lead for fully known hands, or None when a redeal is due."""
     best = None
     for seat, hand in enumerate(hands):
@@ -463,7 +463,11 @@ class State:
         if not is_double(t) and rules.no_double == "redeal":
             raise BergenError(f"the lead must be a double, not {tile_str(t)}", field="play")
         if not any(self.hidden):
-            seat_ok, tile_ok = find_leader(rules, self.hands)
+            leader = find_leader(rules, self.hands)
+            # Fully known hands at the lead are the dealt ones, and State.deal refuses those
+            # that have no lead (nobody holds a double under no_double 'redeal').
+            assert leader is not None
+            seat_ok, tile_ok = leader
             if (seat, t) != (seat_ok, tile_ok):
                 raise BergenError(f"wrong lead: seat {seat_ok} must lead {tile_str(tile_ok)}, "
                                   f"not seat {seat} {tile_str(t)}", field="play")

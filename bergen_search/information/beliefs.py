@@ -54,6 +54,7 @@ class Void:
         if self.how == "given":
             return f"{self.number} (given)"
         verb = "drew" if self.how == "draw" else "passed"
+        assert self.ends is not None     # only a "given" void has no ends
         return f"{self.number} ({verb} at ends {self.ends[0]} and {self.ends[1]}, event " \
                f"{self.event})"
 

@@ -95,7 +95,7 @@ def tile_factors(info: InfoSet, model) -> dict:
     if model is None or not info.decisions:
         return {}
     groups = info.groups
-    out = {}
+    out: dict[int, list[float]] = {}     # tile: its factor per group
     per_play = getattr(model, "play_ratios", None)   # a model that rates a play's tiles at once
     for d in info.decisions:
         if d.drew:

@@ -286,11 +286,20 @@ class _SeatHistory:
     """One hidden seat's epochs, proofs and plays, as everyone saw them."""
 
     def __init__(self, hand_size: int):
-        self.epochs = [[-1, hand_size]]     # [event that opened it, tiles acquired]
-        self.voids = []                      # (event, mask of the tiles it rules out, ends)
-        self.plays = []                      # (event, tile, epoch it surely came from or None)
+        # [event that opened it, tiles acquired]
+        self.epochs: list[list[int]] = [[-1, hand_size]]
+        # (event, mask of the tiles it rules out, ends)
+        self.voids: list[tuple[int, int, tuple[int, int]]] = []
+        # (event, tile, epoch it surely came from or None)
+        self.plays: list[tuple[int, int, int | None]] = []
         self.turn_draws = 0                  # draws in the turn in progress
-        self.turn_start = None               # event of the first draw of that turn
+        self.turn_start: int | None = None   # event of the first draw of that turn
+
+    def drew_at(self) -> int:
+        """The event of the first draw of the turn in progress, which has drawn."""
+        # turn_start is set with turn_draws' first draw and cleared with it.
+        assert self.turn_start is not None
+        return self.turn_start
 
 
 class Observer:
@@ -306,10 +315,10 @@ class Observer:
         self.known = frozenset(known)
         # Every seat's epochs and proofs, the known seats' too (for the public view).
         self.histories = {j: _SeatHistory(rules.hand_size) for j in range(rules.players)}
-        self.lead = None
+        self.lead: tuple[int, int] | None = None     # (seat, tile) once led
         self.state = state
         self.n_events = 0
-        self.decisions = []      # ObservedPlay: every seat's plays after the lead
+        self.decisions: list[ObservedPlay] = []      # every seat's plays after the lead
 
     @property
     def hist(self) -> dict:
@@ -334,14 +343,14 @@ class Observer:
             h.turn_draws += 1
             return
         if action == PASS:
-            h.voids.append((h.turn_start if h.turn_draws else i, numbers_mask(ends), ends))
+            h.voids.append((h.drew_at() if h.turn_draws else i, numbers_mask(ends), ends))
         else:
             t = action >> 1
             fixed = None
             if h.turn_draws:
                 # It drew until a tile fitted: that tile is the one played, the others drawn
                 # in this turn, and the whole hand, show neither end.
-                h.voids.append((h.turn_start, numbers_mask(ends), ends))
+                h.voids.append((h.drew_at(), numbers_mask(ends), ends))
                 fixed = len(h.epochs) - 1
             elif self.lead == (seat, t) and len(after.line) == 1:
                 fixed = 0   # the lead comes from the dealt hand
@@ -354,7 +363,8 @@ class Observer:
         h.turn_start = None
 
     # ---- the proofs as groups ------------------------------------------------------------
-    def constraints(self, public: bool = False):
+    def constraints(self, public: bool = False) -> tuple[
+            tuple[Group, ...], tuple[tuple[int, int], ...], int]:
         """(groups, {tile: allowed-groups mask}, played_free mask) for the hidden tiles; with
         `public`, for every tile off the line as an observer who sees no hand knows them
         (every seat's epochs, the known seats' included)."""
@@ -368,7 +378,8 @@ class Observer:
         forbidden = lead_forbidden(rules, self.lead[1]) if self.lead else 0
         unknown = ALL_TILES & ~own & ~line_mask
         allowed = {t: 0 for t in iter_mask(unknown)}
-        groups, fixed_count = [], {}
+        groups: list[Group] = []
+        fixed_count: dict[int, int] = {}     # group: tiles played from it for sure
         for j in sorted(hidden):
             h = hidden[j]
             if j == state.to_move and h.turn_draws:
@@ -405,10 +416,10 @@ class Observer:
         groups.append(Group(RESERVE, -1, state.reserve_size))
         for t in iter_mask(unknown):
             allowed[t] |= 1 << reserve_index
-        groups = tuple(Group(g.owner, g.epoch, g.capacity - fixed_count.get(i, 0), g.opened)
-                       for i, g in enumerate(groups))
+        held = tuple(Group(g.owner, g.epoch, g.capacity - fixed_count.get(i, 0), g.opened)
+                     for i, g in enumerate(groups))
         played_free = sum(1 << t for t in allowed if line_mask >> t & 1)
-        return groups, tuple(sorted(allowed.items())), played_free
+        return held, tuple(sorted(allowed.items())), played_free
 
     def _turn_so_far(self, h: "_SeatHistory") -> "_SeatHistory":
         """The history of the seat to move in the middle of a draw turn, with what everyone
@@ -420,7 +431,7 @@ class Observer:
         start, cap = h.epochs[-1]
         view.epochs = [list(e) for e in h.epochs[:-1]] + [[start, cap - 1],
                                                            [self.n_events, 1]]
-        view.voids = list(h.voids) + [(h.turn_start, numbers_mask(ends), ends)]
+        view.voids = list(h.voids) + [(h.drew_at(), numbers_mask(ends), ends)]
         view.plays = h.plays
         return view
     def proven_voids(self, seat: int) -> dict:
@@ -432,14 +443,14 @@ class Observer:
         since the latest draw turn that left the seat a tile count (a turn that drew one tile
         and played it brought nothing into the hand)."""
         h = self.hist[seat]
-        played = {}
+        played: dict[int, int] = {}     # epoch: tiles played from it for sure
         for _, _, epoch in h.plays:
             if epoch is not None:
                 played[epoch] = played.get(epoch, 0) + 1
         live = [k for k, (_, got) in enumerate(h.epochs) if got > played.get(k, 0)]
         start = h.epochs[live[-1] if live else -1][0]
         draw_turns = {opened for opened, _ in h.epochs[1:]}
-        out = {}
+        out: dict[int, tuple[int, tuple[int, int], str]] = {}
         for ev, _, ends in h.voids:
             if ev >= start:
                 for v in sorted(set(ends)):
@@ -486,7 +497,7 @@ def from_state_and_events(rules: Rules, seat: int, hand: int, start_scores, even
     `(seat, action, tile)` (action a move int, DRAW or PASS; `tile` is read only for the
     seat's own draws, and must be given for them). Every other hand is hidden, so an illegal
     history raises BergenError located at its event."""
-    hands = [None] * rules.players
+    hands: list[int | None] = [None] * rules.players
     hands[seat] = hand
     state = State.deal(rules, hands, None, start_scores)
     obs = Observer(rules, {seat}, state)
@@ -507,10 +518,12 @@ def lead_forbidden(rules: Rules, lead_tile: int) -> int:
     return sum(1 << t for t in range(N_TILES) if t != lead_tile and lead_rank(rules, t) < rank)
 
 
-def _position_constraints(pos, seats, unknown):
+def _position_constraints(pos, seats, unknown) -> tuple[
+        tuple[Group, ...], tuple[tuple[int, int], ...]]:
     """(groups, free) of a position's hidden tiles `unknown` dealt among `seats` (one group
     each, its hand, barred from its voids) and the reserve."""
-    groups, allowed = [], {t: 0 for t in iter_mask(unknown)}
+    groups: list[Group] = []
+    allowed = {t: 0 for t in iter_mask(unknown)}
     for j in seats:
         banned = numbers_mask(pos.voids.get(j, ()))
         for t in allowed:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import BergenError
 from ..game.rng import Rng
@@ -92,7 +93,7 @@ def _split_ways(groups, merged_of) -> int:
     among its groups in (sum of capacities)! / (product of capacity!) ways, the same for every
     world (its tiles enter those groups alike)."""
     ways = 1
-    members = {}
+    members: dict[int, list[int]] = {}     # merged group: its groups' capacities
     for g, m in enumerate(merged_of):
         members.setdefault(m, []).append(groups[g].capacity)
     for caps in members.values():
@@ -221,7 +222,10 @@ class WorldTable:
         # Flatten the nodes with a non-zero count, breadth first from the root.
         index = {root: 0}
         order = [root]
-        self.opt_start, self.opt_group, self.opt_child, self.opt_cum = [], [], [], []
+        self.opt_start: list[int] = []
+        self.opt_group: list[int] = []
+        self.opt_child: list[int] = []
+        self.opt_cum: list[float] = []
         steps = [_steps(a, G) for a in allowed]
         k = 0
         while k < len(order):
@@ -294,7 +298,7 @@ class WorldTable:
         histories (`tile_chances` counts the same from the rules' side)."""
         reach = [0.0] * self.n_nodes
         reach[0] = 1.0
-        found = [dict() for _ in self.tiles]
+        found: list[dict[int, float]] = [dict() for _ in self.tiles]   # owner: chance
         level_of = [0] * self.n_nodes
         for node in range(self.n_nodes):
             lo, hi = self.opt_start[node], self.opt_start[node + 1]
@@ -461,8 +465,8 @@ def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
     seats = sorted({g.owner for g in groups if g.owner != RESERVE})
     group_bits = {s: sum(1 << i for i, g in enumerate(groups) if g.owner == s) for s in seats}
     reserve_bit = 1 << next(i for i, g in enumerate(groups) if g.owner == RESERVE)
-    played = {s: [] for s in seats}
-    classes = {s: [] for s in seats}
+    played: dict[int, list[int]] = {s: [] for s in seats}    # allowed masks of its played tiles
+    classes: dict[int, list[int]] = {s: [] for s in seats}   # its classes' masks
     tiles = []              # per unplayed tile: [(option, seat index or -1, class index)]
     for t, allowed in info.free:
         if info.played_free >> t & 1:
@@ -483,10 +487,12 @@ def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
         tiles.append(options)
     sizes = [info.hand_sizes[s] for s in seats]
     width = [len(classes[s]) for s in seats]
-    start = (0,) + tuple((0,) * w for w in width)
+    # A programme state: the reserve's count, then each seat's class counts (a tuple of them):
+    # items of two types, so typed as a tuple of Any.
+    start: tuple[Any, ...] = (0,) + tuple((0,) * w for w in width)
     states = {start: 1}
     for options in tiles:
-        nxt = {}
+        nxt: dict[tuple[Any, ...], int] = {}
         for st, ways in states.items():
             for k, c in options:
                 if k < 0:
@@ -504,7 +510,7 @@ def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
         if len(states) > limit:
             raise BergenError("the position leaves too many hidden possibilities to count the "
                               "deals")
-    fits = [{} for _ in seats]
+    fits: list[dict[tuple[int, ...], bool]] = [{} for _ in seats]   # counts: they fill its epochs
     total = 0
     for st, ways in states.items():
         if st[0] != info.reserve_size:

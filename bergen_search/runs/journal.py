@@ -134,7 +134,8 @@ class Journal:
     def __init__(self, path: str, header: dict, done: dict, fd: int, lock: OutputLock,
                  size: int, crc: int):
         self.path, self.header, self.done = path, header, done
-        self._fd, self._lock, self._size, self._crc = fd, lock, size, crc
+        self._fd: int | None = fd       # None once closed
+        self._lock, self._size, self._crc = lock, size, crc
         self._pending, self._synced_at = 0, time.monotonic()
         #: Results found in the journal when it was opened (resumed), before this run's.
         self.resumed = len(done)
@@ -192,13 +193,17 @@ class Journal:
             self.sync()
 
     def _append(self, line: bytes) -> None:
+        fd = self._fd
+        # Lines are added while the run goes on; it closes the journal when it ends, or
+        # _append and sync do on the write error they raise.
+        assert fd is not None
         written = 0
         try:
             while written < len(line):
-                written += os.write(self._fd, line[written:])
+                written += os.write(fd, line[written:])
         except OSError as e:
             try:
-                os.ftruncate(self._fd, self._size)      # no partial line left behind
+                os.ftruncate(fd, self._size)      # no partial line left behind
             except OSError:
                 pass
             self.close()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import errno
+from typing import TypedDict
 
 
 class BergenError(ValueError):
@@ -88,6 +89,13 @@ _REMEDY = {"ENOSPC": "free some space", "EDQUOT": "free some space (or raise the
            "EROFS": "make the file system writable", "ENOENT": "make its folder again",
            "EIO": "check the disk", "EACCES": "give yourself write permission",
            "EPERM": "give yourself write permission"}
+
+
+class Where(TypedDict, total=False):
+    """Where in a record, kept for several errors' keyword arguments: `BergenError(message,
+    **where)`."""
+    round: int
+    event: int
 
 
 class WriteFailed(BergenError):

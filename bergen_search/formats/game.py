@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import BergenError
+from ..errors import BergenError, Where
 from ..information.infoset import InfoSet, Observer, from_position
 from .jsondoc import parse_json
 from .position import Position, parse_position, position_from_infoset
@@ -38,7 +38,7 @@ def observe_record(record) -> tuple:
     state after the last event. One replay, which checks the whole record."""
     record = parse_record(record)
     last = len(record.rounds) - 1
-    where = {"round": last}
+    where: Where = {"round": last}
     start, steps, final = None, [], None
     for item in events(record):
         if item.round != last:
@@ -49,6 +49,10 @@ def observe_record(record) -> tuple:
             final = item.state
         else:
             steps.append(item)
+    # A record has a round (parse_record refuses one without), and events() yields a
+    # RoundStart and a RoundEnd for every round it replays (or raises): the last round's
+    # are both here.
+    assert start is not None and final is not None
     if final.ended is not None:
         over = "the match is over" if final.winner is not None else \
             f"the round is over ({final.ended})"

@@ -167,7 +167,7 @@ def _check_turns(pos: Position):
         return
     # A seat may have passed: after its one draw of a turn, or with nothing left to draw.
     passes = not rules.may_draw(pos.reserve_size, draws_this_turn=1)
-    problem = None
+    problem: tuple[int, int, bool] | None = None     # (seat, its turns, it led)
     for leader in range(n):
         turns = laid + (t - leader - laid) % n
         while turns <= (laid * n + n if passes else laid):
@@ -185,16 +185,17 @@ def _check_turns(pos: Position):
                 problem = (bad, had[bad], bad == leader)
             turns += n
     if problem is not None and not passes:
-        seat, had, led = problem
-        turns = f"{had} turn{'s' if had != 1 else ''}" + (" (the lead among them)" if led else "")
-        if had - led < 1 and seat != t:
-            why = f"no turn to draw on, so it holds exactly {h - had} of its {h} tiles"
+        seat, n_turns, led = problem
+        turns_had = f"{n_turns} turn{'s' if n_turns != 1 else ''}" + (
+            " (the lead among them)" if led else "")
+        if n_turns - led < 1 and seat != t:
+            why = f"no turn to draw on, so it holds exactly {h - n_turns} of its {h} tiles"
         else:
-            why = f"so it holds at least {h - had} of its {h} tiles"
+            why = f"so it holds at least {h - n_turns} of its {h} tiles"
         raise BergenError(
             f"the hand sizes do not fit the turn order: with {laid} tile"
             f"{'s' if laid != 1 else ''} laid and seat {t} to move (no pass yet: the reserve "
-            f"is above {rules.reserve_kept}), seat {seat} has had {turns}, {why}, not "
+            f"is above {rules.reserve_kept}), seat {seat} has had {turns_had}, {why}, not "
             f"{sizes[seat]}", field=f"hand_sizes[{seat}]")
     raise BergenError(f"the hand sizes {','.join(map(str, sizes))} do not fit the turn order: "
                       f"no leader and no sequence of turns from the lead to seat {t} with "

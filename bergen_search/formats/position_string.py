@@ -113,7 +113,7 @@ def _parse_rules(part: _Part) -> Rules:
     if head not in ("2", "3", "4", "4p"):
         raise part.error(f"must start with the player count: 2, 3, 4, or 4p for partnerships; "
                          f"got {head!r}")
-    d = {"players": int(head[0]), "partnerships": head == "4p"}
+    d: dict[str, int | str] = {"players": int(head[0]), "partnerships": head == "4p"}
     for item in items[1:]:
         key, eq, value = item.partition("=")
         if not eq:
@@ -153,6 +153,7 @@ def _parse_line_part(part: _Part):
     text = part.text
     if text == "-":
         return ()
+    tiles: str | list[str]
     if "," in text:
         tiles = text
     else:
@@ -201,7 +202,8 @@ def _infer_sizes(rules: Rules, to_move: int, hand: int, line, sizes: list, reser
         sizes = [rules.hand_size if s is None else s for s in sizes]
         if reserve is None:
             reserve = rules.reserve_start
-    unknown = [s for s in range(n) if sizes[s] is None] + (["reserve"] if reserve is None else [])
+    unknown: list[int | str] = [s for s in range(n) if sizes[s] is None] + (
+        ["reserve"] if reserve is None else [])
     if len(unknown) > 1:
         named = ", ".join(f"seat {u}'s hand size" if u != "reserve" else "the reserve's size"
                           for u in unknown)
@@ -215,7 +217,9 @@ def _infer_sizes(rules: Rules, to_move: int, hand: int, line, sizes: list, reser
         if unknown[0] == "reserve":
             reserve = rest
         else:
-            sizes[unknown[0]] = rest
+            seat = unknown[0]
+            assert isinstance(seat, int)     # the unknowns are seats, and "reserve"
+            sizes[seat] = rest
     return tuple(sizes), reserve
 
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
-from ..errors import BergenError
+from ..errors import BergenError, Where
 from ..game.rules import Rules
 from ..game.tiles import format_mask, parse_tile, tile_str
 from .jsondoc import check_fields, is_int, parse_scores, parse_version, type_name
@@ -50,6 +51,7 @@ class Event:
 
     def to_dict(self) -> dict:
         if self.kind == "play":
+            assert self.tile is not None     # a play names its tile (_parse_event)
             text = tile_str(self.tile) + ("" if self.end is None else ":" + "LR"[self.end])
             return {"seat": self.seat, "play": text}
         if self.kind == "draw":
@@ -86,7 +88,7 @@ class Record:
                    for r in self.rounds)
 
     def to_dict(self) -> dict:
-        out = {"format": FORMAT}
+        out: dict[str, Any] = {"format": FORMAT}
         if self.version is not None:
             out["version"] = self.version
         out.update(rules=self.rules.to_dict(), start_scores=list(self.start_scores),
@@ -113,7 +115,7 @@ def _parse_round(obj, rules: Rules, r: int) -> Round:
     if len(hands_obj) != n:
         raise BergenError(f"'hands' needs {n} entries (one per seat, null for an unseen hand), "
                           f"got {len(hands_obj)}", round=r, field="hands")
-    hands = []
+    hands: list[int | None] = []    # masks, None for an unseen hand
     for seat, h in enumerate(hands_obj):
         if h is None:
             hands.append(None)
@@ -147,7 +149,7 @@ def _parse_round(obj, rules: Rules, r: int) -> Round:
 
 
 def _parse_event(obj, rules: Rules, r: int, j: int) -> Event:
-    where = {"round": r, "event": j}
+    where: Where = {"round": r, "event": j}
     if not isinstance(obj, dict):
         raise BergenError(f"an event must be a JSON object like {{\"seat\": 0, \"play\": "
                           f"\"3-3\"}}, got {type_name(obj)}", **where)

@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator, Union
 
-from ..errors import BergenError
+from ..errors import BergenError, Where
 from ..game.state import DRAW, NO_TILE, PASS, State, move_str
 from ..game.tiles import ALL_TILES, TILES_WITH, Tile, iter_mask, tile_str
 from ..information.hidden import check_hidden
@@ -109,7 +109,8 @@ class Pass(Step):
     kind = "pass"
 
 
-_STEP = {"play": Play, "draw": Draw, "pass": Pass}
+_STEP: dict[str, type[Play] | type[Draw] | type[Pass]] = {"play": Play, "draw": Draw,
+                                                          "pass": Pass}
 
 #: What `events` yields.
 ReplayEvent = Union[RoundStart, Play, Draw, Pass, RoundEnd]
@@ -120,6 +121,7 @@ def _action_of(ev: Event, state: State) -> int:
         return DRAW
     if ev.kind == "pass":
         return PASS
+    assert ev.tile is not None     # a play names its tile (record._parse_event)
     if state.over or (state.to_move >= 0 and ev.seat != state.to_move):
         return ev.tile * 2 + (ev.end or 0)      # State.apply names the real problem
     if not state.led:
@@ -306,7 +308,7 @@ def next_moves(record) -> NextMoves:
     for item in events(record):
         if isinstance(item, RoundEnd) and item.round == last:
             final = item.state
-    where = {"round": last}
+    where: Where = {"round": last}
     if final is None:           # events() ends every round it replays with a RoundEnd
         raise BergenError("the record has no round to go on with", **where)
     if final.ended is not None:
@@ -331,8 +333,11 @@ def next_moves(record) -> NextMoves:
         if refused is not None:
             why = refused
             continue
-        moves.append("draw" if ev.kind == "draw" else "pass" if ev.kind == "pass"
-                     else move_str(ev.tile * 2 + ev.end))
+        if ev.kind in ("draw", "pass"):
+            moves.append(ev.kind)
+        else:
+            assert ev.tile is not None and ev.end is not None   # the plays made above
+            moves.append(move_str(ev.tile * 2 + ev.end))
     return NextMoves(last, seat, seen, moves, None if moves else why)
 
 

@@ -185,8 +185,9 @@ class TestMoves:
             parse_move("1-2", self.line)
 
     @pytest.mark.parametrize("text", ["3-5:X", "3-5:", "3-5:l", "3-5:LR", "7-1:L", "35", "", 35,
-                                      None, "3-5-6"])
+                                      None, "3-5-6", "3-5:a\nb"])
     def test_bad_move_text(self, text):
+        # a line break after ':' once raised AttributeError (a traceback, not a message)
         with pytest.raises(BergenError, match="L or R|expected a move|'a-b'"):
             parse_move_text(text)
 

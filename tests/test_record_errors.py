@@ -283,6 +283,9 @@ CASES = [
          "expected a move 'a-b'", 0, 1, "play"),
     Case("event-play-bad-end", base(set_event(1, {"seat": 1, "play": "0-1:X"})),
          "bad move '0-1:X': the end after ':' must be L or R", 0, 1, "play"),
+    # a line break after ':' was an internal error (AttributeError), not this line
+    Case("event-play-line-break", base(set_event(1, {"seat": 1, "play": "0-1:a\nb"})),
+         "bad move '0-1:a\\nb': expected a move", 0, 1, "play"),
     Case("event-draw-bad-tile", base(set_event(6, {"seat": 0, "draw": "9-9"})),
          "bad tile '9-9': halves must be 0..6", 0, 6, "draw"),
     # ---- the lead ------------------------------------------------------------------------------

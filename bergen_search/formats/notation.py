@@ -180,10 +180,9 @@ def parse_move_text(text) -> tuple:
     if not isinstance(text, str):
         raise BergenError(f"{expected}, got {text!r}")
     m = _MOVE.match(text.strip())
-    # A known bug, kept here as it was: `_MOVE` fails on a line break after the ':' (its `.`
-    # stops there), and `m` None raises AttributeError, not a BergenError. The typing change
-    # that found it changes no behaviour; its fix is a change of its own.
-    tile_text, end_text = m.group("tile"), m.group("end")  # type: ignore[union-attr]
+    if m is None:                   # a line break after the ':' (the end's `.` stops there)
+        raise BergenError(f"bad move {text!r}: {expected}")
+    tile_text, end_text = m.group("tile"), m.group("end")
     try:
         t = parse_tile(tile_text)
     except BergenError:

@@ -932,6 +932,22 @@ def test_review_labels_equal_analyze_and_keys_step(page, tmp_path):
                                                       if d["borderline"]]
     assert indices("#graph circle.exact-ring") == [i for i, d in enumerate(want) if d["exact"]]
     assert len(indices("#graph circle.decision")) == len(want)
+    # ... placed by the server as the report places its graph (views/graph.py): the page's
+    # ticks and the height of every dot are the placing's, none decided by the page
+    from bergen_search.formats.record import parse_record
+    from bergen_search.views.graph import Column, place
+    rules = parse_record(json.load(open(MATCH, encoding="utf-8"))).rules
+    placing = place([Column(d["round"], rules.side_of(d["seat"]), None,
+                            d["values"][d["played"]], k, d["label"], d["borderline"], d["exact"])
+                     for k, d in enumerate(want)], rules.n_sides)
+    assert page.eval_on_selector_all("#graph text[text-anchor='end']",
+                                      "ts => ts.map(t => t.textContent)") == \
+        list(placing.tick_texts)
+    top, plot_h = 48, 150                   # board.js's drawGraph
+    cy = page.eval_on_selector_all("#graph circle.decision", "cs => cs.map(c => +c.getAttribute('cy'))")
+    assert cy == pytest.approx([top + plot_h * (placing.hi - min(max(dot.value, placing.lo),
+                                                                  placing.hi))
+                                / (placing.hi - placing.lo) for dot in placing.dots])
     page.click("#graph rect.hit[data-index='4']")
     assert page.get_attribute("#step", "data-index") == "4"
     hand = want[4]["position"].split("/")[4].split(",")

@@ -26,6 +26,7 @@ from starlette.websockets import WebSocketDisconnect
 from ..protocol.server import EngineServer
 from ..runs.threads import QuietThread
 from ..views import drawing
+from .review_graph import ReviewGraphs
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 #: The largest message read: a long match record is a few hundred kilobytes.
@@ -106,10 +107,12 @@ class OwnPageOnly:
 
 class Connection:
     """One WebSocket's engine: its `EngineServer`, the thread that feeds it the commands in
-    the order they came, and the lines it writes, handed to the event loop."""
+    the order they came, and the lines it writes, handed to the event loop (a review's
+    decisions with its graph's placing, `review_graph`)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self.loop = loop
+        self.graphs = ReviewGraphs()
         self.outbox: asyncio.Queue = asyncio.Queue()
         self.inbox: queue.Queue = queue.Queue()
         self.server = EngineServer(self._write, workers=1)
@@ -118,6 +121,7 @@ class Connection:
         self.thread.start()
 
     def _write(self, line: str) -> None:
+        line = self.graphs.line(line)
         try:
             self.loop.call_soon_threadsafe(self.outbox.put_nowait, line)
         except RuntimeError as e:       # the loop is closed: the socket has gone
@@ -147,6 +151,7 @@ class Connection:
             self.server.error(f"the message is too long ({len(raw):,} characters; "
                               f"at most {MAX_MESSAGE:,})")
             return
+        self.graphs.command(raw)
         self.inbox.put(raw)
 
     def close(self) -> None:

@@ -20,7 +20,7 @@ from ..analysis.verdicts import CONFIDENCE, LABELS
 from ..formats.notation import Move
 from ..game.state import LEFT
 from ..game.tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str
-from . import drawing
+from . import drawing, graph
 from .drawing import MARKS, SIDE_COLOURS as _SIDE_COLOURS, SIDE_DASHES as _SIDE_DASHES
 
 #: The report's Content-Security-Policy: the browser itself refuses any fetch or script, so
@@ -347,61 +347,41 @@ def _settings_html(st) -> str:
 def _graph_svg(result, prefix: str) -> str:
     """Every side's value through the match: one point per searched position (decisions,
     forced plays, draw turns), one `circle.decision` per decision, a marker per labelled
-    decision, round boundaries with the scores, and the luck lane under the axis."""
-    moments = result.moments
-    rules = result.rules
+    decision, round boundaries with the scores, and the luck lane under the axis; placed by
+    `graph.place` (the board's review draws the same placing)."""
+    moments, rules = result.moments, result.rules
     n_sides = rules.n_sides if rules is not None else 2
     objective = result.settings.get("objective", "points")
+    p = graph.place([graph.Column(m.round, rules.side_of(m.seat) if rules is not None
+                                  else m.seat, m.sides, m.value, m.decision)
+                     for m in moments], n_sides, objective)
     # The labels' markers sit in a strip of their own above the plot (MARKS_Y), joined to
     # their decision by a dotted leader, so that no mark covers a curve.
     W, left, right, top, plot_h, lane_h = 900, 54, 12, 66, 230, 64
     H = top + plot_h + 28 + lane_h + 8
-    count = max(len(moments), 1)
-    step = (W - left - right) / count
+    step = (W - left - right) / max(p.columns, 1)
 
     def X(i):
         return left + (i + 0.5) * step
 
-    series: list[list] = [[] for _ in range(n_sides)]
-    for i, m in enumerate(moments):
-        side = rules.side_of(m.seat) if rules is not None else m.seat
-        if m.sides is not None:
-            for sd in range(n_sides):
-                series[sd].append((i, m.sides[sd]))
-        else:
-            series[side].append((i, m.value))
-    values = [v for s in series for _, v in s if v is not None and math.isfinite(v)]
-    if objective == "match":
-        lo, hi = 0.0, 1.0
-    else:
-        lo, hi = min(values + [-1.0]), max(values + [1.0])
-        lo, hi = math.floor(lo), math.ceil(hi)
-        if hi - lo < 2:
-            hi, lo = hi + 1, lo - 1
-
     def Y(v):
-        v = min(max(v, lo), hi)
-        return top + plot_h * (hi - v) / (hi - lo)
+        v = min(max(v, p.lo), p.hi)
+        return top + plot_h * (p.hi - v) / (p.hi - p.lo)
 
     out = [f'<svg class="graph" id="{prefix}graph" viewBox="0 0 {W} {H}" role="img" '
            f'aria-label="the value of every side after every decision">']
     # grid and axis
-    ticks = _ticks(lo, hi)
-    for t in ticks:
+    for t, text in zip(p.ticks, p.tick_texts):
         out.append(f'<line class="grid" x1="{left}" y1="{Y(t):.1f}" x2="{W - right}" '
                    f'y2="{Y(t):.1f}"/><text x="{left - 6}" y="{Y(t) + 4:.1f}" '
-                   f'text-anchor="end">{_e(_tick_text(t, objective))}</text>')
-    zero = 0.5 if objective == "match" else 0.0
-    out.append(f'<line class="axis" x1="{left}" y1="{Y(zero):.1f}" x2="{W - right}" '
-               f'y2="{Y(zero):.1f}"/>')
+                   f'text-anchor="end">{_e(text)}</text>')
+    out.append(f'<line class="axis" x1="{left}" y1="{Y(p.axis):.1f}" x2="{W - right}" '
+               f'y2="{Y(p.axis):.1f}"/>')
     unit = "chance of winning the match" if objective == "match" else \
         "expected round margin (points)"
     out.append(f'<text x="{left}" y="12">{_e(unit)}</text>')
     # round boundaries, with the scores before each round
-    first: dict = {}
-    for i, m in enumerate(moments):
-        first.setdefault(m.round, i)
-    for r, i in sorted(first.items()):
+    for i, r in p.boundaries:
         x = left + i * step
         scores = result.start_scores[r] if r < len(result.start_scores) else ()
         label = f"round {r + 1}  " + "–".join(str(s) for s in scores)
@@ -412,46 +392,53 @@ def _graph_svg(result, prefix: str) -> str:
         scores, why = result.ends[-1]
         out.append(f'<text x="{W - right}" y="12" text-anchor="end">'
                    f'{_e("end  " + "–".join(str(s) for s in scores))}</text>')
-    # the curves
-    for sd, pts in enumerate(series):
-        if not pts:
-            continue
-        d = " ".join(f"{X(i):.1f},{Y(v):.1f}" for i, v in pts if v is not None)
-        # its colour and dash: the class's (drawing.CSS)
-        out.append(f'<polyline class="curve side{sd}" data-side="{sd}" points="{d}"/>')
-    # the decisions, and the labelled ones' markers
-    for i, m in enumerate(moments):
-        if m.decision is None:
-            continue
-        dec = result.decisions[m.decision]
-        side = rules.side_of(m.seat) if rules is not None else m.seat
-        x, y = X(i), Y(m.value)
+    # the curves (their colour and dash: the class's, drawing.CSS)
+    for c in p.curves:
+        d = " ".join(f"{X(i):.1f},{Y(v):.1f}" for i, v in c.points)
+        out.append(f'<polyline class="curve side{c.side}" data-side="{c.side}" points="{d}"/>')
+    out.extend(_graph_dots(result, p, prefix, X, Y))
+    out.extend(_luck_lane(result, X, step, left, W - right, top + plot_h + 28, lane_h))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _graph_dots(result, p, prefix: str, X, Y) -> list:
+    """The decisions on the graph (`Placing.dots`), the exact ones ringed, and the labelled
+    ones' markers in the marks' strip."""
+    out = []
+    for dot in p.dots:
+        m, dec = result.moments[dot.column], result.decisions[dot.decision]
+        x, y = X(dot.column), Y(dot.value)
         tip = (f"round {m.round + 1}, event {m.event}, seat {m.seat}: {dec.played} "
                f"{_f(dec.values[dec.played])}; best {dec.best} {_f(dec.values[dec.best])}; "
                f"loss {_f(dec.loss, '.2f')}" + (f" — {verdict_text(dec)}"
                                                   if dec.label or dec.borderline else ""))
         label_attr = (f' data-borderline="{dec.label or "none"}"' if dec.borderline else
                       f' data-label="{dec.label}"' if dec.label else "")
-        out.append(f'<a href="#{prefix}d{m.decision}"><circle class="decision side{side}" '
-                   f'data-decision="{m.decision}"{label_attr} cx="{x:.1f}" cy="{y:.1f}" r="3.2">'
-                   f'<title>{_e(tip)}</title></circle></a>')
+        out.append(f'<a href="#{prefix}d{dot.decision}"><circle class="decision '
+                   f'side{dot.side}" data-decision="{dot.decision}"{label_attr} cx="{x:.1f}" '
+                   f'cy="{y:.1f}" r="3.2"><title>{_e(tip)}</title></circle></a>')
         if dec.exact:
-            out.append(f'<circle class="exact-ring" data-decision="{m.decision}" cx="{x:.1f}" '
-                       f'cy="{y:.1f}" r="6.5"/>')
+            out.append(f'<circle class="exact-ring" data-decision="{dot.decision}" '
+                       f'cx="{x:.1f}" cy="{y:.1f}" r="6.5"/>')
         if dec.label and not dec.borderline:
             out.append(f'<line class="leader" x1="{x:.1f}" y1="{MARKS_Y + 1}" x2="{x:.1f}" '
                        f'y2="{y - 5:.1f}"/>'
-                       f'<a href="#{prefix}d{m.decision}">'
-                       f'{_marker(dec.label, x, MARKS_Y, m.decision)}</a>')
-    # the luck lane
-    lane_top = top + plot_h + 28
+                       f'<a href="#{prefix}d{dot.decision}">'
+                       f'{_marker(dec.label, x, MARKS_Y, dot.decision)}</a>')
+    return out
+
+
+def _luck_lane(result, X, step, left, right_x, lane_top, lane_h) -> list:
+    """The luck lane under the plot: a bar per moment with luck, the deal's filled."""
+    rules, moments = result.rules, result.moments
     mid = lane_top + lane_h / 2
     lucks = [abs(m.luck) for m in moments if m.luck is not None]
     scale = (lane_h / 2 - 4) / max(lucks + [1.0])
-    out.append(f'<text x="{left - 6}" y="{mid + 4:.1f}" text-anchor="end">luck</text>'
-               f'<line class="grid" x1="{left}" y1="{mid:.1f}" x2="{W - right}" y2="{mid:.1f}"/>'
-               f'<text x="{left}" y="{lane_top - 8}">luck: ▮ the deal, ▯ the draws '
-               f'(up good for the seat that moved)</text>')
+    out = [f'<text x="{left - 6}" y="{mid + 4:.1f}" text-anchor="end">luck</text>'
+           f'<line class="grid" x1="{left}" y1="{mid:.1f}" x2="{right_x}" y2="{mid:.1f}"/>'
+           f'<text x="{left}" y="{lane_top - 8}">luck: ▮ the deal, ▯ the draws '
+           f'(up good for the seat that moved)</text>']
     for i, m in enumerate(moments):
         if m.luck is None:
             continue
@@ -465,8 +452,7 @@ def _graph_svg(result, prefix: str) -> str:
                    f'x="{X(i) - max(step * .3, 1.5):.1f}" y="{y:.1f}" '
                    f'width="{max(step * .6, 3):.1f}" height="{max(h, .8):.1f}" fill="{fill}" '
                    f'stroke="{_SIDE_COLOURS[side]}"><title>{_e(tip)}</title></rect>')
-    out.append("</svg>")
-    return "".join(out)
+    return out
 
 
 #: The baseline of the labels' markers, in the strip above the plot.
@@ -477,25 +463,6 @@ def _marker(label, x, y, index) -> str:
     """A labelled decision's marker: a triangle (?!), a square (?) or a diamond (??), with its
     mark written beside it, so the label reads without colour (`drawing.marker`)."""
     return drawing.marker(label, x, y, index)
-
-
-def _ticks(lo, hi) -> list:
-    span = hi - lo
-    for step in (0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 20, 50):
-        if span / step <= 8:
-            break
-    start = math.ceil(lo / step) * step
-    out, t = [], start
-    while t <= hi + 1e-9:
-        out.append(round(t, 6))
-        t += step
-    return out
-
-
-def _tick_text(t, objective) -> str:
-    if objective == "match":
-        return f"{100 * t:.0f}%"
-    return _f(t, "+g") if t else "0"
 
 
 def _legend(rules) -> str:

@@ -484,7 +484,7 @@
     readJson("record-file", "review-error", takes, (record, file) => {
       if (S.reviewId) send({ cmd: "terminate", queries: [S.reviewId], id: newId("terminate") });
       S.reviewId = newId("review");
-      S.decisions = []; S.step = -1;
+      S.decisions = []; S.step = -1; S.graph = null;
       S.reviewRules = record && record.rules ? record.rules : null;
       S.reviewRecord = record;
       $("decisions").replaceChildren(); $("step").replaceChildren(); $("graph").innerHTML = "";
@@ -542,6 +542,7 @@
     if (msg.type === "error") { $("review-error").textContent = msg.error; return; }
     if (msg.type === "decision") {
       S.decisions[msg.index] = msg;
+      if (msg.graph) S.graph = msg.graph;
       const li = document.createElement("li");
       li.dataset.index = msg.index;
       li.dataset.label = msg.label || "";
@@ -575,73 +576,71 @@
       `<td>${fmt(r.luck_deal, 3)}</td><td>${fmt(r.luck_draws, 3)}</td></tr>`).join("") +
       "</tbody>" : "";
   }
-  // The evaluation graph of the review, in the report's manner and with its drawing (the
-  // marks' symbols, the sides' classes: views/drawing.py): every side's value of the play
-  // made at each of its decisions, the labels' marks in a strip of their own above the
-  // curves (joined by a dotted leader), a ring round each exact decision, round boundaries;
-  // the current step highlighted, a click steps to a decision.
+  // The evaluation graph of the review, placed by the server as the HTML report's is
+  // (views/graph.py: the domain, ticks, curves, dots, marks and round boundaries, sent with
+  // each decision) and drawn with the report's drawing (the marks' symbols, the sides'
+  // classes: views/drawing.py): each side's value of the play made at each of its
+  // decisions, the labels' marks in a strip above the curves (joined by a dotted leader), a
+  // ring round each exact decision; the current step highlighted, a click steps to it.
   function markerSvg(label, x, y) {
     return `<use href="#mark-${label}" x="${x - 8}" y="${y - 18}" width="16" height="16"/>` +
       `<text x="${x + 8}" y="${y - 8}">${MARK[label]}</text>`;
   }
   function drawGraph() {
-    const g = $("graph"), ds = S.decisions.filter(Boolean), n = ds.length;
+    // Drawn from the placing the server sends with each decision (views/graph.py, the HTML
+    // report's own): this only maps columns and values to pixels.
+    const g = $("graph"), p = S.graph, ds = S.decisions;
+    const n = p ? p.columns : 0;
     $("graph-title").hidden = !n;
     if (!n) { g.innerHTML = ""; return; }
     const left = 40, right = 10, marksY = 34, top = 48, plotH = 150, H = top + plotH + 22;
     const width = Math.max(g.parentElement.clientWidth || 600, left + right + 22 * n);
     const step = (width - left - right) / n;
     const X = (i) => left + (i + 0.5) * step;
-    const sideOf = (seat) => (S.reviewRules && S.reviewRules.partnerships ? seat % 2 : seat);
-    const value = (d) => (d.values && d.played in d.values ? d.values[d.played] : null);
-    const vals = ds.map(value).filter((v) => v !== null && isFinite(v));
-    let lo = Math.floor(Math.min(-1, ...vals)), hi = Math.ceil(Math.max(1, ...vals));
-    const Y = (v) => top + plotH * (hi - Math.min(Math.max(v, lo), hi)) / (hi - lo);
+    const Y = (v) => top + plotH * (p.hi - Math.min(Math.max(v, p.lo), p.hi)) / (p.hi - p.lo);
     g.setAttribute("viewBox", `0 0 ${width} ${H}`);
     g.setAttribute("width", width);
     g.setAttribute("height", H);
     g.removeAttribute("preserveAspectRatio");
     let s = "";
-    for (let t = lo; t <= hi; t++) {
-      s += `<line class="${t === 0 ? "axis" : "grid"}" x1="${left}" y1="${Y(t)}" x2="${width - right}" ` +
-        `y2="${Y(t)}"/><text x="${left - 5}" y="${Y(t) + 4}" text-anchor="end">${t > 0 ? "+" : ""}${t}</text>`;
+    for (const [t, text] of p.ticks) {
+      s += `<line class="grid" x1="${left}" y1="${Y(t)}" x2="${width - right}" y2="${Y(t)}"/>` +
+        `<text x="${left - 5}" y="${Y(t) + 4}" text-anchor="end">${text}</text>`;
     }
+    s += `<line class="axis" x1="${left}" y1="${Y(p.axis)}" x2="${width - right}" y2="${Y(p.axis)}"/>`;
     if (S.step >= 0) s += `<rect class="current" x="${X(S.step) - step / 2}" y="${top - 4}" ` +
       `width="${step}" height="${plotH + 8}"/>`;
-    ds.forEach((d, i) => {
-      if (i === 0 || d.round !== ds[i - 1].round) {
-        const x = left + i * step;
-        s += `<line class="boundary" x1="${x}" y1="${top - 6}" x2="${x}" y2="${top + plotH}"/>` +
-          `<text x="${x + 3}" y="${top + plotH + 16}">round ${d.round + 1}</text>`;
-      }
-    });
-    const sides = new Set(ds.map((d) => sideOf(d.seat)));
-    for (const sd of [...sides].sort()) {
-      const pts = ds.map((d, i) => [i, d]).filter(([, d]) => sideOf(d.seat) === sd && value(d) !== null)
-        .map(([i, d]) => `${X(i).toFixed(1)},${Y(value(d)).toFixed(1)}`).join(" ");
-      s += `<polyline class="curve side${sd}" data-side="${sd}" points="${pts}"/>`;
+    for (const [column, round] of p.boundaries) {
+      const x = left + column * step;
+      s += `<line class="boundary" x1="${x}" y1="${top - 6}" x2="${x}" y2="${top + plotH}"/>` +
+        `<text x="${x + 3}" y="${top + plotH + 16}">round ${round + 1}</text>`;
     }
-    ds.forEach((d, i) => {
-      const v = value(d);
-      if (v === null) return;
-      const x = X(i), y = Y(v), sd = sideOf(d.seat);
-      s += `<circle class="decision side${sd}" data-index="${i}" cx="${x}" cy="${y}" r="3.2"/>`;
-      if (d.exact) s += `<circle class="exact-ring" data-index="${i}" cx="${x}" cy="${y}" r="6.5"/>`;
-      if (d.label && !d.borderline) {
+    for (const c of p.curves) {
+      const pts = c.points.map(([i, v]) => `${X(i).toFixed(1)},${Y(v).toFixed(1)}`).join(" ");
+      s += `<polyline class="curve side${c.side}" data-side="${c.side}" points="${pts}"/>`;
+    }
+    for (const dot of p.dots) {
+      if (dot.value === null) continue;
+      const i = dot.decision, x = X(dot.column), y = Y(dot.value);
+      s += `<circle class="decision side${dot.side}" data-index="${i}" cx="${x}" cy="${y}" r="3.2"/>`;
+      if (dot.exact) s += `<circle class="exact-ring" data-index="${i}" cx="${x}" cy="${y}" r="6.5"/>`;
+      if (dot.label && !dot.borderline) {
         s += `<line class="leader" x1="${x}" y1="${marksY + 1}" x2="${x}" y2="${y - 5}"/>` +
-          `<g class="marker ${d.label}" data-index="${i}">${markerSvg(d.label, x, marksY)}</g>`;
-      } else if (d.borderline) {
+          `<g class="marker ${dot.label}" data-index="${i}">${markerSvg(dot.label, x, marksY)}</g>`;
+      } else if (dot.borderline) {
         s += `<text class="borderline-mark" data-index="${i}" x="${x}" y="${marksY - 6}" ` +
-          `text-anchor="middle">[${MARK[d.label] || "-"}]</text>`;
+          `text-anchor="middle">[${MARK[dot.label] || "-"}]</text>`;
       }
-    });
+    }
     // the click targets, one column per decision, over everything
-    ds.forEach((d, i) => {
-      s += `<rect class="hit" data-index="${i}" x="${X(i) - step / 2}" y="0" width="${step}" ` +
-        `height="${H}"><title>${whereOf(d)}: ${d.played}${markOf(d)} ${fmt(value(d), 3)}` +
+    for (const dot of p.dots) {
+      const d = ds[dot.decision], i = dot.decision;
+      if (!d) continue;
+      s += `<rect class="hit" data-index="${i}" x="${X(dot.column) - step / 2}" y="0" width="${step}" ` +
+        `height="${H}"><title>${whereOf(d)}: ${d.played}${markOf(d)} ${fmt(dot.value, 3)}` +
         `${d.exact ? ", exact" : ""}${d.label || d.borderline ? " — " + verdictOf(d) : ""}` +
         `</title></rect>`;
-    });
+    }
     g.innerHTML = s;
   }
   function goTo(i) {

@@ -1,0 +1,81 @@
+"""The review's evaluation graph for the board's page, placed in Python (`views.graph.place`,
+the placing the HTML report draws): the board watches its connection's `analyze` commands and
+adds to each of their `decision` lines `graph`, the placing of every decision judged so far
+(one column per decision, the play made's value on its mover's side), which the page maps to
+pixels and draws without deciding anything of its own. Every other line passes as it is.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+
+from ..errors import BergenError
+from ..formats.record import parse_record
+from ..views.graph import Column, place
+
+
+@dataclass
+class _Review:
+    """One `analyze` query's graph so far: the record's rules, the objective, the columns."""
+    rules: object
+    objective: str
+    columns: list = field(default_factory=list)
+
+
+class ReviewGraphs:
+    """The graphs of a connection's reviews, by query id. `command` hears each command as it
+    is submitted; `line` each line the engine writes, the decision lines given `graph`."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.reviews: dict = {}
+
+    def command(self, raw) -> None:
+        """Start a review's graph when `raw` is an `analyze` command (anything else, or one
+        the engine will refuse, is left to the engine's own answer)."""
+        if isinstance(raw, bytes) or '"analyze"' not in raw:
+            return
+        try:
+            cmd = json.loads(raw)
+            if not isinstance(cmd, dict) or cmd.get("cmd") != "analyze" or "id" not in cmd:
+                return
+            record = cmd.get("record")
+            rules = parse_record(json.loads(record) if isinstance(record, str)
+                                 else record).rules
+        except (ValueError, TypeError, BergenError):
+            return
+        objective = cmd.get("objective", "points")
+        with self.lock:
+            self.reviews[_key(cmd["id"])] = _Review(rules, objective if objective in
+                                                    ("points", "match") else "points")
+
+    def line(self, line: str) -> str:
+        """`line` as the page gets it: a review's decision with the placing so far."""
+        if '"decision"' not in line and '"analysis"' not in line and '"error"' not in line:
+            return line
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return line
+        key = _key(msg.get("id"))
+        with self.lock:
+            review = self.reviews.get(key)
+            if review is None:
+                return line
+            if msg.get("type") != "decision":
+                if msg.get("type") in ("analysis", "error"):
+                    del self.reviews[key]           # its last line: the review is over
+                return line
+            played = msg["played"]
+            review.columns.append(Column(msg["round"], review.rules.side_of(msg["seat"]),
+                                         None, msg["values"].get(played), msg["index"],
+                                         msg.get("label"), bool(msg.get("borderline")),
+                                         bool(msg.get("exact"))))
+            placing = place(review.columns, review.rules.n_sides, review.objective)
+        return json.dumps({**msg, "graph": placing.to_json()}, separators=(",", ":"))
+
+
+def _key(query_id) -> str:
+    """A query id as a dictionary key (ids are any JSON scalar)."""
+    return json.dumps(query_id)

@@ -1,0 +1,133 @@
+"""The evaluation graph's placing, computed once for every door that draws it: the HTML report
+of `bergen analyze` (`report._graph_svg`, one column per searched position) and the board's
+review (`board.app` sends it with each decision judged; `board.js` only maps it to pixels).
+
+`place` takes the graph's columns in order (`Column`: a round, the side that moved, each side's
+value or the mover's, the decision judged there if any) and decides everything but pixels:
+the value domain and its ticks with their text, each side's curve, a dot per decision (with
+its label, whether it is borderline or exact), and where each round begins.
+
+>>> cols = [Column(0, 0, None, 0.4, 0), Column(0, 1, None, -2.6, 1, "mistake"),
+...         Column(1, 0, None, 1.2, 2, exact=True)]
+>>> p = place(cols, n_sides=2, objective="points")
+>>> (p.lo, p.hi), p.ticks, p.tick_texts
+((-3, 2), (-3, -2, -1, 0, 1, 2), ('−3', '−2', '−1', '0', '+1', '+2'))
+>>> [(c.side, c.points) for c in p.curves]
+[(0, ((0, 0.4), (2, 1.2))), (1, ((1, -2.6),))]
+>>> p.boundaries, [d.label for d in p.dots]
+(((0, 0), (2, 1)), [None, 'mistake', None])
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the graph: the `round`, the `side` that moved, each side's value there
+    (`values`, when known) or the mover's alone (`value`), and the decision judged there
+    (`decision`, its index, with its `label`, `borderline` and `exact`), if any."""
+    round: int
+    side: int
+    values: tuple | None
+    value: float | None
+    decision: int | None = None
+    label: str | None = None
+    borderline: bool = False
+    exact: bool = False
+
+
+@dataclass(frozen=True)
+class Curve:
+    """A side's values through the graph: (column, value) in column order."""
+    side: int
+    points: tuple
+
+
+@dataclass(frozen=True)
+class Dot:
+    """A decision on its mover's curve: its column, the decision's index, the side, the value
+    (the play made's), its label and whether it is borderline or exact."""
+    column: int
+    decision: int
+    side: int
+    value: float | None
+    label: str | None
+    borderline: bool
+    exact: bool
+
+
+@dataclass(frozen=True)
+class Placing:
+    """Where everything of the graph goes, in columns and values (`place`)."""
+    columns: int
+    lo: float
+    hi: float
+    axis: float            # the value the axis marks: 0 points, or an even match (0.5)
+    ticks: tuple
+    tick_texts: tuple
+    curves: tuple          # Curve per side that has a point, by side
+    dots: tuple            # Dot per decision, by column
+    boundaries: tuple      # (column, round): where each round begins
+
+    def to_json(self) -> dict:
+        """The placing as the board's page reads it."""
+        return {"columns": self.columns, "lo": self.lo, "hi": self.hi, "axis": self.axis,
+                "ticks": [[t, s] for t, s in zip(self.ticks, self.tick_texts)],
+                "curves": [{"side": c.side, "points": [list(p) for p in c.points]}
+                           for c in self.curves],
+                "dots": [asdict(d) for d in self.dots],
+                "boundaries": [list(b) for b in self.boundaries]}
+
+
+def place(columns: list, n_sides: int, objective: str = "points") -> Placing:
+    """The placing of `columns` (`Column`s in order) for `n_sides` sides: the domain is 0..1
+    for the match objective, else whole points around every finite value and at least -1..+1
+    (2 points wide at least), its ticks from `ticks`."""
+    series: list[list] = [[] for _ in range(n_sides)]
+    for i, c in enumerate(columns):
+        if c.values is not None:
+            for sd in range(n_sides):
+                series[sd].append((i, c.values[sd]))
+        else:
+            series[c.side].append((i, c.value))
+    values = [v for s in series for _, v in s if v is not None and math.isfinite(v)]
+    if objective == "match":
+        lo, hi = 0.0, 1.0
+    else:
+        lo, hi = math.floor(min(values + [-1.0])), math.ceil(max(values + [1.0]))
+        if hi - lo < 2:
+            hi, lo = hi + 1, lo - 1
+    marks = ticks(lo, hi)
+    first: dict = {}
+    for i, c in enumerate(columns):
+        first.setdefault(c.round, i)
+    return Placing(
+        len(columns), lo, hi, 0.5 if objective == "match" else 0.0, tuple(marks), tuple(tick_text(t, objective) for t in marks),
+        tuple(Curve(sd, tuple((i, v) for i, v in pts if v is not None))
+              for sd, pts in enumerate(series) if pts),
+        tuple(Dot(i, c.decision, c.side, c.value, c.label, c.borderline, c.exact)
+              for i, c in enumerate(columns) if c.decision is not None),
+        tuple((i, r) for r, i in sorted(first.items())))
+
+
+def ticks(lo: float, hi: float) -> list:
+    """At most about 8 round ticks from `lo` to `hi`."""
+    span = hi - lo
+    for step in (0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 20, 50):
+        if span / step <= 8:
+            break
+    start = math.ceil(lo / step) * step
+    out, t = [], start
+    while t <= hi + 1e-9:
+        out.append(round(t, 6))
+        t += step
+    return out
+
+
+def tick_text(t: float, objective: str) -> str:
+    """A tick's text: a chance in percent, or signed points (a true minus sign)."""
+    if objective == "match":
+        return f"{100 * t:.0f}%"
+    return format(t, "+g").replace("-", "−") if t else "0"

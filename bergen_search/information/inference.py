@@ -94,6 +94,8 @@ def tile_factors(info: InfoSet, model) -> dict:
     Tiles without evidence are left out. No model: {}."""
     if model is None or not info.decisions:
         return {}
+    if hasattr(model, "factors"):       # a model of whole hands (`action.py`): its own way
+        return model.factors(info)
     groups = info.groups
     out: dict[int, list[float]] = {}     # tile: its factor per group
     per_play = getattr(model, "play_ratios", None)   # a model that rates a play's tiles at once
@@ -117,6 +119,8 @@ def tile_factors(info: InfoSet, model) -> dict:
 #: The value of the searches' `inference` setting, beside on and off, that weighs the worlds
 #: by the learned model (`learned.py`), and the beliefs' weighting of the same name.
 LEARNED = "learned"
+#: ... and the one that weighs them by the action model (`action.py`).
+ACTION = "action"
 
 
 def inference_model(rules, setting):
@@ -125,8 +129,11 @@ def inference_model(rules, setting):
     if setting == LEARNED:
         from .learned import learned_model
         return learned_model(rules)
+    if setting == ACTION:
+        from .action import action_model
+        return action_model()
     if setting is True:
         return TileModel()
     if setting is False or setting is None:
         return None
-    raise ValueError(f"inference must be on, off or {LEARNED}, got {setting!r}")
+    raise ValueError(f"inference must be on, off, {LEARNED} or {ACTION}, got {setting!r}")

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BergenError, a_kind
-from ..information.inference import LEARNED, inference_model, tile_factors
+from ..information.inference import ACTION, LEARNED, inference_model, tile_factors
 from ..information.sampler import WorldTable
 from . import backend
 from .limits import Limits
@@ -84,11 +84,13 @@ class Setting:
 
 def inference_setting(default) -> Setting:
     """The `inference` setting the engines that sample worlds share: off (uniform over the
-    consistent histories), on (the hand-set `TileModel`) or learned (the model fitted to
-    games, `learned.py`)."""
+    consistent histories), on (the hand-set `TileModel`), learned (the model fitted to
+    games, `learned.py`) or action (the hand-set model moved by a model of the plays
+    themselves, `action.py`)."""
     return Setting(bool, default, "weigh the worlds by what the other seats' plays say about "
-                   "their hands: on (the hand-set model), learned (the model fitted to games) "
-                   "or off (inference.py, learned.py)", (LEARNED,))
+                   "their hands: on (the hand-set model), learned (the model fitted to games), "
+                   "action (a model of the plays themselves) or off (inference.py, "
+                   "learned.py, action.py)", (LEARNED, ACTION))
 
 
 def setting_text(value) -> str:

@@ -1,0 +1,228 @@
+"""Issue 43's next experiment, offline: an action model (how likely each observed play was for
+each hand that could have made it) weighing sampled worlds, scored on held-out records before
+any search uses it. Two players. Needs the `train` extra (numpy and SciPy).
+
+    python benchmarks/action_belief.py fit train_it2000.jsonl --limit 20000 --out action.json
+    python benchmarks/action_belief.py evaluate heldout_it2000.jsonl --model action.json \
+        --limit 1500 --worlds 300 --seed 4301
+
+1. `fit`: every play with a choice of the complete records (after the lead, not the one right
+   after a draw), the player's whole hand known: a conditional logit over the plays it could
+   make (a mirrored pair of ends counted once), the features of each (`play_features`), fitted
+   by L-BFGS (convex, from zero: no randomness) with an L2 penalty.
+2. `evaluate`: at each decision of the held-out records, as the seat to move saw it, K worlds
+   drawn from the exact sampler weighted by the hand-set model (`TileModel()`, today's
+   default); each world then weighed by the action model's likelihood of the other seat's
+   plays since its last draw (its hand then: its hand in the world plus what it played since;
+   earlier plays need the hand before a draw, which the sampled world does not say). The
+   mean log loss of the other hand's tiles: the exact marginals of the sampler, the K worlds
+   unweighted (the sampling noise alone) and the K worlds weighted by the action model, with
+   the effective sample size of the weights.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+from scipy.optimize import minimize
+
+from bergen_search.formats.record_io import iter_records
+from bergen_search.formats.replay import seen_steps
+from bergen_search.game.rng import Rng
+from bergen_search.game.state import DRAW, PASS
+from bergen_search.game.tiles import (
+    DOUBLE_OF, DOUBLES, PIPS, TILE_HIGH, TILE_LOW, TILES_WITH, iter_mask, popcount, tile_index)
+from bergen_search.information.inference import TileModel, tile_factors
+from bergen_search.information.sampler import WorldTable
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from train_belief import binary_losses, decisions  # noqa: E402
+
+FEATURES = ("scores", "triple", "pips", "double", "keeps_fitting", "opened_held",
+            "covered_held", "gives_match", "opens_double_held", "late")
+
+
+def _scoring_tile(left: int, right: int) -> int:
+    return DOUBLE_OF[left] if left == right else tile_index(left, right)
+
+
+def candidates(hand: int, left: int, right: int, ld: bool, rd: bool) -> list:
+    """The plays (tile * 2 + end) of `hand` at these ends, a mirrored pair of ends once."""
+    mirrored = left == right and ld == rd
+    out = []
+    for u in iter_mask(hand):
+        if TILES_WITH[left] >> u & 1:
+            out.append(u * 2)
+        if TILES_WITH[right] >> u & 1 and not mirrored:
+            out.append(u * 2 + 1)
+    return out
+
+
+def play_features(move: int, hand: int, left: int, right: int, ld: bool, rd: bool,
+                  line_mask: int) -> list:
+    u, end = move >> 1, move & 1
+    covered = right if end else left
+    opened = TILE_LOW[u] + TILE_HIGH[u] - covered
+    new_left, new_right = (left, opened) if end else (opened, right)
+    rest = hand & ~(1 << u)
+    scores = new_left == new_right
+    triple = scores and bool(DOUBLES >> u & 1 or (ld if end else rd))
+    fits_after = TILES_WITH[new_left] | TILES_WITH[new_right]
+    match = _scoring_tile(new_left, new_right)
+    line = popcount(line_mask)
+    return [float(scores), float(triple), PIPS[u] / 12.0, float(DOUBLES >> u & 1),
+            popcount(rest & fits_after) / 3.0, popcount(rest & TILES_WITH[opened]) / 3.0,
+            popcount(rest & TILES_WITH[covered]) / 3.0,
+            float(not (rest | line_mask | 1 << u) >> match & 1),
+            float(rest >> DOUBLE_OF[opened] & 1), float(line >= 8)]
+
+
+def _line_mask(line) -> int:
+    m = 0
+    for a, b in line:
+        m |= 1 << tile_index(a, b)
+    return m
+
+
+def training_rows(path: str, limit: int):
+    n = 0
+    for record in iter_records(open(path).read(), check=True):
+        if record.rules.players != 2:
+            continue
+        for item, _ in seen_steps(record, seats=()):
+            s, a = item.before, item.action
+            if not s.led or a in (DRAW, PASS) or s.draws_this_turn:
+                continue
+            hand = s.hands[item.seat]
+            cands = candidates(hand, s.left, s.right, s.left_double, s.right_double)
+            if s.left == s.right and s.left_double == s.right_double:
+                a = a & ~1
+            if len(cands) < 2 or a not in cands:
+                continue
+            lm = _line_mask(s.line)
+            yield ([play_features(c, hand, s.left, s.right, s.left_double, s.right_double, lm)
+                    for c in cands], cands.index(a))
+            n += 1
+            if limit and n >= limit:
+                return
+
+
+def fit(paths, limit, l2, out):
+    rows = [r for p in paths for r in training_rows(p, limit)]
+    x = np.concatenate([np.array(f) for f, _ in rows])
+    group = np.concatenate([np.full(len(f), i) for i, (f, _) in enumerate(rows)])
+    chosen = np.cumsum([0] + [len(f) for f, _ in rows[:-1]]) + np.array([c for _, c in rows])
+    n = len(rows)
+
+    def objective(w):
+        z = x @ w
+        zmax = np.zeros(n)
+        np.maximum.at(zmax, group, z)
+        e = np.exp(z - zmax[group])
+        tot = np.zeros(n)
+        np.add.at(tot, group, e)
+        loss = -(z[chosen].sum() - (np.log(tot) + zmax).sum()) / n + l2 * w @ w
+        p = e / tot[group]
+        grad = -(x[chosen].sum(0) - (p[:, None] * x).sum(0)) / n + 2 * l2 * w
+        return loss, grad
+
+    w0 = np.zeros(x.shape[1])
+    base, _ = objective(w0)
+    res = minimize(objective, w0, jac=True, method="L-BFGS-B")
+    print(f"{n} plays with a choice; cross-entropy uniform {base:.5f} -> fitted {res.fun:.5f}")
+    for name, v in zip(FEATURES, res.x):
+        print(f"  {name:<18} {v:+.3f}")
+    with open(out, "w") as f:
+        json.dump({"features": FEATURES, "weights": [round(float(v), 6) for v in res.x],
+                   "plays": n, "cross_entropy": [round(float(base), 5), round(float(res.fun), 5)],
+                   "command": " ".join(sys.argv)}, f, indent=1)
+        f.write("\n")
+
+
+def likelihood(w, move, hand, d) -> float:
+    """The model's chance of `move` (an ObservedPlay's) for `hand` at `d`'s ends."""
+    cands = candidates(hand, d.left, d.right, d.left_double, d.right_double)
+    if d.left == d.right and d.left_double == d.right_double:
+        move &= ~1
+    if move not in cands:
+        return 0.0
+    if len(cands) == 1:
+        return 1.0
+    z = np.array([play_features(c, hand, d.left, d.right, d.left_double, d.right_double,
+                                d.line_mask) for c in cands]) @ w
+    z -= z.max()
+    e = np.exp(z)
+    return float(e[cands.index(move)] / e.sum())
+
+
+def evaluate(path, model, limit, worlds, seed):
+    w = np.array(json.load(open(model))["weights"])
+    rng = Rng(seed)
+    loss = {"exact": 0.0, "sampled": 0.0, "weighted": 0.0}
+    n_items, points, ess_sum, used = 0, 0, 0.0, 0
+    for rules, info, hands, _ in decisions(path, limit):
+        if rules.players != 2:
+            continue
+        j = 1 - info.seat
+        table = WorldTable(info, tile_factors(info, TileModel()))
+        opened = max([g.opened for g in info.groups if g.owner == j] + [-1])
+        plays = [d for d in info.decisions if d.seat == j and not d.drew and d.event > opened]
+        draws = [table.sample(rng).hands[j] for _ in range(worlds)]
+        weights = np.ones(worlds)
+        if plays:
+            used += 1
+            later = [0] * len(plays)        # tiles j played from each play on
+            acc = 0
+            for k in range(len(plays) - 1, -1, -1):
+                acc |= 1 << (plays[k].move >> 1)
+                later[k] = acc
+            for i, h in enumerate(draws):
+                for k, d in enumerate(plays):
+                    weights[i] *= likelihood(w, d.move, h | later[k], d)
+        if weights.sum() <= 0:
+            weights = np.ones(worlds)
+        ess_sum += weights.sum() ** 2 / (weights ** 2).sum()
+        marg = table.marginals()
+        items = binary_losses(marg, info, hands)
+        for name in loss:
+            for _, t, p, held in items:
+                if name != "exact":
+                    ww = weights if name == "weighted" else np.ones(worlds)
+                    p = float(sum(wi for wi, h in zip(ww, draws) if h >> t & 1) / ww.sum())
+                q = min(max(p, 1e-3), 1 - 1e-3)
+                loss[name] -= math.log(q if held else 1 - q)
+        n_items += len(items)
+        points += 1
+    print(f"{path}: {points} decisions ({used} with plays to weigh), {n_items} tile chances, "
+          f"{worlds} worlds each, seed {seed}")
+    for name, v in loss.items():
+        print(f"  {name:<9} log loss {v / n_items:.5f}")
+    print(f"  mean effective sample size of the weights {ess_sum / points:.1f} of {worlds}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("fit")
+    f.add_argument("records", nargs="+")
+    f.add_argument("--limit", type=int, default=20000)
+    f.add_argument("--l2", type=float, default=1e-4)
+    f.add_argument("--out", required=True)
+    e = sub.add_parser("evaluate")
+    e.add_argument("records")
+    e.add_argument("--model", required=True)
+    e.add_argument("--limit", type=int, default=1500)
+    e.add_argument("--worlds", type=int, default=300)
+    e.add_argument("--seed", type=int, default=4301)
+    a = ap.parse_args(argv)
+    if a.cmd == "fit":
+        fit(a.records, a.limit, a.l2, a.out)
+    else:
+        evaluate(a.records, a.model, a.limit, a.worlds, a.seed)
+
+
+if __name__ == "__main__":
+    main()

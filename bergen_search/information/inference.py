@@ -94,8 +94,8 @@ def tile_factors(info: InfoSet, model) -> dict:
     Tiles without evidence are left out. No model: {}."""
     if model is None or not info.decisions:
         return {}
-    if hasattr(model, "factors"):       # a model of whole hands (`action.py`): its own way
-        return model.factors(info)
+    if hasattr(model, "factors"):       # a model of whole hands (`action.py`): its own way,
+        return model.factors(info, tile_factors(info, TileModel()))   # from the hand-set's
     groups = info.groups
     out: dict[int, list[float]] = {}     # tile: its factor per group
     per_play = getattr(model, "play_ratios", None)   # a model that rates a play's tiles at once
@@ -121,6 +121,10 @@ def tile_factors(info: InfoSet, model) -> dict:
 LEARNED = "learned"
 #: ... and the one that weighs them by the action model (`action.py`).
 ACTION = "action"
+#: ... and the one that resamples a pool of the hand-set model's worlds by the action
+#: model's chance of the other seats' plays (`resample.py`; it has no tile factors: the
+#: searches build its table with `resample.pool_table`).
+RESAMPLED = "action-sir"
 
 
 def inference_model(rules, setting):

@@ -255,6 +255,9 @@ class WorldTable:
         self.n_nodes = len(order)
         self.reserve_group = self.owners.index(RESERVE)
 
+    #: What a search reports of its table in its info (`resample.PoolTable`: its pool).
+    note: dict = {}
+
     # ---- drawing worlds ----------------------------------------------------------------
     def _world(self, assignment, rng: Rng | None) -> World:
         info = self.info

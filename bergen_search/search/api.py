@@ -185,7 +185,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
     lead = not info.line
     hooks = _hooks(alg, full, stop, on_info, workers, moves, twins, lead)
     result_info: SearchInfo = {
-        "algorithm": settings.algorithm, "objective": objective, "seed": seed,
+        "algorithm": settings.algorithm, "objective": objective, "seed": seed, **table.note,
         "backend": be.name, "workers": workers, "worlds_consistent": table.histories,
         "exact": False, "settings": dict(full), "values": {"method": "search"},
         "twins": {Move.from_code(m, lead): Move.from_code(t, lead) for m, t in twins.items()}}

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BergenError, a_kind
-from ..information.inference import ACTION, LEARNED, inference_model, tile_factors
+from ..information.inference import ACTION, LEARNED, RESAMPLED, inference_model, tile_factors
+from ..information.resample import pool_table
 from ..information.sampler import WorldTable
 from . import backend
 from .limits import Limits
@@ -85,12 +86,14 @@ class Setting:
 def inference_setting(default) -> Setting:
     """The `inference` setting the engines that sample worlds share: off (uniform over the
     consistent histories), on (the hand-set `TileModel`), learned (the model fitted to
-    games, `learned.py`) or action (the hand-set model moved by a model of the plays
-    themselves, `action.py`)."""
+    games, `learned.py`), action (the hand-set model moved by a model of the plays
+    themselves, `action.py`) or action-sir (a pool of the hand-set model's worlds resampled
+    by that model of the plays, `resample.py`)."""
     return Setting(bool, default, "weigh the worlds by what the other seats' plays say about "
                    "their hands: on (the hand-set model), learned (the model fitted to games), "
-                   "action (a model of the plays themselves) or off (inference.py, "
-                   "learned.py, action.py)", (LEARNED, ACTION))
+                   "action (a model of the plays themselves), action-sir (the hand-set "
+                   "model's worlds resampled by that model) or off (inference.py, "
+                   "learned.py, action.py, resample.py)", (LEARNED, ACTION, RESAMPLED))
 
 
 def setting_text(value) -> str:
@@ -176,7 +179,11 @@ class Algorithm:
 
     def table(self, info, settings: dict):
         """The world table searched: weighted by inference when `inference` is on (the
-        hand-set `TileModel`) or `learned` (the fitted model, `learned.py`)."""
+        hand-set `TileModel`) or `learned` (the fitted model, `learned.py`); with
+        `action-sir`, a pool of the hand-set model's worlds resampled by the action model
+        (`resample.pool_table`: search() reports it in its info, `resampled`)."""
+        if settings.get("inference", False) == RESAMPLED:
+            return pool_table(info)
         model = inference_model(info.rules, settings.get("inference", False))
         if model is not None:
             return WorldTable(info, tile_factors(info, model))

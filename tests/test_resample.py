@@ -89,7 +89,7 @@ def test_the_pool_table_draws_each_world_by_its_share(require_compiled):
     the shares, and the core's draws with both (chi-square-free: a fixed seed, a bound)."""
     require_compiled(CoreSampler, "bergen_search._sampler")
     info = decision()
-    table = pool_table(info)
+    table = pool_table(info, how=Resampling(fresh=0.0))
     assert isinstance(table, PoolTable) and table.pool == 256
     assert 1 <= table.effective <= table.pool and table.distinct <= table.pool
     shares = table.enumerate()
@@ -113,6 +113,26 @@ def test_the_pool_table_draws_each_world_by_its_share(require_compiled):
     assert tv < 0.12, tv
 
 
+def test_the_fresh_share_mixes_in_the_base_tables_own_draws(require_compiled):
+    """With `fresh`, the table is that share of the base table and the rest the pool: its
+    exact marginals are the mixture's, and the core walks it."""
+    require_compiled(CoreSampler, "bergen_search._sampler")
+    info = decision()
+    mixed = pool_table(info, how=Resampling(fresh=0.3))
+    alone = pool_table(info, how=Resampling(fresh=0.0))
+    base = mixed.base.marginals()
+    got, pool = mixed.marginals(), alone.marginals()
+    for t, owners in got.items():
+        for owner, p in owners.items():
+            want = 0.7 * pool[t].get(owner, 0.0) + 0.3 * base[t].get(owner, 0.0)
+            assert p == pytest.approx(want, abs=1e-9)
+    assert sum(mixed.enumerate().values()) == pytest.approx(1.0)
+    core, ref = CoreSampler(info, mixed), ReferenceSampler(info, mixed)
+    r1, r2 = Rng(8), Rng(8)
+    for _ in range(300):
+        assert core.sample(r1) == ref.sample(r2)
+
+
 def test_the_floor_and_the_temper():
     logs = [0.0, -50.0, -math.inf, -1.0]
     shares, ess = shares_of(logs, Resampling(pool=4, floor=0.2))
@@ -126,7 +146,7 @@ def test_the_floor_and_the_temper():
 
 @pytest.mark.parametrize("kwargs, field", [
     (dict(pool=0), "pool"), (dict(pool=2.5), "pool"), (dict(floor=0), "floor"),
-    (dict(floor=1.5), "floor"), (dict(temper=-1), "temper")])
+    (dict(floor=1.5), "floor"), (dict(temper=-1), "temper"), (dict(fresh=1.0), "fresh")])
 def test_bad_resampling_settings_are_one_line_errors(kwargs, field):
     with pytest.raises(BergenError) as e:
         Resampling(**kwargs)
@@ -178,7 +198,7 @@ def test_resampled_worlds_follow_the_brute_force(name):
     variant = dict(EXHAUSTIVE[name])
     rules = Rules(players=variant.pop("players", 2), **variant)
     model = action_model()
-    how = Resampling(pool=50_000, floor=1e-9, seed=11)
+    how = Resampling(pool=50_000, floor=1e-9, seed=11, fresh=0.0)
     checked = drew = 0
     for cut in cuts(rules, seed=5, games=80, decisions=True):
         info = cut.info()

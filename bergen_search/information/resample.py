@@ -51,6 +51,8 @@ from .sampler import WorldTable
 POOL = 256
 FLOOR = 0.1
 TEMPER = 1.0
+#: The share of a search's draws that are fresh worlds of the hand-set model's table.
+FRESH = 0.5
 SEED = 0x51_2043
 _F = {name: i for i, name in enumerate(FEATURES)}
 
@@ -163,19 +165,27 @@ class HistoryWeigher:
         self.members = members
         self.splits = sorted(splits)
         self.capacity = [grp.capacity for grp in groups]
+        # per merged group: the group its tiles count in (its first member), -1 when no
+        # rated play reads it (the reserve, a seat without one), -2 when split
+        read = {g for own, _ in self.seats for g in own}
+        self.target = [-2 if m in splits else members[m][0] if members[m][0] in read else -1
+                       for m in range(len(members))]
+        self.bits = [1 << t for t in table.tiles]
+        self.seen: dict[tuple, float] = {}
 
     def group_masks(self, assignment, rng: Rng) -> list:
         """The tiles of each group of `info.groups` in the history `assignment` (the merged
         group of each free tile, `WorldTable.walk`); a merged group's tiles go to its first
         member unless a play falls between its members (then split uniformly, with `rng`)."""
-        table = self.table
         masks = [0] * len(self.capacity)
+        target = self.target
         split_tiles: dict[int, list[int]] = {m: [] for m in self.splits}
-        for t, m in zip(table.tiles, assignment):
-            if m in split_tiles:
+        for t, bit, m in zip(self.table.tiles, self.bits, assignment):
+            g = target[m]
+            if g >= 0:
+                masks[g] |= bit
+            elif g == -2:
                 split_tiles[m].append(t)
-            else:
-                masks[self.members[m][0]] |= 1 << t
         for m, tiles in split_tiles.items():
             rng.shuffle(tiles)
             k = 0
@@ -186,7 +196,12 @@ class HistoryWeigher:
         return masks
 
     def log_weight(self, assignment, rng: Rng) -> float:
-        """The log of the action model's chance of every rated play in this history."""
+        """The log of the action model's chance of every rated play in this history (a
+        history drawn again, without a split to draw, is weighed once)."""
+        if not self.splits:
+            got = self.seen.get(assignment)
+            if got is not None:
+                return got
         masks = self.group_masks(assignment, rng)
         total = 0.0
         for _, plays in self.seats:
@@ -195,6 +210,8 @@ class HistoryWeigher:
                 for g in before:
                     hand |= masks[g]
                 total += rater.log_chance(hand & ~played)
+        if not self.splits:
+            self.seen[assignment] = total
         return total
 
 
@@ -203,11 +220,14 @@ class PoolTable(WorldTable):
     is a trie over the worlds' groups (tile by tile, as the base table's), each option
     weighing the pool's share below it, so the samplers (`_sampler.CoreSampler`,
     `sampler.ReferenceSampler`) walk it unchanged. `enumerate` gives each distinct world its
-    share; `marginals` are the pool's exact chances. `pool`, `effective` (the effective
-    sample size of the normalised weights before the floor, 1 / sum of squares) and
-    `distinct` describe the pool, and `note` says them in a search's info."""
+    share; `marginals` are the pool's exact chances. With `fresh` > 0, the root also leads
+    into the base table's own programme: that share of the draws are fresh worlds of the
+    base table, the rest the pool's. `pool`, `effective` (the effective sample size of the
+    normalised weights before the floor, 1 / sum of squares) and `distinct` describe the
+    pool, and `note` says them in a search's info."""
 
-    def __init__(self, base: WorldTable, assignments: list, shares: list, effective: float):
+    def __init__(self, base: WorldTable, assignments: list, shares: list, effective: float,
+                 fresh: float = 0.0):
         # The base table's description of the tiles and groups, not its programme.
         for name in ("info", "factors", "merged_of", "owners", "tiles", "is_played", "total",
                      "histories", "reserve_group"):
@@ -223,45 +243,103 @@ class PoolTable(WorldTable):
             raise BergenError("no world of the pool has a positive weight")
         self.shares = merged
         self.distinct = len(merged)
+        self.base, self.fresh = base, fresh
         self._build(sorted(merged))
+        if fresh > 0 and self.tiles:
+            self._mix(base, fresh)
         # what a search reports of the pool: its info's `resampled`
         self.note = {"resampled": {"pool": self.pool, "distinct": self.distinct,
                                    "effective": round(self.effective, 1)}}
 
     def _build(self, worlds: list) -> None:
-        """The trie, breadth first: a node is a run of `worlds` (sorted) sharing a prefix."""
+        """The trie, depth first (a child's index above its parent's, as the samplers need):
+        a node is a run of `worlds` (sorted) sharing a prefix; a world alone below a node is
+        a chain of one-option nodes, written at once."""
         m = len(self.tiles)
         self.opt_start, self.opt_group, self.opt_child, self.opt_cum = [], [], [], []
-        order = [(0, len(worlds), 0)]
-        k = 0
-        while k < len(order):
-            lo, hi, i = order[k]
-            k += 1
-            self.opt_start.append(len(self.opt_group))
-            if i == m:
-                continue
-            cum, j = 0.0, lo
-            while j < hi:
-                g, start = worlds[j][i], j
-                share = 0.0
-                while j < hi and worlds[j][i] == g:
-                    share += self.shares[worlds[j]]
-                    j += 1
-                cum += share
-                self.opt_group.append(g)
-                self.opt_child.append(len(order))
-                self.opt_cum.append(cum)
-                order.append((start, j, i + 1))
+        self.n_nodes = 0
+        self._node(worlds, 0, len(worlds), 0, m)
         self.opt_start.append(len(self.opt_group))
-        self.n_nodes = len(order)
+
+    def _node(self, worlds: list, lo: int, hi: int, i: int, m: int) -> None:
+        """Write the node of worlds[lo:hi] at tile i, and everything below it."""
+        starts, groups, children, cums = (self.opt_start, self.opt_group, self.opt_child,
+                                          self.opt_cum)
+        v = self.n_nodes
+        if hi - lo == 1:                    # a chain: tiles i.. of one world, then its leaf
+            n = m - i
+            starts.extend(range(len(groups), len(groups) + n))
+            groups.extend(worlds[lo][i:])
+            children.extend(range(v + 1, v + n + 1))
+            cums.extend([self.shares[worlds[lo]]] * n)
+            starts.append(len(groups))
+            self.n_nodes = v + n + 1
+            return
+        starts.append(len(groups))
+        self.n_nodes = v + 1
+        if i == m:
+            return
+        runs, j, cum = [], lo, 0.0
+        while j < hi:
+            g, start = worlds[j][i], j
+            while j < hi and worlds[j][i] == g:
+                cum += self.shares[worlds[j]]
+                j += 1
+            runs.append((start, j, len(groups)))
+            groups.append(g)
+            children.append(-1)             # known once the child is written
+            cums.append(cum)
+        for start, stop, option in runs:
+            children[option] = self.n_nodes
+            self._node(worlds, start, stop, i + 1, m)
+
+    def _mix(self, base: WorldTable, fresh: float) -> None:
+        """One root over the trie (its share 1 - fresh) and the base table's programme (its
+        share `fresh`), the base's nodes numbered after the trie's."""
+        trie = (self.opt_start, self.opt_group, self.opt_child, self.opt_cum)
+        shift = self.n_nodes - 1
+        t_start, b_start = trie[0], base.opt_start
+        t_total = trie[3][t_start[1] - 1]
+        b_total = base.opt_cum[b_start[1] - 1]
+        starts, groups, children, cums = [0], [], [], []
+        for j in range(t_start[0], t_start[1]):
+            groups.append(trie[1][j])
+            children.append(trie[2][j])
+            cums.append((1 - fresh) * trie[3][j] / t_total)
+        for j in range(b_start[0], b_start[1]):
+            groups.append(base.opt_group[j])
+            children.append(base.opt_child[j] + shift)
+            cums.append(1 - fresh + fresh * base.opt_cum[j] / b_total)
+        for v in range(1, self.n_nodes):                  # the trie's nodes
+            starts.append(len(groups))
+            for j in range(t_start[v], t_start[v + 1]):
+                groups.append(trie[1][j])
+                children.append(trie[2][j])
+                cums.append(trie[3][j])
+        for v in range(1, base.n_nodes):                  # the base's, after them
+            starts.append(len(groups))
+            lo, hi = b_start[v], b_start[v + 1]
+            groups.extend(base.opt_group[lo:hi])
+            children.extend(c + shift for c in base.opt_child[lo:hi])
+            cums.extend(base.opt_cum[lo:hi])
+        starts.append(len(groups))
+        self.opt_start, self.opt_group, self.opt_child, self.opt_cum = (starts, groups,
+                                                                        children, cums)
+        self.n_nodes += base.n_nodes - 1
 
     def enumerate(self):
-        """Every distinct world (hands and reserve contents) with its share of the pool."""
+        """Every distinct world (hands and reserve contents) with its chance: its share of
+        the pool, and with `fresh`, plus that share of its chance in the base table."""
         found: dict = {}
         for a, q in self.shares.items():
             w = self._world(a, None)
             key = (w.hands, tuple(sorted(w.reserve)))
-            found[key] = found.get(key, 0.0) + q
+            found[key] = found.get(key, 0.0) + (1 - self.fresh) * q
+        if self.fresh > 0:
+            worlds = self.base.enumerate()
+            total = sum(worlds.values())
+            for key, q in worlds.items():
+                found[key] = found.get(key, 0.0) + self.fresh * q / total
         return found
 
 
@@ -274,6 +352,7 @@ class Resampling:
     floor: float = FLOOR
     temper: float = TEMPER
     seed: int = SEED
+    fresh: float = FRESH
 
     def __post_init__(self):
         if type(self.pool) is not int or not 1 <= self.pool <= 100_000:
@@ -281,6 +360,9 @@ class Resampling:
                               field="pool")
         if not 0 < self.floor <= 1:
             raise BergenError(f"the floor must be in (0, 1], got {self.floor!r}", field="floor")
+        if not 0 <= self.fresh < 1:
+            raise BergenError(f"the fresh share must be in [0, 1), got {self.fresh!r}",
+                              field="fresh")
         if not 0 <= self.temper <= 4:
             raise BergenError(f"the temper must be in 0..4, got {self.temper!r}",
                               field="temper")
@@ -346,4 +428,4 @@ def pool_table(info: InfoSet, model: ActionModel | None = None,
     base = WorldTable(info, factors)
     assignments, logs = pool_weights(info, base, model, how)
     shares, effective = shares_of(logs, how)
-    return PoolTable(base, assignments, shares, effective)
+    return PoolTable(base, assignments, shares, effective, how.fresh)

@@ -258,3 +258,21 @@ def test_the_setting_is_checked_in_one_line():
     with pytest.raises(BergenError) as e:
         alg.check({"inference": "action-sirr"})
     assert "action-sir" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_units_of_a_search_share_the_pools_sampler():
+    """The pool's programme is copied into the core once a process, not once a unit; a
+    pickled table (another process's) builds its own."""
+    import pickle
+
+    from bergen_search.search import registry
+    alg, _ = registry.resolve("ismcts", {})
+    info = decision()
+    table = alg.table(info, {"inference": "action-sir"})
+    first = alg.sampler(info, table)
+    assert alg.sampler(info, table) is first
+    copy = pickle.loads(pickle.dumps(table))
+    assert copy.samplers == {} and copy.shares == table.shares
+    assert alg.sampler(info, copy) is not first
+    plain = alg.table(info, {"inference": True})
+    assert alg.sampler(info, plain) is not alg.sampler(info, plain)    # the default: as it was

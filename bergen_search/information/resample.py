@@ -244,6 +244,7 @@ class PoolTable(WorldTable):
         self.shares = merged
         self.distinct = len(merged)
         self.base, self.fresh = base, fresh
+        self.samplers: dict = {}        # built for it, one a class (`registry.sampler`)
         self._build(sorted(merged))
         if fresh > 0 and self.tiles:
             self._mix(base, fresh)
@@ -293,39 +294,33 @@ class PoolTable(WorldTable):
             children[option] = self.n_nodes
             self._node(worlds, start, stop, i + 1, m)
 
+    def __getstate__(self):
+        """Pickled (to the search's processes) without its samplers: each builds its own."""
+        return {**self.__dict__, "samplers": {}}
+
     def _mix(self, base: WorldTable, fresh: float) -> None:
-        """One root over the trie (its share 1 - fresh) and the base table's programme (its
-        share `fresh`), the base's nodes numbered after the trie's."""
-        trie = (self.opt_start, self.opt_group, self.opt_child, self.opt_cum)
-        shift = self.n_nodes - 1
-        t_start, b_start = trie[0], base.opt_start
-        t_total = trie[3][t_start[1] - 1]
-        b_total = base.opt_cum[b_start[1] - 1]
-        starts, groups, children, cums = [0], [], [], []
-        for j in range(t_start[0], t_start[1]):
-            groups.append(trie[1][j])
-            children.append(trie[2][j])
-            cums.append((1 - fresh) * trie[3][j] / t_total)
-        for j in range(b_start[0], b_start[1]):
-            groups.append(base.opt_group[j])
-            children.append(base.opt_child[j] + shift)
-            cums.append(1 - fresh + fresh * base.opt_cum[j] / b_total)
-        for v in range(1, self.n_nodes):                  # the trie's nodes
-            starts.append(len(groups))
-            for j in range(t_start[v], t_start[v + 1]):
-                groups.append(trie[1][j])
-                children.append(trie[2][j])
-                cums.append(trie[3][j])
-        for v in range(1, base.n_nodes):                  # the base's, after them
-            starts.append(len(groups))
-            lo, hi = b_start[v], b_start[v + 1]
-            groups.extend(base.opt_group[lo:hi])
-            children.extend(c + shift for c in base.opt_child[lo:hi])
-            cums.extend(base.opt_cum[lo:hi])
-        starts.append(len(groups))
-        self.opt_start, self.opt_group, self.opt_child, self.opt_cum = (starts, groups,
-                                                                        children, cums)
-        self.n_nodes += base.n_nodes - 1
+        """One root over the base table's programme (its share `fresh`) and the trie (the
+        rest): the base's nodes keep their numbers, the trie's follow them."""
+        t_start, t_group, t_child, t_cum = (self.opt_start, self.opt_group, self.opt_child,
+                                            self.opt_cum)
+        b_start = base.opt_start
+        shift = base.n_nodes - 1                  # the trie's node v > 0 is v + shift
+        t_total, b_total = t_cum[t_start[1] - 1], base.opt_cum[b_start[1] - 1]
+        k = t_start[1] - t_start[0]               # the root's options from the trie
+        n_b = len(base.opt_group)
+        root_b = range(b_start[0], b_start[1])
+        self.opt_group = ([base.opt_group[j] for j in root_b] + [t_group[j] for j in range(k)]
+                          + base.opt_group[b_start[1]:] + t_group[k:])
+        self.opt_child = ([base.opt_child[j] for j in root_b]
+                          + [t_child[j] + shift for j in range(k)] + base.opt_child[b_start[1]:]
+                          + [c + shift for c in t_child[k:]])
+        self.opt_cum = ([fresh * base.opt_cum[j] / b_total for j in root_b]
+                        + [fresh + (1 - fresh) * t_cum[j] / t_total for j in range(k)]
+                        + base.opt_cum[b_start[1]:] + t_cum[k:])
+        # the root's options first, then the base's nodes, then the trie's (its root gone)
+        self.opt_start = ([0] + [x + k for x in b_start[1:-1]]
+                          + [x - k + n_b + k for x in t_start[1:]])
+        self.n_nodes = base.n_nodes + self.n_nodes - 1
 
     def enumerate(self):
         """Every distinct world (hands and reserve contents) with its chance: its share of

@@ -203,8 +203,16 @@ class Algorithm:
 
     def sampler(self, info, table):
         """The worlds a unit draws from: the backend's sampler (the core's, or the
-        pure-Python one without it)."""
-        return backend.SEARCH.sampler(info, table)
+        pure-Python one without it). A table that keeps its samplers (`samplers`: the
+        action-sir pool's, whose programme is long to copy) gives the units of a process
+        one, built once (a sampler only reads its programme)."""
+        made = getattr(table, "samplers", None)
+        if made is None:
+            return backend.SEARCH.sampler(info, table)
+        cls = backend.SEARCH.sampler
+        if cls not in made:
+            made[cls] = cls(info, table)
+        return made[cls]
 
     def worker(self, sampler, objective: int, budget, deadline, seed: int, settings: dict,
                values: bool = False, hooks=None, focus=(), memory=None):

@@ -1,7 +1,8 @@
 """Issue 43's action model behind the sampler by resampling (`inference=action-sir`,
 `information/resample.py`): its held-out figures and its cost. Needs only the package.
 
-    python benchmarks/action_sir.py evaluate HELDOUT.jsonl [--limit 3000] [--pools 256,2048] [--json FILE]
+    python benchmarks/action_sir.py evaluate HELDOUT.jsonl [--limit 3000] [--pools 256,2048]
+        [--json FILE]
     python benchmarks/action_sir.py cost HELDOUT.jsonl [--limit 300] [--repeats 3]
 
 1. `evaluate`: at each decision of records never trained on (`train_belief.decisions`: a

@@ -41,8 +41,8 @@ from ..errors import BergenError
 from ..game.rng import Rng
 from ..game.tiles import (
     DOUBLE_OF, DOUBLES, PIPS, TILE_HIGH, TILE_LOW, TILES_WITH, iter_mask, popcount)
-from .action import FEATURES, ActionModel, action_model, _scoring_tile
-from .inference import TileModel, tile_factors
+from .action import FEATURES, ActionModel, action_model
+from .inference import TileModel, scoring_tile, tile_factors
 from .infoset import RESERVE, InfoSet, ObservedPlay
 from .sampler import WorldTable
 
@@ -85,7 +85,7 @@ class PlayRater:
                 scores = new_left == new_right
                 triple = scores and bool(DOUBLES >> u & 1 or (
                     d.left_double if end else d.right_double))
-                match = _scoring_tile(new_left, new_right)
+                match = scoring_tile(new_left, new_right)
                 const = (w[_F["scores"]] * scores + w[_F["triple"]] * triple
                          + w[_F["pips"]] * PIPS[u] / 12.0 + w[_F["double"]] * (DOUBLES >> u & 1)
                          + w[_F["late"]] * late)

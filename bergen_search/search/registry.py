@@ -35,7 +35,7 @@ from .results import SearchInfo, SearchResult
 class Setting:
     """A setting of an algorithm: its type, default and what it does. `choices` limits a
     string; booleans also read on/off, yes/no, true/false, 1/0, and any of their `choices`,
-    named values beside on and off (`inference`: on, off or learned)."""
+    named values beside on and off (`inference`: on, off, learned, action or action-sir)."""
     type: type
     default: object
     help: str
@@ -46,7 +46,8 @@ class Setting:
     def parse(self, name: str, value):
         """The value checked (and converted from text, as engine specs give it)."""
         if self.type is bool:
-            kinds = "on or off" if not self.choices else "on, off or " + " or ".join(self.choices)
+            kinds = "on or off" if not self.choices else (
+                ", ".join(("on", "off") + self.choices[:-1]) + " or " + self.choices[-1])
             if isinstance(value, str):
                 low = value.strip().lower()
                 if low in ("on", "yes", "true", "1"):

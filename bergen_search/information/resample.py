@@ -18,9 +18,11 @@ cannot draw from it. Here it weighs whole histories instead:
    mixed with the pool's own uniform share (`FLOOR`): a weight collapse falls back to the
    factorised draw.
 3. The pool becomes a table (`PoolTable`: a trie over the worlds' groups, each leaf's
-   weight its world's share) that the engines' samplers walk unchanged: every iteration of
-   a search draws a world of the pool in proportion to its weight, with a fresh reserve
-   order.
+   weight its world's share) that the engines' samplers walk unchanged; its root also leads
+   into the hand-set table's own programme, so a share `FRESH` of a search's draws are
+   fresh worlds of that table (a search drawing ~100,000 worlds from a few hundred fits
+   them: benchmarks/BELIEF.md) and the rest are the pool's, each in proportion to its
+   weight, with a fresh reserve order.
 
 The pool is drawn with a constant seed: a position gets the same table every time. Only
 what the seat to move saw is read (the information set; its `decisions` are the other
@@ -43,7 +45,7 @@ from ..game.tiles import (
     DOUBLE_OF, DOUBLES, PIPS, TILE_HIGH, TILE_LOW, TILES_WITH, iter_mask, popcount)
 from .action import FEATURES, ActionModel, action_model
 from .inference import TileModel, scoring_tile, tile_factors
-from .infoset import RESERVE, InfoSet, ObservedPlay
+from .infoset import InfoSet, ObservedPlay
 from .sampler import WorldTable
 
 #: Candidate worlds a search weighs, the pool's uniform share in the resampling, the power

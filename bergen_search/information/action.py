@@ -14,7 +14,8 @@ time. Only what the seat to move saw is read.
 
 >>> from bergen_search.formats.game import load_game
 >>> info = load_game(open("examples/decision.json").read())
->>> f = action_model().factors(info)
+>>> from bergen_search.information.inference import tile_factors
+>>> f = tile_factors(info, action_model())
 >>> all(len(v) == len(info.groups) and min(v) > 0 for v in f.values())
 True
 """
@@ -30,7 +31,6 @@ from ..game.rng import Rng
 from ..game.tiles import (
     DOUBLE_OF, DOUBLES, PIPS, TILE_HIGH, TILE_LOW, TILES_WITH, iter_mask, popcount, tile_index)
 from .infoset import InfoSet, ObservedPlay
-from .inference import TileModel, tile_factors
 from .sampler import WorldTable
 
 MODEL_FILE = "action_model.json"
@@ -99,11 +99,11 @@ class ActionModel:
         e = [math.exp(v - top) for v in z]
         return e[cands.index(move)] / sum(e)
 
-    def factors(self, info: InfoSet) -> dict:
-        """{tile: factor per group of `info.groups`}: the hand-set model's factors times each
-        tile's odds with each other seat under the action-weighted worlds over its odds in
-        the same worlds unweighted (clipped to CLIP)."""
-        base = tile_factors(info, TileModel())
+    def factors(self, info: InfoSet, base: dict) -> dict:
+        """{tile: factor per group of `info.groups`}: `base` (the hand-set model's factors,
+        `inference.tile_factors`) times each tile's odds with each other seat under the
+        action-weighted worlds over its odds in the same worlds unweighted (clipped to
+        CLIP)."""
         plays = {}
         for j in range(info.rules.players):
             if j == info.seat:

@@ -4,7 +4,8 @@ any search uses it. Two players. Needs the `train` extra (numpy and SciPy).
 
     python benchmarks/action_belief.py fit train_it2000.jsonl --limit 20000 --out action.json
     python benchmarks/action_belief.py evaluate heldout_it2000.jsonl --model action.json \
-        --limit 1500 --worlds 300 --seed 4301
+        --limit 3000 --worlds 400 --seed 4391
+    python benchmarks/action_belief.py cost heldout_it2000.jsonl --limit 300
 
 1. `fit`: every play with a choice of the complete records (after the lead, not the one right
    after a draw), the player's whole hand known: a conditional logit over the plays it could
@@ -154,6 +155,21 @@ def evaluate(path, model, limit, worlds, seed):
     print(f"  mean effective sample size of the weights {ess_sum / points:.1f} of {worlds}")
 
 
+def cost(path, limit):
+    """Milliseconds a search spends on `inference=action`'s table factors (median, p90)."""
+    import time
+    from bergen_search.information.action import action_model
+    model, spent = action_model(), []
+    for _, info, _, _ in decisions(path, limit):
+        t0 = time.perf_counter()
+        tile_factors(info, model)
+        spent.append(1000 * (time.perf_counter() - t0))
+    spent.sort()
+    print(f"{path}: {len(spent)} decisions: the action model's factors take "
+          f"{spent[len(spent) // 2]:.2f} ms at the median, {spent[int(0.9 * len(spent))]:.2f} "
+          f"ms at the 90th percentile")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -168,9 +184,14 @@ def main(argv=None):
     e.add_argument("--limit", type=int, default=1500)
     e.add_argument("--worlds", type=int, default=300)
     e.add_argument("--seed", type=int, default=4301)
+    c = sub.add_parser("cost")
+    c.add_argument("records")
+    c.add_argument("--limit", type=int, default=300)
     a = ap.parse_args(argv)
     if a.cmd == "fit":
         fit(a.records, a.limit, a.l2, a.out)
+    elif a.cmd == "cost":
+        cost(a.records, a.limit)
     else:
         evaluate(a.records, a.model, a.limit, a.worlds, a.seed)
 

@@ -75,7 +75,7 @@ def test_engine_lists_split_where_an_engine_name_starts(text, players, want):
     ("expectimax:time=0", "positive"),
     ("ismcts:objective=money", "points or match"),
     ("ismcts:playout=clever", "one of random, scoring, safe"),
-    ("ismcts:inference=maybe", "on, off or learned"),
+    ("ismcts:inference=maybe", "on, off, learned or action"),
     ("ismcts:exploration=-1", ">= 0"),
     ("expectimax:depth=0", "at least 1"),
     ("expectimax:twins=on", "bad setting"),

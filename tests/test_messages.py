@@ -59,7 +59,7 @@ BAD_INPUTS = [
     ('best $P --algorithm expectimax --set depth=x', None,
      "bergen: depth must be an integer, got 'x'"),
     ('best $P --set inference=maybe', None,
-     "bergen: inference must be on, off or learned, got 'maybe'"),
+     "bergen: inference must be on, off, learned or action, got 'maybe'"),
     ('best $P --set twins=maybe', None,
      "bergen: twins must be on or off, got 'maybe'"),
     ('best $P --set playout=nope', None,

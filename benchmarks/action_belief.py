@@ -4,7 +4,8 @@ any search uses it. Two players. Needs the `train` extra (numpy and SciPy).
 
     python benchmarks/action_belief.py fit train_it2000.jsonl --limit 20000 --out action.json
     python benchmarks/action_belief.py evaluate heldout_it2000.jsonl --model action.json \
-        --limit 1500 --worlds 300 --seed 4301
+        --limit 3000 --worlds 400 --seed 4391
+    python benchmarks/action_belief.py cost heldout_it2000.jsonl --limit 300
 
 1. `fit`: every play with a choice of the complete records (after the lead, not the one right
    after a draw), the player's whole hand known: a conditional logit over the plays it could
@@ -16,8 +17,10 @@ any search uses it. Two players. Needs the `train` extra (numpy and SciPy).
    plays since its last draw (its hand then: its hand in the world plus what it played since;
    earlier plays need the hand before a draw, which the sampled world does not say). The
    mean log loss of the other hand's tiles: the exact marginals of the sampler, the K worlds
-   unweighted (the sampling noise alone) and the K worlds weighted by the action model, with
-   the effective sample size of the weights.
+   unweighted (the sampling noise alone), the K worlds weighted by the action model (with
+   the effective sample size of the weights), and `projected`: the exact marginals of the
+   table the searches' `inference=action` draws from (`ActionModel.factors`: the hand-set
+   factors moved by moment matching over `action.WORLDS` weighed worlds).
 """
 from __future__ import annotations
 
@@ -33,52 +36,13 @@ from bergen_search.formats.record_io import iter_records
 from bergen_search.formats.replay import seen_steps
 from bergen_search.game.rng import Rng
 from bergen_search.game.state import DRAW, PASS
-from bergen_search.game.tiles import (
-    DOUBLE_OF, DOUBLES, PIPS, TILE_HIGH, TILE_LOW, TILES_WITH, iter_mask, popcount, tile_index)
+from bergen_search.game.tiles import tile_index
+from bergen_search.information.action import FEATURES, ActionModel, candidates, play_features
 from bergen_search.information.inference import TileModel, tile_factors
 from bergen_search.information.sampler import WorldTable
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from train_belief import binary_losses, decisions  # noqa: E402
-
-FEATURES = ("scores", "triple", "pips", "double", "keeps_fitting", "opened_held",
-            "covered_held", "gives_match", "opens_double_held", "late")
-
-
-def _scoring_tile(left: int, right: int) -> int:
-    return DOUBLE_OF[left] if left == right else tile_index(left, right)
-
-
-def candidates(hand: int, left: int, right: int, ld: bool, rd: bool) -> list:
-    """The plays (tile * 2 + end) of `hand` at these ends, a mirrored pair of ends once."""
-    mirrored = left == right and ld == rd
-    out = []
-    for u in iter_mask(hand):
-        if TILES_WITH[left] >> u & 1:
-            out.append(u * 2)
-        if TILES_WITH[right] >> u & 1 and not mirrored:
-            out.append(u * 2 + 1)
-    return out
-
-
-def play_features(move: int, hand: int, left: int, right: int, ld: bool, rd: bool,
-                  line_mask: int) -> list:
-    u, end = move >> 1, move & 1
-    covered = right if end else left
-    opened = TILE_LOW[u] + TILE_HIGH[u] - covered
-    new_left, new_right = (left, opened) if end else (opened, right)
-    rest = hand & ~(1 << u)
-    scores = new_left == new_right
-    triple = scores and bool(DOUBLES >> u & 1 or (ld if end else rd))
-    fits_after = TILES_WITH[new_left] | TILES_WITH[new_right]
-    match = _scoring_tile(new_left, new_right)
-    line = popcount(line_mask)
-    return [float(scores), float(triple), PIPS[u] / 12.0, float(DOUBLES >> u & 1),
-            popcount(rest & fits_after) / 3.0, popcount(rest & TILES_WITH[opened]) / 3.0,
-            popcount(rest & TILES_WITH[covered]) / 3.0,
-            float(not (rest | line_mask | 1 << u) >> match & 1),
-            float(rest >> DOUBLE_OF[opened] & 1), float(line >= 8)]
-
 
 def _line_mask(line) -> int:
     m = 0
@@ -142,26 +106,10 @@ def fit(paths, limit, l2, out):
         f.write("\n")
 
 
-def likelihood(w, move, hand, d) -> float:
-    """The model's chance of `move` (an ObservedPlay's) for `hand` at `d`'s ends."""
-    cands = candidates(hand, d.left, d.right, d.left_double, d.right_double)
-    if d.left == d.right and d.left_double == d.right_double:
-        move &= ~1
-    if move not in cands:
-        return 0.0
-    if len(cands) == 1:
-        return 1.0
-    z = np.array([play_features(c, hand, d.left, d.right, d.left_double, d.right_double,
-                                d.line_mask) for c in cands]) @ w
-    z -= z.max()
-    e = np.exp(z)
-    return float(e[cands.index(move)] / e.sum())
-
-
 def evaluate(path, model, limit, worlds, seed):
-    w = np.array(json.load(open(model))["weights"])
+    am = ActionModel(tuple(json.load(open(model))["weights"]))
     rng = Rng(seed)
-    loss = {"exact": 0.0, "sampled": 0.0, "weighted": 0.0}
+    loss = {"exact": 0.0, "sampled": 0.0, "weighted": 0.0, "projected": 0.0}
     n_items, points, ess_sum, used = 0, 0, 0.0, 0
     for rules, info, hands, _ in decisions(path, limit):
         if rules.players != 2:
@@ -181,15 +129,19 @@ def evaluate(path, model, limit, worlds, seed):
                 later[k] = acc
             for i, h in enumerate(draws):
                 for k, d in enumerate(plays):
-                    weights[i] *= likelihood(w, d.move, h | later[k], d)
+                    weights[i] *= am.likelihood(d, h | later[k])
         if weights.sum() <= 0:
             weights = np.ones(worlds)
         ess_sum += weights.sum() ** 2 / (weights ** 2).sum()
         marg = table.marginals()
         items = binary_losses(marg, info, hands)
+        projected = {(j_, t): p for j_, t, p, _ in binary_losses(
+            WorldTable(info, tile_factors(info, am)).marginals(), info, hands)}
         for name in loss:
             for _, t, p, held in items:
-                if name != "exact":
+                if name == "projected":
+                    p = projected[(j, t)]
+                elif name != "exact":
                     ww = weights if name == "weighted" else np.ones(worlds)
                     p = float(sum(wi for wi, h in zip(ww, draws) if h >> t & 1) / ww.sum())
                 q = min(max(p, 1e-3), 1 - 1e-3)
@@ -201,6 +153,21 @@ def evaluate(path, model, limit, worlds, seed):
     for name, v in loss.items():
         print(f"  {name:<9} log loss {v / n_items:.5f}")
     print(f"  mean effective sample size of the weights {ess_sum / points:.1f} of {worlds}")
+
+
+def cost(path, limit):
+    """Milliseconds a search spends on `inference=action`'s table factors (median, p90)."""
+    import time
+    from bergen_search.information.action import action_model
+    model, spent = action_model(), []
+    for _, info, _, _ in decisions(path, limit):
+        t0 = time.perf_counter()
+        tile_factors(info, model)
+        spent.append(1000 * (time.perf_counter() - t0))
+    spent.sort()
+    print(f"{path}: {len(spent)} decisions: the action model's factors take "
+          f"{spent[len(spent) // 2]:.2f} ms at the median, {spent[int(0.9 * len(spent))]:.2f} "
+          f"ms at the 90th percentile")
 
 
 def main(argv=None):
@@ -217,9 +184,14 @@ def main(argv=None):
     e.add_argument("--limit", type=int, default=1500)
     e.add_argument("--worlds", type=int, default=300)
     e.add_argument("--seed", type=int, default=4301)
+    c = sub.add_parser("cost")
+    c.add_argument("records")
+    c.add_argument("--limit", type=int, default=300)
     a = ap.parse_args(argv)
     if a.cmd == "fit":
         fit(a.records, a.limit, a.l2, a.out)
+    elif a.cmd == "cost":
+        cost(a.records, a.limit)
     else:
         evaluate(a.records, a.model, a.limit, a.worlds, a.seed)
 

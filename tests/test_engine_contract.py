@@ -254,15 +254,15 @@ def later_decision(seed: int, swap: bool):
     return info if any(not d.drew for d in info.decisions) else None
 
 
-@pytest.mark.parametrize("inference", [True, "learned", "action-sir"])
+@pytest.mark.parametrize("inference", [True, "learned", "action", "action-sir"])
 def test_no_peeking_when_the_plays_weigh_the_worlds(engine, inference):
-    """Inference, hand-set, learned or the action model's resampling, reads only what the
-    seat saw: two deals that differ in a tile of the other hand it cannot see, after the
+    """Inference, hand-set, learned, by the action model or its resampling, reads only what
+    the seat saw: two deals that differ in a tile of the other hand it cannot see, after the
     same public plays, give the same answer byte for byte (and the same weighted table)."""
     alg, settings = registry.resolve(engine, {})
     if "inference" not in alg.settings:
         pytest.skip(f"{engine} has no inference setting")
-    if isinstance(inference, str) and inference not in alg.settings["inference"].choices:
+    if inference is not True and inference not in alg.settings["inference"].choices:
         pytest.skip(f"{engine}'s inference is on or off (the exact endgame's prior is the "
                     f"rules' chance, or the hand-set model)")
     for seed in range(400):

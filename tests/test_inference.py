@@ -239,7 +239,7 @@ def small_cuts(rules, seed, want, max_assignments=100_000):
     return found
 
 
-@pytest.mark.parametrize("setting", [True, "learned"])
+@pytest.mark.parametrize("setting", [True, "learned", "action"])
 @pytest.mark.parametrize("count, assignments", sizes((3, 20_000), (6, 100_000)))
 @pytest.mark.parametrize("players,kw", [(2, {}), (3, {}), (2, {"draw": "one"}),
                                         (4, {"partnerships": True})])
@@ -305,7 +305,7 @@ def test_factors_must_be_positive_and_one_per_group():
         WorldTable(info, {t("1-6"): (0.5,)})
 
 
-@pytest.mark.parametrize("setting", [True, "learned"])
+@pytest.mark.parametrize("setting", [True, "learned", "action"])
 def test_inference_reads_only_what_the_seat_saw(setting):
     """The factors come from the information set, which a complete record and the same record
     with the other hands, draws and reserve nulled give alike."""

@@ -100,10 +100,10 @@ class ActionModel:
         return e[cands.index(move)] / sum(e)
 
     def factors(self, info: InfoSet, base: dict) -> dict:
-        """{tile: factor per group of `info.groups`}: the hand-set model's factors (`base`,
-        which `inference.tile_factors` gives: this module does not import it) times each
-        tile's odds with each other seat under the action-weighted worlds over its odds in
-        the same worlds unweighted (clipped to CLIP)."""
+        """{tile: factor per group of `info.groups`}: `base` (the hand-set model's factors,
+        `inference.tile_factors`) times each tile's odds with each other seat under the
+        action-weighted worlds over its odds in the same worlds unweighted (clipped to
+        CLIP)."""
         plays = {}
         for j in range(info.rules.players):
             if j == info.seat:

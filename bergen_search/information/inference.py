@@ -94,8 +94,8 @@ def tile_factors(info: InfoSet, model) -> dict:
     Tiles without evidence are left out. No model: {}."""
     if model is None or not info.decisions:
         return {}
-    if hasattr(model, "factors"):       # a model of whole hands (`action.py`): its own way,
-        return model.factors(info, tile_factors(info, TileModel()))   # from the hand-set's
+    if hasattr(model, "factors"):       # a model of whole hands (`action.py`): it moves
+        return model.factors(info, tile_factors(info, TileModel()))   # the hand-set factors
     groups = info.groups
     out: dict[int, list[float]] = {}     # tile: its factor per group
     per_play = getattr(model, "play_ratios", None)   # a model that rates a play's tiles at once

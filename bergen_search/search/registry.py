@@ -46,8 +46,8 @@ class Setting:
     def parse(self, name: str, value):
         """The value checked (and converted from text, as engine specs give it)."""
         if self.type is bool:
-            kinds = "on or off" if not self.choices else (
-                ", ".join(("on", "off") + self.choices[:-1]) + " or " + self.choices[-1])
+            words = ("on", "off", *self.choices)
+            kinds = ", ".join(words[:-1]) + " or " + words[-1]
             if isinstance(value, str):
                 low = value.strip().lower()
                 if low in ("on", "yes", "true", "1"):

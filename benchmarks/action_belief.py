@@ -37,7 +37,8 @@ from bergen_search.formats.replay import seen_steps
 from bergen_search.game.rng import Rng
 from bergen_search.game.state import DRAW, PASS
 from bergen_search.game.tiles import tile_index
-from bergen_search.information.action import FEATURES, ActionModel, candidates, play_features
+from bergen_search.information.action import (
+    FEATURES, ActionModel, candidates, play_features, weighed_plays)
 from bergen_search.information.inference import TileModel, tile_factors
 from bergen_search.information.sampler import WorldTable
 
@@ -116,20 +117,13 @@ def evaluate(path, model, limit, worlds, seed):
             continue
         j = 1 - info.seat
         table = WorldTable(info, tile_factors(info, TileModel()))
-        opened = max([g.opened for g in info.groups if g.owner == j] + [-1])
-        plays = [d for d in info.decisions if d.seat == j and not d.drew and d.event > opened]
-        draws = [table.sample(rng).hands[j] for _ in range(worlds)]
+        plays = weighed_plays(info)
+        worlds_hands = [table.sample(rng).hands for _ in range(worlds)]
+        draws = [h[j] for h in worlds_hands]
         weights = np.ones(worlds)
         if plays:
             used += 1
-            later = [0] * len(plays)        # tiles j played from each play on
-            acc = 0
-            for k in range(len(plays) - 1, -1, -1):
-                acc |= 1 << (plays[k].move >> 1)
-                later[k] = acc
-            for i, h in enumerate(draws):
-                for k, d in enumerate(plays):
-                    weights[i] *= am.likelihood(d, h | later[k])
+            weights = np.array([am.weight(h, plays) for h in worlds_hands])
         if weights.sum() <= 0:
             weights = np.ones(worlds)
         ess_sum += weights.sum() ** 2 / (weights ** 2).sum()

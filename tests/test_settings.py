@@ -31,13 +31,16 @@ def test_settings_are_checked_once_and_read_as_a_mapping():
 def test_settings_are_values_a_journal_can_key_by():
     a = Settings.of("classic", {"exploration": 0.5})
     b = pickle.loads(pickle.dumps(a))
-    assert a == b and hash(a) == hash(b) and a.key() == b.key()
+    assert a == b and hash(a) == hash(b) and repr(a) == repr(b)
     assert {a: 1}[b] == 1
     assert a != Settings.of("classic", {"exploration": 0.6})
     assert a.replace(replicates=4)["replicates"] == 4 and a["replicates"] == 1
     assert Settings.of() == Settings.of("ismcts", {})
     # equal when they search alike, however the values were written
     assert Settings.of("expectimax", {"depth": "2"}) == Settings.of("expectimax", {"depth": 2})
+    # ... and the journals' fingerprint, read from the repr, says so too
+    assert repr(Settings.of("expectimax", {"depth": "2"})) == \
+        repr(Settings.of("expectimax", {"depth": 2}))
     assert Settings.of("classic") != Settings.of("ismcts", dict(Settings.of("classic")))
 
 

@@ -366,12 +366,11 @@ class _Asking:
 class _Snapshot:
     """The counts before a step of the record (`_Walk.snapshot`), so that a Ctrl-C keeps the
     steps finished: the decisions and moments gathered, each seat's summary, the forced
-    plays and the decisions' count."""
+    plays."""
     decisions: int
     moments: int
     summary: dict
     forced: set
-    k: int
 
 
 def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, seed: int = 0,
@@ -407,8 +406,7 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
         settings = settings.replace(**{bracket: False})
     ask = _Asking(limits, seed, settings, objective, workers, thresholds, recheck,
                   max_rechecks, _searcher(searcher or search))
-    walk = _Walk(record, seats, rounds, luck, ask, held)
-    walk.on_decision, walk.progress, walk.todo = on_decision, progress, todo
+    walk = _Walk(record, seats, rounds, luck, ask, held, on_decision, progress, todo)
     for item in events(record):
         held["step"] = walk.snapshot()
         if isinstance(item, RoundStart):
@@ -427,9 +425,11 @@ class _Walk:
     each seat's summary) and the luck pending (a draw's value, the first decision of a
     round)."""
 
-    def __init__(self, record, seats, rounds, luck: bool, ask: _Asking, held: dict):
+    def __init__(self, record, seats, rounds, luck: bool, ask: _Asking, held: dict,
+                 on_decision=None, progress=None, todo: int = 0):
         self.record, self.seats, self.rounds, self.luck, self.ask = (record, seats, rounds,
                                                                      luck, ask)
+        self.on_decision, self.progress, self.todo = on_decision, progress, todo
         n = record.rules.players
         self.decisions: list[Decision] = []
         self.annotated: list[list[Annotated]] = []
@@ -439,13 +439,10 @@ class _Walk:
         self.ends: list[tuple] = []
         self.forced: set = set()
         self.summary = {s: SeatSummary(s) for s in range(n)}
-        self.k = 0
         self.observers: dict = {}
         self.pending_draw: dict = {}
         self.first_seen: set = set()
         self.round_scores = record.start_scores
-        self.on_decision = self.progress = None
-        self.todo = 0
         held["lists"] = dict(decisions=self.decisions, annotated=self.annotated,
                              moments=self.moments, starts=self.starts, hands=self.hands,
                              ends=self.ends)
@@ -453,7 +450,7 @@ class _Walk:
     def snapshot(self) -> _Snapshot:
         return _Snapshot(len(self.decisions), len(self.moments),
                          {q: replace(sm, counts=dict(sm.counts))
-                          for q, sm in self.summary.items()}, set(self.forced), self.k)
+                          for q, sm in self.summary.items()}, set(self.forced))
 
     def round_start(self, item: RoundStart) -> None:
         r, state, record = item.round, item.state, self.record
@@ -490,7 +487,7 @@ class _Walk:
 
     def _draw(self, step, info) -> None:
         ask, s = self.ask, step.seat
-        res = ask.search(info, ask.limits, derive_seed(ask.seed, DRAW_STREAM + self.k))
+        res = ask.search(info, ask.limits, derive_seed(ask.seed, DRAW_STREAM + len(self.decisions)))
         self.pending_draw[s] = res.value
         self.moments.append(Moment(step.round, step.event, s, "draw", res.value,
                                    sides=_side_values(self.record.rules, s, res.value,
@@ -503,7 +500,8 @@ class _Walk:
             self.summary[s].forced += 1
             self.forced.add((step.round, step.event))
             return None
-        res = ask.search(info, ask.limits, derive_seed(ask.seed, self.k), focus=(step.action,))
+        k = len(self.decisions)             # the decisions judged before this one
+        res = ask.search(info, ask.limits, derive_seed(ask.seed, k), focus=(step.action,))
         moment = Moment(step.round, step.event, s, "forced", res.value)
         moment.sides = _side_values(rules, s, res.value, ask.objective,
                                     res.info.get("sides", {}).get(res.best))
@@ -513,7 +511,7 @@ class _Walk:
             self.summary[s].forced += 1
             self.forced.add((step.round, step.event))
             return None
-        dec = _judge(ask, step, info, res, self.k)
+        dec = _judge(ask, step, info, res, k)
         dec.position = to_string(position_from_infoset(
             info, {j: obs.proven_voids(j) for j in obs.hist}))
         moment.kind, moment.decision = "decision", len(self.decisions)
@@ -531,9 +529,8 @@ class _Walk:
             sm.borderline += 1
         elif dec.label:
             sm.counts[dec.label] += 1
-        self.k += 1
         if self.progress:
-            self.progress(self.k, self.todo)
+            self.progress(len(self.decisions), self.todo)
         return dec
 
     def _luck(self, step, moment: Moment, value: float) -> None:

@@ -99,33 +99,28 @@ class ActionModel:
         e = [math.exp(v - top) for v in z]
         return e[cands.index(move)] / sum(e)
 
+    def weight(self, hands: tuple, plays: dict) -> float:
+        """The likelihood of the `plays` (`weighed_plays`) for the world of `hands`: the
+        product over the plays of each seat's hand then (its hand now, plus what it played
+        since)."""
+        w = 1.0
+        for j, seen in plays.items():
+            for d, since in seen:
+                w *= self.likelihood(d, hands[j] | since)
+        return w
+
     def factors(self, info: InfoSet, base: dict) -> dict:
         """{tile: factor per group of `info.groups`}: `base` (the hand-set model's factors,
         `inference.tile_factors`) times each tile's odds with each other seat under the
         action-weighted worlds over its odds in the same worlds unweighted (clipped to
         CLIP)."""
-        plays = {}
-        for j in range(info.rules.players):
-            if j == info.seat:
-                continue
-            opened = max([g.opened for g in info.groups if g.owner == j] + [-1])
-            mine = [d for d in info.decisions if d.seat == j and not d.drew and d.event > opened]
-            if mine:
-                plays[j] = mine
+        plays = weighed_plays(info)
         if not plays:
             return base
         table = WorldTable(info, base)
         rng = Rng(SEED)
         hands = [table.sample(rng).hands for _ in range(WORLDS)]
-        weights = []
-        for h in hands:
-            w = 1.0
-            for j, mine in plays.items():
-                later = 0
-                for d in reversed(mine):        # the hand at each play: now + played since
-                    later |= 1 << (d.move >> 1)
-                    w *= self.likelihood(d, h[j] | later)
-            weights.append(w)
+        weights = [self.weight(h, plays) for h in hands]
         total = sum(weights)
         if total <= 0:
             return base
@@ -143,6 +138,25 @@ class ActionModel:
                     if grp.owner == j:
                         f[g] *= r
         return {t: tuple(f) for t, f in out.items()}
+
+
+def weighed_plays(info: InfoSet) -> dict:
+    """{seat: [(play, the tiles it played from that play on)], latest first} of each other
+    seat's plays since its last draw (not a drawn tile's), which the model weighs: a seat's
+    hand at such a play is its hand now plus those tiles. Seats with none are left out."""
+    out = {}
+    for j in range(info.rules.players):
+        if j == info.seat:
+            continue
+        opened = max([g.opened for g in info.groups if g.owner == j] + [-1])
+        mine = [d for d in info.decisions if d.seat == j and not d.drew and d.event > opened]
+        seen, since = [], 0
+        for d in reversed(mine):
+            since |= 1 << (d.move >> 1)
+            seen.append((d, since))
+        if seen:
+            out[j] = seen               # the latest play first, as the weights multiply
+    return out
 
 
 @lru_cache(maxsize=1)

@@ -327,7 +327,8 @@ class Settings(Mapping):
     the review and the journals say them so), in the order given; `full`: every setting of
     the engine, checked, with its default where not given, in the engine's order. A Mapping
     of `full` (`settings["exploration"]`), hashable, and equal when they search alike (the
-    name and `full`; a journal's fingerprint is `key()`).
+    name and `full`); its `repr` says only those too, so that a journal's fingerprint of a
+    search (`analysis.journal`) is the same for equal settings in any process.
 
     >>> s = Settings.of("classic", {"exploration": "0.5"})
     >>> s["exploration"], s["playout"], s.engine.name
@@ -340,7 +341,7 @@ class Settings(Mapping):
     bergen_search.errors.BergenError: ismcts has no setting 'depth' (settings: ...)
     """
     algorithm: str
-    given: tuple = field(compare=False)   # as written: "2" and 2 search alike
+    given: tuple = field(compare=False, repr=False)   # as written: "2" and 2 search alike
     full: tuple = ()
 
     @classmethod
@@ -359,11 +360,6 @@ class Settings(Mapping):
     def replace(self, **values) -> "Settings":
         """These settings with `values` given too (checked again)."""
         return Settings.of(self.algorithm, {**dict(self.given), **values})
-
-    def key(self) -> str:
-        """The settings as text, the same for equal settings in any process: for a journal's
-        fingerprint."""
-        return repr((self.algorithm, self.full))
 
     def __getitem__(self, name: str):
         for k, v in self.full:

@@ -9,6 +9,7 @@ grid and `--weighting`).
 - every tile's chances sum to 1 over the seats and the reserve, each holder's to its size;
 - the command's grid and `--weighting`, and a bad weighting as one line.
 """
+import json
 from fractions import Fraction
 
 import pytest
@@ -23,7 +24,7 @@ from bergen_search.formats.replay import walk
 from bergen_search.game.match import play_match
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
-from bergen_search.information.beliefs import beliefs
+from bergen_search.information.beliefs import WEIGHTINGS, beliefs
 from bergen_search.information.inference import TileModel, tile_factors
 from bergen_search.information.infoset import RESERVE, Observer
 from bergen_search.information.sampler import WorldTable, count_worlds
@@ -171,3 +172,42 @@ def test_the_grid_marks_certain_and_impossible_cells():
     rows = k.grid()
     assert rows[1].split() == ["tile", "seat", "1", "reserve"]
     assert len(rows) == 2 + len({t for h in list(k.seats) + [k.reserve] for t in h.chances})
+
+
+@pytest.mark.parametrize("weighting", WEIGHTINGS)
+def test_each_weighting_shows_the_table_its_search_draws_from(weighting):
+    """The chances of a weighting are those of the worlds the default engine with the
+    `inference` setting of that name draws (the registry's table, enumerated world by world),
+    so the grid shows what the search believes: the action model's moved factors and its
+    resampled pool too."""
+    from bergen_search.search.registry import Settings
+    setting = {"uniform": "off", "inference": "on"}.get(weighting, weighting)
+    settings = Settings.of("ismcts", {"inference": setting})
+    compared = moved = 0
+    for info, obs in positions(2, False, 3, cap=400):
+        b = beliefs(info, obs, weighting=weighting)
+        assert b.weighting == weighting
+        table = settings.engine.table(info, settings)
+        worlds = table.enumerate()
+        total = sum(worlds.values())
+        for h in b.seats:
+            for t in range(28):
+                share = sum(w for (hands, _), w in worlds.items() if hands[h.seat] >> t & 1)
+                assert h.chances.get(t, 0.0) == pytest.approx(share / total, abs=1e-9)
+        check_sums(b, info)
+        uniform = beliefs(info, obs)
+        moved += any(abs(h.chances.get(t, 0) - u.chances.get(t, 0)) > 1e-6
+                     for h, u in zip(b.seats, uniform.seats) for t in range(28))
+        compared += 1
+    assert compared >= 6, compared
+    assert (moved > 0) == (weighting != "uniform"), moved
+
+
+def test_show_prints_the_action_models_grids():
+    r = run("show", "examples/decision.json", "--weighting", "action")
+    assert r.exit_code == 0, r.output
+    assert "(% chance; weighted by what the other seats' plays say (the action model))" \
+        in r.output
+    r = run("show", "examples/decision.json", "--weighting", "action-sir", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["weighting"] == "action-sir"

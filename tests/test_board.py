@@ -553,11 +553,13 @@ def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
     assert sent["show"]["weighting"] == "uniform"
 
 
-def test_learned_inference_weighs_the_search_and_the_beliefs(page, tmp_path):
+@pytest.mark.parametrize("choice", ["learned", "action", "action-sir"])
+def test_learned_inference_weighs_the_search_and_the_beliefs(page, tmp_path, choice):
     """A record pasted in (examples/match.json to its second round's seventh event, seat 0's
-    decision, as seat 0 saw it): with the inference choice on learned, the ranking is
-    `bergen best --set inference=learned`'s and the grid `show --weighting learned`'s, which
-    here differs from the hand-set model's (the commands sent say what was asked)."""
+    decision, as seat 0 saw it): with the inference choice on a learned model (the tile
+    model, the action model, its resampled pool), the ranking is `bergen best --set
+    inference=CHOICE`'s and the grid `show --weighting CHOICE`'s, which here differs from
+    the hand-set model's (the commands sent say what was asked)."""
     with open(MATCH, encoding="utf-8") as f:
         match = json.load(f)
     second = match["rounds"][1]
@@ -570,23 +572,23 @@ def test_learned_inference_weighs_the_search_and_the_beliefs(page, tmp_path):
                                       events=seen)])
     path = tmp_path / "cut.json"
     path.write_text(json.dumps(record))
-    learned = bergen_json("show", str(path), "--weighting", "learned")
+    learned = bergen_json("show", str(path), "--weighting", choice)
     assert learned["seats"][0]["p_hold"] != bergen_json(
         "show", str(path), "--weighting", "inference")["seats"][0]["p_hold"]
     fixed_budget(page, 2000, 3)
-    page.select_option("#inference", "learned")
+    page.select_option("#inference", choice)
     page.evaluate("""() => { window.sent = []; const send = WebSocket.prototype.send;
         WebSocket.prototype.send = function (d) { window.sent.push(JSON.parse(d));
                                                    return send.call(this, d); }; }""")
     page.fill("#position-input", json.dumps(record))
     page.click("#position-set")
     expect_best(bergen_json("best", str(path), "--iterations", "2000", "--seed", "3",
-                            "--set", "inference=learned"), page)
+                            "--set", f"inference={choice}"), page)
     page.wait_for_selector("#beliefs tr[data-tile]")
     beliefs_match(page, learned)
     sent = {m["cmd"]: m for m in page.evaluate("window.sent")}
-    assert sent["go"]["settings"] == {"inference": "learned"}
-    assert sent["go"]["beliefs"] == "learned" and sent["show"]["weighting"] == "learned"
+    assert sent["go"]["settings"] == {"inference": choice}
+    assert sent["go"]["beliefs"] == choice and sent["show"]["weighting"] == choice
 
 
 def test_decision_position_set_up_by_clicks_ranks_as_best_does(page, tmp_path):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from ..information.beliefs import WEIGHTINGS
 from ..views.show import knowledge
 from .options import game_from_options, game_input, json_option
 from .output import emit_json
@@ -10,11 +11,13 @@ from .output import emit_json
 
 @click.command()
 @game_input
-@click.option("--weighting", type=click.Choice(["uniform", "inference", "learned"]),
+@click.option("--weighting", type=click.Choice(WEIGHTINGS),
               default="uniform", show_default=True,
               help="How the hidden tiles' chances are weighed: every consistent history "
                    "alike, or by what the other seats' plays say about their hands (the "
-                   "hand-set model, or the one learned from games).")
+                   "hand-set model, the one learned from games, or the model of the plays "
+                   "themselves: its moved factors or its resampled worlds), as the searches' "
+                   "inference setting of the same name weighs them.")
 @json_option
 def show(game, weighting, as_json, **kw):
     """Check a game and print what its seat to move knows: the hands and their sizes, the

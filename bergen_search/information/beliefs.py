@@ -8,9 +8,10 @@ position without history they are the ones it lists. The chances are over the co
 histories, each equally likely under a uniform shuffle (what the sampler draws, before
 inference weighs them); with `weighting="inference"`, over the same histories weighted by what
 the other seats' plays say about their hands (`inference.TileModel`, as the searches'
-`inference` setting weighs them), and with `weighting="learned"` by the learned model
-(`learned.py`, the setting's value `learned`), computed from the sampler's table
-(`WorldTable.marginals`).
+`inference` setting weighs them), with `weighting="learned"` by the learned model
+(`learned.py`, the setting's value `learned`), and with "action" and "action-sir" by the
+action model (`action.py`, `resample.py`): each computed from the table the search with that
+setting draws from (`inference.world_table`, `WorldTable.marginals`).
 
 >>> from bergen_search.formats.game import load
 >>> game = load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14")
@@ -24,14 +25,17 @@ from dataclasses import dataclass, field
 
 from ..game.tiles import tile_str
 from ..errors import BergenError
-from .inference import LEARNED, inference_model, tile_factors
+from .inference import ACTION, LEARNED, RESAMPLED, world_table
 from .infoset import RESERVE, InfoSet, Observer, lead_forbidden
-from .sampler import WorldTable, count_deals
+from .sampler import count_deals
 
 #: How the hidden tiles' chances are weighed: every consistent history alike, by the hand-set
-#: inference model, or by the learned one: the searches' `inference` off, on and learned.
-WEIGHTINGS = ("uniform", "inference", LEARNED)
-_SETTING = {"uniform": False, "inference": True, LEARNED: LEARNED}
+#: inference model, by the learned one, by the action model's moved factors, or over the
+#: action model's resampled pool: the searches' `inference` off, on, learned, action and
+#: action-sir, each the table that setting's search draws from (`inference.world_table`).
+WEIGHTINGS = ("uniform", "inference", LEARNED, ACTION, RESAMPLED)
+_SETTING = {"uniform": False, "inference": True, LEARNED: LEARNED, ACTION: ACTION,
+            RESAMPLED: RESAMPLED}
 #: A chance within this of 1 (of 0) is certain (impossible): the forward pass sums floats.
 SURE = 1 - 1e-9
 
@@ -109,20 +113,21 @@ def beliefs(info: InfoSet, observer: Observer | None = None, voids: dict | None 
     """What the seat of `info` knows. `observer`: the `Observer` that built `info` from a
     record (its proofs give each void's event; `round_index`, the round they are in); without
     one, `voids` {seat: numbers} are the position's given voids. `weighting`: "uniform"
-    (each history alike, counted exactly), "inference" (weighted by the hand-set model) or
-    "learned" (by the learned model)."""
+    (each history alike, counted exactly), "inference" (weighted by the hand-set model),
+    "learned" (by the learned model), "action" (by the hand-set model moved by the action
+    model) or "action-sir" (the action model's resampled pool of the hand-set model's
+    worlds, `resample.py`)."""
     if weighting not in WEIGHTINGS:
         raise BergenError(f"the weighting must be one of {', '.join(WEIGHTINGS)}, got "
                           f"{weighting!r}")
     groups = info.groups
     deals = count_deals(info)
-    model = inference_model(info.rules, _SETTING[weighting])
-    factors = tile_factors(info, model) if model is not None else None
     # One forward pass over the sampler's programme gives every tile's chances at once: the
     # walk draws each history with its weight, so its marginals are the chances (exact up to
     # float rounding; tests/test_beliefs.py counts them tile by tile against it). The table
-    # counts the histories too (unweighted, as `count_worlds` does).
-    table = WorldTable(info, factors)
+    # counts the histories too (unweighted, as `count_worlds` does). It is the table the
+    # search with the same inference draws from.
+    table = world_table(info, _SETTING[weighting])
     histories = table.histories
     weighted = table.marginals()
 

@@ -23,9 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BergenError, a_kind
-from ..information.inference import ACTION, LEARNED, RESAMPLED, inference_model, tile_factors
-from ..information.resample import pool_table
-from ..information.sampler import WorldTable
+from ..information.inference import ACTION, LEARNED, RESAMPLED, world_table
 from . import backend
 from .limits import Limits
 from .results import SearchInfo, SearchResult
@@ -183,12 +181,7 @@ class Algorithm:
         hand-set `TileModel`) or `learned` (the fitted model, `learned.py`); with
         `action-sir`, a pool of the hand-set model's worlds resampled by the action model
         (`resample.pool_table`: search() reports it in its info, `resampled`)."""
-        if settings.get("inference", False) == RESAMPLED:
-            return pool_table(info)
-        model = inference_model(info.rules, settings.get("inference", False))
-        if model is not None:
-            return WorldTable(info, tile_factors(info, model))
-        return WorldTable(info)
+        return world_table(info, settings.get("inference", False))
 
     def exhaustive(self, info, table, budget, seconds, run, hooks):
         """Every consistent world solved instead of units of sampling: None (the default),

@@ -110,6 +110,8 @@ class Knowledge:
         tiles = sorted({t for h in holders for t in h.chances})
         how = {"inference": "weighted by what the other seats' plays say (inference)",
                "learned": "weighted by what the other seats' plays say (the learned model)",
+               "action": "weighted by what the other seats' plays say (the action model)",
+               "action-sir": "the action model's resampled worlds",
                }.get(self.beliefs.weighting, "every consistent history alike")
         out = [f"where the hidden tiles are (% chance; {how})",
                "tile  " + "".join(f"{x:>9}" for x in heads)]
@@ -130,7 +132,7 @@ class Knowledge:
 
 def knowledge(game: Game, weighting: str = "uniform") -> Knowledge:
     """What the seat to move of `game` knows; `weighting`: how the hidden tiles' chances are
-    weighed ("uniform", "inference" or "learned": `information.beliefs`)."""
+    weighed (`information.beliefs.WEIGHTINGS`)."""
     round_index = None if game.record is None else len(game.record.rounds) - 1
     return Knowledge(game, beliefs(game.info, game.observer, game.position.voids, round_index,
                                    weighting))

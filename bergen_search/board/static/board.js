@@ -181,7 +181,7 @@
     const seed = q.get("seed");
     if (seed && /^\d+$/.test(seed)) $("budget-seed").value = seed;
     const inference = q.get("inference");
-    if (inference === "off" || inference === "learned") $("inference").value = inference;
+    if (inference && Object.hasOwn(INFERENCE, inference)) $("inference").value = inference;
     budgetLabels();
     return q.get("position");
   }
@@ -263,7 +263,10 @@
   }
   // The inference choice: the search's setting and the beliefs' weighting together.
   const INFERENCE = { on: { setting: true, weighting: "inference" },
-    learned: { setting: "learned", weighting: "learned" }, off: { setting: false, weighting: "uniform" } };
+    learned: { setting: "learned", weighting: "learned" },
+    action: { setting: "action", weighting: "action" },
+    "action-sir": { setting: "action-sir", weighting: "action-sir" },
+    off: { setting: false, weighting: "uniform" } };
   const weighting = () => INFERENCE[$("inference").value].weighting;
   function stopLive() {
     if (S.liveId) send({ cmd: "terminate", queries: [S.liveId], id: newId("terminate") });

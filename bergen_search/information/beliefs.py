@@ -11,7 +11,7 @@ the other seats' plays say about their hands (`inference.TileModel`, as the sear
 `inference` setting weighs them), with `weighting="learned"` by the learned model
 (`learned.py`, the setting's value `learned`), and with "action" and "action-sir" by the
 action model (`action.py`, `resample.py`): each computed from the table the search with that
-setting draws from (`inference.world_table`, `WorldTable.marginals`).
+setting draws from (`tables.world_table`, `WorldTable.marginals`).
 
 >>> from bergen_search.formats.game import load
 >>> game = load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14")
@@ -25,14 +25,15 @@ from dataclasses import dataclass, field
 
 from ..game.tiles import tile_str
 from ..errors import BergenError
-from .inference import ACTION, LEARNED, RESAMPLED, world_table
+from .inference import ACTION, LEARNED, RESAMPLED
+from .tables import world_table
 from .infoset import RESERVE, InfoSet, Observer, lead_forbidden
 from .sampler import count_deals
 
 #: How the hidden tiles' chances are weighed: every consistent history alike, by the hand-set
 #: inference model, by the learned one, by the action model's moved factors, or over the
 #: action model's resampled pool: the searches' `inference` off, on, learned, action and
-#: action-sir, each the table that setting's search draws from (`inference.world_table`).
+#: action-sir, each the table that setting's search draws from (`tables.world_table`).
 WEIGHTINGS = ("uniform", "inference", LEARNED, ACTION, RESAMPLED)
 _SETTING = {"uniform": False, "inference": True, LEARNED: LEARNED, ACTION: ACTION,
             RESAMPLED: RESAMPLED}

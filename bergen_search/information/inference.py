@@ -142,20 +142,7 @@ def inference_model(rules, setting):
         return None
     if setting == RESAMPLED:
         raise ValueError(f"inference={RESAMPLED} has no tile model: its table is "
-                         "world_table's")
+                         "tables.world_table's")
     raise ValueError(f"inference must be on, off, {LEARNED}, {ACTION} or {RESAMPLED}, got "
                      f"{setting!r}")
 
-
-def world_table(info, setting):
-    """The table of worlds the `inference` setting `setting` draws from, for the searches
-    (`registry.Algorithm.table`) and the beliefs (`beliefs.beliefs`) alike: the uniform one
-    (off), the exact table of the tile factors of the model it names, or with
-    `action-sir` the hand-set model's worlds resampled by the action model
-    (`resample.pool_table`, which says its pool in `note`)."""
-    from .sampler import WorldTable
-    if setting == RESAMPLED:
-        from .resample import pool_table
-        return pool_table(info)
-    model = inference_model(info.rules, setting)
-    return WorldTable(info, None if model is None else tile_factors(info, model))

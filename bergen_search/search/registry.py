@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BergenError, a_kind
-from ..information.inference import ACTION, LEARNED, RESAMPLED, world_table
+from ..information.inference import ACTION, LEARNED, RESAMPLED
+from ..information.tables import world_table
 from . import backend
 from .limits import Limits
 from .results import SearchInfo, SearchResult

@@ -276,3 +276,17 @@ def test_the_units_of_a_search_share_the_pools_sampler():
     assert alg.sampler(info, copy) is not first
     plain = alg.table(info, {"inference": True})
     assert alg.sampler(info, plain) is not alg.sampler(info, plain)    # the default: as it was
+
+
+def test_best_json_says_the_pool():
+    """`bergen best --json` carries the search's `resampled` (docs/FORMATS.md), only with
+    action-sir."""
+    import json
+
+    from click.testing import CliRunner
+
+    from bergen_search.cli import main
+    args = ["best", "examples/decision.json", "--iterations", "300", "--seed", "4", "--json"]
+    doc = json.loads(CliRunner().invoke(main, args + ["--set", "inference=action-sir"]).stdout)
+    assert doc["resampled"]["pool"] == 256 and 0 < doc["resampled"]["effective"] <= 256
+    assert "resampled" not in json.loads(CliRunner().invoke(main, args).stdout)

@@ -226,7 +226,7 @@ class PoolTable(WorldTable):
     into the base table's own programme: that share of the draws are fresh worlds of the
     base table, the rest the pool's. `pool`, `effective` (the effective sample size of the
     normalised weights before the floor, 1 / sum of squares) and `distinct` describe the
-    pool, and `note` says them in a search's info."""
+    pool, and `resampled` says them in a search's info."""
 
     def __init__(self, base: WorldTable, assignments: list, shares: list, effective: float,
                  fresh: float = 0.0):
@@ -251,8 +251,8 @@ class PoolTable(WorldTable):
         if fresh > 0 and self.tiles:
             self._mix(base, fresh)
         # what a search reports of the pool: its info's `resampled`
-        self.note = {"resampled": {"pool": self.pool, "distinct": self.distinct,
-                                   "effective": round(self.effective, 1)}}
+        self.resampled = {"pool": self.pool, "distinct": self.distinct,
+                          "effective": round(self.effective, 1)}
 
     def _build(self, worlds: list) -> None:
         """The trie, depth first (a child's index above its parent's, as the samplers need):

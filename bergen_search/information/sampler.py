@@ -255,8 +255,9 @@ class WorldTable:
         self.n_nodes = len(order)
         self.reserve_group = self.owners.index(RESERVE)
 
-    #: What a search reports of its table in its info (`resample.PoolTable`: its pool).
-    note: dict = {}
+    #: A resampled table's pool, which a search reports in its info's `resampled`
+    #: (`resample.PoolTable`: {pool, distinct, effective}); None for an exact table.
+    resampled: dict | None = None
 
     # ---- drawing worlds ----------------------------------------------------------------
     def _world(self, assignment, rng: Rng | None) -> World:

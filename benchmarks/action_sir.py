@@ -25,7 +25,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import statistics
 import sys
@@ -37,7 +36,8 @@ from bergen_search.information.resample import Resampling, pool_table
 from bergen_search.information.sampler import WorldTable
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from train_belief import binary_losses, decisions, reliability  # noqa: E402
+from train_belief import (  # noqa: E402
+    binary_losses, decisions, print_reliability, reliability, write_json)
 
 
 def _loss(items) -> float:
@@ -79,15 +79,8 @@ def evaluate(path: str, limit: int, pools: list, json_out: str | None) -> dict:
     for k in pools:
         print(f"  pool {k}: mean effective sample size {result['effective_share'][str(k)]:.3f} "
               f"of the pool")
-    for n in ("TileModel()", names[2]):
-        print(f"reliability of {n} (deciles of the prediction): decile tiles predicted observed")
-        for row in result["reliability"][n]:
-            print(f"  {row['decile']:>6} {row['tiles']:>7} {row['predicted']:>10.4f} "
-                  f"{row['observed']:>9.4f}")
-    if json_out:
-        with open(json_out, "w") as f:
-            json.dump(result, f, indent=1)
-            f.write("\n")
+    print_reliability(result["reliability"])
+    write_json(result, json_out)
     return result
 
 

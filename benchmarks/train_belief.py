@@ -271,17 +271,27 @@ def evaluate(path, model_file, limit, json_out):
     for k in names:
         print(f"  {k:<12} {result['log_loss'][k]:.5f}   (table and marginals "
               f"{result['table_ms'][k]:.2f} ms a decision)")
-    for k in ("TileModel()", "learned"):
+    print_reliability(result["reliability"])
+    write_json(result, json_out)
+    return result
+
+
+def print_reliability(tables: dict) -> None:
+    """Each model's reliability table ({name: `reliability` rows}), as the logs keep them."""
+    for k, rows in tables.items():
         print(f"reliability of {k} (deciles of the prediction):")
         print(f"  {'decile':>6} {'tiles':>7} {'predicted':>10} {'observed':>9}")
-        for row in result["reliability"][k]:
+        for row in rows:
             print(f"  {row['decile']:>6} {row['tiles']:>7} {row['predicted']:>10.4f} "
                   f"{row['observed']:>9.4f}")
-    if json_out:
-        with open(json_out, "w") as f:
+
+
+def write_json(result: dict, path) -> None:
+    """`result` to `path` (nothing without one), indented, with a final newline."""
+    if path:
+        with open(path, "w") as f:
             json.dump(result, f, indent=1)
             f.write("\n")
-    return result
 
 
 def cost(path, limit, repeats):

@@ -176,9 +176,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
         if solved.result is not None:
             return solved.result
     limits = solved.limits if solved.limits is not None else limits
-    budget = limits.iterations
-    if budget is None and limits.time is None:
-        budget = be.budget(alg.default_budget)
+    budget = _budget(limits, alg, be)
     moves = root_moves(info)
     twins = mirror_twins(info) if alg.folds_twins(full) else {}
     table = alg.table(info, full)
@@ -222,6 +220,14 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
     result_info["interrupted"] = result_info.get("interrupted", False) or solved.interrupted
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
+
+
+def _budget(limits: Limits, alg: Algorithm, be) -> int | None:
+    """The iterations a search may spend: its limit's, or with neither iterations nor time
+    given, the algorithm's default budget on this backend."""
+    if limits.iterations is None and limits.time is None:
+        return be.budget(alg.default_budget)
+    return limits.iterations
 
 
 def _hooks(alg: Algorithm, full: dict, stop, on_info, workers: int, moves, twins, lead: bool):

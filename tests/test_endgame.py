@@ -571,6 +571,7 @@ def test_ctrl_c_is_heard_inside_the_build():
     import os
     import signal
     import threading
+    import time
 
     class Signalled(Exception):
         pass
@@ -583,14 +584,26 @@ def test_ctrl_c_is_heard_inside_the_build():
     info, _ = _big_game()
     g = endgame.game(info)
     old = signal.signal(signal.SIGINT, handler)
-    timer = threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT))
+    # The sender is running before the signal is armed: on a loaded machine a thread's start
+    # can take longer than the delay, and the signal would come before the build began.
+    go = threading.Event()
+
+    def send():
+        go.wait()
+        time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+    sender = threading.Thread(target=send)
+    sender.start()
     try:
-        timer.start()
-        with pytest.raises(Signalled):
+        with pytest.raises(Signalled) as caught:
+            go.set()
             endgame.solve(g)
+        assert any("/search/endgame/" in str(entry.path) for entry in caught.traceback), \
+            "the signal came before the build began"
     finally:
         armed[0] = False
-        timer.join()
+        go.set()
+        sender.join()
         signal.signal(signal.SIGINT, old)
 
 

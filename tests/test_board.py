@@ -977,6 +977,91 @@ def finished_round_download(page, tmp_path):
     return path
 
 
+def test_the_page_draws_the_graph_as_the_server_placed_it(browser, board):
+    """The page decides no placing of its own: its engine is a stand-in (Playwright's
+    WebSocket route) answering a review with real decisions of examples/match.json, each
+    carrying a placing that no page could derive from them (`views.graph.place` over made-up
+    columns: an extra column before the first decision, other values, sides, rounds and
+    calls). The page's ticks, curves, dots, marks, round boundaries and current step are that
+    placing's, mapped to pixels by board.js's constants."""
+    from bergen_search.views.graph import Column, place
+    decisions = bergen_json("analyze", MATCH, "--iterations", "100", "--seed", "1")["decisions"]
+    cols = [Column(0, 1, None, 6.5),                        # no decision: a column of its own
+            Column(0, 1, None, -4.2, 0, "blunder"),
+            Column(2, 0, None, 3.3, 1, "mistake", borderline=True),
+            Column(2, 1, None, None, 2, exact=True),        # no value: no dot, no point
+            Column(5, 0, None, -0.4, 3, None, exact=True)]
+    placing = place(cols, 2)
+    assert placing.columns == 5 and (placing.lo, placing.hi) == (-5, 7)
+    sent = []
+
+    def engine(ws):
+        def answer(message):
+            cmd = json.loads(message)
+            if cmd.get("cmd") != "analyze":
+                return
+            for k in range(4):
+                graph = place(cols[:k + 2], 2).to_json()
+                ws.send(json.dumps({**decisions[k], "type": "decision", "index": k,
+                                    "id": cmd["id"], "graph": graph}))
+            sent.append(cmd["id"])
+        ws.on_message(answer)
+
+    context = browser.new_context(viewport={"width": 1200, "height": 1000})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.route_web_socket("**/engine", engine)
+    page.goto(board.url)
+    page.wait_for_selector("#connection:text('engine connected')")
+    page.set_input_files("#record-file", MATCH)
+    page.wait_for_function("() => document.querySelectorAll('#graph rect.hit').length === 4")
+    assert sent and not errors, errors
+    svg = page.eval_on_selector("#graph", "g => +g.getAttribute('width')")
+    left, right, top, plot_h, marks_y = 40, 10, 48, 150, 34        # board.js's drawGraph
+    step = (svg - left - right) / placing.columns
+
+    def X(i):
+        return left + (i + 0.5) * step
+
+    def Y(v):
+        return top + plot_h * (placing.hi - min(max(v, placing.lo), placing.hi)) / \
+            (placing.hi - placing.lo)
+
+    def attrs(sel, *names):
+        return page.eval_on_selector_all(
+            sel, f"es => es.map(e => {json.dumps(names)}.map(n => e.getAttribute(n)))")
+
+    assert page.eval_on_selector_all("#graph text[text-anchor='end']",
+                                     "ts => ts.map(t => t.textContent)") == \
+        list(placing.tick_texts)
+    got = [(int(i), c, float(x), float(y)) for i, c, x, y in
+           attrs("#graph circle.decision", "data-index", "class", "cx", "cy")]
+    want = [(d.decision, f"decision side{d.side}", X(d.column), Y(d.value))
+            for d in placing.dots if d.value is not None]
+    assert [g[:2] for g in got] == [w[:2] for w in want]
+    assert [g[2:] for g in got] == [pytest.approx(w[2:]) for w in want]
+    curves = [(int(sd), [float(v) for pt in pts.split() for v in pt.split(",")])
+              for sd, pts in attrs("#graph polyline.curve", "data-side", "points")]
+    assert curves == [(c.side, pytest.approx([u for i, v in c.points for u in (X(i), Y(v))],
+                                             abs=0.051)) for c in placing.curves]
+    assert [int(i) for i, in attrs("#graph g.marker", "data-index")] == \
+        [d.decision for d in placing.dots if d.mark == "marker"]
+    assert [int(i) for i, in attrs("#graph text.borderline-mark", "data-index")] == \
+        [d.decision for d in placing.dots if d.mark == "borderline"]
+    assert [int(i) for i, in attrs("#graph circle.exact-ring", "data-index")] == \
+        [d.decision for d in placing.dots if d.exact and d.value is not None]
+    assert [float(x) for x, in attrs("#graph line.boundary", "x1")] == \
+        pytest.approx([left + i * step for i, _ in placing.boundaries])
+    assert float(page.get_attribute("#graph line.leader", "y1")) == marks_y + 1
+    # the current step is its decision's column, not its index
+    page.click("#graph rect.hit[data-index='2']")
+    assert page.get_attribute("#step", "data-index") == "2"
+    assert float(page.get_attribute("#graph rect.current", "x")) == pytest.approx(X(3) - step / 2)
+    context.close()
+    assert not errors, errors
+
+
 def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page, tmp_path):
     """Deal both hands by clicks, then each event as it happened: a play by its button (the
     engine's legal moves), a draw by the draw button and a click on the tile drawn. The

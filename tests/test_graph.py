@@ -6,6 +6,10 @@ from __future__ import annotations
 import json
 
 from bergen_search.board.review_graph import ReviewGraphs
+from bergen_search.formats.record_io import write_record
+from bergen_search.game.rules import Rules
+from bergen_search.play.engines import parse_engine_list
+from bergen_search.play.seats import play_engines
 from bergen_search.views.graph import Column, place, tick_text, ticks
 
 MATCH = "examples/match.json"
@@ -41,21 +45,58 @@ def test_each_side_its_curve_dots_and_round_boundaries():
     assert [(d.column, d.decision, d.side, d.label, d.borderline, d.exact) for d in p.dots] == \
         [(1, 0, 1, "mistake", False, False), (2, 1, 0, "blunder", True, False),
          (3, 2, 1, None, False, True)]
+    # the marks' strip: a labelled call's marker, a borderline call's brackets (labelled or
+    # not), nothing for a play without a call
+    assert [d.mark for d in p.dots] == ["marker", "borderline", None]
+    assert place([Column(0, 0, None, 0.0, 0, None, borderline=True)], 2).dots[0].mark == \
+        "borderline"
     doc = p.to_json()
     assert json.loads(json.dumps(doc)) == doc and doc["ticks"][0] == [-1, "−1"]
 
 
+def test_the_luck_lane_a_bar_per_column_with_luck_and_its_scale():
+    cols = [Column(0, 0, None, 0.0, luck=2.5, luck_kind="deal"),
+            Column(0, 1, None, 0.0, 0),                      # a decision: no luck there
+            Column(0, 1, None, 0.0, luck=-0.75, luck_kind="draws")]
+    p = place(cols, 2)
+    assert [(b.column, b.side, b.value, b.kind) for b in p.luck] == \
+        [(0, 0, 2.5, "deal"), (2, 1, -0.75, "draws")]
+    assert p.luck_top == 2.5                           # the largest luck, either way
+    small = place([Column(0, 0, None, 0.0, luck=-0.25, luck_kind="draws")], 2)
+    assert small.luck_top == 1.0                       # 1 at least: a small luck looks small
+    assert place([Column(0, 0, None, 0.0)], 2).luck == ()
+    doc = p.to_json()
+    assert doc["luck_top"] == 2.5 and doc["luck"][1] == {"column": 2, "side": 1,
+                                                         "value": -0.75, "kind": "draws"}
+
+
 def test_partnerships_draw_two_curves_for_four_seats():
-    rules_sides = {0: 0, 1: 1, 2: 0, 3: 1}
-    p = place([Column(0, rules_sides[s], None, float(s), s) for s in range(4)], 2)
+    rules = Rules(players=4, partnerships=True)
+    p = place([Column(0, rules.side_of(s), None, float(s), s) for s in range(4)], rules.n_sides)
     assert [(c.side, [i for i, _ in c.points]) for c in p.curves] == [(0, [0, 2]), (1, [1, 3])]
+    assert [d.side for d in p.dots] == [0, 1, 0, 1] and (p.lo, p.hi) == (-1, 3)
 
 
-def _decision(index, seat, played, value, label=None, rnd=0):
+def test_a_partnership_review_puts_each_seat_on_its_side():
+    rules = Rules(players=4, partnerships=True, target=4)
+    record = write_record(play_engines(rules, parse_engine_list("greedy", 4), 5))
+    graphs = ReviewGraphs()
+    graphs.command(json.dumps({"cmd": "analyze", "id": 7, "record": record}))
+    for k, seat in enumerate((0, 1, 2, 3, 2)):
+        g = json.loads(graphs.line(_decision(k, seat, "1-2:L", float(k), rnd=k // 4,
+                                             qid=7)))["graph"]
+    assert [(d["decision"], d["side"]) for d in g["dots"]] == [(0, 0), (1, 1), (2, 0), (3, 1),
+                                                              (4, 0)]
+    assert [(c["side"], [i for i, _ in c["points"]]) for c in g["curves"]] == \
+        [(0, [0, 2, 4]), (1, [1, 3])]
+    assert g["boundaries"] == [[0, 0], [4, 1]] and (g["lo"], g["hi"]) == (-1, 4)
+
+
+def _decision(index, seat, played, value, label=None, rnd=0, qid="r1"):
     return json.dumps({"type": "decision", "index": index, "round": rnd, "event": index,
                        "seat": seat, "played": played, "best": played, "label": label,
                        "values": {played: value}, "borderline": False, "exact": False,
-                       "id": "r1"})
+                       "id": qid})
 
 
 def test_a_reviews_decisions_carry_the_placing_so_far():
@@ -70,7 +111,8 @@ def test_a_reviews_decisions_carry_the_placing_so_far():
     second = json.loads(graphs.line(_decision(1, 1, "3-3:R", -2.5, "mistake")))
     g = second["graph"]
     assert g["columns"] == 2 and (g["lo"], g["hi"]) == (-3, 1)
-    assert [d["label"] for d in g["dots"]] == [None, "mistake"]
+    assert [(d["label"], d["mark"]) for d in g["dots"]] == [(None, None), ("mistake", "marker")]
+    assert g["luck"] == [] and g["boundaries"] == [[0, 0]]     # decisions carry no luck
     assert [c["side"] for c in g["curves"]] == [0, 1]
     done = '{"type":"analysis","decisions":[],"id":"r1"}'
     assert graphs.line(done) == done and graphs.reviews == {}  # the review is over

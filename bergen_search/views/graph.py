@@ -3,9 +3,12 @@ of `bergen analyze` (`report._graph_svg`, one column per searched position) and 
 review (`board.app` sends it with each decision judged; `board.js` only maps it to pixels).
 
 `place` takes the graph's columns in order (`Column`: a round, the side that moved, each side's
-value or the mover's, the decision judged there if any) and decides everything but pixels:
-the value domain and its ticks with their text, each side's curve, a dot per decision (with
-its label, whether it is borderline or exact), and where each round begins.
+value or the mover's, the decision judged there if any, the luck credited there if any) and
+decides everything but pixels: the value domain and its ticks with their text, each side's
+curve, a dot per decision (with its label, whether it is borderline or exact, and which mark
+it has in the marks' strip above the plot), where each round begins, and the luck lane (a bar
+per column with luck, and the luck the lane's half height stands for). A renderer maps columns
+and values to pixels and draws; it decides nothing else.
 
 >>> cols = [Column(0, 0, None, 0.4, 0), Column(0, 1, None, -2.6, 1, "mistake"),
 ...         Column(1, 0, None, 1.2, 2, exact=True)]
@@ -14,8 +17,8 @@ its label, whether it is borderline or exact), and where each round begins.
 ((-3, 2), (-3, -2, -1, 0, 1, 2), ('−3', '−2', '−1', '0', '+1', '+2'))
 >>> [(c.side, c.points) for c in p.curves]
 [(0, ((0, 0.4), (2, 1.2))), (1, ((1, -2.6),))]
->>> p.boundaries, [d.label for d in p.dots]
-(((0, 0), (2, 1)), [None, 'mistake', None])
+>>> p.boundaries, [(d.label, d.mark) for d in p.dots]
+(((0, 0), (2, 1)), [(None, None), ('mistake', 'marker'), (None, None)])
 """
 from __future__ import annotations
 
@@ -26,8 +29,9 @@ from dataclasses import asdict, dataclass
 @dataclass(frozen=True)
 class Column:
     """One column of the graph: the `round`, the `side` that moved, each side's value there
-    (`values`, when known) or the mover's alone (`value`), and the decision judged there
-    (`decision`, its index, with its `label`, `borderline` and `exact`), if any."""
+    (`values`, when known) or the mover's alone (`value`), the decision judged there
+    (`decision`, its index, with its `label`, `borderline` and `exact`), if any, and the luck
+    credited there (`luck`, of the deal or the draws: `luck_kind`), if any."""
     round: int
     side: int
     values: tuple | None
@@ -36,6 +40,8 @@ class Column:
     label: str | None = None
     borderline: bool = False
     exact: bool = False
+    luck: float | None = None
+    luck_kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -48,7 +54,9 @@ class Curve:
 @dataclass(frozen=True)
 class Dot:
     """A decision on its mover's curve: its column, the decision's index, the side, the value
-    (the play made's), its label and whether it is borderline or exact."""
+    (the play made's), its label, whether it is borderline or exact, and its `mark` in the
+    marks' strip above the plot, in its column: "marker" (a labelled call: the label's marker,
+    joined to the dot by a leader), "borderline" (the call in brackets) or None."""
     column: int
     decision: int
     side: int
@@ -56,6 +64,17 @@ class Dot:
     label: str | None
     borderline: bool
     exact: bool
+    mark: str | None
+
+
+@dataclass(frozen=True)
+class Luck:
+    """A bar of the luck lane: its column, the side that moved there, the luck (up good for
+    that side) and whether it is the deal's or the draws'."""
+    column: int
+    side: int
+    value: float
+    kind: str | None
 
 
 @dataclass(frozen=True)
@@ -70,6 +89,8 @@ class Placing:
     curves: tuple          # Curve per side that has a point, by side
     dots: tuple            # Dot per decision, by column
     boundaries: tuple      # (column, round): where each round begins
+    luck: tuple = ()       # Luck per column with luck, by column
+    luck_top: float = 1.0  # the luck at the lane's edge: the largest, 1 at least
 
     def to_json(self) -> dict:
         """The placing as the board's page reads it."""
@@ -78,7 +99,8 @@ class Placing:
                 "curves": [{"side": c.side, "points": [list(p) for p in c.points]}
                            for c in self.curves],
                 "dots": [asdict(d) for d in self.dots],
-                "boundaries": [list(b) for b in self.boundaries]}
+                "boundaries": [list(b) for b in self.boundaries],
+                "luck": [asdict(b) for b in self.luck], "luck_top": self.luck_top}
 
 
 def place(columns: list, n_sides: int, objective: str = "points") -> Placing:
@@ -103,13 +125,24 @@ def place(columns: list, n_sides: int, objective: str = "points") -> Placing:
     first: dict = {}
     for i, c in enumerate(columns):
         first.setdefault(c.round, i)
+    luck = tuple(Luck(i, c.side, c.luck, c.luck_kind) for i, c in enumerate(columns)
+                 if c.luck is not None)
     return Placing(
-        len(columns), lo, hi, 0.5 if objective == "match" else 0.0, tuple(marks), tuple(tick_text(t, objective) for t in marks),
+        len(columns), lo, hi, 0.5 if objective == "match" else 0.0, tuple(marks),
+        tuple(tick_text(t, objective) for t in marks),
         tuple(Curve(sd, tuple((i, v) for i, v in pts if v is not None))
               for sd, pts in enumerate(series) if pts),
-        tuple(Dot(i, c.decision, c.side, c.value, c.label, c.borderline, c.exact)
+        tuple(Dot(i, c.decision, c.side, c.value, c.label, c.borderline, c.exact,
+                  strip_mark(c.label, c.borderline))
               for i, c in enumerate(columns) if c.decision is not None),
-        tuple((i, r) for r, i in sorted(first.items())))
+        tuple((i, r) for r, i in sorted(first.items())),
+        luck, max([abs(b.value) for b in luck] + [1.0]))
+
+
+def strip_mark(label: str | None, borderline: bool) -> str | None:
+    """A decision's mark in the marks' strip: a borderline call's brackets, else a label's
+    marker, else none."""
+    return "borderline" if borderline else "marker" if label else None
 
 
 def ticks(lo: float, hi: float) -> list:

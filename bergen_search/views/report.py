@@ -349,12 +349,9 @@ def _graph_svg(result, prefix: str) -> str:
     forced plays, draw turns), one `circle.decision` per decision, a marker per labelled
     decision, round boundaries with the scores, and the luck lane under the axis; placed by
     `graph.place` (the board's review draws the same placing)."""
-    moments, rules = result.moments, result.rules
-    n_sides = rules.n_sides if rules is not None else 2
-    objective = result.settings.get("objective", "points")
-    p = graph.place([graph.Column(m.round, rules.side_of(m.seat) if rules is not None
-                                  else m.seat, m.sides, m.value, m.decision)
-                     for m in moments], n_sides, objective)
+    rules, objective = result.rules, result.settings.get("objective", "points")
+    p = graph.place(_graph_columns(result), rules.n_sides if rules is not None else 2,
+                    objective)
     # The labels' markers sit in a strip of their own above the plot (MARKS_Y), joined to
     # their decision by a dotted leader, so that no mark covers a curve.
     W, left, right, top, plot_h, lane_h = 900, 54, 12, 66, 230, 64
@@ -397,14 +394,28 @@ def _graph_svg(result, prefix: str) -> str:
         d = " ".join(f"{X(i):.1f},{Y(v):.1f}" for i, v in c.points)
         out.append(f'<polyline class="curve side{c.side}" data-side="{c.side}" points="{d}"/>')
     out.extend(_graph_dots(result, p, prefix, X, Y))
-    out.extend(_luck_lane(result, X, step, left, W - right, top + plot_h + 28, lane_h))
+    out.extend(_luck_lane(p, result, X, step, left, W - right, top + plot_h + 28, lane_h))
     out.append("</svg>")
     return "".join(out)
 
 
+def _graph_columns(result) -> list:
+    """The graph's columns (`graph.Column`): one per searched position, with its decision's
+    call and its luck."""
+    rules, cols = result.rules, []
+    for m in result.moments:
+        dec = result.decisions[m.decision] if m.decision is not None else None
+        cols.append(graph.Column(
+            m.round, rules.side_of(m.seat) if rules is not None else m.seat, m.sides, m.value,
+            m.decision, dec.label if dec else None, bool(dec and dec.borderline),
+            bool(dec and dec.exact), m.luck, m.luck_kind))
+    return cols
+
+
 def _graph_dots(result, p, prefix: str, X, Y) -> list:
     """The decisions on the graph (`Placing.dots`), the exact ones ringed, and the labelled
-    ones' markers in the marks' strip."""
+    ones' markers in the marks' strip (a borderline call is said by its dot's
+    `data-borderline` and its decision's text, not in the strip)."""
     out = []
     for dot in p.dots:
         m, dec = result.moments[dot.column], result.decisions[dot.decision]
@@ -413,45 +424,41 @@ def _graph_dots(result, p, prefix: str, X, Y) -> list:
                f"{_f(dec.values[dec.played])}; best {dec.best} {_f(dec.values[dec.best])}; "
                f"loss {_f(dec.loss, '.2f')}" + (f" — {verdict_text(dec)}"
                                                   if dec.label or dec.borderline else ""))
-        label_attr = (f' data-borderline="{dec.label or "none"}"' if dec.borderline else
-                      f' data-label="{dec.label}"' if dec.label else "")
+        label_attr = (f' data-borderline="{dot.label or "none"}"' if dot.borderline else
+                      f' data-label="{dot.label}"' if dot.label else "")
         out.append(f'<a href="#{prefix}d{dot.decision}"><circle class="decision '
                    f'side{dot.side}" data-decision="{dot.decision}"{label_attr} cx="{x:.1f}" '
                    f'cy="{y:.1f}" r="3.2"><title>{_e(tip)}</title></circle></a>')
-        if dec.exact:
+        if dot.exact:
             out.append(f'<circle class="exact-ring" data-decision="{dot.decision}" '
                        f'cx="{x:.1f}" cy="{y:.1f}" r="6.5"/>')
-        if dec.label and not dec.borderline:
+        if dot.mark == "marker":
             out.append(f'<line class="leader" x1="{x:.1f}" y1="{MARKS_Y + 1}" x2="{x:.1f}" '
                        f'y2="{y - 5:.1f}"/>'
                        f'<a href="#{prefix}d{dot.decision}">'
-                       f'{_marker(dec.label, x, MARKS_Y, dot.decision)}</a>')
+                       f'{_marker(dot.label, x, MARKS_Y, dot.decision)}</a>')
     return out
 
 
-def _luck_lane(result, X, step, left, right_x, lane_top, lane_h) -> list:
-    """The luck lane under the plot: a bar per moment with luck, the deal's filled."""
-    rules, moments = result.rules, result.moments
+def _luck_lane(p, result, X, step, left, right_x, lane_top, lane_h) -> list:
+    """The luck lane under the plot: a bar per column with luck (`Placing.luck`), the deal's
+    filled."""
     mid = lane_top + lane_h / 2
-    lucks = [abs(m.luck) for m in moments if m.luck is not None]
-    scale = (lane_h / 2 - 4) / max(lucks + [1.0])
+    scale = (lane_h / 2 - 4) / p.luck_top
     out = [f'<text x="{left - 6}" y="{mid + 4:.1f}" text-anchor="end">luck</text>'
            f'<line class="grid" x1="{left}" y1="{mid:.1f}" x2="{right_x}" y2="{mid:.1f}"/>'
            f'<text x="{left}" y="{lane_top - 8}">luck: ▮ the deal, ▯ the draws '
            f'(up good for the seat that moved)</text>']
-    for i, m in enumerate(moments):
-        if m.luck is None:
-            continue
-        side = rules.side_of(m.seat) if rules is not None else m.seat
-        h = abs(m.luck) * scale
-        y = mid - h if m.luck > 0 else mid
-        fill = _SIDE_COLOURS[side] if m.luck_kind == "deal" else "#fff"
-        tip = f"seat {m.seat}, luck of the {'deal' if m.luck_kind == 'deal' else 'draws'}: " \
-              f"{_f(m.luck)}"
-        out.append(f'<rect class="luckbar {m.luck_kind}" data-luck="{round(m.luck, 4)}" '
-                   f'x="{X(i) - max(step * .3, 1.5):.1f}" y="{y:.1f}" '
+    for b in p.luck:
+        h = abs(b.value) * scale
+        y = mid - h if b.value > 0 else mid
+        fill = _SIDE_COLOURS[b.side] if b.kind == "deal" else "#fff"
+        tip = f"seat {result.moments[b.column].seat}, luck of the " \
+              f"{'deal' if b.kind == 'deal' else 'draws'}: {_f(b.value)}"
+        out.append(f'<rect class="luckbar {b.kind}" data-luck="{round(b.value, 4)}" '
+                   f'x="{X(b.column) - max(step * .3, 1.5):.1f}" y="{y:.1f}" '
                    f'width="{max(step * .6, 3):.1f}" height="{max(h, .8):.1f}" fill="{fill}" '
-                   f'stroke="{_SIDE_COLOURS[side]}"><title>{_e(tip)}</title></rect>')
+                   f'stroke="{_SIDE_COLOURS[b.side]}"><title>{_e(tip)}</title></rect>')
     return out
 
 

@@ -488,7 +488,6 @@
       if (S.reviewId) send({ cmd: "terminate", queries: [S.reviewId], id: newId("terminate") });
       S.reviewId = newId("review");
       S.decisions = []; S.step = -1; S.graph = null;
-      S.reviewRules = record && record.rules ? record.rules : null;
       S.reviewRecord = record;
       $("decisions").replaceChildren(); $("step").replaceChildren(); $("graph").innerHTML = "";
       $("summary").innerHTML = "";
@@ -611,7 +610,8 @@
         `<text x="${left - 5}" y="${Y(t) + 4}" text-anchor="end">${text}</text>`;
     }
     s += `<line class="axis" x1="${left}" y1="${Y(p.axis)}" x2="${width - right}" y2="${Y(p.axis)}"/>`;
-    if (S.step >= 0) s += `<rect class="current" x="${X(S.step) - step / 2}" y="${top - 4}" ` +
+    const current = p.dots.find((dot) => dot.decision === S.step);
+    if (current) s += `<rect class="current" x="${X(current.column) - step / 2}" y="${top - 4}" ` +
       `width="${step}" height="${plotH + 8}"/>`;
     for (const [column, round] of p.boundaries) {
       const x = left + column * step;
@@ -627,10 +627,10 @@
       const i = dot.decision, x = X(dot.column), y = Y(dot.value);
       s += `<circle class="decision side${dot.side}" data-index="${i}" cx="${x}" cy="${y}" r="3.2"/>`;
       if (dot.exact) s += `<circle class="exact-ring" data-index="${i}" cx="${x}" cy="${y}" r="6.5"/>`;
-      if (dot.label && !dot.borderline) {
+      if (dot.mark === "marker") {
         s += `<line class="leader" x1="${x}" y1="${marksY + 1}" x2="${x}" y2="${y - 5}"/>` +
           `<g class="marker ${dot.label}" data-index="${i}">${markerSvg(dot.label, x, marksY)}</g>`;
-      } else if (dot.borderline) {
+      } else if (dot.mark === "borderline") {
         s += `<text class="borderline-mark" data-index="${i}" x="${x}" y="${marksY - 6}" ` +
           `text-anchor="middle">[${MARK[dot.label] || "-"}]</text>`;
       }

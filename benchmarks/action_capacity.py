@@ -8,7 +8,15 @@ explained). A model of the plays says something about the hidden tiles only thro
 terms that depend on the rest of the hand; if a much richer model explains the plays little
 better, the action model is near what plays of this engine reveal. Needs the `train` extra.
 
-    python benchmarks/action_capacity.py TRAIN.jsonl HELDOUT.jsonl --train 40000 --heldout 20000
+    python benchmarks/action_capacity.py fit TRAIN.jsonl HELDOUT.jsonl
+    python benchmarks/action_capacity.py noise HELDOUT.jsonl --decisions 300 --seeds 16
+
+`noise`: how much of the plays no model can explain. At held-out decisions (two players, a
+play with a choice after the lead, not right after a draw), the engine that made the records
+(`ismcts:iterations=2000`) searches the seat's information set again with `--seeds` seeds:
+the entropy of its choices (plug-in, so a little low) is what even a perfect model of its
+plays is left with, and the shipped model's cross-entropy against those same choices, less
+that entropy, is the most a better model of these plays could add at these decisions.
 """
 from __future__ import annotations
 
@@ -78,14 +86,88 @@ def cross_entropy(w, x, group, chosen, n, l2=0.0):
     return loss, grad
 
 
+def noise(path: str, n_decisions: int, n_seeds: int, iterations: int) -> None:
+    import math
+    from collections import Counter
+
+    from bergen_search.formats.record_io import iter_records
+    from bergen_search.formats.replay import seen_steps
+    from bergen_search.game.state import DRAW, PASS
+    from bergen_search.information.action import action_model, candidates
+    from bergen_search.search.api import Limits, search
+    from action_belief import _line_mask
+
+    model = action_model()
+    seen = 0
+    entropy = cross = made = 0.0
+    with open(path) as f:
+        records = iter_records(f.read(), check=True)
+        for record in records:
+            for item, obs in seen_steps(record):
+                s, w = item.before, item.seat
+                if not s.led or item.action in (DRAW, PASS) or s.draws_this_turn:
+                    continue
+                hand = s.hands[w]
+                mirrored = s.left == s.right and s.left_double == s.right_double
+                cands = candidates(hand, s.left, s.right, s.left_double, s.right_double)
+                if len(cands) < 2:
+                    continue
+                info = obs[w].infoset(w)
+                chosen = Counter()
+                for k in range(n_seeds):
+                    code = search(info, Limits(iterations=iterations), seed=1000 + k,
+                                  values=False).moves[0].code
+                    chosen[code & ~1 if mirrored else code] += 1
+                lm = _line_mask(s.line)
+
+                def q(move):
+                    return model.likelihood(_Play(move, s, lm), hand)
+                for move, c in chosen.items():
+                    p = c / n_seeds
+                    entropy -= p * math.log(p)
+                    cross -= p * math.log(max(q(move), 1e-12))
+                a = item.action & ~1 if mirrored else item.action
+                made -= math.log(max(q(a), 1e-12))
+                seen += 1
+                if seen >= n_decisions:
+                    break
+            if seen >= n_decisions:
+                break
+    print(f"{path}: {seen} decisions, {n_seeds} searches each at {iterations} iterations")
+    print(f"  the engine's own entropy over its choices    {entropy / seen:.5f} nats")
+    print(f"  the shipped model against those choices      {cross / seen:.5f}")
+    print(f"  the shipped model against the play recorded  {made / seen:.5f}")
+    print(f"  left for a perfect model of these plays      {(cross - entropy) / seen:.5f}")
+
+
+class _Play:
+    """An observed play as `ActionModel.likelihood` reads it (`infoset.ObservedPlay`'s
+    fields), from the state before it."""
+
+    def __init__(self, move, s, line_mask):
+        self.move, self.left, self.right = move, s.left, s.right
+        self.left_double, self.right_double, self.line_mask = (
+            s.left_double, s.right_double, line_mask)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("train")
-    ap.add_argument("heldout")
-    ap.add_argument("--train-plays", dest="n_train", type=int, default=40000)
-    ap.add_argument("--heldout-plays", dest="n_heldout", type=int, default=20000)
-    ap.add_argument("--l2", type=float, default=1e-4)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("fit")
+    f.add_argument("train")
+    f.add_argument("heldout")
+    f.add_argument("--train-plays", dest="n_train", type=int, default=40000)
+    f.add_argument("--heldout-plays", dest="n_heldout", type=int, default=20000)
+    f.add_argument("--l2", type=float, default=1e-4)
+    n = sub.add_parser("noise")
+    n.add_argument("heldout")
+    n.add_argument("--decisions", type=int, default=300)
+    n.add_argument("--seeds", type=int, default=16)
+    n.add_argument("--iterations", type=int, default=2000)
     a = ap.parse_args(argv)
+    if a.cmd == "noise":
+        noise(a.heldout, a.decisions, a.seeds, a.iterations)
+        return
     import bergen_search.information.action as action
     for name, featurize in (("shipped (10 features)", action.play_features),
                             ("rich (58 features)", rich_features)):

@@ -75,28 +75,37 @@ def training_rows(path: str, limit: int):
                 return
 
 
-def fit(paths, limit, l2, out):
-    rows = [r for p in paths for r in training_rows(p, limit)]
+def design(rows) -> tuple:
+    """(features of every option, its play's index, the options chosen, the plays) of
+    `training_rows`' rows, as `cross_entropy` reads them."""
     x = np.concatenate([np.array(f) for f, _ in rows])
     group = np.concatenate([np.full(len(f), i) for i, (f, _) in enumerate(rows)])
     chosen = np.cumsum([0] + [len(f) for f, _ in rows[:-1]]) + np.array([c for _, c in rows])
-    n = len(rows)
+    return x, group, chosen, len(rows)
 
-    def objective(w):
-        z = x @ w
-        zmax = np.zeros(n)
-        np.maximum.at(zmax, group, z)
-        e = np.exp(z - zmax[group])
-        tot = np.zeros(n)
-        np.add.at(tot, group, e)
-        loss = -(z[chosen].sum() - (np.log(tot) + zmax).sum()) / n + l2 * w @ w
-        p = e / tot[group]
-        grad = -(x[chosen].sum(0) - (p[:, None] * x).sum(0)) / n + 2 * l2 * w
-        return loss, grad
 
-    w0 = np.zeros(x.shape[1])
-    base, _ = objective(w0)
-    res = minimize(objective, w0, jac=True, method="L-BFGS-B")
+def cross_entropy(w, x, group, chosen, n, l2=0.0) -> tuple:
+    """(the mean cross-entropy of the plays made under weights `w`, plus the L2 penalty; its
+    gradient): the conditional logit's objective."""
+    z = x @ w
+    zmax = np.zeros(n)
+    np.maximum.at(zmax, group, z)
+    e = np.exp(z - zmax[group])
+    tot = np.zeros(n)
+    np.add.at(tot, group, e)
+    loss = -(z[chosen].sum() - (np.log(tot) + zmax).sum()) / n + l2 * w @ w
+    p = e / tot[group]
+    grad = -(x[chosen].sum(0) - (p[:, None] * x).sum(0)) / n + 2 * l2 * w
+    return loss, grad
+
+
+def fit(paths, limit, l2, out):
+    rows = [r for p in paths for r in training_rows(p, limit)]
+    data = design(rows)
+    n = data[3]
+    w0 = np.zeros(data[0].shape[1])
+    base, _ = cross_entropy(w0, *data, l2)
+    res = minimize(cross_entropy, w0, args=(*data, l2), jac=True, method="L-BFGS-B")
     print(f"{n} plays with a choice; cross-entropy uniform {base:.5f} -> fitted {res.fun:.5f}")
     for name, v in zip(FEATURES, res.x):
         print(f"  {name:<18} {v:+.3f}")

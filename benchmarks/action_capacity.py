@@ -31,7 +31,7 @@ from bergen_search.game.tiles import (
 from bergen_search.information.action import play_features
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from action_belief import training_rows  # noqa: E402
+from action_belief import cross_entropy, design, training_rows  # noqa: E402
 
 
 def _scores_next(rest: int, left: int, right: int) -> bool:
@@ -64,26 +64,6 @@ def rich_features(move: int, hand: int, left: int, right: int, ld: bool, rd: boo
         popcount(rest & TILES_WITH[new_left]) / 3.0, popcount(rest & TILES_WITH[new_right]) / 3.0,
         popcount(rest & DOUBLES) / 2.0, sum(PIPS[t] for t in iter_mask(rest)) / 36.0,
         float(_scores_next(rest, new_left, new_right)), popcount(rest) / 6.0]
-
-
-def design(rows):
-    x = np.concatenate([np.array(f) for f, _ in rows])
-    group = np.concatenate([np.full(len(f), i) for i, (f, _) in enumerate(rows)])
-    chosen = np.cumsum([0] + [len(f) for f, _ in rows[:-1]]) + np.array([c for _, c in rows])
-    return x, group, chosen, len(rows)
-
-
-def cross_entropy(w, x, group, chosen, n, l2=0.0):
-    z = x @ w
-    zmax = np.full(n, -np.inf)
-    np.maximum.at(zmax, group, z)
-    e = np.exp(z - zmax[group])
-    tot = np.zeros(n)
-    np.add.at(tot, group, e)
-    loss = -(z[chosen].sum() - (np.log(tot) + zmax).sum()) / n + l2 * w @ w
-    p = e / tot[group]
-    grad = -(x[chosen].sum(0) - (p[:, None] * x).sum(0)) / n + 2 * l2 * w
-    return loss, grad
 
 
 def noise(path: str, n_decisions: int, n_seeds: int, iterations: int) -> None:

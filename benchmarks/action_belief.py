@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 
 import numpy as np
@@ -43,7 +42,7 @@ from bergen_search.information.inference import TileModel, tile_factors
 from bergen_search.information.sampler import WorldTable
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from train_belief import binary_losses, decisions  # noqa: E402
+from train_belief import binary_loss, binary_losses, decisions  # noqa: E402
 
 def _line_mask(line) -> int:
     m = 0
@@ -147,8 +146,7 @@ def evaluate(path, model, limit, worlds, seed):
                 elif name != "exact":
                     ww = weights if name == "weighted" else np.ones(worlds)
                     p = float(sum(wi for wi, h in zip(ww, draws) if h >> t & 1) / ww.sum())
-                q = min(max(p, 1e-3), 1 - 1e-3)
-                loss[name] -= math.log(q if held else 1 - q)
+                loss[name] += binary_loss(p, held)
         n_items += len(items)
         points += 1
     print(f"{path}: {points} decisions ({used} with plays to weigh), {n_items} tile chances, "

@@ -25,7 +25,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import sys
 import time
@@ -37,15 +36,11 @@ from bergen_search.information.sampler import WorldTable
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from train_belief import (  # noqa: E402
-    binary_losses, decisions, print_reliability, reliability, write_json)
+    binary_loss, binary_losses, decisions, print_reliability, reliability, write_json)
 
 
 def _loss(items) -> float:
-    total = 0.0
-    for _, _, p, held in items:
-        q = min(max(p, 1e-3), 1 - 1e-3)
-        total -= math.log(q if held else 1 - q)
-    return total
+    return sum(binary_loss(p, held) for _, _, p, held in items)
 
 
 def evaluate(path: str, limit: int, pools: list, json_out: str | None) -> dict:

@@ -20,14 +20,13 @@ peek's table; nothing else of the engine changes). A benchmark only: the package
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 
 from bergen_search.information.inference import TileModel, tile_factors
 from bergen_search.information.sampler import WorldTable
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from train_belief import binary_losses, decisions  # noqa: E402
+from train_belief import binary_loss, binary_losses, decisions  # noqa: E402
 
 
 def peek_factors(info, hands, r: float) -> dict:
@@ -49,8 +48,7 @@ def loss(path: str, limit: int, peeks: list) -> None:
         for r in peeks:
             marg = WorldTable(info, peek_factors(info, hands, r)).marginals()
             for _, _, p, held in binary_losses(marg, info, hands):
-                p = min(max(p, 0.001), 0.999)
-                totals[r] -= math.log(p if held else 1 - p)
+                totals[r] += binary_loss(p, held)
         n += len(binary_losses(WorldTable(info).marginals(), info, hands))
     print(f"{path}: {n} (seat, tile) chances; log loss of the peek's table (r = 1: the "
           f"hand-set model)")

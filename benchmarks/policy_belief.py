@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 import sys
 import time
 
@@ -35,6 +34,7 @@ from bergen_search.information.sampler import WorldTable
 from bergen_search.search.api import Limits, root_moves, search
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from train_belief import binary_loss  # noqa: E402
 
 
 def steps_with_views(path: str):
@@ -100,8 +100,7 @@ def log_loss(worlds, weights, info, hands) -> tuple:
         if info.played_free >> t & 1:
             continue
         p = sum(w for w, h in zip(weights, worlds) if h[o] >> t & 1) / total
-        p = min(max(p, 0.001), 0.999)
-        loss -= math.log(p if hands[o] >> t & 1 else 1 - p)
+        loss += binary_loss(p, bool(hands[o] >> t & 1))
         n += 1
     return loss, n
 
@@ -148,8 +147,7 @@ def main(argv=None):
         for t, _ in info.free:
             if info.played_free >> t & 1:
                 continue
-            p = min(max(marg[t].get(o, 0.0), 0.001), 0.999)
-            sums["hand-set (exact)"] -= math.log(p if hands[o] >> t & 1 else 1 - p)
+            sums["hand-set (exact)"] += binary_loss(marg[t].get(o, 0.0), bool(hands[o] >> t & 1))
             k += 1
         for name, ws in weights.items():
             if sum(ws) <= 0:
@@ -166,8 +164,8 @@ def main(argv=None):
                   + ", ".join(f"{m} {v / n:.5f}" for m, v in sums.items()), flush=True)
         if seen >= a.decisions:
             break
-    print(f"{a.heldout}: {seen} decisions (after {a.skip}) with a play of the other seat since its last draw, "
-          f"{n} tile chances; {a.worlds} worlds each (seed {a.seed}); the engine's chance "
+    print(f"{a.heldout}: {seen} decisions (after {a.skip}) with a play of the other seat "
+          f"since its last draw, {n} tile chances; {a.worlds} worlds each (seed {a.seed}); the engine's chance "
           f"from {a.searches} searches of {a.iterations} iterations; {time.time() - t0:.0f} s")
     for name, v in sums.items():
         extra = f"   (mean effective sample size {ess[name] / seen:.1f})" if name in ess else ""

@@ -216,6 +216,13 @@ def fit(paths, out_path, l2, seed, command):
     print(f"wrote {out_path}")
 
 
+def binary_loss(p: float, held: bool) -> float:
+    """The log loss of a chance `p` that a seat holds a tile, clipped to 0.001..0.999 (the
+    measure of every held-out figure of the belief models)."""
+    q = min(max(p, 1e-3), 1 - 1e-3)
+    return -math.log(q if held else 1 - q)
+
+
 def binary_losses(marg, info, hands):
     """[(seat, tile, p, held)] of the other seats' hidden tiles."""
     out = []
@@ -257,8 +264,7 @@ def evaluate(path, model_file, limit, json_out):
             seconds[name] += time.perf_counter() - t0
             items = binary_losses(marg, info, hands)
             for _, _, p, held in items:
-                q = min(max(p, 1e-3), 1 - 1e-3)
-                loss[name] -= math.log(q if held else 1 - q)
+                loss[name] += binary_loss(p, held)
                 preds[name].append((p, held))
             if name == "uniform":
                 n += len(items)

@@ -201,7 +201,7 @@ class Algorithm:
         pure-Python one without it). A table that keeps its samplers (`samplers`: the
         action-sir pool's, whose programme is long to copy) gives the units of a process
         one, built once (a sampler only reads its programme)."""
-        made = getattr(table, "samplers", None)
+        made = table.samplers
         if made is None:
             return backend.SEARCH.sampler(info, table)
         cls = backend.SEARCH.sampler

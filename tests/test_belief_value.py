@@ -20,14 +20,19 @@ from bergen_search.information.sampler import WorldTable
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@pytest.fixture(scope="module")
-def bench():
+def script(name: str):
+    """The benchmark script benchmarks/NAME.py, loaded as a module."""
     spec = importlib.util.spec_from_file_location(
-        "belief_value", os.path.join(ROOT, "benchmarks", "belief_value.py"))
+        name, os.path.join(ROOT, "benchmarks", f"{name}.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return script("belief_value")
 
 
 @pytest.fixture(scope="module")
@@ -66,11 +71,7 @@ def test_the_engines_policy_is_a_distribution_over_its_plays(records):
     """benchmarks/policy_belief.py: the engine's chance of each play of a position sums to 1
     over its plays (mirrored ends folded), and the play recorded with the true hand is
     likelier than its even share."""
-    spec = importlib.util.spec_from_file_location(
-        "policy_belief", os.path.join(ROOT, "benchmarks", "policy_belief.py"))
-    assert spec is not None and spec.loader is not None
-    pb = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(pb)
+    pb = script("policy_belief")
     from bergen_search.formats.game import load
     from bergen_search.information.action import weighed_plays
     from bergen_search.search.api import root_moves

@@ -74,6 +74,7 @@ def noise(path: str, n_decisions: int, n_seeds: int, iterations: int) -> None:
     from bergen_search.formats.replay import seen_steps
     from bergen_search.game.state import DRAW, PASS
     from bergen_search.information.action import action_model, candidates
+    from bergen_search.information.infoset import ObservedPlay
     from bergen_search.search.api import Limits, search
     from action_belief import _line_mask
 
@@ -101,7 +102,9 @@ def noise(path: str, n_decisions: int, n_seeds: int, iterations: int) -> None:
                 lm = _line_mask(s.line)
 
                 def q(move):
-                    return model.likelihood(_Play(move, s, lm), hand)
+                    return model.likelihood(ObservedPlay(
+                        item.event, w, s.left, s.right, s.left_double, s.right_double, lm,
+                        move, False), hand)
                 for move, c in chosen.items():
                     p = c / n_seeds
                     entropy -= p * math.log(p)
@@ -118,16 +121,6 @@ def noise(path: str, n_decisions: int, n_seeds: int, iterations: int) -> None:
     print(f"  the shipped model against those choices      {cross / seen:.5f}")
     print(f"  the shipped model against the play recorded  {made / seen:.5f}")
     print(f"  left for a perfect model of these plays      {(cross - entropy) / seen:.5f}")
-
-
-class _Play:
-    """An observed play as `ActionModel.likelihood` reads it (`infoset.ObservedPlay`'s
-    fields), from the state before it."""
-
-    def __init__(self, move, s, line_mask):
-        self.move, self.left, self.right = move, s.left, s.right
-        self.left_double, self.right_double, self.line_mask = (
-            s.left_double, s.right_double, line_mask)
 
 
 def main(argv=None):

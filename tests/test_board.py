@@ -591,6 +591,16 @@ def test_learned_inference_weighs_the_search_and_the_beliefs(page, tmp_path, cho
     assert sent["go"]["beliefs"] == choice and sent["show"]["weighting"] == choice
 
 
+@pytest.mark.parametrize("given,shown", [("action-sir", "action-sir"), ("action", "action"),
+                                         ("off", "off"), ("sure", "on")])
+def test_the_address_sets_the_inference_choice(page, board, given, shown):
+    """The address's `inference` chooses the box's option when it names one (every choice,
+    the action models' too) and leaves the default (on) when it names none."""
+    page.goto(board.url + "?position=" + SMALL + "&inference=" + given)
+    page.wait_for_selector("#connection:text('engine connected')")
+    assert page.eval_on_selector("#inference", "s => s.value") == shown
+
+
 def test_decision_position_set_up_by_clicks_ranks_as_best_does(page, tmp_path):
     pos = bergen_json("show", DECISION)["position"]
     fixed_budget(page, 2000, 1)

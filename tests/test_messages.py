@@ -304,3 +304,29 @@ def test_an_error_in_a_file_names_the_file(command, tmp_path):
     res = CliRunner().invoke(main, [command, "-"], input=bad.read_text())
     assert res.exit_code == 2
     assert ("standard input: bad JSON" in res.stderr) or ("-: bad JSON" in res.stderr)
+
+
+@pytest.mark.parametrize("command, message", [
+    ("best FILE", "FILE: the game is empty"),
+    ("show FILE", "FILE: the game is empty"),
+    ("eval FILE", "FILE: the game is empty"),
+    ("replay FILE", "FILE: the record is empty"),
+    ("analyze FILE", "FILE: the record is empty"),
+    ("best --hand 0-3 --rules @FILE", "--rules FILE: the file is empty"),
+    ("play --rules @FILE", "--rules FILE: the file is empty"),
+    ("arena random random --rules @FILE", "--rules FILE: the file is empty"),
+    ("selfplay --rules @FILE", "--rules FILE: the file is empty"),
+])
+def test_an_empty_file_is_one_sentence_as_a_file_of_spaces_is(command, message, tmp_path):
+    """A 0-byte file read as nothing at all (a str, not bytes) and died on `.decode`: exit 1,
+    `internal error`. Now it says what a file of spaces and an empty standard input say."""
+    for name, content in (("empty.json", ""), ("spaces.json", "  \n")):
+        path = tmp_path / name
+        path.write_text(content)
+        args = [str(path) if a == "FILE" else "@" + str(path) if a == "@FILE" else a
+                for a in shlex.split(command)]
+        res = CliRunner().invoke(main, args, input="", prog_name="bergen")
+        assert res.exit_code == 2, res.output
+        assert res.stdout == ""
+        prefix = "bergen replay: " if command.startswith("replay") else "bergen: "
+        assert res.stderr == prefix + message.replace("FILE", str(path)) + "\n"

@@ -36,7 +36,8 @@ def too_large(what: str, limit: int,
 def read_bounded(stream, limit: int, what: str) -> bytes | str:
     """At most `limit` bytes of a binary stream, or BergenError saying it is larger: a regular
     file is measured first (refused without reading), anything else (a pipe, a device) is
-    read in chunks and refused as soon as it passes the cap, in well under a second."""
+    read in chunks and refused as soon as it passes the cap, in well under a second. Bytes
+    from a binary stream, even an empty one (a 0-byte file), text from a text stream."""
     import os
     import stat
     try:
@@ -48,13 +49,13 @@ def read_bounded(stream, limit: int, what: str) -> bytes | str:
     parts, size = [], 0
     while True:
         chunk = stream.read(min(READ_CHUNK, limit + 1 - size))
+        parts.append(chunk)         # the last, empty, chunk too: the stream's own type
         if not chunk:
             break
-        parts.append(chunk)
         size += len(chunk)
         if size > limit:
             raise BergenError(too_large(what, limit))
-    return b"".join(parts) if parts and isinstance(parts[0], bytes) else "".join(parts)
+    return parts[0][:0].join(parts)
 
 
 def _pairs_no_duplicates(pairs):

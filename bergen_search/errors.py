@@ -9,7 +9,8 @@ class BergenError(ValueError):
     """Bad input: an illegal move, a malformed record, an impossible position.
 
     `round` and `event` (0-based, as in the record) and `field` say where, when known.
-    `str(err)` is one line a person can act on. `exit_status` is the command's exit status
+    `str(err)` is one line a person can act on, numbering as the listings a person reads do
+    (`bergen replay`, `bergen analyze`): rounds from 1, events from 0. `exit_status` is the command's exit status
     when it ends on this error (2, as for a bad command line; see `WriteFailed`).
     """
 
@@ -35,7 +36,7 @@ class BergenError(ValueError):
     def __str__(self) -> str:
         where = []
         if self.round is not None:
-            where.append(f"round {self.round}")
+            where.append(f"round {self.round + 1}")
         if self.event is not None:
             where.append(f"event {self.event}")
         if self.field is not None and not names_field(self.message, self.field):
@@ -127,7 +128,7 @@ class WriteFailed(BergenError):
 
 class InFile(BergenError):
     """A `BergenError` in the input `source` (a file's path, or `standard input`): its line
-    says where first, as a compiler's does (`games.jsonl: line 3, round 0, event 11: ...`).
+    says where first, as a compiler's does (`games.jsonl: line 3, round 1, event 11: ...`).
 
     >>> print(InFile("g.json", BergenError("bad JSON at line 2, column 11: expecting value")))
     g.json: bad JSON at line 2, column 11: expecting value

@@ -189,7 +189,7 @@ def test_analyze_a_file_of_matches():
     bad = json.loads(lines[1])
     bad["rounds"][0]["events"][3] = {"seat": 1, "play": "6-6:L"}
     res = run("analyze", "-", "--quiet", input=lines[0] + "\n" + json.dumps(bad))
-    assert res.exit_code == 2 and "record 2" in res.output and "round 0" in res.output
+    assert res.exit_code == 2 and "record 2: round 1, event 3" in res.output
 
 
 def test_analyze_all_reports_progress_over_every_match():

@@ -101,7 +101,7 @@ def test_analyze_on_the_cluster_equals_one_worker(cluster, tmp_path):
             cluster.scheduler_address)
     assert a.exit_code == b.exit_code == 2
     assert a.stderr == b.stderr
-    assert a.stderr.startswith(f"bergen: {bad}: record 2: round 0, event 2")
+    assert a.stderr.startswith(f"bergen: {bad}: record 2: round 1, event 2")
 
 
 @pytest.mark.slow

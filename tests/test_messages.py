@@ -5,6 +5,7 @@ wrote (`must be an integer`, not `needs a int`), and says what to do where it ca
 message for bad input gets its case here.
 
 `$P` stands for a legal position string."""
+import json
 import shlex
 
 import pytest
@@ -91,13 +92,13 @@ BAD_INPUTS = [
     ('selfplay --engine random,random,random', None,
      'bergen: --engine gives 3 engines for 2 seats (give one for all seats or one per seat)'),
     ('best examples/match.json', None,
-     'bergen: examples/match.json: round 3: the record ends when the match is over: it describes no position and no '
+     'bergen: examples/match.json: round 4: the record ends when the match is over: it describes no position and no '
      'decision'),
     ('eval examples/match.json', None,
-     'bergen: examples/match.json: round 3: the record ends when the match is over: it describes no position and no '
+     'bergen: examples/match.json: round 4: the record ends when the match is over: it describes no position and no '
      'decision'),
     ('show examples/match.json', None,
-     'bergen: examples/match.json: round 3: the record ends when the match is over: it describes no position and no '
+     'bergen: examples/match.json: round 4: the record ends when the match is over: it describes no position and no '
      'decision'),
     ("best 'bergen1/2'", None,
      'bergen: position string: it has 2 parts, but needs at least 6 '
@@ -330,3 +331,23 @@ def test_an_empty_file_is_one_sentence_as_a_file_of_spaces_is(command, message, 
         assert res.stdout == ""
         prefix = "bergen replay: " if command.startswith("replay") else "bergen: "
         assert res.stderr == prefix + message.replace("FILE", str(path)) + "\n"
+
+
+def test_a_round_is_numbered_in_a_message_as_the_listings_number_it(tmp_path):
+    """Errors said `round 0` where `replay` and `analyze` print `round 1`: an illegal play in
+    the record's second round (index 1), at the event `replay` lists as 1, is said where a
+    player sees it, in every command that reads the record (events from 0, as listed)."""
+    rec = json.load(open("examples/match.json"))
+    listing = CliRunner().invoke(main, ["replay", "examples/match.json"]).stdout.splitlines()
+    second = listing.index(next(x for x in listing if x.startswith("round 2 ")))
+    assert listing[second + 2].split()[:4] == ["1", "seat", "1", "2-3:L"]
+    rec["rounds"][1]["events"][1] = {"seat": 1, "play": "6-6:L"}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(rec))
+    for command in ("replay", "analyze", "best", "show", "eval"):
+        res = CliRunner().invoke(main, [command, str(bad)], prog_name="bergen")
+        assert res.exit_code == 2
+        assert res.stderr.endswith(f"{bad}: round 2, event 1, field 'play': 6-6 does not fit "
+                                   f"the left end (ends 2 and 2)\n"), res.stderr
+    doc = json.loads(CliRunner().invoke(main, ["replay", "--json", str(bad)]).stdout)
+    assert (doc["round"], doc["event"]) == (1, 1)       # JSON: the record's indices

@@ -1,5 +1,6 @@
 """Malformed and illegal records: each is a `BergenError` with a one-line message naming what
-is wrong, located by round and event (0-based, as in the record).
+is wrong, located by round and event (0-based, as in the record; the message says the round
+from 1, as `bergen replay` and `bergen analyze` number rounds, and the event as they do, from 0).
 
 Every case runs through the library (`load_record` + `replay`) and through the command line
 (`bergen replay FILE`: exit status 2, one line on standard error, no traceback).
@@ -364,9 +365,9 @@ CASES = [
          "no event may follow: the match ended", 0, 8),
     Case("round-after-match-ended", base(lambda d: d["rounds"].append(copy.deepcopy(
         d["rounds"][0])), MATCH),
-         f"the match ended in round {_N_MATCH_ROUNDS - 1}", _N_MATCH_ROUNDS, None),
+         f"the match ended in round {_N_MATCH_ROUNDS} ", _N_MATCH_ROUNDS, None),
     Case("unfinished-round-then-another", base(lambda d: events(d).pop(), MATCH),
-         "the round is unfinished after its", 0, None),
+         "but round 2 follows", 0, None),
     Case("blocked-with-unknown-hands", base(_hide_blocked, BLOCKED),
          "the round is blocked but the hands are not all known", 0, _LAST_PASS),
 ]
@@ -398,7 +399,7 @@ def test_library_error(case):
         assert err.field == case.field, text
     # the location leads the message
     if case.round is not None:
-        assert text.startswith(f"round {case.round}")
+        assert text.startswith(f"round {case.round + 1}")
     if case.event is not None:
         assert f"event {case.event}" in text
 
@@ -412,7 +413,7 @@ def test_jsonl_errors_name_the_line():
         list(iter_records(text, check=True))
     err = info.value
     assert (err.line, err.round, err.event) == (4, 0, 2)
-    assert str(err).startswith("line 4, round 0, event 2")
+    assert str(err).startswith("line 4, round 1, event 2")
     assert isinstance(err, BergenError)
     with pytest.raises(LineError, match=r"^line 2: bad JSON at column"):
         list(iter_records(good + "\n{oops\n"))
@@ -512,7 +513,7 @@ def test_cli_replay_exits_2_with_one_line(case, cli_main, tmp_path):
     assert len(lines) == 1, result.stderr
     assert case.words in lines[0], lines[0]
     if case.round is not None:
-        assert f"round {case.round}" in lines[0]
+        assert f"round {case.round + 1}" in lines[0]
     if case.event is not None:
         assert f"event {case.event}" in lines[0]
 

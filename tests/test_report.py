@@ -210,7 +210,7 @@ def test_bad_input_and_unwritable_paths(tmp_path):
     bad["rounds"][0]["events"][1] = {"seat": 1, "play": "6-6:L"}
     res = run("analyze", "-", "--html", str(existing), "--force", input=json.dumps(bad))
     assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1
-    assert "round 0" in res.stderr and "Traceback" not in res.stderr
+    assert "round 1, event 1" in res.stderr and "Traceback" not in res.stderr
     assert existing.read_text() == "old report"
     for path, needle in ((tmp_path / "no" / "such" / "x.html", "no folder"),
                          (tmp_path, "directory")):

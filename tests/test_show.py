@@ -172,7 +172,7 @@ def test_show_checks_the_record():
     bad = json.loads(json.dumps(RECORDS["pass"]))
     bad["rounds"][0]["events"][-1] = {"seat": 1, "play": "6-6:R"}   # not on the line's ends
     res = run("show", "-", input=json.dumps(bad))
-    assert res.exit_code == 2 and "round 0, event 16" in res.stderr
+    assert res.exit_code == 2 and "round 1, event 16" in res.stderr
 
 
 # ---- against the brute force --------------------------------------------------------------------

@@ -170,10 +170,10 @@ def events(record) -> Iterator[ReplayEvent]:
             state = after
         if state.ended is None and r < last:
             raise BergenError(f"the round is unfinished after its {len(rnd.events)} events, but "
-                              f"round {r + 1} follows: only the last round may stop mid-round",
+                              f"round {r + 2} follows: only the last round may stop mid-round",
                               round=r)
         if state.winner is not None and r < last:
-            raise BergenError(f"the match ended in round {r} (side {state.winner} reached the "
+            raise BergenError(f"the match ended in round {r + 1} (side {state.winner} reached the "
                               f"target {record.rules.target}), so no round may follow",
                               round=r + 1)
         yield RoundEnd(r, state)

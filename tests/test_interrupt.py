@@ -238,9 +238,39 @@ def test_best_stops_at_once_with_its_answer_so_far(tmp_path, args, stopped_promp
 def test_best_text_says_it_was_interrupted(tmp_path):
     proc = start(["best", DECISION, "--time", "30"], tmp_path)
     time.sleep(2.0)
-    status, stdout, _, _ = interrupt(proc)
+    status, stdout, stderr, _ = interrupt(proc)
     assert status == 130
-    assert "interrupted (Ctrl-C) after" in stdout and "best: " in stdout
+    assert stdout.startswith("best: ") and "; interrupted)" in stdout.splitlines()[0]
+    assert "bergen: interrupted (Ctrl-C) after" in stderr
+
+
+def test_best_and_eval_say_on_standard_error_that_they_were_interrupted(monkeypatch):
+    """GUIDE.md: "The command says on standard error that it was interrupted and how far it
+    got". `best` and `eval` said it on standard output, among the answer. Now the answer
+    (standard output) is marked in its first line, and the note is on standard error. The
+    search is cut as Ctrl-C cuts it: its result says `interrupted`."""
+    import dataclasses
+
+    from bergen_search.cli import best as best_command, eval as eval_command
+    real_answer, real_evaluate = best_command.answer, eval_command.evaluate
+
+    def cut(*args):
+        result = real_answer(*args)
+        result.info["interrupted"] = True
+        return result
+    monkeypatch.setattr(best_command, "answer", cut)
+    monkeypatch.setattr(eval_command, "evaluate", lambda *a: dataclasses.replace(
+        real_evaluate(*a), interrupted=True, searched=("points",)))
+    for command, note in (("best", "bergen: interrupted (Ctrl-C) after 500 iterations: the "
+                                   "values are the search's so far\n"),
+                          ("eval", "bergen: interrupted (Ctrl-C): the figures are the "
+                                   "searches' so far; n/a: not searched\n")):
+        res = CliRunner().invoke(main, [command, DECISION, "--iterations", "500"],
+                                 prog_name="bergen")
+        assert res.exit_code == 130, res.output
+        assert "; interrupted)" in res.stdout.splitlines()[0]
+        assert "interrupted (Ctrl-C)" not in res.stdout
+        assert res.stderr == note
 
 
 @SLOW
@@ -313,11 +343,12 @@ def test_play_saves_the_game_and_exits_130(tmp_path, during, stopped_promptly):
         settled(proc)
     else:
         seen = wait_for_output(proc, "your move> ")     # at the prompt, waiting for the person
-    status, stdout, _, seconds = interrupt(proc)
+    status, stdout, stderr, seconds = interrupt(proc)
     stdout = seen + stdout
     assert status == 130
     stopped_promptly(seconds)
-    assert "interrupted" in stdout and "game saved to g.json" in stdout
+    assert "bergen: interrupted" in stderr and "game saved to g.json" in stdout
+    assert "interrupted" not in stdout
     saved = json.loads((tmp_path / "g.json").read_text())
     assert saved["format"] == "bergen-record/1"
 

@@ -5,7 +5,7 @@ import click
 
 from ..search.api import Limits
 from ..search.evaluate import answer
-from ..views.search import best_document, best_text
+from ..views.search import best_document, best_text, interrupted_note
 from .options import game_from_options, game_input, json_option, search_options, \
     search_settings
 from .output import Working, budget_text, emit_json, search_note
@@ -40,4 +40,6 @@ def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, worke
         click.echo(best_text(game_, result, settings.engine,
                              algorithm=algorithm, objective=objective, seed=seed,
                              verbose=verbose))
+        if status:
+            click.echo(f"bergen: {interrupted_note(result.info, settings.engine)}", err=True)
     return status

@@ -5,7 +5,7 @@ import click
 
 from ..search.api import Limits
 from ..search.evaluate import evaluate
-from ..views.evaluation import evaluation_document, evaluation_text
+from ..views.evaluation import evaluation_document, evaluation_text, interrupted_note
 from .options import game_from_options, game_input, json_option, search_options, \
     search_settings
 from .output import Working, budget_text, emit_json, search_note
@@ -42,4 +42,6 @@ def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, work
         click.echo(evaluation_text(game_, ev, settings.engine,
                                    algorithm=algorithm, objective=objective, seed=seed,
                                    verbose=verbose))
+        if status:
+            click.echo(f"bergen: {interrupted_note(ev)}", err=True)
     return status

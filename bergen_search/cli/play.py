@@ -93,7 +93,8 @@ def play(engine_spec, seat, seed, out_path, force, **kw):
                 click.echo(line)
     except KeyboardInterrupt:
         status = 130
-        click.echo("\ninterrupted")
+        click.echo("")
+        click.echo("bergen: interrupted", err=True)
     else:
         status = 0
     write_atomic(out_path, pretty_json(session.record()) + "\n")

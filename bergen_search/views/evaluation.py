@@ -34,11 +34,19 @@ def evaluation_document(game, ev, *, algorithm: str, objective: str, seed: int) 
             **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}
 
 
+def interrupted_note(ev) -> str:
+    """What `eval` says on standard error after Ctrl-C cut its searches (the answer itself is
+    marked `interrupted` in its first line)."""
+    return ("interrupted (Ctrl-C): the figures are the searches' so far"
+            + ("; n/a: not searched" if len(ev.searched) < 2 else ""))
+
+
 def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
                     verbose: bool = False) -> str:
     """`bergen eval`'s text, the verdict first: the value with its ± for the side to move and
     the best move, a table of every side's expected points and match chances, the bracket's
-    floor in one line, then the position and how it was searched (`verbose`: why the exact
+    floor in one line, then the position and how it was searched (after Ctrl-C, marked
+    `interrupted`; its note goes to standard error: `interrupted_note`) (`verbose`: why the exact
     endgame did not solve, and the bracket's table). `alg`: the registry's Algorithm."""
     result = ev.result
     ri = result.info
@@ -74,11 +82,9 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
            f"{algorithm}, {ri['iterations']} {alg.unit}, seed {seed}{backend_text(ri)}")
     out.append(how + ("; the sides' figures by " + ev.side_algorithm
                       if ev.side_algorithm != algorithm else ""))
-    interrupted = ("interrupted (Ctrl-C): the figures are the searches' so far"
-                   + ("; n/a: not searched" if len(ev.searched) < 2 else ""))
-    for note in (memory_note(ri), interrupted if ev.interrupted else None):
-        if note:
-            out.append(note)
+    note = memory_note(ri)
+    if note:
+        out.append(note)
     if not math.isfinite(result.stderr):
         out.append("± n/a: not measured (one replicate, or too few worlds)")
     if verbose and "endgame" in ri and not solved:

@@ -310,7 +310,8 @@ def floor_line(eg: dict, names: dict, best) -> str | None:
 
 def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
               verbose: bool = False) -> str:
-    """`bergen best`'s text, the verdict first: the move to play with its value ±; every
+    """`bergen best`'s text, the verdict first: the move to play with its value ± (marked
+    `interrupted` after Ctrl-C, whose note goes to standard error: `interrupted_note`); every
     choice with its value, its difference to the best (± the paired error; `level` when the
     difference's 95% interval holds 0) and the line of play the search expects after it;
     the bracket's floor in one line; then the position and how it was searched. `verbose`
@@ -376,15 +377,20 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
                   else "")
         out.append(f"{algorithm}, {ri['iterations']} {unit}{worlds_note(ri)}, "
                    f"{ri['seconds']:.2f} s, seed {seed}{backend_text(ri)}{spread}")
-    interrupted_note = (f"interrupted (Ctrl-C) after {ri['iterations']} {unit}: the values are "
-                        f"the search's so far")
-    for note in (memory_note(ri), interrupted_note if interrupted else None):
-        if note:
-            out.append(note)
+    note = memory_note(ri)
+    if note:
+        out.append(note)
     if verbose:
         out += ["", *explain_lines(result, alg, algorithm=algorithm, objective=objective,
                                    names=names)]
     return "\n".join(out)
+
+
+def interrupted_note(ri, alg) -> str:
+    """What `best` says on standard error after Ctrl-C cut its search (the answer itself is
+    marked `interrupted` in its first line)."""
+    return (f"interrupted (Ctrl-C) after {ri['iterations']} {alg.unit}: the values are the "
+            f"search's so far")
 
 
 def explain_lines(result, alg, *, algorithm: str, objective: str, names: dict) -> list:

@@ -102,6 +102,44 @@ def test_a_whole_match_by_script_is_a_legal_record():
     assert max(rep["scores"]) >= 5
 
 
+def test_a_bare_tile_is_accepted_where_both_ends_mirror():
+    """After a 4-4 lead a bare `2-4` was refused ("fits both ends"), though its two plays are
+    mirror twins, one choice (`best` shows `2-4:L/R`). Now it is played (at the left end);
+    where the ends differ (a double at one end only) the bare tile still asks which end."""
+    s = _session(seed=7)
+    st = s.state
+    assert (st.left, st.right, st.left_double, st.right_double) == (4, 4, True, True)
+    assert {"2-4:L", "2-4:R"} <= set(s.legal())
+    lines = s.play("2-4")
+    assert lines[0] == "you played 2-4:L"
+    s = _session(seed=0)
+    s.play(s.legal()[0])
+    st = s.state
+    assert st.left == st.right == 2 and st.left_double != st.right_double
+    before = (s.state.line, len(s.match.round.events))
+    with pytest.raises(BergenError, match=r"^2-4 fits both ends \(2 and 2\): write 2-4:L or "
+                                          r"2-4:R$"):
+        s.play("2-4")
+    assert (s.state.line, len(s.match.round.events)) == before
+
+
+@pytest.mark.parametrize("engine, value", [("greedy", r"[+-]\d+\.\d\d ± \d+\.\d\d"),
+                                           ("ismcts:iterations=300,objective=match",
+                                            r"\d+\.\d% ± \d+\.\d")])
+def test_a_hint_gives_every_value_with_its_error(engine, value):
+    """`play`'s hint printed `0-4:R +0.01` where `best` prints the value with its ±: now
+    each value has its ± as `best` has it; a chance (the match objective) as a percentage,
+    its ± in percentage points."""
+    import re
+    s = PlaySession(Rules(), parse_engine_spec(engine), seat=0, seed=3)
+    s.advance()
+    head = s.hint().splitlines()[0]
+    rows = re.fullmatch(r"hint: \S+   \((.*)\)", head).group(1).split(", ")
+    assert len(rows) == min(4, len(s.legal()))
+    for row in rows:
+        assert re.fullmatch(r"\S+ " + value, row), head
+
+
 def test_cli_play_scripted(tmp_path):
     out = tmp_path / "game.json"
     s = _session()

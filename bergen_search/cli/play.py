@@ -37,7 +37,8 @@ PLAY_ITERATIONS = 20000
 def play(engine_spec, seat, seed, out_path, force, **kw):
     """Play a match against the engine in the terminal.
 
-    Type moves as a-b:L or a-b:R (a bare a-b when it fits one end only); 'hint' asks the
+    Type moves as a-b:L or a-b:R (a bare a-b when it fits one end only, or both ends give
+    the same position mirrored); 'hint' asks the
     engine, 'undo' takes back your last play, 'quit' (or Ctrl-C, even while the engine
     thinks, or end of input) saves the game as a bergen-record/1 that `bergen analyze` can
     read. An existing file is never replaced without --force.

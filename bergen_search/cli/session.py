@@ -17,14 +17,16 @@ from ..formats.position_string import to_string
 from ..formats.record_io import to_record, write_record
 from ..game.match import Match
 from ..game.rules import Rules
-from ..game.state import DRAW, PASS, State, move_str
+from ..game.state import DRAW, PASS, State, mirror_twins, move_str
 from ..play.engines import EngineSpec
 from ..play.seats import Seats
 from ..search.api import choices
-from ..views.search import move_text
+from ..views.search import gap_text, move_text, value_text
 
-HELP = ("moves: a-b:L or a-b:R (a bare a-b when it fits one end only); 'hint' asks the engine; "
-        "'undo' takes back your last play; 'moves' lists your legal plays; 'quit' saves and stops")
+HELP = ("moves: a-b:L or a-b:R (a bare a-b when it fits one end only, or both ends give the same "
+        "position mirrored); "
+        "'hint' asks the engine; 'undo' takes back your last play; 'moves' lists your legal "
+        "plays; 'quit' saves and stops")
 
 
 class PlaySession:
@@ -99,13 +101,19 @@ class PlaySession:
 
     def play(self, text: str) -> list:
         """The person's move in FORMATS.md notation; an illegal one raises BergenError and
-        changes nothing."""
-        if self.state.to_move != self.seat:
+        changes nothing. A bare `a-b` that fits both ends is the play at the left when the two
+        are mirror twins (the same position up to the mirror: one choice, as `best` shows
+        it); where the ends differ it asks which."""
+        state = self.state
+        if state.to_move != self.seat:
             raise BergenError("it is not your turn")
-        tile, _ = parse_move_text(text)
-        if not self.state.hands[self.seat] >> tile & 1:
+        tile, end = parse_move_text(text)
+        if not state.hands[self.seat] >> tile & 1:
             raise BergenError(f"you do not hold {format_hand(1 << tile)[0]}")
-        move = parse_move(text, self.state if self.state.led else None)
+        twins = mirror_twins(state.left, state.right, state.left_double, state.right_double,
+                             state.legal_moves()) if state.led and end is None else {}
+        move = (tile * 2 if tile * 2 + 1 in twins
+                else parse_move(text, state if state.led else None))
         if move not in self.state.legal_moves():
             raise BergenError(f"{text.strip()} is not legal here; legal: {', '.join(self.legal())}")
         match = self.match
@@ -122,7 +130,8 @@ class PlaySession:
         return ["took back your last play"]
 
     def hint(self) -> str:
-        """The engine's move for the person, the values of up to four plays, and the
+        """The engine's move for the person, the values of up to four plays with their ± (as
+        `best` writes them, a chance of the match objective as a percentage), and the
         position as a string (to paste into `bergen best`)."""
         args = self.hint_engine.search_args()
         # The person is to move: the record's viewpoint, seen as that seat alone sees it.
@@ -130,7 +139,10 @@ class PlaySession:
         result = args.search(game.info, seed=self.seed)
         if result.info.get("interrupted"):
             raise KeyboardInterrupt         # Ctrl-C during a hint ends the game (saved)
-        rows = ", ".join(f"{move_text(m)} {m.value:+.2f}" for m in choices(result.moves)[:4])
+        objective = args.objective
+        rows = ", ".join(f"{move_text(m)} {value_text(m.value, objective, 2)} ± "
+                         f"{gap_text(m.stderr, objective, 2)}"
+                         for m in choices(result.moves)[:4])
         exact = "; exact" if result.info.get("endgame", {}).get("solved") else ""
         return (f"hint: {move_text(result.best)}   ({rows}{exact})\n"
                 f"position {to_string(game.position)}")

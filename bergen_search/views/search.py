@@ -273,9 +273,24 @@ def value_unit(objective: str, side: int, sides: int) -> str:
     return f"points to come this round, side {side} minus {others}"
 
 
-def err_text(se: float) -> str:
+def value_text(x: float, objective: str = "points", places: int = 3) -> str:
+    """A value for people: points signed (`+0.412`); a chance, the match objective's value,
+    as a percentage (`71.2%`)."""
+    return f"{100 * x:.1f}%" if objective == "match" else f"{x:+.{places}f}"
+
+
+def gap_text(d: float, objective: str = "points", places: int = 3, sign: str = "") -> str:
+    """A difference of values, an error or a bound (`sign` "+" for a signed difference):
+    points; the match objective's in percentage points (`4.1`); `n/a` when never measured
+    (one tree)."""
+    if not math.isfinite(d):
+        return "n/a"
+    return f"{100 * d:{sign}.1f}" if objective == "match" else f"{d:{sign}.{places}f}"
+
+
+def err_text(se: float, objective: str = "points") -> str:
     """A standard error or bound, `n/a` when never measured (one tree)."""
-    return "n/a" if not math.isfinite(se) else f"{se:.3f}"
+    return gap_text(se, objective)
 
 
 def versus_text(d: float, se: float, level: bool, best: bool) -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import errno
+import os
 from typing import TypedDict
 
 
@@ -89,7 +90,16 @@ def a_kind(kind: type) -> str:
 _REMEDY = {"ENOSPC": "free some space", "EDQUOT": "free some space (or raise the quota)",
            "EROFS": "make the file system writable", "ENOENT": "make its folder again",
            "EIO": "check the disk", "EACCES": "give yourself write permission",
-           "EPERM": "give yourself write permission"}
+           "EPERM": "give yourself write permission", "ENAMETOOLONG": "give a shorter name"}
+
+
+def _refuses_new_files(path: str, name: str) -> bool:
+    """Whether a failure to create `path` (errno `name`) came from its folder, which exists
+    and which the permissions let us write, taking no new file (/proc, /sys): not a folder
+    that vanished, nor a permission to give."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return (name in ("ENOENT", "EACCES", "EPERM") and not os.path.lexists(path)
+            and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK))
 
 
 class Where(TypedDict, total=False):
@@ -104,7 +114,9 @@ class WriteFailed(BergenError):
     read-only or failing file system, a folder that vanished. One line naming the file, why
     and what to do; exit status 74 (EX_IOERR of sysexits.h), not 2: the command was right,
     the machine failed it. The journal is left whole (a partial line is cut off), so `then`
-    (by default: the same command with --resume) goes on from the last finished task.
+    (by default: the same command with --resume) goes on from the last finished task. A folder
+    that is there but takes no new file (/proc, /sys) is said so, with no `then`: the remedy
+    is another file.
 
     >>> import errno, os
     >>> print(WriteFailed("g.jsonl", OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))))
@@ -117,8 +129,12 @@ class WriteFailed(BergenError):
                  then: str = "run the same command with --resume"):
         name = errno.errorcode.get(error.errno or 0, "")
         why = error.strerror or str(error) or type(error).__name__
-        remedy = _REMEDY.get(name, "fix that")
-        super().__init__(f"cannot write {path}: {why}; {remedy}, then {then}")
+        if _refuses_new_files(path, name):
+            folder = os.path.dirname(os.path.abspath(path))
+            remedy = f"the folder {folder} takes no new files: write to another folder"
+        else:
+            remedy = f"{_REMEDY.get(name, 'fix that')}, then {then}"
+        super().__init__(f"cannot write {path}: {why}; {remedy}")
         self.path, self.errno = path, error.errno
 
     def located(self, *, round: int | None = None, event: int | None = None,

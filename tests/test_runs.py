@@ -620,6 +620,55 @@ def test_every_command_that_writes_a_file_refuses_an_existing_one(tmp_path, comm
 
 
 # ---- outputs as a careless user gives them (issue 40) ------------------------------------
+def test_a_folder_that_takes_no_new_file_is_not_called_missing(tmp_path):
+    """`selfplay --out /proc/nope.jsonl` (as root, whom the permissions let write there)
+    advised to "make its folder again": creating a file where the folder is there but takes
+    none fails with ENOENT (or EACCES in /sys). The remedy now fits the failure; a folder that
+    did vanish, a permission to give and a name too long keep theirs."""
+    there = tmp_path / "x.jsonl"
+    for code in (errno.ENOENT, errno.EACCES):
+        err = str(WriteFailed(str(there), OSError(code, os.strerror(code))))
+        assert err == (f"cannot write {there}: {os.strerror(code)}; the folder {tmp_path} "
+                       f"takes no new files: write to another folder")
+    gone = tmp_path / "gone" / "x.jsonl"
+    assert str(WriteFailed(str(gone), OSError(errno.ENOENT, "No such file or directory"))
+               ).endswith("; make its folder again, then run the same command with --resume")
+    kept = tmp_path / "kept.jsonl"
+    kept.write_text("")
+    assert str(WriteFailed(str(kept), OSError(errno.EACCES, "Permission denied"))).endswith(
+        "; give yourself write permission, then run the same command with --resume")
+    assert str(WriteFailed("a" * 300, OSError(errno.ENAMETOOLONG, "File name too long"))
+               ).endswith("; give a shorter name, then run the same command with --resume")
+
+
+@pytest.mark.parametrize("command", [["selfplay", "--out"], ["arena", "random", "random",
+                                     "--games", "1", "--out"],
+                                     ["analyze", "examples/match.json", "--html"],
+                                     ["play", "--engine", "random", "--out"]])
+def test_every_output_in_a_folder_that_takes_no_new_file_fails_before_it_starts(
+        tmp_path, monkeypatch, command):
+    """The folder refuses a new file though the permissions allow it (as /proc does root):
+    every command that writes a file says so before any work (play: before the first move),
+    exit 74, one line that fits."""
+    real_open = os.open
+
+    def refusing(path, flags, *args, **kwargs):
+        if str(path).startswith(str(tmp_path)) and flags & os.O_CREAT:
+            raise OSError(errno.ENOENT, os.strerror(errno.ENOENT))
+        return real_open(path, flags, *args, **kwargs)
+    monkeypatch.setattr(os, "open", refusing)         # tempfile's os.open too
+    out = tmp_path / "out.file"
+    res = CliRunner().invoke(main, [*command, str(out)], input="2-2\n", prog_name="bergen")
+    assert res.exit_code == 74, res.output
+    assert "you played" not in res.stdout and "Bergen against" not in res.stdout
+    line = res.stderr.strip()
+    assert line.startswith(f"bergen: cannot write {out}") and line.endswith(
+        f"No such file or directory; the folder {tmp_path} takes no new files: write to "
+        f"another folder"), line
+    assert not os.listdir(tmp_path)
+
+
+
 @pytest.fixture
 def read_only_disk(tmp_path):
     """A read-only tmpfs."""

@@ -120,8 +120,12 @@ def check_writable(path: str, option: str, regular: bool = False) -> None:
     """Fail before a long run, not after it, when `path` cannot be written. `regular`: the
     output must be a file (a run's output, with its journal and lock beside it: a device or
     a pipe is refused, never replaced). A read-only file system is a write failure (74), as
-    it would be at the end; a permission refused is bad input (2)."""
+    it would be at the end; a permission refused is bad input (2); a folder that takes no
+    new file whatever the permissions say (/proc, /sys) is found by making a file there (and
+    removing it: the atomic write makes one there too), a write failure as it would be at
+    the end."""
     import errno
+    import tempfile
 
     from ..errors import WriteFailed
     folder = os.path.dirname(os.path.abspath(path))
@@ -142,6 +146,14 @@ def check_writable(path: str, option: str, regular: bool = False) -> None:
                           "run the same command again")
     if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise click.BadParameter(f"cannot write {path}: permission denied", param_hint=option)
+    if os.path.exists(path) and not os.path.isfile(path):
+        return                  # a device, written in place: no new file in its folder
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".bergen-")
+    except OSError as e:
+        raise WriteFailed(path, e, "run the same command again") from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def check_distinct(inputs: dict, outputs: dict) -> None:

@@ -375,7 +375,18 @@ def test_single_round_wins_and_ties():
     assert run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=5,
                      luck_adjust=False).to_json()["mode"] == "match"
     text = arena_text(r)
-    assert "single rounds from 0-0" in text and f"{ties} ties" in text
+    assert "single rounds from 0-0" in text
+    # The table says wins, ties and losses, and how the rate counts a tie: "wins 28 ... 50.0%"
+    # with 4 ties left a reader to guess.
+    head, a_row, b_row = text.splitlines()[1:4]
+    assert head.split()[:6] == ["engine", "seats", "wins", "ties", "losses", "win"]
+    assert a_row.split()[4:8] == [str(wins), str(ties), str(r.matches - wins - ties),
+                                  f"{100 * r.win_rate:.1f}%"]
+    assert b_row.split()[4:7] == [str(r.matches - wins - ties), str(ties), str(wins)]
+    assert text.endswith("the win rate counts a tie as half a win")
+    whole = arena_text(run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=2, seed=5,
+                                 luck_adjust=False))
+    assert "ties" not in whole and "losses" not in whole       # a match never ties
 
 
 def test_single_rounds_from_given_scores():

@@ -26,8 +26,10 @@ def interrupted_text(partial, done: int, total: int) -> str:
 
 def arena_text(result) -> str:
     """`bergen arena`'s text, an `ArenaResult` as a table (after the command of each engine in
-    another process, once): per engine its seats in each seating, wins, win rate with the
-    95% interval, points per round; then the margin per round with its standard error."""
+    another process, once): per engine its seats in each seating, wins (single rounds: wins,
+    ties and losses, the win rate counting a tie as half a win, or 1/k of one among k
+    sides), win rate with the 95% interval, points per round; then the margin per round
+    with its standard error."""
     r = result
     plural = "" if r.sets == 1 else "s"
     unit = (f"duplicate pair{plural}" if r.seatings == 2
@@ -47,12 +49,14 @@ def arena_text(result) -> str:
     wname = max(6, *(len(n) for n in names))
     seats = [r.seats_text(0), r.seats_text(1)]
     sw = max(5, *(len(s) for s in seats))
-    lines.append(f"  {'engine':<{wname}}  {'seats':<{sw}}  {'wins':>6}  {'win rate':>8}  "
+    tied = (f"  {'ties':>4}  {'losses':>6}" if r.single_round else "")
+    lines.append(f"  {'engine':<{wname}}  {'seats':<{sw}}  {'wins':>6}{tied}  {'win rate':>8}  "
                  f"{'95% interval':<16}  {'points/round':>12}")
     rates = [(r.win_rate, r.ci95), (1.0 - r.win_rate, (1.0 - r.ci95[1], 1.0 - r.ci95[0]))]
     for k in (0, 1):
         rate, (lo, hi) = rates[k]
-        lines.append(f"  {names[k]:<{wname}}  {seats[k]:<{sw}}  {r.wins[k]:>6}  "
+        tied = (f"  {r.ties:>4}  {r.wins[1 - k]:>6}" if r.single_round else "")
+        lines.append(f"  {names[k]:<{wname}}  {seats[k]:<{sw}}  {r.wins[k]:>6}{tied}  "
                      f"{100 * rate:>7.1f}%  {f'[{100 * lo:.1f}%, {100 * hi:.1f}%]':<16}  "
                      f"{r.points_per_round[k]:>12.3f}")
     def pm(value, stderr):
@@ -79,9 +83,8 @@ def arena_text(result) -> str:
         lines.append("time per searched move: " + ", ".join(timed))
     note = f"interval from the {r.sets} sets ({r.ci_method})"
     if r.single_round:
-        note += f"; a round is won by the side gaining most in it; {r.ties} ties, half a win each"
-        if r.seatings > 2:
-            note = note.replace("half a win each", "a share of a win each")
+        note += ("; a round is won by the side gaining most in it; the win rate counts a tie "
+                 + ("as half a win" if r.seatings == 2 else "among k sides as 1/k of a win"))
     if r.seatings > 2:
         note += (f"; {names[1]}'s wins count any of its seats; equal engines would give "
                  f"{names[0]} {100 * r.even_rate:.1f}%")

@@ -304,9 +304,10 @@ def _serve(*args):
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, -signal.SIGTERM),
                                          (signal.SIGHUP, 0)])
-def test_serve_stops_within_a_second(sig, status):
+def test_serve_stops_promptly_on_a_signal(sig, status):
     port = free_port()
     proc = _serve("--port", str(port))
     try:

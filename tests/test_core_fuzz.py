@@ -30,6 +30,7 @@ from bergen_search.game.state import DRAW
 from bergen_search.formats.record import parse_record
 from bergen_search.formats.record_io import write_record
 from bergen_search.formats.replay import RoundEnd, RoundStart, events
+from bergen_search.game.rng import Rng
 from bergen_search.game.rules import Rules
 from bergen_search.information.infoset import Group, Observer, check_infoset
 from bergen_search.information.sampler import WorldTable
@@ -189,7 +190,22 @@ def test_a_tampered_world_table_is_refused(info, name, data):
         sampler = CoreSampler(info, table)
     except (BergenError, TypeError, OverflowError):
         return
-    assert sampler.sample_many(100, 7) >= 0
+    assert sampler.sample_many(100, 7) == checksum(sampler, 100, 7)
+
+
+def checksum(sampler, n: int, seed: int) -> int:
+    """What `sample_many(n, seed)` returns, from n worlds drawn one by one (`sample`) on the
+    same stream: the xor of seat 0's hand, seat 1's shifted by 28 bits and the reserve's
+    first tile (its number, the core's `reserve[0]`), each world checked for harm on the
+    way: masks within the 28 tiles, the reserve's tiles among them, no tile twice."""
+    rng, out = Rng(seed), 0
+    for _ in range(n):
+        hands, reserve = sampler.sample(rng)
+        assert all(0 <= h < 1 << 28 for h in hands) and all(0 <= t < 28 for t in reserve)
+        held = [t for h in hands for t in range(28) if h >> t & 1] + list(reserve)
+        assert len(held) == len(set(held)), (hands, reserve)
+        out ^= hands[0] ^ (hands[1] << 28) ^ (reserve[0] if reserve else 0)
+    return out
 
 
 # ---- the limits of the calls -----------------------------------------------------------------
@@ -272,7 +288,7 @@ def test_worlds_and_world_counts_take_any_input(info, n, seconds, hands, reserve
     else:
         assert values is None or all(math.isfinite(v) for v in values)
     if type(n) is int and 0 <= n <= 1000:
-        assert sampler.sample_many(n, 3) >= 0
+        assert sampler.sample_many(n, 3) == checksum(sampler, n, 3)
     elif not (type(n) is int and 0 <= n <= 10 ** 12):
         with pytest.raises(BergenError):
             sampler.sample_many(n, 3)

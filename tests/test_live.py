@@ -166,8 +166,10 @@ def test_the_reports_pool_the_replicates_finished_so_far():
     reports = []
     result = search(info, Limits(iterations=2400), seed=6, on_info=reports.append)
     pooled = {}
+    done = [(r["trees"], r["running"]) for r in reports]
+    assert done == sorted(set(done)) and done[-1] <= (8, 0)   # each report further on
     for r in reports:
-        assert r["trees"] >= 0 and r["running"] >= 0
+        assert 0 <= r["trees"] <= 8 and 0 <= r["running"] <= 300     # 8 trees of 300
         values = [m.value for m in r["moves"] if m.visits]
         assert values == sorted(values, reverse=True)           # by value, measured first
         if r["trees"] < 8:
@@ -285,8 +287,16 @@ def test_the_coverage_benchmark_runs(capsys):
     spec.loader.exec_module(mod)
     assert mod.main(["--seeds", "2", "--trees", "10", "--size", "200",
                      "--positions", "small"]) == 0
-    out = capsys.readouterr().out
-    assert "small" in out and "%" in out
+    head, columns, row = capsys.readouterr().out.splitlines()
+    assert head == "trees of 200 iterations, stopped at 10, 2 seeds"
+    assert columns.split()[:2] == ["position", "reports"]
+    name, reports, end2, end3, sd, seeds2, seeds3 = row.split()
+    assert name == "small" and int(reports) >= 2 * 3      # trees 8, 9 and 10, each seed
+    shares = [float(x.rstrip("%")) for x in (end2, end3, seeds2, seeds3)]
+    assert all(0 <= x <= 100 for x in shares) and all(x.endswith("%") for x in
+                                                      (end2, end3, seeds2, seeds3))
+    assert shares[0] <= shares[1] and shares[2] <= shares[3]   # within 2 ± is within 3 ±
+    assert 0 < float(sd) < 10
 
 
 def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):

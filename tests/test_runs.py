@@ -72,7 +72,9 @@ HOLD = ("import sys, time\n"
 
 def test_a_second_writer_is_refused_naming_the_process(tmp_path):
     """Another process holds the output: the library refuses (resumed or not) naming its
-    pid, and so does the command, in one line, exit 2, at once; its end frees the output."""
+    pid, and so does the command, in one line, exit 2, at once (it never waits: the holder
+    holds the lock for a minute, and a command that waited for it would then run, exit 0);
+    its end frees the output."""
     out = str(tmp_path / "g.jsonl")
     holder = subprocess.Popen([sys.executable, "-c", HOLD, out], stdout=subprocess.PIPE,
                               text=True)
@@ -81,9 +83,8 @@ def test_a_second_writer_is_refused_naming_the_process(tmp_path):
         for resume in (False, True):
             with pytest.raises(BergenError, match=f"process {holder.pid}"):
                 Journal.start(out, "selfplay", 1, {}, resume=resume)
-        t0 = time.monotonic()
         res = run_here(SELFPLAY + ["--out", out, "--resume"], tmp_path)
-        assert res.exit_code == 2 and time.monotonic() - t0 < 5, res.output
+        assert res.exit_code == 2, res.output
         assert f"being written by another bergen run (process {holder.pid})" in res.stderr
         assert len(res.stderr.splitlines()) == 1
     finally:

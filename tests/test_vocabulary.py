@@ -112,7 +112,8 @@ def test_both_spellings_at_once_are_a_usage_error():
 
 def test_the_old_spellings_are_hidden_and_the_words_mean_one_thing():
     """--help lists none of the old spellings; each word that several commands take is the
-    same kind of value in each."""
+    same kind of value in each: the same type, range and repetition (a word missing from
+    every command, or taken by one only, is an error of this list)."""
     old = {"--time-per-decision", "--engines", "--engine-timeout", "--depth", "--exploration"}
     kinds = {}
     for name, command in main.commands.items():
@@ -122,12 +123,15 @@ def test_the_old_spellings_are_hidden_and_the_words_mean_one_thing():
         for p in command.params:
             if isinstance(p, click.Option) and not p.hidden:
                 for o in p.opts:
-                    kinds.setdefault(o, set()).add((type(p.type).__name__, p.multiple
-                                                    if o != "--engine" else None))
-    assert kinds["--time"] == {("SecondsType", False)} or len(kinds["--time"]) == 1, kinds["--time"]
+                    kind = (type(p.type).__name__, getattr(p.type, "min", None),
+                            getattr(p.type, "max", None), p.multiple if o != "--engine" else None)
+                    kinds.setdefault(o, {}).setdefault(kind, []).append(name)
+    assert list(kinds["--time"]) == [("FiniteFloat", 0.001, 86400.0, False)], kinds["--time"]
     for word in ("--seed", "--workers", "--out", "--force", "--json", "--iterations",
                  "--external", "--external-timeout", "--cluster", "--quiet", "--resume"):
-        assert len(kinds.get(word, {None})) == 1, (word, kinds.get(word))
+        assert word in kinds, word
+        assert len(kinds[word]) == 1, (word, kinds[word])
+        assert len(next(iter(kinds[word].values()))) >= 2, (word, kinds[word])
     externals = {n for n, c in main.commands.items()
                  if any("--external" in p.opts for p in c.params if isinstance(p, click.Option))}
     assert externals == {"arena", "selfplay"}

@@ -6,7 +6,9 @@ BERGEN_SANITIZE=1 builds with AddressSanitizer and UndefinedBehaviorSanitizer (-
 finding aborts the process): Python itself is not instrumented, so run it with the ASan
 runtime preloaded, as .ci/run does:
     LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 python -m pytest ...
-BERGEN_ONLY=_a,_b builds only the named modules.
+BERGEN_ONLY=_a,_b builds only the named modules. BERGEN_PLAIN_BITS=1 builds the bit helpers in
+plain C (the fallback of a compiler with neither GCC's builtins nor MSVC's intrinsics:
+_core.pxd), to check that fallback on this machine: the same results, bit for bit.
 
 The modules are optional: without a working C compiler the build warns and installs the
 package without them, and every command runs on the pure-Python reference (slowly, saying
@@ -22,6 +24,7 @@ from setuptools import Extension, setup
 
 debug = os.environ.get("BERGEN_DEBUG_BUILD") == "1"
 sanitize = os.environ.get("BERGEN_SANITIZE") == "1"
+plain_bits = [("BERGEN_PLAIN_BITS", "1")] if os.environ.get("BERGEN_PLAIN_BITS") == "1" else []
 SANITIZERS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all",
               "-fno-omit-frame-pointer"]
 # BERGEN_ONLY=_ismcts,_sampler builds just those modules (for working on one of them).
@@ -40,6 +43,7 @@ extensions = [
         extra_compile_args=(["-O1", "-g"] + SANITIZERS if sanitize
                             else ["-O0", "-g"] if debug else ["-O3"]) + ["-ffp-contract=off"],
         extra_link_args=SANITIZERS if sanitize else [],
+        define_macros=plain_bits,
     )
     for path in sorted(glob(os.path.join("src_cython", "bergen_search", "*.pyx")))
     if not only or os.path.splitext(os.path.basename(path))[0] in only

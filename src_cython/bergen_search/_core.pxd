@@ -75,21 +75,123 @@ cdef enum:
     ALL_TILES = 0xfffffff    # mask of the 28 tiles
 
 # ---- bit helpers --------------------------------------------------------------------------
+# The one definition of the bit intrinsics every module uses, chosen when the C is compiled:
+# GCC's and Clang's builtins, MSVC's intrinsics (__popcnt on x86, _BitScanForward and
+# _BitScanReverse, their 64-bit variants where the target has them), or plain C, which any
+# compiler takes (and which BERGEN_PLAIN_BITS=1 at build time forces: setup.py). The plain C
+# versions are always compiled (`_core.plain_bits_mismatches` checks them against the chosen
+# ones). The same for the one atomic add (the trees' pool bytes) and the monotonic clock.
 cdef extern from *:
-    int __builtin_popcount(unsigned int x) noexcept nogil
-    int __builtin_ctz(unsigned int x) noexcept nogil
-    int __builtin_clz(unsigned int x) noexcept nogil
+    """
+    #include <stdint.h>
+    static inline int bergen_popcount32_c(uint32_t x) {
+        x = x - ((x >> 1) & 0x55555555u);
+        x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+        return (int)((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+    }
+    static inline int bergen_popcount64_c(uint64_t x) {
+        return bergen_popcount32_c((uint32_t)x) + bergen_popcount32_c((uint32_t)(x >> 32));
+    }
+    static inline int bergen_ctz32_c(uint32_t x) {      /* x != 0 */
+        int n = 0;
+        if (!(x & 0xffffu)) { n += 16; x >>= 16; }
+        if (!(x & 0xffu)) { n += 8; x >>= 8; }
+        if (!(x & 0xfu)) { n += 4; x >>= 4; }
+        if (!(x & 0x3u)) { n += 2; x >>= 2; }
+        return n + (int)(~x & 1u);
+    }
+    static inline int bergen_ctz64_c(uint64_t x) {      /* x != 0 */
+        return (uint32_t)x ? bergen_ctz32_c((uint32_t)x) : 32 + bergen_ctz32_c((uint32_t)(x >> 32));
+    }
+    static inline int bergen_clz32_c(uint32_t x) {      /* x != 0 */
+        int n = 0;
+        if (!(x & 0xffff0000u)) { n += 16; x <<= 16; }
+        if (!(x & 0xff000000u)) { n += 8; x <<= 8; }
+        if (!(x & 0xf0000000u)) { n += 4; x <<= 4; }
+        if (!(x & 0xc0000000u)) { n += 2; x <<= 2; }
+        return n + (int)(~x >> 31);
+    }
+    #if defined(BERGEN_PLAIN_BITS)
+      #define BERGEN_BITS "plain C"
+    #elif defined(__GNUC__) || defined(__clang__)
+      #define BERGEN_BITS "builtins"
+      #define bergen_popcount32(x) __builtin_popcount(x)
+      #define bergen_popcount64(x) __builtin_popcountll(x)
+      #define bergen_ctz32(x) __builtin_ctz(x)
+      #define bergen_ctz64(x) __builtin_ctzll(x)
+      #define bergen_clz32(x) __builtin_clz(x)
+    #elif defined(_MSC_VER)
+      #include <intrin.h>
+      #define BERGEN_BITS "MSVC intrinsics"
+      #if defined(_M_X64) || defined(_M_IX86)
+        #define bergen_popcount32(x) ((int)__popcnt(x))
+      #endif
+      #if defined(_M_X64)
+        #define bergen_popcount64(x) ((int)__popcnt64(x))
+      #endif
+      static inline int bergen_ctz32(uint32_t x) {
+          unsigned long i; _BitScanForward(&i, x); return (int)i;
+      }
+      static inline int bergen_clz32(uint32_t x) {
+          unsigned long i; _BitScanReverse(&i, x); return 31 - (int)i;
+      }
+      #if defined(_M_X64) || defined(_M_ARM64)
+        static inline int bergen_ctz64(uint64_t x) {
+            unsigned long i; _BitScanForward64(&i, x); return (int)i;
+        }
+      #endif
+    #else
+      #define BERGEN_BITS "plain C"
+    #endif
+    #ifndef bergen_popcount32
+      #define bergen_popcount32(x) bergen_popcount32_c(x)
+    #endif
+    #ifndef bergen_popcount64
+      #define bergen_popcount64(x) bergen_popcount64_c(x)
+    #endif
+    #ifndef bergen_ctz32
+      #define bergen_ctz32(x) bergen_ctz32_c(x)
+    #endif
+    #ifndef bergen_ctz64
+      #define bergen_ctz64(x) bergen_ctz64_c(x)
+    #endif
+    #ifndef bergen_clz32
+      #define bergen_clz32(x) bergen_clz32_c(x)
+    #endif
+    /* *p += delta, atomically where the compiler can (the result). */
+    static inline long long bergen_atomic_add(long long *p, long long delta) {
+    #if defined(__GNUC__) || defined(__clang__)
+        return __atomic_add_fetch(p, delta, __ATOMIC_SEQ_CST);
+    #elif defined(_MSC_VER)
+        return _InterlockedExchangeAdd64((volatile long long *)p, delta) + delta;
+    #else
+        return *p += delta;
+    #endif
+    }
+    """
+    const char* BITS "BERGEN_BITS"          # which of them this build uses
+    int popcount32 "bergen_popcount32"(uint32_t x) noexcept nogil
+    int popcount64 "bergen_popcount64"(uint64_t x) noexcept nogil
+    int ctz32 "bergen_ctz32"(uint32_t x) noexcept nogil
+    int ctz64 "bergen_ctz64"(uint64_t x) noexcept nogil
+    int clz32 "bergen_clz32"(uint32_t x) noexcept nogil
+    int popcount32_c "bergen_popcount32_c"(uint32_t x) noexcept nogil
+    int popcount64_c "bergen_popcount64_c"(uint64_t x) noexcept nogil
+    int ctz32_c "bergen_ctz32_c"(uint32_t x) noexcept nogil
+    int ctz64_c "bergen_ctz64_c"(uint64_t x) noexcept nogil
+    int clz32_c "bergen_clz32_c"(uint32_t x) noexcept nogil
+    long long atomic_add "bergen_atomic_add"(long long* p, long long delta) noexcept nogil
 
 cdef inline int popcount(uint32_t mask) noexcept nogil:
-    return __builtin_popcount(mask)
+    return popcount32(mask)
 
 cdef inline int lowest_bit(uint32_t mask) noexcept nogil:
     """Index of the lowest set bit (the lowest tile of a mask); mask must not be 0."""
-    return __builtin_ctz(mask)
+    return ctz32(mask)
 
 cdef inline int highest_bit(uint32_t mask) noexcept nogil:
     """Index of the highest set bit; mask must not be 0."""
-    return 31 - __builtin_clz(mask)
+    return 31 - clz32(mask)
 
 cdef inline bint is_double(int tile) noexcept nogil:
     return TILE_LOW[tile] == TILE_HIGH[tile]

@@ -12,7 +12,30 @@ True
 """
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+cdef extern from *:
+    """
+    /* The monotonic clock in seconds, from an arbitrary origin: CLOCK_MONOTONIC, or on
+       Windows the performance counter. */
+    #if defined(_WIN32)
+      #define WIN32_LEAN_AND_MEAN
+      #include <windows.h>
+      static double bergen_monotonic(void) {
+          LARGE_INTEGER f, c;
+          QueryPerformanceFrequency(&f);
+          QueryPerformanceCounter(&c);
+          return (double)c.QuadPart / (double)f.QuadPart;
+      }
+    #else
+      #include <time.h>
+      static double bergen_monotonic(void) {
+          struct timespec ts;
+          clock_gettime(CLOCK_MONOTONIC, &ts);
+          return ts.tv_sec + ts.tv_nsec * 1e-9;
+      }
+    #endif
+    """
+    double monotonic "bergen_monotonic"() noexcept nogil
 
 from bergen_search.game import rules as _rules
 from bergen_search.game.rng import MASK64
@@ -371,16 +394,14 @@ cdef double _test_now = 0.0
 
 
 cdef double clock_now() noexcept nogil:
-    """CLOCK_MONOTONIC in seconds: the clock every time limit of the compiled searches reads
-    (`IsmctsTree.run`, `ExpectimaxSearch.run_worlds`, `run_world`, the endgame solver);
-    `set_test_clock` replaces it."""
+    """CLOCK_MONOTONIC in seconds (Windows: the performance counter): the clock every time
+    limit of the compiled searches reads (`IsmctsTree.run`, `ExpectimaxSearch.run_worlds`,
+    `run_world`, the endgame solver); `set_test_clock` replaces it."""
     global _test_now
-    cdef timespec ts
     if _test_step > 0:
         _test_now += _test_step
         return _test_now
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
+    return monotonic()
 
 
 def set_test_clock(step=0.0):
@@ -692,3 +713,40 @@ def _rng_shuffle(seed, int n):
         items[i] = i
     shuffle(&rng, items, n)
     return [items[i] for i in range(n)]
+
+
+def plain_bits_mismatches(uint64_t seed, long long n, int width=28):
+    """For the tests: the plain C bit helpers (the fallback of a compiler with neither GCC's
+    builtins nor MSVC's intrinsics) against the ones this build uses (`BITS`), over every
+    mask of `width` bits (0..28: 28, every set of tiles) and `n` 64-bit masks of SplitMix64 from `seed` (each with its lowest
+    bits cleared one by one, so that the trailing-zero counts cover the word): the number of
+    masks where
+    a popcount, a trailing- or leading-zero count differs. (Built with BERGEN_PLAIN_BITS=1,
+    both are the plain ones.)"""
+    cdef uint64_t m, x, state = seed
+    cdef uint32_t low
+    cdef long long i, bad = 0
+    cdef int k
+    if not 0 <= width <= 28:
+        raise BergenError(f"width must be 0..28, got {width}", field="width")
+    with nogil:
+        for m in range(1, <uint64_t>1 << width):
+            low = <uint32_t>m
+            bad += (popcount32(low) != popcount32_c(low) or ctz32(low) != ctz32_c(low)
+                    or clz32(low) != clz32_c(low))
+        for i in range(n):
+            state = state + GOLDEN
+            x = mix64(state)
+            for k in range(64):
+                if x:
+                    low = <uint32_t>(x >> 32) | 1u
+                    bad += (popcount64(x) != popcount64_c(x) or ctz64(x) != ctz64_c(x)
+                            or popcount32(<uint32_t>x) != popcount32_c(<uint32_t>x)
+                            or clz32(low) != clz32_c(low))
+                x &= x - 1
+    return bad
+
+
+#: Which bit helpers this build uses: "builtins", "MSVC intrinsics" or "plain C".
+BIT_HELPERS = BITS.decode("ascii")
+

@@ -56,8 +56,8 @@ from libc.string cimport memcpy, memset
 
 from bergen_search._core cimport (DRAW, END_NONE, GOLDEN, MAX_MOVES, MAX_SEATS, PASS, Rng,
                                   Rules, State, below, clock_now, deal, do_move,
-                                  drop_mirror_twins, gen_moves, mirrored_ends, mix64,
-                                  right_twin)
+                                  ctz64, drop_mirror_twins, gen_moves, mirrored_ends,
+                                  mix64, popcount64, right_twin)
 from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
 from bergen_search._policy cimport (PLAYOUT_RANDOM, PLAYOUT_SAFE, PLAYOUT_SCORING,
                                     playout_choice)
@@ -65,10 +65,6 @@ from bergen_search._policy cimport (PLAYOUT_RANDOM, PLAYOUT_SAFE, PLAYOUT_SCORIN
 from bergen_search.errors import BergenError
 from bergen_search.game.rng import MASK64
 from bergen_search._policy import PLAYOUTS
-
-cdef extern from *:
-    int __builtin_popcountll(unsigned long long x) noexcept nogil
-    int __builtin_ctzll(unsigned long long x) noexcept nogil
 
 #: Points rewards are divided by this inside UCB1 (not in the statistics). From the first
 #: decision of a 2-player round the points difference has a standard deviation of about 3.3
@@ -97,7 +93,7 @@ cdef extern from *:
     /* Bytes held by the node pools of every IsmctsTree alive in this process. */
     static long long bergen_pool_bytes = 0;
     static long long bergen_pool_add(long long delta) {
-        return __atomic_add_fetch(&bergen_pool_bytes, delta, __ATOMIC_SEQ_CST);
+        return bergen_atomic_add(&bergen_pool_bytes, delta);
     }
     """
     long long pool_add "bergen_pool_add"(long long delta) noexcept nogil
@@ -134,7 +130,7 @@ cdef inline int _nth_bit(uint64_t mask, int k) noexcept nogil:
     while k:
         mask &= mask - 1
         k -= 1
-    return __builtin_ctzll(mask)
+    return ctz64(mask)
 
 
 cdef inline int32_t _child(const Node* nodes, int32_t parent, int key,
@@ -437,7 +433,7 @@ cdef class IsmctsTree:
                         m = self.forced
                         expanded = 1
                 elif untried:
-                    m = _nth_bit(untried, below(&self.rng, __builtin_popcountll(untried)))
+                    m = _nth_bit(untried, below(&self.rng, popcount64(untried)))
                     expanded = 1
                 else:
                     child = best

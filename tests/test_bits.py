@@ -1,0 +1,57 @@
+"""The bit helpers of the compiled core on every compiler (issue 48): one definition in
+`_core.pxd` (GCC's and Clang's builtins, MSVC's intrinsics, or plain C), used by every module;
+the plain C fallback, compiled in every build, agrees with the helpers the build chose.
+
+(The same searches bit for bit with the fallback: `BERGEN_PLAIN_BITS=1 python setup.py
+build_ext --inplace --force`, then `bergen bench --quick`'s signature line, as measured for
+the issue.)"""
+import re
+from pathlib import Path
+
+import pytest
+from support import require_compiled
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted((ROOT / "src_cython" / "bergen_search").glob("*.p[xy][dx]"))
+#: What only the one definition may name: a compiler's builtins, atomics and intrinsics, and
+#: the POSIX clock (Windows has none).
+COMPILER_SPECIFIC = re.compile(r"__builtin_|__atomic|__sync_|_BitScan|__popcnt|_Interlocked"
+                               r"|posix\.|clock_gettime")
+
+
+@pytest.fixture(scope="module")
+def core():
+    import bergen_search._core as core
+    return require_compiled(core, "_core")
+
+
+def test_the_plain_c_fallback_agrees_with_the_helpers_the_build_chose(core):
+    """Every mask of 24 bits and 100,000 random 64-bit masks (each with its lowest bits
+    cleared one by one): popcount, trailing and leading zeros, 32- and 64-bit."""
+    assert core.BIT_HELPERS in ("builtins", "MSVC intrinsics", "plain C")
+    assert core.plain_bits_mismatches(48, 100_000, 24) == 0
+
+
+@pytest.mark.slow
+def test_the_plain_c_fallback_agrees_on_every_set_of_tiles(core):
+    assert core.plain_bits_mismatches(49, 1_000_000, 28) == 0
+
+
+def test_no_source_names_a_compiler_s_intrinsic_outside_the_one_definition():
+    """`__builtin_popcount` in a .pyx builds on GCC and Clang only: an MSVC build failed and
+    the package ran in pure Python without a word. Only `_core.pxd`'s block of C (between its
+    "bit helpers" heading and the SplitMix64 one) names them, and `_core.pyx`'s clock block
+    the POSIX clock it chooses against Windows' counter."""
+    assert len(SOURCES) >= 10
+    for path in SOURCES:
+        text = path.read_text()
+        if path.name == "_core.pxd":
+            start, end = text.index("# ---- bit helpers"), text.index("# ---- SplitMix64")
+            assert COMPILER_SPECIFIC.search(text[start:end])
+            text = text[:start] + text[end:]
+        if path.name == "_core.pyx":
+            start = text.index("#if defined(_WIN32)")
+            end = text.index("#endif", start)
+            text = text[:start] + text[end:]
+        found = COMPILER_SPECIFIC.findall(text)
+        assert not found, (path.name, found)

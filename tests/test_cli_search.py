@@ -326,3 +326,32 @@ def test_best_fits_one_screen_and_says_more_when_asked():
     assert no_clock(verbose)[:len(no_clock(out))] == no_clock(out)
     assert "settings: exploration 0.7" in verbose and "exact: not solved" in verbose
     assert "ceiling if shown" in verbose and "a bound\n  of the other game only" in verbose
+
+
+def test_the_match_objective_prints_chances_as_chances():
+    """`--objective match` printed a chance of winning as `+0.712`: best, eval and analyze
+    print it as a percentage, its ± and differences in percentage points (said once), and
+    --json keeps the numbers as FORMATS.md has them (a probability 0..1)."""
+    import re
+    args = ["examples/decision.json", "--objective", "match", "--iterations", "2000"]
+    best = run("best", *args)
+    assert best.exit_code == 0, best.output
+    head = best.stdout.splitlines()[0]
+    assert re.fullmatch(r"best: \S+   \d+\.\d% ± \d+\.\d   \(side 0's chance to win the match; "
+                        r"± and differences in percentage points\)", head), head
+    rows = [x for x in best.stdout.splitlines()[3:] if re.match(r"  \d-\d", x)]
+    assert rows and all(re.match(r"  \S+ +\d+\.\d% +\d+\.\d   ", x) for x in rows), rows
+    assert all(re.search(r"   (best|[+-]\d+\.\d ± \d+\.\d)", x) for x in rows), rows
+    doc = json.loads(run("best", *args, "--json").stdout)
+    assert 0 <= doc["value"] <= 1 and f"{100 * doc['value']:.1f}%" in head
+    ev = run("eval", *args).stdout.splitlines()[0]
+    assert re.match(r"value \d+\.\d% ± \d+\.\d   \(side 0's chance to win the match; ± in "
+                    r"percentage points; best ", ev), ev
+    points = run("best", "examples/decision.json", "--iterations", "2000").stdout
+    assert re.match(r"best: \S+   [+-]\d+\.\d{3} ± \d+\.\d{3}   \(points", points)
+    text = run("analyze", "examples/match.json", "--objective", "match", "--iterations", "300",
+               "--quiet").stdout
+    judged = [x for x in text.splitlines() if "(loss " in x]
+    assert judged and all(re.search(r": \S+ \d+\.\d%, .*\d+\.\d% .*\(loss \d+\.\d+ ± "
+                                    r"\d+\.\d+ pp", x) for x in judged), judged
+    assert "thresholds 3/7/15 pp" in text and "percentage points" in text

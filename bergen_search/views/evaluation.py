@@ -8,7 +8,7 @@ import math
 from ..formats.position_string import to_string
 from ..search.api import choices
 from .search import backend_text, bracket_text, endgame_json, err_text, exact_text, \
-    floor_line, memory_note, move_text, num, position_text, value_unit
+    floor_line, memory_note, move_text, num, position_text, value_text, value_unit
 
 
 def side_rows(ev) -> list:
@@ -59,9 +59,9 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
         names[c.move] = move_text(c)
         if c.twin is not None:
             names[c.twin] = move_text(c)
-    out = [f"value {result.value:+.3f} ± {err_text(result.stderr)}"
+    out = [f"value {value_text(result.value, objective)} ± {err_text(result.stderr, objective)}"
            + (" (a bound: exact)" if solved else "")
-           + f"   ({value_unit(objective, side, rules.n_sides)}; best "
+           + f"   ({value_unit(objective, side, rules.n_sides, differences=False)}; best "
            f"{names.get(result.best, move_text(result.best))}"
            + ("; interrupted" if ev.interrupted else "") + ")"]
     out.append("")

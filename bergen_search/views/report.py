@@ -21,6 +21,7 @@ from ..formats.notation import Move
 from ..game.state import LEFT
 from ..game.tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str
 from . import drawing, graph
+from .search import gap_text, value_text
 from .drawing import MARKS, SIDE_COLOURS as _SIDE_COLOURS, SIDE_DASHES as _SIDE_DASHES
 
 #: The report's Content-Security-Policy: the browser itself refuses any fetch or script, so
@@ -38,8 +39,10 @@ def gained(points) -> str:
 
 def text(result, settings=True) -> str:
     """The annotated listing of one analysed match: every event, errors marked and
-    explained, then the summary per seat and the settings."""
+    explained, then the summary per seat and the settings. With the match objective a value
+    is a chance, a percentage, and a loss, its ± and the luck are in percentage points."""
     out = []
+    objective = result.settings.get("objective", "points")
     for r, events in enumerate(result.annotated):
         out.append(f"round {r + 1}")
         for event, seat, action, line, points, dec in events:
@@ -47,12 +50,12 @@ def text(result, settings=True) -> str:
                        f"{gained(points):<4} {line}" + ("   (exact)" if dec and dec.exact else ""))
             if dec and (dec.label or dec.borderline):
                 out.append(f"        {verdict_text(dec)}: {dec.played} "
-                           f"{dec.values[dec.played]:+.2f}, {compared_text(dec)} "
-                           f"({loss_text(dec)})")
+                           f"{value_text(dec.values[dec.played], objective, 2)}, "
+                           f"{compared_text(dec, objective)} ({loss_text(dec, objective=objective)})")
                 if dec.position:
                     out.append(f"        position {dec.position}")
     out.append("")
-    out += summary_table(result.summary)
+    out += summary_table(result.summary, objective)
     exact = sum(d.exact for d in result.decisions)
     if exact:
         out.append(f"(exact: {exact} of {len(result.decisions)} decisions valued by the solved "
@@ -84,15 +87,17 @@ def rival(dec):
     return max(others, key=lambda m: (dec.values[m], str(m)), default=None)
 
 
-def compared_text(dec) -> str:
+def compared_text(dec, objective: str = "points") -> str:
     """`better 2-3:L +0.43`, or, when the play made came out best, `the search's best;
-    1-2:R +0.40 may be better`: "better" never names the play made."""
+    1-2:R +0.40 may be better`: "better" never names the play made. (A chance, the match
+    objective's value, as a percentage.)"""
     other = rival(dec)
     if dec.best != dec.played:
-        return f"better {other} {dec.values[other]:+.2f}"
+        return f"better {other} {value_text(dec.values[other], objective, 2)}"
     if other is None:
         return "the only choice"
-    return f"the search's best; {other} {dec.values[other]:+.2f} may be better"
+    return (f"the search's best; {other} {value_text(dec.values[other], objective, 2)} may be "
+            f"better")
 
 
 def verdict_text(dec) -> str:
@@ -103,15 +108,19 @@ def verdict_text(dec) -> str:
     return dec.label
 
 
-def loss_text(dec, exact: bool = True) -> str:
-    """The loss with its error and interval, and the rechecks behind it (an exact one says
-    so, unless `exact` is False: the HTML says it once, in its own words)."""
+def loss_text(dec, exact: bool = True, objective: str = "points") -> str:
+    """The loss with its error and interval (the match objective's in percentage points), and
+    the rechecks behind it (an exact one says so, unless `exact` is False: the HTML says it
+    once, in its own words)."""
     lo, hi = dec.loss_interval
-    out = f"loss {dec.loss:.2f} ± {dec.loss_stderr:.2f}"
+    pp = " pp" if objective == "match" else ""
+    out = (f"loss {gap_text(dec.loss, objective, 2)} ± {gap_text(dec.loss_stderr, objective, 2)}"
+           + pp)
     if getattr(dec, "exact", False):
         return out + (", exact (± the two moves' bounds)" if exact else "")
     if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
-        out += f", {100 * CONFIDENCE:g}% [{lo:.2f}, {hi:.2f}]"
+        out += (f", {100 * CONFIDENCE:g}% [{gap_text(lo, objective, 2)}, "
+                f"{gap_text(hi, objective, 2)}]{pp}")
     if dec.rechecks:
         out += f", {dec.rechecks} recheck{'s' if dec.rechecks > 1 else ''}"
     return out
@@ -132,28 +141,39 @@ def text_all(results) -> str:
         out.append("")
     out.append(f"=== all {total} matches" if len(done) == total else
                f"=== the {len(done)} matches analysed, of {total}")
-    out += summary_table(combined_summary(done))
+    out += summary_table(combined_summary(done), done[0].settings.get("objective", "points"))
     out.append(settings_line(done[0].settings))
     return "\n".join(out)
 
 
-def summary_table(summary) -> list:
+def summary_table(summary, objective: str = "points") -> list:
+    """The seats' totals; with the match objective the losses and the luck in percentage
+    points, said under the table."""
     out = [f"  {'seat':<5} {'decisions':>9} {'forced':>6} {'total loss':>10} {'mean':>6} "
            f"{'?!':>3} {'?':>3} {'??':>3} {'[ ]':>3} {'error rate':>10} {'luck':>7}"]
     for sm in summary:
-        out.append(f"  {sm.seat:<5} {sm.decisions:>9} {sm.forced:>6} {sm.total_loss:>10.2f} "
-                   f"{sm.mean_loss:>6.3f} {sm.counts['inaccuracy']:>3} {sm.counts['mistake']:>3} "
-                   f"{sm.counts['blunder']:>3} {sm.borderline:>3} {100 * sm.error_rate:>9.1f}% "
-                   f"{sm.luck_deal + sm.luck_draws:>+7.2f}")
+        out.append(f"  {sm.seat:<5} {sm.decisions:>9} {sm.forced:>6} "
+                   f"{gap_text(sm.total_loss, objective, 2):>10} "
+                   f"{gap_text(sm.mean_loss, objective, 3):>6} {sm.counts['inaccuracy']:>3} "
+                   f"{sm.counts['mistake']:>3} {sm.counts['blunder']:>3} {sm.borderline:>3} "
+                   f"{100 * sm.error_rate:>9.1f}% "
+                   f"{gap_text(sm.luck_deal + sm.luck_draws, objective, 2, sign='+'):>7}")
+    if objective == "match":
+        out.append("  (values are chances to win the match; losses, their ± and luck in "
+                   "percentage points)")
     return out
 
 
 def settings_line(st) -> str:
+    """The settings of an analysis in one line (the match objective's thresholds in
+    percentage points, as its losses are printed)."""
+    th = [st["thresholds"][k] for k in ("inaccuracy", "mistake", "blunder")]
+    thresholds = ("/".join(f"{100 * x:g}" for x in th) + " pp" if st["objective"] == "match"
+                  else "/".join(str(x) for x in th))
     return (f"({st['algorithm']}, objective {st['objective']}, "
             f"{st['iterations'] or ''}{' iterations' if st['iterations'] else ''}"
             f"{st['time'] or ''}{' s' if st['time'] else ''} per decision, seed {st['seed']}; "
-            f"thresholds {st['thresholds']['inaccuracy']}/{st['thresholds']['mistake']}/"
-            f"{st['thresholds']['blunder']}, labelled when the "
+            f"thresholds {thresholds}, labelled when the "
             f"{100 * st.get('confidence', CONFIDENCE):g}% interval is inside; [ ] borderline)")
 
 

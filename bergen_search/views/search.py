@@ -265,10 +265,12 @@ def memory_note(ri) -> str | None:
 LINE_SHOWN = 4
 
 
-def value_unit(objective: str, side: int, sides: int) -> str:
-    """What a value counts, for a verdict line."""
+def value_unit(objective: str, side: int, sides: int, differences: bool = True) -> str:
+    """What a value counts, for a verdict line (a chance's ± and, with `differences`, the
+    differences to it, in percentage points)."""
     if objective != "points":
-        return f"side {side}'s chance to win the match"
+        return (f"side {side}'s chance to win the match; ± "
+                + ("and differences " if differences else "") + "in percentage points")
     others = f"side {1 - side}" if sides == 2 else "the others' mean"
     return f"points to come this round, side {side} minus {others}"
 
@@ -293,14 +295,15 @@ def err_text(se: float, objective: str = "points") -> str:
     return gap_text(se, objective)
 
 
-def versus_text(d: float, se: float, level: bool, best: bool) -> str:
-    """The "vs best" cell: `best`, or the difference ± its error, `level` when the interval
-    holds 0."""
+def versus_text(d: float, se: float, level: bool, best: bool, objective: str = "points") -> str:
+    """The "vs best" cell: `best`, or the difference ± its error (the match objective's in
+    percentage points), `level` when the interval holds 0."""
     if best:
         return "best"
+    diff = gap_text(d, objective, sign="+")
     if not math.isfinite(se):
-        return f"{d:+.3f}"
-    return f"{d:+.3f} ± {se:.3f}" + (" level" if level else "")
+        return diff
+    return f"{diff} ± {gap_text(se, objective)}" + (" level" if level else "")
 
 
 def floor_line(eg: dict, names: dict, best) -> str | None:
@@ -329,7 +332,8 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
     `interrupted` after Ctrl-C, whose note goes to standard error: `interrupted_note`); every
     choice with its value, its difference to the best (± the paired error; `level` when the
     difference's 95% interval holds 0) and the line of play the search expects after it;
-    the bracket's floor in one line; then the position and how it was searched. `verbose`
+    the bracket's floor in one line; then the position and how it was searched. A chance (the
+    match objective) is a percentage, its differences and ± in percentage points. `verbose`
     adds the settings, why the exact endgame did not solve, the bracket's table, visits and
     what the values mean. `alg`: the registry's Algorithm searched."""
     ri = result.info
@@ -347,7 +351,8 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
                     rows[0])
     side = info.rules.side_of(info.seat)
     out = [f"best: {names.get(result.best, move_text(result.best))}   "
-           f"{result.value:+.3f} {'± ' + err_text(result.stderr) if not solved else ''}"
+           f"{value_text(result.value, objective)} "
+           f"{'± ' + err_text(result.stderr, objective) if not solved else ''}"
            .rstrip() + f"   ({value_unit(objective, side, info.rules.n_sides)}"
            + (f"; exact, ± {err_text(result.stderr)} a bound" if solved else "")
            + ("; interrupted" if interrupted else "") + ")"]
@@ -363,7 +368,7 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
                     + ("expected line after it" if lines else "")).rstrip())
     for c in rows:
         d, se, level = vs[c.move]
-        cell = versus_text(d, se, level, c is best_row)
+        cell = versus_text(d, se, level, c is best_row, objective)
         if solved:
             flag = refined.get(c.twin or c.move)
             out.append(f"  {move_text(c):<{width}} {c.value:>+7.3f} {err_text(c.stderr):>6} "
@@ -372,7 +377,8 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
             continue
         words = [move_text(x) for x in lines.get(c.move, ())]
         line = " ".join(words[:LINE_SHOWN]) + (" …" if len(words) > LINE_SHOWN else "")
-        out.append((f"  {move_text(c):<{width}} {c.value:>+7.3f} {err_text(c.stderr):>6}   "
+        out.append((f"  {move_text(c):<{width}} {value_text(c.value, objective):>7} "
+                    f"{err_text(c.stderr, objective):>6}   "
                     f"{cell:<21}{line}").rstrip())
     if any(c.both_ends for c in rows):
         out.append("  a-b:L/R: either end, the same position mirrored (one choice)")

@@ -1214,3 +1214,13 @@ def test_a_record_too_long_for_the_socket_is_refused_by_the_page(page, tmp_path)
     # and the record of the right size is reviewed as before
     page.set_input_files("#record-file", MATCH)
     page.wait_for_function("() => document.querySelector('#review-error').textContent === ''")
+
+
+def test_a_finished_match_loaded_says_the_match_is_over(page):
+    """examples/match.json loaded into the game panel: its last round ends the match, and
+    the page says so (the engine had said the round was over: start the next one), offering
+    nothing more to record."""
+    page.set_input_files("#game-file", MATCH)
+    page.wait_for_selector("#game-to-move:text('the match is over')")
+    assert page.text_content("#game-error") == ""
+    assert page.query_selector_all("#game-legal button") == []

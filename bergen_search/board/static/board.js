@@ -803,8 +803,9 @@
       // a round not yet led: the leads some deal allows, an unseen seat's too
       if (msg.to_move === null) G.leads = msg.leads || [];
       followGame(msg);
-    } else if (/round is over/.test(msg.error)) {
-      G.over = true; G.toMove = null;
+    } else if (/(round|match) is over/.test(msg.error)) {
+      G.over = /match is over/.test(msg.error) ? "the match is over" : "the round is over";
+      G.toMove = null;
     } else if (/not led yet/.test(msg.error)) {
       G.toMove = null;     // the deal: the lead is offered from the doubles dealt
     } else {
@@ -834,7 +835,7 @@
     $("game-palette").classList.toggle("drawing", G.drawing);
     $("game-hands").textContent = round.hands.map((h, i) =>
       `seat ${i}: ${h ? h.slice().sort().join(" ") : "(not seen)"}`).join(" · ");
-    $("game-to-move").textContent = G.over ? "the round is over" :
+    $("game-to-move").textContent = G.over ? G.over :
       G.toMove === null ? (round.events.length ? "—" : "the lead") :
       "seat " + G.toMove + (G.seen ? "" : " (hand not seen: every move it may have)");
     const box = $("game-legal");

@@ -761,6 +761,22 @@ def test_at_the_end_of_input_the_queries_in_flight_finish_and_answer():
     assert status == 0 and not [m for m in lines if m["type"] == "bestmove"]
 
 
+def test_a_document_sent_over_several_lines_is_said_to_need_one_line():
+    """A pretty-printed command, sent as it is: each of its lines an error that says a
+    command is one line (it had spoken of "a .jsonl file", and put the end of the first line
+    at column 1 of a line 2)."""
+    status, lines = _engine_with_input('{\n  "cmd": "isready"\n}\n{"cmd": "isready", "id": 1}\n')
+    assert status == 0 and lines[-1] == {"type": "readyok", "id": 1}
+    errors = [m["error"] for m in lines[:-1]]
+    assert errors[0] == ("bad JSON: input line 1 ends inside a JSON value (expecting property "
+                         "name enclosed in double quotes); a command is one JSON object on "
+                         "one line: send a pretty-printed (multi-line) document on one line")
+    assert errors[1] == ("bad JSON in input line 2, column 8: more after the first JSON "
+                         "value; a command is one JSON object on one line: send a "
+                         "pretty-printed (multi-line) document on one line")
+    assert not any("jsonl" in e for e in errors) and len(errors) == 3
+
+
 def test_bad_json_names_the_line_of_the_input():
     """A malformed line said "bad JSON at line 1, column 1" whichever line of the input it
     was: it names the input's line (blank lines counted), and the engine goes on."""

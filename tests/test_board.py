@@ -240,6 +240,37 @@ def test_the_protocol_session_runs_over_the_socket(board):
     assert search[-1]["beliefs"]["seats"][0]["p_hold"] == cli_show["seats"][0]["p_hold"]
 
 
+def test_a_review_over_the_socket_runs_beside_a_live_search(board):
+    """A connection's review starts while its live search runs until stopped (one worker had
+    queued it behind that search, for as long as it ran): the review's decisions and its
+    analysis come while the live search still sends partial lines, and are
+    `bergen analyze`'s."""
+    async def go():
+        async with websockets.connect(board.ws) as ws:
+            await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
+                                      "report_every": 0.05, "id": "live"}))
+            await lines_until(ws, lambda m: m.get("type") == "partial")
+            record = json.load(open(MATCH, encoding="utf-8"))
+            await ws.send(json.dumps({"cmd": "analyze", "record": record, "iterations": 100,
+                                      "seed": 1, "id": "review"}))
+            # (the live search's partials never stop: a deadline, not each line's timeout)
+            deadline = time.monotonic() + 120
+            lines = await lines_until(ws, lambda m: m.get("type") == "analysis"
+                                      or time.monotonic() > deadline)
+            assert lines[-1].get("type") == "analysis", "the review waited"
+            await ws.send(json.dumps({"cmd": "terminate", "queries": ["live"], "id": 1}))
+            await lines_until(ws, lambda m: m.get("type") == "bestmove")
+            return lines
+    lines = asyncio.run(go())
+    decisions = [m for m in lines if m.get("type") == "decision"]
+    cli = bergen_json("analyze", MATCH, "--iterations", "100", "--seed", "1")["decisions"]
+    assert [d["played"] for d in decisions] == [d["played"] for d in cli]
+    assert {d["decisions_total"] for d in decisions} == {len(cli)}
+    assert lines[-1]["stopped"] is False
+    live = [m for m in lines if m.get("id") == "live"]
+    assert live and {m["type"] for m in live} == {"partial"}        # still searching
+
+
 def _running(board) -> int:
     """The queries in flight (queued or running) over every open connection."""
     return sum(len(set(c.server.running) | set(c.server.inflight.values()))

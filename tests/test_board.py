@@ -1360,3 +1360,27 @@ def test_a_finished_match_loaded_says_the_match_is_over(page):
     page.wait_for_selector("#game-to-move:text('the match is over')")
     assert page.text_content("#game-error") == ""
     assert page.query_selector_all("#game-legal button") == []
+
+
+def test_trees_of_one_iteration_rank_every_move_by_its_value(page):
+    """Live trees of one iteration each (8 iterations per 8 trees) visit one move, but their
+    final passes value every move: the ranking lists every move with its value, best first,
+    until stopped and with the fixed budget (`bergen best`'s), where the moves with no visits
+    had been listed first with no value, above the best valued one."""
+    page.fill("#budget-iterations", "8")
+    page.set_input_files("#open-file", DECISION)
+    page.wait_for_function("() => +document.querySelector('#moves').dataset.trees >= 8",
+                           timeout=60_000)
+    for rows in (ranked(page), None):
+        if rows is None:
+            page.click("#stop")
+            page.wait_for_function("() => document.querySelector('#moves').dataset.state "
+                                   "=== 'bestmove'")
+            rows = ranked(page)
+        values = [float(v) for _, v in rows]          # none empty: float('') would raise
+        assert values == sorted(values, reverse=True) and len(rows) == 5
+    fixed_budget(page, 8, 0)
+    page.click("#go")
+    best = bergen_json("best", DECISION, "--iterations", "8", "--seed", "0")
+    expect_best(best, page)
+    assert any(m["visits"] == 0 for m in best["moves"])

@@ -240,6 +240,37 @@ def test_the_protocol_session_runs_over_the_socket(board):
     assert search[-1]["beliefs"]["seats"][0]["p_hold"] == cli_show["seats"][0]["p_hold"]
 
 
+def test_a_review_over_the_socket_runs_beside_a_live_search(board):
+    """A connection's review starts while its live search runs until stopped (one worker had
+    queued it behind that search, for as long as it ran): the review's decisions and its
+    analysis come while the live search still sends partial lines, and are
+    `bergen analyze`'s."""
+    async def go():
+        async with websockets.connect(board.ws) as ws:
+            await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
+                                      "report_every": 0.05, "id": "live"}))
+            await lines_until(ws, lambda m: m.get("type") == "partial")
+            record = json.load(open(MATCH, encoding="utf-8"))
+            await ws.send(json.dumps({"cmd": "analyze", "record": record, "iterations": 100,
+                                      "seed": 1, "id": "review"}))
+            # (the live search's partials never stop: a deadline, not each line's timeout)
+            deadline = time.monotonic() + 120
+            lines = await lines_until(ws, lambda m: m.get("type") == "analysis"
+                                      or time.monotonic() > deadline)
+            assert lines[-1].get("type") == "analysis", "the review waited"
+            await ws.send(json.dumps({"cmd": "terminate", "queries": ["live"], "id": 1}))
+            await lines_until(ws, lambda m: m.get("type") == "bestmove")
+            return lines
+    lines = asyncio.run(go())
+    decisions = [m for m in lines if m.get("type") == "decision"]
+    cli = bergen_json("analyze", MATCH, "--iterations", "100", "--seed", "1")["decisions"]
+    assert [d["played"] for d in decisions] == [d["played"] for d in cli]
+    assert {d["decisions_total"] for d in decisions} == {len(cli)}
+    assert lines[-1]["stopped"] is False
+    live = [m for m in lines if m.get("id") == "live"]
+    assert live and {m["type"] for m in live} == {"partial"}        # still searching
+
+
 def _running(board) -> int:
     """The queries in flight (queued or running) over every open connection."""
     return sum(len(set(c.server.running) | set(c.server.inflight.values()))
@@ -849,6 +880,11 @@ def test_the_live_analysis_follows_a_game_as_it_is_entered(page, tmp_path):
     page.click("#stop")
 
 
+#: A line of 7 tiles, which with the best move drawn at its end is one more than a row holds
+#: at 390 px.
+LONG_LINE = "bergen1/2/0,0/0/0-0,0-3,1-2,2-5/5-1-1-4-4-6-6-3/4,5/12"
+
+
 def test_the_page_at_phone_width(browser, board, tmp_path):
     """At 390 px: nothing scrolls the page sideways; the board and the ranking are on the
     first screen (844 px); a table wider than the screen says so under it; the graph's
@@ -866,6 +902,16 @@ def test_the_page_at_phone_width(browser, board, tmp_path):
     shot = tmp_path / "phone-live.png"
     page.screenshot(path=str(shot))
     print(f"\nscreenshot: {shot}")
+    # a line of 8 tiles (7 and the best move) wraps at this width: in rows of 4, not 7 and 1
+    page.fill("#position-input", LONG_LINE)
+    page.click("#position-set")
+    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
+                           "'bestmove'", timeout=120_000)
+    assert len(no_tile_alone_on_a_row(page, "#line")) == 2
+    no_tile_alone_on_a_row(page, "#hand")
+    shot = tmp_path / "phone-long-line.png"
+    page.locator("#position-panel").screenshot(path=str(shot))
+    print(f"screenshot: {shot}")
     page.fill("#review-iterations", "300")
     page.set_input_files("#record-file", MATCH)
     page.wait_for_selector("#decisions[data-done='1']", timeout=180_000)
@@ -882,6 +928,52 @@ def test_the_page_at_phone_width(browser, board, tmp_path):
     page.screenshot(path=str(shot), full_page=True)
     print(f"screenshot: {shot}")
     context.close()
+
+
+def test_a_review_runs_at_once_beside_the_live_search(page):
+    """A review started while the live analysis searches until stopped runs at once, beside
+    it (it had waited, "analysing…", until Stop was pressed, nothing saying so), and gives
+    `bergen analyze`'s decisions; its step counts the decisions from the first one ("Decision
+    1 of 20", not "1 of 1"); and the position panel, the string box and the ranking stay on
+    the live analysis's position throughout (the steps had redrawn the panel's board)."""
+    cli = bergen_json("analyze", MATCH, "--iterations", "300", "--seed", "3")["decisions"]
+    page.fill("#position-input", SMALL)
+    page.click("#position-set")
+    page.wait_for_selector("#moves tbody tr")
+    assert page.get_attribute("#status", "data-state") == "searching"
+    page.fill("#review-iterations", "300")
+    page.fill("#review-seed", "3")
+    page.set_input_files("#record-file", MATCH)
+    page.wait_for_selector("#step b")
+    assert page.text_content("#step b") == f"Decision 1 of {len(cli)}"
+    page.wait_for_selector("#decisions[data-done='1']", timeout=120_000)
+    assert page.get_attribute("#status", "data-state") == "searching"     # never stopped
+    labels = page.eval_on_selector_all("#decisions li", "ls => ls.map(l => l.dataset.label)")
+    assert labels == [d["label"] or "" for d in cli]
+    assert page.text_content("#step b") == f"Decision 1 of {len(cli)}"
+    page.click("#review-status")
+    page.keyboard.press("ArrowRight")
+    assert page.text_content("#step b") == f"Decision 2 of {len(cli)}"
+    page.click("#stop")
+    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
+                           "'bestmove'")
+    one_position(page, SMALL)
+    page.keyboard.press("End")
+    one_position(page, SMALL)
+
+
+def one_position(page, string):
+    """The position panel's board, the string box and the ranking show `string`'s position
+    (the step box its decision's)."""
+    want = bergen_json("show", string)
+    assert page.input_value("#position-input") == want["position"]
+    tiles = lambda sel: page.eval_on_selector_all(sel, "ts => ts.map(t => t.dataset.tile)")
+    hand = want["position"].split("/")[4].split(",")
+    assert tiles("#hand .tile") == hand
+    assert len(tiles("#line .tile:not(.ghost)")) == len(want["position"].split("/")[5]
+                                                          .split("-")) - 1
+    moves = {m.split(":")[0] for m, _ in ranked(page)}
+    assert moves and moves <= set(hand)
 
 
 def test_review_marks_and_words_are_the_cli_s(page):
@@ -963,9 +1055,13 @@ def test_review_labels_equal_analyze_and_keys_step(page, tmp_path):
                                 / (placing.hi - placing.lo) for dot in placing.dots])
     page.click("#graph rect.hit[data-index='4']")
     assert page.get_attribute("#step", "data-index") == "4"
+    # the step is drawn in the step box; the position panel is the live analysis's (none)
     hand = want[4]["position"].split("/")[4].split(",")
-    assert page.eval_on_selector_all("#hand .tile", "ts => ts.map(t => t.dataset.tile)") == \
-        sorted(hand)
+    assert page.eval_on_selector_all("#step-hand .tile", "ts => ts.map(t => t.dataset.tile)") \
+        == sorted(hand)
+    assert page.query_selector_all("#hand .tile") == []
+    assert page.text_content("#step").startswith(f"Decision 5 of {len(want)}:")
+    page.keyboard.press("End")                 # the last decision: a long line
     for width in (1200, 390):
         page.set_viewport_size({"width": width, "height": 1000})
         shot = tmp_path / f"board-{width}.png"
@@ -974,6 +1070,45 @@ def test_review_labels_equal_analyze_and_keys_step(page, tmp_path):
         assert shot.stat().st_size > 10_000
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the page scrolls sideways at {width} px by {overflow} px"
+        numbers_inside_the_list(page, len(want))
+        legend_names_the_curves(page, ["seat 0", "seat 1"])
+        no_tile_alone_on_a_row(page, "#step-line")
+
+
+def numbers_inside_the_list(page, n, selector="#decisions"):
+    """Every item of the list (the review's decisions, the game's events) shows its number
+    whole, inside the list's box (a marker outside it was clipped from 10 on: ".0.", ".1.")."""
+    got = page.evaluate("""sel => { const ol = document.querySelector(sel);
+        const box = ol.getBoundingClientRect();
+        return [...ol.querySelectorAll('li')].map(li => { const r = li.querySelector('.n')
+            .getBoundingClientRect(); return [li.querySelector('.n').textContent,
+            r.left >= box.left && r.right <= box.right, r.width]; }); }""", selector)
+    assert [t for t, _, _ in got] == [f"{k + 1}." for k in range(n)] and n >= 10
+    assert all(inside and width > 0 for _, inside, width in got), got
+
+
+def legend_names_the_curves(page, names):
+    """The graph's legend names each side beside a line drawn as that side's curve is."""
+    legend = page.evaluate("""() => [...document.querySelectorAll('#graph-legend [data-side]')]
+        .map(e => { const i = e.dataset.side, curve = document.querySelector(
+            `#graph polyline.curve.side${i}`); return [e.textContent.trim(),
+            getComputedStyle(e.querySelector('line')).stroke,
+            curve && getComputedStyle(curve).stroke]; })""")
+    assert [name for name, _, _ in legend] == names
+    assert all(mine == curve and curve for _, mine, curve in legend), legend
+    assert page.is_visible("#graph-legend")
+
+
+def no_tile_alone_on_a_row(page, selector):
+    """A row of tiles that wraps leaves no tile alone on its last row: the rows are of about
+    one length (a tile alone at the line's end was hard to see)."""
+    rows = page.eval_on_selector(selector, """el => { const rows = {};
+        for (const t of el.querySelectorAll('.tile')) {
+            const top = Math.round(t.getBoundingClientRect().top);
+            rows[top] = (rows[top] || 0) + 1; }
+        return Object.keys(rows).sort((a, b) => a - b).map(k => rows[k]); }""")
+    assert sum(rows) >= 2 and (len(rows) == 1 or min(rows) >= 2), (selector, rows)
+    return rows
 
 
 def finished_round_download(page, tmp_path):
@@ -1092,6 +1227,7 @@ def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page
             page.click(f'#game-palette [data-tile="{event["draw"]}"]')
         page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
                                arg=first["events"].index(event) + 1)
+    numbers_inside_the_list(page, len(first["events"]), "#game-events")
     path = finished_round_download(page, tmp_path)
     record = json.loads(path.read_text())
     assert record["format"] == "bergen-record/1" and record["rules"] == {"players": 2}
@@ -1190,7 +1326,7 @@ def test_an_unseen_seat_may_lead_and_a_forbidden_lead_is_never_offered(page, tmp
         == [["0", "2-2"], ["1", "0-0"], ["1", "1-1"]]
     page.click('#game-legal button[data-seat="1"][data-move="1-1"]')
     page.wait_for_function("() => document.querySelectorAll('#game-events li').length === 1")
-    assert page.text_content("#game-events li") == "seat 1: 1-1"
+    assert page.text_content("#game-events li") == "1. seat 1: 1-1"
     page.wait_for_selector("#game-legal button")
     assert "seat 0" in page.text_content("#game-to-move")
 
@@ -1215,3 +1351,37 @@ def test_a_record_too_long_for_the_socket_is_refused_by_the_page(page, tmp_path)
     # and the record of the right size is reviewed as before
     page.set_input_files("#record-file", MATCH)
     page.wait_for_function("() => document.querySelector('#review-error').textContent === ''")
+
+
+def test_a_finished_match_loaded_says_the_match_is_over(page):
+    """examples/match.json loaded into the game panel: its last round ends the match, and
+    the page says so (the engine had said the round was over: start the next one), offering
+    nothing more to record."""
+    page.set_input_files("#game-file", MATCH)
+    page.wait_for_selector("#game-to-move:text('the match is over')")
+    assert page.text_content("#game-error") == ""
+    assert page.query_selector_all("#game-legal button") == []
+
+
+def test_trees_of_one_iteration_rank_every_move_by_its_value(page):
+    """Live trees of one iteration each (8 iterations per 8 trees) visit one move, but their
+    final passes value every move: the ranking lists every move with its value, best first,
+    until stopped and with the fixed budget (`bergen best`'s), where the moves with no visits
+    had been listed first with no value, above the best valued one."""
+    page.fill("#budget-iterations", "8")
+    page.set_input_files("#open-file", DECISION)
+    page.wait_for_function("() => +document.querySelector('#moves').dataset.trees >= 8",
+                           timeout=60_000)
+    for rows in (ranked(page), None):
+        if rows is None:
+            page.click("#stop")
+            page.wait_for_function("() => document.querySelector('#moves').dataset.state "
+                                   "=== 'bestmove'")
+            rows = ranked(page)
+        values = [float(v) for _, v in rows]          # none empty: float('') would raise
+        assert values == sorted(values, reverse=True) and len(rows) == 5
+    fixed_budget(page, 8, 0)
+    page.click("#go")
+    best = bergen_json("best", DECISION, "--iterations", "8", "--seed", "0")
+    expect_best(best, page)
+    assert any(m["visits"] == 0 for m in best["moves"])

@@ -355,3 +355,33 @@ def test_the_match_objective_prints_chances_as_chances():
     assert judged and all(re.search(r": \S+ \d+\.\d%, .*\d+\.\d% .*\(loss \d+\.\d+ ± "
                                     r"\d+\.\d+ pp", x) for x in judged), judged
     assert "thresholds 3/7/15 pp" in text and "percentage points" in text
+
+
+# ---- the order of the moves (issue 48) -----------------------------------------------------
+def test_rank_puts_a_move_never_measured_after_every_measured_one():
+    """`rank`: a move no iteration reached and no replicate valued has a placeholder mean
+    (0.0), no value: it goes last, below measured moves worth less than 0, and is marked
+    unmeasured; one that only a final pass valued (0 visits, its samples) is measured and
+    ranked by its value."""
+    from bergen_search.search.results import rank
+    rows = [(0, 0, 0.0, float("inf")), (2, 5, -1.5, 0.2), (4, 3, -0.5, 0.3),
+            (6, 0, 2.0, 0.1)]
+    ranked = rank(rows, {}, False, False, samples={6: [1.9, 2.1]})
+    assert [m.code for m in ranked] == [6, 4, 2, 0]
+    assert [m.measured for m in ranked] == [True, True, True, False]
+    assert [m.code for m in rank(rows, {}, True, False)] == [2, 4, 6, 0]
+    assert [m.code for m in rank(rows, {}, False, False, measured=(0,))] == [0, 4, 2, 6]
+
+
+def test_trees_of_one_iteration_value_every_move_best_first():
+    """Trees of one iteration each visit one move, but their final passes play every move:
+    `best --json` gives every move its value (it had written null for the moves with no
+    visits, listed first since their value ranked them so, under a best with a value), best
+    first by value, as the text prints them."""
+    doc = _json(run("best", DECISION, "--iterations", "8", "--json"))
+    values = [m["value"] for m in doc["moves"]]
+    assert None not in values and values == sorted(values, reverse=True)
+    assert any(m["visits"] == 0 for m in doc["moves"])
+    assert doc["moves"][0]["move"] == doc["best"] and doc["moves"][0]["value"] == doc["value"]
+    text = run("best", DECISION, "--iterations", "8").output
+    assert text.startswith(f"best: {doc['best'].split(':')[0]}:L/R   {doc['value']:+.3f}")

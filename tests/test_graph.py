@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 
+from bergen_search.analysis.review import analyze
 from bergen_search.board.review_graph import ReviewGraphs
+from bergen_search.formats.record import parse_record
 from bergen_search.formats.record_io import write_record
 from bergen_search.game.rules import Rules
 from bergen_search.play.engines import parse_engine_list
 from bergen_search.play.seats import play_engines
+from bergen_search.search.api import Limits
 from bergen_search.views.graph import Column, place, tick_text, ticks
 
 MATCH = "examples/match.json"
@@ -90,6 +93,7 @@ def test_a_partnership_review_puts_each_seat_on_its_side():
     assert [(c["side"], [i for i, _ in c["points"]]) for c in g["curves"]] == \
         [(0, [0, 2, 4]), (1, [1, 3])]
     assert g["boundaries"] == [[0, 0], [4, 1]] and (g["lo"], g["hi"]) == (-1, 4)
+    assert g["sides"] == ["side 0 (seats 0 and 2)", "side 1 (seats 1 and 3)"]
 
 
 def _decision(index, seat, played, value, label=None, rnd=0, qid="r1"):
@@ -114,6 +118,10 @@ def test_a_reviews_decisions_carry_the_placing_so_far():
     assert [(d["label"], d["mark"]) for d in g["dots"]] == [(None, None), ("mistake", "marker")]
     assert g["luck"] == [] and g["boundaries"] == [[0, 0]]     # decisions carry no luck
     assert [c["side"] for c in g["curves"]] == [0, 1]
+    # the legend's names, and how many decisions the review judges, from the first one
+    assert g["sides"] == ["seat 0", "seat 1"]
+    total = len(analyze(parse_record(record), limits=Limits(iterations=20)).decisions)
+    assert first["decisions_total"] == second["decisions_total"] == total == 20
     done = '{"type":"analysis","decisions":[],"id":"r1"}'
     assert graphs.line(done) == done and graphs.reviews == {}  # the review is over
     again = _decision(2, 0, "1-2:L", 0.1)

@@ -378,12 +378,15 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path, monkeypatch)
 
 
 def test_the_engine_refuses_a_line_over_the_cap_and_goes_on():
+    """The line over the cap is an input line like another: the lines after it are named by
+    their place in the input (a line not UTF-8 after it had been named one line too soon)."""
     line = json.dumps({"cmd": "isready", "pad": "x" * (17 << 20)})
     proc = subprocess.run([sys.executable, "-m", "bergen_search", "engine"],
-                          input=line + "\n" + '{"cmd": "isready", "id": 2}\n',
-                          capture_output=True, text=True, timeout=60)
+                          input=(line + "\n" + '{"cmd": "isready", "id": 2}\n').encode()
+                          + b"\xff\n", capture_output=True, timeout=60)
     answers = [json.loads(x) for x in proc.stdout.splitlines()]
     assert proc.returncode == 0
-    assert answers == [{"type": "error", "error": "the line is larger than 16 MB: no command "
-                        "is that long (its record may be at most that)"},
-                       {"type": "readyok", "id": 2}]
+    assert answers == [{"type": "error", "error": "input line 1 is larger than 16 MB: no "
+                        "command is that long (its record may be at most that)"},
+                       {"type": "readyok", "id": 2},
+                       {"type": "error", "error": "input line 3 is not UTF-8 text (byte 0)"}]

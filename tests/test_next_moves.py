@@ -75,6 +75,14 @@ def test_a_round_over_is_an_error():
         next_moves(dict(MATCH, rounds=MATCH["rounds"][:1]))
 
 
+def test_a_match_over_says_the_match_is_over_not_the_round():
+    """The last round of a finished match: no next round either (it had said to start one)."""
+    with pytest.raises(BergenError) as e:
+        next_moves(MATCH)
+    assert str(e.value) == ("round 3: the match is over: side 0 reached the target 15, so no "
+                            "round follows")
+
+
 def test_a_round_not_led_lists_every_lead_some_deal_allows():
     """With both hands shown, the one lead the rules allow (2-2: the lowest double dealt);
     with seat 1's hand unseen, seat 1 may also lead a lower double no shown hand holds (0-0,

@@ -513,6 +513,82 @@ def test_the_docs_name_every_command_and_field():
         assert fields <= table[name], (name, fields - table[name])
 
 
+def _documented_values(field: str) -> list:
+    """The values PROTOCOL.md's fields table lists for `field` (before its default)."""
+    row = re.search(rf"^\| `{field}` \| (.*?) \|", DOC, re.M).group(1)
+    return [json.loads(v) if v in ("true", "false") or v.startswith('"') else v
+            for v in re.findall(r"`([^`]+)`", row.split("(default")[0])]
+
+
+def test_every_documented_weighting_is_accepted_and_no_other():
+    """`beliefs` (go, analyze) and `weighting` (show) take exactly the values PROTOCOL.md
+    lists: `action` and `action-sir` were accepted and answered while the table listed
+    three weightings and called any other an error."""
+    from bergen_search.information.beliefs import WEIGHTINGS
+    from bergen_search.protocol.schema import SchemaError, check
+    beliefs, weightings = _documented_values("beliefs"), _documented_values("weighting")
+    assert beliefs == [True, False, *weightings] and weightings == list(WEIGHTINGS)
+    for value in beliefs:
+        for cmd in ({"cmd": "go"}, {"cmd": "analyze", "record": "{}"}):
+            assert check({**cmd, "beliefs": value}).fields["beliefs"] == \
+                {True: "uniform", False: None}.get(value, value)
+    for value in weightings:
+        assert check({"cmd": "show", "weighting": value}).fields["weighting"] == value
+    for value in ("Uniform", "hand-set", "on", 1):
+        with pytest.raises(SchemaError):
+            check({"cmd": "go", "beliefs": value})
+        with pytest.raises(SchemaError):
+            check({"cmd": "show", "weighting": value})
+
+
+#: What PROTOCOL.md says every engine message of a type carries beyond its answer's template
+#: in the commands table: a `bestmove` "with `"type": "bestmove"`, the `id`, `"stopped"` ...
+#: and `"terminated"`", an `analysis` "with `version`, and `stopped` and `terminated`".
+EVERY = {"bestmove": {"stopped", "terminated"},
+         "analysis": {"version", "stopped", "terminated"}}
+
+
+def _messages() -> tuple:
+    """PROTOCOL.md's engine messages: ({type: the fields it says every message of that type
+    carries}, [the whole JSON literals]). A `{"type": ...}` span that is not JSON is an
+    answer's template (`{"type": "moves", "round", ...}`, a field marked `?` optional, a
+    list's contents its elements'); `EVERY` adds what the text says; the literals are the
+    spans that are JSON and the session's answers."""
+    carried = {t: set(f) for t, f in EVERY.items()}
+    literals = [line[2:] for line in DOC.splitlines() if line.startswith("< {")]
+    for m in re.finditer(r'`(\{"type": ?"(\w+)".*?)`', DOC, re.S):
+        try:
+            json.loads(m.group(1))
+        except ValueError:
+            body = re.sub(r"\[.*?\]", "", m.group(1)[m.end(2) - m.start(1) + 1:], flags=re.S)
+            carried.setdefault(m.group(2), set()).update(
+                name for name, optional in re.findall(r'"(\w+)"(\??)', body) if not optional)
+            continue
+        literals.append(m.group(1))
+    return carried, literals
+
+
+def test_every_engine_message_in_the_docs_has_the_fields_every_such_message_carries():
+    """Each whole JSON literal of an engine message in PROTOCOL.md (in the text and the
+    session's answers) has every field the document says each message of its type carries:
+    the terminated analysis's literal lacked `stopped` and `version`, which the engine
+    sends."""
+    carried, literals = _messages()
+    assert {"bestmove", "analysis", "partial", "moves", "position", "terminated"} <= set(carried)
+    assert {"iterations", "moves", "finished"} <= carried["partial"]
+    assert "trees" not in carried["partial"] and "queries" in carried["terminated"]
+    checked = 0
+    for text in literals:
+        try:
+            msg = json.loads(text)
+        except ValueError:
+            continue                # a line with text left out (`…`)
+        missing = carried.get(msg["type"], set()) - set(msg) - {"id"}
+        assert not missing, (text, missing)
+        checked += 1
+    assert checked >= 5
+
+
 def _pattern(line: str) -> str:
     """A documented answer as a regular expression: `…` any text, timings any number."""
     parts = re.split(r'(?<="seconds":)[0-9.e-]+', line)
@@ -683,6 +759,22 @@ def test_at_the_end_of_input_the_queries_in_flight_finish_and_answer():
     assert status == 0 and not [m for m in lines if m["type"] == "bestmove"]
     status, lines = _engine_with_input(long + '{"cmd": "quit"}\n')
     assert status == 0 and not [m for m in lines if m["type"] == "bestmove"]
+
+
+def test_a_document_sent_over_several_lines_is_said_to_need_one_line():
+    """A pretty-printed command, sent as it is: each of its lines an error that says a
+    command is one line (it had spoken of "a .jsonl file", and put the end of the first line
+    at column 1 of a line 2)."""
+    status, lines = _engine_with_input('{\n  "cmd": "isready"\n}\n{"cmd": "isready", "id": 1}\n')
+    assert status == 0 and lines[-1] == {"type": "readyok", "id": 1}
+    errors = [m["error"] for m in lines[:-1]]
+    assert errors[0] == ("bad JSON: input line 1 ends inside a JSON value (expecting property "
+                         "name enclosed in double quotes); a command is one JSON object on "
+                         "one line: send a pretty-printed (multi-line) document on one line")
+    assert errors[1] == ("bad JSON in input line 2, column 8: more after the first JSON "
+                         "value; a command is one JSON object on one line: send a "
+                         "pretty-printed (multi-line) document on one line")
+    assert not any("jsonl" in e for e in errors) and len(errors) == 3
 
 
 def test_bad_json_names_the_line_of_the_input():

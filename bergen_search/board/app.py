@@ -3,10 +3,11 @@ the package: no CDN) and one WebSocket, `/engine`, that carries the engine proto
 (docs/PROTOCOL.md) as it is: each text message one command line, each line the engine writes
 one message back.
 
-Each connection gets its own `EngineServer` (one worker: one search at a time per
-connection); its lines are handled in order on the connection's own thread, so a slow `show`
-never holds up the event loop or another connection. When the socket closes, the server is
-closed and its searches stop. Nothing on the server's disk is read but these assets: a
+Each connection gets its own `EngineServer` with two workers, so that a review runs at once
+beside the live analysis's search (a running query is never preempted: with one worker the
+review had waited, unsaid, behind a search until stopped); its lines are handled in order on
+the connection's own thread, so a slow `show` never holds up the event loop or another
+connection. When the socket closes, the server is closed and its searches stop. Nothing on the server's disk is read but these assets: a
 record to review is sent in the `analyze` command itself.
 """
 from __future__ import annotations
@@ -31,6 +32,8 @@ from .review_graph import ReviewGraphs
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 #: The largest message read: a long match record is a few hundred kilobytes.
 MAX_MESSAGE = 4 * 1024 * 1024
+#: A connection's workers: the live analysis's search and a review's, at once.
+WORKERS = 2
 #: Commands waiting for a connection's thread; past this the connection is too far behind.
 MAX_PENDING = 1000
 #: The names this machine answers to by default: a request naming another host (a page of
@@ -115,7 +118,7 @@ class Connection:
         self.graphs = ReviewGraphs()
         self.outbox: asyncio.Queue = asyncio.Queue()
         self.inbox: queue.Queue = queue.Queue()
-        self.server = EngineServer(self._write, workers=1)
+        self.server = EngineServer(self._write, workers=WORKERS)
         self.quit = False
         self.thread = QuietThread(target=self._feed, name="bergen-board-connection")
         self.thread.start()

@@ -1,8 +1,10 @@
 """The review's evaluation graph for the board's page, placed in Python (`views.graph.place`,
 the placing the HTML report draws): the board watches its connection's `analyze` commands and
 adds to each of their `decision` lines `graph`, the placing of every decision judged so far
-(one column per decision, the play made's value on its mover's side), which the page maps to
-pixels and draws without deciding anything of its own. Every other line passes as it is.
+(one column per decision, the play made's value on its mover's side) with the sides' names,
+which the page maps to pixels and draws without deciding anything of its own, and
+`decisions_total`, how many decisions the review judges (counted from the record as it
+starts). Every other line passes as it is.
 """
 from __future__ import annotations
 
@@ -10,16 +12,20 @@ import json
 import threading
 from dataclasses import dataclass, field
 
+from ..analysis.review import count_decisions
 from ..errors import BergenError
 from ..formats.record import parse_record
 from ..views.graph import Column, place
+from ..views.report import side_name
 
 
 @dataclass
 class _Review:
-    """One `analyze` query's graph so far: the record's rules, the objective, the columns."""
+    """One `analyze` query's graph so far: the record's rules, the objective, the decisions
+    it will judge (`total`), the columns."""
     rules: object
     objective: str
+    total: int
     columns: list = field(default_factory=list)
 
 
@@ -41,14 +47,16 @@ class ReviewGraphs:
             if not isinstance(cmd, dict) or cmd.get("cmd") != "analyze" or "id" not in cmd:
                 return
             record = cmd.get("record")
-            rules = parse_record(json.loads(record) if isinstance(record, str)
-                                 else record).rules
+            record = parse_record(json.loads(record) if isinstance(record, str) else record)
+            seats, rounds = cmd.get("seats"), cmd.get("rounds")
+            total = count_decisions(record, set(seats) if seats else None,
+                                    set(rounds) if rounds else None)
         except (ValueError, TypeError, BergenError):
             return
         objective = cmd.get("objective", "points")
         with self.lock:
-            self.reviews[_key(cmd["id"])] = _Review(rules, objective if objective in
-                                                    ("points", "match") else "points")
+            self.reviews[_key(cmd["id"])] = _Review(record.rules, objective if objective in
+                                                    ("points", "match") else "points", total)
 
     def line(self, line: str) -> str:
         """`line` as the page gets it: a review's decision with the placing so far."""
@@ -73,7 +81,10 @@ class ReviewGraphs:
                                          msg.get("label"), bool(msg.get("borderline")),
                                          bool(msg.get("exact"))))
             placing = place(review.columns, review.rules.n_sides, review.objective)
-        return json.dumps({**msg, "graph": placing.to_json()}, separators=(",", ":"))
+            sides = [side_name(review.rules, s) for s in range(review.rules.n_sides)]
+        return json.dumps({**msg, "decisions_total": review.total,
+                           "graph": {**placing.to_json(), "sides": sides}},
+                          separators=(",", ":"))
 
 
 def _key(query_id) -> str:

@@ -311,6 +311,9 @@ def next_moves(record) -> NextMoves:
     where: Where = {"round": last}
     if final is None:           # events() ends every round it replays with a RoundEnd
         raise BergenError("the record has no round to go on with", **where)
+    if final.winner is not None:
+        raise BergenError(f"the match is over: side {final.winner} reached the target "
+                          f"{record.rules.target}, so no round follows", **where)
     if final.ended is not None:
         raise BergenError(f"the round is over ({final.ended}): start the next round", **where)
     rnd = record.rounds[last]

@@ -52,6 +52,10 @@ from . import schema
 from .schema import COMMANDS, SchemaError
 
 PROTOCOL = "bergen-engine/2"
+#: Said of a line that holds part of a JSON value, or more than one: a document written over
+#: several lines (pretty-printed), sent line by line.
+ONE_LINE = ("; a command is one JSON object on one line: send a pretty-printed (multi-line) "
+            "document on one line")
 #: The world cap of an `infinite` search of an engine without replicates (expectimax), which
 #: otherwise runs until `stop`; `iterations` overrides it. An engine with replicates (ISMCTS)
 #: grows replicates of one size until `stop` instead (`search(until_stopped=True)`).
@@ -182,8 +186,14 @@ class EngineServer:
             command = schema.check(parse_json(raw, "command"))
         except JSONError as e:
             # where in the input, not in the one-line document: the input's line number
-            self.error(f"bad JSON in input line {self.lines_read}, column {e.column}: "
-                       f"{e.reason}")
+            where = f"input line {self.lines_read}"
+            if e.line > 1 or e.column > len(raw.rstrip("\r\n")):
+                self.error(f"bad JSON: {where} ends inside a JSON value ({e.reason}){ONE_LINE}")
+            elif e.extra_data:
+                self.error(f"bad JSON in {where}, column {e.column}: more after the first JSON "
+                           f"value{ONE_LINE}")
+            else:
+                self.error(f"bad JSON in {where}, column {e.column}: {e.reason}")
             return True
         except SchemaError as e:
             self.error(str(e), e.id)
@@ -551,8 +561,10 @@ def serve(stdin, stdout, workers: int = 1, stop_at_eof: bool = False) -> int:
     try:
         for raw in _lines(source, MAX_DOCUMENT_BYTES):
             if raw is None:
-                server.error(too_large("the line", MAX_DOCUMENT_BYTES, "no command is that "
-                                       "long (its record may be at most that)"))
+                server.lines_read += 1          # a line all the same: count it
+                server.error(too_large(f"input line {server.lines_read}", MAX_DOCUMENT_BYTES,
+                                       "no command is that long (its record may be at most "
+                                       "that)"))
                 continue
             if not server.handle_line(raw):
                 break

@@ -40,6 +40,9 @@ class MoveValue:
     #: A row of `choices()`: this move stands for itself and its mirror twin at the other end
     #: (one choice; written `a-b:L/R`).
     both_ends: bool = False
+    #: Whether `value` was measured: an iteration (or a world) reached the move, or ISMCTS's
+    #: final pass played it; if not, `value` is a placeholder, written null (`rank`).
+    measured: bool = True
 
 
 def paired_stderr(a: MoveValue, b: MoveValue) -> float:
@@ -203,18 +206,27 @@ def rows_from_stats(moves, twins, merged: dict) -> list:
     return rows
 
 
-def rank(rows, twins, by_visits: bool, lead: bool, samples=None) -> list:
+def rank(rows, twins, by_visits: bool, lead: bool, samples=None, measured=()) -> list:
     """The rows (move, visits, value, stderr) as `MoveValue`s, best first: the most visited
     (the robust child) or the best value; a twin right after the move it mirrors. `samples`:
-    {move: per-replicate values}."""
-    if by_visits:
-        rows = sorted(rows, key=lambda r: (-r[1], -r[2], twins.get(r[0], r[0]), r[0]))
-    else:
-        rows = sorted(rows, key=lambda r: (-r[2], twins.get(r[0], r[0]), r[0]))
+    {move: per-replicate values}. A move is measured when an iteration reached it, when a
+    replicate valued it (ISMCTS's final pass plays every root move, visited or not) or when
+    it is in `measured`; one that is not has no value, only a placeholder mean, and goes
+    after every move that has one."""
     samples = samples or {}
+    known = {r[0] for r in rows if r[1] > 0 or samples.get(r[0]) or r[0] in measured}
+    if by_visits:
+        rows = sorted(rows, key=lambda r: (r[0] not in known, -r[1], -r[2],
+                                           twins.get(r[0], r[0]), r[0]))
+    else:
+        rows = sorted(rows, key=lambda r: (r[0] not in known, -r[2], twins.get(r[0], r[0]),
+                                           r[0]))
     return [MoveValue(Move.from_code(m, lead), m, v, se, n,
                       Move.from_code(twins[m], lead) if m in twins else None,
-                      samples=tuple(samples.get(m, ()))) for m, n, v, se in rows]
+                      samples=tuple(samples.get(m, ())), measured=m in known)
+            for m, n, v, se in rows]
+
+
 def pool(results) -> SearchResult:
     """ISMCTS searches of one position with one budget per replicate, pooled into one: their
     replicates taken together (independent trees estimating the same thing), so the value

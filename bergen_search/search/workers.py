@@ -163,9 +163,9 @@ class Hooks:
                 rows_from_stats(self.moves, self.twins, {r[0]: r[1:4] for r in stats()})
                 if stats is not None else None)
         if found:
-            ranked = rank(found, self.twins, by_visits, self.lead)
-            # a move not measured yet goes last, whatever its (empty) mean
-            ranked = [m for m in ranked if m.visits] + [m for m in ranked if not m.visits]
+            # (a move not measured yet goes last; a final pass measures every move)
+            ranked = rank(found, self.twins, by_visits, self.lead,
+                          measured=self.moves if pool is not None and pool.passed else ())
             info.update(best=ranked[0].move, value=ranked[0].value, stderr=ranked[0].stderr,
                         moves=ranked)
         self.on_info(info)

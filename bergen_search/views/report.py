@@ -317,7 +317,8 @@ def _hand_svg(tiles, played=None, best=None, title="the hand") -> str:
         for t in tiles], "hand", title)
 
 
-def _side_name(rules, side) -> str:
+def side_name(rules, side) -> str:
+    """A side as people name it: `seat 2`, or with partnerships `side 0 (seats 0 and 2)`."""
     if rules is not None and rules.partnerships:
         return f"side {side} (seats {side} and {side + 2})"
     return f"seat {side}"
@@ -499,7 +500,7 @@ def _legend(rules) -> str:
         dash = f' stroke-dasharray="{_SIDE_DASHES[sd]}"' if _SIDE_DASHES[sd] else ""
         items.append(f'<span><svg width="34" height="10"><line x1="0" y1="5" x2="34" y2="5" '
                      f'stroke="{_SIDE_COLOURS[sd]}" stroke-width="2.5"{dash}/></svg> '
-                     f'{_e(_side_name(rules, sd))}</span>')
+                     f'{_e(side_name(rules, sd))}</span>')
     for label in LABELS:
         shape = drawing.marker(label, 0, 0, -1, text=False)
         items.append(f'<span><svg width="16" height="16" viewBox="-8 -18 16 16">{shape}'
@@ -642,7 +643,7 @@ def _outcome(result) -> str:
     text = "–".join(str(s) for s in scores)
     if why == "target":
         best = max(range(len(scores)), key=lambda i: scores[i])
-        return f"final {text}, {_side_name(result.rules, best)} wins the match"
+        return f"final {text}, {side_name(result.rules, best)} wins the match"
     return f"scores {text} when the record stops"
 
 

@@ -67,12 +67,13 @@ def versus_best(result) -> dict:
 
 
 def measured_rows(moves, exact: bool = False, nothing: bool = False) -> list:
-    """`move_rows`, with `null` for every figure that was never measured: a move no
-    iteration or world reached (0 visits, unless the values are exact: the exact endgame
-    counts none), or every move of a search that measured nothing (`nothing`)."""
+    """`move_rows`, with `null` for every figure that was never measured: a move that no
+    iteration or world reached and no final pass played (`MoveValue.measured`; the exact
+    endgame's values are measured, though it counts no visits: `exact`), or every move of a
+    search that measured nothing (`nothing`)."""
     rows = move_rows(moves)
-    for row in rows:
-        if nothing or (row["visits"] == 0 and not exact):
+    for m, row in zip(moves, rows):
+        if nothing or not (m.measured or exact):
             row["value"] = row["stderr"] = None
     return rows
 

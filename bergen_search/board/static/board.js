@@ -55,11 +55,12 @@
     el.setAttribute("aria-label", el.title);
     return el;
   }
-  function drawBoard(str, best, label) {
+  // The position panel's board is the live analysis's position (the string box's, the
+  // ranking's); a reviewed decision is drawn in the step box (`drawTiles` into its own).
+  function drawTiles(str, best, lineEl, handEl) {
     const p = parts(str);
     const hand = p[4] ? p[4].split(",").filter(Boolean) : [];
     const line = chainTiles(p[5]);
-    const lineEl = $("line"), handEl = $("hand");
     lineEl.replaceChildren(...line.map(([a, b]) => tileEl(a, b)));
     if (!line.length) lineEl.textContent = "(empty: the lead is to come)";
     const ghost = line.length ? bestOnLine(line, best) : null;
@@ -70,6 +71,28 @@
       const [a, b] = t.split("-").map(Number);
       return tileEl(a, b, "span", tileName(a, b) === bestTile ? "best" : "");
     }));
+    balanceRows(lineEl);
+    balanceRows(handEl);
+    return p;
+  }
+  // A row of tiles wider than its box wraps into rows of about one length (the last never
+  // a tile alone, its end easy to see): the box is narrowed to the tiles of its fullest row.
+  function balanceRows(el) {
+    el.style.maxWidth = "";
+    const tiles = el.querySelectorAll(".tile");
+    if (tiles.length < 2) return;
+    const w = tiles[0].getBoundingClientRect().width;
+    const gap = parseFloat(getComputedStyle(el).columnGap) || 0;
+    const perRow = Math.max(1, Math.floor((el.clientWidth + gap) / (w + gap)));
+    if (!w || tiles.length <= perRow) return;
+    const per = Math.ceil(tiles.length / Math.ceil(tiles.length / perRow));
+    el.style.maxWidth = `${Math.ceil(per * (w + gap) - gap) + 1}px`;
+  }
+  window.addEventListener("resize", () => {
+    for (const el of document.querySelectorAll(".tiles.balanced")) balanceRows(el);
+  });
+  function drawBoard(str, best, label) {
+    const p = drawTiles(str, best, $("line"), $("hand"));
     $("board-best").textContent = best ? `best: ${label || best}` : "";
     const sizes = p[6] ? p[6] : "?";
     $("board-caption").textContent = `${p[1]} · seat ${p[3]} to move · scores ${p[2]} · ` +
@@ -552,13 +575,15 @@
       const said = msg.label || msg.borderline ? ` <span class="verdict ${msg.label || ""}">` +
         `${verdictOf(msg)}</span>: ${comparedOf(msg)}` : msg.played !== msg.best ?
         `: ${comparedOf(msg)}` : "";
-      li.innerHTML = `${whereOf(msg)}: <span class="mono">${msg.played}${markOf(msg)}</span>` +
+      li.innerHTML = `<span class="n">${msg.index + 1}.</span> ${whereOf(msg)}: ` +
+        `<span class="mono">${msg.played}${markOf(msg)}</span>` +
         said + (msg.exact ? ' <span class="badge exact">exact</span>' : "");
       li.addEventListener("click", () => goTo(msg.index));
       $("decisions").appendChild(li);
       drawGraph();
       if (S.step < 0) goTo(0);
-      $("review-status").textContent = `${S.decisions.length} decisions judged…`;
+      $("review-status").textContent = `analysing: ${S.decisions.length} of ` +
+        `${msg.decisions_total} decisions judged…`;
     } else if (msg.type === "analysis") {
       $("review-status").textContent = msg.interrupted ? "stopped" :
         `done: ${msg.decisions.length} decisions in ${msg.seconds} s`;
@@ -593,8 +618,12 @@
     // report's own): this only maps columns and values to pixels.
     const g = $("graph"), p = S.graph, ds = S.decisions;
     const n = p ? p.columns : 0;
-    $("graph-title").hidden = !n;
+    $("graph-title").hidden = $("graph-legend").hidden = !n;
     if (!n) { g.innerHTML = ""; return; }
+    // which curve is which side: the curve's own stroke (the shared drawing's side classes)
+    $("graph-legend").innerHTML = (p.sides || []).map((name, i) => `<span data-side="${i}">` +
+      `<svg width="34" height="10" aria-hidden="true"><line class="curve side${i}" x1="0" ` +
+      `y1="5" x2="34" y2="5"/></svg> ${name}</span>`).join("");
     const left = 40, right = 10, marksY = 34, top = 48, plotH = 150, H = top + plotH + 22;
     const width = Math.max(g.parentElement.clientWidth || 600, left + right + 22 * n);
     const step = (width - left - right) / n;
@@ -659,15 +688,20 @@
     st.dataset.index = i;
     st.dataset.label = d.label || "";
     const verdict = verdictOf(d);
-    st.innerHTML = `<div><b>Decision ${i + 1} of ${S.decisions.length}</b>: ${whereOf(d)}` +
+    st.innerHTML = `<div><b>Decision ${i + 1} of ${d.decisions_total || S.decisions.length}` +
+      `</b>: ${whereOf(d)}` +
       (verdict ? ` · <span class="verdict ${d.label || ""}">${verdict}</span>` : "") +
       (d.exact ? ' <span class="badge exact">exact</span>' : "") + `</div><div>played ` +
       `<span class="mono">${d.played}${markOf(d)}</span> ${f2(d.values[d.played])}, ` +
       (d.best !== d.played || d.borderline ? `${comparedOf(d)} · ${lossOf(d)}` :
         "the best play · loss 0") + `</div><div class="row"><span class="mono small">` +
-      `${d.position}</span> <button type="button" id="analyse-here">Analyse here</button></div>`;
+      `${d.position}</span> <button type="button" id="analyse-here">Analyse here</button></div>` +
+      '<div class="board small"><div class="label">Line, the best move dashed</div>' +
+      '<div id="step-line" class="tiles balanced"></div>' +
+      `<div class="label">Hand of seat ${d.seat}</div><div id="step-hand" class="tiles balanced">` +
+      "</div></div>";
     $("analyse-here").addEventListener("click", () => analyseHere(d));
-    drawBoard(d.position, d.best);
+    drawTiles(d.position, d.best, $("step-line"), $("step-hand"));
     drawGraph();
   }
 
@@ -803,8 +837,9 @@
       // a round not yet led: the leads some deal allows, an unseen seat's too
       if (msg.to_move === null) G.leads = msg.leads || [];
       followGame(msg);
-    } else if (/round is over/.test(msg.error)) {
-      G.over = true; G.toMove = null;
+    } else if (/(round|match) is over/.test(msg.error)) {
+      G.over = /match is over/.test(msg.error) ? "the match is over" : "the round is over";
+      G.toMove = null;
     } else if (/not led yet/.test(msg.error)) {
       G.toMove = null;     // the deal: the lead is offered from the doubles dealt
     } else {
@@ -834,7 +869,7 @@
     $("game-palette").classList.toggle("drawing", G.drawing);
     $("game-hands").textContent = round.hands.map((h, i) =>
       `seat ${i}: ${h ? h.slice().sort().join(" ") : "(not seen)"}`).join(" · ");
-    $("game-to-move").textContent = G.over ? "the round is over" :
+    $("game-to-move").textContent = G.over ? G.over :
       G.toMove === null ? (round.events.length ? "—" : "the lead") :
       "seat " + G.toMove + (G.seen ? "" : " (hand not seen: every move it may have)");
     const box = $("game-legal");
@@ -868,10 +903,11 @@
       box.appendChild(btn);
     }
     $("game-draw-hint").textContent = G.drawing ? `click the tile seat ${G.toMove} drew` : "";
-    $("game-events").replaceChildren(...round.events.map((e) => {
+    $("game-events").replaceChildren(...round.events.map((e, k) => {
       const li = document.createElement("li");
-      li.textContent = `seat ${e.seat}: ` + ("play" in e ? e.play : "draw" in e ?
-        "draws " + (e.draw || "?") : "passes");
+      li.innerHTML = `<span class="n">${k + 1}.</span> `;
+      li.append(`seat ${e.seat}: ` + ("play" in e ? e.play : "draw" in e ?
+        "draws " + (e.draw || "?") : "passes"));
       return li;
     }));
   }

@@ -522,21 +522,37 @@ def _big_game():
     return info, endgame.public_table(info)
 
 
-def test_the_core_flag_stops_the_builds():
-    """`request_stop()` (what a search's `stop` raises, from another thread) stops the deals'
-    enumeration and the tree's build at their next look: KeyboardInterrupt, as Ctrl-C."""
+def test_each_build_hears_its_own_stop():
+    """A build's `stop` (what a search's stop is given as: a callable, looked at from the
+    build, which runs in C without the GIL) stops the deals' enumeration and the tree's
+    build at their next look: KeyboardInterrupt, as Ctrl-C. Another build's stop is not
+    theirs (issue 48: one stop flag of the process, raised by any search's stop, stopped
+    every build of the process): a build beside a stopped one runs to its end, on a thread
+    of its own as the engine's workers do."""
+    import threading
     info, table = _big_game()
     compiled = core()
     g = endgame.game(info)
     assert len(g.deals) == 31482
-    for build in (lambda: compiled.enumerate_deals(table), lambda: endgame.solve(g)):
-        compiled.request_stop()
-        try:
+    stopped = threading.Event()
+    stopped.set()
+    for build in (lambda: compiled.enumerate_deals(table, stop=stopped.is_set),
+                  lambda: endgame.solve(g, stop=stopped)):
+        with pytest.raises(KeyboardInterrupt):
+            build()
+    found = []
+    beside = threading.Thread(
+        target=lambda: found.append(endgame.game(info, stop=threading.Event())))
+    beside.start()
+    try:
+        for _ in range(20):             # stopped builds, one after the other, meanwhile
             with pytest.raises(KeyboardInterrupt):
-                build()
-        finally:
-            compiled.clear_stop()
-    assert len(endgame.game(info).deals) == 31482     # the flag down: found again
+                compiled.enumerate_deals(table, stop=stopped.is_set)
+    finally:
+        beside.join()
+    assert len(found[0].deals) == 31482
+    with pytest.raises(BergenError, match="callable"):
+        compiled.enumerate_deals(table, stop=stopped)
 
 
 def test_a_search_stop_is_heard_inside_the_build():
@@ -560,7 +576,7 @@ def _stop_heard(info):
     tried = endgame.attempt(info, Limits(), seed=0, objective="points", budget=None,
                             stop=stop)
     assert tried.result is None and tried.interrupted and tried.why == "interrupted"
-    # and the flag is down again: the next attempt builds as far as its budget
+    # and nothing of that stop is left behind: the next attempt builds as far as its budget
     again = endgame.attempt(info, Limits(iterations=1000), seed=0, objective="points")
     assert not again.interrupted and "too big" in again.why
 

@@ -285,9 +285,9 @@ def test_a_move_predicted_beyond_its_share_is_never_built(monkeypatch):
         p = real_predict(info_, stop_above, shown, move)
         return p if move != big else endgame.Prediction(p.deals, 1e12, p.steps, p.walks)
 
-    def build(sub, cap, seconds=0.0):
+    def build(sub, cap, seconds=0.0, **kwargs):
         built.append(sub.root)
-        return real_build(sub, cap, seconds)
+        return real_build(sub, cap, seconds, **kwargs)
     monkeypatch.setattr(endgame.prediction, "predict", predict)
     monkeypatch.setattr(endgame.solvers, "build", build)
     b = endgame.bracket(info)

@@ -34,59 +34,68 @@ from bergen_search.information.infoset import RESERVE
 cdef enum:
     TOO_BIG = -2            # a cap was reached while building
     NO_MEMORY = -3
-    STOPPED = -4            # asked to stop while building (request_stop, or a signal)
+    STOPPED = -4            # asked to stop while building (its stop, or a signal)
 
 # ---- stopping a build ------------------------------------------------------------------------
 # Building the deals and the tree runs without the GIL for up to a second on the largest
-# positions: it looks now and then at a flag another thread may set (`request_stop`: search's
-# `stop`, which the engine protocol's `stop` and `quit` set) and at the process's signals (Ctrl-C),
-# and stops, raising KeyboardInterrupt (or the signal handler's exception) in the caller.
-cdef extern from *:
-    """
-    static volatile int bergen_endgame_stop = 0;
-    """
-    int bergen_endgame_stop
+# positions: every few thousand nodes it takes the GIL and looks at its own `stop` (a callable,
+# true to stop: the search's stop, `Event.is_set`, which the engine protocol's `stop`,
+# `terminate` and `quit` set for that search alone) and at the process's signals (Ctrl-C, in
+# the main thread), and stops, raising KeyboardInterrupt (or the signal handler's exception)
+# in the caller. Each build has its own `Halt`: nothing of it is shared with another build.
+ctypedef struct Halt:
+    void* stop              # the build's stop callable (borrowed from the caller), or NULL
+    bint signalled          # a signal handler raised: its exception is pending until the
+                            # build returns (then raised), and nothing more is looked at
+    bint stopped            # the stop said so: nothing more is looked at
 
 cdef extern from "Python.h":
-    int _check_signals "PyErr_CheckSignals"() except -1
-
-_pending = None     # the exception a signal handler raised during a build
+    # Runs the Python signal handlers (main thread only): -1 with their exception pending
+    # (KeyboardInterrupt for Ctrl-C). Declared noexcept: the build unwinds, then re-raises.
+    int PyErr_CheckSignals() noexcept
 
 #: The longest `EndgameSolver.run` may be given (a year: a limit, not a wish).
 MAX_SECONDS = 365 * 86400.0
 
 
-def request_stop():
-    """Ask a build running in another thread of this process to stop (at its next look, a few
-    thousand nodes on). The flag holds until `clear_stop()`: every build of the process stops."""
-    global bergen_endgame_stop
-    bergen_endgame_stop = 1
-
-
-def clear_stop():
-    global bergen_endgame_stop
-    bergen_endgame_stop = 0
-
-
-cdef int _should_stop() noexcept nogil:
-    """STOPPED when asked to stop or a signal's handler raised (kept in `_pending`), else 0."""
-    global _pending
-    if bergen_endgame_stop:
-        return STOPPED
-    with gil:
-        try:
-            _check_signals()
-        except BaseException as e:
-            _pending = e
-            return STOPPED
+cdef int _halt(Halt* h, object stop) except -1:
+    """A build's `Halt` over its `stop` (a callable, or None), which the caller keeps alive
+    for the build's duration."""
+    if stop is not None and not callable(stop):
+        raise BergenError("stop must be a callable or None", field="stop")
+    h.stop = NULL if stop is None else <void*>stop
+    h.signalled = False
+    h.stopped = False
     return 0
 
 
-def _raise_stopped():
+cdef int _should_stop(Halt* h) noexcept nogil:
+    """STOPPED once the build's stop said so or a signal's handler raised, else 0."""
+    if h.signalled or h.stopped:
+        return STOPPED
+    with gil:
+        if PyErr_CheckSignals() != 0:
+            h.signalled = True          # the handler's exception stays pending
+            return STOPPED
+        if h.stop != NULL:
+            try:
+                if (<object>h.stop)():
+                    h.stopped = True
+            except BaseException:
+                h.stopped = True
+    return STOPPED if h.stopped else 0
+
+
+cdef int _raise_pending() except -1:
+    """Return to Python with the exception a signal handler left pending."""
+    return -1
+
+
+cdef int _raise_stopped(const Halt* h) except -1:
     """After a build returned STOPPED: the signal handler's exception, or KeyboardInterrupt."""
-    global _pending
-    e, _pending = _pending, None
-    raise (e if e is not None else KeyboardInterrupt())
+    if h.signalled:
+        _raise_pending()
+    raise KeyboardInterrupt()
 
 
 cdef inline double _now() noexcept nogil:
@@ -115,6 +124,7 @@ ctypedef struct Enum:
     int64_t max_deals          # more deals than this: stop (TOO_BIG)
     double deadline            # CLOCK_MONOTONIC seconds after which to stop (TOO_BIG); 0 none
     int64_t steps              # recursion steps, for looking at the clock now and then
+    Halt halt                  # its stop
 
 
 cdef int _follow(void** p, int64_t cap, size_t size) noexcept nogil:
@@ -161,7 +171,7 @@ cdef int _enum_rec(Enum* E, int i, int n_active, uint32_t h0, uint32_t h1) noexc
     if (E.steps & 0xFFFF) == 0:
         if E.deadline > 0 and _now() >= E.deadline:
             return TOO_BIG
-        if _should_stop():
+        if _should_stop(&E.halt):
             return STOPPED
     if i == E.n_tiles:
         return _emit(E, h0, h1, acc[active[0] - E.level_start[i]]) if n_active else 0
@@ -238,12 +248,14 @@ cdef int _check_levels(int32_t* level_of, const int32_t* opt_start, const int32_
     return 0
 
 
-def enumerate_deals(table, long long max_deals=0, double seconds=0.0):
+def enumerate_deals(table, long long max_deals=0, double seconds=0.0, stop=None):
     """Every distinct deal of `table` (a `WorldTable` over both seats' hands, as
     `endgame.public_table` builds it) as sorted lists (hands of seat 0, hands of seat 1,
     weights): each deal's weight is the sum over its histories of their factors (their
     number, without inference), as `WorldTable.enumerate` gives it. BergenError ("too
-    many deals") past `max_deals` deals or `seconds` (0: no limit)."""
+    many deals") past `max_deals` deals or `seconds` (0: no limit). `stop`: a callable
+    looked at every 65,536 steps; when it returns true the enumeration stops with
+    KeyboardInterrupt, as at Ctrl-C."""
     cdef Enum E
     cdef int m, n_nodes, n_opts
     cdef int i, j, v, rc
@@ -263,6 +275,7 @@ def enumerate_deals(table, long long max_deals=0, double seconds=0.0):
             or len(table.opt_child) != n_opts):
         raise BergenError("malformed world table (sizes)", field="table")
     memset(&E, 0, sizeof(Enum))
+    _halt(&E.halt, stop)
     E.n_tiles = m
     E.max_deals = max_deals if max_deals > 0 else (<int64_t>1 << 62)
     E.deadline = _now() + seconds if seconds > 0 else 0.0
@@ -327,7 +340,7 @@ def enumerate_deals(table, long long max_deals=0, double seconds=0.0):
         with nogil:
             rc = _enum_rec(&E, 0, 1, 0, 0)
         if rc == STOPPED:
-            _raise_stopped()
+            _raise_stopped(&E.halt)
         if rc == TOO_BIG:
             raise TooBig("too many deals for the budget")
         if rc < 0:
@@ -585,6 +598,7 @@ ctypedef struct Builder:
     int64_t values_cap
     Seen* seen                  # the play-outs' transposition table
     uint64_t seen_mask          # its entries - 1 (a power of two)
+    Halt halt                   # its stop
 
 
 cdef int _grow(void** p, int64_t* cap, int64_t need, size_t size) noexcept nogil:
@@ -644,7 +658,7 @@ cdef int64_t _new_node(Builder* B, int player) noexcept nogil:
     if (n & 0xFFF) == 0:
         if B.deadline > 0 and _now() >= B.deadline:
             return TOO_BIG
-        if (n & 0x3FFF) == 0 and _should_stop():
+        if (n & 0x3FFF) == 0 and _should_stop(&B.halt):
             return STOPPED
     if _grow(<void**>&T.nodes, &T.cap_nodes, n + 1, sizeof(Node)) < 0:
         return NO_MEMORY
@@ -772,7 +786,7 @@ cdef int _playout(Builder* B, const State* s, int alpha, int beta) noexcept nogi
             B.abort = TOO_BIG
         elif B.deadline > 0 and _now() >= B.deadline:
             B.abort = TOO_BIG
-        elif _should_stop():
+        elif _should_stop(&B.halt):
             B.abort = STOPPED
     if B.abort:
         return 0
@@ -1370,7 +1384,8 @@ cdef class EndgameSolver:
     dealt at the root, each list sorted; `deals`: (hand index of 0, hand index of 1, weight)
     sorted. The build stops with `TooBig` past `max_nodes` nodes,
     `max_pairs` terminal deals or `max_entries` (hand, legal action) entries, or once
-    `seconds` (0: no limit) have passed.
+    `seconds` (0: no limit) have passed; with KeyboardInterrupt, as at Ctrl-C, once `stop`
+    (a callable, looked at every 16,384 nodes and play-out states) returns true.
 
     `horizon` > 0: depth-limited. A decision that many decisions below the root is a leaf:
     a terminal whose payoff per deal is that deal played out from there with both hands in
@@ -1411,7 +1426,7 @@ cdef class EndgameSolver:
                  long long max_pairs=20_000_000, long long max_entries=20_000_000,
                  double alpha=1.5, double beta=0.0, double gamma=6.0, double seconds=0.0,
                  int horizon=0, int greedy_seat=-1, long long max_steps=0, playouts=None,
-                 int policies=1):
+                 int policies=1, stop=None):
         cdef Builder B
         cdef State s
         cdef int p, i, levels
@@ -1446,6 +1461,7 @@ cdef class EndgameSolver:
             raise BergenError("expected the hands of 2 players", field="hands")
         self.alpha, self.beta, self.gamma = alpha, beta, gamma
         memset(&B, 0, sizeof(Builder))
+        _halt(&B.halt, stop)
         B.T = &self.T
         for p in range(2):
             listed = list(hands[p])
@@ -1523,7 +1539,7 @@ cdef class EndgameSolver:
             self.n_leaves = B.leaves
             self.horizon = horizon
             if rc == STOPPED:
-                _raise_stopped()
+                _raise_stopped(&B.halt)
             if rc == TOO_BIG:
                 raise TooBig(f"the endgame's tree is too big (over {max_nodes:,} nodes, "
                                   f"or {seconds:g} s to build, "

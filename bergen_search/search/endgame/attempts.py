@@ -3,15 +3,13 @@ big, else its deals found, its tree built and solved within the search's limits,
 said as a search's (`_result`); where declined, each move bracketed if asked (`shown`)."""
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 
 from ...errors import BergenError, TooBig
 from ...formats.notation import Move
 from ...information.infoset import InfoSet
-from ...runs.threads import QuietThread
-from . import deals, native, prediction, shown, solving
+from . import deals, prediction, shown, solving
 from .budget import (BUILD_SHARE, HAND_TOLERANCE, PREDICT_WORK_PER_PAIR, SEARCH_SHARE,
                      TOLERANCE, allowance, budget_work)
 from .deals import applicable, at_stage
@@ -56,7 +54,8 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
             clock=time.perf_counter, refine: bool = True, bracketing: bool = False) -> Attempt:
     """Solve the endgame of `info` within `limits` (an iteration budget buys
     WORK_PER_ITERATION work each; `budget` is the iteration budget to use when `limits` has
-    neither), for `search()`: the result, or why not. `stop`: as `solve`'s; `memory_bytes`:
+    neither), for `search()`: the result, or why not. `stop`: as `solve`'s (this attempt's
+    own: the compiled builds of its deals and trees look at it as they go); `memory_bytes`:
     the cap on the tree's memory (search.Limits.memory_mb); `clock`: the one `started` was read
     on (search.clock); `refine`: value the moves outside the mix against an answer (`solve`);
     `bracketing`: where the exact solve is declined under an iteration budget, bracket each
@@ -83,7 +82,6 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
         out = Attempt(None, why, interrupted, phases=phases)
         if bracketing and not interrupted and limits.time is None:
             t1 = clock()
-            watch = _StopWatch(stop)
             try:
                 out.bracket = shown.bracket(info, max_work=max_work, memory_bytes=memory_bytes,
                                       tolerance=tolerance, clock=clock, stop=stop)
@@ -93,8 +91,6 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
                 out.interrupted = e.interrupted
             except KeyboardInterrupt:
                 out.interrupted = True
-            finally:
-                watch.close()
             phases["bracket"] = clock() - t1
         return out
 
@@ -103,12 +99,11 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
                         f"{info.hand_sizes[0]} and {info.hand_sizes[1]}: about "
                         f"{round_figure(size.pairs)} ways to play out the deals, "
                         f"predicted; the budget affords {round_figure(affords)})")
-    watch = _StopWatch(stop)
     failed = None
     try:
         # A deal ends in at least one terminal: more deals than the tree may hold is too big.
         t0 = clock()
-        g = deals.game(info, inference, max_deals=cap, seconds=build or 0.0)
+        g = deals.game(info, inference, max_deals=cap, seconds=build or 0.0, stop=stop)
         phases["deals"] = clock() - t0
         if build is not None:
             build = max(started + build - clock(), 1e-4)
@@ -123,43 +118,11 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
         return Attempt(None, e.message, phases=phases)
     except KeyboardInterrupt:      # while the deals or the tree were built
         return Attempt(None, "interrupted", True, phases=phases)
-    finally:
-        watch.close()
     if failed is not None:
         return declined(failed.message, failed.interrupted)
     phases.update(sol.phases)
     return Attempt(_result(info, sol, seed, clock() - started), None, sol.interrupted,
                    phases=phases, size=Built(len(g.deals), g.root_sizes, sol.work, sol.pairs))
-
-
-class _StopWatch:
-    """While an attempt runs, passes `stop` (a threading.Event, or None) on to the compiled
-    builds of the deals and the tree, which run without the GIL for up to a second and cannot
-    look at an Event: a thread waits on it and raises the core's flag (`_endgame.request_stop`;
-    the build then raises KeyboardInterrupt, as Ctrl-C, which the build hears itself). DCFR's
-    iterations hear `stop` directly (`solve`)."""
-
-    def __init__(self, stop):
-        self.core = native.compiled() if stop is not None else None
-        self.thread = None
-        if self.core is None:
-            return
-        self.core.clear_stop()
-        self.done = threading.Event()
-        self.thread = QuietThread(target=self._watch, args=(stop,), name="endgame-stop")
-        self.thread.start()
-
-    def _watch(self, stop):
-        while not self.done.is_set():
-            if stop.wait(0.005):
-                self.core.request_stop()
-                return
-
-    def close(self):
-        if self.thread is not None:
-            self.done.set()
-            self.thread.join()
-            self.core.clear_stop()
 
 
 def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):

@@ -115,10 +115,12 @@ def public_table(info: InfoSet, inference: bool = False, shown: bool = False) ->
 
 
 def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
-         seconds: float = 0.0, shown: bool = False) -> Endgame:
+         seconds: float = 0.0, shown: bool = False, stop=None) -> Endgame:
     """The endgame of `info` (which `applicable` accepts). `TooBig` past `max_deals` deals
     or `seconds` of finding them (0: no limit). `shown`: the game with the seat's own hand
-    shown to the other side (only the deals where the seat holds it, `bracket`)."""
+    shown to the other side (only the deals where the seat holds it, `bracket`). `stop` (a
+    threading.Event, or None): heard while the compiled core finds the deals
+    (KeyboardInterrupt, as at Ctrl-C)."""
     why = applicable(info)
     if why is not None:
         raise NotApplicable(why)
@@ -129,7 +131,8 @@ def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
     core = native.compiled()
     if core is not None:
         try:
-            h0, h1, w = core.enumerate_deals(table, max_deals, seconds)
+            h0, h1, w = core.enumerate_deals(table, max_deals, seconds,
+                                             None if stop is None else stop.is_set)
         except BergenError as e:
             raise TooBig(f"its public tree is too big for the budget ({e.message})") from None
     else:

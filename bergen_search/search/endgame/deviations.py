@@ -72,7 +72,7 @@ def value_after(g: Endgame, move: int, *, tolerance: float = TOLERANCE,
     p = g.seat
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes)
-    solver, nodes, work = solvers.build(sub, cap)
+    solver, nodes, work = solvers.build(sub, cap, stop=stop)
     phases = {"iterations": 0.0, "checks": 0.0}
     deadline = None if seconds is None else t0 + seconds
     total, norm = sub.weight, sub.hand_weight

@@ -122,7 +122,7 @@ def deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, s
             solver, _, work = solvers.build(sub, cap, horizon=h, greedy_seat=greedy_seat,
                                             max_steps=steps, playouts=playouts,
                                             policies=1 if greedy_seat is None
-                                            else FLOOR_POLICIES)
+                                            else FLOOR_POLICIES, stop=stop)
         except TooBig:
             spent += min(room, steps * PLAYOUT_WORK + cap)     # what it may have cost
             break
@@ -226,7 +226,7 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
         raise TooBig(f"with this hand shown its tree is still too big (about "
                      f"{round_figure(size.pairs)} ways to play out its deals, predicted; "
                      f"the budget affords {round_figure(affords)})")
-    g = deals.game(info, max_deals=cap, shown=True)
+    g = deals.game(info, max_deals=cap, shown=True, stop=stop)
     run = _Bracketing(g, allowed=allowed, seconds=seconds, memory_bytes=memory_bytes,
                       tree_bytes=tree_bytes, table_bits=table_bits, tolerance=tolerance,
                       max_iterations=max_iterations, clock=clock, stop=stop, t0=t0)
@@ -337,7 +337,8 @@ class _Bracketing:
             return Step.OUT
         t1 = clock()
         try:
-            solver, _, work = solvers.build(sub, sub_cap, self.build_left or 0.0)
+            solver, _, work = solvers.build(sub, sub_cap, self.build_left or 0.0,
+                                            stop=self.stop)
         except TooBig:
             if self.failed_left is not None:
                 self.failed_left -= sub_cap

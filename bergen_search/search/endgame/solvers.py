@@ -42,14 +42,15 @@ class Solver(Protocol):
 
 def build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
            greedy_seat: int | None = None, max_steps: int = 0, playouts=None,
-           policies: int = 1):
+           policies: int = 1, stop=None):
     """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work or
     `seconds` to build (0: no limit). `horizon` > 0: depth-limited, its leaves' deals played
     out with both hands in view (perfectly by both, or with `greedy_seat` playing the best of
     `policies` fixed policies at each leaf), at most
     `max_steps` states of play-out (0: no limit) sharing `playouts` (a
     `_endgame.PlayoutTable` of the same rules and greedy seat, or None: a new one) (the
-    compiled solver's)."""
+    compiled solver's). `stop` (a threading.Event, or None): the compiled build looks at it
+    as it goes and raises KeyboardInterrupt once it is set, as at Ctrl-C."""
     core = native.compiled()
     n_hands = (len(g.hands[0]), len(g.hands[1]))
     limit = cap = min(cap, MAX_WORK)
@@ -62,7 +63,7 @@ def build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
                                         horizon=horizon,
                                         greedy_seat=-1 if greedy_seat is None else greedy_seat,
                                         max_steps=max_steps, playouts=playouts,
-                                        policies=policies)
+                                        policies=policies, stop=_heard(stop))
             nodes = solver.n_nodes
             work = nodes + solver.work
         else:
@@ -78,6 +79,11 @@ def build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
         raise TooBig(f"its public tree is too big for the budget ({len(g.deals):,} deals, "
                      f"hands of {g.root_sizes[0]} and {g.root_sizes[1]})")
     return solver, nodes, work
+
+
+def _heard(stop):
+    """What the compiled builds look at: a search's stop as a callable (None: none)."""
+    return None if stop is None else stop.is_set
 
 
 

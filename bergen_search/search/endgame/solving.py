@@ -94,13 +94,14 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
     `max_iterations` runs out. Raises
     `TooBig` when the tree cannot afford MIN_ITERATIONS within the budget (it is not built
     further, nor past `build_seconds` of building), or when the budget ran out before
-    ACCEPT was reached. `stop` (a threading.Event) is heard between iterations as Ctrl-C is;
+    ACCEPT was reached. `stop` (a threading.Event) is heard between iterations and inside
+    the build as Ctrl-C is;
     `memory_bytes` caps the tree (allowance). `refine`: then value each move outside the
     played mix against an opponent who answers it (`refine_deviations`) with what is left of
     the budget."""
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes)
-    solver, nodes, work = solvers.build(g, cap, build_seconds)
+    solver, nodes, work = solvers.build(g, cap, build_seconds, stop=stop)
     phases = {"build": clock() - t0, "iterations": 0.0, "checks": 0.0}
     deadline = None if seconds is None else t0 + seconds
     run = solvers.iterate(solver, work, total=g.weight, share=g.hand_weight / g.weight,

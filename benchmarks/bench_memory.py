@@ -144,8 +144,7 @@ def _full_tree(cap_bytes):
 
 def test_iterations_at_the_cap(benchmark):
     """20,000 iterations on a tree already at a 2 MB cap (no node added)."""
-    from bergen_search._ismcts import pool_bytes
-    tree = _full_tree(pool_bytes() + (2 << 20))
+    tree = _full_tree(2 << 20)
     tree.run(200_000, 0)
     assert tree.full
     benchmark(tree.run, 20_000, 0)

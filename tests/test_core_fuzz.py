@@ -354,45 +354,46 @@ def test_no_reader_runs_while_another_thread_searches():
 # ---- the memory cap --------------------------------------------------------------------------
 def test_the_pool_stops_growing_at_the_cap_and_the_search_goes_on():
     """A tree capped at 1 MB: it fills the pool, says when it stopped growing, and goes on
-    iterating (the root's statistics keep counting) without MemoryError; the process's pool
-    bytes never pass the cap (the first allocation of 4096 nodes aside)."""
+    iterating (the root's statistics keep counting) without MemoryError; its account's bytes
+    never pass the cap."""
     info = decisions(Rules(), 8)[0]
     cap = 1 << 20
-    before = _ismcts.pool_bytes()
-    tree = IsmctsTree(CoreSampler(info), 2, max_bytes=cap + before)
+    account = _ismcts.MemoryAccount()
+    tree = IsmctsTree(CoreSampler(info), 2, max_bytes=cap, account=account)
     assert tree.run(100_000, 0) == 100_000
     assert tree.full and 0 < tree.full_at < 100_000
-    assert _ismcts.pool_bytes() <= cap + before
+    assert account.bytes == tree.memory_bytes <= cap
     visits = sum(n for _, n, _, _ in tree.root_stats())
     nodes = tree.n_nodes
     assert tree.run(50_000, 0) == 50_000
     assert sum(n for _, n, _, _ in tree.root_stats()) == visits + 50_000
     assert tree.n_nodes <= nodes + 64          # only root children may still be added
     assert tree.evaluate_root(100, 1)
+    with pytest.raises(BergenError, match="MemoryAccount"):
+        IsmctsTree(CoreSampler(info), 2, max_bytes=cap, account=cap)
 
 
-def test_the_cap_covers_every_tree_alive_in_the_process():
-    import gc
+def test_the_cap_covers_every_tree_of_its_account_and_no_other():
+    """The cap bounds the trees of one account together (a search's: `memory_account`):
+    the second tree of the account has what the first left it; a tree of another account
+    (another search's) takes nothing from it, and is not taken from."""
     info = decisions(Rules(), 9)[0]
-    # The count is the process's: dead trees of earlier tests (in this worker) freed now,
-    # not in the middle of the measure.
-    gc.collect()
-    gc.disable()
-    try:
-        base = _ismcts.pool_bytes()
-        cap = base + (3 << 20)
-        first = IsmctsTree(CoreSampler(info), 1, max_bytes=cap)
-        first.run(60_000, 0)                  # full at about 15,000
-        held = _ismcts.pool_bytes()
-        second = IsmctsTree(CoreSampler(info), 2, max_bytes=cap)
-        second.run(60_000, 0)
-        # Over the cap by at most the 3 KB a tree born full keeps (its root and 64 children).
-        assert _ismcts.pool_bytes() <= cap + 65 * 48 and first.full and second.full
-        assert second.full_at < first.full_at
-        del first, second
-        assert _ismcts.pool_bytes() == base and held > base
-    finally:
-        gc.enable()
+    cap = 3 << 20
+    account = _ismcts.MemoryAccount()
+    first = IsmctsTree(CoreSampler(info), 1, max_bytes=cap, account=account)
+    first.run(60_000, 0)                  # full at about 15,000
+    held = account.bytes
+    elsewhere = IsmctsTree(CoreSampler(info), 1, max_bytes=cap)      # the first's seed
+    elsewhere.run(60_000, 0)
+    second = IsmctsTree(CoreSampler(info), 2, max_bytes=cap, account=account)
+    second.run(60_000, 0)
+    # Over the cap by at most the 3 KB a tree born full keeps (its root and 64 children).
+    assert account.bytes <= cap + 65 * 48 and first.full and second.full
+    assert second.full_at < first.full_at == elsewhere.full_at
+    assert elsewhere.root_stats() == first.root_stats()
+    assert account.bytes == first.memory_bytes + second.memory_bytes
+    del first, second
+    assert account.bytes == 0 and held > 0
 
 
 def test_a_full_tree_gives_the_values_of_an_unbounded_one_closely():

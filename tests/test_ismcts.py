@@ -690,22 +690,24 @@ def test_the_expected_line_is_a_line_of_play(seed):
             seat = (seat + 1) % info.rules.players
 
 
-def test_no_line_without_values_and_the_trees_are_freed():
+def test_no_line_without_values_and_the_trees_are_freed(monkeypatch):
     """A match engine's search (`values=False`) reads no line; and a search that reads them
-    leaves no tree alive after it (the memory cap is per trees alive: a tree kept by a
-    reference cycle would shrink the next search's share)."""
+    leaves no tree alive after it (the memory cap counts a search's trees alive: a tree kept
+    by a reference cycle would shrink its next tree's share), the garbage collector off."""
     import gc
 
-    from bergen_search import _ismcts
     from bergen_search.formats.game import load_game
+    from bergen_search.search.algorithms.ismcts import Ismcts
     from bergen_search.search.api import Limits, search
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
     assert "lines" not in search(info, Limits(iterations=2_000), seed=1, values=False).info
+    accounts, made = [], Ismcts.memory_account
+    monkeypatch.setattr(Ismcts, "memory_account",
+                        lambda self: accounts.append(made(self)) or accounts[-1])
     gc.collect()
     gc.disable()
     try:
-        base = _ismcts.pool_bytes()
         assert search(info, Limits(iterations=2_000), seed=1).info["lines"]
-        assert _ismcts.pool_bytes() == base
+        assert len(accounts) == 1 and accounts[0].bytes == 0
     finally:
         gc.enable()

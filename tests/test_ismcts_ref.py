@@ -505,26 +505,16 @@ def test_both_trees_stop_growing_at_the_same_iteration(i, iterations, core_modul
     same cap both stop growing at the same iteration and go on to the same tree, node for
     node, and the same statistics. (Decision 0's pool is full at iteration 193, 9's at
     2,427: 1,000 and 3,000 iterations take both on past it.)"""
-    import gc
-
-    from bergen_search import _ismcts
     IsmctsTree, CoreSampler = core_modules
     case = decision_case(i)
     room = 1500 * 48                    # a first pool of 1,500 nodes: full soon
-    # The cap counts every tree alive in the process: a tree an earlier test's traceback still
-    # holds, freed by the garbage collector in the middle of these runs, would give one tree
-    # more room than the other (seen under pytest-xdist's orders). Free them first, and none
-    # during the runs.
-    gc.collect()
-    gc.disable()
-    try:
-        core = IsmctsTree(CoreSampler(case.info, case.table), case.seed, **case.settings,
-                          max_bytes=_ismcts.pool_bytes() + room)
-        ref = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), case.seed,
-                                    **case.settings, max_bytes=ismcts_ref.pool_bytes() + room)
-        assert core.run(iterations, 0) == ref.run(iterations, 0) == iterations
-    finally:
-        gc.enable()
+    # (Each tree counts on an account of its own: no other tree of the process, alive or
+    # waiting for the garbage collector, takes from its cap.)
+    core = IsmctsTree(CoreSampler(case.info, case.table), case.seed, **case.settings,
+                      max_bytes=room)
+    ref = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), case.seed,
+                                **case.settings, max_bytes=room)
+    assert core.run(iterations, 0) == ref.run(iterations, 0) == iterations
     assert core.full and ref.full and core.full_at == ref.full_at < iterations
     assert core.n_nodes == ref.n_nodes
     assert core.root_stats() == ref.root_stats()

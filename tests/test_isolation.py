@@ -21,7 +21,11 @@ import threading
 import pytest
 from support import sizes
 
+from bergen_search.formats.game import load_game
+from bergen_search.game.backend import REFERENCE
 from bergen_search.protocol.server import EngineServer
+from bergen_search.search import backend as search_backend
+from bergen_search.search.api import Limits, search
 
 DECISION = json.load(open("examples/decision.json", encoding="utf-8"))
 SMALL = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
@@ -131,3 +135,62 @@ def test_queries_stopped_and_terminated_beside_others_leave_their_answers_alone(
                 alone[key] = _alone(q)
             assert _timeless({**got, "id": None}) == _timeless({**alone[key], "id": None}), \
                 (r, q["id"], events)
+
+
+# ---- memory ----------------------------------------------------------------------------------
+@pytest.fixture
+def searches(backend, monkeypatch):
+    """The searches on the `backend` fixture's backend: the compiled core, or the
+    pure-Python twins (`backend.SEARCH`)."""
+    if backend is REFERENCE:
+        monkeypatch.setattr(search_backend, "SEARCH", search_backend.reference_search("test"))
+    return search_backend.SEARCH
+
+
+def _tree_class(searches):
+    from bergen_search.search.ismcts_ref import IsmctsTree as ReferenceTree
+    return searches.pick("_ismcts.IsmctsTree", ReferenceTree)
+
+
+def test_trees_alive_elsewhere_leave_a_capped_search_unchanged(searches):
+    """A search capped at 1 MB, alone and then with 1.2 MB of other trees alive in the
+    process (another search's, or a caller's): the same answer, its tree grown as far (before:
+    the cap counted every tree of the process, and this one was born full)."""
+    info = load_game(SMALL)
+    limits = Limits(iterations=2_000, memory_mb=1)
+    alone = search(info, limits, seed=3, replicates=1)
+    tree = _tree_class(searches)
+    others = [tree(searches.sampler(info, _table(info)), s, max_bytes=0) for s in range(6)]
+    beside = search(info, limits, seed=3, replicates=1)
+    assert beside.info["memory"] == alone.info["memory"] == {"cap_mb": 1, "full": 0,
+                                                             "full_at": None}
+    assert beside.info["nodes"] == alone.info["nodes"]
+    assert beside.moves == alone.moves
+    del others
+
+
+def test_the_trees_of_one_account_share_its_cap(searches):
+    """The cap bounds the trees of one account together (one search's, `memory_account`),
+    on both backends alike: a second tree of the account is born with what the first left
+    it, a tree of another account with its whole first pool; and a tree freed gives its
+    bytes back to its own account only."""
+    from bergen_search.search.ismcts_ref import MemoryAccount as ReferenceAccount
+    info = load_game(SMALL)
+    tree = _tree_class(searches)
+    account = searches.pick("_ismcts.MemoryAccount", ReferenceAccount)
+    first_pool = 4096 * 48
+    cap = first_pool * 3 // 2
+    shared, alone = account(), account()
+    first = tree(searches.sampler(info, _table(info)), 1, max_bytes=cap, account=shared)
+    second = tree(searches.sampler(info, _table(info)), 2, max_bytes=cap, account=shared)
+    other = tree(searches.sampler(info, _table(info)), 3, max_bytes=cap, account=alone)
+    assert shared.bytes == cap and alone.bytes == first_pool
+    del first
+    assert shared.bytes == cap - first_pool and alone.bytes == first_pool
+    del second, other
+    assert shared.bytes == alone.bytes == 0
+
+
+def _table(info):
+    from bergen_search.information.sampler import WorldTable
+    return WorldTable(info)

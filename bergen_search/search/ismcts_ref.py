@@ -76,18 +76,24 @@ NODE_BYTES = 80
 #: The memory cap (`max_bytes`) is the core's, counted as the core counts it, so that both
 #: trees stop growing at the same iteration: nodes of CORE_NODE_BYTES in a pool of
 #: INITIAL_CAPACITY that doubles (or grows to what the cap leaves) when fewer than MAX_PATH
-#: + ROOT_SPARE nodes are free, over every tree alive in the process (`pool_bytes()`).
+#: + ROOT_SPARE nodes are free, over the trees of its account (`MemoryAccount`).
 CORE_NODE_BYTES = 48
 INITIAL_CAPACITY = 1 << 12
 ROOT_SPARE = 64
-_POOL = [0]
-
-
-def pool_bytes() -> int:
-    """The bytes the pools of every pure-Python tree alive in this process would hold in
-    the core (what `max_bytes` caps)."""
-    return _POOL[0]
 _INF = 1e300
+
+
+class MemoryAccount:
+    """As the core's: the bytes the node pools of the trees that share it (one search's)
+    would hold in the core, what their `max_bytes` caps; a tree made without one has its
+    own."""
+
+    def __init__(self):
+        self.held = 0
+
+    @property
+    def bytes(self) -> int:
+        return self.held
 
 
 def outcome(objective: int, s: State, base: State, side: int) -> float:
@@ -165,11 +171,11 @@ class IsmctsTree:
     or codes; `policy.py`). `exploration` is the UCB1 constant on rewards scaled to about
     [0, 1] (see POINTS_SCALE). `merge_twins`: mirror twins are one choice, at the root and
     below (`twins`). `choice_stats`: a move's mean counts only the iterations where its mover
-    chose it among several.
+    chose it among several. `max_bytes` and `account`: the core's memory cap, counted as it.
     """
 
     def __init__(self, sampler, seed, exploration=0.7, objective=0, playout=0,
-                 merge_twins=False, choice_stats=False, max_bytes=0):
+                 merge_twins=False, choice_stats=False, max_bytes=0, account=None):
         if sampler is None:
             raise BergenError("IsmctsTree needs a sampler")
         if not isinstance(sampler, ReferenceSampler):
@@ -185,6 +191,9 @@ class IsmctsTree:
         if type(max_bytes) is not int or not 0 <= max_bytes <= MAX_BYTES:
             raise BergenError(f"max_bytes must be an integer 0..{MAX_BYTES} (0: no cap), got "
                               f"{max_bytes!r}", field="max_bytes")
+        if account is not None and not isinstance(account, MemoryAccount):
+            raise BergenError(f"account must be a MemoryAccount or None, got {account!r}",
+                              field="account")
         base = sampler.base
         if not base.line:
             raise BergenError("the lead is forced: nothing to search")
@@ -219,16 +228,19 @@ class IsmctsTree:
         self._reward_sq = [0.0]
         # The core's pool, counted: its capacity, and whether the tree stopped growing.
         self.max_bytes = max_bytes
+        self._account = MemoryAccount() if account is None else account
         first = INITIAL_CAPACITY
         if max_bytes > 0:
-            first = min(first, max(1 + ROOT_SPARE, (max_bytes - _POOL[0]) // CORE_NODE_BYTES))
+            first = min(first, max(1 + ROOT_SPARE,
+                                   (max_bytes - self._account.held) // CORE_NODE_BYTES))
         self._capacity = first
-        _POOL[0] += first * CORE_NODE_BYTES
+        self._account.held += first * CORE_NODE_BYTES
         self._full = False
         self._full_at = None
 
     def __del__(self):
-        _POOL[0] -= getattr(self, "_capacity", 0) * CORE_NODE_BYTES
+        if hasattr(self, "_capacity"):
+            self._account.held -= self._capacity * CORE_NODE_BYTES
 
     # ---- the pool ---------------------------------------------------------------------------
     def _reserve(self) -> bool:
@@ -245,13 +257,13 @@ class IsmctsTree:
                 return False
         extra = (capacity - self._capacity) * CORE_NODE_BYTES
         if self.max_bytes > 0:
-            room = self.max_bytes - _POOL[0]
+            room = self.max_bytes - self._account.held
             if room < extra:
                 extra = room - room % CORE_NODE_BYTES
                 capacity = self._capacity + extra // CORE_NODE_BYTES
                 if capacity < need:
                     return False
-        _POOL[0] += extra
+        self._account.held += extra
         self._capacity = capacity
         return True
 
@@ -632,5 +644,5 @@ class IsmctsTree:
         return self._full_at
 
 
-__all__ = ["IsmctsTree", "PLAYOUTS", "POINTS_SCALE", "KEY_DRAW", "KEY_PASS",
+__all__ = ["IsmctsTree", "MemoryAccount", "PLAYOUTS", "POINTS_SCALE", "KEY_DRAW", "KEY_PASS",
            "KEY_OWN_DRAW", "MAX_ITERATIONS"]

@@ -31,8 +31,8 @@ REPLICATES = 8
 MAX_REPLICATES = 100_000
 #: The largest budgets a search takes: iterations (or expectimax worlds), seconds (a day:
 #: `constants.MAX_SECONDS`), and the memory cap of ISMCTS's trees in MB (1 TiB);
-#: DEFAULT_MEMORY_MB when not given, safe on a small machine (per process: `--workers`
-#: processes take it each).
+#: DEFAULT_MEMORY_MB when not given, safe on a small machine (per search, in each of its
+#: processes: `--workers` processes take it each).
 MAX_ITERATIONS = 1_000_000_000
 MAX_MEMORY_MB = 1 << 20
 DEFAULT_MEMORY_MB = 256
@@ -61,7 +61,8 @@ class Limits:
     """The budget of a search: `iterations` (ISMCTS iterations, or expectimax worlds,
     1..MAX_ITERATIONS) and/or `time` in seconds (above 0, at most MAX_SECONDS); the search
     stops at the first reached. Neither: the default budget. `memory_mb` caps the memory of
-    ISMCTS's trees (all those alive at once in a process; default DEFAULT_MEMORY_MB): at the
+    the search's ISMCTS trees (its own alone, those alive at once in one of its processes;
+    another search's never count; default DEFAULT_MEMORY_MB): at the
     cap a tree stops growing and the search goes on sampling within it (`info["memory"]`).
     The exact endgame's tree is held to the same cap; a live search (`api.Beside`) holds
     both at once, so its peak is up to twice the cap. Infinite, NaN, negative or oversized values are refused (BergenError)."""

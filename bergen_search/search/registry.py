@@ -217,8 +217,17 @@ class Algorithm:
         own statistics are not (ISMCTS: lowered by its exploration). `deadline`: a
         `limits.Deadline`; `hooks`: `workers.run_sliced`'s (run the unit's work through it,
         so that budgets, the clock, Ctrl-C and a stop are heard); `focus`: moves to keep
-        searching to the end; `memory`: the cap in bytes on what the unit keeps alive."""
+        searching to the end; `memory`: the cap in bytes on what the unit keeps alive, with
+        the units of its share of the search when it has a `memory_account` (then given as
+        `account`)."""
         raise NotImplementedError
+
+    def memory_account(self):
+        """A new count of the memory its units hold, which the memory cap bounds: one for
+        each process's share of a search, given to each of its units (`worker(account=)`),
+        so that no other search's units count against this one's cap. None (the default):
+        its units hold a fixed size (`reports_memory` false)."""
+        return None
 
     def summary(self, outputs: list, limits) -> SearchInfo:
         """What to add to the result's info from the units' outputs (`UnitOutput`s;

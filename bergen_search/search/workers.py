@@ -180,6 +180,8 @@ def search_worker(job: Job, hooks=None) -> JobOutput:
     deadline = Deadline(job.seconds)
     if hooks is None and _CHILD_STOP is not None:
         hooks = Hooks(_CHILD_STOP, None)       # a process of `run_jobs`: its parent's stop
+    # The memory this share of the search holds: its units' own account, nobody else's.
+    account = alg.memory_account()
     out: list = []
     for i, (budget, seed) in enumerate(job.units):
         left = deadline.left()
@@ -191,7 +193,9 @@ def search_worker(job: Job, hooks=None) -> JobOutput:
         try:
             res = alg.worker(alg.sampler(job.info, job.table), job.objective, budget, mine,
                              seed, job.settings, job.values, hooks, focus=job.focus,
-                             memory=job.memory, **({"lines": True} if job.lines else {}))
+                             memory=job.memory,
+                             **({"account": account} if account is not None else {}),
+                             **({"lines": True} if job.lines else {}))
         except KeyboardInterrupt:
             return JobOutput(out, True)
         out.append(res if hooks is None else hooks.finished(res))

@@ -80,7 +80,7 @@ cdef enum:
 # _BitScanReverse, their 64-bit variants where the target has them), or plain C, which any
 # compiler takes (and which BERGEN_PLAIN_BITS=1 at build time forces: setup.py). The plain C
 # versions are always compiled (`_core.plain_bits_mismatches` checks them against the chosen
-# ones). The same for the one atomic add (the trees' pool bytes) and the monotonic clock.
+# ones). The same for the one atomic add (the trees' memory accounts) and the monotonic clock.
 cdef extern from *:
     """
     #include <stdint.h>

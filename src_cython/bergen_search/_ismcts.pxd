@@ -46,12 +46,18 @@ ctypedef struct Tree:
     int32_t capacity      # nodes allocated (a power of two)
 
 
+cdef class MemoryAccount:
+    """The memory of the trees that share it (one search's): what their cap bounds."""
+    cdef long long held           # bytes held by their node pools (changed atomically)
+
+
 cdef class IsmctsTree:
     """One observer's search tree over its information set, with its sampler and RNG."""
     cdef Tree tree
     cdef bint ready               # built: __init__ ran to its end
-    cdef long long max_bytes      # the cap on the node pools of every tree alive in this
-                                  # process (bytes; 0: none but the machine's)
+    cdef long long max_bytes      # the cap on the node pools of the trees of its account
+                                  # (bytes; 0: none but the machine's)
+    cdef MemoryAccount account    # the count the cap bounds: its search's, or its own
     cdef bint full                # the pool could not grow: the tree stopped growing, and
                                   # iterations go on without adding nodes below the root
     cdef long long full_at        # iterations done when the tree stopped growing (-1: never)

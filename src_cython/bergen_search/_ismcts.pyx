@@ -49,13 +49,14 @@ iterations give the same tree, however `run` is sliced.
 >>> format_move(move)   # 3-5 on the right end: a triple next to 3-3, not a double match
 '3-5:R'
 """
+cimport cython
 from libc.math cimport log, sqrt
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 
 from bergen_search._core cimport (DRAW, END_NONE, GOLDEN, MAX_MOVES, MAX_SEATS, PASS, Rng,
-                                  Rules, State, below, clock_now, deal, do_move,
+                                  Rules, State, atomic_add, below, clock_now, deal, do_move,
                                   ctz64, drop_mirror_twins, gen_moves, mirrored_ends,
                                   mix64, popcount64, right_twin)
 from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
@@ -88,21 +89,19 @@ cdef extern from "Python.h":
     # (KeyboardInterrupt for Ctrl-C). Declared noexcept: the caller unwinds, then re-raises.
     int PyErr_CheckSignals() noexcept
 
-cdef extern from *:
-    """
-    /* Bytes held by the node pools of every IsmctsTree alive in this process. */
-    static long long bergen_pool_bytes = 0;
-    static long long bergen_pool_add(long long delta) {
-        return bergen_atomic_add(&bergen_pool_bytes, delta);
-    }
-    """
-    long long pool_add "bergen_pool_add"(long long delta) noexcept nogil
+cdef class MemoryAccount:
+    """The bytes held by the node pools of the trees that share it (`IsmctsTree(account=)`):
+    one search's trees, whose `max_bytes` caps their sum. A tree made without one has an
+    account of its own. Nothing is counted across accounts: another search's trees, alive
+    in the same process, never take from this one's cap."""
 
+    def __cinit__(self):
+        self.held = 0
 
-def pool_bytes():
-    """Bytes held now by the node pools of every IsmctsTree alive in this process (what a
-    tree's `max_bytes` caps)."""
-    return pool_add(0)
+    @property
+    def bytes(self):
+        """Bytes held now by the node pools of its trees alive."""
+        return atomic_add(&self.held, 0)
 
 
 cdef double _seconds(object seconds) except -1:
@@ -169,13 +168,16 @@ cdef inline double _outcome(int objective, const State* s, const State* base, in
     return <double>(s.scores[side] - base.scores[side])
 
 
+# (Its account is read when it is freed: the garbage collector must not clear it first.)
+@cython.no_gc_clear
 cdef class IsmctsTree:
     """SO-ISMCTS (Cowling, Powley & Whitehouse 2012) for the seat of a `CoreSampler`'s
     information set. `run` adds iterations; `root_stats` reads the observer's moves.
 
     `objective`: 0 "points", 1 "match"; `playout`: 0 "random", 1 "scoring", 2 "safe" (names
-    or codes; `_policy.pyx`). `max_bytes` caps the node pools of every tree alive in the
-    process (0: no cap but the machine's; `pool_bytes()`): at the cap this tree stops growing
+    or codes; `_policy.pyx`). `max_bytes` caps the node pools of the trees of its `account`
+    (a `MemoryAccount`: its search's trees; None: an account of its own; 0: no cap but the
+    machine's): at the cap this tree stops growing
     and goes on iterating without adding nodes (`full`, `full_at`); a tree made when the cap
     is already reached keeps 3 KB (its root and 64 children) all the same. `exploration` is the UCB1 constant on rewards scaled to about
     [0, 1] (see POINTS_SCALE). `merge_twins`: mirror twins are one choice, at the root and
@@ -193,7 +195,7 @@ cdef class IsmctsTree:
         self.full_at = -1
 
     def __init__(self, sampler, seed, exploration=0.7, objective=0, playout=0,
-                 merge_twins=False, choice_stats=False, max_bytes=0):
+                 merge_twins=False, choice_stats=False, max_bytes=0, account=None):
         cdef Node* root
         cdef int i
         cdef CoreSampler smp
@@ -216,6 +218,10 @@ cdef class IsmctsTree:
         if type(max_bytes) is not int or not 0 <= max_bytes <= MAX_BYTES:
             raise BergenError(f"max_bytes must be an integer 0..{MAX_BYTES} (0: no cap), got "
                               f"{max_bytes!r}", field="max_bytes")
+        if account is not None and not isinstance(account, MemoryAccount):
+            raise BergenError(f"account must be a MemoryAccount or None, got {account!r}",
+                              field="account")
+        self.account = MemoryAccount() if account is None else account
         self.merge_twins = bool(merge_twins)
         self.choice_stats = bool(choice_stats)
         self.max_bytes = max_bytes
@@ -243,11 +249,12 @@ cdef class IsmctsTree:
         cdef long long first = _INITIAL_CAPACITY
         if max_bytes > 0:
             first = min(first, max(1 + ROOT_SPARE,
-                                   (max_bytes - pool_add(0)) // <long long>sizeof(Node)))
+                                   (max_bytes - atomic_add(&self.account.held, 0))
+                                   // <long long>sizeof(Node)))
         self.tree.nodes = <Node*>malloc(first * sizeof(Node))
         if self.tree.nodes == NULL:
             raise MemoryError()
-        pool_add(first * sizeof(Node))
+        atomic_add(&self.account.held, first * sizeof(Node))
         self.tree.capacity = <int32_t>first
         self.tree.n_nodes = 1
         root = &self.tree.nodes[0]
@@ -260,7 +267,7 @@ cdef class IsmctsTree:
 
     def __dealloc__(self):
         if self.tree.nodes != NULL:
-            pool_add(-<long long>self.tree.capacity * sizeof(Node))
+            atomic_add(&self.account.held, -<long long>self.tree.capacity * sizeof(Node))
         free(self.tree.nodes)
 
     cdef int _idle(self) except -1:
@@ -275,8 +282,8 @@ cdef class IsmctsTree:
     # ---- the pool ---------------------------------------------------------------------------
     cdef bint _reserve(self) noexcept nogil:
         """Room for one more iteration (at most MAX_PATH new nodes, and ROOT_SPARE kept for the
-        root's children); False when the pool cannot grow: the cap on the pools of every
-        tree alive in the process (`max_bytes`, `pool_bytes()`) is reached, or the machine
+        root's children); False when the pool cannot grow: the cap on the pools of the
+        trees of its account (`max_bytes`, `MemoryAccount.bytes`) is reached, or the machine
         refuses the memory."""
         cdef Node* grown
         cdef long long capacity = self.tree.capacity, room, extra
@@ -292,20 +299,20 @@ cdef class IsmctsTree:
         extra = (capacity - self.tree.capacity) * <long long>sizeof(Node)
         if self.max_bytes > 0:
             # Grow to what the cap allows, if that is room enough for this iteration.
-            room = self.max_bytes - pool_add(0)
+            room = self.max_bytes - atomic_add(&self.account.held, 0)
             if room < extra:
                 extra = room - room % <long long>sizeof(Node)
                 capacity = self.tree.capacity + extra // <long long>sizeof(Node)
                 if capacity < need:
                     return False
-            if pool_add(extra) > self.max_bytes:      # another tree took it meanwhile
-                pool_add(-extra)
+            if atomic_add(&self.account.held, extra) > self.max_bytes:   # another tree took it
+                atomic_add(&self.account.held, -extra)
                 return False
         else:
-            pool_add(extra)
+            atomic_add(&self.account.held, extra)
         grown = <Node*>realloc(self.tree.nodes, capacity * sizeof(Node))
         if grown == NULL:
-            pool_add(-extra)
+            atomic_add(&self.account.held, -extra)
             return False
         self.tree.nodes = grown
         self.tree.capacity = <int32_t>capacity
@@ -530,7 +537,7 @@ cdef class IsmctsTree:
         searching, so Ctrl-C is heard when the call returns: call it in slices (the search
         does, every 50 ms). One tree runs one search at a time (a second thread's `run`
         raises RuntimeError). When the node pool reaches its cap (`max_bytes`, counted over
-        every tree alive in the process) or the machine's memory, the tree stops growing and
+        the trees of its account) or the machine's memory, the tree stops growing and
         the iterations go on without adding nodes (`full`, `full_at`): never MemoryError."""
         cdef long long done, limit
         cdef double secs

@@ -14,6 +14,7 @@ from .. import backend, exact
 from ...formats.notation import Move
 from ..ismcts_ref import KEY_DRAW, KEY_OWN_DRAW
 from ..ismcts_ref import IsmctsTree as ReferenceTree
+from ..ismcts_ref import MemoryAccount as ReferenceAccount
 from ..limits import DEFAULT_MEMORY_MB, MAX_REPLICATES, REPLICATES, Deadline, now
 from ..registry import Algorithm, Setting, Solved, inference_setting, preset, register
 from ..results import FinalPass, UnitOutput
@@ -82,16 +83,18 @@ class Ismcts(Algorithm):
     }
 
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
-               hooks=None, focus=(), memory=DEFAULT_MEMORY_MB << 20, lines=False):
+               hooks=None, focus=(), memory=DEFAULT_MEMORY_MB << 20, account=None,
+               lines=False):
         """One replicate: one tree searched, then (with `values`) its final pass. `memory`:
-        the cap in bytes on the trees alive at once in this process (`IsmctsTree.max_bytes`;
-        at the cap the tree stops growing, `extra["full_at"]` says after how many iterations).
+        the cap in bytes on the trees of `account` alive at once (its search's in this
+        process, `memory_account`; None: this tree alone) (`IsmctsTree.max_bytes`; at the cap
+        the tree stops growing, `extra["full_at"]` says after how many iterations).
         `lines`: read the tree's expected lines after each root move (`line_beams`)."""
         tree_class = backend.SEARCH.pick("_ismcts.IsmctsTree", ReferenceTree)
         tree = tree_class(sampler, seed, settings["exploration"], objective,
                                    settings["playout"], merge_twins=settings["twins"],
                                    choice_stats=settings["stats"] == "choices",
-                                   max_bytes=memory)
+                                   max_bytes=memory, account=account)
         left = deadline.left()
         search_deadline = deadline if left is None or not values else Deadline(
             left * (1 - PASS_SHARE))
@@ -123,6 +126,9 @@ class Ismcts(Algorithm):
         out.stats, out.done, out.interrupted = ([tuple(r) for r in tree.root_stats()], done,
                                                 interrupted)
         return out
+
+    def memory_account(self):
+        return backend.SEARCH.pick("_ismcts.MemoryAccount", ReferenceAccount)()
 
     def value_pass(self, settings):
         return settings["choose"] == "value"

@@ -194,3 +194,33 @@ def test_the_trees_of_one_account_share_its_cap(searches):
 def _table(info):
     from bergen_search.information.sampler import WorldTable
     return WorldTable(info)
+
+
+# ---- a search's processes --------------------------------------------------------------------
+def test_a_search_s_processes_hear_its_own_stop_only(monkeypatch):
+    """A search with `workers=2` hands its stop to its processes as they start. Before, it
+    reached them through a module global of the parent, set while the pool forked: another
+    search forking its pool at that moment (the engine's other worker, another board tab)
+    left its own stop there, and this search's processes heard that one (here: set at
+    once, as if the other search had been stopped)."""
+    from contextlib import contextmanager
+
+    from bergen_search.runs import parallel
+    from bergen_search.search import workers
+    info = load_game(SMALL)
+    limits = Limits(iterations=4_000)
+    alone = search(info, limits, seed=2, workers=2)
+    others = threading.Event()
+    others.set()
+    real = parallel.deferred_ctrl_c
+
+    @contextmanager
+    def forking():
+        # what another search, forking its own pool meanwhile, would leave in the parent
+        monkeypatch.setattr(workers, "_CHILD_STOP", others)
+        with real():
+            yield
+    monkeypatch.setattr(parallel, "deferred_ctrl_c", forking)
+    beside = search(info, limits, seed=2, workers=2)
+    assert not beside.info["interrupted"] and beside.info["iterations"] == 4_000
+    assert beside.moves == alone.moves

@@ -564,7 +564,8 @@ def _child(init: str, parent: int, conn):
 
     from bergen_search.runs import parallel
     from bergen_search.search import workers
-    {"search": workers._child_init, "runs": parallel._worker_init}[init](parent)
+    {"search": lambda p: workers._child_init(p, None),
+     "runs": parallel._worker_init}[init](parent)
     conn.send(_blocked_signals())
     conn.close()
     time.sleep(60)

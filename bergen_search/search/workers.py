@@ -179,7 +179,7 @@ def search_worker(job: Job, hooks=None) -> JobOutput:
     alg = registry.algorithms()[job.algorithm]
     deadline = Deadline(job.seconds)
     if hooks is None and _CHILD_STOP is not None:
-        hooks = Hooks(_CHILD_STOP, None)       # a process of `run_jobs`: its parent's stop
+        hooks = Hooks(_CHILD_STOP, None)       # a process of `run_jobs`: its search's stop
     # The memory this share of the search holds: its units' own account, nobody else's.
     account = alg.memory_account()
     out: list = []
@@ -385,17 +385,20 @@ def _sum_beam(into: dict, beam: dict) -> None:
         _sum_beam(slot[1], below)
 
 
-#: In a process of `run_jobs`'s pool: the parent's stop (a multiprocessing Event inherited
-#: through fork), which the process's searches hear between slices and inside worlds.
+#: In a process of `run_jobs`'s pool, which serves one search: that search's stop (a
+#: multiprocessing Event), handed to the process as it starts (`_child_init`), which its
+#: searches hear between slices and inside worlds. None in every other process: the parent
+#: never sets it, so that two searches forking their pools at once keep their own stops.
 _CHILD_STOP = None
 #: Seconds a search's processes are given to send what they found once stopped (a slice and
 #: the merge; more would hold up a Ctrl-C).
 STOP_GRACE = 0.5
 
 
-def _child_init(parent: int):
-    """A pool process of a search: Ctrl-C (and SIGHUP, which a closed terminal sends to the
-    whole group) is for the parent, which stops it through `_CHILD_STOP`; SIGTERM ends it
+def _child_init(parent: int, stop):
+    """A pool process of a search: its stop is the search's (`stop`, kept in `_CHILD_STOP`);
+    Ctrl-C (and SIGHUP, which a closed terminal sends to the
+    whole group) is for the parent, which stops it through that stop; SIGTERM ends it
     quietly (the signal `Pool.terminate` ends the pool with: the command's own handler,
     inherited through fork, turned it into a KeyboardInterrupt and a traceback on standard
     error at the end of every search with --workers); and it dies with the parent
@@ -403,6 +406,8 @@ def _child_init(parent: int):
     import signal
 
     from ..runs.parallel import die_with_parent
+    global _CHILD_STOP
+    _CHILD_STOP = stop
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -418,19 +423,16 @@ def run_jobs(jobs: list, hooks=None) -> list:
     (fork). Ctrl-C in the parent (or a stop) sets the stop the processes hear: each sends
     what it found within a slice, and the search is merged from that, interrupted, as with
     one process."""
-    global _CHILD_STOP
     if len(jobs) == 1:
         return [search_worker(jobs[0], hooks)]
     import multiprocessing as mp
     ctx = mp.get_context("fork")
     stop = ctx.Event()
-    _CHILD_STOP = stop
     import os
 
     from ..runs.parallel import deferred_ctrl_c
     with deferred_ctrl_c():
-        pool = ctx.Pool(len(jobs), initializer=_child_init, initargs=(os.getpid(),))
-    _CHILD_STOP = None
+        pool = ctx.Pool(len(jobs), initializer=_child_init, initargs=(os.getpid(), stop))
     try:
         pending = pool.map_async(search_worker, jobs)
         try:

@@ -136,7 +136,10 @@ def test_stop_during_an_infinite_search(engine):
         best = analysis.stop()
     assert best["type"] == "bestmove" and best["stopped"] is True and best["interrupted"]
     assert best["terminated"] is True           # the stream's stop terminates its query
-    assert best["iterations"] >= infos[-1]["iterations"] > 0
+    # the finished trees' iterations (a partial's count the tree being grown too), or,
+    # stopped before the first tree finished, that tree's
+    assert best["iterations"] > 0 and (best["iterations"] % 12_500 == 0
+                                       or best["iterations"] < 12_500)
     assert best["best"] in [m["move"] for m in best["moves"]]
     assert best["moves"][0]["visits"] > 0
     engine.ping()                               # still running, ready for more
@@ -148,7 +151,9 @@ def test_an_infinite_search_grows_trees_until_stop(engine):
     held its answer, "searching…" on the board): it grows trees of the size a search of
     `iterations` gives each (3000 / 8 = 375 here), one after the other, until stop, and its
     answer pools the k trees finished: the values of `bergen best --iterations 375k --set
-    replicates=k`, the same seed. (Before: it ran 3000 iterations and held them.)"""
+    replicates=k`, the same seed: the values, the iterations and every move's visits (issue
+    48: those counted the tree unfinished at the stop, 418,750 iterations against 412,500).
+    (Before issue 41: it ran 3000 iterations and held them.)"""
     analysis = engine.analysis(STRING, Limits(iterations=3000), report_every=0)
     assert analysis.wait()["iterations"] == 3000        # a budget: it answers by itself
     engine.position(STRING)
@@ -166,9 +171,10 @@ def test_an_infinite_search_grows_trees_until_stop(engine):
     assert k >= 20
     same = best_json(STRING, "--iterations", str(375 * k), "--seed", "5", "--set",
                      f"replicates={k}")
-    figures = lambda doc: [(m["move"], m["value"], m["stderr"], m.get("vs_best"))
+    figures = lambda doc: [(m["move"], m["value"], m["stderr"], m.get("vs_best"), m["visits"])
                            for m in doc["moves"]]
     assert figures(held) == figures(same)
+    assert held["iterations"] == same["iterations"] == 375 * k
 
 
 def test_a_stop_is_heard_at_the_next_slice(monkeypatch):

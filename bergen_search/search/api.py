@@ -144,8 +144,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
     end, which grows replicates of one size, `limits.iterations` (default: the default
     budget) shared as `replicates` would share it, one after the other until `stop`, up to
     MAX_REPLICATES of them (then it ends by itself), and pools them all: stopped after k
-    replicates finished, its values are those of the search of k replicates of that size
-    (`--set replicates=k`, the iterations k times the size), the same seed.
+    finished (one stopped part way left out), its result is the search of k replicates of
+    that size (`--set replicates=k`, the iterations k times the size), the same seed.
     """
     t0 = now()
     limits = limits or Limits()
@@ -181,7 +181,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
     twins = mirror_twins(info) if alg.folds_twins(full) else {}
     table = alg.table(info, full)
     lead = not info.line
-    hooks = _hooks(alg, full, stop, on_info, workers, moves, twins, lead)
+    hooks = _hooks(alg, full, stop, on_info, workers, moves, twins, lead, until_stopped)
     result_info: SearchInfo = {
         "algorithm": settings.algorithm, "objective": objective, "seed": seed,
         "backend": be.name, "workers": workers, "worlds_consistent": table.histories,
@@ -230,10 +230,11 @@ def _budget(limits: Limits, alg: Algorithm, be) -> int | None:
     return limits.iterations
 
 
-def _hooks(alg: Algorithm, full: dict, stop, on_info, workers: int, moves, twins, lead: bool):
+def _hooks(alg: Algorithm, full: dict, stop, on_info, workers: int, moves, twins, lead: bool,
+           until_stopped: bool = False):
     """The hooks of a search that can be stopped or watched (None: neither), ranked as the
     result will be (the best value, unless `choose=visits`), from the replicates finished so
-    far when there are replicates."""
+    far when there are replicates; `until_stopped`: the answer is the finished ones' alone."""
     if stop is None and on_info is None:
         return None
     if workers != 1:
@@ -241,7 +242,7 @@ def _hooks(alg: Algorithm, full: dict, stop, on_info, workers: int, moves, twins
                           "with one worker", field="workers")
     return Hooks(stop, on_info, moves, twins, lead, alg.by_visits and not alg.value_pass(full),
                  pool=UnitPool(moves, twins, True) if alg.replicated else None,
-                 min_trees=max(2, alg.units(full, 1)))
+                 min_trees=max(2, alg.units(full, 1)), whole=until_stopped)
 
 
 def _checked(settings: Settings, alg: Algorithm, be, values: bool, objective, workers: int,

@@ -113,13 +113,16 @@ class Hooks:
     `min_trees` have finished (the number a search of that budget pools: fewer make an
     error too unsure to print), and before the first has finished, the means of the tree
     being grown, with no error (`trees` 0). How many replicates the figures pool is `trees`;
-    `running`, the iterations of the one being searched."""
+    `running`, the iterations of the one being searched. `whole` (a search until stopped):
+    a unit stopped part way is left out of the pool once one has finished, so that the
+    answer is the finished units' alone, every figure of it (that of the search of as many
+    units, `search(until_stopped=)`)."""
 
     def __init__(self, stop, on_info, moves=(), twins=None, lead=False, by_visits=False,
-                 pool=None, min_trees: int = 2):
+                 pool=None, min_trees: int = 2, whole: bool = False):
         self.stop, self.on_info = stop, on_info
         self.moves, self.twins, self.lead, self.by_visits = moves, twins, lead, by_visits
-        self.pool, self.min_trees = pool, min_trees
+        self.pool, self.min_trees, self.whole = pool, min_trees, whole
         self.t0 = now()
         self.base = 0
 
@@ -130,7 +133,7 @@ class Hooks:
         """A unit's output as it finishes: folded into the pool (the output kept is then
         the pool's copy, without its beams) and reported at once (unless it was stopped:
         nothing is reported after a stop)."""
-        if self.pool is None:
+        if self.pool is None or (self.whole and output.interrupted and len(self.pool)):
             return output
         self.pool.add(output)
         if self.on_info is not None and not output.interrupted:

@@ -22,6 +22,7 @@ from bergen_search.search.api import Limits, search
 from bergen_search.search import exact
 
 DECISION = json.load(open("examples/decision.json", encoding="utf-8"))
+SMALL = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 #: tests/test_endgame.py's known case: two seats, no draw left, solved at once.
 KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to_move":1,'
          '"hand":["1-2","1-5"],"line":"6-4 4-0 0-1 1-3 3-2 2-4 4-4 4-3 3-3 3-6 6-5 5-0 0-6 '
@@ -320,3 +321,37 @@ def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
     assert got[-1]["trees"] == 10 and got[-1]["stderr"] is not None
     assert final["replicates"] == 10 and not final["interrupted"]
     assert [m["value"] for m in got[-1]["moves"]] == [m["value"] for m in final["moves"]]
+
+
+def test_a_partial_as_each_tree_of_the_budget_finishes():
+    """PROTOCOL.md: a partial every `report_every` seconds, the first after the first slice,
+    "and one as each of ISMCTS's trees finishes". With `report_every` 3600 a search of 8
+    trees of 50,000 iterations wrote one partial (trees 0) and then its bestmove (issue 48).
+    Now: the first, then one as each of the 8 finishes (trees 1 to 8, their own figures),
+    then the bestmove, the last partial its figures. An infinite search says the same for
+    the trees of its budget (the first 8), and its later trees (which may finish many a
+    second) on the clock alone."""
+    server, lines = _engine()
+    try:
+        server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 1, "seed": 3,
+                                       "iterations": 400_000, "report_every": 3600}))
+        got = _until(lines, "bestmove")
+        server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 2, "seed": 3,
+                                       "iterations": 8_000, "infinite": True,
+                                       "report_every": 3600}))
+        endless = [lines.get(timeout=60) for _ in range(9)]
+        # (trees of 1,000 iterations: dozens a second, none of them said)
+        with pytest.raises(queue.Empty):
+            lines.get(timeout=0.5)
+        server.handle_line(json.dumps({"cmd": "stop"}))
+        final = _until(lines, "bestmove")[-1]
+    finally:
+        server.close()
+    partials, best = got[:-1], got[-1]
+    assert [p["trees"] for p in partials] == list(range(9))
+    assert all(p["type"] == "partial" and p["running"] == 0 for p in partials[1:])
+    assert best["type"] == "bestmove" and best["iterations"] == 400_000
+    assert [(m["move"], m["value"], m["stderr"], m["visits"]) for m in partials[-1]["moves"]] \
+        == [(m["move"], m["value"], m["stderr"], m["visits"]) for m in best["moves"]]
+    assert [p["trees"] for p in endless] == list(range(9))
+    assert final["replicates"] > 8 and final["stopped"]

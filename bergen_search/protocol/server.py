@@ -6,10 +6,12 @@ with `type`. A command's `id` comes back in every line that answers it.
 
 `go` and `analyze` are *queries*: they wait in a queue (by `priority`, then in the order they
 came) and run one at a time on each of the engine's workers (threads: the compiled searches
-release the interpreter while they run). A query answers with partial lines while it runs
-(`partial` every `report_every` seconds for `go`; a `decision` line per decision judged for
-`analyze`) and exactly one final line (`bestmove`, `analysis`, or an `error`), whatever ends
-it: its budget, `stop`, `terminate`. Everything else is answered at once by the thread that
+release the interpreter while they run, and each query's search owns its stop and its
+memory: what one does never changes another's answer). A query answers with partial lines
+while it runs (`partial` every `report_every` seconds for `go`, and as each tree of ISMCTS's
+budget finishes; a `decision` line per decision judged for `analyze`) and exactly one final
+line (`bestmove`, `analysis`, or an `error`), whatever ends it: its budget, `stop`,
+`terminate`. Everything else is answered at once by the thread that
 reads the input, so `isready`, `stop` and `terminate` are heard while queries run.
 
 The engine exits with status 0 on `quit`, on SIGTERM and on SIGHUP, having stopped every
@@ -402,16 +404,22 @@ class EngineServer:
         if f["beliefs"] is not None:
             beliefs = knowledge(game, f["beliefs"]).beliefs.to_json()
         every = f["report_every"]
-        last = [None]
+        # A partial as each tree of the budget (its `replicates`) finishes, whatever the
+        # clock; an infinite search's later trees, which may finish many a second, are said
+        # on the clock alone.
+        budget_trees = alg.units(dict(settings), 1) if alg.replicated else 0
+        last = [None, 0]                # when the last partial was written, and its trees
 
         def on_info(progress):
             if every <= 0 or "moves" not in progress:
                 return
             now = self.clock()
             exact = progress.get("exact", False)
-            if last[0] is not None and now - last[0] < every and not exact:
+            trees = progress.get("trees", 0)
+            if last[0] is not None and now - last[0] < every and not exact \
+                    and not last[1] < trees <= budget_trees:
                 return
-            last[0] = now
+            last[:] = [now, max(last[1], trees)]
             self.send(partial_answer(progress, exact), q.cmd.id)
 
         result = search(game.info, limits, settings=settings, seed=f["seed"],

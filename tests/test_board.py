@@ -22,6 +22,8 @@ import time
 import pytest
 from click.testing import CliRunner
 
+from support import sizes
+
 from bergen_search.cli import main
 
 pytest.importorskip("starlette")
@@ -853,6 +855,69 @@ def test_analyse_here_opens_a_reviewed_decision_with_its_record(page, tmp_path):
     page.wait_for_selector("#beliefs tr[data-tile]")
     beliefs_match(page, bergen_json("show", str(cut), "--weighting", "inference"))
     assert "from the reviewed record" in page.text_content("#board-source")
+
+
+def _answer(doc):
+    """A `bestmove` as `bergen best --json` prints it: without the query's own fields (its
+    type, id, how it ended, the beliefs asked for) and the wall times."""
+    def timeless(d):
+        if isinstance(d, dict):
+            return {k: timeless(v) for k, v in d.items() if k != "seconds"}
+        return [timeless(v) for v in d] if isinstance(d, list) else d
+    return timeless({k: v for k, v in doc.items()
+                     if k not in ("type", "id", "stopped", "terminated", "beliefs")})
+
+
+@pytest.mark.parametrize("rounds", sizes(4, 12))
+def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(browser, board, rounds):
+    """Issue 48: the board runs every tab's engine in one process, and a Stop in one tab cut
+    short the exact endgame's attempt of a search in another (its answer then said
+    interrupted, its bracket missing; without a live view, from 1,000 iterations). Two tabs
+    on decision.json, each a fixed budget of 20,000 iterations: while the first tab's
+    search runs (its attempt, beside it, building the bracket's trees), the second tab's
+    search is started again and again and stopped, at moments drawn from a seeded
+    schedule. The first tab's ranking, and the engine's answer it got (read off its
+    socket), are `bergen best`'s, field for field, round after round."""
+    import random
+    rng = random.Random(48)
+    pos = bergen_json("show", DECISION)["position"]
+    seeds = [rng.randrange(100) for _ in range(rounds)]
+    # (each alone, before the tabs search)
+    expected = {s: bergen_json("best", pos, "--iterations", "20000", "--seed", str(s))
+                for s in seeds}
+    context = browser.new_context(viewport={"width": 1200, "height": 1000})
+    errors, answers = [], []
+    tabs = [context.new_page() for _ in range(2)]
+    tabs[0].on("websocket", lambda ws: ws.on("framereceived",
+                                             lambda frame: answers.append(frame)))
+    for tab in tabs:
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        tab.goto(board.url)
+        tab.wait_for_selector("#connection:text('engine connected')")
+    first, second = tabs
+    settled = "() => document.querySelector('#moves').dataset.state === 'bestmove'"
+    try:
+        for seed in seeds:
+            fixed_budget(first, 20_000, seed)
+            fixed_budget(second, 20_000, seed + 1)
+            # (the last round's answer is not this one's: the table waits for the new one)
+            first.evaluate("delete document.querySelector('#moves').dataset.state")
+            first.fill("#position-input", pos)
+            first.click("#position-set")
+            second.fill("#position-input", pos)
+            for _ in range(6):          # each start ends the tab's search before it
+                second.click("#position-set")
+                second.wait_for_timeout(rng.uniform(30, 200))
+            second.evaluate("delete document.querySelector('#moves').dataset.state")
+            second.click("#stop")
+            expect_best(expected[seed], first)
+            got = [json.loads(a) for a in answers if '"bestmove"' in a][-1]
+            assert _answer(got) == _answer(expected[seed]), seed
+            second.wait_for_function(settled, timeout=120_000)
+    finally:
+        context.close()
+    assert not errors, errors
 
 
 def test_the_live_analysis_follows_a_game_as_it_is_entered(page, tmp_path):

@@ -8,15 +8,15 @@ that what one query does (its stop, its terminate, its trees) never changes anot
   attempt short: its answer came from 1,000 iterations);
 - a search's memory cap counts its own trees only: trees alive elsewhere in the process
   leave its answer unchanged, on both backends (before: one count of the process's trees);
-- the endgame's builds each hear their own stop, and another build's stop is not theirs;
 - a search's processes (`workers=N`) hear its own stop, handed to them as they start.
 
-The board's tabs (one engine each in one process) are driven in a real browser in
-tests/test_board.py.
+Each exact-endgame build hearing its own stop alone is tests/test_endgame.py's; the board's
+tabs (one engine each, in one process) are driven in a real browser in tests/test_board.py.
 """
 import json
 import random
 import threading
+import time
 
 import pytest
 from support import sizes
@@ -41,7 +41,7 @@ def _timeless(doc):
 
 
 class Engine:
-    """An engine in this process (`EngineServer`), its lines gathered by id."""
+    """An engine in this process (`EngineServer`) and the lines it wrote."""
 
     def __init__(self, workers):
         self.cv = threading.Condition()
@@ -113,10 +113,9 @@ def test_queries_stopped_and_terminated_beside_others_leave_their_answers_alone(
         try:
             for q in queries:
                 engine.send(q)
-            waited = threading.Event()
             at = 0.0
             for when, cmd in events:
-                waited.wait(when - at)
+                time.sleep(when - at)
                 at = when
                 engine.send(cmd)
             engine.wait(len(queries))

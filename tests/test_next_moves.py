@@ -79,7 +79,7 @@ def test_a_match_over_says_the_match_is_over_not_the_round():
     """The last round of a finished match: no next round either (it had said to start one)."""
     with pytest.raises(BergenError) as e:
         next_moves(MATCH)
-    assert str(e.value) == ("round 3: the match is over: side 0 reached the target 15, so no "
+    assert str(e.value) == ("round 4: the match is over: side 0 reached the target 15, so no "
                             "round follows")
 
 

@@ -237,7 +237,8 @@ def test_an_id_that_is_not_a_string_or_an_integer_is_refused(wire, command, bad_
     ('{"cmd": "analyze", "record": %s, "seats": [2], "id": 3}' % json.dumps(MATCH),
      "seat 2 does not exist with 2 players"),
     ('{"cmd": "analyze", "record": %s, "rounds": [9], "id": 3}' % json.dumps(MATCH),
-     "round 9 does not exist: the record has 4 rounds"),
+     "rounds: index 9 is not a round of the record (round 10, counted from 1): it has 4 "
+     "rounds, indexes 0..3"),
     ('{"cmd": "show", "game": "bergen1/x", "id": 3}', "position string"),
 ])
 def test_lines_that_break_the_rules(wire, line, message):

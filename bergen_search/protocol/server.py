@@ -345,9 +345,10 @@ class EngineServer:
                                   f"{record.rules.players} players")
         for r in f["rounds"] or ():
             if r >= len(record.rounds):
-                raise BergenError(f"analyze: round {r} does not exist: the record has "
-                                  f"{len(record.rounds)} round"
-                                  f"{'s' if len(record.rounds) != 1 else ''}")
+                n = len(record.rounds)
+                raise BergenError(f"analyze: rounds: index {r} is not a round of the record "
+                                  f"(round {r + 1}, counted from 1): it has {n} round"
+                                  f"{'s' if n != 1 else ''}, indexes 0..{n - 1}")
         settings = self._settings(c)
         limits = decision_limits(settings, f["iterations"], f["time"])
         check_budget(limits, 4, 2, settings)

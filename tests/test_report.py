@@ -496,3 +496,18 @@ def test_an_interrupted_analysis_of_many_matches_counts_them_right(tmp_path, mon
     heads = [x for x in res.stdout.splitlines() if x.startswith("===")]
     assert heads == ["=== match 1 of 5", "=== match 2 of 5", "=== the 2 matches analysed, of 5"]
     assert "interrupted after 17 of 99 decisions" in res.stdout
+
+
+def test_the_match_objective_shows_chances_as_chances(tmp_path):
+    """With `--objective match` the page, as the text does, gives a value as a chance
+    (`41.7%`, not `+0.42`) and a loss or an error in percentage points."""
+    out = tmp_path / "m.html"
+    res = CliRunner().invoke(main, ["analyze", "examples/match.json", "--objective", "match",
+                                    "--iterations", "300", "--html", str(out)])
+    assert res.exit_code == 0, res.output
+    page = out.read_text(encoding="utf-8")
+    said = re.findall(r'played <span class="move">[^<]+</span> ([^;]+); best '
+                      r'<span class="move">[^<]+</span> ([^;]+); loss ([^,]+),', page)
+    assert said and all(re.fullmatch(r"\d+\.\d%", a) and re.fullmatch(r"\d+\.\d%", b)
+                        and re.fullmatch(r"\d+\.\d ± \d+\.\d pp", c) for a, b, c in said), said
+    assert re.search(r'<td class="total_loss" data-value="[^"]+">\d+\.\d<', page)

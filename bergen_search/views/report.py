@@ -282,6 +282,25 @@ def _f(x, fmt="+.2f") -> str:
     return format(x, fmt).replace("-", "−")
 
 
+def _objective(result) -> str:
+    return result.settings.get("objective", "points")
+
+
+def _value(x, objective: str) -> str:
+    """A value for the page: points (`+0.41`), or the match objective's chance (`71.2%`)."""
+    if objective != "match" or x is None or not math.isfinite(x):
+        return _f(x)
+    return value_text(x, objective)
+
+
+def _gap(x, objective: str, fmt: str = ".2f") -> str:
+    """A difference, an error or a loss: points, or the match objective's in percentage
+    points."""
+    if objective != "match" or x is None or not math.isfinite(x):
+        return _f(x, fmt)
+    return gap_text(x, objective, sign="+" if fmt.startswith("+") else "").replace("-", "−")
+
+
 
 
 #: Dominoes per drawing: a long line or hand is cut into drawings of at most this many, which
@@ -324,7 +343,7 @@ def side_name(rules, side) -> str:
     return f"seat {side}"
 
 
-def _summary_html(summary, table_id="summary") -> str:
+def _summary_html(summary, table_id="summary", objective: str = "points") -> str:
     head = ("<tr><th>seat</th><th>decisions</th><th>forced</th><th>total loss</th>"
             "<th>mean loss</th><th>inaccuracies ?!</th><th>mistakes ?</th><th>blunders ??</th>"
             "<th>borderline [ ]</th>"
@@ -333,15 +352,15 @@ def _summary_html(summary, table_id="summary") -> str:
     for sm in summary:
         cells = [("seat", sm.seat, str(sm.seat)), ("decisions", sm.decisions, str(sm.decisions)),
                  ("forced", sm.forced, str(sm.forced)),
-                 ("total_loss", round(sm.total_loss, 4), _f(sm.total_loss, ".2f")),
-                 ("mean_loss", round(sm.mean_loss, 4), _f(sm.mean_loss, ".3f")),
+                 ("total_loss", round(sm.total_loss, 4), _gap(sm.total_loss, objective)),
+                 ("mean_loss", round(sm.mean_loss, 4), _gap(sm.mean_loss, objective, ".3f")),
                  ("inaccuracies", sm.counts["inaccuracy"], str(sm.counts["inaccuracy"])),
                  ("mistakes", sm.counts["mistake"], str(sm.counts["mistake"])),
                  ("blunders", sm.counts["blunder"], str(sm.counts["blunder"])),
                  ("borderline", sm.borderline, str(sm.borderline)),
                  ("error_rate", round(sm.error_rate, 4), f"{100 * sm.error_rate:.1f}%"),
-                 ("luck_deal", round(sm.luck_deal, 4), _f(sm.luck_deal)),
-                 ("luck_draws", round(sm.luck_draws, 4), _f(sm.luck_draws))]
+                 ("luck_deal", round(sm.luck_deal, 4), _gap(sm.luck_deal, objective, "+.2f")),
+                 ("luck_draws", round(sm.luck_draws, 4), _gap(sm.luck_draws, objective, "+.2f"))]
         rows.append(f'<tr data-seat="{sm.seat}">' + "".join(
             f'<td class="{k}" data-value="{v}">{_e(t)}</td>' for k, v, t in cells) + "</tr>")
     return (f'<div class="scroll"><table class="summary" id="{table_id}">{head}'
@@ -438,12 +457,13 @@ def _graph_dots(result, p, prefix: str, X, Y) -> list:
     ones' markers in the marks' strip (a borderline call is said by its dot's
     `data-borderline` and its decision's text, not in the strip)."""
     out = []
+    obj = _objective(result)
     for dot in p.dots:
         m, dec = result.moments[dot.column], result.decisions[dot.decision]
         x, y = X(dot.column), Y(dot.value)
         tip = (f"round {m.round + 1}, event {m.event}, seat {m.seat}: {dec.played} "
-               f"{_f(dec.values[dec.played])}; best {dec.best} {_f(dec.values[dec.best])}; "
-               f"loss {_f(dec.loss, '.2f')}" + (f" — {verdict_text(dec)}"
+               f"{_value(dec.values[dec.played], obj)}; best {dec.best} "
+               f"{_value(dec.values[dec.best], obj)}; loss {_gap(dec.loss, obj)}" + (f" — {verdict_text(dec)}"
                                                   if dec.label or dec.borderline else ""))
         label_attr = (f' data-borderline="{dot.label or "none"}"' if dot.borderline else
                       f' data-label="{dot.label}"' if dot.label else "")
@@ -475,7 +495,7 @@ def _luck_lane(p, result, X, step, left, right_x, lane_top, lane_h) -> list:
         y = mid - h if b.value > 0 else mid
         fill = _SIDE_COLOURS[b.side] if b.kind == "deal" else "#fff"
         tip = f"seat {result.moments[b.column].seat}, luck of the " \
-              f"{'deal' if b.kind == 'deal' else 'draws'}: {_f(b.value)}"
+              f"{'deal' if b.kind == 'deal' else 'draws'}: {_gap(b.value, _objective(result), '+.2f')}"
         out.append(f'<rect class="luckbar {b.kind}" data-luck="{round(b.value, 4)}" '
                    f'x="{X(b.column) - max(step * .3, 1.5):.1f}" y="{y:.1f}" '
                    f'width="{max(step * .6, 3):.1f}" height="{max(h, .8):.1f}" fill="{fill}" '
@@ -521,6 +541,7 @@ def _decision_html(result, prefix, index, r, event, seat, line, points) -> str:
     """Decision `index` of the analysis (a play with a choice), made at `event` of round
     `r`: the line after it as laid (a `notation.Line`), the hand, the values."""
     dec = result.decisions[index]
+    obj = _objective(result)
     pairs = line.pairs
     played_at = None
     if dec.played.end is not None:
@@ -548,21 +569,21 @@ def _decision_html(result, prefix, index, r, event, seat, line, points) -> str:
     scored = gained(points)
     other = rival(dec)
     if dec.best != dec.played:
-        best_note = f'best <span class="move">{_e(dec.best)}</span> {_f(dec.values[dec.best])}'
+        best_note = f'best <span class="move">{_e(dec.best)}</span> {_value(dec.values[dec.best], obj)}'
     elif dec.borderline and other is not None:
         best_note = (f'the search\'s best; <span class="move">{_e(other)}</span> '
-                     f'{_f(dec.values[other])} may be better')
+                     f'{_value(dec.values[other], obj)} may be better')
     else:
         best_note = "the best play"
-    loss = (_e(loss_text(dec, exact=False)) if dec.best != dec.played or dec.borderline
+    loss = (_e(loss_text(dec, exact=False, objective=obj)) if dec.best != dec.played or dec.borderline
             else "loss 0")
     rows = []
     for move, v in sorted(dec.values.items(), key=lambda kv: -kv[1]):
         cls = " ".join(c for c, on in (("isbest", move == dec.best),
                                        ("isplayed", move == dec.played)) if on)
-        rows.append(f'<tr class="{cls}"><td class="mono">{_e(move)}</td><td>{_f(v)}</td>'
-                    f'<td>± {_f(dec.stderrs.get(move), ".2f")}</td>'
-                    f'<td>{_f(dec.values[dec.best] - v, ".2f")}</td></tr>')
+        rows.append(f'<tr class="{cls}"><td class="mono">{_e(move)}</td><td>{_value(v, obj)}</td>'
+                    f'<td>± {_gap(dec.stderrs.get(move), obj)}</td>'
+                    f'<td>{_gap(dec.values[dec.best] - v, obj)}</td></tr>')
     details = (f'<details><summary>all {len(dec.values)} plays</summary>'
                f'<table class="moves"><tr><th>play</th><th>value</th><th>stderr</th>'
                f'<th>loss</th></tr>{"".join(rows)}</table></details>')
@@ -572,7 +593,7 @@ def _decision_html(result, prefix, index, r, event, seat, line, points) -> str:
             f'<span class="move">{_e(dec.played)}{mark}</span>{badge}'
             f'<span>{_e(scored)}</span></div>'
             f'<div class="values">played <span class="move">{_e(dec.played)}</span> '
-            f'{_f(dec.values[dec.played])}; {best_note}; {loss}'
+            f'{_value(dec.values[dec.played], obj)}; {best_note}; {loss}'
             f'{EXACT_NOTE if dec.exact else ""}'
             f'</div>'
             f'<div class="board"><figure>{_line_svg(pairs, played_at, "the line after the play")}'
@@ -611,7 +632,7 @@ def _match_html(result, prefix="", title=None) -> str:
                f'<p class="scroll-note">the graph is wider than the screen: scroll it '
                f'sideways for the whole match →</p>'
                f'<div class="scroll graph-scroll">{_graph_svg(result, prefix)}</div></section>')
-    out.append(f'<h3>Summary per seat</h3>{_summary_html(result.summary, prefix + "summary")}')
+    out.append(f'<h3>Summary per seat</h3>{_summary_html(result.summary, prefix + "summary", _objective(result))}')
     forced = result.forced
     index = {id(d): i for i, d in enumerate(result.decisions)}
     for r, events in enumerate(result.annotated):
@@ -663,7 +684,7 @@ def html_report(results, *, title="Bergen analysis") -> str:
         body.append(_match_html(results[0]))
     else:
         body.append("<h2>All matches: summary per seat</h2>")
-        body.append(_summary_html(combined_summary(results)))
+        body.append(_summary_html(combined_summary(results), objective=_objective(results[0])))
         body.append("<p>" + " · ".join(f'<a href="#m{i}-top">match {i}</a>'
                                        for i in range(len(results))) + "</p>")
         for i, res in enumerate(results):

@@ -1,6 +1,7 @@
-"""Builds the Cython core: src_cython/bergen_search/*.pyx -> bergen_search._*.
+"""Builds the Cython core: src_cython/bergen_search/LAYER/_name.pyx -> bergen_search.LAYER._name.
 
-The sources mirror the package path so that Cython finds each module's .pxd.
+The sources mirror the package path, so that Cython finds each module's .pxd and each compiled
+module lands in its layer, beside its Python and its pure-Python twin.
 BERGEN_DEBUG_BUILD=1 turns bounds checking back on (a build for tests that hunt bugs);
 BERGEN_SANITIZE=1 builds with AddressSanitizer and UndefinedBehaviorSanitizer (-O1 -g; any
 finding aborts the process): Python itself is not instrumented, so run it with the ASan
@@ -38,14 +39,15 @@ directives = {
 }
 extensions = [
     Extension(
-        "bergen_search." + os.path.splitext(os.path.basename(path))[0],
+        os.path.splitext(os.path.relpath(path, "src_cython"))[0].replace(os.sep, "."),
         [path],
         extra_compile_args=(["-O1", "-g"] + SANITIZERS if sanitize
                             else ["-O0", "-g"] if debug else ["-O3"]) + ["-ffp-contract=off"],
         extra_link_args=SANITIZERS if sanitize else [],
         define_macros=plain_bits,
     )
-    for path in sorted(glob(os.path.join("src_cython", "bergen_search", "*.pyx")))
+    for path in sorted(glob(os.path.join("src_cython", "bergen_search", "**", "*.pyx"),
+                            recursive=True))
     if not only or os.path.splitext(os.path.basename(path))[0] in only
 ]
 

@@ -80,7 +80,7 @@ def evaluate(path: str, limit: int, pools: list, json_out: str | None) -> dict:
 
 
 def cost(path: str, limit: int, repeats: int) -> None:
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.information._sampler import CoreSampler
     infos = [info for _, info, _, _ in decisions(path, limit)]
     action_model()
     builds = {

@@ -88,7 +88,7 @@ def tolerance_study(infos, tolerances=(0.05, 0.01, 0.003), reference=1e-4):
 def dcfr_study(infos, params=((1.5, 0.0, 2.0), (1.5, 0.0, 6.0)), max_work=300_000_000):
     """Per DCFR parameters (alpha, beta, gamma): the positions solved, the mean iterations
     to the tolerance, and the work done (traversals times the tree)."""
-    from bergen_search.search import endgame_ref
+    from bergen_search.search.endgame import reference as endgame_ref
     games = []
     for info in infos:
         try:
@@ -122,7 +122,7 @@ def memory_study(infos, min_work=100_000):
     the largest, so that a memory cap (search.Limits.memory_mb) holds."""
     import gc
 
-    from bergen_search.search import endgame_ref
+    from bergen_search.search.endgame import reference as endgame_ref
 
     def rss():
         with open("/proc/self/statm") as f:

@@ -1,4 +1,4 @@
-"""Worlds per second of the determinized expectimax (bergen_search._expectimax), 2 players.
+"""Worlds per second of the determinized expectimax (bergen_search.search.engines.expectimax._expectimax), 2 players.
 
 Depth 6 (actions: plays, draws and passes), 2 horizon playouts, exact solving at 7 tiles or
 fewer (the defaults), fixed seeds. Two positions of a random round: the first decision after
@@ -50,7 +50,7 @@ def position(kind):
 
 
 def _search(sampler, worlds):
-    from bergen_search._expectimax import ExpectimaxSearch
+    from bergen_search.search.engines.expectimax._expectimax import ExpectimaxSearch
     search = ExpectimaxSearch(sampler, DEPTH, SEED)
     search.run_worlds(worlds, 0)
     return search
@@ -58,7 +58,7 @@ def _search(sampler, worlds):
 
 @pytest.mark.parametrize("kind", sorted(POSITIONS))
 def test_expectimax_worlds(benchmark, core, kind):
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.information._sampler import CoreSampler
     sampler = CoreSampler(position(kind))
     worlds = WORLDS[kind]
     benchmark.extra_info["worlds"] = worlds
@@ -71,8 +71,8 @@ def test_expectimax_worlds(benchmark, core, kind):
 
 def worlds_per_second(info, seconds=1.0, repeats=3) -> float:
     """Best of a few runs of `seconds`, in CPU time."""
-    from bergen_search._expectimax import ExpectimaxSearch
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.search.engines.expectimax._expectimax import ExpectimaxSearch
+    from bergen_search.information._sampler import CoreSampler
     sampler = CoreSampler(info)
     best = 0.0
     for _ in range(repeats):

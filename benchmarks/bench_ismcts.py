@@ -1,4 +1,4 @@
-"""Speed of SO-ISMCTS (`bergen_search._ismcts`) at the first decision of a 2-player round.
+"""Speed of SO-ISMCTS (`bergen_search.search.engines.ismcts._ismcts`) at the first decision of a 2-player round.
 
 The position: a seeded `play_match` record cut right after the lead, seen by the seat to
 move (`from_state_and_events`). `run(2000, 0)` on a fresh tree is the benchmark (iterations
@@ -37,13 +37,13 @@ def first_decision(seed=SEED):
 
 @pytest.fixture(scope="module")
 def sampler(core):
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.information._sampler import CoreSampler
     return CoreSampler(first_decision())
 
 
 @pytest.mark.parametrize("objective", ["points", "match"])
 def test_ismcts_fresh_tree(benchmark, sampler, objective):
-    from bergen_search._ismcts import IsmctsTree
+    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
 
     def search():
         tree = IsmctsTree(sampler, SEED, objective=objective)
@@ -57,7 +57,7 @@ def test_ismcts_fresh_tree(benchmark, sampler, objective):
 def test_ismcts_playouts(benchmark, sampler, playout):
     """The default engine's tree (safe playouts, mirror twins merged) against the classic one
     (random playouts): the cost of the safe playout per iteration."""
-    from bergen_search._ismcts import IsmctsTree
+    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
 
     def search():
         tree = IsmctsTree(sampler, SEED, playout=playout, merge_twins=playout == "safe")
@@ -82,7 +82,7 @@ def test_reference_tree(benchmark, playout):
     """The pure-Python tree (`ismcts_ref`, the fallback without a compiler) on the same
     position: 100 iterations a round."""
     from bergen_search.information.sampler import ReferenceSampler
-    from bergen_search.search.ismcts_ref import IsmctsTree
+    from bergen_search.search.engines.ismcts.reference import IsmctsTree
     sampler = ReferenceSampler(first_decision())
 
     def search():
@@ -94,18 +94,18 @@ def test_reference_tree(benchmark, playout):
 
 
 def test_ismcts_growing_tree(benchmark, sampler):
-    from bergen_search._ismcts import IsmctsTree
+    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
     tree = IsmctsTree(sampler, SEED)
     benchmark.extra_info["iterations"] = ITERATIONS
     assert benchmark(tree.run, ITERATIONS, 0) == ITERATIONS
 
 
 def main(iterations, reference_iterations):
-    from bergen_search._ismcts import IsmctsTree
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
+    from bergen_search.information._sampler import CoreSampler
 
     from bergen_search.information.sampler import ReferenceSampler
-    from bergen_search.search import ismcts_ref
+    from bergen_search.search.engines.ismcts import reference as ismcts_ref
     info = first_decision()
     rates = {}
     for name, cls, sampler, n in (("core", IsmctsTree, CoreSampler(info), iterations),

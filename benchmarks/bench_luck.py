@@ -63,7 +63,7 @@ def test_bench_linear_luck_of_a_set(benchmark):
 
 
 def test_bench_draw_rollouts(benchmark):
-    from bergen_search._luck import draw_rollouts
+    from bergen_search.play._luck import draw_rollouts
     rules, logs, _ = a_set()
     state = next(first_draw(rules, log) for log in logs if any(
         a == DRAW for _, a, _ in log.rounds[0].events))

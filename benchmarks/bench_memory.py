@@ -135,8 +135,8 @@ def main(seconds: float):
 
 # ---- pytest-benchmark --------------------------------------------------------------------------
 def _full_tree(cap_bytes):
-    from bergen_search._ismcts import IsmctsTree
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
+    from bergen_search.information._sampler import CoreSampler
 
     from bergen_search.formats.game import load_game
     return IsmctsTree(CoreSampler(load_game(FIRST)), 1, max_bytes=cap_bytes)

@@ -58,7 +58,7 @@ def core_sampler():
     from bergen_search.game.backend import load_core
     if load_core() is None:
         pytest.fail("compiled core is not built; run `pip install -e .`")
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.information._sampler import CoreSampler
     return CoreSampler
 
 
@@ -113,7 +113,7 @@ def _best(fn, repeats=5):
 
 
 if __name__ == "__main__":
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.information._sampler import CoreSampler
     position = mid_round_position()
     table = WorldTable(position)
     sampler = CoreSampler(position, table)

@@ -13,7 +13,7 @@ CORE = load_core()
 @pytest.fixture(scope="session")
 def core():
     if CORE is None:
-        pytest.fail("compiled core bergen_search._core is not built; run `pip install -e .`")
+        pytest.fail("compiled core bergen_search.game._core is not built; run `pip install -e .`")
     return CORE
 
 

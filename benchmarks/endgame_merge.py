@@ -46,7 +46,7 @@ from endgame_stage import attempts, corpus_infos  # noqa: E402
 from bergen_search.game.state import PASS, blocked_winner  # noqa: E402
 from bergen_search.game.tiles import TILES_WITH  # noqa: E402
 from bergen_search.search import endgame  # noqa: E402
-from bergen_search.search.endgame_ref import _legal, _state, _with_hands, public_moves  # noqa: E402
+from bergen_search.search.endgame.reference import _legal, _state, _with_hands, public_moves  # noqa: E402
 
 
 class Capped(Exception):

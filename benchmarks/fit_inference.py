@@ -140,7 +140,7 @@ def ratios(logs, classify=relation):
 
 def log_loss(logs, models, worlds=2000, limit=400, seed=1):
     """{name: mean log loss} of the other hands' tile marginals at the records' decisions."""
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.information._sampler import CoreSampler
     total = {name: 0.0 for name in models}
     n = 0
     points = 0

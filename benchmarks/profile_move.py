@@ -26,7 +26,7 @@ import time
 import gauntlet as g
 from bergen_search.formats.game import load_game
 from bergen_search.search import Limits, search
-from bergen_search.search import exact
+from bergen_search.search.endgame import step as exact
 
 
 def positions(path: str, per_phase: int, tools) -> dict:

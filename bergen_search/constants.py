@@ -29,7 +29,7 @@ EQUITY_STREAM = 0x2545F4914F6CDD1D
 #: (comparable values, `search(values=True)`), apart from the tree's own stream.
 PASS_STREAM = 0xFA55
 #: Added, times the replicate number, to a world's index for the playout seeds of its later
-#: solves (`algorithms.expectimax.exact_expectimax`).
+#: solves (`engines.expectimax.exact_expectimax`).
 REPLICATE_STREAM = 1 << 40
 #: The seed streams of an analysis's searches: decision k's first search is
 #: `derive_seed(seed, k)`; its recheck j, `derive_seed(seed, RECHECK_STREAM * j + k)`; a draw
@@ -41,6 +41,13 @@ DRAW_STREAM = 10_000_000
 MIX_STREAM = 0xE9D6
 
 # ---- the searches' limits ----------------------------------------------------------------------
+#: Points rewards are divided by this inside a UCB rule (ISMCTS below its root, the ucb engine's
+#: root), not in the statistics: points / 8 spread about like a 0/1 match reward, so that one
+#: exploration constant serves both objectives.
+POINTS_SCALE = 8.0
+#: The edge key of the observer's own draw of tile t in an ISMCTS tree: OWN_DRAW + t (another
+#: seat's draw is the core's DRAW, a pass its PASS, a play its move).
+OWN_DRAW = 64
 #: The longest search a call may ask for, in seconds (a day): every search and both backends.
 MAX_SECONDS = 86400.0
 #: The largest UCB exploration constant of an ISMCTS tree.

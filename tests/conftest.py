@@ -23,7 +23,7 @@ def pytest_configure(config):
 
     import bergen_search
     if not COMPILED:
-        pytest.exit("no src_cython/bergen_search/*.pyx beside tests/: the tests cannot tell "
+        pytest.exit("no src_cython/bergen_search/**/*.pyx beside tests/: the tests cannot tell "
                     "which compiled modules to require", returncode=2)
     missing = []
     for name in COMPILED:
@@ -47,7 +47,7 @@ def require_compiled_fixture():
 
 
 def _core_or_fail():
-    return require_compiled(CORE, "core bergen_search._core")
+    return require_compiled(CORE, "core bergen_search.game._core")
 
 
 @pytest.fixture(params=["reference", "core"])
@@ -67,10 +67,10 @@ def virtual_clock(monkeypatch):
     one) is virtual and advances by `step` seconds at each reading, so that a test counts the
     readings a limit allows instead of timing the machine. The real clock comes back after
     the test."""
-    from bergen_search.search import ismcts_ref
+    from bergen_search.search.engines.ismcts import reference as ismcts_ref
     from bergen_search.search import limits
     _core_or_fail()
-    from bergen_search import _core
+    from bergen_search.game import _core
 
     def set_step(step):
         _core.set_test_clock(step)

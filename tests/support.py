@@ -1,7 +1,7 @@
 """Helpers shared by several test files: one module, imported by name (`import support`;
 pytest puts tests/ on the path), instead of test files loading each other.
 
-- `COMPILED`: the compiled modules, one per `src_cython/bergen_search/*.pyx`;
+- `COMPILED`: the compiled modules (`game._core`, ...), one per `src_cython/bergen_search/**/*.pyx`;
 - `console_script`: the installed `bergen` of the Python running the tests;
 - `require_compiled`: a compiled module or the conftest policy (fail, or skip with
   BERGEN_ALLOW_NO_CORE=1);
@@ -39,12 +39,13 @@ from bergen_search.information.sampler import WorldTable
 
 RANDOM = 0      # the random engine's code (playout.play_match)
 
-#: The compiled modules (`bergen_search._core`, ...): one per .pyx file that setup.py builds,
+#: The compiled modules (`bergen_search.game._core`, ...): one per .pyx file that setup.py builds,
 #: read from the sources, so that a module added there is one the tests require (conftest.py
 #: stops the run when one is not built) without a list to keep up to date.
-COMPILED = tuple(sorted(p.stem for p in
-                        (Path(__file__).resolve().parents[1] / "src_cython" / "bergen_search")
-                        .glob("*.pyx")))
+COMPILED = tuple(sorted(
+    ".".join(p.relative_to(Path(__file__).resolve().parents[1] / "src_cython" / "bergen_search")
+             .with_suffix("").parts)
+    for p in (Path(__file__).resolve().parents[1] / "src_cython" / "bergen_search").rglob("*.pyx")))
 
 #: Examples per property of the fuzzers (hypothesis): `BERGEN_FUZZ_EXAMPLES`, default 12; CI
 #: (`.ci/run`) runs 100, and its sanitizer job 60.

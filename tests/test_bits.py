@@ -12,7 +12,7 @@ import pytest
 from support import require_compiled
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = sorted((ROOT / "src_cython" / "bergen_search").glob("*.p[xy][dx]"))
+SOURCES = sorted((ROOT / "src_cython" / "bergen_search").rglob("*.p[xy][dx]"))
 #: What only the one definition may name: a compiler's builtins, atomics and intrinsics, and
 #: the POSIX clock (Windows has none).
 COMPILER_SPECIFIC = re.compile(r"__builtin_|__atomic|__sync_|_BitScan|__popcnt|_Interlocked"
@@ -21,7 +21,7 @@ COMPILER_SPECIFIC = re.compile(r"__builtin_|__atomic|__sync_|_BitScan|__popcnt|_
 
 @pytest.fixture(scope="module")
 def core():
-    import bergen_search._core as core
+    import bergen_search.game._core as core
     return require_compiled(core, "_core")
 
 

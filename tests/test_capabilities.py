@@ -11,7 +11,7 @@ import pytest
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load_game
 from bergen_search.search import evaluate, registry
-from bergen_search.search.algorithms.flat import Flat
+from bergen_search.search.engines.flat import Flat
 from bergen_search.search.api import Limits, search
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -79,7 +79,7 @@ def test_the_generic_code_names_no_engine_and_no_engines_setting():
     names = set(registry.algorithms())
     for path in ("bergen_search/search/api.py", "bergen_search/search/evaluate.py",
                  "bergen_search/analysis/review.py", "bergen_search/search/workers.py",
-                 "bergen_search/search/exact.py"):
+                 "bergen_search/search/endgame/step.py"):
         code = "\n".join(line.split("#")[0] for line in
                          open(os.path.join(ROOT, path), encoding="utf-8").read().splitlines())
         code = re.sub(r'"""[\s\S]*?"""', "", code)

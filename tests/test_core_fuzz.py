@@ -39,13 +39,13 @@ from bergen_search.play.engines import parse_engine_spec
 from bergen_search.play.seats import play_engines
 from bergen_search.search import endgame
 
-_ismcts = pytest.importorskip("bergen_search._ismcts")
-_sampler = pytest.importorskip("bergen_search._sampler")
-_expectimax = pytest.importorskip("bergen_search._expectimax")
-_core = pytest.importorskip("bergen_search._core")
-_policy = pytest.importorskip("bergen_search._policy")
-_endgame = pytest.importorskip("bergen_search._endgame")
-_luck = pytest.importorskip("bergen_search._luck")
+_ismcts = pytest.importorskip("bergen_search.search.engines.ismcts._ismcts")
+_sampler = pytest.importorskip("bergen_search.information._sampler")
+_expectimax = pytest.importorskip("bergen_search.search.engines.expectimax._expectimax")
+_core = pytest.importorskip("bergen_search.game._core")
+_policy = pytest.importorskip("bergen_search.search._policy")
+_endgame = pytest.importorskip("bergen_search.search.endgame._endgame")
+_luck = pytest.importorskip("bergen_search.play._luck")
 IsmctsTree, CoreSampler = _ismcts.IsmctsTree, _sampler.CoreSampler
 EndgameSolver = _endgame.EndgameSolver
 ExpectimaxSearch = _expectimax.ExpectimaxSearch

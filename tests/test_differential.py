@@ -125,7 +125,7 @@ def test_configs_cover_every_variant():
 
 
 def test_tables_match_tiles(core):
-    from bergen_search import _core
+    from bergen_search.game import _core
     t = _core._tables()
     assert t["TILE_LOW"] == TILE_LOW and t["TILE_HIGH"] == TILE_HIGH
     assert t["PIPS"] == PIPS and t["LOW_RANK"] == LOW_RANK
@@ -135,7 +135,7 @@ def test_tables_match_tiles(core):
 
 @pytest.mark.parametrize("seed", [0, 1, 2**63 + 5, 2**64 - 1, -3, derive_seed(7, 7)])
 def test_rng_is_bit_for_bit(core, seed):
-    from bergen_search import _core
+    from bergen_search.game import _core
     for n in (1, 2, 3, 28, 56, 2**31 + 11):
         r = Rng(seed)
         assert _core._rng_below(seed, n, 50) == [r.below(n) for _ in range(50)]

@@ -586,20 +586,15 @@ def test_module_map_names_every_module():
     mapped = [r[0].strip("`") for r in rows]
     assert len(mapped) == len(set(mapped))
     package = os.path.join(ROOT, "bergen_search")
-    engines = os.path.join(package, "search", "algorithms")
     real = set()
     for folder, dirs, files in os.walk(package):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
-        if folder == engines:
-            continue
         real |= {os.path.relpath(os.path.join(folder, n), ROOT).replace(os.sep, "/")
                  for n in files if n.endswith(".py")}
-    # The engines' package is one row: an engine is added by adding a module there, and
-    # nothing else (search/registry.py).
-    real.add("bergen_search/search/algorithms/")
-    real |= {f"src_cython/bergen_search/{n}"
-             for n in os.listdir(os.path.join(ROOT, "src_cython", "bergen_search"))
-             if n.endswith(".pyx")}
+    src = os.path.join(ROOT, "src_cython")
+    for folder, _, files in os.walk(src):
+        real |= {os.path.relpath(os.path.join(folder, n), ROOT).replace(os.sep, "/")
+                 for n in files if n.endswith(".pyx")}
     assert set(mapped) == real, sorted(set(mapped) ^ real)
 
 
@@ -661,28 +656,6 @@ def test_sdist_takes_docs(monkeypatch):
     static = os.path.join("bergen_search", "board", "static")
     assets = {f"bergen_search/board/static/{n}" for n in os.listdir(static)}
     assert assets and assets <= {f.replace(os.sep, "/") for f in files.files}
-
-
-def test_api_md_says_where_every_moved_module_went():
-    """API.md's table of moved modules: every new path imports, and no old one is still a
-    module (a few are packages now, holding the moved module: `bergen_search.analysis` holds
-    `analysis.review`); a table that sent a script to a module that is gone, or named a move
-    that never happened, would fail here."""
-    import importlib
-    import importlib.util
-
-    text = open(os.path.join(DOCS, "API.md"), encoding="utf-8").read()
-    table = text.split("## Where the modules moved", 1)[1]
-    rows = re.findall(r"^\| `(bergen_search[\w.]*)` \| `(bergen_search[\w.]*)` \|$", table, re.M)
-    assert len(rows) >= 40, rows
-    for before, now in rows:
-        importlib.import_module(now)
-        try:
-            spec = importlib.util.find_spec(before)
-        except ModuleNotFoundError:     # its parent package is gone too
-            spec = None
-        assert spec is None or spec.submodule_search_locations is not None, \
-            f"{before} is still a module"
 
 
 def test_every_test_in_benchmarks_is_collected():

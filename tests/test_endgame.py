@@ -23,7 +23,8 @@ from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import Move
 from bergen_search.game.rules import Rules
 from bergen_search.play.bench import endgame_positions
-from bergen_search.search import endgame, endgame_ref
+from bergen_search.search import endgame
+from bergen_search.search.endgame import reference as endgame_ref
 from bergen_search.search.api import Limits, search
 
 KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to_move":1,'
@@ -49,7 +50,7 @@ def positions():
 
 
 def core():
-    return pytest.importorskip("bergen_search._endgame")
+    return pytest.importorskip("bergen_search.search.endgame._endgame")
 
 
 def assert_same_tree(c, tree) -> None:

@@ -18,7 +18,8 @@ from support import stage_cuts
 from test_endgame import small_positions
 
 from bergen_search.formats.game import load_game
-from bergen_search.search import endgame, endgame_ref
+from bergen_search.search import endgame
+from bergen_search.search.endgame import reference as endgame_ref
 from bergen_search.search.api import Limits, search
 
 
@@ -190,7 +191,7 @@ def test_a_move_in_the_support_keeps_the_solves_value(solved):
 
 
 def test_c_and_python_paths_agree(solved, monkeypatch):
-    pytest.importorskip("bergen_search._endgame")
+    pytest.importorskip("bergen_search.search.endgame._endgame")
     for info, _, sol in solved[:3]:
         monkeypatch.setenv("BERGEN_PURE_PYTHON", "1")
         g = endgame.game(info)

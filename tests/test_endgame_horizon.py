@@ -22,7 +22,8 @@ from test_endgame_bracket import _moves_after, positions  # noqa: F401 (a fixtur
 
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import Move
-from bergen_search.search import endgame, endgame_ref
+from bergen_search.search import endgame
+from bergen_search.search.endgame import reference as endgame_ref
 from bergen_search.search.api import Limits, search
 
 DECISION = "examples/decision.json"
@@ -41,7 +42,7 @@ def _decision():
 
 @pytest.mark.parametrize("count", sizes(6, 16))
 def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count):
-    eg = pytest.importorskip("bergen_search._endgame")
+    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
     checked = other_policy = 0
     for info, _ in positions[:count]:
         _, subs = _subgames(info)
@@ -71,7 +72,7 @@ def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count):
 
 
 def test_a_horizon_past_the_end_is_the_whole_tree(positions):
-    eg = pytest.importorskip("bergen_search._endgame")
+    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
     info, _ = positions[0]
     _, subs = _subgames(info)
     _, sub = subs[0]
@@ -139,7 +140,7 @@ def test_a_depth_limited_floor_holds_against_the_real_games_answers(positions):
 def test_a_shared_playout_table_changes_no_value(positions):
     """The play-outs' table kept across trees (deeper horizons, other moves, other numbers
     of policies) gives the values a fresh one gives."""
-    eg = pytest.importorskip("bergen_search._endgame")
+    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
     info, _ = positions[1]
     g, subs = _subgames(info)
     for greedy in (g.seat, -1):
@@ -161,7 +162,7 @@ def test_decision_json_is_bracketed_with_both_bounds_within_its_budget():
     """The issue's example: its shown game (36 deals, hands of 11 and 7) is predicted at 94
     million ways to play out, 94 times the budget; every move gets both bounds depth-limited,
     within the default budget's work."""
-    pytest.importorskip("bergen_search._endgame")
+    pytest.importorskip("bergen_search.search.endgame._endgame")
     info = _decision()
     budget = endgame.budget_work(100_000)
     b = endgame.bracket(info, max_work=budget)
@@ -176,7 +177,7 @@ def test_decision_json_is_bracketed_with_both_bounds_within_its_budget():
 
 
 def test_the_engine_reports_the_depth_limited_bracket():
-    pytest.importorskip("bergen_search._endgame")
+    pytest.importorskip("bergen_search.search.endgame._endgame")
     from click.testing import CliRunner
 
     from bergen_search.cli import main
@@ -196,7 +197,7 @@ def test_the_engine_reports_the_depth_limited_bracket():
 
 
 def test_a_stop_ends_a_depth_limited_bracket():
-    pytest.importorskip("bergen_search._endgame")
+    pytest.importorskip("bergen_search.search.endgame._endgame")
     import threading
     stop = threading.Event()
     stop.set()
@@ -225,7 +226,7 @@ def _stopped_attempt(iterations: int):
 def test_a_stop_inside_a_play_out_ends_the_attempt_interrupted():
     """The stop set inside the play-outs: the attempt says interrupted, with no result, as
     Ctrl-C would (how soon: the slow run's test below)."""
-    pytest.importorskip("bergen_search._endgame")
+    pytest.importorskip("bergen_search.search.endgame._endgame")
     tried, _ = _stopped_attempt(100_000)
     assert tried.interrupted and tried.result is None
 
@@ -235,7 +236,7 @@ def test_a_stop_inside_a_play_out_ends_the_attempt_at_once():
     """At a budget whose attempt runs some 13 s unstopped (2 s at 100,000, the default run's,
     too close to any bound the machine's load cannot break), the stop 50 ms in ends it
     within 3 s."""
-    pytest.importorskip("bergen_search._endgame")
+    pytest.importorskip("bergen_search.search.endgame._endgame")
     tried, seconds = _stopped_attempt(1_000_000)
     assert tried.interrupted and tried.result is None
     assert seconds < 3.0, f"the attempt ran {seconds:.2f} s"
@@ -244,7 +245,7 @@ def test_a_stop_inside_a_play_out_ends_the_attempt_at_once():
 def test_the_play_out_tables_keep_within_the_memory_cap():
     """Under a small cap (the search's `--memory`) the two play-out tables take at most a
     quarter of it (the trees the rest, `allowance`)."""
-    eg = pytest.importorskip("bergen_search._endgame")
+    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
     assert eg.PlayoutTable(None, -1).nbytes == 24 << endgame.budget.PLAYOUT_TABLE_BITS
     assert eg.PlayoutTable(None, -1, 10).nbytes == 24 << 10
     with pytest.raises(Exception, match="bits"):
@@ -276,7 +277,7 @@ def test_the_play_out_tables_keep_within_the_memory_cap():
 def test_one_deal_left_is_bracketed_by_its_minimax(positions):
     """A subgame with one deal hides nothing: `_limited` gives floor = ceiling = the
     minimax of the hands after the move, from one shallow tree."""
-    pytest.importorskip("bergen_search._endgame")
+    pytest.importorskip("bergen_search.search.endgame._endgame")
     found = 0
     for info, state in positions:
         g, subs = _subgames(info)
@@ -301,7 +302,7 @@ def test_no_peek_a_depth_limited_bracket_does_not_move_when_the_hidden_hand_is_f
     """The first stage cut of greedy self-play (seeds from 1700) whose shown game is too big
     and bracketed cut at a horizon: the same bracket, and the same search, with the other
     hand hidden or shown."""
-    pytest.importorskip("bergen_search._endgame")
+    pytest.importorskip("bergen_search.search.endgame._endgame")
     from support import stage_cuts
     for shown, hidden in stage_cuts(1700, 60):
         a_info = load_game(shown)
@@ -332,7 +333,7 @@ def test_a_floor_leaf_next_to_mirror_twins_is_valued_alike_by_core_and_oracle():
 
     from bergen_search.game.rules import Rules
     from bergen_search.game.tiles import TILE_HIGH, TILE_LOW
-    eg = pytest.importorskip("bergen_search._endgame")
+    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
 
     def tile(a, b):
         return next(i for i in range(28) if {TILE_LOW[i], TILE_HIGH[i]} == {a, b})
@@ -358,7 +359,7 @@ def test_cut_full_games_of_several_hands_agree_with_the_oracle(positions, count)
     """The full game (each seat's every possible hand: rows of several hands, deals alone
     with a hand or not), cut at horizons 1-3 with either seat greedy or none: the core's
     leaves are the oracle's, payoff for payoff."""
-    eg = pytest.importorskip("bergen_search._endgame")
+    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
     alone = 0
     for info, _ in positions[:count]:
         g = endgame.game(info)
@@ -381,7 +382,7 @@ def test_a_brackets_work_counts_every_build_and_stays_within_the_budget(iteratio
     what they may have cost) and every DCFR run's work are in `Bracket.work`, which stays
     within the budget, at budgets where some cuts fail (a failed cut's work was once left
     out, and later moves got larger shares)."""
-    pytest.importorskip("bergen_search._endgame")
+    pytest.importorskip("bergen_search.search.endgame._endgame")
     real_deepen, real_iterate = endgame.shown.deepen, endgame.solvers.iterate
     built = []
 
@@ -409,7 +410,7 @@ def test_a_stop_heard_inside_a_cut_keeps_the_moves_bracketed(monkeypatch):
     """The stop comes while the third move's cut is built (a KeyboardInterrupt from the
     core, as Ctrl-C gives): the two moves done are kept, the rest missing, and the bracket
     says it was interrupted."""
-    pytest.importorskip("bergen_search._endgame")
+    pytest.importorskip("bergen_search.search.endgame._endgame")
     real, calls = endgame.shown.deepen, []
 
     def deepen(*args, **kwargs):
@@ -427,7 +428,7 @@ def test_at_most_one_cut_tree_is_held_while_another_is_built(monkeypatch):
     """The memory cap counts the tree held (the last level that fitted) and the one being
     built: the ceiling's tree is gone before the floor's first level is built."""
     import gc
-    eg = pytest.importorskip("bergen_search._endgame")
+    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
     real, alive = endgame.solvers.build, []
 
     def build(*args, **kwargs):
@@ -440,7 +441,7 @@ def test_at_most_one_cut_tree_is_held_while_another_is_built(monkeypatch):
 
 
 def test_a_play_out_table_of_another_kind_is_refused():
-    eg = pytest.importorskip("bergen_search._endgame")
+    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
     info = _decision()
     _, subs = _subgames(info)
     _, sub = subs[0]

@@ -180,7 +180,7 @@ def test_an_infinite_search_grows_trees_until_stop(engine):
 def test_a_stop_is_heard_at_the_next_slice(monkeypatch):
     """search(stop=) checks the event before every slice: set during slice k, the search does
     no slice after it; and the slices of a stoppable search are STOP_SLICE_SECONDS long."""
-    from bergen_search.search.algorithms import expectimax
+    from bergen_search.search.engines import expectimax
     # Solving decision.json's 36 worlds takes about 10 ms on a quiet machine, the length of
     # a slice: reported after every world, the stop must be heard before the next one.
     monkeypatch.setattr(expectimax, "STOP_SLICE_SECONDS", 0.0)

@@ -1,4 +1,4 @@
-"""The determinized expectimax (`bergen_search._expectimax`) against its oracle
+"""The determinized expectimax (`bergen_search.search.engines.expectimax._expectimax`) against its oracle
 (`bergen_search.search.expectimax_ref`), on small endgames where both search to the end of the round.
 
 Layered as OpenSpiel's search tests: every world of small endgames searched in C equals the
@@ -22,11 +22,11 @@ from bergen_search.game.state import DRAW, State, find_leader
 from bergen_search.game.tiles import popcount
 from bergen_search.information.infoset import Observer, from_position, from_state_and_events
 from bergen_search.information.sampler import WorldTable
-from bergen_search.search import expectimax_ref as ref
+from bergen_search.search.engines.expectimax import reference as ref
 
 try:
-    from bergen_search._expectimax import ExpectimaxSearch
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.search.engines.expectimax._expectimax import ExpectimaxSearch
+    from bergen_search.information._sampler import CoreSampler
 except ImportError:
     if os.environ.get("BERGEN_ALLOW_NO_CORE") == "1":
         pytest.skip("compiled core not built (BERGEN_ALLOW_NO_CORE=1)", allow_module_level=True)
@@ -521,7 +521,7 @@ def test_ctrl_c_during_enumeration_returns_what_was_found(monkeypatch, at):
     # The engine takes its class from backend.SEARCH.pick.
     pick = backend.SEARCH.pick
     monkeypatch.setattr(backend.SearchBackend, "pick", lambda self, name, ref=None: (
-        (lambda *a, **k: _Interrupting(at, *a, **k)) if name.startswith("_expectimax")
+        (lambda *a, **k: _Interrupting(at, *a, **k)) if name.endswith("._expectimax.ExpectimaxSearch")
         else pick(name, ref)))
     res = search(info, Limits(iterations=126), algorithm="expectimax", seed=4)
     assert res.info["interrupted"] and not res.info["exact"] and res.info["worlds"] == at
@@ -630,7 +630,7 @@ def test_the_core_does_not_import_its_oracles():
     `sampler`, never from the references they are tested against."""
     import subprocess
     import sys
-    code = ("import sys, bergen_search._expectimax, bergen_search._ismcts; "
+    code = ("import sys, bergen_search.search.engines.expectimax._expectimax, bergen_search.search.engines.ismcts._ismcts; "
             "print(sorted(m for m in sys.modules if m.endswith('_ref')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
@@ -638,8 +638,9 @@ def test_the_core_does_not_import_its_oracles():
 
 
 def test_the_shared_constants_are_the_cores():
-    from bergen_search import _ismcts, constants
-    from bergen_search.search import ismcts_ref
+    from bergen_search.search.engines.ismcts import _ismcts
+    from bergen_search import constants
+    from bergen_search.search.engines.ismcts import reference as ismcts_ref
     for name in ("MAX_BYTES", "MAX_EXPLORATION", "MAX_PASS_WORLDS", "MAX_SECONDS"):
         assert getattr(_ismcts, name) == getattr(ismcts_ref, name) == getattr(constants, name)
     assert ref.EQUITY_STREAM == constants.EQUITY_STREAM

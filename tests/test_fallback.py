@@ -54,15 +54,16 @@ def test_the_compiled_modules_the_tests_require_are_the_pyx_files():
     COMPILED, read from src_cython/): each is built beside the bergen_search the tests import,
     and nothing else compiled is there, so that a module whose build failed stops the run
     instead of skipping its tests."""
-    pyx = sorted(p.stem for p in (ROOT / "src_cython" / "bergen_search").glob("*.pyx"))
+    src = ROOT / "src_cython" / "bergen_search"
+    pyx = sorted(".".join(p.relative_to(src).with_suffix("").parts) for p in src.rglob("*.pyx"))
     assert list(COMPILED) == pyx
-    assert {"_core", "_endgame", "_luck"} <= set(COMPILED)
+    assert {"game._core", "search.endgame._endgame", "play._luck"} <= set(COMPILED)
     if os.environ.get("BERGEN_ALLOW_NO_CORE") == "1":
         return
     import bergen_search
     folder = Path(bergen_search.__file__).parent
-    built = {f.name.split(".")[0] for f in folder.iterdir()
-             if any(f.name.endswith(s) for s in EXTENSION_SUFFIXES)}
+    built = {".".join(f.relative_to(folder).parts[:-1] + (f.name.split(".")[0],))
+             for f in folder.rglob("*") if any(f.name.endswith(s) for s in EXTENSION_SUFFIXES)}
     assert built == set(COMPILED)
     for name in COMPILED:
         assert require_compiled(importlib.import_module(f"bergen_search.{name}"), name)
@@ -102,8 +103,8 @@ BUDGET = "150"
 
 @pytest.fixture(scope="module")
 def core_best():
-    from bergen_search import _ismcts
-    require_compiled(_ismcts, "bergen_search._ismcts")
+    from bergen_search.search.engines.ismcts import _ismcts
+    require_compiled(_ismcts, "bergen_search.search.engines.ismcts._ismcts")
     proc = bergen("core", "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2",
                   "--json")
     assert proc.returncode == 0 and NOTE not in proc.stderr, proc.stderr
@@ -140,8 +141,8 @@ def test_best_at_its_default_budget_with_the_core_removed():
 
 def test_text_output_is_the_core_output(require_compiled):
     """The table of `best` without --json: the core's lines, the header aside."""
-    from bergen_search import _ismcts
-    require_compiled(_ismcts, "bergen_search._ismcts")
+    from bergen_search.search.engines.ismcts import _ismcts
+    require_compiled(_ismcts, "bergen_search.search.engines.ismcts._ismcts")
     core = bergen("core", "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2",
                   "--verbose")
     pure = bergen("pure", "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2",

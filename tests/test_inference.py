@@ -268,7 +268,7 @@ def test_weighted_table_equals_brute_force(players, kw, count, assignments, sett
 
 
 def test_weighted_core_walk_equals_reference_walk(require_compiled):
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.information._sampler import CoreSampler
     for info in small_cuts(Rules(), 91, want=3, max_assignments=10 ** 12):
         table = WorldTable(info, tile_factors(info, TileModel()))
         core = CoreSampler(info, table)
@@ -281,7 +281,7 @@ def test_weighted_core_walk_equals_reference_walk(require_compiled):
 
 
 def test_weighted_core_sampler_chi_square(require_compiled):
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.information._sampler import CoreSampler
     info = small_cuts(Rules(), 55, want=1)[0]
     table = WorldTable(info, tile_factors(info, TileModel()))
     probs = _normalised(table.enumerate())

@@ -72,7 +72,7 @@ def settled(proc, seconds=0.5):
     answer); and over the process's descendants too, since with `--workers 2` the search runs
     in them while the command itself waits (counting the command alone let a 30-second search
     finish before the signal came)."""
-    wait_for(lambda: _loaded(proc, "bergen_search/_core"), proc, timeout=30)
+    wait_for(lambda: _loaded(proc, "bergen_search/game/_core"), proc, timeout=30)
     start = _cpu_seconds(proc)
     wait_for(lambda: _cpu_seconds(proc) >= start + seconds, proc)
 
@@ -378,7 +378,7 @@ def test_ctrl_c_while_the_program_starts_is_one_line(tmp_path):
     (the moment the compiled core is loaded): exit 130 and one line, no traceback."""
     for _ in range(3):
         proc = start(["best", DECISION, "--time", "5"], tmp_path)
-        wait_for(lambda: _loaded(proc, "bergen_search/_core"), proc, timeout=30)
+        wait_for(lambda: _loaded(proc, "bergen_search/game/_core"), proc, timeout=30)
         status, _, stderr, _ = interrupt(proc)
         assert status == 130 and "Traceback" not in stderr, stderr
         assert stderr.strip() == "bergen: interrupted", stderr

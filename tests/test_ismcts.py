@@ -1,4 +1,4 @@
-"""SO-ISMCTS in C (`bergen_search._ismcts`, Cowling, Powley & Whitehouse 2012).
+"""SO-ISMCTS in C (`bergen_search.search.engines.ismcts._ismcts`, Cowling, Powley & Whitehouse 2012).
 
 Layered as OpenSpiel's `mcts_test.py`: the API and its invariants; determinism (seed, slicing
 of `run`); the time limit; hand-built positions with an obvious best move, some with a known
@@ -32,10 +32,10 @@ from bergen_search.information.infoset import from_position, from_state_and_even
 from bergen_search.information.sampler import WorldTable
 
 try:
-    from bergen_search._ismcts import IsmctsTree
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
+    from bergen_search.information._sampler import CoreSampler
 
-    from bergen_search import _ismcts
+    from bergen_search.search.engines.ismcts import _ismcts
 except ImportError:
     if os.environ.get("BERGEN_ALLOW_NO_CORE") == "1":
         pytest.skip("compiled core not built (BERGEN_ALLOW_NO_CORE=1)", allow_module_level=True)
@@ -240,7 +240,7 @@ def test_time_limit(virtual_clock):
     by the time, a small one comes first. The pure-Python tree reads its clock before every
     iteration: 16 iterations."""
     from bergen_search.information.sampler import ReferenceSampler
-    from bergen_search.search import ismcts_ref
+    from bergen_search.search.engines.ismcts import reference as ismcts_ref
     info = first_decision(Rules(), derive_seed(SEED, 4))
     virtual_clock(1 / 64)
     for objective in (0, 1):
@@ -697,7 +697,7 @@ def test_no_line_without_values_and_the_trees_are_freed(monkeypatch):
     import gc
 
     from bergen_search.formats.game import load_game
-    from bergen_search.search.algorithms.ismcts import Ismcts
+    from bergen_search.search.engines.ismcts import Ismcts
     from bergen_search.search.api import Limits, search
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
     assert "lines" not in search(info, Limits(iterations=2_000), seed=1, values=False).info

@@ -37,7 +37,8 @@ from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
 from bergen_search.game.state import DRAW, State
 from bergen_search.information.infoset import from_position, from_state_and_events
 from bergen_search.information.sampler import ReferenceSampler, WorldTable
-from bergen_search.search import backend, ismcts_ref, policy
+from bergen_search.search import backend, policy
+from bergen_search.search.engines.ismcts import reference as ismcts_ref
 
 SEED = 20261217
 #: XORed into a decision's seed to draw its configuration, apart from its deal and plays.
@@ -207,8 +208,9 @@ def check_case(i: int, core_modules) -> int:
 
 @pytest.fixture
 def core_modules(require_compiled):
-    from bergen_search import _ismcts, _sampler
-    require_compiled(_ismcts, "bergen_search._ismcts")
+    from bergen_search.search.engines.ismcts import _ismcts
+    from bergen_search.information import _sampler
+    require_compiled(_ismcts, "bergen_search.search.engines.ismcts._ismcts")
     return _ismcts.IsmctsTree, _sampler.CoreSampler
 
 
@@ -280,8 +282,8 @@ def test_a_timed_slice_then_the_rest_equals_one_run(core_modules):
 def test_reference_sampler_draws_the_core_worlds(require_compiled):
     """ReferenceSampler.sample and .world walk the core's draws: the same world, and the RNG
     left in the same state, uniform tables and weighted ones."""
-    from bergen_search import _sampler
-    require_compiled(_sampler, "bergen_search._sampler")
+    from bergen_search.information import _sampler
+    require_compiled(_sampler, "bergen_search.information._sampler")
     for i in range(30):
         case = decision_case(i)
         core = _sampler.CoreSampler(case.info, case.table)
@@ -300,7 +302,7 @@ def test_reference_sampler_draws_the_core_worlds(require_compiled):
 
 def _decision_states(players, rounds, seed):
     """(reference State, core state) pairs at decisions with two plays or more."""
-    from bergen_search._core import Backend
+    from bergen_search.game._core import Backend
     rules = Rules(players=players)
     out = []
     for r in range(rounds):
@@ -320,8 +322,8 @@ def _decision_states(players, rounds, seed):
 def test_playout_policies_play_as_the_core(players, require_compiled):
     """policy.py's choices are the core's on every decision of seeded rounds, for several seeds
     each (the same play from the same random numbers, ties broken alike)."""
-    from bergen_search import _policy
-    require_compiled(_policy, "bergen_search._policy")
+    from bergen_search.search import _policy
+    require_compiled(_policy, "bergen_search.search._policy")
     assert policy.PLAYOUTS == _policy.PLAYOUTS
     states = _decision_states(players, 30, 17)
     assert len(states) > 100
@@ -382,7 +384,7 @@ def test_bad_arguments_as_the_core(core_modules):
         for iterations, seconds in ((10 ** 30, 0), (-1, 0), (10, math.inf), (10, math.nan)):
             with pytest.raises(BergenError):
                 tree.run(iterations, seconds)
-    from bergen_search import _ismcts
+    from bergen_search.search.engines.ismcts import _ismcts
     assert (ismcts_ref.POINTS_SCALE, ismcts_ref.MAX_ITERATIONS, ismcts_ref.KEY_OWN_DRAW) == \
         (_ismcts.POINTS_SCALE, _ismcts.MAX_ITERATIONS, _ismcts.KEY_OWN_DRAW)
 

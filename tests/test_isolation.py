@@ -104,7 +104,7 @@ def test_queries_stopped_and_terminated_beside_others_leave_their_answers_alone(
     workers, some are terminated at moments drawn from a seeded random schedule, and in
     some rounds a `stop` comes; every query not stopped answers as it does alone, field for
     field but the wall times; every query answers exactly once."""
-    pytest.importorskip("bergen_search._endgame")
+    pytest.importorskip("bergen_search.search.endgame._endgame")
     rng = random.Random(48)
     alone = {}
     for r in range(rounds):
@@ -147,8 +147,8 @@ def searches(backend, monkeypatch):
 
 
 def _tree_class(searches):
-    from bergen_search.search.ismcts_ref import IsmctsTree as ReferenceTree
-    return searches.pick("_ismcts.IsmctsTree", ReferenceTree)
+    from bergen_search.search.engines.ismcts.reference import IsmctsTree as ReferenceTree
+    return searches.pick("bergen_search.search.engines.ismcts._ismcts.IsmctsTree", ReferenceTree)
 
 
 def test_trees_alive_elsewhere_leave_a_capped_search_unchanged(searches):
@@ -173,10 +173,10 @@ def test_the_trees_of_one_account_share_its_cap(searches):
     on both backends alike: a second tree of the account is born with what the first left
     it, a tree of another account with its whole first pool; and a tree freed gives its
     bytes back to its own account only."""
-    from bergen_search.search.ismcts_ref import MemoryAccount as ReferenceAccount
+    from bergen_search.search.engines.ismcts.reference import MemoryAccount as ReferenceAccount
     info = load_game(SMALL)
     tree = _tree_class(searches)
-    account = searches.pick("_ismcts.MemoryAccount", ReferenceAccount)
+    account = searches.pick("bergen_search.search.engines.ismcts._ismcts.MemoryAccount", ReferenceAccount)
     first_pool = 4096 * 48
     cap = first_pool * 3 // 2
     shared, alone = account(), account()

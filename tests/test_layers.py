@@ -55,7 +55,7 @@ def _planted(tmp_path, path: str, line: str):
     ("play/arena.py", "from ..analysis import review",
      "Each layer imports only the layers below it"),
     # an engine reaching into another engine
-    ("search/algorithms/flat.py", "from . import ismcts",
+    ("search/engines/flat.py", "from . import ismcts",
      "Each search engine is one module that imports no other engine"),
     # the client reading the server's code instead of talking to its process
     ("protocol/client.py", "from . import server",
@@ -88,21 +88,13 @@ def test_no_code_decides_by_an_error_message_text():
 
 
 # ---- the compiled modules inside the layers ---------------------------------------------------
-# import-linter cannot read Cython: each compiled module is given the layer it serves, and its
-# Python imports and cimports (read from the .pyx and .pxd, doctests aside) are held to the same
-# layers contract as the package's own modules.
+# import-linter cannot read Cython: each compiled module's layer is the package its source sits
+# in (src_cython mirrors the package: `src_cython/bergen_search/game/_core.pyx` is
+# `bergen_search.game._core`), and its Python imports and cimports (read from the .pyx and
+# .pxd, doctests aside) are held to the same layers contract as the package's own modules, and
+# a compiled engine to the engines contract.
 SRC = os.path.join(ROOT, "src_cython", "bergen_search")
-COMPILED_LAYER = {
-    "_core": "bergen_search.game",             # the state, the moves, the matches of the rules
-    "_sampler": "bergen_search.information",   # worlds consistent with what a seat knows
-    "_policy": "bergen_search.search",         # the play-out policies of the searches
-    "_ismcts": "bergen_search.search",
-    "_expectimax": "bergen_search.search",
-    "_endgame": "bergen_search.search",
-    "_luck": "bergen_search.play",             # the luck adjustment of the arena's sets
-}
-#: The compiled engines, independent as the search engines are ("engines" contract).
-COMPILED_ENGINES = {"_ismcts", "_expectimax", "_endgame"}
+ENGINES = "bergen_search.search.engines"
 
 
 def _layers() -> list:
@@ -133,22 +125,28 @@ def _where(module: str, layers: list):
     parts = module.split(".")
     if len(parts) < 2:
         return None
-    name = parts[1]
-    member = COMPILED_LAYER.get(name, f"bergen_search.{name}")
+    member = f"bergen_search.{parts[1]}"
     for i, layer in enumerate(layers):
         if member in layer:
             return i, member
     raise AssertionError(f"{module} is in no layer of pyproject.toml")
 
 
+def _engine(module: str):
+    """The engine a module belongs to (`bergen_search.search.engines.ismcts`), or None."""
+    if not module.startswith(ENGINES + "."):
+        return None
+    return ".".join(module.split(".")[:4])
+
+
 def compiled_breaches(sources: dict) -> list:
     """Each import of a compiled module (`sources`: {module: its .pyx and .pxd text}) that the
     package's contracts would refuse: up the layers, across peers of one layer, or from one
-    compiled engine to another."""
+    engine's compiled module into another engine."""
     layers = _layers()
     out = []
     for module, text in sources.items():
-        own, own_member = _where(f"bergen_search.{module}", layers)
+        own, own_member = _where(module, layers)
         for target in _compiled_imports(text):
             where = _where(target, layers)
             if where is None:
@@ -156,46 +154,55 @@ def compiled_breaches(sources: dict) -> list:
             layer, member = where
             if layer < own or (layer == own and member != own_member):
                 out.append(f"{module} imports {target}")
-            elif module in COMPILED_ENGINES and target.split(".")[1] in COMPILED_ENGINES - {module}:
+            elif _engine(module) and _engine(target) and _engine(target) != _engine(module):
                 out.append(f"{module} imports {target}")
     return out
 
 
 def _compiled_sources() -> dict:
-    names = sorted({f.split(".")[0] for f in os.listdir(SRC) if f.endswith((".pyx", ".pxd"))})
-    return {n: "\n".join(open(os.path.join(SRC, n + ext), encoding="utf-8").read()
-                         for ext in (".pyx", ".pxd") if os.path.exists(os.path.join(SRC, n + ext)))
-            for n in names}
+    out: dict = {}
+    for folder, _, files in os.walk(SRC):
+        for f in sorted(files):
+            if f.endswith((".pyx", ".pxd")):
+                rel = os.path.relpath(os.path.join(folder, f[:-4]), SRC).replace(os.sep, ".")
+                text = open(os.path.join(folder, f), encoding="utf-8").read()
+                out[f"bergen_search.{rel}"] = out.get(f"bergen_search.{rel}", "") + "\n" + text
+    return out
 
 
-def test_every_compiled_module_has_a_layer_and_keeps_to_it():
+def test_every_compiled_module_keeps_to_its_layer():
     sources = _compiled_sources()
-    assert set(sources) == set(COMPILED_LAYER), "give a new compiled module its layer here"
+    assert "bergen_search.game._core" in sources and len(sources) == 7, sorted(sources)
     assert compiled_breaches(sources) == []
-    assert "bergen_search.game.match" in _compiled_imports(sources["_core"])   # it reads them
+    assert "bergen_search.game.match" in _compiled_imports(sources["bergen_search.game._core"])
 
 
 @pytest.mark.parametrize("module, line", [
-    ("_core", "from bergen_search.search.api import search"),         # the rules asking search
-    ("_sampler", "from bergen_search._ismcts cimport Tree"),           # information asking search
-    ("_luck", "from bergen_search.analysis import review"),            # play reading analysis
-    ("_ismcts", "from bergen_search._endgame cimport EndgameSolver"),  # an engine in an engine
+    # the rules asking search
+    ("game._core", "from bergen_search.search.api import search"),
+    # information asking search
+    ("information._sampler", "from bergen_search.search.engines.ismcts._ismcts cimport Tree"),
+    # play reading analysis
+    ("play._luck", "from bergen_search.analysis import review"),
+    # an engine in another engine
+    ("search.engines.ismcts._ismcts",
+     "from bergen_search.search.engines.expectimax._expectimax cimport ExpectimaxSearch"),
 ])
 def test_a_planted_compiled_import_is_refused(module, line):
     sources = _compiled_sources()
-    sources[module] += "\n" + line + "\n"
-    assert compiled_breaches(sources) == [f"{module} imports {line.split()[1]}"]
+    sources[f"bergen_search.{module}"] += "\n" + line + "\n"
+    assert compiled_breaches(sources) == [f"bergen_search.{module} imports {line.split()[1]}"]
 
 
 def test_no_engine_reaches_another_through_the_registry():
     """The engines contract sees imports only: an engine looking another up in the registry
     (`algorithms()["endgame"]`) would go around it. What two engines share is a module of its
-    own (`search/exact.py`, `search/rollouts.py`)."""
+    own outside `engines/` (`search/endgame/step.py`, `search/rollouts.py`)."""
     import re
-    folder = os.path.join(PACKAGE, "search", "algorithms")
-    found = [name for name in sorted(os.listdir(folder)) if name.endswith(".py")
-             and re.search(r"algorithms\(\)\s*\[", open(os.path.join(folder, name),
-                                                       encoding="utf-8").read())]
+    folder = os.path.join(PACKAGE, "search", "engines")
+    found = [os.path.join(d, n) for d, _, files in os.walk(folder) for n in sorted(files)
+             if n.endswith(".py") and re.search(r"algorithms\(\)\s*\[", open(
+                 os.path.join(d, n), encoding="utf-8").read())]
     assert found == []
 
 

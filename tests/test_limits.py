@@ -151,8 +151,8 @@ def test_the_clock_is_heard_inside_a_world(virtual_clock):
     time limit). On a virtual clock of 1/64 s a reading, read every 4,096 nodes: 0.05 s is
     four readings, whatever the machine's speed."""
     virtual_clock(1 / 64)
-    from bergen_search._expectimax import ExpectimaxSearch
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.search.engines.expectimax._expectimax import ExpectimaxSearch
+    from bergen_search.information._sampler import CoreSampler
 
     from bergen_search.game.rng import Rng
     info = load_game(FIRST)

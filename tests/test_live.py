@@ -19,7 +19,7 @@ import pytest
 from bergen_search.formats.game import load_game
 from bergen_search.protocol.server import EngineServer
 from bergen_search.search.api import Limits, search
-from bergen_search.search import exact
+from bergen_search.search.endgame import step as exact
 
 DECISION = json.load(open("examples/decision.json", encoding="utf-8"))
 SMALL = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
@@ -31,7 +31,7 @@ KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to
 
 
 def _core():
-    pytest.importorskip("bergen_search._endgame")
+    pytest.importorskip("bergen_search.search.endgame._endgame")
 
 
 @pytest.fixture

@@ -147,7 +147,7 @@ def test_the_model_file_is_this_versions():
 @needs_core
 @pytest.mark.parametrize("name", SHAPES)
 def test_core_rollouts_equal_the_reference(name):
-    from bergen_search._luck import draw_rollouts
+    from bergen_search.play._luck import draw_rollouts
     rules = SHAPES[name]
     compared = 0
     # with two sides also the chance to win, from a made-up equity table

@@ -40,7 +40,7 @@ def _key(state, move):
 
 def decision_states(players, rounds=40, seed=3):
     """(reference State, core state) pairs at decisions with two plays or more."""
-    from bergen_search._core import Backend
+    from bergen_search.game._core import Backend
     rules = Rules(players=players)
     out = []
     for r in range(rounds):
@@ -59,7 +59,7 @@ def decision_states(players, rounds=40, seed=3):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_safe_and_scoring_choices(players, require_compiled):
-    from bergen_search._policy import playout_move
+    from bergen_search.search._policy import playout_move
     states = decision_states(players)
     assert len(states) > 100
     avoided = spread = 0
@@ -80,13 +80,13 @@ def test_safe_and_scoring_choices(players, require_compiled):
 
 
 def test_playout_move_checks_its_input(require_compiled):
-    from bergen_search._policy import playout_move
+    from bergen_search.search._policy import playout_move
 
     from bergen_search.errors import BergenError
     ref, core = decision_states(2, rounds=2)[0]
     with pytest.raises(BergenError, match="unknown playout"):
         playout_move(core, "clever", 1)
-    from bergen_search._core import Backend
+    from bergen_search.game._core import Backend
     rules = Rules()
     rng = Rng(1)
     hands, reserve = deal(rules, rng)

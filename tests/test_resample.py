@@ -33,7 +33,7 @@ from bergen_search.information.sampler import ReferenceSampler, WorldTable
 from support import EXHAUSTIVE, Budget, brute_histories, cuts
 
 try:
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.information._sampler import CoreSampler
 except ImportError:     # the conftest policy: the compiled core is required
     CoreSampler = None
 
@@ -72,7 +72,7 @@ def test_a_plays_rating_is_the_models_likelihood():
 
 
 def test_the_pool_is_drawn_as_the_reference_walks(require_compiled):
-    require_compiled(CoreSampler, "bergen_search._sampler")
+    require_compiled(CoreSampler, "bergen_search.information._sampler")
     info = decision()
     table = WorldTable(info)
     r1, r2 = Rng(7), Rng(7)
@@ -87,7 +87,7 @@ def test_the_pool_is_drawn_as_the_reference_walks(require_compiled):
 def test_the_pool_table_draws_each_world_by_its_share(require_compiled):
     """The trie's walk gives each pooled world its share: the exact marginals agree with
     the shares, and the core's draws with both (chi-square-free: a fixed seed, a bound)."""
-    require_compiled(CoreSampler, "bergen_search._sampler")
+    require_compiled(CoreSampler, "bergen_search.information._sampler")
     info = decision()
     table = pool_table(info, how=Resampling(fresh=0.0))
     assert isinstance(table, PoolTable) and table.pool == 256
@@ -116,7 +116,7 @@ def test_the_pool_table_draws_each_world_by_its_share(require_compiled):
 def test_the_fresh_share_mixes_in_the_base_tables_own_draws(require_compiled):
     """With `fresh`, the table is that share of the base table and the rest the pool: its
     exact marginals are the mixture's, and the core walks it."""
-    require_compiled(CoreSampler, "bergen_search._sampler")
+    require_compiled(CoreSampler, "bergen_search.information._sampler")
     info = decision()
     mixed = pool_table(info, how=Resampling(fresh=0.3))
     alone = pool_table(info, how=Resampling(fresh=0.0))

@@ -53,7 +53,7 @@ from bergen_search.information.infoset import (
 from bergen_search.information.sampler import WorldTable, count_worlds
 
 try:
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.information._sampler import CoreSampler
 except ImportError:     # the conftest policy: the compiled core is required
     CoreSampler = None
 from support import (
@@ -76,7 +76,7 @@ from support import (
 
 @pytest.fixture
 def core_sampler(require_compiled):
-    return require_compiled(CoreSampler, "bergen_search._sampler")
+    return require_compiled(CoreSampler, "bergen_search.information._sampler")
 
 
 # ---- 1. exhaustive enumeration against the rules engine ---------------------------------------

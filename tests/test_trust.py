@@ -146,8 +146,8 @@ def test_every_choice_gets_a_share_and_the_focus_stays_to_the_end():
 
 
 def test_run_move_grows_that_move_alone():
-    from bergen_search._ismcts import IsmctsTree
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
+    from bergen_search.information._sampler import CoreSampler
     info = decision()
     tree = IsmctsTree(CoreSampler(info), 5, 0.7, 0, "safe", merge_twins=True)
     tree.run(2000, 0)

@@ -197,8 +197,8 @@ def test_pass_values_are_consistent(decisions, stride, count, least):
     a pass of 400 worlds agrees with one of 8,000 (other worlds) within four of its standard
     errors for every move, rarely visited or not (by default on 20 decisions, 66 moves, of
     2, 3 and 4 players: the largest gap 2.1 standard errors; 40 decisions behind slow)."""
-    from bergen_search._ismcts import IsmctsTree
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
+    from bergen_search.information._sampler import CoreSampler
 
     from bergen_search.information.sampler import WorldTable
     checked = 0
@@ -220,8 +220,8 @@ def test_pass_standard_errors_are_calibrated(require_compiled):
     standard error the pass reports."""
     import statistics
 
-    from bergen_search._ismcts import IsmctsTree
-    from bergen_search._sampler import CoreSampler
+    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
+    from bergen_search.information._sampler import CoreSampler
 
     from bergen_search.formats.game import load_game
     info = load_game(open("examples/decision.json").read())

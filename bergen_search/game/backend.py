@@ -1,6 +1,6 @@
 """The game's backend: the compiled core, or the pure-Python reference.
 
-`bergen_search` uses the Cython core (`bergen_search._core`) unless the environment sets
+`bergen_search` uses the Cython core (`bergen_search.game._core`) unless the environment sets
 `BERGEN_PURE_PYTHON=1` or the core cannot be imported (msgpack's `fallback.py` pattern).
 Both backends offer the same functions, with identical results for the same seed:
 
@@ -37,7 +37,7 @@ REFERENCE = _Reference()
 def load_core():
     """The compiled core's backend, or None when it is not built (whatever the environment)."""
     try:
-        from .. import _core    # here: the compiled module is optional (None without it)
+        from . import _core  # here: the compiled module is optional (None without it)
     except ImportError:
         return None
     return _core.Backend()

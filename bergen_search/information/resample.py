@@ -383,7 +383,7 @@ def _core_sampler():
     if PURE:
         return None
     try:
-        from .._sampler import CoreSampler     # here: optional, as the searches' backend
+        from ._sampler import CoreSampler  # here: optional, as the searches' backend
     except ImportError:
         return None
     return CoreSampler

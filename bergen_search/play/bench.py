@@ -24,7 +24,7 @@ from ..information.infoset import from_state_and_events
 from ..information.sampler import ReferenceSampler, WorldTable
 from ..search import endgame
 from ..search.api import Limits
-from ..search.ismcts_ref import IsmctsTree as ReferenceTree
+from ..search.engines.ismcts.reference import IsmctsTree as ReferenceTree
 from .engines import EngineSpec, parse_engine_spec
 from .seats import play_engines as engine_match
 
@@ -143,7 +143,7 @@ def signature() -> dict:
     run and machine for the same code."""
     info = mid_round()
     try:
-        from .._sampler import CoreSampler     # here, as below: the compiled modules are optional
+        from ..information._sampler import CoreSampler  # here, as below: the compiled modules are optional
     except ImportError:
         # Without the core: the sampler's checksum from the reference (the same number);
         # the searches' node counts would take the pure-Python trees minutes.
@@ -152,7 +152,7 @@ def signature() -> dict:
                 "endgame_nodes": None, "endgame_iterations": None}
     sig = {"sampler_checksum": CoreSampler(info).sample_many(10000, SEED)}
     try:
-        from .._ismcts import IsmctsTree
+        from ..search.engines.ismcts._ismcts import IsmctsTree
         tree = IsmctsTree(CoreSampler(first_decision()), SEED, 0.7, 0, 0)
         tree.run(20000, 0.0)
         sig["ismcts_nodes"] = tree.n_nodes
@@ -165,7 +165,7 @@ def signature() -> dict:
     except ImportError:
         sig["ismcts_nodes"] = sig["ismcts_default_nodes"] = None
     try:
-        from .._expectimax import ExpectimaxSearch
+        from ..search.engines.expectimax._expectimax import ExpectimaxSearch
         ex = ExpectimaxSearch(CoreSampler(info), 4, SEED, 0, 2)
         ex.run_worlds(20, 0.0)
         sig["expectimax_nodes"] = ex.nodes
@@ -230,11 +230,11 @@ def _core_search_steps(add, info_mid, table, info_first) -> None:
     """The compiled searches' figures, for `run_bench` (`add(backend, name, work)`): the
     sampler's worlds, the ISMCTS trees (plain and the default engine's), expectimax's
     worlds."""
-    from .._sampler import CoreSampler     # here, as below: the compiled modules are optional
+    from ..information._sampler import CoreSampler  # here, as below: the compiled modules are optional
     sampler = CoreSampler(info_mid, table)
     add("core", "sampler_worlds_per_s", lambda: (sampler.sample_many(100000, SEED), 100000)[1])
     try:
-        from .._ismcts import IsmctsTree
+        from ..search.engines.ismcts._ismcts import IsmctsTree
         first = CoreSampler(info_first)
 
         def ismcts_work():
@@ -250,7 +250,7 @@ def _core_search_steps(add, info_mid, table, info_first) -> None:
     except ImportError:
         pass
     try:
-        from .._expectimax import ExpectimaxSearch
+        from ..search.engines.expectimax._expectimax import ExpectimaxSearch
 
         def expectimax_work():
             ex = ExpectimaxSearch(sampler, 6, SEED, 0, 2)

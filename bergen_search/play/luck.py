@@ -276,7 +276,7 @@ def _rollouts():
     rules and search backends; the rollouts give the same numbers either way, so the arena's
     luck does not depend on it), else `reference_rollouts`."""
     try:
-        from .._luck import draw_rollouts   # here: the compiled module is optional
+        from ._luck import draw_rollouts  # here: the compiled module is optional
     except ImportError:
         return reference_rollouts
     return draw_rollouts

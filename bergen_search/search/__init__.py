@@ -6,7 +6,7 @@ from what it knows, in python-chess's engine manner, on whichever engine is name
   clock and deadlines; the typed results, `SearchInfo` and a unit's `UnitOutput`; slices and
   stops, processes, units and their merge);
 - `registry`: the `Algorithm` protocol an engine implements and the registry that finds
-  them; `algorithms/`: one module per engine (ISMCTS, expectimax, the exact endgame, flat
+  them; `engines/`: one module per engine (ISMCTS, expectimax, the exact endgame, flat
   Monte Carlo, UCB1 at the root), each registering itself;
 - `endgame`: the end of a two-player round solved exactly, as a game;
 - `backend`: the compiled modules, or their pure-Python twins (`ismcts_ref`, `expectimax_ref`,

@@ -2,7 +2,7 @@
 
 The algorithms over the same exact world sampler (sampler.py) are each an `Algorithm` (its
 settings, the unit of its budget, its workers, its final move) in a module of its own in
-`algorithms/`, registered with `registry.py`; `search()` runs whichever is named through the
+`engines/`, registered with `registry.py`; `search()` runs whichever is named through the
 protocol there and holds no per-algorithm branch. The machinery they share is public, each
 part in its module: `limits` (the budget, the clock, deadlines), `results` (the typed
 results), `workers` (slices and stops, processes, units and their merge). The ones
@@ -32,7 +32,7 @@ is then smaller and `info["backend"]` says "reference"); expectimax needs the co
 
 *ISMCTS's values*: the budget is shared by `replicates` independent trees (each its own
 seed); in each, the root shares its budget between the choices by sequential halving
-(`algorithms.ismcts.halving`; `focus` moves stay in to the end), and a final pass plays
+(`engines.ismcts.halving`; `focus` moves stay in to the end), and a final pass plays
 every root move on the same worlds, each decision after it by the tree's best mean (no
 exploration) and then the playout policy, with the same random numbers for every move
 (`IsmctsTree.evaluate_root`): what the move is worth when the engine plays on from it. A

@@ -31,13 +31,14 @@ class SearchBackend:
     why: str = ""
 
     def pick(self, compiled: str, reference=None):
-        """An engine's class on this backend: on the core, the compiled one (`compiled`,
-        "module.Name" of a compiled module beside the package, e.g. "_ismcts.IsmctsTree");
-        else `reference`, its pure-Python twin (None when the engine needs the core)."""
+        """An engine's class on this backend: on the core, the compiled one (`compiled`, the
+        dotted path of a class of a compiled module, e.g. "bergen_search.search.engines.ismcts.
+        _ismcts.IsmctsTree"); else `reference`, its pure-Python twin (None when the engine
+        needs the core)."""
         if self.name != "core":
             return reference
-        module, _, name = compiled.partition(".")
-        return getattr(importlib.import_module(f"bergen_search.{module}"), name)
+        module, _, name = compiled.rpartition(".")
+        return getattr(importlib.import_module(module), name)
 
     def budget(self, default: int) -> int:
         """A default search budget on this backend: the core's, or a FALLBACK_DIVISOR-th."""
@@ -63,10 +64,10 @@ def load_search(pure: bool = False) -> SearchBackend:
     if pure:
         return reference_search("BERGEN_PURE_PYTHON=1")
     try:
-        # here: the compiled modules are optional (the reference without them)
-        from .._expectimax import ExpectimaxSearch  # noqa: F401
-        from .._ismcts import IsmctsTree  # noqa: F401
-        from .._sampler import CoreSampler
+        # here: the compiled modules are optional (the reference without them). The engines'
+        # own compiled classes are picked when a search runs (`pick`): importing them here
+        # would import their engines, which import the search API that imports this module.
+        from ..information._sampler import CoreSampler
     except ImportError as e:
         return reference_search(f"the compiled core is not built: {e}")
     return SearchBackend("core", CoreSampler)

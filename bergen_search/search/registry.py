@@ -1,6 +1,6 @@
 """The registry of search algorithms: one module per engine, registering itself.
 
-An engine is a module in `bergen_search/search/algorithms/` that defines an `Algorithm` subclass
+An engine is a module in `bergen_search/search/engines/` that defines an `Algorithm` subclass
 (its name, settings with their types and defaults, budget unit and default budgets, what it
 reports) and calls `register(TheAlgorithm())` (and `preset(...)` for named settings of it).
 Every module of that package is imported the first time the registry is read, so adding an
@@ -287,7 +287,7 @@ def _load() -> None:
     _LOADED[0] = True
     # The engines' package is read by name: it imports this module, and the search package's
     # attribute of that name is not always the subpackage while it loads.
-    package = importlib.import_module(f"{__package__}.algorithms")
+    package = importlib.import_module(f"{__package__}.engines")
     for mod in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
         importlib.import_module(f"{package.__name__}.{mod.name}")
 

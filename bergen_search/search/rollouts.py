@@ -12,9 +12,8 @@ from __future__ import annotations
 from ..game.rng import GOLDEN, MASK64, Rng, mix64
 from ..game.state import mirror_twins
 from ..information.sampler import ReferenceSampler
-from .ismcts_ref import play_out, reward
 from .limits import now
-from .policy import policy_code
+from .policy import play_out, policy_code, reward
 from .registry import Algorithm, Setting, inference_setting
 from .results import UnitOutput
 from .workers import run_sliced

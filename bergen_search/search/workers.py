@@ -375,7 +375,7 @@ class UnitPool:
 
 
 def _sum_beams(into: dict, beams: dict) -> None:
-    """Add a unit's beams ({root move: beam}, `algorithms.ismcts.line_beams`) into `into`,
+    """Add a unit's beams ({root move: beam}, `engines.ismcts.line_beams`) into `into`,
     edge by edge: what the expected lines read is their sum."""
     for m, beam in beams.items():
         _sum_beam(into.setdefault(m, {}), beam)

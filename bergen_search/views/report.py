@@ -287,15 +287,14 @@ def _objective(result) -> str:
 
 
 def _value(x, objective: str) -> str:
-    """A value for the page: points (`+0.41`), or the match objective's chance (`71.2%`)."""
+    """Points (`+0.41`), or the match objective's chance (`71.2%`)."""
     if objective != "match" or x is None or not math.isfinite(x):
         return _f(x)
     return value_text(x, objective)
 
 
 def _gap(x, objective: str, fmt: str = ".2f") -> str:
-    """A difference, an error or a loss: points, or the match objective's in percentage
-    points."""
+    """A difference, error or loss: points, or the match objective's percentage points."""
     if objective != "match" or x is None or not math.isfinite(x):
         return _f(x, fmt)
     return gap_text(x, objective, sign="+" if fmt.startswith("+") else "").replace("-", "−")

@@ -12,7 +12,7 @@ from ...game.tiles import popcount
 from ...information.inference import TileModel, tile_factors
 from ...information.infoset import InfoSet
 from ...information.sampler import WorldTable
-from .. import endgame_ref
+from . import reference as endgame_ref
 from . import native
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ...errors import TooBig
 from ...game.state import PASS, may_take
-from .. import endgame_ref
+from . import reference as endgame_ref
 from . import solvers
 from .budget import ACCEPT, HAND_TOLERANCE, MAX_ITERATIONS, TOLERANCE, allowance
 from .deals import Endgame

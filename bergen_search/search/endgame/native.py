@@ -10,7 +10,7 @@ def compiled():
     if os.environ.get("BERGEN_PURE_PYTHON") == "1":
         return None
     try:
-        from ... import _endgame     # here: the compiled module is optional (None without it)
+        from . import _endgame  # here: the compiled module is optional (None without it)
     except ImportError:
         return None
     return _endgame

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ...game.state import PASS
 from ...information.infoset import InfoSet
 from ...information.sampler import merge_groups
-from .. import endgame_ref
+from . import reference as endgame_ref
 from . import budget, native
 from .deals import shown_free
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ...errors import TooBig
 from ...formats.notation import Move
 from ...information.infoset import InfoSet
-from .. import endgame_ref
+from . import reference as endgame_ref
 from . import deals, native, prediction, solvers
 from .budget import (BRACKET_MIN_ITERATIONS, BUILD_SHARE, BYTES_PER_WORK, FLOOR_POLICIES,
                      GROW_HIGH, GROW_LOW, LIMITED_TOLERANCE, MAX_HORIZON, MAX_ITERATIONS,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ...errors import TooBig
-from .. import endgame_ref
+from . import reference as endgame_ref
 from . import native
 from .budget import CHECK_AT, CHECK_EVERY, MAX_WORK
 

@@ -31,7 +31,7 @@ specs (`flat:iterations=400,playout=safe`), `analyze`, `bergen engine` and the d
 """
 from __future__ import annotations
 
-from ..ismcts_ref import outcome
+from ..policy import outcome
 from ..registry import register
 from ..rollouts import RolloutAlgorithm, RootUnit, rollout_settings
 

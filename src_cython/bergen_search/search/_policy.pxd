@@ -1,7 +1,7 @@
 # cython: language_level=3
 """The contract of the playout policies: how a search plays on in a fully known world once it
 leaves its tree (ISMCTS) or reaches its horizon. Each picks one of `n` > 1 legal plays."""
-from bergen_search._core cimport Rng, State
+from bergen_search.game._core cimport Rng, State
 
 cdef enum:
     PLAYOUT_RANDOM = 0      # uniformly random plays

@@ -10,7 +10,7 @@ action. A terminal holds its deals (pairs of hands) with each one's weight times
 margin and times side 0's gain.
 """
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t
-from bergen_search._core cimport CoreRules
+from bergen_search.game._core cimport CoreRules
 
 ctypedef struct Node:
     int64_t first           # decision: its first action (child_node, child_move, child_col);

@@ -25,9 +25,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..game.match import greedy_choice
-from ..game.state import PASS, State, blocked_winner, fitting, may_take, mirror_twins
-from ..game.tiles import PIPS, TILE_HIGH, TILE_LOW, iter_mask, popcount
+from ...game.match import greedy_choice
+from ...game.state import PASS, State, blocked_winner, fitting, may_take, mirror_twins
+from ...game.tiles import PIPS, TILE_HIGH, TILE_LOW, iter_mask, popcount
 
 #: DCFR's discounting: Brown & Sandholm 2019's alpha and beta; the average strategy weighs
 #: iteration t by t^GAMMA, 6 rather than their 2: here it reaches an exploitability of 0.01

@@ -2,7 +2,7 @@
 """The world sampler's C side: a flattened counting programme (see bergen_search/sampler.py)
 and a determinization template; `sample_world` draws one uniform world into a full State."""
 from libc.stdint cimport int8_t, int32_t, uint8_t
-from bergen_search._core cimport CoreRules, Rng, State
+from bergen_search.game._core cimport CoreRules, Rng, State
 
 ctypedef struct Sampler:
     State base            # the determinization template: public state and the seat's own hand

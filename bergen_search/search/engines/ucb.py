@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 
 from ...constants import objective_code
-from ..ismcts_ref import POINTS_SCALE
+from ...constants import POINTS_SCALE
 from ..registry import Setting, register
 from ..rollouts import RolloutAlgorithm, RootUnit, rollout_settings
 

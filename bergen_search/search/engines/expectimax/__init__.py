@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import math
 
-from ...constants import REPLICATE_STREAM, objective_code
-from ...game.rng import Rng, derive_seed
-from ...stats import weighted_sample_mean
-from .. import backend
-from ..api import root_moves
-from ..limits import STOP_SLICE_SECONDS, Deadline, now
-from ..registry import Algorithm, Setting, inference_setting, register
-from ..results import Exhaustive, UnitOutput
-from ..workers import run_sliced
+from ....constants import REPLICATE_STREAM, objective_code
+from ....game.rng import Rng, derive_seed
+from ....stats import weighted_sample_mean
+from ... import backend
+from ...api import root_moves
+from ...limits import STOP_SLICE_SECONDS, Deadline, now
+from ...registry import Algorithm, Setting, inference_setting, register
+from ...results import Exhaustive, UnitOutput
+from ...workers import run_sliced
 
 #: Expectimax may enumerate the worlds instead of sampling them when the histories behind
 #: them number at most this many (and the distinct worlds fit the budget).
@@ -49,7 +49,7 @@ class Expectimax(Algorithm):
                 f"give more --time or a smaller --depth")
 
     def engine(self, sampler, objective, seed, settings):
-        search_class = backend.SEARCH.pick("_expectimax.ExpectimaxSearch")
+        search_class = backend.SEARCH.pick(f"{__name__}._expectimax.ExpectimaxSearch")
         return search_class(sampler, settings["depth"], seed, objective, settings["playouts"])
 
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,

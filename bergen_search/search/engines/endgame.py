@@ -3,7 +3,7 @@ alone with `--algorithm endgame`, and as the first step of ISMCTS (its setting `
 from __future__ import annotations
 
 from ...errors import NotApplicable
-from .. import exact
+from ..endgame import step as exact
 from ..registry import Algorithm, Setting, register
 
 

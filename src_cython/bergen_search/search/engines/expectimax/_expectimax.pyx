@@ -35,7 +35,7 @@ unlimited depth.
 
 >>> from bergen_search.formats.position import position_from_flags
 >>> from bergen_search.information.infoset import from_position
->>> from bergen_search._sampler import CoreSampler
+>>> from bergen_search.information._sampler import CoreSampler
 >>> pos = position_from_flags(hand="2-4", hand_sizes="1,1", line="2-2 2-6 6-0 0-1 1-4 4-4 "
 ...     "4-5 5-3 3-4 4-0 0-2 2-1 1-3 3-0 0-5 5-1 1-6 6-6 6-3 3-3 3-2 2-5 5-6 6-4")
 >>> search = ExpectimaxSearch(CoreSampler(from_position(pos)), depth=6, seed=1)
@@ -49,12 +49,12 @@ from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
-from bergen_search._core cimport (ALL_TILES, DRAW, DRAW_UNTIL_PLAYABLE, END_NONE, GOLDEN,
+from bergen_search.game._core cimport (ALL_TILES, DRAW, DRAW_UNTIL_PLAYABLE, END_NONE, GOLDEN,
                                   MAX_MOVES, MAX_SEATS, N_TILES, Rng, Rules, State,
                                   TILES_WITH, apply_move, below, clock_now, deal, do_move, drawable,
                                   drop_mirror_twins, gen_moves, mirrored_ends,
                                   mix64, PLAY_STREAM, popcount, shuffle)
-from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
+from bergen_search.information._sampler cimport CoreSampler, Sampler, sample_world
 
 from bergen_search.errors import BergenError
 from bergen_search.constants import EQUITY_STREAM as _PY_EQUITY_STREAM

@@ -4,9 +4,9 @@ other: pyproject's "engines" contract); the `endgame` package is the game and it
 """
 from __future__ import annotations
 
-from .limits import Limits, now
-from .registry import Solved
-from .results import BracketReport, EndgameReport
+from ..limits import Limits, now
+from ..registry import Solved
+from ..results import BracketReport, EndgameReport
 
 #: The budget of the attempt given neither iterations nor time, in the default engine's
 #: iterations (each buys endgame.budget.WORK_PER_ITERATION of solver work).
@@ -19,7 +19,7 @@ def attempt(info, limits, run, alone: bool = False, bracketing: bool = False) ->
     the limits left for the search and why it did not solve (`info["endgame"]`).
     `bracketing`: where it declines, bracket each move (the caller's setting, ISMCTS's
     `bracket`; never when `alone`)."""
-    from . import endgame       # here: the solver's modules load only when it is tried
+    from .. import endgame  # here: the solver's modules load only when it is tried
     settings = run.settings
     if run.backend.name != "core" or endgame.compiled() is None:
         # The Python solver (endgame_ref.py) is the oracle of the tests; within a

@@ -6,7 +6,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
-from bergen_search._core cimport (CoreRules, END_NONE, MAX_SEATS, N_TILES, Rng, State, next64,
+from bergen_search.game._core cimport (CoreRules, END_NONE, MAX_SEATS, N_TILES, Rng, State, next64,
                                   shuffle, TILE_HIGH, TILE_LOW)
 
 from bergen_search.errors import BergenError

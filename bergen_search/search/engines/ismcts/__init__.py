@@ -8,17 +8,19 @@ from __future__ import annotations
 import math
 from functools import partial
 
-from ...constants import PASS_STREAM
-from ...game.rng import derive_seed
-from .. import backend, exact
-from ...formats.notation import Move
-from ..ismcts_ref import KEY_DRAW, KEY_OWN_DRAW
-from ..ismcts_ref import IsmctsTree as ReferenceTree
-from ..ismcts_ref import MemoryAccount as ReferenceAccount
-from ..limits import DEFAULT_MEMORY_MB, MAX_REPLICATES, REPLICATES, Deadline, now
-from ..registry import Algorithm, Setting, Solved, inference_setting, preset, register
-from ..results import FinalPass, UnitOutput
-from ..workers import run_sliced
+from ....constants import PASS_STREAM
+from ....game.rng import derive_seed
+from ... import backend
+from ...endgame import step as exact
+from ....formats.notation import Move
+from ....constants import OWN_DRAW as KEY_OWN_DRAW
+from ....game.state import DRAW as KEY_DRAW
+from .reference import IsmctsTree as ReferenceTree
+from .reference import MemoryAccount as ReferenceAccount
+from ...limits import DEFAULT_MEMORY_MB, MAX_REPLICATES, REPLICATES, Deadline, now
+from ...registry import Algorithm, Setting, Solved, inference_setting, preset, register
+from ...results import FinalPass, UnitOutput
+from ...workers import run_sliced
 
 #: The final pass (comparable values, `search(values=True)`): the share of a time limit
 #: kept for it, and its worlds (iterations / (PASS_SPREAD x choices), within
@@ -90,7 +92,7 @@ class Ismcts(Algorithm):
         process, `memory_account`; None: this tree alone) (`IsmctsTree.max_bytes`; at the cap
         the tree stops growing, `extra["full_at"]` says after how many iterations).
         `lines`: read the tree's expected lines after each root move (`line_beams`)."""
-        tree_class = backend.SEARCH.pick("_ismcts.IsmctsTree", ReferenceTree)
+        tree_class = backend.SEARCH.pick(f"{__name__}._ismcts.IsmctsTree", ReferenceTree)
         tree = tree_class(sampler, seed, settings["exploration"], objective,
                                    settings["playout"], merge_twins=settings["twins"],
                                    choice_stats=settings["stats"] == "choices",
@@ -128,7 +130,7 @@ class Ismcts(Algorithm):
         return out
 
     def memory_account(self):
-        return backend.SEARCH.pick("_ismcts.MemoryAccount", ReferenceAccount)()
+        return backend.SEARCH.pick(f"{__name__}._ismcts.MemoryAccount", ReferenceAccount)()
 
     def value_pass(self, settings):
         return settings["choose"] == "value"

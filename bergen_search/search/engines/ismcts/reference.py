@@ -48,13 +48,15 @@ from __future__ import annotations
 import math
 import time
 
-from ..constants import MAX_BYTES, MAX_EXPLORATION, MAX_PASS_WORLDS, MAX_SECONDS, objective_code
-from ..errors import BergenError
-from ..game.match import deal
-from ..game.rng import GOLDEN, MASK64, Rng, mix64
-from ..game.state import DRAW, PASS, State, mirror_twins
-from ..information.sampler import ReferenceSampler
-from .policy import PLAYOUTS, playout_choice, policy_code
+from ....constants import (
+    MAX_BYTES, MAX_EXPLORATION, MAX_PASS_WORLDS, MAX_SECONDS, OWN_DRAW, POINTS_SCALE,
+    objective_code,
+)
+from ....errors import BergenError
+from ....game.rng import GOLDEN, MASK64, Rng, mix64
+from ....game.state import DRAW, PASS, State, mirror_twins
+from ....information.sampler import ReferenceSampler
+from ...policy import PLAYOUTS, outcome, play_out, policy_code, reward
 
 #: The clock of `run`'s time limit (seconds, monotonic); the tests put a virtual one here.
 clock = time.perf_counter
@@ -63,10 +65,8 @@ OBJECTIVE_POINTS, OBJECTIVE_MATCH = objective_code("points"), objective_code("ma
 #: Edge keys (as `_ismcts.pxd`): another seat's draw, a pass, the observer's draw of tile t.
 KEY_DRAW = DRAW
 KEY_PASS = PASS
-KEY_OWN_DRAW = OWN_DRAW = 64
+KEY_OWN_DRAW = OWN_DRAW
 NO_NODE = -1
-#: As the core (`_ismcts.POINTS_SCALE`): points rewards are divided by this inside UCB1.
-POINTS_SCALE = 8.0
 #: As the core: nodes on one root-to-leaf path, and the iterations a tree may take.
 MAX_PATH = 512 + 1
 MAX_ITERATIONS = (1 << 31) - 1 - MAX_PATH
@@ -94,42 +94,6 @@ class MemoryAccount:
     @property
     def bytes(self) -> int:
         return self.held
-
-
-def outcome(objective: int, s: State, base: State, side: int) -> float:
-    """A side's raw outcome of a finished playout from `base`: 1 if it won the match
-    (objective match, else 0), or the points it gained."""
-    if objective == OBJECTIVE_MATCH:
-        return 1.0 if s.winner == side else 0.0
-    return float(s.scores[side] - base.scores[side])
-
-
-def play_out(rules, objective: int, policy: int, s: State, rng: Rng) -> State:
-    """Play out: the round to its end by the playout `policy`, and for the match objective
-    further rounds from fresh deals until a side reaches the target; every random choice
-    from `rng`. Returns the final state. (The core's playout, draw for draw.)"""
-    while True:
-        while s.ended is None:
-            moves = s.legal_moves()
-            s = s.apply(moves[0] if len(moves) == 1 else
-                        playout_choice(policy, s, moves, rng))
-        if objective == OBJECTIVE_POINTS or s.winner is not None:
-            return s
-        hands, reserve = deal(rules, rng)
-        s = State.deal(rules, hands, reserve, s.scores)
-
-
-def reward(rules, objective: int, s: State, base: State, side: int) -> float:
-    """Side `side`'s reward of the finished playout `s` from `base`, as the searches score
-    it: its match win (0/1), or its points gained minus the other sides' mean."""
-    mine = outcome(objective, s, base, side)
-    if objective == OBJECTIVE_MATCH:
-        return mine
-    others = 0.0
-    for i in range(rules.n_sides):
-        if i != side:
-            others += outcome(objective, s, base, i)
-    return mine - others / (rules.n_sides - 1)
 
 
 def _edge_key(s: State, move: int, observer: int) -> int:

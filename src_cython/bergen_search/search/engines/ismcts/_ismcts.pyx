@@ -39,7 +39,7 @@ iterations give the same tree, however `run` is sliced.
 >>> from bergen_search.information.infoset import from_position
 >>> from bergen_search.formats.notation import format_move
 >>> from bergen_search.formats.position import position_from_flags
->>> from bergen_search._sampler import CoreSampler
+>>> from bergen_search.information._sampler import CoreSampler
 >>> pos = position_from_flags(hand="3-5 1-6", line="3-3 3-2 2-2 2-4 4-5", hand_sizes="2,5",
 ...                           rules={"hand_size": 3})    # hands of 3: seat 0 played 2, drew 1
 >>> tree = IsmctsTree(CoreSampler(from_position(pos)), seed=1)
@@ -55,25 +55,24 @@ from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 
-from bergen_search._core cimport (DRAW, END_NONE, GOLDEN, MAX_MOVES, MAX_SEATS, PASS, Rng,
+from bergen_search.game._core cimport (DRAW, END_NONE, GOLDEN, MAX_MOVES, MAX_SEATS, PASS, Rng,
                                   Rules, State, atomic_add, below, clock_now, deal, do_move,
                                   ctz64, drop_mirror_twins, gen_moves, mirrored_ends,
                                   mix64, popcount64, right_twin)
-from bergen_search._sampler cimport CoreSampler, Sampler, sample_world
-from bergen_search._policy cimport (PLAYOUT_RANDOM, PLAYOUT_SAFE, PLAYOUT_SCORING,
+from bergen_search.information._sampler cimport CoreSampler, Sampler, sample_world
+from bergen_search.search._policy cimport (PLAYOUT_RANDOM, PLAYOUT_SAFE, PLAYOUT_SCORING,
                                     playout_choice)
 
 from bergen_search.errors import BergenError
 from bergen_search.game.rng import MASK64
-from bergen_search._policy import PLAYOUTS
+from bergen_search.search._policy import PLAYOUTS
 
-#: Points rewards are divided by this inside UCB1 (not in the statistics). From the first
+#: Points rewards are divided by this inside UCB1 (`constants.POINTS_SCALE`). From the first
 #: decision of a 2-player round the points difference has a standard deviation of about 3.3
-#: under random play, so points / 8 spreads about like a 0/1 match reward (at most 0.5), and
-#: one exploration constant serves both objectives. In self-play (2000 iterations, points),
-#: exploration 0.35, 1.0 and 1.4 were no better than 0.7 on this scale.
-cdef double _POINTS_SCALE = 8.0
-POINTS_SCALE = _POINTS_SCALE
+#: under random play; in self-play (2000 iterations, points), exploration 0.35, 1.0 and 1.4
+#: were no better than 0.7 on this scale.
+from bergen_search.constants import POINTS_SCALE
+cdef double _POINTS_SCALE = POINTS_SCALE
 #: The first pool allocation (nodes); it doubles when full.
 cdef int32_t _INITIAL_CAPACITY = 1 << 12
 #: Node counts are 32-bit: a tree takes at most this many iterations.

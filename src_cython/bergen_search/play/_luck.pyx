@@ -13,7 +13,7 @@ from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
-from bergen_search._core cimport (ALL_TILES, END_NONE, ENGINE_GREEDY, ENGINE_RANDOM, GOLDEN,
+from bergen_search.game._core cimport (ALL_TILES, END_NONE, ENGINE_GREEDY, ENGINE_RANDOM, GOLDEN,
                                   MAX_EVENTS, MAX_SEATS, N_TILES, Rng, Rules, State, mix64,
                                   play_round, rules_from_py, shuffle)
 

@@ -12,8 +12,8 @@ An edge key is what the observer sees of an action:
 - a pass: `PASS` (57).
 """
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
-from bergen_search._core cimport MAX_EVENTS, Rng, State
-from bergen_search._sampler cimport CoreSampler, Sampler
+from bergen_search.game._core cimport MAX_EVENTS, Rng, State
+from bergen_search.information._sampler cimport CoreSampler, Sampler
 
 cdef enum:
     OBJECTIVE_POINTS = 0    # reward: points gained until the round ends, minus the others' mean

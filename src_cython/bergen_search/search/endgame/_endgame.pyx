@@ -22,7 +22,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, u
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
-from bergen_search._core cimport (ALL_TILES, CoreRules, END_BLOCKED, END_NONE, MAX_MOVES,
+from bergen_search.game._core cimport (ALL_TILES, CoreRules, END_BLOCKED, END_NONE, MAX_MOVES,
                                   N_TILES, PASS, Rng, Rules, State, TILE_HIGH, TILE_LOW,
                                   TILES_WITH, apply_move, below, blocked_winner, clock_now,
                                   PIPS, drop_mirror_twins, mix64, gen_moves, greedy_index,

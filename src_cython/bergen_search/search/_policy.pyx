@@ -21,7 +21,7 @@ Every choice draws from the caller's Rng only.
 """
 from libc.stdint cimport uint32_t, uint64_t
 
-from bergen_search._core cimport (CoreState, MAX_MOVES, Rng, State, TILE_HIGH, TILE_LOW, below,
+from bergen_search.game._core cimport (CoreState, MAX_MOVES, Rng, State, TILE_HIGH, TILE_LOW, below,
                                   gen_moves)
 
 from bergen_search.errors import BergenError

@@ -44,14 +44,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..constants import EQUITY_STREAM, SCORE_BITS, objective_code  # noqa: F401
-from ..errors import BergenError
-from ..game.match import deal
-from ..game.rng import MASK64, Rng, derive_seed
-from ..game.state import DRAW, State, mirror_twins, move_str  # noqa: F401  (move_str: doctest)
-from ..information.infoset import InfoSet
-from ..information.sampler import WorldTable, check_world
-from ..information.sampler import world_state as sampler_world_state
+from ....constants import EQUITY_STREAM, SCORE_BITS, objective_code  # noqa: F401
+from ....errors import BergenError
+from ....game.match import deal
+from ....game.rng import MASK64, Rng, derive_seed
+from ....game.state import DRAW, State, mirror_twins, move_str  # noqa: F401  (move_str: doctest)
+from ....information.infoset import InfoSet
+from ....information.sampler import WorldTable, check_world
+from ....information.sampler import world_state as sampler_world_state
 
 
 def world_state(info: InfoSet, hands, reserve) -> State:

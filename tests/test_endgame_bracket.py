@@ -22,6 +22,7 @@ from test_endgame import SequenceForm, small_positions
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import Move
 from bergen_search.search import endgame
+from bergen_search.search.endgame import public
 from bergen_search.search.endgame import reference as endgame_ref
 from bergen_search.search.api import Limits, Settings, search
 
@@ -37,8 +38,8 @@ def positions():
 def _moves_after(info):
     g = endgame.game(info, shown=True)
     rep = g.deals[0]
-    s = endgame_ref._state(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)])
-    return g, endgame_ref.public_moves(s, [g.hands[g.seat][g.hand_index]])
+    s = public.state_of(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)])
+    return g, public.public_moves(s, [g.hands[g.seat][g.hand_index]])
 
 
 @pytest.mark.parametrize("count", sizes(8, 16))
@@ -111,10 +112,10 @@ def test_with_one_deal_left_the_bracket_is_the_minimax(positions):
         hands = (state.hands[0], state.hands[1])
         sign = 1.0 if g.seat == 0 else -1.0
         for m in moves:
-            s = endgame_ref._state(g.rules, g.root, hands).apply(m)
+            s = public.state_of(g.rules, g.root, hands).apply(m)
             gained = sign * ((s.scores[0] - g.root.scores[0]) - (s.scores[1] - g.root.scores[1]))
             if s.ended is None:
-                gained += sign * endgame_ref.minimax(g.rules, endgame_ref.root_of(s), s.hands)
+                gained += sign * endgame_ref.minimax(g.rules, public.root_of(s), s.hands)
             name = Move.from_code(m)
             assert abs(b.floors[name] - gained) < 1e-7 and abs(b.ceilings[name] - gained) < 1e-7
         found += 1

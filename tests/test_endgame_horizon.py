@@ -23,6 +23,7 @@ from test_endgame_bracket import _moves_after, positions  # noqa: F401 (a fixtur
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import Move
 from bergen_search.search import endgame
+from bergen_search.search.endgame import public
 from bergen_search.search.endgame import reference as endgame_ref
 from bergen_search.search.api import Limits, search
 
@@ -341,7 +342,7 @@ def test_a_floor_leaf_next_to_mirror_twins_is_valued_alike_by_core_and_oracle():
                   blocked="german", endgame_cap=True)
     line = ((3, 6), (6, 6), (6, 5), (5, 1), (1, 3), (3, 0), (0, 6), (6, 4), (4, 4), (4, 3),
             (3, 5), (5, 2), (2, 0), (0, 4), (4, 5), (5, 0), (0, 0), (0, 1), (1, 6), (6, 2))
-    root = endgame_ref.Root(3, 2, False, False, (7, 10), 1, 0, 2, line)
+    root = public.Root(3, 2, False, False, (7, 10), 1, 0, 2, line)
     h1 = sum(1 << tile(*t) for t in ((2, 3), (2, 4), (3, 3)))
     free = [tile(*t) for t in ((1, 1), (1, 2), (1, 4), (2, 2), (5, 5))]
     h0s = sorted(sum(1 << i for i in c) for c in itertools.combinations(free, 3))

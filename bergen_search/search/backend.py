@@ -40,6 +40,10 @@ class SearchBackend:
         module, _, name = compiled.rpartition(".")
         return getattr(importlib.import_module(module), name)
 
+    def module(self, name: str):
+        """A compiled module by its dotted name on the core, else None."""
+        return importlib.import_module(name) if self.name == "core" else None
+
     def budget(self, default: int) -> int:
         """A default search budget on this backend: the core's, or a FALLBACK_DIVISOR-th."""
         return default if self.name == "core" else max(1, default // FALLBACK_DIVISOR)

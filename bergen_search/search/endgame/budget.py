@@ -120,3 +120,8 @@ def allowance(max_work: int | None, seconds: float | None, memory_bytes: int | N
         cap = min(cap, memory_bytes // BYTES_PER_WORK)
     return allowed, cap
 
+#: DCFR's discounting: Brown & Sandholm 2019's alpha and beta; the average strategy weighs
+#: iteration t by t^GAMMA, 6 rather than their 2: it reaches an exploitability of 0.01 in
+#: about half the iterations, and 1e-4 in a fraction. The compiled solver is given them
+#: (`solvers.build`), and its oracle reads them here.
+ALPHA, BETA, GAMMA = 1.5, 0.0, 6.0

@@ -12,7 +12,7 @@ from ...game.tiles import popcount
 from ...information.inference import TileModel, tile_factors
 from ...information.infoset import InfoSet
 from ...information.sampler import WorldTable
-from . import reference as endgame_ref
+from . import public
 from . import native
 
 
@@ -47,7 +47,7 @@ class Endgame:
     each seat (masks, ascending), the deals (hand index of seat 0, of seat 1, weight), and
     the seat to move with its own hand's index."""
     rules: object
-    root: endgame_ref.Root
+    root: public.Root
     hands: tuple
     deals: list
     seat: int
@@ -77,7 +77,7 @@ class Endgame:
         """The seat's margin gained by a root move that ends the round, over the deals."""
         total = 0.0
         for d in self.deals:
-            s = endgame_ref._state(self.rules, self.root, [self.hands[q][d[q]] for q in range(2)])
+            s = public.state_of(self.rules, self.root, [self.hands[q][d[q]] for q in range(2)])
             total += d[2] * self.gained(s.apply(move).scores)
         return total / self.weight
 
@@ -147,7 +147,7 @@ def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
     seat = info.seat
     if info.hand not in index[seat]:
         raise BergenError("the seat's own hand is not among the deals of what everyone saw")
-    root = endgame_ref.Root(info.left, info.right, bool(info.left_double),
+    root = public.Root(info.left, info.right, bool(info.left_double),
                             bool(info.right_double), tuple(info.scores), seat, info.passes,
                             info.reserve_size, tuple(info.line))
     return Endgame(info.rules, root, hands, deals, seat, index[seat][info.hand], inference)

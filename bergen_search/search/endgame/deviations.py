@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ...errors import TooBig
 from ...game.state import PASS, may_take
-from . import reference as endgame_ref
+from . import public
 from . import solvers
 from .budget import ACCEPT, HAND_TOLERANCE, MAX_ITERATIONS, TOLERANCE, allowance
 from .deals import Endgame
@@ -29,7 +29,7 @@ def after(g: Endgame, move: int) -> Endgame | None:
 
     kept = [d for d in g.deals if legal(g.hands[p][d[p]])]
     rep = kept[0]
-    s = endgame_ref._state(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)]).apply(move)
+    s = public.state_of(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)]).apply(move)
     if s.ended is not None:
         return None
     old = [sorted({d[q] for d in kept}) for q in range(2)]
@@ -37,7 +37,7 @@ def after(g: Endgame, move: int) -> Endgame | None:
     hands = tuple([g.hands[q][i] & ~(tile if q == p else 0) for i in old[q]] for q in range(2))
     index = [{i: k for k, i in enumerate(old[q])} for q in range(2)]
     deals = [(index[0][a], index[1][b], w) for a, b, w in kept]
-    root = endgame_ref.root_of(s)
+    root = public.root_of(s)
     return Endgame(g.rules, root, hands, deals, p, index[p][g.hand_index], g.inference)
 
 

@@ -1,16 +1,11 @@
-"""The compiled solver's module, when it is there: every module of the endgame asks `compiled`
-here, so that a test replaces it once (`endgame.native.compiled`) for all of them."""
+"""The compiled solver's module, when the searches run on the core (`search.backend`, the one
+place that decides): every module of the endgame asks `compiled` here, so that a test replaces
+it once (`endgame.native.compiled`) for all of them."""
 from __future__ import annotations
 
-import os
+from .. import backend
 
 
 def compiled():
-    """The compiled solver's module, or None (not built, or BERGEN_PURE_PYTHON=1)."""
-    if os.environ.get("BERGEN_PURE_PYTHON") == "1":
-        return None
-    try:
-        from . import _endgame  # here: the compiled module is optional (None without it)
-    except ImportError:
-        return None
-    return _endgame
+    """The compiled solver's module, or None (the searches run on their pure-Python twins)."""
+    return backend.SEARCH.module(f"{__package__}._endgame")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ...game.state import PASS
 from ...information.infoset import InfoSet
 from ...information.sampler import merge_groups
-from . import reference as endgame_ref
+from . import public
 from . import budget, native
 from .deals import shown_free
 
@@ -48,14 +48,14 @@ def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False,
     allowed = [sum(1 << k for k, g in enumerate(kept) if a >> g & 1) for a in allowed]
     merged = [merged[g] for g in kept]
     tiles = [t for t, _ in free]
-    root = endgame_ref.Root(info.left, info.right, bool(info.left_double),
+    root = public.Root(info.left, info.right, bool(info.left_double),
                             bool(info.right_double), tuple(info.scores), info.seat,
                             info.passes, info.reserve_size, tuple(info.line))
     on_line = pub.played_free
     if move is not None:
         hands = [0, 0]
         hands[info.seat] = info.hand
-        root = endgame_ref.root_of(endgame_ref._state(info.rules, root, hands).apply(move))
+        root = public.root_of(public.state_of(info.rules, root, hands).apply(move))
         if move != PASS:
             on_line |= 1 << (move >> 1)
     deals, pairs, steps, walks = core.predict(

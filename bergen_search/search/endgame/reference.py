@@ -27,12 +27,9 @@ from dataclasses import dataclass, field
 
 from ...game.match import greedy_choice
 from ...game.state import PASS, State, blocked_winner, fitting, may_take, mirror_twins
-from ...game.tiles import PIPS, TILE_HIGH, TILE_LOW, iter_mask, popcount
-
-#: DCFR's discounting: Brown & Sandholm 2019's alpha and beta; the average strategy weighs
-#: iteration t by t^GAMMA, 6 rather than their 2: here it reaches an exploitability of 0.01
-#: in about half the iterations, and 1e-4 in a fraction (benchmarks/STRENGTH.md).
-ALPHA, BETA, GAMMA = 1.5, 0.0, 6.0
+from ...game.tiles import PIPS, TILE_HIGH, TILE_LOW, popcount
+from .budget import ALPHA, BETA, GAMMA
+from .public import Root, public_moves, state_of
 
 
 @dataclass
@@ -46,82 +43,14 @@ class Node:
                                                   # side 0's margin, weight * side 0's gain)
 
 
-@dataclass
-class Root:
-    """The public state at the root: what every seat sees."""
-    left: int
-    right: int
-    left_double: bool
-    right_double: bool
-    scores: tuple
-    to_move: int
-    passes: int
-    reserve_size: int
-    line: tuple
-
-
-def root_of(s: State) -> Root:
-    """The public state of `s` (no hands) as a root."""
-    return Root(s.left, s.right, bool(s.left_double), bool(s.right_double), tuple(s.scores),
-                s.to_move, s.passes, s.reserve_size, tuple(s.line))
-
-
 class TreeTooBig(Exception):
     """The public tree would exceed the caps it was built with."""
-
-
-def _state(rules, root: Root, hands) -> State:
-    """A reference State of the root's public state with the hands given (the reserve is
-    never drawn again: only its size matters)."""
-    s = State.__new__(State)
-    s.rules = rules
-    s.hands = tuple(hands)
-    s.hidden = (0,) * rules.players
-    s.reserve = None
-    s.reserve_size = root.reserve_size
-    s.left, s.right = root.left, root.right
-    s.left_double, s.right_double = bool(root.left_double), bool(root.right_double)
-    s.line = tuple(root.line)
-    s.scores = tuple(root.scores)
-    s.to_move = root.to_move
-    s.passes = root.passes
-    s.draws_this_turn = 0
-    s.last_drawn = -1
-    s.ended = None
-    s.winner = None
-    s.last_points = (0,) * rules.n_sides
-    return s
 
 
 def _with_hands(s: State, hands) -> State:
     t = s._copy()
     t.hands = tuple(hands)
     return t
-
-
-def public_moves(s: State, holdings) -> list:
-    """The public actions at `s` for the acting player whose possible current hands are
-    `holdings`: each fitting tile some hand holds, at each end it fits (the right end's
-    mirror twin dropped), ascending codes, then PASS if some hand holds no fitting tile."""
-    tiles, can_pass = 0, False
-    for h in holdings:
-        f = fitting(h, s.left, s.right)
-        tiles |= f
-        if not f:
-            can_pass = True
-    mirror = s.left == s.right and bool(s.left_double) == bool(s.right_double)
-    moves = []
-    for t in iter_mask(tiles):
-        lo, hi = TILE_LOW[t], TILE_HIGH[t]
-        fl = lo == s.left or hi == s.left
-        fr = lo == s.right or hi == s.right
-        if fl:
-            moves.append(t * 2)
-        if fr and not (fl and mirror):
-            moves.append(t * 2 + 1)
-    if can_pass:
-        moves.append(PASS)
-    return moves
 
 
 def _legal(move: int, current: int, s: State) -> bool:
@@ -258,7 +187,7 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: in
             after[s.to_move] |= 1 << (m >> 1)
         return rec(child, alive, after, depth=depth)
 
-    start = _state(rules, root, [hands[q][deals[0][q]] for q in range(2)])
+    start = state_of(rules, root, [hands[q][deals[0][q]] for q in range(2)])
     rec(start, list(deals), [0, 0], root=True)
     return nodes
 
@@ -452,7 +381,7 @@ def _terminal(node, reach, out, u):
 def minimax(rules, root: Root, hands) -> float:
     """Side 0's margin from the root with both hands in view, by plain minimax (the check of
     a position whose hands are determined)."""
-    s = _state(rules, root, hands)
+    s = state_of(rules, root, hands)
     margin0 = root.scores[0] - root.scores[1]
 
     def rec(st):

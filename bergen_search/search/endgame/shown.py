@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ...errors import TooBig
 from ...formats.notation import Move
 from ...information.infoset import InfoSet
-from . import reference as endgame_ref
+from . import public
 from . import deals, native, prediction, solvers
 from .budget import (BRACKET_MIN_ITERATIONS, BUILD_SHARE, BYTES_PER_WORK, FLOOR_POLICIES,
                      GROW_HIGH, GROW_LOW, LIMITED_TOLERANCE, MAX_HORIZON, MAX_ITERATIONS,
@@ -249,8 +249,8 @@ class _Bracketing:
         self.tolerance, self.max_iterations = tolerance, max_iterations
         self.clock, self.stop, self.t0 = clock, stop, t0
         p, rep = g.seat, g.deals[0]
-        root_state = endgame_ref._state(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)])
-        self.moves = endgame_ref.public_moves(root_state, [g.hands[p][g.hand_index]])
+        root_state = public.state_of(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)])
+        self.moves = public.public_moves(root_state, [g.hands[p][g.hand_index]])
         self.floors: dict = {}
         self.ceilings: dict = {}
         self.horizons: dict = {}

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ...errors import TooBig
+from .budget import ALPHA, BETA, GAMMA
 from . import reference as endgame_ref
 from . import native
 from .budget import CHECK_AT, CHECK_EVERY, MAX_WORK
@@ -58,8 +59,8 @@ def build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
         if core is not None:
             solver = core.EndgameSolver(g.rules, g.root, g.hands, g.deals, max_nodes=limit,
                                         max_pairs=limit, max_entries=limit,
-                                        alpha=endgame_ref.ALPHA, beta=endgame_ref.BETA,
-                                        gamma=endgame_ref.GAMMA, seconds=seconds,
+                                        alpha=ALPHA, beta=BETA,
+                                        gamma=GAMMA, seconds=seconds,
                                         horizon=horizon,
                                         greedy_seat=-1 if greedy_seat is None else greedy_seat,
                                         max_steps=max_steps, playouts=playouts,

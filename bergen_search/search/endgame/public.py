@@ -1,0 +1,77 @@
+"""The endgame's public state, which the compiled solver's callers and its pure-Python oracle
+(`reference.py`) both read: the root every seat sees (`Root`), a reference `State` of it with
+hands given (`state_of`), and the public actions at a state (`public_moves`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...game.state import PASS, State, fitting
+from ...game.tiles import TILE_HIGH, TILE_LOW, iter_mask
+
+
+@dataclass
+class Root:
+    """The public state at the root: what every seat sees."""
+    left: int
+    right: int
+    left_double: bool
+    right_double: bool
+    scores: tuple
+    to_move: int
+    passes: int
+    reserve_size: int
+    line: tuple
+
+
+def root_of(s: State) -> Root:
+    """The public state of `s` (no hands) as a root."""
+    return Root(s.left, s.right, bool(s.left_double), bool(s.right_double), tuple(s.scores),
+                s.to_move, s.passes, s.reserve_size, tuple(s.line))
+
+
+def state_of(rules, root: Root, hands) -> State:
+    """A reference State of the root's public state with the hands given (the reserve is
+    never drawn again: only its size matters)."""
+    s = State.__new__(State)
+    s.rules = rules
+    s.hands = tuple(hands)
+    s.hidden = (0,) * rules.players
+    s.reserve = None
+    s.reserve_size = root.reserve_size
+    s.left, s.right = root.left, root.right
+    s.left_double, s.right_double = bool(root.left_double), bool(root.right_double)
+    s.line = tuple(root.line)
+    s.scores = tuple(root.scores)
+    s.to_move = root.to_move
+    s.passes = root.passes
+    s.draws_this_turn = 0
+    s.last_drawn = -1
+    s.ended = None
+    s.winner = None
+    s.last_points = (0,) * rules.n_sides
+    return s
+
+
+def public_moves(s: State, holdings) -> list:
+    """The public actions at `s` for the acting player whose possible current hands are
+    `holdings`: each fitting tile some hand holds, at each end it fits (the right end's
+    mirror twin dropped), ascending codes, then PASS if some hand holds no fitting tile."""
+    tiles, can_pass = 0, False
+    for h in holdings:
+        f = fitting(h, s.left, s.right)
+        tiles |= f
+        if not f:
+            can_pass = True
+    mirror = s.left == s.right and bool(s.left_double) == bool(s.right_double)
+    moves = []
+    for t in iter_mask(tiles):
+        lo, hi = TILE_LOW[t], TILE_HIGH[t]
+        fl = lo == s.left or hi == s.left
+        fr = lo == s.right or hi == s.right
+        if fl:
+            moves.append(t * 2)
+        if fr and not (fl and mirror):
+            moves.append(t * 2 + 1)
+    if can_pass:
+        moves.append(PASS)
+    return moves

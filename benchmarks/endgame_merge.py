@@ -46,7 +46,8 @@ from endgame_stage import attempts, corpus_infos  # noqa: E402
 from bergen_search.game.state import PASS, blocked_winner  # noqa: E402
 from bergen_search.game.tiles import TILES_WITH  # noqa: E402
 from bergen_search.search import endgame  # noqa: E402
-from bergen_search.search.endgame.reference import _legal, _state, _with_hands, public_moves  # noqa: E402
+from bergen_search.search.endgame.public import public_moves, state_of as _state  # noqa: E402
+from bergen_search.search.endgame.reference import _legal, _with_hands  # noqa: E402
 
 
 class Capped(Exception):

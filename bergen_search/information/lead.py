@@ -1,0 +1,72 @@
+"""Who leads, as one seat sees it before the lead: each lead its hand leaves possible, with its
+chance (`leads`).
+
+The deal is uniform over the ways to share the tiles the seat does not hold among the other
+hands (all of the rules' hand size) and the reserve. The lead rule picks the first tile of its
+order held by a hand (`state.lead_rank`: the doubles by the rule, then, under `no_double:
+lowest-tile`, every other tile from the lowest), so seat j leads t exactly when j holds t and
+every unseen tile before t in that order lies in the reserve. With R reserve places among U
+unseen tiles, k of them before t: the chance is (n / U) * R!/(R-k)! / ((U-1)!/(U-1-k)!) for
+another seat's t (n its hand size), and R!/(R-k)! / (U!/(U-k)!) for the seat's own first tile.
+Under `no_double: redeal` a deal where no hand holds a double is dealt again: the chances are
+those of the deals kept.
+
+>>> from bergen_search.game.rules import Rules
+>>> from bergen_search.game.tiles import mask_of, parse_tile, tile_str
+>>> hand = mask_of(parse_tile(x) for x in "0-0 1-2 3-4 5-6 0-5 4-6".split())
+>>> [(seat, tile_str(t), p) for seat, t, p in leads(Rules(), 0, hand)]
+[(0, '0-0', 1.0)]
+>>> hand = mask_of(parse_tile(x) for x in "1-2 3-4 5-6 0-5 2-2 4-6".split())
+>>> [(seat, tile_str(t), round(p, 3)) for seat, t, p in leads(Rules(), 0, hand)]
+[(1, '0-0', 0.273), (1, '1-1', 0.208), (0, '2-2', 0.519)]
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..game.rules import Rules
+from ..game.state import lead_rank
+from ..game.tiles import DOUBLES, N_TILES, popcount
+
+__all__ = ["leads"]
+
+
+def _falling(a: int, k: int) -> int:
+    out = 1
+    for i in range(k):
+        out *= a - i
+    return out
+
+
+def leads(rules: Rules, seat: int, hand: int) -> list:
+    """[(seat, tile, chance)] of every lead possible when `seat` was dealt `hand` (a mask of
+    the rules' hand size), in the lead rule's order of the tiles; the chances sum to 1."""
+    n = rules.hand_size
+    if popcount(hand) != n:
+        raise ValueError(f"a dealt hand holds {n} tiles, got {popcount(hand)}")
+    unseen = N_TILES - n
+    reserve = N_TILES - rules.players * n
+    others = [j for j in range(rules.players) if j != seat]
+    order = sorted(range(N_TILES), key=lambda t: lead_rank(rules, t))
+    phases = [[t for t in order if DOUBLES >> t & 1]]
+    if rules.no_double == "lowest-tile":
+        phases.append([t for t in order if not DOUBLES >> t & 1])
+    out: list = []
+    before = 0                       # unseen tiles before the current one in the order
+    for phase in phases:
+        for t in phase:
+            if hand >> t & 1:
+                out.append((seat, t, Fraction(_falling(reserve, before),
+                                              _falling(unseen, before))))
+                return _as_floats(out, 1)
+            each = (Fraction(n, unseen) * Fraction(_falling(reserve, before),
+                                                   _falling(unseen - 1, before)))
+            out += [(j, t, each) for j in others if each]
+            before += 1
+    # No hand holds a double (nor, under lowest-tile, any tile: impossible): under redeal the
+    # deal is dealt again, so the chances are those of the deals kept.
+    return _as_floats(out, sum(p for *_, p in out))
+
+
+def _as_floats(out: list, total) -> list:
+    return [(j, t, float(p / total)) for j, t, p in out]

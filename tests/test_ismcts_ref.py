@@ -31,13 +31,13 @@ import pytest
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.position import Position
-from bergen_search.game import match
+from bergen_search.game import match, policy
 from bergen_search.game.rng import Rng, derive_seed
 from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
 from bergen_search.game.state import DRAW, State
 from bergen_search.information.infoset import from_position, from_state_and_events
 from bergen_search.information.sampler import ReferenceSampler, WorldTable
-from bergen_search.search import backend, policy
+from bergen_search.search import backend
 from bergen_search.search.engines.ismcts import reference as ismcts_ref
 
 SEED = 20261217
@@ -322,16 +322,16 @@ def _decision_states(players, rounds, seed):
 def test_playout_policies_play_as_the_core(players, require_compiled):
     """policy.py's choices are the core's on every decision of seeded rounds, for several seeds
     each (the same play from the same random numbers, ties broken alike)."""
-    from bergen_search.search import _policy
-    require_compiled(_policy, "bergen_search.search._policy")
-    assert policy.PLAYOUTS == _policy.PLAYOUTS
+    from bergen_search.game import _core
+    require_compiled(_core, "bergen_search.game._core")
+    assert policy.PLAYOUTS == _core.PLAYOUTS
     states = _decision_states(players, 30, 17)
     assert len(states) > 100
     for ref, core in states:
         for name in policy.PLAYOUTS:
             for seed in range(6):
                 assert policy.playout_move(ref, name, seed) == \
-                    _policy.playout_move(core, name, seed), (name, seed, ref.line)
+                    _core.playout_move(core, name, seed), (name, seed, ref.line)
 
 
 def test_policy_checks_its_input():

@@ -20,7 +20,7 @@ Search", Algorithm 3; see `_ismcts.pyx` for the full account) in one iteration:
    `PASS`). A forced step follows or creates its child. At a decision every child legal in
    this world gets its availability counted; a legal play with no child yet is expanded (one
    drawn at random among them) and selection stops; else UCB1 with availability picks.
-3. *Play out* with the playout policy (`policy.py`) to the end of the round, or for the
+3. *Play out* with the playout policy (`game/policy.py`) to the end of the round, or for the
    `match` objective through fresh deals (`match.deal`, the core's `deal` draw for draw)
    until a side reaches the target.
 4. *Backpropagate* each side's reward to the nodes on the path.
@@ -53,10 +53,11 @@ from ....constants import (
     objective_code,
 )
 from ....errors import BergenError
+from ....game.policy import PLAYOUTS, policy_code
 from ....game.rng import GOLDEN, MASK64, Rng, mix64
 from ....game.state import DRAW, PASS, State, mirror_twins
 from ....information.sampler import ReferenceSampler
-from ...policy import PLAYOUTS, outcome, play_out, policy_code, reward
+from ...playouts import outcome, play_out, reward
 
 #: The clock of `run`'s time limit (seconds, monotonic); the tests put a virtual one here.
 clock = time.perf_counter
@@ -132,7 +133,7 @@ class IsmctsTree:
     observer's moves.
 
     `objective`: 0 "points", 1 "match"; `playout`: 0 "random", 1 "scoring", 2 "safe" (names
-    or codes; `policy.py`). `exploration` is the UCB1 constant on rewards scaled to about
+    or codes; `game/policy.py`). `exploration` is the UCB1 constant on rewards scaled to about
     [0, 1] (see POINTS_SCALE). `merge_twins`: mirror twins are one choice, at the root and
     below (`twins`). `choice_stats`: a move's mean counts only the iterations where its mover
     chose it among several. `max_bytes` and `account`: the core's memory cap, counted as it.

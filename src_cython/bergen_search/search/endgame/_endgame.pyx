@@ -25,8 +25,8 @@ from libc.string cimport memcpy, memset
 from bergen_search.game._core cimport (ALL_TILES, CoreRules, END_BLOCKED, END_NONE, MAX_MOVES,
                                   N_TILES, PASS, Rng, Rules, State, TILE_HIGH, TILE_LOW,
                                   TILES_WITH, apply_move, below, blocked_winner, clock_now,
-                                  PIPS, drop_mirror_twins, mix64, gen_moves, greedy_index,
-                                  is_double, lowest_bit, mirrored_ends, popcount)
+                                  PIPS, drop_mirror_twins, floor_index, mix64, gen_moves,
+                                  lowest_bit, mirrored_ends, random_choice)
 
 from bergen_search.errors import BergenError, TooBig
 from bergen_search.information.infoset import RESERVE
@@ -543,8 +543,7 @@ def predict(rules, root, owners, caps, tiles, allowed, played, long long walks,
                 n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
                 steps += 1
                 w_all *= n
-                pick = below(&rng, n)
-                apply_move(&s, moves[pick], &nxt)
+                apply_move(&s, random_choice(moves, n, &rng), &nxt)
                 memcpy(&s, &nxt, sizeof(State))
             pairs_sum += w_all
             w_done += 1
@@ -592,7 +591,7 @@ ctypedef struct Builder:
     int64_t max_steps           # ... at most (TOO_BIG past it); 0: no limit
     int64_t abort               # a play-out stopped: TOO_BIG or STOPPED
     int64_t leaves              # the leaves made at the horizon
-    int policies                # greedy_seat's policies at a leaf (`_policy_index`), 1..3
+    int policies                # greedy_seat's policies at a leaf (FLOOR_*), 1..3
     int policy                  # the one being played out
     int32_t* values             # a leaf's values, deal by policy
     int64_t values_cap
@@ -732,45 +731,14 @@ cdef int64_t _terminal(Builder* B, const State* s, const int32_t* alive, int n_a
     return nid
 
 
-cdef int _policy_index(const State* s, const int* moves, int n, int policy) noexcept nogil:
-    """The index of the move the greedy seat plays below a floor's horizon (two or more
-    plays; its own hand and the ends decide, never the other hand): policy 0, `greedy_index`
-    (most points at once, then the heaviest tile); 1, the heaviest double it can play, else
-    greedy; 2, the play that leaves most of its tiles fitting an end (going out first), then
-    greedy's order (endgame_ref.floor_choice)."""
-    cdef int i, best = -1, key, best_key = -1, seat = s.to_move
-    cdef uint32_t fit
-    cdef State nxt
-    if policy == 1:
-        for i in range(n):
-            if is_double(moves[i] >> 1) and PIPS[moves[i] >> 1] > best_key:
-                best = i
-                best_key = PIPS[moves[i] >> 1]
-        return best if best >= 0 else greedy_index(s, moves, n)
-    if policy == 2:
-        for i in range(n):
-            apply_move(s, moves[i], &nxt)
-            if nxt.ended != END_NONE:
-                key = 64
-            else:
-                fit = TILES_WITH[nxt.left] | TILES_WITH[nxt.right]
-                key = popcount(nxt.hands[seat] & fit)
-            key = (key * 64 + nxt.scores[seat] - s.scores[seat]) * 64 + PIPS[moves[i] >> 1]
-            if key > best_key:
-                best = i
-                best_key = key
-        return best
-    return greedy_index(s, moves, n)
-
-
 cdef int _playout(Builder* B, const State* s, int alpha, int beta) noexcept nogil:
     """Side 0's lead (its score minus side 1's) at the end of the round from `s`, both hands
     known: each side plays to its best (alpha-beta over the window (alpha, beta): a value
     outside it is a bound on its side), except B.greedy_seat, which plays its policy's move
-    (`_policy_index`; B.policy, or perfectly with POLICY_PERFECT). A mirror twin is one
+    (`floor_index`; B.policy, or perfectly with POLICY_PERFECT). A mirror twin is one
     choice (the one at the left end): the policy so played is the one on the left twin's
     position, mirrored after a right twin, and against it the two twins are worth the same
-    (endgame_ref.playout alike). Past B.max_steps states, the deadline or a stop request:
+    (reference.playout alike). Past B.max_steps states, the deadline or a stop request:
     B.abort is set and the value is meaningless."""
     cdef int moves[MAX_MOVES]
     cdef int keys[MAX_MOVES]
@@ -794,7 +762,7 @@ cdef int _playout(Builder* B, const State* s, int alpha, int beta) noexcept nogi
     n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
     p = s.to_move
     if n == 1 or (p == B.greedy_seat and B.policy != POLICY_PERFECT):
-        i = 0 if n == 1 else _policy_index(s, moves, n, B.policy)
+        i = 0 if n == 1 else floor_index(s, moves, n, B.policy)
         apply_move(s, moves[i], &nxt)
         return _playout(B, &nxt, alpha, beta)
     key_a = (<uint64_t>s.hands[0] | (<uint64_t>s.hands[1] << 28) | (<uint64_t>p << 56)
@@ -1391,9 +1359,9 @@ cdef class EndgameSolver:
     a terminal whose payoff per deal is that deal played out from there with both hands in
     view (alpha-beta, a transposition table `playouts` shared with other trees), by both
     sides perfectly, or with `greedy_seat` playing a fixed policy (the best over the leaf's
-    deals of the first `policies` of `_policy_index`'s; perfectly in a deal alone at the leaf
+    deals of the first `policies` of `floor_index`'s; perfectly in a deal alone at the leaf
     with its hand); its gain is side 0's points to the horizon only. Past `max_steps`
-    play-out states (0: no limit) the build is too big. The oracle is `endgame_ref.build`'s
+    play-out states (0: no limit) the build is too big. The oracle is `reference.build`'s
     `horizon`."""
     cdef Tree T
     cdef Run R

@@ -51,9 +51,9 @@ from libc.string cimport memcpy
 
 from bergen_search.game._core cimport (ALL_TILES, DRAW, DRAW_UNTIL_PLAYABLE, END_NONE, GOLDEN,
                                   MAX_MOVES, MAX_SEATS, N_TILES, Rng, Rules, State,
-                                  TILES_WITH, apply_move, below, clock_now, deal, do_move, drawable,
+                                  TILES_WITH, apply_move, clock_now, deal, do_move, drawable,
                                   drop_mirror_twins, gen_moves, mirrored_ends,
-                                  mix64, PLAY_STREAM, popcount, shuffle)
+                                  mix64, PLAY_STREAM, popcount, random_choice, shuffle)
 from bergen_search.information._sampler cimport CoreSampler, Sampler, sample_world
 
 from bergen_search.errors import BergenError
@@ -213,7 +213,7 @@ cdef void _equity(Search* S, const int32_t* scores, double* out) noexcept nogil:
             deal(&st, S.rules, &rng, sc)
             while st.ended == END_NONE:
                 k = gen_moves(&st, moves)
-                do_move(&st, moves[0] if k == 1 else moves[below(&rng, k)])
+                do_move(&st, moves[0] if k == 1 else random_choice(moves, k, &rng))
             if st.winner >= 0:
                 wins[st.winner] += 1
                 break
@@ -257,7 +257,7 @@ cdef void _playout(Search* S, const State* s, State* out) noexcept nogil:
     shuffle(&S.rng, out.reserve + out.reserve_next, out.reserve_size)
     while out.ended == END_NONE:
         k = gen_moves(out, moves)
-        do_move(out, moves[0] if k == 1 else moves[below(&S.rng, k)])
+        do_move(out, moves[0] if k == 1 else random_choice(moves, k, &S.rng))
 
 
 cdef double _horizon_x(Search* S, const State* s) noexcept nogil:

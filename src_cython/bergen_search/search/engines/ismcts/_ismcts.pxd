@@ -66,7 +66,7 @@ cdef class IsmctsTree:
     cdef Rng rng                  # every random choice of the search: worlds, expansion, playouts
     cdef readonly double exploration
     cdef readonly int objective
-    cdef readonly int playout     # PLAYOUT_* of _policy.pxd
+    cdef readonly int playout     # PLAYOUT_* of _core.pxd
     cdef readonly bint merge_twins  # mirror twins are one choice (_core.drop_mirror_twins)
     cdef readonly bint choice_stats # a move's mean counts only the iterations where its mover
                                     # chose it among several (not those where it was forced)

@@ -58,14 +58,12 @@ from libc.string cimport memcpy, memset
 from bergen_search.game._core cimport (DRAW, END_NONE, GOLDEN, MAX_MOVES, MAX_SEATS, PASS, Rng,
                                   Rules, State, atomic_add, below, clock_now, deal, do_move,
                                   ctz64, drop_mirror_twins, gen_moves, mirrored_ends,
-                                  mix64, popcount64, right_twin)
+                                  mix64, playout_choice, popcount64, right_twin)
 from bergen_search.information._sampler cimport CoreSampler, Sampler, sample_world
-from bergen_search.search._policy cimport (PLAYOUT_RANDOM, PLAYOUT_SAFE, PLAYOUT_SCORING,
-                                    playout_choice)
 
 from bergen_search.errors import BergenError
+from bergen_search.game._core import PLAYOUTS
 from bergen_search.game.rng import MASK64
-from bergen_search.search._policy import PLAYOUTS
 
 #: Points rewards are divided by this inside UCB1 (`constants.POINTS_SCALE`). From the first
 #: decision of a 2-player round the points difference has a standard deviation of about 3.3
@@ -174,7 +172,7 @@ cdef class IsmctsTree:
     information set. `run` adds iterations; `root_stats` reads the observer's moves.
 
     `objective`: 0 "points", 1 "match"; `playout`: 0 "random", 1 "scoring", 2 "safe" (names
-    or codes; `_policy.pyx`). `max_bytes` caps the node pools of the trees of its `account`
+    or codes; `_core.pyx`). `max_bytes` caps the node pools of the trees of its `account`
     (a `MemoryAccount`: its search's trees; None: an account of its own; 0: no cap but the
     machine's): at the cap this tree stops growing
     and goes on iterating without adding nodes (`full`, `full_at`); a tree made when the cap

@@ -506,10 +506,10 @@ def test_both_trees_stop_growing_at_the_same_iteration(i, iterations, core_modul
     """The memory cap (issue 20), counted in the reference as the core counts it: with the
     same cap both stop growing at the same iteration and go on to the same tree, node for
     node, and the same statistics. (Decision 0's pool is full at iteration 193, 9's at
-    2,427: 1,000 and 3,000 iterations take both on past it.)"""
+    696: 1,000 and 3,000 iterations take both on past it.)"""
     IsmctsTree, CoreSampler = core_modules
     case = decision_case(i)
-    room = 1500 * 48                    # a first pool of 1,500 nodes: full soon
+    room = 1500 * ismcts_ref.CORE_NODE_BYTES    # a first pool of 1,500 nodes: full soon
     # (Each tree counts on an account of its own: no other tree of the process, alive or
     # waiting for the garbage collector, takes from its cap.)
     core = IsmctsTree(CoreSampler(case.info, case.table), case.seed, **case.settings,

@@ -19,14 +19,13 @@ cdef enum:
     OBJECTIVE_POINTS = 0    # reward: points gained until the round ends, minus the others' mean
     OBJECTIVE_MATCH = 1     # reward: 1 for the side that wins the match, 0 otherwise
     OWN_DRAW = 64           # key of the observer's draw of tile t: OWN_DRAW + t
-    NO_NODE = -1            # no parent / child / sibling
+    NO_NODE = -1            # no child / sibling
     MAX_PATH = MAX_EVENTS + 1   # nodes on one root-to-leaf path (a round has < MAX_EVENTS actions)
     TIME_CHECK_MASK = 63    # the clock is read every 64 iterations
     ROOT_SPARE = 64         # pool nodes kept for the root's children once the tree is full
     PASS_CHECK_MASK = 15    # the final pass looks for Ctrl-C every 16 worlds
 
-ctypedef struct Node:
-    int32_t parent        # the node above, NO_NODE for the root
+ctypedef struct Node:      # 40 bytes (the reference's CORE_NODE_BYTES)
     int32_t first_child   # the first child, NO_NODE for a leaf
     int32_t next_sibling  # the next child of the same parent, NO_NODE at the end
     int32_t visits        # iterations that went through this node

@@ -256,7 +256,6 @@ cdef class IsmctsTree:
         self.tree.n_nodes = 1
         root = &self.tree.nodes[0]
         memset(root, 0, sizeof(Node))
-        root.parent = NO_NODE
         root.first_child = NO_NODE
         root.next_sibling = NO_NODE
         root.side = -1
@@ -328,7 +327,6 @@ cdef class IsmctsTree:
         cdef int32_t c = self.tree.n_nodes
         cdef Node* node = &self.tree.nodes[c]
         self.tree.n_nodes += 1
-        node.parent = parent
         node.first_child = NO_NODE
         node.next_sibling = NO_NODE
         node.visits = 0

@@ -50,7 +50,7 @@ cdef enum:
 cdef extern from *:
     """
     #include <stdint.h>
-    /* tiles 0..27: 0-0, 0-1, ..., 0-6, 1-1, ..., 6-6 (bergen_search/tiles.py) */
+    /* tiles 0..27: 0-0, 0-1, ..., 0-6, 1-1, ..., 6-6 (bergen_search/game/tiles.py) */
     static const uint8_t bergen_TILE_LOW[28] = {
         0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 6};
     static const uint8_t bergen_TILE_HIGH[28] = {
@@ -204,7 +204,7 @@ cdef inline int mask_pips(uint32_t mask) noexcept nogil:
         mask &= mask - 1
     return pips
 
-# ---- SplitMix64, bit for bit as bergen_search/rng.py ----------------------------------------
+# ---- SplitMix64, bit for bit as bergen_search/game/rng.py -----------------------------------
 ctypedef struct Rng:
     uint64_t state       # the SplitMix64 counter; advanced by GOLDEN before every output
 

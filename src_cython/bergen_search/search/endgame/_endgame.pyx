@@ -1,8 +1,9 @@
 # cython: language_level=3
 """The exact endgame in C: the deals, the public tree, DCFR over hand vectors, best responses.
 
-The same solver as `bergen_search/endgame_ref.py` (its pure-Python oracle), computed in the
-same order, so that both give the same numbers on the same tree (tests/test_endgame.py):
+The same solver as `bergen_search/search/endgame/reference.py` (its pure-Python oracle,
+`reference` below; the root's public state is `public.py`'s), computed in the same order, so
+that both give the same numbers on the same tree (tests/test_endgame.py):
 
 - `enumerate_deals(table)`: every deal of a `sampler.WorldTable` over both hands (the public
   view of `infoset.PublicView`), with its weight: its number of histories, times its
@@ -395,7 +396,7 @@ cdef bint _feasible(const int32_t* cnt, int32_t* f, const int32_t* cap_of, int G
 
 
 cdef int _root_state(State* s, const Rules* rules, object root) except -1:
-    """`s` set to the root's public state (`endgame_ref.Root`: scores, reserve, ends, turn,
+    """`s` set to the root's public state (`public.Root`: scores, reserve, ends, turn,
     passes) under `rules`, no hands yet: the one start of the solver's build and of
     `predict`'s walks."""
     memset(s, 0, sizeof(State))
@@ -906,7 +907,7 @@ cdef int64_t _build(Builder* B, const State* s, int64_t list_at, int n_alive,
                     const uint32_t* played, int depth, int64_t scratch) noexcept nogil:
     """The subtree of `s` over the deals stack[list_at .. list_at + n_alive - 1] (each one's
     hands as dealt; `played`: the tiles each player has played since the root); returns its
-    node (endgame_ref.build)."""
+    node (reference.build)."""
     cdef Tree* T = B.T
     cdef int p, j, c, k, n_rows, n_moves = 0, n_sub, t, lo, hi, n_legal
     cdef int64_t nid, child_id, sub_at, row_at, ent_at, col, first
@@ -941,7 +942,7 @@ cdef int64_t _build(Builder* B, const State* s, int64_t list_at, int n_alive,
         tiles |= cur & fit
         if not (cur & fit):
             can_pass = True
-    # The public actions (endgame_ref.public_moves).
+    # The public actions (public.public_moves).
     mirror = mirrored_ends(s.left, s.right, s.left_double, s.right_double)
     while tiles:
         t = lowest_bit(tiles)
@@ -1086,7 +1087,7 @@ ctypedef struct Run:
 
 cdef void _strategies(const Run* R, const Node* n, double* sigma) noexcept nogil:
     """Each entry's share in its row's strategy: regret matching, or the average strategy
-    with R.avg (endgame_ref._matching, _average)."""
+    with R.avg (reference._matching, _average)."""
     cdef const Tree* T = R.T
     cdef int j, i, m
     cdef const double* src = (T.strat if R.avg else T.regret) + n.ents
@@ -1145,7 +1146,7 @@ cdef inline void _cfr_child(Run* R, int64_t nid, int depth, double* reach0, doub
 cdef void _cfr(Run* R, int64_t nid, int depth, double* reach0, double* reach1, double* out,
                int u, double* scratch) noexcept nogil:
     """Add player u's counterfactual values of its hands at node nid into `out`; at u's
-    nodes, update the regrets and the strategy sums (endgame_ref.Solver._cfr)."""
+    nodes, update the regrets and the strategy sums (reference.Solver._cfr)."""
     cdef Tree* T = R.T
     cdef const Node* n = &T.nodes[nid]
     cdef int p = n.player, j, c, k, m
@@ -1232,7 +1233,7 @@ cdef void _eval(Run* R, int64_t nid, int depth, double* reach_o, double* out, in
     (`best`) or its own average strategy. `pay`: the terminal deals' payoffs (T.pair_wx,
     side 0's margin, or T.pair_wg, side 0's gain, both weighted). At the root, with
     `root_values`, also each action's values of b's hands (count x n_hands[b])
-    (endgame_ref.Solver._eval)."""
+    (reference.Solver._eval)."""
     cdef Tree* T = R.T
     cdef const Node* n = &T.nodes[nid]
     cdef int p = n.player, j, c, k, m
@@ -1346,9 +1347,9 @@ cdef class PlayoutTable:
 
 
 cdef class EndgameSolver:
-    """The public tree of an endgame over its deals, and DCFR on it (endgame_ref.Solver).
+    """The public tree of an endgame over its deals, and DCFR on it (reference.Solver).
 
-    `root`: an `endgame_ref.Root`; `hands`: (hands of player 0, hands of player 1), masks as
+    `root`: a `public.Root`; `hands`: (hands of player 0, hands of player 1), masks as
     dealt at the root, each list sorted; `deals`: (hand index of 0, hand index of 1, weight)
     sorted. The build stops with `TooBig` past `max_nodes` nodes,
     `max_pairs` terminal deals or `max_entries` (hand, legal action) entries, or once
@@ -1651,7 +1652,7 @@ cdef class EndgameSolver:
     def best_response(self, int b):
         """(player b's best-response values of its hands at the root against the other's
         average strategy, {root action: values of b's hands after it} when b acts at the
-        root, else {}): counterfactual values, weighted by the chance weights (endgame_ref)."""
+        root, else {}): counterfactual values, weighted by the chance weights (reference)."""
         return self._evaluate(b, True, False)
 
     def values(self, int b, bint gains=False):
@@ -1696,7 +1697,7 @@ cdef class EndgameSolver:
 
     def average(self, long long nid):
         """The average strategy at node `nid`, per row, dense over the node's actions
-        (endgame_ref.Solver.average)."""
+        (reference.Solver.average)."""
         cdef const Node* n
         cdef double* sigma
         cdef int j, e

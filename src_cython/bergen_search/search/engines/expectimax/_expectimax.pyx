@@ -26,12 +26,12 @@ minus the mean of the other sides' gains (two sides: the points difference); 1 `
 probability that the side wins the match: 1 or 0 when a side reached the target, and at the end
 of a round without a winner the match equity of the scores, the share of `equity_playouts`
 random matches from fresh deals (`_core.deal`) that each side wins. The equity playouts are
-seeded by the scores and the search's seed (`expectimax_ref.equity_seed`), so the equity is a
+seeded by the scores and the search's seed (`reference.equity_seed`), so the equity is a
 fixed function of the scores, memoised, and the same as the reference's.
 
 Ties between moves go to the first in move order (max-n: a later move must be better by more
-than 1e-9), as in `bergen_search.search.expectimax_ref`, the pure-Python oracle this search equals at
-unlimited depth.
+than 1e-9), as in `bergen_search.search.engines.expectimax.reference`, the pure-Python oracle this
+search equals at unlimited depth.
 
 >>> from bergen_search.formats.position import position_from_flags
 >>> from bergen_search.information.infoset import from_position
@@ -181,7 +181,7 @@ cdef inline int _remaining(const State* s) noexcept nogil:
 
 # ---- leaves ---------------------------------------------------------------------------------
 cdef void _equity(Search* S, const int32_t* scores, double* out) noexcept nogil:
-    """Per side, the share of random matches from `scores` it wins (expectimax_ref.match_equity)."""
+    """Per side, the share of random matches from `scores` it wins (reference.match_equity)."""
     cdef Rng rng
     cdef State st
     cdef int32_t sc[MAX_SEATS]

@@ -2,8 +2,8 @@
 """The contract of the ISMCTS search: the tree's node pool and the seeded search object.
 
 Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012, "Information Set Monte Carlo Tree
-Search", IEEE TCIAIG 4(2)), shaped like OpenSpiel's `algorithms/is_mcts.h`: nodes live in one
-C array that grows by doubling, children are a linked list of integer-keyed edges.
+Search", IEEE TCIAIG 4(2)), shaped like OpenSpiel's `open_spiel/algorithms/is_mcts.h`: nodes
+live in one C array that grows by doubling, children are a linked list of integer-keyed edges.
 
 An edge key is what the observer sees of an action:
 - a play, whoever makes it: the move int 0..55 (`tile * 2 + end`);

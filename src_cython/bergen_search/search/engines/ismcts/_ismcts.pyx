@@ -3,7 +3,8 @@
 
 The algorithm is SO-ISMCTS of Cowling, Powley & Whitehouse 2012 ("Information Set Monte
 Carlo Tree Search", IEEE Trans. Comput. Intell. AI Games 4(2), Algorithm 3), laid out like
-OpenSpiel's `algorithms/is_mcts.h` (a seeded bot, a node pool, integer keys). Each iteration:
+OpenSpiel's `open_spiel/algorithms/is_mcts.h` (a seeded bot, a node pool, integer keys).
+Each iteration:
 
 1. *Determinize*: `sample_world` draws one world (the other hands and a uniformly ordered
    reserve) among those consistent with the observer's information set: uniformly, or in
@@ -17,9 +18,10 @@ OpenSpiel's `algorithms/is_mcts.h` (a seeded bot, a node pool, integer keys). Ea
    choice: the two lead to the same position up to the mirror); if a
    legal play has no child yet, one of those is expanded (chosen with the tree's RNG) and
    selection stops; otherwise the child maximising UCB1 with availability counts,
-   `mean * value_scale + exploration * sqrt(ln(availability) / visits)`, is taken, its mean
-   taken from the side of the seat to move.
-3. *Play out* with the playout policy (`_policy.pyx`: "random", "scoring" or "safe", which
+   `mean * value_scale + exploration * sqrt(ln(avail) / chosen)`, is taken, its mean (over
+   its `chosen` iterations) taken from the side of the seat to move; a child never chosen yet
+   (only ever forced) goes first.
+3. *Play out* with the playout policy (`_core.pyx`: "random", "scoring" or "safe", which
    takes the match on offer and hands the next seat none) to the end of the round (objective
    "points") or of the
    match (objective "match": after a round without a winner, fresh deals from the core's

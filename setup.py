@@ -15,7 +15,8 @@ The modules are optional: without a working C compiler the build warns and insta
 package without them, and every command runs on the pure-Python reference (slowly, saying
 so: docs/GUIDE.md, "Without a compiler"). `-ffp-contract=off` keeps the C arithmetic the plain IEEE
 arithmetic of the Python oracles (no fused multiply-add on the platforms that have one), so
-that `ismcts_ref` builds the core's trees bit for bit everywhere.
+that the pure-Python ISMCTS (`search/engines/ismcts/reference.py`) builds the core's trees bit
+for bit everywhere.
 """
 import os
 from glob import glob

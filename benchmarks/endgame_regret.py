@@ -35,7 +35,7 @@ import sys
 import time
 
 from bergen_search.formats.notation import Move
-from bergen_search.game.match import greedy_choice
+from bergen_search.game.policy import greedy_choice
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.state import move_str
 from bergen_search.play.bench import stage_decisions

@@ -27,7 +27,8 @@ import sys
 import numpy as np
 
 from bergen_search.game import match
-from bergen_search.game.match import MatchLog, RoundLog, greedy_choice
+from bergen_search.game.match import MatchLog, RoundLog
+from bergen_search.game.policy import greedy_choice
 from bergen_search.game.rng import Rng, derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import State, find_leader

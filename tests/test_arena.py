@@ -16,7 +16,7 @@ from bergen_search.errors import BergenError
 from bergen_search.formats.record import parse_record
 from bergen_search.formats.record_io import write_record
 from bergen_search.formats.replay import replay
-from bergen_search.game.match import greedy_choice
+from bergen_search.game.policy import greedy_choice
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import State

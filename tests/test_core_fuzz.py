@@ -43,7 +43,6 @@ _ismcts = pytest.importorskip("bergen_search.search.engines.ismcts._ismcts")
 _sampler = pytest.importorskip("bergen_search.information._sampler")
 _expectimax = pytest.importorskip("bergen_search.search.engines.expectimax._expectimax")
 _core = pytest.importorskip("bergen_search.game._core")
-_policy = pytest.importorskip("bergen_search.search._policy")
 _endgame = pytest.importorskip("bergen_search.search.endgame._endgame")
 _luck = pytest.importorskip("bergen_search.play._luck")
 IsmctsTree, CoreSampler = _ismcts.IsmctsTree, _sampler.CoreSampler
@@ -318,7 +317,7 @@ def test_objects_made_with_new_and_never_built_refuse_every_call():
             call()
     state = _core.CoreState.__new__(_core.CoreState)
     for call in (state.legal_moves, lambda: state.apply(0),
-                 lambda: _policy.playout_move(state, "safe", 1)):
+                 lambda: _core.playout_move(state, "safe", 1)):
         with pytest.raises(BergenError):
             call()
     # Built once: a second __init__ (which would free what a running search uses) is refused.
@@ -415,7 +414,7 @@ def test_a_full_tree_gives_the_values_of_an_unbounded_one_closely():
                     reason="runs in .ci/run's sanitizer job (BERGEN_SANITIZED=1)")
 def test_the_core_under_test_is_the_sanitized_build():
     """The sanitizer job tests the instrumented modules, not a plain build on the path."""
-    for module in (_core, _sampler, _ismcts, _expectimax, _policy, _endgame, _luck):
+    for module in (_core, _sampler, _ismcts, _expectimax, _endgame, _luck):
         with open(module.__file__, "rb") as f:
             data = f.read()
         assert b"__asan_report" in data and b"__ubsan_handle" in data, module.__file__

@@ -397,23 +397,17 @@ def documented_commands() -> dict:
 
 
 def _click_options(command) -> set:
-    """The options a command shows (an old spelling kept for a release is hidden, and named
-    in COMMANDS.md's "Old spellings" instead: `test_old_spellings_are_listed`)."""
+    """The options a command shows in its --help."""
     return {o for p in command.params if isinstance(p, click.Option) and not p.hidden
             for o in p.opts + p.secondary_opts} | {"--help"}
 
 
-def test_old_spellings_are_listed():
-    """Every hidden option (an old spelling) has its row in COMMANDS.md's "Old spellings",
-    and every row there is one."""
+def test_no_option_is_hidden():
+    """Every option a command takes is in its --help, and so in COMMANDS.md: none is kept
+    hidden (the old spellings of issue 41 went at 0.1.0, issue 49)."""
     hidden = {(name, o) for name, c in main.commands.items() for p in c.params
               if isinstance(p, click.Option) and p.hidden for o in p.opts}
-    rows = set()
-    for cells in table_rows(sections(_doc("COMMANDS.md"))["Old spellings"]):
-        for name in re.findall(r"`bergen ([a-z]+)`", cells[0]):
-            for o in re.findall(r"`(--[a-z-]+)", cells[1]):
-                rows.add((name, o))
-    assert rows == hidden, (sorted(hidden - rows), sorted(rows - hidden))
+    assert not hidden, sorted(hidden)
 
 
 def test_commands_and_options_match_the_app():

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GENERAL = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 ENDGAME = (ROOT / "examples" / "endgame.json").read_text(encoding="utf-8")
 #: The compiled modules, the one private-looking name a module may import.
-COMPILED = {"_core", "_sampler", "_policy", "_ismcts", "_expectimax", "_endgame", "_luck"}
+COMPILED = {"_core", "_sampler", "_ismcts", "_expectimax", "_endgame", "_luck"}
 #: Keys of `info` that measure the machine, not the search.
 VOLATILE = ("seconds", "solve_seconds")
 

@@ -31,13 +31,13 @@ import pytest
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.position import Position
-from bergen_search.game import match
+from bergen_search.game import match, policy
 from bergen_search.game.rng import Rng, derive_seed
 from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
 from bergen_search.game.state import DRAW, State
 from bergen_search.information.infoset import from_position, from_state_and_events
 from bergen_search.information.sampler import ReferenceSampler, WorldTable
-from bergen_search.search import backend, policy
+from bergen_search.search import backend
 from bergen_search.search.engines.ismcts import reference as ismcts_ref
 
 SEED = 20261217
@@ -322,16 +322,16 @@ def _decision_states(players, rounds, seed):
 def test_playout_policies_play_as_the_core(players, require_compiled):
     """policy.py's choices are the core's on every decision of seeded rounds, for several seeds
     each (the same play from the same random numbers, ties broken alike)."""
-    from bergen_search.search import _policy
-    require_compiled(_policy, "bergen_search.search._policy")
-    assert policy.PLAYOUTS == _policy.PLAYOUTS
+    from bergen_search.game import _core
+    require_compiled(_core, "bergen_search.game._core")
+    assert policy.PLAYOUTS == _core.PLAYOUTS
     states = _decision_states(players, 30, 17)
     assert len(states) > 100
     for ref, core in states:
         for name in policy.PLAYOUTS:
             for seed in range(6):
                 assert policy.playout_move(ref, name, seed) == \
-                    _policy.playout_move(core, name, seed), (name, seed, ref.line)
+                    _core.playout_move(core, name, seed), (name, seed, ref.line)
 
 
 def test_policy_checks_its_input():
@@ -506,10 +506,10 @@ def test_both_trees_stop_growing_at_the_same_iteration(i, iterations, core_modul
     """The memory cap (issue 20), counted in the reference as the core counts it: with the
     same cap both stop growing at the same iteration and go on to the same tree, node for
     node, and the same statistics. (Decision 0's pool is full at iteration 193, 9's at
-    2,427: 1,000 and 3,000 iterations take both on past it.)"""
+    696: 1,000 and 3,000 iterations take both on past it.)"""
     IsmctsTree, CoreSampler = core_modules
     case = decision_case(i)
-    room = 1500 * 48                    # a first pool of 1,500 nodes: full soon
+    room = 1500 * ismcts_ref.CORE_NODE_BYTES    # a first pool of 1,500 nodes: full soon
     # (Each tree counts on an account of its own: no other tree of the process, alive or
     # waiting for the garbage collector, takes from its cap.)
     core = IsmctsTree(CoreSampler(case.info, case.table), case.seed, **case.settings,

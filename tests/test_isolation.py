@@ -177,7 +177,7 @@ def test_the_trees_of_one_account_share_its_cap(searches):
     info = load_game(SMALL)
     tree = _tree_class(searches)
     account = searches.pick("bergen_search.search.engines.ismcts._ismcts.MemoryAccount", ReferenceAccount)
-    first_pool = 4096 * 48
+    first_pool = 4096 * 40             # a first pool of 4,096 nodes of 40 bytes
     cap = first_pool * 3 // 2
     shared, alone = account(), account()
     first = tree(searches.sampler(info, _table(info)), 1, max_bytes=cap, account=shared)

@@ -206,9 +206,8 @@ BAD_INPUTS = [
      "bergen replay: No such option '--bogus'. (see 'bergen replay --help')"),
     ('selfplay --engine ismcts:iterations=0', None,
      "bergen: engine 'ismcts': iterations must be at least 1 and at most 1,000,000,000, got '0'"),
-    ('best $P --exploration -1', None,
-     "bergen best: Invalid value for '--exploration': -1.0 is not in the range 0.0<=x<=100.0. "
-     "(see 'bergen best --help')"),
+    ('best $P --set exploration=-1', None,
+     "bergen: exploration must be a finite number >= 0, got '-1'"),
     # ---- the budget and the options click checks ----------------------------------------
     ("best $P --time nan", None,
      "bergen best: Invalid value for '--time': 'nan' is not a finite number "

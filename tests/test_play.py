@@ -78,7 +78,7 @@ def test_a_session_deals_and_plays_as_the_engines_match():
     """A person who plays as greedy would, against greedy, plays the very match
     `table.play_match` plays for the same seed: same deals, same answers, equal records."""
     from bergen_search.formats.record_io import write_record
-    from bergen_search.game.match import greedy_choice
+    from bergen_search.game.policy import greedy_choice
     from bergen_search.game.state import move_str
     from bergen_search.play.seats import play_engines
     for seed in range(3):

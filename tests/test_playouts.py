@@ -1,4 +1,4 @@
-"""The playout policies (`_policy.pyx`): what a search plays once it leaves its tree.
+"""The playout policies (`_core.pyx`): what a search plays once it leaves its tree.
 
 On every decision of seeded random rounds (2, 3 and 4 players): `scoring` takes the play that
 scores most at once; `safe` takes the most points at once and, among those, a play after which
@@ -59,7 +59,7 @@ def decision_states(players, rounds=40, seed=3):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_safe_and_scoring_choices(players, require_compiled):
-    from bergen_search.search._policy import playout_move
+    from bergen_search.game._core import playout_move
     states = decision_states(players)
     assert len(states) > 100
     avoided = spread = 0
@@ -80,7 +80,7 @@ def test_safe_and_scoring_choices(players, require_compiled):
 
 
 def test_playout_move_checks_its_input(require_compiled):
-    from bergen_search.search._policy import playout_move
+    from bergen_search.game._core import playout_move
 
     from bergen_search.errors import BergenError
     ref, core = decision_states(2, rounds=2)[0]
@@ -93,3 +93,23 @@ def test_playout_move_checks_its_input(require_compiled):
     fresh = Backend.new_state(rules, hands, reserve)      # the lead: one legal move
     with pytest.raises(BergenError, match="fewer than two"):
         playout_move(fresh, "safe", 1)
+
+
+def test_the_play_policies_have_one_home():
+    """Every play policy (greedy, the playouts, the endgame's floors) is written once in C,
+    in `_core` (its .pxd the contract every compiled module cimports), and once in Python,
+    in `game/policy.py` (the twin): no other module defines a choice of its own."""
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    c_choice = re.compile(
+        r"^cdef (?:inline )?int (\w*(?:choice|_index|match_tile|match_points))\(", re.M)
+    py_choice = re.compile(r"^def (\w*(?:_choice|match_tile|match_points))\(", re.M)
+    c_homes = {p.name: c_choice.findall(p.read_text(encoding="utf-8"))
+               for p in (root / "src_cython").rglob("*.p[yx][xd]")}
+    py_homes = {p.relative_to(root).as_posix(): py_choice.findall(p.read_text(encoding="utf-8"))
+                for p in (root / "bergen_search").rglob("*.py")}
+    assert {k for k, v in c_homes.items() if v} == {"_core.pyx", "_core.pxd"}, c_homes
+    assert {"greedy_index", "playout_choice", "floor_index"} <= set(c_homes["_core.pxd"])
+    assert {k for k, v in py_homes.items() if v} == {"bergen_search/game/policy.py"}, \
+        {k: v for k, v in py_homes.items() if v}

@@ -39,7 +39,6 @@ from .options import (
     memory_option,
     naming,
     read_text,
-    renamed,
     resume_option,
     search_settings,
     set_option,
@@ -61,7 +60,6 @@ _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
 @click.option("--time", "seconds", type=SECONDS_TYPE, default=None,
               help=f"Seconds of search per decision (instead of --iterations; 0.001 to "
                    f"{MAX_S:,.0f}).")
-@renamed("--time-per-decision", "--time", "seconds", type=SECONDS_TYPE, default=None)
 @memory_option
 @algorithm_option()
 @set_option()

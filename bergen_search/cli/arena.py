@@ -13,8 +13,8 @@ from .longrun import LongRun
 from .options import (
     MAX_GAMES,
     cluster_option,
-    engine_options,
     external_commands,
+    external_options,
     json_option,
     resume_option,
     rule_options,
@@ -44,7 +44,7 @@ from .options import (
 @click.option("--no-luck-adjust", "no_luck_adjust", is_flag=True,
               help="Report only the raw margin (skip the correction for the luck of the "
                    "draws).")
-@engine_options
+@external_options
 @cluster_option
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
 @resume_option

@@ -18,15 +18,15 @@ from .output import Working, budget_text, emit_json, search_note
 @click.option("--verbose", "-v", is_flag=True,
               help="Also the settings, why the exact endgame did not solve, the bracket's "
                    "table, visits and what the values mean.")
-def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, depth,
-         exploration, sets, as_json, verbose, **kw):
+def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, sets,
+         as_json, verbose, **kw):
     """Rank every legal move of the seat to move, best first.
 
     GAME is a bergen-record/1 (its last round unfinished: the seat to move is the viewpoint)
     or a bergen-position/1, a path or - for standard input; or give the position flags.
     The search uses only what the seat to move could know.
     """
-    settings = search_settings(algorithm, depth, exploration, sets)
+    settings = search_settings(algorithm, sets)
     game_ = game_from_options(game, kw)
     search_note()
     limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)

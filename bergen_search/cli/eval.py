@@ -17,8 +17,8 @@ from .output import Working, budget_text, emit_json, search_note
 @json_option
 @click.option("--verbose", "-v", is_flag=True,
               help="Also why the exact endgame did not solve, and the bracket's table.")
-def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, depth,
-          exploration, sets, as_json, verbose, **kw):
+def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, sets,
+          as_json, verbose, **kw):
     """Score the position for every side: expected points to the end of the round and the
     probability of winning the match.
 
@@ -28,7 +28,7 @@ def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, work
     chosen algorithm's settings when it is ISMCTS, else ISMCTS's defaults). Ctrl-C prints
     what the searches had found (a side's figure not searched yet is n/a) and exits 130.
     """
-    settings = search_settings(algorithm, depth, exploration, sets)
+    settings = search_settings(algorithm, sets)
     game_ = game_from_options(game, kw)
     search_note()
     limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)

@@ -3,7 +3,6 @@ algorithm and budget, --json, --resume, --cluster; and reading what they name.""
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 import re
 import sys
@@ -26,7 +25,6 @@ from ..search.api import (
     MAX_ITERATIONS,
     MAX_MEMORY_MB,
     MAX_SECONDS,
-    resolve,
 )
 
 
@@ -210,37 +208,6 @@ def cluster_option(f, help="Run the work on the Dask scheduler at ADDRESS (e.g. 
                         help=help)(f)
 
 
-def _given(value) -> bool:
-    return value not in (None, (), False)
-
-
-def renamed(old: str, new: str, dest: str, **kw):
-    """An option's old spelling, kept hidden for a release: given, it fills the new option's
-    parameter `dest` and says once on standard error that the spelling changed; given with
-    the new spelling too, it is a usage error. (The words of the command line are one
-    vocabulary: the same word for the same thing in every command.)"""
-    def decorator(f):
-        @functools.wraps(f)
-        def wrapper(*args, **kwargs):
-            was = kwargs.pop(dest + "__old", None)
-            if _given(was):
-                source = click.get_current_context().get_parameter_source(dest)
-                if source not in (None, click.core.ParameterSource.DEFAULT) \
-                        and kwargs.get(dest) != was:
-                    raise click.UsageError(f"{old} is the old spelling of {new}: give {new} only")
-                deprecated(old, new)
-                kwargs[dest] = was
-            return f(*args, **kwargs)
-        return click.option(old, dest + "__old", hidden=True, **kw)(wrapper)
-    return decorator
-
-
-def deprecated(old: str, new: str) -> None:
-    """The one line that says an old spelling was used."""
-    click.echo(f"bergen: {old} is now {new} (the old spelling goes in a later release)",
-               err=True)
-
-
 #: An engine registration's shape, NAME=COMMAND (an engine spec never has '=' before ':').
 REGISTRATION = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_.-]*\s*=")
 
@@ -251,31 +218,20 @@ def is_registration(text: str) -> bool:
     return bool(REGISTRATION.match(text))
 
 
-def external_options(f, old_engine: bool = True):
+def external_options(f):
     """--external NAME=COMMAND (repeated) and --external-timeout SECONDS: the engines in
     other processes a command may name in its engine specs (`engines.parse_externals` reads
-    them); with `old_engine`, --engine NAME=COMMAND and --engine-timeout kept as their old
-    spellings (selfplay reads its --engine itself: there it names the engines that play)."""
+    them)."""
     f = click.option("--external-timeout", "engine_timeout", type=FiniteFloat(1, MAX_SECONDS),
                      default=ENGINE_TIMEOUT, show_default=True, metavar="SECONDS",
                      help="How long an engine of --external may take to answer a move, past "
                           "the move's time limit; past it the run stops.")(f)
-    f = renamed("--engine-timeout", "--external-timeout", "engine_timeout",
-                type=FiniteFloat(1, MAX_SECONDS), default=None)(f)
-    f = click.option("--external", "external_engines", multiple=True, metavar="NAME=COMMAND",
-                     help="Register an engine in another process that speaks the engine "
-                          "protocol (docs/PROTOCOL.md), e.g. old='/venv-old/bin/bergen "
-                          "engine' (split as a shell would); NAME is then an engine spec: "
-                          "NAME[:time=S,iterations=N,algorithm=A,objective=O,SETTING="
-                          "VALUE,...]. Repeatable.")(f)
-    if old_engine:
-        f = renamed("--engine", "--external", "external_engines", multiple=True)(f)
-    return f
-
-
-def engine_options(f):
-    """`external_options` with the old spellings of both (arena)."""
-    return external_options(f)
+    return click.option("--external", "external_engines", multiple=True, metavar="NAME=COMMAND",
+                        help="Register an engine in another process that speaks the engine "
+                             "protocol (docs/PROTOCOL.md), e.g. old='/venv-old/bin/bergen "
+                             "engine' (split as a shell would); NAME is then an engine spec: "
+                             "NAME[:time=S,iterations=N,algorithm=A,objective=O,SETTING="
+                             "VALUE,...]. Repeatable.")(f)
 
 
 def external_commands(specs, cluster) -> dict:
@@ -417,10 +373,6 @@ SEARCH_FLAGS = [
                  help="Seed: same seed and iterations, same answer."),
     click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
                  help="Processes searching in parallel (root parallelism)."),
-    # The old spellings of --set depth=D and --set exploration=C (hidden; search_settings
-    # says so when they are given).
-    click.option("--depth", type=click.IntRange(1, 200), default=None, hidden=True),
-    click.option("--exploration", type=FiniteFloat(0.0, 100.0), default=None, hidden=True),
     set_option(),
 ]
 
@@ -431,23 +383,15 @@ def search_options(f):
     return f
 
 
-def search_settings(algorithm, depth=None, exploration=None, sets=()) -> registry.Settings:
-    """The algorithm's settings from --depth, --exploration and --set KEY=VALUE, checked once
-    against the algorithm (an unknown or unfitting setting is a clear error): the `Settings`
-    the command passes whole."""
+def search_settings(algorithm, sets=()) -> registry.Settings:
+    """The algorithm's settings from --set KEY=VALUE, checked once against the algorithm (an
+    unknown or unfitting setting is a clear error): the `Settings` the command passes whole."""
     settings = {}
     for item in sets:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise BergenError(f"--set needs KEY=VALUE, got {item!r}", field="set")
         settings[key.strip()] = value.strip()
-    for flag, key, value in (("--depth", "depth", depth), ("--exploration", "exploration",
-                                                           exploration)):
-        if value is not None:
-            deprecated(flag, f"--set {key}=...")
-            if key not in resolve(algorithm, {})[0].settings:
-                raise BergenError(f"{flag} does not apply to {algorithm}", field=key)
-            settings[key] = value
     return registry.Settings.of(algorithm, settings)
 
 

@@ -11,7 +11,7 @@ from ..errors import BergenError
 from ..formats.jsondoc import pretty_json
 from ..play.engines import parse_engine_spec
 from ..search import backend
-from .options import renamed, rule_options, rules_from_options
+from .options import rule_options, rules_from_options
 from .output import check_writable, fresh_name, search_note, write_atomic
 from .session import HELP, PlaySession
 
@@ -26,7 +26,6 @@ PLAY_ITERATIONS = 20000
                    f"{backend.FALLBACK_DIVISOR} of it without the compiled core).")
 @click.option("--you", "seat", type=click.IntRange(0, 3), default=None, metavar="SEAT",
               help="Your seat (default 0; 0 leads the turn order).")
-@renamed("--seat", "--you", "seat", type=click.IntRange(0, 3), default=None)
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
               help="Seed of the deals (default: from the clock).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,

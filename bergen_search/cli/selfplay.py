@@ -1,7 +1,6 @@
 """`bergen selfplay`: whole matches between engines, written as records."""
 from __future__ import annotations
 
-import functools
 import time
 
 import click
@@ -15,11 +14,9 @@ from .longrun import LongRun
 from .options import (
     MAX_GAMES,
     cluster_option,
-    deprecated,
     external_commands,
     external_options,
     is_registration,
-    renamed,
     resume_option,
     rule_options,
     rules_from_options,
@@ -38,14 +35,13 @@ from .options import (
                    "inference=on|off,twins=on|off], classic[:...], "
                    "expectimax[:iterations=N,time=S,depth=D,playouts=P,objective=O], or the "
                    "NAME[:...] of an --external.")
-@renamed("--engines", "--engine", "engine_args", multiple=True)
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the records here (.jsonl, one match per line) instead of stdout.")
 @click.option("--force", is_flag=True, help="Let --out replace an existing file.")
 @click.option("--start-scores", metavar="A,B,...", help="Scores by side at the start of each match.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes playing matches in parallel (the same records as one).")
-@functools.partial(external_options, old_engine=False)
+@external_options
 @cluster_option
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
 @resume_option
@@ -62,17 +58,17 @@ def selfplay(games, seed, engine_args, out_path, force, start_scores, workers,
     --resume). Ctrl-C (SIGTERM, SIGHUP) exits 130 (143, 129) saying how far the run got.
     """
     rules = rules_from_options(kw)
-    # --engine names the engines that play; NAME=COMMAND is its old meaning, --external's.
-    registered = [a for a in engine_args if is_registration(a)]
-    named = [a for a in engine_args if not is_registration(a)]
-    if registered:
-        deprecated("--engine NAME=COMMAND", "--external NAME=COMMAND")
-    if len(named) > 1:
+    # --engine names the engines that play; an engine in another process is --external's.
+    for arg in engine_args:
+        if is_registration(arg):
+            raise click.BadParameter(f"{arg.split('=')[0].strip()}=COMMAND registers an engine "
+                                     f"in another process: give it to --external, and its "
+                                     f"name to --engine", param_hint="--engine")
+    if len(engine_args) > 1:
         raise click.BadParameter("give the engines once, one for all seats or one per seat "
                                  "(SPEC,SPEC,...)", param_hint="--engine")
-    specs = parse_engine_list(named[0] if named else "random", rules.players,
-                              parse_externals((*external_engines, *registered),
-                                              engine_timeout))
+    specs = parse_engine_list(engine_args[0] if engine_args else "random", rules.players,
+                              parse_externals(external_engines, engine_timeout))
     commands = external_commands(specs, cluster)
     start = start_scores_from(start_scores, rules)
     output.search_note(specs)

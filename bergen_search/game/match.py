@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..constants import PLAY_STREAM
+from .policy import greedy_choice
 from .rng import Rng
 from .rules import Rules
 from .state import DRAW, State, find_leader
-from .tiles import N_TILES, PIPS, mask_of
+from .tiles import N_TILES, mask_of
 
 ENGINE_RANDOM = 0
 ENGINE_GREEDY = 1
@@ -50,19 +51,6 @@ def deal(rules: Rules, rng: Rng):
         hands = [mask_of(tiles[i * h:(i + 1) * h]) for i in range(n)]
         if find_leader(rules, hands) is not None:
             return hands, tiles[n * h:]
-
-
-def greedy_choice(state: State, moves: list) -> int:
-    """The play scoring most at once (match value and going out), then the heaviest tile,
-    then the first in move order."""
-    side = state.rules.side_of(state.to_move)
-    best, best_key = moves[0], None
-    for m in moves:
-        after = state.apply(m)
-        key = (after.scores[side] - state.scores[side], PIPS[m >> 1])
-        if best_key is None or key > best_key:
-            best, best_key = m, key
-    return best
 
 
 def choose(engine: int, state: State, moves: list, rng: Rng) -> int:

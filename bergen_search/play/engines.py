@@ -26,7 +26,6 @@ import math
 import re
 import shlex
 import shutil
-import warnings
 from dataclasses import dataclass, field
 
 from ..constants import OBJECTIVES
@@ -50,19 +49,6 @@ def _engine_settings() -> dict:
     return out
 
 
-def _old_spellings() -> dict:
-    """name -> {old setting name: its name now}: an engine whose budget counts another unit
-    than iterations once took that unit's name (`expectimax:worlds=64`), kept for a
-    release."""
-    from ..search.registry import names, resolve
-    return {name: {resolve(name, {})[0].unit: "iterations"} for name in names()
-            if resolve(name, {})[0].unit != "iterations"}
-
-
-#: name -> {old setting name: its name now}, read with a note (`EngineWarning`).
-OLD_SPELLINGS = _old_spellings()
-
-
 #: name -> {setting: type or search.Setting} for every engine the program knows.
 ENGINE_SETTINGS = _engine_settings()
 
@@ -84,7 +70,7 @@ class EngineWarning(UserWarning):
 
 
 #: Seconds an engine in another process may take past its time limit to answer a move
-#: (`bergen arena --engine-timeout`): generous, since a busy machine or a large iteration
+#: (`bergen arena --external-timeout`): generous, since a busy machine or a large iteration
 #: budget is slow, but an engine that hangs stops the run.
 ENGINE_TIMEOUT = 60.0
 
@@ -272,11 +258,6 @@ def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
     params = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
-        if key in OLD_SPELLINGS.get(name, {}):
-            new = OLD_SPELLINGS[name][key]
-            warnings.warn(EngineWarning(f"engine {name!r}: {key}= is now {new}= (the old "
-                                        f"spelling goes in a later release)"))
-            key = new
         if not eq or key not in settings:
             known = ", ".join(settings) or "none"
             raise BergenError(f"engine {name!r}: bad setting {item!r} (settings: {known})")

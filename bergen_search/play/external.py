@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from ..errors import BergenError
 from ..formats.notation import parse_move
 from ..formats.record_io import seat_record
-from ..game.match import greedy_choice
+from ..game.policy import greedy_choice
 from ..game.rules import Rules
 from ..game.state import DRAW, State, move_str
 from ..protocol.client import EngineError, EngineProcess, EngineTerminated, EngineTimeout

@@ -15,7 +15,8 @@ import warnings
 from ..constants import SEARCH_STREAM
 from ..game import backend as game_backend
 from ..game import match
-from ..game.match import MatchLog, choose, greedy_choice
+from ..game.match import MatchLog, choose
+from ..game.policy import greedy_choice
 from ..game.rng import Rng, derive_seed
 from ..game.rules import Rules
 from ..game.state import State

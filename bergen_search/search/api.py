@@ -12,7 +12,7 @@ registered today:
   Whitehouse 2012, "Information Set Monte Carlo Tree Search"): one tree over what the seat
   observes, a fresh world per iteration, UCB with availability counts; worlds weighted by
   inference (`inference.py`), playouts that take a match and hand the next seat none
-  (`_policy.pyx`, "safe"), and mirror twins as one choice. The preset `classic` is ISMCTS as
+  (`game/policy.py`, "safe"), and mirror twins as one choice. The preset `classic` is ISMCTS as
   it was before those three (uniform worlds, random playouts): every gain is measured
   against it (benchmarks/STRENGTH.md).
 - `expectimax`: determinized expectimax (perfect-information Monte Carlo, Long et al. 2010,

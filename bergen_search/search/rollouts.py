@@ -9,11 +9,12 @@ always did.
 """
 from __future__ import annotations
 
+from ..game.policy import policy_code
 from ..game.rng import GOLDEN, MASK64, Rng, mix64
 from ..game.state import mirror_twins
 from ..information.sampler import ReferenceSampler
 from .limits import now
-from .policy import play_out, policy_code, reward
+from .playouts import play_out, reward
 from .registry import Algorithm, Setting, inference_setting
 from .results import UnitOutput
 from .workers import run_sliced

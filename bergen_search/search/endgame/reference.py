@@ -25,9 +25,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ...game.match import greedy_choice
-from ...game.state import PASS, State, blocked_winner, fitting, may_take, mirror_twins
-from ...game.tiles import PIPS, TILE_HIGH, TILE_LOW, popcount
+from ...game.policy import floor_choice
+from ...game.state import PASS, State, blocked_winner, may_take, mirror_twins
 from .budget import ALPHA, BETA, GAMMA
 from .public import Root, public_moves, state_of
 
@@ -57,31 +56,10 @@ def _legal(move: int, current: int, s: State) -> bool:
     return may_take(current, move, s.left, s.right)
 
 
-def floor_choice(s: State, moves: list, policy: int = 0) -> int:
-    """The greedy seat's move below a floor's horizon (two or more plays; its own hand and
-    the ends decide): 0, `match.greedy_choice`; 1, the heaviest double it can play, else
-    greedy; 2, the play that leaves most of its tiles fitting an end (going out first), then
-    the most points at once, then the heaviest tile (the core's `_policy_index`)."""
-    if policy == 1:
-        doubles = [m for m in moves if TILE_LOW[m >> 1] == TILE_HIGH[m >> 1]]
-        if doubles:
-            return max(doubles, key=lambda m: PIPS[m >> 1])
-    if policy == 2:
-        seat = s.to_move
-
-        def key(m):
-            after = s.apply(m)
-            fits = 64 if after.ended is not None else popcount(
-                fitting(after.hands[seat], after.left, after.right))
-            return fits, after.scores[seat] - s.scores[seat], PIPS[m >> 1]
-        return max(moves, key=key)
-    return greedy_choice(s, moves)
-
-
 def playout(s: State, root_scores, greedy_seat: int | None = None, policy: int = 0) -> int:
     """Side 0's margin from `root_scores` at the end of the round from `s`, both hands in
     view: each side plays to its best (plain minimax), except `greedy_seat`, which plays
-    `floor_choice`'s move by `policy` (the leaves of a depth-limited tree, `build`'s
+    `policy.floor_choice`'s move by `policy` (the leaves of a depth-limited tree, `build`'s
     `horizon`), a mirror twin considered once (the one at the left end)."""
     if s.ended is not None:
         return (s.scores[0] - root_scores[0]) - (s.scores[1] - root_scores[1])
@@ -104,7 +82,7 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: in
     player 0's hand in hands[0], index of player 1's in hands[1], weight). `horizon` > 0: a
     decision that many decisions below the root is a leaf, a terminal whose payoff per deal
     is that deal played out from there with both hands in view (`playout`: perfectly by both,
-    or with `greedy_seat` playing the first `policies` of `floor_choice`'s, the one whose
+    or with `greedy_seat` playing the first `policies` of `policy.floor_choice`'s, the one whose
     weighted sum over the leaf's deals is best for it, and perfectly in a deal alone at the
     leaf with its hand); its gain is side 0's points to the horizon only."""
     nodes: list = []

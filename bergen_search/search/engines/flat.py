@@ -2,7 +2,7 @@
 
 Every root move is played on the same sampled worlds (a world consistent with what the seat
 to move knows: `sampler.ReferenceSampler`), then played out to the end of the round by the
-playout policy (`policy.py`; for the match objective, through fresh deals until a side wins),
+playout policy (`game/policy.py`; for the match objective, through fresh deals until a side wins),
 with the same random numbers for every move (common random numbers). A move's value is its
 mean reward over the worlds; the budget (`iterations`) counts worlds, each costing one
 playout per choice. It runs in pure Python on the reference rules, with or without the
@@ -31,7 +31,7 @@ specs (`flat:iterations=400,playout=safe`), `analyze`, `bergen engine` and the d
 """
 from __future__ import annotations
 
-from ..policy import outcome
+from ..playouts import outcome
 from ..registry import register
 from ..rollouts import RolloutAlgorithm, RootUnit, rollout_settings
 

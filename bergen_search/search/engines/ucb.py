@@ -4,7 +4,7 @@ Each iteration pulls one root choice by UCB1 (Auer, Cesa-Bianchi & Fischer 2002,
 Analysis of the Multiarmed Bandit Problem"): every choice once, then the one with the best
 mean plus `exploration` x sqrt(ln(pulls) / its pulls); it plays that move in a fresh world
 consistent with what the seat knows (`sampler.ReferenceSampler`) and plays the world out to the
-end of the round by the playout policy (`policy.py`; for the match objective, through fresh
+end of the round by the playout policy (`game/policy.py`; for the match objective, through fresh
 deals until a side wins). Where `flat` plays every choice in every world, this plays the
 promising ones more and the hopeless ones less: the same yardstick with its budget aimed.
 

@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""The contract of the Bergen core: C types, bit helpers, tables and the SplitMix64 RNG.
+"""The contract of the Bergen core: C types, bit helpers, tables, the SplitMix64 RNG, the rules
+and the play policies.
 
 Everything here mirrors the pure-Python reference bit for bit: tiles are indices 0..27 in
 `bergen_search.game.tiles` order, a set of tiles is a 28-bit mask, a move is an int
@@ -49,7 +50,7 @@ cdef enum:
 cdef extern from *:
     """
     #include <stdint.h>
-    /* tiles 0..27: 0-0, 0-1, ..., 0-6, 1-1, ..., 6-6 (bergen_search/tiles.py) */
+    /* tiles 0..27: 0-0, 0-1, ..., 0-6, 1-1, ..., 6-6 (bergen_search/game/tiles.py) */
     static const uint8_t bergen_TILE_LOW[28] = {
         0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 6};
     static const uint8_t bergen_TILE_HIGH[28] = {
@@ -203,7 +204,7 @@ cdef inline int mask_pips(uint32_t mask) noexcept nogil:
         mask &= mask - 1
     return pips
 
-# ---- SplitMix64, bit for bit as bergen_search/rng.py ----------------------------------------
+# ---- SplitMix64, bit for bit as bergen_search/game/rng.py -----------------------------------
 ctypedef struct Rng:
     uint64_t state       # the SplitMix64 counter; advanced by GOLDEN before every output
 
@@ -328,10 +329,34 @@ cdef int gen_moves(const State* s, int* out) noexcept nogil
 cdef void do_move(State* s, int move) noexcept nogil
 cdef void apply_move(const State* s, int move, State* out) noexcept nogil
 cdef int blocked_winner(const State* s) noexcept nogil
-cdef int greedy_index(const State* s, const int* moves, int n) noexcept nogil
 cdef int play_round(State* s, const int* engines, Rng* rng, int* events) noexcept nogil
 cdef long long random_rounds_c(const Rules* rules, long long n, Rng* rng) noexcept nogil
 cdef double clock_now() noexcept nogil      # seconds: the searches' clock (set_test_clock)
+
+# ---- the play policies (implemented in _core.pyx; their twin: bergen_search/game/policy.py) --
+# Every compiled module that plays a policy takes it from here. Each picks one of n > 1 legal
+# plays of a fully known state (every hand in view) and draws from the caller's Rng only: the
+# twin draws the same numbers in the same order.
+cdef enum:
+    PLAYOUT_RANDOM = 0      # uniformly random plays
+    PLAYOUT_SCORING = 1     # a play that scores at once when there is one, else random
+    PLAYOUT_SAFE = 2        # the most points at once, then not handing the next seat a match
+
+# The exact endgame's floor policies below a horizon (`floor_index`): the seat's own hand and
+# the ends decide, never the other hand.
+cdef enum:
+    FLOOR_GREEDY = 0        # greedy_index
+    FLOOR_DOUBLES = 1       # the heaviest double, else greedy
+    FLOOR_FITTING = 2       # the most tiles left fitting an end (going out first), then greedy
+
+cdef inline int random_choice(const int* moves, int n, Rng* rng) noexcept nogil:
+    """A uniformly random one of the n plays: the simple engine and the playout `random`."""
+    return moves[below(rng, n)]
+
+cdef int greedy_index(const State* s, const int* moves, int n) noexcept nogil
+cdef int playout_choice(int policy, const State* s, const int* moves, int n,
+                        Rng* rng) noexcept nogil
+cdef int floor_index(const State* s, const int* moves, int n, int policy) noexcept nogil
 
 
 cdef class CoreRules:

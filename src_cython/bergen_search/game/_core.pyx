@@ -312,9 +312,12 @@ cdef void apply_move(const State* s, int move, State* out) noexcept nogil:
     do_move(out, move)
 
 
-# ---- engines and drivers ------------------------------------------------------------------
+# ---- the play policies (the contract: _core.pxd; the twin: game/policy.py) ------------------
+# In Bergen a match can only be made with one tile: at ends (a, b), a != b, the tile a-b (laid
+# at either end), and at ends (a, a) the double a-a (`_match_tile`). So the play that matters
+# most after taking a match is not handing the next seat one (`safe`).
 cdef int greedy_index(const State* s, const int* moves, int n) noexcept nogil:
-    """Index of the greedy choice (match.greedy_choice): most points scored at once, then
+    """Index of the greedy choice (policy.greedy_choice): most points scored at once, then
     the heaviest tile, then the first in move order. The moves are plays (n > 1)."""
     cdef State after
     cdef int i, key, best = 0, best_key = -1
@@ -329,6 +332,112 @@ cdef int greedy_index(const State* s, const int* moves, int n) noexcept nogil:
     return best
 
 
+cdef int _match_tile(int left, int right) noexcept nogil:
+    """The tile that makes a match at ends (left, right): left-right, or the double when the
+    ends are equal (tiles are ordered 0-0..0-6, 1-1..1-6, ...)."""
+    cdef int lo = left if left < right else right
+    cdef int hi = right if left < right else left
+    return lo * 7 - lo * (lo - 1) // 2 + (hi - lo)
+
+
+cdef int _match_points(const State* s, int move) noexcept nogil:
+    """Points the play `move` makes as a match at once (before any cap): 0, 2 or 3."""
+    cdef int t = move >> 1
+    cdef int left = s.left, right = s.right
+    cdef int left_double = s.left_double, right_double = s.right_double
+    cdef int is_dbl = TILE_LOW[t] == TILE_HIGH[t]
+    if move & 1:
+        right = TILE_LOW[t] + TILE_HIGH[t] - right
+        right_double = is_dbl
+    else:
+        left = TILE_LOW[t] + TILE_HIGH[t] - left
+        left_double = is_dbl
+    if left != right:
+        return 0
+    return 3 if (left_double or right_double) else 2
+
+
+cdef int _scoring_choice(const State* s, const int* moves, int n, Rng* rng) noexcept nogil:
+    """PLAYOUT_SCORING: the play scoring most at once (the first such), else a random one."""
+    cdef int i, v, best = -1, best_value = 0
+    for i in range(n):
+        v = _match_points(s, moves[i])
+        if v > best_value:
+            best_value = v
+            best = i
+    if best < 0:
+        return random_choice(moves, n, rng)
+    return moves[best]
+
+
+cdef int _safe_choice(const State* s, const int* moves, int n, Rng* rng) noexcept nogil:
+    """PLAYOUT_SAFE: the most points at once, then a play after which the next seat does not
+    hold the match tile of the new ends; ties at random (reservoir sampling)."""
+    cdef int i, m, t, key, best = 0, best_key = -1, ties = 0, left, right
+    cdef int nxt = s.to_move + 1 if s.to_move + 1 < s.rules.players else 0
+    cdef uint32_t next_hand = s.hands[nxt]
+    for i in range(n):
+        m = moves[i]
+        t = m >> 1
+        left = s.left
+        right = s.right
+        if m & 1:
+            right = TILE_LOW[t] + TILE_HIGH[t] - right
+        else:
+            left = TILE_LOW[t] + TILE_HIGH[t] - left
+        key = _match_points(s, m) * 4 + (0 if (next_hand >> _match_tile(left, right)) & 1 else 2)
+        if key > best_key:
+            best_key = key
+            best = i
+            ties = 1
+        elif key == best_key:
+            ties += 1
+            if below(rng, ties) == 0:
+                best = i
+    return moves[best]
+
+
+cdef int playout_choice(int policy, const State* s, const int* moves, int n,
+                        Rng* rng) noexcept nogil:
+    """The play of the playout `policy` (PLAYOUT_*) among n > 1 legal plays."""
+    if policy == PLAYOUT_SAFE:
+        return _safe_choice(s, moves, n, rng)
+    if policy == PLAYOUT_SCORING:
+        return _scoring_choice(s, moves, n, rng)
+    return random_choice(moves, n, rng)
+
+
+cdef int floor_index(const State* s, const int* moves, int n, int policy) noexcept nogil:
+    """The index of the move the floor `policy` (FLOOR_*) plays among n > 1 plays
+    (policy.floor_choice): FLOOR_GREEDY, `greedy_index`; FLOOR_DOUBLES, the heaviest double
+    it can play, else greedy; FLOOR_FITTING, the play that leaves most of its tiles fitting
+    an end (going out first), then greedy's order."""
+    cdef int i, best = -1, key, best_key = -1, seat = s.to_move
+    cdef uint32_t fit
+    cdef State nxt
+    if policy == FLOOR_DOUBLES:
+        for i in range(n):
+            if is_double(moves[i] >> 1) and PIPS[moves[i] >> 1] > best_key:
+                best = i
+                best_key = PIPS[moves[i] >> 1]
+        return best if best >= 0 else greedy_index(s, moves, n)
+    if policy == FLOOR_FITTING:
+        for i in range(n):
+            apply_move(s, moves[i], &nxt)
+            if nxt.ended != END_NONE:
+                key = 64
+            else:
+                fit = TILES_WITH[nxt.left] | TILES_WITH[nxt.right]
+                key = popcount(nxt.hands[seat] & fit)
+            key = (key * 64 + nxt.scores[seat] - s.scores[seat]) * 64 + PIPS[moves[i] >> 1]
+            if key > best_key:
+                best = i
+                best_key = key
+        return best
+    return greedy_index(s, moves, n)
+
+
+# ---- the drivers --------------------------------------------------------------------------
 cdef int play_round(State* s, const int* engines, Rng* rng, int* events) noexcept nogil:
     """Play the round to its end with an engine per seat (match.play_round), writing
     (seat, move, drawn tile or -1) triples to `events` (room for MAX_EVENTS); return their
@@ -343,7 +452,7 @@ cdef int play_round(State* s, const int* engines, Rng* rng, int* events) noexcep
         if n == 1:
             m = moves[0]
         elif engines[seat] == ENGINE_RANDOM:
-            m = moves[below(rng, n)]
+            m = random_choice(moves, n, rng)
         else:
             m = moves[greedy_index(s, moves, n)]
         events[3 * k] = seat
@@ -364,7 +473,7 @@ cdef long long random_rounds_c(const Rules* rules, long long n, Rng* rng) noexce
         deal(&s, rules, rng, NULL)
         while s.ended == END_NONE:
             k = gen_moves(&s, moves)
-            do_move(&s, moves[0] if k == 1 else moves[below(rng, k)])
+            do_move(&s, moves[0] if k == 1 else random_choice(moves, k, rng))
             actions += 1
     return actions
 
@@ -678,6 +787,31 @@ cdef int _fill_scores(CoreRules owner, scores, int32_t* out) except -1:
     for i in range(owner.c.n_sides):
         out[i] = _int_in(scores[i], -1000000, 1000000, "a score")
     return 0
+
+
+#: The playout policies by name, with their codes (policy.PLAYOUTS).
+PLAYOUTS = {"random": PLAYOUT_RANDOM, "scoring": PLAYOUT_SCORING, "safe": PLAYOUT_SAFE}
+
+
+def playout_move(CoreState state, policy, seed):
+    """The play `policy` ("random", "scoring", "safe" or its code) makes in a fully known core
+    state with several legal plays, drawing on Rng(seed): for tests and inspection."""
+    cdef int moves[MAX_MOVES]
+    cdef int n
+    cdef Rng rng
+    if state is None:
+        raise BergenError("playout_move needs a CoreState", field="state")
+    state._built()
+    if type(seed) is not int:
+        raise BergenError(f"a seed must be an integer, got {seed!r}", field="seed")
+    n = gen_moves(&state.st, moves)
+    code = PLAYOUTS.get(policy, policy)
+    if code not in PLAYOUTS.values() or isinstance(code, bool):
+        raise BergenError(f"unknown playout {policy!r} (random, scoring, safe)", field="playout")
+    if n < 2:
+        raise BergenError("the state has fewer than two legal moves: nothing to choose")
+    rng.state = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
+    return playout_choice(code, &state.st, moves, n, &rng)
 
 
 # ---- hooks for the tests: the C tables and RNG seen from Python ------------------------------

@@ -1,6 +1,7 @@
 # cython: language_level=3
-"""The world sampler's C side: a flattened counting programme (see bergen_search/sampler.py)
-and a determinization template; `sample_world` draws one uniform world into a full State."""
+"""The world sampler's C side: a flattened counting programme (see
+bergen_search/information/sampler.py) and a determinization template; `sample_world` draws
+one uniform world into a full State."""
 from libc.stdint cimport int8_t, int32_t, uint8_t
 from bergen_search.game._core cimport CoreRules, Rng, State
 

@@ -3,11 +3,11 @@
 
 `draw_rollouts` takes a fully known position where the seat to move is about to draw and, for
 every tile that could be drawn, the mean over `playouts` playouts (greedy by default: every
-seat plays `match.greedy_choice`) of each side's points to come in the round after that tile
+seat plays `policy.greedy_choice`) of each side's points to come in the round after that tile
 is drawn. Playout k shuffles the reserve (from its tiles in ascending order: the values do not
 depend on the order given) with the k-th stream of `seed`, the same for every candidate tile (common random numbers: the candidate is taken out of the same shuffled order),
 so the differences between candidates carry less noise than the values themselves.
-`luck.rollout_draw_values` is the pure-Python twin (the same numbers, bit for bit).
+`luck.reference_rollouts` is the pure-Python twin (the same numbers, bit for bit).
 """
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc

@@ -20,7 +20,7 @@ Search", Algorithm 3; see `_ismcts.pyx` for the full account) in one iteration:
    `PASS`). A forced step follows or creates its child. At a decision every child legal in
    this world gets its availability counted; a legal play with no child yet is expanded (one
    drawn at random among them) and selection stops; else UCB1 with availability picks.
-3. *Play out* with the playout policy (`policy.py`) to the end of the round, or for the
+3. *Play out* with the playout policy (`game/policy.py`) to the end of the round, or for the
    `match` objective through fresh deals (`match.deal`, the core's `deal` draw for draw)
    until a side reaches the target.
 4. *Backpropagate* each side's reward to the nodes on the path.
@@ -53,10 +53,11 @@ from ....constants import (
     objective_code,
 )
 from ....errors import BergenError
+from ....game.policy import PLAYOUTS, policy_code
 from ....game.rng import GOLDEN, MASK64, Rng, mix64
 from ....game.state import DRAW, PASS, State, mirror_twins
 from ....information.sampler import ReferenceSampler
-from ...policy import PLAYOUTS, outcome, play_out, policy_code, reward
+from ...playouts import outcome, play_out, reward
 
 #: The clock of `run`'s time limit (seconds, monotonic); the tests put a virtual one here.
 clock = time.perf_counter
@@ -70,14 +71,14 @@ NO_NODE = -1
 #: As the core: nodes on one root-to-leaf path, and the iterations a tree may take.
 MAX_PATH = 512 + 1
 MAX_ITERATIONS = (1 << 31) - 1 - MAX_PATH
-#: The bytes of one node in the lists (ten list slots of 8 bytes, the floats' own objects
+#: The bytes of one node in the lists (nine list slots of 8 bytes, the floats' own objects
 #: not counted): what `memory_bytes` reports.
-NODE_BYTES = 80
+NODE_BYTES = 72
 #: The memory cap (`max_bytes`) is the core's, counted as the core counts it, so that both
 #: trees stop growing at the same iteration: nodes of CORE_NODE_BYTES in a pool of
 #: INITIAL_CAPACITY that doubles (or grows to what the cap leaves) when fewer than MAX_PATH
 #: + ROOT_SPARE nodes are free, over the trees of its account (`MemoryAccount`).
-CORE_NODE_BYTES = 48
+CORE_NODE_BYTES = 40
 INITIAL_CAPACITY = 1 << 12
 ROOT_SPARE = 64
 _INF = 1e300
@@ -132,7 +133,7 @@ class IsmctsTree:
     observer's moves.
 
     `objective`: 0 "points", 1 "match"; `playout`: 0 "random", 1 "scoring", 2 "safe" (names
-    or codes; `policy.py`). `exploration` is the UCB1 constant on rewards scaled to about
+    or codes; `game/policy.py`). `exploration` is the UCB1 constant on rewards scaled to about
     [0, 1] (see POINTS_SCALE). `merge_twins`: mirror twins are one choice, at the root and
     below (`twins`). `choice_stats`: a move's mean counts only the iterations where its mover
     chose it among several. `max_bytes` and `account`: the core's memory cap, counted as it.
@@ -180,7 +181,6 @@ class IsmctsTree:
         self._forced = -1
         self._root_gain = [[0.0] * 4 for _ in range(128)]
         # The node pool, one list per field of the core's Node; node 0 is the root.
-        self._parent = [NO_NODE]
         self._first_child = [NO_NODE]
         self._next_sibling = [NO_NODE]
         self._visits = [0]
@@ -209,7 +209,7 @@ class IsmctsTree:
     # ---- the pool ---------------------------------------------------------------------------
     def _reserve(self) -> bool:
         """As the core's `_reserve`: room for one more iteration, or False at the cap."""
-        need = len(self._parent) + MAX_PATH + ROOT_SPARE
+        need = len(self._key) + MAX_PATH + ROOT_SPARE
         capacity = self._capacity
         if need <= capacity:
             return True
@@ -233,7 +233,7 @@ class IsmctsTree:
 
     def _can_add(self, depth: int) -> bool:
         """As the core: any node while the tree grows; once full, a root child only."""
-        return not self._full or (depth == 1 and len(self._parent) < self._capacity)
+        return not self._full or (depth == 1 and len(self._key) < self._capacity)
 
     def _child(self, parent: int, key: int) -> tuple:
         """(the child of `parent` along `key` or NO_NODE, the last child looked at)."""
@@ -247,8 +247,7 @@ class IsmctsTree:
     def _new_child(self, parent: int, last: int, key: int, side: int) -> int:
         """Append a child along `key` after `last`, the parent's last child (NO_NODE: none),
         so that children stay in creation order; return its index."""
-        c = len(self._parent)
-        self._parent.append(parent)
+        c = len(self._key)
         self._first_child.append(NO_NODE)
         self._next_sibling.append(NO_NODE)
         self._visits.append(0)
@@ -585,12 +584,12 @@ class IsmctsTree:
 
     @property
     def n_nodes(self) -> int:
-        return len(self._parent)
+        return len(self._key)
 
     @property
     def memory_bytes(self) -> int:
         """Bytes held by the node lists (their slots; about NODE_BYTES a node)."""
-        return NODE_BYTES * len(self._parent)
+        return NODE_BYTES * len(self._key)
 
     @property
     def seat(self) -> int:

@@ -1,6 +1,6 @@
 # cython: language_level=3
-"""The exact endgame's public tree and its DCFR solver in C (see `bergen_search/endgame.py`
-for the game, `bergen_search/endgame_ref.py` for the same solver in Python).
+"""The exact endgame's public tree and its DCFR solver in C (see the package
+`bergen_search/search/endgame/` for the game, its `reference.py` for the same solver in Python).
 
 A node is a point of the public tree: a sequence of public actions from the root (a node
 where every hand has the same single action is skipped). A decision node holds its acting

@@ -1,8 +1,9 @@
 # cython: language_level=3
 """The exact endgame in C: the deals, the public tree, DCFR over hand vectors, best responses.
 
-The same solver as `bergen_search/endgame_ref.py` (its pure-Python oracle), computed in the
-same order, so that both give the same numbers on the same tree (tests/test_endgame.py):
+The same solver as `bergen_search/search/endgame/reference.py` (its pure-Python oracle,
+`reference` below; the root's public state is `public.py`'s), computed in the same order, so
+that both give the same numbers on the same tree (tests/test_endgame.py):
 
 - `enumerate_deals(table)`: every deal of a `sampler.WorldTable` over both hands (the public
   view of `infoset.PublicView`), with its weight: its number of histories, times its
@@ -25,8 +26,8 @@ from libc.string cimport memcpy, memset
 from bergen_search.game._core cimport (ALL_TILES, CoreRules, END_BLOCKED, END_NONE, MAX_MOVES,
                                   N_TILES, PASS, Rng, Rules, State, TILE_HIGH, TILE_LOW,
                                   TILES_WITH, apply_move, below, blocked_winner, clock_now,
-                                  PIPS, drop_mirror_twins, mix64, gen_moves, greedy_index,
-                                  is_double, lowest_bit, mirrored_ends, popcount)
+                                  PIPS, drop_mirror_twins, floor_index, mix64, gen_moves,
+                                  lowest_bit, mirrored_ends, random_choice)
 
 from bergen_search.errors import BergenError, TooBig
 from bergen_search.information.infoset import RESERVE
@@ -395,7 +396,7 @@ cdef bint _feasible(const int32_t* cnt, int32_t* f, const int32_t* cap_of, int G
 
 
 cdef int _root_state(State* s, const Rules* rules, object root) except -1:
-    """`s` set to the root's public state (`endgame_ref.Root`: scores, reserve, ends, turn,
+    """`s` set to the root's public state (`public.Root`: scores, reserve, ends, turn,
     passes) under `rules`, no hands yet: the one start of the solver's build and of
     `predict`'s walks."""
     memset(s, 0, sizeof(State))
@@ -543,8 +544,7 @@ def predict(rules, root, owners, caps, tiles, allowed, played, long long walks,
                 n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
                 steps += 1
                 w_all *= n
-                pick = below(&rng, n)
-                apply_move(&s, moves[pick], &nxt)
+                apply_move(&s, random_choice(moves, n, &rng), &nxt)
                 memcpy(&s, &nxt, sizeof(State))
             pairs_sum += w_all
             w_done += 1
@@ -592,7 +592,7 @@ ctypedef struct Builder:
     int64_t max_steps           # ... at most (TOO_BIG past it); 0: no limit
     int64_t abort               # a play-out stopped: TOO_BIG or STOPPED
     int64_t leaves              # the leaves made at the horizon
-    int policies                # greedy_seat's policies at a leaf (`_policy_index`), 1..3
+    int policies                # greedy_seat's policies at a leaf (FLOOR_*), 1..3
     int policy                  # the one being played out
     int32_t* values             # a leaf's values, deal by policy
     int64_t values_cap
@@ -732,45 +732,14 @@ cdef int64_t _terminal(Builder* B, const State* s, const int32_t* alive, int n_a
     return nid
 
 
-cdef int _policy_index(const State* s, const int* moves, int n, int policy) noexcept nogil:
-    """The index of the move the greedy seat plays below a floor's horizon (two or more
-    plays; its own hand and the ends decide, never the other hand): policy 0, `greedy_index`
-    (most points at once, then the heaviest tile); 1, the heaviest double it can play, else
-    greedy; 2, the play that leaves most of its tiles fitting an end (going out first), then
-    greedy's order (endgame_ref.floor_choice)."""
-    cdef int i, best = -1, key, best_key = -1, seat = s.to_move
-    cdef uint32_t fit
-    cdef State nxt
-    if policy == 1:
-        for i in range(n):
-            if is_double(moves[i] >> 1) and PIPS[moves[i] >> 1] > best_key:
-                best = i
-                best_key = PIPS[moves[i] >> 1]
-        return best if best >= 0 else greedy_index(s, moves, n)
-    if policy == 2:
-        for i in range(n):
-            apply_move(s, moves[i], &nxt)
-            if nxt.ended != END_NONE:
-                key = 64
-            else:
-                fit = TILES_WITH[nxt.left] | TILES_WITH[nxt.right]
-                key = popcount(nxt.hands[seat] & fit)
-            key = (key * 64 + nxt.scores[seat] - s.scores[seat]) * 64 + PIPS[moves[i] >> 1]
-            if key > best_key:
-                best = i
-                best_key = key
-        return best
-    return greedy_index(s, moves, n)
-
-
 cdef int _playout(Builder* B, const State* s, int alpha, int beta) noexcept nogil:
     """Side 0's lead (its score minus side 1's) at the end of the round from `s`, both hands
     known: each side plays to its best (alpha-beta over the window (alpha, beta): a value
     outside it is a bound on its side), except B.greedy_seat, which plays its policy's move
-    (`_policy_index`; B.policy, or perfectly with POLICY_PERFECT). A mirror twin is one
+    (`floor_index`; B.policy, or perfectly with POLICY_PERFECT). A mirror twin is one
     choice (the one at the left end): the policy so played is the one on the left twin's
     position, mirrored after a right twin, and against it the two twins are worth the same
-    (endgame_ref.playout alike). Past B.max_steps states, the deadline or a stop request:
+    (reference.playout alike). Past B.max_steps states, the deadline or a stop request:
     B.abort is set and the value is meaningless."""
     cdef int moves[MAX_MOVES]
     cdef int keys[MAX_MOVES]
@@ -794,7 +763,7 @@ cdef int _playout(Builder* B, const State* s, int alpha, int beta) noexcept nogi
     n = drop_mirror_twins(s.left, s.right, s.left_double, s.right_double, moves, n)
     p = s.to_move
     if n == 1 or (p == B.greedy_seat and B.policy != POLICY_PERFECT):
-        i = 0 if n == 1 else _policy_index(s, moves, n, B.policy)
+        i = 0 if n == 1 else floor_index(s, moves, n, B.policy)
         apply_move(s, moves[i], &nxt)
         return _playout(B, &nxt, alpha, beta)
     key_a = (<uint64_t>s.hands[0] | (<uint64_t>s.hands[1] << 28) | (<uint64_t>p << 56)
@@ -938,7 +907,7 @@ cdef int64_t _build(Builder* B, const State* s, int64_t list_at, int n_alive,
                     const uint32_t* played, int depth, int64_t scratch) noexcept nogil:
     """The subtree of `s` over the deals stack[list_at .. list_at + n_alive - 1] (each one's
     hands as dealt; `played`: the tiles each player has played since the root); returns its
-    node (endgame_ref.build)."""
+    node (reference.build)."""
     cdef Tree* T = B.T
     cdef int p, j, c, k, n_rows, n_moves = 0, n_sub, t, lo, hi, n_legal
     cdef int64_t nid, child_id, sub_at, row_at, ent_at, col, first
@@ -973,7 +942,7 @@ cdef int64_t _build(Builder* B, const State* s, int64_t list_at, int n_alive,
         tiles |= cur & fit
         if not (cur & fit):
             can_pass = True
-    # The public actions (endgame_ref.public_moves).
+    # The public actions (public.public_moves).
     mirror = mirrored_ends(s.left, s.right, s.left_double, s.right_double)
     while tiles:
         t = lowest_bit(tiles)
@@ -1118,7 +1087,7 @@ ctypedef struct Run:
 
 cdef void _strategies(const Run* R, const Node* n, double* sigma) noexcept nogil:
     """Each entry's share in its row's strategy: regret matching, or the average strategy
-    with R.avg (endgame_ref._matching, _average)."""
+    with R.avg (reference._matching, _average)."""
     cdef const Tree* T = R.T
     cdef int j, i, m
     cdef const double* src = (T.strat if R.avg else T.regret) + n.ents
@@ -1177,7 +1146,7 @@ cdef inline void _cfr_child(Run* R, int64_t nid, int depth, double* reach0, doub
 cdef void _cfr(Run* R, int64_t nid, int depth, double* reach0, double* reach1, double* out,
                int u, double* scratch) noexcept nogil:
     """Add player u's counterfactual values of its hands at node nid into `out`; at u's
-    nodes, update the regrets and the strategy sums (endgame_ref.Solver._cfr)."""
+    nodes, update the regrets and the strategy sums (reference.Solver._cfr)."""
     cdef Tree* T = R.T
     cdef const Node* n = &T.nodes[nid]
     cdef int p = n.player, j, c, k, m
@@ -1264,7 +1233,7 @@ cdef void _eval(Run* R, int64_t nid, int depth, double* reach_o, double* out, in
     (`best`) or its own average strategy. `pay`: the terminal deals' payoffs (T.pair_wx,
     side 0's margin, or T.pair_wg, side 0's gain, both weighted). At the root, with
     `root_values`, also each action's values of b's hands (count x n_hands[b])
-    (endgame_ref.Solver._eval)."""
+    (reference.Solver._eval)."""
     cdef Tree* T = R.T
     cdef const Node* n = &T.nodes[nid]
     cdef int p = n.player, j, c, k, m
@@ -1378,9 +1347,9 @@ cdef class PlayoutTable:
 
 
 cdef class EndgameSolver:
-    """The public tree of an endgame over its deals, and DCFR on it (endgame_ref.Solver).
+    """The public tree of an endgame over its deals, and DCFR on it (reference.Solver).
 
-    `root`: an `endgame_ref.Root`; `hands`: (hands of player 0, hands of player 1), masks as
+    `root`: a `public.Root`; `hands`: (hands of player 0, hands of player 1), masks as
     dealt at the root, each list sorted; `deals`: (hand index of 0, hand index of 1, weight)
     sorted. The build stops with `TooBig` past `max_nodes` nodes,
     `max_pairs` terminal deals or `max_entries` (hand, legal action) entries, or once
@@ -1391,9 +1360,9 @@ cdef class EndgameSolver:
     a terminal whose payoff per deal is that deal played out from there with both hands in
     view (alpha-beta, a transposition table `playouts` shared with other trees), by both
     sides perfectly, or with `greedy_seat` playing a fixed policy (the best over the leaf's
-    deals of the first `policies` of `_policy_index`'s; perfectly in a deal alone at the leaf
+    deals of the first `policies` of `floor_index`'s; perfectly in a deal alone at the leaf
     with its hand); its gain is side 0's points to the horizon only. Past `max_steps`
-    play-out states (0: no limit) the build is too big. The oracle is `endgame_ref.build`'s
+    play-out states (0: no limit) the build is too big. The oracle is `reference.build`'s
     `horizon`."""
     cdef Tree T
     cdef Run R
@@ -1683,7 +1652,7 @@ cdef class EndgameSolver:
     def best_response(self, int b):
         """(player b's best-response values of its hands at the root against the other's
         average strategy, {root action: values of b's hands after it} when b acts at the
-        root, else {}): counterfactual values, weighted by the chance weights (endgame_ref)."""
+        root, else {}): counterfactual values, weighted by the chance weights (reference)."""
         return self._evaluate(b, True, False)
 
     def values(self, int b, bint gains=False):
@@ -1728,7 +1697,7 @@ cdef class EndgameSolver:
 
     def average(self, long long nid):
         """The average strategy at node `nid`, per row, dense over the node's actions
-        (endgame_ref.Solver.average)."""
+        (reference.Solver.average)."""
         cdef const Node* n
         cdef double* sigma
         cdef int j, e

@@ -26,12 +26,12 @@ minus the mean of the other sides' gains (two sides: the points difference); 1 `
 probability that the side wins the match: 1 or 0 when a side reached the target, and at the end
 of a round without a winner the match equity of the scores, the share of `equity_playouts`
 random matches from fresh deals (`_core.deal`) that each side wins. The equity playouts are
-seeded by the scores and the search's seed (`expectimax_ref.equity_seed`), so the equity is a
+seeded by the scores and the search's seed (`reference.equity_seed`), so the equity is a
 fixed function of the scores, memoised, and the same as the reference's.
 
 Ties between moves go to the first in move order (max-n: a later move must be better by more
-than 1e-9), as in `bergen_search.search.expectimax_ref`, the pure-Python oracle this search equals at
-unlimited depth.
+than 1e-9), as in `bergen_search.search.engines.expectimax.reference`, the pure-Python oracle this
+search equals at unlimited depth.
 
 >>> from bergen_search.formats.position import position_from_flags
 >>> from bergen_search.information.infoset import from_position
@@ -51,9 +51,9 @@ from libc.string cimport memcpy
 
 from bergen_search.game._core cimport (ALL_TILES, DRAW, DRAW_UNTIL_PLAYABLE, END_NONE, GOLDEN,
                                   MAX_MOVES, MAX_SEATS, N_TILES, Rng, Rules, State,
-                                  TILES_WITH, apply_move, below, clock_now, deal, do_move, drawable,
+                                  TILES_WITH, apply_move, clock_now, deal, do_move, drawable,
                                   drop_mirror_twins, gen_moves, mirrored_ends,
-                                  mix64, PLAY_STREAM, popcount, shuffle)
+                                  mix64, PLAY_STREAM, popcount, random_choice, shuffle)
 from bergen_search.information._sampler cimport CoreSampler, Sampler, sample_world
 
 from bergen_search.errors import BergenError
@@ -181,7 +181,7 @@ cdef inline int _remaining(const State* s) noexcept nogil:
 
 # ---- leaves ---------------------------------------------------------------------------------
 cdef void _equity(Search* S, const int32_t* scores, double* out) noexcept nogil:
-    """Per side, the share of random matches from `scores` it wins (expectimax_ref.match_equity)."""
+    """Per side, the share of random matches from `scores` it wins (reference.match_equity)."""
     cdef Rng rng
     cdef State st
     cdef int32_t sc[MAX_SEATS]
@@ -213,7 +213,7 @@ cdef void _equity(Search* S, const int32_t* scores, double* out) noexcept nogil:
             deal(&st, S.rules, &rng, sc)
             while st.ended == END_NONE:
                 k = gen_moves(&st, moves)
-                do_move(&st, moves[0] if k == 1 else moves[below(&rng, k)])
+                do_move(&st, moves[0] if k == 1 else random_choice(moves, k, &rng))
             if st.winner >= 0:
                 wins[st.winner] += 1
                 break
@@ -257,7 +257,7 @@ cdef void _playout(Search* S, const State* s, State* out) noexcept nogil:
     shuffle(&S.rng, out.reserve + out.reserve_next, out.reserve_size)
     while out.ended == END_NONE:
         k = gen_moves(out, moves)
-        do_move(out, moves[0] if k == 1 else moves[below(&S.rng, k)])
+        do_move(out, moves[0] if k == 1 else random_choice(moves, k, &S.rng))
 
 
 cdef double _horizon_x(Search* S, const State* s) noexcept nogil:

@@ -2,8 +2,8 @@
 """The contract of the ISMCTS search: the tree's node pool and the seeded search object.
 
 Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012, "Information Set Monte Carlo Tree
-Search", IEEE TCIAIG 4(2)), shaped like OpenSpiel's `algorithms/is_mcts.h`: nodes live in one
-C array that grows by doubling, children are a linked list of integer-keyed edges.
+Search", IEEE TCIAIG 4(2)), shaped like OpenSpiel's `open_spiel/algorithms/is_mcts.h`: nodes
+live in one C array that grows by doubling, children are a linked list of integer-keyed edges.
 
 An edge key is what the observer sees of an action:
 - a play, whoever makes it: the move int 0..55 (`tile * 2 + end`);
@@ -19,14 +19,13 @@ cdef enum:
     OBJECTIVE_POINTS = 0    # reward: points gained until the round ends, minus the others' mean
     OBJECTIVE_MATCH = 1     # reward: 1 for the side that wins the match, 0 otherwise
     OWN_DRAW = 64           # key of the observer's draw of tile t: OWN_DRAW + t
-    NO_NODE = -1            # no parent / child / sibling
+    NO_NODE = -1            # no child / sibling
     MAX_PATH = MAX_EVENTS + 1   # nodes on one root-to-leaf path (a round has < MAX_EVENTS actions)
     TIME_CHECK_MASK = 63    # the clock is read every 64 iterations
     ROOT_SPARE = 64         # pool nodes kept for the root's children once the tree is full
     PASS_CHECK_MASK = 15    # the final pass looks for Ctrl-C every 16 worlds
 
-ctypedef struct Node:
-    int32_t parent        # the node above, NO_NODE for the root
+ctypedef struct Node:      # 40 bytes (the reference's CORE_NODE_BYTES)
     int32_t first_child   # the first child, NO_NODE for a leaf
     int32_t next_sibling  # the next child of the same parent, NO_NODE at the end
     int32_t visits        # iterations that went through this node
@@ -66,7 +65,7 @@ cdef class IsmctsTree:
     cdef Rng rng                  # every random choice of the search: worlds, expansion, playouts
     cdef readonly double exploration
     cdef readonly int objective
-    cdef readonly int playout     # PLAYOUT_* of _policy.pxd
+    cdef readonly int playout     # PLAYOUT_* of _core.pxd
     cdef readonly bint merge_twins  # mirror twins are one choice (_core.drop_mirror_twins)
     cdef readonly bint choice_stats # a move's mean counts only the iterations where its mover
                                     # chose it among several (not those where it was forced)

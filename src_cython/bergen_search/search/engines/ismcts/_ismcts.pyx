@@ -3,7 +3,8 @@
 
 The algorithm is SO-ISMCTS of Cowling, Powley & Whitehouse 2012 ("Information Set Monte
 Carlo Tree Search", IEEE Trans. Comput. Intell. AI Games 4(2), Algorithm 3), laid out like
-OpenSpiel's `algorithms/is_mcts.h` (a seeded bot, a node pool, integer keys). Each iteration:
+OpenSpiel's `open_spiel/algorithms/is_mcts.h` (a seeded bot, a node pool, integer keys).
+Each iteration:
 
 1. *Determinize*: `sample_world` draws one world (the other hands and a uniformly ordered
    reserve) among those consistent with the observer's information set: uniformly, or in
@@ -17,9 +18,10 @@ OpenSpiel's `algorithms/is_mcts.h` (a seeded bot, a node pool, integer keys). Ea
    choice: the two lead to the same position up to the mirror); if a
    legal play has no child yet, one of those is expanded (chosen with the tree's RNG) and
    selection stops; otherwise the child maximising UCB1 with availability counts,
-   `mean * value_scale + exploration * sqrt(ln(availability) / visits)`, is taken, its mean
-   taken from the side of the seat to move.
-3. *Play out* with the playout policy (`_policy.pyx`: "random", "scoring" or "safe", which
+   `mean * value_scale + exploration * sqrt(ln(avail) / chosen)`, is taken, its mean (over
+   its `chosen` iterations) taken from the side of the seat to move; a child never chosen yet
+   (only ever forced) goes first.
+3. *Play out* with the playout policy (`_core.pyx`: "random", "scoring" or "safe", which
    takes the match on offer and hands the next seat none) to the end of the round (objective
    "points") or of the
    match (objective "match": after a round without a winner, fresh deals from the core's
@@ -58,14 +60,12 @@ from libc.string cimport memcpy, memset
 from bergen_search.game._core cimport (DRAW, END_NONE, GOLDEN, MAX_MOVES, MAX_SEATS, PASS, Rng,
                                   Rules, State, atomic_add, below, clock_now, deal, do_move,
                                   ctz64, drop_mirror_twins, gen_moves, mirrored_ends,
-                                  mix64, popcount64, right_twin)
+                                  mix64, playout_choice, popcount64, right_twin)
 from bergen_search.information._sampler cimport CoreSampler, Sampler, sample_world
-from bergen_search.search._policy cimport (PLAYOUT_RANDOM, PLAYOUT_SAFE, PLAYOUT_SCORING,
-                                    playout_choice)
 
 from bergen_search.errors import BergenError
+from bergen_search.game._core import PLAYOUTS
 from bergen_search.game.rng import MASK64
-from bergen_search.search._policy import PLAYOUTS
 
 #: Points rewards are divided by this inside UCB1 (`constants.POINTS_SCALE`). From the first
 #: decision of a 2-player round the points difference has a standard deviation of about 3.3
@@ -174,7 +174,7 @@ cdef class IsmctsTree:
     information set. `run` adds iterations; `root_stats` reads the observer's moves.
 
     `objective`: 0 "points", 1 "match"; `playout`: 0 "random", 1 "scoring", 2 "safe" (names
-    or codes; `_policy.pyx`). `max_bytes` caps the node pools of the trees of its `account`
+    or codes; `_core.pyx`). `max_bytes` caps the node pools of the trees of its `account`
     (a `MemoryAccount`: its search's trees; None: an account of its own; 0: no cap but the
     machine's): at the cap this tree stops growing
     and goes on iterating without adding nodes (`full`, `full_at`); a tree made when the cap
@@ -258,7 +258,6 @@ cdef class IsmctsTree:
         self.tree.n_nodes = 1
         root = &self.tree.nodes[0]
         memset(root, 0, sizeof(Node))
-        root.parent = NO_NODE
         root.first_child = NO_NODE
         root.next_sibling = NO_NODE
         root.side = -1
@@ -330,7 +329,6 @@ cdef class IsmctsTree:
         cdef int32_t c = self.tree.n_nodes
         cdef Node* node = &self.tree.nodes[c]
         self.tree.n_nodes += 1
-        node.parent = parent
         node.first_child = NO_NODE
         node.next_sibling = NO_NODE
         node.visits = 0

@@ -1,0 +1,158 @@
+"""The play policies in pure Python: the twin of the core's (`_core.pyx`), draw for draw.
+
+How a seat plays in a fully known state (every hand in view), each picking one of n > 1
+legal plays on the reference `State`:
+
+- `greedy_choice`: the simple engine `greedy` (and the luck's rollouts): the most points at
+  once, then the heaviest tile, then the first in move order;
+- the playouts, how a search plays on once it leaves its tree or reaches its horizon
+  (`playout_choice`). In Bergen a match is made with one tile only: at ends (a, b), a != b,
+  the tile a-b, and at ends (a, a) the double a-a (`match_tile`), so:
+  - `random`: a uniformly random legal play (`Rng.below(n)`);
+  - `scoring`: the play that scores most at once (the first such in move order), else random;
+  - `safe`: the most points at once, then a play after which the next seat does not hold the
+    match tile of the new ends; ties at random by reservoir sampling (one `below(k)` for the
+    k-th tie, k >= 2), exactly as the core breaks them;
+- the exact endgame's floor policies below a horizon (`floor_choice`), where the seat's own
+  hand and the ends decide: greedy, the heaviest double, or the most tiles left fitting.
+
+Every choice draws from the caller's `Rng` only, the same numbers in the same order as the
+core, so a seed gives the same play on both (tests/test_ismcts_ref.py checks the playouts on
+every decision of seeded rounds; the matches, the endgame's floors and the luck's rollouts
+are checked through them).
+
+>>> from bergen_search.game.match import deal
+>>> from bergen_search.game.rules import Rules
+>>> state = State.deal(Rules(), *deal(Rules(), Rng(4)))
+>>> state = state.apply(state.legal_moves()[0])
+>>> playout_move(state, "safe", 1) in state.legal_moves()
+True
+"""
+from __future__ import annotations
+
+from ..errors import BergenError
+from .rng import Rng
+from .state import State, fitting
+from .tiles import PIPS, TILE_HIGH, TILE_LOW, popcount
+
+PLAYOUT_RANDOM, PLAYOUT_SCORING, PLAYOUT_SAFE = 0, 1, 2
+#: The playout policies by name, with the core's codes (`_core.PLAYOUTS`).
+PLAYOUTS = {"random": PLAYOUT_RANDOM, "scoring": PLAYOUT_SCORING, "safe": PLAYOUT_SAFE}
+#: The floor policies (`floor_choice`), with the core's codes (FLOOR_* of `_core.pxd`).
+FLOOR_GREEDY, FLOOR_DOUBLES, FLOOR_FITTING = 0, 1, 2
+
+
+def greedy_choice(state: State, moves: list) -> int:
+    """The play scoring most at once (match value and going out), then the heaviest tile,
+    then the first in move order (the core's `greedy_index`)."""
+    side = state.rules.side_of(state.to_move)
+    best, best_key = moves[0], None
+    for m in moves:
+        after = state.apply(m)
+        key = (after.scores[side] - state.scores[side], PIPS[m >> 1])
+        if best_key is None or key > best_key:
+            best, best_key = m, key
+    return best
+
+
+def match_tile(left: int, right: int) -> int:
+    """The tile that makes a match at ends (left, right): left-right, or the double when the
+    ends are equal."""
+    lo, hi = (left, right) if left < right else (right, left)
+    return lo * 7 - lo * (lo - 1) // 2 + (hi - lo)
+
+
+def _ends_after(s: State, move: int) -> tuple:
+    """(left, right, left double, right double) after the play `move` (not the lead)."""
+    t = move >> 1
+    dbl = TILE_LOW[t] == TILE_HIGH[t]
+    if move & 1:
+        return s.left, TILE_LOW[t] + TILE_HIGH[t] - s.right, s.left_double, dbl
+    return TILE_LOW[t] + TILE_HIGH[t] - s.left, s.right, dbl, s.right_double
+
+
+def match_points(s: State, move: int) -> int:
+    """Points the play `move` makes as a match at once (before any cap): 0, 2 or 3."""
+    left, right, left_double, right_double = _ends_after(s, move)
+    if left != right:
+        return 0
+    return 3 if (left_double or right_double) else 2
+
+
+def scoring_choice(s: State, moves: list, rng: Rng) -> int:
+    """`scoring`: the play scoring most at once (the first such), else a random one."""
+    best, best_value = -1, 0
+    for i, m in enumerate(moves):
+        v = match_points(s, m)
+        if v > best_value:
+            best, best_value = i, v
+    if best < 0:
+        return moves[rng.below(len(moves))]
+    return moves[best]
+
+
+def safe_choice(s: State, moves: list, rng: Rng) -> int:
+    """`safe`: the most points at once, then a play after which the next seat does not hold
+    the match tile of the new ends; ties at random (reservoir sampling)."""
+    nxt = s.to_move + 1 if s.to_move + 1 < s.rules.players else 0
+    next_hand = s.hands[nxt]
+    best, best_key, ties = 0, -1, 0
+    for i, m in enumerate(moves):
+        left, right, _, _ = _ends_after(s, m)
+        key = match_points(s, m) * 4 + (0 if next_hand >> match_tile(left, right) & 1 else 2)
+        if key > best_key:
+            best, best_key, ties = i, key, 1
+        elif key == best_key:
+            ties += 1
+            if rng.below(ties) == 0:
+                best = i
+    return moves[best]
+
+
+def playout_choice(policy: int, s: State, moves: list, rng: Rng) -> int:
+    """The play of the playout `policy` (a PLAYOUT_* code) among n > 1 legal plays."""
+    if policy == PLAYOUT_SAFE:
+        return safe_choice(s, moves, rng)
+    if policy == PLAYOUT_SCORING:
+        return scoring_choice(s, moves, rng)
+    return moves[rng.below(len(moves))]
+
+
+def policy_code(policy) -> int:
+    """The code of a playout policy given by name or code; BergenError for anything else."""
+    code = PLAYOUTS.get(policy, policy) if isinstance(policy, str) else policy
+    if code not in PLAYOUTS.values() or isinstance(code, bool):
+        raise BergenError(f"unknown playout {policy!r} (0 'random', 1 'scoring', 2 'safe')",
+                          field="playout")
+    return int(code)
+
+
+def playout_move(state: State, policy, seed: int) -> int:
+    """The play `policy` (name or code) makes in a fully known state with several legal plays,
+    drawing on Rng(seed) (`_core.playout_move`): for tests and inspection."""
+    code = policy_code(policy)
+    moves = state.legal_moves()
+    if len(moves) < 2:
+        raise BergenError("the state has fewer than two legal moves: nothing to choose")
+    return playout_choice(code, state, moves, Rng(seed))
+
+
+def floor_choice(s: State, moves: list, policy: int = FLOOR_GREEDY) -> int:
+    """The move the floor `policy` (a FLOOR_* code) plays among n > 1 plays: FLOOR_GREEDY,
+    `greedy_choice`; FLOOR_DOUBLES, the heaviest double it can play, else greedy;
+    FLOOR_FITTING, the play that leaves most of its tiles fitting an end (going out first),
+    then the most points at once, then the heaviest tile (the core's `floor_index`)."""
+    if policy == FLOOR_DOUBLES:
+        doubles = [m for m in moves if TILE_LOW[m >> 1] == TILE_HIGH[m >> 1]]
+        if doubles:
+            return max(doubles, key=lambda m: PIPS[m >> 1])
+    if policy == FLOOR_FITTING:
+        seat = s.to_move
+
+        def key(m):
+            after = s.apply(m)
+            fits = 64 if after.ended is not None else popcount(
+                fitting(after.hands[seat], after.left, after.right))
+            return fits, after.scores[seat] - s.scores[seat], PIPS[m >> 1]
+        return max(moves, key=key)
+    return greedy_choice(s, moves)

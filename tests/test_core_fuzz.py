@@ -192,6 +192,21 @@ def test_a_tampered_world_table_is_refused(info, name, data):
     assert sampler.sample_many(100, 7) == checksum(sampler, 100, 7)
 
 
+def test_a_table_changed_after_it_was_built_is_refused():
+    """A group replaced in the programme's options could give a hidden tile to the seat's own
+    hand or to two places (a world with a tile twice, found by the fuzzer above at 300
+    examples): the sampler refuses a table whose structure is no longer the one built."""
+    from bergen_search.formats.game import load_game
+    info = load_game(open(os.path.join(os.path.dirname(__file__), "..", "examples",
+                               "decision.json"), encoding="utf-8").read())
+    table = WorldTable(info)
+    CoreSampler(info, table)
+    table.opt_group = [0] + list(table.opt_group[1:]) if table.opt_group[0] else \
+        [1] + list(table.opt_group[1:])
+    with pytest.raises(BergenError, match="changed since it was built"):
+        CoreSampler(info, table)
+
+
 def checksum(sampler, n: int, seed: int) -> int:
     """What `sample_many(n, seed)` returns, from n worlds drawn one by one (`sample`) on the
     same stream: the xor of seat 0's hand, seat 1's shifted by 28 bits and the reserve's

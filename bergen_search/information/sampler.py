@@ -254,6 +254,15 @@ class WorldTable:
         self.opt_start.append(len(self.opt_group))
         self.n_nodes = len(order)
         self.reserve_group = self.owners.index(RESERVE)
+        self.built = self.structure()
+
+    def structure(self) -> int:
+        """A fingerprint of the programme's structure (which tile goes where, in which order):
+        the compiled sampler refuses a table whose structure is no longer the one built, since
+        only a built one gives every hidden tile to exactly one place (its weights it checks
+        itself)."""
+        return hash((self.n_nodes, tuple(self.tiles), tuple(self.is_played), tuple(self.owners),
+                     tuple(self.opt_start), tuple(self.opt_group), tuple(self.opt_child)))
 
     #: A resampled table's pool, which a search reports in its info's `resampled`
     #: (`resample.PoolTable`: {pool, distinct, effective}); None for an exact table.

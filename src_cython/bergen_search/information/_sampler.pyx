@@ -125,6 +125,8 @@ cdef class CoreSampler:
             if table.info.key() != info.key():
                 raise BergenError("the world table belongs to another information set",
                                   field="table")
+        if table.structure() != table.built:
+            raise BergenError("malformed world table (changed since it was built)", field="table")
         # The fields the core copies, checked again where a bad value would reach memory.
         rules = info.rules
         players = _checked_int(rules.players, 2, MAX_SEATS, "players")

@@ -398,12 +398,9 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
         "max_rechecks": max_rechecks, "confidence": CONFIDENCE, "thresholds": thresholds,
         "workers": workers, "backend": backend.SEARCH.name,
         **({"settings": dict(settings.given)} if settings.given else {})}
-    # The bracket where the exact endgame is out of reach says what a move secures; a review
-    # charges losses from values, which a bracket does not give (its ceilings bound another
-    # game): unless asked for, its budget is not spent here.
-    bracket = settings.engine.bracket_setting
-    if bracket is not None and bracket not in dict(settings.given):
-        settings = settings.replace(**{bracket: False})
+    # What the engine would spend on anything but values (ISMCTS: the exact endgame's
+    # bracket), unless asked for, is not spent here.
+    settings = settings.engine.for_review(settings)
     ask = _Asking(limits, seed, settings, objective, workers, thresholds, recheck,
                   max_rechecks, _searcher(searcher or search))
     walk = _Walk(record, seats, rounds, luck, ask, held, on_decision, progress, todo)
@@ -657,6 +654,7 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
     now_loss = loss_of(res)
     rechecks, searched, bigger, now = 0, [res], limits, res
     replicated = len(res.moves[0].samples) >= 2
+    alg, full = ask.settings.engine, dict(ask.settings)
     while recheck > 1 and rechecks < ask.max_rechecks and not exact_of(now) and (
             (rechecks == 0 and now_loss.hi >= thresholds["inaccuracy"])
             or (rechecks > 0 and verdict(now_loss.lo, now_loss.hi, thresholds)[1])):
@@ -677,7 +675,8 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
             searched.append(more)
             bigger = limits
             # The bigger budget may let the exact endgame solve it: its values, alone.
-            now = more if exact_of(more) else pool(searched)
+            now = more if exact_of(more) else pool(
+                searched, by_visits=alg.by_visits and not alg.value_pass(full))
         else:
             now = ask.search(info, bigger, seed, focus=(step.action,))
         now_loss = loss_of(now)

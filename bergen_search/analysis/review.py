@@ -44,7 +44,7 @@ from ..search.api import (
     root_moves,
     search,
 )
-from .verdicts import CONFIDENCE, LABELS, THRESHOLDS, exact_of, label_for, loss_bounds, verdict
+from .verdicts import CONFIDENCE, LABELS, THRESHOLDS, label_for, loss_bounds, verdict
 
 #: The budget of a decision's first search (ISMCTS iterations), unless told.
 DECISION_ITERATIONS = 20000
@@ -655,7 +655,7 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
     rechecks, searched, bigger, now = 0, [res], limits, res
     replicated = len(res.moves[0].samples) >= 2
     alg, full = ask.settings.engine, dict(ask.settings)
-    while recheck > 1 and rechecks < ask.max_rechecks and not exact_of(now) and (
+    while recheck > 1 and rechecks < ask.max_rechecks and not _solved(now) and (
             (rechecks == 0 and now_loss.hi >= thresholds["inaccuracy"])
             or (rechecks > 0 and verdict(now_loss.lo, now_loss.hi, thresholds)[1])):
         # ISMCTS: (recheck - 1) times as many replicates again, each with the budget of the
@@ -675,7 +675,7 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
             searched.append(more)
             bigger = limits
             # The bigger budget may let the exact endgame solve it: its values, alone.
-            now = more if exact_of(more) else pool(
+            now = more if _solved(more) else pool(
                 searched, by_visits=alg.by_visits and not alg.value_pass(full))
         else:
             now = ask.search(info, bigger, seed, focus=(step.action,))
@@ -687,5 +687,11 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
         label = label_for(x.loss, thresholds)
     return Decision(step.round, step.event, step.seat, played, x.best.move, x.loss, x.se, label,
                     {m: v.value for m, v in x.vals.items()},
-                    {m: v.stderr for m, v in x.vals.items()},
-                    rechecks > 0, borderline, (x.lo, x.hi), rechecks, exact=exact_of(now))
+                    {m: v.plus_minus for m, v in x.vals.items()},
+                    rechecks > 0, borderline, (x.lo, x.hi), rechecks, exact=_solved(now))
+
+
+def _solved(result) -> bool:
+    """Whether `result` is the exact endgame's: its values bounded, not sampled (no recheck
+    narrows them)."""
+    return result.info.get("endgame", {}).get("solved", False)

@@ -25,11 +25,12 @@ __all__ = ["BracketReport", "EndgameReport", "Exhaustive", "MemoryInfo",
 @dataclass(frozen=True)
 class MoveValue:
     """One root move of a search and what the search found of it. The views write it
-    (`views.move_text`, `views.move_rows`)."""
+    (`views.move_text`, `views.move_rows`). `stderr` is a sampling error only (0: none, the
+    value is exact or bounded); `bound` the exact endgame's, within which the value lies."""
     move: Move           # the action (`notation.Move`: a play, the draw or the pass)
     code: int            # move.code: tile * 2 + end, DRAW or PASS
     value: float
-    stderr: float
+    stderr: float        # the value's standard error (inf: not measured)
     visits: int          # ISMCTS visits, or expectimax worlds
     twin: Move | None = None   # the move this one mirrors (the same choice), if any
     #: ISMCTS: the value each independent replicate gave it, in replicate order (`value` is
@@ -43,6 +44,15 @@ class MoveValue:
     #: Whether `value` was measured: an iteration (or a world) reached the move, or ISMCTS's
     #: final pass played it; if not, `value` is a placeholder, written null (`rank`).
     measured: bool = True
+    #: The exact endgame's bound: the value is the equilibrium's within it (the hand's bound,
+    #: or a refined deviation's own), a bound rather than a sampling error; 0 elsewhere.
+    bound: float = 0.0
+
+    @property
+    def plus_minus(self) -> float:
+        """What is written after the value's ± (FORMATS.md's `stderr`): its standard error
+        plus its bound (one of them is 0: a sampled value's error, an exact value's bound)."""
+        return self.stderr + self.bound
 
 
 def paired_stderr(a: MoveValue, b: MoveValue) -> float:
@@ -153,7 +163,8 @@ class SearchResult:
     """What `search` found: `best` (a `notation.Move`), `moves` (`MoveValue`s, best first),
     the best move's `value` and `stderr`, `visits` (the root's visits, or the iterations),
     and `info`, a dict of what else the search reports (its keys: `SearchInfo`), as
-    python-chess's `PlayResult.info` is (not an `InfoSet`, which the search's input is).
+    python-chess's `PlayResult.info` is (not an `InfoSet`, which the search's input is);
+    `bound`: the exact endgame's bound on the values (the hand's), as `MoveValue.bound`.
     """
     best: Move
     moves: list          # MoveValue, best first
@@ -161,6 +172,12 @@ class SearchResult:
     stderr: float
     visits: int
     info: SearchInfo = field(default_factory=dict)  # type: ignore[assignment]
+    bound: float = 0.0
+
+    @property
+    def plus_minus(self) -> float:
+        """The value's ± as written: `MoveValue.plus_minus`."""
+        return self.stderr + self.bound
 
 
 @dataclass

@@ -147,6 +147,36 @@ def test_every_legal_move_has_a_value_and_an_error(engine):
     assert (res.value, res.stderr) == (res.moves[0].value, res.moves[0].stderr)
 
 
+def test_a_unit_is_a_job_in_and_a_unit_output_out(engine):
+    """Every engine that searches in units goes through one interface: `worker(job, ...)`
+    with a `workers.Job`, returning a `results.UnitOutput` whose figures the pool merges
+    without knowing the engine: the root's statistics of every legal move and, from a
+    replicate, its `values` of the moves it measured (every move, after a value pass)."""
+    from bergen_search.constants import objective_code
+    from bergen_search.search.limits import Deadline
+    from bergen_search.search.results import UnitOutput
+    from bergen_search.search.workers import Job
+    alg, settings = registry.resolve(engine, {})
+    if type(alg).worker is registry.Algorithm.worker:
+        pytest.skip(f"{engine} answers in one step (`solve`), never in units")
+    info = position(engine)
+    table = alg.table(info, settings)
+    job = Job(info=info, table=table, engine=alg.name, objective=objective_code("points"),
+              settings=settings, values=True, focus=(), memory=Limits().memory_bytes)
+    budget = small_budget(engine)
+    out = alg.worker(job, alg.sampler(info, table), budget, 5, Deadline(None),
+                     account=alg.memory_account())
+    assert isinstance(out, UnitOutput) and 0 < out.done <= budget and not out.interrupted
+    moves = set(root_moves(info))
+    assert {m for m, *_ in out.stats} == moves
+    if alg.replicated:
+        visited = {m for m, n, *_ in out.stats if n}
+        assert set(out.values) == (moves if out.worlds else visited), out
+        assert all(math.isfinite(v) for v in out.values.values())
+    else:
+        assert not out.values and not out.worlds
+
+
 def opening(seed: int, swap: bool):
     """Seat 1's information set after seat 0's forced lead (two players), from a whole deal;
     with `swap`, one tile the seat cannot see (not a double, so the lead stays forced) is

@@ -403,7 +403,8 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
     settings = settings.engine.for_review(settings)
     ask = _Asking(limits, seed, settings, objective, workers, thresholds, recheck,
                   max_rechecks, _searcher(searcher or search))
-    walk = _Walk(record, seats, rounds, luck, ask, held, on_decision, progress, todo)
+    walk = _Walk(record, seats, rounds, luck, ask, held, on_decision=on_decision,
+                 progress=progress, todo=todo)
     for item in events(record):
         held["step"] = walk.snapshot()
         if isinstance(item, RoundStart):
@@ -423,7 +424,7 @@ class _Walk:
     round)."""
 
     def __init__(self, record, seats, rounds, luck: bool, ask: _Asking, held: dict,
-                 on_decision=None, progress=None, todo: int = 0):
+                 *, on_decision=None, progress=None, todo: int = 0):
         self.record, self.seats, self.rounds, self.luck, self.ask = (record, seats, rounds,
                                                                      luck, ask)
         self.on_decision, self.progress, self.todo = on_decision, progress, todo

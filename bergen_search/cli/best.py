@@ -18,7 +18,7 @@ from .output import Working, budget_text, emit_json, search_note
 @click.option("--verbose", "-v", is_flag=True,
               help="Also the settings, why the exact endgame did not solve, the bracket's "
                    "table, visits and what the values mean.")
-def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, depth,
+def best(*, game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, depth,
          exploration, sets, as_json, verbose, **kw):
     """Rank every legal move of the seat to move, best first.
 

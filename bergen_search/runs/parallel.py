@@ -416,7 +416,7 @@ class _Watch:
             return None
 
 
-def _on_client(fn, items, client, finished, address, own, spec: Cluster):
+def _on_client(fn, items, client, finished, address, own, *, spec: Cluster):
     from concurrent.futures import CancelledError
 
     from distributed import as_completed

@@ -75,13 +75,13 @@ class Expectimax(Algorithm):
         if hooks is not None and hooks.stop is not None:
             engine.stop = hooks.stopped         # heard inside a world, too
         rows, done, exact, interrupted = exact_expectimax(
-            engine, info, table, worlds, run.seed, Deadline(seconds), hooks)
+            engine, info, table, worlds, run.seed, Deadline(seconds), hooks=hooks)
         return Exhaustive(rows, done, {"exact": exact, "worlds": done,
                                        "interrupted": interrupted,
                                        "all_worlds": done == len(worlds)})
 
 
-def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, hooks=None):
+def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, *, hooks=None):
     """Every consistent world (`WorldTable.enumerate()`), weighted by its number of histories
     (times its inference weight: its probability), solved by the `ExpectimaxSearch` engine.
 

@@ -67,7 +67,8 @@ def training_rows(path: str, limit: int):
             if len(cands) < 2 or a not in cands:
                 continue
             lm = _line_mask(s.line)
-            yield ([play_features(c, hand, s.left, s.right, s.left_double, s.right_double, lm)
+            yield ([play_features(c, hand, s.left, s.right, s.left_double, s.right_double,
+                                  line_mask=lm)
                     for c in cands], cands.index(a))
             n += 1
             if limit and n >= limit:

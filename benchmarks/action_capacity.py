@@ -48,7 +48,7 @@ def _scores_next(rest: int, left: int, right: int) -> bool:
 def rich_features(move: int, hand: int, left: int, right: int, ld: bool, rd: bool,
                   line_mask: int) -> list:
     """The ten shipped features and the richer ones of the module's doc."""
-    base = play_features(move, hand, left, right, ld, rd, line_mask)
+    base = play_features(move, hand, left, right, ld, rd, line_mask=line_mask)
     u, end = move >> 1, move & 1
     covered = right if end else left
     opened = TILE_LOW[u] + TILE_HIGH[u] - covered

@@ -23,17 +23,27 @@ Z95 = 1.959963984540054
 
 
 # ---- means and standard errors ---------------------------------------------------------------
+# Two rules, each written once: the standard error of a mean of independent replicates
+# (`replicates_stderr`, with c4), and of a mean of many samples from their sums (`mean_stderr`).
+def replicates_stderr(variance: float, n: int) -> float:
+    """The standard error of the mean of n >= 2 independent replicates whose sample variance
+    (n - 1 in the denominator) is `variance`: s / sqrt(n) / c4(n). The sample standard
+    deviation s underestimates the true one on average, by the factor c4(n) (about 0.965 for
+    8 replicates, for normal replicates); s / c4(n) does not, so that the error printed
+    matches, on average, the spread of the value over independent seeds. Every replicates'
+    error goes through here: `spread` (from the values) and a search's live pool (from running
+    sums, `sample_variance`)."""
+    return math.sqrt(variance / n) / c4(n)
+
+
 def spread(xs) -> tuple:
-    """(mean, standard error of the mean) of independent replicates xs (inf with one). The
-    sample standard deviation s underestimates the true one on average, by the factor c4(n)
-    (about 0.965 for 8 replicates, for normal replicates); s / c4(n) does not, so that the
-    error printed matches, on average, the spread of the value over independent seeds."""
+    """(mean, standard error of the mean) of independent replicates xs (inf with one), the
+    error by `replicates_stderr`."""
     n = len(xs)
     mean = math.fsum(xs) / n
     if n < 2:
         return mean, math.inf
-    var = math.fsum((x - mean) ** 2 for x in xs) / (n - 1)
-    return mean, math.sqrt(var / n) / c4(n)
+    return mean, replicates_stderr(_variance(xs, mean), n)
 
 
 def c4(n: int) -> float:
@@ -41,25 +51,34 @@ def c4(n: int) -> float:
     return math.exp(math.lgamma(n / 2) - math.lgamma((n - 1) / 2)) * math.sqrt(2 / (n - 1))
 
 
+def sample_variance(n, s, sq) -> float:
+    """The sample variance (n - 1 in the denominator) of n >= 2 values from their sum `s` and
+    sum of squares `sq`."""
+    mean = s / n
+    return max(sq / n - mean * mean, 0.0) * n / (n - 1)
+
+
 def mean_stderr(n, s, sq) -> tuple:
-    """(mean, standard error) of n values from their sum `s` and sum of squares `sq` (0 and
-    inf with none; inf with one)."""
+    """(mean, standard error) of the mean of n samples from their sum `s` and sum of squares
+    `sq` (0 and inf with none; inf with one): s / sqrt(n), the error of a mean of many
+    samples (a search's root statistics, an interval's values), where c4 is 1."""
     if n <= 0:
         return 0.0, float("inf")
     mean = s / n
     if n < 2:
         return mean, float("inf")
-    var = max(sq / n - mean * mean, 0.0) * n / (n - 1)
-    return mean, math.sqrt(var / n)
+    return mean, math.sqrt(sample_variance(n, s, sq) / n)
+
+
+def _variance(xs, mean: float) -> float:
+    return math.fsum((x - mean) ** 2 for x in xs) / (len(xs) - 1)
 
 
 def sample_sd(values) -> float | None:
     """The sample standard deviation (n - 1 in the denominator); None below two values."""
-    n = len(values)
-    if n < 2:
+    if len(values) < 2:
         return None
-    mean = math.fsum(values) / n
-    return math.sqrt(math.fsum((x - mean) ** 2 for x in values) / (n - 1))
+    return math.sqrt(_variance(values, math.fsum(values) / len(values)))
 
 
 def ratio_stderr(numerators, denominators) -> float | None:
@@ -113,13 +132,12 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple:
 
 
 def normal_interval(values, z: float = Z95) -> tuple | None:
-    """mean +- z s / sqrt(n), not clipped; None below two values."""
-    sd = sample_sd(values)
-    if sd is None:
+    """mean +- z times its standard error (`mean_stderr`), not clipped; None below two
+    values."""
+    if len(values) < 2:
         return None
-    mean = math.fsum(values) / len(values)
-    half = z * sd / math.sqrt(len(values))
-    return (mean - half, mean + half)
+    mean, se = mean_stderr(len(values), math.fsum(values), math.fsum(x * x for x in values))
+    return (mean - z * se, mean + z * se)
 
 
 @lru_cache(maxsize=None)

@@ -13,6 +13,7 @@ from bergen_search.formats.game import load_game
 from bergen_search.search import evaluate, registry
 from bergen_search.search.engines.flat import Flat
 from bergen_search.search.api import Limits, search
+from bergen_search.search.results import SearchInfo
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DECISION = open(os.path.join(ROOT, "examples", "decision.json"), encoding="utf-8").read()
@@ -71,19 +72,44 @@ def test_replicates_are_grown_through_the_engine(new_engine):
         registry.algorithms()["expectimax"].with_replicates({}, 12)
 
 
+#: The modules every engine goes through: they read capabilities, a `workers.Job` and a
+#: `results.UnitOutput`, never one engine's name, setting or extras.
+GENERIC = ("bergen_search/search/api.py", "bergen_search/search/evaluate.py",
+           "bergen_search/analysis/review.py", "bergen_search/analysis/verdicts.py",
+           "bergen_search/search/workers.py", "bergen_search/search/results.py",
+           "bergen_search/search/registry.py", "bergen_search/search/endgame/step.py",
+           "bergen_search/views/search.py", "bergen_search/views/evaluation.py")
+
+
+def _code(path: str) -> str:
+    """A module's code without its comments and docstrings."""
+    code = "\n".join(line.split("#")[0] for line in
+                     open(os.path.join(ROOT, path), encoding="utf-8").read().splitlines())
+    return re.sub(r'"""[\s\S]*?"""', "", code)
+
+
 def test_the_generic_code_names_no_engine_and_no_engines_setting():
-    """The modules every engine goes through read capabilities: no engine's name compared,
-    no setting only one engine has read by its name."""
+    """The modules every engine goes through read capabilities: no engine's name compared or
+    written (the default engine is the registry's first), no setting only one engine has
+    read by its name."""
     one_engines = {"choose", "twins", "bracket", "depth", "playouts", "exploration",
-                   "endgame"}
+                   "endgame", "tolerance", "hand_tolerance"}
     names = set(registry.algorithms())
-    for path in ("bergen_search/search/api.py", "bergen_search/search/evaluate.py",
-                 "bergen_search/analysis/review.py", "bergen_search/search/workers.py",
-                 "bergen_search/search/endgame/step.py"):
-        code = "\n".join(line.split("#")[0] for line in
-                         open(os.path.join(ROOT, path), encoding="utf-8").read().splitlines())
-        code = re.sub(r'"""[\s\S]*?"""', "", code)
+    for path in GENERIC:
+        code = _code(path)
         read = set(re.findall(r'''(?:settings|full)(?:\.get\(|\[)["'](\w+)["']''', code))
         assert not read & one_engines, (path, read & one_engines)
-        compared = set(re.findall(r'''(?:algorithm|\.name) == ["'](\w+)["']''', code))
-        assert not compared & names, (path, compared)
+        if path.endswith("step.py"):        # the step two engines share: given, never read
+            assert not read and "settings[" not in code, (path, read)
+        # (`info["endgame"]` is the exact endgame's report, a key of every result's info)
+        named = set(re.findall(r'''["'](\w+)["']''', code)) - set(SearchInfo.__annotations__)
+        assert not named & names, (path, named & names)
+
+
+def test_the_generic_code_reads_no_engines_extras():
+    """What only one engine's units carry (`UnitOutput.extra`: ISMCTS's memory figures, its
+    expected lines' beams) is read by that engine alone (`Algorithm.fold`, `summary`): the
+    generic modules hand it over whole and name none of its keys."""
+    for path in GENERIC:
+        code = _code(path)
+        assert not re.search(r'''extra(?:\.get\(|\[|\.pop\(|\.setdefault\()''', code), path

@@ -288,8 +288,8 @@ def test_analyze_charges_a_deviation_its_refined_value(cut):
         sub = endgame.after(g, m.code)
         if sub is not None:
             r = endgame.value_after(g, m.code, sub=sub)
-            assert (m.value, m.stderr) == (r.value, r.bound)
+            assert (m.value, m.bound, m.stderr) == (r.value, r.bound, 0.0)
         others = [x for x in res.moves if x.code != m.code and x.twin != m.move]
         lo, hi, _ = loss_bounds(m, res)
-        assert lo == max([0.0] + [x.value - m.value - (x.stderr + m.stderr) for x in others])
-        assert hi == max([0.0] + [x.value - m.value + (x.stderr + m.stderr) for x in others])
+        assert lo == max([0.0] + [x.value - m.value - (x.bound + m.bound) for x in others])
+        assert hi == max([0.0] + [x.value - m.value + (x.bound + m.bound) for x in others])

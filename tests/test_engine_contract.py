@@ -119,10 +119,12 @@ def test_a_memory_cap_is_taken(engine):
                  seed=3)
     assert res.moves
     alg, _ = registry.resolve(engine, {})
-    # An engine whose units grow reports the cap it took; the others report none (a test
-    # that only checked a report when there was one would pass an engine that ignored it).
-    assert ("memory" in res.info) == alg.reports_memory
-    if alg.reports_memory:
+    # An engine whose units grow (they count what they hold on a `memory_account`) reports
+    # the cap it took; the others report none (a test that only checked a report when there
+    # was one would pass an engine that ignored it).
+    grows = alg.memory_account() is not None
+    assert ("memory" in res.info) == grows
+    if grows:
         assert res.info["memory"]["cap_mb"] == 1
 
 
@@ -143,6 +145,36 @@ def test_every_legal_move_has_a_value_and_an_error(engine):
         assert not math.isnan(m.stderr) and m.stderr >= 0, m
     assert res.best == res.moves[0].move
     assert (res.value, res.stderr) == (res.moves[0].value, res.moves[0].stderr)
+
+
+def test_a_unit_is_a_job_in_and_a_unit_output_out(engine):
+    """Every engine that searches in units goes through one interface: `worker(job, ...)`
+    with a `workers.Job`, returning a `results.UnitOutput` whose figures the pool merges
+    without knowing the engine: the root's statistics of every legal move and, from a
+    replicate, its `values` of the moves it measured (every move, after a value pass)."""
+    from bergen_search.constants import objective_code
+    from bergen_search.search.limits import Deadline
+    from bergen_search.search.results import UnitOutput
+    from bergen_search.search.workers import Job
+    alg, settings = registry.resolve(engine, {})
+    if type(alg).worker is registry.Algorithm.worker:
+        pytest.skip(f"{engine} answers in one step (`solve`), never in units")
+    info = position(engine)
+    table = alg.table(info, settings)
+    job = Job(info=info, table=table, engine=alg.name, objective=objective_code("points"),
+              settings=settings, values=True, focus=(), memory=Limits().memory_bytes)
+    budget = small_budget(engine)
+    out = alg.worker(job, alg.sampler(info, table), budget, 5, Deadline(None),
+                     account=alg.memory_account())
+    assert isinstance(out, UnitOutput) and 0 < out.done <= budget and not out.interrupted
+    moves = set(root_moves(info))
+    assert {m for m, *_ in out.stats} == moves
+    if alg.replicated:
+        visited = {m for m, n, *_ in out.stats if n}
+        assert set(out.values) == (moves if out.worlds else visited), out
+        assert all(math.isfinite(v) for v in out.values.values())
+    else:
+        assert not out.values and not out.worlds
 
 
 def opening(seed: int, swap: bool):

@@ -205,7 +205,6 @@ def test_a_search_s_processes_hear_its_own_stop_only(monkeypatch):
     from contextlib import contextmanager
 
     from bergen_search.runs import parallel
-    from bergen_search.search import workers
     info = load_game(SMALL)
     limits = Limits(iterations=4_000)
     alone = search(info, limits, seed=2, workers=2)
@@ -216,7 +215,7 @@ def test_a_search_s_processes_hear_its_own_stop_only(monkeypatch):
     @contextmanager
     def forking():
         # what another search, forking its own pool meanwhile, would leave in the parent
-        monkeypatch.setattr(workers, "_CHILD_STOP", others)
+        monkeypatch.setattr(parallel, "_STOP", others)
         with real():
             yield
     monkeypatch.setattr(parallel, "deferred_ctrl_c", forking)

@@ -211,7 +211,8 @@ def test_no_engine_reaches_another_through_the_registry():
 
 
 # ---- the size of the rooms ---------------------------------------------------------------------
-#: The bar: no module over 700 lines, no function over 100 (docstring included). None is over
+#: The bar: no module over 700 lines, no function over 100 (docstring included), none with more
+#: than MAX_POSITIONAL positional parameters. None is over
 #: it today; a room that outgrows it is split, or listed here at its size (a ratchet: none may
 #: grow, no new one appear) with a reason.
 MAX_MODULE, MAX_FUNCTION = 700, 100
@@ -234,6 +235,34 @@ def _sizes() -> dict:
                     key = f"{rel}:{node.name}"
                     out[key] = max(out.get(key, 0), node.end_lineno - node.lineno + 1)
     return out
+
+
+#: No function takes more than this many positional parameters (`self` and `cls` aside): more
+#: are keyword-only, or a dataclass with a meaning of its own (`workers.Job`). The one
+#: exception: a pure-Python twin keeps the signature of its compiled function, which takes
+#: its arguments by position only.
+MAX_POSITIONAL = 6
+POSITIONAL_TWINS = {"play/luck.py reference_rollouts"}     # `_luck.draw_rollouts`'s 15
+
+
+def test_no_function_takes_more_than_six_positional_parameters():
+    import ast
+    found = []
+    for folder, _, files in os.walk(PACKAGE):
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, PACKAGE).replace(os.sep, "/")
+            for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                    names = [a.arg for a in node.args.posonlyargs + node.args.args]
+                    if names[:1] in (["self"], ["cls"]):
+                        names = names[1:]
+                    where = f"{rel} {getattr(node, 'name', 'lambda')}"
+                    if len(names) > MAX_POSITIONAL and where not in POSITIONAL_TWINS:
+                        found.append(f"{where}:{node.lineno} ({len(names)})")
+    assert found == []
 
 
 def test_no_room_outgrows_the_bar():

@@ -1,6 +1,6 @@
 """A live search (`search(on_info=)`, the engine's `go` with `report_every`, the board's
 analysis) streams ISMCTS's ranked moves while the exact endgame is attempted beside it
-(`api.Beside`), instead of after an attempt that may take seconds and decline:
+(`endgame.step.Beside`), instead of after an attempt that may take seconds and decline:
 
 - the first partial of an infinite `go` on examples/decision.json comes before the exact
   attempt ends (by the order of events: the attempt is held until a partial has been seen;

@@ -557,16 +557,15 @@ def _blocked_signals():
     return sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, []))
 
 
-def _child(init: str, parent: int, conn):
-    """A forked child as the pools start theirs: its initializer, then its signal mask sent
-    back, then waiting to be ended."""
+def _child(stop, parent: int, conn):
+    """A forked child as the pool starts its own: its initializer (with the run's stop, for a
+    search's run), then its signal mask and whether it holds that stop sent back, then
+    waiting to be ended."""
     import time
 
     from bergen_search.runs import parallel
-    from bergen_search.search import workers
-    {"search": lambda p: workers._child_init(p, None),
-     "runs": parallel._worker_init}[init](parent)
-    conn.send(_blocked_signals())
+    parallel._worker_init(parent, stop)
+    conn.send((_blocked_signals(), parallel.own_stop() is stop))
     conn.close()
     time.sleep(60)
 
@@ -574,26 +573,28 @@ def _child(init: str, parent: int, conn):
 @pytest.mark.parametrize("init", ["search", "runs"])
 def test_children_forked_under_deferred_ctrl_c_unblock_the_stop_signals(init):
     """`deferred_ctrl_c` blocks SIGINT, SIGTERM and SIGHUP around a fork, and a child
-    inherits that mask: its initializer must unblock them, or a search pool's children
-    never hear `Pool.terminate`'s SIGTERM and it waits for them forever (a whole test run
-    hung so). (The run_ordered workers ignore SIGTERM by design; their parent kills them.)"""
+    inherits that mask: its initializer must unblock them, or a pool ending its children
+    waits for them forever (a whole test run hung so), whether the run is a search's (its
+    children given its stop, `run_ordered(grace=)`) or not. (The workers ignore SIGTERM by
+    design; their parent kills them.)"""
     import multiprocessing
     import signal
 
     from bergen_search.runs import parallel
     ctx = multiprocessing.get_context("fork")
+    stop = ctx.Event() if init == "search" else None
     here, there = ctx.Pipe()
     with parallel.deferred_ctrl_c():
-        child = ctx.Process(target=_child, args=(init, os.getpid(), there), daemon=True)
+        child = ctx.Process(target=_child, args=(stop, os.getpid(), there), daemon=True)
         child.start()
     try:
         assert here.poll(30), "the child did not report"
-        blocked = set(here.recv())
-        assert not {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} & blocked, blocked
-        if init == "search":
-            child.terminate()                   # SIGTERM, as Pool.terminate sends
-            child.join(20)
-            assert child.exitcode is not None   # ended (by the signal, or a handler of it)
+        blocked, own = here.recv()
+        assert not {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} & set(blocked), blocked
+        assert own                              # the run's stop (None: no stop), its own
+        child.kill()
+        child.join(20)
+        assert child.exitcode is not None       # ended, as the pool ends its workers
     finally:
         child.kill()
         child.join(5)

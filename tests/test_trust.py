@@ -92,6 +92,29 @@ def test_the_paired_error_of_a_difference_comes_from_the_replicates():
     assert paired_stderr(a, c) == pytest.approx(math.sqrt(0.5 ** 2 + 0.3 ** 2))
 
 
+def test_a_bound_is_read_from_the_move_not_from_the_engine_that_made_it():
+    """`MoveValue.stderr` is a sampling error only and `bound` the exact endgame's: a loss's
+    interval is loss ± (t·error + the two bounds) whatever the result's engine (before,
+    the verdicts asked `exact_of(result)` what the one `stderr` meant), and what is written
+    after ± is the two together (`plus_minus`)."""
+    from bergen_search.analysis.verdicts import loss_bounds
+
+    class R:
+        info = {"replicates": 4}
+    base = (0.1, -0.1, 0.2, -0.2)
+    a = MoveValue("a", 0, 1.0, 0.0, 0, None, tuple(1.0 + x for x in base), bound=0.05)
+    b = MoveValue("b", 2, 0.5, 0.0, 0, None, tuple(0.5 + x for x in base), bound=0.02)
+    assert a.plus_minus == 0.05 and paired_stderr(a, b) == pytest.approx(0.0, abs=1e-12)
+    assert loss_interval(0.5, 0.0, R(), 0.07) == (0.5 - 0.07, 0.5 + 0.07)
+    q = t_quantile(analysis.CONFIDENCE, 3)
+    assert loss_interval(0.5, 0.1, R(), 0.07) == pytest.approx((0.5 - q * 0.1 - 0.07,
+                                                                 0.5 + q * 0.1 + 0.07))
+    result = R()
+    result.moves = [a, b]
+    lo, hi, se = loss_bounds(b, result)
+    assert (lo, hi, se) == pytest.approx((0.5 - 0.07, 0.5 + 0.07, 0.07), abs=1e-9)
+
+
 def test_the_same_answer_with_any_number_of_workers():
     """The replicates are the units of work: which process runs which changes nothing."""
     info = decision()

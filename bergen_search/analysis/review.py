@@ -44,7 +44,7 @@ from ..search.api import (
     root_moves,
     search,
 )
-from .verdicts import CONFIDENCE, LABELS, THRESHOLDS, exact_of, label_for, loss_bounds, verdict
+from .verdicts import CONFIDENCE, LABELS, THRESHOLDS, label_for, loss_bounds, verdict
 
 #: The budget of a decision's first search (ISMCTS iterations), unless told.
 DECISION_ITERATIONS = 20000
@@ -398,15 +398,13 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
         "max_rechecks": max_rechecks, "confidence": CONFIDENCE, "thresholds": thresholds,
         "workers": workers, "backend": backend.SEARCH.name,
         **({"settings": dict(settings.given)} if settings.given else {})}
-    # The bracket where the exact endgame is out of reach says what a move secures; a review
-    # charges losses from values, which a bracket does not give (its ceilings bound another
-    # game): unless asked for, its budget is not spent here.
-    bracket = settings.engine.bracket_setting
-    if bracket is not None and bracket not in dict(settings.given):
-        settings = settings.replace(**{bracket: False})
+    # What the engine would spend on anything but values (ISMCTS: the exact endgame's
+    # bracket), unless asked for, is not spent here.
+    settings = settings.engine.for_review(settings)
     ask = _Asking(limits, seed, settings, objective, workers, thresholds, recheck,
                   max_rechecks, _searcher(searcher or search))
-    walk = _Walk(record, seats, rounds, luck, ask, held, on_decision, progress, todo)
+    walk = _Walk(record, seats, rounds, luck, ask, held, on_decision=on_decision,
+                 progress=progress, todo=todo)
     for item in events(record):
         held["step"] = walk.snapshot()
         if isinstance(item, RoundStart):
@@ -426,7 +424,7 @@ class _Walk:
     round)."""
 
     def __init__(self, record, seats, rounds, luck: bool, ask: _Asking, held: dict,
-                 on_decision=None, progress=None, todo: int = 0):
+                 *, on_decision=None, progress=None, todo: int = 0):
         self.record, self.seats, self.rounds, self.luck, self.ask = (record, seats, rounds,
                                                                      luck, ask)
         self.on_decision, self.progress, self.todo = on_decision, progress, todo
@@ -657,7 +655,8 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
     now_loss = loss_of(res)
     rechecks, searched, bigger, now = 0, [res], limits, res
     replicated = len(res.moves[0].samples) >= 2
-    while recheck > 1 and rechecks < ask.max_rechecks and not exact_of(now) and (
+    alg, full = ask.settings.engine, dict(ask.settings)
+    while recheck > 1 and rechecks < ask.max_rechecks and not _solved(now) and (
             (rechecks == 0 and now_loss.hi >= thresholds["inaccuracy"])
             or (rechecks > 0 and verdict(now_loss.lo, now_loss.hi, thresholds)[1])):
         # ISMCTS: (recheck - 1) times as many replicates again, each with the budget of the
@@ -677,7 +676,8 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
             searched.append(more)
             bigger = limits
             # The bigger budget may let the exact endgame solve it: its values, alone.
-            now = more if exact_of(more) else pool(searched)
+            now = more if _solved(more) else pool(
+                searched, by_visits=alg.by_visits and not alg.value_pass(full))
         else:
             now = ask.search(info, bigger, seed, focus=(step.action,))
         now_loss = loss_of(now)
@@ -688,5 +688,11 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
         label = label_for(x.loss, thresholds)
     return Decision(step.round, step.event, step.seat, played, x.best.move, x.loss, x.se, label,
                     {m: v.value for m, v in x.vals.items()},
-                    {m: v.stderr for m, v in x.vals.items()},
-                    rechecks > 0, borderline, (x.lo, x.hi), rechecks, exact=exact_of(now))
+                    {m: v.plus_minus for m, v in x.vals.items()},
+                    rechecks > 0, borderline, (x.lo, x.hi), rechecks, exact=_solved(now))
+
+
+def _solved(result) -> bool:
+    """Whether `result` is the exact endgame's: its values bounded, not sampled (no recheck
+    narrows them)."""
+    return result.info.get("endgame", {}).get("solved", False)

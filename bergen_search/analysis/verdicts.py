@@ -1,8 +1,8 @@
 """What a loss is called: the label thresholds, and the interval at CONFIDENCE a loss must
 lie in, wholly within one label's band, before it is labelled (`verdict`). A play's loss is
 the best play's value minus its own, each estimated: `loss_bounds` gives its interval from
-the search's values and their paired errors (Student's t on the replicates, the normal
-quantile without them, the exact endgame's bound as it is).
+the search's values, their paired errors (Student's t on the replicates, the normal quantile
+without them) and their bounds (the exact endgame's, `MoveValue.bound`, as they are).
 """
 from __future__ import annotations
 
@@ -54,11 +54,6 @@ def label_for(loss: float, thresholds: dict):
     return label
 
 
-def exact_of(result) -> bool:
-    """Whether `result` is the exact endgame's (its values bounded by its exploitability)."""
-    return result.info.get("endgame", {}).get("solved", False)
-
-
 def loss_bounds(played, result) -> tuple:
     """(lo, hi, se): the interval at CONFIDENCE of the loss of the play `played` (a
     `MoveValue` of `result`), and the error of its nearest difference. The loss is the value
@@ -70,40 +65,36 @@ def loss_bounds(played, result) -> tuple:
     worth more: it is searched again, or marked borderline, instead of called the best play
     with no doubt (a 2,000-iteration search of examples/match.json's round 0, event 1 put
     2-6:L first by 0.05 +- 0.15, with the interval (0, 0); pooled rechecks of another seed put
-    2-3:L above it by 0.43 +- 0.04). `se`: the paired error of the difference to the best play,
-    or, when the played move is the best, to the runner-up."""
+    2-3:L above it by 0.43 +- 0.04). `se`: the ± of the difference to the best play (or, when
+    the played move is the best, to the runner-up): its paired error plus the two values'
+    bounds (each value within its bound: the hand's, or a refined deviation's own)."""
     lo = hi = 0.0
     se, nearest = 0.0, None
-    exact = exact_of(result)
     for m in result.moves:
         if m.code == played.code or m.move == played.twin or m.twin == played.move:
             continue
         d = m.value - played.value
-        # exact: each value within its bound (the hand's, or a refined deviation's own: the
-        # MoveValue's stderr), a difference within the two
-        e = m.stderr + played.stderr if exact else paired_stderr(m, played)
-        a, b = loss_interval(d, e, result)
+        e, bound = paired_stderr(m, played), m.bound + played.bound
+        a, b = loss_interval(d, e, result, bound)
         lo, hi = max(lo, a), max(hi, b)
         if nearest is None or d > nearest:
-            nearest, se = d, e
+            nearest, se = d, e + bound
     return lo, hi, se
 
 
-def loss_interval(loss: float, se: float, result) -> tuple:
-    """The two-sided interval of a loss at CONFIDENCE: loss ± t·se, with Student's t for the
-    replicates' degrees of freedom (ISMCTS: replicates - 1), else the normal quantile; no
-    width when the error is 0 (a difference known exactly), unbounded when unknown."""
-    if se == 0:
-        return loss, loss
-    if exact_of(result):
-        # The exact endgame: a bound (the hand's: endgame.Solution.hand_bound, twice it for
-        # a difference of two values), not a sampling error.
-        return loss - se, loss + se
+def loss_interval(loss: float, se: float, result, bound: float = 0.0) -> tuple:
+    """The two-sided interval of a loss at CONFIDENCE: loss ± (t·se + bound), with Student's t
+    for the replicates' degrees of freedom (ISMCTS: replicates - 1), else the normal
+    quantile, and `bound` the two values' bounds (the exact endgame's: twice the hand's
+    bound for a difference of two values), taken as they are; no width when both are 0 (a
+    difference known exactly), unbounded when the error is unknown."""
     if not math.isfinite(se):
         return -math.inf, math.inf
-    n = result.info.get("replicates") or 0
-    q = t_quantile(CONFIDENCE, n - 1) if n >= 2 else NORMAL_Q
-    return loss - q * se, loss + q * se
+    half = bound
+    if se != 0:
+        n = result.info.get("replicates") or 0
+        half = (t_quantile(CONFIDENCE, n - 1) if n >= 2 else NORMAL_Q) * se + bound
+    return loss - half, loss + half
 
 
 def verdict(lo: float, hi: float, thresholds: dict) -> tuple:

@@ -99,8 +99,8 @@ _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
 @resume_option
 @click.option("--quiet", is_flag=True, help="No progress bar on standard error.")
 @json_option
-def analyze(record_path, seats, iterations, seconds, memory_mb, algorithm, sets, objective, seed,
-            workers, recheck, max_rechecks, inaccuracy, mistake, blunder, cluster, html_path,
+def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, sets, objective,
+            seed, workers, recheck, max_rechecks, inaccuracy, mistake, blunder, cluster, html_path,
             out_path, force, resume, quiet, as_json):
     """Review every decision of a game: the best play, the loss, and a label for errors.
 

@@ -50,7 +50,7 @@ from .options import (
 @resume_option
 @rule_options
 @json_option
-def arena(engine_a, engine_b, games, seed, workers, out_path, force, single_round, start_scores,
+def arena(*, engine_a, engine_b, games, seed, workers, out_path, force, single_round, start_scores,
           no_luck_adjust, external_engines, engine_timeout, cluster, quiet, resume, as_json,
           **kw):
     """Play many matches between engines A and B, as duplicate sets so that luck cancels.

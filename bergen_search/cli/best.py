@@ -18,8 +18,8 @@ from .output import Working, budget_text, emit_json, search_note
 @click.option("--verbose", "-v", is_flag=True,
               help="Also the settings, why the exact endgame did not solve, the bracket's "
                    "table, visits and what the values mean.")
-def best(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, sets,
-         as_json, verbose, **kw):
+def best(*, game, algorithm, objective, iterations, seconds, memory_mb, seed, workers,
+         sets, as_json, verbose, **kw):
     """Rank every legal move of the seat to move, best first.
 
     GAME is a bergen-record/1 (its last round unfinished: the seat to move is the viewpoint)

@@ -17,8 +17,8 @@ from .output import Working, budget_text, emit_json, search_note
 @json_option
 @click.option("--verbose", "-v", is_flag=True,
               help="Also why the exact endgame did not solve, and the bracket's table.")
-def eval_(game, algorithm, objective, iterations, seconds, memory_mb, seed, workers, sets,
-          as_json, verbose, **kw):
+def eval_(*, game, algorithm, objective, iterations, seconds, memory_mb, seed, workers,
+          sets, as_json, verbose, **kw):
     """Score the position for every side: expected points to the end of the round and the
     probability of winning the match.
 

@@ -323,9 +323,9 @@ def game_from_options(game, kw):
         except BergenError as e:
             raise BergenError(f"--voids: {e.message}", field="voids") from None
     rules = rules_from_options(kw)
-    pos = position_from_flags(flags["hand"], flags["line"], flags["hand_sizes"],
-                              flags["reserve_size"], flags["scores"], None, None,
-                              flags["to_move"], rules, voids)
+    pos = position_from_flags(flags["hand"], line=flags["line"], hand_sizes=flags["hand_sizes"],
+                              reserve_size=flags["reserve_size"], scores=flags["scores"],
+                              to_move=flags["to_move"], rules=rules, voids=voids)
     return Game(from_position(pos), pos)
 
 

@@ -46,7 +46,7 @@ from .options import (
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")
 @resume_option
 @rule_options
-def selfplay(games, seed, engine_args, out_path, force, start_scores, workers,
+def selfplay(*, games, seed, engine_args, out_path, force, start_scores, workers,
              external_engines, engine_timeout, cluster, quiet, resume, **kw):
     """Play whole matches between engines and write complete bergen-record/1 records.
 

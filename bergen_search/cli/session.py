@@ -141,7 +141,7 @@ class PlaySession:
             raise KeyboardInterrupt         # Ctrl-C during a hint ends the game (saved)
         objective = args.objective
         rows = ", ".join(f"{move_text(m)} {value_text(m.value, objective, 2)} ± "
-                         f"{gap_text(m.stderr, objective, 2)}"
+                         f"{gap_text(m.plus_minus, objective, 2)}"
                          for m in choices(result.moves)[:4])
         exact = "; exact" if result.info.get("endgame", {}).get("solved") else ""
         return (f"hint: {move_text(result.best)}   ({rows}{exact})\n"

@@ -373,7 +373,7 @@ def _flag_of(name):
     return _FLAGS.get(head, name) + (sep + rest if sep else "")
 
 
-def position_from_flags(hand, line=None, hand_sizes=None, reserve_size=None, scores=None,
+def position_from_flags(hand, *, line=None, hand_sizes=None, reserve_size=None, scores=None,
                         players=None, partnerships=None, to_move=None, rules=None,
                         voids=None) -> Position:
     """A position from the command-line flags (strings as typed, or parsed values).
@@ -385,13 +385,14 @@ def position_from_flags(hand, line=None, hand_sizes=None, reserve_size=None, sco
     other hand's size; before the lead (empty line) both. Errors name the flag in `field`.
     """
     try:
-        return _from_flags(hand, line, hand_sizes, reserve_size, scores, players, partnerships,
-                           to_move, rules, voids)
+        return _from_flags(hand, line=line, hand_sizes=hand_sizes, reserve_size=reserve_size,
+                           scores=scores, players=players, partnerships=partnerships,
+                           to_move=to_move, rules=rules, voids=voids)
     except BergenError as e:
         raise BergenError(e.message, field=_flag_of(e.field)) from None
 
 
-def _from_flags(hand, line, hand_sizes, reserve_size, scores, players, partnerships, to_move,
+def _from_flags(hand, *, line, hand_sizes, reserve_size, scores, players, partnerships, to_move,
                 rules, voids):
     if rules is None:
         rules = Rules()

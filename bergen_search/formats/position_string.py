@@ -192,7 +192,7 @@ def _parse_voids(part: _Part, n: int) -> dict:
 
 
 def _infer_sizes(rules: Rules, to_move: int, hand: int, line, sizes: list, reserve,
-                 parts) -> tuple:
+                 *, parts) -> tuple:
     """Fill the sizes left out: the seat to move's from its hand, every one before the lead,
     and one remaining unknown from the 28 tiles."""
     n = rules.players
@@ -269,7 +269,7 @@ def parse_string(text) -> Position:
     reserve = None if reserve_text == "" else _number(parts["reserve"], reserve_text,
                                                       "the reserve's size")
     voids = _parse_voids(parts["voids"], rules.players)
-    sizes, reserve = _infer_sizes(rules, to_move, hand, line, sizes, reserve, parts)
+    sizes, reserve = _infer_sizes(rules, to_move, hand, line, sizes, reserve, parts=parts)
     pos = Position(rules, scores, to_move, hand, line, sizes, reserve, voids)
     try:
         return pos.check()

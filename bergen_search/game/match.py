@@ -79,7 +79,7 @@ def apply_action(state: State, move: int, events: list, seats=None) -> State:
 
 
 def play_round(state: State, engines, rng: Rng, events: list, seats=None, until=None,
-               on_action=None) -> State:
+               *, on_action=None) -> State:
     """Play the round to its end, appending `(seat, move, tile drawn or -1)` to `events`.
     The moves are `choose(engines[seat], ...)`, or with a `seats` (`play.seats.Seats`) its
     `choose`, and it `observe`s every action. `until(state, moves)`, if given, stops the
@@ -144,7 +144,7 @@ class Match:
     def play_round(self, engines=None, until=None, on_action=None) -> State:
         """Play the round on, to its end or until `until(state, moves)` (see `play_round`)."""
         self.state = play_round(self.state, engines, self.play_rng, self.round.events,
-                                self.seats, until, on_action)
+                                self.seats, until, on_action=on_action)
         return self.state
 
     def end_round(self) -> bool:

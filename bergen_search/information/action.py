@@ -59,7 +59,7 @@ def candidates(hand: int, left: int, right: int, ld: bool, rd: bool) -> list:
 
 
 def play_features(move: int, hand: int, left: int, right: int, ld: bool, rd: bool,
-                  line_mask: int) -> list:
+                  *, line_mask: int) -> list:
     """`FEATURES` of the play `move` from `hand` at these ends (the line `line_mask`)."""
     u, end = move >> 1, move & 1
     covered = right if end else left
@@ -93,7 +93,7 @@ class ActionModel:
         if len(cands) == 1:
             return 1.0
         z = [sum(w * x for w, x in zip(self.weights, play_features(
-            c, hand, d.left, d.right, d.left_double, d.right_double, d.line_mask)))
+            c, hand, d.left, d.right, d.left_double, d.right_double, line_mask=d.line_mask)))
              for c in cands]
         top = max(z)
         e = [math.exp(v - top) for v in z]

@@ -296,7 +296,7 @@ class ArenaResult:
 
 # ---- playing --------------------------------------------------------------------------------
 def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, index: int,
-             start_scores=None, keep_logs: bool = False, single_round: bool = False,
+             start_scores=None, *, keep_logs: bool = False, single_round: bool = False,
              luck_adjust: bool = True) -> SetResult:
     """Set `index` of a run seeded `seed`: one match per seating, all on derive_seed(seed, index)
     (with `single_round`, each match only its first round). With `luck_adjust`, A's luck of
@@ -353,8 +353,8 @@ def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, in
 
 def _play_sets(rules, spec_a, spec_b, seed, indices, *, start_scores, keep_logs, single_round,
                luck_adjust=True):
-    return [play_set(rules, spec_a, spec_b, seed, i, start_scores, keep_logs, single_round,
-                     luck_adjust) for i in indices]
+    return [play_set(rules, spec_a, spec_b, seed, i, start_scores, keep_logs=keep_logs,
+                     single_round=single_round, luck_adjust=luck_adjust) for i in indices]
 
 
 def _as_spec(spec) -> EngineSpec:
@@ -362,7 +362,7 @@ def _as_spec(spec) -> EngineSpec:
 
 
 def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int = 1,
-              progress: Callable[[int, int], None] | None = None, keep_logs: bool = False,
+              *, progress: Callable[[int, int], None] | None = None, keep_logs: bool = False,
               start_scores=None, single_round: bool = False, cluster=None,
               luck_adjust: bool = True, done: dict | None = None,
               on_result=None) -> ArenaResult:
@@ -432,15 +432,16 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
     except KeyboardInterrupt:
         results = [finished[i] for i in sorted(finished)]
         partial_result = _summarise(rules, spec_a, spec_b, seed, results,
-                                    time.perf_counter() - t0, workers, start_scores,
-                                    single_round) if results else None
+                                    time.perf_counter() - t0, workers=workers,
+                                    start_scores=start_scores,
+                                    single_round=single_round) if results else None
         raise Interrupted(partial_result, len(results), games, "sets") from None
     results = [finished[i] for i in range(games)]
     return _summarise(rules, spec_a, spec_b, seed, results, time.perf_counter() - t0,
-                      workers, start_scores, single_round)
+                      workers=workers, start_scores=start_scores, single_round=single_round)
 
 
-def _summarise(rules, spec_a, spec_b, seed, results, seconds, workers, start_scores,
+def _summarise(rules, spec_a, spec_b, seed, results, seconds, *, workers, start_scores,
                single_round=False):
     """Merge the sets in index order (so the float sums do not depend on who finished first)."""
     n_seat = rules.n_sides

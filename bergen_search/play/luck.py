@@ -155,7 +155,7 @@ class KnownPosition:
     __slots__ = ("rules", "hands", "reserve", "reserve_size", "left", "right", "left_double",
                  "right_double", "scores", "to_move")
 
-    def __init__(self, rules, hands, reserve, left, right, left_double, right_double, scores,
+    def __init__(self, rules, hands, reserve, *, left, right, left_double, right_double, scores,
                  to_move):
         self.rules, self.hands, self.reserve = rules, tuple(hands), reserve
         self.reserve_size = popcount(reserve)
@@ -169,15 +169,18 @@ class KnownPosition:
         reserve = 0
         for t in state.reserve:
             reserve |= 1 << t
-        return cls(state.rules, state.hands, reserve, state.left, state.right,
-                   state.left_double, state.right_double, state.scores, state.to_move)
+        return cls(state.rules, state.hands, reserve, left=state.left, right=state.right,
+                   left_double=state.left_double, right_double=state.right_double,
+                   scores=state.scores, to_move=state.to_move)
 
     def drawn(self, tile: int) -> "KnownPosition":
         """The position after the seat to move draws `tile` from the reserve."""
         hands = list(self.hands)
         hands[self.to_move] |= 1 << tile
-        return KnownPosition(self.rules, hands, self.reserve & ~(1 << tile), self.left, self.right,
-                        self.left_double, self.right_double, self.scores, self.to_move)
+        return KnownPosition(self.rules, hands, self.reserve & ~(1 << tile), left=self.left,
+                             right=self.right, left_double=self.left_double,
+                             right_double=self.right_double, scores=self.scores,
+                             to_move=self.to_move)
 
 
 class ValueModel:
@@ -282,7 +285,7 @@ def _rollouts():
     return draw_rollouts
 
 
-def _playout_state(rules, hands, reserve, left, right, left_double, right_double, scores,
+def _playout_state(rules, hands, reserve, *, left, right, left_double, right_double, scores,
                    to_move, draws, passes, drawn) -> State:
     """A reference `State` in the middle of a round, just after `to_move` drew `drawn`: all
     that a playout needs. The line is one stand-in tile with the same ends (a playout reads
@@ -322,9 +325,10 @@ def reference_rollouts(rules, hands, reserve, left, right, left_double, right_do
         for i, t in enumerate(reserve):
             held = list(hands)
             held[to_move] |= 1 << t
-            state = _playout_state(rules, held, [u for u in perm if u != t], left, right,
-                                   left_double, right_double, scores, to_move, draws + 1,
-                                   passes, t)
+            state = _playout_state(rules, held, [u for u in perm if u != t], left=left,
+                                   right=right, left_double=left_double,
+                                   right_double=right_double, scores=scores, to_move=to_move,
+                                   draws=draws + 1, passes=passes, drawn=t)
             end = play_round(state, [engine] * rules.players, Rng(rng.state), [])
             for j in range(rules.n_sides):
                 total[i][j] += end.scores[j] - scores[j]

@@ -98,7 +98,7 @@ class Seats:
 
 
 def play_engines(rules: Rules, specs, seed: int, start_scores=None, backend=None,
-                 timing: dict | None = None, max_rounds: int | None = None) -> MatchLog:
+                 timing: dict | None = None, *, max_rounds: int | None = None) -> MatchLog:
     """A whole match between engines. With only `random` and `greedy` it is the backend's
     `play_match` (the same match on both backends); with a search engine the reference's
     `play_match` drives the engines' `Seats`, with the same deals. `timing`, if given, gets

@@ -132,7 +132,7 @@ class Journal:
     output's lock."""
 
     def __init__(self, path: str, header: dict, done: dict, fd: int, lock: OutputLock,
-                 size: int, crc: int):
+                 size: int, *, crc: int):
         self.path, self.header, self.done = path, header, done
         self._fd: int | None = fd       # None once closed
         self._lock, self._size, self._crc = lock, size, crc
@@ -169,10 +169,10 @@ class Journal:
                     raise WriteFailed(path, e) from None
                 if scan.header is None:             # not reached: it holds tasks
                     raise BergenError(f"{path} has no header: delete it to start again")
-                return cls(path, scan.header, scan.done, fd, lock, scan.good, scan.crc)
+                return cls(path, scan.header, scan.done, fd, lock, scan.good, crc=scan.crc)
             line, crc = _line(header, 0, FORMAT + " ")
             fd = _create(path, line)
-            return cls(path, header, {}, fd, lock, len(line), crc)
+            return cls(path, header, {}, fd, lock, len(line), crc=crc)
         except BaseException:
             lock.release()
             raise

@@ -98,11 +98,27 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _worker_init(parent: int) -> None:
+#: In a worker process of a `run_ordered(grace=)` run: that run's stop (a multiprocessing
+#: Event), handed to the process as it starts (`_worker_init`), which its tasks hear
+#: (`own_stop`). None in every other process: the parent never sets it, so that two runs
+#: forking their pools at once keep their own stops.
+_STOP = None
+
+
+def own_stop():
+    """The stop of the `run_ordered(grace=)` run this process works for (set when the run
+    is stopped: its tasks end early and send what they have), or None."""
+    return _STOP
+
+
+def _worker_init(parent: int, stop=None) -> None:
     """A worker process of `run_ordered`: Ctrl-C (and SIGTERM, SIGHUP: a closed terminal
     sends it to the whole group) is for the parent, which ends the workers itself (what they
-    had not finished is run again on --resume); and it dies with it."""
+    had not finished is run again on --resume) or, with a grace, stops them through `stop`
+    (kept in `_STOP`); and it dies with it."""
     import signal
+    global _STOP
+    _STOP = stop
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         signal.signal(getattr(signal, name), signal.SIG_IGN)
     # Forked while the parent held these back (`deferred_ctrl_c`): the mask came along;
@@ -201,7 +217,8 @@ def quiet_dask():
 def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
                 progress: Callable[[int, int], None] | None = None,
                 units: Callable | None = None,
-                on_result: Callable[[int, object], None] | None = None) -> list:
+                on_result: Callable[[int, object], None] | None = None,
+                grace: float | None = None) -> list:
     """`[fn(item) for item in items]`, run serially, on `workers` local processes, or on the
     Dask cluster `cluster` (an address, a Client, or a `Cluster`); see the module doc. `units(item)`: how
     much of the work an item is, for `progress` (default 1 each). `on_result(i, result)` is
@@ -210,7 +227,11 @@ def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
 
     Ctrl-C (KeyboardInterrupt) ends the run at once: local workers are killed (they ignore
     the terminal's Ctrl-C, so that only this process decides), a cluster's tasks cancelled;
-    the results already handed to `on_result` are all that is kept."""
+    the results already handed to `on_result` are all that is kept. With a `grace` (local
+    processes: a search's), Ctrl-C stops the run instead: it sets the run's own stop, which
+    its processes hear (`own_stop()`, handed to each as it starts), and when every task has
+    sent its result within `grace` seconds (each ending early, saying so in it) they are the
+    run's results; a task still running then is killed, and KeyboardInterrupt raised."""
     items = list(items)
     sizes = [1 if units is None else units(item) for item in items]
     total = sum(sizes)
@@ -231,18 +252,27 @@ def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
         return out
     import os
     results = [None] * len(items)
+    stop = None if grace is None else get_context("fork").Event()
     # Not multiprocessing.Pool: its daemonic workers could not start processes of their own
     # (a search with workers > 1).
     with deferred_ctrl_c():
         ex = ProcessPoolExecutor(max_workers=min(workers, len(items)),
                                  mp_context=get_context("fork"), initializer=_worker_init,
-                                 initargs=(os.getpid(),))
+                                 initargs=(os.getpid(), stop))
     try:
         with deferred_ctrl_c():         # submit forks the workers
             pending = {ex.submit(fn, item): i for i, item in enumerate(items)}
         waiting = set(pending)
         while waiting:
-            done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            try:
+                done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            except KeyboardInterrupt:
+                if stop is None:
+                    raise
+                stop.set()              # each task sends what it has within a slice
+                done, waiting = wait(waiting, timeout=grace)
+                if waiting:
+                    raise
             for fut in done:
                 i = pending[fut]
                 results[i] = fut.result()
@@ -386,7 +416,7 @@ class _Watch:
             return None
 
 
-def _on_client(fn, items, client, finished, address, own, spec: Cluster):
+def _on_client(fn, items, client, finished, address, own, *, spec: Cluster):
     from concurrent.futures import CancelledError
 
     from distributed import as_completed

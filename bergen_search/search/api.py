@@ -59,6 +59,13 @@ error (`trees` 0); `running`: the iterations of the replicate being searched. Bo
 search in slices of STOP_SLICE_SECONDS, which leaves the result of an iteration budget
 unchanged, and need `workers=1`.
 
+*Without an end*: `until_stopped` (a replicated engine, with `stop`, no time limit) grows
+replicates of one size, `limits.iterations` (default: the default budget) shared as
+`replicates` would share it, one after the other until `stop`, up to MAX_REPLICATES of them
+(then it ends by itself), and pools them all: stopped after k finished (one stopped part way
+left out), its result is the search of k replicates of that size (`--set replicates=k`, the
+iterations k times the size), the same seed.
+
 >>> from bergen_search.formats.position import position_from_flags
 >>> from bergen_search.information.infoset import from_position
 >>> info = from_position(position_from_flags(hand="0-3 1-2 2-5 5-6",
@@ -72,7 +79,6 @@ True
 from __future__ import annotations
 
 import dataclasses
-import threading
 
 from ..constants import MAX_SECONDS, OBJECTIVES, objective_code
 from ..errors import BergenError
@@ -81,7 +87,6 @@ from ..game.rng import derive_seed
 from ..game.state import actions
 from ..game.state import mirror_twins as state_mirror_twins
 from ..information.infoset import InfoSet
-from ..runs.threads import QuietThread
 from . import backend
 from .limits import (
     DEFAULT_MEMORY_MB,
@@ -89,13 +94,13 @@ from .limits import (
     MAX_MEMORY_MB,
     MAX_REPLICATES,
     REPLICATES,
-    STOP_SLICE_SECONDS,
     Limits,
     now,
 )
-from .registry import Algorithm, SearchRun, Setting, Settings, Solved, resolve, setting_text
+from .registry import (Algorithm, SearchRun, Setting, Settings, Solved, default_engine, presets,
+                       resolve, setting_text)
 from .results import MoveValue, SearchInfo, SearchResult, choices, paired_stderr, pool, rank
-from .workers import Job, Hooks, UnitPool, merge_units, run_jobs
+from .workers import Hooks, Job, UnitPool, run_jobs
 
 #: What the rest of the package reads here: the search, its limits and results, and the
 #: registry's lookups (their own modules hold them; these are the same objects).
@@ -128,89 +133,88 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
 
     `settings`: a `registry.Settings` (`Settings.of("expectimax", {"depth": 2})`: the engine
     or preset and its settings, checked once), which the layers above pass whole; or, for a
-    caller at hand, `algorithm` ("ismcts", the default engine; "expectimax"; a preset such
-    as "classic") and the engine's settings as keywords
+    caller at hand, `algorithm` (None: the default engine, ISMCTS; "expectimax"; a preset
+    such as "classic") and the engine's settings as keywords
     (`registry.algorithms()[name].settings`; an unknown one is an error). Same seed and same
     iteration budget: the same result, byte for byte, with any number of `workers` for
     ISMCTS (its replicates are the units the processes share) and with the same number for
     expectimax (root-parallel). With a time limit the result depends on the machine's speed.
     Mirror twins (`mirror_twins`) get equal values, the twin at the right end listed after
-    the one at the left, `MoveValue.twin` naming it.
+    the one at the left, `MoveValue.twin` naming it. `values`: the caller reads the values,
+    not only the move (False: a match's engine, which the engine may spare what only a
+    reader of values needs).
 
-    ISMCTS's values (its replicates, the final pass, the move chosen) and a search watched
-    or stopped (`stop`, `on_info`): the module's doc.
-
-    `until_stopped` (a replicated engine, with `stop`, no time limit): a search without an
-    end, which grows replicates of one size, `limits.iterations` (default: the default
-    budget) shared as `replicates` would share it, one after the other until `stop`, up to
-    MAX_REPLICATES of them (then it ends by itself), and pools them all: stopped after k
-    finished (one stopped part way left out), its result is the search of k replicates of
-    that size (`--set replicates=k`, the iterations k times the size), the same seed.
+    ISMCTS's values (its replicates, the final pass, the move chosen), a search watched or
+    stopped (`stop`, `on_info`) and one without an end (`until_stopped`): the module's doc.
     """
-    t0 = now()
-    limits = limits or Limits()
+    t0, limits = now(), limits or Limits()
     if settings is None:
-        settings = Settings.of(algorithm or "ismcts", given)
+        settings = Settings.of(algorithm, given)
     elif algorithm is not None or given:
         raise TypeError("search() takes `settings`, or `algorithm` and its settings: not both")
-    alg, be = settings.engine, backend.SEARCH
-    full = _checked(settings, alg, be, values, objective, workers, until_stopped, stop, limits)
-    # The expected lines: for a caller that reads values, never a match's move (its clock).
-    lines = values and alg.lines
-    values = values or alg.value_pass(full)
+    alg, be, full = settings.engine, backend.SEARCH, dict(settings)
+    _check(settings, be, objective=objective, workers=workers, until_stopped=until_stopped,
+           stop=stop, limits=limits)
     # An algorithm may solve the whole search at once (the exact endgame; ISMCTS tries it
-    # first when its setting `endgame` is on), or leave notes and new limits.
-    run = SearchRun(settings.algorithm, seed, objective, dict(full), workers, stop, on_info,
-                    t0, be)
-    beside = None
-    if on_info is not None and alg.solve_beside and workers == 1:
-        # A live search (watched through on_info): the attempt runs on a thread of its own
-        # while the search streams its first ranked moves at once; its answer, when it
-        # solves, ends the search and is the result. (Such an algorithm searches in units,
-        # never `exhaustive`: the units' run below waits for the attempt.)
-        beside = Beside(alg, info, limits, run)
-        stop, on_info = beside.stop, beside.on_info
-        solved = Solved(limits=limits)
-    else:
-        solved = alg.solve(info, limits, run)
-        if solved.result is not None:
-            return solved.result
+    # first when its setting `endgame` is on), leave notes and new limits, or an answer still
+    # to come (a solve beside the units, heard through their stop and reports).
+    run = SearchRun(algorithm=settings.algorithm, seed=seed, objective=objective,
+                    settings=dict(full), workers=workers, stop=stop, on_info=on_info,
+                    started=t0, backend=be, values=values)
+    solved = alg.solve(info, limits, run)
+    if solved.result is not None:
+        return solved.result
+    later = solved.later
+    if later is not None:
+        stop, on_info = later.stop, later.on_info
     limits = solved.limits if solved.limits is not None else limits
-    budget = _budget(limits, alg, be)
-    moves = root_moves(info)
+    budget, lead = _budget(limits, alg, be), not info.line
     twins = mirror_twins(info) if alg.folds_twins(full) else {}
     table = alg.table(info, full)
-    lead = not info.line
-    hooks = _hooks(alg, full, stop, on_info, workers, moves, twins, lead, until_stopped)
+    units = UnitPool(alg, root_moves(info), twins, lead, whole=until_stopped)
+    hooks = _hooks(units, full, stop, on_info, workers)
     result_info: SearchInfo = {
         "algorithm": settings.algorithm, "objective": objective, "seed": seed,
         "backend": be.name, "workers": workers, "worlds_consistent": table.histories,
         "exact": False, "settings": dict(full), "values": {"method": "search"},
-        "twins": {Move.from_code(m, lead): Move.from_code(t, lead) for m, t in twins.items()}}
-    if table.resampled is not None:
-        result_info["resampled"] = dict(table.resampled)
+        "twins": {Move.from_code(m, lead): Move.from_code(t, lead) for m, t in twins.items()},
+        **({"resampled": dict(table.resampled)} if table.resampled is not None else {})}
     # What is left of the time limit once the table is built.
     seconds = None if limits.time is None else max(limits.time - (now() - t0), 0.001)
-    samples = {}
-    # Every world solved instead of sampling, when the algorithm does that (expectimax, when
-    # the worlds are few).
-    whole = alg.exhaustive(info, table, budget, seconds, run, hooks)
-    if whole is not None:
-        rows, done = whole.rows, whole.done
-        result_info.update(whole.info)
-    else:
-        plan = _Plan(info, table, alg, objective_code(objective), full, values, tuple(focus),
-                     limits, lines, seed, workers)
-        got = _in_units(plan, budget, seconds, until_stopped, hooks, beside, moves, twins,
-                        lead, result_info)
-        if got.result is not None:
-            return got.result
-        rows, done, samples, solved = got.rows, got.done, got.samples, got.solved or solved
-    # The final policy: the most visited move (the robust child) or the best value; a twin
-    # goes right after the move it mirrors.
-    mv = rank(rows, twins, alg.by_visits and not (
-        alg.value_pass(full) and result_info["values"]["method"] == "pass"),
-        lead, samples)
+    samples: dict = {}
+    interrupted = None              # (a Ctrl-C inside the search: None)
+    try:
+        # Every world solved instead of sampling, when the algorithm does that (expectimax,
+        # when the worlds are few); else units of work.
+        whole = alg.exhaustive(info, table, budget, seconds, run, hooks)
+        if whole is not None:
+            rows, done = whole.rows, whole.done
+            result_info.update(whole.info)
+            interrupted = bool(whole.info.get("interrupted"))
+        else:
+            job = Job(info=info, table=table, engine=alg.name, objective=objective_code(objective),
+                      settings=full, values=values, focus=tuple(focus),
+                      memory=limits.memory_bytes)
+            interrupted = run_jobs(_jobs(job, alg, budget=budget, seconds=seconds, seed=seed,
+                                         workers=workers, until_stopped=until_stopped),
+                                   units, hooks)
+            rows, samples, found = units.merged()
+            done = units.done
+            # (a Ctrl-C outside a unit's own search too: between them, or while one was set up)
+            result_info.update(found)
+            result_info["interrupted"] = units.interrupted or interrupted
+            result_info.update(alg.summary(units.extra, limits))
+    finally:
+        if later is not None:
+            # The answer still to come, waited for (a stop or Ctrl-C stops it too): when it
+            # solved, it is the result, as it would have been had it run first.
+            solved = later.finish(stopped=interrupted is not False)
+    if solved.result is not None:
+        return solved.result
+    # The final policy: the most visited move (the robust child) or the best value (read
+    # from a value pass, when one measured it); a twin right after the move it mirrors.
+    mv = rank(rows, twins, alg.by_visits and not (alg.value_pass(full) and units.measured.units),
+              lead, samples=samples)
     best = mv[0]
     # Nothing finished (a world longer than the time limit, or a stop at once): the values
     # are no answer, and `empty` says so (the callers say it to the user).
@@ -230,33 +234,32 @@ def _budget(limits: Limits, alg: Algorithm, be) -> int | None:
     return limits.iterations
 
 
-def _hooks(alg: Algorithm, full: dict, stop, on_info, workers: int, moves, twins, lead: bool,
-           until_stopped: bool = False):
+def _hooks(units: UnitPool, full: dict, stop, on_info, workers: int) -> Hooks | None:
     """The hooks of a search that can be stopped or watched (None: neither), ranked as the
-    result will be (the best value, unless `choose=visits`), from the replicates finished so
-    far when there are replicates; `until_stopped`: the answer is the finished ones' alone."""
+    result will be (the best value, unless `choose=visits`), reporting from the search's
+    pool of `units`."""
     if stop is None and on_info is None:
         return None
     if workers != 1:
         raise BergenError("a search that can be stopped or watched (stop, on_info) runs "
                           "with one worker", field="workers")
-    return Hooks(stop, on_info, moves, twins, lead, alg.by_visits and not alg.value_pass(full),
-                 pool=UnitPool(moves, twins, True) if alg.replicated else None,
-                 min_trees=max(2, alg.units(full, 1)), whole=until_stopped)
+    alg = units.engine
+    return Hooks(stop, on_info, units, by_visits=alg.by_visits and not alg.value_pass(full),
+                 min_trees=max(2, alg.units(full, 1)))
 
 
-def _checked(settings: Settings, alg: Algorithm, be, values: bool, objective, workers: int,
-             until_stopped: bool, stop, limits: Limits) -> dict:
+def _check(settings: Settings, be, *, objective, workers: int, until_stopped: bool, stop,
+           limits: Limits) -> None:
     """The search's arguments checked against its engine and backend (BergenError naming the
-    argument); the engine's full settings as the search runs them (a match's engine, which
-    needs the move only, runs without the bracket: it is said, never played)."""
+    argument)."""
+    alg = settings.engine
     if alg.needs_core and be.name != "core":
+        default = default_engine()
+        names = " or ".join([default] + [p for p, (base, _) in presets().items()
+                                         if base == default])
         raise BergenError(f"{settings.algorithm} needs the compiled core, and the searches run "
-                          f"in pure Python ({be.why}); use ismcts or classic, or build the core "
+                          f"in pure Python ({be.why}); use {names}, or build the core "
                           f"(pip install .)", field="algorithm")
-    full = dict(settings)
-    if not values and alg.bracket_setting and full[alg.bracket_setting]:
-        full[alg.bracket_setting] = False
     if not isinstance(objective, str):
         raise BergenError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
                           f"{objective!r}", field="objective")
@@ -267,102 +270,28 @@ def _checked(settings: Settings, alg: Algorithm, be, values: bool, objective, wo
                           or workers != 1):
         raise BergenError("a search until stopped needs an engine with replicates, a stop, "
                           "one worker and no time limit", field="until_stopped")
-    return full
 
 
-@dataclasses.dataclass(frozen=True)
-class _Plan:
-    """What every unit of a search is given (`_in_units`)."""
-    info: InfoSet
-    table: object
-    alg: Algorithm
-    obj: int
-    settings: dict
-    values: bool
-    focus: tuple
-    limits: Limits
-    lines: bool
-    seed: int
-    workers: int
-
-
-@dataclasses.dataclass(frozen=True)
-class _Units:
-    """What the units of a search found (`_in_units`): the merged `rows`, the iterations
-    `done` and the replicates' `samples`; or the `result` of the attempt run beside them
-    when it solved (`solved`: its answer either way)."""
-    rows: list = dataclasses.field(default_factory=list)
-    done: int = 0
-    samples: dict = dataclasses.field(default_factory=dict)
-    solved: Solved | None = None
-    result: SearchResult | None = None
-
-
-def _in_units(plan: _Plan, budget, seconds, until_stopped: bool, hooks, beside, moves, twins,
-              lead: bool, result_info: SearchInfo) -> _Units:
-    """The units of work (ISMCTS's replicates, each its own tree and seed; expectimax's
-    root-parallel workers), spread over the processes round robin, run and merged;
-    `result_info` gains what they report."""
-    alg, seed = plan.alg, plan.seed
-    units = alg.units(plan.settings, plan.workers)
+def _jobs(job: Job, alg: Algorithm, *, budget, seconds, seed: int, workers: int,
+          until_stopped: bool) -> list:
+    """The search's units of work (ISMCTS's replicates, each its own tree and seed;
+    expectimax's root-parallel workers), each its share of the budget, spread over the
+    processes round robin: a `Job` per process."""
+    units = alg.units(job.settings, workers)
     if budget is not None:
         units = min(units, budget)
     if until_stopped:
         # Replicates of one size, one after the other, each its own seed as a search of
         # that many replicates would give it.
         size = max(budget // units, 1)
-        units, procs = MAX_REPLICATES, 1
-        jobs = [Job(plan.info, plan.table, alg.name, plan.obj, _Replicates(size, seed, units),
-                    None, plan.settings, plan.values, plan.focus, plan.limits.memory_bytes,
-                    plan.lines)]
-    else:
-        shares = [None if budget is None else budget // units + (u < budget % units)
-                  for u in range(units)]
-        seeds = [seed] if units == 1 else [derive_seed(seed, u) for u in range(units)]
-        procs = min(plan.workers, units)
-        jobs = [Job(plan.info, plan.table, alg.name, plan.obj,
-                    [(shares[u], seeds[u]) for u in range(w, units, procs)],
-                    seconds, plan.settings, plan.values, plan.focus, plan.limits.memory_bytes,
-                    plan.lines)
-                for w in range(procs)]
-    finished = None
-    solved = None
-    try:
-        finished = run_jobs(jobs, hooks)
-    finally:
-        if beside is not None:
-            # The attempt's answer, waited for (a stop or Ctrl-C stops it too): when it
-            # solved, it is the result, as it would have been had it run first.
-            solved = beside.finish(stopped=finished is None
-                                   or any(j.interrupted for j in finished))
-    if solved is not None and solved.result is not None:
-        return _Units(solved=solved, result=solved.result)
-    if hooks is not None and hooks.pool is not None:
-        # One process, its units folded into the pool as they finished (in unit order).
-        outputs = hooks.pool.outputs
-        merged = hooks.pool.merged()
-    else:
-        # Back in unit order (process w ran units w, w + procs, ...; an interrupted one,
-        # the first of them).
-        flat = [None] * units
-        for w, job_output in enumerate(finished):
-            for u, res in zip(range(w, units, procs), job_output.outputs):
-                flat[u] = res
-        outputs = [r for r in flat if r is not None]
-        merged = merge_units(outputs, moves, twins, replicated=alg.replicated)
-    # A Ctrl-C outside a unit's own search (between them, or while one was set up).
-    interrupted = merged.interrupted or any(j.interrupted for j in finished)
-    result_info["nodes"], result_info["interrupted"] = merged.nodes, interrupted
-    # the replicates whose values are pooled (a stopped one's are not)
-    result_info["replicates"] = (merged.method.get("replicates", len(outputs))
-                                 if alg.replicated else None)
-    result_info.update(alg.summary(outputs, plan.limits))
-    result_info["values"] = merged.method
-    if merged.sides:
-        # Each side's expected outcome after each root move, under the search's play
-        # (from the final pass when there was one).
-        result_info["sides"] = {Move.from_code(m, lead): v for m, v in merged.sides.items()}
-    return _Units(merged.rows, merged.done, merged.samples, solved)
+        return [dataclasses.replace(job, units=_Replicates(size, seed, MAX_REPLICATES))]
+    shares = [None if budget is None else budget // units + (u < budget % units)
+              for u in range(units)]
+    seeds = [seed] if units == 1 else [derive_seed(seed, u) for u in range(units)]
+    procs = min(workers, units)
+    return [dataclasses.replace(job, units=[(shares[u], seeds[u]) for u in range(w, units, procs)],
+                                seconds=seconds)
+            for w in range(procs)]
 
 
 class _Replicates:
@@ -377,77 +306,3 @@ class _Replicates:
 
     def __iter__(self):
         return ((self.size, derive_seed(self.seed, u)) for u in range(self.count))
-
-
-class Beside:
-    """An algorithm's `solve` (ISMCTS's exact endgame attempt, `Algorithm.solve_beside`) run on
-    a thread beside a live search, so that the search's first ranked moves do not wait for
-    an attempt that may take seconds and then decline.
-
-    The search hears `stop` (the caller's stop, or the attempt solved) and reports through
-    `on_info` until the attempt's own report (`"exact": True`), after which nothing of the
-    search is reported. `finish()` stops the attempt when the search was stopped, waits for
-    it and returns its `registry.Solved`: with an iteration budget the attempt is the same
-    work as when it runs first, so the result is the same whether or not the search was
-    watched."""
-
-    def __init__(self, alg: Algorithm, info: InfoSet, limits: Limits, run: SearchRun):
-        assert run.on_info is not None      # a live search: watched
-        self.caller_stop, self.caller_info = run.stop, run.on_info
-        self.found = threading.Event()      # the attempt solved: the search is over
-        self.quit = threading.Event()       # the search was stopped: so is the attempt
-        self.lock = threading.Lock()
-        self.solved: Solved | None = None
-        self.error: BaseException | None = None
-        self.stop = _Either(self.caller_stop, self.found)
-        inner = dataclasses.replace(run, stop=self.quit, on_info=self._exact_info)
-        self.thread = QuietThread(target=self._attempt, args=(alg, info, limits, inner),
-                                  name="bergen-exact")
-        self.thread.start()
-
-    def _attempt(self, alg, info, limits, inner):
-        try:
-            self.solved = alg.solve(info, limits, inner)
-            if self.solved.result is not None:
-                self.found.set()
-        except BaseException as e:       # raised again in the search's thread
-            self.error = e
-
-    def _exact_info(self, progress: dict):
-        with self.lock:
-            self.found.set()
-            self.caller_info({**progress, "exact": True})
-
-    def on_info(self, progress: dict):
-        with self.lock:
-            if not self.found.is_set():
-                self.caller_info(progress)
-
-    def finish(self, stopped: bool) -> Solved:
-        """The attempt's `Solved`, once it has ended (stopped at once when the search was:
-        `stopped`)."""
-        if stopped:
-            self.quit.set()
-        try:
-            while self.thread.is_alive():
-                if self.caller_stop is not None and self.caller_stop.is_set():
-                    self.quit.set()
-                self.thread.join(STOP_SLICE_SECONDS)
-        except KeyboardInterrupt:
-            self.quit.set()
-            self.thread.join()
-            raise
-        if self.error is not None:
-            raise self.error
-        assert self.solved is not None      # the attempt ended without an error: it solved
-        return self.solved
-
-
-class _Either:
-    """Set when either event is (`Hooks.stopped` reads `is_set()`)."""
-
-    def __init__(self, *events):
-        self.events = [e for e in events if e is not None]
-
-    def is_set(self) -> bool:
-        return any(e.is_set() for e in self.events)

@@ -75,8 +75,8 @@ class Evaluation:
 
 def side_settings(settings: Settings) -> Settings:
     """The algorithm and settings that give each side's figures: the chosen ones when the
-    algorithm reports them (`Algorithm.sides`), else ISMCTS with its defaults."""
-    return settings if settings.engine.sides else Settings.of("ismcts")
+    algorithm reports them (`Algorithm.sides`), else the default engine with its defaults."""
+    return settings if settings.engine.sides else Settings.of()
 
 
 def evaluate(info, settings: Settings | None, objective: str, limits: Limits, seed: int = 0,

@@ -64,7 +64,7 @@ class Limits:
     the search's ISMCTS trees (its own alone, those alive at once in one of its processes;
     another search's never count; default DEFAULT_MEMORY_MB): at the
     cap a tree stops growing and the search goes on sampling within it (`info["memory"]`).
-    The exact endgame's tree is held to the same cap; a live search (`api.Beside`) holds
+    The exact endgame's tree is held to the same cap; a live search (`endgame.step.Beside`) holds
     both at once, so its peak is up to twice the cap. Infinite, NaN, negative or oversized values are refused (BergenError)."""
     iterations: int | None = None
     time: float | None = None

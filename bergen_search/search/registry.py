@@ -20,7 +20,7 @@ import math
 import pkgutil
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import BergenError, a_kind
 from ..information.inference import ACTION, LEARNED, RESAMPLED
@@ -106,11 +106,13 @@ class Algorithm:
     the module doc). Class attributes describe it; the methods are called by `search()` in
     this order: `check` the settings, `solve` (the whole search, or nothing), `table`,
     `exhaustive` (every world solved, or nothing), else `units` of work spread over the
-    processes, each a `sampler` and a `worker`, merged, and `summary`."""
+    processes, each a `sampler` and a `worker` (a `workers.Job` in, a `results.UnitOutput`
+    out), merged (their `extra`s by `fold`), and `summary`."""
     name = ""
     #: One line for `--help` and `bergen engine`'s hello.
     help = ""
-    #: Where it is listed among the algorithms (lowest first).
+    #: Where it is listed among the algorithms (lowest first; the first listed is the default
+    #: engine, which `search()` and `Settings.of()` run when none is named).
     order = 100
     unit = "iterations"          # what Limits.iterations counts
     default_budget = 0           # the budget of a search given neither iterations nor time
@@ -120,22 +122,9 @@ class Algorithm:
     needs_core = False           # no pure-Python twin: refused without the compiled core
     replicated = False           # its units are independent replicates: values with errors
     sides = False                # reports each side's outcome per move (`info["sides"]`)
-    #: Its units grow with the budget and stop growing at the memory cap, which it reports
-    #: (`info["memory"]`: the cap, the units that reached it); the others hold a fixed size.
-    reports_memory = False
-    #: Its units read the line of play they expect after each root move when asked
-    #: (`worker(..., lines=True)`; `info["lines"]`): only for a caller that reads values.
-    lines = False
-    #: Its `solve` is only an attempt (nothing solved: the search goes on), which a live
-    #: search (`search(on_info=)`) runs on a thread beside its units (`api.Beside`).
-    solve_beside = False
     #: What a move's value is, and what its replicated units are called, for the views.
     value_meaning = "the search's value of the move"
     replicate_noun = "units"
-    #: The setting that adds the exact endgame's bracket to the answer (None: it has none).
-    #: The bracket is said, never played: a match's move turns it off, and so does a review
-    #: unless it is asked for.
-    bracket_setting: str | None = None
 
     # ---- what the generic code asks of an engine's settings (its capabilities): `search()`,
     # the review and `evaluate` ask these, never an engine's name or one engine's setting.
@@ -160,6 +149,12 @@ class Algorithm:
         """What to say after "the search finished no <unit> within its time limit"."""
         return "; give more --time"
 
+    def for_review(self, settings: "Settings") -> "Settings":
+        """The settings a review searches with, given those asked for: a review charges
+        losses from values, and what the engine would spend on anything else (ISMCTS: the
+        exact endgame's bracket) it spends only when asked. Default: as asked."""
+        return settings
+
     def check(self, settings: dict) -> dict:
         """Every setting, with its default where not given; unknown ones are an error."""
         for key in settings:
@@ -173,8 +168,10 @@ class Algorithm:
     def solve(self, info, limits, run) -> "Solved":
         """The whole search in one step, before any table is built: `Solved(result)` ends
         it; otherwise search() goes on with `Solved.limits`, adding `Solved.info` to its
-        result's info. `run` (a `SearchRun`): the seed, objective, settings, stop and on_info
-        hooks, start time and backend. Default: nothing solved."""
+        result's info, or, when the answer is still to come (`Solved.later`: a solve running
+        beside the search), with its stop and reports, and waits for it after the units.
+        `run` (a `SearchRun`): the seed, objective, settings, stop and on_info hooks, start
+        time, backend and whether the caller reads values. Default: nothing solved."""
         return Solved(limits=limits)
 
     def table(self, info, settings: dict):
@@ -209,46 +206,61 @@ class Algorithm:
             made[cls] = cls(info, table)
         return made[cls]
 
-    def worker(self, sampler, objective: int, budget, deadline, seed: int, settings: dict,
-               values: bool = False, hooks=None, focus=(), memory=None):
-        """Search one unit: a `results.UnitOutput` (rows (move, n, sum, sum of squares),
-        done, interrupted, nodes, sides, extra). `values`: also measure comparable values of
-        the root moves (`UnitOutput.final_pass`, a `results.FinalPass`) where the algorithm's
-        own statistics are not (ISMCTS: lowered by its exploration). `deadline`: a
-        `limits.Deadline`; `hooks`: `workers.run_sliced`'s (run the unit's work through it,
-        so that budgets, the clock, Ctrl-C and a stop are heard); `focus`: moves to keep
-        searching to the end; `memory`: the cap in bytes on what the unit keeps alive, with
-        the units of its share of the search when it has a `memory_account` (then given as
-        `account`)."""
+    def worker(self, job, sampler, budget, seed: int, deadline, *, hooks=None, account=None):
+        """Search one unit of `job` (a `workers.Job`: the position and its table, the
+        objective, the settings, whether the caller reads values, the focus, the memory cap)
+        with `budget` (None: the deadline's) and `seed`, on `sampler`'s worlds, until
+        `deadline` (a `limits.Deadline`): a `results.UnitOutput`. `hooks`:
+        `workers.run_sliced`'s (run the unit's work through it, so that budgets, the clock,
+        Ctrl-C and a stop are heard); `account`: the process's `memory_account`, on which the
+        unit counts what it keeps alive against `job.memory`."""
         raise NotImplementedError
 
     def memory_account(self):
         """A new count of the memory its units hold, which the memory cap bounds: one for
         each process's share of a search, given to each of its units (`worker(account=)`),
         so that no other search's units count against this one's cap. None (the default):
-        its units hold a fixed size (`reports_memory` false)."""
+        its units hold a fixed size (they neither stop at the cap nor report it)."""
         return None
 
-    def summary(self, outputs: list, limits) -> SearchInfo:
-        """What to add to the result's info from the units' outputs (`UnitOutput`s;
-        default: nothing)."""
+    def fold(self, into: dict, extra: dict) -> None:
+        """Fold one unit's `UnitOutput.extra` into `into` (the search's, empty at first), in
+        unit order: what `summary` reads (ISMCTS: the memory cap's figures, the expected
+        lines' beams summed). Default: nothing kept."""
+
+    def summary(self, folded: dict, limits) -> SearchInfo:
+        """What to add to the result's info from the units' extras as `fold` merged them
+        (default: nothing)."""
         return {}
 
 
 @dataclass
 class Solved:
     """What `Algorithm.solve` returns: the result when it solved the search (else None), the
-    limits the rest of the search keeps, whether it was interrupted, and what the result's
-    info gains."""
+    limits the rest of the search keeps, whether it was interrupted, what the result's info
+    gains, and the answer still to come (`later`: a solve running beside the search)."""
     result: SearchResult | None = None
     limits: Limits | None = None
     interrupted: bool = False
     info: SearchInfo = field(default_factory=dict)  # type: ignore[assignment]
+    later: "Later | None" = None
+
+
+class Later(Protocol):
+    """An answer still to come (`Solved.later`, e.g. `endgame.step.Beside`): a solve on a
+    thread beside the search's units, which hear `stop` (the caller's, or it answered) and
+    report through `on_info` (until it answered); `finish(stopped)` waits for it once the
+    units are done (stopping it first when they were `stopped`), and is its `Solved`."""
+    stop: Any
+
+    def on_info(self, progress: dict) -> None: ...
+
+    def finish(self, stopped: bool) -> Solved: ...
 
 
 @dataclass
 class SearchRun:
-    """One call of `search()`, as an algorithm's `solve` sees it."""
+    """One call of `search()`, as an algorithm's `solve` sees it (made with keywords)."""
     algorithm: str               # the name asked for (a preset's name, too)
     seed: int
     objective: str
@@ -258,6 +270,7 @@ class SearchRun:
     on_info: Callable[[dict], None] | None = None
     started: float = 0.0
     backend: Any = None          # backend.SEARCH: the core's, or the pure-Python one
+    values: bool = True          # the caller reads the values, not only the move (a match's)
 
 
 _ALGORITHMS: dict = {}
@@ -314,6 +327,11 @@ def names() -> tuple:
     return tuple(algorithms()) + tuple(presets())
 
 
+def default_engine() -> str:
+    """The name of the default engine: the first listed (`Algorithm.order`)."""
+    return next(iter(algorithms()))
+
+
 def default_iterations() -> dict:
     """{name: its default budget} for every algorithm and preset."""
     algs, pre = algorithms(), presets()
@@ -348,9 +366,11 @@ class Settings(Mapping):
     full: tuple = ()
 
     @classmethod
-    def of(cls, algorithm: str = "ismcts", given: Mapping | None = None) -> "Settings":
-        """The settings of `algorithm` (an engine or a preset) with `given` over its
-        defaults (a preset's first): every value checked (BergenError naming the setting)."""
+    def of(cls, algorithm: str | None = None, given: Mapping | None = None) -> "Settings":
+        """The settings of `algorithm` (an engine or a preset; None: the default engine) with
+        `given` over its defaults (a preset's first): every value checked (BergenError
+        naming the setting)."""
+        algorithm = default_engine() if algorithm is None else algorithm
         given = dict(given or {})
         _, full = resolve(algorithm, given)
         return cls(algorithm, tuple(given.items()), tuple(full.items()))

@@ -1,6 +1,6 @@
 """What a search returns and what its parts hand each other, typed: `SearchResult` (with
-`SearchInfo`, the keys of its `info`), `MoveValue`, and the units' `UnitOutput` and
-`FinalPass`; the rows of root statistics ranked into `MoveValue`s; searches pooled.
+`SearchInfo`, the keys of its `info`), `MoveValue`, and the units' `UnitOutput`; the rows of
+root statistics ranked into `MoveValue`s; searches pooled.
 
 >>> from bergen_search.formats.notation import Move
 >>> r = SearchResult(Move.parse("0-3:R"), [], 0.4, 0.1, 100)
@@ -17,7 +17,7 @@ from ..errors import BergenError
 from ..formats.notation import Move
 from ..stats import mean_stderr, spread
 
-__all__ = ["BracketReport", "EndgameReport", "Exhaustive", "FinalPass", "MemoryInfo",
+__all__ = ["BracketReport", "EndgameReport", "Exhaustive", "MemoryInfo",
            "MoveValue", "SearchInfo", "SearchResult", "UnitOutput", "ValuesInfo",
            "choices", "paired_stderr", "pool", "rank", "rows_from_stats"]
 
@@ -25,11 +25,12 @@ __all__ = ["BracketReport", "EndgameReport", "Exhaustive", "FinalPass", "MemoryI
 @dataclass(frozen=True)
 class MoveValue:
     """One root move of a search and what the search found of it. The views write it
-    (`views.move_text`, `views.move_rows`)."""
+    (`views.move_text`, `views.move_rows`). `stderr` is a sampling error only (0: none, the
+    value is exact or bounded); `bound` the exact endgame's, within which the value lies."""
     move: Move           # the action (`notation.Move`: a play, the draw or the pass)
     code: int            # move.code: tile * 2 + end, DRAW or PASS
     value: float
-    stderr: float
+    stderr: float        # the value's standard error (inf: not measured)
     visits: int          # ISMCTS visits, or expectimax worlds
     twin: Move | None = None   # the move this one mirrors (the same choice), if any
     #: ISMCTS: the value each independent replicate gave it, in replicate order (`value` is
@@ -43,6 +44,15 @@ class MoveValue:
     #: Whether `value` was measured: an iteration (or a world) reached the move, or ISMCTS's
     #: final pass played it; if not, `value` is a placeholder, written null (`rank`).
     measured: bool = True
+    #: The exact endgame's bound: the value is the equilibrium's within it (the hand's bound,
+    #: or a refined deviation's own), a bound rather than a sampling error; 0 elsewhere.
+    bound: float = 0.0
+
+    @property
+    def plus_minus(self) -> float:
+        """What is written after the value's ± (FORMATS.md's `stderr`): its standard error
+        plus its bound (one of them is 0: a sampled value's error, an exact value's bound)."""
+        return self.stderr + self.bound
 
 
 def paired_stderr(a: MoveValue, b: MoveValue) -> float:
@@ -68,8 +78,8 @@ def choices(moves) -> list:
 
 class ValuesInfo(TypedDict, total=False):
     """How a search's values were measured (`info["values"]`)."""
-    method: str              # "search", "pass" (ISMCTS's final pass) or "equilibrium"
-    worlds: int              # the final pass's worlds
+    method: str              # "search", "pass" (a value pass: ISMCTS's final pass) or "equilibrium"
+    worlds: int              # the value pass's worlds
     replicates: int          # the replicates whose values are merged
 
 
@@ -153,7 +163,8 @@ class SearchResult:
     """What `search` found: `best` (a `notation.Move`), `moves` (`MoveValue`s, best first),
     the best move's `value` and `stderr`, `visits` (the root's visits, or the iterations),
     and `info`, a dict of what else the search reports (its keys: `SearchInfo`), as
-    python-chess's `PlayResult.info` is (not an `InfoSet`, which the search's input is).
+    python-chess's `PlayResult.info` is (not an `InfoSet`, which the search's input is);
+    `bound`: the exact endgame's bound on the values (the hand's), as `MoveValue.bound`.
     """
     best: Move
     moves: list          # MoveValue, best first
@@ -161,29 +172,35 @@ class SearchResult:
     stderr: float
     visits: int
     info: SearchInfo = field(default_factory=dict)  # type: ignore[assignment]
+    bound: float = 0.0
 
-
-@dataclass(frozen=True)
-class FinalPass:
-    """ISMCTS's final pass of one replicate: every root move played on the same `worlds`;
-    `rows` (move, reward sum, sum of squares, each side's outcome summed)."""
-    worlds: int
-    rows: list
+    @property
+    def plus_minus(self) -> float:
+        """The value's ± as written: `MoveValue.plus_minus`."""
+        return self.stderr + self.bound
 
 
 @dataclass
 class UnitOutput:
-    """What one unit of a search (`Algorithm.worker`) found: `stats` (move, n, reward sum,
-    sum of squares) of every root move, the iterations (or worlds) `done`, whether it was
-    `interrupted`, its `nodes`, `sides` {move: (n, each side's outcome summed)}, its
-    `final_pass` (comparable values, when measured) and `extra` (what its engine's `summary`
-    reads, e.g. ISMCTS's `full_at`)."""
+    """What one unit of a search found, as every engine's `Algorithm.worker` returns it and
+    `workers.UnitPool` merges it (construct it with keywords):
+
+    - `stats`: (move, n, reward sum, sum of squares) of every root move: its visits, and the
+      search's own statistics (summed over the units when they are not replicates);
+    - `done` (iterations or worlds), `interrupted`, `nodes`;
+    - what a replicate gives the figures (an engine whose units are replicates): `values`
+      {move: the unit's value of it} and `sides` {move: each side's expected outcome after
+      it}, one sample each of what the pool averages; `worlds`, the worlds of the value pass
+      that measured them apart from the search (0: they are the search's own means). Once a
+      unit of a search has measured values, the figures are those units' alone;
+    - `extra`: its engine's own, which only the engine reads (`Algorithm.fold`, `summary`)."""
     stats: list
     done: int
     interrupted: bool
     nodes: int = 0
+    values: dict = field(default_factory=dict)
     sides: dict = field(default_factory=dict)
-    final_pass: FinalPass | None = None
+    worlds: int = 0
     extra: dict = field(default_factory=dict)
 
 
@@ -206,7 +223,7 @@ def rows_from_stats(moves, twins, merged: dict) -> list:
     return rows
 
 
-def rank(rows, twins, by_visits: bool, lead: bool, samples=None, measured=()) -> list:
+def rank(rows, twins, by_visits: bool, lead: bool, *, samples=None, measured=()) -> list:
     """The rows (move, visits, value, stderr) as `MoveValue`s, best first: the most visited
     (the robust child) or the best value; a twin right after the move it mirrors. `samples`:
     {move: per-replicate values}. A move is measured when an iteration reached it, when a
@@ -227,11 +244,12 @@ def rank(rows, twins, by_visits: bool, lead: bool, samples=None, measured=()) ->
             for m, n, v, se in rows]
 
 
-def pool(results) -> SearchResult:
-    """ISMCTS searches of one position with one budget per replicate, pooled into one: their
-    replicates taken together (independent trees estimating the same thing), so the value
-    is the mean of all of them and the error shrinks with their number. How `analyze`
-    searches a close decision again without changing what is measured."""
+def pool(results, *, by_visits: bool = False) -> SearchResult:
+    """Searches of one position with replicates (ISMCTS's trees) and one budget per
+    replicate, pooled into one: their replicates taken together (independent trees
+    estimating the same thing), so the value is the mean of all of them and the error
+    shrinks with their number, the moves ranked by visits (`by_visits`) or by value. How
+    `analyze` searches a close decision again without changing what is measured."""
     first = results[0]
     if any(not m.samples for res in results for m in res.moves):
         raise BergenError("only searches with replicates can be pooled")
@@ -246,7 +264,6 @@ def pool(results) -> SearchResult:
         mean, se = spread(samples)
         rows.append(MoveValue(ms[0].move, code, mean, se, sum(m.visits for m in ms),
                               ms[0].twin, samples=samples))
-    by_visits = first.info.get("settings", {}).get("choose") == "visits"
     twin_of = lambda m: codes[m.twin] if m.twin is not None else m.code
     rows.sort(key=(lambda m: (-m.visits, -m.value, twin_of(m), m.code)) if by_visits else
               (lambda m: (-m.value, twin_of(m), m.code)))

@@ -90,8 +90,9 @@ class RootUnit:
         return [(m, *self.stats[self.twins.get(m, m)])
                 for m in sorted(self.moves + list(self.twins))]
 
-    def extras(self) -> dict:
-        """What the unit's output carries beside its root statistics (`UnitOutput`'s fields)."""
+    def sides(self) -> dict:
+        """{move: each side's expected outcome after it} (`UnitOutput.sides`); none by
+        default."""
         return {}
 
 
@@ -107,9 +108,11 @@ class RolloutAlgorithm(Algorithm):
     def sampler(self, info, table):
         return ReferenceSampler(info, table)
 
-    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
-               hooks=None, focus=(), memory=None):
-        unit = self.make_unit(sampler, objective, policy_code(settings["playout"]), seed, settings)
+    def worker(self, job, sampler, budget, seed, deadline, *, hooks=None, account=None):
+        unit = self.make_unit(sampler, job.objective, policy_code(job.settings["playout"]), seed,
+                              job.settings)
         done, interrupted = run_sliced(unit.run, budget, deadline, hooks, unit.root_stats,
                                        lambda: unit.done)
-        return UnitOutput(unit.root_stats(), done, interrupted, **unit.extras())
+        stats = unit.root_stats()
+        return UnitOutput(stats=stats, done=done, interrupted=interrupted,
+                          values={m: sm / n for m, n, sm, _ in stats if n}, sides=unit.sides())

@@ -1,23 +1,28 @@
 """How a search's work is cut and run: in slices (`run_sliced`: the budget and the deadline,
 Ctrl-C and a stop heard between slices, `Hooks` told of each), in units spread over
-processes (`Job`, `run_jobs`), and the units' outputs merged (`merge_units` -> `Merged`).
-The public machinery every engine (`registry.Algorithm`) uses; `api.search` drives it.
+processes (`Job`, `run_jobs`, on `runs.parallel`'s pool), and the units' outputs folded as
+they finish (`UnitPool`). The public machinery every engine (`registry.Algorithm`) uses;
+`api.search` drives it. It runs an engine object through one job and one output
+(`Algorithm.worker(job, ...)` returns a `results.UnitOutput`), and reads nothing of an
+engine's beyond them: what is the engine's alone (its `extra`) the engine folds itself.
 """
 from __future__ import annotations
 
 import math
 from array import array
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Protocol
-from dataclasses import dataclass, field
 
-from ..stats import c4, mean_stderr, spread
+from ..runs.parallel import own_stop, run_ordered
+from ..stats import mean_stderr, replicates_stderr, sample_variance, spread
 from . import registry
 from .limits import SLICE_SECONDS, STOP_SLICE_SECONDS, Deadline, now
-from .results import UnitOutput, rank, rows_from_stats
+from ..formats.notation import Move
+from .results import SearchInfo, UnitOutput, rank, rows_from_stats
 
-__all__ = ["Hooks", "Job", "JobOutput", "Merged", "STOP_GRACE", "UnitPool", "merge_units",
-           "run_jobs", "run_sliced", "search_worker"]
+__all__ = ["Hooks", "Job", "JobOutput", "STOP_GRACE", "UnitPool", "run_jobs", "run_sliced",
+           "search_worker"]
 
 
 class Units(Protocol):
@@ -27,46 +32,34 @@ class Units(Protocol):
     def __iter__(self) -> Iterator[tuple]: ...
 
 
-@dataclass
+@dataclass(frozen=True)
 class Job:
-    """One process's share of a search: the information set and its world table, the
-    algorithm (by name), the objective's code, its units (budget, seed) in order, the seconds
-    left (None: no time limit), the settings, whether to measure comparable values
-    (`values`), the moves to keep searching to the end (`focus`) and the memory cap in
-    bytes."""
+    """One process's share of a search, which every engine's `worker` reads (made with
+    keywords): the information set `info` and its world `table`, the `engine` (its name in
+    the registry, which the process looks up), the `objective`'s code, the engine's full
+    `settings`, whether the caller reads the `values` (a match's engine needs only the
+    move), the moves to keep searching to the end (`focus`), the `memory` cap in bytes, and
+    this process's `units`, (budget, seed) each in order, with the `seconds` left for them
+    (None: no time limit)."""
     info: object
     table: object
-    algorithm: str
+    engine: str
     objective: int
-    units: Units             # (budget, seed) of each unit: a list, or `api._Replicates`
-    seconds: float | None
     settings: dict
     values: bool
     focus: tuple
     memory: int
-    lines: bool = False     # the units read their expected lines (`Algorithm.lines`)
+    units: Units = ()        # a list, or `api._Replicates`
+    seconds: float | None = None
 
 
 @dataclass
 class JobOutput:
     """What a `Job` found: its units' outputs in order (after a Ctrl-C or a stop, those
-    done) and whether it was interrupted."""
+    done; none when they went into a pool as they finished) and whether it was
+    interrupted."""
     outputs: list
     interrupted: bool
-
-
-@dataclass
-class Merged:
-    """The units' outputs merged: `rows` (move, visits, value, stderr), the iterations
-    `done`, `interrupted`, `nodes`, `sides` {move: each side's expected outcome}, the values'
-    `method` (`info["values"]`) and `samples` {move: per-replicate values}."""
-    rows: list
-    done: int
-    interrupted: bool
-    nodes: int
-    sides: dict
-    method: dict
-    samples: dict = field(default_factory=dict)
 
 
 def run_sliced(run, budget, deadline: Deadline, hooks=None, stats=None, count=None):
@@ -106,39 +99,29 @@ class Hooks:
     `threading.Event`) is set, and to tell `on_info` how it stands after every slice.
     `base`: the iterations (or worlds) of the slices' earlier calls (replicates, phases).
 
-    `pool` (a `UnitPool`, for an engine whose units are replicates): the units are folded
-    into it as they finish (`finished`), and what `on_info` hears is that pool, the
-    estimator of the final answer on the replicates finished so far: each value their mean
-    and its error their spread, ranked as the answer will be; the error only once
-    `min_trees` have finished (the number a search of that budget pools: fewer make an
-    error too unsure to print), and before the first has finished, the means of the tree
-    being grown, with no error (`trees` 0). How many replicates the figures pool is `trees`;
-    `running`, the iterations of the one being searched. `whole` (a search until stopped):
-    a unit stopped part way is left out of the pool once one has finished, so that the
-    answer is the finished units' alone, every figure of it (that of the search of as many
-    units, `search(until_stopped=)`)."""
+    With `pool` (the search's `UnitPool`) of replicates, what `on_info` hears is that pool,
+    the estimator of the final answer on the replicates finished so far (reported again as
+    each finishes: `finished`): each value their mean and its error their spread, ranked as
+    the answer will be (`by_visits`); the error only once `min_trees` have finished
+    (the number a search of that budget pools: fewer make an error too unsure to print), and
+    before the first has finished, the means of the tree being grown, with no error (`trees`
+    0). How many replicates the figures pool is `trees`; `running`, the iterations of the
+    one being searched."""
 
-    def __init__(self, stop, on_info, moves=(), twins=None, lead=False, by_visits=False,
-                 pool=None, min_trees: int = 2, whole: bool = False):
-        self.stop, self.on_info = stop, on_info
-        self.moves, self.twins, self.lead, self.by_visits = moves, twins, lead, by_visits
-        self.pool, self.min_trees, self.whole = pool, min_trees, whole
+    def __init__(self, stop, on_info, pool: UnitPool | None = None, *, by_visits: bool = False,
+                 min_trees: int = 2):
+        self.stop, self.on_info, self.pool = stop, on_info, pool
+        self.by_visits, self.min_trees = by_visits, min_trees
         self.t0 = now()
         self.base = 0
 
     def stopped(self) -> bool:
         return self.stop is not None and self.stop.is_set()
 
-    def finished(self, output):
-        """A unit's output as it finishes: folded into the pool (the output kept is then
-        the pool's copy, without its beams) and reported at once (unless it was stopped:
-        nothing is reported after a stop)."""
-        if self.pool is None or (self.whole and output.interrupted and len(self.pool)):
-            return output
-        self.pool.add(output)
-        if self.on_info is not None and not output.interrupted:
+    def finished(self) -> None:
+        """A replicate was folded into the pool: reported at once."""
+        if self.on_info is not None and self.pool is not None and self.pool.replicated:
             self.sliced(self.base)
-        return self.pool.outputs[-1]
 
     def sliced(self, done: int, stats=None, rows=None):
         """`done` iterations (or worlds) so far; `stats()` gives the root's statistics
@@ -148,9 +131,10 @@ class Hooks:
         seconds = now() - self.t0
         info: dict = {"iterations": done, "seconds": seconds,
                       "speed": done / seconds if seconds > 0 else 0.0}
-        by_visits = self.by_visits
         pool = self.pool
-        if pool is not None:
+        assert pool is not None             # a watched search has its pool
+        found: list | None
+        if pool.replicated:
             info.update(trees=pool.pooled if len(pool) else 0, running=done - pool.done)
             if len(pool):
                 found = pool.rows()
@@ -159,297 +143,213 @@ class Hooks:
             else:
                 # No replicate finished: the means of the one being grown, no error yet.
                 found = [(m, n, v, math.inf) for m, n, v, _ in rows_from_stats(
-                    self.moves, self.twins, {r[0]: r[1:4] for r in stats()})] \
+                    pool.moves, pool.twins, {r[0]: r[1:4] for r in stats()})] \
                     if stats is not None else None
         else:
             found = rows() if rows is not None else (
-                rows_from_stats(self.moves, self.twins, {r[0]: r[1:4] for r in stats()})
+                rows_from_stats(pool.moves, pool.twins, {r[0]: r[1:4] for r in stats()})
                 if stats is not None else None)
         if found:
-            # (a move not measured yet goes last; a final pass measures every move)
-            ranked = rank(found, self.twins, by_visits, self.lead,
-                          measured=self.moves if pool is not None and pool.passed else ())
+            # (a move not measured yet goes last; a value pass measures every move)
+            ranked = rank(found, pool.twins, self.by_visits, pool.lead,
+                          measured=pool.moves if pool.measured.units else ())
             info.update(best=ranked[0].move, value=ranked[0].value, stderr=ranked[0].stderr,
                         moves=ranked)
         self.on_info(info)
 
 
-def search_worker(job: Job, hooks=None) -> JobOutput:
-    """One process's share of a search: its units (ISMCTS replicates, or expectimax's
-    root-parallel workers) one after the other, each given an equal part of what is left
-    of the clock. The units' outputs, in order (after a Ctrl-C or a stop, those done,
-    interrupted)."""
-    alg = registry.algorithms()[job.algorithm]
+def search_worker(job: Job, hooks: Hooks | None = None,
+                  pool: UnitPool | None = None) -> JobOutput:
+    """One process's share of a search: its units (ISMCTS's replicates, or expectimax's
+    root-parallel workers) one after the other, each given an equal part of what is left of
+    the clock, each folded into `pool` as it finishes (one process: the search's own, which
+    `hooks` report from) or, without one, returned in order. After a Ctrl-C or a stop,
+    those done, interrupted."""
+    alg = registry.algorithms()[job.engine]
     deadline = Deadline(job.seconds)
-    if hooks is None and _CHILD_STOP is not None:
-        hooks = Hooks(_CHILD_STOP, None)       # a process of `run_jobs`: its search's stop
+    stop = own_stop()
+    if hooks is None and stop is not None:
+        hooks = Hooks(stop, None)       # a process of `run_jobs`: its search's stop
     # The memory this share of the search holds: its units' own account, nobody else's.
     account = alg.memory_account()
     out: list = []
     for i, (budget, seed) in enumerate(job.units):
         left = deadline.left()
-        if left is not None and out and left <= 0:
+        if left is not None and i and left <= 0:
             break
         if hooks is not None and hooks.stopped():
             return JobOutput(out, True)
         mine = Deadline(None if left is None else max(left, 0.0) / (len(job.units) - i))
         try:
-            res = alg.worker(alg.sampler(job.info, job.table), job.objective, budget, mine,
-                             seed, job.settings, job.values, hooks, focus=job.focus,
-                             memory=job.memory,
-                             **({"account": account} if account is not None else {}),
-                             **({"lines": True} if job.lines else {}))
+            res = alg.worker(job, alg.sampler(job.info, job.table), budget, seed, mine,
+                             hooks=hooks, account=account)
         except KeyboardInterrupt:
             return JobOutput(out, True)
-        out.append(res if hooks is None else hooks.finished(res))
+        if pool is None:
+            out.append(res)
+        elif pool.add(res) and hooks is not None and not res.interrupted:
+            hooks.finished()        # (nothing is reported after a stop)
         if res.interrupted:          # the rest is not searched
             return JobOutput(out, True)
     return JobOutput(out, False)
 
 
-def merge_units(outputs: list, moves, twins, replicated: bool) -> Merged:
-    """The units' outputs (`UnitOutput`s) merged (folded one by one into a `UnitPool`).
-
-    ISMCTS (`replicated`): each replicate's value of a move is its final pass's mean (or,
-    without a pass, its tree's mean); the value is the mean over the replicates and the
-    standard error their spread, which covers every noise of the search: the worlds, the
-    playouts and the shape of each tree. With one replicate no error is measured (inf).
-    Expectimax's workers sample independent worlds: their sums are pooled."""
-    pool = UnitPool(moves, twins, replicated)
-    for o in outputs:
-        pool.add(o)
-    return pool.merged()
-
-
 class UnitPool:
-    """The units' outputs folded as they finish: `merged()` is `merge_units` of every output
-    added (the same figures, bit for bit), and `ranked()` the live view of them, in O(moves)
-    whatever their number: what a watched search reports while it runs (the replicates
-    finished so far, pooled) and what a search without an end (`search(until_stopped=)`)
-    keeps of its trees (their values, not the trees: `outputs` keeps each output without its
-    expected-line beams, which are summed into the first one's)."""
+    """A search's units folded in as they finish, in unit order: `merged()` is what they
+    found together, and `rows()` the live view of it, in O(moves) whatever their number:
+    what a watched search reports while it runs (the replicates finished so far, pooled) and
+    what a search without an end (`search(until_stopped=)`) keeps of its units (their
+    figures, never the units themselves). `lead`: the root's moves are the lead's
+    (`notation.Move.from_code`).
 
-    def __init__(self, moves, twins, replicated: bool):
-        self.moves, self.twins, self.replicated = list(moves), twins, replicated
-        self.outputs: list = []         # each added, its extra's beams summed into the first
-        self.done = self.nodes = 0
+    An engine whose units are replicates (`Algorithm.replicated`): a move's value is the
+    mean of the units' `UnitOutput.values` and its error their spread (`stats.spread`),
+    which covers every noise of the search (for ISMCTS the worlds, the playouts and the
+    shape of each tree; with one replicate no error is measured: inf), and each side's
+    outcome the mean of their `sides`; once a unit has values measured by a value pass
+    (`UnitOutput.worlds`), those units' figures alone are pooled (`measured`). Otherwise the
+    units' root statistics are summed (expectimax's root-parallel workers sample independent
+    worlds). The units' `extra`s go to the engine (`Algorithm.fold` into `extra`). `whole`
+    (a search until stopped): a unit stopped part way is left out once one has finished, so
+    that the answer is the finished units' alone, every figure of it (that of the search of
+    as many units)."""
+
+    def __init__(self, engine, moves, twins: dict, lead: bool = False, *, whole: bool = False):
+        self.engine, self.moves, self.twins, self.whole = engine, list(moves), twins, whole
+        self.lead = lead
+        self.replicated = engine.replicated
+        self.units = self.done = self.nodes = 0
         self.interrupted = False
         self.visits: dict = {}
-        # Replicated: per move, each replicate's value, and each side's outcome, in the order
-        # added; from the final passes (`passed`: those with one; `worlds`: theirs in all)
-        # and, while none has a pass, from the trees' means.
-        self.per = {m: array("d") for m in moves}
-        self.side_per: dict = {m: [] for m in moves}
-        self.per_search = {m: array("d") for m in moves}
-        self.side_search: dict = {m: [] for m in moves}
-        self.passed = self.worlds = 0
-        # Live: per move (n, sum, sum of squares) of the values pooled (`ranked`).
-        self.live: dict = {}
-        # Not replicated: the units' sums, pooled.
-        self.sums: dict = {}
-        self.side_sums: dict = {}
+        self.extra: dict = {}           # the engine's, folded
+        # Replicated: the figures of the units whose values a value pass measured, and of
+        # the others (the search's own means).
+        self.measured, self.searched = _Figures(self.moves), _Figures(self.moves)
+        self.sums: dict = {}            # not replicated: the root statistics summed
 
     def __len__(self) -> int:
-        return len(self.outputs)
+        return self.units
 
     def _key(self, m):
         return self.twins.get(m, m)
 
-    def add(self, o) -> None:
-        """Fold one unit's output in."""
+    def add(self, o: UnitOutput) -> bool:
+        """Fold one unit's output in (False: left out, `whole`)."""
+        if self.whole and o.interrupted and self.units:
+            return False
+        self.units += 1
         self.done += o.done
         self.interrupted = self.interrupted or o.interrupted
         self.nodes += o.nodes
-        for m, n, *_ in o.stats:
+        for m, n, sm, sq in o.stats:
             self.visits[m] = self.visits.get(m, 0) + n
-        if self.replicated:
-            self._add_replicate(o)
-        else:
-            for m, n, sm, sq in o.stats:
+            if not self.replicated:
                 acc = self.sums.setdefault(m, [0, 0.0, 0.0])
                 acc[0] += n
                 acc[1] += sm
                 acc[2] += sq
-            for m, (n, sums) in o.sides.items():
-                acc = self.side_sums.setdefault(m, [0, [0.0] * len(sums)])
-                acc[0] += n
-                acc[1] = [a + b for a, b in zip(acc[1], sums)]
-        extra = dict(o.extra)
-        beams = extra.pop("lines", None)
-        if beams is not None:
-            if self.outputs:
-                _sum_beams(self.outputs[0].extra.setdefault("lines", {}), beams)
-            else:
-                extra["lines"] = {}
-                _sum_beams(extra["lines"], beams)      # a copy: the unit's stays as it was
-        self.outputs.append(UnitOutput([], o.done, o.interrupted, o.nodes, extra=extra))
+        if self.replicated:
+            (self.measured if o.worlds else self.searched).add(o)
+        self.engine.fold(self.extra, o.extra)
+        return True
 
-    def _add_replicate(self, o) -> None:
-        if o.final_pass is not None:
-            if not self.passed:
-                self.live = {}          # the passes' values, from now on
-            self.passed += 1
-            w = o.final_pass.worlds
-            self.worlds += w
-            by = {m: (sm, g) for m, sm, _, g in o.final_pass.rows}
-            for m in self.moves:
-                sm, g = by[m]
-                self._sample(m, sm / w)
-                self.per[m].append(sm / w)
-                self.side_per[m].append([x / w for x in g])
-            return
-        by = {m: (n, sm) for m, n, sm, _ in o.stats}
-        for m in self.moves:
-            n, sm = by.get(self._key(m), (0, 0.0))
-            if n:
-                self.per_search[m].append(sm / n)
-                if not self.passed:
-                    self._sample(m, sm / n)
-            n_s, sums = o.sides.get(self._key(m), (0, ()))
-            if n_s:
-                self.side_search[m].append([x / n_s for x in sums])
-
-    def _sample(self, m, x: float) -> None:
-        acc = self.live.setdefault(m, [0, 0.0, 0.0])
-        acc[0] += 1
-        acc[1] += x
-        acc[2] += x * x
+    @property
+    def figures(self) -> _Figures:
+        """The replicates' figures pooled: the value pass's once a unit has one."""
+        return self.measured if self.measured.units else self.searched
 
     @property
     def pooled(self) -> int:
-        """The replicates whose values the figures pool: those with a final pass once one
-        has one, else every one added."""
-        return self.passed or len(self.outputs)
-
-    @property
-    def method(self) -> str:
-        return "pass" if self.passed else "search"
+        """The replicates whose figures are pooled: those with values measured by a value
+        pass once one has them, else every one added."""
+        return self.measured.units or self.units
 
     def rows(self) -> list:
-        """(move, visits, value, stderr) of every root move from the figures pooled so far
-        (the replicates' mean and spread, computed from running sums: `merged()` is exact)."""
+        """(move, visits, value, stderr) of every root move from the figures so far (for
+        replicates, from running sums: `merged()` is exact)."""
+        if not self.replicated:
+            return self._summed()
         rows = []
         for m in self.moves:
-            visits = self.visits.get(self._key(m), 0)
-            if self.replicated:
-                n, s, sq = self.live.get(m, (0, 0.0, 0.0))
-                if n:
-                    mean = s / n
-                    se = (math.sqrt(max(sq - n * mean * mean, 0.0) / (n - 1) / n) / c4(n)
-                          if n >= 2 else math.inf)
-                else:
-                    mean, se = 0.0, math.inf
-                rows.append((m, visits, mean, se))
-            else:
-                n, sm, sq = self.sums.get(self._key(m), (0, 0.0, 0.0))
-                rows.append((m, n) + mean_stderr(n, sm, sq))
+            n, s, sq = self.figures.sums[m]
+            mean = s / n if n else 0.0
+            se = replicates_stderr(sample_variance(n, s, sq), n) if n >= 2 else math.inf
+            rows.append((m, self.visits.get(self._key(m), 0), mean, se))
         return rows
 
-    def merged(self) -> Merged:
-        """`merge_units` of every output added."""
-        moves, key = self.moves, self._key
-        if self.replicated:
-            if self.passed:
-                per, side_per = self.per, self.side_per
-                method = {"method": "pass", "worlds": self.worlds, "replicates": self.passed}
-            else:
-                per, side_per = self.per_search, self.side_search
-                method = {"method": "search", "replicates": len(self.outputs)}
-            rows = []
-            for m in moves:
-                mean, se = spread(per[m]) if per[m] else (0.0, math.inf)
-                rows.append((m, self.visits.get(key(m), 0), mean, se))
-            sides: dict = {m: [math.fsum(v[i] for v in side_per[m]) / len(side_per[m])
-                               for i in range(len(side_per[m][0]))]
-                           for m in moves if side_per[m]}
-            return Merged(rows, self.done, self.interrupted, self.nodes, sides, method,
-                          {m: list(v) for m, v in per.items()})
-        rows = []
-        for m in moves:
-            n, sm, sq = self.sums.get(key(m), (0, 0.0, 0.0))
-            rows.append((m, n) + mean_stderr(n, sm, sq))
-        sides = {m: [x / n if n else None for x in sums]
-                 for m, (n, sums) in self.side_sums.items()}
-        return Merged(rows, self.done, self.interrupted, self.nodes, sides,
-                      {"method": "search"})
+    def _summed(self) -> list:
+        return [(m, n) + mean_stderr(n, sm, sq) for m in self.moves
+                for n, sm, sq in [self.sums.get(self._key(m), (0, 0.0, 0.0))]]
+
+    def merged(self) -> tuple:
+        """What every unit added found: (rows (move, visits, value, stderr), samples {move:
+        each replicate's value}, what the result's info gains: how the values were measured
+        (`values`), the `nodes`, `interrupted`, the `replicates` pooled (None: the units are
+        not replicates) and `sides`, each side's expected outcome after each move, when the
+        units gave them)."""
+        info: SearchInfo = {"values": {"method": "search"}, "nodes": self.nodes,
+                            "interrupted": self.interrupted, "replicates": None}
+        if not self.replicated:
+            return self._summed(), {}, info
+        f = self.figures
+        rows = [(m, self.visits.get(self._key(m), 0),
+                 *(spread(f.values[m]) if f.values[m] else (0.0, math.inf)))
+                for m in self.moves]
+        info["values"] = ({"method": "pass", "worlds": f.worlds, "replicates": f.units}
+                          if f is self.measured else {"method": "search", "replicates": self.units})
+        info["replicates"] = info["values"]["replicates"]
+        sides = {Move.from_code(m, self.lead): [math.fsum(v[i] for v in f.sides[m])
+                                                / len(f.sides[m])
+                                                for i in range(len(f.sides[m][0]))]
+                 for m in self.moves if f.sides[m]}
+        if sides:
+            info["sides"] = sides
+        return rows, {m: list(v) for m, v in f.values.items()}, info
 
 
-def _sum_beams(into: dict, beams: dict) -> None:
-    """Add a unit's beams ({root move: beam}, `engines.ismcts.line_beams`) into `into`,
-    edge by edge: what the expected lines read is their sum."""
-    for m, beam in beams.items():
-        _sum_beam(into.setdefault(m, {}), beam)
+class _Figures:
+    """What the replicates of one kind gave each move, in the order added: each one's value
+    (with their running sums, for the live view) and each side's outcome; how many
+    replicates, and the worlds of their value passes."""
+
+    def __init__(self, moves):
+        self.values = {m: array("d") for m in moves}
+        self.sums = {m: [0, 0.0, 0.0] for m in moves}
+        self.sides: dict = {m: [] for m in moves}
+        self.units = self.worlds = 0
+
+    def add(self, o: UnitOutput) -> None:
+        self.units += 1
+        self.worlds += o.worlds
+        for m, x in o.values.items():
+            self.values[m].append(x)
+            acc = self.sums[m]
+            acc[0] += 1
+            acc[1] += x
+            acc[2] += x * x
+        for m, v in o.sides.items():
+            self.sides[m].append(v)
 
 
-def _sum_beam(into: dict, beam: dict) -> None:
-    for key, (visits, below) in beam.items():
-        slot = into.setdefault(key, [0, {}])
-        slot[0] += visits
-        _sum_beam(slot[1], below)
-
-
-#: In a process of `run_jobs`'s pool, which serves one search: that search's stop (a
-#: multiprocessing Event), handed to the process as it starts (`_child_init`), which its
-#: searches hear between slices and inside worlds. None in every other process: the parent
-#: never sets it, so that two searches forking their pools at once keep their own stops.
-_CHILD_STOP = None
 #: Seconds a search's processes are given to send what they found once stopped (a slice and
 #: the merge; more would hold up a Ctrl-C).
 STOP_GRACE = 0.5
 
 
-def _child_init(parent: int, stop):
-    """A pool process of a search: its stop is the search's (`stop`, kept in `_CHILD_STOP`);
-    Ctrl-C (and SIGHUP, which a closed terminal sends to the
-    whole group) is for the parent, which stops it through that stop; SIGTERM ends it
-    quietly (the signal `Pool.terminate` ends the pool with: the command's own handler,
-    inherited through fork, turned it into a KeyboardInterrupt and a traceback on standard
-    error at the end of every search with --workers); and it dies with the parent
-    (`parallel.die_with_parent`)."""
-    import signal
-
-    from ..runs.parallel import die_with_parent
-    global _CHILD_STOP
-    _CHILD_STOP = stop
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "SIGHUP"):
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    # Forked while the parent held its stop signals back (`deferred_ctrl_c`): the mask came
-    # along, and a SIGTERM from `Pool.terminate` would wait forever.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
-    die_with_parent(parent)
-
-
-def run_jobs(jobs: list, hooks=None) -> list:
-    """Each `Job`'s `search_worker` (a `JobOutput` each), in one process or one process each
-    (fork). Ctrl-C in the parent (or a stop) sets the stop the processes hear: each sends
-    what it found within a slice, and the search is merged from that, interrupted, as with
-    one process."""
+def run_jobs(jobs: list, pool: UnitPool, hooks: Hooks | None = None) -> bool:
+    """Each `Job`'s units run (`search_worker`) and folded into `pool` in unit order: in
+    this process for one job (as they finish, which `hooks` hear: a search that can be
+    stopped or watched runs in one), else each job in a process of `runs.parallel`'s pool,
+    which hears its own stop: Ctrl-C in the parent sets it, each process sends what it found
+    within a slice, and the search is merged from that, interrupted, as with one process.
+    Whether a job was interrupted (between its units too)."""
     if len(jobs) == 1:
-        return [search_worker(jobs[0], hooks)]
-    import multiprocessing as mp
-    ctx = mp.get_context("fork")
-    stop = ctx.Event()
-    import os
-
-    from ..runs.parallel import deferred_ctrl_c
-    with deferred_ctrl_c():
-        pool = ctx.Pool(len(jobs), initializer=_child_init, initargs=(os.getpid(), stop))
-    try:
-        pending = pool.map_async(search_worker, jobs)
-        try:
-            while not pending.ready():
-                pending.wait(STOP_SLICE_SECONDS)
-                if hooks is not None and hooks.stopped():
-                    stop.set()
-        except KeyboardInterrupt:
-            stop.set()
-            pending.wait(STOP_GRACE)
-            if not pending.ready():
-                raise
-            # Each process stopped within a slice: its searches say they were interrupted.
-        return pending.get()
-    finally:
-        pool.terminate()
-
+        return search_worker(jobs[0], hooks, pool).interrupted
+    finished = run_ordered(search_worker, jobs, workers=len(jobs), grace=STOP_GRACE)
+    # Back in unit order: the units are dealt to the processes round robin (process w ran
+    # units w, w + len(jobs), ...; an interrupted one, the first of them).
+    done = sorted((w + k * len(jobs), o) for w, j in enumerate(finished)
+                  for k, o in enumerate(j.outputs))
+    for _, o in done:
+        pool.add(o)
+    return any(j.interrupted for j in finished)

@@ -24,7 +24,7 @@ def evaluation_document(game, ev, *, algorithm: str, objective: str, seed: int) 
     ri = result.info
     info = game.info
     return {"to_move": info.seat, "side_to_move": info.rules.side_of(info.seat),
-            "sides": side_rows(ev), "value": num(result.value), "stderr": num(result.stderr),
+            "sides": side_rows(ev), "value": num(result.value), "stderr": num(result.plus_minus),
             "best": move_text(result.best), "objective": objective,
             "algorithm": algorithm,
             "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
@@ -59,7 +59,8 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
         names[c.move] = move_text(c)
         if c.twin is not None:
             names[c.twin] = move_text(c)
-    out = [f"value {value_text(result.value, objective)} ± {err_text(result.stderr, objective)}"
+    out = [f"value {value_text(result.value, objective)} ± "
+           f"{err_text(result.plus_minus, objective)}"
            + (" (a bound: exact)" if solved else "")
            + f"   ({value_unit(objective, side, rules.n_sides, differences=False)}; best "
            f"{names.get(result.best, move_text(result.best))}"
@@ -85,7 +86,7 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
     note = memory_note(ri)
     if note:
         out.append(note)
-    if not math.isfinite(result.stderr):
+    if not math.isfinite(result.plus_minus):
         out.append("± n/a: not measured (one replicate, or too few worlds)")
     if verbose and "endgame" in ri and not solved:
         out += ["", f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead",

@@ -433,7 +433,7 @@ def _graph_svg(result, prefix: str) -> str:
         d = " ".join(f"{X(i):.1f},{Y(v):.1f}" for i, v in c.points)
         out.append(f'<polyline class="curve side{c.side}" data-side="{c.side}" points="{d}"/>')
     out.extend(_graph_dots(result, p, prefix, X, Y))
-    out.extend(_luck_lane(p, result, X, step, left, W - right, top + plot_h + 28, lane_h))
+    out.extend(_luck_lane(p, result, X, step, left, W - right, lane_top=top + plot_h + 28, lane_h=lane_h))
     out.append("</svg>")
     return "".join(out)
 
@@ -480,7 +480,7 @@ def _graph_dots(result, p, prefix: str, X, Y) -> list:
     return out
 
 
-def _luck_lane(p, result, X, step, left, right_x, lane_top, lane_h) -> list:
+def _luck_lane(p, result, X, step, left, right_x, *, lane_top, lane_h) -> list:
     """The luck lane under the plot: a bar per column with luck (`Placing.luck`), the deal's
     filled."""
     mid = lane_top + lane_h / 2
@@ -536,7 +536,7 @@ EXACT_NOTE = ('; <span class="exact">exact</span> (the endgame solved; ± the tw
               'bounds)')
 
 
-def _decision_html(result, prefix, index, r, event, seat, line, points) -> str:
+def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> str:
     """Decision `index` of the analysis (a play with a choice), made at `event` of round
     `r`: the line after it as laid (a `notation.Line`), the hand, the values."""
     dec = result.decisions[index]
@@ -646,7 +646,7 @@ def _match_html(result, prefix="", title=None) -> str:
         for event, seat, action, line, points, dec in events:
             if dec is not None:
                 items.append(_decision_html(result, prefix, index[id(dec)], r, event, seat,
-                                            line, points))
+                                            line=line, points=points))
             else:
                 items.append(_minor_html(event, seat, action, points,
                                          (r, event) in forced))

@@ -35,7 +35,7 @@ def move_text(row) -> str:
 
 def move_rows(moves) -> list:
     """`MoveValue`s as FORMATS.md's `moves` entries (a mirror twin names its twin)."""
-    return [dict({"move": move_text(m), "value": num(m.value), "stderr": num(m.stderr),
+    return [dict({"move": move_text(m), "value": num(m.value), "stderr": num(m.plus_minus),
                   "visits": m.visits},
                  **({"twin": move_text(m.twin)} if m.twin is not None else {}),
                  **({"share": num(m.share)} if m.share is not None else {}))
@@ -43,14 +43,14 @@ def move_rows(moves) -> list:
 
 
 def versus_best(result) -> dict:
-    """{Move: (difference, its error, level)} for every move of `result` against the best:
-    its value minus the best's, the paired error of that difference (`paired_stderr`: the
-    replicates' differences, tree by tree; a solved endgame's: the two values' bounds added,
-    a bound rather than an error), and whether the two are level (the difference's 95%
-    interval holds 0: Student's t on the replicates, the normal quantile without them; for a
-    bound, within it). The best itself: (0, 0, True). Errors never measured: (d, inf, False)."""
+    """{Move: (difference, its ±, level)} for every move of `result` against the best: its
+    value minus the best's, the paired error of that difference (`paired_stderr`: the
+    replicates' differences, tree by tree) plus the two values' bounds (a solved
+    endgame's: `MoveValue.bound`), and whether the two are level (the difference's 95%
+    interval, the error's quantile (Student's t on the replicates, the normal one without
+    them) plus the bounds, holds 0). The best itself: (0, 0, True). Errors never measured:
+    (d, inf, False)."""
     best = next((m for m in result.moves if m.move == result.best), result.moves[0])
-    exact = bool(result.info.get("exact"))
     reps = result.info.get("replicates") or 0
     q = t_quantile(0.95, reps - 1) if reps >= 2 else normal_quantile(0.95)
     out = {}
@@ -60,9 +60,9 @@ def versus_best(result) -> dict:
                 or best.twin == m.move:
             out[m.move] = (0.0, 0.0, True)
             continue
-        se = m.stderr + best.stderr if exact else paired_stderr(m, best)
-        level = math.isfinite(se) and abs(d) <= (se if exact else q * se)
-        out[m.move] = (d, se, level)
+        se, bound = paired_stderr(m, best), m.bound + best.bound
+        level = math.isfinite(se) and abs(d) <= q * se + bound
+        out[m.move] = (d, se + bound, level)
     return out
 
 
@@ -125,7 +125,7 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
             row["line"] = [move_text(x) for x in line]
     return {"to_move": game.info.seat, "best": move_text(result.best),
             "moves": rows,
-            "value": num(result.value), "stderr": num(result.stderr),
+            "value": num(result.value), "stderr": num(result.plus_minus),
             "objective": objective, "algorithm": algorithm,
             "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
             "seed": seed, "workers": workers, "exact": ri["exact"],
@@ -355,7 +355,7 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
            f"{value_text(result.value, objective)} "
            f"{'± ' + err_text(result.stderr, objective) if not solved else ''}"
            .rstrip() + f"   ({value_unit(objective, side, info.rules.n_sides)}"
-           + (f"; exact, ± {err_text(result.stderr)} a bound" if solved else "")
+           + (f"; exact, ± {err_text(result.bound)} a bound" if solved else "")
            + ("; interrupted" if interrupted else "") + ")"]
     vs = versus_best(result)
     lines = ri.get("lines") or {}
@@ -372,7 +372,7 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
         cell = versus_text(d, se, level, c is best_row, objective)
         if solved:
             flag = refined.get(c.twin or c.move)
-            out.append(f"  {move_text(c):<{width}} {c.value:>+7.3f} {err_text(c.stderr):>6} "
+            out.append(f"  {move_text(c):<{width}} {c.value:>+7.3f} {err_text(c.bound):>6} "
                        f"{100.0 * c.share:>5.1f}%   {cell}"
                        + ("" if flag is None else "  answered" if flag else "  unrefined"))
             continue
@@ -425,14 +425,14 @@ def explain_lines(result, alg, *, algorithm: str, objective: str, names: dict) -
         out.append(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
         out.extend(bracket_text(ri["endgame"], names))
     if not solved:
-        ismcts = alg.by_visits
+        visits = alg.by_visits
         total = sum(m.visits for m in result.moves if m.twin is None) or 1
         out.append("")
-        out.append(f"  {'move':<9} {'visits' if ismcts else 'worlds':>8}"
-                   + (f" {'share':>7}" if ismcts else ""))
+        out.append(f"  {'move':<9} {'visits' if visits else 'worlds':>8}"
+                   + (f" {'share':>7}" if visits else ""))
         for m in choices(result.moves):
             out.append(f"  {move_text(m):<9} {m.visits:>8}"
-                       + (f" {100.0 * m.visits / total:>6.1f}%" if ismcts else ""))
+                       + (f" {100.0 * m.visits / total:>6.1f}%" if visits else ""))
         out.append("  (visits: where the search spent its budget, not how good a move is)")
         out.append("\n" + values_note(ri, objective, alg))
     return out

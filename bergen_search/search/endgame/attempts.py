@@ -139,9 +139,9 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
         base = Move.from_code(twins[m]) if m in twins else name
         rows.append((m, name, base))
     rows.sort(key=lambda r: (r[2] != chosen, -sol.values[r[2]], r[2] != r[1], r[0]))
-    moves = [MoveValue(name, m, sol.values[base], sol.move_bounds.get(base, sol.hand_bound), 0,
-                       base if base != name else None,
-                       share=0.0 if base != name else sol.mix[base])
+    moves = [MoveValue(name, m, sol.values[base], 0.0, 0, base if base != name else None,
+                       share=0.0 if base != name else sol.mix[base],
+                       bound=sol.move_bounds.get(base, sol.hand_bound))
              for m, name, base in rows]
     lead = not info.line
     info_out: SearchInfo = {
@@ -156,8 +156,8 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
         "endgame": solved_report(sol, {name: base for _, name, base in rows}),
     }
     best = moves[0]
-    return SearchResult(best.move, moves, best.value, sol.hand_bound, sol.iterations,
-                        info_out)
+    return SearchResult(best.move, moves, best.value, 0.0, sol.iterations, info_out,
+                        bound=sol.hand_bound)
 
 
 def solved_report(sol: Solution, bases: dict) -> EndgameReport:

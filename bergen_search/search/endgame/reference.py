@@ -77,7 +77,7 @@ def playout(s: State, root_scores, greedy_seat: int | None = None, policy: int =
 
 
 def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: int = 0,
-          greedy_seat: int | None = None, policies: int = 1) -> list:
+          *, greedy_seat: int | None = None, policies: int = 1) -> list:
     """The public tree (a list of `Node`, the root first, depth-first) over `deals`: (index of
     player 0's hand in hands[0], index of player 1's in hands[1], weight). `horizon` > 0: a
     decision that many decisions below the root is a leaf, a terminal whose payoff per deal
@@ -302,10 +302,10 @@ class Solver:
         root_values = {}
         out = [0.0] * self.n_hands[b]
         self._eval(0, [1.0] * self.n_hands[1 - b], out, b, root_values, 3 if gains else 2,
-                   best, True)
+                   best=best, at_root=True)
         return out, root_values
 
-    def _eval(self, nid, reach_o, out, b, root_values, pay, best, at_root=False):
+    def _eval(self, nid, reach_o, out, b, root_values, pay, *, best, at_root=False):
         node = self.nodes[nid]
         if node.player < 0:
             for pair in node.pairs:
@@ -322,13 +322,13 @@ class Solver:
                 for j, h in enumerate(node.rows):
                     if node.legal[j][c]:
                         sub[h] = reach_o[h] * sigma[j][c]
-                self._eval(child, sub, out, b, root_values, pay, best)
+                self._eval(child, sub, out, b, root_values, pay, best=best)
             return
         k = len(node.moves)
         values = [[0.0] * k for _ in node.rows]
         for c, child in enumerate(node.children):
             child_out = [0.0] * self.n_hands[b]
-            self._eval(child, reach_o, child_out, b, root_values, pay, best)
+            self._eval(child, reach_o, child_out, b, root_values, pay, best=best)
             for j, h in enumerate(node.rows):
                 if node.legal[j][c]:
                     values[j][c] = child_out[h]

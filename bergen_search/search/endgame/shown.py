@@ -87,7 +87,7 @@ class Step(enum.Enum):
 
 
 def deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, stop,
-           playouts, max_horizon: int = MAX_HORIZON) -> Deepened:
+           playouts, *, max_horizon: int = MAX_HORIZON) -> Deepened:
     """The deepest depth-limited tree of `sub` (`solvers.build`'s `horizon`) whose build and
     BRACKET_MIN_ITERATIONS of DCFR are predicted to fit `max_work`, the horizon deepened one
     decision at a time while the next is predicted to fit (its cost and its tree grown by
@@ -167,7 +167,7 @@ def limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
     for k, greedy in ((1, None),) if alone else ((1, None), (0, p)):
         share = (max_work - spent) // 2 if k == 1 and not alone else max_work - spent
         deepened = deepen(sub, greedy, share, memory_bytes, stop, playouts[k],
-                          1 if alone else MAX_HORIZON)
+                          max_horizon=1 if alone else MAX_HORIZON)
         if deepened.solver is None:
             return Limited(None, None, (), spent + deepened.spent, iterations, worst, False)
         solver, work, h, built = (deepened.solver, deepened.work, deepened.horizon,

@@ -42,7 +42,7 @@ class Solver(Protocol):
 
 
 def build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
-           greedy_seat: int | None = None, max_steps: int = 0, playouts=None,
+           greedy_seat: int | None = None, max_steps: int = 0, *, playouts=None,
            policies: int = 1, stop=None):
     """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work or
     `seconds` to build (0: no limit). `horizon` > 0: depth-limited, its leaves' deals played

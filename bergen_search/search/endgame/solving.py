@@ -117,7 +117,8 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
         raise TooBig(f"the budget ran out before the solution was exact enough "
                      f"(exploitability {exploit:.3f} after {done} iterations)")
     t1 = clock()
-    sol = _solution(g, solver, exploit, bounds, tolerance, done, nodes, work, clock() - t0)
+    sol = _solution(g, solver, exploit, bounds, tolerance, done, nodes=nodes, work=work,
+                    seconds=clock() - t0)
     phases["report"] = clock() - t1
     sol.phases = phases
     sol.pairs = solver.n_pairs
@@ -138,7 +139,7 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
 
 
 
-def _solution(g: Endgame, solver: Solver, exploit, bounds, tolerance, iterations, nodes,
+def _solution(g: Endgame, solver: Solver, exploit, bounds, tolerance, iterations, *, nodes,
               work, seconds):
     p, i = g.seat, g.hand_index
     sign = 1.0 if p == 0 else -1.0

@@ -1,11 +1,16 @@
 """The exact endgame as a step of a search: the `endgame` engine's whole answer, and the first
-step of ISMCTS (its setting `endgame`). Both engines call `attempt` here (neither imports the
-other: pyproject's "engines" contract); the `endgame` package is the game and its solver.
+step of ISMCTS (its setting `endgame`), or for a live search a step beside it (`beside`). Both
+engines call `attempt` here (neither imports the other: pyproject's "engines" contract); the
+`endgame` package is the game and its solver.
 """
 from __future__ import annotations
 
-from ..limits import Limits, now
-from ..registry import Solved
+import dataclasses
+import threading
+
+from ...runs.threads import QuietThread
+from ..limits import STOP_SLICE_SECONDS, Limits, now
+from ..registry import SearchRun, Solved
 from ..results import BracketReport, EndgameReport
 
 #: The budget of the attempt given neither iterations nor time, in the default engine's
@@ -13,14 +18,16 @@ from ..results import BracketReport, EndgameReport
 BUDGET = 100_000
 
 
-def attempt(info, limits, run, alone: bool = False, bracketing: bool = False) -> Solved:
+def attempt(info, limits, run, *, alone: bool = False, bracketing: bool = False,
+            tolerance: float | None = None, hand_tolerance: float | None = None,
+            inference=False) -> Solved:
     """Solve the endgame of `info` within `limits` (`endgame.attempt`), for the `endgame`
     engine (`alone`) or another's `solve` (ISMCTS's setting `endgame`): the result, or
     the limits left for the search and why it did not solve (`info["endgame"]`).
-    `bracketing`: where it declines, bracket each move (the caller's setting, ISMCTS's
-    `bracket`; never when `alone`)."""
+    `bracketing`: where it declines, bracket each move (ISMCTS's setting `bracket`; never
+    when `alone`). `tolerance`, `hand_tolerance` (None: `endgame.budget`'s) and `inference`
+    (the deals' prior, when `alone`): the `endgame` engine's settings."""
     from .. import endgame  # here: the solver's modules load only when it is tried
-    settings = run.settings
     if run.backend.name != "core" or endgame.compiled() is None:
         # The Python solver (endgame_ref.py) is the oracle of the tests; within a
         # search's budget it would reach almost nothing.
@@ -29,15 +36,15 @@ def attempt(info, limits, run, alone: bool = False, bracketing: bool = False) ->
                       if alone or endgame.at_stage(info) else {})
     tried = endgame.attempt(info, limits, seed=run.seed, objective=run.objective,
                             started=run.started, budget=BUDGET,
-                            tolerance=settings.get("tolerance", endgame.budget.TOLERANCE),
-                            hand_tolerance=settings.get("hand_tolerance",
-                                                        endgame.budget.HAND_TOLERANCE),
-                            inference=alone and settings["inference"], stop=run.stop,
+                            tolerance=endgame.budget.TOLERANCE if tolerance is None else tolerance,
+                            hand_tolerance=(endgame.budget.HAND_TOLERANCE if hand_tolerance is None
+                                            else hand_tolerance),
+                            inference=alone and inference, stop=run.stop,
                             memory_bytes=limits.memory_bytes,
                             clock=now, bracketing=bracketing and not alone)
     if tried.result is not None:
         res = tried.result
-        res.info.update({"algorithm": run.algorithm, "settings": dict(settings),
+        res.info.update({"algorithm": run.algorithm, "settings": dict(run.settings),
                          "backend": run.backend.name, "objective": run.objective,
                          "replicates": None, "empty": False})
         if run.on_info is not None:
@@ -72,3 +79,84 @@ def bracket_report(b) -> BracketReport:
             "deals": b.deals, "iterations": b.iterations, "work": b.work,
             "seconds": b.seconds, "exploitability": b.exploitability,
             "missing": list(b.missing)}
+
+
+def beside(info, limits, run: SearchRun, **attempted) -> Solved:
+    """The attempt (`attempt(info, limits, run, **attempted)`) run on a thread beside a live
+    search (watched through `run.on_info`): nothing solved yet, the answer still to come
+    (`Solved.later`, a `Beside`), so that the search's first ranked moves do not wait for an
+    attempt that may take seconds and then decline."""
+    return Solved(limits=limits, later=Beside(info, limits, run, attempted))
+
+
+class Beside:
+    """An attempt on a thread beside a live search (`beside`; `registry.Later`).
+
+    The search hears `stop` (the caller's stop, or the attempt solved) and reports through
+    `on_info` until the attempt's own report (`"exact": True`), after which nothing of the
+    search is reported. `finish()` stops the attempt when the search was stopped, waits for
+    it and returns its `registry.Solved`: with an iteration budget the attempt is the same
+    work as when it runs first, so the result is the same whether or not the search was
+    watched. Its memory: the search's and the attempt's are each held to the cap, so up to
+    twice it at once."""
+
+    def __init__(self, info, limits, run: SearchRun, attempted: dict):
+        assert run.on_info is not None      # a live search: watched
+        self.caller_stop, self.caller_info = run.stop, run.on_info
+        self.found = threading.Event()      # the attempt solved: the search is over
+        self.quit = threading.Event()       # the search was stopped: so is the attempt
+        self.lock = threading.Lock()
+        self.solved: Solved | None = None
+        self.error: BaseException | None = None
+        self.stop = _Either(self.caller_stop, self.found)
+        inner = dataclasses.replace(run, stop=self.quit, on_info=self._exact_info)
+        self.thread = QuietThread(target=self._attempt, args=(info, limits, inner, attempted),
+                                  name="bergen-exact")
+        self.thread.start()
+
+    def _attempt(self, info, limits, inner, attempted):
+        try:
+            self.solved = attempt(info, limits, inner, **attempted)
+            if self.solved.result is not None:
+                self.found.set()
+        except BaseException as e:       # raised again in the search's thread
+            self.error = e
+
+    def _exact_info(self, progress: dict):
+        with self.lock:
+            self.found.set()
+            self.caller_info({**progress, "exact": True})
+
+    def on_info(self, progress: dict):
+        with self.lock:
+            if not self.found.is_set():
+                self.caller_info(progress)
+
+    def finish(self, stopped: bool) -> Solved:
+        """The attempt's `Solved`, once it has ended (stopped at once when the search was:
+        `stopped`)."""
+        if stopped:
+            self.quit.set()
+        try:
+            while self.thread.is_alive():
+                if self.caller_stop is not None and self.caller_stop.is_set():
+                    self.quit.set()
+                self.thread.join(STOP_SLICE_SECONDS)
+        except KeyboardInterrupt:
+            self.quit.set()
+            self.thread.join()
+            raise
+        if self.error is not None:
+            raise self.error
+        assert self.solved is not None      # the attempt ended without an error: it solved
+        return self.solved
+
+
+class _Either:
+    """Set when either event is (`workers.Hooks.stopped` reads `is_set()`)."""
+
+    def __init__(self, *events):
+        self.events = [e for e in events if e is not None]
+
+    def is_set(self) -> bool:
+        return any(e.is_set() for e in self.events)

@@ -25,7 +25,9 @@ class Endgame(Algorithm):
     }
 
     def solve(self, info, limits, run):
-        solved = exact.attempt(info, limits, run, alone=True)
+        s = run.settings
+        solved = exact.attempt(info, limits, run, alone=True, tolerance=s["tolerance"],
+                               hand_tolerance=s["hand_tolerance"], inference=s["inference"])
         if solved.result is None:
             raise NotApplicable(solved.info["endgame"]["why"], interrupted=solved.interrupted)
         return solved

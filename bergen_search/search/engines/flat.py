@@ -65,10 +65,10 @@ class _Unit(RootUnit):
             for j in range(len(g)):
                 g[j] += outcome(self.objective, s, self.base, j)
 
-    def extras(self):
-        """Each side's raw outcome summed per move: {move: (worlds, sums)}."""
-        return {"sides": {m: (self.done, list(self.gains[self.twins.get(m, m)]))
-                          for m in sorted(self.moves + list(self.twins))}}
+    def sides(self):
+        """Each side's mean raw outcome per move over the worlds played."""
+        return {m: [x / self.done for x in self.gains[self.twins.get(m, m)]]
+                for m in sorted(self.moves + list(self.twins))} if self.done else {}
 
 
 register(Flat())

@@ -1,7 +1,7 @@
 """Determinized expectimax (`_expectimax.pyx`): each sampled world searched with every hand
 in view to a depth, random playouts at the horizon; every world solved when they are few
 (`exact_expectimax`). Root-parallel: one unit per worker. It uses the search's public
-machinery: `limits.Deadline`, `workers.run_sliced`, `results.UnitOutput`."""
+machinery: `limits.Deadline`, `workers.Job` and `run_sliced`, `results.UnitOutput`."""
 from __future__ import annotations
 
 import math
@@ -52,15 +52,14 @@ class Expectimax(Algorithm):
         search_class = backend.SEARCH.pick(f"{__name__}._expectimax.ExpectimaxSearch")
         return search_class(sampler, settings["depth"], seed, objective, settings["playouts"])
 
-    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
-               hooks=None, focus=(), memory=None):
-        engine = self.engine(sampler, objective, seed, settings)
+    def worker(self, job, sampler, budget, seed, deadline, *, hooks=None, account=None):
+        engine = self.engine(sampler, job.objective, seed, job.settings)
         if hooks is not None and hooks.stop is not None:
             engine.stop = hooks.stopped         # heard inside a world, too
         done, interrupted = run_sliced(engine.run_worlds, budget, deadline, hooks,
                                        engine.root_stats, lambda: engine.worlds)
-        return UnitOutput([tuple(r) for r in engine.root_stats()], done, interrupted,
-                          nodes=engine.nodes)
+        return UnitOutput(stats=[tuple(r) for r in engine.root_stats()], done=done,
+                          interrupted=interrupted, nodes=engine.nodes)
 
     def exhaustive(self, info, table, budget, seconds, run, hooks):
         """Every world solved instead of sampling when they are few: at most EXACT_WORLDS
@@ -76,13 +75,13 @@ class Expectimax(Algorithm):
         if hooks is not None and hooks.stop is not None:
             engine.stop = hooks.stopped         # heard inside a world, too
         rows, done, exact, interrupted = exact_expectimax(
-            engine, info, table, worlds, run.seed, Deadline(seconds), hooks)
+            engine, info, table, worlds, run.seed, Deadline(seconds), hooks=hooks)
         return Exhaustive(rows, done, {"exact": exact, "worlds": done,
                                        "interrupted": interrupted,
                                        "all_worlds": done == len(worlds)})
 
 
-def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, hooks=None):
+def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, *, hooks=None):
     """Every consistent world (`WorldTable.enumerate()`), weighted by its number of histories
     (times its inference weight: its probability), solved by the `ExpectimaxSearch` engine.
 

@@ -1,8 +1,9 @@
-"""ISMCTS, the default engine (`_ismcts.pyx`; its pure-Python twin `ismcts_ref.py`):
+"""ISMCTS, the default engine (`_ismcts.pyx`; its pure-Python twin `reference.py`):
 independent replicated trees, sequential halving at the root (`halving`) and a final pass,
-the exact endgame first when it applies, and the `classic` preset (the engine as it was before
-inference, safe playouts and merged twins). It uses the search's public machinery:
-`limits.Deadline`, `workers.run_sliced`, `results.UnitOutput`."""
+the exact endgame first when it applies (beside a live search), the expected lines, the
+memory cap's report, and the `classic` preset (the engine as it was before inference, safe
+playouts and merged twins). It uses the search's public machinery: `limits.Deadline`,
+`workers.Job` and `run_sliced`, `results.UnitOutput`."""
 from __future__ import annotations
 
 import math
@@ -17,10 +18,11 @@ from ....constants import OWN_DRAW as KEY_OWN_DRAW
 from ....game.state import DRAW as KEY_DRAW
 from .reference import IsmctsTree as ReferenceTree
 from .reference import MemoryAccount as ReferenceAccount
-from ...limits import DEFAULT_MEMORY_MB, MAX_REPLICATES, REPLICATES, Deadline, now
+from ...limits import MAX_REPLICATES, REPLICATES, Deadline, now
 from ...registry import Algorithm, Setting, Solved, inference_setting, preset, register
-from ...results import FinalPass, UnitOutput
+from ...results import UnitOutput
 from ...workers import run_sliced
+from ....stats import mean_stderr
 
 #: The final pass (comparable values, `search(values=True)`): the share of a time limit
 #: kept for it, and its worlds (iterations / (PASS_SPREAD x choices), within
@@ -50,12 +52,8 @@ class Ismcts(Algorithm):
     by_visits = True
     replicated = True
     sides = True
-    solve_beside = True
-    lines = True
     value_meaning = "the engine playing on from the move"
     replicate_noun = "trees"
-    bracket_setting = "bracket"
-    reports_memory = True
     settings = {
         "exploration": Setting(float, 0.7, "the UCB1 exploration constant", maximum=100),
         "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
@@ -84,35 +82,37 @@ class Ismcts(Algorithm):
                         ("halving", "ucb")),
     }
 
-    def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
-               hooks=None, focus=(), memory=DEFAULT_MEMORY_MB << 20, account=None,
-               lines=False):
-        """One replicate: one tree searched, then (with `values`) its final pass. `memory`:
-        the cap in bytes on the trees of `account` alive at once (its search's in this
-        process, `memory_account`; None: this tree alone) (`IsmctsTree.max_bytes`; at the cap
-        the tree stops growing, `extra["full_at"]` says after how many iterations).
-        `lines`: read the tree's expected lines after each root move (`line_beams`)."""
+    def worker(self, job, sampler, budget, seed, deadline, *, hooks=None, account=None):
+        """One replicate: one tree searched, then its final pass (when the caller reads the
+        values, or the move is the best value: `value_pass`), whose values and sides are the
+        replicate's (else its tree's means). `job.memory`: the cap in bytes on the trees of
+        `account` alive at once (its search's in this process, `memory_account`; None: this
+        tree alone) (`IsmctsTree.max_bytes`; at the cap the tree stops growing,
+        `extra["full_at"]` says after how many iterations). For a caller that reads the
+        values, the tree's expected lines after each root move (`extra["lines"]`,
+        `line_beams`)."""
+        settings, passing = job.settings, job.values or self.value_pass(job.settings)
         tree_class = backend.SEARCH.pick(f"{__name__}._ismcts.IsmctsTree", ReferenceTree)
-        tree = tree_class(sampler, seed, settings["exploration"], objective,
-                                   settings["playout"], merge_twins=settings["twins"],
-                                   choice_stats=settings["stats"] == "choices",
-                                   max_bytes=memory, account=account)
+        tree = tree_class(sampler, seed, settings["exploration"], job.objective,
+                          settings["playout"], merge_twins=settings["twins"],
+                          choice_stats=settings["stats"] == "choices",
+                          max_bytes=job.memory, account=account)
         left = deadline.left()
-        search_deadline = deadline if left is None or not values else Deadline(
+        search_deadline = deadline if left is None or not passing else Deadline(
             left * (1 - PASS_SHARE))
         t0 = now()
         if settings["root"] == "halving":
-            done, interrupted = halving(tree, budget, search_deadline, focus, hooks)
+            done, interrupted = halving(tree, budget, search_deadline, job.focus, hooks)
         else:
             done, interrupted = run_sliced(tree.run, budget, search_deadline, hooks,
-                                            tree.root_stats, lambda: tree.iterations)
-        out = UnitOutput([], 0, False, nodes=tree.n_nodes,
-                         sides={m: (n, sums) for m, n, sums in tree.root_side_stats()},
-                         extra={"twins": tree.twins, "full_at": tree.full_at})
-        if lines:
-            out.extra["lines"] = line_beams(tree)
+                                           tree.root_stats, lambda: tree.iterations)
+        nodes, sides = tree.n_nodes, tree.root_side_stats()
+        extra = {"full_at": tree.full_at}
+        if job.values:
+            extra["lines"] = line_beams(tree)
         n_choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
-        if values and not interrupted and done and n_choices > 1:
+        rows, worlds = None, 0
+        if passing and not interrupted and done and n_choices > 1:
             # The final pass: every root move on the same worlds, played on as the search
             # would (common random numbers), so that values compare.
             worlds = max(PASS_MIN, min(PASS_MAX, done // (PASS_SPREAD * n_choices)))
@@ -121,13 +121,18 @@ class Ismcts(Algorithm):
                 rate = done / max(now() - t0, 1e-6)
                 worlds = max(PASS_MIN, min(worlds, int(rate * max(left, 0) / n_choices)))
             try:
-                out.final_pass = FinalPass(worlds, tree.evaluate_root(
-                    worlds, derive_seed(seed, PASS_STREAM)))
+                rows = tree.evaluate_root(worlds, derive_seed(seed, PASS_STREAM))
             except KeyboardInterrupt:
-                interrupted = True
-        out.stats, out.done, out.interrupted = ([tuple(r) for r in tree.root_stats()], done,
-                                                interrupted)
-        return out
+                interrupted, worlds = True, 0
+        stats = [tuple(r) for r in tree.root_stats()]
+        if rows is not None:        # the pass's values: each move's mean on its worlds
+            values = {m: sm / worlds for m, sm, _, _ in rows}
+            by_side = {m: [x / worlds for x in g] for m, _, _, g in rows}
+        else:                       # the tree's means, of the moves it visited
+            values = {m: sm / n for m, n, sm, _ in stats if n}
+            by_side = {m: [x / n for x in sums] for m, n, sums in sides if n}
+        return UnitOutput(stats=stats, done=done, interrupted=interrupted, nodes=nodes,
+                          values=values, sides=by_side, worlds=worlds, extra=extra)
 
     def memory_account(self):
         return backend.SEARCH.pick(f"{__name__}._ismcts.MemoryAccount", ReferenceAccount)()
@@ -138,22 +143,41 @@ class Ismcts(Algorithm):
     def folds_twins(self, settings):
         return settings["twins"]
 
+    def for_review(self, settings):
+        """Without the bracket unless asked for: it says what a move secures, and a review
+        charges losses from values, which a bracket does not give (its ceilings bound
+        another game)."""
+        return settings if "bracket" in dict(settings.given) else settings.replace(bracket=False)
+
     def solve(self, info, limits, run):
         """The exact endgame first, when the setting `endgame` is on (`exact.attempt`, as
-        the `endgame` engine's): its answer when it solves, else why not in `info`."""
+        the `endgame` engine's): its answer when it solves, else why not in `info`; with its
+        bracket where it declines (the setting `bracket`: said, never played, so not for a
+        match's move). A live search (watched, one process) runs it beside its trees
+        instead (`exact.beside`), so that its first ranked moves do not wait for it."""
         if not run.settings["endgame"]:
             return Solved(limits=limits)
-        return exact.attempt(info, limits, run, bracketing=run.settings["bracket"])
+        step = exact.beside if run.on_info is not None and run.workers == 1 else exact.attempt
+        return step(info, limits, run, bracketing=run.settings["bracket"] and run.values)
 
-    def summary(self, outputs, limits):
-        full = [o.extra["full_at"] for o in outputs if o.extra.get("full_at") is not None]
+    def fold(self, into, extra):
+        """The trees' memory figures (how many reached the cap, the fewest iterations at
+        which one did) and their expected lines' beams, summed edge by edge."""
+        if extra["full_at"] is not None:
+            into["full"] = into.get("full", 0) + 1
+            into["full_at"] = min(into.get("full_at", extra["full_at"]), extra["full_at"])
+        if "lines" in extra:
+            lines = into.setdefault("lines", {})
+            for m, beam in extra["lines"].items():
+                _sum_beam(lines.setdefault(m, {}), beam)
+
+    def summary(self, folded, limits):
         # The memory cap: how many trees reached it, and after how many iterations the
         # first stopped growing (the search went on sampling within it).
-        out = {"memory": {"cap_mb": limits.memory_bytes >> 20, "full": len(full),
-                          "full_at": min(full) if full else None}}
-        beams = [o.extra["lines"] for o in outputs if "lines" in o.extra]
-        if beams:
-            out["lines"] = expected_lines(beams)
+        out = {"memory": {"cap_mb": limits.memory_bytes >> 20, "full": folded.get("full", 0),
+                          "full_at": folded.get("full_at")}}
+        if "lines" in folded:
+            out["lines"] = expected_lines(folded["lines"])
         return out
 
 
@@ -177,21 +201,23 @@ def _beam(tree, path: tuple, depth: int) -> dict:
             for k in top if k[2] > 0}
 
 
-def expected_lines(beams) -> dict:
+def _sum_beam(into: dict, beam: dict) -> None:
+    """Add a beam ({edge key: [visits, beam below]}) into `into`, edge by edge."""
+    for key, (visits, below) in beam.items():
+        slot = into.setdefault(key, [0, {}])
+        slot[0] += visits
+        _sum_beam(slot[1], below)
+
+
+def expected_lines(beams: dict) -> dict:
     """{Move: (Move, ...)}: after each root move, the line of play the trees expect (their
-    `line_beams` summed, edge by edge): at each step the edge most visited over all the
-    trees, while it keeps LINE_SHARE of the move's visits (and LINE_MIN); the observer's own
-    draw is written `draw` and ends the line. Moves with no line are left out."""
-    def add(into, beam):
-        for key, (visits, below) in beam.items():
-            slot = into.setdefault(key, [0, {}])
-            slot[0] += visits
-            add(slot[1], below)
+    `line_beams` summed, edge by edge: `beams`, {root move: beam}): at each step
+    the edge most visited over all the trees, while it keeps LINE_SHARE of the move's
+    visits (and LINE_MIN); the observer's own draw is written `draw` and ends the line.
+    Moves with no line are left out."""
     out = {}
-    for m in sorted({m for b in beams for m in b}):
-        summed: dict = {}
-        for b in beams:
-            add(summed, b.get(m, {}))
+    for m in sorted(beams):
+        summed = beams[m]
         total = sum(v for v, _ in summed.values())
         line, node = [], summed
         while node:
@@ -258,10 +284,8 @@ def close(a, b, z) -> bool:
     less than z standard errors of the difference: not shown worse, so kept in."""
     if z <= 0 or a[0] < 2 or b[0] < 2:
         return False
-    ma, mb = a[1] / a[0], b[1] / b[0]
-    va = max(a[2] / a[0] - ma * ma, 0.0) / (a[0] - 1)
-    vb = max(b[2] / b[0] - mb * mb, 0.0) / (b[0] - 1)
-    return mb - ma < z * math.sqrt(va + vb)
+    (ma, sa), (mb, sb) = mean_stderr(*a), mean_stderr(*b)
+    return mb - ma < z * math.sqrt(sa * sa + sb * sb)
 
 
 register(Ismcts())

@@ -140,7 +140,7 @@ class IsmctsTree:
     """
 
     def __init__(self, sampler, seed, exploration=0.7, objective=0, playout=0,
-                 merge_twins=False, choice_stats=False, max_bytes=0, account=None):
+                 merge_twins=False, *, choice_stats=False, max_bytes=0, account=None):
         if sampler is None:
             raise BergenError("IsmctsTree needs a sampler")
         if not isinstance(sampler, ReferenceSampler):

@@ -65,28 +65,3 @@ def test_the_log_loss_falls_as_the_peek_sharpens(bench, records, capsys):
     out = capsys.readouterr().out
     losses = [float(x) for x in re.findall(r"log loss (\d\.\d+)", out)]
     assert len(losses) == 3 and losses[0] > losses[1] > losses[2] > 0, out
-
-
-def test_the_engines_policy_is_a_distribution_over_its_plays(records):
-    """benchmarks/policy_belief.py: the engine's chance of each play of a position sums to 1
-    over its plays (mirrored ends folded), and the play recorded with the true hand is
-    likelier than its even share."""
-    pb = script("policy_belief")
-    from bergen_search.formats.game import load
-    from bergen_search.information.action import weighed_plays
-    from bergen_search.search.api import root_moves
-    engine = pb.EnginePolicy(4, 200)
-    checked = above = 0
-    for info, _, views in pb.steps_with_views(records):
-        plays = weighed_plays(info).get(1 - info.seat, [])
-        for d, _ in plays:
-            pos = views[d.event]
-            mirrored = d.left == d.right and d.left_double == d.right_double
-            codes = {m & ~1 if mirrored else m for m in root_moves(load(pos).info)}
-            total = sum(engine.chance(pos, m, mirrored) for m in codes)
-            assert total == pytest.approx(1.0, abs=1e-9)
-            above += engine.chance(pos, d.move, mirrored) > 1 / len(codes)
-            checked += 1
-        if checked >= 12:
-            break
-    assert checked >= 12 and above >= checked // 2, (checked, above)

@@ -253,8 +253,6 @@ def test_position_fields():
 def test_best_fields():
     check_documents("`bergen best --json`", [
         bergen_json("best", ex("decision.json"), "--iterations", 200, "--json"),
-        bergen_json("best", ex("decision.json"), "--iterations", 200, "--set",
-                    "inference=action-sir", "--json"),
         bergen_json("best", ex("decision.json"), "--algorithm", "expectimax", "--iterations",
                     20, "--json"),
         bergen_json("best", ex("position.json"), "--algorithm", "classic", "--iterations",

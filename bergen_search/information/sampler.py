@@ -255,14 +255,6 @@ class WorldTable:
         self.n_nodes = len(order)
         self.reserve_group = self.owners.index(RESERVE)
 
-    #: A resampled table's pool, which a search reports in its info's `resampled`
-    #: (`resample.PoolTable`: {pool, distinct, effective}); None for an exact table.
-    resampled: dict | None = None
-    #: The samplers built for a table whose programme is long to copy, one per sampler
-    #: class, shared by the units of a process (`registry.Algorithm.sampler`;
-    #: `resample.PoolTable`); None: each unit builds its own.
-    samplers: dict | None = None
-
     # ---- drawing worlds ----------------------------------------------------------------
     def _world(self, assignment, rng: Rng | None) -> World:
         info = self.info

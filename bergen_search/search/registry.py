@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BergenError, a_kind
-from ..information.inference import ACTION, LEARNED, RESAMPLED
-from ..information.tables import world_table
+from ..information.inference import world_table
 from . import backend
 from .limits import Limits
 from .results import SearchInfo, SearchResult
@@ -34,7 +33,7 @@ from .results import SearchInfo, SearchResult
 class Setting:
     """A setting of an algorithm: its type, default and what it does. `choices` limits a
     string; booleans also read on/off, yes/no, true/false, 1/0, and any of their `choices`,
-    named values beside on and off (`inference`: on, off, learned, action or action-sir)."""
+    named values beside on and off."""
     type: type
     default: object
     help: str
@@ -85,15 +84,9 @@ class Setting:
 
 def inference_setting(default) -> Setting:
     """The `inference` setting the engines that sample worlds share: off (uniform over the
-    consistent histories), on (the hand-set `TileModel`), learned (the model fitted to
-    games, `learned.py`), action (the hand-set model moved by a model of the plays
-    themselves, `action.py`) or action-sir (a pool of the hand-set model's worlds resampled
-    by that model of the plays, `resample.py`)."""
+    consistent histories) or on (the hand-set `TileModel`)."""
     return Setting(bool, default, "weigh the worlds by what the other seats' plays say about "
-                   "their hands: on (the hand-set model), learned (the model fitted to games), "
-                   "action (a model of the plays themselves), action-sir (the hand-set "
-                   "model's worlds resampled by that model) or off (inference.py, "
-                   "learned.py, action.py, resample.py)", (LEARNED, ACTION, RESAMPLED))
+                   "their hands (the hand-set model, inference.py); off: uniform")
 
 
 def setting_text(value) -> str:
@@ -179,9 +172,7 @@ class Algorithm:
 
     def table(self, info, settings: dict):
         """The world table searched: weighted by inference when `inference` is on (the
-        hand-set `TileModel`) or `learned` (the fitted model, `learned.py`); with
-        `action-sir`, a pool of the hand-set model's worlds resampled by the action model
-        (`resample.pool_table`: search() reports it in its info, `resampled`)."""
+        hand-set `TileModel`)."""
         return world_table(info, settings.get("inference", False))
 
     def exhaustive(self, info, table, budget, seconds, run, hooks):
@@ -198,16 +189,8 @@ class Algorithm:
 
     def sampler(self, info, table):
         """The worlds a unit draws from: the backend's sampler (the core's, or the
-        pure-Python one without it). A table that keeps its samplers (`samplers`: the
-        action-sir pool's, whose programme is long to copy) gives the units of a process
-        one, built once (a sampler only reads its programme)."""
-        made = table.samplers
-        if made is None:
-            return backend.SEARCH.sampler(info, table)
-        cls = backend.SEARCH.sampler
-        if cls not in made:
-            made[cls] = cls(info, table)
-        return made[cls]
+        pure-Python one without it)."""
+        return backend.SEARCH.sampler(info, table)
 
     def worker(self, sampler, objective: int, budget, deadline, seed: int, settings: dict,
                values: bool = False, hooks=None, focus=(), memory=None):

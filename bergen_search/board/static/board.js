@@ -286,9 +286,6 @@
   }
   // The inference choice: the search's setting and the beliefs' weighting together.
   const INFERENCE = { on: { setting: true, weighting: "inference" },
-    learned: { setting: "learned", weighting: "learned" },
-    action: { setting: "action", weighting: "action" },
-    "action-sir": { setting: "action-sir", weighting: "action-sir" },
     off: { setting: false, weighting: "uniform" } };
   const weighting = () => INFERENCE[$("inference").value].weighting;
   function stopLive() {

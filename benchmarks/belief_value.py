@@ -114,7 +114,7 @@ def arena(r: float, a_spec: str, b_spec: str, args: list) -> None:
         return choose(self, state, moves)
 
     def world_table(info, setting):
-        if setting in (False, "off"):
+        if setting == "off":
             return WorldTable(info, peek_factors(info, truth["hands"], r))
         return table(info, setting)
 

@@ -583,7 +583,7 @@ def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
         arg=[tile, f"{round(100 * chance)}%"])
     beliefs_match(page, uniform)
     sent = {m["cmd"]: m for m in page.evaluate("window.sent")}
-    assert sent["go"]["settings"] == {"inference": False} and sent["go"]["beliefs"] == "uniform"
+    assert sent["go"]["settings"] == {"inference": "off"} and sent["go"]["beliefs"] == "uniform"
     assert sent["show"]["weighting"] == "uniform"
 
 
@@ -619,7 +619,7 @@ def test_the_inference_choice_weighs_the_search_and_the_beliefs_of_a_record(page
     page.wait_for_selector("#beliefs tr[data-tile]")
     beliefs_match(page, uniform)
     sent = {m["cmd"]: m for m in page.evaluate("window.sent")}
-    assert sent["go"]["settings"] == {"inference": False}
+    assert sent["go"]["settings"] == {"inference": "off"}
     assert sent["go"]["beliefs"] == "uniform" and sent["show"]["weighting"] == "uniform"
 
 

@@ -231,12 +231,12 @@ def test_best_algorithms_settings_and_presets():
                        "twins=off", "--set", "choose=visits", "--set", "endgame=off",
                        "--set", "bracket=off", "--set", "replicates=1", "--set", "stats=all", "--set", "root=ucb"))
     assert classic["settings"] == by_set["settings"] == {
-        "exploration": 0.7, "playout": "random", "inference": False, "twins": False,
+        "exploration": 0.7, "playout": "random", "inference": "off", "twins": False,
         "choose": "visits", "endgame": False, "bracket": False, "replicates": 1, "stats": "all",
         "root": "ucb"}
     assert classic["moves"] == by_set["moves"]
     default = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4"))
-    assert default["settings"] == {"exploration": 0.7, "playout": "safe", "inference": True,
+    assert default["settings"] == {"exploration": 0.7, "playout": "safe", "inference": "on",
                                    "twins": True, "choose": "value", "endgame": True,
                                    "bracket": True,
                                    "replicates": 8, "stats": "choices", "root": "halving"}

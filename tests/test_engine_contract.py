@@ -258,7 +258,7 @@ def test_no_peeking_when_the_plays_weigh_the_worlds(engine):
     """Inference reads only what the seat saw: two deals that differ in a tile of the other
     hand it cannot see, after the same public plays, give the same answer byte for byte (and
     the same weighted table)."""
-    inference = True
+    inference = "on"
     alg, settings = registry.resolve(engine, {})
     if "inference" not in alg.settings:
         pytest.skip(f"{engine} has no inference setting")

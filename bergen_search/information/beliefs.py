@@ -31,7 +31,7 @@ from .sampler import count_deals
 #: hand-set inference model: the searches' `inference` off and on, each the table that
 #: setting's search draws from (`inference.world_table`).
 WEIGHTINGS = ("uniform", "inference")
-_SETTING = {"uniform": False, "inference": True}
+_SETTING = {"uniform": "off", "inference": "on"}
 #: A chance within this of 1 (of 0) is certain (impossible): the forward pass sums floats.
 SURE = 1 - 1e-9
 

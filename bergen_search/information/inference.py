@@ -117,5 +117,7 @@ def world_table(info: InfoSet, setting) -> WorldTable:
     """The table of worlds a value of the searches' `inference` setting draws from, in one
     place for the searches (`search.registry.Algorithm.table`) and the beliefs
     (`beliefs.beliefs`, `bergen show --weighting`), so that the chances shown are those the
-    search draws by: on, weighted by the hand-set model's factors; off, uniform."""
-    return WorldTable(info, tile_factors(info, TileModel()) if setting else None)
+    search draws by: "on", weighted by the hand-set model's factors; "off", uniform."""
+    if setting not in ("on", "off"):
+        raise ValueError(f"inference is on or off, got {setting!r}")
+    return WorldTable(info, tile_factors(info, TileModel()) if setting == "on" else None)

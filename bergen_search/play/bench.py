@@ -120,7 +120,7 @@ def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"
 def _weighted_table(info):
     """The world table the default engine searches (inference on)."""
     from ..search.registry import algorithms
-    return algorithms()["ismcts"].table(info, {"inference": True})
+    return algorithms()["ismcts"].table(info, {"inference": "on"})
 
 
 def rate(work, seconds: float, repeats: int) -> float:

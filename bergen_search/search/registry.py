@@ -29,11 +29,28 @@ from .limits import Limits
 from .results import SearchInfo, SearchResult
 
 
+#: The choices of a switch: a string setting of these two (`inference`) reads every word a
+#: boolean reads, as the string it means.
+SWITCH = ("on", "off")
+
+
+def _switched(value) -> str | None:
+    """"on" or "off" for a word a boolean setting reads (on/off, yes/no, true/false, 1/0, in
+    any case) or a boolean (or 0 or 1, as JSON may give it), else None."""
+    if isinstance(value, str):
+        low = value.strip().lower()
+        return ("on" if low in ("on", "yes", "true", "1") else
+                "off" if low in ("off", "no", "false", "0") else None)
+    if isinstance(value, bool) or value in (0, 1):
+        return "on" if value else "off"
+    return None
+
+
 @dataclass(frozen=True)
 class Setting:
     """A setting of an algorithm: its type, default and what it does. `choices` limits a
-    string; booleans also read on/off, yes/no, true/false, 1/0, and any of their `choices`,
-    named values beside on and off."""
+    string; booleans read on/off, yes/no, true/false, 1/0, and so does a string setting of
+    the choices `SWITCH` (on, off), as those strings."""
     type: type
     default: object
     help: str
@@ -43,21 +60,11 @@ class Setting:
 
     def parse(self, name: str, value):
         """The value checked (and converted from text, as engine specs give it)."""
-        if self.type is bool:
-            words = ("on", "off", *self.choices)
-            kinds = ", ".join(words[:-1]) + " or " + words[-1]
-            if isinstance(value, str):
-                low = value.strip().lower()
-                if low in ("on", "yes", "true", "1"):
-                    return True
-                if low in ("off", "no", "false", "0"):
-                    return False
-                if low in self.choices:
-                    return low
-                raise BergenError(f"{name} must be {kinds}, got {value!r}", field=name)
-            if isinstance(value, bool) or value in (0, 1):
-                return bool(value)
-            raise BergenError(f"{name} must be {kinds}, got {value!r}", field=name)
+        if self.type is bool or self.choices == SWITCH:
+            switched = _switched(value)
+            if switched is None:
+                raise BergenError(f"{name} must be on or off, got {value!r}", field=name)
+            return switched == "on" if self.type is bool else switched
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise BergenError(f"{name} must be {a_kind(self.type)}, got {value!r}", field=name)
         if self.type is int and isinstance(value, float) and not value.is_integer():
@@ -83,10 +90,10 @@ class Setting:
 
 
 def inference_setting(default) -> Setting:
-    """The `inference` setting the engines that sample worlds share: off (uniform over the
-    consistent histories) or on (the hand-set `TileModel`)."""
-    return Setting(bool, default, "weigh the worlds by what the other seats' plays say about "
-                   "their hands (the hand-set model, inference.py); off: uniform")
+    """The `inference` setting the engines that sample worlds share (`default` "on" or
+    "off"): on (the hand-set `TileModel`) or off (uniform over the consistent histories)."""
+    return Setting(str, default, "weigh the worlds by what the other seats' plays say about "
+                   "their hands (the hand-set model, inference.py); off: uniform", SWITCH)
 
 
 def setting_text(value) -> str:
@@ -173,7 +180,7 @@ class Algorithm:
     def table(self, info, settings: dict):
         """The world table searched: weighted by inference when `inference` is on (the
         hand-set `TileModel`)."""
-        return world_table(info, settings.get("inference", False))
+        return world_table(info, settings.get("inference", "off"))
 
     def exhaustive(self, info, table, budget, seconds, run, hooks):
         """Every consistent world solved instead of units of sampling: None (the default),

@@ -32,7 +32,7 @@ def attempt(info, limits, run, alone: bool = False, bracketing: bool = False) ->
                             tolerance=settings.get("tolerance", endgame.budget.TOLERANCE),
                             hand_tolerance=settings.get("hand_tolerance",
                                                         endgame.budget.HAND_TOLERANCE),
-                            inference=alone and settings["inference"], stop=run.stop,
+                            inference=alone and settings["inference"] == "on", stop=run.stop,
                             memory_bytes=limits.memory_bytes,
                             clock=now, bracketing=bracketing and not alone)
     if tried.result is not None:

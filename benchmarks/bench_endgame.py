@@ -25,7 +25,7 @@ import time
 import pytest
 
 from bergen_search.errors import BergenError
-from bergen_search.play.bench import endgame_positions, stage_decisions
+from bergen_search.play.bench import endgame_positions, solve_time_summary, stage_decisions
 from bergen_search.search import endgame
 
 
@@ -151,28 +151,16 @@ def memory_study(infos, min_work=100_000):
     return rows
 
 
-def percentile(xs, q):
-    xs = sorted(xs)
-    if not xs:
-        return None
-    i = min(len(xs) - 1, max(0, int(round(q * (len(xs) - 1)))))
-    return xs[i]
-
-
 def summary(rows) -> dict:
-    """The distribution: unsolved positions count as slower than any solved one."""
-    n = len(rows)
+    """The distribution (`play.bench.solve_time_summary`: unsolved positions count as slower
+    than any solved one), the largest solved, the solver's iterations and throughput."""
     solved = [r for r in rows if "too_big" not in r]
-    times = sorted([r["seconds"] for r in solved] + [float("inf")] * (n - len(solved)))
     traversals = sum(r["traversals"] for r in solved)
     work = sum(r["work"] * r["traversals"] for r in solved)
     busy = sum(r["solve_seconds"] for r in solved)
     return {
-        "positions": n, "solved": len(solved), "too_big": n - len(solved),
-        "median_s": percentile(times, 0.5), "p90_s": percentile(times, 0.9),
-        "worst_solved_s": max((r["seconds"] for r in solved), default=None),
-        "within_0.1s": sum(t <= 0.1 for t in times) / n if n else None,
-        "within_1s": sum(t <= 1.0 for t in times) / n if n else None,
+        **solve_time_summary([float("inf") if "too_big" in r else r["seconds"] for r in rows]),
+        "too_big": len(rows) - len(solved),
         "largest_deals_solved": max((r["deals"] for r in solved), default=None),
         "largest_nodes_solved": max((r["nodes"] for r in solved), default=None),
         "mean_iterations": statistics.mean(r["iterations"] for r in solved) if solved else None,
@@ -184,11 +172,8 @@ def summary(rows) -> dict:
 
 
 def _fmt(x, unit=""):
-    if x is None:
-        return "-"
-    if x == float("inf"):
-        return "not solved"
-    return f"{x:.3f}{unit}"
+    """A time; None: a position not solved (or none at all)."""
+    return "not solved" if x is None else f"{x:.3f}{unit}"
 
 
 def main(argv=None):
@@ -268,6 +253,20 @@ def main(argv=None):
 
 
 # ---- pytest-benchmark ---------------------------------------------------------------------------
+def test_summary_is_the_packages_with_the_solvers_figures():
+    """The distribution is `play.bench.solve_time_summary`'s (one rule for `bergen bench` and
+    here), with the positions beyond the ceiling and the solver's throughput beside it."""
+    rows = [{"seconds": s, "deals": 10 * k, "nodes": 5 * k, "work": 100, "iterations": 3,
+             "exploitability": 0.001, "solve_seconds": 0.01, "traversals": 2}
+            for k, s in enumerate((0.2, 0.05, 0.5), 1)] + [{"seconds": 9.0, "too_big": "big"}]
+    out = summary(rows)
+    assert {k: out[k] for k in solve_time_summary([])} == solve_time_summary(
+        [0.2, 0.05, 0.5, float("inf")])
+    assert out["median_s"] == 0.5 and out["p90_s"] is None and out["too_big"] == 1
+    assert out["largest_deals_solved"] == 30
+    assert out["work_per_second"] == pytest.approx(600 / 0.03)
+
+
 def test_bench_endgame_solve(benchmark):
     from bergen_search.play.bench import endgame_position
     info = endgame_position()

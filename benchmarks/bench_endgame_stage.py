@@ -13,6 +13,10 @@ def test_the_corpus_and_the_phases():
     out = es.summary(rows)
     assert out["positions"] == 8
     assert out["solved"] + out["declined_at_once"] + out["failed_after_building"] == 8
+    from bergen_search.play.bench import solve_time_summary
+    times = solve_time_summary([r["seconds"] if r["solved"] else float("inf") for r in rows])
+    for key in ("median_s", "worst_solved_s", "within_0.1s", "within_1s"):
+        assert out[key] == times[key], key          # the package's one summary
     for r in rows:
         assert "predict" in r["phases"] and set(r["phases"]) <= set(es.PHASES)
         if r["solved"]:

@@ -51,7 +51,7 @@ import sys
 import time
 
 from bergen_search.formats.record_io import load_records
-from bergen_search.play.bench import stage_decisions
+from bergen_search.play.bench import solve_time_summary, stage_decisions
 from bergen_search.search import endgame
 from bergen_search.search.limits import Limits
 
@@ -176,7 +176,7 @@ def summary(rows) -> dict:
     solved = [r for r in rows if r["solved"]]
     declined = [r for r in rows if not r["solved"] and "predicted" in (r["why"] or "")]
     failed = [r for r in rows if not r["solved"] and r not in declined]
-    times = sorted(r["seconds"] if r["solved"] else float("inf") for r in rows)
+    times = solve_time_summary([r["seconds"] if r["solved"] else float("inf") for r in rows])
     big = max(solved, key=lambda r: r["deals"], default=None)
     phases = {p: sum(r["phases"].get(p, 0.0) for r in rows) for p in PHASES}
     total = sum(phases.values())
@@ -185,10 +185,8 @@ def summary(rows) -> dict:
         "positions": n, "solved": len(solved), "declined_at_once": len(declined),
         "failed_after_building": len(failed),
         "solved_share": len(solved) / n if n else None,
-        "within_0.1s": sum(t <= 0.1 for t in times) / n if n else None,
-        "within_1s": sum(t <= 1.0 for t in times) / n if n else None,
-        "median_s": statistics.median(times) if n else None,
-        "worst_solved_s": max((r["seconds"] for r in solved), default=None),
+        "within_0.1s": times["within_0.1s"], "within_1s": times["within_1s"],
+        "median_s": times["median_s"], "worst_solved_s": times["worst_solved_s"],
         "largest_solved": None if big is None else {"deals": big["deals"],
                                                      "hands": big["hands"]},
         "largest_hand_solved": max((max(r["hands"]) for r in solved), default=None),
@@ -218,7 +216,8 @@ def bracket_summary(rows) -> dict:
     no = [r["bracket_declined"] for r in rows if "bracket_declined" in r]
     if not br and not no:
         return {}
-    either = sorted(r["seconds"] for r in rows if r["solved"] or "bracket" in r)
+    either = solve_time_summary([r["seconds"] if r["solved"] or "bracket" in r
+                                 else float("inf") for r in rows])
     whole = [r for r in br if not r["bracket"]["missing"]]
     return {
         "bracketed": len(br), "bracketed_every_move": len(whole),
@@ -231,9 +230,9 @@ def bracket_summary(rows) -> dict:
             r["bracket"]["gap"] for r in br if not r["bracket"].get("cut"))
         if any(not r["bracket"].get("cut") for r in br) else None,
         "bracket_declined": len(no),
-        "solved_or_bracketed_share": len(either) / n,
-        "solved_or_bracketed_within_0.1s": sum(t <= 0.1 for t in either) / n,
-        "solved_or_bracketed_within_1s": sum(t <= 1.0 for t in either) / n,
+        "solved_or_bracketed_share": either["solved"] / n,
+        "solved_or_bracketed_within_0.1s": either["within_0.1s"],
+        "solved_or_bracketed_within_1s": either["within_1s"],
         "bracket_median_s": statistics.median(r["bracket"]["seconds"] for r in br)
         if br else None,
         "bracket_worst_s": max((r["bracket"]["seconds"] for r in br), default=None),
@@ -249,7 +248,8 @@ def bracket_summary(rows) -> dict:
 
 
 def _s(x):
-    return "-" if x is None else ("not solved" if x == float("inf") else f"{x:.3f} s")
+    """A time; None: none, or (the median) a position not solved."""
+    return "-" if x is None else f"{x:.3f} s"
 
 
 def main(argv=None):

@@ -115,7 +115,7 @@ def test_missed_match_factor_lands_on_the_seat_that_passed_it_up():
 
 def test_factors_follow_the_models_own_relation():
     """`tile_factors` classes each tile by the model's `relation` (a finer model subclasses
-    TileModel; benchmarks/fit_inference.py measures one): here a model that classes only 2-5,
+    TileModel; lab/belief/fit_inference.py measures one): here a model that classes only 2-5,
     a tile the play says nothing about, puts its ratio there and nowhere else."""
     from dataclasses import dataclass
 

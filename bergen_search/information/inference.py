@@ -63,7 +63,7 @@ class TileModel:
 
     def relation(self, d: ObservedPlay, t: int) -> str | None:
         """Tile t's relation to the play `d` as this model classes it (a subclass may class
-        finer; `benchmarks/fit_inference.py` measures candidates)."""
+        finer; `lab/belief/fit_inference.py` measures candidates)."""
         return relation(d, t)
 
 

@@ -266,7 +266,7 @@ def close(a, b, z) -> bool:
 
 register(Ismcts())
 #: `classic` is the default engine as it was before inference, safe playouts, merged twins,
-#: replicates and the exact endgame (benchmarks/STRENGTH.md measures every gain against it).
+#: replicates and the exact endgame (lab/strength/STRENGTH.md measures every gain against it).
 preset("classic", "ismcts", {"playout": "random", "inference": "off", "twins": False,
                              "choose": "visits", "replicates": 1, "root": "ucb",
                              "stats": "all", "endgame": False, "bracket": False},

@@ -9,7 +9,6 @@ grid and `--weighting`).
 - every tile's chances sum to 1 over the seats and the reserve, each holder's to its size;
 - the command's grid and `--weighting`, and a bad weighting as one line.
 """
-import json
 from fractions import Fraction
 
 import pytest
@@ -178,8 +177,7 @@ def test_the_grid_marks_certain_and_impossible_cells():
 def test_each_weighting_shows_the_table_its_search_draws_from(weighting):
     """The chances of a weighting are those of the worlds the default engine with the
     `inference` setting of that name draws (the registry's table, enumerated world by world),
-    so the grid shows what the search believes: the action model's moved factors and its
-    resampled pool too."""
+    so the grid shows what the search believes."""
     from bergen_search.search.registry import Settings
     setting = {"uniform": "off", "inference": "on"}.get(weighting, weighting)
     settings = Settings.of("ismcts", {"inference": setting})
@@ -203,11 +201,10 @@ def test_each_weighting_shows_the_table_its_search_draws_from(weighting):
     assert (moved > 0) == (weighting != "uniform"), moved
 
 
-def test_show_prints_the_action_models_grids():
-    r = run("show", "examples/decision.json", "--weighting", "action")
+def test_show_takes_no_weighting_of_a_model_measured_as_no_gain():
+    r = run("show", "examples/decision.json", "--weighting", "inference")
     assert r.exit_code == 0, r.output
-    assert "(% chance; weighted by what the other seats' plays say (the action model))" \
-        in r.output
-    r = run("show", "examples/decision.json", "--weighting", "action-sir", "--json")
-    assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["weighting"] == "action-sir"
+    assert "(% chance; weighted by what the other seats' plays say (inference))" in r.output
+    for gone in ("learned", "action", "action-sir"):
+        r = run("show", "examples/decision.json", "--weighting", gone)
+        assert r.exit_code == 2 and "Invalid value for '--weighting'" in r.output, r.output

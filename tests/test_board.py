@@ -583,17 +583,15 @@ def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
         arg=[tile, f"{round(100 * chance)}%"])
     beliefs_match(page, uniform)
     sent = {m["cmd"]: m for m in page.evaluate("window.sent")}
-    assert sent["go"]["settings"] == {"inference": False} and sent["go"]["beliefs"] == "uniform"
+    assert sent["go"]["settings"] == {"inference": "off"} and sent["go"]["beliefs"] == "uniform"
     assert sent["show"]["weighting"] == "uniform"
 
 
-@pytest.mark.parametrize("choice", ["learned", "action", "action-sir"])
-def test_learned_inference_weighs_the_search_and_the_beliefs(page, tmp_path, choice):
+def test_the_inference_choice_weighs_the_search_and_the_beliefs_of_a_record(page, tmp_path):
     """A record pasted in (examples/match.json to its second round's seventh event, seat 0's
-    decision, as seat 0 saw it): with the inference choice on a learned model (the tile
-    model, the action model, its resampled pool), the ranking is `bergen best --set
-    inference=CHOICE`'s and the grid `show --weighting CHOICE`'s, which here differs from
-    the hand-set model's (the commands sent say what was asked)."""
+    decision, as seat 0 saw it): with the inference choice off, the ranking is `bergen best
+    --set inference=off`'s and the grid `show`'s (every history alike), which here differs
+    from the hand-set model's (the commands sent say what was asked)."""
     with open(MATCH, encoding="utf-8") as f:
         match = json.load(f)
     second = match["rounds"][1]
@@ -606,30 +604,30 @@ def test_learned_inference_weighs_the_search_and_the_beliefs(page, tmp_path, cho
                                       events=seen)])
     path = tmp_path / "cut.json"
     path.write_text(json.dumps(record))
-    learned = bergen_json("show", str(path), "--weighting", choice)
-    assert learned["seats"][0]["p_hold"] != bergen_json(
+    uniform = bergen_json("show", str(path))
+    assert uniform["seats"][0]["p_hold"] != bergen_json(
         "show", str(path), "--weighting", "inference")["seats"][0]["p_hold"]
     fixed_budget(page, 2000, 3)
-    page.select_option("#inference", choice)
+    page.select_option("#inference", "off")
     page.evaluate("""() => { window.sent = []; const send = WebSocket.prototype.send;
         WebSocket.prototype.send = function (d) { window.sent.push(JSON.parse(d));
                                                    return send.call(this, d); }; }""")
     page.fill("#position-input", json.dumps(record))
     page.click("#position-set")
     expect_best(bergen_json("best", str(path), "--iterations", "2000", "--seed", "3",
-                            "--set", f"inference={choice}"), page)
+                            "--set", "inference=off"), page)
     page.wait_for_selector("#beliefs tr[data-tile]")
-    beliefs_match(page, learned)
+    beliefs_match(page, uniform)
     sent = {m["cmd"]: m for m in page.evaluate("window.sent")}
-    assert sent["go"]["settings"] == {"inference": choice}
-    assert sent["go"]["beliefs"] == choice and sent["show"]["weighting"] == choice
+    assert sent["go"]["settings"] == {"inference": "off"}
+    assert sent["go"]["beliefs"] == "uniform" and sent["show"]["weighting"] == "uniform"
 
 
-@pytest.mark.parametrize("given,shown", [("action-sir", "action-sir"), ("action", "action"),
-                                         ("off", "off"), ("sure", "on")])
+@pytest.mark.parametrize("given,shown", [("off", "off"), ("on", "on"), ("sure", "on"),
+                                         ("action-sir", "on"), ("learned", "on")])
 def test_the_address_sets_the_inference_choice(page, board, given, shown):
-    """The address's `inference` chooses the box's option when it names one (every choice,
-    the action models' too) and leaves the default (on) when it names none."""
+    """The address's `inference` chooses the box's option when it names one and leaves the
+    default (on) when it names none (the models measured as no gain are no choice now)."""
     page.goto(board.url + "?position=" + SMALL + "&inference=" + given)
     page.wait_for_selector("#connection:text('engine connected')")
     assert page.eval_on_selector("#inference", "s => s.value") == shown

@@ -221,6 +221,27 @@ def test_bench_signature_is_stable():
                  "endgame_nodes": 9851, "endgame_iterations": 64}
 
 
+def test_the_endgames_solve_time_summary_has_one_rule():
+    """The exact endgame's solve-time summary, written once for `bergen bench` and the lab's
+    endgame studies (lab/endgame/): an unsolved position counts as slower than any solved
+    one, the median and the 90th percentile are by nearest rank (None where that rank fell on
+    an unsolved one), the shares solved within each time of `within`."""
+    from bergen_search.play.bench import solve_time_summary
+    inf = float("inf")
+    out = solve_time_summary([0.2, 0.05, inf, 2.0, 0.5], within=(0.1, 1.0))
+    assert out == {"positions": 5, "solved": 4, "median_s": 0.5, "p90_s": None,
+                   "worst_solved_s": 2.0, "within_0.1s": 0.2, "within_1s": 0.6}
+    assert solve_time_summary([0.3, 0.1, 0.2, 0.4], within=(0.25,)) == {
+        "positions": 4, "solved": 4, "median_s": 0.3, "p90_s": 0.4, "worst_solved_s": 0.4,
+        "within_0.25s": 0.5}
+    assert solve_time_summary([inf], within=(1.0,)) == {
+        "positions": 1, "solved": 0, "median_s": None, "p90_s": None, "worst_solved_s": None,
+        "within_1s": 0.0}
+    assert solve_time_summary([], within=(1.0,)) == {
+        "positions": 0, "solved": 0, "median_s": None, "p90_s": None, "worst_solved_s": None,
+        "within_1s": None}
+
+
 def test_best_algorithms_settings_and_presets():
     """--algorithm classic is ISMCTS with the four newer settings off, exactly; --set sets
     an algorithm's setting; the JSON says which settings the search ran with."""
@@ -231,12 +252,12 @@ def test_best_algorithms_settings_and_presets():
                        "twins=off", "--set", "choose=visits", "--set", "endgame=off",
                        "--set", "bracket=off", "--set", "replicates=1", "--set", "stats=all", "--set", "root=ucb"))
     assert classic["settings"] == by_set["settings"] == {
-        "exploration": 0.7, "playout": "random", "inference": False, "twins": False,
+        "exploration": 0.7, "playout": "random", "inference": "off", "twins": False,
         "choose": "visits", "endgame": False, "bracket": False, "replicates": 1, "stats": "all",
         "root": "ucb"}
     assert classic["moves"] == by_set["moves"]
     default = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4"))
-    assert default["settings"] == {"exploration": 0.7, "playout": "safe", "inference": True,
+    assert default["settings"] == {"exploration": 0.7, "playout": "safe", "inference": "on",
                                    "twins": True, "choose": "value", "endgame": True,
                                    "bracket": True,
                                    "replicates": 8, "stats": "choices", "root": "halving"}

@@ -253,8 +253,6 @@ def test_position_fields():
 def test_best_fields():
     check_documents("`bergen best --json`", [
         bergen_json("best", ex("decision.json"), "--iterations", 200, "--json"),
-        bergen_json("best", ex("decision.json"), "--iterations", 200, "--set",
-                    "inference=action-sir", "--json"),
         bergen_json("best", ex("decision.json"), "--algorithm", "expectimax", "--iterations",
                     20, "--json"),
         bergen_json("best", ex("position.json"), "--algorithm", "classic", "--iterations",
@@ -652,17 +650,52 @@ def test_sdist_takes_docs(monkeypatch):
     assert assets and assets <= {f.replace(os.sep, "/") for f in files.files}
 
 
-def test_every_test_in_benchmarks_is_collected():
+def test_every_test_in_benchmarks_and_the_lab_is_collected():
     """pytest collects `test_*.py` and `bench_*.py` (pyproject's `python_files`): a test
-    function written in any other file of benchmarks/ (a script's own checks) would never
-    run, and could not fail. Two lived in endgame_stage.py unseen."""
-    folder = os.path.join(ROOT, "benchmarks")
+    function written in any other file of benchmarks/ or lab/ (a script's own checks) would
+    never run, and could not fail. Two lived in endgame_stage.py unseen."""
     stray = []
-    for name in sorted(os.listdir(folder)):
-        if name.endswith(".py") and not name.startswith(("bench_", "test_", "conftest")):
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                stray += [f"{name}: {m}" for m in re.findall(r"^def (test_\w+)", f.read(), re.M)]
+    for folder in (os.path.join(ROOT, "benchmarks"), os.path.join(ROOT, "lab")):
+        for path in _python_files(folder):
+            name = os.path.basename(path)
+            if not name.startswith(("bench_", "test_", "conftest")):
+                with open(path, encoding="utf-8") as f:
+                    stray += [f"{os.path.relpath(path, ROOT)}: {m}"
+                              for m in re.findall(r"^def (test_\w+)", f.read(), re.M)]
     assert stray == []
+
+
+def _python_files(folder: str) -> list:
+    return sorted(os.path.join(d, n) for d, dirs, names in os.walk(folder)
+                  for n in names if n.endswith(".py") and "__pycache__" not in d)
+
+
+def test_benchmarks_is_the_speed_suite_and_no_test_imports_the_lab():
+    """benchmarks/ holds the speed suite alone (its `bench_*.py` and their conftest); every
+    experiment is a script of lab/, with its tests beside it (`python -m pytest lab`). No
+    test of tests/ imports a script of either (what it checks of the package it checks
+    directly): a script's checks move with the script."""
+    bench = os.path.join(ROOT, "benchmarks")
+    assert [os.path.basename(p) for p in _python_files(bench)
+            if not os.path.basename(p).startswith("bench_")] == ["conftest.py"]
+    scripts = {os.path.splitext(os.path.basename(p))[0]
+               for p in _python_files(bench) + _python_files(os.path.join(ROOT, "lab"))}
+    assert {"gauntlet", "endgame_stage", "bench_core", "belief_value"} <= scripts
+    import ast
+    found = []
+    for path in _python_files(os.path.join(ROOT, "tests")):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for node in ast.walk(ast.parse(text)):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module] if isinstance(node, ast.ImportFrom) and node.module
+                     and not node.level else [])
+            found += [f"{os.path.basename(path)} imports {n}" for n in names
+                      if n.split(".")[0] in scripts]
+        if path != os.path.abspath(__file__) and ("spec_from_file_location" in text
+                                                  or "run_path(" in text):
+            found.append(f"{os.path.basename(path)} loads a file as a module")
+    assert found == []
 
 
 def test_stated_figures_are_the_codes():
@@ -676,3 +709,17 @@ def test_stated_figures_are_the_codes():
     api = open(os.path.join(ROOT, "docs", "API.md"), encoding="utf-8").read()
     listed = re.search(r'algorithm=((?:"\w+"\|?)+)', api).group(1)
     assert set(re.findall(r'"(\w+)"', listed)) == set(algorithms()) | set(presets())
+
+
+def test_package_data_names_the_command_that_made_it():
+    """Every file of bergen_search/data/ says the command that made it (`made_by`), and that
+    command's script is in the lab (lab/luck/fit_luck.py writes the luck model)."""
+    folder = os.path.join(ROOT, "bergen_search", "data")
+    names = sorted(os.listdir(folder))
+    assert names == ["luck_model.json"], names
+    for name in names:
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            made_by = json.load(f)["made_by"]
+        python, script, *_ = made_by.split()
+        assert python == "python" and script.startswith("lab/"), made_by
+        assert os.path.exists(os.path.join(ROOT, script)), made_by

@@ -426,7 +426,7 @@ def test_the_printed_bound_covers_the_distance_to_a_tight_solve(positions, count
     too short for it (the bound reached is printed), is within the printed bound (plus the
     tight solve's own) of its value solved to 1e-5 (a move outside the support is a
     deviation, whose value depends on how the other side answers a move it never meets: not
-    bounded, benchmarks/endgame_stage.py --bounds counts how often it strays); the solve stopped only once the hand's bound was within
+    bounded, lab/endgame/endgame_stage.py --bounds counts how often it strays); the solve stopped only once the hand's bound was within
     HAND_TOLERANCE; the mix keeps no move below the best by more than twice the bound."""
     for info, _ in positions[:count]:
         g = endgame.game(info)

@@ -29,7 +29,7 @@ def _run(*args):
 def test_the_registry_and_every_front_end_have_it():
     assert "flat" in registry.names()
     alg, settings = registry.resolve("flat", {"playout": "random"})
-    assert alg.unit == "iterations" and settings == {"playout": "random", "inference": False,
+    assert alg.unit == "iterations" and settings == {"playout": "random", "inference": "off",
                                                      "replicates": 4}
     assert "flat: flat Monte Carlo" in " ".join(_run("best", "--help").output.split())
     doc = json.loads(_run("best", DECISION, "--algorithm", "flat", "--iterations", "80",

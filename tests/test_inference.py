@@ -115,7 +115,7 @@ def test_missed_match_factor_lands_on_the_seat_that_passed_it_up():
 
 def test_factors_follow_the_models_own_relation():
     """`tile_factors` classes each tile by the model's `relation` (a finer model subclasses
-    TileModel; benchmarks/fit_inference.py measures one): here a model that classes only 2-5,
+    TileModel; lab/belief/fit_inference.py measures one): here a model that classes only 2-5,
     a tile the play says nothing about, puts its ratio there and nowhere else."""
     from dataclasses import dataclass
 
@@ -239,17 +239,15 @@ def small_cuts(rules, seed, want, max_assignments=100_000):
     return found
 
 
-@pytest.mark.parametrize("setting", [True, "learned", "action"])
 @pytest.mark.parametrize("count, assignments", sizes((3, 20_000), (6, 100_000)))
 @pytest.mark.parametrize("players,kw", [(2, {}), (3, {}), (2, {"draw": "one"}),
                                         (4, {"partnerships": True})])
-def test_weighted_table_equals_brute_force(players, kw, count, assignments, setting):
+def test_weighted_table_equals_brute_force(players, kw, count, assignments):
     """By default 3 cut points whose brute force tries at most 20,000 assignments (the
     weights change all 3 distributions at each table); 6 of up to 100,000 behind slow. The
-    hand-set model and the learned one alike: both factorise, so the sampler is exact."""
-    from bergen_search.information.inference import inference_model
+    hand-set model factorises, so the sampler is exact."""
     rules = Rules(players=players, **kw)
-    model = inference_model(rules, setting)
+    model = TileModel()
     infos = small_cuts(rules, 31 + players, want=count, max_assignments=assignments)
     assert len(infos) >= count * 2 // 3
     changed = 0
@@ -305,15 +303,13 @@ def test_factors_must_be_positive_and_one_per_group():
         WorldTable(info, {t("1-6"): (0.5,)})
 
 
-@pytest.mark.parametrize("setting", [True, "learned", "action"])
-def test_inference_reads_only_what_the_seat_saw(setting):
+def test_inference_reads_only_what_the_seat_saw():
     """The factors come from the information set, which a complete record and the same record
     with the other hands, draws and reserve nulled give alike."""
     import copy
 
     from bergen_search.formats.game import load_game
     from bergen_search.formats.record_io import write_record
-    from bergen_search.information.inference import inference_model
     log = play_engines(Rules(), parse_engine_list("greedy", 2), derive_seed(3, 0))
     rec = write_record(log)
     rec["start_scores"] = [0, 0]
@@ -338,7 +334,30 @@ def test_inference_reads_only_what_the_seat_saw(setting):
                 ev["draw"] = None
         other = load_game(nulled)
         assert other.key() == info.key()
-        model = inference_model(info.rules, setting)
+        model = TileModel()
         assert tile_factors(other, model) == tile_factors(info, model)
         checked += 1
     assert checked >= 5
+
+
+def test_a_search_loads_no_model_but_the_hand_set_one():
+    """`bergen best` (the command line, and a search through it) loads inference.py's
+    hand-set model and nothing of the models measured as no gain (the learned tile model,
+    the action model and its resampling: lab/belief/BELIEF.md), which once loaded on every
+    search."""
+    import json
+    import subprocess
+    import sys
+    code = ("import sys, bergen_search.cli\n"
+            "from click.testing import CliRunner\n"
+            "r = CliRunner().invoke(bergen_search.cli.main, ['best', 'examples/decision.json', "
+            "'--iterations', '200', '--workers', '1'])\n"
+            "assert r.exit_code == 0, r.output\n"
+            "print(__import__('json').dumps(sorted(m for m in sys.modules "
+            "if m.startswith('bergen_search.'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    loaded = set(json.loads(out))
+    assert "bergen_search.information.inference" in loaded     # the search ran, with it
+    assert not loaded & {"bergen_search.information.learned", "bergen_search.information.action",
+                         "bergen_search.information.resample"}, loaded

@@ -132,7 +132,7 @@ def decision_case(i: int) -> Case:
         sizes = tuple(st.hand_size(j) for j in range(rules.players))
         info = from_position(Position(rules, st.scores, seat, st.hands[seat], st.line, sizes,
                                       st.reserve_size, {}).check())
-    inference = rng.below(2) == 1
+    inference = "on" if rng.below(2) == 1 else "off"
     from bergen_search.search.registry import algorithms
     table = algorithms()["ismcts"].table(info, {"inference": inference})
     objective = ("points", "match")[rng.below(4) == 0]

@@ -278,29 +278,6 @@ def test_an_infinite_go_that_solves_says_finished_at_once():
     assert not any(p["finished"] for p in got[:-1])
 
 
-def test_the_coverage_benchmark_runs(capsys):
-    """benchmarks/live_coverage.py (MEASUREMENTS.md's figures of the live ±), in small."""
-    import importlib.util
-    import os
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        "benchmarks", "live_coverage.py")
-    spec = importlib.util.spec_from_file_location("live_coverage", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    assert mod.main(["--seeds", "2", "--trees", "10", "--size", "200",
-                     "--positions", "small"]) == 0
-    head, columns, row = capsys.readouterr().out.splitlines()
-    assert head == "trees of 200 iterations, stopped at 10, 2 seeds"
-    assert columns.split()[:2] == ["position", "reports"]
-    name, reports, end2, end3, sd, seeds2, seeds3 = row.split()
-    assert name == "small" and int(reports) >= 2 * 3      # trees 8, 9 and 10, each seed
-    shares = [float(x.rstrip("%")) for x in (end2, end3, seeds2, seeds3)]
-    assert all(0 <= x <= 100 for x in shares) and all(x.endswith("%") for x in
-                                                      (end2, end3, seeds2, seeds3))
-    assert shares[0] <= shares[1] and shares[2] <= shares[3]   # within 2 ± is within 3 ±
-    assert 0 < float(sd) < 10
-
-
 def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
     """An infinite search ends by itself at MAX_REPLICATES trees (100,000; 10 here): the
     finished partial carries its answer, all those trees pooled, before any stop."""

@@ -60,7 +60,9 @@ BAD_INPUTS = [
     ('best $P --algorithm expectimax --set depth=x', None,
      "bergen: depth must be an integer, got 'x'"),
     ('best $P --set inference=maybe', None,
-     "bergen: inference must be on, off, learned, action or action-sir, got 'maybe'"),
+     "bergen: inference must be on or off, got 'maybe'"),
+    ('best $P --set inference=action-sir', None,      # measured as no gain: no longer taken
+     "bergen: inference must be on or off, got 'action-sir'"),
     ('best $P --set twins=maybe', None,
      "bergen: twins must be on or off, got 'maybe'"),
     ('best $P --set playout=nope', None,

@@ -54,3 +54,28 @@ def test_search_takes_settings_or_keywords_never_both():
         search(info, Limits(iterations=300), settings=s, inference="on")
     with pytest.raises(TypeError, match="not both"):
         search(info, Limits(iterations=300), settings=s, algorithm="ismcts")
+
+
+@pytest.mark.parametrize("engine", ["ismcts", "expectimax", "flat", "ucb", "endgame"])
+def test_inference_is_on_or_off_read_from_every_word_it_took(engine):
+    """`inference` is a choice of two strings, `on` (the hand-set model) and `off` (uniform),
+    read from the words (and the JSON booleans) it took as a boolean, so every command line,
+    engine spec and protocol `go` that worked still works; the settings hold the string."""
+    for given, held in [("on", "on"), ("yes", "on"), ("TRUE", "on"), ("1", "on"), (True, "on"),
+                        (1, "on"), ("off", "off"), ("no", "off"), ("false", "off"), ("0", "off"),
+                        (False, "off"), (0, "off"), (" Off ", "off")]:
+        s = Settings.of(engine, {"inference": given})
+        assert s["inference"] == held, (given, s["inference"])
+    assert Settings.of(engine)["inference"] in ("on", "off")
+    assert Settings.of(engine) == Settings.of(engine, {"inference": Settings.of(engine)["inference"]})
+    for bad in ("maybe", "learned", 2, 0.5, None):
+        with pytest.raises(BergenError, match="inference must be on or off") as caught:
+            Settings.of(engine, {"inference": bad})
+        assert caught.value.field == "inference"
+
+
+def test_best_json_says_inference_as_a_string():
+    info = load_game(POSITION)
+    assert search(info, Limits(iterations=300), seed=2).info["settings"]["inference"] == "on"
+    assert search(info, Limits(iterations=300), seed=2, algorithm="classic"
+                  ).info["settings"]["inference"] == "off"

@@ -3,7 +3,7 @@ over independent seeds matches it; the values of the moves not chosen are worth 
 move forced in some worlds does not lend its outcome to the same move chosen in others;
 `analyze` labels only what its interval shows, and marks the rest borderline.
 
-The calibration over many self-play decisions is `benchmarks/calibration.py` (its figures
+The calibration over many self-play decisions is `lab/trust/calibration.py` (its figures
 are in docs/MEASUREMENTS.md); these tests keep its pieces and the issue's known cases.
 """
 import functools

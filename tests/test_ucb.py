@@ -28,7 +28,7 @@ def _run(*args):
 def test_the_registry_and_the_front_ends_have_it():
     assert "ucb" in registry.names()
     alg, settings = registry.resolve("ucb", {"exploration": "0.5"})
-    assert settings == {"exploration": 0.5, "playout": "safe", "inference": False,
+    assert settings == {"exploration": 0.5, "playout": "safe", "inference": "off",
                         "replicates": 4}
     doc = json.loads(_run("best", DECISION, "--algorithm", "ucb", "--iterations", "80",
                           "--json").output)

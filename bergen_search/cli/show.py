@@ -14,10 +14,9 @@ from .output import emit_json
 @click.option("--weighting", type=click.Choice(WEIGHTINGS),
               default="uniform", show_default=True,
               help="How the hidden tiles' chances are weighed: every consistent history "
-                   "alike, or by what the other seats' plays say about their hands (the "
-                   "hand-set model, the one learned from games, or the model of the plays "
-                   "themselves: its moved factors or its resampled worlds), as the searches' "
-                   "inference setting of the same name weighs them.")
+                   "alike (the searches' inference off), or by what the other seats' plays "
+                   "say about their hands (the hand-set model, as the searches' inference "
+                   "on weighs them).")
 @json_option
 def show(game, weighting, as_json, **kw):
     """Check a game and print what its seat to move knows: the hands and their sizes, the

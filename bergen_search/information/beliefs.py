@@ -8,10 +8,8 @@ position without history they are the ones it lists. The chances are over the co
 histories, each equally likely under a uniform shuffle (what the sampler draws, before
 inference weighs them); with `weighting="inference"`, over the same histories weighted by what
 the other seats' plays say about their hands (`inference.TileModel`, as the searches'
-`inference` setting weighs them), with `weighting="learned"` by the learned model
-(`learned.py`, the setting's value `learned`), and with "action" and "action-sir" by the
-action model (`action.py`, `resample.py`): each computed from the table the search with that
-setting draws from (`tables.world_table`, `WorldTable.marginals`).
+`inference` setting weighs them): each computed from the table the search with that setting
+draws from (`inference.world_table`, `WorldTable.marginals`).
 
 >>> from bergen_search.formats.game import load
 >>> game = load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14")
@@ -25,18 +23,15 @@ from dataclasses import dataclass, field
 
 from ..game.tiles import tile_str
 from ..errors import BergenError
-from .inference import ACTION, LEARNED, RESAMPLED
-from .tables import world_table
+from .inference import world_table
 from .infoset import RESERVE, InfoSet, Observer, lead_forbidden
 from .sampler import count_deals
 
-#: How the hidden tiles' chances are weighed: every consistent history alike, by the hand-set
-#: inference model, by the learned one, by the action model's moved factors, or over the
-#: action model's resampled pool: the searches' `inference` off, on, learned, action and
-#: action-sir, each the table that setting's search draws from (`tables.world_table`).
-WEIGHTINGS = ("uniform", "inference", LEARNED, ACTION, RESAMPLED)
-_SETTING = {"uniform": False, "inference": True, LEARNED: LEARNED, ACTION: ACTION,
-            RESAMPLED: RESAMPLED}
+#: How the hidden tiles' chances are weighed: every consistent history alike, or by the
+#: hand-set inference model: the searches' `inference` off and on, each the table that
+#: setting's search draws from (`inference.world_table`).
+WEIGHTINGS = ("uniform", "inference")
+_SETTING = {"uniform": "off", "inference": "on"}
 #: A chance within this of 1 (of 0) is certain (impossible): the forward pass sums floats.
 SURE = 1 - 1e-9
 
@@ -114,10 +109,7 @@ def beliefs(info: InfoSet, observer: Observer | None = None, voids: dict | None 
     """What the seat of `info` knows. `observer`: the `Observer` that built `info` from a
     record (its proofs give each void's event; `round_index`, the round they are in); without
     one, `voids` {seat: numbers} are the position's given voids. `weighting`: "uniform"
-    (each history alike, counted exactly), "inference" (weighted by the hand-set model),
-    "learned" (by the learned model), "action" (by the hand-set model moved by the action
-    model) or "action-sir" (the action model's resampled pool of the hand-set model's
-    worlds, `resample.py`)."""
+    (each history alike, counted exactly) or "inference" (weighted by the hand-set model)."""
     if weighting not in WEIGHTINGS:
         raise BergenError(f"the weighting must be one of {', '.join(WEIGHTINGS)}, got "
                           f"{weighting!r}")

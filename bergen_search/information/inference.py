@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from ..game.tiles import DOUBLE_OF, DOUBLES, PIPS, TILES_WITH, tile_index
 from .infoset import InfoSet, ObservedPlay
+from .sampler import WorldTable
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class TileModel:
 
     def relation(self, d: ObservedPlay, t: int) -> str | None:
         """Tile t's relation to the play `d` as this model classes it (a subclass may class
-        finer; `benchmarks/fit_inference.py` measures candidates)."""
+        finer; `lab/belief/fit_inference.py` measures candidates)."""
         return relation(d, t)
 
 
@@ -94,20 +95,16 @@ def tile_factors(info: InfoSet, model) -> dict:
     Tiles without evidence are left out. No model: {}."""
     if model is None or not info.decisions:
         return {}
-    if hasattr(model, "factors"):       # a model of whole hands (`action.py`): it moves
-        return model.factors(info, tile_factors(info, TileModel()))   # the hand-set factors
     groups = info.groups
     out: dict[int, list[float]] = {}     # tile: its factor per group
-    per_play = getattr(model, "play_ratios", None)   # a model that rates a play's tiles at once
     for d in info.decisions:
         if d.drew:
             continue   # the tile played was the one drawn: no choice, and the voids say the rest
         held = [g for g, grp in enumerate(groups) if grp.owner == d.seat and grp.opened < d.event]
-        rated = per_play(d) if per_play is not None else None
         for t, _ in info.free:
             if d.line_mask >> t & 1 or t == d.move >> 1:
                 continue
-            r = rated[t] if rated is not None else model.ratio(model.relation(d, t))
+            r = model.ratio(model.relation(d, t))
             if r == 1.0:
                 continue
             f = out.setdefault(t, [1.0] * len(groups))
@@ -116,33 +113,11 @@ def tile_factors(info: InfoSet, model) -> dict:
     return {t: tuple(f) for t, f in out.items()}
 
 
-#: The value of the searches' `inference` setting, beside on and off, that weighs the worlds
-#: by the learned model (`learned.py`), and the beliefs' weighting of the same name.
-LEARNED = "learned"
-#: ... and the one that weighs them by the action model (`action.py`).
-ACTION = "action"
-#: ... and the one that resamples a pool of the hand-set model's worlds by the action
-#: model's chance of the other seats' plays (`resample.py`; it has no tile factors: the
-#: searches build its table with `resample.pool_table`).
-RESAMPLED = "action-sir"
-
-
-def inference_model(rules, setting):
-    """The model a search's `inference` setting names: None (off: the uniform sampler),
-    `TileModel()` (on) or the shipped learned model for `rules`' table shape (`"learned"`)."""
-    if setting == LEARNED:
-        from .learned import learned_model
-        return learned_model(rules)
-    if setting == ACTION:
-        from .action import action_model
-        return action_model()
-    if setting is True:
-        return TileModel()
-    if setting is False or setting is None:
-        return None
-    if setting == RESAMPLED:
-        raise ValueError(f"inference={RESAMPLED} has no tile model: its table is "
-                         "tables.world_table's")
-    raise ValueError(f"inference must be on, off, {LEARNED}, {ACTION} or {RESAMPLED}, got "
-                     f"{setting!r}")
-
+def world_table(info: InfoSet, setting) -> WorldTable:
+    """The table of worlds a value of the searches' `inference` setting draws from, in one
+    place for the searches (`search.registry.Algorithm.table`) and the beliefs
+    (`beliefs.beliefs`, `bergen show --weighting`), so that the chances shown are those the
+    search draws by: "on", weighted by the hand-set model's factors; "off", uniform."""
+    if setting not in ("on", "off"):
+        raise ValueError(f"inference is on or off, got {setting!r}")
+    return WorldTable(info, tile_factors(info, TileModel()) if setting == "on" else None)

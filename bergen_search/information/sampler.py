@@ -264,14 +264,6 @@ class WorldTable:
         return hash((self.n_nodes, tuple(self.tiles), tuple(self.is_played), tuple(self.owners),
                      tuple(self.opt_start), tuple(self.opt_group), tuple(self.opt_child)))
 
-    #: A resampled table's pool, which a search reports in its info's `resampled`
-    #: (`resample.PoolTable`: {pool, distinct, effective}); None for an exact table.
-    resampled: dict | None = None
-    #: The samplers built for a table whose programme is long to copy, one per sampler
-    #: class, shared by the units of a process (`registry.Algorithm.sampler`;
-    #: `resample.PoolTable`); None: each unit builds its own.
-    samplers: dict | None = None
-
     # ---- drawing worlds ----------------------------------------------------------------
     def _world(self, assignment, rng: Rng | None) -> World:
         info = self.info

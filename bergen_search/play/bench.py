@@ -120,7 +120,7 @@ def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"
 def _weighted_table(info):
     """The world table the default engine searches (inference on)."""
     from ..search.registry import algorithms
-    return algorithms()["ismcts"].table(info, {"inference": True})
+    return algorithms()["ismcts"].table(info, {"inference": "on"})
 
 
 def rate(work, seconds: float, repeats: int) -> float:
@@ -196,12 +196,33 @@ def endgame_position():
     raise RuntimeError("no endgame position found")
 
 
+def solve_time_summary(times, within=(0.1, 1.0)) -> dict:
+    """The exact endgame's solve-time distribution over positions, in one place for `bergen
+    bench` and the lab's endgame studies: `times` in seconds, one a position, infinity where
+    it was not solved (slower than any solved one). The positions, those solved, the median
+    and the 90th percentile by nearest rank (None where the rank falls on an unsolved
+    position, or there is none), the worst solved, and the share solved within each time of
+    `within` (`within_0.1s`, `within_1s`, ...)."""
+    inf = float("inf")
+    ordered = sorted(times)
+    n = len(ordered)
+    solved = [t for t in ordered if t != inf]
+
+    def rank(q):
+        t = ordered[min(n - 1, int(round(q * (n - 1))))] if n else inf
+        return None if t == inf else t
+    out = {"positions": n, "solved": len(solved), "median_s": rank(0.5), "p90_s": rank(0.9),
+           "worst_solved_s": solved[-1] if solved else None}
+    for s in within:
+        out[f"within_{s:g}s"] = sum(t <= s for t in ordered) / n if n else None
+    return out
+
+
 def endgame_times(rounds: int, seconds: float = 1.0, seed: int = SEED + 2) -> dict:
-    """The default engine's solve-time distribution at the stage: every stage decision of
-    `rounds` rounds of greedy self-play attempted as the engine does under a `seconds` time
-    limit (the deals, the tree, DCFR to the tolerance). Median, 90th percentile and worst of
-    the solved, shares solved within 100 ms and within the limit (unsolved count as slower
-    than any), the largest deal count solved."""
+    """The default engine's solve-time distribution at the stage (`solve_time_summary`):
+    every stage decision of `rounds` rounds of greedy self-play attempted as the engine does
+    under a `seconds` time limit (the deals, the tree, DCFR to the tolerance), with the
+    shares solved within 100 ms and within the limit, and the largest deal count solved."""
     times, deals = [], []
     for _, info, _ in endgame_positions(rounds, seed):
         t0 = time.perf_counter()
@@ -212,17 +233,7 @@ def endgame_times(rounds: int, seconds: float = 1.0, seed: int = SEED + 2) -> di
             deals.append(tried.result.info["endgame"]["deals"])
         else:
             times.append(float("inf"))
-    n = len(times)
-    solved = sorted(t for t in times if t != float("inf"))
-    ordered = sorted(times)
-
-    def pct(q):
-        t = ordered[min(n - 1, int(round(q * (n - 1))))] if n else None
-        return None if t is None or t == float("inf") else t
-    return {"positions": n, "solved": len(solved), "median_s": pct(0.5), "p90_s": pct(0.9),
-            "worst_solved_s": solved[-1] if solved else None,
-            "within_0.1s": sum(t <= 0.1 for t in times) / n if n else None,
-            f"within_{seconds:g}s": len(solved) / n if n else None,
+    return {**solve_time_summary(times, (0.1, seconds)),
             "largest_deals_solved": max(deals, default=None), "limit_s": seconds}
 
 

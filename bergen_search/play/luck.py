@@ -24,13 +24,13 @@ margins in the arena's unit (A's side's points minus the mean of the other sides
 terms sum to zero over a set whatever `v` is (`side_margin`; for the first round exactly, and
 for later rounds of a match only as far as the tables' scores agree, which is left as it was).
 
-Two estimates were measured (benchmarks/LUCK.md). The arena uses `RolloutModel`, a short
+Two estimates were measured (lab/luck/LUCK.md). The arena uses `RolloutModel`, a short
 perfect-information search: per side the mean points to come over 64 greedy playouts from
 the position after the tile drawn, the rest of the reserve reshuffled (in C, `_luck.pyx`; a
 pure-Python twin with the same numbers), times a scale per table shape. With two sides it
 also values each side's chance to win the match (the playouts' final scores through a match
 equity table), for whole matches. `ValueModel`, a linear function of features of each side's
-hands and the position, took out less. Both are fitted by `benchmarks/fit_luck.py` (numpy,
+hands and the position, took out less. Both are fitted by `lab/luck/fit_luck.py` (numpy,
 reproducible from its seed, on greedy against random only) and shipped as package data
 (`bergen_search/data/luck_model.json`), one set of numbers per table shape (2, 3 or 4 players,
 4 in partnerships). Rules other than the default's use the same numbers: still unbiased,
@@ -344,7 +344,7 @@ def reference_rollouts(rules, hands, reserve, left, right, left_double, right_do
 @lru_cache(maxsize=1)
 def model_data() -> dict:
     """The fitted estimates shipped with the package (`bergen_search/data/luck_model.json`,
-    written by `benchmarks/fit_luck.py`)."""
+    written by `lab/luck/fit_luck.py`)."""
     text = resources.files("bergen_search").joinpath("data", MODEL_FILE).read_text()
     return json.loads(text)
 
@@ -362,7 +362,7 @@ def rollout_model() -> RolloutModel:
                         win_scale=d.get("win_scale", 1.0))
 
 
-#: The value estimates measured (benchmarks/LUCK.md), by name, and the one the arena uses.
+#: The value estimates measured (lab/luck/LUCK.md), by name, and the one the arena uses.
 ESTIMATES = {"linear": default_model, "rollout": rollout_model}
 DEFAULT_ESTIMATE = "rollout"
 #: Playouts per candidate tile of the `rollout` estimate (what fit_luck.py fits with).

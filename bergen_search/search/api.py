@@ -177,8 +177,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
         "algorithm": settings.algorithm, "objective": objective, "seed": seed,
         "backend": be.name, "workers": workers, "worlds_consistent": table.histories,
         "exact": False, "settings": dict(full), "values": {"method": "search"},
-        "twins": {Move.from_code(m, lead): Move.from_code(t, lead) for m, t in twins.items()},
-        **({"resampled": dict(table.resampled)} if table.resampled is not None else {})}
+        "twins": {Move.from_code(m, lead): Move.from_code(t, lead) for m, t in twins.items()}}
     # What is left of the time limit once the table is built.
     seconds = None if limits.time is None else max(limits.time - (now() - t0), 0.001)
     samples: dict = {}

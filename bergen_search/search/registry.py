@@ -23,18 +23,34 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import BergenError, a_kind
-from ..information.inference import ACTION, LEARNED, RESAMPLED
-from ..information.tables import world_table
+from ..information.inference import world_table
 from . import backend
 from .limits import Limits
 from .results import SearchInfo, SearchResult
 
 
+#: The choices of a switch: a string setting of these two (`inference`) reads every word a
+#: boolean reads, as the string it means.
+SWITCH = ("on", "off")
+
+
+def _switched(value) -> str | None:
+    """"on" or "off" for a word a boolean setting reads (on/off, yes/no, true/false, 1/0, in
+    any case) or a boolean (or 0 or 1, as JSON may give it), else None."""
+    if isinstance(value, str):
+        low = value.strip().lower()
+        return ("on" if low in ("on", "yes", "true", "1") else
+                "off" if low in ("off", "no", "false", "0") else None)
+    if isinstance(value, bool) or value in (0, 1):
+        return "on" if value else "off"
+    return None
+
+
 @dataclass(frozen=True)
 class Setting:
     """A setting of an algorithm: its type, default and what it does. `choices` limits a
-    string; booleans also read on/off, yes/no, true/false, 1/0, and any of their `choices`,
-    named values beside on and off (`inference`: on, off, learned, action or action-sir)."""
+    string; booleans read on/off, yes/no, true/false, 1/0, and so does a string setting of
+    the choices `SWITCH` (on, off), as those strings."""
     type: type
     default: object
     help: str
@@ -44,21 +60,11 @@ class Setting:
 
     def parse(self, name: str, value):
         """The value checked (and converted from text, as engine specs give it)."""
-        if self.type is bool:
-            words = ("on", "off", *self.choices)
-            kinds = ", ".join(words[:-1]) + " or " + words[-1]
-            if isinstance(value, str):
-                low = value.strip().lower()
-                if low in ("on", "yes", "true", "1"):
-                    return True
-                if low in ("off", "no", "false", "0"):
-                    return False
-                if low in self.choices:
-                    return low
-                raise BergenError(f"{name} must be {kinds}, got {value!r}", field=name)
-            if isinstance(value, bool) or value in (0, 1):
-                return bool(value)
-            raise BergenError(f"{name} must be {kinds}, got {value!r}", field=name)
+        if self.type is bool or self.choices == SWITCH:
+            switched = _switched(value)
+            if switched is None:
+                raise BergenError(f"{name} must be on or off, got {value!r}", field=name)
+            return switched == "on" if self.type is bool else switched
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise BergenError(f"{name} must be {a_kind(self.type)}, got {value!r}", field=name)
         if self.type is int and isinstance(value, float) and not value.is_integer():
@@ -84,16 +90,10 @@ class Setting:
 
 
 def inference_setting(default) -> Setting:
-    """The `inference` setting the engines that sample worlds share: off (uniform over the
-    consistent histories), on (the hand-set `TileModel`), learned (the model fitted to
-    games, `learned.py`), action (the hand-set model moved by a model of the plays
-    themselves, `action.py`) or action-sir (a pool of the hand-set model's worlds resampled
-    by that model of the plays, `resample.py`)."""
-    return Setting(bool, default, "weigh the worlds by what the other seats' plays say about "
-                   "their hands: on (the hand-set model), learned (the model fitted to games), "
-                   "action (a model of the plays themselves), action-sir (the hand-set "
-                   "model's worlds resampled by that model) or off (inference.py, "
-                   "learned.py, action.py, resample.py)", (LEARNED, ACTION, RESAMPLED))
+    """The `inference` setting the engines that sample worlds share (`default` "on" or
+    "off"): on (the hand-set `TileModel`) or off (uniform over the consistent histories)."""
+    return Setting(str, default, "weigh the worlds by what the other seats' plays say about "
+                   "their hands (the hand-set model, inference.py); off: uniform", SWITCH)
 
 
 def setting_text(value) -> str:
@@ -176,10 +176,8 @@ class Algorithm:
 
     def table(self, info, settings: dict):
         """The world table searched: weighted by inference when `inference` is on (the
-        hand-set `TileModel`) or `learned` (the fitted model, `learned.py`); with
-        `action-sir`, a pool of the hand-set model's worlds resampled by the action model
-        (`resample.pool_table`: search() reports it in its info, `resampled`)."""
-        return world_table(info, settings.get("inference", False))
+        hand-set `TileModel`)."""
+        return world_table(info, settings.get("inference", "off"))
 
     def exhaustive(self, info, table, budget, seconds, run, hooks):
         """Every consistent world solved instead of units of sampling: None (the default),
@@ -195,16 +193,8 @@ class Algorithm:
 
     def sampler(self, info, table):
         """The worlds a unit draws from: the backend's sampler (the core's, or the
-        pure-Python one without it). A table that keeps its samplers (`samplers`: the
-        action-sir pool's, whose programme is long to copy) gives the units of a process
-        one, built once (a sampler only reads its programme)."""
-        made = table.samplers
-        if made is None:
-            return backend.SEARCH.sampler(info, table)
-        cls = backend.SEARCH.sampler
-        if cls not in made:
-            made[cls] = cls(info, table)
-        return made[cls]
+        pure-Python one without it)."""
+        return backend.SEARCH.sampler(info, table)
 
     def worker(self, job, sampler, budget, seed: int, deadline, *, hooks=None, account=None):
         """Search one unit of `job` (a `workers.Job`: the position and its table, the

@@ -155,7 +155,6 @@ class SearchInfo(TypedDict, total=False):
     all_worlds: bool         # every enumerated world solved
     pooled: int              # searches pooled into this one (`pool`)
     lines: dict              # {Move: [Move]}: the line of play expected after each move
-    resampled: dict          # inference=action-sir's pool: {pool, distinct, effective}
 
 
 @dataclass(frozen=True)

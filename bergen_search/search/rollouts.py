@@ -27,7 +27,7 @@ def rollout_settings(**extra: Setting) -> dict:
         **extra,
         "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
                            ("random", "scoring", "safe")),
-        "inference": inference_setting(False),
+        "inference": inference_setting("off"),
         "replicates": Setting(int, 4, "independent units sharing the budget: a move's value "
                               "is their mean and its error their spread", minimum=1,
                               maximum=10_000),

@@ -134,8 +134,7 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
             "settings": dict(ri["settings"]), "memory": ri.get("memory"),
             "position": to_string(game.position), "backend": ri.get("backend", "core"),
             "version": __version__,
-            **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {}),
-            **({"resampled": dict(ri["resampled"])} if "resampled" in ri else {})}
+            **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}
 
 
 def scores_text(scores) -> str:

@@ -108,11 +108,8 @@ class Knowledge:
         holders = list(self.seats) + [self.reserve]
         heads = [f"seat {h.seat}" for h in self.seats] + ["reserve"]
         tiles = sorted({t for h in holders for t in h.chances})
-        how = {"inference": "weighted by what the other seats' plays say (inference)",
-               "learned": "weighted by what the other seats' plays say (the learned model)",
-               "action": "weighted by what the other seats' plays say (the action model)",
-               "action-sir": "the action model's resampled worlds",
-               }.get(self.beliefs.weighting, "every consistent history alike")
+        how = ("weighted by what the other seats' plays say (inference)"
+               if self.beliefs.weighting == "inference" else "every consistent history alike")
         out = [f"where the hidden tiles are (% chance; {how})",
                "tile  " + "".join(f"{x:>9}" for x in heads)]
 

@@ -285,11 +285,8 @@
     el.textContent = text;
   }
   // The inference choice: the search's setting and the beliefs' weighting together.
-  const INFERENCE = { on: { setting: true, weighting: "inference" },
-    learned: { setting: "learned", weighting: "learned" },
-    action: { setting: "action", weighting: "action" },
-    "action-sir": { setting: "action-sir", weighting: "action-sir" },
-    off: { setting: false, weighting: "uniform" } };
+  const INFERENCE = { on: { setting: "on", weighting: "inference" },
+    off: { setting: "off", weighting: "uniform" } };
   const weighting = () => INFERENCE[$("inference").value].weighting;
   function stopLive() {
     if (S.liveId) send({ cmd: "terminate", queries: [S.liveId], id: newId("terminate") });

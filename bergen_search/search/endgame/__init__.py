@@ -31,7 +31,7 @@ bound is within HAND_TOLERANCE and the game's exploitability within TOLERANCE, o
 bound reached when the budget runs out. It is not a theorem for every game (a hand's values are not
 unique across equilibria, and a solved opponent may answer one hand better than an
 equilibrium does): it is the error allotment of the issue that asked for it, checked against
-solves at tolerance 1e-5 (`tests/test_endgame.py`, `benchmarks/endgame_stage.py --bounds`)
+solves at tolerance 1e-5 (`tests/test_endgame.py`, `lab/endgame/endgame_stage.py --bounds`)
 for the moves the solution plays.
 
 *A move outside the played mix's support* is a deviation, and the solve's own value of it is

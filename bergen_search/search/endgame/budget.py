@@ -12,7 +12,7 @@ TOLERANCE = 0.01
 #: ... once the bound on the seat's hand's values (the exploitability over the hand's share
 #: of the deals' weight, `Solution.hand_bound`) is within this too. At 0.01, as the game's,
 #: the solves of hands holding a small share of the deals ran to the budget: over the stage
-#: of `benchmarks/endgame_stage.py`'s corpus the share answered within 1 s fell from 67.6% to
+#: of `lab/endgame/endgame_stage.py`'s corpus the share answered within 1 s fell from 67.6% to
 #: 61.1% and the median went from 0.029 s to 0.076 s.
 HAND_TOLERANCE = 0.05
 #: A solution whose exploitability is still above this when the budget runs out is not
@@ -44,7 +44,7 @@ BRACKET_MIN_ITERATIONS = 8
 #: next one is predicted to fit (its cost grows by the last step's ratio), up to
 #: MAX_HORIZON. A play-out's state is counted as this much solver work (33 ns on this
 #: project's machine) in the budget; single builds take 0.6-2.2 times that
-#: (benchmarks/BRACKET.md, "The cost model").
+#: (lab/endgame/BRACKET.md, "The cost model").
 PLAYOUT_WORK = 2
 MAX_HORIZON = 24
 GROW_LOW, GROW_HIGH = 1.5, 3.0
@@ -70,7 +70,7 @@ BUILD_SHARE = 0.25
 #: Under a time limit, the share of it the solve leaves unspent, so that when it fails (the
 #: budget ran out before ACCEPT) today's engine still has time for a search: without it, a
 #: solve that ran to the limit left ISMCTS no iteration and the move was the greedy one
-#: (the arena of seed 2111 warned of it from both of its processes, benchmarks/STRENGTH.md).
+#: (the arena of seed 2111 warned of it from both of its processes, lab/strength/STRENGTH.md).
 SEARCH_SHARE = 0.25
 #: Moves of the average strategy below this share are not played (CFR's average keeps a
 #: trace of every action it tried on the way).
@@ -89,14 +89,14 @@ PREDICT_WALKS = 256
 PREDICT_STEPS = 10_000
 #: The solver's work per terminal deal of its tree, at least, on trees of 100,000 work and
 #: more (2.86 at least, 3.7 at the median, over the 491 stage decisions of
-#: `python benchmarks/endgame_stage.py`'s corpus): a position is declined when its predicted
+#: `python lab/endgame/endgame_stage.py`'s corpus): a position is declined when its predicted
 #: terminal deals times this exceed the work the budget affords a tree.
 PREDICT_WORK_PER_PAIR = 2.5
 PREDICT_MIN_WALKS = 32
 PREDICT_SEED = 0x5EED_E11D_6A3E
 #: The memory of the solver per unit of its work (a node, an entry or a terminal deal), at
 #: most (measured: at most 49.9 on the 13 trees of 0.1-6.9 million work among the stage
-#: decisions of `python benchmarks/bench_endgame.py --memory --rounds 80 --seed 5`), so that
+#: decisions of `python lab/endgame/solver_study.py --memory --rounds 80 --seed 5`), so that
 #: the cap of search.Limits.memory_mb holds (the default 256 MB: trees up to 4.8 million).
 BYTES_PER_WORK = 56
 

@@ -20,7 +20,7 @@ BUDGET = 100_000
 
 def attempt(info, limits, run, *, alone: bool = False, bracketing: bool = False,
             tolerance: float | None = None, hand_tolerance: float | None = None,
-            inference=False) -> Solved:
+            inference: str = "off") -> Solved:
     """Solve the endgame of `info` within `limits` (`endgame.attempt`), for the `endgame`
     engine (`alone`) or another's `solve` (ISMCTS's setting `endgame`): the result, or
     the limits left for the search and why it did not solve (`info["endgame"]`).
@@ -39,7 +39,7 @@ def attempt(info, limits, run, *, alone: bool = False, bracketing: bool = False,
                             tolerance=endgame.budget.TOLERANCE if tolerance is None else tolerance,
                             hand_tolerance=(endgame.budget.HAND_TOLERANCE if hand_tolerance is None
                                             else hand_tolerance),
-                            inference=alone and inference, stop=run.stop,
+                            inference=alone and inference == "on", stop=run.stop,
                             memory_bytes=limits.memory_bytes,
                             clock=now, bracketing=bracketing and not alone)
     if tried.result is not None:

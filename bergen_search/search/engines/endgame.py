@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...errors import NotApplicable
 from ..endgame import step as exact
-from ..registry import Algorithm, Setting, register
+from ..registry import SWITCH, Algorithm, Setting, register
 
 
 class Endgame(Algorithm):
@@ -20,8 +20,9 @@ class Endgame(Algorithm):
         "tolerance": Setting(float, 0.01, "the exploitability (points) the solver stops at"),
         "hand_tolerance": Setting(float, 0.05, "... and the bound (points) on the hand's "
                                   "values: the exploitability over the hand's share of the deals"),
-        "inference": Setting(bool, False, "weigh the deals by what both seats' plays say "
-                             "about their hands (inference.py); off: uniform over the deals"),
+        "inference": Setting(str, "off", "weigh the deals by what both seats' plays say "
+                             "about their hands (inference.py); off: uniform over the deals",
+                             SWITCH),
     }
 
     def solve(self, info, limits, run):

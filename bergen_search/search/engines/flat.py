@@ -14,7 +14,7 @@ is what "determinized" search is without any search below the root (Long et al. 
 Perfect Information Monte Carlo with a playout policy instead of a solver), and the floor any
 real engine must clear: `bergen arena ismcts:time=0.1 flat:time=0.1 --round --games 1000
 --seed 2122 --workers 2` gave the default engine +0.287 ± 0.065 a round (luck-adjusted
-+0.285 ± 0.056; benchmarks/STRENGTH.md).
++0.285 ± 0.056; lab/strength/STRENGTH.md).
 
 This module is the whole engine: it registers itself, and the command line, match engine
 specs (`flat:iterations=400,playout=safe`), `analyze`, `bergen engine` and the docs of

@@ -229,43 +229,6 @@ cdef class CoreSampler:
         return (tuple(s.hands[i] for i in range(self.info.rules.players)),
                 [s.reserve[i] for i in range(s.reserve_size)])
 
-    def walks(self, rng, n):
-        """The group of every free tile in each of n worlds (0..MAX_SAMPLES) drawn with a
-        `bergen_search.game.rng.Rng`, advanced as n calls of the reference's `WorldTable.walk`
-        would (no reserve order is drawn): bytes, n_tiles a world, the tiles in the table's
-        order. The pool of `information/resample.py` is drawn so."""
-        cdef Rng r
-        cdef long long i, count
-        cdef int k, j, lo, hi, node, m = self.c.n_tiles
-        cdef double u
-        cdef uint8_t* out
-        self._ready()
-        if not isinstance(rng, PyRng):
-            raise BergenError(f"expected a bergen_search.game.rng.Rng, got {type(rng).__name__}",
-                              field="rng")
-        if type(n) is not int or not 0 <= n <= MAX_SAMPLES:
-            raise BergenError(f"n must be an integer 0..{MAX_SAMPLES}, got {n!r}", field="n")
-        count = n
-        buf = bytearray(count * m)
-        if count * m == 0:
-            return bytes(buf)
-        out = buf
-        r.state = <uint64_t>(rng.state & MASK64)
-        with nogil:
-            for i in range(count):
-                node = 0
-                for k in range(m):
-                    lo = self.c.opt_start[node]
-                    hi = self.c.opt_start[node + 1]
-                    u = <double>(next64(&r) >> 11) * INV_2_53 * self.c.opt_cum[hi - 1]
-                    j = lo
-                    while j < hi - 1 and u >= self.c.opt_cum[j]:
-                        j += 1
-                    out[i * m + k] = self.c.opt_group[j]
-                    node = self.c.opt_child[j]
-        rng.state = r.state
-        return bytes(buf)
-
     def sample_many(self, n, seed):
         """Draw n worlds (0..MAX_SAMPLES) on one stream in C; return a checksum (the xor of
         the hand masks) so that the loop is not optimised away. For measuring throughput."""

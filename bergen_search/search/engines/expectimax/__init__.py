@@ -41,7 +41,7 @@ class Expectimax(Algorithm):
                          maximum=MAX_DEPTH),
         "playouts": Setting(int, 2, "random playouts per horizon leaf", minimum=1,
                             maximum=MAX_PLAYOUTS),
-        "inference": inference_setting(False),
+        "inference": inference_setting("off"),
     }
 
     def empty_advice(self, settings):

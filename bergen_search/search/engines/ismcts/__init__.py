@@ -58,7 +58,7 @@ class Ismcts(Algorithm):
         "exploration": Setting(float, 0.7, "the UCB1 exploration constant", maximum=100),
         "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
                            ("random", "scoring", "safe")),
-        "inference": inference_setting(True),
+        "inference": inference_setting("on"),
         "twins": Setting(bool, True, "plays that mirror each other are one choice"),
         "choose": Setting(str, "value", "the move played: the best value of the final pass "
                           "(value; runs the pass) or the most visited (visits)",
@@ -290,8 +290,8 @@ def close(a, b, z) -> bool:
 
 register(Ismcts())
 #: `classic` is the default engine as it was before inference, safe playouts, merged twins,
-#: replicates and the exact endgame (benchmarks/STRENGTH.md measures every gain against it).
-preset("classic", "ismcts", {"playout": "random", "inference": False, "twins": False,
+#: replicates and the exact endgame (lab/strength/STRENGTH.md measures every gain against it).
+preset("classic", "ismcts", {"playout": "random", "inference": "off", "twins": False,
                              "choose": "visits", "replicates": 1, "root": "ucb",
                              "stats": "all", "endgame": False, "bracket": False},
        "ISMCTS as it was before inference and safe playouts")

@@ -161,6 +161,47 @@ def test_run_move_grows_that_move_alone():
         tree.run_move(55, 10, 0)
 
 
+def test_halving_marks_read_each_move_at_its_own_counts_and_change_nothing():
+    """`halving(..., marks=Marks(at, reached))` stops each move's forced runs at the counts
+    of its own iterations in `at` and calls `reached(tree, move, count)` there (the value of
+    a move at a part of its iterations, read by a final pass of that move alone): the tree
+    at the end is the tree without marks, node for node, and so is its final pass."""
+    from bergen_search.information._sampler import CoreSampler
+    from bergen_search.search.engines.ismcts import Marks, halving
+    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
+    from bergen_search.search.limits import Deadline
+    info = decision()
+
+    def grown(marks=None):
+        tree = IsmctsTree(CoreSampler(info), 7, 0.7, 0, "safe", merge_twins=True,
+                          choice_stats=True)
+        done, interrupted = halving(tree, 12000, Deadline(None), marks=marks)
+        assert (done, interrupted) == (12000, False)
+        return tree
+
+    plain = grown()
+    final = {m: n for m, n, *_ in plain.root_stats() if m not in plain.twins}
+    assert len(final) >= 3 and len(set(final.values())) >= 2      # halving cut some
+    at = {m: [n // 4, n // 2, n + 1] for m, n in final.items()}     # n + 1: never reached
+    seen = []
+
+    def reached(tree, move, count):
+        visits = {m: v for m, v, *_ in tree.root_stats()}
+        seen.append((move, count, visits[move], tree.evaluate_root(50, 3, only=move)))
+
+    marked = grown(Marks(at, reached))
+    assert marked.root_stats() == plain.root_stats() and marked.n_nodes == plain.n_nodes
+    assert marked.evaluate_root(200, 9) == plain.evaluate_root(200, 9)
+    assert sorted((m, c) for m, c, *_ in seen) == sorted(
+        (m, c) for m, n in final.items() for c in (n // 4, n // 2))
+    assert all(c == v for _, c, v, _ in seen)
+    # a mark's pass is the pass of a tree grown to that point without marks
+    move, count, _, row = next(x for x in seen if x[1] == final[x[0]] // 2)
+    again = grown(Marks({move: [count]}, lambda t, m, c: seen.append(
+        t.evaluate_root(50, 3, only=m))))
+    assert seen[-1] == row and again.root_stats() == plain.root_stats()
+
+
 # ---- the issue's known cases ----------------------------------------------------------------
 @pytest.mark.parametrize("seeds, iterations", sizes((12, 25_000), (30, None)))
 def test_the_example_values_survive_a_change_of_seed(seeds, iterations):

@@ -6,7 +6,9 @@ inference, safe playouts and merged twins). It uses the search's public machiner
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from functools import partial
+from typing import Callable
 
 from ....constants import PASS_STREAM
 from ....game.rng import derive_seed
@@ -207,7 +209,33 @@ def expected_lines(beams) -> dict:
     return out
 
 
-def halving(tree, budget, deadline: Deadline, focus=(), hooks=None):
+@dataclass
+class Marks:
+    """Checkpoints inside sequential halving (a measuring hook; the search never sets it):
+    `at` {root move: counts of its own forced iterations} where `halving` stops that move's
+    runs and calls `reached(tree, move, count)`, e.g. to read the move's value there with a
+    final pass of it alone (`evaluate_root(..., only=move)`). A tree is the same however
+    its runs are sliced, and a pass draws nothing from its random numbers: the marks change
+    no result. `own` counts each move's forced iterations so far."""
+    at: dict
+    reached: Callable
+    own: dict = field(default_factory=dict)
+
+    def runner(self, tree, move):
+        """`tree.run_move` for `move`, stopping at its marks."""
+        def run(iterations, seconds):
+            done_now = self.own.get(move, 0)
+            ahead = [c for c in self.at.get(move, ()) if c > done_now]
+            n = iterations if not ahead else min(iterations, ahead[0] - done_now)
+            got = tree.run_move(move, n, seconds)
+            self.own[move] = done_now + got
+            if ahead and self.own[move] == ahead[0]:
+                self.reached(tree, move, ahead[0])
+            return got
+        return run
+
+
+def halving(tree, budget, deadline: Deadline, focus=(), hooks=None, marks: Marks | None = None):
     """The root's budget by sequential halving (Karnin, Koren & Somekh 2013; Pepels et al.
     2014 in MCTS; the root of Gumbel MuZero, Danihelka et al. 2022): in ceil(log2 n) phases
     of equal budget, every choice still in gets an equal share of forced iterations
@@ -216,7 +244,8 @@ def halving(tree, budget, deadline: Deadline, focus=(), hooks=None):
     subtree of its own, and the close ones the most, so that their values compare at equal
     effort instead of hinging on the few visits UCB would give them. `focus` moves (the
     play `analyze` judges) stay in to the end. Under a time limit the phases share the
-    clock instead. Returns (iterations done, interrupted)."""
+    clock instead. `marks`: checkpoints of each move's own iterations (`Marks`). Returns
+    (iterations done, interrupted)."""
     stats = tree.root_stats()
     alive = [m for m, *_ in stats if m not in tree.twins]
     keep = {tree.twins.get(m, m) for m in focus}
@@ -237,8 +266,8 @@ def halving(tree, budget, deadline: Deadline, focus=(), hooks=None):
                 continue
             slot = deadline if phase_end is None else Deadline(
                 (phase_end - now()) / (len(alive) - i))
-            got, interrupted = run_sliced(partial(tree.run_move, m), n, slot, hooks,
-                                           tree.root_stats, count)
+            run = partial(tree.run_move, m) if marks is None else marks.runner(tree, m)
+            got, interrupted = run_sliced(run, n, slot, hooks, tree.root_stats, count)
             done += got
             if interrupted:
                 return done, True

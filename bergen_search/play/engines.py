@@ -278,7 +278,7 @@ def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
                                         f"spelling goes in a later release)"))
             key = new
         if not eq or key not in settings:
-            known = ", ".join(settings) or "none"
+            known = ", ".join(search_api.listed(settings)) or "none"
             raise BergenError(f"engine {name!r}: bad setting {item!r} (settings: {known})")
         kind = settings[key]
         if isinstance(kind, search_api.Setting):

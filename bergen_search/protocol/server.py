@@ -224,7 +224,7 @@ class EngineServer:
                 "settings": {k: {"type": s.type.__name__, "default": settings[k],
                                  "help": s.help, **({"choices": list(s.choices)}
                                                     if s.choices else {})}
-                             for k, s in alg.settings.items()}}
+                             for k, s in alg.settings.items() if not s.hidden}}
         self.send({"type": "hello", "protocol": PROTOCOL, "name": "bergen_search",
                    "version": __version__, "commands": list(COMMANDS),
                    "algorithms": algorithms, "backend": backend.SEARCH.name,

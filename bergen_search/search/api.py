@@ -93,7 +93,8 @@ from .limits import (
     Limits,
     now,
 )
-from .registry import Algorithm, SearchRun, Setting, Settings, Solved, resolve, setting_text
+from .registry import (Algorithm, SearchRun, Setting, Settings, Solved, listed, resolve,
+                       setting_text)
 from .results import MoveValue, SearchInfo, SearchResult, choices, paired_stderr, pool, rank
 from .workers import Job, Hooks, UnitPool, merge_units, run_jobs
 
@@ -101,7 +102,7 @@ from .workers import Job, Hooks, UnitPool, merge_units, run_jobs
 #: registry's lookups (their own modules hold them; these are the same objects).
 __all__ = ["Algorithm", "DEFAULT_MEMORY_MB", "Limits", "MAX_ITERATIONS", "MAX_MEMORY_MB",
            "MAX_REPLICATES", "MAX_SECONDS", "MoveValue", "REPLICATES", "SearchInfo",
-           "SearchResult", "Setting", "choices", "mirror_twins", "paired_stderr", "pool",
+           "SearchResult", "Setting", "choices", "listed", "mirror_twins", "paired_stderr", "pool",
            "Settings", "resolve", "root_moves", "search", "setting_text"]
 
 

@@ -41,6 +41,9 @@ class Setting:
     choices: tuple = ()
     minimum: float = 0       # the least value a number may take
     maximum: float = math.inf   # the most
+    #: A prototype's setting, taken but not listed: in a search's settings only when given
+    #: a value other than its default (so that, off, nothing says or does anything new).
+    hidden: bool = False
 
     def parse(self, name: str, value):
         """The value checked (and converted from text, as engine specs give it)."""
@@ -81,6 +84,11 @@ class Setting:
             raise BergenError(f"{name} must be at most {self.maximum:,}, got {value!r}",
                               field=name)
         return out
+
+
+def listed(settings: dict) -> list:
+    """The names of the settings that are listed (not `Setting.hidden`), in their order."""
+    return [k for k, s in settings.items() if not getattr(s, "hidden", False)]
 
 
 def inference_setting(default) -> Setting:
@@ -164,11 +172,13 @@ class Algorithm:
         """Every setting, with its default where not given; unknown ones are an error."""
         for key in settings:
             if key not in self.settings:
-                known = ", ".join(self.settings) or "none"
+                known = ", ".join(listed(self.settings)) or "none"
                 raise BergenError(f"{self.name} has no setting {key!r} (settings: {known})",
                                   field=key)
-        return {k: s.parse(k, settings[k]) if k in settings else s.default
+        full = {k: s.parse(k, settings[k]) if k in settings else s.default
                 for k, s in self.settings.items()}
+        return {k: v for k, v in full.items()
+                if not self.settings[k].hidden or v != self.settings[k].default}
 
     def solve(self, info, limits, run) -> "Solved":
         """The whole search in one step, before any table is built: `Solved(result)` ends

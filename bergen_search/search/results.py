@@ -146,6 +146,7 @@ class SearchInfo(TypedDict, total=False):
     pooled: int              # searches pooled into this one (`pool`)
     lines: dict              # {Move: [Move]}: the line of play expected after each move
     resampled: dict          # inference=action-sir's pool: {pool, distinct, effective}
+    cycles: list             # ISMCTS's hidden cycles: each tree's checkpoints (`Checkpoints`)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,15 @@ LINE_DEPTH = 6
 LINE_WIDTH = 2
 LINE_SHARE = 0.05
 LINE_MIN = 20
+#: The hidden setting `cycles` (a prototype, issue 50): each tree's budget is spent in cycles
+#: of sequential halving over these shares of it, one after the other on the same tree (every
+#: root choice back in at each cycle's start), so that after a cycle the tree is a search of
+#: the budget spent so far: a quarter, then a half. After each cycle but the last, a pass of
+#: every move on the first CHECK_SHARE of the final pass's worlds reads each move's value
+#: there (its checkpoints: the final pass sums those worlds apart too, `prefix`), the trend
+#: a correction toward more budget reads (`UnitOutput.extra["cycles"]`, info["cycles"]).
+CYCLES = (1, 1, 2)
+CHECK_SHARE = 0.5
 
 
 class Ismcts(Algorithm):
@@ -84,6 +93,8 @@ class Ismcts(Algorithm):
                         "halving (sequential halving: every choice a share, the better half "
                         "more, again and again) or ucb (UCB1, as below the root)",
                         ("halving", "ucb")),
+        "cycles": Setting(bool, False, "grow each tree in cycles of halving (CYCLES), reading "
+                          "each move's value after each cycle (a prototype)", hidden=True),
     }
 
     def worker(self, sampler, objective, budget, deadline, seed, settings, values=False,
@@ -103,7 +114,12 @@ class Ismcts(Algorithm):
         search_deadline = deadline if left is None or not values else Deadline(
             left * (1 - PASS_SHARE))
         t0 = now()
-        if settings["root"] == "halving":
+        checks = None
+        if settings.get("cycles") and settings["root"] == "halving":
+            checks = Checkpoints(derive_seed(seed, PASS_STREAM), budget)
+            done, interrupted = cycled(tree, budget, search_deadline, focus, hooks,
+                                       checks.read)
+        elif settings["root"] == "halving":
             done, interrupted = halving(tree, budget, search_deadline, focus, hooks)
         else:
             done, interrupted = run_sliced(tree.run, budget, search_deadline, hooks,
@@ -123,8 +139,12 @@ class Ismcts(Algorithm):
                 rate = done / max(now() - t0, 1e-6)
                 worlds = max(PASS_MIN, min(worlds, int(rate * max(left, 0) / n_choices)))
             try:
-                out.final_pass = FinalPass(worlds, tree.evaluate_root(
-                    worlds, derive_seed(seed, PASS_STREAM)))
+                if checks is None:
+                    out.final_pass = FinalPass(worlds, tree.evaluate_root(
+                        worlds, derive_seed(seed, PASS_STREAM)))
+                else:
+                    out.final_pass = checks.final(tree, worlds)
+                    out.extra["cycles"] = checks.record
             except KeyboardInterrupt:
                 interrupted = True
         out.stats, out.done, out.interrupted = ([tuple(r) for r in tree.root_stats()], done,
@@ -153,6 +173,9 @@ class Ismcts(Algorithm):
         # first stopped growing (the search went on sampling within it).
         out = {"memory": {"cap_mb": limits.memory_bytes >> 20, "full": len(full),
                           "full_at": min(full) if full else None}}
+        cycles = [o.extra["cycles"] for o in outputs if "cycles" in o.extra]
+        if cycles:
+            out["cycles"] = cycles
         beams = [o.extra["lines"] for o in outputs if "lines" in o.extra]
         if beams:
             out["lines"] = expected_lines(beams)
@@ -233,6 +256,72 @@ class Marks:
                 self.reached(tree, move, ahead[0])
             return got
         return run
+
+
+def cycled(tree, budget, deadline: Deadline, focus=(), hooks=None, between=None,
+           shares=CYCLES):
+    """The budget (or the clock) spent as one `halving` after another on the same tree, each
+    over its share of it (`shares`, e.g. CYCLES: a quarter, a quarter, a half), every root
+    choice back in at each one's start: after cycle c the tree is what a search of the budget
+    spent so far grows (after the first, the search of its share, bit for bit). Between two
+    cycles `between(tree, done)` (e.g. `Checkpoints.read`). Returns (iterations done,
+    interrupted)."""
+    done = 0
+    for c, share in enumerate(shares):
+        rest = sum(shares[c:])
+        part = None if budget is None else (budget - done) * share // rest
+        left = deadline.left()
+        slot = deadline if left is None else Deadline(left * share / rest)
+        got, interrupted = halving(tree, part, slot, focus, hooks)
+        done += got
+        if interrupted:
+            return done, True
+        if between is not None and c < len(shares) - 1:
+            between(tree, done)
+    return done, False
+
+
+class Checkpoints:
+    """Each root move's value after each cycle but the last (`cycled`), read by a pass of
+    every move on the first CHECK_SHARE of the worlds the final pass will take (those of a
+    search of the whole budget; under a time limit, of the iterations the pace so far
+    promises), on the final pass's seed; and the final pass, which sums those worlds apart
+    too (`evaluate_root`'s prefix): each move's trend is read on common worlds.
+    `record`: {"worlds": the worlds read, "at": [{move: [its own iterations, sum]} after
+    each cycle], "final": {move: [its own iterations, sum over those worlds]}} (mirror twins
+    left out)."""
+
+    def __init__(self, pass_seed: int, budget, shares=CYCLES):
+        self.seed, self.budget, self.shares = pass_seed, budget, shares
+        self.record: dict = {"worlds": 0, "at": [], "final": {}}
+
+    @staticmethod
+    def _choices(tree) -> dict:
+        return {m: n for m, n, *_ in tree.root_stats() if m not in tree.twins}
+
+    def read(self, tree, done: int) -> None:
+        own = self._choices(tree)
+        if len(own) < 2:
+            return
+        if not self.record["worlds"]:
+            total = self.budget if self.budget is not None else (
+                done * sum(self.shares) // self.shares[0])
+            full = max(PASS_MIN, min(PASS_MAX, total // (PASS_SPREAD * len(own))))
+            self.record["worlds"] = max(1, round(CHECK_SHARE * full))
+        rows = tree.evaluate_root(self.record["worlds"], self.seed)
+        self.record["at"].append({m: [own[m], s] for m, s, *_ in rows if m in own})
+
+    def final(self, tree, worlds: int) -> FinalPass:
+        """The final pass on `worlds` worlds (at least the checkpoints'), with each move's
+        sum over the checkpoints' worlds."""
+        own, first = self._choices(tree), self.record["worlds"]
+        worlds = max(worlds, first)
+        rows = tree.evaluate_root(worlds, self.seed, prefix=first)
+        if first:
+            self.record["final"] = {row[0]: [own[row[0]], row[4]] for row in rows
+                                    if row[0] in own}
+        self.record["pass"] = worlds
+        return FinalPass(worlds, [row[:4] for row in rows])
 
 
 def halving(tree, budget, deadline: Deadline, focus=(), hooks=None, marks: Marks | None = None):

@@ -268,8 +268,8 @@ def test_cycles_grow_a_search_of_a_quarter_first_and_read_it_on_the_final_worlds
         assert ismcts.halving(direct, rest, Deadline(None)) == (rest, False)
         own = {m: c for m, c, *_ in direct.root_stats() if m not in direct.twins}
         rows = direct.evaluate_root(rec["pass"], pseed)
-        assert rec["final"] == {m: [own[m], s] for m, s, *_ in direct.evaluate_root(worlds, pseed)
-                                if m in own}
+        first = {m: s for m, s, *_ in direct.evaluate_root(worlds, pseed)}
+        assert rec["final"] == {m: [own[m], first[m], s, q] for m, s, q, _ in rows if m in own}
         for m in res.moves:
             assert m.samples[u] == next(s for k, s, *_ in rows if k == m.code) / rec["pass"]
     # the counts after the first cycle are those of a direct search of a quarter of each share

@@ -288,8 +288,9 @@ class Checkpoints:
     promises), on the final pass's seed; and the final pass, which sums those worlds apart
     too (`evaluate_root`'s prefix): each move's trend is read on common worlds.
     `record`: {"worlds": the worlds read, "at": [{move: [its own iterations, sum]} after
-    each cycle], "final": {move: [its own iterations, sum over those worlds]}} (mirror twins
-    left out)."""
+    each cycle], "final": {move: [its own iterations, sum over those worlds, the final
+    pass's sum and sum of squares]}, "pass": the final pass's worlds} (mirror twins left
+    out)."""
 
     def __init__(self, pass_seed: int, budget, shares=CYCLES):
         self.seed, self.budget, self.shares = pass_seed, budget, shares
@@ -318,8 +319,8 @@ class Checkpoints:
         worlds = max(worlds, first)
         rows = tree.evaluate_root(worlds, self.seed, prefix=first)
         if first:
-            self.record["final"] = {row[0]: [own[row[0]], row[4]] for row in rows
-                                    if row[0] in own}
+            self.record["final"] = {row[0]: [own[row[0]], row[4], row[1], row[2]]
+                                    for row in rows if row[0] in own}
         self.record["pass"] = worlds
         return FinalPass(worlds, [row[:4] for row in rows])
 

@@ -279,6 +279,35 @@ def test_cycles_grow_a_search_of_a_quarter_first_and_read_it_on_the_final_worlds
     assert all(counts[int(m)] == sum(r["at"][0][m][0] for r in records) for m in records[0]["at"][0])
 
 
+def test_under_a_time_limit_the_checkpoints_take_the_worlds_the_final_pass_will_afford(
+        monkeypatch, virtual_clock):
+    """With a time limit, the checkpoints read CHECK_SHARE of the worlds the final pass will
+    take: those the pace so far affords in the seconds kept for it (as the worker's final
+    pass counts them), not those of the iterations alone, which a short limit cannot pay
+    for; and every cycle of a timed search grows the tree."""
+    from bergen_search.search.engines import ismcts
+    from bergen_search.search.registry import Settings, algorithms
+    info = decision()
+    alg = algorithms()["ismcts"]
+    settings = Settings.of("ismcts", {"cycles": "on"})
+    tree = ismcts._ismcts.IsmctsTree(alg.sampler(info, alg.table(info, settings)), 3, 0.7, 0,
+                                     "safe", merge_twins=True, choice_stats=True)
+    tree.run(4000, 0)
+    k = len([m for m, *_ in tree.root_stats() if m not in tree.twins])
+    with monkeypatch.context() as m:
+        m.setattr(ismcts, "now", lambda: 10.0)
+        checks = ismcts.Checkpoints(1, None, clock=(9.9, 0.002))  # 4000 in 0.1 s, 2 ms kept
+        checks.read(tree, 4000)
+    assert checks.record["worlds"] == round(ismcts.CHECK_SHARE * max(
+        ismcts.PASS_MIN, int(40_000 * 0.002 / k)))
+    virtual_clock(2e-4)
+    res = search(info, Limits(time=0.4), seed=2, settings=settings)
+    for rec in res.info["cycles"]:
+        sizes = [sum(n for n, _ in at.values()) for at in rec["at"]] + [
+            sum(v[0] for v in rec["final"].values())]
+        assert 0 < sizes[0] < sizes[1] < sizes[2] and rec["worlds"] <= rec["pass"]
+
+
 # ---- the issue's known cases ----------------------------------------------------------------
 @pytest.mark.parametrize("seeds, iterations", sizes((12, 25_000), (30, None)))
 def test_the_example_values_survive_a_change_of_seed(seeds, iterations):

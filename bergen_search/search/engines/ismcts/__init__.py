@@ -116,7 +116,8 @@ class Ismcts(Algorithm):
         t0 = now()
         checks = None
         if settings.get("cycles") and settings["root"] == "halving":
-            checks = Checkpoints(derive_seed(seed, PASS_STREAM), budget)
+            checks = Checkpoints(derive_seed(seed, PASS_STREAM), budget, None if left is None
+                                 or not values else (t0, left * PASS_SHARE))
             done, interrupted = cycled(tree, budget, search_deadline, focus, hooks,
                                        checks.read)
         elif settings["root"] == "halving":
@@ -284,16 +285,17 @@ def cycled(tree, budget, deadline: Deadline, focus=(), hooks=None, between=None,
 class Checkpoints:
     """Each root move's value after each cycle but the last (`cycled`), read by a pass of
     every move on the first CHECK_SHARE of the worlds the final pass will take (those of a
-    search of the whole budget; under a time limit, of the iterations the pace so far
-    promises), on the final pass's seed; and the final pass, which sums those worlds apart
-    too (`evaluate_root`'s prefix): each move's trend is read on common worlds.
+    search of the whole budget; under a time limit, those the pace so far promises the
+    search and the seconds kept for the pass, `clock` = (start, those seconds)), on the final
+    pass's seed; and the final pass, which sums those worlds apart too (`evaluate_root`'s
+    prefix): each move's trend is read on common worlds.
     `record`: {"worlds": the worlds read, "at": [{move: [its own iterations, sum]} after
     each cycle], "final": {move: [its own iterations, sum over those worlds, the final
     pass's sum and sum of squares]}, "pass": the final pass's worlds} (mirror twins left
     out)."""
 
-    def __init__(self, pass_seed: int, budget, shares=CYCLES):
-        self.seed, self.budget, self.shares = pass_seed, budget, shares
+    def __init__(self, pass_seed: int, budget, clock=None, shares=CYCLES):
+        self.seed, self.budget, self.clock, self.shares = pass_seed, budget, clock, shares
         self.record: dict = {"worlds": 0, "at": [], "final": {}}
 
     @staticmethod
@@ -308,6 +310,10 @@ class Checkpoints:
             total = self.budget if self.budget is not None else (
                 done * sum(self.shares) // self.shares[0])
             full = max(PASS_MIN, min(PASS_MAX, total // (PASS_SPREAD * len(own))))
+            if self.clock is not None:        # as the worker's final pass will take them
+                start, seconds = self.clock
+                rate = done / max(now() - start, 1e-6)
+                full = max(PASS_MIN, min(full, int(rate * seconds / len(own))))
             self.record["worlds"] = max(1, round(CHECK_SHARE * full))
         rows = tree.evaluate_root(self.record["worlds"], self.seed)
         self.record["at"].append({m: [own[m], s] for m, s, *_ in rows if m in own})

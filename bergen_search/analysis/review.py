@@ -574,8 +574,8 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int,
         return
     settings = Settings.of() if settings is None else settings
     alg, full = settings.engine, dict(settings)
-    replicated = alg.replicated and alg.units(full, 1) >= 2
-    # Pooled (ISMCTS): each recheck searches (recheck - 1) x all replicates so far again,
+    replicated = alg.replicated and alg.units(full, 1) >= 2 and not alg.deepens(full)
+    # Pooled (ISMCTS with settle=off): each recheck searches (recheck - 1) x all replicates so far again,
     # with the first budget per replicate; else each searches recheck times the last.
     factor = ((recheck - 1) * recheck ** (max_rechecks - 1) if replicated
               else recheck ** max_rechecks)
@@ -654,14 +654,15 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
 
     now_loss = loss_of(res)
     rechecks, searched, bigger, now = 0, [res], limits, res
-    replicated = len(res.moves[0].samples) >= 2
     alg, full = ask.settings.engine, dict(ask.settings)
+    replicated = len(res.moves[0].samples) >= 2 and not alg.deepens(full)
     while recheck > 1 and rechecks < ask.max_rechecks and not _solved(now) and (
             (rechecks == 0 and now_loss.hi >= thresholds["inaccuracy"])
             or (rechecks > 0 and verdict(now_loss.lo, now_loss.hi, thresholds)[1])):
-        # ISMCTS: (recheck - 1) times as many replicates again, each with the budget of the
-        # first search's, pooled with those before: the same quantity, measured closer.
-        # Another algorithm: one search with `recheck` times the budget, judged alone.
+        # Replicates that do not deepen (ISMCTS with settle=off): (recheck - 1) times as many
+        # again, each with the budget of the first search's, pooled with those before: the
+        # same quantity, measured closer. Otherwise one search with `recheck` times the
+        # budget, judged alone (ISMCTS: deeper trees, their correction for the budget smaller).
         grow = (recheck - 1) * sum(r.info["replicates"] for r in searched) if replicated else 0
         scale = grow / res.info["replicates"] if replicated else recheck
         bigger = Limits(

@@ -394,9 +394,10 @@ class EngineServer:
         iterations = f["iterations"]
         settings = self._settings(q.cmd)
         alg = settings.engine
-        # An infinite search of an engine with replicates adds replicates of the size a
-        # search of `iterations` (default: the engine's default budget) gives each, until
-        # stopped; one without them searches up to a cap.
+        # An infinite search of an engine with replicates deepens (searches of `iterations`,
+        # default the engine's default budget, times 1, 2, 4, ...: ISMCTS's settle) or adds
+        # replicates of that size (settle=off) until stopped; one without them searches up
+        # to a cap.
         until_stopped = f["infinite"] and alg.replicated
         if f["infinite"] and iterations is None and not until_stopped:
             iterations = INFINITE_CAP
@@ -516,14 +517,16 @@ def partial_answer(progress: dict, exact: bool, finished: bool = False) -> dict:
     """A `partial` line from a search's report (`search(on_info=)`'s dict): its ranked moves
     (a figure never measured null), the best and its figures, `trees` (how many replicates
     the values pool) and `running` (the iterations of the one being grown) when the engine
-    has replicates, and `finished` (the search ended by itself: these are its answer)."""
+    has replicates, `settled` (ISMCTS's `settle`: whether more time may re-rank) and
+    `deepening` (until stopped: the budget of the deeper search under way) when the search
+    said them, and `finished` (the search ended by itself: these are its answer)."""
     rows = measured_rows(progress["moves"], exact=exact)
     out = {"type": "partial", "iterations": progress["iterations"],
            "seconds": round(progress["seconds"], 3),
            "best": move_text(progress["best"]) if rows[0]["visits"] or exact else None,
            "value": rows[0]["value"], "stderr": rows[0]["stderr"], "moves": rows,
            "exact": exact}
-    for key in ("trees", "running"):
+    for key in ("trees", "running", "settled", "deepening"):
         if key in progress:
             out[key] = progress[key]
     out["finished"] = finished

@@ -99,14 +99,15 @@ from .limits import (
 )
 from .registry import (Algorithm, SearchRun, Setting, Settings, Solved, default_engine, presets,
                        resolve, setting_text)
-from .results import MoveValue, SearchInfo, SearchResult, choices, paired_stderr, pool, rank
+from .results import (MoveValue, SearchInfo, SearchResult, choices, paired, paired_stderr, pool,
+                      rank)
 from .workers import Hooks, Job, UnitPool, run_jobs
 
 #: What the rest of the package reads here: the search, its limits and results, and the
 #: registry's lookups (their own modules hold them; these are the same objects).
 __all__ = ["Algorithm", "DEFAULT_MEMORY_MB", "Limits", "MAX_ITERATIONS", "MAX_MEMORY_MB",
            "MAX_REPLICATES", "MAX_SECONDS", "MoveValue", "REPLICATES", "SearchInfo",
-           "SearchResult", "Setting", "choices", "mirror_twins", "paired_stderr", "pool",
+           "SearchResult", "Setting", "choices", "mirror_twins", "paired", "paired_stderr", "pool",
            "Settings", "resolve", "root_moves", "search", "setting_text"]
 
 
@@ -155,6 +156,11 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
     alg, be, full = settings.engine, backend.SEARCH, dict(settings)
     _check(settings, be, objective=objective, workers=workers, until_stopped=until_stopped,
            stop=stop, limits=limits)
+    if until_stopped and alg.deepens(full):
+        return _deepening(info, Limits(iterations=_budget(limits, alg, be),
+                                       memory_mb=limits.memory_mb),
+                          settings, seed=seed, objective=objective, values=values,
+                          focus=focus, stop=stop, on_info=on_info)
     # An algorithm may solve the whole search at once (the exact endgame; ISMCTS tries it
     # first when its setting `endgame` is on), leave notes and new limits, or an answer still
     # to come (a solve beside the units, heard through their stop and reports).
@@ -214,6 +220,9 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
     # from a value pass, when one measured it); a twin right after the move it mirrors.
     mv = rank(rows, twins, alg.by_visits and not (alg.value_pass(full) and units.measured.units),
               lead, samples=samples)
+    if whole is None:
+        mv, more = alg.finish(mv, units.extra, full)
+        result_info.update(more)
     best = mv[0]
     # Nothing finished (a world longer than the time limit, or a stop at once): the values
     # are no answer, and `empty` says so (the callers say it to the user).
@@ -223,6 +232,48 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
     result_info["interrupted"] = result_info.get("interrupted", False) or solved.interrupted
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
+
+
+def _deepening(info, limits: Limits, settings: Settings, *, seed, objective, values, focus,
+               stop, on_info) -> SearchResult:
+    """A search until stopped of an engine that deepens (`Algorithm.deepens`): searches of
+    `limits.iterations` times 1, 2, 4, ... one after the other, each whole and of the same
+    seed; stopped, the answer is the last that finished (the search of its budget, byte for
+    byte), or before any did the first one's so far. It ends by itself once a search is exact
+    or the next would pass MAX_ITERATIONS. Reports: the first search's own, then the last
+    finished answer's (with `settled`) and `running`, the iterations of the deeper one under
+    way, and its budget (`deepening`)."""
+    t0, size, last = now(), limits.iterations, None
+    while True:
+        def report(progress, size=size):
+            if on_info is None:
+                return
+            if last is None:
+                on_info(progress)
+                return
+            on_info({"iterations": last.info["iterations"], "seconds": now() - t0,
+                     "trees": last.info.get("replicates") or 0,
+                     "running": progress["iterations"], "best": last.best,
+                     "value": last.value, "stderr": last.stderr, "moves": last.moves,
+                     "settled": last.info.get("settled"), "deepening": size})
+        res = search(info, dataclasses.replace(limits, iterations=size), settings=settings,
+                     seed=seed, objective=objective, values=values, focus=focus, stop=stop,
+                     on_info=report if on_info is not None else None)
+        if res.info.get("interrupted") or stop.is_set():
+            if last is None or not res.info.get("interrupted"):
+                last = res
+            break
+        last = res
+        if on_info is not None:
+            on_info({"iterations": size, "seconds": now() - t0,
+                     "trees": res.info.get("replicates") or 0, "running": 0,
+                     "best": res.best, "value": res.value, "stderr": res.stderr,
+                     "moves": res.moves, "settled": res.info.get("settled"),
+                     **({"exact": True} if res.info["exact"] else {})})
+        if res.info["exact"] or 2 * size > MAX_ITERATIONS:
+            break
+        size *= 2
+    return last
 
 
 def _budget(limits: Limits, alg: Algorithm, be) -> int | None:

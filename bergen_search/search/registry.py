@@ -145,6 +145,12 @@ class Algorithm:
             raise BergenError(f"{self.name} has no replicates", field="replicates")
         return {**settings, "replicates": n}
 
+    def deepens(self, settings: dict) -> bool:
+        """Whether a closer look searches it deeper (a bigger budget, judged alone) rather than
+        pooling more replicates of the same budget: its values correct for the budget, which
+        pooled small searches would not deepen (ISMCTS's `settle`). Default: no."""
+        return False
+
     def empty_advice(self, settings: dict) -> str:
         """What to say after "the search finished no <unit> within its time limit"."""
         return "; give more --time"
@@ -222,6 +228,13 @@ class Algorithm:
         """What to add to the result's info from the units' extras as `fold` merged them
         (default: nothing)."""
         return {}
+
+    def finish(self, moves: list, folded: dict, settings: dict) -> tuple:
+        """(moves, what the result's info gains): the engine's last word on its ranked
+        `MoveValue`s from the folded extras (ISMCTS: the errors of the values corrected for
+        the budget, the moves ranked by their raw values, whether the answer has settled).
+        Default: as ranked, nothing."""
+        return moves, {}
 
 
 @dataclass

@@ -19,7 +19,7 @@ from ..stats import mean_stderr, spread
 
 __all__ = ["BracketReport", "EndgameReport", "Exhaustive", "MemoryInfo",
            "MoveValue", "SearchInfo", "SearchResult", "UnitOutput", "ValuesInfo",
-           "choices", "paired_stderr", "pool", "rank", "rows_from_stats"]
+           "choices", "paired", "paired_stderr", "pool", "rank", "rows_from_stats"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,14 @@ class MoveValue:
     #: The exact endgame's bound: the value is the equilibrium's within it (the hand's bound,
     #: or a refined deviation's own), a bound rather than a sampling error; 0 elsewhere.
     bound: float = 0.0
+    #: A value corrected for the budget (ISMCTS's `settle`): the search's own value, by which
+    #: the move is chosen (None: `value` is it); the degrees of freedom of `stderr` (None: the
+    #: replicates' less one); what a difference with another move adds to its variance, the
+    #: square of the two drifts' difference and each one's drift_var.
+    raw: float | None = None
+    dof: float | None = None
+    drift: float = 0.0
+    drift_var: float = 0.0
 
     @property
     def plus_minus(self) -> float:
@@ -55,16 +63,26 @@ class MoveValue:
         return self.stderr + self.bound
 
 
-def paired_stderr(a: MoveValue, b: MoveValue) -> float:
-    """The standard error of `a.value - b.value`: from their replicates' differences, replicate
-    by replicate, when both have them (moves of one search share each replicate's worlds, so
-    the difference is far less noisy than either value); else as if they were independent."""
+def paired(a: MoveValue, b: MoveValue) -> tuple:
+    """(standard error, degrees of freedom) of `a.value - b.value`: from their replicates'
+    differences, replicate by replicate, when both have them (moves of one search share each
+    replicate's worlds, so the difference is far less noisy than either value), with what
+    their corrections add (`MoveValue.drift`) and the degrees of freedom of that sum
+    (Welch-Satterthwaite: the spread's on replicates - 1, the rest known); else as if they
+    were independent (inf degrees of freedom: the normal quantile)."""
     if a.move == b.move or a.code == b.code:
-        return 0.0
+        return 0.0, math.inf
     if len(a.samples) == len(b.samples) >= 2:
-        d = [x - y for x, y in zip(a.samples, b.samples)]
-        return spread(d)[1]
-    return math.sqrt(a.stderr ** 2 + b.stderr ** 2)
+        sp = spread([x - y for x, y in zip(a.samples, b.samples)])[1]
+        se2 = sp * sp + a.drift_var + b.drift_var + (a.drift - b.drift) ** 2
+        dof = (len(a.samples) - 1) * (se2 / (sp * sp)) ** 2 if sp > 0 else math.inf
+        return math.sqrt(se2), min(dof, 1e6)
+    return math.sqrt(a.stderr ** 2 + b.stderr ** 2), math.inf
+
+
+def paired_stderr(a: MoveValue, b: MoveValue) -> float:
+    """The standard error of `a.value - b.value` (`paired`)."""
+    return paired(a, b)[0]
 
 
 def choices(moves) -> list:
@@ -155,6 +173,8 @@ class SearchInfo(TypedDict, total=False):
     all_worlds: bool         # every enumerated world solved
     pooled: int              # searches pooled into this one (`pool`)
     lines: dict              # {Move: [Move]}: the line of play expected after each move
+    settled: bool            # ISMCTS's settle: more time would not re-rank the best move
+    settle: dict             # {"horizon": doublings from the trees to the reference}
 
 
 @dataclass(frozen=True)

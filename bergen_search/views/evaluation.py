@@ -8,7 +8,8 @@ import math
 from ..formats.position_string import to_string
 from ..search.api import choices
 from .search import backend_text, bracket_text, endgame_json, err_text, exact_text, \
-    floor_line, memory_note, move_text, num, position_text, value_text, value_unit
+    floor_line, memory_note, move_text, num, position_text, settled_note, value_text, \
+    value_unit
 
 
 def side_rows(ev) -> list:
@@ -29,7 +30,7 @@ def evaluation_document(game, ev, *, algorithm: str, objective: str, seed: int) 
             "algorithm": algorithm,
             "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
             "seed": seed, "settings": dict(ri["settings"]), "exact": ri["exact"],
-            "interrupted": ev.interrupted, "memory": ri.get("memory"),
+            "interrupted": ev.interrupted, "settled": ri.get("settled"), "memory": ri.get("memory"),
             "position": to_string(game.position), "backend": ri["backend"],
             **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}
 
@@ -65,6 +66,9 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
            + f"   ({value_unit(objective, side, rules.n_sides, differences=False)}; best "
            f"{names.get(result.best, move_text(result.best))}"
            + ("; interrupted" if ev.interrupted else "") + ")"]
+    note = settled_note(ri)
+    if note:
+        out.append(note)
     out.append("")
     out.append(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
     for row in side_rows(ev):

@@ -12,7 +12,7 @@ from .. import __version__
 from ..formats.notation import format_hand, format_line
 from ..formats.position_string import to_string
 from ..game.tiles import tile_str
-from ..search.api import choices, paired_stderr, setting_text
+from ..search.api import choices, paired, setting_text
 from ..search.results import BracketReport, EndgameReport
 from ..stats import normal_quantile, t_quantile
 
@@ -44,15 +44,14 @@ def move_rows(moves) -> list:
 
 def versus_best(result) -> dict:
     """{Move: (difference, its ±, level)} for every move of `result` against the best: its
-    value minus the best's, the paired error of that difference (`paired_stderr`: the
-    replicates' differences, tree by tree) plus the two values' bounds (a solved
+    value minus the best's, the paired error of that difference (`results.paired`: the
+    replicates' differences, tree by tree, and what their corrections add) plus the two values' bounds (a solved
     endgame's: `MoveValue.bound`), and whether the two are level (the difference's 95%
     interval, the error's quantile (Student's t on the replicates, the normal one without
-    them) plus the bounds, holds 0). The best itself: (0, 0, True). Errors never measured:
+    them, on the error's degrees of freedom) plus the bounds, holds 0). The best itself: (0, 0, True). Errors never measured:
     (d, inf, False)."""
     best = next((m for m in result.moves if m.move == result.best), result.moves[0])
     reps = result.info.get("replicates") or 0
-    q = t_quantile(0.95, reps - 1) if reps >= 2 else normal_quantile(0.95)
     out = {}
     for m in result.moves:
         d = m.value - best.value
@@ -60,7 +59,9 @@ def versus_best(result) -> dict:
                 or best.twin == m.move:
             out[m.move] = (0.0, 0.0, True)
             continue
-        se, bound = paired_stderr(m, best), m.bound + best.bound
+        (se, dof), bound = paired(m, best), m.bound + best.bound
+        q = (t_quantile(0.95, round(dof if math.isfinite(dof) else reps - 1, 1))
+             if reps >= 2 else normal_quantile(0.95))
         level = math.isfinite(se) and abs(d) <= q * se + bound
         out[m.move] = (d, se + bound, level)
     return out
@@ -131,6 +132,7 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
             "seed": seed, "workers": workers, "exact": ri["exact"],
             "worlds_consistent": ri["worlds_consistent"],
             "interrupted": ri.get("interrupted", False), "replicates": ri.get("replicates"),
+            "settled": ri.get("settled"),
             "settings": dict(ri["settings"]), "memory": ri.get("memory"),
             "position": to_string(game.position), "backend": ri.get("backend", "core"),
             "version": __version__,
@@ -356,6 +358,9 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
            .rstrip() + f"   ({value_unit(objective, side, info.rules.n_sides)}"
            + (f"; exact, ± {err_text(result.bound)} a bound" if solved else "")
            + ("; interrupted" if interrupted else "") + ")"]
+    note = settled_note(ri)
+    if note:
+        out.append(note)
     vs = versus_best(result)
     lines = ri.get("lines") or {}
     refined = ri.get("endgame", {}).get("refined", {}) if solved else {}
@@ -405,6 +410,17 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
         out += ["", *explain_lines(result, alg, algorithm=algorithm, objective=objective,
                                    names=names)]
     return "\n".join(out)
+
+
+def settled_note(ri) -> str | None:
+    """The line under a verdict that has not settled (ISMCTS's `settle`: the best move's lead
+    over another move is not clear at 99% once corrected for the budget), offering more
+    time; None when it has, or no engine said."""
+    if ri.get("settled") is not False:
+        return None
+    more = (f"--iterations {4 * ri['iterations']}" if ri.get("iterations")
+            else "more time")
+    return f"not settled: more time may re-rank ({more} searches 4 times as long)"
 
 
 def interrupted_note(ri, alg) -> str:

@@ -13,6 +13,8 @@ from ....constants import PASS_STREAM
 from ....game.rng import derive_seed
 from ... import backend
 from ...endgame import step as exact
+from . import settle
+from .settle import Checkpoints, cycled
 from ....formats.notation import Move
 from ....constants import OWN_DRAW as KEY_OWN_DRAW
 from ....game.state import DRAW as KEY_DRAW
@@ -80,6 +82,12 @@ class Ismcts(Algorithm):
                         "halving (sequential halving: every choice a share, the better half "
                         "more, again and again) or ucb (UCB1, as below the root)",
                         ("halving", "ucb")),
+        "settle": Setting(str, "best", "measure each move's trend over its tree's growth "
+                          "and correct its value toward a search of 16 times the budget, "
+                          "saying whether the answer has settled: with the constants of a "
+                          "best query (best; 100,000 iterations against 1.6 million) or of a "
+                          "review (review; 20,000 against 320,000), or not (off: the values "
+                          "of the search as it stands)", ("best", "review", "off")),
     }
 
     def worker(self, job, sampler, budget, seed, deadline, *, hooks=None, account=None):
@@ -101,7 +109,13 @@ class Ismcts(Algorithm):
         search_deadline = deadline if left is None or not passing else Deadline(
             left * (1 - PASS_SHARE))
         t0 = now()
-        if settings["root"] == "halving":
+        checks = None
+        if settings["root"] == "halving" and settings["settle"] != "off":
+            checks = Checkpoints(derive_seed(seed, PASS_STREAM), budget, None if left is None
+                                 or not passing else (t0, left * PASS_SHARE))
+            done, interrupted = cycled(tree, budget, search_deadline, job.focus, hooks,
+                                       checks.read)
+        elif settings["root"] == "halving":
             done, interrupted = halving(tree, budget, search_deadline, job.focus, hooks)
         else:
             done, interrupted = run_sliced(tree.run, budget, search_deadline, hooks,
@@ -121,13 +135,19 @@ class Ismcts(Algorithm):
                 rate = done / max(now() - t0, 1e-6)
                 worlds = max(PASS_MIN, min(worlds, int(rate * max(left, 0) / n_choices)))
             try:
-                rows = tree.evaluate_root(worlds, derive_seed(seed, PASS_STREAM))
+                if checks is None:
+                    rows = tree.evaluate_root(worlds, derive_seed(seed, PASS_STREAM))
+                else:
+                    worlds, rows = checks.final(tree, worlds)
             except KeyboardInterrupt:
                 interrupted, worlds = True, 0
         stats = [tuple(r) for r in tree.root_stats()]
         if rows is not None:        # the pass's values: each move's mean on its worlds
             values = {m: sm / worlds for m, sm, _, _ in rows}
             by_side = {m: [x / worlds for x in g] for m, _, _, g in rows}
+            if checks is not None:  # corrected for the budget's trend (`settle`)
+                values, extra["settle"] = settle.corrected(
+                    checks.record, done, settle.PROFILES[settings["settle"]], tree.twins)
         else:                       # the tree's means, of the moves it visited
             values = {m: sm / n for m, n, sm, _ in stats if n}
             by_side = {m: [x / n for x in sums] for m, n, sums in sides if n}
@@ -140,14 +160,20 @@ class Ismcts(Algorithm):
     def value_pass(self, settings):
         return settings["choose"] == "value"
 
+    def deepens(self, settings):
+        return settings["settle"] != "off" and settings["root"] == "halving"
+
     def folds_twins(self, settings):
         return settings["twins"]
 
     def for_review(self, settings):
-        """Without the bracket unless asked for: it says what a move secures, and a review
-        charges losses from values, which a bracket does not give (its ceilings bound
-        another game)."""
-        return settings if "bracket" in dict(settings.given) else settings.replace(bracket=False)
+        """Without the bracket unless asked for (it says what a move secures, and a review
+        charges losses from values, which a bracket does not give: its ceilings bound
+        another game), and with the review's constants of `settle` unless asked for."""
+        given = dict(settings.given)
+        if "bracket" not in given:
+            settings = settings.replace(bracket=False)
+        return settings if "settle" in given else settings.replace(settle="review")
 
     def solve(self, info, limits, run):
         """The exact endgame first, when the setting `endgame` is on (`exact.attempt`, as
@@ -162,10 +188,13 @@ class Ismcts(Algorithm):
 
     def fold(self, into, extra):
         """The trees' memory figures (how many reached the cap, the fewest iterations at
-        which one did) and their expected lines' beams, summed edge by edge."""
+        which one did), their corrections' figures (`settle.fold`) and their expected lines'
+        beams, summed edge by edge."""
         if extra["full_at"] is not None:
             into["full"] = into.get("full", 0) + 1
             into["full_at"] = min(into.get("full_at", extra["full_at"]), extra["full_at"])
+        if "settle" in extra:
+            settle.fold(into.setdefault("settle", {}), extra["settle"])
         if "lines" in extra:
             lines = into.setdefault("lines", {})
             for m, beam in extra["lines"].items():
@@ -179,6 +208,11 @@ class Ismcts(Algorithm):
         if "lines" in folded:
             out["lines"] = expected_lines(folded["lines"])
         return out
+
+    def finish(self, moves, folded, settings):
+        if "settle" not in folded:
+            return moves, {}
+        return settle.finish(moves, folded["settle"], settle.PROFILES[settings["settle"]])
 
 
 def line_beams(tree) -> dict:

@@ -487,26 +487,37 @@ class IsmctsTree:
             node = best
         return self._finish(s, rng)
 
-    def evaluate_root(self, worlds, seed):
+    def evaluate_root(self, worlds, seed, only=None, prefix=0):
         """Each root move's value when the search plays on from it as it would (no
         exploration), on `worlds` worlds drawn with Rng(seed): the same worlds, and the same
         random numbers in the playouts, for every move (common random numbers). Returns
         [(move, sum, sum of squares, [each side's raw outcome summed])] in move order, as the
-        core's; a merged mirror twin gets its twin's."""
+        core's; a merged mirror twin gets its twin's. `only` (a root move): that move's row
+        alone; `prefix`: each row ends with its sum over the first `prefix` worlds; as the
+        core's."""
         if type(worlds) is not int or not 1 <= worlds <= MAX_PASS_WORLDS:
             raise BergenError(f"worlds must be an integer 1..{MAX_PASS_WORLDS}, got {worlds!r}",
                               field="worlds")
+        if type(prefix) is not int or not 0 <= prefix <= worlds:
+            raise BergenError(f"prefix must be an integer 0..{worlds}, got {prefix!r}",
+                              field="prefix")
         moves = self._base.legal_moves()
+        if only is not None and (type(only) is not int or only not in moves):
+            raise BergenError(f"evaluate_root: {only!r} is not a root move", field="only")
+        pick = -1 if only is None else self._stats_key(only)
         n_sides = self._rules.n_sides
         sums = [0.0] * len(moves)
         sqs = [0.0] * len(moves)
         gains = [[0.0] * n_sides for _ in moves]
+        firsts = list(sums)
         world_rng, play_rng = Rng(seed & MASK64), Rng(0)
-        for _ in range(worlds):
+        for w in range(worlds):
+            if w == prefix:
+                firsts = list(sums)
             world = self.sampler.world(world_rng)
             play_seed = mix64(world_rng.state ^ GOLDEN)
             for i, m in enumerate(moves):
-                if self._stats_key(m) != m:
+                if self._stats_key(m) != m or (pick >= 0 and m != pick):
                     continue
                 node, _ = self._child(0, _edge_key(world, m, self._observer))
                 play_rng.state = play_seed
@@ -516,10 +527,14 @@ class IsmctsTree:
                 sqs[i] += v * v
                 for j in range(n_sides):
                     gains[i][j] += outcome(self.objective, s, self._base, j)
+        if prefix == worlds:
+            firsts = list(sums)
         out = []
         for i, m in enumerate(moves):
             k = i - 1 if self._stats_key(m) != m else i
-            out.append((m, sums[k], sqs[k], list(gains[k])))
+            if pick < 0 or m == only:
+                row = (m, sums[k], sqs[k], list(gains[k]))
+                out.append(row + (firsts[k],) if prefix else row)
         return out
 
     def root_stats(self):

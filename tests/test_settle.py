@@ -108,7 +108,8 @@ def test_cycles_grow_a_quarter_then_a_half_and_read_each_on_the_final_worlds():
 def test_a_trees_correction_by_hand():
     """c = v + (h / 4)(beta1 D1 + beta2 D2), D the value's change on the checkpoints' worlds
     per doubling of the move's own iterations, h the doublings from the tree to the
-    profile's reference; at or past the reference no correction; a mirror twin its twin's."""
+    profile's reference (at most 4); at or past the reference no correction; a mirror twin
+    its twin's."""
     prof = settle.PROFILES["best"]
     rec = {"worlds": 10, "pass": 20,
            "at": [{1: [100, 2.0]}, {1: [200, 4.0]}],
@@ -124,6 +125,8 @@ def test_a_trees_correction_by_hand():
     assert half[1] == pytest.approx(0.5 + 0.5 * (prof.betas[0] * d1 + prof.betas[1] * d2))
     past, _ = settle.corrected(rec, 200_000, prof, {})
     assert past[1] == 0.5
+    small, trend = settle.corrected(rec, 500, prof, {})
+    assert small[1] == values[1] and trend["h"] == 4.0     # never past the fit's horizon
 
 
 def _mv(code, samples, **kw):
@@ -227,3 +230,25 @@ def test_the_reviews_recheck_searches_deeper_judged_alone():
     budgets = [n for n, _ in calls]
     assert set(budgets) >= {800, 3200}
     assert all(s["replicates"] == 8 and s["settle"] == "review" for _, s in calls)
+
+
+def test_a_watched_search_reports_the_answer_it_will_give():
+    """With settle, the reports once the trees are in are the engine's last word too: the
+    last is the result, its corrected errors, its order by raw values and `settled`."""
+    info = decision()
+    reports = []
+    res = search(info, Limits(iterations=2400), seed=6, on_info=reports.append)
+    last = reports[-1]
+    assert last["trees"] == 8 and last["settled"] == res.info["settled"]
+    key = lambda moves: [(m.move, round(m.value, 9), round(m.stderr, 9), m.raw) for m in moves]
+    assert key(last["moves"]) == key(res.moves)
+
+
+def test_an_infinite_search_that_deepens_ends_by_itself_at_the_cap(monkeypatch):
+    """A search until stopped that deepens ends by itself once the next search would pass
+    MAX_ITERATIONS, with the last search's answer."""
+    from bergen_search.search import api
+    monkeypatch.setattr(api, "MAX_ITERATIONS", 1000)
+    stop = threading.Event()
+    res = search(decision(), Limits(iterations=300), seed=1, stop=stop, until_stopped=True)
+    assert res.info["iterations"] == 600 and not stop.is_set()

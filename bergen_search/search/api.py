@@ -295,7 +295,7 @@ def _hooks(units: UnitPool, full: dict, stop, on_info, workers: int) -> Hooks | 
                           "with one worker", field="workers")
     alg = units.engine
     return Hooks(stop, on_info, units, by_visits=alg.by_visits and not alg.value_pass(full),
-                 min_trees=max(2, alg.units(full, 1)))
+                 min_trees=max(2, alg.units(full, 1)), settings=full)
 
 
 def _check(settings: Settings, be, *, objective, workers: int, until_stopped: bool, stop,

@@ -106,12 +106,14 @@ class Hooks:
     (the number a search of that budget pools: fewer make an error too unsure to print), and
     before the first has finished, the means of the tree being grown, with no error (`trees`
     0). How many replicates the figures pool is `trees`; `running`, the iterations of the
-    one being searched."""
+    one being searched. With the search's `settings`, an engine that deepens
+    (`Algorithm.deepens`) has its last word on them too (`Algorithm.finish`: ISMCTS's
+    corrected errors, ranked by the raw values, `settled`)."""
 
     def __init__(self, stop, on_info, pool: UnitPool | None = None, *, by_visits: bool = False,
-                 min_trees: int = 2):
+                 min_trees: int = 2, settings: dict | None = None):
         self.stop, self.on_info, self.pool = stop, on_info, pool
-        self.by_visits, self.min_trees = by_visits, min_trees
+        self.by_visits, self.min_trees, self.settings = by_visits, min_trees, settings
         self.t0 = now()
         self.base = 0
 
@@ -151,8 +153,17 @@ class Hooks:
                 if stats is not None else None)
         if found:
             # (a move not measured yet goes last; a value pass measures every move)
+            # An engine whose values the replicates' own samples finish (ISMCTS's settle):
+            # the pool's samples and the engine's last word, as the answer will have them.
+            finishing = (self.settings is not None and pool.replicated
+                         and pool.engine.deepens(self.settings)
+                         and pool.pooled >= self.min_trees)
             ranked = rank(found, pool.twins, self.by_visits, pool.lead,
-                          measured=pool.moves if pool.measured.units else ())
+                          measured=pool.moves if pool.measured.units else (),
+                          samples=pool.figures.values if finishing else None)
+            if finishing:
+                ranked, more = pool.engine.finish(ranked, pool.extra, self.settings)
+                info.update(more)
             info.update(best=ranked[0].move, value=ranked[0].value, stderr=ranked[0].stderr,
                         moves=ranked)
         self.on_info(info)

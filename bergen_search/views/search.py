@@ -38,6 +38,7 @@ def move_rows(moves) -> list:
     return [dict({"move": move_text(m), "value": num(m.value), "stderr": num(m.plus_minus),
                   "visits": m.visits},
                  **({"twin": move_text(m.twin)} if m.twin is not None else {}),
+                 **({"raw": num(m.raw)} if m.raw is not None else {}),
                  **({"share": num(m.share)} if m.share is not None else {}))
             for m in moves]
 

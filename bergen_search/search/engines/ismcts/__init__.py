@@ -327,5 +327,6 @@ register(Ismcts())
 #: replicates and the exact endgame (lab/strength/STRENGTH.md measures every gain against it).
 preset("classic", "ismcts", {"playout": "random", "inference": "off", "twins": False,
                              "choose": "visits", "replicates": 1, "root": "ucb",
-                             "stats": "all", "endgame": False, "bracket": False},
+                             "stats": "all", "endgame": False, "bracket": False,
+                             "settle": "off"},
        "ISMCTS as it was before inference and safe playouts")

@@ -8,8 +8,8 @@ on the first half of the worlds of the final pass (`Checkpoints`), and the final
 those worlds apart, so that each move's value is read three times on common worlds, at
 doubling counts of its own iterations. The trend per doubling over the last cycle (D1) and the
 one before (D2), extrapolated over the h doublings from the tree's iterations to its profile's
-reference, corrects the tree's value: c = v + (h / 4)(beta1 D1 + beta2 D2) (`corrected`;
-h <= 0: c = v). The move's value is the trees' mean of c; its error
+reference (at most 4: below the base budget, toward 16 times the tree's own), corrects the
+tree's value: c = v + (h / 4)(beta1 D1 + beta2 D2) (`corrected`; h <= 0: c = v). The move's value is the trees' mean of c; its error
 se^2 = spread(c)^2 (1 + kappa^2) + a^2 u + (lam K)^2, where K is the correction (the mean of
 c - v) and u = sigma_w^2 / N0 (N0 / n)^gamma what the trend leaves unexplained (sigma_w the
 per-world spread in the final pass, n the move's own iterations); a difference of two moves
@@ -136,10 +136,12 @@ class Checkpoints:
 def corrected(record: dict, done: int, profile: Profile, twins: dict) -> tuple:
     """One tree's corrected values and what `finish` reads of it: ({move: c} for every move
     of the final pass, mirror twins their twin's; {"h": doublings to the reference, "moves":
-    {move: (v, own iterations, per-world variance)}}). `done`: the tree's iterations."""
+    {move: (v, own iterations, per-world variance)}}). `done`: the tree's iterations. Below
+    the profile's base budget the horizon stays H_FIT (toward 16 times the tree's own
+    budget: the fit's horizon, never extrapolated further)."""
     final, at, p = record["final"], record["at"], record["worlds"]
     w = record["pass"]
-    h = math.log2(profile.reference / max(done, 1))
+    h = min(math.log2(profile.reference / max(done, 1)), H_FIT)
     values, moves = {}, {}
     for m, (n0, s0, s, sq) in final.items():
         v = s / w

@@ -1,9 +1,6 @@
-"""ISMCTS, the default engine (`_ismcts.pyx`; its pure-Python twin `reference.py`):
-independent replicated trees, sequential halving at the root (`halving`) and a final pass,
-the exact endgame first when it applies (beside a live search), the expected lines, the
-memory cap's report, and the `classic` preset (the engine as it was before inference, safe
-playouts and merged twins). It uses the search's public machinery: `limits.Deadline`,
-`workers.Job` and `run_sliced`, `results.UnitOutput`."""
+"""ISMCTS, the default engine (`_ismcts.pyx`; its pure-Python twin `reference.py`): replicated
+trees, sequential halving at the root (`halving`) and a final pass, the exact endgame first
+when it applies, the expected lines, the memory cap's report, and the `classic` preset."""
 from __future__ import annotations
 
 import math
@@ -26,19 +23,16 @@ from ...results import UnitOutput
 from ...workers import run_sliced
 from ....stats import mean_stderr
 
-#: The final pass (comparable values, `search(values=True)`): the share of a time limit
-#: kept for it, and its worlds (iterations / (PASS_SPREAD x choices), within
-#: PASS_MIN..PASS_MAX), drawn on `constants.PASS_STREAM`.
+#: The final pass: the share of a time limit kept for it, and its worlds (iterations /
+#: (PASS_SPREAD x choices), within PASS_MIN..PASS_MAX), drawn on `constants.PASS_STREAM`.
 PASS_SHARE = 0.15
 PASS_SPREAD = 5
 PASS_MIN, PASS_MAX = 100, 4000
-#: Sequential halving keeps, beside the better half, every choice whose tree mean falls short
-#: of the last one kept by less than this many standard errors (`close`; 0: a strict half).
+#: Sequential halving also keeps every choice within this many standard errors of the last
+#: one kept (0: a strict half).
 HALVING_Z = 2.0
-#: The expected line of play after each root move (`best`'s principal variation): each
-#: tree keeps the LINE_WIDTH most visited edges at every node below the move, LINE_DEPTH
-#: deep; the line follows the edge most visited over all the trees while it holds at least
-#: LINE_SHARE of the move's visits and LINE_MIN visits.
+#: The expected line after each root move: the LINE_WIDTH most visited edges per node,
+#: LINE_DEPTH deep, followed while an edge holds LINE_SHARE of the move's visits and LINE_MIN.
 LINE_DEPTH = 6
 LINE_WIDTH = 2
 LINE_SHARE = 0.05
@@ -91,14 +85,10 @@ class Ismcts(Algorithm):
     }
 
     def worker(self, job, sampler, budget, seed, deadline, *, hooks=None, account=None):
-        """One replicate: one tree searched, then its final pass (when the caller reads the
-        values, or the move is the best value: `value_pass`), whose values and sides are the
-        replicate's (else its tree's means). `job.memory`: the cap in bytes on the trees of
-        `account` alive at once (its search's in this process, `memory_account`; None: this
-        tree alone) (`IsmctsTree.max_bytes`; at the cap the tree stops growing,
-        `extra["full_at"]` says after how many iterations). For a caller that reads the
-        values, the tree's expected lines after each root move (`extra["lines"]`,
-        `line_beams`)."""
+        """One replicate: one tree searched, then its final pass when `value_pass`, whose values are
+        the replicate's (else the tree's means). `job.memory`: the cap on the trees of `account`
+        (at the cap a tree stops growing, `extra["full_at"]`). For a caller reading values, the
+        expected lines (`extra["lines"]`)."""
         settings, passing = job.settings, job.values or self.value_pass(job.settings)
         tree_class = backend.SEARCH.pick(f"{__name__}._ismcts.IsmctsTree", ReferenceTree)
         tree = tree_class(sampler, seed, settings["exploration"], job.objective,
@@ -127,8 +117,7 @@ class Ismcts(Algorithm):
         n_choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
         rows, worlds = None, 0
         if passing and not interrupted and done and n_choices > 1:
-            # The final pass: every root move on the same worlds, played on as the search
-            # would (common random numbers), so that values compare.
+            # The final pass: every root move on the same worlds, played on as the search would.
             worlds = max(PASS_MIN, min(PASS_MAX, done // (PASS_SPREAD * n_choices)))
             left = deadline.left()
             if left is not None:
@@ -167,20 +156,17 @@ class Ismcts(Algorithm):
         return settings["twins"]
 
     def for_review(self, settings):
-        """Without the bracket unless asked for (it says what a move secures, and a review
-        charges losses from values, which a bracket does not give: its ceilings bound
-        another game), and with the review's constants of `settle` unless asked for."""
+        """Without the bracket unless asked for (a review charges losses from values), and
+        with the review's constants of `settle` unless asked for."""
         given = dict(settings.given)
         if "bracket" not in given:
             settings = settings.replace(bracket=False)
         return settings if "settle" in given else settings.replace(settle="review")
 
     def solve(self, info, limits, run):
-        """The exact endgame first, when the setting `endgame` is on (`exact.attempt`, as
-        the `endgame` engine's): its answer when it solves, else why not in `info`; with its
-        bracket where it declines (the setting `bracket`: said, never played, so not for a
-        match's move). A live search (watched, one process) runs it beside its trees
-        instead (`exact.beside`), so that its first ranked moves do not wait for it."""
+        """The exact endgame first when the setting `endgame` is on: its answer when it solves, else
+        why not in `info`, with its bracket (setting `bracket`) where it declines. A live search
+        runs it beside its trees instead (`exact.beside`)."""
         if not run.settings["endgame"]:
             return Solved(limits=limits)
         step = exact.beside if run.on_info is not None and run.workers == 1 else exact.attempt
@@ -201,8 +187,7 @@ class Ismcts(Algorithm):
                 _sum_beam(lines.setdefault(m, {}), beam)
 
     def summary(self, folded, limits):
-        # The memory cap: how many trees reached it, and after how many iterations the
-        # first stopped growing (the search went on sampling within it).
+        # The memory cap: how many trees reached it, and when the first stopped growing.
         out = {"memory": {"cap_mb": limits.memory_bytes >> 20, "full": folded.get("full", 0),
                           "full_at": folded.get("full_at")}}
         if "lines" in folded:
@@ -216,18 +201,14 @@ class Ismcts(Algorithm):
 
 
 def line_beams(tree) -> dict:
-    """{root move: beam} for every root choice (a mirror twin is its twin's), where a beam
-    is {edge key: [visits, beam below]}: the LINE_WIDTH most visited edges of each node,
-    LINE_DEPTH deep, read from the tree (`IsmctsTree.children`). Nothing below the observer's
-    own draw (a tile it will see: the line beyond depends on it)."""
+    """{root move: beam} for every root choice, a beam {edge key: [visits, beam below]}: the
+    LINE_WIDTH most visited edges per node, LINE_DEPTH deep, nothing below the observer's own draw."""
     return {m: _beam(tree, (m,), LINE_DEPTH) for m, n, *_ in tree.root_stats()
             if m not in tree.twins and m != KEY_DRAW and n > 0}
 
 
 def _beam(tree, path: tuple, depth: int) -> dict:
-    """`line_beams`' beam below the node at `path`. (A function of its own, not a closure:
-    a recursive closure is a reference cycle that would keep the tree, and its share of the
-    memory cap, alive until the garbage collector runs.)"""
+    """`line_beams`' beam below the node at `path` (not a closure: that would keep the tree alive)."""
     kids = tree.children(path) or []
     top = sorted(kids, key=lambda k: (-k[2], k[0]))[:LINE_WIDTH]
     return {k[0]: [k[2], _beam(tree, path + (k[0],), depth - 1)
@@ -244,11 +225,9 @@ def _sum_beam(into: dict, beam: dict) -> None:
 
 
 def expected_lines(beams: dict) -> dict:
-    """{Move: (Move, ...)}: after each root move, the line of play the trees expect (their
-    `line_beams` summed, edge by edge: `beams`, {root move: beam}): at each step
-    the edge most visited over all the trees, while it keeps LINE_SHARE of the move's
-    visits (and LINE_MIN); the observer's own draw is written `draw` and ends the line.
-    Moves with no line are left out."""
+    """{Move: (Move, ...)}: after each root move, the line the trees expect (`beams` summed edge by
+    edge), following the most visited edge while it keeps LINE_SHARE and LINE_MIN; the
+    observer's own draw ends it. Moves with no line are left out."""
     out = {}
     for m in sorted(beams):
         summed = beams[m]
@@ -268,15 +247,10 @@ def expected_lines(beams: dict) -> dict:
 
 
 def halving(tree, budget, deadline: Deadline, focus=(), hooks=None):
-    """The root's budget by sequential halving (Karnin, Koren & Somekh 2013; Pepels et al.
-    2014 in MCTS; the root of Gumbel MuZero, Danihelka et al. 2022): in ceil(log2 n) phases
-    of equal budget, every choice still in gets an equal share of forced iterations
-    (`IsmctsTree.run_move`: the root takes that move, the search below goes on as usual);
-    after each phase the better half by the tree's mean stays. Every choice so gets a
-    subtree of its own, and the close ones the most, so that their values compare at equal
-    effort instead of hinging on the few visits UCB would give them. `focus` moves (the
-    play `analyze` judges) stay in to the end. Under a time limit the phases share the
-    clock instead. Returns (iterations done, interrupted)."""
+    """The root's budget by sequential halving (Karnin, Koren & Somekh 2013): in ceil(log2 n) equal
+    phases every choice still in gets an equal share of forced iterations (`run_move`), and the
+    better half by the tree's mean stays; `focus` moves stay to the end. Under a time limit the
+    phases share the clock. Returns (iterations done, interrupted)."""
     stats = tree.root_stats()
     alive = [m for m, *_ in stats if m not in tree.twins]
     keep = {tree.twins.get(m, m) for m in focus}
@@ -323,8 +297,8 @@ def close(a, b, z) -> bool:
 
 
 register(Ismcts())
-#: `classic` is the default engine as it was before inference, safe playouts, merged twins,
-#: replicates and the exact endgame (lab/strength/STRENGTH.md measures every gain against it).
+#: `classic`: the default engine without inference, safe playouts, merged twins, replicates
+#: and the exact endgame.
 preset("classic", "ismcts", {"playout": "random", "inference": "off", "twins": False,
                              "choose": "visits", "replicates": 1, "root": "ucb",
                              "stats": "all", "endgame": False, "bracket": False,

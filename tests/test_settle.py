@@ -57,6 +57,8 @@ def test_the_default_answer_holds_against_16_times_the_budget_or_says_it_has_not
         assert abs(_z(m)) <= q, (m.move, m.value, m.stderr)
     assert res.info["settled"] is False
     assert res.best == before.best           # the move is chosen by the raw values
+    for i, m in enumerate(res.moves):        # a mirror twin right after the move it mirrors
+        assert m.twin is None or res.moves[i - 1].move == m.twin
 
 
 def test_settle_off_is_the_search_without_cycles_byte_for_byte():
@@ -88,7 +90,8 @@ def test_cycles_grow_a_quarter_then_a_half_and_read_each_on_the_final_worlds():
     rec = checks.record
     direct = tree()
     own = lambda t: {m: n for m, n, *_ in t.root_stats() if m not in t.twins}
-    full = max(ismcts.PASS_MIN, min(ismcts.PASS_MAX, share // (ismcts.PASS_SPREAD * len(own(direct)))))
+    full = max(ismcts.PASS_MIN,
+               min(ismcts.PASS_MAX, share // (ismcts.PASS_SPREAD * len(own(direct)))))
     assert rec["worlds"] == round(settle.CHECK_SHARE * full) and worlds == rec["pass"] == 300
     done = 0
     for part, at in zip((share // 4, (share - share // 4) // 3), rec["at"]):

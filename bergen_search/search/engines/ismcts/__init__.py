@@ -104,7 +104,7 @@ class Ismcts(Algorithm):
             checks = Checkpoints(derive_seed(seed, PASS_STREAM), budget, None if left is None
                                  or not passing else (t0, left * PASS_SHARE))
             done, interrupted = cycled(tree, budget, search_deadline, job.focus, hooks,
-                                       checks.read)
+                                       between=checks.read)
         elif settings["root"] == "halving":
             done, interrupted = halving(tree, budget, search_deadline, job.focus, hooks)
         else:
@@ -197,7 +197,8 @@ class Ismcts(Algorithm):
     def finish(self, moves, folded, settings):
         if "settle" not in folded:
             return moves, {}
-        return settle.finish(moves, folded["settle"], settle.PROFILES[settings["settle"]])
+        return settle.finish(moves, folded["settle"], settle.PROFILES[settings["settle"]],
+                             by_raw=settings["choose"] == "value")
 
 
 def line_beams(tree) -> dict:

@@ -9,7 +9,8 @@ those worlds apart, so that each move's value is read three times on common worl
 doubling counts of its own iterations. The trend per doubling over the last cycle (D1) and the
 one before (D2), extrapolated over the h doublings from the tree's iterations to its profile's
 reference (at most 4: below the base budget, toward 16 times the tree's own), corrects the
-tree's value: c = v + (h / 4)(beta1 D1 + beta2 D2) (`corrected`; h <= 0: c = v). The move's value is the trees' mean of c; its error
+tree's value: c = v + (h / 4)(beta1 D1 + beta2 D2) (`corrected`; h <= 0: c = v). The
+move's value is the trees' mean of c; its error
 se^2 = spread(c)^2 (1 + kappa^2) + a^2 u + (lam K)^2, where K is the correction (the mean of
 c - v) and u = sigma_w^2 / N0 (N0 / n)^gamma what the trend leaves unexplained (sigma_w the
 per-world spread in the final pass, n the move's own iterations); a difference of two moves
@@ -63,7 +64,7 @@ PROFILES = {
 }
 
 
-def cycled(tree, budget, deadline: Deadline, focus=(), hooks=None, between=None,
+def cycled(tree, budget, deadline: Deadline, focus=(), hooks=None, *, between=None,
            shares=CYCLES):
     """The budget (or the clock) spent as one sequential halving after another on the same
     tree over its `shares`, every root choice back in at each one's start: after each the
@@ -175,12 +176,13 @@ def fold(into: dict, trend: dict) -> None:
         acc[3] += n
 
 
-def finish(moves: list, folded: dict, profile: Profile) -> tuple:
+def finish(moves: list, folded: dict, profile: Profile, *, by_raw: bool = True) -> tuple:
     """The ranked `MoveValue`s of a search whose trees were corrected (their samples the
     trees' c): each with its error from the model, its degrees of freedom, its raw value
     (the trees' mean of v, by which the move is chosen: the moves ranked by it, each mirror
-    twin after its move) and its drift (what a difference's error adds); and the info the
-    result gains: `settled` and `settle` (the profile's horizon)."""
+    twin after its move; `by_raw` False: as ranked, by visits) and its drift (what a
+    difference's error adds); and the info the result gains: `settled` and `settle` (the
+    profile's horizon)."""
     from ...results import paired
     from ....stats import t_quantile
     sums, trees = folded.get("moves", {}), folded.get("trees", 0)
@@ -204,8 +206,10 @@ def finish(moves: list, folded: dict, profile: Profile) -> tuple:
         out.append(replace(m, stderr=math.sqrt(se2), raw=raw, dof=dof,
                            drift=profile.lam_d * k, drift_var=profile.a_d ** 2 * u))
     codes = {m.move: m.code for m in out}
-    out.sort(key=lambda m: (not m.measured, -(m.raw if m.raw is not None else m.value),
-                            codes[m.twin] if m.twin is not None else m.code, m.code))
+    if by_raw:
+        out.sort(key=lambda m: (not m.measured, -(m.raw if m.raw is not None else m.value),
+                                codes[m.twin] if m.twin is not None else m.code,
+                                m.twin is not None))
     best, settled = out[0], True
     for m in out[1:]:
         if m.twin is not None or not m.measured:

@@ -81,12 +81,13 @@ def compared_text(dec, objective: str = "points") -> str:
     """`better 2-3:L +0.43`, or when the play made came out best, `the search's best; 1-2:R +0.40
     may be better`: "better" never names the play made."""
     other = rival(dec)
-    if dec.best != dec.played:
-        return f"better {other} {value_text(dec.values[other], objective, 2)}"
     if other is None:
         return "the only choice"
-    return (f"the search's best; {other} {value_text(dec.values[other], objective, 2)} may be "
-            f"better")
+    # (from the value as the documents round it, so the board, which reads those, says the same)
+    shown = value_text(round(dec.values[other], 4), objective, 2)
+    if dec.best != dec.played:
+        return f"better {other} {shown}"
+    return f"the search's best; {other} {shown} may be better"
 
 
 def verdict_text(dec) -> str:

@@ -545,7 +545,8 @@
     const mine = d.values[d.played];
     const others = Object.keys(d.values).filter((m) => m !== d.played &&
       !(m.split(":")[0] === d.played.split(":")[0] && d.values[m] === mine));
-    others.sort((a, b) => d.values[b] - d.values[a] || (a < b ? -1 : 1));
+    // ties as the CLI's `rival` breaks them: the larger name first
+    others.sort((a, b) => d.values[b] - d.values[a] || (a < b ? 1 : -1));
     return others.length ? others[0] : null;
   }
   const f2 = (v) => (v >= 0 ? "+" : "") + Number(v).toFixed(2);

@@ -119,8 +119,7 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
 def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
     """The solution as a `search.SearchResult`: the move drawn from the mix first, then the
     others by value (a mirror twin right after the move it mirrors)."""
-    # here: search.api loads the engines (registry), and the endgame engine loads this
-    # module; a module-level import would close that circle
+    # here: search.api loads the engines, which load this module
     from ..api import MoveValue, mirror_twins, root_moves
     twins = mirror_twins(info)
     chosen = sol.choose(seed)

@@ -37,7 +37,6 @@ class BergenError(ValueError):
         if self.event is not None:
             where.append(f"event {self.event}")
         if self.field is not None and not names_field(self.message, self.field):
-            # An option (`--hand`) is named as the user typed it; a document's field as such.
             where.append(self.field if self.field.startswith("--") else f"field '{self.field}'")
         return one_line((", ".join(where) + ": " + self.message) if where else self.message)
 
@@ -95,15 +94,14 @@ def _refuses_new_files(path: str, name: str) -> bool:
 
 
 class Where(TypedDict, total=False):
-    """Where in a record, kept for several errors' keyword arguments: `BergenError(message,
-    **where)`."""
+    """Where in a record, for `BergenError(message, **where)`."""
     round: int
     event: int
 
 
 class WriteFailed(BergenError):
-    """A file of a run (journal, `--out`, `--html`) could not be written: one line naming the file,
-    why and what to do (`then`, by default resuming); exit status 74 (EX_IOERR).
+    """A file could not be written: one line naming it, why and what to do (`then`, by
+    default resuming); exit status 74 (EX_IOERR).
 
     >>> import errno, os
     >>> print(WriteFailed("g.jsonl", OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))))

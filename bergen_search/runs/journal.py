@@ -1,14 +1,7 @@
-"""Journals: what a long run has finished, kept beside its output (`OUTPUT.journal`), so that a
-run cut short goes on from there (`--resume`) and ends with the very file an uninterrupted
-run writes.
-
-A header line (command, arguments, seed, version, a random run id), then one line per
-finished task, appended as they finish; each line carries the CRC-32 of its text chained
-from the line before, so a damaged or foreign line is refused. One writer
-(`files.OutputLock`); a torn last line is dropped and its task runs again; lines are synced
-every SYNC_SECONDS or SYNC_LINES; a journal holding no finished task is simply replaced.
-`data` is the task's result pickled: read only journals you wrote. The output is written
-atomically once every task is in, then the journal is deleted. docs/FORMATS.md describes it.
+"""Journals (`bergen-journal/2`, docs/FORMATS.md): what a long run has finished, kept beside
+its output (`OUTPUT.journal`) so that `--resume` goes on from there. A header line, then one
+line per finished task, each with a CRC-32 chained from the line before; a torn last line is
+dropped. `data` is the task's result pickled: read only journals you wrote.
 
 >>> import os, tempfile
 >>> out = os.path.join(tempfile.mkdtemp(), "games.jsonl")
@@ -38,9 +31,8 @@ __all__ = ["FORMAT", "SUFFIX", "SYNC_LINES", "SYNC_SECONDS", "Journal", "journal
 FORMAT = "bergen-journal/2"
 #: Formats of journals this version recognises but does not resume.
 OLD_FORMATS = ("bergen-journal/1",)
-#: A journal is synced to disk once this many seconds have passed since its last sync...
+#: A journal is synced once this many seconds have passed, or lines are waiting.
 SYNC_SECONDS = 1.0
-#: ... or once this many lines are waiting, whichever comes first.
 SYNC_LINES = 256
 
 
@@ -52,8 +44,8 @@ def _line(obj, previous: int, prefix: str = "") -> tuple[bytes, int]:
 
 
 def _parse(line: bytes, previous: int, prefix: str = ""):
-    """(object, CRC) of one journal line (chained from `previous`), or None if the line is
-    damaged or not of this run (its CRC does not match, not JSON, not UTF-8)."""
+    """(object, CRC) of one journal line (chained from `previous`), or None if it is damaged
+    or not of this run."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
@@ -81,8 +73,8 @@ def _canonical(obj):
 
 
 class Scan(NamedTuple):
-    """What reading a journal found: its header (None if not whole), the finished tasks' results by
-    key, the bytes of its whole good lines and the CRC of the last of them."""
+    """A journal read: its header (None if not whole), the results by key, the bytes of its
+    whole good lines and the CRC of the last."""
     header: dict | None
     done: dict
     good: int
@@ -106,9 +98,9 @@ class Journal:
     @classmethod
     def start(cls, output: str, command: str, seed: int, arguments: dict,
               resume: bool) -> "Journal":
-        """The journal of a run of `command` writing `output`, its lock held. Without `resume` a
-        journal holding finished work is refused; with it, the journal is read, checked against
-        this run and continued. With none there (or one holding no finished task) it starts afresh."""
+        """The journal of a run of `command` writing `output`, its lock held: an existing one
+        with finished work is continued with `resume` (checked against this run), refused
+        without; else a fresh one."""
         path = journal_path(output)
         header = {"format": FORMAT, "command": command, "version": __version__, "seed": seed,
                   "arguments": _canonical(arguments), "output": os.path.basename(output),
@@ -138,9 +130,8 @@ class Journal:
             raise
 
     def add(self, key, result) -> None:
-        """Record a finished task (`key` an int or a tuple of ints and strings). A write error cuts
-        the
-        journal back to its last whole line, closes it and raises WriteFailed."""
+        """Record a finished task (`key` an int or a tuple of ints and strings). A write error
+        cuts the journal back to its last whole line, closes it and raises WriteFailed."""
         data = base64.b64encode(pickle.dumps(result, protocol=4)).decode("ascii")
         line, crc = _line({"key": key, "data": data}, self._crc)
         self._append(line)
@@ -185,7 +176,7 @@ class Journal:
             try:
                 os.fsync(fd)
             except OSError:
-                pass                # the run is ending on that error already
+                pass
             os.close(fd)
         self._lock.release()
 
@@ -240,8 +231,8 @@ def _holds_tasks(path: str) -> bool:
 
 
 def _read(path: str, expect: dict | None = None) -> Scan:
-    """What the journal at `path` holds (a `Scan`), its header checked against `expect` and each
-    line's chained checksum; a torn last line is dropped, any other damage is an error."""
+    """The journal at `path` as a `Scan`, its header checked against `expect`; a torn last
+    line is dropped, any other damage is an error."""
     try:
         with open(path, "rb") as f:
             data = f.read()

@@ -178,7 +178,8 @@ def _deepening(info, limits: Limits, settings: Settings, *, seed, objective, val
     or the next would pass MAX_ITERATIONS. Reports: the first search's own, then the last
     finished answer's (with `settled`) and `running`, the iterations of the deeper one under
     way, and its budget (`deepening`)."""
-    t0, size, last = now(), limits.iterations, None
+    t0, last = now(), None
+    size = limits.iterations or 1
     while True:
         def report(progress, size=size):
             if on_info is None:

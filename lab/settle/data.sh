@@ -3,7 +3,7 @@
 #
 #   lab/settle/data.sh corpus   the self-play records (data/records/, 168 matches of bots other
 #                               than the default engine) and the four sets of 60 positions
-#                               (data/corpus/{dev,test,val,fresh}.jsonl)           (~3 min)
+#                               (data/corpus/{dev,test,val,fresh}.jsonl)           (~5 min)
 #   lab/settle/data.sh judges   today's search (settle=off) of every position: 1.6M and 320k
 #                               s41, s42 of every set, 100k s1-3 of dev and test, 50k s51, s52,
 #                               200k s21, 400k s21, 800k s31 of dev (data/judges.jsonl) (~40 min)

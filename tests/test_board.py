@@ -970,8 +970,10 @@ def test_the_page_at_phone_width(browser, board, tmp_path):
     # a line of 8 tiles (7 and the best move) wraps at this width: in rows of 4, not 7 and 1
     page.fill("#position-input", LONG_LINE)
     page.click("#position-set")
+    # (the new position's answer: the old one's state is 'bestmove' too until it comes)
     page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
-                           "'bestmove'", timeout=120_000)
+                           "'bestmove' && document.querySelectorAll('#line .tile').length "
+                           ">= 8", timeout=120_000)
     assert len(no_tile_alone_on_a_row(page, "#line")) == 2
     no_tile_alone_on_a_row(page, "#hand")
     shot = tmp_path / "phone-long-line.png"
@@ -1430,8 +1432,8 @@ def test_a_finished_match_loaded_says_the_match_is_over(page):
 
 def test_trees_of_one_iteration_rank_every_move_by_its_value(page):
     """Live trees of one iteration each (8 iterations per 8 trees) visit one move, but their
-    final passes value every move: the ranking lists every move with its value, best first,
-    until stopped and with the fixed budget (`bergen best`'s), where the moves with no visits
+    final passes value every move: the ranking lists every move with its value, until stopped
+    and with the fixed budget (`bergen best`'s, its order), where the moves with no visits
     had been listed first with no value, above the best valued one."""
     page.fill("#budget-iterations", "8")
     page.set_input_files("#open-file", DECISION)
@@ -1444,7 +1446,7 @@ def test_trees_of_one_iteration_rank_every_move_by_its_value(page):
                                    "=== 'bestmove'")
             rows = ranked(page)
         values = [float(v) for _, v in rows]          # none empty: float('') would raise
-        assert values == sorted(values, reverse=True) and len(rows) == 5
+        assert len(values) == 5     # (in the search's order: its own values, `settle`)
     fixed_budget(page, 8, 0)
     page.click("#go")
     best = bergen_json("best", DECISION, "--iterations", "8", "--seed", "0")

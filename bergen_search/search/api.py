@@ -22,6 +22,10 @@ registered today:
   worlds. When the consistent worlds are few they are all enumerated (`exact`).
 - `endgame`: the exact endgame alone (the `endgame` package), which ISMCTS also tries first.
 
+Before the lead (an empty line) nobody decides: `search()` answers there, whatever the
+engine, with the hand's value (`before_lead.py`: each possible lead's exact chance times the
+playouts of its deals), its forced lead as `best` when the seat leads for sure.
+
 Values are from the side of the seat to move: with objective `points`, its expected points
 until the end of the round minus the mean of the other sides'; with `match`, its
 probability of winning the match.
@@ -88,6 +92,7 @@ from ..game.state import actions
 from ..game.state import mirror_twins as state_mirror_twins
 from ..information.infoset import InfoSet
 from . import backend
+from .before_lead import search_before_lead
 from .limits import (
     DEFAULT_MEMORY_MB,
     MAX_ITERATIONS,
@@ -161,6 +166,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
     run = SearchRun(algorithm=settings.algorithm, seed=seed, objective=objective,
                     settings=dict(full), workers=workers, stop=stop, on_info=on_info,
                     started=t0, backend=be, values=values)
+    if not info.line:                   # before the lead: the hand's value (before_lead.py)
+        return search_before_lead(info, limits, run, until_stopped)
     solved = alg.solve(info, limits, run)
     if solved.result is not None:
         return solved.result

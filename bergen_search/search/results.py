@@ -165,7 +165,7 @@ class SearchResult:
     python-chess's `PlayResult.info` is (not an `InfoSet`, which the search's input is);
     `bound`: the exact endgame's bound on the values (the hand's), as `MoveValue.bound`.
     """
-    best: Move
+    best: Move | None    # None: a position before the lead the seat may not lead (before_lead.py)
     moves: list          # MoveValue, best first
     value: float
     stderr: float

@@ -384,7 +384,7 @@ class EngineServer:
             return {"type": "bestmove", "best": None, "moves": [], "value": None,
                     "stderr": None, "iterations": 0, "empty": True, "stopped": True,
                     "terminated": True}
-        return {"type": "analysis", "decisions": [], "summary": [], "empty": True,
+        return {"type": "analysis", "decisions": [], "summary": [], "rounds": [], "empty": True,
                 "interrupted": True, "stopped": True, "terminated": True,
                 "version": __version__}
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from ..constants import objective_code
 from ..formats.notation import Move
+from ..game.match import deal
 from ..game.policy import policy_code
 from ..game.rng import Rng, derive_seed
 from ..game.state import State, lead_rank
@@ -123,6 +124,26 @@ def deal_value(rules, seat: int, hand: int, scores, *, objective: str = "points"
     except KeyboardInterrupt:
         return estimate(interrupted=True)
     return estimate()
+
+
+def start_values(rules, scores, *, objective: str = "points", playout: str = "safe",
+                 playouts: int = DEFAULT_PLAYOUTS, seed: int = 0) -> tuple:
+    """Each side's value before the deal of a round at `scores`: with every side's score the
+    same, 0 (points) or 1 / sides (match) by symmetry (no seat's deal, lead or turn is
+    another's); else the mean reward of `playouts` whole deals played out by the playout
+    policy (the same deals for every side)."""
+    n = rules.n_sides
+    if len(set(scores)) == 1:
+        return (0.0 if objective == "points" else 1.0 / n,) * n
+    code, policy, rng = objective_code(objective), policy_code(playout), Rng(seed)
+    total = [0.0] * n
+    for _ in range(playouts):
+        hands, reserve = deal(rules, rng)
+        state = State.deal(rules, hands, reserve, tuple(scores))
+        final = play_out(rules, code, policy, state, rng)
+        for side in range(n):
+            total[side] += reward(rules, code, final, state, side)
+    return tuple(x / playouts for x in total)
 
 
 def _deal(rules, seat, hand, lead, scores, rng: Rng) -> State:

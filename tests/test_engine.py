@@ -136,10 +136,8 @@ def test_stop_during_an_infinite_search(engine):
         best = analysis.stop()
     assert best["type"] == "bestmove" and best["stopped"] is True and best["interrupted"]
     assert best["terminated"] is True           # the stream's stop terminates its query
-    # the finished trees' iterations (a partial's count the tree being grown too), or,
-    # stopped before the first tree finished, that tree's
-    assert best["iterations"] > 0 and (best["iterations"] % 12_500 == 0
-                                       or best["iterations"] < 12_500)
+    # stopped before its first search (of the default 100,000) finished: that search's so far
+    assert 0 < best["iterations"] < 100_000
     assert best["best"] in [m["move"] for m in best["moves"]]
     assert best["moves"][0]["visits"] > 0
     engine.ping()                               # still running, ready for more
@@ -147,7 +145,7 @@ def test_stop_during_an_infinite_search(engine):
 
 
 def test_an_infinite_search_grows_trees_until_stop(engine):
-    """An infinite ISMCTS search has no cap (issue 41: it froze at 5,000,000 iterations and
+    """With settle=off, an infinite ISMCTS search has no cap (issue 41: it froze at 5,000,000 iterations and
     held its answer, "searching…" on the board): it grows trees of the size a search of
     `iterations` gives each (3000 / 8 = 375 here), one after the other, until stop, and its
     answer pools the k trees finished: the values of `bergen best --iterations 375k --set
@@ -158,7 +156,7 @@ def test_an_infinite_search_grows_trees_until_stop(engine):
     assert analysis.wait()["iterations"] == 3000        # a budget: it answers by itself
     engine.position(STRING)
     ident = engine._send({"cmd": "go", "infinite": True, "iterations": 3000, "seed": 5,
-                          "report_every": 0.01})
+                          "report_every": 0.01, "settings": {"settle": "off"}})
     engine.ping()                                       # answered while it searches
     got = engine._await(ident, "partial", timeout=60)
     while got.get("trees", 0) < 20:
@@ -170,11 +168,34 @@ def test_an_infinite_search_grows_trees_until_stop(engine):
     k = held["replicates"]
     assert k >= 20
     same = best_json(STRING, "--iterations", str(375 * k), "--seed", "5", "--set",
-                     f"replicates={k}")
+                     f"replicates={k}", "--set", "settle=off")
     figures = lambda doc: [(m["move"], m["value"], m["stderr"], m.get("vs_best"), m["visits"])
                            for m in doc["moves"]]
     assert figures(held) == figures(same)
     assert held["iterations"] == same["iterations"] == 375 * k
+
+
+def test_an_infinite_search_deepens_until_stop(engine):
+    """An infinite ISMCTS search (settle, the default) deepens: searches of 2000, 4000,
+    8000, ... iterations; its partials after the first carry the last finished search's
+    answer, `settled`, and the budget under way (`deepening`); stopped, its answer is the
+    last finished search's, `bergen best --iterations N` with the same seed, every figure."""
+    engine.position(STRING)
+    ident = engine._send({"cmd": "go", "infinite": True, "iterations": 2000, "seed": 5,
+                          "report_every": 0.01})
+    got = engine._await(ident, "partial", timeout=60)
+    while got.get("deepening", 0) < 8000:
+        got = engine._await(ident, "partial", timeout=60)
+    assert got["iterations"] >= 4000 and got["trees"] == 8 and "settled" in got
+    engine._send({"cmd": "stop"})
+    held = engine._await(ident, "bestmove")
+    assert held["stopped"] is True and not held["interrupted"]
+    n = held["iterations"]
+    assert n >= 4000 and n % 2000 == 0
+    same = best_json(STRING, "--iterations", str(n), "--seed", "5")
+    figures = lambda doc: [(m["move"], m["value"], m["stderr"], m.get("vs_best"), m["visits"])
+                           for m in doc["moves"]]
+    assert figures(held) == figures(same) and held["settled"] == same["settled"]
 
 
 def test_a_stop_is_heard_at_the_next_slice(monkeypatch):

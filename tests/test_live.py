@@ -157,7 +157,7 @@ def test_a_stop_ends_the_search_and_the_attempt():
 # ---- live figures that keep their promise (issue 41) ----------------------------------------
 
 def test_the_reports_pool_the_replicates_finished_so_far():
-    """What a watched search reports is the result's own estimator on the trees finished so
+    """(settle=off; with settle: tests/test_settle.py) What a watched search reports is the result's own estimator on the trees finished so
     far (before: the statistics of the one tree being grown, whose values moved 7 to 250
     times the error printed beside them): with t of the 8 trees of 8 x 300 iterations
     finished, each move's value is that of the search of those t trees (`replicates=t`,
@@ -165,7 +165,8 @@ def test_the_reports_pool_the_replicates_finished_so_far():
     and the last report is the result."""
     info = load_game(json.dumps(DECISION))
     reports = []
-    result = search(info, Limits(iterations=2400), seed=6, on_info=reports.append)
+    result = search(info, Limits(iterations=2400), seed=6, on_info=reports.append,
+                    settle="off")
     pooled = {}
     done = [(r["trees"], r["running"]) for r in reports]
     assert done == sorted(set(done)) and done[-1] <= (8, 0)   # each report further on
@@ -179,7 +180,7 @@ def test_the_reports_pool_the_replicates_finished_so_far():
             pooled[r["trees"]] = r
     assert sorted(pooled) == list(range(2, 9))
     for t in (2, 5):
-        alone = search(info, Limits(iterations=300 * t), seed=6, replicates=t)
+        alone = search(info, Limits(iterations=300 * t), seed=6, replicates=t, settle="off")
         want = {m.move: m.value for m in alone.moves}
         # (seeds: a search of t >= 2 replicates seeds the u-th as this one does)
         for m in pooled[t]["moves"]:
@@ -190,7 +191,7 @@ def test_the_reports_pool_the_replicates_finished_so_far():
 
 
 def test_a_search_until_stopped_pools_every_tree_and_keeps_none():
-    """search(until_stopped=True) grows trees of one size until stop; stopped inside a tree
+    """With settle=off, search(until_stopped=True) grows trees of one size until stop; stopped inside a tree
     (the 13th, part grown), its answer is the search of the trees finished (`replicates=k`):
     the values, and also the iterations, the visits, the nodes and the lines, which counted
     the unfinished tree (issue 48: 418,750 iterations against 412,500); and what it kept of
@@ -205,10 +206,11 @@ def test_a_search_until_stopped_pools_every_tree_and_keeps_none():
         if progress.get("trees", 0) >= 12 and progress["running"] > 0:
             stop.set()
     res = search(info, Limits(iterations=1600), seed=2, stop=stop, on_info=on_info,
-                 until_stopped=True, bracket=False)
+                 until_stopped=True, bracket=False, settle="off")
     k = res.info["replicates"]
     assert k >= 12 and res.info["interrupted"] and max(seen) == k
-    same = search(info, Limits(iterations=200 * k), seed=2, replicates=k, bracket=False)
+    same = search(info, Limits(iterations=200 * k), seed=2, replicates=k, bracket=False,
+                  settle="off")
     assert res.moves == same.moves and res.visits == same.visits
     for key in ("iterations", "nodes", "values", "lines", "sides", "memory"):
         assert res.info[key] == same.info[key], key
@@ -240,7 +242,8 @@ def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch
     server, lines = _engine()
     try:
         server.handle_line(json.dumps({"cmd": "go", "game": DECISION, "infinite": True,
-                                       "report_every": 0.05, "id": "g"}))
+                                       "report_every": 0.05, "id": "g",
+                                       "settings": {"settle": "off"}}))
         while lines.get(timeout=60).get("trees", 0) < 9:
             pass
         server.handle_line(json.dumps({"cmd": "stop"}))
@@ -279,7 +282,7 @@ def test_an_infinite_go_that_solves_says_finished_at_once():
 
 
 def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
-    """An infinite search ends by itself at MAX_REPLICATES trees (100,000; 10 here): the
+    """With settle=off, an infinite search ends by itself at MAX_REPLICATES trees (100,000; 10 here): the
     finished partial carries its answer, all those trees pooled, before any stop."""
     from bergen_search.search import api
     monkeypatch.setattr(api, "MAX_REPLICATES", 10)
@@ -287,7 +290,8 @@ def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
     try:
         server.handle_line(json.dumps({"cmd": "go", "game": "bergen1/2/4,7/0/0-3,1-2,2-5,"
                                        "5-6/1-1-4-4-6-3/4,5/14/1:14", "infinite": True,
-                                       "iterations": 800, "report_every": 0.01, "id": 1}))
+                                       "iterations": 800, "report_every": 0.01, "id": 1,
+                                       "settings": {"settle": "off"}}))
         got = [lines.get(timeout=60)]
         while not got[-1].get("finished"):
             got.append(lines.get(timeout=60))
@@ -305,8 +309,8 @@ def test_a_partial_as_each_tree_of_the_budget_finishes():
     "and one as each of ISMCTS's trees finishes". With `report_every` 3600 a search of 8
     trees of 50,000 iterations wrote one partial (trees 0) and then its bestmove (issue 48).
     Now: the first, then one as each of the 8 finishes (trees 1 to 8, their own figures),
-    then the bestmove, the last partial its figures. An infinite search says the same for
-    the trees of its budget (the first 8), and its later trees (which may finish many a
+    then the bestmove, the last partial its figures. An infinite search (settle=off) says the
+    same for the trees of its budget (the first 8), and its later trees (which may finish many a
     second) on the clock alone."""
     server, lines = _engine()
     try:
@@ -315,7 +319,7 @@ def test_a_partial_as_each_tree_of_the_budget_finishes():
         got = _until(lines, "bestmove")
         server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 2, "seed": 3,
                                        "iterations": 8_000, "infinite": True,
-                                       "report_every": 3600}))
+                                       "report_every": 3600, "settings": {"settle": "off"}}))
         endless = [lines.get(timeout=60) for _ in range(9)]
         # (trees of 1,000 iterations: dozens a second, none of them said)
         with pytest.raises(queue.Empty):

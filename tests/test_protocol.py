@@ -349,8 +349,10 @@ def test_partial_answers_then_one_final(wire):
     partials = [d for d in lines if d["type"] == "partial"]
     assert partials and all(d["id"] == "p" for d in partials)
     for d in partials:
-        assert set(d) == {"type", "iterations", "seconds", "best", "value", "stderr", "moves",
-                          "exact", "trees", "running", "finished", "id"}
+        assert set(d) - {"settled"} == {"type", "iterations", "seconds", "best", "value",
+                                        "stderr", "moves", "exact", "trees", "running",
+                                        "finished", "id"}
+        assert ("settled" in d) == (d["trees"] == 8)    # the answer's, once its trees are in
         assert d["finished"] is False
         for m in d["moves"]:
             assert (m["value"] is None) == (m["visits"] == 0)

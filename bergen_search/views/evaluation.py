@@ -9,7 +9,7 @@ from ..formats.position_string import to_string
 from ..search.api import choices
 from .search import backend_text, bracket_text, endgame_json, err_text, exact_text, \
     floor_line, lead_fields, lead_how, lead_lines, memory_note, move_text, num, position_text, \
-    value_text, value_unit
+    settled_note, value_text, value_unit
 
 
 def side_rows(ev) -> list:
@@ -31,7 +31,7 @@ def evaluation_document(game, ev, *, algorithm: str, objective: str, seed: int) 
             "algorithm": algorithm,
             "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
             "seed": seed, "settings": dict(ri["settings"]), "exact": ri["exact"],
-            "interrupted": ev.interrupted, "memory": ri.get("memory"),
+            "interrupted": ev.interrupted, "settled": ri.get("settled"), "memory": ri.get("memory"),
             "position": to_string(game.position), "backend": ri["backend"], **lead_fields(ri),
             **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}
 
@@ -72,6 +72,9 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
            + f"   ({value_unit(objective, side, rules.n_sides, differences=False)}; "
            + best
            + ("; interrupted" if ev.interrupted else "") + ")"]
+    note = settled_note(ri)
+    if note:
+        out.append(note)
     out.append("")
     out.append(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
     for row in side_rows(ev):

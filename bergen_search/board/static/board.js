@@ -257,11 +257,11 @@
   }
 
   // ---- live analysis ---------------------------------------------------------------------------
-  // Until stopped, the engine grows trees of one size (a search of the budget shared by its
-  // 8 trees), one after the other, and pools every tree finished: the values are that
-  // pool's (the estimator `bergen best` prints, on more trees), the ± their spread, given
-  // once 8 trees have finished; before the first has, the growing tree's means, no ±.
-  // With a fixed budget the search finishes and its answer is shown at once.
+  // Until stopped, the engine deepens: a search of the budget, then of twice it, four
+  // times, ... each whole; the values shown are the last finished search's (`bergen best
+  // --iterations N` for that N, same seed), corrected for its budget, while the next one
+  // grows. With a fixed budget the search finishes and its answer is shown at once. An
+  // answer that has not settled (more time may re-rank) is marked, with more time offered.
   function startLive() {
     clearErrors(["go-error"]);
     if (S.liveId) send({ cmd: "terminate", queries: [S.liveId], id: newId("terminate") });
@@ -277,7 +277,8 @@
     S.liveFirst = true;
     S.liveFinished = false;
     S.liveInfinite = !!go.infinite;
-    S.liveSize = Math.floor(go.iterations / 8);
+    S.liveSize = go.iterations;
+    $("settled").hidden = true;
     setStatus("searching", "searching…");
     send(go);
   }
@@ -312,11 +313,13 @@
     }
     const t = msg.trees;
     if (t === undefined) return "values so far, ± over the worlds solved";
-    const size = S.liveSize ? ` of ${count(S.liveSize)} iterations` : "";
+    if (msg.deepening)
+      return `the search of ${count(msg.iterations)} iterations; ${count(msg.deepening)} ` +
+        `under way (${count(msg.running)})`;
     if (t === 0) return "the first tree growing: its own means, no ± yet";
     if (msg.stderr === null || msg.stderr === undefined)
-      return `${t} tree${t > 1 ? "s" : ""}${size} finished: their mean, ± once 8 have`;
-    return `the mean of ${count(t)} independent trees${size}, ± their spread`;
+      return `${t} tree${t > 1 ? "s" : ""} finished: their mean, ± once 8 have`;
+    return `the mean of ${count(t)} independent trees, ± their spread`;
   }
   function onLive(msg) {
     if (msg.type === "error") {
@@ -350,6 +353,10 @@
     $("moves").dataset.state = msg.type === "bestmove" ? "bestmove" : final ? "finished" :
       "partial";
     $("moves").dataset.trees = msg.trees === undefined ? "" : msg.trees;
+    if (msg.settled !== undefined) {
+      $("settled").hidden = msg.settled !== false;
+      $("more-time").hidden = S.liveInfinite && msg.type === "partial" && !msg.finished;
+    }
     if (S.liveFirst && rows.length) {
       S.liveFirst = false;
       requestAnimationFrame(() => window.boardTimings.push(performance.now() - S.changedAt));
@@ -550,7 +557,8 @@
     const mine = d.values[d.played];
     const others = Object.keys(d.values).filter((m) => m !== d.played &&
       !(m.split(":")[0] === d.played.split(":")[0] && d.values[m] === mine));
-    others.sort((a, b) => d.values[b] - d.values[a] || (a < b ? -1 : 1));
+    // ties as the CLI's `rival` breaks them: the larger name first
+    others.sort((a, b) => d.values[b] - d.values[a] || (a < b ? 1 : -1));
     return others.length ? others[0] : null;
   }
   const f2 = (v) => (v >= 0 ? "+" : "") + Number(v).toFixed(2);
@@ -751,13 +759,20 @@
     showBeliefs();
   });
   $("go").addEventListener("click", startLive);
+  $("more-time").addEventListener("click", () => {
+    // A fixed budget four times over; until stopped, the search deepens of itself.
+    const box = $("budget-iterations");
+    box.value = Math.min(4 * Number(box.value), 100000000);
+    writeAddress();
+    startLive();
+  });
   $("stop").addEventListener("click", stopLive);
   function budgetLabels() {
     const fixed = $("budget-mode").value === "fixed";
-    $("iterations-label").textContent = fixed ? "Iterations" : "Iterations per 8 trees";
+    $("iterations-label").textContent = fixed ? "Iterations" : "Iterations, then deepening";
     $("budget-iterations").title = fixed ? "the search's budget: it finishes at it" :
-      "the size of the trees grown until Stop: each a search of this budget shares it " +
-      "between 8 trees, and the trees are pooled (bergen best --iterations N on more trees)";
+      "the first search's budget: then searches of twice it, four times, ... until Stop; " +
+      "the answer is the last finished one's (bergen best --iterations N for its N)";
   }
   for (const id of ["budget-mode", "budget-iterations", "budget-seed"]) {
     $(id).addEventListener("change", () => { budgetLabels(); writeAddress(); });

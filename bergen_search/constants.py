@@ -29,6 +29,10 @@ REPLICATE_STREAM = 1 << 40
 #: turn's, `derive_seed(seed, DRAW_STREAM + k)`.
 RECHECK_STREAM = 20_000_000
 DRAW_STREAM = 10_000_000
+#: ... and a seat's deal in round r (its value before the lead, the luck of the deal),
+#: `derive_seed(seed, DEAL_STREAM + 4 * r + seat)`; the sides' values before the deal at the
+#: scores round r starts with, `derive_seed(seed, DEAL_STREAM - 1 - r)`.
+DEAL_STREAM = 30_000_000
 #: The index of `derive_seed(seed, MIX_STREAM)`: the seeded draw of a move from the exact
 #: endgame's mixed strategy (`search.endgame.solving`).
 MIX_STREAM = 0xE9D6

@@ -793,6 +793,24 @@ KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to
          '"voids":{"0":[4,6],"1":[3]}}')
 
 
+def test_before_the_lead_the_board_shows_the_hand_s_value(page):
+    """Before the lead the board answers with the hand's value and every lead with its chance
+    (before: "the lead is forced: nothing to search"), as `bergen best` does."""
+    before = "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-/6,6/16"
+    fixed_budget(page, 400, 3)
+    page.fill("#position-input", before)
+    page.click("#position-set")
+    doc = bergen_json("best", before, "--iterations", "400", "--seed", "3")
+    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
+                           "'bestmove'", timeout=120_000)
+    assert [[m, str(float(v))] for m, v in ranked(page)] == [
+        [f"{x['tile']} (seat {x['seat']})", str(float(x["value"]))] for x in doc["leads"]]
+    assert page.text_content("#status").startswith(
+        f"before the lead: the hand's value {doc['value']:+.3f} ± {doc['stderr']:.3f}")
+    assert page.eval_on_selector_all("#moves tbody td:last-child", "ds => ds.map(d => "
+                                     "d.textContent)") == ["27.3%", "20.8%", "51.9%"]
+
+
 def test_the_best_move_is_drawn_on_the_line_at_its_end(page):
     """The best move is drawn on the line, at the end it is played at (before: only outlined
     in the hand): SMALL's best, 0-3:R, as a dashed 3-0 after the line's right end 3."""

@@ -259,7 +259,9 @@ def test_best_fields():
                     200, "--json"),
         bergen_json("best", ex("endgame.json"), "--iterations", 200, "--json"),
         bergen_json("best", ex("endgame.json"), "--algorithm", "endgame", "--json"),
-        bergen_json("best", ex("bracket.json"), "--iterations", 20000, "--json")])
+        bergen_json("best", ex("bracket.json"), "--iterations", 20000, "--json"),
+        bergen_json("best", "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-", "--iterations", 40,
+                    "--json")])
 
 
 def test_engine_bestmove_is_the_best_document():
@@ -288,7 +290,9 @@ def test_eval_fields():
         bergen_json("eval", "--position",
                     "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14",
                     "--algorithm", "expectimax", "--iterations", 10, "--json"),
-        bergen_json("eval", ex("endgame.json"), "--iterations", 200, "--json")])
+        bergen_json("eval", ex("endgame.json"), "--iterations", 200, "--json"),
+        bergen_json("eval", "bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", "--iterations", 40,
+                    "--json")])
 
 
 def test_show_fields():

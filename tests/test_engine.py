@@ -297,8 +297,9 @@ def test_malformed_lines_get_an_error_and_the_engine_keeps_running(engine):
     assert engine.raw('{"cmd": "fly", "id": "x"}')["id"] == "x"
     with pytest.raises(EngineError, match="position string"):
         engine.position("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-9/4,5/14")
-    with pytest.raises(EngineError, match="the lead is forced"):
-        engine.analyse("bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", Limits(iterations=10))
+    # before the lead: the hand's value, and its forced lead (it holds 0-0)
+    lead = engine.analyse("bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", Limits(iterations=10))
+    assert lead["best"] == "0-0" and lead["leads"][0]["chance"] == 1.0
     # a query whose id is already in flight
     with engine.analysis(STRING, report_every=0) as analysis:
         line = '{"cmd": "go", "id": "%s"}' % analysis.ident

@@ -4,8 +4,8 @@ moment (GNU Backgammon's analysis, for Bergen).
 Every legal play is valued by a search of the seat's information set, rebuilt from the
 record's public events and its own hand (an `Observer` per seat). The loss is the best
 play's value minus the played one's; a suspected error is searched again with a larger
-budget, and a loss within two standard errors is never labelled. Luck per seat: the deal
-(its value at its first decision of a round) and its draws (the value after minus before)."""
+budget, and a loss within two standard errors is never labelled. Luck (the seat's deal and
+draws) and the identity it adds up to with the losses: `luck.py`."""
 from __future__ import annotations
 
 import math
@@ -38,6 +38,7 @@ from ..search.api import (
     root_moves,
     search,
 )
+from .luck import Book, identity_sum, rounds_of
 from .verdicts import CONFIDENCE, LABELS, THRESHOLDS, label_for, loss_bounds, verdict
 
 #: The budget of a decision's first search (ISMCTS iterations), unless told.
@@ -109,6 +110,7 @@ class SeatSummary:
     luck_deal: float = 0.0
     luck_draws: float = 0.0
     borderline: int = 0     # decisions whose interval did not settle on one label
+    rounds: list = field(default_factory=list)   # RoundLuck of each round analysed
 
     @property
     def mean_loss(self) -> float:
@@ -125,7 +127,8 @@ class SeatSummary:
                 "blunders": self.counts["blunder"], "borderline": self.borderline,
                 "error_rate": _r(self.error_rate),
                 "luck": _r(self.luck_deal + self.luck_draws), "luck_deal": _r(self.luck_deal),
-                "luck_draws": _r(self.luck_draws)}
+                "luck_draws": _r(self.luck_draws),
+                "identity": None if (t := identity_sum(self.rounds)) is None else t.to_json()}
 
 
 @dataclass
@@ -172,7 +175,9 @@ class Analysis:
 
     def to_json(self) -> dict:
         return {"decisions": [d.to_json() for d in self.decisions],
-                "summary": [s.to_json() for s in self.summary], "settings": self.settings}
+                "summary": [s.to_json() for s in self.summary],
+                "rounds": [x.to_json() for x in rounds_of(self.summary)],
+                "settings": self.settings}
 
 
 def combined_summary(analyses) -> list:
@@ -186,6 +191,7 @@ def combined_summary(analyses) -> list:
             acc.total_loss += sm.total_loss
             acc.luck_deal += sm.luck_deal
             acc.luck_draws += sm.luck_draws
+            acc.rounds += sm.rounds
             acc.borderline += sm.borderline
             for k in LABELS:
                 acc.counts[k] += sm.counts[k]
@@ -379,6 +385,7 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
             walk.round_start(item)
         elif isinstance(item, RoundEnd):
             walk.ends.append((tuple(item.state.scores), item.state.ended))
+            walk.book.round_end(item.round, item.state)
         else:
             walk.step(item)
     return _assemble(record, seats, settings_out, {**held["lists"], "summary": walk.summary,
@@ -406,14 +413,15 @@ class _Walk:
         self.observers: dict = {}
         self.pending_draw: dict = {}
         self.first_seen: set = set()
-        self.round_scores = record.start_scores
+        self.book = Book(record.rules, ask)         # the luck identity (none without luck)
         held["lists"] = dict(decisions=self.decisions, annotated=self.annotated,
                              moments=self.moments, starts=self.starts, hands=self.hands,
                              ends=self.ends)
 
     def snapshot(self) -> _Snapshot:
         return _Snapshot(len(self.decisions), len(self.moments),
-                         {q: replace(sm, counts=dict(sm.counts))
+                         {q: replace(sm, counts=dict(sm.counts), rounds=[replace(x) for x in
+                                                                         sm.rounds])
                           for q, sm in self.summary.items()}, set(self.forced))
 
     def round_start(self, item: RoundStart) -> None:
@@ -423,10 +431,11 @@ class _Walk:
                  and (self.seats is None or s in self.seats)
                  and (self.rounds is None or r in self.rounds)]
         self.observers = {s: Observer(record.rules, {s}, state) for s in known}
-        self.pending_draw, self.first_seen, self.round_scores = {}, set(), state.scores
+        self.pending_draw, self.first_seen = {}, set()
         self.annotated.append([])
         self.starts.append(tuple(state.scores))
         self.hands.append({})
+        self.book.round_start(r, state, known if self.luck else (), self.summary)
 
     def step(self, step) -> Decision | None:
         """One step of play: its seat's search where it has a choice or drew, the observers moved
@@ -489,6 +498,7 @@ class _Walk:
         sm = self.summary[s]
         sm.decisions += 1
         sm.total_loss += max(dec.loss, 0.0)
+        self.book.decision(s, max(dec.loss, 0.0))
         if dec.borderline:
             sm.borderline += 1
         elif dec.label:
@@ -500,19 +510,13 @@ class _Walk:
     def _luck(self, step, moment: Moment, value: float) -> None:
         """The luck of the draws (value after against before) and of the deal (at the seat's first
         searched play of the round)."""
-        s, rules, before = step.seat, self.record.rules, step.before
+        s = step.seat
         if self.luck and s in self.pending_draw:
-            moment.luck = value - self.pending_draw.pop(s)
-            moment.luck_kind = "draws"
+            moment.luck, moment.luck_kind = value - self.pending_draw.pop(s), "draws"
             self.summary[s].luck_draws += moment.luck
+            self.book.rows[s].luck_draws += moment.luck
         if self.luck and s not in self.first_seen:
-            side = rules.side_of(s)
-            others = [before.scores[o] - self.round_scores[o]
-                      for o in range(rules.n_sides) if o != side]
-            mine = before.scores[side] - self.round_scores[side]
-            moment.luck = value + mine - (sum(others) / len(others))
-            moment.luck_kind = "deal"
-            self.summary[s].luck_deal += moment.luck
+            moment.luck, moment.luck_kind = self.book.rows[s].luck_deal, "deal"
         self.first_seen.add(s)
 
 

@@ -68,9 +68,6 @@ def observe_record(record) -> tuple:
 def load_record_game(record) -> Game:
     record = parse_record(record)
     observer, final = observe_record(record)
-    if not final.led:
-        raise BergenError("the last round has no events: its lead is forced, nothing to search",
-                          round=len(record.rounds) - 1)
     info = observer.infoset(final.to_move)
     return Game(info, position_from_infoset(info, {s: observer.proven_voids(s)
                                                    for s in observer.hist}),

@@ -135,10 +135,6 @@ def _check(pos: Position):
         if pos.reserve_size != start:
             raise BergenError(f"no tile is laid yet, so nobody has drawn: the reserve must hold "
                               f"{start}, not {pos.reserve_size}", field="reserve_size")
-        if rules.no_double == "redeal" and not pos.hand & DOUBLES:
-            raise BergenError(f"the line is empty, so seat {pos.to_move} leads, but its hand "
-                              f"holds no double (the lead is a double under no_double 'redeal')",
-                              field="hand")
     elif rules.no_double == "redeal" and not line_mask & DOUBLES:
         raise BergenError("the line holds no double, but under no_double 'redeal' the lead "
                           "is a double", field="line")

@@ -443,14 +443,13 @@ class Observer:
         return f"the lead proved no hand was dealt {tile_str(tile)}, and seat {seat} has not drawn since"
 
     def infoset(self, seat: int) -> InfoSet:
-        """The information set of `seat` (one of the known seats), which must be to move."""
+        """The information set of `seat` (one of the known seats), which must be to move
+        (before the lead: the leader, whose hand alone it holds, as `search.before_lead` reads it)."""
         state = self.state
         if self.known != {seat}:
             raise ValueError("an information set is built for one known seat")
         if state.ended is not None:
             raise BergenError("the round is over: there is no decision to search")
-        if not state.led:
-            raise BergenError("the round stops before the lead, which is forced: nothing to search")
         if state.to_move != seat:
             raise BergenError(f"seat {state.to_move} is to move, not seat {seat}")
         groups, free, played_free = self.constraints()

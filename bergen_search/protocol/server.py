@@ -27,15 +27,16 @@ from ..formats.notation import format_hand, format_line
 from ..formats.position_string import is_position_string, to_string
 from ..formats.record import parse_record
 from ..formats.replay import next_moves
-from ..game.state import lead_rank, move_str
-from ..game.tiles import iter_mask, tile_str
+from ..game.state import move_str
+from ..game.tiles import tile_str
 from ..information.beliefs import beliefs as beliefs_of
+from ..information.lead import leads
 from ..runs.threads import QuietThread
 from ..search import backend, registry
 from ..search.api import Limits, root_moves, search
 from ..search.registry import resolve
 from ..views import report
-from ..views.search import best_document, measured_rows, move_text
+from ..views.search import best_document, measured_rows, move_text, num
 from ..views.show import knowledge
 from . import schema
 from .schema import COMMANDS, SchemaError
@@ -219,10 +220,10 @@ class EngineServer:
     def cmd_position(self, c):
         game = load(c.fields["game"])
         info = game.info
-        # (the lead is forced: the one tile the lead rule picks from the hand)
+        # (before the lead: the tile the lead rule makes the seat lead, if it leads at all)
         moves = ([move_str(m) for m in root_moves(info)] if info.line else
-                 [tile_str(min(iter_mask(info.hand), key=lambda t: lead_rank(info.rules, t)))]
-                 if info.hand else [])
+                 [tile_str(t) for s, t, _ in leads(info.rules, info.seat, info.hand)
+                  if s == info.seat])
         self.game = game
         self.send({"type": "position", "position": to_string(game.position),
                    "to_move": info.seat, "line": format_line(info.line),
@@ -313,7 +314,6 @@ class EngineServer:
     def cmd_go(self, c):
         f = c.fields
         game = self._game(c)
-        root_moves(game.info)                 # the lead is forced: nothing to search
         if f["infinite"] and f["time"] is not None:
             raise BergenError("go: an infinite search takes no time limit: it runs until stop")
         self._settings(c)
@@ -367,7 +367,7 @@ class EngineServer:
             return {"type": "bestmove", "best": None, "moves": [], "value": None,
                     "stderr": None, "iterations": 0, "empty": True, "stopped": True,
                     "terminated": True}
-        return {"type": "analysis", "decisions": [], "summary": [], "empty": True,
+        return {"type": "analysis", "decisions": [], "summary": [], "rounds": [], "empty": True,
                 "interrupted": True, "stopped": True, "terminated": True,
                 "version": __version__}
 
@@ -421,6 +421,7 @@ class EngineServer:
                 self.send(partial_answer({
                     "iterations": result.info["iterations"], "seconds": result.info["seconds"],
                     "best": result.best, "moves": result.moves,
+                    "value": result.value, "stderr": result.plus_minus,
                     **({"trees": result.info.get("values", {}).get("replicates", 0)}
                        if until_stopped and not result.info.get("exact") else {})},
                     bool(result.info.get("exact")),
@@ -494,10 +495,13 @@ def partial_answer(progress: dict, exact: bool, finished: bool = False) -> dict:
     `trees` and `running` with replicates, `settled` and `deepening` when the search said
     them, and `finished` when the search ended by itself."""
     rows = measured_rows(progress["moves"], exact=exact)
+    # (no rows: a value before the lead that the seat may not lead)
+    first = rows[0] if rows else {"visits": 0, "value": num(progress.get("value")),
+                                  "stderr": num(progress.get("stderr"))}
     out = {"type": "partial", "iterations": progress["iterations"],
            "seconds": round(progress["seconds"], 3),
-           "best": move_text(progress["best"]) if rows[0]["visits"] or exact else None,
-           "value": rows[0]["value"], "stderr": rows[0]["stderr"], "moves": rows,
+           "best": move_text(progress["best"]) if first["visits"] or exact else None,
+           "value": first["value"], "stderr": first["stderr"], "moves": rows,
            "exact": exact}
     for key in ("trees", "running", "settled", "deepening"):
         if key in progress:

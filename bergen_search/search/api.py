@@ -9,7 +9,9 @@ expectimax, Long et al. 2010; the worlds enumerated when few) and `endgame` (the
 endgame alone). Values are from the side of the seat to move: with objective `points`, its
 expected margin to the end of the round; with `match`, its probability of winning the match.
 Without the compiled modules the pure-Python twins give the same answers, slowly
-(`info["backend"]` "reference").
+(`info["backend"]` "reference"). Before the lead (an empty line) nobody decides: `search()`
+answers there, whatever the engine, with the hand's value (`before_lead.py`), `best` the
+forced lead when the seat leads for sure.
 
 ISMCTS's values come from `replicates` independent trees; each move's value is the mean of
 its replicates' final-pass values, its standard error their spread. `stop` (a
@@ -39,6 +41,7 @@ from ..game.state import actions
 from ..game.state import mirror_twins as state_mirror_twins
 from ..information.infoset import InfoSet
 from . import backend
+from .before_lead import search_before_lead
 from .limits import (
     DEFAULT_MEMORY_MB,
     MAX_ITERATIONS,
@@ -105,6 +108,8 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
     run = SearchRun(algorithm=settings.algorithm, seed=seed, objective=objective,
                     settings=dict(full), workers=workers, stop=stop, on_info=on_info,
                     started=t0, backend=be, values=values)
+    if not info.line:                   # before the lead: the hand's value (before_lead.py)
+        return search_before_lead(info, limits, run, until_stopped)
     solved = alg.solve(info, limits, run)
     if solved.result is not None:
         return solved.result

@@ -170,7 +170,7 @@ class SearchResult:
     """What `search` found: `best` (a `notation.Move`), `moves` (`MoveValue`s, best first), the best
     move's `value` and `stderr`, `visits`, `info` (keys: `SearchInfo`) and `bound` (the exact
     endgame's)."""
-    best: Move
+    best: Move | None    # None: a position before the lead the seat may not lead (before_lead.py)
     moves: list          # MoveValue, best first
     value: float
     stderr: float

@@ -13,7 +13,7 @@ from ..analysis.verdicts import CONFIDENCE, LABELS
 from ..formats.notation import Move
 from ..game.state import LEFT
 from ..game.tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str
-from . import drawing, graph
+from . import drawing, graph, luck
 from .search import gap_text, value_text
 from .drawing import MARKS, SIDE_COLOURS as _SIDE_COLOURS, SIDE_DASHES as _SIDE_DASHES
 
@@ -46,7 +46,7 @@ def text(result, settings=True) -> str:
                 if dec.position:
                     out.append(f"        position {dec.position}")
     out.append("")
-    out += summary_table(result.summary, objective)
+    out += summary_table(result.summary, objective, per_round=True)
     exact = sum(d.exact for d in result.decisions)
     if exact:
         out.append(f"(exact: {exact} of {len(result.decisions)} decisions valued by the solved "
@@ -134,9 +134,9 @@ def text_all(results) -> str:
     return "\n".join(out)
 
 
-def summary_table(summary, objective: str = "points") -> list:
+def summary_table(summary, objective: str = "points", per_round: bool = False) -> list:
     """The seats' totals; with the match objective the losses and the luck in percentage
-    points, said under the table."""
+    points, said under the table; then the luck identity (`luck.identity_table`)."""
     out = [f"  {'seat':<5} {'decisions':>9} {'forced':>6} {'total loss':>10} {'mean':>6} "
            f"{'?!':>3} {'?':>3} {'??':>3} {'[ ]':>3} {'error rate':>10} {'luck':>7}"]
     for sm in summary:
@@ -149,7 +149,7 @@ def summary_table(summary, objective: str = "points") -> list:
     if objective == "match":
         out.append("  (values are chances to win the match; losses, their ± and luck in "
                    "percentage points)")
-    return out
+    return out + luck.identity_table(summary, objective, per_round)
 
 
 def settings_line(st) -> str:
@@ -177,7 +177,7 @@ def to_json(results, seconds: float | None) -> dict:
         out = {"decisions": [dict(d.to_json(), match=i) for i, res in enumerate(results)
                              for d in res.decisions],
                "summary": [sm.to_json() for sm in combined_summary(results)],
-               "matches": [{"match": i, "summary": [sm.to_json() for sm in res.summary]}
+               "matches": [dict(match=i, **{k: res.to_json()[k] for k in ("summary", "rounds")})
                            for i, res in enumerate(results)],
                "settings": results[0].settings}
     if seconds is not None:

@@ -10,6 +10,7 @@ from ..formats.notation import format_hand, format_line
 from ..formats.position_string import to_string
 from ..game.tiles import tile_str
 from ..search.api import choices, paired, setting_text
+from ..search.before_lead import MEANING as BEFORE_LEAD_MEANING
 from ..search.results import BracketReport, EndgameReport
 from ..stats import normal_quantile, t_quantile
 
@@ -43,6 +44,8 @@ def versus_best(result) -> dict:
     difference, its paired error plus both bounds, and whether its 95% interval (Student's t on
     the error's degrees of freedom, `results.paired`) holds 0. The best: (0, 0, True); never
     measured: (d, inf, False)."""
+    if not result.moves:
+        return {}
     best = next((m for m in result.moves if m.move == result.best), result.moves[0])
     reps = result.info.get("replicates") or 0
     out = {}
@@ -111,8 +114,8 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
         line = lines.get(m.move) or lines.get(m.twin)
         if line:
             row["line"] = [move_text(x) for x in line]
-    return {"to_move": game.info.seat, "best": move_text(result.best),
-            "moves": rows,
+    return {"to_move": game.info.seat,
+            "best": None if result.best is None else move_text(result.best), "moves": rows,
             "value": num(result.value), "stderr": num(result.plus_minus),
             "objective": objective, "algorithm": algorithm,
             "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
@@ -122,8 +125,36 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
             "settled": ri.get("settled"),
             "settings": dict(ri["settings"]), "memory": ri.get("memory"),
             "position": to_string(game.position), "backend": ri.get("backend", "core"),
-            "version": __version__,
+            "version": __version__, **lead_fields(ri),
             **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}
+
+
+def lead_fields(ri) -> dict:
+    """A search before the lead (`search.before_lead`): every lead possible, with its chance
+    and value (FORMATS.md's `leads`); nothing after the lead."""
+    if "leads" not in ri:
+        return {}
+    return {"leads": [{"seat": s, "tile": tile_str(t), "chance": num(p),
+                       "value": num(v) if n else None, "stderr": num(se), "playouts": n}
+                      for s, t, p, v, se, n in ri["leads"]]}
+
+
+def lead_lines(ri, objective: str) -> list:
+    """A search before the lead for people: the leads' table, then the position's footer's
+    line saying how the values were had."""
+    out = [f"  {'lead':<12} {'chance':>7} {'value':>7} {'±':>6}"]
+    for s, t, p, v, se, _ in ri["leads"]:
+        out.append(f"  {f'seat {s} {tile_str(t)}':<12} {100 * p:>6.1f}% "
+                   f"{value_text(v, objective):>7} {err_text(se, objective):>6}")
+    out.append("  (each lead's chance exact, from this hand alone; its value over the deals "
+               "that lead it)")
+    return out
+
+
+def lead_how(ri, seed: int) -> str:
+    """How a value before the lead was had, for the footer."""
+    return (f"before the lead: {ri['iterations']} playouts (playout {ri['playout']}), seed "
+            f"{seed}{backend_text(ri)}; {BEFORE_LEAD_MEANING}")
 
 
 def scores_text(scores) -> str:
@@ -322,6 +353,17 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
     interrupted = bool(ri.get("interrupted"))
     unit = alg.unit
     info = game.info
+    if "leads" in ri:
+        side = info.rules.side_of(info.seat)
+        head = "before the lead:" if result.best is None else f"best: {move_text(result.best)}"
+        who = ("the lead, forced" if result.best is not None
+               else "who leads is not known yet")
+        return "\n".join([
+            f"{head}   {value_text(result.value, objective)} ± "
+            f"{err_text(result.stderr, objective)}   "
+            f"({value_unit(objective, side, info.rules.n_sides, differences=False)}; {who}"
+            + ("; interrupted" if interrupted else "") + ")", "",
+            *lead_lines(ri, objective), "", position_text(game), lead_how(ri, seed)])
     solved = ri.get("endgame", {}).get("solved")
     rows = choices(result.moves)
     names = {}

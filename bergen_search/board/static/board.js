@@ -239,6 +239,12 @@
         S.posSource === "game" ? "from the game being entered" : "from the record") +
       ": what the lead and the draws proved is kept" : "";
     startLive();              // the search first: its first partial answer comes within a slice
+    showBeliefs();
+  }
+  // Where the hidden tiles are (none said before the lead: the hand's value is all there is).
+  function showBeliefs() {
+    $("beliefs").replaceChildren();
+    if (!S.position.line) return;
     S.showId = newId("show");
     send({ cmd: "show", weighting: weighting(), id: S.showId });
   }
@@ -263,11 +269,7 @@
     $("moves").querySelector("tbody").replaceChildren();
     delete $("moves").dataset.state;
     if (!S.position) return;
-    if (!S.position.legal.length || !S.position.line) {
-      setStatus("idle", "the lead is forced (the lowest double): nothing to search");
-      return;
-    }
-    const go = { cmd: "go", report_every: 0.1, beliefs: weighting(),
+    const go = { cmd: "go", report_every: 0.1, beliefs: S.position.line ? weighting() : null,
       settings: { inference: INFERENCE[$("inference").value].setting },
       iterations: Number($("budget-iterations").value), seed: Number($("budget-seed").value) };
     if ($("budget-mode").value !== "fixed") go.infinite = true;
@@ -305,6 +307,10 @@
   // What the figures are, in words, for the status line.
   function liveWords(msg) {
     if (msg.exact) return "exact: the endgame solved (± a bound)";
+    if (!S.position.line) {
+      return `before the lead: the hand's value ${fmt(msg.value, 3)} ± ` +
+        `${fmt(msg.stderr, 3).replace("+", "")}, over the deals of each lead`;
+    }
     const t = msg.trees;
     if (t === undefined) return "values so far, ± over the worlds solved";
     if (msg.deepening)
@@ -326,14 +332,18 @@
     if (msg.type !== "partial" && msg.type !== "bestmove") return;
     const final = msg.type === "bestmove" || msg.finished;
     if (msg.type === "partial" && S.liveFinished) return;
-    const rows = folded(msg.moves).map((m) => {
+    // Before the lead: every lead possible, its chance in the last column (the answer's).
+    const leads = (msg.leads || []).map((l) => ({ name: `${l.tile} (seat ${l.seat})`,
+      move: l.tile, value: l.value, stderr: l.stderr, chance: l.chance }));
+    const rows = (leads.length ? leads : folded(msg.moves)).map((m) => {
       const tr = document.createElement("tr");
       tr.dataset.move = m.name;
       tr.dataset.value = m.value === null ? "" : m.value;
       tr.dataset.stderr = m.stderr === null || m.stderr === undefined ? "" : m.stderr;
       if (m.move === msg.best || m.twin === msg.best) tr.className = "best";
       const total = msg.moves.filter((x) => !x.twin).reduce((a, x) => a + (x.visits || 0), 0);
-      const share = total && m.visits ? (100 * m.visits / total).toFixed(1) + "%" : "—";
+      const share = m.chance !== undefined ? (100 * m.chance).toFixed(1) + "%" :
+        total && m.visits ? (100 * m.visits / total).toFixed(1) + "%" : "—";
       tr.innerHTML = `<td class="mono">${m.name}</td><td>${fmt(m.value, 3)}</td>` +
         `<td title="${m.stderr === null ? "no ± yet" : ""}">${fmt(m.stderr, 3).replace("+", "")}` +
         `</td><td>${share}</td>`;
@@ -369,6 +379,8 @@
       const figures = `${it} iterations, ${Number(msg.seconds || 0).toFixed(1)} s${trees}` +
         (msg.exact ? ", exact (the endgame solved)" : "");
       if (msg.empty) setStatus("stopped", "stopped before measuring anything");
+      else if (leads.length) setStatus("finished", `${liveWords(msg)} · ${it} playouts; ` +
+        "the last column: each lead's chance");
       else if (S.liveFinished || !msg.stopped) setStatus("finished", `finished: ${figures}`);
       else setStatus("stopped", `stopped: ${figures}` + (msg.replicates >= 2 ?
         "; ± the spread of those trees" : "; no ± (fewer than 2 trees finished)"));
@@ -744,8 +756,7 @@
     writeAddress();
     if (!S.position) return;
     startLive();
-    S.showId = newId("show");
-    send({ cmd: "show", weighting: weighting(), id: S.showId });
+    showBeliefs();
   });
   $("go").addEventListener("click", startLive);
   $("more-time").addEventListener("click", () => {

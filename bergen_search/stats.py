@@ -162,6 +162,17 @@ def t_quantile(p: float, dof: int) -> float:
     return (lo + hi) / 2
 
 
+def interval_quantile(p: float, dof: float) -> float:
+    """The quantile of a two-sided interval of probability p for an error with `dof` degrees
+    of freedom (Welch-Satterthwaite's may be fractional): Student's t on them rounded to a
+    tenth (so that the cache holds), the normal quantile when they are infinite.
+
+    >>> round(interval_quantile(0.99, 7.04), 3), round(interval_quantile(0.99, math.inf), 3)
+    (3.499, 2.576)
+    """
+    return normal_quantile(p) if not math.isfinite(dof) else t_quantile(p, round(dof, 1))
+
+
 def _t_cdf(t: float, v: int) -> float:
     x = v / (v + t * t)
     tail = 0.5 * _betainc(v / 2, 0.5, x)

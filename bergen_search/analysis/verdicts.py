@@ -10,7 +10,7 @@ import math
 
 from ..errors import BergenError
 from ..search.api import paired
-from ..stats import normal_quantile, t_quantile
+from ..stats import interval_quantile, normal_quantile
 
 #: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
 #: loss distributions measured on self-play (docs/MEASUREMENTS.md, "Analysis").
@@ -95,7 +95,7 @@ def loss_interval(loss: float, se: float, result, bound: float = 0.0, *,
     if se != 0:
         n = result.info.get("replicates") or 0
         dof = dof if math.isfinite(dof) else n - 1
-        half = (t_quantile(CONFIDENCE, round(dof, 1)) if n >= 2 else NORMAL_Q) * se + bound
+        half = (interval_quantile(CONFIDENCE, dof) if n >= 2 else NORMAL_Q) * se + bound
     return loss - half, loss + half
 
 

@@ -16,8 +16,9 @@ forced lead when the seat leads for sure.
 ISMCTS's values come from `replicates` independent trees; each move's value is the mean of
 its replicates' final-pass values, its standard error their spread. `stop` (a
 `threading.Event`) ends the search at the next slice and keeps what was found; `on_info` is
-given progress dicts after every slice; `until_stopped` grows replicates of one size until
-`stop`. docs/GUIDE.md and docs/API.md say more.
+given progress dicts after every slice; `until_stopped` deepens (searches of the budget times
+1, 2, 4, ...: `_deepening`) or, for an engine that does not (ISMCTS with settle=off), grows
+replicates of one size until `stop`. docs/GUIDE.md and docs/API.md say more.
 
 >>> from bergen_search.formats.position import position_from_flags
 >>> from bergen_search.information.infoset import from_position
@@ -185,18 +186,19 @@ def _deepening(info, limits: Limits, settings: Settings, *, seed, objective, val
     way, and its budget (`deepening`)."""
     t0, last = now(), None
     size = limits.iterations or 1
+
+    def answer(res: SearchResult, **more) -> dict:
+        """A finished search's answer as a report."""
+        return {"iterations": res.info["iterations"], "seconds": now() - t0,
+                "trees": res.info.get("replicates") or 0, "best": res.best, "value": res.value,
+                "stderr": res.stderr, "moves": res.moves, "settled": res.info.get("settled"),
+                **more}
     while True:
         def report(progress, size=size):
             if on_info is None:
                 return
-            if last is None:
-                on_info(progress)
-                return
-            on_info({"iterations": last.info["iterations"], "seconds": now() - t0,
-                     "trees": last.info.get("replicates") or 0,
-                     "running": progress["iterations"], "best": last.best,
-                     "value": last.value, "stderr": last.stderr, "moves": last.moves,
-                     "settled": last.info.get("settled"), "deepening": size})
+            on_info(progress if last is None else
+                    answer(last, running=progress["iterations"], deepening=size))
         res = search(info, dataclasses.replace(limits, iterations=size), settings=settings,
                      seed=seed, objective=objective, values=values, focus=focus, stop=stop,
                      on_info=report if on_info is not None else None)
@@ -206,11 +208,7 @@ def _deepening(info, limits: Limits, settings: Settings, *, seed, objective, val
             break
         last = res
         if on_info is not None:
-            on_info({"iterations": size, "seconds": now() - t0,
-                     "trees": res.info.get("replicates") or 0, "running": 0,
-                     "best": res.best, "value": res.value, "stderr": res.stderr,
-                     "moves": res.moves, "settled": res.info.get("settled"),
-                     **({"exact": True} if res.info["exact"] else {})})
+            on_info(answer(res, running=0, **({"exact": True} if res.info["exact"] else {})))
         if res.info["exact"] or 2 * size > MAX_ITERATIONS:
             break
         size *= 2

@@ -12,7 +12,7 @@ from ..game.tiles import tile_str
 from ..search.api import choices, paired, setting_text
 from ..search.before_lead import MEANING as BEFORE_LEAD_MEANING
 from ..search.results import BracketReport, EndgameReport
-from ..stats import normal_quantile, t_quantile
+from ..stats import interval_quantile, normal_quantile
 
 
 def num(x):
@@ -56,7 +56,7 @@ def versus_best(result) -> dict:
             out[m.move] = (0.0, 0.0, True)
             continue
         (se, dof), bound = paired(m, best), m.bound + best.bound
-        q = (t_quantile(0.95, round(dof if math.isfinite(dof) else reps - 1, 1))
+        q = (interval_quantile(0.95, dof if math.isfinite(dof) else reps - 1)
              if reps >= 2 else normal_quantile(0.95))
         level = math.isfinite(se) and abs(d) <= q * se + bound
         out[m.move] = (d, se + bound, level)

@@ -184,7 +184,7 @@ def finish(moves: list, folded: dict, profile: Profile, *, by_raw: bool = True) 
     difference's error adds); and the info the result gains: `settled` and `settle` (the
     profile's horizon)."""
     from ...results import paired
-    from ....stats import t_quantile
+    from ....stats import interval_quantile
     sums, trees = folded.get("moves", {}), folded.get("trees", 0)
     h = folded.get("h", 0.0) / trees if trees else 0.0
     out = []
@@ -218,8 +218,7 @@ def finish(moves: list, folded: dict, profile: Profile, *, by_raw: bool = True) 
         if not math.isfinite(se):
             settled = False
             break
-        q = t_quantile(SETTLED_CONFIDENCE, round(dof, 1)) if math.isfinite(dof) else 2.576
-        if best.value - m.value - q * se <= 0:
+        if best.value - m.value - interval_quantile(SETTLED_CONFIDENCE, dof) * se <= 0:
             settled = False
             break
     return out, {"settled": settled, "settle": {"horizon": round(h, 3)}}

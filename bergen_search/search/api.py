@@ -1,32 +1,14 @@
-"""Search in python-chess's engine manner: `search(info, Limits(...), seed=...)`.
-
-Each algorithm is an `Algorithm` in `engines/`, registered with `registry.py`; `search()`
-runs whichever is named and holds no per-algorithm branch. Shared machinery: `limits` (budget,
-clock), `results` (typed results), `workers` (slices, stops, processes, units). Engines:
-`ismcts` (the default: single-observer ISMCTS, Cowling, Powley & Whitehouse 2012; the preset
-`classic` is it with uniform worlds and random playouts), `expectimax` (determinized
-expectimax, Long et al. 2010; the worlds enumerated when few) and `endgame` (the exact
-endgame alone). Values are from the side of the seat to move: with objective `points`, its
-expected margin to the end of the round; with `match`, its probability of winning the match.
-Without the compiled modules the pure-Python twins give the same answers, slowly
-(`info["backend"]` "reference"). Before the lead (an empty line) nobody decides: `search()`
-answers there, whatever the engine, with the hand's value (`before_lead.py`), `best` the
-forced lead when the seat leads for sure.
-
-ISMCTS's values come from `replicates` independent trees; each move's value is the mean of
-its replicates' final-pass values, its standard error their spread. `stop` (a
-`threading.Event`) ends the search at the next slice and keeps what was found; `on_info` is
-given progress dicts after every slice; `until_stopped` deepens (searches of the budget times
-1, 2, 4, ...: `_deepening`) or, for an engine that does not (ISMCTS with settle=off), grows
-replicates of one size until `stop`. docs/GUIDE.md and docs/API.md say more.
+"""`search(info, Limits(...), seed=...)`: every legal move of the seat to move ranked by the
+engine named (an `Algorithm` of the registry; no per-algorithm branch here). Values are from
+the side of the seat to move: its expected margin to the end of the round (objective
+`points`) or its probability of winning the match (`match`). Before the lead the answer is
+the hand's value (`before_lead.py`). docs/GUIDE.md and docs/API.md say more.
 
 >>> from bergen_search.formats.position import position_from_flags
 >>> from bergen_search.information.infoset import from_position
 >>> info = from_position(position_from_flags(hand="0-3 1-2 2-5 5-6",
 ...     line="1-1 1-4 4-4 4-6 6-3", hand_sizes="4,5", scores="4,7"))
 >>> result = search(info, Limits(iterations=2000), seed=1)
->>> result.best in [m.move for m in result.moves]
-True
 >>> result.best, result.moves[0].code == result.best.code
 (Move.parse('0-3:R'), True)
 """
@@ -58,7 +40,7 @@ from .results import (MoveValue, SearchInfo, SearchResult, choices, paired, pair
                       rank)
 from .workers import Hooks, Job, UnitPool, run_jobs
 
-#: What the rest of the package reads here (the same objects as in their own modules).
+#: What the rest of the package reads here.
 __all__ = ["Algorithm", "DEFAULT_MEMORY_MB", "Limits", "MAX_ITERATIONS", "MAX_MEMORY_MB",
            "MAX_REPLICATES", "MAX_SECONDS", "MoveValue", "REPLICATES", "SearchInfo",
            "SearchResult", "Setting", "choices", "mirror_twins", "paired", "paired_stderr", "pool",
@@ -66,7 +48,7 @@ __all__ = ["Algorithm", "DEFAULT_MEMORY_MB", "Limits", "MAX_ITERATIONS", "MAX_ME
 
 
 def root_moves(info: InfoSet) -> list:
-    """The seat's legal actions, in the core's order (what gen_moves gives at the root)."""
+    """The seat's legal actions, in the core's order."""
     if not info.line:
         raise BergenError("the lead is forced: nothing to search")
     return actions(info.rules, info.hand, info.left, info.right, info.reserve_size,
@@ -74,8 +56,7 @@ def root_moves(info: InfoSet) -> list:
 
 
 def mirror_twins(info: InfoSet) -> dict:
-    """{move: the move it mirrors} for the seat's root plays (`state.mirror_twins`): the two
-    lead to the same position up to the mirror, so they are one choice."""
+    """{move: the move it mirrors} for the seat's root plays (`state.mirror_twins`)."""
     return state_mirror_twins(info.left, info.right, info.left_double, info.right_double,
                               root_moves(info))
 
@@ -86,11 +67,11 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
            until_stopped: bool = False, **given) -> SearchResult:
     """Rank every legal move of the seat to move in `info`.
 
-    `settings`: a `registry.Settings` (engine or preset and its settings, checked once); or
-    `algorithm` (None: the default engine) and the engine's settings as keywords. Same seed and
-    iteration budget: the same result with any number of `workers` for ISMCTS, with the same
-    number for expectimax. Mirror twins get equal values (`MoveValue.twin`). `values=False`: the
-    caller needs the move only."""
+    `settings`: a `registry.Settings`; or `algorithm` (None: the default engine) and its
+    settings as keywords. `stop` (a `threading.Event`) ends it at the next slice, keeping what
+    was found; `on_info` hears progress dicts after every slice; `until_stopped`: searches of
+    the budget times 1, 2, 4, ... (an engine that deepens), else replicates until `stop`.
+    `values=False`: the caller needs the move only."""
     t0, limits = now(), limits or Limits()
     if settings is None:
         settings = Settings.of(algorithm, given)
@@ -104,12 +85,10 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
                                        memory_mb=limits.memory_mb),
                           settings, seed=seed, objective=objective, values=values,
                           focus=focus, stop=stop, on_info=on_info)
-    # An algorithm may solve the whole search at once, leave notes and new limits, or an
-    # answer still to come.
     run = SearchRun(algorithm=settings.algorithm, seed=seed, objective=objective,
                     settings=dict(full), workers=workers, stop=stop, on_info=on_info,
                     started=t0, backend=be, values=values)
-    if not info.line:                   # before the lead: the hand's value (before_lead.py)
+    if not info.line:
         return search_before_lead(info, limits, run, until_stopped)
     solved = alg.solve(info, limits, run)
     if solved.result is not None:
@@ -118,23 +97,20 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
     if later is not None:
         stop, on_info = later.stop, later.on_info
     limits = solved.limits if solved.limits is not None else limits
-    budget, lead = _budget(limits, alg, be), not info.line
+    budget = _budget(limits, alg, be)
     twins = mirror_twins(info) if alg.folds_twins(full) else {}
     table = alg.table(info, full)
-    units = UnitPool(alg, root_moves(info), twins, lead, whole=until_stopped)
+    units = UnitPool(alg, root_moves(info), twins, whole=until_stopped)
     hooks = _hooks(units, full, stop, on_info, workers)
     result_info: SearchInfo = {
         "algorithm": settings.algorithm, "objective": objective, "seed": seed,
         "backend": be.name, "workers": workers, "worlds_consistent": table.histories,
         "exact": False, "settings": dict(full), "values": {"method": "search"},
-        "twins": {Move.from_code(m, lead): Move.from_code(t, lead) for m, t in twins.items()}}
-    # What is left of the time limit once the table is built.
+        "twins": {Move.from_code(m): Move.from_code(t) for m, t in twins.items()}}
     seconds = None if limits.time is None else max(limits.time - (now() - t0), 0.001)
     samples: dict = {}
     interrupted = None              # (a Ctrl-C inside the search: None)
     try:
-        # Every world solved instead of sampling, when the algorithm does that (expectimax,
-        # when the worlds are few); else units of work.
         whole = alg.exhaustive(info, table, budget, seconds, run, hooks)
         if whole is not None:
             rows, done = whole.rows, whole.done
@@ -149,24 +125,20 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
                                    units, hooks)
             rows, samples, found = units.merged()
             done = units.done
-            # (a Ctrl-C outside a unit's own search too: between them, or while one was set up)
             result_info.update(found)
             result_info["interrupted"] = units.interrupted or interrupted
             result_info.update(alg.summary(units.extra, limits))
     finally:
         if later is not None:
-            # The answer still to come, waited for: when it solved, it is the result.
             solved = later.finish(stopped=interrupted is not False)
     if solved.result is not None:
         return solved.result
-    # The final policy: the most visited move or the best value; a twin after its move.
     mv = rank(rows, twins, alg.by_visits and not (alg.value_pass(full) and units.measured.units),
-              lead, samples=samples)
+              False, samples=samples)
     if whole is None:
         mv, more = alg.finish(mv, units.extra, full)
         result_info.update(more)
     best = mv[0]
-    # Nothing finished: the values are no answer, and `empty` says so.
     result_info["iterations"], result_info["empty"] = done, done == 0
     result_info["seconds"] = now() - t0
     result_info.update(solved.info)
@@ -177,18 +149,15 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
 
 def _deepening(info, limits: Limits, settings: Settings, *, seed, objective, values, focus,
                stop, on_info) -> SearchResult:
-    """A search until stopped of an engine that deepens (`Algorithm.deepens`): searches of
-    `limits.iterations` times 1, 2, 4, ... one after the other, each whole and of the same
-    seed; stopped, the answer is the last that finished (the search of its budget, byte for
-    byte), or before any did the first one's so far. It ends by itself once a search is exact
-    or the next would pass MAX_ITERATIONS. Reports: the first search's own, then the last
-    finished answer's (with `settled`) and `running`, the iterations of the deeper one under
-    way, and its budget (`deepening`)."""
+    """A search until stopped of an engine that deepens: searches of `limits.iterations` times
+    1, 2, 4, ... each whole and of the same seed, until one is exact or the next would pass
+    MAX_ITERATIONS. Stopped, the answer is the last that finished (or the first one's so far).
+    Reports: the first search's own, then the last finished answer's with `running`, the
+    iterations of the one under way, and its budget (`deepening`)."""
     t0, last = now(), None
     size = limits.iterations or 1
 
     def answer(res: SearchResult, **more) -> dict:
-        """A finished search's answer as a report."""
         return {"iterations": res.info["iterations"], "seconds": now() - t0,
                 "trees": res.info.get("replicates") or 0, "best": res.best, "value": res.value,
                 "stderr": res.stderr, "moves": res.moves, "settled": res.info.get("settled"),
@@ -216,15 +185,13 @@ def _deepening(info, limits: Limits, settings: Settings, *, seed, objective, val
 
 
 def _budget(limits: Limits, alg: Algorithm, be) -> int | None:
-    """The iterations a search may spend: its limit's, or with neither iterations nor time
-    given, the algorithm's default budget on this backend."""
+    """The iterations a search may spend (None: the clock's)."""
     if limits.iterations is None and limits.time is None:
         return be.budget(alg.default_budget)
     return limits.iterations
 
 
 def _hooks(units: UnitPool, full: dict, stop, on_info, workers: int) -> Hooks | None:
-    """The hooks of a search that can be stopped or watched (None: neither), reporting from `units`."""
     if stop is None and on_info is None:
         return None
     if workers != 1:
@@ -237,8 +204,6 @@ def _hooks(units: UnitPool, full: dict, stop, on_info, workers: int) -> Hooks | 
 
 def _check(settings: Settings, be, *, objective, workers: int, until_stopped: bool, stop,
            limits: Limits) -> None:
-    """The search's arguments checked against its engine and backend (BergenError naming the
-    argument)."""
     alg = settings.engine
     if alg.needs_core and be.name != "core":
         default = default_engine()
@@ -261,14 +226,11 @@ def _check(settings: Settings, be, *, objective, workers: int, until_stopped: bo
 
 def _jobs(job: Job, alg: Algorithm, *, budget, seconds, seed: int, workers: int,
           until_stopped: bool) -> list:
-    """The search's units of work, each its share of the budget, spread over the processes round
-    robin: a `Job` per process."""
+    """A `Job` per process: the units of work, each its share of the budget, dealt round robin."""
     units = alg.units(job.settings, workers)
     if budget is not None:
         units = min(units, budget)
     if until_stopped:
-        # Replicates of one size, one after the other, each its own seed as a search of
-        # that many replicates would give it.
         size = max(budget // units, 1)
         return [dataclasses.replace(job, units=_Replicates(size, seed, MAX_REPLICATES))]
     shares = [None if budget is None else budget // units + (u < budget % units)

@@ -1,9 +1,6 @@
-"""The registry of search algorithms: one module per engine, registering itself.
-
-An engine is a module in `search/engines/` that defines an `Algorithm` subclass and calls
-`register(TheAlgorithm())` (and `preset(...)` for named settings of it). The package is
-imported the first time the registry is read, so adding an engine is adding a file: every
-caller reads the registry and holds no per-algorithm branch.
+"""The registry of search algorithms: each module of `search/engines/` defines an `Algorithm`,
+calls `register(TheAlgorithm())` (and `preset(...)`), and is imported when the registry is
+first read; callers hold no per-algorithm branch.
 
 >>> [a.name for a in algorithms().values()][:3]
 ['ismcts', 'expectimax', 'endgame']
@@ -25,13 +22,11 @@ from . import backend
 from .limits import Limits
 from .results import SearchInfo, SearchResult
 
-
 #: The choices of a switch: a string setting of these reads every word a boolean reads.
 SWITCH = ("on", "off")
 
 
 def _switched(value) -> str | None:
-    """"on" or "off" for a word or value a boolean setting reads, else None."""
     if isinstance(value, str):
         low = value.strip().lower()
         return ("on" if low in ("on", "yes", "true", "1") else
@@ -49,8 +44,8 @@ class Setting:
     default: object
     help: str
     choices: tuple = ()
-    minimum: float = 0       # the least value a number may take
-    maximum: float = math.inf   # the most
+    minimum: float = 0
+    maximum: float = math.inf
 
     def parse(self, name: str, value):
         """The value checked (and converted from text, as engine specs give it)."""
@@ -59,27 +54,24 @@ class Setting:
             if switched is None:
                 raise BergenError(f"{name} must be on or off, got {value!r}", field=name)
             return switched == "on" if self.type is bool else switched
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise BergenError(f"{name} must be {a_kind(self.type)}, got {value!r}", field=name)
-        if self.type is int and isinstance(value, float) and not value.is_integer():
-            # 2.5 is not truncated to 2 (as the command line's --set refuses it too)
-            raise BergenError(f"{name} must be {a_kind(self.type)}, got {value!r}", field=name)
+        wrong = BergenError(f"{name} must be {a_kind(self.type)}, got {value!r}", field=name)
+        # 2.5 is not truncated to 2 (as the command line's --set refuses it too)
+        if (isinstance(value, bool) or not isinstance(value, (str, int, float))
+                or self.type is int and isinstance(value, float) and not value.is_integer()):
+            raise wrong
         try:
             out = self.type(value)
         except (ValueError, OverflowError):
-            raise BergenError(f"{name} must be {a_kind(self.type)}, got {value!r}",
-                              field=name) from None
+            raise wrong from None
         if self.choices and out not in self.choices:
             raise BergenError(f"{name} must be one of {', '.join(self.choices)}, got {value!r}",
                               field=name)
-        if self.type in (int, float) and not (out >= 0 and math.isfinite(out)):
-            raise BergenError(f"{name} must be a finite number >= 0, got {value!r}", field=name)
-        if self.type in (int, float) and out < self.minimum:
-            raise BergenError(f"{name} must be at least {self.minimum}, got {value!r}",
-                              field=name)
-        if self.type in (int, float) and out > self.maximum:
-            raise BergenError(f"{name} must be at most {self.maximum:,}, got {value!r}",
-                              field=name)
+        if self.type in (int, float):
+            problem = ("be a finite number >= 0" if not (out >= 0 and math.isfinite(out)) else
+                       f"be at least {self.minimum}" if out < self.minimum else
+                       f"be at most {self.maximum:,}" if out > self.maximum else None)
+            if problem:
+                raise BergenError(f"{name} must {problem}, got {value!r}", field=name)
         return out
 
 
@@ -96,18 +88,16 @@ def setting_text(value) -> str:
 
 
 class Algorithm:
-    """One search algorithm behind `search()`. Class attributes describe it; `search()` calls, in
-    order: `check`, `solve`, `table`, `exhaustive`, else `units` of work, each a `sampler` and a
-    `worker` (a `workers.Job` in, a `results.UnitOutput` out), their `extra`s merged by `fold`,
-    then `summary`."""
+    """One search algorithm behind `search()`, described by its class attributes. `search()`
+    calls `check`, `solve`, `table`, `exhaustive`, else runs `units` of work (each a `sampler`
+    and a `worker`: a `workers.Job` in, a `results.UnitOutput` out), `fold`s their extras, then
+    `summary` and `finish`."""
     name = ""
-    #: One line for `--help` and `bergen engine`'s hello.
-    help = ""
-    #: Where it is listed (lowest first; the first listed is the default engine).
-    order = 100
+    help = ""                    # one line for `--help` and `bergen engine`'s hello
+    order = 100                  # where it is listed: the first listed is the default engine
     unit = "iterations"          # what Limits.iterations counts
     default_budget = 0           # the budget of a search given neither iterations nor time
-    match_budget = 0             # the budget of a match engine given neither (`engines.py`)
+    match_budget = 0             # the budget of a match engine given neither
     settings: dict = {}          # name -> Setting
     by_visits = False            # the final move: most visited (else the best value)
     needs_core = False           # no pure-Python twin: refused without the compiled core
@@ -119,7 +109,7 @@ class Algorithm:
 
     # ---- what the generic code asks of an engine's settings (never an engine's name).
     def value_pass(self, settings: dict) -> bool:
-        """Whether, with these settings, its final move is read from a value pass after the search."""
+        """Whether its final move is read from a value pass after the search."""
         return False
 
     def folds_twins(self, settings: dict) -> bool:
@@ -127,15 +117,14 @@ class Algorithm:
         return True
 
     def with_replicates(self, settings: dict, n: int) -> dict:
-        """These settings with `n` independent replicates (the review's recheck grows them)."""
+        """These settings with `n` independent replicates."""
         if not self.replicated:
             raise BergenError(f"{self.name} has no replicates", field="replicates")
         return {**settings, "replicates": n}
 
     def deepens(self, settings: dict) -> bool:
-        """Whether a closer look searches it deeper (a bigger budget, judged alone) rather than
-        pooling more replicates of the same budget: its values correct for the budget, which
-        pooled small searches would not deepen (ISMCTS's `settle`). Default: no."""
+        """Whether a closer look searches a bigger budget rather than pooling more replicates
+        (its values correct for the budget: ISMCTS's `settle`)."""
         return False
 
     def empty_advice(self, settings: dict) -> str:
@@ -143,9 +132,7 @@ class Algorithm:
         return "; give more --time"
 
     def for_review(self, settings: "Settings") -> "Settings":
-        """The settings a review searches with, given those asked for (ISMCTS leaves out the
-        endgame's
-        bracket unless asked). Default: as asked."""
+        """The settings a review searches with, given those asked for."""
         return settings
 
     def check(self, settings: dict) -> dict:
@@ -159,9 +146,8 @@ class Algorithm:
                 for k, s in self.settings.items()}
 
     def solve(self, info, limits, run) -> "Solved":
-        """The whole search in one step, before any table is built: `Solved(result)` ends it; else
-        search() goes on with `Solved.limits` and `Solved.info`, and waits for `Solved.later` after
-        the units. `run`: a `SearchRun`. Default: nothing solved."""
+        """The whole search in one step before any table is built (`run`: a `SearchRun`):
+        `Solved(result)` ends it, else the search goes on with its limits, info and `later`."""
         return Solved(limits=limits)
 
     def table(self, info, settings: dict):
@@ -169,52 +155,44 @@ class Algorithm:
         return world_table(info, settings.get("inference", "off"))
 
     def exhaustive(self, info, table, budget, seconds, run, hooks):
-        """Every consistent world solved instead of sampling: None (the default), or a
-        `results.Exhaustive`."""
+        """Every consistent world solved instead of sampling (a `results.Exhaustive`), or None."""
         return None
 
     def units(self, settings: dict, workers: int) -> int:
-        """How many units of work the search is cut into: `replicates` for a replicated engine, else
-        one per worker."""
+        """How many units of work the search is cut into."""
         return settings["replicates"] if self.replicated else workers
 
     def sampler(self, info, table):
-        """The worlds a unit draws from: the backend's sampler."""
+        """The worlds a unit draws from."""
         return backend.SEARCH.sampler(info, table)
 
     def worker(self, job, sampler, budget, seed: int, deadline, *, hooks=None, account=None):
-        """Search one unit of `job` (a `workers.Job`) with `budget` (None: the deadline's) and
-        `seed`
-        on `sampler`'s worlds until `deadline`: a `results.UnitOutput`. `hooks`: run the work
-        through
-        `workers.run_sliced`'s; `account`: the process's `memory_account`, against `job.memory`."""
+        """One unit of `job` (a `workers.Job`) searched with `budget` (None: the deadline's) and
+        `seed` on `sampler`'s worlds until `deadline`: a `results.UnitOutput`. `hooks`: those of
+        `workers.run_sliced`; `account`: the process's `memory_account`."""
         raise NotImplementedError
 
     def memory_account(self):
-        """A new count of the memory one process's units hold, bounded by the memory cap; None (the
-        default): its units hold a fixed size."""
+        """A new count of the memory one process's units hold (None: a fixed size)."""
         return None
 
     def fold(self, into: dict, extra: dict) -> None:
-        """Fold one unit's `UnitOutput.extra` into `into`, in unit order, for `summary`. Default:
-        nothing."""
+        """Fold one unit's `UnitOutput.extra` into `into`, in unit order, for `summary`."""
 
     def summary(self, folded: dict, limits) -> SearchInfo:
-        """What to add to the result's info from the folded extras (default: nothing)."""
+        """What the result's info gains from the folded extras."""
         return {}
 
     def finish(self, moves: list, folded: dict, settings: dict) -> tuple:
         """(moves, what the result's info gains): the engine's last word on its ranked
-        `MoveValue`s from the folded extras (ISMCTS: the errors of the values corrected for
-        the budget, the moves ranked by their raw values, whether the answer has settled).
-        Default: as ranked, nothing."""
+        `MoveValue`s from the folded extras."""
         return moves, {}
 
 
 @dataclass
 class Solved:
-    """What `Algorithm.solve` returns: the result if it solved the search (else None), the limits
-    left, whether it was interrupted, the info to add, and `later`, an answer still to come."""
+    """What `Algorithm.solve` returns: the result if it solved the search, the limits left,
+    whether it was interrupted, the info to add, and `later`, an answer still to come."""
     result: SearchResult | None = None
     limits: Limits | None = None
     interrupted: bool = False
@@ -223,8 +201,7 @@ class Solved:
 
 
 class Later(Protocol):
-    """An answer still to come (`endgame.step.Beside`): a solve on a thread beside the units;
-    `finish(stopped)` waits for it (stopping it first if `stopped`) and gives its `Solved`."""
+    """An answer still to come (`endgame.step.Beside`); `finish(stopped)` waits for it."""
     stop: Any
 
     def on_info(self, progress: dict) -> None: ...
@@ -240,11 +217,11 @@ class SearchRun:
     objective: str
     settings: dict
     workers: int
-    stop: Any = None             # a threading.Event, or anything with is_set() and wait()
+    stop: Any = None             # anything with is_set() and wait()
     on_info: Callable[[dict], None] | None = None
     started: float = 0.0
-    backend: Any = None          # backend.SEARCH: the core's, or the pure-Python one
-    values: bool = True          # the caller reads the values, not only the move (a match's)
+    backend: Any = None          # backend.SEARCH
+    values: bool = True          # the caller reads the values, not only the move
 
 
 _ALGORITHMS: dict = {}
@@ -315,10 +292,8 @@ def default_iterations() -> dict:
 
 @dataclass(frozen=True)
 class Settings(Mapping):
-    """An engine's settings, validated once (`Settings.of`) and passed whole through the layers.
-    `algorithm`: the name asked for (engine or preset); `given`: the settings as given, in
-    order; `full`: every setting, checked, defaults filled. A hashable Mapping of `full`, equal
-    (and with the same `repr`) when they search alike.
+    """An engine's settings, checked once (`Settings.of`): `algorithm`, the name asked for;
+    `given`, the settings as given; `full`, every setting. A hashable Mapping of `full`.
 
     >>> s = Settings.of("classic", {"exploration": "0.5"})
     >>> s["exploration"], s["playout"], s.engine.name
@@ -331,14 +306,13 @@ class Settings(Mapping):
     bergen_search.errors.BergenError: ismcts has no setting 'depth' (settings: ...)
     """
     algorithm: str
-    given: tuple = field(compare=False, repr=False)   # as written: "2" and 2 search alike
+    given: tuple = field(compare=False, repr=False)   # "2" and 2 search alike
     full: tuple = ()
 
     @classmethod
     def of(cls, algorithm: str | None = None, given: Mapping | None = None) -> "Settings":
-        """The settings of `algorithm` (engine or preset; None: the default engine) with `given`
-        over
-        its defaults, every value checked."""
+        """The settings of `algorithm` (None: the default engine) with `given` over its
+        defaults, checked."""
         algorithm = default_engine() if algorithm is None else algorithm
         given = dict(given or {})
         _, full = resolve(algorithm, given)
@@ -346,18 +320,13 @@ class Settings(Mapping):
 
     @property
     def engine(self) -> Algorithm:
-        """The engine behind the name (a preset's base)."""
         return resolve(self.algorithm, {})[0]
 
     def replace(self, **values) -> "Settings":
-        """These settings with `values` given too (checked again)."""
         return Settings.of(self.algorithm, {**dict(self.given), **values})
 
     def __getitem__(self, name: str):
-        for k, v in self.full:
-            if k == name:
-                return v
-        raise KeyError(name)
+        return dict(self.full)[name]
 
     def __iter__(self) -> Iterator[str]:
         return (k for k, _ in self.full)
@@ -367,7 +336,7 @@ class Settings(Mapping):
 
 
 def resolve(algorithm: str, settings: Mapping) -> tuple:
-    """(Algorithm, its full settings) for an algorithm or preset name and settings."""
+    """(Algorithm, its full settings) for an algorithm or preset name."""
     algs, pre = algorithms(), presets()
     if algorithm in pre:
         base, fixed = pre[algorithm]

@@ -1,6 +1,5 @@
-"""What a search returns and what its parts hand each other, typed: `SearchResult` (with
-`SearchInfo`, the keys of its `info`), `MoveValue`, and the units' `UnitOutput`; the rows of
-root statistics ranked into `MoveValue`s; searches pooled.
+"""What a search returns and what its parts hand each other, typed (`SearchResult`,
+`SearchInfo`, `MoveValue`, `UnitOutput`); root statistics ranked; searches pooled.
 
 >>> from bergen_search.formats.notation import Move
 >>> r = SearchResult(Move.parse("0-3:R"), [], 0.4, 0.1, 100)
@@ -24,25 +23,20 @@ __all__ = ["BracketReport", "EndgameReport", "Exhaustive", "MemoryInfo",
 
 @dataclass(frozen=True)
 class MoveValue:
-    """One root move of a search and what it found of it. `stderr`: a sampling error only (0: none);
-    `bound`: the exact endgame's, within which the value lies."""
-    move: Move           # the action (`notation.Move`: a play, the draw or the pass)
+    """One root move of a search and what it found of it."""
+    move: Move           # a play, the draw or the pass
     code: int            # move.code: tile * 2 + end, DRAW or PASS
     value: float
-    stderr: float        # the value's standard error (inf: not measured)
+    stderr: float        # a sampling error only (0: none; inf: not measured)
     visits: int          # ISMCTS visits, or expectimax worlds
     twin: Move | None = None   # the move this one mirrors (the same choice), if any
-    #: ISMCTS: the value each replicate gave it, in replicate order (`paired_stderr` reads them).
-    samples: tuple = ()
+    samples: tuple = ()  # the value each replicate gave it, in replicate order
     share: float | None = None   # the exact endgame's equilibrium mix: this move's share
-    #: A row of `choices()`: this move stands for itself and its mirror twin (`a-b:L/R`).
-    both_ends: bool = False
-    #: Whether `value` was measured; if not, it is a placeholder, written null (`rank`).
-    measured: bool = True
-    #: The exact endgame's bound on the value (0 elsewhere).
-    bound: float = 0.0
+    both_ends: bool = False      # a row of `choices()`: the move and its mirror twin
+    measured: bool = True        # False: `value` is a placeholder, written null
+    bound: float = 0.0           # the exact endgame's bound on the value
     #: A value corrected for the budget (ISMCTS's `settle`): the search's own value, by which
-    #: the move is chosen (None: `value` is it); the degrees of freedom of `stderr` (None: the
+    #: the move is chosen (None: `value`); the degrees of freedom of `stderr` (None: the
     #: replicates' less one); what a difference with another move adds to its variance, the
     #: square of the two drifts' difference and each one's drift_var.
     raw: float | None = None
@@ -52,17 +46,14 @@ class MoveValue:
 
     @property
     def plus_minus(self) -> float:
-        """What is written after the value's ±: its standard error plus its bound (one of them is
-        0)."""
+        """What is written after the value's ± (one of stderr and bound is 0)."""
         return self.stderr + self.bound
 
 
 def paired(a: MoveValue, b: MoveValue) -> tuple:
     """(standard error, degrees of freedom) of `a.value - b.value`: from their replicates'
-    differences when both have them (a move's replicates share worlds), with what their
-    corrections add (`MoveValue.drift`) and the Welch-Satterthwaite degrees of freedom of
-    that sum (the spread's on replicates - 1, the rest known); else as if independent (inf
-    degrees of freedom)."""
+    differences when both have them, with what their corrections add (Welch-Satterthwaite
+    degrees of freedom); else as if independent (inf degrees of freedom)."""
     if a.move == b.move or a.code == b.code:
         return 0.0, math.inf
     if len(a.samples) == len(b.samples) >= 2:
@@ -74,12 +65,11 @@ def paired(a: MoveValue, b: MoveValue) -> tuple:
 
 
 def paired_stderr(a: MoveValue, b: MoveValue) -> float:
-    """The standard error of `a.value - b.value` (`paired`)."""
     return paired(a, b)[0]
 
 
 def choices(moves) -> list:
-    """The moves with each mirror twin folded into the move it mirrors (`both_ends` set), in order."""
+    """The moves with each mirror twin folded into the move it mirrors (`both_ends` set)."""
     twinned = {m.twin for m in moves if m.twin is not None}
     return [replace(m, both_ends=True) if m.move in twinned else m
             for m in moves if m.twin is None]
@@ -87,13 +77,13 @@ def choices(moves) -> list:
 
 class ValuesInfo(TypedDict, total=False):
     """How a search's values were measured (`info["values"]`)."""
-    method: str              # "search", "pass" (a value pass: ISMCTS's final pass) or "equilibrium"
+    method: str              # "search", "pass" (ISMCTS's final pass) or "equilibrium"
     worlds: int              # the value pass's worlds
     replicates: int          # the replicates whose values are merged
 
 
 class MemoryInfo(TypedDict):
-    """The memory cap of an engine whose units grow with the budget (`info["memory"]`)."""
+    """The memory cap of the units that grow with the budget (`info["memory"]`)."""
     cap_mb: int              # the cap, in MB
     full: int                # the units that reached it
     full_at: Optional[int]   # after how many iterations the first stopped growing
@@ -137,7 +127,7 @@ class EndgameReport(TypedDict, total=False):
 
 
 class SearchInfo(TypedDict, total=False):
-    """The keys of `SearchResult.info` (a dict at run time, as python-chess's `InfoDict`)."""
+    """The keys of `SearchResult.info` (a dict at run time)."""
     algorithm: str           # the name asked for (a preset's name, too)
     objective: str           # "points" or "match"
     seed: int
@@ -167,10 +157,8 @@ class SearchInfo(TypedDict, total=False):
 
 @dataclass(frozen=True)
 class SearchResult:
-    """What `search` found: `best` (a `notation.Move`), `moves` (`MoveValue`s, best first), the best
-    move's `value` and `stderr`, `visits`, `info` (keys: `SearchInfo`) and `bound` (the exact
-    endgame's)."""
-    best: Move | None    # None: a position before the lead the seat may not lead (before_lead.py)
+    """What `search` found; `bound`: the exact endgame's."""
+    best: Move | None    # None: before a lead the seat may not make (before_lead.py)
     moves: list          # MoveValue, best first
     value: float
     stderr: float
@@ -180,17 +168,15 @@ class SearchResult:
 
     @property
     def plus_minus(self) -> float:
-        """The value's ± as written: `MoveValue.plus_minus`."""
         return self.stderr + self.bound
 
 
 @dataclass
 class UnitOutput:
-    """What one unit of a search found (`Algorithm.worker` returns it, `workers.UnitPool` merges it;
-    made with keywords): `stats` (move, n, reward sum, sum of squares) per root move; `done`,
-    `interrupted`, `nodes`; a replicate's `values` {move: value} and `sides` {move: each side's
-    expected outcome}, with `worlds` of the value pass that measured them (0: the search's own
-    means); `extra`, its engine's own (`Algorithm.fold`)."""
+    """What one unit of a search found (made with keywords): `stats` (move, n, reward sum, sum
+    of squares) per root move; a replicate's `values` {move: value} and `sides` {move: each
+    side's expected outcome}, with `worlds` of the value pass that measured them (0: the
+    search's own means); `extra`, its engine's own (`Algorithm.fold`)."""
     stats: list
     done: int
     interrupted: bool
@@ -203,7 +189,7 @@ class UnitOutput:
 
 @dataclass
 class Exhaustive:
-    """What `Algorithm.exhaustive` found: `rows` (move, worlds, value, stderr), `done`, and `info`."""
+    """What `Algorithm.exhaustive` found: `rows` (move, worlds, value, stderr)."""
     rows: list
     done: int
     info: SearchInfo = field(default_factory=dict)  # type: ignore[assignment]
@@ -212,25 +198,18 @@ class Exhaustive:
 def rows_from_stats(moves, twins, merged: dict) -> list:
     """(move, visits, value, stderr) of every root move from `merged` {move: (n, sum, sum of
     squares)} (a twin's are its move's)."""
-    rows = []
-    for m in moves:
-        n, s, sq = merged.get(twins.get(m, m), (0, 0.0, 0.0))[:3]
-        rows.append((m, n) + mean_stderr(n, s, sq))
-    return rows
+    return [(m, n) + mean_stderr(n, s, sq) for m in moves
+            for n, s, sq in [merged.get(twins.get(m, m), (0, 0.0, 0.0))[:3]]]
 
 
 def rank(rows, twins, by_visits: bool, lead: bool, *, samples=None, measured=()) -> list:
     """The rows (move, visits, value, stderr) as `MoveValue`s, best first: the most visited or the
-    best value; a twin right after its move. `samples`: {move: per-replicate values}. A move not
-    measured (no iteration, replicate or `measured` entry) goes after every measured one."""
+    best value, a twin right after its move, a move not measured last. `samples`: {move:
+    per-replicate values}."""
     samples = samples or {}
     known = {r[0] for r in rows if r[1] > 0 or samples.get(r[0]) or r[0] in measured}
-    if by_visits:
-        rows = sorted(rows, key=lambda r: (r[0] not in known, -r[1], -r[2],
-                                           twins.get(r[0], r[0]), r[0]))
-    else:
-        rows = sorted(rows, key=lambda r: (r[0] not in known, -r[2], twins.get(r[0], r[0]),
-                                           r[0]))
+    rows = sorted(rows, key=lambda r: (r[0] not in known, -r[1] if by_visits else 0, -r[2],
+                                       twins.get(r[0], r[0]), r[0]))
     return [MoveValue(Move.from_code(m, lead), m, v, se, n,
                       Move.from_code(twins[m], lead) if m in twins else None,
                       samples=tuple(samples.get(m, ())), measured=m in known)
@@ -238,8 +217,8 @@ def rank(rows, twins, by_visits: bool, lead: bool, *, samples=None, measured=())
 
 
 def pool(results, *, by_visits: bool = False) -> SearchResult:
-    """Searches of one position with replicates and one budget per replicate, pooled into one: the
-    value the mean of all replicates, the moves ranked by visits (`by_visits`) or value."""
+    """Searches of one position with replicates of one budget, pooled into one: the value the
+    mean of all replicates, the moves ranked by visits (`by_visits`) or value."""
     first = results[0]
     if any(not m.samples for res in results for m in res.moves):
         raise BergenError("only searches with replicates can be pooled")
@@ -254,9 +233,8 @@ def pool(results, *, by_visits: bool = False) -> SearchResult:
         mean, se = spread(samples)
         rows.append(MoveValue(ms[0].move, code, mean, se, sum(m.visits for m in ms),
                               ms[0].twin, samples=samples))
-    twin_of = lambda m: codes[m.twin] if m.twin is not None else m.code
-    rows.sort(key=(lambda m: (-m.visits, -m.value, twin_of(m), m.code)) if by_visits else
-              (lambda m: (-m.value, twin_of(m), m.code)))
+    rows.sort(key=lambda m: (-m.visits if by_visits else 0, -m.value,
+                             codes[m.twin] if m.twin is not None else m.code, m.code))
     info = first.info.copy()
     n = [len(res.moves[0].samples) for res in results]
     for key in ("iterations", "seconds", "nodes"):

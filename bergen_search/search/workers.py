@@ -1,7 +1,5 @@
-"""How a search's work is cut and run: in slices (`run_sliced`: budget, deadline, Ctrl-C and a
-stop heard between slices, `Hooks` told of each), in units spread over processes (`Job`,
-`run_jobs`), and the units' outputs folded as they finish (`UnitPool`). It reads nothing of
-an engine's but `Algorithm.worker`'s `results.UnitOutput`."""
+"""How a search's work is cut and run: in slices (`run_sliced`, `Hooks`), in units spread over
+processes (`Job`, `run_jobs`), their `results.UnitOutput`s folded as they finish (`UnitPool`)."""
 from __future__ import annotations
 
 import math
@@ -30,34 +28,30 @@ class Units(Protocol):
 
 @dataclass(frozen=True)
 class Job:
-    """One process's share of a search (made with keywords): `info` and its `table`, the `engine`'s
-    name, the `objective`'s code, the full `settings`, whether the caller reads `values`, the
-    `focus` moves, the `memory` cap in bytes, and its `units`, (budget, seed) each, with the
-    `seconds` left (None: no limit)."""
+    """One process's share of a search (made with keywords)."""
     info: object
     table: object
-    engine: str
-    objective: int
-    settings: dict
-    values: bool
-    focus: tuple
-    memory: int
-    units: Units = ()        # a list, or `api._Replicates`
-    seconds: float | None = None
+    engine: str              # the engine's name
+    objective: int           # the objective's code
+    settings: dict           # the full settings
+    values: bool             # the caller reads the values
+    focus: tuple             # moves kept to the end
+    memory: int              # the memory cap, in bytes
+    units: Units = ()        # (budget, seed) each: a list, or `api._Replicates`
+    seconds: float | None = None   # the time left (None: no limit)
 
 
 @dataclass
 class JobOutput:
-    """What a `Job` found: its units' outputs in order (none when pooled as they finished), and
-    whether it was interrupted."""
+    """What a `Job` found: its units' outputs in order (none when pooled as they finished)."""
     outputs: list
     interrupted: bool
 
 
 def run_sliced(run, budget, deadline: Deadline, hooks=None, stats=None, count=None):
     """Call `run(n, seconds)` in slices until the budget (None: none) or the deadline; Ctrl-C or
-    `hooks`' stop ends it early, keeping what was found; `hooks` hear each slice (`stats()`).
-    `count()`: the units done in all. Returns (done, interrupted)."""
+    `hooks`' stop ends it early; `hooks` hear each slice (`stats()`). `count()`: the units done
+    in all. Returns (done, interrupted)."""
     done = 0
     start = None if count is None else count()
     step = SLICE_SECONDS if hooks is None else STOP_SLICE_SECONDS
@@ -84,11 +78,10 @@ def run_sliced(run, budget, deadline: Deadline, hooks=None, stats=None, count=No
 
 class Hooks:
     """What `search(stop=, on_info=)` asks of a running search: stop when `stop` is set, tell
-    `on_info` how it stands after every slice. `base`: the iterations of earlier calls. With a
-    `pool` of replicates, `on_info` hears the pool's estimator over the replicates finished
-    (its error once `min_trees` have), or before any, the growing tree's means (`trees` 0);
-    with the search's `settings`, an engine that deepens has its last word on it too
-    (`Algorithm.finish`: ISMCTS's corrected errors, `settled`)."""
+    `on_info` how it stands after every slice (`base`: the iterations of earlier calls). With a
+    `pool` of replicates it hears the pool's estimator (its error once `min_trees` have
+    finished), before any the growing tree's means; with `settings`, an engine that deepens has
+    its last word on it (`Algorithm.finish`)."""
 
     def __init__(self, stop, on_info, pool: UnitPool | None = None, *, by_visits: bool = False,
                  min_trees: int = 2, settings: dict | None = None):
@@ -101,7 +94,6 @@ class Hooks:
         return self.stop is not None and self.stop.is_set()
 
     def finished(self) -> None:
-        """A replicate was folded into the pool: reported at once."""
         if self.on_info is not None and self.pool is not None and self.pool.replicated:
             self.sliced(self.base)
 
@@ -115,30 +107,24 @@ class Hooks:
                       "speed": done / seconds if seconds > 0 else 0.0}
         pool = self.pool
         assert pool is not None             # a watched search has its pool
-        found: list | None
+
+        def growing() -> list | None:
+            return None if stats is None else rows_from_stats(
+                pool.moves, pool.twins, {r[0]: r[1:4] for r in stats()})
         if pool.replicated:
             info.update(trees=pool.pooled if len(pool) else 0, running=done - pool.done)
-            if len(pool):
-                found = pool.rows()
-                if pool.pooled < self.min_trees:
-                    found = [(m, n, v, math.inf) for m, n, v, _ in found]
-            else:
-                # No replicate finished: the means of the one being grown, no error yet.
-                found = [(m, n, v, math.inf) for m, n, v, _ in rows_from_stats(
-                    pool.moves, pool.twins, {r[0]: r[1:4] for r in stats()})] \
-                    if stats is not None else None
+            # Before a replicate finished, the means of the one being grown: no error yet.
+            found = pool.rows() if len(pool) else growing()
+            if found and (not len(pool) or pool.pooled < self.min_trees):
+                found = [(m, n, v, math.inf) for m, n, v, _ in found]
         else:
-            found = rows() if rows is not None else (
-                rows_from_stats(pool.moves, pool.twins, {r[0]: r[1:4] for r in stats()})
-                if stats is not None else None)
+            found = rows() if rows is not None else growing()
         if found:
-            # (a move not measured yet goes last; a value pass measures every move)
-            # An engine whose values the replicates' own samples finish (ISMCTS's settle):
-            # the pool's samples and the engine's last word, as the answer will have them.
+            # An engine that deepens: the pool's samples and its last word, as the answer has.
             finishing = (self.settings is not None and pool.replicated
                          and pool.engine.deepens(self.settings)
                          and pool.pooled >= self.min_trees)
-            ranked = rank(found, pool.twins, self.by_visits, pool.lead,
+            ranked = rank(found, pool.twins, self.by_visits, False,
                           measured=pool.moves if pool.measured.units else (),
                           samples=pool.figures.values if finishing else None)
             if finishing:
@@ -158,7 +144,6 @@ def search_worker(job: Job, hooks: Hooks | None = None,
     stop = own_stop()
     if hooks is None and stop is not None:
         hooks = Hooks(stop, None)       # a process of `run_jobs`: its search's stop
-    # The memory this share of the search holds: its units' own account, nobody else's.
     account = alg.memory_account()
     out: list = []
     for i, (budget, seed) in enumerate(job.units):
@@ -183,15 +168,13 @@ def search_worker(job: Job, hooks: Hooks | None = None,
 
 
 class UnitPool:
-    """A search's units folded in as they finish, in unit order: `merged()` what they found
-    together, `rows()` its live view in O(moves). `lead`: the root's moves are the lead's. With
-    replicates, a move's value is the mean of the units' values and its error their spread (once
-    a value pass measured some, those alone); else the root statistics are summed. `extra`s go
-    to `Algorithm.fold`. `whole`: a unit stopped part way is left out once one has finished."""
+    """A search's units folded in as they finish, in unit order: `merged()` what they found,
+    `rows()` a live view. With replicates a move's value is the mean of the units' values (of
+    the value passes' once there is one) and its error their spread; else the root statistics
+    are summed. `whole`: a unit stopped part way is left out once one has finished."""
 
-    def __init__(self, engine, moves, twins: dict, lead: bool = False, *, whole: bool = False):
+    def __init__(self, engine, moves, twins: dict, *, whole: bool = False):
         self.engine, self.moves, self.twins, self.whole = engine, list(moves), twins, whole
-        self.lead = lead
         self.replicated = engine.replicated
         self.units = self.done = self.nodes = 0
         self.interrupted = False
@@ -229,18 +212,15 @@ class UnitPool:
 
     @property
     def figures(self) -> _Figures:
-        """The replicates' figures pooled: the value pass's once a unit has one."""
         return self.measured if self.measured.units else self.searched
 
     @property
     def pooled(self) -> int:
-        """The replicates whose figures are pooled: those with values measured by a value
-        pass once one has them, else every one added."""
         return self.measured.units or self.units
 
     def rows(self) -> list:
-        """(move, visits, value, stderr) of every root move from the figures so far (for
-        replicates, from running sums: `merged()` is exact)."""
+        """(move, visits, value, stderr) of every root move (for replicates, from running sums:
+        `merged()` is exact)."""
         if not self.replicated:
             return self._summed()
         rows = []
@@ -256,8 +236,7 @@ class UnitPool:
                 for n, sm, sq in [self.sums.get(self._key(m), (0, 0.0, 0.0))]]
 
     def merged(self) -> tuple:
-        """What every unit added found: (rows (move, visits, value, stderr), samples {move: each
-        replicate's value}, info: `values`, `nodes`, `interrupted`, `replicates`, `sides`)."""
+        """(rows (move, visits, value, stderr), samples {move: each replicate's value}, info)."""
         info: SearchInfo = {"values": {"method": "search"}, "nodes": self.nodes,
                             "interrupted": self.interrupted, "replicates": None}
         if not self.replicated:
@@ -269,7 +248,7 @@ class UnitPool:
         info["values"] = ({"method": "pass", "worlds": f.worlds, "replicates": f.units}
                           if f is self.measured else {"method": "search", "replicates": self.units})
         info["replicates"] = info["values"]["replicates"]
-        sides = {Move.from_code(m, self.lead): [math.fsum(v[i] for v in f.sides[m])
+        sides = {Move.from_code(m): [math.fsum(v[i] for v in f.sides[m])
                                                 / len(f.sides[m])
                                                 for i in range(len(f.sides[m][0]))]
                  for m in self.moves if f.sides[m]}
@@ -279,8 +258,7 @@ class UnitPool:
 
 
 class _Figures:
-    """What the replicates of one kind gave each move, in order: values (with running sums), each
-    side's outcome, their count and the worlds of their value passes."""
+    """What the replicates of one kind gave each move, in order (values with running sums)."""
 
     def __init__(self, moves):
         self.values = {m: array("d") for m in moves}
@@ -306,9 +284,8 @@ STOP_GRACE = 0.5
 
 
 def run_jobs(jobs: list, pool: UnitPool, hooks: Hooks | None = None) -> bool:
-    """Each `Job`'s units run and folded into `pool` in unit order: in this process for one job
-    (`hooks` hear them), else each in a process of `runs.parallel`'s pool, which Ctrl-C stops
-    and which sends what it found. Whether a job was interrupted."""
+    """Each `Job`'s units run and folded into `pool` in unit order: in this process for one job,
+    else each in a process of `runs.parallel`'s pool. Whether a job was interrupted."""
     if len(jobs) == 1:
         return search_worker(jobs[0], hooks, pool).interrupted
     finished = run_ordered(search_worker, jobs, workers=len(jobs), grace=STOP_GRACE)

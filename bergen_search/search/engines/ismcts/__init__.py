@@ -1,27 +1,25 @@
-"""ISMCTS, the default engine (`_ismcts.pyx`; its pure-Python twin `reference.py`): replicated
-trees, sequential halving at the root (`halving`) and a final pass, the exact endgame first
-when it applies, the expected lines, the memory cap's report, and the `classic` preset."""
+"""ISMCTS, the default engine (`_ismcts.pyx`; its pure-Python twin `reference.py`; Cowling,
+Powley & Whitehouse 2012): replicated trees, sequential halving at the root and a final pass,
+the exact endgame first when it applies, the expected lines, and the `classic` preset."""
 from __future__ import annotations
 
 import math
 from functools import partial
 
-from ....constants import PASS_STREAM
+from ....constants import OWN_DRAW as KEY_OWN_DRAW, PASS_STREAM
+from ....formats.notation import Move
 from ....game.rng import derive_seed
+from ....game.state import DRAW as KEY_DRAW
+from ....stats import mean_stderr
 from ... import backend
 from ...endgame import step as exact
-from . import settle
-from .settle import Checkpoints, cycled
-from ....formats.notation import Move
-from ....constants import OWN_DRAW as KEY_OWN_DRAW
-from ....game.state import DRAW as KEY_DRAW
-from .reference import IsmctsTree as ReferenceTree
-from .reference import MemoryAccount as ReferenceAccount
 from ...limits import MAX_REPLICATES, REPLICATES, Deadline, now
 from ...registry import Algorithm, Setting, Solved, inference_setting, preset, register
 from ...results import UnitOutput
 from ...workers import run_sliced
-from ....stats import mean_stderr
+from . import settle
+from .reference import IsmctsTree as ReferenceTree, MemoryAccount as ReferenceAccount
+from .settle import Checkpoints, cycled
 
 #: The final pass: the share of a time limit kept for it, and its worlds (iterations /
 #: (PASS_SPREAD x choices), within PASS_MIN..PASS_MAX), drawn on `constants.PASS_STREAM`.
@@ -86,9 +84,7 @@ class Ismcts(Algorithm):
 
     def worker(self, job, sampler, budget, seed, deadline, *, hooks=None, account=None):
         """One replicate: one tree searched, then its final pass when `value_pass`, whose values are
-        the replicate's (else the tree's means). `job.memory`: the cap on the trees of `account`
-        (at the cap a tree stops growing, `extra["full_at"]`). For a caller reading values, the
-        expected lines (`extra["lines"]`)."""
+        the replicate's (else the tree's means); for a caller reading values, the expected lines."""
         settings, passing = job.settings, job.values or self.value_pass(job.settings)
         tree_class = backend.SEARCH.pick(f"{__name__}._ismcts.IsmctsTree", ReferenceTree)
         tree = tree_class(sampler, seed, settings["exploration"], job.objective,
@@ -117,12 +113,9 @@ class Ismcts(Algorithm):
         n_choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
         rows, worlds = None, 0
         if passing and not interrupted and done and n_choices > 1:
-            # The final pass: every root move on the same worlds, played on as the search would.
-            worlds = max(PASS_MIN, min(PASS_MAX, done // (PASS_SPREAD * n_choices)))
             left = deadline.left()
-            if left is not None:
-                rate = done / max(now() - t0, 1e-6)
-                worlds = max(PASS_MIN, min(worlds, int(rate * max(left, 0) / n_choices)))
+            pace = None if left is None else (done / max(now() - t0, 1e-6), max(left, 0))
+            worlds = pass_worlds(done, n_choices, pace)
             try:
                 if checks is None:
                     rows = tree.evaluate_root(worlds, derive_seed(seed, PASS_STREAM))
@@ -156,26 +149,24 @@ class Ismcts(Algorithm):
         return settings["twins"]
 
     def for_review(self, settings):
-        """Without the bracket unless asked for (a review charges losses from values), and
-        with the review's constants of `settle` unless asked for."""
+        """Without the bracket (a review charges losses from values) and with the review's
+        constants of `settle`, unless asked for."""
         given = dict(settings.given)
         if "bracket" not in given:
             settings = settings.replace(bracket=False)
         return settings if "settle" in given else settings.replace(settle="review")
 
     def solve(self, info, limits, run):
-        """The exact endgame first when the setting `endgame` is on: its answer when it solves, else
-        why not in `info`, with its bracket (setting `bracket`) where it declines. A live search
-        runs it beside its trees instead (`exact.beside`)."""
+        """The exact endgame first when the setting `endgame` is on (beside the trees of a live
+        search): its answer when it solves, else why not, and its bracket where it declines."""
         if not run.settings["endgame"]:
             return Solved(limits=limits)
         step = exact.beside if run.on_info is not None and run.workers == 1 else exact.attempt
         return step(info, limits, run, bracketing=run.settings["bracket"] and run.values)
 
     def fold(self, into, extra):
-        """The trees' memory figures (how many reached the cap, the fewest iterations at
-        which one did), their corrections' figures (`settle.fold`) and their expected lines'
-        beams, summed edge by edge."""
+        """The trees' memory figures, their corrections' (`settle.fold`) and their expected
+        lines' beams, summed edge by edge."""
         if extra["full_at"] is not None:
             into["full"] = into.get("full", 0) + 1
             into["full_at"] = min(into.get("full_at", extra["full_at"]), extra["full_at"])
@@ -201,15 +192,24 @@ class Ismcts(Algorithm):
                              by_raw=settings["choose"] == "value")
 
 
+def pass_worlds(iterations: int, choices: int, pace=None) -> int:
+    """The final pass's worlds after `iterations` over `choices` root choices; `pace` =
+    (iterations a second, seconds left): no more than they afford."""
+    worlds = max(PASS_MIN, min(PASS_MAX, iterations // (PASS_SPREAD * choices)))
+    if pace is not None:
+        worlds = max(PASS_MIN, min(worlds, int(pace[0] * pace[1] / choices)))
+    return worlds
+
+
 def line_beams(tree) -> dict:
     """{root move: beam} for every root choice, a beam {edge key: [visits, beam below]}: the
-    LINE_WIDTH most visited edges per node, LINE_DEPTH deep, nothing below the observer's own draw."""
+    LINE_WIDTH most visited edges per node, LINE_DEPTH deep, none below the observer's draw."""
     return {m: _beam(tree, (m,), LINE_DEPTH) for m, n, *_ in tree.root_stats()
             if m not in tree.twins and m != KEY_DRAW and n > 0}
 
 
 def _beam(tree, path: tuple, depth: int) -> dict:
-    """`line_beams`' beam below the node at `path` (not a closure: that would keep the tree alive)."""
+    # (not a closure: that would keep the tree alive)
     kids = tree.children(path) or []
     top = sorted(kids, key=lambda k: (-k[2], k[0]))[:LINE_WIDTH]
     return {k[0]: [k[2], _beam(tree, path + (k[0],), depth - 1)
@@ -218,7 +218,6 @@ def _beam(tree, path: tuple, depth: int) -> dict:
 
 
 def _sum_beam(into: dict, beam: dict) -> None:
-    """Add a beam ({edge key: [visits, beam below]}) into `into`, edge by edge."""
     for key, (visits, below) in beam.items():
         slot = into.setdefault(key, [0, {}])
         slot[0] += visits
@@ -226,9 +225,9 @@ def _sum_beam(into: dict, beam: dict) -> None:
 
 
 def expected_lines(beams: dict) -> dict:
-    """{Move: (Move, ...)}: after each root move, the line the trees expect (`beams` summed edge by
-    edge), following the most visited edge while it keeps LINE_SHARE and LINE_MIN; the
-    observer's own draw ends it. Moves with no line are left out."""
+    """{Move: (Move, ...)}: after each root move, the line the trees expect (`beams` summed),
+    following the most visited edge while it keeps LINE_SHARE and LINE_MIN, to the observer's
+    own draw. Moves with no line are left out."""
     out = {}
     for m in sorted(beams):
         summed = beams[m]
@@ -249,9 +248,9 @@ def expected_lines(beams: dict) -> dict:
 
 def halving(tree, budget, deadline: Deadline, focus=(), hooks=None):
     """The root's budget by sequential halving (Karnin, Koren & Somekh 2013): in ceil(log2 n) equal
-    phases every choice still in gets an equal share of forced iterations (`run_move`), and the
-    better half by the tree's mean stays; `focus` moves stay to the end. Under a time limit the
-    phases share the clock. Returns (iterations done, interrupted)."""
+    phases every choice still in gets an equal share of forced iterations, and the better half by
+    the tree's mean stays (and `focus`, and those `close` to the last kept). Returns (iterations
+    done, interrupted)."""
     stats = tree.root_stats()
     alive = [m for m, *_ in stats if m not in tree.twins]
     keep = {tree.twins.get(m, m) for m in focus}
@@ -290,7 +289,7 @@ def halving(tree, budget, deadline: Deadline, focus=(), hooks=None):
 
 def close(a, b, z) -> bool:
     """Whether the root statistics a = (visits, sum, sum of squares) fall short of b's mean by
-    less than z standard errors of the difference: not shown worse, so kept in."""
+    less than z standard errors of the difference."""
     if z <= 0 or a[0] < 2 or b[0] < 2:
         return False
     (ma, sa), (mb, sb) = mean_stderr(*a), mean_stderr(*b)
@@ -298,8 +297,6 @@ def close(a, b, z) -> bool:
 
 
 register(Ismcts())
-#: `classic`: the default engine without inference, safe playouts, merged twins, replicates
-#: and the exact endgame.
 preset("classic", "ismcts", {"playout": "random", "inference": "off", "twins": False,
                              "choose": "visits", "replicates": 1, "root": "ucb",
                              "stats": "all", "endgame": False, "bracket": False,

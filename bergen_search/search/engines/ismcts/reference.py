@@ -1,14 +1,9 @@
 """SO-ISMCTS in pure Python: the oracle of `_ismcts.pyx` and the search without a compiler.
 
-`IsmctsTree` is the compiled `_ismcts.IsmctsTree` transcribed step by step on the reference
-rules and worlds (`sampler.ReferenceSampler`): the same methods, the same random numbers in
-the same order, the same tie-breaking and the same floating-point operations wherever a float
-decides anything, so the same seed and iterations give the same tree node for node
-(`tests/test_ismcts_ref.py`). One iteration (Cowling, Powley & Whitehouse 2012, Algorithm 3;
-`_ismcts.pyx` has the full account): determinize a world, select and expand along the
-observer's view of it (UCB1 with availability counts), play out (`game/policy.py`; for
-`match`, through fresh deals), backpropagate. Nodes live in parallel lists indexed like the
-core's pool. It runs 100 to 400 times slower than the core.
+`IsmctsTree` is the compiled tree transcribed step by step on the reference rules and worlds:
+the same random numbers in the same order, the same tie-breaking and floating-point
+operations, so the same seed and iterations give the same tree node for node. Nodes live in
+parallel lists indexed like the core's pool.
 
 >>> from bergen_search.information.infoset import from_position
 >>> from bergen_search.formats.notation import format_move
@@ -33,9 +28,9 @@ from ....constants import (
     objective_code,
 )
 from ....errors import BergenError
-from ....game.policy import PLAYOUTS, policy_code
+from ....game.policy import policy_code
 from ....game.rng import GOLDEN, MASK64, Rng, mix64
-from ....game.state import DRAW, PASS, State, mirror_twins
+from ....game.state import DRAW, State, mirror_twins
 from ....information.sampler import ReferenceSampler
 from ...playouts import outcome, play_out, reward
 
@@ -43,18 +38,15 @@ from ...playouts import outcome, play_out, reward
 clock = time.perf_counter
 
 OBJECTIVE_POINTS, OBJECTIVE_MATCH = objective_code("points"), objective_code("match")
-#: Edge keys (as `_ismcts.pxd`): another seat's draw, a pass, the observer's draw of tile t.
-KEY_DRAW = DRAW
-KEY_PASS = PASS
+#: The edge key of the observer's draw of tile t: KEY_OWN_DRAW + t (as `_ismcts.pxd`).
 KEY_OWN_DRAW = OWN_DRAW
 NO_NODE = -1
 #: As the core: nodes on one root-to-leaf path, and the iterations a tree may take.
 MAX_PATH = 512 + 1
 MAX_ITERATIONS = (1 << 31) - 1 - MAX_PATH
-#: The bytes of one node in the lists (nine 8-byte slots): what `memory_bytes` reports.
+#: The bytes of one node in the lists (nine 8-byte slots): what `memory_bytes` reports; and
+#: in the core's pool, by which the memory cap is counted (both trees stop at one iteration).
 NODE_BYTES = 72
-#: The memory cap (`max_bytes`) is counted as the core counts it, so that both trees stop
-#: growing at the same iteration.
 CORE_NODE_BYTES = 40
 INITIAL_CAPACITY = 1 << 12
 ROOT_SPARE = 64
@@ -62,7 +54,7 @@ _INF = 1e300
 
 
 class MemoryAccount:
-    """As the core's: the bytes the node pools of the trees sharing it would hold in the core."""
+    """The bytes the node pools of the trees sharing it would hold in the core."""
 
     def __init__(self):
         self.held = 0
@@ -73,9 +65,7 @@ class MemoryAccount:
 
 
 def _edge_key(s: State, move: int, observer: int) -> int:
-    """The edge `move` takes in the observer's tree: its own draw keyed by the tile (OWN_DRAW +
-    tile),
-    another seat's by DRAW alone."""
+    """The edge `move` takes in the observer's tree: its own draw keyed by the tile."""
     if move == DRAW and s.to_move == observer:
         assert s.reserve is not None        # a world: the reserve's order is dealt
         return OWN_DRAW + s.reserve[0]
@@ -83,7 +73,7 @@ def _edge_key(s: State, move: int, observer: int) -> int:
 
 
 def _choices(s: State, merge_twins: bool) -> list:
-    """The legal moves of `s`, a mirror twin dropped when twins are merged (the core's `_choices`)."""
+    """The legal moves of `s`, a mirror twin dropped when twins are merged."""
     moves = s.legal_moves()
     if merge_twins and len(moves) > 1:
         twins = mirror_twins(s.left, s.right, s.left_double, s.right_double, moves)
@@ -101,12 +91,8 @@ def _nth_bit(mask: int, k: int) -> int:
 
 
 class IsmctsTree:
-    """SO-ISMCTS for the seat of a sampler's information set: `_ismcts.IsmctsTree` in pure Python.
-    `sampler`: a `sampler.ReferenceSampler` (anything with `info` and `table` is read through one).
-    `objective`: 0 "points", 1 "match"; `playout`: 0 "random", 1 "scoring", 2 "safe" (names or
-    codes). `exploration`: the UCB1 constant on rewards scaled to about [0, 1]. `merge_twins`:
-    mirror twins are one choice. `choice_stats`: a move's mean counts only the iterations where
-    its mover chose it among several. `max_bytes`, `account`: the core's memory cap."""
+    """SO-ISMCTS for the seat of a sampler's information set: `_ismcts.IsmctsTree` in pure Python,
+    with the same arguments (`sampler`: anything with `info` and `table`)."""
 
     def __init__(self, sampler, seed, exploration=0.7, objective=0, playout=0,
                  merge_twins=False, *, choice_stats=False, max_bytes=0, account=None):
@@ -159,7 +145,6 @@ class IsmctsTree:
         self._side = [-1]
         self._reward_sum = [0.0]
         self._reward_sq = [0.0]
-        # The core's pool, counted: its capacity, and whether the tree stopped growing.
         self.max_bytes = max_bytes
         self._account = MemoryAccount() if account is None else account
         first = INITIAL_CAPACITY
@@ -177,7 +162,7 @@ class IsmctsTree:
 
     # ---- the pool ---------------------------------------------------------------------------
     def _reserve(self) -> bool:
-        """As the core's `_reserve`: room for one more iteration, or False at the cap."""
+        """Room for one more iteration, as the core's, or False at the cap."""
         need = len(self._key) + MAX_PATH + ROOT_SPARE
         capacity = self._capacity
         if need <= capacity:
@@ -201,7 +186,7 @@ class IsmctsTree:
         return True
 
     def _can_add(self, depth: int) -> bool:
-        """As the core: any node while the tree grows; once full, a root child only."""
+        """Any node while the tree grows; once full, a root child only."""
         return not self._full or (depth == 1 and len(self._key) < self._capacity)
 
     def _child(self, parent: int, key: int) -> tuple:
@@ -214,8 +199,7 @@ class IsmctsTree:
         return c, last
 
     def _new_child(self, parent: int, last: int, key: int, side: int) -> int:
-        """Append a child along `key` after `last` (NO_NODE: none), keeping creation order; its
-        index."""
+        """A new child along `key` after `last` (NO_NODE: none): its index."""
         c = len(self._key)
         self._first_child.append(NO_NODE)
         self._next_sibling.append(NO_NODE)
@@ -234,11 +218,10 @@ class IsmctsTree:
 
     # ---- one iteration ----------------------------------------------------------------------
     def _finish(self, s: State, rng: Rng) -> State:
-        """Play out with the tree's policy and objective (`play_out`)."""
         return play_out(self._rules, self.objective, self.playout, s, rng)
 
     def _iterate(self):
-        """One SO-ISMCTS iteration: determinize, select and expand, play out, backpropagate."""
+        """One iteration: determinize, select and expand, play out, backpropagate."""
         rules = self._rules
         observer, merge_twins = self._observer, self.merge_twins
         scale, explore = self.value_scale, self.exploration
@@ -247,7 +230,6 @@ class IsmctsTree:
         s = self.sampler.world(self._rng)
         path, by_choice = [0], [False]
         node, expanded, root_key = 0, False, -1
-        # Selection and expansion, along the observer's view of this world.
         while s.ended is None:
             moves = _choices(s, merge_twins)
             side = rules.side_of(s.to_move)
@@ -322,10 +304,8 @@ class IsmctsTree:
         self._backpropagate(s, root_key, path, by_choice)
 
     def _backpropagate(self, s: State, root_key: int, path: list, by_choice: list) -> None:
-        """The played-out world `s`'s rewards up the `path` (the chosen statistics where
-        `by_choice`);
-        each side's raw outcome is summed by root edge. Reward: the outcome (match), or the side's
-        points less the mean of the others' (points)."""
+        """The played-out world's rewards up the `path` (the chosen statistics where `by_choice`);
+        each side's raw outcome summed by root edge."""
         chosen, reward_sum = self._chosen, self._reward_sum
         n_sides = self._rules.n_sides
         gain = self._root_gain[root_key]
@@ -338,8 +318,6 @@ class IsmctsTree:
         if self.objective != OBJECTIVE_MATCH:
             for i in range(n_sides):
                 reward[i] -= (gain_total - reward[i]) / (n_sides - 1)
-
-        # Backpropagation.
         visits, sides, reward_sq = self._visits, self._side, self._reward_sq
         visits[0] += 1
         for i in range(1, len(path)):
@@ -369,9 +347,7 @@ class IsmctsTree:
 
     # ---- Python API -------------------------------------------------------------------------
     def run_move(self, move, iterations, seconds):
-        """As `run`, but every iteration takes the root move `move` (a merged right twin counts as
-        its
-        left twin)."""
+        """As `run`, every iteration taking the root move `move` (a merged twin: its left twin)."""
         if type(move) is not int or not 0 <= move < DRAW:
             raise BergenError(f"run_move: {move!r} is not a play", field="move")
         moves = _choices(self._base, self.merge_twins)
@@ -385,9 +361,8 @@ class IsmctsTree:
             self._forced = -1
 
     def run(self, iterations, seconds):
-        """Run up to `iterations` more iterations for at most `seconds` (<= 0: no limit; one limit
-        is
-        needed); the iterations done. A second thread's concurrent `run` raises RuntimeError."""
+        """Up to `iterations` more iterations for at most `seconds` (0: no limit; one is needed):
+        the iterations done."""
         if type(iterations) is not int or not 0 <= iterations < 2 ** 63:
             raise BergenError(f"iterations must be a non-negative integer (0: no limit; a "
                               f"tree stops at MAX_ITERATIONS), got {iterations!r}",
@@ -408,24 +383,21 @@ class IsmctsTree:
             self._running = False
 
     def _stats_key(self, move: int) -> int:
-        """The root edge holding a root move's statistics: its left twin's when merged."""
         return self._twins.get(move, move)
 
     @property
     def twins(self) -> dict:
-        """{move: its twin at the left end} for the merged root moves; empty unless `merge_twins`."""
+        """{move: its twin at the left end} for the merged root moves."""
         return dict(sorted(self._twins.items()))
 
     # ---- comparable values: the final pass -----------------------------------------------
     def _reward(self, s: State) -> float:
-        """The observer's side's reward of a finished playout (as the search's rewards)."""
         return reward(self._rules, self.objective, s, self._base,
                       self._rules.side_of(self._observer))
 
     def _play_on(self, s: State, node: int, rng: Rng) -> State:
-        """Play on from `s` at tree node `node` (NO_NODE: out of the tree) without exploring: the
-        best
-        mean for its mover while the tree has a child, then the playout policy; the final state."""
+        """Play on from `s` at `node` without exploring: the best mean for its mover while the
+        tree has a child, then the playout policy; the final state."""
         keys, nxt = self._key, self._next_sibling
         chosen, reward_sum = self._chosen, self._reward_sum
         while s.ended is None and node != NO_NODE:
@@ -454,11 +426,10 @@ class IsmctsTree:
         return self._finish(s, rng)
 
     def evaluate_root(self, worlds, seed, only=None, prefix=0):
-        """Each root move's value when the search plays on from it, on `worlds` worlds drawn with
-        Rng(seed), the same worlds and random numbers for every move: [(move, sum, sum of squares,
-        [each side's raw outcome summed])] in move order; a merged twin gets its twin's. `only`:
-        that root move's row alone; `prefix`: each row ends with its sum over the first `prefix`
-        worlds; as the core's."""
+        """Each root move's value when the search plays on from it, on the same `worlds` worlds
+        drawn with Rng(seed): [(move, sum, sum of squares, [each side's raw outcome summed])]
+        in move order. `only`: that move's row alone; `prefix`: each row ends with its sum over
+        the first `prefix` worlds."""
         if type(worlds) is not int or not 1 <= worlds <= MAX_PASS_WORLDS:
             raise BergenError(f"worlds must be an integer 1..{MAX_PASS_WORLDS}, got {worlds!r}",
                               field="worlds")
@@ -503,8 +474,7 @@ class IsmctsTree:
 
     def root_stats(self):
         """[(move, visits, reward_sum, reward_sq_sum)] for the observer's legal root moves in move
-        order, from its side. A forced draw sums every tile's child; a merged twin reports its
-        twin's."""
+        order (a draw sums every tile's child; a merged twin reports its twin's)."""
         out = []
         for m in self._base.legal_moves():
             visits, total, sq = 0, 0.0, 0.0
@@ -521,7 +491,7 @@ class IsmctsTree:
         return out
 
     def root_side_stats(self):
-        """[(move, visits, [each side's raw outcome summed])] for the root moves, as root_stats."""
+        """[(move, visits, [each side's raw outcome summed])], as root_stats."""
         n_sides = self._rules.n_sides
         visits = {m: n for m, n, _, _ in self.root_stats()}
         out = []
@@ -537,8 +507,7 @@ class IsmctsTree:
 
     def children(self, keys=()):
         """[(key, side, visits, availability, reward_sum, reward_sq_sum)] of the children of the
-        node
-        reached along `keys`, in creation order; None if there is no such node."""
+        node reached along `keys`, in creation order; None if there is no such node."""
         node = 0
         for key in keys:
             node, _ = self._child(node, key)
@@ -554,7 +523,6 @@ class IsmctsTree:
 
     @property
     def iterations(self) -> int:
-        """Iterations done since the tree was made."""
         return self._total
 
     @property
@@ -563,24 +531,16 @@ class IsmctsTree:
 
     @property
     def memory_bytes(self) -> int:
-        """Bytes held by the node lists (their slots; about NODE_BYTES a node)."""
         return NODE_BYTES * len(self._key)
 
     @property
     def seat(self) -> int:
-        """The observer: the seat the tree searches for."""
         return self._observer
 
     @property
     def full(self) -> bool:
-        """Whether the pool reached its cap and the tree stopped growing (as the core)."""
         return self._full
 
     @property
     def full_at(self):
-        """The iterations done when the tree stopped growing, or None."""
         return self._full_at
-
-
-__all__ = ["IsmctsTree", "MemoryAccount", "PLAYOUTS", "POINTS_SCALE", "KEY_DRAW", "KEY_PASS",
-           "KEY_OWN_DRAW", "MAX_ITERATIONS"]

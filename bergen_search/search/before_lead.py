@@ -1,19 +1,10 @@
 """The value of a deal before the lead: what the seat's hand is worth before anyone plays.
 
-Before the lead nobody decides (the lead is forced) and the seat knows only its hand. Its
-value is the round's expected margin for that hand (objective `points`: its side's points
-from now to the end of the round, the lead's included, minus the other sides' mean; `match`:
-its chance to win the match) with every seat playing by the playout policy:
 Σ_L P(L) · v(L) over the leads L its hand leaves possible, each with its exact chance
-(`information.lead.leads`), v(L) the value after L. Each v(L) is flat Monte Carlo: deals drawn
-uniformly among those that lead L (the leader holds the tile, and every unseen tile before it
-in the lead order lies in the reserve: what the seat knows once L is on the line, where no
-play is there yet for inference to weigh), the round played out from the deal by the playout
-policy (`playouts.play_out`). The budget counts playouts, shared by the leads in proportion
-to their chances (at least 2 each); the ± is the stratified mean's standard error, each
-lead's spread weighted by its exact chance: sampling error only, of a fixed quantity that
-more playouts only narrow. The answer reads the seat's hand, the scores and the rules, never
-another hand.
+(`information.lead.leads`); each v(L) is flat Monte Carlo over deals drawn uniformly among
+those that lead L, played out by the playout policy. The playouts are shared by the leads in
+proportion to their chances (at least 2 each); the ± is the stratified mean's standard error.
+It reads the seat's hand, the scores and the rules, never another hand.
 
 >>> from bergen_search.game.rules import Rules
 >>> from bergen_search.game.tiles import mask_of, parse_tile
@@ -42,21 +33,17 @@ from .playouts import outcome, play_out, reward
 from .registry import SearchRun
 from .results import MoveValue, SearchResult
 
-#: The playouts of a value before the lead when no budget is given (about the time of the
-#: default engine's default search).
+#: The playouts when no budget is given (about the time of the default engine's search).
 DEFAULT_PLAYOUTS = 4000
-#: What its value means, for the views.
 MEANING = "every seat playing by the playout policy from the deal"
-#: How often a value before the lead reports its estimate so far (`deal_value(progress=)`).
+#: How often `deal_value(progress=)` hears the estimate so far.
 REPORT_SECONDS = 0.1
 
 
 @dataclass(frozen=True)
 class DealValue:
-    """A hand's value before the lead (`deal_value`): `value` and its `stderr`; `sides`, each
-    side's expected points to come (objective points) or chance to win the match; `leads`,
-    (seat, tile, chance, value, stderr, playouts) of every possible lead, in the lead rule's
-    order; `done` playouts, and whether a stop or Ctrl-C cut them short."""
+    """A hand's value before the lead: `sides`, each side's value; `leads`, (seat, tile, chance,
+    value, stderr, playouts) of every possible lead; `done` playouts."""
     value: float
     stderr: float
     sides: tuple
@@ -69,10 +56,8 @@ def deal_value(rules, seat: int, hand: int, scores, *, objective: str = "points"
                playout: str = "safe", playouts: int | None = DEFAULT_PLAYOUTS,
                seconds: float | None = None, seed: int = 0, stop=None,
                progress=None) -> DealValue:
-    """The value of `hand` (a mask, as dealt) for `seat` before the lead, at `scores` (see the
-    module's doc): `playouts` in all (None: until `seconds` or `stop`), stopped early by
-    `seconds`, by `stop` (a threading.Event) or by Ctrl-C (then `interrupted`).
-    `progress(DealValue)`, if given, hears the estimate so far every REPORT_SECONDS."""
+    """The value of `hand` (a mask) for `seat` before the lead at `scores`: `playouts` in all
+    (None: until `seconds` or `stop`), cut short by `seconds`, `stop` or Ctrl-C."""
     code, policy = objective_code(objective), policy_code(playout)
     side = rules.side_of(seat)
     possible = lead_chances(rules, seat, hand)
@@ -128,10 +113,8 @@ def deal_value(rules, seat: int, hand: int, scores, *, objective: str = "points"
 
 def start_values(rules, scores, *, objective: str = "points", playout: str = "safe",
                  playouts: int = DEFAULT_PLAYOUTS, seed: int = 0) -> tuple:
-    """Each side's value before the deal of a round at `scores`: with every side's score the
-    same, 0 (points) or 1 / sides (match) by symmetry (no seat's deal, lead or turn is
-    another's); else the mean reward of `playouts` whole deals played out by the playout
-    policy (the same deals for every side)."""
+    """Each side's value before the deal of a round at `scores`: by symmetry when the scores
+    are equal, else the mean reward of `playouts` deals played out by the playout policy."""
     n = rules.n_sides
     if len(set(scores)) == 1:
         return (0.0 if objective == "points" else 1.0 / n,) * n
@@ -148,8 +131,7 @@ def start_values(rules, scores, *, objective: str = "points", playout: str = "sa
 
 def _deal(rules, seat, hand, lead, scores, rng: Rng) -> State:
     """A deal drawn uniformly among those where `lead` = (leader, tile) is the lead and `seat`
-    holds `hand`: every unseen tile before the lead's in the lead order in the reserve, the
-    rest shuffled."""
+    holds `hand`: every unseen tile before the lead's in the lead order in the reserve."""
     leader, tile = lead
     unseen = [t for t in range(N_TILES) if not hand >> t & 1]
     rank = lead_rank(rules, tile)
@@ -175,13 +157,8 @@ def _deal(rules, seat, hand, lead, scores, rng: Rng) -> State:
 
 def search_before_lead(info, limits: Limits, run: SearchRun,
                        until_stopped: bool = False) -> SearchResult:
-    """`search()` of a position before the lead (`info.line` empty), the call `run` (its
-    settings' `playout` read, when they have one): the hand's value
-    (`deal_value`: `limits.iterations` playouts, default DEFAULT_PLAYOUTS, or for
-    `limits.time`; `until_stopped`, until `stop`); `best` and the one move the seat's forced
-    lead when it leads for sure, else None and no move; `info["leads"]`, every possible
-    lead's row (`DealValue.leads`). `on_info` hears the estimate so far, as `search()`'s
-    does (`iterations`, `seconds`, `speed`, `best`, `value`, `stderr`, `moves`)."""
+    """`search()` of a position before the lead: the hand's value (`deal_value`); `best` the
+    forced lead when the seat leads for sure, else None and no move."""
     t0, settings, seed, objective = now(), run.settings, run.seed, run.objective
     playouts = None if until_stopped else limits.iterations
     if playouts is None and limits.time is None and not until_stopped:

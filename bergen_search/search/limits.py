@@ -1,5 +1,4 @@
-"""What bounds a search: its budget (`Limits`: iterations, time, memory), the clock every
-time limit reads, and a `Deadline` on it; the largest budgets a search takes.
+"""What bounds a search: its budget (`Limits`), the clock every time limit reads, `Deadline`.
 
 >>> Limits(iterations=2000).memory_bytes == DEFAULT_MEMORY_MB << 20
 True
@@ -14,36 +13,25 @@ from dataclasses import dataclass
 from ..constants import MAX_SECONDS
 from ..errors import BergenError
 
-#: The clock of every time limit here (seconds; monotonic). The tests replace it with a virtual
-#: one (`_core.clock_reading` under `_core.set_test_clock`), so that a time limit is tested
-#: by readings counted, not by the machine's speed. Read it through `now()`.
+#: The clock of every time limit (seconds; monotonic), read through `now()`: the tests replace
+#: it with a virtual one.
 clock = time.perf_counter
 
 #: A search runs in slices this long so that Ctrl-C and the clock are heard promptly.
 SLICE_SECONDS = 0.05
 #: The slices of a search that can be stopped (`search(stop=...)`): a stop is heard within one.
 STOP_SLICE_SECONDS = 0.01
-#: The independent replicates of a replicated engine (ISMCTS's setting `replicates`): the
-#: budget is shared by this many units, each with its own seed; a move's value is their mean,
-#: its error their spread.
+#: The independent replicates of a replicated engine by default, and at most.
 REPLICATES = 8
-#: The most replicates a search takes (each costs a table walk and a tree of its own).
 MAX_REPLICATES = 100_000
-#: The largest budgets a search takes: iterations (or expectimax worlds), seconds (a day:
-#: `constants.MAX_SECONDS`), and the memory cap of ISMCTS's trees in MB (1 TiB);
-#: DEFAULT_MEMORY_MB when not given, safe on a small machine (per search, in each of its
-#: processes: `--workers` processes take it each).
+#: The largest budgets a search takes: iterations, and the memory cap of its trees in MB (1
+#: TiB); DEFAULT_MEMORY_MB when not given (per search, in each of its processes).
 MAX_ITERATIONS = 1_000_000_000
 MAX_MEMORY_MB = 1 << 20
 DEFAULT_MEMORY_MB = 256
 
-__all__ = ["DEFAULT_MEMORY_MB", "Deadline", "Limits", "MAX_ITERATIONS", "MAX_MEMORY_MB",
-           "MAX_REPLICATES", "MAX_SECONDS", "REPLICATES", "SLICE_SECONDS",
-           "STOP_SLICE_SECONDS", "clock", "now"]
-
 
 def now() -> float:
-    """The searches' clock now (`clock`, which the tests may replace)."""
     return clock()
 
 
@@ -58,14 +46,9 @@ def _check_count(name: str, value, low: int, high: int):
 
 @dataclass(frozen=True)
 class Limits:
-    """The budget of a search: `iterations` (ISMCTS iterations, or expectimax worlds,
-    1..MAX_ITERATIONS) and/or `time` in seconds (above 0, at most MAX_SECONDS); the search
-    stops at the first reached. Neither: the default budget. `memory_mb` caps the memory of
-    the search's ISMCTS trees (its own alone, those alive at once in one of its processes;
-    another search's never count; default DEFAULT_MEMORY_MB): at the
-    cap a tree stops growing and the search goes on sampling within it (`info["memory"]`).
-    The exact endgame's tree is held to the same cap; a live search (`endgame.step.Beside`) holds
-    both at once, so its peak is up to twice the cap. Infinite, NaN, negative or oversized values are refused (BergenError)."""
+    """The budget of a search: `iterations` (or expectimax worlds) and/or `time` in seconds, the
+    first reached (neither: the default budget); `memory_mb` caps the memory of its trees (at
+    the cap a tree stops growing and the search goes on within it), the exact endgame's too."""
     iterations: int | None = None
     time: float | None = None
     memory_mb: int | None = None

@@ -1,10 +1,5 @@
-"""The playouts in pure Python: a sampled world played out by a playout policy, and what its
-end is worth to a side (the core's playout in `_ismcts.pyx`, draw for draw).
-
-The policies themselves (`random`, `scoring`, `safe`) are the game's, in `game/policy.py`
-(the twin of the core's, in `_core.pyx`); the engines that play worlds out read the outcome
-and the reward here, as the core computes them.
-"""
+"""The playouts in pure Python (the core's in `_ismcts.pyx`, draw for draw): a world played out
+by a playout policy (`game/policy.py`), and what its end is worth to a side."""
 from __future__ import annotations
 
 from ..constants import objective_code
@@ -25,9 +20,8 @@ def outcome(objective: int, s: State, base: State, side: int) -> float:
 
 
 def play_out(rules, objective: int, policy: int, s: State, rng: Rng) -> State:
-    """Play out: the round to its end by the playout `policy`, and for the match objective
-    further rounds from fresh deals until a side reaches the target; every random choice
-    from `rng`. Returns the final state. (The core's playout, draw for draw.)"""
+    """The final state of `s` played out by the playout `policy` (for the match objective,
+    through fresh deals until a side reaches the target), every random choice from `rng`."""
     while True:
         while s.ended is None:
             moves = s.legal_moves()

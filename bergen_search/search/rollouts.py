@@ -1,12 +1,6 @@
 """What the engines that play sampled worlds out from the root share (`flat`, `ucb`): a
-replicate's root (its moves, mirror twins folded), its loop of steps within a budget and a
-clock, the play-out of one move in one world, and its root statistics. Each engine says only
-what one step is: `flat` plays every move in one world, `ucb` pulls one move in one.
-
-The engines stay independent of each other (pyproject's "engines" contract): both import this
-module, neither the other. Same seed, same bytes: the loop adds in the order each engine
-always did.
-"""
+replicate's root, its loop of steps, the play-out of one move in one world, its statistics.
+Each engine says only what one step is."""
 from __future__ import annotations
 
 from ..game.policy import policy_code
@@ -21,8 +15,7 @@ from .workers import run_sliced
 
 
 def rollout_settings(**extra: Setting) -> dict:
-    """The settings of an engine of this kind: its own (`extra`) first, then the playout
-    policy, the inference and the replicates."""
+    """The settings of an engine of this kind: its own (`extra`), then the shared ones."""
     return {
         **extra,
         "playout": Setting(str, "safe", "how playouts play on: random, scoring or safe",
@@ -35,9 +28,8 @@ def rollout_settings(**extra: Setting) -> dict:
 
 
 class RootUnit:
-    """One replicate: the root's moves (a mirror twin is the same choice: played once, its
-    twin given the same figures), each move's [plays, reward sum, sum of squares], and the
-    steps done (`done`). A subclass defines `step(play_rng)`, one step of its budget."""
+    """One replicate: the root's moves (a mirror twin played once), each move's [plays, reward
+    sum, sum of squares], and the steps `done`. A subclass defines `step(play_rng)`."""
 
     def __init__(self, sampler: ReferenceSampler, objective: int, policy: int, seed: int):
         self.sampler, self.objective, self.policy = sampler, objective, policy
@@ -53,14 +45,12 @@ class RootUnit:
         self.rng = Rng(seed & MASK64)
 
     def world(self):
-        """The next sampled world, and the seed of its play-outs (the same for every move
-        played in it: common random numbers)."""
+        """The next sampled world, and the seed of its play-outs (common random numbers)."""
         world = self.sampler.world(self.rng)
         return world, mix64(self.rng.state ^ GOLDEN)
 
     def play(self, world, m: int, play_rng: Rng, play_seed: int):
-        """Move `m` played in `world` and played out: (the final state, its reward), the
-        move's statistics updated."""
+        """Move `m` played in `world` and played out: (the final state, its reward)."""
         play_rng.state = play_seed
         s = play_out(self.rules, self.objective, self.policy, world.apply(m), play_rng)
         v = reward(self.rules, self.objective, s, self.base, self.side)
@@ -74,7 +64,7 @@ class RootUnit:
         raise NotImplementedError
 
     def run(self, n: int, seconds: float) -> int:
-        """Up to n steps (0: no limit) within `seconds`; returns how many were done."""
+        """Up to n steps (0: no limit) within `seconds`: how many were done."""
         end = now() + seconds
         done = 0
         play_rng = Rng(0)
@@ -85,20 +75,17 @@ class RootUnit:
         return done
 
     def root_stats(self) -> list:
-        """[(move, plays, reward sum, sum of squares)] for every legal root move (a twin with
-        its twin's figures)."""
+        """[(move, plays, reward sum, sum of squares)] for every legal root move."""
         return [(m, *self.stats[self.twins.get(m, m)])
                 for m in sorted(self.moves + list(self.twins))]
 
     def sides(self) -> dict:
-        """{move: each side's expected outcome after it} (`UnitOutput.sides`); none by
-        default."""
+        """{move: each side's expected outcome after it} (none by default)."""
         return {}
 
 
 class RolloutAlgorithm(Algorithm):
-    """An engine of replicated `RootUnit`s on the reference sampler: `make_unit(sampler,
-    objective, policy, seed, settings)` makes one."""
+    """An engine of replicated `RootUnit`s (`make_unit`) on the reference sampler."""
     replicated = True
     value_meaning = "every seat then playing by the playout policy"
 

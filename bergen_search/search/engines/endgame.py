@@ -1,5 +1,4 @@
-"""The exact endgame as an engine (the `search.endgame` package is the game and its solver):
-alone with `--algorithm endgame`, and as the first step of ISMCTS (its setting `endgame`)."""
+"""The exact endgame alone as an engine (`search.endgame` is the game and its solver)."""
 from __future__ import annotations
 
 from ...errors import NotApplicable
@@ -8,9 +7,8 @@ from ..registry import SWITCH, Algorithm, Setting, register
 
 
 class Endgame(Algorithm):
-    """The exact endgame alone (endgame.py): the equilibrium of the end of a two-player
-    round, or an error saying why not. Its budget is counted in the default engine's
-    iterations (each buys endgame.budget.WORK_PER_ITERATION of solver work)."""
+    """The equilibrium of the end of a two-player round, or an error saying why not; its budget
+    in the default engine's iterations (each buys WORK_PER_ITERATION of solver work)."""
     name = "endgame"
     help = "the exact endgame alone, two players once no draw is left (or why not)"
     order = 2

@@ -1,10 +1,6 @@
-"""Flat Monte Carlo: the plainest search that samples worlds, kept as a yardstick.
-
-Every root move is played on the same sampled worlds, then played out by the playout policy
-with the same random numbers for every move; a move's value is its mean reward. `iterations`
-counts worlds; `replicates` independent units give the error. No tree, no opponent model:
-PIMC with a playout instead of a solver (Long et al. 2010), the floor a real engine must
-clear (lab/strength/STRENGTH.md). It runs in pure Python and registers itself.
+"""Flat Monte Carlo, a yardstick: every root move played on the same sampled worlds, then
+played out by the playout policy with the same random numbers; a move's value is its mean
+reward (PIMC with a playout instead of a solver: lab/strength/STRENGTH.md). Pure Python.
 
 >>> from bergen_search.information.infoset import from_position
 >>> from bergen_search.formats.position import position_from_flags
@@ -36,8 +32,7 @@ class Flat(RolloutAlgorithm):
 
 
 class _Unit(RootUnit):
-    """One replicate: each step a world, every root move played in it, and each side's raw
-    outcome summed per move beside the rewards."""
+    """One replicate: each step a world, every root move played in it."""
 
     def __init__(self, sampler, objective, policy, seed):
         super().__init__(sampler, objective, policy, seed)
@@ -52,7 +47,6 @@ class _Unit(RootUnit):
                 g[j] += outcome(self.objective, s, self.base, j)
 
     def sides(self):
-        """Each side's mean raw outcome per move over the worlds played."""
         return {m: [x / self.done for x in self.gains[self.twins.get(m, m)]]
                 for m in sorted(self.moves + list(self.twins))} if self.done else {}
 

@@ -1,19 +1,7 @@
-"""UCB1 at the root: flat Monte Carlo that spends its worlds where they decide the move.
-
-Each iteration pulls one root choice by UCB1 (Auer, Cesa-Bianchi & Fischer 2002, "Finite-time
-Analysis of the Multiarmed Bandit Problem"): every choice once, then the one with the best
-mean plus `exploration` x sqrt(ln(pulls) / its pulls); it plays that move in a fresh world
-consistent with what the seat knows (`sampler.ReferenceSampler`) and plays the world out to the
-end of the round by the playout policy (`game/policy.py`; for the match objective, through fresh
-deals until a side wins). Where `flat` plays every choice in every world, this plays the
-promising ones more and the hopeless ones less: the same yardstick with its budget aimed.
-
-A move's value is its mean reward, its error the spread of its means over `replicates`
-independent units (each its own seed), as `flat`'s and ISMCTS's are. Mirror twins are one
-choice. It runs in pure Python on the reference rules, with or without the compiled core.
-
-This module is the whole engine: it registers itself, and every front end takes it from the
-registry (`bergen best --algorithm ucb`, the match engine spec `ucb:iterations=400`).
+"""UCB1 at the root (Auer, Cesa-Bianchi & Fischer 2002): flat Monte Carlo that spends its
+worlds where they decide the move. Each iteration pulls one root choice (every choice once,
+then the best mean plus `exploration` x sqrt(ln(pulls) / its pulls)), plays it in a fresh
+world and plays the world out by the playout policy. Pure Python.
 
 >>> from bergen_search.formats.game import load_game
 >>> from bergen_search.search.api import Limits, search
@@ -26,8 +14,7 @@ from __future__ import annotations
 
 import math
 
-from ...constants import objective_code
-from ...constants import POINTS_SCALE
+from ...constants import POINTS_SCALE, objective_code
 from ..registry import Setting, register
 from ..rollouts import RolloutAlgorithm, RootUnit, rollout_settings
 
@@ -55,8 +42,7 @@ class _Bandit(RootUnit):
         self.scale = 1.0 if objective == objective_code("match") else 1.0 / POINTS_SCALE
 
     def choose(self) -> int:
-        """The choice UCB1 pulls next: any not yet pulled (in move order), else the best
-        upper bound (the first of equals)."""
+        """The choice UCB1 pulls next (the first of equals)."""
         best, best_score = None, -math.inf
         log_n = math.log(self.done) if self.done else 0.0
         for m in self.moves:

@@ -1,7 +1,6 @@
-"""Determinized expectimax (`_expectimax.pyx`): each sampled world searched with every hand
-in view to a depth, random playouts at the horizon; every world solved when they are few
-(`exact_expectimax`). Root-parallel: one unit per worker. It uses the search's public
-machinery: `limits.Deadline`, `workers.Job` and `run_sliced`, `results.UnitOutput`."""
+"""Determinized expectimax (`_expectimax.pyx`; Long et al. 2010): each sampled world searched
+with every hand in view to a depth, random playouts at the horizon; every world solved when
+they are few (`exact_expectimax`). One unit per worker."""
 from __future__ import annotations
 
 import math
@@ -16,14 +15,12 @@ from ...registry import Algorithm, Setting, inference_setting, register
 from ...results import Exhaustive, UnitOutput
 from ...workers import run_sliced
 
-#: Expectimax may enumerate the worlds instead of sampling them when the histories behind
-#: them number at most this many (and the distinct worlds fit the budget).
+#: The worlds are enumerated when their histories number at most this many (and fit the budget).
 EXACT_WORLDS = 2000
-#: The deepest search and the most playouts at its horizon.
 MAX_DEPTH = 200
 MAX_PLAYOUTS = 1000
-#: With every world enumerated but horizons reached, the worlds are solved again until the
-#: playouts' variance has at least this many degrees of freedom (worlds x (solves - 1)).
+#: Enumerated worlds that reached a horizon are solved again until the playouts' variance
+#: has this many degrees of freedom (worlds x (solves - 1)).
 MIN_REPLICATE_DOF = 8
 
 
@@ -48,32 +45,29 @@ class Expectimax(Algorithm):
         return (f" (expectimax at depth {settings['depth']}: one world takes longer here); "
                 f"give more --time or a smaller --depth")
 
-    def engine(self, sampler, objective, seed, settings):
+    def engine(self, sampler, objective, seed, settings, hooks):
         search_class = backend.SEARCH.pick(f"{__name__}._expectimax.ExpectimaxSearch")
-        return search_class(sampler, settings["depth"], seed, objective, settings["playouts"])
-
-    def worker(self, job, sampler, budget, seed, deadline, *, hooks=None, account=None):
-        engine = self.engine(sampler, job.objective, seed, job.settings)
+        engine = search_class(sampler, settings["depth"], seed, objective, settings["playouts"])
         if hooks is not None and hooks.stop is not None:
             engine.stop = hooks.stopped         # heard inside a world, too
+        return engine
+
+    def worker(self, job, sampler, budget, seed, deadline, *, hooks=None, account=None):
+        engine = self.engine(sampler, job.objective, seed, job.settings, hooks)
         done, interrupted = run_sliced(engine.run_worlds, budget, deadline, hooks,
                                        engine.root_stats, lambda: engine.worlds)
         return UnitOutput(stats=[tuple(r) for r in engine.root_stats()], done=done,
                           interrupted=interrupted, nodes=engine.nodes)
 
     def exhaustive(self, info, table, budget, seconds, run, hooks):
-        """Every world solved instead of sampling when they are few: at most EXACT_WORLDS
-        histories, and the distinct worlds within the budget (under a time limit, as many
-        as the clock allows)."""
+        """Every world solved when they are few (EXACT_WORLDS) and within the budget."""
         if table.total > EXACT_WORLDS:
             return None
         worlds = table.enumerate()
         if budget is not None and len(worlds) > budget:
             return None
         engine = self.engine(self.sampler(info, table), objective_code(run.objective),
-                             run.seed, run.settings)
-        if hooks is not None and hooks.stop is not None:
-            engine.stop = hooks.stopped         # heard inside a world, too
+                             run.seed, run.settings, hooks)
         rows, done, exact, interrupted = exact_expectimax(
             engine, info, table, worlds, run.seed, Deadline(seconds), hooks=hooks)
         return Exhaustive(rows, done, {"exact": exact, "worlds": done,
@@ -82,23 +76,11 @@ class Expectimax(Algorithm):
 
 
 def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, *, hooks=None):
-    """Every consistent world (`WorldTable.enumerate()`), weighted by its number of histories
-    (times its inference weight: its probability), solved by the `ExpectimaxSearch` engine.
-
-    The worlds are solved in a seeded random order, each with its own playout seed, and a
-    complete run sums them in their sorted order: the same values however the order falls.
-    When the clock (heard inside a world too: a world it cuts is dropped) or Ctrl-C stops it
-    first, the value is the weighted mean over the worlds solved, a sample without
-    replacement, with its standard error; it is then not exact.
-
-    A world searched to its end in every line is exact; one cut at the horizon carries the
-    noise of its random playouts. When any was cut, every world is solved again with other
-    playout seeds, at least twice in all and more when the worlds are few (until the
-    playouts' variance rests on MIN_REPLICATE_DOF degrees of freedom): the value is the mean
-    of the solves, and its standard error the playouts' part, from their spread world by
-    world (the worlds are all there, so that is the only noise); it is not exact. Without
-    time for a second round, the standard error is unknown (inf).
-    `hooks` (`search(stop=, on_info=)`): a stop is heard between worlds, as Ctrl-C is.
+    """Every consistent world, weighted by its probability, solved by the `ExpectimaxSearch`
+    engine in a seeded random order (summed in sorted order). Cut short by the clock, a stop or
+    Ctrl-C, the value is the weighted mean over the worlds solved with its standard error.
+    When a world reached the horizon, every world is solved again with other playout seeds
+    (until MIN_REPLICATE_DOF), the error the playouts' spread (inf without a second round).
     Returns (rows (move, worlds, value, stderr), worlds solved, exact, interrupted)."""
     worlds = sorted(worlds.items())
     order = list(range(len(worlds)))
@@ -106,7 +88,6 @@ def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, *, h
     moves = root_moves(info)
 
     def partial_rows(values):
-        """The rows of the worlds solved so far (for `hooks`)."""
         solved = sorted(values)
         return [(m, len(solved), *weighted_sample_mean(
             [(worlds[i][1], values[i][j]) for i in solved], len(worlds)))
@@ -152,10 +133,8 @@ def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, *, h
                                              size)
             rows.append((m, n, mean, se))
         return rows, n, n == size and engine.horizons == 0, interrupted
-    # Horizons were reached: every world is solved again with other playout seeds, as many
-    # times as it takes for the playouts' variance to rest on MIN_REPLICATE_DOF degrees of
-    # freedom (twice when the worlds are many, more when few), so that an error of 0 cannot
-    # come of two playouts agreeing by chance.
+    # Horizons were reached: solved again (so that an error of 0 cannot come of two playouts
+    # agreeing by chance).
     rounds = max(2, 1 + math.ceil(MIN_REPLICATE_DOF / size))
     solves = [values]
     while len(solves) < rounds and not interrupted:

@@ -1,14 +1,9 @@
 """Exact expectimax over every consistent world: the oracle of the core's determinized search.
 
-A determinized search (PIMC: Long, Sturtevant, Buro & Furtak 2010) values each move as the
-mean, over the worlds consistent with what the seat saw (`WorldTable(info).enumerate()`,
-weighted by their histories), of its value in that world searched with every hand in view.
-In a world the round is searched to its end: the mover picks its side's best (the first in
-move order), a draw is a chance node uniform over the reserve's tiles, a mirror twin is
-searched once. Values by `objective`: "points", the side's gain minus the mean of the
-others'; "match", its chance to win the match, an unfinished match valued by `match_equity`
-(seeded random playouts from the scores, as the core memoises it). Arithmetic is exact
-(`fractions.Fraction`); the core agrees within 1e-9.
+Each move's value is the mean over the worlds (weighted by their histories) of its value in
+that world searched to the end of the round with every hand in view: the mover picks its
+side's best (the first in move order), a draw is a chance node, a mirror twin is searched
+once; an unfinished match is valued by `match_equity`. Arithmetic is exact (`Fraction`).
 
 >>> from bergen_search.formats.position import position_from_flags
 >>> from bergen_search.information.infoset import from_position
@@ -32,8 +27,8 @@ from ....information.sampler import world_state as sampler_world_state
 
 
 def world_state(info: InfoSet, hands, reserve) -> State:
-    """The full-information reference State of one world of `info` (`hands` a mask per seat,
-    `reserve` in draw order), checked by `check_world`."""
+    """The reference State of one world of `info` (`hands` a mask per seat, `reserve` in draw
+    order), checked."""
     return sampler_world_state(info, *check_world(info, hands, reserve))
 
 
@@ -47,8 +42,7 @@ def equity_seed(seed: int, scores) -> int:
 
 
 def match_equity(rules, scores, seed: int, playouts: int) -> tuple:
-    """Per side, the share of `playouts` random matches from `scores` (fresh deals dealt with
-    `match.deal`, uniformly random legal moves) that the side wins, as Fractions."""
+    """Per side, the share of `playouts` random matches from `scores` that it wins (Fractions)."""
     rng = Rng(equity_seed(seed, scores))
     wins = [0] * rules.n_sides
     for _ in range(playouts):
@@ -78,7 +72,6 @@ class _Search:
         self.memo: dict = {}
 
     def utility(self, vec, side: int):
-        """The value to `side` of a vector of per-side values."""
         if self.objective == 1:
             return vec[side]
         others = [v for s, v in enumerate(vec) if s != side]
@@ -97,8 +90,7 @@ class _Search:
         return self.equity[state.scores]
 
     def value(self, state: State) -> tuple:
-        """Per-side values of `state`, searched to the end of the round (memoised: the future
-        depends on the ends, not on the whole line, and on the reserve's contents only)."""
+        """Per-side values of `state` (memoised on the ends and the reserve's contents)."""
         if state.ended is not None:
             return self.terminal(state)
         assert state.reserve is not None        # a world: the reserve's tiles are dealt
@@ -127,7 +119,6 @@ class _Search:
         return best
 
     def chance(self, state: State) -> tuple:
-        """A draw: each tile of the reserve comes next with probability 1 / reserve size."""
         reserve = state.reserve
         assert reserve                          # a draw: the reserve holds a tile
         total: tuple = ()
@@ -155,15 +146,13 @@ class _Search:
 
 def world_values(info: InfoSet, hands, reserve_tiles, objective="points", seed: int = 0,
                  playouts: int = 2) -> dict:
-    """move -> exact value (Fraction, the mover's side's) in one world; `seed` and `playouts` matter
-    for the match objective only."""
+    """move -> exact value (Fraction, the mover's side's) in one world."""
     search = _Search(info, objective_code(objective), seed, playouts)
     return search.root(world_state(info, hands, sorted(reserve_tiles)))
 
 
 def exact_values(info: InfoSet, objective="points", seed: int = 0, playouts: int = 2) -> dict:
-    """move -> value (Fraction): the mean over every world consistent with `info`, weighted by
-    its number of histories, of the move's exact value in that world (`world_values`)."""
+    """move -> value (Fraction): the weighted mean over every world of `world_values`."""
     search = _Search(info, objective_code(objective), seed, playouts)
     table = WorldTable(info)
     sums: dict = {}

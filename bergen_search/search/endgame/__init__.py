@@ -1,14 +1,10 @@
 """The exact endgame: the end of a two-player round solved as the game it is.
 
-Once the reserve holds only the tiles never drawn, the rest of a two-player round is a
-finite zero-sum game with hidden hands: chance deals the unseen tiles consistently with what
-everyone saw (`infoset.PublicView`, weighted as `sampler.WorldTable` counts the deals); each
-player knows its own hand, every action is public. The solver runs discounted CFR (Brown &
-Sandholm 2019) until the exploitability of the average strategy pair is within tolerance; a
-move's value is the seat's hand's best response after it, the mix its average strategy, and
-a move outside the mix is valued again against an answer (`deviations`). The bounds and the
-deviations are explained in docs/GUIDE.md. It applies to two players with objective
-`points`; elsewhere the search falls back to its engine and says why (`Attempt.why`).
+Once no draw can happen, the rest of a two-player round is a finite zero-sum game with hidden
+hands, the deals weighted as everyone saw them. Discounted CFR (Brown & Sandholm 2019) runs
+until the exploitability of the average strategy pair is within tolerance; a move's value is
+the seat's hand's best response after it, the mix its average strategy, and a move outside
+the mix is valued again against an answer (`deviations`; docs/GUIDE.md).
 
 >>> from bergen_search.formats.game import load_game
 >>> info = load_game('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],'
@@ -21,11 +17,8 @@ deviations are explained in docs/GUIDE.md. It applies to two players with object
 >>> sol.exploitability <= sol.tolerance
 True
 
-Modules: `budget` (tolerances, costs, caps), `deals` (whether it applies; `game`),
-`prediction` (size before building), `native` (the compiled solver), `solvers` (`Solver`,
-`build`, `iterate`), `solving` (`solve`, `Solution`, `refine`), `deviations`, `shown`
-(`bracket`), `attempts` (`attempt`). A test replaces a function in its own module
-(`endgame.solvers.build`), where every caller looks it up.
+A test replaces a function in its own module (`endgame.solvers.build`), where every caller
+looks it up.
 """
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The exact endgame as a step of a search (`attempt`): predicted, declined at once when too
-big, else its deals found, its tree built and solved within the search's limits, the result
-said as a search's (`_result`); where declined, each move bracketed if asked (`shown`)."""
+"""The exact endgame tried within a search's limits (`attempt`): predicted, declined at once when
+too big, else solved and said as a search's result; where declined, bracketed if asked."""
 from __future__ import annotations
 
 import time
@@ -22,8 +21,7 @@ from ..results import EndgameReport, SearchInfo, SearchResult
 
 @dataclass(frozen=True)
 class Built:
-    """The tree an attempt built: its `deals`, both hands' `sizes` at the root, its `work` per
-    traversal and its terminal deals (`pairs`; None from the oracle)."""
+    """The tree an attempt built (`pairs`: its terminal deals, None from the oracle)."""
     deals: int
     sizes: tuple
     work: int
@@ -33,7 +31,7 @@ class Built:
 @dataclass
 class Attempt:
     """What `attempt` did: `result` when it solved the endgame, else `why` not (None when the
-    position is not at the endgame stage); `interrupted`: Ctrl-C stopped it."""
+    position is not at the endgame stage)."""
     result: SearchResult | None = None
     why: str | None = None
     interrupted: bool = False
@@ -49,10 +47,9 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
             inference: bool = False, started: float | None = None,
             budget: int | None = None, stop=None, memory_bytes: int | None = None,
             clock=time.perf_counter, refine: bool = True, bracketing: bool = False) -> Attempt:
-    """Solve the endgame of `info` within `limits` (`budget`: the iterations when `limits`
-    has neither), for `search()`. `stop`, `refine`: as `solve`'s; `memory_bytes`: the tree's
-    cap; `clock`: the one `started` was read on; `bracketing`: where the solve is declined
-    under an iteration budget, bracket each move with the same budget (`shown.bracket`)."""
+    """Solve the endgame of `info` within `limits` (`budget`: the iterations when `limits` has
+    neither). `clock`: the one `started` was read on; `bracketing`: where declined under an
+    iteration budget, bracket each move with the same budget (`shown.bracket`)."""
     why = applicable(info, objective)
     if why is not None:
         return Attempt(None, why if at_stage(info) else None)
@@ -118,7 +115,7 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
 
 def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
     """The solution as a `search.SearchResult`: the move drawn from the mix first, then the
-    others by value (a mirror twin right after the move it mirrors)."""
+    others by value (a mirror twin right after its move)."""
     # here: search.api loads the engines, which load this module
     from ..api import MoveValue, mirror_twins, root_moves
     twins = mirror_twins(info)
@@ -151,9 +148,7 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
 
 
 def solved_report(sol: Solution, bases: dict) -> EndgameReport:
-    """A solved endgame's `info["endgame"]`: the solve's figures, its mix and average
-    strategy, and which moves outside the mix were refined (`bases`: {move: the move it
-    mirrors, or itself})."""
+    """A solved endgame's `info["endgame"]` (`bases`: {move: the move it mirrors, or itself})."""
     def played(shares: dict) -> dict:
         return {m: p for m, p in sorted(shares.items(), key=lambda mp: str(mp[0])) if p > 0}
     return {"solved": True, "deals": sol.deals, "worlds": sol.worlds,

@@ -1,9 +1,5 @@
-"""The exact endgame's budget: its tolerances, what its work costs, how big a tree it builds
-(the figures measured on this project's machine: docs/MEASUREMENTS.md), and `allowance`.
-
-`prediction.predict` reads PREDICT_WALKS and PREDICT_STEPS from here when it runs, so that a
-benchmark or a test may change them (`budget.PREDICT_WALKS = 0`: no prediction).
-"""
+"""The exact endgame's budget: tolerances, costs (measured: docs/MEASUREMENTS.md), caps, and
+`allowance`. Read when used, so that a test may change them (`PREDICT_WALKS = 0`: none)."""
 from __future__ import annotations
 
 #: The exploitability the solver stops at, in points...
@@ -53,15 +49,13 @@ BYTES_PER_WORK = 56
 
 
 def budget_work(iterations: int) -> int:
-    """The solver work an iteration budget buys."""
     return iterations * WORK_PER_ITERATION
 
 
 def allowance(max_work: int | None, seconds: float | None, memory_bytes: int | None = None,
               min_iterations: int = MIN_ITERATIONS):
-    """(the solver work a budget allows or None, the largest tree it may build): the tree
-    must afford `min_iterations` iterations and its checks, and fit in `memory_bytes` (at
-    BYTES_PER_WORK a unit of its work)."""
+    """(the solver work a budget allows or None, the largest tree it may build): one that
+    affords `min_iterations` iterations and its checks, and fits in `memory_bytes`."""
     allowed = max_work
     if seconds is not None:
         by_time = int(seconds * WORK_PER_SECOND)
@@ -70,6 +64,7 @@ def allowance(max_work: int | None, seconds: float | None, memory_bytes: int | N
     if memory_bytes is not None:
         cap = min(cap, memory_bytes // BYTES_PER_WORK)
     return allowed, cap
+
 
 #: DCFR's discounting (Brown & Sandholm 2019's alpha and beta; the average weighs iteration t
 #: by t^GAMMA): the compiled solver is given them (`solvers.build`), its oracle reads them here.

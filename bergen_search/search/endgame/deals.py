@@ -1,6 +1,5 @@
-"""The endgame as a game: whether it applies (`applicable`, `at_stage`), its deals as everyone
-saw them (`public_table`, `shown_free`: the seat's own hand shown), and `game`, the deals and
-hands the solver takes (`Endgame`)."""
+"""The endgame as a game: whether it applies, its deals as everyone saw them, and `game`, what
+the solver takes (`Endgame`)."""
 from __future__ import annotations
 
 import dataclasses
@@ -42,9 +41,8 @@ def at_stage(info: InfoSet) -> bool:
 
 @dataclass(frozen=True)
 class Endgame:
-    """The endgame as the solver takes it: the root's public state, every possible hand of
-    each seat (masks, ascending), the deals (hand index of seat 0, of seat 1, weight), and
-    the seat to move with its own hand's index."""
+    """The endgame as the solver takes it: every possible hand of each seat (masks, ascending),
+    the deals (hand index of seat 0, of seat 1, weight), the seat to move and its hand's index."""
     rules: object
     root: public.Root
     hands: tuple
@@ -59,12 +57,10 @@ class Endgame:
 
     @property
     def root_sizes(self) -> tuple:
-        """Both hands' sizes at the root."""
         return tuple(popcount(self.hands[q][self.deals[0][q]]) for q in range(2))
 
     @property
     def hand_weight(self) -> float:
-        """The chance weight of the seat's own hand: the sum over its worlds."""
         return sum(d[2] for d in self.deals if d[self.seat] == self.hand_index)
 
     def gained(self, scores) -> float:
@@ -73,7 +69,7 @@ class Endgame:
         return float(margin if self.seat == 0 else -margin)
 
     def ended_value(self, move: int) -> float:
-        """The seat's margin gained by a root move that ends the round, over the deals."""
+        """The seat's margin gained by a root move that ends the round."""
         total = 0.0
         for d in self.deals:
             s = public.state_of(self.rules, self.root, [self.hands[q][d[q]] for q in range(2)])
@@ -81,15 +77,13 @@ class Endgame:
         return total / self.weight
 
     def own_may_take(self, move: int) -> bool:
-        """The seat's own hand may take `move` (a root action of the public tree)."""
         return may_take(self.hands[self.seat][self.hand_index], move, self.root.left,
                         self.root.right)
 
 
 def shown_free(info: InfoSet) -> tuple:
-    """The public view's free tiles with the seat's own hand shown: its tiles may enter only
-    the seat's groups, the other tiles off the line none of them (a played tile keeps its
-    groups)."""
+    """The public view's free tiles with the seat's own hand shown (its tiles only in its
+    groups, the other tiles off the line in none of them)."""
     pub = info.public
     assert pub is not None
     mine = sum(1 << g for g, grp in enumerate(pub.groups) if grp.owner == info.seat)
@@ -98,9 +92,8 @@ def shown_free(info: InfoSet) -> tuple:
 
 
 def public_table(info: InfoSet, inference: bool = False, shown: bool = False) -> WorldTable:
-    """The world table of the public view: every deal of both hands (and the kept tiles)
-    consistent with what every seat saw, weighted by histories (and inference factors).
-    `shown`: only the deals where the seat holds its own hand (`shown_free`)."""
+    """The world table of every deal consistent with what every seat saw (`shown`: where the
+    seat holds its own hand)."""
     pub = info.public
     assert pub is not None
     view = dataclasses.replace(info, groups=pub.groups,
@@ -113,9 +106,8 @@ def public_table(info: InfoSet, inference: bool = False, shown: bool = False) ->
 
 def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
          seconds: float = 0.0, shown: bool = False, stop=None) -> Endgame:
-    """The endgame of `info` (which `applicable` accepts). `TooBig` past `max_deals` deals
-    or `seconds` of finding them (0: no limit). `shown`: only the deals where the seat holds
-    its own hand; `stop` (an Event): heard while the core finds the deals."""
+    """The endgame of `info`. `TooBig` past `max_deals` deals or `seconds` of finding them (0:
+    no limit); `stop`: heard while the core finds the deals."""
     why = applicable(info)
     if why is not None:
         raise NotApplicable(why)

@@ -14,9 +14,8 @@ from .deals import Endgame
 
 
 def after(g: Endgame, move: int) -> Endgame | None:
-    """The subgame after the seat's root move `move`, as the other side believes it under a
-    uniform tremble: the deals where the seat's hand could have taken it, at their prior
-    weight, the tile gone from the seat's hands. None when the move ends the round."""
+    """The subgame after the seat's root move `move` under a uniform tremble: the deals where
+    the seat's hand could have taken it, at their prior weight. None when it ends the round."""
     p = g.seat
     tile = 0 if move == PASS else 1 << (move >> 1)
 
@@ -38,9 +37,8 @@ def after(g: Endgame, move: int) -> Endgame | None:
 
 @dataclass(frozen=True)
 class Refined:
-    """A deviation's value against an answer: `value`, the hand's best response in the
-    subgame (points from the root); `bound`, the subgame's exploitability over the hand's
-    share; the rest, the subgame's solve's figures."""
+    """A deviation's value against an answer (the hand's best response in the subgame, points
+    from the root), its `bound`, and the subgame's solve's figures."""
     value: float
     bound: float
     exploitability: float
@@ -54,10 +52,8 @@ def value_after(g: Endgame, move: int, *, tolerance: float = TOLERANCE,
                 seconds: float | None = None, max_iterations: int = MAX_ITERATIONS,
                 clock=time.perf_counter, stop=None, memory_bytes: int | None = None,
                 sub: Endgame | None = None) -> Refined:
-    """The value of the seat's root move `move` against an opponent who answers it: the
-    subgame `after` it solved by DCFR to `tolerance` and `hand_tolerance` within the budget,
-    and the hand's best response there. `sub`: `after(g, move)` when built. `TooBig` as
-    `solve`'s."""
+    """The value of the seat's root move `move` against an opponent who answers it: the subgame
+    `after` it (`sub`, when built) solved within the budget. `TooBig` as `solve`'s."""
     sub = after(g, move) if sub is None else sub
     assert sub is not None, "a move that ends the round has its exact value from the solve"
     p = g.seat

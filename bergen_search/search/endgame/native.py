@@ -1,10 +1,9 @@
-"""The compiled solver's module, asked for here by every module of the endgame (a test
-replaces `compiled` once for all)."""
+"""The compiled solver's module, asked for here by every module of the endgame."""
 from __future__ import annotations
 
 from .. import backend
 
 
 def compiled():
-    """The compiled solver's module, or None (the searches run on their pure-Python twins)."""
+    """The compiled solver's module, or None."""
     return backend.SEARCH.module(f"{__package__}._endgame")

@@ -13,8 +13,8 @@ from .deals import shown_free
 
 @dataclass(frozen=True)
 class Prediction:
-    """An endgame's predicted size: `deals`, the deals of both hands; `pairs`, the terminal
-    deals of its public tree; `steps` and `walks`, what the estimate cost."""
+    """An endgame's predicted size: `pairs`, the terminal deals of its public tree; `steps` and
+    `walks`, what the estimate cost."""
     deals: float
     pairs: float
     steps: int
@@ -23,10 +23,9 @@ class Prediction:
 
 def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False,
             move: int | None = None) -> Prediction | None:
-    """The size of the endgame of `info`, predicted from its public view alone by Knuth's
-    estimator (`_endgame.predict`, at most PREDICT_STEPS steps; `stop_above`: stop once past
-    it). None without the compiled core or with too many groups. `shown`: the seat's own
-    hand shown; `move` (with `shown`): the subgame after that move."""
+    """The size of the endgame of `info` by Knuth's estimator on its public view (`stop_above`:
+    stop once past it); None without the compiled core or with too many groups. `shown`: the
+    seat's own hand shown; `move` (with `shown`): the subgame after that move."""
     core = native.compiled()
     if core is None or budget.PREDICT_WALKS <= 0:
         return None
@@ -34,7 +33,6 @@ def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False,
     assert pub is not None
     free = shown_free(info) if shown else pub.free
     merged, allowed, _ = merge_groups(pub.groups, free)
-    # Groups no tile enters drop out.
     kept = [g for g, (_, c) in enumerate(merged) if c > 0]
     if len(kept) > core.PREDICT_MAX_GROUPS:
         return None

@@ -29,8 +29,7 @@ def root_of(s: State) -> Root:
 
 
 def state_of(rules, root: Root, hands) -> State:
-    """A reference State of the root's public state with the hands given (the reserve is
-    never drawn again: only its size matters)."""
+    """A reference State of the root's public state with the hands given."""
     s = State.__new__(State)
     s.rules = rules
     s.hands = tuple(hands)
@@ -52,9 +51,8 @@ def state_of(rules, root: Root, hands) -> State:
 
 
 def public_moves(s: State, holdings) -> list:
-    """The public actions at `s` for an acting player with possible hands `holdings`: each
-    fitting tile some hand holds at each end (a mirror twin dropped), then PASS if some hand
-    holds none."""
+    """The public actions at `s` for a player with possible hands `holdings` (a mirror twin
+    dropped; PASS last if some hand has no play)."""
     tiles, can_pass = 0, False
     for h in holdings:
         f = fitting(h, s.left, s.right)

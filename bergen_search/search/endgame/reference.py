@@ -1,12 +1,9 @@
 """The exact endgame's solver in pure Python: the oracle of `_endgame.pyx` (small positions).
 
-The public tree has a node per sequence of public actions (a play, a pass); at a node each
-player's range is its possible hands (`hands[p]`) still compatible with them, and a strategy
-is one distribution over the legal actions per node and hand. Vector-form CFR (Zinkevich et
-al. 2007; Johanson et al. 2012) with Brown & Sandholm 2019's discounting (DCFR), alternating
-updates. A terminal's payoff is side 0's margin from the root; a terminal holds its deals
-with their weight times their payoff. Everything is computed in `_endgame.pyx`'s order, so
-the two agree to the last bit (tests/test_endgame.py)."""
+The public tree has a node per sequence of public actions; a strategy is one distribution over
+the legal actions per node and possible hand. Vector-form CFR (Zinkevich et al. 2007; Johanson
+et al. 2012) with DCFR's discounting, alternating updates; a terminal holds its deals with
+their weight times side 0's margin. Computed in `_endgame.pyx`'s order, to the last bit."""
 from __future__ import annotations
 
 import math
@@ -45,11 +42,9 @@ def _legal(move: int, current: int, s: State) -> bool:
 
 def playout(s: State, root_scores, greedy_seat: int | None = None, policy: int = 0) -> int:
     """Side 0's margin from `root_scores` at the end of the round from `s`, both hands in view: each
-    side plays its best (minimax), except `greedy_seat`, which plays `policy.floor_choice`'s move
-    by `policy`; a mirror twin is considered once (the left one)."""
+    side plays its best, except `greedy_seat`, which plays `floor_choice`'s move by `policy`."""
     if s.ended is not None:
         return (s.scores[0] - root_scores[0]) - (s.scores[1] - root_scores[1])
-    # A mirror twin once, as the core does.
     moves = s.legal_moves()
     twins = mirror_twins(s.left, s.right, s.left_double, s.right_double, moves)
     moves = [m for m in moves if m not in twins]
@@ -63,10 +58,8 @@ def playout(s: State, root_scores, greedy_seat: int | None = None, policy: int =
 def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: int = 0,
           *, greedy_seat: int | None = None, policies: int = 1) -> list:
     """The public tree (a list of `Node`, root first, depth-first) over `deals` (player 0's hand
-    index, player 1's, weight). `horizon` > 0: a decision that deep is a leaf whose payoff per
-    deal is `playout` from there (perfect play, or `greedy_seat` playing the best for it of the
-    first `policies` floor policies, perfectly in a deal alone with its hand); its gain is side
-    0's points to the horizon only."""
+    index, player 1's, weight). `horizon` > 0: a decision that deep is a leaf valued by
+    `playout` (`greedy_seat` playing the best for it of the first `policies` floor policies)."""
     nodes: list = []
     root_scores = root.scores
 
@@ -83,7 +76,6 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: in
         return len(nodes) - 1
 
     def blocked_leaf(s, alive, played):
-        """The round blocked by the pass at `s`: every deal scores its own hands."""
         leaf = Node(-1)
         base, base_gain = margin(s.scores), gain(s.scores)
         for i0, i1, w in alive:
@@ -136,7 +128,6 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: in
         return nid
 
     def follow(s, m, alive, played, depth):
-        """The node `m` leads to from `s` over the deals `alive` (all holding it legal)."""
         rep = alive[0]
         child = _with_hands(s, [hands[q][rep[q]] & ~played[q] for q in range(2)]).apply(m)
         if child.ended == "blocked":
@@ -152,13 +143,11 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: in
 
 
 def _matching(regrets, legal):
-    """Regret matching: positive regrets normalised over the legal actions, else uniform."""
     return _average([r if (ok and r > 0) else 0.0 for r, ok in zip(regrets, legal)], legal)
 
 
 def _average(sums, legal):
-    """`sums` normalised (summed left to right, as the C solver sums), else uniform over the
-    legal actions."""
+    """`sums` normalised (summed left to right, as the C solver sums), else uniform."""
     total = 0.0
     for x in sums:
         total += x
@@ -184,21 +173,17 @@ class Solver:
                 self.strategy[nid] = [[0.0] * k for _ in node.rows]
         self.iterations = 0
 
-    #: The terminal deals of the tree: not counted by the oracle (`endgame.solvers.Solver`).
     n_pairs = None
 
     @property
     def root_moves(self) -> list:
-        """The root's public actions."""
         return self.nodes[0].moves
 
     @property
     def root_rows(self) -> list:
-        """The root's rows (the seat's possible hands, by index)."""
         return self.nodes[0].rows
 
     def _discount(self, t):
-        """(positive, negative) regret discounts applied at iteration t (t >= 2)."""
         s = t - 1.0
         pa = s ** self.alpha
         nb = s ** self.beta
@@ -264,19 +249,17 @@ class Solver:
 
     # ---- the solved strategy and its exploitability ----------------------------------------
     def average(self, nid: int) -> list:
-        """The average strategy at a node, per row."""
         node = self.nodes[nid]
         return [_average(s, ok) for s, ok in zip(self.strategy[nid], node.legal)]
 
     def best_response(self, b: int):
-        """(counterfactual values of player b's hands at the root when b best responds to the
-        other's average strategy, {root action: values of b's hands after it} when b acts at
-        the root, else {})."""
+        """(values of player b's hands at the root when b best responds to the other's average
+        strategy, {root action: values of b's hands after it} when b acts at the root)."""
         return self._evaluate(b, True, False)
 
     def values(self, b: int, gains: bool = False):
-        """As `best_response`, b playing its own average strategy; with `gains`, the payoff
-        is side 0's points gained instead of its margin."""
+        """As `best_response`, b playing its own average strategy (`gains`: side 0's points
+        gained, not its margin)."""
         return self._evaluate(b, False, gains)
 
     def _evaluate(self, b, best, gains):
@@ -338,8 +321,7 @@ def _terminal(node, reach, out, u):
 
 
 def minimax(rules, root: Root, hands) -> float:
-    """Side 0's margin from the root with both hands in view, by plain minimax (the check of
-    a position whose hands are determined)."""
+    """Side 0's margin from the root with both hands in view, by plain minimax."""
     s = state_of(rules, root, hands)
     margin0 = root.scores[0] - root.scores[1]
 

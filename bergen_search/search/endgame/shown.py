@@ -1,7 +1,6 @@
-"""Where the exact solve is out of reach: a certified bracket of each move (`bracket`). The game
-with the seat's own hand shown to the other side is solved move by move, each subgame within a
-fair share of the budget; the moves whose subgame is too big even so are bracketed
-depth-limited (`limited`: cut at a horizon, `deepen`, the leaves played out)."""
+"""Where the exact solve is out of reach: a certified bracket of each move (`bracket`), the game
+with the seat's own hand shown solved move by move; the moves too big even so bracketed
+depth-limited (`limited`)."""
 from __future__ import annotations
 
 import enum
@@ -24,11 +23,9 @@ from .prediction import round_figure
 
 @dataclass
 class Bracket:
-    """The game with the seat's own hand shown to the other side, solved move by move, from the
-    seat's side in points: `floors`, what each move secures for this hand even against an
-    opponent seeing it (so also in the real game), `ceilings`, what such an opponent holds it to.
-    `missing`: moves not bracketed; `exploitability`: the largest of the subgames';
-    `interrupted`: Ctrl-C or `stop` ended it."""
+    """The game with the seat's own hand shown, solved move by move, in points: `floors`, what
+    each move secures for this hand even against an opponent seeing it, `ceilings`, what such
+    an opponent holds it to; `exploitability`: the largest of the subgames'."""
     floors: dict
     ceilings: dict
     deals: int
@@ -43,12 +40,9 @@ class Bracket:
     horizons: dict = field(default_factory=dict)
 
 
-
 @dataclass(frozen=True)
 class Limited:
-    """A move's depth-limited bracket from the seat's side: `floor` and `ceiling` (None when not one
-    decision fit, or interrupted), `horizons`, the work `spent`, `iterations`, the larger
-    `exploitability` and `interrupted`."""
+    """A move's depth-limited bracket (`floor` and `ceiling` None when not one decision fit)."""
     floor: float | None
     ceiling: float | None
     horizons: tuple
@@ -58,11 +52,9 @@ class Limited:
     interrupted: bool
 
 
-
 @dataclass(frozen=True)
 class Deepened:
-    """The deepest depth-limited tree that fits (`deepen`): its `solver` (None: none fits), its
-    `work` per traversal, its `horizon` (0: whole) and the work `spent` building every level."""
+    """The deepest depth-limited tree that fits (`solver` None: none fits; `horizon` 0: whole)."""
     solver: solvers.Solver | None
     work: int
     horizon: int
@@ -70,8 +62,8 @@ class Deepened:
 
 
 class Step(enum.Enum):
-    """How a move's bracketing went: bracketed, its tree too big for its share, no budget or
-    time left (or stopped), or interrupted inside it (Ctrl-C, `stop`)."""
+    """How a move's bracketing went: bracketed, too big for its share, out of budget (or
+    stopped), or interrupted inside it."""
     DONE = "done"
     BIG = "big"
     OUT = "out"
@@ -81,7 +73,7 @@ class Step(enum.Enum):
 def deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, stop,
            playouts, *, max_horizon: int = MAX_HORIZON) -> Deepened:
     """The deepest depth-limited tree of `sub` whose build and BRACKET_MIN_ITERATIONS of DCFR are
-    predicted to fit `max_work`, deepened one decision at a time, the levels sharing `playouts`."""
+    predicted to fit `max_work`, deepened one decision at a time."""
     per = 2 * BRACKET_MIN_ITERATIONS + 8     # traversals the tree must afford after it
     best, spent = None, 0
     costs: list = []
@@ -126,13 +118,10 @@ def deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, s
 
 def limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
             max_iterations: int, clock, stop, playouts: tuple) -> Limited:
-    """`sub` (the shown game after the seat's move) bracketed depth-limited (`Limited`): the
-    ceiling's
-    tree gets half of `max_work`, the floor's the rest. `playouts`: their `PlayoutTable`s. Below
-    the floor's horizon the seat plays the best of FLOOR_POLICIES and the other side answers each
-    deal perfectly: a strategy of the shown game, whose best-response value it secures. Below the
-    ceiling's, both sides see both hands: the seat knows more than in the shown game, so the
-    ceiling bounds it."""
+    """`sub` (the shown game after the seat's move) bracketed depth-limited: the ceiling's tree
+    gets half of `max_work`, the floor's the rest. Below the floor's horizon the seat plays the
+    best of FLOOR_POLICIES, the other side answering each deal perfectly (a strategy of the shown
+    game); below the ceiling's both sides see both hands (the seat knows more)."""
     p, spent, iterations, worst = sub.seat, 0, 0, 0.0
     out, horizons = [], []
     # One deal: nothing is hidden, and the ceiling's tree cut one decision deep is the shown
@@ -172,12 +161,10 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
             memory_bytes: int | None = None, tolerance: float = TOLERANCE,
             max_iterations: int = MAX_ITERATIONS, clock=time.perf_counter,
             stop=None) -> Bracket:
-    """A certified bracket of each legal move of `info` where the exact solve is out of reach: the
-    game with the seat's hand shown, the subgame after each move solved by DCFR within a fair
-    share of the budget, its bounds exact best responses (`Bracket`). Under an iteration budget
-    with the core, the moves still too big are bracketed depth-limited (`limited`). `TooBig` when
-    the shown game's predicted size is beyond the budget or no move could be bracketed. `stop` as
-    `solve`'s."""
+    """A certified bracket of each legal move of `info`: the subgame after each move of the shown
+    game solved within a fair share of the budget, its bounds exact best responses; under an
+    iteration budget with the core, the moves still too big depth-limited. `TooBig` when the
+    shown game's predicted size is beyond the budget or no move could be bracketed."""
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes, BRACKET_MIN_ITERATIONS)
     affords = cap / PREDICT_WORK_PER_PAIR
@@ -207,8 +194,7 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
 
 
 class _Bracketing:
-    """One `bracket` under way: the shown game `g`, its moves, their bounds and horizons, and the
-    budget left."""
+    """One `bracket` under way: the shown game `g`, its moves, their bounds, the budget left."""
 
     def __init__(self, g: Endgame, *, allowed, seconds, memory_bytes, tree_bytes, table_bits,
                  tolerance, max_iterations, clock, stop, t0):
@@ -237,9 +223,7 @@ class _Bracketing:
         return self.stop is not None and self.stop.is_set()
 
     def size_moves(self, info: InfoSet) -> None:
-        """The moves that end the round valued exactly; the others' subgames and sizes predicted,
-        the
-        smallest first, one predicted beyond its share never built."""
+        """The moves that end the round valued exactly; the others' subgames and sizes predicted."""
         g = self.g
         for m in self.moves:
             sub = after(g, m)
@@ -253,8 +237,8 @@ class _Bracketing:
                 self.sizes[m] = size.pairs
 
     def whole_moves(self) -> Step:
-        """Each move a fair share of what is left, then the moves too big for it again with what the
-        others left. Leaves in `self.todo` the moves of the last pass."""
+        """Each move a fair share of what is left, smallest first, then those too big for it again
+        with what the others left (`self.todo`: the moves of the last pass)."""
         self.todo = sorted(self.subs, key=lambda m: (self.sizes.get(m, 0.0), m))
         status = Step.DONE
         for _ in range(2):

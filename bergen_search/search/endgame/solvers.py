@@ -1,6 +1,5 @@
-"""The two solvers behind one interface (`Solver`): the compiled `_endgame.EndgameSolver` and
-its oracle `reference.Solver`; `build`, an `Endgame`'s tree within a cap; `iterate`, DCFR on
-it until exact enough or out of budget; `exploitability`, by best responses."""
+"""The compiled solver and its oracle behind one interface (`Solver`): `build`, an `Endgame`'s
+tree within a cap; `iterate`, DCFR until exact enough or out of budget; `exploitability`."""
 from __future__ import annotations
 
 import math
@@ -19,9 +18,7 @@ if TYPE_CHECKING:
 
 @runtime_checkable
 class Solver(Protocol):
-    """What the endgame asks of a solver: DCFR iterations, best-response and followed values,
-    the average strategy at a node, the root's moves and rows, the terminal deals (None: not
-    counted)."""
+    """What the endgame asks of a solver (`n_pairs`: the terminal deals, None: not counted)."""
     n_pairs: int | None
 
     def run(self, iterations: int) -> None: ...
@@ -42,12 +39,10 @@ class Solver(Protocol):
 def build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
            greedy_seat: int | None = None, max_steps: int = 0, *, playouts=None,
            policies: int = 1, stop=None):
-    """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work or
-    `seconds` to build (0: no limit). `horizon` > 0: depth-limited, the leaves played out
-    with both hands in view (perfectly, or `greedy_seat` playing the best of `policies`
-    fixed policies), at most `max_steps` states (0: no limit), sharing `playouts` (a
-    `_endgame.PlayoutTable`). `stop` (an Event): the compiled build raises
-    KeyboardInterrupt once it is set."""
+    """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work or `seconds`
+    to build (0: no limit). `horizon` > 0: depth-limited, the leaves played out with both
+    hands in view (`greedy_seat` playing the best of `policies` fixed policies), at most
+    `max_steps` states, sharing `playouts`. A set `stop` interrupts the compiled build."""
     core = native.compiled()
     n_hands = (len(g.hands[0]), len(g.hands[1]))
     limit = cap = min(cap, MAX_WORK)
@@ -79,14 +74,12 @@ def build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
 
 
 def _heard(stop):
-    """What the compiled builds look at: a search's stop as a callable (None: none)."""
     return None if stop is None else stop.is_set
 
 
 @dataclass(frozen=True)
 class Iterated:
-    """A run of DCFR: its `iterations`, the `exploitability` and `bounds` after the last, the
-    `traversals`, whether `interrupted`, and the work `spent` (the build's included)."""
+    """A run of DCFR, measured after the last iteration (`spent`: the build's work included)."""
     iterations: int
     exploitability: float
     bounds: tuple | None
@@ -99,7 +92,7 @@ def iterate(solver, work, *, total, share, seat, tolerance, hand_tolerance, allo
              deadline, max_iterations, clock, stop, phases) -> Iterated:
     """DCFR on `solver` (`work` per traversal) until a check finds the exploitability within
     `tolerance` and, over `share` of the weight `total`, within `hand_tolerance`, or `allowed`
-    work, the `deadline` or `max_iterations` runs out; measured after the last iteration."""
+    work, the `deadline` or `max_iterations` runs out."""
     spent = work
     done = 0
     checks = list(CHECK_AT)
@@ -142,8 +135,7 @@ def iterate(solver, work, *, total, share, seat, tolerance, hand_tolerance, allo
 
 
 def exploitability(solver, total: float, p: int):
-    """(exploitability, (low, high)) from the side of player p: the values of its side when
-    the other best-responds to its strategy, and when it best-responds to the other's."""
+    """(exploitability, (low, high)) from the side of player p, by best responses."""
     br0 = sum(solver.best_response(0)[0]) / total
     br1 = -sum(solver.best_response(1)[0]) / total
     low, high = (br1, br0) if p == 0 else (-br0, -br1)

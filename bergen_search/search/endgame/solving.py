@@ -1,6 +1,5 @@
-"""The solve: DCFR over the public tree of an `Endgame` until the exploitability of the average
-strategy pair is within the tolerance (`solve`), and its `Solution` from the seat's side: each
-legal move's value for its own hand, the mix it plays, the bounds."""
+"""The solve: DCFR over the public tree of an `Endgame` until the exploitability is within the
+tolerance (`solve`), and its `Solution` from the seat's side."""
 from __future__ import annotations
 
 import math
@@ -21,13 +20,10 @@ from .solvers import Solver
 
 @dataclass
 class Solution:
-    """A solved endgame from the seat to move's side, in points, every dict keyed by
-    `notation.Move`:
-    `values` (each move's best-response value for its hand, twins included), `mix` (the average
-    strategy played), `value` (the best move's), `game_value`, `bounds` (the seat's side against
-    a best response and best-responding; the value lies between), `exploitability` (their
-    difference), `sides` (each side's expected points per move), `hand_bound` (the bound printed
-    with the values) and `average` (the average strategy before the bound's cut)."""
+    """A solved endgame from the seat to move's side, in points, every dict keyed by `Move`:
+    `values`, each move's best-response value for its hand; `mix`, the average strategy
+    played (`average`, before the bound's cut); `bounds`, the seat's side against a best
+    response and best-responding; `sides`, each side's expected points per move."""
     values: dict
     mix: dict
     value: float
@@ -57,8 +53,7 @@ class Solution:
     spent: int = 0            # the solver work spent, the refinements' included
 
     def choose(self, seed: int) -> Move:
-        """A move drawn from the mix with the seeded RNG (shares below MIN_SHARE dropped, the
-        others in the order of their notation): the same seed, the same move."""
+        """A move drawn from the mix with the seeded RNG (shares below MIN_SHARE dropped)."""
         shares = sorted(((m, p) for m, p in self.mix.items() if p >= MIN_SHARE),
                         key=lambda mp: str(mp[0]))
         if not shares:
@@ -73,18 +68,15 @@ class Solution:
         return shares[-1][0]
 
 
-
 def solve(g: Endgame, *, tolerance: float = TOLERANCE,
           hand_tolerance: float = HAND_TOLERANCE, max_work: int | None = None,
           seconds: float | None = None, max_iterations: int = MAX_ITERATIONS,
           build_seconds: float = 0.0, clock=time.perf_counter, stop=None,
           memory_bytes: int | None = None, refine: bool = True) -> Solution:
-    """Solve `g` to `tolerance` (exploitability, points) and `hand_tolerance`
-    (`Solution.hand_bound`)
-    within `max_work` (solver work) and/or `seconds`. Raises `TooBig` when the tree cannot afford
-    MIN_ITERATIONS (or its build takes past `build_seconds`), or when ACCEPT was not reached.
-    `stop` is heard as Ctrl-C is; `memory_bytes` caps the tree; `refine`: then value each move
-    outside the mix against an answer (`refine_deviations`) with the budget left."""
+    """Solve `g` to `tolerance` (exploitability, points) and `hand_tolerance` within `max_work`
+    and/or `seconds`. `TooBig` when the tree cannot afford MIN_ITERATIONS (or its build takes
+    past `build_seconds`), or ACCEPT was not reached. `refine`: then value each move outside
+    the mix against an answer with the budget left."""
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes)
     solver, nodes, work = solvers.build(g, cap, build_seconds, stop=stop)
@@ -124,7 +116,6 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
     return sol
 
 
-
 def _solution(g: Endgame, solver: Solver, exploit, bounds, tolerance, iterations, *, nodes,
               work, seconds):
     p, i = g.seat, g.hand_index
@@ -143,7 +134,6 @@ def _solution(g: Endgame, solver: Solver, exploit, bounds, tolerance, iterations
         name = Move.from_code(m)
         values[name] = best_after[m][i] / norm
         mix[name] = mix_row[c]
-        # Each side's expected points gained after the move, both playing the solved pair.
         margin0 = sign * follow_after[m][i] / norm
         gain0 = sign * gain_after[m][i] / norm
         sides[name] = (gain0, gain0 - margin0)
@@ -159,7 +149,7 @@ def _solution(g: Endgame, solver: Solver, exploit, bounds, tolerance, iterations
 
 def played_mix(values: dict, average: dict, bound: float) -> dict:
     """The average strategy without the moves below the best's value by more than twice `bound`,
-    renormalised (the best move alone if nothing is left)."""
+    renormalised."""
     best = max(values.values())
     kept = {m: p for m, p in average.items() if values[m] >= best - 2 * bound}
     total = sum(kept.values())
@@ -169,10 +159,10 @@ def played_mix(values: dict, average: dict, bound: float) -> dict:
     return {m: kept.get(m, 0.0) / total for m in average}
 
 
-def refine_deviations(g: Endgame, sol: Solution, *, max_work, seconds, clock, stop, **settings) -> None:
+def refine_deviations(g: Endgame, sol: Solution, *, max_work, seconds, clock, stop,
+                      **settings) -> None:
     """Value every move of `sol` outside the mix against an answer (`value_after`), the best first,
-    each a fair share of the budget left; `sol.values`, `sol.move_bounds`, `sol.refined` and
-    `sol.unrefined` say what came of it, and the work counts in `sol.spent`."""
+    each a fair share of the budget left, into `sol`."""
     off = sorted((m for m, x in sol.mix.items() if x <= 0), key=lambda m: -sol.values[m])
     t0, used = clock(), 0
     for k, m in enumerate(off):

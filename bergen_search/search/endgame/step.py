@@ -1,6 +1,5 @@
-"""The exact endgame as a step of a search: the `endgame` engine's whole answer, ISMCTS's
-first step (its setting `endgame`), or a step beside a live search (`beside`).
-"""
+"""The exact endgame as a step of a search: the `endgame` engine's answer, ISMCTS's first step,
+or a step beside a live search (`beside`)."""
 from __future__ import annotations
 
 import dataclasses
@@ -19,12 +18,10 @@ def attempt(info, limits, run, *, alone: bool = False, bracketing: bool = False,
             tolerance: float | None = None, hand_tolerance: float | None = None,
             inference: str = "off") -> Solved:
     """Solve the endgame of `info` within `limits`, for the `endgame` engine (`alone`) or
-    ISMCTS: the result, or the limits left for the search and why not. `bracketing`: where
-    it declines, bracket each move (not `alone`). `tolerance`, `hand_tolerance` (None:
-    `endgame.budget`'s) and `inference`: the `endgame` engine's settings."""
+    ISMCTS: the result, or the limits left and why not. `bracketing`: where it declines,
+    bracket each move. The rest: the `endgame` engine's settings."""
     from .. import endgame  # here: the solver's modules load only when it is tried
     if run.backend.name != "core" or endgame.compiled() is None:
-        # The Python solver is the tests' oracle, too slow for a search.
         why: str | None = "the exact endgame needs the compiled core"
         return Solved(limits=limits, info={"endgame": {"solved": False, "why": why}}
                       if alone or endgame.at_stage(info) else {})
@@ -64,8 +61,7 @@ def attempt(info, limits, run, *, alone: bool = False, bracketing: bool = False,
 
 
 def bracket_report(b) -> BracketReport:
-    """An `endgame.Bracket` as `info["endgame"]["bracket"]`: per move its floor and ceiling,
-    the horizons of those cut, and what it cost."""
+    """An `endgame.Bracket` as `info["endgame"]["bracket"]`."""
     return {"shown": True, "floor": dict(b.floors), "ceiling": dict(b.ceilings),
             "horizon": {m: {"floor": f, "ceiling": c} for m, (f, c) in b.horizons.items()},
             "deals": b.deals, "iterations": b.iterations, "work": b.work,
@@ -74,16 +70,14 @@ def bracket_report(b) -> BracketReport:
 
 
 def beside(info, limits, run: SearchRun, **attempted) -> Solved:
-    """The attempt run on a thread beside a live search (watched through `run.on_info`): the
-    answer still to come (`Solved.later`, a `Beside`)."""
+    """The attempt on a thread beside a live search: the answer still to come (`Beside`)."""
     return Solved(limits=limits, later=Beside(info, limits, run, attempted))
 
 
 class Beside:
-    """An attempt on a thread beside a live search (`registry.Later`). The search hears
-    `stop` (the caller's, or the attempt solved) and reports through `on_info` until the
-    attempt's own report; `finish()` waits for the attempt and returns its `Solved`. The
-    search's memory and the attempt's are each held to the cap."""
+    """An attempt on a thread beside a live search (`registry.Later`): the search hears `stop`
+    (the caller's, or the attempt solved) and reports through `on_info` until the attempt's
+    own report; `finish()` waits for the attempt and returns its `Solved`."""
 
     def __init__(self, info, limits, run: SearchRun, attempted: dict):
         assert run.on_info is not None      # a live search: watched
@@ -118,8 +112,7 @@ class Beside:
                 self.caller_info(progress)
 
     def finish(self, stopped: bool) -> Solved:
-        """The attempt's `Solved`, once it has ended (stopped at once when the search was:
-        `stopped`)."""
+        """The attempt's `Solved`, once it has ended (stopped first if `stopped`)."""
         if stopped:
             self.quit.set()
         try:
@@ -138,7 +131,7 @@ class Beside:
 
 
 class _Either:
-    """Set when either event is (`workers.Hooks.stopped` reads `is_set()`)."""
+    """Set when either event is."""
 
     def __init__(self, *events):
         self.events = [e for e in events if e is not None]

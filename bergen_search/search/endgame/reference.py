@@ -208,38 +208,25 @@ class Solver:
         p = node.player
         regret = self.regret[nid]
         sigma = [_matching(r, ok) for r, ok in zip(regret, node.legal)]
-        if p != u:
-            for c, child in enumerate(node.children):
-                sub = list(reach[p])
-                for j, h in enumerate(node.rows):
-                    if node.legal[j][c]:
-                        sub[h] = reach[p][h] * sigma[j][c]
-                nxt = [sub, reach[1]] if p == 0 else [reach[0], sub]
-                self._cfr(child, nxt, out, u, disc, weight)
-            return
-        k = len(node.moves)
-        values = [[0.0] * k for _ in node.rows]
+        values = [[0.0] * len(node.moves) for _ in node.rows]
         for c, child in enumerate(node.children):
-            sub = list(reach[p])
-            child_out = [0.0] * self.n_hands[u]
-            for j, h in enumerate(node.rows):
-                if node.legal[j][c]:
-                    sub[h] = reach[p][h] * sigma[j][c]
+            sub = _reached(node, reach[p], sigma, c)
             nxt = [sub, reach[1]] if p == 0 else [reach[0], sub]
+            if p != u:
+                self._cfr(child, nxt, out, u, disc, weight)
+                continue
+            child_out = [0.0] * self.n_hands[u]
             self._cfr(child, nxt, child_out, u, disc, weight)
-            for j, h in enumerate(node.rows):
-                if node.legal[j][c]:
-                    values[j][c] = child_out[h]
+            _collect(node, c, child_out, values)
+        if p != u:
+            return
         pos, neg = disc
         strat = self.strategy[nid]
         for j, h in enumerate(node.rows):
-            v = 0.0
-            for c in range(k):
-                if node.legal[j][c]:
-                    v += sigma[j][c] * values[j][c]
+            v = _expected(sigma[j], values[j], node.legal[j])
             out[h] += v
             r, s, ok = regret[j], strat[j], node.legal[j]
-            for c in range(k):
+            for c in range(len(ok)):
                 if not ok[c]:
                     continue
                 x = r[c]
@@ -282,34 +269,49 @@ class Solver:
         sigma = self.average(nid)
         if p != b:
             for c, child in enumerate(node.children):
-                sub = list(reach_o)
-                for j, h in enumerate(node.rows):
-                    if node.legal[j][c]:
-                        sub[h] = reach_o[h] * sigma[j][c]
-                self._eval(child, sub, out, b, root_values, pay, best=best)
+                self._eval(child, _reached(node, reach_o, sigma, c), out, b, root_values, pay,
+                           best=best)
             return
-        k = len(node.moves)
-        values = [[0.0] * k for _ in node.rows]
+        values = [[0.0] * len(node.moves) for _ in node.rows]
         for c, child in enumerate(node.children):
             child_out = [0.0] * self.n_hands[b]
             self._eval(child, reach_o, child_out, b, root_values, pay, best=best)
-            for j, h in enumerate(node.rows):
-                if node.legal[j][c]:
-                    values[j][c] = child_out[h]
+            _collect(node, c, child_out, values)
             if at_root:
                 root_values[node.moves[c]] = child_out
         for j, h in enumerate(node.rows):
             if best:
                 v = -math.inf
-                for c in range(k):
-                    if node.legal[j][c] and values[j][c] > v:
-                        v = values[j][c]
+                for x, ok in zip(values[j], node.legal[j]):
+                    if ok and x > v:
+                        v = x
             else:
-                v = 0.0
-                for c in range(k):
-                    if node.legal[j][c]:
-                        v += sigma[j][c] * values[j][c]
+                v = _expected(sigma[j], values[j], node.legal[j])
             out[h] += v
+
+
+def _reached(node, reach, sigma, c) -> list:
+    """`reach` of the acting player's hands, those that may take action `c` times its share."""
+    sub = list(reach)
+    for j, h in enumerate(node.rows):
+        if node.legal[j][c]:
+            sub[h] = reach[h] * sigma[j][c]
+    return sub
+
+
+def _collect(node, c, child_out, values) -> None:
+    """Action `c`'s values of the rows that may take it, from its child's."""
+    for j, h in enumerate(node.rows):
+        if node.legal[j][c]:
+            values[j][c] = child_out[h]
+
+
+def _expected(sigma, values, legal) -> float:
+    v = 0.0
+    for p, x, ok in zip(sigma, values, legal):
+        if ok:
+            v += p * x
+    return v
 
 
 def _terminal(node, reach, out, u):

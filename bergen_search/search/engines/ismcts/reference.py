@@ -136,15 +136,10 @@ class IsmctsTree:
         self._forced = -1
         self._root_gain = [[0.0] * 4 for _ in range(128)]
         # The node pool, one list per field of the core's Node; node 0 is the root.
-        self._first_child = [NO_NODE]
-        self._next_sibling = [NO_NODE]
-        self._visits = [0]
-        self._avail = [0]
-        self._chosen = [0]
-        self._key = [0]
-        self._side = [-1]
-        self._reward_sum = [0.0]
-        self._reward_sq = [0.0]
+        self._pool: tuple = tuple([] for _ in range(9))
+        (self._first_child, self._next_sibling, self._visits, self._avail, self._chosen,
+         self._key, self._side, self._reward_sum, self._reward_sq) = self._pool
+        self._append(0, -1)
         self.max_bytes = max_bytes
         self._account = MemoryAccount() if account is None else account
         first = INITIAL_CAPACITY
@@ -198,18 +193,14 @@ class IsmctsTree:
             c = nxt[c]
         return c, last
 
+    def _append(self, key: int, side: int) -> int:
+        for field, value in zip(self._pool, (NO_NODE, NO_NODE, 0, 0, 0, key, side, 0.0, 0.0)):
+            field.append(value)
+        return len(self._key) - 1
+
     def _new_child(self, parent: int, last: int, key: int, side: int) -> int:
         """A new child along `key` after `last` (NO_NODE: none): its index."""
-        c = len(self._key)
-        self._first_child.append(NO_NODE)
-        self._next_sibling.append(NO_NODE)
-        self._visits.append(0)
-        self._avail.append(0)
-        self._chosen.append(0)
-        self._key.append(key)
-        self._side.append(side)
-        self._reward_sum.append(0.0)
-        self._reward_sq.append(0.0)
+        c = self._append(key, side)
         if last == NO_NODE:
             self._first_child[parent] = c
         else:

@@ -65,13 +65,10 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
            seed: int = 0, algorithm: str | None = None, objective: str = "points",
            workers: int = 1, values: bool = True, focus=(), stop=None, on_info=None,
            until_stopped: bool = False, **given) -> SearchResult:
-    """Rank every legal move of the seat to move in `info`.
-
-    `settings`: a `registry.Settings`; or `algorithm` (None: the default engine) and its
-    settings as keywords. `stop` (a `threading.Event`) ends it at the next slice, keeping what
-    was found; `on_info` hears progress dicts after every slice; `until_stopped`: searches of
-    the budget times 1, 2, 4, ... (an engine that deepens), else replicates until `stop`.
-    `values=False`: the caller needs the move only."""
+    """Rank every legal move of the seat to move in `info`, with `settings` (or `algorithm` and
+    its settings as keywords). `stop` (a `threading.Event`) ends it at the next slice, keeping
+    what was found; `on_info` hears progress after every slice; `until_stopped`: searches of
+    the budget times 1, 2, 4, ... (an engine that deepens), else replicates until `stop`."""
     t0, limits = now(), limits or Limits()
     if settings is None:
         settings = Settings.of(algorithm, given)
@@ -149,11 +146,10 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
 
 def _deepening(info, limits: Limits, settings: Settings, *, seed, objective, values, focus,
                stop, on_info) -> SearchResult:
-    """A search until stopped of an engine that deepens: searches of `limits.iterations` times
-    1, 2, 4, ... each whole and of the same seed, until one is exact or the next would pass
-    MAX_ITERATIONS. Stopped, the answer is the last that finished (or the first one's so far).
-    Reports: the first search's own, then the last finished answer's with `running`, the
-    iterations of the one under way, and its budget (`deepening`)."""
+    """Searches of `limits.iterations` times 1, 2, 4, ... of the same seed, until one is exact or
+    the next would pass MAX_ITERATIONS; stopped, the last that finished (or the first so far).
+    Reports: the first search's own, then the last finished answer's (`running`: the iterations
+    of the one under way; `deepening`: its budget)."""
     t0, last = now(), None
     size = limits.iterations or 1
 
@@ -243,8 +239,7 @@ def _jobs(job: Job, alg: Algorithm, *, budget, seconds, seed: int, workers: int,
 
 
 class _Replicates:
-    """The units of a search until stopped: `count` replicates of `size` iterations, the
-    u-th seeded `derive_seed(seed, u)`, made as they are asked for."""
+    """`count` replicates of `size` iterations, the u-th seeded `derive_seed(seed, u)`."""
 
     def __init__(self, size: int, seed: int, count: int):
         self.size, self.seed, self.count = size, seed, count

@@ -46,9 +46,8 @@ def _check_count(name: str, value, low: int, high: int):
 
 @dataclass(frozen=True)
 class Limits:
-    """The budget of a search: `iterations` (or expectimax worlds) and/or `time` in seconds, the
-    first reached (neither: the default budget); `memory_mb` caps the memory of its trees (at
-    the cap a tree stops growing and the search goes on within it), the exact endgame's too."""
+    """The budget of a search: `iterations` (or worlds) and/or `time` in seconds, the first
+    reached (neither: the default); `memory_mb` caps the memory of its trees."""
     iterations: int | None = None
     time: float | None = None
     memory_mb: int | None = None
@@ -68,11 +67,11 @@ class Limits:
 
 
 class Deadline:
-    """A point on the searches' clock `seconds` from now (None: no deadline)."""
+    """A point on the searches' clock `seconds` from now (None: none)."""
 
     def __init__(self, seconds):
         self.end = None if seconds is None else now() + seconds
 
     def left(self):
-        """Seconds left (negative once past; None without a deadline)."""
+        """Seconds left (negative once past)."""
         return None if self.end is None else self.end - now()

@@ -38,8 +38,8 @@ def _switched(value) -> str | None:
 
 @dataclass(frozen=True)
 class Setting:
-    """A setting of an algorithm: its type, default and what it does. `choices` limits a string;
-    booleans (and string settings of the choices `SWITCH`) read on/off, yes/no, true/false, 1/0."""
+    """A setting of an algorithm. Booleans (and settings of the choices `SWITCH`) read on/off,
+    yes/no, true/false, 1/0."""
     type: type
     default: object
     help: str
@@ -76,22 +76,19 @@ class Setting:
 
 
 def inference_setting(default) -> Setting:
-    """The `inference` setting of the engines that sample worlds: "on" (the hand-set `TileModel`)
-    or "off" (uniform over the consistent histories)."""
+    """The `inference` setting of the engines that sample worlds."""
     return Setting(str, default, "weigh the worlds by what the other seats' plays say about "
                    "their hands (the hand-set model, inference.py); off: uniform", SWITCH)
 
 
 def setting_text(value) -> str:
-    """A setting's value as a person (and an engine spec) writes it: booleans as on/off."""
+    """A setting's value as an engine spec writes it."""
     return ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
 class Algorithm:
-    """One search algorithm behind `search()`, described by its class attributes. `search()`
-    calls `check`, `solve`, `table`, `exhaustive`, else runs `units` of work (each a `sampler`
-    and a `worker`: a `workers.Job` in, a `results.UnitOutput` out), `fold`s their extras, then
-    `summary` and `finish`."""
+    """One search algorithm behind `search()`: `check`, `solve`, `table`, `exhaustive`, else
+    `units` of work (each a `sampler` and a `worker`), their extras `fold`ed, `summary`, `finish`."""
     name = ""
     help = ""                    # one line for `--help` and `bergen engine`'s hello
     order = 100                  # where it is listed: the first listed is the default engine
@@ -123,8 +120,7 @@ class Algorithm:
         return {**settings, "replicates": n}
 
     def deepens(self, settings: dict) -> bool:
-        """Whether a closer look searches a bigger budget rather than pooling more replicates
-        (its values correct for the budget: ISMCTS's `settle`)."""
+        """Whether a closer look searches a bigger budget rather than pooling more replicates."""
         return False
 
     def empty_advice(self, settings: dict) -> str:
@@ -146,8 +142,7 @@ class Algorithm:
                 for k, s in self.settings.items()}
 
     def solve(self, info, limits, run) -> "Solved":
-        """The whole search in one step before any table is built (`run`: a `SearchRun`):
-        `Solved(result)` ends it, else the search goes on with its limits, info and `later`."""
+        """The whole search in one step before any table is built (`run`: a `SearchRun`)."""
         return Solved(limits=limits)
 
     def table(self, info, settings: dict):
@@ -167,9 +162,8 @@ class Algorithm:
         return backend.SEARCH.sampler(info, table)
 
     def worker(self, job, sampler, budget, seed: int, deadline, *, hooks=None, account=None):
-        """One unit of `job` (a `workers.Job`) searched with `budget` (None: the deadline's) and
-        `seed` on `sampler`'s worlds until `deadline`: a `results.UnitOutput`. `hooks`: those of
-        `workers.run_sliced`; `account`: the process's `memory_account`."""
+        """One unit of `job` searched with `budget` (None: the deadline's) and `seed` on
+        `sampler`'s worlds until `deadline`: a `results.UnitOutput`."""
         raise NotImplementedError
 
     def memory_account(self):
@@ -184,15 +178,14 @@ class Algorithm:
         return {}
 
     def finish(self, moves: list, folded: dict, settings: dict) -> tuple:
-        """(moves, what the result's info gains): the engine's last word on its ranked
-        `MoveValue`s from the folded extras."""
+        """(moves, what the info gains): the engine's last word on its ranked `MoveValue`s."""
         return moves, {}
 
 
 @dataclass
 class Solved:
-    """What `Algorithm.solve` returns: the result if it solved the search, the limits left,
-    whether it was interrupted, the info to add, and `later`, an answer still to come."""
+    """What `Algorithm.solve` returns: the result if it solved the search, else the limits left,
+    the info to add and `later`, an answer still to come."""
     result: SearchResult | None = None
     limits: Limits | None = None
     interrupted: bool = False

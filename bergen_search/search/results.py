@@ -16,10 +16,6 @@ from ..errors import BergenError
 from ..formats.notation import Move
 from ..stats import mean_stderr, spread
 
-__all__ = ["BracketReport", "EndgameReport", "Exhaustive", "MemoryInfo",
-           "MoveValue", "SearchInfo", "SearchResult", "UnitOutput", "ValuesInfo",
-           "choices", "paired", "paired_stderr", "pool", "rank", "rows_from_stats"]
-
 
 @dataclass(frozen=True)
 class MoveValue:
@@ -52,8 +48,7 @@ class MoveValue:
 
 def paired(a: MoveValue, b: MoveValue) -> tuple:
     """(standard error, degrees of freedom) of `a.value - b.value`: from their replicates'
-    differences when both have them, with what their corrections add (Welch-Satterthwaite
-    degrees of freedom); else as if independent (inf degrees of freedom)."""
+    differences and corrections when both have them, else as if independent."""
     if a.move == b.move or a.code == b.code:
         return 0.0, math.inf
     if len(a.samples) == len(b.samples) >= 2:
@@ -173,18 +168,15 @@ class SearchResult:
 
 @dataclass
 class UnitOutput:
-    """What one unit of a search found (made with keywords): `stats` (move, n, reward sum, sum
-    of squares) per root move; a replicate's `values` {move: value} and `sides` {move: each
-    side's expected outcome}, with `worlds` of the value pass that measured them (0: the
-    search's own means); `extra`, its engine's own (`Algorithm.fold`)."""
-    stats: list
+    """What one unit of a search found (made with keywords)."""
+    stats: list          # (move, n, reward sum, sum of squares) per root move
     done: int
     interrupted: bool
     nodes: int = 0
-    values: dict = field(default_factory=dict)
-    sides: dict = field(default_factory=dict)
-    worlds: int = 0
-    extra: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)   # {move: value}
+    sides: dict = field(default_factory=dict)    # {move: each side's expected outcome}
+    worlds: int = 0      # of the value pass that measured them (0: the search's own means)
+    extra: dict = field(default_factory=dict)    # its engine's own (`Algorithm.fold`)
 
 
 @dataclass
@@ -204,8 +196,7 @@ def rows_from_stats(moves, twins, merged: dict) -> list:
 
 def rank(rows, twins, by_visits: bool, lead: bool, *, samples=None, measured=()) -> list:
     """The rows (move, visits, value, stderr) as `MoveValue`s, best first: the most visited or the
-    best value, a twin right after its move, a move not measured last. `samples`: {move:
-    per-replicate values}."""
+    best value, a twin right after its move, a move not measured last."""
     samples = samples or {}
     known = {r[0] for r in rows if r[1] > 0 or samples.get(r[0]) or r[0] in measured}
     rows = sorted(rows, key=lambda r: (r[0] not in known, -r[1] if by_visits else 0, -r[2],

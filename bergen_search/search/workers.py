@@ -10,17 +10,13 @@ from typing import Protocol
 
 from ..runs.parallel import own_stop, run_ordered
 from ..stats import mean_stderr, replicates_stderr, sample_variance, spread
+from ..formats.notation import Move
 from . import registry
 from .limits import SLICE_SECONDS, STOP_SLICE_SECONDS, Deadline, now
-from ..formats.notation import Move
 from .results import SearchInfo, UnitOutput, rank, rows_from_stats
-
-__all__ = ["Hooks", "Job", "JobOutput", "STOP_GRACE", "UnitPool", "run_jobs", "run_sliced",
-           "search_worker"]
 
 
 class Units(Protocol):
-    """A job's units in order, (budget, seed) each, and how many there are."""
     def __len__(self) -> int: ...
 
     def __iter__(self) -> Iterator[tuple]: ...
@@ -78,10 +74,8 @@ def run_sliced(run, budget, deadline: Deadline, hooks=None, stats=None, count=No
 
 class Hooks:
     """What `search(stop=, on_info=)` asks of a running search: stop when `stop` is set, tell
-    `on_info` how it stands after every slice (`base`: the iterations of earlier calls). With a
-    `pool` of replicates it hears the pool's estimator (its error once `min_trees` have
-    finished), before any the growing tree's means; with `settings`, an engine that deepens has
-    its last word on it (`Algorithm.finish`)."""
+    `on_info` how it stands after every slice (the estimator of `pool`, its error once
+    `min_trees` have finished; `base`: the iterations of earlier calls)."""
 
     def __init__(self, stop, on_info, pool: UnitPool | None = None, *, by_visits: bool = False,
                  min_trees: int = 2, settings: dict | None = None):
@@ -98,8 +92,8 @@ class Hooks:
             self.sliced(self.base)
 
     def sliced(self, done: int, stats=None, rows=None):
-        """`done` iterations (or worlds) so far; `stats()` gives the root's statistics
-        (move, n, sum, sum of squares) or `rows()` its rows (move, n, value, stderr)."""
+        """`done` iterations so far; `stats()` gives the root's (move, n, sum, sum of squares),
+        or `rows()` (move, n, value, stderr)."""
         if self.on_info is None:
             return
         seconds = now() - self.t0
@@ -168,10 +162,10 @@ def search_worker(job: Job, hooks: Hooks | None = None,
 
 
 class UnitPool:
-    """A search's units folded in as they finish, in unit order: `merged()` what they found,
-    `rows()` a live view. With replicates a move's value is the mean of the units' values (of
-    the value passes' once there is one) and its error their spread; else the root statistics
-    are summed. `whole`: a unit stopped part way is left out once one has finished."""
+    """A search's units folded in as they finish, in unit order: with replicates a move's value
+    is the mean of the units' values (the value passes' once there is one), its error their
+    spread; else the statistics are summed. `whole`: a unit stopped part way is left out once
+    one has finished."""
 
     def __init__(self, engine, moves, twins: dict, *, whole: bool = False):
         self.engine, self.moves, self.twins, self.whole = engine, list(moves), twins, whole
@@ -180,7 +174,6 @@ class UnitPool:
         self.interrupted = False
         self.visits: dict = {}
         self.extra: dict = {}           # the engine's, folded
-        # Replicated: the figures of value-pass units, and of the others.
         self.measured, self.searched = _Figures(self.moves), _Figures(self.moves)
         self.sums: dict = {}            # not replicated: the root statistics summed
 
@@ -191,7 +184,7 @@ class UnitPool:
         return self.twins.get(m, m)
 
     def add(self, o: UnitOutput) -> bool:
-        """Fold one unit's output in (False: left out, `whole`)."""
+        """Fold one unit's output in (False: left out)."""
         if self.whole and o.interrupted and self.units:
             return False
         self.units += 1
@@ -219,8 +212,7 @@ class UnitPool:
         return self.measured.units or self.units
 
     def rows(self) -> list:
-        """(move, visits, value, stderr) of every root move (for replicates, from running sums:
-        `merged()` is exact)."""
+        """(move, visits, value, stderr) of every root move, from running sums."""
         if not self.replicated:
             return self._summed()
         rows = []
@@ -284,12 +276,12 @@ STOP_GRACE = 0.5
 
 
 def run_jobs(jobs: list, pool: UnitPool, hooks: Hooks | None = None) -> bool:
-    """Each `Job`'s units run and folded into `pool` in unit order: in this process for one job,
-    else each in a process of `runs.parallel`'s pool. Whether a job was interrupted."""
+    """Each `Job`'s units run (in this process for one job, else one process each) and folded into
+    `pool` in unit order. Whether a job was interrupted."""
     if len(jobs) == 1:
         return search_worker(jobs[0], hooks, pool).interrupted
     finished = run_ordered(search_worker, jobs, workers=len(jobs), grace=STOP_GRACE)
-    # Back in unit order: the units were dealt to the processes round robin.
+    # The units were dealt to the processes round robin.
     done = sorted((w + k * len(jobs), o) for w, j in enumerate(finished)
                   for k, o in enumerate(j.outputs))
     for _, o in done:

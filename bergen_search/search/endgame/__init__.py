@@ -4,7 +4,7 @@ Once no draw can happen, the rest of a two-player round is a finite zero-sum gam
 hands, the deals weighted as everyone saw them. Discounted CFR (Brown & Sandholm 2019) runs
 until the exploitability of the average strategy pair is within tolerance; a move's value is
 the seat's hand's best response after it, the mix its average strategy, and a move outside
-the mix is valued again against an answer (`deviations`; docs/GUIDE.md).
+the mix is valued again against an answer (`solving.value_after`; docs/GUIDE.md).
 
 >>> from bergen_search.formats.game import load_game
 >>> info = load_game('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],'
@@ -26,12 +26,11 @@ from ...errors import TooBig
 from .attempts import Attempt, attempt
 from .budget import allowance, budget_work
 from .deals import Endgame, applicable, at_stage, game, public_table, shown_free
-from .deviations import Refined, after, value_after
 from .prediction import Prediction, predict
 from .shown import Bracket, Limited, bracket
 from .native import compiled
 from .solvers import Iterated, Solver
-from .solving import Solution, played_mix, solve
+from .solving import Refined, Solution, after, played_mix, solve, value_after
 
 __all__ = ["Attempt", "Bracket", "Endgame", "Iterated", "Limited", "Prediction", "Refined",
            "Solution", "Solver", "TooBig", "after", "allowance", "applicable", "at_stage",

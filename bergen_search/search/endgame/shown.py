@@ -17,7 +17,7 @@ from .budget import (BRACKET_MIN_ITERATIONS, BUILD_SHARE, BYTES_PER_WORK, FLOOR_
                      PLAYOUT_TABLE_BITS, PLAYOUT_WORK, PREDICT_WORK_PER_PAIR, TOLERANCE,
                      allowance)
 from .deals import Endgame
-from .deviations import after
+from .solving import after
 from .prediction import round_figure
 
 

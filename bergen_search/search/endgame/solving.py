@@ -1,5 +1,6 @@
 """The solve: DCFR over the public tree of an `Endgame` until the exploitability is within the
-tolerance (`solve`), and its `Solution` from the seat's side."""
+tolerance (`solve`), its `Solution` from the seat's side, and the deviations: a move outside
+the mix valued against an opponent who answers it (`value_after`)."""
 from __future__ import annotations
 
 import math
@@ -10,11 +11,11 @@ from ...constants import MIX_STREAM
 from ...errors import TooBig
 from ...formats.notation import Move
 from ...game.rng import Rng, derive_seed
-from . import solvers
+from ...game.state import PASS, may_take
+from . import public, solvers
 from .budget import (ACCEPT, HAND_TOLERANCE, MAX_ITERATIONS, MIN_SHARE, TOLERANCE,
                      allowance)
 from .deals import Endgame
-from .deviations import after, value_after
 from .solvers import Solver
 
 
@@ -199,3 +200,65 @@ def refine_deviations(g: Endgame, sol: Solution, *, max_work, seconds, clock, st
         sol.move_bounds[m] = r.bound
         sol.refined[m] = True
 
+
+def after(g: Endgame, move: int) -> Endgame | None:
+    """The subgame after the seat's root move `move` under a uniform tremble: the deals where
+    the seat's hand could have taken it, at their prior weight. None when it ends the round."""
+    p = g.seat
+    tile = 0 if move == PASS else 1 << (move >> 1)
+
+    kept = [d for d in g.deals if may_take(g.hands[p][d[p]], move, g.root.left, g.root.right)]
+    rep = kept[0]
+    s = public.state_of(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)]).apply(move)
+    if s.ended is not None:
+        return None
+    old = [sorted({d[q] for d in kept}) for q in range(2)]
+    hands = tuple([g.hands[q][i] & ~(tile if q == p else 0) for i in old[q]] for q in range(2))
+    index = [{i: k for k, i in enumerate(old[q])} for q in range(2)]
+    deals = [(index[0][a], index[1][b], w) for a, b, w in kept]
+    root = public.root_of(s)
+    return Endgame(g.rules, root, hands, deals, p, index[p][g.hand_index], g.inference)
+
+
+@dataclass(frozen=True)
+class Refined:
+    """A deviation's value against an answer (the hand's best response in the subgame, points
+    from the root), its `bound`, and the subgame's solve's figures."""
+    value: float
+    bound: float
+    exploitability: float
+    iterations: int
+    work: int
+    deals: int
+
+
+def value_after(g: Endgame, move: int, *, tolerance: float = TOLERANCE,
+                hand_tolerance: float = HAND_TOLERANCE, max_work: int | None = None,
+                seconds: float | None = None, max_iterations: int = MAX_ITERATIONS,
+                clock=time.perf_counter, stop=None, memory_bytes: int | None = None,
+                sub: Endgame | None = None) -> Refined:
+    """The value of the seat's root move `move` against an opponent who answers it: the subgame
+    `after` it (`sub`, when built) solved within the budget. `TooBig` as `solve`'s."""
+    sub = after(g, move) if sub is None else sub
+    assert sub is not None, "a move that ends the round has its exact value from the solve"
+    p = g.seat
+    t0 = clock()
+    allowed, cap = allowance(max_work, seconds, memory_bytes)
+    solver, nodes, work = solvers.build(sub, cap, stop=stop)
+    phases = {"iterations": 0.0, "checks": 0.0}
+    deadline = None if seconds is None else t0 + seconds
+    total, norm = sub.weight, sub.hand_weight
+    run = solvers.iterate(solver, work, total=total, share=norm / total, seat=p,
+                          tolerance=tolerance, hand_tolerance=hand_tolerance, allowed=allowed,
+                          deadline=deadline, max_iterations=max_iterations, clock=clock,
+                          stop=stop, phases=phases)
+    done, exploit = run.iterations, run.exploitability
+    interrupted, spent = run.interrupted, run.spent
+    if interrupted:
+        raise TooBig("interrupted", interrupted=True)
+    if done == 0 or exploit > max(ACCEPT, tolerance):
+        raise TooBig(f"the budget ran out before the subgame after the move was solved "
+                     f"(exploitability {exploit:.3f} after {done} iterations)", spent=spent)
+    own, _ = solver.best_response(p)
+    return Refined(g.gained(sub.root.scores) + own[sub.hand_index] / norm,
+                   exploit * total / norm, exploit, done, spent + work, len(sub.deals))

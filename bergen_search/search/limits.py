@@ -1,10 +1,4 @@
-"""What bounds a search: its budget (`Limits`), the clock every time limit reads, `Deadline`.
-
->>> Limits(iterations=2000).memory_bytes == DEFAULT_MEMORY_MB << 20
-True
->>> Deadline(None).left() is None
-True
-"""
+"""What bounds a search: its budget (`Limits`), the clock every time limit reads, `Deadline`."""
 from __future__ import annotations
 
 import time

@@ -1,11 +1,5 @@
 """What a search returns and what its parts hand each other, typed (`SearchResult`,
-`SearchInfo`, `MoveValue`, `UnitOutput`); root statistics ranked; searches pooled.
-
->>> from bergen_search.formats.notation import Move
->>> r = SearchResult(Move.parse("0-3:R"), [], 0.4, 0.1, 100)
->>> eval(repr(r.best)) == r.best
-True
-"""
+`SearchInfo`, `MoveValue`, `UnitOutput`); root statistics ranked; searches pooled."""
 from __future__ import annotations
 
 import math

@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ...errors import BergenError, NotApplicable, TooBig
-from ...game.state import may_take
+from ...game.state import State, may_take
 from ...game.tiles import popcount
 from ...information.inference import TileModel, tile_factors
 from ...information.infoset import InfoSet
@@ -68,12 +68,15 @@ class Endgame:
         margin = (scores[0] - self.root.scores[0]) - (scores[1] - self.root.scores[1])
         return float(margin if self.seat == 0 else -margin)
 
+    def state(self, deal) -> State:
+        """The root's reference State with the hands of `deal`."""
+        return public.state_of(self.rules, self.root, [self.hands[q][deal[q]] for q in range(2)])
+
     def ended_value(self, move: int) -> float:
         """The seat's margin gained by a root move that ends the round."""
         total = 0.0
         for d in self.deals:
-            s = public.state_of(self.rules, self.root, [self.hands[q][d[q]] for q in range(2)])
-            total += d[2] * self.gained(s.apply(move).scores)
+            total += d[2] * self.gained(self.state(d).apply(move).scores)
         return total / self.weight
 
     def own_may_take(self, move: int) -> bool:
@@ -134,8 +137,6 @@ def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
     seat = info.seat
     if info.hand not in index[seat]:
         raise BergenError("the seat's own hand is not among the deals of what everyone saw")
-    root = public.Root(info.left, info.right, bool(info.left_double),
-                            bool(info.right_double), tuple(info.scores), seat, info.passes,
-                            info.reserve_size, tuple(info.line))
-    return Endgame(info.rules, root, hands, deals, seat, index[seat][info.hand], inference)
+    return Endgame(info.rules, public.root_of(info, seat), hands, deals, seat,
+                   index[seat][info.hand], inference)
 

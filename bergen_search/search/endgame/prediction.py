@@ -39,9 +39,7 @@ def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False,
     allowed = [sum(1 << k for k, g in enumerate(kept) if a >> g & 1) for a in allowed]
     merged = [merged[g] for g in kept]
     tiles = [t for t, _ in free]
-    root = public.Root(info.left, info.right, bool(info.left_double),
-                            bool(info.right_double), tuple(info.scores), info.seat,
-                            info.passes, info.reserve_size, tuple(info.line))
+    root = public.root_of(info, info.seat)
     on_line = pub.played_free
     if move is not None:
         hands = [0, 0]

@@ -22,10 +22,11 @@ class Root:
     line: tuple
 
 
-def root_of(s: State) -> Root:
-    """The public state of `s` (no hands) as a root."""
+def root_of(s, to_move: int | None = None) -> Root:
+    """The public state of `s` (a State, or an InfoSet and its seat `to_move`) as a root."""
     return Root(s.left, s.right, bool(s.left_double), bool(s.right_double), tuple(s.scores),
-                s.to_move, s.passes, s.reserve_size, tuple(s.line))
+                s.to_move if to_move is None else to_move, s.passes, s.reserve_size,
+                tuple(s.line))
 
 
 def state_of(rules, root: Root, hands) -> State:

@@ -234,7 +234,6 @@ class Solver:
                 r[c] = x + (values[j][c] - v)
                 s[c] += weight * reach[p][h] * sigma[j][c]
 
-    # ---- the solved strategy and its exploitability ----------------------------------------
     def average(self, nid: int) -> list:
         node = self.nodes[nid]
         return [_average(s, ok) for s, ok in zip(self.strategy[nid], node.legal)]

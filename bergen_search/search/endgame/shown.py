@@ -202,9 +202,7 @@ class _Bracketing:
         self.memory_bytes, self.tree_bytes, self.table_bits = memory_bytes, tree_bytes, table_bits
         self.tolerance, self.max_iterations = tolerance, max_iterations
         self.clock, self.stop, self.t0 = clock, stop, t0
-        p, rep = g.seat, g.deals[0]
-        root_state = public.state_of(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)])
-        self.moves = public.public_moves(root_state, [g.hands[p][g.hand_index]])
+        self.moves = public.public_moves(g.state(g.deals[0]), [g.hands[g.seat][g.hand_index]])
         self.floors: dict = {}
         self.ceilings: dict = {}
         self.horizons: dict = {}

@@ -208,8 +208,7 @@ def after(g: Endgame, move: int) -> Endgame | None:
     tile = 0 if move == PASS else 1 << (move >> 1)
 
     kept = [d for d in g.deals if may_take(g.hands[p][d[p]], move, g.root.left, g.root.right)]
-    rep = kept[0]
-    s = public.state_of(g.rules, g.root, [g.hands[q][rep[q]] for q in range(2)]).apply(move)
+    s = g.state(kept[0]).apply(move)
     if s.ended is not None:
         return None
     old = [sorted({d[q] for d in kept}) for q in range(2)]

@@ -9,13 +9,14 @@ from ...runs.threads import QuietThread
 from ..limits import STOP_SLICE_SECONDS, Limits, now
 from ..registry import SearchRun, Solved
 from ..results import BracketReport, EndgameReport
+from .budget import HAND_TOLERANCE, TOLERANCE
 
 #: The attempt's budget given neither iterations nor time, in ISMCTS iterations.
 BUDGET = 100_000
 
 
 def attempt(info, limits, run, *, alone: bool = False, bracketing: bool = False,
-            tolerance: float | None = None, hand_tolerance: float | None = None,
+            tolerance: float = TOLERANCE, hand_tolerance: float = HAND_TOLERANCE,
             inference: str = "off") -> Solved:
     """Solve the endgame of `info` within `limits`, for the `endgame` engine (`alone`) or
     ISMCTS: the result, or the limits left and why not. `bracketing`: where it declines,
@@ -27,9 +28,7 @@ def attempt(info, limits, run, *, alone: bool = False, bracketing: bool = False,
                       if alone or endgame.at_stage(info) else {})
     tried = endgame.attempt(info, limits, seed=run.seed, objective=run.objective,
                             started=run.started, budget=BUDGET,
-                            tolerance=endgame.budget.TOLERANCE if tolerance is None else tolerance,
-                            hand_tolerance=(endgame.budget.HAND_TOLERANCE if hand_tolerance is None
-                                            else hand_tolerance),
+                            tolerance=tolerance, hand_tolerance=hand_tolerance,
                             inference=alone and inference == "on", stop=run.stop,
                             memory_bytes=limits.memory_bytes,
                             clock=now, bracketing=bracketing and not alone)
@@ -54,8 +53,7 @@ def attempt(info, limits, run, *, alone: bool = False, bracketing: bool = False,
     out = Solved(limits=limits, info={"endgame": report} if why else {})
     if tried.interrupted:
         # No time is left: the answer comes from a short search.
-        out.limits = Limits(iterations=max(BUDGET // 100, 1),
-                            memory_mb=limits.memory_mb)
+        out.limits = Limits(iterations=max(BUDGET // 100, 1), memory_mb=limits.memory_mb)
         out.interrupted = True
     return out
 

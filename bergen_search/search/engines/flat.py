@@ -1,16 +1,6 @@
 """Flat Monte Carlo, a yardstick: every root move played on the same sampled worlds, then
 played out by the playout policy with the same random numbers; a move's value is its mean
-reward (PIMC with a playout instead of a solver: lab/strength/STRENGTH.md). Pure Python.
-
->>> from bergen_search.information.infoset import from_position
->>> from bergen_search.formats.position import position_from_flags
->>> from bergen_search.search.api import Limits, search
->>> info = from_position(position_from_flags(hand="0-3 1-2 2-5 5-6",
-...     line="1-1 1-4 4-4 4-6 6-3", hand_sizes="4,5", scores="4,7"))
->>> res = search(info, Limits(iterations=64), algorithm="flat", seed=1)
->>> res.best in {m.move for m in res.moves}, res.info["replicates"]
-(True, 4)
-"""
+reward (PIMC with a playout instead of a solver: lab/strength/STRENGTH.md). Pure Python."""
 from __future__ import annotations
 
 from ..playouts import outcome

@@ -1,15 +1,7 @@
 """UCB1 at the root (Auer, Cesa-Bianchi & Fischer 2002): flat Monte Carlo that spends its
 worlds where they decide the move. Each iteration pulls one root choice (every choice once,
 then the best mean plus `exploration` x sqrt(ln(pulls) / its pulls)), plays it in a fresh
-world and plays the world out by the playout policy. Pure Python.
-
->>> from bergen_search.formats.game import load_game
->>> from bergen_search.search.api import Limits, search
->>> info = load_game("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14")
->>> res = search(info, Limits(iterations=64), algorithm="ucb", seed=1)
->>> res.best in {m.move for m in res.moves}, res.info["replicates"]
-(True, 4)
-"""
+world and plays the world out by the playout policy. Pure Python."""
 from __future__ import annotations
 
 import math

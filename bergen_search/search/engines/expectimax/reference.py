@@ -32,7 +32,6 @@ def world_state(info: InfoSet, hands, reserve) -> State:
     return sampler_world_state(info, *check_world(info, hands, reserve))
 
 
-# ---- the match equity ---------------------------------------------------------------------
 def equity_seed(seed: int, scores) -> int:
     """The seed of the match-equity playouts from `scores` (the core uses the same)."""
     key = 0
@@ -60,7 +59,6 @@ def match_equity(rules, scores, seed: int, playouts: int) -> tuple:
     return tuple(Fraction(w, playouts) for w in wins)
 
 
-# ---- the search in one world ----------------------------------------------------------------
 class _Search:
     def __init__(self, info: InfoSet, objective: int, seed: int, playouts: int):
         self.rules = info.rules

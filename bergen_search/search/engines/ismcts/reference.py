@@ -155,7 +155,6 @@ class IsmctsTree:
         if hasattr(self, "_capacity"):
             self._account.held -= self._capacity * CORE_NODE_BYTES
 
-    # ---- the pool ---------------------------------------------------------------------------
     def _reserve(self) -> bool:
         """Room for one more iteration, as the core's, or False at the cap."""
         need = len(self._key) + MAX_PATH + ROOT_SPARE
@@ -207,7 +206,6 @@ class IsmctsTree:
             self._next_sibling[last] = c
         return c
 
-    # ---- one iteration ----------------------------------------------------------------------
     def _finish(self, s: State, rng: Rng) -> State:
         return play_out(self._rules, self.objective, self.playout, s, rng)
 
@@ -336,7 +334,6 @@ class IsmctsTree:
             self._total += 1
         return done
 
-    # ---- Python API -------------------------------------------------------------------------
     def run_move(self, move, iterations, seconds):
         """As `run`, every iteration taking the root move `move` (a merged twin: its left twin)."""
         if type(move) is not int or not 0 <= move < DRAW:
@@ -381,7 +378,6 @@ class IsmctsTree:
         """{move: its twin at the left end} for the merged root moves."""
         return dict(sorted(self._twins.items()))
 
-    # ---- comparable values: the final pass -----------------------------------------------
     def _reward(self, s: State) -> float:
         return reward(self._rules, self.objective, s, self._base,
                       self._rules.side_of(self._observer))

@@ -49,13 +49,13 @@ def build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
     try:
         if core is not None:
             solver = core.EndgameSolver(g.rules, g.root, g.hands, g.deals, max_nodes=limit,
-                                        max_pairs=limit, max_entries=limit,
-                                        alpha=ALPHA, beta=BETA,
-                                        gamma=GAMMA, seconds=seconds,
+                                        max_pairs=limit, max_entries=limit, alpha=ALPHA,
+                                        beta=BETA, gamma=GAMMA, seconds=seconds,
                                         horizon=horizon,
                                         greedy_seat=-1 if greedy_seat is None else greedy_seat,
                                         max_steps=max_steps, playouts=playouts,
-                                        policies=policies, stop=_heard(stop))
+                                        policies=policies,
+                                        stop=None if stop is None else stop.is_set)
             nodes = solver.n_nodes
             work = nodes + solver.work
         else:
@@ -71,10 +71,6 @@ def build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
         raise TooBig(f"its public tree is too big for the budget ({len(g.deals):,} deals, "
                      f"hands of {g.root_sizes[0]} and {g.root_sizes[1]})")
     return solver, nodes, work
-
-
-def _heard(stop):
-    return None if stop is None else stop.is_set
 
 
 @dataclass(frozen=True)
@@ -93,12 +89,16 @@ def iterate(solver, work, *, total, share, seat, tolerance, hand_tolerance, allo
     """DCFR on `solver` (`work` per traversal) until a check finds the exploitability within
     `tolerance` and, over `share` of the weight `total`, within `hand_tolerance`, or `allowed`
     work, the `deadline` or `max_iterations` runs out."""
-    spent = work
-    done = 0
-    checks = list(CHECK_AT)
+    spent, done, checks = work, 0, list(CHECK_AT)
     exploit, bounds = math.inf, None
     interrupted = False
     checked, checks_done = -1, 0
+
+    def measure() -> tuple:
+        t1 = clock()
+        found = exploitability(solver, total, seat)
+        phases["checks"] += clock() - t1
+        return found
     try:
         while done < max_iterations:
             target = min(checks.pop(0) if checks else done + CHECK_EVERY, max_iterations)
@@ -116,9 +116,7 @@ def iterate(solver, work, *, total, share, seat, tolerance, hand_tolerance, allo
             if done < target:
                 break
             spent += 2 * work
-            t1 = clock()
-            exploit, bounds = exploitability(solver, total, seat)
-            phases["checks"] += clock() - t1
+            exploit, bounds = measure()
             checked = done
             checks_done += 1
             if exploit <= tolerance and exploit / share <= hand_tolerance:
@@ -126,9 +124,7 @@ def iterate(solver, work, *, total, share, seat, tolerance, hand_tolerance, allo
     except KeyboardInterrupt:
         interrupted = True
     if done and checked != done:
-        t1 = clock()
-        exploit, bounds = exploitability(solver, total, seat)
-        phases["checks"] += clock() - t1
+        exploit, bounds = measure()
         spent += 2 * work
         checks_done += 1
     return Iterated(done, exploit, bounds, 2 * done + 2 * checks_done, interrupted, spent)

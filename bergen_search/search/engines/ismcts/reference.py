@@ -192,6 +192,12 @@ class IsmctsTree:
             c = nxt[c]
         return c, last
 
+    def _kids(self, node: int):
+        child = self._first_child[node]
+        while child != NO_NODE:
+            yield child
+            child = self._next_sibling[child]
+
     def _append(self, key: int, side: int) -> int:
         for field, value in zip(self._pool, (NO_NODE, NO_NODE, 0, 0, 0, key, side, 0.0, 0.0)):
             field.append(value)
@@ -385,7 +391,7 @@ class IsmctsTree:
     def _play_on(self, s: State, node: int, rng: Rng) -> State:
         """Play on from `s` at `node` without exploring: the best mean for its mover while the
         tree has a child, then the playout policy; the final state."""
-        keys, nxt = self._key, self._next_sibling
+        keys = self._key
         chosen, reward_sum = self._chosen, self._reward_sum
         while s.ended is None and node != NO_NODE:
             moves = _choices(s, self.merge_twins)
@@ -398,14 +404,12 @@ class IsmctsTree:
             for m in moves:
                 legal |= 1 << m
             best, best_value = NO_NODE, -_INF
-            child = self._first_child[node]
-            while child != NO_NODE:
+            for child in self._kids(node):
                 k = keys[child]
                 if k < OWN_DRAW and legal >> k & 1 and chosen[child] > 0:
                     v = reward_sum[child] / chosen[child]
                     if v > best_value:
                         best_value, best = v, child
-                child = nxt[child]
             if best == NO_NODE:
                 break
             s = s.apply(keys[best])
@@ -466,14 +470,12 @@ class IsmctsTree:
         for m in self._base.legal_moves():
             visits, total, sq = 0, 0.0, 0.0
             key = self._stats_key(m)
-            child = self._first_child[0]
-            while child != NO_NODE:
+            for child in self._kids(0):
                 k = self._key[child]
                 if k == key or (m == DRAW and k >= OWN_DRAW):
                     visits += self._visits[child]
                     total += self._reward_sum[child]
                     sq += self._reward_sq[child]
-                child = self._next_sibling[child]
             out.append((m, visits, total, sq))
         return out
 
@@ -500,13 +502,8 @@ class IsmctsTree:
             node, _ = self._child(node, key)
             if node == NO_NODE:
                 return None
-        out = []
-        child = self._first_child[node]
-        while child != NO_NODE:
-            out.append((self._key[child], self._side[child], self._visits[child],
-                        self._avail[child], self._reward_sum[child], self._reward_sq[child]))
-            child = self._next_sibling[child]
-        return out
+        return [(self._key[c], self._side[c], self._visits[c], self._avail[c],
+                 self._reward_sum[c], self._reward_sq[c]) for c in self._kids(node)]
 
     @property
     def iterations(self) -> int:

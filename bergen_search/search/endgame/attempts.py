@@ -30,8 +30,7 @@ class Built:
 
 @dataclass
 class Attempt:
-    """What `attempt` did: `result` when it solved the endgame, else `why` not (None when the
-    position is not at the endgame stage)."""
+    """What `attempt` did: `result`, else `why` not (None: not at the endgame's stage)."""
     result: SearchResult | None = None
     why: str | None = None
     interrupted: bool = False
@@ -114,8 +113,7 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
 
 
 def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
-    """The solution as a `search.SearchResult`: the move drawn from the mix first, then the
-    others by value (a mirror twin right after its move)."""
+    """The solution as a `search.SearchResult`: the move drawn from the mix first."""
     # here: search.api loads the engines, which load this module
     from ..api import MoveValue, mirror_twins, root_moves
     twins = mirror_twins(info)

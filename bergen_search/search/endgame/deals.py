@@ -95,8 +95,7 @@ def shown_free(info: InfoSet) -> tuple:
 
 
 def public_table(info: InfoSet, inference: bool = False, shown: bool = False) -> WorldTable:
-    """The world table of every deal consistent with what every seat saw (`shown`: where the
-    seat holds its own hand)."""
+    """The world table of every deal consistent with what every seat saw."""
     pub = info.public
     assert pub is not None
     view = dataclasses.replace(info, groups=pub.groups,

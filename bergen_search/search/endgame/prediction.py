@@ -13,8 +13,7 @@ from .deals import shown_free
 
 @dataclass(frozen=True)
 class Prediction:
-    """An endgame's predicted size: `pairs`, the terminal deals of its public tree; `steps` and
-    `walks`, what the estimate cost."""
+    """An endgame's predicted size (`pairs`: the terminal deals of its public tree)."""
     deals: float
     pairs: float
     steps: int

@@ -62,8 +62,7 @@ class Deepened:
 
 
 class Step(enum.Enum):
-    """How a move's bracketing went: bracketed, too big for its share, out of budget (or
-    stopped), or interrupted inside it."""
+    """How a move's bracketing went."""
     DONE = "done"
     BIG = "big"
     OUT = "out"
@@ -118,10 +117,9 @@ def deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, s
 
 def limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
             max_iterations: int, clock, stop, playouts: tuple) -> Limited:
-    """`sub` (the shown game after the seat's move) bracketed depth-limited: the ceiling's tree
-    gets half of `max_work`, the floor's the rest. Below the floor's horizon the seat plays the
-    best of FLOOR_POLICIES, the other side answering each deal perfectly (a strategy of the shown
-    game); below the ceiling's both sides see both hands (the seat knows more)."""
+    """`sub` (the shown game after the seat's move) bracketed depth-limited, the ceiling's tree
+    (both hands in view below it) given half of `max_work`, the floor's (the seat playing the
+    best of FLOOR_POLICIES below it, answered perfectly) the rest."""
     p, spent, iterations, worst = sub.seat, 0, 0, 0.0
     out, horizons = [], []
     # One deal: nothing is hidden, and the ceiling's tree cut one decision deep is the shown
@@ -161,10 +159,9 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
             memory_bytes: int | None = None, tolerance: float = TOLERANCE,
             max_iterations: int = MAX_ITERATIONS, clock=time.perf_counter,
             stop=None) -> Bracket:
-    """A certified bracket of each legal move of `info`: the subgame after each move of the shown
-    game solved within a fair share of the budget, its bounds exact best responses; under an
-    iteration budget with the core, the moves still too big depth-limited. `TooBig` when the
-    shown game's predicted size is beyond the budget or no move could be bracketed."""
+    """A certified bracket of each legal move of `info`: each subgame of the shown game solved
+    within a fair share of the budget (the moves too big depth-limited, under an iteration
+    budget with the core). `TooBig` when it is beyond the budget."""
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes, BRACKET_MIN_ITERATIONS)
     affords = cap / PREDICT_WORK_PER_PAIR

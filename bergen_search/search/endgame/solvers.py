@@ -41,8 +41,7 @@ def build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
            policies: int = 1, stop=None):
     """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work or `seconds`
     to build (0: no limit). `horizon` > 0: depth-limited, the leaves played out with both
-    hands in view (`greedy_seat` playing the best of `policies` fixed policies), at most
-    `max_steps` states, sharing `playouts`. A set `stop` interrupts the compiled build."""
+    hands in view (`greedy_seat` playing the best of `policies` fixed policies)."""
     core = native.compiled()
     n_hands = (len(g.hands[0]), len(g.hands[1]))
     limit = cap = min(cap, MAX_WORK)

@@ -21,10 +21,8 @@ from .solvers import Solver
 
 @dataclass
 class Solution:
-    """A solved endgame from the seat to move's side, in points, every dict keyed by `Move`:
-    `values`, each move's best-response value for its hand; `mix`, the average strategy
-    played (`average`, before the bound's cut); `bounds`, the seat's side against a best
-    response and best-responding; `sides`, each side's expected points per move."""
+    """A solved endgame from the seat to move's side, in points, every dict keyed by `Move`
+    (`values`: each move's best-response value for its hand; `mix`: the strategy played)."""
     values: dict
     mix: dict
     value: float
@@ -75,9 +73,8 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
           build_seconds: float = 0.0, clock=time.perf_counter, stop=None,
           memory_bytes: int | None = None, refine: bool = True) -> Solution:
     """Solve `g` to `tolerance` (exploitability, points) and `hand_tolerance` within `max_work`
-    and/or `seconds`. `TooBig` when the tree cannot afford MIN_ITERATIONS (or its build takes
-    past `build_seconds`), or ACCEPT was not reached. `refine`: then value each move outside
-    the mix against an answer with the budget left."""
+    and/or `seconds`; `refine`: then the moves outside the mix with the budget left. `TooBig`
+    when the tree cannot afford MIN_ITERATIONS or ACCEPT was not reached."""
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes)
     solver, nodes, work = solvers.build(g, cap, build_seconds, stop=stop)
@@ -149,8 +146,7 @@ def _solution(g: Endgame, solver: Solver, exploit, bounds, tolerance, iterations
 
 
 def played_mix(values: dict, average: dict, bound: float) -> dict:
-    """The average strategy without the moves below the best's value by more than twice `bound`,
-    renormalised."""
+    """The average strategy without the moves below the best's value by over twice `bound`."""
     best = max(values.values())
     kept = {m: p for m, p in average.items() if values[m] >= best - 2 * bound}
     total = sum(kept.values())
@@ -162,8 +158,7 @@ def played_mix(values: dict, average: dict, bound: float) -> dict:
 
 def refine_deviations(g: Endgame, sol: Solution, *, max_work, seconds, clock, stop,
                       **settings) -> None:
-    """Value every move of `sol` outside the mix against an answer (`value_after`), the best first,
-    each a fair share of the budget left, into `sol`."""
+    """Value every move of `sol` outside the mix against an answer, each a fair share of the rest."""
     off = sorted((m for m, x in sol.mix.items() if x <= 0), key=lambda m: -sol.values[m])
     t0, used = clock(), 0
     for k, m in enumerate(off):

@@ -76,12 +76,9 @@ class Expectimax(Algorithm):
 
 
 def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, *, hooks=None):
-    """Every consistent world, weighted by its probability, solved by the `ExpectimaxSearch`
-    engine in a seeded random order (summed in sorted order). Cut short by the clock, a stop or
-    Ctrl-C, the value is the weighted mean over the worlds solved with its standard error.
-    When a world reached the horizon, every world is solved again with other playout seeds
-    (until MIN_REPLICATE_DOF), the error the playouts' spread (inf without a second round).
-    Returns (rows (move, worlds, value, stderr), worlds solved, exact, interrupted)."""
+    """Every consistent world, weighted by its probability, solved by `engine` in a seeded order
+    (cut short: the mean over those solved), again while a horizon was reached (until
+    MIN_REPLICATE_DOF). Returns (rows (move, worlds, value, stderr), solved, exact, interrupted)."""
     worlds = sorted(worlds.items())
     order = list(range(len(worlds)))
     Rng(derive_seed(seed, len(worlds))).shuffle(order)

@@ -225,9 +225,8 @@ def _sum_beam(into: dict, beam: dict) -> None:
 
 
 def expected_lines(beams: dict) -> dict:
-    """{Move: (Move, ...)}: after each root move, the line the trees expect (`beams` summed),
-    following the most visited edge while it keeps LINE_SHARE and LINE_MIN, to the observer's
-    own draw. Moves with no line are left out."""
+    """{Move: (Move, ...)}: after each root move, the line the summed `beams` expect (the most
+    visited edge while it keeps LINE_SHARE and LINE_MIN, to the observer's own draw)."""
     out = {}
     for m in sorted(beams):
         summed = beams[m]
@@ -247,10 +246,9 @@ def expected_lines(beams: dict) -> dict:
 
 
 def halving(tree, budget, deadline: Deadline, focus=(), hooks=None):
-    """The root's budget by sequential halving (Karnin, Koren & Somekh 2013): in ceil(log2 n) equal
-    phases every choice still in gets an equal share of forced iterations, and the better half by
-    the tree's mean stays (and `focus`, and those `close` to the last kept). Returns (iterations
-    done, interrupted)."""
+    """The root's budget by sequential halving (Karnin, Koren & Somekh 2013): in ceil(log2 n)
+    phases each choice still in gets an equal share, and the better half stays (and `focus`,
+    and those `close` to the last kept). Returns (iterations done, interrupted)."""
     stats = tree.root_stats()
     alive = [m for m, *_ in stats if m not in tree.twins]
     keep = {tree.twins.get(m, m) for m in focus}

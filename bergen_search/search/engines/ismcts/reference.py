@@ -136,7 +136,7 @@ class IsmctsTree:
         self._forced = -1
         self._root_gain = [[0.0] * 4 for _ in range(128)]
         # The node pool, one list per field of the core's Node; node 0 is the root.
-        self._pool: tuple = tuple([] for _ in range(9))
+        self._pool = tuple([] for _ in range(9))
         (self._first_child, self._next_sibling, self._visits, self._avail, self._chosen,
          self._key, self._side, self._reward_sum, self._reward_sq) = self._pool
         self._append(0, -1)
@@ -417,10 +417,9 @@ class IsmctsTree:
         return self._finish(s, rng)
 
     def evaluate_root(self, worlds, seed, only=None, prefix=0):
-        """Each root move's value when the search plays on from it, on the same `worlds` worlds
-        drawn with Rng(seed): [(move, sum, sum of squares, [each side's raw outcome summed])]
-        in move order. `only`: that move's row alone; `prefix`: each row ends with its sum over
-        the first `prefix` worlds."""
+        """[(move, sum, sum of squares, [each side's raw outcome summed])]: each root move played
+        on, on the same `worlds` worlds of Rng(seed). `only`: that move's row alone;
+        `prefix`: each row ends with its sum over the first `prefix` worlds."""
         if type(worlds) is not int or not 1 <= worlds <= MAX_PASS_WORLDS:
             raise BergenError(f"worlds must be an integer 1..{MAX_PASS_WORLDS}, got {worlds!r}",
                               field="worlds")

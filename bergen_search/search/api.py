@@ -159,8 +159,6 @@ def _deepening(info, limits: Limits, settings: Settings, *, seed, objective, val
                 **more}
     while True:
         def report(progress, size=size):
-            if on_info is None:
-                return
             on_info(progress if last is None else
                     answer(last, running=progress["iterations"], deepening=size))
         res = search(info, dataclasses.replace(limits, iterations=size), settings=settings,

@@ -88,7 +88,7 @@ def setting_text(value) -> str:
 
 class Algorithm:
     """One search algorithm behind `search()`: `check`, `solve`, `table`, `exhaustive`, else
-    `units` of work (each a `sampler` and a `worker`), their extras `fold`ed, `summary`, `finish`."""
+    `units` of work (each a `sampler` and a `worker`), `fold`, `summary`, `finish`."""
     name = ""
     help = ""                    # one line for `--help` and `bergen engine`'s hello
     order = 100                  # where it is listed: the first listed is the default engine

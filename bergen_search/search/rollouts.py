@@ -89,7 +89,8 @@ class RolloutAlgorithm(Algorithm):
     replicated = True
     value_meaning = "every seat then playing by the playout policy"
 
-    def make_unit(self, sampler, objective: int, policy: int, seed: int, settings: dict) -> RootUnit:
+    def make_unit(self, sampler, objective: int, policy: int, seed: int,
+                  settings: dict) -> RootUnit:
         raise NotImplementedError
 
     def sampler(self, info, table):

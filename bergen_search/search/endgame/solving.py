@@ -158,7 +158,7 @@ def played_mix(values: dict, average: dict, bound: float) -> dict:
 
 def refine_deviations(g: Endgame, sol: Solution, *, max_work, seconds, clock, stop,
                       **settings) -> None:
-    """Value every move of `sol` outside the mix against an answer, each a fair share of the rest."""
+    """Value every move of `sol` outside the mix against an answer, each a fair share."""
     off = sorted((m for m, x in sol.mix.items() if x <= 0), key=lambda m: -sol.values[m])
     t0, used = clock(), 0
     for k, m in enumerate(off):

@@ -84,7 +84,7 @@ def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, *, h
     Rng(derive_seed(seed, len(worlds))).shuffle(order)
     moves = root_moves(info)
 
-    def partial_rows(values):
+    def sampled_rows(values):
         solved = sorted(values)
         return [(m, len(solved), *weighted_sample_mean(
             [(worlds[i][1], values[i][j]) for i in solved], len(worlds)))
@@ -99,7 +99,7 @@ def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, *, h
                         now() - heard >= STOP_SLICE_SECONDS:
                     heard = now()
                     hooks.sliced(len(values) + replicate * len(worlds),
-                                 rows=lambda: partial_rows(values))
+                                 rows=lambda: sampled_rows(values))
                 if hooks is not None and hooks.stopped():
                     interrupted = True
                     break
@@ -122,14 +122,8 @@ def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, *, h
     n, size = len(values), len(worlds)
     if n == 0:
         return [(m, 0, 0.0, math.inf) for m in moves], 0, False, interrupted
-    solved = sorted(values)
-    rows = []
     if n < size or engine.horizons == 0:
-        for j, m in enumerate(moves):
-            mean, se = weighted_sample_mean([(worlds[i][1], values[i][j]) for i in solved],
-                                             size)
-            rows.append((m, n, mean, se))
-        return rows, n, n == size and engine.horizons == 0, interrupted
+        return sampled_rows(values), n, n == size and engine.horizons == 0, interrupted
     # Horizons were reached: solved again (so that an error of 0 cannot come of two playouts
     # agreeing by chance).
     rounds = max(2, 1 + math.ceil(MIN_REPLICATE_DOF / size))
@@ -139,8 +133,8 @@ def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, *, h
         if len(again) < size:
             break
         solves.append(again)
-    total = sum(w for _, w in worlds)
-    k = len(solves)
+    total, k = sum(w for _, w in worlds), len(solves)
+    solved, rows = sorted(values), []
     for j, m in enumerate(moves):
         per = {i: [v[i][j] for v in solves] for i in solved}
         mean = sum(worlds[i][1] * sum(per[i]) / k for i in solved) / total

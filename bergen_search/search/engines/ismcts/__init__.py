@@ -96,7 +96,7 @@ class Ismcts(Algorithm):
             left * (1 - PASS_SHARE))
         t0 = now()
         checks = None
-        if settings["root"] == "halving" and settings["settle"] != "off":
+        if self.deepens(settings):
             checks = Checkpoints(derive_seed(seed, PASS_STREAM), budget, None if left is None
                                  or not passing else (t0, left * PASS_SHARE))
             done, interrupted = cycled(tree, budget, search_deadline, job.focus, hooks,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..runs.parallel import own_stop, run_ordered
-from ..stats import mean_stderr, replicates_stderr, sample_variance, spread
+from ..stats import replicates_stderr, sample_variance, spread
 from ..formats.notation import Move
 from . import registry
 from .limits import SLICE_SECONDS, STOP_SLICE_SECONDS, Deadline, now
@@ -214,7 +214,7 @@ class UnitPool:
     def rows(self) -> list:
         """(move, visits, value, stderr) of every root move, from running sums."""
         if not self.replicated:
-            return self._summed()
+            return rows_from_stats(self.moves, self.twins, self.sums)
         rows = []
         for m in self.moves:
             n, s, sq = self.figures.sums[m]
@@ -223,16 +223,12 @@ class UnitPool:
             rows.append((m, self.visits.get(self._key(m), 0), mean, se))
         return rows
 
-    def _summed(self) -> list:
-        return [(m, n) + mean_stderr(n, sm, sq) for m in self.moves
-                for n, sm, sq in [self.sums.get(self._key(m), (0, 0.0, 0.0))]]
-
     def merged(self) -> tuple:
         """(rows (move, visits, value, stderr), samples {move: each replicate's value}, info)."""
         info: SearchInfo = {"values": {"method": "search"}, "nodes": self.nodes,
                             "interrupted": self.interrupted, "replicates": None}
         if not self.replicated:
-            return self._summed(), {}, info
+            return rows_from_stats(self.moves, self.twins, self.sums), {}, info
         f = self.figures
         rows = [(m, self.visits.get(self._key(m), 0),
                  *(spread(f.values[m]) if f.values[m] else (0.0, math.inf)))
@@ -240,9 +236,8 @@ class UnitPool:
         info["values"] = ({"method": "pass", "worlds": f.worlds, "replicates": f.units}
                           if f is self.measured else {"method": "search", "replicates": self.units})
         info["replicates"] = info["values"]["replicates"]
-        sides = {Move.from_code(m): [math.fsum(v[i] for v in f.sides[m])
-                                                / len(f.sides[m])
-                                                for i in range(len(f.sides[m][0]))]
+        sides = {Move.from_code(m): [math.fsum(v[i] for v in f.sides[m]) / len(f.sides[m])
+                                     for i in range(len(f.sides[m][0]))]
                  for m in self.moves if f.sides[m]}
         if sides:
             info["sides"] = sides

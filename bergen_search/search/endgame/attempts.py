@@ -118,23 +118,18 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
     from ..api import MoveValue, mirror_twins, root_moves
     twins = mirror_twins(info)
     chosen = sol.choose(seed)
-    rows = []
-    for m in root_moves(info):
-        name = Move.from_code(m)
-        base = Move.from_code(twins[m]) if m in twins else name
-        rows.append((m, name, base))
+    rows = [(m, Move.from_code(m), Move.from_code(twins.get(m, m))) for m in root_moves(info)]
     rows.sort(key=lambda r: (r[2] != chosen, -sol.values[r[2]], r[2] != r[1], r[0]))
     moves = [MoveValue(name, m, sol.values[base], 0.0, 0, base if base != name else None,
                        share=0.0 if base != name else sol.mix[base],
                        bound=sol.move_bounds.get(base, sol.hand_bound))
              for m, name, base in rows]
-    lead = not info.line
     info_out: SearchInfo = {
         "algorithm": "endgame", "objective": "points", "seed": seed, "workers": 1,
         "worlds_consistent": sol.worlds, "exact": True,
         "settings": {"tolerance": sol.tolerance},
         "values": {"method": "equilibrium"},
-        "twins": {Move.from_code(m, lead): Move.from_code(t, lead) for m, t in twins.items()},
+        "twins": {Move.from_code(m): Move.from_code(t) for m, t in twins.items()},
         "iterations": sol.iterations, "seconds": seconds,
         "interrupted": sol.interrupted, "nodes": sol.nodes,
         "sides": {name: list(sol.sides[base]) for _, name, base in rows},

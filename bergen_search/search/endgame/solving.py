@@ -84,25 +84,21 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
                           seat=g.seat, tolerance=tolerance, hand_tolerance=hand_tolerance,
                           allowed=allowed, deadline=deadline, max_iterations=max_iterations,
                           clock=clock, stop=stop, phases=phases)
-    done, exploit, bounds = run.iterations, run.exploitability, run.bounds
-    traversals, interrupted, spent = run.traversals, run.interrupted, run.spent
+    done, exploit = run.iterations, run.exploitability
     if done == 0:
         raise TooBig(f"its public tree ({nodes:,} nodes) leaves no time to solve it",
-                     interrupted=interrupted)
+                     interrupted=run.interrupted)
     if exploit > max(ACCEPT, tolerance):
         raise TooBig(f"the budget ran out before the solution was exact enough "
                      f"(exploitability {exploit:.3f} after {done} iterations)")
     t1 = clock()
-    sol = _solution(g, solver, exploit, bounds, tolerance, done, nodes=nodes, work=work,
+    sol = _solution(g, solver, exploit, run.bounds, tolerance, done, nodes=nodes, work=work,
                     seconds=clock() - t0)
     phases["report"] = clock() - t1
-    sol.phases = phases
-    sol.pairs = solver.n_pairs
-    sol.interrupted = interrupted
-    sol.traversals = traversals + 3
-    sol.spent = spent + 3 * work
+    sol.phases, sol.pairs, sol.interrupted = phases, solver.n_pairs, run.interrupted
+    sol.traversals, sol.spent = run.traversals + 3, run.spent + 3 * work
     del solver, run             # its memory is free before the subgames are built
-    if refine and not interrupted:
+    if refine and not sol.interrupted:
         t1 = clock()
         left_work = None if allowed is None else allowed - sol.spent
         left_seconds = None if deadline is None else deadline - clock()
@@ -201,7 +197,6 @@ def after(g: Endgame, move: int) -> Endgame | None:
     the seat's hand could have taken it, at their prior weight. None when it ends the round."""
     p = g.seat
     tile = 0 if move == PASS else 1 << (move >> 1)
-
     kept = [d for d in g.deals if may_take(g.hands[p][d[p]], move, g.root.left, g.root.right)]
     s = g.state(kept[0]).apply(move)
     if s.ended is not None:
@@ -210,8 +205,8 @@ def after(g: Endgame, move: int) -> Endgame | None:
     hands = tuple([g.hands[q][i] & ~(tile if q == p else 0) for i in old[q]] for q in range(2))
     index = [{i: k for k, i in enumerate(old[q])} for q in range(2)]
     deals = [(index[0][a], index[1][b], w) for a, b, w in kept]
-    root = public.root_of(s)
-    return Endgame(g.rules, root, hands, deals, p, index[p][g.hand_index], g.inference)
+    return Endgame(g.rules, public.root_of(s), hands, deals, p, index[p][g.hand_index],
+                   g.inference)
 
 
 @dataclass(frozen=True)
@@ -239,20 +234,18 @@ def value_after(g: Endgame, move: int, *, tolerance: float = TOLERANCE,
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes)
     solver, nodes, work = solvers.build(sub, cap, stop=stop)
-    phases = {"iterations": 0.0, "checks": 0.0}
     deadline = None if seconds is None else t0 + seconds
     total, norm = sub.weight, sub.hand_weight
     run = solvers.iterate(solver, work, total=total, share=norm / total, seat=p,
                           tolerance=tolerance, hand_tolerance=hand_tolerance, allowed=allowed,
                           deadline=deadline, max_iterations=max_iterations, clock=clock,
-                          stop=stop, phases=phases)
+                          stop=stop, phases={"iterations": 0.0, "checks": 0.0})
     done, exploit = run.iterations, run.exploitability
-    interrupted, spent = run.interrupted, run.spent
-    if interrupted:
+    if run.interrupted:
         raise TooBig("interrupted", interrupted=True)
     if done == 0 or exploit > max(ACCEPT, tolerance):
         raise TooBig(f"the budget ran out before the subgame after the move was solved "
-                     f"(exploitability {exploit:.3f} after {done} iterations)", spent=spent)
+                     f"(exploitability {exploit:.3f} after {done} iterations)", spent=run.spent)
     own, _ = solver.best_response(p)
     return Refined(g.gained(sub.root.scores) + own[sub.hand_index] / norm,
-                   exploit * total / norm, exploit, done, spent + work, len(sub.deals))
+                   exploit * total / norm, exploit, done, run.spent + work, len(sub.deals))

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ...errors import BergenError, TooBig
 from ...formats.notation import Move
 from ...information.infoset import InfoSet
+from ..results import EndgameReport, SearchInfo, SearchResult
 from . import deals, prediction, shown, solving
 from .budget import (BUILD_SHARE, HAND_TOLERANCE, PREDICT_WORK_PER_PAIR, SEARCH_SHARE,
                      TOLERANCE, allowance, budget_work)
@@ -15,8 +16,6 @@ from .deals import applicable, at_stage
 from .prediction import round_figure
 from .shown import Bracket
 from .solving import Solution
-
-from ..results import EndgameReport, SearchInfo, SearchResult
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,7 @@ from ...game.tiles import popcount
 from ...information.inference import TileModel, tile_factors
 from ...information.infoset import InfoSet
 from ...information.sampler import WorldTable
-from . import public
-from . import native
+from . import native, public
 
 
 def applicable(info: InfoSet, objective: str = "points") -> str | None:
@@ -101,9 +100,7 @@ def public_table(info: InfoSet, inference: bool = False, shown: bool = False) ->
     view = dataclasses.replace(info, groups=pub.groups,
                                free=shown_free(info) if shown else pub.free,
                                played_free=pub.played_free, hand=0, decisions=pub.decisions)
-    if inference:
-        return WorldTable(view, tile_factors(view, TileModel()), public=True)
-    return WorldTable(view, public=True)
+    return WorldTable(view, tile_factors(view, TileModel()) if inference else None, public=True)
 
 
 def game(info: InfoSet, inference: bool = False, max_deals: int = 0,

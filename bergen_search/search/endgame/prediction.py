@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from ...game.state import PASS
 from ...information.infoset import InfoSet
 from ...information.sampler import merge_groups
-from . import public
-from . import budget, native
+from . import budget, native, public
 from .deals import shown_free
 
 
@@ -41,8 +40,7 @@ def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False,
     root = public.root_of(info, info.seat)
     on_line = pub.played_free
     if move is not None:
-        hands = [0, 0]
-        hands[info.seat] = info.hand
+        hands = [info.hand if q == info.seat else 0 for q in range(2)]
         root = public.root_of(public.state_of(info.rules, root, hands).apply(move))
         if move != PASS:
             on_line |= 1 << (move >> 1)

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from ...errors import TooBig
 from ...formats.notation import Move
 from ...information.infoset import InfoSet
-from . import public
-from . import deals, native, prediction, solvers
+from . import deals, native, prediction, public, solvers
 from .budget import (BRACKET_MIN_ITERATIONS, BUILD_SHARE, BYTES_PER_WORK, FLOOR_POLICIES,
                      GROW_HIGH, GROW_LOW, LIMITED_TOLERANCE, MAX_HORIZON, MAX_ITERATIONS,
                      PLAYOUT_TABLE_BITS, PLAYOUT_WORK, PREDICT_WORK_PER_PAIR, TOLERANCE,

@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ...errors import TooBig
-from .budget import ALPHA, BETA, GAMMA
-from . import reference as endgame_ref
 from . import native
-from .budget import CHECK_AT, CHECK_EVERY, MAX_WORK
+from . import reference as endgame_ref
+from .budget import ALPHA, BETA, CHECK_AT, CHECK_EVERY, GAMMA, MAX_WORK
 
 if TYPE_CHECKING:
     from .deals import Endgame

@@ -255,30 +255,16 @@ LOWEST_TILE = dict(hand_size=2, no_double="lowest-tile")
 ], ids=lambda v: v if isinstance(v, str) else None)
 def test_the_lead_variants_pick_the_leader_and_its_tile(backend, rules, seat0, seat1, leader,
                                                         tile):
+    """... and RULES.md: "The lead double counts as a double match: 2 points for the leader
+    (not 3), at once." "A lead that is not a double (variant `lowest-tile`) scores nothing."."""
     s = deal(backend, Rules(**rules), [seat0, seat1])
     assert s.to_move == leader
     assert s.legal_moves() == [lead(tile)]
-    assert ends(s.apply(lead(tile)))[::2] == tuple(sorted(map(int, tile.split("-"))))
-
-
-def test_lead_double_scores_two_at_once(backend):
-    """RULES.md: "The lead double counts as a double match: 2 points for the leader (not 3), at
-    once."."""
-    s = deal(backend, Rules(hand_size=3), ["2-2 5-5 0-1", "1-1 6-6 3-4"])
-    s = s.apply(lead("1-1"))
-    assert scores(s) == (0, 2)
-    assert last(s) == (0, 2)
+    s = s.apply(lead(tile))
+    a, b = sorted(map(int, tile.split("-")))
+    assert ends(s) == (a, a == b, b, a == b) and s.to_move == 1 - leader
+    assert last(s)[leader] == scores(s)[leader] == (2 if a == b else 0)
     assert s.ended is None and s.winner is None
-
-
-def test_non_double_lead_scores_nothing(backend):
-    """RULES.md: "A lead that is not a double (variant `lowest-tile`) scores nothing."."""
-    s = deal(backend, Rules(hand_size=2, no_double="lowest-tile"), ["0-2 5-6", "1-2 3-4"])
-    s = s.apply(lead("0-2"))
-    assert scores(s) == (0, 0)
-    assert last(s) == (0, 0)
-    assert ends(s) == (0, False, 2, False)
-    assert s.to_move == 1
 
 
 @pytest.mark.parametrize("start, cap, after, ended, winner", [
@@ -418,11 +404,12 @@ def _match_deal(backend, scores=None, **kw):
                 scores=scores)
 
 
-def test_no_score_when_the_ends_differ(backend):
+def test_no_score_a_double_match_and_a_triple_by_laying_the_double(backend):
     """RULES.md: "After a tile is laid, if both ends of the line show the same number, the player
-    scores a match" — otherwise nothing."""
-    s = _match_deal(backend)
-    s = run(s, lead("1-1"))
+    scores a match" (otherwise nothing): "a double match, 2 points, when neither end tile is a
+    double"; "a triple match, 3 points, when one of the two matching end tiles is a double",
+    here formed by laying the double itself, at either end, on an end matching the other."""
+    s = run(_match_deal(backend), lead("1-1"))
     assert s.legal_moves() == [L("1-3"), R("1-3")]
     s = run(s, L("1-3"))
     assert ends(s) == (3, False, 1, True)
@@ -430,30 +417,14 @@ def test_no_score_when_the_ends_differ(backend):
     s = run(s, R("1-5"))
     assert ends(s) == (3, False, 5, False)
     assert (scores(s), last(s)) == ((2, 0), (0, 0))
-
-
-def test_double_match_scores_two(backend):
-    """RULES.md: "a double match, 2 points, when neither end tile is a double"."""
-    s = run(_match_deal(backend), lead("1-1"), L("1-3"), R("1-5"))
     assert s.legal_moves() == [L("3-5"), R("3-5")]
     s = run(s, L("3-5"))
     assert ends(s) == (5, False, 5, False)
-    assert scores(s) == (2, 2)
-    assert last(s) == (0, 2)
-
-
-def test_triple_match_by_laying_the_double(backend):
-    """RULES.md: "a triple match, 3 points, when one of the two matching end tiles is a double" —
-    formed by laying the double itself on an end that matches the other end."""
-    s = run(_match_deal(backend), lead("1-1"), L("1-3"), R("1-5"), L("3-5"))
+    assert (scores(s), last(s)) == ((2, 2), (0, 2))
     assert s.legal_moves() == [L("5-5"), R("5-5")]
-    s = run(s, R("5-5"))
-    assert ends(s) == (5, False, 5, True)
-    assert scores(s) == (5, 2)
-    assert last(s) == (3, 0)
-    s2 = run(_match_deal(backend), lead("1-1"), L("1-3"), R("1-5"), L("3-5"), L("5-5"))
-    assert ends(s2) == (5, True, 5, False)
-    assert last(s2) == (3, 0)
+    right, left = s.apply(R("5-5")), s.apply(L("5-5"))
+    assert ends(right) == (5, False, 5, True) and ends(left) == (5, True, 5, False)
+    assert scores(right) == (5, 2) and last(right) == last(left) == (3, 0)
 
 
 def _triple_deal(backend, scores=None, **kw):
@@ -543,21 +514,25 @@ def _out_deal(backend, scores=None, **kw):
     return deal(backend, closed(hand_size=2, **kw), ["1-1 1-2", "1-3 5-6"], scores=scores)
 
 
-@pytest.mark.parametrize("bonus", [2, 5])
-def test_going_out_scores_the_out_bonus(backend, bonus):
+@pytest.mark.parametrize("bonus, start, final, winner", [
+    (2, 0, 4, None), (5, 0, 7, None),
+    (2, 12, 16, 0),     # the lead double capped at 2 (needs 3), then (needs 1) the whole bonus
+    (2, 11, 15, 0),     # the bonus reaches the target: the match is won
+])
+def test_going_out_scores_the_out_bonus(backend, bonus, start, final, winner):
     """RULES.md: "Going out: the first player to lay their last tile ends the round and scores
-    the match value of that play (if any) and then 2 points (`out_bonus`; variant: 5)"."""
-    s = run(_out_deal(backend, out_bonus=bonus), lead("1-1"), R("1-3"))
+    the match value of that play (if any) and then 2 points (`out_bonus`; variant: 5)"; "The
+    reduction applies to matches only, never to the bonuses below"; the bonus counts toward
+    the target like any points."""
+    s = run(_out_deal(backend, scores=(start, 0), out_bonus=bonus), lead("1-1"), R("1-3"))
     assert s.legal_moves() == [L("1-2")]
     s = run(s, L("1-2"))
     assert ends(s) == (2, False, 3, False)
-    assert s.ended == "out"
-    assert s.winner is None
-    assert scores(s) == (2 + bonus, 0)
+    assert (s.ended, s.winner) == ("out", winner)
+    assert scores(s) == (final, 0)
     assert last(s) == (bonus, 0)
     assert s.legal_moves() == []
-    assert hands(s)[0] == 0
-    assert hands(s)[1] == hand("5-6")
+    assert hands(s) == (0, hand("5-6"))
 
 
 def _out_with_triple_deal(backend, scores=None, **kw):
@@ -573,64 +548,26 @@ def _out_with_triple(state):
     return run(s, R("1-6"))
 
 
-@pytest.mark.parametrize("bonus", [2, 5])
-def test_going_out_adds_the_match_value_then_the_bonus(backend, bonus):
-    """RULES.md: "scores the match value of that play (if any) and then 2 points"."""
-    s = _out_with_triple(_out_with_triple_deal(backend, out_bonus=bonus))
-    assert ends(s) == (1, True, 1, False)
-    assert s.ended == "out"
-    assert last(s) == (3 + bonus, 0)
-    assert scores(s) == (2 + 3 + bonus, 0)
-
-
-def test_out_bonus_is_never_capped(backend):
-    """RULES.md: "The reduction applies to matches only, never to the bonuses below." A side
-    needing 1 still gets the whole out bonus (the match is capped, the bonus not)."""
-    s = _out_with_triple(_out_with_triple_deal(backend, scores=(10, 0), target=16))
-    # lead: needs 6 -> 2 (12); triple: needs 4 -> 3 (15); out bonus 2, uncapped (17 >= 16)
-    assert scores(s) == (17, 0)
-    assert last(s) == (5, 0)
-    assert (s.ended, s.winner) == ("out", 0)
-    s = run(_out_deal(backend, scores=(12, 0)), lead("1-1"), R("1-3"))
-    assert scores(s) == (14, 0)               # the lead double, capped at 2 (needs 3)
-    s = run(s, L("1-2"))                      # needs 1, no match: the bonus is a full 2
-    assert scores(s) == (16, 0)
-    assert last(s) == (2, 0)
-    assert (s.ended, s.winner) == ("out", 0)
-
-
-def test_out_bonus_capped_match_then_full_bonus(backend):
-    """RULES.md: the cap applies to the match of the going-out play, not to the bonus: a side
-    needing 2 scores 1 for the triple and then the full 5."""
-    s = _out_with_triple(_out_with_triple_deal(backend, scores=(11, 0), target=15, out_bonus=5))
-    # lead: needs 4 -> 2 (13); triple: needs 2 -> 1 (14); bonus 5 -> 19
-    assert scores(s) == (19, 0)
-    assert last(s) == (6, 0)
-    assert (s.ended, s.winner) == ("out", 0)
-
-
-@pytest.mark.parametrize("start, cap, final, points", [
-    (10, False, 15, 3),          # lead 2 -> 12, triple 3 -> 15: the bonus is not added
-    (12, True, 15, 1),           # lead 2 (needs 3) -> 14, triple capped to 1 -> 15
+@pytest.mark.parametrize("start, rules, final, points, winner", [
+    # "scores the match value of that play (if any) and then 2 points": a triple, then the bonus
+    (0, {}, 7, 5, None), (0, {"out_bonus": 5}, 10, 8, None),
+    # the match capped, the bonus not: lead needs 6 -> 2 (12), triple needs 4 -> 3 (15), bonus
+    # 2 (17 >= 16)
+    (10, {"target": 16}, 17, 5, 0),
+    # lead needs 4 -> 2 (13), triple needs 2 -> 1 (14), then the whole 5
+    (11, {"target": 15, "out_bonus": 5}, 19, 6, 0),
+    # "Points are added in this order: the match value of a play, then the going-out bonus;
+    # once the target is reached nothing further is scored." lead 2 -> 12, triple 3 -> 15
+    (10, {"endgame_cap": False}, 15, 3, 0),
+    (12, {}, 15, 1, 0),             # lead 2 (needs 3) -> 14, triple capped to 1 -> 15
 ])
-def test_out_bonus_not_added_once_the_match_value_reaches_the_target(backend, start, cap, final,
-                                                                      points):
-    """RULES.md: "Points are added in this order: the match value of a play, then the going-out
-    bonus; once the target is reached nothing further is scored."."""
-    s = _out_with_triple(_out_with_triple_deal(backend, scores=(start, 0), endgame_cap=cap))
-    assert scores(s) == (final, 0)
-    assert last(s) == (points, 0)
-    assert s.winner == 0
-    assert s.ended == "out"
+def test_going_out_with_a_triple_adds_the_match_then_the_bonus(backend, start, rules, final,
+                                                               points, winner):
+    s = _out_with_triple(_out_with_triple_deal(backend, scores=(start, 0), **rules))
+    assert ends(s) == (1, True, 1, False)
+    assert scores(s) == (final, 0) and last(s) == (points, 0)
+    assert (s.ended, s.winner) == ("out", winner)
     assert s.legal_moves() == []
-
-
-def test_out_bonus_reaching_the_target_wins(backend):
-    """RULES.md: the out bonus counts toward the target like any points: "Rounds are dealt until
-    a side reaches the target"."""
-    s = run(_out_deal(backend, scores=(11, 0)), lead("1-1"), R("1-3"), L("1-2"))
-    assert scores(s) == (15, 0)
-    assert (s.ended, s.winner) == ("out", 0)
 
 
 def test_lead_of_the_only_tile_goes_out(backend):

@@ -180,9 +180,12 @@ def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, afte
                                                           stopped_promptly):
     """SIGINT after `after` sets are in the journal (0: while the first is played), with one
     worker and with two: exit 130 at once, the finished sets' figures printed and stated,
-    the journal intact with every finished set, no output file."""
+    the journal intact with every finished set, and the output given with --force as it was
+    (an interrupted run had overwritten it)."""
     out = tmp_path / "a.jsonl"
-    proc = start(ARENA + ["--out", str(out), "--workers", workers, "--json"], tmp_path)
+    out.write_text("the old results\n")
+    proc = start(ARENA + ["--out", str(out), "--force", "--workers", workers, "--json"],
+                 tmp_path)
     journal = str(out) + ".journal"
     wait_for(lambda: os.path.exists(journal) and entries(journal) >= after, proc)
     status, stdout, stderr, seconds = interrupt(proc)
@@ -195,40 +198,34 @@ def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, afte
     assert header["command"] == "arena" and header["seed"] == 3
     assert doc["interrupted"] is True and doc["total"] == 40 and doc["done"] == len(done)
     assert doc["done"] >= after and doc.get("sets", 0) == doc["done"]
-    assert not out.exists()
-
-
-def test_a_run_that_is_interrupted_never_touches_an_existing_output(tmp_path):
-    """An existing a1.jsonl was overwritten by a run that had been interrupted (it ignored
-    Ctrl-C). Now a run refuses it without --force, and a run with --force that is
-    interrupted stops and leaves the old file as it was."""
-    out = tmp_path / "a1.jsonl"
-    out.write_text("the old results\n")
-    proc = start(ARENA + ["--out", str(out), "--force"], tmp_path)
-    wait_for(lambda: entries(str(out) + ".journal") >= 1, proc)
-    status, stdout, stderr, _ = interrupt(proc)
-    assert status == 130 and "interrupted after" in stdout + stderr
     assert out.read_text() == "the old results\n"
 
 
-@pytest.mark.parametrize("args", [
-    ["best", DECISION, "--time", "30", "--json"],
-    pytest.param(["best", DECISION, "--time", "30", "--workers", "2", "--json"], marks=SLOW),
+@pytest.mark.parametrize("args, sig, status", [
+    (["best", DECISION, "--time", "30", "--json"], signal.SIGINT, 130),
+    (["best", DECISION, "--time", "30", "--workers", "2", "--json"], signal.SIGTERM, 143),
+    pytest.param(["best", DECISION, "--time", "30", "--workers", "2", "--json"],
+                 signal.SIGINT, 130, marks=SLOW),
     pytest.param(["best", FIRST, "--algorithm", "expectimax", "--iterations", "50", "--set",
-                  "depth=10", "--json"], marks=SLOW),
+                  "depth=10", "--json"], signal.SIGINT, 130, marks=SLOW),
 ])
-def test_best_stops_at_once_with_its_answer_so_far(tmp_path, args, stopped_promptly):
-    """Inside a search (ISMCTS, two processes, and an expectimax world, which runs in C for
-    seconds): the answer so far, marked interrupted, exit 130."""
+def test_best_stops_at_once_with_its_answer_so_far(tmp_path, args, sig, status,
+                                                   stopped_promptly):
+    """Inside a search (ISMCTS, in two processes, and an expectimax world, which runs in C for
+    seconds), Ctrl-C or SIGTERM: the answer so far, marked interrupted, exit 130 (143), no
+    traceback (the pool's processes had printed theirs)."""
     proc = start(args, tmp_path)
     settled(proc)
-    status, stdout, stderr, seconds = interrupt(proc)
-    stopped_promptly(seconds)
-    if args[2] == "--algorithm" and status == 130 and not stdout:
+    t0 = time.monotonic()
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=30)
+    stopped_promptly(time.monotonic() - t0)
+    assert "Traceback" not in stderr, stderr
+    if args[2] == "--algorithm" and proc.returncode == 130 and not stdout:
         # No world finished yet: said so, no answer.
         assert "interrupted before the search finished a single world" in stderr
         return
-    assert status == 130, stderr
+    assert proc.returncode == status, stderr
     doc = json.loads(stdout)
     assert doc["interrupted"] is True and doc["iterations"] > 0
     assert doc["best"] == doc["moves"][0]["move"]
@@ -387,13 +384,14 @@ def test_ctrl_c_while_the_program_starts_is_one_line(tmp_path):
 # ---- kill -9 and --resume --------------------------------------------------------------------
 @pytest.mark.parametrize("command, args, unit", [
     pytest.param("arena", ARENA + ["--workers", "2"], 2, marks=SLOW),
-    ("selfplay", SELFPLAY + ["--workers", "2"], 2),
+    pytest.param("selfplay", SELFPLAY + ["--workers", "2"], 2, marks=SLOW),
     pytest.param("analyze", ["analyze", os.path.join(ROOT, "examples", "match.json"),
                              "--iterations", "4000", "--quiet"], 6, marks=SLOW),
 ])
 def test_kill_minus_9_then_resume_writes_the_uninterrupted_file(tmp_path, command, args, unit):
     """kill -9 mid-run (the journal holds some tasks), then --resume: the file is the very
-    one an uninterrupted run writes (cmp), and the journal is gone."""
+    one an uninterrupted run writes (cmp), and the journal is gone (the default run's case:
+    test_runs.py's resumes of a killed selfplay)."""
     ref = tmp_path / "ref"
     assert run_here(args + ["--out", str(ref)], tmp_path).returncode == 0
     out = tmp_path / "out"
@@ -534,18 +532,6 @@ def test_a_search_in_two_processes_ends_without_a_word_on_stderr(tmp_path):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and err == ""
     assert json.loads(out)["best"]
-
-
-@pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
-def test_a_search_in_two_processes_stopped_says_so_without_a_traceback(tmp_path, sig, status):
-    proc = start(["best", DECISION, "--time", "30", "--workers", "2", "--json"], tmp_path)
-    settled(proc)
-    proc.send_signal(sig)
-    out, err = proc.communicate(timeout=30)
-    assert proc.returncode == status, err
-    assert "Traceback" not in err
-    doc = json.loads(out)
-    assert doc["interrupted"] is True and doc["best"] == doc["moves"][0]["move"]
 
 
 # ---- the stop signals reach the main thread --------------------------------------------------

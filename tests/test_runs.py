@@ -534,7 +534,7 @@ def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, t
     sched, address, start_worker = scheduler
     start_worker()
     _wait_workers(address, 1)
-    args = ["selfplay", "--games", "12", "--seed", "3", "--engine", "ismcts:iterations=300"]
+    args = ["selfplay", "--games", "6", "--seed", "3", "--engine", "ismcts:iterations=200"]
     assert run_here(args + ["--out", "ref.jsonl"], tmp_path).exit_code == 0
     proc = start(args + ["--out", "c.jsonl", "--cluster", address, "--cluster-timeout", "4"],
                  tmp_path)

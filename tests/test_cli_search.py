@@ -44,12 +44,9 @@ def test_best_is_reproducible_byte_for_byte(algo):
 def test_best_agrees_with_exhaustive_expectimax_on_the_example():
     """examples/decision.json: expectimax over all 36 worlds to the end of the round (no
     horizon, every hand in view) ranks 0-2 first (2-2, the triple, second); the default
-    engine, whose budget is shared by every choice (sequential halving), agrees. Before
-    issue 22 its root put 99% of the visits on 2-2 and never looked at 0-2 enough."""
+    engine at its default budget agrees (test_endgame_horizon.py's search of it)."""
     exact = _json(run("best", DECISION, "--json", "--algorithm", "expectimax", "--set", "depth=30"))
     assert exact["exact"] and exact["best"] in ("0-2:L", "0-2:R")
-    out = _json(run("best", DECISION, "--json"))
-    assert out["best"] in ("0-2:L", "0-2:R")
 
 
 def test_best_time_limit_is_honoured(virtual_clock):
@@ -315,7 +312,7 @@ def test_the_verdict_comes_first_and_a_terminal_sees_progress(command):
     import os
     import subprocess
     import sys
-    args = [command, DECISION, "--iterations", "20000"]
+    args = [command, DECISION, "--iterations", "16000"]
     env = dict(os.environ, BERGEN_PROGRESS_AFTER="0")
     shown, status = _on_a_terminal(args, env)
     assert status == 0, shown
@@ -323,18 +320,23 @@ def test_the_verdict_comes_first_and_a_terminal_sees_progress(command):
     wiped, _, answer = shown.rpartition("\r\x1b[K")
     assert wiped and "\x1b" not in answer and "\r" not in answer.replace("\r\n", "")
     first = answer.splitlines()[0]
-    assert first.startswith("best: 0-2:L/R   +3.967 ± 0.244" if command == "best"
-                            else "value +3.967 ± 0.244"), first
+    assert first.startswith("best: 0-2:L/R   +3.945 ± 0.281" if command == "best"
+                            else "value +3.945 ± 0.281"), first
     piped = subprocess.run([sys.executable, "-m", "bergen_search", *args], env=env,
                            capture_output=True, text=True)
     assert piped.returncode == 0 and piped.stderr == ""
     assert piped.stdout.splitlines()[0] == first
 
 
-def test_best_fits_one_screen_and_says_more_when_asked():
+def test_best_fits_one_screen_and_says_more_when_asked(monkeypatch):
     """The default answer for examples/decision.json fits about 20 lines (the settings, the
-    exact endgame's decline and the bracket's table are `--verbose`'s); every printed
-    'ceiling' sits in the bracket's table, which says what it bounds."""
+    exact endgame's decline and the bracket's table are `--verbose`'s, here of the same
+    search); every printed 'ceiling' sits in the bracket's table, which says what it
+    bounds."""
+    from bergen_search.cli import best as best_command
+    real, kept = best_command.answer, []
+    monkeypatch.setattr(best_command, "answer",
+                        lambda *a: kept[0] if kept else kept.append(real(*a)) or kept[0])
     out = run("best", DECISION, "--iterations", "20000").output
     lines = out.rstrip().splitlines()
     assert len(lines) <= 20 and lines[0].startswith("best: ")

@@ -151,7 +151,7 @@ def test_pooling_searches_takes_their_replicates_together():
 def test_every_choice_gets_a_share_and_the_focus_stays_to_the_end():
     info = decision()
     budget = 40000
-    res = search(info, Limits(iterations=budget), seed=4)
+    res = search(info, Limits(iterations=budget), seed=4, endgame=False)
     listed = choices(res.moves)
     n = len(listed)
     phases = math.ceil(math.log2(n))
@@ -161,7 +161,7 @@ def test_every_choice_gets_a_share_and_the_focus_stays_to_the_end():
         assert m.visits >= 8 * (per_tree // phases // n) - 8
     # the worst choice, kept in by `focus`, gets as much as the best in the last phase
     worst = listed[-1]
-    kept = search(info, Limits(iterations=budget), seed=4, focus=(worst.code,))
+    kept = search(info, Limits(iterations=budget), seed=4, focus=(worst.code,), endgame=False)
     by = {m.move: m for m in choices(kept.moves)}
     top = max(m.visits for m in choices(kept.moves))
     assert by[worst.move].visits >= top * 0.5
@@ -188,7 +188,8 @@ def test_run_move_grows_that_move_alone():
 @pytest.mark.parametrize("seeds, iterations", sizes((12, 25_000), (30, None)))
 def test_the_example_values_survive_a_change_of_seed(seeds, iterations):
     """ISMCTS on examples/decision.json at the default budget, 30 seeds (12 at a quarter of
-    the budget by default): for every move listed, the spread of its value over the seeds is
+    the budget by default; the exact endgame's bracket, which leaves the values as they
+    are, off): for every move listed, the spread of its value over the seeds is
     at most 1 + 3.45 / sqrt(2 (n - 1)) times the mean printed error (the sample spread of n
     seeds has a relative standard deviation of about 1 / sqrt(2 (n - 1)), 13% at 30 seeds:
     the bound is 1.45 there, 1.75 at 12, three and a half of those deviations above an
@@ -196,7 +197,8 @@ def test_the_example_values_survive_a_change_of_seed(seeds, iterations):
     about 15 for the moves not chosen."""
     info = decision()
     limits = None if iterations is None else Limits(iterations=iterations)
-    runs = [search(info, limits, seed=s, algorithm="ismcts") for s in range(seeds)]
+    runs = [search(info, limits, seed=s, algorithm="ismcts", endgame=False)
+            for s in range(seeds)]
     bound = 1 + 3.45 / math.sqrt(2 * (seeds - 1))
     assert len({r.best.tile for r in runs}) == 1
     for m in choices(runs[0].moves):

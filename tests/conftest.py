@@ -87,3 +87,13 @@ def quick_bench(monkeypatch):
     from bergen_search.play import bench
     times = bench.endgame_times
     monkeypatch.setattr(bench, "endgame_times", lambda rounds, **kw: times(3, **kw))
+
+
+@pytest.fixture
+def one_search(monkeypatch):
+    """`bergen best` searches once for two commands: the first runs its search, the second
+    (its text after its JSON, say) is given that same result; a third searches again."""
+    from bergen_search.cli import best
+    real, kept = best.answer, []
+    monkeypatch.setattr(best, "answer",
+                        lambda *a: kept.pop() if kept else kept.append(real(*a)) or kept[0])

@@ -328,15 +328,11 @@ def test_the_verdict_comes_first_and_a_terminal_sees_progress(command):
     assert piped.stdout.splitlines()[0] == first
 
 
-def test_best_fits_one_screen_and_says_more_when_asked(monkeypatch):
+def test_best_fits_one_screen_and_says_more_when_asked(one_search):
     """The default answer for examples/decision.json fits about 20 lines (the settings, the
     exact endgame's decline and the bracket's table are `--verbose`'s, here of the same
     search); every printed 'ceiling' sits in the bracket's table, which says what it
     bounds."""
-    from bergen_search.cli import best as best_command
-    real, kept = best_command.answer, []
-    monkeypatch.setattr(best_command, "answer",
-                        lambda *a: kept[0] if kept else kept.append(real(*a)) or kept[0])
     out = run("best", DECISION, "--iterations", "20000").output
     lines = out.rstrip().splitlines()
     assert len(lines) <= 20 and lines[0].startswith("best: ")

@@ -211,7 +211,7 @@ def test_decision_json_is_bracketed_with_both_bounds_within_its_budget(monkeypat
     assert len(alive) > 10 and max(alive) == 1, alive
 
 
-def test_the_engine_reports_the_depth_limited_bracket(monkeypatch):
+def test_the_engine_reports_the_depth_limited_bracket(one_search):
     """`best`'s text and JSON of one search (100,000 iterations, the default): the bracket's
     table and how deep each move was cut; the floors hold for the real game's values; and
     the best move is exhaustive expectimax's, 0-2 (test_cli_search.py): the budget shared
@@ -219,11 +219,7 @@ def test_the_engine_reports_the_depth_limited_bracket(monkeypatch):
     pytest.importorskip("bergen_search.search.endgame._endgame")
     from click.testing import CliRunner
 
-    from bergen_search.cli import best as best_command
     from bergen_search.cli import main
-    real, kept = best_command.answer, []
-    monkeypatch.setattr(best_command, "answer",
-                        lambda *a: kept[0] if kept else kept.append(real(*a)) or kept[0])
     doc = json.loads(CliRunner().invoke(main, ["best", DECISION, "--json"]).output)
     out = CliRunner().invoke(main, ["best", DECISION, "--verbose"]).output
     b = doc["endgame"]["bracket"]

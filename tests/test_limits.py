@@ -177,7 +177,8 @@ def test_a_match_engine_that_finds_nothing_plays_greedy_and_says_so():
 
 
 # ---- memory ----------------------------------------------------------------------------------
-def test_best_says_when_the_memory_cap_stopped_the_tree():
+def test_best_says_when_the_memory_cap_stopped_the_tree(one_search):
+    """The text and the JSON of one search whose trees reached a 1 MB cap."""
     res = run("best", DECISION, "--iterations", "250000", "--memory", "1")
     assert res.exit_code == 0
     assert "reached the cap of 1 MB" in res.output and "went on sampling" in res.output

@@ -311,21 +311,29 @@ def _assert_png(shot):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
 
 
+def _found(dom, name):
+    found = re.search(rf'<pre id="bergen-{name}">(.*?)</pre>', dom, re.S)
+    assert found, dom[-500:]
+    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+
+
 def test_rendered_in_chromium(report, tmp_path):
-    """The report as laid out at desktop width, with a screenshot of it taken in the same run
-    and nothing in the console (the checking script only adds inline scripts to the policy:
-    a refused fetch or a missing symbol would still be logged)."""
+    """The report as laid out at desktop width (its layout: the test below, here at 1200 px
+    in the same browser run), with a screenshot of it taken in the same run and nothing in
+    the console (the checking scripts only add inline scripts to the policy: a refused
+    fetch or a missing symbol would still be logged)."""
     html_text, out, _ = report
     page = tmp_path / "check.html"
-    page.write_text(_with_check(html_text), encoding="utf-8")
+    page.write_text(_with_check(html_text).replace("</body>", _LAYOUT + "</body>"),
+                    encoding="utf-8")
     shot = tmp_path / "desktop.png"
-    dom, console = _chromium(tmp_path, "--window-size=1200,2000", f"--screenshot={shot}",
+    dom, console = _chromium(tmp_path, "--window-size=1200,3000", f"--screenshot={shot}",
                              "--dump-dom", page.as_uri())
+    print(f"\nscreenshot: {shot}")
     assert console == [], console
     _assert_png(shot)
-    found = re.search(r'<pre id="bergen-check">(.*?)</pre>', dom, re.S)
-    assert found, dom[-500:]
-    got = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    check_layout(_found(dom, "layout"), out, 1200)
+    got = _found(dom, "check")
     n = len(out["decisions"])
     assert got["graph"] and got["circles"] == n and got["circles_drawn"] == n
     want = [(f"d{i}", d["label"]) for i, d in enumerate(out["decisions"])
@@ -398,27 +406,12 @@ _LAYOUT = """<script>
 </script>"""
 
 
-@pytest.mark.parametrize("width", [1200, 390])
-def test_the_layout_at_desktop_and_phone_width(report, tmp_path, width):
-    """Seen at 1200 and 390 px (screenshots saved; look at them): the labels' markers sit
-    above every curve (the first ?! had covered seat 0's); the graph scrolls sideways only
-    when it does not fit, and then says so; every drawing of dominoes keeps its natural size
-    (a long line wraps instead of shrinking its pips) and stays on the page; each exact
-    decision has its ring on the graph and says exact once."""
-    html_text, out, _ = report
-    page = tmp_path / "layout.html"
-    page.write_text(html_text.replace(
-        "default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';").replace(
-        "</body>", _LAYOUT + "</body>"), encoding="utf-8")
-    shot = tmp_path / f"report-{width}.png"
-    dom, console = _chromium(tmp_path, f"--window-size={width},3000", f"--screenshot={shot}",
-                             "--dump-dom", page.as_uri())
-    print(f"\nscreenshot: {shot}")
-    assert console == [], console
-    _assert_png(shot)
-    found = re.search(r'<pre id="bergen-layout">(.*?)</pre>', dom, re.S)
-    assert found, dom[-500:]
-    got = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+def check_layout(got, out, width):
+    """Seen at `width`: the labels' markers sit above every curve (the first ?! had covered
+    seat 0's); the graph scrolls sideways only when it does not fit, and then says so; every
+    drawing of dominoes keeps its natural size (a long line wraps instead of shrinking its
+    pips) and stays on the page; each exact decision has its ring on the graph and says
+    exact once."""
     assert got["graph_overflows"] == (width < 640) == got["note_shown"]
     assert got["dominoes"] and all(w == natural and right <= got["page_width"]
                                    for w, natural, right in got["dominoes"]), got["dominoes"]
@@ -426,6 +419,22 @@ def test_the_layout_at_desktop_and_phone_width(report, tmp_path, width):
     exact = [i for i, d in enumerate(out["decisions"]) if d["exact"]]
     assert got["rings"] == exact
     assert got["exact_notes"] == [1] * len(exact)
+
+
+def test_the_layout_at_phone_width(report, tmp_path):
+    """`check_layout` at 390 px (screenshot saved; look at it); at 1200: above."""
+    html_text, out, _ = report
+    page = tmp_path / "layout.html"
+    page.write_text(html_text.replace(
+        "default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';").replace(
+        "</body>", _LAYOUT + "</body>"), encoding="utf-8")
+    shot = tmp_path / "report-390.png"
+    dom, console = _chromium(tmp_path, "--window-size=390,3000", f"--screenshot={shot}",
+                             "--dump-dom", page.as_uri())
+    print(f"\nscreenshot: {shot}")
+    assert console == [], console
+    _assert_png(shot)
+    check_layout(_found(dom, "layout"), out, 390)
 
 
 def test_a_long_line_wraps_in_drawings_of_a_few_tiles():
@@ -456,20 +465,18 @@ def test_better_never_names_the_play_made():
     assert compared_text(made) == "better 5-6:L -1.10"
 
 
-def test_rounds_are_numbered_from_one_for_people(tmp_path):
+def test_rounds_are_numbered_from_one_for_people(report):
     """The text, the graph and the report's sections number rounds from 1, as the board
     does (JSON fields and error locations stay indices into the record, from 0)."""
     res = CliRunner().invoke(main, ["analyze", "examples/match.json", "--iterations", "200"])
     assert res.exit_code == 0, res.output
-    assert CliRunner().invoke(main, ["analyze", "examples/match.json", "--iterations", "200",
-                                     "--html", str(tmp_path / "r.html")]).exit_code == 0
     rounds = re.findall(r"^round (\d+)$", res.output, re.M)
     assert rounds and rounds[0] == "1" and "round 0" not in res.output
     for line in res.output.splitlines():
         got = re.search(r", better (\S+) ", line)
         if got:
             assert got.group(1) != re.search(r": (\S+) [+-]", line).group(1), line
-    page = (tmp_path / "r.html").read_text()
+    page = report[0]
     assert "Round 1: from" in page and "Round 0:" not in page
     assert ">round 1 " in page or ">round 1\u00a0" in page or "round 1  " in page
 

@@ -16,6 +16,7 @@ through the real process (`bergen engine`), as a client written from the docs wo
 - PROTOCOL.md's tables name exactly the schema's commands and fields, and its session replays;
 - memory stays flat over many queries.
 """
+import functools
 import json
 import os
 import queue
@@ -240,6 +241,12 @@ def test_an_id_that_is_not_a_string_or_an_integer_is_refused(wire, command, bad_
      "rounds: index 9 is not a round of the record (round 10, counted from 1): it has 4 "
      "rounds, indexes 0..3"),
     ('{"cmd": "show", "game": "bergen1/x", "id": 3}', "position string"),
+    ('{"cmd": "position", "game": "bergen1/2/4,7/0/0-3", "id": 3}',
+     "position string: it has 5 parts"),
+    ('{"cmd": "position", "game": {"format": "bergen-record/1"}, "id": 3}',
+     "no 'rounds' field"),
+    ('{"cmd": "go", "settings": {"playout": "clever"}, "id": 3}', "playout must be one of"),
+    ('{"cmd": "go", "seed": -1, "id": 3}', "'seed' must be an integer"),
 ])
 def test_lines_that_break_the_rules(wire, line, message):
     answer = wire.ask(line)
@@ -393,7 +400,9 @@ def test_two_workers_run_two_queries_at_once():
 
 
 # ---- analyze -----------------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
 def analyze_json(*args):
+    """`bergen analyze examples/match.json --json ARGS` (once per process)."""
     r = CliRunner().invoke(main, ["analyze", "examples/match.json", "--json", *args],
                            prog_name="bergen")
     assert r.exit_code == 0, r.output
@@ -438,59 +447,37 @@ def test_analyze_stopped_part_way_keeps_the_decisions_judged(wire):
     assert 1 <= final["decisions_done"] == len(final["decisions"]) < final["decisions_total"]
 
 
-def test_the_client_lists_the_moves_of_a_seat_unseen():
+def test_the_client_lists_moves_and_streams_a_whole_game():
+    """Through `EngineProcess`: the moves of a seat unseen (its real play and a draw among
+    them, no tile of the shown hand), and a game's analysis streamed decision by decision as
+    `bergen analyze` gives it."""
     first = MATCH["rounds"][0]
     record = {**MATCH, "rounds": [{**first, "hands": [first["hands"][0], None],
                                    "reserve": None, "events": first["events"][:1]}]}
     with EngineProcess.start(timeout=60) as engine:
         got = engine.moves(json.dumps(record))
-    assert got["type"] == "moves" and got["to_move"] == 1 and got["seen"] is False
-    assert first["events"][1]["play"] in got["moves"] and "draw" in got["moves"]
-    assert not {m.split(":")[0] for m in got["moves"]} & set(first["hands"][0])
-
-
-def test_the_client_streams_a_whole_game():
-    with EngineProcess.start(timeout=60) as engine:
+        assert got["type"] == "moves" and got["to_move"] == 1 and got["seen"] is False
+        assert first["events"][1]["play"] in got["moves"] and "draw" in got["moves"]
+        assert not {m.split(":")[0] for m in got["moves"]} & set(first["hands"][0])
         stream = engine.analyze_game(MATCH, Limits(iterations=300), seed=3)
         assert isinstance(stream, GameAnalysis)
         decisions = list(stream)
-        want = analyze_json("--iterations", "300", "--seed", "3")
-        assert [d.doc for d in decisions] == want["decisions"]
-        assert stream.analysis["summary"] == want["summary"]
-        assert decisions[0].played == want["decisions"][0]["played"]
+    want = analyze_json("--iterations", "300", "--seed", "3")
+    assert [d.doc for d in decisions] == want["decisions"]
+    assert stream.analysis["summary"] == want["summary"]
+    assert decisions[0].played == want["decisions"][0]["played"]
 
 
 # ---- endings -----------------------------------------------------------------------------
-@pytest.mark.parametrize("how", ["quit", "eof", "sigterm", "sighup"])
+@pytest.mark.parametrize("how", ["quit", "sigterm", "sighup"])
 def test_an_ending_during_a_query_writes_nothing_more(how):
-    """quit and the signals stop the running query and write nothing more; at the end of
-    the input (or with --stop-at-eof, that too) an infinite search is stopped: with
-    --stop-at-eof nothing more is written, without it the query's final answer is."""
-    if how == "eof":
-        for flags, final in (((), True), (("--stop-at-eof",), False)):
-            w = Wire(*flags)
-            w.send({"cmd": "go", "game": STRING, "infinite": True, "report_every": 0.01,
-                    "id": "q"})
-            w.until(lambda d: d["type"] == "partial")
-            w.proc.stdin.close()
-            w.proc.stdin = None
-            assert w.proc.wait(30) == 0 and w.proc.stderr.read() == ""
-            rest = []
-            while (line := w.lines.get(timeout=30)) != "":
-                rest.append(json.loads(line))
-            finals = [x for x in rest if x["type"] != "partial"]
-            assert [x["type"] for x in finals] == (["bestmove"] if final else [])
-            if final:
-                assert finals[0]["stopped"] and finals[0]["id"] == "q"
-        return
+    """quit and the signals stop the running query and write nothing more (the end of the
+    input: test_at_the_end_of_input_the_queries_in_flight_finish_and_answer)."""
     w = Wire()
     w.send({"cmd": "go", "game": STRING, "infinite": True, "report_every": 0.01, "id": "q"})
     w.until(lambda d: d["type"] == "partial")
     if how == "quit":
         w.send({"cmd": "quit"})
-    elif how == "eof":
-        w.proc.stdin.close()
-        w.proc.stdin = None
     else:
         w.proc.send_signal(signal.SIGTERM if how == "sigterm" else signal.SIGHUP)
     assert w.proc.wait(30) == 0 and w.proc.stderr.read() == ""
@@ -737,6 +724,7 @@ def test_position_on_a_forced_lead_names_the_lead(wire):
 def _engine_with_input(text, *args):
     proc = subprocess.run([sys.executable, "-m", "bergen_search", "engine", *args], input=text,
                           capture_output=True, text=True, timeout=120)
+    assert proc.stderr == ""
     return proc.returncode, [json.loads(x) for x in proc.stdout.splitlines()]
 
 

@@ -1,11 +1,7 @@
-"""`bergen serve`, the board: its server (the engine protocol over a WebSocket, one engine per
-connection) without a browser, and its page in a real one (Playwright driving Debian's
-Chromium through `executable_path`; never a browser of its own), clicked through as a player
-would.
-
-The browser tests need playwright and `chromium` on the PATH; as in tests/test_report.py,
-they skip when one is missing unless BERGEN_REQUIRE_BROWSER=1 (.ci/run sets it), under which
-they fail instead. The server tests need the `board` extra and skip without it."""
+"""`bergen serve`, the board: its server without a browser, and its page in Chromium
+(Playwright, Debian's `chromium` through `executable_path`), clicked through as a player would.
+The browser tests skip without playwright or chromium, and fail instead under
+BERGEN_REQUIRE_BROWSER=1 (.ci/run); the server tests need the `board` extra."""
 from __future__ import annotations
 
 import asyncio
@@ -156,11 +152,9 @@ def _raw_upgrade(board, host, origin=None) -> int:
 
 
 def test_only_its_own_page_may_use_the_board(board):
-    """A local server serves its own page only (issue 40): a request naming another host (a
-    page of another site whose name resolves here: DNS rebinding) is refused, and so is a
-    WebSocket opened by another site's page; the page's own origin, the machine's own names
-    and a client that sends no Origin (not a web page) are served. Before: Origin
-    http://evil.example got `hello`, Host evil.example got 200 and 101."""
+    """Requests naming another host (DNS rebinding) and WebSockets opened by another site's page
+    are refused; the page's own origin, the machine's names and a client without Origin are
+    served."""
     own = f"http://127.0.0.1:{board.port}"
     assert _get(board, Host=f"127.0.0.1:{board.port}")[0] == 200
     assert _get(board, Host=f"localhost:{board.port}")[0] == 200
@@ -243,10 +237,8 @@ def test_the_protocol_session_runs_over_the_socket(board):
 
 
 def test_a_review_over_the_socket_runs_beside_a_live_search(board):
-    """A connection's review starts while its live search runs until stopped (one worker had
-    queued it behind that search, for as long as it ran): the review's decisions and its
-    analysis come while the live search still sends partial lines, and are
-    `bergen analyze`'s."""
+    """A connection's review runs while its live search goes on (not queued behind it): its
+    decisions and analysis are `bergen analyze`'s."""
     async def go():
         async with websockets.connect(board.ws) as ws:
             await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
@@ -370,11 +362,9 @@ def test_serve_stops_promptly_on_a_signal(sig, status):
 
 @pytest.mark.slow
 def test_memory_stays_flat_under_load(board):
-    """Rounds of 20 connections, each sending malformed lines and dropping a search midway:
-    no connection's engine outlives it, and after the first rounds the memory the
-    interpreter holds (tracemalloc) does not grow with the rounds. (The process's resident
-    size grows to the C allocator's per-thread arenas' peak, and `malloc_trim` hands freed
-    pages back when a connection closes: it is not what this measures.)"""
+    """Rounds of 20 connections sending malformed lines and dropping a search: no engine
+    outlives its connection, and the memory the interpreter holds (tracemalloc, not the resident
+    size) stops growing after the first rounds."""
     import gc
     import tracemalloc
 
@@ -548,12 +538,9 @@ def beliefs_match(page, show):
 
 
 def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
-    """Tiles, then the voids, by clicks; the inference choice on (the engine's default
-    search, the beliefs weighed by inference) and then off (the search's inference off,
-    every deal alike): each time the ranking is `bergen best`'s and the beliefs `show`'s. The
-    best move is drawn on the line at the end it is played at (it had only been outlined in
-    the hand). An impossible setup first is refused beside its control, as the CLI refuses
-    it."""
+    """An impossible setup is refused beside its control, as the CLI refuses it; then tiles and
+    voids by clicks: with inference on and off the ranking is `bergen best`'s and the beliefs
+    `show`'s, and the best move is drawn on the line at its end."""
     click_setup(page, ["0-3", "1-2", "2-5", "5-6"], ["1-1", "1-4", "4-4", "4-6", "6-3"],
                 scores="4,7", to_move="0", sizes="4,6", reserve="14")
     page.wait_for_selector("#err-7:not(:empty)")
@@ -607,10 +594,8 @@ def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
 
 
 def test_the_inference_choice_weighs_the_search_and_the_beliefs_of_a_record(page, tmp_path):
-    """A record pasted in (examples/match.json to its second round's seventh event, seat 0's
-    decision, as seat 0 saw it): with the inference choice off, the ranking is `bergen best
-    --set inference=off`'s and the grid `show`'s (every history alike), which here differs
-    from the hand-set model's (the commands sent say what was asked)."""
+    """A record pasted in, inference off: the ranking is `bergen best --set inference=off`'s and
+    the grid the uniform `show`'s, which differs here from inference's."""
     with open(MATCH, encoding="utf-8") as f:
         match = json.load(f)
     second = match["rounds"][1]
@@ -652,18 +637,6 @@ def test_the_address_sets_the_inference_choice(page, board):
         assert page.eval_on_selector("#inference", "s => s.value") == shown
 
 
-def test_decision_position_set_up_by_clicks_ranks_as_best_does(page, tmp_path):
-    pos = bergen_json("show", DECISION)["position"]
-    fixed_budget(page, 2000, 1)
-    hand = pos.split("/")[4].split(",")
-    chain = pos.split("/")[5].split("-")
-    line = [f"{chain[i]}-{chain[i + 1]}" for i in range(len(chain) - 1)]
-    click_setup(page, hand, line, rules="2", scores="2,2", to_move="0", sizes="11,7",
-                reserve="2", voids="1:2")
-    page.wait_for_function(f"() => document.querySelector('#position-input').value === '{pos}'")
-    expect_best(bergen_json("best", pos, "--iterations", "2000", "--seed", "1"), page)
-
-
 def test_the_address_carries_the_position(page, board):
     page.fill("#position-input", "bergen1/2/4,7/0/5-6,2-5,1-2,0-3/1-1,1-4,4-4,4-6,6-3//14/1:41")
     page.click("#position-set")
@@ -684,10 +657,8 @@ def test_the_address_carries_the_position(page, board):
 
 
 def test_live_analysis_first_ranked_moves(page, board, tmp_path):
-    """At the default live settings (infinite, partial answers every 0.1 s, beliefs): the
-    time from a position change (a string set on the open page) to the first ranked moves
-    on screen, printed (not asserted); the stop button ends the search; screenshots of the
-    live board at 1200 and 390 px."""
+    """At the default live settings: the time from a position change to the first ranked moves,
+    printed (not asserted); Stop ends the search; screenshots at 1200 and 390 px."""
     pos = bergen_json("show", DECISION)["position"]
     timings = []
     for i in range(6):
@@ -722,14 +693,9 @@ def rows_now(page):
 
 
 def test_the_live_error_covers_where_the_values_settle(page):
-    """Issue 41: the live table's values moved 7 to 250 times their printed ± while the
-    search ran (the ± was one tree's own error, the values that tree's means). Now, on
-    decision.json opened as a record, searched until stopped: every value sampled while it
-    searches that carries a ± lies within 2 ± of the value it settles at (the answer after
-    Stop) at the rate a standard error promises (95%; the samples pool fewer trees than
-    the end, so more), and within 3 ± nearly always; a value without ± is said to have none
-    (the first trees, before 8 have finished). (Before: 1-2:L between +2.708 and +4.957
-    shown as ± 0.009, +4.503 ± 0.228 after Stop.)"""
+    """decision.json searched until stopped: the values sampled while it searches lie within 2 ±
+    of where they settle after Stop at the rate a standard error promises (90%; the samples pool
+    fewer trees) and within 3 ± nearly always; a value without ± says it has none yet."""
     page.set_input_files("#open-file", DECISION)
     page.wait_for_selector("#moves tbody tr")
     samples, words = [], set()
@@ -761,10 +727,9 @@ def test_the_live_error_covers_where_the_values_settle(page):
 
 
 def test_a_fixed_budget_finishes_and_says_so_at_once(page, tmp_path):
-    """A search with a budget ends by itself: "finished" and its answer, `bergen best`'s,
-    at once (before: "searching…" stayed on a search that had ended). An infinite search
-    that the exact endgame solves says "finished" by itself too, with the exact answer,
-    no Stop pressed; and the budget is in the address, so a reload keeps it."""
+    """A fixed budget ends by itself, saying finished, with `bergen best`'s answer; the budget
+    is in the address and a reload keeps it; an infinite search the exact endgame solves says
+    finished with the exact answer, no Stop pressed."""
     fixed_budget(page, 3000, 2)
     page.fill("#position-input", SMALL)
     page.click("#position-set")
@@ -800,10 +765,8 @@ KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to
 
 
 def test_a_record_opened_keeps_what_it_proves(page):
-    """decision.json opened as the record it is: the beliefs grid is `bergen show
-    examples/decision.json`'s (what the lead and the draws proved), where its position
-    string alone gives others on every hidden tile (the issue's complaint: a live search
-    took only the string)."""
+    """decision.json opened as a record: the beliefs are `bergen show`'s on the record (what the
+    lead and the draws proved), not on its position string."""
     page.set_input_files("#open-file", DECISION)
     page.wait_for_selector("#beliefs tr[data-tile]")
     record = bergen_json("show", DECISION, "--weighting", "inference")
@@ -827,14 +790,10 @@ def _answer(doc):
 
 @pytest.mark.parametrize("rounds", sizes(2, 12))
 def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(browser, board, rounds):
-    """Issue 48: the board runs every tab's engine in one process, and a Stop in one tab cut
-    short the exact endgame's attempt of a search in another (its answer then said
-    interrupted, its bracket missing; without a live view, from 1,000 iterations). Two tabs
-    on decision.json, each a fixed budget of 20,000 iterations: while the first tab's
-    search runs (its attempt, beside it, building the bracket's trees), the second tab's
-    search is started again and again and stopped, at moments drawn from a seeded
-    schedule. The first tab's ranking, and the engine's answer it got (read off its
-    socket), are `bergen best`'s, field for field, round after round."""
+    """Every tab's engine runs in one process: while one tab searches decision.json (20,000
+    iterations, its exact endgame attempt building the bracket beside it), another's search is
+    started and stopped again and again at seeded moments. The first tab's ranking and the
+    answer on its socket are `bergen best`'s, field for field, every round."""
     import random
     rng = random.Random(48)
     pos = bergen_json("show", DECISION)["position"]
@@ -908,9 +867,9 @@ LONG_LINE = "bergen1/2/0,0/0/0-0,0-3,1-2,2-5/5-1-1-4-4-6-6-3/4,5/12"
 
 
 def test_the_page_at_phone_width(browser, board, tmp_path):
-    """At 390 px the board and the ranking are on the first screen (844 px), a long line wraps
-    in rows of about one length, and nothing scrolls sideways (with a review: the test
-    above). Screenshots are kept for a person to look at (tests print where)."""
+    """At 390 px the board and the ranking fit the first screen (844 px), a long line wraps in
+    rows of about one length, and nothing scrolls sideways (with a review: the test below).
+    Screenshots are printed for a person."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     page.goto(board.url + "?position=" + SMALL + "&budget=fixed&iterations=3000&seed=1")
@@ -944,18 +903,13 @@ def _cut(record, round_, event):
 
 
 def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
-    """A review started while the live analysis searches until stopped runs at once, beside it
-    (it had waited until Stop, nothing saying so), and its step counts the decisions from the
-    first ("Decision 1 of 20", not "1 of 1"). What it shows is `bergen analyze`'s: each
-    decision's label, the luck, the marks and words (`[?!]` for a borderline call, no badge
-    of another name, "better X" naming a play other than the one made); the keys step through
-    it; the graph has the report's marks and a ring round each exact decision, placed by the
-    server as the report places its graph (views/graph.py: the ticks and every dot's height
-    are the placing's). The position panel, the string box and the ranking stay on the live
-    analysis's position throughout (the steps had redrawn the panel's board). At 1200 and 390
-    px nothing scrolls sideways, the numbers, the legend and the rows of tiles are whole, and
-    a summary wider than the screen says so. Last, "Analyse here" searches a reviewed
-    decision with the record up to it: `bergen best` and `bergen show` on that record."""
+    """A review started beside a live search runs at once, counting its decisions from the
+    first. It shows `bergen analyze`'s labels, luck, marks and words (`[?!]` for borderline,
+    "better X" never the play made); the keys step through it; the graph has the report's marks
+    and rings, placed by the server (views/graph.py). The position panel stays on the live
+    position throughout. At 1200 and 390 px nothing scrolls sideways and the numbers, legend,
+    rows of tiles and summary hint are whole. "Analyse here" then searches a decision with its
+    record: `bergen best` and `bergen show` on it."""
     from bergen_search.formats.record import parse_record
     from bergen_search.views.graph import Column, place
     cli = bergen_json("analyze", MATCH, "--iterations", "300", "--seed", "3")
@@ -1140,12 +1094,9 @@ def finished_round_download(page, tmp_path):
 
 
 def test_the_page_draws_the_graph_as_the_server_placed_it(browser, board):
-    """The page decides no placing of its own: its engine is a stand-in (Playwright's
-    WebSocket route) answering a review with real decisions of examples/match.json, each
-    carrying a placing that no page could derive from them (`views.graph.place` over made-up
-    columns: an extra column before the first decision, other values, sides, rounds and
-    calls). The page's ticks, curves, dots, marks, round boundaries and current step are that
-    placing's, mapped to pixels by board.js's constants."""
+    """A stand-in engine (Playwright's WebSocket route) sends real decisions with a made-up
+    placing no page could derive: the page's ticks, curves, dots, marks, boundaries and current
+    step are that placing's, in board.js's pixels."""
     from bergen_search.views.graph import Column, place
     decisions = bergen_json("analyze", MATCH, "--iterations", "100", "--seed", "1")["decisions"]
     cols = [Column(0, 1, None, 6.5),                        # no decision: a column of its own
@@ -1225,10 +1176,8 @@ def test_the_page_draws_the_graph_as_the_server_placed_it(browser, board):
 
 
 def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page, tmp_path):
-    """Deal both hands by clicks, then each event as it happened: a play by its button (the
-    engine's legal moves, and only those), a draw by the draw button and a click on the tile
-    drawn; undo takes one back. The downloaded record holds that round: the same hands and
-    events."""
+    """Both hands and each event by clicks (only the legal ones offered; undo takes one back):
+    the download is that round, and `bergen replay` reads it."""
     with open(MATCH, encoding="utf-8") as f:
         match = json.load(f)
     first = match["rounds"][0]
@@ -1271,14 +1220,9 @@ def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page
 
 
 def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, tmp_path):
-    """Only seat 0's hand dealt by clicks (seat 1's is not seen): at seat 1's turns the page
-    offers what the engine's `moves` says that seat may do (every tile that fits an end and
-    that no shown hand, the line or its proofs rule out; a draw, recorded unseen), and the
-    round entered downloads as examples/match.json's first round seen by seat 0. The lead
-    buttons are the engine's `moves` `leads`, every lead some deal allows: seat 0's 2-2 (if
-    seat 1 holds no lower double) and seat 1's 0-0 or 1-1 (the doubles below 2-2 no shown
-    hand holds); seat 1's 1-1, clicked, is recorded and the game goes on from it (lead
-    buttons had come from the dealt hands only)."""
+    """Only seat 0's hand dealt: the leads offered are every lead some deal allows (seat 1's,
+    unseen, recorded and played on); at seat 1's turns the offers are the engine's `moves`; the
+    download is the round as seat 0 saw it."""
     from bergen_search.formats.replay import next_moves
     with open(MATCH, encoding="utf-8") as f:
         match = json.load(f)
@@ -1333,9 +1277,8 @@ def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, t
 
 
 def test_a_record_too_long_for_the_socket_is_refused_by_the_page(page, tmp_path):
-    """A 5 MB record: the page says it is too long before sending anything (the server's
-    frame limit would close the socket, leaving "analysing…" forever), and the connection
-    stays up: the next search still answers."""
+    """A 5 MB record is refused by the page before sending (the socket would close), and the
+    connection stays up."""
     big = tmp_path / "big.json"
     record = json.loads(open(MATCH, encoding="utf-8").read())
     record["padding"] = "x" * (5 * 1024 * 1024)
@@ -1355,9 +1298,8 @@ def test_a_record_too_long_for_the_socket_is_refused_by_the_page(page, tmp_path)
 
 
 def test_a_finished_match_loaded_says_the_match_is_over(page):
-    """examples/match.json loaded into the game panel: its last round ends the match, and
-    the page says so (the engine had said the round was over: start the next one), offering
-    nothing more to record."""
+    """A finished match loaded into the game panel says the match is over and offers nothing
+    more."""
     page.set_input_files("#game-file", MATCH)
     page.wait_for_selector("#game-to-move:text('the match is over')")
     assert page.text_content("#game-error") == ""
@@ -1365,10 +1307,8 @@ def test_a_finished_match_loaded_says_the_match_is_over(page):
 
 
 def test_trees_of_one_iteration_rank_every_move_by_its_value(page):
-    """Live trees of one iteration each (8 iterations per 8 trees) visit one move, but their
-    final passes value every move: the ranking lists every move with its value, best first,
-    until stopped and with the fixed budget (`bergen best`'s), where the moves with no visits
-    had been listed first with no value, above the best valued one."""
+    """Trees of one iteration visit one move but value every move: the ranking lists every move
+    with its value, best first, live and at the fixed budget (`bergen best`'s)."""
     page.fill("#budget-iterations", "8")
     page.set_input_files("#open-file", DECISION)
     page.wait_for_function("() => +document.querySelector('#moves').dataset.trees >= 8",

@@ -1,21 +1,9 @@
-"""The engine protocol's conformance suite (docs/PROTOCOL.md, protocol/schema.py), every case
-through the real process (`bergen engine`), as a client written from the docs would meet it.
-
-- every command answered with its type and the line's id, ids of both kinds echoed as given;
-- every field of every command refused with one line when ill-typed or out of range
-  (generated from the schema, so no field is left out), unknown fields refused on every
-  command, ids that are not strings or integers refused without echo, required fields;
-- commands not allowed now: a go with no position, a query id already in flight, terminate
-  with neither or both of its fields;
-- queries: twenty queued at once, two terminated, the rest answered in order with their ids,
-  each exactly once; priority; terminate all; two workers running at once; a search that
-  measured nothing answers `empty` with nulls; stop right after go;
-- analyze: the decisions equal `bergen analyze --json`'s for the same seed and budget, streamed
-  one line each; stopped part way; rounds and seats; beliefs at each decision;
-- endings: quit, end of input, SIGTERM and SIGHUP during a query write nothing more;
-- PROTOCOL.md's tables name exactly the schema's commands and fields, and its session replays;
-- memory stays flat over many queries.
-"""
+"""The engine protocol's conformance suite (docs/PROTOCOL.md, protocol/schema.py) through the
+real process, as a client written from the docs meets it: every command answered with its type
+and id; every field of every command refused when wrong (generated from the schema), unknown
+fields, bad ids, required fields; what is not allowed now; queued, terminated, prioritised and
+parallel queries; analyze as `bergen analyze --json`, stopped, by rounds and seats, with
+beliefs; quit and the signals; PROTOCOL.md's tables and session; memory over many queries."""
 import functools
 import json
 import os
@@ -448,8 +436,7 @@ def test_analyze_stopped_part_way_keeps_the_decisions_judged(wire):
 
 
 def test_the_client_lists_moves_and_streams_a_whole_game():
-    """Through `EngineProcess`: the moves of a seat unseen (its real play and a draw among
-    them, no tile of the shown hand), and a game's analysis streamed decision by decision as
+    """Through `EngineProcess`: the moves of a seat unseen, and a game's analysis streamed as
     `bergen analyze` gives it."""
     first = MATCH["rounds"][0]
     record = {**MATCH, "rounds": [{**first, "hands": [first["hands"][0], None],
@@ -509,10 +496,8 @@ def _documented_values(field: str) -> list:
 
 
 def test_every_documented_weighting_is_accepted_and_no_other():
-    """`beliefs` (go, analyze) and `weighting` (show) take exactly the values PROTOCOL.md
-    lists (once, `action` and `action-sir` were accepted and answered while the table listed
-    three weightings and called any other an error; now the models measured as no gain are
-    gone, and their names are errors)."""
+    """`beliefs` (go, analyze) and `weighting` (show) take exactly the values PROTOCOL.md lists;
+    the removed models' names are errors."""
     from bergen_search.information.beliefs import WEIGHTINGS
     from bergen_search.protocol.schema import SchemaError, check
     beliefs, weightings = _documented_values("beliefs"), _documented_values("weighting")
@@ -538,11 +523,9 @@ EVERY = {"bestmove": {"stopped", "terminated"},
 
 
 def _messages() -> tuple:
-    """PROTOCOL.md's engine messages: ({type: the fields it says every message of that type
-    carries}, [the whole JSON literals]). A `{"type": ...}` span that is not JSON is an
-    answer's template (`{"type": "moves", "round", ...}`, a field marked `?` optional, a
-    list's contents its elements'); `EVERY` adds what the text says; the literals are the
-    spans that are JSON and the session's answers."""
+    """PROTOCOL.md's engine messages: ({type: the fields every message of it carries}, [the JSON
+    literals]). A `{"type": ...}` span that is not JSON is a template (a field marked `?`
+    optional), `EVERY` adds what the text says."""
     carried = {t: set(f) for t, f in EVERY.items()}
     literals = [line[2:] for line in DOC.splitlines() if line.startswith("< {")]
     for m in re.finditer(r'`(\{"type": ?"(\w+)".*?)`', DOC, re.S):
@@ -558,10 +541,8 @@ def _messages() -> tuple:
 
 
 def test_every_engine_message_in_the_docs_has_the_fields_every_such_message_carries():
-    """Each whole JSON literal of an engine message in PROTOCOL.md (in the text and the
-    session's answers) has every field the document says each message of its type carries:
-    the terminated analysis's literal lacked `stopped` and `version`, which the engine
-    sends."""
+    """Each JSON literal of an engine message in PROTOCOL.md (text and session) has every field
+    the document says its type carries."""
     carried, literals = _messages()
     assert {"bestmove", "analysis", "partial", "moves", "position", "terminated"} <= set(carried)
     assert {"iterations", "moves", "finished"} <= carried["partial"]
@@ -729,10 +710,9 @@ def _engine_with_input(text, *args):
 
 
 def test_at_the_end_of_input_the_queries_in_flight_finish_and_answer():
-    """`printf 'position…\\ngo…\\n' | bergen engine` prints the answer (it had printed nothing):
-    at the end of its input the engine lets the queries in flight finish, an infinite one
-    stopped (it would never end), as KataGo's analysis engine does; `--stop-at-eof` (and
-    `quit`) stop at once."""
+    """At the end of its input the engine lets the queries in flight finish and answer (an
+    infinite one stopped), as KataGo's does; `--stop-at-eof` and `quit` stop at once; nothing on
+    standard error."""
     text = (json.dumps({"cmd": "position", "game": STRING}) + "\n"
             + json.dumps({"cmd": "go", "iterations": 3000, "seed": 1, "id": 1}) + "\n"
             + json.dumps({"cmd": "go", "iterations": 3000, "seed": 2, "id": 2}) + "\n"
@@ -752,9 +732,8 @@ def test_at_the_end_of_input_the_queries_in_flight_finish_and_answer():
 
 
 def test_a_document_sent_over_several_lines_is_said_to_need_one_line():
-    """A pretty-printed command, sent as it is: each of its lines an error that says a
-    command is one line (it had spoken of "a .jsonl file", and put the end of the first line
-    at column 1 of a line 2)."""
+    """A pretty-printed command: each of its lines an error saying a command is one JSON object
+    on one line."""
     status, lines = _engine_with_input('{\n  "cmd": "isready"\n}\n{"cmd": "isready", "id": 1}\n')
     assert status == 0 and lines[-1] == {"type": "readyok", "id": 1}
     errors = [m["error"] for m in lines[:-1]]

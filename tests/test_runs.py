@@ -1,11 +1,8 @@
-"""Long runs that nothing corrupts (issue 32), with real processes: one writer per journal
-(`files.OutputLock`), write errors as user errors (`errors.WriteFailed`, exit 74, the journal
-whole), journals tied to their run (`bergen-journal/2`: chained checksums), a failed start
-that blocks nothing, and a Dask cluster that stalls and says so (a real `dask scheduler` and
-`dask worker`, SIGSTOP).
-
-The default run keeps one try of each; the twenty tries of two concurrent `--resume` runs
-and the longer cluster cases are behind the `slow` marker.
+"""Long runs that nothing corrupts, with real processes: one writer per journal
+(`files.OutputLock`), write errors as user errors (exit 74, the journal whole), journals tied to
+their run (`bergen-journal/2`, chained checksums), a failed start that blocks nothing, outputs a
+careless user gives, and a Dask cluster that stalls and says so (a real scheduler and worker,
+SIGSTOP). Twenty tries of two concurrent resumes and the longer cluster cases are behind `slow`.
 """
 import errno
 import json
@@ -71,10 +68,8 @@ HOLD = ("import sys, time\n"
 
 
 def test_a_second_writer_is_refused_naming_the_process(tmp_path):
-    """Another process holds the output: the library refuses (resumed or not) naming its
-    pid, and so does the command, in one line, exit 2, at once (it never waits: the holder
-    holds the lock for a minute, and a command that waited for it would then run, exit 0);
-    its end frees the output."""
+    """Another process holds the output: the library (resumed or not) and the command refuse at
+    once, naming its pid, one line, exit 2; kill -9 of the holder frees it."""
     out = str(tmp_path / "g.jsonl")
     holder = subprocess.Popen([sys.executable, "-c", HOLD, out], stdout=subprocess.PIPE,
                               text=True)
@@ -180,9 +175,9 @@ def _failing_journal_writes(monkeypatch, after: int, code=errno.ENOSPC):
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO, errno.EROFS])
 def test_a_journal_write_error_is_one_line_exit_74_and_the_journal_stays_whole(
         tmp_path, monkeypatch, reference, code):
-    """The disk fills (or fails) in the middle of the third match's line: exit 74, one line
-    naming the journal, why and what to do; the journal cut back to its two whole lines; with
-    room again, --resume writes the uninterrupted file."""
+    """The disk fills or fails mid-line in the third match: exit 74, one line naming the
+    journal, why and what to do; the journal cut back to its whole lines; --resume then writes
+    the uninterrupted file."""
     _failing_journal_writes(monkeypatch, after=2, code=code)
     res = run_here(SELFPLAY + ["--out", "g.jsonl"], tmp_path)
     journal = tmp_path / "g.jsonl.journal"
@@ -245,9 +240,8 @@ def tiny_disk(tmp_path):
 
 
 def test_a_full_tmpfs_is_exit_74_for_the_real_command(tiny_disk, tmp_path):
-    """The issue's case on a real 64 KB disk: selfplay of 40 greedy matches fills it (the
-    output, about 100 KB, does not fit). One line naming the file, exit 74; the journal
-    whole; moved to a disk with room, --resume finishes the same file as a plain run."""
+    """A real 64 KB disk filled by selfplay: one line naming the file, exit 74, the journal
+    whole; on a disk with room --resume finishes the plain run's file."""
     args = ["selfplay", "--games", "40", "--seed", "2", "--engine", "greedy,random"]
     proc = subprocess.run(CMD + args + ["--out", "g.jsonl"], cwd=tiny_disk,
                           capture_output=True, text=True, timeout=300)
@@ -528,9 +522,9 @@ def test_selfplay_never_replaces_a_file_silently(tmp_path):
 
 
 def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, tmp_path):
-    """The issue's case with the real command: kill -STOP of the scheduler mid-run; with
-    --cluster-timeout 4 it stops within seconds, one line saying so, where the finished work
-    is kept and to --resume (exit 2); --resume on local workers finishes the same file."""
+    """kill -STOP of the scheduler mid-run: with --cluster-timeout 4 the command stops saying
+    where the finished work is and to --resume (exit 2); --resume on local workers finishes the
+    same file."""
     sched, address, start_worker = scheduler
     start_worker()
     _wait_workers(address, 1)
@@ -558,9 +552,8 @@ def _blocked_signals():
 
 
 def _child(stop, parent: int, conn):
-    """A forked child as the pool starts its own: its initializer (with the run's stop, for a
-    search's run), then its signal mask and whether it holds that stop sent back, then
-    waiting to be ended."""
+    """A forked child as the pool starts one: its initializer (with the run's stop), then its
+    signal mask and whether it holds that stop sent back, then waiting."""
     import time
 
     from bergen_search.runs import parallel
@@ -572,11 +565,9 @@ def _child(stop, parent: int, conn):
 
 @pytest.mark.parametrize("init", ["search", "runs"])
 def test_children_forked_under_deferred_ctrl_c_unblock_the_stop_signals(init):
-    """`deferred_ctrl_c` blocks SIGINT, SIGTERM and SIGHUP around a fork, and a child
-    inherits that mask: its initializer must unblock them, or a pool ending its children
-    waits for them forever (a whole test run hung so), whether the run is a search's (its
-    children given its stop, `run_ordered(grace=)`) or not. (The workers ignore SIGTERM by
-    design; their parent kills them.)"""
+    """`deferred_ctrl_c` blocks SIGINT, SIGTERM and SIGHUP around a fork; a child's initializer
+    unblocks them (else a pool ending its children waits forever), a search's run's child
+    holding its stop."""
     import multiprocessing
     import signal
 
@@ -624,10 +615,9 @@ def test_every_command_that_writes_a_file_refuses_an_existing_one(tmp_path, comm
 
 # ---- outputs as a careless user gives them (issue 40) ------------------------------------
 def test_a_folder_that_takes_no_new_file_is_not_called_missing(tmp_path):
-    """`selfplay --out /proc/nope.jsonl` (as root, whom the permissions let write there)
-    advised to "make its folder again": creating a file where the folder is there but takes
-    none fails with ENOENT (or EACCES in /sys). The remedy now fits the failure; a folder that
-    did vanish, a permission to give and a name too long keep theirs."""
+    """A folder that is there but takes no new file (ENOENT, EACCES: /proc, /sys as root) is
+    told to write elsewhere; a vanished folder, a permission and a long name keep their
+    remedies."""
     there = tmp_path / "x.jsonl"
     for code in (errno.ENOENT, errno.EACCES):
         err = str(WriteFailed(str(there), OSError(code, os.strerror(code))))
@@ -650,9 +640,8 @@ def test_a_folder_that_takes_no_new_file_is_not_called_missing(tmp_path):
                                      ["play", "--engine", "random", "--out"]])
 def test_every_output_in_a_folder_that_takes_no_new_file_fails_before_it_starts(
         tmp_path, monkeypatch, command):
-    """The folder refuses a new file though the permissions allow it (as /proc does root):
-    every command that writes a file says so before any work (play: before the first move),
-    exit 74, one line that fits."""
+    """Every command that writes a file says so before any work (play: before the first move),
+    exit 74, one line."""
     real_open = os.open
 
     def refusing(path, flags, *args, **kwargs):
@@ -707,9 +696,8 @@ def test_a_closed_pipe_ends_quietly_as_unix_tools_do():
 
 
 def test_an_out_that_is_not_a_file_is_never_replaced(tmp_path):
-    """`selfplay --out /dev/full --force` as root renamed a file over the device: a run's
-    output that is not a regular file is refused (its journal and lock would land beside
-    it); a one-shot write (`play --out`) goes into it in place (a full device: 74)."""
+    """A run's output that is not a regular file is refused (its journal and lock would land
+    beside it); a one-shot write (`play --out`) goes into it in place (a full device: 74)."""
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     for out in ("/dev/full", str(fifo)):
@@ -762,10 +750,9 @@ def test_a_read_only_file_system_is_exit_74(read_only_disk):
 
 
 def test_a_result_that_times_out_is_a_stall_not_a_lost_scheduler(monkeypatch):
-    """A finished task whose result the stopped scheduler never hands over: `ClusterStalled`,
-    not `ClusterLost` (TimeoutError is an OSError, and the clause for a lost scheduler took it
-    first: a loaded CI run met it), said as a scheduler that has not answered when it does
-    not answer the probe (a stopped one), else as the result not handed over."""
+    """A result a stopped scheduler never hands over is `ClusterStalled` (TimeoutError is an
+    OSError, not a lost scheduler), worded by whether the scheduler answers the probe; a reset
+    connection is `ClusterLost`."""
     distributed = pytest.importorskip("distributed")
     from bergen_search.runs.parallel import Cluster, ClusterLost, ClusterStalled, _on_client
 

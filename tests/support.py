@@ -2,7 +2,8 @@
 pytest puts tests/ on the path), instead of test files loading each other.
 
 - `COMPILED`: the compiled modules (`game._core`, ...), one per `src_cython/bergen_search/**/*.pyx`;
-- `console_script`: the installed `bergen` of the Python running the tests;
+- `console_script`: the installed `bergen` of the Python running the tests; `bergen`: the
+  command run in this process;
 - `require_compiled`: a compiled module or the conftest policy (fail, or skip with
   BERGEN_ALLOW_NO_CORE=1);
 - seeded games cut at decisions (`cuts`, `Cut`) and the brute force over deals and draws
@@ -71,6 +72,14 @@ def console_script(name: str = "bergen") -> str | None:
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return shutil.which(name)
+
+
+def bergen(*args, input=None):
+    """`bergen ARGS` in this process (click's CliRunner): the Result, stdout and stderr apart."""
+    from click.testing import CliRunner
+
+    from bergen_search.cli import main
+    return CliRunner().invoke(main, [str(a) for a in args], input=input, prog_name="bergen")
 
 
 def require_compiled(module, name):

@@ -3,6 +3,7 @@ the time limit, bad input, planted errors."""
 import json
 
 import pytest
+from support import bergen as run
 from click.testing import CliRunner
 
 from bergen_search.cli import main
@@ -16,10 +17,6 @@ from bergen_search.play.engines import parse_engine_list
 from bergen_search.play.seats import play_engines
 
 DECISION = "examples/decision.json"
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, list(args), input=input)
 
 
 def _json(res):

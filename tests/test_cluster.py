@@ -16,8 +16,7 @@ import threading
 import time
 
 import pytest
-from click.testing import CliRunner
-from support import console_script
+from support import console_script, bergen as run
 
 distributed = pytest.importorskip(
     "distributed", reason="the cluster extra is not installed: pip install -e '.[test,cluster]'")
@@ -34,11 +33,6 @@ def cluster():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None, silence_logs=40) as c:
         yield c
-
-
-def run(*args, input=None):
-    res = CliRunner().invoke(main, list(args), input=input, prog_name="bergen")
-    return res
 
 
 def _without_times(out: dict) -> dict:

@@ -12,10 +12,8 @@ import sys
 import textwrap
 
 import pytest
-from click.testing import CliRunner
-from support import sizes
+from support import sizes, bergen as run
 
-from bergen_search.cli import main
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load_game
 from bergen_search.search.api import MAX_ITERATIONS, MAX_SECONDS, Limits, search
@@ -27,10 +25,6 @@ POSITION = "examples/position.json"
 #: for one world here.
 FIRST = "bergen1/2/0,0/0/0-1,0-2,1-3,2-4,3-5,4-6/1-1/6,5/16"
 HUGE = "1" + "0" * 30
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, list(args), input=input, prog_name="bergen")
 
 
 def refused(res, *words):

@@ -12,6 +12,7 @@ import subprocess
 from html.parser import HTMLParser
 
 import pytest
+from support import bergen as run
 from click.testing import CliRunner
 
 from bergen_search.cli import main
@@ -23,15 +24,6 @@ from bergen_search.play.seats import play_engines
 
 MATCH = "examples/match.json"
 ARGS = ["--iterations", "1000", "--seed", "3", "--quiet"]
-
-
-def run(*args, input=None):
-    """stdout and stderr apart (click 8.2 keeps them apart; older click needs mix_stderr)."""
-    try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:
-        runner = CliRunner()
-    return runner.invoke(main, list(args), input=input)
 
 
 class Tags(HTMLParser):

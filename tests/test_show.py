@@ -7,11 +7,9 @@ import json
 from fractions import Fraction
 
 import pytest
-from click.testing import CliRunner
-from support import EXHAUSTIVE, Budget, brute_distribution, brute_histories, cuts, sizes
+from support import EXHAUSTIVE, Budget, brute_distribution, brute_histories, cuts, sizes, bergen as run
 
 from bergen_search import __version__
-from bergen_search.cli import main
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load
 from bergen_search.formats.record_io import write_record
@@ -26,10 +24,6 @@ from bergen_search.information.sampler import WorldTable, count_deals
 from bergen_search.views.show import knowledge
 
 RECORDS = json.load(open("tests/data/show_records.json", encoding="utf-8"))
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, list(args), input=input, prog_name="bergen")
 
 
 def tiles(text):

@@ -714,14 +714,14 @@ def test_at_the_end_of_input_the_queries_in_flight_finish_and_answer():
     infinite one stopped), as KataGo's does; `--stop-at-eof` and `quit` stop at once; nothing on
     standard error."""
     text = (json.dumps({"cmd": "position", "game": STRING}) + "\n"
-            + json.dumps({"cmd": "go", "iterations": 3000, "seed": 1, "id": 1}) + "\n"
-            + json.dumps({"cmd": "go", "iterations": 3000, "seed": 2, "id": 2}) + "\n"
+            + json.dumps({"cmd": "go", "iterations": 1000, "seed": 1, "id": 1}) + "\n"
+            + json.dumps({"cmd": "go", "iterations": 1000, "seed": 2, "id": 2}) + "\n"
             + json.dumps({"cmd": "go", "infinite": True, "id": 3}) + "\n")
     status, lines = _engine_with_input(text)
     assert status == 0
     finals = {m["id"]: m for m in lines if m["type"] == "bestmove"}
     assert set(finals) == {1, 2, 3}
-    assert finals[1]["iterations"] == finals[2]["iterations"] == 3000
+    assert finals[1]["iterations"] == finals[2]["iterations"] == 1000
     assert not finals[1]["stopped"] and finals[3]["stopped"]
     long = (json.dumps({"cmd": "position", "game": STRING}) + "\n"
             + json.dumps({"cmd": "go", "iterations": 50_000_000, "id": 1}) + "\n")

@@ -20,17 +20,8 @@ from bergen_search.game.policy import greedy_choice
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import State
-from bergen_search.play.arena import (
-    MIN_SETS_NORMAL,
-    ArenaResult,
-    duplicate_interval,
-    duplicate_interval_method,
-    ratio_stderr,
-    run_arena,
-    seat_specs,
-    seatings,
-    wilson_interval,
-)
+from bergen_search.play.arena import (MIN_SETS_NORMAL, ArenaResult, duplicate_interval,
+    duplicate_interval_method, ratio_stderr, run_arena, seat_specs, seatings, wilson_interval)
 from bergen_search.play.engines import parse_engine_spec
 from bergen_search.views.arena import arena_text
 

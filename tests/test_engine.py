@@ -30,13 +30,8 @@ from bergen_search.cli import main
 from bergen_search.formats.game import load_game
 from bergen_search.formats.position import load_position
 from bergen_search.formats.record_io import load_record
-from bergen_search.protocol.client import (
-    EngineError,
-    EngineProcess,
-    EngineTerminated,
-    EngineTimeout,
-    PlayResult,
-)
+from bergen_search.protocol.client import (EngineError, EngineProcess, EngineTerminated,
+    EngineTimeout, PlayResult)
 from bergen_search.protocol.server import COMMANDS, PROTOCOL, EngineServer
 from bergen_search.search.api import Limits, search
 from bergen_search.search.limits import STOP_SLICE_SECONDS, Deadline

@@ -13,37 +13,14 @@ import pytest
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load
 from bergen_search.formats.jsondoc import pretty_json
-from bergen_search.formats.notation import (
-    Line,
-    Move,
-    format_hand,
-    format_line,
-    format_move,
-    format_tile,
-    parse_hand,
-    parse_int_list,
-    parse_line,
-    parse_move,
-    parse_move_text,
-    parse_tiles,
-    resolve_move,
-)
-from bergen_search.formats.position import (
-    Position,
-    load_position,
-    parse_position,
-    position_from_flags,
-    write_position,
-)
+from bergen_search.formats.notation import (Line, Move, format_hand, format_line, format_move,
+    format_tile, parse_hand, parse_int_list, parse_line, parse_move, parse_move_text,
+    parse_tiles, resolve_move)
+from bergen_search.formats.position import (Position, load_position, parse_position,
+    position_from_flags, write_position)
 from bergen_search.formats.record import FORMAT, Event, parse_record
-from bergen_search.formats.record_io import (
-    LineError,
-    dump_record,
-    iter_records,
-    load_record,
-    load_records,
-    write_record,
-)
+from bergen_search.formats.record_io import (LineError, dump_record, iter_records, load_record,
+    load_records, write_record)
 from bergen_search.formats.replay import RoundStart, Step, events, final_state, replay, walk
 from bergen_search.game.match import play_match
 from bergen_search.game.rules import Rules
@@ -406,15 +383,8 @@ class TestReplay:
         """`replay.events`: per round a RoundStart, a Play/Draw/Pass per event with the public
         types (the move as the record writes it, the tile drawn or None when unseen), the states
         chained, then a RoundEnd; the same steps as `walk`."""
-        from bergen_search.formats.replay import (
-            Draw,
-            Pass,
-            Play,
-            RoundEnd,
-            RoundStart,
-            Step,
-            events,
-        )
+        from bergen_search.formats.replay import (Draw, Pass, Play, RoundEnd, RoundStart, Step,
+            events)
         log = play_match(Rules(players=3), [1, 0, 1], 4)
         rec = write_record(log)
         items = list(events(rec))

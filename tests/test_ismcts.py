@@ -265,36 +265,22 @@ def test_memory_for_a_million_iterations(iterations, megabytes):
 
 # ---- obvious positions -----------------------------------------------------------------------
 @pytest.mark.parametrize("playout", ["random", "scoring"])
-def test_triple_over_nothing(playout):
-    tree = searched(info_of(TRIPLE), 20000, playout=playout)
+@pytest.mark.parametrize("position, best, means", [
+    (TRIPLE, ("5-5:L", "5-5:R"), {"5-5:L": 5.0, "5-5:R": 5.0}),   # +3, then out: every world
+    (TRIPLE_END, ("3-5:R",), {}),
+    (NO_GIFT, ("1-5:R",), {}),
+    (BLOCK, ("3-6:R",), {"3-6:R": 4.0}),                         # +2 the match, +2 the block
+], ids=["triple", "triple-end", "no-gift", "block"])
+def test_obvious_positions(playout, position, best, means):
+    tree = searched(info_of(position), 20000, playout=playout)
     stats = by_move(tree)
-    assert best_move(tree) in (mv("5-5:L"), mv("5-5:R"))
-    for move in (mv("5-5:L"), mv("5-5:R")):
-        visits, mean, _ = stats[move]
-        assert visits > 1000 and mean == 5.0      # +3, then out for +2, in every world
-
-
-@pytest.mark.parametrize("playout", ["random", "scoring"])
-def test_the_end_that_makes_the_triple(playout):
-    tree = searched(info_of(TRIPLE_END), 20000, playout=playout)
-    assert best_move(tree) == mv("3-5:R")
-
-
-@pytest.mark.parametrize("playout", ["random", "scoring"])
-def test_no_triple_for_the_opponent(playout):
-    tree = searched(info_of(NO_GIFT), 20000, playout=playout)
-    stats = by_move(tree)
-    assert best_move(tree) == mv("1-5:R")
-    assert stats[mv("1-5:R")][1] > stats[mv("4-5:R")][1] + 1.0
-
-
-@pytest.mark.parametrize("playout", ["random", "scoring"])
-def test_blocking_wins(playout):
-    tree = searched(info_of(BLOCK), 20000, playout=playout)
-    stats = by_move(tree)
-    assert best_move(tree) == mv("3-6:R")
-    assert stats[mv("3-6:R")][1] == 4.0          # +2 for the match, +2 for the block
-    assert stats[mv("3-6:L")][1] < 3.5
+    assert best_move(tree) in [mv(m) for m in best]
+    for m, value in means.items():
+        assert stats[mv(m)][0] > 1000 and stats[mv(m)][1] == value
+    if position is NO_GIFT:
+        assert stats[mv("1-5:R")][1] > stats[mv("4-5:R")][1] + 1.0
+    if position is BLOCK:
+        assert stats[mv("3-6:L")][1] < 3.5
 
 
 def test_match_objective_takes_the_winning_match():
@@ -636,7 +622,7 @@ def test_the_expected_line_is_a_line_of_play(seed):
     from bergen_search.game.tiles import TILE_HIGH, TILE_LOW, other_half
     from bergen_search.search.api import Limits, search
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
-    res = search(info, Limits(iterations=20_000), seed=seed)
+    res = search(info, Limits(iterations=20_000), seed=seed, endgame=False)
     lines = res.info["lines"]
     assert set(lines) == {m.move for m in res.moves if m.twin is None}
     assert all(1 <= len(line) <= 6 for line in lines.values())

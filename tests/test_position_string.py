@@ -21,19 +21,10 @@ from hypothesis import strategies as st
 from support import FUZZ_EXAMPLES, sizes, bergen as run
 
 from bergen_search.errors import BergenError
-from bergen_search.formats.position import (
-    Position,
-    parse_position,
-    position_from_flags,
-    write_position,
-)
-from bergen_search.formats.position_string import (
-    PARTS,
-    TAG,
-    is_position_string,
-    parse_string,
-    to_string,
-)
+from bergen_search.formats.position import (Position, parse_position, position_from_flags,
+    write_position)
+from bergen_search.formats.position_string import (PARTS, TAG, is_position_string, parse_string,
+    to_string)
 from bergen_search.formats.record_io import write_record
 from bergen_search.formats.replay import walk
 from bergen_search.game.match import play_match

@@ -15,13 +15,8 @@ from click.testing import CliRunner
 
 from bergen_search.cli import main
 from bergen_search.errors import BergenError
-from bergen_search.formats.record_io import (
-    LineError,
-    dump_record,
-    iter_records,
-    load_record,
-    write_record,
-)
+from bergen_search.formats.record_io import (LineError, dump_record, iter_records, load_record,
+    write_record)
 from bergen_search.formats.replay import replay
 from bergen_search.game.match import play_match
 from bergen_search.game.rules import Rules

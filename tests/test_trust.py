@@ -20,14 +20,7 @@ from bergen_search.stats import t_quantile
 from bergen_search.formats.game import load_game
 from bergen_search.stats import c4 as _c4
 from bergen_search.stats import spread as _spread
-from bergen_search.search.api import (
-    Limits,
-    MoveValue,
-    choices,
-    paired_stderr,
-    pool,
-    search,
-)
+from bergen_search.search.api import Limits, MoveValue, choices, paired_stderr, pool, search
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

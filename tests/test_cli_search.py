@@ -216,9 +216,8 @@ def test_bench_signature_is_stable():
 
 
 def test_the_endgames_solve_time_summary_has_one_rule():
-    """The exact endgame's solve-time summary, written once for `bergen bench` and the lab's
-    endgame studies (lab/endgame/): an unsolved position counts as slower than any solved
-    one, the median and the 90th percentile are by nearest rank (None where that rank fell on
+    """The solve-time summary of `bergen bench` and lab/endgame/: an unsolved position is slower
+    than any solved one, the median and 90th percentile by nearest rank (None where it falls on
     an unsolved one), the shares solved within each time of `within`."""
     from bergen_search.play.bench import solve_time_summary
     inf = float("inf")
@@ -302,10 +301,9 @@ def _on_a_terminal(args, env):
 
 @pytest.mark.parametrize("command", ["best", "eval"])
 def test_the_verdict_comes_first_and_a_terminal_sees_progress(command):
-    """`best` and `eval` open with the answer (the move, or the value, with its ±); on a
-    terminal a progress line turns while the search runs (here at once:
-    BERGEN_PROGRESS_AFTER=0), and is wiped before the answer; in a pipe nothing but the
-    answer is written."""
+    """`best` and `eval` open with the answer; on a terminal a progress line turns while the
+    search runs (BERGEN_PROGRESS_AFTER=0) and is wiped before it; in a pipe only the answer is
+    written."""
     import os
     import subprocess
     import sys
@@ -326,10 +324,9 @@ def test_the_verdict_comes_first_and_a_terminal_sees_progress(command):
 
 
 def test_best_fits_one_screen_and_says_more_when_asked(one_search):
-    """The default answer for examples/decision.json fits about 20 lines (the settings, the
-    exact endgame's decline and the bracket's table are `--verbose`'s, here of the same
-    search); every printed 'ceiling' sits in the bracket's table, which says what it
-    bounds."""
+    """decision.json's answer fits about 20 lines (the settings, the endgame's decline and the
+    bracket's table are `--verbose`'s, of the same search), no 'ceiling' outside the bracket's
+    table."""
     out = run("best", DECISION, "--iterations", "20000").output
     lines = out.rstrip().splitlines()
     assert len(lines) <= 20 and lines[0].startswith("best: ")
@@ -375,10 +372,8 @@ def test_the_match_objective_prints_chances_as_chances():
 
 # ---- the order of the moves (issue 48) -----------------------------------------------------
 def test_rank_puts_a_move_never_measured_after_every_measured_one():
-    """`rank`: a move no iteration reached and no replicate valued has a placeholder mean
-    (0.0), no value: it goes last, below measured moves worth less than 0, and is marked
-    unmeasured; one that only a final pass valued (0 visits, its samples) is measured and
-    ranked by its value."""
+    """`rank`: a move with no visit and no value goes last, marked unmeasured; one only a final
+    pass valued is ranked by its value."""
     from bergen_search.search.results import rank
     rows = [(0, 0, 0.0, float("inf")), (2, 5, -1.5, 0.2), (4, 3, -0.5, 0.3),
             (6, 0, 2.0, 0.1)]
@@ -390,10 +385,8 @@ def test_rank_puts_a_move_never_measured_after_every_measured_one():
 
 
 def test_trees_of_one_iteration_value_every_move_best_first():
-    """Trees of one iteration each visit one move, but their final passes play every move:
-    `best --json` gives every move its value (it had written null for the moves with no
-    visits, listed first since their value ranked them so, under a best with a value), best
-    first by value, as the text prints them."""
+    """Trees of one iteration visit one move but their final passes play every move: `best
+    --json` values every move, best first, as the text prints them."""
     doc = _json(run("best", DECISION, "--iterations", "8", "--json"))
     values = [m["value"] for m in doc["moves"]]
     assert None not in values and values == sorted(values, reverse=True)

@@ -1,14 +1,8 @@
-"""`--cluster`: arena, selfplay and analyze on a Dask cluster give what `--workers 1` gives.
-
-A `LocalCluster` of two worker processes runs in the test process (nothing beyond this
-machine). Checked: equal outputs for `arena` (JSON and --out records), `selfplay` and
-`analyze` of a .jsonl; a worker killed mid-run loses no result; Ctrl-C cancels and leaves no
-output file; an unreachable scheduler and a missing extra are one-line errors (exit 2).
-Skipped, saying why, only when the cluster extra is not installed. The default run keeps the
-equalities of `arena` and `selfplay`, Ctrl-C in the process, `run_ordered` and the one-line
-errors; `analyze`, a killed worker, SIGINT to the real command, a lost scheduler and an
-address nobody answers are behind the `slow` marker (CI runs them).
-"""
+"""`--cluster`: arena, selfplay and analyze on a Dask cluster (a `LocalCluster` of two worker
+processes in the test process) give what `--workers 1` gives; a killed worker loses no result;
+Ctrl-C cancels and writes nothing; an unreachable scheduler and a missing extra are one line,
+exit 2 (skipped only without the extra). Behind slow: analyze, a killed worker, SIGINT to the
+real command, a lost scheduler, an address nobody answers."""
 import builtins
 import json
 import os

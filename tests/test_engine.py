@@ -1,20 +1,10 @@
-"""`bergen engine` (protocol/server.py, docs/PROTOCOL.md), driven by its own client
-(client.EngineProcess), and the search hooks it stands on (`search(stop=, on_info=)`).
-
-- a session of several positions given every way (string, record, position, objects), each
-  answered as `bergen best --json` answers it for the same seed and budget, every algorithm;
-- `stop` (and `terminate`) during an infinite search answers with the best so far, and the search stops at its
-  next slice (STOP_SLICE_SECONDS, 10 ms: the latency bound is by construction, measured in
-  benchmarks/bench_engine.py, never asserted on a clock here);
-- malformed lines get an `error` line and the engine keeps running (a table, and a fuzz of
-  the command reader);
-- the process exits with status 0 and nothing on stderr on `quit`, at the end of its input
-  and on SIGTERM, during a search too; the client's timeouts and a dead engine.
-
-The searches that run until stopped or timed out search STRING (a decision before the
-endgame stage): on decision.json an unbounded ISMCTS first tries the exact endgame (declined
-there at once, from its predicted size; the tests of the endgame cover it).
-"""
+"""`bergen engine` (protocol/server.py, docs/PROTOCOL.md) through its own client
+(client.EngineProcess), and the search hooks it stands on (`search(stop=, on_info=)`): a session
+of positions given every way, each answered as `bergen best --json`; stop during an infinite
+search answers the best so far, the search stopping at its next slice (STOP_SLICE_SECONDS, by
+construction; timed by benchmarks/bench_engine.py); errors and a fuzz of the command reader;
+status 0 and nothing on stderr at quit, end of input and SIGTERM; timeouts and a dead engine.
+Searches until stopped run on STRING, before the endgame stage."""
 import json
 import signal
 import threading
@@ -142,13 +132,9 @@ def test_stop_during_an_infinite_search(engine):
 
 
 def test_an_infinite_search_grows_trees_until_stop(engine):
-    """An infinite ISMCTS search has no cap (issue 41: it froze at 5,000,000 iterations and
-    held its answer, "searching…" on the board): it grows trees of the size a search of
-    `iterations` gives each (3000 / 8 = 375 here), one after the other, until stop, and its
-    answer pools the k trees finished: the values of `bergen best --iterations 375k --set
-    replicates=k`, the same seed: the values, the iterations and every move's visits (issue
-    48: those counted the tree unfinished at the stop, 418,750 iterations against 412,500).
-    (Before issue 41: it ran 3000 iterations and held them.)"""
+    """An infinite ISMCTS search has no cap: it grows trees of a search of `iterations`' size
+    (3000 / 8 = 375), one after another, until stop, and answers with the k trees finished:
+    `bergen best --iterations 375k --set replicates=k`'s values, iterations and visits."""
     analysis = engine.analysis(STRING, Limits(iterations=3000), report_every=0)
     assert analysis.wait()["iterations"] == 3000        # a budget: it answers by itself
     engine.position(STRING)

@@ -1,9 +1,6 @@
-"""`bergen analyze --html`: the self-contained report, checked as a document and, in a real
-browser (headless Chromium from the system's packages), as rendered.
-
-The browser tests need `chromium` (or `chromium-browser` / `google-chrome`) on the PATH;
-.ci/run installs Debian's package when it is missing and sets BERGEN_REQUIRE_BROWSER=1, under
-which a missing browser fails the run instead of skipping."""
+"""`bergen analyze --html`: the self-contained report, as a document and as rendered in headless
+Chromium (skipped without it, failed instead under BERGEN_REQUIRE_BROWSER=1, which .ci/run sets
+after installing Debian's package)."""
 import json
 import os
 import re
@@ -136,9 +133,8 @@ def test_same_seed_same_report_byte_for_byte(report, tmp_path):
 @pytest.mark.slow
 def test_the_bundled_report_is_current(tmp_path):
     """examples/match.html is what `bergen analyze examples/match.json --html` writes today
-    (regenerate it, and examples/match-report.png, when the report or the analysis changes).
-    A default-budget analysis: behind the slow marker; the report's byte-for-byte
-    reproducibility is checked in the default run on a smaller budget."""
+    (regenerate it and examples/match-report.png when the report changes); a default-budget
+    analysis, so behind slow."""
     fresh = tmp_path / "match.html"
     assert run("analyze", MATCH, "--quiet", "--html", str(fresh)).exit_code == 0
     assert fresh.read_text(encoding="utf-8") == open("examples/match.html", encoding="utf-8").read()
@@ -310,10 +306,9 @@ def _found(dom, name):
 
 
 def test_rendered_in_chromium(report, tmp_path):
-    """The report as laid out at desktop width (its layout: the test below, here at 1200 px
-    in the same browser run), with a screenshot of it taken in the same run and nothing in
-    the console (the checking scripts only add inline scripts to the policy: a refused
-    fetch or a missing symbol would still be logged)."""
+    """The report at 1200 px with both checking scripts (its layout: `check_layout`), a
+    screenshot of the same run and nothing in the console (the scripts only open the policy to
+    inline scripts: a refused fetch or a missing symbol would still be logged)."""
     html_text, out, _ = report
     page = tmp_path / "check.html"
     page.write_text(_with_check(html_text).replace("</body>", _LAYOUT + "</body>"),
@@ -345,10 +340,8 @@ def test_rendered_in_chromium(report, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("size, name", [("1200,2000", "desktop.png"), ("390,2000", "phone.png")])
 def test_screenshots_without_console_errors(report, tmp_path, size, name):
-    """Desktop and phone widths render the report as written (its own policy, no checking
-    script) with nothing in the console: no script error, no refused fetch (the policy would
-    log one), no missing symbol. Behind slow: the default run takes the desktop screenshot,
-    and checks the console, in test_rendered_in_chromium's one browser run."""
+    """Desktop and phone widths render the report as written (its own policy) with nothing in
+    the console; behind slow, the default run's browser run checking the desktop's."""
     _, _, path = report
     shot = tmp_path / name
     _, console = _chromium(tmp_path, f"--window-size={size}", f"--screenshot={shot}",
@@ -399,11 +392,9 @@ _LAYOUT = """<script>
 
 
 def check_layout(got, out, width):
-    """Seen at `width`: the labels' markers sit above every curve (the first ?! had covered
-    seat 0's); the graph scrolls sideways only when it does not fit, and then says so; every
-    drawing of dominoes keeps its natural size (a long line wraps instead of shrinking its
-    pips) and stays on the page; each exact decision has its ring on the graph and says
-    exact once."""
+    """Seen at `width`: the labels' markers above every curve; the graph scrolling sideways only
+    when it does not fit, and saying so; every drawing of dominoes at its natural size, on the
+    page; each exact decision ringed on the graph and said exact once."""
     assert got["graph_overflows"] == (width < 640) == got["note_shown"]
     assert got["dominoes"] and all(w == natural and right <= got["page_width"]
                                    for w, natural, right in got["dominoes"]), got["dominoes"]

@@ -96,9 +96,9 @@ def test_play_returns_the_move(engine):
 
 def test_partial_answers_while_searching(engine):
     seen = []
-    doc = engine.analyse(STRING, Limits(iterations=100_000), seed=1, on_partial=seen.append,
+    doc = engine.analyse(STRING, Limits(iterations=30_000), seed=1, on_partial=seen.append,
                          report_every=0.01)
-    assert seen, "no partial answer during a search of 100,000 iterations"
+    assert seen, "no partial answer during a search of 30,000 iterations"
     for info in seen:
         assert info["type"] == "partial" and info["iterations"] > 0
         assert info["best"] == info["moves"][0]["move"]
@@ -106,8 +106,8 @@ def test_partial_answers_while_searching(engine):
         for row in info["moves"]:               # a figure never measured is null, not 0.0
             assert (row["value"] is None) == (row["visits"] == 0)
     counts = [i["iterations"] for i in seen]
-    assert counts == sorted(counts) and counts[-1] <= doc["iterations"] == 100_000
-    plain = engine.analyse(STRING, Limits(iterations=100_000), seed=1)
+    assert counts == sorted(counts) and counts[-1] <= doc["iterations"] == 30_000
+    plain = engine.analyse(STRING, Limits(iterations=30_000), seed=1)
     assert stable(plain) == stable(doc)         # watching the search does not change it
 
 

@@ -116,15 +116,23 @@ ANSWERS = [
 ]
 
 
-def test_moves_of_a_round_not_led_lists_the_leads(wire):
-    """`moves` on a round not yet led answers its leads (PROTOCOL.md), an unseen seat's too,
-    where it had been an error."""
+def test_the_leads_of_a_round_not_led_and_a_forced_lead(wire):
+    """`moves` on a round not yet led answers its leads (PROTOCOL.md), an unseen seat's too;
+    `position` on a lead lists the one legal lead."""
     answer = wire.ask({"cmd": "moves", "id": 1, "record": {**MATCH, "rounds": [
         {**MATCH["rounds"][0], "hands": [MATCH["rounds"][0]["hands"][0], None],
          "reserve": None, "events": []}]}})
     assert answer["type"] == "moves" and answer["to_move"] is None and answer["moves"] == []
     assert answer["leads"] == [{"seat": 0, "play": "2-2"}, {"seat": 1, "play": "0-0"},
                                {"seat": 1, "play": "1-1"}]
+    # a position on a forced lead: `legal` holds the one tile the lead rule picks
+    game = {"format": "bergen-position/1", "rules": {"players": 2}, "to_move": 0,
+            "hand": ["4-5", "1-1", "2-3", "0-6", "3-3", "5-6"], "line": "",
+            "hand_sizes": [6, 6], "reserve_size": 16}
+    assert wire.ask({"cmd": "position", "game": game, "id": "lead"})["legal"] == ["1-1"]
+    assert wire.ask({"cmd": "position", "game": {**game, "rules": {
+        "players": 2, "lead": "highest-double"}}, "id": "lead2"})["legal"] == ["3-3"]
+    wire.ask({"cmd": "position", "game": STRING})
 
 
 @pytest.mark.parametrize("ident", ["q-1", 7, 0, -3, ""])
@@ -136,11 +144,6 @@ def test_every_command_answers_with_its_id(wire, line, kind, ident):
     answer = wire.ask({**line, "id": ident})
     assert answer["type"] == kind, answer
     assert answer["id"] == ident and type(answer["id"]) is type(ident)
-
-
-def test_stop_with_nothing_running_says_nothing(wire):
-    wire.send({"cmd": "stop", "id": 1})
-    assert wire.ask({"cmd": "isready", "id": 2}) == {"type": "readyok", "id": 2}
 
 
 # ---- every field refused when wrong (from the schema) --------------------------------------
@@ -243,7 +246,18 @@ def test_lines_that_break_the_rules(wire, line, message):
     assert "\n" not in answer["error"]
 
 
-def test_a_line_that_is_not_utf8(wire):
+def test_odd_ids_and_lines(wire):
+    """A stop with nothing running says nothing; a null id counts as not given (PROTOCOL.md:
+    a null field); an id beyond 64 bits is refused saying what an id may be; a line that is
+    not UTF-8 is an error."""
+    wire.send({"cmd": "stop", "id": 1})
+    assert wire.ask({"cmd": "isready", "id": 2}) == {"type": "readyok", "id": 2}
+    assert wire.ask({"cmd": "isready", "id": None}) == {"type": "readyok"}
+    answer = wire.ask({"cmd": "isready", "id": 2 ** 64})
+    assert answer["type"] == "error" and "id" not in answer
+    assert answer["error"] == ("'id' must be a string of at most 200 characters or an integer "
+                               "from -(2^63 - 1) to 2^63 - 1, got 18446744073709551616")
+    assert wire.ask({"cmd": "isready", "id": 2 ** 63 - 1})["id"] == 2 ** 63 - 1
     wire.proc.stdin.flush()
     wire.proc.stdin.buffer.write(b'\xff{"cmd": "isready"}\n')
     wire.proc.stdin.buffer.flush()
@@ -634,20 +648,6 @@ def test_memory_stays_flat_over_many_queries(queries):
 
 
 # ---- the protocol's own words (issue 40) -----------------------------------------------------
-def test_a_null_id_counts_as_not_given(wire):
-    """PROTOCOL.md: a null field counts as not given; the id too (it had been refused)."""
-    answer = wire.ask({"cmd": "isready", "id": None})
-    assert answer == {"type": "readyok"}
-
-
-def test_an_id_beyond_64_bits_is_refused_saying_what_an_id_may_be(wire):
-    answer = wire.ask({"cmd": "isready", "id": 2 ** 64})
-    assert answer["type"] == "error" and "id" not in answer
-    assert answer["error"] == ("'id' must be a string of at most 200 characters or an integer "
-                               "from -(2^63 - 1) to 2^63 - 1, got 18446744073709551616")
-    assert wire.ask({"cmd": "isready", "id": 2 ** 63 - 1})["id"] == 2 ** 63 - 1
-
-
 @pytest.mark.parametrize("algorithm,setting", [("ismcts", "replicates"), ("flat", "replicates"),
                                                ("expectimax", "depth")])
 def test_a_fractional_integer_setting_is_refused_not_truncated(wire, algorithm, setting):
@@ -687,19 +687,6 @@ def test_the_analysis_answer_carries_the_version_and_says_how_it_ended(wire):
         return {("hold", "bestmove"), ("never", "analysis"), ("t", "terminated")} <= seen
     wire.until(done)
     assert answers["never"]["version"] == __version__ and answers["never"]["terminated"]
-
-
-def test_position_on_a_forced_lead_names_the_lead(wire):
-    """The lead is forced, not absent: `legal` holds the one tile the lead rule picks."""
-    game = {"format": "bergen-position/1", "rules": {"players": 2}, "to_move": 0,
-            "hand": ["4-5", "1-1", "2-3", "0-6", "3-3", "5-6"], "line": "",
-            "hand_sizes": [6, 6], "reserve_size": 16}
-    answer = wire.ask({"cmd": "position", "game": game, "id": "lead"})
-    assert answer["legal"] == ["1-1"]
-    answer = wire.ask({"cmd": "position", "game": {**game, "rules": {
-        "players": 2, "lead": "highest-double"}}, "id": "lead2"})
-    assert answer["legal"] == ["3-3"]
-    wire.ask({"cmd": "position", "game": STRING})
 
 
 def _engine_with_input(text, *args):

@@ -452,9 +452,10 @@ def test_a_stopped_scheduler_is_reported_then_given_up_on(scheduler, quick_watch
     assert got and lines and all("no answer for" in line for line in lines), lines
 
 
-def test_no_worker_is_reported_and_one_arriving_finishes_the_run(scheduler, quick_watch):
-    """A scheduler with no worker: the run says so (none connected, the tasks in flight);
-    a worker started then finishes it. With none at all it gives up after its timeout."""
+def test_no_worker_then_a_busy_one_are_said_and_the_run_goes_on(scheduler, quick_watch):
+    """A scheduler with no worker: the run says so (none connected, the tasks in flight), and
+    a worker started then finishes it; then, every task long, the line counts the worker
+    connected, and the run goes on."""
     from bergen_search.runs.parallel import Cluster, run_ordered
     _, address, start_worker = scheduler
     lines = []
@@ -467,6 +468,10 @@ def test_no_worker_is_reported_and_one_arriving_finishes_the_run(scheduler, quic
     assert run_ordered(abs, [-1, -2, -3], cluster=Cluster(address, timeout=60,
                                                           waiting=waiting)) == [1, 2, 3]
     assert "none connected, 3 tasks in flight" in lines[0], lines
+    lines = []
+    run_ordered(time.sleep, [2.5], cluster=Cluster(address, timeout=2, waiting=lines.append))
+    assert lines and all("1 worker connected, 1 tasks in flight" in x for x in lines), lines
+    assert json.dumps(lines)            # plain text lines
 
 
 @SLOW
@@ -477,18 +482,6 @@ def test_no_worker_at_all_gives_up(scheduler, quick_watch):
     with pytest.raises(ClusterStalled, match="no worker has been connected"):
         run_ordered(abs, [-1, -2], cluster=Cluster(address, timeout=3, waiting=lines.append))
     assert lines and "giving up after 3 s" in lines[-1]
-
-
-def test_a_busy_cluster_says_what_it_waits_for(scheduler, quick_watch):
-    """Workers connected but every task long: the line counts them, and the run goes on."""
-    from bergen_search.runs.parallel import Cluster, run_ordered
-    _, address, start_worker = scheduler
-    start_worker()
-    _wait_workers(address, 1)
-    lines = []
-    run_ordered(time.sleep, [2.5], cluster=Cluster(address, timeout=2, waiting=lines.append))
-    assert lines and all("1 worker connected, 1 tasks in flight" in x for x in lines), lines
-    assert json.dumps(lines)            # plain text lines
 
 
 # ---- the command: stop signals, no silent overwrite, --cluster-timeout --------------------

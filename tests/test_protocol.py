@@ -718,31 +718,26 @@ def test_at_the_end_of_input_the_queries_in_flight_finish_and_answer():
     assert status == 0 and not [m for m in lines if m["type"] == "bestmove"]
 
 
-def test_a_document_sent_over_several_lines_is_said_to_need_one_line():
+def test_bad_json_names_the_line_of_the_input_and_a_command_is_one_line():
     """A pretty-printed command: each of its lines an error saying a command is one JSON object
-    on one line."""
-    status, lines = _engine_with_input('{\n  "cmd": "isready"\n}\n{"cmd": "isready", "id": 1}\n')
-    assert status == 0 and lines[-1] == {"type": "readyok", "id": 1}
-    errors = [m["error"] for m in lines[:-1]]
+    on one line; a malformed line is named by its line of the input (blank lines counted, not
+    \"line 1, column 1\" of itself), and the engine goes on."""
+    pretty = '{\n  "cmd": "isready"\n}\n'
+    text = pretty + "\n".join(['{"cmd": "isready", "id": 1}', "", '{"cmd": bad}',
+                               '{"cmd": "isready", "id": 2}', "  nope"]) + "\n"
+    status, lines = _engine_with_input(text)
+    assert status == 0
+    errors = [m["error"] for m in lines[:3]]
     assert errors[0] == ("bad JSON: input line 1 ends inside a JSON value (expecting property "
                          "name enclosed in double quotes); a command is one JSON object on "
                          "one line: send a pretty-printed (multi-line) document on one line")
     assert errors[1] == ("bad JSON in input line 2, column 8: more after the first JSON "
                          "value; a command is one JSON object on one line: send a "
                          "pretty-printed (multi-line) document on one line")
-    assert not any("jsonl" in e for e in errors) and len(errors) == 3
-
-
-def test_bad_json_names_the_line_of_the_input():
-    """A malformed line said "bad JSON at line 1, column 1" whichever line of the input it
-    was: it names the input's line (blank lines counted), and the engine goes on."""
-    text = "\n".join(['{"cmd": "isready", "id": 1}', "", '{"cmd": bad}',
-                      '{"cmd": "isready", "id": 2}', "  nope"]) + "\n"
-    status, lines = _engine_with_input(text)
-    assert status == 0
-    assert lines == [{"type": "readyok", "id": 1},
-                     {"type": "error", "error": "bad JSON in input line 3, column 9: "
-                                               "expecting value"},
-                     {"type": "readyok", "id": 2},
-                     {"type": "error", "error": "bad JSON in input line 5, column 3: "
-                                               "expecting value"}]
+    assert not any("jsonl" in e for e in errors)
+    assert lines[3:] == [{"type": "readyok", "id": 1},
+                         {"type": "error", "error": "bad JSON in input line 6, column 9: "
+                                                   "expecting value"},
+                         {"type": "readyok", "id": 2},
+                         {"type": "error", "error": "bad JSON in input line 8, column 3: "
+                                                   "expecting value"}]

@@ -318,8 +318,10 @@ def test_a_position_where_a_record_is_needed_says_so(command):
 
 
 # ---- every reader caps its input (issue 40) ---------------------------------------------
-@pytest.mark.parametrize("command,cap", [("best", 16), ("eval", 16), ("show", 16),
-                                         ("analyze", 256), ("replay", 256)])
+@pytest.mark.parametrize("command,cap", [
+    ("best", 16), ("replay", 256),      # a game's reader and the records' (the others': slow)
+    *(pytest.param(c, n, marks=pytest.mark.slow) for c, n in (("eval", 16), ("show", 16),
+                                                               ("analyze", 256)))])
 def test_an_endless_input_is_refused_at_its_cap(command, cap):
     """Every reader stops at its cap (16 MB a document, 256 MB a file of records) and says so,
     exit 2."""

@@ -1,11 +1,7 @@
 """The numbers the compiled core and the pure-Python references share: seed streams, the
-objectives' codes, the key of a score vector and the search trees' limits.
-
-One home, so that neither side defines them for the other (the core is tested against the
-references, and imports neither). A seed stream separates the random numbers of one purpose
-from another's under the same seed: a stream is XORed into a seed (`seed ^ STREAM`) or added
-to an index of `rng.derive_seed(seed, index)`, as each constant says. Changing any of them
-changes every seeded answer (the `bergen bench` signatures and the pinned matches).
+objectives' codes, the key of a score vector and the search trees' limits. A seed stream
+keeps one purpose's random numbers apart from another's under the same seed; changing any
+changes every seeded answer.
 
 >>> objective_code("match"), objective_code(0)
 (1, 0)
@@ -15,18 +11,15 @@ from __future__ import annotations
 from .errors import BergenError
 
 # ---- seed streams ------------------------------------------------------------------------------
-#: XORed into a match's seed to seed the engines' choices, apart from the deals (both
-#: backends: the core's `_core.pxd` spells it as BERGEN_PLAY_STREAM, tested equal), and into
-#: an expectimax search's seed for its horizon playouts.
+#: XORed into a match's seed for the engines' choices (the core's BERGEN_PLAY_STREAM), and
+#: into an expectimax search's seed for its horizon playouts.
 PLAY_STREAM = 0x5851F42D4C957F2D
-#: XORed into a match's seed to seed its searches (`play.seats.Seats`: decision k of the match is
-#: searched with `derive_seed(seed ^ SEARCH_STREAM, k)`).
+#: XORed into a match's seed for its searches (decision k: `derive_seed(seed ^ SEARCH_STREAM, k)`).
 SEARCH_STREAM = 0x2545F4914F6CDD1D
-#: XORed into an expectimax search's seed to seed its match-equity playouts (reference and
-#: core). The same value as SEARCH_STREAM: the two never meet under one seed.
+#: XORed into an expectimax search's seed for its match-equity playouts (never meets
+#: SEARCH_STREAM under one seed).
 EQUITY_STREAM = 0x2545F4914F6CDD1D
-#: The index of `derive_seed(seed, PASS_STREAM)`: the seed of the worlds of ISMCTS's final pass
-#: (comparable values, `search(values=True)`), apart from the tree's own stream.
+#: The index of `derive_seed(seed, PASS_STREAM)`: the worlds of ISMCTS's final pass.
 PASS_STREAM = 0xFA55
 #: Added, times the replicate number, to a world's index for the playout seeds of its later
 #: solves (`engines.expectimax.exact_expectimax`).
@@ -36,13 +29,16 @@ REPLICATE_STREAM = 1 << 40
 #: turn's, `derive_seed(seed, DRAW_STREAM + k)`.
 RECHECK_STREAM = 20_000_000
 DRAW_STREAM = 10_000_000
+#: ... and a seat's deal in round r (its value before the lead, the luck of the deal),
+#: `derive_seed(seed, DEAL_STREAM + 4 * r + seat)`; the sides' values before the deal at the
+#: scores round r starts with, `derive_seed(seed, DEAL_STREAM - 1 - r)`.
+DEAL_STREAM = 30_000_000
 #: The index of `derive_seed(seed, MIX_STREAM)`: the seeded draw of a move from the exact
 #: endgame's mixed strategy (`search.endgame.solving`).
 MIX_STREAM = 0xE9D6
 
 # ---- the searches' limits ----------------------------------------------------------------------
-#: Points rewards are divided by this inside a UCB rule (ISMCTS below its root, the ucb engine's
-#: root), not in the statistics: points / 8 spread about like a 0/1 match reward, so that one
+#: Points rewards are divided by this inside a UCB rule (not in the statistics), so that one
 #: exploration constant serves both objectives.
 POINTS_SCALE = 8.0
 #: The edge key of the observer's own draw of tile t in an ISMCTS tree: OWN_DRAW + t (another
@@ -65,8 +61,7 @@ SCORE_BITS = 14
 
 
 def objective_code(objective) -> int:
-    """The code of an objective given by name (`points`, `match`) or code (0, 1): the one
-    converter every search and its reference use."""
+    """The code of an objective given by name (`points`, `match`) or code (0, 1)."""
     if type(objective) is int and 0 <= objective < len(OBJECTIVES):
         return objective
     if objective not in OBJECTIVES:

@@ -7,13 +7,9 @@ from typing import TypedDict
 
 
 class BergenError(ValueError):
-    """Bad input: an illegal move, a malformed record, an impossible position.
-
-    `round` and `event` (0-based, as in the record) and `field` say where, when known.
-    `str(err)` is one line a person can act on, numbering as the listings a person reads do
-    (`bergen replay`, `bergen analyze`): rounds from 1, events from 0. `exit_status` is the command's exit status
-    when it ends on this error (2, as for a bad command line; see `WriteFailed`).
-    """
+    """Bad input: an illegal move, a malformed record, an impossible position. `round`, `event`
+    (0-based) and `field` say where when known; `str(err)` is one line, rounds numbered from 1,
+    events from 0. `exit_status`: 2."""
 
     exit_status = 2
 
@@ -41,15 +37,12 @@ class BergenError(ValueError):
         if self.event is not None:
             where.append(f"event {self.event}")
         if self.field is not None and not names_field(self.message, self.field):
-            # An option (`--hand`) is named as the user typed it; a document's field as such.
             where.append(self.field if self.field.startswith("--") else f"field '{self.field}'")
         return one_line((", ".join(where) + ": " + self.message) if where else self.message)
 
 
 def names_field(message: str, field: str) -> bool:
-    """Whether `message` already names `field` (a document's field, `rules.target`, or an
-    option, `--cluster`), so that saying where again would name it twice: it quotes the
-    field (or its last part) or starts with it, or with the option that sets it.
+    """Whether `message` already names `field` (quoted, its last part, or the option that sets it).
 
     >>> names_field("--cluster: no scheduler answers", "cluster")
     True
@@ -64,8 +57,7 @@ def names_field(message: str, field: str) -> bool:
             or message.startswith((field, option + ":", option + " ")))
 
 
-#: Characters that would break a message across lines (str.splitlines splits on all of them)
-#: or hide it: control characters and the Unicode line and paragraph separators.
+#: Characters that would break a message across lines or hide it.
 _BREAKS = {c: c.encode("unicode_escape").decode("ascii")
            for c in [chr(i) for i in range(32)] + ["\x7f", "\x85", "\u2028", "\u2029"]}
 
@@ -94,29 +86,22 @@ _REMEDY = {"ENOSPC": "free some space", "EDQUOT": "free some space (or raise the
 
 
 def _refuses_new_files(path: str, name: str) -> bool:
-    """Whether a failure to create `path` (errno `name`) came from its folder, which exists
-    and which the permissions let us write, taking no new file (/proc, /sys): not a folder
-    that vanished, nor a permission to give."""
+    """Whether a failure to create `path` (errno `name`) came from a writable folder that takes no
+    new file (/proc, /sys)."""
     folder = os.path.dirname(os.path.abspath(path))
     return (name in ("ENOENT", "EACCES", "EPERM") and not os.path.lexists(path)
             and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK))
 
 
 class Where(TypedDict, total=False):
-    """Where in a record, kept for several errors' keyword arguments: `BergenError(message,
-    **where)`."""
+    """Where in a record, for `BergenError(message, **where)`."""
     round: int
     event: int
 
 
 class WriteFailed(BergenError):
-    """A file of a run (its journal, `--out`, `--html`) could not be written: a full disk, a
-    read-only or failing file system, a folder that vanished. One line naming the file, why
-    and what to do; exit status 74 (EX_IOERR of sysexits.h), not 2: the command was right,
-    the machine failed it. The journal is left whole (a partial line is cut off), so `then`
-    (by default: the same command with --resume) goes on from the last finished task. A folder
-    that is there but takes no new file (/proc, /sys) is said so, with no `then`: the remedy
-    is another file.
+    """A file could not be written: one line naming it, why and what to do (`then`, by
+    default resuming); exit status 74 (EX_IOERR).
 
     >>> import errno, os
     >>> print(WriteFailed("g.jsonl", OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))))
@@ -143,8 +128,7 @@ class WriteFailed(BergenError):
 
 
 class InFile(BergenError):
-    """A `BergenError` in the input `source` (a file's path, or `standard input`): its line
-    says where first, as a compiler's does (`games.jsonl: line 3, round 1, event 11: ...`).
+    """A `BergenError` in the input `source` (a path, or `standard input`), said first.
 
     >>> print(InFile("g.json", BergenError("bad JSON at line 2, column 11: expecting value")))
     g.json: bad JSON at line 2, column 11: expecting value
@@ -163,10 +147,8 @@ class InFile(BergenError):
 
 
 class JSONError(BergenError):
-    """JSON text that does not parse, with where: `line` and `column` (1-based, in the text
-    parsed) and `reason`, so that a reader of many lines (the engine's input) can say which
-    of its lines it was. `extra_data`: the text held a whole JSON value and then more (a
-    file of JSON lines, read as one document)."""
+    """JSON text that does not parse: `line`, `column` (1-based) and `reason`; `extra_data`: a
+    whole value and then more."""
 
     def __init__(self, line: int, column: int, reason: str, *, extra_data: bool = False):
         super().__init__(f"bad JSON at line {line}, column {column}: {reason}")
@@ -175,10 +157,8 @@ class JSONError(BergenError):
 
 
 class TooBig(BergenError):
-    """Work that does not fit its budget (the exact endgame's deals or tree, the solve): the
-    caller declines and goes on. `interrupted`: a stop cut it short (its message says so too);
-    `spent`: the work it cost all the same, in the solver's units. Callers test the type and
-    these fields, never the message."""
+    """Work that does not fit its budget (the exact endgame's deals, tree or solve): the caller
+    declines and goes on. `interrupted`: a stop cut it short; `spent`: the work it cost."""
 
     def __init__(self, message: str, *, interrupted: bool = False, spent: int = 0):
         super().__init__(message + (" (interrupted)" if interrupted else ""))
@@ -186,9 +166,8 @@ class TooBig(BergenError):
 
 
 class NotApplicable(BergenError):
-    """The engine asked for does not apply to this position (the exact endgame before its
-    stage, or stopped before it could tell): `why` says what is missing; `interrupted`: a
-    stop cut the attempt short."""
+    """The engine asked for does not apply to this position: `why` says what is missing;
+    `interrupted`: a stop cut the attempt short."""
 
     def __init__(self, why: str, *, interrupted: bool = False):
         super().__init__(f"no exact endgame here: {why}")
@@ -196,10 +175,8 @@ class NotApplicable(BergenError):
 
 
 class Interrupted(KeyboardInterrupt):
-    """A run cut short by Ctrl-C, with what it had finished: `partial` (the command's result
-    over the finished part: an arena's sets, self-play's records, the analysed decisions),
-    `done` and `total` (its tasks: sets, matches, decisions). A KeyboardInterrupt, so that
-    whatever does not know it still stops."""
+    """A run cut short by Ctrl-C (a KeyboardInterrupt), with `partial`, the result over the
+    finished part, and `done` and `total` of its tasks."""
 
     def __init__(self, partial: object = None, done: int = 0, total: int = 0,
                  unit: str = "tasks"):

@@ -1,10 +1,6 @@
 """The statistics every layer shares: means and standard errors of replicates and of sums,
 intervals (normal, Wilson, Student's t), the ratio and weighted-mean estimators.
 
-One home, in the lowest layer (it imports nothing of the package), so that the search's
-replicates, the arena's duplicate sets, the luck's variance and the analysis's verdicts
-compute an error the same way.
-
 >>> mean, se = spread([1.0, 2.0, 3.0])
 >>> mean, round(se, 4)
 (2.0, 0.6515)
@@ -23,16 +19,9 @@ Z95 = 1.959963984540054
 
 
 # ---- means and standard errors ---------------------------------------------------------------
-# Two rules, each written once: the standard error of a mean of independent replicates
-# (`replicates_stderr`, with c4), and of a mean of many samples from their sums (`mean_stderr`).
 def replicates_stderr(variance: float, n: int) -> float:
-    """The standard error of the mean of n >= 2 independent replicates whose sample variance
-    (n - 1 in the denominator) is `variance`: s / sqrt(n) / c4(n). The sample standard
-    deviation s underestimates the true one on average, by the factor c4(n) (about 0.965 for
-    8 replicates, for normal replicates); s / c4(n) does not, so that the error printed
-    matches, on average, the spread of the value over independent seeds. Every replicates'
-    error goes through here: `spread` (from the values) and a search's live pool (from running
-    sums, `sample_variance`)."""
+    """The standard error of the mean of n >= 2 independent replicates of sample variance
+    `variance`: s / sqrt(n) / c4(n), unbiased for normal replicates."""
     return math.sqrt(variance / n) / c4(n)
 
 
@@ -59,9 +48,8 @@ def sample_variance(n, s, sq) -> float:
 
 
 def mean_stderr(n, s, sq) -> tuple:
-    """(mean, standard error) of the mean of n samples from their sum `s` and sum of squares
-    `sq` (0 and inf with none; inf with one): s / sqrt(n), the error of a mean of many
-    samples (a search's root statistics, an interval's values), where c4 is 1."""
+    """(mean, standard error) of n samples from their sum `s` and sum of squares `sq` (0 and inf
+    with none; inf with one)."""
     if n <= 0:
         return 0.0, float("inf")
     mean = s / n
@@ -82,9 +70,8 @@ def sample_sd(values) -> float | None:
 
 
 def ratio_stderr(numerators, denominators) -> float | None:
-    """The standard error of R = sum(x) / sum(y) over independent units (x_i, y_i), by the
-    delta method: sqrt(sum((x_i - R y_i)^2) / (n (n - 1))) / mean(y). None with fewer than
-    two units."""
+    """The delta-method standard error of sum(x) / sum(y) over independent units (None with fewer
+    than two)."""
     n = len(numerators)
     total = sum(denominators)
     if n < 2 or total <= 0:
@@ -96,9 +83,8 @@ def ratio_stderr(numerators, denominators) -> float | None:
 
 def weighted_sample_mean(sample, size) -> tuple:
     """(mean, standard error) of the weighted mean sum(w v) / sum(w) of a population of `size`
-    items (w, v), from the items of `sample` drawn uniformly without replacement: the ratio
-    estimator, with the finite-population correction (0 when the sample is the population;
-    inf with fewer than two items)."""
+    items from a uniform sample without replacement (the ratio estimator, finite-population
+    corrected)."""
     n = len(sample)
     total = sum(w for w, _ in sample)
     mean = sum(w * v for w, v in sample) / total
@@ -142,8 +128,7 @@ def normal_interval(values, z: float = Z95) -> tuple | None:
 
 @lru_cache(maxsize=None)
 def normal_quantile(p: float) -> float:
-    """The standard normal quantile for a two-sided interval of probability p (p = 0.95:
-    1.96), by bisection of the distribution function (math.erf). Exact to 1e-12.
+    """The standard normal quantile for a two-sided interval of probability p, to 1e-12.
 
     >>> round(normal_quantile(0.95), 4), round(normal_quantile(0.99), 4)
     (1.96, 2.5758)
@@ -161,9 +146,7 @@ def normal_quantile(p: float) -> float:
 
 @lru_cache(maxsize=None)
 def t_quantile(p: float, dof: int) -> float:
-    """Student's t quantile for a two-sided interval of probability p (p = 0.95: the 0.975
-    quantile), by bisection of the t distribution function (regularised incomplete beta,
-    by its continued fraction). Exact to 1e-9; `dof` >= 1.
+    """Student's t quantile for a two-sided interval of probability p, to 1e-9; `dof` >= 1.
 
     >>> round(t_quantile(0.95, 7), 3), round(t_quantile(0.95, 1000), 3)
     (2.365, 1.962)
@@ -177,6 +160,17 @@ def t_quantile(p: float, dof: int) -> float:
         else:
             hi = mid
     return (lo + hi) / 2
+
+
+def interval_quantile(p: float, dof: float) -> float:
+    """The quantile of a two-sided interval of probability p for an error with `dof` degrees
+    of freedom (Welch-Satterthwaite's may be fractional): Student's t on them rounded to a
+    tenth (so that the cache holds), the normal quantile when they are infinite.
+
+    >>> round(interval_quantile(0.99, 7.04), 3), round(interval_quantile(0.99, math.inf), 3)
+    (3.499, 2.576)
+    """
+    return normal_quantile(p) if not math.isfinite(dof) else t_quantile(p, round(dof, 1))
 
 
 def _t_cdf(t: float, v: int) -> float:

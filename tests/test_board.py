@@ -692,39 +692,45 @@ def rows_now(page):
             r.dataset.value, r.dataset.stderr])]""")
 
 
-def test_the_live_error_covers_where_the_values_settle(page):
-    """decision.json searched until stopped: the values sampled while it searches lie within 2 ±
-    of where they settle after Stop at the rate a standard error promises (90%; the samples pool
-    fewer trees) and within 3 ± nearly always; a value without ± says it has none yet."""
-    page.fill("#budget-iterations", "48000")      # trees of 6,000 iterations until stopped
+def test_the_live_analysis_deepens_and_stops_at_a_finished_search(page):
+    """Issue 50: until stopped, the board grew trees of one size and pooled them, so more time
+    narrowed the ± around a small tree's bias (decision.json: 2-2 +3.731 ± 0.027 after 2.3
+    million iterations, where one search of 1.6 million gives +5.05). Now it deepens: the
+    search of the budget, then of twice it, ...: the status says which search the table is
+    and which is under way, and after Stop the table is `bergen best --iterations N`'s for
+    the last finished N, same seed, value for value."""
+    page.fill("#budget-iterations", "4000")
     page.set_input_files("#open-file", DECISION)
-    page.wait_for_selector("#moves tbody tr")
-    samples, words = [], set()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        state, trees, rows = rows_now(page)
-        words.add(page.text_content("#status").split("·")[0])
-        if trees and int(trees) >= 8:
-            samples.append(rows)
-        if len(samples) >= 40 and int(trees) >= 60:
-            break
-        page.wait_for_timeout(50)
-    assert len(samples) >= 40, (len(samples), words)
+    page.wait_for_function("() => document.querySelector('#status').textContent"
+                           ".includes('16,000 under way')", timeout=120_000)
+    status = page.text_content("#status")
+    assert "the search of 8,000 iterations" in status, status
     page.click("#stop")
     page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
                            "'bestmove'")
-    final = {m: float(v) for m, v, _ in rows_now(page)[2]}
-    assert len(final) == 5                         # the five choices, twins folded
-    z = [abs(float(v) - final[m]) / float(se) for rows in samples for m, v, se in rows if se]
-    assert len(z) >= 5 * 40
-    within2 = sum(x <= 2 for x in z) / len(z)
-    within3 = sum(x <= 3 for x in z) / len(z)
-    print(f"\n{len(samples)} samples: {100 * within2:.1f}% within 2 ±, {100 * within3:.1f}% "
-          f"within 3 ± of the final value; largest {max(z):.2f} ±")
-    assert within2 >= 0.9 and within3 >= 0.98, (within2, within3, max(z))
-    assert any("no ± yet" in w or "± once 8 have" in w for w in words) or \
-        len(words) <= 2, words          # (a loaded machine may show the pooled trees first)
-    assert "stopped" in page.text_content("#status")
+    n = int(page.text_content("#status").split("stopped: ")[1].split(" iterations")[0]
+            .replace(",", ""))
+    assert n in (8000, 16000)
+    expect_best(bergen_json("best", DECISION, "--iterations", str(n)), page)
+
+
+def test_an_answer_not_settled_is_marked_and_more_time_offered(page):
+    """A fixed budget's answer that has not settled is marked "not settled: more time may
+    re-rank", as `bergen best` says it; the button beside searches again with 4 times the
+    iterations, whose answer is `bergen best`'s at that budget."""
+    fixed_budget(page, 4000, 1)
+    page.set_input_files("#open-file", DECISION)
+    want = bergen_json("best", DECISION, "--iterations", "4000", "--seed", "1")
+    assert want["settled"] is False
+    expect_best(want, page)
+    assert page.is_visible("#settled") and page.is_visible("#more-time")
+    assert "not settled: more time may re-rank" in page.text_content("#settled")
+    page.click("#more-time")
+    assert page.input_value("#budget-iterations") == "16000"
+    expect_best(bergen_json("best", DECISION, "--iterations", "16000", "--seed", "1"), page)
+    assert page.is_visible("#settled") is (
+        bergen_json("best", DECISION, "--iterations", "16000", "--seed", "1")["settled"]
+        is False)
 
 
 def test_a_fixed_budget_finishes_and_says_so_at_once(page, tmp_path):
@@ -763,6 +769,42 @@ KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to
          '"hand":["1-2","1-5"],"line":"6-4 4-0 0-1 1-3 3-2 2-4 4-4 4-3 3-3 3-6 6-5 5-0 0-6 '
          '6-6 6-2 2-5 5-5 5-4 4-1 1-1","hand_sizes":[4,2],"reserve_size":2,'
          '"voids":{"0":[4,6],"1":[3]}}')
+
+
+def test_before_the_lead_the_board_shows_the_hand_s_value(page):
+    """Before the lead the board answers with the hand's value and every lead with its chance
+    (before: "the lead is forced: nothing to search"), as `bergen best` does."""
+    before = "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-/6,6/16"
+    fixed_budget(page, 400, 3)
+    page.fill("#position-input", before)
+    page.click("#position-set")
+    doc = bergen_json("best", before, "--iterations", "400", "--seed", "3")
+    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
+                           "'bestmove'", timeout=120_000)
+    assert [[m, str(float(v))] for m, v in ranked(page)] == [
+        [f"{x['tile']} (seat {x['seat']})", str(float(x["value"]))] for x in doc["leads"]]
+    assert page.text_content("#status").startswith(
+        f"before the lead: the hand's value {doc['value']:+.3f} ± {doc['stderr']:.3f}")
+    assert page.eval_on_selector_all("#moves tbody td:last-child", "ds => ds.map(d => "
+                                     "d.textContent)") == ["27.3%", "20.8%", "51.9%"]
+
+
+def test_the_best_move_is_drawn_on_the_line_at_its_end(page):
+    """The best move is drawn on the line, at the end it is played at (before: only outlined
+    in the hand): SMALL's best, 0-3:R, as a dashed 3-0 after the line's right end 3."""
+    fixed_budget(page, 4000, 5)
+    page.fill("#position-input", SMALL)
+    page.click("#position-set")
+    expect_best(bergen_json("best", SMALL, "--iterations", "4000", "--seed", "5"), page)
+    ghost = page.eval_on_selector("#line .ghost", "g => [g.dataset.ghost, g.dataset.tile, "
+                                  "g.title, g === g.parentElement.lastElementChild]")
+    assert ghost == ["R", "0-3", "best: 0-3 at the right end", True]
+    assert page.eval_on_selector("#line .ghost", "g => g.getAttribute('title')")
+    assert page.text_content("#board-best") == "best: 0-3:R"
+    # its halves: the 3 against the line's 3
+    assert page.eval_on_selector("#line .ghost svg", "s => [...s.querySelectorAll('use')]"
+                                 ".slice(1).map(u => u.getAttribute('href'))") == \
+        ["#half3", "#half0"]
 
 
 def test_a_record_opened_keeps_what_it_proves(page):
@@ -886,8 +928,10 @@ def test_the_page_at_phone_width(browser, board, tmp_path):
     # a line of 8 tiles (7 and the best move) wraps at this width: in rows of 4, not 7 and 1
     page.fill("#position-input", LONG_LINE)
     page.click("#position-set")
+    # (the new position's answer: the old one's state is 'bestmove' too until it comes)
     page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
-                           "'bestmove'", timeout=120_000)
+                           "'bestmove' && document.querySelectorAll('#line .tile').length "
+                           ">= 8", timeout=120_000)
     assert len(no_tile_alone_on_a_row(page, "#line")) == 2
     no_tile_alone_on_a_row(page, "#hand")
     shot = tmp_path / "phone-long-line.png"
@@ -1309,7 +1353,7 @@ def test_a_finished_match_loaded_says_the_match_is_over(page):
 
 def test_trees_of_one_iteration_rank_every_move_by_its_value(page):
     """Trees of one iteration visit one move but value every move: the ranking lists every move
-    with its value, best first, live and at the fixed budget (`bergen best`'s)."""
+    with its value, live and at the fixed budget (`bergen best`'s, in its order)."""
     page.fill("#budget-iterations", "8")
     page.set_input_files("#open-file", DECISION)
     page.wait_for_function("() => +document.querySelector('#moves').dataset.trees >= 8",
@@ -1321,7 +1365,7 @@ def test_trees_of_one_iteration_rank_every_move_by_its_value(page):
                                    "=== 'bestmove'")
             rows = ranked(page)
         values = [float(v) for _, v in rows]          # none empty: float('') would raise
-        assert values == sorted(values, reverse=True) and len(rows) == 5
+        assert len(values) == 5     # (in the search's order: its own values, `settle`)
     fixed_budget(page, 8, 0)
     page.click("#go")
     best = bergen_json("best", DECISION, "--iterations", "8", "--seed", "0")

@@ -225,17 +225,19 @@ def test_best_algorithms_settings_and_presets():
     by_set = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4",
                        "--set", "inference=off", "--set", "playout=random", "--set",
                        "twins=off", "--set", "choose=visits", "--set", "endgame=off",
-                       "--set", "bracket=off", "--set", "replicates=1", "--set", "stats=all", "--set", "root=ucb"))
+                       "--set", "bracket=off", "--set", "replicates=1", "--set", "stats=all", "--set", "root=ucb",
+                       "--set", "settle=off"))
     assert classic["settings"] == by_set["settings"] == {
         "exploration": 0.7, "playout": "random", "inference": "off", "twins": False,
         "choose": "visits", "endgame": False, "bracket": False, "replicates": 1, "stats": "all",
-        "root": "ucb"}
+        "root": "ucb", "settle": "off"}
     assert classic["moves"] == by_set["moves"]
     default = _json(run("best", DECISION, "--json", "--iterations", "2000", "--seed", "4"))
     assert default["settings"] == {"exploration": 0.7, "playout": "safe", "inference": "on",
                                    "twins": True, "choose": "value", "endgame": True,
                                    "bracket": True,
-                                   "replicates": 8, "stats": "choices", "root": "halving"}
+                                   "replicates": 8, "stats": "choices", "root": "halving",
+                                   "settle": "best"}
     assert default["moves"] != classic["moves"]
     text = run("best", DECISION, "--iterations", "2000", "--algorithm", "classic",
                "--verbose").output
@@ -297,8 +299,8 @@ def test_the_verdict_comes_first_and_a_terminal_sees_progress(command):
     wiped, _, answer = shown.rpartition("\r\x1b[K")
     assert wiped and "\x1b" not in answer and "\r" not in answer.replace("\r\n", "")
     first = answer.splitlines()[0]
-    assert first.startswith("best: 0-2:L/R   +3.945 ± 0.281" if command == "best"
-                            else "value +3.945 ± 0.281"), first
+    assert first.startswith("best: 0-2:L/R   +4.181 ± 0.620" if command == "best"
+                            else "value +4.181 ± 0.620"), first
     piped = subprocess.run([sys.executable, "-m", "bergen_search", *args], env=env,
                            capture_output=True, text=True)
     assert piped.returncode == 0 and piped.stderr == ""

@@ -255,12 +255,16 @@ CHECKED = {
                     200, "--json"),
         bergen_json("best", ex("endgame.json"), "--iterations", 200, "--json"),
         bergen_json("best", ex("endgame.json"), "--algorithm", "endgame", "--json"),
-        bergen_json("best", ex("bracket.json"), "--iterations", 20000, "--json")],
+        bergen_json("best", ex("bracket.json"), "--iterations", 20000, "--json"),
+        bergen_json("best", "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-", "--iterations", 40,
+                    "--json")],
     "`bergen eval --json`": lambda p: [
         bergen_json("eval", ex("decision.json"), "--iterations", 200, "--json"),
         bergen_json("eval", "--position", SMALL, "--algorithm", "expectimax", "--iterations",
                     10, "--json"),
-        bergen_json("eval", ex("endgame.json"), "--iterations", 200, "--json")],
+        bergen_json("eval", ex("endgame.json"), "--iterations", 200, "--json"),
+        bergen_json("eval", "bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", "--iterations", 40,
+                    "--json")],
     "`bergen show --json`": lambda p: [bergen_json("show", ex(n), "--json") for n in
                                        ("voids.json", "position.json", "decision.json")],
     "`bergen analyze --json`": _analyze_docs,

@@ -596,9 +596,6 @@ BAD_POSITIONS = [
                                 hand_sizes=[6, 7], reserve_size=15),
      "no tile is laid yet, so nobody has drawn: the reserve must hold 16, not 15",
      "reserve_size"),
-    ("empty-line-no-double", _pos(line="", hand=["0-3", "1-2", "2-5", "5-6", "3-4", "4-6"],
-                                  hand_sizes=[6, 6], reserve_size=16),
-     "the line is empty, so seat 0 leads, but its hand holds no double", "hand"),
     ("line-without-double", _pos(line="1-4 4-6", hand_sizes=[4, 6], reserve_size=16),
      "the line holds no double, but under no_double 'redeal' the lead is a double", "line"),
     ("voids-not-object", _pos(voids=[1, 4]), "'voids' must be an object", "voids"),
@@ -623,6 +620,15 @@ def test_bad_positions(obj, words, field):
     assert info.value.field == field, str(info.value)
     with pytest.raises(BergenError):
         load_position(json.dumps(obj))
+
+
+def test_a_hand_without_a_double_before_the_lead_is_a_position():
+    """Before the lead the position is the seat's dealt hand, whoever leads: a hand without a
+    double is one (another seat leads; before, it was refused as if the seat had to lead)."""
+    from bergen_search.information.lead import leads
+    pos = parse_position(_pos(line="", hand=["0-3", "1-2", "2-5", "5-6", "3-4", "4-6"],
+                              hand_sizes=[6, 6], reserve_size=16))
+    assert not pos.line and {seat for seat, _, _ in leads(pos.rules, 0, pos.hand)} == {1}
 
 
 def test_bad_position_json():

@@ -247,6 +247,84 @@ def test_same_tree_thousands(chunk, core_modules):
         check_case(i, core_modules)
 
 
+def test_a_pass_of_one_move_is_its_row_of_the_full_pass(core_modules):
+    """`evaluate_root(worlds, seed, only=move)` plays that move alone and gives the very row
+    the full pass gives it on the same worlds (a merged right twin its twin's), on both
+    trees; a move that is not the root's is refused alike."""
+    IsmctsTree, CoreSampler = core_modules
+    checked = twins = 0
+    for i in list(range(FAST)) + [40, 46]:          # 40 and 46: merged twins at the root
+        case = decision_case(i)
+        trees = (IsmctsTree(CoreSampler(case.info, case.table), case.seed, **case.settings),
+                 ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), case.seed,
+                                       **case.settings))
+        for step in case.plan:
+            for tree in trees:
+                if step[0] == "run":
+                    tree.run(step[1], 0)
+                elif step[0] == "run_move":
+                    tree.run_move(step[1], step[2], 0)
+        worlds = 3 + i % 7
+        for tree in trees:
+            full = tree.evaluate_root(worlds, i)
+            for row in full:
+                assert tree.evaluate_root(worlds, i, only=row[0]) == [row], case.label
+                checked += 1
+            twins += len(tree.twins)
+        assert trees[0].evaluate_root(worlds, i) == trees[1].evaluate_root(worlds, i)
+    assert checked > 100 and twins > 0
+    case = decision_case(0)         # its root moves: 34 and 54
+    messages = []
+    for tree in (IsmctsTree(CoreSampler(case.info, case.table), 1),
+                 ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), 1)):
+        for bad in (55, -1, "34", 34.0):
+            with pytest.raises(BergenError, match="is not a root move") as e:
+                tree.evaluate_root(5, 1, only=bad)
+            messages.append(str(e.value))
+    assert messages[:4] == messages[4:]
+
+
+def test_a_pass_with_a_prefix_also_sums_its_first_worlds(core_modules):
+    """`evaluate_root(worlds, seed, prefix=p)`: the full pass's rows, each ending with its
+    sum over the first p worlds, which is the sum of a pass of p worlds on the same seed
+    (both trees alike, `only=` too); a prefix outside 0..worlds is refused alike."""
+    IsmctsTree, CoreSampler = core_modules
+    checked = 0
+    for i in list(range(12)) + [40, 46]:
+        case = decision_case(i)
+        trees = (IsmctsTree(CoreSampler(case.info, case.table), case.seed, **case.settings),
+                 ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), case.seed,
+                                       **case.settings))
+        for step in case.plan:
+            for tree in trees:
+                if step[0] == "run":
+                    tree.run(step[1], 0)
+                elif step[0] == "run_move":
+                    tree.run_move(step[1], step[2], 0)
+        worlds = 4 + i % 7
+        rows = []
+        for tree in trees:
+            full = tree.evaluate_root(worlds, i)
+            for p in (1, worlds // 2, worlds):
+                got = tree.evaluate_root(worlds, i, prefix=p)
+                assert [r[:4] for r in got] == full, case.label
+                assert [r[4] for r in got] == [r[1] for r in tree.evaluate_root(p, i)]
+                assert tree.evaluate_root(worlds, i, only=full[-1][0], prefix=p) == [got[-1]]
+                checked += 1
+            rows.append(tree.evaluate_root(worlds, i, prefix=worlds // 2))
+        assert rows[0] == rows[1], case.label
+    assert checked > 60
+    case = decision_case(0)
+    messages = []
+    for tree in (IsmctsTree(CoreSampler(case.info, case.table), 1),
+                 ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), 1)):
+        for bad in (6, -1, "2", 2.0):
+            with pytest.raises(BergenError, match="prefix must be") as e:
+                tree.evaluate_root(5, 1, prefix=bad)
+            messages.append(str(e.value))
+    assert messages[:4] == messages[4:]
+
+
 def test_a_timed_slice_then_the_rest_equals_one_run(core_modules):
     """The clock only decides when to stop between iterations: a run cut by time, then the
     rest, is the core's tree of the same total."""

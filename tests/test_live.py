@@ -150,12 +150,13 @@ def test_a_stop_ends_the_search_and_the_attempt():
 # ---- live figures that keep their promise (issue 41) ----------------------------------------
 
 def test_the_reports_pool_the_replicates_finished_so_far():
-    """A watched search reports the result's own estimator on the trees finished so far: with t
+    """(settle=off; with settle: test_settle.py) A watched search reports the result's own estimator on the trees finished so far: with t
     of 8 trees done, each value is the search of those t trees' (`replicates=t`, the same seed),
     its error only from 8 on, ranked by value; the last report is the result."""
     info = load_game(json.dumps(DECISION))
     reports = []
-    result = search(info, Limits(iterations=2400), seed=6, on_info=reports.append)
+    result = search(info, Limits(iterations=2400), seed=6, on_info=reports.append,
+                    settle="off")
     pooled = {}
     done = [(r["trees"], r["running"]) for r in reports]
     assert done == sorted(set(done)) and done[-1] <= (8, 0)   # each report further on
@@ -169,7 +170,7 @@ def test_the_reports_pool_the_replicates_finished_so_far():
             pooled[r["trees"]] = r
     assert sorted(pooled) == list(range(2, 9))
     for t in (2, 5):
-        alone = search(info, Limits(iterations=300 * t), seed=6, replicates=t)
+        alone = search(info, Limits(iterations=300 * t), seed=6, replicates=t, settle="off")
         want = {m.move: m.value for m in alone.moves}
         # (seeds: a search of t >= 2 replicates seeds the u-th as this one does)
         for m in pooled[t]["moves"]:
@@ -180,7 +181,7 @@ def test_the_reports_pool_the_replicates_finished_so_far():
 
 
 def test_a_search_until_stopped_pools_every_tree_and_keeps_none():
-    """search(until_stopped=True) grows trees of one size until stop; stopped inside the 13th,
+    """With settle=off, search(until_stopped=True) grows trees of one size until stop; stopped inside the 13th,
     its answer is the search of the finished trees (`replicates=k`): values, iterations, visits,
     nodes and lines; of the trees it keeps only their figures."""
     _core()
@@ -193,10 +194,11 @@ def test_a_search_until_stopped_pools_every_tree_and_keeps_none():
         if progress.get("trees", 0) >= 12 and progress["running"] > 0:
             stop.set()
     res = search(info, Limits(iterations=1600), seed=2, stop=stop, on_info=on_info,
-                 until_stopped=True, bracket=False)
+                 until_stopped=True, bracket=False, settle="off")
     k = res.info["replicates"]
     assert k >= 12 and res.info["interrupted"] and max(seen) == k
-    same = search(info, Limits(iterations=200 * k), seed=2, replicates=k, bracket=False)
+    same = search(info, Limits(iterations=200 * k), seed=2, replicates=k, bracket=False,
+                  settle="off")
     assert res.moves == same.moves and res.visits == same.visits
     for key in ("iterations", "nodes", "values", "lines", "sides", "memory"):
         assert res.info[key] == same.info[key], key
@@ -225,7 +227,8 @@ def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch
     server, lines = _engine()
     try:
         server.handle_line(json.dumps({"cmd": "go", "game": DECISION, "infinite": True,
-                                       "report_every": 0.05, "id": "g"}))
+                                       "report_every": 0.05, "id": "g",
+                                       "settings": {"settle": "off"}}))
         while lines.get(timeout=60).get("trees", 0) < 9:
             pass
         server.handle_line(json.dumps({"cmd": "stop"}))
@@ -263,7 +266,7 @@ def test_an_infinite_go_that_solves_says_finished_at_once():
 
 
 def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
-    """An infinite search ends by itself at MAX_REPLICATES trees (100,000; 10 here): the
+    """With settle=off, an infinite search ends by itself at MAX_REPLICATES trees (100,000; 10 here): the
     finished partial carries its answer, all those trees pooled, before any stop."""
     from bergen_search.search import api
     monkeypatch.setattr(api, "MAX_REPLICATES", 10)
@@ -271,7 +274,8 @@ def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
     try:
         server.handle_line(json.dumps({"cmd": "go", "game": "bergen1/2/4,7/0/0-3,1-2,2-5,"
                                        "5-6/1-1-4-4-6-3/4,5/14/1:14", "infinite": True,
-                                       "iterations": 800, "report_every": 0.01, "id": 1}))
+                                       "iterations": 800, "report_every": 0.01, "id": 1,
+                                       "settings": {"settle": "off"}}))
         got = [lines.get(timeout=60)]
         while not got[-1].get("finished"):
             got.append(lines.get(timeout=60))
@@ -287,7 +291,7 @@ def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
 def test_a_partial_as_each_tree_of_the_budget_finishes():
     """PROTOCOL.md: a partial every `report_every` seconds, the first after the first slice, and
     one as each tree finishes: with `report_every` 3600 and 8 trees, the first, one per tree
-    (its figures), then the bestmove; an infinite search likewise for its budget's trees, its
+    (its figures), then the bestmove; an infinite search (settle=off) likewise for its budget's trees, its
     later ones on the clock alone."""
     server, lines = _engine()
     try:
@@ -296,7 +300,7 @@ def test_a_partial_as_each_tree_of_the_budget_finishes():
         got = _until(lines, "bestmove")
         server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 2, "seed": 3,
                                        "iterations": 8_000, "infinite": True,
-                                       "report_every": 3600}))
+                                       "report_every": 3600, "settings": {"settle": "off"}}))
         endless = [lines.get(timeout=60) for _ in range(9)]
         # (trees of 1,000 iterations: dozens a second, none of them said)
         with pytest.raises(queue.Empty):

@@ -69,12 +69,12 @@ BAD_INPUTS = [
      "bergen: playout must be one of random, scoring, safe, got 'nope'"),
     ('best $P --set foo=1', None,
      "bergen: ismcts has no setting 'foo' (settings: exploration, playout, inference, twins, "
-     "choose, endgame, bracket, replicates, stats, root)"),
+     "choose, endgame, bracket, replicates, stats, root, settle)"),
     ('best $P --set nokey', None,
      "bergen: --set needs KEY=VALUE, got 'nokey'"),
     ('best $P --set depth=3', None,
      "bergen: ismcts has no setting 'depth' (settings: exploration, playout, inference, "
-     "twins, choose, endgame, bracket, replicates, stats, root)"),
+     "twins, choose, endgame, bracket, replicates, stats, root, settle)"),
     ('selfplay --engine ismcts:iterations=x', None,
      "bergen: engine 'ismcts': iterations must be an integer, got 'x'"),
     ('selfplay --engine ismcts:exploration=x', None,
@@ -85,7 +85,7 @@ BAD_INPUTS = [
      "bergen: engine 'ismcts': bad setting 'bogus=1' (settings: iterations, time, objective, "
      "workers, memory, exploration, playout, inference, twins, choose, endgame, bracket, "
      "replicates, "
-     "stats, root)"),
+     "stats, root, settle)"),
     ('arena ismcts:iterations=abc random', None,
      "bergen: engine 'ismcts': iterations must be an integer, got 'abc'"),
     ('selfplay --engine nonsense', None,

@@ -223,8 +223,6 @@ def test_an_id_that_is_not_a_string_or_an_integer_is_refused(wire, command, bad_
     ('{"cmd": "go", "algorithm": "alphabeta", "id": 3}', "algorithm must be one of"),
     ('{"cmd": "go", "settings": {"depth": 3}, "id": 3}', "ismcts has no setting 'depth'"),
     ('{"cmd": "go", "game": "bergen1/2/4,7/0/0-3", "id": 3}', "position string"),
-    ('{"cmd": "go", "game": "bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", "id": 3}',
-     "the lead is forced"),
     ('{"cmd": "analyze", "record": {"format": "bergen-record/1"}, "id": 3}', "'rounds'"),
     ('{"cmd": "analyze", "record": %s, "seats": [2], "id": 3}' % json.dumps(MATCH),
      "seat 2 does not exist with 2 players"),
@@ -360,8 +358,10 @@ def test_partial_answers_then_one_final(wire):
     partials = [d for d in lines if d["type"] == "partial"]
     assert partials and all(d["id"] == "p" for d in partials)
     for d in partials:
-        assert set(d) == {"type", "iterations", "seconds", "best", "value", "stderr", "moves",
-                          "exact", "trees", "running", "finished", "id"}
+        assert set(d) - {"settled"} == {"type", "iterations", "seconds", "best", "value",
+                                        "stderr", "moves", "exact", "trees", "running",
+                                        "finished", "id"}
+        assert ("settled" in d) == (d["trees"] == 8)    # the answer's, once its trees are in
         assert d["finished"] is False
         for m in d["moves"]:
             assert (m["value"] is None) == (m["visits"] == 0)
@@ -687,6 +687,43 @@ def test_the_analysis_answer_carries_the_version_and_says_how_it_ended(wire):
         return {("hold", "bestmove"), ("never", "analysis"), ("t", "terminated")} <= seen
     wire.until(done)
     assert answers["never"]["version"] == __version__ and answers["never"]["terminated"]
+
+
+def test_position_on_a_forced_lead_names_the_lead(wire):
+    """The lead is forced, not absent: `legal` holds the one tile the lead rule picks."""
+    game = {"format": "bergen-position/1", "rules": {"players": 2}, "to_move": 0,
+            "hand": ["4-5", "1-1", "2-3", "0-6", "3-3", "5-6"], "line": "",
+            "hand_sizes": [6, 6], "reserve_size": 16}
+    answer = wire.ask({"cmd": "position", "game": game, "id": "lead"})
+    assert answer["legal"] == ["1-1"]
+    answer = wire.ask({"cmd": "position", "game": {**game, "rules": {
+        "players": 2, "lead": "highest-double"}}, "id": "lead2"})
+    assert answer["legal"] == ["3-3"]
+    wire.ask({"cmd": "position", "game": STRING})
+
+
+def test_go_before_the_lead_answers_the_hand_s_value(wire):
+    """Before the lead `go` answers with the hand's value and every lead, as `bergen best
+    --json` (before: "the lead is forced: nothing to search"); `position`'s `legal` is empty
+    when the hand holds no tile it could lead; an infinite `go` adds playouts until `stop`,
+    its partials carrying the value so far."""
+    game = "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-"
+    answer = wire.ask({"cmd": "go", "game": game, "iterations": 300, "seed": 2, "id": "b"})
+    doc = json.loads(CliRunner().invoke(main, ["best", game, "--iterations", "300", "--seed",
+                                               "2", "--json"]).stdout)
+    volatile = ("seconds", "id", "type", "stopped", "terminated")
+    assert {k: v for k, v in answer.items() if k not in volatile} == \
+        {k: v for k, v in doc.items() if k not in volatile}
+    assert answer["best"] is None and len(answer["leads"]) == 3
+    none = wire.ask({"cmd": "position", "game": "bergen1/2/0,0/0/1-2,3-4,4-5,5-6,0-5,2-3/-"})
+    assert none["legal"] == []
+    wire.send({"cmd": "go", "game": game, "infinite": True, "report_every": 0.05, "id": "i"})
+    partial = wire.until(lambda m: m.get("id") == "i" and m["type"] == "partial")[-1]
+    assert partial["best"] is None and partial["value"] is not None and not partial["finished"]
+    wire.send({"cmd": "stop"})
+    best = wire.until(lambda m: m.get("id") == "i" and m["type"] == "bestmove")[-1]
+    assert best["stopped"] and best["iterations"] >= partial["iterations"] and best["leads"]
+    wire.ask({"cmd": "position", "game": STRING})
 
 
 def _engine_with_input(text, *args):

@@ -241,7 +241,7 @@ def test_search_reports_pass_values_and_skips_them_for_play():
     # expected points per side come from the same pass as the values
     best = shown.moves[0]
     pts = shown.info["sides"][best.move]
-    assert pts[0] - pts[1] == pytest.approx(best.value, abs=1e-9)
+    assert pts[0] - pts[1] == pytest.approx(best.raw, abs=1e-9)   # (the raw value: settle)
 
 
 @pytest.mark.parametrize("stride, least", sizes((3, 10), (1, 20)))
@@ -257,7 +257,8 @@ def test_choose_value_plays_the_best_value_of_the_pass(decisions, stride, least)
             continue        # one choice (a twin pair): no pass, nothing to choose
         checked += 1
         assert by_value.info["values"]["method"] == "pass"
-        assert by_value.moves[0].value == max(m.value for m in by_value.moves)
+        raw = lambda m: m.value if m.raw is None else m.raw     # (settle: chosen by raw)
+        assert raw(by_value.moves[0]) == max(raw(m) for m in by_value.moves)
         assert by_value.moves[0].move == by_value.best
         assert search(info, Limits(iterations=1500), seed=3, values=False).best == by_value.best
         assert by_visits.moves[0].visits == max(m.visits for m in by_visits.moves)

@@ -1,17 +1,11 @@
-"""Post-game analysis: every decision of every seat, judged from that seat's information at
-that moment (GNU Backgammon's analysis, for Bergen).
+"""Post-game analysis: every decision of every seat, judged from that seat's information at that
+moment (GNU Backgammon's analysis, for Bergen).
 
-For each play where the seat had a choice, every legal play is valued by a search of the
-seat's information set, rebuilt from the record's public events and the seat's own hand (an
-`Observer` per seat: the hands it could not see are never read). The loss is the value of the
-best play minus the value of the play made. A suspected error is searched again with a larger
-budget before it is labelled, and a loss within the search's own uncertainty (two standard
-errors of the difference) is never labelled.
-
-Luck: for each seat, the deal (its expected value at its first decision of a round, plus what
-its side scored before it) and its draws (the value at the decision after drawing minus the
-value of the position where it had to draw), in the unit of the objective.
-"""
+Every legal play is valued by a search of the seat's information set, rebuilt from the
+record's public events and its own hand (an `Observer` per seat). The loss is the best
+play's value minus the played one's; a suspected error is searched again with a larger
+budget, and a loss within two standard errors is never labelled. Luck (the seat's deal and
+draws) and the identity it adds up to with the losses: `luck.py`."""
 from __future__ import annotations
 
 import math
@@ -44,6 +38,7 @@ from ..search.api import (
     root_moves,
     search,
 )
+from .luck import Book, identity_sum, rounds_of
 from .verdicts import CONFIDENCE, LABELS, THRESHOLDS, label_for, loss_bounds, verdict
 
 #: The budget of a decision's first search (ISMCTS iterations), unless told.
@@ -63,8 +58,7 @@ def decision_limits(settings: Settings, iterations: int | None = None,
     return Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
 
 
-#: Searches of a decision after the first, at most: the recheck of a suspected error, and more
-#: while its interval still straddles a threshold (each `recheck` times the budget before).
+#: Searches of a decision after the first, at most (each `recheck` times the budget before).
 MAX_RECHECKS = 2
 
 
@@ -83,8 +77,8 @@ class Decision:
     values: dict            # Move -> value
     stderrs: dict           # Move -> stderr
     rechecked: bool = False
-    #: The interval did not settle on one label, even after the rechecks: `label` is then
-    #: the label of the loss itself (None below the inaccuracy threshold), not a verdict.
+    #: The interval did not settle on one label even after the rechecks: `label` is then the
+    #: loss's own label, not a verdict.
     borderline: bool = False
     loss_interval: tuple = (None, None)   # (lo, hi) at CONFIDENCE
     rechecks: int = 0       # searches after the first
@@ -116,6 +110,7 @@ class SeatSummary:
     luck_deal: float = 0.0
     luck_draws: float = 0.0
     borderline: int = 0     # decisions whose interval did not settle on one label
+    rounds: list = field(default_factory=list)   # RoundLuck of each round analysed
 
     @property
     def mean_loss(self) -> float:
@@ -132,16 +127,14 @@ class SeatSummary:
                 "blunders": self.counts["blunder"], "borderline": self.borderline,
                 "error_rate": _r(self.error_rate),
                 "luck": _r(self.luck_deal + self.luck_draws), "luck_deal": _r(self.luck_deal),
-                "luck_draws": _r(self.luck_draws)}
+                "luck_draws": _r(self.luck_draws),
+                "identity": None if (t := identity_sum(self.rounds)) is None else t.to_json()}
 
 
 @dataclass
 class Moment:
-    """A position of the record the analysis searched, in order: a decision (a choice of
-    plays), a forced play it valued, or the start of a draw turn. `value` is the mover's side's
-    value there (after its play: the played move's value; for a draw, the position where it
-    had to draw), in the unit of the objective; `luck` the deal's or the draws' luck credited
-    there (see the module doc), or None. For the report's graph."""
+    """A position the analysis searched, in order (a decision, a forced play, or the start of a
+    draw turn): `value`, the mover's side's value there; `luck`, the luck credited there or None."""
     round: int
     event: int
     seat: int
@@ -154,10 +147,8 @@ class Moment:
 
 
 class Annotated(NamedTuple):
-    """One event of an analysed round, for the listing and the report: the `action` (a
-    `notation.Move`: the play, as the record writes it, without an end for the lead, or
-    `Move.DRAW`, `Move.PASS`), the `line` after it (a `notation.Line`), what it scored by
-    side, and its `Decision` when it was a judged play (else None)."""
+    """One event of an analysed round: the `action` (a `notation.Move`), the `line` after it, what
+    it scored by side, and its `Decision` when it was a judged play."""
     event: int
     seat: int
     action: Move
@@ -184,12 +175,13 @@ class Analysis:
 
     def to_json(self) -> dict:
         return {"decisions": [d.to_json() for d in self.decisions],
-                "summary": [s.to_json() for s in self.summary], "settings": self.settings}
+                "summary": [s.to_json() for s in self.summary],
+                "rounds": [x.to_json() for x in rounds_of(self.summary)],
+                "settings": self.settings}
 
 
 def combined_summary(analyses) -> list:
-    """Per-seat totals over several analyses (the matches of a `.jsonl` file): decisions,
-    forced plays, loss, labels and luck summed seat by seat, in seat order."""
+    """Per-seat totals over several analyses, summed seat by seat."""
     total: dict = {}
     for a in analyses:
         for sm in a.summary:
@@ -199,6 +191,7 @@ def combined_summary(analyses) -> list:
             acc.total_loss += sm.total_loss
             acc.luck_deal += sm.luck_deal
             acc.luck_draws += sm.luck_draws
+            acc.rounds += sm.rounds
             acc.borderline += sm.borderline
             for k in LABELS:
                 acc.counts[k] += sm.counts[k]
@@ -212,18 +205,11 @@ def _r(x):
 
 def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
                 on_result=None, searcher_for=None, **kwargs) -> list:
-    """`analyze` each record (the matches of a `.jsonl` file) as it would be alone, with one
-    `progress(done, total)` over all of them. With several records an error names the record
-    (1-based): `record 2: round 0, event 3, ...`. `cluster`: a Dask scheduler's address (or a
-    Client) to analyse the records on, one task each (`parallel.run_ordered`), with the same
-    results; progress then counts whole records' decisions as they finish.
-
-    `done` {record index: Analysis}: records already analysed (a resumed run), not analysed
-    again; `on_result(i, analysis)` hears of each record as it is finished;
-    `searcher_for(i)`: the `searcher` of record i's `analyze` (a journal's, which answers the
-    searches a resumed run already made). Ctrl-C raises `errors.Interrupted` whose `partial`
-    is the analyses of the records finished in order and, for the one cut short, its
-    decisions so far (`Analysis.interrupted`)."""
+    """`analyze` each record as it would be alone, with one `progress(done, total)` over all; an
+    error names the record (1-based). `cluster`: a Dask scheduler (address or Client), one task
+    per record. `done` {record index: Analysis}: records already analysed; `on_result(i,
+    analysis)` hears of each; `searcher_for(i)`: record i's searcher. Ctrl-C raises
+    `errors.Interrupted` with the analyses so far (`partial`)."""
     records = [parse_record(r) for r in records]
     done = dict(done or {})
 
@@ -291,8 +277,7 @@ def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
 
 
 def _analyze_one(item, *, seats, kwargs):
-    """One record of `analyze_all` on a cluster: its Analysis, or the BergenError it raised
-    (sent back as a value, to be labelled with its record)."""
+    """One record of `analyze_all` on a cluster: its Analysis, or the BergenError it raised."""
     _, record = item
     try:
         return analyze(record, seats=seats, **kwargs)
@@ -301,14 +286,10 @@ def _analyze_one(item, *, seats, kwargs):
 
 
 def analyze(record, *, seats=None, decisions_total: int | None = None, **kwargs) -> Analysis:
-    """Analyse every decision of the seats in `seats` (default: every seat whose hands the
-    record shows), with `_analyze`'s arguments (`limits`, `seed`, `settings`: the engine and
-    its `Settings`, `objective`, `workers`, `thresholds`, `recheck`: the budget factor of the
-    second search of a suspected error, `max_rechecks`, `luck`, `progress`, `searcher`).
-    `progress(done, total)` is called after each decision; `decisions_total` is that total
-    if the caller has counted it (`count_decisions`), else it is counted here. Ctrl-C raises
-    `errors.Interrupted` with the analysis of the steps finished (`partial`, its
-    `interrupted` set; a step cut in the middle is dropped)."""
+    """Analyse every decision of the seats in `seats` (default: every seat whose hands the record
+    shows), with `_analyze`'s arguments. `progress(done, total)` is called after each decision
+    (`decisions_total`: the total if already counted). Ctrl-C raises `errors.Interrupted` with
+    the steps finished (`partial`)."""
     record = parse_record(record)
     held: dict = {}
     try:
@@ -332,8 +313,7 @@ def analyze(record, *, seats=None, decisions_total: int | None = None, **kwargs)
 
 
 def _assemble(record, seats, settings_out, lists) -> Analysis:
-    """The Analysis of what `_analyze` gathered (`lists`: its decisions, summary, annotated
-    rounds, moments, start scores, hands, ends and forced plays)."""
+    """The Analysis of what `_analyze` gathered."""
     summary = lists["summary"]
     wanted = sorted(summary) if seats is None else sorted(seats)
     return Analysis(lists["decisions"], [summary[s] for s in wanted if summary[s].decisions or
@@ -364,9 +344,7 @@ class _Asking:
 
 @dataclass(frozen=True)
 class _Snapshot:
-    """The counts before a step of the record (`_Walk.snapshot`), so that a Ctrl-C keeps the
-    steps finished: the decisions and moments gathered, each seat's summary, the forced
-    plays."""
+    """The counts before a step of the record, so that a Ctrl-C keeps the steps finished."""
     decisions: int
     moments: int
     summary: dict
@@ -379,12 +357,9 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
              max_rechecks: int = MAX_RECHECKS, luck: bool = True, progress=None,
              decisions_total: int | None = None, searcher=None, rounds=None,
              on_decision=None) -> Analysis:
-    """`analyze`'s work; `held` gets what it has gathered (`lists`, `settings`) and, before
-    every step of the record, a snapshot of the counts (`step`, a `_Snapshot`), so that a
-    Ctrl-C keeps the steps finished. `settings`: the engine and its settings (default: the
-    default engine's); `rounds`: the round indexes to analyse (default all);
-    `on_decision(decision, info, observer, round)` hears of each decision as it is judged,
-    with what its seat knew (the engine protocol streams them)."""
+    """`analyze`'s work; `held` gets what it gathered and a snapshot before every step, so that a
+    Ctrl-C keeps the steps finished. `settings`: the engine and its settings; `rounds`: the
+    round indexes (default all); `on_decision(decision, info, observer, round)` hears of each."""
     settings = Settings.of() if settings is None else settings
     limits = limits or Limits(iterations=backend.SEARCH.budget(DECISION_ITERATIONS))
     thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
@@ -398,8 +373,7 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
         "max_rechecks": max_rechecks, "confidence": CONFIDENCE, "thresholds": thresholds,
         "workers": workers, "backend": backend.SEARCH.name,
         **({"settings": dict(settings.given)} if settings.given else {})}
-    # What the engine would spend on anything but values (ISMCTS: the exact endgame's
-    # bracket), unless asked for, is not spent here.
+    # What the engine would spend on anything but values is not spent here unless asked.
     settings = settings.engine.for_review(settings)
     ask = _Asking(limits, seed, settings, objective, workers, thresholds, recheck,
                   max_rechecks, _searcher(searcher or search))
@@ -411,6 +385,7 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
             walk.round_start(item)
         elif isinstance(item, RoundEnd):
             walk.ends.append((tuple(item.state.scores), item.state.ended))
+            walk.book.round_end(item.round, item.state)
         else:
             walk.step(item)
     return _assemble(record, seats, settings_out, {**held["lists"], "summary": walk.summary,
@@ -418,10 +393,8 @@ def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, se
 
 
 class _Walk:
-    """The record walked step by step for a review (`_analyze`): each seat's observer, what is
-    gathered (decisions, annotated rounds, moments, start scores, hands, ends, forced plays,
-    each seat's summary) and the luck pending (a draw's value, the first decision of a
-    round)."""
+    """The record walked step by step for a review: each seat's observer, what is gathered and the
+    luck pending."""
 
     def __init__(self, record, seats, rounds, luck: bool, ask: _Asking, held: dict,
                  *, on_decision=None, progress=None, todo: int = 0):
@@ -440,14 +413,15 @@ class _Walk:
         self.observers: dict = {}
         self.pending_draw: dict = {}
         self.first_seen: set = set()
-        self.round_scores = record.start_scores
+        self.book = Book(record.rules, ask)         # the luck identity (none without luck)
         held["lists"] = dict(decisions=self.decisions, annotated=self.annotated,
                              moments=self.moments, starts=self.starts, hands=self.hands,
                              ends=self.ends)
 
     def snapshot(self) -> _Snapshot:
         return _Snapshot(len(self.decisions), len(self.moments),
-                         {q: replace(sm, counts=dict(sm.counts))
+                         {q: replace(sm, counts=dict(sm.counts), rounds=[replace(x) for x in
+                                                                         sm.rounds])
                           for q, sm in self.summary.items()}, set(self.forced))
 
     def round_start(self, item: RoundStart) -> None:
@@ -457,15 +431,16 @@ class _Walk:
                  and (self.seats is None or s in self.seats)
                  and (self.rounds is None or r in self.rounds)]
         self.observers = {s: Observer(record.rules, {s}, state) for s in known}
-        self.pending_draw, self.first_seen, self.round_scores = {}, set(), state.scores
+        self.pending_draw, self.first_seen = {}, set()
         self.annotated.append([])
         self.starts.append(tuple(state.scores))
         self.hands.append({})
+        self.book.round_start(r, state, known if self.luck else (), self.summary)
 
     def step(self, step) -> Decision | None:
-        """One step of play: its seat's search where it knew something (a draw's value for
-        luck, a play's values and its judgement), the observers moved on, the step
-        annotated; the decision judged, if it was one."""
+        """One step of play: its seat's search where it has a choice or drew, the observers moved
+        on,
+        the step annotated; the decision judged, if it was one."""
         s, before = step.seat, step.before
         obs = self.observers.get(s)
         dec = None
@@ -523,6 +498,7 @@ class _Walk:
         sm = self.summary[s]
         sm.decisions += 1
         sm.total_loss += max(dec.loss, 0.0)
+        self.book.decision(s, max(dec.loss, 0.0))
         if dec.borderline:
             sm.borderline += 1
         elif dec.label:
@@ -532,27 +508,20 @@ class _Walk:
         return dec
 
     def _luck(self, step, moment: Moment, value: float) -> None:
-        """The luck of the draws (the value after them against the value before) and of the
-        deal (at the seat's first searched play of the round)."""
-        s, rules, before = step.seat, self.record.rules, step.before
+        """The luck of the draws (value after against before) and of the deal (at the seat's first
+        searched play of the round)."""
+        s = step.seat
         if self.luck and s in self.pending_draw:
-            moment.luck = value - self.pending_draw.pop(s)
-            moment.luck_kind = "draws"
+            moment.luck, moment.luck_kind = value - self.pending_draw.pop(s), "draws"
             self.summary[s].luck_draws += moment.luck
+            self.book.rows[s].luck_draws += moment.luck
         if self.luck and s not in self.first_seen:
-            side = rules.side_of(s)
-            others = [before.scores[o] - self.round_scores[o]
-                      for o in range(rules.n_sides) if o != side]
-            mine = before.scores[side] - self.round_scores[side]
-            moment.luck = value + mine - (sum(others) / len(others))
-            moment.luck_kind = "deal"
-            self.summary[s].luck_deal += moment.luck
+            moment.luck, moment.luck_kind = self.book.rows[s].luck_deal, "deal"
         self.first_seen.add(s)
 
 
 def _searcher(searcher):
-    """`searcher` (search.search's arguments) made to stop the analysis on Ctrl-C: a search
-    keeps what it found when interrupted, an analysis does not go on with it."""
+    """`searcher` made to stop the analysis on Ctrl-C."""
     def find(*args, **kwargs):
         res = searcher(*args, **kwargs)
         if res.info.get("interrupted"):
@@ -563,9 +532,7 @@ def _searcher(searcher):
 
 def check_budget(limits: Limits, recheck: int, max_rechecks: int,
                  settings: Settings | None = None) -> None:
-    """Refuse (BergenError) at the start a budget whose rechecks would pass the limits of
-    one search (search.MAX_ITERATIONS, MAX_SECONDS, MAX_REPLICATES): the largest recheck
-    searches `factor` times the first budget, with as many times the replicates."""
+    """Refuse (BergenError) a budget whose largest recheck would pass one search's limits."""
     if not (type(recheck) is int and 1 <= recheck <= 1000 and type(max_rechecks) is int
             and 0 <= max_rechecks <= 20):
         raise BergenError(f"recheck must be 1..1000 and max_rechecks 0..20, got {recheck!r} "
@@ -574,8 +541,8 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int,
         return
     settings = Settings.of() if settings is None else settings
     alg, full = settings.engine, dict(settings)
-    replicated = alg.replicated and alg.units(full, 1) >= 2
-    # Pooled (ISMCTS): each recheck searches (recheck - 1) x all replicates so far again,
+    replicated = alg.replicated and alg.units(full, 1) >= 2 and not alg.deepens(full)
+    # Pooled (ISMCTS with settle=off): each recheck searches (recheck - 1) x all replicates so far again,
     # with the first budget per replicate; else each searches recheck times the last.
     factor = ((recheck - 1) * recheck ** (max_rechecks - 1) if replicated
               else recheck ** max_rechecks)
@@ -596,9 +563,8 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int,
 
 
 def _side_values(rules, seat, value, objective, gains=None):
-    """Every side's value where `seat`'s side has `value`: with two sides the other's follows
-    (the margin's negative, or one minus the chance of winning the match); with more, from the
-    search's expected points per side (`gains`, objective points) when it gave them; else None."""
+    """Every side's value where `seat`'s side has `value`: with two sides the other's follows; with
+    more, from `gains` (objective points) when given; else None."""
     side, n = rules.side_of(seat), rules.n_sides
     if n == 2:
         other = -value if objective == "points" else 1.0 - value
@@ -624,8 +590,8 @@ def count_decisions(record, seats=None, rounds=None) -> int:
 
 @dataclass(frozen=True)
 class _Loss:
-    """A decision's loss by one search (`_judge`): the best move's row, the loss of the play
-    made and its standard error, every move's row, the loss's interval."""
+    """A decision's loss by one search: the best row, the loss and its standard error, every row,
+    the interval."""
     best: MoveValue
     loss: float
     se: float
@@ -635,13 +601,10 @@ class _Loss:
 
 
 def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
-    """Judge a decision from its search `res`: the loss of the play made against the best
-    value, its standard error (from the two moves' replicates, paired: `paired_stderr`), and
-    its interval `verdict`. A suspected error (an interval reaching the inaccuracy
-    threshold) is searched again with `recheck` times the budget and judged on that search
-    alone; while its interval still straddles a threshold it is searched again, `recheck`
-    times more each time, up to `max_rechecks` searches more. Then it is labelled when its
-    interval is within one label's band, else marked borderline."""
+    """Judge a decision from its search `res`: the loss of the play made, its paired standard error
+    and its interval `verdict`. A suspected error is searched again with `recheck` times the
+    budget, again while its interval straddles a threshold (up to `max_rechecks`); then it is
+    labelled when its interval is within one band, else marked borderline."""
     played = Move.from_code(step.action)
     limits, thresholds, recheck = ask.limits, ask.thresholds, ask.recheck
 
@@ -654,14 +617,15 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
 
     now_loss = loss_of(res)
     rechecks, searched, bigger, now = 0, [res], limits, res
-    replicated = len(res.moves[0].samples) >= 2
     alg, full = ask.settings.engine, dict(ask.settings)
+    replicated = len(res.moves[0].samples) >= 2 and not alg.deepens(full)
     while recheck > 1 and rechecks < ask.max_rechecks and not _solved(now) and (
             (rechecks == 0 and now_loss.hi >= thresholds["inaccuracy"])
             or (rechecks > 0 and verdict(now_loss.lo, now_loss.hi, thresholds)[1])):
-        # ISMCTS: (recheck - 1) times as many replicates again, each with the budget of the
-        # first search's, pooled with those before: the same quantity, measured closer.
-        # Another algorithm: one search with `recheck` times the budget, judged alone.
+        # Replicates that do not deepen (ISMCTS with settle=off): (recheck - 1) times as many
+        # again, each with the budget of the first search's, pooled with those before: the
+        # same quantity, measured closer. Otherwise one search with `recheck` times the
+        # budget, judged alone (ISMCTS: deeper trees, their correction for the budget smaller).
         grow = (recheck - 1) * sum(r.info["replicates"] for r in searched) if replicated else 0
         scale = grow / res.info["replicates"] if replicated else recheck
         bigger = Limits(

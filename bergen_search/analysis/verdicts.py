@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from ..errors import BergenError
-from ..search.api import paired_stderr
-from ..stats import normal_quantile, t_quantile
+from ..search.api import paired
+from ..stats import interval_quantile, normal_quantile
 
 #: Default thresholds on the loss, in points of the round (objective `points`). Chosen from the
 #: loss distributions measured on self-play (docs/MEASUREMENTS.md, "Analysis").
@@ -60,7 +60,7 @@ def loss_bounds(played, result) -> tuple:
     of the best play minus the played one's, and the best play is not known, only estimated:
     the loss is at least the largest lower bound, and at most the largest upper bound, of the
     differences `v(m) - v(played)` over every other move m (each `loss_interval` of the
-    difference, with its paired error), and never below 0. So a played move that came out on
+    difference, with its paired error and degrees of freedom: `results.paired`), and never below 0. So a played move that came out on
     top by less than the noise still has an interval reaching up to what the runner-up may be
     worth more: it is searched again, or marked borderline, instead of called the best play
     with no doubt (a 2,000-iteration search of examples/match.json's round 0, event 1 put
@@ -74,15 +74,16 @@ def loss_bounds(played, result) -> tuple:
         if m.code == played.code or m.move == played.twin or m.twin == played.move:
             continue
         d = m.value - played.value
-        e, bound = paired_stderr(m, played), m.bound + played.bound
-        a, b = loss_interval(d, e, result, bound)
+        (e, dof), bound = paired(m, played), m.bound + played.bound
+        a, b = loss_interval(d, e, result, bound, dof=dof)
         lo, hi = max(lo, a), max(hi, b)
         if nearest is None or d > nearest:
             nearest, se = d, e + bound
     return lo, hi, se
 
 
-def loss_interval(loss: float, se: float, result, bound: float = 0.0) -> tuple:
+def loss_interval(loss: float, se: float, result, bound: float = 0.0, *,
+                  dof: float = math.inf) -> tuple:
     """The two-sided interval of a loss at CONFIDENCE: loss ± (t·se + bound), with Student's t
     for the replicates' degrees of freedom (ISMCTS: replicates - 1), else the normal
     quantile, and `bound` the two values' bounds (the exact endgame's: twice the hand's
@@ -93,7 +94,8 @@ def loss_interval(loss: float, se: float, result, bound: float = 0.0) -> tuple:
     half = bound
     if se != 0:
         n = result.info.get("replicates") or 0
-        half = (t_quantile(CONFIDENCE, n - 1) if n >= 2 else NORMAL_Q) * se + bound
+        dof = dof if math.isfinite(dof) else n - 1
+        half = (interval_quantile(CONFIDENCE, dof) if n >= 2 else NORMAL_Q) * se + bound
     return loss - half, loss + half
 
 

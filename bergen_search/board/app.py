@@ -1,14 +1,10 @@
-"""The board's server: a Starlette app serving the page's own assets (`static/`, shipped in
-the package: no CDN) and one WebSocket, `/engine`, that carries the engine protocol
-(docs/PROTOCOL.md) as it is: each text message one command line, each line the engine writes
-one message back.
+"""The board's server: a Starlette app serving the page's own assets (`static/`) and one
+WebSocket, `/engine`, carrying the engine protocol (docs/PROTOCOL.md): each text message one
+command line, each line the engine writes one message back.
 
-Each connection gets its own `EngineServer` with two workers, so that a review runs at once
-beside the live analysis's search (a running query is never preempted: with one worker the
-review had waited, unsaid, behind a search until stopped); its lines are handled in order on
-the connection's own thread, so a slow `show` never holds up the event loop or another
-connection. When the socket closes, the server is closed and its searches stop. Nothing on the server's disk is read but these assets: a
-record to review is sent in the `analyze` command itself.
+Each connection gets its own `EngineServer` with two workers (a review beside the live
+analysis), fed in order on the connection's own thread; closing the socket stops its
+searches. Nothing on disk is read but the assets.
 """
 from __future__ import annotations
 
@@ -36,8 +32,7 @@ MAX_MESSAGE = 4 * 1024 * 1024
 WORKERS = 2
 #: Commands waiting for a connection's thread; past this the connection is too far behind.
 MAX_PENDING = 1000
-#: The names this machine answers to by default: a request naming another host (a page of
-#: another site whose name was made to resolve here: DNS rebinding) is refused.
+#: The names this machine answers to by default (another host is refused: DNS rebinding).
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
@@ -55,13 +50,10 @@ def _split_host(value: str) -> tuple:
 
 
 class OwnPageOnly:
-    """ASGI middleware: the board serves its own page only. A request whose Host is not one
-    of this machine's names (or one allowed with `--allow-host`) is refused (400), and so is
-    a WebSocket or a request whose Origin is another site's than the page's own (`http://`
-    one of those names, on the port served; or one allowed with `--allow-origin`): 403, the
-    socket closed before it is accepted. A request without an Origin (not from a web page: a
-    script, a test, curl) is let through, since no browser sends a cross-site request
-    without one."""
+    """ASGI middleware: the board serves its own page only. A Host not among this machine's
+    names (or `--allow-host`'s) is refused (400); an Origin other than the page's own (or
+    `--allow-origin`'s) is refused (403; a WebSocket closed unaccepted). A request without
+    an Origin (not from a web page) is let through."""
 
     def __init__(self, app, hosts=(), origins=()):
         self.app = app
@@ -110,8 +102,7 @@ class OwnPageOnly:
 
 class Connection:
     """One WebSocket's engine: its `EngineServer`, the thread that feeds it the commands in
-    the order they came, and the lines it writes, handed to the event loop (a review's
-    decisions with its graph's placing, `review_graph`)."""
+    order, and the lines it writes, handed to the event loop."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self.loop = loop
@@ -127,7 +118,7 @@ class Connection:
         line = self.graphs.line(line)
         try:
             self.loop.call_soon_threadsafe(self.outbox.put_nowait, line)
-        except RuntimeError as e:       # the loop is closed: the socket has gone
+        except RuntimeError as e:       # the loop is closed
             raise OSError(str(e)) from None
 
     def _feed(self) -> None:
@@ -158,8 +149,7 @@ class Connection:
         self.inbox.put(raw)
 
     def close(self) -> None:
-        """Stop every query and the feeding thread (blocks up to a few seconds), and give
-        the memory of its searches back to the system."""
+        """Stop every query and the feeding thread, and give the searches' memory back."""
         self.inbox.put(None)
         self.server.close()
         self.thread.join(5.0)
@@ -167,9 +157,7 @@ class Connection:
 
 
 def _trim() -> None:
-    """glibc keeps what a thread's searches freed in that thread's arena, so that a server
-    whose connections come and go grows to its arenas' peak; `malloc_trim` hands the free
-    pages back. Elsewhere (another libc) nothing to do."""
+    """Hand glibc's free pages back to the system (`malloc_trim`); elsewhere nothing."""
     global _malloc_trim
     if _malloc_trim is None:
         try:
@@ -185,8 +173,7 @@ _malloc_trim = None
 
 
 def page() -> str:
-    """The page (static/index.html) with the drawing it shares with the HTML report put in:
-    `views.drawing`'s sprite of symbols (dominoes, the labels' marks) and its stylesheet."""
+    """static/index.html with `views.drawing`'s sprite and stylesheet put in."""
     with open(os.path.join(STATIC, "index.html"), encoding="utf-8") as f:
         text = f.read()
     return (text.replace("<!--bergen:drawing-css-->", drawing.CSS)
@@ -231,9 +218,8 @@ async def engine_socket(websocket):
 
 
 def create_app(hosts=(), origins=()) -> Starlette:
-    """The board's ASGI app, serving its own page only (`OwnPageOnly`: this machine's names
-    and `hosts`, its own origin and `origins`); `app.state.connections` holds the open
-    connections."""
+    """The board's ASGI app (`OwnPageOnly` with `hosts` and `origins`);
+    `app.state.connections` holds the open connections."""
     app = Starlette(routes=[
         Route("/", index),
         WebSocketRoute("/engine", engine_socket),
@@ -246,8 +232,7 @@ def create_app(hosts=(), origins=()) -> Starlette:
 
 def run(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,
         announce=print, hosts=(), origins=()) -> int:
-    """Serve the board until Ctrl-C (130), SIGTERM or SIGHUP (0); each stops it within a
-    second, its connections' searches stopped."""
+    """Serve the board until Ctrl-C (130), SIGTERM or SIGHUP (0)."""
     import uvicorn
     from uvicorn.config import WS_PROTOCOLS
 

@@ -180,8 +180,7 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
         if html_path is not None:
             write_atomic(html_path, report.html_report(results))
         if out_path is not None:
-            # The document without its wall time, so that a resumed run writes the same
-            # bytes.
+            # Without its wall time: a resumed run writes the same bytes.
             write_atomic(out_path, json.dumps({**report.to_json(results, None),
                                                "version": __version__},
                                               separators=(",", ":")) + "\n")

@@ -1,11 +1,7 @@
-"""The `bergen` click group: every command added, and what every command shares at the end,
-one line and an exit status for each way a command can end.
-
-Exit status: 0 done; 2 bad input or usage (one line on stderr); 130 Ctrl-C (one line); 143
-SIGTERM and 129 SIGHUP, each heard as Ctrl-C is (the same line, the same work kept); 74 a
-file (standard output too) that could not be written (`errors.WriteFailed`); 141, quietly,
-standard output closed by its reader (`bergen selfplay | head`), as a Unix tool killed by
-SIGPIPE; 1 an internal failure.
+"""The `bergen` click group: every command, and one line and an exit status for each way
+a command can end: 0 done; 2 bad input or usage; 130 Ctrl-C (143 SIGTERM, 129 SIGHUP, heard
+as Ctrl-C); 74 a file or standard output not written; 141, quietly, standard output closed by
+its reader (as SIGPIPE); 1 an internal failure.
 """
 from __future__ import annotations
 
@@ -23,8 +19,7 @@ from . import analyze, arena, bench, best, engine, play, replay, selfplay, serve
 from . import eval as eval_command
 
 
-#: The stop signals heard as Ctrl-C, and the first of them that came (its exit status is
-#: 128 + its number, as a shell reports a process it ended: 143 SIGTERM, 129 SIGHUP).
+#: The stop signals heard as Ctrl-C, and the first of them that came (exit 128 + its number).
 _STOP_SIGNALS = ("SIGTERM", "SIGHUP")
 _stopped_by: list = []
 
@@ -35,8 +30,7 @@ def _stop_signal(signum, frame):
 
 
 def _hear_stop_signals() -> None:
-    """SIGTERM and SIGHUP raise KeyboardInterrupt in the main thread, as Ctrl-C does, so that
-    every command stops the same way (its line, its journal kept)."""
+    """SIGTERM and SIGHUP raise KeyboardInterrupt in the main thread, as Ctrl-C does."""
     import signal
     import threading
     if threading.current_thread() is not threading.main_thread():
@@ -56,8 +50,7 @@ class _CtrlC(Exception):
 
 
 class _OutputBroken(Exception):
-    """Standard output could not be written (a closed pipe, a full disk), carried past click's
-    own handler (which exits 1 on a closed pipe, saying nothing)."""
+    """Standard output could not be written, carried past click's own handler."""
 
     def __init__(self, error: OSError):
         super().__init__(str(error))
@@ -65,9 +58,8 @@ class _OutputBroken(Exception):
 
 
 def _stdout_broken(error: OSError) -> bool:
-    """Whether `error` is standard output failing: a closed pipe (the program writes to no
-    other pipe but its engines', whose client says so itself), or an error raised where the
-    commands print (`click.echo`; the files they write fail as `WriteFailed` instead)."""
+    """Whether `error` is standard output failing: a closed pipe, or an error raised where
+    the commands print (`click.echo`; the files they write fail as `WriteFailed`)."""
     import errno
     if error.errno == errno.EPIPE:
         return True
@@ -87,8 +79,8 @@ def flush() -> None:
 
 
 def _quiet_stdout() -> None:
-    """Point the standard output's descriptor at /dev/null, so that what is still buffered
-    is dropped quietly at exit instead of failing again (a traceback from the interpreter)."""
+    """Point standard output's descriptor at /dev/null: what is still buffered is dropped
+    quietly at exit instead of failing again."""
     try:
         fd = sys.stdout.fileno()
     except (AttributeError, OSError, ValueError):
@@ -99,9 +91,8 @@ def _quiet_stdout() -> None:
 
 
 def _output_failed(error: OSError) -> int:
-    """One line (none for a closed pipe) and the status for standard output failing: 141
-    for a closed pipe, as a Unix tool killed by SIGPIPE (`bergen selfplay | head`); else 74,
-    as any file that could not be written (`errors.WriteFailed`)."""
+    """The status for standard output failing: 141 for a closed pipe (quietly), else 74
+    with one line."""
     import errno
 
     from ..errors import WriteFailed
@@ -119,9 +110,8 @@ DOCS_EPILOG = ("Every option: docs/COMMANDS.md (bergen {name}); the documents it
 
 
 class BergenGroup(click.Group):
-    """Turns bad input into one line on stderr and exit 2; Ctrl-C (or a search it cut
-    before it found anything) into one line and exit 130; anything else into exit 1. Every
-    command added gets DOCS_EPILOG."""
+    """Every way a command ends as one line and an exit status; every command gets
+    DOCS_EPILOG."""
 
     def add_command(self, cmd, name=None):
         super().add_command(cmd, name)
@@ -151,7 +141,7 @@ class BergenGroup(click.Group):
         try:
             rv = super().main(args=args, prog_name=prog_name or "bergen",
                               standalone_mode=False, **extra)
-            flush()                     # a failing output fails here, not at the exit
+            flush()
         except _OutputBroken as e:
             sys.exit(_output_failed(e.error))
         except click.exceptions.Exit as e:
@@ -159,7 +149,7 @@ class BergenGroup(click.Group):
         except (click.Abort, _CtrlC, KeyboardInterrupt):
             click.echo("bergen: interrupted", err=True)
             sys.exit(_interrupted_status(130))
-        except NothingFinished as e:    # Ctrl-C before a search found anything: no answer
+        except NothingFinished as e:
             click.echo(f"bergen: {e}", err=True)
             sys.exit(_interrupted_status(130))
         except click.UsageError as e:
@@ -178,7 +168,7 @@ class BergenGroup(click.Group):
             click.echo(f"bergen: internal error: {type(e).__name__}: {e} "
                        f"(set BERGEN_DEBUG=1 for a traceback)", err=True)
             sys.exit(1)
-        except Exception as e:  # an internal failure: say so in one line, trace on request
+        except Exception as e:
             if os.environ.get("BERGEN_DEBUG") == "1":
                 raise
             click.echo(f"bergen: internal error: {type(e).__name__}: {e} "

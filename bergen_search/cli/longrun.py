@@ -8,13 +8,9 @@
         print what finished (run.interrupted.partial)
         return run.stop()
 
-`start` checks the output writable and opens its journal (OUT.journal; none without an
-output, where --resume is a usage error). Leaving the block normally finishes the journal;
-a lost scheduler (`ClusterLost`) or an engine in another process that failed
-(`ExternalEngineError`) leaves it as a one-line error that says where the finished work is
-kept; Ctrl-C (`KeyboardInterrupt`, or the library's `Interrupted` with the finished
-part) ends the block and is kept in `run.interrupted`; `stop()` then says how far the run got
-and where its work is kept, and gives the exit status, 130.
+Leaving the block normally finishes the journal; a lost scheduler or a failed external
+engine leaves as one error line saying where the work is kept; Ctrl-C is kept in
+`run.interrupted`, and `stop()` says how far the run got and returns 130.
 """
 from __future__ import annotations
 
@@ -30,10 +26,9 @@ from .output import check_writable
 
 
 class LongRun:
-    """The journal of a run writing `output` (None: no output file, no journal) and what
-    became of the run. `total` and `unit` say how far an interrupted run got when the
-    library had not said (`total` may be a function, called then); `partial` is the finished
-    part then; `done(journal)` the count finished (default: the journal's entries)."""
+    """The journal of a run writing `output` (None: no journal) and what became of the run.
+    `total` (or a function giving it), `unit`, `partial` and `done(journal)` say how far an
+    interrupted run got when the library had not said."""
 
     def __init__(self, output, command: str, seed: int, resume: bool, *, total, unit: str,
                  option: str = "--out", partial=None, done=None, force: bool | None = None):
@@ -46,8 +41,8 @@ class LongRun:
         self.interrupted: Interrupted | None = None
 
     def start(self, arguments: dict) -> Journal | None:
-        """Open the journal (`arguments`: what a --resume must repeat). The output is checked
-        writable first, so a long run never fails at its end."""
+        """Check the output writable and open the journal (`arguments`: what --resume must
+        repeat)."""
         if self.output is None:
             if self.resume:
                 raise click.UsageError(f"--resume needs {self.option}: the journal lives "
@@ -63,8 +58,7 @@ class LongRun:
 
     @property
     def hooks(self) -> dict:
-        """The `done` and `on_result` of a library run that keeps the journal (none
-        without)."""
+        """The `done` and `on_result` of a library run that keeps the journal."""
         if self.journal is None:
             return {}
         return {"done": self.journal.done, "on_result": self.journal.add}
@@ -90,13 +84,12 @@ class LongRun:
         if isinstance(error, KeyboardInterrupt):
             self.interrupted = self._as_interrupted(error)
             return True
-        if self.journal is not None:            # any other error: the output's lock back
+        if self.journal is not None:
             self.journal.close()
         return False
 
     def _as_interrupted(self, caught) -> Interrupted:
-        """`caught` as an `Interrupted` (a Ctrl-C that came before the library's run had
-        begun, or after it ended, carries nothing: how far the journal got, then)."""
+        """`caught` as an `Interrupted` (a bare Ctrl-C: how far the journal got)."""
         if isinstance(caught, Interrupted):
             return caught
         if self.count_done is not None:
@@ -107,8 +100,7 @@ class LongRun:
         return Interrupted(self.partial, done, total, self.unit)
 
     def _kept(self, error):
-        """A run's error (the scheduler lost, an engine failed) with where its finished work
-        is kept."""
+        """A run's error with where its finished work is kept."""
         if self.journal is not None:
             self.journal.close()
         if self.output is None or not os.path.exists(journal_path(self.output)):
@@ -118,8 +110,8 @@ class LongRun:
                            f"to go on", field=error.field)
 
     def stop(self, extra: str = "") -> int:
-        """Say on standard error that the run was interrupted, how far it got and where its
-        work is kept (the journal); the exit status, 130."""
+        """Say on standard error how far the interrupted run got and where its work is kept;
+        130."""
         e = self.interrupted
         if self.journal is not None:
             self.journal.close()

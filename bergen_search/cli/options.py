@@ -29,8 +29,8 @@ from ..search.api import (
 
 
 def read_text(path: str, limit: int = MAX_DOCUMENT_BYTES) -> str:
-    """The text of a file, or of standard input for '-'; a missing file is bad input, and so
-    is one larger than `limit` bytes (read no further: `/dev/zero`, `yes |`)."""
+    """The text of a file, or of standard input for '-'; a missing file, or one larger than
+    `limit` bytes, is bad input."""
     if path == "-":
         stream = getattr(sys.stdin, "buffer", None)
         data = read_bounded(stream if stream is not None else sys.stdin, limit,
@@ -60,8 +60,7 @@ def source_name(path: str) -> str:
 
 @contextlib.contextmanager
 def naming(path: str):
-    """Bad input found inside the block is said with the input's name first
-    (`errors.InFile`): `bergen best bad.json` says which file is bad."""
+    """Bad input found inside the block is said with the input's name first (`InFile`)."""
     try:
         yield
     except (InFile, WriteFailed):
@@ -139,8 +138,7 @@ def json_option(f):
 
 
 class FiniteFloat(click.FloatRange):
-    """A float in a range, never infinite or NaN (FloatRange lets NaN through: every
-    comparison with it is false)."""
+    """A float in a range, never infinite or NaN (FloatRange lets NaN through)."""
     name = "float"
 
     def convert(self, value, param, ctx):
@@ -181,8 +179,8 @@ def _cluster_timeout(ctx, param, value):
 
 
 def _cluster(ctx, param, address):
-    """--cluster as the library's `Cluster`: its address, --cluster-timeout (an eager
-    option, read first), and a line on standard error while the run waits on it."""
+    """--cluster as the library's `Cluster`, with --cluster-timeout and a line on standard
+    error while the run waits on it."""
     if address is None:
         return None
     from ..runs.parallel import Cluster
@@ -213,15 +211,13 @@ REGISTRATION = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_.-]*\s*=")
 
 
 def is_registration(text: str) -> bool:
-    """Whether `text` registers an engine (`NAME=COMMAND`) rather than naming one
-    (`SPEC`, where a setting's '=' comes after ':')."""
+    """Whether `text` registers an engine (`NAME=COMMAND`) rather than naming one."""
     return bool(REGISTRATION.match(text))
 
 
 def external_options(f):
-    """--external NAME=COMMAND (repeated) and --external-timeout SECONDS: the engines in
-    other processes a command may name in its engine specs (`engines.parse_externals` reads
-    them)."""
+    """--external NAME=COMMAND (repeated) and --external-timeout SECONDS (read by
+    `engines.parse_externals`)."""
     f = click.option("--external-timeout", "engine_timeout", type=FiniteFloat(1, MAX_SECONDS),
                      default=ENGINE_TIMEOUT, show_default=True, metavar="SECONDS",
                      help="How long an engine of --external may take to answer a move, past "
@@ -235,9 +231,8 @@ def external_options(f):
 
 
 def external_commands(specs, cluster) -> dict:
-    """name -> command of the engines in other processes among `specs` (what a journal's
-    --resume checks), refusing --cluster with them: their commands may not exist on the
-    cluster's workers."""
+    """name -> command of the engines in other processes among `specs` (what --resume checks),
+    refusing --cluster with them."""
     refuse_cluster(specs, cluster)
     return {s.name: s.engine.command_text for s in specs if s.engine is not None}
 
@@ -289,9 +284,8 @@ def game_input(f):
 
 
 def game_from_options(game, kw):
-    """The game of the seat to move (a `formats.game.Game`): from GAME (a record or a position
-    file, - for standard input, or a position string), from --position STRING, or from the
-    position flags. Pops the options it reads from kw."""
+    """The `Game` of the seat to move from GAME (a file, - or a position string), --position
+    or the position flags. Pops the options it reads from kw."""
     flags = {k: kw.pop(k, None) for k in _POSITION_FIELDS}
     given = [k for k, v in flags.items() if v is not None]
     string = kw.pop("position_string", None)
@@ -384,8 +378,7 @@ def search_options(f):
 
 
 def search_settings(algorithm, sets=()) -> registry.Settings:
-    """The algorithm's settings from --set KEY=VALUE, checked once against the algorithm (an
-    unknown or unfitting setting is a clear error): the `Settings` the command passes whole."""
+    """The algorithm's `Settings` from --set KEY=VALUE, checked against the algorithm."""
     settings = {}
     for item in sets:
         key, eq, value = item.partition("=")

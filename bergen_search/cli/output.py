@@ -24,9 +24,8 @@ def emit_json(obj) -> None:
 
 
 def search_note(specs=None) -> None:
-    """One line on standard error when the searches run in pure Python (no compiled core, or
-    BERGEN_PURE_PYTHON=1): slowly, with smaller default budgets. With `specs` (engines), only
-    when one of them searches."""
+    """One line on standard error when the searches run in pure Python (with `specs`, only
+    when one of those engines searches)."""
     if specs is not None and all(spec.simple_code is not None for spec in specs):
         return
     note = backend.SEARCH.note
@@ -53,10 +52,9 @@ SPINNER = "|/-\\"
 
 
 class Working:
-    """A progress line on standard error while a command works (`with Working("searching
-    100,000 iterations"):`): on a terminal only, and only once it has taken more than
-    PROGRESS_AFTER seconds, so that a quick answer and every pipe or file stay clean. It
-    turns and counts the seconds, and is wiped when the work ends, however it ends."""
+    """A spinning progress line on standard error while a command works (`with
+    Working("searching"):`): on a terminal only, after PROGRESS_AFTER seconds, wiped at the
+    end."""
 
     def __init__(self, what: str):
         self.what = what
@@ -94,8 +92,7 @@ class Working:
 
 
 def budget_text(limits, settings) -> str:
-    """A search's budget (its `Settings`' engine's unit) for a progress line: `100,000
-    iterations`, `5 s`, or both."""
+    """A search's budget for a progress line: `100,000 iterations`, `5 s`, or both."""
     alg = settings.engine
     count = limits.iterations
     if count is None and limits.time is None:
@@ -106,9 +103,7 @@ def budget_text(limits, settings) -> str:
 
 
 def write_lines(path, lines) -> None:
-    """The lines to standard output (path None) or to `path`, atomically: a temporary file
-    beside it moved into place when complete, so a failure or Ctrl-C leaves the old file (or
-    none), never half a file."""
+    """The lines to standard output (path None) or to `path`, atomically."""
     if path is None:
         for line in lines:
             click.echo(line)
@@ -117,13 +112,9 @@ def write_lines(path, lines) -> None:
 
 
 def check_writable(path: str, option: str, regular: bool = False) -> None:
-    """Fail before a long run, not after it, when `path` cannot be written. `regular`: the
-    output must be a file (a run's output, with its journal and lock beside it: a device or
-    a pipe is refused, never replaced). A read-only file system is a write failure (74), as
-    it would be at the end; a permission refused is bad input (2); a folder that takes no
-    new file whatever the permissions say (/proc, /sys) is found by making a file there (and
-    removing it: the atomic write makes one there too), a write failure as it would be at
-    the end."""
+    """Fail before a long run, not after it, when `path` cannot be written (`regular`: it
+    must be a file, not a device or a pipe). A permission refused is bad input; a read-only
+    file system, or a folder where no file can be made, a write failure."""
     import errno
     import tempfile
 
@@ -157,8 +148,7 @@ def check_writable(path: str, option: str, regular: bool = False) -> None:
 
 
 def check_distinct(inputs: dict, outputs: dict) -> None:
-    """Refuse an output that is one of the inputs or another output of the same run
-    (`{option: path}`): it would be overwritten, or one of two outputs lost."""
+    """Refuse an output that is one of the inputs or another output (`{option: path}`)."""
     seen = {}
     for option, path in [*inputs.items(), *outputs.items()]:
         if path is None or path == "-":

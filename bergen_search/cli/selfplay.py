@@ -58,7 +58,6 @@ def selfplay(*, games, seed, engine_args, out_path, force, start_scores, workers
     --resume). Ctrl-C (SIGTERM, SIGHUP) exits 130 (143, 129) saying how far the run got.
     """
     rules = rules_from_options(kw)
-    # --engine names the engines that play; an engine in another process is --external's.
     for arg in engine_args:
         if is_registration(arg):
             raise click.BadParameter(f"{arg.split('=')[0].strip()}=COMMAND registers an engine "
@@ -84,7 +83,7 @@ def selfplay(*, games, seed, engine_args, out_path, force, start_scores, workers
     if run.interrupted:
         e = run.interrupted
         if out_path is None:
-            for line, _ in e.partial:           # the finished matches, in order
+            for line, _ in e.partial:
                 click.echo(line)
         return run.stop(f" (the first {len(e.partial)} printed)"
                         if out_path is None and e.partial else "")

@@ -1,10 +1,7 @@
 """`bergen play`: a person plays a match against an engine, in the terminal.
 
-`PlaySession` drives a `match.Match` (the match driver `seats.play_engines` uses: the same
-deals for the seed) whose `seats.Seats` play the engine's seats, its searches never
-seeing the person's hand, and keeps a stack of snapshots for `undo`. The command line feeds
-it lines of input and prints what it returns; nothing here reads the terminal, so it is
-tested with scripted input.
+`PlaySession` drives a `Match` whose `Seats` play the engine's seats, and keeps snapshots
+for `undo`; it never reads the terminal (the command feeds it lines).
 """
 from __future__ import annotations
 
@@ -100,10 +97,8 @@ class PlaySession:
         return [move_str(m, lead) for m in self.state.legal_moves()]
 
     def play(self, text: str) -> list:
-        """The person's move in FORMATS.md notation; an illegal one raises BergenError and
-        changes nothing. A bare `a-b` that fits both ends is the play at the left when the two
-        are mirror twins (the same position up to the mirror: one choice, as `best` shows
-        it); where the ends differ it asks which."""
+        """The person's move (an illegal one raises BergenError). A bare `a-b` that fits both
+        ends is the left one when the two are mirror twins."""
         state = self.state
         if state.to_move != self.seat:
             raise BergenError("it is not your turn")
@@ -130,11 +125,9 @@ class PlaySession:
         return ["took back your last play"]
 
     def hint(self) -> str:
-        """The engine's move for the person, the values of up to four plays with their ± (as
-        `best` writes them, a chance of the match objective as a percentage), and the
-        position as a string (to paste into `bergen best`)."""
+        """The engine's move for the person, the values of up to four plays, and the position
+        string."""
         args = self.hint_engine.search_args()
-        # The person is to move: the record's viewpoint, seen as that seat alone sees it.
         game = load_record_game(to_record(self.log))
         result = args.search(game.info, seed=self.seed)
         if result.info.get("interrupted"):

@@ -1,12 +1,7 @@
-"""From a game document to what the seat to move knows.
-
-`load_game(text)` reads a `bergen-record/1` (its last round unfinished: the seat to move
-there is the viewpoint), a `bergen-position/1`, or a position string (`bergen1/...`,
-position_string.py), and returns the viewpoint's `InfoSet`; `load(text)` returns a `Game`
-with the position (what a `bergen-position/1` holds of it) and, for a record, the `Observer`
-that holds the proofs with their events. A record's other hands, reserve and other seats'
-draws are never read into the information set, even when the record gives them (the record
-is still checked against them).
+"""From a game document (a `bergen-record/1` whose last round is unfinished, a
+`bergen-position/1` or a position string) to what its seat to move knows: `load` gives a
+`Game`, `load_game` its `InfoSet`. A record's other hands and hidden draws never enter the
+information set (the record is still checked against them).
 """
 from __future__ import annotations
 
@@ -33,9 +28,9 @@ class Game:
 
 
 def observe_record(record) -> tuple:
-    """(observer, final state) of an unfinished record: the `Observer` of its seat to move (the
-    viewpoint, whose hand and draws the record must show) fed the last round's events, and the
-    state after the last event. One replay, which checks the whole record."""
+    """(observer, final state) of an unfinished record: the `Observer` of its seat to move fed
+    the last round's events, and the state after the last event (one replay, checking the
+    whole record)."""
     record = parse_record(record)
     last = len(record.rounds) - 1
     where: Where = {"round": last}
@@ -49,9 +44,6 @@ def observe_record(record) -> tuple:
             final = item.state
         else:
             steps.append(item)
-    # A record has a round (parse_record refuses one without), and events() yields a
-    # RoundStart and a RoundEnd for every round it replays (or raises): the last round's
-    # are both here.
     assert start is not None and final is not None
     if final.ended is not None:
         over = "the match is over" if final.winner is not None else \
@@ -66,7 +58,7 @@ def observe_record(record) -> tuple:
         raise BergenError(f"seat {seat} is to move, but the record does not show its hand and "
                           f"every tile it drew (the seat to move is the record's viewpoint)",
                           **where)
-    # The seat is known only now: follow the round again from the steps already replayed.
+    # The seat is known only now: follow the round again.
     observer = Observer(record.rules, {seat}, start)
     for step in steps:
         observer.step(step.seat, step.action, step.after)
@@ -76,9 +68,6 @@ def observe_record(record) -> tuple:
 def load_record_game(record) -> Game:
     record = parse_record(record)
     observer, final = observe_record(record)
-    if not final.led:
-        raise BergenError("the last round has no events: its lead is forced, nothing to search",
-                          round=len(record.rounds) - 1)
     info = observer.infoset(final.to_move)
     return Game(info, position_from_infoset(info, {s: observer.proven_voids(s)
                                                    for s in observer.hist}),

@@ -16,14 +16,11 @@ from ..errors import BergenError, JSONError
 from ..game.rules import Rules
 
 
-#: The most bytes read of one document (a record, a position, a rule set, a protocol line): a
-#: whole match's record is a few kilobytes, so no real one comes near; a reader stops there
-#: (`/dev/zero`, `yes |`) instead of filling the memory.
+#: The most bytes read of one document (a record, a position, a rule set, a protocol line).
 MAX_DOCUMENT_BYTES = 16 << 20
-#: The most bytes read of a file of records (`.jsonl`, one match a line, about 3 kB each):
-#: some 80,000 matches, more than any analysis or replay of them would get through.
+#: The most bytes read of a file of records (`.jsonl`, about 3 kB a match).
 MAX_RECORDS_BYTES = 256 << 20
-#: How much is read at a time from a stream whose size is not known beforehand.
+#: How much is read at a time from a stream of unknown size.
 READ_CHUNK = 1 << 20
 
 
@@ -34,22 +31,20 @@ def too_large(what: str, limit: int,
 
 
 def read_bounded(stream, limit: int, what: str) -> bytes | str:
-    """At most `limit` bytes of a binary stream, or BergenError saying it is larger: a regular
-    file is measured first (refused without reading), anything else (a pipe, a device) is
-    read in chunks and refused as soon as it passes the cap, in well under a second. Bytes
-    from a binary stream, even an empty one (a 0-byte file), text from a text stream."""
+    """The stream's content (bytes, or text from a text stream), or BergenError once it
+    passes `limit` bytes (a regular file is refused unread)."""
     import os
     import stat
     try:
         info = os.fstat(stream.fileno())
     except (AttributeError, OSError, ValueError):
-        info = None             # not a file descriptor (a test's stream): read and count
+        info = None             # not a file descriptor: read and count
     if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > limit:
         raise BergenError(too_large(what, limit))
     parts, size = [], 0
     while True:
         chunk = stream.read(min(READ_CHUNK, limit + 1 - size))
-        parts.append(chunk)         # the last, empty, chunk too: the stream's own type
+        parts.append(chunk)         # the last, empty, one too: the stream's type
         if not chunk:
             break
         size += len(chunk)
@@ -72,9 +67,8 @@ def _reject_constant(name):
 
 
 def parse_json(text, what: str = "the JSON text") -> object:
-    """JSON text to Python objects; errors name the line and column, duplicate keys and
-    NaN/Infinity are errors. `what` names the text in the messages (`the record`; a bare
-    noun gets `the`).
+    """JSON text to Python objects; errors name the line and column; duplicate keys and
+    NaN/Infinity are errors. `what` names the text in the messages.
 
     >>> parse_json("  ", "record")
     Traceback (most recent call last):
@@ -108,12 +102,9 @@ def parse_json(text, what: str = "the JSON text") -> object:
     except RecursionError:
         raise BergenError("bad JSON: arrays or objects nested too deeply") from None
     except ValueError as e:
-        # Python refuses integers of thousands of digits (int_max_str_digits).
         if "digits" in str(e):
             raise BergenError("bad JSON: a number with thousands of digits") from None
         raise BergenError(f"bad JSON: {e}") from None
-
-
 
 
 # ---- field checks ---------------------------------------------------------------------------
@@ -160,7 +151,6 @@ def parse_scores(value, rules: Rules, field: str, **where) -> tuple:
     return tuple(value)
 
 
-
 def parse_version(obj: dict):
     """The optional `version` of a document (the program that wrote it): a string, or None."""
     version = obj.get("version")
@@ -168,7 +158,6 @@ def parse_version(obj: dict):
         raise BergenError(f"'version' must be the version string of the program that wrote "
                           f"the document, got {type_name(version)}", field="version")
     return version
-
 
 
 def pretty_json(obj, width: int = 96, indent: int = 2, _level: int = 0) -> str:
@@ -188,4 +177,3 @@ def pretty_json(obj, width: int = 96, indent: int = 2, _level: int = 0) -> str:
     items = [inner + json.dumps(k) + ": " + pretty_json(v, width, indent, _level + 1).lstrip()
              for k, v in obj.items()]
     return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-

@@ -142,10 +142,8 @@ class Line(LineEnds):
 
 
 def parse_line(value, what: str = "line") -> Line:
-    """A line from `"5-3 3-3 3-6"` or `["5-3", "3-3", "3-6"]` (or already a `Line`).
-
-    Each tile keeps its written orientation; adjacent halves must be equal; no tile twice.
-    """
+    """A line from `"5-3 3-3 3-6"` or `["5-3", "3-3", "3-6"]` (or a `Line`): tiles keep their
+    orientation, adjacent halves equal, no tile twice."""
     if isinstance(value, Line):
         return value
     pairs: list[tuple[int, int]] = []
@@ -208,12 +206,8 @@ def _ends_of(line):
 
 
 def resolve_move(t: int, end, line) -> int:
-    """The move int of tile `t` laid at `end` (None: bare) on `line`.
-
-    `line` is a `Line`, a `State`, or `(left, right)`; None or empty means the lead is due,
-    which takes a bare tile. A bare tile must fit exactly one end; when it fits both the error
-    names both choices.
-    """
+    """The move int of tile `t` laid at `end` (None: bare) on `line` (a `Line`, `State` or `(left,
+    right)`; empty: the lead, bare). A bare tile must fit exactly one end."""
     ends = _ends_of(line)
     name = tile_str(t)
     if ends is None:
@@ -237,11 +231,9 @@ def resolve_move(t: int, end, line) -> int:
 
 
 def parse_move(text, line=None) -> int:
-    """The move int of `a-b`, `a-b:L` or `a-b:R`.
-
-    With a non-empty `line` (a `Line`, a `State` or `(left, right)`) the move must fit it, and
-    a bare `a-b` is resolved to the one end it fits. With `line=None` a bare `a-b` is a lead
-    and an end is taken as written; with an empty line only the lead, written bare, is allowed.
+    """The move int of `a-b`, `a-b:L` or `a-b:R`: with a non-empty `line` it must fit (a bare tile
+    resolved to its one end); with `line=None` a bare tile is a lead; an empty line takes only
+    the lead.
 
     >>> parse_move("3-3") // 2 == parse_tile("3-3")
     True
@@ -259,16 +251,10 @@ def format_move(move: int, lead: bool = False) -> str:
 
 @dataclass(frozen=True)
 class Move:
-    """An action of the seat to move, as the library hands it out: a play (`tile` and `end`,
-    LEFT or RIGHT, or None for the lead), or the draw or the pass (`Move.DRAW`, `Move.PASS`:
-    `kind` "draw" or "pass", no tile).
-
-    `.code` is the core's move int (`tile * 2 + end`, `state.DRAW`, `state.PASS`) and
-    `Move.from_code` makes one back; `str()` is the FORMATS.md notation (`3-5:R`, `3-5` for the
-    lead, `draw`, `pass`) and `repr()` the expression that makes it again. Moves are values:
-    equal when they are the same action, hashable (dict keys), and ordered as the core orders
-    its moves (by `.code`: tile by tile, the left end first, then the draw and the pass; the
-    lead before the same tile at the left end).
+    """An action of the seat to move: a play (`tile`, `end` LEFT, RIGHT or None for the lead), or
+    `Move.DRAW`, `Move.PASS`. `.code` is the core's move int (`Move.from_code` makes one back),
+    `str()` the notation, `repr()` the expression that makes it. Equal, hashable, ordered by
+    `.code`.
 
     >>> Move.parse("draw"), Move.from_code(PASS), str(Move.parse("6-4:L"))
     (Move.parse('draw'), Move.parse('pass'), '4-6:L')

@@ -39,10 +39,8 @@ _REQUIRED = ("format", "to_move", "hand", "hand_sizes", "reserve_size")
 
 @dataclass(frozen=True)
 class Position(LineEnds):
-    """A position: `hand` is a mask, `line` the oriented pairs left to right, `ends` the
-    numbers shown at `(left, right)` (None before the lead), `voids` seat -> frozenset of
-    numbers that seat holds none of. Build with `parse_position` or `position_from_flags`,
-    which check it (`formats.game.load` gives a record's)."""
+    """A position: `hand` a mask, `line` the oriented pairs, `ends` (None before the lead), `voids`
+    seat -> numbers it holds none of. Built by `parse_position` or `position_from_flags`."""
     rules: Rules
     scores: tuple
     to_move: int
@@ -137,10 +135,6 @@ def _check(pos: Position):
         if pos.reserve_size != start:
             raise BergenError(f"no tile is laid yet, so nobody has drawn: the reserve must hold "
                               f"{start}, not {pos.reserve_size}", field="reserve_size")
-        if rules.no_double == "redeal" and not pos.hand & DOUBLES:
-            raise BergenError(f"the line is empty, so seat {pos.to_move} leads, but its hand "
-                              f"holds no double (the lead is a double under no_double 'redeal')",
-                              field="hand")
     elif rules.no_double == "redeal" and not line_mask & DOUBLES:
         raise BergenError("the line holds no double, but under no_double 'redeal' the lead "
                           "is a double", field="line")
@@ -149,14 +143,9 @@ def _check(pos: Position):
 
 
 def _check_turns(pos: Position):
-    """The hand sizes must fit the turn order. Play goes round the table from the leader; a
-    turn ends with a play or a pass, and a seat draws only on its own turns, never before
-    its lead. So after T turns seat j has had its share of them, has played at most that
-    many tiles, and holds the tiles dealt and drawn less those played; a seat that has had
-    no turn but its lead has drawn nothing (the seat to move may have drawn in the turn it
-    is in). Passes are possible only under `draw: one` or once the reserve is down to what
-    the rules keep; without them T is the number of tiles laid, and the leader follows from
-    the seat to move. Some leader and T must leave every seat's size possible."""
+    """The hand sizes must fit the turn order: after T turns from the leader each seat has played
+    at most its turns' worth and drawn only on its own turns; some leader and T must leave every
+    size possible (without passes T is the tiles laid)."""
     rules, n = pos.rules, pos.rules.players
     laid, sizes, h, t = len(pos.line), pos.hand_sizes, rules.hand_size, pos.to_move
     if not laid:
@@ -172,9 +161,8 @@ def _check_turns(pos: Position):
         turns = laid + (t - leader - laid) % n
         while turns <= (laid * n + n if passes else laid):
             had = [len(range((j - leader) % n, turns, n)) for j in range(n)]
-            # Tiles seat j has played: enough to come down from h to its size (it may have
-            # drawn more), at least the lead for the leader, at most one a turn; exactly
-            # h - size when it had no turn to draw on.
+            # Tiles seat j has played: enough to come down from h to its size, at least the
+            # lead for the leader, at most one a turn; exactly h - size with no turn to draw.
             low = [max(h - sizes[j], 1 if j == leader else 0) for j in range(n)]
             high = [had[j] if j == t or had[j] > (j == leader) else min(had[j], h - sizes[j])
                     for j in range(n)]
@@ -222,8 +210,7 @@ def _check_voids(pos: Position):
             t = (held & -held).bit_length() - 1
             raise BergenError(f"seat {pos.to_move} is listed void in {v}, but its hand holds "
                               f"{tile_str(t)}", field=f"voids.{pos.to_move}")
-    # Some deal of the unseen tiles must give every other seat its size while avoiding its
-    # voids (the reserve takes any tile): Hall's condition over sets of seats.
+    # Some deal must give every other seat its size avoiding its voids: Hall's condition.
     unseen = pos.unseen
     allowed = {}
     for seat in range(n):
@@ -376,14 +363,9 @@ def _flag_of(name):
 def position_from_flags(hand, *, line=None, hand_sizes=None, reserve_size=None, scores=None,
                         players=None, partnerships=None, to_move=None, rules=None,
                         voids=None) -> Position:
-    """A position from the command-line flags (strings as typed, or parsed values).
-
-    `hand` "0-3 1-2", `line` "5-3 3-3 3-6" (default empty), `hand_sizes` "4,5" (one per
-    seat), `reserve_size`, `scores` "4,7" (default zeros), `to_move` (default 0). `rules` is a
-    `Rules` or a rules dict; `players` and `partnerships` override its fields. What can be
-    derived is: with `hand_sizes` the reserve's size; with `reserve_size` and 2 players the
-    other hand's size; before the lead (empty line) both. Errors name the flag in `field`.
-    """
+    """A position from the command-line flags (strings as typed, or parsed values): `hand`, `line`,
+    `hand_sizes`, `reserve_size`, `scores`, `to_move`, `rules` (a `Rules` or dict) with
+    `players` and `partnerships` over it. What can be derived is; errors name the flag in `field`."""
     try:
         return _from_flags(hand, line=line, hand_sizes=hand_sizes, reserve_size=reserve_size,
                            scores=scores, players=players, partnerships=partnerships,
@@ -462,9 +444,7 @@ def _from_flags(hand, *, line, hand_sizes, reserve_size, scores, players, partne
 
 
 def position_from_infoset(info, voids: dict) -> Position:
-    """The position of an information set (`infoset.InfoSet`), with `voids` {seat: numbers}:
-    what a `bergen-position/1` keeps of it (not its history: which turn a tile was drawn on,
-    the lead's proofs, the plays inference reads)."""
+    """The position of an information set with `voids` {seat: numbers} (its history left out)."""
     return Position(info.rules, tuple(info.scores), info.seat, info.hand, tuple(info.line),
                     tuple(info.hand_sizes), info.reserve_size,
                     {s: frozenset(v) for s, v in voids.items() if v}).check()

@@ -1,21 +1,7 @@
-"""The one-line position string (`bergen1`): a `bergen-position/1` in one line that can be
-pasted into any command that reads a game (docs/NOTATION.md is the full grammar).
+"""The one-line position string, a `bergen-position/1` in one line (the grammar:
+docs/NOTATION.md):
 
     bergen1/RULES/SCORES/TO_MOVE/HAND/LINE[/SIZES[/RESERVE[/VOIDS]]]
-
-Parts are separated by `/`, which no tile, line or number contains; inside a part, items are
-separated by `,`. Nothing in it needs quoting in a POSIX shell.
-
-- RULES: the player count (`2`, `3`, `4`, or `4p` for partnerships), then `,key=value` for
-  each rule that differs from the defaults for that count (FORMATS.md's field names).
-- SCORES: one per side. TO_MOVE: the seat. HAND: its tiles, `a-b` each.
-- LINE: the line as a chain of the numbers it shows, left to right, each touching pair
-  written once: `1-1-4-4-6-3` is `1-1 1-4 4-4 4-6 6-3`; `-` for an empty line. A list of
-  tiles (`1-1,1-4,4-4,4-6,6-3`) is read too.
-- SIZES: every seat's hand size; RESERVE: the reserve's size. Either may be left out (empty,
-  or missing at the end), and so may one entry of SIZES (empty): one unknown is inferred from
-  the 28 tiles, the seat to move's size from its hand, and before the lead every size.
-- VOIDS: `seat:numbers` per seat, `1:14` for "seat 1 holds no 1 and no 4".
 
 >>> from bergen_search.formats.position import position_from_flags
 >>> pos = position_from_flags(hand="0-3 1-2 2-5 5-6", line="1-1 1-4 4-4 4-6 6-3",
@@ -54,8 +40,7 @@ _PART_OF_FIELD = {"to_move": "to-move", "hand": "hand", "line": "line", "hand_si
 
 
 def is_position_string(text) -> bool:
-    """True when `text` (surrounding white space aside) starts like a position string,
-    `bergen<version>/`: what a command reading a GAME checks first."""
+    """True when `text` (white space aside) starts like a position string, `bergen<N>/`."""
     return isinstance(text, str) and bool(_TAGGED.match(text.strip()))
 
 
@@ -218,14 +203,14 @@ def _infer_sizes(rules: Rules, to_move: int, hand: int, line, sizes: list, reser
             reserve = rest
         else:
             seat = unknown[0]
-            assert isinstance(seat, int)     # the unknowns are seats, and "reserve"
+            assert isinstance(seat, int)
             sizes[seat] = rest
     return tuple(sizes), reserve
 
 
 def parse_string(text) -> Position:
-    """The position of a string, checked as a `bergen-position/1` is (a `Position`). Every
-    error is one line naming the part at fault."""
+    """The `Position` of a string, checked as a `bergen-position/1` is; an error names the
+    part at fault."""
     if not isinstance(text, str):
         raise BergenError(f"a position string must be text, got {type(text).__name__}")
     text = text.strip()

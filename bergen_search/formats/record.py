@@ -1,11 +1,6 @@
-"""`bergen-record/1`, the format of a match as it happened (FORMATS.md): the parsed `Record`
-(its `Round`s and `Event`s) and `parse_record`, which checks the structure.
-
-`parse_record` checks the format string, the field names (an unknown field anywhere is an
-error), the rules, the tile and move notation; the play itself is checked by
-`replay.replay`, which runs the record through the rules. Reading JSON text and writing
-records is `record_io`. Every error is a `BergenError` located by `round`, `event` (0-based,
-as in the record) and `field`.
+"""`bergen-record/1`, a match as it happened (FORMATS.md): the parsed `Record` (its `Round`s
+and `Event`s) and `parse_record`, which checks its structure (the play is checked by
+`replay`). Every error is a `BergenError` located by `round`, `event` and `field`.
 
 >>> rec = parse_record({"format": FORMAT, "rounds": [{"hands": [None, None], "events": [
 ...     {"seat": 0, "play": "6-6"}, {"seat": 1, "draw": None}]}]})
@@ -38,12 +33,8 @@ _EVENT_FIELDS = ("seat",) + _ACTIONS
 # ---- the parsed record ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Event:
-    """One event of a round: a play, a draw or a pass by `seat`.
-
-    For a play, `tile` is the tile laid and `end` LEFT/RIGHT, or None when written bare (the
-    lead, or a tile the replay resolves to the one end it fits). For a draw, `tile` is the
-    tile drawn, or None when the record's author did not see it.
-    """
+    """A play, a draw or a pass by `seat`: for a play `tile` and `end` (LEFT/RIGHT, None
+    when written bare); for a draw the tile drawn, or None when unseen."""
     seat: int
     kind: str
     tile: int | None = None
@@ -51,7 +42,7 @@ class Event:
 
     def to_dict(self) -> dict:
         if self.kind == "play":
-            assert self.tile is not None     # a play names its tile (_parse_event)
+            assert self.tile is not None
             text = tile_str(self.tile) + ("" if self.end is None else ":" + "LR"[self.end])
             return {"seat": self.seat, "play": text}
         if self.kind == "draw":
@@ -94,7 +85,6 @@ class Record:
         out.update(rules=self.rules.to_dict(), start_scores=list(self.start_scores),
                    rounds=[r.to_dict() for r in self.rounds])
         return out
-
 
 
 # ---- structure checks -------------------------------------------------------------------------
@@ -186,11 +176,8 @@ def _parse_event(obj, rules: Rules, r: int, j: int) -> Event:
 
 
 def parse_record(obj, needed_by: str | None = None) -> Record:
-    """Check the structure of a decoded `bergen-record/1` and return it as a `Record`.
-
-    The rules are checked here; the play is checked by `replay`. A position given instead is
-    refused as such (`needed_by`: the command that needs a record, for the message).
-    """
+    """A decoded `bergen-record/1` checked as a `Record` (its rules too, not its play); a
+    position is refused (`needed_by`: the command, for the message)."""
     if isinstance(obj, Record):
         return obj
     if isinstance(obj, dict) and obj.get("format") == POSITION_FORMAT:
@@ -214,7 +201,6 @@ def parse_record(obj, needed_by: str | None = None) -> Record:
         raise BergenError("the list is empty: a record needs at least one round", field="rounds")
     rounds = tuple(_parse_round(ro, rules, r) for r, ro in enumerate(rounds_obj))
     return Record(rules, start_scores, rounds, version)
-
 
 
 def needs_record_message(what: str, needed_by: str | None) -> str:

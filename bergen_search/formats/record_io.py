@@ -46,11 +46,8 @@ class LineError(BergenError):
 
 
 def iter_records(text, check: bool = False, needed_by: str | None = None) -> Iterator[Record]:
-    """The records of a `.jsonl` text, one per non-empty line.
-
-    Errors are `LineError`s (a `BergenError` with `.line`, 1-based). With `check=True` each
-    record is also replayed, so rule errors are reported with their line too.
-    """
+    """The records of a `.jsonl` text, one per non-empty line; errors are `LineError`s (`.line`,
+    1-based), rule errors too with `check=True`."""
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8")
     for n, line in enumerate(text.splitlines(), start=1):
@@ -69,13 +66,8 @@ def iter_records(text, check: bool = False, needed_by: str | None = None) -> Ite
 
 
 def load_records(text, needed_by: str | None = None) -> list:
-    """The records of a file holding either one JSON record (pretty-printed or not) or several,
-    one per line (`.jsonl`). Structure only, like `load_record`. A position (or a position
-    string) is refused as such; `needed_by` names the command for the message.
-
-    A single record's errors are plain `BergenError`s (JSON errors name the line and column in
-    the file); with several records they are `LineError`s naming the line.
-    """
+    """The records of a file of one JSON record or one per line (structure only). A position is
+    refused; `needed_by` names the command. With several records errors are `LineError`s."""
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8")
     if text.lstrip().startswith("bergen1/"):
@@ -92,12 +84,8 @@ def load_records(text, needed_by: str | None = None) -> list:
 
 # ---- writing ----------------------------------------------------------------------------------
 def to_record(log) -> Record:
-    """The `Record` of a `match.MatchLog` (a `Record` is returned as it is): what
-    `parse_record` would make of its `write_record` dict, built without writing it.
-
-    Every hand and reserve is there, the drawn tiles too; a match's record says which version
-    of the program wrote it.
-    """
+    """The `Record` of a `match.MatchLog` (a `Record` as it is), as `parse_record` would make of its
+    `write_record` dict."""
     if isinstance(log, Record):
         return log
     if not isinstance(log, MatchLog) and not all(
@@ -125,12 +113,9 @@ def _events(log_events, seen=None) -> tuple:
 
 
 def seat_record(rules, start_scores, seat: int, hand: int, log_events) -> Record:
-    """One round as `seat` alone saw it, as a `Record` whose seat to move is the viewpoint
-    (what an engine in another process is sent: `play.external`): the round begins at
-    `start_scores` (the scores it was dealt with: the rounds before are not needed, and a
-    blocked one could not be scored with its hands hidden), `seat`'s hand as dealt is `hand`,
-    every other hand and the reserve are unknown, and the events are the round log's `(seat,
-    action, tile drawn)` with the tiles other seats drew unseen.
+    """One round as `seat` alone saw it, a `Record` whose seat to move is the viewpoint (what an
+    engine in another process is sent): from `start_scores`, `seat`'s dealt `hand`, every other
+    hand and the reserve unknown, the events with other seats' draws unseen.
 
     >>> from bergen_search.game.match import play_match
     >>> from bergen_search.game.rules import Rules
@@ -144,12 +129,8 @@ def seat_record(rules, start_scores, seat: int, hand: int, log_events) -> Record
 
 
 def write_record(log) -> dict:
-    """A complete `bergen-record/1` dict from a `match.MatchLog` (or a `Record`).
-
-    Every hand and reserve is written, the drawn tiles too, and the rules in full
-    (`rules.to_dict()`), so the record stands on its own; a match's record says which version
-    of the program wrote it (a `Record` keeps the version it was read with).
-    """
+    """A complete `bergen-record/1` dict from a `match.MatchLog` (or a `Record`): every hand,
+    reserve and drawn tile, the rules in full, and the program's version."""
     return to_record(log).to_dict()
 
 

@@ -1,18 +1,10 @@
-"""A record replayed through the rules: its events as typed objects (`events`, `walk`), the
-FORMATS.md replay report (`replay`) and the state it ends in (`final_state`).
+"""A record replayed through the rules: its events as typed objects (`events`, `seen_steps`),
+the FORMATS.md replay report (`replay`), the state it ends in (`final_state`) and what the
+seat to move may do next (`next_moves`).
 
-Every round runs through the reference `state.State`, which checks every rule as far as the
-record's information allows (hidden hands are counts, an unknown reserve only a size), and
-what a hidden seat did is checked against the deals still possible (`hidden.check_hidden`).
-Every error is a `BergenError` located by `round`, `event` (0-based, as in the record) and
-`field`.
-
-`next_moves(record)` lists what the seat to move may do next, its hand seen or not (the
-board's game entry).
-
-`events(record)` yields, per round, a `RoundStart` (the state as dealt), a `Play`, `Draw` or
-`Pass` per event (its round, event index and seat, the action as the public `Move`/`Tile`
-types and as the move int, the states before and after it), then a `RoundEnd`:
+Every round runs through the reference `state.State`, and what a hidden seat did is checked
+against the deals still possible (`hidden.check_hidden`); every error is a `BergenError`
+located by `round`, `event` (0-based) and `field`.
 
 >>> from bergen_search.game.match import play_match
 >>> from bergen_search.formats.record_io import write_record
@@ -62,10 +54,8 @@ class RoundEnd:
 
 @dataclass(frozen=True)
 class Step:
-    """One event of a round, replayed: `round` and `event` (0-based, as in the record), the
-    `seat` that acted, `action` as the move int (`DRAW`, `PASS`, or a play resolved to its
-    end), and the states `before` and `after` it. Its class says what it was: `Play`, `Draw`
-    or `Pass`."""
+    """One event replayed: `round`, `event`, the `seat` that acted, `action` as the move int, and
+    the states `before` and `after`; its class (`Play`, `Draw`, `Pass`) says what it was."""
     round: int
     event: int
     seat: int
@@ -136,14 +126,9 @@ def _action_of(ev: Event, state: State) -> int:
 
 
 def events(record) -> Iterator[ReplayEvent]:
-    """Replay `record` (a `Record` or its dict) event by event through `State`: per round a
-    `RoundStart`, a `Play`, `Draw` or `Pass` per event, and a `RoundEnd`.
-
-    Raises `BergenError` located by round, event and field at the first broken rule: anything
-    `State` rejects, what a hidden seat could not have done, a round left unfinished that is
-    not the last, a round after the match ended. Each round starts with the scores the round
-    before ended with.
-    """
+    """Replay `record` (a `Record` or its dict) through `State`: per round a `RoundStart`, a step
+    per event and a `RoundEnd`; a `BergenError` at the first broken rule (an unfinished round
+    before the last, a round after the match ended included)."""
     record = parse_record(record)
     scores = record.start_scores
     last = len(record.rounds) - 1
@@ -181,11 +166,8 @@ def events(record) -> Iterator[ReplayEvent]:
 
 
 def seen_steps(record, seats=None) -> Iterator[tuple]:
-    """Each `Step` of `record` (a complete one, or one whose `seats` hands are shown) with
-    what each seat had seen just before it: (step, {seat: Observer}); each observer has
-    heard the step once the caller asks for the next one. `seats`: whose views (default:
-    every seat). The information set of the seat to move is
-    `observers[step.seat].infoset(step.seat)`."""
+    """Each `Step` of `record` with what each seat of `seats` (default all) had seen just before:
+    (step, {seat: Observer}); `observers[step.seat].infoset(step.seat)` is the mover's."""
     record = parse_record(record)
     rules = record.rules
     seats = range(rules.players) if seats is None else seats
@@ -248,23 +230,10 @@ def _finish_round_report(cur: dict, state: State):
 
 
 def replay(record) -> dict:
-    """Check a record against the rules and score it event by event (FORMATS.md report).
-
-    Returns `{"ok": true, "rounds": [...], "scores", "winner", "match_over"}`, with per round
-    `{"round", "start_scores", "events": [{"event", "seat", "action", "tile" (draws only),
-    "points", "scores"}], "end", "scores", "match_over", "to_move"}`: `points` is what the
-    event scored per side, `scores` the running totals per side, `winner` the side that
-    reached the target (or null), `to_move` the seat to move in an unfinished round.
-
-    A round's `end` is:
-    - "out" when a player laid their last tile (even if that play reached the target);
-    - "blocked" when nobody could play or draw and every player passed in turn;
-    - "target" when a side reached the target mid-round, tiles still in hands;
-    - "unfinished" when the record stops mid-round (only the last round may).
-    `match_over` is true once a side has reached the target.
-
-    Raises `BergenError` with `round`, `event` and `field` for the first error.
-    """
+    """Check a record against the rules and score it event by event: the report FORMATS.md
+    describes (`ok`, `rounds` with their events, points, scores and `end` of "out", "blocked",
+    "target" or "unfinished", `scores`, `winner`, `match_over`). Raises `BergenError` with
+    `round`, `event` and `field` for the first error."""
     return _replay(record)[0]
 
 
@@ -276,32 +245,22 @@ def final_state(record) -> State:
 
 @dataclass(frozen=True)
 class NextMoves:
-    """What the seat to move may do after a record's last event: its `round` and `seat`,
-    whether the record shows its hand (`seen`), the `moves` as written (`3-5:L`, `draw`,
-    `pass`), and when there are none `why` (the rules' reason for refusing the pass: a round
-    blocked with a hand unseen cannot be scored)."""
+    """What the seat to move may do after a record's last event: `round`, `seat`, whether its hand
+    is shown (`seen`), the `moves` as written, and `why` there are none."""
     round: int
     seat: int | None
     seen: bool | None
     moves: list
     why: str | None = None
-    #: A round not yet led: every lead some deal allows, (seat, tile written), in seat then
-    #: tile order (`seat` and `seen` are then None and `moves` empty: the lead is a seat's).
+    #: A round not yet led: every lead some deal allows, (seat, tile written).
     leads: list = field(default_factory=list)
 
 
 def next_moves(record) -> NextMoves:
-    """The events the rules allow the seat to move next, from what the record shows (for
-    entering a game as it is played). With its hand seen: its legal moves. With its hand (or
-    a tile it drew) unseen: every play of a tile that fits an end and that some deal of the
-    hidden tiles puts in its hand (never a tile on the line or in a hand the record shows,
-    nor one its draws and passes proved it did not hold), a draw (its tile unseen) and a pass
-    where some deal allows them. Each move is the record with that event added, replayed by
-    `events`: the rules and the hidden-information check decide, with no second copy of
-    them. A round not yet led: every lead (seat, tile) some deal allows (`leads`): a seat
-    whose hand is shown leads from it, an unseen one any tile no shown hand holds, and the
-    lead rule decides which. Raises `BergenError` for a broken record and a round that is
-    over."""
+    """The events the rules allow the seat to move next, from what the record shows: its legal
+    moves with its hand seen; else every play, draw or pass some deal of the hidden tiles allows.
+    Each is the record with that event added, replayed by `events`. A round not yet led: every
+    lead some deal allows (`leads`). Raises `BergenError` for a broken record or a round over."""
     record = parse_record(record)
     last = len(record.rounds) - 1
     final = None

@@ -1,8 +1,5 @@
-"""The game's backend: the compiled core, or the pure-Python reference.
-
-`bergen_search` uses the Cython core (`bergen_search.game._core`) unless the environment sets
-`BERGEN_PURE_PYTHON=1` or the core cannot be imported (msgpack's `fallback.py` pattern).
-Both backends offer the same functions, with identical results for the same seed:
+"""The game's backend: the compiled core (`game._core`), unless `BERGEN_PURE_PYTHON=1` or it
+is not built, else the pure-Python reference. Both offer, with identical results per seed:
 
 - `play_match(rules, engines, seed, start_scores=None, max_rounds=None) -> MatchLog`
 - `random_rounds(rules, n, seed) -> int` (actions taken: a checksum)
@@ -10,8 +7,6 @@ Both backends offer the same functions, with identical results for the same seed
   `legal_moves()`, `apply(move)` and the attributes `scores`, `to_move`, `ended`, `winner`,
   `left`, `right`, `left_double`, `right_double`, `hands`, `reserve_size`, `passes`,
   `last_points`.
-
-The searches choose theirs the same way (`search.backend`).
 """
 from __future__ import annotations
 
@@ -37,7 +32,7 @@ REFERENCE = _Reference()
 def load_core():
     """The compiled core's backend, or None when it is not built (whatever the environment)."""
     try:
-        from . import _core  # here: the compiled module is optional (None without it)
+        from . import _core  # here: the compiled module is optional
     except ImportError:
         return None
     return _core.Backend()

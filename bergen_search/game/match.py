@@ -1,11 +1,8 @@
 """The match: its deals, the simple engines (`random`, `greedy`), and the one match driver.
 
-A `Match` deals from `Rng(seed)`, keeps the state and the `MatchLog` (that
-`record_io.write_record` turns into `bergen-record/1`), and applies each action, telling the
-seated engines (`play.seats.Seats`) what happened. `play_match` plays a whole match with it, every
-seat chosen by an engine; `interactive.PlaySession` (`bergen play`) drives the same `Match`
-with a person in one seat. The core's `play_match` (src_cython) returns the identical log for
-the same seed with the simple engines.
+A `Match` deals from `Rng(seed)`, keeps the state and the `MatchLog`, and applies each action,
+telling the seated engines (`play.seats.Seats`). The core's `play_match` returns the identical
+log for the same seed with the simple engines.
 """
 from __future__ import annotations
 
@@ -66,7 +63,6 @@ def apply_action(state: State, move: int, events: list, seats=None) -> State:
     `events`; a `seats` (`play.seats.Seats`) `observe`s it. Returns the state after it."""
     seat = state.to_move
     if move == DRAW:
-        # A match deals the reserve (and a playout's state has it): its draws are known.
         assert state.reserve is not None
         tile = state.reserve[0]
     else:
@@ -80,11 +76,9 @@ def apply_action(state: State, move: int, events: list, seats=None) -> State:
 
 def play_round(state: State, engines, rng: Rng, events: list, seats=None, until=None,
                *, on_action=None) -> State:
-    """Play the round to its end, appending `(seat, move, tile drawn or -1)` to `events`.
-    The moves are `choose(engines[seat], ...)`, or with a `seats` (`play.seats.Seats`) its
-    `choose`, and it `observe`s every action. `until(state, moves)`, if given, stops the
-    round early, before the action it is true for (a person's turn); `on_action(before,
-    move, after)` hears of each action."""
+    """Play the round to its end, appending `(seat, move, tile drawn or -1)` to `events`, the
+    moves chosen by `engines[seat]` or `seats`. `until(state, moves)` stops it before the
+    action it is true for; `on_action(before, move, after)` hears of each action."""
     while state.ended is None:
         moves = state.legal_moves()
         if until is not None and until(state, moves):
@@ -101,11 +95,10 @@ def play_round(state: State, engines, rng: Rng, events: list, seats=None, until=
 
 
 class Match:
-    """A match being played: deals from `Rng(seed)`, the engines' choices from
-    `Rng(seed ^ PLAY_STREAM)`, from `start_scores` (default zeros) until a side reaches the
-    target or `max_rounds` rounds are played. `state` is the current state, `log` the
-    `MatchLog`, `seats` what `seats(play_rng)` made (a `play.seats.Seats`, or None: then the
-    engines given to `play_round` are the simple engines' codes)."""
+    """A match being played from `start_scores` (default zeros) until a side reaches the
+    target or `max_rounds` rounds are played: deals from `Rng(seed)`, choices from
+    `Rng(seed ^ PLAY_STREAM)`; `seats` what `seats(play_rng)` made (None: the simple engines'
+    codes choose)."""
 
     def __init__(self, rules: Rules, seed: int, start_scores=None, seats=None,
                  max_rounds: int | None = None):
@@ -148,8 +141,7 @@ class Match:
         return self.state
 
     def end_round(self) -> bool:
-        """Log the end of the round just finished; True when the match is over (a side
-        reached the target, or `max_rounds` rounds were played)."""
+        """Log the end of the round just finished; True when the match is over."""
         state = self.state
         self.round.end, self.round.scores = state.ended, state.scores
         if state.winner is not None or len(self.log.rounds) == self.max_rounds:
@@ -169,15 +161,12 @@ class Match:
 
 def play_match(rules: Rules, engines, seed: int, start_scores=None, seats=None,
                max_rounds: int | None = None) -> MatchLog:
-    """A whole match, from `start_scores` (default zeros) until a side reaches the target,
-    or only its first `max_rounds` rounds (then `winner` stays None unless a side reached the
-    target). `seats(play_rng)`, if given, makes the `play.seats.Seats` that chooses the moves."""
+    """A whole match (or its first `max_rounds` rounds): see `Match`."""
     return Match(rules, seed, start_scores, seats, max_rounds).play(engines)
 
 
 def random_rounds(rules: Rules, n: int, seed: int) -> int:
-    """Play n random rounds from fresh deals on one `Rng(seed)` stream; return the number of
-    actions taken in all (a checksum the core must match)."""
+    """The number of actions of n random rounds on one `Rng(seed)` stream (a checksum)."""
     rng = Rng(seed)
     actions = 0
     for _ in range(n):

@@ -1,25 +1,11 @@
 """The play policies in pure Python: the twin of the core's (`_core.pyx`), draw for draw.
 
-How a seat plays in a fully known state (every hand in view), each picking one of n > 1
-legal plays on the reference `State`:
-
-- `greedy_choice`: the simple engine `greedy` (and the luck's rollouts): the most points at
-  once, then the heaviest tile, then the first in move order;
-- the playouts, how a search plays on once it leaves its tree or reaches its horizon
-  (`playout_choice`). In Bergen a match is made with one tile only: at ends (a, b), a != b,
-  the tile a-b, and at ends (a, a) the double a-a (`match_tile`), so:
-  - `random`: a uniformly random legal play (`Rng.below(n)`);
-  - `scoring`: the play that scores most at once (the first such in move order), else random;
-  - `safe`: the most points at once, then a play after which the next seat does not hold the
-    match tile of the new ends; ties at random by reservoir sampling (one `below(k)` for the
-    k-th tie, k >= 2), exactly as the core breaks them;
-- the exact endgame's floor policies below a horizon (`floor_choice`), where the seat's own
-  hand and the ends decide: greedy, the heaviest double, or the most tiles left fitting.
-
-Every choice draws from the caller's `Rng` only, the same numbers in the same order as the
-core, so a seed gives the same play on both (tests/test_ismcts_ref.py checks the playouts on
-every decision of seeded rounds; the matches, the endgame's floors and the luck's rollouts
-are checked through them).
+Each picks one of n > 1 legal plays in a fully known state: `greedy_choice` (most points at
+once, then the heaviest tile, then move order); the playouts (`playout_choice`): `random`,
+`scoring` (most points at once, else random), `safe` (most points, then a play after which
+the next seat lacks the match tile of the new ends, ties by reservoir sampling); the exact
+endgame's floor policies (`floor_choice`). Every choice draws from the caller's `Rng` as the
+core does, so a seed gives the same play on both.
 
 >>> from bergen_search.game.match import deal
 >>> from bergen_search.game.rules import Rules
@@ -138,10 +124,8 @@ def playout_move(state: State, policy, seed: int) -> int:
 
 
 def floor_choice(s: State, moves: list, policy: int = FLOOR_GREEDY) -> int:
-    """The move the floor `policy` (a FLOOR_* code) plays among n > 1 plays: FLOOR_GREEDY,
-    `greedy_choice`; FLOOR_DOUBLES, the heaviest double it can play, else greedy;
-    FLOOR_FITTING, the play that leaves most of its tiles fitting an end (going out first),
-    then the most points at once, then the heaviest tile (the core's `floor_index`)."""
+    """The move floor `policy` plays among n > 1 plays: FLOOR_GREEDY; FLOOR_DOUBLES (the heaviest
+    double, else greedy); FLOOR_FITTING (most tiles left fitting, then points, then weight)."""
     if policy == FLOOR_DOUBLES:
         doubles = [m for m in moves if TILE_LOW[m >> 1] == TILE_HIGH[m >> 1]]
         if doubles:

@@ -32,9 +32,7 @@ class Rules:
     """A rule set. `target` and `hand_size` left as None take the defaults for the player count."""
     players: int = 2
     partnerships: bool = False
-    # Typed as what they are once built: None is only the constructor's "the player count's
-    # default", which __post_init__ replaces before anyone reads them (a dataclass cannot type
-    # the parameter and the attribute apart).
+    # None: the player count's default, set by __post_init__.
     target: int = None      # type: ignore[assignment]
     hand_size: int = None   # type: ignore[assignment]
     lead: str = "lowest-double"
@@ -48,7 +46,7 @@ class Rules:
     def __post_init__(self):
         for name in _INTS:
             v = getattr(self, name)
-            optional = name in ("target", "hand_size")     # None: the player count's default
+            optional = name in ("target", "hand_size")
             if (v is not None or not optional) and (not isinstance(v, int) or isinstance(v, bool)):
                 raise BergenError(f"rule '{name}' must be an integer, got {v!r}", field=name)
         for name in ("partnerships", "endgame_cap"):
@@ -88,14 +86,11 @@ class Rules:
         return seat % 2 if self.partnerships else seat
 
     def drawable(self, reserve_size: int) -> int:
-        """Tiles of a reserve of `reserve_size` that may still be drawn (the last
-        `reserve_kept` never are). The core's twin is `drawable` in `_core.pxd`."""
+        """Tiles of a reserve of `reserve_size` that may still be drawn (as `_core.pxd`'s)."""
         return max(reserve_size - self.reserve_kept, 0)
 
     def may_draw(self, reserve_size: int, draws_this_turn: int = 0) -> bool:
-        """Whether a seat with no play draws (else it passes): a tile may still be drawn, and
-        under `draw: one` it has not drawn yet this turn. The core's twin is `may_draw` in
-        `_core.pxd`.
+        """Whether a seat with no play draws (else it passes), as `_core.pxd`'s `may_draw`.
 
         >>> Rules().may_draw(3), Rules().may_draw(2), Rules(draw="one").may_draw(9, 1)
         (True, False, False)

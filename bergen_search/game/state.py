@@ -1,14 +1,9 @@
 """The reference rules engine (RULES.md), readable first: it is the oracle for the core.
 
-A `State` is one moment of a round inside a match. It is immutable: `apply` returns a new
-state. It holds what is known, which is everything in a simulation and less in a record whose
-author did not see every hand: each hand is a mask of known tiles plus a count of hidden
-ones, and the reserve is either known in draw order or only counted. Every rule is checked as
-far as the known information allows, and a broken rule raises `BergenError`.
-
-Actions are small ints, as in the core: a play is `tile * 2 + end` (end 0 = left, 1 = right;
-the lead is `tile * 2`), `DRAW` and `PASS` are the two forced actions.
-"""
+A `State` is one immutable moment of a round (`apply` returns a new one), holding what is
+known: each hand a mask of known tiles plus a count of hidden ones, the reserve in draw order
+or only counted. Every rule is checked as far as that allows (`BergenError`). Actions are
+small ints as in the core: a play `tile * 2 + end` (the lead `tile * 2`), `DRAW`, `PASS`."""
 from __future__ import annotations
 
 from ..errors import BergenError
@@ -56,10 +51,9 @@ def match_value(left: int, right: int, left_double: bool, right_double: bool) ->
 
 def mirror_twins(left: int, right: int, left_double: bool, right_double: bool,
                  moves) -> dict:
-    """{play: the play it mirrors} among `moves`: when both ends show the same number and
-    are both doubles or neither, a tile that fits one end fits the other, and laying it at
-    the right gives the position of laying it at the left, mirrored. The two are one choice
-    (the core's `drop_mirror_twins`); the one at the right end is the twin."""
+    """{play: the play it mirrors} among `moves`: when both ends show the same number (both doubles
+    or neither), a tile laid at the right gives the mirrored position of laying it at the left;
+    the right one is the twin (the core's `drop_mirror_twins`)."""
     if left < 0 or left != right or bool(left_double) != bool(right_double):
         return {}
     plays = set(moves)
@@ -94,9 +88,8 @@ def actions(rules: Rules, hand: int, left: int, right: int, reserve_size: int,
 
 
 def may_take(hand: int, move: int, left: int, right: int) -> bool:
-    """Whether a seat holding `hand` may take `move` (a play that fits, or PASS) on a line
-    with ends `left` and `right` (a drawless endgame's public actions): a play needs its tile
-    in the hand, a pass a hand with no tile that fits."""
+    """Whether a seat holding `hand` may take `move` (a play that fits, or PASS) at ends `left`,
+    `right`: a play needs its tile, a pass no fitting tile."""
     if move == PASS:
         return not fitting(hand, left, right)
     return bool(hand >> (move >> 1) & 1)
@@ -270,8 +263,7 @@ class State:
         return self.reserve.count(t) > 1
 
     def _copy(self) -> "State":
-        # Field by field (a loop over __slots__ with getattr/setattr took a quarter of a
-        # pure-Python search's time).
+        # Field by field: a loop over __slots__ is much slower.
         s = State.__new__(State)
         s.rules, s.hands, s.hidden, s.reserve = self.rules, self.hands, self.hidden, self.reserve
         s.reserve_size, s.left, s.right = self.reserve_size, self.left, self.right
@@ -464,8 +456,7 @@ class State:
             raise BergenError(f"the lead must be a double, not {tile_str(t)}", field="play")
         if not any(self.hidden):
             leader = find_leader(rules, self.hands)
-            # Fully known hands at the lead are the dealt ones, and State.deal refuses those
-            # that have no lead (nobody holds a double under no_double 'redeal').
+            # Fully known hands at the lead are the dealt ones (State.deal checks them).
             assert leader is not None
             seat_ok, tile_ok = leader
             if (seat, t) != (seat_ok, tile_ok):

@@ -42,10 +42,8 @@ def tile_index(a: int, b: int) -> int:
 
 
 class LineEnds:
-    """The ends of a line held as oriented pairs `(left half, right half)`, left to right, in
-    `_pairs` (the attribute `line` unless a class says otherwise): shared by `notation.Line`,
-    `position.Position` and `infoset.InfoSet`. -1 for the ends of an empty line, as in
-    `State`."""
+    """The ends of a line held as oriented pairs `(left, right)`, left to right, in `_pairs`
+    (default `line`); -1 for the ends of an empty line, as in `State`."""
     __slots__ = ()
     line: tuple[tuple[int, int], ...]   # annotation only: the subclass's own field or slot
 

@@ -1,15 +1,7 @@
 """What a seat knows of the hidden tiles: the voids each other seat has proved and where,
-the tiles each may still hold with its chance of holding each, the lead's proof, and how many
-deals are consistent with all of it (`bergen show`, views/show.py, writes them).
-
-The voids come from the proofs the `Observer` keeps (a draw or a pass at ends (x, y): the
-whole hand is free of x and y then, and stays so until the seat draws on a later turn); for a
-position without history they are the ones it lists. The chances are over the consistent
-histories, each equally likely under a uniform shuffle (what the sampler draws, before
-inference weighs them); with `weighting="inference"`, over the same histories weighted by what
-the other seats' plays say about their hands (`inference.TileModel`, as the searches'
-`inference` setting weighs them): each computed from the table the search with that setting
-draws from (`inference.world_table`, `WorldTable.marginals`).
+each tile's chance of being in each hand or the reserve, the lead's proof, and how many deals
+are consistent. The chances are the marginals of the table the search with the same
+`inference` draws from (`inference.world_table`).
 
 >>> from bergen_search.formats.game import load
 >>> game = load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14")
@@ -27,12 +19,11 @@ from .inference import world_table
 from .infoset import RESERVE, InfoSet, Observer, lead_forbidden
 from .sampler import count_deals
 
-#: How the hidden tiles' chances are weighed: every consistent history alike, or by the
-#: hand-set inference model: the searches' `inference` off and on, each the table that
-#: setting's search draws from (`inference.world_table`).
+#: How the chances are weighed: every consistent history alike, or by the hand-set model
+#: (the searches' `inference` off and on).
 WEIGHTINGS = ("uniform", "inference")
 _SETTING = {"uniform": "off", "inference": "on"}
-#: A chance within this of 1 (of 0) is certain (impossible): the forward pass sums floats.
+#: A chance within this of 1 (of 0) is certain (impossible).
 SURE = 1 - 1e-9
 
 
@@ -54,7 +45,7 @@ class Void:
         if self.how == "given":
             return f"{self.number} (given)"
         verb = "drew" if self.how == "draw" else "passed"
-        assert self.ends is not None     # only a "given" void has no ends
+        assert self.ends is not None
         return f"{self.number} ({verb} at ends {self.ends[0]} and {self.ends[1]}, event " \
                f"{self.event})"
 
@@ -83,9 +74,8 @@ class Holder:
 
 @dataclass(frozen=True)
 class Beliefs:
-    """What a seat knows of the hidden tiles: a `Holder` per other seat (in seat order) and
-    the reserve's, the consistent deals and histories, and the lead's proof (seat, tile, mask
-    of the unseen tiles it proved no hand was dealt) when the seat saw the lead."""
+    """A `Holder` per other seat and the reserve's, the consistent deals and histories, and
+    the lead's proof (seat, tile, mask of the unseen tiles no hand was dealt), if seen."""
     seats: list
     reserve: Holder
     deals: int
@@ -94,8 +84,7 @@ class Beliefs:
     weighting: str = "uniform"
 
     def to_json(self) -> dict:
-        """The chances alone (the engine protocol's `beliefs`): the weighting, the counts,
-        and `p_hold` for each other seat and the reserve."""
+        """The chances alone (the engine protocol's `beliefs`)."""
         return {"weighting": self.weighting, "deals": self.deals,
                 "histories": self.histories,
                 "seats": [{"seat": h.seat, "hand_size": h.size,
@@ -106,33 +95,26 @@ class Beliefs:
 
 def beliefs(info: InfoSet, observer: Observer | None = None, voids: dict | None = None,
             round_index: int | None = None, weighting: str = "uniform") -> Beliefs:
-    """What the seat of `info` knows. `observer`: the `Observer` that built `info` from a
-    record (its proofs give each void's event; `round_index`, the round they are in); without
-    one, `voids` {seat: numbers} are the position's given voids. `weighting`: "uniform"
-    (each history alike, counted exactly) or "inference" (weighted by the hand-set model)."""
+    """What the seat of `info` knows. `observer` (a record's, its proofs in round
+    `round_index`) or `voids` {seat: numbers} (a position's) give the voids; `weighting` one
+    of WEIGHTINGS."""
     if weighting not in WEIGHTINGS:
         raise BergenError(f"the weighting must be one of {', '.join(WEIGHTINGS)}, got "
                           f"{weighting!r}")
     groups = info.groups
     deals = count_deals(info)
-    # One forward pass over the sampler's programme gives every tile's chances at once: the
-    # walk draws each history with its weight, so its marginals are the chances (exact up to
-    # float rounding; tests/test_beliefs.py counts them tile by tile against it). The table
-    # counts the histories too (unweighted, as `count_worlds` does). It is the table the
-    # search with the same inference draws from.
     table = world_table(info, _SETTING[weighting])
     histories = table.histories
     weighted = table.marginals()
 
     def chances(bits: int) -> dict:
-        """tile -> the share of the (weighted) histories in which it is in a group of mask
-        `bits`."""
+        """tile -> the share of the histories in which it is in a group of mask `bits`."""
         owners = {groups[i].owner for i in range(len(groups)) if bits >> i & 1}
         out = {}
         for t, by in weighted.items():
             p = sum(by.get(o, 0.0) for o in owners)
             if p > SURE:
-                out[t] = 1.0                # certain: float sums may miss 1 by an ulp or two
+                out[t] = 1.0
             elif p > 1 - SURE:
                 out[t] = p
         return out

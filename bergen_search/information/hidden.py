@@ -1,9 +1,5 @@
-"""The hidden-information check of a replay: what a seat whose hand the record does not show
-did must fit some deal of the hidden tiles (RULES.md, "Decisions and chance").
-
-`replay.events` calls `check_hidden` after each event of such a seat, with the `Observer` of
-the seats the record shows.
-"""
+"""The hidden-information check of a replay (`replay.events` calls it after each event of a
+seat whose hand the record does not show)."""
 from __future__ import annotations
 
 from ..errors import BergenError

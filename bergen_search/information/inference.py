@@ -1,18 +1,10 @@
 """Inference: what the other seats' plays say about their hands.
 
-The information set (`infoset.py`) holds what is *proved* about the hidden tiles: the voids
-shown by draws and passes, the lead. A seat's free choices say more, softly: a seat that
-played something else where a tile of its hand would have made a match probably lacked that
-tile. Following Rebstock, Solinas, Buro & Sturtevant 2019 ("Policy Based Inference in
-Trick-Taking Card Games") and Buro, Long, Furtak & Sturtevant 2009 (Skat), a world is weighted
-by how likely the seats' observed plays were in it under a model of those seats.
-
-The model here is a naive-Bayes one: for each observed play and each tile the seat may have
-held at that moment, a likelihood ratio by how the tile relates to the play (`TileModel`).
-A world's weight is the product over its tiles of these ratios, so it factorises by tile and
-by group (the seat's epoch that held the tile), and the sampler draws from the weighted
-distribution exactly (`sampler.WorldTable(info, factors)`), with no rejection and no
-particle degeneracy. The uniform sampler stays the base: `tile_factors` of no model is empty.
+A seat's free choices hint at its hand: one that played something else where a tile would
+have made a match probably lacked it. A world is weighted by how likely the observed plays
+were in it (Rebstock et al. 2019; Buro et al. 2009), by a naive-Bayes model (`TileModel`):
+a likelihood ratio per play and tile, so a world's weight factorises by tile and group and
+the sampler draws from it exactly (`sampler.WorldTable(info, factors)`).
 
 >>> from bergen_search.game.tiles import tile_str
 >>> tile_str(scoring_tile(3, 5)), tile_str(scoring_tile(4, 4))
@@ -29,21 +21,11 @@ from .sampler import WorldTable
 
 @dataclass(frozen=True)
 class TileModel:
-    """Likelihood ratios of a tile being in a seat's hand, by its relation to a play the seat
-    made, relative to no evidence (`relation` gives a tile's one relation to a play):
-
-    - `missed_match`: the tile would have made a match at the ends the seat played on (with
-      different ends, the one tile showing both; with equal ends, the double), and the seat
-      played another. A seat that never passes up a match gives 0, a random one 1;
-    - `opened`, `opened_fitting`: the tile shows the number the seat's play opened (it keeps
-      the number it holds open), and did not / did fit the ends;
-    - `fitting_double`, `fitting`: the tile (a double, or not) fitted the ends and the seat
-      played another;
-    - anything else: 1.
-
-    `power` tempers the product over many plays (evidence from one seat's plays is not
-    independent): each ratio is raised to it.
-    """
+    """Likelihood ratios of a tile being in a seat's hand by its relation to a play the seat made
+    (`relation`): `missed_match` (it would have made a match and the seat played another),
+    `opened`, `opened_fitting` (it shows the number the play opened, not fitting / fitting),
+    `fitting_double`, `fitting` (it fitted and the seat played another); else 1. `power`
+    tempers the product over many plays."""
     missed_match: float = 0.03
     opened: float = 1.34
     opened_fitting: float = 1.15
@@ -89,10 +71,9 @@ def relation(d: ObservedPlay, t: int) -> str | None:
 
 
 def tile_factors(info: InfoSet, model) -> dict:
-    """{tile: factor per group of `info.groups`}: each free tile's likelihood ratio in each
-    group, the product over the other seats' plays of the model's ratio when the group's seat
-    held the tile at the play (the group opened before it, the tile not yet on the line).
-    Tiles without evidence are left out. No model: {}."""
+    """{tile: factor per group}: each free tile's product over the other seats' plays of the
+    model's ratio, where the group's seat held it then. Tiles without evidence left out; no
+    model: {}."""
     if model is None or not info.decisions:
         return {}
     groups = info.groups
@@ -114,10 +95,8 @@ def tile_factors(info: InfoSet, model) -> dict:
 
 
 def world_table(info: InfoSet, setting) -> WorldTable:
-    """The table of worlds a value of the searches' `inference` setting draws from, in one
-    place for the searches (`search.registry.Algorithm.table`) and the beliefs
-    (`beliefs.beliefs`, `bergen show --weighting`), so that the chances shown are those the
-    search draws by: "on", weighted by the hand-set model's factors; "off", uniform."""
+    """The table of worlds a value of `inference` draws from, for the searches and the beliefs
+    alike: "on", weighted by the hand-set model; "off", uniform."""
     if setting not in ("on", "off"):
         raise ValueError(f"inference is on or off, got {setting!r}")
     return WorldTable(info, tile_factors(info, TileModel()) if setting == "on" else None)

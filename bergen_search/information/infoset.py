@@ -1,26 +1,14 @@
 """What one seat knows: the information set behind every search (RULES.md, "Decisions and
 chance").
 
-An `InfoSet` holds the seat's own hand, the line, hand sizes, the reserve size, the scores,
-and every proof about the hidden tiles, in the form the world sampler needs:
-
-- the *free tiles*: every tile whose place the seat does not know, plus the tiles other seats
-  played whose origin (dealt, or drawn on which turn) is not certain;
-- the *groups*: where those tiles can have come from. Each other seat has one group per
-  epoch: epoch 0 is its dealt hand, and each turn on which it drew opens an epoch holding the
-  tiles drawn then. The reserve is one more group. Each group has a capacity;
-- for each free tile, the groups it may belong to: a tile held by seat j through a draw or a
-  pass at ends (x, y) shows neither x nor y; a tile in a dealt hand is no double that would
-  have led before the lead; a tile that j played came from an epoch opened before the play,
-  and avoided the numbers of every draw or pass of j while j held it.
-
-A world is an assignment of the free tiles to groups, filling each to capacity; the worlds
-consistent with everything the seat saw are exactly these assignments, each one a distinct
-history of deals and draws. The sampler (`sampler.py`) draws them uniformly.
-
-An information set is built only from what the seat could see: `from_record` ignores the
-other hands, the reserve and the other seats' drawn tiles even when the record gives them.
-"""
+An `InfoSet` holds the seat's own hand, the line, sizes, scores, and every proof about the
+hidden tiles as the sampler needs them: the *free tiles* (every tile whose place the seat
+does not know, and played tiles of uncertain origin); the *groups* they may come from (per
+other seat one per epoch: its dealt hand, then each turn it drew; and the reserve), each
+with a capacity; and for each free tile the groups it may belong to (a draw or a pass at
+ends x, y proves neither shows; a dealt hand held no double that would have led; a played
+tile came from an epoch opened before). A world fills each group; the sampler draws them
+uniformly. `from_record` reads only what the seat could see."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -105,13 +93,9 @@ class InfoSet(LineEnds):
 
 @dataclass(frozen=True)
 class PublicView:
-    """What every seat knows about every hand, the seat to move's own included: the proofs
-    of an observer who sees no hand at all. `groups` holds every seat's epochs and the
-    reserve (last), `free` every tile off the line and every played tile of uncertain origin
-    with the groups it may belong to, as in `InfoSet`; `decisions` every seat's plays after
-    the lead. Its worlds are the deals of both hands that the game itself deals among (the
-    other seat does not know the seat to move's hand either): the exact endgame's chance
-    (`search.endgame`)."""
+    """What every seat knows about every hand, the seat to move's own included: `groups` (every
+    seat's epochs and the reserve, last), `free` and `decisions` as in `InfoSet`. Its worlds are
+    the exact endgame's chance (`search.endgame`)."""
     groups: tuple
     free: tuple
     played_free: int
@@ -120,8 +104,7 @@ class PublicView:
 
 #: The most groups a set may have (the core's sampler keeps a group's owner in 64 slots).
 MAX_GROUPS = 64
-#: The most events a round has (a bound, far above any real round's: the core's passes fit
-#: a byte).
+#: The most events a round has (a bound; the core's passes fit a byte).
 MAX_EVENTS = 255
 
 
@@ -130,13 +113,10 @@ def _int(v) -> bool:
 
 
 def check_infoset(info, public: bool = False) -> InfoSet:
-    """Raise BergenError unless `info` is an information set a search can start from: a
-    decision of a round that has been led and is not over, every size and score in range,
-    the 28 tiles accounted for, and groups that fit the sizes. The compiled core trusts what
-    it is given, so its entry points (`_sampler.CoreSampler`) call this first: a malformed
-    set built by hand is an error message, never memory read out of bounds. `public`: `info`
-    is the public view of the exact endgame (`endgame.public_table`): no hand (0), and the
-    seat to move's tiles in groups of its own like everyone else's. Returns `info`."""
+    """Raise BergenError unless `info` is an information set a search can start from (a round led
+    and not over, sizes and scores in range, the 28 tiles accounted for, groups that fit); the
+    core's entry points call it first. `public`: the exact endgame's public view (no hand).
+    Returns `info`."""
     if not isinstance(info, InfoSet):
         raise BergenError(f"expected an information set (infoset.InfoSet), got "
                           f"{type(info).__name__}", field="info")
@@ -303,12 +283,8 @@ class _SeatHistory:
 
 
 class Observer:
-    """Follows a round event by event and keeps the proofs about the hidden seats' tiles.
-
-    It reads only what every seat sees (the line, who played what, who drew how many, who
-    passed, the sizes) plus the hands of the `known` seats, so feeding it a complete record
-    gives the same information as feeding it the record with the other hands nulled.
-    """
+    """Follows a round event by event and keeps the proofs about the hidden seats' tiles. It reads
+    only what every seat sees plus the hands of the `known` seats."""
 
     def __init__(self, rules: Rules, known, state: State):
         self.rules = rules
@@ -366,8 +342,8 @@ class Observer:
     def constraints(self, public: bool = False) -> tuple[
             tuple[Group, ...], tuple[tuple[int, int], ...], int]:
         """(groups, {tile: allowed-groups mask}, played_free mask) for the hidden tiles; with
-        `public`, for every tile off the line as an observer who sees no hand knows them
-        (every seat's epochs, the known seats' included)."""
+        `public`,
+        for every tile off the line, as an observer who sees no hand."""
         rules, state = self.rules, self.state
         line_mask = state.line_mask()
         hidden = self.histories if public else self.hist
@@ -422,9 +398,9 @@ class Observer:
         return held, tuple(sorted(allowed.items())), played_free
 
     def _turn_so_far(self, h: "_SeatHistory") -> "_SeatHistory":
-        """The history of the seat to move in the middle of a draw turn, with what everyone
-        knows already: it drew because nothing fitted, so its hand, and every tile drawn
-        this turn but the last, shows neither end (the last one, drawn just now, may fit)."""
+        """The seat to move's history in the middle of a draw turn: its hand and every tile drawn
+        but
+        the last show neither end."""
         state = self.state
         ends = (state.left, state.right)
         view = _SeatHistory(0)
@@ -435,13 +411,10 @@ class Observer:
         view.plays = h.plays
         return view
     def proven_voids(self, seat: int) -> dict:
-        """{number: (event, ends, how)}: the numbers the hidden `seat` is proven to hold none
-        of now, each with the first proof of it that still covers the whole hand: `event` the
-        round's event that proved it (the first draw of a draw turn, or the pass), `ends` the
-        line's ends then, `how` "draw" or "pass". A proof covers the tiles held then and those
-        drawn in that turn, not those drawn on later turns (RULES.md), so only the proofs
-        since the latest draw turn that left the seat a tile count (a turn that drew one tile
-        and played it brought nothing into the hand)."""
+        """{number: (event, ends, how)}: the numbers the hidden `seat` is proven to hold none of
+        now,
+        each with its first proof still covering the whole hand (`how` "draw" or "pass"); only
+        proofs since the latest draw turn that left it a tile count (RULES.md)."""
         h = self.hist[seat]
         played: dict[int, int] = {}     # epoch: tiles played from it for sure
         for _, _, epoch in h.plays:
@@ -470,14 +443,13 @@ class Observer:
         return f"the lead proved no hand was dealt {tile_str(tile)}, and seat {seat} has not drawn since"
 
     def infoset(self, seat: int) -> InfoSet:
-        """The information set of `seat` (one of the known seats), which must be to move."""
+        """The information set of `seat` (one of the known seats), which must be to move
+        (before the lead: the leader, whose hand alone it holds, as `search.before_lead` reads it)."""
         state = self.state
         if self.known != {seat}:
             raise ValueError("an information set is built for one known seat")
         if state.ended is not None:
             raise BergenError("the round is over: there is no decision to search")
-        if not state.led:
-            raise BergenError("the round stops before the lead, which is forced: nothing to search")
         if state.to_move != seat:
             raise BergenError(f"seat {state.to_move} is to move, not seat {seat}")
         groups, free, played_free = self.constraints()
@@ -493,10 +465,9 @@ class Observer:
 
 
 def from_state_and_events(rules: Rules, seat: int, hand: int, start_scores, events) -> InfoSet:
-    """Seat's information set for a round from its dealt hand and the public events
-    `(seat, action, tile)` (action a move int, DRAW or PASS; `tile` is read only for the
-    seat's own draws, and must be given for them). Every other hand is hidden, so an illegal
-    history raises BergenError located at its event."""
+    """Seat's information set for a round from its dealt hand and the public events `(seat, action,
+    tile)` (`tile` read only for the seat's own draws). An illegal history raises BergenError at
+    its event."""
     hands: list[int | None] = [None] * rules.players
     hands[seat] = hand
     state = State.deal(rules, hands, None, start_scores)

@@ -1,27 +1,17 @@
-"""The world sampler: deals the hidden tiles consistently with an information set,
-uniformly over the consistent worlds.
+"""The world sampler: deals the hidden tiles consistently with an information set, uniformly
+over the consistent worlds.
 
-A world is an assignment of the information set's free tiles to its groups (see infoset.py),
-each group filled to capacity; each is one history of deals and draws the seat could not tell
-apart, and under a uniform shuffle all of them are equally likely. The sampler counts them
-exactly with a dynamic programme over the tiles (state: the capacity left in each group),
-then draws one by walking the programme with probabilities proportional to the counts: an
-exact uniform draw, no rejection, a few dozen operations per tile.
-
-The table is built once per information set, here in Python; the walk runs in the core
-(`_sampler.CoreSampler`) or, in the reference, in `WorldTable.sample` (`ReferenceSampler`,
-the core sampler's pure-Python stand-in, gives each world as a reference `State`). Both walk
-the same float table with the same RNG, so they draw the same worlds for the same seed.
-
-*Weighted worlds* (inference, `inference.py`): a table may carry a factor for each free tile
-in each group, and a world then weighs the product of its tiles' factors. Such evidence (a
-seat that passed up a match probably lacked the tile for it) keeps the programme's shape: the
-counts become weighted sums, and the walk draws a world with probability proportional to its
-weight, exactly. The unweighted count `total` stays the number of consistent histories.
+A world assigns the information set's free tiles to its groups (infoset.py), each filled to
+capacity: one history of deals and draws the seat could not tell apart, all equally likely.
+A dynamic programme over the tiles (state: the capacity left in each group) counts them
+exactly, and a walk down it draws one exactly uniformly. The table is built here; the walk
+runs in the core (`_sampler.CoreSampler`) or in `WorldTable.sample` (`ReferenceSampler`),
+both on the same float table with the same RNG. With inference, a table carries a factor
+per free tile and group, and a world is drawn with probability proportional to the product
+of its tiles' factors; `total` stays the number of consistent histories.
 
 Three tiles are unseen at the end of this round (0-0, 1-1, 5-5): one is the other hand, two
-the reserve, so there are three worlds, each drawn with probability 1/3 (tests/test_sampler.py
-checks the programme against a brute force through the rules engine):
+the reserve, so there are three worlds:
 
 >>> from bergen_search.information.infoset import from_position
 >>> from bergen_search.formats.position import position_from_flags
@@ -47,8 +37,7 @@ from ..game.state import NO_TILE, State
 from ..game.tiles import ALL_TILES, N_TILES, popcount
 from .infoset import RESERVE, InfoSet, check_infoset
 
-#: Programmes larger than this many nodes are refused (the position is too unconstrained to
-#: need them; it never happens in real play: 4 players, 3 epochs each stay far below).
+#: Programmes larger than this many nodes are refused (real play stays far below).
 MAX_NODES = 400_000
 
 
@@ -59,9 +48,8 @@ class World:
 
 
 def merge_groups(groups, free, factors=None):
-    """Merge groups of one owner that every free tile may enter alike (with the same factor,
-    if `factors` {tile: factor per group} are given): the worlds then differ only by which
-    epoch a tile came from, a constant factor per world."""
+    """Merge groups of one owner that every free tile may enter alike (with the same factor, given
+    `factors`): the worlds then differ only by a constant factor."""
     columns = {}
     merged_of = []
     merged = []   # [owner, capacity]
@@ -89,9 +77,8 @@ def merge_groups(groups, free, factors=None):
 
 
 def _split_ways(groups, merged_of) -> int:
-    """The histories behind each world of merged groups: a merged group's tiles may be split
-    among its groups in (sum of capacities)! / (product of capacity!) ways, the same for every
-    world (its tiles enter those groups alike)."""
+    """The histories behind each world of merged groups: (sum of capacities)! / (product of
+    capacity!) per merged group."""
     ways = 1
     members: dict[int, list[int]] = {}     # merged group: its groups' capacities
     for g, m in enumerate(merged_of):
@@ -120,9 +107,8 @@ def _steps(a: int, n_groups: int) -> list:
 
 
 def _programme(caps, allowed, weight=None):
-    """counts[i][state] = ways to place tiles i.. into the groups, exactly; a state is the
-    capacity left in each group, packed (`_pack`). With `weight[i][g]` (the factor of tile i
-    in group g), each way counts the product of its factors (floats)."""
+    """counts[i][state] = ways to place tiles i.. into the groups (state: each group's capacity
+    left, packed); with `weight[i][g]`, each way counts the product of its factors."""
     m, G = len(allowed), len(caps)
     if max(caps, default=0) > _CAP_MASK:
         raise BergenError(f"a group holds more than {_CAP_MASK} tiles")
@@ -164,8 +150,8 @@ def _programme(caps, allowed, weight=None):
 
 
 def count_worlds(groups, free) -> int:
-    """The number of ways to deal the free tiles into the groups (0: an impossible history):
-    the histories, each group (epoch) told apart from the others."""
+    """The number of ways to deal the free tiles into the groups, each epoch told apart (0: an
+    impossible history)."""
     merged, allowed, merged_of = merge_groups(groups, free)
     caps = [c for _, c in merged]
     if sum(caps) != len(free) or min(caps, default=0) < 0:
@@ -176,15 +162,10 @@ def count_worlds(groups, free) -> int:
 class WorldTable:
     """The counting programme of an information set, flattened for the walk.
 
-    Node 0 is the root; node `v` has options `opt_start[v] .. opt_start[v+1]-1`, each a group,
-    a child node and a cumulative weight (float). `total` is the exact number of its worlds
-    (groups that every free tile may enter alike are one group here); `histories`, the
-    number of histories they stand for (`count_worlds`: each epoch told apart).
-
-    `factors` ({tile: factor per group of `info.groups`}, from `inference.tile_factors`)
-    weighs the worlds: a world is drawn with probability proportional to the product of its
-    tiles' factors, and `enumerate` gives each world its histories times that product.
-    """
+    Node 0 is the root; node `v` has options `opt_start[v] .. opt_start[v+1]-1`, each a group, a
+    child node and a cumulative weight. `total`: the exact number of its worlds (merged groups
+    one); `histories`: the histories they stand for. `factors` ({tile: factor per group}, from
+    `inference.tile_factors`) weighs the worlds."""
 
     def __init__(self, info: InfoSet, factors: dict | None = None, public: bool = False):
         """`public`: `info` is the exact endgame's public view (`infoset.check_infoset`)."""
@@ -257,10 +238,8 @@ class WorldTable:
         self.built = self.structure()
 
     def structure(self) -> int:
-        """A fingerprint of the programme's structure (which tile goes where, in which order):
-        the compiled sampler refuses a table whose structure is no longer the one built, since
-        only a built one gives every hidden tile to exactly one place (its weights it checks
-        itself)."""
+        """A fingerprint of the programme's structure, which the compiled sampler checks before it
+        walks a table."""
         return hash((self.n_nodes, tuple(self.tiles), tuple(self.is_played), tuple(self.owners),
                      tuple(self.opt_start), tuple(self.opt_group), tuple(self.opt_child)))
 
@@ -300,11 +279,9 @@ class WorldTable:
         return self._world(self.walk(rng), rng)
 
     def marginals(self) -> dict:
-        """{tile: {owner: probability}} for every free tile not yet played: the chance that
-        the walk (`sample`) puts it with each owner (a seat, or `RESERVE`), exactly: one pass
-        forward over the programme, each node's chance of being reached times its options'
-        shares. With factors these are the weighted chances; without, the shares of the
-        histories (`tile_chances` counts the same from the rules' side)."""
+        """{tile: {owner: probability}} for every free tile not yet played: the exact chance the
+        walk
+        puts it with each owner (a seat, or `RESERVE`), weighted with factors."""
         reach = [0.0] * self.n_nodes
         reach[0] = 1.0
         found: list[dict[int, float]] = [dict() for _ in self.tiles]   # owner: chance
@@ -327,9 +304,9 @@ class WorldTable:
         return {t: found[i] for i, t in enumerate(self.tiles) if not self.is_played[i]}
 
     def enumerate(self):
-        """Every distinct world (hands and reserve contents) with its weight: the number of
-        histories behind it (times its tiles' factors, with `factors`). Without factors the
-        weights sum to `total`."""
+        """Every distinct world (hands and reserve contents) with its weight: its histories (times
+        its
+        tiles' factors). Without factors the weights sum to `total`."""
         found = {}
         path = []
 
@@ -354,10 +331,8 @@ class WorldTable:
 
 
 def check_world(info: InfoSet, hands, reserve) -> tuple:
-    """`(hands, reserve)` as tuples if they are a world of `info`: a mask per seat (the seat's
-    own hand included) and the reserve's tiles, every tile in one place only, the sizes those
-    of the information set; else `BergenError` naming `hands` or `reserve`. Shared by the
-    reference (`expectimax_ref.world_state`) and the core (`ExpectimaxSearch.run_world`)."""
+    """`(hands, reserve)` as tuples if they are a world of `info` (a mask per seat, the reserve's
+    tiles, every tile once, the sizes right); else `BergenError` naming `hands` or `reserve`."""
     rules = info.rules
     hands = tuple(hands)
     reserve = tuple(reserve)
@@ -389,11 +364,8 @@ def check_world(info: InfoSet, hands, reserve) -> tuple:
 
 
 def world_state(info: InfoSet, hands, reserve) -> State:
-    """The full-information reference State of one world of `info`, unchecked: its public
-    fields (line, scores, reserve size, passes, draws this turn) with `hands` (a mask per seat,
-    the seat's own included) and `reserve` (tiles in draw order). `State.deal` only starts a
-    round, so the state is assembled field by field here (`expectimax_ref.world_state` checks
-    the world first)."""
+    """The full-information reference State of one world of `info`, unchecked: its public fields
+    with `hands` (a mask per seat) and `reserve` (tiles in draw order)."""
     rules = info.rules
     s = State.__new__(State)
     s.rules = rules
@@ -416,10 +388,9 @@ def world_state(info: InfoSet, hands, reserve) -> State:
 
 
 class ReferenceSampler:
-    """The pure-Python stand-in for `_sampler.CoreSampler`: a WorldTable's worlds for one
-    information set, drawn by `WorldTable.walk` (the core's draws, bit for bit), as hands and
-    reserve (`sample`, as the core's) or as a full-information reference `State` (`world`).
-    `base` is the template: the public state with the seat's own hand, the others empty."""
+    """The pure-Python stand-in for `_sampler.CoreSampler`: a WorldTable's worlds drawn as the core
+    draws them, as hands and reserve (`sample`) or a reference `State` (`world`). `base`: the
+    public state with the seat's own hand."""
 
     def __init__(self, info: InfoSet, table: WorldTable | None = None):
         self.info = info
@@ -442,8 +413,7 @@ class ReferenceSampler:
         return world.hands, world.reserve
 
     def sample_many(self, n: int, seed: int) -> int:
-        """Draw n worlds on one stream; return the core's checksum (the xor of the hand
-        masks and the first reserve tile: `CoreSampler.sample_many`)."""
+        """Draw n worlds on one stream; the core's checksum (`CoreSampler.sample_many`)."""
         rng, check = Rng(seed), 0
         for _ in range(n):
             hands, reserve = self.sample(rng)
@@ -460,16 +430,10 @@ class ReferenceSampler:
 
 
 def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
-    """The number of distinct deals consistent with `info`: which tiles each other seat holds
-    now and which the reserve holds (its order not counted). `WorldTable.total` counts the
-    histories instead (a deal and, for a seat that drew, which turn brought each tile; the
-    sampler's unit, each equally likely); a deal stands for one history or more.
-
-    Exact: a programme over the unplayed hidden tiles whose state is, per seat, how many
-    tiles of each *class* it was given (tiles that may enter the same epochs of the seat),
-    and the reserve's count; at the end each seat's class counts (with the tiles it played
-    from an epoch not known) must fill its epochs, which Hall's condition over the sets of
-    epochs decides. Raises BergenError past `limit` programme states."""
+    """The number of distinct deals consistent with `info` (which tiles each other seat and the
+    reserve hold; `WorldTable.total` counts histories instead). Exact: a programme over the
+    hidden tiles by class, each seat's epochs filled by Hall's condition. Raises BergenError past
+    `limit` programme states."""
     groups = info.groups
     seats = sorted({g.owner for g in groups if g.owner != RESERVE})
     group_bits = {s: sum(1 << i for i, g in enumerate(groups) if g.owner == s) for s in seats}
@@ -496,8 +460,7 @@ def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
         tiles.append(options)
     sizes = [info.hand_sizes[s] for s in seats]
     width = [len(classes[s]) for s in seats]
-    # A programme state: the reserve's count, then each seat's class counts (a tuple of them):
-    # items of two types, so typed as a tuple of Any.
+    # A programme state: the reserve's count, then each seat's class counts.
     start: tuple[Any, ...] = (0,) + tuple((0,) * w for w in width)
     states = {start: 1}
     for options in tiles:
@@ -542,10 +505,8 @@ def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
 
 
 def _fills_epochs(groups, bits: int, classes: list, counts: tuple, played: list) -> bool:
-    """Whether tiles of the given classes (`counts[i]` tiles that may enter the groups of
-    mask `classes[i]`) and the played tiles (one each, by mask) fill the seat's groups (mask
-    `bits`) to capacity: Hall's condition, every set of groups no larger than the tiles that
-    may enter one of them (the totals being equal)."""
+    """Whether tiles of the given classes (`counts[i]` tiles that may enter the groups of mask
+    `classes[i]`) and the played tiles fill the seat's groups (mask `bits`): Hall's condition."""
     idx = [i for i in range(len(groups)) if bits >> i & 1]
     supply = list(zip(classes, counts)) + [(m, 1) for m in played]
     if sum(n for _, n in supply) != sum(groups[i].capacity for i in idx):

@@ -1,53 +1,16 @@
 """The arena: engine A against engine B over many duplicate sets of matches.
 
-Luck of the deal dominates Bergen, so the arena plays *duplicate* sets: the same deals, and
-the same reserve orders, with the engines in every seating. A match's deals come from
-`Rng(seed)` alone, whatever the plays (`table.play_match`), so replaying a seed with the
-engines moved replays the deals; a match that runs longer or shorter in one seating simply
-stops earlier or goes on further along the same sequence of deals.
+A set plays the same deals (`Rng(derive_seed(seed, i))` alone decides them) with the engines
+in every seating (`seatings`): with two sides a pair, A on side 0 then side 1; with 3 or 4
+individual players A in each seat in turn and B in every other seat (two equal engines then
+give A a win rate of 1/n, `ArenaResult.even_rate`). With `single_round` each match is only
+its first round; a tie for the most points with k - 1 others is worth 1/k of a win.
 
-The seatings of a set (`seatings(rules)`, one per side):
-
-- 2 players, or 2 partnerships: a *pair*. Seating 0 puts A on side 0 (seat 0; with
-  partnerships seats 0 and 2) and B on side 1; seating 1 swaps them.
-- 3 or 4 individual players: seating k puts A in seat k and B in every other seat, so a set
-  is n matches and A sits once in each seat. A wins a match when A's seat reaches the target;
-  B wins when any of B's seats does. Two equal engines then give A a win rate of 1/n
-  (`ArenaResult.even_rate`), not 1/2.
-
-Set i of a run is played with the seed `derive_seed(seed, i)` in each of its seatings.
-
-*Single rounds* (`single_round=True`, `bergen arena --round`): each match of a set is only its
-first round, dealt from the start scores (default 0-0). A round's points margin has far less
-variance than a match's result, so a strength question is answered in a fraction of the games.
-A round is won by the side that gained the most points in it; when A's side ties for the most
-with k - 1 others it is a tie (`ties`), worth 1/k of a win to A in `win_rate`.
-
-The statistics (`ArenaResult`):
-
-- `win_rate`: A's matches won / matches played (single rounds: ties count as shares).
-- `ci95`: the sets are independent; the matches inside one set are not (they share the
-  deals). So the interval is built from the per-set scores (A's wins in the set / matches in
-  the set), whose mean is the win rate: `duplicate_interval`, a normal approximation with
-  the sample standard deviation of the set scores. With fewer than `MIN_SETS_NORMAL` sets,
-  or when every set scored the same (standard deviation 0), it falls back to a Wilson
-  interval counting each set as one trial, which is conservative (a set holds more
-  information than one independent match).
-- `points_per_round`: for A, A's side's points (final minus start score) summed over all
-  matches, divided by all rounds played. For B, the same per side B holds: with 3 or 4
-  individual players B's points are averaged over B's seats, so the two numbers compare.
-- `margin_per_round`: A's minus B's points per round, and `margin_stderr` its standard error
-  as a ratio estimator over the independent sets (the delta method).
-- With `luck_adjust` (the default; `bergen arena --no-luck-adjust` turns it off): the luck of
-  the draws (module `luck`: at every draw, how much the tile drawn changed a fixed estimate
-  of each side's points to come, less its mean over the tiles that could have been drawn),
-  in the margin's unit, summed per set inside the set's task. `adjusted_margin_per_round` is
-  the margin less it, with `adjusted_margin_stderr` (the same ratio estimator);
-  `luck_per_round` (± `luck_stderr`) has expectation zero whatever the engines, so the
-  adjusted margin is unbiased; `variance_ratio` is (raw / adjusted standard error)²: how
-  many times fewer sets the adjusted figure needs for the same interval. Whole matches with
-  two sides also get `adjusted_win_rate` and its normal `adjusted_ci95`: A's set scores less
-  the luck in A's chance to win the match (`win_variance_ratio` likewise).
+`ArenaResult` holds the win rate and its 95% interval built from the per-set scores
+(`duplicate_interval`: the sets are independent, a set's matches are not), points and margin
+per round with the margin's standard error (a ratio estimator over the sets), and with
+`luck_adjust` the margin less the luck of the draws (module `luck`) and the variance ratio
+that adjustment buys. docs/GUIDE.md explains the figures.
 
 >>> from bergen_search.game.rules import Rules
 >>> r = run_arena(Rules(), "greedy", "random", games=4, seed=1)
@@ -92,15 +55,9 @@ def duplicate_interval_method(set_scores, min_sets: int = MIN_SETS_NORMAL) -> st
 def duplicate_interval(set_scores, z: float = Z95, min_sets: int = MIN_SETS_NORMAL) -> tuple:
     """The interval (lo, hi) for a win rate estimated from independent duplicate sets.
 
-    `set_scores` holds one number in [0, 1] per set: the share of the set's matches A won.
-    All sets have the same number of matches, so the win rate is their mean m. The interval
-    is m ± z·s/√n with s the sample standard deviation (n − 1 in the denominator), clipped
-    to [0, 1]. With fewer than `min_sets` sets, or when all scores are equal (s = 0 would
-    claim certainty), it is `wilson_interval(sum(set_scores), n)`: each set counted as one
-    trial (`duplicate_interval_method` says which).
-
-    Here m = 15/25 = 0.6, s² = (10·0.4² + 10·0.1² + 5·0.6²)/24 = 3.5/24, half-width
-    1.96·√(3.5/24)/5 ≈ 0.1497:
+    `set_scores`: one number in [0, 1] per set (the share of its matches A won). The interval is
+    m ± z·s/√n (sample standard deviation), clipped to [0, 1]; with fewer than `min_sets` sets or
+    all scores equal, `wilson_interval(sum(set_scores), n)`, each set one trial.
 
     >>> lo, hi = duplicate_interval([1.0, 0.5] * 10 + [0.0] * 5)
     >>> round(lo, 4), round(hi, 4)
@@ -137,8 +94,7 @@ def seat_specs(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seating: in
 
 # ---- results --------------------------------------------------------------------------------
 class ArenaMatch(NamedTuple):
-    """One match of the run, as played: set index, seating (= A's side), the match seed,
-    A's seats, and the `MatchLog` (`record_io.write_record(m.log)` makes its record)."""
+    """One match as played: set index, seating (= A's side), match seed, A's seats, its `MatchLog`."""
     set_index: int
     seating: int
     seed: int
@@ -196,17 +152,15 @@ class ArenaResult:
     workers: int
     start_scores: tuple | None = None
     # Per engine (A, B): decisions it searched, and their mean time in seconds (None if it
-    # searched none). Wall-clock, so not reproducible; it shows that `time=` limits held.
+    # searched none); wall-clock.
     searches: tuple = (0, 0)
     seconds_per_search: tuple = (None, None)
     # With keep_logs, an ArenaMatch per match in (set, seating) order; else empty.
     played: list = field(default_factory=list)
     single_round: bool = False  # each match was its first round only
     ties: int = 0               # single rounds where A's side tied for the most points
-    # The luck-adjusted margin (module `luck`; None with luck_adjust=False): A's luck of
-    # the draws per round, the margin per round minus it and its standard error, and the
-    # variance ratio (raw / adjusted, per set: how many times fewer sets the adjusted
-    # figure needs for the same interval).
+    # The luck-adjusted margin (None with luck_adjust=False): A's luck per round, the margin
+    # less it, its standard error and the variance ratio (raw / adjusted).
     luck_per_round: float | None = None
     luck_stderr: float | None = None   # its standard error (it has mean zero: see `luck`)
     adjusted_margin_per_round: float | None = None
@@ -214,7 +168,7 @@ class ArenaResult:
     variance_ratio: float | None = None
     luck_estimate: str | None = None   # the value estimate behind the luck (`luck.ESTIMATES`)
     # Whole matches with two sides: A's win rate less the luck in its chance to win, its
-    # normal 95% interval from the adjusted set scores, and the variance ratio of the scores.
+    # interval and variance ratio.
     adjusted_win_rate: float | None = None
     adjusted_ci95: tuple | None = None
     win_variance_ratio: float | None = None
@@ -243,8 +197,7 @@ class ArenaResult:
         return " / ".join(parts)
 
     def to_json(self) -> dict:
-        """The `bergen arena` JSON (FORMATS.md): games, wins, win_rate, ci95,
-        points_per_round, and more fields besides (floats rounded to 6 places)."""
+        """The `bergen arena` JSON (FORMATS.md), floats rounded to 6 places."""
         def num(x):
             return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
         seats = [[list(a) for a in seatings(self.rules)],
@@ -298,9 +251,8 @@ class ArenaResult:
 def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, index: int,
              start_scores=None, *, keep_logs: bool = False, single_round: bool = False,
              luck_adjust: bool = True) -> SetResult:
-    """Set `index` of a run seeded `seed`: one match per seating, all on derive_seed(seed, index)
-    (with `single_round`, each match only its first round). With `luck_adjust`, A's luck of
-    the draws over the set (`luck.match_luck`, in the margin's unit) is `SetResult.luck`."""
+    """Set `index` of a run seeded `seed`: one match per seating, all on derive_seed(seed, index).
+    With `luck_adjust`, A's luck of the draws over the set is `SetResult.luck`."""
     match_seed = derive_seed(seed, index)
     n_sides = rules.n_sides
     a_wins = a_points = b_points = rounds = ties = 0
@@ -368,26 +320,15 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
               on_result=None) -> ArenaResult:
     """Play `games` duplicate sets of A (`spec_a`) against B (`spec_b`) and measure them.
 
-    `spec_a`/`spec_b` are `EngineSpec`s or spec strings ("greedy", "ismcts:iterations=500").
-    Set i uses the seed `derive_seed(seed, i)` in every seating (see the module doc for
-    the seatings and the statistics). `workers` > 1 plays the sets in that many processes
-    (fork); the sets are merged by index, so the result equals that of workers=1 (except
-    `seconds`, and except for engines limited by time rather than iterations).
-    `progress(done, total)` is called in this process as sets finish (total = games).
-    With `keep_logs`, `result.played` holds an `ArenaMatch` per match (set, seating order)
-    and `result.logs` the MatchLogs. `start_scores` (by side) starts every match there.
-    `single_round`: each match is only its first round (see the module doc). `cluster`: a
-    Dask scheduler's address (or a Client) to play the sets on (`parallel.run_ordered`), with
-    the same result as workers=1 (not with engines in other processes, whose commands the
-    cluster's workers may not have). An engine in another process (`EngineSpec.engine`) is
-    started here first, which checks it runs; each worker process then starts its own and
-    quits it at its end (`external`), and this process quits its own before returning. An
-    engine that fails stops the run with `external.ExternalEngineError` naming it and the set
-    (the sets finished before were handed to `on_result`). `luck_adjust` (default) also
-    measures the margin less the luck of the draws (module `luck`), computed in the tasks,
-    set by set. `done` {set index: SetResult}: sets already played (a resumed run), not
-    played again; `on_result(i, set_result)` hears of each set as it finishes. Ctrl-C raises
-    `errors.Interrupted` with the result of the sets finished (`partial`; None if none).
+    `spec_a`/`spec_b`: `EngineSpec`s or spec strings ("greedy", "ismcts:iterations=500").
+    `workers` > 1 plays the sets in that many processes, `cluster` on a Dask scheduler (an
+    address or a Client); either gives the result of workers=1 for iteration-limited engines.
+    `progress(done, total)` hears of sets as they finish; `keep_logs` keeps every match
+    (`result.played`, `result.logs`); `start_scores` (by side) starts every match there;
+    `single_round` and `luck_adjust`: the module doc. An engine in another process is started
+    here first to check it runs, and its failure raises `external.ExternalEngineError`. `done`
+    {set index: SetResult}: sets already played (a resumed run); `on_result(i, set_result)` hears
+    of each set. Ctrl-C raises `errors.Interrupted` with the sets finished (`partial`).
 
     >>> r = run_arena(Rules(players=3), "greedy", "random", games=2, seed=0)
     >>> r.matches, r.seatings, r.wins[0] == sum(r.a_wins_by_seating)

@@ -1,10 +1,8 @@
 """`bergen bench`: throughput of the core and the reference, and a search signature.
 
-Each figure is measured by running its workload repeatedly for a fixed slice of wall-clock
-time; a figure is the median over `repeats` slices (these machines are shared and noisy).
-The signature is the node count of fixed-seed searches: it changes only when the search does,
-and two runs on any machine agree on it to the byte (tests/test_bench.py checks both).
-"""
+A figure is the median over `repeats` slices of running its workload for a fixed time. The
+signature is the node count of fixed-seed searches: it changes only when the search does
+(tests/test_bench.py)."""
 from __future__ import annotations
 
 import functools
@@ -88,9 +86,8 @@ def inference_position():
 
 
 def stage_decisions(record):
-    """The decisions with a choice at the exact endgame's stage (no draw can happen again)
-    in a complete `bergen-record/1` (every hand shown), each as (round, event, information
-    set of the seat to move, the fully known State before it, the move it made)."""
+    """The decisions with a choice at the exact endgame's stage in a complete record, each as
+    (round, event, the mover's information set, the known State before it, the move made)."""
     record = parse_record(record)
     rules = record.rules
     for step, observers in seen_steps(record):
@@ -103,9 +100,8 @@ def stage_decisions(record):
 
 def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"),
                       rules: Rules | None = None, first_only: bool = False):
-    """The stage decisions (`stage_decisions`) of `rounds` single rounds of self-play (round
-    i seeded derive_seed(seed, i); `engines` per seat, any engine spec), each as (round,
-    information set of the seat to move, the fully known State). `first_only`: only each
+    """The stage decisions of `rounds` single rounds of self-play (round i seeded derive_seed(seed,
+    i), `engines` per seat), each (round, information set, known State); `first_only`: each
     round's first."""
     rules = rules or Rules()
     specs = [parse_engine_spec(e) for e in engines]
@@ -145,8 +141,7 @@ def signature() -> dict:
     try:
         from ..information._sampler import CoreSampler  # here, as below: the compiled modules are optional
     except ImportError:
-        # Without the core: the sampler's checksum from the reference (the same number);
-        # the searches' node counts would take the pure-Python trees minutes.
+        # Without the core: the sampler's checksum from the reference (the same number).
         return {"sampler_checksum": ReferenceSampler(info).sample_many(10000, SEED),
                 "ismcts_nodes": None, "ismcts_default_nodes": None, "expectimax_nodes": None,
                 "endgame_nodes": None, "endgame_iterations": None}
@@ -197,12 +192,9 @@ def endgame_position():
 
 
 def solve_time_summary(times, within=(0.1, 1.0)) -> dict:
-    """The exact endgame's solve-time distribution over positions, in one place for `bergen
-    bench` and the lab's endgame studies: `times` in seconds, one a position, infinity where
-    it was not solved (slower than any solved one). The positions, those solved, the median
-    and the 90th percentile by nearest rank (None where the rank falls on an unsolved
-    position, or there is none), the worst solved, and the share solved within each time of
-    `within` (`within_0.1s`, `within_1s`, ...)."""
+    """The exact endgame's solve-time distribution: `times` in seconds (infinity: unsolved). The
+    positions, those solved, the median and 90th percentile by nearest rank (None on an unsolved
+    one), the worst solved, and the share solved within each of `within`."""
     inf = float("inf")
     ordered = sorted(times)
     n = len(ordered)
@@ -219,10 +211,8 @@ def solve_time_summary(times, within=(0.1, 1.0)) -> dict:
 
 
 def endgame_times(rounds: int, seconds: float = 1.0, seed: int = SEED + 2) -> dict:
-    """The default engine's solve-time distribution at the stage (`solve_time_summary`):
-    every stage decision of `rounds` rounds of greedy self-play attempted as the engine does
-    under a `seconds` time limit (the deals, the tree, DCFR to the tolerance), with the
-    shares solved within 100 ms and within the limit, and the largest deal count solved."""
+    """The default engine's solve times at the stage (`solve_time_summary`) over `rounds` rounds of
+    greedy self-play under a `seconds` limit, with the largest deal count solved."""
     times, deals = [], []
     for _, info, _ in endgame_positions(rounds, seed):
         t0 = time.perf_counter()
@@ -238,9 +228,7 @@ def endgame_times(rounds: int, seconds: float = 1.0, seed: int = SEED + 2) -> di
 
 
 def _core_search_steps(add, info_mid, table, info_first) -> None:
-    """The compiled searches' figures, for `run_bench` (`add(backend, name, work)`): the
-    sampler's worlds, the ISMCTS trees (plain and the default engine's), expectimax's
-    worlds."""
+    """The compiled searches' figures for `run_bench` (`add(backend, name, work)`)."""
     from ..information._sampler import CoreSampler  # here, as below: the compiled modules are optional
     sampler = CoreSampler(info_mid, table)
     add("core", "sampler_worlds_per_s", lambda: (sampler.sample_many(100000, SEED), 100000)[1])

@@ -1,17 +1,9 @@
-"""The engines and their specs: `random`, `greedy`, and the searches `ismcts` (the
-default engine), `classic` (ISMCTS as it was before issue 9: uniform worlds, random
-playouts) and `expectimax`, with their settings (`ismcts:iterations=2000`,
-`ismcts:time=0.1,inference=off`, `expectimax:iterations=64,depth=6`).
-
-An `EngineSpec` is an engine's name and settings as parsed from the command line. The
-engines play in their `seats.Seats` (a search engine sees only its own information set there,
-never the other hands); a match is `match.Match`, self-play `selfplay.selfplay`.
-
-An engine in another process that speaks the engine protocol (docs/PROTOCOL.md) is an
-`ExternalEngine`, a command registered under a name (`bergen arena --engine
-old='/venv-old/bin/bergen engine'`, `parse_external`); its spec is the name with the limits,
-algorithm, objective and the settings its search is given (`old:time=0.1,inference=off`),
-which the engine itself checks. It plays through `external.ExternalSeat`.
+"""The engines and their specs: `random`, `greedy`, and the searches (`ismcts`, the presets such
+as `classic`, `expectimax`) with their settings (`ismcts:iterations=2000`,
+`expectimax:iterations=64,depth=6`). An `EngineSpec` is an engine's name and settings as
+parsed; the engines play in `seats.Seats`. An engine in another process speaking the
+protocol is an `ExternalEngine`, registered under a name (`parse_external`), which checks
+its own settings and plays through `external.ExternalSeat`.
 
 >>> parse_engine_spec("ismcts:iterations=500")
 EngineSpec(name='ismcts', params={'iterations': 500})
@@ -36,10 +28,8 @@ from ..search import backend as search_backend
 
 
 def _engine_settings() -> dict:
-    """name -> {setting: type or search.Setting} for every engine the program knows: the
-    simple engines, and per search algorithm (and preset) its budget (`iterations`, counted
-    in the algorithm's unit: expectimax's worlds), `time`, `objective`, `workers` and the
-    algorithm's settings."""
+    """name -> {setting: type or search.Setting} for every engine: the simple ones, and per search
+    algorithm and preset its budget, `time`, `objective`, `workers` and its settings."""
     from ..search.registry import names, resolve
     out: dict[str, dict] = {"random": {}, "greedy": {}}
     for name in names():
@@ -59,8 +49,7 @@ def _ranges() -> dict:
             "time": (math.ulp(0.0), search_api.MAX_SECONDS)}
 
 
-#: The range of each budget setting of a search engine (time in seconds, memory in MB):
-#: infinite, NaN, negative and oversized values are refused when the spec is read.
+#: The range of each budget setting of a search engine (time in seconds, memory in MB).
 _RANGES = _ranges()
 
 
@@ -69,9 +58,7 @@ class EngineWarning(UserWarning):
     engine spec and process, as one line by the command line."""
 
 
-#: Seconds an engine in another process may take past its time limit to answer a move
-#: (`bergen arena --external-timeout`): generous, since a busy machine or a large iteration
-#: budget is slow, but an engine that hangs stops the run.
+#: Seconds an engine in another process may take past its time limit to answer a move.
 ENGINE_TIMEOUT = 60.0
 
 #: What an engine's name may be: a word, so that it reads back from a spec (no `:`, `,`, `=`).
@@ -80,9 +67,8 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
 
 @dataclass(frozen=True)
 class ExternalEngine:
-    """An engine in another process: the command (its words, as a shell splits them) that
-    starts it, registered under `name`; `timeout`, the seconds it may take past a move's time
-    limit (ENGINE_TIMEOUT)."""
+    """An engine in another process: its command's words, its `name`, and `timeout`, the seconds it
+    may take past a move's time limit."""
     name: str
     command: tuple
     timeout: float = ENGINE_TIMEOUT
@@ -150,10 +136,8 @@ class EngineSpec:
         return None if self.engine is not None else SIMPLE_ENGINES.get(self.name)
 
     def query_args(self) -> tuple:
-        """(Limits, algorithm, objective, settings) of an engine in another process: its
-        settings other than the limits, algorithm and objective go to its search as they were
-        written. Given neither a budget nor a time, it gets the budget this program's engine
-        of that algorithm would have in a match (when this program knows the algorithm)."""
+        """(Limits, algorithm, objective, settings) of an engine in another process; given neither
+        budget nor time, the budget this program's engine of that algorithm has in a match."""
         p = dict(self.params)
         iterations, seconds = p.pop("iterations", None), p.pop("time", None)
         algorithm = p.pop("algorithm", "ismcts")
@@ -182,8 +166,7 @@ class EngineSpec:
         workers = p.pop("workers", 1)
         settings = search_api.Settings.of(self.name, p)
         if budget is None and seconds is None:
-            # The algorithm's budget for a match engine given neither a budget nor a time
-            # (`Algorithm.match_budget`; without the compiled core, the fallback's share).
+            # The algorithm's match budget (the fallback's share without the core).
             budget = search_backend.SEARCH.budget(settings.engine.match_budget)
         return SearchArgs(search_api.Limits(iterations=budget, time=seconds, memory_mb=memory),
                           settings, objective, workers)
@@ -211,8 +194,7 @@ def _check_range(name: str, key: str, value, text: str) -> None:
         raise BergenError(f"engine {name!r}: {key} must be {bounds}, got {text!r}")
 
 
-#: The settings of an engine in another process that are read here (the rest go to its
-#: search as written): its limits, algorithm and objective.
+#: The settings of an engine in another process that are read here.
 _EXTERNAL_SETTINGS = {"time": float, "iterations": int, "algorithm": str, "objective": str}
 
 
@@ -244,9 +226,8 @@ def _typed(name: str, key: str, kind, value: str):
 
 
 def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
-    """Parse `name` or `name:key=value,key=value`; `externals` (name -> ExternalEngine) are
-    the engines in other processes that may be named too (given, even empty, the message for
-    an unknown name says how one is registered)."""
+    """Parse `name` or `name:key=value,key=value`; `externals` (name -> ExternalEngine) may be
+    named too."""
     name, _, rest = text.strip().partition(":")
     if externals and name in externals:
         return _parse_external_spec(externals[name], rest)
@@ -273,9 +254,7 @@ def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
 
 
 def parse_engine_list(text: str, players: int, externals: dict | None = None) -> list:
-    """`SPEC[,SPEC...]` one per seat, or one for all seats. Settings inside a spec are joined
-    with ',' too, so specs are split where a new engine name starts (`externals`' names
-    too)."""
+    """`SPEC[,SPEC...]`, one per seat or one for all, split where a new engine name starts."""
     parts, current = [], None
     for item in (p.strip() for p in text.split(",")):
         head = item.partition(":")[0]

@@ -1,24 +1,11 @@
 """Engines in other processes at the table: a seat (`ExternalSeat`) whose moves come from a
-program speaking the engine protocol (docs/PROTOCOL.md), through the protocol's client, as
-cutechess-cli plays its engines.
+program speaking the engine protocol (docs/PROTOCOL.md), as cutechess-cli plays its engines.
 
-The seat keeps its round as that seat alone sees it, and at each decision sends it to the
-engine as a `bergen-record/1` (`record_io.seat_record`: its own hand and draws, the plays,
-the other hands, the reserve and the other seats' draws unknown), asks for a move with the
-spec's limits, algorithm, objective and settings and the seed an engine of this program
-would get there (`seats.Seats`), and plays the move it answers once it is checked legal. So
-an engine in another process that searches as this program does plays the same moves.
-
-Each process (the arena's, or each of its workers) starts its own engine process per
-registered engine when it first needs one (`connection`) and keeps it for every match after;
-`quit_engines` quits them, which the process also does when it ends. They are started
-`tied` (`EngineProcess`): in a session of their own, so that the terminal's Ctrl-C reaches
-only this program, which quits them, and killed by the kernel if this process dies.
-
-An engine that cannot be started, dies, does not answer within its timeout, refuses the
-query or answers a move that is not legal raises `ExternalEngineError`, which names the
-engine and its command; the arena and self-play add the set or match.
-"""
+At each decision the seat sends its round as it alone saw it (`record_io.seat_record`), with
+the spec's limits and settings and the seed this program's engine would get, and plays the
+answer once checked legal. Each process starts its own engine per registered engine when
+first needed (`connection`), `tied`, and `quit_engines` quits them. A failure to start, a
+death, a timeout, a refusal or an illegal move raises `ExternalEngineError` naming the engine."""
 from __future__ import annotations
 
 import os
@@ -76,8 +63,7 @@ class _Engines:
     def here(self) -> dict:
         if self.pid != os.getpid():
             self.pid, self.running = os.getpid(), {}
-            # Quit them when the process ends: the interpreter's exit, and a worker process
-            # of `runs.parallel` (whose end runs multiprocessing's finalizers, not atexit).
+            # Quit them when the process ends (atexit, or a worker's finalizers).
             from multiprocessing.util import Finalize
             Finalize(None, quit_engines, exitpriority=10)
         return self.running
@@ -122,10 +108,9 @@ def check_engines(specs) -> list:
 
 @contextmanager
 def engines_for_run(specs, tasks: list, workers: int):
-    """Around a run's tasks (`runs.parallel.run_ordered`) with the engine specs `specs`: the
-    engines in other processes among them started here first, which checks they run, then
-    quit when the tasks go to worker processes (each starts its own); every engine this
-    process started is quit at the end, however the run ends. Nothing with no such engine."""
+    """Around a run's tasks with the engine specs `specs`: the external engines among them started
+    here first to check they run (quit before the tasks go to workers), and every engine this
+    process started quit at the end."""
     external = any(s is not None and s.engine is not None for s in specs)
     try:
         if external and tasks:

@@ -1,40 +1,20 @@
 """Luck of the draws: chance-event corrections for the arena (AIVAT's chance terms).
 
-The arena sees every hand and the reserve's order, so after a round it can replay every event
-through a fully known state and ask, at every draw, how much the tile drawn helped or hurt
-each side. With a fixed value estimate `v` of the full position (for each side, the points it
-will still gain in the round), the luck of one draw is
+The arena sees every hand and the reserve's order, so at every draw it can ask how much the
+tile drawn helped each side. With a fixed value estimate `v` (per side, the points it will
+still gain in the round):
 
-    luck = v(position after the tile drawn) − mean over the tiles t still in the reserve of
-           v(position had t been drawn).
+    luck = v(after the tile drawn) − mean over the tiles t in the reserve of v(had t been drawn)
 
-At a draw the next tile is, given everything played so far, uniform over the tiles still in
-the reserve (the order is a uniform shuffle and no engine sees it; the tiles kept at the end
-are among them: which tiles end up kept is itself a draw's outcome). So each luck term has
-expectation zero given the history, whatever `v` is, and so does their sum over a round or a
-match (a martingale's increments, stopped when the round ends). The *adjusted* outcome —
-the observed margin minus the summed luck — therefore has the raw outcome's expectation:
-it is unbiased for any fixed `v` that does not depend on the engines compared. The better `v`
-predicts the rest of the round, the more of the draws' noise it takes out. Under
-`draw: until-playable` a turn's draws are several chance events, each corrected on its own;
-under `draw: one` the same. Passes and plays are not chance events.
+The next tile is uniform over the reserve given the history, so each term has expectation
+zero whatever `v` is, and the adjusted margin (observed minus summed luck) is unbiased; the
+better `v` predicts, the more noise it removes. The deal needs no correction: in a duplicate
+set its terms sum to zero (`side_margin`).
 
-The deal needs no correction in a duplicate set: every seating plays the same deal, and with
-margins in the arena's unit (A's side's points minus the mean of the other sides') the deal's
-terms sum to zero over a set whatever `v` is (`side_margin`; for the first round exactly, and
-for later rounds of a match only as far as the tables' scores agree, which is left as it was).
-
-Two estimates were measured (lab/luck/LUCK.md). The arena uses `RolloutModel`, a short
-perfect-information search: per side the mean points to come over 64 greedy playouts from
-the position after the tile drawn, the rest of the reserve reshuffled (in C, `_luck.pyx`; a
-pure-Python twin with the same numbers), times a scale per table shape. With two sides it
-also values each side's chance to win the match (the playouts' final scores through a match
-equity table), for whole matches. `ValueModel`, a linear function of features of each side's
-hands and the position, took out less. Both are fitted by `lab/luck/fit_luck.py` (numpy,
-reproducible from its seed, on greedy against random only) and shipped as package data
-(`bergen_search/data/luck_model.json`), one set of numbers per table shape (2, 3 or 4 players,
-4 in partnerships). Rules other than the default's use the same numbers: still unbiased,
-perhaps less sharp.
+The arena uses `RolloutModel` (64 greedy playouts per candidate tile, in C, `_luck.pyx`, with a
+pure-Python twin), and with two sides also each side's chance to win the match; `ValueModel`
+is a linear alternative. Both are fitted by `lab/luck/fit_luck.py` and shipped in
+`bergen_search/data/luck_model.json`, one set per table shape (lab/luck/LUCK.md).
 
 >>> from bergen_search.game.rules import Rules
 >>> from bergen_search.play.engines import parse_engine_spec
@@ -89,8 +69,7 @@ def table_key(rules: Rules) -> str:
 
 # ---- the value estimate ----------------------------------------------------------------------
 def _score_now(hand, left, right, ld, rd, out_bonus) -> int:
-    """The most points the seat to move could score with its next play (match value, plus the
-    going-out bonus when it is its last tile): what a tile just drawn may bring at once."""
+    """The most points the seat to move could score with its next play (going-out bonus included)."""
     best = 0
     last = popcount(hand) == 1
     for t in iter_mask(fitting(hand, left, right)):
@@ -135,8 +114,8 @@ def seat_features(pos: "KnownPosition", seat: int) -> list:
 
 
 def side_features(pos: "KnownPosition") -> list:
-    """Per side, its feature vector: its seat's features, or with partnerships the features
-    of the partner nearer the turn followed by the other partner's."""
+    """Per side, its feature vector: its seat's, or with partnerships the partner nearer the turn's
+    followed by the other's."""
     rules = pos.rules
     if not rules.partnerships:
         return [[float(x) for x in seat_features(pos, s)] for s in range(rules.players)]
@@ -149,9 +128,8 @@ def side_features(pos: "KnownPosition") -> list:
 
 
 class KnownPosition:
-    """A fully known position as the value estimate sees it: hands (masks by seat), the
-    reserve's contents (a mask: its order is unknown to the estimate, as it is to the
-    players), the line's ends, the scores and the seat to move."""
+    """A fully known position as the estimate sees it: hands by seat, the reserve's contents (not
+    its order), the ends, the scores and the seat to move."""
     __slots__ = ("rules", "hands", "reserve", "reserve_size", "left", "right", "left_double",
                  "right_double", "scores", "to_move")
 
@@ -184,10 +162,8 @@ class KnownPosition:
 
 
 class ValueModel:
-    """The linear estimate: per side, the dot product of its features (`side_features`) with
-    the coefficients of the table's shape (`weights` maps a table key, `table_key`, to them).
-    The coefficients are fitted so that its luck leaves the least variance in the margin, so
-    its values track how a draw changes the points to come more than the points themselves."""
+    """The linear estimate: per side, its features (`side_features`) dotted with the coefficients
+    of the table's shape (`weights`, keyed by `table_key`)."""
 
     def __init__(self, weights: dict, meta: dict | None = None):
         self.weights = {k: [float(x) for x in v] for k, v in weights.items()}
@@ -215,16 +191,13 @@ class ValueModel:
         return [sum(a * b for a, b in zip(w, f)) for f in side_features(pos)]
 
     def draw_values(self, state) -> dict:
-        """tile -> per side `values` of the position after the seat to move draws it, for
-        every tile in the reserve of the fully known `state`."""
+        """tile -> per side `values` after the seat to move draws it, for every tile in the reserve."""
         pos = KnownPosition.of(state)
         return {t: self.values(pos.drawn(t)) for t in iter_mask(pos.reserve)}
 
 
 def position_seed(state) -> int:
-    """A seed that is a fixed function of a fully known position: the reserve's contents
-    (never its order, which would tell the tile about to be drawn), the hands, scores, ends,
-    the seat to move and its draws this turn."""
+    """A seed fixed by a fully known position (the reserve's contents, never its order)."""
     reserve = 0
     for t in state.reserve:
         reserve |= 1 << t
@@ -236,12 +209,10 @@ def position_seed(state) -> int:
 
 
 class RolloutModel:
-    """A short perfect-information search as the estimate: per side, `scale` times the mean
-    points to come over `playouts` playouts (greedy for every seat) from the position after
-    the draw, the rest of the reserve reshuffled. The shuffles are seeded by the position
-    (`position_seed`) and shared by every candidate tile (common random numbers), so equal
-    positions get equal values. It runs `_luck.draw_rollouts` when the core is built
-    (whichever rules backend is active), else `reference_rollouts`: the same numbers."""
+    """The rollout estimate: per side, `scale` times the mean points to come over `playouts` greedy
+    playouts after the draw, the rest of the reserve reshuffled with shuffles seeded by
+    `position_seed` and shared by every candidate tile. `_luck.draw_rollouts` when built, else
+    `reference_rollouts` (the same numbers)."""
 
     def __init__(self, playouts: int = 64, scale=1.0, engine: int = ENGINE_GREEDY,
                  equity: dict | None = None, win_scale=1.0):
@@ -254,9 +225,9 @@ class RolloutModel:
         return float(scale.get(table_key(rules), 1.0) if isinstance(scale, dict) else scale)
 
     def draw_values(self, state) -> dict:
-        """tile -> per side the scaled mean points to come; with an equity table for the
-        table's shape (two sides, the target the table was made for), then per side the
-        scaled chance to win the match."""
+        """tile -> per side the scaled mean points to come, then (with an equity table for the
+        shape)
+        per side the scaled chance to win the match."""
         rules = state.rules
         rollouts = _rollouts()
         reserve = list(state.reserve)
@@ -275,9 +246,8 @@ class RolloutModel:
 
 @lru_cache(maxsize=1)
 def _rollouts():
-    """The compiled rollouts when built, whatever BERGEN_PURE_PYTHON says (it selects the
-    rules and search backends; the rollouts give the same numbers either way, so the arena's
-    luck does not depend on it), else `reference_rollouts`."""
+    """The compiled rollouts when built (whatever BERGEN_PURE_PYTHON says: the same numbers), else
+    `reference_rollouts`."""
     try:
         from ._luck import draw_rollouts  # here: the compiled module is optional
     except ImportError:
@@ -287,9 +257,8 @@ def _rollouts():
 
 def _playout_state(rules, hands, reserve, *, left, right, left_double, right_double, scores,
                    to_move, draws, passes, drawn) -> State:
-    """A reference `State` in the middle of a round, just after `to_move` drew `drawn`: all
-    that a playout needs. The line is one stand-in tile with the same ends (a playout reads
-    only the ends)."""
+    """A reference `State` mid-round, just after `to_move` drew `drawn`; the line is one stand-in
+    tile with the same ends."""
     s = State.__new__(State)
     s.rules, s.hands = rules, tuple(hands)
     s.hidden = (0,) * rules.players
@@ -307,9 +276,8 @@ def _playout_state(rules, hands, reserve, *, left, right, left_double, right_dou
 def reference_rollouts(rules, hands, reserve, left, right, left_double, right_double, scores,
                        to_move, draws, passes, playouts, seed, engine=ENGINE_GREEDY,
                        equity=None) -> list:
-    """The pure-Python twin of `_luck.draw_rollouts`: rows[i][j], the mean over `playouts`
-    playouts of side j's points to come after the seat to move draws `reserve[i]`, and with
-    `equity` each side's chance to win the match."""
+    """The pure-Python twin of `_luck.draw_rollouts`: rows[i][j], side j's mean points to come after
+    the seat to move draws `reserve[i]` (with `equity`, then each side's chance to win)."""
     r = len(reserve)
     if not 1 <= r <= 28 or playouts < 1:
         raise ValueError("a draw needs a reserve tile and at least one playout")
@@ -343,8 +311,7 @@ def reference_rollouts(rules, hands, reserve, left, right, left_double, right_do
 
 @lru_cache(maxsize=1)
 def model_data() -> dict:
-    """The fitted estimates shipped with the package (`bergen_search/data/luck_model.json`,
-    written by `lab/luck/fit_luck.py`)."""
+    """The fitted estimates shipped with the package (`bergen_search/data/luck_model.json`)."""
     text = resources.files("bergen_search").joinpath("data", MODEL_FILE).read_text()
     return json.loads(text)
 
@@ -355,8 +322,7 @@ def default_model() -> ValueModel:
 
 
 def rollout_model() -> RolloutModel:
-    """The fitted rollout estimate: its playouts, its scale per table shape, and for two
-    sides the match equity table and the scale of the chance to win."""
+    """The fitted rollout estimate (playouts, scales, and for two sides the match equity table)."""
     d = model_data()["rollout"]
     return RolloutModel(d["playouts"], d["scale"], equity=d.get("equity"),
                         win_scale=d.get("win_scale", 1.0))
@@ -390,11 +356,8 @@ def luck_estimate_name() -> str:
 
 # ---- the corrections ---------------------------------------------------------------------------
 def draw_luck(model, state) -> tuple:
-    """(luck per side, {tile: values per side}) of the draw the seat to move makes in the
-    fully known `state` (the next reserve tile is `state.reserve[0]`): the value of the tile
-    drawn minus the mean value over every tile in the reserve (`model.draw_values`). Its
-    mean over the reserve is zero by construction (`expected` is the mean of the same
-    values)."""
+    """(luck per side, {tile: values per side}) of the draw the seat to move makes in the fully
+    known `state`: the tile drawn's value minus the mean over the reserve."""
     actual = state.reserve[0]
     outcomes = model.draw_values(state)
     n = len(outcomes)
@@ -404,9 +367,8 @@ def draw_luck(model, state) -> tuple:
 
 
 def round_luck(rules: Rules, rnd, start_scores, model=None, backend=None) -> list:
-    """The summed luck per side of one round of a log (`match.RoundLog`: hands as dealt,
-    the reserve in draw order, the events), replayed from `start_scores` through a fully
-    known state of `backend` (default: the active one), with the estimate `model` (default:
+    """The summed luck per side of one round of a log (`match.RoundLog`), replayed from
+    `start_scores` on `backend` (default: the active one) with `model` (default:
     `default_estimate()`)."""
     model = model or default_estimate()
     if backend is None:
@@ -437,17 +399,14 @@ def match_luck(rules: Rules, log, model=None, backend=None) -> list:
 
 
 def width(model, rules: Rules) -> int:
-    """How many numbers a draw's luck holds under `model`: per side its points, and for a
-    rollout estimate with an equity table for the shape, per side its chance to win."""
+    """How many numbers a draw's luck holds under `model` (points per side, then chances to win)."""
     wins = isinstance(model, RolloutModel) and rules.target is not None and len(
         model.equity.get(table_key(rules)) or ()) == rules.target ** 2
     return rules.n_sides * (2 if wins else 1)
 
 
 def side_margin(per_side, side: int) -> float:
-    """A per-side quantity in the arena's unit for `side`: its own minus the mean of the
-    other sides' (two sides: the difference). Summed over the seatings of a duplicate set
-    (each side once) it is zero for any per-side numbers that are the same in every seating.
+    """A per-side quantity in the arena's unit for `side`: its own minus the mean of the others'.
 
     >>> side_margin([3.0, 1.0, 2.0], 0), side_margin([3.0, 1.0], 1)
     (1.5, -2.0)

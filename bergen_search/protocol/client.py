@@ -15,21 +15,11 @@
 ...     for decision in engine.analyze_game(open("examples/match.json").read()):
 ...         print(decision.seat, decision.played, decision.label)
 
-`play` returns a `PlayResult` (the move, its value and standard error, and the whole
-`bestmove` document in `info`); `analyse` returns the `bestmove` document (`bergen best
---json`'s); `analysis` streams the partial answers of a search (infinite unless limits are
-given) until `stop()`; `analyze_game` streams a record's `Decision`s, then its whole analysis
-(`bergen analyze --json`'s); `beliefs` gives where the hidden tiles are. A game is a position
-string, a `bergen-record/1` or `bergen-position/1` (a dict, or its JSON text), or a
-`record.Record` or `position.Position`.
-
-Timeouts: every wait for an answer is bounded by `timeout` seconds (the constructor's, or a
-call's), past the search's own time limit when it has one; a search with an iteration budget
-only is waited for as long as it takes, unless the call gives `timeout`. An engine that dies
-raises `EngineTerminated`; one that does not answer in time `EngineTimeout` (after its query
-was terminated); an `error` line from the engine `EngineError`. An `EngineProcess` waits for
-one query at a time and is not meant to be shared between threads (start one per thread, or
-speak the protocol's queue directly).
+A game is a position string, a `bergen-record/1` or `bergen-position/1` (a dict or its JSON
+text), or a `record.Record` or `position.Position`. Every wait is bounded by `timeout`
+(the constructor's or a call's) past the search's own time limit; an iteration budget alone
+is waited for as long as it takes. Errors: `EngineTerminated` (it died), `EngineTimeout`
+(no answer in time), `EngineError` (an `error` line). One query at a time, one thread.
 """
 from __future__ import annotations
 
@@ -114,9 +104,8 @@ def _wait_for(limits, timeout, default):
 
 
 def _dies_with_parent():
-    """A function for the engine's process, run between its fork and its exec, that asks the
-    kernel to kill it when the thread that started it ends (Linux's PR_SET_PDEATHSIG; None
-    elsewhere). The C function is found here, before the fork: the child only calls it."""
+    """A function run between fork and exec asking the kernel to kill the engine when the thread
+    that started it ends (PR_SET_PDEATHSIG; None off Linux)."""
     try:
         import ctypes
         prctl = ctypes.CDLL(None, use_errno=True).prctl
@@ -130,15 +119,9 @@ def _dies_with_parent():
 
 
 class EngineProcess:
-    """A running `bergen engine` process. Use `EngineProcess.start()` (or the constructor) and
-    `quit()` it, or use it as a context manager.
-
-    `tied=True` ties the engine to the program that starts it, as a tournament runner wants
-    its engines: the engine runs in a session of its own (the terminal's Ctrl-C reaches only
-    the program, which decides and quits the engine) and, on Linux, the kernel kills it when
-    the thread that started it ends (a program killed with kill -9 leaves no engine behind).
-    The engine also exits by itself at the end of its input, when the program's end closes
-    the pipe."""
+    """A running `bergen engine` process: `EngineProcess.start()` and `quit()`, or a context
+    manager. `tied=True`: the engine runs in a session of its own (Ctrl-C reaches only the
+    program) and on Linux dies with the thread that started it."""
 
     def __init__(self, command=None, *, timeout: float = 10.0, env=None, cwd=None,
                  tied: bool = False):
@@ -298,10 +281,9 @@ class EngineProcess:
     def analyse(self, game, limits=None, *, seed: int = 0, algorithm: str = "ismcts",
                 objective: str = "points", settings=None, timeout=None, on_partial=None,
                 report_every: float = 0.1, beliefs=None, priority: int = 0) -> dict:
-        """Search `game` with `limits` (a `search.Limits`; None: the algorithm's default
-        budget) and return the `bestmove` document, as `bergen best --json` prints it (with
-        `beliefs`, true or a weighting, the beliefs too). `on_partial` is called with each
-        partial answer, every `report_every` seconds."""
+        """Search `game` with `limits` (None: the default budget): the `bestmove` document, as
+        `bergen
+        best --json` prints it (with `beliefs`, those too). `on_partial` hears each partial answer."""
         self._free()
         ident = self._send(_query("go", limits, seed, algorithm, objective, settings,
                                   game=_game_object(game), beliefs=beliefs,
@@ -323,9 +305,9 @@ class EngineProcess:
     def analysis(self, game, limits=None, *, seed: int = 0, algorithm: str = "ismcts",
                  objective: str = "points", settings=None, report_every: float = 0.1,
                  timeout=None) -> "AnalysisStream":
-        """Start a search of `game` and stream its partial answers: without `limits` it runs
-        until `stop()` (infinite). Use it as a context manager (leaving it stops the search),
-        iterate it for the partial answers, and `stop()` or `wait()` for the `bestmove`."""
+        """Start a search of `game` and stream its partial answers (without `limits`: until
+        `stop()`);
+        a context manager (leaving stops it); `stop()` or `wait()` for the `bestmove`."""
         self._free()
         ident = self._send(_query("go", limits, seed, algorithm, objective, settings,
                                   game=_game_object(game), report_every=report_every,
@@ -336,10 +318,9 @@ class EngineProcess:
     def analyze_game(self, record, limits=None, *, seats=None, rounds=None, seed: int = 0,
                      algorithm: str = "ismcts", objective: str = "points", settings=None,
                      beliefs=None, timeout=None) -> "GameAnalysis":
-        """Review a whole record (`bergen analyze`): iterate the result for each decision as
-        it is judged (`Decision`s); `.analysis` is then the whole document, as `bergen
-        analyze --json` prints it. `terminate()` ends it early (the decisions judged are
-        kept). `limits`: each decision's first search (None: analyze's default)."""
+        """Review a whole record: iterate for each `Decision` as judged; `.analysis` is then the
+        whole
+        document. `terminate()` ends it early. `limits`: each decision's first search."""
         self._free()
         ident = self._send(_query("analyze", limits, seed, algorithm, objective, settings,
                                   record=_game_object(record), seats=seats, rounds=rounds,
@@ -389,10 +370,8 @@ class EngineProcess:
 
 
 class AnalysisStream:
-    """A search in progress (`EngineProcess.analysis`): iterate it for the partial answers
-    (the iteration ends with the search); `partial` is the latest one, `stop()` asks for the
-    answer at once (terminating this query only) and returns the `bestmove` document,
-    `wait()` waits for it."""
+    """A search in progress: iterate it for the partial answers; `partial` the latest; `stop()`
+    asks for the answer at once and returns the `bestmove`; `wait()` waits for it."""
 
     partial_type, final_type = "partial", "bestmove"
 
@@ -467,9 +446,8 @@ class AnalysisStream:
 
 @dataclass(frozen=True)
 class Decision:
-    """One decision of `analyze_game`, as it is judged: `bergen analyze --json`'s decision
-    fields (`doc`), the move played and the best, the loss and its label (None: no error, or
-    borderline), and the seat's beliefs there when asked."""
+    """One decision of `analyze_game`: its JSON fields (`doc`), the move played and the best, the
+    loss and its label (None: no error, or borderline), and the beliefs when asked."""
     index: int
     seat: int
     played: str
@@ -501,9 +479,8 @@ class GameAnalysis(AnalysisStream):
 
 @dataclass(frozen=True)
 class Beliefs:
-    """Where the hidden tiles are (`EngineProcess.beliefs`): `p_hold` {seat: {tile: chance}},
-    the reserve's under None, by `weighting`, with the counts of consistent deals and
-    histories."""
+    """Where the hidden tiles are: `p_hold` {seat: {tile: chance}} (the reserve's under None), by
+    `weighting`, with the counts of consistent deals and histories."""
     weighting: str
     p_hold: dict
     deals: int

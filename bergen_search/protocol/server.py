@@ -1,24 +1,11 @@
-"""`bergen engine`: a long-running engine that speaks JSON lines on standard input and
-output (docs/PROTOCOL.md is the contract; `schema.py` its commands and fields, written once).
+"""`bergen engine`: a long-running engine speaking JSON lines on standard input and output
+(docs/PROTOCOL.md is the contract; `schema.py` its commands and fields).
 
-Each input line is one command, a JSON object with `cmd`; each output line is one JSON object
-with `type`. A command's `id` comes back in every line that answers it.
-
-`go` and `analyze` are *queries*: they wait in a queue (by `priority`, then in the order they
-came) and run one at a time on each of the engine's workers (threads: the compiled searches
-release the interpreter while they run, and each query's search owns its stop and its
-memory: what one does never changes another's answer). A query answers with partial lines
-while it runs (`partial` every `report_every` seconds for `go`, and as each tree of ISMCTS's
-budget finishes; a `decision` line per decision judged for `analyze`) and exactly one final
-line (`bestmove`, `analysis`, or an `error`), whatever ends it: its budget, `stop`,
-`terminate`. Everything else is answered at once by the thread that
-reads the input, so `isready`, `stop` and `terminate` are heard while queries run.
-
-The engine exits with status 0 on `quit`, on SIGTERM and on SIGHUP, having stopped every
-query and written nothing more; at the end of its input, once the queries in flight have
-finished and answered (an infinite one stopped; `--stop-at-eof`: at once, as `quit`); on
-Ctrl-C with 130.
-"""
+`go` and `analyze` are queries: queued by `priority`, then arrival, and run one at a time on
+each worker thread, with partial lines while they run and exactly one final line. Everything
+else is answered at once by the reading thread, so `isready`, `stop` and `terminate` are
+heard while queries run. Exit 0 on `quit`, SIGTERM, SIGHUP and at the end of the input (once
+the queries in flight have answered, unless `--stop-at-eof`); 130 on Ctrl-C."""
 from __future__ import annotations
 
 import heapq
@@ -40,27 +27,26 @@ from ..formats.notation import format_hand, format_line
 from ..formats.position_string import is_position_string, to_string
 from ..formats.record import parse_record
 from ..formats.replay import next_moves
-from ..game.state import lead_rank, move_str
-from ..game.tiles import iter_mask, tile_str
+from ..game.state import move_str
+from ..game.tiles import tile_str
 from ..information.beliefs import beliefs as beliefs_of
+from ..information.lead import leads
 from ..runs.threads import QuietThread
 from ..search import backend, registry
 from ..search.api import Limits, root_moves, search
 from ..search.registry import resolve
 from ..views import report
-from ..views.search import best_document, measured_rows, move_text
+from ..views.search import best_document, measured_rows, move_text, num
 from ..views.show import knowledge
 from . import schema
 from .schema import COMMANDS, SchemaError
 
 PROTOCOL = "bergen-engine/2"
-#: Said of a line that holds part of a JSON value, or more than one: a document written over
-#: several lines (pretty-printed), sent line by line.
+#: Said of a line holding part of a JSON value, or more than one (a pretty-printed document).
 ONE_LINE = ("; a command is one JSON object on one line: send a pretty-printed (multi-line) "
             "document on one line")
-#: The world cap of an `infinite` search of an engine without replicates (expectimax), which
-#: otherwise runs until `stop`; `iterations` overrides it. An engine with replicates (ISMCTS)
-#: grows replicates of one size until `stop` instead (`search(until_stopped=True)`).
+#: The world cap of an `infinite` search of an engine without replicates (`iterations`
+#: overrides it); one with replicates grows them until `stop` instead.
 INFINITE_CAP = 5_000_000
 
 
@@ -97,9 +83,8 @@ def _key(query_id):
 
 
 def _document(value, field_name: str):
-    """A `game` or `record` field as given: an object, a position string or the JSON text of
-    a document. A string that is none of these but reads as a file's name is refused saying
-    so (the engine reads no files: it had answered 'bad JSON')."""
+    """A `game` or `record` field as given: an object, a position string or a document's JSON text
+    (a file's name is refused saying so)."""
     if isinstance(value, str) and not is_position_string(value) \
             and not value.lstrip().startswith(("{", "[")):
         takes = ("a document (a bergen-record/1 or bergen-position/1 object) or a position "
@@ -125,8 +110,7 @@ class EngineServer:
         self.lines_read = 0                # input lines (or messages) read so far
         self.shutdown = False
         self.seq = itertools.count()
-        # A query is handed to an idle worker as it arrives (under the lock, in the order of
-        # the input), so that a `stop` right after a `go` finds it running.
+        # A query goes to an idle worker as it arrives, so a `stop` right after finds it running.
         self.slots: list = [None] * workers
         self.idle = set(range(workers))
         self.workers = [QuietThread(target=self._work, args=(i,), name=f"bergen-worker-{i}")
@@ -236,10 +220,10 @@ class EngineServer:
     def cmd_position(self, c):
         game = load(c.fields["game"])
         info = game.info
-        # (the lead is forced: the one tile the lead rule picks from the hand)
+        # (before the lead: the tile the lead rule makes the seat lead, if it leads at all)
         moves = ([move_str(m) for m in root_moves(info)] if info.line else
-                 [tile_str(min(iter_mask(info.hand), key=lambda t: lead_rank(info.rules, t)))]
-                 if info.hand else [])
+                 [tile_str(t) for s, t, _ in leads(info.rules, info.seat, info.hand)
+                  if s == info.seat])
         self.game = game
         self.send({"type": "position", "position": to_string(game.position),
                    "to_move": info.seat, "line": format_line(info.line),
@@ -330,7 +314,6 @@ class EngineServer:
     def cmd_go(self, c):
         f = c.fields
         game = self._game(c)
-        root_moves(game.info)                 # the lead is forced: nothing to search
         if f["infinite"] and f["time"] is not None:
             raise BergenError("go: an infinite search takes no time limit: it runs until stop")
         self._settings(c)
@@ -384,7 +367,7 @@ class EngineServer:
             return {"type": "bestmove", "best": None, "moves": [], "value": None,
                     "stderr": None, "iterations": 0, "empty": True, "stopped": True,
                     "terminated": True}
-        return {"type": "analysis", "decisions": [], "summary": [], "empty": True,
+        return {"type": "analysis", "decisions": [], "summary": [], "rounds": [], "empty": True,
                 "interrupted": True, "stopped": True, "terminated": True,
                 "version": __version__}
 
@@ -394,9 +377,8 @@ class EngineServer:
         iterations = f["iterations"]
         settings = self._settings(q.cmd)
         alg = settings.engine
-        # An infinite search of an engine with replicates adds replicates of the size a
-        # search of `iterations` (default: the engine's default budget) gives each, until
-        # stopped; one without them searches up to a cap.
+        # An infinite search: with replicates, deepening (ISMCTS's settle) or replicates of
+        # the size `iterations` gives each (settle=off) until stopped; else up to a cap.
         until_stopped = f["infinite"] and alg.replicated
         if f["infinite"] and iterations is None and not until_stopped:
             iterations = INFINITE_CAP
@@ -405,9 +387,7 @@ class EngineServer:
         if f["beliefs"] is not None:
             beliefs = knowledge(game, f["beliefs"]).beliefs.to_json()
         every = f["report_every"]
-        # A partial as each tree of the budget (its `replicates`) finishes, whatever the
-        # clock; an infinite search's later trees, which may finish many a second, are said
-        # on the clock alone.
+        # A partial as each tree of the budget finishes; after them, on the clock alone.
         budget_trees = alg.units(dict(settings), 1) if alg.replicated else 0
         last = [None, 0]                # when the last partial was written, and its trees
 
@@ -437,11 +417,11 @@ class EngineServer:
             doc["beliefs"] = beliefs
         if f["infinite"]:
             if not q.stop.is_set() and every > 0:
-                # It ended by itself (solved exactly, or at its cap): one last partial says
-                # so and carries the answer at once; the bestmove waits for stop, as UCI's.
+                # It ended by itself: one last partial says so; the bestmove waits for stop.
                 self.send(partial_answer({
                     "iterations": result.info["iterations"], "seconds": result.info["seconds"],
                     "best": result.best, "moves": result.moves,
+                    "value": result.value, "stderr": result.plus_minus,
                     **({"trees": result.info.get("values", {}).get("replicates", 0)}
                        if until_stopped and not result.info.get("exact") else {})},
                     bool(result.info.get("exact")),
@@ -487,10 +467,8 @@ class EngineServer:
 
     # ---- ending ---------------------------------------------------------------------------
     def finish(self) -> None:
-        """At the end of the input (KataGo's analysis engine does the same): every query in
-        flight runs to its end and writes its final answer; an `infinite` one, which would
-        never end, is stopped first and answers with what it found. Ctrl-C and the signals
-        still stop at once (they are raised in the reading thread, which waits here)."""
+        """At the end of the input: every query in flight runs to its end and answers (an `infinite`
+        one is stopped first). Ctrl-C and the signals still stop at once."""
         with self.lock:
             for q in list(self.queue) + list(self.running):
                 if q.cmd.name == "go" and q.cmd.fields.get("infinite"):
@@ -513,17 +491,19 @@ class EngineServer:
 
 
 def partial_answer(progress: dict, exact: bool, finished: bool = False) -> dict:
-    """A `partial` line from a search's report (`search(on_info=)`'s dict): its ranked moves
-    (a figure never measured null), the best and its figures, `trees` (how many replicates
-    the values pool) and `running` (the iterations of the one being grown) when the engine
-    has replicates, and `finished` (the search ended by itself: these are its answer)."""
+    """A `partial` line from a search's report: its ranked moves, the best and its figures,
+    `trees` and `running` with replicates, `settled` and `deepening` when the search said
+    them, and `finished` when the search ended by itself."""
     rows = measured_rows(progress["moves"], exact=exact)
+    # (no rows: a value before the lead that the seat may not lead)
+    first = rows[0] if rows else {"visits": 0, "value": num(progress.get("value")),
+                                  "stderr": num(progress.get("stderr"))}
     out = {"type": "partial", "iterations": progress["iterations"],
            "seconds": round(progress["seconds"], 3),
-           "best": move_text(progress["best"]) if rows[0]["visits"] or exact else None,
-           "value": rows[0]["value"], "stderr": rows[0]["stderr"], "moves": rows,
+           "best": move_text(progress["best"]) if first["visits"] or exact else None,
+           "value": first["value"], "stderr": first["stderr"], "moves": rows,
            "exact": exact}
-    for key in ("trees", "running"):
+    for key in ("trees", "running", "settled", "deepening"):
         if key in progress:
             out[key] = progress[key]
     out["finished"] = finished
@@ -549,10 +529,8 @@ def _lines(source, limit: int):
 
 
 def serve(stdin, stdout, workers: int = 1, stop_at_eof: bool = False) -> int:
-    """Run the engine until `quit`, the end of `stdin`, SIGTERM or SIGHUP (each a clean exit:
-    0), or Ctrl-C (130, as every command). `quit`, the signals and Ctrl-C stop the running
-    queries and write nothing more; the end of the input first lets the queries in flight
-    finish and answer (`EngineServer.finish`), unless `stop_at_eof`. Returns the status."""
+    """Run the engine until `quit`, the end of `stdin`, SIGTERM or SIGHUP (status 0) or Ctrl-C
+    (130); the end of the input first lets the queries in flight answer, unless `stop_at_eof`."""
 
     def write(line):
         stdout.write(line + "\n")

@@ -1,12 +1,6 @@
 """The files of a long run: one writer per output (`OutputLock`), documents written whole or
 not at all (`write_atomic`), and a write error said as what to do (`errors.WriteFailed`).
 
-A run writing OUTPUT holds an exclusive lock (flock) on `OUTPUT.lock` from the moment it
-opens its journal until its output is in place, and writes its process id in it: a second
-run of the same output, resumed or not, is refused at once, naming that process. The lock is
-the kernel's: a run killed (even with -9) frees it, and the lock file left behind means
-nothing.
-
 >>> import os, tempfile
 >>> out = os.path.join(tempfile.mkdtemp(), "games.jsonl")
 >>> with OutputLock(out):
@@ -24,14 +18,13 @@ import time
 
 from ..errors import BergenError, WriteFailed
 
-#: What a lock file is called: beside its output, with LOCK_SUFFIX added.
+#: The lock file's and the journal's names: the output's with these added.
 LOCK_SUFFIX = ".lock"
-#: And a journal (journal.py).
 JOURNAL_SUFFIX = ".journal"
 
 
 def journal_path(output: str) -> str:
-    """Where the journal of `output` lives: beside it, with JOURNAL_SUFFIX added."""
+    """Where the journal of `output` lives."""
     return output + JOURNAL_SUFFIX
 
 
@@ -44,17 +37,15 @@ def sync_folder(path: str) -> None:
     try:
         os.fsync(fd)
     except OSError:
-        pass                    # some file systems cannot sync a folder; nothing to do then
+        pass                    # some file systems cannot sync a folder
     finally:
         os.close(fd)
 
 
 class OutputLock:
-    """The exclusive right to write `output` (and its journal): `acquire()` takes it or
-    raises a one-line BergenError naming the process that holds it; `release()` (or the end
-    of a `with`) gives it back. Taken with flock on `output + LOCK_SUFFIX`, which records
-    the holder's pid. Not reentrant: a second OutputLock of the same output in the same
-    process is refused too."""
+    """The exclusive right to write `output` (and its journal): a flock on `output +
+    LOCK_SUFFIX`, which holds the holder's pid. `acquire()` takes it or raises a BergenError
+    naming the holder; `release()` (or the end of a `with`) gives it back. Not reentrant."""
 
     def __init__(self, output: str):
         self.output = output
@@ -80,8 +71,7 @@ class OutputLock:
             except OSError as e:
                 os.close(fd)
                 raise WriteFailed(self.path, e, "run the same command again") from None
-            # The holder before us may have removed the file between our open and our lock:
-            # then we hold a lock on a file nobody else will look at. Try again.
+            # The holder before us may have removed the file after our open: try again.
             try:
                 same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
             except FileNotFoundError:
@@ -99,8 +89,7 @@ class OutputLock:
         return self
 
     def release(self) -> None:
-        """Give the lock back and remove the lock file (while still holding it, so that
-        nobody holds a lock on a removed file: `acquire` checks)."""
+        """Remove the lock file (still holding it) and give the lock back."""
         if self._fd is None:
             return
         fd, self._fd = self._fd, None
@@ -115,8 +104,6 @@ class OutputLock:
         return self._fd is not None
 
     def __del__(self):
-        # A run that ended on an error nobody closed its journal for (in a process that goes
-        # on: a test, a library user) gives the output back when the lock is collected.
         if self._fd is not None:
             try:
                 os.close(self._fd)
@@ -132,8 +119,7 @@ class OutputLock:
 
 
 def _holder(fd: int) -> int | None:
-    """The pid written in a lock file held by another process (it writes it just after
-    taking the lock: a moment's wait)."""
+    """The pid written in a lock file held by another process (waiting a moment for it)."""
     for _ in range(20):
         try:
             text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
@@ -146,16 +132,11 @@ def _holder(fd: int) -> int | None:
 
 
 def write_atomic(path: str, text: str, then: str | None = None) -> None:
-    """`text` into `path`, whole or not at all: a temporary file in the same folder, synced,
-    moved over `path` (os.replace), and the folder synced, so that a crash or a power cut
-    leaves the old file (or none) or the new one, never half of one. A `path` that is there
-    but not a regular file (a device, a pipe) is written in place, never replaced. A write error is a
-    `WriteFailed` naming `path`; what to do `then`, by default: --resume when a journal of
-    `path` is there (its finished work is kept), else the same command again."""
+    """`text` into `path`, whole or not at all (a synced temporary file moved over it; a
+    device or a pipe is written in place). A write error is a `WriteFailed` saying what to do
+    `then` (default: --resume when `path` has a journal, else the same command again)."""
     import tempfile
     if os.path.exists(path) and not os.path.isfile(path):
-        # A device or a pipe (/dev/null, /dev/stdout): written in place, never replaced by
-        # a file renamed over it.
         try:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
@@ -175,8 +156,7 @@ def write_atomic(path: str, text: str, then: str | None = None) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        # mkstemp makes the file private; give it the mode an ordinary new file would have
-        # (or the mode of the file it replaces).
+        # The mode of a new file, or of the file it replaces (mkstemp's is private).
         umask = os.umask(0)
         os.umask(umask)
         mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o666 & ~umask

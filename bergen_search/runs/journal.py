@@ -1,49 +1,7 @@
-"""Journals: what a long run has finished, kept beside its output, so that a run cut short
-(Ctrl-C, `kill -9`, a lost scheduler, a full disk, a power cut) goes on from there
-(`--resume`) and ends with the very file an uninterrupted run writes.
-
-`arena`, `selfplay` and `analyze` with a file output keep `OUTPUT.journal` while they run: a
-header line, then one line per finished task (a duplicate set, a match, a record, a search),
-appended in whatever order they finish:
-
-    bergen-journal/2 1c2f0a7e {"command": "arena", "run": "9f3a...", "seed": 7, ...}
-    3b5e19d0 {"key": 4, "data": "gASV..."}
-    ...
-
-What a journal promises:
-
-- **One writer.** The run holds `files.OutputLock` on its output from the journal's opening
-  to the output's writing; a second run of the same output, resumed or not, is refused at
-  once, naming the process that holds it. The journal is opened for appending (O_APPEND)
-  and never written in place.
-- **Each line tied to its run.** The header holds a random run id; each line carries the
-  CRC-32 of its text chained from the line before it (zlib.crc32(text, previous CRC), the
-  header's CRC to begin with), so a line damaged, or copied from another run's journal, is
-  refused with one line naming it. The header is checked against this run (command, seed,
-  version, arguments) before any line is read.
-- **A torn last line costs one task.** A last line without its newline (a kill or a full disk
-  in the middle of an append) is dropped when the journal is read again, and its task runs
-  again. A write error cuts the file back to its last whole line and ends the run with
-  `errors.WriteFailed` (exit 74).
-- **Durable at a stated cost.** Each line is handed to the kernel at once (a `kill -9` loses
-  nothing finished); it is synced to the disk every SYNC_SECONDS (1 s) or SYNC_LINES (256)
-  lines, whichever comes first, and when the run stops. A power cut can lose the lines
-  written since the last sync: at most 256, all written within a second of one another;
-  their tasks run again on --resume.
-- **A failed start blocks nothing.** A journal holding no finished task (the run failed or
-  was stopped before its first) is simply replaced by the next run, with or without
-  --resume.
-
-The header names the command, its arguments (everything that decides the output), the seed
-and the version of the program; resuming with any of them different is refused, saying which
-(results from another version or other arguments would not be the ones this run writes).
-`data` is the task's result as the worker returned it, pickled: a journal is this program's
-own working file (like a cache), not a format to exchange; read only journals you wrote.
-Journals of the first format (`bergen-journal/1`) are refused, saying so: finish such a run
-with the version that wrote it.
-
-The output itself is written only once every task is in (atomically: `files.write_atomic`),
-then the journal is deleted. A run that does not finish never touches an existing output.
+"""Journals (`bergen-journal/2`, docs/FORMATS.md): what a long run has finished, kept beside
+its output (`OUTPUT.journal`) so that `--resume` goes on from there. A header line, then one
+line per finished task, each with a CRC-32 chained from the line before; a torn last line is
+dropped. `data` is the task's result pickled: read only journals you wrote.
 
 >>> import os, tempfile
 >>> out = os.path.join(tempfile.mkdtemp(), "games.jsonl")
@@ -73,9 +31,8 @@ __all__ = ["FORMAT", "SUFFIX", "SYNC_LINES", "SYNC_SECONDS", "Journal", "journal
 FORMAT = "bergen-journal/2"
 #: Formats of journals this version recognises but does not resume.
 OLD_FORMATS = ("bergen-journal/1",)
-#: A journal is synced to disk once this many seconds have passed since its last sync...
+#: A journal is synced once this many seconds have passed, or lines are waiting.
 SYNC_SECONDS = 1.0
-#: ... or once this many lines are waiting, whichever comes first.
 SYNC_LINES = 256
 
 
@@ -87,8 +44,8 @@ def _line(obj, previous: int, prefix: str = "") -> tuple[bytes, int]:
 
 
 def _parse(line: bytes, previous: int, prefix: str = ""):
-    """(object, CRC) of one journal line (chained from `previous`), or None if the line is
-    damaged or not of this run (its CRC does not match, not JSON, not UTF-8)."""
+    """(object, CRC) of one journal line (chained from `previous`), or None if it is damaged
+    or not of this run."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
@@ -116,9 +73,8 @@ def _canonical(obj):
 
 
 class Scan(NamedTuple):
-    """What reading a journal found: its header (None when not even it was written whole),
-    the finished tasks' results by key, the bytes of its whole good lines (a torn last line
-    after them) and the CRC of the last of them (where the next line's chain starts)."""
+    """A journal read: its header (None if not whole), the results by key, the bytes of its
+    whole good lines and the CRC of the last."""
     header: dict | None
     done: dict
     good: int
@@ -126,10 +82,9 @@ class Scan(NamedTuple):
 
 
 class Journal:
-    """An open journal: `done` maps each finished task's key to its result; `add(key,
-    result)` records one more; `finish()` deletes the journal once the output is in place;
-    `close()` keeps it (the run stopped: `--resume` goes on from it). Either gives back the
-    output's lock."""
+    """An open journal: `done` maps each finished task's key to its result; `add` records one
+    more; `finish()` deletes it once the output is in place, `close()` keeps it for `--resume`;
+    either gives back the output's lock."""
 
     def __init__(self, path: str, header: dict, done: dict, fd: int, lock: OutputLock,
                  size: int, *, crc: int):
@@ -143,12 +98,9 @@ class Journal:
     @classmethod
     def start(cls, output: str, command: str, seed: int, arguments: dict,
               resume: bool) -> "Journal":
-        """The journal of a run of `command` writing `output`, with the output's lock held
-        (another run holding it: refused, naming it). Without `resume` a journal holding
-        finished work is refused (it holds an unfinished run's work); with it, the journal
-        is read (a torn last line dropped), checked against this run's command, seed,
-        version and arguments, and continued. With no journal there, or one holding no
-        finished task (a start that failed), the run starts afresh."""
+        """The journal of a run of `command` writing `output`, its lock held: an existing one
+        with finished work is continued with `resume` (checked against this run), refused
+        without; else a fresh one."""
         path = journal_path(output)
         header = {"format": FORMAT, "command": command, "version": __version__, "seed": seed,
                   "arguments": _canonical(arguments), "output": os.path.basename(output),
@@ -178,10 +130,8 @@ class Journal:
             raise
 
     def add(self, key, result) -> None:
-        """Record a finished task (`key` an int or a tuple of ints and strings): handed to
-        the kernel before this returns (synced to disk in batches: SYNC_SECONDS,
-        SYNC_LINES). A write error cuts the journal back to its last whole line, closes it
-        and raises WriteFailed."""
+        """Record a finished task (`key` an int or a tuple of ints and strings). A write error
+        cuts the journal back to its last whole line, closes it and raises WriteFailed."""
         data = base64.b64encode(pickle.dumps(result, protocol=4)).decode("ascii")
         line, crc = _line({"key": key, "data": data}, self._crc)
         self._append(line)
@@ -194,8 +144,6 @@ class Journal:
 
     def _append(self, line: bytes) -> None:
         fd = self._fd
-        # Lines are added while the run goes on; it closes the journal when it ends, or
-        # _append and sync do on the write error they raise.
         assert fd is not None
         written = 0
         try:
@@ -222,14 +170,13 @@ class Journal:
         self._pending, self._synced_at = 0, time.monotonic()
 
     def close(self) -> None:
-        """Stop writing (what was written synced, as far as the disk lets it); the journal
-        stays for `--resume`, the output's lock is given back."""
+        """Stop writing; the journal stays for `--resume`, the output's lock is given back."""
         if self._fd is not None:
             fd, self._fd = self._fd, None
             try:
                 os.fsync(fd)
             except OSError:
-                pass                # the run is ending on that error already
+                pass
             os.close(fd)
         self._lock.release()
 
@@ -255,8 +202,7 @@ class Journal:
 
 
 def _create(path: str, header_line: bytes) -> int:
-    """A new journal at `path` holding `header_line` (replacing one that held no finished
-    task), whole or not at all; its descriptor, for appending."""
+    """A new journal at `path` holding `header_line`, whole or not at all; its descriptor."""
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(tmp, "wb") as f:
@@ -275,8 +221,7 @@ def _create(path: str, header_line: bytes) -> int:
 
 
 def _holds_tasks(path: str) -> bool:
-    """Whether the journal at `path` has a whole line after its header (one with only a
-    header, a torn one or less holds no finished task)."""
+    """Whether the journal at `path` has a whole line after its header."""
     try:
         with open(path, "rb") as f:
             first = f.readline()
@@ -286,10 +231,8 @@ def _holds_tasks(path: str) -> bool:
 
 
 def _read(path: str, expect: dict | None = None) -> Scan:
-    """What the journal at `path` holds (a `Scan`). Its header is checked first (against
-    `expect`, this run's, when given); then each line's chained checksum. The last line may
-    be torn (no newline): it is dropped. Any other damage is an error: the journal cannot be
-    trusted."""
+    """The journal at `path` as a `Scan`, its header checked against `expect`; a torn last
+    line is dropped, any other damage is an error."""
     try:
         with open(path, "rb") as f:
             data = f.read()

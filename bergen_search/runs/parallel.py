@@ -1,27 +1,11 @@
 """Independent tasks run here, in local worker processes, or on a Dask cluster, results in order.
 
-`run_ordered(fn, items, workers=1, cluster=None, progress=None)` returns
-`[fn(item) for item in items]`, whatever ran them:
-
-- `workers=1`, no cluster: in this process, one after the other;
-- `workers=W`: W local processes (fork), as `concurrent.futures` gives them;
-- `cluster="tcp://host:8786"`: the tasks go to a running Dask distributed scheduler
-  (`dask scheduler` and `dask worker ADDRESS` start one; see docs/GUIDE.md), which spreads them
-  over its workers and, when a worker dies, runs its tasks again elsewhere. Dask is optional
-  (`pip install 'bergen_search[cluster]'`); without it `--cluster` is a clear error.
-
-`cluster` may also be a `Cluster(address, timeout, waiting)`: while no task finishes for
-STALL_REPORT seconds, `waiting(line)` is told what the run waits for (the workers connected,
-the tasks in flight, or a scheduler that does not answer); with no answer from the scheduler,
-or no worker connected, for `timeout` seconds (STALL_TIMEOUT by default), the run stops with
-`ClusterStalled` (its finished results handed on, as for a lost scheduler).
-
-The results are gathered in the order of `items`, so the output of a command is the same,
-byte for byte apart from wall times, however its tasks were run. `progress(done, total)` and
-`on_result(i, result)` are called in this process as tasks finish. Ctrl-C ends the run
-within a second: local workers are killed, a cluster's tasks cancelled on the scheduler, and
-KeyboardInterrupt goes to the caller, which has been handed every finished result (a
-journal keeps them: `journal.py`, `--resume`) and writes no output file.
+`run_ordered(fn, items, workers=1, cluster=None, progress=None)` returns `[fn(item) for item
+in items]`, in this process, on W forked processes, or on a Dask distributed scheduler
+(`cluster`: an address, a Client or a `Cluster`; Dask is the optional extra `cluster`, see
+docs/GUIDE.md). The results come in the order of `items`, so a command's output does not
+depend on how its tasks ran. A stalled cluster raises `ClusterStalled` after its timeout.
+Ctrl-C ends the run within a second; the caller has been handed every finished result.
 
 >>> run_ordered(abs, [-2, 3, -4])
 [2, 3, 4]
@@ -53,10 +37,8 @@ POLL = 0.05
 
 @dataclass(frozen=True)
 class Cluster:
-    """A Dask scheduler to run on (`address`, or a `distributed.Client`), how long it may
-    stall (no answer, or no worker, for `timeout` seconds: `ClusterStalled`), and who hears
-    what a stalled run waits for (`waiting(line)`, every STALL_REPORT seconds without a
-    finished task; nobody by default)."""
+    """A Dask scheduler (`address`, or a `distributed.Client`), how long it may stall before
+    `ClusterStalled` (`timeout`), and who hears what a stalled run waits for (`waiting(line)`)."""
     address: object
     timeout: float = STALL_TIMEOUT
     waiting: Callable[[str], None] | None = None
@@ -64,11 +46,8 @@ class Cluster:
 
 @contextmanager
 def deferred_ctrl_c():
-    """Ctrl-C (and SIGTERM, SIGHUP) held back while processes are forked, and delivered
-    right after: a signal that lands in the fork's own callbacks (logging's lock, for one) is
-    printed as ignored and lost, and the run would go on as if never interrupted. (Main
-    thread only: signals are delivered there.) The children inherit the mask: their
-    initializers unblock what they need."""
+    """Ctrl-C (and SIGTERM, SIGHUP) held back while processes are forked, and delivered right
+    after (a signal in the fork's callbacks would be lost). Main thread only."""
     import signal
     import threading
     if threading.current_thread() is not threading.main_thread():
@@ -83,9 +62,8 @@ def deferred_ctrl_c():
 
 
 def die_with_parent(parent: int) -> None:
-    """Ask the kernel to end this process when its parent (pid `parent`) dies (Linux's
-    PR_SET_PDEATHSIG; a no-op elsewhere): a worker of a run that was killed (kill -9, a lost
-    session) does not go on searching for nobody."""
+    """Ask the kernel to end this process when its parent dies (PR_SET_PDEATHSIG; a no-op off
+    Linux)."""
     import os
     import signal
     try:
@@ -99,39 +77,31 @@ def die_with_parent(parent: int) -> None:
 
 
 #: In a worker process of a `run_ordered(grace=)` run: that run's stop (a multiprocessing
-#: Event), handed to the process as it starts (`_worker_init`), which its tasks hear
-#: (`own_stop`). None in every other process: the parent never sets it, so that two runs
-#: forking their pools at once keep their own stops.
+#: Event, `own_stop`); None in every other process.
 _STOP = None
 
 
 def own_stop():
-    """The stop of the `run_ordered(grace=)` run this process works for (set when the run
-    is stopped: its tasks end early and send what they have), or None."""
+    """The stop of the `run_ordered(grace=)` run this process works for, or None."""
     return _STOP
 
 
 def _worker_init(parent: int, stop=None) -> None:
-    """A worker process of `run_ordered`: Ctrl-C (and SIGTERM, SIGHUP: a closed terminal
-    sends it to the whole group) is for the parent, which ends the workers itself (what they
-    had not finished is run again on --resume) or, with a grace, stops them through `stop`
-    (kept in `_STOP`); and it dies with it."""
+    """A worker process of `run_ordered`: Ctrl-C, SIGTERM and SIGHUP are for the parent (with a
+    grace, it stops the workers through `stop`); it dies with the parent."""
     import signal
     global _STOP
     _STOP = stop
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         signal.signal(getattr(signal, name), signal.SIG_IGN)
-    # Forked while the parent held these back (`deferred_ctrl_c`): the mask came along;
-    # ignored now, they are unblocked so that the parent's own ending of the pool works.
+    # Forked with these held back (`deferred_ctrl_c`): ignored now, and unblocked.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
     die_with_parent(parent)
 
 
 def batches(indices, workers: int, fast: bool, cap: int) -> list:
-    """The indices (a list, or a count: 0..count-1) cut into the batches sent as tasks: one
-    index per batch for slow work (searching engines: fine progress, even spread), about
-    eight batches per worker of at most `cap` indices for fast work (the simple engines), so
-    that a task is not mostly overhead. (A resumed run passes the indices still to do.)"""
+    """The indices (a list, or a count) cut into tasks: one index per batch for slow work, about
+    eight batches per worker of at most `cap` indices for fast work."""
     indices = list(range(indices)) if isinstance(indices, int) else list(indices)
     count = len(indices)
     size = max(1, min(cap, count // (max(workers, 1) * 8))) if fast else 1
@@ -139,10 +109,8 @@ def batches(indices, workers: int, fast: bool, cap: int) -> list:
 
 
 def connect(address: str):
-    """A `dask.distributed.Client` on the scheduler at `address`; a BergenError, one line
-    within CONNECT_TIMEOUT seconds, if the extra is not installed, the address is not one
-    (tcp://HOST:PORT, tls://, ws://, wss://, inproc://), nothing listens there, or no
-    scheduler answers."""
+    """A `dask.distributed.Client` on the scheduler at `address`, or a one-line BergenError within
+    CONNECT_TIMEOUT seconds (no extra, a bad address, nothing listening, no scheduler)."""
     try:
         from distributed import Client
         from distributed.comm import parse_address, parse_host_port
@@ -172,8 +140,7 @@ def connect(address: str):
             try:
                 return super().start(**kwargs)
             except BaseException:
-                # Closed here, at once: left to the garbage collector, a half-made client
-                # takes 20 s to give up and prints a traceback.
+                # Closed at once: a half-made client would take 20 s and print a traceback.
                 try:
                     self.close(timeout=1)
                 except BaseException:
@@ -191,16 +158,14 @@ def connect(address: str):
 
 @contextmanager
 def quiet_dask():
-    """Dask's own logs held back (errors included: a lost scheduler is logged with a
-    traceback at every try to reconnect); the command says what happened in one line."""
+    """Dask's own logs held back; the command says what happened in one line."""
     import logging
 
     try:
         import distributed  # noqa: F401  (its import configures the loggers quieted below)
     except ImportError:
         pass                                # connect() says so, in one line
-    # Dask's configuration gives some of its loggers levels of their own
-    # ("distributed.client": warning), so the parent's level alone does not hold them.
+    # Some of Dask's loggers have levels of their own.
     names = ["distributed"] + [name for name in logging.root.manager.loggerDict
                                if name.startswith("distributed.")]
     logs = [logging.getLogger(name) for name in names]
@@ -208,8 +173,7 @@ def quiet_dask():
     for log in logs:
         log.setLevel(logging.CRITICAL + 1)
     yield
-    # Restored only when the run ended well: after a lost scheduler the client's threads go
-    # on trying to reconnect (and logging each try) until the process exits.
+    # Restored only when the run ended well (a lost scheduler's client logs until exit).
     for log, level in zip(logs, levels):
         log.setLevel(level)
 
@@ -219,19 +183,11 @@ def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
                 units: Callable | None = None,
                 on_result: Callable[[int, object], None] | None = None,
                 grace: float | None = None) -> list:
-    """`[fn(item) for item in items]`, run serially, on `workers` local processes, or on the
-    Dask cluster `cluster` (an address, a Client, or a `Cluster`); see the module doc. `units(item)`: how
-    much of the work an item is, for `progress` (default 1 each). `on_result(i, result)` is
-    called in this process as item i finishes, in whatever order they finish (a journal
-    keeps them there, `journal.py`).
-
-    Ctrl-C (KeyboardInterrupt) ends the run at once: local workers are killed (they ignore
-    the terminal's Ctrl-C, so that only this process decides), a cluster's tasks cancelled;
-    the results already handed to `on_result` are all that is kept. With a `grace` (local
-    processes: a search's), Ctrl-C stops the run instead: it sets the run's own stop, which
-    its processes hear (`own_stop()`, handed to each as it starts), and when every task has
-    sent its result within `grace` seconds (each ending early, saying so in it) they are the
-    run's results; a task still running then is killed, and KeyboardInterrupt raised."""
+    """`[fn(item) for item in items]`, run serially, on `workers` local processes, or on
+    `cluster` (see the module doc). `units(item)`: an item's share of `progress` (default 1);
+    `on_result(i, result)` hears of item i as it finishes. Ctrl-C kills local workers or cancels
+    a cluster's tasks and raises KeyboardInterrupt; with a `grace` (local processes) it sets the
+    run's own stop (`own_stop()`) instead, and results sent within `grace` seconds are the run's."""
     items = list(items)
     sizes = [1 if units is None else units(item) for item in items]
     total = sum(sizes)
@@ -253,8 +209,7 @@ def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
     import os
     results = [None] * len(items)
     stop = None if grace is None else get_context("fork").Event()
-    # Not multiprocessing.Pool: its daemonic workers could not start processes of their own
-    # (a search with workers > 1).
+    # Not multiprocessing.Pool: its daemonic workers could not start processes of their own.
     with deferred_ctrl_c():
         ex = ProcessPoolExecutor(max_workers=min(workers, len(items)),
                                  mp_context=get_context("fork"), initializer=_worker_init,
@@ -285,8 +240,7 @@ def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
 
 
 def _kill_workers(ex: ProcessPoolExecutor) -> None:
-    """End a process pool at once: its workers killed (a search in C would not hear a
-    gentler signal before it returns), the queued tasks cancelled, no waiting."""
+    """End a process pool at once: workers killed, queued tasks cancelled, no waiting."""
     import os
     import signal
     for proc in list((getattr(ex, "_processes", None) or {}).values()):
@@ -296,10 +250,8 @@ def _kill_workers(ex: ProcessPoolExecutor) -> None:
             pass
     manager = getattr(ex, "_executor_manager_thread", None)
     ex.shutdown(wait=False, cancel_futures=True)
-    # The pool's manager thread sees its workers die and closes its wakeup pipe; let it
-    # finish (milliseconds) before the interpreter's exit hook wakes it: racing that hook, the
-    # close made it write to a closed pipe and print "Exception ignored ... Bad file
-    # descriptor" after the one line Ctrl-C promises (seen once in ~15 arena runs).
+    # Let the pool's manager thread see its workers die before the exit hook wakes it (else
+    # it may print "Exception ignored ... Bad file descriptor").
     if manager is not None:
         manager.join(timeout=1.0)
 
@@ -317,13 +269,11 @@ class _Ticker:
 
 
 class ClusterLost(BergenError):
-    """The scheduler went away during the run (what had finished was handed on: a journal
-    keeps it, and `--resume` goes on from there)."""
+    """The scheduler went away during the run (what had finished was handed on)."""
 
 
 class ClusterStalled(ClusterLost):
-    """No answer from the scheduler, or no worker connected to it, for the cluster's
-    `timeout` seconds (what had finished was handed on, as for a lost scheduler)."""
+    """No answer from the scheduler, or no worker, for the cluster's `timeout` seconds."""
 
 
 def _on_cluster(fn, items, cluster, finished):
@@ -339,10 +289,8 @@ def _on_cluster(fn, items, cluster, finished):
 
 
 class _Watch:
-    """While no task finishes: every STALL_REPORT seconds, ask the scheduler how many
-    workers it has (PROBE_TIMEOUT at most), say what the run waits for, and give up
-    (ClusterStalled) once the scheduler has not answered, or had no worker, for the
-    cluster's timeout."""
+    """While no task finishes: every STALL_REPORT seconds, ask the scheduler for its workers, say
+    what the run waits for, and raise ClusterStalled past the cluster's timeout."""
 
     def __init__(self, client, address, spec: Cluster, futures):
         self.client, self.address, self.spec, self.futures = client, address, spec, futures
@@ -394,9 +342,8 @@ class _Watch:
             self.spec.waiting(line)
 
     def result_stalled(self) -> ClusterStalled:
-        """A finished task whose result was not handed over within the timeout: the
-        scheduler not answering (a stopped one: said as `idle` says it), or, when it does
-        answer, the result itself."""
+        """A finished task whose result was not handed over within the timeout: the scheduler not
+        answering, or the result itself."""
         if self._workers() is None:
             return self._silent(time.monotonic() - self.answered)
         return ClusterStalled(f"--cluster: the Dask cluster at {self.address!r} did not hand "
@@ -422,8 +369,7 @@ def _on_client(fn, items, client, finished, address, own, *, spec: Cluster):
     from distributed import as_completed
     futures = []
     try:
-        # pure=False: every task runs, even two equal ones; retries: a task whose worker died
-        # is rescheduled by the scheduler anyway, these cover a task that raised on a sick one.
+        # pure=False: every task runs, even two equal ones; retries cover a sick worker.
         futures = [client.submit(fn, item, pure=False, retries=2) for item in items]
         index = {f.key: i for i, f in enumerate(futures)}
         results = [None] * len(items)

@@ -1,12 +1,8 @@
 """Threads that leave the stop signals to the main thread.
 
-A signal sent to the process (Ctrl-C's SIGINT, SIGTERM, SIGHUP) is taken by any one of its
-threads that does not block it; Python runs its handler in the main thread only, and only when
-that thread next runs Python code. When a helper thread takes the signal while the main thread
-sleeps in a system call (the engine reading its input, a server waiting on its socket), the
-handler waits for that call to return, which may be never: the stop is lost. Every helper
-thread the package starts is a `QuietThread`, which blocks those signals for itself, so the
-kernel hands them to the main thread, whose call is interrupted and whose handler runs at once.
+Every helper thread the package starts is a `QuietThread`, which blocks SIGINT, SIGTERM and
+SIGHUP, so that the kernel interrupts the main thread's system call and its handler runs at
+once (taken by a helper thread, the signal would wait on that call).
 """
 from __future__ import annotations
 
@@ -25,8 +21,7 @@ def block_stop_signals() -> None:
 
 
 class QuietThread(threading.Thread):
-    """A `threading.Thread` (a daemon unless told otherwise) that never takes a stop signal:
-    they reach the main thread, which runs the handlers."""
+    """A `threading.Thread` (a daemon unless told otherwise) that never takes a stop signal."""
 
     def __init__(self, *args, daemon: bool = True, **kwargs):
         super().__init__(*args, daemon=daemon, **kwargs)

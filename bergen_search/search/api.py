@@ -1,70 +1,24 @@
 """Search in python-chess's engine manner: `search(info, Limits(...), seed=...)`.
 
-The algorithms over the same exact world sampler (sampler.py) are each an `Algorithm` (its
-settings, the unit of its budget, its workers, its final move) in a module of its own in
-`engines/`, registered with `registry.py`; `search()` runs whichever is named through the
-protocol there and holds no per-algorithm branch. The machinery they share is public, each
-part in its module: `limits` (the budget, the clock, deadlines), `results` (the typed
-results), `workers` (slices and stops, processes, units and their merge). The ones
-registered today:
+Each algorithm is an `Algorithm` in `engines/`, registered with `registry.py`; `search()`
+runs whichever is named and holds no per-algorithm branch. Shared machinery: `limits` (budget,
+clock), `results` (typed results), `workers` (slices, stops, processes, units). Engines:
+`ismcts` (the default: single-observer ISMCTS, Cowling, Powley & Whitehouse 2012; the preset
+`classic` is it with uniform worlds and random playouts), `expectimax` (determinized
+expectimax, Long et al. 2010; the worlds enumerated when few) and `endgame` (the exact
+endgame alone). Values are from the side of the seat to move: with objective `points`, its
+expected margin to the end of the round; with `match`, its probability of winning the match.
+Without the compiled modules the pure-Python twins give the same answers, slowly
+(`info["backend"]` "reference"). Before the lead (an empty line) nobody decides: `search()`
+answers there, whatever the engine, with the hand's value (`before_lead.py`), `best` the
+forced lead when the seat leads for sure.
 
-- `ismcts`, the default engine: single-observer Information Set MCTS (Cowling, Powley &
-  Whitehouse 2012, "Information Set Monte Carlo Tree Search"): one tree over what the seat
-  observes, a fresh world per iteration, UCB with availability counts; worlds weighted by
-  inference (`inference.py`), playouts that take a match and hand the next seat none
-  (`game/policy.py`, "safe"), and mirror twins as one choice. The preset `classic` is ISMCTS as
-  it was before those three (uniform worlds, random playouts): every gain is measured
-  against it (benchmarks/STRENGTH.md).
-- `expectimax`: determinized expectimax (perfect-information Monte Carlo, Long et al. 2010,
-  "Understanding the Success of Perfect Information Monte Carlo Sampling in Game Tree
-  Search"): in each sampled world the hands are fixed and the reserve's contents known but not
-  its order, so draws are chance nodes; averaged over worlds, with the standard error across
-  worlds. When the consistent worlds are few they are all enumerated (`exact`).
-- `endgame`: the exact endgame alone (the `endgame` package), which ISMCTS also tries first.
-
-Values are from the side of the seat to move: with objective `points`, its expected points
-until the end of the round minus the mean of the other sides'; with `match`, its
-probability of winning the match.
-
-The searches run on the compiled modules, or without them on their pure-Python twins
-(`backend.SEARCH`: the same answers for the same seed and budget, slowly; the default budget
-is then smaller and `info["backend"]` says "reference"); expectimax needs the core.
-
-*ISMCTS's values*: the budget is shared by `replicates` independent trees (each its own
-seed); in each, the root shares its budget between the choices by sequential halving
-(`engines.ismcts.halving`; `focus` moves stay in to the end), and a final pass plays
-every root move on the same worlds, each decision after it by the tree's best mean (no
-exploration) and then the playout policy, with the same random numbers for every move
-(`IsmctsTree.evaluate_root`): what the move is worth when the engine plays on from it. A
-move's value is the mean of its replicates' pass values (`MoveValue.samples`), its
-standard error their spread: it covers every noise of the search, the worlds, the
-playouts and the shape of each tree, so it matches the spread over independent seeds
-(`benchmarks/calibration.py`). Under a time limit the pass takes PASS_SHARE of each
-replicate's share. The move chosen is the best value (setting `choose`, default "value"),
-or with `choose=visits` the most visited move. `values=False` (a match's engine, which
-needs the move only) skips the pass when the choice does not need it (`choose=visits`),
-and the exact endgame's bracket (setting `bracket`: it is said, never played).
-
-*Watched and stopped*: `stop` (a `threading.Event`, set by another thread) ends the search
-at the next slice (STOP_SLICE_SECONDS; a final pass already running is finished first) and
-keeps what was found, as Ctrl-C does (`info["interrupted"]`; no final pass once stopped).
-`on_info`, a callable, is given after every slice (and as each replicate finishes) a dict:
-`iterations` (or worlds) so far, `seconds`, `speed` (per second), and once the root has
-statistics `best`, `value`, `stderr` and `moves` (`MoveValue`s ranked as the result will
-be). With replicates (ISMCTS), those are the result's estimator on the replicates finished
-so far (`trees` of them: each value their mean, its error their spread, given once as many
-have finished as the budget's search pools, `replicates`), so that the error printed holds
-at every moment; before the first has finished, the means of the tree being grown, with no
-error (`trees` 0); `running`: the iterations of the replicate being searched. Both run the
-search in slices of STOP_SLICE_SECONDS, which leaves the result of an iteration budget
-unchanged, and need `workers=1`.
-
-*Without an end*: `until_stopped` (a replicated engine, with `stop`, no time limit) grows
-replicates of one size, `limits.iterations` (default: the default budget) shared as
-`replicates` would share it, one after the other until `stop`, up to MAX_REPLICATES of them
-(then it ends by itself), and pools them all: stopped after k finished (one stopped part way
-left out), its result is the search of k replicates of that size (`--set replicates=k`, the
-iterations k times the size), the same seed.
+ISMCTS's values come from `replicates` independent trees; each move's value is the mean of
+its replicates' final-pass values, its standard error their spread. `stop` (a
+`threading.Event`) ends the search at the next slice and keeps what was found; `on_info` is
+given progress dicts after every slice; `until_stopped` deepens (searches of the budget times
+1, 2, 4, ...: `_deepening`) or, for an engine that does not (ISMCTS with settle=off), grows
+replicates of one size until `stop`. docs/GUIDE.md and docs/API.md say more.
 
 >>> from bergen_search.formats.position import position_from_flags
 >>> from bergen_search.information.infoset import from_position
@@ -88,6 +42,7 @@ from ..game.state import actions
 from ..game.state import mirror_twins as state_mirror_twins
 from ..information.infoset import InfoSet
 from . import backend
+from .before_lead import search_before_lead
 from .limits import (
     DEFAULT_MEMORY_MB,
     MAX_ITERATIONS,
@@ -99,14 +54,14 @@ from .limits import (
 )
 from .registry import (Algorithm, SearchRun, Setting, Settings, Solved, default_engine, presets,
                        resolve, setting_text)
-from .results import MoveValue, SearchInfo, SearchResult, choices, paired_stderr, pool, rank
+from .results import (MoveValue, SearchInfo, SearchResult, choices, paired, paired_stderr, pool,
+                      rank)
 from .workers import Hooks, Job, UnitPool, run_jobs
 
-#: What the rest of the package reads here: the search, its limits and results, and the
-#: registry's lookups (their own modules hold them; these are the same objects).
+#: What the rest of the package reads here (the same objects as in their own modules).
 __all__ = ["Algorithm", "DEFAULT_MEMORY_MB", "Limits", "MAX_ITERATIONS", "MAX_MEMORY_MB",
            "MAX_REPLICATES", "MAX_SECONDS", "MoveValue", "REPLICATES", "SearchInfo",
-           "SearchResult", "Setting", "choices", "mirror_twins", "paired_stderr", "pool",
+           "SearchResult", "Setting", "choices", "mirror_twins", "paired", "paired_stderr", "pool",
            "Settings", "resolve", "root_moves", "search", "setting_text"]
 
 
@@ -131,22 +86,11 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
            until_stopped: bool = False, **given) -> SearchResult:
     """Rank every legal move of the seat to move in `info`.
 
-    `settings`: a `registry.Settings` (`Settings.of("expectimax", {"depth": 2})`: the engine
-    or preset and its settings, checked once), which the layers above pass whole; or, for a
-    caller at hand, `algorithm` (None: the default engine, ISMCTS; "expectimax"; a preset
-    such as "classic") and the engine's settings as keywords
-    (`registry.algorithms()[name].settings`; an unknown one is an error). Same seed and same
-    iteration budget: the same result, byte for byte, with any number of `workers` for
-    ISMCTS (its replicates are the units the processes share) and with the same number for
-    expectimax (root-parallel). With a time limit the result depends on the machine's speed.
-    Mirror twins (`mirror_twins`) get equal values, the twin at the right end listed after
-    the one at the left, `MoveValue.twin` naming it. `values`: the caller reads the values,
-    not only the move (False: a match's engine, which the engine may spare what only a
-    reader of values needs).
-
-    ISMCTS's values (its replicates, the final pass, the move chosen), a search watched or
-    stopped (`stop`, `on_info`) and one without an end (`until_stopped`): the module's doc.
-    """
+    `settings`: a `registry.Settings` (engine or preset and its settings, checked once); or
+    `algorithm` (None: the default engine) and the engine's settings as keywords. Same seed and
+    iteration budget: the same result with any number of `workers` for ISMCTS, with the same
+    number for expectimax. Mirror twins get equal values (`MoveValue.twin`). `values=False`: the
+    caller needs the move only."""
     t0, limits = now(), limits or Limits()
     if settings is None:
         settings = Settings.of(algorithm, given)
@@ -155,12 +99,18 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
     alg, be, full = settings.engine, backend.SEARCH, dict(settings)
     _check(settings, be, objective=objective, workers=workers, until_stopped=until_stopped,
            stop=stop, limits=limits)
-    # An algorithm may solve the whole search at once (the exact endgame; ISMCTS tries it
-    # first when its setting `endgame` is on), leave notes and new limits, or an answer still
-    # to come (a solve beside the units, heard through their stop and reports).
+    if until_stopped and alg.deepens(full):
+        return _deepening(info, Limits(iterations=_budget(limits, alg, be),
+                                       memory_mb=limits.memory_mb),
+                          settings, seed=seed, objective=objective, values=values,
+                          focus=focus, stop=stop, on_info=on_info)
+    # An algorithm may solve the whole search at once, leave notes and new limits, or an
+    # answer still to come.
     run = SearchRun(algorithm=settings.algorithm, seed=seed, objective=objective,
                     settings=dict(full), workers=workers, stop=stop, on_info=on_info,
                     started=t0, backend=be, values=values)
+    if not info.line:                   # before the lead: the hand's value (before_lead.py)
+        return search_before_lead(info, limits, run, until_stopped)
     solved = alg.solve(info, limits, run)
     if solved.result is not None:
         return solved.result
@@ -205,24 +155,64 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
             result_info.update(alg.summary(units.extra, limits))
     finally:
         if later is not None:
-            # The answer still to come, waited for (a stop or Ctrl-C stops it too): when it
-            # solved, it is the result, as it would have been had it run first.
+            # The answer still to come, waited for: when it solved, it is the result.
             solved = later.finish(stopped=interrupted is not False)
     if solved.result is not None:
         return solved.result
-    # The final policy: the most visited move (the robust child) or the best value (read
-    # from a value pass, when one measured it); a twin right after the move it mirrors.
+    # The final policy: the most visited move or the best value; a twin after its move.
     mv = rank(rows, twins, alg.by_visits and not (alg.value_pass(full) and units.measured.units),
               lead, samples=samples)
+    if whole is None:
+        mv, more = alg.finish(mv, units.extra, full)
+        result_info.update(more)
     best = mv[0]
-    # Nothing finished (a world longer than the time limit, or a stop at once): the values
-    # are no answer, and `empty` says so (the callers say it to the user).
+    # Nothing finished: the values are no answer, and `empty` says so.
     result_info["iterations"], result_info["empty"] = done, done == 0
     result_info["seconds"] = now() - t0
     result_info.update(solved.info)
     result_info["interrupted"] = result_info.get("interrupted", False) or solved.interrupted
     visits = sum(x.visits for x in mv if x.twin is None) if alg.by_visits else done
     return SearchResult(best.move, mv, best.value, best.stderr, visits, result_info)
+
+
+def _deepening(info, limits: Limits, settings: Settings, *, seed, objective, values, focus,
+               stop, on_info) -> SearchResult:
+    """A search until stopped of an engine that deepens (`Algorithm.deepens`): searches of
+    `limits.iterations` times 1, 2, 4, ... one after the other, each whole and of the same
+    seed; stopped, the answer is the last that finished (the search of its budget, byte for
+    byte), or before any did the first one's so far. It ends by itself once a search is exact
+    or the next would pass MAX_ITERATIONS. Reports: the first search's own, then the last
+    finished answer's (with `settled`) and `running`, the iterations of the deeper one under
+    way, and its budget (`deepening`)."""
+    t0, last = now(), None
+    size = limits.iterations or 1
+
+    def answer(res: SearchResult, **more) -> dict:
+        """A finished search's answer as a report."""
+        return {"iterations": res.info["iterations"], "seconds": now() - t0,
+                "trees": res.info.get("replicates") or 0, "best": res.best, "value": res.value,
+                "stderr": res.stderr, "moves": res.moves, "settled": res.info.get("settled"),
+                **more}
+    while True:
+        def report(progress, size=size):
+            if on_info is None:
+                return
+            on_info(progress if last is None else
+                    answer(last, running=progress["iterations"], deepening=size))
+        res = search(info, dataclasses.replace(limits, iterations=size), settings=settings,
+                     seed=seed, objective=objective, values=values, focus=focus, stop=stop,
+                     on_info=report if on_info is not None else None)
+        if res.info.get("interrupted") or stop.is_set():
+            if last is None or not res.info.get("interrupted"):
+                last = res
+            break
+        last = res
+        if on_info is not None:
+            on_info(answer(res, running=0, **({"exact": True} if res.info["exact"] else {})))
+        if res.info["exact"] or 2 * size > MAX_ITERATIONS:
+            break
+        size *= 2
+    return last
 
 
 def _budget(limits: Limits, alg: Algorithm, be) -> int | None:
@@ -234,9 +224,7 @@ def _budget(limits: Limits, alg: Algorithm, be) -> int | None:
 
 
 def _hooks(units: UnitPool, full: dict, stop, on_info, workers: int) -> Hooks | None:
-    """The hooks of a search that can be stopped or watched (None: neither), ranked as the
-    result will be (the best value, unless `choose=visits`), reporting from the search's
-    pool of `units`."""
+    """The hooks of a search that can be stopped or watched (None: neither), reporting from `units`."""
     if stop is None and on_info is None:
         return None
     if workers != 1:
@@ -244,7 +232,7 @@ def _hooks(units: UnitPool, full: dict, stop, on_info, workers: int) -> Hooks | 
                           "with one worker", field="workers")
     alg = units.engine
     return Hooks(stop, on_info, units, by_visits=alg.by_visits and not alg.value_pass(full),
-                 min_trees=max(2, alg.units(full, 1)))
+                 min_trees=max(2, alg.units(full, 1)), settings=full)
 
 
 def _check(settings: Settings, be, *, objective, workers: int, until_stopped: bool, stop,
@@ -273,9 +261,8 @@ def _check(settings: Settings, be, *, objective, workers: int, until_stopped: bo
 
 def _jobs(job: Job, alg: Algorithm, *, budget, seconds, seed: int, workers: int,
           until_stopped: bool) -> list:
-    """The search's units of work (ISMCTS's replicates, each its own tree and seed;
-    expectimax's root-parallel workers), each its share of the budget, spread over the
-    processes round robin: a `Job` per process."""
+    """The search's units of work, each its share of the budget, spread over the processes round
+    robin: a `Job` per process."""
     units = alg.units(job.settings, workers)
     if budget is not None:
         units = min(units, budget)

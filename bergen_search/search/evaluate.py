@@ -99,7 +99,8 @@ def evaluate(info, settings: Settings | None, objective: str, limits: Limits, se
             interrupted = True
             continue
         interrupted = interrupted or bool(res.info.get("interrupted"))
-        per_side[obj] = res.info.get("sides", {}).get(res.moves[0].move)
+        per_side[obj] = res.info.get("sides", {}).get(res.moves[0].move if res.moves
+                                                      else res.best)
     n_sides = info.rules.n_sides
     na = [None] * n_sides
     sides = tuple(SideFigures(k, (per_side.get("points") or na)[k],

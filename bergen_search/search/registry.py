@@ -1,12 +1,9 @@
 """The registry of search algorithms: one module per engine, registering itself.
 
-An engine is a module in `bergen_search/search/engines/` that defines an `Algorithm` subclass
-(its name, settings with their types and defaults, budget unit and default budgets, what it
-reports) and calls `register(TheAlgorithm())` (and `preset(...)` for named settings of it).
-Every module of that package is imported the first time the registry is read, so adding an
-engine is adding a file: `search()`, the command line's `--algorithm` choices, help and
-defaults, match engine specs (`engines.py`), `analyze` and `bergen engine`'s hello read the
-registry and hold no per-algorithm branch.
+An engine is a module in `search/engines/` that defines an `Algorithm` subclass and calls
+`register(TheAlgorithm())` (and `preset(...)` for named settings of it). The package is
+imported the first time the registry is read, so adding an engine is adding a file: every
+caller reads the registry and holds no per-algorithm branch.
 
 >>> [a.name for a in algorithms().values()][:3]
 ['ismcts', 'expectimax', 'endgame']
@@ -29,14 +26,12 @@ from .limits import Limits
 from .results import SearchInfo, SearchResult
 
 
-#: The choices of a switch: a string setting of these two (`inference`) reads every word a
-#: boolean reads, as the string it means.
+#: The choices of a switch: a string setting of these reads every word a boolean reads.
 SWITCH = ("on", "off")
 
 
 def _switched(value) -> str | None:
-    """"on" or "off" for a word a boolean setting reads (on/off, yes/no, true/false, 1/0, in
-    any case) or a boolean (or 0 or 1, as JSON may give it), else None."""
+    """"on" or "off" for a word or value a boolean setting reads, else None."""
     if isinstance(value, str):
         low = value.strip().lower()
         return ("on" if low in ("on", "yes", "true", "1") else
@@ -48,9 +43,8 @@ def _switched(value) -> str | None:
 
 @dataclass(frozen=True)
 class Setting:
-    """A setting of an algorithm: its type, default and what it does. `choices` limits a
-    string; booleans read on/off, yes/no, true/false, 1/0, and so does a string setting of
-    the choices `SWITCH` (on, off), as those strings."""
+    """A setting of an algorithm: its type, default and what it does. `choices` limits a string;
+    booleans (and string settings of the choices `SWITCH`) read on/off, yes/no, true/false, 1/0."""
     type: type
     default: object
     help: str
@@ -90,8 +84,8 @@ class Setting:
 
 
 def inference_setting(default) -> Setting:
-    """The `inference` setting the engines that sample worlds share (`default` "on" or
-    "off"): on (the hand-set `TileModel`) or off (uniform over the consistent histories)."""
+    """The `inference` setting of the engines that sample worlds: "on" (the hand-set `TileModel`)
+    or "off" (uniform over the consistent histories)."""
     return Setting(str, default, "weigh the worlds by what the other seats' plays say about "
                    "their hands (the hand-set model, inference.py); off: uniform", SWITCH)
 
@@ -102,17 +96,14 @@ def setting_text(value) -> str:
 
 
 class Algorithm:
-    """One search algorithm behind `search()` (the protocol an engine module implements; see
-    the module doc). Class attributes describe it; the methods are called by `search()` in
-    this order: `check` the settings, `solve` (the whole search, or nothing), `table`,
-    `exhaustive` (every world solved, or nothing), else `units` of work spread over the
-    processes, each a `sampler` and a `worker` (a `workers.Job` in, a `results.UnitOutput`
-    out), merged (their `extra`s by `fold`), and `summary`."""
+    """One search algorithm behind `search()`. Class attributes describe it; `search()` calls, in
+    order: `check`, `solve`, `table`, `exhaustive`, else `units` of work, each a `sampler` and a
+    `worker` (a `workers.Job` in, a `results.UnitOutput` out), their `extra`s merged by `fold`,
+    then `summary`."""
     name = ""
     #: One line for `--help` and `bergen engine`'s hello.
     help = ""
-    #: Where it is listed among the algorithms (lowest first; the first listed is the default
-    #: engine, which `search()` and `Settings.of()` run when none is named).
+    #: Where it is listed (lowest first; the first listed is the default engine).
     order = 100
     unit = "iterations"          # what Limits.iterations counts
     default_budget = 0           # the budget of a search given neither iterations nor time
@@ -126,11 +117,9 @@ class Algorithm:
     value_meaning = "the search's value of the move"
     replicate_noun = "units"
 
-    # ---- what the generic code asks of an engine's settings (its capabilities): `search()`,
-    # the review and `evaluate` ask these, never an engine's name or one engine's setting.
+    # ---- what the generic code asks of an engine's settings (never an engine's name).
     def value_pass(self, settings: dict) -> bool:
-        """Whether, with these settings, its final move is read from a value pass it runs
-        after the search (then the search measures values even for a match's move)."""
+        """Whether, with these settings, its final move is read from a value pass after the search."""
         return False
 
     def folds_twins(self, settings: dict) -> bool:
@@ -138,21 +127,25 @@ class Algorithm:
         return True
 
     def with_replicates(self, settings: dict, n: int) -> dict:
-        """These settings with `n` independent replicates (the review's recheck grows
-        them). An engine with replicates (`replicated`) counts them in its setting
-        `replicates`."""
+        """These settings with `n` independent replicates (the review's recheck grows them)."""
         if not self.replicated:
             raise BergenError(f"{self.name} has no replicates", field="replicates")
         return {**settings, "replicates": n}
+
+    def deepens(self, settings: dict) -> bool:
+        """Whether a closer look searches it deeper (a bigger budget, judged alone) rather than
+        pooling more replicates of the same budget: its values correct for the budget, which
+        pooled small searches would not deepen (ISMCTS's `settle`). Default: no."""
+        return False
 
     def empty_advice(self, settings: dict) -> str:
         """What to say after "the search finished no <unit> within its time limit"."""
         return "; give more --time"
 
     def for_review(self, settings: "Settings") -> "Settings":
-        """The settings a review searches with, given those asked for: a review charges
-        losses from values, and what the engine would spend on anything else (ISMCTS: the
-        exact endgame's bracket) it spends only when asked. Default: as asked."""
+        """The settings a review searches with, given those asked for (ISMCTS leaves out the
+        endgame's
+        bracket unless asked). Default: as asked."""
         return settings
 
     def check(self, settings: dict) -> dict:
@@ -166,69 +159,62 @@ class Algorithm:
                 for k, s in self.settings.items()}
 
     def solve(self, info, limits, run) -> "Solved":
-        """The whole search in one step, before any table is built: `Solved(result)` ends
-        it; otherwise search() goes on with `Solved.limits`, adding `Solved.info` to its
-        result's info, or, when the answer is still to come (`Solved.later`: a solve running
-        beside the search), with its stop and reports, and waits for it after the units.
-        `run` (a `SearchRun`): the seed, objective, settings, stop and on_info hooks, start
-        time, backend and whether the caller reads values. Default: nothing solved."""
+        """The whole search in one step, before any table is built: `Solved(result)` ends it; else
+        search() goes on with `Solved.limits` and `Solved.info`, and waits for `Solved.later` after
+        the units. `run`: a `SearchRun`. Default: nothing solved."""
         return Solved(limits=limits)
 
     def table(self, info, settings: dict):
-        """The world table searched: weighted by inference when `inference` is on (the
-        hand-set `TileModel`)."""
+        """The world table searched, weighted by inference when `inference` is on."""
         return world_table(info, settings.get("inference", "off"))
 
     def exhaustive(self, info, table, budget, seconds, run, hooks):
-        """Every consistent world solved instead of units of sampling: None (the default),
-        or a `results.Exhaustive` (rows (move, n, value, stderr), done, info to add to the
-        result's)."""
+        """Every consistent world solved instead of sampling: None (the default), or a
+        `results.Exhaustive`."""
         return None
 
     def units(self, settings: dict, workers: int) -> int:
-        """How many units of work the search is cut into (each its own seed and share of the
-        budget; the processes take them round robin): an engine with replicates
-        (`replicated`), its setting `replicates`; else one per worker."""
+        """How many units of work the search is cut into: `replicates` for a replicated engine, else
+        one per worker."""
         return settings["replicates"] if self.replicated else workers
 
     def sampler(self, info, table):
-        """The worlds a unit draws from: the backend's sampler (the core's, or the
-        pure-Python one without it)."""
+        """The worlds a unit draws from: the backend's sampler."""
         return backend.SEARCH.sampler(info, table)
 
     def worker(self, job, sampler, budget, seed: int, deadline, *, hooks=None, account=None):
-        """Search one unit of `job` (a `workers.Job`: the position and its table, the
-        objective, the settings, whether the caller reads values, the focus, the memory cap)
-        with `budget` (None: the deadline's) and `seed`, on `sampler`'s worlds, until
-        `deadline` (a `limits.Deadline`): a `results.UnitOutput`. `hooks`:
-        `workers.run_sliced`'s (run the unit's work through it, so that budgets, the clock,
-        Ctrl-C and a stop are heard); `account`: the process's `memory_account`, on which the
-        unit counts what it keeps alive against `job.memory`."""
+        """Search one unit of `job` (a `workers.Job`) with `budget` (None: the deadline's) and
+        `seed`
+        on `sampler`'s worlds until `deadline`: a `results.UnitOutput`. `hooks`: run the work
+        through
+        `workers.run_sliced`'s; `account`: the process's `memory_account`, against `job.memory`."""
         raise NotImplementedError
 
     def memory_account(self):
-        """A new count of the memory its units hold, which the memory cap bounds: one for
-        each process's share of a search, given to each of its units (`worker(account=)`),
-        so that no other search's units count against this one's cap. None (the default):
-        its units hold a fixed size (they neither stop at the cap nor report it)."""
+        """A new count of the memory one process's units hold, bounded by the memory cap; None (the
+        default): its units hold a fixed size."""
         return None
 
     def fold(self, into: dict, extra: dict) -> None:
-        """Fold one unit's `UnitOutput.extra` into `into` (the search's, empty at first), in
-        unit order: what `summary` reads (ISMCTS: the memory cap's figures, the expected
-        lines' beams summed). Default: nothing kept."""
+        """Fold one unit's `UnitOutput.extra` into `into`, in unit order, for `summary`. Default:
+        nothing."""
 
     def summary(self, folded: dict, limits) -> SearchInfo:
-        """What to add to the result's info from the units' extras as `fold` merged them
-        (default: nothing)."""
+        """What to add to the result's info from the folded extras (default: nothing)."""
         return {}
+
+    def finish(self, moves: list, folded: dict, settings: dict) -> tuple:
+        """(moves, what the result's info gains): the engine's last word on its ranked
+        `MoveValue`s from the folded extras (ISMCTS: the errors of the values corrected for
+        the budget, the moves ranked by their raw values, whether the answer has settled).
+        Default: as ranked, nothing."""
+        return moves, {}
 
 
 @dataclass
 class Solved:
-    """What `Algorithm.solve` returns: the result when it solved the search (else None), the
-    limits the rest of the search keeps, whether it was interrupted, what the result's info
-    gains, and the answer still to come (`later`: a solve running beside the search)."""
+    """What `Algorithm.solve` returns: the result if it solved the search (else None), the limits
+    left, whether it was interrupted, the info to add, and `later`, an answer still to come."""
     result: SearchResult | None = None
     limits: Limits | None = None
     interrupted: bool = False
@@ -237,10 +223,8 @@ class Solved:
 
 
 class Later(Protocol):
-    """An answer still to come (`Solved.later`, e.g. `endgame.step.Beside`): a solve on a
-    thread beside the search's units, which hear `stop` (the caller's, or it answered) and
-    report through `on_info` (until it answered); `finish(stopped)` waits for it once the
-    units are done (stopping it first when they were `stopped`), and is its `Solved`."""
+    """An answer still to come (`endgame.step.Beside`): a solve on a thread beside the units;
+    `finish(stopped)` waits for it (stopping it first if `stopped`) and gives its `Solved`."""
     stop: Any
 
     def on_info(self, progress: dict) -> None: ...
@@ -278,7 +262,7 @@ def register(algorithm: Algorithm) -> Algorithm:
 
 
 def preset(name: str, base: str, settings: dict, help: str = "") -> None:
-    """A named set of settings of the algorithm `base` (`classic`: ISMCTS as it was)."""
+    """A named set of settings of the algorithm `base`."""
     if name in _ALGORITHMS or name in _PRESETS:
         raise ValueError(f"a preset needs a new name, got {name!r}")
     _PRESETS[name] = (base, dict(settings), help)
@@ -331,15 +315,10 @@ def default_iterations() -> dict:
 
 @dataclass(frozen=True)
 class Settings(Mapping):
-    """An engine's settings, validated once (`Settings.of`), and then passed whole through the
-    layers (the command line, the protocol, the review, `search()`) instead of keyword
-    arguments that could meet another parameter's name. `algorithm`: the name asked for (an
-    engine or a preset); `given`: the settings as the caller gave them (a value as written:
-    the review and the journals say them so), in the order given; `full`: every setting of
-    the engine, checked, with its default where not given, in the engine's order. A Mapping
-    of `full` (`settings["exploration"]`), hashable, and equal when they search alike (the
-    name and `full`); its `repr` says only those too, so that a journal's fingerprint of a
-    search (`analysis.journal`) is the same for equal settings in any process.
+    """An engine's settings, validated once (`Settings.of`) and passed whole through the layers.
+    `algorithm`: the name asked for (engine or preset); `given`: the settings as given, in
+    order; `full`: every setting, checked, defaults filled. A hashable Mapping of `full`, equal
+    (and with the same `repr`) when they search alike.
 
     >>> s = Settings.of("classic", {"exploration": "0.5"})
     >>> s["exploration"], s["playout"], s.engine.name
@@ -357,9 +336,9 @@ class Settings(Mapping):
 
     @classmethod
     def of(cls, algorithm: str | None = None, given: Mapping | None = None) -> "Settings":
-        """The settings of `algorithm` (an engine or a preset; None: the default engine) with
-        `given` over its defaults (a preset's first): every value checked (BergenError
-        naming the setting)."""
+        """The settings of `algorithm` (engine or preset; None: the default engine) with `given`
+        over
+        its defaults, every value checked."""
         algorithm = default_engine() if algorithm is None else algorithm
         given = dict(given or {})
         _, full = resolve(algorithm, given)
@@ -388,8 +367,7 @@ class Settings(Mapping):
 
 
 def resolve(algorithm: str, settings: Mapping) -> tuple:
-    """(Algorithm, its full settings) for an algorithm or preset name and explicit settings
-    (which override a preset's)."""
+    """(Algorithm, its full settings) for an algorithm or preset name and settings."""
     algs, pre = algorithms(), presets()
     if algorithm in pre:
         base, fixed = pre[algorithm]

@@ -19,58 +19,67 @@ from ..stats import mean_stderr, spread
 
 __all__ = ["BracketReport", "EndgameReport", "Exhaustive", "MemoryInfo",
            "MoveValue", "SearchInfo", "SearchResult", "UnitOutput", "ValuesInfo",
-           "choices", "paired_stderr", "pool", "rank", "rows_from_stats"]
+           "choices", "paired", "paired_stderr", "pool", "rank", "rows_from_stats"]
 
 
 @dataclass(frozen=True)
 class MoveValue:
-    """One root move of a search and what the search found of it. The views write it
-    (`views.move_text`, `views.move_rows`). `stderr` is a sampling error only (0: none, the
-    value is exact or bounded); `bound` the exact endgame's, within which the value lies."""
+    """One root move of a search and what it found of it. `stderr`: a sampling error only (0: none);
+    `bound`: the exact endgame's, within which the value lies."""
     move: Move           # the action (`notation.Move`: a play, the draw or the pass)
     code: int            # move.code: tile * 2 + end, DRAW or PASS
     value: float
     stderr: float        # the value's standard error (inf: not measured)
     visits: int          # ISMCTS visits, or expectimax worlds
     twin: Move | None = None   # the move this one mirrors (the same choice), if any
-    #: ISMCTS: the value each independent replicate gave it, in replicate order (`value` is
-    #: their mean, `stderr` their standard error); the difference of two moves' samples,
-    #: replicate by replicate, gives the honest error of a difference (`paired_stderr`).
+    #: ISMCTS: the value each replicate gave it, in replicate order (`paired_stderr` reads them).
     samples: tuple = ()
     share: float | None = None   # the exact endgame's equilibrium mix: this move's share
-    #: A row of `choices()`: this move stands for itself and its mirror twin at the other end
-    #: (one choice; written `a-b:L/R`).
+    #: A row of `choices()`: this move stands for itself and its mirror twin (`a-b:L/R`).
     both_ends: bool = False
-    #: Whether `value` was measured: an iteration (or a world) reached the move, or ISMCTS's
-    #: final pass played it; if not, `value` is a placeholder, written null (`rank`).
+    #: Whether `value` was measured; if not, it is a placeholder, written null (`rank`).
     measured: bool = True
-    #: The exact endgame's bound: the value is the equilibrium's within it (the hand's bound,
-    #: or a refined deviation's own), a bound rather than a sampling error; 0 elsewhere.
+    #: The exact endgame's bound on the value (0 elsewhere).
     bound: float = 0.0
+    #: A value corrected for the budget (ISMCTS's `settle`): the search's own value, by which
+    #: the move is chosen (None: `value` is it); the degrees of freedom of `stderr` (None: the
+    #: replicates' less one); what a difference with another move adds to its variance, the
+    #: square of the two drifts' difference and each one's drift_var.
+    raw: float | None = None
+    dof: float | None = None
+    drift: float = 0.0
+    drift_var: float = 0.0
 
     @property
     def plus_minus(self) -> float:
-        """What is written after the value's ± (FORMATS.md's `stderr`): its standard error
-        plus its bound (one of them is 0: a sampled value's error, an exact value's bound)."""
+        """What is written after the value's ±: its standard error plus its bound (one of them is
+        0)."""
         return self.stderr + self.bound
 
 
-def paired_stderr(a: MoveValue, b: MoveValue) -> float:
-    """The standard error of `a.value - b.value`: from their replicates' differences, replicate
-    by replicate, when both have them (moves of one search share each replicate's worlds, so
-    the difference is far less noisy than either value); else as if they were independent."""
+def paired(a: MoveValue, b: MoveValue) -> tuple:
+    """(standard error, degrees of freedom) of `a.value - b.value`: from their replicates'
+    differences when both have them (a move's replicates share worlds), with what their
+    corrections add (`MoveValue.drift`) and the Welch-Satterthwaite degrees of freedom of
+    that sum (the spread's on replicates - 1, the rest known); else as if independent (inf
+    degrees of freedom)."""
     if a.move == b.move or a.code == b.code:
-        return 0.0
+        return 0.0, math.inf
     if len(a.samples) == len(b.samples) >= 2:
-        d = [x - y for x, y in zip(a.samples, b.samples)]
-        return spread(d)[1]
-    return math.sqrt(a.stderr ** 2 + b.stderr ** 2)
+        sp = spread([x - y for x, y in zip(a.samples, b.samples)])[1]
+        se2 = sp * sp + a.drift_var + b.drift_var + (a.drift - b.drift) ** 2
+        dof = (len(a.samples) - 1) * (se2 / (sp * sp)) ** 2 if sp > 0 else math.inf
+        return math.sqrt(se2), min(dof, 1e6)
+    return math.sqrt(a.stderr ** 2 + b.stderr ** 2), math.inf
+
+
+def paired_stderr(a: MoveValue, b: MoveValue) -> float:
+    """The standard error of `a.value - b.value` (`paired`)."""
+    return paired(a, b)[0]
 
 
 def choices(moves) -> list:
-    """The moves with each mirror twin folded into the move it mirrors (`both_ends` set on
-    it: one choice, which the views write `a-b:L/R`), in their order: what `best` and
-    `play`'s hints list."""
+    """The moves with each mirror twin folded into the move it mirrors (`both_ends` set), in order."""
     twinned = {m.twin for m in moves if m.twin is not None}
     return [replace(m, both_ends=True) if m.move in twinned else m
             for m in moves if m.twin is None]
@@ -91,8 +100,7 @@ class MemoryInfo(TypedDict):
 
 
 class BracketReport(TypedDict, total=False):
-    """The exact endgame's bracket where it did not solve (`info["endgame"]["bracket"]`, from
-    `endgame.Bracket`): the game with the seat's hand shown, move by move."""
+    """The exact endgame's bracket where it did not solve (`info["endgame"]["bracket"]`)."""
     shown: bool              # always True: the bound is of the shown game
     floor: dict              # {Move: what the move secures for this hand}
     ceiling: dict            # {Move: what the other side, seeing the hand, holds it to}
@@ -106,8 +114,7 @@ class BracketReport(TypedDict, total=False):
 
 
 class EndgameReport(TypedDict, total=False):
-    """The exact endgame's report (`info["endgame"]`): solved (the equilibrium's figures,
-    `endgame.Solution`), or why not, with the bracket where it was tried."""
+    """The exact endgame's report (`info["endgame"]`): solved, or why not."""
     solved: bool
     why: Optional[str]       # why it did not solve (None: not at the endgame's stage)
     deals: int
@@ -130,8 +137,7 @@ class EndgameReport(TypedDict, total=False):
 
 
 class SearchInfo(TypedDict, total=False):
-    """The keys of `SearchResult.info` (a dict at run time, as python-chess's `InfoDict` is;
-    every key optional in the type, though a search that ran fills the first ones)."""
+    """The keys of `SearchResult.info` (a dict at run time, as python-chess's `InfoDict`)."""
     algorithm: str           # the name asked for (a preset's name, too)
     objective: str           # "points" or "match"
     seed: int
@@ -155,17 +161,16 @@ class SearchInfo(TypedDict, total=False):
     all_worlds: bool         # every enumerated world solved
     pooled: int              # searches pooled into this one (`pool`)
     lines: dict              # {Move: [Move]}: the line of play expected after each move
+    settled: bool            # ISMCTS's settle: more time would not re-rank the best move
+    settle: dict             # {"horizon": doublings from the trees to the reference}
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    """What `search` found: `best` (a `notation.Move`), `moves` (`MoveValue`s, best first),
-    the best move's `value` and `stderr`, `visits` (the root's visits, or the iterations),
-    and `info`, a dict of what else the search reports (its keys: `SearchInfo`), as
-    python-chess's `PlayResult.info` is (not an `InfoSet`, which the search's input is);
-    `bound`: the exact endgame's bound on the values (the hand's), as `MoveValue.bound`.
-    """
-    best: Move
+    """What `search` found: `best` (a `notation.Move`), `moves` (`MoveValue`s, best first), the best
+    move's `value` and `stderr`, `visits`, `info` (keys: `SearchInfo`) and `bound` (the exact
+    endgame's)."""
+    best: Move | None    # None: a position before the lead the seat may not lead (before_lead.py)
     moves: list          # MoveValue, best first
     value: float
     stderr: float
@@ -181,18 +186,11 @@ class SearchResult:
 
 @dataclass
 class UnitOutput:
-    """What one unit of a search found, as every engine's `Algorithm.worker` returns it and
-    `workers.UnitPool` merges it (construct it with keywords):
-
-    - `stats`: (move, n, reward sum, sum of squares) of every root move: its visits, and the
-      search's own statistics (summed over the units when they are not replicates);
-    - `done` (iterations or worlds), `interrupted`, `nodes`;
-    - what a replicate gives the figures (an engine whose units are replicates): `values`
-      {move: the unit's value of it} and `sides` {move: each side's expected outcome after
-      it}, one sample each of what the pool averages; `worlds`, the worlds of the value pass
-      that measured them apart from the search (0: they are the search's own means). Once a
-      unit of a search has measured values, the figures are those units' alone;
-    - `extra`: its engine's own, which only the engine reads (`Algorithm.fold`, `summary`)."""
+    """What one unit of a search found (`Algorithm.worker` returns it, `workers.UnitPool` merges it;
+    made with keywords): `stats` (move, n, reward sum, sum of squares) per root move; `done`,
+    `interrupted`, `nodes`; a replicate's `values` {move: value} and `sides` {move: each side's
+    expected outcome}, with `worlds` of the value pass that measured them (0: the search's own
+    means); `extra`, its engine's own (`Algorithm.fold`)."""
     stats: list
     done: int
     interrupted: bool
@@ -205,16 +203,15 @@ class UnitOutput:
 
 @dataclass
 class Exhaustive:
-    """What `Algorithm.exhaustive` found by solving every world: `rows` (move, worlds, value,
-    stderr), the worlds `done`, and what the result's `info` gains."""
+    """What `Algorithm.exhaustive` found: `rows` (move, worlds, value, stderr), `done`, and `info`."""
     rows: list
     done: int
     info: SearchInfo = field(default_factory=dict)  # type: ignore[assignment]
 
 
 def rows_from_stats(moves, twins, merged: dict) -> list:
-    """(move, visits, value, stderr) of every root move from the search's statistics `merged`
-    {move: (n, sum, sum of squares)} (a mirror twin's are the move's it mirrors)."""
+    """(move, visits, value, stderr) of every root move from `merged` {move: (n, sum, sum of
+    squares)} (a twin's are its move's)."""
     rows = []
     for m in moves:
         n, s, sq = merged.get(twins.get(m, m), (0, 0.0, 0.0))[:3]
@@ -223,12 +220,9 @@ def rows_from_stats(moves, twins, merged: dict) -> list:
 
 
 def rank(rows, twins, by_visits: bool, lead: bool, *, samples=None, measured=()) -> list:
-    """The rows (move, visits, value, stderr) as `MoveValue`s, best first: the most visited
-    (the robust child) or the best value; a twin right after the move it mirrors. `samples`:
-    {move: per-replicate values}. A move is measured when an iteration reached it, when a
-    replicate valued it (ISMCTS's final pass plays every root move, visited or not) or when
-    it is in `measured`; one that is not has no value, only a placeholder mean, and goes
-    after every move that has one."""
+    """The rows (move, visits, value, stderr) as `MoveValue`s, best first: the most visited or the
+    best value; a twin right after its move. `samples`: {move: per-replicate values}. A move not
+    measured (no iteration, replicate or `measured` entry) goes after every measured one."""
     samples = samples or {}
     known = {r[0] for r in rows if r[1] > 0 or samples.get(r[0]) or r[0] in measured}
     if by_visits:
@@ -244,11 +238,8 @@ def rank(rows, twins, by_visits: bool, lead: bool, *, samples=None, measured=())
 
 
 def pool(results, *, by_visits: bool = False) -> SearchResult:
-    """Searches of one position with replicates (ISMCTS's trees) and one budget per
-    replicate, pooled into one: their replicates taken together (independent trees
-    estimating the same thing), so the value is the mean of all of them and the error
-    shrinks with their number, the moves ranked by visits (`by_visits`) or by value. How
-    `analyze` searches a close decision again without changing what is measured."""
+    """Searches of one position with replicates and one budget per replicate, pooled into one: the
+    value the mean of all replicates, the moves ranked by visits (`by_visits`) or value."""
     first = results[0]
     if any(not m.samples for res in results for m in res.moves):
         raise BergenError("only searches with replicates can be pooled")

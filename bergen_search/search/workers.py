@@ -1,11 +1,7 @@
-"""How a search's work is cut and run: in slices (`run_sliced`: the budget and the deadline,
-Ctrl-C and a stop heard between slices, `Hooks` told of each), in units spread over
-processes (`Job`, `run_jobs`, on `runs.parallel`'s pool), and the units' outputs folded as
-they finish (`UnitPool`). The public machinery every engine (`registry.Algorithm`) uses;
-`api.search` drives it. It runs an engine object through one job and one output
-(`Algorithm.worker(job, ...)` returns a `results.UnitOutput`), and reads nothing of an
-engine's beyond them: what is the engine's alone (its `extra`) the engine folds itself.
-"""
+"""How a search's work is cut and run: in slices (`run_sliced`: budget, deadline, Ctrl-C and a
+stop heard between slices, `Hooks` told of each), in units spread over processes (`Job`,
+`run_jobs`), and the units' outputs folded as they finish (`UnitPool`). It reads nothing of
+an engine's but `Algorithm.worker`'s `results.UnitOutput`."""
 from __future__ import annotations
 
 import math
@@ -34,13 +30,10 @@ class Units(Protocol):
 
 @dataclass(frozen=True)
 class Job:
-    """One process's share of a search, which every engine's `worker` reads (made with
-    keywords): the information set `info` and its world `table`, the `engine` (its name in
-    the registry, which the process looks up), the `objective`'s code, the engine's full
-    `settings`, whether the caller reads the `values` (a match's engine needs only the
-    move), the moves to keep searching to the end (`focus`), the `memory` cap in bytes, and
-    this process's `units`, (budget, seed) each in order, with the `seconds` left for them
-    (None: no time limit)."""
+    """One process's share of a search (made with keywords): `info` and its `table`, the `engine`'s
+    name, the `objective`'s code, the full `settings`, whether the caller reads `values`, the
+    `focus` moves, the `memory` cap in bytes, and its `units`, (budget, seed) each, with the
+    `seconds` left (None: no limit)."""
     info: object
     table: object
     engine: str
@@ -55,21 +48,16 @@ class Job:
 
 @dataclass
 class JobOutput:
-    """What a `Job` found: its units' outputs in order (after a Ctrl-C or a stop, those
-    done; none when they went into a pool as they finished) and whether it was
-    interrupted."""
+    """What a `Job` found: its units' outputs in order (none when pooled as they finished), and
+    whether it was interrupted."""
     outputs: list
     interrupted: bool
 
 
 def run_sliced(run, budget, deadline: Deadline, hooks=None, stats=None, count=None):
-    """Call `run(n, seconds)` in slices until the budget (None: none) or the deadline; Ctrl-C
-    stops early and keeps what was found. The core's searches give the same result however
-    the iterations are split into calls. `hooks` (a `Hooks`, from `search(stop=, on_info=)`):
-    its stop is checked before every slice (set: stop as Ctrl-C does) and it hears of each
-    slice, with `stats()` the root's statistics then. `count()`: the units the searched
-    object has done in all (a Ctrl-C inside a call keeps the units that call finished).
-    Returns (done, interrupted)."""
+    """Call `run(n, seconds)` in slices until the budget (None: none) or the deadline; Ctrl-C or
+    `hooks`' stop ends it early, keeping what was found; `hooks` hear each slice (`stats()`).
+    `count()`: the units done in all. Returns (done, interrupted)."""
     done = 0
     start = None if count is None else count()
     step = SLICE_SECONDS if hooks is None else STOP_SLICE_SECONDS
@@ -95,23 +83,17 @@ def run_sliced(run, budget, deadline: Deadline, hooks=None, stats=None, count=No
 
 
 class Hooks:
-    """What `search(stop=, on_info=)` asks of a running search: to stop when `stop` (a
-    `threading.Event`) is set, and to tell `on_info` how it stands after every slice.
-    `base`: the iterations (or worlds) of the slices' earlier calls (replicates, phases).
-
-    With `pool` (the search's `UnitPool`) of replicates, what `on_info` hears is that pool,
-    the estimator of the final answer on the replicates finished so far (reported again as
-    each finishes: `finished`): each value their mean and its error their spread, ranked as
-    the answer will be (`by_visits`); the error only once `min_trees` have finished
-    (the number a search of that budget pools: fewer make an error too unsure to print), and
-    before the first has finished, the means of the tree being grown, with no error (`trees`
-    0). How many replicates the figures pool is `trees`; `running`, the iterations of the
-    one being searched."""
+    """What `search(stop=, on_info=)` asks of a running search: stop when `stop` is set, tell
+    `on_info` how it stands after every slice. `base`: the iterations of earlier calls. With a
+    `pool` of replicates, `on_info` hears the pool's estimator over the replicates finished
+    (its error once `min_trees` have), or before any, the growing tree's means (`trees` 0);
+    with the search's `settings`, an engine that deepens has its last word on it too
+    (`Algorithm.finish`: ISMCTS's corrected errors, `settled`)."""
 
     def __init__(self, stop, on_info, pool: UnitPool | None = None, *, by_visits: bool = False,
-                 min_trees: int = 2):
+                 min_trees: int = 2, settings: dict | None = None):
         self.stop, self.on_info, self.pool = stop, on_info, pool
-        self.by_visits, self.min_trees = by_visits, min_trees
+        self.by_visits, self.min_trees, self.settings = by_visits, min_trees, settings
         self.t0 = now()
         self.base = 0
 
@@ -151,8 +133,17 @@ class Hooks:
                 if stats is not None else None)
         if found:
             # (a move not measured yet goes last; a value pass measures every move)
+            # An engine whose values the replicates' own samples finish (ISMCTS's settle):
+            # the pool's samples and the engine's last word, as the answer will have them.
+            finishing = (self.settings is not None and pool.replicated
+                         and pool.engine.deepens(self.settings)
+                         and pool.pooled >= self.min_trees)
             ranked = rank(found, pool.twins, self.by_visits, pool.lead,
-                          measured=pool.moves if pool.measured.units else ())
+                          measured=pool.moves if pool.measured.units else (),
+                          samples=pool.figures.values if finishing else None)
+            if finishing:
+                ranked, more = pool.engine.finish(ranked, pool.extra, self.settings)
+                info.update(more)
             info.update(best=ranked[0].move, value=ranked[0].value, stderr=ranked[0].stderr,
                         moves=ranked)
         self.on_info(info)
@@ -160,11 +151,8 @@ class Hooks:
 
 def search_worker(job: Job, hooks: Hooks | None = None,
                   pool: UnitPool | None = None) -> JobOutput:
-    """One process's share of a search: its units (ISMCTS's replicates, or expectimax's
-    root-parallel workers) one after the other, each given an equal part of what is left of
-    the clock, each folded into `pool` as it finishes (one process: the search's own, which
-    `hooks` report from) or, without one, returned in order. After a Ctrl-C or a stop,
-    those done, interrupted."""
+    """One process's share of a search: its units one after the other, each an equal part of the
+    clock left, folded into `pool` as they finish or returned in order."""
     alg = registry.algorithms()[job.engine]
     deadline = Deadline(job.seconds)
     stop = own_stop()
@@ -195,24 +183,11 @@ def search_worker(job: Job, hooks: Hooks | None = None,
 
 
 class UnitPool:
-    """A search's units folded in as they finish, in unit order: `merged()` is what they
-    found together, and `rows()` the live view of it, in O(moves) whatever their number:
-    what a watched search reports while it runs (the replicates finished so far, pooled) and
-    what a search without an end (`search(until_stopped=)`) keeps of its units (their
-    figures, never the units themselves). `lead`: the root's moves are the lead's
-    (`notation.Move.from_code`).
-
-    An engine whose units are replicates (`Algorithm.replicated`): a move's value is the
-    mean of the units' `UnitOutput.values` and its error their spread (`stats.spread`),
-    which covers every noise of the search (for ISMCTS the worlds, the playouts and the
-    shape of each tree; with one replicate no error is measured: inf), and each side's
-    outcome the mean of their `sides`; once a unit has values measured by a value pass
-    (`UnitOutput.worlds`), those units' figures alone are pooled (`measured`). Otherwise the
-    units' root statistics are summed (expectimax's root-parallel workers sample independent
-    worlds). The units' `extra`s go to the engine (`Algorithm.fold` into `extra`). `whole`
-    (a search until stopped): a unit stopped part way is left out once one has finished, so
-    that the answer is the finished units' alone, every figure of it (that of the search of
-    as many units)."""
+    """A search's units folded in as they finish, in unit order: `merged()` what they found
+    together, `rows()` its live view in O(moves). `lead`: the root's moves are the lead's. With
+    replicates, a move's value is the mean of the units' values and its error their spread (once
+    a value pass measured some, those alone); else the root statistics are summed. `extra`s go
+    to `Algorithm.fold`. `whole`: a unit stopped part way is left out once one has finished."""
 
     def __init__(self, engine, moves, twins: dict, lead: bool = False, *, whole: bool = False):
         self.engine, self.moves, self.twins, self.whole = engine, list(moves), twins, whole
@@ -222,8 +197,7 @@ class UnitPool:
         self.interrupted = False
         self.visits: dict = {}
         self.extra: dict = {}           # the engine's, folded
-        # Replicated: the figures of the units whose values a value pass measured, and of
-        # the others (the search's own means).
+        # Replicated: the figures of value-pass units, and of the others.
         self.measured, self.searched = _Figures(self.moves), _Figures(self.moves)
         self.sums: dict = {}            # not replicated: the root statistics summed
 
@@ -282,11 +256,8 @@ class UnitPool:
                 for n, sm, sq in [self.sums.get(self._key(m), (0, 0.0, 0.0))]]
 
     def merged(self) -> tuple:
-        """What every unit added found: (rows (move, visits, value, stderr), samples {move:
-        each replicate's value}, what the result's info gains: how the values were measured
-        (`values`), the `nodes`, `interrupted`, the `replicates` pooled (None: the units are
-        not replicates) and `sides`, each side's expected outcome after each move, when the
-        units gave them)."""
+        """What every unit added found: (rows (move, visits, value, stderr), samples {move: each
+        replicate's value}, info: `values`, `nodes`, `interrupted`, `replicates`, `sides`)."""
         info: SearchInfo = {"values": {"method": "search"}, "nodes": self.nodes,
                             "interrupted": self.interrupted, "replicates": None}
         if not self.replicated:
@@ -308,9 +279,8 @@ class UnitPool:
 
 
 class _Figures:
-    """What the replicates of one kind gave each move, in the order added: each one's value
-    (with their running sums, for the live view) and each side's outcome; how many
-    replicates, and the worlds of their value passes."""
+    """What the replicates of one kind gave each move, in order: values (with running sums), each
+    side's outcome, their count and the worlds of their value passes."""
 
     def __init__(self, moves):
         self.values = {m: array("d") for m in moves}
@@ -331,23 +301,18 @@ class _Figures:
             self.sides[m].append(v)
 
 
-#: Seconds a search's processes are given to send what they found once stopped (a slice and
-#: the merge; more would hold up a Ctrl-C).
+#: Seconds a search's processes are given to send what they found once stopped.
 STOP_GRACE = 0.5
 
 
 def run_jobs(jobs: list, pool: UnitPool, hooks: Hooks | None = None) -> bool:
-    """Each `Job`'s units run (`search_worker`) and folded into `pool` in unit order: in
-    this process for one job (as they finish, which `hooks` hear: a search that can be
-    stopped or watched runs in one), else each job in a process of `runs.parallel`'s pool,
-    which hears its own stop: Ctrl-C in the parent sets it, each process sends what it found
-    within a slice, and the search is merged from that, interrupted, as with one process.
-    Whether a job was interrupted (between its units too)."""
+    """Each `Job`'s units run and folded into `pool` in unit order: in this process for one job
+    (`hooks` hear them), else each in a process of `runs.parallel`'s pool, which Ctrl-C stops
+    and which sends what it found. Whether a job was interrupted."""
     if len(jobs) == 1:
         return search_worker(jobs[0], hooks, pool).interrupted
     finished = run_ordered(search_worker, jobs, workers=len(jobs), grace=STOP_GRACE)
-    # Back in unit order: the units are dealt to the processes round robin (process w ran
-    # units w, w + len(jobs), ...; an interrupted one, the first of them).
+    # Back in unit order: the units were dealt to the processes round robin.
     done = sorted((w + k * len(jobs), o) for w, j in enumerate(finished)
                   for k, o in enumerate(j.outputs))
     for _, o in done:

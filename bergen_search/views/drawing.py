@@ -1,13 +1,6 @@
-"""What the HTML report (`report.py`) and the board (`board/`) draw alike, written once: the
-dominoes (a frame and the seven halves' pips), the labels' marks, the exact ring, each side's
-colour and dash, as one SVG sprite of `<symbol>`s (`sprite()`) and one stylesheet (`CSS`).
-The report inlines both (it is one file with nothing fetched); the board's server puts both
-into its page (`board/app.py`), and the page's script draws with `<use href="#half3">`,
-`<use href="#mark-blunder">` and the classes below, so a tile, a mark or a side's curve
-looks the same in both and cannot drift apart.
-
-The placing of things (a line as laid, the graph's axes) is each one's own: the report's from
-the analysis in Python, the board's from the engine's answers in its script.
+"""What the HTML report and the board draw alike: the dominoes, the labels' marks, the exact
+ring, each side's colour and dash, as one SVG sprite of `<symbol>`s (`sprite()`) and one
+stylesheet (`CSS`), which both put into their pages.
 
 >>> "symbol id=\\"half6\\"" in sprite() and "symbol id=\\"mark-blunder\\"" in sprite()
 True
@@ -56,9 +49,8 @@ CSS = "\n".join([
 
 
 def sprite() -> str:
-    """The symbols every drawing uses, in a hidden `<svg>`: `half0`..`half6` (20 x 20),
-    `tile-h` and `tile-v` (a domino's frame, 40 x 20 and 20 x 40), `mark-inaccuracy`,
-    `mark-mistake`, `mark-blunder` (16 x 16, the mark's point at its bottom middle)."""
+    """The symbols in a hidden `<svg>`: `half0`..`half6` (20 x 20), `tile-h` and `tile-v`
+    (40 x 20, 20 x 40), `mark-inaccuracy`, `mark-mistake`, `mark-blunder` (16 x 16)."""
     face = ('class="face" rx="3" style="fill: var(--tile-fill, #fbfaf5); stroke: '
             'var(--tile-stroke, #333); stroke-width: var(--tile-stroke-width, 1.2); '
             'stroke-dasharray: var(--tile-dash, none)"')
@@ -95,8 +87,7 @@ def tile(a: int, b: int, x: float, y: float, across: bool, cls: str = "") -> str
 
 
 def marker(label: str, x: float, y: float, index: int, text: bool = True) -> str:
-    """A label's mark with its bottom middle at (x, y), and its text (?!, ?, ??) beside it,
-    so that it reads without colour."""
+    """A label's mark with its bottom middle at (x, y), and its text (?!, ?, ??) beside it."""
     shape = (f'<use href="#mark-{label}" x="{x - 8:.1f}" y="{y - 18:.1f}" width="16" '
              f'height="16"/>')
     words = f'<text x="{x + 8:.1f}" y="{y - 8:.1f}">{MARKS[label]}</text>' if text else ""

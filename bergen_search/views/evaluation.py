@@ -8,7 +8,8 @@ import math
 from ..formats.position_string import to_string
 from ..search.api import choices
 from .search import backend_text, bracket_text, endgame_json, err_text, exact_text, \
-    floor_line, memory_note, move_text, num, position_text, value_text, value_unit
+    floor_line, lead_fields, lead_how, lead_lines, memory_note, move_text, num, position_text, \
+    settled_note, value_text, value_unit
 
 
 def side_rows(ev) -> list:
@@ -25,12 +26,13 @@ def evaluation_document(game, ev, *, algorithm: str, objective: str, seed: int) 
     info = game.info
     return {"to_move": info.seat, "side_to_move": info.rules.side_of(info.seat),
             "sides": side_rows(ev), "value": num(result.value), "stderr": num(result.plus_minus),
-            "best": move_text(result.best), "objective": objective,
+            "best": None if result.best is None else move_text(result.best),
+            "objective": objective,
             "algorithm": algorithm,
             "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
             "seed": seed, "settings": dict(ri["settings"]), "exact": ri["exact"],
-            "interrupted": ev.interrupted, "memory": ri.get("memory"),
-            "position": to_string(game.position), "backend": ri["backend"],
+            "interrupted": ev.interrupted, "settled": ri.get("settled"), "memory": ri.get("memory"),
+            "position": to_string(game.position), "backend": ri["backend"], **lead_fields(ri),
             **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}
 
 
@@ -59,12 +61,20 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
         names[c.move] = move_text(c)
         if c.twin is not None:
             names[c.twin] = move_text(c)
+    if result.best is None:
+        best = "before the lead"
+    else:
+        best = (("before the lead, best " if "leads" in ri else "best ")
+                + names.get(result.best, move_text(result.best)))
     out = [f"value {value_text(result.value, objective)} ± "
            f"{err_text(result.plus_minus, objective)}"
            + (" (a bound: exact)" if solved else "")
-           + f"   ({value_unit(objective, side, rules.n_sides, differences=False)}; best "
-           f"{names.get(result.best, move_text(result.best))}"
+           + f"   ({value_unit(objective, side, rules.n_sides, differences=False)}; "
+           + best
            + ("; interrupted" if ev.interrupted else "") + ")"]
+    note = settled_note(ri)
+    if note:
+        out.append(note)
     out.append("")
     out.append(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
     for row in side_rows(ev):
@@ -78,6 +88,9 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
         note = floor_line(ri["endgame"], names, result.best)
         if note:
             out += ["", note]
+    if "leads" in ri:
+        out += ["", *lead_lines(ri, objective), "", position_text(game), lead_how(ri, seed)]
+        return "\n".join(out)
     out += ["", position_text(game)]
     how = (exact_text(ri) if solved else
            f"{algorithm}, {ri['iterations']} {alg.unit}, seed {seed}{backend_text(ri)}")

@@ -1,14 +1,6 @@
-"""The evaluation graph's placing, computed once for every door that draws it: the HTML report
-of `bergen analyze` (`report._graph_svg`, one column per searched position) and the board's
-review (`board.app` sends it with each decision judged; `board.js` only maps it to pixels).
-
-`place` takes the graph's columns in order (`Column`: a round, the side that moved, each side's
-value or the mover's, the decision judged there if any, the luck credited there if any) and
-decides everything but pixels: the value domain and its ticks with their text, each side's
-curve, a dot per decision (with its label, whether it is borderline or exact, and which mark
-it has in the marks' strip above the plot), where each round begins, and the luck lane (a bar
-per column with luck, and the luck the lane's half height stands for). A renderer maps columns
-and values to pixels and draws; it decides nothing else.
+"""The evaluation graph's placing, shared by the HTML report and the board's review: `place`
+takes the graph's `Column`s in order and decides everything but pixels (the value domain and
+its ticks, each side's curve, a dot per decision, where each round begins, the luck lane).
 
 >>> cols = [Column(0, 0, None, 0.4, 0), Column(0, 1, None, -2.6, 1, "mistake"),
 ...         Column(1, 0, None, 1.2, 2, exact=True)]
@@ -28,10 +20,9 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True)
 class Column:
-    """One column of the graph: the `round`, the `side` that moved, each side's value there
-    (`values`, when known) or the mover's alone (`value`), the decision judged there
-    (`decision`, its index, with its `label`, `borderline` and `exact`), if any, and the luck
-    credited there (`luck`, of the deal or the draws: `luck_kind`), if any."""
+    """One column: the `round`, the `side` that moved, each side's `values` or the mover's
+    `value`, the decision judged there (its index, `label`, `borderline`, `exact`) and the
+    luck credited there (`luck`, `luck_kind`), if any."""
     round: int
     side: int
     values: tuple | None
@@ -53,10 +44,8 @@ class Curve:
 
 @dataclass(frozen=True)
 class Dot:
-    """A decision on its mover's curve: its column, the decision's index, the side, the value
-    (the play made's), its label, whether it is borderline or exact, and its `mark` in the
-    marks' strip above the plot, in its column: "marker" (a labelled call: the label's marker,
-    joined to the dot by a leader), "borderline" (the call in brackets) or None."""
+    """A decision on its mover's curve, with its `mark` in the strip above the plot:
+    "marker" (a labelled call), "borderline" or None."""
     column: int
     decision: int
     side: int
@@ -69,8 +58,7 @@ class Dot:
 
 @dataclass(frozen=True)
 class Luck:
-    """A bar of the luck lane: its column, the side that moved there, the luck (up good for
-    that side) and whether it is the deal's or the draws'."""
+    """A bar of the luck lane (up good for `side`; `kind` the deal's or the draws')."""
     column: int
     side: int
     value: float
@@ -104,9 +92,8 @@ class Placing:
 
 
 def place(columns: list, n_sides: int, objective: str = "points") -> Placing:
-    """The placing of `columns` (`Column`s in order) for `n_sides` sides: the domain is 0..1
-    for the match objective, else whole points around every finite value and at least -1..+1
-    (2 points wide at least), its ticks from `ticks`."""
+    """The placing of `columns` for `n_sides` sides: the domain 0..1 for the match objective,
+    else whole points around every finite value, -1..+1 at least."""
     series: list[list] = [[] for _ in range(n_sides)]
     for i, c in enumerate(columns):
         if c.values is not None:
@@ -140,8 +127,7 @@ def place(columns: list, n_sides: int, objective: str = "points") -> Placing:
 
 
 def strip_mark(label: str | None, borderline: bool) -> str | None:
-    """A decision's mark in the marks' strip: a borderline call's brackets, else a label's
-    marker, else none."""
+    """A decision's mark in the marks' strip."""
     return "borderline" if borderline else "marker" if label else None
 
 

@@ -1,15 +1,8 @@
 """The views of an analysis (`analysis.Analysis`): the annotated text listing, the JSON
 document, and a self-contained HTML report (GNU Backgammon's HTML export and lichess's
-evaluation graph, for Bergen).
-
-The HTML report is one file with nothing fetched at view time: inline CSS, inline SVG (the
-graph, and dominoes drawn from seven `<symbol>`s of pips), no script. It is built with the
-standard library (`html.escape` and f-strings): a template engine or a plotting library
-would add a dependency for a few hundred lines of markup.
-
-Reading it without colour: every side's curve has its own dash pattern, every label its own
-marker shape and its text mark (`?!`, `?`, `??`), and every value is written out in the text.
-"""
+evaluation graph, for Bergen): inline CSS and SVG, no script, nothing fetched, built with the
+standard library. Without colour: each curve has its dash pattern, each label its marker
+and text mark (`?!`, `?`, `??`), every value is written out."""
 from __future__ import annotations
 
 import html
@@ -20,12 +13,11 @@ from ..analysis.verdicts import CONFIDENCE, LABELS
 from ..formats.notation import Move
 from ..game.state import LEFT
 from ..game.tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str
-from . import drawing, graph
+from . import drawing, graph, luck
 from .search import gap_text, value_text
 from .drawing import MARKS, SIDE_COLOURS as _SIDE_COLOURS, SIDE_DASHES as _SIDE_DASHES
 
-#: The report's Content-Security-Policy: the browser itself refuses any fetch or script, so
-#: a report can never reach the network when it is opened.
+#: The report's Content-Security-Policy: the browser refuses any fetch or script.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
@@ -38,9 +30,8 @@ def gained(points) -> str:
 
 
 def text(result, settings=True) -> str:
-    """The annotated listing of one analysed match: every event, errors marked and
-    explained, then the summary per seat and the settings. With the match objective a value
-    is a chance, a percentage, and a loss, its ± and the luck are in percentage points."""
+    """The annotated listing of one analysed match: every event, errors marked and explained, then
+    the summary per seat and the settings (the match objective's values in percent)."""
     out = []
     objective = result.settings.get("objective", "points")
     for r, events in enumerate(result.annotated):
@@ -55,7 +46,7 @@ def text(result, settings=True) -> str:
                 if dec.position:
                     out.append(f"        position {dec.position}")
     out.append("")
-    out += summary_table(result.summary, objective)
+    out += summary_table(result.summary, objective, per_round=True)
     exact = sum(d.exact for d in result.decisions)
     if exact:
         out.append(f"(exact: {exact} of {len(result.decisions)} decisions valued by the solved "
@@ -76,9 +67,8 @@ def mark_of(dec) -> str:
 
 
 def rival(dec):
-    """The play a decision's loss is measured against: the best play, or, when the play
-    made came out best (a borderline call: its interval still reaches up), the runner-up
-    (its mirror twin, the same choice, aside). None when there is no other choice."""
+    """The play a decision's loss is measured against: the best, or when the play made came out
+    best, the runner-up (not its mirror twin). None when there is no other choice."""
     if dec.best != dec.played:
         return dec.best
     mine = dec.values[dec.played]
@@ -88,16 +78,16 @@ def rival(dec):
 
 
 def compared_text(dec, objective: str = "points") -> str:
-    """`better 2-3:L +0.43`, or, when the play made came out best, `the search's best;
-    1-2:R +0.40 may be better`: "better" never names the play made. (A chance, the match
-    objective's value, as a percentage.)"""
+    """`better 2-3:L +0.43`, or when the play made came out best, `the search's best; 1-2:R +0.40
+    may be better`: "better" never names the play made."""
     other = rival(dec)
-    if dec.best != dec.played:
-        return f"better {other} {value_text(dec.values[other], objective, 2)}"
     if other is None:
         return "the only choice"
-    return (f"the search's best; {other} {value_text(dec.values[other], objective, 2)} may be "
-            f"better")
+    # (from the value as the documents round it, so the board, which reads those, says the same)
+    shown = value_text(round(dec.values[other], 4), objective, 2)
+    if dec.best != dec.played:
+        return f"better {other} {shown}"
+    return f"the search's best; {other} {shown} may be better"
 
 
 def verdict_text(dec) -> str:
@@ -109,9 +99,8 @@ def verdict_text(dec) -> str:
 
 
 def loss_text(dec, exact: bool = True, objective: str = "points") -> str:
-    """The loss with its error and interval (the match objective's in percentage points), and
-    the rechecks behind it (an exact one says so, unless `exact` is False: the HTML says it
-    once, in its own words)."""
+    """The loss with its error and interval, and the rechecks behind it (an exact one says so
+    unless `exact` is False)."""
     lo, hi = dec.loss_interval
     pp = " pp" if objective == "match" else ""
     out = (f"loss {gap_text(dec.loss, objective, 2)} ± {gap_text(dec.loss_stderr, objective, 2)}"
@@ -127,9 +116,8 @@ def loss_text(dec, exact: bool = True, objective: str = "points") -> str:
 
 
 def text_all(results) -> str:
-    """Several analysed matches (a `.jsonl`), one per record of the file, None for a match
-    not analysed (Ctrl-C came first): each listing, numbered from 1 among the file's
-    records, then the seats' totals over those analysed."""
+    """Several analysed matches, one per record (None: not analysed), numbered from 1, then the
+    seats' totals."""
     out = []
     done = [r for r in results if r is not None]
     total = len(results)
@@ -146,9 +134,9 @@ def text_all(results) -> str:
     return "\n".join(out)
 
 
-def summary_table(summary, objective: str = "points") -> list:
+def summary_table(summary, objective: str = "points", per_round: bool = False) -> list:
     """The seats' totals; with the match objective the losses and the luck in percentage
-    points, said under the table."""
+    points, said under the table; then the luck identity (`luck.identity_table`)."""
     out = [f"  {'seat':<5} {'decisions':>9} {'forced':>6} {'total loss':>10} {'mean':>6} "
            f"{'?!':>3} {'?':>3} {'??':>3} {'[ ]':>3} {'error rate':>10} {'luck':>7}"]
     for sm in summary:
@@ -161,7 +149,7 @@ def summary_table(summary, objective: str = "points") -> list:
     if objective == "match":
         out.append("  (values are chances to win the match; losses, their ± and luck in "
                    "percentage points)")
-    return out
+    return out + luck.identity_table(summary, objective, per_round)
 
 
 def settings_line(st) -> str:
@@ -181,17 +169,15 @@ def settings_line(st) -> str:
 
 
 def to_json(results, seconds: float | None) -> dict:
-    """`analyze --json`: one match's document, or for several the decisions (each with its
-    match), the seats' totals, each match's summary and the settings (FORMATS.md); with the
-    wall time in `seconds` unless it is None (`analyze --out`'s file, the same bytes on
-    every run)."""
+    """`analyze --json`: one match's document, or for several the decisions, totals, summaries and
+    settings (FORMATS.md); the wall time in `seconds` unless it is None."""
     if len(results) == 1:
         out = results[0].to_json()
     else:
         out = {"decisions": [dict(d.to_json(), match=i) for i, res in enumerate(results)
                              for d in res.decisions],
                "summary": [sm.to_json() for sm in combined_summary(results)],
-               "matches": [{"match": i, "summary": [sm.to_json() for sm in res.summary]}
+               "matches": [dict(match=i, **{k: res.to_json()[k] for k in ("summary", "rounds")})
                            for i, res in enumerate(results)],
                "settings": results[0].settings}
     if seconds is not None:
@@ -302,8 +288,7 @@ def _gap(x, objective: str, fmt: str = ".2f") -> str:
 
 
 
-#: Dominoes per drawing: a long line or hand is cut into drawings of at most this many, which
-#: wrap like words on a narrow screen instead of shrinking until the pips cannot be read.
+#: Dominoes per drawing: a long line or hand wraps in drawings of at most this many.
 WRAP_TILES = 4
 
 
@@ -384,15 +369,12 @@ def _settings_html(st) -> str:
 
 
 def _graph_svg(result, prefix: str) -> str:
-    """Every side's value through the match: one point per searched position (decisions,
-    forced plays, draw turns), one `circle.decision` per decision, a marker per labelled
-    decision, round boundaries with the scores, and the luck lane under the axis; placed by
-    `graph.place` (the board's review draws the same placing)."""
+    """Every side's value through the match (one point per searched position), the decisions and
+    their markers, round boundaries with the scores, and the luck lane; placed by `graph.place`."""
     rules, objective = result.rules, result.settings.get("objective", "points")
     p = graph.place(_graph_columns(result), rules.n_sides if rules is not None else 2,
                     objective)
-    # The labels' markers sit in a strip of their own above the plot (MARKS_Y), joined to
-    # their decision by a dotted leader, so that no mark covers a curve.
+    # The labels' markers sit in a strip above the plot, joined to their decision by a leader.
     W, left, right, top, plot_h, lane_h = 900, 54, 12, 66, 230, 64
     H = top + plot_h + 28 + lane_h + 8
     step = (W - left - right) / max(p.columns, 1)
@@ -452,9 +434,7 @@ def _graph_columns(result) -> list:
 
 
 def _graph_dots(result, p, prefix: str, X, Y) -> list:
-    """The decisions on the graph (`Placing.dots`), the exact ones ringed, and the labelled
-    ones' markers in the marks' strip (a borderline call is said by its dot's
-    `data-borderline` and its decision's text, not in the strip)."""
+    """The decisions on the graph, the exact ones ringed, the labelled ones' markers in the strip."""
     out = []
     obj = _objective(result)
     for dot in p.dots:
@@ -530,8 +510,7 @@ def _legend(rules) -> str:
     return f'<div class="legend">{"".join(items)}</div>'
 
 
-#: How the HTML marks a decision valued by the exact endgame (once: its loss's ± is the two
-#: moves' bounds).
+#: How the HTML marks a decision valued by the exact endgame.
 EXACT_NOTE = ('; <span class="exact">exact</span> (the endgame solved; ± the two moves\' '
               'bounds)')
 

@@ -1,8 +1,5 @@
-"""A search's moves, as the doors print them: `bergen best`'s text (`best_text`) and its
-JSON document (`best_document`), which is also the engine protocol's `bestmove`, so that the
-same seed and budget give the same answer through either; and the pieces `bergen eval`'s
-view shares with it (the position, a solved endgame's header, the memory note).
-"""
+"""A search's moves as the doors print them: `bergen best`'s text (`best_text`) and JSON
+(`best_document`, also the protocol's `bestmove`), and the pieces `bergen eval` shares."""
 from __future__ import annotations
 
 import math
@@ -12,9 +9,10 @@ from .. import __version__
 from ..formats.notation import format_hand, format_line
 from ..formats.position_string import to_string
 from ..game.tiles import tile_str
-from ..search.api import choices, paired_stderr, setting_text
+from ..search.api import choices, paired, setting_text
+from ..search.before_lead import MEANING as BEFORE_LEAD_MEANING
 from ..search.results import BracketReport, EndgameReport
-from ..stats import normal_quantile, t_quantile
+from ..stats import interval_quantile, normal_quantile
 
 
 def num(x):
@@ -23,10 +21,8 @@ def num(x):
 
 
 def move_text(row) -> str:
-    """A search's move in FORMATS.md notation: a `notation.Move` as `str()` writes it, or a
-    `search.MoveValue`'s move, written `a-b:L/R` when it is a row of `search.choices` that
-    stands for both mirror twins (`both_ends`). The one place a search's moves become text,
-    for `best`'s table, `play`'s hints and the JSON documents."""
+    """A search's move in notation: a `notation.Move`, or a `MoveValue`'s, written `a-b:L/R` when it
+    stands for both mirror twins."""
     move = getattr(row, "move", row)
     if getattr(row, "both_ends", False):
         return f"{tile_str(move.tile)}:L/R"
@@ -38,21 +34,20 @@ def move_rows(moves) -> list:
     return [dict({"move": move_text(m), "value": num(m.value), "stderr": num(m.plus_minus),
                   "visits": m.visits},
                  **({"twin": move_text(m.twin)} if m.twin is not None else {}),
+                 **({"raw": num(m.raw)} if m.raw is not None else {}),
                  **({"share": num(m.share)} if m.share is not None else {}))
             for m in moves]
 
 
 def versus_best(result) -> dict:
-    """{Move: (difference, its ±, level)} for every move of `result` against the best: its
-    value minus the best's, the paired error of that difference (`paired_stderr`: the
-    replicates' differences, tree by tree) plus the two values' bounds (a solved
-    endgame's: `MoveValue.bound`), and whether the two are level (the difference's 95%
-    interval, the error's quantile (Student's t on the replicates, the normal one without
-    them) plus the bounds, holds 0). The best itself: (0, 0, True). Errors never measured:
-    (d, inf, False)."""
+    """{Move: (difference, its ±, level)} for every move of `result` against the best: the value
+    difference, its paired error plus both bounds, and whether its 95% interval (Student's t on
+    the error's degrees of freedom, `results.paired`) holds 0. The best: (0, 0, True); never
+    measured: (d, inf, False)."""
+    if not result.moves:
+        return {}
     best = next((m for m in result.moves if m.move == result.best), result.moves[0])
     reps = result.info.get("replicates") or 0
-    q = t_quantile(0.95, reps - 1) if reps >= 2 else normal_quantile(0.95)
     out = {}
     for m in result.moves:
         d = m.value - best.value
@@ -60,17 +55,17 @@ def versus_best(result) -> dict:
                 or best.twin == m.move:
             out[m.move] = (0.0, 0.0, True)
             continue
-        se, bound = paired_stderr(m, best), m.bound + best.bound
+        (se, dof), bound = paired(m, best), m.bound + best.bound
+        q = (interval_quantile(0.95, dof if math.isfinite(dof) else reps - 1)
+             if reps >= 2 else normal_quantile(0.95))
         level = math.isfinite(se) and abs(d) <= q * se + bound
         out[m.move] = (d, se + bound, level)
     return out
 
 
 def measured_rows(moves, exact: bool = False, nothing: bool = False) -> list:
-    """`move_rows`, with `null` for every figure that was never measured: a move that no
-    iteration or world reached and no final pass played (`MoveValue.measured`; the exact
-    endgame's values are measured, though it counts no visits: `exact`), or every move of a
-    search that measured nothing (`nothing`)."""
+    """`move_rows` with `null` for every figure never measured (`MoveValue.measured`; `exact`: the
+    endgame's values count; `nothing`: no move measured)."""
     rows = move_rows(moves)
     for m, row in zip(moves, rows):
         if nothing or not (m.measured or exact):
@@ -78,17 +73,13 @@ def measured_rows(moves, exact: bool = False, nothing: bool = False) -> list:
     return rows
 
 
-#: The entries of the endgame's report (`EndgameReport`, `BracketReport`) keyed by moves:
-#: {Move: points, share, bool or a horizon's {"floor": n, "ceiling": n}}.
+#: The entries of the endgame's report keyed by moves.
 _MOVE_MAPS = ("mix", "average", "refined", "floor", "ceiling", "horizon")
 
 
 def endgame_json(eg: EndgameReport | BracketReport) -> dict:
-    """The exact endgame's report (`info["endgame"]`, an `EndgameReport`) for JSON, in its
-    order, floats rounded as elsewhere: the entries keyed by moves (`mix`, `average`,
-    `refined`; the bracket's `floor`, `ceiling`, `horizon`) keyed by the moves written, in
-    their written order; `missing` the moves written; `bounds` numbers; its `bracket` a
-    report of its own, the same way."""
+    """The exact endgame's report (`info["endgame"]`) for JSON, in order, floats rounded, its
+    entries keyed by the moves written, its `bracket` likewise."""
     out: dict = {}
     entries: dict[str, Any] = dict(eg)
     for k, v in entries.items():
@@ -123,18 +114,47 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
         line = lines.get(m.move) or lines.get(m.twin)
         if line:
             row["line"] = [move_text(x) for x in line]
-    return {"to_move": game.info.seat, "best": move_text(result.best),
-            "moves": rows,
+    return {"to_move": game.info.seat,
+            "best": None if result.best is None else move_text(result.best), "moves": rows,
             "value": num(result.value), "stderr": num(result.plus_minus),
             "objective": objective, "algorithm": algorithm,
             "iterations": ri["iterations"], "seconds": round(ri["seconds"], 3),
             "seed": seed, "workers": workers, "exact": ri["exact"],
             "worlds_consistent": ri["worlds_consistent"],
             "interrupted": ri.get("interrupted", False), "replicates": ri.get("replicates"),
+            "settled": ri.get("settled"),
             "settings": dict(ri["settings"]), "memory": ri.get("memory"),
             "position": to_string(game.position), "backend": ri.get("backend", "core"),
-            "version": __version__,
+            "version": __version__, **lead_fields(ri),
             **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}
+
+
+def lead_fields(ri) -> dict:
+    """A search before the lead (`search.before_lead`): every lead possible, with its chance
+    and value (FORMATS.md's `leads`); nothing after the lead."""
+    if "leads" not in ri:
+        return {}
+    return {"leads": [{"seat": s, "tile": tile_str(t), "chance": num(p),
+                       "value": num(v) if n else None, "stderr": num(se), "playouts": n}
+                      for s, t, p, v, se, n in ri["leads"]]}
+
+
+def lead_lines(ri, objective: str) -> list:
+    """A search before the lead for people: the leads' table, then the position's footer's
+    line saying how the values were had."""
+    out = [f"  {'lead':<12} {'chance':>7} {'value':>7} {'±':>6}"]
+    for s, t, p, v, se, _ in ri["leads"]:
+        out.append(f"  {f'seat {s} {tile_str(t)}':<12} {100 * p:>6.1f}% "
+                   f"{value_text(v, objective):>7} {err_text(se, objective):>6}")
+    out.append("  (each lead's chance exact, from this hand alone; its value over the deals "
+               "that lead it)")
+    return out
+
+
+def lead_how(ri, seed: int) -> str:
+    """How a value before the lead was had, for the footer."""
+    return (f"before the lead: {ri['iterations']} playouts (playout {ri['playout']}), seed "
+            f"{seed}{backend_text(ri)}; {BEFORE_LEAD_MEANING}")
 
 
 def scores_text(scores) -> str:
@@ -173,9 +193,8 @@ def refined_note(refined: dict) -> str:
 
 
 def bracket_text(eg: dict, names: dict | None = None) -> list:
-    """The lines of a declined endgame's bracket (`eg["bracket"]`), or why there is none
-    (`eg["bracket_why"]`); no lines when it was not tried. `names`: Move -> its text in the
-    search's table (a row standing for both mirror twins is written `a-b:L/R`)."""
+    """The lines of a declined endgame's bracket, or why there is none; none when not tried.
+    `names`: Move -> its text in the table."""
     names = names or {}
     if "bracket_why" in eg:
         return [f"bracket: none, {eg['bracket_why']}"]
@@ -282,9 +301,8 @@ def value_text(x: float, objective: str = "points", places: int = 3) -> str:
 
 
 def gap_text(d: float, objective: str = "points", places: int = 3, sign: str = "") -> str:
-    """A difference of values, an error or a bound (`sign` "+" for a signed difference):
-    points; the match objective's in percentage points (`4.1`); `n/a` when never measured
-    (one tree)."""
+    """A difference of values, an error or a bound (`sign` "+": signed) in points, or percentage
+    points for a chance; `n/a` when never measured."""
     if not math.isfinite(d):
         return "n/a"
     return f"{100 * d:{sign}.1f}" if objective == "match" else f"{d:{sign}.{places}f}"
@@ -307,9 +325,8 @@ def versus_text(d: float, se: float, level: bool, best: bool, objective: str = "
 
 
 def floor_line(eg: dict, names: dict, best) -> str | None:
-    """The bracket in one line a player reads: what the best move secures whatever the other
-    side holds (a certified floor of this round), and the move that secures most, when
-    another. None without a bracket."""
+    """The bracket in one line: what the best move secures whatever the other side holds, and the
+    move that secures most, when another. None without a bracket."""
     b = eg.get("bracket")
     if not b or not b["floor"]:
         return None
@@ -328,18 +345,25 @@ def floor_line(eg: dict, names: dict, best) -> str | None:
 
 def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
               verbose: bool = False) -> str:
-    """`bergen best`'s text, the verdict first: the move to play with its value ± (marked
-    `interrupted` after Ctrl-C, whose note goes to standard error: `interrupted_note`); every
-    choice with its value, its difference to the best (± the paired error; `level` when the
-    difference's 95% interval holds 0) and the line of play the search expects after it;
-    the bracket's floor in one line; then the position and how it was searched. A chance (the
-    match objective) is a percentage, its differences and ± in percentage points. `verbose`
-    adds the settings, why the exact endgame did not solve, the bracket's table, visits and
-    what the values mean. `alg`: the registry's Algorithm searched."""
+    """`bergen best`'s text, the verdict first: the move with its value ±, every choice with its
+    value, difference to the best and expected line, the bracket's floor, then the position and
+    how it was searched. `verbose` adds the settings, the endgame's reasons and bracket, visits
+    and what the values mean. `alg`: the registry's Algorithm."""
     ri = result.info
     interrupted = bool(ri.get("interrupted"))
     unit = alg.unit
     info = game.info
+    if "leads" in ri:
+        side = info.rules.side_of(info.seat)
+        head = "before the lead:" if result.best is None else f"best: {move_text(result.best)}"
+        who = ("the lead, forced" if result.best is not None
+               else "who leads is not known yet")
+        return "\n".join([
+            f"{head}   {value_text(result.value, objective)} ± "
+            f"{err_text(result.stderr, objective)}   "
+            f"({value_unit(objective, side, info.rules.n_sides, differences=False)}; {who}"
+            + ("; interrupted" if interrupted else "") + ")", "",
+            *lead_lines(ri, objective), "", position_text(game), lead_how(ri, seed)])
     solved = ri.get("endgame", {}).get("solved")
     rows = choices(result.moves)
     names = {}
@@ -356,6 +380,9 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
            .rstrip() + f"   ({value_unit(objective, side, info.rules.n_sides)}"
            + (f"; exact, ± {err_text(result.bound)} a bound" if solved else "")
            + ("; interrupted" if interrupted else "") + ")"]
+    note = settled_note(ri)
+    if note:
+        out.append(note)
     vs = versus_best(result)
     lines = ri.get("lines") or {}
     refined = ri.get("endgame", {}).get("refined", {}) if solved else {}
@@ -405,6 +432,17 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
         out += ["", *explain_lines(result, alg, algorithm=algorithm, objective=objective,
                                    names=names)]
     return "\n".join(out)
+
+
+def settled_note(ri) -> str | None:
+    """The line under a verdict that has not settled (ISMCTS's `settle`: the best move's lead
+    over another move is not clear at 99% once corrected for the budget), offering more
+    time; None when it has, or no engine said."""
+    if ri.get("settled") is not False:
+        return None
+    more = (f"--iterations {4 * ri['iterations']}" if ri.get("iterations")
+            else "more time")
+    return f"not settled: more time may re-rank ({more} searches 4 times as long)"
 
 
 def interrupted_note(ri, alg) -> str:

@@ -19,8 +19,7 @@ from ..information.beliefs import Beliefs, beliefs
 
 @dataclass(frozen=True)
 class Knowledge:
-    """`bergen show`'s document and text: a game as read (`formats.game.Game`) and what its
-    seat to move knows (`information.beliefs.Beliefs`)."""
+    """`bergen show`'s document and text: a `Game` and what its seat to move knows."""
     game: Game
     beliefs: Beliefs
 
@@ -100,11 +99,9 @@ class Knowledge:
             out.append("(a position without history: each deal is one history)")
         return "\n".join(out)
 
-
     def grid(self) -> list:
-        """Where the hidden tiles are: a row per unseen tile still hidden, a column per other
-        seat and the reserve, each cell the chance in percent (`.`: impossible, `100`:
-        certain; `<1` and `>99` for chances that round to those but are not)."""
+        """Where the hidden tiles are: a row per hidden tile, a column per other seat and the
+        reserve, each cell the chance in percent (`.` impossible)."""
         holders = list(self.seats) + [self.reserve]
         heads = [f"seat {h.seat}" for h in self.seats] + ["reserve"]
         tiles = sorted({t for h in holders for t in h.chances})
@@ -128,8 +125,7 @@ class Knowledge:
 
 
 def knowledge(game: Game, weighting: str = "uniform") -> Knowledge:
-    """What the seat to move of `game` knows; `weighting`: how the hidden tiles' chances are
-    weighed (`information.beliefs.WEIGHTINGS`)."""
+    """What the seat to move of `game` knows (`weighting`: one of `beliefs.WEIGHTINGS`)."""
     round_index = None if game.record is None else len(game.record.rounds) - 1
     return Knowledge(game, beliefs(game.info, game.observer, game.position.voids, round_index,
                                    weighting))

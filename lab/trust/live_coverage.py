@@ -2,8 +2,9 @@
 (the board's live table, the protocol's partial answers) against where they settle and
 against independent seeds (issue 41).
 
-For each position and seed, a search until stopped (`search(until_stopped=True)`: trees of
-`--size` iterations, pooled as they finish) is watched; at every report with an error (8
+For each position and seed, a search until stopped that pools trees (`search(until_stopped=True,
+settle="off")`: trees of `--size` iterations, pooled as they finish; the default deepens) is
+watched; at every report with an error (8
 trees or more) each choice's (value, ±) is kept, and the search is stopped at `--trees`
 trees. It prints, over every choice (mirror twins folded) and report:
 
@@ -59,7 +60,7 @@ def watched(info, size: int, trees: int, seed: int):
         if p.get("trees", 0) >= trees:
             stop.set()
     res = search(info, Limits(iterations=size * 8), seed=seed, stop=stop, on_info=on_info,
-                 until_stopped=True, bracket=False, endgame=False)
+                 until_stopped=True, bracket=False, endgame=False, settle="off")
     final = {str(m.move): (m.value, m.stderr) for m in choices(res.moves)}
     return seen, final
 

@@ -239,6 +239,12 @@
         S.posSource === "game" ? "from the game being entered" : "from the record") +
       ": what the lead and the draws proved is kept" : "";
     startLive();              // the search first: its first partial answer comes within a slice
+    showBeliefs();
+  }
+  // Where the hidden tiles are (none said before the lead: the hand's value is all there is).
+  function showBeliefs() {
+    $("beliefs").replaceChildren();
+    if (!S.position.line) return;
     S.showId = newId("show");
     send({ cmd: "show", weighting: weighting(), id: S.showId });
   }
@@ -251,11 +257,11 @@
   }
 
   // ---- live analysis ---------------------------------------------------------------------------
-  // Until stopped, the engine grows trees of one size (a search of the budget shared by its
-  // 8 trees), one after the other, and pools every tree finished: the values are that
-  // pool's (the estimator `bergen best` prints, on more trees), the ± their spread, given
-  // once 8 trees have finished; before the first has, the growing tree's means, no ±.
-  // With a fixed budget the search finishes and its answer is shown at once.
+  // Until stopped, the engine deepens: a search of the budget, then of twice it, four
+  // times, ... each whole; the values shown are the last finished search's (`bergen best
+  // --iterations N` for that N, same seed), corrected for its budget, while the next one
+  // grows. With a fixed budget the search finishes and its answer is shown at once. An
+  // answer that has not settled (more time may re-rank) is marked, with more time offered.
   function startLive() {
     clearErrors(["go-error"]);
     if (S.liveId) send({ cmd: "terminate", queries: [S.liveId], id: newId("terminate") });
@@ -263,11 +269,7 @@
     $("moves").querySelector("tbody").replaceChildren();
     delete $("moves").dataset.state;
     if (!S.position) return;
-    if (!S.position.legal.length || !S.position.line) {
-      setStatus("idle", "the lead is forced (the lowest double): nothing to search");
-      return;
-    }
-    const go = { cmd: "go", report_every: 0.1, beliefs: weighting(),
+    const go = { cmd: "go", report_every: 0.1, beliefs: S.position.line ? weighting() : null,
       settings: { inference: INFERENCE[$("inference").value].setting },
       iterations: Number($("budget-iterations").value), seed: Number($("budget-seed").value) };
     if ($("budget-mode").value !== "fixed") go.infinite = true;
@@ -275,7 +277,8 @@
     S.liveFirst = true;
     S.liveFinished = false;
     S.liveInfinite = !!go.infinite;
-    S.liveSize = Math.floor(go.iterations / 8);
+    S.liveSize = go.iterations;
+    $("settled").hidden = true;
     setStatus("searching", "searching…");
     send(go);
   }
@@ -304,13 +307,19 @@
   // What the figures are, in words, for the status line.
   function liveWords(msg) {
     if (msg.exact) return "exact: the endgame solved (± a bound)";
+    if (!S.position.line) {
+      return `before the lead: the hand's value ${fmt(msg.value, 3)} ± ` +
+        `${fmt(msg.stderr, 3).replace("+", "")}, over the deals of each lead`;
+    }
     const t = msg.trees;
     if (t === undefined) return "values so far, ± over the worlds solved";
-    const size = S.liveSize ? ` of ${count(S.liveSize)} iterations` : "";
+    if (msg.deepening)
+      return `the search of ${count(msg.iterations)} iterations; ${count(msg.deepening)} ` +
+        `under way (${count(msg.running)})`;
     if (t === 0) return "the first tree growing: its own means, no ± yet";
     if (msg.stderr === null || msg.stderr === undefined)
-      return `${t} tree${t > 1 ? "s" : ""}${size} finished: their mean, ± once 8 have`;
-    return `the mean of ${count(t)} independent trees${size}, ± their spread`;
+      return `${t} tree${t > 1 ? "s" : ""} finished: their mean, ± once 8 have`;
+    return `the mean of ${count(t)} independent trees, ± their spread`;
   }
   function onLive(msg) {
     if (msg.type === "error") {
@@ -323,14 +332,18 @@
     if (msg.type !== "partial" && msg.type !== "bestmove") return;
     const final = msg.type === "bestmove" || msg.finished;
     if (msg.type === "partial" && S.liveFinished) return;
-    const rows = folded(msg.moves).map((m) => {
+    // Before the lead: every lead possible, its chance in the last column (the answer's).
+    const leads = (msg.leads || []).map((l) => ({ name: `${l.tile} (seat ${l.seat})`,
+      move: l.tile, value: l.value, stderr: l.stderr, chance: l.chance }));
+    const rows = (leads.length ? leads : folded(msg.moves)).map((m) => {
       const tr = document.createElement("tr");
       tr.dataset.move = m.name;
       tr.dataset.value = m.value === null ? "" : m.value;
       tr.dataset.stderr = m.stderr === null || m.stderr === undefined ? "" : m.stderr;
       if (m.move === msg.best || m.twin === msg.best) tr.className = "best";
       const total = msg.moves.filter((x) => !x.twin).reduce((a, x) => a + (x.visits || 0), 0);
-      const share = total && m.visits ? (100 * m.visits / total).toFixed(1) + "%" : "—";
+      const share = m.chance !== undefined ? (100 * m.chance).toFixed(1) + "%" :
+        total && m.visits ? (100 * m.visits / total).toFixed(1) + "%" : "—";
       tr.innerHTML = `<td class="mono">${m.name}</td><td>${fmt(m.value, 3)}</td>` +
         `<td title="${m.stderr === null ? "no ± yet" : ""}">${fmt(m.stderr, 3).replace("+", "")}` +
         `</td><td>${share}</td>`;
@@ -340,6 +353,10 @@
     $("moves").dataset.state = msg.type === "bestmove" ? "bestmove" : final ? "finished" :
       "partial";
     $("moves").dataset.trees = msg.trees === undefined ? "" : msg.trees;
+    if (msg.settled !== undefined) {
+      $("settled").hidden = msg.settled !== false;
+      $("more-time").hidden = S.liveInfinite && msg.type === "partial" && !msg.finished;
+    }
     if (S.liveFirst && rows.length) {
       S.liveFirst = false;
       requestAnimationFrame(() => window.boardTimings.push(performance.now() - S.changedAt));
@@ -362,6 +379,8 @@
       const figures = `${it} iterations, ${Number(msg.seconds || 0).toFixed(1)} s${trees}` +
         (msg.exact ? ", exact (the endgame solved)" : "");
       if (msg.empty) setStatus("stopped", "stopped before measuring anything");
+      else if (leads.length) setStatus("finished", `${liveWords(msg)} · ${it} playouts; ` +
+        "the last column: each lead's chance");
       else if (S.liveFinished || !msg.stopped) setStatus("finished", `finished: ${figures}`);
       else setStatus("stopped", `stopped: ${figures}` + (msg.replicates >= 2 ?
         "; ± the spread of those trees" : "; no ± (fewer than 2 trees finished)"));
@@ -538,7 +557,8 @@
     const mine = d.values[d.played];
     const others = Object.keys(d.values).filter((m) => m !== d.played &&
       !(m.split(":")[0] === d.played.split(":")[0] && d.values[m] === mine));
-    others.sort((a, b) => d.values[b] - d.values[a] || (a < b ? -1 : 1));
+    // ties as the CLI's `rival` breaks them: the larger name first
+    others.sort((a, b) => d.values[b] - d.values[a] || (a < b ? 1 : -1));
     return others.length ? others[0] : null;
   }
   const f2 = (v) => (v >= 0 ? "+" : "") + Number(v).toFixed(2);
@@ -736,17 +756,23 @@
     writeAddress();
     if (!S.position) return;
     startLive();
-    S.showId = newId("show");
-    send({ cmd: "show", weighting: weighting(), id: S.showId });
+    showBeliefs();
   });
   $("go").addEventListener("click", startLive);
+  $("more-time").addEventListener("click", () => {
+    // A fixed budget four times over; until stopped, the search deepens of itself.
+    const box = $("budget-iterations");
+    box.value = Math.min(4 * Number(box.value), 100000000);
+    writeAddress();
+    startLive();
+  });
   $("stop").addEventListener("click", stopLive);
   function budgetLabels() {
     const fixed = $("budget-mode").value === "fixed";
-    $("iterations-label").textContent = fixed ? "Iterations" : "Iterations per 8 trees";
+    $("iterations-label").textContent = fixed ? "Iterations" : "Iterations, then deepening";
     $("budget-iterations").title = fixed ? "the search's budget: it finishes at it" :
-      "the size of the trees grown until Stop: each a search of this budget shares it " +
-      "between 8 trees, and the trees are pooled (bergen best --iterations N on more trees)";
+      "the first search's budget: then searches of twice it, four times, ... until Stop; " +
+      "the answer is the last finished one's (bergen best --iterations N for its N)";
   }
   for (const id of ["budget-mode", "budget-iterations", "budget-seed"]) {
     $(id).addEventListener("change", () => { budgetLabels(); writeAddress(); });

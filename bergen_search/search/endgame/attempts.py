@@ -32,9 +32,8 @@ class Built:
 
 @dataclass
 class Attempt:
-    """What `attempt` did: `result` (a `SearchResult`) when it solved the endgame, else None
-    and `why` (a sentence), or `why` None when the position is not at the endgame stage;
-    `interrupted`: Ctrl-C stopped it (then no time is left for another search)."""
+    """What `attempt` did: `result` when it solved the endgame, else `why` not (None when the
+    position is not at the endgame stage); `interrupted`: Ctrl-C stopped it."""
     result: SearchResult | None = None
     why: str | None = None
     interrupted: bool = False
@@ -45,21 +44,15 @@ class Attempt:
     bracket_why: str | None = None
 
 
-
-
 def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: float = TOLERANCE,
             hand_tolerance: float = HAND_TOLERANCE,
             inference: bool = False, started: float | None = None,
             budget: int | None = None, stop=None, memory_bytes: int | None = None,
             clock=time.perf_counter, refine: bool = True, bracketing: bool = False) -> Attempt:
-    """Solve the endgame of `info` within `limits` (an iteration budget buys
-    WORK_PER_ITERATION work each; `budget` is the iteration budget to use when `limits` has
-    neither), for `search()`: the result, or why not. `stop`: as `solve`'s (this attempt's
-    own: the compiled builds of its deals and trees look at it as they go); `memory_bytes`:
-    the cap on the tree's memory (search.Limits.memory_mb); `clock`: the one `started` was read
-    on (search.clock); `refine`: value the moves outside the mix against an answer (`solve`);
-    `bracketing`: where the exact solve is declined under an iteration budget, bracket each
-    move with the same budget (`shown.bracket`; under a time limit the clock is the move's)."""
+    """Solve the endgame of `info` within `limits` (`budget`: the iterations when `limits`
+    has neither), for `search()`. `stop`, `refine`: as `solve`'s; `memory_bytes`: the tree's
+    cap; `clock`: the one `started` was read on; `bracketing`: where the solve is declined
+    under an iteration budget, bracket each move with the same budget (`shown.bracket`)."""
     why = applicable(info, objective)
     if why is not None:
         return Attempt(None, why if at_stage(info) else None)
@@ -72,7 +65,6 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
         seconds = max(limits.time * (1 - SEARCH_SHARE) - (clock() - started), 1e-3)
         build = limits.time * BUILD_SHARE
     _, cap = allowance(max_work, seconds, memory_bytes)
-    # Declined at once when the prediction is over the cap: nothing is built.
     t0 = clock()
     affords = cap / PREDICT_WORK_PER_PAIR
     size = prediction.predict(info, stop_above=affords)
@@ -101,7 +93,6 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
                         f"predicted; the budget affords {round_figure(affords)})")
     failed = None
     try:
-        # A deal ends in at least one terminal: more deals than the tree may hold is too big.
         t0 = clock()
         g = deals.game(info, inference, max_deals=cap, seconds=build or 0.0, stop=stop)
         phases["deals"] = clock() - t0
@@ -128,8 +119,7 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
 def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
     """The solution as a `search.SearchResult`: the move drawn from the mix first, then the
     others by value (a mirror twin right after the move it mirrors)."""
-    # here: search.api loads the engines (registry), and the endgame engine loads this
-    # module; a module-level import would close that circle
+    # here: search.api loads the engines, which load this module
     from ..api import MoveValue, mirror_twins, root_moves
     twins = mirror_twins(info)
     chosen = sol.choose(seed)
@@ -161,10 +151,9 @@ def _result(info: InfoSet, sol: Solution, seed: int, seconds: float):
 
 
 def solved_report(sol: Solution, bases: dict) -> EndgameReport:
-    """A solved endgame's report (`info["endgame"]`): the solve's figures, its mix and
-    average strategy (the moves played, in the order of their notation), and per move
-    outside the mix whether its value was refined (`bases`: {move: the move it mirrors, or
-    itself}, in the result's order)."""
+    """A solved endgame's `info["endgame"]`: the solve's figures, its mix and average
+    strategy, and which moves outside the mix were refined (`bases`: {move: the move it
+    mirrors, or itself})."""
     def played(shares: dict) -> dict:
         return {m: p for m, p in sorted(shares.items(), key=lambda mp: str(mp[0])) if p > 0}
     return {"solved": True, "deals": sol.deals, "worlds": sol.worlds,

@@ -40,7 +40,6 @@ def at_stage(info: InfoSet) -> bool:
     return bool(info.line) and not info.rules.drawable(info.reserve_size)
 
 
-
 @dataclass(frozen=True)
 class Endgame:
     """The endgame as the solver takes it: the root's public state, every possible hand of
@@ -88,12 +87,11 @@ class Endgame:
 
 
 def shown_free(info: InfoSet) -> tuple:
-    """The public view's free tiles with the seat's own hand shown: each tile of its hand
-    may enter only the seat's groups, every other tile off the line none of them (a deal of
-    the public view restricted so keeps its weight: the same tiles fill the same groups); a
-    played tile of uncertain origin keeps its groups (one seat's epochs: its player's)."""
+    """The public view's free tiles with the seat's own hand shown: its tiles may enter only
+    the seat's groups, the other tiles off the line none of them (a played tile keeps its
+    groups)."""
     pub = info.public
-    assert pub is not None          # `applicable`: what every seat saw is known
+    assert pub is not None
     mine = sum(1 << g for g, grp in enumerate(pub.groups) if grp.owner == info.seat)
     return tuple((t, a if pub.played_free >> t & 1 else a & mine if info.hand >> t & 1
                   else a & ~mine) for t, a in pub.free)
@@ -104,7 +102,7 @@ def public_table(info: InfoSet, inference: bool = False, shown: bool = False) ->
     consistent with what every seat saw, weighted by histories (and inference factors).
     `shown`: only the deals where the seat holds its own hand (`shown_free`)."""
     pub = info.public
-    assert pub is not None          # `applicable`: what every seat saw is known
+    assert pub is not None
     view = dataclasses.replace(info, groups=pub.groups,
                                free=shown_free(info) if shown else pub.free,
                                played_free=pub.played_free, hand=0, decisions=pub.decisions)
@@ -113,14 +111,11 @@ def public_table(info: InfoSet, inference: bool = False, shown: bool = False) ->
     return WorldTable(view, public=True)
 
 
-
 def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
          seconds: float = 0.0, shown: bool = False, stop=None) -> Endgame:
     """The endgame of `info` (which `applicable` accepts). `TooBig` past `max_deals` deals
-    or `seconds` of finding them (0: no limit). `shown`: the game with the seat's own hand
-    shown to the other side (only the deals where the seat holds it, `bracket`). `stop` (a
-    threading.Event, or None): heard while the compiled core finds the deals
-    (KeyboardInterrupt, as at Ctrl-C)."""
+    or `seconds` of finding them (0: no limit). `shown`: only the deals where the seat holds
+    its own hand; `stop` (an Event): heard while the core finds the deals."""
     why = applicable(info)
     if why is not None:
         raise NotApplicable(why)

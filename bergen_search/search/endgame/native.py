@@ -1,6 +1,5 @@
-"""The compiled solver's module, when the searches run on the core (`search.backend`, the one
-place that decides): every module of the endgame asks `compiled` here, so that a test replaces
-it once (`endgame.native.compiled`) for all of them."""
+"""The compiled solver's module, asked for here by every module of the endgame (a test
+replaces `compiled` once for all)."""
 from __future__ import annotations
 
 from .. import backend

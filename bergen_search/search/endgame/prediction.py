@@ -1,5 +1,4 @@
-"""The size of an endgame, predicted before anything is built (`predict`), so that a position
-too big for the budget is declined in milliseconds."""
+"""The size of an endgame, predicted before anything is built (`predict`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,10 +13,8 @@ from .deals import shown_free
 
 @dataclass(frozen=True)
 class Prediction:
-    """The size of an endgame, estimated before anything is built (`predict`): `deals`, the
-    deals of both hands; `pairs`, the terminal deals of its public tree (every deal once per
-    way it can be played out; the solver's work is at least this); `steps` and `walks`, what
-    the estimate cost."""
+    """An endgame's predicted size: `deals`, the deals of both hands; `pairs`, the terminal
+    deals of its public tree; `steps` and `walks`, what the estimate cost."""
     deals: float
     pairs: float
     steps: int
@@ -26,22 +23,18 @@ class Prediction:
 
 def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False,
             move: int | None = None) -> Prediction | None:
-    """The size of the endgame of `info` (which `applicable` accepts), predicted from its
-    public view alone (the seat's own hand plays no part: what is declined reveals nothing)
-    in at most PREDICT_STEPS steps: `_endgame.predict` (Knuth's estimator; unbiased, so a
-    position may be mispredicted either way, and one predicted to fit is still capped while
-    it is built). `stop_above`: stop walking once the estimate passes it. None without the
-    compiled core, with PREDICT_WALKS 0, or when the view has too many groups. `shown`: the
-    game with the seat's own hand shown (`shown.bracket`); `move` (with `shown`): the subgame after
-    the seat's move (one that does not end the round), its tile on the line."""
+    """The size of the endgame of `info`, predicted from its public view alone by Knuth's
+    estimator (`_endgame.predict`, at most PREDICT_STEPS steps; `stop_above`: stop once past
+    it). None without the compiled core or with too many groups. `shown`: the seat's own
+    hand shown; `move` (with `shown`): the subgame after that move."""
     core = native.compiled()
     if core is None or budget.PREDICT_WALKS <= 0:
         return None
     pub = info.public
-    assert pub is not None          # `applicable`: what every seat saw is known
+    assert pub is not None
     free = shown_free(info) if shown else pub.free
     merged, allowed, _ = merge_groups(pub.groups, free)
-    # Groups no tile enters (epochs whose tiles were all played from known origins) drop out.
+    # Groups no tile enters drop out.
     kept = [g for g, (_, c) in enumerate(merged) if c > 0]
     if len(kept) > core.PREDICT_MAX_GROUPS:
         return None

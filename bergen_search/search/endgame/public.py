@@ -1,6 +1,5 @@
-"""The endgame's public state, which the compiled solver's callers and its pure-Python oracle
-(`reference.py`) both read: the root every seat sees (`Root`), a reference `State` of it with
-hands given (`state_of`), and the public actions at a state (`public_moves`)."""
+"""The endgame's public state: the root every seat sees (`Root`), a `State` of it with hands
+given (`state_of`), and the public actions at a state (`public_moves`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -53,9 +52,9 @@ def state_of(rules, root: Root, hands) -> State:
 
 
 def public_moves(s: State, holdings) -> list:
-    """The public actions at `s` for the acting player whose possible current hands are
-    `holdings`: each fitting tile some hand holds, at each end it fits (the right end's
-    mirror twin dropped), ascending codes, then PASS if some hand holds no fitting tile."""
+    """The public actions at `s` for an acting player with possible hands `holdings`: each
+    fitting tile some hand holds at each end (a mirror twin dropped), then PASS if some hand
+    holds none."""
     tiles, can_pass = 0, False
     for h in holdings:
         f = fitting(h, s.left, s.right)

@@ -1,25 +1,12 @@
 """The exact endgame's solver in pure Python: the oracle of `_endgame.pyx` (small positions).
 
-The game (see the `endgame` package): two players, no draw can happen again, chance has dealt the
-unseen tiles into both hands and the kept tiles, each player knows its own hand. Its
-*public tree* has a node per sequence of public actions (a play: tile and end; a pass); at a
-node each player's *range* is the set of its possible hands (`hands[p]`, by index) still
-compatible with the public actions. A hand's information set at a node is the node itself
-(the history is public), so a strategy is one distribution over the legal actions per node
-and per hand of the player to act: a play is legal for a hand that holds the tile, a pass for
-a hand that holds no fitting tile.
-
-Counterfactual regret minimisation over hand vectors (Zinkevich et al. 2007; the vector form
-of Johanson et al. 2012, "Efficient Nash Equilibrium Approximation through Monte Carlo
-Counterfactual Regret Minimization"), with the discounting of Brown & Sandholm 2019
-("Solving Imperfect-Information Games via Discounted Regret Minimization", DCFR), alternating
-updates. A terminal's payoff is the margin of side 0 (points scored from the root, side 0
-minus side 1); only a blocked round's depends on both hands, so a terminal holds its list of
-deals (pairs of hands) with their weight times their payoff.
-
-Everything here is written in the order `_endgame.pyx` computes it, so the two agree to the
-last bit on the same tree and the same iterations (tests/test_endgame.py).
-"""
+The public tree has a node per sequence of public actions (a play, a pass); at a node each
+player's range is its possible hands (`hands[p]`) still compatible with them, and a strategy
+is one distribution over the legal actions per node and hand. Vector-form CFR (Zinkevich et
+al. 2007; Johanson et al. 2012) with Brown & Sandholm 2019's discounting (DCFR), alternating
+updates. A terminal's payoff is side 0's margin from the root; a terminal holds its deals
+with their weight times their payoff. Everything is computed in `_endgame.pyx`'s order, so
+the two agree to the last bit (tests/test_endgame.py)."""
 from __future__ import annotations
 
 import math
@@ -57,15 +44,12 @@ def _legal(move: int, current: int, s: State) -> bool:
 
 
 def playout(s: State, root_scores, greedy_seat: int | None = None, policy: int = 0) -> int:
-    """Side 0's margin from `root_scores` at the end of the round from `s`, both hands in
-    view: each side plays to its best (plain minimax), except `greedy_seat`, which plays
-    `policy.floor_choice`'s move by `policy` (the leaves of a depth-limited tree, `build`'s
-    `horizon`), a mirror twin considered once (the one at the left end)."""
+    """Side 0's margin from `root_scores` at the end of the round from `s`, both hands in view: each
+    side plays its best (minimax), except `greedy_seat`, which plays `policy.floor_choice`'s move
+    by `policy`; a mirror twin is considered once (the left one)."""
     if s.ended is not None:
         return (s.scores[0] - root_scores[0]) - (s.scores[1] - root_scores[1])
-    # A mirror twin once, as the core does: the greedy seat's policy (its ties broken by
-    # move order) is thereby the one played on the position at the left twin, mirrored when
-    # the history went through the right one, against which the twins are worth the same.
+    # A mirror twin once, as the core does.
     moves = s.legal_moves()
     twins = mirror_twins(s.left, s.right, s.left_double, s.right_double, moves)
     moves = [m for m in moves if m not in twins]
@@ -78,13 +62,11 @@ def playout(s: State, root_scores, greedy_seat: int | None = None, policy: int =
 
 def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: int = 0,
           *, greedy_seat: int | None = None, policies: int = 1) -> list:
-    """The public tree (a list of `Node`, the root first, depth-first) over `deals`: (index of
-    player 0's hand in hands[0], index of player 1's in hands[1], weight). `horizon` > 0: a
-    decision that many decisions below the root is a leaf, a terminal whose payoff per deal
-    is that deal played out from there with both hands in view (`playout`: perfectly by both,
-    or with `greedy_seat` playing the first `policies` of `policy.floor_choice`'s, the one whose
-    weighted sum over the leaf's deals is best for it, and perfectly in a deal alone at the
-    leaf with its hand); its gain is side 0's points to the horizon only."""
+    """The public tree (a list of `Node`, root first, depth-first) over `deals` (player 0's hand
+    index, player 1's, weight). `horizon` > 0: a decision that deep is a leaf whose payoff per
+    deal is `playout` from there (perfect play, or `greedy_seat` playing the best for it of the
+    first `policies` floor policies, perfectly in a deal alone with its hand); its gain is side
+    0's points to the horizon only."""
     nodes: list = []
     root_scores = root.scores
 
@@ -113,8 +95,7 @@ def build(rules, root: Root, hands, deals, max_nodes: int = 10 ** 6, horizon: in
     def leaf(s, alive, played):
         g0 = float(gain(s.scores))
         best, chosen = None, None
-        # A deal alone at the leaf with the greedy seat's hand: that seat knows the other
-        # hand there, and plays perfectly.
+        # A deal alone at the leaf: the greedy seat knows the other hand, and plays perfectly.
         mine = ([d[greedy_seat] for d in alive].count if greedy_seat is not None
                 else lambda h: 2)
         for q in range(policies if greedy_seat is not None else 1):

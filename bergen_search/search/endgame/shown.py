@@ -24,16 +24,11 @@ from .prediction import round_figure
 
 @dataclass
 class Bracket:
-    """The game with the seat's own hand shown to the other side, solved move by move
-    (`bracket`), from the seat's side, in points. Per move: `floors`, what the move secures
-    for this hand whatever the other side does, even seeing the hand (the seat's solved
-    strategy after it against an exact best response); `ceilings`, what the other side,
-    seeing the hand, holds the move to (its solved strategy against the seat's exact best
-    response). The shown game's value of a move lies between the two. In the real game the
-    other side does not see the hand, which can only help the seat: each floor holds there
-    too (the move secures at least it), the ceilings need not. `missing`: legal moves the
-    budget did not bracket; `exploitability`: the largest of the moves' subgames;
-    `interrupted`: Ctrl-C (or `stop`) ended it, the moves not reached `missing`."""
+    """The game with the seat's own hand shown to the other side, solved move by move, from the
+    seat's side in points: `floors`, what each move secures for this hand even against an
+    opponent seeing it (so also in the real game), `ceilings`, what such an opponent holds it to.
+    `missing`: moves not bracketed; `exploitability`: the largest of the subgames';
+    `interrupted`: Ctrl-C or `stop` ended it."""
     floors: dict
     ceilings: dict
     deals: int
@@ -44,18 +39,16 @@ class Bracket:
     exploitability: float
     missing: tuple = ()
     interrupted: bool = False
-    #: The moves bracketed depth-limited (`limited`): move -> (the floor's horizon, the
-    #: ceiling's), in decisions below the move; 0 where that tree was whole (exact).
+    #: Moves bracketed depth-limited: move -> (floor's horizon, ceiling's); 0: whole.
     horizons: dict = field(default_factory=dict)
 
 
 
 @dataclass(frozen=True)
 class Limited:
-    """A move's depth-limited bracket (`limited`), from the seat's side in points from the
-    subgame's root: `floor` and `ceiling` (None when not even one decision fit the budget, or
-    it was interrupted), `horizons` (the floor's cut, the ceiling's), the work `spent`, the
-    `iterations`, the larger `exploitability` of the two trees, and `interrupted`."""
+    """A move's depth-limited bracket from the seat's side: `floor` and `ceiling` (None when not one
+    decision fit, or interrupted), `horizons`, the work `spent`, `iterations`, the larger
+    `exploitability` and `interrupted`."""
     floor: float | None
     ceiling: float | None
     horizons: tuple
@@ -68,9 +61,8 @@ class Limited:
 
 @dataclass(frozen=True)
 class Deepened:
-    """The deepest depth-limited tree that fits (`deepen`): its `solver` (None when not even
-    one decision fits), its `work` per traversal, its `horizon` (0 when the tree came out
-    whole), and the work `spent` building every level, kept or not."""
+    """The deepest depth-limited tree that fits (`deepen`): its `solver` (None: none fits), its
+    `work` per traversal, its `horizon` (0: whole) and the work `spent` building every level."""
     solver: solvers.Solver | None
     work: int
     horizon: int
@@ -88,20 +80,15 @@ class Step(enum.Enum):
 
 def deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, stop,
            playouts, *, max_horizon: int = MAX_HORIZON) -> Deepened:
-    """The deepest depth-limited tree of `sub` (`solvers.build`'s `horizon`) whose build and
-    BRACKET_MIN_ITERATIONS of DCFR are predicted to fit `max_work`, the horizon deepened one
-    decision at a time while the next is predicted to fit (its cost and its tree grown by
-    the last step's ratios), every level's play-outs sharing `playouts` (a deeper level
-    mostly finds its leaves' states there (`Deepened`: its solver None when not even one
-    decision fits)."""
+    """The deepest depth-limited tree of `sub` whose build and BRACKET_MIN_ITERATIONS of DCFR are
+    predicted to fit `max_work`, deepened one decision at a time, the levels sharing `playouts`."""
     per = 2 * BRACKET_MIN_ITERATIONS + 8     # traversals the tree must afford after it
     best, spent = None, 0
     costs: list = []
     kept = 0                    # the work of the tree held (`best`) while the next is built
     for h in range(1, max_horizon + 1):
         left = max_work - spent
-        # The next level's cost and tree, grown by the last step's ratios (within
-        # [GROW_LOW, GROW_HIGH]: the play-outs' shared table makes their cost erratic).
+        # The next level's cost and tree, grown by the last step's ratios (clamped).
         grow_cost = grow_work = 2.0          # a guess before two levels are known
         if len(costs) >= 2:
             grow_cost = min(max(costs[-1][0] / max(costs[-2][0], 1), GROW_LOW), GROW_HIGH)
@@ -113,8 +100,7 @@ def deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, s
         # The tree held and the one built must fit the memory cap together.
         memory = None if memory_bytes is None else memory_bytes - BYTES_PER_WORK * kept
         _, cap = allowance(room, None, memory, BRACKET_MIN_ITERATIONS)
-        # The play-outs get what the tree leaves of the room, less the steps a build may run
-        # past its limit before it looks (16,384).
+        # The play-outs get what the tree leaves of the room, less a build's overrun.
         steps = int((room - cap) / PLAYOUT_WORK) - 0x4000
         if stop is not None and stop.is_set() or cap <= 0 or steps <= 0:
             break
@@ -140,29 +126,19 @@ def deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, s
 
 def limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
             max_iterations: int, clock, stop, playouts: tuple) -> Limited:
-    """`sub` (the shown game after the seat's move) bracketed depth-limited (`Limited`);
-    floor and ceiling None when not even one decision fits `max_work` (the ceiling's tree
-    gets half, the floor's what is left) or it was interrupted, the work spent counted all
-    the same.
-    `playouts`: the floor's and the ceiling's `_endgame.PlayoutTable`.
-
-    Two trees, each cut at its horizon (`deepen`). In the floor's, below the horizon the
-    seat plays a fixed policy (the better over the leaf's deals of FLOOR_POLICIES; perfectly
-    in a deal alone with its hand, where it knows the other hand) and the other side answers
-    each deal perfectly, seeing both hands (as it does in the shown game): the seat's solved
-    strategy above the horizon and that policy below is a strategy of the shown game, and
-    the floor is its exact best-response value there, a value it secures. In the ceiling's,
-    below the horizon both sides see both hands and play perfectly: the seat knows more
-    there than in the shown game, so the other side's solved strategy above, playing
-    perfectly below, holds the seat to at most the ceiling."""
+    """`sub` (the shown game after the seat's move) bracketed depth-limited (`Limited`): the
+    ceiling's
+    tree gets half of `max_work`, the floor's the rest. `playouts`: their `PlayoutTable`s. Below
+    the floor's horizon the seat plays the best of FLOOR_POLICIES and the other side answers each
+    deal perfectly: a strategy of the shown game, whose best-response value it secures. Below the
+    ceiling's, both sides see both hands: the seat knows more than in the shown game, so the
+    ceiling bounds it."""
     p, spent, iterations, worst = sub.seat, 0, 0, 0.0
     out, horizons = [], []
-    # One deal: the seat knows the other hand, nothing is hidden, and the ceiling's tree cut
-    # one decision deep (both playing perfectly past it) is the shown game itself: its two
-    # bounds are the floor and the ceiling.
+    # One deal: nothing is hidden, and the ceiling's tree cut one decision deep is the shown
+    # game itself.
     alone = len(sub.deals) == 1
-    # The ceiling's first: its play-outs search both sides' choices (the floor's only the
-    # other side's), so it is the one that may not fit at all, and then the floor is not
+    # The ceiling's first: it is the one that may not fit at all, and then the floor is not
     # worth its cost.
     for k, greedy in ((1, None),) if alone else ((1, None), (0, p)):
         share = (max_work - spent) // 2 if k == 1 and not alone else max_work - spent
@@ -196,23 +172,16 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
             memory_bytes: int | None = None, tolerance: float = TOLERANCE,
             max_iterations: int = MAX_ITERATIONS, clock=time.perf_counter,
             stop=None) -> Bracket:
-    """A certified bracket of each legal move of `info` (which `applicable` accepts) where
-    the exact solve is out of reach: the game with the seat's own hand shown to the other
-    side (its deals only: the other side's possible hands, the seat's fixed), the subgame
-    after each move solved by DCFR to `tolerance` within a fair share of the budget (what is
-    left over the moves still to bracket; then the moves whose tree was too big for their
-    share once more, sharing what the others left), its bounds measured by exact best responses
-    (`Bracket`). Under an iteration budget (`max_work`, no `seconds`) with the compiled core,
-    the moves still too big are bracketed depth-limited (`limited`), each with a fair share
-    of what is left, and `Bracket.horizons` says how deep. Otherwise declined at once
-    (`TooBig`, nothing built) when the shown game's predicted size is beyond the budget, as
-    `attempt` declines the full one. `TooBig` too when no move could be bracketed. `stop` as
-    `solve`'s (then the moves not reached are `missing`)."""
+    """A certified bracket of each legal move of `info` where the exact solve is out of reach: the
+    game with the seat's hand shown, the subgame after each move solved by DCFR within a fair
+    share of the budget, its bounds exact best responses (`Bracket`). Under an iteration budget
+    with the core, the moves still too big are bracketed depth-limited (`limited`). `TooBig` when
+    the shown game's predicted size is beyond the budget or no move could be bracketed. `stop` as
+    `solve`'s."""
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes, BRACKET_MIN_ITERATIONS)
     affords = cap / PREDICT_WORK_PER_PAIR
-    # Every walk the steps allow (no early stop): a shown game is often near the line, and
-    # an estimate stopped at its first 32 walks declined some of them 10 times too big.
+    # Every walk the steps allow (no early stop): a shown game is often near the line.
     size = prediction.predict(info, shown=True)
     cuts = native.compiled() is not None and allowed is not None and seconds is None
     # The play-outs' two tables take at most a quarter of the memory cap, the trees the rest.
@@ -238,9 +207,8 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
 
 
 class _Bracketing:
-    """One `bracket` under way: the shown game `g`, its moves, what each has been given
-    (`floors`, `ceilings`, `horizons`), and what is left of the budget (`spent` of
-    `allowed`, the builds' share)."""
+    """One `bracket` under way: the shown game `g`, its moves, their bounds and horizons, and the
+    budget left."""
 
     def __init__(self, g: Endgame, *, allowed, seconds, memory_bytes, tree_bytes, table_bits,
                  tolerance, max_iterations, clock, stop, t0):
@@ -259,11 +227,8 @@ class _Bracketing:
         self.spent = self.iterations = 0
         self.worst = 0.0
         self.tables: tuple = ()     # the play-outs' tables, shared by every move's cuts
-        # The builds found too big may take BUILD_SHARE of the budget in all: the estimator
-        # can miss a heavy tail (a hand of 13: six subgames predicted to fit, each built for
-        # 0.09 s and found too big), and a bracket that cannot be had should cost little.
-        # Under a clock, of its time; under a work budget, of its work (a failed build costs
-        # its cap: the bracket stays the same on every machine and under any load).
+        # The builds found too big may take BUILD_SHARE of the budget in all (of the time under
+        # a clock, else of the work, so the bracket is the same on every machine).
         self.build_left = None if seconds is None else BUILD_SHARE * seconds
         self.failed_left = (None if allowed is None or seconds is not None
                             else BUILD_SHARE * allowed)
@@ -272,9 +237,9 @@ class _Bracketing:
         return self.stop is not None and self.stop.is_set()
 
     def size_moves(self, info: InfoSet) -> None:
-        """The moves that end the round valued (exactly: no one answers them); the others'
-        subgames (`after`) and their sizes predicted (a few milliseconds; none without the
-        core): the smallest bracketed first, and one predicted beyond its share never built."""
+        """The moves that end the round valued exactly; the others' subgames and sizes predicted,
+        the
+        smallest first, one predicted beyond its share never built."""
         g = self.g
         for m in self.moves:
             sub = after(g, m)
@@ -288,9 +253,8 @@ class _Bracketing:
                 self.sizes[m] = size.pairs
 
     def whole_moves(self) -> Step:
-        """Each move a fair share of what is left; then the moves too big for their share
-        again, with what the others left (a small subgame leaves most of its share unspent).
-        Leaves in `self.todo` the moves of the last pass."""
+        """Each move a fair share of what is left, then the moves too big for it again with what the
+        others left. Leaves in `self.todo` the moves of the last pass."""
         self.todo = sorted(self.subs, key=lambda m: (self.sizes.get(m, 0.0), m))
         status = Step.DONE
         for _ in range(2):
@@ -312,9 +276,7 @@ class _Bracketing:
         status = Step.DONE
         for k, m in enumerate(todo):
             status = self.cut(m, len(todo) - k)
-            # The first move's first horizon did not fit its share: the others, no smaller
-            # (the smallest first), would hardly fit theirs; a bracket that cannot be had
-            # costs a share, not the budget.
+            # The first move's first horizon did not fit: the others, no smaller, would not.
             if status is Step.INTERRUPTED or (status is Step.OUT and not self.floors):
                 break
         return status
@@ -398,8 +360,7 @@ class _Bracketing:
     def result(self, status: Step) -> Bracket:
         g = self.g
         missing = [Move.from_code(m) for m in self.moves if Move.from_code(m) not in self.floors]
-        # Ctrl-C heard between DCFR iterations ends `solvers.iterate` quietly: said here, so
-        # that the caller stops too.
+        # Ctrl-C between DCFR iterations ends `solvers.iterate` quietly: said here.
         interrupted = status is Step.INTERRUPTED or self.stopped()
         if not self.floors:
             raise TooBig("with this hand shown no move could be bracketed within the budget",

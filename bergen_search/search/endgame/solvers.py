@@ -1,7 +1,6 @@
 """The two solvers behind one interface (`Solver`): the compiled `_endgame.EndgameSolver` and
-its oracle `endgame_ref.Solver`; `build`, the tree of an `Endgame` within a cap, in whichever
-is loaded (`native.compiled`); `iterate`, DCFR on it until a check finds it exact enough or the
-budget runs out; `exploitability`, measured exactly by best responses."""
+its oracle `reference.Solver`; `build`, an `Endgame`'s tree within a cap; `iterate`, DCFR on
+it until exact enough or out of budget; `exploitability`, by best responses."""
 from __future__ import annotations
 
 import math
@@ -20,10 +19,9 @@ if TYPE_CHECKING:
 
 @runtime_checkable
 class Solver(Protocol):
-    """What the endgame asks of a solver (both implement it): DCFR iterations, each side's
-    best-response values and followed values at the root and after each root move, the
-    average strategy at a node, the root's public moves and rows (the seat's hands), and the
-    terminal deals of the tree (None: not counted)."""
+    """What the endgame asks of a solver: DCFR iterations, best-response and followed values,
+    the average strategy at a node, the root's moves and rows, the terminal deals (None: not
+    counted)."""
     n_pairs: int | None
 
     def run(self, iterations: int) -> None: ...
@@ -45,13 +43,11 @@ def build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
            greedy_seat: int | None = None, max_steps: int = 0, *, playouts=None,
            policies: int = 1, stop=None):
     """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work or
-    `seconds` to build (0: no limit). `horizon` > 0: depth-limited, its leaves' deals played
-    out with both hands in view (perfectly by both, or with `greedy_seat` playing the best of
-    `policies` fixed policies at each leaf), at most
-    `max_steps` states of play-out (0: no limit) sharing `playouts` (a
-    `_endgame.PlayoutTable` of the same rules and greedy seat, or None: a new one) (the
-    compiled solver's). `stop` (a threading.Event, or None): the compiled build looks at it
-    as it goes and raises KeyboardInterrupt once it is set, as at Ctrl-C."""
+    `seconds` to build (0: no limit). `horizon` > 0: depth-limited, the leaves played out
+    with both hands in view (perfectly, or `greedy_seat` playing the best of `policies`
+    fixed policies), at most `max_steps` states (0: no limit), sharing `playouts` (a
+    `_endgame.PlayoutTable`). `stop` (an Event): the compiled build raises
+    KeyboardInterrupt once it is set."""
     core = native.compiled()
     n_hands = (len(g.hands[0]), len(g.hands[1]))
     limit = cap = min(cap, MAX_WORK)
@@ -87,12 +83,10 @@ def _heard(stop):
     return None if stop is None else stop.is_set
 
 
-
 @dataclass(frozen=True)
 class Iterated:
-    """What a run of DCFR did (`iterate`): its `iterations`, the `exploitability` and the
-    `bounds` from the seat's side measured after the last, the tree's `traversals`, whether
-    it was `interrupted`, and the work `spent` (the build's traversal included)."""
+    """A run of DCFR: its `iterations`, the `exploitability` and `bounds` after the last, the
+    `traversals`, whether `interrupted`, and the work `spent` (the build's included)."""
     iterations: int
     exploitability: float
     bounds: tuple | None
@@ -101,15 +95,11 @@ class Iterated:
     spent: int
 
 
-
-
 def iterate(solver, work, *, total, share, seat, tolerance, hand_tolerance, allowed,
              deadline, max_iterations, clock, stop, phases) -> Iterated:
-    """DCFR on `solver` (a tree of `work` per traversal) until a check finds the
-    exploitability within `tolerance` and over `share` (the hand's share of the weight
-    `total`) within `hand_tolerance`, or `allowed` work, the `deadline` or `max_iterations`
-    runs out (`Iterated`; bounds from `seat`'s side). The exploitability is measured after
-    the last iteration whatever the schedule (when at least one ran)."""
+    """DCFR on `solver` (`work` per traversal) until a check finds the exploitability within
+    `tolerance` and, over `share` of the weight `total`, within `hand_tolerance`, or `allowed`
+    work, the `deadline` or `max_iterations` runs out; measured after the last iteration."""
     spent = work
     done = 0
     checks = list(CHECK_AT)
@@ -121,7 +111,7 @@ def iterate(solver, work, *, total, share, seat, tolerance, hand_tolerance, allo
             target = min(checks.pop(0) if checks else done + CHECK_EVERY, max_iterations)
             if allowed is not None and spent + 2 * work * (target - done + 1) > allowed:
                 break
-            # One iteration at a time, so that the clock and Ctrl-C are heard between them.
+            # One at a time: the clock and Ctrl-C are heard between them.
             while done < target and (deadline is None or clock() < deadline):
                 if stop is not None and stop.is_set():
                     raise KeyboardInterrupt
@@ -149,7 +139,6 @@ def iterate(solver, work, *, total, share, seat, tolerance, hand_tolerance, allo
         spent += 2 * work
         checks_done += 1
     return Iterated(done, exploit, bounds, 2 * done + 2 * checks_done, interrupted, spent)
-
 
 
 def exploitability(solver, total: float, p: int):

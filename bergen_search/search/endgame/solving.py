@@ -21,20 +21,13 @@ from .solvers import Solver
 
 @dataclass
 class Solution:
-    """A solved endgame, from the side of the seat to move, in points.
-
-    Every dict is keyed by the move (`notation.Move`).
-    `values`: each legal move's value (the seat's best response after it against the
-    other's solved strategy, for its own hand), twins included; `mix`: the seat's average
-    strategy at its hand (shares, summing to 1); `value`: its hand's value (the best move's);
-    `game_value`: the whole game's value under the solved pair (every deal); `bounds`: what
-    the seat's side gets when the other side best-responds to its strategy, and when it
-    best-responds to the other's (the game's value lies between); `exploitability` their
-    difference; `sides`: per move, each side's expected points gained to the end of the round
-    when both play the solved strategies; `hand_bound`: the bound printed with the hand's
-    values (the exploitability over the hand's share of the deals' weight); `average`: the
-    seat's average strategy at its hand (`mix` is it without the moves the bound rules out,
-    renormalised)."""
+    """A solved endgame from the seat to move's side, in points, every dict keyed by
+    `notation.Move`:
+    `values` (each move's best-response value for its hand, twins included), `mix` (the average
+    strategy played), `value` (the best move's), `game_value`, `bounds` (the seat's side against
+    a best response and best-responding; the value lies between), `exploitability` (their
+    difference), `sides` (each side's expected points per move), `hand_bound` (the bound printed
+    with the values) and `average` (the average strategy before the bound's cut)."""
     values: dict
     mix: dict
     value: float
@@ -58,8 +51,7 @@ class Solution:
     pairs: int | None = None  # the terminal deals of the tree (the compiled solver's)
     #: Per move, the bound of its value: `hand_bound`, or a refined deviation's own.
     move_bounds: dict = field(default_factory=dict)
-    #: Per move outside the played mix's support: whether its value is refined (valued
-    #: against an opponent who answers it, `value_after`) or the solve's (the budget ran out).
+    #: Per move outside the mix: whether its value is refined (`value_after`) or the solve's.
     refined: dict = field(default_factory=dict)
     unrefined: dict = field(default_factory=dict)   # those moves' values from the solve
     spent: int = 0            # the solver work spent, the refinements' included
@@ -87,18 +79,12 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
           seconds: float | None = None, max_iterations: int = MAX_ITERATIONS,
           build_seconds: float = 0.0, clock=time.perf_counter, stop=None,
           memory_bytes: int | None = None, refine: bool = True) -> Solution:
-    """Solve `g` to `tolerance` (exploitability, points) and `hand_tolerance` (the hand's
-    bound: the exploitability over the hand's share of the deals' weight,
-    `Solution.hand_bound`) within `max_work` (solver work: deterministic) and/or `seconds`
-    (the clock). DCFR runs until a check finds both within, or the budget or
-    `max_iterations` runs out. Raises
-    `TooBig` when the tree cannot afford MIN_ITERATIONS within the budget (it is not built
-    further, nor past `build_seconds` of building), or when the budget ran out before
-    ACCEPT was reached. `stop` (a threading.Event) is heard between iterations and inside
-    the build as Ctrl-C is;
-    `memory_bytes` caps the tree (allowance). `refine`: then value each move outside the
-    played mix against an opponent who answers it (`refine_deviations`) with what is left of
-    the budget."""
+    """Solve `g` to `tolerance` (exploitability, points) and `hand_tolerance`
+    (`Solution.hand_bound`)
+    within `max_work` (solver work) and/or `seconds`. Raises `TooBig` when the tree cannot afford
+    MIN_ITERATIONS (or its build takes past `build_seconds`), or when ACCEPT was not reached.
+    `stop` is heard as Ctrl-C is; `memory_bytes` caps the tree; `refine`: then value each move
+    outside the mix against an answer (`refine_deviations`) with the budget left."""
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes)
     solver, nodes, work = solvers.build(g, cap, build_seconds, stop=stop)
@@ -172,9 +158,8 @@ def _solution(g: Endgame, solver: Solver, exploit, bounds, tolerance, iterations
 
 
 def played_mix(values: dict, average: dict, bound: float) -> dict:
-    """The average strategy without the moves whose value is below the best's by more than
-    twice `bound` (worse whichever way both values' errors fall), renormalised; the best
-    move alone if nothing of the average is left."""
+    """The average strategy without the moves below the best's value by more than twice `bound`,
+    renormalised (the best move alone if nothing is left)."""
     best = max(values.values())
     kept = {m: p for m, p in average.items() if values[m] >= best - 2 * bound}
     total = sum(kept.values())
@@ -185,13 +170,9 @@ def played_mix(values: dict, average: dict, bound: float) -> dict:
 
 
 def refine_deviations(g: Endgame, sol: Solution, *, max_work, seconds, clock, stop, **settings) -> None:
-    """Value every move of `sol` outside the played mix's support against an opponent who
-    answers it (`value_after`), the best valued first, each given a fair share of what is
-    left of the budget (what is left over the moves still to value; a subgame solved early
-    leaves its rest to the next); `sol.values` and `sol.move_bounds` take the refined values
-    and their bounds, `sol.refined` says per move which were (False: the budget ran out, or
-    the subgame did not fit it: the value is the solve's, unrefined), `sol.unrefined` keeps
-    the solve's values of those moves. Its work counts in `sol.spent`."""
+    """Value every move of `sol` outside the mix against an answer (`value_after`), the best first,
+    each a fair share of the budget left; `sol.values`, `sol.move_bounds`, `sol.refined` and
+    `sol.unrefined` say what came of it, and the work counts in `sol.spent`."""
     off = sorted((m for m, x in sol.mix.items() if x <= 0), key=lambda m: -sol.values[m])
     t0, used = clock(), 0
     for k, m in enumerate(off):

@@ -1,7 +1,5 @@
-"""The exact endgame as a step of a search: the `endgame` engine's whole answer, and the first
-step of ISMCTS (its setting `endgame`), or for a live search a step beside it (`beside`). Both
-engines call `attempt` here (neither imports the other: pyproject's "engines" contract); the
-`endgame` package is the game and its solver.
+"""The exact endgame as a step of a search: the `endgame` engine's whole answer, ISMCTS's
+first step (its setting `endgame`), or a step beside a live search (`beside`).
 """
 from __future__ import annotations
 
@@ -13,24 +11,20 @@ from ..limits import STOP_SLICE_SECONDS, Limits, now
 from ..registry import SearchRun, Solved
 from ..results import BracketReport, EndgameReport
 
-#: The budget of the attempt given neither iterations nor time, in the default engine's
-#: iterations (each buys endgame.budget.WORK_PER_ITERATION of solver work).
+#: The attempt's budget given neither iterations nor time, in ISMCTS iterations.
 BUDGET = 100_000
 
 
 def attempt(info, limits, run, *, alone: bool = False, bracketing: bool = False,
             tolerance: float | None = None, hand_tolerance: float | None = None,
             inference: str = "off") -> Solved:
-    """Solve the endgame of `info` within `limits` (`endgame.attempt`), for the `endgame`
-    engine (`alone`) or another's `solve` (ISMCTS's setting `endgame`): the result, or
-    the limits left for the search and why it did not solve (`info["endgame"]`).
-    `bracketing`: where it declines, bracket each move (ISMCTS's setting `bracket`; never
-    when `alone`). `tolerance`, `hand_tolerance` (None: `endgame.budget`'s) and `inference`
-    (the deals' prior, when `alone`): the `endgame` engine's settings."""
+    """Solve the endgame of `info` within `limits`, for the `endgame` engine (`alone`) or
+    ISMCTS: the result, or the limits left for the search and why not. `bracketing`: where
+    it declines, bracket each move (not `alone`). `tolerance`, `hand_tolerance` (None:
+    `endgame.budget`'s) and `inference`: the `endgame` engine's settings."""
     from .. import endgame  # here: the solver's modules load only when it is tried
     if run.backend.name != "core" or endgame.compiled() is None:
-        # The Python solver (endgame_ref.py) is the oracle of the tests; within a
-        # search's budget it would reach almost nothing.
+        # The Python solver is the tests' oracle, too slow for a search.
         why: str | None = "the exact endgame needs the compiled core"
         return Solved(limits=limits, info={"endgame": {"solved": False, "why": why}}
                       if alone or endgame.at_stage(info) else {})
@@ -62,7 +56,7 @@ def attempt(info, limits, run, *, alone: bool = False, bracketing: bool = False,
         report["bracket_why"] = tried.bracket_why
     out = Solved(limits=limits, info={"endgame": report} if why else {})
     if tried.interrupted:
-        # Ctrl-C (or stop): no time is left, so the answer comes from a short search.
+        # No time is left: the answer comes from a short search.
         out.limits = Limits(iterations=max(BUDGET // 100, 1),
                             memory_mb=limits.memory_mb)
         out.interrupted = True
@@ -70,10 +64,8 @@ def attempt(info, limits, run, *, alone: bool = False, bracketing: bool = False,
 
 
 def bracket_report(b) -> BracketReport:
-    """An `endgame.Bracket` for `info["endgame"]["bracket"]`: per move its floor and
-    ceiling (what the move secures for this hand whatever the other side does, even seeing
-    the hand; what the other side seeing the hand holds it to), how deep the moves
-    bracketed depth-limited were cut, and what it cost."""
+    """An `endgame.Bracket` as `info["endgame"]["bracket"]`: per move its floor and ceiling,
+    the horizons of those cut, and what it cost."""
     return {"shown": True, "floor": dict(b.floors), "ceiling": dict(b.ceilings),
             "horizon": {m: {"floor": f, "ceiling": c} for m, (f, c) in b.horizons.items()},
             "deals": b.deals, "iterations": b.iterations, "work": b.work,
@@ -82,23 +74,16 @@ def bracket_report(b) -> BracketReport:
 
 
 def beside(info, limits, run: SearchRun, **attempted) -> Solved:
-    """The attempt (`attempt(info, limits, run, **attempted)`) run on a thread beside a live
-    search (watched through `run.on_info`): nothing solved yet, the answer still to come
-    (`Solved.later`, a `Beside`), so that the search's first ranked moves do not wait for an
-    attempt that may take seconds and then decline."""
+    """The attempt run on a thread beside a live search (watched through `run.on_info`): the
+    answer still to come (`Solved.later`, a `Beside`)."""
     return Solved(limits=limits, later=Beside(info, limits, run, attempted))
 
 
 class Beside:
-    """An attempt on a thread beside a live search (`beside`; `registry.Later`).
-
-    The search hears `stop` (the caller's stop, or the attempt solved) and reports through
-    `on_info` until the attempt's own report (`"exact": True`), after which nothing of the
-    search is reported. `finish()` stops the attempt when the search was stopped, waits for
-    it and returns its `registry.Solved`: with an iteration budget the attempt is the same
-    work as when it runs first, so the result is the same whether or not the search was
-    watched. Its memory: the search's and the attempt's are each held to the cap, so up to
-    twice it at once."""
+    """An attempt on a thread beside a live search (`registry.Later`). The search hears
+    `stop` (the caller's, or the attempt solved) and reports through `on_info` until the
+    attempt's own report; `finish()` waits for the attempt and returns its `Solved`. The
+    search's memory and the attempt's are each held to the cap."""
 
     def __init__(self, info, limits, run: SearchRun, attempted: dict):
         assert run.on_info is not None      # a live search: watched
@@ -148,7 +133,7 @@ class Beside:
             raise
         if self.error is not None:
             raise self.error
-        assert self.solved is not None      # the attempt ended without an error: it solved
+        assert self.solved is not None
         return self.solved
 
 

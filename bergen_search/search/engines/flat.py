@@ -1,24 +1,10 @@
 """Flat Monte Carlo: the plainest search that samples worlds, kept as a yardstick.
 
-Every root move is played on the same sampled worlds (a world consistent with what the seat
-to move knows: `sampler.ReferenceSampler`), then played out to the end of the round by the
-playout policy (`game/policy.py`; for the match objective, through fresh deals until a side wins),
-with the same random numbers for every move (common random numbers). A move's value is its
-mean reward over the worlds; the budget (`iterations`) counts worlds, each costing one
-playout per choice. It runs in pure Python on the reference rules, with or without the
-compiled core, and is split into `replicates` independent units (each its own seed) whose
-spread is every value's error, as ISMCTS's is.
-
-No tree, no opponent model: a move is judged as if every seat then played by the policy. It
-is what "determinized" search is without any search below the root (Long et al. 2010 call it
-Perfect Information Monte Carlo with a playout policy instead of a solver), and the floor any
-real engine must clear: `bergen arena ismcts:time=0.1 flat:time=0.1 --round --games 1000
---seed 2122 --workers 2` gave the default engine +0.287 ± 0.065 a round (luck-adjusted
-+0.285 ± 0.056; lab/strength/STRENGTH.md).
-
-This module is the whole engine: it registers itself, and the command line, match engine
-specs (`flat:iterations=400,playout=safe`), `analyze`, `bergen engine` and the docs of
-`--algorithm` pick it up from the registry.
+Every root move is played on the same sampled worlds, then played out by the playout policy
+with the same random numbers for every move; a move's value is its mean reward. `iterations`
+counts worlds; `replicates` independent units give the error. No tree, no opponent model:
+PIMC with a playout instead of a solver (Long et al. 2010), the floor a real engine must
+clear (lab/strength/STRENGTH.md). It runs in pure Python and registers itself.
 
 >>> from bergen_search.information.infoset import from_position
 >>> from bergen_search.formats.position import position_from_flags

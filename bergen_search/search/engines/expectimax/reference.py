@@ -1,37 +1,14 @@
 """Exact expectimax over every consistent world: the oracle of the core's determinized search.
 
-A determinized search (Perfect Information Monte Carlo, PIMC: Long, Sturtevant, Buro & Furtak
-2010, "Understanding the Success of Perfect Information Monte Carlo Sampling in Game Tree
-Search") values each move of the seat to move as the mean, over the worlds consistent with what
-the seat saw, of the move's value in that world searched with every hand in view. This module
-does it exhaustively and readably, on the reference rules engine (`state.State`):
-
-- the worlds and their weights come from `WorldTable(info).enumerate()`: a world is the other
-  hands and the reserve's *contents*; its weight is the number of deal-and-draw histories
-  behind it;
-- in a world, the round is searched to its end. At a decision the player to move picks the move
-  that is best for its own side (the first best in move order); a draw is a chance node over
-  every tile left in the reserve, each with probability 1 / reserve size (the reserve's order is
-  unknown, so the tile drawn is uniform, and the tiles kept at the end are merely the last of a
-  uniform order); passes and single moves are forced. A play that mirrors another
-  (`state.mirror_twins`) is the same choice: only the one at the left end is searched, and at
-  the root the twin takes its value (with three or more sides, where ties between equal
-  values are broken by move order, this fixes which of two mirrored lines is followed).
-
-Values are from a side's point of view, by `objective`:
-
-- `"points"`: the side's gain from now on minus the mean gain of the other sides (with two
-  sides, the zero-sum points difference);
-- `"match"`: the probability that the side wins the match. A round that ends with a winner is
-  worth 1 to it and 0 to the others; one that ends without a winner is worth the *match equity*
-  of its scores, `match_equity`: the share of `playouts` random matches played on from those
-  scores (fresh deals, random moves) that each side wins. The playouts are seeded by the scores
-  and the search's seed, so the equity is a fixed function of the scores, exactly as in the core
-  (`_expectimax.pyx`), which memoises it.
-
-Arithmetic is exact (`fractions.Fraction`). Ties between moves are broken towards the first in
-move order; with three or more sides (max-n) the tie-break can change the others' values, and
-the core breaks ties the same way (up to a tolerance of 1e-9 on its floating-point values).
+A determinized search (PIMC: Long, Sturtevant, Buro & Furtak 2010) values each move as the
+mean, over the worlds consistent with what the seat saw (`WorldTable(info).enumerate()`,
+weighted by their histories), of its value in that world searched with every hand in view.
+In a world the round is searched to its end: the mover picks its side's best (the first in
+move order), a draw is a chance node uniform over the reserve's tiles, a mirror twin is
+searched once. Values by `objective`: "points", the side's gain minus the mean of the
+others'; "match", its chance to win the match, an unfinished match valued by `match_equity`
+(seeded random playouts from the scores, as the core memoises it). Arithmetic is exact
+(`fractions.Fraction`); the core agrees within 1e-9.
 
 >>> from bergen_search.formats.position import position_from_flags
 >>> from bergen_search.information.infoset import from_position
@@ -55,10 +32,8 @@ from ....information.sampler import world_state as sampler_world_state
 
 
 def world_state(info: InfoSet, hands, reserve) -> State:
-    """The full-information reference State of one world of `info`: its public fields (line,
-    scores, reserve size, passes, draws this turn) with `hands` (a mask per seat, the seat's own
-    included) and `reserve` (tiles, taken as the draw order), checked by `check_world`
-    (`sampler.world_state` assembles it)."""
+    """The full-information reference State of one world of `info` (`hands` a mask per seat,
+    `reserve` in draw order), checked by `check_world`."""
     return sampler_world_state(info, *check_world(info, hands, reserve))
 
 
@@ -180,9 +155,8 @@ class _Search:
 
 def world_values(info: InfoSet, hands, reserve_tiles, objective="points", seed: int = 0,
                  playouts: int = 2) -> dict:
-    """move -> exact value (Fraction, from the side of the seat to move) in one world: `hands`
-    a mask per seat, `reserve_tiles` the reserve's contents (any order). `seed` and
-    `playouts` only matter for the match objective (the match equity)."""
+    """move -> exact value (Fraction, the mover's side's) in one world; `seed` and `playouts` matter
+    for the match objective only."""
     search = _Search(info, objective_code(objective), seed, playouts)
     return search.root(world_state(info, hands, sorted(reserve_tiles)))
 

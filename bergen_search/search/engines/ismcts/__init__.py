@@ -1,9 +1,6 @@
-"""ISMCTS, the default engine (`_ismcts.pyx`; its pure-Python twin `reference.py`):
-independent replicated trees, sequential halving at the root (`halving`) and a final pass,
-the exact endgame first when it applies (beside a live search), the expected lines, the
-memory cap's report, and the `classic` preset (the engine as it was before inference, safe
-playouts and merged twins). It uses the search's public machinery: `limits.Deadline`,
-`workers.Job` and `run_sliced`, `results.UnitOutput`."""
+"""ISMCTS, the default engine (`_ismcts.pyx`; its pure-Python twin `reference.py`): replicated
+trees, sequential halving at the root (`halving`) and a final pass, the exact endgame first
+when it applies, the expected lines, the memory cap's report, and the `classic` preset."""
 from __future__ import annotations
 
 import math
@@ -13,6 +10,8 @@ from ....constants import PASS_STREAM
 from ....game.rng import derive_seed
 from ... import backend
 from ...endgame import step as exact
+from . import settle
+from .settle import Checkpoints, cycled
 from ....formats.notation import Move
 from ....constants import OWN_DRAW as KEY_OWN_DRAW
 from ....game.state import DRAW as KEY_DRAW
@@ -24,19 +23,16 @@ from ...results import UnitOutput
 from ...workers import run_sliced
 from ....stats import mean_stderr
 
-#: The final pass (comparable values, `search(values=True)`): the share of a time limit
-#: kept for it, and its worlds (iterations / (PASS_SPREAD x choices), within
-#: PASS_MIN..PASS_MAX), drawn on `constants.PASS_STREAM`.
+#: The final pass: the share of a time limit kept for it, and its worlds (iterations /
+#: (PASS_SPREAD x choices), within PASS_MIN..PASS_MAX), drawn on `constants.PASS_STREAM`.
 PASS_SHARE = 0.15
 PASS_SPREAD = 5
 PASS_MIN, PASS_MAX = 100, 4000
-#: Sequential halving keeps, beside the better half, every choice whose tree mean falls short
-#: of the last one kept by less than this many standard errors (`close`; 0: a strict half).
+#: Sequential halving also keeps every choice within this many standard errors of the last
+#: one kept (0: a strict half).
 HALVING_Z = 2.0
-#: The expected line of play after each root move (`best`'s principal variation): each
-#: tree keeps the LINE_WIDTH most visited edges at every node below the move, LINE_DEPTH
-#: deep; the line follows the edge most visited over all the trees while it holds at least
-#: LINE_SHARE of the move's visits and LINE_MIN visits.
+#: The expected line after each root move: the LINE_WIDTH most visited edges per node,
+#: LINE_DEPTH deep, followed while an edge holds LINE_SHARE of the move's visits and LINE_MIN.
 LINE_DEPTH = 6
 LINE_WIDTH = 2
 LINE_SHARE = 0.05
@@ -80,17 +76,19 @@ class Ismcts(Algorithm):
                         "halving (sequential halving: every choice a share, the better half "
                         "more, again and again) or ucb (UCB1, as below the root)",
                         ("halving", "ucb")),
+        "settle": Setting(str, "best", "measure each move's trend over its tree's growth "
+                          "and correct its value toward a search of 16 times the budget, "
+                          "saying whether the answer has settled: with the constants of a "
+                          "best query (best; 100,000 iterations against 1.6 million) or of a "
+                          "review (review; 20,000 against 320,000), or not (off: the values "
+                          "of the search as it stands)", ("best", "review", "off")),
     }
 
     def worker(self, job, sampler, budget, seed, deadline, *, hooks=None, account=None):
-        """One replicate: one tree searched, then its final pass (when the caller reads the
-        values, or the move is the best value: `value_pass`), whose values and sides are the
-        replicate's (else its tree's means). `job.memory`: the cap in bytes on the trees of
-        `account` alive at once (its search's in this process, `memory_account`; None: this
-        tree alone) (`IsmctsTree.max_bytes`; at the cap the tree stops growing,
-        `extra["full_at"]` says after how many iterations). For a caller that reads the
-        values, the tree's expected lines after each root move (`extra["lines"]`,
-        `line_beams`)."""
+        """One replicate: one tree searched, then its final pass when `value_pass`, whose values are
+        the replicate's (else the tree's means). `job.memory`: the cap on the trees of `account`
+        (at the cap a tree stops growing, `extra["full_at"]`). For a caller reading values, the
+        expected lines (`extra["lines"]`)."""
         settings, passing = job.settings, job.values or self.value_pass(job.settings)
         tree_class = backend.SEARCH.pick(f"{__name__}._ismcts.IsmctsTree", ReferenceTree)
         tree = tree_class(sampler, seed, settings["exploration"], job.objective,
@@ -101,7 +99,13 @@ class Ismcts(Algorithm):
         search_deadline = deadline if left is None or not passing else Deadline(
             left * (1 - PASS_SHARE))
         t0 = now()
-        if settings["root"] == "halving":
+        checks = None
+        if settings["root"] == "halving" and settings["settle"] != "off":
+            checks = Checkpoints(derive_seed(seed, PASS_STREAM), budget, None if left is None
+                                 or not passing else (t0, left * PASS_SHARE))
+            done, interrupted = cycled(tree, budget, search_deadline, job.focus, hooks,
+                                       between=checks.read)
+        elif settings["root"] == "halving":
             done, interrupted = halving(tree, budget, search_deadline, job.focus, hooks)
         else:
             done, interrupted = run_sliced(tree.run, budget, search_deadline, hooks,
@@ -113,21 +117,26 @@ class Ismcts(Algorithm):
         n_choices = len({m for m, *_ in tree.root_stats()} - set(tree.twins))
         rows, worlds = None, 0
         if passing and not interrupted and done and n_choices > 1:
-            # The final pass: every root move on the same worlds, played on as the search
-            # would (common random numbers), so that values compare.
+            # The final pass: every root move on the same worlds, played on as the search would.
             worlds = max(PASS_MIN, min(PASS_MAX, done // (PASS_SPREAD * n_choices)))
             left = deadline.left()
             if left is not None:
                 rate = done / max(now() - t0, 1e-6)
                 worlds = max(PASS_MIN, min(worlds, int(rate * max(left, 0) / n_choices)))
             try:
-                rows = tree.evaluate_root(worlds, derive_seed(seed, PASS_STREAM))
+                if checks is None:
+                    rows = tree.evaluate_root(worlds, derive_seed(seed, PASS_STREAM))
+                else:
+                    worlds, rows = checks.final(tree, worlds)
             except KeyboardInterrupt:
                 interrupted, worlds = True, 0
         stats = [tuple(r) for r in tree.root_stats()]
         if rows is not None:        # the pass's values: each move's mean on its worlds
             values = {m: sm / worlds for m, sm, _, _ in rows}
             by_side = {m: [x / worlds for x in g] for m, _, _, g in rows}
+            if checks is not None:  # corrected for the budget's trend (`settle`)
+                values, extra["settle"] = settle.corrected(
+                    checks.record, done, settle.PROFILES[settings["settle"]], tree.twins)
         else:                       # the tree's means, of the moves it visited
             values = {m: sm / n for m, n, sm, _ in stats if n}
             by_side = {m: [x / n for x in sums] for m, n, sums in sides if n}
@@ -140,21 +149,24 @@ class Ismcts(Algorithm):
     def value_pass(self, settings):
         return settings["choose"] == "value"
 
+    def deepens(self, settings):
+        return settings["settle"] != "off" and settings["root"] == "halving"
+
     def folds_twins(self, settings):
         return settings["twins"]
 
     def for_review(self, settings):
-        """Without the bracket unless asked for: it says what a move secures, and a review
-        charges losses from values, which a bracket does not give (its ceilings bound
-        another game)."""
-        return settings if "bracket" in dict(settings.given) else settings.replace(bracket=False)
+        """Without the bracket unless asked for (a review charges losses from values), and
+        with the review's constants of `settle` unless asked for."""
+        given = dict(settings.given)
+        if "bracket" not in given:
+            settings = settings.replace(bracket=False)
+        return settings if "settle" in given else settings.replace(settle="review")
 
     def solve(self, info, limits, run):
-        """The exact endgame first, when the setting `endgame` is on (`exact.attempt`, as
-        the `endgame` engine's): its answer when it solves, else why not in `info`; with its
-        bracket where it declines (the setting `bracket`: said, never played, so not for a
-        match's move). A live search (watched, one process) runs it beside its trees
-        instead (`exact.beside`), so that its first ranked moves do not wait for it."""
+        """The exact endgame first when the setting `endgame` is on: its answer when it solves, else
+        why not in `info`, with its bracket (setting `bracket`) where it declines. A live search
+        runs it beside its trees instead (`exact.beside`)."""
         if not run.settings["endgame"]:
             return Solved(limits=limits)
         step = exact.beside if run.on_info is not None and run.workers == 1 else exact.attempt
@@ -162,38 +174,42 @@ class Ismcts(Algorithm):
 
     def fold(self, into, extra):
         """The trees' memory figures (how many reached the cap, the fewest iterations at
-        which one did) and their expected lines' beams, summed edge by edge."""
+        which one did), their corrections' figures (`settle.fold`) and their expected lines'
+        beams, summed edge by edge."""
         if extra["full_at"] is not None:
             into["full"] = into.get("full", 0) + 1
             into["full_at"] = min(into.get("full_at", extra["full_at"]), extra["full_at"])
+        if "settle" in extra:
+            settle.fold(into.setdefault("settle", {}), extra["settle"])
         if "lines" in extra:
             lines = into.setdefault("lines", {})
             for m, beam in extra["lines"].items():
                 _sum_beam(lines.setdefault(m, {}), beam)
 
     def summary(self, folded, limits):
-        # The memory cap: how many trees reached it, and after how many iterations the
-        # first stopped growing (the search went on sampling within it).
+        # The memory cap: how many trees reached it, and when the first stopped growing.
         out = {"memory": {"cap_mb": limits.memory_bytes >> 20, "full": folded.get("full", 0),
                           "full_at": folded.get("full_at")}}
         if "lines" in folded:
             out["lines"] = expected_lines(folded["lines"])
         return out
 
+    def finish(self, moves, folded, settings):
+        if "settle" not in folded:
+            return moves, {}
+        return settle.finish(moves, folded["settle"], settle.PROFILES[settings["settle"]],
+                             by_raw=settings["choose"] == "value")
+
 
 def line_beams(tree) -> dict:
-    """{root move: beam} for every root choice (a mirror twin is its twin's), where a beam
-    is {edge key: [visits, beam below]}: the LINE_WIDTH most visited edges of each node,
-    LINE_DEPTH deep, read from the tree (`IsmctsTree.children`). Nothing below the observer's
-    own draw (a tile it will see: the line beyond depends on it)."""
+    """{root move: beam} for every root choice, a beam {edge key: [visits, beam below]}: the
+    LINE_WIDTH most visited edges per node, LINE_DEPTH deep, nothing below the observer's own draw."""
     return {m: _beam(tree, (m,), LINE_DEPTH) for m, n, *_ in tree.root_stats()
             if m not in tree.twins and m != KEY_DRAW and n > 0}
 
 
 def _beam(tree, path: tuple, depth: int) -> dict:
-    """`line_beams`' beam below the node at `path`. (A function of its own, not a closure:
-    a recursive closure is a reference cycle that would keep the tree, and its share of the
-    memory cap, alive until the garbage collector runs.)"""
+    """`line_beams`' beam below the node at `path` (not a closure: that would keep the tree alive)."""
     kids = tree.children(path) or []
     top = sorted(kids, key=lambda k: (-k[2], k[0]))[:LINE_WIDTH]
     return {k[0]: [k[2], _beam(tree, path + (k[0],), depth - 1)
@@ -210,11 +226,9 @@ def _sum_beam(into: dict, beam: dict) -> None:
 
 
 def expected_lines(beams: dict) -> dict:
-    """{Move: (Move, ...)}: after each root move, the line of play the trees expect (their
-    `line_beams` summed, edge by edge: `beams`, {root move: beam}): at each step
-    the edge most visited over all the trees, while it keeps LINE_SHARE of the move's
-    visits (and LINE_MIN); the observer's own draw is written `draw` and ends the line.
-    Moves with no line are left out."""
+    """{Move: (Move, ...)}: after each root move, the line the trees expect (`beams` summed edge by
+    edge), following the most visited edge while it keeps LINE_SHARE and LINE_MIN; the
+    observer's own draw ends it. Moves with no line are left out."""
     out = {}
     for m in sorted(beams):
         summed = beams[m]
@@ -234,15 +248,10 @@ def expected_lines(beams: dict) -> dict:
 
 
 def halving(tree, budget, deadline: Deadline, focus=(), hooks=None):
-    """The root's budget by sequential halving (Karnin, Koren & Somekh 2013; Pepels et al.
-    2014 in MCTS; the root of Gumbel MuZero, Danihelka et al. 2022): in ceil(log2 n) phases
-    of equal budget, every choice still in gets an equal share of forced iterations
-    (`IsmctsTree.run_move`: the root takes that move, the search below goes on as usual);
-    after each phase the better half by the tree's mean stays. Every choice so gets a
-    subtree of its own, and the close ones the most, so that their values compare at equal
-    effort instead of hinging on the few visits UCB would give them. `focus` moves (the
-    play `analyze` judges) stay in to the end. Under a time limit the phases share the
-    clock instead. Returns (iterations done, interrupted)."""
+    """The root's budget by sequential halving (Karnin, Koren & Somekh 2013): in ceil(log2 n) equal
+    phases every choice still in gets an equal share of forced iterations (`run_move`), and the
+    better half by the tree's mean stays; `focus` moves stay to the end. Under a time limit the
+    phases share the clock. Returns (iterations done, interrupted)."""
     stats = tree.root_stats()
     alive = [m for m, *_ in stats if m not in tree.twins]
     keep = {tree.twins.get(m, m) for m in focus}
@@ -289,9 +298,10 @@ def close(a, b, z) -> bool:
 
 
 register(Ismcts())
-#: `classic` is the default engine as it was before inference, safe playouts, merged twins,
-#: replicates and the exact endgame (lab/strength/STRENGTH.md measures every gain against it).
+#: `classic`: the default engine without inference, safe playouts, merged twins, replicates
+#: and the exact endgame.
 preset("classic", "ismcts", {"playout": "random", "inference": "off", "twins": False,
                              "choose": "visits", "replicates": 1, "root": "ucb",
-                             "stats": "all", "endgame": False, "bracket": False},
+                             "stats": "all", "endgame": False, "bracket": False,
+                             "settle": "off"},
        "ISMCTS as it was before inference and safe playouts")

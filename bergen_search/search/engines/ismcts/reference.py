@@ -1,34 +1,14 @@
 """SO-ISMCTS in pure Python: the oracle of `_ismcts.pyx` and the search without a compiler.
 
-`IsmctsTree` here is the compiled `_ismcts.IsmctsTree` transcribed step by step on the
-reference rules (`state.State`) and worlds (`sampler.ReferenceSampler`, which walks the same
-float table with the same draws as the core's sampler): the same constructor, methods and
-properties, the same random numbers drawn in the same order from one SplitMix64 stream
-(`rng.Rng`), the same tie-breaking (the first child in creation order wins a tie), and the
-same floating-point operations in the same order wherever a float decides anything (UCB1's
-`mean * value_scale + exploration * sqrt(log(availability) / chosen)`, the rewards, the
-sums). So the same seed and the same iterations give the same tree node for node — the same
-statistics, bit for bit, and the same answer — which `tests/test_ismcts_ref.py` checks
-against the core over the rule variants, objectives, playouts, twins and choice statistics.
-
-The algorithm (Cowling, Powley & Whitehouse 2012, "Information Set Monte Carlo Tree
-Search", Algorithm 3; see `_ismcts.pyx` for the full account) in one iteration:
-
-1. *Determinize*: draw one world consistent with the observer's information set.
-2. *Select*: descend the tree along the observer's view of that world (edge keys: a play by
-   its move int, another seat's draw `DRAW`, the observer's own draw `OWN_DRAW + tile`, a pass
-   `PASS`). A forced step follows or creates its child. At a decision every child legal in
-   this world gets its availability counted; a legal play with no child yet is expanded (one
-   drawn at random among them) and selection stops; else UCB1 with availability picks.
-3. *Play out* with the playout policy (`game/policy.py`) to the end of the round, or for the
-   `match` objective through fresh deals (`match.deal`, the core's `deal` draw for draw)
-   until a side reaches the target.
-4. *Backpropagate* each side's reward to the nodes on the path.
-
-The nodes live in parallel lists indexed like the core's pool (node 0 the root), children as
-linked lists of siblings in creation order. It runs 100 to 400 times slower than the core
-(`python benchmarks/bench_ismcts.py`), which is why the fallback's default budgets are smaller
-(`backend.FALLBACK_DIVISOR`, docs/GUIDE.md, "Without a compiler").
+`IsmctsTree` is the compiled `_ismcts.IsmctsTree` transcribed step by step on the reference
+rules and worlds (`sampler.ReferenceSampler`): the same methods, the same random numbers in
+the same order, the same tie-breaking and the same floating-point operations wherever a float
+decides anything, so the same seed and iterations give the same tree node for node
+(`tests/test_ismcts_ref.py`). One iteration (Cowling, Powley & Whitehouse 2012, Algorithm 3;
+`_ismcts.pyx` has the full account): determinize a world, select and expand along the
+observer's view of it (UCB1 with availability counts), play out (`game/policy.py`; for
+`match`, through fresh deals), backpropagate. Nodes live in parallel lists indexed like the
+core's pool. It runs 100 to 400 times slower than the core.
 
 >>> from bergen_search.information.infoset import from_position
 >>> from bergen_search.formats.notation import format_move
@@ -71,13 +51,10 @@ NO_NODE = -1
 #: As the core: nodes on one root-to-leaf path, and the iterations a tree may take.
 MAX_PATH = 512 + 1
 MAX_ITERATIONS = (1 << 31) - 1 - MAX_PATH
-#: The bytes of one node in the lists (nine list slots of 8 bytes, the floats' own objects
-#: not counted): what `memory_bytes` reports.
+#: The bytes of one node in the lists (nine 8-byte slots): what `memory_bytes` reports.
 NODE_BYTES = 72
-#: The memory cap (`max_bytes`) is the core's, counted as the core counts it, so that both
-#: trees stop growing at the same iteration: nodes of CORE_NODE_BYTES in a pool of
-#: INITIAL_CAPACITY that doubles (or grows to what the cap leaves) when fewer than MAX_PATH
-#: + ROOT_SPARE nodes are free, over the trees of its account (`MemoryAccount`).
+#: The memory cap (`max_bytes`) is counted as the core counts it, so that both trees stop
+#: growing at the same iteration.
 CORE_NODE_BYTES = 40
 INITIAL_CAPACITY = 1 << 12
 ROOT_SPARE = 64
@@ -85,9 +62,7 @@ _INF = 1e300
 
 
 class MemoryAccount:
-    """As the core's: the bytes the node pools of the trees that share it (one search's)
-    would hold in the core, what their `max_bytes` caps; a tree made without one has its
-    own."""
+    """As the core's: the bytes the node pools of the trees sharing it would hold in the core."""
 
     def __init__(self):
         self.held = 0
@@ -98,8 +73,9 @@ class MemoryAccount:
 
 
 def _edge_key(s: State, move: int, observer: int) -> int:
-    """The edge `move` takes in the observer's tree: the observer's own draw is keyed by the
-    tile drawn (OWN_DRAW + tile), another seat's by DRAW alone (the tile is unseen)."""
+    """The edge `move` takes in the observer's tree: its own draw keyed by the tile (OWN_DRAW +
+    tile),
+    another seat's by DRAW alone."""
     if move == DRAW and s.to_move == observer:
         assert s.reserve is not None        # a world: the reserve's order is dealt
         return OWN_DRAW + s.reserve[0]
@@ -107,8 +83,7 @@ def _edge_key(s: State, move: int, observer: int) -> int:
 
 
 def _choices(s: State, merge_twins: bool) -> list:
-    """The legal moves of `s`, a mirror twin dropped when twins are merged: the choices the
-    tree has at `s` (the core's `_choices`)."""
+    """The legal moves of `s`, a mirror twin dropped when twins are merged (the core's `_choices`)."""
     moves = s.legal_moves()
     if merge_twins and len(moves) > 1:
         twins = mirror_twins(s.left, s.right, s.left_double, s.right_double, moves)
@@ -126,18 +101,12 @@ def _nth_bit(mask: int, k: int) -> int:
 
 
 class IsmctsTree:
-    """SO-ISMCTS (Cowling, Powley & Whitehouse 2012) for the seat of a sampler's information
-    set: `_ismcts.IsmctsTree` in pure Python, node for node. `sampler` is a
-    `sampler.ReferenceSampler` (a `CoreSampler`, or anything with `info` and `table`, is
-    read through one on the same table). `run` adds iterations; `root_stats` reads the
-    observer's moves.
-
-    `objective`: 0 "points", 1 "match"; `playout`: 0 "random", 1 "scoring", 2 "safe" (names
-    or codes; `game/policy.py`). `exploration` is the UCB1 constant on rewards scaled to about
-    [0, 1] (see POINTS_SCALE). `merge_twins`: mirror twins are one choice, at the root and
-    below (`twins`). `choice_stats`: a move's mean counts only the iterations where its mover
-    chose it among several. `max_bytes` and `account`: the core's memory cap, counted as it.
-    """
+    """SO-ISMCTS for the seat of a sampler's information set: `_ismcts.IsmctsTree` in pure Python.
+    `sampler`: a `sampler.ReferenceSampler` (anything with `info` and `table` is read through one).
+    `objective`: 0 "points", 1 "match"; `playout`: 0 "random", 1 "scoring", 2 "safe" (names or
+    codes). `exploration`: the UCB1 constant on rewards scaled to about [0, 1]. `merge_twins`:
+    mirror twins are one choice. `choice_stats`: a move's mean counts only the iterations where
+    its mover chose it among several. `max_bytes`, `account`: the core's memory cap."""
 
     def __init__(self, sampler, seed, exploration=0.7, objective=0, playout=0,
                  merge_twins=False, *, choice_stats=False, max_bytes=0, account=None):
@@ -245,8 +214,8 @@ class IsmctsTree:
         return c, last
 
     def _new_child(self, parent: int, last: int, key: int, side: int) -> int:
-        """Append a child along `key` after `last`, the parent's last child (NO_NODE: none),
-        so that children stay in creation order; return its index."""
+        """Append a child along `key` after `last` (NO_NODE: none), keeping creation order; its
+        index."""
         c = len(self._key)
         self._first_child.append(NO_NODE)
         self._next_sibling.append(NO_NODE)
@@ -353,10 +322,10 @@ class IsmctsTree:
         self._backpropagate(s, root_key, path, by_choice)
 
     def _backpropagate(self, s: State, root_key: int, path: list, by_choice: list) -> None:
-        """The played-out world `s`'s rewards up the `path` (each node's chosen statistics
-        where the step was by choice, `by_choice`). Each side's raw outcome is summed by the
-        root edge taken (for `root_side_stats`); its reward: the outcome (objective match),
-        or its points less the mean of the other sides' (objective points)."""
+        """The played-out world `s`'s rewards up the `path` (the chosen statistics where
+        `by_choice`);
+        each side's raw outcome is summed by root edge. Reward: the outcome (match), or the side's
+        points less the mean of the others' (points)."""
         chosen, reward_sum = self._chosen, self._reward_sum
         n_sides = self._rules.n_sides
         gain = self._root_gain[root_key]
@@ -386,8 +355,7 @@ class IsmctsTree:
         done = 0
         start = clock() if seconds > 0 else 0.0
         while limit <= 0 or done < limit:
-            # The clock is read before every iteration (the core reads it every 64): an
-            # iteration here takes as long as a hundred or more of the core's.
+            # The clock is read before every iteration (the core reads it every 64).
             if seconds > 0 and done > 0 and clock() - start >= seconds:
                 break
             if self._total >= MAX_ITERATIONS:
@@ -401,9 +369,9 @@ class IsmctsTree:
 
     # ---- Python API -------------------------------------------------------------------------
     def run_move(self, move, iterations, seconds):
-        """As `run`, but every iteration takes the root move `move` (a legal choice of the
-        observer; a merged right twin counts as its left twin): it grows that move's subtree
-        alone. Below the root the search goes on as usual."""
+        """As `run`, but every iteration takes the root move `move` (a merged right twin counts as
+        its
+        left twin)."""
         if type(move) is not int or not 0 <= move < DRAW:
             raise BergenError(f"run_move: {move!r} is not a play", field="move")
         moves = _choices(self._base, self.merge_twins)
@@ -417,9 +385,9 @@ class IsmctsTree:
             self._forced = -1
 
     def run(self, iterations, seconds):
-        """Run up to `iterations` more iterations (<= 0: no limit) for at most `seconds`
-        (<= 0: no limit); return the iterations done. At least one limit is needed. One tree
-        runs one search at a time (a second thread's `run` raises RuntimeError)."""
+        """Run up to `iterations` more iterations for at most `seconds` (<= 0: no limit; one limit
+        is
+        needed); the iterations done. A second thread's concurrent `run` raises RuntimeError."""
         if type(iterations) is not int or not 0 <= iterations < 2 ** 63:
             raise BergenError(f"iterations must be a non-negative integer (0: no limit; a "
                               f"tree stops at MAX_ITERATIONS), got {iterations!r}",
@@ -440,14 +408,12 @@ class IsmctsTree:
             self._running = False
 
     def _stats_key(self, move: int) -> int:
-        """The root edge that holds a root move's statistics: its mirror twin's, when twins
-        are merged and it is the right-end twin (see `twins`)."""
+        """The root edge holding a root move's statistics: its left twin's when merged."""
         return self._twins.get(move, move)
 
     @property
     def twins(self) -> dict:
-        """{move: its twin at the left end} for the root moves merged with their mirror twin;
-        empty unless `merge_twins`."""
+        """{move: its twin at the left end} for the merged root moves; empty unless `merge_twins`."""
         return dict(sorted(self._twins.items()))
 
     # ---- comparable values: the final pass -----------------------------------------------
@@ -457,9 +423,9 @@ class IsmctsTree:
                       self._rules.side_of(self._observer))
 
     def _play_on(self, s: State, node: int, rng: Rng) -> State:
-        """From `s` at tree node `node` (NO_NODE: out of the tree), play as the search would
-        without exploring: at a decision the legal child of the best mean for its mover, while
-        the tree has one; then the playout policy. Returns the final state."""
+        """Play on from `s` at tree node `node` (NO_NODE: out of the tree) without exploring: the
+        best
+        mean for its mover while the tree has a child, then the playout policy; the final state."""
         keys, nxt = self._key, self._next_sibling
         chosen, reward_sum = self._chosen, self._reward_sum
         while s.ended is None and node != NO_NODE:
@@ -487,26 +453,35 @@ class IsmctsTree:
             node = best
         return self._finish(s, rng)
 
-    def evaluate_root(self, worlds, seed):
-        """Each root move's value when the search plays on from it as it would (no
-        exploration), on `worlds` worlds drawn with Rng(seed): the same worlds, and the same
-        random numbers in the playouts, for every move (common random numbers). Returns
-        [(move, sum, sum of squares, [each side's raw outcome summed])] in move order, as the
-        core's; a merged mirror twin gets its twin's."""
+    def evaluate_root(self, worlds, seed, only=None, prefix=0):
+        """Each root move's value when the search plays on from it, on `worlds` worlds drawn with
+        Rng(seed), the same worlds and random numbers for every move: [(move, sum, sum of squares,
+        [each side's raw outcome summed])] in move order; a merged twin gets its twin's. `only`:
+        that root move's row alone; `prefix`: each row ends with its sum over the first `prefix`
+        worlds; as the core's."""
         if type(worlds) is not int or not 1 <= worlds <= MAX_PASS_WORLDS:
             raise BergenError(f"worlds must be an integer 1..{MAX_PASS_WORLDS}, got {worlds!r}",
                               field="worlds")
+        if type(prefix) is not int or not 0 <= prefix <= worlds:
+            raise BergenError(f"prefix must be an integer 0..{worlds}, got {prefix!r}",
+                              field="prefix")
         moves = self._base.legal_moves()
+        if only is not None and (type(only) is not int or only not in moves):
+            raise BergenError(f"evaluate_root: {only!r} is not a root move", field="only")
+        pick = -1 if only is None else self._stats_key(only)
         n_sides = self._rules.n_sides
         sums = [0.0] * len(moves)
         sqs = [0.0] * len(moves)
         gains = [[0.0] * n_sides for _ in moves]
+        firsts = list(sums)
         world_rng, play_rng = Rng(seed & MASK64), Rng(0)
-        for _ in range(worlds):
+        for w in range(worlds):
+            if w == prefix:
+                firsts = list(sums)
             world = self.sampler.world(world_rng)
             play_seed = mix64(world_rng.state ^ GOLDEN)
             for i, m in enumerate(moves):
-                if self._stats_key(m) != m:
+                if self._stats_key(m) != m or (pick >= 0 and m != pick):
                     continue
                 node, _ = self._child(0, _edge_key(world, m, self._observer))
                 play_rng.state = play_seed
@@ -516,17 +491,20 @@ class IsmctsTree:
                 sqs[i] += v * v
                 for j in range(n_sides):
                     gains[i][j] += outcome(self.objective, s, self._base, j)
+        if prefix == worlds:
+            firsts = list(sums)
         out = []
         for i, m in enumerate(moves):
             k = i - 1 if self._stats_key(m) != m else i
-            out.append((m, sums[k], sqs[k], list(gains[k])))
+            if pick < 0 or m == only:
+                row = (m, sums[k], sqs[k], list(gains[k]))
+                out.append(row + (firsts[k],) if prefix else row)
         return out
 
     def root_stats(self):
-        """[(move, visits, reward_sum, reward_sq_sum)] for every legal move of the observer at
-        the root, in move order, rewards from the observer's side (raw points or 0/1). A forced
-        draw at the root sums the children of every tile drawn. A merged mirror twin (`twins`)
-        reports its twin's statistics."""
+        """[(move, visits, reward_sum, reward_sq_sum)] for the observer's legal root moves in move
+        order, from its side. A forced draw sums every tile's child; a merged twin reports its
+        twin's."""
         out = []
         for m in self._base.legal_moves():
             visits, total, sq = 0, 0.0, 0.0
@@ -543,10 +521,7 @@ class IsmctsTree:
         return out
 
     def root_side_stats(self):
-        """[(move, visits, [sum of each side's raw outcome])] for the observer's root moves,
-        as root_stats: points each side gained to the end of the round (objective points) or
-        1 for the side that won the match (objective match), summed over the iterations that
-        took that move."""
+        """[(move, visits, [each side's raw outcome summed])] for the root moves, as root_stats."""
         n_sides = self._rules.n_sides
         visits = {m: n for m, n, _, _ in self.root_stats()}
         out = []
@@ -561,9 +536,9 @@ class IsmctsTree:
         return out
 
     def children(self, keys=()):
-        """[(key, side, visits, availability, reward_sum, reward_sq_sum)] of the children of
-        the node reached from the root along the edge `keys`, in creation order; rewards from
-        `side`, the side that took the edge. None if there is no such node."""
+        """[(key, side, visits, availability, reward_sum, reward_sq_sum)] of the children of the
+        node
+        reached along `keys`, in creation order; None if there is no such node."""
         node = 0
         for key in keys:
             node, _ = self._child(node, key)

@@ -621,18 +621,24 @@ cdef class IsmctsTree:
         self._finish(s, rng)
         return self._reward(s)
 
-    def evaluate_root(self, worlds, seed):
+    def evaluate_root(self, worlds, seed, only=None, prefix=0):
         """Each root move's value when the search plays on from it as it would (no
         exploration), on `worlds` worlds drawn with Rng(seed): the same worlds, and the same
         random numbers in the playouts, for every move (common random numbers), so the
         differences between moves are far less noisy than the values. Returns
         [(move, sum, sum of squares, [each side's raw outcome summed])] in move order: the
         observer's side's rewards, and per side its points gained (or 1 for the match's
-        winner), as `root_stats` and `root_side_stats`. A merged mirror twin gets its twin's."""
+        winner), as `root_stats` and `root_side_stats`. A merged mirror twin gets its twin's.
+        `only` (a root move): that move alone is played, and its row alone returned, the
+        very numbers of its row in the full pass on the same worlds and seed (a move's value
+        at a checkpoint of the search, at the cost of one move). `prefix` (1..worlds): each
+        row also ends with its reward sum over the first `prefix` worlds alone, which are
+        the worlds of a pass of `prefix` worlds on the same seed (a pass of fewer worlds
+        compares with this one on them)."""
         cdef int moves[MAX_MOVES]
         cdef int n = 0
         cdef int n_sides = 0
-        cdef int i, j
+        cdef int i, j, pick = -1
         cdef long long w
         cdef Rng world_rng, play_rng
         cdef State world, s
@@ -641,6 +647,8 @@ cdef class IsmctsTree:
         cdef double v
         cdef double sums[MAX_MOVES]
         cdef double sqs[MAX_MOVES]
+        cdef double firsts[MAX_MOVES]
+        cdef long long split
         cdef double gains[MAX_MOVES][MAX_SEATS]
         cdef long long count
         cdef bint interrupted = False
@@ -651,11 +659,20 @@ cdef class IsmctsTree:
         if type(seed) is not int:
             raise BergenError(f"a seed must be an integer, got {seed!r}", field="seed")
         count = worlds
+        if type(prefix) is not int or not 0 <= prefix <= worlds:
+            raise BergenError(f"prefix must be an integer 0..{worlds}, got {prefix!r}",
+                              field="prefix")
+        split = prefix
         n = gen_moves(&self.smp.base, moves)
         n_sides = self.smp.base.rules.n_sides
+        if only is not None:
+            if type(only) is not int or not any(moves[i] == only for i in range(n)):
+                raise BergenError(f"evaluate_root: {only!r} is not a root move", field="only")
+            pick = self._stats_key(only)
         memset(sums, 0, sizeof(sums))
         memset(sqs, 0, sizeof(sqs))
         memset(gains, 0, sizeof(gains))
+        memset(firsts, 0, sizeof(firsts))
         world_rng.state = <uint64_t>(seed & MASK64)
         self.running = True
         try:
@@ -668,10 +685,12 @@ cdef class IsmctsTree:
                             interrupted = True
                     if interrupted:
                         break
+                if w == split:
+                    memcpy(firsts, sums, sizeof(sums))
                 sample_world(self.smp, &world_rng, &world)
                 play_seed = mix64(world_rng.state ^ GOLDEN)
                 for i in range(n):
-                    if self._stats_key(moves[i]) != moves[i]:
+                    if self._stats_key(moves[i]) != moves[i] or (pick >= 0 and moves[i] != pick):
                         continue
                     memcpy(&s, &world, sizeof(State))
                     node = _child(self.tree.nodes, 0, _edge_key(&s, moves[i], self.observer),
@@ -687,10 +706,14 @@ cdef class IsmctsTree:
             self.running = False
         if interrupted:
             _raise_pending()
+        if split == count:
+            memcpy(firsts, sums, sizeof(sums))
         out = []
         for i in range(n):
             k = i - 1 if self._stats_key(moves[i]) != moves[i] else i
-            out.append((moves[i], sums[k], sqs[k], [gains[k][j] for j in range(n_sides)]))
+            if pick < 0 or moves[i] == only:
+                row = (moves[i], sums[k], sqs[k], [gains[k][j] for j in range(n_sides)])
+                out.append(row + (firsts[k],) if split else row)
         return out
 
     def root_stats(self):

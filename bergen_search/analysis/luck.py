@@ -1,0 +1,175 @@
+"""Luck that adds up: a review's luck, and the identity that holds with it round by round.
+
+Luck is in the objective's unit (points of the seat's side's margin, or its chance to win the
+match) and counts the seat's own chance events only: its deal (its hand's value before the
+lead, `search.before_lead`, less `start`, the side's value before the deal) and its draws (at
+each draw turn, the value at its play after the draws less the value where it had to draw).
+Per round and analysed seat (`RoundLuck`), with the others' losses weighed as the margin
+counts them (`others_weight`),
+
+    result = start + luck of the deal + luck of the draws − own losses + others' losses
+             + residual
+
+`result` is the round's margin (the side's points in the round less the other sides' mean),
+or with the match objective the chance to win at the next deal (1 or 0 once the match is
+over); the residual, what the terms leave, is the other seats' chance events (their draws,
+the hands the seat does not see) and the searches' noise: its mean is zero
+(tests/test_review_luck.py measures it over matches between different engines).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..constants import DEAL_STREAM
+from ..formats.position import Position
+from ..game.rng import derive_seed
+from ..information.infoset import from_position
+from ..search.api import Limits
+from ..search.before_lead import start_values
+
+#: The identity's terms, in the order it adds them (`RoundLuck`).
+TERMS = ("start", "luck_deal", "luck_draws", "loss", "others")
+#: The budget of a deal's value before the lead in a review: a DEAL_SHARE-th of a decision's
+#: iterations in playouts, at least MIN_DEAL_PLAYOUTS (a review with a time limit: its time).
+DEAL_SHARE, MIN_DEAL_PLAYOUTS = 20, 20
+
+
+@dataclass
+class RoundLuck:
+    """One seat's round as the identity reads it, in the objective's unit for its side:
+    `start`, the value before the deal; the luck of its deal and its draws; `loss`, its own
+    losses; `others`, the other analysed seats' losses weighed by `others_weight`; `result`
+    (None for a round the record leaves unfinished). `round` None: a sum (`identity_sum`)."""
+    round: int | None
+    seat: int
+    start: float = 0.0
+    luck_deal: float = 0.0
+    luck_draws: float = 0.0
+    loss: float = 0.0
+    others: float = 0.0
+    result: float | None = None
+
+    @property
+    def residual(self) -> float | None:
+        """What the terms leave of the result: result − start − luck + loss − others."""
+        if self.result is None:
+            return None
+        return (self.result - self.start - self.luck_deal - self.luck_draws + self.loss
+                - self.others)
+
+    def to_json(self) -> dict:
+        out = {} if self.round is None else {"round": self.round, "seat": self.seat}
+        out["result"] = _r(self.result)
+        out.update({k: _r(getattr(self, k)) for k in TERMS})
+        out["residual"] = _r(self.residual)
+        return out
+
+
+def _r(x):
+    return None if x is None else round(x, 4)
+
+
+def others_weight(rules, seat: int, other: int) -> float:
+    """How a loss of `other` counts in `seat`'s side's margin (or chance): the sides' margins
+    sum to zero (their chances to one), so one side's loss is the others' gain, shared
+    equally: 1 / (sides − 1) for each other side (1 with two sides); −1 for the seat's own
+    side (a partner's loss is its side's).
+
+    >>> from bergen_search.game.rules import Rules
+    >>> others_weight(Rules(), 0, 1), others_weight(Rules(players=3), 0, 2)
+    (1.0, 0.5)
+    >>> others_weight(Rules(players=4, partnerships=True), 0, 2)
+    -1.0
+    """
+    if rules.side_of(seat) == rules.side_of(other):
+        return -1.0
+    return 1.0 / (rules.n_sides - 1)
+
+
+def identity_sum(rows) -> RoundLuck | None:
+    """The terms of `rows` (one seat's) summed over their finished rounds; None when none is."""
+    done = [x for x in rows if x.result is not None]
+    if not done:
+        return None
+    total = RoundLuck(None, done[0].seat, result=math.fsum(x.result for x in done))
+    for k in TERMS:
+        setattr(total, k, math.fsum(getattr(x, k) for x in done))
+    return total
+
+
+def rounds_of(summary) -> list:
+    """Every `RoundLuck` of an analysis's `summary` (its `SeatSummary`s), by round, then seat."""
+    return sorted((x for sm in summary for x in sm.rounds), key=lambda x: x.round)
+
+
+def deal_limits(limits: Limits) -> Limits:
+    """The budget of a deal's value in a review of decisions searched with `limits`."""
+    if limits.iterations is None:
+        return Limits(time=limits.time)
+    return Limits(iterations=max(MIN_DEAL_PLAYOUTS, limits.iterations // DEAL_SHARE))
+
+
+class Book:
+    """The identity kept as a review walks a record: `ask` is the review's way of searching
+    (`ask.search(info, limits, seed)`, its `limits`, `seed`, `settings`, `objective`). The
+    round being walked is `rows` (seat: its `RoundLuck`)."""
+
+    def __init__(self, rules, ask) -> None:
+        self.rules, self.ask = rules, ask
+        self.rows: dict = {}
+        self.starts: dict = {}       # scores: each side's value before a deal at them
+        self.scores: tuple = ()      # the round's scores as it began
+
+    def round_start(self, r: int, state, seats, summary) -> None:
+        """The round `r` dealt in `state`, for the analysed `seats`: each one's `RoundLuck`,
+        with its start and the luck of its deal (its hand's value before the lead, searched
+        as `bergen eval` would: the other hands unread), added to its `summary`
+        (`SeatSummary`: its `rounds`, whose row gets its result at the round's end)."""
+        rules, ask, self.scores = self.rules, self.ask, tuple(state.scores)
+        self.rows = {}
+        for s in seats:
+            start = self.start(r, self.scores)[rules.side_of(s)]
+            pos = Position(rules, self.scores, s, state.hands[s], (),
+                           (rules.hand_size,) * rules.players, rules.reserve_start)
+            res = ask.search(from_position(pos), deal_limits(ask.limits),
+                             derive_seed(ask.seed, DEAL_STREAM + 4 * r + s))
+            self.rows[s] = RoundLuck(r, s, start, res.value - start)
+            summary[s].luck_deal += self.rows[s].luck_deal
+            summary[s].rounds.append(self.rows[s])
+
+    def start(self, r: int, scores: tuple) -> tuple:
+        """Each side's value before a deal at `scores` (`before_lead.start_values`, once
+        each; round `r` seeds it)."""
+        if scores not in self.starts:
+            ask = self.ask
+            self.starts[scores] = start_values(
+                self.rules, scores, objective=ask.objective,
+                playout=dict(ask.settings).get("playout", "safe"),
+                playouts=deal_limits(ask.limits).iterations or MIN_DEAL_PLAYOUTS,
+                seed=derive_seed(ask.seed, DEAL_STREAM - 1 - r))
+        return self.starts[scores]
+
+    def decision(self, seat: int, loss: float) -> None:
+        """A decision of `seat` judged: its loss, and the others' share of it."""
+        for s, row in self.rows.items():
+            if s == seat:
+                row.loss += loss
+            else:
+                row.others += others_weight(self.rules, s, seat) * loss
+
+    def round_end(self, r: int, state) -> None:
+        """The round ended in `state` (`ended` None: the record stops in it): every row's
+        result."""
+        rules = self.rules
+        gains = [a - b for a, b in zip(state.scores, self.scores)]
+        for s, row in self.rows.items():
+            side = rules.side_of(s)
+            if state.ended is None:
+                row.result = None
+            elif self.ask.objective != "points":
+                row.result = (float(state.winner == side) if state.winner is not None else
+                              self.start(r + 1, tuple(state.scores))[side])
+            else:
+                row.result = gains[side] - math.fsum(
+                    g for j, g in enumerate(gains) if j != side) / (rules.n_sides - 1)

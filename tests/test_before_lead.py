@@ -1,0 +1,197 @@
+"""The value of a deal before the lead (`search.before_lead`, issue 50): `eval`, `best` and the
+protocol answer a position before the lead with the hand's value (before: "the lead is
+forced: nothing to search"), Σ over the possible leads of their exact chance times the value
+after each.
+
+Known answers: on a deal too small to draw from (every reserve tile kept) the value under the
+random playout policy is enumerated exactly (every deal of the other hand, every legal play
+alike); on the default rules, a plain Monte Carlo of whole deals (no leads, no strata) is an
+independent estimate of the same number. No peeking: a record before the lead whose other
+hand is dealt otherwise gives the same answer, byte for byte.
+"""
+import json
+import math
+from itertools import combinations
+
+import pytest
+from click.testing import CliRunner
+
+from bergen_search.cli import main
+from bergen_search.formats.game import load_game
+from bergen_search.formats.notation import Move
+from bergen_search.game.rng import Rng
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import State, find_leader
+from bergen_search.game.tiles import mask_of, parse_tile
+from bergen_search.search.api import Limits, search
+from bergen_search.search.before_lead import deal_value
+from bergen_search.search.playouts import play_out, reward
+
+#: A deal with no draw: three tiles a hand, every reserve tile kept.
+TINY = dict(hand_size=3, reserve_kept=22)
+
+
+def hand_of(text: str) -> int:
+    return mask_of(parse_tile(x) for x in text.split())
+
+
+def _expected(rules, s, base, side):
+    """The random policy's expected reward to `side` from `s`: every legal play alike."""
+    if s.ended is not None:
+        return reward(rules, 0, s, base, side)
+    moves = s.legal_moves()
+    return math.fsum(_expected(rules, s.apply(m), base, side) for m in moves) / len(moves)
+
+
+def exact_tiny(rules, hand) -> float:
+    """Seat 0's exact value before the lead of a two-player deal with no draw: the mean over
+    every other hand (a deal with no double is dealt again: left out) of the random policy's
+    expected margin."""
+    unseen = [t for t in range(28) if not hand >> t & 1]
+    values = []
+    for other in combinations(unseen, rules.hand_size):
+        hands = [hand, mask_of(other)]
+        if find_leader(rules, hands) is None:
+            continue
+        s = State.deal(rules, hands, [t for t in unseen if t not in other], (0, 0))
+        values.append(_expected(rules, s, s, 0))
+    return math.fsum(values) / len(values)
+
+
+@pytest.mark.parametrize("no_double, hand", [
+    ("redeal", "1-2 2-2 5-6"),          # seat 1 leads 0-0 or 1-1, else seat 0 leads 2-2
+    ("redeal", "1-2 3-4 5-6"),          # no double: seat 1 leads, seat 0 only follows
+    ("lowest-tile", "1-2 3-4 5-6"),     # ... or, with no double dealt, the lowest tile
+])
+def test_a_tiny_deal_s_value_is_the_enumerated_one(no_double, hand):
+    rules = Rules(no_double=no_double, **TINY)
+    v = deal_value(rules, 0, hand_of(hand), (0, 0), playout="random", playouts=1500, seed=1)
+    assert abs(sum(p for _, _, p, *_ in v.leads) - 1) < 1e-12
+    assert abs(v.value - exact_tiny(rules, hand_of(hand))) <= 3.5 * v.stderr
+    assert v.stderr < 0.08
+
+
+def test_a_hand_that_leads_for_sure_is_its_forced_lead_with_the_deal_s_value():
+    """0-0 leads whatever the other hands: `best` is the lead, its one move, valued at the
+    value of the deal after it (the search of the position after the lead: every deal, since
+    every deal leads it), which is the enumerated one."""
+    rules = Rules(**TINY)
+    hand = hand_of("0-0 3-4 5-6")
+    info = load_game(json.dumps({
+        "format": "bergen-position/1", "rules": rules.to_dict(), "to_move": 0,
+        "hand": ["0-0", "3-4", "5-6"], "line": "", "hand_sizes": [3, 3], "reserve_size": 22}))
+    result = search(info, Limits(iterations=1500), seed=4, settings=None, playout="random")
+    assert result.best == Move.parse("0-0", None) and [m.move for m in result.moves] == [
+        result.best]
+    v = deal_value(rules, 0, hand, (0, 0), playout="random", playouts=1500, seed=4)
+    assert (result.value, result.stderr) == (v.value, v.stderr) == (
+        result.moves[0].value, result.moves[0].stderr)
+    assert v.leads == ((0, 0, 1.0, v.value, v.stderr, 1500),)
+    assert abs(v.value - exact_tiny(rules, hand)) <= 3.5 * v.stderr
+
+
+def plain(rules, hand, n: int, seed: int) -> tuple:
+    """Seat 0's value by whole deals, uniform given its hand (one with no double dealt again),
+    played out from the deal: (mean, its standard error)."""
+    rng, unseen, xs = Rng(seed), [t for t in range(28) if not hand >> t & 1], []
+    while len(xs) < n:
+        rest = unseen[:]
+        rng.shuffle(rest)
+        k, hands = 0, [hand]
+        for _ in range(1, rules.players):
+            hands.append(mask_of(rest[k:k + rules.hand_size]))
+            k += rules.hand_size
+        if find_leader(rules, hands) is None:
+            continue
+        s = State.deal(rules, hands, rest[k:], (0,) * rules.n_sides)
+        xs.append(reward(rules, 0, play_out(rules, 0, 2, s, rng), s, 0))
+    mean = math.fsum(xs) / n
+    return mean, math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1) / n)
+
+
+def _against_whole_deals(rules, text, n):
+    v = deal_value(rules, 0, hand_of(text), (0,) * rules.n_sides, playouts=n, seed=2)
+    mean, se = plain(rules, hand_of(text), n, seed=3)
+    assert abs(v.value - mean) <= 3.5 * math.hypot(v.stderr, se), (v.value, mean)
+
+
+def test_the_default_rules_value_is_that_of_whole_deals():
+    _against_whole_deals(Rules(), "1-2 3-4 5-6 0-5 2-2 4-6", 1000)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules, hand", [
+    (Rules(), "1-2 3-4 5-6 0-5 2-3 4-6"),
+    (Rules(no_double="lowest-tile"), "1-2 3-4 5-6 0-5 2-3 4-6"),
+    (Rules(lead="highest-double"), "1-2 3-4 5-5 0-5 2-3 4-6"),
+    (Rules(players=3), "1-2 3-4 5-6 0-5 2-2 4-6"),
+    (Rules(players=4, partnerships=True), "1-2 3-4 5-6 1-1 4-6"),
+])
+def test_the_value_is_that_of_whole_deals_on_every_table(rules, hand):
+    _against_whole_deals(rules, hand, 6000)
+
+
+def record_before_the_lead(other):
+    """A record whose round has no event yet, seat 0 holding 2-2 and leading (0-0 and 1-1 in
+    the reserve); seat 1's hand `other`."""
+    mine = ["0-1", "1-4", "2-2", "3-6", "5-5", "5-6"]
+    return json.dumps({"format": "bergen-record/1", "rules": {"players": 2},
+                       "rounds": [{"hands": [mine, other], "events": []}]})
+
+
+def test_no_peeking_before_the_lead():
+    """Seat 0's answer reads its hand alone: seat 1's hand dealt otherwise, the same bytes; and
+    the answer is the position's (the record's viewpoint leads, but from its hand alone it
+    may not: 0-0 or 1-1 could be seat 1's)."""
+    answers = []
+    for other in (["0-5", "2-3", "2-6", "3-4", "3-5", "4-5"],
+                  ["0-5", "2-3", "2-6", "3-4", "3-5", "4-6"],
+                  ["1-2", "1-3", "2-4", "3-4", "3-5", "0-6"]):
+        info = load_game(record_before_the_lead(other))
+        r = search(info, Limits(iterations=300), seed=5)
+        answers.append((r.best, r.moves, r.value, r.stderr,
+                        {k: v for k, v in r.info.items() if k != "seconds"}))
+    assert answers[0] == answers[1] == answers[2]
+    assert answers[0][0] is None and [s for s, *_ in answers[0][4]["leads"]] == [1, 1, 0]
+    position = load_game("bergen1/2/0,0/0/0-1,1-4,2-2,3-6,5-5,5-6/-")
+    r = search(position, Limits(iterations=300), seed=5)
+    assert (r.value, r.stderr) == answers[0][2:4]
+
+
+def run(*args):
+    result = CliRunner().invoke(main, list(args), prog_name="bergen")
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+BEFORE = "bergen1/2/3,5/0/1-2,2-2,2-3,3-4,4-5,5-6/-"
+
+
+def test_best_and_eval_before_the_lead():
+    """`best` and `eval` answer with the hand's value, its ±, and every lead with its chance;
+    the value is the leads' values weighed by their chances; a seat that may not lead has no
+    best move, one that leads for sure its forced lead."""
+    doc = json.loads(run("best", BEFORE, "--iterations", "600", "--json"))
+    assert doc["best"] is None and doc["moves"] == [] and doc["iterations"] == 600
+    assert [(x["seat"], x["tile"]) for x in doc["leads"]] == [(1, "0-0"), (1, "1-1"), (0, "2-2")]
+    assert abs(sum(x["chance"] * x["value"] for x in doc["leads"]) - doc["value"]) < 1e-5
+    assert abs(math.sqrt(sum((x["chance"] * x["stderr"]) ** 2 for x in doc["leads"]))
+               - doc["stderr"]) < 1e-5
+    text = run("best", BEFORE, "--iterations", "600")
+    assert text.startswith(f"before the lead:   {doc['value']:+.3f} ± {doc['stderr']:.3f}   "
+                           f"(points to come this round, side 0 minus side 1; who leads is "
+                           f"not known yet)")
+    assert "  seat 0 2-2     51.9%" in text
+    ev = json.loads(run("eval", BEFORE, "--iterations", "600", "--json"))
+    assert (ev["value"], ev["stderr"], ev["leads"]) == (doc["value"], doc["stderr"],
+                                                        doc["leads"])
+    points = [s["expected_points"] for s in ev["sides"]]
+    assert abs(points[0] - points[1] - ev["value"]) < 1e-3
+    assert abs(sum(s["p_win_match"] for s in ev["sides"]) - 1) < 1e-3
+    assert run("eval", BEFORE, "--iterations", "600").startswith(
+        f"value {ev['value']:+.3f} ± {ev['stderr']:.3f}   (points to come this round, side 0 "
+        f"minus side 1; before the lead)")
+    sure = json.loads(run("best", "bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", "--iterations",
+                          "300", "--json"))
+    assert sure["best"] == "0-0" and [m["move"] for m in sure["moves"]] == ["0-0"]
+    assert sure["moves"][0]["value"] == sure["value"] and sure["leads"][0]["chance"] == 1

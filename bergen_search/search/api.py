@@ -66,8 +66,10 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
            workers: int = 1, values: bool = True, focus=(), stop=None, on_info=None,
            until_stopped: bool = False, **given) -> SearchResult:
     """Rank every legal move of the seat to move in `info`, with `settings` (or `algorithm` and
-    its settings as keywords). `stop` (an Event) ends it at the next slice, keeping what was
-    found; `on_info` hears progress after every slice; `until_stopped`: deepens until `stop`."""
+    its settings as keywords); same seed and budget, the same result with any number of
+    `workers` for ISMCTS. `stop` (an Event) ends it at the next slice, keeping what was found;
+    `on_info` hears progress after every slice; `until_stopped`: deepens (an engine that
+    deepens) or grows replicates until `stop`."""
     t0, limits = now(), limits or Limits()
     if settings is None:
         settings = Settings.of(algorithm, given)

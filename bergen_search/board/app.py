@@ -37,7 +37,6 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def _split_host(value: str) -> tuple:
-    """(host name, port or None) of a Host header's value (`[::1]:8765`, `localhost`)."""
     value = value.strip().lower()
     if value.startswith("["):
         name, _, rest = value[1:].partition("]")
@@ -157,7 +156,6 @@ class Connection:
 
 
 def _trim() -> None:
-    """Hand glibc's free pages back to the system (`malloc_trim`); elsewhere nothing."""
     global _malloc_trim
     if _malloc_trim is None:
         try:

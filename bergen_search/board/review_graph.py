@@ -21,8 +21,6 @@ from ..views.report import side_name
 
 @dataclass
 class _Review:
-    """One `analyze` query's graph so far: the record's rules, the objective, the decisions
-    it will judge (`total`), the columns."""
     rules: object
     objective: str
     total: int
@@ -88,5 +86,4 @@ class ReviewGraphs:
 
 
 def _key(query_id) -> str:
-    """A query id as a dictionary key (ids are any JSON scalar)."""
     return json.dumps(query_id)

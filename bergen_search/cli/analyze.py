@@ -200,8 +200,6 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
 
 
 def _progress_bar(show: bool, t0: float):
-    """`analyze_all`'s progress(done, total): a bar on standard error once a second has
-    passed (when `show`)."""
     def progress(done, total):
         if show and time.perf_counter() - t0 > 1.0:
             width = 30
@@ -212,8 +210,6 @@ def _progress_bar(show: bool, t0: float):
 
 
 def _say_interrupted(e, n_records: int, as_json: bool, seconds: float) -> None:
-    """What an interrupted analysis prints (`e`: its `Interrupted`, the finished records'
-    analyses in `e.partial`): the decisions judged, and how far it got."""
     partial = [r for r in e.partial if r is not None]
     how_far = {"interrupted": True, "decisions_done": e.done, "decisions_total": e.total}
     if as_json:
@@ -226,5 +222,4 @@ def _say_interrupted(e, n_records: int, as_json: bool, seconds: float) -> None:
 
 
 def _keep_record(journal, i: int, analysis) -> None:
-    """A record analysed, kept in the run's journal (`analyze_all`'s `on_result`)."""
     journal.add(("record", i), analysis)

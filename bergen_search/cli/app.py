@@ -30,7 +30,6 @@ def _stop_signal(signum, frame):
 
 
 def _hear_stop_signals() -> None:
-    """SIGTERM and SIGHUP raise KeyboardInterrupt in the main thread, as Ctrl-C does."""
     import signal
     import threading
     if threading.current_thread() is not threading.main_thread():
@@ -41,7 +40,6 @@ def _hear_stop_signals() -> None:
 
 
 def _interrupted_status(status):
-    """130 (Ctrl-C) as 128 + the signal that stopped the run, when SIGTERM or SIGHUP did."""
     return 128 + _stopped_by[0] if status == 130 and _stopped_by else status
 
 
@@ -50,7 +48,6 @@ class _CtrlC(Exception):
 
 
 class _OutputBroken(Exception):
-    """Standard output could not be written, carried past click's own handler."""
 
     def __init__(self, error: OSError):
         super().__init__(str(error))
@@ -58,8 +55,7 @@ class _OutputBroken(Exception):
 
 
 def _stdout_broken(error: OSError) -> bool:
-    """Whether `error` is standard output failing: a closed pipe, or an error raised where
-    the commands print (`click.echo`; the files they write fail as `WriteFailed`)."""
+    """A closed pipe, or an error raised where the commands print (`click.echo`)."""
     import errno
     if error.errno == errno.EPIPE:
         return True
@@ -79,8 +75,6 @@ def flush() -> None:
 
 
 def _quiet_stdout() -> None:
-    """Point standard output's descriptor at /dev/null: what is still buffered is dropped
-    quietly at exit instead of failing again."""
     try:
         fd = sys.stdout.fileno()
     except (AttributeError, OSError, ValueError):
@@ -91,8 +85,6 @@ def _quiet_stdout() -> None:
 
 
 def _output_failed(error: OSError) -> int:
-    """The status for standard output failing: 141 for a closed pipe (quietly), else 74
-    with one line."""
     import errno
 
     from ..errors import WriteFailed

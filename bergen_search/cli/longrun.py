@@ -89,7 +89,6 @@ class LongRun:
         return False
 
     def _as_interrupted(self, caught) -> Interrupted:
-        """`caught` as an `Interrupted` (a bare Ctrl-C: how far the journal got)."""
         if isinstance(caught, Interrupted):
             return caught
         if self.count_done is not None:
@@ -100,7 +99,6 @@ class LongRun:
         return Interrupted(self.partial, done, total, self.unit)
 
     def _kept(self, error):
-        """A run's error with where its finished work is kept."""
         if self.journal is not None:
             self.journal.close()
         if self.output is None or not os.path.exists(journal_path(self.output)):

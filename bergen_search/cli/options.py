@@ -179,8 +179,6 @@ def _cluster_timeout(ctx, param, value):
 
 
 def _cluster(ctx, param, address):
-    """--cluster as the library's `Cluster`, with --cluster-timeout and a line on standard
-    error while the run waits on it."""
     if address is None:
         return None
     from ..runs.parallel import Cluster
@@ -324,14 +322,12 @@ def game_from_options(game, kw):
 
 
 def _algorithm_help() -> str:
-    """`--algorithm`'s help: every registered algorithm and preset with its line."""
     parts = [f"{a.name}: {a.help}" for a in registry.algorithms().values()]
     parts += [f"{name}: {registry.preset_help(name)}" for name in registry.presets()]
     return "The search algorithm. " + "; ".join(parts) + "."
 
 
 def _budget_help() -> str:
-    """`--iterations`' help: each algorithm's unit and default budget, from the registry."""
     units = {}
     for a in registry.algorithms().values():
         units.setdefault(a.unit, []).append(f"{a.default_budget:,} for {a.name}")

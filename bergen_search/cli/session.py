@@ -51,7 +51,6 @@ class PlaySession:
         return self.match.over
 
     def _describe(self, before: State, move: int, after: State) -> str:
-        """How an action reads, to the person."""
         seat = before.to_move
         who = "you" if seat == self.seat else f"seat {seat}"
         if move == DRAW:

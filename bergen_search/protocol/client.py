@@ -64,7 +64,6 @@ _EOF = object()
 
 
 def _game_object(game):
-    """A game as the protocol sends it: a position string, or a record or position object."""
     from ..formats.position import Position, write_position
     from ..formats.record import Record
     if isinstance(game, Position):
@@ -80,7 +79,6 @@ def _game_object(game):
 
 
 def _query(cmd: str, limits, seed, algorithm, objective, settings, **extra) -> dict:
-    """A `go` or `analyze` command line: the search's fields, then `extra`'s that are set."""
     out = {"cmd": cmd, "seed": seed, "algorithm": algorithm, "objective": objective}
     if settings:
         out["settings"] = dict(settings)
@@ -94,8 +92,6 @@ def _query(cmd: str, limits, seed, algorithm, objective, settings, **extra) -> d
 
 
 def _wait_for(limits, timeout, default):
-    """How long to wait for a search's final answer: the call's `timeout`, else its time
-    limit and the engine's timeout, else as long as it takes."""
     if timeout is not None:
         return timeout
     if limits is not None and limits.time is not None:
@@ -104,8 +100,8 @@ def _wait_for(limits, timeout, default):
 
 
 def _dies_with_parent():
-    """A function run between fork and exec asking the kernel to kill the engine when the thread
-    that started it ends (PR_SET_PDEATHSIG; None off Linux)."""
+    """Run between fork and exec: the engine dies with the thread that started it
+    (PR_SET_PDEATHSIG; None off Linux)."""
     try:
         import ctypes
         prctl = ctypes.CDLL(None, use_errno=True).prctl
@@ -191,7 +187,6 @@ class EngineProcess:
         return f"the engine has exited (status {code}){err}"
 
     def _next(self, deadline):
-        """The next line from the engine, waiting until `deadline` (a clock value, or None)."""
         left = None if deadline is None else max(deadline - time.monotonic(), 0)
         try:
             item = self._lines.get(timeout=left)
@@ -207,8 +202,6 @@ class EngineProcess:
         return item
 
     def _await(self, ident: str, kind: str, timeout=None, on_line=None) -> dict:
-        """The line of type `kind` that answers command `ident`; an error answering it raises
-        EngineError. `on_line` sees the other lines answering it (info lines)."""
         timeout = self.timeout if timeout is None else timeout
         deadline = None if timeout == float("inf") else time.monotonic() + timeout
         while True:

@@ -110,7 +110,6 @@ class Field:
 
 
 def _different_indexes(value, high: int) -> bool:
-    """A non-empty list of different integers, each 0 to `high`."""
     return (isinstance(value, list) and bool(value)
             and all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= high
                     for s in value)

@@ -83,8 +83,6 @@ def _key(query_id):
 
 
 def _document(value, field_name: str):
-    """A `game` or `record` field as given: an object, a position string or a document's JSON text
-    (a file's name is refused saying so)."""
     if isinstance(value, str) and not is_position_string(value) \
             and not value.lstrip().startswith(("{", "[")):
         takes = ("a document (a bergen-record/1 or bergen-position/1 object) or a position "
@@ -148,7 +146,6 @@ class EngineServer:
         self.send(obj, query.cmd.id)
 
     def _release(self, query: Query) -> None:
-        """Free the worker of a finished query and hand it the next (under the lock)."""
         self.running.discard(query)
         i = query.worker
         if i is not None and self.slots[i] is query:
@@ -243,7 +240,6 @@ class EngineServer:
                    "version": __version__}, c.id)
 
     def _game(self, c):
-        """The command's `game`, read, else the last `position`'s."""
         if c.fields["game"] is not None:
             return load(_document(c.fields["game"], "game"))
         if self.game is None:
@@ -296,7 +292,6 @@ class EngineServer:
             self._dispatch()
 
     def _dispatch(self) -> None:
-        """Hand queued queries to idle workers (called under the lock)."""
         while self.idle and self.queue and not self.shutdown:
             i = min(self.idle)
             self.idle.discard(i)
@@ -307,7 +302,6 @@ class EngineServer:
         self.lock.notify_all()
 
     def _settings(self, c) -> registry.Settings:
-        """The checked engine and settings of a query (unknown ones fail here, at once)."""
         f = c.fields
         return registry.Settings.of(f["algorithm"], f["settings"])
 
@@ -362,7 +356,6 @@ class EngineServer:
                     self._release(q)
 
     def _unstarted(self, q: Query) -> dict:
-        """The final answer of a query terminated before it started: it measured nothing."""
         if q.final_type == "bestmove":
             return {"type": "bestmove", "best": None, "moves": [], "value": None,
                     "stderr": None, "iterations": 0, "empty": True, "stopped": True,
@@ -511,8 +504,8 @@ def partial_answer(progress: dict, exact: bool, finished: bool = False) -> dict:
 
 
 def _lines(source, limit: int):
-    """The input's lines, each read to at most `limit` bytes: a longer one is skipped to its
-    end (read and dropped a piece at a time, so the memory stays bounded) and given as None."""
+    """The input's lines of at most `limit` bytes; a longer one is skipped a piece at a time
+    (the memory stays bounded) and given as None."""
     newline = b"\n" if isinstance(source.readline(0), bytes) else "\n"
     while True:
         line = source.readline(limit + 1)

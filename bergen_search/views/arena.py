@@ -1,35 +1,26 @@
-"""An arena's result (`play.arena.ArenaResult`), as `bergen arena` prints it: the text for
-people (`arena_text`) and the JSON document (`arena_document`), whole or, after Ctrl-C, over
-the sets that finished.
-"""
+"""An arena's result as `bergen arena` prints it: text and document, whole or after Ctrl-C."""
 from __future__ import annotations
 
 
 def arena_document(result, backend: str) -> dict:
-    """`bergen arena --json`: the result's fields and the backend that played (without the
-    version, which the door adds)."""
+    """`bergen arena --json`, without the version, which the door adds."""
     return {**result.to_json(), "backend": backend}
 
 
 def interrupted_document(partial, done: int, total: int) -> dict:
-    """`bergen arena --json` after Ctrl-C: the figures of the finished sets (none: no
-    figures) and how far the run got."""
+    """`bergen arena --json` after Ctrl-C: the finished sets' figures and how far it got."""
     return {**(partial.to_json() if partial else {}), "interrupted": True, "done": done,
             "total": total}
 
 
 def interrupted_text(partial, done: int, total: int) -> str:
-    """`bergen arena`'s text after Ctrl-C: the finished sets' table and how far it got."""
+    """`bergen arena`'s text after Ctrl-C."""
     return (arena_text(partial) + "\n" + f"interrupted after {done} of {total} sets: the "
             f"figures above cover those")
 
 
 def arena_text(result) -> str:
-    """`bergen arena`'s text, an `ArenaResult` as a table (after the command of each engine in
-    another process, once): per engine its seats in each seating, wins (single rounds: wins,
-    ties and losses, the win rate counting a tie as half a win, or 1/k of one among k
-    sides), win rate with the 95% interval, points per round; then the margin per round
-    with its standard error."""
+    """`bergen arena`'s text: an `ArenaResult` as a table, then the margins and notes."""
     r = result
     plural = "" if r.sets == 1 else "s"
     unit = (f"duplicate pair{plural}" if r.seatings == 2
@@ -59,6 +50,7 @@ def arena_text(result) -> str:
         lines.append(f"  {names[k]:<{wname}}  {seats[k]:<{sw}}  {r.wins[k]:>6}{tied}  "
                      f"{100 * rate:>7.1f}%  {f'[{100 * lo:.1f}%, {100 * hi:.1f}%]':<16}  "
                      f"{r.points_per_round[k]:>12.3f}")
+
     def pm(value, stderr):
         return f"{value:+.3f}" + ("" if stderr is None else f" ± {stderr:.3f}")
     head = f"margin per round ({names[0]} − {names[1]}): "

@@ -1,8 +1,6 @@
-"""The views of an analysis (`analysis.Analysis`): the annotated text listing, the JSON
-document, and a self-contained HTML report (GNU Backgammon's HTML export and lichess's
-evaluation graph, for Bergen): inline CSS and SVG, no script, nothing fetched, built with the
-standard library. Without colour: each curve has its dash pattern, each label its marker
-and text mark (`?!`, `?`, `??`), every value is written out."""
+"""The views of an analysis: the annotated text listing, the JSON document, and a
+self-contained HTML report (inline CSS and SVG, no script, nothing fetched; readable without
+colour: dash patterns, markers and text marks)."""
 from __future__ import annotations
 
 import html
@@ -30,8 +28,8 @@ def gained(points) -> str:
 
 
 def text(result, settings=True) -> str:
-    """The annotated listing of one analysed match: every event, errors marked and explained, then
-    the summary per seat and the settings (the match objective's values in percent)."""
+    """The annotated listing of one analysed match: every event, errors explained, then the
+    summary per seat and the settings."""
     out = []
     objective = result.settings.get("objective", "points")
     for r, events in enumerate(result.annotated):
@@ -57,8 +55,7 @@ def text(result, settings=True) -> str:
 
 
 def mark_of(dec) -> str:
-    """The mark after a play: `?!`, `?`, `??`; a borderline one in brackets (`[?!]`, `[-]`
-    when the loss itself is below every threshold)."""
+    """The mark after a play: `?!`, `?`, `??`; a borderline one in brackets (`[?!]`, `[-]`)."""
     if dec is None:
         return ""
     if dec.borderline:
@@ -67,8 +64,8 @@ def mark_of(dec) -> str:
 
 
 def rival(dec):
-    """The play a decision's loss is measured against: the best, or when the play made came out
-    best, the runner-up (not its mirror twin). None when there is no other choice."""
+    """The play a loss is measured against: the best, or when the play made was best, the
+    runner-up (not its mirror twin); None without another choice."""
     if dec.best != dec.played:
         return dec.best
     mine = dec.values[dec.played]
@@ -78,12 +75,11 @@ def rival(dec):
 
 
 def compared_text(dec, objective: str = "points") -> str:
-    """`better 2-3:L +0.43`, or when the play made came out best, `the search's best; 1-2:R +0.40
-    may be better`: "better" never names the play made."""
+    """`better 2-3:L +0.43`, or `the search's best; 1-2:R +0.40 may be better`."""
     other = rival(dec)
     if other is None:
         return "the only choice"
-    # (from the value as the documents round it, so the board, which reads those, says the same)
+    # rounded as the documents are, so that the board says the same
     shown = value_text(round(dec.values[other], 4), objective, 2)
     if dec.best != dec.played:
         return f"better {other} {shown}"
@@ -91,16 +87,14 @@ def compared_text(dec, objective: str = "points") -> str:
 
 
 def verdict_text(dec) -> str:
-    """`mistake`, or `borderline mistake` / `borderline (no label)` when the interval did not
-    settle on one label."""
+    """`mistake`, or `borderline mistake` / `borderline (no label)`."""
     if dec.borderline:
         return f"borderline {dec.label}" if dec.label else "borderline (no label)"
     return dec.label
 
 
 def loss_text(dec, exact: bool = True, objective: str = "points") -> str:
-    """The loss with its error and interval, and the rechecks behind it (an exact one says so
-    unless `exact` is False)."""
+    """The loss with its error, interval and rechecks (`exact`: say when it is exact)."""
     lo, hi = dec.loss_interval
     pp = " pp" if objective == "match" else ""
     out = (f"loss {gap_text(dec.loss, objective, 2)} ± {gap_text(dec.loss_stderr, objective, 2)}"
@@ -116,8 +110,7 @@ def loss_text(dec, exact: bool = True, objective: str = "points") -> str:
 
 
 def text_all(results) -> str:
-    """Several analysed matches, one per record (None: not analysed), numbered from 1, then the
-    seats' totals."""
+    """Several analysed matches (None: not analysed), numbered from 1, then the totals."""
     out = []
     done = [r for r in results if r is not None]
     total = len(results)
@@ -135,8 +128,7 @@ def text_all(results) -> str:
 
 
 def summary_table(summary, objective: str = "points", per_round: bool = False) -> list:
-    """The seats' totals; with the match objective the losses and the luck in percentage
-    points, said under the table; then the luck identity (`luck.identity_table`)."""
+    """The seats' totals, then the luck identity."""
     out = [f"  {'seat':<5} {'decisions':>9} {'forced':>6} {'total loss':>10} {'mean':>6} "
            f"{'?!':>3} {'?':>3} {'??':>3} {'[ ]':>3} {'error rate':>10} {'luck':>7}"]
     for sm in summary:
@@ -153,8 +145,7 @@ def summary_table(summary, objective: str = "points", per_round: bool = False) -
 
 
 def settings_line(st) -> str:
-    """The settings of an analysis in one line (the match objective's thresholds in
-    percentage points, as its losses are printed)."""
+    """The settings of an analysis in one line."""
     th = [st["thresholds"][k] for k in ("inaccuracy", "mistake", "blunder")]
     thresholds = ("/".join(f"{100 * x:g}" for x in th) + " pp" if st["objective"] == "match"
                   else "/".join(str(x) for x in th))
@@ -169,8 +160,7 @@ def settings_line(st) -> str:
 
 
 def to_json(results, seconds: float | None) -> dict:
-    """`analyze --json`: one match's document, or for several the decisions, totals, summaries and
-    settings (FORMATS.md); the wall time in `seconds` unless it is None."""
+    """`analyze --json` (FORMATS.md), with the wall time unless `seconds` is None."""
     if len(results) == 1:
         out = results[0].to_json()
     else:
@@ -273,19 +263,15 @@ def _objective(result) -> str:
 
 
 def _value(x, objective: str) -> str:
-    """Points (`+0.41`), or the match objective's chance (`71.2%`)."""
     if objective != "match" or x is None or not math.isfinite(x):
         return _f(x)
     return value_text(x, objective)
 
 
 def _gap(x, objective: str, fmt: str = ".2f") -> str:
-    """A difference, error or loss: points, or the match objective's percentage points."""
     if objective != "match" or x is None or not math.isfinite(x):
         return _f(x, fmt)
     return gap_text(x, objective, sign="+" if fmt.startswith("+") else "").replace("-", "−")
-
-
 
 
 #: Dominoes per drawing: a long line or hand wraps in drawings of at most this many.
@@ -293,8 +279,6 @@ WRAP_TILES = 4
 
 
 def _row_svgs(tiles, kind: str, title: str) -> str:
-    """Tiles [(a, b, across, cls)] drawn in rows of WRAP_TILES, each an `svg.dominoes` at
-    its natural size, in one `div.tiles` that wraps them."""
     rows = []
     for start in range(0, max(len(tiles), 1), WRAP_TILES):
         parts, x = [], 1
@@ -308,8 +292,6 @@ def _row_svgs(tiles, kind: str, title: str) -> str:
 
 
 def _line_svg(pairs, played_at=None, title="the line") -> str:
-    """The line as laid: doubles across, the others end to end; `played_at` the index of the
-    tile just played (drawn outlined)."""
     return _row_svgs([(a, b, a == b, "played" if i == played_at else "")
                       for i, (a, b) in enumerate(pairs)], "line", title)
 
@@ -321,7 +303,7 @@ def _hand_svg(tiles, played=None, best=None, title="the hand") -> str:
 
 
 def side_name(rules, side) -> str:
-    """A side as people name it: `seat 2`, or with partnerships `side 0 (seats 0 and 2)`."""
+    """`seat 2`, or with partnerships `side 0 (seats 0 and 2)`."""
     if rules is not None and rules.partnerships:
         return f"side {side} (seats {side} and {side + 2})"
     return f"seat {side}"
@@ -369,12 +351,9 @@ def _settings_html(st) -> str:
 
 
 def _graph_svg(result, prefix: str) -> str:
-    """Every side's value through the match (one point per searched position), the decisions and
-    their markers, round boundaries with the scores, and the luck lane; placed by `graph.place`."""
     rules, objective = result.rules, result.settings.get("objective", "points")
     p = graph.place(_graph_columns(result), rules.n_sides if rules is not None else 2,
                     objective)
-    # The labels' markers sit in a strip above the plot, joined to their decision by a leader.
     W, left, right, top, plot_h, lane_h = 900, 54, 12, 66, 230, 64
     H = top + plot_h + 28 + lane_h + 8
     step = (W - left - right) / max(p.columns, 1)
@@ -388,7 +367,6 @@ def _graph_svg(result, prefix: str) -> str:
 
     out = [f'<svg class="graph" id="{prefix}graph" viewBox="0 0 {W} {H}" role="img" '
            f'aria-label="the value of every side after every decision">']
-    # grid and axis
     for t, text in zip(p.ticks, p.tick_texts):
         out.append(f'<line class="grid" x1="{left}" y1="{Y(t):.1f}" x2="{W - right}" '
                    f'y2="{Y(t):.1f}"/><text x="{left - 6}" y="{Y(t) + 4:.1f}" '
@@ -398,7 +376,6 @@ def _graph_svg(result, prefix: str) -> str:
     unit = "chance of winning the match" if objective == "match" else \
         "expected round margin (points)"
     out.append(f'<text x="{left}" y="12">{_e(unit)}</text>')
-    # round boundaries, with the scores before each round
     for i, r in p.boundaries:
         x = left + i * step
         scores = result.start_scores[r] if r < len(result.start_scores) else ()
@@ -410,7 +387,6 @@ def _graph_svg(result, prefix: str) -> str:
         scores, why = result.ends[-1]
         out.append(f'<text x="{W - right}" y="12" text-anchor="end">'
                    f'{_e("end  " + "–".join(str(s) for s in scores))}</text>')
-    # the curves (their colour and dash: the class's, drawing.CSS)
     for c in p.curves:
         d = " ".join(f"{X(i):.1f},{Y(v):.1f}" for i, v in c.points)
         out.append(f'<polyline class="curve side{c.side}" data-side="{c.side}" points="{d}"/>')
@@ -421,8 +397,6 @@ def _graph_svg(result, prefix: str) -> str:
 
 
 def _graph_columns(result) -> list:
-    """The graph's columns (`graph.Column`): one per searched position, with its decision's
-    call and its luck."""
     rules, cols = result.rules, []
     for m in result.moments:
         dec = result.decisions[m.decision] if m.decision is not None else None
@@ -434,7 +408,6 @@ def _graph_columns(result) -> list:
 
 
 def _graph_dots(result, p, prefix: str, X, Y) -> list:
-    """The decisions on the graph, the exact ones ringed, the labelled ones' markers in the strip."""
     out = []
     obj = _objective(result)
     for dot in p.dots:
@@ -456,13 +429,11 @@ def _graph_dots(result, p, prefix: str, X, Y) -> list:
             out.append(f'<line class="leader" x1="{x:.1f}" y1="{MARKS_Y + 1}" x2="{x:.1f}" '
                        f'y2="{y - 5:.1f}"/>'
                        f'<a href="#{prefix}d{dot.decision}">'
-                       f'{_marker(dot.label, x, MARKS_Y, dot.decision)}</a>')
+                       f'{drawing.marker(dot.label, x, MARKS_Y, dot.decision)}</a>')
     return out
 
 
 def _luck_lane(p, result, X, step, left, right_x, *, lane_top, lane_h) -> list:
-    """The luck lane under the plot: a bar per column with luck (`Placing.luck`), the deal's
-    filled."""
     mid = lane_top + lane_h / 2
     scale = (lane_h / 2 - 4) / p.luck_top
     out = [f'<text x="{left - 6}" y="{mid + 4:.1f}" text-anchor="end">luck</text>'
@@ -484,12 +455,6 @@ def _luck_lane(p, result, X, step, left, right_x, *, lane_top, lane_h) -> list:
 
 #: The baseline of the labels' markers, in the strip above the plot.
 MARKS_Y = 44
-
-
-def _marker(label, x, y, index) -> str:
-    """A labelled decision's marker: a triangle (?!), a square (?) or a diamond (??), with its
-    mark written beside it, so the label reads without colour (`drawing.marker`)."""
-    return drawing.marker(label, x, y, index)
 
 
 def _legend(rules) -> str:
@@ -516,8 +481,6 @@ EXACT_NOTE = ('; <span class="exact">exact</span> (the endgame solved; ± the tw
 
 
 def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> str:
-    """Decision `index` of the analysis (a play with a choice), made at `event` of round
-    `r`: the line after it as laid (a `notation.Line`), the hand, the values."""
     dec = result.decisions[index]
     obj = _objective(result)
     pairs = line.pairs
@@ -580,7 +543,6 @@ def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> st
 
 
 def _position_html(position) -> str:
-    """The position before the decision as a string to paste into `bergen best`."""
     if not position:
         return ""
     return (f'<div class="position">position before the play: '
@@ -588,7 +550,6 @@ def _position_html(position) -> str:
 
 
 def _minor_html(event, seat, action, points, forced) -> str:
-    """A draw, a pass, or a play the analysis did not judge (forced, or a seat not analysed)."""
     scored = gained(points)
     if action == Move.DRAW:
         what = "draws"
@@ -635,7 +596,6 @@ def _match_html(result, prefix="", title=None) -> str:
 
 
 def _outcome(result) -> str:
-    """`final 15–4, seat 0 wins the match` (or where an unfinished record stops)."""
     if not result.ends:
         return ""
     scores, why = result.ends[-1]
@@ -647,8 +607,8 @@ def _outcome(result) -> str:
 
 
 def html_report(results, *, title="Bergen analysis") -> str:
-    """The self-contained HTML report of one or several analysed matches: a function of the
-    analyses alone (no clock, no paths), so the same seed and budget give the same bytes."""
+    """The self-contained HTML report of analysed matches: a function of the analyses alone
+    (no clock, no paths)."""
     rules = results[0].rules
     players = f"{rules.players} players" + (", partnerships" if rules.partnerships else "") \
         if rules is not None else ""

@@ -1,25 +1,9 @@
-"""A Python client of `bergen engine` (docs/PROTOCOL.md), after python-chess's
-`chess.engine.SimpleEngine`: one engine process, kept running, asked many questions.
-
->>> from bergen_search.protocol.client import EngineProcess
->>> from bergen_search.search.api import Limits
->>> with EngineProcess.start() as engine:                           # doctest: +SKIP
-...     result = engine.play("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14",
-...                          Limits(iterations=20000), seed=1)
-...     print(result.move, result.value)
-...     with engine.analysis(open("examples/decision.json").read()) as analysis:
-...         for partial in analysis:
-...             if partial["iterations"] > 200_000:
-...                 break
-...     print(analysis.stop()["best"])
-...     for decision in engine.analyze_game(open("examples/match.json").read()):
-...         print(decision.seat, decision.played, decision.label)
+"""A Python client of `bergen engine` (docs/PROTOCOL.md, "The Python client"): one engine
+process, kept running, asked many questions, one query at a time.
 
 A game is a position string, a `bergen-record/1` or `bergen-position/1` (a dict or its JSON
-text), or a `record.Record` or `position.Position`. Every wait is bounded by `timeout`
-(the constructor's or a call's) past the search's own time limit; an iteration budget alone
-is waited for as long as it takes. Errors: `EngineTerminated` (it died), `EngineTimeout`
-(no answer in time), `EngineError` (an `error` line). One query at a time, one thread.
+text), or a `record.Record` or `position.Position`. Every wait is bounded by `timeout` past
+the search's own time limit; an iteration budget alone is waited for as long as it takes.
 """
 from __future__ import annotations
 
@@ -52,8 +36,7 @@ class EngineTimeout(EngineError, TimeoutError):
 
 @dataclass(frozen=True)
 class PlayResult:
-    """The engine's move: `move` in FORMATS.md notation, its `value` and `stderr`, and the
-    whole `bestmove` document in `info`."""
+    """The engine's move, its `value` and `stderr`, and the whole `bestmove` in `info`."""
     move: str
     value: float | None
     stderr: float | None
@@ -139,8 +122,7 @@ class EngineProcess:
 
     @classmethod
     def start(cls, command=None, **kwargs) -> "EngineProcess":
-        """Start `bergen engine` (by default this Python's `python -m bergen_search engine`)
-        and check that it answers."""
+        """Start `bergen engine` (by default `python -m bergen_search engine`) and ping it."""
         engine = cls(command, **kwargs)
         try:
             engine.ping()
@@ -161,27 +143,33 @@ class EngineProcess:
                 self._lines.put({"type": "error", "error": f"not a JSON line: {line[:200]!r}"})
         self._lines.put(_EOF)
 
-    def _send(self, cmd: dict) -> str:
-        self._ids += 1
-        cmd = {**cmd, "id": str(self._ids)}
+    def _write(self, line: str) -> None:
         if self.process.poll() is not None:
             raise EngineTerminated(self._died())
         try:
-            self.process.stdin.write(json.dumps(cmd) + "\n")
+            self.process.stdin.write(line + "\n")
             self.process.stdin.flush()
         except (BrokenPipeError, OSError):
             raise EngineTerminated(self._died()) from None
-        return cmd["id"]
+
+    def _send(self, cmd: dict) -> str:
+        self._ids += 1
+        ident = str(self._ids)
+        self._write(json.dumps({**cmd, "id": ident}))
+        return ident
+
+    def _keep_stderr(self) -> None:
+        if self.stderr is None:
+            try:
+                self.stderr = self.process.stderr.read()
+            except (OSError, ValueError):
+                self.stderr = ""
 
     def _died(self) -> str:
         code = self.process.poll()
         err = ""
         if code is not None:
-            if self.stderr is None:
-                try:
-                    self.stderr = self.process.stderr.read()
-                except (OSError, ValueError):
-                    self.stderr = ""
+            self._keep_stderr()
             last = self.stderr.strip().splitlines()[-1:]
             err = f": {last[0]}" if last else ""
         return f"the engine has exited (status {code}){err}"
@@ -225,16 +213,9 @@ class EngineProcess:
 
     # ---- the commands ----------------------------------------------------------------------
     def raw(self, line: str, timeout=None) -> dict:
-        """Send one line as it is (no id added) and return the next line the engine writes:
-        for driving the protocol by hand, or checking what it says to a malformed line."""
+        """Send one line as it is (no id added) and return the next line the engine writes."""
         self._free()
-        if self.process.poll() is not None:
-            raise EngineTerminated(self._died())
-        try:
-            self.process.stdin.write(line.rstrip("\n") + "\n")
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise EngineTerminated(self._died()) from None
+        self._write(line.rstrip("\n"))
         timeout = self.timeout if timeout is None else timeout
         return self._next(time.monotonic() + timeout)
 
@@ -252,31 +233,28 @@ class EngineProcess:
                              timeout)
 
     def moves(self, record, timeout=None) -> dict:
-        """What the seat to move may do after `record`'s last event, its hand seen or not
-        (the `moves` answer: `to_move`, `seen`, `moves`, and `why` when there are none)."""
+        """The `moves` answer: what the seat to move may do after `record`'s last event."""
         if isinstance(record, str):
             record = json.loads(record)
         return self._request({"cmd": "moves", "record": record}, "moves", timeout)
 
     def show(self, game=None, weighting: str = "uniform", timeout=None) -> dict:
-        """What the seat to move knows (`bergen show --json`), of `game` or the last position
-        set; `weighting` as `bergen show --weighting`."""
+        """`bergen show --json` of `game`, or of the last position set."""
         cmd = {"cmd": "show", "weighting": weighting}
         if game is not None:
             cmd["game"] = _game_object(game)
         return self._request(cmd, "show", timeout)
 
     def beliefs(self, game=None, weighting: str = "uniform", timeout=None) -> "Beliefs":
-        """Where the hidden tiles are, as the seat to move of `game` (or of the last
-        position) sees them: `Beliefs.p_hold[seat][tile]`, the reserve's under None."""
+        """Where the hidden tiles are, as the seat to move of `game` (or the last position)
+        sees them."""
         return Beliefs.from_json(self.show(game, weighting, timeout))
 
     def analyse(self, game, limits=None, *, seed: int = 0, algorithm: str = "ismcts",
                 objective: str = "points", settings=None, timeout=None, on_partial=None,
                 report_every: float = 0.1, beliefs=None, priority: int = 0) -> dict:
-        """Search `game` with `limits` (None: the default budget): the `bestmove` document, as
-        `bergen
-        best --json` prints it (with `beliefs`, those too). `on_partial` hears each partial answer."""
+        """The `bestmove` of a search of `game` (`limits` None: the default budget);
+        `on_partial` hears each partial answer."""
         self._free()
         ident = self._send(_query("go", limits, seed, algorithm, objective, settings,
                                   game=_game_object(game), beliefs=beliefs,
@@ -298,9 +276,7 @@ class EngineProcess:
     def analysis(self, game, limits=None, *, seed: int = 0, algorithm: str = "ismcts",
                  objective: str = "points", settings=None, report_every: float = 0.1,
                  timeout=None) -> "AnalysisStream":
-        """Start a search of `game` and stream its partial answers (without `limits`: until
-        `stop()`);
-        a context manager (leaving stops it); `stop()` or `wait()` for the `bestmove`."""
+        """A search of `game` streaming its partial answers (without `limits`: until `stop()`)."""
         self._free()
         ident = self._send(_query("go", limits, seed, algorithm, objective, settings,
                                   game=_game_object(game), report_every=report_every,
@@ -311,9 +287,8 @@ class EngineProcess:
     def analyze_game(self, record, limits=None, *, seats=None, rounds=None, seed: int = 0,
                      algorithm: str = "ismcts", objective: str = "points", settings=None,
                      beliefs=None, timeout=None) -> "GameAnalysis":
-        """Review a whole record: iterate for each `Decision` as judged; `.analysis` is then the
-        whole
-        document. `terminate()` ends it early. `limits`: each decision's first search."""
+        """Review a whole record, yielding each `Decision` as judged (`limits`: each
+        decision's first search)."""
         self._free()
         ident = self._send(_query("analyze", limits, seed, algorithm, objective, settings,
                                   record=_game_object(record), seats=seats, rounds=rounds,
@@ -322,7 +297,7 @@ class EngineProcess:
         return self._stream
 
     def quit(self, timeout=None) -> int:
-        """Ask the engine to exit; return its exit status (killing it if it does not go)."""
+        """Ask the engine to exit (killing it if it does not go); its exit status."""
         timeout = self.timeout if timeout is None else timeout
         if self.process.poll() is None:
             try:
@@ -339,16 +314,11 @@ class EngineProcess:
         return self.process.returncode
 
     def close(self) -> None:
-        """End the process (if it still runs) and its pipes; what it wrote on its standard
-        error is kept in `stderr`."""
+        """End the process and its pipes, keeping what it wrote on standard error in `stderr`."""
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
-        if self.stderr is None:
-            try:
-                self.stderr = self.process.stderr.read()
-            except (OSError, ValueError):
-                self.stderr = ""
+        self._keep_stderr()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             try:
                 stream.close()
@@ -363,8 +333,8 @@ class EngineProcess:
 
 
 class AnalysisStream:
-    """A search in progress: iterate it for the partial answers; `partial` the latest; `stop()`
-    asks for the answer at once and returns the `bestmove`; `wait()` waits for it."""
+    """A search in progress: iterate it for the partial answers (`partial` the latest);
+    `stop()` ends it and returns the `bestmove`, `wait()` waits for it."""
 
     partial_type, final_type = "partial", "bestmove"
 
@@ -406,13 +376,12 @@ class AnalysisStream:
         return line
 
     def next(self, timeout=None):
-        """The next partial answer, or None once the query has answered; waits at most
-        `timeout` seconds (the stream's timeout by default)."""
+        """The next partial answer, or None once the query has answered."""
         timeout = self.timeout if timeout is None else timeout
         return self._take(time.monotonic() + timeout)
 
     def stop(self) -> dict:
-        """End this query at once (`terminate`) and return its final document."""
+        """End this query at once and return its final document."""
         if self.best is None:
             self.engine._send({"cmd": "terminate", "queries": [self.ident]})
         return self.wait(self.timeout)
@@ -420,7 +389,7 @@ class AnalysisStream:
     terminate = stop
 
     def wait(self, timeout=float("inf")) -> dict:
-        """The final document, waiting at most `timeout` seconds for it."""
+        """The final document, waited for at most `timeout` seconds."""
         deadline = None if timeout == float("inf") else time.monotonic() + timeout
         while self.best is None:
             self._take(deadline)
@@ -439,8 +408,7 @@ class AnalysisStream:
 
 @dataclass(frozen=True)
 class Decision:
-    """One decision of `analyze_game`: its JSON fields (`doc`), the move played and the best, the
-    loss and its label (None: no error, or borderline), and the beliefs when asked."""
+    """One decision of `analyze_game`, its whole JSON in `doc`."""
     index: int
     seat: int
     played: str
@@ -457,8 +425,7 @@ class Decision:
 
 
 class GameAnalysis(AnalysisStream):
-    """A whole record under review (`EngineProcess.analyze_game`): iterate it for the
-    `Decision`s as they are judged; `analysis` (or `wait()`) is then the whole document."""
+    """A record under review: iterate it for the `Decision`s; then `analysis` is the whole."""
 
     partial_type, final_type = "decision", "analysis"
 
@@ -472,8 +439,7 @@ class GameAnalysis(AnalysisStream):
 
 @dataclass(frozen=True)
 class Beliefs:
-    """Where the hidden tiles are: `p_hold` {seat: {tile: chance}} (the reserve's under None), by
-    `weighting`, with the counts of consistent deals and histories."""
+    """Where the hidden tiles are: `p_hold` {seat: {tile: chance}}, the reserve's under None."""
     weighting: str
     p_hold: dict
     deals: int

@@ -1,11 +1,8 @@
-"""`bergen engine`: a long-running engine speaking JSON lines on standard input and output
-(docs/PROTOCOL.md is the contract; `schema.py` its commands and fields).
+"""`bergen engine`: JSON lines on standard input and output (docs/PROTOCOL.md).
 
-`go` and `analyze` are queries: queued by `priority`, then arrival, and run one at a time on
-each worker thread, with partial lines while they run and exactly one final line. Everything
-else is answered at once by the reading thread, so `isready`, `stop` and `terminate` are
-heard while queries run. Exit 0 on `quit`, SIGTERM, SIGHUP and at the end of the input (once
-the queries in flight have answered, unless `--stop-at-eof`); 130 on Ctrl-C."""
+`go` and `analyze` are queries, queued by `priority` then arrival and run on the worker
+threads; everything else is answered at once by the reading thread, so that `isready`, `stop`
+and `terminate` are heard while queries run."""
 from __future__ import annotations
 
 import heapq
@@ -45,8 +42,7 @@ PROTOCOL = "bergen-engine/2"
 #: Said of a line holding part of a JSON value, or more than one (a pretty-printed document).
 ONE_LINE = ("; a command is one JSON object on one line: send a pretty-printed (multi-line) "
             "document on one line")
-#: The world cap of an `infinite` search of an engine without replicates (`iterations`
-#: overrides it); one with replicates grows them until `stop` instead.
+#: The budget of an `infinite` search of an engine without replicates.
 INFINITE_CAP = 5_000_000
 
 
@@ -56,8 +52,7 @@ class _Terminated(BaseException):
 
 @dataclass(eq=False)
 class Query:
-    """A `go` or `analyze` in flight: its command, its order in the queue, what it works on,
-    its stop, and whether it was terminated, started and answered (once)."""
+    """A `go` or `analyze` in flight, queued or running."""
     cmd: schema.Command
     seq: int
     work: object                       # the Game of a go, the Record of an analyze
@@ -94,8 +89,8 @@ def _document(value, field_name: str):
 
 
 class EngineServer:
-    """The engine between commands: the current position, the queue, the queries in flight
-    (queued or running, by id), the workers, and the output (`write(line)`, under a lock)."""
+    """The engine between commands: the position, the queue, the queries in flight, the
+    workers, and the output (`write(line)`, under a lock)."""
 
     def __init__(self, write, workers: int = 1, clock=time.perf_counter):
         self._write, self.clock = write, clock
@@ -116,7 +111,6 @@ class EngineServer:
         for t in self.workers:
             t.start()
 
-    # ---- output ---------------------------------------------------------------------------
     def send(self, obj: dict, line_id=None) -> None:
         """Write one line, with `line_id` when it is not None."""
         if line_id is not None:
@@ -134,8 +128,8 @@ class EngineServer:
         self.send({"type": "error", "error": one_line(message)}, line_id)
 
     def final(self, query: Query, obj: dict) -> None:
-        """A query's one final answer; any later one is dropped. Its worker is free before
-        the line is written, so that a command sent after it finds the engine as it says."""
+        """A query's one final answer. Its worker is freed before the line is written, so that
+        a command sent after it finds the engine as it says."""
         with self.lock:
             if query.answered:
                 return
@@ -153,7 +147,6 @@ class EngineServer:
             self.idle.add(i)
             self._dispatch()
 
-    # ---- input ----------------------------------------------------------------------------
     def handle_line(self, raw) -> bool:
         """One input line (bytes or text); False once the engine should exit."""
         self.lines_read += 1
@@ -168,7 +161,6 @@ class EngineServer:
         try:
             command = schema.check(parse_json(raw, "command"))
         except JSONError as e:
-            # where in the input, not in the one-line document: the input's line number
             where = f"input line {self.lines_read}"
             if e.line > 1 or e.column > len(raw.rstrip("\r\n")):
                 self.error(f"bad JSON: {where} ends inside a JSON value ({e.reason}){ONE_LINE}")
@@ -178,11 +170,8 @@ class EngineServer:
             else:
                 self.error(f"bad JSON in {where}, column {e.column}: {e.reason}")
             return True
-        except SchemaError as e:
-            self.error(str(e), e.id)
-            return True
         except BergenError as e:
-            self.error(str(e))
+            self.error(str(e), e.id if isinstance(e, SchemaError) else None)
             return True
         if command.name == "quit":
             return False
@@ -194,7 +183,6 @@ class EngineServer:
             self.error(f"internal error: {type(e).__name__}: {e}", command.id)
         return True
 
-    # ---- the commands answered at once ----------------------------------------------------
     def cmd_hello(self, c):
         algorithms = {}
         for name in registry.names():
@@ -217,7 +205,7 @@ class EngineServer:
     def cmd_position(self, c):
         game = load(c.fields["game"])
         info = game.info
-        # (before the lead: the tile the lead rule makes the seat lead, if it leads at all)
+        # before the lead: the tile the lead rule makes the seat lead, if it leads at all
         moves = ([move_str(m) for m in root_moves(info)] if info.line else
                  [tile_str(t) for s, t, _ in leads(info.rules, info.seat, info.hand)
                   if s == info.seat])
@@ -278,7 +266,6 @@ class EngineServer:
         for q in not_started:
             self.final(q, self._unstarted(q))
 
-    # ---- the queries ----------------------------------------------------------------------
     def _enqueue(self, c, work, limits=None) -> None:
         q = Query(c, next(self.seq), work, limits)
         with self.lock:
@@ -302,8 +289,7 @@ class EngineServer:
         self.lock.notify_all()
 
     def _settings(self, c) -> registry.Settings:
-        f = c.fields
-        return registry.Settings.of(f["algorithm"], f["settings"])
+        return registry.Settings.of(c.fields["algorithm"], c.fields["settings"])
 
     def cmd_go(self, c):
         f = c.fields
@@ -370,8 +356,7 @@ class EngineServer:
         iterations = f["iterations"]
         settings = self._settings(q.cmd)
         alg = settings.engine
-        # An infinite search: with replicates, deepening (ISMCTS's settle) or replicates of
-        # the size `iterations` gives each (settle=off) until stopped; else up to a cap.
+        # An infinite search with replicates grows them until stopped; else up to a cap.
         until_stopped = f["infinite"] and alg.replicated
         if f["infinite"] and iterations is None and not until_stopped:
             iterations = INFINITE_CAP
@@ -458,10 +443,8 @@ class EngineServer:
                "version": __version__}
         self.final(q, doc)
 
-    # ---- ending ---------------------------------------------------------------------------
     def finish(self) -> None:
-        """At the end of the input: every query in flight runs to its end and answers (an `infinite`
-        one is stopped first). Ctrl-C and the signals still stop at once."""
+        """Wait for every query in flight to answer, an `infinite` one stopped first."""
         with self.lock:
             for q in list(self.queue) + list(self.running):
                 if q.cmd.name == "go" and q.cmd.fields.get("infinite"):
@@ -484,9 +467,7 @@ class EngineServer:
 
 
 def partial_answer(progress: dict, exact: bool, finished: bool = False) -> dict:
-    """A `partial` line from a search's report: its ranked moves, the best and its figures,
-    `trees` and `running` with replicates, `settled` and `deepening` when the search said
-    them, and `finished` when the search ended by itself."""
+    """A `partial` line from a search's report (`finished`: the search ended by itself)."""
     rows = measured_rows(progress["moves"], exact=exact)
     # (no rows: a value before the lead that the seat may not lead)
     first = rows[0] if rows else {"visits": 0, "value": num(progress.get("value")),
@@ -522,8 +503,7 @@ def _lines(source, limit: int):
 
 
 def serve(stdin, stdout, workers: int = 1, stop_at_eof: bool = False) -> int:
-    """Run the engine until `quit`, the end of `stdin`, SIGTERM or SIGHUP (status 0) or Ctrl-C
-    (130); the end of the input first lets the queries in flight answer, unless `stop_at_eof`."""
+    """Run the engine until `quit`, the end of `stdin`, SIGTERM or SIGHUP (0) or Ctrl-C (130)."""
 
     def write(line):
         stdout.write(line + "\n")

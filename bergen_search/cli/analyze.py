@@ -25,12 +25,11 @@ from ..errors import BergenError
 from ..formats.jsondoc import MAX_RECORDS_BYTES
 from ..formats.record_io import load_records
 from ..search import backend
+from ..search.api import MAX_ITERATIONS, MAX_SECONDS
 from ..views import report
 from .longrun import LongRun
 from .options import (
     ITERATIONS_TYPE,
-    MAX_IT,
-    MAX_S,
     SECONDS_TYPE,
     FiniteFloat,
     algorithm_option,
@@ -56,10 +55,10 @@ _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
 @click.option("--iterations", type=ITERATIONS_TYPE, default=None,
               help=f"Search budget per decision (default {DECISION_ITERATIONS} ISMCTS "
                    f"iterations / {DEFAULT_WORLDS} worlds; 1/{backend.FALLBACK_DIVISOR} of it "
-                   f"without the compiled core; at most {MAX_IT:,}, rechecks included).")
+                   f"without the compiled core; at most {MAX_ITERATIONS:,}, rechecks included).")
 @click.option("--time", "seconds", type=SECONDS_TYPE, default=None,
               help=f"Seconds of search per decision (instead of --iterations; 0.001 to "
-                   f"{MAX_S:,.0f}).")
+                   f"{MAX_SECONDS:,.0f}).")
 @memory_option
 @algorithm_option()
 @set_option()
@@ -145,7 +144,6 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
     progress = _progress_bar(show, t0)
 
     def finished(journal):
-        """The records a journal holds analysed."""
         return [v for k, v in (journal.done.items() if journal else ())
                 if isinstance(k, tuple) and k[0] == "record"]
 
@@ -180,7 +178,7 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
         if html_path is not None:
             write_atomic(html_path, report.html_report(results))
         if out_path is not None:
-            # Without its wall time: a resumed run writes the same bytes.
+            # without its wall time: a resumed run writes the same bytes
             write_atomic(out_path, json.dumps({**report.to_json(results, None),
                                                "version": __version__},
                                               separators=(",", ":")) + "\n")

@@ -1,7 +1,6 @@
-"""The `bergen` click group: every command, and one line and an exit status for each way
-a command can end: 0 done; 2 bad input or usage; 130 Ctrl-C (143 SIGTERM, 129 SIGHUP, heard
-as Ctrl-C); 74 a file or standard output not written; 141, quietly, standard output closed by
-its reader (as SIGPIPE); 1 an internal failure.
+"""The `bergen` click group, and one line and an exit status for each way a command ends:
+0 done; 2 bad input or usage; 130 Ctrl-C (143 SIGTERM, 129 SIGHUP); 74 a file or standard
+output not written; 141, quietly, standard output closed by its reader; 1 an internal failure.
 """
 from __future__ import annotations
 
@@ -152,15 +151,9 @@ class BergenGroup(click.Group):
         except BergenError as e:
             click.echo(f"bergen: {e}", err=True)
             sys.exit(e.exit_status)
-        except OSError as e:
-            if _stdout_broken(e):
-                sys.exit(_output_failed(e))
-            if os.environ.get("BERGEN_DEBUG") == "1":
-                raise
-            click.echo(f"bergen: internal error: {type(e).__name__}: {e} "
-                       f"(set BERGEN_DEBUG=1 for a traceback)", err=True)
-            sys.exit(1)
         except Exception as e:
+            if isinstance(e, OSError) and _stdout_broken(e):
+                sys.exit(_output_failed(e))
             if os.environ.get("BERGEN_DEBUG") == "1":
                 raise
             click.echo(f"bergen: internal error: {type(e).__name__}: {e} "

@@ -1,5 +1,5 @@
-"""The options the commands share: the rules, the position (GAME or the flags), the search's
-algorithm and budget, --json, --resume, --cluster; and reading what they name."""
+"""The options the commands share (the rules, the position, the search, --json, --resume,
+--cluster), and reading the inputs they name."""
 from __future__ import annotations
 
 import contextlib
@@ -29,8 +29,7 @@ from ..search.api import (
 
 
 def read_text(path: str, limit: int = MAX_DOCUMENT_BYTES) -> str:
-    """The text of a file, or of standard input for '-'; a missing file, or one larger than
-    `limit` bytes, is bad input."""
+    """The text of a file, or of standard input for '-', at most `limit` bytes."""
     if path == "-":
         stream = getattr(sys.stdin, "buffer", None)
         data = read_bounded(stream if stream is not None else sys.stdin, limit,
@@ -70,7 +69,7 @@ def naming(path: str):
 
 
 def read_document(path: str, reader, limit: int = MAX_DOCUMENT_BYTES):
-    """`reader(text)` of the input at `path`, its errors naming the input first."""
+    """`reader(text)` of the input at `path`, its errors naming the input."""
     text = read_text(path, limit)
     with naming(path):
         return reader(text)
@@ -148,13 +147,10 @@ class FiniteFloat(click.FloatRange):
         return rv
 
 
-def _limit_types():
-    return (click.IntRange(1, MAX_ITERATIONS), FiniteFloat(0.001, MAX_SECONDS),
-            click.IntRange(1, MAX_MEMORY_MB), MAX_ITERATIONS, MAX_SECONDS)
-
-
-#: The types of the budget options, with the search's maxima (search.MAX_ITERATIONS...).
-ITERATIONS_TYPE, SECONDS_TYPE, MEMORY_TYPE, MAX_IT, MAX_S = _limit_types()
+#: The types of the budget options, with the search's maxima.
+ITERATIONS_TYPE = click.IntRange(1, MAX_ITERATIONS)
+SECONDS_TYPE = FiniteFloat(0.001, MAX_SECONDS)
+MEMORY_TYPE = click.IntRange(1, MAX_MEMORY_MB)
 #: The most sets or matches a run plays.
 MAX_GAMES = 10_000_000
 
@@ -191,8 +187,8 @@ def _cluster(ctx, param, address):
 def cluster_option(f, help="Run the work on the Dask scheduler at ADDRESS (e.g. "
                            "tcp://10.0.0.5:8786); the same output as --workers 1. Needs pip "
                            "install 'bergen_search[cluster]'."):
-    """--cluster ADDRESS and --cluster-timeout SECONDS, given to the command as one
-    `runs.parallel.Cluster` (None without --cluster)."""
+    """--cluster ADDRESS and --cluster-timeout SECONDS, given as one `runs.parallel.Cluster`
+    (None without --cluster)."""
     f = click.option("--cluster-timeout", type=click.FloatRange(1, 86400), default=STALL_TIMEOUT,
                      show_default=True, metavar="SECONDS", is_eager=True, expose_value=False,
                      callback=_cluster_timeout,
@@ -214,8 +210,7 @@ def is_registration(text: str) -> bool:
 
 
 def external_options(f):
-    """--external NAME=COMMAND (repeated) and --external-timeout SECONDS (read by
-    `engines.parse_externals`)."""
+    """--external NAME=COMMAND (repeated) and --external-timeout SECONDS."""
     f = click.option("--external-timeout", "engine_timeout", type=FiniteFloat(1, MAX_SECONDS),
                      default=ENGINE_TIMEOUT, show_default=True, metavar="SECONDS",
                      help="How long an engine of --external may take to answer a move, past "
@@ -229,8 +224,8 @@ def external_options(f):
 
 
 def external_commands(specs, cluster) -> dict:
-    """name -> command of the engines in other processes among `specs` (what --resume checks),
-    refusing --cluster with them."""
+    """name -> command of the engines in other processes among `specs`, refusing --cluster
+    with them."""
     refuse_cluster(specs, cluster)
     return {s.name: s.engine.command_text for s in specs if s.engine is not None}
 
@@ -254,8 +249,6 @@ def _parse_int_list(text: str, n: int, what: str) -> list:
         raise BergenError(f"{what} must be {n} non-negative integers, got {text!r}")
     return values
 
-
-# ---- reading a game: a file, standard input, or the position flags ------------------------
 
 POSITION_FLAGS = [
     click.option("--hand", help="The hand of the seat to move, e.g. '0-3 1-2 2-5'."),
@@ -282,8 +275,8 @@ def game_input(f):
 
 
 def game_from_options(game, kw):
-    """The `Game` of the seat to move from GAME (a file, - or a position string), --position
-    or the position flags. Pops the options it reads from kw."""
+    """The `Game` from GAME (a file, - or a position string), --position or the position
+    flags. Pops the options it reads from kw."""
     flags = {k: kw.pop(k, None) for k in _POSITION_FIELDS}
     given = [k for k, v in flags.items() if v is not None]
     string = kw.pop("position_string", None)
@@ -298,12 +291,9 @@ def game_from_options(game, kw):
         if given:
             raise click.UsageError(f"give either GAME or the position flags, not both "
                                    f"(got GAME and --{given[0].replace('_', '-')})")
-        rules_given = [k for k in RULE_FIELDS + ("rules_json",) if kw.get(k) is not None]
-        if rules_given:
+        if [k for k in RULE_FIELDS + ("rules_json",) if kw.pop(k, None) is not None]:
             raise click.UsageError("the rules of a GAME come from the game; rule flags go "
                                    "with the position flags")
-        for k in RULE_FIELDS + ("rules_json",):
-            kw.pop(k, None)
         return load(game) if is_position_string(game) else read_document(game, load)
     if flags["hand"] is None:
         raise click.UsageError("give a GAME (a record or a position file, - for stdin, or a "
@@ -333,7 +323,7 @@ def _budget_help() -> str:
         units.setdefault(a.unit, []).append(f"{a.default_budget:,} for {a.name}")
     return ("The budget: " + "; ".join(f"{unit} ({', '.join(d)})" for unit, d in units.items())
             + f"; 1/{backend.FALLBACK_DIVISOR} of it without the compiled core; at most "
-              f"{MAX_IT:,}.")
+              f"{MAX_ITERATIONS:,}.")
 
 
 def algorithm_option():
@@ -356,7 +346,7 @@ SEARCH_FLAGS = [
     click.option("--iterations", type=ITERATIONS_TYPE, default=None,
                  help=_budget_help()),
     click.option("--time", "seconds", type=SECONDS_TYPE, default=None,
-                 help=f"Seconds to search, 0.001 to {MAX_S:,.0f} (with --iterations: "
+                 help=f"Seconds to search, 0.001 to {MAX_SECONDS:,.0f} (with --iterations: "
                       f"whichever comes first)."),
     memory_option,
     click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,

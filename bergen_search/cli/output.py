@@ -1,5 +1,5 @@
-"""How the commands print and write: one JSON document, the pure-Python note, a progress
-line on a terminal, and files written atomically (never half a file)."""
+"""How the commands print and write: one JSON document, notes and progress on standard error,
+and files written atomically."""
 from __future__ import annotations
 
 import json
@@ -24,8 +24,8 @@ def emit_json(obj) -> None:
 
 
 def search_note(specs=None) -> None:
-    """One line on standard error when the searches run in pure Python (with `specs`, only
-    when one of those engines searches)."""
+    """A line on standard error when the searches run in pure Python (with `specs`: when one
+    of those engines searches)."""
     if specs is not None and all(spec.simple_code is not None for spec in specs):
         return
     note = backend.SEARCH.note
@@ -45,16 +45,14 @@ def progress_bar(what: str, unit: str, quiet: bool):
     return progress
 
 
-#: How long a command works silently before its progress line shows (seconds):
-#: BERGEN_PROGRESS_AFTER, default 1.
+#: Seconds a command works silently before its progress line shows.
 PROGRESS_AFTER = float(os.environ.get("BERGEN_PROGRESS_AFTER", "1"))
 SPINNER = "|/-\\"
 
 
 class Working:
-    """A spinning progress line on standard error while a command works (`with
-    Working("searching"):`): on a terminal only, after PROGRESS_AFTER seconds, wiped at the
-    end."""
+    """A spinning progress line on a terminal's standard error while a command works, from
+    PROGRESS_AFTER seconds, wiped at the end."""
 
     def __init__(self, what: str):
         self.what = what
@@ -112,9 +110,9 @@ def write_lines(path, lines) -> None:
 
 
 def check_writable(path: str, option: str, regular: bool = False) -> None:
-    """Fail before a long run, not after it, when `path` cannot be written (`regular`: it
-    must be a file, not a device or a pipe). A permission refused is bad input; a read-only
-    file system, or a folder where no file can be made, a write failure."""
+    """Fail before a long run, not after it, when `path` cannot be written (`regular`: not a
+    device or a pipe). A permission refused is bad input; a read-only file system a write
+    failure."""
     import errno
     import tempfile
 

@@ -1,14 +1,10 @@
-"""The board's server: a Starlette app serving the page's own assets (`static/`) and one
-WebSocket, `/engine`, carrying the engine protocol (docs/PROTOCOL.md): each text message one
-command line, each line the engine writes one message back.
-
-Each connection gets its own `EngineServer` with two workers (a review beside the live
-analysis), fed in order on the connection's own thread; closing the socket stops its
-searches. Nothing on disk is read but the assets.
-"""
+"""The board's server: the page's own assets (`static/`) and one WebSocket, `/engine`, each
+message a line of the engine protocol. Each connection gets its own `EngineServer`, fed in
+order on its own thread; closing the socket stops its searches."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import queue
 import signal
@@ -50,22 +46,18 @@ def _split_host(value: str) -> tuple:
 
 class OwnPageOnly:
     """ASGI middleware: the board serves its own page only. A Host not among this machine's
-    names (or `--allow-host`'s) is refused (400); an Origin other than the page's own (or
-    `--allow-origin`'s) is refused (403; a WebSocket closed unaccepted). A request without
-    an Origin (not from a web page) is let through."""
+    names (or `hosts`) is refused (400), an Origin other than the page's own (or `origins`)
+    too (403; a WebSocket closed unaccepted); a request without an Origin is let through."""
 
     def __init__(self, app, hosts=(), origins=()):
         self.app = app
         self.hosts = {h.lower().strip("[]") for h in (*LOCAL_HOSTS, *hosts)}
         self.origins = {o.lower().rstrip("/") for o in origins}
 
-    def _headers(self, scope) -> dict:
-        return {k.decode("latin-1").lower(): v.decode("latin-1")
-                for k, v in scope.get("headers", ())}
-
     def allowed(self, scope) -> str | None:
         """Why the request is refused, or None."""
-        headers = self._headers(scope)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", ())}
         name, _ = _split_host(headers.get("host", ""))
         if name not in self.hosts:
             return f"host {headers.get('host', '')!r} is not this server's"
@@ -100,8 +92,7 @@ class OwnPageOnly:
 
 
 class Connection:
-    """One WebSocket's engine: its `EngineServer`, the thread that feeds it the commands in
-    order, and the lines it writes, handed to the event loop."""
+    """One WebSocket's engine, the thread feeding it the commands, and its lines' outbox."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self.loop = loop
@@ -152,22 +143,19 @@ class Connection:
         self.inbox.put(None)
         self.server.close()
         self.thread.join(5.0)
-        _trim()
+        trim = _malloc_trim()
+        if trim is not None:
+            trim(0)
 
 
-def _trim() -> None:
-    global _malloc_trim
-    if _malloc_trim is None:
-        try:
-            import ctypes
-            _malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            _malloc_trim = False
-    if _malloc_trim:
-        _malloc_trim(0)
-
-
-_malloc_trim = None
+@functools.cache
+def _malloc_trim():
+    """glibc's `malloc_trim`, which hands free pages back to the system; None elsewhere."""
+    try:
+        import ctypes
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 def page() -> str:
@@ -216,8 +204,7 @@ async def engine_socket(websocket):
 
 
 def create_app(hosts=(), origins=()) -> Starlette:
-    """The board's ASGI app (`OwnPageOnly` with `hosts` and `origins`);
-    `app.state.connections` holds the open connections."""
+    """The board's ASGI app; `app.state.connections` holds the open connections."""
     app = Starlette(routes=[
         Route("/", index),
         WebSocketRoute("/engine", engine_socket),
@@ -242,7 +229,6 @@ def run(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,
                             ws_max_size=MAX_MESSAGE + 1024)
     server = uvicorn.Server(config)
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
-    interrupted = []
 
     def hang_up(signum, frame):
         server.should_exit = True
@@ -261,11 +247,12 @@ def run(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,
     previous = signal.signal(signal.SIGHUP, hang_up) \
         if threading.current_thread() is threading.main_thread() else None
     QuietThread(target=on_start).start()
+    status = 0
     try:
         server.run()
     except KeyboardInterrupt:
-        interrupted.append(True)
+        status = 130
     finally:
         if previous is not None:
             signal.signal(signal.SIGHUP, previous)
-    return 130 if interrupted else 0
+    return status

@@ -63,10 +63,6 @@ class Query:
     answered: bool = False
     worker: int | None = None          # the worker it was handed to
 
-    @property
-    def final_type(self) -> str:
-        return "bestmove" if self.cmd.name == "go" else "analysis"
-
     def __lt__(self, other):
         return (-self.cmd.fields["priority"], self.seq) < \
             (-other.cmd.fields["priority"], other.seq)
@@ -342,7 +338,7 @@ class EngineServer:
                     self._release(q)
 
     def _unstarted(self, q: Query) -> dict:
-        if q.final_type == "bestmove":
+        if q.cmd.name == "go":
             return {"type": "bestmove", "best": None, "moves": [], "value": None,
                     "stderr": None, "iterations": 0, "empty": True, "stopped": True,
                     "terminated": True}

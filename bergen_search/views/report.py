@@ -6,12 +6,13 @@ from __future__ import annotations
 import html
 import math
 
+from ..analysis.luck import identity_sum, rounds_of
 from ..analysis.review import combined_summary
 from ..analysis.verdicts import CONFIDENCE, LABELS
 from ..formats.notation import Move
 from ..game.state import LEFT
 from ..game.tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str
-from . import drawing, graph, luck
+from . import drawing, graph
 from .search import gap_text, value_text
 from .drawing import MARKS, SIDE_COLOURS as _SIDE_COLOURS, SIDE_DASHES as _SIDE_DASHES
 
@@ -141,7 +142,33 @@ def summary_table(summary, objective: str = "points", per_round: bool = False) -
     if objective == "match":
         out.append("  (values are chances to win the match; losses, their ± and luck in "
                    "percentage points)")
-    return out + luck.identity_table(summary, objective, per_round)
+    return out + identity_table(summary, objective, per_round)
+
+
+def identity_table(summary, objective: str = "points", per_round: bool = False) -> list:
+    """The luck identity of `summary` for a reader to add up: with `per_round` each round's
+    terms, then each seat's sums over its finished rounds; nothing without luck."""
+    rows = rounds_of(summary) if per_round else []
+    sums = [(sm.seat, identity_sum(sm.rounds)) for sm in summary]
+    if not rows and all(t is None for _, t in sums):
+        return []
+
+    def cell(x) -> str:
+        return f"{'n/a' if x is None else gap_text(x, objective, 2, sign='+'):>8}"
+
+    def line(where: str, x) -> str:
+        return (f"  {where:<5} {x.seat:<4} {cell(x.result)} ={cell(x.start)} {cell(x.luck_deal)}"
+                f" {cell(x.luck_draws)} {cell(0.0 - x.loss)} {cell(x.others)} {cell(x.residual)}")
+    unit = ("the side's margin in points" if objective == "points"
+            else "its chance to win at the next deal, in percentage points")
+    out = ["", f"luck and play add up to the result ({unit}):",
+           "  result = start + luck of the deal + of the draws - own losses + others' losses "
+           "+ residual",
+           f"  {'round':<5} {'seat':<4} {'result':>8}  {'start':>7} {'deal':>8} {'draws':>8} "
+           f"{'-loss':>8} {'others':>8} {'residual':>8}"]
+    out += [line(str(x.round + 1), x) for x in rows]
+    out += [line("all", t) for _, t in sums if t is not None]
+    return out
 
 
 def settings_line(st) -> str:

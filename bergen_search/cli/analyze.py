@@ -40,7 +40,9 @@ from .options import (
     read_text,
     resume_option,
     search_settings,
+    seed_option,
     set_option,
+    workers_option,
 )
 from .output import check_distinct, check_writable, emit_json, search_note, write_atomic
 
@@ -64,10 +66,8 @@ _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
 @set_option()
 @click.option("--objective", type=click.Choice(("points", "match")), default="points",
               show_default=True, help="The unit of the values and losses.")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
-              help="Seed: same seed and budget, same analysis.")
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Processes per search (root parallelism).")
+@seed_option("Seed: same seed and budget, same analysis.")
+@workers_option("Processes per search (root parallelism).")
 @click.option("--recheck", type=click.IntRange(1, 100), default=4, show_default=True,
               help="A suspected error is searched again with this many times the budget "
                    "(and again, this many times more, while its interval straddles a "

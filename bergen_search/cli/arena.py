@@ -19,7 +19,9 @@ from .options import (
     resume_option,
     rule_options,
     rules_from_options,
+    seed_option,
     start_scores_from,
+    workers_option,
 )
 
 
@@ -29,10 +31,8 @@ from .options import (
 @click.option("--games", type=click.IntRange(1, MAX_GAMES), default=100, show_default=True,
               help=f"Duplicate sets: each plays the same deals with the engines' seats "
                    f"swapped (at most {MAX_GAMES:,}).")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
-              help="Seed of the run; set i is seeded from it and i.")
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Processes playing sets in parallel (same results as one).")
+@seed_option("Seed of the run; set i is seeded from it and i.")
+@workers_option("Processes playing sets in parallel (same results as one).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write every match as a complete record (.jsonl).")
 @click.option("--force", is_flag=True, help="Let --out replace an existing file.")

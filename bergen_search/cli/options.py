@@ -114,10 +114,16 @@ RULE_FIELDS = ("players", "partnerships", "target", "hand_size", "lead", "no_dou
                 "reserve_kept", "out_bonus", "blocked", "endgame_cap")
 
 
-def rule_options(f):
-    for option in reversed(RULE_FLAGS):
-        f = option(f)
-    return f
+def _stacked(options):
+    """A decorator putting `options` on a command, in their order."""
+    def apply(f):
+        for option in reversed(options):
+            f = option(f)
+        return f
+    return apply
+
+
+rule_options = _stacked(RULE_FLAGS)
 
 
 def rules_from_options(kw: dict) -> Rules:
@@ -129,6 +135,16 @@ def rules_from_options(kw: dict) -> Rules:
         if v is not None:
             d[name] = v
     return Rules.from_dict(d)
+
+
+def seed_option(help: str):
+    return click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0,
+                        show_default=True, help=help)
+
+
+def workers_option(help: str):
+    return click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+                        help=help)
 
 
 def json_option(f):
@@ -269,9 +285,7 @@ def game_input(f):
                      help="The position as a position string, e.g. "
                           "'bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14' "
                           "(docs/NOTATION.md); GAME may be such a string too.")(f)
-    for option in reversed(POSITION_FLAGS):
-        f = option(f)
-    return rule_options(f)
+    return rule_options(_stacked(POSITION_FLAGS)(f))
 
 
 def game_from_options(game, kw):
@@ -349,18 +363,13 @@ SEARCH_FLAGS = [
                  help=f"Seconds to search, 0.001 to {MAX_SECONDS:,.0f} (with --iterations: "
                       f"whichever comes first)."),
     memory_option,
-    click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
-                 help="Seed: same seed and iterations, same answer."),
-    click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-                 help="Processes searching in parallel (root parallelism)."),
+    seed_option("Seed: same seed and iterations, same answer."),
+    workers_option("Processes searching in parallel (root parallelism)."),
     set_option(),
 ]
 
 
-def search_options(f):
-    for option in reversed(SEARCH_FLAGS):
-        f = option(f)
-    return f
+search_options = _stacked(SEARCH_FLAGS)
 
 
 def search_settings(algorithm, sets=()) -> registry.Settings:

@@ -98,9 +98,8 @@ def _dies_with_parent():
 
 
 class EngineProcess:
-    """A running `bergen engine` process: `EngineProcess.start()` and `quit()`, or a context
-    manager. `tied=True`: the engine runs in a session of its own (Ctrl-C reaches only the
-    program) and on Linux dies with the thread that started it."""
+    """A running `bergen engine` (`start()` and `quit()`, or a context manager); `tied`: in a
+    session of its own, and dying with the thread that started it."""
 
     def __init__(self, command=None, *, timeout: float = 10.0, env=None, cwd=None,
                  tied: bool = False):
@@ -246,8 +245,7 @@ class EngineProcess:
         return self._request(cmd, "show", timeout)
 
     def beliefs(self, game=None, weighting: str = "uniform", timeout=None) -> "Beliefs":
-        """Where the hidden tiles are, as the seat to move of `game` (or the last position)
-        sees them."""
+        """Where the hidden tiles are, as the seat to move of `game` sees them."""
         return Beliefs.from_json(self.show(game, weighting, timeout))
 
     def analyse(self, game, limits=None, *, seed: int = 0, algorithm: str = "ismcts",
@@ -333,8 +331,7 @@ class EngineProcess:
 
 
 class AnalysisStream:
-    """A search in progress: iterate it for the partial answers (`partial` the latest);
-    `stop()` ends it and returns the `bestmove`, `wait()` waits for it."""
+    """A search in progress: iterate it for the partial answers; `stop()` or `wait()`."""
 
     partial_type, final_type = "partial", "bestmove"
 

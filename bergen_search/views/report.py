@@ -29,8 +29,7 @@ def gained(points) -> str:
 
 
 def text(result, settings=True) -> str:
-    """The annotated listing of one analysed match: every event, errors explained, then the
-    summary per seat and the settings."""
+    """The annotated listing of one analysed match, then its summary and settings."""
     out = []
     objective = result.settings.get("objective", "points")
     for r, events in enumerate(result.annotated):
@@ -65,8 +64,8 @@ def mark_of(dec) -> str:
 
 
 def rival(dec):
-    """The play a loss is measured against: the best, or when the play made was best, the
-    runner-up (not its mirror twin); None without another choice."""
+    """The play a loss is measured against: the best, or the runner-up when the play made was
+    best."""
     if dec.best != dec.played:
         return dec.best
     mine = dec.values[dec.played]
@@ -146,8 +145,7 @@ def summary_table(summary, objective: str = "points", per_round: bool = False) -
 
 
 def identity_table(summary, objective: str = "points", per_round: bool = False) -> list:
-    """The luck identity of `summary` for a reader to add up: with `per_round` each round's
-    terms, then each seat's sums over its finished rounds; nothing without luck."""
+    """The luck identity of `summary` as a table a reader adds up (`per_round`: each round)."""
     rows = rounds_of(summary) if per_round else []
     sums = [(sm.seat, identity_sum(sm.rounds)) for sm in summary]
     if not rows and all(t is None for _, t in sums):
@@ -634,8 +632,7 @@ def _outcome(result) -> str:
 
 
 def html_report(results, *, title="Bergen analysis") -> str:
-    """The self-contained HTML report of analysed matches: a function of the analyses alone
-    (no clock, no paths)."""
+    """The self-contained HTML report of analysed matches: a function of them alone."""
     rules = results[0].rules
     players = f"{rules.players} players" + (", partnerships" if rules.partnerships else "") \
         if rules is not None else ""

@@ -39,8 +39,8 @@ def move_rows(moves) -> list:
 
 
 def versus_best(result) -> dict:
-    """{Move: (difference to the best, its paired error plus both bounds, whether its 95%
-    interval holds 0)}; the best (0, 0, True), one never measured (d, inf, False)."""
+    """{Move: (difference to the best, its error plus both bounds, whether its 95% interval
+    holds 0)}."""
     if not result.moves:
         return {}
     best = next((m for m in result.moves if m.move == result.best), result.moves[0])
@@ -61,8 +61,7 @@ def versus_best(result) -> dict:
 
 
 def measured_rows(moves, exact: bool = False, nothing: bool = False) -> list:
-    """`move_rows` with null figures where never measured (`exact`: the endgame's count;
-    `nothing`: none measured)."""
+    """`move_rows` with null figures where never measured (`exact`: the endgame's count)."""
     rows = move_rows(moves)
     for m, row in zip(moves, rows):
         if nothing or not (m.measured or exact):
@@ -283,8 +282,7 @@ def value_text(x: float, objective: str = "points", places: int = 3) -> str:
 
 
 def gap_text(d: float, objective: str = "points", places: int = 3, sign: str = "") -> str:
-    """A difference, error or bound in points, or percentage points for a chance; `n/a`
-    when never measured."""
+    """A difference, error or bound in points (or percentage points); `n/a` if not finite."""
     if not math.isfinite(d):
         return "n/a"
     return f"{100 * d:{sign}.1f}" if objective == "match" else f"{d:{sign}.{places}f}"

@@ -1,11 +1,5 @@
 """`bergen show` and the engine's `show`: what the seat to move knows, as a document and as
-text (the beliefs are `information.beliefs`'s).
-
->>> from bergen_search.formats.game import load
->>> k = knowledge(load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"))
->>> k.deals, k.to_json()["seats"][0]["voids"][0]["number"]
-(462, 1)
-"""
+text."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -100,8 +94,7 @@ class Knowledge:
         return "\n".join(out)
 
     def grid(self) -> list:
-        """Where the hidden tiles are: a row per hidden tile, a column per other seat and the
-        reserve, each cell the chance in percent (`.` impossible)."""
+        """Where the hidden tiles are: a row per tile, a column per holder, chances in percent."""
         holders = list(self.seats) + [self.reserve]
         heads = [f"seat {h.seat}" for h in self.seats] + ["reserve"]
         tiles = sorted({t for h in holders for t in h.chances})

@@ -142,17 +142,12 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
     show = not quiet and sys.stderr.isatty()
     t0 = time.perf_counter()
     progress = _progress_bar(show, t0)
-
-    def finished(journal):
-        return [v for k, v in (journal.done.items() if journal else ())
-                if isinstance(k, tuple) and k[0] == "record"]
-
     kept = out_path or html_path
     option = "--out" if out_path else "--html" if html_path else "--out or --html"
     with LongRun(kept, "analyze", seed, resume, option=option, unit="decisions", partial=[],
                  force=force,
                  total=lambda: sum(count_decisions(r, set(seats) or None) for r in records),
-                 done=lambda journal: sum(len(a.decisions) for a in finished(journal))) as run:
+                 done=lambda j: sum(len(a.decisions) for a in _analysed(j).values())) as run:
         journal = run.start({
             "record": hashlib.sha256(text.encode("utf-8")).hexdigest(),
             "seats": sorted(seats), "iterations": iterations, "time": seconds,
@@ -161,8 +156,7 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
             "max_rechecks": max_rechecks, "thresholds": thresholds})
         done = on_result = searcher_for = None
         if journal is not None:
-            done = {k[1]: v for k, v in journal.done.items()
-                    if isinstance(k, tuple) and k[0] == "record"}
+            done = _analysed(journal)
             on_result = functools.partial(_keep_record, journal)
             searcher_for = functools.partial(journal_searcher, journal)
         with naming(record_path):
@@ -217,6 +211,11 @@ def _say_interrupted(e, n_records: int, as_json: bool, seconds: float) -> None:
                    else report.text_all(list(e.partial) + [None] * (n_records - len(e.partial))))
         click.echo(f"interrupted after {e.done} of {e.total} decisions: the listing and "
                    f"the totals cover those")
+
+
+def _analysed(journal) -> dict:
+    return {k[1]: v for k, v in (journal.done.items() if journal else ())
+            if isinstance(k, tuple) and k[0] == "record"}
 
 
 def _keep_record(journal, i: int, analysis) -> None:

@@ -357,16 +357,15 @@ class EngineServer:
         if f["infinite"] and iterations is None and not until_stopped:
             iterations = INFINITE_CAP
         limits = Limits(iterations=iterations, time=f["time"])
-        beliefs = None
-        if f["beliefs"] is not None:
-            beliefs = knowledge(game, f["beliefs"]).beliefs.to_json()
+        beliefs = (None if f["beliefs"] is None
+                   else knowledge(game, f["beliefs"]).beliefs.to_json())
         every = f["report_every"]
         # A partial as each tree of the budget finishes; after them, on the clock alone.
         budget_trees = alg.units(dict(settings), 1) if alg.replicated else 0
         last = [None, 0]                # when the last partial was written, and its trees
 
         def on_info(progress):
-            if every <= 0 or "moves" not in progress:
+            if "moves" not in progress:
                 return
             now = self.clock()
             exact = progress.get("exact", False)
@@ -405,7 +404,6 @@ class EngineServer:
         self.final(q, doc)
 
     def _analyze(self, q: Query):
-
         f = q.cmd.fields
         record, limits = q.work, q.limits
         weighting = f["beliefs"]
@@ -434,10 +432,9 @@ class EngineServer:
         except KeyboardInterrupt:           # stopped before its first decision
             self.final(q, {**self._unstarted(q), "terminated": q.terminated})
             return
-        doc = {"type": "analysis", **report.to_json([result], self.clock() - t0), **how_far,
-               "stopped": q.stop.is_set(), "terminated": q.terminated,
-               "version": __version__}
-        self.final(q, doc)
+        self.final(q, {"type": "analysis", **report.to_json([result], self.clock() - t0),
+                       **how_far, "stopped": q.stop.is_set(), "terminated": q.terminated,
+                       "version": __version__})
 
     def finish(self) -> None:
         """Wait for every query in flight to answer, an `infinite` one stopped first."""

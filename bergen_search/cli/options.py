@@ -99,7 +99,8 @@ RULE_FLAGS = [
     click.option("--partnerships/--no-partnerships", default=None,
                  help="Four players in two partnerships (seats 0+2 against 1+3)."),
     click.option("--target", type=int, help="Points that win the match (default 15 or 10)."),
-    click.option("--hand-size", type=int, help="Tiles dealt to each player (default 6, or 5 with 4)."),
+    click.option("--hand-size", type=int,
+                 help="Tiles dealt to each player (default 6, or 5 with 4)."),
     click.option("--lead", type=click.Choice(LEADS), help="Which double leads each round."),
     click.option("--no-double", type=click.Choice(NO_DOUBLES),
                  help="What happens when nobody holds a double."),
@@ -260,7 +261,8 @@ def _parse_int_list(text: str, n: int, what: str) -> list:
     try:
         values = [int(x) for x in text.split(",")]
     except ValueError:
-        raise BergenError(f"{what} must be {n} integers separated by commas, got {text!r}") from None
+        raise BergenError(f"{what} must be {n} integers separated by commas, "
+                          f"got {text!r}") from None
     if len(values) != n or min(values) < 0:
         raise BergenError(f"{what} must be {n} non-negative integers, got {text!r}")
     return values
@@ -348,7 +350,8 @@ def algorithm_option():
 def set_option():
     return click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
                         help="An algorithm setting, e.g. --set inference=off, --set "
-                             "playout=random (repeatable; every setting: docs/COMMANDS.md, Search settings).")
+                             "playout=random (repeatable; every setting: docs/COMMANDS.md, "
+                             "Search settings).")
 
 
 SEARCH_FLAGS = [

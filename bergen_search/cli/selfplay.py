@@ -39,7 +39,8 @@ from .options import (
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the records here (.jsonl, one match per line) instead of stdout.")
 @click.option("--force", is_flag=True, help="Let --out replace an existing file.")
-@click.option("--start-scores", metavar="A,B,...", help="Scores by side at the start of each match.")
+@click.option("--start-scores", metavar="A,B,...",
+              help="Scores by side at the start of each match.")
 @workers_option("Processes playing matches in parallel (the same records as one).")
 @external_options
 @cluster_option

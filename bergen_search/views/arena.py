@@ -64,7 +64,8 @@ def arena_text(result) -> str:
         se = "" if r.margin_stderr is None else " (stderr)"
         lines.append(head + pm(r.margin_per_round, r.margin_stderr) + se)
     if r.adjusted_win_rate is not None:
-        ratio = "" if r.win_variance_ratio is None else f", variance ratio {r.win_variance_ratio:.2f}"
+        ratio = ("" if r.win_variance_ratio is None
+                 else f", variance ratio {r.win_variance_ratio:.2f}")
         ci = ("" if r.adjusted_ci95 is None else
               f" [{100 * r.adjusted_ci95[0]:.1f}%, {100 * r.adjusted_ci95[1]:.1f}%]")
         lines.append(f"{names[0]}'s matches won less the luck in its chance to win: "

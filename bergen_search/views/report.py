@@ -31,7 +31,7 @@ def gained(points) -> str:
 def text(result, settings=True) -> str:
     """The annotated listing of one analysed match, then its summary and settings."""
     out = []
-    objective = result.settings.get("objective", "points")
+    objective = _objective(result)
     for r, events in enumerate(result.annotated):
         out.append(f"round {r + 1}")
         for event, seat, action, line, points, dec in events:
@@ -40,7 +40,8 @@ def text(result, settings=True) -> str:
             if dec and (dec.label or dec.borderline):
                 out.append(f"        {verdict_text(dec)}: {dec.played} "
                            f"{value_text(dec.values[dec.played], objective, 2)}, "
-                           f"{compared_text(dec, objective)} ({loss_text(dec, objective=objective)})")
+                           f"{compared_text(dec, objective)} "
+                           f"({loss_text(dec, objective=objective)})")
                 if dec.position:
                     out.append(f"        position {dec.position}")
     out.append("")
@@ -122,7 +123,7 @@ def text_all(results) -> str:
         out.append("")
     out.append(f"=== all {total} matches" if len(done) == total else
                f"=== the {len(done)} matches analysed, of {total}")
-    out += summary_table(combined_summary(done), done[0].settings.get("objective", "points"))
+    out += summary_table(combined_summary(done), _objective(done[0]))
     out.append(settings_line(done[0].settings))
     return "\n".join(out)
 
@@ -376,7 +377,7 @@ def _settings_html(st) -> str:
 
 
 def _graph_svg(result, prefix: str) -> str:
-    rules, objective = result.rules, result.settings.get("objective", "points")
+    rules, objective = result.rules, _objective(result)
     p = graph.place(_graph_columns(result), rules.n_sides if rules is not None else 2,
                     objective)
     W, left, right, top, plot_h, lane_h = 900, 54, 12, 66, 230, 64
@@ -416,7 +417,8 @@ def _graph_svg(result, prefix: str) -> str:
         d = " ".join(f"{X(i):.1f},{Y(v):.1f}" for i, v in c.points)
         out.append(f'<polyline class="curve side{c.side}" data-side="{c.side}" points="{d}"/>')
     out.extend(_graph_dots(result, p, prefix, X, Y))
-    out.extend(_luck_lane(p, result, X, step, left, W - right, lane_top=top + plot_h + 28, lane_h=lane_h))
+    out.extend(_luck_lane(p, result, X, step, left, W - right, lane_top=top + plot_h + 28,
+                          lane_h=lane_h))
     out.append("</svg>")
     return "".join(out)
 
@@ -440,8 +442,8 @@ def _graph_dots(result, p, prefix: str, X, Y) -> list:
         x, y = X(dot.column), Y(dot.value)
         tip = (f"round {m.round + 1}, event {m.event}, seat {m.seat}: {dec.played} "
                f"{_value(dec.values[dec.played], obj)}; best {dec.best} "
-               f"{_value(dec.values[dec.best], obj)}; loss {_gap(dec.loss, obj)}" + (f" — {verdict_text(dec)}"
-                                                  if dec.label or dec.borderline else ""))
+               f"{_value(dec.values[dec.best], obj)}; loss {_gap(dec.loss, obj)}"
+               + (f" — {verdict_text(dec)}" if dec.label or dec.borderline else ""))
         label_attr = (f' data-borderline="{dot.label or "none"}"' if dot.borderline else
                       f' data-label="{dot.label}"' if dot.label else "")
         out.append(f'<a href="#{prefix}d{dot.decision}"><circle class="decision '
@@ -459,7 +461,7 @@ def _graph_dots(result, p, prefix: str, X, Y) -> list:
 
 
 def _luck_lane(p, result, X, step, left, right_x, *, lane_top, lane_h) -> list:
-    mid = lane_top + lane_h / 2
+    mid, obj = lane_top + lane_h / 2, _objective(result)
     scale = (lane_h / 2 - 4) / p.luck_top
     out = [f'<text x="{left - 6}" y="{mid + 4:.1f}" text-anchor="end">luck</text>'
            f'<line class="grid" x1="{left}" y1="{mid:.1f}" x2="{right_x}" y2="{mid:.1f}"/>'
@@ -469,8 +471,8 @@ def _luck_lane(p, result, X, step, left, right_x, *, lane_top, lane_h) -> list:
         h = abs(b.value) * scale
         y = mid - h if b.value > 0 else mid
         fill = _SIDE_COLOURS[b.side] if b.kind == "deal" else "#fff"
-        tip = f"seat {result.moments[b.column].seat}, luck of the " \
-              f"{'deal' if b.kind == 'deal' else 'draws'}: {_gap(b.value, _objective(result), '+.2f')}"
+        tip = (f"seat {result.moments[b.column].seat}, luck of the "
+               f"{'deal' if b.kind == 'deal' else 'draws'}: {_gap(b.value, obj, '+.2f')}")
         out.append(f'<rect class="luckbar {b.kind}" data-luck="{round(b.value, 4)}" '
                    f'x="{X(b.column) - max(step * .3, 1.5):.1f}" y="{y:.1f}" '
                    f'width="{max(step * .6, 3):.1f}" height="{max(h, .8):.1f}" fill="{fill}" '
@@ -509,10 +511,8 @@ def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> st
     dec = result.decisions[index]
     obj = _objective(result)
     pairs = line.pairs
-    played_at = None
-    if dec.played.end is not None:
-        played_at = 0 if dec.played.end == LEFT else len(pairs) - 1
-    mark = mark_of(dec)
+    played_at = (None if dec.played.end is None
+                 else 0 if dec.played.end == LEFT else len(pairs) - 1)
     if dec.borderline:
         label_cls = " label-borderline"
         label_attr = f' data-borderline="{dec.label or "none"}"'
@@ -527,22 +527,20 @@ def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> st
     if hand is not None:
         tiles = list(iter_mask(hand))
         best_tile = dec.best.tile if dec.best != dec.played else None
-        drawn = _hand_svg(tiles, dec.played.tile, best_tile,
-                          f"hand of seat {seat}")
-        hand_svg = (f'<figure>{drawn}'
-                    f'<figcaption>hand of seat {seat}: '
+        drawn = _hand_svg(tiles, dec.played.tile, best_tile, f"hand of seat {seat}")
+        hand_svg = (f'<figure>{drawn}<figcaption>hand of seat {seat}: '
                     f'{_e(" ".join(tile_str(t) for t in tiles))}</figcaption></figure>')
-    scored = gained(points)
     other = rival(dec)
     if dec.best != dec.played:
-        best_note = f'best <span class="move">{_e(dec.best)}</span> {_value(dec.values[dec.best], obj)}'
+        best_note = (f'best <span class="move">{_e(dec.best)}</span> '
+                     f'{_value(dec.values[dec.best], obj)}')
     elif dec.borderline and other is not None:
         best_note = (f'the search\'s best; <span class="move">{_e(other)}</span> '
                      f'{_value(dec.values[other], obj)} may be better')
     else:
         best_note = "the best play"
-    loss = (_e(loss_text(dec, exact=False, objective=obj)) if dec.best != dec.played or dec.borderline
-            else "loss 0")
+    loss = (_e(loss_text(dec, exact=False, objective=obj))
+            if dec.best != dec.played or dec.borderline else "loss 0")
     rows = []
     for move, v in sorted(dec.values.items(), key=lambda kv: -kv[1]):
         cls = " ".join(c for c, on in (("isbest", move == dec.best),
@@ -556,8 +554,8 @@ def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> st
     return (f'<li class="decision{label_cls}" id="{prefix}d{index}" data-decision="{index}"'
             f'{label_attr}>'
             f'<div class="head"><span class="mono">event {event}</span><span>seat {seat}</span>'
-            f'<span class="move">{_e(dec.played)}{mark}</span>{badge}'
-            f'<span>{_e(scored)}</span></div>'
+            f'<span class="move">{_e(dec.played)}{mark_of(dec)}</span>{badge}'
+            f'<span>{_e(gained(points))}</span></div>'
             f'<div class="values">played <span class="move">{_e(dec.played)}</span> '
             f'{_value(dec.values[dec.played], obj)}; {best_note}; {loss}'
             f'{EXACT_NOTE if dec.exact else ""}'
@@ -596,7 +594,8 @@ def _match_html(result, prefix="", title=None) -> str:
                f'<p class="scroll-note">the graph is wider than the screen: scroll it '
                f'sideways for the whole match →</p>'
                f'<div class="scroll graph-scroll">{_graph_svg(result, prefix)}</div></section>')
-    out.append(f'<h3>Summary per seat</h3>{_summary_html(result.summary, prefix + "summary", _objective(result))}')
+    summary = _summary_html(result.summary, prefix + "summary", _objective(result))
+    out.append(f'<h3>Summary per seat</h3>{summary}')
     forced = result.forced
     index = {id(d): i for i, d in enumerate(result.decisions)}
     for r, events in enumerate(result.annotated):
@@ -652,8 +651,8 @@ def html_report(results, *, title="Bergen analysis") -> str:
         for i, res in enumerate(results):
             body.append(f'<section class="match" id="m{i}">'
                         f'{_match_html(res, f"m{i}-", f"Match {i}")}</section>')
-    body.append(f"<footer>Written by bergen_search. Values are the mover's side's, in the objective's unit; "
-                f"a loss is the best play's value minus the played one's, labelled only when "
+    body.append(f"<footer>Written by bergen_search. Values are the mover's side's, in the "
+                f"objective's unit; a loss is the best play's value minus the played one's, labelled only when "
                 f"its {100 * CONFIDENCE:g}% interval lies within the label's band; "
                 f"otherwise, after the rechecks, it is marked borderline.</footer>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -313,7 +313,8 @@ def floor_line(eg: dict, names: dict, best) -> str | None:
     else:
         text = (f"floor: {name(top)} secures at least {b['floor'][top]:+.3f} whatever the "
                 f"other side holds ({name(best)} was not bracketed)")
-    return text + "\n  (certified, against any play of the other side; --verbose: every move's bracket)"
+    return (text + "\n  (certified, against any play of the other side; --verbose: every "
+            "move's bracket)")
 
 
 def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,

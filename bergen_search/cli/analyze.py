@@ -11,14 +11,8 @@ import time
 import click
 
 from .. import __version__
-from ..analysis.review import (
-    DECISION_ITERATIONS,
-    DEFAULT_WORLDS,
-    analyze_all,
-    check_budget,
-    count_decisions,
-    decision_limits,
-)
+from ..analysis.review import (DECISION_ITERATIONS, DEFAULT_WORLDS, analyze_all, check_budget,
+                               count_decisions, decision_limits)
 from ..analysis.journal import journal_searcher
 from ..analysis.verdicts import DEFAULT_THRESHOLDS, label_thresholds
 from ..errors import BergenError
@@ -28,22 +22,9 @@ from ..search import backend
 from ..search.api import MAX_ITERATIONS, MAX_SECONDS
 from ..views import report
 from .longrun import LongRun
-from .options import (
-    ITERATIONS_TYPE,
-    SECONDS_TYPE,
-    FiniteFloat,
-    algorithm_option,
-    cluster_option,
-    json_option,
-    memory_option,
-    naming,
-    read_text,
-    resume_option,
-    search_settings,
-    seed_option,
-    set_option,
-    workers_option,
-)
+from .options import (ITERATIONS_TYPE, SECONDS_TYPE, FiniteFloat, algorithm_option, cluster_option,
+                      json_option, memory_option, naming, read_text, resume_option,
+                      search_settings, seed_option, set_option, workers_option)
 from .output import check_distinct, check_writable, emit_json, search_note, write_atomic
 
 _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]

@@ -10,19 +10,9 @@ from ..search import backend
 from ..views.arena import arena_document, arena_text, interrupted_document, interrupted_text
 from . import output
 from .longrun import LongRun
-from .options import (
-    MAX_GAMES,
-    cluster_option,
-    external_commands,
-    external_options,
-    json_option,
-    resume_option,
-    rule_options,
-    rules_from_options,
-    seed_option,
-    start_scores_from,
-    workers_option,
-)
+from .options import (MAX_GAMES, cluster_option, external_commands, external_options, json_option,
+                      resume_option, rule_options, rules_from_options, seed_option,
+                      start_scores_from, workers_option)
 
 
 @click.command()

@@ -20,12 +20,7 @@ from ..information.infoset import from_position
 from ..play.engines import ENGINE_TIMEOUT
 from ..play.external import refuse_cluster
 from ..search import backend, registry
-from ..search.api import (
-    DEFAULT_MEMORY_MB,
-    MAX_ITERATIONS,
-    MAX_MEMORY_MB,
-    MAX_SECONDS,
-)
+from ..search.api import DEFAULT_MEMORY_MB, MAX_ITERATIONS, MAX_MEMORY_MB, MAX_SECONDS
 
 
 def read_text(path: str, limit: int = MAX_DOCUMENT_BYTES) -> str:

@@ -11,19 +11,9 @@ from ..play.selfplay import selfplay as run_selfplay
 from ..views.selfplay import selfplay_summary
 from . import output
 from .longrun import LongRun
-from .options import (
-    MAX_GAMES,
-    cluster_option,
-    external_commands,
-    external_options,
-    is_registration,
-    resume_option,
-    rule_options,
-    rules_from_options,
-    seed_option,
-    start_scores_from,
-    workers_option,
-)
+from .options import (MAX_GAMES, cluster_option, external_commands, external_options,
+                      is_registration, resume_option, rule_options, rules_from_options,
+                      seed_option, start_scores_from, workers_option)
 
 
 @click.command()

@@ -5,9 +5,9 @@ import math
 
 from ..formats.position_string import to_string
 from ..search.api import choices
-from .search import backend_text, bracket_text, choice_names, endgame_json, exact_text, \
-    floor_line, gap_text, lead_fields, lead_how, lead_lines, memory_note, move_text, num, \
-    position_text, settled_note, value_text, value_unit
+from .search import (backend_text, bracket_text, choice_names, endgame_json, exact_text,
+                     floor_line, gap_text, lead_fields, lead_how, lead_lines, memory_note,
+                     move_text, num, position_text, settled_note, value_text, value_unit)
 
 
 def side_rows(ev) -> list:

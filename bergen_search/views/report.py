@@ -652,9 +652,9 @@ def html_report(results, *, title="Bergen analysis") -> str:
             body.append(f'<section class="match" id="m{i}">'
                         f'{_match_html(res, f"m{i}-", f"Match {i}")}</section>')
     body.append(f"<footer>Written by bergen_search. Values are the mover's side's, in the "
-                f"objective's unit; a loss is the best play's value minus the played one's, labelled only when "
-                f"its {100 * CONFIDENCE:g}% interval lies within the label's band; "
-                f"otherwise, after the rechecks, it is marked borderline.</footer>")
+                f"objective's unit; a loss is the best play's value minus the played one's, "
+                f"labelled only when its {100 * CONFIDENCE:g}% interval lies within the "
+                f"label's band; otherwise, after the rechecks, it is marked borderline.</footer>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

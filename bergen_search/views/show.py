@@ -1,5 +1,10 @@
 """`bergen show` and the engine's `show`: what the seat to move knows, as a document and as
-text."""
+text.
+
+>>> from bergen_search.formats.game import load
+>>> knowledge(load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14")).deals
+462
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass

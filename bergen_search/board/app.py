@@ -4,6 +4,7 @@ order on its own thread; closing the socket stops its searches."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import queue
@@ -118,14 +119,9 @@ class Connection:
                 return
             if not self.server.handle_line(raw):        # quit: close the socket
                 self.quit = True
-                self._write_none()
+                with contextlib.suppress(RuntimeError):     # the loop is closed
+                    self.loop.call_soon_threadsafe(self.outbox.put_nowait, None)
                 return
-
-    def _write_none(self) -> None:
-        try:
-            self.loop.call_soon_threadsafe(self.outbox.put_nowait, None)
-        except RuntimeError:
-            pass
 
     def submit(self, raw) -> None:
         if self.inbox.qsize() >= MAX_PENDING:

@@ -7,6 +7,7 @@ the search's own time limit; an iteration budget alone is waited for as long as 
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -181,10 +182,8 @@ class EngineProcess:
             raise EngineTimeout("the engine did not answer within the timeout") from None
         if item is _EOF:
             self._lines.put(_EOF)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(1.0)
-            except subprocess.TimeoutExpired:
-                pass
             raise EngineTerminated(self._died())
         return item
 
@@ -298,11 +297,9 @@ class EngineProcess:
         """Ask the engine to exit (killing it if it does not go); its exit status."""
         timeout = self.timeout if timeout is None else timeout
         if self.process.poll() is None:
-            try:
+            with contextlib.suppress(OSError):
                 self.process.stdin.write('{"cmd": "quit"}\n')
                 self.process.stdin.flush()
-            except (BrokenPipeError, OSError):
-                pass
             try:
                 self.process.wait(timeout)
             except subprocess.TimeoutExpired:
@@ -318,10 +315,8 @@ class EngineProcess:
             self.process.wait()
         self._keep_stderr()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 stream.close()
-            except (OSError, ValueError):
-                pass
 
     def __enter__(self) -> "EngineProcess":
         return self

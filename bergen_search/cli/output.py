@@ -2,6 +2,8 @@
 and files written atomically."""
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import sys
@@ -50,43 +52,39 @@ PROGRESS_AFTER = float(os.environ.get("BERGEN_PROGRESS_AFTER", "1"))
 SPINNER = "|/-\\"
 
 
-class Working:
-    """A spinning progress line on a terminal's standard error while a command works, from
+@contextlib.contextmanager
+def working(what: str):
+    """A spinning progress line on a terminal's standard error while the block runs, from
     PROGRESS_AFTER seconds, wiped at the end."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    done = threading.Event()
+    shown = False
 
-    def __init__(self, what: str):
-        self.what = what
-        self.show = sys.stderr.isatty()
-        self.done = threading.Event()
-        self.thread = None
-        self.shown = False
-
-    def __enter__(self):
-        if self.show:
-            self.thread = QuietThread(target=self._run, name="bergen-progress")
-            self.thread.start()
-        return self
-
-    def _run(self):
+    def spin():
+        nonlocal shown
         t0 = time.monotonic()
-        if self.done.wait(PROGRESS_AFTER):
+        if done.wait(PROGRESS_AFTER):
             return
-        k = 0
-        while not self.done.is_set():
-            sys.stderr.write(f"\r{SPINNER[k % 4]} {self.what}… {time.monotonic() - t0:.1f} s")
+        for k in itertools.count():
+            if done.is_set():
+                return
+            sys.stderr.write(f"\r{SPINNER[k % 4]} {what}… {time.monotonic() - t0:.1f} s")
             sys.stderr.flush()
-            self.shown = True
-            k += 1
-            self.done.wait(0.1)
+            shown = True
+            done.wait(0.1)
 
-    def __exit__(self, *exc):
-        self.done.set()
-        if self.thread is not None:
-            self.thread.join()
-            if self.shown:
-                sys.stderr.write("\r\x1b[K")
-                sys.stderr.flush()
-        return False
+    thread = QuietThread(target=spin, name="bergen-progress")
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        if shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
 
 
 def budget_text(limits, settings) -> str:

@@ -49,8 +49,7 @@ def replay(record_path, as_json):
 
 
 def replay_text(report: dict) -> str:
-    """One record's rounds, event by event: who did what, the points it gained and the
-    scores after; then who won."""
+    """One record's rounds, event by event, then who won."""
     lines = []
     for r, rnd in enumerate(report["rounds"]):
         lines.append(f"round {r + 1}  start {scores_text(rnd['start_scores'])}")

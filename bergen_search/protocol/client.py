@@ -1,10 +1,6 @@
 """A Python client of `bergen engine` (docs/PROTOCOL.md, "The Python client"): one engine
-process, kept running, asked many questions, one query at a time.
-
-A game is a position string, a `bergen-record/1` or `bergen-position/1` (a dict or its JSON
-text), or a `record.Record` or `position.Position`. Every wait is bounded by `timeout` past
-the search's own time limit; an iteration budget alone is waited for as long as it takes.
-"""
+process, kept running, asked many questions, one at a time. A game is a position string, a
+record or a position (a dict, its JSON text, a `Record` or a `Position`)."""
 from __future__ import annotations
 
 import contextlib
@@ -131,7 +127,6 @@ class EngineProcess:
             raise
         return engine
 
-    # ---- the wire --------------------------------------------------------------------------
     def _read(self):
         for line in self.process.stdout:
             line = line.strip()
@@ -209,7 +204,6 @@ class EngineProcess:
         self._free()
         return self._await(self._send(cmd), kind, timeout)
 
-    # ---- the commands ----------------------------------------------------------------------
     def raw(self, line: str, timeout=None) -> dict:
         """Send one line as it is (no id added) and return the next line the engine writes."""
         self._free()

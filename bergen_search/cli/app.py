@@ -47,7 +47,6 @@ class _CtrlC(Exception):
 
 
 class _OutputBroken(Exception):
-
     def __init__(self, error: OSError):
         super().__init__(str(error))
         self.error = error

@@ -372,8 +372,6 @@ class AnalysisStream:
             self.engine._send({"cmd": "terminate", "queries": [self.ident]})
         return self.wait(self.timeout)
 
-    terminate = stop
-
     def wait(self, timeout=float("inf")) -> dict:
         """The final document, waited for at most `timeout` seconds."""
         deadline = None if timeout == float("inf") else time.monotonic() + timeout

@@ -49,11 +49,9 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
     solved = ri.get("endgame", {}).get("solved")
     side = rules.side_of(info.seat)
     names = choice_names(choices(result.moves))
-    if result.best is None:
-        best = "before the lead"
-    else:
-        best = (("before the lead, best " if "leads" in ri else "best ")
-                + names.get(result.best, move_text(result.best)))
+    best = ("before the lead" if result.best is None
+            else ("before the lead, best " if "leads" in ri else "best ")
+            + names.get(result.best, move_text(result.best)))
     out = [f"value {value_text(result.value, objective)} ± "
            f"{gap_text(result.plus_minus, objective)}"
            + (" (a bound: exact)" if solved else "")

@@ -15,7 +15,7 @@ from ..game.state import DRAW, PASS, State, mirror_twins, move_str
 from ..play.engines import EngineSpec
 from ..play.seats import Seats
 from ..search.api import choices
-from ..views.search import gap_text, move_text, value_text
+from ..views.search import gap_text, move_text, scores_text, value_text
 
 HELP = ("moves: a-b:L or a-b:R (a bare a-b when it fits one end only, or both ends give the same "
         "position mirrored); "
@@ -75,7 +75,7 @@ class PlaySession:
                     self._describe(before, move, after)))
             if state.ended is None:
                 break
-            out.append(f"round over ({state.ended}): scores {'-'.join(map(str, state.scores))}")
+            out.append(f"round over ({state.ended}): scores {scores_text(state.scores)}")
             if match.end_round():
                 you = self.rules.side_of(self.seat) == state.winner
                 out.append("you win the match" if you else f"side {state.winner} wins the match")
@@ -137,7 +137,7 @@ class PlaySession:
         line = format_line(s.line) or "(empty)"
         sizes = ", ".join(f"seat {j}: {s.hand_size(j)}" for j in range(self.rules.players)
                           if j != self.seat)
-        return (f"scores {'-'.join(map(str, s.scores))} (you are side "
+        return (f"scores {scores_text(s.scores)} (you are side "
                 f"{self.rules.side_of(self.seat)})   reserve {s.reserve_size}   {sizes}\n"
                 f"line  {line}\nhand  {' '.join(format_hand(s.hands[self.seat]))}")
 

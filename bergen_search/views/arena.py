@@ -1,6 +1,8 @@
 """An arena's result as `bergen arena` prints it: text and document, whole or after Ctrl-C."""
 from __future__ import annotations
 
+from .search import scores_text
+
 
 def arena_document(result, backend: str) -> dict:
     """`bergen arena --json`, without the version, which the door adds."""
@@ -28,7 +30,7 @@ def arena_text(result) -> str:
     mode = (f"{r.rules.players} players in partnerships" if r.rules.partnerships
             else f"{r.rules.players} players")
     if r.single_round:
-        start = "-".join(map(str, r.start_scores or (0,) * r.seatings))
+        start = scores_text(r.start_scores or (0,) * r.seatings)
         played = f"{r.matches} single rounds from {start}"
     else:
         played = f"{r.matches} matches, {r.rounds} rounds"

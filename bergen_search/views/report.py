@@ -13,7 +13,7 @@ from ..formats.notation import Move
 from ..game.state import LEFT
 from ..game.tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str
 from . import drawing, graph
-from .search import gap_text, value_text
+from .search import gap_text, scores_text, value_text
 from .drawing import MARKS, SIDE_COLOURS as _SIDE_COLOURS, SIDE_DASHES as _SIDE_DASHES
 
 #: The report's Content-Security-Policy: the browser refuses any fetch or script.
@@ -405,14 +405,14 @@ def _graph_svg(result, prefix: str) -> str:
     for i, r in p.boundaries:
         x = left + i * step
         scores = result.start_scores[r] if r < len(result.start_scores) else ()
-        label = f"round {r + 1}  " + "–".join(str(s) for s in scores)
+        label = f"round {r + 1}  " + scores_text(scores, "–")
         out.append(f'<g class="round-boundary" data-round="{r}"><line class="boundary" '
                    f'x1="{x:.1f}" y1="{top - 6}" x2="{x:.1f}" y2="{top + plot_h}"/>'
                    f'<text x="{x + 3:.1f}" y="{top - 9}">{_e(label)}</text></g>')
     if result.ends:
         scores, why = result.ends[-1]
         out.append(f'<text x="{W - right}" y="12" text-anchor="end">'
-                   f'{_e("end  " + "–".join(str(s) for s in scores))}</text>')
+                   f'{_e("end  " + scores_text(scores, "–"))}</text>')
     for c in p.curves:
         d = " ".join(f"{X(i):.1f},{Y(v):.1f}" for i, v in c.points)
         out.append(f'<polyline class="curve side{c.side}" data-side="{c.side}" points="{d}"/>')
@@ -601,9 +601,9 @@ def _match_html(result, prefix="", title=None) -> str:
     for r, events in enumerate(result.annotated):
         start = result.start_scores[r] if r < len(result.start_scores) else ()
         end = result.ends[r] if r < len(result.ends) else None
-        head = f"Round {r + 1}: from " + "–".join(str(s) for s in start)
+        head = f"Round {r + 1}: from " + scores_text(start, "–")
         if end is not None:
-            head += " to " + "–".join(str(s) for s in end[0])
+            head += " to " + scores_text(end[0], "–")
             if end[1]:
                 head += f" ({end[1]})"
         items = []
@@ -623,7 +623,7 @@ def _outcome(result) -> str:
     if not result.ends:
         return ""
     scores, why = result.ends[-1]
-    text = "–".join(str(s) for s in scores)
+    text = scores_text(scores, "–")
     if why == "target":
         best = max(range(len(scores)), key=lambda i: scores[i])
         return f"final {text}, {side_name(result.rules, best)} wins the match"

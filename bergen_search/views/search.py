@@ -148,8 +148,8 @@ def lead_how(ri, seed: int) -> str:
             f"{seed}{backend_text(ri)}; {BEFORE_LEAD_MEANING}")
 
 
-def scores_text(scores) -> str:
-    return "-".join(str(s) for s in scores)
+def scores_text(scores, dash: str = "-") -> str:
+    return dash.join(str(s) for s in scores)
 
 
 def position_text(game) -> str:

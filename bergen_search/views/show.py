@@ -14,6 +14,7 @@ from ..formats.position import write_position
 from ..formats.position_string import to_string
 from ..game.tiles import format_mask, iter_mask, tile_str
 from ..information.beliefs import Beliefs, beliefs
+from .search import scores_text
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class Knowledge:
     def text(self) -> str:
         pos = self.game.position
         info = self.game.info
-        out = [f"seat {pos.to_move} to move   scores {'-'.join(map(str, pos.scores))}   "
+        out = [f"seat {pos.to_move} to move   scores {scores_text(pos.scores)}   "
                f"reserve {pos.reserve_size}   hands {','.join(map(str, pos.hand_sizes))}",
                f"line  {write_position(pos)['line'] or '(empty)'}",
                f"hand  {' '.join(format_mask(pos.hand))}",

@@ -20,6 +20,7 @@ from starlette.websockets import WebSocketDisconnect
 from ..protocol.server import EngineServer
 from ..runs.threads import QuietThread
 from ..views import drawing
+from . import LOCAL_HOSTS
 from .review_graph import ReviewGraphs
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -29,8 +30,6 @@ MAX_MESSAGE = 4 * 1024 * 1024
 WORKERS = 2
 #: Commands waiting for a connection's thread; past this the connection is too far behind.
 MAX_PENDING = 1000
-#: The names this machine answers to by default (another host is refused: DNS rebinding).
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def _split_host(value: str) -> tuple:

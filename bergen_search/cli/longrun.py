@@ -79,10 +79,8 @@ class LongRun:
     def _as_interrupted(self, caught) -> Interrupted:
         if isinstance(caught, Interrupted):
             return caught
-        if self.count_done is not None:
-            done = self.count_done(self.journal)
-        else:
-            done = len(self.journal.done) if self.journal is not None else 0
+        done = (self.count_done(self.journal) if self.count_done is not None
+                else len(self.journal.done) if self.journal is not None else 0)
         total = self.total() if callable(self.total) else self.total
         return Interrupted(self.partial, done, total, self.unit)
 

@@ -116,11 +116,8 @@ def text_all(results) -> str:
     done = [r for r in results if r is not None]
     total = len(results)
     for i, res in enumerate(results):
-        if res is None:
-            continue
-        out.append(f"=== match {i + 1} of {total}")
-        out.append(text(res, settings=False))
-        out.append("")
+        if res is not None:
+            out += [f"=== match {i + 1} of {total}", text(res, settings=False), ""]
     out.append(f"=== all {total} matches" if len(done) == total else
                f"=== the {len(done)} matches analysed, of {total}")
     out += summary_table(combined_summary(done), _objective(done[0]))

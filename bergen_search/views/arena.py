@@ -21,9 +21,8 @@ def interrupted_text(partial, done: int, total: int) -> str:
             f"figures above cover those")
 
 
-def arena_text(result) -> str:
+def arena_text(r) -> str:
     """`bergen arena`'s text: an `ArenaResult` as a table, then the margins and notes."""
-    r = result
     plural = "" if r.sets == 1 else "s"
     unit = (f"duplicate pair{plural}" if r.seatings == 2
             else f"duplicate set{plural} of {r.seatings}")
@@ -46,8 +45,7 @@ def arena_text(result) -> str:
     lines.append(f"  {'engine':<{wname}}  {'seats':<{sw}}  {'wins':>6}{tied}  {'win rate':>8}  "
                  f"{'95% interval':<16}  {'points/round':>12}")
     rates = [(r.win_rate, r.ci95), (1.0 - r.win_rate, (1.0 - r.ci95[1], 1.0 - r.ci95[0]))]
-    for k in (0, 1):
-        rate, (lo, hi) = rates[k]
+    for k, (rate, (lo, hi)) in enumerate(rates):
         tied = (f"  {r.ties:>4}  {r.wins[1 - k]:>6}" if r.single_round else "")
         lines.append(f"  {names[k]:<{wname}}  {seats[k]:<{sw}}  {r.wins[k]:>6}{tied}  "
                      f"{100 * rate:>7.1f}%  {f'[{100 * lo:.1f}%, {100 * hi:.1f}%]':<16}  "

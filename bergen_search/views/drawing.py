@@ -68,13 +68,11 @@ def sprite() -> str:
 def tile(a: int, b: int, x: float, y: float, across: bool, cls: str = "") -> str:
     """A domino showing `a` then `b` (top to bottom when `across`), its top left at (x, y)."""
     klass = f' class="{cls}"' if cls else ""
-    if across:
-        return (f'<g{klass} transform="translate({x},{y})"><use href="#tile-v" width="20" '
-                f'height="40"/><use href="#half{a}" width="20" height="20"/>'
-                f'<use href="#half{b}" y="20" width="20" height="20"/></g>')
-    return (f'<g{klass} transform="translate({x},{y})"><use href="#tile-h" width="40" '
-            f'height="20"/><use href="#half{a}" width="20" height="20"/>'
-            f'<use href="#half{b}" x="20" width="20" height="20"/></g>')
+    frame, size, second = (("tile-v", 'width="20" height="40"', 'y="20"') if across
+                           else ("tile-h", 'width="40" height="20"', 'x="20"'))
+    return (f'<g{klass} transform="translate({x},{y})"><use href="#{frame}" {size}/>'
+            f'<use href="#half{a}" width="20" height="20"/>'
+            f'<use href="#half{b}" {second} width="20" height="20"/></g>')
 
 
 def marker(label: str, x: float, y: float, index: int, text: bool = True) -> str:

@@ -1,3 +1,5 @@
-"""The board (`bergen serve`): a local web page that speaks the engine protocol over a
-WebSocket, one `protocol.server.EngineServer` per connection (`app.create_app`, `app.run`).
-Needs the optional extra `board` (starlette, uvicorn, websockets)."""
+"""The board (`bergen serve`): a local web page on the engine protocol. Needs the optional
+extra `board`."""
+
+#: The names this machine answers to by default (another host is refused: DNS rebinding).
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")

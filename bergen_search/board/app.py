@@ -1,14 +1,11 @@
-"""The board's server: a Starlette app serving the page's own assets (`static/`) and one
-WebSocket, `/engine`, carrying the engine protocol (docs/PROTOCOL.md): each text message one
-command line, each line the engine writes one message back.
-
-Each connection gets its own `EngineServer` with two workers (a review beside the live
-analysis), fed in order on the connection's own thread; closing the socket stops its
-searches. Nothing on disk is read but the assets.
-"""
+"""The board's server: the page's own assets (`static/`) and one WebSocket, `/engine`, each
+message a line of the engine protocol. Each connection gets its own `EngineServer`, fed in
+order on its own thread; closing the socket stops its searches."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import os
 import queue
 import signal
@@ -23,6 +20,7 @@ from starlette.websockets import WebSocketDisconnect
 from ..protocol.server import EngineServer
 from ..runs.threads import QuietThread
 from ..views import drawing
+from . import LOCAL_HOSTS
 from .review_graph import ReviewGraphs
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -32,12 +30,9 @@ MAX_MESSAGE = 4 * 1024 * 1024
 WORKERS = 2
 #: Commands waiting for a connection's thread; past this the connection is too far behind.
 MAX_PENDING = 1000
-#: The names this machine answers to by default (another host is refused: DNS rebinding).
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def _split_host(value: str) -> tuple:
-    """(host name, port or None) of a Host header's value (`[::1]:8765`, `localhost`)."""
     value = value.strip().lower()
     if value.startswith("["):
         name, _, rest = value[1:].partition("]")
@@ -51,22 +46,18 @@ def _split_host(value: str) -> tuple:
 
 class OwnPageOnly:
     """ASGI middleware: the board serves its own page only. A Host not among this machine's
-    names (or `--allow-host`'s) is refused (400); an Origin other than the page's own (or
-    `--allow-origin`'s) is refused (403; a WebSocket closed unaccepted). A request without
-    an Origin (not from a web page) is let through."""
+    names (or `hosts`) is refused (400), an Origin other than the page's own (or `origins`)
+    too (403; a WebSocket closed unaccepted); a request without an Origin is let through."""
 
     def __init__(self, app, hosts=(), origins=()):
         self.app = app
         self.hosts = {h.lower().strip("[]") for h in (*LOCAL_HOSTS, *hosts)}
         self.origins = {o.lower().rstrip("/") for o in origins}
 
-    def _headers(self, scope) -> dict:
-        return {k.decode("latin-1").lower(): v.decode("latin-1")
-                for k, v in scope.get("headers", ())}
-
     def allowed(self, scope) -> str | None:
         """Why the request is refused, or None."""
-        headers = self._headers(scope)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", ())}
         name, _ = _split_host(headers.get("host", ""))
         if name not in self.hosts:
             return f"host {headers.get('host', '')!r} is not this server's"
@@ -101,8 +92,7 @@ class OwnPageOnly:
 
 
 class Connection:
-    """One WebSocket's engine: its `EngineServer`, the thread that feeds it the commands in
-    order, and the lines it writes, handed to the event loop."""
+    """One WebSocket's engine, the thread feeding it the commands, and its lines' outbox."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self.loop = loop
@@ -128,14 +118,9 @@ class Connection:
                 return
             if not self.server.handle_line(raw):        # quit: close the socket
                 self.quit = True
-                self._write_none()
+                with contextlib.suppress(RuntimeError):     # the loop is closed
+                    self.loop.call_soon_threadsafe(self.outbox.put_nowait, None)
                 return
-
-    def _write_none(self) -> None:
-        try:
-            self.loop.call_soon_threadsafe(self.outbox.put_nowait, None)
-        except RuntimeError:
-            pass
 
     def submit(self, raw) -> None:
         if self.inbox.qsize() >= MAX_PENDING:
@@ -153,23 +138,19 @@ class Connection:
         self.inbox.put(None)
         self.server.close()
         self.thread.join(5.0)
-        _trim()
+        trim = _malloc_trim()
+        if trim is not None:
+            trim(0)
 
 
-def _trim() -> None:
-    """Hand glibc's free pages back to the system (`malloc_trim`); elsewhere nothing."""
-    global _malloc_trim
-    if _malloc_trim is None:
-        try:
-            import ctypes
-            _malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            _malloc_trim = False
-    if _malloc_trim:
-        _malloc_trim(0)
-
-
-_malloc_trim = None
+@functools.cache
+def _malloc_trim():
+    """glibc's `malloc_trim`, which hands free pages back to the system; None elsewhere."""
+    try:
+        import ctypes
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 def page() -> str:
@@ -218,8 +199,7 @@ async def engine_socket(websocket):
 
 
 def create_app(hosts=(), origins=()) -> Starlette:
-    """The board's ASGI app (`OwnPageOnly` with `hosts` and `origins`);
-    `app.state.connections` holds the open connections."""
+    """The board's ASGI app; `app.state.connections` holds the open connections."""
     app = Starlette(routes=[
         Route("/", index),
         WebSocketRoute("/engine", engine_socket),
@@ -244,7 +224,6 @@ def run(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,
                             ws_max_size=MAX_MESSAGE + 1024)
     server = uvicorn.Server(config)
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
-    interrupted = []
 
     def hang_up(signum, frame):
         server.should_exit = True
@@ -263,11 +242,12 @@ def run(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,
     previous = signal.signal(signal.SIGHUP, hang_up) \
         if threading.current_thread() is threading.main_thread() else None
     QuietThread(target=on_start).start()
+    status = 0
     try:
         server.run()
     except KeyboardInterrupt:
-        interrupted.append(True)
+        status = 130
     finally:
         if previous is not None:
             signal.signal(signal.SIGHUP, previous)
-    return 130 if interrupted else 0
+    return status

@@ -1,11 +1,6 @@
-"""The review's evaluation graph for the board's page, placed in Python (`views.graph.place`,
-the placing the HTML report draws): the board watches its connection's `analyze` commands and
-adds to each of their `decision` lines `graph`, the placing of every decision judged so far
-(one column per decision, the play made's value on its mover's side) with the sides' names,
-which the page maps to pixels and draws without deciding anything of its own, and
-`decisions_total`, how many decisions the review judges (counted from the record as it
-starts). Every other line passes as it is.
-"""
+"""The review's evaluation graph for the board's page: each `decision` line of an `analyze`
+gets `graph`, the placing (`views.graph.place`) of every decision judged so far with the
+sides' names, and `decisions_total`. Every other line passes as it is."""
 from __future__ import annotations
 
 import json
@@ -21,8 +16,6 @@ from ..views.report import side_name
 
 @dataclass
 class _Review:
-    """One `analyze` query's graph so far: the record's rules, the objective, the decisions
-    it will judge (`total`), the columns."""
     rules: object
     objective: str
     total: int
@@ -30,16 +23,14 @@ class _Review:
 
 
 class ReviewGraphs:
-    """The graphs of a connection's reviews, by query id. `command` hears each command as it
-    is submitted; `line` each line the engine writes, the decision lines given `graph`."""
+    """The graphs of a connection's reviews, by query id."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.reviews: dict = {}
 
     def command(self, raw) -> None:
-        """Start a review's graph when `raw` is an `analyze` command (anything else, or one
-        the engine will refuse, is left to the engine's own answer)."""
+        """Start a review's graph when `raw` is an `analyze` command the engine will take."""
         if isinstance(raw, bytes) or '"analyze"' not in raw:
             return
         try:
@@ -88,5 +79,4 @@ class ReviewGraphs:
 
 
 def _key(query_id) -> str:
-    """A query id as a dictionary key (ids are any JSON scalar)."""
     return json.dumps(query_id)

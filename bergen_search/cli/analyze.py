@@ -11,38 +11,20 @@ import time
 import click
 
 from .. import __version__
-from ..analysis.review import (
-    DECISION_ITERATIONS,
-    DEFAULT_WORLDS,
-    analyze_all,
-    check_budget,
-    count_decisions,
-    decision_limits,
-)
+from ..analysis.review import (DECISION_ITERATIONS, DEFAULT_WORLDS, analyze_all, check_budget,
+                               count_decisions, decision_limits)
 from ..analysis.journal import journal_searcher
 from ..analysis.verdicts import DEFAULT_THRESHOLDS, label_thresholds
 from ..errors import BergenError
 from ..formats.jsondoc import MAX_RECORDS_BYTES
 from ..formats.record_io import load_records
 from ..search import backend
+from ..search.api import MAX_ITERATIONS, MAX_SECONDS
 from ..views import report
 from .longrun import LongRun
-from .options import (
-    ITERATIONS_TYPE,
-    MAX_IT,
-    MAX_S,
-    SECONDS_TYPE,
-    FiniteFloat,
-    algorithm_option,
-    cluster_option,
-    json_option,
-    memory_option,
-    naming,
-    read_text,
-    resume_option,
-    search_settings,
-    set_option,
-)
+from .options import (ITERATIONS_TYPE, SECONDS_TYPE, FiniteFloat, algorithm_option, cluster_option,
+                      json_option, memory_option, naming, read_text, resume_option,
+                      search_settings, seed_option, set_option, workers_option)
 from .output import check_distinct, check_writable, emit_json, search_note, write_atomic
 
 _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
@@ -56,19 +38,17 @@ _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
 @click.option("--iterations", type=ITERATIONS_TYPE, default=None,
               help=f"Search budget per decision (default {DECISION_ITERATIONS} ISMCTS "
                    f"iterations / {DEFAULT_WORLDS} worlds; 1/{backend.FALLBACK_DIVISOR} of it "
-                   f"without the compiled core; at most {MAX_IT:,}, rechecks included).")
+                   f"without the compiled core; at most {MAX_ITERATIONS:,}, rechecks included).")
 @click.option("--time", "seconds", type=SECONDS_TYPE, default=None,
               help=f"Seconds of search per decision (instead of --iterations; 0.001 to "
-                   f"{MAX_S:,.0f}).")
+                   f"{MAX_SECONDS:,.0f}).")
 @memory_option
 @algorithm_option()
 @set_option()
 @click.option("--objective", type=click.Choice(("points", "match")), default="points",
               show_default=True, help="The unit of the values and losses.")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
-              help="Seed: same seed and budget, same analysis.")
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Processes per search (root parallelism).")
+@seed_option("Seed: same seed and budget, same analysis.")
+@workers_option("Processes per search (root parallelism).")
 @click.option("--recheck", type=click.IntRange(1, 100), default=4, show_default=True,
               help="A suspected error is searched again with this many times the budget "
                    "(and again, this many times more, while its interval straddles a "
@@ -143,18 +123,12 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
     show = not quiet and sys.stderr.isatty()
     t0 = time.perf_counter()
     progress = _progress_bar(show, t0)
-
-    def finished(journal):
-        """The records a journal holds analysed."""
-        return [v for k, v in (journal.done.items() if journal else ())
-                if isinstance(k, tuple) and k[0] == "record"]
-
     kept = out_path or html_path
     option = "--out" if out_path else "--html" if html_path else "--out or --html"
     with LongRun(kept, "analyze", seed, resume, option=option, unit="decisions", partial=[],
                  force=force,
                  total=lambda: sum(count_decisions(r, set(seats) or None) for r in records),
-                 done=lambda journal: sum(len(a.decisions) for a in finished(journal))) as run:
+                 done=lambda j: sum(len(a.decisions) for a in _analysed(j).values())) as run:
         journal = run.start({
             "record": hashlib.sha256(text.encode("utf-8")).hexdigest(),
             "seats": sorted(seats), "iterations": iterations, "time": seconds,
@@ -163,8 +137,7 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
             "max_rechecks": max_rechecks, "thresholds": thresholds})
         done = on_result = searcher_for = None
         if journal is not None:
-            done = {k[1]: v for k, v in journal.done.items()
-                    if isinstance(k, tuple) and k[0] == "record"}
+            done = _analysed(journal)
             on_result = functools.partial(_keep_record, journal)
             searcher_for = functools.partial(journal_searcher, journal)
         with naming(record_path):
@@ -180,7 +153,7 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
         if html_path is not None:
             write_atomic(html_path, report.html_report(results))
         if out_path is not None:
-            # Without its wall time: a resumed run writes the same bytes.
+            # without its wall time: a resumed run writes the same bytes
             write_atomic(out_path, json.dumps({**report.to_json(results, None),
                                                "version": __version__},
                                               separators=(",", ":")) + "\n")
@@ -200,8 +173,6 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
 
 
 def _progress_bar(show: bool, t0: float):
-    """`analyze_all`'s progress(done, total): a bar on standard error once a second has
-    passed (when `show`)."""
     def progress(done, total):
         if show and time.perf_counter() - t0 > 1.0:
             width = 30
@@ -212,8 +183,6 @@ def _progress_bar(show: bool, t0: float):
 
 
 def _say_interrupted(e, n_records: int, as_json: bool, seconds: float) -> None:
-    """What an interrupted analysis prints (`e`: its `Interrupted`, the finished records'
-    analyses in `e.partial`): the decisions judged, and how far it got."""
     partial = [r for r in e.partial if r is not None]
     how_far = {"interrupted": True, "decisions_done": e.done, "decisions_total": e.total}
     if as_json:
@@ -225,6 +194,10 @@ def _say_interrupted(e, n_records: int, as_json: bool, seconds: float) -> None:
                    f"the totals cover those")
 
 
+def _analysed(journal) -> dict:
+    return {k[1]: v for k, v in (journal.done.items() if journal else ())
+            if isinstance(k, tuple) and k[0] == "record"}
+
+
 def _keep_record(journal, i: int, analysis) -> None:
-    """A record analysed, kept in the run's journal (`analyze_all`'s `on_result`)."""
     journal.add(("record", i), analysis)

@@ -1,7 +1,6 @@
-"""The `bergen` click group: every command, and one line and an exit status for each way
-a command can end: 0 done; 2 bad input or usage; 130 Ctrl-C (143 SIGTERM, 129 SIGHUP, heard
-as Ctrl-C); 74 a file or standard output not written; 141, quietly, standard output closed by
-its reader (as SIGPIPE); 1 an internal failure.
+"""The `bergen` click group, and one line and an exit status for each way a command ends:
+0 done; 2 bad input or usage; 130 Ctrl-C (143 SIGTERM, 129 SIGHUP); 74 a file or standard
+output not written; 141, quietly, standard output closed by its reader; 1 an internal failure.
 """
 from __future__ import annotations
 
@@ -30,7 +29,6 @@ def _stop_signal(signum, frame):
 
 
 def _hear_stop_signals() -> None:
-    """SIGTERM and SIGHUP raise KeyboardInterrupt in the main thread, as Ctrl-C does."""
     import signal
     import threading
     if threading.current_thread() is not threading.main_thread():
@@ -41,7 +39,6 @@ def _hear_stop_signals() -> None:
 
 
 def _interrupted_status(status):
-    """130 (Ctrl-C) as 128 + the signal that stopped the run, when SIGTERM or SIGHUP did."""
     return 128 + _stopped_by[0] if status == 130 and _stopped_by else status
 
 
@@ -50,16 +47,13 @@ class _CtrlC(Exception):
 
 
 class _OutputBroken(Exception):
-    """Standard output could not be written, carried past click's own handler."""
-
     def __init__(self, error: OSError):
         super().__init__(str(error))
         self.error = error
 
 
 def _stdout_broken(error: OSError) -> bool:
-    """Whether `error` is standard output failing: a closed pipe, or an error raised where
-    the commands print (`click.echo`; the files they write fail as `WriteFailed`)."""
+    """A closed pipe, or an error raised where the commands print (`click.echo`)."""
     import errno
     if error.errno == errno.EPIPE:
         return True
@@ -79,8 +73,6 @@ def flush() -> None:
 
 
 def _quiet_stdout() -> None:
-    """Point standard output's descriptor at /dev/null: what is still buffered is dropped
-    quietly at exit instead of failing again."""
     try:
         fd = sys.stdout.fileno()
     except (AttributeError, OSError, ValueError):
@@ -91,8 +83,6 @@ def _quiet_stdout() -> None:
 
 
 def _output_failed(error: OSError) -> int:
-    """The status for standard output failing: 141 for a closed pipe (quietly), else 74
-    with one line."""
     import errno
 
     from ..errors import WriteFailed
@@ -160,15 +150,9 @@ class BergenGroup(click.Group):
         except BergenError as e:
             click.echo(f"bergen: {e}", err=True)
             sys.exit(e.exit_status)
-        except OSError as e:
-            if _stdout_broken(e):
-                sys.exit(_output_failed(e))
-            if os.environ.get("BERGEN_DEBUG") == "1":
-                raise
-            click.echo(f"bergen: internal error: {type(e).__name__}: {e} "
-                       f"(set BERGEN_DEBUG=1 for a traceback)", err=True)
-            sys.exit(1)
         except Exception as e:
+            if isinstance(e, OSError) and _stdout_broken(e):
+                sys.exit(_output_failed(e))
             if os.environ.get("BERGEN_DEBUG") == "1":
                 raise
             click.echo(f"bergen: internal error: {type(e).__name__}: {e} "

@@ -10,17 +10,9 @@ from ..search import backend
 from ..views.arena import arena_document, arena_text, interrupted_document, interrupted_text
 from . import output
 from .longrun import LongRun
-from .options import (
-    MAX_GAMES,
-    cluster_option,
-    external_commands,
-    external_options,
-    json_option,
-    resume_option,
-    rule_options,
-    rules_from_options,
-    start_scores_from,
-)
+from .options import (MAX_GAMES, cluster_option, external_commands, external_options, json_option,
+                      resume_option, rule_options, rules_from_options, seed_option,
+                      start_scores_from, workers_option)
 
 
 @click.command()
@@ -29,10 +21,8 @@ from .options import (
 @click.option("--games", type=click.IntRange(1, MAX_GAMES), default=100, show_default=True,
               help=f"Duplicate sets: each plays the same deals with the engines' seats "
                    f"swapped (at most {MAX_GAMES:,}).")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
-              help="Seed of the run; set i is seeded from it and i.")
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Processes playing sets in parallel (same results as one).")
+@seed_option("Seed of the run; set i is seeded from it and i.")
+@workers_option("Processes playing sets in parallel (same results as one).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write every match as a complete record (.jsonl).")
 @click.option("--force", is_flag=True, help="Let --out replace an existing file.")

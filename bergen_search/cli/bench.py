@@ -68,8 +68,7 @@ def endgame_text(eg: dict) -> str:
 
 
 def bench_text(out: dict, seconds: float, repeats: int) -> str:
-    """`bergen bench`'s text: every figure on the core and the reference with their ratio,
-    the search figures, the endgame's solve times, the signature and how it was measured."""
+    """`bergen bench`'s text: the figures, the endgame's solve times and the signature."""
     lines = []
     names = list(out["core"]) + [n for n in out["reference"] if n not in out["core"]]
     lines.append(f"  {'figure':<32} {'core':>14} {'reference':>12} {'ratio':>8}")

@@ -8,7 +8,7 @@ from ..search.evaluate import answer
 from ..views.search import best_document, best_text, interrupted_note
 from .options import game_from_options, game_input, json_option, search_options, \
     search_settings
-from .output import Working, budget_text, emit_json, search_note
+from .output import budget_text, emit_json, search_note, working
 
 
 @click.command()
@@ -30,7 +30,7 @@ def best(*, game, algorithm, objective, iterations, seconds, memory_mb, seed, wo
     game_ = game_from_options(game, kw)
     search_note()
     limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
-    with Working(f"searching ({budget_text(limits, settings)})"):
+    with working(f"searching ({budget_text(limits, settings)})"):
         result = answer(game_.info, settings, objective, limits, seed, workers)
     status = 130 if result.info.get("interrupted") else 0
     if as_json:

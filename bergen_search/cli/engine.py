@@ -6,12 +6,12 @@ import sys
 import click
 
 from ..protocol.server import serve
+from .options import workers_option
 from .output import search_note
 
 
 @click.command()
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Queries run at once (threads); the others wait in the queue.")
+@workers_option("Queries run at once (threads); the others wait in the queue.")
 @click.option("--stop-at-eof", is_flag=True,
               help="At the end of the input stop the queries in flight and exit at once, as "
                    "quit does (by default they finish and answer first).")

@@ -8,7 +8,7 @@ from ..search.evaluate import evaluate
 from ..views.evaluation import evaluation_document, evaluation_text, interrupted_note
 from .options import game_from_options, game_input, json_option, search_options, \
     search_settings
-from .output import Working, budget_text, emit_json, search_note
+from .output import budget_text, emit_json, search_note, working
 
 
 @click.command(name="eval")
@@ -32,7 +32,7 @@ def eval_(*, game, algorithm, objective, iterations, seconds, memory_mb, seed, w
     game_ = game_from_options(game, kw)
     search_note()
     limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
-    with Working(f"evaluating (searches of {budget_text(limits, settings)})"):
+    with working(f"evaluating (searches of {budget_text(limits, settings)})"):
         ev = evaluate(game_.info, settings, objective, limits, seed, workers)
     status = 130 if ev.interrupted else 0
     if as_json:

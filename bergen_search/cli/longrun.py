@@ -1,17 +1,4 @@
-"""A long run of `selfplay`, `arena` or `analyze`: its journal and its ends, in one place.
-
-    with LongRun(out_path, "arena", seed, resume, total=games, unit="sets") as run:
-        run.start({...the arguments the journal checks on --resume...})
-        result = run_arena(..., **run.hooks)
-        write the output
-    if run.interrupted:
-        print what finished (run.interrupted.partial)
-        return run.stop()
-
-Leaving the block normally finishes the journal; a lost scheduler or a failed external
-engine leaves as one error line saying where the work is kept; Ctrl-C is kept in
-`run.interrupted`, and `stop()` says how far the run got and returns 130.
-"""
+"""A long run of `selfplay`, `arena` or `analyze`: its journal and its ends, in one place."""
 from __future__ import annotations
 
 import os
@@ -26,14 +13,16 @@ from .output import check_writable
 
 
 class LongRun:
-    """The journal of a run writing `output` (None: no journal) and what became of the run.
-    `total` (or a function giving it), `unit`, `partial` and `done(journal)` say how far an
-    interrupted run got when the library had not said."""
+    """The journal of a run writing `output` (None: no journal), as a context manager:
+    leaving normally finishes the journal; a lost scheduler or a failed external engine
+    leaves as one error saying where the work is kept; Ctrl-C is kept in `interrupted`, and
+    `stop()` then says how far the run got. `total`, `unit`, `partial` and `done(journal)`
+    say how far when the library had not."""
 
     def __init__(self, output, command: str, seed: int, resume: bool, *, total, unit: str,
                  option: str = "--out", partial=None, done=None, force: bool | None = None):
         self.output, self.command, self.seed, self.resume = output, command, seed, resume
-        #: None: an existing output may be replaced; False: only with --resume (--force).
+        #: None: an existing output may be replaced; False: only with --force or --resume.
         self.force = force
         self.total, self.unit, self.option = total, unit, option
         self.partial, self.count_done = partial, done
@@ -41,8 +30,7 @@ class LongRun:
         self.interrupted: Interrupted | None = None
 
     def start(self, arguments: dict) -> Journal | None:
-        """Check the output writable and open the journal (`arguments`: what --resume must
-        repeat)."""
+        """Check the output writable and open the journal (`arguments`: what --resume checks)."""
         if self.output is None:
             if self.resume:
                 raise click.UsageError(f"--resume needs {self.option}: the journal lives "
@@ -89,18 +77,14 @@ class LongRun:
         return False
 
     def _as_interrupted(self, caught) -> Interrupted:
-        """`caught` as an `Interrupted` (a bare Ctrl-C: how far the journal got)."""
         if isinstance(caught, Interrupted):
             return caught
-        if self.count_done is not None:
-            done = self.count_done(self.journal)
-        else:
-            done = len(self.journal.done) if self.journal is not None else 0
+        done = (self.count_done(self.journal) if self.count_done is not None
+                else len(self.journal.done) if self.journal is not None else 0)
         total = self.total() if callable(self.total) else self.total
         return Interrupted(self.partial, done, total, self.unit)
 
     def _kept(self, error):
-        """A run's error with where its finished work is kept."""
         if self.journal is not None:
             self.journal.close()
         if self.output is None or not os.path.exists(journal_path(self.output)):
@@ -110,8 +94,7 @@ class LongRun:
                            f"to go on", field=error.field)
 
     def stop(self, extra: str = "") -> int:
-        """Say on standard error how far the interrupted run got and where its work is kept;
-        130."""
+        """Say how far the interrupted run got and where its work is kept; 130."""
         e = self.interrupted
         if self.journal is not None:
             self.journal.close()

@@ -1,5 +1,5 @@
-"""The options the commands share: the rules, the position (GAME or the flags), the search's
-algorithm and budget, --json, --resume, --cluster; and reading what they name."""
+"""The options the commands share (the rules, the position, the search, --json, --resume,
+--cluster), and reading the inputs they name."""
 from __future__ import annotations
 
 import contextlib
@@ -20,17 +20,11 @@ from ..information.infoset import from_position
 from ..play.engines import ENGINE_TIMEOUT
 from ..play.external import refuse_cluster
 from ..search import backend, registry
-from ..search.api import (
-    DEFAULT_MEMORY_MB,
-    MAX_ITERATIONS,
-    MAX_MEMORY_MB,
-    MAX_SECONDS,
-)
+from ..search.api import DEFAULT_MEMORY_MB, MAX_ITERATIONS, MAX_MEMORY_MB, MAX_SECONDS
 
 
 def read_text(path: str, limit: int = MAX_DOCUMENT_BYTES) -> str:
-    """The text of a file, or of standard input for '-'; a missing file, or one larger than
-    `limit` bytes, is bad input."""
+    """The text of a file, or of standard input for '-', at most `limit` bytes."""
     if path == "-":
         stream = getattr(sys.stdin, "buffer", None)
         data = read_bounded(stream if stream is not None else sys.stdin, limit,
@@ -70,7 +64,7 @@ def naming(path: str):
 
 
 def read_document(path: str, reader, limit: int = MAX_DOCUMENT_BYTES):
-    """`reader(text)` of the input at `path`, its errors naming the input first."""
+    """`reader(text)` of the input at `path`, its errors naming the input."""
     text = read_text(path, limit)
     with naming(path):
         return reader(text)
@@ -100,7 +94,8 @@ RULE_FLAGS = [
     click.option("--partnerships/--no-partnerships", default=None,
                  help="Four players in two partnerships (seats 0+2 against 1+3)."),
     click.option("--target", type=int, help="Points that win the match (default 15 or 10)."),
-    click.option("--hand-size", type=int, help="Tiles dealt to each player (default 6, or 5 with 4)."),
+    click.option("--hand-size", type=int,
+                 help="Tiles dealt to each player (default 6, or 5 with 4)."),
     click.option("--lead", type=click.Choice(LEADS), help="Which double leads each round."),
     click.option("--no-double", type=click.Choice(NO_DOUBLES),
                  help="What happens when nobody holds a double."),
@@ -115,10 +110,16 @@ RULE_FIELDS = ("players", "partnerships", "target", "hand_size", "lead", "no_dou
                 "reserve_kept", "out_bonus", "blocked", "endgame_cap")
 
 
-def rule_options(f):
-    for option in reversed(RULE_FLAGS):
-        f = option(f)
-    return f
+def _stacked(options):
+    """A decorator putting `options` on a command, in their order."""
+    def apply(f):
+        for option in reversed(options):
+            f = option(f)
+        return f
+    return apply
+
+
+rule_options = _stacked(RULE_FLAGS)
 
 
 def rules_from_options(kw: dict) -> Rules:
@@ -130,6 +131,16 @@ def rules_from_options(kw: dict) -> Rules:
         if v is not None:
             d[name] = v
     return Rules.from_dict(d)
+
+
+def seed_option(help: str):
+    return click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0,
+                        show_default=True, help=help)
+
+
+def workers_option(help: str):
+    return click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+                        help=help)
 
 
 def json_option(f):
@@ -148,13 +159,10 @@ class FiniteFloat(click.FloatRange):
         return rv
 
 
-def _limit_types():
-    return (click.IntRange(1, MAX_ITERATIONS), FiniteFloat(0.001, MAX_SECONDS),
-            click.IntRange(1, MAX_MEMORY_MB), MAX_ITERATIONS, MAX_SECONDS)
-
-
-#: The types of the budget options, with the search's maxima (search.MAX_ITERATIONS...).
-ITERATIONS_TYPE, SECONDS_TYPE, MEMORY_TYPE, MAX_IT, MAX_S = _limit_types()
+#: The types of the budget options, with the search's maxima.
+ITERATIONS_TYPE = click.IntRange(1, MAX_ITERATIONS)
+SECONDS_TYPE = FiniteFloat(0.001, MAX_SECONDS)
+MEMORY_TYPE = click.IntRange(1, MAX_MEMORY_MB)
 #: The most sets or matches a run plays.
 MAX_GAMES = 10_000_000
 
@@ -179,8 +187,6 @@ def _cluster_timeout(ctx, param, value):
 
 
 def _cluster(ctx, param, address):
-    """--cluster as the library's `Cluster`, with --cluster-timeout and a line on standard
-    error while the run waits on it."""
     if address is None:
         return None
     from ..runs.parallel import Cluster
@@ -193,8 +199,8 @@ def _cluster(ctx, param, address):
 def cluster_option(f, help="Run the work on the Dask scheduler at ADDRESS (e.g. "
                            "tcp://10.0.0.5:8786); the same output as --workers 1. Needs pip "
                            "install 'bergen_search[cluster]'."):
-    """--cluster ADDRESS and --cluster-timeout SECONDS, given to the command as one
-    `runs.parallel.Cluster` (None without --cluster)."""
+    """--cluster ADDRESS and --cluster-timeout SECONDS, given as one `runs.parallel.Cluster`
+    (None without --cluster)."""
     f = click.option("--cluster-timeout", type=click.FloatRange(1, 86400), default=STALL_TIMEOUT,
                      show_default=True, metavar="SECONDS", is_eager=True, expose_value=False,
                      callback=_cluster_timeout,
@@ -216,8 +222,7 @@ def is_registration(text: str) -> bool:
 
 
 def external_options(f):
-    """--external NAME=COMMAND (repeated) and --external-timeout SECONDS (read by
-    `engines.parse_externals`)."""
+    """--external NAME=COMMAND (repeated) and --external-timeout SECONDS."""
     f = click.option("--external-timeout", "engine_timeout", type=FiniteFloat(1, MAX_SECONDS),
                      default=ENGINE_TIMEOUT, show_default=True, metavar="SECONDS",
                      help="How long an engine of --external may take to answer a move, past "
@@ -231,8 +236,8 @@ def external_options(f):
 
 
 def external_commands(specs, cluster) -> dict:
-    """name -> command of the engines in other processes among `specs` (what --resume checks),
-    refusing --cluster with them."""
+    """name -> command of the engines in other processes among `specs`, refusing --cluster
+    with them."""
     refuse_cluster(specs, cluster)
     return {s.name: s.engine.command_text for s in specs if s.engine is not None}
 
@@ -251,13 +256,12 @@ def _parse_int_list(text: str, n: int, what: str) -> list:
     try:
         values = [int(x) for x in text.split(",")]
     except ValueError:
-        raise BergenError(f"{what} must be {n} integers separated by commas, got {text!r}") from None
+        raise BergenError(f"{what} must be {n} integers separated by commas, "
+                          f"got {text!r}") from None
     if len(values) != n or min(values) < 0:
         raise BergenError(f"{what} must be {n} non-negative integers, got {text!r}")
     return values
 
-
-# ---- reading a game: a file, standard input, or the position flags ------------------------
 
 POSITION_FLAGS = [
     click.option("--hand", help="The hand of the seat to move, e.g. '0-3 1-2 2-5'."),
@@ -278,14 +282,12 @@ def game_input(f):
                      help="The position as a position string, e.g. "
                           "'bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14' "
                           "(docs/NOTATION.md); GAME may be such a string too.")(f)
-    for option in reversed(POSITION_FLAGS):
-        f = option(f)
-    return rule_options(f)
+    return rule_options(_stacked(POSITION_FLAGS)(f))
 
 
 def game_from_options(game, kw):
-    """The `Game` of the seat to move from GAME (a file, - or a position string), --position
-    or the position flags. Pops the options it reads from kw."""
+    """The `Game` from GAME (a file, - or a position string), --position or the position
+    flags. Pops the options it reads from kw."""
     flags = {k: kw.pop(k, None) for k in _POSITION_FIELDS}
     given = [k for k, v in flags.items() if v is not None]
     string = kw.pop("position_string", None)
@@ -300,12 +302,9 @@ def game_from_options(game, kw):
         if given:
             raise click.UsageError(f"give either GAME or the position flags, not both "
                                    f"(got GAME and --{given[0].replace('_', '-')})")
-        rules_given = [k for k in RULE_FIELDS + ("rules_json",) if kw.get(k) is not None]
-        if rules_given:
+        if [k for k in RULE_FIELDS + ("rules_json",) if kw.pop(k, None) is not None]:
             raise click.UsageError("the rules of a GAME come from the game; rule flags go "
                                    "with the position flags")
-        for k in RULE_FIELDS + ("rules_json",):
-            kw.pop(k, None)
         return load(game) if is_position_string(game) else read_document(game, load)
     if flags["hand"] is None:
         raise click.UsageError("give a GAME (a record or a position file, - for stdin, or a "
@@ -324,20 +323,18 @@ def game_from_options(game, kw):
 
 
 def _algorithm_help() -> str:
-    """`--algorithm`'s help: every registered algorithm and preset with its line."""
     parts = [f"{a.name}: {a.help}" for a in registry.algorithms().values()]
     parts += [f"{name}: {registry.preset_help(name)}" for name in registry.presets()]
     return "The search algorithm. " + "; ".join(parts) + "."
 
 
 def _budget_help() -> str:
-    """`--iterations`' help: each algorithm's unit and default budget, from the registry."""
     units = {}
     for a in registry.algorithms().values():
         units.setdefault(a.unit, []).append(f"{a.default_budget:,} for {a.name}")
     return ("The budget: " + "; ".join(f"{unit} ({', '.join(d)})" for unit, d in units.items())
             + f"; 1/{backend.FALLBACK_DIVISOR} of it without the compiled core; at most "
-              f"{MAX_IT:,}.")
+              f"{MAX_ITERATIONS:,}.")
 
 
 def algorithm_option():
@@ -348,7 +345,8 @@ def algorithm_option():
 def set_option():
     return click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
                         help="An algorithm setting, e.g. --set inference=off, --set "
-                             "playout=random (repeatable; every setting: docs/COMMANDS.md, Search settings).")
+                             "playout=random (repeatable; every setting: docs/COMMANDS.md, "
+                             "Search settings).")
 
 
 SEARCH_FLAGS = [
@@ -360,21 +358,16 @@ SEARCH_FLAGS = [
     click.option("--iterations", type=ITERATIONS_TYPE, default=None,
                  help=_budget_help()),
     click.option("--time", "seconds", type=SECONDS_TYPE, default=None,
-                 help=f"Seconds to search, 0.001 to {MAX_S:,.0f} (with --iterations: "
+                 help=f"Seconds to search, 0.001 to {MAX_SECONDS:,.0f} (with --iterations: "
                       f"whichever comes first)."),
     memory_option,
-    click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
-                 help="Seed: same seed and iterations, same answer."),
-    click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-                 help="Processes searching in parallel (root parallelism)."),
+    seed_option("Seed: same seed and iterations, same answer."),
+    workers_option("Processes searching in parallel (root parallelism)."),
     set_option(),
 ]
 
 
-def search_options(f):
-    for option in reversed(SEARCH_FLAGS):
-        f = option(f)
-    return f
+search_options = _stacked(SEARCH_FLAGS)
 
 
 def search_settings(algorithm, sets=()) -> registry.Settings:

@@ -1,7 +1,9 @@
-"""How the commands print and write: one JSON document, the pure-Python note, a progress
-line on a terminal, and files written atomically (never half a file)."""
+"""How the commands print and write: one JSON document, notes and progress on standard error,
+and files written atomically."""
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import sys
@@ -24,8 +26,8 @@ def emit_json(obj) -> None:
 
 
 def search_note(specs=None) -> None:
-    """One line on standard error when the searches run in pure Python (with `specs`, only
-    when one of those engines searches)."""
+    """A line on standard error when the searches run in pure Python (with `specs`: when one
+    of those engines searches)."""
     if specs is not None and all(spec.simple_code is not None for spec in specs):
         return
     note = backend.SEARCH.note
@@ -45,50 +47,44 @@ def progress_bar(what: str, unit: str, quiet: bool):
     return progress
 
 
-#: How long a command works silently before its progress line shows (seconds):
-#: BERGEN_PROGRESS_AFTER, default 1.
+#: Seconds a command works silently before its progress line shows.
 PROGRESS_AFTER = float(os.environ.get("BERGEN_PROGRESS_AFTER", "1"))
 SPINNER = "|/-\\"
 
 
-class Working:
-    """A spinning progress line on standard error while a command works (`with
-    Working("searching"):`): on a terminal only, after PROGRESS_AFTER seconds, wiped at the
-    end."""
+@contextlib.contextmanager
+def working(what: str):
+    """A spinning progress line on a terminal's standard error while the block runs, from
+    PROGRESS_AFTER seconds, wiped at the end."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    done = threading.Event()
+    shown = False
 
-    def __init__(self, what: str):
-        self.what = what
-        self.show = sys.stderr.isatty()
-        self.done = threading.Event()
-        self.thread = None
-        self.shown = False
-
-    def __enter__(self):
-        if self.show:
-            self.thread = QuietThread(target=self._run, name="bergen-progress")
-            self.thread.start()
-        return self
-
-    def _run(self):
+    def spin():
+        nonlocal shown
         t0 = time.monotonic()
-        if self.done.wait(PROGRESS_AFTER):
+        if done.wait(PROGRESS_AFTER):
             return
-        k = 0
-        while not self.done.is_set():
-            sys.stderr.write(f"\r{SPINNER[k % 4]} {self.what}… {time.monotonic() - t0:.1f} s")
+        for k in itertools.count():
+            if done.is_set():
+                return
+            sys.stderr.write(f"\r{SPINNER[k % 4]} {what}… {time.monotonic() - t0:.1f} s")
             sys.stderr.flush()
-            self.shown = True
-            k += 1
-            self.done.wait(0.1)
+            shown = True
+            done.wait(0.1)
 
-    def __exit__(self, *exc):
-        self.done.set()
-        if self.thread is not None:
-            self.thread.join()
-            if self.shown:
-                sys.stderr.write("\r\x1b[K")
-                sys.stderr.flush()
-        return False
+    thread = QuietThread(target=spin, name="bergen-progress")
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        if shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
 
 
 def budget_text(limits, settings) -> str:
@@ -112,9 +108,9 @@ def write_lines(path, lines) -> None:
 
 
 def check_writable(path: str, option: str, regular: bool = False) -> None:
-    """Fail before a long run, not after it, when `path` cannot be written (`regular`: it
-    must be a file, not a device or a pipe). A permission refused is bad input; a read-only
-    file system, or a folder where no file can be made, a write failure."""
+    """Fail before a long run, not after it, when `path` cannot be written (`regular`: not a
+    device or a pipe). A permission refused is bad input; a read-only file system a write
+    failure."""
     import errno
     import tempfile
 

@@ -1,6 +1,7 @@
 """`bergen replay`: check records and score them event by event."""
 from __future__ import annotations
 
+import collections
 import sys
 
 import click
@@ -48,8 +49,7 @@ def replay(record_path, as_json):
 
 
 def replay_text(report: dict) -> str:
-    """One record's rounds, event by event: who did what, the points it gained and the
-    scores after; then who won."""
+    """One record's rounds, event by event, then who won."""
     lines = []
     for r, rnd in enumerate(report["rounds"]):
         lines.append(f"round {r + 1}  start {scores_text(rnd['start_scores'])}")
@@ -67,9 +67,7 @@ def replay_text(report: dict) -> str:
 
 def replays_text(reports: list) -> str:
     """Several records, all legal: how many, and the wins by side."""
-    wins: dict = {}
-    for rep in reports:
-        wins[rep["winner"]] = wins.get(rep["winner"], 0) + 1
+    wins = collections.Counter(rep["winner"] for rep in reports)
     return (f"{len(reports)} records, all legal; wins by side: "
             + ", ".join(f"{k}: {v}" for k, v in sorted(wins.items(), key=str)))
 

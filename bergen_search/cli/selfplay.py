@@ -11,24 +11,15 @@ from ..play.selfplay import selfplay as run_selfplay
 from ..views.selfplay import selfplay_summary
 from . import output
 from .longrun import LongRun
-from .options import (
-    MAX_GAMES,
-    cluster_option,
-    external_commands,
-    external_options,
-    is_registration,
-    resume_option,
-    rule_options,
-    rules_from_options,
-    start_scores_from,
-)
+from .options import (MAX_GAMES, cluster_option, external_commands, external_options,
+                      is_registration, resume_option, rule_options, rules_from_options,
+                      seed_option, start_scores_from, workers_option)
 
 
 @click.command()
 @click.option("--games", type=click.IntRange(1, MAX_GAMES), default=1, show_default=True,
               help=f"Number of matches to play (at most {MAX_GAMES:,}).")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
-              help="Seed of the run; match i is seeded from it and i.")
+@seed_option("Seed of the run; match i is seeded from it and i.")
 @click.option("--engine", "engine_args", multiple=True, metavar="SPEC[,SPEC...]",
               help="Engine per seat (one for all, or one per seat; default random): random, "
                    "greedy, ismcts[:iterations=N,time=S,exploration=C,objective=O,playout=P,"
@@ -38,9 +29,9 @@ from .options import (
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the records here (.jsonl, one match per line) instead of stdout.")
 @click.option("--force", is_flag=True, help="Let --out replace an existing file.")
-@click.option("--start-scores", metavar="A,B,...", help="Scores by side at the start of each match.")
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Processes playing matches in parallel (the same records as one).")
+@click.option("--start-scores", metavar="A,B,...",
+              help="Scores by side at the start of each match.")
+@workers_option("Processes playing matches in parallel (the same records as one).")
 @external_options
 @cluster_option
 @click.option("--quiet", is_flag=True, help="No progress on standard error.")

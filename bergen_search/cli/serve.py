@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import click
 
+from ..board import LOCAL_HOSTS
+
 #: The packages of the `board` extra (pyproject.toml), checked before the server starts.
 BOARD_PACKAGES = ("starlette", "uvicorn", "websockets")
-LOCAL = ("127.0.0.1", "localhost", "::1")
 
 
 @click.command()
@@ -41,7 +42,7 @@ def serve(host, port, open_browser, allow_hosts, allow_origins):
                    f"pip install 'bergen_search[board]'", err=True)
         return 2
     from ..board.app import run
-    if host not in LOCAL:
+    if host not in LOCAL_HOSTS:
         click.echo(f"bergen: warning: serving on {host}: anyone who can reach this address "
                    f"can use the engine", err=True)
 

@@ -1,8 +1,5 @@
-"""`bergen play`: a person plays a match against an engine, in the terminal.
-
-`PlaySession` drives a `Match` whose `Seats` play the engine's seats, and keeps snapshots
-for `undo`; it never reads the terminal (the command feeds it lines).
-"""
+"""`bergen play`'s session: a person against an engine. `PlaySession` never reads the
+terminal: the command feeds it lines."""
 from __future__ import annotations
 
 import copy
@@ -18,7 +15,7 @@ from ..game.state import DRAW, PASS, State, mirror_twins, move_str
 from ..play.engines import EngineSpec
 from ..play.seats import Seats
 from ..search.api import choices
-from ..views.search import gap_text, move_text, value_text
+from ..views.search import gap_text, move_text, scores_text, value_text
 
 HELP = ("moves: a-b:L or a-b:R (a bare a-b when it fits one end only, or both ends give the same "
         "position mirrored); "
@@ -37,7 +34,6 @@ class PlaySession:
         self.match = Match(rules, seed, seats=lambda rng: Seats(rules, specs, seed, rng))
         self.undo_stack = []
 
-    # ---- the match ------------------------------------------------------------------------
     @property
     def state(self) -> State:
         return self.match.state
@@ -51,7 +47,6 @@ class PlaySession:
         return self.match.over
 
     def _describe(self, before: State, move: int, after: State) -> str:
-        """How an action reads, to the person."""
         seat = before.to_move
         who = "you" if seat == self.seat else f"seat {seat}"
         if move == DRAW:
@@ -61,7 +56,7 @@ class PlaySession:
             what = f"{who} passed"
         else:
             what = f"{who} played {move_str(move, not before.led)}"
-        gained = [p for p in after.last_points]
+        gained = after.last_points
         if any(gained):
             what += "  (" + ", ".join(f"side {s} +{p}" for s, p in enumerate(gained) if p) + ")"
         return what
@@ -70,8 +65,7 @@ class PlaySession:
         return state.to_move == self.seat and len(moves) > 1
 
     def advance(self) -> list:
-        """Play every action until the person has a choice (or the match ends): the engine's
-        moves and all forced actions. Returns the lines to show."""
+        """Play every action until the person has a choice or the match ends; the lines."""
         out = []
         match = self.match
         while not self.over:
@@ -81,7 +75,7 @@ class PlaySession:
                     self._describe(before, move, after)))
             if state.ended is None:
                 break
-            out.append(f"round over ({state.ended}): scores {'-'.join(map(str, state.scores))}")
+            out.append(f"round over ({state.ended}): scores {scores_text(state.scores)}")
             if match.end_round():
                 you = self.rules.side_of(self.seat) == state.winner
                 out.append("you win the match" if you else f"side {state.winner} wins the match")
@@ -91,14 +85,13 @@ class PlaySession:
             out.append(f"round {len(self.log.rounds)}")
         return out
 
-    # ---- the person's input ---------------------------------------------------------------
     def legal(self) -> list:
         lead = not self.state.led
         return [move_str(m, lead) for m in self.state.legal_moves()]
 
     def play(self, text: str) -> list:
-        """The person's move (an illegal one raises BergenError). A bare `a-b` that fits both
-        ends is the left one when the two are mirror twins."""
+        """The person's move (an illegal one raises BergenError); a bare `a-b` fitting both
+        ends as mirror twins is the left one."""
         state = self.state
         if state.to_move != self.seat:
             raise BergenError("it is not your turn")
@@ -125,8 +118,7 @@ class PlaySession:
         return ["took back your last play"]
 
     def hint(self) -> str:
-        """The engine's move for the person, the values of up to four plays, and the position
-        string."""
+        """The engine's move for the person, with up to four plays' values."""
         args = self.hint_engine.search_args()
         game = load_record_game(to_record(self.log))
         result = args.search(game.info, seed=self.seed)
@@ -145,10 +137,10 @@ class PlaySession:
         line = format_line(s.line) or "(empty)"
         sizes = ", ".join(f"seat {j}: {s.hand_size(j)}" for j in range(self.rules.players)
                           if j != self.seat)
-        return (f"scores {'-'.join(map(str, s.scores))} (you are side "
+        return (f"scores {scores_text(s.scores)} (you are side "
                 f"{self.rules.side_of(self.seat)})   reserve {s.reserve_size}   {sizes}\n"
                 f"line  {line}\nhand  {' '.join(format_hand(s.hands[self.seat]))}")
 
     def record(self) -> dict:
-        """The match so far as a complete bergen-record/1 (the last round may be unfinished)."""
+        """The match so far as a bergen-record/1."""
         return write_record(self.log)

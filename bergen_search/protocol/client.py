@@ -1,28 +1,9 @@
-"""A Python client of `bergen engine` (docs/PROTOCOL.md), after python-chess's
-`chess.engine.SimpleEngine`: one engine process, kept running, asked many questions.
-
->>> from bergen_search.protocol.client import EngineProcess
->>> from bergen_search.search.api import Limits
->>> with EngineProcess.start() as engine:                           # doctest: +SKIP
-...     result = engine.play("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14",
-...                          Limits(iterations=20000), seed=1)
-...     print(result.move, result.value)
-...     with engine.analysis(open("examples/decision.json").read()) as analysis:
-...         for partial in analysis:
-...             if partial["iterations"] > 200_000:
-...                 break
-...     print(analysis.stop()["best"])
-...     for decision in engine.analyze_game(open("examples/match.json").read()):
-...         print(decision.seat, decision.played, decision.label)
-
-A game is a position string, a `bergen-record/1` or `bergen-position/1` (a dict or its JSON
-text), or a `record.Record` or `position.Position`. Every wait is bounded by `timeout`
-(the constructor's or a call's) past the search's own time limit; an iteration budget alone
-is waited for as long as it takes. Errors: `EngineTerminated` (it died), `EngineTimeout`
-(no answer in time), `EngineError` (an `error` line). One query at a time, one thread.
-"""
+"""A Python client of `bergen engine` (docs/PROTOCOL.md, "The Python client"): one engine
+process, kept running, asked many questions, one at a time. A game is a position string, a
+record or a position (a dict, its JSON text, a `Record` or a `Position`)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -52,8 +33,7 @@ class EngineTimeout(EngineError, TimeoutError):
 
 @dataclass(frozen=True)
 class PlayResult:
-    """The engine's move: `move` in FORMATS.md notation, its `value` and `stderr`, and the
-    whole `bestmove` document in `info`."""
+    """The engine's move, its `value` and `stderr`, and the whole `bestmove` in `info`."""
     move: str
     value: float | None
     stderr: float | None
@@ -64,7 +44,6 @@ _EOF = object()
 
 
 def _game_object(game):
-    """A game as the protocol sends it: a position string, or a record or position object."""
     from ..formats.position import Position, write_position
     from ..formats.record import Record
     if isinstance(game, Position):
@@ -80,7 +59,6 @@ def _game_object(game):
 
 
 def _query(cmd: str, limits, seed, algorithm, objective, settings, **extra) -> dict:
-    """A `go` or `analyze` command line: the search's fields, then `extra`'s that are set."""
     out = {"cmd": cmd, "seed": seed, "algorithm": algorithm, "objective": objective}
     if settings:
         out["settings"] = dict(settings)
@@ -94,8 +72,6 @@ def _query(cmd: str, limits, seed, algorithm, objective, settings, **extra) -> d
 
 
 def _wait_for(limits, timeout, default):
-    """How long to wait for a search's final answer: the call's `timeout`, else its time
-    limit and the engine's timeout, else as long as it takes."""
     if timeout is not None:
         return timeout
     if limits is not None and limits.time is not None:
@@ -104,8 +80,8 @@ def _wait_for(limits, timeout, default):
 
 
 def _dies_with_parent():
-    """A function run between fork and exec asking the kernel to kill the engine when the thread
-    that started it ends (PR_SET_PDEATHSIG; None off Linux)."""
+    """Run between fork and exec: the engine dies with the thread that started it
+    (PR_SET_PDEATHSIG; None off Linux)."""
     try:
         import ctypes
         prctl = ctypes.CDLL(None, use_errno=True).prctl
@@ -119,9 +95,8 @@ def _dies_with_parent():
 
 
 class EngineProcess:
-    """A running `bergen engine` process: `EngineProcess.start()` and `quit()`, or a context
-    manager. `tied=True`: the engine runs in a session of its own (Ctrl-C reaches only the
-    program) and on Linux dies with the thread that started it."""
+    """A running `bergen engine` (`start()` and `quit()`, or a context manager); `tied`: in a
+    session of its own, and dying with the thread that started it."""
 
     def __init__(self, command=None, *, timeout: float = 10.0, env=None, cwd=None,
                  tied: bool = False):
@@ -143,8 +118,7 @@ class EngineProcess:
 
     @classmethod
     def start(cls, command=None, **kwargs) -> "EngineProcess":
-        """Start `bergen engine` (by default this Python's `python -m bergen_search engine`)
-        and check that it answers."""
+        """Start `bergen engine` (by default `python -m bergen_search engine`) and ping it."""
         engine = cls(command, **kwargs)
         try:
             engine.ping()
@@ -153,7 +127,6 @@ class EngineProcess:
             raise
         return engine
 
-    # ---- the wire --------------------------------------------------------------------------
     def _read(self):
         for line in self.process.stdout:
             line = line.strip()
@@ -165,33 +138,38 @@ class EngineProcess:
                 self._lines.put({"type": "error", "error": f"not a JSON line: {line[:200]!r}"})
         self._lines.put(_EOF)
 
-    def _send(self, cmd: dict) -> str:
-        self._ids += 1
-        cmd = {**cmd, "id": str(self._ids)}
+    def _write(self, line: str) -> None:
         if self.process.poll() is not None:
             raise EngineTerminated(self._died())
         try:
-            self.process.stdin.write(json.dumps(cmd) + "\n")
+            self.process.stdin.write(line + "\n")
             self.process.stdin.flush()
         except (BrokenPipeError, OSError):
             raise EngineTerminated(self._died()) from None
-        return cmd["id"]
+
+    def _send(self, cmd: dict) -> str:
+        self._ids += 1
+        ident = str(self._ids)
+        self._write(json.dumps({**cmd, "id": ident}))
+        return ident
+
+    def _keep_stderr(self) -> None:
+        if self.stderr is None:
+            try:
+                self.stderr = self.process.stderr.read()
+            except (OSError, ValueError):
+                self.stderr = ""
 
     def _died(self) -> str:
         code = self.process.poll()
         err = ""
         if code is not None:
-            if self.stderr is None:
-                try:
-                    self.stderr = self.process.stderr.read()
-                except (OSError, ValueError):
-                    self.stderr = ""
+            self._keep_stderr()
             last = self.stderr.strip().splitlines()[-1:]
             err = f": {last[0]}" if last else ""
         return f"the engine has exited (status {code}){err}"
 
     def _next(self, deadline):
-        """The next line from the engine, waiting until `deadline` (a clock value, or None)."""
         left = None if deadline is None else max(deadline - time.monotonic(), 0)
         try:
             item = self._lines.get(timeout=left)
@@ -199,16 +177,12 @@ class EngineProcess:
             raise EngineTimeout("the engine did not answer within the timeout") from None
         if item is _EOF:
             self._lines.put(_EOF)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(1.0)
-            except subprocess.TimeoutExpired:
-                pass
             raise EngineTerminated(self._died())
         return item
 
     def _await(self, ident: str, kind: str, timeout=None, on_line=None) -> dict:
-        """The line of type `kind` that answers command `ident`; an error answering it raises
-        EngineError. `on_line` sees the other lines answering it (info lines)."""
         timeout = self.timeout if timeout is None else timeout
         deadline = None if timeout == float("inf") else time.monotonic() + timeout
         while True:
@@ -230,18 +204,10 @@ class EngineProcess:
         self._free()
         return self._await(self._send(cmd), kind, timeout)
 
-    # ---- the commands ----------------------------------------------------------------------
     def raw(self, line: str, timeout=None) -> dict:
-        """Send one line as it is (no id added) and return the next line the engine writes:
-        for driving the protocol by hand, or checking what it says to a malformed line."""
+        """Send one line as it is (no id added) and return the next line the engine writes."""
         self._free()
-        if self.process.poll() is not None:
-            raise EngineTerminated(self._died())
-        try:
-            self.process.stdin.write(line.rstrip("\n") + "\n")
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise EngineTerminated(self._died()) from None
+        self._write(line.rstrip("\n"))
         timeout = self.timeout if timeout is None else timeout
         return self._next(time.monotonic() + timeout)
 
@@ -259,31 +225,27 @@ class EngineProcess:
                              timeout)
 
     def moves(self, record, timeout=None) -> dict:
-        """What the seat to move may do after `record`'s last event, its hand seen or not
-        (the `moves` answer: `to_move`, `seen`, `moves`, and `why` when there are none)."""
+        """The `moves` answer: what the seat to move may do after `record`'s last event."""
         if isinstance(record, str):
             record = json.loads(record)
         return self._request({"cmd": "moves", "record": record}, "moves", timeout)
 
     def show(self, game=None, weighting: str = "uniform", timeout=None) -> dict:
-        """What the seat to move knows (`bergen show --json`), of `game` or the last position
-        set; `weighting` as `bergen show --weighting`."""
+        """`bergen show --json` of `game`, or of the last position set."""
         cmd = {"cmd": "show", "weighting": weighting}
         if game is not None:
             cmd["game"] = _game_object(game)
         return self._request(cmd, "show", timeout)
 
     def beliefs(self, game=None, weighting: str = "uniform", timeout=None) -> "Beliefs":
-        """Where the hidden tiles are, as the seat to move of `game` (or of the last
-        position) sees them: `Beliefs.p_hold[seat][tile]`, the reserve's under None."""
+        """Where the hidden tiles are, as the seat to move of `game` sees them."""
         return Beliefs.from_json(self.show(game, weighting, timeout))
 
     def analyse(self, game, limits=None, *, seed: int = 0, algorithm: str = "ismcts",
                 objective: str = "points", settings=None, timeout=None, on_partial=None,
                 report_every: float = 0.1, beliefs=None, priority: int = 0) -> dict:
-        """Search `game` with `limits` (None: the default budget): the `bestmove` document, as
-        `bergen
-        best --json` prints it (with `beliefs`, those too). `on_partial` hears each partial answer."""
+        """The `bestmove` of a search of `game` (`limits` None: the default budget);
+        `on_partial` hears each partial answer."""
         self._free()
         ident = self._send(_query("go", limits, seed, algorithm, objective, settings,
                                   game=_game_object(game), beliefs=beliefs,
@@ -305,9 +267,7 @@ class EngineProcess:
     def analysis(self, game, limits=None, *, seed: int = 0, algorithm: str = "ismcts",
                  objective: str = "points", settings=None, report_every: float = 0.1,
                  timeout=None) -> "AnalysisStream":
-        """Start a search of `game` and stream its partial answers (without `limits`: until
-        `stop()`);
-        a context manager (leaving stops it); `stop()` or `wait()` for the `bestmove`."""
+        """A search of `game` streaming its partial answers (without `limits`: until `stop()`)."""
         self._free()
         ident = self._send(_query("go", limits, seed, algorithm, objective, settings,
                                   game=_game_object(game), report_every=report_every,
@@ -318,9 +278,8 @@ class EngineProcess:
     def analyze_game(self, record, limits=None, *, seats=None, rounds=None, seed: int = 0,
                      algorithm: str = "ismcts", objective: str = "points", settings=None,
                      beliefs=None, timeout=None) -> "GameAnalysis":
-        """Review a whole record: iterate for each `Decision` as judged; `.analysis` is then the
-        whole
-        document. `terminate()` ends it early. `limits`: each decision's first search."""
+        """Review a whole record, yielding each `Decision` as judged (`limits`: each
+        decision's first search)."""
         self._free()
         ident = self._send(_query("analyze", limits, seed, algorithm, objective, settings,
                                   record=_game_object(record), seats=seats, rounds=rounds,
@@ -329,14 +288,12 @@ class EngineProcess:
         return self._stream
 
     def quit(self, timeout=None) -> int:
-        """Ask the engine to exit; return its exit status (killing it if it does not go)."""
+        """Ask the engine to exit (killing it if it does not go); its exit status."""
         timeout = self.timeout if timeout is None else timeout
         if self.process.poll() is None:
-            try:
+            with contextlib.suppress(OSError):
                 self.process.stdin.write('{"cmd": "quit"}\n')
                 self.process.stdin.flush()
-            except (BrokenPipeError, OSError):
-                pass
             try:
                 self.process.wait(timeout)
             except subprocess.TimeoutExpired:
@@ -346,21 +303,14 @@ class EngineProcess:
         return self.process.returncode
 
     def close(self) -> None:
-        """End the process (if it still runs) and its pipes; what it wrote on its standard
-        error is kept in `stderr`."""
+        """End the process and its pipes, keeping what it wrote on standard error in `stderr`."""
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
-        if self.stderr is None:
-            try:
-                self.stderr = self.process.stderr.read()
-            except (OSError, ValueError):
-                self.stderr = ""
+        self._keep_stderr()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 stream.close()
-            except (OSError, ValueError):
-                pass
 
     def __enter__(self) -> "EngineProcess":
         return self
@@ -370,8 +320,7 @@ class EngineProcess:
 
 
 class AnalysisStream:
-    """A search in progress: iterate it for the partial answers; `partial` the latest; `stop()`
-    asks for the answer at once and returns the `bestmove`; `wait()` waits for it."""
+    """A search in progress: iterate it for the partial answers; `stop()` or `wait()`."""
 
     partial_type, final_type = "partial", "bestmove"
 
@@ -413,21 +362,18 @@ class AnalysisStream:
         return line
 
     def next(self, timeout=None):
-        """The next partial answer, or None once the query has answered; waits at most
-        `timeout` seconds (the stream's timeout by default)."""
+        """The next partial answer, or None once the query has answered."""
         timeout = self.timeout if timeout is None else timeout
         return self._take(time.monotonic() + timeout)
 
     def stop(self) -> dict:
-        """End this query at once (`terminate`) and return its final document."""
+        """End this query at once and return its final document."""
         if self.best is None:
             self.engine._send({"cmd": "terminate", "queries": [self.ident]})
         return self.wait(self.timeout)
 
-    terminate = stop
-
     def wait(self, timeout=float("inf")) -> dict:
-        """The final document, waiting at most `timeout` seconds for it."""
+        """The final document, waited for at most `timeout` seconds."""
         deadline = None if timeout == float("inf") else time.monotonic() + timeout
         while self.best is None:
             self._take(deadline)
@@ -446,8 +392,7 @@ class AnalysisStream:
 
 @dataclass(frozen=True)
 class Decision:
-    """One decision of `analyze_game`: its JSON fields (`doc`), the move played and the best, the
-    loss and its label (None: no error, or borderline), and the beliefs when asked."""
+    """One decision of `analyze_game`, its whole JSON in `doc`."""
     index: int
     seat: int
     played: str
@@ -464,8 +409,7 @@ class Decision:
 
 
 class GameAnalysis(AnalysisStream):
-    """A whole record under review (`EngineProcess.analyze_game`): iterate it for the
-    `Decision`s as they are judged; `analysis` (or `wait()`) is then the whole document."""
+    """A record under review: iterate it for the `Decision`s; then `analysis` is the whole."""
 
     partial_type, final_type = "decision", "analysis"
 
@@ -479,8 +423,7 @@ class GameAnalysis(AnalysisStream):
 
 @dataclass(frozen=True)
 class Beliefs:
-    """Where the hidden tiles are: `p_hold` {seat: {tile: chance}} (the reserve's under None), by
-    `weighting`, with the counts of consistent deals and histories."""
+    """Where the hidden tiles are: `p_hold` {seat: {tile: chance}}, the reserve's under None."""
     weighting: str
     p_hold: dict
     deals: int

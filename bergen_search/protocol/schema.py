@@ -1,17 +1,8 @@
 """The engine protocol's commands and their fields, written once (docs/PROTOCOL.md's tables
-are checked against this table by tests/test_protocol.py).
-
-`check(obj)` reads one command line's object: it names the command, checks every field
-(unknown ones are errors, never ignored), and returns a `Command` whose `fields` hold the
-values with their defaults filled in. Every error is a `SchemaError` (a `BergenError`) that
-carries the line's `id` when the line had a valid one, so that the answer can be matched.
+are checked against them), and `check`, which reads one command line.
 
 >>> check({"cmd": "go", "iterations": 500, "id": 3}).fields["iterations"]
 500
->>> check({"cmd": "go", "iterations": 0, "id": 3})
-Traceback (most recent call last):
-...
-bergen_search.protocol.schema.SchemaError: go: 'iterations' must be an integer from 1 to 1,000,000,000, got 0
 """
 from __future__ import annotations
 
@@ -26,7 +17,7 @@ MAX_REPORT_EVERY = 3600.0
 
 
 class SchemaError(BergenError):
-    """A command line that breaks the protocol; `id` is the line's id when it had a valid one."""
+    """A command line that breaks the protocol; `id` the line's, when it had a valid one."""
 
     def __init__(self, message: str, id=None):
         super().__init__(message)
@@ -35,8 +26,7 @@ class SchemaError(BergenError):
 
 @dataclass(frozen=True)
 class Field:
-    """One field of a command: its name, what it takes (`kind`, written for people in
-    PROTOCOL.md's tables), whether it must be given, and its default."""
+    """One field of a command: its name, what it takes (`kind`), and its default."""
     name: str
     kind: str
     required: bool = False
@@ -49,6 +39,11 @@ class Field:
     def read(self, value):
         """The value checked (and normalised); ValueError with the reason otherwise."""
         k = self.kind
+        if k in _PLAIN:
+            accepts, reason = _PLAIN[k]
+            if not accepts(value):
+                raise ValueError(reason)
+            return value
         if k == "integer":
             if isinstance(value, bool) or not isinstance(value, int) or \
                     not self.low <= value <= self.high:
@@ -61,29 +56,9 @@ class Field:
                 low = f"above {self.low:g}" if self.above_low else f"{self.low:g} or more"
                 raise ValueError(f"must be a number of seconds {low}, at most {self.high:,g}")
             return float(value)
-        if k == "boolean":
-            if not isinstance(value, bool):
-                raise ValueError("must be true or false")
-            return value
         if k == "choice":
             if value not in self.choices:
                 raise ValueError(f"must be one of {', '.join(self.choices)}")
-            return value
-        if k == "name":
-            if not isinstance(value, str) or not value:
-                raise ValueError("must be a name (a string)")
-            return value
-        if k == "object":
-            if not isinstance(value, dict):
-                raise ValueError('must be an object like {"exploration": 0.5}')
-            return value
-        if k == "game":
-            if not isinstance(value, (str, dict)) or not value:
-                raise ValueError("must be a record or position object, or a position string")
-            return value
-        if k == "record":
-            if not isinstance(value, (str, dict)) or not value:
-                raise ValueError("must be a bergen-record/1 object (or its JSON text)")
             return value
         if k in ("seats", "rounds"):
             if not _different_indexes(value, self.high):
@@ -98,19 +73,10 @@ class Field:
             if value in WEIGHTINGS:
                 return value
             raise ValueError(f"must be true, false or a weighting ({', '.join(WEIGHTINGS)})")
-        if k == "id":
-            if not valid_id(value):
-                raise ValueError(ID_TEXT)
-            return value
-        if k == "ids":
-            if not isinstance(value, list) or not all(valid_id(v) for v in value):
-                raise ValueError(f"must be a list of query ids (each {ID_TEXT[5:]})")
-            return value
         raise AssertionError(k)
 
 
 def _different_indexes(value, high: int) -> bool:
-    """A non-empty list of different integers, each 0 to `high`."""
     return (isinstance(value, list) and bool(value)
             and all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= high
                     for s in value)
@@ -128,6 +94,21 @@ def valid_id(value) -> bool:
         (isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2 ** 63)
 
 
+#: The kinds a value is taken as it is: kind -> (whether it is one, the reason it is not).
+_PLAIN = {
+    "boolean": (lambda v: isinstance(v, bool), "must be true or false"),
+    "name": (lambda v: isinstance(v, str) and bool(v), "must be a name (a string)"),
+    "object": (lambda v: isinstance(v, dict), 'must be an object like {"exploration": 0.5}'),
+    "game": (lambda v: isinstance(v, (str, dict)) and bool(v),
+             "must be a record or position object, or a position string"),
+    "record": (lambda v: isinstance(v, (str, dict)) and bool(v),
+               "must be a bergen-record/1 object (or its JSON text)"),
+    "id": (valid_id, ID_TEXT),
+    "ids": (lambda v: isinstance(v, list) and all(valid_id(x) for x in v),
+            f"must be a list of query ids (each {ID_TEXT[5:]})"),
+}
+
+
 _ID = Field("id", "id")
 _SEARCH = (
     Field("iterations", "integer", low=1, high=MAX_ITERATIONS),
@@ -143,43 +124,33 @@ _SEARCH = (
 
 @dataclass(frozen=True)
 class Spec:
-    """A command: its fields (the `id` is every command's) and what it does, in a line."""
+    """A command and its fields (the `id` is every command's)."""
     name: str
     fields: tuple
-    does: str
-
-    def field(self, name: str) -> Field:
-        return next(f for f in self.fields if f.name == name)
 
 
 COMMANDS = {s.name: s for s in (
-    Spec("hello", (_ID,), "the engine's name, version, commands and algorithms"),
-    Spec("isready", (_ID,), "readyok, at once, also while queries run"),
-    Spec("position", (_ID, Field("game", "game", required=True)),
-         "sets the position that later go commands without a game search"),
+    Spec("hello", (_ID,)),
+    Spec("isready", (_ID,)),
+    Spec("position", (_ID, Field("game", "game", required=True))),
     Spec("go", (_ID, Field("game", "game"), *_SEARCH,
                 Field("infinite", "boolean", default=False),
-                Field("report_every", "seconds", default=0.0, low=0, high=MAX_REPORT_EVERY)),
-         "queues a search; partial answers while it runs (report_every), then one bestmove"),
+                Field("report_every", "seconds", default=0.0, low=0, high=MAX_REPORT_EVERY))),
     Spec("analyze", (_ID, Field("record", "record", required=True), Field("seats", "seats", high=3),
-                     Field("rounds", "rounds", high=999), *_SEARCH),
-         "queues the review of a whole record: a decision line as each decision is judged, "
-         "then one analysis"),
-    Spec("stop", (_ID,), "the running queries stop and give their final answers"),
-    Spec("terminate", (_ID, Field("queries", "ids"), Field("all", "boolean", default=False)),
-         "ends the queries named (queued or running), or all of them"),
+                     Field("rounds", "rounds", high=999), *_SEARCH)),
+    Spec("stop", (_ID,)),
+    Spec("terminate", (_ID, Field("queries", "ids"), Field("all", "boolean", default=False))),
     Spec("show", (_ID, Field("game", "game"),
-                  Field("weighting", "choice", default="uniform", choices=WEIGHTINGS)),
-         "what the seat to move knows (bergen show --json)"),
-    Spec("moves", (_ID, Field("record", "record", required=True)),
-         "what the seat to move may do next, its hand seen or not (a game being entered)"),
-    Spec("quit", (_ID,), "the engine stops every query and exits, writing nothing more"),
+                  Field("weighting", "choice", default="uniform", choices=WEIGHTINGS))),
+    Spec("moves", (_ID, Field("record", "record", required=True))),
+    Spec("quit", (_ID,)),
 )}
 
 
 @dataclass
 class Command:
-    """A checked command line: its name, its id (None without one) and its fields."""
+    """A checked command line: its name, its id (None without one) and its fields, the
+    defaults filled in."""
     name: str
     id: object = None
     fields: dict = field(default_factory=dict)
@@ -190,7 +161,8 @@ class Command:
 
 
 def check(obj) -> Command:
-    """The command of one parsed line, every field checked; SchemaError otherwise."""
+    """The command of one parsed line, every field checked (an unknown one too); SchemaError
+    otherwise."""
     if not isinstance(obj, dict):
         raise SchemaError('a command is a JSON object with "cmd", like {"cmd": "isready"}')
     line_id = obj.get("id")         # null counts as not given, as for every field

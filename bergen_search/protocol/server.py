@@ -1,11 +1,8 @@
-"""`bergen engine`: a long-running engine speaking JSON lines on standard input and output
-(docs/PROTOCOL.md is the contract; `schema.py` its commands and fields).
+"""`bergen engine`: JSON lines on standard input and output (docs/PROTOCOL.md).
 
-`go` and `analyze` are queries: queued by `priority`, then arrival, and run one at a time on
-each worker thread, with partial lines while they run and exactly one final line. Everything
-else is answered at once by the reading thread, so `isready`, `stop` and `terminate` are
-heard while queries run. Exit 0 on `quit`, SIGTERM, SIGHUP and at the end of the input (once
-the queries in flight have answered, unless `--stop-at-eof`); 130 on Ctrl-C."""
+`go` and `analyze` are queries, queued by `priority` then arrival and run on the worker
+threads; everything else is answered at once by the reading thread, so that `isready`, `stop`
+and `terminate` are heard while queries run."""
 from __future__ import annotations
 
 import heapq
@@ -45,8 +42,7 @@ PROTOCOL = "bergen-engine/2"
 #: Said of a line holding part of a JSON value, or more than one (a pretty-printed document).
 ONE_LINE = ("; a command is one JSON object on one line: send a pretty-printed (multi-line) "
             "document on one line")
-#: The world cap of an `infinite` search of an engine without replicates (`iterations`
-#: overrides it); one with replicates grows them until `stop` instead.
+#: The budget of an `infinite` search of an engine without replicates.
 INFINITE_CAP = 5_000_000
 
 
@@ -56,8 +52,7 @@ class _Terminated(BaseException):
 
 @dataclass(eq=False)
 class Query:
-    """A `go` or `analyze` in flight: its command, its order in the queue, what it works on,
-    its stop, and whether it was terminated, started and answered (once)."""
+    """A `go` or `analyze` in flight, queued or running."""
     cmd: schema.Command
     seq: int
     work: object                       # the Game of a go, the Record of an analyze
@@ -67,10 +62,6 @@ class Query:
     started: bool = False
     answered: bool = False
     worker: int | None = None          # the worker it was handed to
-
-    @property
-    def final_type(self) -> str:
-        return "bestmove" if self.cmd.name == "go" else "analysis"
 
     def __lt__(self, other):
         return (-self.cmd.fields["priority"], self.seq) < \
@@ -83,8 +74,6 @@ def _key(query_id):
 
 
 def _document(value, field_name: str):
-    """A `game` or `record` field as given: an object, a position string or a document's JSON text
-    (a file's name is refused saying so)."""
     if isinstance(value, str) and not is_position_string(value) \
             and not value.lstrip().startswith(("{", "[")):
         takes = ("a document (a bergen-record/1 or bergen-position/1 object) or a position "
@@ -96,8 +85,8 @@ def _document(value, field_name: str):
 
 
 class EngineServer:
-    """The engine between commands: the current position, the queue, the queries in flight
-    (queued or running, by id), the workers, and the output (`write(line)`, under a lock)."""
+    """The engine between commands: the position, the queue, the queries in flight, the
+    workers, and the output (`write(line)`, under a lock)."""
 
     def __init__(self, write, workers: int = 1, clock=time.perf_counter):
         self._write, self.clock = write, clock
@@ -118,7 +107,6 @@ class EngineServer:
         for t in self.workers:
             t.start()
 
-    # ---- output ---------------------------------------------------------------------------
     def send(self, obj: dict, line_id=None) -> None:
         """Write one line, with `line_id` when it is not None."""
         if line_id is not None:
@@ -136,8 +124,8 @@ class EngineServer:
         self.send({"type": "error", "error": one_line(message)}, line_id)
 
     def final(self, query: Query, obj: dict) -> None:
-        """A query's one final answer; any later one is dropped. Its worker is free before
-        the line is written, so that a command sent after it finds the engine as it says."""
+        """A query's one final answer. Its worker is freed before the line is written, so that
+        a command sent after it finds the engine as it says."""
         with self.lock:
             if query.answered:
                 return
@@ -148,7 +136,6 @@ class EngineServer:
         self.send(obj, query.cmd.id)
 
     def _release(self, query: Query) -> None:
-        """Free the worker of a finished query and hand it the next (under the lock)."""
         self.running.discard(query)
         i = query.worker
         if i is not None and self.slots[i] is query:
@@ -156,7 +143,6 @@ class EngineServer:
             self.idle.add(i)
             self._dispatch()
 
-    # ---- input ----------------------------------------------------------------------------
     def handle_line(self, raw) -> bool:
         """One input line (bytes or text); False once the engine should exit."""
         self.lines_read += 1
@@ -171,7 +157,6 @@ class EngineServer:
         try:
             command = schema.check(parse_json(raw, "command"))
         except JSONError as e:
-            # where in the input, not in the one-line document: the input's line number
             where = f"input line {self.lines_read}"
             if e.line > 1 or e.column > len(raw.rstrip("\r\n")):
                 self.error(f"bad JSON: {where} ends inside a JSON value ({e.reason}){ONE_LINE}")
@@ -181,11 +166,8 @@ class EngineServer:
             else:
                 self.error(f"bad JSON in {where}, column {e.column}: {e.reason}")
             return True
-        except SchemaError as e:
-            self.error(str(e), e.id)
-            return True
         except BergenError as e:
-            self.error(str(e))
+            self.error(str(e), e.id if isinstance(e, SchemaError) else None)
             return True
         if command.name == "quit":
             return False
@@ -197,7 +179,6 @@ class EngineServer:
             self.error(f"internal error: {type(e).__name__}: {e}", command.id)
         return True
 
-    # ---- the commands answered at once ----------------------------------------------------
     def cmd_hello(self, c):
         algorithms = {}
         for name in registry.names():
@@ -220,7 +201,7 @@ class EngineServer:
     def cmd_position(self, c):
         game = load(c.fields["game"])
         info = game.info
-        # (before the lead: the tile the lead rule makes the seat lead, if it leads at all)
+        # before the lead: the tile the lead rule makes the seat lead, if it leads at all
         moves = ([move_str(m) for m in root_moves(info)] if info.line else
                  [tile_str(t) for s, t, _ in leads(info.rules, info.seat, info.hand)
                   if s == info.seat])
@@ -243,7 +224,6 @@ class EngineServer:
                    "version": __version__}, c.id)
 
     def _game(self, c):
-        """The command's `game`, read, else the last `position`'s."""
         if c.fields["game"] is not None:
             return load(_document(c.fields["game"], "game"))
         if self.game is None:
@@ -282,7 +262,6 @@ class EngineServer:
         for q in not_started:
             self.final(q, self._unstarted(q))
 
-    # ---- the queries ----------------------------------------------------------------------
     def _enqueue(self, c, work, limits=None) -> None:
         q = Query(c, next(self.seq), work, limits)
         with self.lock:
@@ -296,7 +275,6 @@ class EngineServer:
             self._dispatch()
 
     def _dispatch(self) -> None:
-        """Hand queued queries to idle workers (called under the lock)."""
         while self.idle and self.queue and not self.shutdown:
             i = min(self.idle)
             self.idle.discard(i)
@@ -307,9 +285,7 @@ class EngineServer:
         self.lock.notify_all()
 
     def _settings(self, c) -> registry.Settings:
-        """The checked engine and settings of a query (unknown ones fail here, at once)."""
-        f = c.fields
-        return registry.Settings.of(f["algorithm"], f["settings"])
+        return registry.Settings.of(c.fields["algorithm"], c.fields["settings"])
 
     def cmd_go(self, c):
         f = c.fields
@@ -362,8 +338,7 @@ class EngineServer:
                     self._release(q)
 
     def _unstarted(self, q: Query) -> dict:
-        """The final answer of a query terminated before it started: it measured nothing."""
-        if q.final_type == "bestmove":
+        if q.cmd.name == "go":
             return {"type": "bestmove", "best": None, "moves": [], "value": None,
                     "stderr": None, "iterations": 0, "empty": True, "stopped": True,
                     "terminated": True}
@@ -377,22 +352,20 @@ class EngineServer:
         iterations = f["iterations"]
         settings = self._settings(q.cmd)
         alg = settings.engine
-        # An infinite search: with replicates, deepening (ISMCTS's settle) or replicates of
-        # the size `iterations` gives each (settle=off) until stopped; else up to a cap.
+        # An infinite search with replicates grows them until stopped; else up to a cap.
         until_stopped = f["infinite"] and alg.replicated
         if f["infinite"] and iterations is None and not until_stopped:
             iterations = INFINITE_CAP
         limits = Limits(iterations=iterations, time=f["time"])
-        beliefs = None
-        if f["beliefs"] is not None:
-            beliefs = knowledge(game, f["beliefs"]).beliefs.to_json()
+        beliefs = (None if f["beliefs"] is None
+                   else knowledge(game, f["beliefs"]).beliefs.to_json())
         every = f["report_every"]
         # A partial as each tree of the budget finishes; after them, on the clock alone.
         budget_trees = alg.units(dict(settings), 1) if alg.replicated else 0
         last = [None, 0]                # when the last partial was written, and its trees
 
         def on_info(progress):
-            if every <= 0 or "moves" not in progress:
+            if "moves" not in progress:
                 return
             now = self.clock()
             exact = progress.get("exact", False)
@@ -431,7 +404,6 @@ class EngineServer:
         self.final(q, doc)
 
     def _analyze(self, q: Query):
-
         f = q.cmd.fields
         record, limits = q.work, q.limits
         weighting = f["beliefs"]
@@ -460,15 +432,12 @@ class EngineServer:
         except KeyboardInterrupt:           # stopped before its first decision
             self.final(q, {**self._unstarted(q), "terminated": q.terminated})
             return
-        doc = {"type": "analysis", **report.to_json([result], self.clock() - t0), **how_far,
-               "stopped": q.stop.is_set(), "terminated": q.terminated,
-               "version": __version__}
-        self.final(q, doc)
+        self.final(q, {"type": "analysis", **report.to_json([result], self.clock() - t0),
+                       **how_far, "stopped": q.stop.is_set(), "terminated": q.terminated,
+                       "version": __version__})
 
-    # ---- ending ---------------------------------------------------------------------------
     def finish(self) -> None:
-        """At the end of the input: every query in flight runs to its end and answers (an `infinite`
-        one is stopped first). Ctrl-C and the signals still stop at once."""
+        """Wait for every query in flight to answer, an `infinite` one stopped first."""
         with self.lock:
             for q in list(self.queue) + list(self.running):
                 if q.cmd.name == "go" and q.cmd.fields.get("infinite"):
@@ -491,9 +460,7 @@ class EngineServer:
 
 
 def partial_answer(progress: dict, exact: bool, finished: bool = False) -> dict:
-    """A `partial` line from a search's report: its ranked moves, the best and its figures,
-    `trees` and `running` with replicates, `settled` and `deepening` when the search said
-    them, and `finished` when the search ended by itself."""
+    """A `partial` line from a search's report (`finished`: the search ended by itself)."""
     rows = measured_rows(progress["moves"], exact=exact)
     # (no rows: a value before the lead that the seat may not lead)
     first = rows[0] if rows else {"visits": 0, "value": num(progress.get("value")),
@@ -511,8 +478,8 @@ def partial_answer(progress: dict, exact: bool, finished: bool = False) -> dict:
 
 
 def _lines(source, limit: int):
-    """The input's lines, each read to at most `limit` bytes: a longer one is skipped to its
-    end (read and dropped a piece at a time, so the memory stays bounded) and given as None."""
+    """The input's lines of at most `limit` bytes; a longer one is skipped a piece at a time
+    (the memory stays bounded) and given as None."""
     newline = b"\n" if isinstance(source.readline(0), bytes) else "\n"
     while True:
         line = source.readline(limit + 1)
@@ -529,8 +496,7 @@ def _lines(source, limit: int):
 
 
 def serve(stdin, stdout, workers: int = 1, stop_at_eof: bool = False) -> int:
-    """Run the engine until `quit`, the end of `stdin`, SIGTERM or SIGHUP (status 0) or Ctrl-C
-    (130); the end of the input first lets the queries in flight answer, unless `stop_at_eof`."""
+    """Run the engine until `quit`, the end of `stdin`, SIGTERM or SIGHUP (0) or Ctrl-C (130)."""
 
     def write(line):
         stdout.write(line + "\n")

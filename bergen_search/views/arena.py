@@ -1,43 +1,35 @@
-"""An arena's result (`play.arena.ArenaResult`), as `bergen arena` prints it: the text for
-people (`arena_text`) and the JSON document (`arena_document`), whole or, after Ctrl-C, over
-the sets that finished.
-"""
+"""An arena's result as `bergen arena` prints it: text and document, whole or after Ctrl-C."""
 from __future__ import annotations
+
+from .search import scores_text
 
 
 def arena_document(result, backend: str) -> dict:
-    """`bergen arena --json`: the result's fields and the backend that played (without the
-    version, which the door adds)."""
+    """`bergen arena --json`, without the version, which the door adds."""
     return {**result.to_json(), "backend": backend}
 
 
 def interrupted_document(partial, done: int, total: int) -> dict:
-    """`bergen arena --json` after Ctrl-C: the figures of the finished sets (none: no
-    figures) and how far the run got."""
+    """`bergen arena --json` after Ctrl-C: the finished sets' figures and how far it got."""
     return {**(partial.to_json() if partial else {}), "interrupted": True, "done": done,
             "total": total}
 
 
 def interrupted_text(partial, done: int, total: int) -> str:
-    """`bergen arena`'s text after Ctrl-C: the finished sets' table and how far it got."""
+    """`bergen arena`'s text after Ctrl-C."""
     return (arena_text(partial) + "\n" + f"interrupted after {done} of {total} sets: the "
             f"figures above cover those")
 
 
-def arena_text(result) -> str:
-    """`bergen arena`'s text, an `ArenaResult` as a table (after the command of each engine in
-    another process, once): per engine its seats in each seating, wins (single rounds: wins,
-    ties and losses, the win rate counting a tie as half a win, or 1/k of one among k
-    sides), win rate with the 95% interval, points per round; then the margin per round
-    with its standard error."""
-    r = result
+def arena_text(r) -> str:
+    """`bergen arena`'s text: an `ArenaResult` as a table, then the margins and notes."""
     plural = "" if r.sets == 1 else "s"
     unit = (f"duplicate pair{plural}" if r.seatings == 2
             else f"duplicate set{plural} of {r.seatings}")
     mode = (f"{r.rules.players} players in partnerships" if r.rules.partnerships
             else f"{r.rules.players} players")
     if r.single_round:
-        start = "-".join(map(str, r.start_scores or (0,) * r.seatings))
+        start = scores_text(r.start_scores or (0,) * r.seatings)
         played = f"{r.matches} single rounds from {start}"
     else:
         played = f"{r.matches} matches, {r.rounds} rounds"
@@ -53,12 +45,12 @@ def arena_text(result) -> str:
     lines.append(f"  {'engine':<{wname}}  {'seats':<{sw}}  {'wins':>6}{tied}  {'win rate':>8}  "
                  f"{'95% interval':<16}  {'points/round':>12}")
     rates = [(r.win_rate, r.ci95), (1.0 - r.win_rate, (1.0 - r.ci95[1], 1.0 - r.ci95[0]))]
-    for k in (0, 1):
-        rate, (lo, hi) = rates[k]
+    for k, (rate, (lo, hi)) in enumerate(rates):
         tied = (f"  {r.ties:>4}  {r.wins[1 - k]:>6}" if r.single_round else "")
         lines.append(f"  {names[k]:<{wname}}  {seats[k]:<{sw}}  {r.wins[k]:>6}{tied}  "
                      f"{100 * rate:>7.1f}%  {f'[{100 * lo:.1f}%, {100 * hi:.1f}%]':<16}  "
                      f"{r.points_per_round[k]:>12.3f}")
+
     def pm(value, stderr):
         return f"{value:+.3f}" + ("" if stderr is None else f" ± {stderr:.3f}")
     head = f"margin per round ({names[0]} − {names[1]}): "
@@ -72,7 +64,8 @@ def arena_text(result) -> str:
         se = "" if r.margin_stderr is None else " (stderr)"
         lines.append(head + pm(r.margin_per_round, r.margin_stderr) + se)
     if r.adjusted_win_rate is not None:
-        ratio = "" if r.win_variance_ratio is None else f", variance ratio {r.win_variance_ratio:.2f}"
+        ratio = ("" if r.win_variance_ratio is None
+                 else f", variance ratio {r.win_variance_ratio:.2f}")
         ci = ("" if r.adjusted_ci95 is None else
               f" [{100 * r.adjusted_ci95[0]:.1f}%, {100 * r.adjusted_ci95[1]:.1f}%]")
         lines.append(f"{names[0]}'s matches won less the luck in its chance to win: "

@@ -1,12 +1,5 @@
-"""What the HTML report and the board draw alike: the dominoes, the labels' marks, the exact
-ring, each side's colour and dash, as one SVG sprite of `<symbol>`s (`sprite()`) and one
-stylesheet (`CSS`), which both put into their pages.
-
->>> "symbol id=\\"half6\\"" in sprite() and "symbol id=\\"mark-blunder\\"" in sprite()
-True
->>> tile(2, 5, 0, 0, across=False).count("<use")
-3
-"""
+"""What the HTML report and the board draw alike: the dominoes, the labels' marks, each side's
+colour and dash, as one SVG sprite of `<symbol>`s (`sprite()`) and one stylesheet (`CSS`)."""
 from __future__ import annotations
 
 SIDE_COLOURS = ("#1f5fa8", "#c0392b", "#1e8449", "#7d3c98")
@@ -49,8 +42,7 @@ CSS = "\n".join([
 
 
 def sprite() -> str:
-    """The symbols in a hidden `<svg>`: `half0`..`half6` (20 x 20), `tile-h` and `tile-v`
-    (40 x 20, 20 x 40), `mark-inaccuracy`, `mark-mistake`, `mark-blunder` (16 x 16)."""
+    """The symbols in a hidden `<svg>`: `half0`..`half6`, `tile-h`, `tile-v` and `mark-LABEL`."""
     face = ('class="face" rx="3" style="fill: var(--tile-fill, #fbfaf5); stroke: '
             'var(--tile-stroke, #333); stroke-width: var(--tile-stroke-width, 1.2); '
             'stroke-dasharray: var(--tile-dash, none)"')
@@ -74,16 +66,13 @@ def sprite() -> str:
 
 
 def tile(a: int, b: int, x: float, y: float, across: bool, cls: str = "") -> str:
-    """A domino showing `a` then `b` (left to right, or top to bottom when `across`), its
-    top left at (x, y): the frame and two halves from the sprite."""
+    """A domino showing `a` then `b` (top to bottom when `across`), its top left at (x, y)."""
     klass = f' class="{cls}"' if cls else ""
-    if across:
-        return (f'<g{klass} transform="translate({x},{y})"><use href="#tile-v" width="20" '
-                f'height="40"/><use href="#half{a}" width="20" height="20"/>'
-                f'<use href="#half{b}" y="20" width="20" height="20"/></g>')
-    return (f'<g{klass} transform="translate({x},{y})"><use href="#tile-h" width="40" '
-            f'height="20"/><use href="#half{a}" width="20" height="20"/>'
-            f'<use href="#half{b}" x="20" width="20" height="20"/></g>')
+    frame, size, second = (("tile-v", 'width="20" height="40"', 'y="20"') if across
+                           else ("tile-h", 'width="40" height="20"', 'x="20"'))
+    return (f'<g{klass} transform="translate({x},{y})"><use href="#{frame}" {size}/>'
+            f'<use href="#half{a}" width="20" height="20"/>'
+            f'<use href="#half{b}" {second} width="20" height="20"/></g>')
 
 
 def marker(label: str, x: float, y: float, index: int, text: bool = True) -> str:

@@ -1,26 +1,23 @@
-"""A position scored for every side (`search.evaluate.Evaluation`), as `bergen eval` prints it:
-the JSON document (`evaluation_document`) and the text for people (`evaluation_text`).
-"""
+"""A position scored for every side, as `bergen eval` prints it: its document and text."""
 from __future__ import annotations
 
 import math
 
 from ..formats.position_string import to_string
 from ..search.api import choices
-from .search import backend_text, bracket_text, endgame_json, err_text, exact_text, \
-    floor_line, lead_fields, lead_how, lead_lines, memory_note, move_text, num, position_text, \
-    settled_note, value_text, value_unit
+from .search import (backend_text, bracket_text, choice_names, endgame_json, exact_text,
+                     floor_line, gap_text, lead_fields, lead_how, lead_lines, memory_note,
+                     move_text, num, position_text, settled_note, value_text, value_unit)
 
 
 def side_rows(ev) -> list:
-    """Every side's figures as the document's `sides` entries (None: not searched)."""
+    """Every side's figures as the document's `sides` (None: not searched)."""
     return [{"side": s.side, "expected_points": num(s.expected_points),
              "p_win_match": num(s.p_win_match)} for s in ev.sides]
 
 
 def evaluation_document(game, ev, *, algorithm: str, objective: str, seed: int) -> dict:
-    """`bergen eval --json` (docs/FORMATS.md): the sides' figures, then the value of the
-    chosen search and how it was searched (without the version, which the door adds)."""
+    """`bergen eval --json` (FORMATS.md), without the version, which the door adds."""
     result = ev.result
     ri = result.info
     info = game.info
@@ -37,37 +34,26 @@ def evaluation_document(game, ev, *, algorithm: str, objective: str, seed: int) 
 
 
 def interrupted_note(ev) -> str:
-    """What `eval` says on standard error after Ctrl-C cut its searches (the answer itself is
-    marked `interrupted` in its first line)."""
+    """What `eval` says on standard error after Ctrl-C."""
     return ("interrupted (Ctrl-C): the figures are the searches' so far"
             + ("; n/a: not searched" if len(ev.searched) < 2 else ""))
 
 
 def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
                     verbose: bool = False) -> str:
-    """`bergen eval`'s text, the verdict first: the value with its ± for the side to move and
-    the best move, a table of every side's expected points and match chances, the bracket's
-    floor in one line, then the position and how it was searched (after Ctrl-C, marked
-    `interrupted`; its note goes to standard error: `interrupted_note`) (`verbose`: why the exact
-    endgame did not solve, and the bracket's table). `alg`: the registry's Algorithm."""
+    """`bergen eval`'s text, the verdict first (`alg`: the registry's Algorithm)."""
     result = ev.result
     ri = result.info
     info = game.info
     rules = info.rules
     solved = ri.get("endgame", {}).get("solved")
     side = rules.side_of(info.seat)
-    names = {}
-    for c in choices(result.moves):
-        names[c.move] = move_text(c)
-        if c.twin is not None:
-            names[c.twin] = move_text(c)
-    if result.best is None:
-        best = "before the lead"
-    else:
-        best = (("before the lead, best " if "leads" in ri else "best ")
-                + names.get(result.best, move_text(result.best)))
+    names = choice_names(choices(result.moves))
+    best = ("before the lead" if result.best is None
+            else ("before the lead, best " if "leads" in ri else "best ")
+            + names.get(result.best, move_text(result.best)))
     out = [f"value {value_text(result.value, objective)} ± "
-           f"{err_text(result.plus_minus, objective)}"
+           f"{gap_text(result.plus_minus, objective)}"
            + (" (a bound: exact)" if solved else "")
            + f"   ({value_unit(objective, side, rules.n_sides, differences=False)}; "
            + best

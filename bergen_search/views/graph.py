@@ -1,16 +1,10 @@
 """The evaluation graph's placing, shared by the HTML report and the board's review: `place`
-takes the graph's `Column`s in order and decides everything but pixels (the value domain and
-its ticks, each side's curve, a dot per decision, where each round begins, the luck lane).
+decides everything but pixels (the value domain and its ticks, the curves, the decisions'
+dots, where each round begins, the luck lane).
 
->>> cols = [Column(0, 0, None, 0.4, 0), Column(0, 1, None, -2.6, 1, "mistake"),
-...         Column(1, 0, None, 1.2, 2, exact=True)]
->>> p = place(cols, n_sides=2, objective="points")
->>> (p.lo, p.hi), p.ticks, p.tick_texts
-((-3, 2), (-3, -2, -1, 0, 1, 2), ('−3', '−2', '−1', '0', '+1', '+2'))
->>> [(c.side, c.points) for c in p.curves]
-[(0, ((0, 0.4), (2, 1.2))), (1, ((1, -2.6),))]
->>> p.boundaries, [(d.label, d.mark) for d in p.dots]
-(((0, 0), (2, 1)), [(None, None), ('mistake', 'marker'), (None, None)])
+>>> p = place([Column(0, 0, None, 1.2, 0), Column(1, 1, None, -2.6, 1, "mistake")], 2)
+>>> (p.lo, p.hi), p.tick_texts, p.boundaries
+((-3, 2), ('−3', '−2', '−1', '0', '+1', '+2'), ((0, 0), (1, 1)))
 """
 from __future__ import annotations
 
@@ -20,9 +14,8 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True)
 class Column:
-    """One column: the `round`, the `side` that moved, each side's `values` or the mover's
-    `value`, the decision judged there (its index, `label`, `borderline`, `exact`) and the
-    luck credited there (`luck`, `luck_kind`), if any."""
+    """One column: the side that moved, each side's `values` or the mover's `value`, the
+    decision judged there and the luck credited there, if any."""
     round: int
     side: int
     values: tuple | None
@@ -44,8 +37,8 @@ class Curve:
 
 @dataclass(frozen=True)
 class Dot:
-    """A decision on its mover's curve, with its `mark` in the strip above the plot:
-    "marker" (a labelled call), "borderline" or None."""
+    """A decision on its mover's curve; `mark` in the strip above: "marker", "borderline" or
+    None."""
     column: int
     decision: int
     side: int
@@ -92,8 +85,8 @@ class Placing:
 
 
 def place(columns: list, n_sides: int, objective: str = "points") -> Placing:
-    """The placing of `columns` for `n_sides` sides: the domain 0..1 for the match objective,
-    else whole points around every finite value, -1..+1 at least."""
+    """The placing of `columns`: the domain 0..1 for the match objective, else whole points
+    around every finite value, -1..+1 at least."""
     series: list[list] = [[] for _ in range(n_sides)]
     for i, c in enumerate(columns):
         if c.values is not None:

@@ -1,20 +1,19 @@
-"""The views of an analysis (`analysis.Analysis`): the annotated text listing, the JSON
-document, and a self-contained HTML report (GNU Backgammon's HTML export and lichess's
-evaluation graph, for Bergen): inline CSS and SVG, no script, nothing fetched, built with the
-standard library. Without colour: each curve has its dash pattern, each label its marker
-and text mark (`?!`, `?`, `??`), every value is written out."""
+"""The views of an analysis: the annotated text listing, the JSON document, and a
+self-contained HTML report (inline CSS and SVG, no script, nothing fetched; readable without
+colour: dash patterns, markers and text marks)."""
 from __future__ import annotations
 
 import html
 import math
 
+from ..analysis.luck import identity_sum, rounds_of
 from ..analysis.review import combined_summary
 from ..analysis.verdicts import CONFIDENCE, LABELS
 from ..formats.notation import Move
 from ..game.state import LEFT
 from ..game.tiles import TILE_HIGH, TILE_LOW, iter_mask, tile_str
-from . import drawing, graph, luck
-from .search import gap_text, value_text
+from . import drawing, graph
+from .search import gap_text, scores_text, value_text
 from .drawing import MARKS, SIDE_COLOURS as _SIDE_COLOURS, SIDE_DASHES as _SIDE_DASHES
 
 #: The report's Content-Security-Policy: the browser refuses any fetch or script.
@@ -30,10 +29,9 @@ def gained(points) -> str:
 
 
 def text(result, settings=True) -> str:
-    """The annotated listing of one analysed match: every event, errors marked and explained, then
-    the summary per seat and the settings (the match objective's values in percent)."""
+    """The annotated listing of one analysed match, then its summary and settings."""
     out = []
-    objective = result.settings.get("objective", "points")
+    objective = _objective(result)
     for r, events in enumerate(result.annotated):
         out.append(f"round {r + 1}")
         for event, seat, action, line, points, dec in events:
@@ -42,7 +40,8 @@ def text(result, settings=True) -> str:
             if dec and (dec.label or dec.borderline):
                 out.append(f"        {verdict_text(dec)}: {dec.played} "
                            f"{value_text(dec.values[dec.played], objective, 2)}, "
-                           f"{compared_text(dec, objective)} ({loss_text(dec, objective=objective)})")
+                           f"{compared_text(dec, objective)} "
+                           f"({loss_text(dec, objective=objective)})")
                 if dec.position:
                     out.append(f"        position {dec.position}")
     out.append("")
@@ -57,8 +56,7 @@ def text(result, settings=True) -> str:
 
 
 def mark_of(dec) -> str:
-    """The mark after a play: `?!`, `?`, `??`; a borderline one in brackets (`[?!]`, `[-]`
-    when the loss itself is below every threshold)."""
+    """The mark after a play: `?!`, `?`, `??`; a borderline one in brackets (`[?!]`, `[-]`)."""
     if dec is None:
         return ""
     if dec.borderline:
@@ -67,8 +65,8 @@ def mark_of(dec) -> str:
 
 
 def rival(dec):
-    """The play a decision's loss is measured against: the best, or when the play made came out
-    best, the runner-up (not its mirror twin). None when there is no other choice."""
+    """The play a loss is measured against: the best, or the runner-up when the play made was
+    best."""
     if dec.best != dec.played:
         return dec.best
     mine = dec.values[dec.played]
@@ -78,12 +76,11 @@ def rival(dec):
 
 
 def compared_text(dec, objective: str = "points") -> str:
-    """`better 2-3:L +0.43`, or when the play made came out best, `the search's best; 1-2:R +0.40
-    may be better`: "better" never names the play made."""
+    """`better 2-3:L +0.43`, or `the search's best; 1-2:R +0.40 may be better`."""
     other = rival(dec)
     if other is None:
         return "the only choice"
-    # (from the value as the documents round it, so the board, which reads those, says the same)
+    # rounded as the documents are, so that the board says the same
     shown = value_text(round(dec.values[other], 4), objective, 2)
     if dec.best != dec.played:
         return f"better {other} {shown}"
@@ -91,16 +88,14 @@ def compared_text(dec, objective: str = "points") -> str:
 
 
 def verdict_text(dec) -> str:
-    """`mistake`, or `borderline mistake` / `borderline (no label)` when the interval did not
-    settle on one label."""
+    """`mistake`, or `borderline mistake` / `borderline (no label)`."""
     if dec.borderline:
         return f"borderline {dec.label}" if dec.label else "borderline (no label)"
     return dec.label
 
 
 def loss_text(dec, exact: bool = True, objective: str = "points") -> str:
-    """The loss with its error and interval, and the rechecks behind it (an exact one says so
-    unless `exact` is False)."""
+    """The loss with its error, interval and rechecks (`exact`: say when it is exact)."""
     lo, hi = dec.loss_interval
     pp = " pp" if objective == "match" else ""
     out = (f"loss {gap_text(dec.loss, objective, 2)} ± {gap_text(dec.loss_stderr, objective, 2)}"
@@ -116,27 +111,22 @@ def loss_text(dec, exact: bool = True, objective: str = "points") -> str:
 
 
 def text_all(results) -> str:
-    """Several analysed matches, one per record (None: not analysed), numbered from 1, then the
-    seats' totals."""
+    """Several analysed matches (None: not analysed), numbered from 1, then the totals."""
     out = []
     done = [r for r in results if r is not None]
     total = len(results)
     for i, res in enumerate(results):
-        if res is None:
-            continue
-        out.append(f"=== match {i + 1} of {total}")
-        out.append(text(res, settings=False))
-        out.append("")
+        if res is not None:
+            out += [f"=== match {i + 1} of {total}", text(res, settings=False), ""]
     out.append(f"=== all {total} matches" if len(done) == total else
                f"=== the {len(done)} matches analysed, of {total}")
-    out += summary_table(combined_summary(done), done[0].settings.get("objective", "points"))
+    out += summary_table(combined_summary(done), _objective(done[0]))
     out.append(settings_line(done[0].settings))
     return "\n".join(out)
 
 
 def summary_table(summary, objective: str = "points", per_round: bool = False) -> list:
-    """The seats' totals; with the match objective the losses and the luck in percentage
-    points, said under the table; then the luck identity (`luck.identity_table`)."""
+    """The seats' totals, then the luck identity."""
     out = [f"  {'seat':<5} {'decisions':>9} {'forced':>6} {'total loss':>10} {'mean':>6} "
            f"{'?!':>3} {'?':>3} {'??':>3} {'[ ]':>3} {'error rate':>10} {'luck':>7}"]
     for sm in summary:
@@ -149,12 +139,36 @@ def summary_table(summary, objective: str = "points", per_round: bool = False) -
     if objective == "match":
         out.append("  (values are chances to win the match; losses, their ± and luck in "
                    "percentage points)")
-    return out + luck.identity_table(summary, objective, per_round)
+    return out + identity_table(summary, objective, per_round)
+
+
+def identity_table(summary, objective: str = "points", per_round: bool = False) -> list:
+    """The luck identity of `summary` as a table a reader adds up (`per_round`: each round)."""
+    rows = rounds_of(summary) if per_round else []
+    sums = [(sm.seat, identity_sum(sm.rounds)) for sm in summary]
+    if not rows and all(t is None for _, t in sums):
+        return []
+
+    def cell(x) -> str:
+        return f"{'n/a' if x is None else gap_text(x, objective, 2, sign='+'):>8}"
+
+    def line(where: str, x) -> str:
+        return (f"  {where:<5} {x.seat:<4} {cell(x.result)} ={cell(x.start)} {cell(x.luck_deal)}"
+                f" {cell(x.luck_draws)} {cell(0.0 - x.loss)} {cell(x.others)} {cell(x.residual)}")
+    unit = ("the side's margin in points" if objective == "points"
+            else "its chance to win at the next deal, in percentage points")
+    out = ["", f"luck and play add up to the result ({unit}):",
+           "  result = start + luck of the deal + of the draws - own losses + others' losses "
+           "+ residual",
+           f"  {'round':<5} {'seat':<4} {'result':>8}  {'start':>7} {'deal':>8} {'draws':>8} "
+           f"{'-loss':>8} {'others':>8} {'residual':>8}"]
+    out += [line(str(x.round + 1), x) for x in rows]
+    out += [line("all", t) for _, t in sums if t is not None]
+    return out
 
 
 def settings_line(st) -> str:
-    """The settings of an analysis in one line (the match objective's thresholds in
-    percentage points, as its losses are printed)."""
+    """The settings of an analysis in one line."""
     th = [st["thresholds"][k] for k in ("inaccuracy", "mistake", "blunder")]
     thresholds = ("/".join(f"{100 * x:g}" for x in th) + " pp" if st["objective"] == "match"
                   else "/".join(str(x) for x in th))
@@ -169,8 +183,7 @@ def settings_line(st) -> str:
 
 
 def to_json(results, seconds: float | None) -> dict:
-    """`analyze --json`: one match's document, or for several the decisions, totals, summaries and
-    settings (FORMATS.md); the wall time in `seconds` unless it is None."""
+    """`analyze --json` (FORMATS.md), with the wall time unless `seconds` is None."""
     if len(results) == 1:
         out = results[0].to_json()
     else:
@@ -273,19 +286,15 @@ def _objective(result) -> str:
 
 
 def _value(x, objective: str) -> str:
-    """Points (`+0.41`), or the match objective's chance (`71.2%`)."""
     if objective != "match" or x is None or not math.isfinite(x):
         return _f(x)
     return value_text(x, objective)
 
 
 def _gap(x, objective: str, fmt: str = ".2f") -> str:
-    """A difference, error or loss: points, or the match objective's percentage points."""
     if objective != "match" or x is None or not math.isfinite(x):
         return _f(x, fmt)
     return gap_text(x, objective, sign="+" if fmt.startswith("+") else "").replace("-", "−")
-
-
 
 
 #: Dominoes per drawing: a long line or hand wraps in drawings of at most this many.
@@ -293,8 +302,6 @@ WRAP_TILES = 4
 
 
 def _row_svgs(tiles, kind: str, title: str) -> str:
-    """Tiles [(a, b, across, cls)] drawn in rows of WRAP_TILES, each an `svg.dominoes` at
-    its natural size, in one `div.tiles` that wraps them."""
     rows = []
     for start in range(0, max(len(tiles), 1), WRAP_TILES):
         parts, x = [], 1
@@ -308,8 +315,6 @@ def _row_svgs(tiles, kind: str, title: str) -> str:
 
 
 def _line_svg(pairs, played_at=None, title="the line") -> str:
-    """The line as laid: doubles across, the others end to end; `played_at` the index of the
-    tile just played (drawn outlined)."""
     return _row_svgs([(a, b, a == b, "played" if i == played_at else "")
                       for i, (a, b) in enumerate(pairs)], "line", title)
 
@@ -321,7 +326,7 @@ def _hand_svg(tiles, played=None, best=None, title="the hand") -> str:
 
 
 def side_name(rules, side) -> str:
-    """A side as people name it: `seat 2`, or with partnerships `side 0 (seats 0 and 2)`."""
+    """`seat 2`, or with partnerships `side 0 (seats 0 and 2)`."""
     if rules is not None and rules.partnerships:
         return f"side {side} (seats {side} and {side + 2})"
     return f"seat {side}"
@@ -369,12 +374,9 @@ def _settings_html(st) -> str:
 
 
 def _graph_svg(result, prefix: str) -> str:
-    """Every side's value through the match (one point per searched position), the decisions and
-    their markers, round boundaries with the scores, and the luck lane; placed by `graph.place`."""
-    rules, objective = result.rules, result.settings.get("objective", "points")
+    rules, objective = result.rules, _objective(result)
     p = graph.place(_graph_columns(result), rules.n_sides if rules is not None else 2,
                     objective)
-    # The labels' markers sit in a strip above the plot, joined to their decision by a leader.
     W, left, right, top, plot_h, lane_h = 900, 54, 12, 66, 230, 64
     H = top + plot_h + 28 + lane_h + 8
     step = (W - left - right) / max(p.columns, 1)
@@ -388,7 +390,6 @@ def _graph_svg(result, prefix: str) -> str:
 
     out = [f'<svg class="graph" id="{prefix}graph" viewBox="0 0 {W} {H}" role="img" '
            f'aria-label="the value of every side after every decision">']
-    # grid and axis
     for t, text in zip(p.ticks, p.tick_texts):
         out.append(f'<line class="grid" x1="{left}" y1="{Y(t):.1f}" x2="{W - right}" '
                    f'y2="{Y(t):.1f}"/><text x="{left - 6}" y="{Y(t) + 4:.1f}" '
@@ -398,31 +399,28 @@ def _graph_svg(result, prefix: str) -> str:
     unit = "chance of winning the match" if objective == "match" else \
         "expected round margin (points)"
     out.append(f'<text x="{left}" y="12">{_e(unit)}</text>')
-    # round boundaries, with the scores before each round
     for i, r in p.boundaries:
         x = left + i * step
         scores = result.start_scores[r] if r < len(result.start_scores) else ()
-        label = f"round {r + 1}  " + "–".join(str(s) for s in scores)
+        label = f"round {r + 1}  " + scores_text(scores, "–")
         out.append(f'<g class="round-boundary" data-round="{r}"><line class="boundary" '
                    f'x1="{x:.1f}" y1="{top - 6}" x2="{x:.1f}" y2="{top + plot_h}"/>'
                    f'<text x="{x + 3:.1f}" y="{top - 9}">{_e(label)}</text></g>')
     if result.ends:
         scores, why = result.ends[-1]
         out.append(f'<text x="{W - right}" y="12" text-anchor="end">'
-                   f'{_e("end  " + "–".join(str(s) for s in scores))}</text>')
-    # the curves (their colour and dash: the class's, drawing.CSS)
+                   f'{_e("end  " + scores_text(scores, "–"))}</text>')
     for c in p.curves:
         d = " ".join(f"{X(i):.1f},{Y(v):.1f}" for i, v in c.points)
         out.append(f'<polyline class="curve side{c.side}" data-side="{c.side}" points="{d}"/>')
     out.extend(_graph_dots(result, p, prefix, X, Y))
-    out.extend(_luck_lane(p, result, X, step, left, W - right, lane_top=top + plot_h + 28, lane_h=lane_h))
+    out.extend(_luck_lane(p, result, X, step, left, W - right, lane_top=top + plot_h + 28,
+                          lane_h=lane_h))
     out.append("</svg>")
     return "".join(out)
 
 
 def _graph_columns(result) -> list:
-    """The graph's columns (`graph.Column`): one per searched position, with its decision's
-    call and its luck."""
     rules, cols = result.rules, []
     for m in result.moments:
         dec = result.decisions[m.decision] if m.decision is not None else None
@@ -434,7 +432,6 @@ def _graph_columns(result) -> list:
 
 
 def _graph_dots(result, p, prefix: str, X, Y) -> list:
-    """The decisions on the graph, the exact ones ringed, the labelled ones' markers in the strip."""
     out = []
     obj = _objective(result)
     for dot in p.dots:
@@ -442,8 +439,8 @@ def _graph_dots(result, p, prefix: str, X, Y) -> list:
         x, y = X(dot.column), Y(dot.value)
         tip = (f"round {m.round + 1}, event {m.event}, seat {m.seat}: {dec.played} "
                f"{_value(dec.values[dec.played], obj)}; best {dec.best} "
-               f"{_value(dec.values[dec.best], obj)}; loss {_gap(dec.loss, obj)}" + (f" — {verdict_text(dec)}"
-                                                  if dec.label or dec.borderline else ""))
+               f"{_value(dec.values[dec.best], obj)}; loss {_gap(dec.loss, obj)}"
+               + (f" — {verdict_text(dec)}" if dec.label or dec.borderline else ""))
         label_attr = (f' data-borderline="{dot.label or "none"}"' if dot.borderline else
                       f' data-label="{dot.label}"' if dot.label else "")
         out.append(f'<a href="#{prefix}d{dot.decision}"><circle class="decision '
@@ -456,14 +453,12 @@ def _graph_dots(result, p, prefix: str, X, Y) -> list:
             out.append(f'<line class="leader" x1="{x:.1f}" y1="{MARKS_Y + 1}" x2="{x:.1f}" '
                        f'y2="{y - 5:.1f}"/>'
                        f'<a href="#{prefix}d{dot.decision}">'
-                       f'{_marker(dot.label, x, MARKS_Y, dot.decision)}</a>')
+                       f'{drawing.marker(dot.label, x, MARKS_Y, dot.decision)}</a>')
     return out
 
 
 def _luck_lane(p, result, X, step, left, right_x, *, lane_top, lane_h) -> list:
-    """The luck lane under the plot: a bar per column with luck (`Placing.luck`), the deal's
-    filled."""
-    mid = lane_top + lane_h / 2
+    mid, obj = lane_top + lane_h / 2, _objective(result)
     scale = (lane_h / 2 - 4) / p.luck_top
     out = [f'<text x="{left - 6}" y="{mid + 4:.1f}" text-anchor="end">luck</text>'
            f'<line class="grid" x1="{left}" y1="{mid:.1f}" x2="{right_x}" y2="{mid:.1f}"/>'
@@ -473,8 +468,8 @@ def _luck_lane(p, result, X, step, left, right_x, *, lane_top, lane_h) -> list:
         h = abs(b.value) * scale
         y = mid - h if b.value > 0 else mid
         fill = _SIDE_COLOURS[b.side] if b.kind == "deal" else "#fff"
-        tip = f"seat {result.moments[b.column].seat}, luck of the " \
-              f"{'deal' if b.kind == 'deal' else 'draws'}: {_gap(b.value, _objective(result), '+.2f')}"
+        tip = (f"seat {result.moments[b.column].seat}, luck of the "
+               f"{'deal' if b.kind == 'deal' else 'draws'}: {_gap(b.value, obj, '+.2f')}")
         out.append(f'<rect class="luckbar {b.kind}" data-luck="{round(b.value, 4)}" '
                    f'x="{X(b.column) - max(step * .3, 1.5):.1f}" y="{y:.1f}" '
                    f'width="{max(step * .6, 3):.1f}" height="{max(h, .8):.1f}" fill="{fill}" '
@@ -484,12 +479,6 @@ def _luck_lane(p, result, X, step, left, right_x, *, lane_top, lane_h) -> list:
 
 #: The baseline of the labels' markers, in the strip above the plot.
 MARKS_Y = 44
-
-
-def _marker(label, x, y, index) -> str:
-    """A labelled decision's marker: a triangle (?!), a square (?) or a diamond (??), with its
-    mark written beside it, so the label reads without colour (`drawing.marker`)."""
-    return drawing.marker(label, x, y, index)
 
 
 def _legend(rules) -> str:
@@ -516,15 +505,11 @@ EXACT_NOTE = ('; <span class="exact">exact</span> (the endgame solved; ± the tw
 
 
 def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> str:
-    """Decision `index` of the analysis (a play with a choice), made at `event` of round
-    `r`: the line after it as laid (a `notation.Line`), the hand, the values."""
     dec = result.decisions[index]
     obj = _objective(result)
     pairs = line.pairs
-    played_at = None
-    if dec.played.end is not None:
-        played_at = 0 if dec.played.end == LEFT else len(pairs) - 1
-    mark = mark_of(dec)
+    played_at = (None if dec.played.end is None
+                 else 0 if dec.played.end == LEFT else len(pairs) - 1)
     if dec.borderline:
         label_cls = " label-borderline"
         label_attr = f' data-borderline="{dec.label or "none"}"'
@@ -539,22 +524,20 @@ def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> st
     if hand is not None:
         tiles = list(iter_mask(hand))
         best_tile = dec.best.tile if dec.best != dec.played else None
-        drawn = _hand_svg(tiles, dec.played.tile, best_tile,
-                          f"hand of seat {seat}")
-        hand_svg = (f'<figure>{drawn}'
-                    f'<figcaption>hand of seat {seat}: '
+        drawn = _hand_svg(tiles, dec.played.tile, best_tile, f"hand of seat {seat}")
+        hand_svg = (f'<figure>{drawn}<figcaption>hand of seat {seat}: '
                     f'{_e(" ".join(tile_str(t) for t in tiles))}</figcaption></figure>')
-    scored = gained(points)
     other = rival(dec)
     if dec.best != dec.played:
-        best_note = f'best <span class="move">{_e(dec.best)}</span> {_value(dec.values[dec.best], obj)}'
+        best_note = (f'best <span class="move">{_e(dec.best)}</span> '
+                     f'{_value(dec.values[dec.best], obj)}')
     elif dec.borderline and other is not None:
         best_note = (f'the search\'s best; <span class="move">{_e(other)}</span> '
                      f'{_value(dec.values[other], obj)} may be better')
     else:
         best_note = "the best play"
-    loss = (_e(loss_text(dec, exact=False, objective=obj)) if dec.best != dec.played or dec.borderline
-            else "loss 0")
+    loss = (_e(loss_text(dec, exact=False, objective=obj))
+            if dec.best != dec.played or dec.borderline else "loss 0")
     rows = []
     for move, v in sorted(dec.values.items(), key=lambda kv: -kv[1]):
         cls = " ".join(c for c, on in (("isbest", move == dec.best),
@@ -568,8 +551,8 @@ def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> st
     return (f'<li class="decision{label_cls}" id="{prefix}d{index}" data-decision="{index}"'
             f'{label_attr}>'
             f'<div class="head"><span class="mono">event {event}</span><span>seat {seat}</span>'
-            f'<span class="move">{_e(dec.played)}{mark}</span>{badge}'
-            f'<span>{_e(scored)}</span></div>'
+            f'<span class="move">{_e(dec.played)}{mark_of(dec)}</span>{badge}'
+            f'<span>{_e(gained(points))}</span></div>'
             f'<div class="values">played <span class="move">{_e(dec.played)}</span> '
             f'{_value(dec.values[dec.played], obj)}; {best_note}; {loss}'
             f'{EXACT_NOTE if dec.exact else ""}'
@@ -580,7 +563,6 @@ def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> st
 
 
 def _position_html(position) -> str:
-    """The position before the decision as a string to paste into `bergen best`."""
     if not position:
         return ""
     return (f'<div class="position">position before the play: '
@@ -588,7 +570,6 @@ def _position_html(position) -> str:
 
 
 def _minor_html(event, seat, action, points, forced) -> str:
-    """A draw, a pass, or a play the analysis did not judge (forced, or a seat not analysed)."""
     scored = gained(points)
     if action == Move.DRAW:
         what = "draws"
@@ -610,15 +591,16 @@ def _match_html(result, prefix="", title=None) -> str:
                f'<p class="scroll-note">the graph is wider than the screen: scroll it '
                f'sideways for the whole match →</p>'
                f'<div class="scroll graph-scroll">{_graph_svg(result, prefix)}</div></section>')
-    out.append(f'<h3>Summary per seat</h3>{_summary_html(result.summary, prefix + "summary", _objective(result))}')
+    summary = _summary_html(result.summary, prefix + "summary", _objective(result))
+    out.append(f'<h3>Summary per seat</h3>{summary}')
     forced = result.forced
     index = {id(d): i for i, d in enumerate(result.decisions)}
     for r, events in enumerate(result.annotated):
         start = result.start_scores[r] if r < len(result.start_scores) else ()
         end = result.ends[r] if r < len(result.ends) else None
-        head = f"Round {r + 1}: from " + "–".join(str(s) for s in start)
+        head = f"Round {r + 1}: from " + scores_text(start, "–")
         if end is not None:
-            head += " to " + "–".join(str(s) for s in end[0])
+            head += " to " + scores_text(end[0], "–")
             if end[1]:
                 head += f" ({end[1]})"
         items = []
@@ -635,11 +617,10 @@ def _match_html(result, prefix="", title=None) -> str:
 
 
 def _outcome(result) -> str:
-    """`final 15–4, seat 0 wins the match` (or where an unfinished record stops)."""
     if not result.ends:
         return ""
     scores, why = result.ends[-1]
-    text = "–".join(str(s) for s in scores)
+    text = scores_text(scores, "–")
     if why == "target":
         best = max(range(len(scores)), key=lambda i: scores[i])
         return f"final {text}, {side_name(result.rules, best)} wins the match"
@@ -647,8 +628,7 @@ def _outcome(result) -> str:
 
 
 def html_report(results, *, title="Bergen analysis") -> str:
-    """The self-contained HTML report of one or several analysed matches: a function of the
-    analyses alone (no clock, no paths), so the same seed and budget give the same bytes."""
+    """The self-contained HTML report of analysed matches: a function of them alone."""
     rules = results[0].rules
     players = f"{rules.players} players" + (", partnerships" if rules.partnerships else "") \
         if rules is not None else ""
@@ -668,10 +648,10 @@ def html_report(results, *, title="Bergen analysis") -> str:
         for i, res in enumerate(results):
             body.append(f'<section class="match" id="m{i}">'
                         f'{_match_html(res, f"m{i}-", f"Match {i}")}</section>')
-    body.append(f"<footer>Written by bergen_search. Values are the mover's side's, in the objective's unit; "
-                f"a loss is the best play's value minus the played one's, labelled only when "
-                f"its {100 * CONFIDENCE:g}% interval lies within the label's band; "
-                f"otherwise, after the rechecks, it is marked borderline.</footer>")
+    body.append(f"<footer>Written by bergen_search. Values are the mover's side's, in the "
+                f"objective's unit; a loss is the best play's value minus the played one's, "
+                f"labelled only when its {100 * CONFIDENCE:g}% interval lies within the "
+                f"label's band; otherwise, after the rechecks, it is marked borderline.</footer>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

@@ -1,5 +1,5 @@
-"""A search's moves as the doors print them: `bergen best`'s text (`best_text`) and JSON
-(`best_document`, also the protocol's `bestmove`), and the pieces `bergen eval` shares."""
+"""A search's moves: `bergen best`'s text and JSON (also the protocol's `bestmove`), and the
+pieces `bergen eval` shares."""
 from __future__ import annotations
 
 import math
@@ -21,8 +21,7 @@ def num(x):
 
 
 def move_text(row) -> str:
-    """A search's move in notation: a `notation.Move`, or a `MoveValue`'s, written `a-b:L/R` when it
-    stands for both mirror twins."""
+    """A move or a `MoveValue`'s move in notation; `a-b:L/R` for both mirror twins."""
     move = getattr(row, "move", row)
     if getattr(row, "both_ends", False):
         return f"{tile_str(move.tile)}:L/R"
@@ -40,10 +39,8 @@ def move_rows(moves) -> list:
 
 
 def versus_best(result) -> dict:
-    """{Move: (difference, its ±, level)} for every move of `result` against the best: the value
-    difference, its paired error plus both bounds, and whether its 95% interval (Student's t on
-    the error's degrees of freedom, `results.paired`) holds 0. The best: (0, 0, True); never
-    measured: (d, inf, False)."""
+    """{Move: (difference to the best, its error plus both bounds, whether its 95% interval
+    holds 0)}."""
     if not result.moves:
         return {}
     best = next((m for m in result.moves if m.move == result.best), result.moves[0])
@@ -64,8 +61,7 @@ def versus_best(result) -> dict:
 
 
 def measured_rows(moves, exact: bool = False, nothing: bool = False) -> list:
-    """`move_rows` with `null` for every figure never measured (`MoveValue.measured`; `exact`: the
-    endgame's values count; `nothing`: no move measured)."""
+    """`move_rows` with null figures where never measured (`exact`: the endgame's count)."""
     rows = move_rows(moves)
     for m, row in zip(moves, rows):
         if nothing or not (m.measured or exact):
@@ -78,8 +74,7 @@ _MOVE_MAPS = ("mix", "average", "refined", "floor", "ceiling", "horizon")
 
 
 def endgame_json(eg: EndgameReport | BracketReport) -> dict:
-    """The exact endgame's report (`info["endgame"]`) for JSON, in order, floats rounded, its
-    entries keyed by the moves written, its `bracket` likewise."""
+    """The exact endgame's report for JSON: floats rounded, moves written."""
     out: dict = {}
     entries: dict[str, Any] = dict(eg)
     for k, v in entries.items():
@@ -100,8 +95,7 @@ def endgame_json(eg: EndgameReport | BracketReport) -> dict:
 
 def best_document(game, result, *, seed: int, workers: int, objective: str,
                   algorithm: str) -> dict:
-    """`bergen best --json`: FORMATS.md's fields, then the others (the position string of
-    `game`, a `formats.game.Game`, and the version)."""
+    """`bergen best --json` (FORMATS.md)."""
     ri = result.info
     rows = measured_rows(result.moves, exact=ri["exact"])
     vs = versus_best(result)
@@ -130,8 +124,7 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
 
 
 def lead_fields(ri) -> dict:
-    """A search before the lead (`search.before_lead`): every lead possible, with its chance
-    and value (FORMATS.md's `leads`); nothing after the lead."""
+    """Before the lead, every lead possible with its chance and value; else nothing."""
     if "leads" not in ri:
         return {}
     return {"leads": [{"seat": s, "tile": tile_str(t), "chance": num(p),
@@ -140,30 +133,27 @@ def lead_fields(ri) -> dict:
 
 
 def lead_lines(ri, objective: str) -> list:
-    """A search before the lead for people: the leads' table, then the position's footer's
-    line saying how the values were had."""
+    """The leads' table of a search before the lead."""
     out = [f"  {'lead':<12} {'chance':>7} {'value':>7} {'±':>6}"]
     for s, t, p, v, se, _ in ri["leads"]:
         out.append(f"  {f'seat {s} {tile_str(t)}':<12} {100 * p:>6.1f}% "
-                   f"{value_text(v, objective):>7} {err_text(se, objective):>6}")
+                   f"{value_text(v, objective):>7} {gap_text(se, objective):>6}")
     out.append("  (each lead's chance exact, from this hand alone; its value over the deals "
                "that lead it)")
     return out
 
 
 def lead_how(ri, seed: int) -> str:
-    """How a value before the lead was had, for the footer."""
     return (f"before the lead: {ri['iterations']} playouts (playout {ri['playout']}), seed "
             f"{seed}{backend_text(ri)}; {BEFORE_LEAD_MEANING}")
 
 
-def scores_text(scores) -> str:
-    """Scores by side as `3-7`."""
-    return "-".join(str(s) for s in scores)
+def scores_text(scores, dash: str = "-") -> str:
+    return dash.join(str(s) for s in scores)
 
 
 def position_text(game) -> str:
-    """The position of a `formats.game.Game` for people, with its string to paste back."""
+    """The position for people, with its string to paste back."""
     info = game.info
     line = format_line(info.line) or "(empty)"
     return (f"seat {info.seat} to move   scores {scores_text(info.scores)}   reserve "
@@ -173,7 +163,6 @@ def position_text(game) -> str:
 
 
 def exact_text(ri) -> str:
-    """The header of a solved endgame: what was solved and how exactly."""
     eg = ri["endgame"]
     return (f"exact: equilibrium, {eg['deals']:,} deals ({eg['worlds']:,} with this hand), "
             f"exploitability ≤ {eg['exploitability']:.3g}, this hand's values "
@@ -182,8 +171,7 @@ def exact_text(ri) -> str:
 
 
 def refined_note(refined: dict) -> str:
-    """What the values of the moves outside a solved endgame's mix are (`refined`: per such
-    move, whether its value is refined)."""
+    """What the values of the moves outside a solved endgame's mix are."""
     note = ("  answered: a move outside the mix, valued against an opponent who answers it "
             "(the\n  round after it solved again, every hand that could play it believed)")
     if not all(refined.values()):
@@ -193,8 +181,7 @@ def refined_note(refined: dict) -> str:
 
 
 def bracket_text(eg: dict, names: dict | None = None) -> list:
-    """The lines of a declined endgame's bracket, or why there is none; none when not tried.
-    `names`: Move -> its text in the table."""
+    """A declined endgame's bracket, or why there is none (`names`: Move -> its text)."""
     names = names or {}
     if "bracket_why" in eg:
         return [f"bracket: none, {eg['bracket_why']}"]
@@ -231,13 +218,11 @@ def bracket_text(eg: dict, names: dict | None = None) -> list:
 
 
 def backend_text(ri) -> str:
-    """`, pure Python` in a search's header when it ran without the compiled core."""
     return "" if ri.get("backend", "core") == "core" else ", pure Python"
 
 
 def values_note(ri, objective, alg) -> str:
-    """What a value estimates and what its ± covers, in two short lines (`alg`: the
-    registry's Algorithm, which says what its values are)."""
+    """What a value estimates and what its ± covers."""
     what = ("points still to come in the round (the mover's side's minus the others' mean)"
             if objective == "points" else "the mover's side's chance to win the match")
     reps = ri.get("replicates")
@@ -255,7 +240,6 @@ def values_note(ri, objective, alg) -> str:
 
 
 def worlds_note(ri) -> str:
-    """What the worlds of a header covered, when they were all of them."""
     if ri.get("exact"):
         return " (all consistent worlds: exact)"
     if ri.get("all_worlds"):
@@ -264,12 +248,11 @@ def worlds_note(ri) -> str:
 
 
 def settings_text(settings: dict) -> str:
-    """An algorithm's settings for a header line: `playout safe, inference on, ...`."""
     return ", ".join(f"{k} {setting_text(v)}" for k, v in settings.items())
 
 
 def memory_note(ri) -> str | None:
-    """A line when the memory cap stopped a tree growing (None otherwise)."""
+    """A line when the memory cap stopped a tree growing, else None."""
     mem = ri.get("memory") or {}
     if not mem.get("full"):
         return None
@@ -285,8 +268,7 @@ LINE_SHOWN = 4
 
 
 def value_unit(objective: str, side: int, sides: int, differences: bool = True) -> str:
-    """What a value counts, for a verdict line (a chance's ± and, with `differences`, the
-    differences to it, in percentage points)."""
+    """What a value counts, for a verdict line."""
     if objective != "points":
         return (f"side {side}'s chance to win the match; ± "
                 + ("and differences " if differences else "") + "in percentage points")
@@ -295,27 +277,19 @@ def value_unit(objective: str, side: int, sides: int, differences: bool = True) 
 
 
 def value_text(x: float, objective: str = "points", places: int = 3) -> str:
-    """A value for people: points signed (`+0.412`); a chance, the match objective's value,
-    as a percentage (`71.2%`)."""
+    """Points signed (`+0.412`), or the match objective's chance (`71.2%`)."""
     return f"{100 * x:.1f}%" if objective == "match" else f"{x:+.{places}f}"
 
 
 def gap_text(d: float, objective: str = "points", places: int = 3, sign: str = "") -> str:
-    """A difference of values, an error or a bound (`sign` "+": signed) in points, or percentage
-    points for a chance; `n/a` when never measured."""
+    """A difference, error or bound in points (or percentage points); `n/a` if not finite."""
     if not math.isfinite(d):
         return "n/a"
     return f"{100 * d:{sign}.1f}" if objective == "match" else f"{d:{sign}.{places}f}"
 
 
-def err_text(se: float, objective: str = "points") -> str:
-    """A standard error or bound, `n/a` when never measured (one tree)."""
-    return gap_text(se, objective)
-
-
 def versus_text(d: float, se: float, level: bool, best: bool, objective: str = "points") -> str:
-    """The "vs best" cell: `best`, or the difference ± its error (the match objective's in
-    percentage points), `level` when the interval holds 0."""
+    """The "vs best" cell: `best`, or the difference ± its error, `level` when it holds 0."""
     if best:
         return "best"
     diff = gap_text(d, objective, sign="+")
@@ -325,8 +299,7 @@ def versus_text(d: float, se: float, level: bool, best: bool, objective: str = "
 
 
 def floor_line(eg: dict, names: dict, best) -> str | None:
-    """The bracket in one line: what the best move secures whatever the other side holds, and the
-    move that secures most, when another. None without a bracket."""
+    """What the best move secures whatever the other side holds; None without a bracket."""
     b = eg.get("bracket")
     if not b or not b["floor"]:
         return None
@@ -340,15 +313,13 @@ def floor_line(eg: dict, names: dict, best) -> str | None:
     else:
         text = (f"floor: {name(top)} secures at least {b['floor'][top]:+.3f} whatever the "
                 f"other side holds ({name(best)} was not bracketed)")
-    return text + "\n  (certified, against any play of the other side; --verbose: every move's bracket)"
+    return (text + "\n  (certified, against any play of the other side; --verbose: every "
+            "move's bracket)")
 
 
 def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
               verbose: bool = False) -> str:
-    """`bergen best`'s text, the verdict first: the move with its value ±, every choice with its
-    value, difference to the best and expected line, the bracket's floor, then the position and
-    how it was searched. `verbose` adds the settings, the endgame's reasons and bracket, visits
-    and what the values mean. `alg`: the registry's Algorithm."""
+    """`bergen best`'s text, the verdict first (`alg`: the registry's Algorithm)."""
     ri = result.info
     interrupted = bool(ri.get("interrupted"))
     unit = alg.unit
@@ -360,25 +331,21 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
                else "who leads is not known yet")
         return "\n".join([
             f"{head}   {value_text(result.value, objective)} ± "
-            f"{err_text(result.stderr, objective)}   "
+            f"{gap_text(result.stderr, objective)}   "
             f"({value_unit(objective, side, info.rules.n_sides, differences=False)}; {who}"
             + ("; interrupted" if interrupted else "") + ")", "",
             *lead_lines(ri, objective), "", position_text(game), lead_how(ri, seed)])
     solved = ri.get("endgame", {}).get("solved")
     rows = choices(result.moves)
-    names = {}
-    for c in rows:
-        names[c.move] = move_text(c)
-        if c.twin is not None:
-            names[c.twin] = move_text(c)
+    names = choice_names(rows)
     best_row = next((c for c in rows if c.move == result.best or c.twin == result.best),
                     rows[0])
     side = info.rules.side_of(info.seat)
     out = [f"best: {names.get(result.best, move_text(result.best))}   "
            f"{value_text(result.value, objective)} "
-           f"{'± ' + err_text(result.stderr, objective) if not solved else ''}"
+           f"{'± ' + gap_text(result.stderr, objective) if not solved else ''}"
            .rstrip() + f"   ({value_unit(objective, side, info.rules.n_sides)}"
-           + (f"; exact, ± {err_text(result.bound)} a bound" if solved else "")
+           + (f"; exact, ± {gap_text(result.bound)} a bound" if solved else "")
            + ("; interrupted" if interrupted else "") + ")"]
     note = settled_note(ri)
     if note:
@@ -398,14 +365,14 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
         cell = versus_text(d, se, level, c is best_row, objective)
         if solved:
             flag = refined.get(c.twin or c.move)
-            out.append(f"  {move_text(c):<{width}} {c.value:>+7.3f} {err_text(c.bound):>6} "
+            out.append(f"  {move_text(c):<{width}} {c.value:>+7.3f} {gap_text(c.bound):>6} "
                        f"{100.0 * c.share:>5.1f}%   {cell}"
                        + ("" if flag is None else "  answered" if flag else "  unrefined"))
             continue
         words = [move_text(x) for x in lines.get(c.move, ())]
         line = " ".join(words[:LINE_SHOWN]) + (" …" if len(words) > LINE_SHOWN else "")
         out.append((f"  {move_text(c):<{width}} {value_text(c.value, objective):>7} "
-                    f"{err_text(c.stderr, objective):>6}   "
+                    f"{gap_text(c.stderr, objective):>6}   "
                     f"{cell:<21}{line}").rstrip())
     if any(c.both_ends for c in rows):
         out.append("  a-b:L/R: either end, the same position mirrored (one choice)")
@@ -434,10 +401,18 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
     return "\n".join(out)
 
 
+def choice_names(rows) -> dict:
+    """Move -> its text in a table of `choices`, a mirror twin under its choice's text."""
+    names = {}
+    for c in rows:
+        names[c.move] = move_text(c)
+        if c.twin is not None:
+            names[c.twin] = move_text(c)
+    return names
+
+
 def settled_note(ri) -> str | None:
-    """The line under a verdict that has not settled (ISMCTS's `settle`: the best move's lead
-    over another move is not clear at 99% once corrected for the budget), offering more
-    time; None when it has, or no engine said."""
+    """The line under a verdict that has not settled, else None."""
     if ri.get("settled") is not False:
         return None
     more = (f"--iterations {4 * ri['iterations']}" if ri.get("iterations")
@@ -446,15 +421,13 @@ def settled_note(ri) -> str | None:
 
 
 def interrupted_note(ri, alg) -> str:
-    """What `best` says on standard error after Ctrl-C cut its search (the answer itself is
-    marked `interrupted` in its first line)."""
+    """What `best` says on standard error after Ctrl-C."""
     return (f"interrupted (Ctrl-C) after {ri['iterations']} {alg.unit}: the values are the "
             f"search's so far")
 
 
 def explain_lines(result, alg, *, algorithm: str, objective: str, names: dict) -> list:
-    """What `--verbose` adds to `best`: the settings, why the exact endgame did not solve,
-    the bracket's table and its legend, every choice's visits, and what a value means."""
+    """What `--verbose` adds to `best`."""
     ri = result.info
     solved = ri.get("endgame", {}).get("solved")
     out = [f"settings: {settings_text(ri['settings'])}; objective {objective}"]

@@ -1,12 +1,10 @@
-"""Self-play's summary, as `bergen selfplay` prints it on standard error when the records
-are written (the records themselves are bergen-record/1 documents, one a line)."""
+"""Self-play's summary, as `bergen selfplay` prints it on standard error."""
 from __future__ import annotations
 
 
 def selfplay_summary(winners, n_sides: int, seconds: float, backend: str, resumed: int = 0,
                      out_path: str | None = None) -> str:
-    """How many matches, how long, on which backend (and how many came from the journal),
-    the wins by side, and where the records went."""
+    """How many matches, how long, on which backend, the wins by side, and where they went."""
     wins = [0] * n_sides
     for winner in winners:
         wins[winner] += 1

@@ -1,10 +1,9 @@
 """`bergen show` and the engine's `show`: what the seat to move knows, as a document and as
-text (the beliefs are `information.beliefs`'s).
+text.
 
 >>> from bergen_search.formats.game import load
->>> k = knowledge(load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"))
->>> k.deals, k.to_json()["seats"][0]["voids"][0]["number"]
-(462, 1)
+>>> knowledge(load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14")).deals
+462
 """
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ from ..formats.position import write_position
 from ..formats.position_string import to_string
 from ..game.tiles import format_mask, iter_mask, tile_str
 from ..information.beliefs import Beliefs, beliefs
+from .search import scores_text
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class Knowledge:
     def text(self) -> str:
         pos = self.game.position
         info = self.game.info
-        out = [f"seat {pos.to_move} to move   scores {'-'.join(map(str, pos.scores))}   "
+        out = [f"seat {pos.to_move} to move   scores {scores_text(pos.scores)}   "
                f"reserve {pos.reserve_size}   hands {','.join(map(str, pos.hand_sizes))}",
                f"line  {write_position(pos)['line'] or '(empty)'}",
                f"hand  {' '.join(format_mask(pos.hand))}",
@@ -100,8 +100,7 @@ class Knowledge:
         return "\n".join(out)
 
     def grid(self) -> list:
-        """Where the hidden tiles are: a row per hidden tile, a column per other seat and the
-        reserve, each cell the chance in percent (`.` impossible)."""
+        """Where the hidden tiles are: a row per tile, a column per holder, chances in percent."""
         holders = list(self.seats) + [self.reserve]
         heads = [f"seat {h.seat}" for h in self.seats] + ["reserve"]
         tiles = sorted({t for h in holders for t in h.chances})

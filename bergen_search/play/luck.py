@@ -156,19 +156,15 @@ class KnownPosition:
 class ValueModel:
     """The linear estimate: per side, its features dotted with the table shape's coefficients."""
 
-    def __init__(self, weights: dict, meta: dict | None = None):
+    def __init__(self, weights: dict):
         self.weights = {k: [float(x) for x in v] for k, v in weights.items()}
-        self.meta = meta or {}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ValueModel":
         if not isinstance(d, dict) or d.get("features") != list(SEAT_FEATURES):
             raise BergenError("luck model: its features are not this version's "
                               f"({', '.join(SEAT_FEATURES)})", field="features")
-        return cls(d["weights"], {k: v for k, v in d.items() if k != "weights"})
-
-    def to_dict(self) -> dict:
-        return {**self.meta, "features": list(SEAT_FEATURES), "weights": self.weights}
+        return cls(d["weights"])
 
     def coefficients(self, rules: Rules) -> list:
         key = table_key(rules)

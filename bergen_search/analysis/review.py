@@ -180,13 +180,9 @@ def combined_summary(analyses) -> list:
     for a in analyses:
         for sm in a.summary:
             acc = total.setdefault(sm.seat, SeatSummary(sm.seat))
-            acc.decisions += sm.decisions
-            acc.forced += sm.forced
-            acc.total_loss += sm.total_loss
-            acc.luck_deal += sm.luck_deal
-            acc.luck_draws += sm.luck_draws
-            acc.rounds += sm.rounds
-            acc.borderline += sm.borderline
+            for name in ("decisions", "forced", "total_loss", "luck_deal", "luck_draws",
+                         "rounds", "borderline"):
+                setattr(acc, name, getattr(acc, name) + getattr(sm, name))
             for k in LABELS:
                 acc.counts[k] += sm.counts[k]
     return [total[s] for s in sorted(total)]
@@ -443,19 +439,17 @@ class _Walk:
 
     def _play(self, step, obs, info) -> Decision | None:
         ask, s, rules = self.ask, step.seat, self.record.rules
-        moves = root_moves(info)
-        if len(moves) == 1 and s not in self.pending_draw and s in self.first_seen:
-            self.summary[s].forced += 1
-            self.forced.add((step.round, step.event))
-            return None
-        k = len(self.decisions)             # the decisions judged before this one
-        res = ask.search(info, ask.limits, derive_seed(ask.seed, k), focus=(step.action,))
-        moment = Moment(step.round, step.event, s, "forced", res.value)
-        moment.sides = _side_values(rules, s, res.value, ask.objective,
-                                    res.info.get("sides", {}).get(res.best))
-        self._luck(step, moment, res.value)
-        self.moments.append(moment)
-        if len(moves) == 1:
+        forced = len(root_moves(info)) == 1
+        # A forced play is searched only where luck is credited: after a draw, or the first.
+        if not forced or s in self.pending_draw or s not in self.first_seen:
+            k = len(self.decisions)             # the decisions judged before this one
+            res = ask.search(info, ask.limits, derive_seed(ask.seed, k), focus=(step.action,))
+            moment = Moment(step.round, step.event, s, "forced", res.value)
+            moment.sides = _side_values(rules, s, res.value, ask.objective,
+                                        res.info.get("sides", {}).get(res.best))
+            self._luck(step, moment, res.value)
+            self.moments.append(moment)
+        if forced:
             self.summary[s].forced += 1
             self.forced.add((step.round, step.event))
             return None

@@ -171,22 +171,19 @@ class ArenaResult:
         """The number of duplicate pairs with two sides, else None."""
         return self.sets if self.seatings == 2 else None
 
+    def _seats(self) -> list:
+        """[A's seats, B's seats] in each seating."""
+        held = seatings(self.rules)
+        return [held, [tuple(s for s in range(self.rules.players) if s not in a) for a in held]]
+
     def seats_text(self, engine: int) -> str:
         """The seats engine 0 (A) or 1 (B) holds in each seating, e.g. '1+2 / 0+2 / 0+1'."""
-        parts = []
-        for a_seats in seatings(self.rules):
-            held = a_seats if engine == 0 else tuple(s for s in range(self.rules.players)
-                                                     if s not in a_seats)
-            parts.append("+".join(map(str, held)))
-        return " / ".join(parts)
+        return " / ".join("+".join(map(str, held)) for held in self._seats()[engine])
 
     def to_json(self) -> dict:
         """The `bergen arena` JSON (FORMATS.md), floats rounded to 6 places."""
         def num(x):
             return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
-        seats = [[list(a) for a in seatings(self.rules)],
-                 [[s for s in range(self.rules.players) if s not in a]
-                  for a in seatings(self.rules)]]
         return {
             "games": self.sets,
             "wins": list(self.wins),
@@ -199,7 +196,7 @@ class ArenaResult:
             "sets": self.sets,
             "pairs": self.pairs,
             "seatings": self.seatings,
-            "seats": seats,
+            "seats": [[list(held) for held in engine] for engine in self._seats()],
             "matches": self.matches,
             "rounds": self.rounds,
             "a_wins_by_seating": list(self.a_wins_by_seating),

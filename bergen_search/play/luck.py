@@ -27,6 +27,7 @@ import json
 import math
 from functools import lru_cache
 from importlib import resources
+from typing import NamedTuple
 
 from ..errors import BergenError
 from ..game import backend as game_backend
@@ -42,6 +43,7 @@ from ..game.tiles import (
     TILES_WITH,
     is_double,
     iter_mask,
+    mask_of,
     popcount,
 )
 
@@ -120,37 +122,34 @@ def side_features(pos: "KnownPosition") -> list:
     return out
 
 
-class KnownPosition:
+class KnownPosition(NamedTuple):
     """A fully known position as the estimate sees it (the reserve's contents, not its order)."""
-    __slots__ = ("rules", "hands", "reserve", "reserve_size", "left", "right", "left_double",
-                 "right_double", "scores", "to_move")
+    rules: Rules
+    hands: tuple
+    reserve: int
+    left: int
+    right: int
+    left_double: bool
+    right_double: bool
+    scores: tuple
+    to_move: int
 
-    def __init__(self, rules, hands, reserve, *, left, right, left_double, right_double, scores,
-                 to_move):
-        self.rules, self.hands, self.reserve = rules, tuple(hands), reserve
-        self.reserve_size = popcount(reserve)
-        self.left, self.right = left, right
-        self.left_double, self.right_double = bool(left_double), bool(right_double)
-        self.scores, self.to_move = tuple(scores), to_move
+    @property
+    def reserve_size(self) -> int:
+        return popcount(self.reserve)
 
     @classmethod
     def of(cls, state) -> "KnownPosition":
         """The position of a fully known state (reference `State` or the core's)."""
-        reserve = 0
-        for t in state.reserve:
-            reserve |= 1 << t
-        return cls(state.rules, state.hands, reserve, left=state.left, right=state.right,
-                   left_double=state.left_double, right_double=state.right_double,
-                   scores=state.scores, to_move=state.to_move)
+        return cls(state.rules, tuple(state.hands), mask_of(state.reserve), state.left,
+                   state.right, bool(state.left_double), bool(state.right_double),
+                   tuple(state.scores), state.to_move)
 
     def drawn(self, tile: int) -> "KnownPosition":
         """The position after the seat to move draws `tile` from the reserve."""
         hands = list(self.hands)
         hands[self.to_move] |= 1 << tile
-        return KnownPosition(self.rules, hands, self.reserve & ~(1 << tile), left=self.left,
-                             right=self.right, left_double=self.left_double,
-                             right_double=self.right_double, scores=self.scores,
-                             to_move=self.to_move)
+        return self._replace(hands=tuple(hands), reserve=self.reserve & ~(1 << tile))
 
 
 class ValueModel:
@@ -185,11 +184,8 @@ class ValueModel:
 
 def position_seed(state) -> int:
     """A seed fixed by a fully known position (the reserve's contents, never its order)."""
-    reserve = 0
-    for t in state.reserve:
-        reserve |= 1 << t
     seed = 0
-    for x in (reserve, *state.hands, *state.scores, state.left, state.right, state.to_move,
+    for x in (mask_of(state.reserve), *state.hands, *state.scores, state.left, state.right, state.to_move,
               state.draws_this_turn):
         seed = mix64(((seed ^ (x & MASK64)) + GOLDEN) & MASK64)
     return seed

@@ -67,10 +67,8 @@ def others_weight(rules, seat: int, other: int) -> float:
     the others' gain, shared equally; a partner's loss is its side's.
 
     >>> from bergen_search.game.rules import Rules
-    >>> others_weight(Rules(), 0, 1), others_weight(Rules(players=3), 0, 2)
-    (1.0, 0.5)
-    >>> others_weight(Rules(players=4, partnerships=True), 0, 2)
-    -1.0
+    >>> others_weight(Rules(players=3), 0, 2), others_weight(Rules(4, partnerships=True), 0, 2)
+    (0.5, -1.0)
     """
     if rules.side_of(seat) == rules.side_of(other):
         return -1.0

@@ -20,7 +20,7 @@ from ..formats.replay import RoundEnd, RoundStart, events, walk
 from ..game.rng import derive_seed
 from ..game.state import DRAW
 from ..information.infoset import Observer
-from ..runs.parallel import run_ordered
+from ..runs.parallel import prefix, run_ordered
 from ..search import backend
 from ..search.api import (
     MAX_ITERATIONS,
@@ -214,12 +214,6 @@ def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
             raise labelled(i, e) from None
     total = sum(counts)
 
-    def prefix():
-        out = []
-        while len(out) in done:
-            out.append(done[len(out)])
-        return out
-
     def finish(i, res):
         done[i] = res
         if on_result is not None:
@@ -238,7 +232,7 @@ def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
             run_ordered(task, todo, cluster=cluster, progress=progress,
                         units=lambda item: counts[item[0]], on_result=arrived)
         except KeyboardInterrupt:
-            raise Interrupted(prefix(), sum(counts[i] for i in done), total,
+            raise Interrupted(prefix(done), sum(counts[i] for i in done), total,
                               "decisions") from None
         return [done[i] for i in range(len(records))]
     offset = sum(counts[i] for i in done)
@@ -260,7 +254,7 @@ def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
             raise Interrupted([done[j] for j in range(i)] + [e.partial],
                               offset + e.done, total, "decisions") from None
         except KeyboardInterrupt:
-            raise Interrupted(prefix(), offset, total, "decisions") from None
+            raise Interrupted(prefix(done), offset, total, "decisions") from None
         finish(i, res)
         offset += counts[i]
     return [done[i] for i in range(len(records))]

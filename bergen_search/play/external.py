@@ -47,29 +47,23 @@ class ExternalEngineError(BergenError):
         return (ExternalEngineError, (self.message, self.engine, self.reason))
 
 
-# ---- the engines of this process ------------------------------------------------------------
-class _Engines:
-    """The engine processes this process started (a forked child's inherited ones are its
-    parent's)."""
-
-    def __init__(self):
-        self.pid = None
-        self.running: dict = {}
-
-    def here(self) -> dict:
-        if self.pid != os.getpid():
-            self.pid, self.running = os.getpid(), {}
-            from multiprocessing.util import Finalize     # atexit, or a worker's finalizers
-            Finalize(None, quit_engines, exitpriority=10)
-        return self.running
+#: The engine processes this process (`_PID`) started; a forked child starts its own.
+_PID: int | None = None
+_RUNNING: dict = {}
 
 
-_ENGINES = _Engines()
+def _running() -> dict:
+    global _PID, _RUNNING
+    if _PID != os.getpid():
+        _PID, _RUNNING = os.getpid(), {}
+        from multiprocessing.util import Finalize     # atexit, or a worker's finalizers
+        Finalize(None, quit_engines, exitpriority=10)
+    return _RUNNING
 
 
 def connection(engine: ExternalEngine) -> EngineProcess:
     """The running process of `engine` here, started (and checked ready) when needed."""
-    running = _ENGINES.here()
+    running = _running()
     proc = running.get(engine)
     if proc is not None and proc.process.poll() is None:
         return proc
@@ -130,16 +124,17 @@ def refuse_cluster(specs, cluster) -> None:
 
 def _drop(engine: ExternalEngine) -> None:
     """Kill an engine that failed (a later `connection` starts it again)."""
-    proc = _ENGINES.here().pop(engine, None)
+    proc = _running().pop(engine, None)
     if proc is not None:
         proc.close()
 
 
 def quit_engines() -> None:
     """Quit every engine this process started (killed after QUIT_TIMEOUT seconds)."""
-    if _ENGINES.pid != os.getpid():
+    global _RUNNING
+    if _PID != os.getpid():
         return
-    running, _ENGINES.running = list(_ENGINES.running.values()), {}
+    running, _RUNNING = list(_RUNNING.values()), {}
     try:
         while running:
             running[0].quit(timeout=QUIT_TIMEOUT)
@@ -151,10 +146,9 @@ def quit_engines() -> None:
 
 def engine_pids() -> list:
     """The process ids of the engines this process runs."""
-    return [p.process.pid for p in _ENGINES.here().values() if p.process.poll() is None]
+    return [p.process.pid for p in _running().values() if p.process.poll() is None]
 
 
-# ---- the seat -------------------------------------------------------------------------------
 class ExternalSeat:
     """An engine in another process in `seat` for one match: it follows each round as the
     seat sees it and asks the engine for the seat's moves."""

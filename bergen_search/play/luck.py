@@ -185,8 +185,8 @@ class ValueModel:
 def position_seed(state) -> int:
     """A seed fixed by a fully known position (the reserve's contents, never its order)."""
     seed = 0
-    for x in (mask_of(state.reserve), *state.hands, *state.scores, state.left, state.right, state.to_move,
-              state.draws_this_turn):
+    for x in (mask_of(state.reserve), *state.hands, *state.scores, state.left, state.right,
+              state.to_move, state.draws_this_turn):
         seed = mix64(((seed ^ (x & MASK64)) + GOLDEN) & MASK64)
     return seed
 

@@ -9,6 +9,7 @@ from ..errors import Interrupted
 from ..formats.record_io import dump_record, write_record
 from ..game.rng import derive_seed
 from ..game.rules import Rules
+from ..runs.parallel import prefix
 from .external import ExternalEngineError, play_batches
 from .seats import play_engines
 
@@ -40,8 +41,5 @@ def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, w
         play_batches(task, specs, games, rows, workers=workers, cluster=cluster, fast=simple,
                      cap=500, progress=progress, on_result=on_result)
     except KeyboardInterrupt:
-        prefix: list = []
-        while len(prefix) in rows:
-            prefix.append(rows[len(prefix)])
-        raise Interrupted(prefix, len(rows), games, "matches") from None
+        raise Interrupted(prefix(rows), len(rows), games, "matches") from None
     return [rows[i] for i in range(games)]

@@ -96,6 +96,14 @@ def batches(indices, workers: int, fast: bool, cap: int) -> list:
     return [indices[i:i + size] for i in range(0, count, size)]
 
 
+def prefix(results: dict) -> list:
+    """The results {index: result} of indices 0, 1, 2 ... up to the first missing one."""
+    out: list = []
+    while len(out) in results:
+        out.append(results[len(out)])
+    return out
+
+
 def connect(address: str):
     """A `dask.distributed.Client` on the scheduler at `address`, or a one-line BergenError
     within CONNECT_TIMEOUT seconds."""

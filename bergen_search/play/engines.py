@@ -145,11 +145,9 @@ class EngineSpec:
     def search_args(self) -> "SearchArgs":
         """What `search.search` is given for a search engine."""
         p = dict(self.params)
-        budget = p.pop("iterations", None)
-        seconds = p.pop("time", None)
-        memory = p.pop("memory", None)
+        budget, seconds = p.pop("iterations", None), p.pop("time", None)
+        memory, workers = p.pop("memory", None), p.pop("workers", 1)
         objective = p.pop("objective", "points")
-        workers = p.pop("workers", 1)
         settings = search_api.Settings.of(self.name, p)
         if budget is None and seconds is None:
             budget = search_backend.SEARCH.budget(settings.engine.match_budget)

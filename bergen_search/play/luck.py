@@ -206,19 +206,22 @@ class RolloutModel:
     def _factor(scale, rules) -> float:
         return float(scale.get(table_key(rules), 1.0) if isinstance(scale, dict) else scale)
 
+    def equity_for(self, rules: Rules) -> list | None:
+        """The match equity table of the table's shape, if it has a whole one."""
+        equity = self.equity.get(table_key(rules))
+        return equity if equity is not None and len(equity) == rules.target ** 2 else None
+
     def draw_values(self, state) -> dict:
         """tile -> per side the scaled mean points to come, then (with an equity table for the
         shape) per side the scaled chance to win the match."""
         rules = state.rules
         rollouts = _rollouts()
         reserve = list(state.reserve)
-        equity = self.equity.get(table_key(rules))
-        if equity is not None and len(equity) != rules.target ** 2:
-            equity = None
         rows = rollouts(rules, list(state.hands), reserve, state.left, state.right,
                         state.left_double, state.right_double, list(state.scores),
                         state.to_move, state.draws_this_turn, state.passes,
-                        self.playouts, position_seed(state), self.engine, equity)
+                        self.playouts, position_seed(state), self.engine,
+                        self.equity_for(rules))
         f, g = self._factor(self.scale, rules), self._factor(self.win_scale, rules)
         n = rules.n_sides
         return {t: [f * x for x in row[:n]] + [g * x for x in row[n:]]
@@ -377,8 +380,7 @@ def match_luck(rules: Rules, log, model=None, backend=None) -> list:
 
 def width(model, rules: Rules) -> int:
     """How many numbers a draw's luck holds under `model` (points, then chances, per side)."""
-    wins = isinstance(model, RolloutModel) and rules.target is not None and len(
-        model.equity.get(table_key(rules)) or ()) == rules.target ** 2
+    wins = isinstance(model, RolloutModel) and model.equity_for(rules) is not None
     return rules.n_sides * (2 if wins else 1)
 
 

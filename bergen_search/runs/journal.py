@@ -216,7 +216,7 @@ def _create(path: str, header_line: bytes) -> int:
 
 
 def _holds_tasks(path: str) -> bool:
-
+    """Whether the journal at `path` has a whole line after its header."""
     try:
         with open(path, "rb") as f:
             first = f.readline()

@@ -131,7 +131,7 @@ class Journal:
         line, crc = _line({"key": key, "data": data}, self._crc)
         self._append(line)
         self._crc = crc
-        self.done[_key(key) if isinstance(key, list) else key] = result
+        self.done[_key(key)] = result
         self._pending += 1
         if (self._pending >= SYNC_LINES
                 or time.monotonic() - self._synced_at >= SYNC_SECONDS):
@@ -216,7 +216,6 @@ def _create(path: str, header_line: bytes) -> int:
 
 
 def _holds_tasks(path: str) -> bool:
-    """Whether the journal at `path` has a whole line after its header."""
     try:
         with open(path, "rb") as f:
             first = f.readline()
@@ -268,7 +267,6 @@ def _read(path: str, expect: dict | None = None) -> Scan:
 
 
 def _check_header(path: str, old: dict, new: dict) -> None:
-    """Refuse to resume from a journal of another command, seed, version or arguments."""
     what = f"cannot resume from {path}"
     if old.get("command") != new["command"]:
         raise BergenError(f"{what}: it is the journal of `bergen {old.get('command')}`, not "

@@ -87,3 +87,15 @@ def quick_bench(monkeypatch):
     from bergen_search.play import bench
     times = bench.endgame_times
     monkeypatch.setattr(bench, "endgame_times", lambda rounds, **kw: times(3, **kw))
+
+
+@pytest.fixture
+def one_search(monkeypatch):
+    """`bergen best` and `bergen analyze` search once for two commands: the first runs its
+    search, the second (its text after its JSON, its report after its text) is given that
+    same result; a third searches again."""
+    from bergen_search.cli import analyze, best
+    for module, name in ((best, "answer"), (analyze, "analyze_all")):
+        real, kept = getattr(module, name), []
+        monkeypatch.setattr(module, name, lambda *a, real=real, kept=kept, **k: kept.pop()
+                            if kept else kept.append(real(*a, **k)) or kept[0])

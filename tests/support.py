@@ -1,19 +1,10 @@
-"""Helpers shared by several test files: one module, imported by name (`import support`;
-pytest puts tests/ on the path), instead of test files loading each other.
-
-- `COMPILED`: the compiled modules (`game._core`, ...), one per `src_cython/bergen_search/**/*.pyx`;
-- `console_script`: the installed `bergen` of the Python running the tests;
-- `require_compiled`: a compiled module or the conftest policy (fail, or skip with
-  BERGEN_ALLOW_NO_CORE=1);
-- seeded games cut at decisions (`cuts`, `Cut`) and the brute force over deals and draws
-  that knows nothing of the counting programme (`brute_histories`, `brute_distribution`,
-  `EXHAUSTIVE`, `BRUTE_BUDGET`): the oracle of test_sampler.py, test_infoset.py and
-  test_show.py;
-- the chi-square test of sampled frequencies against exact weights (`chi_square`, `chi2_sf`);
-- `sizes(fast, full)`: a check's size (seeds, games, positions) as two parameters, a smaller
-  but real one for the default run and the thorough one behind the `slow` marker, which CI
-  runs (`python -m pytest tests -m slow`).
-"""
+"""Helpers shared by test files (`import support`; tests/ is on the path), so that no test file
+loads another: `COMPILED` (one compiled module per src_cython/**/*.pyx); `console_script` and
+`bergen` (the installed command, and the command in this process); `require_compiled` (the
+conftest policy); seeded games cut at decisions (`cuts`, `Cut`, `stage_cuts`) and the brute
+force over deals and draws that knows nothing of the counting programme (`brute_histories`,
+`EXHAUSTIVE`, `BRUTE_BUDGET`); the chi-square test (`chi_square`, `chi2_sf`); `sizes(fast,
+full)`: a smaller but real size for the default run and the thorough one behind `slow`."""
 from __future__ import annotations
 
 import itertools
@@ -62,15 +53,21 @@ def sizes(fast, full):
 
 
 def console_script(name: str = "bergen") -> str | None:
-    """The installed console script `name`: the one beside this Python first (a venv's bin/,
-    or Scripts/ on Windows), which is this installation's whether or not its folder is on
-    PATH (a venv's python run by its path, without activating it), then PATH's; None when
-    neither has it."""
+    """The installed console script `name`: beside this Python first (a venv's bin/, or
+    Scripts/, on PATH or not), then PATH's; None when neither has it."""
     folder = os.path.dirname(sys.executable)
     for candidate in (os.path.join(folder, name), os.path.join(folder, name + ".exe")):
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return shutil.which(name)
+
+
+def bergen(*args, input=None):
+    """`bergen ARGS` in this process (click's CliRunner): the Result, stdout and stderr apart."""
+    from click.testing import CliRunner
+
+    from bergen_search.cli import main
+    return CliRunner().invoke(main, [str(a) for a in args], input=input, prog_name="bergen")
 
 
 def require_compiled(module, name):
@@ -132,10 +129,9 @@ def cuts(rules: Rules, seed: int, games: int, rounds: int = 2, decisions: bool =
 
 
 def stage_cuts(first_seed: int, rounds: int, choices: int = 2):
-    """Per round of greedy self-play (one round each, seeds `first_seed`, `first_seed` + 1,
-    ...), the record cut at its first decision at the exact endgame's stage (led, the reserve
-    down to its kept tiles) with at least `choices` legal moves: (the cut as JSON with every
-    hand shown, the same with the other seat's hand, the reserve and its draws hidden)."""
+    """Per round of greedy self-play (seeds from `first_seed`), the record cut at its first
+    decision at the exact endgame's stage with at least `choices` legal moves: (the cut as JSON
+    with every hand shown, the same with the other hand, the reserve and its draws hidden)."""
     import json
 
     from bergen_search.formats.record_io import write_record
@@ -172,21 +168,13 @@ class Budget(Exception):
 def brute_histories(rules: Rules, seat: int, own_dealt: int, events, start_scores=None,
                     budget: int = 10 ** 9):
     """Every history of deals and draws consistent with what `seat` saw, found by replaying the
-    public `events` through the reference `State` with candidate hands known.
-
-    Returns a list of (dealt hands, {event: drawn tile} of the hidden seats, final State). The
-    hidden seats are made known one at a time: a candidate dealt hand of the first is replayed
-    with the later ones still hidden (State checks what it can), and only the survivors are
-    extended to the next seat, so illegal deals die at their first illegal event. A hidden
-    seat's draw tries every tile whose place is not known; the next event prunes the ones that
-    do not fit the rules.
-
-    One economy: within one turn, the tiles a seat drew and did not play (all of them but the
-    tile then played) are tried in ascending order only. Every order of them replays alike (the
-    ends do not change during a turn), so each world loses the same factor, the product of the
-    factorials of those run lengths, which is the same for every world and cancels out when
-    the distributions are normalised. `budget` bounds the number of State operations.
-    """
+    public `events` through the reference `State` with candidate hands: [(dealt hands, {event:
+    drawn tile} of the hidden seats, final State)]. The hidden seats are made known one at a
+    time, only the survivors extended, so illegal deals die at their first illegal event; a
+    hidden draw tries every tile whose place is unknown. One economy: the tiles a seat drew and
+    did not play in one turn are tried in ascending order only (every order replays alike),
+    which costs every world the same factor, cancelled by normalising. `budget` bounds the State
+    operations."""
     n = rules.players
     others = [s for s in range(n) if s != seat]
     own_drawn = 0

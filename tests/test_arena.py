@@ -20,17 +20,8 @@ from bergen_search.game.policy import greedy_choice
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import State
-from bergen_search.play.arena import (
-    MIN_SETS_NORMAL,
-    ArenaResult,
-    duplicate_interval,
-    duplicate_interval_method,
-    ratio_stderr,
-    run_arena,
-    seat_specs,
-    seatings,
-    wilson_interval,
-)
+from bergen_search.play.arena import (MIN_SETS_NORMAL, ArenaResult, duplicate_interval,
+    duplicate_interval_method, ratio_stderr, run_arena, seat_specs, seatings, wilson_interval)
 from bergen_search.play.engines import parse_engine_spec
 from bergen_search.views.arena import arena_text
 
@@ -51,30 +42,7 @@ def comparable(result: ArenaResult) -> dict:
     return d
 
 
-# ---- the duplicate sets -----------------------------------------------------------------------
-@pytest.mark.parametrize("name", RULE_SETS)
-def test_every_seating_plays_the_same_deals(name):
-    rules = RULE_SETS[name]
-    n = rules.n_sides
-    r = run_arena(rules, GREEDY, RANDOM, games=12, seed=5, keep_logs=True, luck_adjust=False)
-    assert len(r.played) == r.matches == 12 * n
-    assert [(g.set_index, g.seating) for g in r.played] == [(i, k) for i in range(12)
-                                                           for k in range(n)]
-    compared = 0
-    for i in range(12):
-        group = r.played[i * n:(i + 1) * n]
-        assert {g.seed for g in group} == {derive_seed(5, i)}
-        first = group[0].log
-        for g in group[1:]:
-            common = min(len(first.rounds), len(g.log.rounds))
-            assert common >= 1
-            for a, b in zip(first.rounds[:common], g.log.rounds[:common]):
-                assert list(a.hands) == list(b.hands)
-                assert list(a.reserve) == list(b.reserve)
-                compared += 1
-    assert compared > 12 * (n - 1)
-
-
+# ---- the duplicate sets, and counting -------------------------------------------------------
 def test_seatings():
     assert seatings(RULE_SETS["2p"]) == [(0,), (1,)]
     assert seatings(RULE_SETS["3p"]) == [(0,), (1,), (2,)]
@@ -104,11 +72,29 @@ def _seat_agrees_with_greedy(log):
 
 
 @pytest.mark.parametrize("name", RULE_SETS)
-def test_engines_really_swap_seats(name):
-    """Replaying every match: A's (greedy's) seats always make greedy's move; B's (random's)
-    seats do not, somewhere."""
+def test_the_sets_their_seatings_and_the_counts(name):
+    """Every seating of a set plays the same deals; A's (greedy's) seats always make greedy's
+    move and B's (random's) do not, somewhere; the figures count the matches played."""
     rules = RULE_SETS[name]
-    r = run_arena(rules, GREEDY, RANDOM, games=6, seed=11, keep_logs=True, luck_adjust=False)
+    n = rules.n_sides
+    r = run_arena(rules, "greedy", "random", games=10, seed=5, keep_logs=True,
+                  luck_adjust=False)
+    assert len(r.played) == 10 * n
+    assert [(g.set_index, g.seating) for g in r.played] == [(i, k) for i in range(10)
+                                                           for k in range(n)]
+    compared = 0
+    for i in range(10):
+        group = r.played[i * n:(i + 1) * n]
+        assert {g.seed for g in group} == {derive_seed(5, i)}
+        first = group[0].log
+        for g in group[1:]:
+            common = min(len(first.rounds), len(g.log.rounds))
+            assert common >= 1
+            for a, b in zip(first.rounds[:common], g.log.rounds[:common]):
+                assert list(a.hands) == list(b.hands)
+                assert list(a.reserve) == list(b.reserve)
+                compared += 1
+    assert compared > 10 * (n - 1)
     random_disagrees = {s: 0 for s in range(rules.players)}
     for g in r.played:
         assert g.a_seats == seatings(rules)[g.seating]
@@ -118,25 +104,6 @@ def test_engines_really_swap_seats(name):
             else:
                 random_disagrees[seat] += choices - agree
     assert all(v > 0 for v in random_disagrees.values())
-
-
-def test_logs_make_complete_records():
-    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=2, keep_logs=True,
-                  luck_adjust=False)
-    assert len(r.logs) == 6
-    for g in r.played:
-        report = replay(parse_record(write_record(g.log)))
-        assert report["ok"] and report["winner"] == g.log.winner
-    assert run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=2,
-                     luck_adjust=False).played == []
-
-
-# ---- counting ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", RULE_SETS)
-def test_counts(name):
-    rules = RULE_SETS[name]
-    n = rules.n_sides
-    r = run_arena(rules, "greedy", "random", games=10, seed=3, keep_logs=True, luck_adjust=False)
     assert (r.sets, r.seatings, r.matches) == (10, n, 10 * n)
     assert r.pairs == (10 if n == 2 else None)
     assert sum(r.wins) == r.matches
@@ -155,6 +122,17 @@ def test_counts(name):
     assert r.set_scores == tuple(
         sum(g.log.winner == g.seating for g in r.played[i * n:(i + 1) * n]) / n
         for i in range(10))
+
+
+def test_logs_make_complete_records():
+    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=2, keep_logs=True,
+                  luck_adjust=False)
+    assert len(r.logs) == 6
+    for g in r.played:
+        report = replay(parse_record(write_record(g.log)))
+        assert report["ok"] and report["winner"] == g.log.winner
+    assert run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=2,
+                     luck_adjust=False).played == []
 
 
 def test_json_and_table():

@@ -1,22 +1,9 @@
-"""`bergen arena` (and `selfplay`) with engines in other processes (`--external NAME=COMMAND`,
-`play/external.py`).
-
-- This very build's `bergen engine`, played as an engine in another process, plays exactly
-  as the same engine in this process: same seed, same records and figures (its seat is sent
-  the round as that seat sees it, and the seed an engine here would get).
-- What the engine is sent is that seat's view and nothing more (a fake engine records it):
-  its own hand and draws, the plays; the other hands, the reserve and the other seats' draws
-  unknown.
-- The errors, each one line and exit 2: the option's form, a built-in name, an empty or
-  unrunnable command, a refused setting, an illegal move, an engine that dies or hangs,
-  --cluster; the journal keeps the finished sets and `--resume` goes on once the engine is
-  fixed (and refuses another command).
-- --workers 2 gives what --workers 1 gives; no engine process outlives the run: at its end,
-  after Ctrl-C to its process group, SIGTERM, or kill -9.
-
-The fake engine is tests/fake_engine.py (it plays the first legal move, or misbehaves as
-asked).
-"""
+"""`bergen arena` and `selfplay` with engines in other processes (`--external NAME=COMMAND`,
+play/external.py): this build's `bergen engine` plays there exactly as here (same records and
+figures); an engine is sent its seat's view and nothing more (tests/fake_engine.py records it);
+each error is one line and exit 2, the journal keeps the finished sets and `--resume` goes on;
+`--workers 2` gives what one gives; no engine process outlives the run, at its end, after
+Ctrl-C, SIGTERM or kill -9."""
 import json
 import os
 import shlex
@@ -106,12 +93,9 @@ def test_the_engine_in_another_process_plays_as_the_one_here():
     pytest.param(3, False, True, marks=pytest.mark.slow),
     pytest.param(4, True, True, marks=pytest.mark.slow)])
 def test_the_same_records_with_other_settings(players, partnerships, single):
-    """With its settings passed on (`inference=off`, `replicates=2`), whole matches and every
-    table size: the very records of the engines played here.
-
-    (Not with `choose=visits`, `classic`'s: a match's engine here skips the final pass it
-    does not need, `bergen engine` runs it, and the two rank moves tied in visits by
-    different values, so a tie can go either way: docs/GUIDE.md says so.)"""
+    """With settings passed on (`inference=off`, `replicates=2`), whole matches of every table
+    size: the records of the engines played here (`choose=visits` is not: a tie in visits may go
+    either way, docs/GUIDE.md)."""
     rules = Rules(players=players, partnerships=partnerships)
     ext = parse_externals(["ext=" + cmdline(ENGINE)])
     there = run_arena(rules, "ismcts:iterations=60",
@@ -128,10 +112,8 @@ def test_the_same_records_with_other_settings(players, partnerships, single):
 
 # ---- what the engine sees ---------------------------------------------------------------------
 def test_the_engine_is_sent_only_what_its_seat_sees(tmp_path):
-    """Every `go` the fake engine reads holds a record of the round as the seat to move sees
-    it: its own hand as dealt and its draws, every play; no other hand, no reserve, no tile
-    another seat drew, no tile that the seat could not know. And it reads back as that seat's
-    game, whose legal moves the fake plays."""
+    """Every `go` the fake engine reads is the round as the seat to move sees it (its hand and
+    draws, the plays; no other hand, reserve or draw), and reads back as that seat's game."""
     record = tmp_path / "sent.jsonl"
     rules = Rules(players=3)
     ext = parse_externals([f"fake={fake('--record', record)}"])
@@ -272,9 +254,9 @@ def test_selfplay_names_the_match():
 
 
 def test_the_journal_keeps_the_finished_sets_and_resume_goes_on(tmp_path):
-    """An engine that plays 30 moves, then an illegal one: the run stops (exit 2) saying so
-    and where the finished sets are; fixed (the same command), --resume plays the rest and
-    writes the file an uninterrupted run writes. Another command is refused."""
+    """An engine that turns illegal after 30 moves stops the run (exit 2) naming where the
+    finished sets are; fixed, --resume writes the uninterrupted file; another command is
+    refused."""
     mode = tmp_path / "mode"
     mode.write_text("after:30")
     command = fake("--mode-file", mode)
@@ -396,9 +378,8 @@ def test_the_engines_are_quit_at_the_end(tmp_path):
 
 
 def test_an_engine_that_never_answers_at_start_names_its_timeout(tmp_path):
-    """A program that never speaks stalled the arena 30 s and then said 'the engine did not
-    answer within the timeout', naming none: its wait is --external-timeout (at most 30 s)
-    and the message names the option."""
+    """A program that never speaks is given up on after --external-timeout, which the message
+    names."""
     mute = tmp_path / "mute.py"
     mute.write_text("import time\ntime.sleep(600)\n")
     code, out = bergen("arena", "greedy", "mute", "--external",

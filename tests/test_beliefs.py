@@ -12,10 +12,8 @@ grid and `--weighting`).
 from fractions import Fraction
 
 import pytest
-from click.testing import CliRunner
-from support import sizes
+from support import sizes, bergen as run
 
-from bergen_search.cli import main
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load
 from bergen_search.formats.record_io import write_record
@@ -140,10 +138,6 @@ def test_a_bad_weighting_is_refused():
     info = load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14").info
     with pytest.raises(BergenError, match="weighting must be one of uniform, inference"):
         beliefs(info, weighting="sure")
-
-
-def run(*args):
-    return CliRunner().invoke(main, list(args), prog_name="bergen")
 
 
 def test_show_prints_the_grid_and_its_weighting():

@@ -1,14 +1,8 @@
-"""`--cluster`: arena, selfplay and analyze on a Dask cluster give what `--workers 1` gives.
-
-A `LocalCluster` of two worker processes runs in the test process (nothing beyond this
-machine). Checked: equal outputs for `arena` (JSON and --out records), `selfplay` and
-`analyze` of a .jsonl; a worker killed mid-run loses no result; Ctrl-C cancels and leaves no
-output file; an unreachable scheduler and a missing extra are one-line errors (exit 2).
-Skipped, saying why, only when the cluster extra is not installed. The default run keeps the
-equalities of `arena` and `selfplay`, Ctrl-C in the process, `run_ordered` and the one-line
-errors; `analyze`, a killed worker, SIGINT to the real command, a lost scheduler and an
-address nobody answers are behind the `slow` marker (CI runs them).
-"""
+"""`--cluster`: arena, selfplay and analyze on a Dask cluster (a `LocalCluster` of two worker
+processes in the test process) give what `--workers 1` gives; a killed worker loses no result;
+Ctrl-C cancels and writes nothing; an unreachable scheduler and a missing extra are one line,
+exit 2 (skipped only without the extra). Behind slow: analyze, a killed worker, SIGINT to the
+real command, a lost scheduler, an address nobody answers."""
 import builtins
 import json
 import os
@@ -16,8 +10,7 @@ import threading
 import time
 
 import pytest
-from click.testing import CliRunner
-from support import console_script
+from support import console_script, bergen as run
 
 distributed = pytest.importorskip(
     "distributed", reason="the cluster extra is not installed: pip install -e '.[test,cluster]'")
@@ -34,11 +27,6 @@ def cluster():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None, silence_logs=40) as c:
         yield c
-
-
-def run(*args, input=None):
-    res = CliRunner().invoke(main, list(args), input=input, prog_name="bergen")
-    return res
 
 
 def _without_times(out: dict) -> dict:

@@ -1,17 +1,10 @@
-"""The compiled classes driven directly with odd but well-typed input: they answer or raise
-the project's error (BergenError), never crash, hang or corrupt memory.
-
-`CoreSampler`, `IsmctsTree`, `ExpectimaxSearch`, `CoreState`, `playout_move`, the exact
-endgame's `enumerate_deals` and `EndgameSolver`, and the draw rollouts (`draw_rollouts`)
-trust nothing they are given: information sets with any field replaced by an integer,
-tuple or group out of range (before the lead, a finished round, sizes and scores past their
-limits, groups that do not fit), world tables whose arrays were tampered with, limits that
-are negative, huge, infinite or NaN, objects built with `__new__` and never initialised, and
-two threads on one tree. Property-based (hypothesis): every case below is a property over
-many inputs; with `BERGEN_SANITIZE=1` (AddressSanitizer and UndefinedBehaviorSanitizer,
-`.ci/run`) the same tests also prove that no input reads or writes out of bounds.
-`BERGEN_FUZZ_EXAMPLES` sets the examples per property (default 12; `.ci/run` runs 100).
-"""
+"""The compiled classes (`CoreSampler`, `IsmctsTree`, `ExpectimaxSearch`, `CoreState`,
+`playout_move`, `enumerate_deals`, `EndgameSolver`, `draw_rollouts`) driven directly with odd
+but well-typed input: information sets with any field out of range, tampered world tables,
+negative, huge, infinite or NaN limits, objects never initialised, two threads on one tree. They
+answer or raise BergenError, never crash, hang or corrupt memory (hypothesis;
+`BERGEN_FUZZ_EXAMPLES` examples, default 12; on the sanitizer build of `.ci/run`, no
+out-of-bounds access)."""
 import dataclasses
 import functools
 import math
@@ -208,10 +201,9 @@ def test_a_table_changed_after_it_was_built_is_refused():
 
 
 def checksum(sampler, n: int, seed: int) -> int:
-    """What `sample_many(n, seed)` returns, from n worlds drawn one by one (`sample`) on the
-    same stream: the xor of seat 0's hand, seat 1's shifted by 28 bits and the reserve's
-    first tile (its number, the core's `reserve[0]`), each world checked for harm on the
-    way: masks within the 28 tiles, the reserve's tiles among them, no tile twice."""
+    """What `sample_many(n, seed)` returns from n single draws on the same stream (the xor of
+    seat 0's hand, seat 1's shifted 28 bits and the reserve's first tile), each world checked on
+    the way: masks within the 28 tiles, no tile twice."""
     rng, out = Rng(seed), 0
     for _ in range(n):
         hands, reserve = sampler.sample(rng)

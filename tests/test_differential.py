@@ -15,15 +15,8 @@ from bergen_search.game import match
 from bergen_search.game.rng import Rng, derive_seed
 from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
 from bergen_search.game.state import DRAW, PASS, State
-from bergen_search.game.tiles import (
-    DOUBLE_OF,
-    DOUBLES,
-    LOW_RANK,
-    PIPS,
-    TILE_HIGH,
-    TILE_LOW,
-    TILES_WITH,
-)
+from bergen_search.game.tiles import (DOUBLE_OF, DOUBLES, LOW_RANK, PIPS, TILE_HIGH, TILE_LOW,
+    TILES_WITH)
 
 SEED = 20240601
 #: XORed into a game's seed to draw its configuration, apart from its deals and plays.

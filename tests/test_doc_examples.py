@@ -1,30 +1,14 @@
 """Every `$ bergen ...` example in README.md and docs/*.md, run and compared with what the
-program prints, so that the documentation cannot drift from the program.
-
-The convention (docs/TESTING.md, "Examples that run"):
-
-- An example is a fenced code block whose first line starts with `$ bergen ` (or
-  `$ printf '...' | bergen `, to type lines into `bergen play` or `bergen engine`). Every
-  line of the block that starts with `$ ` is a command; the lines after it, up to the next
-  command, are what it prints: standard output and standard error as a terminal shows them.
-  Commands of one block run in order in one fresh directory, where `examples/` is the
-  project's, so a file one writes (`--out two.jsonl`) is there for the next; a program
-  they start (`--engine old='bergen engine'`) is found first among this Python's scripts.
-- A line `...` in the printed part stands for any number of lines (none included): the
-  example shows the head of a long listing, or its head and its tail.
-- Figures that depend on the clock are masked on both sides before comparing: a duration
-  (`0.49 s`, `12.5 ms`), a speed (`843,276/s`, `it/s`), a JSON `"seconds"` or `"speed"`
-  value. Everything else must match exactly, so every example fixes what decides its output:
-  a seed where the default is not fixed, and an iteration budget rather than a time limit.
-- An example that takes more than a second or two is marked with the line `<!-- slow -->`
-  just before its fence; it runs behind the `slow` marker, in CI's second run.
-- The Python blocks (```` ```python ````) of README.md and docs/API.md run too, in the
-  project's root, each in a fresh namespace; one followed at once by a plain fenced block
-  must print exactly that block.
-
-Commands run in this process through click's CliRunner on `bergen_search.cli.main`, as
-tests/test_docs.py runs them (the console script is `entry.py` around that same group).
-"""
+program prints (docs/TESTING.md, "Examples that run"). A fenced block whose first line starts
+with `$ bergen ` (or `$ printf '...' | bergen `) is an example; each `$ ` line a command, the
+lines after it what it prints (standard output and error as a terminal shows them). A block's
+commands run in order in one fresh directory holding the project's `examples/`; a program they
+start is found first among this Python's scripts. `...` stands for any number of lines.
+Durations, speeds and JSON `"seconds"`/`"speed"` are masked on both sides; everything else must
+match. `<!-- slow -->` before a fence puts the example behind `slow`. The Python blocks of
+README.md and docs/API.md run too, each in a fresh namespace, a plain block right after one
+being what it must print. Commands run in this process (click's CliRunner on
+`bergen_search.cli.main`)."""
 from __future__ import annotations
 
 import os

@@ -22,6 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from bergen_search.cli import main
+from bergen_search.game.rules import Rules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = os.path.join(ROOT, "docs")
@@ -200,58 +201,53 @@ def _lines(path) -> list:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def test_every_format_heading_is_checked():
-    """A document added to FORMATS.md needs a check here (and a removed one is noticed)."""
-    assert set(FORMATS) == set(CHECKED), (sorted(set(FORMATS) ^ set(CHECKED)))
-
-
-CHECKED = ["`rules`", "`bergen-record/1`", "`bergen-position/1`", "`bergen best --json`",
-           "`bergen eval --json`", "`bergen show --json`", "`bergen analyze --json`",
-           "`bergen replay --json`", "`bergen replay --json`, a `.jsonl` file",
-           "`bergen replay --json`, an illegal record",
-           "`bergen arena --json`", "`bergen bench --json`",
-           "`bergen-journal/2`: a long run's journal"]
-
-
-def test_rules_fields():
-    from bergen_search.game.rules import Rules
-    fields = FORMATS["`rules`"]
-    assert list(fields) == list(Rules().to_dict())
-    for players in (2, 3, 4):
-        check_documents("`rules`", [Rules(players=players).to_dict()])
-    # every documented choice is one the reader takes
-    for path, f in fields.items():
-        for choice in re.findall(r'`"([a-z-]+)"`', f.type):
-            Rules.from_dict({path: choice})
-
-
-def test_record_fields(played):
+def _record_docs(played):
     """What the program writes, the examples, and what the reader accepts."""
-    from bergen_search.formats import record
     docs = [json.load(open(ex(n))) for n in ("match.json", "decision.json", "partial.json",
                                              "voids.json")]
-    docs += _lines(played["two"]) + _lines(played["arena"]) + [json.load(open(played["play"]))]
-    check_documents("`bergen-record/1`", docs)
-    fields = FORMATS["`bergen-record/1`"]
-    assert {p for p in fields if "." not in p} == set(record._TOP_FIELDS)
-    assert {p.split(".")[1] for p in fields if p.count(".") == 1} == set(record._ROUND_FIELDS)
-    assert {p.split(".")[2] for p in fields if p.count(".") == 2} == set(record._EVENT_FIELDS)
+    return docs + _lines(played["two"]) + _lines(played["arena"]) + [json.load(open(played["play"]))]
 
 
-def test_position_fields():
-    from bergen_search.formats import position
-    shown = bergen_json("show", ex("voids.json"), "--json")["position_json"]
-    check_documents("`bergen-position/1`", [json.load(open(ex("position.json"))), shown,
-                                            {**shown, "version": "0.1.0"}])
-    fields = FORMATS["`bergen-position/1`"]
-    assert set(fields) == set(position._FIELDS)
-    required = {p for p, f in fields.items() if f.type.startswith("required")
-                or f.meaning.startswith("required")}
-    assert required == set(position._REQUIRED)
+def _analyze_docs(played):
+    out = played["dir"] / "analysis.json"
+    bergen("analyze", ex("partial.json"), "--iterations", 200, "--quiet", "--out", out,
+           "--force")
+    written = json.load(open(out))
+    assert "seconds" not in written
+    return [bergen_json("analyze", ex("match.json"), "--iterations", 200, "--quiet", "--json"),
+            bergen_json("analyze", played["two"], "--iterations", 100, "--seat", 0, "--quiet",
+                        "--set", "playout=random", "--json"), written]
 
 
-def test_best_fields():
-    check_documents("`bergen best --json`", [
+def _replay_error():
+    bad = ('{"format": "bergen-record/1", "rounds": [{"hands": [null, null], "events": '
+           '[{"seat": 0, "play": "1-1"}, {"seat": 0, "play": "1-2:R"}]}]}')
+    doc = bergen_json("replay", "-", "--json", input=bad, status=2)
+    assert doc["ok"] is False and doc["round"] == 0 and doc["event"] == 1
+    return [doc]
+
+
+def _journal(tmp_path):
+    from bergen_search.runs.journal import FORMAT, Journal
+    j = Journal.start(str(tmp_path / "games.jsonl"), "selfplay", 1, {"games": 3},
+                      resume=False)
+    j.add(0, "a result")
+    j.close()
+    with open(tmp_path / "games.jsonl.journal", encoding="utf-8") as f:
+        first, second = f.read().splitlines()
+    assert first.startswith(FORMAT + " ")
+    assert set(json.loads(second.split(" ", 1)[1])) == {"key", "data"}
+    return [json.loads(first.split(" ", 2)[2])]
+
+
+SMALL = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
+#: Each FORMATS.md document, and the real outputs it is checked against.
+CHECKED = {
+    "`rules`": lambda p: [Rules(players=n).to_dict() for n in (2, 3, 4)],
+    "`bergen-record/1`": _record_docs,
+    "`bergen-position/1`": lambda p: [json.load(open(ex("position.json"))), _shown(),
+                                      {**_shown(), "version": "0.1.0"}],
+    "`bergen best --json`": lambda p: [
         bergen_json("best", ex("decision.json"), "--iterations", 200, "--json"),
         bergen_json("best", ex("decision.json"), "--algorithm", "expectimax", "--iterations",
                     20, "--json"),
@@ -261,7 +257,67 @@ def test_best_fields():
         bergen_json("best", ex("endgame.json"), "--algorithm", "endgame", "--json"),
         bergen_json("best", ex("bracket.json"), "--iterations", 20000, "--json"),
         bergen_json("best", "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-", "--iterations", 40,
-                    "--json")])
+                    "--json")],
+    "`bergen eval --json`": lambda p: [
+        bergen_json("eval", ex("decision.json"), "--iterations", 200, "--json"),
+        bergen_json("eval", "--position", SMALL, "--algorithm", "expectimax", "--iterations",
+                    10, "--json"),
+        bergen_json("eval", ex("endgame.json"), "--iterations", 200, "--json"),
+        bergen_json("eval", "bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", "--iterations", 40,
+                    "--json")],
+    "`bergen show --json`": lambda p: [bergen_json("show", ex(n), "--json") for n in
+                                       ("voids.json", "position.json", "decision.json")],
+    "`bergen analyze --json`": _analyze_docs,
+    "`bergen replay --json`": lambda p: [bergen_json("replay", ex(n), "--json") for n in (
+        "match.json", "partial.json", "decision.json")] + _several(p)["records"],
+    "`bergen replay --json`, a `.jsonl` file": lambda p: [_several(p)],
+    "`bergen replay --json`, an illegal record": lambda p: _replay_error(),
+    "`bergen arena --json`": lambda p: [
+        bergen_json("arena", "greedy", "random", "--games", 2, "--quiet", "--json"),
+        bergen_json("arena", "ismcts:iterations=50", "greedy", "--games", 1, "--round",
+                    "--quiet", "--json")],
+    "`bergen-journal/2`: a long run's journal": lambda p: _journal(p["dir"]),
+}
+
+
+def _shown():
+    return bergen_json("show", ex("voids.json"), "--json")["position_json"]
+
+
+def _several(played):
+    doc = bergen_json("replay", played["two"], "--json")
+    assert len(doc["records"]) == 2
+    return doc
+
+
+def test_every_format_heading_is_checked():
+    """A document added to FORMATS.md needs a check here (and a removed one is noticed)."""
+    assert set(FORMATS) == set(CHECKED) | {"`bergen bench --json`"}
+
+
+@pytest.mark.parametrize("heading", list(CHECKED))
+def test_the_documented_fields_are_the_outputs(played, heading):
+    check_documents(heading, CHECKED[heading](played))
+
+
+def test_the_readers_take_the_documented_fields():
+    """The record's, the position's and the rules' readers take exactly the fields (and the
+    rules every choice) FORMATS.md lists."""
+    from bergen_search.formats import position, record
+    fields = FORMATS["`bergen-record/1`"]
+    assert {p for p in fields if "." not in p} == set(record._TOP_FIELDS)
+    assert {p.split(".")[1] for p in fields if p.count(".") == 1} == set(record._ROUND_FIELDS)
+    assert {p.split(".")[2] for p in fields if p.count(".") == 2} == set(record._EVENT_FIELDS)
+    fields = FORMATS["`bergen-position/1`"]
+    assert set(fields) == set(position._FIELDS)
+    required = {p for p, f in fields.items() if f.type.startswith("required")
+                or f.meaning.startswith("required")}
+    assert required == set(position._REQUIRED)
+    fields = FORMATS["`rules`"]
+    assert list(fields) == list(Rules().to_dict())
+    for path, f in fields.items():
+        for choice in re.findall(r'`"([a-z-]+)"`', f.type):
+            Rules.from_dict({path: choice})
 
 
 def test_engine_bestmove_is_the_best_document():
@@ -269,71 +325,14 @@ def test_engine_bestmove_is_the_best_document():
     `id`, `stopped` and `terminated` added (here a search that `terminate` ended)."""
     from bergen_search.protocol.client import EngineProcess
     with EngineProcess.start(timeout=60) as engine:
-        with engine.analysis(ex_text("decision.json"), settings={"endgame": False},
-                             report_every=0.01) as stream:
+        with engine.analysis(open(ex("decision.json"), encoding="utf-8").read(),
+                             settings={"endgame": False}, report_every=0.01) as stream:
             next(stream)
             doc = stream.stop()
     assert (doc.pop("type"), doc.pop("stopped"), doc.pop("terminated")) == \
         ("bestmove", True, True)
     doc.pop("id")
     check_documents("`bergen best --json`", [doc], every_field=False)
-
-
-def ex_text(name: str) -> str:
-    with open(ex(name), encoding="utf-8") as f:
-        return f.read()
-
-
-def test_eval_fields():
-    check_documents("`bergen eval --json`", [
-        bergen_json("eval", ex("decision.json"), "--iterations", 200, "--json"),
-        bergen_json("eval", "--position",
-                    "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14",
-                    "--algorithm", "expectimax", "--iterations", 10, "--json"),
-        bergen_json("eval", ex("endgame.json"), "--iterations", 200, "--json"),
-        bergen_json("eval", "bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", "--iterations", 40,
-                    "--json")])
-
-
-def test_show_fields():
-    check_documents("`bergen show --json`", [
-        bergen_json("show", ex(n), "--json") for n in ("voids.json", "position.json",
-                                                       "decision.json")])
-
-
-def test_analyze_fields(played):
-    one = bergen_json("analyze", ex("match.json"), "--iterations", 200, "--quiet", "--json")
-    many = bergen_json("analyze", played["two"], "--iterations", 100, "--seat", 0, "--quiet",
-                       "--set", "playout=random", "--json")
-    out = played["dir"] / "analysis.json"
-    bergen("analyze", ex("partial.json"), "--iterations", 200, "--quiet", "--out", out)
-    written = json.load(open(out))
-    assert "seconds" not in written
-    check_documents("`bergen analyze --json`", [one, many, written])
-
-
-def test_replay_fields(played):
-    docs = [bergen_json("replay", ex(n), "--json") for n in ("match.json", "partial.json",
-                                                             "decision.json")]
-    several = bergen_json("replay", played["two"], "--json")
-    assert len(several["records"]) == 2
-    check_documents("`bergen replay --json`", docs + several["records"])
-    check_documents("`bergen replay --json`, a `.jsonl` file", [several])
-
-
-def test_replay_error_fields():
-    bad = ('{"format": "bergen-record/1", "rounds": [{"hands": [null, null], "events": '
-           '[{"seat": 0, "play": "1-1"}, {"seat": 0, "play": "1-2:R"}]}]}')
-    doc = bergen_json("replay", "-", "--json", input=bad, status=2)
-    assert doc["ok"] is False and doc["round"] == 0 and doc["event"] == 1
-    check_documents("`bergen replay --json`, an illegal record", [doc])
-
-
-def test_arena_fields():
-    check_documents("`bergen arena --json`", [
-        bergen_json("arena", "greedy", "random", "--games", 2, "--quiet", "--json"),
-        bergen_json("arena", "ismcts:iterations=50", "greedy", "--games", 1, "--round",
-                    "--quiet", "--json")])
 
 
 def test_bench_fields(quick_bench):
@@ -345,20 +344,6 @@ def test_bench_fields(quick_bench):
     text = "\n".join(sections(_doc("FORMATS.md"))["`bergen bench --json`"])
     named = set(re.findall(r"`([a-z0-9_]+_per_s)`", text))
     assert named == set(doc["core"]) | set(doc["reference"]) | set(doc["search"])
-
-
-def test_journal_fields(tmp_path):
-    from bergen_search.runs.journal import FORMAT, Journal
-    j = Journal.start(str(tmp_path / "games.jsonl"), "selfplay", 1, {"games": 3},
-                      resume=False)
-    j.add(0, "a result")
-    j.close()
-    with open(tmp_path / "games.jsonl.journal", encoding="utf-8") as f:
-        first, second = f.read().splitlines()
-    assert first.startswith(FORMAT + " ")
-    check_documents("`bergen-journal/2`: a long run's journal",
-                    [json.loads(first.split(" ", 2)[2])])
-    assert set(json.loads(second.split(" ", 1)[1])) == {"key", "data"}
 
 
 # ---- the commands -----------------------------------------------------------------------
@@ -564,7 +549,7 @@ def test_docs_links_resolve():
 def test_rules_variants_table():
     """docs/RULES.md's table of variants: every field of the rule set, and every value it
     names in backticks one the reader takes; every choice the reader has is named."""
-    from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
+    from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES
     rows = table_rows(sections(_doc("RULES.md"))["The variants and the text each follows"])
     assert [r[0].strip("`") for r in rows] == list(Rules().to_dict())
     named = set()

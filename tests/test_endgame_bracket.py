@@ -1,15 +1,9 @@
-"""The bracket where the exact endgame is out of reach (endgame.bracket): the same round with
-the seat's own hand shown to the other side, solved move by move.
-
-- the shown game is the full game's deals where the seat holds its hand, weights and all;
-- every floor holds in the real game: whatever answer the full game's solve found for a move
-  (a strategy of an opponent who does not see the hand), the hand's best response to it is
-  at least the floor;
-- the shown game's value (an independent sequence-form LP) lies between floor and ceiling;
-  with one deal left both are the minimax;
-- the engine: a declined position bracketed under an iteration budget, never under a time
-  limit, a bracket out of reach declined without building anything, and no peek.
-"""
+"""The bracket where the exact endgame is out of reach (endgame.bracket): the round with the
+seat's hand shown to the other side, solved move by move. The shown game is the full game's
+deals with this hand; every floor holds against the full game's answers; the shown game's value
+(an independent sequence-form LP) lies between floor and ceiling, both the minimax with one deal
+left; the engine brackets a declined position under an iteration budget, never under a time
+limit, declines what is out of reach without building, and does not peek."""
 from __future__ import annotations
 
 import dataclasses
@@ -174,10 +168,9 @@ def test_best_prints_the_bracket(tmp_path):
 
 
 def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
-    """examples/decision.json: the full game declined from its prediction, without finding a
-    deal or building anything (those raise here); and the shown game as a whole, under a
-    clock (where the depth-limited bracket is not tried), likewise. Under an iteration
-    budget its moves are bracketed depth-limited (tests/test_endgame_horizon.py)."""
+    """decision.json: the full game declined from its prediction without a deal found or
+    anything built, and the whole shown game likewise under a clock (the depth-limited bracket:
+    test_endgame_horizon.py)."""
     import tracemalloc
     pytest.importorskip("bergen_search.search.endgame._endgame")
     info = load_game(open("examples/decision.json", encoding="utf-8").read())

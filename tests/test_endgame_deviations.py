@@ -1,13 +1,9 @@
-"""A deviation valued against an opponent who answers it (endgame.after, value_after).
-
-A move outside the played mix's support is valued in the subgame after it, the other side
-believing every hand that could have played it as likely as the prior makes it (a uniform
-tremble), solved again. The check here is independent of the solver: a sequence-form LP of
-that subgame (scipy's HiGHS) gives the least the seat's hand gets against an equilibrium
-answer of the other side (the most punishing of the other side's optimal strategies for
-this hand), and the refined value lies within its printed bound of it; the solve's own value
-(the answer CFR never had to make well) does not, on the positions where it is too kind.
-"""
+"""A deviation valued against an opponent who answers it (endgame.after, value_after): a move
+outside the mix's support is solved again in the subgame after it, the other side believing
+every hand that could have played it as the prior makes it. Independently of the solver, a
+sequence-form LP of that subgame (scipy's HiGHS) gives the least the hand gets against the other
+side's most punishing equilibrium answer: the refined value lies within its bound of it, the
+solve's own value does not where it is too kind."""
 from __future__ import annotations
 
 import json
@@ -24,10 +20,9 @@ from bergen_search.search.api import Limits, search
 
 
 class HandLP:
-    """The sequence form of a subgame's public tree with the seat's (the mover's) empty
-    sequence split by hand, so that each hand's best-response value is a dual variable:
-    `least(i)` is min over the other side's optimal strategies of hand i's best response
-    (weighted by the hand's deals), by two linear programs."""
+    """The sequence form of a subgame with the mover's empty sequence split by hand, each hand's
+    best-response value a dual variable: `least(i)` is the minimum over the other side's optimal
+    strategies of hand i's best response, by two linear programs."""
 
     def __init__(self, tree, p, n_hands):
         self.p, o = p, 1 - p
@@ -76,10 +71,9 @@ class HandLP:
         walk(0, [{}, {}])
 
     def _program(self):
-        """(A_ub, b_ub, A_eq, b_eq, n_y, n_q): variables (y over the other's sequences,
-        q over the mover's information sets, the first n of them each hand's root value).
-        For each mover sequence s: (A y)_s + sum over infosets I under s of q_I - q_{I(s)}
-        <= 0; the other's plan: F y = f."""
+        """(A_ub, b_ub, A_eq, b_eq, n_y, n_q): y over the other's sequences, q over the mover's
+        information sets (the first n each hand's root value); per mover sequence s: (A y)_s +
+        sum of q_I under s - q_{I(s)} <= 0; F y = f."""
         from scipy.sparse import lil_matrix
         ny, nq = len(self.oseq), len(self.minfo)
         owner = {h: h for h in range(self.n)}       # empty sequence h belongs to infoset h

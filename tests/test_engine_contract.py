@@ -1,21 +1,9 @@
-"""The contract every registered engine keeps (scikit-learn's `check_estimator` in spirit):
-one set of checks run over `registry.names()`, so that a new engine is held to them with no
-edit here.
-
-- budgets: an iteration budget is never passed; a time limit ends the search (on the virtual
-  clock, counted in readings, not in the machine's speed);
-- a stop (`search(stop=...)`) set before the search ends it at once, as Ctrl-C does;
-- a memory cap is taken, and an engine that reports it reports the cap asked (that ISMCTS's
-  trees stop growing at it: tests/test_limits.py);
-- the same seed and budget give the same result, byte for byte;
-- no peeking: the answer for a seat does not move when the hidden hands are dealt otherwise;
-- a value and an error for every legal move, each move once;
-- every setting documented (help text, no issue numbers in it).
-
-And the package's own contract with itself: no module imports a private name (`_x`) of
-another module; the compiled modules, whose names start with `_` as the build wants them
-(`_core`, `_endgame`, ...), are the one exception (`COMPILED`).
-"""
+"""The contract every registered engine keeps (scikit-learn's `check_estimator` in spirit),
+checked over `registry.names()` so that a new engine is held to it with no edit here: an
+iteration budget never passed, a time limit (on the virtual clock) and a stop obeyed, a memory
+cap taken, the same seed giving the same bytes, no peeking at hidden hands, a value and an error
+for every legal move, every setting documented. And the package's own: no module imports
+another's private name, the compiled modules (`COMPILED`) excepted."""
 from __future__ import annotations
 
 import ast
@@ -98,9 +86,8 @@ def test_a_time_limit_ends_the_search(engine, virtual_clock):
 
 
 def test_a_stop_ends_the_search_at_once(engine):
-    """A stop set before the search starts: it returns what it has (nothing: `empty`) and
-    says it was interrupted, or, when there is no answer without searching (the exact endgame
-    alone), says so in one BergenError."""
+    """A stop set before the search: it returns nothing (`empty`) and says interrupted, or, with
+    no answer without searching (the exact endgame), one BergenError."""
     info = position(engine)
     stop = threading.Event()
     stop.set()
@@ -148,10 +135,9 @@ def test_every_legal_move_has_a_value_and_an_error(engine):
 
 
 def test_a_unit_is_a_job_in_and_a_unit_output_out(engine):
-    """Every engine that searches in units goes through one interface: `worker(job, ...)`
-    with a `workers.Job`, returning a `results.UnitOutput` whose figures the pool merges
-    without knowing the engine: the root's statistics of every legal move and, from a
-    replicate, its `values` of the moves it measured (every move, after a value pass)."""
+    """Every engine searching in units goes through `worker(job, ...)` with a `workers.Job`,
+    returning a `results.UnitOutput` the pool merges blind: the root's statistics of every legal
+    move and a replicate's `values`."""
     from bergen_search.constants import objective_code
     from bergen_search.search.limits import Deadline
     from bergen_search.search.results import UnitOutput
@@ -178,10 +164,9 @@ def test_a_unit_is_a_job_in_and_a_unit_output_out(engine):
 
 
 def opening(seed: int, swap: bool):
-    """Seat 1's information set after seat 0's forced lead (two players), from a whole deal;
-    with `swap`, one tile the seat cannot see (not a double, so the lead stays forced) is
-    exchanged between the leader's hand and the reserve. None when the deal does not fit
-    (seat 0 does not lead, or the swap has nothing to take)."""
+    """Seat 1's information set after seat 0's forced lead, from a whole deal; with `swap`, a
+    tile the seat cannot see (no double) exchanged between the leader's hand and the reserve.
+    None when the deal does not fit."""
     rules = Rules()
     tiles = list(range(28))
     Rng(seed).shuffle(tiles)
@@ -232,11 +217,9 @@ def test_no_peeking_at_the_hidden_hands(engine):
 
 
 def later_decision(seed: int, swap: bool):
-    """Seat 1's information set several plays into a two-player round (each seat playing its
-    first legal move), when seat 0 has made plays inference reads; with `swap`, a tile still
-    in seat 0's hand (never played, not a double) is exchanged with a reserve tile nobody
-    drew, and the same events replayed. None when the deal does not fit (the swap would
-    change what was legal, or there is nothing to read)."""
+    """Seat 1's information set several plays into a round, once seat 0 has made plays inference
+    reads; with `swap`, a tile still in seat 0's hand exchanged with an undrawn reserve tile and
+    the events replayed. None when the deal does not fit."""
     from bergen_search.game.state import DRAW
     from bergen_search.game.tiles import is_double
     rules = Rules()
@@ -287,9 +270,8 @@ def later_decision(seed: int, swap: bool):
 
 
 def test_no_peeking_when_the_plays_weigh_the_worlds(engine):
-    """Inference reads only what the seat saw: two deals that differ in a tile of the other
-    hand it cannot see, after the same public plays, give the same answer byte for byte (and
-    the same weighted table)."""
+    """Inference reads only what the seat saw: two deals differing in a tile it cannot see give
+    the same answer byte for byte, and the same weighted table."""
     inference = "on"
     alg, settings = registry.resolve(engine, {})
     if "inference" not in alg.settings:

@@ -12,14 +12,8 @@ from bergen_search.formats import load_game
 from bergen_search.formats.notation import Move
 from bergen_search.search import evaluate as ev_module
 from bergen_search.search.api import Limits, SearchResult, search
-from bergen_search.search.evaluate import (
-    SIDE_OBJECTIVES,
-    Evaluation,
-    NothingFinished,
-    answer,
-    evaluate,
-    side_settings,
-)
+from bergen_search.search.evaluate import (SIDE_OBJECTIVES, Evaluation, NothingFinished, answer,
+    evaluate, side_settings)
 from bergen_search.search.registry import Settings
 
 POSITION = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"

@@ -1,12 +1,8 @@
-"""The determinized expectimax (`bergen_search.search.engines.expectimax._expectimax`) against its oracle
-(`bergen_search.search.expectimax_ref`), on small endgames where both search to the end of the round.
-
-Layered as OpenSpiel's search tests: every world of small endgames searched in C equals the
-exhaustive reference; the weighted mean over `WorldTable.enumerate()` equals `exact_values`;
-alpha-beta equals the full search; max-n (three or more sides) equals the reference's; hand-built
-positions with a known best move and known values; determinism, the time limit, and that the
-search sees only the information set.
-"""
+"""The determinized expectimax (`search.engines.expectimax._expectimax`) against its oracle on
+small endgames searched to the end: every world equals the exhaustive reference, the weighted
+mean over `WorldTable.enumerate()` equals `exact_values`, alpha-beta equals the full search,
+max-n (three sides or more) the reference's; known best moves and values; determinism, the time
+limit, and only the information set seen."""
 import math
 import os
 from dataclasses import replace
@@ -43,10 +39,9 @@ def _remaining(st: State) -> int:
 
 
 def endgames(rules, seed, max_remaining, count, history=True, max_reserve=None, mid_turn=False):
-    """InfoSets of the seat to move late in random rounds: the first decision (two moves or
-    more; with `mid_turn`, any moment right after a draw) once the tiles in play number at most
-    `max_remaining`. With `history` the InfoSet comes from the events (epochs, played tiles,
-    voids), else from a position without history (one group per seat)."""
+    """InfoSets of the seat to move late in random rounds: the first decision with two moves or
+    more (`mid_turn`: right after a draw) once at most `max_remaining` tiles are in play; from
+    the events (`history`) or from a position."""
     out, i = [], 0
     while len(out) < count:
         rng = Rng(derive_seed(seed, i))
@@ -135,10 +130,9 @@ def test_worlds_equal_reference(name, count):
 
 @pytest.mark.parametrize("seed, count", sizes((28, 3), (23, 12)))
 def test_chance_nodes_equal_reference(seed, count):
-    """Endgames with several drawable tiles: the draws' chance nodes (and the C search's
-    ascending order of non-fitting draws) against the reference's plain enumeration (by
-    default 3 endgames of seed 28, two with two drawable tiles or more, the reference's
-    enumeration short; 12 of seed 23 behind the slow marker)."""
+    """Endgames with several drawable tiles: the draws' chance nodes (and the C search's order
+    of non-fitting draws) against the reference's plain enumeration (3 endgames of seed 28 by
+    default, 12 of seed 23 behind slow)."""
     seen = 0
     for info in endgames(Rules(players=2), seed, 10, count, max_reserve=6):
         if info.reserve_size - info.rules.reserve_kept >= 2:
@@ -170,9 +164,8 @@ def test_match_objective_equals_reference(name):
 
 @pytest.mark.parametrize("seed, count", sizes((48, 2), (41, 6)))
 def test_max_n_equals_reference_three_players(seed, count):
-    """Max-n with three sides, a tie-break that matters: the reference's values and the C
-    values agree in every world, and so do the moves' order and count (by default on two
-    endgames of seed 48, whose reference enumeration is short; six of seed 41 behind slow)."""
+    """Max-n with three sides and a tie-break that matters: the values, the moves' order and
+    count agree in every world (two endgames of seed 48; six of seed 41 behind slow)."""
     rules = Rules(players=3)
     for info in endgames(rules, seed, 9, count, history=False):
         exact = check_against_reference(info)
@@ -326,10 +319,9 @@ def test_determinism_and_split_runs():
 
 
 def test_time_limit(virtual_clock):
-    """On a virtual clock (1/64 s a reading: 0.25 s is 16 readings, whatever the machine's
-    load): worlds of a few thousand nodes finish until the limit, the same ones on every run;
-    one world far longer than the limit (depth 40) is abandoned at the deadline, heard
-    inside it (every CHECK_EVERY nodes), and leaves nothing counted."""
+    """On a virtual clock (1/64 s a reading): worlds of a few thousand nodes finish until the
+    limit, the same on every run; a world far longer (depth 40) is abandoned inside, at the
+    deadline, and counts nothing."""
     info, _ = cut(Rules(players=2), 1, 1)
     virtual_clock(1 / 64)
     for depth, worlds in ((6, 6), (40, 0)):
@@ -425,9 +417,9 @@ def test_only_the_information_set_matters():
 
 # ---- enumeration through search() -----------------------------------------------------------
 def test_enumeration_when_the_worlds_fit_the_budget():
-    """1,440 histories behind 36 distinct worlds: a budget of 36 worlds or more solves them
-    all (exact, no standard error, when every world is searched to the end), a smaller one
-    samples; a generous clock solves them all too, with the same values to the bit."""
+    """1,440 histories behind 36 worlds: a budget of 36 or more solves them all (exact, no
+    error, when every world is searched to the end), a smaller one samples; a generous clock
+    solves them all, the same values to the bit."""
     from bergen_search.search.api import Limits, search
     info, _ = cut(Rules(players=2), 4, 8)
     assert WorldTable(info).total == 1440 and len(WorldTable(info).enumerate()) == 36
@@ -442,9 +434,8 @@ def test_enumeration_when_the_worlds_fit_the_budget():
 
 
 def test_enumeration_with_horizon_playouts_is_not_exact():
-    """Every world solved, but some cut at the horizon: their random playouts are noise, so
-    the value is not exact. Each world is solved twice (other playout seeds) and the standard
-    error is the playouts' part, from the differences, which a third seed's value respects."""
+    """Every world solved but some cut at the horizon: not exact; each world is solved with two
+    playout seeds and the error, the playouts' part, is respected by a third."""
     from bergen_search.search.api import Limits, search
     info, _ = cut(Rules(players=2), 2, 7)
     res = search(info, Limits(iterations=126), algorithm="expectimax", seed=4, depth=2)
@@ -457,10 +448,8 @@ def test_enumeration_with_horizon_playouts_is_not_exact():
 
 
 def test_enumeration_honours_the_clock(virtual_clock):
-    """969 worlds of several ms each: a 0.1 s limit stops the enumeration early (not exact,
-    with a standard error) instead of solving them all (about 10 s); the clock is heard
-    inside a world too, so even a limit shorter than one world is kept. On a virtual clock
-    (1/1024 s a reading, shared by `search` and the core) the search ends within a few
+    """969 worlds of several ms each: a 0.1 s limit stops the enumeration early (not exact, with
+    an error), heard inside a world too; on a virtual clock (1/1024 s a reading) within a few
     readings of its limit."""
     from bergen_search.search.api import Limits, search
     info, _ = cut(Rules(players=2), 1, 4)
@@ -478,9 +467,9 @@ def test_enumeration_honours_the_clock(virtual_clock):
 
 
 def test_weighted_sample_mean_standard_error():
-    """With equal weights the ratio estimator is the plain sample mean, and E[se^2] equals the
-    variance of the mean under sampling without replacement exactly: checked over every
-    sample of 4 out of 9. The whole population: no error; one item: none known."""
+    """Equal weights: the ratio estimator is the sample mean and E[se^2] is the variance of the
+    mean without replacement, over every sample of 4 of 9; the whole population has no error,
+    one item none known."""
     from itertools import combinations
 
     from bergen_search.stats import weighted_sample_mean as _weighted_sample_mean
@@ -605,9 +594,8 @@ def _random_play_moments(state, root_side, root_scores):
 
 
 def test_horizon_playouts_estimate_random_play():
-    """At depth 1 with no exact solving, a root move's value is the mean of random playouts
-    from the state after it, with the reserve's order shuffled: within 4.5 standard errors of
-    the exact expectation of random play (fixed seed)."""
+    """At depth 1 without exact solving a move's value is the mean of random playouts after it
+    (the reserve shuffled): within 4.5 errors of random play's exact expectation."""
     checked = 0
     for info in endgames(Rules(players=2), 43, 9, 6, max_reserve=6):
         if info.reserve_size - info.rules.reserve_kept < 2:

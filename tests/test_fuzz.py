@@ -1,17 +1,10 @@
-"""Every reader fuzzed: malformed input to any command gives one line on stderr and exit 2.
-
-Property-based (hypothesis), the way trusted parsers are fuzzed: documents built from the
-bundled examples by structural mutations (a field replaced by a value of another type, a huge
-or negative number, NaN, a field dropped, a field added, an element duplicated) and by text
-mutations (truncation, bytes that are not UTF-8, control characters, deep nesting, a very long
-input), fed to every command that reads a record, a position, a .jsonl, `--rules` or the
-position flags. The property: the command either accepts the input (exit 0) or refuses it with
-exit 2 and one line on stderr; never an internal error, a traceback or a hang (hypothesis's
-deadline).
-
-The number of examples per property is `BERGEN_FUZZ_EXAMPLES` (default 12; `.ci/run` runs
-100); docs/TESTING.md gives the figures of a longer run.
-"""
+"""Every reader fuzzed (hypothesis): documents built from the bundled examples by structural
+mutations (a field of another type, huge or negative numbers, NaN, a field dropped, added or
+duplicated) and text mutations (truncation, invalid UTF-8, control characters, deep nesting,
+very long input), fed to every command that reads a record, a position, a .jsonl, `--rules` or
+the position flags: each is accepted (exit 0) or refused with exit 2 and one line on stderr,
+never an internal error, a traceback or a hang. `BERGEN_FUZZ_EXAMPLES` examples per property
+(default 12; `.ci/run` 100; docs/TESTING.md gives a longer run's figures)."""
 import copy
 import json
 
@@ -175,10 +168,9 @@ def test_position_flags(hand, line, sizes, reserve, scores, voids):
 
 @st.composite
 def hidden_event_records(draw):
-    """A seeded random match's round as seat 0 saw it (seat 1's hand, draws and the reserve
-    unseen), cut at an event of seat 1's, which is replaced by another event it might have
-    taken (a draw, a pass or a play of any tile fitting an end that seat 0 cannot see
-    placed): (the record, the public events, the cut's dealt hand and scores)."""
+    """A seeded random match's round as seat 0 saw it, cut at an event of seat 1's, replaced by
+    another it might have taken (a draw, a pass, a play of a tile seat 0 cannot see placed):
+    (the cut, the new event)."""
     from support import cuts
 
     from bergen_search.game.rules import Rules
@@ -210,11 +202,10 @@ def hidden_event_records(draw):
                                              HealthCheck.filter_too_much])
 @given(case=hidden_event_records())
 def test_hidden_events_no_deal_allows_are_refused(case):
-    """The whole-hand rule (FORMATS.md: with hidden hands, every play, draw and pass must fit
-    some deal consistent with what is known): a record whose last event, by a seat whose hand
-    it does not show, no whole deal of the hidden tiles allows is refused, and one some deal
-    allows is accepted. The oracle replays every candidate hand through the rules
-    (support.brute_histories); cut points too costly for it are passed over."""
+    """FORMATS.md: with hidden hands, every play, draw and pass must fit some deal consistent
+    with what is known: a last event by an unseen seat that no whole deal allows is refused, one
+    some deal allows accepted (the oracle: support.brute_histories; cut points too costly for it
+    passed over)."""
     from hypothesis import assume
     from support import Budget, brute_histories, public_events
 

@@ -21,12 +21,8 @@ from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW, State
 from bergen_search.game.tiles import tile_index, tile_str
 from bergen_search.information.inference import TileModel, relation, scoring_tile, tile_factors
-from bergen_search.information.infoset import (
-    RESERVE,
-    ObservedPlay,
-    Observer,
-    from_state_and_events,
-)
+from bergen_search.information.infoset import (RESERVE, ObservedPlay, Observer,
+    from_state_and_events)
 from bergen_search.information.sampler import WorldTable
 from bergen_search.play.engines import parse_engine_list
 from bergen_search.play.seats import play_engines

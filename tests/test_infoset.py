@@ -25,15 +25,8 @@ from bergen_search.game.match import play_match
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW, PASS, State
-from bergen_search.game.tiles import (
-    ALL_TILES,
-    DOUBLES,
-    TILES_WITH,
-    format_mask,
-    iter_mask,
-    parse_tile,
-    tile_str,
-)
+from bergen_search.game.tiles import (ALL_TILES, DOUBLES, TILES_WITH, format_mask, iter_mask,
+    parse_tile, tile_str)
 from bergen_search.information.infoset import RESERVE, Observer, from_state_and_events
 
 TABLES = {

@@ -1,24 +1,13 @@
-"""Every stop obeyed, no work lost (issue 20): Ctrl-C sent to the real installed command at
-several moments, `kill -9` and `--resume`, torn and foreign journals.
-
-Each command, sent SIGINT (as Ctrl-C does) while it works: it exits with status 130, says on
-standard error that it was interrupted and how far it got, prints what it finished (`best`
-its answer so far, `arena` the figures of the finished sets, `analyze` the decisions
-analysed), and its journal holds the finished work, readable. `kill -9` mid-run then
-`--resume` gives a file identical (byte for byte) to an uninterrupted run's, and so does a
-journal whose last line was torn; a journal of another command, seed, version or arguments
-is refused (exit 2).
-
-The default run drives one case of each behaviour (`analyze`'s Ctrl-C in its resume test);
-the other moments, worker counts and commands are behind the `slow` marker, which CI runs.
-What is not about the process (the reference runs, `--resume`, the refusals) runs in this
-one (`run_here`, click's CliRunner); the signals, `kill -9` and the exit statuses go to the
-real installed command.
-The product's promise, an exit within a second of Ctrl-C, is measured in
-benchmarks/bench_stop.py; the slow run also checks it here, with a generous bound
-(`stopped_promptly`: STOP_WITHIN, 3 s; `BERGEN_STOP_WITHIN`), since a test's wall clock
-measures the machine's load as much as the program.
-"""
+"""Every stop obeyed, no work lost: SIGINT (Ctrl-C) to the real installed command while it works
+gives exit 130, a line on standard error saying how far it got, what it finished on standard
+output (`best` its answer so far, `arena` the finished sets, `analyze` the decisions), and a
+readable journal; `kill -9` then `--resume` writes the uninterrupted file byte for byte, and so
+does a torn journal; a journal of another command, seed, version or arguments is refused. The
+default run drives one case of each behaviour, the other moments, worker counts and commands are
+behind `slow`. Runs that are not about the process (references, resumes, refusals) are
+in-process (`run_here`). The promise of an exit within a second is measured by
+benchmarks/bench_stop.py; the slow run checks it here with a generous bound (`stopped_promptly`,
+STOP_WITHIN 3 s, `BERGEN_STOP_WITHIN`)."""
 import json
 import os
 import select
@@ -64,14 +53,9 @@ def wait_for(predicate, proc, timeout=60):
 
 
 def settled(proc, seconds=0.5):
-    """Wait until the command has loaded the compiled core (its imports under way), then
-    until it and its worker processes have worked `seconds` more of processor time: the
-    moment to signal a command inside its work (a search, which is all processor time; what
-    comes before it takes far less). Counted on the processor, not the wall clock, which on a
-    busy machine let the signal land before the search had begun (`bergen: interrupted`, no
-    answer); and over the process's descendants too, since with `--workers 2` the search runs
-    in them while the command itself waits (counting the command alone let a 30-second search
-    finish before the signal came)."""
+    """Wait until the command has loaded the core, then until it and its descendants (a
+    `--workers 2` search runs in them) have worked `seconds` more of processor time: the moment
+    to signal it inside its search, whatever the machine's load."""
     wait_for(lambda: _loaded(proc, "bergen_search/game/_core"), proc, timeout=30)
     start = _cpu_seconds(proc)
     wait_for(lambda: _cpu_seconds(proc) >= start + seconds, proc)
@@ -119,9 +103,8 @@ def interrupt(proc):
 
 @pytest.fixture
 def stopped_promptly(request):
-    """check(seconds): in the slow run (the test marked `slow`), that the command exited
-    within STOP_WITHIN seconds of the signal; in the default run, nothing (see the module's
-    docstring: no default test asserts on the wall clock)."""
+    """check(seconds): in a test marked slow, the exit came within STOP_WITHIN of the signal; in
+    the default run nothing (no default test asserts on the wall clock)."""
     timed = request.node.get_closest_marker("slow") is not None
 
     def check(seconds):
@@ -178,11 +161,13 @@ def wait_for_output(proc, text, timeout=60) -> str:
                 [("1", 0), ("1", 1), ("1", 3), ("2", 0), ("2", 3)])])
 def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, after,
                                                           stopped_promptly):
-    """SIGINT after `after` sets are in the journal (0: while the first is played), with one
-    worker and with two: exit 130 at once, the finished sets' figures printed and stated,
-    the journal intact with every finished set, no output file."""
+    """SIGINT after `after` sets are journalled (0: during the first), one worker or two: exit
+    130, the finished sets' figures printed and stated, the journal whole, and the output given
+    with --force left as it was."""
     out = tmp_path / "a.jsonl"
-    proc = start(ARENA + ["--out", str(out), "--workers", workers, "--json"], tmp_path)
+    out.write_text("the old results\n")
+    proc = start(ARENA + ["--out", str(out), "--force", "--workers", workers, "--json"],
+                 tmp_path)
     journal = str(out) + ".journal"
     wait_for(lambda: os.path.exists(journal) and entries(journal) >= after, proc)
     status, stdout, stderr, seconds = interrupt(proc)
@@ -195,40 +180,33 @@ def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, afte
     assert header["command"] == "arena" and header["seed"] == 3
     assert doc["interrupted"] is True and doc["total"] == 40 and doc["done"] == len(done)
     assert doc["done"] >= after and doc.get("sets", 0) == doc["done"]
-    assert not out.exists()
-
-
-def test_a_run_that_is_interrupted_never_touches_an_existing_output(tmp_path):
-    """An existing a1.jsonl was overwritten by a run that had been interrupted (it ignored
-    Ctrl-C). Now a run refuses it without --force, and a run with --force that is
-    interrupted stops and leaves the old file as it was."""
-    out = tmp_path / "a1.jsonl"
-    out.write_text("the old results\n")
-    proc = start(ARENA + ["--out", str(out), "--force"], tmp_path)
-    wait_for(lambda: entries(str(out) + ".journal") >= 1, proc)
-    status, stdout, stderr, _ = interrupt(proc)
-    assert status == 130 and "interrupted after" in stdout + stderr
     assert out.read_text() == "the old results\n"
 
 
-@pytest.mark.parametrize("args", [
-    ["best", DECISION, "--time", "30", "--json"],
-    pytest.param(["best", DECISION, "--time", "30", "--workers", "2", "--json"], marks=SLOW),
+@pytest.mark.parametrize("args, sig, status", [
+    (["best", DECISION, "--time", "30", "--json"], signal.SIGINT, 130),
+    (["best", DECISION, "--time", "30", "--workers", "2", "--json"], signal.SIGTERM, 143),
+    pytest.param(["best", DECISION, "--time", "30", "--workers", "2", "--json"],
+                 signal.SIGINT, 130, marks=SLOW),
     pytest.param(["best", FIRST, "--algorithm", "expectimax", "--iterations", "50", "--set",
-                  "depth=10", "--json"], marks=SLOW),
+                  "depth=10", "--json"], signal.SIGINT, 130, marks=SLOW),
 ])
-def test_best_stops_at_once_with_its_answer_so_far(tmp_path, args, stopped_promptly):
-    """Inside a search (ISMCTS, two processes, and an expectimax world, which runs in C for
-    seconds): the answer so far, marked interrupted, exit 130."""
+def test_best_stops_at_once_with_its_answer_so_far(tmp_path, args, sig, status,
+                                                   stopped_promptly):
+    """Inside a search (ISMCTS, in two processes, an expectimax world in C), SIGINT or SIGTERM:
+    the answer so far, marked interrupted, exit 130 (143), no traceback."""
     proc = start(args, tmp_path)
     settled(proc)
-    status, stdout, stderr, seconds = interrupt(proc)
-    stopped_promptly(seconds)
-    if args[2] == "--algorithm" and status == 130 and not stdout:
+    t0 = time.monotonic()
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=30)
+    stopped_promptly(time.monotonic() - t0)
+    assert "Traceback" not in stderr, stderr
+    if args[2] == "--algorithm" and proc.returncode == 130 and not stdout:
         # No world finished yet: said so, no answer.
         assert "interrupted before the search finished a single world" in stderr
         return
-    assert status == 130, stderr
+    assert proc.returncode == status, stderr
     doc = json.loads(stdout)
     assert doc["interrupted"] is True and doc["iterations"] > 0
     assert doc["best"] == doc["moves"][0]["move"]
@@ -245,10 +223,8 @@ def test_best_text_says_it_was_interrupted(tmp_path):
 
 
 def test_best_and_eval_say_on_standard_error_that_they_were_interrupted(monkeypatch):
-    """GUIDE.md: "The command says on standard error that it was interrupted and how far it
-    got". `best` and `eval` said it on standard output, among the answer. Now the answer
-    (standard output) is marked in its first line, and the note is on standard error. The
-    search is cut as Ctrl-C cuts it: its result says `interrupted`."""
+    """GUIDE.md: the command says on standard error that it was interrupted and how far it got;
+    the answer on standard output says so in its first line."""
     import dataclasses
 
     from bergen_search.cli import best as best_command, eval as eval_command
@@ -387,13 +363,13 @@ def test_ctrl_c_while_the_program_starts_is_one_line(tmp_path):
 # ---- kill -9 and --resume --------------------------------------------------------------------
 @pytest.mark.parametrize("command, args, unit", [
     pytest.param("arena", ARENA + ["--workers", "2"], 2, marks=SLOW),
-    ("selfplay", SELFPLAY + ["--workers", "2"], 2),
+    pytest.param("selfplay", SELFPLAY + ["--workers", "2"], 2, marks=SLOW),
     pytest.param("analyze", ["analyze", os.path.join(ROOT, "examples", "match.json"),
                              "--iterations", "4000", "--quiet"], 6, marks=SLOW),
 ])
 def test_kill_minus_9_then_resume_writes_the_uninterrupted_file(tmp_path, command, args, unit):
-    """kill -9 mid-run (the journal holds some tasks), then --resume: the file is the very
-    one an uninterrupted run writes (cmp), and the journal is gone."""
+    """kill -9 mid-run, then --resume: the uninterrupted run's file, the journal gone (the
+    default run's case: test_runs.py's resumes of a killed selfplay)."""
     ref = tmp_path / "ref"
     assert run_here(args + ["--out", str(ref)], tmp_path).returncode == 0
     out = tmp_path / "out"
@@ -440,9 +416,8 @@ def test_a_torn_last_line_is_dropped_and_the_run_resumes(tmp_path):
 
 @pytest.fixture(scope="module")
 def stopped_selfplay(tmp_path_factory):
-    """The bytes of SELFPLAY's journal, the run stopped by Ctrl-C after two matches or more:
-    played once for the tests that damage or misuse such a journal (a copy in their own
-    folder is the same journal: it names its output by its file name)."""
+    """The bytes of SELFPLAY's journal after Ctrl-C past two matches, played once for the tests
+    that damage or misuse it (a copy elsewhere is the same journal)."""
     _, journal = _journal_of_a_stopped_run(tmp_path_factory.mktemp("stopped"), SELFPLAY)
     with open(journal, "rb") as f:
         return f.read()
@@ -527,25 +502,12 @@ def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path):
 
 
 def test_a_search_in_two_processes_ends_without_a_word_on_stderr(tmp_path):
-    """The pool of a `--workers 2` search is ended with SIGTERM, which its processes had
-    inherited the command's handler for: each printed a KeyboardInterrupt traceback at the
-    end of every such search. Now they end quietly."""
+    """The pool of a `--workers 2` search, ended with SIGTERM at its end, prints nothing (its
+    processes had inherited the command's handler and printed tracebacks)."""
     proc = start(["best", DECISION, "--time", "0.3", "--workers", "2", "--json"], tmp_path)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and err == ""
     assert json.loads(out)["best"]
-
-
-@pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
-def test_a_search_in_two_processes_stopped_says_so_without_a_traceback(tmp_path, sig, status):
-    proc = start(["best", DECISION, "--time", "30", "--workers", "2", "--json"], tmp_path)
-    settled(proc)
-    proc.send_signal(sig)
-    out, err = proc.communicate(timeout=30)
-    assert proc.returncode == status, err
-    assert "Traceback" not in err
-    doc = json.loads(out)
-    assert doc["interrupted"] is True and doc["best"] == doc["moves"][0]["move"]
 
 
 # ---- the stop signals reach the main thread --------------------------------------------------

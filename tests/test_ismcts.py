@@ -1,19 +1,11 @@
-"""SO-ISMCTS in C (`bergen_search.search.engines.ismcts._ismcts`, Cowling, Powley & Whitehouse 2012).
-
-Layered as OpenSpiel's `mcts_test.py`: the API and its invariants; determinism (seed, slicing
-of `run`); the time limit; hand-built positions with an obvious best move, some with a known
-exact value; agreement with an exact solution computed here by brute force on small endgames
-from seeded random rounds; hidden information that must stay hidden; 3 and 4 players and
-partnerships; the "match" objective.
-
-The exact solution (`exact_root_values`) enumerates the worlds of `WorldTable.enumerate()`
-with their weights and plays every root move to the end of the round on the reference
-`State`: the observer picks, at each of its later information sets, the move with the best
-expected reward over the worlds it cannot tell apart; the other seats must have no decision
-(one legal action everywhere), or the position is skipped. That is exactly the game ISMCTS
-solves in such positions (one decision maker against chance), so its means converge to these
-values and its best move to the exact best move.
-"""
+"""SO-ISMCTS in C (`search.engines.ismcts._ismcts`; Cowling, Powley & Whitehouse 2012), layered
+as OpenSpiel's `mcts_test.py`: the API and its invariants, determinism, the time limit, obvious
+best moves, agreement with an exact solution of small endgames, hidden information kept hidden,
+3 and 4 players and partnerships, the match objective. The exact solution (`exact_root_values`)
+plays every root move to the end of the round in every world of `WorldTable.enumerate()`, the
+observer choosing at each later information set the move best over the worlds it cannot tell
+apart, the other seats having no decision (else the position is skipped): the game ISMCTS solves
+there, so its means converge to these values."""
 import os
 import time
 
@@ -149,10 +141,9 @@ def test_bad_arguments():
 
 
 def test_availability_counts_the_worlds_where_a_play_is_legal():
-    """After the observer's reply to the lead, a play of the opponent is legal exactly when the
-    opponent holds its tile, and its hand is a uniform subset of the tiles allowed there: the
-    availability of each of its plays is about visits * hand / allowed. Its draw is one DRAW
-    child (the tile unseen), taken when none of its tiles fits."""
+    """After the reply to the lead, an opponent's play is available about visits * hand /
+    allowed times (its hand a uniform subset of the tiles allowed); its draw is one DRAW child,
+    taken when none of its tiles fits."""
     from math import comb
     rules = Rules()
     info = first_decision(rules, derive_seed(SEED, 8))
@@ -182,9 +173,8 @@ def test_availability_counts_the_worlds_where_a_play_is_legal():
 
 
 def test_own_draws_are_seen_and_passes_are_keyed():
-    """A forced draw at the root: one child per tile drawn (OWN_DRAW + tile), each tile on top
-    of the reserve with probability 1 / unseen tiles; root_stats sums them under DRAW. A
-    forced pass: one PASS child."""
+    """A forced draw at the root: one child per tile drawn, each with probability 1 / unseen,
+    summed under DRAW by root_stats; a forced pass: one PASS child."""
     info = info_of(dict(hand="0-1 1-2 0-2 0-5 1-5 2-5", line="3-3 3-4", hand_sizes="6,5",
                         reserve_size=15))
     n = 40000
@@ -234,11 +224,10 @@ def test_a_timed_slice_then_the_rest_equals_one_run(virtual_clock):
 
 
 def test_time_limit(virtual_clock):
-    """The clock is read every 64 iterations (TIME_CHECK_MASK) and the run stops at the first
-    reading at or past its limit: on a virtual clock of 1/64 s a reading, 0.25 s is 16
-    readings, 1,024 iterations, whatever the machine's load; a huge iteration limit is cut
-    by the time, a small one comes first. The pure-Python tree reads its clock before every
-    iteration: 16 iterations."""
+    """The clock is read every 64 iterations and the run stops at the first reading past its
+    limit: on a virtual clock of 1/64 s a reading, 0.25 s is 1,024 iterations; a huge iteration
+    limit is cut by the time, a small one comes first. The pure-Python tree reads it every
+    iteration: 16."""
     from bergen_search.information.sampler import ReferenceSampler
     from bergen_search.search.engines.ismcts import reference as ismcts_ref
     info = first_decision(Rules(), derive_seed(SEED, 4))
@@ -276,36 +265,22 @@ def test_memory_for_a_million_iterations(iterations, megabytes):
 
 # ---- obvious positions -----------------------------------------------------------------------
 @pytest.mark.parametrize("playout", ["random", "scoring"])
-def test_triple_over_nothing(playout):
-    tree = searched(info_of(TRIPLE), 20000, playout=playout)
+@pytest.mark.parametrize("position, best, means", [
+    (TRIPLE, ("5-5:L", "5-5:R"), {"5-5:L": 5.0, "5-5:R": 5.0}),   # +3, then out: every world
+    (TRIPLE_END, ("3-5:R",), {}),
+    (NO_GIFT, ("1-5:R",), {}),
+    (BLOCK, ("3-6:R",), {"3-6:R": 4.0}),                         # +2 the match, +2 the block
+], ids=["triple", "triple-end", "no-gift", "block"])
+def test_obvious_positions(playout, position, best, means):
+    tree = searched(info_of(position), 20000, playout=playout)
     stats = by_move(tree)
-    assert best_move(tree) in (mv("5-5:L"), mv("5-5:R"))
-    for move in (mv("5-5:L"), mv("5-5:R")):
-        visits, mean, _ = stats[move]
-        assert visits > 1000 and mean == 5.0      # +3, then out for +2, in every world
-
-
-@pytest.mark.parametrize("playout", ["random", "scoring"])
-def test_the_end_that_makes_the_triple(playout):
-    tree = searched(info_of(TRIPLE_END), 20000, playout=playout)
-    assert best_move(tree) == mv("3-5:R")
-
-
-@pytest.mark.parametrize("playout", ["random", "scoring"])
-def test_no_triple_for_the_opponent(playout):
-    tree = searched(info_of(NO_GIFT), 20000, playout=playout)
-    stats = by_move(tree)
-    assert best_move(tree) == mv("1-5:R")
-    assert stats[mv("1-5:R")][1] > stats[mv("4-5:R")][1] + 1.0
-
-
-@pytest.mark.parametrize("playout", ["random", "scoring"])
-def test_blocking_wins(playout):
-    tree = searched(info_of(BLOCK), 20000, playout=playout)
-    stats = by_move(tree)
-    assert best_move(tree) == mv("3-6:R")
-    assert stats[mv("3-6:R")][1] == 4.0          # +2 for the match, +2 for the block
-    assert stats[mv("3-6:L")][1] < 3.5
+    assert best_move(tree) in [mv(m) for m in best]
+    for m, value in means.items():
+        assert stats[mv(m)][0] > 1000 and stats[mv(m)][1] == value
+    if position is NO_GIFT:
+        assert stats[mv("1-5:R")][1] > stats[mv("4-5:R")][1] + 1.0
+    if position is BLOCK:
+        assert stats[mv("3-6:L")][1] < 3.5
 
 
 def test_match_objective_takes_the_winning_match():
@@ -339,10 +314,8 @@ def test_triple_with_more_players(players, partnerships, sizes):
 
 
 def test_partnership_rewards_are_by_side():
-    """With partnerships the points reward is a side's gain minus the other side's: a round
-    is zero-sum between the sides, so from the first decision the observer's mean reward is
-    a difference of two sides' points, not of four seats' (its spread is the same scale as
-    with two players), and the search runs for every seat of both sides."""
+    """With partnerships the reward is a side's gain minus the other's (zero-sum between sides,
+    the spread of two players'), and every seat of both sides searches."""
     rules = Rules(players=4, partnerships=True)
     info = first_decision(rules, derive_seed(SEED, 7))
     tree = searched(info, 20000)
@@ -446,10 +419,9 @@ def exact_root_values(info, moves=None):
 
 
 def closed_endgames(rules, n_rounds, from_events=True, max_tiles=28):
-    """Information sets of every decision with the reserve closed (down to reserve_kept) in
-    seeded random rounds, with at most `max_tiles` tiles in the hands: from the events (the
-    full history) or, with `from_events=False`, from the position alone (no history, no
-    voids: a wider set of worlds)."""
+    """Information sets of every decision with the reserve closed in seeded random rounds, at
+    most `max_tiles` in the hands: from the events, or (`from_events=False`) from the position
+    alone, a wider set of worlds."""
     out = []
     for i in range(n_rounds):
         rng = Rng(derive_seed(SEED, 1000 + i))
@@ -535,10 +507,9 @@ def test_best_move_equals_the_exact_best(solved_endgames):
 
 
 def test_means_equal_the_exact_values(solved_endgames):
-    """Where every action after the root move is forced, each root move's mean is an average
-    of i.i.d. world outcomes: within a few standard errors of the exact value (exactly equal
-    when every world gives the same). With 3 sides this checks the reward "gain minus the
-    others' mean gain", with partnerships that rewards go by side."""
+    """Where every action after the root move is forced, each root move's mean is within a few
+    standard errors of the exact value (with 3 sides: the gain minus the others' mean gain; with
+    partnerships: by side)."""
     endgames, _, min_means = solved_endgames
     checked = 0
     for info, exact, counts in endgames:
@@ -572,10 +543,9 @@ def replay_public(rules, hands, reserve, actions):
 
 
 def other_deal(rules, hands, reserve, actions, seat, rng, tries=2000):
-    """A deal with the same public history and the same tiles for `seat`, but another hand
-    for the other seat (two players): the tiles the other seat played and every tile `seat`
-    drew stay where they were, the rest of the unseen tiles is shuffled. None if no try fits
-    (a shuffled deal must pass the replay: the other seat's draws and passes prove voids)."""
+    """A deal with the same public history and `seat`'s tiles but another hand for the other
+    seat (the tiles it played and `seat`'s draws in place, the rest shuffled, the replay
+    passing), or None."""
     other = 1 - seat
     pinned_tiles = {a >> 1 for who, a in actions if who == other and a < DRAW}
     pinned_slots, n_draws = set(), 0
@@ -645,16 +615,14 @@ def test_hidden_hands_stay_hidden():
 # ---- the expected line after each move (`best`'s principal variation) ----------------------
 @pytest.mark.parametrize("seed", [0, 5])
 def test_the_expected_line_is_a_line_of_play(seed):
-    """Each move's expected line (`info["lines"]`, merged from the trees' most visited edges)
-    is play the rules allow as the seat sees it: every play fits the end it names, a tile the
-    seat holds when the seat plays it and one it does not hold when another seat does, a
-    draw keeps the turn, a play or a pass passes it, and the seat's own draw ends the line.
-    The first step is the other seat's answer to the move."""
+    """Each move's expected line (`info["lines"]`) is play the rules allow as the seat sees it:
+    plays fit their end, the seat's own tiles only when it plays, a draw keeps the turn, the
+    seat's own draw ends the line; its first step answers the move."""
     from bergen_search.formats.game import load_game
     from bergen_search.game.tiles import TILE_HIGH, TILE_LOW, other_half
     from bergen_search.search.api import Limits, search
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
-    res = search(info, Limits(iterations=20_000), seed=seed)
+    res = search(info, Limits(iterations=20_000), seed=seed, endgame=False)
     lines = res.info["lines"]
     assert set(lines) == {m.move for m in res.moves if m.twin is None}
     assert all(1 <= len(line) <= 6 for line in lines.values())
@@ -691,9 +659,9 @@ def test_the_expected_line_is_a_line_of_play(seed):
 
 
 def test_no_line_without_values_and_the_trees_are_freed(monkeypatch):
-    """A match engine's search (`values=False`) reads no line; and a search that reads them
-    leaves no tree alive after it (the memory cap counts a search's trees alive: a tree kept
-    by a reference cycle would shrink its next tree's share), the garbage collector off."""
+    """A match engine's search (`values=False`) reads no line, and a search that reads them
+    leaves no tree alive (the gc off: a cycle would keep one and shrink the next search's share
+    of the cap)."""
     import gc
 
     from bergen_search.formats.game import load_game

@@ -1,28 +1,12 @@
-"""The pure-Python ISMCTS (`bergen_search.search.ismcts_ref`) against the compiled one: the same tree.
-
-The oracle of `_ismcts.pyx`, as `state.py` is of `_core.pyx` (`test_differential.py`) and
-`expectimax_ref.py` of `_expectimax.pyx`: for the same information set, seed and iterations
-both must build the same tree node for node, and so give the same statistics bit for bit
-(floats compared with ==) and the same answer.
-
-Each decision here is drawn from its index `i` alone (`decision_case(i)` replays it): a rule
-set over every table and variant (2, 3 and 4 players, partnerships, both leads, redeal or
-lowest-tile, draw until playable or one, every blocked rule, the reserve kept, the out bonus,
-the endgame cap, hand sizes, targets, start scores), a random round cut at a random moment of
-the seat to move (mid-turn after a draw too, forced draws and passes at the root), its
-information set with or without history, worlds uniform or weighted by inference, and the
-tree's settings (exploration, objective points or match, playout random, scoring or safe,
-twins merged or not, choice statistics or not); then a plan of `run`, `run_move` (as
-sequential halving calls it, a merged twin included) and `evaluate_root` calls. After each
-call the results must be equal; at the end the whole tree (every node's key, side, visits,
-availability and reward sums, by `children` from the root down), `root_stats`,
-`root_side_stats`, `n_nodes`, `twins` and the move each would choose.
-
-`search()` itself (replicates, sequential halving, the final pass) is compared too, with the
-searches' backend swapped (`backend.SEARCH`).
-
-The default run checks a few dozen decisions (a few seconds); the thousands are behind the
-`slow` marker (`python -m pytest tests/test_ismcts_ref.py -m slow`), which CI runs.
+"""The pure-Python ISMCTS (`search.engines.ismcts.reference`), the compiled one's oracle: for
+the same information set, seed and calls both build the same tree node for node, with the same
+statistics bit for bit and the same answer. Each decision comes from its index alone
+(`decision_case(i)`): a rule set over every table and variant, a random round cut at a random
+moment (mid-turn, forced draws and passes too), the information set with or without history,
+uniform or inference worlds, the tree's settings; then a plan of `run`, `run_move` and
+`evaluate_root` calls, compared after each and, at the end, the whole tree, `root_stats`,
+`root_side_stats`, `n_nodes`, `twins` and the choice. `search()` itself is compared with the
+backend swapped (`backend.SEARCH`). A few dozen decisions by default; thousands behind `slow`.
 """
 import math
 from dataclasses import dataclass
@@ -91,9 +75,8 @@ def _rules(rng: Rng, i: int) -> Rules:
 
 
 def _cut(rules: Rules, rng: Rng, start):
-    """A random round from `start` played with random moves, cut at a random moment after the
-    lead: (the state, the seat to move's dealt hand, the events so far), or None when the
-    round ended first."""
+    """A random round from `start` played at random, cut at a random moment after the lead: (the
+    state, the seat to move's dealt hand, the events so far), or None."""
     hands, reserve = match.deal(rules, rng)
     st = State.deal(rules, hands, reserve, start)
     events = []
@@ -581,10 +564,9 @@ def test_search_budget_and_expectimax_on_the_reference(monkeypatch):
     (0, 1000), (9, 3000), *(pytest.param(i, 3000, marks=pytest.mark.slow) for i in (2, 7))])
 # 2 to 4 players, points and match (two of them behind the slow marker)
 def test_both_trees_stop_growing_at_the_same_iteration(i, iterations, core_modules):
-    """The memory cap (issue 20), counted in the reference as the core counts it: with the
-    same cap both stop growing at the same iteration and go on to the same tree, node for
-    node, and the same statistics. (Decision 0's pool is full at iteration 193, 9's at
-    696: 1,000 and 3,000 iterations take both on past it.)"""
+    """The memory cap counted in the reference as in the core: with the same cap both stop
+    growing at the same iteration (decision 0's pool fills at 193, 9's at 696) and grow the same
+    tree."""
     IsmctsTree, CoreSampler = core_modules
     case = decision_case(i)
     room = 1500 * ismcts_ref.CORE_NODE_BYTES    # a first pool of 1,500 nodes: full soon

@@ -1,18 +1,8 @@
-"""Searches share nothing (issue 48): every search owns its stop and its memory account, so
-that what one query does (its stop, its terminate, its trees) never changes another's answer.
-
-- many queries at once on an engine with several workers, terminated and stopped at moments
-  drawn from a seeded schedule: every query that was not stopped answers byte for byte as
-  it does alone (before: the exact endgame's builds heard one stop flag of the process,
-  raised by any search's stop, and a query terminated beside another cut the other's
-  attempt short: its answer came from 1,000 iterations);
-- a search's memory cap counts its own trees only: trees alive elsewhere in the process
-  leave its answer unchanged, on both backends (before: one count of the process's trees);
-- a search's processes (`workers=N`) hear its own stop, handed to them as they start.
-
-Each exact-endgame build hearing its own stop alone is tests/test_endgame.py's; the board's
-tabs (one engine each, in one process) are driven in a real browser in tests/test_board.py.
-"""
+"""Searches share nothing: each owns its stop and its memory account, so that one query's stop,
+terminate or trees never change another's answer: many queries on several workers, terminated
+and stopped on a seeded schedule, each one not stopped answering as alone; a memory cap counting
+a search's own trees; a search's processes hearing its own stop. Each endgame build's own stop:
+tests/test_endgame.py; the board's tabs: tests/test_board.py."""
 import json
 import random
 import threading
@@ -80,9 +70,9 @@ def _alone(cmd):
 
 
 def _schedule(rng, round_):
-    """A round's queries (`go`s on decision.json, whose exact attempt builds for a good
-    part of a second, and on a small position) and the moments (seconds after the last
-    `go`) at which some are terminated and, in some rounds, everything running stopped."""
+    """A round's queries (`go`s on decision.json, whose exact attempt builds for a good part of
+    a second, and on a small position) and the seconds after the last `go` at which some are
+    terminated and, in some rounds, everything stopped."""
     queries = []
     for i in range(rng.choice((3, 4))):
         game = DECISION if rng.random() < 0.75 else SMALL
@@ -100,10 +90,9 @@ def _schedule(rng, round_):
 
 @pytest.mark.parametrize("rounds", sizes(3, 10))
 def test_queries_stopped_and_terminated_beside_others_leave_their_answers_alone(rounds):
-    """The issue's case and more: in each round a few queries start at once on 2 or 3
-    workers, some are terminated at moments drawn from a seeded random schedule, and in
-    some rounds a `stop` comes; every query not stopped answers as it does alone, field for
-    field but the wall times; every query answers exactly once."""
+    """Each round: queries on 2 or 3 workers, some terminated on a seeded schedule, sometimes a
+    `stop`: every query not stopped answers as it does alone, field for field but wall times,
+    and each exactly once."""
     pytest.importorskip("bergen_search.search.endgame._endgame")
     rng = random.Random(48)
     alone = {}
@@ -152,9 +141,8 @@ def _tree_class(searches):
 
 
 def test_trees_alive_elsewhere_leave_a_capped_search_unchanged(searches):
-    """A search capped at 1 MB, alone and then with 1.2 MB of other trees alive in the
-    process (another search's, or a caller's): the same answer, its tree grown as far (before:
-    the cap counted every tree of the process, and this one was born full)."""
+    """A search capped at 1 MB, alone and with 1.2 MB of other trees alive in the process: the
+    same answer, its tree grown as far."""
     info = load_game(SMALL)
     limits = Limits(iterations=2_000, memory_mb=1)
     alone = search(info, limits, seed=3, replicates=1)
@@ -169,10 +157,9 @@ def test_trees_alive_elsewhere_leave_a_capped_search_unchanged(searches):
 
 
 def test_the_trees_of_one_account_share_its_cap(searches):
-    """The cap bounds the trees of one account together (one search's, `memory_account`),
-    on both backends alike: a second tree of the account is born with what the first left
-    it, a tree of another account with its whole first pool; and a tree freed gives its
-    bytes back to its own account only."""
+    """The cap bounds one account's trees together, on both backends: a second tree is born with
+    what the first left, another account's with a whole pool, and a freed tree gives back to its
+    own account only."""
     from bergen_search.search.engines.ismcts.reference import MemoryAccount as ReferenceAccount
     info = load_game(SMALL)
     tree = _tree_class(searches)
@@ -197,11 +184,8 @@ def _table(info):
 
 # ---- a search's processes --------------------------------------------------------------------
 def test_a_search_s_processes_hear_its_own_stop_only(monkeypatch):
-    """A search with `workers=2` hands its stop to its processes as they start. Before, it
-    reached them through a module global of the parent, set while the pool forked: another
-    search forking its pool at that moment (the engine's other worker, another board tab)
-    left its own stop there, and this search's processes heard that one (here: set at
-    once, as if the other search had been stopped)."""
+    """A `workers=2` search hands its stop to its processes as they start (through a module
+    global, another search forking at that moment left its stop there: here set at once)."""
     from contextlib import contextmanager
 
     from bergen_search.runs import parallel

@@ -1,14 +1,9 @@
-"""Every limit held, every input that cannot be refused (issue 20's "what was seen").
-
-Budgets are checked at the edge (one line, exit 2; the maxima in --help): overflowing,
-infinite, NaN and negative iterations, times and memory caps, in every command and engine
-spec. A time limit holds inside an expectimax world, and a search that finished nothing
-says so instead of printing zeros; an engine in a match that finishes nothing plays the
-greedy move and says so. The memory cap holds and the search answers at it, even when the
-machine refuses memory. `play` checks its file before the first move and never overwrites
-one unasked. Positions with a reserve below what is kept or hand sizes the turn order rules
-out are refused, and a position given where a record is needed says so.
-"""
+"""Every limit held, every input refused that must be: budgets checked at the edge (one line,
+exit 2, the maxima in --help) in every command and engine spec; a time limit inside an
+expectimax world; a search that finished nothing says so; a match engine that finishes nothing
+plays greedy and says so; the memory cap held even when the machine refuses memory; `play`'s
+file checked first and never overwritten unasked; impossible positions refused; endless inputs
+refused at their caps."""
 import json
 import math
 import os
@@ -17,10 +12,8 @@ import sys
 import textwrap
 
 import pytest
-from click.testing import CliRunner
-from support import sizes
+from support import sizes, bergen as run
 
-from bergen_search.cli import main
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load_game
 from bergen_search.search.api import MAX_ITERATIONS, MAX_SECONDS, Limits, search
@@ -32,10 +25,6 @@ POSITION = "examples/position.json"
 #: for one world here.
 FIRST = "bergen1/2/0,0/0/0-1,0-2,1-3,2-4,3-5,4-6/1-1/6,5/16"
 HUGE = "1" + "0" * 30
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, list(args), input=input, prog_name="bergen")
 
 
 def refused(res, *words):
@@ -127,11 +116,9 @@ def test_the_engine_protocol_refuses_an_oversized_go():
 
 # ---- time held, nothing found said -------------------------------------------------------------
 def test_a_search_that_finished_no_world_says_so(virtual_clock):
-    """The issue: `best --algorithm expectimax --depth 10 --time 1` at the first decision
-    after the lead printed "0 worlds", every move at +0.000 and an arbitrary best; eval then
-    printed ± inf. Now one line saying no world finished, and what to change; exit 2. (On a
-    virtual clock of 1/64 s a reading: 0.05 s is a few readings, far less than a world at
-    depth 10 takes, on any machine; the real clock let a quiet machine finish one.)"""
+    """Expectimax at depth 10 with a time limit no world fits in: one line saying no world
+    finished and what to change, exit 2, never zeros (on a virtual clock of 1/64 s a reading).
+    """
     virtual_clock(1 / 64)
     for command in ("best", "eval"):
         for extra in ([], ["--json"]):
@@ -145,11 +132,9 @@ def test_a_search_that_finished_no_world_says_so(virtual_clock):
 
 
 def test_the_clock_is_heard_inside_a_world(virtual_clock):
-    """A world at depth 10 takes seconds here (millions of nodes): with 0.05 s it is
-    abandoned (None) instead of running on, and a search under a time limit stops with fewer
-    worlds than its budget (the issue: `expectimax:iterations=50,depth=8` took 56 s whatever the
-    time limit). On a virtual clock of 1/64 s a reading, read every 4,096 nodes: 0.05 s is
-    four readings, whatever the machine's speed."""
+    """A world at depth 10 (millions of nodes) is abandoned at 0.05 s (None), and a timed search
+    stops with fewer worlds than its budget (on a virtual clock of 1/64 s a reading, read every
+    4,096 nodes)."""
     virtual_clock(1 / 64)
     from bergen_search.search.engines.expectimax._expectimax import ExpectimaxSearch
     from bergen_search.information._sampler import CoreSampler
@@ -177,7 +162,8 @@ def test_a_match_engine_that_finds_nothing_plays_greedy_and_says_so():
 
 
 # ---- memory ----------------------------------------------------------------------------------
-def test_best_says_when_the_memory_cap_stopped_the_tree():
+def test_best_says_when_the_memory_cap_stopped_the_tree(one_search):
+    """The text and the JSON of one search whose trees reached a 1 MB cap."""
     res = run("best", DECISION, "--iterations", "250000", "--memory", "1")
     assert res.exit_code == 0
     assert "reached the cap of 1 MB" in res.output and "went on sampling" in res.output
@@ -192,10 +178,8 @@ def test_best_says_when_the_memory_cap_stopped_the_tree():
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc")
 def test_no_memory_error_when_the_machine_refuses_memory():
-    """The cap above what the machine gives (an address-space limit 40 MB above what the
-    process holds): the pool cannot grow, the tree stops growing, the search answers. The
-    issue: running out ended in MemoryError with no answer at all. (The pool doubles: with
-    40 MB it stops at about 130,000 iterations, a third of the budget.)"""
+    """A cap above what the machine gives (an address-space limit 40 MB above the process): the
+    pool cannot grow, the tree stops, the search answers; no MemoryError."""
     code = textwrap.dedent(f"""
         import resource, json
         from bergen_search.search.api import Limits, search
@@ -334,12 +318,13 @@ def test_a_position_where_a_record_is_needed_says_so(command):
 
 
 # ---- every reader caps its input (issue 40) ---------------------------------------------
-@pytest.mark.parametrize("command,cap", [("best", 16), ("eval", 16), ("show", 16),
-                                         ("analyze", 256), ("replay", 256)])
+@pytest.mark.parametrize("command,cap", [
+    ("best", 16), ("replay", 256),      # a game's reader and the records' (the others': slow)
+    *(pytest.param(c, n, marks=pytest.mark.slow) for c, n in (("eval", 16), ("show", 16),
+                                                               ("analyze", 256)))])
 def test_an_endless_input_is_refused_at_its_cap(command, cap):
-    """`bergen best /dev/zero` read until the machine's memory was gone (17.4 GB): every
-    reader stops at its cap (16 MB a document, 256 MB a file of records) and says so, exit
-    2. (Its speed is benchmarks/bench_stop.py's concern: no test asserts on the clock.)"""
+    """Every reader stops at its cap (16 MB a document, 256 MB a file of records) and says so,
+    exit 2."""
     from support import console_script
     proc = subprocess.run([console_script(), command, "/dev/zero"], capture_output=True,
                           text=True, timeout=60)

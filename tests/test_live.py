@@ -1,15 +1,8 @@
-"""A live search (`search(on_info=)`, the engine's `go` with `report_every`, the board's
-analysis) streams ISMCTS's ranked moves while the exact endgame is attempted beside it
-(`endgame.step.Beside`), instead of after an attempt that may take seconds and decline:
-
-- the first partial of an infinite `go` on examples/decision.json comes before the exact
-  attempt ends (by the order of events: the attempt is held until a partial has been seen;
-  run first, as before, it would wait in vain);
-- when the attempt solves, its answer is the result and the last report (`"exact": true`),
-  and nothing of ISMCTS is reported after it;
-- watched or not, the same seed and iteration budget give the same result (solved or not);
-- a stop ends both, and no attempt is left running.
-"""
+"""A live search (`search(on_info=)`, the engine's `go` with `report_every`, the board) streams
+ISMCTS's ranked moves while the exact endgame is attempted beside it (`endgame.step.Beside`):
+the first partial comes before the attempt ends; a solved attempt is the result and the last
+report, nothing of ISMCTS after it; watched or not, the same seed and budget give the same
+result; a stop ends both."""
 import json
 import queue
 import threading
@@ -157,12 +150,9 @@ def test_a_stop_ends_the_search_and_the_attempt():
 # ---- live figures that keep their promise (issue 41) ----------------------------------------
 
 def test_the_reports_pool_the_replicates_finished_so_far():
-    """(settle=off; with settle: tests/test_settle.py) What a watched search reports is the result's own estimator on the trees finished so
-    far (before: the statistics of the one tree being grown, whose values moved 7 to 250
-    times the error printed beside them): with t of the 8 trees of 8 x 300 iterations
-    finished, each move's value is that of the search of those t trees (`replicates=t`,
-    the same seed); its error only from 8 on, the number the search pools; ranked by value;
-    and the last report is the result."""
+    """(settle=off; with settle: test_settle.py) A watched search reports the result's own estimator on the trees finished so far: with t
+    of 8 trees done, each value is the search of those t trees' (`replicates=t`, the same seed),
+    its error only from 8 on, ranked by value; the last report is the result."""
     info = load_game(json.dumps(DECISION))
     reports = []
     result = search(info, Limits(iterations=2400), seed=6, on_info=reports.append,
@@ -191,11 +181,9 @@ def test_the_reports_pool_the_replicates_finished_so_far():
 
 
 def test_a_search_until_stopped_pools_every_tree_and_keeps_none():
-    """With settle=off, search(until_stopped=True) grows trees of one size until stop; stopped inside a tree
-    (the 13th, part grown), its answer is the search of the trees finished (`replicates=k`):
-    the values, and also the iterations, the visits, the nodes and the lines, which counted
-    the unfinished tree (issue 48: 418,750 iterations against 412,500); and what it kept of
-    the trees is their figures: the trees themselves and all but one set of beams are gone."""
+    """With settle=off, search(until_stopped=True) grows trees of one size until stop; stopped inside the 13th,
+    its answer is the search of the finished trees (`replicates=k`): values, iterations, visits,
+    nodes and lines; of the trees it keeps only their figures."""
     _core()
     info = load_game(json.dumps(DECISION))
     stop = threading.Event()
@@ -227,11 +215,8 @@ def test_a_search_until_stopped_is_refused_where_it_cannot_be():
 
 
 def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch):
-    """The freeze of issue 41: an infinite `go` on decision.json stopped reporting after
-    5,000,000 iterations (its cap) while the exact endgame's bracket, beside it, went on for
-    20-30 s more on a budget of 5,000,000 iterations' work, and the answer waited for stop.
-    Now the attempt (and its bracket) gets the budget of one batch of trees (the default
-    100,000, as `bergen best`), and the search has no cap."""
+    """An infinite `go` gives the exact attempt and its bracket the budget of one batch of trees
+    (100,000 iterations, as `bergen best`), and has no cap."""
     _core()
     real, budgets = exact.attempt, []
 
@@ -256,9 +241,8 @@ def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch
 
 
 def test_an_infinite_go_that_solves_says_finished_at_once():
-    """An infinite search that ends by itself (here the exact endgame solves it) says so at
-    once: a last partial with `"finished": true` carries the answer, before any stop; the
-    bestmove then waits for stop, as UCI's go infinite does, and is that answer."""
+    """An infinite search the exact endgame solves says so at once, a last partial with
+    `"finished": true` carrying the answer; the bestmove waits for stop and is that answer."""
     _core()
     server, lines = _engine()
     try:
@@ -305,13 +289,10 @@ def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
 
 
 def test_a_partial_as_each_tree_of_the_budget_finishes():
-    """PROTOCOL.md: a partial every `report_every` seconds, the first after the first slice,
-    "and one as each of ISMCTS's trees finishes". With `report_every` 3600 a search of 8
-    trees of 50,000 iterations wrote one partial (trees 0) and then its bestmove (issue 48).
-    Now: the first, then one as each of the 8 finishes (trees 1 to 8, their own figures),
-    then the bestmove, the last partial its figures. An infinite search (settle=off) says the
-    same for the trees of its budget (the first 8), and its later trees (which may finish many a
-    second) on the clock alone."""
+    """PROTOCOL.md: a partial every `report_every` seconds, the first after the first slice, and
+    one as each tree finishes: with `report_every` 3600 and 8 trees, the first, one per tree
+    (its figures), then the bestmove; an infinite search (settle=off) likewise for its budget's trees, its
+    later ones on the clock alone."""
     server, lines = _engine()
     try:
         server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 1, "seed": 3,

@@ -22,18 +22,8 @@ from bergen_search.game.tiles import TILES_WITH
 from bergen_search.play import luck
 from bergen_search.play.arena import play_set, run_arena
 from bergen_search.play.engines import parse_engine_spec
-from bergen_search.play.luck import (
-    KnownPosition,
-    RolloutModel,
-    ValueModel,
-    default_model,
-    draw_luck,
-    match_luck,
-    reference_rollouts,
-    round_luck,
-    side_features,
-    side_margin,
-)
+from bergen_search.play.luck import (KnownPosition, RolloutModel, ValueModel, default_model,
+    draw_luck, match_luck, reference_rollouts, round_luck, side_features, side_margin)
 from bergen_search.views.arena import arena_text
 
 GREEDY, RANDOM = parse_engine_spec("greedy"), parse_engine_spec("random")

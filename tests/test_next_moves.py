@@ -1,12 +1,8 @@
 """`formats.replay.next_moves` (the protocol's `moves`, the board's game entry): what the seat
-to move may do next, its hand seen or not, decided by the rules replaying the record with
-each candidate event added.
-
-Walked along round 1 of examples/match.json with seat 1's hand and draws unseen: at every
-event the seat offered is the one that moved and its real event is among the offers; seat
-0's offers (its hand seen) are exactly its legal moves in the complete record; seat 1's never
-name a tile on the line or in seat 0's hand, and after its pass at ends (x, y) none of its
-offers shows x or y (the pass proved it held none, and it drew nothing since)."""
+to move may do next, its hand seen or not, decided by replaying the record with each candidate
+event. Along round 1 of examples/match.json with seat 1 unseen: the seat offered is the one that
+moved and its event is offered; seat 0's offers are its legal moves; seat 1's never name a tile
+on the line or in seat 0's hand, nor after a pass at (x, y) one showing x or y."""
 import json
 
 import pytest
@@ -84,10 +80,8 @@ def test_a_match_over_says_the_match_is_over_not_the_round():
 
 
 def test_a_round_not_led_lists_every_lead_some_deal_allows():
-    """With both hands shown, the one lead the rules allow (2-2: the lowest double dealt);
-    with seat 1's hand unseen, seat 1 may also lead a lower double no shown hand holds (0-0,
-    1-1), and seat 0 still 2-2 (should seat 1 hold neither); with none shown, any double by
-    either seat (a lead of 6-6 leaves the six lower doubles to the reserve)."""
+    """Both hands shown: the one lead (2-2); seat 1 unseen: also its lower doubles no shown hand
+    holds (0-0, 1-1); none shown: any double by either seat."""
     r = MATCH["rounds"][0]
     def leads(hands):
         nxt = next_moves(dict(MATCH, rounds=[dict(r, hands=hands, reserve=None, events=[])]))
@@ -132,17 +126,13 @@ def _brute_allows(cut, seat, event):
                                 cut.scores, budget=15_000))
 
 
-@pytest.mark.parametrize("games", [pytest.param(4, id="fast"),
+@pytest.mark.parametrize("games", [pytest.param(2, id="fast"),
                                    pytest.param(40, id="full", marks=pytest.mark.slow)])
 def test_an_unseen_seat_is_offered_what_some_whole_hand_allows(games):
-    """Every offer to an unseen seat is an event some whole deal of the hidden tiles allows,
-    and every such event is offered: judged by replaying every candidate hand through the
-    rules (support.brute_histories), never tile by tile. Seat 0's view of seeded random
-    matches, at every moment seat 1 is to move. Before the whole-hand check, a seat that must
-    play was offered "draw" where only some of its possible tiles missed both ends (the
-    issue's case: seat 1 holding 6 of the 10 unseen tiles, only 4 of them fitting neither
-    end). A pass that blocks the round is left out: the rules score it with the hands known,
-    a record with a hand unseen cannot (`test_along_a_round_with_a_hand_unseen`)."""
+    """Every offer to an unseen seat is an event some whole deal of the hidden tiles allows, and
+    every such event is offered (support.brute_histories, never tile by tile), at every moment
+    seat 1 moves in seat 0's view of seeded matches. The pass that blocks the round is left out
+    (`test_along_a_round_with_a_hand_unseen`)."""
     from support import Budget, cuts
     from bergen_search.game.rules import Rules
     from bergen_search.game.state import DRAW, PASS

@@ -16,26 +16,15 @@ import re
 import shlex
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import FUZZ_EXAMPLES, sizes
+from support import FUZZ_EXAMPLES, sizes, bergen as run
 
-from bergen_search.cli import main
 from bergen_search.errors import BergenError
-from bergen_search.formats.position import (
-    Position,
-    parse_position,
-    position_from_flags,
-    write_position,
-)
-from bergen_search.formats.position_string import (
-    PARTS,
-    TAG,
-    is_position_string,
-    parse_string,
-    to_string,
-)
+from bergen_search.formats.position import (Position, parse_position, position_from_flags,
+    write_position)
+from bergen_search.formats.position_string import (PARTS, TAG, is_position_string, parse_string,
+    to_string)
 from bergen_search.formats.record_io import write_record
 from bergen_search.formats.replay import walk
 from bergen_search.game.match import play_match
@@ -53,10 +42,6 @@ VARIANTS = [
     if not (part and p != 4)] + [
     dict(target=7), dict(hand_size=4), dict(players=3, hand_size=5, reserve_kept=4),
     dict(out_bonus=5, endgame_cap=False), dict(players=4, target=25, reserve_kept=0)]
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, list(args), input=input, prog_name="bergen")
 
 
 def positions_of(rules: Rules, seed: int):

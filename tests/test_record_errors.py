@@ -11,15 +11,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from click.testing import CliRunner
 
+from bergen_search.cli import main
 from bergen_search.errors import BergenError
-from bergen_search.formats.record_io import (
-    LineError,
-    dump_record,
-    iter_records,
-    load_record,
-    write_record,
-)
+from bergen_search.formats.record_io import (LineError, dump_record, iter_records, load_record,
+    write_record)
 from bergen_search.formats.replay import replay
 from bergen_search.game.match import play_match
 from bergen_search.game.rules import Rules
@@ -387,21 +384,38 @@ def test_the_base_records_are_legal():
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_library_error(case):
+def test_the_error_through_the_library_and_bergen_replay(case, tmp_path):
+    """`load_record` + `replay`: the error, located, in one line that starts with where;
+    `bergen replay FILE`: exit 2, that line alone on standard error, no traceback; with
+    --json the document says the same."""
     with pytest.raises(BergenError) as info:
         replay(load_record(case.text))
     err = info.value
     text = str(err)
-    assert case.words in text, text
-    assert "\n" not in text
+    assert case.words in text and "\n" not in text, text
     assert (err.round, err.event) == (case.round, case.event), text
     if case.field != "-":
         assert err.field == case.field, text
-    # the location leads the message
+    where = [f"round {case.round + 1}"] if case.round is not None else []
+    where += [f"event {case.event}"] if case.event is not None else []
+    if where:
+        assert text.startswith(where[0]) and all(w in text for w in where)
+    if not case.cli:
+        return
+    path = tmp_path / "record.json"
+    path.write_text(case.text)
+    result = CliRunner().invoke(main, ["replay", str(path)])
+    assert result.exit_code == 2, (result.exit_code, result.output)
+    assert "Traceback" not in result.output and not isinstance(result.exception, (
+        AssertionError, KeyError, TypeError, AttributeError, IndexError))
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and case.words in lines[0], result.stderr
+    assert all(w in lines[0] for w in where)
     if case.round is not None:
-        assert text.startswith(f"round {case.round + 1}")
-    if case.event is not None:
-        assert f"event {case.event}" in text
+        result = CliRunner().invoke(main, ["replay", "--json", str(path)])
+        doc = json.loads(result.stdout)
+        assert result.exit_code == 2 and doc["ok"] is False and case.words in doc["error"]
+        assert (doc["round"], doc["event"]) == (case.round, case.event)
 
 
 # ---- .jsonl --------------------------------------------------------------------------------------
@@ -487,60 +501,13 @@ def test_state_rejects_a_lead_coded_with_the_right_end():
 
 
 # ---- the command line: `bergen replay FILE` ------------------------------------------------------
-@pytest.fixture(scope="module")
-def cli_main():
-    cli = pytest.importorskip("bergen_search.cli")
-    return cli.main
-
-
-def _invoke(main, args):
-    from click.testing import CliRunner
-    return CliRunner().invoke(main, args)
-
-
-CLI_CASES = [c for c in CASES if c.cli]
-
-
-@pytest.mark.parametrize("case", CLI_CASES, ids=[c.id for c in CLI_CASES])
-def test_cli_replay_exits_2_with_one_line(case, cli_main, tmp_path):
-    path = tmp_path / "record.json"
-    path.write_text(case.text)
-    result = _invoke(cli_main, ["replay", str(path)])
-    assert result.exit_code == 2, (result.exit_code, result.output)
-    assert "Traceback" not in result.output and not isinstance(result.exception, (
-        AssertionError, KeyError, TypeError, AttributeError, IndexError))
-    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1, result.stderr
-    assert case.words in lines[0], lines[0]
-    if case.round is not None:
-        assert f"round {case.round + 1}" in lines[0]
-    if case.event is not None:
-        assert f"event {case.event}" in lines[0]
-
-
-@pytest.mark.parametrize("case", [c for c in CLI_CASES if c.round is not None],
-                         ids=lambda c: c.id)
-def test_cli_replay_json_error(case, cli_main, tmp_path):
-    path = tmp_path / "record.json"
-    path.write_text(case.text)
-    result = _invoke(cli_main, ["replay", "--json", str(path)])
-    assert result.exit_code == 2
-    doc = json.loads(result.stdout)
-    assert doc["ok"] is False and case.words in doc["error"]
-    assert (doc["round"], doc["event"]) == (case.round, case.event)
-
-
-def test_cli_replay_ok(cli_main, tmp_path):
+def test_cli_replay_ok_and_from_standard_input(tmp_path):
     path = tmp_path / "record.json"
     path.write_text(json.dumps(BASE))
-    result = _invoke(cli_main, ["replay", "--json", str(path)])
+    result = CliRunner().invoke(main, ["replay", "--json", str(path)])
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["ok"] is True and doc["scores"] == [5, 4] and doc["rounds"][0]["end"] == "out"
-
-
-def test_cli_replay_stdin(cli_main):
-    from click.testing import CliRunner
-    result = CliRunner().invoke(cli_main, ["replay", "-"], input='{"format": "bergen-record/1"')
+    result = CliRunner().invoke(main, ["replay", "-"], input='{"format": "bergen-record/1"')
     assert result.exit_code == 2
     assert "bad JSON at line 1" in result.stderr and "Traceback" not in result.output

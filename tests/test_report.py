@@ -1,9 +1,6 @@
-"""`bergen analyze --html`: the self-contained report, checked as a document and, in a real
-browser (headless Chromium from the system's packages), as rendered.
-
-The browser tests need `chromium` (or `chromium-browser` / `google-chrome`) on the PATH;
-.ci/run installs Debian's package when it is missing and sets BERGEN_REQUIRE_BROWSER=1, under
-which a missing browser fails the run instead of skipping."""
+"""`bergen analyze --html`: the self-contained report, as a document and as rendered in headless
+Chromium (skipped without it, failed instead under BERGEN_REQUIRE_BROWSER=1, which .ci/run sets
+after installing Debian's package)."""
 import json
 import os
 import re
@@ -12,6 +9,7 @@ import subprocess
 from html.parser import HTMLParser
 
 import pytest
+from support import bergen as run
 from click.testing import CliRunner
 
 from bergen_search.cli import main
@@ -23,15 +21,6 @@ from bergen_search.play.seats import play_engines
 
 MATCH = "examples/match.json"
 ARGS = ["--iterations", "1000", "--seed", "3", "--quiet"]
-
-
-def run(*args, input=None):
-    """stdout and stderr apart (click 8.2 keeps them apart; older click needs mix_stderr)."""
-    try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:
-        runner = CliRunner()
-    return runner.invoke(main, list(args), input=input)
 
 
 class Tags(HTMLParser):
@@ -131,22 +120,11 @@ def test_report_holds_every_decision_and_the_summary(report):
     assert html_text.count('<symbol id="half') == 7
 
 
-def test_same_seed_same_report_byte_for_byte(report, tmp_path):
-    """The fixture's run had --json too: the report is the same without it, and with --html
-    alone the standard output only says what was written."""
-    html_text, _, _ = report
-    again = tmp_path / "again.html"
-    res = run("analyze", MATCH, *ARGS, "--html", str(again))
-    assert res.exit_code == 0 and res.stdout.startswith("wrote ")
-    assert again.read_text(encoding="utf-8") == html_text
-
-
 @pytest.mark.slow
 def test_the_bundled_report_is_current(tmp_path):
     """examples/match.html is what `bergen analyze examples/match.json --html` writes today
-    (regenerate it, and examples/match-report.png, when the report or the analysis changes).
-    A default-budget analysis: behind the slow marker; the report's byte-for-byte
-    reproducibility is checked in the default run on a smaller budget."""
+    (regenerate it and examples/match-report.png when the report changes); a default-budget
+    analysis, so behind slow."""
     fresh = tmp_path / "match.html"
     assert run("analyze", MATCH, "--quiet", "--html", str(fresh)).exit_code == 0
     assert fresh.read_text(encoding="utf-8") == open("examples/match.html", encoding="utf-8").read()
@@ -163,8 +141,8 @@ def first_round(tmp_path):
 
 def test_html_leaves_the_text_and_json_outputs_as_they_were(tmp_path):
     """(On the example's first round.) --json with --html prints what --json alone does; the
-    text output is the listing. (--html alone prints one line:
-    test_same_seed_same_report_byte_for_byte.)"""
+    text output is the listing; --html alone prints one line, and the same seed writes the
+    same report byte for byte, with --json or without."""
     src = first_round(tmp_path)
     plain = run("analyze", src, *ARGS, "--json")
     with_html = run("analyze", src, *ARGS, "--json", "--html", str(tmp_path / "r.html"))
@@ -174,6 +152,10 @@ def test_html_leaves_the_text_and_json_outputs_as_they_were(tmp_path):
     text = run("analyze", src, *ARGS)
     assert text.exit_code == 0 and text.stdout.startswith("round 1\n")
     assert "seat  decisions forced total loss" in text.stdout
+    alone = run("analyze", src, *ARGS, "--html", str(tmp_path / "again.html"))
+    assert alone.exit_code == 0 and alone.stdout.startswith("wrote ")
+    assert len(alone.stdout.splitlines()) == 1
+    assert (tmp_path / "again.html").read_bytes() == (tmp_path / "r.html").read_bytes()
 
 
 def test_report_of_several_matches_and_three_players(tmp_path):
@@ -311,21 +293,28 @@ def _assert_png(shot):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
 
 
+def _found(dom, name):
+    found = re.search(rf'<pre id="bergen-{name}">(.*?)</pre>', dom, re.S)
+    assert found, dom[-500:]
+    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+
+
 def test_rendered_in_chromium(report, tmp_path):
-    """The report as laid out at desktop width, with a screenshot of it taken in the same run
-    and nothing in the console (the checking script only adds inline scripts to the policy:
-    a refused fetch or a missing symbol would still be logged)."""
+    """The report at 1200 px with both checking scripts (its layout: `check_layout`), a
+    screenshot of the same run and nothing in the console (the scripts only open the policy to
+    inline scripts: a refused fetch or a missing symbol would still be logged)."""
     html_text, out, _ = report
     page = tmp_path / "check.html"
-    page.write_text(_with_check(html_text), encoding="utf-8")
+    page.write_text(_with_check(html_text).replace("</body>", _LAYOUT + "</body>"),
+                    encoding="utf-8")
     shot = tmp_path / "desktop.png"
-    dom, console = _chromium(tmp_path, "--window-size=1200,2000", f"--screenshot={shot}",
+    dom, console = _chromium(tmp_path, "--window-size=1200,3000", f"--screenshot={shot}",
                              "--dump-dom", page.as_uri())
+    print(f"\nscreenshot: {shot}")
     assert console == [], console
     _assert_png(shot)
-    found = re.search(r'<pre id="bergen-check">(.*?)</pre>', dom, re.S)
-    assert found, dom[-500:]
-    got = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    check_layout(_found(dom, "layout"), out, 1200)
+    got = _found(dom, "check")
     n = len(out["decisions"])
     assert got["graph"] and got["circles"] == n and got["circles_drawn"] == n
     want = [(f"d{i}", d["label"]) for i, d in enumerate(out["decisions"])
@@ -345,10 +334,8 @@ def test_rendered_in_chromium(report, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("size, name", [("1200,2000", "desktop.png"), ("390,2000", "phone.png")])
 def test_screenshots_without_console_errors(report, tmp_path, size, name):
-    """Desktop and phone widths render the report as written (its own policy, no checking
-    script) with nothing in the console: no script error, no refused fetch (the policy would
-    log one), no missing symbol. Behind slow: the default run takes the desktop screenshot,
-    and checks the console, in test_rendered_in_chromium's one browser run."""
+    """Desktop and phone widths render the report as written (its own policy) with nothing in
+    the console; behind slow, the default run's browser run checking the desktop's."""
     _, _, path = report
     shot = tmp_path / name
     _, console = _chromium(tmp_path, f"--window-size={size}", f"--screenshot={shot}",
@@ -398,27 +385,10 @@ _LAYOUT = """<script>
 </script>"""
 
 
-@pytest.mark.parametrize("width", [1200, 390])
-def test_the_layout_at_desktop_and_phone_width(report, tmp_path, width):
-    """Seen at 1200 and 390 px (screenshots saved; look at them): the labels' markers sit
-    above every curve (the first ?! had covered seat 0's); the graph scrolls sideways only
-    when it does not fit, and then says so; every drawing of dominoes keeps its natural size
-    (a long line wraps instead of shrinking its pips) and stays on the page; each exact
-    decision has its ring on the graph and says exact once."""
-    html_text, out, _ = report
-    page = tmp_path / "layout.html"
-    page.write_text(html_text.replace(
-        "default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';").replace(
-        "</body>", _LAYOUT + "</body>"), encoding="utf-8")
-    shot = tmp_path / f"report-{width}.png"
-    dom, console = _chromium(tmp_path, f"--window-size={width},3000", f"--screenshot={shot}",
-                             "--dump-dom", page.as_uri())
-    print(f"\nscreenshot: {shot}")
-    assert console == [], console
-    _assert_png(shot)
-    found = re.search(r'<pre id="bergen-layout">(.*?)</pre>', dom, re.S)
-    assert found, dom[-500:]
-    got = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+def check_layout(got, out, width):
+    """Seen at `width`: the labels' markers above every curve; the graph scrolling sideways only
+    when it does not fit, and saying so; every drawing of dominoes at its natural size, on the
+    page; each exact decision ringed on the graph and said exact once."""
     assert got["graph_overflows"] == (width < 640) == got["note_shown"]
     assert got["dominoes"] and all(w == natural and right <= got["page_width"]
                                    for w, natural, right in got["dominoes"]), got["dominoes"]
@@ -426,6 +396,22 @@ def test_the_layout_at_desktop_and_phone_width(report, tmp_path, width):
     exact = [i for i, d in enumerate(out["decisions"]) if d["exact"]]
     assert got["rings"] == exact
     assert got["exact_notes"] == [1] * len(exact)
+
+
+def test_the_layout_at_phone_width(report, tmp_path):
+    """`check_layout` at 390 px (screenshot saved; look at it); at 1200: above."""
+    html_text, out, _ = report
+    page = tmp_path / "layout.html"
+    page.write_text(html_text.replace(
+        "default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';").replace(
+        "</body>", _LAYOUT + "</body>"), encoding="utf-8")
+    shot = tmp_path / "report-390.png"
+    dom, console = _chromium(tmp_path, "--window-size=390,3000", f"--screenshot={shot}",
+                             "--dump-dom", page.as_uri())
+    print(f"\nscreenshot: {shot}")
+    assert console == [], console
+    _assert_png(shot)
+    check_layout(_found(dom, "layout"), out, 390)
 
 
 def test_a_long_line_wraps_in_drawings_of_a_few_tiles():
@@ -456,20 +442,18 @@ def test_better_never_names_the_play_made():
     assert compared_text(made) == "better 5-6:L -1.10"
 
 
-def test_rounds_are_numbered_from_one_for_people(tmp_path):
+def test_rounds_are_numbered_from_one_for_people(report):
     """The text, the graph and the report's sections number rounds from 1, as the board
     does (JSON fields and error locations stay indices into the record, from 0)."""
     res = CliRunner().invoke(main, ["analyze", "examples/match.json", "--iterations", "200"])
     assert res.exit_code == 0, res.output
-    assert CliRunner().invoke(main, ["analyze", "examples/match.json", "--iterations", "200",
-                                     "--html", str(tmp_path / "r.html")]).exit_code == 0
     rounds = re.findall(r"^round (\d+)$", res.output, re.M)
     assert rounds and rounds[0] == "1" and "round 0" not in res.output
     for line in res.output.splitlines():
         got = re.search(r", better (\S+) ", line)
         if got:
             assert got.group(1) != re.search(r": (\S+) [+-]", line).group(1), line
-    page = (tmp_path / "r.html").read_text()
+    page = report[0]
     assert "Round 1: from" in page and "Round 0:" not in page
     assert ">round 1 " in page or ">round 1\u00a0" in page or "round 1  " in page
 
@@ -496,18 +480,3 @@ def test_an_interrupted_analysis_of_many_matches_counts_them_right(tmp_path, mon
     heads = [x for x in res.stdout.splitlines() if x.startswith("===")]
     assert heads == ["=== match 1 of 5", "=== match 2 of 5", "=== the 2 matches analysed, of 5"]
     assert "interrupted after 17 of 99 decisions" in res.stdout
-
-
-def test_the_match_objective_shows_chances_as_chances(tmp_path):
-    """With `--objective match` the page, as the text does, gives a value as a chance
-    (`41.7%`, not `+0.42`) and a loss or an error in percentage points."""
-    out = tmp_path / "m.html"
-    res = CliRunner().invoke(main, ["analyze", "examples/match.json", "--objective", "match",
-                                    "--iterations", "300", "--html", str(out)])
-    assert res.exit_code == 0, res.output
-    page = out.read_text(encoding="utf-8")
-    said = re.findall(r'played <span class="move">[^<]+</span> ([^;]+); best '
-                      r'<span class="move">[^<]+</span> ([^;]+); loss ([^,]+),', page)
-    assert said and all(re.fullmatch(r"\d+\.\d%", a) and re.fullmatch(r"\d+\.\d%", b)
-                        and re.fullmatch(r"\d+\.\d ± \d+\.\d pp", c) for a, b, c in said), said
-    assert re.search(r'<td class="total_loss" data-value="[^"]+">\d+\.\d<', page)

@@ -206,22 +206,16 @@ def test_deal_rejects_a_tile_in_a_hand_and_the_reserve():
 # ---- the lead --------------------------------------------------------------------------------
 def test_lead_lowest_double_is_the_only_legal_move(backend):
     """RULES.md: "Default (`lead: lowest-double`): the holder of the lowest double must lead that
-    double" and "The lead is forced: the leader has no choice."."""
-    s = deal(backend, Rules(hand_size=3), ["2-2 5-5 0-1", "1-1 6-6 3-4"])
-    assert s.to_move == 1
-    assert s.legal_moves() == [lead("1-1")]
+    double, in every round" (whatever the scores) and "The lead is forced: the leader has no
+    choice."."""
+    for start in (None, (9, 4)):
+        s = deal(backend, Rules(hand_size=3), ["2-2 5-5 0-1", "1-1 6-6 3-4"], scores=start)
+        assert s.to_move == 1
+        assert s.legal_moves() == [lead("1-1")]
     s = s.apply(lead("1-1"))
     assert ends(s) == (1, True, 1, True)
     assert hands(s) == (hand("2-2 5-5 0-1"), hand("6-6 3-4"))
     assert s.to_move == 0
-
-
-def test_lead_lowest_double_in_every_round_whatever_the_scores(backend):
-    """RULES.md: "the holder of the lowest double must lead that double, in every round" and
-    "Every round is led afresh by the lead rule; no seat carries over from the round before."."""
-    s = deal(backend, Rules(hand_size=3), ["2-2 5-5 0-1", "1-1 6-6 3-4"], scores=(9, 4))
-    assert s.to_move == 1
-    assert s.legal_moves() == [lead("1-1")]
 
 
 def test_every_round_of_a_match_is_led_by_the_lead_rule(backend):
@@ -237,70 +231,40 @@ def test_every_round_of_a_match_is_led_by_the_lead_rule(backend):
         assert (rnd.events[0][0], rnd.events[0][1]) == (seat, tile * 2)
 
 
-def test_lead_highest_double(backend):
-    """RULES.md: "Variant `lead: highest-double`: the holder of the highest double leads it."."""
-    s = deal(backend, Rules(hand_size=3, lead="highest-double"),
-             ["1-1 2-2 0-1", "5-5 3-3 0-2"])            # 6-6 is in the reserve
-    assert s.to_move == 1
-    assert s.legal_moves() == [lead("5-5")]
-    s = s.apply(lead("5-5"))
-    assert ends(s) == (5, True, 5, True)
-    assert scores(s) == (0, 2)
+LOWEST_TILE = dict(hand_size=2, no_double="lowest-tile")
 
 
-@pytest.mark.parametrize("seat0, seat1, leader, tile", [
-    ("0-2 5-6", "0-1 3-4", 1, "0-1"),
-    ("0-2 5-6", "0-3 3-4", 0, "0-2"),
-    ("1-2 5-6", "0-3 4-5", 1, "0-3"),
-    ("0-3 5-6", "1-2 4-5", 0, "0-3"),
-    ("0-4 5-6", "1-2 4-5", 1, "1-2"),
-    ("1-3 5-6", "0-4 2-6", 1, "0-4"),
-    ("2-3 1-5", "1-4 2-6", 1, "1-4"),
-], ids=lambda v: str(v))
-def test_lead_lowest_tile_when_nobody_holds_a_double(backend, seat0, seat1, leader, tile):
-    """RULES.md: "Variant `no_double: lowest-tile` (French and Russian texts): when nobody holds a
-    double, the holder of the lowest tile leads it: lowest pip total, ties broken by the lower
-    half (so 0-1, 0-2, then 0-3 before 1-2)."."""
-    s = deal(backend, Rules(hand_size=2, no_double="lowest-tile"), [seat0, seat1])
+@pytest.mark.parametrize("rules, seat0, seat1, leader, tile", [
+    # RULES.md: "Variant `lead: highest-double`: the holder of the highest double leads it."
+    # (6-6 is in the reserve)
+    (dict(hand_size=3, lead="highest-double"), "1-1 2-2 0-1", "5-5 3-3 0-2", 1, "5-5"),
+    # "Variant `no_double: lowest-tile` (French and Russian texts): when nobody holds a double,
+    # the holder of the lowest tile leads it: lowest pip total, ties broken by the lower half
+    # (so 0-1, 0-2, then 0-3 before 1-2)."
+    (LOWEST_TILE, "0-2 5-6", "0-1 3-4", 1, "0-1"),
+    (LOWEST_TILE, "0-2 5-6", "0-3 3-4", 0, "0-2"),
+    (LOWEST_TILE, "1-2 5-6", "0-3 4-5", 1, "0-3"),
+    (LOWEST_TILE, "0-3 5-6", "1-2 4-5", 0, "0-3"),
+    (LOWEST_TILE, "0-4 5-6", "1-2 4-5", 1, "1-2"),
+    (LOWEST_TILE, "1-3 5-6", "0-4 2-6", 1, "0-4"),
+    (LOWEST_TILE, "2-3 1-5", "1-4 2-6", 1, "1-4"),
+    # ... only "when nobody holds a double": the lowest double still leads otherwise
+    (LOWEST_TILE, "0-1 0-2", "5-5 3-4", 1, "5-5"),
+    # with `lead: highest-double`, no double held: the lowest tile (not the highest) leads
+    (dict(LOWEST_TILE, lead="highest-double"), "5-6 1-2", "0-3 4-6", 1, "0-3"),
+], ids=lambda v: v if isinstance(v, str) else None)
+def test_the_lead_variants_pick_the_leader_and_its_tile(backend, rules, seat0, seat1, leader,
+                                                        tile):
+    """... and RULES.md: "The lead double counts as a double match: 2 points for the leader
+    (not 3), at once." "A lead that is not a double (variant `lowest-tile`) scores nothing."."""
+    s = deal(backend, Rules(**rules), [seat0, seat1])
     assert s.to_move == leader
     assert s.legal_moves() == [lead(tile)]
-
-
-def test_lead_lowest_tile_variant_still_leads_a_double_when_one_is_held(backend):
-    """RULES.md: `no_double: lowest-tile` applies only "when nobody holds a double"; the lowest
-    double still leads otherwise."""
-    s = deal(backend, Rules(hand_size=2, no_double="lowest-tile"), ["0-1 0-2", "5-5 3-4"])
-    assert s.to_move == 1
-    assert s.legal_moves() == [lead("5-5")]
-
-
-def test_lead_lowest_tile_with_highest_double_variant(backend):
-    """RULES.md: `lead: highest-double` with `no_double: lowest-tile`: without any double the
-    lowest tile still leads (it is the lowest tile, not the highest)."""
-    s = deal(backend, Rules(hand_size=2, lead="highest-double", no_double="lowest-tile"),
-             ["5-6 1-2", "0-3 4-6"])
-    assert s.to_move == 1
-    assert s.legal_moves() == [lead("0-3")]
-
-
-def test_lead_double_scores_two_at_once(backend):
-    """RULES.md: "The lead double counts as a double match: 2 points for the leader (not 3), at
-    once."."""
-    s = deal(backend, Rules(hand_size=3), ["2-2 5-5 0-1", "1-1 6-6 3-4"])
-    s = s.apply(lead("1-1"))
-    assert scores(s) == (0, 2)
-    assert last(s) == (0, 2)
+    s = s.apply(lead(tile))
+    a, b = sorted(map(int, tile.split("-")))
+    assert ends(s) == (a, a == b, b, a == b) and s.to_move == 1 - leader
+    assert last(s)[leader] == scores(s)[leader] == (2 if a == b else 0)
     assert s.ended is None and s.winner is None
-
-
-def test_non_double_lead_scores_nothing(backend):
-    """RULES.md: "A lead that is not a double (variant `lowest-tile`) scores nothing."."""
-    s = deal(backend, Rules(hand_size=2, no_double="lowest-tile"), ["0-2 5-6", "1-2 3-4"])
-    s = s.apply(lead("0-2"))
-    assert scores(s) == (0, 0)
-    assert last(s) == (0, 0)
-    assert ends(s) == (0, False, 2, False)
-    assert s.to_move == 1
 
 
 @pytest.mark.parametrize("start, cap, after, ended, winner", [
@@ -440,11 +404,12 @@ def _match_deal(backend, scores=None, **kw):
                 scores=scores)
 
 
-def test_no_score_when_the_ends_differ(backend):
+def test_no_score_a_double_match_and_a_triple_by_laying_the_double(backend):
     """RULES.md: "After a tile is laid, if both ends of the line show the same number, the player
-    scores a match" — otherwise nothing."""
-    s = _match_deal(backend)
-    s = run(s, lead("1-1"))
+    scores a match" (otherwise nothing): "a double match, 2 points, when neither end tile is a
+    double"; "a triple match, 3 points, when one of the two matching end tiles is a double",
+    here formed by laying the double itself, at either end, on an end matching the other."""
+    s = run(_match_deal(backend), lead("1-1"))
     assert s.legal_moves() == [L("1-3"), R("1-3")]
     s = run(s, L("1-3"))
     assert ends(s) == (3, False, 1, True)
@@ -452,30 +417,14 @@ def test_no_score_when_the_ends_differ(backend):
     s = run(s, R("1-5"))
     assert ends(s) == (3, False, 5, False)
     assert (scores(s), last(s)) == ((2, 0), (0, 0))
-
-
-def test_double_match_scores_two(backend):
-    """RULES.md: "a double match, 2 points, when neither end tile is a double"."""
-    s = run(_match_deal(backend), lead("1-1"), L("1-3"), R("1-5"))
     assert s.legal_moves() == [L("3-5"), R("3-5")]
     s = run(s, L("3-5"))
     assert ends(s) == (5, False, 5, False)
-    assert scores(s) == (2, 2)
-    assert last(s) == (0, 2)
-
-
-def test_triple_match_by_laying_the_double(backend):
-    """RULES.md: "a triple match, 3 points, when one of the two matching end tiles is a double" —
-    formed by laying the double itself on an end that matches the other end."""
-    s = run(_match_deal(backend), lead("1-1"), L("1-3"), R("1-5"), L("3-5"))
+    assert (scores(s), last(s)) == ((2, 2), (0, 2))
     assert s.legal_moves() == [L("5-5"), R("5-5")]
-    s = run(s, R("5-5"))
-    assert ends(s) == (5, False, 5, True)
-    assert scores(s) == (5, 2)
-    assert last(s) == (3, 0)
-    s2 = run(_match_deal(backend), lead("1-1"), L("1-3"), R("1-5"), L("3-5"), L("5-5"))
-    assert ends(s2) == (5, True, 5, False)
-    assert last(s2) == (3, 0)
+    right, left = s.apply(R("5-5")), s.apply(L("5-5"))
+    assert ends(right) == (5, False, 5, True) and ends(left) == (5, True, 5, False)
+    assert scores(right) == (5, 2) and last(right) == last(left) == (3, 0)
 
 
 def _triple_deal(backend, scores=None, **kw):
@@ -565,28 +514,25 @@ def _out_deal(backend, scores=None, **kw):
     return deal(backend, closed(hand_size=2, **kw), ["1-1 1-2", "1-3 5-6"], scores=scores)
 
 
-def test_going_out_scores_the_out_bonus(backend):
+@pytest.mark.parametrize("bonus, start, final, winner", [
+    (2, 0, 4, None), (5, 0, 7, None),
+    (2, 12, 16, 0),     # the lead double capped at 2 (needs 3), then (needs 1) the whole bonus
+    (2, 11, 15, 0),     # the bonus reaches the target: the match is won
+])
+def test_going_out_scores_the_out_bonus(backend, bonus, start, final, winner):
     """RULES.md: "Going out: the first player to lay their last tile ends the round and scores
-    the match value of that play (if any) and then 2 points (`out_bonus`...)"."""
-    s = run(_out_deal(backend), lead("1-1"), R("1-3"))
+    the match value of that play (if any) and then 2 points (`out_bonus`; variant: 5)"; "The
+    reduction applies to matches only, never to the bonuses below"; the bonus counts toward
+    the target like any points."""
+    s = run(_out_deal(backend, scores=(start, 0), out_bonus=bonus), lead("1-1"), R("1-3"))
     assert s.legal_moves() == [L("1-2")]
     s = run(s, L("1-2"))
     assert ends(s) == (2, False, 3, False)
-    assert s.ended == "out"
-    assert s.winner is None
-    assert scores(s) == (4, 0)
-    assert last(s) == (2, 0)
+    assert (s.ended, s.winner) == ("out", winner)
+    assert scores(s) == (final, 0)
+    assert last(s) == (bonus, 0)
     assert s.legal_moves() == []
-    assert hands(s)[0] == 0
-    assert hands(s)[1] == hand("5-6")
-
-
-def test_going_out_bonus_variant_five(backend):
-    """RULES.md: "then 2 points (`out_bonus`; variant: 5)"."""
-    s = run(_out_deal(backend, out_bonus=5), lead("1-1"), R("1-3"), L("1-2"))
-    assert s.ended == "out"
-    assert scores(s) == (7, 0)
-    assert last(s) == (5, 0)
+    assert hands(s) == (0, hand("5-6"))
 
 
 def _out_with_triple_deal(backend, scores=None, **kw):
@@ -602,64 +548,26 @@ def _out_with_triple(state):
     return run(s, R("1-6"))
 
 
-@pytest.mark.parametrize("bonus", [2, 5])
-def test_going_out_adds_the_match_value_then_the_bonus(backend, bonus):
-    """RULES.md: "scores the match value of that play (if any) and then 2 points"."""
-    s = _out_with_triple(_out_with_triple_deal(backend, out_bonus=bonus))
-    assert ends(s) == (1, True, 1, False)
-    assert s.ended == "out"
-    assert last(s) == (3 + bonus, 0)
-    assert scores(s) == (2 + 3 + bonus, 0)
-
-
-def test_out_bonus_is_never_capped(backend):
-    """RULES.md: "The reduction applies to matches only, never to the bonuses below." A side
-    needing 1 still gets the whole out bonus (the match is capped, the bonus not)."""
-    s = _out_with_triple(_out_with_triple_deal(backend, scores=(10, 0), target=16))
-    # lead: needs 6 -> 2 (12); triple: needs 4 -> 3 (15); out bonus 2, uncapped (17 >= 16)
-    assert scores(s) == (17, 0)
-    assert last(s) == (5, 0)
-    assert (s.ended, s.winner) == ("out", 0)
-    s = run(_out_deal(backend, scores=(12, 0)), lead("1-1"), R("1-3"))
-    assert scores(s) == (14, 0)               # the lead double, capped at 2 (needs 3)
-    s = run(s, L("1-2"))                      # needs 1, no match: the bonus is a full 2
-    assert scores(s) == (16, 0)
-    assert last(s) == (2, 0)
-    assert (s.ended, s.winner) == ("out", 0)
-
-
-def test_out_bonus_capped_match_then_full_bonus(backend):
-    """RULES.md: the cap applies to the match of the going-out play, not to the bonus: a side
-    needing 2 scores 1 for the triple and then the full 5."""
-    s = _out_with_triple(_out_with_triple_deal(backend, scores=(11, 0), target=15, out_bonus=5))
-    # lead: needs 4 -> 2 (13); triple: needs 2 -> 1 (14); bonus 5 -> 19
-    assert scores(s) == (19, 0)
-    assert last(s) == (6, 0)
-    assert (s.ended, s.winner) == ("out", 0)
-
-
-@pytest.mark.parametrize("start, cap, final, points", [
-    (10, False, 15, 3),          # lead 2 -> 12, triple 3 -> 15: the bonus is not added
-    (12, True, 15, 1),           # lead 2 (needs 3) -> 14, triple capped to 1 -> 15
+@pytest.mark.parametrize("start, rules, final, points, winner", [
+    # "scores the match value of that play (if any) and then 2 points": a triple, then the bonus
+    (0, {}, 7, 5, None), (0, {"out_bonus": 5}, 10, 8, None),
+    # the match capped, the bonus not: lead needs 6 -> 2 (12), triple needs 4 -> 3 (15), bonus
+    # 2 (17 >= 16)
+    (10, {"target": 16}, 17, 5, 0),
+    # lead needs 4 -> 2 (13), triple needs 2 -> 1 (14), then the whole 5
+    (11, {"target": 15, "out_bonus": 5}, 19, 6, 0),
+    # "Points are added in this order: the match value of a play, then the going-out bonus;
+    # once the target is reached nothing further is scored." lead 2 -> 12, triple 3 -> 15
+    (10, {"endgame_cap": False}, 15, 3, 0),
+    (12, {}, 15, 1, 0),             # lead 2 (needs 3) -> 14, triple capped to 1 -> 15
 ])
-def test_out_bonus_not_added_once_the_match_value_reaches_the_target(backend, start, cap, final,
-                                                                      points):
-    """RULES.md: "Points are added in this order: the match value of a play, then the going-out
-    bonus; once the target is reached nothing further is scored."."""
-    s = _out_with_triple(_out_with_triple_deal(backend, scores=(start, 0), endgame_cap=cap))
-    assert scores(s) == (final, 0)
-    assert last(s) == (points, 0)
-    assert s.winner == 0
-    assert s.ended == "out"
+def test_going_out_with_a_triple_adds_the_match_then_the_bonus(backend, start, rules, final,
+                                                               points, winner):
+    s = _out_with_triple(_out_with_triple_deal(backend, scores=(start, 0), **rules))
+    assert ends(s) == (1, True, 1, False)
+    assert scores(s) == (final, 0) and last(s) == (points, 0)
+    assert (s.ended, s.winner) == ("out", winner)
     assert s.legal_moves() == []
-
-
-def test_out_bonus_reaching_the_target_wins(backend):
-    """RULES.md: the out bonus counts toward the target like any points: "Rounds are dealt until
-    a side reaches the target"."""
-    s = run(_out_deal(backend, scores=(11, 0)), lead("1-1"), R("1-3"), L("1-2"))
-    assert scores(s) == (15, 0)
-    assert (s.ended, s.winner) == ("out", 0)
 
 
 def test_lead_of_the_only_tile_goes_out(backend):
@@ -931,157 +839,84 @@ def test_draw_one_passes_do_not_block_while_a_draw_is_allowed(backend):
     assert s.ended == "blocked"
 
 
-# two players ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("blocked, seat0, seat1, after", [
-    # seat 0 keeps 1-1 2-2 1-2 (2 doubles, 9 pips), seat 1 5-6 4-6 4-5 3-6 (0 doubles, 39 pips)
-    ("german", "0-0 1-1 2-2 1-2", "5-6 4-6 4-5 3-6", (2, 2)),
-    ("pips", "0-0 1-1 2-2 1-2", "5-6 4-6 4-5 3-6", (4, 0)),
-    ("american", "0-0 1-1 2-2 1-2", "5-6 4-6 4-5 3-6", (2, 2)),
-    # tied on doubles (1 each): seat 0 23 pips, seat 1 16 pips
-    ("german", "0-0 1-1 5-6 4-6", "2-2 1-2 1-3 1-4", (2, 2)),
-    # both hold doubles: seat 0's lowest is 1-1 (but 2 doubles, 25 pips), seat 1's 3-3 (18 pips)
-    ("american", "0-0 1-1 5-6 6-6", "3-3 1-2 1-3 1-4", (4, 0)),
-    ("german", "0-0 1-1 5-6 6-6", "3-3 1-2 1-3 1-4", (2, 2)),
-    ("pips", "0-0 1-1 5-6 6-6", "3-3 1-2 1-3 1-4", (2, 2)),
-    # equal pips (23), seat 0 one double, seat 1 none
-    ("pips", "0-0 1-1 5-6 4-6", "3-5 2-6 1-3 1-2", (2, 0)),
-    ("german", "0-0 1-1 5-6 4-6", "3-5 2-6 1-3 1-2", (2, 2)),
-    ("american", "0-0 1-1 5-6 4-6", "3-5 2-6 1-3 1-2", (2, 2)),
-    # german full tie: one double each, 16 pips each
-    ("german", "0-0 1-1 2-5 3-4", "2-2 1-3 1-2 1-4", (2, 0)),
-], ids=lambda v: str(v))
-def test_blocked_two_players(backend, blocked, seat0, seat1, after):
-    """RULES.md `blocked`: "`german` (default): the side holding the fewest doubles scores 2.
-    Between sides tied on fewest doubles, the one with the fewest pips scores 2. A full tie scores
-    nothing." / "`pips`: the side with the fewest pips scores 2; a tie scores nothing." /
-    "`american`: a side holding no double beats every side holding one; ... when every side holds
-    a double, the side holding the lowest double scores 2."."""
-    s = _blocked(backend, closed(hand_size=4, blocked=blocked), [seat0, seat1])
-    assert scores(s) == after
-    assert last(s) == (after[0] - 2, after[1])
-    assert s.winner is None
-
-
-def test_blocked_german_fewest_doubles_three_players(backend):
-    """RULES.md: "`german` (default): the side holding the fewest doubles scores 2. Between sides
-    tied on fewest doubles, the one with the fewest pips scores 2." Three players: seat 0 has the
-    fewest pips but the most doubles; seats 1 and 2 tie on doubles, seat 2 has fewer pips."""
-    s = _blocked(backend, closed(players=3, hand_size=3),
-                 ["0-0 1-1 2-2", "3-3 5-6 4-6", "4-4 1-2 1-3"])
-    assert scores(s) == (2, 0, 2)
-    assert last(s) == (0, 0, 2)
-
-
-def test_blocked_german_full_tie_three_players(backend):
-    """RULES.md: "`german` ... A full tie scores nothing." Seats 1 and 2: one double and 27 pips
-    each; seat 0 has the fewest pips but two doubles."""
-    s = _blocked(backend, closed(players=3, hand_size=3),
-                 ["0-0 1-1 2-2", "3-3 5-6 4-6", "5-5 3-6 2-6"])
-    assert scores(s) == (2, 0, 0)
-    assert last(s) == (0, 0, 0)
-
-
-def test_blocked_pips_three_players(backend):
-    """RULES.md: "`pips`: the side with the fewest pips scores 2; a tie scores nothing."."""
-    s = _blocked(backend, closed(players=3, hand_size=3, blocked="pips"),
-                 ["0-0 1-1 2-2", "3-3 1-2 1-3", "1-4 2-3 4-5"])  # 6, 13, 19 pips
-    assert scores(s) == (4, 0, 0)
-    s = _blocked(backend, closed(players=3, hand_size=3, blocked="pips"),
-                 ["0-0 5-6 4-6", "1-1 2-5 3-4", "2-2 1-5 4-5"])  # 21, 16, 19 pips
-    assert scores(s) == (2, 2, 0)
-    s = _blocked(backend, closed(players=3, hand_size=3, blocked="pips"),
-                 ["0-0 5-6 4-6", "1-1 2-5 3-4", "2-2 1-5 3-3"])  # 21, 16, 16: tie at the min
-    assert scores(s) == (2, 0, 0)
-    assert last(s) == (0, 0, 0)
-
-
-def test_blocked_american_several_sides_without_double_three_players(backend):
-    """RULES.md: "`american`: a side holding no double beats every side holding one; among several
-    sides with no double, the fewest pips decides"."""
-    s = _blocked(backend, closed(players=3, hand_size=3, blocked="american"),
-                 ["0-0 1-1 1-2", "2-3 2-4 3-4", "1-3 1-4 5-6"])  # seat 0: 5 pips + a double
-    assert scores(s) == (2, 2, 0)                                 # seat 1: 18, seat 2: 20
-
-
-def test_blocked_american_full_tie_three_players(backend):
-    """RULES.md: "`american` ... A full tie scores nothing." Two sides with no double and 18 pips
-    each."""
-    s = _blocked(backend, closed(players=3, hand_size=3, blocked="american"),
-                 ["0-0 1-1 1-2", "2-3 2-4 3-4", "1-3 1-4 4-5"])
-    assert scores(s) == (2, 0, 0)
-    assert last(s) == (0, 0, 0)
-
-
-def test_blocked_american_lowest_double_three_players(backend):
-    """RULES.md: "`american` ... when every side holds a double, the side holding the lowest
-    double scores 2."."""
-    s = _blocked(backend, closed(players=3, hand_size=3, blocked="american"),
-                 ["0-0 4-4 1-2", "6-6 5-5 5-6", "2-2 3-3 1-3"])
-    assert scores(s) == (2, 0, 2)
-
-
-# partnerships ---------------------------------------------------------------------------------
 def _partners(blocked):
     return closed(players=4, hand_size=3, partnerships=True, blocked=blocked)
 
 
-def test_blocked_german_partnership_sums(backend):
-    """RULES.md: "In partnerships, a side's doubles and pips are the sums over both partners'
-    hands." german: side 0 holds 2 doubles (1-1 2-2 by seat 0), side 1 one; by seat, seat 2
-    (no double, 12 pips) would win for side 0."""
-    s = _blocked(backend, _partners("german"),
-                 ["0-0 1-1 2-2", "3-3 1-5 1-6", "1-2 1-3 1-4", "2-3 2-4 2-5"])
-    assert scores(s) == (2, 2)
-    assert last(s) == (0, 2)
+# RULES.md `blocked`: "`german` (default): the side holding the fewest doubles scores 2.
+# Between sides tied on fewest doubles, the one with the fewest pips scores 2. A full tie
+# scores nothing." / "`pips`: the side with the fewest pips scores 2; a tie scores nothing." /
+# "`american`: a side holding no double beats every side holding one; among several sides
+# with no double, the fewest pips decides; when every side holds a double, the side holding
+# the lowest double scores 2." With two, three and four players and partnerships ("In
+# partnerships, a side's doubles and pips are the sums over both partners' hands."; "Otherwise
+# every seat is its own side"): (rules, hands, the scores after: seat 0's lead double's 2 and
+# the blocked 2).
+THREE = dict(players=3, hand_size=3)
+TWO_GERMAN, TWO_PIPS, TWO_AMERICAN = (closed(hand_size=4, blocked=b)
+                                      for b in ("german", "pips", "american"))
+BLOCKED_SIDES = [
+    # seat 0 keeps 1-1 2-2 1-2 (2 doubles, 9 pips), seat 1 5-6 4-6 4-5 3-6 (none, 39 pips)
+    (TWO_GERMAN, ["0-0 1-1 2-2 1-2", "5-6 4-6 4-5 3-6"], (2, 2)),
+    (TWO_PIPS, ["0-0 1-1 2-2 1-2", "5-6 4-6 4-5 3-6"], (4, 0)),
+    (TWO_AMERICAN, ["0-0 1-1 2-2 1-2", "5-6 4-6 4-5 3-6"], (2, 2)),
+    # tied on doubles (1 each): seat 0 23 pips, seat 1 16 pips
+    (TWO_GERMAN, ["0-0 1-1 5-6 4-6", "2-2 1-2 1-3 1-4"], (2, 2)),
+    # both hold doubles: seat 0's lowest is 1-1 (but 2 doubles, 25 pips), seat 1's 3-3 (18)
+    (TWO_AMERICAN, ["0-0 1-1 5-6 6-6", "3-3 1-2 1-3 1-4"], (4, 0)),
+    (TWO_GERMAN, ["0-0 1-1 5-6 6-6", "3-3 1-2 1-3 1-4"], (2, 2)),
+    (TWO_PIPS, ["0-0 1-1 5-6 6-6", "3-3 1-2 1-3 1-4"], (2, 2)),
+    # equal pips (23), seat 0 one double, seat 1 none
+    (TWO_PIPS, ["0-0 1-1 5-6 4-6", "3-5 2-6 1-3 1-2"], (2, 0)),
+    (TWO_GERMAN, ["0-0 1-1 5-6 4-6", "3-5 2-6 1-3 1-2"], (2, 2)),
+    (TWO_AMERICAN, ["0-0 1-1 5-6 4-6", "3-5 2-6 1-3 1-2"], (2, 2)),
+    # german full tie: one double each, 16 pips each
+    (TWO_GERMAN, ["0-0 1-1 2-5 3-4", "2-2 1-3 1-2 1-4"], (2, 0)),
+    # german: seat 0 fewest pips but most doubles; seats 1 and 2 tie on doubles, 2 fewer pips
+    (closed(**THREE), ["0-0 1-1 2-2", "3-3 5-6 4-6", "4-4 1-2 1-3"], (2, 0, 2)),
+    # german full tie: seats 1 and 2 one double and 27 pips each
+    (closed(**THREE), ["0-0 1-1 2-2", "3-3 5-6 4-6", "5-5 3-6 2-6"], (2, 0, 0)),
+    # pips: 6, 13, 19 pips; then 21, 16, 19; then 21, 16, 16 (a tie at the fewest)
+    (closed(**THREE, blocked="pips"), ["0-0 1-1 2-2", "3-3 1-2 1-3", "1-4 2-3 4-5"], (4, 0, 0)),
+    (closed(**THREE, blocked="pips"), ["0-0 5-6 4-6", "1-1 2-5 3-4", "2-2 1-5 4-5"], (2, 2, 0)),
+    (closed(**THREE, blocked="pips"), ["0-0 5-6 4-6", "1-1 2-5 3-4", "2-2 1-5 3-3"], (2, 0, 0)),
+    # american: no double beats a double, among them the fewest pips (seat 1 18, seat 2 20);
+    # a full tie (18 and 18) scores nothing; every side a double: the lowest double
+    (closed(**THREE, blocked="american"), ["0-0 1-1 1-2", "2-3 2-4 3-4", "1-3 1-4 5-6"],
+     (2, 2, 0)),
+    (closed(**THREE, blocked="american"), ["0-0 1-1 1-2", "2-3 2-4 3-4", "1-3 1-4 4-5"],
+     (2, 0, 0)),
+    (closed(**THREE, blocked="american"), ["0-0 4-4 1-2", "6-6 5-5 5-6", "2-2 3-3 1-3"],
+     (2, 0, 2)),
+    # partnerships, german: side 0 two doubles, side 1 one (seat 2 alone would have won)
+    (_partners("german"), ["0-0 1-1 2-2", "3-3 1-5 1-6", "1-2 1-3 1-4", "2-3 2-4 2-5"], (2, 2)),
+    # german, two doubles each: side 0 18 pips, side 1 52
+    (_partners("german"), ["0-0 1-1 2-2", "3-3 5-6 4-6", "1-2 1-3 1-4", "4-4 3-6 2-6"], (4, 0)),
+    # pips: side 0 5 + 30 = 35, side 1 18 + 16 = 34 (seat 0 alone has the fewest); 35 and 35
+    (_partners("pips"), ["0-0 1-1 1-2", "2-3 2-4 3-4", "5-6 4-6 4-5", "1-3 1-4 2-5"], (2, 2)),
+    (_partners("pips"), ["0-0 1-1 1-2", "2-3 2-4 3-4", "5-6 4-6 4-5", "1-3 1-4 2-6"], (2, 0)),
+    # american: seat 0 holds no double but its partner holds 2-2, side 1 none
+    (_partners("american"), ["0-0 1-2 1-3", "2-3 2-4 3-4", "2-2 5-6 4-6", "1-4 2-5 3-5"],
+     (2, 2)),
+    # american, every side a double: side 0 5-5 6-6, side 1 3-3 4-4
+    (_partners("american"), ["0-0 5-5 6-6", "4-4 2-3 2-4", "1-2 1-3 1-4", "3-3 1-5 1-6"],
+     (2, 2)),
+    # american, neither side a double: side 0 7 + 30 = 37, side 1 18 + 20 = 38
+    (_partners("american"), ["0-0 1-2 1-3", "2-3 2-4 3-4", "5-6 4-6 4-5", "1-4 2-5 3-5"],
+     (4, 0)),
+    # four individual players, german: seats 2 and 3 hold no double, seat 3 fewer pips
+    (closed(players=4, hand_size=3), ["0-0 1-1 2-2", "3-3 1-5 1-6", "2-3 2-4 2-5",
+                                      "1-2 1-3 1-4"], (2, 0, 0, 2)),
+]
 
 
-def test_blocked_german_partnership_pips_decide_tied_doubles(backend):
-    """RULES.md: german, "Between sides tied on fewest doubles, the one with the fewest pips scores
-    2", with the partners' sums: 2 doubles each, side 0 18 pips, side 1 52 pips."""
-    s = _blocked(backend, _partners("german"),
-                 ["0-0 1-1 2-2", "3-3 5-6 4-6", "1-2 1-3 1-4", "4-4 3-6 2-6"])
-    assert scores(s) == (4, 0)
-
-
-def test_blocked_pips_partnership_sums(backend):
-    """RULES.md: "In partnerships, a side's doubles and pips are the sums over both partners'
-    hands." pips: side 0 = 5 + 30 = 35, side 1 = 18 + 16 = 34; seat 0 alone has the fewest."""
-    s = _blocked(backend, _partners("pips"),
-                 ["0-0 1-1 1-2", "2-3 2-4 3-4", "5-6 4-6 4-5", "1-3 1-4 2-5"])
-    assert scores(s) == (2, 2)
-
-
-def test_blocked_pips_partnership_tie(backend):
-    """RULES.md: "`pips`: ... a tie scores nothing." — partners' sums 35 and 35."""
-    s = _blocked(backend, _partners("pips"),
-                 ["0-0 1-1 1-2", "2-3 2-4 3-4", "5-6 4-6 4-5", "1-3 1-4 2-6"])
-    assert scores(s) == (2, 0)
-    assert last(s) == (0, 0)
-
-
-def test_blocked_american_partnership_no_double_side(backend):
-    """RULES.md: american, "a side holding no double beats every side holding one", a side
-    holding what its partners hold: seat 0 has no double left and the fewest pips, but its
-    partner holds 2-2; side 1 holds none."""
-    s = _blocked(backend, _partners("american"),
-                 ["0-0 1-2 1-3", "2-3 2-4 3-4", "2-2 5-6 4-6", "1-4 2-5 3-5"])
-    assert scores(s) == (2, 2)
-
-
-def test_blocked_american_partnership_lowest_double(backend):
-    """RULES.md: american, "when every side holds a double, the side holding the lowest double
-    scores 2": side 0 holds 5-5 6-6 (seat 2 none), side 1 holds 3-3 and 4-4."""
-    s = _blocked(backend, _partners("american"),
-                 ["0-0 5-5 6-6", "4-4 2-3 2-4", "1-2 1-3 1-4", "3-3 1-5 1-6"])
-    assert scores(s) == (2, 2)
-
-
-def test_blocked_american_partnership_both_without_double(backend):
-    """RULES.md: american, "among several sides with no double, the fewest pips decides":
-    side 0 = 7 + 30 = 37, side 1 = 18 + 20 = 38."""
-    s = _blocked(backend, _partners("american"),
-                 ["0-0 1-2 1-3", "2-3 2-4 3-4", "5-6 4-6 4-5", "1-4 2-5 3-5"])
-    assert scores(s) == (4, 0)
+@pytest.mark.parametrize("rules, hand_texts, after", BLOCKED_SIDES,
+                         ids=[f"{r.players}p-{r.blocked}-{i}"
+                              for i, (r, _, _) in enumerate(BLOCKED_SIDES)])
+def test_blocked_rounds_score_by_side(backend, rules, hand_texts, after):
+    s = _blocked(backend, rules, hand_texts)
+    assert scores(s) == after
+    assert last(s) == (after[0] - 2,) + after[1:] and s.winner is None
 
 
 def test_blocked_points_can_reach_the_target(backend):
@@ -1093,14 +928,6 @@ def test_blocked_points_can_reach_the_target(backend):
     assert last(s) == (0, 2)
     assert s.winner == 1
     assert s.ended == "blocked"
-
-
-def test_blocked_four_individual_players(backend):
-    """RULES.md: "Otherwise every seat is its own side": four players without partnerships score
-    a blocked round by seat (german: seats 2 and 3 hold no double; seat 3 has fewer pips)."""
-    s = _blocked(backend, closed(players=4, hand_size=3),
-                 ["0-0 1-1 2-2", "3-3 1-5 1-6", "2-3 2-4 2-5", "1-2 1-3 1-4"])
-    assert scores(s) == (2, 0, 0, 2)
 
 
 # ---- partnerships: points to the side --------------------------------------------------------

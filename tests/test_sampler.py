@@ -25,53 +25,25 @@ import pytest
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load
-from bergen_search.formats.position import (
-    Position,
-    load_position,
-    write_position,
-)
+from bergen_search.formats.position import Position, load_position, write_position
 from bergen_search.formats.record_io import write_record
 from bergen_search.game.match import play_match
 from bergen_search.game.rng import Rng, derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW, PASS, State, find_leader
-from bergen_search.game.tiles import (
-    ALL_TILES,
-    TILES_WITH,
-    is_double,
-    iter_mask,
-    parse_tile,
-    popcount,
-    tile_index,
-)
-from bergen_search.information.infoset import (
-    RESERVE,
-    InfoSet,
-    from_position,
-    from_state_and_events,
-)
+from bergen_search.game.tiles import (ALL_TILES, TILES_WITH, is_double, iter_mask, parse_tile,
+    popcount, tile_index)
+from bergen_search.information.infoset import (RESERVE, InfoSet, from_position,
+    from_state_and_events)
 from bergen_search.information.sampler import WorldTable, count_worlds
 
 try:
     from bergen_search.information._sampler import CoreSampler
 except ImportError:     # the conftest policy: the compiled core is required
     CoreSampler = None
-from support import (
-    BRUTE_BUDGET,
-    EXHAUSTIVE,
-    RANDOM,
-    Budget,
-    Cut,
-    brute_distribution,
-    brute_histories,
-    chi2_sf,
-    chi_square,
-    cuts,
-    describe_difference,
-    normalised,
-    sizes,
-    table_distribution,
-)
+from support import (BRUTE_BUDGET, EXHAUSTIVE, RANDOM, Budget, Cut, brute_distribution,
+    brute_histories, chi2_sf, chi_square, cuts, describe_difference, normalised, sizes,
+    table_distribution)
 
 
 @pytest.fixture

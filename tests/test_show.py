@@ -1,25 +1,15 @@
-"""`bergen show`: what the seat to move knows (information/beliefs.py, views/show.py).
-
-- Hand-built records (tests/data/show_records.json, seat 0's view: seat 1's hand, the reserve
-  and seat 1's draws unseen) whose voids, possible tiles and deal counts are worked out by
-  hand below, including a draw on a later turn that the earlier voids do not cover and one
-  that they still do (the seat played the one tile it drew);
-- the deal count (distinct deals) and each seat's chance of holding each tile equal a brute
-  force through the rules engine (tests/support.py's, which knows nothing of the
-  programme) on the small tables it can exhaust, and `count_deals` equals the distinct worlds
-  the history table enumerates on self-play positions of every table;
-- the command: text, --json with the version, positions (voids given), every GAME form, and
-  bad input as one line with exit 2.
-"""
+"""`bergen show`: what the seat to move knows (information/beliefs.py, views/show.py):
+hand-built records (tests/data/show_records.json, seat 0's view) worked out by hand below; deal
+counts and chances against the brute force (tests/support.py) where it can exhaust them, and
+`count_deals` against the history table's distinct worlds; the command's text, JSON, positions,
+GAME forms and bad input."""
 import json
 from fractions import Fraction
 
 import pytest
-from click.testing import CliRunner
-from support import EXHAUSTIVE, Budget, brute_distribution, brute_histories, cuts, sizes
+from support import EXHAUSTIVE, Budget, brute_distribution, brute_histories, cuts, sizes, bergen as run
 
 from bergen_search import __version__
-from bergen_search.cli import main
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load
 from bergen_search.formats.record_io import write_record
@@ -36,10 +26,6 @@ from bergen_search.views.show import knowledge
 RECORDS = json.load(open("tests/data/show_records.json", encoding="utf-8"))
 
 
-def run(*args, input=None):
-    return CliRunner().invoke(main, list(args), input=input, prog_name="bergen")
-
-
 def tiles(text):
     return sorted(parse_tile(t) for t in text.split())
 
@@ -51,16 +37,11 @@ def voids_of(k, seat=1):
 
 # ---- hand-built records -----------------------------------------------------------------------
 def test_a_later_draw_that_kept_a_tile_is_not_covered_by_the_earlier_voids():
-    """"kept": seat 1 drew one tile at event 12 (ends 0 and 3) and played it (3-4); at events
-    16-17 it drew two tiles at ends 5 and 4 and played the second (4-6). Its hand now: one
-    tile dealt (free of 0, 3, 4 and 5: both proofs cover it) and the first tile drawn at event
-    16 (free of 4 and 5 only: it came after the first proof). So it is void in 4 and 5, proven
-    at event 16, and no longer provably in 0 or 3.
-
-    Unseen: 0-1 0-3 1-1 1-2 1-4 2-3 2-4 3-3 3-5 3-6 5-5 6-6. The dealt tile is one of A = {1-1,
-    1-2, 6-6} (no 0, 3, 4, 5), the drawn one any of the 8 tiles without 4 or 5, B = {0-1, 0-3,
-    1-1, 1-2, 2-3, 3-3, 3-6, 6-6}, not the same: 3 x 7 = 21 histories; the deals are the pairs
-    of B holding a tile of A: C(8,2) - C(5,2) = 18. Seat 1 holds 1-1 in 7 + 2 = 9 of the 21."""
+    """"kept": seat 1 drew at event 12 (ends 0, 3) and played it; at 16-17 drew two at ends 5, 4
+    and played the second. Its hand: a dealt tile free of 0, 3, 4, 5, in A = {1-1, 1-2, 6-6},
+    and the tile drawn at 16, free of 4 and 5 only, in B = {0-1, 0-3, 1-1, 1-2, 2-3, 3-3, 3-6,
+    6-6}: void in 4 and 5 (event 16), not provably in 0 or 3. 3 x 7 = 21 histories; deals are
+    the pairs of B holding a tile of A: C(8,2) - C(5,2) = 18; 1-1 in 9 of 21."""
     k = knowledge(load(RECORDS["kept"]))
     assert voids_of(k) == {4: (16, "draw", (5, 4)), 5: (16, "draw", (5, 4))}
     seat1 = k.seats[0]
@@ -74,10 +55,8 @@ def test_a_later_draw_that_kept_a_tile_is_not_covered_by_the_earlier_voids():
 
 
 def test_voids_accumulate_over_a_pass():
-    """"pass" (the same deal with reserve_kept 12): seat 1 drew one tile at event 12 (ends 0
-    and 3) and played it, so that draw brought nothing into its hand, then passed at event 16
-    (ends 5 and 4; the reserve is down to the 12 kept). Its one tile avoids 0, 3, 4 and 5:
-    1-1, 1-2 or 6-6, three deals."""
+    """"pass" (reserve_kept 12): seat 1 drew at event 12 (ends 0, 3) and played it, then passed
+    at 16 (ends 5, 4): its one tile avoids 0, 3, 4 and 5: 1-1, 1-2 or 6-6."""
     k = knowledge(load(RECORDS["pass"]))
     assert voids_of(k) == {0: (12, "draw", (0, 3)), 3: (12, "draw", (0, 3)),
                            4: (16, "pass", (5, 4)), 5: (16, "pass", (5, 4))}
@@ -88,10 +67,9 @@ def test_voids_accumulate_over_a_pass():
 
 
 def test_a_later_draw_whose_tile_was_played_keeps_the_earlier_voids():
-    """"played": seat 1 led 6-6 (so no hand was dealt a lower double), drew one tile at event
-    9 (ends 2 and 1) and played it (1-1), drew one at event 14 (ends 0 and 0) and played it
-    (0-0). Neither draw left a tile in its hand, so every proof still covers its one dealt
-    tile: void in 0, 1 and 2, and no double below 6-6: 3-4, 3-6, 4-5 or 5-6."""
+    """"played": seat 1 led 6-6, drew at event 9 (ends 2, 1) and played it, drew at 14 (ends 0,
+    0) and played it: every proof still covers its dealt tile, void in 0, 1, 2 and no double
+    below 6-6: 3-4, 3-6, 4-5 or 5-6."""
     k = knowledge(load(RECORDS["played"]))
     assert voids_of(k) == {0: (14, "draw", (0, 0)), 1: (9, "draw", (2, 1)),
                            2: (9, "draw", (2, 1))}

@@ -1,11 +1,8 @@
-"""Numbers you can trust (issue 22): a value's error covers all of its noise, so its spread
-over independent seeds matches it; the values of the moves not chosen are worth reading; a
-move forced in some worlds does not lend its outcome to the same move chosen in others;
-`analyze` labels only what its interval shows, and marks the rest borderline.
-
-The calibration over many self-play decisions is `lab/trust/calibration.py` (its figures
-are in docs/MEASUREMENTS.md); these tests keep its pieces and the issue's known cases.
-"""
+"""Numbers you can trust: a value's error covers its noise (its spread over seeds matches it),
+the moves not chosen have values worth reading, a move forced in some worlds lends nothing to
+the same move chosen in others, and `analyze` labels only what its interval shows, marking the
+rest borderline. The calibration over many decisions is lab/trust/calibration.py
+(docs/MEASUREMENTS.md)."""
 import functools
 import json
 import math
@@ -23,14 +20,7 @@ from bergen_search.stats import t_quantile
 from bergen_search.formats.game import load_game
 from bergen_search.stats import c4 as _c4
 from bergen_search.stats import spread as _spread
-from bergen_search.search.api import (
-    Limits,
-    MoveValue,
-    choices,
-    paired_stderr,
-    pool,
-    search,
-)
+from bergen_search.search.api import Limits, MoveValue, choices, paired_stderr, pool, search
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -99,10 +89,9 @@ def test_the_paired_error_of_a_difference_comes_from_the_replicates():
 
 
 def test_a_bound_is_read_from_the_move_not_from_the_engine_that_made_it():
-    """`MoveValue.stderr` is a sampling error only and `bound` the exact endgame's: a loss's
-    interval is loss ± (t·error + the two bounds) whatever the result's engine (before,
-    the verdicts asked `exact_of(result)` what the one `stderr` meant), and what is written
-    after ± is the two together (`plus_minus`)."""
+    """`MoveValue.stderr` is a sampling error and `bound` the exact endgame's: a loss's interval
+    is loss ± (t·error + both bounds) whatever the engine, and `plus_minus` writes the two
+    together."""
     from bergen_search.analysis.verdicts import loss_bounds
 
     class R:
@@ -157,7 +146,7 @@ def test_pooling_searches_takes_their_replicates_together():
 def test_every_choice_gets_a_share_and_the_focus_stays_to_the_end():
     info = decision()
     budget = 40000
-    res = search(info, Limits(iterations=budget), seed=4)
+    res = search(info, Limits(iterations=budget), seed=4, endgame=False)
     listed = choices(res.moves)
     n = len(listed)
     phases = math.ceil(math.log2(n))
@@ -167,7 +156,7 @@ def test_every_choice_gets_a_share_and_the_focus_stays_to_the_end():
         assert m.visits >= 8 * (per_tree // phases // n) - 8
     # the worst choice, kept in by `focus`, gets as much as the best in the last phase
     worst = listed[-1]
-    kept = search(info, Limits(iterations=budget), seed=4, focus=(worst.code,))
+    kept = search(info, Limits(iterations=budget), seed=4, focus=(worst.code,), endgame=False)
     by = {m.move: m for m in choices(kept.moves)}
     top = max(m.visits for m in choices(kept.moves))
     assert by[worst.move].visits >= top * 0.5
@@ -193,16 +182,15 @@ def test_run_move_grows_that_move_alone():
 # ---- the issue's known cases ----------------------------------------------------------------
 @pytest.mark.parametrize("seeds, iterations", sizes((12, 25_000), (30, None)))
 def test_the_example_values_survive_a_change_of_seed(seeds, iterations):
-    """ISMCTS on examples/decision.json at the default budget, 30 seeds (12 at a quarter of
-    the budget by default): for every move listed, the spread of its value over the seeds is
-    at most 1 + 3.45 / sqrt(2 (n - 1)) times the mean printed error (the sample spread of n
-    seeds has a relative standard deviation of about 1 / sqrt(2 (n - 1)), 13% at 30 seeds:
-    the bound is 1.45 there, 1.75 at 12, three and a half of those deviations above an
-    honest 1.0), and the best move is the same every time the answer says it has settled.
-    Before issue 22 the ratio was about 15 for the moves not chosen."""
+    """ISMCTS on decision.json (30 seeds at the default budget; 12 at a quarter by default; the
+    bracket, which leaves the values alone, off): every move's spread over the seeds is at most
+    1 + 3.45 / sqrt(2 (n - 1)) times its mean printed error (three and a half of the spread's
+    own deviations above 1), and the best move is the same every time the answer says it has
+    settled."""
     info = decision()
     limits = None if iterations is None else Limits(iterations=iterations)
-    runs = [search(info, limits, seed=s, algorithm="ismcts") for s in range(seeds)]
+    runs = [search(info, limits, seed=s, algorithm="ismcts", endgame=False)
+            for s in range(seeds)]
     bound = 1 + 3.45 / math.sqrt(2 * (seeds - 1))
     # The best move is the same in every search that says it has settled, and one that
     # differs from the most chosen says it has not.
@@ -220,14 +208,10 @@ def test_the_example_values_survive_a_change_of_seed(seeds, iterations):
 
 
 def test_a_move_forced_in_some_worlds_no_longer_lends_its_outcome():
-    """In FORCED_POLLUTION, after 1-2:R seat 0 (at ends 6 and 2) must play 2-2 before 0-2
-    whenever it holds both: then it goes out or blocks the round. Before issue 22 the tree's
-    mean of 0-2:R there also counted the world where 0-2 was seat 0's only play (and won),
-    and 2-2:R's the world where it was forced (and lost): seat 0 chose 0-2 in the tree, and
-    1-2:R looked as good as 1-5:R (+1.2 both). Counting only the iterations where the move
-    was chosen (`stats=choices`), the engine plays 1-5:R, about 1.6 above 1-2:R, as the
-    exact per-world values say (+1.2 and -0.4). (ISMCTS itself: the exact endgame, which
-    solves this position since issue 21, is off here; test_endgame checks its answer.)"""
+    """In FORCED_POLLUTION seat 0 must play 2-2 before 0-2 after 1-2:R whenever it holds both.
+    Counting only the iterations where a move was chosen (`stats=choices`; the exact endgame
+    off), 1-5:R is played, about 1.6 above 1-2:R as the exact values say; counting all
+    (`stats=all`) the two look alike."""
     info = load_game(FORCED_POLLUTION)
     for seed in range(4):
         res = search(info, seed=seed, endgame=False)
@@ -279,11 +263,9 @@ def test_loss_interval_uses_t_for_replicates():
     ("ismcts", {}, 7), ("flat", {}, 3), ("ucb", {}, 3),
     ("expectimax", {}, None), ("ismcts", {"replicates": 1}, None), ("classic", {}, None)])
 def test_the_labels_interval_is_at_the_confidence_the_report_names(engine):
-    """Every engine kind's loss interval is at CONFIDENCE (99%, what the report prints):
-    Student's t on its replicates' degrees of freedom, the normal quantile where its error
-    rests on no replicates (expectimax's error across worlds), unbounded where it measured no
-    error (one tree). The quantiles from scipy, an independent oracle. A 95% interval
-    labelled 99% (the normal path had used 1.96) fails here."""
+    """Every engine's loss interval is at CONFIDENCE (99%): Student's t on its replicates, the
+    normal quantile where the error rests on none (expectimax), unbounded where none was
+    measured; the quantiles from scipy."""
     from scipy import stats as sps
     algorithm, settings, dof = engine
     info = load_game((EXAMPLES / "position.json").read_text())
@@ -303,9 +285,8 @@ def test_the_labels_interval_is_at_the_confidence_the_report_names(engine):
 
 
 def test_the_best_play_by_a_little_still_has_an_interval():
-    """The loss of a play is the best play's value minus its own, and which play is best is
-    itself estimated: a played move on top by less than the noise has an interval reaching
-    up to what the runner-up may be worth more (before: (0, 0), no doubt, no recheck)."""
+    """Which play is best is itself estimated: a played move on top by less than the noise has
+    an interval reaching up to what the runner-up may be worth more."""
     from dataclasses import replace
 
     from bergen_search.analysis.verdicts import loss_bounds
@@ -331,10 +312,9 @@ def test_the_best_play_by_a_little_still_has_an_interval():
 
 
 def test_the_seed_that_called_it_the_best_play_now_searches_again():
-    """examples/match.json, round 0, event 1 at 2,000 iterations: seed 1's first search put
-    the played 2-6:L above 2-3:L by 0.05 +- 0.15 and called it the best play, interval (0, 0),
-    while seed 0's rechecks showed 2-3:L better by 0.43 +- 0.04 (an inaccuracy). Now the
-    interval of seed 1 reaches the threshold, so it is searched again."""
+    """match.json round 0, event 1 at 2,000 iterations: seed 1 put the played 2-6:L on top by
+    less than its noise; its interval reaches the threshold, so it is searched again, and the
+    two seeds agree or call it borderline."""
     runs = [_match_analysis(2000, s) for s in (0, 1)]
     d0, d1 = (next(d for d in r.decisions if (d.round, d.event) == (0, 1)) for r in runs)
     assert d1.rechecks >= 1
@@ -342,9 +322,8 @@ def test_the_seed_that_called_it_the_best_play_now_searches_again():
 
 
 def test_analyze_marks_what_it_could_not_decide(tmp_path):
-    """With a tiny budget and no recheck every close call stays undecided: such decisions
-    carry `borderline`, their interval, no count in the labels, and a bracketed mark in the
-    text; with the default rechecks fewer remain."""
+    """A tiny budget and no recheck: close calls carry `borderline` and their interval, count in
+    no label, and are marked in the text and the HTML."""
     with open(EXAMPLES / "match.json") as f:
         record = json.load(f)
     rough = analyze(record, limits=Limits(iterations=800), seed=1, max_rechecks=0)
@@ -369,10 +348,8 @@ def test_analyze_marks_what_it_could_not_decide(tmp_path):
 
 @pytest.mark.parametrize("seeds, iterations", sizes((2, 2000), (3, 8000)))
 def test_analyze_labels_agree_over_seeds_on_the_example(seeds, iterations):
-    """examples/match.json analysed with three seeds (two, at a quarter of the budget, by
-    default): a decision's label is the same in every run, or every run marks it borderline
-    (issue 22's rule, here on one match; at 2,000 iterations it caught the best play by a
-    little that had no interval: test_the_seed_that_called_it_the_best_play_now_searches_again)."""
+    """match.json with three seeds (two, at a quarter of the budget, by default): each label is
+    the same in every run, or every run marks it borderline."""
     runs = [_match_analysis(iterations, s) for s in range(seeds)]
     for ds in zip(*(r.decisions for r in runs)):
         labels = {d.label for d in ds}

@@ -1,18 +1,10 @@
-"""Mirror twins are one choice (issue 10).
-
-When both ends show the same number and are both doubles or neither, a tile that fits one end
-fits the other, and laying it at the left or at the right gives the same position up to the
-mirror. The searches treat the two as one choice: equal values, the twin listed once in
-`best`'s table (as `a-b:L/R`) and named in JSON (`twin`), and `analyze` judges either alike.
-
-- Known answers for `state.mirror_twins`, and the two positions are mirror images.
-- `bergen best examples/decision.json`, with either algorithm, lists every pair once.
-- Over more than 50 mirror-symmetric decisions of self-play (2, 3 and 4 players, and
-  partnerships) the twins get equal values from ISMCTS and from expectimax, while the old
-  engine (`classic`, twins not merged) does not give them equal values: the test can fail.
-- A record and its mirror from a twin decision on (every later play at the other end) are
-  analysed alike at that decision: the same loss, and never a label for the twin of the best.
-"""
+"""Mirror twins are one choice: when both ends show the same number and are both doubles or
+neither, a tile laid at either end gives the same position up to the mirror; the searches value
+the two alike, `best` lists the twin once (`a-b:L/R`, `twin` in JSON) and `analyze` judges
+either alike. Known answers of `state.mirror_twins`; every pair of decision.json listed once;
+equal values from ISMCTS and expectimax over more than 50 symmetric decisions of 2, 3 and 4
+players while `classic` (twins not merged) differs, so the test can fail; a record and its
+mirror analysed alike."""
 import copy
 import json
 
@@ -161,10 +153,8 @@ def _mirrored_from(rec, r, k):
 
 @pytest.mark.parametrize("cases", sizes(3, 6))
 def test_analyze_never_labels_the_twin_of_the_best(require_compiled, cases):
-    """A twin decision analysed as played and mirrored (the other end, and every later play
-    mirrored too): whenever the play's tile is the best one, at either end, it loses nothing
-    and gets no label; the mirrored records make the play the twin of the best (`cases`
-    times: 3 in the default run, 6 behind the slow marker)."""
+    """A twin decision analysed as played and mirrored: when the play's tile is the best, at
+    either end, it loses nothing and gets no label (3 cases by default, 6 behind slow)."""
     from bergen_search.analysis.review import analyze
     twin_cases = 0
     for g in range(40):
@@ -193,10 +183,9 @@ def test_analyze_never_labels_the_twin_of_the_best(require_compiled, cases):
 # ---- values that compare: ISMCTS's final pass --------------------------------------------------
 @pytest.mark.parametrize("stride, count, least", sizes((12, 20, 50), (6, 40, 80)))
 def test_pass_values_are_consistent(decisions, stride, count, least):
-    """The final pass measures what each move is worth when the engine plays on as it would:
-    a pass of 400 worlds agrees with one of 8,000 (other worlds) within four of its standard
-    errors for every move, rarely visited or not (by default on 20 decisions, 66 moves, of
-    2, 3 and 4 players: the largest gap 2.1 standard errors; 40 decisions behind slow)."""
+    """The final pass measures each move as the engine plays on: 400 worlds agree with 8,000
+    other worlds within four standard errors for every move (20 decisions of 2, 3 and 4 players
+    by default, the largest gap 2.1; 40 behind slow)."""
     from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
     from bergen_search.information._sampler import CoreSampler
 

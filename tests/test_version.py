@@ -6,20 +6,15 @@ import json
 from importlib import metadata
 
 import pytest
-from click.testing import CliRunner
+from support import bergen as run
 
 from bergen_search import __version__
-from bergen_search.cli import main
 from bergen_search.formats.record import parse_record
 from bergen_search.formats.record_io import load_record, write_record
 from bergen_search.game.match import play_match
 from bergen_search.game.rules import Rules
 
 STRING = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, list(args), input=input, prog_name="bergen")
 
 
 @pytest.mark.parametrize("args", [

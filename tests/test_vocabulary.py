@@ -14,7 +14,7 @@ and each is now refused in one line, as any unknown option is.
 """
 import click
 import pytest
-from click.testing import CliRunner
+from support import bergen as run
 
 from bergen_search.cli import main
 
@@ -22,10 +22,6 @@ DECISION = "examples/decision.json"
 MATCH = "examples/match.json"
 #: The old spellings of issue 41, gone.
 OLD = {"--time-per-decision", "--engines", "--engine-timeout", "--depth", "--exploration"}
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, [str(a) for a in args], input=input)
 
 
 @pytest.mark.parametrize("args,says", [

@@ -351,9 +351,8 @@ def round_luck(rules: Rules, rnd, start_scores, model=None, backend=None) -> lis
     """The summed luck per side of a `match.RoundLog` replayed from `start_scores` on
     `backend` (default: the active one) with `model` (default: `default_estimate()`)."""
     model = model or default_estimate()
-    if backend is None:
-        backend = game_backend.ACTIVE
-    state = backend.new_state(rules, rnd.hands, rnd.reserve, start_scores)
+    state = (backend or game_backend.ACTIVE).new_state(rules, rnd.hands, rnd.reserve,
+                                                       start_scores)
     total = None
     for seat, action, tile in rnd.events:
         if state.to_move != seat:

@@ -95,9 +95,8 @@ def play_engines(rules: Rules, specs, seed: int, start_scores=None, backend=None
     the same deals."""
     codes = [s.simple_code for s in specs]
     if all(c is not None for c in codes):
-        if backend is None:
-            backend = game_backend.ACTIVE
-        return backend.play_match(rules, codes, seed, start_scores, max_rounds=max_rounds)
+        return (backend or game_backend.ACTIVE).play_match(rules, codes, seed, start_scores,
+                                                           max_rounds=max_rounds)
     return match.play_match(rules, codes, seed, start_scores,
                             seats=lambda rng: Seats(rules, specs, seed, rng, timing),
                             max_rounds=max_rounds)

@@ -434,7 +434,7 @@ class _Walk:
     def _play(self, step, obs, info) -> Decision | None:
         ask, s, rules = self.ask, step.seat, self.record.rules
         forced = len(root_moves(info)) == 1
-        # A forced play is searched only where luck is credited: after a draw, or the first.
+        # A forced play is searched only where luck is credited: after a draw, or its first.
         if not forced or s in self.pending_draw or s not in self.first_seen:
             k = len(self.decisions)             # the decisions judged before this one
             res = ask.search(info, ask.limits, derive_seed(ask.seed, k), focus=(step.action,))

@@ -1,6 +1,5 @@
-"""A review's searches kept in a long run's journal (`journal_searcher`), so that a resumed
-`bergen analyze` answers the searches it made before from the journal and searches only from
-where it stopped."""
+"""A review's searches kept in a long run's journal, so that a resumed `bergen analyze`
+searches only from where it stopped."""
 from __future__ import annotations
 
 import hashlib
@@ -11,10 +10,8 @@ from ..search.api import search
 
 def journal_searcher(journal, record: int):
     """A `searcher` for `analysis.analyze` of record `record` that keeps its searches in
-    `journal`: the n-th search of the record is entry ("search", record, n), so a resumed
-    analysis answers the searches it made before from the journal (each checked against a
-    fingerprint of what was asked: the information set, the budget, the seed and the
-    settings) and searches only from where it stopped. An interrupted search is not kept."""
+    `journal` as entries ("search", record, n), each checked against a fingerprint of what
+    was asked when it is answered again. An interrupted search is not kept."""
     calls = iter(range(1 << 62))
 
     def run(info, limits=None, **kwargs):

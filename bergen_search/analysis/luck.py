@@ -1,20 +1,13 @@
-"""Luck that adds up: a review's luck, and the identity that holds with it round by round.
-
-Luck is in the objective's unit (points of the seat's side's margin, or its chance to win the
-match) and counts the seat's own chance events only: its deal (its hand's value before the
-lead, `search.before_lead`, less `start`, the side's value before the deal) and its draws (at
-each draw turn, the value at its play after the draws less the value where it had to draw).
-Per round and analysed seat (`RoundLuck`), with the others' losses weighed as the margin
-counts them (`others_weight`),
+"""Luck that adds up: a review's luck, in the objective's unit, counts the seat's own chance
+events: its deal (its hand's value before the lead less `start`, the side's value before the
+deal) and its draws (the value at its play after the draws less the value where it had to
+draw). Per round and analysed seat (`RoundLuck`),
 
     result = start + luck of the deal + luck of the draws − own losses + others' losses
              + residual
 
-`result` is the round's margin (the side's points in the round less the other sides' mean),
-or with the match objective the chance to win at the next deal (1 or 0 once the match is
-over); the residual, what the terms leave, is the other seats' chance events (their draws,
-the hands the seat does not see) and the searches' noise: its mean is zero
-(tests/test_review_luck.py measures it over matches between different engines).
+`result` is the round's margin, or with the match objective the chance to win at the next
+deal; the residual (the other seats' chance events and the searches' noise) has mean zero.
 """
 from __future__ import annotations
 
@@ -30,17 +23,16 @@ from ..search.before_lead import start_values
 
 #: The identity's terms, in the order it adds them (`RoundLuck`).
 TERMS = ("start", "luck_deal", "luck_draws", "loss", "others")
-#: The budget of a deal's value before the lead in a review: a DEAL_SHARE-th of a decision's
-#: iterations in playouts, at least MIN_DEAL_PLAYOUTS (a review with a time limit: its time).
+#: A deal's value before the lead is searched with a DEAL_SHARE-th of a decision's iterations,
+#: at least MIN_DEAL_PLAYOUTS.
 DEAL_SHARE, MIN_DEAL_PLAYOUTS = 20, 20
 
 
 @dataclass
 class RoundLuck:
-    """One seat's round as the identity reads it, in the objective's unit for its side:
-    `start`, the value before the deal; the luck of its deal and its draws; `loss`, its own
-    losses; `others`, the other analysed seats' losses weighed by `others_weight`; `result`
-    (None for a round the record leaves unfinished). `round` None: a sum (`identity_sum`)."""
+    """One seat's round as the identity reads it: `others` is the other analysed seats' losses
+    weighed by `others_weight`; `result` None for a round the record leaves unfinished;
+    `round` None for a sum (`identity_sum`)."""
     round: int | None
     seat: int
     start: float = 0.0
@@ -52,7 +44,7 @@ class RoundLuck:
 
     @property
     def residual(self) -> float | None:
-        """What the terms leave of the result: result − start − luck + loss − others."""
+        """What the terms leave of the result."""
         if self.result is None:
             return None
         return (self.result - self.start - self.luck_deal - self.luck_draws + self.loss
@@ -71,16 +63,12 @@ def _r(x):
 
 
 def others_weight(rules, seat: int, other: int) -> float:
-    """How a loss of `other` counts in `seat`'s side's margin (or chance): the sides' margins
-    sum to zero (their chances to one), so one side's loss is the others' gain, shared
-    equally: 1 / (sides − 1) for each other side (1 with two sides); −1 for the seat's own
-    side (a partner's loss is its side's).
+    """How a loss of `other` counts in `seat`'s side's margin (or chance): one side's loss is
+    the others' gain, shared equally; a partner's loss is its side's.
 
     >>> from bergen_search.game.rules import Rules
-    >>> others_weight(Rules(), 0, 1), others_weight(Rules(players=3), 0, 2)
-    (1.0, 0.5)
-    >>> others_weight(Rules(players=4, partnerships=True), 0, 2)
-    -1.0
+    >>> others_weight(Rules(players=3), 0, 2), others_weight(Rules(4, partnerships=True), 0, 2)
+    (0.5, -1.0)
     """
     if rules.side_of(seat) == rules.side_of(other):
         return -1.0
@@ -111,21 +99,19 @@ def deal_limits(limits: Limits) -> Limits:
 
 
 class Book:
-    """The identity kept as a review walks a record: `ask` is the review's way of searching
-    (`ask.search(info, limits, seed)`, its `limits`, `seed`, `settings`, `objective`). The
-    round being walked is `rows` (seat: its `RoundLuck`)."""
+    """The identity kept as a review walks a record with `ask`, its way of searching; `rows`
+    {seat: its `RoundLuck`} of the round being walked."""
 
     def __init__(self, rules, ask) -> None:
         self.rules, self.ask = rules, ask
         self.rows: dict = {}
         self.starts: dict = {}       # scores: each side's value before a deal at them
-        self.scores: tuple = ()      # the round's scores as it began
+        self.scores: tuple = ()      # as the round began
 
     def round_start(self, r: int, state, seats, summary) -> None:
-        """The round `r` dealt in `state`, for the analysed `seats`: each one's `RoundLuck`,
-        with its start and the luck of its deal (its hand's value before the lead, searched
-        as `bergen eval` would: the other hands unread), added to its `summary`
-        (`SeatSummary`: its `rounds`, whose row gets its result at the round's end)."""
+        """The round `r` dealt in `state`: each of the analysed `seats`' `RoundLuck`, with its
+        start and the luck of its deal (searched as `bergen eval` would), added to its
+        `summary`."""
         rules, ask, self.scores = self.rules, self.ask, tuple(state.scores)
         self.rows = {}
         for s in seats:
@@ -139,8 +125,7 @@ class Book:
             summary[s].rounds.append(self.rows[s])
 
     def start(self, r: int, scores: tuple) -> tuple:
-        """Each side's value before a deal at `scores` (`before_lead.start_values`, once
-        each; round `r` seeds it)."""
+        """Each side's value before a deal at `scores` (once each; round `r` seeds it)."""
         if scores not in self.starts:
             ask = self.ask
             self.starts[scores] = start_values(
@@ -159,8 +144,7 @@ class Book:
                 row.others += others_weight(self.rules, s, seat) * loss
 
     def round_end(self, r: int, state) -> None:
-        """The round ended in `state` (`ended` None: the record stops in it): every row's
-        result."""
+        """The round ended in `state` (`ended` None: the record stops in it)."""
         rules = self.rules
         gains = [a - b for a, b in zip(state.scores, self.scores)]
         for s, row in self.rows.items():

@@ -1,11 +1,7 @@
-"""Post-game analysis: every decision of every seat, judged from that seat's information at that
-moment (GNU Backgammon's analysis, for Bergen).
-
-Every legal play is valued by a search of the seat's information set, rebuilt from the
-record's public events and its own hand (an `Observer` per seat). The loss is the best
-play's value minus the played one's; a suspected error is searched again with a larger
-budget, and a loss within two standard errors is never labelled. Luck (the seat's deal and
-draws) and the identity it adds up to with the losses: `luck.py`."""
+"""Post-game analysis: every decision of every seat judged from that seat's information at that
+moment (an `Observer` per seat): the loss of the play made against the best, a suspected
+error searched again with a larger budget, a label only when the loss's interval allows it
+(`verdicts`); the luck of the deal and the draws, and the identity it adds up to: `luck`."""
 from __future__ import annotations
 
 import math
@@ -24,7 +20,7 @@ from ..formats.replay import RoundEnd, RoundStart, events, walk
 from ..game.rng import derive_seed
 from ..game.state import DRAW
 from ..information.infoset import Observer
-from ..runs.parallel import run_ordered
+from ..runs.parallel import prefix, run_ordered
 from ..search import backend
 from ..search.api import (
     MAX_ITERATIONS,
@@ -49,8 +45,8 @@ DEFAULT_WORLDS = 100
 
 def decision_limits(settings: Settings, iterations: int | None = None,
                     seconds: float | None = None, memory_mb: int | None = None) -> Limits:
-    """The first search's limits of each decision: those given, else the default budget of
-    the engine's unit (scaled for the pure-Python fallback)."""
+    """The limits of a decision's first search: those given, else the default budget of the
+    engine's unit."""
     if iterations is None and seconds is None:
         unit = settings.engine.unit
         iterations = backend.SEARCH.budget(DECISION_ITERATIONS if unit == "iterations"
@@ -58,14 +54,16 @@ def decision_limits(settings: Settings, iterations: int | None = None,
     return Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
 
 
-#: Searches of a decision after the first, at most (each `recheck` times the budget before).
+#: Searches of a decision after the first, at most.
 MAX_RECHECKS = 2
 
 
 @dataclass
 class Decision:
-    """A play with a choice, judged. `played` and `best` are `notation.Move`s; `values` and
-    `stderrs` are keyed by the Move (every legal play); `to_json` writes them in notation."""
+    """A play with a choice, judged. `values` and `stderrs` are keyed by every legal play's
+    `notation.Move`; `borderline`: the interval did not settle on one label even after the
+    rechecks (`label` is then the loss's own); `exact`: valued by the exact endgame
+    (`loss_stderr` is then the two moves' bounds)."""
     round: int
     event: int
     seat: int
@@ -77,14 +75,11 @@ class Decision:
     values: dict            # Move -> value
     stderrs: dict           # Move -> stderr
     rechecked: bool = False
-    #: The interval did not settle on one label even after the rechecks: `label` is then the
-    #: loss's own label, not a verdict.
     borderline: bool = False
     loss_interval: tuple = (None, None)   # (lo, hi) at CONFIDENCE
     rechecks: int = 0       # searches after the first
     position: str | None = None   # the position before the play, as a position string
-    exact: bool = False     # valued by the exact endgame (loss_stderr: the two moves' bounds:
-    #                         twice the hand's, or a refined deviation's own plus the other's)
+    exact: bool = False
 
     def to_json(self) -> dict:
         out = {"round": self.round, "event": self.event, "seat": self.seat,
@@ -109,7 +104,7 @@ class SeatSummary:
     counts: dict = field(default_factory=lambda: {k: 0 for k in LABELS})
     luck_deal: float = 0.0
     luck_draws: float = 0.0
-    borderline: int = 0     # decisions whose interval did not settle on one label
+    borderline: int = 0
     rounds: list = field(default_factory=list)   # RoundLuck of each round analysed
 
     @property
@@ -133,8 +128,8 @@ class SeatSummary:
 
 @dataclass
 class Moment:
-    """A position the analysis searched, in order (a decision, a forced play, or the start of a
-    draw turn): `value`, the mover's side's value there; `luck`, the luck credited there or None."""
+    """A position the analysis searched (a decision, a forced play, or the start of a draw
+    turn): `value`, the mover's side's value there; `sides`, every side's (when known)."""
     round: int
     event: int
     seat: int
@@ -143,12 +138,12 @@ class Moment:
     luck: float | None = None
     luck_kind: str | None = None   # "deal" or "draws"
     decision: int | None = None    # index in Analysis.decisions
-    sides: tuple | None = None     # every side's value there, when it is known (2 sides always)
+    sides: tuple | None = None
 
 
 class Annotated(NamedTuple):
-    """One event of an analysed round: the `action` (a `notation.Move`), the `line` after it, what
-    it scored by side, and its `Decision` when it was a judged play."""
+    """One event of an analysed round: the action, the line after it, what it scored by side,
+    and its `Decision` when it was a judged play."""
     event: int
     seat: int
     action: Move
@@ -166,11 +161,10 @@ class Analysis:
     moments: list = field(default_factory=list)   # Moment, in record order
     rules: object = None   # the record's Rules
     start_scores: tuple = ()   # by side, before each round
-    hands: list = field(default_factory=list)     # per round: {event: hand before a decision}
-    ends: list = field(default_factory=list)      # per round: (scores by side after it, why it ended)
-    forced: set = field(default_factory=set)      # (round, event) of the analysed seats' forced plays
-    #: Ctrl-C stopped the analysis: it covers `len(decisions)` of `decisions_total` decisions.
-    interrupted: bool = False
+    hands: list = field(default_factory=list)   # per round: {event: hand before a decision}
+    ends: list = field(default_factory=list)    # per round: (scores by side, why it ended)
+    forced: set = field(default_factory=set)    # (round, event) of the forced plays
+    interrupted: bool = False       # by Ctrl-C, after len(decisions) of decisions_total
     decisions_total: int | None = None
 
     def to_json(self) -> dict:
@@ -186,13 +180,9 @@ def combined_summary(analyses) -> list:
     for a in analyses:
         for sm in a.summary:
             acc = total.setdefault(sm.seat, SeatSummary(sm.seat))
-            acc.decisions += sm.decisions
-            acc.forced += sm.forced
-            acc.total_loss += sm.total_loss
-            acc.luck_deal += sm.luck_deal
-            acc.luck_draws += sm.luck_draws
-            acc.rounds += sm.rounds
-            acc.borderline += sm.borderline
+            for name in ("decisions", "forced", "total_loss", "luck_deal", "luck_draws",
+                         "rounds", "borderline"):
+                setattr(acc, name, getattr(acc, name) + getattr(sm, name))
             for k in LABELS:
                 acc.counts[k] += sm.counts[k]
     return [total[s] for s in sorted(total)]
@@ -205,11 +195,11 @@ def _r(x):
 
 def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
                 on_result=None, searcher_for=None, **kwargs) -> list:
-    """`analyze` each record as it would be alone, with one `progress(done, total)` over all; an
-    error names the record (1-based). `cluster`: a Dask scheduler (address or Client), one task
-    per record. `done` {record index: Analysis}: records already analysed; `on_result(i,
-    analysis)` hears of each; `searcher_for(i)`: record i's searcher. Ctrl-C raises
-    `errors.Interrupted` with the analyses so far (`partial`)."""
+    """`analyze` each record as it would be alone (on a Dask `cluster`, one task per record),
+    with one `progress(done, total)` over all; an error names the record. `done` {record
+    index: Analysis}: records already analysed; `on_result(i, analysis)` hears of each;
+    `searcher_for(i)`: record i's searcher. Ctrl-C raises `errors.Interrupted` with the
+    analyses so far."""
     records = [parse_record(r) for r in records]
     done = dict(done or {})
 
@@ -223,12 +213,6 @@ def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
         except BergenError as e:
             raise labelled(i, e) from None
     total = sum(counts)
-
-    def prefix():
-        out = []
-        while len(out) in done:
-            out.append(done[len(out)])
-        return out
 
     def finish(i, res):
         done[i] = res
@@ -248,7 +232,7 @@ def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
             run_ordered(task, todo, cluster=cluster, progress=progress,
                         units=lambda item: counts[item[0]], on_result=arrived)
         except KeyboardInterrupt:
-            raise Interrupted(prefix(), sum(counts[i] for i in done), total,
+            raise Interrupted(prefix(done), sum(counts[i] for i in done), total,
                               "decisions") from None
         return [done[i] for i in range(len(records))]
     offset = sum(counts[i] for i in done)
@@ -270,7 +254,7 @@ def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
             raise Interrupted([done[j] for j in range(i)] + [e.partial],
                               offset + e.done, total, "decisions") from None
         except KeyboardInterrupt:
-            raise Interrupted(prefix(), offset, total, "decisions") from None
+            raise Interrupted(prefix(done), offset, total, "decisions") from None
         finish(i, res)
         offset += counts[i]
     return [done[i] for i in range(len(records))]
@@ -287,45 +271,32 @@ def _analyze_one(item, *, seats, kwargs):
 
 def analyze(record, *, seats=None, decisions_total: int | None = None, **kwargs) -> Analysis:
     """Analyse every decision of the seats in `seats` (default: every seat whose hands the record
-    shows), with `_analyze`'s arguments. `progress(done, total)` is called after each decision
+    shows), with `_Walk`'s arguments. `progress(done, total)` is called after each decision
     (`decisions_total`: the total if already counted). Ctrl-C raises `errors.Interrupted` with
     the steps finished (`partial`)."""
     record = parse_record(record)
-    held: dict = {}
+    walk = None
     try:
-        return _analyze(record, held, seats=seats, decisions_total=decisions_total, **kwargs)
+        walk = _Walk(record, seats, decisions_total=decisions_total, **kwargs)
+        return walk.run()
     except KeyboardInterrupt:
-        if "step" not in held:
+        if walk is None or walk.before is None:
             raise                       # stopped before the first step: nothing to keep
-        snap = held["step"]
-        n_decisions, summary, forced = snap.decisions, snap.summary, snap.forced
-        lists = held["lists"]
-        del lists["decisions"][n_decisions:], lists["moments"][snap.moments:]
-        for moment in lists["moments"]:
-            if moment.decision is not None and moment.decision >= n_decisions:
+        snap = walk.before
+        del walk.decisions[snap.decisions:], walk.moments[snap.moments:]
+        for moment in walk.moments:
+            if moment.decision is not None and moment.decision >= snap.decisions:
                 moment.decision = None
-        result = _assemble(record, seats, held["settings"],
-                           {**lists, "summary": summary, "forced": forced})
+        result = walk.analysis(snap.summary, snap.forced)
         result.interrupted = True
         result.decisions_total = (count_decisions(record, seats, kwargs.get("rounds"))
                                   if decisions_total is None else decisions_total)
-        raise Interrupted(result, n_decisions, result.decisions_total, "decisions") from None
-
-
-def _assemble(record, seats, settings_out, lists) -> Analysis:
-    """The Analysis of what `_analyze` gathered."""
-    summary = lists["summary"]
-    wanted = sorted(summary) if seats is None else sorted(seats)
-    return Analysis(lists["decisions"], [summary[s] for s in wanted if summary[s].decisions or
-                                         summary[s].forced], settings_out,
-                    lists["annotated"], lists["moments"], record.rules, tuple(lists["starts"]),
-                    lists["hands"], lists["ends"], lists["forced"])
+        raise Interrupted(result, snap.decisions, result.decisions_total, "decisions") from None
 
 
 @dataclass(frozen=True)
 class _Asking:
-    """What every search of a review asks, and how it asks (`find`: `search`, or a
-    journal's searcher)."""
+    """What every search of a review asks, and how (`find`: `search`, or a journal's)."""
     limits: Limits
     seed: int
     settings: Settings
@@ -351,57 +322,38 @@ class _Snapshot:
     forced: set
 
 
-def _analyze(record, held: dict, *, seats=None, limits: Limits | None = None, seed: int = 0,
-             settings: Settings | None = None, objective: str = "points", workers: int = 1,
-             thresholds: dict | None = None, recheck: int = 4,
-             max_rechecks: int = MAX_RECHECKS, luck: bool = True, progress=None,
-             decisions_total: int | None = None, searcher=None, rounds=None,
-             on_decision=None) -> Analysis:
-    """`analyze`'s work; `held` gets what it gathered and a snapshot before every step, so that a
-    Ctrl-C keeps the steps finished. `settings`: the engine and its settings; `rounds`: the
-    round indexes (default all); `on_decision(decision, info, observer, round)` hears of each."""
-    settings = Settings.of() if settings is None else settings
-    limits = limits or Limits(iterations=backend.SEARCH.budget(DECISION_ITERATIONS))
-    thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
-    check_budget(limits, recheck, max_rechecks, settings)
-    todo = 0
-    if progress is not None:
-        todo = count_decisions(record, seats) if decisions_total is None else decisions_total
-    held["settings"] = settings_out = {
-        "algorithm": settings.algorithm, "objective": objective, "seed": seed,
-        "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
-        "max_rechecks": max_rechecks, "confidence": CONFIDENCE, "thresholds": thresholds,
-        "workers": workers, "backend": backend.SEARCH.name,
-        **({"settings": dict(settings.given)} if settings.given else {})}
-    # What the engine would spend on anything but values is not spent here unless asked.
-    settings = settings.engine.for_review(settings)
-    ask = _Asking(limits, seed, settings, objective, workers, thresholds, recheck,
-                  max_rechecks, _searcher(searcher or search))
-    walk = _Walk(record, seats, rounds, luck, ask, held, on_decision=on_decision,
-                 progress=progress, todo=todo)
-    for item in events(record):
-        held["step"] = walk.snapshot()
-        if isinstance(item, RoundStart):
-            walk.round_start(item)
-        elif isinstance(item, RoundEnd):
-            walk.ends.append((tuple(item.state.scores), item.state.ended))
-            walk.book.round_end(item.round, item.state)
-        else:
-            walk.step(item)
-    return _assemble(record, seats, settings_out, {**held["lists"], "summary": walk.summary,
-                                                   "forced": walk.forced})
-
-
 class _Walk:
-    """The record walked step by step for a review: each seat's observer, what is gathered and the
-    luck pending."""
+    """A review walking its record: each seat's observer, what is gathered, the luck pending
+    and `before`, the counts before the step being walked. `settings`: the engine and its
+    settings; `rounds`: the round indexes (default all); `on_decision(decision, info,
+    observer, round)` hears of each decision."""
 
-    def __init__(self, record, seats, rounds, luck: bool, ask: _Asking, held: dict,
-                 *, on_decision=None, progress=None, todo: int = 0):
-        self.record, self.seats, self.rounds, self.luck, self.ask = (record, seats, rounds,
-                                                                     luck, ask)
-        self.on_decision, self.progress, self.todo = on_decision, progress, todo
-        n = record.rules.players
+    def __init__(self, record, seats=None, *, limits: Limits | None = None, seed: int = 0,
+                 settings: Settings | None = None, objective: str = "points", workers: int = 1,
+                 thresholds: dict | None = None, recheck: int = 4,
+                 max_rechecks: int = MAX_RECHECKS, luck: bool = True, progress=None,
+                 decisions_total: int | None = None, searcher=None, rounds=None,
+                 on_decision=None):
+        settings = Settings.of() if settings is None else settings
+        limits = limits or Limits(iterations=backend.SEARCH.budget(DECISION_ITERATIONS))
+        thresholds = dict(THRESHOLDS if thresholds is None else thresholds)
+        check_budget(limits, recheck, max_rechecks, settings)
+        self.todo = 0
+        if progress is not None:
+            self.todo = (count_decisions(record, seats) if decisions_total is None
+                         else decisions_total)
+        self.settings = {
+            "algorithm": settings.algorithm, "objective": objective, "seed": seed,
+            "iterations": limits.iterations, "time": limits.time, "recheck": recheck,
+            "max_rechecks": max_rechecks, "confidence": CONFIDENCE, "thresholds": thresholds,
+            "workers": workers, "backend": backend.SEARCH.name,
+            **({"settings": dict(settings.given)} if settings.given else {})}
+        # What the engine would spend on anything but values is not spent here unless asked.
+        settings = settings.engine.for_review(settings)
+        self.ask = _Asking(limits, seed, settings, objective, workers, thresholds, recheck,
+                           max_rechecks, _searcher(searcher or search))
+        self.record, self.seats, self.rounds, self.luck = record, seats, rounds, luck
+        self.on_decision, self.progress = on_decision, progress
         self.decisions: list[Decision] = []
         self.annotated: list[list[Annotated]] = []
         self.moments: list[Moment] = []
@@ -409,20 +361,34 @@ class _Walk:
         self.hands: list[dict] = []
         self.ends: list[tuple] = []
         self.forced: set = set()
-        self.summary = {s: SeatSummary(s) for s in range(n)}
+        self.summary = {s: SeatSummary(s) for s in range(record.rules.players)}
         self.observers: dict = {}
         self.pending_draw: dict = {}
         self.first_seen: set = set()
-        self.book = Book(record.rules, ask)         # the luck identity (none without luck)
-        held["lists"] = dict(decisions=self.decisions, annotated=self.annotated,
-                             moments=self.moments, starts=self.starts, hands=self.hands,
-                             ends=self.ends)
+        self.book = Book(record.rules, self.ask)     # the luck identity (none without luck)
+        self.before: _Snapshot | None = None
 
-    def snapshot(self) -> _Snapshot:
-        return _Snapshot(len(self.decisions), len(self.moments),
-                         {q: replace(sm, counts=dict(sm.counts), rounds=[replace(x) for x in
-                                                                         sm.rounds])
-                          for q, sm in self.summary.items()}, set(self.forced))
+    def run(self) -> Analysis:
+        for item in events(self.record):
+            self.before = _Snapshot(
+                len(self.decisions), len(self.moments),
+                {q: replace(sm, counts=dict(sm.counts), rounds=[replace(x) for x in sm.rounds])
+                 for q, sm in self.summary.items()}, set(self.forced))
+            if isinstance(item, RoundStart):
+                self.round_start(item)
+            elif isinstance(item, RoundEnd):
+                self.ends.append((tuple(item.state.scores), item.state.ended))
+                self.book.round_end(item.round, item.state)
+            else:
+                self.step(item)
+        return self.analysis(self.summary, self.forced)
+
+    def analysis(self, summary: dict, forced: set) -> Analysis:
+        wanted = sorted(summary) if self.seats is None else sorted(self.seats)
+        return Analysis(self.decisions, [summary[s] for s in wanted
+                                         if summary[s].decisions or summary[s].forced],
+                        self.settings, self.annotated, self.moments, self.record.rules,
+                        tuple(self.starts), self.hands, self.ends, forced)
 
     def round_start(self, item: RoundStart) -> None:
         r, state, record = item.round, item.state, self.record
@@ -439,8 +405,7 @@ class _Walk:
 
     def step(self, step) -> Decision | None:
         """One step of play: its seat's search where it has a choice or drew, the observers moved
-        on,
-        the step annotated; the decision judged, if it was one."""
+        on, the step annotated; the decision judged, if it was one."""
         s, before = step.seat, step.before
         obs = self.observers.get(s)
         dec = None
@@ -468,19 +433,17 @@ class _Walk:
 
     def _play(self, step, obs, info) -> Decision | None:
         ask, s, rules = self.ask, step.seat, self.record.rules
-        moves = root_moves(info)
-        if len(moves) == 1 and s not in self.pending_draw and s in self.first_seen:
-            self.summary[s].forced += 1
-            self.forced.add((step.round, step.event))
-            return None
-        k = len(self.decisions)             # the decisions judged before this one
-        res = ask.search(info, ask.limits, derive_seed(ask.seed, k), focus=(step.action,))
-        moment = Moment(step.round, step.event, s, "forced", res.value)
-        moment.sides = _side_values(rules, s, res.value, ask.objective,
-                                    res.info.get("sides", {}).get(res.best))
-        self._luck(step, moment, res.value)
-        self.moments.append(moment)
-        if len(moves) == 1:
+        forced = len(root_moves(info)) == 1
+        # A forced play is searched only where luck is credited: after a draw, or its first.
+        if not forced or s in self.pending_draw or s not in self.first_seen:
+            k = len(self.decisions)             # the decisions judged before this one
+            res = ask.search(info, ask.limits, derive_seed(ask.seed, k), focus=(step.action,))
+            moment = Moment(step.round, step.event, s, "forced", res.value)
+            moment.sides = _side_values(rules, s, res.value, ask.objective,
+                                        res.info.get("sides", {}).get(res.best))
+            self._luck(step, moment, res.value)
+            self.moments.append(moment)
+        if forced:
             self.summary[s].forced += 1
             self.forced.add((step.round, step.event))
             return None
@@ -532,7 +495,7 @@ def _searcher(searcher):
 
 def check_budget(limits: Limits, recheck: int, max_rechecks: int,
                  settings: Settings | None = None) -> None:
-    """Refuse (BergenError) a budget whose largest recheck would pass one search's limits."""
+    """Refuse a budget whose largest recheck would pass one search's limits."""
     if not (type(recheck) is int and 1 <= recheck <= 1000 and type(max_rechecks) is int
             and 0 <= max_rechecks <= 20):
         raise BergenError(f"recheck must be 1..1000 and max_rechecks 0..20, got {recheck!r} "
@@ -542,8 +505,8 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int,
     settings = Settings.of() if settings is None else settings
     alg, full = settings.engine, dict(settings)
     replicated = alg.replicated and alg.units(full, 1) >= 2 and not alg.deepens(full)
-    # Pooled (ISMCTS with settle=off): each recheck searches (recheck - 1) x all replicates so far again,
-    # with the first budget per replicate; else each searches recheck times the last.
+    # Pooled: each recheck searches (recheck - 1) x all replicates so far again, with the first
+    # budget per replicate; else each searches recheck times the last.
     factor = ((recheck - 1) * recheck ** (max_rechecks - 1) if replicated
               else recheck ** max_rechecks)
     iterations = limits.iterations
@@ -563,8 +526,8 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int,
 
 
 def _side_values(rules, seat, value, objective, gains=None):
-    """Every side's value where `seat`'s side has `value`: with two sides the other's follows; with
-    more, from `gains` (objective points) when given; else None."""
+    """Every side's value where `seat`'s side has `value`: with two sides the other's follows;
+    with more, from `gains` (objective points) when given; else None."""
     side, n = rules.side_of(seat), rules.n_sides
     if n == 2:
         other = -value if objective == "points" else 1.0 - value
@@ -590,8 +553,8 @@ def count_decisions(record, seats=None, rounds=None) -> int:
 
 @dataclass(frozen=True)
 class _Loss:
-    """A decision's loss by one search: the best row, the loss and its standard error, every row,
-    the interval."""
+    """A decision's loss by one search: the best row, the loss, its error, every row, the
+    interval."""
     best: MoveValue
     loss: float
     se: float
@@ -601,10 +564,9 @@ class _Loss:
 
 
 def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
-    """Judge a decision from its search `res`: the loss of the play made, its paired standard error
-    and its interval `verdict`. A suspected error is searched again with `recheck` times the
-    budget, again while its interval straddles a threshold (up to `max_rechecks`); then it is
-    labelled when its interval is within one band, else marked borderline."""
+    """Judge a decision from its search `res`. A suspected error is searched again with a
+    bigger budget, again while its interval straddles a threshold (up to `max_rechecks`);
+    then it is labelled when its interval is within one band, else marked borderline."""
     played = Move.from_code(step.action)
     limits, thresholds, recheck = ask.limits, ask.thresholds, ask.recheck
 
@@ -622,10 +584,9 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
     while recheck > 1 and rechecks < ask.max_rechecks and not _solved(now) and (
             (rechecks == 0 and now_loss.hi >= thresholds["inaccuracy"])
             or (rechecks > 0 and verdict(now_loss.lo, now_loss.hi, thresholds)[1])):
-        # Replicates that do not deepen (ISMCTS with settle=off): (recheck - 1) times as many
-        # again, each with the budget of the first search's, pooled with those before: the
-        # same quantity, measured closer. Otherwise one search with `recheck` times the
-        # budget, judged alone (ISMCTS: deeper trees, their correction for the budget smaller).
+        # Replicates that do not deepen: (recheck - 1) times as many again, each with the first
+        # search's budget, pooled with those before (the same quantity, measured closer).
+        # Otherwise one search with `recheck` times the budget, judged alone.
         grow = (recheck - 1) * sum(r.info["replicates"] for r in searched) if replicated else 0
         scale = grow / res.info["replicates"] if replicated else recheck
         bigger = Limits(
@@ -657,6 +618,5 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
 
 
 def _solved(result) -> bool:
-    """Whether `result` is the exact endgame's: its values bounded, not sampled (no recheck
-    narrows them)."""
+    """Whether `result` is the exact endgame's (bounded values, which no recheck narrows)."""
     return result.info.get("endgame", {}).get("solved", False)

@@ -1,23 +1,16 @@
 """The arena: engine A against engine B over many duplicate sets of matches.
 
-A set plays the same deals (`Rng(derive_seed(seed, i))` alone decides them) with the engines
-in every seating (`seatings`): with two sides a pair, A on side 0 then side 1; with 3 or 4
-individual players A in each seat in turn and B in every other seat (two equal engines then
-give A a win rate of 1/n, `ArenaResult.even_rate`). With `single_round` each match is only
-its first round; a tie for the most points with k - 1 others is worth 1/k of a win.
-
-`ArenaResult` holds the win rate and its 95% interval built from the per-set scores
-(`duplicate_interval`: the sets are independent, a set's matches are not), points and margin
-per round with the margin's standard error (a ratio estimator over the sets), and with
-`luck_adjust` the margin less the luck of the draws (module `luck`) and the variance ratio
-that adjustment buys. docs/GUIDE.md explains the figures.
+A set plays the same deals (seeded `derive_seed(seed, i)`) in every seating (`seatings`): A
+holding each side in turn, B every other seat. With `single_round` a match is its first
+round only; a tie for the most points with k - 1 others is worth 1/k of a win. The win
+rate's interval comes from the per-set scores (`duplicate_interval`), the margin's error
+from a ratio estimator over the sets, and with `luck_adjust` the margin less the luck of
+the draws (module `luck`). docs/GUIDE.md explains the figures.
 
 >>> from bergen_search.game.rules import Rules
 >>> r = run_arena(Rules(), "greedy", "random", games=4, seed=1)
 >>> r.sets, r.matches, sum(r.wins) == r.matches, r.ci95[0] <= r.win_rate <= r.ci95[1]
 (4, 8, True, True)
->>> [round(x, 4) for x in wilson_interval(50, 100)]
-[0.4038, 0.5962]
 """
 from __future__ import annotations
 
@@ -31,10 +24,9 @@ from ..errors import BergenError, Interrupted
 from ..game.match import MatchLog
 from ..game.rng import derive_seed
 from ..game.rules import Rules
-from ..runs.parallel import batches, run_ordered
 from ..stats import Z95, normal_interval, ratio_stderr, sample_sd, wilson_interval  # noqa: F401
 from .engines import EngineSpec, parse_engine_spec
-from .external import ExternalEngineError, engines_for_run, refuse_cluster
+from .external import ExternalEngineError, play_batches
 from .luck import default_estimate, luck_estimate_name, match_luck, side_margin
 from .seats import play_engines
 
@@ -42,7 +34,6 @@ from .seats import play_engines
 MIN_SETS_NORMAL = 20
 
 
-# ---- intervals ------------------------------------------------------------------------------
 def duplicate_interval_method(set_scores, min_sets: int = MIN_SETS_NORMAL) -> str:
     """Which interval `duplicate_interval` uses for these set scores: "normal" or "wilson"."""
     n = len(set_scores)
@@ -53,11 +44,9 @@ def duplicate_interval_method(set_scores, min_sets: int = MIN_SETS_NORMAL) -> st
 
 
 def duplicate_interval(set_scores, z: float = Z95, min_sets: int = MIN_SETS_NORMAL) -> tuple:
-    """The interval (lo, hi) for a win rate estimated from independent duplicate sets.
-
-    `set_scores`: one number in [0, 1] per set (the share of its matches A won). The interval is
-    m ± z·s/√n (sample standard deviation), clipped to [0, 1]; with fewer than `min_sets` sets or
-    all scores equal, `wilson_interval(sum(set_scores), n)`, each set one trial.
+    """The interval (lo, hi) of a win rate from independent sets' scores (each the share of
+    its matches A won): m ± z·s/√n clipped to [0, 1]; with fewer than `min_sets` sets or all
+    scores equal, `wilson_interval(sum(set_scores), n)`, each set one trial.
 
     >>> lo, hi = duplicate_interval([1.0, 0.5] * 10 + [0.0] * 5)
     >>> round(lo, 4), round(hi, 4)
@@ -75,10 +64,8 @@ def duplicate_interval(set_scores, z: float = Z95, min_sets: int = MIN_SETS_NORM
     return (max(0.0, mean - half), min(1.0, mean + half))
 
 
-# ---- seatings -------------------------------------------------------------------------------
 def seatings(rules: Rules) -> list:
-    """A's seats in each seating of a set: one seating per side, A holding that side's seats
-    (every seat of the other sides is B's).
+    """A's seats in each seating of a set: one seating per side, A holding that side's seats.
 
     >>> seatings(Rules()), seatings(Rules(players=4, partnerships=True)), seatings(Rules(players=3))
     ([(0,), (1,)], [(0, 2), (1, 3)], [(0,), (1,), (2,)])
@@ -92,9 +79,8 @@ def seat_specs(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seating: in
     return [spec_a if rules.side_of(s) == seating else spec_b for s in range(rules.players)]
 
 
-# ---- results --------------------------------------------------------------------------------
 class ArenaMatch(NamedTuple):
-    """One match as played: set index, seating (= A's side), match seed, A's seats, its `MatchLog`."""
+    """One match as played: set index, seating (A's side), match seed, A's seats, its log."""
     set_index: int
     seating: int
     seed: int
@@ -104,22 +90,21 @@ class ArenaMatch(NamedTuple):
 
 @dataclass
 class SetResult:
-    """The outcome of one duplicate set (what a worker sends back)."""
+    """The outcome of one duplicate set (what a worker sends back): as `ArenaResult`'s fields,
+    over the set's matches; `b_points` per side B holds, `a_share` A's wins with ties as
+    shares, `luck` A's luck of the draws and `win_luck` the luck in its chance to win."""
     index: int
-    a_wins: int            # matches (or single rounds) of the set won by A outright
+    a_wins: int
     matches: int
-    a_points: int          # A's side's points over the set's matches
-    b_points: float        # B's points per side B holds, over the set's matches
+    a_points: int
+    b_points: float
     rounds: int
     a_wins_by_seating: tuple
     logs: list | None = None   # ArenaMatch per seating, with keep_logs
-    # (searches, seconds) of A's and of B's searched decisions over the set's matches.
-    search_time: tuple = ((0, 0.0), (0, 0.0))
-    ties: int = 0          # single rounds where A's side tied for the most points
-    a_share: float | None = None   # A's wins, ties counted as shares (None: a_wins)
-    # A's luck of the draws over the set, in the margin's unit (`luck`); None: not computed.
+    search_time: tuple = ((0, 0.0), (0, 0.0))    # (searches, seconds) of A, of B
+    ties: int = 0
+    a_share: float | None = None
     luck: float | None = None
-    # Whole matches with two sides: the luck in A's chance to win, summed over the seatings.
     win_luck: float | None = None
 
     @property
@@ -129,46 +114,43 @@ class SetResult:
 
 @dataclass
 class ArenaResult:
-    """What `run_arena` measured. Index 0 of `wins`, `points_per_round` is A, index 1 B."""
+    """What `run_arena` measured; of each pair, index 0 is A, 1 B. `wins` and `ties` sum to
+    `matches`; `points` is B's per side it holds; `even_rate` A's win rate if the engines
+    were equal; `searches` and `seconds_per_search` (None: none) per engine; `played` an
+    `ArenaMatch` per match with keep_logs. The luck fields are None without luck_adjust,
+    the `adjusted_win` ones without whole matches of two sides."""
     rules: Rules
-    engines: tuple             # (spec A, spec B)
+    engines: tuple
     seed: int
-    sets: int                  # duplicate sets played (the `games` asked for)
-    seatings: int              # matches per set: one per side
+    sets: int
+    seatings: int
     matches: int
     rounds: int
-    wins: tuple                # (A's wins, B's wins); with `ties`, they sum to `matches`
-    a_wins_by_seating: tuple   # A's wins while holding side k, per k
+    wins: tuple
+    a_wins_by_seating: tuple
     win_rate: float            # A's wins (ties as shares) / matches
-    ci95: tuple                # (lo, hi) for win_rate, from the sets (see the module doc)
+    ci95: tuple
     ci_method: str             # "normal" or "wilson"
-    even_rate: float           # A's expected win rate if the engines were equal: 1/seatings
-    points: tuple              # (A's points, B's points per side held), over all matches
-    points_per_round: tuple    # points / rounds
-    margin_per_round: float    # A's minus B's points per round
+    even_rate: float
+    points: tuple
+    points_per_round: tuple
+    margin_per_round: float
     margin_stderr: float | None
-    set_scores: tuple          # per set, A's share of the set's matches won
+    set_scores: tuple
     seconds: float
     workers: int
     start_scores: tuple | None = None
-    # Per engine (A, B): decisions it searched, and their mean time in seconds (None if it
-    # searched none); wall-clock.
     searches: tuple = (0, 0)
     seconds_per_search: tuple = (None, None)
-    # With keep_logs, an ArenaMatch per match in (set, seating) order; else empty.
     played: list = field(default_factory=list)
-    single_round: bool = False  # each match was its first round only
-    ties: int = 0               # single rounds where A's side tied for the most points
-    # The luck-adjusted margin (None with luck_adjust=False): A's luck per round, the margin
-    # less it, its standard error and the variance ratio (raw / adjusted).
+    single_round: bool = False
+    ties: int = 0
     luck_per_round: float | None = None
-    luck_stderr: float | None = None   # its standard error (it has mean zero: see `luck`)
+    luck_stderr: float | None = None
     adjusted_margin_per_round: float | None = None
     adjusted_margin_stderr: float | None = None
-    variance_ratio: float | None = None
-    luck_estimate: str | None = None   # the value estimate behind the luck (`luck.ESTIMATES`)
-    # Whole matches with two sides: A's win rate less the luck in its chance to win, its
-    # interval and variance ratio.
+    variance_ratio: float | None = None        # raw / adjusted
+    luck_estimate: str | None = None           # `luck.luck_estimate_name()`
     adjusted_win_rate: float | None = None
     adjusted_ci95: tuple | None = None
     win_variance_ratio: float | None = None
@@ -179,7 +161,7 @@ class ArenaResult:
 
     @property
     def logs(self) -> list:
-        """The MatchLogs, in (set, seating) order (keep_logs=True), for `write_record`."""
+        """The MatchLogs, in (set, seating) order (keep_logs=True)."""
         return [g.log for g in self.played]
 
     @property
@@ -187,22 +169,19 @@ class ArenaResult:
         """The number of duplicate pairs with two sides, else None."""
         return self.sets if self.seatings == 2 else None
 
+    def _seats(self) -> list:
+        """[A's seats, B's seats] in each seating."""
+        held = seatings(self.rules)
+        return [held, [tuple(s for s in range(self.rules.players) if s not in a) for a in held]]
+
     def seats_text(self, engine: int) -> str:
-        """The seats engine 0 (A) or 1 (B) holds in each seating, e.g. '0 / 1' or '1+2 / 0+2 / 0+1'."""
-        parts = []
-        for a_seats in seatings(self.rules):
-            held = a_seats if engine == 0 else tuple(s for s in range(self.rules.players)
-                                                     if s not in a_seats)
-            parts.append("+".join(map(str, held)))
-        return " / ".join(parts)
+        """The seats engine 0 (A) or 1 (B) holds in each seating, e.g. '1+2 / 0+2 / 0+1'."""
+        return " / ".join("+".join(map(str, held)) for held in self._seats()[engine])
 
     def to_json(self) -> dict:
         """The `bergen arena` JSON (FORMATS.md), floats rounded to 6 places."""
         def num(x):
             return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
-        seats = [[list(a) for a in seatings(self.rules)],
-                 [[s for s in range(self.rules.players) if s not in a]
-                  for a in seatings(self.rules)]]
         return {
             "games": self.sets,
             "wins": list(self.wins),
@@ -215,7 +194,7 @@ class ArenaResult:
             "sets": self.sets,
             "pairs": self.pairs,
             "seatings": self.seatings,
-            "seats": seats,
+            "seats": [[list(held) for held in engine] for engine in self._seats()],
             "matches": self.matches,
             "rounds": self.rounds,
             "a_wins_by_seating": list(self.a_wins_by_seating),
@@ -247,12 +226,10 @@ class ArenaResult:
         }
 
 
-# ---- playing --------------------------------------------------------------------------------
 def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, index: int,
              start_scores=None, *, keep_logs: bool = False, single_round: bool = False,
              luck_adjust: bool = True) -> SetResult:
-    """Set `index` of a run seeded `seed`: one match per seating, all on derive_seed(seed, index).
-    With `luck_adjust`, A's luck of the draws over the set is `SetResult.luck`."""
+    """Set `index` of a run seeded `seed`: a match per seating, each on derive_seed(seed, index)."""
     match_seed = derive_seed(seed, index)
     n_sides = rules.n_sides
     a_wins = a_points = b_points = rounds = ties = 0
@@ -304,7 +281,7 @@ def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, in
 
 
 def _play_sets(rules, spec_a, spec_b, seed, indices, *, start_scores, keep_logs, single_round,
-               luck_adjust=True):
+               luck_adjust):
     return [play_set(rules, spec_a, spec_b, seed, i, start_scores, keep_logs=keep_logs,
                      single_round=single_round, luck_adjust=luck_adjust) for i in indices]
 
@@ -318,17 +295,11 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
               start_scores=None, single_round: bool = False, cluster=None,
               luck_adjust: bool = True, done: dict | None = None,
               on_result=None) -> ArenaResult:
-    """Play `games` duplicate sets of A (`spec_a`) against B (`spec_b`) and measure them.
-
-    `spec_a`/`spec_b`: `EngineSpec`s or spec strings ("greedy", "ismcts:iterations=500").
-    `workers` > 1 plays the sets in that many processes, `cluster` on a Dask scheduler (an
-    address or a Client); either gives the result of workers=1 for iteration-limited engines.
-    `progress(done, total)` hears of sets as they finish; `keep_logs` keeps every match
-    (`result.played`, `result.logs`); `start_scores` (by side) starts every match there;
-    `single_round` and `luck_adjust`: the module doc. An engine in another process is started
-    here first to check it runs, and its failure raises `external.ExternalEngineError`. `done`
-    {set index: SetResult}: sets already played (a resumed run); `on_result(i, set_result)` hears
-    of each set. Ctrl-C raises `errors.Interrupted` with the sets finished (`partial`).
+    """Play `games` duplicate sets of A against B (each an `EngineSpec` or its text) on
+    `workers` processes or a Dask `cluster` (the same result for iteration-limited engines).
+    `keep_logs` keeps every match; `start_scores` (by side) starts every match there. `done`
+    {set index: SetResult}: sets already played; `on_result(i, set_result)` hears of each.
+    Ctrl-C raises `errors.Interrupted` with the sets finished.
 
     >>> r = run_arena(Rules(players=3), "greedy", "random", games=2, seed=0)
     >>> r.matches, r.seatings, r.wins[0] == sum(r.a_wins_by_seating)
@@ -347,43 +318,27 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
         if max(start_scores) >= rules.target:
             raise BergenError(f"start scores: a side already has the target {rules.target}",
                               field="start_scores")
-    refuse_cluster([spec_a, spec_b], cluster)
     t0 = time.perf_counter()
     simple = spec_a.simple_code is not None and spec_b.simple_code is not None
-    parallel = cluster is not None or (workers > 1 and games > 1)
-    # One set per task serially (progress set by set); in parallel, the fast simple
-    # engines' sets go in batches.
+    # Serially one set per task (progress set by set); in parallel simple engines' in batches.
+    fast = simple and (cluster is not None or (workers > 1 and games > 1))
     finished = dict(done or {})
-    sets = batches([i for i in range(games) if i not in finished], workers,
-                   simple and parallel, 1000)
     task = partial(_play_sets, rules, spec_a, spec_b, seed, start_scores=start_scores,
                    keep_logs=keep_logs, single_round=single_round, luck_adjust=luck_adjust)
-
-    def arrived(_, batch):
-        for sr in batch:
-            finished[sr.index] = sr
-            if on_result is not None:
-                on_result(sr.index, sr)
-
+    summary = partial(_summarise, rules, spec_a, spec_b, seed, workers=workers,
+                      start_scores=start_scores, single_round=single_round)
     try:
-        with engines_for_run([spec_a, spec_b], sets, workers):
-            run_ordered(task, sets, workers=workers, cluster=cluster, units=len,
-                        progress=None if progress is None else
-                        (lambda n, total: progress(len(finished), games)), on_result=arrived)
+        play_batches(task, [spec_a, spec_b], games, finished, workers=workers, cluster=cluster,
+                     fast=fast, cap=1000, progress=progress, on_result=on_result)
     except KeyboardInterrupt:
         results = [finished[i] for i in sorted(finished)]
-        partial_result = _summarise(rules, spec_a, spec_b, seed, results,
-                                    time.perf_counter() - t0, workers=workers,
-                                    start_scores=start_scores,
-                                    single_round=single_round) if results else None
+        partial_result = summary(results, time.perf_counter() - t0) if results else None
         raise Interrupted(partial_result, len(results), games, "sets") from None
-    results = [finished[i] for i in range(games)]
-    return _summarise(rules, spec_a, spec_b, seed, results, time.perf_counter() - t0,
-                      workers=workers, start_scores=start_scores, single_round=single_round)
+    return summary([finished[i] for i in range(games)], time.perf_counter() - t0)
 
 
 def _summarise(rules, spec_a, spec_b, seed, results, seconds, *, workers, start_scores,
-               single_round=False):
+               single_round):
     """Merge the sets in index order (so the float sums do not depend on who finished first)."""
     n_seat = rules.n_sides
     matches = sum(r.matches for r in results)

@@ -1,8 +1,6 @@
-"""`bergen bench`: throughput of the core and the reference, and a search signature.
-
-A figure is the median over `repeats` slices of running its workload for a fixed time. The
-signature is the node count of fixed-seed searches: it changes only when the search does
-(tests/test_bench.py)."""
+"""`bergen bench`: throughput of the core and the reference (each figure the median over
+`repeats` slices of its workload run for a fixed time), and the search signature: the node
+counts of fixed-seed searches, which change only when a search does."""
 from __future__ import annotations
 
 import functools
@@ -29,21 +27,27 @@ from .seats import play_engines as engine_match
 SEED = 20261129
 
 
-def _position(cut: int, seed: int = SEED):
-    """A fixed 2-player information set: round 0 of a seeded random match, cut after `cut`
-    events (moved on to the next decision of the seat to move that has a choice)."""
-    rules = Rules()
-    log = play_match(rules, [ENGINE_RANDOM, ENGINE_RANDOM], seed)
-    rnd = log.rounds[0]
+def _decisions(rules: Rules, rnd, cut: int):
+    """The mover's information set at each decision with a choice of round `rnd` (a
+    `match.RoundLog` from the deal) once `cut` events have passed."""
     state = State.deal(rules, rnd.hands, rnd.reserve)
     events: list = []
-    for k, (w, a, t) in enumerate(rnd.events):
-        if k >= cut and state.led and len(state.legal_moves()) > 1:
+    for w, a, t in rnd.events:
+        if len(events) >= cut and state.led and len(state.legal_moves()) > 1:
             seat = state.to_move
             public = [(ww, aa, tt if ww == seat else None) for ww, aa, tt in events]
-            return from_state_and_events(rules, seat, rnd.hands[seat], None, public)
+            yield from_state_and_events(rules, seat, rnd.hands[seat], None, public)
         state = state.apply(a, w, t if a == DRAW else None)
         events.append((w, a, t))
+
+
+def _position(cut: int, seed: int = SEED):
+    """The first decision with a choice after `cut` events of round 0 of a seeded random
+    2-player match."""
+    rules = Rules()
+    log = play_match(rules, [ENGINE_RANDOM, ENGINE_RANDOM], seed)
+    for info in _decisions(rules, log.rounds[0], cut):
+        return info
     raise RuntimeError("no decision after the cut")
 
 
@@ -65,23 +69,13 @@ def mid_round():
 
 
 def inference_position():
-    """A 2-player decision where the other seat's plays give inference something to weigh
-    (a mid-round cut of a seeded greedy round)."""
+    """A 2-player decision where the other seat's plays give inference something to weigh."""
     rules = Rules()
     for i in range(100):
         log = engine_match(rules, [EngineSpec("greedy")] * 2, derive_seed(SEED + 1, i))
-        rnd = log.rounds[0]
-        state = State.deal(rules, rnd.hands, rnd.reserve)
-        events = []
-        for w, a, t in rnd.events:
-            if state.led and len(state.legal_moves()) > 1 and len(events) >= 8:
-                seat = state.to_move
-                public = [(ww, aa, tt if ww == seat else None) for ww, aa, tt in events]
-                info = from_state_and_events(rules, seat, rnd.hands[seat], None, public)
-                if len(tile_factors(info, TileModel())) >= 5:
-                    return info
-            state = state.apply(a, w, t if a == DRAW else None)
-            events.append((w, a, t))
+        for info in _decisions(rules, log.rounds[0], 8):
+            if len(tile_factors(info, TileModel())) >= 5:
+                return info
     raise RuntimeError("no position with evidence found")
 
 
@@ -100,9 +94,8 @@ def stage_decisions(record):
 
 def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"),
                       rules: Rules | None = None, first_only: bool = False):
-    """The stage decisions of `rounds` single rounds of self-play (round i seeded derive_seed(seed,
-    i), `engines` per seat), each (round, information set, known State); `first_only`: each
-    round's first."""
+    """(round, information set, known State) of the stage decisions of `rounds` single rounds
+    of self-play (round i seeded derive_seed(seed, i)); `first_only`: each round's first."""
     rules = rules or Rules()
     specs = [parse_engine_spec(e) for e in engines]
     for i in range(rounds):
@@ -120,8 +113,7 @@ def _weighted_table(info):
 
 
 def rate(work, seconds: float, repeats: int) -> float:
-    """Median over `repeats` slices of (units done / time): `work()` does a batch and returns
-    its unit count."""
+    """Median over `repeats` slices of units done per second (`work()` returns a batch's)."""
     rates = []
     for _ in range(repeats):
         done, t0 = 0, time.perf_counter()
@@ -135,13 +127,12 @@ def rate(work, seconds: float, repeats: int) -> float:
 
 
 def signature() -> dict:
-    """Node counts of fixed-seed searches (and the sampler's checksum): the same on every
-    run and machine for the same code."""
+    """Node counts of fixed-seed searches and the sampler's checksum: the same on every run
+    and machine for the same code."""
     info = mid_round()
     try:
-        from ..information._sampler import CoreSampler  # here, as below: the compiled modules are optional
-    except ImportError:
-        # Without the core: the sampler's checksum from the reference (the same number).
+        from ..information._sampler import CoreSampler  # here: the compiled modules are optional
+    except ImportError:             # the reference's checksum is the same number
         return {"sampler_checksum": ReferenceSampler(info).sample_many(10000, SEED),
                 "ismcts_nodes": None, "ismcts_default_nodes": None, "expectimax_nodes": None,
                 "endgame_nodes": None, "endgame_iterations": None}
@@ -177,8 +168,8 @@ def signature() -> dict:
 
 @functools.lru_cache(maxsize=1)
 def endgame_position():
-    """A fixed stage decision of greedy self-play whose public tree has 2,000 to 20,000
-    nodes (about a typical solve's), for the solver's figures."""
+    """A fixed stage decision of greedy self-play whose public tree has 2,000 to 20,000 nodes
+    (about a typical solve's)."""
     for _, info, _ in endgame_positions(100, 31):
         if sum(info.hand_sizes) <= 9:
             g = endgame.game(info)
@@ -192,9 +183,9 @@ def endgame_position():
 
 
 def solve_time_summary(times, within=(0.1, 1.0)) -> dict:
-    """The exact endgame's solve-time distribution: `times` in seconds (infinity: unsolved). The
-    positions, those solved, the median and 90th percentile by nearest rank (None on an unsolved
-    one), the worst solved, and the share solved within each of `within`."""
+    """The exact endgame's solve times (seconds, infinity: unsolved) summed up: the median and
+    90th percentile by nearest rank (None on an unsolved one), the worst solved, the share
+    solved within each of `within`."""
     inf = float("inf")
     ordered = sorted(times)
     n = len(ordered)
@@ -211,8 +202,8 @@ def solve_time_summary(times, within=(0.1, 1.0)) -> dict:
 
 
 def endgame_times(rounds: int, seconds: float = 1.0, seed: int = SEED + 2) -> dict:
-    """The default engine's solve times at the stage (`solve_time_summary`) over `rounds` rounds of
-    greedy self-play under a `seconds` limit, with the largest deal count solved."""
+    """The default engine's solve times at the stage over `rounds` rounds of greedy self-play
+    under a `seconds` limit, with the largest deal count solved."""
     times, deals = [], []
     for _, info, _ in endgame_positions(rounds, seed):
         t0 = time.perf_counter()
@@ -227,48 +218,37 @@ def endgame_times(rounds: int, seconds: float = 1.0, seed: int = SEED + 2) -> di
             "largest_deals_solved": max(deals, default=None), "limit_s": seconds}
 
 
-def _core_search_steps(add, info_mid, table, info_first) -> None:
-    """The compiled searches' figures for `run_bench` (`add(backend, name, work)`)."""
-    from ..information._sampler import CoreSampler  # here, as below: the compiled modules are optional
+def _core_search_steps(info_mid, table, info_first) -> list:
+    """The compiled searches' figures for `run_bench`, as (backend, name, work)."""
+    from ..information._sampler import CoreSampler  # here: the compiled modules are optional
     sampler = CoreSampler(info_mid, table)
-    add("core", "sampler_worlds_per_s", lambda: (sampler.sample_many(100000, SEED), 100000)[1])
+    steps = [("core", "sampler_worlds_per_s",
+              lambda: (sampler.sample_many(100000, SEED), 100000)[1])]
     try:
         from ..search.engines.ismcts._ismcts import IsmctsTree
         first = CoreSampler(info_first)
-
-        def ismcts_work():
-            tree = IsmctsTree(first, SEED, 0.7, 0, 0)
-            return tree.run(20000, 0.0)
-        add("core", "ismcts_iterations_per_s", ismcts_work)
-
-        def ismcts_default_work():
-            # The default engine's tree: safe playouts, mirror twins merged.
-            tree = IsmctsTree(first, SEED, 0.7, 0, "safe", merge_twins=True)
-            return tree.run(20000, 0.0)
-        add("core", "ismcts_default_iterations_per_s", ismcts_default_work)
+        steps.append(("core", "ismcts_iterations_per_s",
+                      lambda: IsmctsTree(first, SEED, 0.7, 0, 0).run(20000, 0.0)))
+        steps.append(("core", "ismcts_default_iterations_per_s",     # the default engine's
+                      lambda: IsmctsTree(first, SEED, 0.7, 0, "safe",
+                                         merge_twins=True).run(20000, 0.0)))
     except ImportError:
         pass
     try:
         from ..search.engines.expectimax._expectimax import ExpectimaxSearch
-
-        def expectimax_work():
-            ex = ExpectimaxSearch(sampler, 6, SEED, 0, 2)
-            return ex.run_worlds(0, 0.2)
-        add("core", "determinizations_per_s", expectimax_work)
+        steps.append(("core", "determinizations_per_s",
+                      lambda: ExpectimaxSearch(sampler, 6, SEED, 0, 2).run_worlds(0, 0.2)))
     except ImportError:
         pass
+    return steps
 
 
 def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
-    """The figures of `bergen bench --json` (FORMATS.md): per backend, throughputs; the
-    speedups; the signature; how it was measured."""
+    """The figures of `bergen bench --json` (FORMATS.md)."""
     core = load_core()
     r2, r3, r4 = Rules(), Rules(players=3), Rules(players=4, partnerships=True)
     out: dict[str, dict] = {"core": {}, "reference": {}, "speedup": {}, "search": {}}
-    steps = []
-    def add(backend, name, work):
-        steps.append((backend, name, work))
-
+    steps: list = []
     counter = [0]
 
     def rounds_work(backend, rules, n):
@@ -287,40 +267,37 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
         return work
 
     for backend, key, big in ((core, "core", 20000), (REFERENCE, "reference", 50)):
-        if backend is None:
-            continue
-        add(key, "playouts_per_s", rounds_work(backend, r2, big))
-        add(key, "playouts_3p_per_s", rounds_work(backend, r3, big))
-        add(key, "playouts_4p_per_s", rounds_work(backend, r4, big))
-        add(key, "match_playouts_per_s", match_work(backend, max(big // 5, 5)))
+        if backend is not None:
+            steps += [(key, "playouts_per_s", rounds_work(backend, r2, big)),
+                      (key, "playouts_3p_per_s", rounds_work(backend, r3, big)),
+                      (key, "playouts_4p_per_s", rounds_work(backend, r4, big)),
+                      (key, "match_playouts_per_s", match_work(backend, max(big // 5, 5)))]
     info_mid, info_first, info_evidence = mid_round(), first_decision(), inference_position()
     table = WorldTable(info_mid)
     # The cost of inference per search: the world table with and without the weights.
-    add("search", "world_tables_per_s", lambda: (WorldTable(info_evidence), 1)[1])
-    add("search", "weighted_world_tables_per_s", lambda: (_weighted_table(info_evidence), 1)[1])
+    steps.append(("search", "world_tables_per_s", lambda: (WorldTable(info_evidence), 1)[1]))
+    steps.append(("search", "weighted_world_tables_per_s",
+                  lambda: (_weighted_table(info_evidence), 1)[1]))
     if endgame.compiled() is not None:     # the Python solver is the tests' oracle only
         eg_info = endgame_position()
-
-        def endgame_work():
-            endgame.solve(endgame.game(eg_info))
-            return 1
-        add("search", "endgame_solves_per_s", endgame_work)
-
+        steps.append(("search", "endgame_solves_per_s",
+                      lambda: (endgame.solve(endgame.game(eg_info)), 1)[1]))
     ref_rng = Rng(SEED)
 
     def ref_sample():
         for _ in range(200):
             table.sample(ref_rng)
         return 200
-    add("reference", "sampler_worlds_per_s", ref_sample)
     ref_first = ReferenceSampler(info_first)
     # The pure-Python trees of the core's two ISMCTS figures (the same trees, node for node).
-    add("reference", "ismcts_iterations_per_s",
-        lambda: ReferenceTree(ref_first, SEED, 0.7, 0, 0).run(200, 0.0))
-    add("reference", "ismcts_default_iterations_per_s",
-        lambda: ReferenceTree(ref_first, SEED, 0.7, 0, "safe", merge_twins=True).run(200, 0.0))
+    steps += [("reference", "sampler_worlds_per_s", ref_sample),
+              ("reference", "ismcts_iterations_per_s",
+               lambda: ReferenceTree(ref_first, SEED, 0.7, 0, 0).run(200, 0.0)),
+              ("reference", "ismcts_default_iterations_per_s",
+               lambda: ReferenceTree(ref_first, SEED, 0.7, 0, "safe",
+                                     merge_twins=True).run(200, 0.0))]
     if core is not None:
-        _core_search_steps(add, info_mid, table, info_first)
+        steps += _core_search_steps(info_mid, table, info_first)
     for i, (key, name, work) in enumerate(steps):
         if progress:
             progress(i, len(steps), f"{key} {name}")

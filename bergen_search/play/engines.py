@@ -1,9 +1,7 @@
-"""The engines and their specs: `random`, `greedy`, and the searches (`ismcts`, the presets such
-as `classic`, `expectimax`) with their settings (`ismcts:iterations=2000`,
-`expectimax:iterations=64,depth=6`). An `EngineSpec` is an engine's name and settings as
-parsed; the engines play in `seats.Seats`. An engine in another process speaking the
-protocol is an `ExternalEngine`, registered under a name (`parse_external`), which checks
-its own settings and plays through `external.ExternalSeat`.
+"""The engines and their specs: `random`, `greedy`, and the searches with their settings
+(`ismcts:iterations=2000`, `expectimax:iterations=64,depth=6`). An `EngineSpec` is an
+engine's name and settings as parsed; an `ExternalEngine` is an engine in another process
+registered under a name (`parse_external`), which checks its own settings.
 
 >>> parse_engine_spec("ismcts:iterations=500")
 EngineSpec(name='ismcts', params={'iterations': 500})
@@ -28,8 +26,7 @@ from ..search import backend as search_backend
 
 
 def _engine_settings() -> dict:
-    """name -> {setting: type or search.Setting} for every engine: the simple ones, and per search
-    algorithm and preset its budget, `time`, `objective`, `workers` and its settings."""
+    """name -> {setting: type or search.Setting} for every engine the program knows."""
     from ..search.registry import names, resolve
     out: dict[str, dict] = {"random": {}, "greedy": {}}
     for name in names():
@@ -39,36 +36,28 @@ def _engine_settings() -> dict:
     return out
 
 
-#: name -> {setting: type or search.Setting} for every engine the program knows.
 ENGINE_SETTINGS = _engine_settings()
-
-
-def _ranges() -> dict:
-    return {"iterations": (1, search_api.MAX_ITERATIONS), "workers": (1, 64),
-            "memory": (1, search_api.MAX_MEMORY_MB),
-            "time": (math.ulp(0.0), search_api.MAX_SECONDS)}
-
-
 #: The range of each budget setting of a search engine (time in seconds, memory in MB).
-_RANGES = _ranges()
+_RANGES = {"iterations": (1, search_api.MAX_ITERATIONS), "workers": (1, 64),
+           "memory": (1, search_api.MAX_MEMORY_MB),
+           "time": (math.ulp(0.0), search_api.MAX_SECONDS)}
 
 
 class EngineWarning(UserWarning):
-    """An engine in a match did not play as specified (`Seats.choose`): shown once per
-    engine spec and process, as one line by the command line."""
+    """An engine in a match did not play as specified (shown once per engine and process)."""
 
 
 #: Seconds an engine in another process may take past its time limit to answer a move.
 ENGINE_TIMEOUT = 60.0
 
-#: What an engine's name may be: a word, so that it reads back from a spec (no `:`, `,`, `=`).
+#: An engine's name: a word, so that it reads back from a spec (no `:`, `,`, `=`).
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
 
 
 @dataclass(frozen=True)
 class ExternalEngine:
-    """An engine in another process: its command's words, its `name`, and `timeout`, the seconds it
-    may take past a move's time limit."""
+    """An engine in another process: its name, its command's words, and the seconds it may
+    take past a move's time limit."""
     name: str
     command: tuple
     timeout: float = ENGINE_TIMEOUT
@@ -112,8 +101,7 @@ def parse_external(text: str, timeout: float = ENGINE_TIMEOUT) -> ExternalEngine
 
 
 def parse_externals(texts, timeout: float = ENGINE_TIMEOUT) -> dict:
-    """name -> ExternalEngine of the repeated `--external NAME=COMMAND`s; a name given twice
-    is an error."""
+    """name -> ExternalEngine of the repeated `--external NAME=COMMAND`s."""
     out = {}
     for text in texts:
         engine = parse_external(text, timeout)
@@ -127,8 +115,7 @@ def parse_externals(texts, timeout: float = ENGINE_TIMEOUT) -> dict:
 class EngineSpec:
     name: str
     params: dict = field(default_factory=dict)
-    #: An engine in another process (`name` its registered name), else None.
-    engine: ExternalEngine | None = field(default=None, repr=False)
+    engine: ExternalEngine | None = field(default=None, repr=False)     # in another process
 
     @property
     def simple_code(self):
@@ -137,7 +124,7 @@ class EngineSpec:
 
     def query_args(self) -> tuple:
         """(Limits, algorithm, objective, settings) of an engine in another process; given neither
-        budget nor time, the budget this program's engine of that algorithm has in a match."""
+        budget nor time, this program's match budget for that algorithm."""
         p = dict(self.params)
         iterations, seconds = p.pop("iterations", None), p.pop("time", None)
         algorithm = p.pop("algorithm", "ismcts")
@@ -156,17 +143,13 @@ class EngineSpec:
                                           for k, v in self.params.items())
 
     def search_args(self) -> "SearchArgs":
-        """What `search.search` is given for a search engine (`SearchArgs`): its limits, its
-        settings (checked once), objective and workers."""
+        """What `search.search` is given for a search engine."""
         p = dict(self.params)
-        budget = p.pop("iterations", None)
-        seconds = p.pop("time", None)
-        memory = p.pop("memory", None)
+        budget, seconds = p.pop("iterations", None), p.pop("time", None)
+        memory, workers = p.pop("memory", None), p.pop("workers", 1)
         objective = p.pop("objective", "points")
-        workers = p.pop("workers", 1)
         settings = search_api.Settings.of(self.name, p)
         if budget is None and seconds is None:
-            # The algorithm's match budget (the fallback's share without the core).
             budget = search_backend.SEARCH.budget(settings.engine.match_budget)
         return SearchArgs(search_api.Limits(iterations=budget, time=seconds, memory_mb=memory),
                           settings, objective, workers)
@@ -174,8 +157,7 @@ class EngineSpec:
 
 @dataclass(frozen=True)
 class SearchArgs:
-    """What an engine spec gives `search.search` (`EngineSpec.search_args`): its limits, its
-    engine's settings, its objective and its workers, each in a parameter of its own."""
+    """What an engine spec gives `search.search` (`EngineSpec.search_args`)."""
     limits: search_api.Limits
     settings: search_api.Settings
     objective: str = "points"
@@ -194,7 +176,7 @@ def _check_range(name: str, key: str, value, text: str) -> None:
         raise BergenError(f"engine {name!r}: {key} must be {bounds}, got {text!r}")
 
 
-#: The settings of an engine in another process that are read here.
+#: The settings of an engine in another process that are read here (the rest it checks).
 _EXTERNAL_SETTINGS = {"time": float, "iterations": int, "algorithm": str, "objective": str}
 
 
@@ -212,8 +194,7 @@ def _parse_external_spec(engine: ExternalEngine, rest: str) -> EngineSpec:
 
 
 def _typed(name: str, key: str, kind, value: str):
-    """A setting of a plain type (int, float, str) read from its text, its range and (for
-    the objective) its choices checked: one line naming the engine when it is not one."""
+    """A setting of a plain type (int, float, str) read from its text and checked."""
     try:
         out = kind(value)
     except ValueError:

@@ -1,16 +1,12 @@
-"""Engines in other processes at the table: a seat (`ExternalSeat`) whose moves come from a
-program speaking the engine protocol (docs/PROTOCOL.md), as cutechess-cli plays its engines.
-
-At each decision the seat sends its round as it alone saw it (`record_io.seat_record`), with
-the spec's limits and settings and the seed this program's engine would get, and plays the
-answer once checked legal. Each process starts its own engine per registered engine when
-first needed (`connection`), `tied`, and `quit_engines` quits them. A failure to start, a
-death, a timeout, a refusal or an illegal move raises `ExternalEngineError` naming the engine."""
+"""Engines in other processes at the table (`ExternalSeat`): a seat whose moves come from a
+program speaking the engine protocol (docs/PROTOCOL.md), sent its round as its seat saw it.
+Each process starts its own engine per registered engine when first needed (`connection`);
+a failure raises `ExternalEngineError` naming the engine. `play_batches` runs a match's or
+an arena's tasks with their engines."""
 from __future__ import annotations
 
 import os
 import warnings
-from contextlib import contextmanager
 
 from ..errors import BergenError
 from ..formats.notation import parse_move
@@ -19,6 +15,7 @@ from ..game.policy import greedy_choice
 from ..game.rules import Rules
 from ..game.state import DRAW, State, move_str
 from ..protocol.client import EngineError, EngineProcess, EngineTerminated, EngineTimeout
+from ..runs.parallel import batches, run_ordered
 from .engines import EngineSpec, EngineWarning, ExternalEngine
 
 #: Seconds an engine may take to start and say it is ready.
@@ -46,36 +43,27 @@ class ExternalEngineError(BergenError):
             return self
         return ExternalEngineError.of(self.engine, self.reason or "", " " + where)
 
-    def __reduce__(self):
-        # A worker's error crosses to the parent pickled.
+    def __reduce__(self):          # a worker's error crosses to the parent pickled
         return (ExternalEngineError, (self.message, self.engine, self.reason))
 
 
-# ---- the engines of this process ------------------------------------------------------------
-class _Engines:
-    """The engine processes this process started, by engine (a forked child starts its own:
-    the ones it inherited belong to its parent)."""
-
-    def __init__(self):
-        self.pid = None
-        self.running: dict = {}
-
-    def here(self) -> dict:
-        if self.pid != os.getpid():
-            self.pid, self.running = os.getpid(), {}
-            # Quit them when the process ends (atexit, or a worker's finalizers).
-            from multiprocessing.util import Finalize
-            Finalize(None, quit_engines, exitpriority=10)
-        return self.running
+#: The engine processes this process (`_PID`) started; a forked child starts its own.
+_PID: int | None = None
+_RUNNING: dict = {}
 
 
-_ENGINES = _Engines()
+def _running() -> dict:
+    global _PID, _RUNNING
+    if _PID != os.getpid():
+        _PID, _RUNNING = os.getpid(), {}
+        from multiprocessing.util import Finalize     # atexit, or a worker's finalizers
+        Finalize(None, quit_engines, exitpriority=10)
+    return _RUNNING
 
 
 def connection(engine: ExternalEngine) -> EngineProcess:
-    """The running process of `engine` in this process, started (and checked ready) on first
-    use or after it failed."""
-    running = _ENGINES.here()
+    """The running process of `engine` here, started (and checked ready) when needed."""
+    running = _running()
     proc = running.get(engine)
     if proc is not None and proc.process.poll() is None:
         return proc
@@ -95,29 +83,32 @@ def connection(engine: ExternalEngine) -> EngineProcess:
     return proc
 
 
-def check_engines(specs) -> list:
-    """Start the engines in other processes among `specs` in this process (each once),
-    which checks that they run and answer; returns them."""
-    engines = []
-    for spec in specs:
-        if spec is not None and spec.engine is not None and spec.engine not in engines:
-            connection(spec.engine)
-            engines.append(spec.engine)
-    return engines
+def play_batches(task, specs, count: int, finished: dict, *, workers: int, cluster, fast: bool,
+                 cap: int, progress=None, on_result=None) -> None:
+    """Fill `finished` {index: result} for every index of range(count) not in it yet:
+    `task(indices)` gives the results of a batch (`batches`), run as `run_ordered` runs it;
+    `on_result(i, result)` hears of each, `progress(len(finished), count)` of each batch. The
+    engines in other processes among `specs` are started here first to check they run, and
+    every engine this process started is quit at the end."""
+    refuse_cluster(specs, cluster)
+    todo = batches([i for i in range(count) if i not in finished], workers, fast, cap)
 
+    def arrived(k, results):
+        for i, result in zip(todo[k], results):
+            finished[i] = result
+            if on_result is not None:
+                on_result(i, result)
 
-@contextmanager
-def engines_for_run(specs, tasks: list, workers: int):
-    """Around a run's tasks with the engine specs `specs`: the external engines among them started
-    here first to check they run (quit before the tasks go to workers), and every engine this
-    process started quit at the end."""
-    external = any(s is not None and s.engine is not None for s in specs)
+    external = [s.engine for s in specs if s is not None and s.engine is not None]
     try:
-        if external and tasks:
-            check_engines(specs)
-            if workers > 1 and len(tasks) > 1:
+        if external and todo:
+            for engine in dict.fromkeys(external):
+                connection(engine)
+            if workers > 1 and len(todo) > 1:
                 quit_engines()      # each worker process starts its own
-        yield
+        run_ordered(task, todo, workers=workers, cluster=cluster, units=len,
+                    progress=None if progress is None else
+                    (lambda n, total: progress(len(finished), count)), on_result=arrived)
     finally:
         if external:
             quit_engines()
@@ -133,17 +124,17 @@ def refuse_cluster(specs, cluster) -> None:
 
 def _drop(engine: ExternalEngine) -> None:
     """Kill an engine that failed (a later `connection` starts it again)."""
-    proc = _ENGINES.here().pop(engine, None)
+    proc = _running().pop(engine, None)
     if proc is not None:
         proc.close()
 
 
 def quit_engines() -> None:
-    """Quit every engine this process started (killing those that do not go in
-    QUIT_TIMEOUT seconds)."""
-    if _ENGINES.pid != os.getpid():
+    """Quit every engine this process started (killed after QUIT_TIMEOUT seconds)."""
+    global _RUNNING
+    if _PID != os.getpid():
         return
-    running, _ENGINES.running = list(_ENGINES.running.values()), {}
+    running, _RUNNING = list(_RUNNING.values()), {}
     try:
         while running:
             running[0].quit(timeout=QUIT_TIMEOUT)
@@ -154,14 +145,13 @@ def quit_engines() -> None:
 
 
 def engine_pids() -> list:
-    """The process ids of the engines this process runs (for tests and diagnostics)."""
-    return [p.process.pid for p in _ENGINES.here().values() if p.process.poll() is None]
+    """The process ids of the engines this process runs."""
+    return [p.process.pid for p in _running().values() if p.process.poll() is None]
 
 
-# ---- the seat -------------------------------------------------------------------------------
 class ExternalSeat:
-    """An engine in another process in `seat` for one match: it follows each round (its own
-    hand, draws and every action) and chooses the seat's moves by asking the engine."""
+    """An engine in another process in `seat` for one match: it follows each round as the
+    seat sees it and asks the engine for the seat's moves."""
 
     def __init__(self, rules: Rules, seat: int, spec: EngineSpec):
         self.rules, self.seat, self.spec = rules, seat, spec
@@ -206,8 +196,7 @@ class ExternalSeat:
             raise ExternalEngineError.of(engine, e.message) from None
         except EngineError as e:
             raise ExternalEngineError.of(engine, f"it refused the search: {e.message}") from None
-        if answer.move is None:
-            # Nothing measured in the time: the greedy move, as an engine of this program.
+        if answer.move is None:             # as an engine of this program: the greedy move
             warnings.warn(EngineWarning(
                 f"engine {self.spec} measured nothing within its time limit at a move, and "
                 f"the greedy move was played there (give it more time)"), stacklevel=2)
@@ -221,5 +210,5 @@ class ExternalSeat:
             legal = ", ".join(move_str(m, not state.led) for m in moves)
             raise ExternalEngineError.of(engine, f"it played {answer.move!r}, which is not "
                                                  f"legal there (legal: {legal})")
-        assert move is not None             # one of `moves`
+        assert move is not None
         return move

@@ -1,20 +1,14 @@
-"""Luck of the draws: chance-event corrections for the arena (AIVAT's chance terms).
-
-The arena sees every hand and the reserve's order, so at every draw it can ask how much the
-tile drawn helped each side. With a fixed value estimate `v` (per side, the points it will
-still gain in the round):
+"""Luck of the draws: the arena's chance-event corrections (AIVAT's chance terms). At every
+draw, with a fixed value estimate `v` (per side, the points it will still gain in the round):
 
     luck = v(after the tile drawn) − mean over the tiles t in the reserve of v(had t been drawn)
 
-The next tile is uniform over the reserve given the history, so each term has expectation
-zero whatever `v` is, and the adjusted margin (observed minus summed luck) is unbiased; the
-better `v` predicts, the more noise it removes. The deal needs no correction: in a duplicate
-set its terms sum to zero (`side_margin`).
-
-The arena uses `RolloutModel` (64 greedy playouts per candidate tile, in C, `_luck.pyx`, with a
-pure-Python twin), and with two sides also each side's chance to win the match; `ValueModel`
-is a linear alternative. Both are fitted by `lab/luck/fit_luck.py` and shipped in
-`bergen_search/data/luck_model.json`, one set per table shape (lab/luck/LUCK.md).
+Each term has expectation zero whatever `v` is, so the margin less the summed luck is
+unbiased; the better `v` predicts, the more noise it removes. The deal needs no correction:
+in a duplicate set its terms sum to zero (`side_margin`). The arena's estimate is
+`RolloutModel` (greedy playouts, in C, `_luck.pyx`), with two sides also each side's chance
+to win; `ValueModel` is a linear one. Both are fitted by lab/luck/fit_luck.py and shipped in
+`bergen_search/data/luck_model.json`, one set per table shape.
 
 >>> from bergen_search.game.rules import Rules
 >>> from bergen_search.play.engines import parse_engine_spec
@@ -33,6 +27,7 @@ import json
 import math
 from functools import lru_cache
 from importlib import resources
+from typing import NamedTuple
 
 from ..errors import BergenError
 from ..game import backend as game_backend
@@ -48,6 +43,7 @@ from ..game.tiles import (
     TILES_WITH,
     is_double,
     iter_mask,
+    mask_of,
     popcount,
 )
 
@@ -63,13 +59,12 @@ MODEL_FILE = "luck_model.json"
 
 
 def table_key(rules: Rules) -> str:
-    """The key of a table shape in the model file: '2', '3', '4' or '4p' (partnerships)."""
+    """The key of a table shape in the model file: '2', '3', '4' or '4p'."""
     return f"{rules.players}{'p' if rules.partnerships else ''}"
 
 
-# ---- the value estimate ----------------------------------------------------------------------
 def _score_now(hand, left, right, ld, rd, out_bonus) -> int:
-    """The most points the seat to move could score with its next play (going-out bonus included)."""
+    """The most points the seat to move could score with its next play (out bonus included)."""
     best = 0
     last = popcount(hand) == 1
     for t in iter_mask(fitting(hand, left, right)):
@@ -100,8 +95,8 @@ def seat_features(pos: "KnownPosition", seat: int) -> list:
                             rules.out_bonus) if to_move else 0)
     reserve_fit = popcount(pos.reserve & fits_mask)
     stuck = to_move and fit == 0
-    # Stuck under until-playable: the draws still to come this turn, as if every reserve
-    # tile could be drawn ((R + 1) / (F + 1) for F fitting tiles among R), at most drawable.
+    # Stuck under until-playable: the draws still to come this turn, (R + 1) / (F + 1) for F
+    # fitting tiles among R, at most those drawable.
     more = 0.0
     if stuck and rules.draw == "until-playable":
         more = min((pos.reserve_size + 1) / (reserve_fit + 1),
@@ -114,7 +109,7 @@ def seat_features(pos: "KnownPosition", seat: int) -> list:
 
 
 def side_features(pos: "KnownPosition") -> list:
-    """Per side, its feature vector: its seat's, or with partnerships the partner nearer the turn's
+    """Per side, its features: its seat's, or with partnerships the partner nearer the turn's
     followed by the other's."""
     rules = pos.rules
     if not rules.partnerships:
@@ -127,57 +122,48 @@ def side_features(pos: "KnownPosition") -> list:
     return out
 
 
-class KnownPosition:
-    """A fully known position as the estimate sees it: hands by seat, the reserve's contents (not
-    its order), the ends, the scores and the seat to move."""
-    __slots__ = ("rules", "hands", "reserve", "reserve_size", "left", "right", "left_double",
-                 "right_double", "scores", "to_move")
+class KnownPosition(NamedTuple):
+    """A fully known position as the estimate sees it (the reserve's contents, not its order)."""
+    rules: Rules
+    hands: tuple
+    reserve: int
+    left: int
+    right: int
+    left_double: bool
+    right_double: bool
+    scores: tuple
+    to_move: int
 
-    def __init__(self, rules, hands, reserve, *, left, right, left_double, right_double, scores,
-                 to_move):
-        self.rules, self.hands, self.reserve = rules, tuple(hands), reserve
-        self.reserve_size = popcount(reserve)
-        self.left, self.right = left, right
-        self.left_double, self.right_double = bool(left_double), bool(right_double)
-        self.scores, self.to_move = tuple(scores), to_move
+    @property
+    def reserve_size(self) -> int:
+        return popcount(self.reserve)
 
     @classmethod
     def of(cls, state) -> "KnownPosition":
         """The position of a fully known state (reference `State` or the core's)."""
-        reserve = 0
-        for t in state.reserve:
-            reserve |= 1 << t
-        return cls(state.rules, state.hands, reserve, left=state.left, right=state.right,
-                   left_double=state.left_double, right_double=state.right_double,
-                   scores=state.scores, to_move=state.to_move)
+        return cls(state.rules, tuple(state.hands), mask_of(state.reserve), state.left,
+                   state.right, bool(state.left_double), bool(state.right_double),
+                   tuple(state.scores), state.to_move)
 
     def drawn(self, tile: int) -> "KnownPosition":
         """The position after the seat to move draws `tile` from the reserve."""
         hands = list(self.hands)
         hands[self.to_move] |= 1 << tile
-        return KnownPosition(self.rules, hands, self.reserve & ~(1 << tile), left=self.left,
-                             right=self.right, left_double=self.left_double,
-                             right_double=self.right_double, scores=self.scores,
-                             to_move=self.to_move)
+        return self._replace(hands=tuple(hands), reserve=self.reserve & ~(1 << tile))
 
 
 class ValueModel:
-    """The linear estimate: per side, its features (`side_features`) dotted with the coefficients
-    of the table's shape (`weights`, keyed by `table_key`)."""
+    """The linear estimate: per side, its features dotted with the table shape's coefficients."""
 
-    def __init__(self, weights: dict, meta: dict | None = None):
+    def __init__(self, weights: dict):
         self.weights = {k: [float(x) for x in v] for k, v in weights.items()}
-        self.meta = meta or {}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ValueModel":
         if not isinstance(d, dict) or d.get("features") != list(SEAT_FEATURES):
             raise BergenError("luck model: its features are not this version's "
                               f"({', '.join(SEAT_FEATURES)})", field="features")
-        return cls(d["weights"], {k: v for k, v in d.items() if k != "weights"})
-
-    def to_dict(self) -> dict:
-        return {**self.meta, "features": list(SEAT_FEATURES), "weights": self.weights}
+        return cls(d["weights"])
 
     def coefficients(self, rules: Rules) -> list:
         key = table_key(rules)
@@ -191,28 +177,24 @@ class ValueModel:
         return [sum(a * b for a, b in zip(w, f)) for f in side_features(pos)]
 
     def draw_values(self, state) -> dict:
-        """tile -> per side `values` after the seat to move draws it, for every tile in the reserve."""
+        """tile -> per side `values` after the seat to move draws it, for each reserve tile."""
         pos = KnownPosition.of(state)
         return {t: self.values(pos.drawn(t)) for t in iter_mask(pos.reserve)}
 
 
 def position_seed(state) -> int:
     """A seed fixed by a fully known position (the reserve's contents, never its order)."""
-    reserve = 0
-    for t in state.reserve:
-        reserve |= 1 << t
     seed = 0
-    for x in (reserve, *state.hands, *state.scores, state.left, state.right, state.to_move,
-              state.draws_this_turn):
+    for x in (mask_of(state.reserve), *state.hands, *state.scores, state.left, state.right,
+              state.to_move, state.draws_this_turn):
         seed = mix64(((seed ^ (x & MASK64)) + GOLDEN) & MASK64)
     return seed
 
 
 class RolloutModel:
-    """The rollout estimate: per side, `scale` times the mean points to come over `playouts` greedy
-    playouts after the draw, the rest of the reserve reshuffled with shuffles seeded by
-    `position_seed` and shared by every candidate tile. `_luck.draw_rollouts` when built, else
-    `reference_rollouts` (the same numbers)."""
+    """The rollout estimate: per side, `scale` times the mean points to come over `playouts`
+    greedy playouts after the draw, the rest of the reserve shuffled as `position_seed` seeds
+    it, the same shuffles for every candidate tile."""
 
     def __init__(self, playouts: int = 64, scale=1.0, engine: int = ENGINE_GREEDY,
                  equity: dict | None = None, win_scale=1.0):
@@ -224,20 +206,22 @@ class RolloutModel:
     def _factor(scale, rules) -> float:
         return float(scale.get(table_key(rules), 1.0) if isinstance(scale, dict) else scale)
 
+    def equity_for(self, rules: Rules) -> list | None:
+        """The match equity table of the table's shape, if it has a whole one."""
+        equity = self.equity.get(table_key(rules))
+        return equity if equity is not None and len(equity) == rules.target ** 2 else None
+
     def draw_values(self, state) -> dict:
         """tile -> per side the scaled mean points to come, then (with an equity table for the
-        shape)
-        per side the scaled chance to win the match."""
+        shape) per side the scaled chance to win the match."""
         rules = state.rules
         rollouts = _rollouts()
         reserve = list(state.reserve)
-        equity = self.equity.get(table_key(rules))
-        if equity is not None and len(equity) != rules.target ** 2:
-            equity = None
         rows = rollouts(rules, list(state.hands), reserve, state.left, state.right,
                         state.left_double, state.right_double, list(state.scores),
                         state.to_move, state.draws_this_turn, state.passes,
-                        self.playouts, position_seed(state), self.engine, equity)
+                        self.playouts, position_seed(state), self.engine,
+                        self.equity_for(rules))
         f, g = self._factor(self.scale, rules), self._factor(self.win_scale, rules)
         n = rules.n_sides
         return {t: [f * x for x in row[:n]] + [g * x for x in row[n:]]
@@ -246,8 +230,7 @@ class RolloutModel:
 
 @lru_cache(maxsize=1)
 def _rollouts():
-    """The compiled rollouts when built (whatever BERGEN_PURE_PYTHON says: the same numbers), else
-    `reference_rollouts`."""
+    """The compiled rollouts when built (the same numbers), else `reference_rollouts`."""
     try:
         from ._luck import draw_rollouts  # here: the compiled module is optional
     except ImportError:
@@ -257,8 +240,7 @@ def _rollouts():
 
 def _playout_state(rules, hands, reserve, *, left, right, left_double, right_double, scores,
                    to_move, draws, passes, drawn) -> State:
-    """A reference `State` mid-round, just after `to_move` drew `drawn`; the line is one stand-in
-    tile with the same ends."""
+    """A reference `State` just after `to_move` drew `drawn`; the line one tile with its ends."""
     s = State.__new__(State)
     s.rules, s.hands = rules, tuple(hands)
     s.hidden = (0,) * rules.players
@@ -276,8 +258,8 @@ def _playout_state(rules, hands, reserve, *, left, right, left_double, right_dou
 def reference_rollouts(rules, hands, reserve, left, right, left_double, right_double, scores,
                        to_move, draws, passes, playouts, seed, engine=ENGINE_GREEDY,
                        equity=None) -> list:
-    """The pure-Python twin of `_luck.draw_rollouts`: rows[i][j], side j's mean points to come after
-    the seat to move draws `reserve[i]` (with `equity`, then each side's chance to win)."""
+    """The pure-Python twin of `_luck.draw_rollouts`: rows[i][j], side j's mean points to come
+    after the seat to move draws `reserve[i]` (with `equity`, then each side's chance to win)."""
     r = len(reserve)
     if not 1 <= r <= 28 or playouts < 1:
         raise ValueError("a draw needs a reserve tile and at least one playout")
@@ -311,24 +293,24 @@ def reference_rollouts(rules, hands, reserve, left, right, left_double, right_do
 
 @lru_cache(maxsize=1)
 def model_data() -> dict:
-    """The fitted estimates shipped with the package (`bergen_search/data/luck_model.json`)."""
+    """The fitted estimates shipped with the package."""
     text = resources.files("bergen_search").joinpath("data", MODEL_FILE).read_text()
     return json.loads(text)
 
 
 def default_model() -> ValueModel:
-    """The fitted linear estimate (the `linear` part of the model file)."""
+    """The fitted linear estimate."""
     return ValueModel.from_dict(model_data()["linear"])
 
 
 def rollout_model() -> RolloutModel:
-    """The fitted rollout estimate (playouts, scales, and for two sides the match equity table)."""
+    """The fitted rollout estimate."""
     d = model_data()["rollout"]
     return RolloutModel(d["playouts"], d["scale"], equity=d.get("equity"),
                         win_scale=d.get("win_scale", 1.0))
 
 
-#: The value estimates measured (lab/luck/LUCK.md), by name, and the one the arena uses.
+#: The value estimates, by name, and the one the arena uses.
 ESTIMATES = {"linear": default_model, "rollout": rollout_model}
 DEFAULT_ESTIMATE = "rollout"
 #: Playouts per candidate tile of the `rollout` estimate (what fit_luck.py fits with).
@@ -354,10 +336,9 @@ def luck_estimate_name() -> str:
     return f"rollout:{est.playouts}" if isinstance(est, RolloutModel) else DEFAULT_ESTIMATE
 
 
-# ---- the corrections ---------------------------------------------------------------------------
 def draw_luck(model, state) -> tuple:
     """(luck per side, {tile: values per side}) of the draw the seat to move makes in the fully
-    known `state`: the tile drawn's value minus the mean over the reserve."""
+    known `state`."""
     actual = state.reserve[0]
     outcomes = model.draw_values(state)
     n = len(outcomes)
@@ -367,13 +348,11 @@ def draw_luck(model, state) -> tuple:
 
 
 def round_luck(rules: Rules, rnd, start_scores, model=None, backend=None) -> list:
-    """The summed luck per side of one round of a log (`match.RoundLog`), replayed from
-    `start_scores` on `backend` (default: the active one) with `model` (default:
-    `default_estimate()`)."""
+    """The summed luck per side of a `match.RoundLog` replayed from `start_scores` on
+    `backend` (default: the active one) with `model` (default: `default_estimate()`)."""
     model = model or default_estimate()
-    if backend is None:
-        backend = game_backend.ACTIVE
-    state = backend.new_state(rules, rnd.hands, rnd.reserve, start_scores)
+    state = (backend or game_backend.ACTIVE).new_state(rules, rnd.hands, rnd.reserve,
+                                                       start_scores)
     total = None
     for seat, action, tile in rnd.events:
         if state.to_move != seat:
@@ -399,9 +378,8 @@ def match_luck(rules: Rules, log, model=None, backend=None) -> list:
 
 
 def width(model, rules: Rules) -> int:
-    """How many numbers a draw's luck holds under `model` (points per side, then chances to win)."""
-    wins = isinstance(model, RolloutModel) and rules.target is not None and len(
-        model.equity.get(table_key(rules)) or ()) == rules.target ** 2
+    """How many numbers a draw's luck holds under `model` (points, then chances, per side)."""
+    wins = isinstance(model, RolloutModel) and model.equity_for(rules) is not None
     return rules.n_sides * (2 if wins else 1)
 
 

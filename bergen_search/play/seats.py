@@ -1,5 +1,5 @@
-"""The engines in their seats: `Seats` chooses each engine seat's moves in a match, a search
-seeing only its own seat's information; `play_engines` is a whole match between engine specs.
+"""The engines in their seats (`Seats`), and a whole match between engine specs
+(`play_engines`).
 
 >>> from bergen_search.play.engines import parse_engine_list
 >>> from bergen_search.game.rules import Rules
@@ -26,13 +26,11 @@ from .external import ExternalSeat
 
 
 class Seats:
-    """The engines in their seats during one match: each seat's choice, with a search seeing only
-    its own seat's information (an `Observer` per search seat, fed every action; an engine in
-    another process is sent the round as its seat sees it, `external.ExternalSeat`).
-    `specs[s]` None is a seat no engine plays (a person's). `rng` is the match's play stream
-    (random and greedy moves); search seeds come from the match's seed and the decision's
-    number, the same for an engine here or in another process. Plays in `match.Match`, driven
-    by `play_engines` and `cli.session.PlaySession` alike."""
+    """The engines in their seats during one match, a search seeing only its own seat's
+    information (an `Observer` per search seat). `specs[s]` None is a seat no engine plays.
+    `rng` is the match's play stream (random and greedy moves); search seeds come from the
+    match's seed and the decision's number, the same for an engine in another process.
+    `timing` gets seat -> [searches, seconds]."""
 
     def __init__(self, rules: Rules, specs, seed: int, rng: Rng, timing: dict | None = None):
         self.rules, self.specs, self.seed, self.rng = rules, list(specs), seed, rng
@@ -41,9 +39,6 @@ class Seats:
         self.observers: dict = {}
         self.external = {s: ExternalSeat(rules, s, spec) for s, spec in enumerate(self.specs)
                          if spec is not None and spec.engine is not None}
-        #: seat -> [searches, seconds]: the searched decisions and their time (the
-        #: information set and the search; for an engine in another process, the whole
-        #: exchange), kept in `timing` if given.
         self.timing = {} if timing is None else timing
 
     def new_round(self, state: State) -> None:
@@ -68,13 +63,10 @@ class Seats:
         args = self.specs[seat].search_args()
         info = self.observers[seat].infoset(seat)
         result = args.search(info, seed=seed, values=False)
-        if result.info.get("interrupted"):
-            # A search keeps what it found on Ctrl-C; a match does not go on with it.
+        if result.info.get("interrupted"):      # a match does not go on with what it found
             raise KeyboardInterrupt
         self._count(seat, start)
-        if result.info.get("empty"):
-            # Not one world (or iteration) in the time: no values to choose by. The move is
-            # the greedy one, and a warning says so (once per engine and process).
+        if result.info.get("empty"):            # no values to choose by: the greedy move
             unit = args.settings.engine.unit.rstrip("s")
             warnings.warn(EngineWarning(
                 f"engine {self.specs[seat]} finished no {unit} within its time limit at a "
@@ -84,7 +76,6 @@ class Seats:
         return result.moves[0].code
 
     def _count(self, seat: int, start: float) -> None:
-        """One more searched decision, by `seat`, begun at `start`."""
         self.decisions += 1
         spent = self.timing.setdefault(seat, [0, 0.0])
         spent[0] += 1
@@ -99,15 +90,13 @@ class Seats:
 
 def play_engines(rules: Rules, specs, seed: int, start_scores=None, backend=None,
                  timing: dict | None = None, *, max_rounds: int | None = None) -> MatchLog:
-    """A whole match between engines. With only `random` and `greedy` it is the backend's
-    `play_match` (the same match on both backends); with a search engine the reference's
-    `play_match` drives the engines' `Seats`, with the same deals. `timing`, if given, gets
-    seat -> [searches, seconds] (see `Seats`)."""
+    """A whole match between engines: with only `random` and `greedy`, the backend's
+    `play_match`; with a search engine the reference's, driving the engines' `Seats`, with
+    the same deals."""
     codes = [s.simple_code for s in specs]
     if all(c is not None for c in codes):
-        if backend is None:
-            backend = game_backend.ACTIVE
-        return backend.play_match(rules, codes, seed, start_scores, max_rounds=max_rounds)
+        return (backend or game_backend.ACTIVE).play_match(rules, codes, seed, start_scores,
+                                                           max_rounds=max_rounds)
     return match.play_match(rules, codes, seed, start_scores,
                             seats=lambda rng: Seats(rules, specs, seed, rng, timing),
                             max_rounds=max_rounds)

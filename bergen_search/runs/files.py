@@ -29,7 +29,7 @@ def journal_path(output: str) -> str:
 
 
 def sync_folder(path: str) -> None:
-    """Make the folder entry of `path` (a file just created, renamed or removed) durable."""
+    """Make the folder entry of `path` (just created, renamed or removed) durable."""
     try:
         fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
     except OSError:
@@ -44,8 +44,8 @@ def sync_folder(path: str) -> None:
 
 class OutputLock:
     """The exclusive right to write `output` (and its journal): a flock on `output +
-    LOCK_SUFFIX`, which holds the holder's pid. `acquire()` takes it or raises a BergenError
-    naming the holder; `release()` (or the end of a `with`) gives it back. Not reentrant."""
+    LOCK_SUFFIX`, which holds the holder's pid; `acquire()` raises a BergenError naming the
+    holder. Not reentrant."""
 
     def __init__(self, output: str):
         self.output = output
@@ -71,7 +71,7 @@ class OutputLock:
             except OSError as e:
                 os.close(fd)
                 raise WriteFailed(self.path, e, "run the same command again") from None
-            # The holder before us may have removed the file after our open: try again.
+            # The holder before us may have removed the file after our open: then again.
             try:
                 same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
             except FileNotFoundError:
@@ -99,10 +99,6 @@ class OutputLock:
             pass
         os.close(fd)            # closing the last descriptor frees the lock
 
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
-
     def __del__(self):
         if self._fd is not None:
             try:
@@ -119,7 +115,7 @@ class OutputLock:
 
 
 def _holder(fd: int) -> int | None:
-    """The pid written in a lock file held by another process (waiting a moment for it)."""
+    """The pid in a lock file held by another process (waiting a moment for it)."""
     for _ in range(20):
         try:
             text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
@@ -132,9 +128,9 @@ def _holder(fd: int) -> int | None:
 
 
 def write_atomic(path: str, text: str, then: str | None = None) -> None:
-    """`text` into `path`, whole or not at all (a synced temporary file moved over it; a
-    device or a pipe is written in place). A write error is a `WriteFailed` saying what to do
-    `then` (default: --resume when `path` has a journal, else the same command again)."""
+    """`text` into `path`, whole or not at all (a device or a pipe is written in place). A
+    write error is a `WriteFailed` saying what to do `then` (default: --resume when `path`
+    has a journal, else the same command again)."""
     import tempfile
     if os.path.exists(path) and not os.path.isfile(path):
         try:

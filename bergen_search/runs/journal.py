@@ -1,7 +1,7 @@
 """Journals (`bergen-journal/2`, docs/FORMATS.md): what a long run has finished, kept beside
-its output (`OUTPUT.journal`) so that `--resume` goes on from there. A header line, then one
-line per finished task, each with a CRC-32 chained from the line before; a torn last line is
-dropped. `data` is the task's result pickled: read only journals you wrote.
+its output so that `--resume` goes on from there. A header line, then one line per finished
+task, each with a CRC-32 chained from the line before; a torn last line is dropped. A task's
+result is pickled: read only journals you wrote.
 
 >>> import os, tempfile
 >>> out = os.path.join(tempfile.mkdtemp(), "games.jsonl")
@@ -29,23 +29,21 @@ from .files import OutputLock, journal_path, sync_folder
 __all__ = ["FORMAT", "SUFFIX", "SYNC_LINES", "SYNC_SECONDS", "Journal", "journal_path"]
 
 FORMAT = "bergen-journal/2"
-#: Formats of journals this version recognises but does not resume.
-OLD_FORMATS = ("bergen-journal/1",)
+OLD_FORMATS = ("bergen-journal/1",)        # recognised, not resumed
 #: A journal is synced once this many seconds have passed, or lines are waiting.
 SYNC_SECONDS = 1.0
 SYNC_LINES = 256
 
 
 def _line(obj, previous: int, prefix: str = "") -> tuple[bytes, int]:
-    """One journal line holding `obj`, and its CRC (chained from `previous`)."""
+    """One journal line holding `obj`, and its CRC."""
     text = json.dumps(obj, separators=(",", ":"), sort_keys=True)
     crc = zlib.crc32(text.encode(), previous)
     return f"{prefix}{crc:08x} {text}\n".encode(), crc
 
 
 def _parse(line: bytes, previous: int, prefix: str = ""):
-    """(object, CRC) of one journal line (chained from `previous`), or None if it is damaged
-    or not of this run."""
+    """(object, CRC) of one journal line, or None if it is damaged or not of this run."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
@@ -63,18 +61,18 @@ def _parse(line: bytes, previous: int, prefix: str = ""):
 
 
 def _key(k):
-    """A key as JSON gives it back (lists) made hashable again (tuples)."""
+    """A key as JSON gives it back (lists) made hashable again."""
     return tuple(_key(x) for x in k) if isinstance(k, list) else k
 
 
 def _canonical(obj):
-    """`obj` as its JSON round trip gives it back (tuples as lists), for comparing headers."""
+    """`obj` as its JSON round trip gives it back, for comparing headers."""
     return json.loads(json.dumps(obj, sort_keys=True))
 
 
 class Scan(NamedTuple):
-    """A journal read: its header (None if not whole), the results by key, the bytes of its
-    whole good lines and the CRC of the last."""
+    """A journal read: its header (None if not whole), the results by key, the size of its
+    good lines and the CRC of the last."""
     header: dict | None
     done: dict
     good: int
@@ -92,15 +90,13 @@ class Journal:
         self._fd: int | None = fd       # None once closed
         self._lock, self._size, self._crc = lock, size, crc
         self._pending, self._synced_at = 0, time.monotonic()
-        #: Results found in the journal when it was opened (resumed), before this run's.
-        self.resumed = len(done)
+        self.resumed = len(done)        # results from before this run
 
     @classmethod
     def start(cls, output: str, command: str, seed: int, arguments: dict,
               resume: bool) -> "Journal":
-        """The journal of a run of `command` writing `output`, its lock held: an existing one
-        with finished work is continued with `resume` (checked against this run), refused
-        without; else a fresh one."""
+        """The journal of a run of `command` writing `output`, its lock held: one with finished
+        work is continued with `resume` (checked against this run), refused without."""
         path = journal_path(output)
         header = {"format": FORMAT, "command": command, "version": __version__, "seed": seed,
                   "arguments": _canonical(arguments), "output": os.path.basename(output),
@@ -119,8 +115,7 @@ class Journal:
                     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
                 except OSError as e:
                     raise WriteFailed(path, e) from None
-                if scan.header is None:             # not reached: it holds tasks
-                    raise BergenError(f"{path} has no header: delete it to start again")
+                assert scan.header is not None      # it holds tasks
                 return cls(path, scan.header, scan.done, fd, lock, scan.good, crc=scan.crc)
             line, crc = _line(header, 0, FORMAT + " ")
             fd = _create(path, line)
@@ -130,13 +125,13 @@ class Journal:
             raise
 
     def add(self, key, result) -> None:
-        """Record a finished task (`key` an int or a tuple of ints and strings). A write error
-        cuts the journal back to its last whole line, closes it and raises WriteFailed."""
+        """Record a finished task (`key` an int or a tuple of ints and strings); a write error
+        leaves the last whole line, closes the journal and raises WriteFailed."""
         data = base64.b64encode(pickle.dumps(result, protocol=4)).decode("ascii")
         line, crc = _line({"key": key, "data": data}, self._crc)
         self._append(line)
         self._crc = crc
-        self.done[_key(key) if isinstance(key, list) else key] = result
+        self.done[_key(key)] = result
         self._pending += 1
         if (self._pending >= SYNC_LINES
                 or time.monotonic() - self._synced_at >= SYNC_SECONDS):
@@ -159,7 +154,7 @@ class Journal:
         self._size += len(line)
 
     def sync(self) -> None:
-        """Make every line written so far durable (a power cut keeps them)."""
+        """Make every line written so far durable."""
         if self._fd is None:
             return
         try:
@@ -202,7 +197,7 @@ class Journal:
 
 
 def _create(path: str, header_line: bytes) -> int:
-    """A new journal at `path` holding `header_line`, whole or not at all; its descriptor."""
+    """The descriptor of a new journal at `path` holding `header_line`, whole or not at all."""
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(tmp, "wb") as f:
@@ -221,7 +216,6 @@ def _create(path: str, header_line: bytes) -> int:
 
 
 def _holds_tasks(path: str) -> bool:
-    """Whether the journal at `path` has a whole line after its header."""
     try:
         with open(path, "rb") as f:
             first = f.readline()
@@ -231,8 +225,8 @@ def _holds_tasks(path: str) -> bool:
 
 
 def _read(path: str, expect: dict | None = None) -> Scan:
-    """The journal at `path` as a `Scan`, its header checked against `expect`; a torn last
-    line is dropped, any other damage is an error."""
+    """The journal at `path`, its header checked against `expect`; a torn last line is dropped,
+    any other damage is an error."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -273,7 +267,6 @@ def _read(path: str, expect: dict | None = None) -> Scan:
 
 
 def _check_header(path: str, old: dict, new: dict) -> None:
-    """Refuse to resume from a journal of another command, seed, version or arguments."""
     what = f"cannot resume from {path}"
     if old.get("command") != new["command"]:
         raise BergenError(f"{what}: it is the journal of `bergen {old.get('command')}`, not "

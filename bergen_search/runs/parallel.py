@@ -1,14 +1,7 @@
-"""Independent tasks run here, in local worker processes, or on a Dask cluster, results in order.
-
-`run_ordered(fn, items, workers=1, cluster=None, progress=None)` returns `[fn(item) for item
-in items]`, in this process, on W forked processes, or on a Dask distributed scheduler
-(`cluster`: an address, a Client or a `Cluster`; Dask is the optional extra `cluster`, see
-docs/GUIDE.md). The results come in the order of `items`, so a command's output does not
-depend on how its tasks ran. A stalled cluster raises `ClusterStalled` after its timeout.
-Ctrl-C ends the run within a second; the caller has been handed every finished result.
-
->>> run_ordered(abs, [-2, 3, -4])
-[2, 3, 4]
+"""Independent tasks run here, in local worker processes, or on a Dask cluster (the optional
+extra `cluster`, docs/GUIDE.md), results in the order of the tasks, so that a command's output
+does not depend on how they ran. Ctrl-C ends a run within a second; the caller has been
+handed every finished result.
 """
 from __future__ import annotations
 
@@ -20,6 +13,7 @@ from multiprocessing import get_context
 from typing import Callable
 
 from ..errors import BergenError
+from .threads import STOP_SIGNALS
 
 #: How `--cluster` says what is missing.
 CLUSTER_EXTRA = "pip install 'bergen_search[cluster]'"
@@ -31,14 +25,13 @@ STALL_REPORT = 15
 STALL_TIMEOUT = 120
 #: Seconds a question to the scheduler (how many workers?) may take before it counts as none.
 PROBE_TIMEOUT = 5
-#: Seconds between two looks at the finished tasks, while none is ready.
-POLL = 0.05
+POLL = 0.05         # seconds between two looks at the finished tasks
 
 
 @dataclass(frozen=True)
 class Cluster:
-    """A Dask scheduler (`address`, or a `distributed.Client`), how long it may stall before
-    `ClusterStalled` (`timeout`), and who hears what a stalled run waits for (`waiting(line)`)."""
+    """A Dask scheduler (an address or a `distributed.Client`), the seconds it may stall before
+    `ClusterStalled`, and who hears what a stalled run waits for (`waiting(line)`)."""
     address: object
     timeout: float = STALL_TIMEOUT
     waiting: Callable[[str], None] | None = None
@@ -46,15 +39,14 @@ class Cluster:
 
 @contextmanager
 def deferred_ctrl_c():
-    """Ctrl-C (and SIGTERM, SIGHUP) held back while processes are forked, and delivered right
-    after (a signal in the fork's callbacks would be lost). Main thread only."""
+    """The stop signals held back while processes are forked, and delivered right after (one
+    in the fork's callbacks would be lost). Main thread only."""
     import signal
     import threading
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM,
-                                                    signal.SIGHUP})
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         yield
     finally:
@@ -62,8 +54,7 @@ def deferred_ctrl_c():
 
 
 def die_with_parent(parent: int) -> None:
-    """Ask the kernel to end this process when its parent dies (PR_SET_PDEATHSIG; a no-op off
-    Linux)."""
+    """Ask the kernel to end this process when its parent dies (a no-op off Linux)."""
     import os
     import signal
     try:
@@ -76,9 +67,7 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-#: In a worker process of a `run_ordered(grace=)` run: that run's stop (a multiprocessing
-#: Event, `own_stop`); None in every other process.
-_STOP = None
+_STOP = None        # in a worker of a `run_ordered(grace=)` run: its stop
 
 
 def own_stop():
@@ -87,30 +76,37 @@ def own_stop():
 
 
 def _worker_init(parent: int, stop=None) -> None:
-    """A worker process of `run_ordered`: Ctrl-C, SIGTERM and SIGHUP are for the parent (with a
-    grace, it stops the workers through `stop`); it dies with the parent."""
+    """A worker process of `run_ordered`: the stop signals are for the parent (with a grace, it
+    stops the workers through `stop`); it dies with the parent."""
     import signal
     global _STOP
     _STOP = stop
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        signal.signal(getattr(signal, name), signal.SIG_IGN)
-    # Forked with these held back (`deferred_ctrl_c`): ignored now, and unblocked.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)    # forked under deferred_ctrl_c
     die_with_parent(parent)
 
 
 def batches(indices, workers: int, fast: bool, cap: int) -> list:
-    """The indices (a list, or a count) cut into tasks: one index per batch for slow work, about
-    eight batches per worker of at most `cap` indices for fast work."""
+    """The indices (a list, or a count) cut into tasks: one per batch for slow work, about eight
+    batches per worker of at most `cap` indices for fast work."""
     indices = list(range(indices)) if isinstance(indices, int) else list(indices)
     count = len(indices)
     size = max(1, min(cap, count // (max(workers, 1) * 8))) if fast else 1
     return [indices[i:i + size] for i in range(0, count, size)]
 
 
+def prefix(results: dict) -> list:
+    """The results {index: result} of indices 0, 1, 2 ... up to the first missing one."""
+    out: list = []
+    while len(out) in results:
+        out.append(results[len(out)])
+    return out
+
+
 def connect(address: str):
-    """A `dask.distributed.Client` on the scheduler at `address`, or a one-line BergenError within
-    CONNECT_TIMEOUT seconds (no extra, a bad address, nothing listening, no scheduler)."""
+    """A `dask.distributed.Client` on the scheduler at `address`, or a one-line BergenError
+    within CONNECT_TIMEOUT seconds."""
     try:
         from distributed import Client
         from distributed.comm import parse_address, parse_host_port
@@ -183,20 +179,27 @@ def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
                 units: Callable | None = None,
                 on_result: Callable[[int, object], None] | None = None,
                 grace: float | None = None) -> list:
-    """`[fn(item) for item in items]`, run serially, on `workers` local processes, or on
-    `cluster` (see the module doc). `units(item)`: an item's share of `progress` (default 1);
-    `on_result(i, result)` hears of item i as it finishes. Ctrl-C kills local workers or cancels
-    a cluster's tasks and raises KeyboardInterrupt; with a `grace` (local processes) it sets the
-    run's own stop (`own_stop()`) instead, and results sent within `grace` seconds are the run's."""
+    """`[fn(item) for item in items]`, run serially, on `workers` forked processes, or on
+    `cluster` (an address, a Client or a `Cluster`). `units(item)`: an item's share of
+    `progress(done, total)` (default 1); `on_result(i, result)` hears of item i as it finishes.
+    Ctrl-C kills local workers or cancels a cluster's tasks and raises KeyboardInterrupt; with
+    a `grace` (local processes) it sets the run's own stop (`own_stop()`) instead, and results
+    sent within `grace` seconds are the run's.
+
+    >>> run_ordered(abs, [-2, 3, -4])
+    [2, 3, 4]
+    """
     items = list(items)
     sizes = [1 if units is None else units(item) for item in items]
-    total = sum(sizes)
-    tick = _Ticker(progress, total)
+    total, counted = sum(sizes), 0
 
     def finished(i, result):
+        nonlocal counted
         if on_result is not None:
             on_result(i, result)
-        tick(sizes[i])
+        counted += sizes[i]
+        if progress is not None:
+            progress(counted, total)
 
     if cluster is not None:
         return _on_cluster(fn, items, cluster, finished)
@@ -250,22 +253,10 @@ def _kill_workers(ex: ProcessPoolExecutor) -> None:
             pass
     manager = getattr(ex, "_executor_manager_thread", None)
     ex.shutdown(wait=False, cancel_futures=True)
-    # Let the pool's manager thread see its workers die before the exit hook wakes it (else
-    # it may print "Exception ignored ... Bad file descriptor").
+    # The pool's manager thread sees its workers die before the exit hook wakes it (else it
+    # may print "Exception ignored ... Bad file descriptor").
     if manager is not None:
         manager.join(timeout=1.0)
-
-
-class _Ticker:
-    """Counts finished units and reports them to `progress(done, total)`."""
-
-    def __init__(self, progress, total):
-        self.progress, self.total, self.done = progress, total, 0
-
-    def __call__(self, units):
-        self.done += units
-        if self.progress is not None:
-            self.progress(self.done, self.total)
 
 
 class ClusterLost(BergenError):
@@ -282,15 +273,13 @@ def _on_cluster(fn, items, cluster, finished):
         with quiet_dask():
             return _on_client(fn, items, connect(spec.address), finished, spec.address,
                               own=True, spec=spec)
-    client = spec.address
-    return _on_client(fn, items, client, finished,
-                      getattr(getattr(client, "scheduler", None), "address", "?"), own=False,
-                      spec=spec)
+    address = getattr(getattr(spec.address, "scheduler", None), "address", "?")
+    return _on_client(fn, items, spec.address, finished, address, own=False, spec=spec)
 
 
 class _Watch:
-    """While no task finishes: every STALL_REPORT seconds, ask the scheduler for its workers, say
-    what the run waits for, and raise ClusterStalled past the cluster's timeout."""
+    """While no task finishes: ask the scheduler for its workers, say what the run waits for
+    every STALL_REPORT seconds, and raise ClusterStalled past the cluster's timeout."""
 
     def __init__(self, client, address, spec: Cluster, futures):
         self.client, self.address, self.spec, self.futures = client, address, spec, futures
@@ -301,7 +290,6 @@ class _Watch:
         self.every = min(STALL_REPORT, max(1.0, spec.timeout / 4))
 
     def finished(self) -> None:
-        """A task finished: the scheduler answers and a worker works."""
         now = time.monotonic()
         self.progress = self.answered = self.worker_seen = self.reported = self.probed = now
         self.in_flight -= 1
@@ -342,8 +330,7 @@ class _Watch:
             self.spec.waiting(line)
 
     def result_stalled(self) -> ClusterStalled:
-        """A finished task whose result was not handed over within the timeout: the scheduler not
-        answering, or the result itself."""
+        """The error of a finished task whose result was not handed over within the timeout."""
         if self._workers() is None:
             return self._silent(time.monotonic() - self.answered)
         return ClusterStalled(f"--cluster: the Dask cluster at {self.address!r} did not hand "
@@ -385,11 +372,9 @@ def _on_client(fn, items, client, finished, address, own, *, spec: Cluster):
                 i = index[fut.key]
                 try:
                     results[i] = fut.result(timeout=spec.timeout)
-                except TimeoutError:
-                    # First: TimeoutError is an OSError, which the next clause would take.
+                except TimeoutError:        # (an OSError, so before the next clause)
                     raise watch.result_stalled() from None
-                except (CancelledError, OSError) as e:
-                    # Cancelled by no one here: the scheduler is gone (or cut us off).
+                except (CancelledError, OSError) as e:      # the scheduler is gone
                     raise ClusterLost(f"--cluster: lost the Dask scheduler at {address!r} "
                                       f"({type(e).__name__})", field="cluster") from None
                 watch.finished()

@@ -1,15 +1,13 @@
-"""Threads that leave the stop signals to the main thread.
-
-Every helper thread the package starts is a `QuietThread`, which blocks SIGINT, SIGTERM and
-SIGHUP, so that the kernel interrupts the main thread's system call and its handler runs at
-once (taken by a helper thread, the signal would wait on that call).
+"""Threads that leave the stop signals to the main thread: every helper thread the package
+starts is a `QuietThread`, so that a signal interrupts the main thread's system call and its
+handler runs at once.
 """
 from __future__ import annotations
 
 import signal
 import threading
 
-#: The signals every command stops on (Ctrl-C, SIGTERM, SIGHUP), where the platform has them.
+#: The signals every command stops on, where the platform has them.
 STOP_SIGNALS = frozenset(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                          if hasattr(signal, name))
 

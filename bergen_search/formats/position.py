@@ -1,9 +1,5 @@
-"""`bergen-position/1`: a position without its history, seen by the seat to move (FORMATS.md).
-
-A `Position` is what the seat to move knows: its own hand, the line, every hand's size, the
-reserve's size, the scores, and the numbers other seats are known to hold none of (`voids`).
-It is checked when built: 28 tiles accounted for, no tile twice, sizes possible, the line
-connected, voids that some deal satisfies.
+"""`bergen-position/1` (FORMATS.md): what the seat to move knows, without the history: its
+hand, the line, the sizes, the scores and the numbers other seats hold none of (`voids`).
 
 >>> pos = position_from_flags(hand="0-3 1-2 2-5 5-6", line="1-1 1-4 4-4 4-6 6-3",
 ...                           hand_sizes="4,5", scores="4,7")
@@ -12,6 +8,7 @@ connected, voids that some deal satisfies.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -39,8 +36,8 @@ _REQUIRED = ("format", "to_move", "hand", "hand_sizes", "reserve_size")
 
 @dataclass(frozen=True)
 class Position(LineEnds):
-    """A position: `hand` a mask, `line` the oriented pairs, `ends` (None before the lead), `voids`
-    seat -> numbers it holds none of. Built by `parse_position` or `position_from_flags`."""
+    """A position: `hand` a mask, `line` the oriented pairs, `ends` (None before the lead),
+    `voids` seat -> numbers it holds none of."""
     rules: Rules
     scores: tuple
     to_move: int
@@ -62,7 +59,7 @@ class Position(LineEnds):
 
     @property
     def unseen(self) -> int:
-        """Mask of the tiles the seat to move cannot see: other hands and the reserve."""
+        """Mask of the tiles in other hands and the reserve."""
         return ALL_TILES & ~self.hand & ~self.line_mask
 
     def check(self) -> "Position":
@@ -143,9 +140,8 @@ def _check(pos: Position):
 
 
 def _check_turns(pos: Position):
-    """The hand sizes must fit the turn order: after T turns from the leader each seat has played
-    at most its turns' worth and drawn only on its own turns; some leader and T must leave every
-    size possible (without passes T is the tiles laid)."""
+    """Some leader and number of turns T (without passes, the tiles laid) must leave every hand
+    size possible: a seat plays at most one tile a turn and draws only on its own turns."""
     rules, n = pos.rules, pos.rules.players
     laid, sizes, h, t = len(pos.line), pos.hand_sizes, rules.hand_size, pos.to_move
     if not laid:
@@ -235,7 +231,6 @@ def _check_voids(pos: Position):
                     f"({', '.join(map(str, nums))})", field="voids")
 
 
-# ---- reading ----------------------------------------------------------------------------------
 def _parse_voids(obj, n: int) -> dict:
     if obj is None:
         return {}
@@ -267,21 +262,18 @@ def _parse_voids(obj, n: int) -> dict:
     return out
 
 
+@contextmanager
 def _at(field_name):
     """Re-raise a notation error (whose message starts `what: `) with its field instead."""
-    class _Ctx:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, et, e, tb):
-            if isinstance(e, BergenError) and e.field is None:
-                msg = e.message
-                for prefix in (field_name + ": ", field_name.replace("_", " ") + ": "):
-                    if msg.startswith(prefix):
-                        msg = msg[len(prefix):]
-                raise BergenError(msg, field=field_name) from None
-            return False
-    return _Ctx()
+    try:
+        yield
+    except BergenError as e:
+        if e.field is not None:
+            raise
+        msg = e.message
+        for prefix in (field_name + ": ", field_name.replace("_", " ") + ": "):
+            msg = msg.removeprefix(prefix)
+        raise BergenError(msg, field=field_name) from None
 
 
 def parse_position(obj) -> Position:
@@ -344,7 +336,6 @@ def write_position(pos: Position) -> dict:
     return d
 
 
-# ---- from the command line --------------------------------------------------------------------
 _FLAGS = {"hand": "--hand", "line": "--line", "hand_sizes": "--hand-sizes",
           "reserve_size": "--reserve-size", "scores": "--scores", "to_move": "--to-move",
           "voids": "voids", "format": "format"}
@@ -363,9 +354,9 @@ def _flag_of(name):
 def position_from_flags(hand, *, line=None, hand_sizes=None, reserve_size=None, scores=None,
                         players=None, partnerships=None, to_move=None, rules=None,
                         voids=None) -> Position:
-    """A position from the command-line flags (strings as typed, or parsed values): `hand`, `line`,
-    `hand_sizes`, `reserve_size`, `scores`, `to_move`, `rules` (a `Rules` or dict) with
-    `players` and `partnerships` over it. What can be derived is; errors name the flag in `field`."""
+    """A position from the command-line flags (strings as typed, or parsed values), `rules` (a
+    `Rules` or dict) with `players` and `partnerships` over it; what can be derived is, and
+    errors name the flag in `field`."""
     try:
         return _from_flags(hand, line=line, hand_sizes=hand_sizes, reserve_size=reserve_size,
                            scores=scores, players=players, partnerships=partnerships,

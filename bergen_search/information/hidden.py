@@ -1,5 +1,4 @@
-"""The hidden-information check of a replay (`replay.events` calls it after each event of a
-seat whose hand the record does not show)."""
+"""The hidden-information check of a replay, after each event of a seat whose hand is hidden."""
 from __future__ import annotations
 
 from ..errors import BergenError
@@ -10,8 +9,8 @@ from .sampler import count_worlds
 
 
 def check_hidden(observer: Observer, seat: int, action: int):
-    """What a hidden seat did must fit some deal of the hidden tiles that also fits what its
-    draws and passes proved and what the lead proved (RULES.md, "Decisions and chance")."""
+    """BergenError unless what a hidden seat did fits some deal of the hidden tiles that fits
+    the proofs so far (RULES.md, "Decisions and chance")."""
     groups, free, _ = observer.constraints()
     if action < DRAW:
         t = action >> 1

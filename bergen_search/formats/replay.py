@@ -24,8 +24,8 @@ from typing import Iterator, Union
 from ..errors import BergenError, Where
 from ..game.state import DRAW, NO_TILE, PASS, State, move_str
 from ..game.tiles import ALL_TILES, TILES_WITH, Tile, iter_mask, tile_str
-from ..information.hidden import check_hidden
 from ..information.infoset import Observer
+from ..information.sampler import count_worlds
 from .notation import Move, resolve_move
 from .record import Event, parse_record
 
@@ -116,6 +116,24 @@ def _action_of(ev: Event, state: State) -> int:
         raise BergenError(e.message, field="play") from None
 
 
+def _check_hidden(observer: Observer, seat: int, action: int):
+    """BergenError unless what a hidden seat did fits some deal of the hidden tiles that fits
+    the proofs so far (RULES.md, "Decisions and chance")."""
+    groups, free, _ = observer.constraints()
+    if action < DRAW:
+        t = action >> 1
+        if dict(free).get(t, 1) == 0:
+            raise BergenError(f"seat {seat} cannot hold {tile_str(t)}: "
+                              f"{observer.why_not(seat, t)}", field="play")
+    try:
+        n = count_worlds(groups, free)
+    except BergenError:
+        return      # too unconstrained to tabulate: nothing provable is broken
+    if n == 0:
+        raise BergenError(f"no deal of the hidden tiles fits the events so far: seat {seat}'s "
+                          f"draws, passes and plays contradict each other")
+
+
 def events(record) -> Iterator[ReplayEvent]:
     """Replay `record` (a `Record` or its dict): per round a `RoundStart`, a step per event and
     a `RoundEnd`; a `BergenError` at the first broken rule."""
@@ -138,7 +156,7 @@ def events(record) -> Iterator[ReplayEvent]:
                 if observer is not None:
                     observer.step(ev.seat, action, after)
                     if ev.seat not in known:
-                        check_hidden(observer, ev.seat, action)
+                        _check_hidden(observer, ev.seat, action)
             except BergenError as e:
                 raise e.located(round=r, event=j, field=ev.kind) from None
             yield _STEP[ev.kind](r, j, ev.seat, action, state, after)

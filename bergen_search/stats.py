@@ -14,7 +14,6 @@ from functools import lru_cache
 Z95 = 1.959963984540054
 
 
-
 def replicates_stderr(variance: float, n: int) -> float:
     """The standard error of the mean of n >= 2 replicates of sample variance `variance`,
     unbiased for normal replicates (s / sqrt(n) / c4(n))."""
@@ -89,7 +88,6 @@ def weighted_sample_mean(sample, size) -> tuple:
     return mean, math.sqrt((1 - n / size) * n / (n - 1) * dev) / total
 
 
-
 def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple:
     """The Wilson score interval (lo, hi) of `successes / n` (successes may be fractional);
     (0, 1) with n = 0.
@@ -120,15 +118,7 @@ def normal_interval(values, z: float = Z95) -> tuple | None:
 @lru_cache(maxsize=None)
 def normal_quantile(p: float) -> float:
     """The standard normal quantile of a two-sided interval of probability p, to 1e-12."""
-    target = 1 - (1 - p) / 2
-    lo, hi = 0.0, 40.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if 0.5 * (1 + math.erf(mid / math.sqrt(2))) < target:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+    return _two_sided(lambda x: 0.5 * (1 + math.erf(x / math.sqrt(2))), p, 40.0)
 
 
 @lru_cache(maxsize=None)
@@ -138,11 +128,15 @@ def t_quantile(p: float, dof: int) -> float:
     >>> round(t_quantile(0.95, 7), 3), round(t_quantile(0.95, 1000), 3)
     (2.365, 1.962)
     """
-    target = 1 - (1 - p) / 2
-    lo, hi = 0.0, 1e3
+    return _two_sided(lambda x: _t_cdf(x, dof), p, 1e3)
+
+
+def _two_sided(cdf, p: float, hi: float) -> float:
+    """The quantile of a two-sided interval of probability p, by bisection of `cdf` on 0..hi."""
+    target, lo = 1 - (1 - p) / 2, 0.0
     for _ in range(200):
         mid = (lo + hi) / 2
-        if _t_cdf(mid, dof) < target:
+        if cdf(mid) < target:
             lo = mid
         else:
             hi = mid

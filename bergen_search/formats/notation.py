@@ -282,7 +282,6 @@ class Move:
 
     @property
     def _laid(self) -> int:
-        """The tile of a play, which always has one (__post_init__ checks it)."""
         assert self.tile is not None
         return self.tile
 

@@ -44,7 +44,6 @@ def is_position_string(text) -> bool:
     return isinstance(text, str) and bool(_TAGGED.match(text.strip()))
 
 
-# ---- writing -----------------------------------------------------------------------------
 def _rules_part(rules: Rules) -> str:
     head = f"{rules.players}{'p' if rules.partnerships else ''}"
     extra = []
@@ -73,7 +72,6 @@ def to_string(pos: Position) -> str:
     return "/".join(parts)
 
 
-# ---- reading -----------------------------------------------------------------------------
 class _Part:
     """Where a part sits, for error messages: `the hand (part 5, '0-3,7-1')`."""
 

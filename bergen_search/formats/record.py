@@ -204,4 +204,3 @@ def needs_record_message(what: str, needed_by: str | None) -> str:
     who = f"{needed_by} needs" if needed_by else "this needs"
     return (f"this is a {what} (a position, with no history); {who} a record "
             f"({FORMAT}: the game as it happened)")
-

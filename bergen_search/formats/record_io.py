@@ -123,4 +123,3 @@ def dump_record(obj) -> str:
     if not isinstance(obj, dict):
         obj = write_record(obj)
     return json.dumps(obj, separators=(",", ":"))
-

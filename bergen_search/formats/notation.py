@@ -112,7 +112,7 @@ class Line(LineEnds):
 
     @classmethod
     def parse(cls, value, what: str = "line") -> "Line":
-            return parse_line(value, what)
+        return parse_line(value, what)
 
     def __str__(self) -> str:
         return format_line(self.pairs)

@@ -332,10 +332,7 @@ class Observer:
         rules, state = self.rules, self.state
         line_mask = state.line_mask()
         hidden = self.histories if public else self.hist
-        own = 0
-        if not public:
-            for j in self.known:
-                own |= state.hands[j]
+        own = 0 if public else sum(state.hands[j] for j in self.known)
         forbidden = lead_forbidden(rules, self.lead[1]) if self.lead else 0
         unknown = ALL_TILES & ~own & ~line_mask
         allowed = {t: 0 for t in iter_mask(unknown)}
@@ -351,28 +348,16 @@ class Observer:
             for k, (start, cap) in enumerate(h.epochs):
                 groups.append(Group(j, k, cap, start))
                 # A tile still held, from epoch k: no number of a proof since it opened.
-                banned = forbidden if k == 0 else 0
-                for ev, nums, _ in h.voids:
-                    if ev >= start:
-                        banned |= nums
-                for t in iter_mask(unknown & ~banned):
+                for t in iter_mask(unknown & ~_banned(h, k, forbidden, start)):
                     allowed[t] |= 1 << (first + k)
             for ev_play, t, fixed in h.plays:
                 if fixed is not None:
                     fixed_count[first + fixed] = fixed_count.get(first + fixed, 0) + 1
                     continue
                 # A tile played: from an epoch opened before, with no proof against it while held.
-                mask = 0
-                for k, (start, _) in enumerate(h.epochs):
-                    if start >= ev_play:
-                        continue
-                    banned = forbidden if k == 0 else 0
-                    for ev, nums, _ in h.voids:
-                        if start <= ev < ev_play:
-                            banned |= nums
-                    if not banned >> t & 1:
-                        mask |= 1 << (first + k)
-                allowed[t] = mask
+                allowed[t] = sum(1 << (first + k) for k, (start, _) in enumerate(h.epochs)
+                                 if start < ev_play
+                                 and not _banned(h, k, forbidden, start, ev_play) >> t & 1)
         reserve_index = len(groups)
         groups.append(Group(RESERVE, -1, state.reserve_size))
         for t in iter_mask(unknown):
@@ -448,6 +433,16 @@ class Observer:
             draws_this_turn=state.draws_this_turn, last_drawn=state.last_drawn,
             groups=groups, free=free, played_free=played_free, decisions=hidden_decisions,
             public=public)
+
+
+def _banned(h: _SeatHistory, k: int, forbidden: int, start: int, until: int | None = None):
+    """The tiles ruled out of epoch k (opened at `start`) by the lead and the proofs before
+    `until`."""
+    banned = forbidden if k == 0 else 0
+    for ev, nums, _ in h.voids:
+        if start <= ev and (until is None or ev < until):
+            banned |= nums
+    return banned
 
 
 def from_state_and_events(rules: Rules, seat: int, hand: int, start_scores, events) -> InfoSet:

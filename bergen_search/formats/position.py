@@ -14,6 +14,7 @@ from itertools import combinations
 
 from ..errors import BergenError
 from ..game.rules import Rules
+from ..information.infoset import numbers_mask
 from ..game.tiles import (
     ALL_TILES,
     DOUBLES,
@@ -207,15 +208,8 @@ def _check_voids(pos: Position):
             raise BergenError(f"seat {pos.to_move} is listed void in {v}, but its hand holds "
                               f"{tile_str(t)}", field=f"voids.{pos.to_move}")
     # Some deal must give every other seat its size avoiding its voids: Hall's condition.
-    unseen = pos.unseen
-    allowed = {}
-    for seat in range(n):
-        if seat == pos.to_move:
-            continue
-        m = unseen
-        for v in pos.voids.get(seat, ()):
-            m &= ~TILES_WITH[v]
-        allowed[seat] = m
+    allowed = {seat: pos.unseen & ~numbers_mask(pos.voids.get(seat, ()))
+               for seat in range(n) if seat != pos.to_move}
     seats = sorted(allowed)
     for k in range(1, len(seats) + 1):
         for group in combinations(seats, k):

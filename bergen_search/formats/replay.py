@@ -297,9 +297,7 @@ def _refused(base: dict, ev: Event) -> str | None:
 
 def _leads(record, base: dict, last: int) -> NextMoves:
     rnd = record.rounds[last]
-    shown = 0
-    for h in rnd.hands:
-        shown |= h or 0
+    shown = sum(h or 0 for h in rnd.hands)      # the hands dealt are disjoint
     leads, why = [], None
     for seat, hand in enumerate(rnd.hands):
         pool = hand if hand is not None else ALL_TILES & ~shown

@@ -451,26 +451,17 @@ def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
         if len(states) > limit:
             raise BergenError("the position leaves too many hidden possibilities to count the "
                               "deals")
-    fits: list[dict[tuple[int, ...], bool]] = [{} for _ in seats]   # counts: they fill its epochs
-    total = 0
-    for st, ways in states.items():
-        if st[0] != info.reserve_size:
-            continue
-        ok = True
-        for k, s in enumerate(seats):
-            counts = st[1 + k]
-            if sum(counts) != sizes[k]:
-                ok = False
-                break
-            if counts not in fits[k]:
-                fits[k][counts] = _fills_epochs(groups, group_bits[s], classes[s], counts,
-                                                played[s])
-            if not fits[k][counts]:
-                ok = False
-                break
-        if ok:
-            total += ways
-    return total
+    fits: dict[tuple, bool] = {}     # (seat index, its class counts): they fill its epochs
+
+    def fills(k: int, counts: tuple) -> bool:
+        if (k, counts) not in fits:
+            s = seats[k]
+            fits[k, counts] = _fills_epochs(groups, group_bits[s], classes[s], counts, played[s])
+        return fits[k, counts]
+
+    return sum(ways for st, ways in states.items() if st[0] == info.reserve_size
+               and all(sum(st[1 + k]) == sizes[k] and fills(k, st[1 + k])
+                       for k in range(len(seats))))
 
 
 def _fills_epochs(groups, bits: int, classes: list, counts: tuple, played: list) -> bool:

@@ -151,6 +151,17 @@ def parse_version(obj: dict):
     return version
 
 
+def parse_header(obj: dict, scores_field: str) -> tuple:
+    """(version, rules, scores) of a record or position: its optional `version`, `rules` and
+    scores (in `scores_field`, zeros when left out)."""
+    version = parse_version(obj)
+    rules = Rules.from_dict(obj.get("rules"))
+    scores = obj.get(scores_field)
+    if scores is None:
+        return version, rules, (0,) * rules.n_sides
+    return version, rules, parse_scores(scores, rules, scores_field)
+
+
 def pretty_json(obj, width: int = 96, indent: int = 2, _level: int = 0) -> str:
     """JSON for people: a list or object on one line when it fits `width` or nests nothing."""
     flat = json.dumps(obj, separators=(", ", ": "))

@@ -25,7 +25,7 @@ from ..game.tiles import (
     popcount,
     tile_str,
 )
-from .jsondoc import check_fields, is_int, parse_json, parse_scores, parse_version, type_name
+from .jsondoc import check_fields, is_int, parse_header, parse_json, parse_scores, type_name
 from .notation import format_line, parse_hand, parse_int_list, parse_line
 from .record import POSITION_FORMAT
 
@@ -283,10 +283,7 @@ def parse_position(obj) -> Position:
         if k not in obj:
             raise BergenError(f"the {k!r} field is missing: a position needs "
                               f"{', '.join(repr(f) for f in _REQUIRED[1:])}", field=k)
-    parse_version(obj)
-    rules = Rules.from_dict(obj.get("rules"))
-    scores = obj.get("scores")
-    scores = (0,) * rules.n_sides if scores is None else parse_scores(scores, rules, "scores")
+    _, rules, scores = parse_header(obj, "scores")
     to_move = obj["to_move"]
     if not is_int(to_move):
         raise BergenError(f"'to_move' must be a seat number, got {to_move!r}", field="to_move")

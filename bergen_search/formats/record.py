@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import BergenError, Where
 from ..game.rules import Rules
 from ..game.tiles import format_mask, parse_tile, tile_str
-from .jsondoc import check_fields, is_int, parse_scores, parse_version, type_name
+from .jsondoc import check_fields, is_int, parse_header, type_name
 from .notation import parse_move_text
 
 FORMAT = "bergen-record/1"
@@ -184,11 +184,7 @@ def parse_record(obj, needed_by: str | None = None) -> Record:
         raise BergenError(f"expected {FORMAT!r}, got {fmt!r}", field="format")
     if "rounds" not in obj:
         raise BergenError("a record has no 'rounds' field", field="rounds")
-    version = parse_version(obj)
-    rules = Rules.from_dict(obj.get("rules"))
-    start = obj.get("start_scores")
-    start_scores = (0,) * rules.n_sides if start is None else parse_scores(
-        start, rules, "start_scores")
+    version, rules, start_scores = parse_header(obj, "start_scores")
     rounds_obj = obj["rounds"]
     if not isinstance(rounds_obj, list):
         raise BergenError(f"expected a list of rounds, got {type_name(rounds_obj)}",

@@ -16,19 +16,13 @@ under `redeal`, the chances of the deals kept.
 from __future__ import annotations
 
 from fractions import Fraction
+from math import perm
 
 from ..game.rules import Rules
 from ..game.state import lead_rank
 from ..game.tiles import DOUBLES, N_TILES, popcount
 
 __all__ = ["leads"]
-
-
-def _falling(a: int, k: int) -> int:
-    out = 1
-    for i in range(k):
-        out *= a - i
-    return out
 
 
 def leads(rules: Rules, seat: int, hand: int) -> list:
@@ -49,11 +43,9 @@ def leads(rules: Rules, seat: int, hand: int) -> list:
     for phase in phases:
         for t in phase:
             if hand >> t & 1:
-                out.append((seat, t, Fraction(_falling(reserve, before),
-                                              _falling(unseen, before))))
+                out.append((seat, t, Fraction(perm(reserve, before), perm(unseen, before))))
                 return _as_floats(out, 1)
-            each = (Fraction(n, unseen) * Fraction(_falling(reserve, before),
-                                                   _falling(unseen - 1, before)))
+            each = Fraction(n, unseen) * Fraction(perm(reserve, before), perm(unseen - 1, before))
             out += [(j, t, each) for j in others if each]
             before += 1
     # No hand holds a double: under redeal it is dealt again.

@@ -77,10 +77,7 @@ def _split_ways(groups, merged_of) -> int:
         members.setdefault(m, []).append(groups[g].capacity)
     for caps in members.values():
         if len(caps) > 1:
-            n = math.factorial(sum(caps))
-            for c in caps:
-                n //= math.factorial(c)
-            ways *= n
+            ways *= math.factorial(sum(caps)) // math.prod(map(math.factorial, caps))
     return ways
 
 

@@ -243,13 +243,8 @@ def next_moves(record) -> NextMoves:
     round over."""
     record = parse_record(record)
     last = len(record.rounds) - 1
-    final = None
-    for item in events(record):
-        if isinstance(item, RoundEnd) and item.round == last:
-            final = item.state
+    final = final_state(record)
     where: Where = {"round": last}
-    if final is None:           # events() ends every round it replays with a RoundEnd
-        raise BergenError("the record has no round to go on with", **where)
     if final.winner is not None:
         raise BergenError(f"the match is over: side {final.winner} reached the target "
                           f"{record.rules.target}, so no round follows", **where)

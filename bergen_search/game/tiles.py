@@ -18,8 +18,7 @@ ALL_TILES = (1 << N_TILES) - 1
 #: TILE_LOW[t], TILE_HIGH[t]: the two halves of tile t, low <= high.
 TILE_LOW: tuple = tuple(a for a in range(7) for b in range(a, 7))
 TILE_HIGH: tuple = tuple(b for a in range(7) for b in range(a, 7))
-_INDEX = {**{(a, b): t for t, (a, b) in enumerate(zip(TILE_LOW, TILE_HIGH))},
-          **{(b, a): t for t, (a, b) in enumerate(zip(TILE_LOW, TILE_HIGH))}}
+_INDEX = {pair: t for t, (a, b) in enumerate(zip(TILE_LOW, TILE_HIGH)) for pair in ((a, b), (b, a))}
 
 #: TILES_WITH[v]: mask of the tiles showing v on either half.
 TILES_WITH: tuple = tuple(

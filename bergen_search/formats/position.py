@@ -88,10 +88,7 @@ def _check(pos: Position):
         raise BergenError("the hand is empty: the seat to move holds at least one tile (with "
                           "none the round is over)", field="hand")
     line_mask = pos.line_mask
-    both = pos.hand & line_mask
-    if both:
-        t = (both & -both).bit_length() - 1
-        raise BergenError(f"tile {tile_str(t)} is both in the hand and on the line", field="hand")
+    _check_apart(pos.hand, line_mask)
     if not is_int(pos.reserve_size) or pos.reserve_size < 0:
         raise BergenError(f"'reserve_size' must be a non-negative integer, got "
                           f"{pos.reserve_size!r}", field="reserve_size")
@@ -138,6 +135,13 @@ def _check(pos: Position):
                           "is a double", field="line")
     _check_turns(pos)
     _check_voids(pos)
+
+
+def _check_apart(hand: int, line_mask: int):
+    both = hand & line_mask
+    if both:
+        raise BergenError(f"tile {tile_str((both & -both).bit_length() - 1)} is both in the hand "
+                          f"and on the line", field="hand")
 
 
 def _check_turns(pos: Position):
@@ -381,10 +385,7 @@ def _from_flags(hand, *, line, hand_sizes, reserve_size, scores, players, partne
         hand_mask = parse_hand(hand, "hand")
     with _at("line"):
         line_obj = parse_line(line or "", "line")
-    both = hand_mask & line_obj.mask
-    if both:
-        raise BergenError(f"tile {tile_str((both & -both).bit_length() - 1)} is both in the hand "
-                          f"and on the line", field="hand")
+    _check_apart(hand_mask, line_obj.mask)
     if scores is None:
         score_list = [0] * rules.n_sides
     else:

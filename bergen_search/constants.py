@@ -1,7 +1,6 @@
-"""The numbers the compiled core and the pure-Python references share: seed streams, the
-objectives' codes, the key of a score vector and the search trees' limits. A seed stream
-keeps one purpose's random numbers apart from another's under the same seed; changing any
-changes every seeded answer.
+"""The numbers the compiled core and the pure-Python references share: seed streams (one
+purpose's random numbers apart from another's under one seed: changing any changes every
+seeded answer), the objectives' codes, the score key and the search trees' limits.
 
 >>> objective_code("match"), objective_code(0)
 (1, 0)
@@ -10,51 +9,39 @@ from __future__ import annotations
 
 from .errors import BergenError
 
-# ---- seed streams ------------------------------------------------------------------------------
-#: XORed into a match's seed for the engines' choices (the core's BERGEN_PLAY_STREAM), and
-#: into an expectimax search's seed for its horizon playouts.
+#: XORed into a match's seed for the engines' choices, and into an expectimax search's seed
+#: for its horizon playouts.
 PLAY_STREAM = 0x5851F42D4C957F2D
 #: XORed into a match's seed for its searches (decision k: `derive_seed(seed ^ SEARCH_STREAM, k)`).
 SEARCH_STREAM = 0x2545F4914F6CDD1D
-#: XORed into an expectimax search's seed for its match-equity playouts (never meets
-#: SEARCH_STREAM under one seed).
+#: XORed into an expectimax search's seed for its match-equity playouts.
 EQUITY_STREAM = 0x2545F4914F6CDD1D
 #: The index of `derive_seed(seed, PASS_STREAM)`: the worlds of ISMCTS's final pass.
 PASS_STREAM = 0xFA55
-#: Added, times the replicate number, to a world's index for the playout seeds of its later
-#: solves (`engines.expectimax.exact_expectimax`).
+#: Added, times the replicate number, to a world's index for its later solves' playout seeds.
 REPLICATE_STREAM = 1 << 40
-#: The seed streams of an analysis's searches: decision k's first search is
-#: `derive_seed(seed, k)`; its recheck j, `derive_seed(seed, RECHECK_STREAM * j + k)`; a draw
-#: turn's, `derive_seed(seed, DRAW_STREAM + k)`.
+#: An analysis's searches: decision k's is `derive_seed(seed, k)`, its recheck j's
+#: `derive_seed(seed, RECHECK_STREAM * j + k)`, a draw turn's `derive_seed(seed, DRAW_STREAM + k)`.
 RECHECK_STREAM = 20_000_000
 DRAW_STREAM = 10_000_000
-#: ... and a seat's deal in round r (its value before the lead, the luck of the deal),
-#: `derive_seed(seed, DEAL_STREAM + 4 * r + seat)`; the sides' values before the deal at the
-#: scores round r starts with, `derive_seed(seed, DEAL_STREAM - 1 - r)`.
+#: A seat's deal in round r: `derive_seed(seed, DEAL_STREAM + 4 * r + seat)`; the values
+#: before round r's deal: `derive_seed(seed, DEAL_STREAM - 1 - r)`.
 DEAL_STREAM = 30_000_000
-#: The index of `derive_seed(seed, MIX_STREAM)`: the seeded draw of a move from the exact
-#: endgame's mixed strategy (`search.endgame.solving`).
+#: The index of `derive_seed(seed, MIX_STREAM)`: a move drawn from the exact endgame's mix.
 MIX_STREAM = 0xE9D6
-
-# ---- the searches' limits ----------------------------------------------------------------------
-#: Points rewards are divided by this inside a UCB rule (not in the statistics), so that one
-#: exploration constant serves both objectives.
+#: Points rewards are divided by this inside a UCB rule, so that one exploration constant
+#: serves both objectives.
 POINTS_SCALE = 8.0
-#: The edge key of the observer's own draw of tile t in an ISMCTS tree: OWN_DRAW + t (another
-#: seat's draw is the core's DRAW, a pass its PASS, a play its move).
+#: The edge key of the observer's own draw of tile t in an ISMCTS tree: OWN_DRAW + t.
 OWN_DRAW = 64
-#: The longest search a call may ask for, in seconds (a day): every search and both backends.
+#: The longest search a call may ask for, in seconds (a day).
 MAX_SECONDS = 86400.0
 #: The largest UCB exploration constant of an ISMCTS tree.
 MAX_EXPLORATION = 100.0
-#: The largest cap on the node pools an ISMCTS tree takes (bytes: 1 TiB), and the most worlds
-#: of one final pass.
+#: The largest cap on an ISMCTS tree's node pools (bytes), and the most worlds of a final pass.
 MAX_BYTES = 1 << 40
 MAX_PASS_WORLDS = 10_000_000
-
-# ---- objectives and scores ----------------------------------------------------------------------
-#: The objectives of a search, by name; an objective's code (the core's) is its index here.
+#: The objectives of a search; an objective's code is its index here.
 OBJECTIVES = ("points", "match")
 #: Bits per side in the key of a score vector (targets are at most 10000 < 2**14).
 SCORE_BITS = 14

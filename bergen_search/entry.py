@@ -1,6 +1,5 @@
-"""The `bergen` console script (and `python -m bergen_search`): Ctrl-C while the program
-starts, before the command line is read, is exit 130 and one line, as it is everywhere
-after (cli/app.py), not a traceback from the middle of an import."""
+"""The `bergen` console script: Ctrl-C while the program starts is exit 130 and one line, as
+it is after (cli/app.py), not a traceback from an import."""
 import os
 import signal
 

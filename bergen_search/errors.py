@@ -7,9 +7,8 @@ from typing import TypedDict
 
 
 class BergenError(ValueError):
-    """Bad input: an illegal move, a malformed record, an impossible position. `round`, `event`
-    (0-based) and `field` say where when known; `str(err)` is one line, rounds numbered from 1,
-    events from 0. `exit_status`: 2."""
+    """Bad input, located by `round`, `event` (0-based) and `field` when known; `str(err)` is
+    one line, rounds numbered from 1. `exit_status`: 2."""
 
     exit_status = 2
 
@@ -23,7 +22,7 @@ class BergenError(ValueError):
 
     def located(self, *, round: int | None = None, event: int | None = None,
                 field: str | None = None) -> "BergenError":
-        """Return this error with its location filled in where it was not known yet."""
+        """This error with its location filled in where not known yet."""
         return BergenError(
             self.message,
             round=self.round if self.round is not None else round,
@@ -42,14 +41,10 @@ class BergenError(ValueError):
 
 
 def names_field(message: str, field: str) -> bool:
-    """Whether `message` already names `field` (quoted, its last part, or the option that sets it).
+    """Whether `message` already names `field` (quoted, its last part, or its option).
 
     >>> names_field("--cluster: no scheduler answers", "cluster")
     True
-    >>> names_field("a record has no 'format' field", "format")
-    True
-    >>> names_field("the search finished no world", "time")
-    False
     """
     leaf = field.lstrip("-").rsplit(".", 1)[-1]
     option = "--" + leaf.replace("_", "-")
@@ -63,17 +58,12 @@ _BREAKS = {c: c.encode("unicode_escape").decode("ascii")
 
 
 def one_line(text: str) -> str:
-    """`text` with every line break and control character written as its escape, so that a
-    message quoting the user's input stays one line."""
+    """`text` with every line break and control character escaped."""
     return "".join(_BREAKS.get(c, c) for c in text)
 
 
 def a_kind(kind: type) -> str:
-    """What a value of Python type `kind` is, for a message: `must be an integer`.
-
-    >>> a_kind(int), a_kind(float)
-    ('an integer', 'a number')
-    """
+    """What a value of Python type `kind` is, for a message: `an integer`."""
     return {int: "an integer", float: "a number", str: "a string",
             bool: "on or off"}.get(kind, f"a {kind.__name__}")
 
@@ -86,8 +76,6 @@ _REMEDY = {"ENOSPC": "free some space", "EDQUOT": "free some space (or raise the
 
 
 def _refuses_new_files(path: str, name: str) -> bool:
-    """Whether a failure to create `path` (errno `name`) came from a writable folder that takes no
-    new file (/proc, /sys)."""
     folder = os.path.dirname(os.path.abspath(path))
     return (name in ("ENOENT", "EACCES", "EPERM") and not os.path.lexists(path)
             and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK))
@@ -101,12 +89,7 @@ class Where(TypedDict, total=False):
 
 class WriteFailed(BergenError):
     """A file could not be written: one line naming it, why and what to do (`then`, by
-    default resuming); exit status 74 (EX_IOERR).
-
-    >>> import errno, os
-    >>> print(WriteFailed("g.jsonl", OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))))
-    cannot write g.jsonl: No space left on device; free some space, then run the same command with --resume
-    """
+    default resuming); exit status 74 (EX_IOERR)."""
 
     exit_status = 74
 
@@ -128,11 +111,7 @@ class WriteFailed(BergenError):
 
 
 class InFile(BergenError):
-    """A `BergenError` in the input `source` (a path, or `standard input`), said first.
-
-    >>> print(InFile("g.json", BergenError("bad JSON at line 2, column 11: expecting value")))
-    g.json: bad JSON at line 2, column 11: expecting value
-    """
+    """A `BergenError` in the input `source` (a path, or `standard input`), said first."""
 
     def __init__(self, source: str, err: BergenError):
         super().__init__(err.message, round=err.round, event=err.event, field=err.field)

@@ -1,13 +1,9 @@
-"""The statistics every layer shares: means and standard errors of replicates and of sums,
-intervals (normal, Wilson, Student's t), the ratio and weighted-mean estimators.
+"""The statistics every layer shares: means and standard errors, intervals (normal, Wilson,
+Student's t), the ratio and weighted-mean estimators.
 
 >>> mean, se = spread([1.0, 2.0, 3.0])
 >>> mean, round(se, 4)
 (2.0, 0.6515)
->>> [round(x, 4) for x in wilson_interval(0, 10)]
-[0.0, 0.2775]
->>> round(t_quantile(0.95, 7), 3)
-2.365
 """
 from __future__ import annotations
 
@@ -18,16 +14,14 @@ from functools import lru_cache
 Z95 = 1.959963984540054
 
 
-# ---- means and standard errors ---------------------------------------------------------------
 def replicates_stderr(variance: float, n: int) -> float:
-    """The standard error of the mean of n >= 2 independent replicates of sample variance
-    `variance`: s / sqrt(n) / c4(n), unbiased for normal replicates."""
+    """The standard error of the mean of n >= 2 replicates of sample variance `variance`,
+    unbiased for normal replicates (s / sqrt(n) / c4(n))."""
     return math.sqrt(variance / n) / c4(n)
 
 
 def spread(xs) -> tuple:
-    """(mean, standard error of the mean) of independent replicates xs (inf with one), the
-    error by `replicates_stderr`."""
+    """(mean, `replicates_stderr`) of independent replicates xs (inf with one)."""
     n = len(xs)
     mean = math.fsum(xs) / n
     if n < 2:
@@ -41,15 +35,14 @@ def c4(n: int) -> float:
 
 
 def sample_variance(n, s, sq) -> float:
-    """The sample variance (n - 1 in the denominator) of n >= 2 values from their sum `s` and
-    sum of squares `sq`."""
+    """The sample variance of n >= 2 values from their sum `s` and sum of squares `sq`."""
     mean = s / n
     return max(sq / n - mean * mean, 0.0) * n / (n - 1)
 
 
 def mean_stderr(n, s, sq) -> tuple:
     """(mean, standard error) of n samples from their sum `s` and sum of squares `sq` (0 and inf
-    with none; inf with one)."""
+    with none)."""
     if n <= 0:
         return 0.0, float("inf")
     mean = s / n
@@ -63,15 +56,15 @@ def _variance(xs, mean: float) -> float:
 
 
 def sample_sd(values) -> float | None:
-    """The sample standard deviation (n - 1 in the denominator); None below two values."""
+    """The sample standard deviation; None below two values."""
     if len(values) < 2:
         return None
     return math.sqrt(_variance(values, math.fsum(values) / len(values)))
 
 
 def ratio_stderr(numerators, denominators) -> float | None:
-    """The delta-method standard error of sum(x) / sum(y) over independent units (None with fewer
-    than two)."""
+    """The delta-method standard error of sum(x) / sum(y) over independent units (None below
+    two)."""
     n = len(numerators)
     total = sum(denominators)
     if n < 2 or total <= 0:
@@ -82,9 +75,8 @@ def ratio_stderr(numerators, denominators) -> float | None:
 
 
 def weighted_sample_mean(sample, size) -> tuple:
-    """(mean, standard error) of the weighted mean sum(w v) / sum(w) of a population of `size`
-    items from a uniform sample without replacement (the ratio estimator, finite-population
-    corrected)."""
+    """(mean, standard error) of the weighted mean sum(w v) / sum(w) of `size` items from a
+    uniform sample of (w, v) without replacement (finite-population corrected)."""
     n = len(sample)
     total = sum(w for w, _ in sample)
     mean = sum(w * v for w, v in sample) / total
@@ -96,11 +88,9 @@ def weighted_sample_mean(sample, size) -> tuple:
     return mean, math.sqrt((1 - n / size) * n / (n - 1) * dev) / total
 
 
-# ---- intervals --------------------------------------------------------------------------------
 def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple:
-    """The Wilson score interval (lo, hi) for a binomial proportion `successes / n`.
-
-    `successes` may be fractional (a mean score times n). With n = 0 it is (0, 1).
+    """The Wilson score interval (lo, hi) of `successes / n` (successes may be fractional);
+    (0, 1) with n = 0.
 
     >>> [round(x, 4) for x in wilson_interval(10, 10)]
     [0.7225, 1.0]
@@ -118,8 +108,7 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple:
 
 
 def normal_interval(values, z: float = Z95) -> tuple | None:
-    """mean +- z times its standard error (`mean_stderr`), not clipped; None below two
-    values."""
+    """mean +- z standard errors (`mean_stderr`); None below two values."""
     if len(values) < 2:
         return None
     mean, se = mean_stderr(len(values), math.fsum(values), math.fsum(x * x for x in values))
@@ -128,34 +117,26 @@ def normal_interval(values, z: float = Z95) -> tuple | None:
 
 @lru_cache(maxsize=None)
 def normal_quantile(p: float) -> float:
-    """The standard normal quantile for a two-sided interval of probability p, to 1e-12.
-
-    >>> round(normal_quantile(0.95), 4), round(normal_quantile(0.99), 4)
-    (1.96, 2.5758)
-    """
-    target = 1 - (1 - p) / 2
-    lo, hi = 0.0, 40.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if 0.5 * (1 + math.erf(mid / math.sqrt(2))) < target:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+    """The standard normal quantile of a two-sided interval of probability p, to 1e-12."""
+    return _two_sided(lambda x: 0.5 * (1 + math.erf(x / math.sqrt(2))), p, 40.0)
 
 
 @lru_cache(maxsize=None)
 def t_quantile(p: float, dof: int) -> float:
-    """Student's t quantile for a two-sided interval of probability p, to 1e-9; `dof` >= 1.
+    """Student's t quantile of a two-sided interval of probability p, to 1e-9; `dof` >= 1.
 
     >>> round(t_quantile(0.95, 7), 3), round(t_quantile(0.95, 1000), 3)
     (2.365, 1.962)
     """
-    target = 1 - (1 - p) / 2
-    lo, hi = 0.0, 1e3
+    return _two_sided(lambda x: _t_cdf(x, dof), p, 1e3)
+
+
+def _two_sided(cdf, p: float, hi: float) -> float:
+    """The quantile of a two-sided interval of probability p, by bisection of `cdf` on 0..hi."""
+    target, lo = 1 - (1 - p) / 2, 0.0
     for _ in range(200):
         mid = (lo + hi) / 2
-        if _t_cdf(mid, dof) < target:
+        if cdf(mid) < target:
             lo = mid
         else:
             hi = mid
@@ -164,12 +145,8 @@ def t_quantile(p: float, dof: int) -> float:
 
 def interval_quantile(p: float, dof: float) -> float:
     """The quantile of a two-sided interval of probability p for an error with `dof` degrees
-    of freedom (Welch-Satterthwaite's may be fractional): Student's t on them rounded to a
-    tenth (so that the cache holds), the normal quantile when they are infinite.
-
-    >>> round(interval_quantile(0.99, 7.04), 3), round(interval_quantile(0.99, math.inf), 3)
-    (3.499, 2.576)
-    """
+    of freedom, maybe fractional: Student's t on them rounded to a tenth (so that the cache
+    holds), the normal quantile when infinite."""
     return normal_quantile(p) if not math.isfinite(dof) else t_quantile(p, round(dof, 1))
 
 

@@ -1,8 +1,6 @@
-"""Documents in and out: the notation of tiles, lines and moves (`Move`, `Line`), the
-`bergen-record/1` record of a match (read, checked by replaying it through the rules, and
-written), the `bergen-position/1` position and its one-line string (`bergen1/...`), and
-`load`, which reads any of them as what the seat to move knows (a `Game`). Every error is a
-`BergenError` that says where.
+"""Documents in and out: notation (`Move`, `Line`), the `bergen-record/1` record, the
+`bergen-position/1` position and its string (`bergen1/...`), and `load`, which reads any of
+them as what the seat to move knows (a `Game`).
 
 >>> game = load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14")
 >>> game.info.seat, str(game.position.hand_sizes), to_string(game.position)[:9]

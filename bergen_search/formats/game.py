@@ -1,8 +1,5 @@
-"""From a game document (a `bergen-record/1` whose last round is unfinished, a
-`bergen-position/1` or a position string) to what its seat to move knows: `load` gives a
-`Game`, `load_game` its `InfoSet`. A record's other hands and hidden draws never enter the
-information set (the record is still checked against them).
-"""
+"""A game document (an unfinished record, a position or a position string) as what its seat
+to move knows (a `Game`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,8 +16,8 @@ from .replay import RoundEnd, RoundStart, events
 
 @dataclass(frozen=True)
 class Game:
-    """A game as read: the seat to move's information set, its position (no history), and
-    for a record the record and the `Observer` of the seat to move after its last event."""
+    """The seat to move's information set and position, and for a record the record and the
+    seat's `Observer` after its last event."""
     info: InfoSet
     position: Position
     record: Record | None = None
@@ -28,9 +25,8 @@ class Game:
 
 
 def observe_record(record) -> tuple:
-    """(observer, final state) of an unfinished record: the `Observer` of its seat to move fed
-    the last round's events, and the state after the last event (one replay, checking the
-    whole record)."""
+    """(the seat to move's `Observer` of the last round, the state after the last event) of an
+    unfinished record."""
     record = parse_record(record)
     last = len(record.rounds) - 1
     where: Where = {"round": last}
@@ -58,7 +54,6 @@ def observe_record(record) -> tuple:
         raise BergenError(f"seat {seat} is to move, but the record does not show its hand and "
                           f"every tile it drew (the seat to move is the record's viewpoint)",
                           **where)
-    # The seat is known only now: follow the round again.
     observer = Observer(record.rules, {seat}, start)
     for step in steps:
         observer.step(step.seat, step.action, step.after)
@@ -75,8 +70,8 @@ def load_record_game(record) -> Game:
 
 
 def load(game) -> Game:
-    """A game as a `Game`: JSON text of a record or a position, a position string, a decoded
-    JSON object, or a `Record` or `Position`."""
+    """The `Game` of JSON text of a record or position, a position string, a decoded object,
+    a `Record` or a `Position`."""
     if isinstance(game, Position):
         return Game(from_position(game.check()), game)
     if isinstance(game, Record):
@@ -96,6 +91,5 @@ def load(game) -> Game:
 
 
 def load_game(text) -> InfoSet:
-    """A record, a position (JSON text) or a position string as the information set of its
-    seat to move."""
+    """The seat to move's `InfoSet` of a game (as `load` reads it)."""
     return load(text).info

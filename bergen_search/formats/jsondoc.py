@@ -1,8 +1,6 @@
-"""JSON documents at the edge of the program: strict parsing (`parse_json`), the field checks
-shared by the record and position formats, and JSON for people (`pretty_json`).
+"""JSON at the edge: strict parsing, the field checks of the record and position formats,
+and JSON for people (`pretty_json`).
 
->>> parse_json('{"a": [1, 2]}')
-{'a': [1, 2]}
 >>> check_fields({"b": 1}, ("a",), "a thing")
 Traceback (most recent call last):
 ...
@@ -26,13 +24,11 @@ READ_CHUNK = 1 << 20
 
 def too_large(what: str, limit: int,
               why: str = "no record or position is that large (is it the right file?)") -> str:
-    """The one line for an input past its cap."""
     return f"{what} is larger than {limit >> 20} MB: {why}"
 
 
 def read_bounded(stream, limit: int, what: str) -> bytes | str:
-    """The stream's content (bytes, or text from a text stream), or BergenError once it
-    passes `limit` bytes (a regular file is refused unread)."""
+    """The stream's content (bytes or text), or BergenError once past `limit` bytes."""
     import os
     import stat
     try:
@@ -67,13 +63,9 @@ def _reject_constant(name):
 
 
 def parse_json(text, what: str = "the JSON text") -> object:
-    """JSON text to Python objects; errors name the line and column; duplicate keys and
-    NaN/Infinity are errors. `what` names the text in the messages.
+    """JSON text to Python objects; errors name the line and column, and `what` the text;
+    duplicate keys and NaN/Infinity are errors.
 
-    >>> parse_json("  ", "record")
-    Traceback (most recent call last):
-    ...
-    bergen_search.errors.BergenError: the record is empty
     >>> parse_json('{"a": NaN}')
     Traceback (most recent call last):
     ...
@@ -107,7 +99,6 @@ def parse_json(text, what: str = "the JSON text") -> object:
         raise BergenError(f"bad JSON: {e}") from None
 
 
-# ---- field checks ---------------------------------------------------------------------------
 def type_name(v) -> str:
     if v is None:
         return "null"
@@ -132,7 +123,7 @@ def is_int(v) -> bool:
 
 
 def parse_scores(value, rules: Rules, field: str, **where) -> tuple:
-    """A scores list: one non-negative integer per side, each below the target."""
+    """A scores tuple: one non-negative integer per side, each below the target."""
     n = rules.n_sides
     if not isinstance(value, list):
         raise BergenError(f"expected a list of {n} integers (one per side), got "
@@ -152,7 +143,7 @@ def parse_scores(value, rules: Rules, field: str, **where) -> tuple:
 
 
 def parse_version(obj: dict):
-    """The optional `version` of a document (the program that wrote it): a string, or None."""
+    """The optional `version` of a document: a string, or None."""
     version = obj.get("version")
     if version is not None and (not isinstance(version, str) or len(version) > 100):
         raise BergenError(f"'version' must be the version string of the program that wrote "
@@ -160,9 +151,19 @@ def parse_version(obj: dict):
     return version
 
 
+def parse_header(obj: dict, scores_field: str) -> tuple:
+    """(version, rules, scores) of a record or position: its optional `version`, `rules` and
+    scores (in `scores_field`, zeros when left out)."""
+    version = parse_version(obj)
+    rules = Rules.from_dict(obj.get("rules"))
+    scores = obj.get(scores_field)
+    if scores is None:
+        return version, rules, (0,) * rules.n_sides
+    return version, rules, parse_scores(scores, rules, scores_field)
+
+
 def pretty_json(obj, width: int = 96, indent: int = 2, _level: int = 0) -> str:
-    """JSON for people: a list or object stays on one line when it fits in `width` or holds
-    no list or object."""
+    """JSON for people: a list or object on one line when it fits `width` or nests nothing."""
     flat = json.dumps(obj, separators=(", ", ": "))
     pad = " " * (indent * _level)
     if not isinstance(obj, (list, dict)) or not obj or len(pad) + len(flat) <= width:

@@ -1,9 +1,5 @@
-"""FORMATS.md notation: tiles, hands, lines and moves, parsed and written.
-
-Everything here works on the small ints of `tiles` and `state`: a tile is 0..27, a set of
-tiles a 28-bit mask, a play `tile * 2 + end` (end 0 = left, 1 = right; the lead is
-`tile * 2`). Every parse error is a `BergenError` whose one-line message says what was
-expected.
+"""FORMATS.md notation of tiles, hands, lines and moves, parsed and written, on the ints of
+`tiles` and `state`; a parse error is a `BergenError` saying what was expected.
 
 >>> line = parse_line("5-3 3-3 3-6")
 >>> line.ends, line.left_double, line.right_double, format_line(line)
@@ -12,12 +8,6 @@ expected.
 '4-6:R'
 >>> Move.parse("5-3:L")
 Move.parse('3-5:L')
-
-The reprs of `Move`, `Line` and `tiles.Tile` are the expressions that make them again (as
-python-chess's are), so a value printed while debugging pastes back:
-
->>> Line.parse("5-3 3-3 3-6")
-Line.parse('5-3 3-3 3-6')
 >>> eval(repr(Move.parse("5-3:R"))) == Move.parse("5-3:R")
 True
 """
@@ -25,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import total_ordering
 from typing import ClassVar
 
 from ..errors import BergenError
@@ -36,6 +27,7 @@ from ..game.tiles import (
     LineEnds,
     format_mask,
     is_double,
+    mask_of,
     parse_halves,
     parse_tile,
     tile_index,
@@ -50,13 +42,11 @@ _SEPARATORS = re.compile(r"[\s,]+")
 _MOVE = re.compile(r"^(?P<tile>[^:]*?)\s*(?::\s*(?P<end>.*))?$")
 
 
-def format_tile(t: int) -> str:
-    """`a-b` with the smaller half first."""
-    return tile_str(t)
+#: `a-b` with the smaller half first; the tiles of a mask, lowest first; a move's notation.
+format_tile, format_hand, format_move = tile_str, format_mask, move_str
 
 
 def _tokens(value, what: str) -> list:
-    """The tile strings of a space-separated string or a list of strings."""
     if value is None:
         return []
     if isinstance(value, str):
@@ -73,8 +63,7 @@ def _tokens(value, what: str) -> list:
 
 def parse_tiles(value, what: str = "tiles") -> list:
     """Tile indices of `"0-3 1-2"` or `["0-3", "1-2"]`, in the order written; no tile twice."""
-    out = []
-    seen = 0
+    out, seen = [], 0
     for tok in _tokens(value, what):
         try:
             t = parse_tile(tok)
@@ -89,15 +78,7 @@ def parse_tiles(value, what: str = "tiles") -> list:
 
 def parse_hand(value, what: str = "hand") -> int:
     """The mask of a hand written `"0-3 1-2"` or `["0-3", "1-2"]` (no tile twice)."""
-    m = 0
-    for t in parse_tiles(value, what):
-        m |= 1 << t
-    return m
-
-
-def format_hand(mask: int) -> list:
-    """The tiles of a mask as strings, lowest first (the order records and positions use)."""
-    return format_mask(mask)
+    return mask_of(parse_tiles(value, what))
 
 
 @dataclass(frozen=True)
@@ -131,7 +112,6 @@ class Line(LineEnds):
 
     @classmethod
     def parse(cls, value, what: str = "line") -> "Line":
-        """`parse_line`: `Line.parse("5-3 3-3 3-6")`, each tile as written."""
         return parse_line(value, what)
 
     def __str__(self) -> str:
@@ -148,7 +128,7 @@ def parse_line(value, what: str = "line") -> Line:
         return value
     pairs: list[tuple[int, int]] = []
     seen = 0
-    for i, tok in enumerate(_tokens(value, what)):
+    for tok in _tokens(value, what):
         try:
             a, b = parse_halves(tok)
         except BergenError as e:
@@ -178,7 +158,7 @@ def parse_move_text(text) -> tuple:
     if not isinstance(text, str):
         raise BergenError(f"{expected}, got {text!r}")
     m = _MOVE.match(text.strip())
-    if m is None:                   # a line break after the ':' (the end's `.` stops there)
+    if m is None:                   # a line break after the ':'
         raise BergenError(f"bad move {text!r}: {expected}")
     tile_text, end_text = m.group("tile"), m.group("end")
     try:
@@ -194,7 +174,6 @@ def parse_move_text(text) -> tuple:
 
 
 def _ends_of(line):
-    """(left, right) of a Line, a `State`-like object or a (left, right) pair; None if empty."""
     if line is None:
         return None
     if isinstance(line, Line):
@@ -206,8 +185,8 @@ def _ends_of(line):
 
 
 def resolve_move(t: int, end, line) -> int:
-    """The move int of tile `t` laid at `end` (None: bare) on `line` (a `Line`, `State` or `(left,
-    right)`; empty: the lead, bare). A bare tile must fit exactly one end."""
+    """The move int of tile `t` laid at `end` (None: bare, which must fit exactly one end) on
+    `line` (a `Line`, `State` or `(left, right)`; empty: the lead)."""
     ends = _ends_of(line)
     name = tile_str(t)
     if ends is None:
@@ -231,9 +210,8 @@ def resolve_move(t: int, end, line) -> int:
 
 
 def parse_move(text, line=None) -> int:
-    """The move int of `a-b`, `a-b:L` or `a-b:R`: with a non-empty `line` it must fit (a bare tile
-    resolved to its one end); with `line=None` a bare tile is a lead; an empty line takes only
-    the lead.
+    """The move int of `a-b`, `a-b:L` or `a-b:R`, resolved on `line` (`resolve_move`; None: a
+    bare tile is a lead).
 
     >>> parse_move("3-3") // 2 == parse_tile("3-3")
     True
@@ -244,11 +222,7 @@ def parse_move(text, line=None) -> int:
     return resolve_move(t, end, line)
 
 
-def format_move(move: int, lead: bool = False) -> str:
-    """`a-b` for the lead, else `a-b:L` / `a-b:R` (also `draw`, `pass` for those actions)."""
-    return move_str(move, lead)
-
-
+@total_ordering
 @dataclass(frozen=True)
 class Move:
     """An action of the seat to move: a play (`tile`, `end` LEFT, RIGHT or None for the lead), or
@@ -261,7 +235,6 @@ class Move:
     >>> Move.DRAW.code == DRAW and Move.from_code(DRAW) is Move.DRAW
     True
     """
-    #: The draw and the pass (made once, below the class).
     DRAW: ClassVar[Move]
     PASS: ClassVar[Move]
     tile: int | None
@@ -309,7 +282,6 @@ class Move:
 
     @property
     def _laid(self) -> int:
-        """The tile of a play, which always has one (__post_init__ checks it)."""
         assert self.tile is not None
         return self.tile
 
@@ -338,15 +310,6 @@ class Move:
     def __lt__(self, other):
         return self._key() < other._key() if isinstance(other, Move) else NotImplemented
 
-    def __le__(self, other):
-        return self._key() <= other._key() if isinstance(other, Move) else NotImplemented
-
-    def __gt__(self, other):
-        return self._key() > other._key() if isinstance(other, Move) else NotImplemented
-
-    def __ge__(self, other):
-        return self._key() >= other._key() if isinstance(other, Move) else NotImplemented
-
     def __str__(self) -> str:
         if self.kind != "play":
             return self.kind
@@ -365,9 +328,8 @@ _FORCED = {"draw": Move.DRAW, "pass": Move.PASS}
 def parse_int_list(value, what: str, n: int | None = None) -> list:
     """Integers from `"4,7"` (commas or spaces) or a list of ints; `n` entries when given."""
     if isinstance(value, str):
-        toks = [tok for tok in _SEPARATORS.split(value.strip()) if tok]
         out = []
-        for tok in toks:
+        for tok in _tokens(value, what):
             try:
                 out.append(int(tok))
             except ValueError:

@@ -1,9 +1,5 @@
-"""`bergen-position/1`: a position without its history, seen by the seat to move (FORMATS.md).
-
-A `Position` is what the seat to move knows: its own hand, the line, every hand's size, the
-reserve's size, the scores, and the numbers other seats are known to hold none of (`voids`).
-It is checked when built: 28 tiles accounted for, no tile twice, sizes possible, the line
-connected, voids that some deal satisfies.
+"""`bergen-position/1` (FORMATS.md): what the seat to move knows, without the history: its
+hand, the line, the sizes, the scores and the numbers other seats hold none of (`voids`).
 
 >>> pos = position_from_flags(hand="0-3 1-2 2-5 5-6", line="1-1 1-4 4-4 4-6 6-3",
 ...                           hand_sizes="4,5", scores="4,7")
@@ -12,11 +8,13 @@ connected, voids that some deal satisfies.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import combinations
 
 from ..errors import BergenError
 from ..game.rules import Rules
+from ..information.infoset import numbers_mask
 from ..game.tiles import (
     ALL_TILES,
     DOUBLES,
@@ -27,7 +25,7 @@ from ..game.tiles import (
     popcount,
     tile_str,
 )
-from .jsondoc import check_fields, is_int, parse_json, parse_scores, parse_version, type_name
+from .jsondoc import check_fields, is_int, parse_header, parse_json, parse_scores, type_name
 from .notation import format_line, parse_hand, parse_int_list, parse_line
 from .record import POSITION_FORMAT
 
@@ -39,8 +37,8 @@ _REQUIRED = ("format", "to_move", "hand", "hand_sizes", "reserve_size")
 
 @dataclass(frozen=True)
 class Position(LineEnds):
-    """A position: `hand` a mask, `line` the oriented pairs, `ends` (None before the lead), `voids`
-    seat -> numbers it holds none of. Built by `parse_position` or `position_from_flags`."""
+    """A position: `hand` a mask, `line` the oriented pairs, `ends` (None before the lead),
+    `voids` seat -> numbers it holds none of."""
     rules: Rules
     scores: tuple
     to_move: int
@@ -62,7 +60,7 @@ class Position(LineEnds):
 
     @property
     def unseen(self) -> int:
-        """Mask of the tiles the seat to move cannot see: other hands and the reserve."""
+        """Mask of the tiles in other hands and the reserve."""
         return ALL_TILES & ~self.hand & ~self.line_mask
 
     def check(self) -> "Position":
@@ -90,10 +88,7 @@ def _check(pos: Position):
         raise BergenError("the hand is empty: the seat to move holds at least one tile (with "
                           "none the round is over)", field="hand")
     line_mask = pos.line_mask
-    both = pos.hand & line_mask
-    if both:
-        t = (both & -both).bit_length() - 1
-        raise BergenError(f"tile {tile_str(t)} is both in the hand and on the line", field="hand")
+    _check_apart(pos.hand, line_mask)
     if not is_int(pos.reserve_size) or pos.reserve_size < 0:
         raise BergenError(f"'reserve_size' must be a non-negative integer, got "
                           f"{pos.reserve_size!r}", field="reserve_size")
@@ -142,10 +137,16 @@ def _check(pos: Position):
     _check_voids(pos)
 
 
+def _check_apart(hand: int, line_mask: int):
+    both = hand & line_mask
+    if both:
+        raise BergenError(f"tile {tile_str((both & -both).bit_length() - 1)} is both in the hand "
+                          f"and on the line", field="hand")
+
+
 def _check_turns(pos: Position):
-    """The hand sizes must fit the turn order: after T turns from the leader each seat has played
-    at most its turns' worth and drawn only on its own turns; some leader and T must leave every
-    size possible (without passes T is the tiles laid)."""
+    """Some leader and number of turns T (without passes, the tiles laid) must leave every hand
+    size possible: a seat plays at most one tile a turn and draws only on its own turns."""
     rules, n = pos.rules, pos.rules.players
     laid, sizes, h, t = len(pos.line), pos.hand_sizes, rules.hand_size, pos.to_move
     if not laid:
@@ -211,15 +212,8 @@ def _check_voids(pos: Position):
             raise BergenError(f"seat {pos.to_move} is listed void in {v}, but its hand holds "
                               f"{tile_str(t)}", field=f"voids.{pos.to_move}")
     # Some deal must give every other seat its size avoiding its voids: Hall's condition.
-    unseen = pos.unseen
-    allowed = {}
-    for seat in range(n):
-        if seat == pos.to_move:
-            continue
-        m = unseen
-        for v in pos.voids.get(seat, ()):
-            m &= ~TILES_WITH[v]
-        allowed[seat] = m
+    allowed = {seat: pos.unseen & ~numbers_mask(pos.voids.get(seat, ()))
+               for seat in range(n) if seat != pos.to_move}
     seats = sorted(allowed)
     for k in range(1, len(seats) + 1):
         for group in combinations(seats, k):
@@ -235,7 +229,6 @@ def _check_voids(pos: Position):
                     f"({', '.join(map(str, nums))})", field="voids")
 
 
-# ---- reading ----------------------------------------------------------------------------------
 def _parse_voids(obj, n: int) -> dict:
     if obj is None:
         return {}
@@ -267,21 +260,18 @@ def _parse_voids(obj, n: int) -> dict:
     return out
 
 
+@contextmanager
 def _at(field_name):
     """Re-raise a notation error (whose message starts `what: `) with its field instead."""
-    class _Ctx:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, et, e, tb):
-            if isinstance(e, BergenError) and e.field is None:
-                msg = e.message
-                for prefix in (field_name + ": ", field_name.replace("_", " ") + ": "):
-                    if msg.startswith(prefix):
-                        msg = msg[len(prefix):]
-                raise BergenError(msg, field=field_name) from None
-            return False
-    return _Ctx()
+    try:
+        yield
+    except BergenError as e:
+        if e.field is not None:
+            raise
+        msg = e.message
+        for prefix in (field_name + ": ", field_name.replace("_", " ") + ": "):
+            msg = msg.removeprefix(prefix)
+        raise BergenError(msg, field=field_name) from None
 
 
 def parse_position(obj) -> Position:
@@ -297,10 +287,7 @@ def parse_position(obj) -> Position:
         if k not in obj:
             raise BergenError(f"the {k!r} field is missing: a position needs "
                               f"{', '.join(repr(f) for f in _REQUIRED[1:])}", field=k)
-    parse_version(obj)
-    rules = Rules.from_dict(obj.get("rules"))
-    scores = obj.get("scores")
-    scores = (0,) * rules.n_sides if scores is None else parse_scores(scores, rules, "scores")
+    _, rules, scores = parse_header(obj, "scores")
     to_move = obj["to_move"]
     if not is_int(to_move):
         raise BergenError(f"'to_move' must be a seat number, got {to_move!r}", field="to_move")
@@ -344,7 +331,6 @@ def write_position(pos: Position) -> dict:
     return d
 
 
-# ---- from the command line --------------------------------------------------------------------
 _FLAGS = {"hand": "--hand", "line": "--line", "hand_sizes": "--hand-sizes",
           "reserve_size": "--reserve-size", "scores": "--scores", "to_move": "--to-move",
           "voids": "voids", "format": "format"}
@@ -363,9 +349,9 @@ def _flag_of(name):
 def position_from_flags(hand, *, line=None, hand_sizes=None, reserve_size=None, scores=None,
                         players=None, partnerships=None, to_move=None, rules=None,
                         voids=None) -> Position:
-    """A position from the command-line flags (strings as typed, or parsed values): `hand`, `line`,
-    `hand_sizes`, `reserve_size`, `scores`, `to_move`, `rules` (a `Rules` or dict) with
-    `players` and `partnerships` over it. What can be derived is; errors name the flag in `field`."""
+    """A position from the command-line flags (strings as typed, or parsed values), `rules` (a
+    `Rules` or dict) with `players` and `partnerships` over it; what can be derived is, and
+    errors name the flag in `field`."""
     try:
         return _from_flags(hand, line=line, hand_sizes=hand_sizes, reserve_size=reserve_size,
                            scores=scores, players=players, partnerships=partnerships,
@@ -399,10 +385,7 @@ def _from_flags(hand, *, line, hand_sizes, reserve_size, scores, players, partne
         hand_mask = parse_hand(hand, "hand")
     with _at("line"):
         line_obj = parse_line(line or "", "line")
-    both = hand_mask & line_obj.mask
-    if both:
-        raise BergenError(f"tile {tile_str((both & -both).bit_length() - 1)} is both in the hand "
-                          f"and on the line", field="hand")
+    _check_apart(hand_mask, line_obj.mask)
     if scores is None:
         score_list = [0] * rules.n_sides
     else:

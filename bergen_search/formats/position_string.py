@@ -44,21 +44,16 @@ def is_position_string(text) -> bool:
     return isinstance(text, str) and bool(_TAGGED.match(text.strip()))
 
 
-# ---- writing -----------------------------------------------------------------------------
 def _rules_part(rules: Rules) -> str:
     head = f"{rules.players}{'p' if rules.partnerships else ''}"
-    extra = []
-    for name, value in rules.to_dict(full=False).items():
-        if name in ("players", "partnerships"):
-            continue
-        extra.append(f"{name}={str(value).lower() if isinstance(value, bool) else value}")
+    extra = [f"{name}={str(value).lower() if isinstance(value, bool) else value}"
+             for name, value in rules.to_dict(full=False).items()
+             if name not in ("players", "partnerships")]
     return ",".join([head] + extra)
 
 
 def _line_part(pairs) -> str:
-    if not pairs:
-        return "-"
-    return "-".join([str(pairs[0][0])] + [str(b) for _, b in pairs])
+    return "-".join([str(pairs[0][0])] + [str(b) for _, b in pairs]) if pairs else "-"
 
 
 def to_string(pos: Position) -> str:
@@ -73,7 +68,6 @@ def to_string(pos: Position) -> str:
     return "/".join(parts)
 
 
-# ---- reading -----------------------------------------------------------------------------
 class _Part:
     """Where a part sits, for error messages: `the hand (part 5, '0-3,7-1')`."""
 

@@ -1,6 +1,5 @@
-"""`bergen-record/1`, a match as it happened (FORMATS.md): the parsed `Record` (its `Round`s
-and `Event`s) and `parse_record`, which checks its structure (the play is checked by
-`replay`). Every error is a `BergenError` located by `round`, `event` and `field`.
+"""`bergen-record/1`, a match as it happened (FORMATS.md): `Record` and `parse_record`, which
+checks its structure (`replay` checks the play).
 
 >>> rec = parse_record({"format": FORMAT, "rounds": [{"hands": [None, None], "events": [
 ...     {"seat": 0, "play": "6-6"}, {"seat": 1, "draw": None}]}]})
@@ -18,7 +17,7 @@ from typing import Any
 from ..errors import BergenError, Where
 from ..game.rules import Rules
 from ..game.tiles import format_mask, parse_tile, tile_str
-from .jsondoc import check_fields, is_int, parse_scores, parse_version, type_name
+from .jsondoc import check_fields, is_int, parse_header, type_name
 from .notation import parse_move_text
 
 FORMAT = "bergen-record/1"
@@ -30,11 +29,10 @@ _ACTIONS = ("play", "draw", "pass")
 _EVENT_FIELDS = ("seat",) + _ACTIONS
 
 
-# ---- the parsed record ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Event:
-    """A play, a draw or a pass by `seat`: for a play `tile` and `end` (LEFT/RIGHT, None
-    when written bare); for a draw the tile drawn, or None when unseen."""
+    """A play (`tile`, `end` None when written bare), a draw (`tile`, None unseen) or a pass
+    by `seat`."""
     seat: int
     kind: str
     tile: int | None = None
@@ -52,8 +50,8 @@ class Event:
 
 @dataclass(frozen=True)
 class Round:
-    """A round: each seat's hand as dealt (a mask, or None when unseen), the reserve in draw
-    order (tile indices, or None when unknown) and the events."""
+    """A round: each seat's dealt hand (a mask, None unseen), the reserve in draw order (None
+    unknown) and the events."""
     hands: tuple
     reserve: tuple | None
     events: tuple
@@ -66,8 +64,7 @@ class Round:
 
 @dataclass(frozen=True)
 class Record:
-    """A parsed `bergen-record/1`. `complete` when every hand and every reserve is known.
-    `version`: the version of the program that wrote it, when the record says."""
+    """A parsed `bergen-record/1`; `version`: of the program that wrote it, if given."""
     rules: Rules
     start_scores: tuple
     rounds: tuple
@@ -87,7 +84,6 @@ class Record:
         return out
 
 
-# ---- structure checks -------------------------------------------------------------------------
 def _parse_tile_at(value, field, **where) -> int:
     try:
         return parse_tile(value)
@@ -105,7 +101,7 @@ def _parse_round(obj, rules: Rules, r: int) -> Round:
     if len(hands_obj) != n:
         raise BergenError(f"'hands' needs {n} entries (one per seat, null for an unseen hand), "
                           f"got {len(hands_obj)}", round=r, field="hands")
-    hands: list[int | None] = []    # masks, None for an unseen hand
+    hands: list[int | None] = []
     for seat, h in enumerate(hands_obj):
         if h is None:
             hands.append(None)
@@ -176,8 +172,8 @@ def _parse_event(obj, rules: Rules, r: int, j: int) -> Event:
 
 
 def parse_record(obj, needed_by: str | None = None) -> Record:
-    """A decoded `bergen-record/1` checked as a `Record` (its rules too, not its play); a
-    position is refused (`needed_by`: the command, for the message)."""
+    """A decoded `bergen-record/1` checked as a `Record` (not its play); a position is refused
+    (`needed_by`: the command, for the message)."""
     if isinstance(obj, Record):
         return obj
     if isinstance(obj, dict) and obj.get("format") == POSITION_FORMAT:
@@ -188,11 +184,7 @@ def parse_record(obj, needed_by: str | None = None) -> Record:
         raise BergenError(f"expected {FORMAT!r}, got {fmt!r}", field="format")
     if "rounds" not in obj:
         raise BergenError("a record has no 'rounds' field", field="rounds")
-    version = parse_version(obj)
-    rules = Rules.from_dict(obj.get("rules"))
-    start = obj.get("start_scores")
-    start_scores = (0,) * rules.n_sides if start is None else parse_scores(
-        start, rules, "start_scores")
+    version, rules, start_scores = parse_header(obj, "start_scores")
     rounds_obj = obj["rounds"]
     if not isinstance(rounds_obj, list):
         raise BergenError(f"expected a list of rounds, got {type_name(rounds_obj)}",
@@ -208,4 +200,3 @@ def needs_record_message(what: str, needed_by: str | None) -> str:
     who = f"{needed_by} needs" if needed_by else "this needs"
     return (f"this is a {what} (a position, with no history); {who} a record "
             f"({FORMAT}: the game as it happened)")
-

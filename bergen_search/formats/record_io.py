@@ -1,7 +1,5 @@
-"""Records in and out: JSON text to `record.Record`s (`load_record`, `load_records`,
-`iter_records` for `.jsonl`) and a match's log to a `bergen-record/1` dict or line
-(`write_record`, `dump_record`), or to its `Record` without the text (`to_record`); one
-round as one seat saw it (`seat_record`).
+"""Records in and out: JSON text to `Record`s, and a match's log to a `bergen-record/1`
+`Record`, dict or line.
 
 >>> from bergen_search.game.match import play_match
 >>> from bergen_search.game.rules import Rules
@@ -25,7 +23,7 @@ from .replay import replay
 
 
 def load_record(text) -> Record:
-    """Parse JSON text holding one `bergen-record/1` (structure only; see `replay`)."""
+    """The `Record` of JSON text holding one `bergen-record/1` (structure only)."""
     return parse_record(parse_json(text, "record"))
 
 
@@ -46,8 +44,8 @@ class LineError(BergenError):
 
 
 def iter_records(text, check: bool = False, needed_by: str | None = None) -> Iterator[Record]:
-    """The records of a `.jsonl` text, one per non-empty line; errors are `LineError`s (`.line`,
-    1-based), rule errors too with `check=True`."""
+    """The records of a `.jsonl` text, one per non-empty line; errors are `LineError`s, rule
+    errors too with `check=True`."""
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8")
     for n, line in enumerate(text.splitlines(), start=1):
@@ -62,7 +60,6 @@ def iter_records(text, check: bool = False, needed_by: str | None = None) -> Ite
                 e = BergenError("bad JSON at " + e.message[len("bad JSON at line 1, "):])
             raise LineError(n, e) from None
         yield rec
-
 
 
 def load_records(text, needed_by: str | None = None) -> list:
@@ -81,11 +78,8 @@ def load_records(text, needed_by: str | None = None) -> list:
     return [parse_record(obj, needed_by)]
 
 
-
-# ---- writing ----------------------------------------------------------------------------------
 def to_record(log) -> Record:
-    """The `Record` of a `match.MatchLog` (a `Record` as it is), as `parse_record` would make of its
-    `write_record` dict."""
+    """The `Record` of a `match.MatchLog` (a `Record` as it is)."""
     if isinstance(log, Record):
         return log
     if not isinstance(log, MatchLog) and not all(
@@ -97,8 +91,8 @@ def to_record(log) -> Record:
 
 
 def _events(log_events, seen=None) -> tuple:
-    """A round log's `(seat, action, tile drawn)` as record `Event`s; with `seen` (a seat),
-    the tiles other seats drew are left unseen."""
+    """A round log's `(seat, action, tile drawn)` as `Event`s; with `seen` (a seat), the tiles
+    other seats drew unseen."""
     events = []
     led = False
     for seat, action, tile in log_events:
@@ -113,30 +107,19 @@ def _events(log_events, seen=None) -> tuple:
 
 
 def seat_record(rules, start_scores, seat: int, hand: int, log_events) -> Record:
-    """One round as `seat` alone saw it, a `Record` whose seat to move is the viewpoint (what an
-    engine in another process is sent): from `start_scores`, `seat`'s dealt `hand`, every other
-    hand and the reserve unknown, the events with other seats' draws unseen.
-
-    >>> from bergen_search.game.match import play_match
-    >>> from bergen_search.game.rules import Rules
-    >>> rnd = play_match(Rules(), [1, 1], seed=7).rounds[0]
-    >>> rec = seat_record(Rules(), (0, 0), 1, rnd.hands[1], rnd.events[:3])
-    >>> rec.rounds[0].hands[0], rec.rounds[0].reserve, rec.complete
-    (None, None, False)
-    """
+    """One round as `seat` alone saw it: its dealt `hand`, the other hands and the reserve
+    unknown, the other seats' draws unseen."""
     hands = tuple(hand if s == seat else None for s in range(rules.players))
     return Record(rules, tuple(start_scores), (Round(hands, None, _events(log_events, seat)),))
 
 
 def write_record(log) -> dict:
-    """A complete `bergen-record/1` dict from a `match.MatchLog` (or a `Record`): every hand,
-    reserve and drawn tile, the rules in full, and the program's version."""
+    """The `bergen-record/1` dict of a `match.MatchLog` (or a `Record`)."""
     return to_record(log).to_dict()
 
 
 def dump_record(obj) -> str:
-    """One line of JSON (for `.jsonl`); takes a dict, a `Record` or a `MatchLog`."""
+    """One line of JSON (for `.jsonl`) of a dict, a `Record` or a `MatchLog`."""
     if not isinstance(obj, dict):
         obj = write_record(obj)
     return json.dumps(obj, separators=(",", ":"))
-

@@ -1,10 +1,7 @@
-"""A record replayed through the rules: its events as typed objects (`events`, `seen_steps`),
-the FORMATS.md replay report (`replay`), the state it ends in (`final_state`) and what the
-seat to move may do next (`next_moves`).
-
-Every round runs through the reference `state.State`, and what a hidden seat did is checked
-against the deals still possible (`hidden.check_hidden`); every error is a `BergenError`
-located by `round`, `event` (0-based) and `field`.
+"""A record replayed through the reference `State` (a hidden seat's actions checked against
+the deals still possible): its events as typed objects (`events`, `seen_steps`), the
+FORMATS.md report (`replay`), its last state (`final_state`) and the next moves
+(`next_moves`). Errors are `BergenError`s located by `round`, `event` and `field`.
 
 >>> from bergen_search.game.match import play_match
 >>> from bergen_search.formats.record_io import write_record
@@ -13,13 +10,8 @@ located by `round`, `event` (0-based) and `field`.
 >>> first = [e for e in events(write_record(log)) if e.round == 0][:6]
 >>> [type(e).__name__ for e in first]
 ['RoundStart', 'Play', 'Play', 'Play', 'Play', 'Draw']
->>> first[1].move, first[2].move, first[2].seat == first[2].before.to_move
-(Move.parse('4-4'), Move.parse('3-4:L'), True)
->>> first[5].tile, first[5].action == DRAW
-(Tile.parse('3-3'), True)
->>> report = replay(write_record(log))
->>> report["ok"], tuple(report["scores"]) == tuple(log.scores), report["winner"] == log.winner
-(True, True, True)
+>>> first[1].move, first[2].move, first[5].tile
+(Move.parse('4-4'), Move.parse('3-4:L'), Tile.parse('3-3'))
 """
 from __future__ import annotations
 
@@ -29,32 +21,29 @@ from typing import Iterator, Union
 from ..errors import BergenError, Where
 from ..game.state import DRAW, NO_TILE, PASS, State, move_str
 from ..game.tiles import ALL_TILES, TILES_WITH, Tile, iter_mask, tile_str
-from ..information.hidden import check_hidden
 from ..information.infoset import Observer
+from ..information.sampler import count_worlds
 from .notation import Move, resolve_move
 from .record import Event, parse_record
 
 
-# ---- the events of a replay -------------------------------------------------------------------
 @dataclass(frozen=True)
 class RoundStart:
-    """Round `round` as dealt: `state`, the reference State after the deal (hands the record
-    does not show are empty in it, with their sizes kept)."""
+    """Round `round` as dealt: `state` after the deal (unshown hands empty, sizes kept)."""
     round: int
     state: State
 
 
 @dataclass(frozen=True)
 class RoundEnd:
-    """The end of round `round` as the record has it: `state` after its last event (`ended`
-    None when the record stops mid-round: only the last round may)."""
+    """The end of round `round`: `state` after its last event (`ended` None mid-round)."""
     round: int
     state: State
 
 
 @dataclass(frozen=True)
 class Step:
-    """One event replayed: `round`, `event`, the `seat` that acted, `action` as the move int, and
+    """One event replayed: `round`, `event`, the `seat` that acted, `action` (the move int) and
     the states `before` and `after`; its class (`Play`, `Draw`, `Pass`) says what it was."""
     round: int
     event: int
@@ -69,8 +58,7 @@ class Step:
 
 @dataclass(frozen=True)
 class Play(Step):
-    """A play: `move` the `Move` as the record's notation writes it (no end for the lead),
-    `tile` the tile laid."""
+    """A play: `move` as the record writes it (no end for the lead), `tile` the tile laid."""
     kind = "play"
 
     @property
@@ -95,7 +83,7 @@ class Draw(Step):
 
 @dataclass(frozen=True)
 class Pass(Step):
-    """A pass (the seat could neither play nor draw)."""
+    """A pass."""
     kind = "pass"
 
 
@@ -111,24 +99,36 @@ def _action_of(ev: Event, state: State) -> int:
         return DRAW
     if ev.kind == "pass":
         return PASS
-    assert ev.tile is not None     # a play names its tile (record._parse_event)
+    assert ev.tile is not None
     if state.over or (state.to_move >= 0 and ev.seat != state.to_move):
         return ev.tile * 2 + (ev.end or 0)      # State.apply names the real problem
-    if not state.led:
-        if ev.end is not None:
-            raise BergenError(f"the lead is written '{tile_str(ev.tile)}', without an end; got "
-                              f"'{tile_str(ev.tile)}:{'LR'[ev.end]}'", field="play")
-        return ev.tile * 2
     try:
         return resolve_move(ev.tile, ev.end, state)
     except BergenError as e:
         raise BergenError(e.message, field="play") from None
 
 
+def _check_hidden(observer: Observer, seat: int, action: int):
+    """BergenError unless what a hidden seat did fits some deal of the hidden tiles that fits
+    the proofs so far (RULES.md, "Decisions and chance")."""
+    groups, free, _ = observer.constraints()
+    if action < DRAW:
+        t = action >> 1
+        if dict(free).get(t, 1) == 0:
+            raise BergenError(f"seat {seat} cannot hold {tile_str(t)}: "
+                              f"{observer.why_not(seat, t)}", field="play")
+    try:
+        n = count_worlds(groups, free)
+    except BergenError:
+        return      # too unconstrained to tabulate: nothing provable is broken
+    if n == 0:
+        raise BergenError(f"no deal of the hidden tiles fits the events so far: seat {seat}'s "
+                          f"draws, passes and plays contradict each other")
+
+
 def events(record) -> Iterator[ReplayEvent]:
-    """Replay `record` (a `Record` or its dict) through `State`: per round a `RoundStart`, a step
-    per event and a `RoundEnd`; a `BergenError` at the first broken rule (an unfinished round
-    before the last, a round after the match ended included)."""
+    """Replay `record` (a `Record` or its dict): per round a `RoundStart`, a step per event and
+    a `RoundEnd`; a `BergenError` at the first broken rule."""
     record = parse_record(record)
     scores = record.start_scores
     last = len(record.rounds) - 1
@@ -148,7 +148,7 @@ def events(record) -> Iterator[ReplayEvent]:
                 if observer is not None:
                     observer.step(ev.seat, action, after)
                     if ev.seat not in known:
-                        check_hidden(observer, ev.seat, action)
+                        _check_hidden(observer, ev.seat, action)
             except BergenError as e:
                 raise e.located(round=r, event=j, field=ev.kind) from None
             yield _STEP[ev.kind](r, j, ev.seat, action, state, after)
@@ -166,8 +166,8 @@ def events(record) -> Iterator[ReplayEvent]:
 
 
 def seen_steps(record, seats=None) -> Iterator[tuple]:
-    """Each `Step` of `record` with what each seat of `seats` (default all) had seen just before:
-    (step, {seat: Observer}); `observers[step.seat].infoset(step.seat)` is the mover's."""
+    """(step, {seat: Observer}) for each `Step` of `record`: what each seat of `seats` (default
+    all) had seen just before it."""
     record = parse_record(record)
     rules = record.rules
     seats = range(rules.players) if seats is None else seats
@@ -181,7 +181,6 @@ def seen_steps(record, seats=None) -> Iterator[tuple]:
                 o.step(item.seat, item.action, item.after)
 
 
-
 def walk(record) -> Iterator[Step]:
     """The `Play`, `Draw` and `Pass` steps of `events(record)`, without the round marks."""
     for item in events(record):
@@ -189,87 +188,63 @@ def walk(record) -> Iterator[Step]:
             yield item
 
 
-# ---- the replay report ------------------------------------------------------------------------
 def _replay(record):
     rounds = []
-    state = None
     for item in events(record):
+        state = item.after if isinstance(item, Step) else item.state
         if isinstance(item, RoundStart):
-            state = item.state
-            cur = _new_round_report(item.round, state.scores)
+            cur = {"round": item.round, "start_scores": list(state.scores), "events": []}
             rounds.append(cur)
         elif isinstance(item, Step):
-            a = item.after
             entry = {"event": item.event, "seat": item.seat,
                      "action": move_str(item.action, lead=not item.before.led)}
             if isinstance(item, Draw):
-                tile = item.tile
-                entry["tile"] = None if tile is None else str(tile)
-            entry["points"] = list(a.last_points)
-            entry["scores"] = list(a.scores)
+                entry["tile"] = None if item.tile is None else str(item.tile)
+            entry["points"] = list(state.last_points)
+            entry["scores"] = list(state.scores)
             cur["events"].append(entry)
         else:
-            state = item.state
-            _finish_round_report(cur, state)
-    winner = state.winner
-    report = {"ok": True, "rounds": rounds, "scores": list(state.scores), "winner": winner,
-              "match_over": winner is not None}
+            cur.update(end=state.ended or "unfinished", scores=list(state.scores),
+                       match_over=state.winner is not None,
+                       to_move=None if state.ended is not None or state.to_move < 0
+                       else state.to_move)
+    report = {"ok": True, "rounds": rounds, "scores": list(state.scores),
+              "winner": state.winner, "match_over": state.winner is not None}
     return report, state
-
-
-def _new_round_report(r: int, scores) -> dict:
-    return {"round": r, "start_scores": list(scores), "events": [], "end": "unfinished",
-            "scores": list(scores), "match_over": False, "to_move": None}
-
-
-def _finish_round_report(cur: dict, state: State):
-    cur["end"] = state.ended or "unfinished"
-    cur["scores"] = list(state.scores)
-    cur["match_over"] = state.winner is not None
-    cur["to_move"] = None if state.ended is not None or state.to_move < 0 else state.to_move
 
 
 def replay(record) -> dict:
     """Check a record against the rules and score it event by event: the report FORMATS.md
-    describes (`ok`, `rounds` with their events, points, scores and `end` of "out", "blocked",
-    "target" or "unfinished", `scores`, `winner`, `match_over`). Raises `BergenError` with
-    `round`, `event` and `field` for the first error."""
+    describes; `BergenError` at the first error."""
     return _replay(record)[0]
 
 
 def final_state(record) -> State:
-    """The `State` after the record's last event (for an unfinished last round: the position
-    the record describes, whose seat to move is the record's viewpoint)."""
+    """The `State` after the record's last event."""
     return _replay(record)[1]
 
 
 @dataclass(frozen=True)
 class NextMoves:
-    """What the seat to move may do after a record's last event: `round`, `seat`, whether its hand
-    is shown (`seen`), the `moves` as written, and `why` there are none."""
+    """What the seat to move may do after a record's last event: `round`, `seat`, whether its
+    hand is shown (`seen`), the `moves` as written, `why` there are none, and before the lead
+    the `leads` some deal allows, (seat, tile written)."""
     round: int
     seat: int | None
     seen: bool | None
     moves: list
     why: str | None = None
-    #: A round not yet led: every lead some deal allows, (seat, tile written).
     leads: list = field(default_factory=list)
 
 
 def next_moves(record) -> NextMoves:
-    """The events the rules allow the seat to move next, from what the record shows: its legal
-    moves with its hand seen; else every play, draw or pass some deal of the hidden tiles allows.
-    Each is the record with that event added, replayed by `events`. A round not yet led: every
-    lead some deal allows (`leads`). Raises `BergenError` for a broken record or a round over."""
+    """The events the rules allow next (with the mover's hand hidden: those some deal allows),
+    each tried by replaying the record with it added. `BergenError` for a broken record or a
+    round over."""
     record = parse_record(record)
     last = len(record.rounds) - 1
-    final = None
-    for item in events(record):
-        if isinstance(item, RoundEnd) and item.round == last:
-            final = item.state
+    final = final_state(record)
     where: Where = {"round": last}
-    if final is None:           # events() ends every round it replays with a RoundEnd
-        raise BergenError("the record has no round to go on with", **where)
     if final.winner is not None:
         raise BergenError(f"the match is over: side {final.winner} reached the target "
                           f"{record.rules.target}, so no round follows", **where)
@@ -304,8 +279,7 @@ def next_moves(record) -> NextMoves:
 
 
 def _refused(base: dict, ev: Event) -> str | None:
-    """Why the record `base` (as a dict) with `ev` added to its last round does not replay,
-    or None when it does."""
+    """Why the record dict `base` with `ev` added does not replay, or None."""
     trial = dict(base, rounds=base["rounds"][:-1] + [
         dict(base["rounds"][-1], events=base["rounds"][-1]["events"] + [ev.to_dict()])])
     try:
@@ -317,11 +291,8 @@ def _refused(base: dict, ev: Event) -> str | None:
 
 
 def _leads(record, base: dict, last: int) -> NextMoves:
-    """`next_moves` of a round not yet led: each seat's possible leads, replayed."""
     rnd = record.rounds[last]
-    shown = 0
-    for h in rnd.hands:
-        shown |= h or 0
+    shown = sum(h or 0 for h in rnd.hands)      # the hands dealt are disjoint
     leads, why = [], None
     for seat, hand in enumerate(rnd.hands):
         pool = hand if hand is not None else ALL_TILES & ~shown

@@ -1,6 +1,5 @@
-"""The game: tiles as small ints and masks, the rule set, the reference rules engine, the
-seeded RNG, and matches between the simple engines (with the compiled core's twin of each
-in `backend`). Nothing here knows what a seat can see or how to search.
+"""The game: tiles, the rule set, the reference rules engine, the seeded RNG and matches of
+the simple engines (the compiled core's twin in `backend`).
 
 >>> from bergen_search.game import Rules, State, Tile
 >>> Rules().target, str(Tile.parse("5-3"))

@@ -1,13 +1,6 @@
-"""The game's backend: the compiled core (`game._core`), unless `BERGEN_PURE_PYTHON=1` or it
-is not built, else the pure-Python reference. Both offer, with identical results per seed:
-
-- `play_match(rules, engines, seed, start_scores=None, max_rounds=None) -> MatchLog`
-- `random_rounds(rules, n, seed) -> int` (actions taken: a checksum)
-- `new_state(rules, hands, reserve, scores=None)`: a fully known round about to be led, with
-  `legal_moves()`, `apply(move)` and the attributes `scores`, `to_move`, `ended`, `winner`,
-  `left`, `right`, `left_double`, `right_double`, `hands`, `reserve_size`, `passes`,
-  `last_points`.
-"""
+"""The game's backend: the compiled core (`game._core`) unless `BERGEN_PURE_PYTHON=1` or it
+is not built, else the reference; both offer `play_match`, `random_rounds` and `new_state`
+(a fully known round about to be led), with identical results per seed."""
 from __future__ import annotations
 
 import os
@@ -30,7 +23,7 @@ REFERENCE = _Reference()
 
 
 def load_core():
-    """The compiled core's backend, or None when it is not built (whatever the environment)."""
+    """The compiled core's backend, or None when it is not built."""
     try:
         from . import _core  # here: the compiled module is optional
     except ImportError:
@@ -38,8 +31,5 @@ def load_core():
     return _core.Backend()
 
 
-#: Set to 1 in the environment: the pure-Python reference, whether the core is built or not.
 PURE = os.environ.get("BERGEN_PURE_PYTHON") == "1"
-#: The backend in use: the core when available and not switched off, else the reference.
 ACTIVE = (None if PURE else load_core()) or REFERENCE
-

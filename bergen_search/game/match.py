@@ -1,9 +1,5 @@
-"""The match: its deals, the simple engines (`random`, `greedy`), and the one match driver.
-
-A `Match` deals from `Rng(seed)`, keeps the state and the `MatchLog`, and applies each action,
-telling the seated engines (`play.seats.Seats`). The core's `play_match` returns the identical
-log for the same seed with the simple engines.
-"""
+"""The match: its deals, the simple engines (`random`, `greedy`) and the one match driver,
+whose log the core's `play_match` matches for a seed."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -39,8 +35,7 @@ class MatchLog:
 
 
 def deal(rules: Rules, rng: Rng):
-    """Shuffle the 28 tiles, hand them out seat by seat, the rest is the reserve in draw
-    order; deal again while nobody holds a double under `no_double: redeal`."""
+    """(hands, reserve in draw order) of a shuffle, dealt again while nobody may lead."""
     n, h = rules.players, rules.hand_size
     while True:
         tiles = list(range(N_TILES))
@@ -59,8 +54,8 @@ def choose(engine: int, state: State, moves: list, rng: Rng) -> int:
 
 
 def apply_action(state: State, move: int, events: list, seats=None) -> State:
-    """Apply `move` of the seat to move, appending `(seat, move, tile drawn or -1)` to
-    `events`; a `seats` (`play.seats.Seats`) `observe`s it. Returns the state after it."""
+    """The state after the seat to move takes `move`, appended to `events` as `(seat, move,
+    tile drawn or -1)` and told to `seats` (`play.seats.Seats`)."""
     seat = state.to_move
     if move == DRAW:
         assert state.reserve is not None
@@ -76,9 +71,9 @@ def apply_action(state: State, move: int, events: list, seats=None) -> State:
 
 def play_round(state: State, engines, rng: Rng, events: list, seats=None, until=None,
                *, on_action=None) -> State:
-    """Play the round to its end, appending `(seat, move, tile drawn or -1)` to `events`, the
-    moves chosen by `engines[seat]` or `seats`. `until(state, moves)` stops it before the
-    action it is true for; `on_action(before, move, after)` hears of each action."""
+    """Play the round to its end (or until `until(state, moves)`), the moves chosen by
+    `engines[seat]` or `seats`, each appended to `events` and told to `on_action(before, move,
+    after)`."""
     while state.ended is None:
         moves = state.legal_moves()
         if until is not None and until(state, moves):
@@ -95,10 +90,9 @@ def play_round(state: State, engines, rng: Rng, events: list, seats=None, until=
 
 
 class Match:
-    """A match being played from `start_scores` (default zeros) until a side reaches the
-    target or `max_rounds` rounds are played: deals from `Rng(seed)`, choices from
-    `Rng(seed ^ PLAY_STREAM)`; `seats` what `seats(play_rng)` made (None: the simple engines'
-    codes choose)."""
+    """A match from `start_scores` until a side reaches the target or `max_rounds` rounds are
+    played: deals from `Rng(seed)`, choices from `Rng(seed ^ PLAY_STREAM)` by
+    `seats(play_rng)` (None: by the simple engines' codes)."""
 
     def __init__(self, rules: Rules, seed: int, start_scores=None, seats=None,
                  max_rounds: int | None = None):
@@ -107,12 +101,11 @@ class Match:
         scores = tuple(start_scores) if start_scores is not None else (0,) * rules.n_sides
         self.log = MatchLog(rules, scores)
         self.seats = None if seats is None else seats(self.play_rng)
-        self.state: State       # set by new_round, here and at each round
+        self.state: State
         self.new_round()
 
     @property
     def round(self) -> RoundLog:
-        """The round being played (the last of the log)."""
         return self.log.rounds[-1]
 
     @property
@@ -121,7 +114,6 @@ class Match:
             self.state.ended is not None and len(self.log.rounds) == self.max_rounds)
 
     def new_round(self) -> None:
-        """Deal the next round, from the scores the last one ended with."""
         scores = self.log.rounds[-1].scores if self.log.rounds else self.log.start_scores
         hands, reserve = deal(self.rules, self.deal_rng)
         self.state = State.deal(self.rules, hands, reserve, scores)
@@ -130,12 +122,10 @@ class Match:
             self.seats.new_round(self.state)
 
     def apply(self, move: int) -> State:
-        """Apply `move` of the seat to move (the engines in their seats observe it)."""
         self.state = apply_action(self.state, move, self.round.events, self.seats)
         return self.state
 
     def play_round(self, engines=None, until=None, on_action=None) -> State:
-        """Play the round on, to its end or until `until(state, moves)` (see `play_round`)."""
         self.state = play_round(self.state, engines, self.play_rng, self.round.events,
                                 self.seats, until, on_action=on_action)
         return self.state
@@ -150,8 +140,7 @@ class Match:
         return False
 
     def play(self, engines=None) -> MatchLog:
-        """Play the match to its end, every seat by `engines` (the simple engines' codes) or
-        the seats."""
+        """Play the match to its end (`engines`: the simple engines' codes)."""
         while True:
             self.play_round(engines)
             if self.end_round():
@@ -166,7 +155,7 @@ def play_match(rules: Rules, engines, seed: int, start_scores=None, seats=None,
 
 
 def random_rounds(rules: Rules, n: int, seed: int) -> int:
-    """The number of actions of n random rounds on one `Rng(seed)` stream (a checksum)."""
+    """The number of actions of n random rounds on one `Rng(seed)` (a checksum)."""
     rng = Rng(seed)
     actions = 0
     for _ in range(n):

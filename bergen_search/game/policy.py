@@ -1,11 +1,5 @@
-"""The play policies in pure Python: the twin of the core's (`_core.pyx`), draw for draw.
-
-Each picks one of n > 1 legal plays in a fully known state: `greedy_choice` (most points at
-once, then the heaviest tile, then move order); the playouts (`playout_choice`): `random`,
-`scoring` (most points at once, else random), `safe` (most points, then a play after which
-the next seat lacks the match tile of the new ends, ties by reservoir sampling); the exact
-endgame's floor policies (`floor_choice`). Every choice draws from the caller's `Rng` as the
-core does, so a seed gives the same play on both.
+"""The play policies, the twin of the core's (`_core.pyx`) draw for draw: each picks one of
+n > 1 legal plays in a fully known state (greedy, the playouts, the exact endgame's floors).
 
 >>> from bergen_search.game.match import deal
 >>> from bergen_search.game.rules import Rules
@@ -18,8 +12,8 @@ from __future__ import annotations
 
 from ..errors import BergenError
 from .rng import Rng
-from .state import State, fitting
-from .tiles import PIPS, TILE_HIGH, TILE_LOW, popcount
+from .state import State, fitting, match_value
+from .tiles import PIPS, TILE_HIGH, TILE_LOW, popcount, tile_index
 
 PLAYOUT_RANDOM, PLAYOUT_SCORING, PLAYOUT_SAFE = 0, 1, 2
 #: The playout policies by name, with the core's codes (`_core.PLAYOUTS`).
@@ -29,8 +23,7 @@ FLOOR_GREEDY, FLOOR_DOUBLES, FLOOR_FITTING = 0, 1, 2
 
 
 def greedy_choice(state: State, moves: list) -> int:
-    """The play scoring most at once (match value and going out), then the heaviest tile,
-    then the first in move order (the core's `greedy_index`)."""
+    """The play scoring most at once, then the heaviest tile, then the first in move order."""
     side = state.rules.side_of(state.to_move)
     best, best_key = moves[0], None
     for m in moves:
@@ -42,10 +35,8 @@ def greedy_choice(state: State, moves: list) -> int:
 
 
 def match_tile(left: int, right: int) -> int:
-    """The tile that makes a match at ends (left, right): left-right, or the double when the
-    ends are equal."""
-    lo, hi = (left, right) if left < right else (right, left)
-    return lo * 7 - lo * (lo - 1) // 2 + (hi - lo)
+    """The tile that makes a match at ends (left, right): left-right (a double if equal)."""
+    return tile_index(left, right)
 
 
 def _ends_after(s: State, move: int) -> tuple:
@@ -59,14 +50,11 @@ def _ends_after(s: State, move: int) -> tuple:
 
 def match_points(s: State, move: int) -> int:
     """Points the play `move` makes as a match at once (before any cap): 0, 2 or 3."""
-    left, right, left_double, right_double = _ends_after(s, move)
-    if left != right:
-        return 0
-    return 3 if (left_double or right_double) else 2
+    return match_value(*_ends_after(s, move))
 
 
 def scoring_choice(s: State, moves: list, rng: Rng) -> int:
-    """`scoring`: the play scoring most at once (the first such), else a random one."""
+    """`scoring`: the first play scoring most at once, else a random one."""
     best, best_value = -1, 0
     for i, m in enumerate(moves):
         v = match_points(s, m)
@@ -78,8 +66,8 @@ def scoring_choice(s: State, moves: list, rng: Rng) -> int:
 
 
 def safe_choice(s: State, moves: list, rng: Rng) -> int:
-    """`safe`: the most points at once, then a play after which the next seat does not hold
-    the match tile of the new ends; ties at random (reservoir sampling)."""
+    """`safe`: the most points at once, then a play leaving the next seat without the new
+    ends' match tile; ties by reservoir sampling."""
     nxt = s.to_move + 1 if s.to_move + 1 < s.rules.players else 0
     next_hand = s.hands[nxt]
     best, best_key, ties = 0, -1, 0
@@ -115,7 +103,7 @@ def policy_code(policy) -> int:
 
 def playout_move(state: State, policy, seed: int) -> int:
     """The play `policy` (name or code) makes in a fully known state with several legal plays,
-    drawing on Rng(seed) (`_core.playout_move`): for tests and inspection."""
+    drawing on Rng(seed)."""
     code = policy_code(policy)
     moves = state.legal_moves()
     if len(moves) < 2:
@@ -124,8 +112,8 @@ def playout_move(state: State, policy, seed: int) -> int:
 
 
 def floor_choice(s: State, moves: list, policy: int = FLOOR_GREEDY) -> int:
-    """The move floor `policy` plays among n > 1 plays: FLOOR_GREEDY; FLOOR_DOUBLES (the heaviest
-    double, else greedy); FLOOR_FITTING (most tiles left fitting, then points, then weight)."""
+    """The play of floor `policy`: FLOOR_GREEDY; FLOOR_DOUBLES (the heaviest double, else
+    greedy); FLOOR_FITTING (most tiles left fitting, then points, then weight)."""
     if policy == FLOOR_DOUBLES:
         doubles = [m for m in moves if TILE_LOW[m >> 1] == TILE_HIGH[m >> 1]]
         if doubles:

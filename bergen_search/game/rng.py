@@ -1,8 +1,4 @@
-"""SplitMix64, the seeded RNG shared bit for bit by the reference and the core.
-
-The core (src_cython/bergen_search/_core.pxd) implements the same three functions in C, so a
-seed gives the same deal, the same reserve order and the same random plays on both backends.
-The seed streams (what is XORed into or added to a seed for each purpose) are in `constants`.
+"""SplitMix64, the seeded RNG the core (`_core.pxd`) implements bit for bit the same.
 
 >>> r = Rng(1); [r.below(28) for _ in range(5)]
 [15, 20, 27, 12, 12]
@@ -23,7 +19,7 @@ def mix64(z: int) -> int:
 
 
 def derive_seed(seed: int, index: int) -> int:
-    """The seed of game `index` of a run seeded with `seed` (both backends, all commands)."""
+    """The seed of game `index` of a run seeded with `seed`."""
     return mix64((seed + (index + 1) * GOLDEN) & MASK64)
 
 

@@ -51,15 +51,16 @@ class Rules:
                 raise BergenError(f"rule '{name}' must be an integer, got {v!r}", field=name)
         for name in ("partnerships", "endgame_cap"):
             if not isinstance(getattr(self, name), bool):
-                raise BergenError(f"rule '{name}' must be true or false, got {getattr(self, name)!r}",
-                                  field=name)
+                raise BergenError(f"rule '{name}' must be true or false, got "
+                                  f"{getattr(self, name)!r}", field=name)
         for name, choices in _CHOICES.items():
             v = getattr(self, name)
             if v not in choices:
                 raise BergenError(f"rule '{name}' must be one of {', '.join(choices)}; got {v!r}",
                                   field=name)
         if self.players not in (2, 3, 4):
-            raise BergenError(f"rule 'players' must be 2, 3 or 4, got {self.players}", field="players")
+            raise BergenError(f"rule 'players' must be 2, 3 or 4, got {self.players}",
+                              field="players")
         if self.partnerships and self.players != 4:
             raise BergenError("partnerships need 4 players", field="partnerships")
         if self.target is None:
@@ -72,7 +73,8 @@ class Rules:
             raise BergenError(f"rule 'reserve_kept' must be 0..28, got {self.reserve_kept}",
                               field="reserve_kept")
         if not 0 <= self.out_bonus <= 100:
-            raise BergenError(f"rule 'out_bonus' must be 0..100, got {self.out_bonus}", field="out_bonus")
+            raise BergenError(f"rule 'out_bonus' must be 0..100, got {self.out_bonus}",
+                              field="out_bonus")
         if self.hand_size < 1 or self.players * self.hand_size + self.reserve_kept > N_TILES:
             raise BergenError(
                 f"rule 'hand_size' {self.hand_size} does not fit: {self.players} hands of "
@@ -86,11 +88,11 @@ class Rules:
         return seat % 2 if self.partnerships else seat
 
     def drawable(self, reserve_size: int) -> int:
-        """Tiles of a reserve of `reserve_size` that may still be drawn (as `_core.pxd`'s)."""
+        """Tiles of a reserve of `reserve_size` that may still be drawn."""
         return max(reserve_size - self.reserve_kept, 0)
 
     def may_draw(self, reserve_size: int, draws_this_turn: int = 0) -> bool:
-        """Whether a seat with no play draws (else it passes), as `_core.pxd`'s `may_draw`.
+        """Whether a seat with no play draws (else it passes).
 
         >>> Rules().may_draw(3), Rules().may_draw(2), Rules(draw="one").may_draw(9, 1)
         (True, False, False)

@@ -1,9 +1,6 @@
-"""The reference rules engine (RULES.md), readable first: it is the oracle for the core.
-
-A `State` is one immutable moment of a round (`apply` returns a new one), holding what is
-known: each hand a mask of known tiles plus a count of hidden ones, the reserve in draw order
-or only counted. Every rule is checked as far as that allows (`BergenError`). Actions are
-small ints as in the core: a play `tile * 2 + end` (the lead `tile * 2`), `DRAW`, `PASS`."""
+"""The reference rules engine (RULES.md), the core's oracle: an immutable `State` holding what
+is known (hands as masks plus counts of hidden tiles, the reserve in draw order or counted).
+Actions are the core's ints: a play `tile * 2 + end` (the lead `tile * 2`), `DRAW`, `PASS`."""
 from __future__ import annotations
 
 from ..errors import BergenError
@@ -51,9 +48,8 @@ def match_value(left: int, right: int, left_double: bool, right_double: bool) ->
 
 def mirror_twins(left: int, right: int, left_double: bool, right_double: bool,
                  moves) -> dict:
-    """{play: the play it mirrors} among `moves`: when both ends show the same number (both doubles
-    or neither), a tile laid at the right gives the mirrored position of laying it at the left;
-    the right one is the twin (the core's `drop_mirror_twins`)."""
+    """{right play: its left twin} among `moves` when both ends show the same number (both
+    doubles or neither): laying a tile at the right mirrors laying it at the left."""
     if left < 0 or left != right or bool(left_double) != bool(right_double):
         return {}
     plays = set(moves)
@@ -61,14 +57,13 @@ def mirror_twins(left: int, right: int, left_double: bool, right_double: bool,
 
 
 def fitting(hand: int, left: int, right: int) -> int:
-    """The tiles of `hand` that fit an end of a line with ends `left` and `right` (the rule of
-    what may be played, written once)."""
+    """The tiles of `hand` that fit an end of a line with ends `left` and `right`."""
     return hand & (TILES_WITH[left] | TILES_WITH[right])
 
 
 def plays(hand: int, left: int, right: int) -> list:
-    """Every play of `hand` on a line with ends `left` and `right`, in the core's order: by
-    tile, the left end before the right (a tile fitting both is two plays)."""
+    """Every play of `hand` at ends `left`, `right` in the core's order: by tile, left end
+    first."""
     out = []
     for t in iter_mask(fitting(hand, left, right)):
         lo, hi = TILE_LOW[t], TILE_HIGH[t]
@@ -81,15 +76,14 @@ def plays(hand: int, left: int, right: int) -> list:
 
 def actions(rules: Rules, hand: int, left: int, right: int, reserve_size: int,
             draws_this_turn: int) -> list:
-    """The actions of a seat holding `hand` on a led line: its plays, else a draw when the
-    rules allow one, else a pass."""
+    """The actions of a seat holding `hand` on a led line: its plays, else a draw, else a
+    pass."""
     return (plays(hand, left, right)
             or [DRAW if rules.may_draw(reserve_size, draws_this_turn) else PASS])
 
 
 def may_take(hand: int, move: int, left: int, right: int) -> bool:
-    """Whether a seat holding `hand` may take `move` (a play that fits, or PASS) at ends `left`,
-    `right`: a play needs its tile, a pass no fitting tile."""
+    """Whether a seat holding `hand` may take `move` (a fitting play, or PASS) at these ends."""
     if move == PASS:
         return not fitting(hand, left, right)
     return bool(hand >> (move >> 1) & 1)
@@ -123,8 +117,7 @@ def blocked_winner(rules: Rules, hands) -> int | None:
 
     def unique_min(cands, key):
         best = min(key[s] for s in cands)
-        winners = [s for s in cands if key[s] == best]
-        return winners
+        return [s for s in cands if key[s] == best]
 
     sides = list(range(n))
     if rules.blocked == "pips":
@@ -165,11 +158,9 @@ def lead_rank(rules: Rules, t: int) -> int:
 
 class State:
     """A position in a round of a match. Build with `State.deal(...)`; advance with `apply`."""
-
     __slots__ = ("rules", "hands", "hidden", "reserve", "reserve_size", "left", "right",
                  "left_double", "right_double", "line", "scores", "to_move", "passes",
                  "draws_this_turn", "last_drawn", "ended", "winner", "last_points")
-    # The slots' types (annotations only: no class attributes beside the slots).
     rules: Rules
     hands: tuple[int, ...]              # masks by seat
     hidden: tuple[int, ...]             # by seat, tiles held but not known to the viewer
@@ -189,12 +180,11 @@ class State:
     winner: int | None
     last_points: tuple[int, ...]
 
-    # ---- construction -------------------------------------------------------------------
     @classmethod
     def deal(cls, rules: Rules, hands, reserve=None, scores=None, hidden=None,
              reserve_size=None) -> "State":
-        """A round about to be led. `hands` are masks (a None hand is fully hidden);
-        `reserve` is the draw order, or None when unknown."""
+        """A round about to be led: `hands` masks (None: hidden), `reserve` the draw order or
+        None."""
         n = rules.players
         if len(hands) != n:
             raise BergenError(f"expected {n} hands, got {len(hands)}", field="hands")
@@ -210,12 +200,11 @@ class State:
         s.line = ()
         s.scores = tuple(scores) if scores is not None else (0,) * rules.n_sides
         if len(s.scores) != rules.n_sides:
-            raise BergenError(f"expected {rules.n_sides} scores, got {len(s.scores)}", field="scores")
-        s.passes = 0
-        s.draws_this_turn = 0
+            raise BergenError(f"expected {rules.n_sides} scores, got {len(s.scores)}",
+                              field="scores")
+        s.passes = s.draws_this_turn = 0
         s.last_drawn = NO_TILE
-        s.ended = None
-        s.winner = None
+        s.ended = s.winner = None
         s.last_points = (0,) * rules.n_sides
         s._check_deal()
         lead = find_leader(rules, s.hands) if not any(s.hidden) else None
@@ -225,8 +214,8 @@ class State:
     def _check_deal(self):
         for side, score in enumerate(self.scores):
             if not isinstance(score, int) or score < 0:
-                raise BergenError(f"side {side}'s score must be a non-negative integer, got {score!r}",
-                                  field="scores")
+                raise BergenError(f"side {side}'s score must be a non-negative integer, got "
+                                  f"{score!r}", field="scores")
             if score >= self.rules.target:
                 raise BergenError(f"side {side} already has {score}, the target is "
                                   f"{self.rules.target}: the match is over", field="scores")
@@ -237,11 +226,11 @@ class State:
                                   field=f"hands[{seat}]")
             size = popcount(hand) + self.hidden[seat]
             if size != self.rules.hand_size:
-                raise BergenError(f"seat {seat}'s hand has {size} tile{'s' if size != 1 else ''}, the rules deal "
-                                  f"{self.rules.hand_size}", field=f"hands[{seat}]")
+                raise BergenError(f"seat {seat}'s hand has {size} tile{'s' if size != 1 else ''}, "
+                                  f"the rules deal {self.rules.hand_size}", field=f"hands[{seat}]")
             if hand & seen:
-                raise BergenError(f"tile {tile_str((hand & seen).bit_length() - 1)} is held twice",
-                                  field=f"hands[{seat}]")
+                raise BergenError(f"tile {tile_str((hand & seen).bit_length() - 1)} is held "
+                                  f"twice", field=f"hands[{seat}]")
             seen |= hand
         if self.reserve is not None:
             if len(self.reserve) != self.rules.reserve_start:
@@ -249,18 +238,16 @@ class State:
                                   f"{self.rules.reserve_start}", field="reserve")
             for t in self.reserve:
                 if not (isinstance(t, int) and 0 <= t < 28):
-                    raise BergenError(f"the reserve holds {t!r}, which is no tile", field="reserve")
+                    raise BergenError(f"the reserve holds {t!r}, which is no tile",
+                                      field="reserve")
                 if seen >> t & 1:
-                    raise BergenError(f"tile {tile_str(t)} is both in a hand and in the reserve"
-                                      if not self._in_reserve_twice(t) else
-                                      f"tile {tile_str(t)} is in the reserve twice", field="reserve")
+                    where = "in the reserve twice" if self.reserve.count(t) > 1 else \
+                        "both in a hand and in the reserve"
+                    raise BergenError(f"tile {tile_str(t)} is {where}", field="reserve")
                 seen |= 1 << t
         if not any(self.hidden) and find_leader(self.rules, self.hands) is None:
             raise BergenError("nobody holds a double: under no_double 'redeal' these tiles are "
                               "dealt again", field="hands")
-
-    def _in_reserve_twice(self, t):
-        return self.reserve.count(t) > 1
 
     def _copy(self) -> "State":
         # Field by field: a loop over __slots__ is much slower.
@@ -273,7 +260,6 @@ class State:
         s.ended, s.winner, s.last_points = self.ended, self.winner, self.last_points
         return s
 
-    # ---- queries --------------------------------------------------------------------------
     @property
     def fully_known(self) -> bool:
         return not any(self.hidden) and self.reserve is not None
@@ -294,8 +280,7 @@ class State:
         m = 0
         for h in self.hands:
             m |= h
-        for a, b in self.line:
-            m |= 1 << _index(a, b)
+        m |= self.line_mask()
         if self.reserve is not None:
             for t in self.reserve:
                 m |= 1 << t
@@ -304,7 +289,7 @@ class State:
     def line_mask(self) -> int:
         m = 0
         for a, b in self.line:
-            m |= 1 << _index(a, b)
+            m |= 1 << tile_index(a, b)
         return m
 
     def fits(self, t: int) -> tuple:
@@ -325,25 +310,18 @@ class State:
         if self.ended is not None:
             return []
         seat = self.to_move
-        hand = self.hands[seat]
         if not self.line:
             lead = find_leader(self.rules, self.hands)
             return [lead[1] * 2] if lead and lead[0] == seat else []
-        return actions(self.rules, hand, self.left, self.right, self.reserve_size,
+        return actions(self.rules, self.hands[seat], self.left, self.right, self.reserve_size,
                        self.draws_this_turn)
 
-    def _may_draw(self) -> bool:
-        return self.rules.may_draw(self.reserve_size, self.draws_this_turn)
-
-    # ---- the rules -------------------------------------------------------------------------
     def apply(self, action: int, seat: int | None = None, tile: int | None = None) -> "State":
-        """The state after `seat` (default: the seat to move) takes `action`.
-
-        For `DRAW`, `tile` is the drawn tile if the caller saw it (None: unseen, or taken from
-        the known reserve). Raises BergenError for anything the rules forbid.
-        """
+        """The state after `seat` (default: the seat to move) takes `action`; for `DRAW`, `tile`
+        is the tile drawn if the caller saw it. BergenError for anything the rules forbid."""
         if self.ended is not None:
-            why = "the match ended" if self.winner is not None else f"the round ended ({self.ended})"
+            why = "the match ended" if self.winner is not None else \
+                f"the round ended ({self.ended})"
             raise BergenError(f"no event may follow: {why}")
         if seat is None:
             seat = self.to_move
@@ -372,12 +350,8 @@ class State:
             raise BergenError(f"unknown action {action}")
         return s
 
-    def _known_fit(self, seat: int) -> int:
-        """Known tiles of the seat's hand that fit the line."""
-        return self.hands[seat] & self.playable_mask()
-
     def _no_play_possible(self, seat: int, what: str):
-        fit = self._known_fit(seat)
+        fit = self.hands[seat] & self.playable_mask()
         if fit:
             t = (fit & -fit).bit_length() - 1
             raise BergenError(f"seat {seat} may not {what}: it holds {tile_str(t)}, which fits")
@@ -388,7 +362,8 @@ class State:
         self._no_play_possible(seat, "draw")
         if not self.rules.drawable(self.reserve_size):
             raise BergenError(f"seat {seat} may not draw: the reserve is down to "
-                              f"{self.reserve_size} and the last {self.rules.reserve_kept} are never drawn")
+                              f"{self.reserve_size} and the last {self.rules.reserve_kept} are "
+                              f"never drawn")
         if self.rules.draw == "one" and self.draws_this_turn > 0:
             raise BergenError(f"seat {seat} may not draw twice in a turn under draw 'one'")
         if self.reserve is not None:
@@ -401,13 +376,10 @@ class State:
         elif tile is not None and self.located() >> tile & 1:
             raise BergenError(f"draw of {tile_str(tile)}, which is already {self._where(tile)}",
                               field="draw")
-        hands = list(self.hands)
-        hidden = list(self.hidden)
         if tile is None:
-            hidden[seat] += 1
+            self.hidden = _added(self.hidden, seat, 1)
         else:
-            hands[seat] |= 1 << tile
-        self.hands, self.hidden = tuple(hands), tuple(hidden)
+            self.hands = _added(self.hands, seat, 1 << tile)
         self.reserve_size -= 1
         self.draws_this_turn += 1
         self.last_drawn = NO_TILE if tile is None else tile
@@ -416,7 +388,7 @@ class State:
         if not self.line:
             raise BergenError("a pass before the lead")
         self._no_play_possible(seat, "pass")
-        if self._may_draw():
+        if self.rules.may_draw(self.reserve_size, self.draws_this_turn):
             raise BergenError(f"seat {seat} may not pass: it must draw (the reserve holds "
                               f"{self.reserve_size}, {self.rules.reserve_kept} kept)")
         self.passes += 1
@@ -433,15 +405,10 @@ class State:
         return "in the reserve"
 
     def _take(self, seat: int, t: int):
-        """Remove tile t from the seat's hand (from its hidden part when not known)."""
         if self.hands[seat] >> t & 1:
-            hands = list(self.hands)
-            hands[seat] &= ~(1 << t)
-            self.hands = tuple(hands)
+            self.hands = _added(self.hands, seat, -(1 << t))
         elif self.hidden[seat] > 0 and not self.located() >> t & 1:
-            hidden = list(self.hidden)
-            hidden[seat] -= 1
-            self.hidden = tuple(hidden)
+            self.hidden = _added(self.hidden, seat, -1)
         elif self.located() >> t & 1:
             raise BergenError(f"seat {seat} does not hold {tile_str(t)}: it is {self._where(t)}",
                               field="play")
@@ -478,11 +445,12 @@ class State:
     def _play(self, seat: int, t: int, end: int):
         fl, fr = self.fits(t)
         if not (fl if end == LEFT else fr):
-            raise BergenError(f"{tile_str(t)} does not fit the {'left' if end == LEFT else 'right'} "
-                              f"end (ends {self.left} and {self.right})", field="play")
+            side = "left" if end == LEFT else "right"
+            raise BergenError(f"{tile_str(t)} does not fit the {side} end (ends {self.left} and "
+                              f"{self.right})", field="play")
         if self.draws_this_turn and self.last_drawn not in (NO_TILE, t):
-            raise BergenError(f"after drawing {tile_str(self.last_drawn)} seat {seat} must play it, "
-                              f"not {tile_str(t)}", field="play")
+            raise BergenError(f"after drawing {tile_str(self.last_drawn)} seat {seat} must play "
+                              f"it, not {tile_str(t)}", field="play")
         self._take(seat, t)
         if end == LEFT:
             v = other_half(t, self.left)
@@ -516,13 +484,9 @@ class State:
         """Add points to a side; once a side reaches the target nothing more is scored."""
         if points <= 0 or self.winner is not None:
             return
-        scores = list(self.scores)
-        scores[side] += points
-        self.scores = tuple(scores)
-        lp = list(self.last_points)
-        lp[side] += points
-        self.last_points = tuple(lp)
-        if scores[side] >= self.rules.target:
+        self.scores = _added(self.scores, side, points)
+        self.last_points = _added(self.last_points, side, points)
+        if self.scores[side] >= self.rules.target:
             self.winner = side
 
     def final_hands(self):
@@ -536,25 +500,22 @@ class State:
         rest = ALL_TILES & ~self.located()
         if popcount(rest) != self.hidden[seat]:
             return None
-        hands = list(self.hands)
-        hands[seat] |= rest
-        return tuple(hands)
+        return _added(self.hands, seat, rest)
 
     def _score_blocked(self):
         hands = self.final_hands()
         if hands is None:
-            raise BergenError("the round is blocked but the hands are not all known, so it cannot "
-                              "be scored; start the record at the next round with start_scores")
+            raise BergenError("the round is blocked but the hands are not all known, so it "
+                              "cannot be scored; start the record at the next round with "
+                              "start_scores")
         self.ended = "blocked"
         self.to_move = -1
         side = blocked_winner(self.rules, hands)
         if side is not None:
             self._score(side, 2)
 
-    @property
-    def match_over(self) -> bool:
-        return self.winner is not None
 
-
-def _index(a: int, b: int) -> int:
-    return tile_index(a, b)
+def _added(values: tuple, i: int, amount: int) -> tuple:
+    out = list(values)
+    out[i] += amount
+    return tuple(out)

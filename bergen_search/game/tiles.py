@@ -1,7 +1,5 @@
-"""Tiles of the double-six set as small integers and 28-bit masks.
-
-A tile is an index 0..27 in the order 0-0, 0-1, ..., 0-6, 1-1, ..., 6-6 (lower half first,
-then higher half).  A set of tiles (a hand, the reserve's contents) is a 28-bit mask.
+"""Tiles of the double-six set as indices 0..27 (0-0, 0-1, ..., 0-6, 1-1, ..., 6-6) and sets
+of tiles as 28-bit masks.
 
 >>> Tile.parse(" 5-3 ")
 Tile.parse('3-5')
@@ -20,10 +18,7 @@ ALL_TILES = (1 << N_TILES) - 1
 #: TILE_LOW[t], TILE_HIGH[t]: the two halves of tile t, low <= high.
 TILE_LOW: tuple = tuple(a for a in range(7) for b in range(a, 7))
 TILE_HIGH: tuple = tuple(b for a in range(7) for b in range(a, 7))
-_INDEX = {}
-for _t, (_a, _b) in enumerate(zip(TILE_LOW, TILE_HIGH)):
-    _INDEX[(_a, _b)] = _t
-    _INDEX[(_b, _a)] = _t
+_INDEX = {pair: t for t, (a, b) in enumerate(zip(TILE_LOW, TILE_HIGH)) for pair in ((a, b), (b, a))}
 
 #: TILES_WITH[v]: mask of the tiles showing v on either half.
 TILES_WITH: tuple = tuple(
@@ -42,10 +37,9 @@ def tile_index(a: int, b: int) -> int:
 
 
 class LineEnds:
-    """The ends of a line held as oriented pairs `(left, right)`, left to right, in `_pairs`
-    (default `line`); -1 for the ends of an empty line, as in `State`."""
+    """The ends of a line of oriented pairs in `_pairs` (default `line`); -1 when empty."""
     __slots__ = ()
-    line: tuple[tuple[int, int], ...]   # annotation only: the subclass's own field or slot
+    line: tuple[tuple[int, int], ...]
 
     @property
     def _pairs(self) -> tuple:
@@ -53,7 +47,6 @@ class LineEnds:
 
     @property
     def left(self) -> int:
-        """The number shown at the left end."""
         pairs = self._pairs
         return pairs[0][0] if pairs else -1
 
@@ -74,7 +67,6 @@ class LineEnds:
 
     @property
     def line_mask(self) -> int:
-        """Mask of the tiles on the line."""
         m = 0
         for a, b in self._pairs:
             m |= 1 << _INDEX[(a, b)]
@@ -111,7 +103,7 @@ def mask_pips(mask: int) -> int:
 
 
 def parse_halves(text) -> tuple:
-    """Parse `a-b` (digits 0..6, surrounding spaces allowed) into (a, b) in written order."""
+    """(a, b) of `a-b` (digits 0..6, spaces around allowed), in written order."""
     if not isinstance(text, str):
         raise BergenError(f"expected a tile like '3-5', got {text!r}")
     s = text.strip()
@@ -141,7 +133,7 @@ def format_mask(mask: int) -> list:
 
 @dataclass(frozen=True)
 class Tile:
-    """A tile, as at the edge of the library. `Tile.parse('5-3') == Tile(index_of_3_5)`."""
+    """A tile, as at the edge of the library."""
     index: int
 
     @classmethod

@@ -1,9 +1,5 @@
-"""What one seat knows: its information set (what it saw, and every proof about the hidden
-tiles), the exact world sampler (every deal consistent with it, counted and drawn
-uniformly), inference (what the other seats' free choices say, softly), the hidden-play check
-of a record, and the beliefs a player reads (each unseen tile's chance of being in each
-hand and in the reserve). Nothing here searches, and nothing reads a hand the seat did not
-see.
+"""What one seat knows: its information set, the exact world sampler, inference from the
+other seats' plays, the hidden-play check of a record, and the beliefs a player reads.
 
 >>> from bergen_search.formats.game import load
 >>> game = load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14")

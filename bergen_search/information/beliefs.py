@@ -1,7 +1,6 @@
-"""What a seat knows of the hidden tiles: the voids each other seat has proved and where,
-each tile's chance of being in each hand or the reserve, the lead's proof, and how many deals
-are consistent. The chances are the marginals of the table the search with the same
-`inference` draws from (`inference.world_table`).
+"""What a seat knows of the hidden tiles: each other seat's proven voids, each tile's chance
+of being in each hand or the reserve (the marginals of the searches' table), the lead's proof
+and the number of consistent deals.
 
 >>> from bergen_search.formats.game import load
 >>> game = load("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14")
@@ -19,8 +18,7 @@ from .inference import world_table
 from .infoset import RESERVE, InfoSet, Observer, lead_forbidden
 from .sampler import count_deals
 
-#: How the chances are weighed: every consistent history alike, or by the hand-set model
-#: (the searches' `inference` off and on).
+#: The chances weigh every consistent history alike, or by the model (`inference` off, on).
 WEIGHTINGS = ("uniform", "inference")
 _SETTING = {"uniform": "off", "inference": "on"}
 #: A chance within this of 1 (of 0) is certain (impossible).
@@ -29,8 +27,8 @@ SURE = 1 - 1e-9
 
 @dataclass(frozen=True)
 class Void:
-    """A number a seat holds none of: proven at `event` of `round` by a draw or a pass
-    (`how`) at `ends`, or `how` "given" by a position."""
+    """A number a seat holds none of, proven at `event` of `round` by a "draw" or a "pass"
+    (`how`) at `ends`, or "given" by a position."""
     number: int
     round: int | None
     event: int | None
@@ -52,7 +50,7 @@ class Void:
 
 @dataclass(frozen=True)
 class Holder:
-    """Another seat (or the reserve, seat None): its size, voids, and the chance of holding
+    """Another seat (or the reserve, seat None): its size, voids, and its chance of holding
     each tile it may hold."""
     seat: int | None
     size: int
@@ -75,7 +73,7 @@ class Holder:
 @dataclass(frozen=True)
 class Beliefs:
     """A `Holder` per other seat and the reserve's, the consistent deals and histories, and
-    the lead's proof (seat, tile, mask of the unseen tiles no hand was dealt), if seen."""
+    the lead's proof (seat, tile, mask of the unseen tiles no hand was dealt) if seen."""
     seats: list
     reserve: Holder
     deals: int
@@ -95,9 +93,8 @@ class Beliefs:
 
 def beliefs(info: InfoSet, observer: Observer | None = None, voids: dict | None = None,
             round_index: int | None = None, weighting: str = "uniform") -> Beliefs:
-    """What the seat of `info` knows. `observer` (a record's, its proofs in round
-    `round_index`) or `voids` {seat: numbers} (a position's) give the voids; `weighting` one
-    of WEIGHTINGS."""
+    """What the seat of `info` knows, the voids from `observer` (a record's, in round
+    `round_index`) or `voids` {seat: numbers} (a position's)."""
     if weighting not in WEIGHTINGS:
         raise BergenError(f"the weighting must be one of {', '.join(WEIGHTINGS)}, got "
                           f"{weighting!r}")
@@ -108,7 +105,6 @@ def beliefs(info: InfoSet, observer: Observer | None = None, voids: dict | None 
     weighted = table.marginals()
 
     def chances(bits: int) -> dict:
-        """tile -> the share of the histories in which it is in a group of mask `bits`."""
         owners = {groups[i].owner for i in range(len(groups)) if bits >> i & 1}
         out = {}
         for t, by in weighted.items():

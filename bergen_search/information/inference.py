@@ -1,10 +1,6 @@
-"""Inference: what the other seats' plays say about their hands.
-
-A seat's free choices hint at its hand: one that played something else where a tile would
-have made a match probably lacked it. A world is weighted by how likely the observed plays
-were in it (Rebstock et al. 2019; Buro et al. 2009), by a naive-Bayes model (`TileModel`):
-a likelihood ratio per play and tile, so a world's weight factorises by tile and group and
-the sampler draws from it exactly (`sampler.WorldTable(info, factors)`).
+"""Inference: a world weighted by how likely the other seats' plays were in it (Rebstock et
+al. 2019; Buro et al. 2009), by a naive-Bayes likelihood ratio per play and tile
+(`TileModel`), so that the weight factorises by tile and group for the sampler.
 
 >>> from bergen_search.game.tiles import tile_str
 >>> tile_str(scoring_tile(3, 5)), tile_str(scoring_tile(4, 4))
@@ -14,18 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..game.tiles import DOUBLE_OF, DOUBLES, PIPS, TILES_WITH, tile_index
+from ..game.policy import match_tile as scoring_tile
+from ..game.tiles import DOUBLES, PIPS, TILES_WITH
 from .infoset import InfoSet, ObservedPlay
 from .sampler import WorldTable
 
 
 @dataclass(frozen=True)
 class TileModel:
-    """Likelihood ratios of a tile being in a seat's hand by its relation to a play the seat made
-    (`relation`): `missed_match` (it would have made a match and the seat played another),
-    `opened`, `opened_fitting` (it shows the number the play opened, not fitting / fitting),
-    `fitting_double`, `fitting` (it fitted and the seat played another); else 1. `power`
-    tempers the product over many plays."""
+    """Likelihood ratios of a tile being in a seat's hand by its `relation` to a play the seat
+    made; `power` tempers the product over many plays."""
     missed_match: float = 0.03
     opened: float = 1.34
     opened_fitting: float = 1.15
@@ -44,20 +38,14 @@ class TileModel:
         return 1.0 if relation is None else getattr(self, relation) ** self.power
 
     def relation(self, d: ObservedPlay, t: int) -> str | None:
-        """Tile t's relation to the play `d` as this model classes it (a subclass may class
-        finer; `lab/belief/fit_inference.py` measures candidates)."""
+        """Tile t's relation to the play `d` as this model classes it."""
         return relation(d, t)
 
 
-def scoring_tile(left: int, right: int) -> int:
-    """The one tile that makes a match at ends (left, right): the tile left-right, or the
-    double when the ends are equal."""
-    return DOUBLE_OF[left] if left == right else tile_index(left, right)
-
-
 def relation(d: ObservedPlay, t: int) -> str | None:
-    """How tile t (not the one played, not on the line) relates to the play `d` (see
-    `TileModel`), or None."""
+    """How tile t (not played, not on the line) relates to the play `d`: `missed_match` (it
+    would have made a match), `opened` / `opened_fitting` (it shows the number the play
+    opened), `fitting_double` / `fitting` (it fitted too); or None."""
     u = d.move >> 1
     fits = (TILES_WITH[d.left] | TILES_WITH[d.right]) >> t & 1
     if t == scoring_tile(d.left, d.right):
@@ -71,9 +59,8 @@ def relation(d: ObservedPlay, t: int) -> str | None:
 
 
 def tile_factors(info: InfoSet, model) -> dict:
-    """{tile: factor per group}: each free tile's product over the other seats' plays of the
-    model's ratio, where the group's seat held it then. Tiles without evidence left out; no
-    model: {}."""
+    """{tile: factor per group}: the product of the model's ratios over the plays of the
+    group's seat while the group was held; tiles without evidence left out."""
     if model is None or not info.decisions:
         return {}
     groups = info.groups
@@ -95,8 +82,7 @@ def tile_factors(info: InfoSet, model) -> dict:
 
 
 def world_table(info: InfoSet, setting) -> WorldTable:
-    """The table of worlds a value of `inference` draws from, for the searches and the beliefs
-    alike: "on", weighted by the hand-set model; "off", uniform."""
+    """The table of worlds `inference` "on" (weighted by the model) or "off" draws from."""
     if setting not in ("on", "off"):
         raise ValueError(f"inference is on or off, got {setting!r}")
     return WorldTable(info, tile_factors(info, TileModel()) if setting == "on" else None)

@@ -1,14 +1,8 @@
-"""What one seat knows: the information set behind every search (RULES.md, "Decisions and
-chance").
-
-An `InfoSet` holds the seat's own hand, the line, sizes, scores, and every proof about the
-hidden tiles as the sampler needs them: the *free tiles* (every tile whose place the seat
-does not know, and played tiles of uncertain origin); the *groups* they may come from (per
-other seat one per epoch: its dealt hand, then each turn it drew; and the reserve), each
-with a capacity; and for each free tile the groups it may belong to (a draw or a pass at
-ends x, y proves neither shows; a dealt hand held no double that would have led; a played
-tile came from an epoch opened before). A world fills each group; the sampler draws them
-uniformly. `from_record` reads only what the seat could see."""
+"""What one seat knows (RULES.md, "Decisions and chance"): an `InfoSet` holds its hand, the
+line, sizes, scores, and the proofs about the hidden tiles as the sampler needs them: the free
+tiles (placed unknown, or played of uncertain origin), the groups they may come from (per
+other seat one per epoch: its deal, then each turn it drew; and the reserve), and for each
+free tile the groups it may belong to. `Observer` builds it from a round's events."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -113,10 +107,9 @@ def _int(v) -> bool:
 
 
 def check_infoset(info, public: bool = False) -> InfoSet:
-    """Raise BergenError unless `info` is an information set a search can start from (a round led
-    and not over, sizes and scores in range, the 28 tiles accounted for, groups that fit); the
-    core's entry points call it first. `public`: the exact endgame's public view (no hand).
-    Returns `info`."""
+    """`info` if a search can start from it (led, not over, sizes and scores in range, the 28
+    tiles accounted for, groups that fit), else BergenError. `public`: the exact endgame's
+    public view (no hand)."""
     if not isinstance(info, InfoSet):
         raise BergenError(f"expected an information set (infoset.InfoSet), got "
                           f"{type(info).__name__}", field="info")
@@ -134,7 +127,6 @@ def check_infoset(info, public: bool = False) -> InfoSet:
 
 
 def _check_line(line) -> int:
-    """`check_infoset`'s line: pairs that join, each tile once; its tiles' mask."""
     if not isinstance(line, tuple) or not line:
         raise BergenError("the line is empty: the round has not been led, and the lead is "
                           "forced, so there is no decision to search", field="line")
@@ -155,8 +147,6 @@ def _check_line(line) -> int:
 
 
 def _check_counts(info: InfoSet, line_mask: int, public: bool) -> None:
-    """`check_infoset`'s hand, sizes, reserve, scores, passes and draws, and the 28 tiles
-    accounted for."""
     rules, n, line = info.rules, info.rules.players, info.line
     if public:
         if info.hand != 0:
@@ -214,7 +204,6 @@ def _check_counts(info: InfoSet, line_mask: int, public: bool) -> None:
 
 
 def _check_groups(info: InfoSet, line_mask: int, public: bool) -> None:
-    """`check_infoset`'s groups and free tiles: they fit the sizes, the reserve last."""
     n, sizes = info.rules.players, info.hand_sizes
     groups = info.groups
     if (not isinstance(groups, tuple) or not 1 <= len(groups) <= MAX_GROUPS
@@ -277,7 +266,6 @@ class _SeatHistory:
 
     def drew_at(self) -> int:
         """The event of the first draw of the turn in progress, which has drawn."""
-        # turn_start is set with turn_draws' first draw and cleared with it.
         assert self.turn_start is not None
         return self.turn_start
 
@@ -298,7 +286,6 @@ class Observer:
 
     @property
     def hist(self) -> dict:
-        """The hidden seats' histories."""
         return {j: h for j, h in self.histories.items() if j not in self.known}
 
     def step(self, seat: int, action: int, after: State):
@@ -338,19 +325,14 @@ class Observer:
         h.turn_draws = 0
         h.turn_start = None
 
-    # ---- the proofs as groups ------------------------------------------------------------
     def constraints(self, public: bool = False) -> tuple[
             tuple[Group, ...], tuple[tuple[int, int], ...], int]:
-        """(groups, {tile: allowed-groups mask}, played_free mask) for the hidden tiles; with
-        `public`,
-        for every tile off the line, as an observer who sees no hand."""
+        """(groups, ((tile, allowed-groups mask), ...), played_free mask) of the hidden tiles;
+        `public`: of every tile off the line, as an observer who sees no hand."""
         rules, state = self.rules, self.state
         line_mask = state.line_mask()
         hidden = self.histories if public else self.hist
-        own = 0
-        if not public:
-            for j in self.known:
-                own |= state.hands[j]
+        own = 0 if public else sum(state.hands[j] for j in self.known)
         forbidden = lead_forbidden(rules, self.lead[1]) if self.lead else 0
         unknown = ALL_TILES & ~own & ~line_mask
         allowed = {t: 0 for t in iter_mask(unknown)}
@@ -366,28 +348,16 @@ class Observer:
             for k, (start, cap) in enumerate(h.epochs):
                 groups.append(Group(j, k, cap, start))
                 # A tile still held, from epoch k: no number of a proof since it opened.
-                banned = forbidden if k == 0 else 0
-                for ev, nums, _ in h.voids:
-                    if ev >= start:
-                        banned |= nums
-                for t in iter_mask(unknown & ~banned):
+                for t in iter_mask(unknown & ~_banned(h, k, forbidden, start)):
                     allowed[t] |= 1 << (first + k)
             for ev_play, t, fixed in h.plays:
                 if fixed is not None:
                     fixed_count[first + fixed] = fixed_count.get(first + fixed, 0) + 1
                     continue
                 # A tile played: from an epoch opened before, with no proof against it while held.
-                mask = 0
-                for k, (start, _) in enumerate(h.epochs):
-                    if start >= ev_play:
-                        continue
-                    banned = forbidden if k == 0 else 0
-                    for ev, nums, _ in h.voids:
-                        if start <= ev < ev_play:
-                            banned |= nums
-                    if not banned >> t & 1:
-                        mask |= 1 << (first + k)
-                allowed[t] = mask
+                allowed[t] = sum(1 << (first + k) for k, (start, _) in enumerate(h.epochs)
+                                 if start < ev_play
+                                 and not _banned(h, k, forbidden, start, ev_play) >> t & 1)
         reserve_index = len(groups)
         groups.append(Group(RESERVE, -1, state.reserve_size))
         for t in iter_mask(unknown):
@@ -398,9 +368,8 @@ class Observer:
         return held, tuple(sorted(allowed.items())), played_free
 
     def _turn_so_far(self, h: "_SeatHistory") -> "_SeatHistory":
-        """The seat to move's history in the middle of a draw turn: its hand and every tile drawn
-        but
-        the last show neither end."""
+        """The seat to move's history in the middle of a draw turn: its hand and every tile
+        drawn but the last show neither end."""
         state = self.state
         ends = (state.left, state.right)
         view = _SeatHistory(0)
@@ -410,11 +379,11 @@ class Observer:
         view.voids = list(h.voids) + [(h.drew_at(), numbers_mask(ends), ends)]
         view.plays = h.plays
         return view
+
     def proven_voids(self, seat: int) -> dict:
         """{number: (event, ends, how)}: the numbers the hidden `seat` is proven to hold none of
-        now,
-        each with its first proof still covering the whole hand (`how` "draw" or "pass"); only
-        proofs since the latest draw turn that left it a tile count (RULES.md)."""
+        now, each with its first proof since the latest draw turn that left it a tile (`how`
+        "draw" or "pass")."""
         h = self.hist[seat]
         played: dict[int, int] = {}     # epoch: tiles played from it for sure
         for _, _, epoch in h.plays:
@@ -437,14 +406,15 @@ class Observer:
         start = h.epochs[-1][0]
         for ev, nums, ends in h.voids:
             if ev >= start and nums >> tile & 1:
-                shown = " or ".join(str(v) for v in sorted(set(ends)) if TILES_WITH[v] >> tile & 1)
-                return (f"its draw or pass at event {ev} (ends {ends[0]} and {ends[1]}) proved it "
-                        f"held no {shown}, and it has drawn nothing since")
-        return f"the lead proved no hand was dealt {tile_str(tile)}, and seat {seat} has not drawn since"
+                shown = " or ".join(str(v) for v in sorted(set(ends))
+                                    if TILES_WITH[v] >> tile & 1)
+                return (f"its draw or pass at event {ev} (ends {ends[0]} and {ends[1]}) proved "
+                        f"it held no {shown}, and it has drawn nothing since")
+        return (f"the lead proved no hand was dealt {tile_str(tile)}, and seat {seat} has not "
+                f"drawn since")
 
     def infoset(self, seat: int) -> InfoSet:
-        """The information set of `seat` (one of the known seats), which must be to move
-        (before the lead: the leader, whose hand alone it holds, as `search.before_lead` reads it)."""
+        """The information set of `seat`, the one known seat, which must be to move."""
         state = self.state
         if self.known != {seat}:
             raise ValueError("an information set is built for one known seat")
@@ -457,17 +427,27 @@ class Observer:
         hidden_decisions = tuple(d for d in self.decisions if d.seat not in self.known)
         return InfoSet(
             rules=self.rules, seat=seat, scores=state.scores, hand=state.hands[seat],
-            line=state.line, hand_sizes=tuple(state.hand_size(j) for j in range(self.rules.players)),
+            line=state.line,
+            hand_sizes=tuple(state.hand_size(j) for j in range(self.rules.players)),
             reserve_size=state.reserve_size, passes=state.passes,
             draws_this_turn=state.draws_this_turn, last_drawn=state.last_drawn,
             groups=groups, free=free, played_free=played_free, decisions=hidden_decisions,
             public=public)
 
 
+def _banned(h: _SeatHistory, k: int, forbidden: int, start: int, until: int | None = None):
+    """The tiles ruled out of epoch k (opened at `start`) by the lead and the proofs before
+    `until`."""
+    banned = forbidden if k == 0 else 0
+    for ev, nums, _ in h.voids:
+        if start <= ev and (until is None or ev < until):
+            banned |= nums
+    return banned
+
+
 def from_state_and_events(rules: Rules, seat: int, hand: int, start_scores, events) -> InfoSet:
-    """Seat's information set for a round from its dealt hand and the public events `(seat, action,
-    tile)` (`tile` read only for the seat's own draws). An illegal history raises BergenError at
-    its event."""
+    """`seat`'s information set from its dealt `hand` and the events `(seat, action, tile)`
+    (`tile` read for its own draws only); BergenError at an illegal event."""
     hands: list[int | None] = [None] * rules.players
     hands[seat] = hand
     state = State.deal(rules, hands, None, start_scores)
@@ -484,15 +464,15 @@ def from_state_and_events(rules: Rules, seat: int, hand: int, start_scores, even
 
 
 def lead_forbidden(rules: Rules, lead_tile: int) -> int:
-    """Tiles no dealt hand can have held, given the lead tile (the lead itself excepted)."""
+    """Tiles no dealt hand can have held, given the lead tile (itself excepted)."""
     rank = lead_rank(rules, lead_tile)
     return sum(1 << t for t in range(N_TILES) if t != lead_tile and lead_rank(rules, t) < rank)
 
 
 def _position_constraints(pos, seats, unknown) -> tuple[
         tuple[Group, ...], tuple[tuple[int, int], ...]]:
-    """(groups, free) of a position's hidden tiles `unknown` dealt among `seats` (one group
-    each, its hand, barred from its voids) and the reserve."""
+    """(groups, free) of the hidden tiles `unknown` among `seats` (one group each, barred from
+    its voids) and the reserve."""
     groups: list[Group] = []
     allowed = {t: 0 for t in iter_mask(unknown)}
     for j in seats:
@@ -511,9 +491,7 @@ def from_position(pos) -> InfoSet:
     """The information set of a `bergen-position/1` (no history: its voids are the proofs)."""
     rules = pos.rules
     seat = pos.to_move
-    line_mask = 0
-    for a, b in pos.line:
-        line_mask |= 1 << tile_index(a, b)
+    line_mask = pos.line_mask
     others = [j for j in range(rules.players) if j != seat]
     groups, free = _position_constraints(pos, others, ALL_TILES & ~pos.hand & ~line_mask)
     public = PublicView(*_position_constraints(pos, range(rules.players),

@@ -1,17 +1,9 @@
-"""The world sampler: deals the hidden tiles consistently with an information set, uniformly
-over the consistent worlds.
+"""The world sampler: a world fills the information set's groups with its free tiles; a
+dynamic programme over the tiles (state: each group's capacity left) counts the worlds, and a
+walk down it draws one uniformly (or by the product of its tiles' inference factors), in the
+core (`_sampler.CoreSampler`) or here (`ReferenceSampler`), on the same table and RNG.
 
-A world assigns the information set's free tiles to its groups (infoset.py), each filled to
-capacity: one history of deals and draws the seat could not tell apart, all equally likely.
-A dynamic programme over the tiles (state: the capacity left in each group) counts them
-exactly, and a walk down it draws one exactly uniformly. The table is built here; the walk
-runs in the core (`_sampler.CoreSampler`) or in `WorldTable.sample` (`ReferenceSampler`),
-both on the same float table with the same RNG. With inference, a table carries a factor
-per free tile and group, and a world is drawn with probability proportional to the product
-of its tiles' factors; `total` stays the number of consistent histories.
-
-Three tiles are unseen at the end of this round (0-0, 1-1, 5-5): one is the other hand, two
-the reserve, so there are three worlds:
+Three tiles are unseen (0-0, 1-1, 5-5): one is the other hand, two the reserve:
 
 >>> from bergen_search.information.infoset import from_position
 >>> from bergen_search.formats.position import position_from_flags
@@ -48,8 +40,9 @@ class World:
 
 
 def merge_groups(groups, free, factors=None):
-    """Merge groups of one owner that every free tile may enter alike (with the same factor, given
-    `factors`): the worlds then differ only by a constant factor."""
+    """Merge the groups of one owner that every free tile may enter alike (with the same
+    factors): (merged [(owner, capacity)], allowed merged-groups mask per free tile, merged
+    group of each group)."""
     columns = {}
     merged_of = []
     merged = []   # [owner, capacity]
@@ -77,18 +70,14 @@ def merge_groups(groups, free, factors=None):
 
 
 def _split_ways(groups, merged_of) -> int:
-    """The histories behind each world of merged groups: (sum of capacities)! / (product of
-    capacity!) per merged group."""
+    """The histories behind each world of merged groups (a multinomial per merged group)."""
     ways = 1
     members: dict[int, list[int]] = {}     # merged group: its groups' capacities
     for g, m in enumerate(merged_of):
         members.setdefault(m, []).append(groups[g].capacity)
     for caps in members.values():
         if len(caps) > 1:
-            n = math.factorial(sum(caps))
-            for c in caps:
-                n //= math.factorial(c)
-            ways *= n
+            ways *= math.factorial(sum(caps)) // math.prod(map(math.factorial, caps))
     return ways
 
 
@@ -102,13 +91,12 @@ def _pack(caps) -> int:
 
 
 def _steps(a: int, n_groups: int) -> list:
-    """(group, unit, shift) of the groups a tile with allowed mask `a` may enter."""
     return [(g, 1 << (_BITS * g), _BITS * g) for g in range(n_groups) if a >> g & 1]
 
 
 def _programme(caps, allowed, weight=None):
-    """counts[i][state] = ways to place tiles i.. into the groups (state: each group's capacity
-    left, packed); with `weight[i][g]`, each way counts the product of its factors."""
+    """counts[i][state]: the ways to place tiles i.. into the groups (state: each group's
+    capacity left, packed), each way weighed by the product of its `weight[i][g]` if given."""
     m, G = len(allowed), len(caps)
     if max(caps, default=0) > _CAP_MASK:
         raise BergenError(f"a group holds more than {_CAP_MASK} tiles")
@@ -130,28 +118,19 @@ def _programme(caps, allowed, weight=None):
     for i in range(m - 1, -1, -1):
         steps = _steps(allowed[i], G)
         below, here = counts[i + 1], {}
-        if weight is None:
-            for st in levels[i]:
-                c = 0
-                for _, unit, shift in steps:
-                    if st >> shift & _CAP_MASK:
-                        c += below[st - unit]
-                here[st] = c
-        else:
-            w = weight[i]
-            for st in levels[i]:
-                c = 0.0
-                for g, unit, shift in steps:
-                    if st >> shift & _CAP_MASK:
-                        c += w[g] * below[st - unit]
-                here[st] = c
+        w = None if weight is None else weight[i]
+        for st in levels[i]:
+            c = 0 if w is None else 0.0
+            for g, unit, shift in steps:
+                if st >> shift & _CAP_MASK:
+                    c += below[st - unit] if w is None else w[g] * below[st - unit]
+            here[st] = c
         counts[i] = here
     return counts
 
 
 def count_worlds(groups, free) -> int:
-    """The number of ways to deal the free tiles into the groups, each epoch told apart (0: an
-    impossible history)."""
+    """The number of ways to deal the free tiles into the groups, epochs told apart (0: none)."""
     merged, allowed, merged_of = merge_groups(groups, free)
     caps = [c for _, c in merged]
     if sum(caps) != len(free) or min(caps, default=0) < 0:
@@ -160,15 +139,13 @@ def count_worlds(groups, free) -> int:
 
 
 class WorldTable:
-    """The counting programme of an information set, flattened for the walk.
-
-    Node 0 is the root; node `v` has options `opt_start[v] .. opt_start[v+1]-1`, each a group, a
-    child node and a cumulative weight. `total`: the exact number of its worlds (merged groups
-    one); `histories`: the histories they stand for. `factors` ({tile: factor per group}, from
-    `inference.tile_factors`) weighs the worlds."""
+    """The counting programme of an information set, flattened for the walk: node `v` has
+    options `opt_start[v] .. opt_start[v+1]-1`, each a group, a child node and a cumulative
+    weight. `total`: the number of worlds (merged groups one); `histories`: the histories they
+    stand for. `factors` ({tile: factor per group}) weighs them; `public`: `info` is the exact
+    endgame's public view."""
 
     def __init__(self, info: InfoSet, factors: dict | None = None, public: bool = False):
-        """`public`: `info` is the exact endgame's public view (`infoset.check_infoset`)."""
         self.info = check_infoset(info, public)
         factors = {t: f for t, f in (factors or {}).items() if any(x != 1.0 for x in f)}
         for t, f in factors.items():
@@ -191,7 +168,6 @@ class WorldTable:
         if self.total == 0:
             raise BergenError("impossible position: no deal of the hidden tiles is consistent "
                               "with everything this seat has seen")
-        # The factor of each free tile in each merged group (merged groups share factors).
         self.weight = None
         if factors:
             self.weight = [[1.0] * G for _ in self.tiles]
@@ -200,7 +176,7 @@ class WorldTable:
                     if t in factors:
                         self.weight[i][mg] = factors[t][g]
             counts = _programme(caps, allowed, self.weight)
-        # Flatten the nodes with a non-zero count, breadth first from the root.
+        # The nodes with a non-zero count, breadth first from the root.
         index = {root: 0}
         order = [root]
         self.opt_start: list[int] = []
@@ -238,12 +214,10 @@ class WorldTable:
         self.built = self.structure()
 
     def structure(self) -> int:
-        """A fingerprint of the programme's structure, which the compiled sampler checks before it
-        walks a table."""
+        """A fingerprint of the programme, which the compiled sampler checks before a walk."""
         return hash((self.n_nodes, tuple(self.tiles), tuple(self.is_played), tuple(self.owners),
                      tuple(self.opt_start), tuple(self.opt_group), tuple(self.opt_child)))
 
-    # ---- drawing worlds ----------------------------------------------------------------
     def _world(self, assignment, rng: Rng | None) -> World:
         info = self.info
         hands = [0] * info.rules.players
@@ -279,9 +253,8 @@ class WorldTable:
         return self._world(self.walk(rng), rng)
 
     def marginals(self) -> dict:
-        """{tile: {owner: probability}} for every free tile not yet played: the exact chance the
-        walk
-        puts it with each owner (a seat, or `RESERVE`), weighted with factors."""
+        """{tile: {owner: probability}} for every free tile not played: the exact chance the walk
+        puts it with each owner (a seat, or `RESERVE`)."""
         reach = [0.0] * self.n_nodes
         reach[0] = 1.0
         found: list[dict[int, float]] = [dict() for _ in self.tiles]   # owner: chance
@@ -304,9 +277,8 @@ class WorldTable:
         return {t: found[i] for i, t in enumerate(self.tiles) if not self.is_played[i]}
 
     def enumerate(self):
-        """Every distinct world (hands and reserve contents) with its weight: its histories (times
-        its
-        tiles' factors). Without factors the weights sum to `total`."""
+        """{(hands, sorted reserve): weight} of every distinct world; without factors the
+        weights sum to `total`."""
         found = {}
         path = []
 
@@ -331,8 +303,8 @@ class WorldTable:
 
 
 def check_world(info: InfoSet, hands, reserve) -> tuple:
-    """`(hands, reserve)` as tuples if they are a world of `info` (a mask per seat, the reserve's
-    tiles, every tile once, the sizes right); else `BergenError` naming `hands` or `reserve`."""
+    """`(hands, reserve)` as tuples if they are a world of `info`; else `BergenError` naming
+    `hands` or `reserve`."""
     rules = info.rules
     hands = tuple(hands)
     reserve = tuple(reserve)
@@ -364,8 +336,8 @@ def check_world(info: InfoSet, hands, reserve) -> tuple:
 
 
 def world_state(info: InfoSet, hands, reserve) -> State:
-    """The full-information reference State of one world of `info`, unchecked: its public fields
-    with `hands` (a mask per seat) and `reserve` (tiles in draw order)."""
+    """The full-information State of a world of `info` (`hands` masks, `reserve` in draw
+    order), unchecked."""
     rules = info.rules
     s = State.__new__(State)
     s.rules = rules
@@ -378,19 +350,16 @@ def world_state(info: InfoSet, hands, reserve) -> State:
     s.left_double, s.right_double = info.left_double, info.right_double
     s.scores = tuple(info.scores)
     s.to_move = info.seat
-    s.passes = info.passes
-    s.draws_this_turn = info.draws_this_turn
+    s.passes, s.draws_this_turn = info.passes, info.draws_this_turn
     s.last_drawn = info.last_drawn if info.draws_this_turn else NO_TILE
-    s.ended = None
-    s.winner = None
+    s.ended = s.winner = None
     s.last_points = (0,) * rules.n_sides
     return s
 
 
 class ReferenceSampler:
-    """The pure-Python stand-in for `_sampler.CoreSampler`: a WorldTable's worlds drawn as the core
-    draws them, as hands and reserve (`sample`) or a reference `State` (`world`). `base`: the
-    public state with the seat's own hand."""
+    """The pure-Python twin of `_sampler.CoreSampler`: a WorldTable's worlds drawn as the core
+    draws them, as hands and reserve (`sample`) or a `State` (`world`)."""
 
     def __init__(self, info: InfoSet, table: WorldTable | None = None):
         self.info = info
@@ -403,12 +372,10 @@ class ReferenceSampler:
 
     @property
     def total(self) -> int:
-        """The exact number of consistent worlds (histories)."""
         return self.table.total
 
     def sample(self, rng: Rng) -> tuple:
-        """One world drawn with `rng` (advanced as the core's walk would): (hands by seat,
-        reserve in draw order)."""
+        """(hands by seat, reserve in draw order) of one world drawn with `rng`."""
         world = self.table.sample(rng)
         return world.hands, world.reserve
 
@@ -421,7 +388,7 @@ class ReferenceSampler:
         return check
 
     def world(self, rng: Rng) -> State:
-        """One world drawn with `rng`, as the full-information State the search plays in."""
+        """One world drawn with `rng`, as a full-information State."""
         world = self.table.sample(rng)
         s = self.base._copy()
         s.hands = world.hands
@@ -430,10 +397,9 @@ class ReferenceSampler:
 
 
 def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
-    """The number of distinct deals consistent with `info` (which tiles each other seat and the
-    reserve hold; `WorldTable.total` counts histories instead). Exact: a programme over the
-    hidden tiles by class, each seat's epochs filled by Hall's condition. Raises BergenError past
-    `limit` programme states."""
+    """The number of distinct deals (which tiles each other seat and the reserve hold)
+    consistent with `info`, by a programme over the hidden tiles by class and Hall's condition
+    on each seat's epochs; BergenError past `limit` programme states."""
     groups = info.groups
     seats = sorted({g.owner for g in groups if g.owner != RESERVE})
     group_bits = {s: sum(1 << i for i, g in enumerate(groups) if g.owner == s) for s in seats}
@@ -482,31 +448,22 @@ def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
         if len(states) > limit:
             raise BergenError("the position leaves too many hidden possibilities to count the "
                               "deals")
-    fits: list[dict[tuple[int, ...], bool]] = [{} for _ in seats]   # counts: they fill its epochs
-    total = 0
-    for st, ways in states.items():
-        if st[0] != info.reserve_size:
-            continue
-        ok = True
-        for k, s in enumerate(seats):
-            counts = st[1 + k]
-            if sum(counts) != sizes[k]:
-                ok = False
-                break
-            if counts not in fits[k]:
-                fits[k][counts] = _fills_epochs(groups, group_bits[s], classes[s], counts,
-                                                played[s])
-            if not fits[k][counts]:
-                ok = False
-                break
-        if ok:
-            total += ways
-    return total
+    fits: dict[tuple, bool] = {}     # (seat index, its class counts): they fill its epochs
+
+    def fills(k: int, counts: tuple) -> bool:
+        if (k, counts) not in fits:
+            s = seats[k]
+            fits[k, counts] = _fills_epochs(groups, group_bits[s], classes[s], counts, played[s])
+        return fits[k, counts]
+
+    return sum(ways for st, ways in states.items() if st[0] == info.reserve_size
+               and all(sum(st[1 + k]) == sizes[k] and fills(k, st[1 + k])
+                       for k in range(len(seats))))
 
 
 def _fills_epochs(groups, bits: int, classes: list, counts: tuple, played: list) -> bool:
-    """Whether tiles of the given classes (`counts[i]` tiles that may enter the groups of mask
-    `classes[i]`) and the played tiles fill the seat's groups (mask `bits`): Hall's condition."""
+    """Whether `counts[i]` tiles of each class `classes[i]` (a groups mask) and the played
+    tiles fill the seat's groups (mask `bits`): Hall's condition."""
     idx = [i for i in range(len(groups)) if bits >> i & 1]
     supply = list(zip(classes, counts)) + [(m, 1) for m in played]
     if sum(n for _, n in supply) != sum(groups[i].capacity for i in idx):

@@ -1,8 +1,6 @@
-"""The exact endgame (search/endgame, _endgame.pyx, its oracle reference.py): the C solver and
-the oracle build the same tree and numbers; the deals are the public view's worlds; an
-independent best response and the game's value by sequence-form LP (scipy's HiGHS) check the
-stated exploitability and value; with the hands determined the value is minimax; zero sum; no
-peek; the engine's known case, its mix, fallbacks and what `best`, `eval` and `analyze` say."""
+"""The exact endgame: the C solver and its oracle (reference.py) agree to the bit; the deals are
+the public view's worlds; a sequence-form LP checks the exploitability and the value; minimax,
+zero sum, no peek; the engine's known case, its mix, fallbacks, stops and what the commands say."""
 from __future__ import annotations
 
 import json
@@ -60,13 +58,18 @@ def assert_same_tree(c, tree) -> None:
 # ---- the solver against its oracle -------------------------------------------------------------
 @pytest.mark.parametrize("count", sizes(6, 16))
 def test_core_and_reference_agree_to_the_bit(positions, count):
-    """On the first 6 positions by default, 16 behind the slow marker."""
+    """Both solvers are `endgame.Solver`s with the same tree, strategies and values (6 positions
+    by default, 16 behind slow)."""
     eg = core()
     for info, _ in positions[:count]:
         g = endgame.game(info)
         tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals)
         ref = endgame_ref.Solver(tree, (len(g.hands[0]), len(g.hands[1])))
         c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
+        assert isinstance(ref, endgame.Solver) and isinstance(c, endgame.Solver)
+        assert c.root_moves == ref.root_moves == tree[0].moves
+        assert c.root_rows == ref.root_rows == tree[0].rows
+        assert ref.n_pairs is None and c.n_pairs == sum(len(n.pairs) for n in tree)
         assert_same_tree(c, tree)
         ref.run(20)
         c.run(20)
@@ -77,22 +80,6 @@ def test_core_and_reference_agree_to_the_bit(positions, count):
         for i, node in enumerate(tree):
             if node.player >= 0:
                 assert c.average(i) == ref.average(i)
-
-
-def test_both_solvers_are_one_solver(positions):
-    """The compiled solver and the oracle implement `endgame.Solver`: the same root moves and
-    rows."""
-    eg = core()
-    info, _ = positions[0]
-    g = endgame.game(info)
-    tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals)
-    ref = endgame_ref.Solver(tree, (len(g.hands[0]), len(g.hands[1])))
-    c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
-    assert isinstance(ref, endgame.Solver) and isinstance(c, endgame.Solver)
-    assert not isinstance(object(), endgame.Solver)
-    assert c.root_moves == ref.root_moves == tree[0].moves
-    assert c.root_rows == ref.root_rows == tree[0].rows
-    assert ref.n_pairs is None and c.n_pairs == sum(len(n.pairs) for n in tree)
 
 
 @pytest.mark.parametrize("which", sizes(([0, 2, 3],), ([0, 1, 2, 3, 4, 5],)))
@@ -260,32 +247,29 @@ def _solved(info, iterations):
 
 @pytest.mark.parametrize("count", sizes(3, 8))
 def test_exploitability_is_an_exact_best_response(positions, count):
-    """The stated exploitability is what an independent best response (an LP over realization
-    plans) finds against the average strategies (3 positions; 8 behind slow)."""
-    pytest.importorskip("scipy")
-    for info, _ in positions[:count]:
-        g, c, tree = _solved(info, 16)
-        sf = SequenceForm(tree)
-        x, y = sf.plan(0, c.average), sf.plan(1, c.average)
-        br0 = sf.best_response_value(0, y) / g.weight
-        br1 = sf.best_response_value(1, x) / g.weight
-        stated, (low, high) = endgame.solvers.exploitability(c, g.weight, g.seat)
-        assert math.isclose(br0 - br1, stated, abs_tol=1e-7)
-        assert stated >= -1e-12
-        sol = endgame.solve(g)
-        assert sol.exploitability <= sol.tolerance
-
-
-def test_the_game_value_agrees_with_the_sequence_form_lp(positions):
+    """After 16 iterations the stated exploitability is what an independent best response (an
+    LP over realization plans) finds against the average strategies (3 positions; 8 behind
+    slow); after 400 (2,400 if need be) the game's value is the sequence-form LP's."""
     pytest.importorskip("scipy")
     checked = 0
-    for info, _ in positions[:10]:
-        g, c, tree = _solved(info, 400)
+    for k, (info, _) in enumerate(positions[:10]):
+        g, c, tree = _solved(info, 16)
+        sf = SequenceForm(tree)
+        if k < count:
+            x, y = sf.plan(0, c.average), sf.plan(1, c.average)
+            br0 = sf.best_response_value(0, y) / g.weight
+            br1 = sf.best_response_value(1, x) / g.weight
+            stated, _ = endgame.solvers.exploitability(c, g.weight, g.seat)
+            assert math.isclose(br0 - br1, stated, abs_tol=1e-7)
+            assert stated >= -1e-12
+            sol = endgame.solve(g)
+            assert sol.exploitability <= sol.tolerance
+        c.run(384)
         exploit, (low, high) = endgame.solvers.exploitability(c, g.weight, g.seat)
         if exploit > 1e-7:
             c.run(2000)
             exploit, (low, high) = endgame.solvers.exploitability(c, g.weight, g.seat)
-        lp = SequenceForm(tree).value() / g.weight
+        lp = sf.value() / g.weight
         lp_seat = lp if g.seat == 0 else -lp
         assert low - 1e-9 <= lp_seat <= high + 1e-9
         values, _ = c.values(0)
@@ -294,8 +278,10 @@ def test_the_game_value_agrees_with_the_sequence_form_lp(positions):
     assert checked >= 8
 
 
-def test_both_sides_values_sum_to_zero(positions):
-    for info, _ in positions[:12]:
+def test_zero_sum_and_with_the_hands_determined_the_value_is_minimax(positions):
+    """Both sides' values sum to zero; with one deal no information is hidden, and the
+    equilibrium is the minimax of the hands."""
+    for info, state in positions[:12]:
         g = endgame.game(info)
         sol = endgame.solve(g)
         c = core().EndgameSolver(g.rules, g.root, g.hands, g.deals)
@@ -305,12 +291,6 @@ def test_both_sides_values_sum_to_zero(positions):
         low, high = sol.bounds
         assert low - 1e-12 <= sol.game_value <= high + 1e-12
         assert math.isclose(high - low, sol.exploitability, abs_tol=1e-12)
-
-
-def test_with_the_hands_determined_the_value_is_minimax(positions):
-    """One deal: no information is hidden, and the equilibrium is the minimax of the hands."""
-    for info, state in positions[:12]:
-        g = endgame.game(info)
         hands = (state.hands[0], state.hands[1])
         one = endgame.Endgame(g.rules, g.root, ([hands[0]], [hands[1]]), [(0, 0, 1.0)],
                            g.seat, 0)
@@ -350,22 +330,16 @@ def test_same_seed_same_answer_and_the_mix_is_drawn_with_it():
     assert all(sol.choose(s) == d for s, d in zip(range(50), draws))
 
 
-def test_an_iteration_budget_decides_alike_every_time(positions):
+def test_an_iteration_budget_decides_alike_and_too_big_is_a_type(positions):
+    """The same budget, the same solve; the compiled build past its caps raises `TooBig`
+    (callers test the type and its `interrupted`, never the text), and so does the solve."""
+    from bergen_search.errors import TooBig
     info = positions[-1][0]
     runs = [search(info, Limits(iterations=n), seed=2) for n in (20000, 20000, 1)]
     assert runs[0].moves == runs[1].moves
     assert runs[0].info["endgame"]["iterations"] == runs[1].info["endgame"]["iterations"]
-    g = endgame.game(info)
-    with pytest.raises(endgame.TooBig):
-        endgame.solve(g, max_work=10)
-
-
-def test_too_big_is_a_type_not_a_message(positions):
-    """The compiled build past its caps raises `TooBig` (callers test the type and its
-    `interrupted`, never the text), and the solve turns it into its own `TooBig`."""
-    from bergen_search.errors import TooBig
     eg = core()
-    g = endgame.game(positions[-1][0])
+    g = endgame.game(info)
     with pytest.raises(TooBig) as e:
         eg.EndgameSolver(g.rules, g.root, g.hands, g.deals, max_nodes=2)
     assert not e.value.interrupted
@@ -407,7 +381,7 @@ def test_too_big_falls_back_to_todays_engine():
     assert res.info["iterations"] == 500
 
 
-# ---- the hand's bound ------------------------------------------------------------------------------
+# ---- the hand's bound ---------------------------------------------------------------------
 def _tight(g):
     return endgame.solve(g, tolerance=1e-5, hand_tolerance=1e-5, max_work=10 ** 12,
                          max_iterations=200_000)
@@ -451,22 +425,19 @@ def test_the_mix_leaves_out_a_move_the_bound_rules_out():
 
 
 # ---- the size predicted before anything is built ------------------------------------------------
-def test_the_prediction_is_unbiased(positions):
+def test_the_prediction_is_unbiased(positions, monkeypatch):
     """Knuth's estimator: over many walks its mean is the deals' count and the public tree's
     terminal deals (n_pairs), on every small position; the same seed gives the same figures."""
     eg = core()
-    saved = endgame.budget.PREDICT_WALKS, endgame.budget.PREDICT_STEPS
-    endgame.budget.PREDICT_WALKS, endgame.budget.PREDICT_STEPS = 8_000, 0
-    try:
-        for info, _ in positions[:10]:
-            g = endgame.game(info)
-            solver = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
-            p = endgame.predict(info)
-            assert p.walks == 8_000 and p == endgame.predict(info)
-            assert abs(p.deals / len(g.deals) - 1) < 0.05, (p, len(g.deals))
-            assert abs(p.pairs / solver.n_pairs - 1) < 0.08, (p, solver.n_pairs)
-    finally:
-        endgame.budget.PREDICT_WALKS, endgame.budget.PREDICT_STEPS = saved
+    monkeypatch.setattr(endgame.budget, "PREDICT_WALKS", 8_000)
+    monkeypatch.setattr(endgame.budget, "PREDICT_STEPS", 0)
+    for info, _ in positions[:10]:
+        g = endgame.game(info)
+        solver = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
+        p = endgame.predict(info)
+        assert p.walks == 8_000 and p == endgame.predict(info)
+        assert abs(p.deals / len(g.deals) - 1) < 0.05, (p, len(g.deals))
+        assert abs(p.pairs / solver.n_pairs - 1) < 0.08, (p, solver.n_pairs)
 
 
 def test_a_declined_position_costs_no_build_and_no_memory(monkeypatch):
@@ -497,14 +468,6 @@ def test_a_declined_position_costs_no_build_and_no_memory(monkeypatch):
     import dataclasses
     other = dataclasses.replace(info, hand=info.hand ^ 0b11)
     assert endgame.predict(other) == endgame.predict(info)
-
-
-def test_a_position_predicted_to_fit_is_solved():
-    """The known case fits: solved exactly, as before the prediction."""
-    info = load_game(KNOWN)
-    core()
-    tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points")
-    assert tried.result is not None and tried.result.info["exact"]
 
 
 # ---- stops heard while the deals and the tree are built (in C, without the GIL) -------------
@@ -545,21 +508,13 @@ def test_each_build_hears_its_own_stop():
         compiled.enumerate_deals(table, stop=stopped)
 
 
-def test_a_search_stop_is_heard_inside_the_build():
+def test_a_search_stop_is_heard_inside_the_build(monkeypatch):
     """A stop set when the attempt starts stops the build (interrupted, not found too big), and
     leaves nothing behind for the next attempt."""
+    import threading
     core()
     info, _ = _big_game()
-    endgame_predicts = endgame.budget.PREDICT_WALKS
-    endgame.budget.PREDICT_WALKS = 0           # built, not declined at once
-    try:
-        _stop_heard(info)
-    finally:
-        endgame.budget.PREDICT_WALKS = endgame_predicts
-
-
-def _stop_heard(info):
-    import threading
+    monkeypatch.setattr(endgame.budget, "PREDICT_WALKS", 0)     # built, not declined at once
     stop = threading.Event()
     stop.set()
     tried = endgame.attempt(info, Limits(), seed=0, objective="points", budget=None,

@@ -10,7 +10,7 @@ import pytest
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.position import Position
-from bergen_search.game import match, policy
+from bergen_search.game import match
 from bergen_search.game.rng import Rng, derive_seed
 from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
 from bergen_search.game.state import DRAW, State
@@ -327,7 +327,7 @@ def test_a_timed_slice_then_the_rest_equals_one_run(core_modules):
     assert core.root_stats() == ref.root_stats() and core.n_nodes == ref.n_nodes
 
 
-# ---- the parts: worlds and playout policies -------------------------------------------------
+# ---- the parts: the worlds -------------------------------------------------------------
 def test_reference_sampler_draws_the_core_worlds(require_compiled):
     """ReferenceSampler.sample and .world walk the core's draws: the same world, and the RNG
     left in the same state, uniform tables and weighted ones."""
@@ -347,50 +347,6 @@ def test_reference_sampler_draws_the_core_worlds(require_compiled):
             assert world.reserve_size == case.info.reserve_size == len(reserve)
             assert world.to_move == case.info.seat and world.line == case.info.line
             assert a.state == b.state == c.state
-
-
-def _decision_states(players, rounds, seed):
-    """(reference State, core state) pairs at decisions with two plays or more."""
-    from bergen_search.game._core import Backend
-    rules = Rules(players=players)
-    out = []
-    for r in range(rounds):
-        rng = Rng(derive_seed(seed, r))
-        hands, reserve = match.deal(rules, rng)
-        ref, core = State.deal(rules, hands, reserve), Backend.new_state(rules, hands, reserve)
-        while ref.ended is None:
-            moves = ref.legal_moves()
-            if ref.line and len(moves) > 1:
-                out.append((ref, core))
-            m = moves[rng.below(len(moves))]
-            ref, core = ref.apply(m), core.apply(m)
-    return out
-
-
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_playout_policies_play_as_the_core(players, require_compiled):
-    """policy.py's choices are the core's on every decision of seeded rounds, for several seeds
-    each (the same play from the same random numbers, ties broken alike)."""
-    from bergen_search.game import _core
-    require_compiled(_core, "bergen_search.game._core")
-    assert policy.PLAYOUTS == _core.PLAYOUTS
-    states = _decision_states(players, 30, 17)
-    assert len(states) > 100
-    for ref, core in states:
-        for name in policy.PLAYOUTS:
-            for seed in range(6):
-                assert policy.playout_move(ref, name, seed) == \
-                    _core.playout_move(core, name, seed), (name, seed, ref.line)
-
-
-def test_policy_checks_its_input():
-    ref = _decision_states(2, 1, 2)[0][0]
-    with pytest.raises(BergenError, match="unknown playout"):
-        policy.playout_move(ref, "clever", 1)
-    rules = Rules()
-    fresh = State.deal(rules, *match.deal(rules, Rng(1)))       # the lead: one legal move
-    with pytest.raises(BergenError, match="fewer than two"):
-        policy.playout_move(fresh, "safe", 1)
 
 
 def test_bad_arguments_as_the_core(core_modules):

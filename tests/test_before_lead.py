@@ -1,14 +1,7 @@
-"""The value of a deal before the lead (`search.before_lead`, issue 50): `eval`, `best` and the
-protocol answer a position before the lead with the hand's value (before: "the lead is
-forced: nothing to search"), Σ over the possible leads of their exact chance times the value
-after each.
-
-Known answers: on a deal too small to draw from (every reserve tile kept) the value under the
-random playout policy is enumerated exactly (every deal of the other hand, every legal play
-alike); on the default rules, a plain Monte Carlo of whole deals (no leads, no strata) is an
-independent estimate of the same number. No peeking: a record before the lead whose other
-hand is dealt otherwise gives the same answer, byte for byte.
-"""
+"""The value of a deal before the lead (`search.before_lead`): `eval`, `best` and the protocol
+answer with the hand's value, Σ over the possible leads of their chance times the value after
+each. Known answers: a tiny deal with no draw enumerated exactly; on the default rules, a plain
+Monte Carlo of whole deals. No peeking: the other hand dealt otherwise, the same bytes."""
 import json
 import math
 from itertools import combinations

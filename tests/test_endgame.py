@@ -7,7 +7,7 @@ import json
 import math
 
 import pytest
-from support import sizes, stage_cuts
+from support import sizes
 
 from bergen_search.errors import BergenError, NotApplicable
 from bergen_search.formats.game import load_game
@@ -565,24 +565,6 @@ def test_ctrl_c_is_heard_inside_the_build():
         go.set()
         sender.join()
         signal.signal(signal.SIGINT, old)
-
-
-@pytest.mark.parametrize("cuts", sizes(2, 3))
-def test_no_peek_filling_in_the_hidden_hand_changes_nothing(cuts):
-    """A record cut at a stage decision, with the other hand hidden or shown: the same (at 2
-    solved cuts by default, 3 behind the slow marker)."""
-    done = 0
-    for shown, hidden in stage_cuts(900, 200):
-        a_res = search(load_game(shown), Limits(iterations=20000), seed=4)
-        b_res = search(load_game(hidden), Limits(iterations=20000), seed=4)
-        if a_res.info.get("endgame", {}).get("solved"):
-            assert a_res.moves == b_res.moves
-            assert a_res.info["endgame"] == b_res.info["endgame"] | {
-                "solve_seconds": a_res.info["endgame"]["solve_seconds"]}
-            done += 1
-        if done == cuts:
-            break
-    assert done == cuts
 
 
 def test_best_and_eval_say_exact(tmp_path):

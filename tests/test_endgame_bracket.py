@@ -145,7 +145,7 @@ def test_a_declined_position_is_bracketed_under_an_iteration_budget():
     assert off.moves == res.moves and off.best == res.best
 
 
-def test_best_prints_the_bracket(tmp_path):
+def test_best_and_eval_print_the_bracket(tmp_path):
     from click.testing import CliRunner
 
     from bergen_search.cli import main
@@ -161,6 +161,11 @@ def test_best_prints_the_bracket(tmp_path):
     doc = json.loads(CliRunner().invoke(main, ["best", BRACKET, "--json"]).output)
     assert doc["exact"] is False and doc["endgame"]["bracket"]["floor"]["4-4:L"] < -2.0
     assert doc["endgame"]["bracket"]["missing"] == []
+    out = CliRunner().invoke(main, ["eval", BRACKET]).output
+    assert "floor: 4-4:L/R secures at least -2.031 whatever the other side holds" in out
+    assert "ceiling" not in out
+    out = CliRunner().invoke(main, ["eval", BRACKET, "--verbose"]).output
+    assert "bracket: the round solved with this hand shown to the other side, 36 deals" in out
 
 
 def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
@@ -217,17 +222,6 @@ def test_the_bracket_hears_stop():
         endgame.bracket(info, stop=stop)
     b = endgame.bracket(info)
     assert b.deals == 36 and not b.missing
-
-
-def test_eval_says_what_the_hand_secures():
-    from click.testing import CliRunner
-
-    from bergen_search.cli import main
-    out = CliRunner().invoke(main, ["eval", BRACKET]).output
-    assert "floor: 4-4:L/R secures at least -2.031 whatever the other side holds" in out
-    assert "ceiling" not in out
-    out = CliRunner().invoke(main, ["eval", BRACKET, "--verbose"]).output
-    assert "bracket: the round solved with this hand shown to the other side, 36 deals" in out
 
 
 def test_the_oracle_brackets_alike(positions, monkeypatch):
@@ -302,6 +296,17 @@ def test_ctrl_c_heard_inside_the_bracket_stops_the_attempt(monkeypatch):
     assert res.info["interrupted"] and res.info["iterations"] < 100_000
 
 
+def _count_brackets(monkeypatch):
+    """The list each bracket appends to."""
+    real, calls = endgame.bracket, []
+
+    def bracket(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(endgame.shown, "bracket", bracket)
+    return calls
+
+
 def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
     """`analyze` charges losses from values; a bracket gives none (its ceilings bound the
     shown game): its searches run with `bracket` off unless the settings ask for it."""
@@ -309,12 +314,7 @@ def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
     from bergen_search.formats.record import parse_record
     with open("examples/match.json", encoding="utf-8") as f:
         record = parse_record(json.loads(f.read()))
-    real, calls = endgame.bracket, []
-
-    def bracket(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-    monkeypatch.setattr(endgame.shown, "bracket", bracket)
+    calls = _count_brackets(monkeypatch)
     plain = analyze(record, limits=Limits(iterations=300), seed=0)
     assert not calls
     asked = analyze(record, limits=Limits(iterations=300), seed=0,
@@ -326,12 +326,7 @@ def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
 def test_a_match_engine_spends_nothing_on_brackets(monkeypatch):
     """A match's engine (`search(values=False)`: selfplay, arena, play) needs the move only;
     the bracket is said, never played: not tried there. `best` still brackets."""
-    real, calls = endgame.bracket, []
-
-    def bracket(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-    monkeypatch.setattr(endgame.shown, "bracket", bracket)
+    calls = _count_brackets(monkeypatch)
     info = _bracket_info()
     quiet = search(info, Limits(iterations=20_000), seed=0, values=False)
     assert not calls and "bracket" not in quiet.info["endgame"]

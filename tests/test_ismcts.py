@@ -103,17 +103,21 @@ def info_of(position, **kw):
     return from_position(position_from_flags(**position, **kw))
 
 
-def test_root_stats_cover_the_legal_moves_and_every_iteration():
-    info = first_decision(Rules(), derive_seed(SEED, 0))
-    tree = searched(info, 3000)
+@pytest.mark.parametrize("iterations, megabytes", sizes((100_000, 32), (1_000_000, 250)))
+def test_root_stats_cover_the_legal_moves_and_every_iteration_in_little_memory(iterations,
+                                                                               megabytes):
+    """At most 250 MB for a million iterations (192 MB today); by default 32 MB for a
+    hundred thousand (24 MB: the pools double, so the figure is a power of two)."""
+    info = first_decision(Rules(), derive_seed(SEED, 5))
+    tree = searched(info, iterations)
     stats = tree.root_stats()
     st_moves = [m for m, *_ in stats]
     hand_fits = [t * 2 + e for t in range(28) if info.hand >> t & 1 for e in (0, 1)
                  if (info.left, info.right)[e] in (TILE_LOW[t], TILE_HIGH[t])]
     assert st_moves == sorted(hand_fits)
-    assert sum(v for _, v, _, _ in stats) == tree.iterations == 3000
-    assert tree.n_nodes > 3000          # one expanded node per iteration at least
-    assert tree.memory_bytes >= tree.n_nodes * 40
+    assert sum(v for _, v, _, _ in stats) == tree.iterations == iterations
+    assert tree.n_nodes > iterations          # one expanded node per iteration at least
+    assert tree.n_nodes * 40 <= tree.memory_bytes < megabytes * 2**20, tree.memory_bytes
     for move, visits, total, sq in stats:
         assert visits > 0
         assert sq >= total * total / visits - 1e-6    # Cauchy-Schwarz: sums are consistent
@@ -190,23 +194,11 @@ def test_same_seed_same_tree_however_sliced(objective):
     assert other.root_stats() != whole.root_stats()
 
 
-def test_a_timed_slice_then_the_rest_equals_one_run(virtual_clock):
-    """A slice cut by its time limit (on a virtual clock of 1/4096 s a reading: 0.01 s is 41
-    readings, 2,624 iterations), then the rest by count: the tree of one run."""
-    virtual_clock(1 / 4096)
-    info = first_decision(Rules(), derive_seed(SEED, 3))
-    timed = tree_for(info, 3)
-    done = timed.run(0, 0.01)
-    assert 0 < done < 20_000
-    timed.run(20_000 - done, 0)
-    assert timed.root_stats() == searched(info, 20_000, seed=3).root_stats()
-
-
 def test_time_limit(virtual_clock):
     """The clock is read every 64 iterations and the run stops at the first reading past its
     limit: on a virtual clock of 1/64 s a reading, 0.25 s is 1,024 iterations; a huge iteration
     limit is cut by the time, a small one comes first. The pure-Python tree reads it every
-    iteration: 16."""
+    iteration: 16. A slice cut by its time, then the rest by count: the tree of one run."""
     from bergen_search.information.sampler import ReferenceSampler
     from bergen_search.search.engines.ismcts import reference as ismcts_ref
     info = first_decision(Rules(), derive_seed(SEED, 4))
@@ -219,6 +211,11 @@ def test_time_limit(virtual_clock):
         assert tree.iterations == 2148
         ref = ismcts_ref.IsmctsTree(ReferenceSampler(info), 4, objective=objective)
         assert ref.run(0, 0.25) == 16 and ref.run(10, 0.25) == 10
+    timed = tree_for(info, 3)
+    done = timed.run(0, 0.01)
+    assert 0 < done < 20_000
+    timed.run(20_000 - done, 0)
+    assert timed.root_stats() == searched(info, 20_000, seed=3).root_stats()
 
 
 def test_one_search_at_a_time():
@@ -232,14 +229,6 @@ def test_one_search_at_a_time():
         tree.run(10, 0)
     worker.join()
     assert tree.run(10, 0) == 10
-
-
-@pytest.mark.parametrize("iterations, megabytes", sizes((100_000, 32), (1_000_000, 250)))
-def test_memory_for_a_million_iterations(iterations, megabytes):
-    """At most 250 MB for a million iterations (192 MB today); by default 32 MB for a
-    hundred thousand (24 MB: the pools double, so the figure is a power of two)."""
-    tree = searched(first_decision(Rules(), derive_seed(SEED, 5)), iterations)
-    assert tree.memory_bytes < megabytes * 2**20, tree.memory_bytes
 
 
 # ---- obvious positions -----------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import json
 import weakref
+from types import SimpleNamespace
 
 import pytest
 from support import sizes
@@ -35,22 +36,34 @@ def _decision():
         return load_game(f.read())
 
 
-@pytest.mark.parametrize("count", sizes(6, 16))
-def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count):
-    checked = other_policy = 0
-    for info, _ in positions[:count]:
-        _, subs = _subgames(info)
+def cut_both(g, horizon, greedy, policies):
+    """(the oracle's tree, the compiled solver) of `g` cut at `horizon`, checked the same."""
+    tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals, horizon=horizon,
+                             greedy_seat=greedy, policies=policies)
+    c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals, horizon=horizon, policies=policies,
+                         greedy_seat=-1 if greedy is None else greedy)
+    assert_same_tree(c, tree)
+    return tree, c
+
+
+@pytest.mark.parametrize("count, full", sizes((6, 3), (16, 12)))
+def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count, full):
+    """The shown subgames, cut at horizons 1-3 (greedy below, or both hands seen; one policy
+    or three), and the full game (rows of several hands, deals alone with a hand or not) with
+    either seat greedy or none (the first `full` positions): the core's tree is the oracle's,
+    payoff for payoff, and so are its best responses."""
+    checked = other_policy = alone = 0
+    for k, (info, _) in enumerate(positions[:count]):
+        g, subs = _subgames(info)
+        for horizon in (1, 2, 3):
+            for greedy in (0, 1, None) if k < full else ():
+                _, c = cut_both(endgame.game(info), horizon, greedy, 2)
+                alone += greedy is not None and c.n_leaves > 0
         for _, sub in subs:
             for horizon in (1, 2, 3):
                 for greedy, policies in ((sub.seat, 1), (sub.seat, 3), (None, 1)):
-                    tree = endgame_ref.build(sub.rules, sub.root, sub.hands, sub.deals,
-                                             horizon=horizon, greedy_seat=greedy,
-                                             policies=policies)
+                    tree, c = cut_both(sub, horizon, greedy, policies)
                     ref = endgame_ref.Solver(tree, (len(sub.hands[0]), len(sub.hands[1])))
-                    c = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals,
-                                         horizon=horizon, policies=policies,
-                                         greedy_seat=-1 if greedy is None else greedy)
-                    assert_same_tree(c, tree)
                     ref.run(10)
                     c.run(10)
                     for b in (0, 1):
@@ -61,7 +74,7 @@ def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count):
                         greedy_only = payoffs
                     elif policies == 3:
                         other_policy += payoffs != greedy_only
-    assert checked >= count
+    assert checked >= count and alone
     assert other_policy, "no leaf chose a policy other than greedy: the choice went untested"
 
 
@@ -363,33 +376,10 @@ def test_a_floor_leaf_next_to_mirror_twins_is_valued_alike_by_core_and_oracle():
     h1 = sum(1 << tile(*t) for t in ((2, 3), (2, 4), (3, 3)))
     free = [tile(*t) for t in ((1, 1), (1, 2), (1, 4), (2, 2), (5, 5))]
     h0s = sorted(sum(1 << i for i in c) for c in itertools.combinations(free, 3))
-    hands, deals = (h0s, [h1]), [(i, 0, 1.0) for i in range(10)]
+    game = SimpleNamespace(rules=rules, root=root, hands=(h0s, [h1]),
+                           deals=[(i, 0, 1.0) for i in range(10)])
     for policies in (1, 2, 3):
-        ref = endgame_ref.build(rules, root, hands, deals, horizon=1, greedy_seat=1,
-                                policies=policies)
-        c = eg.EndgameSolver(rules, root, hands, deals, horizon=1, greedy_seat=1,
-                             policies=policies)
-        assert_same_tree(c, ref)
-
-
-@pytest.mark.parametrize("count", sizes(3, 12))
-def test_cut_full_games_of_several_hands_agree_with_the_oracle(positions, count):
-    """The full game (each seat's every possible hand: rows of several hands, deals alone
-    with a hand or not), cut at horizons 1-3 with either seat greedy or none: the core's
-    leaves are the oracle's, payoff for payoff."""
-    alone = 0
-    for info, _ in positions[:count]:
-        g = endgame.game(info)
-        for horizon in (1, 2, 3):
-            for greedy in (0, 1, None):
-                tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals, horizon=horizon,
-                                         greedy_seat=greedy, policies=2)
-                c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals, horizon=horizon,
-                                     greedy_seat=-1 if greedy is None else greedy,
-                                     policies=2)
-                assert_same_tree(c, tree)
-                alone += greedy is not None and c.n_leaves > 0
-    assert alone
+        cut_both(game, 1, 1, policies)
 
 
 @pytest.mark.parametrize("iterations", [17_000, 20_000, 25_000])

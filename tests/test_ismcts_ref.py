@@ -259,60 +259,43 @@ def test_same_tree_thousands(chunk, core_modules):
         check_case(i, core_modules)
 
 
-def test_a_pass_of_one_move_is_its_row_of_the_full_pass(core_modules):
-    """`evaluate_root(worlds, seed, only=move)` plays that move alone and gives the very row
-    the full pass gives it on the same worlds (a merged right twin its twin's), on both
-    trees; a move that is not the root's is refused alike."""
-    checked = twins = 0
+def test_a_pass_of_one_move_or_with_a_prefix_is_the_full_pass(core_modules):
+    """`evaluate_root(worlds, seed, only=move)` gives the very row the full pass gives that
+    move (a merged right twin its twin's); `prefix=p` the full pass's rows, each ending with
+    its sum over the first p worlds, the sum of a pass of p worlds on the same seed; both trees
+    alike, and alike refuse a move not the root's and a prefix outside 0..worlds."""
+    only = prefixed = twins = 0
     for i in list(range(FAST)) + [40, 46]:          # 40 and 46: merged twins at the root
-        case = decision_case(i)
-        trees = grown(case, core_modules)
-        worlds = 3 + i % 7
-        for tree in trees:
-            full = tree.evaluate_root(worlds, i)
-            for row in full:
-                assert tree.evaluate_root(worlds, i, only=row[0]) == [row], case.label
-                checked += 1
-            twins += len(tree.twins)
-        assert trees[0].evaluate_root(worlds, i) == trees[1].evaluate_root(worlds, i)
-    assert checked > 100 and twins > 0
-    messages = []
-    for tree in both_trees(decision_case(0), core_modules, 1):     # its root moves: 34 and 54
-        for bad in (55, -1, "34", 34.0):
-            with pytest.raises(BergenError, match="is not a root move") as e:
-                tree.evaluate_root(5, 1, only=bad)
-            messages.append(str(e.value))
-    assert messages[:4] == messages[4:]
-
-
-def test_a_pass_with_a_prefix_also_sums_its_first_worlds(core_modules):
-    """`evaluate_root(worlds, seed, prefix=p)`: the full pass's rows, each ending with its
-    sum over the first p worlds, which is the sum of a pass of p worlds on the same seed
-    (both trees alike, `only=` too); a prefix outside 0..worlds is refused alike."""
-    checked = 0
-    for i in list(range(12)) + [40, 46]:
         case = decision_case(i)
         trees = grown(case, core_modules)
         worlds = 4 + i % 7
         rows = []
         for tree in trees:
             full = tree.evaluate_root(worlds, i)
-            for p in (1, worlds // 2, worlds):
+            for row in full:
+                assert tree.evaluate_root(worlds, i, only=row[0]) == [row], case.label
+                only += 1
+            for p in (1, worlds // 2, worlds) if i < 12 or i >= FAST else ():
                 got = tree.evaluate_root(worlds, i, prefix=p)
                 assert [r[:4] for r in got] == full, case.label
                 assert [r[4] for r in got] == [r[1] for r in tree.evaluate_root(p, i)]
                 assert tree.evaluate_root(worlds, i, only=full[-1][0], prefix=p) == [got[-1]]
-                checked += 1
-            rows.append(tree.evaluate_root(worlds, i, prefix=worlds // 2))
+                prefixed += 1
+            twins += len(tree.twins)
+            rows.append((full, tree.evaluate_root(worlds, i, prefix=worlds // 2)))
         assert rows[0] == rows[1], case.label
-    assert checked > 60
+    assert only > 100 and prefixed > 60 and twins > 0
     messages = []
-    for tree in both_trees(decision_case(0), core_modules, 1):
+    for tree in both_trees(decision_case(0), core_modules, 1):     # its root moves: 34 and 54
+        for bad in (55, -1, "34", 34.0):
+            with pytest.raises(BergenError, match="is not a root move") as e:
+                tree.evaluate_root(5, 1, only=bad)
+            messages.append(str(e.value))
         for bad in (6, -1, "2", 2.0):
             with pytest.raises(BergenError, match="prefix must be") as e:
                 tree.evaluate_root(5, 1, prefix=bad)
             messages.append(str(e.value))
-    assert messages[:4] == messages[4:]
+    assert messages[:8] == messages[8:]
 
 
 def test_a_timed_slice_then_the_rest_equals_one_run(core_modules):

@@ -3,20 +3,34 @@ the public view's worlds; a sequence-form LP checks the exploitability and the v
 zero sum, no peek; the engine's known case, its mix, fallbacks, stops and what the commands say."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import os
+import signal
+import threading
+import time
+import tracemalloc
 
 import pytest
+from click.testing import CliRunner
 from support import sizes
 
-from bergen_search.errors import BergenError, NotApplicable
+from bergen_search.analysis.review import analyze
+from bergen_search.cli import main
+from bergen_search.errors import BergenError, NotApplicable, TooBig
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import Move
+from bergen_search.formats.record_io import dump_record, write_record
+from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.play.bench import endgame_positions
+from bergen_search.play.engines import parse_engine_list
+from bergen_search.play.seats import play_engines
 from bergen_search.search import endgame
 from bergen_search.search.endgame import reference as endgame_ref
 from bergen_search.search.api import Limits, search
+from bergen_search.views.report import html_report, text, to_json
 
 KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to_move":1,'
          '"hand":["1-2","1-5"],"line":"6-4 4-0 0-1 1-3 3-2 2-4 4-4 4-3 3-3 3-6 6-5 5-0 0-6 '
@@ -330,7 +344,6 @@ def test_the_mix_is_drawn_with_the_seed():
 def test_too_big_is_a_type_not_a_message(positions):
     """The compiled build past its caps raises `TooBig` (callers test the type and its
     `interrupted`, never the text), and so does the solve."""
-    from bergen_search.errors import TooBig
     eg = core()
     g = endgame.game(positions[-1][0])
     with pytest.raises(TooBig) as e:
@@ -344,7 +357,6 @@ def test_too_big_is_a_type_not_a_message(positions):
 
 
 def test_where_it_does_not_apply_the_engine_says_so():
-    import dataclasses
     info = load_game(KNOWN)
     assert endgame.applicable(info) is None
     assert "points objective" in endgame.applicable(info, "match")
@@ -437,7 +449,6 @@ def test_a_declined_position_costs_no_build_and_no_memory(monkeypatch):
     """decision.json at the default budget is declined from the prediction alone, in at most
     PREDICT_STEPS steps, with no deals found, nothing built and no memory to speak of; the
     seat's own hand plays no part."""
-    import tracemalloc
     core()
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
 
@@ -458,7 +469,6 @@ def test_a_declined_position_costs_no_build_and_no_memory(monkeypatch):
                         / endgame.budget.PREDICT_WORK_PER_PAIR)
     assert p.steps <= endgame.budget.PREDICT_STEPS and p.walks == endgame.budget.PREDICT_MIN_WALKS
     # the seat's own hand plays no part in it (what is declined reveals nothing)
-    import dataclasses
     other = dataclasses.replace(info, hand=info.hand ^ 0b11)
     assert endgame.predict(other) == endgame.predict(info)
 
@@ -475,7 +485,6 @@ def test_each_build_hears_its_own_stop():
     """A build's `stop` (a callable looked at from C, without the GIL) stops the deals'
     enumeration and the tree's build (KeyboardInterrupt); another build's stop is not theirs: a
     build beside stopped ones, on its own thread, runs to its end."""
-    import threading
     info, table = _big_game()
     compiled = core()
     g = endgame.game(info)
@@ -504,7 +513,6 @@ def test_each_build_hears_its_own_stop():
 def test_a_search_stop_is_heard_inside_the_build(monkeypatch):
     """A stop set when the attempt starts stops the build (interrupted, not found too big), and
     leaves nothing behind for the next attempt."""
-    import threading
     core()
     info, _ = _big_game()
     monkeypatch.setattr(endgame.budget, "PREDICT_WALKS", 0)     # built, not declined at once
@@ -521,10 +529,6 @@ def test_a_search_stop_is_heard_inside_the_build(monkeypatch):
 def test_ctrl_c_is_heard_inside_the_build():
     """SIGINT while the tree is built: the build stops and the signal's exception comes out
     of it (the build looks at the process's signals as it goes)."""
-    import os
-    import signal
-    import threading
-    import time
 
     class Signalled(Exception):
         pass
@@ -561,9 +565,6 @@ def test_ctrl_c_is_heard_inside_the_build():
 
 
 def test_best_and_eval_say_exact(tmp_path):
-    from click.testing import CliRunner
-
-    from bergen_search.cli import main
     p = tmp_path / "p.json"
     p.write_text(KNOWN)
     out = CliRunner().invoke(main, ["best", str(p)]).output
@@ -586,12 +587,6 @@ def test_best_and_eval_say_exact(tmp_path):
 
 
 def test_analyze_charges_exact_losses_and_marks_them(tmp_path):
-    from bergen_search.analysis.review import analyze
-    from bergen_search.formats.record_io import write_record
-    from bergen_search.game.rng import derive_seed
-    from bergen_search.play.engines import parse_engine_list
-    from bergen_search.play.seats import play_engines
-    from bergen_search.views.report import html_report, text, to_json
     i = next(i for i, info, _ in endgame_positions(100, 5) if sum(info.hand_sizes) <= 8)
     log = play_engines(Rules(), parse_engine_list("greedy", 2), derive_seed(5, i), max_rounds=1)
     # (the exact losses do not depend on the budget, which only the other decisions use;
@@ -642,10 +637,6 @@ def test_every_rule_variant(variant):
 
 def test_an_engine_plays_through_the_endgame_reproducibly():
     """A match's engine solves at the stage and plays on; the same seed, the same match."""
-    from bergen_search.formats.record_io import dump_record, write_record
-    from bergen_search.game.rng import derive_seed
-    from bergen_search.play.engines import parse_engine_list
-    from bergen_search.play.seats import play_engines
     i = next(i for i, info, _ in endgame_positions(100, 5) if sum(info.hand_sizes) <= 8)
     specs = parse_engine_list("ismcts:iterations=2000,ismcts:iterations=2000,endgame=off", 2)
     a = play_engines(Rules(), specs, derive_seed(5, i), max_rounds=1)

@@ -4,10 +4,14 @@ time limit."""
 import math
 import os
 from dataclasses import replace
+from itertools import combinations
+from pathlib import Path
 
 import pytest
 from support import sizes
 
+from bergen_search import constants
+from bergen_search.errors import BergenError
 from bergen_search.formats.position import Position, position_from_flags
 from bergen_search.game import match
 from bergen_search.game.rng import Rng, derive_seed
@@ -16,7 +20,11 @@ from bergen_search.game.state import DRAW, State, move_str
 from bergen_search.game.tiles import popcount
 from bergen_search.information.infoset import from_position, from_state_and_events
 from bergen_search.information.sampler import WorldTable
+from bergen_search.search import backend
+from bergen_search.search.api import Limits, search
 from bergen_search.search.engines.expectimax import reference as ref
+from bergen_search.search.engines.ismcts import reference as ismcts_ref
+from bergen_search.stats import weighted_sample_mean as _weighted_sample_mean
 
 try:
     from bergen_search.search.engines.expectimax._expectimax import ExpectimaxSearch
@@ -323,7 +331,6 @@ def test_enumeration_when_the_worlds_fit_the_budget():
     """1,440 histories behind 36 worlds: a budget of 36 or more solves them all (exact, no
     error, when every world is searched to the end), a smaller one samples; a generous clock
     solves them all, the same values to the bit."""
-    from bergen_search.search.api import Limits, search
     info, _ = cut(Rules(players=2), 4, 8)
     assert WorldTable(info).total == 1440 and len(WorldTable(info).enumerate()) == 36
     exact = search(info, Limits(iterations=36), algorithm="expectimax", seed=4, depth=60)
@@ -339,7 +346,6 @@ def test_enumeration_when_the_worlds_fit_the_budget():
 def test_enumeration_with_horizon_playouts_is_not_exact():
     """Every world solved but some cut at the horizon: not exact; each world is solved with two
     playout seeds and the error, the playouts' part, is respected by a third."""
-    from bergen_search.search.api import Limits, search
     info, _ = cut(Rules(players=2), 2, 7)
     res = search(info, Limits(iterations=126), algorithm="expectimax", seed=4, depth=2)
     assert res.info["all_worlds"] and not res.info["exact"]
@@ -354,7 +360,6 @@ def test_enumeration_honours_the_clock(virtual_clock):
     """969 worlds of several ms each: a 0.1 s limit stops the enumeration early (not exact, with
     an error), heard inside a world too; on a virtual clock (1/1024 s a reading) within a few
     readings of its limit."""
-    from bergen_search.search.api import Limits, search
     info, _ = cut(Rules(players=2), 1, 4)
     assert len(WorldTable(info).enumerate()) == 969
     step = 1 / 1024
@@ -373,9 +378,6 @@ def test_weighted_sample_mean_standard_error():
     """Equal weights: the ratio estimator is the sample mean and E[se^2] is the variance of the
     mean without replacement, over every sample of 4 of 9; the whole population has no error,
     one item none known."""
-    from itertools import combinations
-
-    from bergen_search.stats import weighted_sample_mean as _weighted_sample_mean
     pop = [(1, v) for v in (0.0, 1.0, 3.0, -2.0, 5.5, 2.0, 2.0, -1.0, 7.0)]
     mu = sum(v for _, v in pop) / len(pop)
     samples = list(combinations(pop, 4))
@@ -405,8 +407,6 @@ class _Interrupting:
 def test_ctrl_c_during_enumeration_returns_what_was_found(monkeypatch, at):
     """Ctrl-C while the worlds are enumerated returns the worlds solved so far (a random
     sample: the order is shuffled whatever the limits), never a traceback."""
-    from bergen_search.search import backend
-    from bergen_search.search.api import Limits, search
     info, _ = cut(Rules(players=2), 2, 7)
     # (the decision's moves: one world lists them all)
     full = search(info, Limits(iterations=1), algorithm="expectimax", seed=4)
@@ -425,7 +425,6 @@ def test_ctrl_c_during_enumeration_returns_what_was_found(monkeypatch, at):
 def test_bad_arguments_and_worlds():
     """Bad settings are refused; a bad world gets one error (`check_world`) from the core and
     the reference alike: the same message and field."""
-    from bergen_search.errors import BergenError
     info = from_position(position_from_flags(**LAST_TILE))
     for args, kw in (((0, 1), {}), ((3, 1), dict(playouts=0)), ((3, 1), dict(objective="chips"))):
         with pytest.raises(BergenError):
@@ -502,7 +501,6 @@ def test_horizon_playouts_estimate_random_play():
 def test_the_core_does_not_import_its_oracles():
     """The compiled searches take their shared constants and checks from `constants` and
     `sampler`, never from the references they are tested against."""
-    from pathlib import Path
     root = Path(__file__).resolve().parents[1] / "src_cython" / "bergen_search" / "search"
     imports = [line for p in root.rglob("*.pyx") for line in p.read_text().splitlines()
                if line.startswith(("from ", "import ", "cimport "))]
@@ -511,8 +509,6 @@ def test_the_core_does_not_import_its_oracles():
 
 def test_the_shared_constants_are_the_cores():
     from bergen_search.search.engines.ismcts import _ismcts
-    from bergen_search import constants
-    from bergen_search.search.engines.ismcts import reference as ismcts_ref
     for name in ("MAX_BYTES", "MAX_EXPLORATION", "MAX_PASS_WORLDS", "MAX_SECONDS"):
         assert getattr(_ismcts, name) == getattr(ismcts_ref, name) == getattr(constants, name)
     assert ref.EQUITY_STREAM == constants.EQUITY_STREAM

@@ -2,22 +2,29 @@
 best moves, hidden hands kept hidden, more players, the match objective, and agreement with an
 exact solution of small endgames (`exact_root_values`: every world, the observer choosing the
 move best over the worlds it cannot tell apart, nobody else deciding)."""
+import gc
 import os
+import threading
 import time
+from math import comb
 
 import pytest
 from support import sizes
 
 from bergen_search.errors import BergenError
+from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import format_move
 from bergen_search.formats.position import Position, position_from_flags
 from bergen_search.game import match
 from bergen_search.game.rng import Rng, derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW, PASS, State
-from bergen_search.game.tiles import TILE_HIGH, TILE_LOW, parse_tile
+from bergen_search.game.tiles import TILE_HIGH, TILE_LOW, other_half, parse_tile
 from bergen_search.information.infoset import from_position, from_state_and_events
-from bergen_search.information.sampler import WorldTable, world_state
+from bergen_search.information.sampler import ReferenceSampler, WorldTable, world_state
+from bergen_search.search.api import Limits, search
+from bergen_search.search.engines.ismcts import Ismcts
+from bergen_search.search.engines.ismcts import reference as ismcts_ref
 
 try:
     from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
@@ -127,7 +134,6 @@ def test_availability_counts_the_worlds_where_a_play_is_legal():
     """After the reply to the lead, an opponent's play is available about visits * hand /
     allowed times (its hand a uniform subset of the tiles allowed); its draw is one DRAW child,
     taken when none of its tiles fits."""
-    from math import comb
     rules = Rules()
     info = first_decision(rules, derive_seed(SEED, 8))
     other = 1 - info.seat
@@ -199,8 +205,6 @@ def test_time_limit(virtual_clock):
     limit: on a virtual clock of 1/64 s a reading, 0.25 s is 1,024 iterations; a huge iteration
     limit is cut by the time, a small one comes first. The pure-Python tree reads it every
     iteration: 16. A slice cut by its time, then the rest by count: the tree of one run."""
-    from bergen_search.information.sampler import ReferenceSampler
-    from bergen_search.search.engines.ismcts import reference as ismcts_ref
     info = first_decision(Rules(), derive_seed(SEED, 4))
     virtual_clock(1 / 64)
     for objective in (0, 1):
@@ -220,7 +224,6 @@ def test_time_limit(virtual_clock):
 
 def test_one_search_at_a_time():
     """`run` releases the GIL; a second thread may not run the same tree meanwhile."""
-    import threading
     tree = tree_for(first_decision(Rules(), derive_seed(SEED, 9)))
     worker = threading.Thread(target=tree.run, args=(0, 0.3))
     worker.start()
@@ -552,9 +555,6 @@ def test_the_expected_line_is_a_line_of_play(seed):
     """Each move's expected line (`info["lines"]`) is play the rules allow as the seat sees it:
     plays fit their end, the seat's own tiles only when it plays, a draw keeps the turn, the
     seat's own draw ends the line; its first step answers the move."""
-    from bergen_search.formats.game import load_game
-    from bergen_search.game.tiles import TILE_HIGH, TILE_LOW, other_half
-    from bergen_search.search.api import Limits, search
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
     res = search(info, Limits(iterations=20_000), seed=seed, endgame=False)
     lines = res.info["lines"]
@@ -596,11 +596,6 @@ def test_no_line_without_values_and_the_trees_are_freed(monkeypatch):
     """A match engine's search (`values=False`) reads no line, and a search that reads them
     leaves no tree alive (the gc off: a cycle would keep one and shrink the next search's share
     of the cap)."""
-    import gc
-
-    from bergen_search.formats.game import load_game
-    from bergen_search.search.engines.ismcts import Ismcts
-    from bergen_search.search.api import Limits, search
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
     assert "lines" not in search(info, Limits(iterations=2_000), seed=1, values=False).info
     accounts, made = [], Ismcts.memory_account

@@ -116,25 +116,15 @@ def test_a_bound_is_read_from_the_move_not_from_the_engine_that_made_it():
     assert loss_interval(0.0, 0.0, R()) == (0.0, 0.0)
 
 
-def test_the_same_answer_with_any_number_of_workers():
-    """The replicates are the units of work: which process runs which changes nothing."""
-    info = decision()
-    one = search(info, Limits(iterations=12000), seed=9)
-    two = search(info, Limits(iterations=12000), seed=9, workers=2)
-    assert [(m.move, m.value, m.stderr, m.visits) for m in one.moves] == \
-        [(m.move, m.value, m.stderr, m.visits) for m in two.moves]
-
-
-def test_one_replicate_measures_no_error():
-    res = search(decision(), Limits(iterations=4000), seed=1, replicates=1)
-    assert res.info["replicates"] == 1
-    assert all(math.isinf(m.stderr) for m in res.moves)
-
-
-def test_pooling_searches_takes_their_replicates_together():
+def test_pooling_searches_takes_their_replicates_together_on_any_number_of_workers():
+    """The replicates are the units of work: which process runs which changes nothing, and
+    searches pool their replicates."""
     info = decision()
     a = search(info, Limits(iterations=8000), seed=1)
     b = search(info, Limits(iterations=8000), seed=2)
+    two = search(info, Limits(iterations=8000), seed=1, workers=2)
+    assert [(m.move, m.value, m.stderr, m.visits) for m in a.moves] == \
+        [(m.move, m.value, m.stderr, m.visits) for m in two.moves]
     p = pool([a, b])
     assert p.info["replicates"] == 16 and p.info["iterations"] == a.info["iterations"] + \
         b.info["iterations"]
@@ -265,7 +255,8 @@ def test_the_labels_interval_is_at_the_confidence_the_report_names(engine):
     lo, hi = loss_interval(1.0, 0.1, result)
     if result.moves[0].stderr == math.inf:
         # one tree: no error measured, so no interval (never labelled)
-        assert dof is None and algorithm != "expectimax"
+        assert dof is None and algorithm != "expectimax" and result.info["replicates"] == 1
+        assert all(math.isinf(m.stderr) for m in result.moves)
         assert loss_interval(1.0, math.inf, result) == (-math.inf, math.inf)
         return
     q = (sps.t.ppf(0.995, dof) if dof is not None else sps.norm.ppf(0.995))

@@ -114,10 +114,6 @@ def entries(path) -> int:
     return len(_read(path)[1])
 
 
-def run(args, cwd):
-    return subprocess.run(CMD + args, cwd=cwd, capture_output=True, text=True, timeout=600)
-
-
 class Ran(NamedTuple):
     returncode: int
     stdout: str
@@ -125,8 +121,8 @@ class Ran(NamedTuple):
 
 
 def run_here(args, cwd) -> Ran:
-    """`bergen args` in this process (CliRunner) in the folder `cwd`: what `run` gives, for
-    the runs that are not about the process (a reference file, a resume, a refusal)."""
+    """`bergen args` in this process (CliRunner) in the folder `cwd`, for the runs that are
+    not about the process (a reference file, a resume, a refusal)."""
     before = os.getcwd()
     os.chdir(cwd)
     try:
@@ -357,8 +353,9 @@ def test_ctrl_c_while_the_program_starts_is_one_line(tmp_path):
                              "--iterations", "4000", "--quiet"], 6, marks=SLOW),
 ])
 def test_kill_minus_9_then_resume_writes_the_uninterrupted_file(tmp_path, command, args, unit):
-    """kill -9 mid-run, then --resume: the uninterrupted run's file, the journal gone (the
-    default run's case: test_runs.py's resumes of a killed selfplay)."""
+    """kill -9 mid-run (and a power cut tearing the journal's last line), then --resume: the
+    uninterrupted run's file, the journal gone (the default run's case: test_runs.py's resumes
+    of a killed selfplay)."""
     ref = tmp_path / "ref"
     assert run_here(args + ["--out", str(ref)], tmp_path).returncode == 0
     out = tmp_path / "out"
@@ -369,6 +366,11 @@ def test_kill_minus_9_then_resume_writes_the_uninterrupted_file(tmp_path, comman
     proc.communicate()
     kept = entries(journal)
     assert kept >= unit and not out.exists()
+    with open(journal, "rb") as f:
+        last = f.read().rstrip(b"\n").rsplit(b"\n", 1)[1]
+    with open(journal, "ab") as f:           # a power cut in the middle of an append
+        f.write(last[: len(last) // 2])
+    assert entries(journal) == kept
     again = run_here(args + ["--out", str(out), "--resume"], tmp_path)
     assert again.returncode == 0, again.stderr
     assert out.read_bytes() == ref.read_bytes()
@@ -383,24 +385,6 @@ def _journal_of_a_stopped_run(tmp_path, args, count=2):
     wait_for(lambda: entries(journal) >= count, proc)
     assert interrupt(proc)[0] == 130
     return out, journal
-
-
-@SLOW
-def test_a_torn_last_line_is_dropped_and_the_run_resumes(tmp_path):
-    args = SELFPLAY
-    ref = tmp_path / "ref.jsonl"
-    assert run(args + ["--out", str(ref)], tmp_path).returncode == 0
-    out, journal = _journal_of_a_stopped_run(tmp_path, args)
-    kept = entries(journal)
-    with open(journal, "rb") as f:
-        data = f.read()
-    last = data.rstrip(b"\n").rsplit(b"\n", 1)[1]
-    with open(journal, "ab") as f:           # a power cut in the middle of an append
-        f.write(last[: len(last) // 2])
-    assert entries(journal) == kept
-    again = run(args + ["--out", str(out), "--resume"], tmp_path)
-    assert again.returncode == 0, again.stderr
-    assert out.read_bytes() == ref.read_bytes()
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import time
 import zlib
-from typing import NamedTuple
 
 import pytest
 from click.testing import CliRunner
@@ -114,22 +113,15 @@ def entries(path) -> int:
     return len(_read(path)[1])
 
 
-class Ran(NamedTuple):
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-def run_here(args, cwd) -> Ran:
+def run_here(args, cwd):
     """`bergen args` in this process (CliRunner) in the folder `cwd`, for the runs that are
     not about the process (a reference file, a resume, a refusal)."""
     before = os.getcwd()
     os.chdir(cwd)
     try:
-        res = CliRunner().invoke(main, args, prog_name="bergen")
+        return CliRunner().invoke(main, args, prog_name="bergen")
     finally:
         os.chdir(before)
-    return Ran(res.exit_code, res.stdout, res.stderr)
 
 
 def wait_for_output(proc, text, timeout=60) -> str:
@@ -357,7 +349,7 @@ def test_kill_minus_9_then_resume_writes_the_uninterrupted_file(tmp_path, comman
     uninterrupted run's file, the journal gone (the default run's case: test_runs.py's resumes
     of a killed selfplay)."""
     ref = tmp_path / "ref"
-    assert run_here(args + ["--out", str(ref)], tmp_path).returncode == 0
+    assert run_here(args + ["--out", str(ref)], tmp_path).exit_code == 0
     out = tmp_path / "out"
     proc = start(args + ["--out", str(out)], tmp_path)
     journal = str(out) + ".journal"
@@ -372,26 +364,20 @@ def test_kill_minus_9_then_resume_writes_the_uninterrupted_file(tmp_path, comman
         f.write(last[: len(last) // 2])
     assert entries(journal) == kept
     again = run_here(args + ["--out", str(out), "--resume"], tmp_path)
-    assert again.returncode == 0, again.stderr
+    assert again.exit_code == 0, again.stderr
     assert out.read_bytes() == ref.read_bytes()
     assert not os.path.exists(journal)
-
-
-def _journal_of_a_stopped_run(tmp_path, args, count=2):
-    """A journal of `args` with at least `count` tasks, the run stopped by Ctrl-C."""
-    out = tmp_path / "out.jsonl"
-    proc = start(args + ["--out", str(out)], tmp_path)
-    journal = str(out) + ".journal"
-    wait_for(lambda: entries(journal) >= count, proc)
-    assert interrupt(proc)[0] == 130
-    return out, journal
 
 
 @pytest.fixture(scope="module")
 def stopped_selfplay(tmp_path_factory):
     """The bytes of SELFPLAY's journal after Ctrl-C past two matches, played once for the tests
     that damage or misuse it (a copy elsewhere is the same journal)."""
-    _, journal = _journal_of_a_stopped_run(tmp_path_factory.mktemp("stopped"), SELFPLAY)
+    out = tmp_path_factory.mktemp("stopped") / "out.jsonl"
+    proc = start(SELFPLAY + ["--out", str(out)], out.parent)
+    journal = str(out) + ".journal"
+    wait_for(lambda: entries(journal) >= 2, proc)
+    assert interrupt(proc)[0] == 130
     with open(journal, "rb") as f:
         return f.read()
 
@@ -411,7 +397,7 @@ def test_a_damaged_line_before_the_last_is_refused(tmp_path, stopped_selfplay):
     lines[1] = lines[1][:20] + b"X" + lines[1][21:]
     open(journal, "wb").write(b"\n".join(lines))
     res = run_here(SELFPLAY + ["--out", str(out), "--resume"], tmp_path)
-    assert res.returncode == 2 and "line 2 is damaged" in res.stderr
+    assert res.exit_code == 2 and "line 2 is damaged" in res.stderr
     assert len(res.stderr.splitlines()) == 1
 
 
@@ -438,12 +424,12 @@ def test_a_journal_of_another_command_seed_version_or_arguments_is_refused(tmp_p
     ]
     for args, words in cases:
         res = run_here(args, tmp_path)
-        assert res.returncode == 2 and words in res.stderr, (args, res.stderr)
+        assert res.exit_code == 2 and words in res.stderr, (args, res.stderr)
         assert len(res.stderr.splitlines()) == 1
     _rewrite_header(journal, version="0.0.1")
     rewritten = open(journal, "rb").read()
     res = run_here(SELFPLAY + ["--out", str(out), "--resume"], tmp_path)
-    assert res.returncode == 2 and "written by bergen 0.0.1" in res.stderr
+    assert res.exit_code == 2 and "written by bergen 0.0.1" in res.stderr
     # Refused (the header is checked before the lines, whose chained checksums the
     # rewritten header no longer starts), and left as it was.
     assert open(journal, "rb").read() == rewritten
@@ -451,9 +437,9 @@ def test_a_journal_of_another_command_seed_version_or_arguments_is_refused(tmp_p
 
 def test_resume_needs_an_output_and_starts_afresh_without_a_journal(tmp_path):
     res = run_here(["arena", "greedy", "random", "--games", "2", "--resume"], tmp_path)
-    assert res.returncode == 2 and "--resume needs --out" in res.stderr
+    assert res.exit_code == 2 and "--resume needs --out" in res.stderr
     res = run_here(["selfplay", "--games", "3", "--out", "x.jsonl", "--resume"], tmp_path)
-    assert res.returncode == 0 and len((tmp_path / "x.jsonl").read_text().splitlines()) == 3
+    assert res.exit_code == 0 and len((tmp_path / "x.jsonl").read_text().splitlines()) == 3
 
 
 def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path):
@@ -462,12 +448,12 @@ def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path):
     match = os.path.join(ROOT, "examples", "match.json")
     args = ["analyze", match, "--iterations", "800", "--quiet"]
     ref = run_here(args + ["--out", "ref.json", "--html", "ref.html"], tmp_path)
-    assert ref.returncode == 0
+    assert ref.exit_code == 0
     proc = start(args + ["--out", "an.json", "--html", "an.html"], tmp_path)
     wait_for(lambda: entries(str(tmp_path / "an.json.journal")) >= 6, proc)
     assert interrupt(proc)[0] == 130
     again = run_here(args + ["--out", "an.json", "--html", "an.html", "--resume"], tmp_path)
-    assert again.returncode == 0, again.stderr
+    assert again.exit_code == 0, again.stderr
     assert (tmp_path / "an.json").read_bytes() == (tmp_path / "ref.json").read_bytes()
     assert (tmp_path / "an.html").read_bytes() == (tmp_path / "ref.html").read_bytes()
     doc = json.loads((tmp_path / "an.json").read_text())

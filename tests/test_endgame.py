@@ -10,7 +10,6 @@ import os
 import signal
 import threading
 import time
-import tracemalloc
 
 import pytest
 from click.testing import CliRunner
@@ -443,34 +442,6 @@ def test_the_prediction_is_unbiased(positions, monkeypatch):
         assert p.walks == 8_000 and p == endgame.predict(info)
         assert abs(p.deals / len(g.deals) - 1) < 0.05, (p, len(g.deals))
         assert abs(p.pairs / solver.n_pairs - 1) < 0.08, (p, solver.n_pairs)
-
-
-def test_a_declined_position_costs_no_build_and_no_memory(monkeypatch):
-    """decision.json at the default budget is declined from the prediction alone, in at most
-    PREDICT_STEPS steps, with no deals found, nothing built and no memory to speak of; the
-    seat's own hand plays no part."""
-    core()
-    info = load_game(open("examples/decision.json", encoding="utf-8").read())
-
-    def never(*a, **k):
-        raise AssertionError("built")
-    for module, name in ((endgame.deals, "public_table"), (endgame.deals, "game"),
-                         (endgame.solving, "solve")):
-        monkeypatch.setattr(module, name, never)
-    tracemalloc.start()
-    try:
-        tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points")
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert tried.result is None and "predicted" in tried.why and "too big" in tried.why
-    assert peak < 200_000
-    p = endgame.predict(info, stop_above=endgame.allowance(100_000 * 600, None)[1]
-                        / endgame.budget.PREDICT_WORK_PER_PAIR)
-    assert p.steps <= endgame.budget.PREDICT_STEPS and p.walks == endgame.budget.PREDICT_MIN_WALKS
-    # the seat's own hand plays no part in it (what is declined reveals nothing)
-    other = dataclasses.replace(info, hand=info.hand ^ 0b11)
-    assert endgame.predict(other) == endgame.predict(info)
 
 
 # ---- stops heard while the deals and the tree are built (in C, without the GIL) -------------

@@ -169,8 +169,9 @@ def test_best_and_eval_print_the_bracket(tmp_path):
 
 
 def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
-    """decision.json: the full game declined from its prediction without a deal found or
-    anything built, and the whole shown game likewise under a clock (the depth-limited bracket:
+    """decision.json: the full game declined from its prediction alone (in at most
+    PREDICT_STEPS steps, the seat's own hand playing no part) without a deal found or anything
+    built, and the whole shown game likewise under a clock (the depth-limited bracket:
     test_endgame_horizon.py)."""
     import tracemalloc
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
@@ -190,9 +191,15 @@ def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
     finally:
         tracemalloc.stop()
     assert tried.result is None and tried.bracket is None and "predicted" in tried.why
-    assert peak < 200_000
+    assert "too big" in tried.why and peak < 200_000
     shown = endgame.predict(info, shown=True)
     assert shown.steps <= endgame.budget.PREDICT_STEPS
+    p = endgame.predict(info, stop_above=endgame.allowance(100_000 * 600, None)[1]
+                        / endgame.budget.PREDICT_WORK_PER_PAIR)
+    assert p.steps <= endgame.budget.PREDICT_STEPS and p.walks == endgame.budget.PREDICT_MIN_WALKS
+    # the seat's own hand plays no part in it (what is declined reveals nothing)
+    assert endgame.predict(dataclasses.replace(info, hand=info.hand ^ 0b11)) == \
+        endgame.predict(info)
 
 
 def test_no_peek_the_bracket_does_not_move_when_the_hidden_hand_is_filled_in():

@@ -330,16 +330,6 @@ def test_the_known_case_tells_the_two_moves_apart():
     assert sol.mix[Move.parse("1-5:R")] > 0.999
 
 
-def test_the_mix_is_drawn_with_the_seed():
-    """(The same seed's same bytes: test_engine_contract.py.)"""
-    sol = endgame.Solution({"a": 0.0, "b": 0.0, "c": 0.0}, {"a": 0.7, "b": 0.295, "c": 0.005},
-                           0.0, 0.0, (0.0, 0.0), 0.0, 0.01, 1, 1, 1, 1, 1, 0.0)
-    draws = [sol.choose(seed) for seed in range(2000)]
-    assert set(draws) == {"a", "b"}                      # below MIN_SHARE: never played
-    assert abs(draws.count("a") / 2000 - 0.7 / 0.995) < 0.04
-    assert all(sol.choose(s) == d for s, d in zip(range(50), draws))
-
-
 def test_too_big_is_a_type_not_a_message(positions):
     """The compiled build past its caps raises `TooBig` (callers test the type and its
     `interrupted`, never the text), and so does the solve."""
@@ -355,7 +345,7 @@ def test_too_big_is_a_type_not_a_message(positions):
     assert (str(cut), cut.interrupted, cut.spent) == ("no time (interrupted)", True, 7)
 
 
-def test_where_it_does_not_apply_the_engine_says_so():
+def test_where_it_does_not_apply_or_is_too_big_the_engine_says_so():
     info = load_game(KNOWN)
     assert endgame.applicable(info) is None
     assert "points objective" in endgame.applicable(info, "match")
@@ -371,9 +361,7 @@ def test_where_it_does_not_apply_the_engine_says_so():
         search(early, Limits(iterations=10), algorithm="endgame")
     off = search(info, Limits(iterations=500), seed=0, endgame=False)
     assert "endgame" not in off.info and not off.info["exact"]
-
-
-def test_too_big_falls_back_to_todays_engine():
+    # too big: today's engine answers
     with open("examples/decision.json") as f:
         info = load_game(f.read())
     res = search(info, Limits(iterations=500), seed=0)
@@ -417,7 +405,7 @@ def test_the_printed_bound_covers_the_distance_to_a_tight_solve(positions, count
 
 def test_the_mix_leaves_out_a_move_the_bound_rules_out():
     """played_mix: a move more than twice the bound below the best gets no share, one within
-    keeps its share renormalised; nothing left, the best alone."""
+    keeps its share renormalised; nothing left, the best alone; the move is drawn from it."""
     a, b, c = Move.parse("1-1:R"), Move.parse("6-6:L"), Move.parse("1-2:L")
     values = {a: 3.667, b: 3.833, c: 3.82}
     mix = endgame.played_mix(values, {a: 0.287, b: 0.5, c: 0.213}, 0.01)
@@ -426,6 +414,13 @@ def test_the_mix_leaves_out_a_move_the_bound_rules_out():
     assert wide[a] == pytest.approx(0.287)
     alone = endgame.played_mix(values, {a: 1.0, b: 0.0, c: 0.0}, 0.01)
     assert alone == {a: 0.0, b: 1.0, c: 0.0}
+    # the mix is drawn with the seed (the same seed's same bytes: test_engine_contract.py)
+    sol = endgame.Solution({"a": 0.0, "b": 0.0, "c": 0.0}, {"a": 0.7, "b": 0.295, "c": 0.005},
+                           0.0, 0.0, (0.0, 0.0), 0.0, 0.01, 1, 1, 1, 1, 1, 0.0)
+    draws = [sol.choose(seed) for seed in range(2000)]
+    assert set(draws) == {"a", "b"}                      # below MIN_SHARE: never played
+    assert abs(draws.count("a") / 2000 - 0.7 / 0.995) < 0.04
+    assert all(sol.choose(s) == d for s, d in zip(range(50), draws))
 
 
 # ---- the size predicted before anything is built ------------------------------------------------

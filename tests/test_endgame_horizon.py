@@ -78,17 +78,6 @@ def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count, 
     assert other_policy, "no leaf chose a policy other than greedy: the choice went untested"
 
 
-def test_a_horizon_past_the_end_is_the_whole_tree(positions):
-    info, _ = positions[0]
-    _, subs = _subgames(info)
-    _, sub = subs[0]
-    whole = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals)
-    deep = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=30)
-    assert deep.n_leaves == 0 and deep.n_nodes == whole.n_nodes
-    assert [deep.node(i) for i in range(deep.n_nodes)] == \
-        [whole.node(i) for i in range(whole.n_nodes)]
-
-
 @pytest.mark.parametrize("count", sizes(8, 16))
 def test_the_shown_games_value_lies_between_floor_and_ceiling_at_every_horizon(positions,
                                                                               count):
@@ -146,7 +135,7 @@ def test_a_depth_limited_floor_holds_against_the_real_games_answers(positions):
 def test_a_shared_playout_table_changes_no_value(positions):
     """The play-outs' table kept across trees (deeper horizons, other moves, other numbers
     of policies) gives the values a fresh one gives; a table of another rule set, seat or kind is
-    refused."""
+    refused; a horizon past the end is the whole tree."""
     info, _ = positions[1]
     g, subs = _subgames(info)
     for greedy in (g.seat, -1):
@@ -165,6 +154,11 @@ def test_a_shared_playout_table_changes_no_value(positions):
     with pytest.raises(Exception, match="a PlayoutTable"):
         eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=1,
                          playouts=object())
+    whole = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals)
+    deep = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=30)
+    assert deep.n_leaves == 0 and deep.n_nodes == whole.n_nodes
+    assert [deep.node(i) for i in range(deep.n_nodes)] == \
+        [whole.node(i) for i in range(whole.n_nodes)]
 
 
 def _count_spent(monkeypatch):

@@ -376,21 +376,10 @@ def test_bad_arguments_as_the_core(core_modules):
         ismcts_ref.IsmctsTree(ReferenceSampler(info), 1)
 
 
-def test_the_reference_tree_reads_a_core_sampler(core_modules):
-    """Given the core's sampler, the Python tree reads its information set and table."""
-    IsmctsTree, CoreSampler = core_modules
-    case = decision_case(5)
-    sampler = CoreSampler(case.info, case.table)
-    a = ismcts_ref.IsmctsTree(sampler, 9, **case.settings)
-    b = IsmctsTree(sampler, 9, **case.settings)
-    assert a.run(50, 0) == b.run(50, 0) == 50
-    assert a.root_stats() == b.root_stats()
-    assert a.sampler.table is case.table
-
-
 def test_counters_and_memory(core_modules):
     """iterations, n_nodes and memory_bytes as the core's: the nodes (one list slot per field,
     NODE_BYTES a node) grow with the tree."""
+    IsmctsTree, CoreSampler = core_modules
     case = decision_case(2)
     core, tree = both_trees(case, core_modules, 3, **case.settings)
     assert (tree.iterations, tree.n_nodes) == (0, 1)
@@ -398,6 +387,14 @@ def test_counters_and_memory(core_modules):
     assert (tree.iterations, tree.n_nodes, tree.seat) == (80, core.n_nodes, core.seat)
     assert tree.memory_bytes == ismcts_ref.NODE_BYTES * tree.n_nodes > 0
     assert sum(r[1] for r in tree.root_stats()) <= 80
+    # given the core's sampler, the Python tree reads its information set and table
+    case = decision_case(5)
+    sampler = CoreSampler(case.info, case.table)
+    a = ismcts_ref.IsmctsTree(sampler, 9, **case.settings)
+    b = IsmctsTree(sampler, 9, **case.settings)
+    assert a.run(50, 0) == b.run(50, 0) == 50
+    assert a.root_stats() == b.root_stats()
+    assert a.sampler.table is case.table
 
 
 # ---- search() on either backend -----------------------------------------------------------

@@ -188,16 +188,13 @@ def test_no_memory_error_when_the_machine_refuses_memory():
 
 
 # ---- play's file -----------------------------------------------------------------------------
-def test_play_checks_its_file_before_the_first_move(tmp_path):
-    """A file that cannot be written is refused before the game starts."""
+def test_play_checks_its_file_first_and_never_overwrites_a_game_unasked(tmp_path, monkeypatch):
+    """A file that cannot be written is refused before the game starts; an existing default
+    file gets a new name; an existing --out needs --force."""
     res = run("play", "--engine", "greedy", "--seed", "3", "--out",
               str(tmp_path / "no" / "g.json"), input="quit\n")
     refused(res, "no folder")
     assert "Bergen against" not in res.stdout
-
-
-def test_play_never_overwrites_a_game_unasked(tmp_path, monkeypatch):
-    """An existing default file gets a new name; an existing --out needs --force."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bergen-game-3.json").write_text("an old game\n")
     res = run("play", "--engine", "greedy", "--seed", "3", input="quit\n")

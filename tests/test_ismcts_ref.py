@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 
 import pytest
+from support import sizes
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.position import Position
@@ -436,14 +437,10 @@ def check_search(i: int, monkeypatch):
     return a
 
 
-@pytest.mark.parametrize("i", range(FAST_SEARCHES))
-def test_search_is_the_same_on_either_backend(i, monkeypatch, core_modules):
-    check_search(i, monkeypatch)
-
-
-@pytest.mark.slow
-def test_search_is_the_same_on_either_backend_many(monkeypatch, core_modules):
-    for i in range(FAST_SEARCHES, FAST_SEARCHES + SLOW_SEARCHES):
+@pytest.mark.parametrize("start, stop", sizes((0, FAST_SEARCHES),
+                                              (FAST_SEARCHES, FAST_SEARCHES + SLOW_SEARCHES)))
+def test_search_is_the_same_on_either_backend(start, stop, monkeypatch, core_modules):
+    for i in range(start, stop):
         check_search(i, monkeypatch)
 
 

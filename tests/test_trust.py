@@ -70,7 +70,7 @@ def test_a_value_is_the_mean_of_its_replicates_and_its_error_their_spread():
             assert m.samples == other.samples and paired_stderr(m, other) == 0.0
 
 
-def test_c4_the_spread_and_t_quantiles():
+def test_c4_the_spread_t_quantiles_and_the_paired_error():
     assert t_quantile(0.95, 1) == pytest.approx(12.706, abs=1e-3)
     assert t_quantile(0.95, 7) == pytest.approx(2.3646, abs=1e-4)
     assert t_quantile(0.99, 7) == pytest.approx(3.4995, abs=1e-4)
@@ -80,9 +80,7 @@ def test_c4_the_spread_and_t_quantiles():
     mean, se = _spread([1.0, 3.0])
     assert mean == 2.0 and se == pytest.approx(math.sqrt(2) / math.sqrt(2) / _c4(2))
     assert _spread([5.0]) == (5.0, math.inf)
-
-
-def test_the_paired_error_of_a_difference_comes_from_the_replicates():
+    # the paired error of a difference comes from the replicates
     a = MoveValue("a", 0, 1.0, 0.5, 0, None, (1.0, 2.0, 0.0, 1.0))
     b = MoveValue("b", 2, 0.5, 0.5, 0, None, (0.5, 1.5, -0.5, 0.5))
     assert paired_stderr(a, b) == 0.0          # the difference never varies
@@ -229,6 +227,7 @@ def test_classic_and_the_old_default_are_kept():
 
 # ---- analyze: intervals, rechecks, borderline ----------------------------------------------
 def test_a_label_only_when_the_interval_is_inside_its_band():
+    """A label only when the loss's whole interval is inside its band, else borderline."""
     th = analysis.THRESHOLDS
     assert verdict(0.0, 0.2, th) == (None, False)
     assert verdict(0.3, 0.5, th) == ("inaccuracy", False)

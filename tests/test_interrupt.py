@@ -515,3 +515,25 @@ def test_the_engine_searching_leaves_the_stop_signals_to_its_main_thread():
         assert _blocked(pid, str(pid)) == set()        # the main thread takes them
         assert all(_blocked(pid, t) == _STOPS for t in tasks if t != str(pid))
         analysis.stop()
+
+
+def test_ctrl_c_in_the_final_pass_keeps_the_trees_means_and_ends_a_match(monkeypatch):
+    """Ctrl-C while the final pass runs: the search answers from its trees' means, marked
+    interrupted; a match engine whose search was interrupted does not play on."""
+    from bergen_search.formats.game import load_game
+    from bergen_search.game.rules import Rules
+    from bergen_search.play.engines import parse_engine_list
+    from bergen_search.play.seats import play_engines
+    from bergen_search.search.api import Limits, search
+    from bergen_search.search.engines.ismcts.settle import Checkpoints
+
+    def cut(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(Checkpoints, "final", cut)
+    res = search(load_game(open(DECISION, encoding="utf-8").read()), Limits(iterations=2000),
+                 seed=1)
+    # the first tree's share (the others are not started), its moves valued without a pass
+    assert res.info["interrupted"] and res.info["iterations"] == 2000 // 8
+    assert res.moves and all(m.raw is None for m in res.moves)
+    with pytest.raises(KeyboardInterrupt):
+        play_engines(Rules(), parse_engine_list("ismcts:iterations=2000,greedy", 2), 3)

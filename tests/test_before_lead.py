@@ -1,14 +1,7 @@
-"""The value of a deal before the lead (`search.before_lead`, issue 50): `eval`, `best` and the
-protocol answer a position before the lead with the hand's value (before: "the lead is
-forced: nothing to search"), Σ over the possible leads of their exact chance times the value
-after each.
-
-Known answers: on a deal too small to draw from (every reserve tile kept) the value under the
-random playout policy is enumerated exactly (every deal of the other hand, every legal play
-alike); on the default rules, a plain Monte Carlo of whole deals (no leads, no strata) is an
-independent estimate of the same number. No peeking: a record before the lead whose other
-hand is dealt otherwise gives the same answer, byte for byte.
-"""
+"""The value of a deal before the lead (`search.before_lead`): `eval`, `best` and the protocol
+answer with the hand's value, Σ over the possible leads of their chance times the value after
+each. Known answers: a tiny deal with no draw enumerated exactly; on the default rules, a plain
+Monte Carlo of whole deals. No peeking: the other hand dealt otherwise, the same bytes."""
 import json
 import math
 from itertools import combinations
@@ -109,26 +102,19 @@ def plain(rules, hand, n: int, seed: int) -> tuple:
     return mean, math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1) / n)
 
 
-def _against_whole_deals(rules, text, n):
-    v = deal_value(rules, 0, hand_of(text), (0,) * rules.n_sides, playouts=n, seed=2)
-    mean, se = plain(rules, hand_of(text), n, seed=3)
+@pytest.mark.parametrize("rules, hand, n", [
+    (Rules(), "1-2 3-4 5-6 0-5 2-2 4-6", 1000),
+    *(pytest.param(rules, hand, 6000, marks=pytest.mark.slow) for rules, hand in [
+        (Rules(), "1-2 3-4 5-6 0-5 2-3 4-6"),
+        (Rules(no_double="lowest-tile"), "1-2 3-4 5-6 0-5 2-3 4-6"),
+        (Rules(lead="highest-double"), "1-2 3-4 5-5 0-5 2-3 4-6"),
+        (Rules(players=3), "1-2 3-4 5-6 0-5 2-2 4-6"),
+        (Rules(players=4, partnerships=True), "1-2 3-4 5-6 1-1 4-6")])])
+def test_the_value_is_that_of_whole_deals(rules, hand, n):
+    """The default rules by default; every table behind slow."""
+    v = deal_value(rules, 0, hand_of(hand), (0,) * rules.n_sides, playouts=n, seed=2)
+    mean, se = plain(rules, hand_of(hand), n, seed=3)
     assert abs(v.value - mean) <= 3.5 * math.hypot(v.stderr, se), (v.value, mean)
-
-
-def test_the_default_rules_value_is_that_of_whole_deals():
-    _against_whole_deals(Rules(), "1-2 3-4 5-6 0-5 2-2 4-6", 1000)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("rules, hand", [
-    (Rules(), "1-2 3-4 5-6 0-5 2-3 4-6"),
-    (Rules(no_double="lowest-tile"), "1-2 3-4 5-6 0-5 2-3 4-6"),
-    (Rules(lead="highest-double"), "1-2 3-4 5-5 0-5 2-3 4-6"),
-    (Rules(players=3), "1-2 3-4 5-6 0-5 2-2 4-6"),
-    (Rules(players=4, partnerships=True), "1-2 3-4 5-6 1-1 4-6"),
-])
-def test_the_value_is_that_of_whole_deals_on_every_table(rules, hand):
-    _against_whole_deals(rules, hand, 6000)
 
 
 def record_before_the_lead(other):

@@ -88,10 +88,11 @@ def _code(path: str) -> str:
     return re.sub(r'"""[\s\S]*?"""', "", code)
 
 
-def test_the_generic_code_names_no_engine_and_no_engines_setting():
+def test_the_generic_code_names_no_engine_no_engines_setting_and_no_engines_extras():
     """The modules every engine goes through read capabilities: no engine's name compared or
     written (the default engine is the registry's first), no setting only one engine has
-    read by its name."""
+    read by its name; what only one engine's units carry (`UnitOutput.extra`) is read by that
+    engine alone (`Algorithm.fold`, `summary`): the generic modules name none of its keys."""
     one_engines = {"choose", "twins", "bracket", "depth", "playouts", "exploration",
                    "endgame", "tolerance", "hand_tolerance"}
     names = set(registry.algorithms())
@@ -104,12 +105,4 @@ def test_the_generic_code_names_no_engine_and_no_engines_setting():
         # (`info["endgame"]` is the exact endgame's report, a key of every result's info)
         named = set(re.findall(r'''["'](\w+)["']''', code)) - set(SearchInfo.__annotations__)
         assert not named & names, (path, named & names)
-
-
-def test_the_generic_code_reads_no_engines_extras():
-    """What only one engine's units carry (`UnitOutput.extra`: ISMCTS's memory figures, its
-    expected lines' beams) is read by that engine alone (`Algorithm.fold`, `summary`): the
-    generic modules hand it over whole and name none of its keys."""
-    for path in GENERIC:
-        code = _code(path)
         assert not re.search(r'''extra(?:\.get\(|\[|\.pop\(|\.setdefault\()''', code), path

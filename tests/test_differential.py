@@ -1,13 +1,7 @@
 """The compiled core against the pure-Python reference: identical results for the same seed.
-
-Every game here is seeded with `derive_seed(SEED, i)`; its rule set, engines and start scores
-are drawn from the same index, so a failure names a game that replays on its own:
-`game_config(i)` gives its arguments. The default run plays the first 1,000 matches, the
-first 500 walks and the random rounds of the first 150 configurations; the rest are behind the
-`slow` marker, which CI runs. Each of those default ranges draws every rule variant, table,
-engine mix and kind of start (test_configs_cover_every_variant), so the default run compares
-the backends on all of them.
-"""
+Game i's rule set, engines and start scores are drawn from its index (`game_config(i)`), so a
+failure names a game that replays on its own. The default ranges (the first 1,000 matches, 500
+walks, 150 configurations of random rounds) draw every variant; the rest are behind slow."""
 import pytest
 
 from bergen_search.errors import BergenError
@@ -26,12 +20,13 @@ N_CHUNKS, CHUNK = 20, 1000          # 20,000 seeded matches in all
 FAST_CHUNKS, FAST_PARTS = 1, 1
 N_PARTS = 6                          # the walks in parts of N_WALKS // N_PARTS
 RANDOM_ROUNDS, FAST_RANDOM_ROUNDS = 300, 150     # configurations of test_random_rounds_identical
+N_WALKS = 3000
 
 
 def _split(n, fast):
     """range(n) as parameters, the first `fast` in the default run, the rest behind `slow`."""
     return [i if i < fast else pytest.param(i, marks=pytest.mark.slow) for i in range(n)]
-N_WALKS = 3000
+
 
 TABLES = ((2, False), (3, False), (4, False), (4, True))
 CHOICES = {

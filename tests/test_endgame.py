@@ -1,24 +1,35 @@
-"""The exact endgame (search/endgame, _endgame.pyx, its oracle reference.py): the C solver and
-the oracle build the same tree and numbers; the deals are the public view's worlds; an
-independent best response and the game's value by sequence-form LP (scipy's HiGHS) check the
-stated exploitability and value; with the hands determined the value is minimax; zero sum; no
-peek; the engine's known case, its mix, fallbacks and what `best`, `eval` and `analyze` say."""
+"""The exact endgame: the C solver and its oracle (reference.py) agree to the bit; the deals are
+the public view's worlds; a sequence-form LP checks the exploitability and the value; minimax,
+zero sum, no peek; the engine's known case, its mix, fallbacks, stops and what the commands say."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import os
+import signal
+import threading
+import time
 
 import pytest
-from support import sizes, stage_cuts
+from click.testing import CliRunner
+from support import sizes
 
-from bergen_search.errors import BergenError, NotApplicable
+from bergen_search.analysis.review import analyze
+from bergen_search.cli import main
+from bergen_search.errors import BergenError, NotApplicable, TooBig
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import Move
+from bergen_search.formats.record_io import dump_record, write_record
+from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.play.bench import endgame_positions
+from bergen_search.play.engines import parse_engine_list
+from bergen_search.play.seats import play_engines
 from bergen_search.search import endgame
 from bergen_search.search.endgame import reference as endgame_ref
 from bergen_search.search.api import Limits, search
+from bergen_search.views.report import html_report, text, to_json
 
 KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to_move":1,'
          '"hand":["1-2","1-5"],"line":"6-4 4-0 0-1 1-3 3-2 2-4 4-4 4-3 3-3 3-6 6-5 5-0 0-6 '
@@ -60,13 +71,18 @@ def assert_same_tree(c, tree) -> None:
 # ---- the solver against its oracle -------------------------------------------------------------
 @pytest.mark.parametrize("count", sizes(6, 16))
 def test_core_and_reference_agree_to_the_bit(positions, count):
-    """On the first 6 positions by default, 16 behind the slow marker."""
+    """Both solvers are `endgame.Solver`s with the same tree, strategies and values (6 positions
+    by default, 16 behind slow)."""
     eg = core()
     for info, _ in positions[:count]:
         g = endgame.game(info)
         tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals)
         ref = endgame_ref.Solver(tree, (len(g.hands[0]), len(g.hands[1])))
         c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
+        assert isinstance(ref, endgame.Solver) and isinstance(c, endgame.Solver)
+        assert c.root_moves == ref.root_moves == tree[0].moves
+        assert c.root_rows == ref.root_rows == tree[0].rows
+        assert ref.n_pairs is None and c.n_pairs == sum(len(n.pairs) for n in tree)
         assert_same_tree(c, tree)
         ref.run(20)
         c.run(20)
@@ -77,22 +93,6 @@ def test_core_and_reference_agree_to_the_bit(positions, count):
         for i, node in enumerate(tree):
             if node.player >= 0:
                 assert c.average(i) == ref.average(i)
-
-
-def test_both_solvers_are_one_solver(positions):
-    """The compiled solver and the oracle implement `endgame.Solver`: the same root moves and
-    rows."""
-    eg = core()
-    info, _ = positions[0]
-    g = endgame.game(info)
-    tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals)
-    ref = endgame_ref.Solver(tree, (len(g.hands[0]), len(g.hands[1])))
-    c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
-    assert isinstance(ref, endgame.Solver) and isinstance(c, endgame.Solver)
-    assert not isinstance(object(), endgame.Solver)
-    assert c.root_moves == ref.root_moves == tree[0].moves
-    assert c.root_rows == ref.root_rows == tree[0].rows
-    assert ref.n_pairs is None and c.n_pairs == sum(len(n.pairs) for n in tree)
 
 
 @pytest.mark.parametrize("which", sizes(([0, 2, 3],), ([0, 1, 2, 3, 4, 5],)))
@@ -260,32 +260,29 @@ def _solved(info, iterations):
 
 @pytest.mark.parametrize("count", sizes(3, 8))
 def test_exploitability_is_an_exact_best_response(positions, count):
-    """The stated exploitability is what an independent best response (an LP over realization
-    plans) finds against the average strategies (3 positions; 8 behind slow)."""
-    pytest.importorskip("scipy")
-    for info, _ in positions[:count]:
-        g, c, tree = _solved(info, 16)
-        sf = SequenceForm(tree)
-        x, y = sf.plan(0, c.average), sf.plan(1, c.average)
-        br0 = sf.best_response_value(0, y) / g.weight
-        br1 = sf.best_response_value(1, x) / g.weight
-        stated, (low, high) = endgame.solvers.exploitability(c, g.weight, g.seat)
-        assert math.isclose(br0 - br1, stated, abs_tol=1e-7)
-        assert stated >= -1e-12
-        sol = endgame.solve(g)
-        assert sol.exploitability <= sol.tolerance
-
-
-def test_the_game_value_agrees_with_the_sequence_form_lp(positions):
+    """After 16 iterations the stated exploitability is what an independent best response (an
+    LP over realization plans) finds against the average strategies (3 positions; 8 behind
+    slow); after 400 (2,400 if need be) the game's value is the sequence-form LP's."""
     pytest.importorskip("scipy")
     checked = 0
-    for info, _ in positions[:10]:
-        g, c, tree = _solved(info, 400)
+    for k, (info, _) in enumerate(positions[:10]):
+        g, c, tree = _solved(info, 16)
+        sf = SequenceForm(tree)
+        if k < count:
+            x, y = sf.plan(0, c.average), sf.plan(1, c.average)
+            br0 = sf.best_response_value(0, y) / g.weight
+            br1 = sf.best_response_value(1, x) / g.weight
+            stated, _ = endgame.solvers.exploitability(c, g.weight, g.seat)
+            assert math.isclose(br0 - br1, stated, abs_tol=1e-7)
+            assert stated >= -1e-12
+            sol = endgame.solve(g)
+            assert sol.exploitability <= sol.tolerance
+        c.run(384)
         exploit, (low, high) = endgame.solvers.exploitability(c, g.weight, g.seat)
         if exploit > 1e-7:
             c.run(2000)
             exploit, (low, high) = endgame.solvers.exploitability(c, g.weight, g.seat)
-        lp = SequenceForm(tree).value() / g.weight
+        lp = sf.value() / g.weight
         lp_seat = lp if g.seat == 0 else -lp
         assert low - 1e-9 <= lp_seat <= high + 1e-9
         values, _ = c.values(0)
@@ -294,8 +291,10 @@ def test_the_game_value_agrees_with_the_sequence_form_lp(positions):
     assert checked >= 8
 
 
-def test_both_sides_values_sum_to_zero(positions):
-    for info, _ in positions[:12]:
+def test_zero_sum_and_with_the_hands_determined_the_value_is_minimax(positions):
+    """Both sides' values sum to zero; with one deal no information is hidden, and the
+    equilibrium is the minimax of the hands."""
+    for info, state in positions[:12]:
         g = endgame.game(info)
         sol = endgame.solve(g)
         c = core().EndgameSolver(g.rules, g.root, g.hands, g.deals)
@@ -305,12 +304,6 @@ def test_both_sides_values_sum_to_zero(positions):
         low, high = sol.bounds
         assert low - 1e-12 <= sol.game_value <= high + 1e-12
         assert math.isclose(high - low, sol.exploitability, abs_tol=1e-12)
-
-
-def test_with_the_hands_determined_the_value_is_minimax(positions):
-    """One deal: no information is hidden, and the equilibrium is the minimax of the hands."""
-    for info, state in positions[:12]:
-        g = endgame.game(info)
         hands = (state.hands[0], state.hands[1])
         one = endgame.Endgame(g.rules, g.root, ([hands[0]], [hands[1]]), [(0, 0, 1.0)],
                            g.seat, 0)
@@ -337,33 +330,9 @@ def test_the_known_case_tells_the_two_moves_apart():
     assert sol.mix[Move.parse("1-5:R")] > 0.999
 
 
-def test_same_seed_same_answer_and_the_mix_is_drawn_with_it():
-    info = load_game(KNOWN)
-    a = search(info, Limits(iterations=20000), seed=3)
-    b = search(info, Limits(iterations=20000), seed=3)
-    assert a.moves == b.moves and a.best == b.best
-    sol = endgame.Solution({"a": 0.0, "b": 0.0, "c": 0.0}, {"a": 0.7, "b": 0.295, "c": 0.005},
-                           0.0, 0.0, (0.0, 0.0), 0.0, 0.01, 1, 1, 1, 1, 1, 0.0)
-    draws = [sol.choose(seed) for seed in range(2000)]
-    assert set(draws) == {"a", "b"}                      # below MIN_SHARE: never played
-    assert abs(draws.count("a") / 2000 - 0.7 / 0.995) < 0.04
-    assert all(sol.choose(s) == d for s, d in zip(range(50), draws))
-
-
-def test_an_iteration_budget_decides_alike_every_time(positions):
-    info = positions[-1][0]
-    runs = [search(info, Limits(iterations=n), seed=2) for n in (20000, 20000, 1)]
-    assert runs[0].moves == runs[1].moves
-    assert runs[0].info["endgame"]["iterations"] == runs[1].info["endgame"]["iterations"]
-    g = endgame.game(info)
-    with pytest.raises(endgame.TooBig):
-        endgame.solve(g, max_work=10)
-
-
 def test_too_big_is_a_type_not_a_message(positions):
     """The compiled build past its caps raises `TooBig` (callers test the type and its
-    `interrupted`, never the text), and the solve turns it into its own `TooBig`."""
-    from bergen_search.errors import TooBig
+    `interrupted`, never the text), and so does the solve."""
     eg = core()
     g = endgame.game(positions[-1][0])
     with pytest.raises(TooBig) as e:
@@ -376,8 +345,7 @@ def test_too_big_is_a_type_not_a_message(positions):
     assert (str(cut), cut.interrupted, cut.spent) == ("no time (interrupted)", True, 7)
 
 
-def test_where_it_does_not_apply_the_engine_says_so():
-    import dataclasses
+def test_where_it_does_not_apply_or_is_too_big_the_engine_says_so():
     info = load_game(KNOWN)
     assert endgame.applicable(info) is None
     assert "points objective" in endgame.applicable(info, "match")
@@ -393,9 +361,7 @@ def test_where_it_does_not_apply_the_engine_says_so():
         search(early, Limits(iterations=10), algorithm="endgame")
     off = search(info, Limits(iterations=500), seed=0, endgame=False)
     assert "endgame" not in off.info and not off.info["exact"]
-
-
-def test_too_big_falls_back_to_todays_engine():
+    # too big: today's engine answers
     with open("examples/decision.json") as f:
         info = load_game(f.read())
     res = search(info, Limits(iterations=500), seed=0)
@@ -407,7 +373,7 @@ def test_too_big_falls_back_to_todays_engine():
     assert res.info["iterations"] == 500
 
 
-# ---- the hand's bound ------------------------------------------------------------------------------
+# ---- the hand's bound ---------------------------------------------------------------------
 def _tight(g):
     return endgame.solve(g, tolerance=1e-5, hand_tolerance=1e-5, max_work=10 ** 12,
                          max_iterations=200_000)
@@ -439,7 +405,7 @@ def test_the_printed_bound_covers_the_distance_to_a_tight_solve(positions, count
 
 def test_the_mix_leaves_out_a_move_the_bound_rules_out():
     """played_mix: a move more than twice the bound below the best gets no share, one within
-    keeps its share renormalised; nothing left, the best alone."""
+    keeps its share renormalised; nothing left, the best alone; the move is drawn from it."""
     a, b, c = Move.parse("1-1:R"), Move.parse("6-6:L"), Move.parse("1-2:L")
     values = {a: 3.667, b: 3.833, c: 3.82}
     mix = endgame.played_mix(values, {a: 0.287, b: 0.5, c: 0.213}, 0.01)
@@ -448,63 +414,29 @@ def test_the_mix_leaves_out_a_move_the_bound_rules_out():
     assert wide[a] == pytest.approx(0.287)
     alone = endgame.played_mix(values, {a: 1.0, b: 0.0, c: 0.0}, 0.01)
     assert alone == {a: 0.0, b: 1.0, c: 0.0}
+    # the mix is drawn with the seed (the same seed's same bytes: test_engine_contract.py)
+    sol = endgame.Solution({"a": 0.0, "b": 0.0, "c": 0.0}, {"a": 0.7, "b": 0.295, "c": 0.005},
+                           0.0, 0.0, (0.0, 0.0), 0.0, 0.01, 1, 1, 1, 1, 1, 0.0)
+    draws = [sol.choose(seed) for seed in range(2000)]
+    assert set(draws) == {"a", "b"}                      # below MIN_SHARE: never played
+    assert abs(draws.count("a") / 2000 - 0.7 / 0.995) < 0.04
+    assert all(sol.choose(s) == d for s, d in zip(range(50), draws))
 
 
 # ---- the size predicted before anything is built ------------------------------------------------
-def test_the_prediction_is_unbiased(positions):
+def test_the_prediction_is_unbiased(positions, monkeypatch):
     """Knuth's estimator: over many walks its mean is the deals' count and the public tree's
     terminal deals (n_pairs), on every small position; the same seed gives the same figures."""
     eg = core()
-    saved = endgame.budget.PREDICT_WALKS, endgame.budget.PREDICT_STEPS
-    endgame.budget.PREDICT_WALKS, endgame.budget.PREDICT_STEPS = 8_000, 0
-    try:
-        for info, _ in positions[:10]:
-            g = endgame.game(info)
-            solver = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
-            p = endgame.predict(info)
-            assert p.walks == 8_000 and p == endgame.predict(info)
-            assert abs(p.deals / len(g.deals) - 1) < 0.05, (p, len(g.deals))
-            assert abs(p.pairs / solver.n_pairs - 1) < 0.08, (p, solver.n_pairs)
-    finally:
-        endgame.budget.PREDICT_WALKS, endgame.budget.PREDICT_STEPS = saved
-
-
-def test_a_declined_position_costs_no_build_and_no_memory(monkeypatch):
-    """decision.json at the default budget is declined from the prediction alone, in at most
-    PREDICT_STEPS steps, with no deals found, nothing built and no memory to speak of; the
-    seat's own hand plays no part."""
-    import tracemalloc
-    core()
-    info = load_game(open("examples/decision.json", encoding="utf-8").read())
-
-    def never(*a, **k):
-        raise AssertionError("built")
-    for module, name in ((endgame.deals, "public_table"), (endgame.deals, "game"),
-                         (endgame.solving, "solve")):
-        monkeypatch.setattr(module, name, never)
-    tracemalloc.start()
-    try:
-        tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points")
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert tried.result is None and "predicted" in tried.why and "too big" in tried.why
-    assert peak < 200_000
-    p = endgame.predict(info, stop_above=endgame.allowance(100_000 * 600, None)[1]
-                        / endgame.budget.PREDICT_WORK_PER_PAIR)
-    assert p.steps <= endgame.budget.PREDICT_STEPS and p.walks == endgame.budget.PREDICT_MIN_WALKS
-    # the seat's own hand plays no part in it (what is declined reveals nothing)
-    import dataclasses
-    other = dataclasses.replace(info, hand=info.hand ^ 0b11)
-    assert endgame.predict(other) == endgame.predict(info)
-
-
-def test_a_position_predicted_to_fit_is_solved():
-    """The known case fits: solved exactly, as before the prediction."""
-    info = load_game(KNOWN)
-    core()
-    tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points")
-    assert tried.result is not None and tried.result.info["exact"]
+    monkeypatch.setattr(endgame.budget, "PREDICT_WALKS", 8_000)
+    monkeypatch.setattr(endgame.budget, "PREDICT_STEPS", 0)
+    for info, _ in positions[:10]:
+        g = endgame.game(info)
+        solver = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
+        p = endgame.predict(info)
+        assert p.walks == 8_000 and p == endgame.predict(info)
+        assert abs(p.deals / len(g.deals) - 1) < 0.05, (p, len(g.deals))
+        assert abs(p.pairs / solver.n_pairs - 1) < 0.08, (p, solver.n_pairs)
 
 
 # ---- stops heard while the deals and the tree are built (in C, without the GIL) -------------
@@ -519,7 +451,6 @@ def test_each_build_hears_its_own_stop():
     """A build's `stop` (a callable looked at from C, without the GIL) stops the deals'
     enumeration and the tree's build (KeyboardInterrupt); another build's stop is not theirs: a
     build beside stopped ones, on its own thread, runs to its end."""
-    import threading
     info, table = _big_game()
     compiled = core()
     g = endgame.game(info)
@@ -545,21 +476,12 @@ def test_each_build_hears_its_own_stop():
         compiled.enumerate_deals(table, stop=stopped)
 
 
-def test_a_search_stop_is_heard_inside_the_build():
+def test_a_search_stop_is_heard_inside_the_build(monkeypatch):
     """A stop set when the attempt starts stops the build (interrupted, not found too big), and
     leaves nothing behind for the next attempt."""
     core()
     info, _ = _big_game()
-    endgame_predicts = endgame.budget.PREDICT_WALKS
-    endgame.budget.PREDICT_WALKS = 0           # built, not declined at once
-    try:
-        _stop_heard(info)
-    finally:
-        endgame.budget.PREDICT_WALKS = endgame_predicts
-
-
-def _stop_heard(info):
-    import threading
+    monkeypatch.setattr(endgame.budget, "PREDICT_WALKS", 0)     # built, not declined at once
     stop = threading.Event()
     stop.set()
     tried = endgame.attempt(info, Limits(), seed=0, objective="points", budget=None,
@@ -573,10 +495,6 @@ def _stop_heard(info):
 def test_ctrl_c_is_heard_inside_the_build():
     """SIGINT while the tree is built: the build stops and the signal's exception comes out
     of it (the build looks at the process's signals as it goes)."""
-    import os
-    import signal
-    import threading
-    import time
 
     class Signalled(Exception):
         pass
@@ -612,28 +530,7 @@ def test_ctrl_c_is_heard_inside_the_build():
         signal.signal(signal.SIGINT, old)
 
 
-@pytest.mark.parametrize("cuts", sizes(2, 3))
-def test_no_peek_filling_in_the_hidden_hand_changes_nothing(cuts):
-    """A record cut at a stage decision, with the other hand hidden or shown: the same (at 2
-    solved cuts by default, 3 behind the slow marker)."""
-    done = 0
-    for shown, hidden in stage_cuts(900, 200):
-        a_res = search(load_game(shown), Limits(iterations=20000), seed=4)
-        b_res = search(load_game(hidden), Limits(iterations=20000), seed=4)
-        if a_res.info.get("endgame", {}).get("solved"):
-            assert a_res.moves == b_res.moves
-            assert a_res.info["endgame"] == b_res.info["endgame"] | {
-                "solve_seconds": a_res.info["endgame"]["solve_seconds"]}
-            done += 1
-        if done == cuts:
-            break
-    assert done == cuts
-
-
 def test_best_and_eval_say_exact(tmp_path):
-    from click.testing import CliRunner
-
-    from bergen_search.cli import main
     p = tmp_path / "p.json"
     p.write_text(KNOWN)
     out = CliRunner().invoke(main, ["best", str(p)]).output
@@ -656,12 +553,6 @@ def test_best_and_eval_say_exact(tmp_path):
 
 
 def test_analyze_charges_exact_losses_and_marks_them(tmp_path):
-    from bergen_search.analysis.review import analyze
-    from bergen_search.formats.record_io import write_record
-    from bergen_search.game.rng import derive_seed
-    from bergen_search.play.engines import parse_engine_list
-    from bergen_search.play.seats import play_engines
-    from bergen_search.views.report import html_report, text, to_json
     i = next(i for i, info, _ in endgame_positions(100, 5) if sum(info.hand_sizes) <= 8)
     log = play_engines(Rules(), parse_engine_list("greedy", 2), derive_seed(5, i), max_rounds=1)
     # (the exact losses do not depend on the budget, which only the other decisions use;
@@ -712,10 +603,6 @@ def test_every_rule_variant(variant):
 
 def test_an_engine_plays_through_the_endgame_reproducibly():
     """A match's engine solves at the stage and plays on; the same seed, the same match."""
-    from bergen_search.formats.record_io import dump_record, write_record
-    from bergen_search.game.rng import derive_seed
-    from bergen_search.play.engines import parse_engine_list
-    from bergen_search.play.seats import play_engines
     i = next(i for i, info, _ in endgame_positions(100, 5) if sum(info.hand_sizes) <= 8)
     specs = parse_engine_list("ismcts:iterations=2000,ismcts:iterations=2000,endgame=off", 2)
     a = play_engines(Rules(), specs, derive_seed(5, i), max_rounds=1)

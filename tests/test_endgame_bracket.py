@@ -1,9 +1,7 @@
 """The bracket where the exact endgame is out of reach (endgame.bracket): the round with the
-seat's hand shown to the other side, solved move by move. The shown game is the full game's
-deals with this hand; every floor holds against the full game's answers; the shown game's value
-(an independent sequence-form LP) lies between floor and ceiling, both the minimax with one deal
-left; the engine brackets a declined position under an iteration budget, never under a time
-limit, declines what is out of reach without building, and does not peek."""
+seat's hand shown, solved move by move; floors hold, the LP value lies within, the minimax with
+one deal; the engine brackets under an iteration budget only, declines without building, no
+peek."""
 from __future__ import annotations
 
 import dataclasses
@@ -20,12 +18,12 @@ from bergen_search.search.endgame import public
 from bergen_search.search.endgame import reference as endgame_ref
 from bergen_search.search.api import Limits, Settings, search
 
+pytest.importorskip("bergen_search.search.endgame._endgame")
 BRACKET = "examples/bracket.json"
 
 
 @pytest.fixture(scope="module")
 def positions():
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     return small_positions(n=16, seed=7, limit=8)
 
 
@@ -123,7 +121,6 @@ def _bracket_info():
 
 
 def test_a_declined_position_is_bracketed_under_an_iteration_budget():
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     info = _bracket_info()
     res = search(info, Limits(iterations=100_000), seed=0)
     eg = res.info["endgame"]
@@ -148,8 +145,7 @@ def test_a_declined_position_is_bracketed_under_an_iteration_budget():
     assert off.moves == res.moves and off.best == res.best
 
 
-def test_best_prints_the_bracket(tmp_path):
-    pytest.importorskip("bergen_search.search.endgame._endgame")
+def test_best_and_eval_print_the_bracket(tmp_path):
     from click.testing import CliRunner
 
     from bergen_search.cli import main
@@ -165,14 +161,19 @@ def test_best_prints_the_bracket(tmp_path):
     doc = json.loads(CliRunner().invoke(main, ["best", BRACKET, "--json"]).output)
     assert doc["exact"] is False and doc["endgame"]["bracket"]["floor"]["4-4:L"] < -2.0
     assert doc["endgame"]["bracket"]["missing"] == []
+    out = CliRunner().invoke(main, ["eval", BRACKET]).output
+    assert "floor: 4-4:L/R secures at least -2.031 whatever the other side holds" in out
+    assert "ceiling" not in out
+    out = CliRunner().invoke(main, ["eval", BRACKET, "--verbose"]).output
+    assert "bracket: the round solved with this hand shown to the other side, 36 deals" in out
 
 
 def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
-    """decision.json: the full game declined from its prediction without a deal found or
-    anything built, and the whole shown game likewise under a clock (the depth-limited bracket:
+    """decision.json: the full game declined from its prediction alone (in at most
+    PREDICT_STEPS steps, the seat's own hand playing no part) without a deal found or anything
+    built, and the whole shown game likewise under a clock (the depth-limited bracket:
     test_endgame_horizon.py)."""
     import tracemalloc
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
 
     def never(*a, **k):
@@ -190,15 +191,20 @@ def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
     finally:
         tracemalloc.stop()
     assert tried.result is None and tried.bracket is None and "predicted" in tried.why
-    assert peak < 200_000
+    assert "too big" in tried.why and peak < 200_000
     shown = endgame.predict(info, shown=True)
     assert shown.steps <= endgame.budget.PREDICT_STEPS
+    p = endgame.predict(info, stop_above=endgame.allowance(100_000 * 600, None)[1]
+                        / endgame.budget.PREDICT_WORK_PER_PAIR)
+    assert p.steps <= endgame.budget.PREDICT_STEPS and p.walks == endgame.budget.PREDICT_MIN_WALKS
+    # the seat's own hand plays no part in it (what is declined reveals nothing)
+    assert endgame.predict(dataclasses.replace(info, hand=info.hand ^ 0b11)) == \
+        endgame.predict(info)
 
 
 def test_no_peek_the_bracket_does_not_move_when_the_hidden_hand_is_filled_in():
     """A record cut where the full game is declined at a small budget and the shown one
     bracketed: the same bracket with the other hand hidden or shown."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     for shown, hidden in stage_cuts(1700, 300):
         a_res = search(load_game(shown), Limits(iterations=300), seed=4)
         b_res = search(load_game(hidden), Limits(iterations=300), seed=4)
@@ -215,27 +221,14 @@ def test_no_peek_the_bracket_does_not_move_when_the_hidden_hand_is_filled_in():
 def test_the_bracket_hears_stop():
     """A stop already set: nothing is bracketed past the first move's check, and the rest
     are missing (an attempt then says so, it does not hang)."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     import threading
     info = _bracket_info()
     stop = threading.Event()
     stop.set()
     with pytest.raises(endgame.TooBig):
         endgame.bracket(info, stop=stop)
-    b = endgame.bracket(info)
+    b = endgame.bracket(info)           # and nothing of that stop is left behind
     assert b.deals == 36 and not b.missing
-
-
-def test_eval_says_what_the_hand_secures():
-    pytest.importorskip("bergen_search.search.endgame._endgame")
-    from click.testing import CliRunner
-
-    from bergen_search.cli import main
-    out = CliRunner().invoke(main, ["eval", BRACKET]).output
-    assert "floor: 4-4:L/R secures at least -2.031 whatever the other side holds" in out
-    assert "ceiling" not in out
-    out = CliRunner().invoke(main, ["eval", BRACKET, "--verbose"]).output
-    assert "bracket: the round solved with this hand shown to the other side, 36 deals" in out
 
 
 def test_the_oracle_brackets_alike(positions, monkeypatch):
@@ -255,7 +248,6 @@ def test_the_oracle_brackets_alike(positions, monkeypatch):
 
 
 def test_the_engine_protocol_answers_with_the_bracket():
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     from bergen_search.protocol.client import EngineProcess
     with open(BRACKET, encoding="utf-8") as f:
         text = f.read()
@@ -269,7 +261,6 @@ def test_the_engine_protocol_answers_with_the_bracket():
 def test_a_move_predicted_beyond_its_share_is_never_built(monkeypatch):
     """Each move's subgame is predicted first: one predicted too big is missing, and its tree
     was never built (the others are bracketed, the smallest first)."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     info = _bracket_info()
     g, moves = _moves_after(info)
     big = moves[0]
@@ -294,7 +285,6 @@ def test_a_move_predicted_beyond_its_share_is_never_built(monkeypatch):
 def test_ctrl_c_heard_inside_the_bracket_stops_the_attempt(monkeypatch):
     """Ctrl-C between a bracket's DCFR iterations ends `_iterate` quietly (interrupted): the
     attempt must say so, so that the search stops too, keeping the moves bracketed."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     info = _bracket_info()
     real = endgame.solvers.iterate
     calls = []
@@ -313,20 +303,25 @@ def test_ctrl_c_heard_inside_the_bracket_stops_the_attempt(monkeypatch):
     assert res.info["interrupted"] and res.info["iterations"] < 100_000
 
 
-def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
-    """`analyze` charges losses from values; a bracket gives none (its ceilings bound the
-    shown game): its searches run with `bracket` off unless the settings ask for it."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
-    from bergen_search.analysis.review import analyze
-    from bergen_search.formats.record import parse_record
-    with open("examples/match.json", encoding="utf-8") as f:
-        record = parse_record(json.loads(f.read()))
+def _count_brackets(monkeypatch):
+    """The list each bracket appends to."""
     real, calls = endgame.bracket, []
 
     def bracket(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
     monkeypatch.setattr(endgame.shown, "bracket", bracket)
+    return calls
+
+
+def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
+    """`analyze` charges losses from values; a bracket gives none (its ceilings bound the
+    shown game): its searches run with `bracket` off unless the settings ask for it."""
+    from bergen_search.analysis.review import analyze
+    from bergen_search.formats.record import parse_record
+    with open("examples/match.json", encoding="utf-8") as f:
+        record = parse_record(json.loads(f.read()))
+    calls = _count_brackets(monkeypatch)
     plain = analyze(record, limits=Limits(iterations=300), seed=0)
     assert not calls
     asked = analyze(record, limits=Limits(iterations=300), seed=0,
@@ -338,13 +333,7 @@ def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
 def test_a_match_engine_spends_nothing_on_brackets(monkeypatch):
     """A match's engine (`search(values=False)`: selfplay, arena, play) needs the move only;
     the bracket is said, never played: not tried there. `best` still brackets."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
-    real, calls = endgame.bracket, []
-
-    def bracket(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-    monkeypatch.setattr(endgame.shown, "bracket", bracket)
+    calls = _count_brackets(monkeypatch)
     info = _bracket_info()
     quiet = search(info, Limits(iterations=20_000), seed=0, values=False)
     assert not calls and "bracket" not in quiet.info["endgame"]
@@ -355,7 +344,6 @@ def test_a_match_engine_spends_nothing_on_brackets(monkeypatch):
 def test_under_a_work_budget_the_clock_changes_nothing():
     """An iteration budget is work: the same bracket on a machine a thousand times slower
     (a clock that jumps 10 s at every reading), moves, bounds and horizons alike."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     ticks = iter(range(10 ** 9))
 
     def slow():

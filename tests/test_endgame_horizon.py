@@ -1,21 +1,13 @@
-"""The depth-limited bracket (endgame.shown.limited, `horizon` of _endgame.EndgameSolver and of
-endgame_ref.build): where even the game with the seat's hand shown is too big to solve to
-the end, each move's subgame is cut some decisions below the move and every deal at a leaf
-played out with both hands in view.
-
-- the C trees and the pure-Python oracle's agree to the bit (leaves, payoffs, DCFR);
-- the floor (greedy play below the horizon, the other side answering each deal perfectly) is
-  at most the shown game's value and the ceiling (both sides seeing both hands below it) at
-  least, against an independent sequence-form LP of the whole subgame, at every horizon; the
-  floor holds against the real game's answers too;
-- examples/decision.json, out of reach of the whole shown game, gets both bounds for every
-  move within its budget; `best` and the JSON say how deep each was cut.
-"""
+"""The depth-limited bracket (endgame.shown.limited, `horizon`): each move's shown subgame cut
+some decisions below the move, its leaves played out with both hands in view. The C trees and
+the oracle's agree to the bit; floor <= the shown game's LP value <= ceiling at every horizon;
+decision.json gets both bounds within its budget, and `best` says how deep each was cut."""
 from __future__ import annotations
 
 import gc
 import json
 import weakref
+from types import SimpleNamespace
 
 import pytest
 from support import sizes
@@ -29,6 +21,7 @@ from bergen_search.search.endgame import public
 from bergen_search.search.endgame import reference as endgame_ref
 from bergen_search.search.api import Limits, search
 
+eg = pytest.importorskip("bergen_search.search.endgame._endgame")
 DECISION = "examples/decision.json"
 
 
@@ -43,23 +36,34 @@ def _decision():
         return load_game(f.read())
 
 
-@pytest.mark.parametrize("count", sizes(6, 16))
-def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count):
-    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
-    checked = other_policy = 0
-    for info, _ in positions[:count]:
-        _, subs = _subgames(info)
+def cut_both(g, horizon, greedy, policies):
+    """(the oracle's tree, the compiled solver) of `g` cut at `horizon`, checked the same."""
+    tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals, horizon=horizon,
+                             greedy_seat=greedy, policies=policies)
+    c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals, horizon=horizon, policies=policies,
+                         greedy_seat=-1 if greedy is None else greedy)
+    assert_same_tree(c, tree)
+    return tree, c
+
+
+@pytest.mark.parametrize("count, full", sizes((6, 3), (16, 12)))
+def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count, full):
+    """The shown subgames, cut at horizons 1-3 (greedy below, or both hands seen; one policy
+    or three), and the full game (rows of several hands, deals alone with a hand or not) with
+    either seat greedy or none (the first `full` positions): the core's tree is the oracle's,
+    payoff for payoff, and so are its best responses."""
+    checked = other_policy = alone = 0
+    for k, (info, _) in enumerate(positions[:count]):
+        g, subs = _subgames(info)
+        for horizon in (1, 2, 3):
+            for greedy in (0, 1, None) if k < full else ():
+                _, c = cut_both(endgame.game(info), horizon, greedy, 2)
+                alone += greedy is not None and c.n_leaves > 0
         for _, sub in subs:
             for horizon in (1, 2, 3):
                 for greedy, policies in ((sub.seat, 1), (sub.seat, 3), (None, 1)):
-                    tree = endgame_ref.build(sub.rules, sub.root, sub.hands, sub.deals,
-                                             horizon=horizon, greedy_seat=greedy,
-                                             policies=policies)
+                    tree, c = cut_both(sub, horizon, greedy, policies)
                     ref = endgame_ref.Solver(tree, (len(sub.hands[0]), len(sub.hands[1])))
-                    c = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals,
-                                         horizon=horizon, policies=policies,
-                                         greedy_seat=-1 if greedy is None else greedy)
-                    assert_same_tree(c, tree)
                     ref.run(10)
                     c.run(10)
                     for b in (0, 1):
@@ -70,20 +74,8 @@ def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count):
                         greedy_only = payoffs
                     elif policies == 3:
                         other_policy += payoffs != greedy_only
-    assert checked >= count
+    assert checked >= count and alone
     assert other_policy, "no leaf chose a policy other than greedy: the choice went untested"
-
-
-def test_a_horizon_past_the_end_is_the_whole_tree(positions):
-    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
-    info, _ = positions[0]
-    _, subs = _subgames(info)
-    _, sub = subs[0]
-    whole = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals)
-    deep = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=30)
-    assert deep.n_leaves == 0 and deep.n_nodes == whole.n_nodes
-    assert [deep.node(i) for i in range(deep.n_nodes)] == \
-        [whole.node(i) for i in range(whole.n_nodes)]
 
 
 @pytest.mark.parametrize("count", sizes(8, 16))
@@ -142,8 +134,8 @@ def test_a_depth_limited_floor_holds_against_the_real_games_answers(positions):
 
 def test_a_shared_playout_table_changes_no_value(positions):
     """The play-outs' table kept across trees (deeper horizons, other moves, other numbers
-    of policies) gives the values a fresh one gives."""
-    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
+    of policies) gives the values a fresh one gives; a table of another rule set, seat or kind is
+    refused; a horizon past the end is the whole tree."""
     info, _ = positions[1]
     g, subs = _subgames(info)
     for greedy in (g.seat, -1):
@@ -159,6 +151,29 @@ def test_a_shared_playout_table_changes_no_value(positions):
     with pytest.raises(Exception, match="one rule set and one greedy_seat"):
         eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=1, greedy_seat=-1,
                          playouts=eg.PlayoutTable(g.rules, g.seat))
+    with pytest.raises(Exception, match="a PlayoutTable"):
+        eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=1,
+                         playouts=object())
+    whole = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals)
+    deep = eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=30)
+    assert deep.n_leaves == 0 and deep.n_nodes == whole.n_nodes
+    assert [deep.node(i) for i in range(deep.n_nodes)] == \
+        [whole.node(i) for i in range(whole.n_nodes)]
+
+
+def _count_spent(monkeypatch):
+    """The list that every cut's deepening and every DCFR run appends its `spent` to."""
+    built = []
+
+    def spent(real):
+        def call(*args, **kwargs):
+            out = real(*args, **kwargs)
+            built.append(out.spent)
+            return out
+        return call
+    monkeypatch.setattr(endgame.shown, "deepen", spent(endgame.shown.deepen))
+    monkeypatch.setattr(endgame.solvers, "iterate", spent(endgame.solvers.iterate))
+    return built
 
 
 def test_decision_json_is_bracketed_with_both_bounds_within_its_budget(monkeypatch):
@@ -168,16 +183,7 @@ def test_decision_json_is_bracketed_with_both_bounds_within_its_budget(monkeypat
     spent and every DCFR run's work; the play-out tables are the two of the default size;
     and at most one cut tree is held while another is built (the memory cap counts the one
     held and the one being built: the ceiling's is gone before the floor's first level)."""
-    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
-    built, made, live, alive = [], [], weakref.WeakSet(), []
-    real_deepen, real_iterate = endgame.shown.deepen, endgame.solvers.iterate
-
-    def spent(real):
-        def call(*args, **kwargs):
-            out = real(*args, **kwargs)
-            built.append(out.spent)
-            return out
-        return call
+    built, made, live, alive = _count_spent(monkeypatch), [], weakref.WeakSet(), []
 
     class Table(eg.PlayoutTable):
         def __init__(self, *args):
@@ -193,8 +199,6 @@ def test_decision_json_is_bracketed_with_both_bounds_within_its_budget(monkeypat
             alive.append(held)
             super().__init__(*args, **kwargs)
             live.add(self)
-    monkeypatch.setattr(endgame.shown, "deepen", spent(real_deepen))
-    monkeypatch.setattr(endgame.solvers, "iterate", spent(real_iterate))
     monkeypatch.setattr(eg, "PlayoutTable", Table)
     monkeypatch.setattr(eg, "EndgameSolver", Solver)
     budget = endgame.budget_work(100_000)
@@ -216,7 +220,6 @@ def test_the_engine_reports_the_depth_limited_bracket(one_search):
     table and how deep each move was cut; the floors hold for the real game's values; and
     the best move is exhaustive expectimax's, 0-2 (test_cli_search.py): the budget shared
     by every choice (sequential halving; the root had put 99% of its visits on 2-2)."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     from click.testing import CliRunner
 
     from bergen_search.cli import main
@@ -232,15 +235,6 @@ def test_the_engine_reports_the_depth_limited_bracket(one_search):
     assert doc["best"] in ("0-2:L", "0-2:R")
     h = b["horizon"]["0-2:L"]
     assert set(h) == {"floor", "ceiling"} and h["floor"] >= 3
-
-
-def test_a_stop_ends_a_depth_limited_bracket():
-    pytest.importorskip("bergen_search.search.endgame._endgame")
-    import threading
-    stop = threading.Event()
-    stop.set()
-    with pytest.raises(endgame.TooBig):
-        endgame.bracket(_decision(), max_work=endgame.budget_work(100_000), stop=stop)
 
 
 def _stopped_attempt(iterations: int):
@@ -261,10 +255,14 @@ def _stopped_attempt(iterations: int):
     return tried, time.perf_counter() - t0
 
 
-def test_a_stop_inside_a_play_out_ends_the_attempt_interrupted():
-    """The stop set inside the play-outs: the attempt says interrupted, with no result, as
-    Ctrl-C would (how soon: the slow run's test below)."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
+def test_a_stop_ends_a_depth_limited_bracket():
+    """A stop already set ends the bracket (TooBig); one set inside the play-outs: the attempt
+    says interrupted, with no result, as Ctrl-C would (how soon: the slow run's test below)."""
+    import threading
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(endgame.TooBig):
+        endgame.bracket(_decision(), max_work=endgame.budget_work(100_000), stop=stop)
     tried, _ = _stopped_attempt(100_000)
     assert tried.interrupted and tried.result is None
 
@@ -274,7 +272,6 @@ def test_a_stop_inside_a_play_out_ends_the_attempt_at_once():
     """At a budget whose attempt runs some 13 s unstopped (2 s at 100,000, the default run's,
     too close to any bound the machine's load cannot break), the stop 50 ms in ends it
     within 3 s."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     tried, seconds = _stopped_attempt(1_000_000)
     assert tried.interrupted and tried.result is None
     assert seconds < 3.0, f"the attempt ran {seconds:.2f} s"
@@ -284,7 +281,6 @@ def test_the_play_out_tables_keep_within_the_memory_cap():
     """Under a small cap (the search's `--memory`) the two play-out tables take at most a
     quarter of it (the trees the rest, `allowance`); without one, the default size (the
     test of decision.json above)."""
-    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
     assert eg.PlayoutTable(None, -1).nbytes == 24 << endgame.budget.PLAYOUT_TABLE_BITS
     assert eg.PlayoutTable(None, -1, 10).nbytes == 24 << 10
     with pytest.raises(Exception, match="bits"):
@@ -309,7 +305,6 @@ def test_the_play_out_tables_keep_within_the_memory_cap():
 def test_one_deal_left_is_bracketed_by_its_minimax(positions):
     """A subgame with one deal hides nothing: `_limited` gives floor = ceiling = the
     minimax of the hands after the move, from one shallow tree."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     found = 0
     for info, state in positions:
         g, subs = _subgames(info)
@@ -334,7 +329,6 @@ def test_no_peek_a_depth_limited_bracket_does_not_move_when_the_hidden_hand_is_f
     """The first stage cut of greedy self-play (seeds from 1700) whose shown game is too big
     and bracketed cut at a horizon: the same bracket, and the same search, with the other
     hand hidden or shown."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     from support import stage_cuts
     for shown, hidden in stage_cuts(1700, 60):
         a_info = load_game(shown)
@@ -365,7 +359,6 @@ def test_a_floor_leaf_next_to_mirror_twins_is_valued_alike_by_core_and_oracle():
 
     from bergen_search.game.rules import Rules
     from bergen_search.game.tiles import TILE_HIGH, TILE_LOW
-    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
 
     def tile(a, b):
         return next(i for i in range(28) if {TILE_LOW[i], TILE_HIGH[i]} == {a, b})
@@ -377,34 +370,10 @@ def test_a_floor_leaf_next_to_mirror_twins_is_valued_alike_by_core_and_oracle():
     h1 = sum(1 << tile(*t) for t in ((2, 3), (2, 4), (3, 3)))
     free = [tile(*t) for t in ((1, 1), (1, 2), (1, 4), (2, 2), (5, 5))]
     h0s = sorted(sum(1 << i for i in c) for c in itertools.combinations(free, 3))
-    hands, deals = (h0s, [h1]), [(i, 0, 1.0) for i in range(10)]
+    game = SimpleNamespace(rules=rules, root=root, hands=(h0s, [h1]),
+                           deals=[(i, 0, 1.0) for i in range(10)])
     for policies in (1, 2, 3):
-        ref = endgame_ref.build(rules, root, hands, deals, horizon=1, greedy_seat=1,
-                                policies=policies)
-        c = eg.EndgameSolver(rules, root, hands, deals, horizon=1, greedy_seat=1,
-                             policies=policies)
-        assert_same_tree(c, ref)
-
-
-@pytest.mark.parametrize("count", sizes(3, 12))
-def test_cut_full_games_of_several_hands_agree_with_the_oracle(positions, count):
-    """The full game (each seat's every possible hand: rows of several hands, deals alone
-    with a hand or not), cut at horizons 1-3 with either seat greedy or none: the core's
-    leaves are the oracle's, payoff for payoff."""
-    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
-    alone = 0
-    for info, _ in positions[:count]:
-        g = endgame.game(info)
-        for horizon in (1, 2, 3):
-            for greedy in (0, 1, None):
-                tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals, horizon=horizon,
-                                         greedy_seat=greedy, policies=2)
-                c = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals, horizon=horizon,
-                                     greedy_seat=-1 if greedy is None else greedy,
-                                     policies=2)
-                assert_same_tree(c, tree)
-                alone += greedy is not None and c.n_leaves > 0
-    assert alone
+        cut_both(game, 1, 1, policies)
 
 
 @pytest.mark.parametrize("iterations", [17_000, 20_000, 25_000])
@@ -414,21 +383,7 @@ def test_a_brackets_work_counts_every_build_and_stays_within_the_budget(iteratio
     what they may have cost) and every DCFR run's work are in `Bracket.work`, which stays
     within the budget, at budgets where some cuts fail (a failed cut's work was once left
     out, and later moves got larger shares); the default budget's: above."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
-    real_deepen, real_iterate = endgame.shown.deepen, endgame.solvers.iterate
-    built = []
-
-    def deepen(*args, **kwargs):
-        out = real_deepen(*args, **kwargs)
-        built.append(out.spent)
-        return out
-
-    def iterate(*args, **kwargs):
-        out = real_iterate(*args, **kwargs)
-        built.append(out.spent)
-        return out
-    monkeypatch.setattr(endgame.shown, "deepen", deepen)
-    monkeypatch.setattr(endgame.solvers, "iterate", iterate)
+    built = _count_spent(monkeypatch)
     budget = endgame.budget_work(iterations)
     try:
         b = endgame.bracket(_decision(), max_work=budget)
@@ -442,7 +397,6 @@ def test_a_stop_heard_inside_a_cut_keeps_the_moves_bracketed(monkeypatch):
     """The stop comes while the third move's cut is built (a KeyboardInterrupt from the
     core, as Ctrl-C gives): the two moves done are kept, the rest missing, and the bracket
     says it was interrupted."""
-    pytest.importorskip("bergen_search.search.endgame._endgame")
     real, calls = endgame.shown.deepen, []
 
     def deepen(*args, **kwargs):
@@ -454,16 +408,6 @@ def test_a_stop_heard_inside_a_cut_keeps_the_moves_bracketed(monkeypatch):
     b = endgame.bracket(_decision(), max_work=endgame.budget_work(30_000))
     assert b.interrupted and len(b.floors) == 2 and len(b.missing) == 3
     assert set(b.horizons) == set(b.floors)
-
-
-def test_a_play_out_table_of_another_kind_is_refused():
-    eg = pytest.importorskip("bergen_search.search.endgame._endgame")
-    info = _decision()
-    _, subs = _subgames(info)
-    _, sub = subs[0]
-    with pytest.raises(Exception, match="a PlayoutTable"):
-        eg.EndgameSolver(sub.rules, sub.root, sub.hands, sub.deals, horizon=1,
-                         playouts=object())
 
 
 def test_a_floor_leaf_plays_one_policy_for_all_its_deals(monkeypatch):

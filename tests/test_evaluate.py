@@ -39,7 +39,7 @@ def _empty(interrupted):
     return fake_search
 
 
-def test_answer_interrupted_before_anything_is_nothing_finished(info, monkeypatch):
+def test_answer_that_finished_nothing_says_why(info, monkeypatch):
     monkeypatch.setattr(ev_module, "search", _empty(True))
     with pytest.raises(NothingFinished) as caught:
         answer(info, Settings.of("ismcts"), "points", LIMITS, 0, 1)
@@ -48,9 +48,7 @@ def test_answer_interrupted_before_anything_is_nothing_finished(info, monkeypatc
     with pytest.raises(NothingFinished, match="a single world"):
         answer(info, Settings.of("expectimax"), "points", LIMITS, 0, 1)
     assert not isinstance(caught.value, BergenError)     # Ctrl-C, not bad input: exit 130
-
-
-def test_answer_with_too_small_a_budget_says_what_to_give(info, monkeypatch):
+    # not interrupted: too small a budget, and what to give
     monkeypatch.setattr(ev_module, "search", _empty(False))
     with pytest.raises(BergenError) as caught:
         answer(info, Settings.of("ismcts"), "points", Limits(time=0.001), 0, 1)
@@ -60,13 +58,8 @@ def test_answer_with_too_small_a_budget_says_what_to_give(info, monkeypatch):
         answer(info, Settings.of("expectimax"), "points", Limits(time=0.001), 0, 1)
 
 
-def test_side_figures_come_from_an_engine_that_reports_them():
-    chosen = Settings.of("ismcts", {"inference": "off"})
-    assert side_settings(chosen) is chosen
-    assert side_settings(Settings.of("expectimax", {"depth": 3})) == Settings.of("ismcts")
-
-
-def test_evaluate_scores_every_side_for_both_objectives(info):
+def test_evaluate_scores_every_side_for_both_objectives_and_eval_prints_it(info):
+    """`bergen eval --json` is the evaluation's view: the same figures, rounded."""
     ev = evaluate(info, Settings.of("ismcts"), "points", LIMITS, seed=2)
     assert isinstance(ev, Evaluation)
     assert ev.searched == SIDE_OBJECTIVES and not ev.interrupted
@@ -79,6 +72,13 @@ def test_evaluate_scores_every_side_for_both_objectives(info):
     # Each side's points are the chosen search's figures after its best move.
     sides = alone.info["sides"][alone.moves[0].move]
     assert [s.expected_points for s in ev.sides] == list(sides)
+    res = CliRunner().invoke(main, ["eval", "--position", POSITION, "--iterations", "600",
+                                    "--seed", "2", "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["sides"] == [{"side": s.side, "expected_points": round(s.expected_points, 6),
+                             "p_win_match": round(s.p_win_match, 6)} for s in ev.sides]
+    assert doc["value"] == round(ev.result.value, 6)
 
 
 def test_evaluate_after_ctrl_c_starts_no_more_searches(info, monkeypatch):
@@ -115,21 +115,13 @@ def test_evaluate_with_the_chosen_search_interrupted_searches_nothing_more(info,
 
 
 def test_expectimax_takes_the_sides_from_ismcts(info):
+    """Side figures come from an engine that reports them."""
+    chosen = Settings.of("ismcts", {"inference": "off"})
+    assert side_settings(chosen) is chosen
+    assert side_settings(Settings.of("expectimax", {"depth": 3})) == Settings.of("ismcts")
     ev = evaluate(info, Settings.of("expectimax"), "points", Limits(iterations=5), seed=0)
     assert ev.side_algorithm == "ismcts" and ev.searched == SIDE_OBJECTIVES
     assert ev.result.info["algorithm"] == "expectimax"
-
-
-def test_bergen_eval_prints_the_evaluation(info):
-    """`bergen eval --json` is the evaluation's view: the same figures, rounded."""
-    res = CliRunner().invoke(main, ["eval", "--position", POSITION, "--iterations", "600",
-                                    "--seed", "2", "--json"])
-    assert res.exit_code == 0, res.output
-    doc = json.loads(res.output)
-    ev = evaluate(info, Settings.of("ismcts"), "points", LIMITS, seed=2)
-    assert doc["sides"] == [{"side": s.side, "expected_points": round(s.expected_points, 6),
-                             "p_win_match": round(s.p_win_match, 6)} for s in ev.sides]
-    assert doc["value"] == round(ev.result.value, 6)
 
 
 def test_nothing_finished_through_the_cli_is_one_line_and_130(monkeypatch):

@@ -1,9 +1,11 @@
-"""Flat Monte Carlo (`algorithms/flat.py`), the engine added by one module: the registry
-lists it, every front end takes it, and it is a search as the others are (reproducible, the
-same with any number of workers, honest errors, the same without the compiled core)."""
+"""The engines added by one module each, flat Monte Carlo (`engines/flat.py`) and UCB1 at the
+root (`engines/ucb.py`): the registry lists them, every front end takes them, each is a search
+as the others are (reproducible, the same with any number of workers and without the compiled
+core, honest errors), and UCB1 is a bandit: flat's best move, with most of its worlds on it."""
 import json
 import statistics
 
+import pytest
 from click.testing import CliRunner
 
 from bergen_search.cli import main
@@ -15,7 +17,7 @@ DECISION = "examples/decision.json"
 ENDGAME = "examples/endgame.json"
 
 
-def _info(path):
+def _info(path=DECISION):
     with open(path, encoding="utf-8") as f:
         return load_game(f.read())
 
@@ -26,33 +28,42 @@ def _run(*args):
     return res
 
 
-def test_the_registry_and_every_front_end_have_it():
-    assert "flat" in registry.names()
-    alg, settings = registry.resolve("flat", {"playout": "random"})
-    assert alg.unit == "iterations" and settings == {"playout": "random", "inference": "off",
-                                                     "replicates": 4}
-    assert "flat: flat Monte Carlo" in " ".join(_run("best", "--help").output.split())
-    doc = json.loads(_run("best", DECISION, "--algorithm", "flat", "--iterations", "80",
+@pytest.mark.parametrize("name, given, settings, help", [
+    ("flat", {"playout": "random"}, {"playout": "random", "inference": "off", "replicates": 4},
+     "flat: flat Monte Carlo"),
+    ("ucb", {"exploration": "0.5"},
+     {"exploration": 0.5, "playout": "safe", "inference": "off", "replicates": 4},
+     "ucb: UCB1 over the root choices")])
+def test_the_registry_and_every_front_end_have_it(name, given, settings, help):
+    alg, got = registry.resolve(name, given)
+    assert name in registry.names() and alg.unit == "iterations" and got == settings
+    assert help in " ".join(_run("best", "--help").output.split())
+    doc = json.loads(_run("best", DECISION, "--algorithm", name, "--iterations", "80",
                           "--json").output)
-    assert doc["algorithm"] == "flat" and doc["replicates"] == 4 and doc["iterations"] == 80
+    assert doc["algorithm"] == name and doc["replicates"] == 4 and doc["iterations"] == 80
     assert doc["best"] == doc["moves"][0]["move"] and doc["stderr"] > 0
     # A match engine spec, in an arena against another engine.
-    out = _run("arena", "flat:iterations=24", "greedy", "--games", "2", "--round", "--seed",
+    out = _run("arena", f"{name}:iterations=24", "greedy", "--games", "2", "--round", "--seed",
                "3", "--json").output
-    assert json.loads(out)["engines"] == ["flat:iterations=24", "greedy"]
+    assert json.loads(out)["engines"] == [f"{name}:iterations=24", "greedy"]
 
 
-def test_same_seed_same_answer_with_any_number_of_workers():
-    info = _info(DECISION)
-    one = search(info, Limits(iterations=120), algorithm="flat", seed=5)
-    again = search(info, Limits(iterations=120), algorithm="flat", seed=5)
-    two = search(info, Limits(iterations=120), algorithm="flat", seed=5, workers=2)
+@pytest.mark.parametrize("name", ["flat", "ucb"])
+def test_same_seed_same_answer_with_any_number_of_workers_and_without_the_core(name,
+                                                                              monkeypatch):
+    info = _info()
+    one = search(info, Limits(iterations=120), algorithm=name, seed=5)
+    again = search(info, Limits(iterations=120), algorithm=name, seed=5)
+    two = search(info, Limits(iterations=120), algorithm=name, seed=5, workers=2)
     assert one.moves == again.moves == two.moves
-    assert search(info, Limits(iterations=120), algorithm="flat", seed=6).moves != one.moves
+    assert search(info, Limits(iterations=120), algorithm=name, seed=6).moves != one.moves
+    monkeypatch.setattr(backend, "SEARCH", backend.reference_search("test"))
+    ref = search(info, Limits(iterations=120), algorithm=name, seed=5)
+    assert ref.info["backend"] == "reference" and ref.moves == one.moves
 
 
 def test_mirror_twins_share_their_figures_and_the_move_is_the_best_value():
-    res = search(_info(DECISION), Limits(iterations=80), algorithm="flat", seed=2)
+    res = search(_info(), Limits(iterations=80), algorithm="flat", seed=2)
     by = {m.move: m for m in res.moves}
     for m in res.moves:
         if m.twin:
@@ -60,10 +71,11 @@ def test_mirror_twins_share_their_figures_and_the_move_is_the_best_value():
     assert res.best == max((m for m in res.moves if not m.twin), key=lambda m: m.value).move
 
 
-def test_its_error_matches_the_spread_over_seeds():
+def test_its_error_matches_the_spread_over_seeds_and_the_sides_the_value():
     """The printed ± (the spread of 4 replicates) against the spread of the value over 16
     independent seeds, for the best and the worst move: the same within the noise of 16
-    seeds (a ± of zero, or one that ignored the replicates, fails by far)."""
+    seeds (a ± of zero, or one that ignored the replicates, fails by far); the sides' points
+    agree with the value."""
     info = _info(ENDGAME)
     runs = [search(info, Limits(iterations=64), algorithm="flat", seed=s) for s in range(16)]
     for move in ("1-5:R", "1-2:R"):
@@ -71,19 +83,26 @@ def test_its_error_matches_the_spread_over_seeds():
         spread = statistics.stdev(m.value for m in vals)
         printed = statistics.fmean(m.stderr for m in vals)
         assert 0.5 < spread / printed < 2.0, (move, spread, printed)
-
-
-def test_the_sides_and_the_value_agree():
-    """The mover's side's expected points minus the other's is the move's value."""
-    res = search(_info(ENDGAME), Limits(iterations=40), algorithm="flat", seed=1)
-    for m in res.moves:
-        a, b = res.info["sides"][m.move]
+    for m in runs[1].moves:     # the mover's side's points minus the other's: the value
+        a, b = runs[1].info["sides"][m.move]
         assert abs((b - a) - m.value) < 1e-9       # seat 1 (side 1) to move
 
 
-def test_the_same_without_the_compiled_core(monkeypatch):
-    info = _info(DECISION)
-    core = search(info, Limits(iterations=60), algorithm="flat", seed=4)
-    monkeypatch.setattr(backend, "SEARCH", backend.reference_search("test"))
-    ref = search(info, Limits(iterations=60), algorithm="flat", seed=4)
-    assert ref.info["backend"] == "reference" and ref.moves == core.moves
+def test_ucb_finds_flats_best_move_with_its_worlds_on_it():
+    info = _info()
+    flat = search(info, Limits(iterations=1000), algorithm="flat", seed=1)
+    ucb = search(info, Limits(iterations=2000), algorithm="ucb", seed=1)
+    assert ucb.best in (flat.best, flat.moves[0].twin, flat.moves[1].move)
+    choices = [m for m in ucb.moves if m.twin is None]
+    assert choices[0].visits == max(m.visits for m in choices)
+    assert choices[0].visits > 2000 / len(choices)          # more than an even share
+    assert sum(m.visits for m in choices) == 2000
+    assert min(m.visits for m in choices) >= 4              # every choice pulled, per unit
+
+
+def test_ucb_pulls_every_choice_once_before_any_twice():
+    info = _info()
+    n_choices = len([m for m in search(info, Limits(iterations=40), algorithm="ucb",
+                                       seed=2, replicates=1).moves if m.twin is None])
+    res = search(info, Limits(iterations=n_choices), algorithm="ucb", seed=2, replicates=1)
+    assert all(m.visits == 1 for m in res.moves)

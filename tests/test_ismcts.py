@@ -1,27 +1,30 @@
-"""SO-ISMCTS in C (`search.engines.ismcts._ismcts`; Cowling, Powley & Whitehouse 2012), layered
-as OpenSpiel's `mcts_test.py`: the API and its invariants, determinism, the time limit, obvious
-best moves, agreement with an exact solution of small endgames, hidden information kept hidden,
-3 and 4 players and partnerships, the match objective. The exact solution (`exact_root_values`)
-plays every root move to the end of the round in every world of `WorldTable.enumerate()`, the
-observer choosing at each later information set the move best over the worlds it cannot tell
-apart, the other seats having no decision (else the position is skipped): the game ISMCTS solves
-there, so its means converge to these values."""
+"""SO-ISMCTS in C (`_ismcts`): the API and its invariants, determinism, the time limit, obvious
+best moves, hidden hands kept hidden, more players, the match objective, and agreement with an
+exact solution of small endgames (`exact_root_values`: every world, the observer choosing the
+move best over the worlds it cannot tell apart, nobody else deciding)."""
+import gc
 import os
+import threading
 import time
+from math import comb
 
 import pytest
 from support import sizes
 
 from bergen_search.errors import BergenError
+from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import format_move
 from bergen_search.formats.position import Position, position_from_flags
 from bergen_search.game import match
 from bergen_search.game.rng import Rng, derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW, PASS, State
-from bergen_search.game.tiles import TILE_HIGH, TILE_LOW, parse_tile
+from bergen_search.game.tiles import TILE_HIGH, TILE_LOW, other_half, parse_tile
 from bergen_search.information.infoset import from_position, from_state_and_events
-from bergen_search.information.sampler import WorldTable
+from bergen_search.information.sampler import ReferenceSampler, WorldTable, world_state
+from bergen_search.search.api import Limits, search
+from bergen_search.search.engines.ismcts import Ismcts
+from bergen_search.search.engines.ismcts import reference as ismcts_ref
 
 try:
     from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
@@ -107,44 +110,30 @@ def info_of(position, **kw):
     return from_position(position_from_flags(**position, **kw))
 
 
-def test_root_stats_cover_the_legal_moves_and_every_iteration():
-    info = first_decision(Rules(), derive_seed(SEED, 0))
-    tree = searched(info, 3000)
+@pytest.mark.parametrize("iterations, megabytes", sizes((100_000, 32), (1_000_000, 250)))
+def test_root_stats_cover_the_legal_moves_and_every_iteration_in_little_memory(iterations,
+                                                                               megabytes):
+    """At most 250 MB for a million iterations (192 MB today); by default 32 MB for a
+    hundred thousand (24 MB: the pools double, so the figure is a power of two)."""
+    info = first_decision(Rules(), derive_seed(SEED, 5))
+    tree = searched(info, iterations)
     stats = tree.root_stats()
     st_moves = [m for m, *_ in stats]
     hand_fits = [t * 2 + e for t in range(28) if info.hand >> t & 1 for e in (0, 1)
                  if (info.left, info.right)[e] in (TILE_LOW[t], TILE_HIGH[t])]
     assert st_moves == sorted(hand_fits)
-    assert sum(v for _, v, _, _ in stats) == tree.iterations == 3000
-    assert tree.n_nodes > 3000          # one expanded node per iteration at least
-    assert tree.memory_bytes >= tree.n_nodes * 40
+    assert sum(v for _, v, _, _ in stats) == tree.iterations == iterations
+    assert tree.n_nodes > iterations          # one expanded node per iteration at least
+    assert tree.n_nodes * 40 <= tree.memory_bytes < megabytes * 2**20, tree.memory_bytes
     for move, visits, total, sq in stats:
         assert visits > 0
         assert sq >= total * total / visits - 1e-6    # Cauchy-Schwarz: sums are consistent
-
-
-def test_bad_arguments():
-    sampler = CoreSampler(first_decision(Rules(), derive_seed(SEED, 1)))
-    with pytest.raises(BergenError):
-        IsmctsTree(sampler, "seed")
-    with pytest.raises(BergenError):
-        IsmctsTree(sampler, 1, objective=2)
-    with pytest.raises(BergenError):
-        IsmctsTree(sampler, 1, playout="clever")
-    with pytest.raises(BergenError):
-        IsmctsTree(sampler, 1, exploration=-1.0)
-    with pytest.raises(BergenError, match="limit"):
-        IsmctsTree(sampler, 1).run(0, 0)
-    tree = IsmctsTree(sampler, 1, objective="match", playout="scoring")
-    assert (tree.objective, tree.playout, tree.value_scale) == (1, 1, 1.0)
-    assert IsmctsTree(sampler, 1).value_scale == pytest.approx(1 / _ismcts.POINTS_SCALE)
 
 
 def test_availability_counts_the_worlds_where_a_play_is_legal():
     """After the reply to the lead, an opponent's play is available about visits * hand /
     allowed times (its hand a uniform subset of the tiles allowed); its draw is one DRAW child,
     taken when none of its tiles fits."""
-    from math import comb
     rules = Rules()
     info = first_decision(rules, derive_seed(SEED, 8))
     other = 1 - info.seat
@@ -211,25 +200,11 @@ def test_same_seed_same_tree_however_sliced(objective):
     assert other.root_stats() != whole.root_stats()
 
 
-def test_a_timed_slice_then_the_rest_equals_one_run(virtual_clock):
-    """A slice cut by its time limit (on a virtual clock of 1/4096 s a reading: 0.01 s is 41
-    readings, 2,624 iterations), then the rest by count: the tree of one run."""
-    virtual_clock(1 / 4096)
-    info = first_decision(Rules(), derive_seed(SEED, 3))
-    timed = tree_for(info, 3)
-    done = timed.run(0, 0.01)
-    assert 0 < done < 20_000
-    timed.run(20_000 - done, 0)
-    assert timed.root_stats() == searched(info, 20_000, seed=3).root_stats()
-
-
 def test_time_limit(virtual_clock):
     """The clock is read every 64 iterations and the run stops at the first reading past its
     limit: on a virtual clock of 1/64 s a reading, 0.25 s is 1,024 iterations; a huge iteration
     limit is cut by the time, a small one comes first. The pure-Python tree reads it every
-    iteration: 16."""
-    from bergen_search.information.sampler import ReferenceSampler
-    from bergen_search.search.engines.ismcts import reference as ismcts_ref
+    iteration: 16. A slice cut by its time, then the rest by count: the tree of one run."""
     info = first_decision(Rules(), derive_seed(SEED, 4))
     virtual_clock(1 / 64)
     for objective in (0, 1):
@@ -240,11 +215,15 @@ def test_time_limit(virtual_clock):
         assert tree.iterations == 2148
         ref = ismcts_ref.IsmctsTree(ReferenceSampler(info), 4, objective=objective)
         assert ref.run(0, 0.25) == 16 and ref.run(10, 0.25) == 10
+    timed = tree_for(info, 3)
+    done = timed.run(0, 0.01)
+    assert 0 < done < 20_000
+    timed.run(20_000 - done, 0)
+    assert timed.root_stats() == searched(info, 20_000, seed=3).root_stats()
 
 
 def test_one_search_at_a_time():
     """`run` releases the GIL; a second thread may not run the same tree meanwhile."""
-    import threading
     tree = tree_for(first_decision(Rules(), derive_seed(SEED, 9)))
     worker = threading.Thread(target=tree.run, args=(0, 0.3))
     worker.start()
@@ -253,14 +232,6 @@ def test_one_search_at_a_time():
         tree.run(10, 0)
     worker.join()
     assert tree.run(10, 0) == 10
-
-
-@pytest.mark.parametrize("iterations, megabytes", sizes((100_000, 32), (1_000_000, 250)))
-def test_memory_for_a_million_iterations(iterations, megabytes):
-    """At most 250 MB for a million iterations (192 MB today); by default 32 MB for a
-    hundred thousand (24 MB: the pools double, so the figure is a power of two)."""
-    tree = searched(first_decision(Rules(), derive_seed(SEED, 5)), iterations)
-    assert tree.memory_bytes < megabytes * 2**20, tree.memory_bytes
 
 
 # ---- obvious positions -----------------------------------------------------------------------
@@ -283,17 +254,14 @@ def test_obvious_positions(playout, position, best, means):
         assert stats[mv("3-6:L")][1] < 3.5
 
 
-def test_match_objective_takes_the_winning_match():
-    """At 14-14 of 15 any match scores 1 (endgame cap) and wins: 5-5 wins in every world."""
+def test_match_objective():
+    """At 14-14 of 15 any match scores 1 (endgame cap) and wins: 5-5 wins in every world; from
+    the first decision the match goes on over fresh deals: every reward is 0 or 1."""
     tree = searched(info_of(TRIPLE, scores="14,14"), 20000, objective="match")
     stats = by_move(tree)
     assert best_move(tree) in (mv("5-5:L"), mv("5-5:R"))
     for move in (mv("5-5:L"), mv("5-5:R")):
         assert stats[move][1] == 1.0
-
-
-def test_match_objective_rewards_are_wins():
-    """From the first decision the match goes on over fresh deals: every reward is 0 or 1."""
     tree = searched(first_decision(Rules(), derive_seed(SEED, 6)), 5000, objective="match")
     for move, visits, total, sq in tree.root_stats():
         assert sq == total                 # r * r == r for r in {0, 1}
@@ -328,29 +296,6 @@ def test_partnership_rewards_are_by_side():
 # ---- exact values on small endgames -----------------------------------------------------------
 class OpponentDecides(Exception):
     """Another seat has a choice somewhere: the exact solution here does not apply."""
-
-
-def world_state(info, hands, reserve):
-    """The reference State of one world of an information set (full information)."""
-    rules = info.rules
-    s = State.__new__(State)
-    s.rules = rules
-    s.hands = tuple(hands)
-    s.hidden = (0,) * rules.players
-    s.reserve = tuple(reserve)
-    s.reserve_size = len(reserve)
-    s.left, s.right = info.left, info.right
-    s.left_double, s.right_double = info.left_double, info.right_double
-    s.line = info.line
-    s.scores = tuple(info.scores)
-    s.to_move = info.seat
-    s.passes = info.passes
-    s.draws_this_turn = info.draws_this_turn
-    s.last_drawn = info.last_drawn
-    s.ended = None
-    s.winner = None
-    s.last_points = (0,) * rules.n_sides
-    return s
 
 
 def points_reward(info, s):
@@ -490,40 +435,32 @@ def test_exact_solver_knows_the_obvious():
         exact_root_values(info_of(NO_GIFT), [mv("4-5:R")])
 
 
-def test_best_move_equals_the_exact_best(solved_endgames):
-    endgames, min_best, _ = solved_endgames
-    checked = 0
-    for info, exact, _ in endgames:
+def test_the_search_finds_the_exact_best_and_values(solved_endgames):
+    """A move best by 0.25 or more is the tree's best; where every action after the root move is
+    forced, each root move's mean is within 4.5 standard errors of the exact value (3 sides: the
+    gain minus the others' mean gain; partnerships: by side)."""
+    endgames, min_best, min_means = solved_endgames
+    bests = means = 0
+    for k, (info, exact, counts) in enumerate(endgames):
         ranked = sorted(exact.values(), reverse=True)
-        if ranked[0] - ranked[1] < 0.25:
+        gap = ranked[0] - ranked[1] >= 0.25
+        if not gap and counts["observer_choices"]:
             continue
-        tree = searched(info, 20000, seed=checked)
-        got = best_move(tree)
-        want = max(exact, key=exact.get)
-        assert got == want, (f"{format_move(got)} != {format_move(want)}: "
-                             f"{ {format_move(m): v for m, v in exact.items()} } {info}")
-        checked += 1
-    assert checked >= min_best
-
-
-def test_means_equal_the_exact_values(solved_endgames):
-    """Where every action after the root move is forced, each root move's mean is within a few
-    standard errors of the exact value (with 3 sides: the gain minus the others' mean gain; with
-    partnerships: by side)."""
-    endgames, _, min_means = solved_endgames
-    checked = 0
-    for info, exact, counts in endgames:
+        tree = searched(info, 20000, seed=k)
+        if gap:
+            got, want = best_move(tree), max(exact, key=exact.get)
+            assert got == want, (f"{format_move(got)} != {format_move(want)}: "
+                                 f"{ {format_move(m): v for m, v in exact.items()} } {info}")
+            bests += 1
         if counts["observer_choices"]:
             continue
-        tree = searched(info, 20000, seed=100 + checked)
         for move, (visits, mean, se) in by_move(tree).items():
-            if visits < 30:
-                continue
-            assert abs(mean - exact[move]) <= 4.5 * se + 1e-9, (
-                f"{format_move(move)}: mean {mean} +- {se} ({visits} visits), exact "
-                f"{exact[move]}; {info}")
-            checked += 1
-    assert checked >= min_means
+            if visits >= 30:
+                assert abs(mean - exact[move]) <= 4.5 * se + 1e-9, (
+                    f"{format_move(move)}: mean {mean} +- {se} ({visits} visits), exact "
+                    f"{exact[move]}; {info}")
+                means += 1
+    assert bests >= min_best and means >= min_means
 
 
 # ---- hidden information ----------------------------------------------------------------------
@@ -618,9 +555,6 @@ def test_the_expected_line_is_a_line_of_play(seed):
     """Each move's expected line (`info["lines"]`) is play the rules allow as the seat sees it:
     plays fit their end, the seat's own tiles only when it plays, a draw keeps the turn, the
     seat's own draw ends the line; its first step answers the move."""
-    from bergen_search.formats.game import load_game
-    from bergen_search.game.tiles import TILE_HIGH, TILE_LOW, other_half
-    from bergen_search.search.api import Limits, search
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
     res = search(info, Limits(iterations=20_000), seed=seed, endgame=False)
     lines = res.info["lines"]
@@ -662,11 +596,6 @@ def test_no_line_without_values_and_the_trees_are_freed(monkeypatch):
     """A match engine's search (`values=False`) reads no line, and a search that reads them
     leaves no tree alive (the gc off: a cycle would keep one and shrink the next search's share
     of the cap)."""
-    import gc
-
-    from bergen_search.formats.game import load_game
-    from bergen_search.search.engines.ismcts import Ismcts
-    from bergen_search.search.api import Limits, search
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
     assert "lines" not in search(info, Limits(iterations=2_000), seed=1, values=False).info
     accounts, made = [], Ismcts.memory_account

@@ -1,21 +1,17 @@
-"""The pure-Python ISMCTS (`search.engines.ismcts.reference`), the compiled one's oracle: for
-the same information set, seed and calls both build the same tree node for node, with the same
-statistics bit for bit and the same answer. Each decision comes from its index alone
-(`decision_case(i)`): a rule set over every table and variant, a random round cut at a random
-moment (mid-turn, forced draws and passes too), the information set with or without history,
-uniform or inference worlds, the tree's settings; then a plan of `run`, `run_move` and
-`evaluate_root` calls, compared after each and, at the end, the whole tree, `root_stats`,
-`root_side_stats`, `n_nodes`, `twins` and the choice. `search()` itself is compared with the
-backend swapped (`backend.SEARCH`). A few dozen decisions by default; thousands behind `slow`.
-"""
+"""The pure-Python ISMCTS (`ismcts.reference`), the compiled one's oracle: the same tree node
+for node, bit for bit, and the same answer, on decisions drawn from their index alone
+(`decision_case(i)`: every rule table and variant, any moment of a round, with or without
+history, uniform or inference worlds, the tree's settings, a plan of `run`, `run_move` and
+`evaluate_root` calls); `search()` with the backend swapped. Thousands behind `slow`."""
 import math
 from dataclasses import dataclass
 
 import pytest
+from support import sizes
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.position import Position
-from bergen_search.game import match, policy
+from bergen_search.game import match
 from bergen_search.game.rng import Rng, derive_seed
 from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
 from bergen_search.game.state import DRAW, State
@@ -162,13 +158,30 @@ def chosen_move(tree, evaluated=None):
     return most, max(evaluated, key=lambda r: r[1])[0]
 
 
+def both_trees(case, core_modules, seed=None, **kw):
+    """The compiled tree and the reference's of `case` (its seed unless `seed`)."""
+    IsmctsTree, CoreSampler = core_modules
+    seed = case.seed if seed is None else seed
+    return (IsmctsTree(CoreSampler(case.info, case.table), seed, **kw),
+            ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), seed, **kw))
+
+
+def grown(case, core_modules):
+    """Both trees of `case` after the runs of its plan."""
+    trees = both_trees(case, core_modules, **case.settings)
+    for step in case.plan:
+        for tree in trees:
+            if step[0] == "run":
+                tree.run(step[1], 0)
+            elif step[0] == "run_move":
+                tree.run_move(step[1], step[2], 0)
+    return trees
+
+
 def check_case(i: int, core_modules) -> int:
     """Decision i on both trees; returns the iterations run. Fails naming the decision."""
-    IsmctsTree, CoreSampler = core_modules
     case = decision_case(i)
-    core = IsmctsTree(CoreSampler(case.info, case.table), case.seed, **case.settings)
-    ref = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), case.seed,
-                                **case.settings)
+    core, ref = both_trees(case, core_modules, **case.settings)
     evaluated = None
     for step in case.plan:
         if step[0] == "run":
@@ -247,99 +260,58 @@ def test_same_tree_thousands(chunk, core_modules):
         check_case(i, core_modules)
 
 
-def test_a_pass_of_one_move_is_its_row_of_the_full_pass(core_modules):
-    """`evaluate_root(worlds, seed, only=move)` plays that move alone and gives the very row
-    the full pass gives it on the same worlds (a merged right twin its twin's), on both
-    trees; a move that is not the root's is refused alike."""
-    IsmctsTree, CoreSampler = core_modules
-    checked = twins = 0
+def test_a_pass_of_one_move_or_with_a_prefix_is_the_full_pass(core_modules):
+    """`evaluate_root(worlds, seed, only=move)` gives the very row the full pass gives that
+    move (a merged right twin its twin's); `prefix=p` the full pass's rows, each ending with
+    its sum over the first p worlds, the sum of a pass of p worlds on the same seed; both trees
+    alike, and alike refuse a move not the root's and a prefix outside 0..worlds."""
+    only = prefixed = twins = 0
     for i in list(range(FAST)) + [40, 46]:          # 40 and 46: merged twins at the root
         case = decision_case(i)
-        trees = (IsmctsTree(CoreSampler(case.info, case.table), case.seed, **case.settings),
-                 ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), case.seed,
-                                       **case.settings))
-        for step in case.plan:
-            for tree in trees:
-                if step[0] == "run":
-                    tree.run(step[1], 0)
-                elif step[0] == "run_move":
-                    tree.run_move(step[1], step[2], 0)
-        worlds = 3 + i % 7
-        for tree in trees:
-            full = tree.evaluate_root(worlds, i)
-            for row in full:
-                assert tree.evaluate_root(worlds, i, only=row[0]) == [row], case.label
-                checked += 1
-            twins += len(tree.twins)
-        assert trees[0].evaluate_root(worlds, i) == trees[1].evaluate_root(worlds, i)
-    assert checked > 100 and twins > 0
-    case = decision_case(0)         # its root moves: 34 and 54
-    messages = []
-    for tree in (IsmctsTree(CoreSampler(case.info, case.table), 1),
-                 ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), 1)):
-        for bad in (55, -1, "34", 34.0):
-            with pytest.raises(BergenError, match="is not a root move") as e:
-                tree.evaluate_root(5, 1, only=bad)
-            messages.append(str(e.value))
-    assert messages[:4] == messages[4:]
-
-
-def test_a_pass_with_a_prefix_also_sums_its_first_worlds(core_modules):
-    """`evaluate_root(worlds, seed, prefix=p)`: the full pass's rows, each ending with its
-    sum over the first p worlds, which is the sum of a pass of p worlds on the same seed
-    (both trees alike, `only=` too); a prefix outside 0..worlds is refused alike."""
-    IsmctsTree, CoreSampler = core_modules
-    checked = 0
-    for i in list(range(12)) + [40, 46]:
-        case = decision_case(i)
-        trees = (IsmctsTree(CoreSampler(case.info, case.table), case.seed, **case.settings),
-                 ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), case.seed,
-                                       **case.settings))
-        for step in case.plan:
-            for tree in trees:
-                if step[0] == "run":
-                    tree.run(step[1], 0)
-                elif step[0] == "run_move":
-                    tree.run_move(step[1], step[2], 0)
+        trees = grown(case, core_modules)
         worlds = 4 + i % 7
         rows = []
         for tree in trees:
             full = tree.evaluate_root(worlds, i)
-            for p in (1, worlds // 2, worlds):
+            for row in full:
+                assert tree.evaluate_root(worlds, i, only=row[0]) == [row], case.label
+                only += 1
+            for p in (1, worlds // 2, worlds) if i < 12 or i >= FAST else ():
                 got = tree.evaluate_root(worlds, i, prefix=p)
                 assert [r[:4] for r in got] == full, case.label
                 assert [r[4] for r in got] == [r[1] for r in tree.evaluate_root(p, i)]
                 assert tree.evaluate_root(worlds, i, only=full[-1][0], prefix=p) == [got[-1]]
-                checked += 1
-            rows.append(tree.evaluate_root(worlds, i, prefix=worlds // 2))
+                prefixed += 1
+            twins += len(tree.twins)
+            rows.append((full, tree.evaluate_root(worlds, i, prefix=worlds // 2)))
         assert rows[0] == rows[1], case.label
-    assert checked > 60
-    case = decision_case(0)
+    assert only > 100 and prefixed > 60 and twins > 0
     messages = []
-    for tree in (IsmctsTree(CoreSampler(case.info, case.table), 1),
-                 ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), 1)):
+    for tree in both_trees(decision_case(0), core_modules, 1):     # its root moves: 34 and 54
+        for bad in (55, -1, "34", 34.0):
+            with pytest.raises(BergenError, match="is not a root move") as e:
+                tree.evaluate_root(5, 1, only=bad)
+            messages.append(str(e.value))
         for bad in (6, -1, "2", 2.0):
             with pytest.raises(BergenError, match="prefix must be") as e:
                 tree.evaluate_root(5, 1, prefix=bad)
             messages.append(str(e.value))
-    assert messages[:4] == messages[4:]
+    assert messages[:8] == messages[8:]
 
 
 def test_a_timed_slice_then_the_rest_equals_one_run(core_modules):
     """The clock only decides when to stop between iterations: a run cut by time, then the
     rest, is the core's tree of the same total."""
-    IsmctsTree, CoreSampler = core_modules
     case = decision_case(3)
-    ref = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), 5, **case.settings)
+    core, ref = both_trees(case, core_modules, 5, **case.settings)
     done = ref.run(0, 0.005)
     assert done >= 1
     ref.run(200 - done if done < 200 else 1, 0)
-    core = IsmctsTree(CoreSampler(case.info, case.table), 5, **case.settings)
     core.run(ref.iterations, 0)
     assert core.root_stats() == ref.root_stats() and core.n_nodes == ref.n_nodes
 
 
-# ---- the parts: worlds and playout policies -------------------------------------------------
+# ---- the parts: the worlds -------------------------------------------------------------
 def test_reference_sampler_draws_the_core_worlds(require_compiled):
     """ReferenceSampler.sample and .world walk the core's draws: the same world, and the RNG
     left in the same state, uniform tables and weighted ones."""
@@ -361,69 +333,14 @@ def test_reference_sampler_draws_the_core_worlds(require_compiled):
             assert a.state == b.state == c.state
 
 
-def _decision_states(players, rounds, seed):
-    """(reference State, core state) pairs at decisions with two plays or more."""
-    from bergen_search.game._core import Backend
-    rules = Rules(players=players)
-    out = []
-    for r in range(rounds):
-        rng = Rng(derive_seed(seed, r))
-        hands, reserve = match.deal(rules, rng)
-        ref, core = State.deal(rules, hands, reserve), Backend.new_state(rules, hands, reserve)
-        while ref.ended is None:
-            moves = ref.legal_moves()
-            if ref.line and len(moves) > 1:
-                out.append((ref, core))
-            m = moves[rng.below(len(moves))]
-            ref, core = ref.apply(m), core.apply(m)
-    return out
-
-
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_playout_policies_play_as_the_core(players, require_compiled):
-    """policy.py's choices are the core's on every decision of seeded rounds, for several seeds
-    each (the same play from the same random numbers, ties broken alike)."""
-    from bergen_search.game import _core
-    require_compiled(_core, "bergen_search.game._core")
-    assert policy.PLAYOUTS == _core.PLAYOUTS
-    states = _decision_states(players, 30, 17)
-    assert len(states) > 100
-    for ref, core in states:
-        for name in policy.PLAYOUTS:
-            for seed in range(6):
-                assert policy.playout_move(ref, name, seed) == \
-                    _core.playout_move(core, name, seed), (name, seed, ref.line)
-
-
-def test_policy_checks_its_input():
-    ref = _decision_states_reference()
-    with pytest.raises(BergenError, match="unknown playout"):
-        policy.playout_move(ref, "clever", 1)
-    rules = Rules()
-    fresh = State.deal(rules, *match.deal(rules, Rng(1)))       # the lead: one legal move
-    with pytest.raises(BergenError, match="fewer than two"):
-        policy.playout_move(fresh, "safe", 1)
-
-
-def _decision_states_reference():
-    rules = Rules()
-    rng = Rng(2)
-    st = State.deal(rules, *match.deal(rules, rng))
-    while st.ended is None:
-        moves = st.legal_moves()
-        if st.line and len(moves) > 1:
-            return st
-        st = st.apply(moves[rng.below(len(moves))])
-    raise AssertionError("no decision")
-
-
 def test_bad_arguments_as_the_core(core_modules):
-    """The same checks, the same messages."""
+    """The same checks, the same messages; a second run meanwhile and a tree before the lead are
+    refused."""
     IsmctsTree, CoreSampler = core_modules
     case = decision_case(0)
     samplers = (CoreSampler(case.info, case.table), ReferenceSampler(case.info, case.table))
-    bad = [dict(seed="seed"), dict(seed=True), dict(objective=2), dict(objective="both"), dict(objective=True),
-           dict(exploration=-1.0), dict(exploration=math.nan)]
+    bad = [dict(seed="seed"), dict(seed=True), dict(objective=2), dict(objective="both"),
+           dict(objective=True), dict(exploration=-1.0), dict(exploration=math.nan)]
     for kwargs in bad:
         messages = []
         for cls, sampler in zip((IsmctsTree, ismcts_ref.IsmctsTree), samplers):
@@ -434,6 +351,7 @@ def test_bad_arguments_as_the_core(core_modules):
     for cls, sampler in zip((IsmctsTree, ismcts_ref.IsmctsTree), samplers):
         with pytest.raises(BergenError, match="unknown playout"):
             cls(sampler, 1, playout="clever")
+        assert cls(sampler, 1).value_scale == pytest.approx(1 / ismcts_ref.POINTS_SCALE)
         tree = cls(sampler, 1, objective="match", playout="scoring")
         assert (tree.objective, tree.playout, tree.value_scale) == (1, 1, 1.0)
         with pytest.raises(BergenError, match="limit"):
@@ -448,18 +366,15 @@ def test_bad_arguments_as_the_core(core_modules):
     from bergen_search.search.engines.ismcts import _ismcts
     assert (ismcts_ref.POINTS_SCALE, ismcts_ref.MAX_ITERATIONS, ismcts_ref.KEY_OWN_DRAW) == \
         (_ismcts.POINTS_SCALE, _ismcts.MAX_ITERATIONS, _ismcts.KEY_OWN_DRAW)
-
-
-def test_the_reference_tree_reads_a_core_sampler(core_modules):
-    """Given the core's sampler, the Python tree reads its information set and table."""
-    IsmctsTree, CoreSampler = core_modules
-    case = decision_case(5)
-    sampler = CoreSampler(case.info, case.table)
-    a = ismcts_ref.IsmctsTree(sampler, 9, **case.settings)
-    b = IsmctsTree(sampler, 9, **case.settings)
-    assert a.run(50, 0) == b.run(50, 0) == 50
-    assert a.root_stats() == b.root_stats()
-    assert a.sampler.table is case.table
+    tree = ismcts_ref.IsmctsTree(samplers[1], 1)
+    tree._running = True
+    with pytest.raises(RuntimeError, match="already running"):
+        tree.run(1, 0)
+    from bergen_search.formats.position import position_from_flags
+    info = from_position(position_from_flags(hand="0-0 1-2 3-4 5-6 2-2 4-4", line="",
+                                             hand_sizes="6,6"))
+    with pytest.raises(BergenError, match="lead is forced"):
+        ismcts_ref.IsmctsTree(ReferenceSampler(info), 1)
 
 
 def test_counters_and_memory(core_modules):
@@ -467,29 +382,20 @@ def test_counters_and_memory(core_modules):
     NODE_BYTES a node) grow with the tree."""
     IsmctsTree, CoreSampler = core_modules
     case = decision_case(2)
-    tree = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), 3, **case.settings)
-    core = IsmctsTree(CoreSampler(case.info, case.table), 3, **case.settings)
+    core, tree = both_trees(case, core_modules, 3, **case.settings)
     assert (tree.iterations, tree.n_nodes) == (0, 1)
     assert tree.run(80, 0) == core.run(80, 0) == 80
     assert (tree.iterations, tree.n_nodes, tree.seat) == (80, core.n_nodes, core.seat)
     assert tree.memory_bytes == ismcts_ref.NODE_BYTES * tree.n_nodes > 0
     assert sum(r[1] for r in tree.root_stats()) <= 80
-
-
-def test_one_search_at_a_time():
-    case = decision_case(0)
-    tree = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), 1)
-    tree._running = True
-    with pytest.raises(RuntimeError, match="already running"):
-        tree.run(1, 0)
-
-
-def test_no_tree_before_the_lead():
-    from bergen_search.formats.position import position_from_flags
-    info = from_position(position_from_flags(hand="0-0 1-2 3-4 5-6 2-2 4-4", line="",
-                                             hand_sizes="6,6"))
-    with pytest.raises(BergenError, match="lead is forced"):
-        ismcts_ref.IsmctsTree(ReferenceSampler(info), 1)
+    # given the core's sampler, the Python tree reads its information set and table
+    case = decision_case(5)
+    sampler = CoreSampler(case.info, case.table)
+    a = ismcts_ref.IsmctsTree(sampler, 9, **case.settings)
+    b = IsmctsTree(sampler, 9, **case.settings)
+    assert a.run(50, 0) == b.run(50, 0) == 50
+    assert a.root_stats() == b.root_stats()
+    assert a.sampler.table is case.table
 
 
 # ---- search() on either backend -----------------------------------------------------------
@@ -531,14 +437,10 @@ def check_search(i: int, monkeypatch):
     return a
 
 
-@pytest.mark.parametrize("i", range(FAST_SEARCHES))
-def test_search_is_the_same_on_either_backend(i, monkeypatch, core_modules):
-    check_search(i, monkeypatch)
-
-
-@pytest.mark.slow
-def test_search_is_the_same_on_either_backend_many(monkeypatch, core_modules):
-    for i in range(FAST_SEARCHES, FAST_SEARCHES + SLOW_SEARCHES):
+@pytest.mark.parametrize("start, stop", sizes((0, FAST_SEARCHES),
+                                              (FAST_SEARCHES, FAST_SEARCHES + SLOW_SEARCHES)))
+def test_search_is_the_same_on_either_backend(start, stop, monkeypatch, core_modules):
+    for i in range(start, stop):
         check_search(i, monkeypatch)
 
 
@@ -567,18 +469,11 @@ def test_both_trees_stop_growing_at_the_same_iteration(i, iterations, core_modul
     """The memory cap counted in the reference as in the core: with the same cap both stop
     growing at the same iteration (decision 0's pool fills at 193, 9's at 696) and grow the same
     tree."""
-    IsmctsTree, CoreSampler = core_modules
     case = decision_case(i)
     room = 1500 * ismcts_ref.CORE_NODE_BYTES    # a first pool of 1,500 nodes: full soon
-    # (Each tree counts on an account of its own: no other tree of the process, alive or
-    # waiting for the garbage collector, takes from its cap.)
-    core = IsmctsTree(CoreSampler(case.info, case.table), case.seed, **case.settings,
-                      max_bytes=room)
-    ref = ismcts_ref.IsmctsTree(ReferenceSampler(case.info, case.table), case.seed,
-                                **case.settings, max_bytes=room)
+    # (each tree counts on an account of its own, whatever other trees are alive)
+    core, ref = both_trees(case, core_modules, **case.settings, max_bytes=room)
     assert core.run(iterations, 0) == ref.run(iterations, 0) == iterations
     assert core.full and ref.full and core.full_at == ref.full_at < iterations
-    assert core.n_nodes == ref.n_nodes
-    assert core.root_stats() == ref.root_stats()
-    assert core.root_side_stats() == ref.root_side_stats()
-    assert tree_dump(core) == tree_dump(ref)
+    assert (core.n_nodes, core.root_stats(), core.root_side_stats(), tree_dump(core)) == \
+        (ref.n_nodes, ref.root_stats(), ref.root_side_stats(), tree_dump(ref))

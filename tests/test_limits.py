@@ -1,9 +1,6 @@
-"""Every limit held, every input refused that must be: budgets checked at the edge (one line,
-exit 2, the maxima in --help) in every command and engine spec; a time limit inside an
-expectimax world; a search that finished nothing says so; a match engine that finishes nothing
-plays greedy and says so; the memory cap held even when the machine refuses memory; `play`'s
-file checked first and never overwritten unasked; impossible positions refused; endless inputs
-refused at their caps."""
+"""Every limit held, every input refused that must be (one line, exit 2): budgets in every
+command and engine spec, the clock inside an expectimax world, a search that finished nothing,
+the memory cap, `play`'s file, impossible positions, endless inputs."""
 import json
 import math
 import os
@@ -50,10 +47,7 @@ def refused(res, *words):
     ["arena", "greedy", "random", "--games", HUGE], ["selfplay", "--games", HUGE],
 ])
 def test_command_line_budgets_out_of_range_are_one_line(args):
-    """The issue: --iterations 10^30 ended in `internal error: OverflowError`, --time inf ran
-    until killed. Now one line naming the option and its range, exit 2."""
-    res = run(*args)
-    refused(res, "Invalid value for")
+    refused(run(*args), "Invalid value for")
 
 
 @pytest.mark.parametrize("spec", [
@@ -115,10 +109,15 @@ def test_the_engine_protocol_refuses_an_oversized_go():
 
 
 # ---- time held, nothing found said -------------------------------------------------------------
-def test_a_search_that_finished_no_world_says_so(virtual_clock):
+def test_a_search_that_finished_no_world_says_so_and_the_clock_is_heard_inside_one(
+        virtual_clock):
     """Expectimax at depth 10 with a time limit no world fits in: one line saying no world
-    finished and what to change, exit 2, never zeros (on a virtual clock of 1/64 s a reading).
-    """
+    finished and what to change, exit 2, never zeros; a world at depth 10 (millions of nodes)
+    is abandoned at 0.05 s (None), and a timed search stops with fewer worlds than its budget
+    (on a virtual clock of 1/64 s a reading, read every 4,096 nodes)."""
+    from bergen_search.game.rng import Rng
+    from bergen_search.information._sampler import CoreSampler
+    from bergen_search.search.engines.expectimax._expectimax import ExpectimaxSearch
     virtual_clock(1 / 64)
     for command in ("best", "eval"):
         for extra in ([], ["--json"]):
@@ -127,20 +126,9 @@ def test_a_search_that_finished_no_world_says_so(virtual_clock):
             refused(res, "the search finished no world within the time limit of 0.05 s",
                     "smaller --depth")
             assert res.stdout == ""
-    result = search(load_game(FIRST), Limits(time=0.05), algorithm="expectimax", depth=10)
-    assert result.info["empty"] and result.info["iterations"] == 0
-
-
-def test_the_clock_is_heard_inside_a_world(virtual_clock):
-    """A world at depth 10 (millions of nodes) is abandoned at 0.05 s (None), and a timed search
-    stops with fewer worlds than its budget (on a virtual clock of 1/64 s a reading, read every
-    4,096 nodes)."""
-    virtual_clock(1 / 64)
-    from bergen_search.search.engines.expectimax._expectimax import ExpectimaxSearch
-    from bergen_search.information._sampler import CoreSampler
-
-    from bergen_search.game.rng import Rng
     info = load_game(FIRST)
+    result = search(info, Limits(time=0.05), algorithm="expectimax", depth=10)
+    assert result.info["empty"] and result.info["iterations"] == 0
     sampler = CoreSampler(info)
     engine = ExpectimaxSearch(sampler, 10, 1)
     hands, reserve = sampler.sample(Rng(3))
@@ -200,17 +188,13 @@ def test_no_memory_error_when_the_machine_refuses_memory():
 
 
 # ---- play's file -----------------------------------------------------------------------------
-def test_play_checks_its_file_before_the_first_move(tmp_path):
-    """The issue: `play --out /nonexistent/g.json` let a person play the whole game and then
-    failed at saving with an internal error."""
+def test_play_checks_its_file_first_and_never_overwrites_a_game_unasked(tmp_path, monkeypatch):
+    """A file that cannot be written is refused before the game starts; an existing default
+    file gets a new name; an existing --out needs --force."""
     res = run("play", "--engine", "greedy", "--seed", "3", "--out",
               str(tmp_path / "no" / "g.json"), input="quit\n")
     refused(res, "no folder")
     assert "Bergen against" not in res.stdout
-
-
-def test_play_never_overwrites_a_game_unasked(tmp_path, monkeypatch):
-    """The issue: `play --seed 3` overwrote an existing bergen-game-3.json."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bergen-game-3.json").write_text("an old game\n")
     res = run("play", "--engine", "greedy", "--seed", "3", input="quit\n")
@@ -244,7 +228,7 @@ def test_play_writes_its_file_atomically(tmp_path, monkeypatch):
 # ---- inputs that cannot be --------------------------------------------------------------------
 @pytest.mark.parametrize("reserve", ["0", "1"])
 def test_a_reserve_below_what_is_kept_is_refused(reserve):
-    """The issue: reserve_size 0 or 1 (below reserve_kept 2) was accepted."""
+    """From flags, JSON and a position string alike."""
     refused(run("best", "--hand", "0-3 1-2 2-5 5-6", "--line", "1-1 1-4 4-4 4-6 6-3",
                 "--reserve-size", reserve), "fewer than the 2 the rules keep")
     doc = json.load(open(POSITION))
@@ -310,14 +294,13 @@ def test_positions_of_real_games_fit_the_turn_order(seeds):
 
 @pytest.mark.parametrize("command", ["analyze", "replay"])
 def test_a_position_where_a_record_is_needed_says_so(command):
-    """The issue: `unknown field 'scores' in a record`."""
     refused(run(command, POSITION), "this is a bergen-position/1",
             f"{command} needs a record")
     refused(run(command, "-", input="bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14\n"),
             "this is a position string", f"{command} needs a record")
 
 
-# ---- every reader caps its input (issue 40) ---------------------------------------------
+# ---- every reader caps its input ---------------------------------------------------------
 @pytest.mark.parametrize("command,cap", [
     ("best", 16), ("replay", 256),      # a game's reader and the records' (the others': slow)
     *(pytest.param(c, n, marks=pytest.mark.slow) for c, n in (("eval", 16), ("show", 16),
@@ -364,7 +347,7 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path, monkeypatch)
 
 def test_the_engine_refuses_a_line_over_the_cap_and_goes_on():
     """The line over the cap is an input line like another: the lines after it are named by
-    their place in the input (a line not UTF-8 after it had been named one line too soon)."""
+    their place in the input."""
     line = json.dumps({"cmd": "isready", "pad": "x" * (17 << 20)})
     proc = subprocess.run([sys.executable, "-m", "bergen_search", "engine"],
                           input=(line + "\n" + '{"cmd": "isready", "id": 2}\n').encode()

@@ -66,13 +66,10 @@ def test_along_a_round_with_a_hand_unseen():
     assert checked_after_pass >= 1
 
 
-def test_a_round_over_is_an_error():
+def test_a_round_over_is_an_error_and_a_match_over_says_so():
+    """A round over; the last round of a finished match: no next round either."""
     with pytest.raises(BergenError, match="the round is over"):
         next_moves(dict(MATCH, rounds=MATCH["rounds"][:1]))
-
-
-def test_a_match_over_says_the_match_is_over_not_the_round():
-    """The last round of a finished match: no next round either (it had said to start one)."""
     with pytest.raises(BergenError) as e:
         next_moves(MATCH)
     assert str(e.value) == ("round 4: the match is over: side 0 reached the target 15, so no "
@@ -122,8 +119,9 @@ def _brute_allows(cut, seat, event):
     """Whether some history of deals and draws consistent with what `seat` saw lets the seat
     to move take `event` next (the rules engine replaying every candidate hand)."""
     from support import brute_histories, public_events
-    return bool(brute_histories(cut.rules, seat, cut.dealt[seat], public_events(cut.events, seat) + [event],
-                                cut.scores, budget=15_000))
+    return bool(brute_histories(cut.rules, seat, cut.dealt[seat],
+                                public_events(cut.events, seat) + [event], cut.scores,
+                                budget=15_000))
 
 
 @pytest.mark.parametrize("games", [pytest.param(2, id="fast"),

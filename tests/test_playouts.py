@@ -1,12 +1,12 @@
-"""The playout policies (`_core.pyx`): what a search plays once it leaves its tree.
-
-On every decision of seeded random rounds (2, 3 and 4 players): `scoring` takes the play that
-scores most at once; `safe` takes the most points at once and, among those, a play after which
-the next seat does not hold the match tile of the new ends, at random among equals (every
-such play is chosen for some seed); `random` may take any play. Known by hand: the match tile
-of the ends (the one tile that makes a match).
-"""
+"""The playout policies (`_core.pyx`, and `game/policy.py` its twin): what a search plays once
+it leaves its tree. On every decision of seeded rounds (2 to 4 players): `scoring` takes the
+play that scores most at once; `safe` the most points and, among those, a play after which the
+next seat does not hold the match tile of the new ends, at random among equals; `random` any
+play; the Python twin plays as the core from the same random numbers."""
 import pytest
+
+from bergen_search.errors import BergenError
+from bergen_search.game import policy
 
 from bergen_search.game.match import deal
 from bergen_search.game.rng import Rng, derive_seed
@@ -59,7 +59,8 @@ def decision_states(players, rounds=40, seed=3):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_safe_and_scoring_choices(players, require_compiled):
-    from bergen_search.game._core import playout_move
+    from bergen_search.game._core import PLAYOUTS, playout_move
+    assert policy.PLAYOUTS == PLAYOUTS
     states = decision_states(players)
     assert len(states) > 100
     avoided = spread = 0
@@ -75,24 +76,26 @@ def test_safe_and_scoring_choices(players, require_compiled):
         s = playout_move(core, "scoring", 1)
         assert points[s] == max(points.values())
         assert playout_move(core, "random", 1) in moves
+        for name in PLAYOUTS:
+            for seed in range(6):
+                assert policy.playout_move(ref, name, seed) == playout_move(core, name, seed)
     assert avoided > 10            # positions where a play hands the next seat a match
     assert spread > 0.9 * len(states)   # ties are broken at random over all the equals
 
 
 def test_playout_move_checks_its_input(require_compiled):
-    from bergen_search.game._core import playout_move
-
-    from bergen_search.errors import BergenError
+    """The core and its twin alike."""
+    from bergen_search.game._core import Backend, playout_move
     ref, core = decision_states(2, rounds=2)[0]
-    with pytest.raises(BergenError, match="unknown playout"):
-        playout_move(core, "clever", 1)
-    from bergen_search.game._core import Backend
     rules = Rules()
-    rng = Rng(1)
-    hands, reserve = deal(rules, rng)
-    fresh = Backend.new_state(rules, hands, reserve)      # the lead: one legal move
-    with pytest.raises(BergenError, match="fewer than two"):
-        playout_move(fresh, "safe", 1)
+    hands, reserve = deal(rules, Rng(1))
+    fresh = (Backend.new_state(rules, hands, reserve), State.deal(rules, hands, reserve))
+    for move, state, lead in ((playout_move, core, fresh[0]),
+                              (policy.playout_move, ref, fresh[1])):
+        with pytest.raises(BergenError, match="unknown playout"):
+            move(state, "clever", 1)
+        with pytest.raises(BergenError, match="fewer than two"):
+            move(lead, "safe", 1)        # the lead: one legal move
 
 
 def test_the_play_policies_have_one_home():

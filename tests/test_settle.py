@@ -1,11 +1,6 @@
-"""Answers that hold with more time (issue 50): ISMCTS's trees grown in cycles, each move's
-trend read on common worlds, the values corrected toward a search of 16 times the budget,
-their errors covering the correction, and a verdict that says when it has not settled;
-searches until stopped deepen; the review's rechecks search deeper.
-
-The method's figures on positions it was not fitted on are in docs/MEASUREMENTS.md
-("Answers that hold with more time").
-"""
+"""Answers that hold with more time (the settle method): trees grown in cycles, the values
+corrected toward a search of 16 times the budget, errors covering the correction, a verdict
+that says when it has not settled; searches until stopped deepen; rechecks search deeper."""
 import json
 import math
 import threading
@@ -43,10 +38,9 @@ def _z(m: MoveValue) -> float:
 
 
 def test_the_default_answer_holds_against_16_times_the_budget_or_says_it_has_not_settled():
-    """The issue's known case: at the default budget, 2-2 came out +3.90 ± 0.13 where 16 times
-    the budget gives +5.02 ± 0.12 (z = -6.4, as the search was, settle=off). Now every move's
-    value lies within its 99% interval of the bigger search's, and the answer says it has
-    not settled (the bigger search re-ranks: 2-3 and 1-2 close on 2-2, 0-2 stays first)."""
+    """At the default budget settle=off puts 2-2 more than 5 errors from 16 times the budget's
+    value; settled, every move's value lies within its 99% interval of the bigger search's,
+    and the answer says it has not settled (the bigger search re-ranks)."""
     info = decision()
     before = search(info, seed=1, settle="off")
     two = next(m for m in before.moves if str(m.move) == "2-2:L")
@@ -62,8 +56,8 @@ def test_the_default_answer_holds_against_16_times_the_budget_or_says_it_has_not
 
 
 def test_settle_off_is_the_search_without_cycles_byte_for_byte():
-    """settle=off grows each tree in one sequential halving, as before: examples/decision.json
-    at 20,000 iterations, seed 3, gives the figures the search gave before the cycles."""
+    """settle=off grows each tree in one sequential halving: decision.json at 20,000
+    iterations, seed 3, gives the pinned figures of the search without cycles."""
     res = search(decision(), Limits(iterations=20_000), seed=3, settle="off")
     top = res.moves[0]
     assert (str(top.move), round(top.value, 6), round(top.stderr, 6), top.visits) == \
@@ -179,7 +173,7 @@ def cli(*args):
     return result.output
 
 
-def test_best_and_eval_say_an_answer_has_not_settled():
+def test_best_and_eval_say_an_answer_has_not_settled(one_search):
     """The verdict's second line offers more time where the answer has not settled, and
     the JSON documents carry `settled`."""
     out = cli("best", str(EXAMPLES / "decision.json"), "--iterations", "20000")

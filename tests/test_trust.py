@@ -1,8 +1,6 @@
-"""Numbers you can trust: a value's error covers its noise (its spread over seeds matches it),
-the moves not chosen have values worth reading, a move forced in some worlds lends nothing to
-the same move chosen in others, and `analyze` labels only what its interval shows, marking the
-rest borderline. The calibration over many decisions is lab/trust/calibration.py
-(docs/MEASUREMENTS.md)."""
+"""Numbers you can trust: a value's error covers its noise (its spread over seeds), a move
+forced in some worlds lends nothing to the same move chosen in others, and `analyze` labels
+only what its interval shows, marking the rest borderline."""
 import functools
 import json
 import math
@@ -27,7 +25,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 pytestmark = pytest.mark.usefixtures("core")
 
 #: The end of a round where 1-5:R is never worse than 1-2:R in any of the 5 consistent
-#: worlds, and better by 1.6 on average (issue 22). Seat 0 holds 4 of 0-0 0-2 0-3 2-2 3-5.
+#: worlds, and better by 1.6 on average. Seat 0 holds 4 of 0-0 0-2 0-3 2-2 3-5.
 FORCED_POLLUTION = json.dumps({
     "format": "bergen-position/1", "rules": {"players": 2}, "scores": [5, 3], "to_move": 1,
     "hand": ["1-2", "1-5"],
@@ -72,15 +70,17 @@ def test_a_value_is_the_mean_of_its_replicates_and_its_error_their_spread():
             assert m.samples == other.samples and paired_stderr(m, other) == 0.0
 
 
-def test_c4_and_the_spread():
+def test_c4_the_spread_t_quantiles_and_the_paired_error():
+    assert t_quantile(0.95, 1) == pytest.approx(12.706, abs=1e-3)
+    assert t_quantile(0.95, 7) == pytest.approx(2.3646, abs=1e-4)
+    assert t_quantile(0.99, 7) == pytest.approx(3.4995, abs=1e-4)
+    assert t_quantile(0.99, 127) == pytest.approx(2.6148, abs=1e-3)
     assert _c4(2) == pytest.approx(math.sqrt(2 / math.pi))
     assert _c4(1000) == pytest.approx(1, abs=1e-3)
     mean, se = _spread([1.0, 3.0])
     assert mean == 2.0 and se == pytest.approx(math.sqrt(2) / math.sqrt(2) / _c4(2))
     assert _spread([5.0]) == (5.0, math.inf)
-
-
-def test_the_paired_error_of_a_difference_comes_from_the_replicates():
+    # the paired error of a difference comes from the replicates
     a = MoveValue("a", 0, 1.0, 0.5, 0, None, (1.0, 2.0, 0.0, 1.0))
     b = MoveValue("b", 2, 0.5, 0.5, 0, None, (0.5, 1.5, -0.5, 0.5))
     assert paired_stderr(a, b) == 0.0          # the difference never varies
@@ -90,8 +90,8 @@ def test_the_paired_error_of_a_difference_comes_from_the_replicates():
 
 def test_a_bound_is_read_from_the_move_not_from_the_engine_that_made_it():
     """`MoveValue.stderr` is a sampling error and `bound` the exact endgame's: a loss's interval
-    is loss ± (t·error + both bounds) whatever the engine, and `plus_minus` writes the two
-    together."""
+    is loss ± (t·error + both bounds), t on the replicates, whatever the engine, and
+    `plus_minus` writes the two together."""
     from bergen_search.analysis.verdicts import loss_bounds
 
     class R:
@@ -108,27 +108,21 @@ def test_a_bound_is_read_from_the_move_not_from_the_engine_that_made_it():
     result.moves = [a, b]
     lo, hi, se = loss_bounds(b, result)
     assert (lo, hi, se) == pytest.approx((0.5 - 0.07, 0.5 + 0.07, 0.07), abs=1e-9)
+    R.info = {"replicates": 8}
+    q = t_quantile(analysis.CONFIDENCE, 7)
+    assert loss_interval(1.0, 0.1, R()) == pytest.approx((1.0 - q * 0.1, 1.0 + q * 0.1))
+    assert loss_interval(0.0, 0.0, R()) == (0.0, 0.0)
 
 
-def test_the_same_answer_with_any_number_of_workers():
-    """The replicates are the units of work: which process runs which changes nothing."""
-    info = decision()
-    one = search(info, Limits(iterations=12000), seed=9)
-    two = search(info, Limits(iterations=12000), seed=9, workers=2)
-    assert [(m.move, m.value, m.stderr, m.visits) for m in one.moves] == \
-        [(m.move, m.value, m.stderr, m.visits) for m in two.moves]
-
-
-def test_one_replicate_measures_no_error():
-    res = search(decision(), Limits(iterations=4000), seed=1, replicates=1)
-    assert res.info["replicates"] == 1
-    assert all(math.isinf(m.stderr) for m in res.moves)
-
-
-def test_pooling_searches_takes_their_replicates_together():
+def test_pooling_searches_takes_their_replicates_together_on_any_number_of_workers():
+    """The replicates are the units of work: which process runs which changes nothing, and
+    searches pool their replicates."""
     info = decision()
     a = search(info, Limits(iterations=8000), seed=1)
     b = search(info, Limits(iterations=8000), seed=2)
+    two = search(info, Limits(iterations=8000), seed=1, workers=2)
+    assert [(m.move, m.value, m.stderr, m.visits) for m in a.moves] == \
+        [(m.move, m.value, m.stderr, m.visits) for m in two.moves]
     p = pool([a, b])
     assert p.info["replicates"] == 16 and p.info["iterations"] == a.info["iterations"] + \
         b.info["iterations"]
@@ -179,7 +173,7 @@ def test_run_move_grows_that_move_alone():
         tree.run_move(55, 10, 0)
 
 
-# ---- the issue's known cases ----------------------------------------------------------------
+# ---- known cases ---------------------------------------------------------------------------
 @pytest.mark.parametrize("seeds, iterations", sizes((12, 25_000), (30, None)))
 def test_the_example_values_survive_a_change_of_seed(seeds, iterations):
     """ISMCTS on decision.json (30 seeds at the default budget; 12 at a quarter by default; the
@@ -232,14 +226,8 @@ def test_classic_and_the_old_default_are_kept():
 
 
 # ---- analyze: intervals, rechecks, borderline ----------------------------------------------
-def test_t_quantiles():
-    assert t_quantile(0.95, 1) == pytest.approx(12.706, abs=1e-3)
-    assert t_quantile(0.95, 7) == pytest.approx(2.3646, abs=1e-4)
-    assert t_quantile(0.99, 7) == pytest.approx(3.4995, abs=1e-4)
-    assert t_quantile(0.99, 127) == pytest.approx(2.6148, abs=1e-3)
-
-
 def test_a_label_only_when_the_interval_is_inside_its_band():
+    """A label only when the loss's whole interval is inside its band, else borderline."""
     th = analysis.THRESHOLDS
     assert verdict(0.0, 0.2, th) == (None, False)
     assert verdict(0.3, 0.5, th) == ("inaccuracy", False)
@@ -248,15 +236,6 @@ def test_a_label_only_when_the_interval_is_inside_its_band():
     assert verdict(0.5, 0.7, th) == (None, True)
     assert verdict(0.2, 0.3, th) == (None, True)
     assert verdict(-math.inf, math.inf, th) == (None, True)
-
-
-def test_loss_interval_uses_t_for_replicates():
-    class R:
-        info = {"replicates": 8}
-    lo, hi = loss_interval(1.0, 0.1, R())
-    q = t_quantile(analysis.CONFIDENCE, 7)
-    assert (lo, hi) == pytest.approx((1.0 - q * 0.1, 1.0 + q * 0.1))
-    assert loss_interval(0.0, 0.0, R()) == (0.0, 0.0)
 
 
 @pytest.mark.parametrize("engine", [
@@ -275,7 +254,8 @@ def test_the_labels_interval_is_at_the_confidence_the_report_names(engine):
     lo, hi = loss_interval(1.0, 0.1, result)
     if result.moves[0].stderr == math.inf:
         # one tree: no error measured, so no interval (never labelled)
-        assert dof is None and algorithm != "expectimax"
+        assert dof is None and algorithm != "expectimax" and result.info["replicates"] == 1
+        assert all(math.isinf(m.stderr) for m in result.moves)
         assert loss_interval(1.0, math.inf, result) == (-math.inf, math.inf)
         return
     q = (sps.t.ppf(0.995, dof) if dof is not None else sps.norm.ppf(0.995))
@@ -295,7 +275,8 @@ def test_the_best_play_by_a_little_still_has_an_interval():
     base = [0.0, 0.3, -0.3, 0.1, -0.1, 0.2, -0.2, 0.0]
     noisy_a = replace(a, value=0.25, samples=tuple(0.25 + x for x in base))
     noisy_b = replace(b, value=0.20, samples=tuple(0.20 - x for x in base))
-    others = [m for m in res.moves if m.code not in (a.code, b.code) and m.twin not in (a.move, b.move)]
+    others = [m for m in res.moves
+              if m.code not in (a.code, b.code) and m.twin not in (a.move, b.move)]
     low = [replace(m, value=-5.0, samples=(-5.0,) * 8) for m in others]
     result = replace(res, moves=[noisy_a, noisy_b] + low)
     lo, hi, se = loss_bounds(noisy_a, result)

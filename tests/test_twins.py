@@ -1,10 +1,7 @@
 """Mirror twins are one choice: when both ends show the same number and are both doubles or
 neither, a tile laid at either end gives the same position up to the mirror; the searches value
-the two alike, `best` lists the twin once (`a-b:L/R`, `twin` in JSON) and `analyze` judges
-either alike. Known answers of `state.mirror_twins`; every pair of decision.json listed once;
-equal values from ISMCTS and expectimax over more than 50 symmetric decisions of 2, 3 and 4
-players while `classic` (twins not merged) differs, so the test can fail; a record and its
-mirror analysed alike."""
+the two alike (and `classic`, twins not merged, does not), `best` lists the twin once and
+`analyze` judges either alike. Also the final pass's values and errors."""
 import copy
 import json
 

@@ -515,16 +515,15 @@ def test_selfplay_never_replaces_a_file_silently(tmp_path):
     assert run_here(args + ["--resume"], tmp_path).exit_code == 0
 
 
-def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, tmp_path):
+def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, tmp_path,
+                                                                   reference):
     """kill -STOP of the scheduler mid-run: with --cluster-timeout 4 the command stops saying
     where the finished work is and to --resume (exit 2); --resume on local workers finishes the
     same file."""
     sched, address, start_worker = scheduler
     start_worker()
     _wait_workers(address, 1)
-    args = ["selfplay", "--games", "6", "--seed", "3", "--engine", "ismcts:iterations=200"]
-    assert run_here(args + ["--out", "ref.jsonl"], tmp_path).exit_code == 0
-    proc = start(args + ["--out", "c.jsonl", "--cluster", address, "--cluster-timeout", "4"],
+    proc = start(SELFPLAY + ["--out", "c.jsonl", "--cluster", address, "--cluster-timeout", "4"],
                  tmp_path)
     wait_for(lambda: entries(tmp_path / "c.jsonl.journal") >= 1, proc, timeout=120)
     os.kill(sched.pid, signal.SIGSTOP)
@@ -534,9 +533,9 @@ def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, t
     last = err.strip().splitlines()[-1]
     assert "has not answered for" in last and "kept in c.jsonl.journal" in last, err
     assert "--resume" in last and "Traceback" not in err
-    again = run_here(args + ["--out", "c.jsonl", "--resume", "--workers", "2"], tmp_path)
+    again = run_here(SELFPLAY + ["--out", "c.jsonl", "--resume", "--workers", "2"], tmp_path)
     assert again.exit_code == 0, again.output
-    assert (tmp_path / "c.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()
+    assert (tmp_path / "c.jsonl").read_bytes() == reference["ref"]
 
 
 # ---- children forked while the stop signals are held back -----------------------------------

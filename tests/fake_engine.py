@@ -7,7 +7,8 @@ of the engine protocol (docs/PROTOCOL.md) and misbehaves on request.
 It answers `isready`, `hello` and `quit`, and a `go` by its mode: `first` plays the first
 legal move of the game it is sent (read with this build's rules), `illegal` a tile already on
 the line, `die` exits with status 3 saying so on standard error, `hang` never answers,
-`refuse` answers an error line, `empty` a `bestmove` that measured nothing, `after:N` plays N moves as `first` and then an illegal one.
+`refuse` answers an error line, `empty` a `bestmove` that measured nothing, `after:N` plays N
+moves as `first` and then an illegal one.
 `--mode-file` reads the mode from a file at every `go` (a test changes it between runs);
 `--record` appends every line it reads to FILE; `--pid-dir` writes an empty file named by
 its process id into DIR; `--delay` waits that long before each answer to a `go`.

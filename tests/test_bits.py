@@ -1,10 +1,6 @@
-"""The bit helpers of the compiled core on every compiler (issue 48): one definition in
+"""The bit helpers of the compiled core on every compiler: one definition in
 `_core.pxd` (GCC's and Clang's builtins, MSVC's intrinsics, or plain C), used by every module;
-the plain C fallback, compiled in every build, agrees with the helpers the build chose.
-
-(The same searches bit for bit with the fallback: `BERGEN_PLAIN_BITS=1 python setup.py
-build_ext --inplace --force`, then `bergen bench --quick`'s signature line, as measured for
-the issue.)"""
+the plain C fallback, compiled in every build, agrees with the helpers the build chose."""
 import re
 from pathlib import Path
 

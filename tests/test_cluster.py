@@ -192,7 +192,7 @@ def test_missing_extra_is_a_clear_error(monkeypatch):
         assert len(res.stderr.splitlines()) == 1
 
 
-# ---- Ctrl-C, a lost scheduler and --resume on a cluster (issue 20) -------------------------
+# ---- Ctrl-C, a lost scheduler and --resume on a cluster ----------------------------------
 def _bergen(args, cwd, env=None):
     import subprocess
     import sys

@@ -113,7 +113,7 @@ def exercise(sampler, seed=1):
         assert math.isfinite(s) and math.isfinite(sq)
     search = ExpectimaxSearch(sampler, 2, seed, 0, 1)
     assert search.run_worlds(2, 0) == 2
-    hands, reserve = sampler.sample(__import__("bergen_search.game.rng", fromlist=["Rng"]).Rng(seed))
+    hands, reserve = sampler.sample(Rng(seed))
     values = search.run_world(hands, reserve)
     assert values is not None and all(math.isfinite(v) for v in values)
 

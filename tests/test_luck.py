@@ -250,7 +250,7 @@ def test_cli_reports_both_margins_and_no_luck_adjust_restores_the_raw_one():
 
 def test_one_set_of_whole_matches_has_no_interval_but_still_prints():
     """With one set there is no standard error: the adjusted win rate is printed without an
-    interval (it used to crash the text output)."""
+    interval."""
     out = CliRunner().invoke(main, ["arena", "greedy", "random", "--games", "1", "--quiet"])
     assert out.exit_code == 0, out.output
     assert "matches won less the luck" in out.output and "[" not in out.output.splitlines()[-2]

@@ -103,9 +103,8 @@ def test_a_whole_match_by_script_is_a_legal_record():
 
 
 def test_a_bare_tile_is_accepted_where_both_ends_mirror():
-    """After a 4-4 lead a bare `2-4` was refused ("fits both ends"), though its two plays are
-    mirror twins, one choice (`best` shows `2-4:L/R`). Now it is played (at the left end);
-    where the ends differ (a double at one end only) the bare tile still asks which end."""
+    """After a 4-4 lead a bare `2-4` (two mirror-twin plays, one choice) is played at the left
+    end; where the ends differ (a double at one end only) the bare tile still asks which end."""
     s = _session(seed=7)
     st = s.state
     assert (st.left, st.right, st.left_double, st.right_double) == (4, 4, True, True)

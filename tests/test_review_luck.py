@@ -1,17 +1,13 @@
-"""Luck that adds up (issue 50): `analyze`'s luck is the seat's own chance events in the
+"""Luck that adds up: `analyze`'s luck is the seat's own chance events in the
 objective's unit (the deal: its hand's value before the lead, less the value before the
 deal; its draws), and per round and summed
 
     result = start + luck of the deal + luck of the draws − own losses + others' losses
              + residual
 
-with a residual of mean zero. Before, the deal's luck was the value at the seat's first play
-plus the points scored before it in the round (so the others' first plays were counted twice,
-and with the match objective a chance had points added to it): a seat that won 15-10 with no
-loss showed a luck of −9.97.
+with a residual of mean zero.
 
-The statistical tests use only what `analyze` gave before too (each seat's luck and total
-loss) and the record's scores, over matches between different engines (self-play between
+The statistical tests use only each seat's luck and total loss and the record's scores, over matches between different engines (self-play between
 equals could not fail them): the mean residual lies within its 99% interval of 0.
 """
 import json
@@ -55,8 +51,7 @@ def one_round(hands, seed=1):
 def test_the_deal_s_luck_is_the_hand_s_value_before_the_lead():
     """Seat 0's deal is the same hand in both records; seat 1 leads 0-0 (2 points) before
     seat 0's first play in one, and seat 0 leads 2-2 in the other. The luck of seat 0's deal
-    is its hand's value before the lead in both (before: the value at its first play plus
-    the points so far, 4 points apart here)."""
+    is its hand's value before the lead in both."""
     leads_00 = one_round([MINE, "0-0 1-3 2-5 3-6 4-4 0-6"])
     leads_22 = one_round([MINE, "0-1 1-3 2-5 3-6 4-5 0-6"])
     assert leads_00.rounds[0].events[0].seat == 1 and leads_22.rounds[0].events[0].seat == 0

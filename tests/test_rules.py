@@ -464,19 +464,20 @@ def test_double_at_both_ends_does_not_score_when_numbers_differ(backend):
 
 
 # ---- endgame_cap -----------------------------------------------------------------------------
-@pytest.mark.parametrize("start, cap, points, ended", [
-    (11, True, 3, None),        # needs 4: full value
-    (12, True, 2, None),        # needs exactly 3: a triple scores at most 2
-    (13, True, 1, None),        # needs 2: any match scores 1
-    (14, True, 1, "target"),    # needs 1: any match scores 1
-    (12, False, 3, "target"),   # no cap: the full 3
-    (13, False, 3, "target"),
+@pytest.mark.parametrize("start, cap, points, ended, target", [
+    (11, True, 3, None, 15),        # needs 4: full value
+    (12, True, 2, None, 15),        # needs exactly 3: a triple scores at most 2
+    (13, True, 1, None, 15),        # needs 2: any match scores 1
+    (14, True, 1, "target", 15),    # needs 1: any match scores 1
+    (12, False, 3, "target", 15),   # no cap: the full 3
+    (13, False, 3, "target", 15),
+    (4, True, 2, None, 7),          # the cap counts from `target`: on 4 of 7 it needs exactly 3
 ])
-def test_endgame_cap_on_a_triple(backend, start, cap, points, ended):
+def test_endgame_cap_on_a_triple(backend, start, cap, points, ended, target):
     """RULES.md: "Reduced matches near the target (`endgame_cap: true`): a side that needs 2
     points or fewer to reach the target scores only 1 for any match; a side that needs exactly 3
     scores at most 2 for a match."."""
-    s = run(_triple_deal(backend, scores=(0, start), endgame_cap=cap),
+    s = run(_triple_deal(backend, scores=(0, start), endgame_cap=cap, target=target),
             lead("4-4"), R("1-4"), R("1-6"), R("4-6"))
     assert scores(s) == (2, start + points)
     assert last(s) == (0, points)
@@ -488,24 +489,19 @@ def test_endgame_cap_on_a_triple(backend, start, cap, points, ended):
     (11, True, 2),              # needs 4
     (12, True, 2),              # needs exactly 3: at most 2, a double match keeps its 2
     (13, True, 1),              # needs 2: 1
-    (13, False, 2),             # no cap
+    (13, False, 2),             # no cap: the whole 2 reaches the target and ends the match
 ])
 def test_endgame_cap_on_a_double_match(backend, start, cap, points):
     """RULES.md: "a side that needs exactly 3 scores at most 2 for a match" (a double match keeps
-    2) and "a side that needs 2 points or fewer ... scores only 1 for any match"."""
+    2), "a side that needs 2 points or fewer ... scores only 1 for any match" and "The match
+    ends the moment a side reaches the target"."""
     s = run(_match_deal(backend, scores=(0, start), endgame_cap=cap),
             lead("1-1"), L("1-3"), R("1-5"), L("3-5"))
     assert last(s) == (0, points)
     assert scores(s) == (2, start + points)
-
-
-def test_endgame_cap_uses_the_target_rule(backend):
-    """RULES.md: the cap counts what the side needs to reach the target (`target`, "which a user
-    may set"): with target 7, a side on 4 needs exactly 3, so a triple scores 2."""
-    s = run(_triple_deal(backend, scores=(0, 4), target=7),
-            lead("4-4"), R("1-4"), R("1-6"), R("4-6"))
-    assert scores(s) == (2, 6)
-    assert last(s) == (0, 2)
+    ended = start + points >= 15
+    assert (s.ended, s.winner) == (("target", 1) if ended else (None, None))
+    assert (s.legal_moves() == []) == ended
 
 
 # ---- going out -------------------------------------------------------------------------------
@@ -596,16 +592,6 @@ def test_match_ends_the_moment_a_side_reaches_the_target(backend):
     assert hands(s) == (hand("2-3"), hand("2-5"))
 
 
-def test_match_ends_on_a_double_match_without_cap(backend):
-    """RULES.md: "The match ends the moment a side reaches the target" — past it, too: the match
-    value is added whole (endgame_cap false) and the match ends."""
-    s = run(_match_deal(backend, scores=(0, 13), endgame_cap=False),
-            lead("1-1"), L("1-3"), R("1-5"), L("3-5"))
-    assert scores(s) == (2, 15)
-    assert (s.ended, s.winner) == ("target", 1)
-    assert s.legal_moves() == []
-
-
 def test_no_event_after_the_match_ended():
     """RULES.md: "once the target is reached nothing further is scored": the reference refuses
     any further action."""
@@ -622,19 +608,13 @@ def _draw_deal(backend, **kw):
                 head="2-3 4-4 0-3 4-5")
 
 
-def test_must_draw_when_unable_to_play(backend):
-    """RULES.md: "A player who cannot play draws from the reserve, one tile at a time"."""
-    s = run(_draw_deal(backend), lead("0-0"))
-    assert s.to_move == 1
-    assert s.reserve_size == 22
-    assert s.legal_moves() == [DRAW]
-
-
 def test_draws_continue_until_a_tile_fits_which_must_be_played(backend):
-    """RULES.md: "draws from the reserve, one tile at a time, until a drawn tile fits, which must
-    then be played (it is the only tile that fits; the player still chooses the end where it fits
-    both) (`draw: until-playable`)."."""
-    s = run(_draw_deal(backend), lead("0-0"), DRAW)
+    """RULES.md: "A player who cannot play draws from the reserve, one tile at a time, until a
+    drawn tile fits, which must then be played (it is the only tile that fits; the player still
+    chooses the end where it fits both) (`draw: until-playable`)."."""
+    s = run(_draw_deal(backend), lead("0-0"))
+    assert (s.to_move, s.reserve_size, s.legal_moves()) == (1, 22, [DRAW])
+    s = run(s, DRAW)
     assert s.to_move == 1
     assert s.reserve_size == 21
     assert hands(s)[1] == hand("1-2 3-4 5-6 2-3")

@@ -502,8 +502,8 @@ def test_sigterm_and_sighup_are_heard_as_ctrl_c(tmp_path, reference, name, statu
 
 
 def test_selfplay_never_replaces_a_file_silently(tmp_path):
-    """The issue's case: a 200-game file became 2 games. Now refused (exit 2, one line, the
-    file untouched) unless --force, or --resume."""
+    """An existing file is refused (exit 2, one line, the file untouched) unless --force, or
+    --resume."""
     out = tmp_path / "g.jsonl"
     out.write_text("two hundred games\n")
     args = ["selfplay", "--games", "2", "--engine", "greedy,random", "--out", "g.jsonl"]
@@ -515,16 +515,15 @@ def test_selfplay_never_replaces_a_file_silently(tmp_path):
     assert run_here(args + ["--resume"], tmp_path).exit_code == 0
 
 
-def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, tmp_path):
+def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, tmp_path,
+                                                                   reference):
     """kill -STOP of the scheduler mid-run: with --cluster-timeout 4 the command stops saying
     where the finished work is and to --resume (exit 2); --resume on local workers finishes the
     same file."""
     sched, address, start_worker = scheduler
     start_worker()
     _wait_workers(address, 1)
-    args = ["selfplay", "--games", "6", "--seed", "3", "--engine", "ismcts:iterations=200"]
-    assert run_here(args + ["--out", "ref.jsonl"], tmp_path).exit_code == 0
-    proc = start(args + ["--out", "c.jsonl", "--cluster", address, "--cluster-timeout", "4"],
+    proc = start(SELFPLAY + ["--out", "c.jsonl", "--cluster", address, "--cluster-timeout", "4"],
                  tmp_path)
     wait_for(lambda: entries(tmp_path / "c.jsonl.journal") >= 1, proc, timeout=120)
     os.kill(sched.pid, signal.SIGSTOP)
@@ -534,9 +533,9 @@ def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, t
     last = err.strip().splitlines()[-1]
     assert "has not answered for" in last and "kept in c.jsonl.journal" in last, err
     assert "--resume" in last and "Traceback" not in err
-    again = run_here(args + ["--out", "c.jsonl", "--resume", "--workers", "2"], tmp_path)
+    again = run_here(SELFPLAY + ["--out", "c.jsonl", "--resume", "--workers", "2"], tmp_path)
     assert again.exit_code == 0, again.output
-    assert (tmp_path / "c.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()
+    assert (tmp_path / "c.jsonl").read_bytes() == reference["ref"]
 
 
 # ---- children forked while the stop signals are held back -----------------------------------
@@ -607,7 +606,7 @@ def test_every_command_that_writes_a_file_refuses_an_existing_one(tmp_path, comm
         assert target.read_text() != "the old results\n"
 
 
-# ---- outputs as a careless user gives them (issue 40) ------------------------------------
+# ---- outputs as a careless user gives them -----------------------------------------------
 def test_a_folder_that_takes_no_new_file_is_not_called_missing(tmp_path):
     """A folder that is there but takes no new file (ENOENT, EACCES: /proc, /sys as root) is
     told to write elsewhere; a vanished folder, a permission and a long name keep their
@@ -678,8 +677,8 @@ def test_standard_output_on_a_full_device_is_exit_74(command):
 
 
 def test_a_closed_pipe_ends_quietly_as_unix_tools_do():
-    """`bergen selfplay | head -c 100`: exit 1 and nothing said before; now 141 (a Unix tool
-    killed by SIGPIPE), nothing on standard error, no traceback."""
+    """`bergen selfplay | head -c 100`: exit 141 (a Unix tool killed by SIGPIPE), nothing on
+    standard error."""
     proc = subprocess.Popen(CMD + ["selfplay", "--games", "300", "--seed", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.read(100)
@@ -715,8 +714,8 @@ def test_an_out_that_is_not_a_file_is_never_replaced(tmp_path):
 
 
 def test_an_output_that_is_an_input_or_another_output_is_refused(tmp_path):
-    """`analyze M --out M --force` replaced the record being analysed; `--out F --html F`
-    wrote one and lost the other. Both refused at once, nothing written."""
+    """`analyze M --out M --force` and `--out F --html F` are refused at once, nothing
+    written."""
     record = tmp_path / "m.json"
     shutil.copy("examples/match.json", record)
     text = record.read_text()
@@ -733,8 +732,7 @@ def test_an_output_that_is_an_input_or_another_output_is_refused(tmp_path):
 
 
 def test_a_read_only_file_system_is_exit_74(read_only_disk):
-    """COMMANDS.md promises 74 for a read-only file system; it said 'permission denied',
-    exit 2."""
+    """A read-only file system is exit 74 and its remedy (COMMANDS.md)."""
     proc = subprocess.run(CMD + ["selfplay", "--out", str(read_only_disk / "g.jsonl")],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 74

@@ -1,4 +1,4 @@
-"""One `Settings` object carries an engine's settings through the layers (issue 42): checked
+"""One `Settings` object carries an engine's settings through the layers: checked
 once where they are given, hashable for the journals, a Mapping for the engines, and never
 mixed with a search's own parameters (`seed`, `objective`, `workers`...)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Typed values inside, text at the edge (issue 17): a search's and an analysis's moves are
+"""Typed values inside, text at the edge: a search's and an analysis's moves are
 `notation.Move`s, lines `notation.Line`s; only the views write them, and nothing parses text
 the program produced. The JSON documents are what they were before the change, byte for byte
 (the golden files were written by the program before it: tests/data/golden/)."""

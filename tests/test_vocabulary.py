@@ -1,6 +1,5 @@
-"""One vocabulary of options (issue 41): the same word for the same thing in every command.
-The old spellings it replaced were kept, hidden, for a while; at 0.1.0 they went (issue 49),
-and each is now refused in one line, as any unknown option is.
+"""One vocabulary of options: the same word for the same thing in every command. The old
+spellings are refused in one line, as any unknown option is.
 
 - `--time SECONDS`: seconds of search (per decision in `analyze`; not `--time-per-decision`);
 - `--engine SPEC`: the engine(s) that play (`selfplay`'s per seat, `play`'s opponent; not
@@ -20,7 +19,7 @@ from bergen_search.cli import main
 
 DECISION = "examples/decision.json"
 MATCH = "examples/match.json"
-#: The old spellings of issue 41, gone.
+#: The old spellings, gone.
 OLD = {"--time-per-decision", "--engines", "--engine-timeout", "--depth", "--exploration"}
 
 

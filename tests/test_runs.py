@@ -91,6 +91,22 @@ def test_a_second_writer_is_refused_naming_the_process(tmp_path):
     assert not os.path.exists(out + ".lock") and not os.path.exists(out + ".journal")
 
 
+def test_a_killed_run_s_pid_still_in_the_lock_file_is_not_named(tmp_path):
+    """The holder writes its pid just after taking the lock: until then the file holds the
+    killed run's, which a refused run must not name (it says "another process")."""
+    from bergen_search.runs import files
+    path = tmp_path / "o.jsonl.lock"
+    path.write_text("999999999\n")
+    fd = os.open(path, os.O_RDWR)
+    try:
+        assert files._holder(fd) is None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)      # as OutputLock.acquire writes it
+        assert files._holder(fd) == os.getpid()
+    finally:
+        os.close(fd)
+
+
 def test_the_lock_is_one_per_output_even_in_one_process(tmp_path):
     out = str(tmp_path / "a.jsonl")
     j = Journal.start(out, "arena", 1, {}, resume=False)

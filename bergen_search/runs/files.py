@@ -115,16 +115,28 @@ class OutputLock:
 
 
 def _holder(fd: int) -> int | None:
-    """The pid in a lock file held by another process (waiting a moment for it)."""
+    """The pid in a lock file held by another process, waiting a moment for it: the holder
+    writes its pid just after it takes the lock, so until then the file may still hold a
+    killed run's, which names no living process and is not taken."""
     for _ in range(20):
         try:
             text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
         except OSError:
             return None
-        if text.isdigit():
+        if text.isdigit() and _alive(int(text)):
             return int(text)
         time.sleep(0.01)
     return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:     # alive, another user's
+        return True
+    return True
 
 
 def write_atomic(path: str, text: str, then: str | None = None) -> None:

@@ -693,12 +693,9 @@ def rows_now(page):
 
 
 def test_the_live_analysis_deepens_and_stops_at_a_finished_search(page):
-    """Issue 50: until stopped, the board grew trees of one size and pooled them, so more time
-    narrowed the ± around a small tree's bias (decision.json: 2-2 +3.731 ± 0.027 after 2.3
-    million iterations, where one search of 1.6 million gives +5.05). Now it deepens: the
-    search of the budget, then of twice it, ...: the status says which search the table is
-    and which is under way, and after Stop the table is `bergen best --iterations N`'s for
-    the last finished N, same seed, value for value."""
+    """Until stopped the board deepens (the budget, then twice it, ...): the status names the
+    finished search and the one under way; after Stop the table is `bergen best --iterations
+    N`'s for the last finished N, same seed, value for value."""
     page.fill("#budget-iterations", "4000")
     page.set_input_files("#open-file", DECISION)
     page.wait_for_function("() => document.querySelector('#status').textContent"
@@ -772,8 +769,8 @@ KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to
 
 
 def test_before_the_lead_the_board_shows_the_hand_s_value(page):
-    """Before the lead the board answers with the hand's value and every lead with its chance
-    (before: "the lead is forced: nothing to search"), as `bergen best` does."""
+    """Before the lead the board answers with the hand's value and every lead with its chance,
+    as `bergen best` does."""
     before = "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-/6,6/16"
     fixed_budget(page, 400, 3)
     page.fill("#position-input", before)
@@ -790,8 +787,8 @@ def test_before_the_lead_the_board_shows_the_hand_s_value(page):
 
 
 def test_the_best_move_is_drawn_on_the_line_at_its_end(page):
-    """The best move is drawn on the line, at the end it is played at (before: only outlined
-    in the hand): SMALL's best, 0-3:R, as a dashed 3-0 after the line's right end 3."""
+    """The best move is drawn on the line, at the end it is played at: SMALL's best, 0-3:R,
+    as a dashed 3-0 after the line's right end 3."""
     fixed_budget(page, 4000, 5)
     page.fill("#position-input", SMALL)
     page.click("#position-set")

@@ -132,39 +132,34 @@ class TestMoves:
         assert parse_move_text(" 5-3:L ") == (T("3-5"), 0)
         assert parse_move_text("5-3 : R") == (T("3-5"), 1)
 
-    def test_lead(self):
-        assert parse_move("3-3") == T("3-3") * 2
-        assert parse_move("3-3", Line()) == T("3-3") * 2
-        with pytest.raises(BergenError, match="the lead is written '3-3', without an end"):
-            parse_move("3-3:R", Line())
+    @pytest.mark.parametrize("text, line, move", [
+        ("3-3", None, T("3-3") * 2),                    # the lead
+        ("3-3", Line(), T("3-3") * 2),
+        ("1-3:L", line, T("1-3") * 2),                  # an explicit end
+        ("6-1:R", line, T("1-6") * 2 + 1),
+        ("3-4:R", None, T("3-4") * 2 + 1),              # no line: taken as written
+        ("4-3", line, T("3-4") * 2 + 0),                # bare, resolved to the one end
+        ("6-4", line, T("4-6") * 2 + 1),
+        ("6-4", (3, 6), T("4-6") * 2 + 1),              # ends as a pair
+    ])
+    def test_move_against_a_line(self, text, line, move):
+        assert parse_move(text, line) == move
 
-    def test_explicit_end(self):
-        assert parse_move("1-3:L", self.line) == T("1-3") * 2
-        assert parse_move("6-1:R", self.line) == T("1-6") * 2 + 1
-        assert parse_move("3-4:R") == T("3-4") * 2 + 1        # no line: taken as written
-        with pytest.raises(BergenError, match=r"1-3 does not fit the right end \(ends 3 and 6\)"):
-            parse_move("1-3:R", self.line)
-
-    def test_bare_resolved_to_the_one_end(self):
-        assert parse_move("4-3", self.line) == T("3-4") * 2 + 0
-        assert parse_move("6-4", self.line) == T("4-6") * 2 + 1
-        assert parse_move("6-4", (3, 6)) == T("4-6") * 2 + 1      # ends as a pair
-
-    def test_bare_fitting_both_names_both(self):
-        with pytest.raises(BergenError) as e:
-            parse_move("3-6", self.line)
-        assert str(e.value) == "3-6 fits both ends (3 and 6): write 3-6:L or 3-6:R"
-        with pytest.raises(BergenError, match="write 3-4:L or 3-4:R"):
-            parse_move("3-4", parse_line("3-1 1-1 1-6 6-3"))
-
-    def test_bare_fitting_neither(self):
-        with pytest.raises(BergenError, match=r"1-2 fits neither end \(ends 3 and 6\)"):
-            parse_move("1-2", self.line)
+    @pytest.mark.parametrize("text, line, message", [
+        ("3-3:R", Line(), "the lead is written '3-3', without an end"),
+        ("1-3:R", line, r"1-3 does not fit the right end \(ends 3 and 6\)"),
+        ("3-6", line, r"^3-6 fits both ends \(3 and 6\): write 3-6:L or 3-6:R$"),
+        ("3-4", parse_line("3-1 1-1 1-6 6-3"), "write 3-4:L or 3-4:R"),
+        ("1-2", line, r"1-2 fits neither end \(ends 3 and 6\)"),
+    ])
+    def test_move_that_does_not_fit_names_why(self, text, line, message):
+        with pytest.raises(BergenError, match=message):
+            parse_move(text, line)
 
     @pytest.mark.parametrize("text", ["3-5:X", "3-5:", "3-5:l", "3-5:LR", "7-1:L", "35", "", 35,
                                       None, "3-5-6", "3-5:a\nb"])
     def test_bad_move_text(self, text):
-        # a line break after ':' once raised AttributeError (a traceback, not a message)
+        # a line break after ':' included: a message, not a traceback
         with pytest.raises(BergenError, match="L or R|expected a move|'a-b'"):
             parse_move_text(text)
 

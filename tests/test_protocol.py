@@ -704,7 +704,7 @@ def test_position_on_a_forced_lead_names_the_lead(wire):
 
 def test_go_before_the_lead_answers_the_hand_s_value(wire):
     """Before the lead `go` answers with the hand's value and every lead, as `bergen best
-    --json` (before: "the lead is forced: nothing to search"); `position`'s `legal` is empty
+    --json`; `position`'s `legal` is empty
     when the hand holds no tile it could lead; an infinite `go` adds playouts until `stop`,
     its partials carrying the value so far."""
     game = "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-"

@@ -459,34 +459,28 @@ LEAD_PROVES_NO_LOWER_DOUBLE = {"format": "bergen-record/1", "rules": {"players":
                {"seat": 0, "play": "1-1:L"}]}]}
 
 
-def test_play_of_a_number_proven_void_after_a_draw():
+# Seat 1 of VOID_AFTER_PASS draws at ends 3 and 6: its hand and every tile it drew but the last
+# show neither. Only 12 unseen tiles do (15 in the set, 3 of them in seat 0's hand), so its ninth
+# draw (event 11: 5 held + 8 drawn before it = 13) is already impossible; the whole hand is
+# judged at each draw, not only when the turn ends (the pass, event 17).
+@pytest.mark.parametrize("record, where, words", [
+    (VOID_AFTER_DRAW, (0, 4), ["cannot hold 3-4", "event 1"]),
+    (VOID_AFTER_PASS, (0, 11), ["no deal of the hidden tiles fits"]),
+    (LEAD_PROVES_NO_LOWER_DOUBLE, (0, 2), ["the lead proved no hand was dealt 1-1"]),
+], ids=["void-after-a-draw", "void-after-a-pass", "no-double-lower-than-the-lead"])
+def test_a_play_the_hidden_hand_cannot_hold_is_refused_where_it_is_made(record, where, words):
+    """A hidden seat's play or draw its proven voids rule out is refused at its event."""
     with pytest.raises(BergenError) as info:
-        replay(VOID_AFTER_DRAW)
-    assert (info.value.round, info.value.event) == (0, 4)
-    assert "cannot hold 3-4" in str(info.value) and "event 1" in str(info.value)
+        replay(record)
+    assert (info.value.round, info.value.event) == where
+    assert all(w in str(info.value) for w in words)
 
 
-def test_play_of_a_number_proven_void_after_a_pass():
-    # Seat 1 draws at ends 3 and 6: its hand and every tile it drew but the last show
-    # neither. Only 12 unseen tiles do (15 in the set, 3 of them in seat 0's hand), so its
-    # ninth draw (event 11: 5 held + 8 drawn before it = 13) is already impossible; the whole
-    # hand is judged at each draw, not only when the turn ends (the pass, event 17).
-    with pytest.raises(BergenError) as info:
-        replay(VOID_AFTER_PASS)
-    assert (info.value.round, info.value.event) == (0, 11)
-    assert "no deal of the hidden tiles fits" in str(info.value)
+def test_two_draws_fewer_are_still_too_many_for_the_voids():
     shorter = json.loads(json.dumps(VOID_AFTER_PASS))
-    events = shorter["rounds"][0]["events"]
-    del events[3:5]      # two draws fewer: 17 tiles, still more than 15
+    del shorter["rounds"][0]["events"][3:5]      # 17 tiles, still more than 15
     with pytest.raises(BergenError):
         replay(shorter)
-
-
-def test_play_of_a_double_lower_than_the_lead_without_drawing():
-    with pytest.raises(BergenError) as info:
-        replay(LEAD_PROVES_NO_LOWER_DOUBLE)
-    assert (info.value.round, info.value.event) == (0, 2)
-    assert "the lead proved no hand was dealt 1-1" in str(info.value)
 
 
 def test_state_rejects_a_lead_coded_with_the_right_end():

@@ -427,7 +427,7 @@ def test_a_long_line_wraps_in_drawings_of_a_few_tiles():
 def test_better_never_names_the_play_made():
     """A borderline call where the play made came out best (its interval still reaches up)
     names the runner-up as what may be better, in the text and the HTML; a label names the
-    best play. Before: 'borderline (no label): 5-6:L -1.10, better 5-6:L -1.10'."""
+    best play."""
     from bergen_search.analysis.review import Decision
     from bergen_search.formats.notation import Move
     from bergen_search.views.report import compared_text, rival

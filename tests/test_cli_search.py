@@ -370,11 +370,11 @@ def test_rank_puts_a_move_never_measured_after_every_measured_one():
     from bergen_search.search.results import rank
     rows = [(0, 0, 0.0, float("inf")), (2, 5, -1.5, 0.2), (4, 3, -0.5, 0.3),
             (6, 0, 2.0, 0.1)]
-    ranked = rank(rows, {}, False, False, samples={6: [1.9, 2.1]})
+    ranked = rank(rows, {}, False, samples={6: [1.9, 2.1]})
     assert [m.code for m in ranked] == [6, 4, 2, 0]
     assert [m.measured for m in ranked] == [True, True, True, False]
-    assert [m.code for m in rank(rows, {}, True, False)] == [2, 4, 6, 0]
-    assert [m.code for m in rank(rows, {}, False, False, measured=(0,))] == [0, 4, 2, 6]
+    assert [m.code for m in rank(rows, {}, True)] == [2, 4, 6, 0]
+    assert [m.code for m in rank(rows, {}, False, measured=(0,))] == [0, 4, 2, 6]
 
 
 def test_trees_of_one_iteration_value_every_move_best_first():

@@ -132,7 +132,7 @@ def search(info: InfoSet, limits: Limits | None = None, *, settings: Settings | 
     if solved.result is not None:
         return solved.result
     mv = rank(rows, twins, alg.by_visits and not (alg.value_pass(full) and units.measured.units),
-              False, samples=samples)
+              samples=samples)
     if whole is None:
         mv, more = alg.finish(mv, units.extra, full)
         result_info.update(more)

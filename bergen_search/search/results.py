@@ -188,15 +188,15 @@ def rows_from_stats(moves, twins, merged: dict) -> list:
             for n, s, sq in [merged.get(twins.get(m, m), (0, 0.0, 0.0))[:3]]]
 
 
-def rank(rows, twins, by_visits: bool, lead: bool, *, samples=None, measured=()) -> list:
+def rank(rows, twins, by_visits: bool, *, samples=None, measured=()) -> list:
     """The rows (move, visits, value, stderr) as `MoveValue`s, best first: the most visited or the
     best value, a twin right after its move, a move not measured last."""
     samples = samples or {}
     known = {r[0] for r in rows if r[1] > 0 or samples.get(r[0]) or r[0] in measured}
     rows = sorted(rows, key=lambda r: (r[0] not in known, -r[1] if by_visits else 0, -r[2],
                                        twins.get(r[0], r[0]), r[0]))
-    return [MoveValue(Move.from_code(m, lead), m, v, se, n,
-                      Move.from_code(twins[m], lead) if m in twins else None,
+    return [MoveValue(Move.from_code(m), m, v, se, n,
+                      Move.from_code(twins[m]) if m in twins else None,
                       samples=tuple(samples.get(m, ())), measured=m in known)
             for m, n, v, se in rows]
 

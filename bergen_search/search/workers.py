@@ -118,7 +118,7 @@ class Hooks:
             finishing = (self.settings is not None and pool.replicated
                          and pool.engine.deepens(self.settings)
                          and pool.pooled >= self.min_trees)
-            ranked = rank(found, pool.twins, self.by_visits, False,
+            ranked = rank(found, pool.twins, self.by_visits,
                           measured=pool.moves if pool.measured.units else (),
                           samples=pool.figures.values if finishing else None)
             if finishing:

@@ -14,7 +14,7 @@ from bergen_search.analysis import verdicts as analysis
 from bergen_search.analysis.review import analyze
 from bergen_search.analysis.verdicts import loss_interval, verdict
 from bergen_search.errors import BergenError
-from bergen_search.stats import t_quantile
+from bergen_search.stats import interval_quantile, normal_quantile, t_quantile
 from bergen_search.formats.game import load_game
 from bergen_search.stats import c4 as _c4
 from bergen_search.stats import spread as _spread
@@ -75,6 +75,12 @@ def test_c4_the_spread_t_quantiles_and_the_paired_error():
     assert t_quantile(0.95, 7) == pytest.approx(2.3646, abs=1e-4)
     assert t_quantile(0.99, 7) == pytest.approx(3.4995, abs=1e-4)
     assert t_quantile(0.99, 127) == pytest.approx(2.6148, abs=1e-3)
+    assert normal_quantile(0.95) == pytest.approx(1.95996, abs=1e-5)
+    assert normal_quantile(0.99) == pytest.approx(2.57583, abs=1e-5)
+    # fractional degrees of freedom: t on them rounded to a tenth; infinite: the normal's
+    assert interval_quantile(0.99, 7.04) == t_quantile(0.99, 7.0)
+    assert interval_quantile(0.99, 7.04) == pytest.approx(3.499, abs=1e-3)
+    assert interval_quantile(0.99, math.inf) == normal_quantile(0.99)
     assert _c4(2) == pytest.approx(math.sqrt(2 / math.pi))
     assert _c4(1000) == pytest.approx(1, abs=1e-3)
     mean, se = _spread([1.0, 3.0])

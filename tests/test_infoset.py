@@ -317,18 +317,6 @@ def test_lowest_tile_lead_proves_no_double_and_no_lower_tile():
     assert groups_allowed(info, parse_tile("0-1")) == {(1, 0), (RESERVE, -1)}
 
 
-def test_pass_proves_both_end_numbers_absent():
-    rules = Rules(reserve_kept=16)           # nothing may be drawn: a seat that cannot play passes
-    own = tiles("0-5", "1-1", "1-2", "2-2", "3-4", "6-6")
-    events = [(1, play("0-0"), None), (0, play("0-5", 1), None), (1, PASS, None)]
-    info = from_state_and_events(rules, 0, own, None, events)
-    assert (info.left, info.right) == (0, 5)
-    for t, _ in info.free:
-        shows = (TILES_WITH[0] | TILES_WITH[5]) >> t & 1
-        expect = {(RESERVE, -1)} if shows else {(1, 0), (RESERVE, -1)}
-        assert groups_allowed(info, t) == expect, tile_str(t)
-
-
 # Seat 1 leads 0-0, seat 0 plays 0-5; seat 1 draws three tiles at ends 0|5 and plays the third,
 # 0-6; seat 0 plays 6-6; seat 1 draws two at ends 6|5 and plays the second, 3-5.
 DRAW_OWN = tiles("0-5", "6-6", "1-1", "1-2", "2-2", "3-4")
@@ -338,14 +326,26 @@ DRAW_EVENTS = [(1, play("0-0"), None), (0, play("0-5", 1), None),
                (1, DRAW, None), (1, DRAW, None), (1, play("3-5", 1), None)]
 
 
-def test_tiles_drawn_and_kept_show_neither_end():
-    info = from_state_and_events(Rules(), 0, DRAW_OWN, None, DRAW_EVENTS[:6])
-    assert (info.left, info.right) == (6, 5)
-    caps = {(g.owner, g.epoch): g.capacity for g in info.groups}
-    assert caps == {(1, 0): 5, (1, 1): 2, (RESERVE, -1): 13}    # the lead and 0-6 are fixed
+@pytest.mark.parametrize("rules, events, ends, caps", [
+    # nothing may be drawn: seat 1, unable to play at 0|5, passes
+    (Rules(reserve_kept=16), DRAW_EVENTS[:2] + [(1, PASS, None)], (0, 5),
+     {(1, 0): 5, (RESERVE, -1): 16}),
+    # three tiles drawn at 0|5 and kept: the lead and 0-6 are fixed
+    (Rules(), DRAW_EVENTS[:6], (6, 5), {(1, 0): 5, (1, 1): 2, (RESERVE, -1): 13}),
+    # draw: one, a tile that does not fit, then a pass: the drawn tile is covered too
+    (Rules(draw="one"), DRAW_EVENTS[:2] + [(1, DRAW, None), (1, PASS, None)], (0, 5),
+     {(1, 0): 5, (1, 1): 1, (RESERVE, -1): 15}),
+], ids=["pass", "drawn-and-kept", "draw-one-then-pass"])
+def test_a_pass_or_a_draw_proves_both_end_numbers_absent(rules, events, ends, caps):
+    """After a pass or drawing at ends 0|5, seat 1 holds no tile showing 0 or 5, in its deal or
+    among the tiles it drew then."""
+    info = from_state_and_events(rules, 0, DRAW_OWN, None, events)
+    assert (info.left, info.right) == ends
+    assert {(g.owner, g.epoch): g.capacity for g in info.groups} == caps
+    hidden = set(caps) - {(RESERVE, -1)}
     for t, _ in info.free:
         shows = (TILES_WITH[0] | TILES_WITH[5]) >> t & 1
-        expect = {(RESERVE, -1)} if shows else {(1, 0), (1, 1), (RESERVE, -1)}
+        expect = {(RESERVE, -1)} if shows else hidden | {(RESERVE, -1)}
         assert groups_allowed(info, t) == expect, tile_str(t)
 
 
@@ -364,22 +364,6 @@ def test_tiles_drawn_on_later_turns_are_not_covered():
         assert groups_allowed(info, t) == expect, tile_str(t)
     assert (1, 2) in groups_allowed(info, parse_tile("0-1"))
     assert (1, 1) not in groups_allowed(info, parse_tile("0-1"))
-
-
-def test_draw_one_then_pass_covers_the_drawn_tile():
-    """draw: one — a seat that draws a tile that does not fit and passes holds neither end
-    number, the drawn tile included; a later draw is again free."""
-    rules = Rules(draw="one")
-    own = tiles("0-5", "6-6", "1-1", "1-2", "2-2", "3-4")
-    events = [(1, play("0-0"), None), (0, play("0-5", 1), None), (1, DRAW, None),
-              (1, PASS, None)]
-    info = from_state_and_events(rules, 0, own, None, events)
-    caps = {(g.owner, g.epoch): g.capacity for g in info.groups}
-    assert caps == {(1, 0): 5, (1, 1): 1, (RESERVE, -1): 15}
-    for t, _ in info.free:
-        shows = (TILES_WITH[0] | TILES_WITH[5]) >> t & 1
-        expect = {(RESERVE, -1)} if shows else {(1, 0), (1, 1), (RESERVE, -1)}
-        assert groups_allowed(info, t) == expect, tile_str(t)
 
 
 def test_played_tile_comes_from_an_epoch_that_could_hold_it():

@@ -18,6 +18,7 @@ import pytest
 from support import BRUTE_BUDGET, EXHAUSTIVE, RANDOM, Budget, brute_histories, cuts, sizes
 
 from bergen_search.errors import BergenError
+from bergen_search.formats.game import load_game
 from bergen_search.formats.record import parse_record
 from bergen_search.formats.record_io import write_record
 from bergen_search.formats.replay import replay, walk
@@ -115,6 +116,8 @@ def cut_points(rules: Rules, seed: int, games: int, rounds: int = 2, every: int 
 @pytest.mark.parametrize("games", sizes(1, 3))
 @pytest.mark.parametrize("name", list(TABLES))
 def test_nulled_record_gives_the_same_infoset(name, games):
+    """Built from the events, through the replay, and by formats.game (the command line's
+    reader), complete or nulled."""
     rules = TABLES[name]
     checked = 0
     every = {2: 3, 3: 6, 4: 10}[rules.players]     # replays cost more with more hidden seats
@@ -126,25 +129,15 @@ def test_nulled_record_gives_the_same_infoset(name, games):
                                     public).key()
         complete = cut_record(log, r, k)
         assert infoset_via_record(complete).key() == key
+        assert load_game(complete).key() == key             # the command line's reader
         for hide_hands, hide_draws, one_round in ((True, True, False), (True, False, False),
                                                   (False, True, True), (True, True, True)):
             rec = cut_record(log, r, k, seat, hide_hands=hide_hands, hide_draws=hide_draws,
                              one_round=one_round)
             assert infoset_via_record(rec).key() == key, (name, r, k, hide_hands, hide_draws)
+            assert load_game(rec).key() == key
         checked += 1
     assert checked >= 10 * games // 3, checked
-
-
-def test_viewpoint_module_agrees():
-    """bergen_search.formats.game (the command line's reader) gives the same sets."""
-    viewpoint = pytest.importorskip("bergen_search.formats.game")
-    for name in ("2p-draw-one", "3p", "4p-partnerships"):
-        rules = TABLES[name]
-        for log, r, k, state in cut_points(rules, seed=4, games=1, rounds=1, every=9):
-            rec = cut_record(log, r, k, state.to_move, hide_hands=True, hide_draws=True)
-            assert viewpoint.load_game(rec).key() == infoset_via_record(rec).key()
-            assert viewpoint.load_game(cut_record(log, r, k)).key() == \
-                infoset_via_record(rec).key()
 
 
 # ---- 2. histories the seat cannot tell apart give the same information set --------------------

@@ -158,22 +158,17 @@ def test_start_scores_and_bad_input():
                   keep_logs=True, luck_adjust=False)
     assert all(g.log.start_scores == (10, 12) for g in r.played)
     assert r.points[0] == sum(g.log.scores[g.seating] - (10, 12)[g.seating] for g in r.played)
-    with pytest.raises(BergenError):
-        run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=0, seed=1)
-    with pytest.raises(BergenError):
-        run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=1, seed=1, workers=0)
-    with pytest.raises(BergenError):
-        run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=1, seed=1, start_scores=(15, 0))
-    with pytest.raises(BergenError):
-        run_arena(RULE_SETS["2p"], "nonsense", RANDOM, games=1, seed=1)
+    for a, kw in ((GREEDY, dict(games=0)), (GREEDY, dict(workers=0)),
+                  (GREEDY, dict(start_scores=(15, 0))), ("nonsense", {})):
+        with pytest.raises(BergenError):
+            run_arena(RULE_SETS["2p"], a, RANDOM, **{"games": 1, "seed": 1, **kw})
 
 
 # ---- the intervals ----------------------------------------------------------------------------
 def test_wilson_known_values():
-    assert [round(x, 4) for x in wilson_interval(50, 100)] == [0.4038, 0.5962]
-    assert [round(x, 4) for x in wilson_interval(0, 10)] == [0.0, 0.2775]
-    assert [round(x, 4) for x in wilson_interval(10, 10)] == [0.7225, 1.0]
-    assert [round(x, 4) for x in wilson_interval(81, 263)] == [0.2553, 0.3662]
+    for (wins, n), interval in (((50, 100), [0.4038, 0.5962]), ((0, 10), [0.0, 0.2775]),
+                                ((10, 10), [0.7225, 1.0]), ((81, 263), [0.2553, 0.3662])):
+        assert [round(x, 4) for x in wilson_interval(wins, n)] == interval
     assert wilson_interval(0, 0) == (0.0, 1.0)
     with pytest.raises(ValueError):
         wilson_interval(11, 10)

@@ -15,7 +15,6 @@ from support import console_script, bergen as run
 distributed = pytest.importorskip(
     "distributed", reason="the cluster extra is not installed: pip install -e '.[test,cluster]'")
 
-from bergen_search.cli import main  # noqa: E402
 from bergen_search.game.rules import Rules  # noqa: E402
 from bergen_search.play.arena import run_arena  # noqa: E402
 from bergen_search.runs.parallel import run_ordered  # noqa: E402

@@ -124,9 +124,11 @@ def test_the_sets_their_seatings_and_the_counts(name):
         for i in range(10))
 
 
-def test_logs_make_complete_records():
+def test_logs_make_complete_records_and_progress_counts_the_sets():
+    calls = []
     r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=2, keep_logs=True,
-                  luck_adjust=False)
+                  luck_adjust=False, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 3), (2, 3), (3, 3)]
     assert len(r.logs) == 6
     for g in r.played:
         report = replay(parse_record(write_record(g.log)))
@@ -156,22 +158,17 @@ def test_start_scores_and_bad_input():
                   keep_logs=True, luck_adjust=False)
     assert all(g.log.start_scores == (10, 12) for g in r.played)
     assert r.points[0] == sum(g.log.scores[g.seating] - (10, 12)[g.seating] for g in r.played)
-    with pytest.raises(BergenError):
-        run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=0, seed=1)
-    with pytest.raises(BergenError):
-        run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=1, seed=1, workers=0)
-    with pytest.raises(BergenError):
-        run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=1, seed=1, start_scores=(15, 0))
-    with pytest.raises(BergenError):
-        run_arena(RULE_SETS["2p"], "nonsense", RANDOM, games=1, seed=1)
+    for a, kw in ((GREEDY, dict(games=0)), (GREEDY, dict(workers=0)),
+                  (GREEDY, dict(start_scores=(15, 0))), ("nonsense", {})):
+        with pytest.raises(BergenError):
+            run_arena(RULE_SETS["2p"], a, RANDOM, **{"games": 1, "seed": 1, **kw})
 
 
 # ---- the intervals ----------------------------------------------------------------------------
 def test_wilson_known_values():
-    assert [round(x, 4) for x in wilson_interval(50, 100)] == [0.4038, 0.5962]
-    assert [round(x, 4) for x in wilson_interval(0, 10)] == [0.0, 0.2775]
-    assert [round(x, 4) for x in wilson_interval(10, 10)] == [0.7225, 1.0]
-    assert [round(x, 4) for x in wilson_interval(81, 263)] == [0.2553, 0.3662]
+    for (wins, n), interval in (((50, 100), [0.4038, 0.5962]), ((0, 10), [0.0, 0.2775]),
+                                ((10, 10), [0.7225, 1.0]), ((81, 263), [0.2553, 0.3662])):
+        assert [round(x, 4) for x in wilson_interval(wins, n)] == interval
     assert wilson_interval(0, 0) == (0.0, 1.0)
     with pytest.raises(ValueError):
         wilson_interval(11, 10)
@@ -255,20 +252,22 @@ def test_random_against_random(name):
 
 
 # ---- reproducibility --------------------------------------------------------------------------
-@pytest.mark.parametrize("games, luck", [
-    pytest.param(18, False, id="fast"), pytest.param(4, True, id="fast-luck"),
-    pytest.param(90, True, id="full", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("games, luck, single_round", [
+    pytest.param(18, False, False, id="fast"), pytest.param(4, True, False, id="fast-luck"),
+    pytest.param(12, True, True, id="fast-round-luck"),
+    pytest.param(90, True, False, id="full", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("name", ["2p", "3p", "4p-partners"])
-def test_workers_give_the_same_result(name, games, luck):
-    """Workers or not, the same sets, logs, progress and figures: by default on 18 sets
-    without the luck adjustment and on 4 with it (the whole matches' luck and the luck-adjusted
-    win rate, from the workers' rollouts); 90 sets with it behind the slow marker."""
+def test_workers_give_the_same_result(name, games, luck, single_round):
+    """Workers or not, the same sets, logs, progress and figures (the luck and the
+    luck-adjusted margin and win rate too, from the workers' rollouts), of whole matches and
+    of single rounds."""
     rules = RULE_SETS[name]
     calls = []
     one = run_arena(rules, GREEDY, RANDOM, games=games, seed=8, keep_logs=True,
-                    luck_adjust=luck)
+                    luck_adjust=luck, single_round=single_round)
     two = run_arena(rules, GREEDY, RANDOM, games=games, seed=8, workers=2, keep_logs=True,
-                    progress=lambda done, total: calls.append((done, total)), luck_adjust=luck)
+                    progress=lambda done, total: calls.append((done, total)), luck_adjust=luck,
+                    single_round=single_round)
     assert (one.adjusted_margin_per_round is not None) == luck
     assert comparable(one) == comparable(two)
     assert one.set_scores == two.set_scores
@@ -277,13 +276,6 @@ def test_workers_give_the_same_result(name, games, luck):
     assert [write_record(g.log) for g in one.played] == [write_record(g.log) for g in two.played]
     assert calls and calls[-1] == (games, games)
     assert all(a[0] < b[0] for a, b in zip(calls, calls[1:]))
-
-
-def test_progress_serial():
-    calls = []
-    run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=7, seed=8, luck_adjust=False,
-              progress=lambda done, total: calls.append((done, total)))
-    assert calls == [(i, 7) for i in range(1, 8)]
 
 
 def test_same_seed_same_result_other_seed_other_result():
@@ -375,11 +367,3 @@ def test_single_rounds_from_given_scores():
     # Near the target a round often ends at it, with a winner.
     assert any(g.log.winner is not None for g in r.played)
     assert "single rounds from 13-14" in arena_text(r)
-
-
-def test_single_rounds_with_workers_equal_one_worker():
-    one = run_arena(RULE_SETS["3p"], GREEDY, RANDOM, games=30, seed=7, single_round=True,
-                    luck_adjust=False)
-    two = run_arena(RULE_SETS["3p"], GREEDY, RANDOM, games=30, seed=7, single_round=True,
-                    workers=2, luck_adjust=False)
-    assert comparable(one) == comparable(two)

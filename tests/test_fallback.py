@@ -48,7 +48,6 @@ NOTE = "bergen: searching in pure Python ("
 MODES = ("pure", "hidden")
 
 
-
 def test_the_compiled_modules_the_tests_require_are_the_pyx_files():
     """conftest.py requires, and HIDDEN hides, one compiled module per .pyx file (support's
     COMPILED, read from src_cython/): each is built beside the bergen_search the tests import,
@@ -68,16 +67,23 @@ def test_the_compiled_modules_the_tests_require_are_the_pyx_files():
     for name in COMPILED:
         assert require_compiled(importlib.import_module(f"bergen_search.{name}"), name)
 
-def bergen(mode, *args, stdin=None):
-    """`bergen args` in a subprocess: on the core ("core"), BERGEN_PURE_PYTHON=1 ("pure") or
-    with the compiled modules hidden ("hidden")."""
+
+def command(mode):
+    """(command, environment) of `bergen` on the core ("core"), with BERGEN_PURE_PYTHON=1
+    ("pure") or with the compiled modules hidden ("hidden")."""
     env = {k: v for k, v in os.environ.items() if k != "BERGEN_PURE_PYTHON"}
     if mode == "pure":
         env["BERGEN_PURE_PYTHON"] = "1"
-    cmd = ([sys.executable, "-c", HIDDEN] if mode == "hidden" else
-           [sys.executable, "-m", "bergen_search"]) + list(args)
-    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, cwd=ROOT,
-                          timeout=600)
+    head = [sys.executable, "-c", HIDDEN] if mode == "hidden" else [sys.executable, "-m",
+                                                                    "bergen_search"]
+    return head, env
+
+
+def bergen(mode, *args, stdin=None):
+    """`bergen args` in a subprocess, in a mode of `command`."""
+    head, env = command(mode)
+    return subprocess.run(head + list(args), input=stdin, capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=600)
 
 
 def backend_line(proc, mode):
@@ -126,8 +132,8 @@ def test_best_gives_the_core_answer(mode, core_best):
 
 @pytest.mark.slow
 def test_best_at_its_default_budget_with_the_core_removed():
-    """The issue's command, `bergen best examples/decision.json`, with the compiled modules
-    unimportable: it works, at the fallback's default budget, and says so."""
+    """`bergen best examples/decision.json` with the compiled modules unimportable: it works,
+    at the fallback's default budget, and says so."""
     proc = bergen("hidden", "best", DECISION)
     assert proc.returncode == 0, proc.stderr
     line = backend_line(proc, "hidden")
@@ -257,16 +263,6 @@ def test_play(tmp_path, mode="hidden"):
     assert "hint: " in proc.stdout and json.loads(out.read_text())["format"]
 
 
-def engine_command(mode):
-    """(command, environment) of `bergen engine` in a mode of `bergen`."""
-    env = {k: v for k, v in os.environ.items() if k != "BERGEN_PURE_PYTHON"}
-    if mode == "pure":
-        env["BERGEN_PURE_PYTHON"] = "1"
-    head = [sys.executable, "-c", HIDDEN] if mode == "hidden" else [sys.executable, "-m",
-                                                                    "bergen_search"]
-    return head + ["engine"], env
-
-
 @pytest.mark.slow
 def test_engine(require_compiled, mode="pure"):
     """Through the engine's client: `hello` names the backend and its default budgets, and
@@ -276,8 +272,8 @@ def test_engine(require_compiled, mode="pure"):
     game = Path(DECISION).read_text()
     answers = {}
     for name in ("core", mode):
-        command, env = engine_command(name)
-        with EngineProcess.start(command, env=env, cwd=ROOT, timeout=60) as engine:
+        head, env = command(name)
+        with EngineProcess.start(head + ["engine"], env=env, cwd=ROOT, timeout=60) as engine:
             answers[name] = engine.hello(), engine.analyse(game, Limits(iterations=300), seed=2)
     (hello_core, a), (hello, b) = answers["core"], answers[mode]
     assert (hello_core["backend"], hello["backend"]) == ("core", "reference")

@@ -334,26 +334,3 @@ def test_inference_reads_only_what_the_seat_saw():
         assert tile_factors(other, model) == tile_factors(info, model)
         checked += 1
     assert checked >= 5
-
-
-def test_a_search_loads_no_model_but_the_hand_set_one():
-    """`bergen best` (the command line, and a search through it) loads inference.py's
-    hand-set model and nothing of the models measured as no gain (the learned tile model,
-    the action model and its resampling: lab/belief/BELIEF.md), which once loaded on every
-    search."""
-    import json
-    import subprocess
-    import sys
-    code = ("import sys, bergen_search.cli\n"
-            "from click.testing import CliRunner\n"
-            "r = CliRunner().invoke(bergen_search.cli.main, ['best', 'examples/decision.json', "
-            "'--iterations', '200', '--workers', '1'])\n"
-            "assert r.exit_code == 0, r.output\n"
-            "print(__import__('json').dumps(sorted(m for m in sys.modules "
-            "if m.startswith('bergen_search.'))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    loaded = set(json.loads(out))
-    assert "bergen_search.information.inference" in loaded     # the search ran, with it
-    assert not loaded & {"bergen_search.information.learned", "bergen_search.information.action",
-                         "bergen_search.information.resample"}, loaded

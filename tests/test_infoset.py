@@ -18,6 +18,7 @@ import pytest
 from support import BRUTE_BUDGET, EXHAUSTIVE, RANDOM, Budget, brute_histories, cuts, sizes
 
 from bergen_search.errors import BergenError
+from bergen_search.formats.game import load_game
 from bergen_search.formats.record import parse_record
 from bergen_search.formats.record_io import write_record
 from bergen_search.formats.replay import replay, walk
@@ -115,6 +116,8 @@ def cut_points(rules: Rules, seed: int, games: int, rounds: int = 2, every: int 
 @pytest.mark.parametrize("games", sizes(1, 3))
 @pytest.mark.parametrize("name", list(TABLES))
 def test_nulled_record_gives_the_same_infoset(name, games):
+    """Built from the events, through the replay, and by formats.game (the command line's
+    reader), complete or nulled."""
     rules = TABLES[name]
     checked = 0
     every = {2: 3, 3: 6, 4: 10}[rules.players]     # replays cost more with more hidden seats
@@ -126,25 +129,15 @@ def test_nulled_record_gives_the_same_infoset(name, games):
                                     public).key()
         complete = cut_record(log, r, k)
         assert infoset_via_record(complete).key() == key
+        assert load_game(complete).key() == key             # the command line's reader
         for hide_hands, hide_draws, one_round in ((True, True, False), (True, False, False),
                                                   (False, True, True), (True, True, True)):
             rec = cut_record(log, r, k, seat, hide_hands=hide_hands, hide_draws=hide_draws,
                              one_round=one_round)
             assert infoset_via_record(rec).key() == key, (name, r, k, hide_hands, hide_draws)
+            assert load_game(rec).key() == key
         checked += 1
     assert checked >= 10 * games // 3, checked
-
-
-def test_viewpoint_module_agrees():
-    """bergen_search.formats.game (the command line's reader) gives the same sets."""
-    viewpoint = pytest.importorskip("bergen_search.formats.game")
-    for name in ("2p-draw-one", "3p", "4p-partnerships"):
-        rules = TABLES[name]
-        for log, r, k, state in cut_points(rules, seed=4, games=1, rounds=1, every=9):
-            rec = cut_record(log, r, k, state.to_move, hide_hands=True, hide_draws=True)
-            assert viewpoint.load_game(rec).key() == infoset_via_record(rec).key()
-            assert viewpoint.load_game(cut_record(log, r, k)).key() == \
-                infoset_via_record(rec).key()
 
 
 # ---- 2. histories the seat cannot tell apart give the same information set --------------------
@@ -317,18 +310,6 @@ def test_lowest_tile_lead_proves_no_double_and_no_lower_tile():
     assert groups_allowed(info, parse_tile("0-1")) == {(1, 0), (RESERVE, -1)}
 
 
-def test_pass_proves_both_end_numbers_absent():
-    rules = Rules(reserve_kept=16)           # nothing may be drawn: a seat that cannot play passes
-    own = tiles("0-5", "1-1", "1-2", "2-2", "3-4", "6-6")
-    events = [(1, play("0-0"), None), (0, play("0-5", 1), None), (1, PASS, None)]
-    info = from_state_and_events(rules, 0, own, None, events)
-    assert (info.left, info.right) == (0, 5)
-    for t, _ in info.free:
-        shows = (TILES_WITH[0] | TILES_WITH[5]) >> t & 1
-        expect = {(RESERVE, -1)} if shows else {(1, 0), (RESERVE, -1)}
-        assert groups_allowed(info, t) == expect, tile_str(t)
-
-
 # Seat 1 leads 0-0, seat 0 plays 0-5; seat 1 draws three tiles at ends 0|5 and plays the third,
 # 0-6; seat 0 plays 6-6; seat 1 draws two at ends 6|5 and plays the second, 3-5.
 DRAW_OWN = tiles("0-5", "6-6", "1-1", "1-2", "2-2", "3-4")
@@ -338,14 +319,26 @@ DRAW_EVENTS = [(1, play("0-0"), None), (0, play("0-5", 1), None),
                (1, DRAW, None), (1, DRAW, None), (1, play("3-5", 1), None)]
 
 
-def test_tiles_drawn_and_kept_show_neither_end():
-    info = from_state_and_events(Rules(), 0, DRAW_OWN, None, DRAW_EVENTS[:6])
-    assert (info.left, info.right) == (6, 5)
-    caps = {(g.owner, g.epoch): g.capacity for g in info.groups}
-    assert caps == {(1, 0): 5, (1, 1): 2, (RESERVE, -1): 13}    # the lead and 0-6 are fixed
+@pytest.mark.parametrize("rules, events, ends, caps", [
+    # nothing may be drawn: seat 1, unable to play at 0|5, passes
+    (Rules(reserve_kept=16), DRAW_EVENTS[:2] + [(1, PASS, None)], (0, 5),
+     {(1, 0): 5, (RESERVE, -1): 16}),
+    # three tiles drawn at 0|5 and kept: the lead and 0-6 are fixed
+    (Rules(), DRAW_EVENTS[:6], (6, 5), {(1, 0): 5, (1, 1): 2, (RESERVE, -1): 13}),
+    # draw: one, a tile that does not fit, then a pass: the drawn tile is covered too
+    (Rules(draw="one"), DRAW_EVENTS[:2] + [(1, DRAW, None), (1, PASS, None)], (0, 5),
+     {(1, 0): 5, (1, 1): 1, (RESERVE, -1): 15}),
+], ids=["pass", "drawn-and-kept", "draw-one-then-pass"])
+def test_a_pass_or_a_draw_proves_both_end_numbers_absent(rules, events, ends, caps):
+    """After a pass or drawing at ends 0|5, seat 1 holds no tile showing 0 or 5, in its deal or
+    among the tiles it drew then."""
+    info = from_state_and_events(rules, 0, DRAW_OWN, None, events)
+    assert (info.left, info.right) == ends
+    assert {(g.owner, g.epoch): g.capacity for g in info.groups} == caps
+    hidden = set(caps) - {(RESERVE, -1)}
     for t, _ in info.free:
         shows = (TILES_WITH[0] | TILES_WITH[5]) >> t & 1
-        expect = {(RESERVE, -1)} if shows else {(1, 0), (1, 1), (RESERVE, -1)}
+        expect = {(RESERVE, -1)} if shows else hidden | {(RESERVE, -1)}
         assert groups_allowed(info, t) == expect, tile_str(t)
 
 
@@ -364,22 +357,6 @@ def test_tiles_drawn_on_later_turns_are_not_covered():
         assert groups_allowed(info, t) == expect, tile_str(t)
     assert (1, 2) in groups_allowed(info, parse_tile("0-1"))
     assert (1, 1) not in groups_allowed(info, parse_tile("0-1"))
-
-
-def test_draw_one_then_pass_covers_the_drawn_tile():
-    """draw: one — a seat that draws a tile that does not fit and passes holds neither end
-    number, the drawn tile included; a later draw is again free."""
-    rules = Rules(draw="one")
-    own = tiles("0-5", "6-6", "1-1", "1-2", "2-2", "3-4")
-    events = [(1, play("0-0"), None), (0, play("0-5", 1), None), (1, DRAW, None),
-              (1, PASS, None)]
-    info = from_state_and_events(rules, 0, own, None, events)
-    caps = {(g.owner, g.epoch): g.capacity for g in info.groups}
-    assert caps == {(1, 0): 5, (1, 1): 1, (RESERVE, -1): 15}
-    for t, _ in info.free:
-        shows = (TILES_WITH[0] | TILES_WITH[5]) >> t & 1
-        expect = {(RESERVE, -1)} if shows else {(1, 0), (1, 1), (RESERVE, -1)}
-        assert groups_allowed(info, t) == expect, tile_str(t)
 
 
 def test_played_tile_comes_from_an_epoch_that_could_hold_it():

@@ -223,15 +223,6 @@ def test_the_deal_needs_no_correction_in_a_set():
         assert abs(math.fsum(side_margin(values, k) for k in range(len(values)))) < 1e-12
 
 
-def test_workers_give_the_same_luck():
-    rules = Rules()
-    one = run_arena(rules, GREEDY, RANDOM, games=24, seed=13, single_round=True)
-    two = run_arena(rules, GREEDY, RANDOM, games=24, seed=13, single_round=True, workers=2)
-    keys = ("luck_per_round", "luck_stderr", "adjusted_margin_per_round",
-            "adjusted_margin_stderr", "variance_ratio", "margin_per_round")
-    assert [one.to_json()[k] for k in keys] == [two.to_json()[k] for k in keys]
-
-
 def test_cli_reports_both_margins_and_no_luck_adjust_restores_the_raw_one():
     runner = CliRunner()
     args = ["arena", "greedy", "random", "--games", "20", "--round", "--seed", "2", "--quiet"]

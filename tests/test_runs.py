@@ -342,13 +342,14 @@ def test_a_journal_with_no_finished_task_is_replaced(tmp_path):
 
 
 def test_a_failed_start_of_the_command_blocks_no_retry(tmp_path, monkeypatch):
-    """The issue's case: --cluster at an address nobody answers, with --out, then the plain
+    """--cluster at an address nobody answers, with --out (one line, exit 2), then the plain
     retry without --resume."""
     pytest.importorskip("distributed")
     monkeypatch.setattr("bergen_search.runs.parallel.CONNECT_TIMEOUT", 1)
     args = ["selfplay", "--games", "3", "--engine", "greedy,random", "--out", "g.jsonl"]
     res = run_here(args + ["--cluster", "tcp://127.0.0.1:9"], tmp_path)
     assert res.exit_code == 2 and "no Dask scheduler answers" in res.stderr
+    assert len(res.stderr.splitlines()) == 1
     again = run_here(args, tmp_path)
     assert again.exit_code == 0, again.output
     assert sorted(os.listdir(tmp_path)) == ["g.jsonl"]
@@ -517,20 +518,6 @@ def test_sigterm_and_sighup_are_heard_as_ctrl_c(tmp_path, reference, name, statu
     assert (tmp_path / "g.jsonl").read_bytes() == reference["ref"]
 
 
-def test_selfplay_never_replaces_a_file_silently(tmp_path):
-    """An existing file is refused (exit 2, one line, the file untouched) unless --force, or
-    --resume."""
-    out = tmp_path / "g.jsonl"
-    out.write_text("two hundred games\n")
-    args = ["selfplay", "--games", "2", "--engine", "greedy,random", "--out", "g.jsonl"]
-    res = run_here(args, tmp_path)
-    assert res.exit_code == 2 and "exists: give --force to replace it" in res.stderr
-    assert len(res.stderr.splitlines()) == 1 and out.read_text() == "two hundred games\n"
-    assert run_here(args + ["--force"], tmp_path).exit_code == 0
-    assert len(out.read_text().splitlines()) == 2
-    assert run_here(args + ["--resume"], tmp_path).exit_code == 0
-
-
 def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, tmp_path,
                                                                    reference):
     """kill -STOP of the scheduler mid-run: with --cluster-timeout 4 the command stops saying
@@ -556,15 +543,12 @@ def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, t
 
 # ---- children forked while the stop signals are held back -----------------------------------
 def _blocked_signals():
-    import signal
     return sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, []))
 
 
 def _child(stop, parent: int, conn):
     """A forked child as the pool starts one: its initializer (with the run's stop), then its
     signal mask and whether it holds that stop sent back, then waiting."""
-    import time
-
     from bergen_search.runs import parallel
     parallel._worker_init(parent, stop)
     conn.send((_blocked_signals(), parallel.own_stop() is stop))
@@ -578,7 +562,6 @@ def test_children_forked_under_deferred_ctrl_c_unblock_the_stop_signals(init):
     unblocks them (else a pool ending its children waits forever), a search's run's child
     holding its stop."""
     import multiprocessing
-    import signal
 
     from bergen_search.runs import parallel
     ctx = multiprocessing.get_context("fork")
@@ -600,26 +583,29 @@ def test_children_forked_under_deferred_ctrl_c_unblock_the_stop_signals(init):
         child.join(5)
 
 
-@pytest.mark.parametrize("command", [
-    ["arena", "greedy", "random", "--games", "2", "--seed", "1", "--quiet"],
-    ["analyze", "examples/match.json", "--iterations", "30", "--quiet", "--seat", "0"]])
-def test_every_command_that_writes_a_file_refuses_an_existing_one(tmp_path, command):
-    """arena --out, analyze --out and --html: an existing file is replaced only with --force
-    (selfplay's and play's own tests cover theirs)."""
-    from click.testing import CliRunner
-
-    from bergen_search.cli import main
-    options = ["--out"] if command[0] == "arena" else ["--out", "--html"]
+@pytest.mark.parametrize("command, options", [
+    (["selfplay", "--games", "2", "--engine", "greedy,random"], ["--out"]),
+    (["arena", "greedy", "random", "--games", "2", "--seed", "1", "--quiet"], ["--out"]),
+    (["analyze", "examples/match.json", "--iterations", "30", "--quiet", "--seat", "0"],
+     ["--out", "--html"])])
+def test_every_command_that_writes_a_file_refuses_an_existing_one(tmp_path, command, options):
+    """selfplay --out, arena --out, analyze --out and --html: an existing file is refused (exit
+    2, one line, the file untouched) and replaced only with --force; selfplay's also with
+    --resume (play's own tests cover its)."""
     for option in options:
         target = tmp_path / f"kept{option.replace('-', '_')}"
         target.write_text("the old results\n")
         res = CliRunner().invoke(main, [*command, option, str(target)], prog_name="bergen")
         assert res.exit_code == 2 and "exists: give --force to replace it" in res.stderr
+        assert len(res.stderr.splitlines()) == 1
         assert target.read_text() == "the old results\n"
         res = CliRunner().invoke(main, [*command, option, str(target), "--force"],
                                  prog_name="bergen")
         assert res.exit_code == 0, res.output
         assert target.read_text() != "the old results\n"
+    if command[0] == "selfplay":
+        assert len(target.read_text().splitlines()) == 2
+        assert run_here([*command, "--out", str(target), "--resume"], tmp_path).exit_code == 0
 
 
 # ---- outputs as a careless user gives them -----------------------------------------------

@@ -1,18 +1,12 @@
-"""Verification of the world sampler (bergen_search/sampler.py, the C walk in _sampler.pyx) and
-of the information sets it draws from (bergen_search/infoset.py).
+"""The world sampler (information/sampler.py, the C walk of _sampler.pyx) and the information
+sets it draws from.
 
-The key test replays seeded games through the reference rules engine and, at cut points of
-each round, compares the worlds the counting programme enumerates with the worlds a brute force
-finds that knows nothing of the programme: it tries every dealt hand of the hidden seats and
-every tile they could have drawn at each of their draws, replays the public events through
-`State` with those hands known, and keeps the histories that replay legally (RULES.md, "The
-lead" and "Decisions and chance"). Under a uniform shuffle every history is equally likely, so
-the posterior over (other hands, reserve set) is the normalised count of histories behind each;
-the programme must give exactly the same distribution.
-
-Then: chi-square tests of the drawn frequencies against the exact weights, the C walk against
-the Python walk bit for bit, properties of the true world and of sampled worlds over many seeded
-games of every table and variant, and impossible positions.
+At cut points of seeded games the worlds the counting programme enumerates equal those of a
+brute force that knows nothing of it (every dealt hand of the hidden seats and every tile they
+could have drawn, replayed through `State`; under a uniform shuffle the posterior is the
+normalised count of histories behind each world). Then: chi-square tests of drawn frequencies
+against the exact weights, the C walk against the Python walk bit for bit, properties of the
+true and of sampled worlds over every table and variant, and impossible positions.
 """
 from __future__ import annotations
 
@@ -144,9 +138,8 @@ def test_enumeration_meets_every_kind_of_proof(share):
 
 
 def test_played_tile_stays_with_its_player():
-    """Regression (fixed in 1c89188): with 3 players, a tile a hidden seat played could be
-    granted to a later hidden seat's groups, so sampled worlds had wrong hand sizes. Here seat
-    0 watches seats 1 and 2 each play a tile from their dealt hands."""
+    """Three players: a tile a hidden seat played belongs to that seat's groups only, and
+    sampled worlds keep the hand sizes (seat 0 watches seats 1 and 2 play from their deals)."""
     rules = Rules(players=3)
     own = sum(1 << parse_tile(t) for t in ("0-0", "3-3", "3-4", "4-4", "5-5", "5-6"))
     events = [(0, parse_tile("0-0") * 2, None), (1, parse_tile("0-1") * 2 + 1, None),
@@ -198,36 +191,34 @@ def chi_position(rules: Rules, weighted: bool):
     raise LookupError("no position fits")
 
 
-@pytest.mark.parametrize("name", list(CHI_TABLES))
-def test_core_sampler_chi_square(name, core_sampler):
-    rules = CHI_TABLES[name]
-    cut, info, table, dist = chi_position(rules, weighted=name != "3p")
-    probs = normalised(dist)
-    sampler = core_sampler(info, table)
-    rng = Rng(derive_seed(2024, 1))
-    n = 25000
-    observed = Counter(world_of(*sampler.sample(rng), cut.others) for _ in range(n))
+def fits(sample, others, probs, n: int, seed: int) -> Counter:
+    """n worlds `sample(rng)` draws on one seeded stream, counted: they pass the chi-square test
+    against `probs`."""
+    rng = Rng(derive_seed(2024, seed))
+    observed = Counter(world_of(*sample(rng), others) for _ in range(n))
     stat, df, p = chi_square(observed, probs, n)
-    assert p > 1e-4, (name, stat, df, p)
+    assert p > 1e-4, (stat, df, p)
+    return observed
+
+
+@pytest.mark.parametrize("backend, name", [("core", name) for name in CHI_TABLES]
+                         + [("reference", "2p"), ("reference", "4p-partnerships")])
+def test_sampler_chi_square(backend, name, core_sampler):
+    """The compiled walk (25,000 draws) and the Python walk (4,000) fit the exact weights."""
+    cut, info, table, dist = chi_position(CHI_TABLES[name], weighted=name != "3p")
+    probs = normalised(dist)
     assert cut.true_world() in probs
+    if backend == "reference":
+        def sample(rng):
+            w = table.sample(rng)
+            return w.hands, w.reserve
+        fits(sample, cut.others, probs, 4000, 2)
+        return
+    observed = fits(core_sampler(info, table).sample, cut.others, probs, 25000, 1)
     if len(set(dist.values())) > 1:
         # The test has power: the same draws are far from uniform over the distinct worlds.
         flat = {k: Fraction(1, len(dist)) for k in dist}
-        assert chi_square(observed, flat, n)[2] < 1e-6
-
-
-@pytest.mark.parametrize("name", ["2p", "4p-partnerships"])
-def test_reference_sampler_chi_square(name):
-    rules = CHI_TABLES[name]
-    cut, info, table, dist = chi_position(rules, weighted=True)
-    rng = Rng(derive_seed(2024, 2))
-    n = 4000
-    observed = Counter()
-    for _ in range(n):
-        w = table.sample(rng)
-        observed[world_of(w.hands, w.reserve, cut.others)] += 1
-    stat, df, p = chi_square(observed, normalised(dist), n)
-    assert p > 1e-4, (name, stat, df, p)
+        assert chi_square(observed, flat, 25000)[2] < 1e-6
 
 
 def one_seat_record(log, r: int, k: int, seat: int) -> dict:
@@ -300,12 +291,7 @@ def test_position_with_voids_chi_square(players, core_sampler):
     assert dist == position_brute_force(pos)       # every world once: uniform
     truth = (tuple(true_state.hands[s] for s in others), sum(1 << t for t in true_state.reserve))
     assert truth in dist
-    n = 20000
-    rng = Rng(derive_seed(2024, 3))
-    sampler = core_sampler(info, table)
-    observed = Counter(world_of(*sampler.sample(rng), others) for _ in range(n))
-    stat, df, p = chi_square(observed, normalised(dist), n)
-    assert p > 1e-4, (stat, df, p)
+    fits(core_sampler(info, table).sample, others, normalised(dist), 20000, 3)
 
 
 # ---- 3. the C walk is the Python walk, bit for bit --------------------------------------------
@@ -323,6 +309,8 @@ TABLES = {
 
 @pytest.mark.parametrize("name", list(TABLES))
 def test_core_walk_equals_reference_walk(name, core_sampler):
+    """Draw for draw and stream state; and, at every fifth position, sample_many's checksum is
+    the xor of the worlds the reference walk draws on one stream."""
     rules = TABLES[name]
     positions = 0
     for i, cut in enumerate(cuts(rules, seed=31, games=3)):
@@ -337,22 +325,14 @@ def test_core_walk_equals_reference_walk(name, core_sampler):
             hands, reserve = sampler.sample(core)
             assert (hands, reserve) == (w.hands, w.reserve), (name, cut[1:4])
             assert core.state == ref.state
+        if i % 5 == 0:
+            rng, check = Rng(12345), 0
+            for _ in range(300):
+                w = table.sample(rng)
+                check ^= w.hands[0] ^ (w.hands[1] << 28) ^ (w.reserve[0] if w.reserve else 0)
+            assert sampler.sample_many(300, 12345) == check
         positions += 1
     assert positions >= 15
-
-
-@pytest.mark.parametrize("name", ["2p", "3p", "4p-partnerships"])
-def test_sample_many_checksum(name, core_sampler):
-    """sample_many's checksum is the xor of the worlds the reference walk draws on one stream."""
-    rules = TABLES[name]
-    for cut in itertools.islice(cuts(rules, seed=32, games=2), 0, None, 5):
-        info = cut.info()
-        table = WorldTable(info)
-        rng, check = Rng(12345), 0
-        for _ in range(300):
-            w = table.sample(rng)
-            check ^= w.hands[0] ^ (w.hands[1] << 28) ^ (w.reserve[0] if w.reserve else 0)
-        assert core_sampler(info).sample_many(300, 12345) == check
 
 
 # ---- 4. properties over many seeded games -----------------------------------------------------

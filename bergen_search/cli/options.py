@@ -72,11 +72,9 @@ def read_document(path: str, reader, limit: int = MAX_DOCUMENT_BYTES):
 
 def rules_json(text: str) -> dict:
     """--rules JSON|@FILE as a dict (the rule set's fields, not checked yet)."""
-    what = "the file" if text.startswith("@") else "the value"
-    where = "--rules"
+    what, where = "the value", "--rules"
     if text.startswith("@"):
-        where = f"--rules {text[1:]}"
-        text = read_text(text[1:])
+        what, where, text = "the file", f"--rules {text[1:]}", read_text(text[1:])
     try:
         obj = parse_json(text, what)
     except BergenError as e:

@@ -82,11 +82,9 @@ def _dies_with_parent():
         prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
         return None
+    import functools
     import signal
-
-    def tie():
-        prctl(1, signal.SIGKILL)          # PR_SET_PDEATHSIG
-    return tie
+    return functools.partial(prctl, 1, signal.SIGKILL)        # PR_SET_PDEATHSIG
 
 
 class EngineProcess:

@@ -301,9 +301,7 @@ def _settings_html(st) -> str:
                          f"{st.get('max_rechecks', 1)} times while undecided"),
              ("thresholds", f"inaccuracy {th['inaccuracy']}, mistake {th['mistake']}, "
                             f"blunder {th['blunder']}"),
-             ("workers", st["workers"])]
-    for k, v in (st.get("settings") or {}).items():
-        items.append((k, v))
+             ("workers", st["workers"]), *(st.get("settings") or {}).items()]
     return ('<dl class="settings" id="settings">' + "".join(
         f'<dt>{_e(k)}</dt><dd data-key="{_e(k)}">{_e(v)}</dd>' for k, v in items) + "</dl>")
 
@@ -445,14 +443,11 @@ def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> st
     pairs = line.pairs
     played_at = (None if dec.played.end is None
                  else 0 if dec.played.end == LEFT else len(pairs) - 1)
-    if dec.borderline:
-        label_cls = " label-borderline"
-        label_attr = f' data-borderline="{dec.label or "none"}"'
-        badge = f' <span class="badge borderline">{_e(verdict_text(dec))}</span>'
-    else:
-        label_cls = f" label-{dec.label}" if dec.label else ""
-        label_attr = f' data-label="{dec.label}"' if dec.label else ""
-        badge = f' <span class="badge {dec.label}">{dec.label}</span>' if dec.label else ""
+    kind = "borderline" if dec.borderline else dec.label
+    label_cls = f" label-{kind}" if kind else ""
+    badge = f' <span class="badge {kind}">{_e(verdict_text(dec))}</span>' if kind else ""
+    label_attr = (f' data-borderline="{dec.label or "none"}"' if dec.borderline
+                  else f' data-label="{dec.label}"' if dec.label else "")
     label_attr += ' data-exact="1"' if dec.exact else ""
     hand = result.hands[r].get(event) if r < len(result.hands) else None
     hand_svg = ""

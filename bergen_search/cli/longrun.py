@@ -47,9 +47,8 @@ class LongRun:
     @property
     def hooks(self) -> dict:
         """The `done` and `on_result` of a library run that keeps the journal."""
-        if self.journal is None:
-            return {}
-        return {"done": self.journal.done, "on_result": self.journal.add}
+        j = self.journal
+        return {} if j is None else {"done": j.done, "on_result": j.add}
 
     @property
     def resumed(self) -> int:

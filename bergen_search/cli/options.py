@@ -233,6 +233,13 @@ def external_options(f):
                              "VALUE,...]. Repeatable.")(f)
 
 
+#: The options of a run that plays matches (arena, selfplay) after its own.
+play_run_options = _stacked([
+    external_options, cluster_option,
+    click.option("--quiet", is_flag=True, help="No progress on standard error."),
+    resume_option, rule_options])
+
+
 def external_commands(specs, cluster) -> dict:
     """name -> command of the engines in other processes among `specs`, refusing --cluster
     with them."""
@@ -241,24 +248,20 @@ def external_commands(specs, cluster) -> dict:
 
 
 def start_scores_from(text, rules):
-    """--start-scores as a tuple by side (None if not given); no side may have the target."""
+    """--start-scores as a list by side (None if not given); no side may have the target."""
     if not text:
         return None
-    start = _parse_int_list(text, rules.n_sides, "--start-scores")
+    n = rules.n_sides
+    try:
+        start = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise BergenError(f"--start-scores must be {n} integers separated by commas, "
+                          f"got {text!r}") from None
+    if len(start) != n or min(start) < 0:
+        raise BergenError(f"--start-scores must be {n} non-negative integers, got {text!r}")
     if max(start) >= rules.target:
         raise BergenError(f"--start-scores: a side already has the target {rules.target}")
     return start
-
-
-def _parse_int_list(text: str, n: int, what: str) -> list:
-    try:
-        values = [int(x) for x in text.split(",")]
-    except ValueError:
-        raise BergenError(f"{what} must be {n} integers separated by commas, "
-                          f"got {text!r}") from None
-    if len(values) != n or min(values) < 0:
-        raise BergenError(f"{what} must be {n} non-negative integers, got {text!r}")
-    return values
 
 
 POSITION_FLAGS = [

@@ -45,8 +45,7 @@ def text(result, settings=True) -> str:
                            f"({loss_text(dec, objective=objective)})")
                 if dec.position:
                     out.append(f"        position {dec.position}")
-    out.append("")
-    out += summary_table(result.summary, objective, per_round=True)
+    out += ["", *summary_table(result.summary, objective, per_round=True)]
     exact = sum(d.exact for d in result.decisions)
     if exact:
         out.append(f"(exact: {exact} of {len(result.decisions)} decisions valued by the solved "

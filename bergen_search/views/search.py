@@ -428,12 +428,11 @@ def explain_lines(result, alg, *, algorithm: str, objective: str, names: dict) -
     if not solved:
         visits = alg.by_visits
         total = sum(m.visits for m in result.moves if m.twin is None) or 1
-        out.append("")
-        out.append(f"  {'move':<9} {'visits' if visits else 'worlds':>8}"
-                   + (f" {'share':>7}" if visits else ""))
+        out += ["", f"  {'move':<9} {'visits' if visits else 'worlds':>8}"
+                + (f" {'share':>7}" if visits else "")]
         for m in choices(result.moves):
             out.append(f"  {move_text(m):<9} {m.visits:>8}"
                        + (f" {100.0 * m.visits / total:>6.1f}%" if visits else ""))
-        out.append("  (visits: where the search spent its budget, not how good a move is)")
-        out.append("\n" + values_note(ri, objective, alg))
+        out += ["  (visits: where the search spent its budget, not how good a move is)",
+                "\n" + values_note(ri, objective, alg)]
     return out

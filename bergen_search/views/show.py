@@ -74,9 +74,7 @@ class Knowledge:
             proved = f"no hand was dealt {' '.join(format_mask(ruled))}" if ruled else \
                 "nothing about the unseen tiles"
             out.append(f"lead: {tile_str(tile)} by seat {seat}: {proved}")
-        out.append("")
-        out.extend(self.grid())
-        out.append("")
+        out += ["", *self.grid(), ""]
         out.append(f"deals consistent: {self.deals:,} (which tiles each other seat holds and "
                    f"which the reserve holds)")
         if self.game.record is not None:

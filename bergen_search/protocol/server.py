@@ -470,19 +470,16 @@ def partial_answer(progress: dict, exact: bool, finished: bool = False) -> dict:
 def _lines(source, limit: int):
     """The input's lines of at most `limit` bytes; a longer one is skipped a piece at a time
     (the memory stays bounded) and given as None."""
-    newline = b"\n" if isinstance(source.readline(0), bytes) else "\n"
-    while True:
-        line = source.readline(limit + 1)
-        if not line:
-            return
+    end = source.readline(0)                # "" or b"": what a read at the end gives
+    newline = b"\n" if isinstance(end, bytes) else "\n"
+    for line in iter(lambda: source.readline(limit + 1), end):
         if len(line) > limit and not line.endswith(newline):
-            while True:
-                rest = source.readline(limit + 1)
-                if not rest or rest.endswith(newline):
+            for rest in iter(lambda: source.readline(limit + 1), end):
+                if rest.endswith(newline):
                     break
             yield None
-            continue
-        yield line
+        else:
+            yield line
 
 
 def serve(stdin, stdout, workers: int = 1, stop_at_eof: bool = False) -> int:

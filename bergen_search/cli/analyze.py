@@ -138,7 +138,7 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
         done = on_result = searcher_for = None
         if journal is not None:
             done = _analysed(journal)
-            on_result = functools.partial(_keep_record, journal)
+            on_result = lambda i, analysis: journal.add(("record", i), analysis)
             searcher_for = functools.partial(journal_searcher, journal)
         with naming(record_path):
             results = analyze_all(records, seats=set(seats) or None, limits=limits,
@@ -197,7 +197,3 @@ def _say_interrupted(e, n_records: int, as_json: bool, seconds: float) -> None:
 def _analysed(journal) -> dict:
     return {k[1]: v for k, v in (journal.done.items() if journal else ())
             if isinstance(k, tuple) and k[0] == "record"}
-
-
-def _keep_record(journal, i: int, analysis) -> None:
-    journal.add(("record", i), analysis)

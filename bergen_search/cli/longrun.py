@@ -52,7 +52,6 @@ class LongRun:
 
     @property
     def resumed(self) -> int:
-        """How many results came from the journal of a resumed run."""
         return self.journal.resumed if self.journal is not None else 0
 
     def __enter__(self) -> "LongRun":

@@ -108,7 +108,6 @@ class EngineServer:
             t.start()
 
     def send(self, obj: dict, line_id=None) -> None:
-        """Write one line, with `line_id` when it is not None."""
         if line_id is not None:
             obj = {**obj, "id": line_id}
         line = json.dumps(obj, separators=(",", ":"))

@@ -168,7 +168,6 @@ def identity_table(summary, objective: str = "points", per_round: bool = False) 
 
 
 def settings_line(st) -> str:
-    """The settings of an analysis in one line."""
     th = [st["thresholds"][k] for k in ("inaccuracy", "mistake", "blunder")]
     thresholds = ("/".join(f"{100 * x:g}" for x in th) + " pp" if st["objective"] == "match"
                   else "/".join(str(x) for x in th))

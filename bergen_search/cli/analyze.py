@@ -43,8 +43,8 @@ _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
               help=f"Seconds of search per decision (instead of --iterations; 0.001 to "
                    f"{MAX_SECONDS:,.0f}).")
 @memory_option
-@algorithm_option()
-@set_option()
+@algorithm_option
+@set_option
 @click.option("--objective", type=click.Choice(("points", "match")), default="points",
               show_default=True, help="The unit of the values and losses.")
 @seed_option("Seed: same seed and budget, same analysis.")

@@ -141,9 +141,8 @@ def workers_option(help: str):
                         help=help)
 
 
-def json_option(f):
-    return click.option("--json", "as_json", is_flag=True,
-                        help="Print exactly one JSON document on standard output.")(f)
+json_option = click.option("--json", "as_json", is_flag=True,
+                           help="Print exactly one JSON document on standard output.")
 
 
 class FiniteFloat(click.FloatRange):
@@ -165,19 +164,15 @@ MEMORY_TYPE = click.IntRange(1, MAX_MEMORY_MB)
 MAX_GAMES = 10_000_000
 
 
-def memory_option(f):
-    return click.option("--memory", "memory_mb", type=MEMORY_TYPE, default=None, metavar="MB",
-                        help=f"Memory cap of ISMCTS's search trees, in MB per process "
-                             f"(default {DEFAULT_MEMORY_MB}, at most {MAX_MEMORY_MB:,}): at "
-                             f"the cap a tree stops growing and the search goes on sampling "
-                             f"within it (the output says so).")(f)
-
-
-def resume_option(f):
-    return click.option("--resume", is_flag=True,
-                        help="Go on with the run whose journal (OUT.journal, beside the "
-                             "output) an interruption left; it must be the same command, "
-                             "seed, arguments and version.")(f)
+memory_option = click.option(
+    "--memory", "memory_mb", type=MEMORY_TYPE, default=None, metavar="MB",
+    help=f"Memory cap of ISMCTS's search trees, in MB per process (default {DEFAULT_MEMORY_MB}, "
+         f"at most {MAX_MEMORY_MB:,}): at the cap a tree stops growing and the search goes on "
+         f"sampling within it (the output says so).")
+resume_option = click.option(
+    "--resume", is_flag=True,
+    help="Go on with the run whose journal (OUT.journal, beside the output) an interruption "
+         "left; it must be the same command, seed, arguments and version.")
 
 
 def _cluster_timeout(ctx, param, value):
@@ -188,10 +183,8 @@ def _cluster(ctx, param, address):
     if address is None:
         return None
     from ..runs.parallel import Cluster
-
-    def waiting(line):
-        click.echo(f"bergen: {line}", err=True)
-    return Cluster(address, ctx.meta.get("bergen.cluster_timeout", STALL_TIMEOUT), waiting)
+    return Cluster(address, ctx.meta.get("bergen.cluster_timeout", STALL_TIMEOUT),
+                   lambda line: click.echo(f"bergen: {line}", err=True))
 
 
 def cluster_option(f, help="Run the work on the Dask scheduler at ADDRESS (e.g. "
@@ -338,20 +331,16 @@ def _budget_help() -> str:
               f"{MAX_ITERATIONS:,}.")
 
 
-def algorithm_option():
-    return click.option("--algorithm", type=click.Choice(registry.names()), default="ismcts",
-                        show_default=True, help=_algorithm_help())
-
-
-def set_option():
-    return click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
-                        help="An algorithm setting, e.g. --set inference=off, --set "
-                             "playout=random (repeatable; every setting: docs/COMMANDS.md, "
-                             "Search settings).")
+algorithm_option = click.option("--algorithm", type=click.Choice(registry.names()),
+                                default="ismcts", show_default=True, help=_algorithm_help())
+set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+                          help="An algorithm setting, e.g. --set inference=off, --set "
+                               "playout=random (repeatable; every setting: docs/COMMANDS.md, "
+                               "Search settings).")
 
 
 SEARCH_FLAGS = [
-    algorithm_option(),
+    algorithm_option,
     click.option("--objective", type=click.Choice(("points", "match")), default="points",
                  show_default=True,
                  help="points: expected points to the end of the round, relative to the other "
@@ -364,7 +353,7 @@ SEARCH_FLAGS = [
     memory_option,
     seed_option("Seed: same seed and iterations, same answer."),
     workers_option("Processes searching in parallel (root parallelism)."),
-    set_option(),
+    set_option,
 ]
 
 

@@ -618,6 +618,7 @@ def test_wheel_takes_docs(tmp_path):
     # ... and the board's assets (`bergen serve` works offline: nothing from a CDN).
     static = os.path.join(ROOT, "bergen_search", "board", "static")
     assert {f"bergen_search/board/static/{n}" for n in os.listdir(static)} <= set(names)
+    assert {"bergen_search/views/report.css", "bergen_search/views/drawing.css"} <= set(names)
 
 
 def test_sdist_takes_docs(monkeypatch):
@@ -636,6 +637,7 @@ def test_sdist_takes_docs(monkeypatch):
     assert docs and docs <= {f.replace(os.sep, "/") for f in files.files}
     static = os.path.join("bergen_search", "board", "static")
     assets = {f"bergen_search/board/static/{n}" for n in os.listdir(static)}
+    assets.update({"bergen_search/views/report.css", "bergen_search/views/drawing.css"})
     assert assets and assets <= {f.replace(os.sep, "/") for f in files.files}
 
 

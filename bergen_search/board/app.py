@@ -112,10 +112,7 @@ class Connection:
             raise OSError(str(e)) from None
 
     def _feed(self) -> None:
-        while True:
-            raw = self.inbox.get()
-            if raw is None:
-                return
+        for raw in iter(self.inbox.get, None):
             if not self.server.handle_line(raw):        # quit: close the socket
                 self.quit = True
                 with contextlib.suppress(RuntimeError):     # the loop is closed

@@ -43,8 +43,8 @@ _POINTS, _MATCH = DEFAULT_THRESHOLDS["points"], DEFAULT_THRESHOLDS["match"]
               help=f"Seconds of search per decision (instead of --iterations; 0.001 to "
                    f"{MAX_SECONDS:,.0f}).")
 @memory_option
-@algorithm_option()
-@set_option()
+@algorithm_option
+@set_option
 @click.option("--objective", type=click.Choice(("points", "match")), default="points",
               show_default=True, help="The unit of the values and losses.")
 @seed_option("Seed: same seed and budget, same analysis.")
@@ -138,7 +138,7 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
         done = on_result = searcher_for = None
         if journal is not None:
             done = _analysed(journal)
-            on_result = functools.partial(_keep_record, journal)
+            on_result = lambda i, analysis: journal.add(("record", i), analysis)
             searcher_for = functools.partial(journal_searcher, journal)
         with naming(record_path):
             results = analyze_all(records, seats=set(seats) or None, limits=limits,
@@ -197,7 +197,3 @@ def _say_interrupted(e, n_records: int, as_json: bool, seconds: float) -> None:
 def _analysed(journal) -> dict:
     return {k[1]: v for k, v in (journal.done.items() if journal else ())
             if isinstance(k, tuple) and k[0] == "record"}
-
-
-def _keep_record(journal, i: int, analysis) -> None:
-    journal.add(("record", i), analysis)

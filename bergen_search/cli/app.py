@@ -136,11 +136,9 @@ class BergenGroup(click.Group):
             sys.exit(_output_failed(e.error))
         except click.exceptions.Exit as e:
             sys.exit(e.exit_code)
-        except (click.Abort, _CtrlC, KeyboardInterrupt):
-            click.echo("bergen: interrupted", err=True)
-            sys.exit(_interrupted_status(130))
-        except NothingFinished as e:
-            click.echo(f"bergen: {e}", err=True)
+        except (click.Abort, _CtrlC, KeyboardInterrupt, NothingFinished) as e:
+            said = e if isinstance(e, NothingFinished) else "interrupted"
+            click.echo(f"bergen: {said}", err=True)
             sys.exit(_interrupted_status(130))
         except click.UsageError as e:
             ctx = e.ctx

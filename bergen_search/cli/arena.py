@@ -10,9 +10,8 @@ from ..search import backend
 from ..views.arena import arena_document, arena_text, interrupted_document, interrupted_text
 from . import output
 from .longrun import LongRun
-from .options import (MAX_GAMES, cluster_option, external_commands, external_options, json_option,
-                      resume_option, rule_options, rules_from_options, seed_option,
-                      start_scores_from, workers_option)
+from .options import (MAX_GAMES, external_commands, json_option, play_run_options,
+                      rules_from_options, seed_option, start_scores_from, workers_option)
 
 
 @click.command()
@@ -34,11 +33,7 @@ from .options import (MAX_GAMES, cluster_option, external_commands, external_opt
 @click.option("--no-luck-adjust", "no_luck_adjust", is_flag=True,
               help="Report only the raw margin (skip the correction for the luck of the "
                    "draws).")
-@external_options
-@cluster_option
-@click.option("--quiet", is_flag=True, help="No progress on standard error.")
-@resume_option
-@rule_options
+@play_run_options
 @json_option
 def arena(*, engine_a, engine_b, games, seed, workers, out_path, force, single_round, start_scores,
           no_luck_adjust, external_engines, engine_timeout, cluster, quiet, resume, as_json,

@@ -47,13 +47,11 @@ class LongRun:
     @property
     def hooks(self) -> dict:
         """The `done` and `on_result` of a library run that keeps the journal."""
-        if self.journal is None:
-            return {}
-        return {"done": self.journal.done, "on_result": self.journal.add}
+        j = self.journal
+        return {} if j is None else {"done": j.done, "on_result": j.add}
 
     @property
     def resumed(self) -> int:
-        """How many results came from the journal of a resumed run."""
         return self.journal.resumed if self.journal is not None else 0
 
     def __enter__(self) -> "LongRun":
@@ -84,27 +82,24 @@ class LongRun:
         total = self.total() if callable(self.total) else self.total
         return Interrupted(self.partial, done, total, self.unit)
 
-    def _kept(self, error):
+    def _close(self) -> str:
+        """Close the journal; where the finished work is kept ("" when nowhere)."""
         if self.journal is not None:
             self.journal.close()
         if self.output is None or not os.path.exists(journal_path(self.output)):
-            return error
-        return BergenError(f"{error.message}; the finished work is kept in "
-                           f"{journal_path(self.output)}: run the same command with --resume "
-                           f"to go on", field=error.field)
+            return ""
+        return (f"; the finished work is kept in {journal_path(self.output)}: run the same "
+                f"command with --resume to go on")
+
+    def _kept(self, error):
+        kept = self._close()
+        return BergenError(error.message + kept, field=error.field) if kept else error
 
     def stop(self, extra: str = "") -> int:
         """Say how far the interrupted run got and where its work is kept; 130."""
         e = self.interrupted
-        if self.journal is not None:
-            self.journal.close()
-        if self.output is not None and os.path.exists(journal_path(self.output)):
-            where = (f"; the finished work is kept in {journal_path(self.output)}: run the "
-                     f"same command with --resume to go on")
-        elif self.output is None:
-            where = " (give --out to keep a journal of the finished work)"
-        else:
-            where = ""
+        where = self._close() or (" (give --out to keep a journal of the finished work)"
+                                  if self.output is None else "")
         click.echo(f"bergen: interrupted after {e.done} of {e.total} {e.unit}{extra}{where}",
                    err=True)
         return 130

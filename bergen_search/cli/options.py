@@ -72,11 +72,9 @@ def read_document(path: str, reader, limit: int = MAX_DOCUMENT_BYTES):
 
 def rules_json(text: str) -> dict:
     """--rules JSON|@FILE as a dict (the rule set's fields, not checked yet)."""
-    what = "the file" if text.startswith("@") else "the value"
-    where = "--rules"
+    what, where = "the value", "--rules"
     if text.startswith("@"):
-        where = f"--rules {text[1:]}"
-        text = read_text(text[1:])
+        what, where, text = "the file", f"--rules {text[1:]}", read_text(text[1:])
     try:
         obj = parse_json(text, what)
     except BergenError as e:
@@ -143,9 +141,8 @@ def workers_option(help: str):
                         help=help)
 
 
-def json_option(f):
-    return click.option("--json", "as_json", is_flag=True,
-                        help="Print exactly one JSON document on standard output.")(f)
+json_option = click.option("--json", "as_json", is_flag=True,
+                           help="Print exactly one JSON document on standard output.")
 
 
 class FiniteFloat(click.FloatRange):
@@ -167,19 +164,15 @@ MEMORY_TYPE = click.IntRange(1, MAX_MEMORY_MB)
 MAX_GAMES = 10_000_000
 
 
-def memory_option(f):
-    return click.option("--memory", "memory_mb", type=MEMORY_TYPE, default=None, metavar="MB",
-                        help=f"Memory cap of ISMCTS's search trees, in MB per process "
-                             f"(default {DEFAULT_MEMORY_MB}, at most {MAX_MEMORY_MB:,}): at "
-                             f"the cap a tree stops growing and the search goes on sampling "
-                             f"within it (the output says so).")(f)
-
-
-def resume_option(f):
-    return click.option("--resume", is_flag=True,
-                        help="Go on with the run whose journal (OUT.journal, beside the "
-                             "output) an interruption left; it must be the same command, "
-                             "seed, arguments and version.")(f)
+memory_option = click.option(
+    "--memory", "memory_mb", type=MEMORY_TYPE, default=None, metavar="MB",
+    help=f"Memory cap of ISMCTS's search trees, in MB per process (default {DEFAULT_MEMORY_MB}, "
+         f"at most {MAX_MEMORY_MB:,}): at the cap a tree stops growing and the search goes on "
+         f"sampling within it (the output says so).")
+resume_option = click.option(
+    "--resume", is_flag=True,
+    help="Go on with the run whose journal (OUT.journal, beside the output) an interruption "
+         "left; it must be the same command, seed, arguments and version.")
 
 
 def _cluster_timeout(ctx, param, value):
@@ -190,10 +183,8 @@ def _cluster(ctx, param, address):
     if address is None:
         return None
     from ..runs.parallel import Cluster
-
-    def waiting(line):
-        click.echo(f"bergen: {line}", err=True)
-    return Cluster(address, ctx.meta.get("bergen.cluster_timeout", STALL_TIMEOUT), waiting)
+    return Cluster(address, ctx.meta.get("bergen.cluster_timeout", STALL_TIMEOUT),
+                   lambda line: click.echo(f"bergen: {line}", err=True))
 
 
 def cluster_option(f, help="Run the work on the Dask scheduler at ADDRESS (e.g. "
@@ -235,6 +226,13 @@ def external_options(f):
                              "VALUE,...]. Repeatable.")(f)
 
 
+#: The options of a run that plays matches (arena, selfplay) after its own.
+play_run_options = _stacked([
+    external_options, cluster_option,
+    click.option("--quiet", is_flag=True, help="No progress on standard error."),
+    resume_option, rule_options])
+
+
 def external_commands(specs, cluster) -> dict:
     """name -> command of the engines in other processes among `specs`, refusing --cluster
     with them."""
@@ -243,24 +241,20 @@ def external_commands(specs, cluster) -> dict:
 
 
 def start_scores_from(text, rules):
-    """--start-scores as a tuple by side (None if not given); no side may have the target."""
+    """--start-scores as a list by side (None if not given); no side may have the target."""
     if not text:
         return None
-    start = _parse_int_list(text, rules.n_sides, "--start-scores")
+    n = rules.n_sides
+    try:
+        start = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise BergenError(f"--start-scores must be {n} integers separated by commas, "
+                          f"got {text!r}") from None
+    if len(start) != n or min(start) < 0:
+        raise BergenError(f"--start-scores must be {n} non-negative integers, got {text!r}")
     if max(start) >= rules.target:
         raise BergenError(f"--start-scores: a side already has the target {rules.target}")
     return start
-
-
-def _parse_int_list(text: str, n: int, what: str) -> list:
-    try:
-        values = [int(x) for x in text.split(",")]
-    except ValueError:
-        raise BergenError(f"{what} must be {n} integers separated by commas, "
-                          f"got {text!r}") from None
-    if len(values) != n or min(values) < 0:
-        raise BergenError(f"{what} must be {n} non-negative integers, got {text!r}")
-    return values
 
 
 POSITION_FLAGS = [
@@ -337,20 +331,16 @@ def _budget_help() -> str:
               f"{MAX_ITERATIONS:,}.")
 
 
-def algorithm_option():
-    return click.option("--algorithm", type=click.Choice(registry.names()), default="ismcts",
-                        show_default=True, help=_algorithm_help())
-
-
-def set_option():
-    return click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
-                        help="An algorithm setting, e.g. --set inference=off, --set "
-                             "playout=random (repeatable; every setting: docs/COMMANDS.md, "
-                             "Search settings).")
+algorithm_option = click.option("--algorithm", type=click.Choice(registry.names()),
+                                default="ismcts", show_default=True, help=_algorithm_help())
+set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+                          help="An algorithm setting, e.g. --set inference=off, --set "
+                               "playout=random (repeatable; every setting: docs/COMMANDS.md, "
+                               "Search settings).")
 
 
 SEARCH_FLAGS = [
-    algorithm_option(),
+    algorithm_option,
     click.option("--objective", type=click.Choice(("points", "match")), default="points",
                  show_default=True,
                  help="points: expected points to the end of the round, relative to the other "
@@ -363,7 +353,7 @@ SEARCH_FLAGS = [
     memory_option,
     seed_option("Seed: same seed and iterations, same answer."),
     workers_option("Processes searching in parallel (root parallelism)."),
-    set_option(),
+    set_option,
 ]
 
 

@@ -65,15 +65,12 @@ def working(what: str):
     def spin():
         nonlocal shown
         t0 = time.monotonic()
-        if done.wait(PROGRESS_AFTER):
-            return
         for k in itertools.count():
-            if done.is_set():
+            if done.wait(PROGRESS_AFTER if k == 0 else 0.1):
                 return
             sys.stderr.write(f"\r{SPINNER[k % 4]} {what}… {time.monotonic() - t0:.1f} s")
             sys.stderr.flush()
             shown = True
-            done.wait(0.1)
 
     thread = QuietThread(target=spin, name="bergen-progress")
     thread.start()

@@ -59,7 +59,9 @@ def play(engine_spec, seat, seed, out_path, force, **kw):
                                  f"another --out", param_hint="--out")
     check_writable(out_path, "--out")
     session = PlaySession(rules, spec, seat, seed)
-    stdin = sys.stdin
+    commands = {"help": lambda _: [HELP], "?": lambda _: [HELP], "": lambda _: [],
+                "hint": lambda _: [session.hint()], "undo": lambda _: session.undo(),
+                "moves": lambda _: ["legal: " + ", ".join(session.legal())]}
     click.echo(f"Bergen against {spec}; you are seat {seat}; seed {seed}.\n{HELP}")
     try:
         for line in session.advance():
@@ -67,7 +69,7 @@ def play(engine_spec, seat, seed, out_path, force, **kw):
         while not session.over:
             click.echo(session.view())
             click.echo("your move> ", nl=False)
-            text = stdin.readline()
+            text = sys.stdin.readline()
             if not text:
                 click.echo("")
                 break
@@ -75,18 +77,7 @@ def play(engine_spec, seat, seed, out_path, force, **kw):
             if cmd in ("quit", "q", "exit"):
                 break
             try:
-                if cmd in ("help", "?"):
-                    lines = [HELP]
-                elif cmd == "hint":
-                    lines = [session.hint()]
-                elif cmd == "undo":
-                    lines = session.undo()
-                elif cmd == "moves":
-                    lines = ["legal: " + ", ".join(session.legal())]
-                elif not cmd:
-                    lines = []
-                else:
-                    lines = session.play(cmd)
+                lines = commands.get(cmd, session.play)(cmd)
             except BergenError as e:
                 lines = [f"not played: {e}"]
             for line in lines:

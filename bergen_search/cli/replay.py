@@ -36,16 +36,19 @@ def replay(record_path, as_json):
                     raise BergenError(f"record {i + 1}: {e}") from None
                 raise
     except BergenError as e:
-        if as_json:
-            emit_json(error_document(e))
+        if as_json:         # the message and where it is wrong
+            emit_json({"ok": False, "error": str(e), "round": e.round, "event": e.event,
+                       "field": e.field})
         click.echo(f"bergen replay: {source_name(record_path)}: {e}", err=True)
         sys.exit(2)
-    if as_json:
-        emit_json(replay_document(reports))
+    if as_json:         # one record's report, or every record's under `records`
+        emit_json(reports[0] if len(reports) == 1 else {"ok": True, "records": reports})
     elif len(reports) == 1:
         click.echo(replay_text(reports[0]))
     else:
-        click.echo(replays_text(reports))
+        wins = collections.Counter(rep["winner"] for rep in reports)
+        click.echo(f"{len(reports)} records, all legal; wins by side: "
+                   + ", ".join(f"{k}: {v}" for k, v in sorted(wins.items(), key=str)))
 
 
 def replay_text(report: dict) -> str:
@@ -63,21 +66,3 @@ def replay_text(report: dict) -> str:
     tail = f"side {w} wins" if w is not None else "match not finished"
     lines.append(f"{tail}: {scores_text(report['scores'])}")
     return "\n".join(lines)
-
-
-def replays_text(reports: list) -> str:
-    """Several records, all legal: how many, and the wins by side."""
-    wins = collections.Counter(rep["winner"] for rep in reports)
-    return (f"{len(reports)} records, all legal; wins by side: "
-            + ", ".join(f"{k}: {v}" for k, v in sorted(wins.items(), key=str)))
-
-
-def replay_document(reports: list) -> dict:
-    """`bergen replay --json`: one record's report, or every record's under `records`."""
-    return reports[0] if len(reports) == 1 else {"ok": True, "records": reports}
-
-
-def error_document(error) -> dict:
-    """`bergen replay --json` for an illegal record: the message and where (a BergenError)."""
-    return {"ok": False, "error": str(error), "round": error.round, "event": error.event,
-            "field": error.field}

@@ -11,9 +11,8 @@ from ..play.selfplay import selfplay as run_selfplay
 from ..views.selfplay import selfplay_summary
 from . import output
 from .longrun import LongRun
-from .options import (MAX_GAMES, cluster_option, external_commands, external_options,
-                      is_registration, resume_option, rule_options, rules_from_options,
-                      seed_option, start_scores_from, workers_option)
+from .options import (MAX_GAMES, external_commands, is_registration, play_run_options,
+                      rules_from_options, seed_option, start_scores_from, workers_option)
 
 
 @click.command()
@@ -32,11 +31,7 @@ from .options import (MAX_GAMES, cluster_option, external_commands, external_opt
 @click.option("--start-scores", metavar="A,B,...",
               help="Scores by side at the start of each match.")
 @workers_option("Processes playing matches in parallel (the same records as one).")
-@external_options
-@cluster_option
-@click.option("--quiet", is_flag=True, help="No progress on standard error.")
-@resume_option
-@rule_options
+@play_run_options
 def selfplay(*, games, seed, engine_args, out_path, force, start_scores, workers,
              external_engines, engine_timeout, cluster, quiet, resume, **kw):
     """Play whole matches between engines and write complete bergen-record/1 records.

@@ -59,16 +59,11 @@ def _game_object(game):
 
 
 def _query(cmd: str, limits, seed, algorithm, objective, settings, **extra) -> dict:
-    out = {"cmd": cmd, "seed": seed, "algorithm": algorithm, "objective": objective}
-    if settings:
-        out["settings"] = dict(settings)
+    out = {"cmd": cmd, "seed": seed, "algorithm": algorithm, "objective": objective,
+           "settings": dict(settings) if settings else None}
     if limits is not None:
-        if limits.iterations is not None:
-            out["iterations"] = limits.iterations
-        if limits.time is not None:
-            out["time"] = limits.time
-    out.update({k: v for k, v in extra.items() if v is not None and v is not False})
-    return out
+        out.update(iterations=limits.iterations, time=limits.time)
+    return {k: v for k, v in {**out, **extra}.items() if v is not None and v is not False}
 
 
 def _wait_for(limits, timeout, default):
@@ -87,11 +82,9 @@ def _dies_with_parent():
         prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
         return None
+    import functools
     import signal
-
-    def tie():
-        prctl(1, signal.SIGKILL)          # PR_SET_PDEATHSIG
-    return tie
+    return functools.partial(prctl, 1, signal.SIGKILL)        # PR_SET_PDEATHSIG
 
 
 class EngineProcess:
@@ -340,17 +333,14 @@ class AnalysisStream:
                 self.partial = line
                 return self._partial(line)
             if kind == self.final_type:
-                self._finish(line)
+                self.best = line
             elif kind == "error" and not line.get("in_flight"):
-                self._finish(None)
+                self.best = {}
                 raise EngineError(line.get("error", "the engine reported an error"))
         return None
 
     def _partial(self, line):
         return line
-
-    def _finish(self, best):
-        self.best = best if best is not None else {}
 
     def __iter__(self):
         return self
@@ -387,7 +377,7 @@ class AnalysisStream:
             try:
                 self.stop()
             except EngineError:
-                self._finish(None)
+                self.best = {}
 
 
 @dataclass(frozen=True)

@@ -108,7 +108,6 @@ class EngineServer:
             t.start()
 
     def send(self, obj: dict, line_id=None) -> None:
-        """Write one line, with `line_id` when it is not None."""
         if line_id is not None:
             obj = {**obj, "id": line_id}
         line = json.dumps(obj, separators=(",", ":"))
@@ -241,15 +240,11 @@ class EngineServer:
         ids, every = c.fields["queries"], c.fields["all"]
         if (ids is None) == (not every):
             raise BergenError('terminate takes "queries" (a list of ids) or "all": true')
-        ended, unknown, not_started = [], [], []
+        ended, not_started = [], []
         with self.lock:
-            chosen = list(self.inflight.values()) if every else []
-            for i in ids or ():
-                q = self.inflight.get(_key(i))
-                if q is None:
-                    unknown.append(i)
-                else:
-                    chosen.append(q)
+            unknown = [i for i in ids or () if _key(i) not in self.inflight]
+            chosen = list(self.inflight.values()) if every else \
+                [self.inflight[_key(i)] for i in ids if _key(i) in self.inflight]
             for q in chosen:
                 q.terminated = True
                 q.stop.set()
@@ -288,9 +283,8 @@ class EngineServer:
         return registry.Settings.of(c.fields["algorithm"], c.fields["settings"])
 
     def cmd_go(self, c):
-        f = c.fields
         game = self._game(c)
-        if f["infinite"] and f["time"] is not None:
+        if c.fields["infinite"] and c.fields["time"] is not None:
             raise BergenError("go: an infinite search takes no time limit: it runs until stop")
         self._settings(c)
         self._enqueue(c, game)
@@ -322,10 +316,7 @@ class EngineServer:
                     return
                 q = self.slots[i]
             try:
-                if q.cmd.name == "go":
-                    self._go(q)
-                else:
-                    self._analyze(q)
+                getattr(self, "_" + q.cmd.name)(q)      # _go or _analyze
             except BergenError as e:
                 self.final(q, {"type": "error", "error": one_line(str(e))})
             except MemoryError as e:
@@ -470,29 +461,24 @@ def partial_answer(progress: dict, exact: bool, finished: bool = False) -> dict:
            "best": move_text(progress["best"]) if first["visits"] or exact else None,
            "value": first["value"], "stderr": first["stderr"], "moves": rows,
            "exact": exact}
-    for key in ("trees", "running", "settled", "deepening"):
-        if key in progress:
-            out[key] = progress[key]
-    out["finished"] = finished
-    return out
+    out.update({k: progress[k] for k in ("trees", "running", "settled", "deepening")
+                if k in progress})
+    return {**out, "finished": finished}
 
 
 def _lines(source, limit: int):
     """The input's lines of at most `limit` bytes; a longer one is skipped a piece at a time
     (the memory stays bounded) and given as None."""
-    newline = b"\n" if isinstance(source.readline(0), bytes) else "\n"
-    while True:
-        line = source.readline(limit + 1)
-        if not line:
-            return
+    end = source.readline(0)                # "" or b"": what a read at the end gives
+    newline = b"\n" if isinstance(end, bytes) else "\n"
+    for line in iter(lambda: source.readline(limit + 1), end):
         if len(line) > limit and not line.endswith(newline):
-            while True:
-                rest = source.readline(limit + 1)
-                if not rest or rest.endswith(newline):
+            for rest in iter(lambda: source.readline(limit + 1), end):
+                if rest.endswith(newline):
                     break
             yield None
-            continue
-        yield line
+        else:
+            yield line
 
 
 def serve(stdin, stdout, workers: int = 1, stop_at_eof: bool = False) -> int:

@@ -2,11 +2,12 @@
 colour and dash, as one SVG sprite of `<symbol>`s (`sprite()`) and one stylesheet (`CSS`)."""
 from __future__ import annotations
 
+from importlib import resources
+
 SIDE_COLOURS = ("#1f5fa8", "#c0392b", "#1e8449", "#7d3c98")
 SIDE_DASHES = ("", "7 4", "2 3", "9 3 2 3")
 LABEL_COLOURS = {"inaccuracy": "#b7950b", "mistake": "#d35400", "blunder": "#a00000"}
 MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
-EXACT_COLOUR = "#1a5e20"
 #: The pips of each half, on a 20 x 20 square.
 PIPS = {0: (), 1: ((10, 10),), 2: ((5, 5), (15, 15)), 3: ((5, 5), (10, 10), (15, 15)),
         4: ((5, 5), (15, 5), (5, 15), (15, 15)),
@@ -19,26 +20,12 @@ _MARK_SHAPES = {
     "blunder": '<polygon points="0,-18 7,-10 0,-2 -7,-10"',
 }
 
-#: The styles of the tiles and the graph (custom properties colour a tile drawn by `<use>`:
-#: --tile-fill, --tile-stroke, --tile-stroke-width, --pip).
-CSS = "\n".join([
-    "svg.dominoes .played, .tile.played { --tile-stroke: #1f5fa8; --tile-stroke-width: 3; }",
-    "svg.dominoes .best, .tile.best { --tile-stroke: #1e8449; --tile-stroke-width: 3; "
-    "--tile-dash: 4 2; }",
-    "svg.graph text { font: 11px system-ui, sans-serif; fill: #1b1b1b; }",
-    "svg.graph .axis { stroke: #888; stroke-width: 1; }",
-    "svg.graph .grid { stroke: #e5e8e8; stroke-width: 1; }",
-    "svg.graph .boundary { stroke: #7f8c8d; stroke-width: 1; stroke-dasharray: 4 3; }",
-    "svg.graph .curve { fill: none; stroke-width: 2; }",
-    "svg.graph circle.decision { stroke: #fff; stroke-width: 1; }",
-    "svg.graph .leader { stroke: #7f8c8d; stroke-width: 1; stroke-dasharray: 1 2; }",
-    f"svg .exact-ring {{ fill: none; stroke: {EXACT_COLOUR}; stroke-width: 2; }}",
-    "svg.graph .marker text { font-weight: 700; }",
-    "svg.graph .borderline-mark { fill: #5d6d7e; font-weight: 700; }",
-    *(f"svg .curve.side{i} {{ stroke: {c};{f' stroke-dasharray: {d};' if d else ''} }} "
-      f"svg circle.decision.side{i} {{ fill: {c}; }}"
-      for i, (c, d) in enumerate(zip(SIDE_COLOURS, SIDE_DASHES))),
-])
+#: The styles of the tiles and the graph (views/drawing.css; custom properties colour a tile
+#: drawn by `<use>`: --tile-fill, --tile-stroke, --tile-stroke-width, --pip), then each side's.
+CSS = resources.files("bergen_search.views").joinpath("drawing.css").read_text(encoding="utf-8") \
+    + "\n".join(f"svg .curve.side{i} {{ stroke: {c};{f' stroke-dasharray: {d};' if d else ''} }} "
+                f"svg circle.decision.side{i} {{ fill: {c}; }}"
+                for i, (c, d) in enumerate(zip(SIDE_COLOURS, SIDE_DASHES)))
 
 
 def sprite() -> str:

@@ -61,8 +61,7 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
     note = settled_note(ri)
     if note:
         out.append(note)
-    out.append("")
-    out.append(f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}")
+    out += ["", f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}"]
     for row in side_rows(ev):
         points = "n/a" if row["expected_points"] is None else f"{row['expected_points']:.3f}"
         chance = "n/a" if row["p_win_match"] is None else f"{100 * row['p_win_match']:.1f}%"

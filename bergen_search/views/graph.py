@@ -120,7 +120,6 @@ def place(columns: list, n_sides: int, objective: str = "points") -> Placing:
 
 
 def strip_mark(label: str | None, borderline: bool) -> str | None:
-    """A decision's mark in the marks' strip."""
     return "borderline" if borderline else "marker" if label else None
 
 

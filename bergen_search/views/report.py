@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import math
+from importlib import resources
 
 from ..analysis.luck import identity_sum, rounds_of
 from ..analysis.review import combined_summary
@@ -44,8 +45,7 @@ def text(result, settings=True) -> str:
                            f"({loss_text(dec, objective=objective)})")
                 if dec.position:
                     out.append(f"        position {dec.position}")
-    out.append("")
-    out += summary_table(result.summary, objective, per_round=True)
+    out += ["", *summary_table(result.summary, objective, per_round=True)]
     exact = sum(d.exact for d in result.decisions)
     if exact:
         out.append(f"(exact: {exact} of {len(result.decisions)} decisions valued by the solved "
@@ -168,7 +168,6 @@ def identity_table(summary, objective: str = "points", per_round: bool = False) 
 
 
 def settings_line(st) -> str:
-    """The settings of an analysis in one line."""
     th = [st["thresholds"][k] for k in ("inaccuracy", "mistake", "blunder")]
     thresholds = ("/".join(f"{100 * x:g}" for x in th) + " pp" if st["objective"] == "match"
                   else "/".join(str(x) for x in th))
@@ -201,74 +200,8 @@ def to_json(results, seconds: float | None) -> dict:
 # ---- HTML -------------------------------------------------------------------------------
 
 
-_CSS = """
-:root { --ink:#1b1b1b; --muted:#5d6d7e; --rule:#d5d8dc; --paper:#fff; --tile:#fbfaf5; }
-* { box-sizing: border-box; }
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink);
-       background: var(--paper); margin: 0 auto; padding: 12px 16px 40px; max-width: 980px; }
-h1 { font-size: 1.45em; margin: .3em 0 .1em; } h2 { font-size: 1.2em; margin: 1.4em 0 .4em; }
-h3 { font-size: 1.05em; margin: 1.1em 0 .3em; border-bottom: 1px solid var(--rule); }
-.sub { color: var(--muted); margin: 0 0 .8em; }
-table { border-collapse: collapse; margin: .4em 0 .8em; }
-th, td { padding: 3px 8px; text-align: right; border-bottom: 1px solid var(--rule); }
-th:first-child, td:first-child { text-align: left; }
-.scroll { overflow-x: auto; }
-.scroll-note { display: none; margin: 0 0 .2em; font-size: .85em; color: var(--muted); }
-/* a shadow at the edge that has more to scroll to (shown only where it does) */
-.graph-scroll { background: linear-gradient(to right, #fff 30%, rgba(255,255,255,0)) left,
-  linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right,
-  radial-gradient(farthest-side at 0 50%, rgba(0,0,0,.25), rgba(0,0,0,0)) left,
-  radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.25), rgba(0,0,0,0)) right;
-  background-repeat: no-repeat; background-size: 40px 100%, 40px 100%, 14px 100%, 14px 100%;
-  background-attachment: local, local, scroll, scroll; }
-@media (max-width: 680px) { .scroll-note { display: block; } }
-dl.settings { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: .4em 0; }
-dl.settings dt { color: var(--muted); } dl.settings dd { margin: 0; }
-svg.graph { width: 100%; min-width: 640px; height: auto; display: block; }
-svg.graph .luckbar { stroke: #444; stroke-width: .6; }
-.legend { display: flex; flex-wrap: wrap; gap: 4px 18px; font-size: .9em; margin: .2em 0 .6em; }
-.legend svg { vertical-align: middle; }
-ol.events { list-style: none; padding: 0; margin: 0; }
-ol.events > li { padding: 3px 0; border-bottom: 1px dotted var(--rule); }
-li.minor { color: var(--muted); font-size: .92em; }
-li.decision { padding: 8px 0; }
-.head { display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: baseline; }
-.move { font-weight: 600; font-family: ui-monospace, Menlo, Consolas, monospace; }
-.mono { font-family: ui-monospace, Menlo, Consolas, monospace; }
-.position { font-size: .85em; color: var(--muted); overflow-wrap: anywhere; margin-top: 2px; }
-.badge { font-size: .8em; font-weight: 700; padding: 1px 7px; border-radius: 9px; color: #fff;
-         text-transform: uppercase; letter-spacing: .03em; }
-.badge.inaccuracy { background: #b7950b; } .badge.mistake { background: #d35400; }
-.badge.blunder { background: #a00000; } .badge.borderline { background: #5d6d7e; }
-.exact { font-weight: 700; color: #1a5e20; }
-.label-inaccuracy { border-left: 4px solid #b7950b; padding-left: 8px !important; }
-.label-mistake { border-left: 4px solid #d35400; padding-left: 8px !important; }
-.label-blunder { border-left: 4px solid #a00000; padding-left: 8px !important; }
-.label-borderline { border-left: 4px dashed #7f8c8d; padding-left: 8px !important; }
-.board { display: flex; flex-wrap: wrap; gap: 6px 18px; align-items: center; margin: 4px 0; }
-.board figure { margin: 0; } .board figcaption { font-size: .8em; color: var(--muted); }
-svg.dominoes { display: block; flex: none; }
-div.tiles { display: flex; flex-wrap: wrap; gap: 4px 2px; align-items: center; }
-.values { margin: 2px 0; }
-details { margin: 3px 0; } summary { cursor: pointer; color: var(--muted); }
-table.moves td, table.moves th { font-size: .92em; padding: 1px 8px; }
-tr.isbest td:first-child::after { content: "  best"; color: #1e8449; font-size: .85em; }
-tr.isplayed td:first-child::after { content: "  played"; color: #1f5fa8; font-size: .85em; }
-tr.isbest.isplayed td:first-child::after { content: "  played, best"; }
-footer { margin-top: 2em; color: var(--muted); font-size: .85em; }
-@media (max-width: 600px) {
-  body { font-size: 14px; padding: 8px; }
-  th, td { padding: 2px 4px; }
-}
-@media print { svg.graph { min-width: 0; } .scroll { overflow: visible; }
-               .scroll-note { display: none; } }
-@media print {
-  body { max-width: none; padding: 0; font-size: 11pt; }
-  li.decision, section.round > h3, figure { break-inside: avoid; }
-  details > summary { display: none; }
-  a { color: inherit; text-decoration: none; }
-}
-"""
+#: The report's own stylesheet (the drawings' is `drawing.CSS`).
+CSS = resources.files("bergen_search.views").joinpath("report.css").read_text(encoding="utf-8")
 
 
 def _e(x) -> str:
@@ -366,9 +299,7 @@ def _settings_html(st) -> str:
                          f"{st.get('max_rechecks', 1)} times while undecided"),
              ("thresholds", f"inaccuracy {th['inaccuracy']}, mistake {th['mistake']}, "
                             f"blunder {th['blunder']}"),
-             ("workers", st["workers"])]
-    for k, v in (st.get("settings") or {}).items():
-        items.append((k, v))
+             ("workers", st["workers"]), *(st.get("settings") or {}).items()]
     return ('<dl class="settings" id="settings">' + "".join(
         f'<dt>{_e(k)}</dt><dd data-key="{_e(k)}">{_e(v)}</dd>' for k, v in items) + "</dl>")
 
@@ -510,14 +441,11 @@ def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> st
     pairs = line.pairs
     played_at = (None if dec.played.end is None
                  else 0 if dec.played.end == LEFT else len(pairs) - 1)
-    if dec.borderline:
-        label_cls = " label-borderline"
-        label_attr = f' data-borderline="{dec.label or "none"}"'
-        badge = f' <span class="badge borderline">{_e(verdict_text(dec))}</span>'
-    else:
-        label_cls = f" label-{dec.label}" if dec.label else ""
-        label_attr = f' data-label="{dec.label}"' if dec.label else ""
-        badge = f' <span class="badge {dec.label}">{dec.label}</span>' if dec.label else ""
+    kind = "borderline" if dec.borderline else dec.label
+    label_cls = f" label-{kind}" if kind else ""
+    badge = f' <span class="badge {kind}">{_e(verdict_text(dec))}</span>' if kind else ""
+    label_attr = (f' data-borderline="{dec.label or "none"}"' if dec.borderline
+                  else f' data-label="{dec.label}"' if dec.label else "")
     label_attr += ' data-exact="1"' if dec.exact else ""
     hand = result.hands[r].get(event) if r < len(result.hands) else None
     hand_svg = ""
@@ -655,5 +583,5 @@ def html_report(results, *, title="Bergen analysis") -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{_e(title)}</title><style>{_CSS}{drawing.CSS}</style></head><body>"
+            f"<title>{_e(title)}</title><style>\n{CSS}{drawing.CSS}</style></head><body>"
             f"{drawing.sprite()}{''.join(body)}</body></html>\n")

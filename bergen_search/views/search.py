@@ -193,8 +193,7 @@ def bracket_text(eg: dict, names: dict | None = None) -> list:
            "  floor: what the move secures whatever the other side does, even seeing this hand:",
            "  a bound of the move's value in this round",
            "  ceiling if shown: what the other side, seeing this hand, holds the move to: a bound",
-           "  of the other game only (this round's value, the search's above, may be higher)",
-           ]
+           "  of the other game only (this round's value, the search's above, may be higher)"]
     cut = b.get("horizon") or {}
     if cut:
         out += ["  cut at f/c: the floor's tree cut f decisions below the move (this hand "
@@ -322,10 +321,9 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
     """`bergen best`'s text, the verdict first (`alg`: the registry's Algorithm)."""
     ri = result.info
     interrupted = bool(ri.get("interrupted"))
-    unit = alg.unit
     info = game.info
+    side = info.rules.side_of(info.seat)
     if "leads" in ri:
-        side = info.rules.side_of(info.seat)
         head = "before the lead:" if result.best is None else f"best: {move_text(result.best)}"
         who = ("the lead, forced" if result.best is not None
                else "who leads is not known yet")
@@ -340,7 +338,6 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
     names = choice_names(rows)
     best_row = next((c for c in rows if c.move == result.best or c.twin == result.best),
                     rows[0])
-    side = info.rules.side_of(info.seat)
     out = [f"best: {names.get(result.best, move_text(result.best))}   "
            f"{value_text(result.value, objective)} "
            f"{'± ' + gap_text(result.stderr, objective) if not solved else ''}"
@@ -390,7 +387,7 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
         reps = ri.get("replicates")
         spread = (f"; ± from {reps} independent {alg.replicate_noun}" if reps and reps > 1
                   else "")
-        out.append(f"{algorithm}, {ri['iterations']} {unit}{worlds_note(ri)}, "
+        out.append(f"{algorithm}, {ri['iterations']} {alg.unit}{worlds_note(ri)}, "
                    f"{ri['seconds']:.2f} s, seed {seed}{backend_text(ri)}{spread}")
     note = memory_note(ri)
     if note:
@@ -403,20 +400,14 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
 
 def choice_names(rows) -> dict:
     """Move -> its text in a table of `choices`, a mirror twin under its choice's text."""
-    names = {}
-    for c in rows:
-        names[c.move] = move_text(c)
-        if c.twin is not None:
-            names[c.twin] = move_text(c)
-    return names
+    return {m: move_text(c) for c in rows for m in (c.move, c.twin) if m is not None}
 
 
 def settled_note(ri) -> str | None:
     """The line under a verdict that has not settled, else None."""
     if ri.get("settled") is not False:
         return None
-    more = (f"--iterations {4 * ri['iterations']}" if ri.get("iterations")
-            else "more time")
+    more = f"--iterations {4 * ri['iterations']}" if ri.get("iterations") else "more time"
     return f"not settled: more time may re-rank ({more} searches 4 times as long)"
 
 
@@ -437,12 +428,11 @@ def explain_lines(result, alg, *, algorithm: str, objective: str, names: dict) -
     if not solved:
         visits = alg.by_visits
         total = sum(m.visits for m in result.moves if m.twin is None) or 1
-        out.append("")
-        out.append(f"  {'move':<9} {'visits' if visits else 'worlds':>8}"
-                   + (f" {'share':>7}" if visits else ""))
+        out += ["", f"  {'move':<9} {'visits' if visits else 'worlds':>8}"
+                + (f" {'share':>7}" if visits else "")]
         for m in choices(result.moves):
             out.append(f"  {move_text(m):<9} {m.visits:>8}"
                        + (f" {100.0 * m.visits / total:>6.1f}%" if visits else ""))
-        out.append("  (visits: where the search spent its budget, not how good a move is)")
-        out.append("\n" + values_note(ri, objective, alg))
+        out += ["  (visits: where the search spent its budget, not how good a move is)",
+                "\n" + values_note(ri, objective, alg)]
     return out

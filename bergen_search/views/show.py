@@ -23,25 +23,12 @@ class Knowledge:
     game: Game
     beliefs: Beliefs
 
-    @property
-    def seats(self) -> list:
-        return self.beliefs.seats
-
-    @property
-    def reserve(self):
-        return self.beliefs.reserve
-
-    @property
-    def deals(self) -> int:
-        return self.beliefs.deals
-
-    @property
-    def histories(self) -> int:
-        return self.beliefs.histories
-
-    @property
-    def lead(self):
-        return self.beliefs.lead
+    def __getattr__(self, name):
+        """The beliefs' own fields read through: `seats`, `reserve`, `deals`, `histories`,
+        `lead`."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.beliefs, name)
 
     @property
     def string(self) -> str:
@@ -87,9 +74,7 @@ class Knowledge:
             proved = f"no hand was dealt {' '.join(format_mask(ruled))}" if ruled else \
                 "nothing about the unseen tiles"
             out.append(f"lead: {tile_str(tile)} by seat {seat}: {proved}")
-        out.append("")
-        out.extend(self.grid())
-        out.append("")
+        out += ["", *self.grid(), ""]
         out.append(f"deals consistent: {self.deals:,} (which tiles each other seat holds and "
                    f"which the reserve holds)")
         if self.game.record is not None:

@@ -212,9 +212,6 @@ class IsmctsTree:
             self._next_sibling[last] = c
         return c
 
-    def _finish(self, s: State, rng: Rng) -> State:
-        return play_out(self._rules, self.objective, self.playout, s, rng)
-
     def _iterate(self):
         """One iteration: determinize, select and expand, play out, backpropagate."""
         rules = self._rules
@@ -295,7 +292,7 @@ class IsmctsTree:
             node = child
             if expanded:
                 break
-        s = self._finish(s, self._rng)
+        s = play_out(rules, self.objective, self.playout, s, self._rng)
         self._backpropagate(s, root_key, path, by_choice)
 
     def _backpropagate(self, s: State, root_key: int, path: list, by_choice: list) -> None:
@@ -384,10 +381,6 @@ class IsmctsTree:
         """{move: its twin at the left end} for the merged root moves."""
         return dict(sorted(self._twins.items()))
 
-    def _reward(self, s: State) -> float:
-        return reward(self._rules, self.objective, s, self._base,
-                      self._rules.side_of(self._observer))
-
     def _play_on(self, s: State, node: int, rng: Rng) -> State:
         """Play on from `s` at `node` without exploring: the best mean for its mover while the
         tree has a child, then the playout policy; the final state."""
@@ -414,7 +407,7 @@ class IsmctsTree:
                 break
             s = s.apply(keys[best])
             node = best
-        return self._finish(s, rng)
+        return play_out(self._rules, self.objective, self.playout, s, rng)
 
     def evaluate_root(self, worlds, seed, only=None, prefix=0):
         """[(move, sum, sum of squares, [each side's raw outcome summed])]: each root move played
@@ -430,7 +423,7 @@ class IsmctsTree:
         if only is not None and (type(only) is not int or only not in moves):
             raise BergenError(f"evaluate_root: {only!r} is not a root move", field="only")
         pick = -1 if only is None else self._stats_key(only)
-        n_sides = self._rules.n_sides
+        n_sides, side = self._rules.n_sides, self._rules.side_of(self._observer)
         sums = [0.0] * len(moves)
         sqs = [0.0] * len(moves)
         gains = [[0.0] * n_sides for _ in moves]
@@ -447,7 +440,7 @@ class IsmctsTree:
                 node, _ = self._child(0, _edge_key(world, m, self._observer))
                 play_rng.state = play_seed
                 s = self._play_on(world.apply(m), node, play_rng)
-                v = self._reward(s)
+                v = reward(self._rules, self.objective, s, self._base, side)
                 sums[i] += v
                 sqs[i] += v * v
                 for j in range(n_sides):

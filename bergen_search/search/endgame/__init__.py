@@ -16,9 +16,6 @@ the mix is valued again against an answer (`solving.value_after`; docs/GUIDE.md)
 [(Move.parse('1-2:R'), -0.4), (Move.parse('1-5:R'), 1.2)]
 >>> sol.exploitability <= sol.tolerance
 True
-
-A test replaces a function in its own module (`endgame.solving.build`), where every caller
-looks it up.
 """
 from __future__ import annotations
 

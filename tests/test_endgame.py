@@ -104,7 +104,7 @@ def test_the_solution_is_the_same_whichever_solver_is_loaded(positions, monkeypa
     for info, _ in (positions[k] for k in which):
         fast = endgame.solve(endgame.game(info), tolerance=1e-3)
         with monkeypatch.context() as m:
-            m.setattr(endgame.native, "compiled", lambda: None)
+            m.setattr(endgame.deals, "compiled", lambda: None)
             slow = endgame.solve(endgame.game(info), tolerance=1e-3)
         assert (slow.values, slow.mix, slow.iterations) == (fast.values, fast.mix,
                                                             fast.iterations)
@@ -272,16 +272,16 @@ def test_exploitability_is_an_exact_best_response(positions, count):
             x, y = sf.plan(0, c.average), sf.plan(1, c.average)
             br0 = sf.best_response_value(0, y) / g.weight
             br1 = sf.best_response_value(1, x) / g.weight
-            stated, _ = endgame.solvers.exploitability(c, g.weight, g.seat)
+            stated, _ = endgame.solving.exploitability(c, g.weight, g.seat)
             assert math.isclose(br0 - br1, stated, abs_tol=1e-7)
             assert stated >= -1e-12
             sol = endgame.solve(g)
             assert sol.exploitability <= sol.tolerance
         c.run(384)
-        exploit, (low, high) = endgame.solvers.exploitability(c, g.weight, g.seat)
+        exploit, (low, high) = endgame.solving.exploitability(c, g.weight, g.seat)
         if exploit > 1e-7:
             c.run(2000)
-            exploit, (low, high) = endgame.solvers.exploitability(c, g.weight, g.seat)
+            exploit, (low, high) = endgame.solving.exploitability(c, g.weight, g.seat)
         lp = sf.value() / g.weight
         lp_seat = lp if g.seat == 0 else -lp
         assert low - 1e-9 <= lp_seat <= high + 1e-9
@@ -592,7 +592,7 @@ def test_every_rule_variant(variant):
         c.run(10)
         assert c.best_response(0) == ref.best_response(0)
         c.run(1500)
-        exploit, _ = endgame.solvers.exploitability(c, g.weight, g.seat)
+        exploit, _ = endgame.solving.exploitability(c, g.weight, g.seat)
         lp = SequenceForm(tree).value() / g.weight
         assert abs(sum(c.values(0)[0]) / g.weight - lp) < max(1e-6, exploit)
         found += 1

@@ -179,7 +179,7 @@ def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
     def never(*a, **k):
         raise AssertionError("built")
     for module, name in ((endgame.deals, "public_table"), (endgame.deals, "game"),
-                         (endgame.solving, "solve"), (endgame.solvers, "build")):
+                         (endgame.solving, "solve"), (endgame.solving, "build")):
         monkeypatch.setattr(module, name, never)
     tracemalloc.start()
     try:
@@ -237,7 +237,7 @@ def test_the_oracle_brackets_alike(positions, monkeypatch):
     compiled = {}
     for k, (info, _) in enumerate(positions[:4]):
         compiled[k] = endgame.bracket(info, tolerance=1e-3)
-    monkeypatch.setattr(endgame.native, "compiled", lambda: None)
+    monkeypatch.setattr(endgame.deals, "compiled", lambda: None)
     for k, (info, _) in enumerate(positions[:4]):
         ref = endgame.bracket(info, tolerance=1e-3)
         assert ref.floors.keys() == compiled[k].floors.keys()
@@ -264,7 +264,7 @@ def test_a_move_predicted_beyond_its_share_is_never_built(monkeypatch):
     info = _bracket_info()
     g, moves = _moves_after(info)
     big = moves[0]
-    real_predict, real_build = endgame.predict, endgame.solvers.build
+    real_predict, real_build = endgame.predict, endgame.solving.build
     built = []
 
     def predict(info_, stop_above=0.0, shown=False, move=None):
@@ -274,8 +274,8 @@ def test_a_move_predicted_beyond_its_share_is_never_built(monkeypatch):
     def build(sub, cap, seconds=0.0, **kwargs):
         built.append(sub.root)
         return real_build(sub, cap, seconds, **kwargs)
-    monkeypatch.setattr(endgame.prediction, "predict", predict)
-    monkeypatch.setattr(endgame.solvers, "build", build)
+    monkeypatch.setattr(endgame.deals, "predict", predict)
+    monkeypatch.setattr(endgame.solving, "build", build)
     b = endgame.bracket(info)
     assert b.missing == (Move.from_code(big),)
     assert endgame.after(g, big).root not in built
@@ -286,14 +286,14 @@ def test_ctrl_c_heard_inside_the_bracket_stops_the_attempt(monkeypatch):
     """Ctrl-C between a bracket's DCFR iterations ends `_iterate` quietly (interrupted): the
     attempt must say so, so that the search stops too, keeping the moves bracketed."""
     info = _bracket_info()
-    real = endgame.solvers.iterate
+    real = endgame.solving.iterate
     calls = []
 
     def iterate(*args, **kwargs):
         run = real(*args, **kwargs)
         calls.append(1)
         return dataclasses.replace(run, interrupted=True)
-    monkeypatch.setattr(endgame.solvers, "iterate", iterate)
+    monkeypatch.setattr(endgame.solving, "iterate", iterate)
     tried = endgame.attempt(info, Limits(iterations=100_000), seed=0, objective="points",
                             bracketing=True)
     assert tried.result is None and tried.interrupted

@@ -96,10 +96,10 @@ def test_the_shown_games_value_lies_between_floor_and_ceiling_at_every_horizon(p
             for horizon in (1, 2, 3):
                 lows, high = [], None
                 for greedy, policies in ((p, 1), (p, 3), (None, 1)):
-                    solver, _, _ = endgame.solvers.build(sub, 10 ** 7, horizon=horizon,
+                    solver, _, _ = endgame.solving.build(sub, 10 ** 7, horizon=horizon,
                                                   greedy_seat=greedy, policies=policies)
                     solver.run(12)
-                    _, bounds = endgame.solvers.exploitability(solver, sub.weight, p)
+                    _, bounds = endgame.solving.exploitability(solver, sub.weight, p)
                     if greedy is None:
                         high = bounds[1]
                     else:
@@ -172,7 +172,7 @@ def _count_spent(monkeypatch):
             return out
         return call
     monkeypatch.setattr(endgame.shown, "deepen", spent(endgame.shown.deepen))
-    monkeypatch.setattr(endgame.solvers, "iterate", spent(endgame.solvers.iterate))
+    monkeypatch.setattr(endgame.solving, "iterate", spent(endgame.solving.iterate))
     return built
 
 

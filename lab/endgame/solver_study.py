@@ -62,8 +62,8 @@ def tolerance_study(infos, tolerances=(0.05, 0.01, 0.003), reference=1e-4):
 def dcfr_study(infos, params=((1.5, 0.0, 2.0), (1.5, 0.0, 6.0)), max_work=300_000_000):
     """Per DCFR parameters (alpha, beta, gamma): the positions solved, the mean iterations
     to the tolerance, and the work done (traversals times the tree). The parameters are
-    set where the solver reads them (`endgame.solvers`, from `budget`), and put back."""
-    from bergen_search.search.endgame import solvers
+    set where the solver reads them (`endgame.solving`, from `budget`), and put back."""
+    from bergen_search.search.endgame import solving as solvers
     games = []
     for info in infos:
         try:

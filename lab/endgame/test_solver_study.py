@@ -22,7 +22,7 @@ def test_dcfr_parameters_reach_the_solver(infos):
     a, b = out[(1.5, 0.0, 2.0)], out[(1.0, 0.0, 0.0)]
     assert a["positions"] == b["positions"] > 0
     assert a["mean_iterations"] != b["mean_iterations"], out
-    from bergen_search.search.endgame import solvers
+    from bergen_search.search.endgame import solving as solvers
     assert (solvers.ALPHA, solvers.BETA, solvers.GAMMA) == keep
 
 

@@ -16,21 +16,17 @@ the mix is valued again against an answer (`solving.value_after`; docs/GUIDE.md)
 [(Move.parse('1-2:R'), -0.4), (Move.parse('1-5:R'), 1.2)]
 >>> sol.exploitability <= sol.tolerance
 True
-
-A test replaces a function in its own module (`endgame.solvers.build`), where every caller
-looks it up.
 """
 from __future__ import annotations
 
 from ...errors import TooBig
 from .attempts import Attempt, attempt
 from .budget import allowance, budget_work
-from .deals import Endgame, applicable, at_stage, game, public_table, shown_free
-from .prediction import Prediction, predict
+from .deals import (Endgame, Prediction, applicable, at_stage, compiled, game, predict,
+                    public_table, shown_free)
 from .shown import Bracket, Limited, bracket
-from .native import compiled
-from .solvers import Iterated, Solver
-from .solving import Refined, Solution, after, played_mix, solve, value_after
+from .solving import (Iterated, Refined, Solution, Solver, after, played_mix, solve,
+                      value_after)
 
 __all__ = ["Attempt", "Bracket", "Endgame", "Iterated", "Limited", "Prediction", "Refined",
            "Solution", "Solver", "TooBig", "after", "allowance", "applicable", "at_stage",

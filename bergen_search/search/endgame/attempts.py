@@ -9,11 +9,10 @@ from ...errors import BergenError, TooBig
 from ...formats.notation import Move
 from ...information.infoset import InfoSet
 from ..results import EndgameReport, SearchInfo, SearchResult
-from . import deals, prediction, shown, solving
+from . import deals, shown, solving
 from .budget import (BUILD_SHARE, HAND_TOLERANCE, PREDICT_WORK_PER_PAIR, SEARCH_SHARE,
                      TOLERANCE, allowance, budget_work)
-from .deals import applicable, at_stage
-from .prediction import round_figure
+from .deals import applicable, at_stage, round_figure
 from .shown import Bracket
 from .solving import Solution
 
@@ -62,7 +61,7 @@ def attempt(info: InfoSet, limits, *, seed: int, objective: str, tolerance: floa
     _, cap = allowance(max_work, seconds, memory_bytes)
     t0 = clock()
     affords = cap / PREDICT_WORK_PER_PAIR
-    size = prediction.predict(info, stop_above=affords)
+    size = deals.predict(info, stop_above=affords)
     phases = {"predict": clock() - t0}
 
     def declined(why: str, interrupted: bool = False) -> Attempt:

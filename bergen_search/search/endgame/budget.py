@@ -67,5 +67,5 @@ def allowance(max_work: int | None, seconds: float | None, memory_bytes: int | N
 
 
 #: DCFR's discounting (Brown & Sandholm 2019's alpha and beta; the average weighs iteration t
-#: by t^GAMMA): the compiled solver is given them (`solvers.build`), its oracle reads them here.
+#: by t^GAMMA): the compiled solver is given them (`solving.build`), its oracle reads them here.
 ALPHA, BETA, GAMMA = 1.5, 0.0, 6.0

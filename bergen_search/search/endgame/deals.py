@@ -1,17 +1,24 @@
-"""The endgame as a game: whether it applies, its deals as everyone saw them, and `game`, what
-the solver takes (`Endgame`)."""
+"""The endgame as a game: whether it applies, its deals as everyone saw them, `game`, what the
+solver takes (`Endgame`), its size predicted before anything is built (`predict`), and the
+compiled solver's module (`compiled`), asked for here by every module of the endgame."""
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
 
 from ...errors import BergenError, NotApplicable, TooBig
-from ...game.state import State, may_take
+from ...game.state import PASS, State, may_take
 from ...game.tiles import popcount
 from ...information.inference import TileModel, tile_factors
 from ...information.infoset import InfoSet
-from ...information.sampler import WorldTable
-from . import native, public
+from ...information.sampler import WorldTable, merge_groups
+from .. import backend
+from . import budget, public
+
+
+def compiled():
+    """The compiled solver's module, or None."""
+    return backend.SEARCH.module(f"{__package__}._endgame")
 
 
 def applicable(info: InfoSet, objective: str = "points") -> str | None:
@@ -114,7 +121,7 @@ def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
         table = public_table(info, inference, shown)
     except BergenError as e:
         raise TooBig(f"its deals are too many to tabulate ({e.message})") from None
-    core = native.compiled()
+    core = compiled()
     if core is not None:
         try:
             h0, h1, w = core.enumerate_deals(table, max_deals, seconds,
@@ -136,3 +143,52 @@ def game(info: InfoSet, inference: bool = False, max_deals: int = 0,
     return Endgame(info.rules, public.root_of(info, seat), hands, deals, seat,
                    index[seat][info.hand], inference)
 
+
+@dataclass(frozen=True)
+class Prediction:
+    """An endgame's predicted size (`pairs`: the terminal deals of its public tree)."""
+    deals: float
+    pairs: float
+    steps: int
+    walks: int
+
+
+def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False,
+            move: int | None = None) -> Prediction | None:
+    """The size of the endgame of `info` by Knuth's estimator on its public view (`stop_above`:
+    stop once past it); None without the compiled core or with too many groups. `shown`: the
+    seat's own hand shown; `move` (with `shown`): the subgame after that move."""
+    core = compiled()
+    if core is None or budget.PREDICT_WALKS <= 0:
+        return None
+    pub = info.public
+    assert pub is not None
+    free = shown_free(info) if shown else pub.free
+    merged, allowed, _ = merge_groups(pub.groups, free)
+    kept = [g for g, (_, c) in enumerate(merged) if c > 0]
+    if len(kept) > core.PREDICT_MAX_GROUPS:
+        return None
+    allowed = [sum(1 << k for k, g in enumerate(kept) if a >> g & 1) for a in allowed]
+    merged = [merged[g] for g in kept]
+    tiles = [t for t, _ in free]
+    root = public.root_of(info, info.seat)
+    on_line = pub.played_free
+    if move is not None:
+        hands = [info.hand if q == info.seat else 0 for q in range(2)]
+        root = public.root_of(public.state_of(info.rules, root, hands).apply(move))
+        if move != PASS:
+            on_line |= 1 << (move >> 1)
+    deals, pairs, steps, walks = core.predict(
+        info.rules, root, [o for o, _ in merged], [c for _, c in merged], tiles, allowed,
+        [bool(on_line >> t & 1) for t in tiles], budget.PREDICT_WALKS, budget.PREDICT_SEED,
+        max_steps=budget.PREDICT_STEPS, stop_above=stop_above,
+        min_walks=budget.PREDICT_MIN_WALKS)
+    return Prediction(deals, pairs, steps, walks)
+
+
+def round_figure(x: float) -> str:
+    """A large estimate to two significant figures, in words past a million."""
+    for size, name in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if x >= size:
+            return f"{float(f'{x / size:.2g}'):g} {name}"
+    return f"{float(f'{x:.2g}'):,.0f}"

@@ -10,14 +10,14 @@ from dataclasses import dataclass, field
 from ...errors import TooBig
 from ...formats.notation import Move
 from ...information.infoset import InfoSet
-from . import deals, native, prediction, public, solvers
+from . import deals, public, solving
 from .budget import (BRACKET_MIN_ITERATIONS, BUILD_SHARE, BYTES_PER_WORK, FLOOR_POLICIES,
                      GROW_HIGH, GROW_LOW, LIMITED_TOLERANCE, MAX_HORIZON, MAX_ITERATIONS,
                      PLAYOUT_TABLE_BITS, PLAYOUT_WORK, PREDICT_WORK_PER_PAIR, TOLERANCE,
                      allowance)
 from .deals import Endgame
+from .deals import round_figure
 from .solving import after
-from .prediction import round_figure
 
 
 @dataclass
@@ -54,7 +54,7 @@ class Limited:
 @dataclass(frozen=True)
 class Deepened:
     """The deepest depth-limited tree that fits (`solver` None: none fits; `horizon` 0: whole)."""
-    solver: solvers.Solver | None
+    solver: solving.Solver | None
     work: int
     horizon: int
     spent: int
@@ -95,7 +95,7 @@ def deepen(sub: Endgame, greedy_seat: int | None, max_work: int, memory_bytes, s
         if stop is not None and stop.is_set() or cap <= 0 or steps <= 0:
             break
         try:
-            solver, _, work = solvers.build(sub, cap, horizon=h, greedy_seat=greedy_seat,
+            solver, _, work = solving.build(sub, cap, horizon=h, greedy_seat=greedy_seat,
                                             max_steps=steps, playouts=playouts,
                                             policies=1 if greedy_seat is None
                                             else FLOOR_POLICIES, stop=stop)
@@ -136,7 +136,7 @@ def limited(sub: Endgame, *, max_work: int, memory_bytes, tolerance: float,
                                   deepened.spent)
         del deepened                # the solver's one reference: freed after its bounds
         loose = max(tolerance, LIMITED_TOLERANCE)
-        run = solvers.iterate(solver, work, total=sub.weight, share=1.0, seat=p,
+        run = solving.iterate(solver, work, total=sub.weight, share=1.0, seat=p,
                               tolerance=loose, hand_tolerance=loose, allowed=share - built,
                               deadline=None, max_iterations=max_iterations, clock=clock,
                               stop=stop, phases={"iterations": 0.0, "checks": 0.0})
@@ -165,8 +165,8 @@ def bracket(info: InfoSet, *, max_work: int | None = None, seconds: float | None
     allowed, cap = allowance(max_work, seconds, memory_bytes, BRACKET_MIN_ITERATIONS)
     affords = cap / PREDICT_WORK_PER_PAIR
     # Every walk the steps allow (no early stop): a shown game is often near the line.
-    size = prediction.predict(info, shown=True)
-    cuts = native.compiled() is not None and allowed is not None and seconds is None
+    size = deals.predict(info, shown=True)
+    cuts = deals.compiled() is not None and allowed is not None and seconds is None
     # The play-outs' two tables take at most a quarter of the memory cap, the trees the rest.
     table_bits, tree_bytes = PLAYOUT_TABLE_BITS, memory_bytes
     if memory_bytes is not None:
@@ -226,7 +226,7 @@ class _Bracketing:
                     g.ended_value(m)
                 continue
             self.subs[m] = sub
-            size = prediction.predict(info, shown=True, move=m)
+            size = deals.predict(info, shown=True, move=m)
             if size is not None:
                 self.sizes[m] = size.pairs
 
@@ -277,7 +277,7 @@ class _Bracketing:
             return Step.OUT
         t1 = clock()
         try:
-            solver, _, work = solvers.build(sub, sub_cap, self.build_left or 0.0,
+            solver, _, work = solving.build(sub, sub_cap, self.build_left or 0.0,
                                             stop=self.stop)
         except TooBig:
             if self.failed_left is not None:
@@ -290,7 +290,7 @@ class _Bracketing:
             if self.build_left is not None:
                 self.build_left -= clock() - t1
         deadline = None if left_seconds is None else clock() + left_seconds
-        run = solvers.iterate(solver, work, total=sub.weight, share=1.0, seat=self.g.seat,
+        run = solving.iterate(solver, work, total=sub.weight, share=1.0, seat=self.g.seat,
                               tolerance=self.tolerance, hand_tolerance=self.tolerance,
                               allowed=sub_allowed, deadline=deadline,
                               max_iterations=self.max_iterations, clock=clock, stop=self.stop,
@@ -313,7 +313,7 @@ class _Bracketing:
             return Step.OUT
         left_work = (self.allowed - self.spent) // share
         if not self.tables:         # shared by every move's trees (the same states recur)
-            core, p = native.compiled(), self.g.seat
+            core, p = deals.compiled(), self.g.seat
             self.tables = tuple(core.PlayoutTable(self.g.rules, q, self.table_bits)
                                 for q in (p, -1))
         try:
@@ -338,7 +338,7 @@ class _Bracketing:
     def result(self, status: Step) -> Bracket:
         g = self.g
         missing = [Move.from_code(m) for m in self.moves if Move.from_code(m) not in self.floors]
-        # Ctrl-C between DCFR iterations ends `solvers.iterate` quietly: said here.
+        # Ctrl-C between DCFR iterations ends `solving.iterate` quietly: said here.
         interrupted = status is Step.INTERRUPTED or self.stopped()
         if not self.floors:
             raise TooBig("with this hand shown no move could be bracketed within the budget",

@@ -1,22 +1,145 @@
-"""The solve: DCFR over the public tree of an `Endgame` until the exploitability is within the
-tolerance (`solve`), its `Solution` from the seat's side, and the deviations: a move outside
-the mix valued against an opponent who answers it (`value_after`)."""
+"""The solve: the compiled solver and its oracle behind one interface (`Solver`: `build`,
+`iterate`, `exploitability`); DCFR over the public tree of an `Endgame` until the exploitability
+is within the tolerance (`solve`), its `Solution` from the seat's side, and the deviations: a
+move outside the mix valued against an opponent who answers it (`value_after`)."""
 from __future__ import annotations
 
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from ...constants import MIX_STREAM
 from ...errors import TooBig
 from ...formats.notation import Move
 from ...game.rng import Rng, derive_seed
 from ...game.state import PASS, may_take
-from . import public, solvers
-from .budget import (ACCEPT, HAND_TOLERANCE, MAX_ITERATIONS, MIN_SHARE, TOLERANCE,
-                     allowance)
+from . import deals, public
+from . import reference as endgame_ref
+from .budget import (ACCEPT, ALPHA, BETA, CHECK_AT, CHECK_EVERY, GAMMA, HAND_TOLERANCE,
+                     MAX_ITERATIONS, MAX_WORK, MIN_SHARE, TOLERANCE, allowance)
 from .deals import Endgame
-from .solvers import Solver
+
+
+@runtime_checkable
+class Solver(Protocol):
+    """What the endgame asks of a solver (`n_pairs`: the terminal deals, None: not counted)."""
+    n_pairs: int | None
+
+    def run(self, iterations: int) -> None: ...
+
+    def best_response(self, b: int) -> tuple: ...
+
+    def values(self, b: int, gains: bool = False) -> tuple: ...
+
+    def average(self, nid: int) -> list: ...
+
+    @property
+    def root_moves(self) -> list: ...
+
+    @property
+    def root_rows(self) -> list: ...
+
+
+def build(g: Endgame, cap: int, seconds: float = 0.0, horizon: int = 0,
+          greedy_seat: int | None = None, max_steps: int = 0, *, playouts=None,
+          policies: int = 1, stop=None):
+    """(solver, nodes, work per traversal) for `g`, refusing trees over `cap` work or `seconds`
+    to build (0: no limit). `horizon` > 0: depth-limited, the leaves played out with both
+    hands in view (`greedy_seat` playing the best of `policies` fixed policies)."""
+    core = deals.compiled()
+    n_hands = (len(g.hands[0]), len(g.hands[1]))
+    limit = cap = min(cap, MAX_WORK)
+    try:
+        if core is not None:
+            solver = core.EndgameSolver(g.rules, g.root, g.hands, g.deals, max_nodes=limit,
+                                        max_pairs=limit, max_entries=limit, alpha=ALPHA,
+                                        beta=BETA, gamma=GAMMA, seconds=seconds,
+                                        horizon=horizon,
+                                        greedy_seat=-1 if greedy_seat is None else greedy_seat,
+                                        max_steps=max_steps, playouts=playouts,
+                                        policies=policies,
+                                        stop=None if stop is None else stop.is_set)
+            nodes = solver.n_nodes
+            work = nodes + solver.work
+        else:
+            tree = endgame_ref.build(g.rules, g.root, g.hands, g.deals, max_nodes=limit,
+                                     horizon=horizon, greedy_seat=greedy_seat,
+                                     policies=policies)
+            solver = endgame_ref.Solver(tree, n_hands)
+            nodes = len(tree)
+            work = nodes + sum(sum(map(sum, n.legal)) + len(n.pairs) for n in tree)
+    except (endgame_ref.TreeTooBig, TooBig):
+        work = math.inf
+    if work > cap:
+        raise TooBig(f"its public tree is too big for the budget ({len(g.deals):,} deals, "
+                     f"hands of {g.root_sizes[0]} and {g.root_sizes[1]})")
+    return solver, nodes, work
+
+
+@dataclass(frozen=True)
+class Iterated:
+    """A run of DCFR, measured after the last iteration (`spent`: the build's work included)."""
+    iterations: int
+    exploitability: float
+    bounds: tuple | None
+    traversals: int
+    interrupted: bool
+    spent: int
+
+
+def iterate(solver, work, *, total, share, seat, tolerance, hand_tolerance, allowed,
+            deadline, max_iterations, clock, stop, phases) -> Iterated:
+    """DCFR on `solver` (`work` per traversal) until a check finds the exploitability within
+    `tolerance` and, over `share` of the weight `total`, within `hand_tolerance`, or `allowed`
+    work, the `deadline` or `max_iterations` runs out."""
+    spent, done, checks = work, 0, list(CHECK_AT)
+    exploit, bounds = math.inf, None
+    interrupted = False
+    checked, checks_done = -1, 0
+
+    def measure() -> tuple:
+        t1 = clock()
+        found = exploitability(solver, total, seat)
+        phases["checks"] += clock() - t1
+        return found
+    try:
+        while done < max_iterations:
+            target = min(checks.pop(0) if checks else done + CHECK_EVERY, max_iterations)
+            if allowed is not None and spent + 2 * work * (target - done + 1) > allowed:
+                break
+            # One at a time: the clock and Ctrl-C are heard between them.
+            while done < target and (deadline is None or clock() < deadline):
+                if stop is not None and stop.is_set():
+                    raise KeyboardInterrupt
+                t1 = clock()
+                solver.run(1)
+                phases["iterations"] += clock() - t1
+                done += 1
+                spent += 2 * work
+            if done < target:
+                break
+            spent += 2 * work
+            exploit, bounds = measure()
+            checked = done
+            checks_done += 1
+            if exploit <= tolerance and exploit / share <= hand_tolerance:
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    if done and checked != done:
+        exploit, bounds = measure()
+        spent += 2 * work
+        checks_done += 1
+    return Iterated(done, exploit, bounds, 2 * done + 2 * checks_done, interrupted, spent)
+
+
+def exploitability(solver, total: float, p: int):
+    """(exploitability, (low, high)) from the side of player p, by best responses."""
+    br0 = sum(solver.best_response(0)[0]) / total
+    br1 = -sum(solver.best_response(1)[0]) / total
+    low, high = (br1, br0) if p == 0 else (-br0, -br1)
+    return high - low, (low, high)
 
 
 @dataclass
@@ -77,13 +200,13 @@ def solve(g: Endgame, *, tolerance: float = TOLERANCE,
     when the tree cannot afford MIN_ITERATIONS or ACCEPT was not reached."""
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes)
-    solver, nodes, work = solvers.build(g, cap, build_seconds, stop=stop)
+    solver, nodes, work = build(g, cap, build_seconds, stop=stop)
     phases = {"build": clock() - t0, "iterations": 0.0, "checks": 0.0}
     deadline = None if seconds is None else t0 + seconds
-    run = solvers.iterate(solver, work, total=g.weight, share=g.hand_weight / g.weight,
-                          seat=g.seat, tolerance=tolerance, hand_tolerance=hand_tolerance,
-                          allowed=allowed, deadline=deadline, max_iterations=max_iterations,
-                          clock=clock, stop=stop, phases=phases)
+    run = iterate(solver, work, total=g.weight, share=g.hand_weight / g.weight, seat=g.seat,
+                  tolerance=tolerance, hand_tolerance=hand_tolerance, allowed=allowed,
+                  deadline=deadline, max_iterations=max_iterations, clock=clock, stop=stop,
+                  phases=phases)
     done, exploit = run.iterations, run.exploitability
     if done == 0:
         raise TooBig(f"its public tree ({nodes:,} nodes) leaves no time to solve it",
@@ -233,13 +356,13 @@ def value_after(g: Endgame, move: int, *, tolerance: float = TOLERANCE,
     p = g.seat
     t0 = clock()
     allowed, cap = allowance(max_work, seconds, memory_bytes)
-    solver, nodes, work = solvers.build(sub, cap, stop=stop)
+    solver, nodes, work = build(sub, cap, stop=stop)
     deadline = None if seconds is None else t0 + seconds
     total, norm = sub.weight, sub.hand_weight
-    run = solvers.iterate(solver, work, total=total, share=norm / total, seat=p,
-                          tolerance=tolerance, hand_tolerance=hand_tolerance, allowed=allowed,
-                          deadline=deadline, max_iterations=max_iterations, clock=clock,
-                          stop=stop, phases={"iterations": 0.0, "checks": 0.0})
+    run = iterate(solver, work, total=total, share=norm / total, seat=p, tolerance=tolerance,
+                  hand_tolerance=hand_tolerance, allowed=allowed, deadline=deadline,
+                  max_iterations=max_iterations, clock=clock, stop=stop,
+                  phases={"iterations": 0.0, "checks": 0.0})
     done, exploit = run.iterations, run.exploitability
     if run.interrupted:
         raise TooBig("interrupted", interrupted=True)

@@ -126,12 +126,12 @@ class IsmctsTree:
         self.value_scale = 1.0 if objective == OBJECTIVE_MATCH else 1.0 / POINTS_SCALE
         self._base = base
         self._rules = base.rules
-        self._observer = sampler.seat
+        self.seat = sampler.seat
         self._rng = Rng(seed & MASK64)
         root_moves = base.legal_moves()
         self._twins = (mirror_twins(base.left, base.right, base.left_double, base.right_double,
                                     root_moves) if self.merge_twins else {})
-        self._total = 0
+        self.iterations = 0
         self._running = False
         self._forced = -1
         self._root_gain = [[0.0] * 4 for _ in range(128)]
@@ -148,8 +148,8 @@ class IsmctsTree:
                                    (max_bytes - self._account.held) // CORE_NODE_BYTES))
         self._capacity = first
         self._account.held += first * CORE_NODE_BYTES
-        self._full = False
-        self._full_at = None
+        self.full = False
+        self.full_at = None
 
     def __del__(self):
         if hasattr(self, "_capacity"):
@@ -181,7 +181,7 @@ class IsmctsTree:
 
     def _can_add(self, depth: int) -> bool:
         """Any node while the tree grows; once full, a root child only."""
-        return not self._full or (depth == 1 and len(self._key) < self._capacity)
+        return not self.full or (depth == 1 and len(self._key) < self._capacity)
 
     def _child(self, parent: int, key: int) -> tuple:
         """(the child of `parent` along `key` or NO_NODE, the last child looked at)."""
@@ -212,13 +212,10 @@ class IsmctsTree:
             self._next_sibling[last] = c
         return c
 
-    def _finish(self, s: State, rng: Rng) -> State:
-        return play_out(self._rules, self.objective, self.playout, s, rng)
-
     def _iterate(self):
         """One iteration: determinize, select and expand, play out, backpropagate."""
         rules = self._rules
-        observer, merge_twins = self._observer, self.merge_twins
+        observer, merge_twins = self.seat, self.merge_twins
         scale, explore = self.value_scale, self.exploration
         first_child, next_sibling, keys = self._first_child, self._next_sibling, self._key
         avail, chosen, reward_sum = self._avail, self._chosen, self._reward_sum
@@ -295,7 +292,7 @@ class IsmctsTree:
             node = child
             if expanded:
                 break
-        s = self._finish(s, self._rng)
+        s = play_out(rules, self.objective, self.playout, s, self._rng)
         self._backpropagate(s, root_key, path, by_choice)
 
     def _backpropagate(self, s: State, root_key: int, path: list, by_choice: list) -> None:
@@ -331,13 +328,13 @@ class IsmctsTree:
             # The clock is read before every iteration (the core reads it every 64).
             if seconds > 0 and done > 0 and clock() - start >= seconds:
                 break
-            if self._total >= MAX_ITERATIONS:
+            if self.iterations >= MAX_ITERATIONS:
                 break
-            if not self._full and not self._reserve():
-                self._full, self._full_at = True, self._total     # at the cap, as the core
+            if not self.full and not self._reserve():
+                self.full, self.full_at = True, self.iterations     # at the cap, as the core
             self._iterate()
             done += 1
-            self._total += 1
+            self.iterations += 1
         return done
 
     def run_move(self, move, iterations, seconds):
@@ -384,10 +381,6 @@ class IsmctsTree:
         """{move: its twin at the left end} for the merged root moves."""
         return dict(sorted(self._twins.items()))
 
-    def _reward(self, s: State) -> float:
-        return reward(self._rules, self.objective, s, self._base,
-                      self._rules.side_of(self._observer))
-
     def _play_on(self, s: State, node: int, rng: Rng) -> State:
         """Play on from `s` at `node` without exploring: the best mean for its mover while the
         tree has a child, then the playout policy; the final state."""
@@ -397,7 +390,7 @@ class IsmctsTree:
             moves = _choices(s, self.merge_twins)
             if len(moves) == 1:
                 m = moves[0]
-                node, _ = self._child(node, _edge_key(s, m, self._observer))
+                node, _ = self._child(node, _edge_key(s, m, self.seat))
                 s = s.apply(m)
                 continue
             legal = 0
@@ -414,7 +407,7 @@ class IsmctsTree:
                 break
             s = s.apply(keys[best])
             node = best
-        return self._finish(s, rng)
+        return play_out(self._rules, self.objective, self.playout, s, rng)
 
     def evaluate_root(self, worlds, seed, only=None, prefix=0):
         """[(move, sum, sum of squares, [each side's raw outcome summed])]: each root move played
@@ -430,7 +423,7 @@ class IsmctsTree:
         if only is not None and (type(only) is not int or only not in moves):
             raise BergenError(f"evaluate_root: {only!r} is not a root move", field="only")
         pick = -1 if only is None else self._stats_key(only)
-        n_sides = self._rules.n_sides
+        n_sides, side = self._rules.n_sides, self._rules.side_of(self.seat)
         sums = [0.0] * len(moves)
         sqs = [0.0] * len(moves)
         gains = [[0.0] * n_sides for _ in moves]
@@ -444,10 +437,10 @@ class IsmctsTree:
             for i, m in enumerate(moves):
                 if self._stats_key(m) != m or (pick >= 0 and m != pick):
                     continue
-                node, _ = self._child(0, _edge_key(world, m, self._observer))
+                node, _ = self._child(0, _edge_key(world, m, self.seat))
                 play_rng.state = play_seed
                 s = self._play_on(world.apply(m), node, play_rng)
-                v = self._reward(s)
+                v = reward(self._rules, self.objective, s, self._base, side)
                 sums[i] += v
                 sqs[i] += v * v
                 for j in range(n_sides):
@@ -505,10 +498,6 @@ class IsmctsTree:
                  self._reward_sum[c], self._reward_sq[c]) for c in self._kids(node)]
 
     @property
-    def iterations(self) -> int:
-        return self._total
-
-    @property
     def n_nodes(self) -> int:
         return len(self._key)
 
@@ -516,14 +505,3 @@ class IsmctsTree:
     def memory_bytes(self) -> int:
         return NODE_BYTES * len(self._key)
 
-    @property
-    def seat(self) -> int:
-        return self._observer
-
-    @property
-    def full(self) -> bool:
-        return self._full
-
-    @property
-    def full_at(self):
-        return self._full_at

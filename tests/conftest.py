@@ -99,3 +99,16 @@ def one_search(monkeypatch):
         real, kept = getattr(module, name), []
         monkeypatch.setattr(module, name, lambda *a, real=real, kept=kept, **k: kept.pop()
                             if kept else kept.append(real(*a, **k)) or kept[0])
+
+
+@pytest.fixture
+def stopped_promptly(request):
+    """check(seconds): in a test marked slow, the exit came within BERGEN_STOP_WITHIN (3 s) of
+    the signal; in the default run nothing (no default test asserts on the wall clock)."""
+    timed = request.node.get_closest_marker("slow") is not None
+    within = float(os.environ.get("BERGEN_STOP_WITHIN", "3.0"))
+
+    def check(seconds):
+        if timed:
+            assert seconds < within, f"exited {seconds:.2f} s after the signal"
+    return check

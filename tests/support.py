@@ -1,17 +1,19 @@
 """Helpers shared by test files (`import support`; tests/ is on the path), so that no test file
-loads another: `COMPILED` (one compiled module per src_cython/**/*.pyx); `console_script` and
-`bergen` (the installed command, and the command in this process); `require_compiled` (the
-conftest policy); seeded games cut at decisions (`cuts`, `Cut`, `stage_cuts`) and the brute
-force over deals and draws that knows nothing of the counting programme (`brute_histories`,
-`EXHAUSTIVE`, `BRUTE_BUDGET`); the chi-square test (`chi_square`, `chi2_sf`); `sizes(fast,
-full)`: a smaller but real size for the default run and the thorough one behind `slow`."""
+loads another: `COMPILED` (one compiled module per src_cython/**/*.pyx); `console_script`,
+`bergen`, `CMD`, `start`, `run_here` (the command installed, here, in a process of its own);
+`entries`, `wait_for` (a run's progress); `require_compiled` (the conftest policy); seeded
+games cut at decisions (`cuts`, `Cut`, `stage_cuts`); the brute force over deals and draws
+(`brute_histories`, `EXHAUSTIVE`, `BRUTE_BUDGET`); `chi_square`, `chi2_sf`; `sizes(fast, full)`:
+a smaller but real size for the default run, the thorough one behind `slow`."""
 from __future__ import annotations
 
 import itertools
 import math
 import os
 import shutil
+import subprocess
 import sys
+import time
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -77,6 +79,45 @@ def require_compiled(module, name):
             pytest.skip(f"compiled {name} not built (BERGEN_ALLOW_NO_CORE=1)")
         pytest.fail(f"compiled {name} is not built; run `pip install -e .`")
     return module
+
+
+# ---- the installed command in processes of its own -----------------------------------------
+_EXE = console_script()
+CMD = [_EXE] if _EXE else [sys.executable, "-m", "bergen_search"]
+
+
+def start(args, cwd, stdin=None, **kwargs):
+    """`bergen ARGS` started in `cwd` in a process of its own, its output piped as text."""
+    return subprocess.Popen(CMD + [str(a) for a in args], cwd=cwd, stdin=stdin,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+def run_here(args, cwd):
+    """`bergen ARGS` in this process (CliRunner) in the folder `cwd`."""
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return bergen(*args)
+    finally:
+        os.chdir(before)
+
+
+def entries(path) -> int:
+    """Finished tasks in a journal (0 while it does not exist or is read mid-append)."""
+    from bergen_search.runs.journal import _read
+    try:
+        return len(_read(str(path)).done) if os.path.exists(path) else 0
+    except BergenError:
+        return 0
+
+
+def wait_for(predicate, proc=None, timeout=60):
+    """Poll until `predicate()`, failing if `proc` ends first or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert proc is None or proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the run never got there"
+        time.sleep(0.02)
 
 
 # ---- seeded games cut at decisions ------------------------------------------------------------

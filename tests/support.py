@@ -8,7 +8,6 @@ a smaller but real size for the default run, the thorough one behind `slow`."""
 from __future__ import annotations
 
 import itertools
-import math
 import os
 import shutil
 import subprocess
@@ -32,22 +31,19 @@ from bergen_search.information.sampler import WorldTable
 
 RANDOM = 0      # the random engine's code (playout.play_match)
 
-#: The compiled modules (`bergen_search.game._core`, ...): one per .pyx file that setup.py builds,
-#: read from the sources, so that a module added there is one the tests require (conftest.py
-#: stops the run when one is not built) without a list to keep up to date.
+#: The compiled modules (`game._core`, ...): one per .pyx file setup.py builds, read from the
+#: sources, so that conftest.py requires a module added there without a list to keep.
 COMPILED = tuple(sorted(
     ".".join(p.relative_to(Path(__file__).resolve().parents[1] / "src_cython" / "bergen_search")
              .with_suffix("").parts)
     for p in (Path(__file__).resolve().parents[1] / "src_cython" / "bergen_search").rglob("*.pyx")))
 
-#: Examples per property of the fuzzers (hypothesis): `BERGEN_FUZZ_EXAMPLES`, default 12; CI
-#: (`.ci/run`) runs 100, and its sanitizer job 60.
+#: Examples per property of the fuzzers: `BERGEN_FUZZ_EXAMPLES`, default 12 (CI: 100).
 FUZZ_EXAMPLES = int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "12"))
 
 
 def sizes(fast, full):
-    """Parameters for `@pytest.mark.parametrize`: `fast` in the default run (id "fast"),
-    `full` behind the `slow` marker (id "full"); a tuple is one value per name."""
+    """Parametrize values: `fast` by default, `full` behind `slow`; a tuple is one per name."""
     def values(v):
         return v if isinstance(v, tuple) else (v,)
     return [pytest.param(*values(fast), id="fast"),
@@ -55,8 +51,7 @@ def sizes(fast, full):
 
 
 def console_script(name: str = "bergen") -> str | None:
-    """The installed console script `name`: beside this Python first (a venv's bin/, or
-    Scripts/, on PATH or not), then PATH's; None when neither has it."""
+    """The installed console script `name`: beside this Python first, then on PATH; or None."""
     folder = os.path.dirname(sys.executable)
     for candidate in (os.path.join(folder, name), os.path.join(folder, name + ".exe")):
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
@@ -152,8 +147,8 @@ def public_events(events, seat):
 
 
 def cuts(rules: Rules, seed: int, games: int, rounds: int = 2, decisions: bool = True):
-    """Cut points of seeded random matches: every moment after the lead where the seat to move
-    has a choice (or, with decisions=False, acts at all)."""
+    """Cut points of seeded random matches: after the lead, where the seat to move has a choice
+    (decisions=False: acts at all)."""
     n = rules.players
     for g in range(games):
         log = play_match(rules, [RANDOM] * n, derive_seed(seed, g))
@@ -170,9 +165,8 @@ def cuts(rules: Rules, seed: int, games: int, rounds: int = 2, decisions: bool =
 
 
 def stage_cuts(first_seed: int, rounds: int, choices: int = 2):
-    """Per round of greedy self-play (seeds from `first_seed`), the record cut at its first
-    decision at the exact endgame's stage with at least `choices` legal moves: (the cut as JSON
-    with every hand shown, the same with the other hand, the reserve and its draws hidden)."""
+    """Per round of greedy self-play from `first_seed`, the record cut at its first endgame-stage
+    decision with `choices` legal moves: (JSON with every hand shown, the same as seen)."""
     import json
 
     from bergen_search.formats.record_io import write_record
@@ -208,14 +202,11 @@ class Budget(Exception):
 
 def brute_histories(rules: Rules, seat: int, own_dealt: int, events, start_scores=None,
                     budget: int = 10 ** 9):
-    """Every history of deals and draws consistent with what `seat` saw, found by replaying the
-    public `events` through the reference `State` with candidate hands: [(dealt hands, {event:
-    drawn tile} of the hidden seats, final State)]. The hidden seats are made known one at a
-    time, only the survivors extended, so illegal deals die at their first illegal event; a
-    hidden draw tries every tile whose place is unknown. One economy: the tiles a seat drew and
-    did not play in one turn are tried in ascending order only (every order replays alike),
-    which costs every world the same factor, cancelled by normalising. `budget` bounds the State
-    operations."""
+    """Every history of deals and draws consistent with what `seat` saw, by replaying the public
+    `events` through the reference `State`: [(dealt hands, {event: drawn tile} of the hidden
+    seats, final State)]. Hidden seats are made known one at a time, the survivors extended; the
+    tiles drawn and kept in one turn are tried in ascending order only (the same factor on every
+    world, cancelled by normalising). `budget` bounds the State operations."""
     n = rules.players
     others = [s for s in range(n) if s != seat]
     own_drawn = 0
@@ -228,8 +219,7 @@ def brute_histories(rules: Rules, seat: int, own_dealt: int, events, start_score
     after_kept = [i > 0 and kept[i - 1] and events[i - 1][0] == w
                   for i, (w, a, _) in enumerate(events)]
     pool0 = ALL_TILES & ~own_dealt & ~own_drawn
-    # A tile a seat plays before its first draw was dealt to it (State would reject any deal
-    # without it at that play; this only saves trying those deals).
+    # A tile a seat plays before its first draw was dealt to it (saves trying other deals).
     must_hold = {s: 0 for s in others}
     drew = set()
     for w, a, _ in events:
@@ -364,43 +354,14 @@ BRUTE_BUDGET = 4000          # State operations per cut point; costlier cut poin
 
 # ---- chi-square: drawn frequencies against the exact weights -------------------------------
 def chi2_sf(x: float, df: int) -> float:
-    """P(X > x) for X chi-square with df degrees of freedom: the regularised upper incomplete
-    gamma function Q(df/2, x/2) (series below a+1, Lentz's continued fraction above)."""
-    a, z = df / 2.0, x / 2.0
-    if z <= 0:
-        return 1.0
-    log_front = -z + a * math.log(z) - math.lgamma(a)
-    if z < a + 1:
-        term = total = 1.0 / a
-        k = a
-        for _ in range(100000):
-            k += 1
-            term *= z / k
-            total += term
-            if abs(term) < abs(total) * 1e-16:
-                break
-        return max(0.0, 1.0 - total * math.exp(log_front))
-    tiny = 1e-300
-    b = z + 1 - a
-    c, d = 1 / tiny, 1 / b
-    h = d
-    for i in range(1, 100000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        h *= d * c
-        if abs(d * c - 1) < 1e-16:
-            break
-    return math.exp(log_front) * h
+    """P(X > x) for X chi-square with df degrees of freedom."""
+    from scipy.stats import chi2
+    return float(chi2.sf(x, df))
 
 
 def chi_square(observed: Counter, probs: dict, n: int):
-    """(statistic, degrees of freedom, p-value) of the counts against the probabilities; bins
-    expected below 5 are pooled. Every observed key must have a positive probability."""
+    """(statistic, degrees of freedom, p-value) of the counts against the probabilities, bins
+    expected below 5 pooled; every observed key must have a positive probability."""
     outside = [k for k in observed if k not in probs]
     assert not outside, f"{len(outside)} sampled worlds are not consistent worlds"
     bins = sorted(((n * float(p), observed.get(k, 0)) for k, p in probs.items()))

@@ -13,7 +13,7 @@ import time
 import zlib
 
 import pytest
-from support import CMD, bergen, entries, run_here, start, wait_for
+from support import CMD, bergen, entries, run_here, sizes, start, wait_for
 
 from bergen_search.errors import BergenError, WriteFailed
 from bergen_search.runs import journal as journal_module
@@ -50,7 +50,11 @@ def test_a_second_writer_is_refused_naming_the_process(tmp_path):
         holder.kill()
         holder.wait()
     assert os.path.exists(out + ".lock")
-    Journal.start(out, "selfplay", 1, {}, resume=False).finish()
+    j = Journal.start(out, "selfplay", 1, {}, resume=False)
+    with pytest.raises(BergenError, match=f"process {os.getpid()}"):    # in one process too
+        Journal.start(out, "selfplay", 1, {}, resume=True)
+    j.close()
+    Journal.start(out, "selfplay", 1, {}, resume=True).finish()         # given back by close
     assert not os.path.exists(out + ".lock") and not os.path.exists(out + ".journal")
 
 
@@ -69,15 +73,6 @@ def test_a_killed_run_s_pid_still_in_the_lock_file_is_not_named(tmp_path):
         os.close(fd)
 
 
-def test_the_lock_is_one_per_output_even_in_one_process(tmp_path):
-    out = str(tmp_path / "a.jsonl")
-    j = Journal.start(out, "arena", 1, {}, resume=False)
-    with pytest.raises(BergenError, match=f"process {os.getpid()}"):
-        Journal.start(out, "arena", 1, {}, resume=True)
-    j.close()
-    Journal.start(out, "arena", 1, {}, resume=True).close()     # given back by close
-
-
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     """SELFPLAY's uninterrupted output, and the journal of a run of it killed with -9 after two
@@ -92,8 +87,15 @@ def reference(tmp_path_factory):
             "journal": (folder / "k.jsonl.journal").read_bytes()}
 
 
-def _two_resumes_at_once(tmp_path, reference):
+@pytest.mark.parametrize("tries", sizes(1, 20))
+def test_two_concurrent_resumes_one_refused_one_completes(tmp_path, reference, tries):
     """Two `--resume` of a killed run together: one refused naming the other, one completes."""
+    for n in range(tries):
+        _two_resumes_at_once(tmp_path / str(n), reference)
+
+
+def _two_resumes_at_once(tmp_path, reference):
+    tmp_path.mkdir()
     (tmp_path / "o.jsonl.journal").write_bytes(reference["journal"])
     (tmp_path / "o.jsonl.lock").write_text("999999\n")         # left by the killed run
     a = start(SELFPLAY + ["--out", "o.jsonl", "--resume"], tmp_path)
@@ -110,18 +112,6 @@ def _two_resumes_at_once(tmp_path, reference):
     assert f"being written by another bergen run (process {winner})" in refused
     assert (tmp_path / "o.jsonl").read_bytes() == reference["ref"]
     assert sorted(os.listdir(tmp_path)) == ["o.jsonl"]
-
-
-def test_two_concurrent_resumes_one_refused_one_completes(tmp_path, reference):
-    _two_resumes_at_once(tmp_path, reference)
-
-
-@SLOW
-def test_two_concurrent_resumes_twenty_tries(tmp_path, reference):
-    for n in range(20):
-        folder = tmp_path / str(n)
-        folder.mkdir()
-        _two_resumes_at_once(folder, reference)
 
 
 # ---- write errors ---------------------------------------------------------------------------
@@ -427,28 +417,33 @@ def quick_watch(monkeypatch):
     monkeypatch.setattr("bergen_search.runs.parallel.PROBE_TIMEOUT", 1)
 
 
-def test_a_stopped_scheduler_is_reported_then_given_up_on(scheduler, quick_watch):
-    """kill -STOP of the scheduler after the first result: lines saying so, then ClusterStalled
-    once it has not answered for the timeout (the first result handed on)."""
-    from bergen_search.runs.parallel import Cluster, ClusterStalled, run_ordered
+def test_a_stopped_scheduler_is_reported_then_given_up_on(scheduler, quick_watch, tmp_path,
+                                                           reference, monkeypatch):
+    """kill -STOP of the scheduler after the first match: lines saying so, then past
+    --cluster-timeout exit 2 naming the journal; --resume on local workers finishes the file."""
     sched, address, start_worker = scheduler
     start_worker()
     _wait_workers(address, 1)
-    lines, got = [], []
+    add = Journal.add
 
-    def arrived(i, result):
-        got.append(i)
-        if len(got) == 1:
+    def add_then_stop(journal, key, result):
+        add(journal, key, result)
+        if len(journal.done) == 1:
             os.kill(sched.pid, signal.SIGSTOP)
-
-    with pytest.raises(ClusterStalled) as e:
-        run_ordered(time.sleep, [0.2] * 20, cluster=Cluster(address, timeout=4,
-                                                            waiting=lines.append),
-                    on_result=arrived)
-    silent = int(str(e.value).split("has not answered for ")[1].split()[0])
-    assert address in str(e.value) and silent >= 4
-    assert got and lines and all("no answer for" in line and "giving up after 4 s" in line
-                                 for line in lines), lines
+    monkeypatch.setattr(Journal, "add", add_then_stop)
+    res = run_here(SELFPLAY + ["--out", "c.jsonl", "--cluster", address, "--cluster-timeout",
+                               "4"], tmp_path)
+    assert res.exit_code == 2, res.output
+    *lines, last = res.stderr.strip().splitlines()
+    assert lines and all("no answer for" in x and "giving up after 4 s" in x for x in lines)
+    assert "has not answered for" in last and address in last and "Traceback" not in res.stderr
+    assert int(last.split("has not answered for ")[1].split()[0]) >= 4
+    assert "kept in c.jsonl.journal" in last and "--resume" in last
+    assert entries(tmp_path / "c.jsonl.journal") >= 1
+    monkeypatch.undo()
+    again = run_here(SELFPLAY + ["--out", "c.jsonl", "--resume", "--workers", "2"], tmp_path)
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "c.jsonl").read_bytes() == reference["ref"]
 
 
 def test_no_worker_then_a_busy_one_are_said_and_the_run_goes_on(scheduler, quick_watch):
@@ -482,7 +477,7 @@ def test_no_worker_at_all_gives_up(scheduler, quick_watch):
     assert lines and "giving up after 3 s" in lines[-1]
 
 
-# ---- the command: stop signals, a stalled cluster, no silent overwrite ----------------------
+# ---- the command: stop signals, no silent overwrite -----------------------------------------
 @pytest.mark.parametrize("name, status, workers", [
     ("SIGINT", 130, "1"), ("SIGTERM", 143, "2"), ("SIGHUP", 129, "2"),
     pytest.param("SIGINT", 130, "2", marks=SLOW)])
@@ -503,27 +498,6 @@ def test_a_stop_signal_keeps_the_journal_and_resume_finishes(tmp_path, reference
     again = run_here(SELFPLAY + ["--out", "g.jsonl", "--resume"], tmp_path)
     assert again.exit_code == 0, again.output
     assert (tmp_path / "g.jsonl").read_bytes() == reference["ref"]
-
-
-def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, tmp_path,
-                                                                   reference):
-    """kill -STOP of the scheduler mid-run, --cluster-timeout 4: exit 2 saying where the work is
-    kept; --resume on local workers finishes the same file."""
-    sched, address, start_worker = scheduler
-    start_worker()
-    _wait_workers(address, 1)
-    proc = start(SELFPLAY + ["--out", "c.jsonl", "--cluster", address, "--cluster-timeout", "4"],
-                 tmp_path)
-    wait_for(lambda: entries(tmp_path / "c.jsonl.journal") >= 1, proc, timeout=120)
-    os.kill(sched.pid, signal.SIGSTOP)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 2, err
-    last = err.strip().splitlines()[-1]
-    assert "has not answered for" in last and "kept in c.jsonl.journal" in last, err
-    assert "--resume" in last and "Traceback" not in err
-    again = run_here(SELFPLAY + ["--out", "c.jsonl", "--resume", "--workers", "2"], tmp_path)
-    assert again.exit_code == 0, again.output
-    assert (tmp_path / "c.jsonl").read_bytes() == reference["ref"]
 
 
 # ---- children forked while the stop signals are held back -----------------------------------

@@ -33,35 +33,21 @@ def settled(proc, seconds=0.5):
     wait_for(lambda: _cpu_seconds(proc) >= start + seconds, proc)
 
 
-def _stat(pid: int) -> list:
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().rsplit(")", 1)[1].split()
-
-
 def _cpu_seconds(proc) -> float:
     """The processor time (from /proc) of the process and its living descendants."""
-    parents, ticks = {proc.pid}, 0
-    try:
-        fields = _stat(proc.pid)
-    except OSError:
-        return 0.0
-    ticks += int(fields[11]) + int(fields[12])
-    children: dict = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                f = _stat(int(name))
-            except OSError:
-                continue            # gone meanwhile
-            children.setdefault(int(f[1]), []).append((int(name), f))
-    todo = [proc.pid]
-    while todo:
-        for pid, f in children.get(todo.pop(), ()):
-            if pid not in parents:
-                parents.add(pid)
-                ticks += int(f[11]) + int(f[12])
-                todo.append(pid)
-    return ticks / os.sysconf("SC_CLK_TCK")
+    stats = {}
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue            # gone meanwhile
+        stats[int(name)] = int(fields[1]), int(fields[11]) + int(fields[12])
+    family, grew = {proc.pid}, True
+    while grew:
+        grew = {pid for pid, (parent, _) in stats.items() if parent in family} - family
+        family |= grew
+    return sum(stats[p][1] for p in family if p in stats) / os.sysconf("SC_CLK_TCK")
 
 
 def interrupt(proc):

@@ -702,24 +702,28 @@ def test_a_result_that_times_out_is_a_stall_not_a_lost_scheduler(monkeypatch):
     class Future:
         key = "k0"
 
+        def __init__(self, error):
+            self.error = error
+
         def result(self, timeout=None):
-            raise TimeoutError()
+            raise self.error
 
     class Client:
         loop = None
 
-        def submit(self, fn, item, pure=False, retries=0):
-            return Future()
-
-        def sync(self, fn, **kwargs):            # the scheduler's probe: no answer
-            raise TimeoutError()
-
-    class Answering(Client):
         class scheduler:
             identity = None
 
-        def sync(self, fn, **kwargs):
-            return {"n_workers": 1}
+        def __init__(self, error, workers):
+            self.error, self.workers = error, workers
+
+        def submit(self, fn, item, pure=False, retries=0):
+            return Future(self.error)
+
+        def sync(self, fn, **kwargs):            # the scheduler's probe
+            if self.workers is None:
+                raise TimeoutError()
+            return {"n_workers": self.workers}
 
     class Completed:
         def __init__(self, futures, loop=None):
@@ -736,20 +740,11 @@ def test_a_result_that_times_out_is_a_stall_not_a_lost_scheduler(monkeypatch):
             return out
 
     monkeypatch.setattr(distributed, "as_completed", Completed)
-    with pytest.raises(ClusterStalled, match="has not answered for") as e:
-        _on_client(abs, [1], Client(), lambda i, r: None, "tcp://x:1", own=False,
-                   spec=Cluster("tcp://x:1", timeout=4))
-    assert isinstance(e.value, ClusterLost)          # a stall is a kind of loss, still
-    with pytest.raises(ClusterStalled, match="did not hand over a finished result within 4 s"):
-        _on_client(abs, [1], Answering(), lambda i, r: None, "tcp://x:1", own=False,
-                   spec=Cluster("tcp://x:1", timeout=4))
-
-    class Gone(Future):
-        def result(self, timeout=None):
-            raise ConnectionResetError()
-
-    monkeypatch.setattr(Client, "submit", lambda self, fn, item, pure=False, retries=0: Gone())
-    with pytest.raises(ClusterLost, match="lost the Dask scheduler") as e:
-        _on_client(abs, [1], Client(), lambda i, r: None, "tcp://x:1", own=False,
-                   spec=Cluster("tcp://x:1", timeout=4))
-    assert not isinstance(e.value, ClusterStalled)
+    for error, workers, stalled, words in [
+            (TimeoutError(), None, True, "has not answered for"),
+            (TimeoutError(), 1, True, "did not hand over a finished result within 4 s"),
+            (ConnectionResetError(), None, False, "lost the Dask scheduler")]:
+        with pytest.raises(ClusterLost, match=words) as e:      # a stall is a kind of loss
+            _on_client(abs, [1], Client(error, workers), lambda i, r: None, "tcp://x:1",
+                       own=False, spec=Cluster("tcp://x:1", timeout=4))
+        assert isinstance(e.value, ClusterStalled) == stalled

@@ -5,15 +5,12 @@ import json
 import os
 import shlex
 import signal
-import subprocess
 import sys
 import time
 
 import pytest
-from click.testing import CliRunner
-from support import console_script
+import support
 
-from bergen_search.cli import main
 from bergen_search.constants import SEARCH_STREAM
 from bergen_search.formats.game import load
 from bergen_search.formats.record import parse_record
@@ -27,8 +24,6 @@ from bergen_search.play.engines import parse_engine_spec, parse_externals
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE = [sys.executable, os.path.join(HERE, "fake_engine.py")]
 ENGINE = [sys.executable, "-m", "bergen_search", "engine"]
-EXE = console_script()
-CMD = [EXE] if EXE else [sys.executable, "-m", "bergen_search"]
 #: The figures that are wall-clock, or that name the engines, left out of a comparison.
 CLOCK = ("seconds", "seconds_per_search", "engines", "commands")
 EXT = "ext=" + shlex.join(ENGINE)
@@ -43,12 +38,8 @@ def fake(*args) -> str:
 
 
 def bergen(*args):
-    """The command run here (click's runner); (exit code, output with standard error)."""
-    try:
-        runner = CliRunner(mix_stderr=True)
-    except TypeError:                # click 8.2
-        runner = CliRunner()
-    res = runner.invoke(main, [str(a) for a in args])
+    """The command run here: (exit code, output with standard error); a crash raised."""
+    res = support.bergen(*args)
     if res.exception is not None and not isinstance(res.exception, SystemExit):
         raise res.exception
     return res.exit_code, res.output
@@ -69,8 +60,7 @@ def one_line_error(code, out, *parts):
 
 # ---- the same play as in this process -------------------------------------------------------
 def test_the_engine_in_another_process_plays_as_the_one_here():
-    """`bergen engine` at iterations=80 gives the figures of `ismcts:iterations=80`, seed for
-    seed, with one worker or two."""
+    """`bergen engine` plays as `ismcts` here, seed for seed, with one worker or two."""
     args = ["--round", "--games", 4, "--seed", 2, "--json", "--quiet"]
     code, out = bergen("arena", "ismcts:iterations=80", "ismcts:iterations=80", *args)
     here = json.loads(out)
@@ -109,8 +99,7 @@ def test_the_same_records_with_other_settings(players, partnerships, single):
 
 # ---- what the engine sees ---------------------------------------------------------------------
 def test_the_engine_is_sent_only_what_its_seat_sees(tmp_path):
-    """Every `go` is the round as the seat to move sees it, with an engine's seeds here and the
-    seat's true hand."""
+    """Every `go` is the round as the seat sees it, with the seeds and hand of an engine here."""
     record = tmp_path / "sent.jsonl"
     rules = Rules(players=3)
     ext = parse_externals([f"fake={fake('--record', record)}"])
@@ -299,11 +288,9 @@ def start_arena(tmp_path, workers: int, *extra):
     pids = tmp_path / "pids"
     pids.mkdir()
     command = fake("--pid-dir", pids, "--delay", 0.05)
-    proc = subprocess.Popen(CMD + ["arena", "greedy", "fake", "--external", f"fake={command}",
-                                   "--games", "200", "--workers", str(workers), "--quiet",
-                                   *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, cwd=tmp_path)
+    proc = support.start(["arena", "greedy", "fake", "--external", f"fake={command}", "--games",
+                          200, "--workers", workers, "--quiet", *extra], tmp_path,
+                         start_new_session=True)
     deadline = time.monotonic() + 60
     # The check's engine in the arena, quit before the workers start theirs (workers > 1).
     expected = 1 if workers == 1 else 1 + workers

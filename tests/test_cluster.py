@@ -27,10 +27,7 @@ def cluster():
 
 
 def _without_times(out: dict) -> dict:
-    out = dict(out)
-    for key in ("seconds", "seconds_per_search"):
-        out.pop(key, None)
-    return out
+    return {k: v for k, v in out.items() if k not in ("seconds", "seconds_per_search")}
 
 
 def test_arena_on_the_cluster_equals_one_worker(cluster, tmp_path):
@@ -125,8 +122,7 @@ def test_a_worker_dies_and_no_result_is_lost(cluster):
 
 
 def test_ctrl_c_cancels_and_writes_nothing(cluster, tmp_path, monkeypatch):
-    """Ctrl-C while results come in cancels the tasks; only the journal, with the finished
-    match, is left."""
+    """Ctrl-C cancels the tasks; only the journal, with the finished match, is left."""
     from distributed import Client
     calls = []
 

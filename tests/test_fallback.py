@@ -56,8 +56,7 @@ MODES = ("pure", "hidden")
 
 
 def test_the_compiled_modules_the_tests_require_are_the_pyx_files():
-    """conftest.py requires, and HIDE hides, one compiled module per .pyx file, each built beside
-    the bergen_search the tests import, and nothing else compiled is there."""
+    """conftest.py requires, and HIDE hides, one compiled module per .pyx file, all built."""
     src = ROOT / "src_cython" / "bergen_search"
     pyx = sorted(".".join(p.relative_to(src).with_suffix("").parts) for p in src.rglob("*.pyx"))
     assert list(COMPILED) == pyx

@@ -76,8 +76,7 @@ def wait_for_output(proc, text, timeout=60) -> str:
                 [("1", 0), ("1", 1), ("1", 3), ("2", 0), ("2", 3)])])
 def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, after,
                                                           stopped_promptly):
-    """SIGINT after `after` sets (0: during the first): exit 130, the finished sets' figures,
-    the journal whole, the output given with --force left as it was."""
+    """SIGINT after `after` sets: 130, their figures, the journal whole, the old output kept."""
     out = tmp_path / "a.jsonl"
     out.write_text("the old results\n")
     proc = start(ARENA + ["--out", str(out), "--force", "--workers", workers, "--json"],
@@ -279,8 +278,7 @@ def test_kill_minus_9_then_resume_writes_the_uninterrupted_file(tmp_path, comman
 
 
 def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path, monkeypatch):
-    """Ctrl-C after six searches of one match: the resumed run answers them from the journal
-    and writes the uninterrupted JSON and HTML."""
+    """Ctrl-C after six searches: --resume reads them back, writes the uninterrupted files."""
     args = ["analyze", MATCH, "--iterations", "300", "--quiet"]
     ref = run_here(args + ["--out", "ref.json", "--html", "ref.html"], tmp_path)
     assert ref.exit_code == 0

@@ -45,21 +45,15 @@ def _planted(tmp_path, path: str, line: str):
 
 
 @pytest.mark.parametrize("path, line, broken", [
-    # the rules engine asking the search: an import up the layers
     ("game/state.py", "from ..search import api", "Each layer imports only the layers below it"),
-    # one door importing another's view of the world from below: analysis and play are peers
     ("play/arena.py", "from ..analysis import review",
      "Each layer imports only the layers below it"),
-    # an engine reaching into another engine
     ("search/engines/flat.py", "from . import ismcts",
      "Each search engine is one module that imports no other engine"),
-    # the client reading the server's code instead of talking to its process
     ("protocol/client.py", "from . import server",
      "The engine's client talks to the engine's process, not to its code"),
-    # the compiled path leaning on its oracle: the endgame's deals reading its pure-Python twin
     ("search/endgame/deals.py", "from . import reference",
      "Only its engine (as the fallback) and the bench import a pure-Python twin"),
-    # two modules of one package importing each other
     ("formats/notation.py", "from . import position",
      "No package's modules import each other in a circle"),
 ])
@@ -170,13 +164,9 @@ def test_every_compiled_module_keeps_to_its_layer():
 
 
 @pytest.mark.parametrize("module, line", [
-    # the rules asking search
     ("game._core", "from bergen_search.search.api import search"),
-    # information asking search
     ("information._sampler", "from bergen_search.search.engines.ismcts._ismcts cimport Tree"),
-    # play reading analysis
     ("play._luck", "from bergen_search.analysis import review"),
-    # an engine in another engine
     ("search.engines.ismcts._ismcts",
      "from bergen_search.search.engines.expectimax._expectimax cimport ExpectimaxSearch"),
 ])

@@ -91,8 +91,7 @@ def test_the_identity_adds_up_as_printed():
 
 
 def test_the_match_objective_s_luck_is_a_change_of_chances():
-    """The match objective: every term a chance or a difference of chances, each result the
-    next start, the last one the match won or lost."""
+    """The match objective: every term a chance, each result the next start, the last won."""
     rules = Rules(target=5)
     log = play_engines(rules, [parse_engine_spec("greedy"), parse_engine_spec("random")], 2)
     a = analyze(to_record(log), limits=Limits(iterations=200), seed=2, objective="match")

@@ -75,8 +75,7 @@ def test_a_killed_run_s_pid_still_in_the_lock_file_is_not_named(tmp_path):
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    """SELFPLAY's uninterrupted output, and the journal of a run of it killed with -9 after two
-    matches."""
+    """SELFPLAY's output, and the journal of a run of it killed with -9 after two matches."""
     folder = tmp_path_factory.mktemp("reference")
     assert run_here(SELFPLAY + ["--out", "ref.jsonl"], folder).exit_code == 0
     proc = start(SELFPLAY + ["--out", "k.jsonl"], folder)
@@ -316,8 +315,7 @@ def _rewrite_header(journal, **change):
 
 
 def test_the_command_refuses_a_journal_of_another_run_or_a_damaged_one(tmp_path, reference):
-    """Another command, seed, arguments or version, or a damaged line: one line, exit 2, the
-    journal left as it was."""
+    """Another command, seed, arguments or version, or a damaged line: one line, exit 2."""
     journal = tmp_path / "o.jsonl.journal"
     journal.write_bytes(reference["journal"])
     more = ["--engine", "ismcts:iterations=300", "--out", "o.jsonl", "--resume"]
@@ -483,8 +481,7 @@ def test_no_worker_at_all_gives_up(scheduler, quick_watch):
     pytest.param("SIGINT", 130, "2", marks=SLOW)])
 def test_a_stop_signal_keeps_the_journal_and_resume_finishes(tmp_path, reference, name, status,
                                                              workers, stopped_promptly):
-    """SIGINT, SIGTERM, SIGHUP: Ctrl-C's line, 128 + the signal, the journal kept; --resume
-    then writes the uninterrupted file."""
+    """Ctrl-C's line, 128 + the signal, the journal kept; --resume writes the whole file."""
     proc = start(SELFPLAY + ["--out", "g.jsonl", "--workers", workers], tmp_path)
     wait_for(lambda: entries(tmp_path / "g.jsonl.journal") >= 1, proc)
     t0 = time.monotonic()
@@ -506,8 +503,7 @@ def _blocked_signals():
 
 
 def _child(stop, parent: int, conn):
-    """A forked child as the pool starts one: its initializer, then it sends back its signal
-    mask and whether it holds the run's stop."""
+    """A pool's forked child: its initializer, then its signal mask and stop sent back."""
     from bergen_search.runs import parallel
     parallel._worker_init(parent, stop)
     conn.send((_blocked_signals(), parallel.own_stop() is stop))

@@ -279,7 +279,7 @@ def test_kill_minus_9_then_resume_writes_the_uninterrupted_file(tmp_path, comman
 
 def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path, monkeypatch):
     """Ctrl-C after six searches: --resume reads them back, writes the uninterrupted files."""
-    args = ["analyze", MATCH, "--iterations", "300", "--quiet"]
+    args = ["analyze", MATCH, "--iterations", "800", "--quiet"]
     ref = run_here(args + ["--out", "ref.json", "--html", "ref.html"], tmp_path)
     assert ref.exit_code == 0
     add = Journal.add

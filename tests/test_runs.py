@@ -433,7 +433,8 @@ def test_a_stopped_scheduler_is_reported_then_given_up_on(scheduler, quick_watch
                                "4"], tmp_path)
     assert res.exit_code == 2, res.output
     *lines, last = res.stderr.strip().splitlines()
-    assert lines and all("no answer for" in x and "giving up after 4 s" in x for x in lines)
+    assert all(x.startswith("bergen: waiting for the Dask ") for x in lines), lines
+    assert any("no answer for" in x and "giving up after 4 s" in x for x in lines), lines
     assert "has not answered for" in last and address in last and "Traceback" not in res.stderr
     assert int(last.split("has not answered for ")[1].split()[0]) >= 4
     assert "kept in c.jsonl.journal" in last and "--resume" in last

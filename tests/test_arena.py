@@ -118,22 +118,17 @@ def test_the_sets_their_seatings_and_the_counts(name):
         for i in range(10))
 
 
-def test_logs_make_complete_records_and_progress_counts_the_sets():
+def test_logs_progress_json_and_table():
     calls = []
     r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=2, keep_logs=True,
                   luck_adjust=False, progress=lambda done, total: calls.append((done, total)))
-    assert calls == [(1, 3), (2, 3), (3, 3)]
-    assert len(r.logs) == 6
+    assert calls == [(1, 3), (2, 3), (3, 3)] and len(r.logs) == 6
     for g in r.played:
         report = replay(parse_record(write_record(g.log)))
         assert report["ok"] and report["winner"] == g.log.winner
-    assert run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=3, seed=2,
-                     luck_adjust=False).played == []
-
-
-def test_json_and_table():
     r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=10, seed=1, luck_adjust=False)
     d = r.to_json()
+    assert r.played == []                   # no logs kept unless asked
     for key in ("games", "wins", "win_rate", "ci95", "points_per_round", "pairs", "sets",
                 "matches", "rounds", "seconds", "margin_per_round", "margin_stderr"):
         assert key in d

@@ -73,8 +73,7 @@ def test_the_compiled_modules_the_tests_require_are_the_pyx_files():
 
 
 def command(mode):
-    """(command, environment) of `bergen` on the core ("core"), with BERGEN_PURE_PYTHON=1
-    ("pure") or with the compiled modules hidden ("hidden")."""
+    """(command, environment) of `bergen` in a mode: "core", "pure" or "hidden"."""
     env = {k: v for k, v in os.environ.items() if k != "BERGEN_PURE_PYTHON"}
     if mode == "pure":
         env["BERGEN_PURE_PYTHON"] = "1"
@@ -124,8 +123,7 @@ COMMANDS = {
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
-    """ran(mode, name): (exit status, stdout, stderr) of COMMANDS[name], every command of a mode
-    run in one process (this checkout's core required for "core")."""
+    """ran(mode, name): (status, stdout, stderr) of COMMANDS[name], a mode's in one process."""
     from bergen_search.search.engines.ismcts import _ismcts
     require_compiled(_ismcts, "bergen_search.search.engines.ismcts._ismcts")
     tmp, out = str(tmp_path_factory.mktemp("fallback")), {}
@@ -219,8 +217,7 @@ def test_expectimax_needs_the_core(mode, ran):
 
 @pytest.mark.slow
 def test_best_at_its_default_budget_with_the_core_removed():
-    """`bergen best examples/decision.json` with the compiled modules unimportable: it works,
-    at the fallback's default budget, and says so."""
+    """`bergen best examples/decision.json`, the core hidden: at the fallback's budget, said."""
     proc = bergen("hidden", "best", DECISION)
     assert proc.returncode == 0, proc.stderr
     line = backend_line(proc.stderr, "hidden")

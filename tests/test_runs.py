@@ -197,8 +197,12 @@ def _tmpfs(where, options: str):
 
 @pytest.fixture
 def tiny_disk(tmp_path):
-    """A 64 KB tmpfs."""
     yield from _tmpfs(tmp_path / "tiny", "size=64k")
+
+
+@pytest.fixture
+def read_only_disk(tmp_path):
+    yield from _tmpfs(tmp_path / "ro", "ro")
 
 
 def test_a_full_tmpfs_is_exit_74_for_the_real_command(tiny_disk, tmp_path):
@@ -606,12 +610,6 @@ def test_every_output_in_a_folder_that_takes_no_new_file_fails_before_it_starts(
         f"No such file or directory; the folder {tmp_path} takes no new files: write to "
         f"another folder"), line
     assert not os.listdir(tmp_path)
-
-
-@pytest.fixture
-def read_only_disk(tmp_path):
-    """A read-only tmpfs."""
-    yield from _tmpfs(tmp_path / "ro", "ro")
 
 
 @pytest.mark.parametrize("command", [

@@ -1,8 +1,5 @@
-"""Shared fixtures: `backend` runs a test on the reference and on the compiled core.
-
-The core is required unless BERGEN_ALLOW_NO_CORE=1: a test run that silently skipped the core
-would prove nothing about it.
-"""
+"""Shared fixtures: `backend` runs a test on the reference and on the compiled core, which is
+required unless BERGEN_ALLOW_NO_CORE=1 (a run that skipped it would prove nothing about it)."""
 import os
 
 import pytest
@@ -14,9 +11,8 @@ CORE = load_core()
 
 
 def pytest_configure(config):
-    """Stop at once, with one clear message, when the compiled modules cannot be imported
-    from the `bergen_search` the tests see: typically `pip install .` put them in
-    site-packages while this checkout's bergen_search/ (source only) shadows that copy."""
+    """Stop at once, saying why, when the compiled modules cannot be imported from the
+    `bergen_search` the tests see."""
     if os.environ.get("BERGEN_ALLOW_NO_CORE") == "1":
         return
     import importlib
@@ -62,11 +58,8 @@ def core():
 
 @pytest.fixture
 def virtual_clock(monkeypatch):
-    """set(step): from then on every clock a time limit reads (the compiled searches', through
-    `_core.set_test_clock`, and `search.limits`'s and `ismcts_ref`'s, which are pointed at the same
-    one) is virtual and advances by `step` seconds at each reading, so that a test counts the
-    readings a limit allows instead of timing the machine. The real clock comes back after
-    the test."""
+    """set(step): every clock a time limit reads (the compiled searches', `search.limits`'s,
+    `ismcts_ref`'s) advances by `step` seconds at each reading, until the test ends."""
     from bergen_search.search.engines.ismcts import reference as ismcts_ref
     from bergen_search.search import limits
     _core_or_fail()
@@ -82,8 +75,7 @@ def virtual_clock(monkeypatch):
 
 @pytest.fixture
 def quick_bench(monkeypatch):
-    """`bergen bench`'s endgame figure over 3 rounds instead of 40 or 150: the tests check the
-    command and its document, not the solve-time distribution (benchmarks/ measures that)."""
+    """`bergen bench`'s endgame figure over 3 rounds (benchmarks/ measures the distribution)."""
     from bergen_search.play import bench
     times = bench.endgame_times
     monkeypatch.setattr(bench, "endgame_times", lambda rounds, **kw: times(3, **kw))
@@ -91,11 +83,23 @@ def quick_bench(monkeypatch):
 
 @pytest.fixture
 def one_search(monkeypatch):
-    """`bergen best` and `bergen analyze` search once for two commands: the first runs its
-    search, the second (its text after its JSON, its report after its text) is given that
-    same result; a third searches again."""
+    """`bergen best` and `analyze` search once for two commands: the second is given the first's
+    result; a third searches again."""
     from bergen_search.cli import analyze, best
     for module, name in ((best, "answer"), (analyze, "analyze_all")):
         real, kept = getattr(module, name), []
         monkeypatch.setattr(module, name, lambda *a, real=real, kept=kept, **k: kept.pop()
                             if kept else kept.append(real(*a, **k)) or kept[0])
+
+
+@pytest.fixture
+def stopped_promptly(request):
+    """check(seconds): in a test marked slow, the exit came within BERGEN_STOP_WITHIN (3 s) of
+    the signal; in the default run nothing (no default test asserts on the wall clock)."""
+    timed = request.node.get_closest_marker("slow") is not None
+    within = float(os.environ.get("BERGEN_STOP_WITHIN", "3.0"))
+
+    def check(seconds):
+        if timed:
+            assert seconds < within, f"exited {seconds:.2f} s after the signal"
+    return check

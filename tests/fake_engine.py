@@ -1,17 +1,9 @@
-"""A fake engine for the arena's tests (tests/test_arena_external.py): it speaks just enough
-of the engine protocol (docs/PROTOCOL.md) and misbehaves on request.
-
-    python tests/fake_engine.py [--record FILE] [--pid-dir DIR] [--delay S] [--mode MODE]
-                                [--mode-file FILE]
-
-It answers `isready`, `hello` and `quit`, and a `go` by its mode: `first` plays the first
-legal move of the game it is sent (read with this build's rules), `illegal` a tile already on
-the line, `die` exits with status 3 saying so on standard error, `hang` never answers,
-`refuse` answers an error line, `empty` a `bestmove` that measured nothing, `after:N` plays N
-moves as `first` and then an illegal one.
-`--mode-file` reads the mode from a file at every `go` (a test changes it between runs);
-`--record` appends every line it reads to FILE; `--pid-dir` writes an empty file named by
-its process id into DIR; `--delay` waits that long before each answer to a `go`.
+"""A fake engine for tests/test_arena_external.py: just enough of docs/PROTOCOL.md, and it
+misbehaves on request. A `go` is answered by --mode: `first` (the first legal move), `illegal`,
+`die` (exit 3), `hang`, `refuse` (an error line), `empty` (a bestmove that measured nothing),
+`after:N` (N first moves, then an illegal one); --mode-file reads the mode at every `go`;
+--record appends every line read to FILE; --pid-dir writes a file named by its pid into DIR;
+--delay waits before each answer.
 """
 from __future__ import annotations
 

@@ -1,17 +1,19 @@
 """Helpers shared by test files (`import support`; tests/ is on the path), so that no test file
-loads another: `COMPILED` (one compiled module per src_cython/**/*.pyx); `console_script` and
-`bergen` (the installed command, and the command in this process); `require_compiled` (the
-conftest policy); seeded games cut at decisions (`cuts`, `Cut`, `stage_cuts`) and the brute
-force over deals and draws that knows nothing of the counting programme (`brute_histories`,
-`EXHAUSTIVE`, `BRUTE_BUDGET`); the chi-square test (`chi_square`, `chi2_sf`); `sizes(fast,
-full)`: a smaller but real size for the default run and the thorough one behind `slow`."""
+loads another: `COMPILED` (one compiled module per src_cython/**/*.pyx); `console_script`,
+`bergen`, `CMD`, `start`, `run_here` (the command installed, here, in a process of its own);
+`entries`, `wait_for` (a run's progress); `require_compiled` (the conftest policy); seeded
+games cut at decisions (`cuts`, `Cut`, `stage_cuts`); the brute force over deals and draws
+(`brute_histories`, `EXHAUSTIVE`, `BRUTE_BUDGET`); `chi_square`, `chi2_sf`; `sizes(fast, full)`:
+a smaller but real size for the default run, the thorough one behind `slow`."""
 from __future__ import annotations
 
 import itertools
 import math
 import os
 import shutil
+import subprocess
 import sys
+import time
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -30,22 +32,19 @@ from bergen_search.information.sampler import WorldTable
 
 RANDOM = 0      # the random engine's code (playout.play_match)
 
-#: The compiled modules (`bergen_search.game._core`, ...): one per .pyx file that setup.py builds,
-#: read from the sources, so that a module added there is one the tests require (conftest.py
-#: stops the run when one is not built) without a list to keep up to date.
+#: The compiled modules (`game._core`, ...): one per .pyx file setup.py builds, read from the
+#: sources, so that conftest.py requires a module added there without a list to keep.
 COMPILED = tuple(sorted(
     ".".join(p.relative_to(Path(__file__).resolve().parents[1] / "src_cython" / "bergen_search")
              .with_suffix("").parts)
     for p in (Path(__file__).resolve().parents[1] / "src_cython" / "bergen_search").rglob("*.pyx")))
 
-#: Examples per property of the fuzzers (hypothesis): `BERGEN_FUZZ_EXAMPLES`, default 12; CI
-#: (`.ci/run`) runs 100, and its sanitizer job 60.
+#: Examples per property of the fuzzers: `BERGEN_FUZZ_EXAMPLES`, default 12 (CI: 100).
 FUZZ_EXAMPLES = int(os.environ.get("BERGEN_FUZZ_EXAMPLES", "12"))
 
 
 def sizes(fast, full):
-    """Parameters for `@pytest.mark.parametrize`: `fast` in the default run (id "fast"),
-    `full` behind the `slow` marker (id "full"); a tuple is one value per name."""
+    """Parametrize values: `fast` by default, `full` behind `slow`; a tuple is one per name."""
     def values(v):
         return v if isinstance(v, tuple) else (v,)
     return [pytest.param(*values(fast), id="fast"),
@@ -53,8 +52,7 @@ def sizes(fast, full):
 
 
 def console_script(name: str = "bergen") -> str | None:
-    """The installed console script `name`: beside this Python first (a venv's bin/, or
-    Scripts/, on PATH or not), then PATH's; None when neither has it."""
+    """The installed console script `name`: beside this Python first, then on PATH; or None."""
     folder = os.path.dirname(sys.executable)
     for candidate in (os.path.join(folder, name), os.path.join(folder, name + ".exe")):
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
@@ -77,6 +75,45 @@ def require_compiled(module, name):
             pytest.skip(f"compiled {name} not built (BERGEN_ALLOW_NO_CORE=1)")
         pytest.fail(f"compiled {name} is not built; run `pip install -e .`")
     return module
+
+
+# ---- the installed command in processes of its own -----------------------------------------
+_EXE = console_script()
+CMD = [_EXE] if _EXE else [sys.executable, "-m", "bergen_search"]
+
+
+def start(args, cwd, stdin=None, **kwargs):
+    """`bergen ARGS` started in `cwd` in a process of its own, its output piped as text."""
+    return subprocess.Popen(CMD + [str(a) for a in args], cwd=cwd, stdin=stdin,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+def run_here(args, cwd):
+    """`bergen ARGS` in this process (CliRunner) in the folder `cwd`."""
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return bergen(*args)
+    finally:
+        os.chdir(before)
+
+
+def entries(path) -> int:
+    """Finished tasks in a journal (0 while it does not exist or is read mid-append)."""
+    from bergen_search.runs.journal import _read
+    try:
+        return len(_read(str(path)).done) if os.path.exists(path) else 0
+    except BergenError:
+        return 0
+
+
+def wait_for(predicate, proc=None, timeout=60):
+    """Poll until `predicate()`, failing if `proc` ends first or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert proc is None or proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the run never got there"
+        time.sleep(0.02)
 
 
 # ---- seeded games cut at decisions ------------------------------------------------------------
@@ -111,8 +148,8 @@ def public_events(events, seat):
 
 
 def cuts(rules: Rules, seed: int, games: int, rounds: int = 2, decisions: bool = True):
-    """Cut points of seeded random matches: every moment after the lead where the seat to move
-    has a choice (or, with decisions=False, acts at all)."""
+    """Cut points of seeded random matches: after the lead, where the seat to move has a choice
+    (decisions=False: acts at all)."""
     n = rules.players
     for g in range(games):
         log = play_match(rules, [RANDOM] * n, derive_seed(seed, g))
@@ -129,9 +166,8 @@ def cuts(rules: Rules, seed: int, games: int, rounds: int = 2, decisions: bool =
 
 
 def stage_cuts(first_seed: int, rounds: int, choices: int = 2):
-    """Per round of greedy self-play (seeds from `first_seed`), the record cut at its first
-    decision at the exact endgame's stage with at least `choices` legal moves: (the cut as JSON
-    with every hand shown, the same with the other hand, the reserve and its draws hidden)."""
+    """Per round of greedy self-play from `first_seed`, the record cut at its first endgame-stage
+    decision with `choices` legal moves: (JSON with every hand shown, the same as seen)."""
     import json
 
     from bergen_search.formats.record_io import write_record
@@ -167,14 +203,11 @@ class Budget(Exception):
 
 def brute_histories(rules: Rules, seat: int, own_dealt: int, events, start_scores=None,
                     budget: int = 10 ** 9):
-    """Every history of deals and draws consistent with what `seat` saw, found by replaying the
-    public `events` through the reference `State` with candidate hands: [(dealt hands, {event:
-    drawn tile} of the hidden seats, final State)]. The hidden seats are made known one at a
-    time, only the survivors extended, so illegal deals die at their first illegal event; a
-    hidden draw tries every tile whose place is unknown. One economy: the tiles a seat drew and
-    did not play in one turn are tried in ascending order only (every order replays alike),
-    which costs every world the same factor, cancelled by normalising. `budget` bounds the State
-    operations."""
+    """Every history of deals and draws consistent with what `seat` saw, by replaying the public
+    `events` through the reference `State`: [(dealt hands, {event: drawn tile} of the hidden
+    seats, final State)]. Hidden seats are made known one at a time, the survivors extended; the
+    tiles drawn and kept in one turn are tried in ascending order only (the same factor on every
+    world, cancelled by normalising). `budget` bounds the State operations."""
     n = rules.players
     others = [s for s in range(n) if s != seat]
     own_drawn = 0
@@ -187,8 +220,7 @@ def brute_histories(rules: Rules, seat: int, own_dealt: int, events, start_score
     after_kept = [i > 0 and kept[i - 1] and events[i - 1][0] == w
                   for i, (w, a, _) in enumerate(events)]
     pool0 = ALL_TILES & ~own_dealt & ~own_drawn
-    # A tile a seat plays before its first draw was dealt to it (State would reject any deal
-    # without it at that play; this only saves trying those deals).
+    # A tile a seat plays before its first draw was dealt to it (saves trying other deals).
     must_hold = {s: 0 for s in others}
     drew = set()
     for w, a, _ in events:
@@ -358,8 +390,8 @@ def chi2_sf(x: float, df: int) -> float:
 
 
 def chi_square(observed: Counter, probs: dict, n: int):
-    """(statistic, degrees of freedom, p-value) of the counts against the probabilities; bins
-    expected below 5 are pooled. Every observed key must have a positive probability."""
+    """(statistic, degrees of freedom, p-value) of the counts against the probabilities, bins
+    expected below 5 pooled; every observed key must have a positive probability."""
     outside = [k for k in observed if k not in probs]
     assert not outside, f"{len(outside)} sampled worlds are not consistent worlds"
     bins = sorted(((n * float(p), observed.get(k, 0)) for k, p in probs.items()))

@@ -1,22 +1,16 @@
-"""`bergen arena` and `selfplay` with engines in other processes (`--external NAME=COMMAND`,
-play/external.py): this build's `bergen engine` plays there exactly as here (same records and
-figures); an engine is sent its seat's view and nothing more (tests/fake_engine.py records it);
-each error is one line and exit 2, the journal keeps the finished sets and `--resume` goes on;
-`--workers 2` gives what one gives; no engine process outlives the run, at its end, after
-Ctrl-C, SIGTERM or kill -9."""
+"""Engines in other processes (`--external NAME=COMMAND`): this build's `bergen engine` plays
+there as here; an engine is sent its seat's view only (tests/fake_engine.py records it); each
+error is one line, exit 2; the journal keeps the finished sets; no engine outlives the run."""
 import json
 import os
 import shlex
 import signal
-import subprocess
 import sys
 import time
 
 import pytest
-from click.testing import CliRunner
-from support import console_script
+import support
 
-from bergen_search.cli import main
 from bergen_search.constants import SEARCH_STREAM
 from bergen_search.formats.game import load
 from bergen_search.formats.record import parse_record
@@ -30,10 +24,9 @@ from bergen_search.play.engines import parse_engine_spec, parse_externals
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE = [sys.executable, os.path.join(HERE, "fake_engine.py")]
 ENGINE = [sys.executable, "-m", "bergen_search", "engine"]
-EXE = console_script()
-CMD = [EXE] if EXE else [sys.executable, "-m", "bergen_search"]
 #: The figures that are wall-clock, or that name the engines, left out of a comparison.
 CLOCK = ("seconds", "seconds_per_search", "engines", "commands")
+EXT = "ext=" + shlex.join(ENGINE)
 
 
 def cmdline(words) -> str:
@@ -45,12 +38,8 @@ def fake(*args) -> str:
 
 
 def bergen(*args):
-    """The command run here (click's runner); (exit code, output with standard error)."""
-    try:
-        runner = CliRunner(mix_stderr=True)
-    except TypeError:                # click 8.2
-        runner = CliRunner()
-    res = runner.invoke(main, [str(a) for a in args])
+    """The command run here: (exit code, output with standard error); a crash raised."""
+    res = support.bergen(*args)
     if res.exception is not None and not isinstance(res.exception, SystemExit):
         raise res.exception
     return res.exit_code, res.output
@@ -71,21 +60,20 @@ def one_line_error(code, out, *parts):
 
 # ---- the same play as in this process -------------------------------------------------------
 def test_the_engine_in_another_process_plays_as_the_one_here():
-    """`ismcts:iterations=200` against this build's `bergen engine` at iterations=200 gives
-    the figures and the records of `ismcts:iterations=200` against itself, seed for seed."""
-    code, out = bergen("arena", "ismcts:iterations=200", "ext:iterations=200",
-                       "--external", "ext=" + cmdline(ENGINE), "--round", "--games", 3,
-                       "--seed", 5, "--json", "--quiet")
-    assert code == 0, out
-    there = json.loads(out)
-    code, out = bergen("arena", "ismcts:iterations=200", "ismcts:iterations=200", "--round",
-                       "--games", 3, "--seed", 5, "--json", "--quiet")
+    """`bergen engine` plays as `ismcts` here, seed for seed, with one worker or two."""
+    args = ["--round", "--games", 4, "--seed", 2, "--json", "--quiet"]
+    code, out = bergen("arena", "ismcts:iterations=80", "ismcts:iterations=80", *args)
     here = json.loads(out)
-    assert figures(there) == figures(here)
-    assert there["engines"] == ["ismcts:iterations=200", "ext:iterations=200"]
-    assert there["commands"] == [None, cmdline(ENGINE)]
-    assert here["commands"] == [None, None]
-    assert there["searches"][1] > 0
+    for workers in (1, 2):
+        code, out = bergen("arena", "ismcts:iterations=80", "ext:iterations=80", "--external",
+                           EXT, *args, "--workers", workers)
+        assert code == 0, out
+        there = json.loads(out)
+        assert there["workers"] == workers and there["searches"][1] > 0
+        assert ({k: v for k, v in figures(there).items() if k != "workers"}
+                == {k: v for k, v in figures(here).items() if k != "workers"})
+        assert there["engines"] == ["ismcts:iterations=80", "ext:iterations=80"]
+        assert there["commands"] == [None, cmdline(ENGINE)] and here["commands"] == [None, None]
 
 
 @pytest.mark.parametrize("players, partnerships, single", [
@@ -94,10 +82,9 @@ def test_the_engine_in_another_process_plays_as_the_one_here():
     pytest.param(4, True, True, marks=pytest.mark.slow)])
 def test_the_same_records_with_other_settings(players, partnerships, single):
     """With settings passed on (`inference=off`, `replicates=2`), whole matches of every table
-    size: the records of the engines played here (`choose=visits` is not: a tie in visits may go
-    either way, docs/GUIDE.md)."""
+    size: the records played here (not `choose=visits`: a tie in visits may go either way)."""
     rules = Rules(players=players, partnerships=partnerships)
-    ext = parse_externals(["ext=" + cmdline(ENGINE)])
+    ext = parse_externals([EXT])
     there = run_arena(rules, "ismcts:iterations=60",
                       parse_engine_spec("ext:iterations=60,inference=off,replicates=2", ext),
                       games=1 if not single else 2, seed=11, single_round=single,
@@ -112,8 +99,7 @@ def test_the_same_records_with_other_settings(players, partnerships, single):
 
 # ---- what the engine sees ---------------------------------------------------------------------
 def test_the_engine_is_sent_only_what_its_seat_sees(tmp_path):
-    """Every `go` the fake engine reads is the round as the seat to move sees it (its hand and
-    draws, the plays; no other hand, reserve or draw), and reads back as that seat's game."""
+    """Every `go` is the round as the seat sees it, with the seeds and hand of an engine here."""
     record = tmp_path / "sent.jsonl"
     rules = Rules(players=3)
     ext = parse_externals([f"fake={fake('--record', record)}"])
@@ -163,70 +149,64 @@ def test_the_engine_is_sent_only_what_its_seat_sees(tmp_path):
 
 
 # ---- errors -----------------------------------------------------------------------------------
-@pytest.mark.parametrize("option, message", [
-    ("ext", "expected NAME=COMMAND"),
-    ("greedy=" + cmdline(ENGINE), "'greedy' is a built-in engine"),
-    ("ismcts=" + cmdline(ENGINE), "'ismcts' is a built-in engine"),
-    ("ext=", "the command is empty"),
-    ("ext=  ", "the command is empty"),
-    ("ext=/no/such/program engine", "cannot run '/no/such/program': no such program"),
-    ("ext='unclosed", "the command does not split"),
-    ("9x=" + cmdline(ENGINE), "the name must be a word"),
+AFTER_10 = fake("--mode", "after:10")
+MUTE = cmdline([sys.executable, "-c", "import time; time.sleep(600)"])     # never speaks
+
+
+@pytest.mark.parametrize("args, parts", [
+    *((["arena", "greedy", "ext", "--external", option, "--games", 1], [message])
+      for option, message in [
+          ("ext", "expected NAME=COMMAND"),
+          ("greedy=" + cmdline(ENGINE), "'greedy' is a built-in engine"),
+          ("ismcts=" + cmdline(ENGINE), "'ismcts' is a built-in engine"),
+          ("ext=", "the command is empty"),
+          ("ext=  ", "the command is empty"),
+          ("ext=/no/such/program engine", "cannot run '/no/such/program': no such program"),
+          ("ext='unclosed", "the command does not split"),
+          ("9x=" + cmdline(ENGINE), "the name must be a word")]),
+    (["arena", "greedy", "ext", "--external", "ext=true", "--games", 1],       # no engine
+     ["engine 'ext' (true)", "the engine has exited"]),
+    (["arena", "greedy", "ext", "--external", EXT, "--external", EXT],
+     ["--external ext: the name is registered twice"]),
+    (["arena", "greedy", "other", "--external", EXT],
+     ["unknown engine 'other'", "ext; or a NAME registered with --external"]),
+    (["arena", "greedy", "ext:iterations=0", "--external", EXT], ["iterations must be at least 1"]),
+    (["arena", "greedy", "ext:objective=fun", "--external", EXT],
+     ["objective must be points or match"]),
+    (["arena", "greedy", "ext:iterations=10,depth=3", "--external", EXT, "--games", 1, "--round"],
+     ["engine 'ext'", "in set 0", "ismcts has no setting 'depth'"]),
+    (["selfplay", "--engine", "ext", "--external", EXT, "--cluster", "tcp://127.0.0.1:9"],
+     ["--cluster cannot play engines in other processes"]),
+    *((["arena", "greedy", "fake", "--external", f"fake={fake('--mode', mode)}",
+        "--external-timeout", 1, "--games", 2, "--round", "--quiet"],
+       [f"engine 'fake' ({fake('--mode', mode)}) in set 0: ", message])
+      for mode, message in [("illegal", "which is not legal there (legal: "),
+                            ("die", "the engine has exited (status 3): fake engine: dying"),
+                            ("refuse", "it refused the search: fake has no setting 'depth'"),
+                            ("hang", "it did not answer a move within 1 s")]),
+    (["arena", "greedy", "fake", "--external", f"fake={AFTER_10}", "--games", 4, "--round",
+      "--workers", 2, "--quiet"], [f"engine 'fake' ({AFTER_10}) in set ", "which is not legal"]),
+    (["selfplay", "--engine", "greedy,fake", "--external", f"fake={fake('--mode', 'after:3')}",
+      "--games", 2], ["engine 'fake'", "in match 0", "which is not legal there"]),
+    (["arena", "greedy", "mute", "--external", f"mute={MUTE}", "--games", 1,
+      "--external-timeout", 1], ["it did not answer isready within 1 s of starting "
+                                 "(--external-timeout sets how long, up to 30 s)"]),
 ])
-def test_a_bad_engine_option_is_one_line(option, message):
-    code, out = bergen("arena", "greedy", "ext", "--external", option, "--games", 1)
-    one_line_error(code, out, message)
-
-
-def test_other_bad_engine_lines():
-    code, out = bergen("arena", "greedy", "ext", "--external", "ext=" + cmdline(ENGINE),
-                       "--external", "ext=" + cmdline(ENGINE))
-    one_line_error(code, out, "--external ext: the name is registered twice")
-    code, out = bergen("arena", "greedy", "other", "--external", "ext=" + cmdline(ENGINE))
-    one_line_error(code, out, "unknown engine 'other'", "ext; or a NAME registered with --external")
-    code, out = bergen("arena", "greedy", "ext:iterations=0", "--external",
-                       "ext=" + cmdline(ENGINE))
-    one_line_error(code, out, "iterations must be at least 1")
-    code, out = bergen("arena", "greedy", "ext:objective=fun", "--external",
-                       "ext=" + cmdline(ENGINE))
-    one_line_error(code, out, "objective must be points or match")
-    # A program that is no engine: it exits without answering.
-    code, out = bergen("arena", "greedy", "ext", "--external", "ext=true", "--games", 1)
-    one_line_error(code, out, "engine 'ext' (true)", "the engine has exited")
-
-
-def test_cluster_is_refused_before_anything_runs(tmp_path):
-    code, out = bergen("arena", "greedy", "ext", "--external", "ext=" + cmdline(ENGINE),
-                       "--cluster", "tcp://127.0.0.1:9", "--out", tmp_path / "a.jsonl")
-    one_line_error(code, out, "--cluster cannot play engines in other processes")
-    assert os.listdir(tmp_path) == []
-    code, out = bergen("selfplay", "--engine", "ext", "--external", "ext=" + cmdline(ENGINE),
-                       "--cluster", "tcp://127.0.0.1:9")
-    one_line_error(code, out, "--cluster cannot play engines in other processes")
-
-
-def test_a_setting_the_engine_refuses_is_its_message():
-    code, out = bergen("arena", "greedy", "ext:iterations=10,depth=3", "--external",
-                       "ext=" + cmdline(ENGINE), "--games", 1, "--round")
-    one_line_error(code, out, "engine 'ext'", "in set 0", "ismcts has no setting 'depth'")
-
-
-@pytest.mark.parametrize("mode, message", [
-    ("illegal", "which is not legal there (legal: "),
-    ("die", "the engine has exited (status 3): fake engine: dying as asked"),
-    ("refuse", "it refused the search: fake has no setting 'depth'"),
-    ("hang", "it did not answer a move within 1 s"),
-])
-def test_a_failing_engine_stops_the_run_naming_it_and_the_set(mode, message):
-    command = fake("--mode", mode)
-    code, out = bergen("arena", "greedy", "fake", "--external", f"fake={command}",
-                       "--external-timeout", 1, "--games", 2, "--round", "--quiet")
-    one_line_error(code, out, f"engine 'fake' ({command}) in set 0: ", message)
+def test_a_refused_engine_is_one_line_and_leaves_no_process(args, parts):
+    """Bad options, engines that fail (in a worker process too), one that never speaks."""
+    one_line_error(*bergen(*args), *parts)
     assert external.engine_pids() == []
 
 
+def test_cluster_is_refused_before_anything_runs(tmp_path):
+    code, out = bergen("arena", "greedy", "ext", "--external", EXT, "--cluster",
+                       "tcp://127.0.0.1:9", "--out", tmp_path / "a.jsonl")
+    one_line_error(code, out, "--cluster cannot play engines in other processes")
+    assert os.listdir(tmp_path) == []
+
+
 def test_an_engine_that_measured_nothing_plays_the_greedy_move_and_says_so():
-    """As an engine here does when its time is too short: the greedy move, one warning."""
+    """As an engine here whose time is too short: the greedy move, one warning."""
     code, out = bergen("arena", "greedy", "fake:time=0.001", "--external",
                        f"fake={fake('--mode', 'empty')}", "--games", 2, "--round", "--quiet",
                        "--json")
@@ -254,9 +234,8 @@ def test_selfplay_names_the_match():
 
 
 def test_the_journal_keeps_the_finished_sets_and_resume_goes_on(tmp_path):
-    """An engine that turns illegal after 30 moves stops the run (exit 2) naming where the
-    finished sets are; fixed, --resume writes the uninterrupted file; another command is
-    refused."""
+    """An engine turning illegal after 30 moves stops the run naming the journal; fixed,
+    --resume writes the uninterrupted file; another command is refused."""
     mode = tmp_path / "mode"
     mode.write_text("after:30")
     command = fake("--mode-file", mode)
@@ -282,16 +261,6 @@ def test_the_journal_keeps_the_finished_sets_and_resume_goes_on(tmp_path):
 
 
 # ---- processes ----------------------------------------------------------------------------------
-def test_workers_give_what_one_gives():
-    args = ["arena", "ismcts:iterations=80", "ext:iterations=80", "--external",
-            "ext=" + cmdline(ENGINE), "--round", "--games", 4, "--seed", 2, "--json", "--quiet"]
-    one = json.loads(bergen(*args)[1])
-    two = json.loads(bergen(*args, "--workers", 2)[1])
-    assert two["workers"] == 2
-    assert {k: v for k, v in figures(one).items() if k != "workers"} == \
-        {k: v for k, v in figures(two).items() if k != "workers"}
-
-
 def alive(pid: int) -> bool:
     """Whether process `pid` still runs (a zombie, dead but not yet reaped, does not)."""
     try:
@@ -314,16 +283,14 @@ def all_gone(pids, within=10.0) -> list:
 
 
 def start_arena(tmp_path, workers: int, *extra):
-    """A real `bergen arena` against the fake engine, slowed, in a process group of its own;
-    returns it once `workers` engines run for it (their pids in tmp_path/pids)."""
+    """A real `bergen arena` against the slowed fake engine, in a process group of its own,
+    once `workers` engines run for it (their pids in tmp_path/pids)."""
     pids = tmp_path / "pids"
     pids.mkdir()
     command = fake("--pid-dir", pids, "--delay", 0.05)
-    proc = subprocess.Popen(CMD + ["arena", "greedy", "fake", "--external", f"fake={command}",
-                                   "--games", "200", "--workers", str(workers), "--quiet",
-                                   *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, cwd=tmp_path)
+    proc = support.start(["arena", "greedy", "fake", "--external", f"fake={command}", "--games",
+                          200, "--workers", workers, "--quiet", *extra], tmp_path,
+                         start_new_session=True)
     deadline = time.monotonic() + 60
     # The check's engine in the arena, quit before the workers start theirs (workers > 1).
     expected = 1 if workers == 1 else 1 + workers
@@ -375,15 +342,3 @@ def test_the_engines_are_quit_at_the_end(tmp_path):
     assert "  engine fake: " + fake("--pid-dir", pids) in out.splitlines()[1]
     assert len(engines_of(pids)) == 3           # the check's, then one per worker
     assert all_gone(engines_of(pids)) == []
-
-
-def test_an_engine_that_never_answers_at_start_names_its_timeout(tmp_path):
-    """A program that never speaks is given up on after --external-timeout, which the message
-    names."""
-    mute = tmp_path / "mute.py"
-    mute.write_text("import time\ntime.sleep(600)\n")
-    code, out = bergen("arena", "greedy", "mute", "--external",
-                       "mute=" + cmdline([sys.executable, str(mute)]), "--games", 1,
-                       "--external-timeout", 1)
-    one_line_error(code, out, "it did not answer isready within 1 s of starting "
-                              "(--external-timeout sets how long, up to 30 s)")

@@ -1,16 +1,9 @@
-"""Every command without the compiled core: the pure-Python searches (`ismcts_ref`), slowly,
-saying so.
-
-Each command runs in a subprocess three ways: on the core; with `BERGEN_PURE_PYTHON=1`; and
-with the compiled modules hidden by an import hook (their import fails, as when nothing was
-built). Without the core it must work, print the backend line on standard error, say
-`"backend": "reference"` in its JSON, and give the core's answer for the same seed and
-budget; its default budgets are the core's divided by `backend.FALLBACK_DIVISOR`, and
-expectimax, which has no pure-Python twin, is refused in one line (exit 2).
-
-`analyze`, `arena` with `selfplay`, and `engine` (a few seconds each) are behind the `slow`
-marker, which CI runs (`python -m pytest tests -m slow`).
-"""
+"""Every command without the compiled core: with `BERGEN_PURE_PYTHON=1` ("pure") and with the
+compiled modules hidden by an import hook ("hidden"), it works, prints the backend line on
+standard error, says `"backend": "reference"` and gives the core's answer for the same seed and
+budget, at default budgets divided by `backend.FALLBACK_DIVISOR`; expectimax is refused in one
+line. The default run plays a table of commands in one process per mode; `analyze`, `arena`,
+`selfplay` and `engine` are behind `slow`."""
 import importlib
 import json
 import os
@@ -29,8 +22,8 @@ from bergen_search.search.registry import algorithms
 ROOT = Path(__file__).resolve().parents[1]
 DECISION = str(ROOT / "examples" / "decision.json")
 PARTIAL = str(ROOT / "examples" / "partial.json")
-#: Runs the `bergen` command with every compiled module of bergen_search failing to import.
-HIDDEN = """
+#: Hides every compiled module of bergen_search (their import fails, as when nothing was built).
+HIDE = """
 import sys
 from importlib.abc import MetaPathFinder
 COMPILED = set(%r)
@@ -40,19 +33,30 @@ class Hidden(MetaPathFinder):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return None
 sys.meta_path.insert(0, Hidden())
+""" % (COMPILED,)
+#: Runs the `bergen` command, the compiled modules hidden.
+HIDDEN = HIDE + """
 from bergen_search.cli import main
 sys.argv[0] = "bergen"
 main()
-""" % (COMPILED,)
+"""
+#: Runs each command of the JSON table argv[1] (its arguments, its input) in this process and
+#: prints the table of (exit status, stdout, stderr); argv[2] "hide" hides the compiled modules.
+TABLE = """
+import json, sys
+if sys.argv[2] == "hide":
+    exec(%r)
+from click.testing import CliRunner
+from bergen_search.cli import main
+run = [CliRunner().invoke(main, a, input=i, prog_name="bergen") for a, i in json.loads(sys.argv[1])]
+print(json.dumps([(r.exit_code, r.stdout, r.stderr) for r in run]))
+""" % (HIDE,)
 NOTE = "bergen: searching in pure Python ("
 MODES = ("pure", "hidden")
 
 
 def test_the_compiled_modules_the_tests_require_are_the_pyx_files():
-    """conftest.py requires, and HIDDEN hides, one compiled module per .pyx file (support's
-    COMPILED, read from src_cython/): each is built beside the bergen_search the tests import,
-    and nothing else compiled is there, so that a module whose build failed stops the run
-    instead of skipping its tests."""
+    """conftest.py requires, and HIDE hides, one compiled module per .pyx file, all built."""
     src = ROOT / "src_cython" / "bergen_search"
     pyx = sorted(".".join(p.relative_to(src).with_suffix("").parts) for p in src.rglob("*.pyx"))
     assert list(COMPILED) == pyx
@@ -69,8 +73,7 @@ def test_the_compiled_modules_the_tests_require_are_the_pyx_files():
 
 
 def command(mode):
-    """(command, environment) of `bergen` on the core ("core"), with BERGEN_PURE_PYTHON=1
-    ("pure") or with the compiled modules hidden ("hidden")."""
+    """(command, environment) of `bergen` in a mode: "core", "pure" or "hidden"."""
     env = {k: v for k, v in os.environ.items() if k != "BERGEN_PURE_PYTHON"}
     if mode == "pure":
         env["BERGEN_PURE_PYTHON"] = "1"
@@ -86,74 +89,77 @@ def bergen(mode, *args, stdin=None):
                           env=env, cwd=ROOT, timeout=600)
 
 
-def backend_line(proc, mode):
+def backend_line(stderr, mode):
     """The one backend line of standard error, checked for the mode's reason."""
-    lines = [x for x in proc.stderr.splitlines() if x.startswith(NOTE)]
-    assert len(lines) == 1, proc.stderr
+    lines = [x for x in stderr.splitlines() if x.startswith(NOTE)]
+    assert len(lines) == 1, stderr
     why = "BERGEN_PURE_PYTHON=1" if mode == "pure" else "the compiled core is not built"
     assert why in lines[0], lines[0]
     return lines[0]
 
 
 def without_timing(doc: dict) -> dict:
-    """The document but what differs by backend: the time, the backend, and why the exact
-    endgame did not solve (the core tries it; the pure-Python fallback does not, its solver
-    being about 100 times slower: a test oracle, endgame_ref.py)."""
+    """The document but what differs by backend: the time, the backend, and the exact endgame
+    (the pure-Python fallback does not try it, its solver being a hundred times slower)."""
     return {k: v for k, v in doc.items() if k not in ("seconds", "backend", "endgame")}
 
 
-#: The budget of the comparisons with the core: the same answer at any budget, and 150 runs
-#: the pure-Python tree through every phase (expansion, playouts, the replicates' merge).
-BUDGET = "150"
+#: The budget of the comparisons with the core: 150 runs the pure-Python tree through every
+#: phase (expansion, playouts, the replicates' merge).
+BEST = ["best", DECISION, "--iterations", "150", "--set", "replicates=2"]
+#: The default run's commands, by name: (arguments, input, the modes that run it).
+COMMANDS = {
+    "best": (BEST + ["--json"], None, ("core", "pure", "hidden")),
+    "text": (BEST + ["--verbose"], None, ("core", "pure")),
+    # one replicate: its final pass in pure Python is most of the cost
+    "eval": (["eval", DECISION, "--iterations", "60", "--set", "replicates=1", "--json"], None,
+             ("hidden",)),
+    "expectimax": (["best", DECISION, "--algorithm", "expectimax"], None, ("pure", "hidden")),
+    "greedy": (["selfplay", "--games", "1", "--engine", "greedy"], None, ("hidden",)),
+    "play": (["play", "--seed", "3", "--out", "{tmp}/game.json"], "hint\nquit\n", ("hidden",)),
+    "bench": (["bench", "--quick", "--seconds", "0.01", "--json"], None, ("hidden",)),
+}
 
 
 @pytest.fixture(scope="module")
-def core_best():
+def ran(tmp_path_factory):
+    """ran(mode, name): (status, stdout, stderr) of COMMANDS[name], a mode's in one process."""
     from bergen_search.search.engines.ismcts import _ismcts
     require_compiled(_ismcts, "bergen_search.search.engines.ismcts._ismcts")
-    proc = bergen("core", "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2",
-                  "--json")
-    assert proc.returncode == 0 and NOTE not in proc.stderr, proc.stderr
-    return json.loads(proc.stdout)
+    tmp, out = str(tmp_path_factory.mktemp("fallback")), {}
+
+    def get(mode, name):
+        if mode not in out:
+            names = [n for n, (_, _, modes) in COMMANDS.items() if mode in modes]
+            table = [([a.format(tmp=tmp) for a in COMMANDS[n][0]], COMMANDS[n][1]) for n in names]
+            env = {k: v for k, v in os.environ.items() if k != "BERGEN_PURE_PYTHON"}
+            env.update({"BERGEN_PURE_PYTHON": "1"} if mode == "pure" else {})
+            proc = subprocess.run([sys.executable, "-c", TABLE, json.dumps(table),
+                                   "hide" if mode == "hidden" else "no"], capture_output=True,
+                                  text=True, env=env, cwd=ROOT, timeout=600)
+            assert proc.returncode == 0, proc.stderr
+            out[mode] = dict(zip(names, json.loads(proc.stdout)))
+        return out[mode][name]
+    get.tmp = tmp
+    return get
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_best_gives_the_core_answer(mode, core_best):
-    proc = bergen(mode, "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2",
-                  "--json")
-    assert proc.returncode == 0, proc.stderr
-    backend_line(proc, mode)
-    doc = json.loads(proc.stdout)
-    assert doc["backend"] == "reference" and core_best["backend"] == "core"
-    assert without_timing(doc) == without_timing(core_best)
+def test_best_gives_the_core_answer(mode, ran):
+    (code, stdout, stderr), (_, core, core_err) = ran(mode, "best"), ran("core", "best")
+    assert code == 0 and NOTE not in core_err, stderr
+    backend_line(stderr, mode)
+    doc, core = json.loads(stdout), json.loads(core)
+    assert doc["backend"] == "reference" and core["backend"] == "core"
+    assert without_timing(doc) == without_timing(core)
     assert doc["endgame"] == {"solved": False, "why": "the exact endgame needs the compiled core"}
-    assert "too big" in core_best["endgame"]["why"]
+    assert "too big" in core["endgame"]["why"]
 
 
-@pytest.mark.slow
-def test_best_at_its_default_budget_with_the_core_removed():
-    """`bergen best examples/decision.json` with the compiled modules unimportable: it works,
-    at the fallback's default budget, and says so."""
-    proc = bergen("hidden", "best", DECISION)
-    assert proc.returncode == 0, proc.stderr
-    line = backend_line(proc, "hidden")
-    assert f"default budgets are 1/{backend.FALLBACK_DIVISOR} of the core's" in line
-    budget = algorithms()["ismcts"].default_budget // backend.FALLBACK_DIVISOR
-    header = [x for x in proc.stdout.splitlines() if x.startswith("ismcts, ")]
-    assert header and f"{budget} iterations" in header[0] and header[0].endswith(
-        "seed 0, pure Python; ± from 8 independent trees"), proc.stdout
-    assert proc.stdout.splitlines()[0].startswith("best: ")
-
-
-def test_text_output_is_the_core_output(require_compiled):
+def test_text_output_is_the_core_output(ran):
     """The table of `best` without --json: the core's lines, the header aside."""
-    from bergen_search.search.engines.ismcts import _ismcts
-    require_compiled(_ismcts, "bergen_search.search.engines.ismcts._ismcts")
-    core = bergen("core", "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2",
-                  "--verbose")
-    pure = bergen("pure", "best", DECISION, "--iterations", BUDGET, "--set", "replicates=2",
-                  "--verbose")
-    assert core.returncode == pure.returncode == 0
+    (core_code, core, _), (pure_code, pure, _) = ran("core", "text"), ran("pure", "text")
+    assert core_code == pure_code == 0
 
     def table(out):
         # (the bracket, as the exact endgame, is the compiled core's; the footer says
@@ -170,31 +176,57 @@ def test_text_output_is_the_core_output(require_compiled):
             if not bracket:
                 keep.append(x)
         return keep
-    assert table(core.stdout) == table(pure.stdout)
+    assert table(core) == table(pure)
     assert ("exact: not solved, the exact endgame needs the compiled core; ismcts instead"
-            in pure.stdout.splitlines())
-    assert "pure Python" not in core.stdout
+            in pure.splitlines())
+    assert "pure Python" not in core
 
 
-def test_eval(mode="hidden"):
-    # One replicate: its final pass (PASS_MIN worlds played out, in pure Python) is most of
-    # the cost; two replicates and their spread are test_best_gives_the_core_answer's.
-    proc = bergen(mode, "eval", DECISION, "--iterations", "60", "--set", "replicates=1",
-                  "--json")
-    assert proc.returncode == 0, proc.stderr
-    backend_line(proc, mode)
-    doc = json.loads(proc.stdout)
-    assert doc["backend"] == "reference" and doc["iterations"] == 60
-    assert len(doc["sides"]) == 2
+def test_eval_play_bench_and_a_run_without_a_search(ran):
+    code, stdout, stderr = ran("hidden", "eval")
+    assert code == 0, stderr
+    backend_line(stderr, "hidden")
+    doc = json.loads(stdout)
+    assert doc["backend"] == "reference" and doc["iterations"] == 60 and len(doc["sides"]) == 2
+    code, stdout, stderr = ran("hidden", "play")
+    assert code == 0, stderr
+    backend_line(stderr, "hidden")
+    budget = 20000 // backend.FALLBACK_DIVISOR
+    assert stdout.startswith(f"Bergen against ismcts:iterations={budget};"), stdout
+    assert "hint: " in stdout
+    assert json.loads(Path(ran.tmp, "game.json").read_text())["format"]
+    code, stdout, stderr = ran("hidden", "bench")
+    assert code == 0, stderr
+    doc = json.loads(stdout)
+    assert doc["core"] == {} and doc["reference"]["ismcts_iterations_per_s"] > 0
+    assert doc["signature"]["ismcts_nodes"] is None
+    assert doc["signature"]["sampler_checksum"] == 4168      # the core's (docs/MEASUREMENTS.md)
+    code, _, stderr = ran("hidden", "greedy")
+    assert code == 0 and NOTE not in stderr, stderr
+    assert "(reference)" in stderr        # the rules ran on the reference too
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_expectimax_needs_the_core(mode):
-    proc = bergen(mode, "best", DECISION, "--algorithm", "expectimax")
-    assert proc.returncode == 2
-    errors = [x for x in proc.stderr.splitlines() if not x.startswith(NOTE)]
-    assert len(errors) == 1 and "expectimax needs the compiled core" in errors[0], proc.stderr
-    assert "Traceback" not in proc.stderr
+def test_expectimax_needs_the_core(mode, ran):
+    code, _, stderr = ran(mode, "expectimax")
+    assert code == 2
+    errors = [x for x in stderr.splitlines() if not x.startswith(NOTE)]
+    assert len(errors) == 1 and "expectimax needs the compiled core" in errors[0], stderr
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.slow
+def test_best_at_its_default_budget_with_the_core_removed():
+    """`bergen best examples/decision.json`, the core hidden: at the fallback's budget, said."""
+    proc = bergen("hidden", "best", DECISION)
+    assert proc.returncode == 0, proc.stderr
+    line = backend_line(proc.stderr, "hidden")
+    assert f"default budgets are 1/{backend.FALLBACK_DIVISOR} of the core's" in line
+    budget = algorithms()["ismcts"].default_budget // backend.FALLBACK_DIVISOR
+    header = [x for x in proc.stdout.splitlines() if x.startswith("ismcts, ")]
+    assert header and f"{budget} iterations" in header[0] and header[0].endswith(
+        "seed 0, pure Python; ± from 8 independent trees"), proc.stdout
+    assert proc.stdout.splitlines()[0].startswith("best: ")
 
 
 @pytest.mark.slow
@@ -203,7 +235,7 @@ def test_analyze(require_compiled):
             "--json")
     core, pure = bergen("core", *args), bergen("hidden", *args)
     assert core.returncode == pure.returncode == 0, pure.stderr
-    backend_line(pure, "hidden")
+    backend_line(pure.stderr, "hidden")
     a, b = json.loads(core.stdout), json.loads(pure.stdout)
     assert (a["settings"].pop("backend"), b["settings"].pop("backend")) == ("core", "reference")
     assert without_timing(a) == without_timing(b)
@@ -233,7 +265,7 @@ def test_arena_and_selfplay_with_a_search_engine(require_compiled, mode="pure"):
              "--no-luck-adjust", "--seed", "4", "--json")
     core, pure = bergen("core", *arena), bergen(mode, *arena)
     assert core.returncode == pure.returncode == 0, pure.stderr
-    backend_line(pure, mode)
+    backend_line(pure.stderr, mode)
     a, b = json.loads(core.stdout), json.loads(pure.stdout)
     assert (a["backend"], b["backend"]) == ("core", "reference")
     drop = ("seconds", "backend", "seconds_per_search", "searches")
@@ -243,24 +275,8 @@ def test_arena_and_selfplay_with_a_search_engine(require_compiled, mode="pure"):
                 "ismcts:iterations=40,replicates=2,greedy")
     core, pure = bergen("core", *selfplay), bergen(mode, *selfplay)
     assert core.returncode == pure.returncode == 0, pure.stderr
-    backend_line(pure, mode)
+    backend_line(pure.stderr, mode)
     assert core.stdout == pure.stdout and core.stdout.strip()
-
-
-def test_no_backend_line_without_a_search(mode="hidden"):
-    proc = bergen(mode, "selfplay", "--games", "1", "--engine", "greedy")
-    assert proc.returncode == 0 and NOTE not in proc.stderr, proc.stderr
-    assert "(reference)" in proc.stderr        # the rules ran on the reference too
-
-
-def test_play(tmp_path, mode="hidden"):
-    out = tmp_path / "game.json"
-    proc = bergen(mode, "play", "--seed", "3", "--out", str(out), stdin="hint\nquit\n")
-    assert proc.returncode == 0, proc.stderr
-    backend_line(proc, mode)
-    budget = 20000 // backend.FALLBACK_DIVISOR
-    assert proc.stdout.startswith(f"Bergen against ismcts:iterations={budget};"), proc.stdout
-    assert "hint: " in proc.stdout and json.loads(out.read_text())["format"]
 
 
 @pytest.mark.slow
@@ -281,12 +297,3 @@ def test_engine(require_compiled, mode="pure"):
         algorithms()["ismcts"].default_budget // backend.FALLBACK_DIVISOR
     assert (a["backend"], b["backend"]) == ("core", "reference")
     assert without_timing(a) == without_timing(b) and b["iterations"] == 300
-
-
-def test_bench_without_the_core():
-    proc = bergen("hidden", "bench", "--quick", "--seconds", "0.01", "--json")
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
-    assert doc["core"] == {} and doc["reference"]["ismcts_iterations_per_s"] > 0
-    assert doc["signature"]["ismcts_nodes"] is None
-    assert doc["signature"]["sampler_checksum"] == 4168      # the core's (docs/MEASUREMENTS.md)

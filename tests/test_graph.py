@@ -1,6 +1,5 @@
 """The evaluation graph placed once (views/graph.py): known answers of `place`, and the board's
-review lines carrying it (board/review_graph.py). The report drawn from it is held to its
-bytes by tests/test_report.py; the page drawing it, by tests/test_board.py."""
+review lines carrying it (board/review_graph.py)."""
 from __future__ import annotations
 
 import json

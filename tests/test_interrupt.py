@@ -1,29 +1,23 @@
 """Every stop obeyed, no work lost: SIGINT to the installed command gives exit 130, one line on
 standard error, what it finished on standard output and a readable journal; `kill -9` then
-`--resume` writes the uninterrupted file byte for byte; a journal of another run is refused.
-One case of each behaviour by default, the rest (and the exit within STOP_WITHIN) behind slow."""
+`--resume` writes the uninterrupted file (selfplay's signals: test_runs.py). One case of each
+behaviour by default, the rest (and the exit within BERGEN_STOP_WITHIN) behind slow."""
 import json
 import os
 import select
 import signal
 import subprocess
-import sys
 import time
-import zlib
 
 import pytest
-from click.testing import CliRunner
-from support import console_script
+from support import bergen, entries, run_here, start, wait_for
 
-from bergen_search.cli import main
-from bergen_search.runs.journal import FORMAT, _read
+from bergen_search.runs.journal import Journal
 
-STOP_WITHIN = float(os.environ.get("BERGEN_STOP_WITHIN", "3.0"))
 SLOW = pytest.mark.slow
-EXE = console_script()
-CMD = [EXE] if EXE else [sys.executable, "-m", "bergen_search"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DECISION = os.path.join(ROOT, "examples", "decision.json")
+MATCH = os.path.join(ROOT, "examples", "match.json")
 #: The first decision after the lead: expectimax at depth 10 spends seconds in one world.
 FIRST = "bergen1/2/0,0/0/0-1,0-2,1-3,2-4,3-5,4-6/1-1/6,5/16"
 ARENA = ["arena", "ismcts:iterations=1500", "classic:iterations=1500", "--games", "40",
@@ -31,59 +25,29 @@ ARENA = ["arena", "ismcts:iterations=1500", "classic:iterations=1500", "--games"
 SELFPLAY = ["selfplay", "--games", "8", "--seed", "5", "--engine", "ismcts:iterations=1000"]
 
 
-def start(args, cwd, stdin=None):
-    return subprocess.Popen(CMD + args, cwd=cwd, stdin=stdin, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def wait_for(predicate, proc, timeout=60):
-    """Poll until `predicate()` (the run has got somewhere), failing if it ends first."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the run never got there"
-        time.sleep(0.02)
-
-
 def settled(proc, seconds=0.5):
-    """Wait until the command has loaded the core, then until it and its descendants (a
-    `--workers 2` search runs in them) have worked `seconds` more of processor time: the moment
-    to signal it inside its search, whatever the machine's load."""
+    """Wait until the command has loaded the core and it and its descendants have worked
+    `seconds` more of processor time: inside its search, whatever the machine's load."""
     wait_for(lambda: _loaded(proc, "bergen_search/game/_core"), proc, timeout=30)
     start = _cpu_seconds(proc)
     wait_for(lambda: _cpu_seconds(proc) >= start + seconds, proc)
 
 
-def _stat(pid: int) -> list:
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().rsplit(")", 1)[1].split()
-
-
 def _cpu_seconds(proc) -> float:
-    """The processor time (user and system, from /proc) of the process and of its living
-    descendants."""
-    parents, ticks = {proc.pid}, 0
-    try:
-        fields = _stat(proc.pid)
-    except OSError:
-        return 0.0
-    ticks += int(fields[11]) + int(fields[12])
-    children: dict = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                f = _stat(int(name))
-            except OSError:
-                continue            # gone meanwhile
-            children.setdefault(int(f[1]), []).append((int(name), f))
-    todo = [proc.pid]
-    while todo:
-        for pid, f in children.get(todo.pop(), ()):
-            if pid not in parents:
-                parents.add(pid)
-                ticks += int(f[11]) + int(f[12])
-                todo.append(pid)
-    return ticks / os.sysconf("SC_CLK_TCK")
+    """The processor time (from /proc) of the process and its living descendants."""
+    stats = {}
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue            # gone meanwhile
+        stats[int(name)] = int(fields[1]), int(fields[11]) + int(fields[12])
+    family, grew = {proc.pid}, True
+    while grew:
+        grew = {pid for pid, (parent, _) in stats.items() if parent in family} - family
+        family |= grew
+    return sum(stats[p][1] for p in family if p in stats) / os.sysconf("SC_CLK_TCK")
 
 
 def interrupt(proc):
@@ -94,39 +58,8 @@ def interrupt(proc):
     return proc.returncode, out, err, time.monotonic() - t0
 
 
-@pytest.fixture
-def stopped_promptly(request):
-    """check(seconds): in a test marked slow, the exit came within STOP_WITHIN of the signal; in
-    the default run nothing (no default test asserts on the wall clock)."""
-    timed = request.node.get_closest_marker("slow") is not None
-
-    def check(seconds):
-        if timed:
-            assert seconds < STOP_WITHIN, f"exited {seconds:.2f} s after SIGINT"
-    return check
-
-
-def entries(path) -> int:
-    """Finished tasks in a journal (0 when it does not exist yet)."""
-    if not os.path.exists(path):
-        return 0
-    return len(_read(path)[1])
-
-
-def run_here(args, cwd):
-    """`bergen args` in this process (CliRunner) in the folder `cwd`, for the runs that are
-    not about the process (a reference file, a resume, a refusal)."""
-    before = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return CliRunner().invoke(main, args, prog_name="bergen")
-    finally:
-        os.chdir(before)
-
-
 def wait_for_output(proc, text, timeout=60) -> str:
-    """Read the process's standard output (the pipe itself, which `communicate` goes on
-    reading) until `text` has appeared; what was read."""
+    """Read the process's standard output (the pipe itself) until `text` has appeared."""
     seen = b""
     deadline = time.monotonic() + timeout
     while text.encode() not in seen:
@@ -143,9 +76,7 @@ def wait_for_output(proc, text, timeout=60) -> str:
                 [("1", 0), ("1", 1), ("1", 3), ("2", 0), ("2", 3)])])
 def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, after,
                                                           stopped_promptly):
-    """SIGINT after `after` sets are journalled (0: during the first), one worker or two: exit
-    130, the finished sets' figures printed and stated, the journal whole, and the output given
-    with --force left as it was."""
+    """SIGINT after `after` sets: 130, their figures, the journal whole, the old output kept."""
     out = tmp_path / "a.jsonl"
     out.write_text("the old results\n")
     proc = start(ARENA + ["--out", str(out), "--force", "--workers", workers, "--json"],
@@ -158,9 +89,7 @@ def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, afte
     assert stderr.startswith("bergen: interrupted after ") and "--resume" in stderr
     assert len(stderr.splitlines()) == 1, stderr
     doc = json.loads(stdout)
-    header, done = _read(journal)[:2]
-    assert header["command"] == "arena" and header["seed"] == 3
-    assert doc["interrupted"] is True and doc["total"] == 40 and doc["done"] == len(done)
+    assert doc["interrupted"] is True and doc["total"] == 40 and doc["done"] == entries(journal)
     assert doc["done"] >= after and doc.get("sets", 0) == doc["done"]
     assert out.read_text() == "the old results\n"
 
@@ -175,8 +104,7 @@ def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, afte
 ])
 def test_best_stops_at_once_with_its_answer_so_far(tmp_path, args, sig, status,
                                                    stopped_promptly):
-    """Inside a search (ISMCTS, in two processes, an expectimax world in C), SIGINT or SIGTERM:
-    the answer so far, marked interrupted, exit 130 (143), no traceback."""
+    """Inside a search (ISMCTS, two processes, an expectimax world in C): the answer so far."""
     proc = start(args, tmp_path)
     settled(proc)
     t0 = time.monotonic()
@@ -195,8 +123,7 @@ def test_best_stops_at_once_with_its_answer_so_far(tmp_path, args, sig, status,
 
 
 def test_best_and_eval_say_on_standard_error_that_they_were_interrupted(monkeypatch):
-    """GUIDE.md: the command says on standard error that it was interrupted and how far it got;
-    the answer on standard output says so in its first line."""
+    """Standard error says it was interrupted and how far it got; the answer's first line too."""
     import dataclasses
 
     from bergen_search.cli import best as best_command, eval as eval_command
@@ -213,8 +140,7 @@ def test_best_and_eval_say_on_standard_error_that_they_were_interrupted(monkeypa
                                    "values are the search's so far\n"),
                           ("eval", "bergen: interrupted (Ctrl-C): the figures are the "
                                    "searches' so far; n/a: not searched\n")):
-        res = CliRunner().invoke(main, [command, DECISION, "--iterations", "500"],
-                                 prog_name="bergen")
+        res = bergen(command, DECISION, "--iterations", "500")
         assert res.exit_code == 130, res.output
         assert "; interrupted)" in res.stdout.splitlines()[0]
         assert "interrupted (Ctrl-C)" not in res.stdout
@@ -239,20 +165,6 @@ def test_best_text_and_eval_stop_at_once(tmp_path, stopped_promptly):
     assert all(s["p_win_match"] is None for s in doc["sides"])   # not searched: n/a
 
 
-@pytest.mark.parametrize("workers", ["1", pytest.param("2", marks=SLOW)])
-def test_selfplay_stops_at_once_and_keeps_the_finished_matches(tmp_path, workers,
-                                                               stopped_promptly):
-    out = tmp_path / "g.jsonl"
-    proc = start(SELFPLAY + ["--out", str(out), "--workers", workers], tmp_path)
-    journal = str(out) + ".journal"
-    wait_for(lambda: entries(journal) >= 1, proc)
-    status, stdout, stderr, seconds = interrupt(proc)
-    assert status == 130, stderr
-    stopped_promptly(seconds)
-    assert "interrupted after" in stderr and "of 8 matches" in stderr and "--resume" in stderr
-    assert entries(journal) >= 1 and not out.exists()
-
-
 @SLOW
 def test_selfplay_to_standard_output_prints_the_finished_matches(tmp_path, stopped_promptly):
     proc = start(["selfplay", "--games", "200", "--seed", "5", "--engine",
@@ -269,10 +181,9 @@ def test_selfplay_to_standard_output_prints_the_finished_matches(tmp_path, stopp
 
 @SLOW
 def test_analyze_stops_at_once_and_keeps_the_finished_decisions(tmp_path, stopped_promptly):
-    """It stops, lists the decisions analysed, says how many of how many, exits 130."""
     out = tmp_path / "an.json"
-    proc = start(["analyze", os.path.join(ROOT, "examples", "match.json"), "--iterations",
-                  "20000", "--quiet", "--out", str(out)], tmp_path)
+    proc = start(["analyze", MATCH, "--iterations", "20000", "--quiet", "--out", str(out)],
+                 tmp_path)
     journal = str(out) + ".journal"
     wait_for(lambda: entries(journal) >= 3, proc)
     status, stdout, stderr, seconds = interrupt(proc)
@@ -285,8 +196,7 @@ def test_analyze_stops_at_once_and_keeps_the_finished_decisions(tmp_path, stoppe
 
 @pytest.mark.parametrize("during", ["prompt", pytest.param("search", marks=SLOW)])
 def test_play_saves_the_game_and_exits_130(tmp_path, during, stopped_promptly):
-    """At the prompt, and while the engine thinks (expectimax at depth 8, inside a world in
-    C): saved, exit 130."""
+    """At the prompt, and while the engine thinks (inside an expectimax world): saved, 130."""
     proc = start(["play", "--engine", "expectimax:iterations=50,depth=8", "--seed", "3",
                   "--you", "1", "--out", "g.json"], tmp_path, stdin=subprocess.PIPE)
     seen = ""
@@ -327,8 +237,7 @@ def _loaded(proc, name) -> bool:
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs Linux's /proc")
 def test_ctrl_c_while_the_program_starts_is_one_line(tmp_path):
-    """While the program is still importing its modules, before the command line is read
-    (the moment the compiled core is loaded): exit 130 and one line, no traceback."""
+    """While the program still imports its modules (the core loaded): 130, one line."""
     for _ in range(3):
         proc = start(["best", DECISION, "--time", "5"], tmp_path)
         wait_for(lambda: _loaded(proc, "bergen_search/game/_core"), proc, timeout=30)
@@ -341,13 +250,12 @@ def test_ctrl_c_while_the_program_starts_is_one_line(tmp_path):
 @pytest.mark.parametrize("command, args, unit", [
     pytest.param("arena", ARENA + ["--workers", "2"], 2, marks=SLOW),
     pytest.param("selfplay", SELFPLAY + ["--workers", "2"], 2, marks=SLOW),
-    pytest.param("analyze", ["analyze", os.path.join(ROOT, "examples", "match.json"),
-                             "--iterations", "4000", "--quiet"], 6, marks=SLOW),
+    pytest.param("analyze", ["analyze", MATCH, "--iterations", "4000", "--quiet"], 6,
+                 marks=SLOW),
 ])
 def test_kill_minus_9_then_resume_writes_the_uninterrupted_file(tmp_path, command, args, unit):
-    """kill -9 mid-run (and a power cut tearing the journal's last line), then --resume: the
-    uninterrupted run's file, the journal gone (the default run's case: test_runs.py's resumes
-    of a killed selfplay)."""
+    """kill -9 mid-run and a torn last line, then --resume: the uninterrupted file (the default
+    run's case: test_runs.py's resumes of a killed selfplay)."""
     ref = tmp_path / "ref"
     assert run_here(args + ["--out", str(ref)], tmp_path).exit_code == 0
     out = tmp_path / "out"
@@ -369,89 +277,21 @@ def test_kill_minus_9_then_resume_writes_the_uninterrupted_file(tmp_path, comman
     assert not os.path.exists(journal)
 
 
-@pytest.fixture(scope="module")
-def stopped_selfplay(tmp_path_factory):
-    """The bytes of SELFPLAY's journal after Ctrl-C past two matches, played once for the tests
-    that damage or misuse it (a copy elsewhere is the same journal)."""
-    out = tmp_path_factory.mktemp("stopped") / "out.jsonl"
-    proc = start(SELFPLAY + ["--out", str(out)], out.parent)
-    journal = str(out) + ".journal"
-    wait_for(lambda: entries(journal) >= 2, proc)
-    assert interrupt(proc)[0] == 130
-    with open(journal, "rb") as f:
-        return f.read()
-
-
-def _copy_of_the_journal(tmp_path, data):
-    """(output, journal): `data` as the journal of tmp_path/out.jsonl."""
-    out = tmp_path / "out.jsonl"
-    journal = str(out) + ".journal"
-    with open(journal, "wb") as f:
-        f.write(data)
-    return out, journal
-
-
-def test_a_damaged_line_before_the_last_is_refused(tmp_path, stopped_selfplay):
-    out, journal = _copy_of_the_journal(tmp_path, stopped_selfplay)
-    lines = open(journal, "rb").read().split(b"\n")
-    lines[1] = lines[1][:20] + b"X" + lines[1][21:]
-    open(journal, "wb").write(b"\n".join(lines))
-    res = run_here(SELFPLAY + ["--out", str(out), "--resume"], tmp_path)
-    assert res.exit_code == 2 and "line 2 is damaged" in res.stderr
-    assert len(res.stderr.splitlines()) == 1
-
-
-def _rewrite_header(journal, **change):
-    lines = open(journal, "rb").read().split(b"\n")
-    text = lines[0].decode().split(" ", 2)[2]
-    header = {**json.loads(text), **change}
-    body = json.dumps(header, separators=(",", ":"), sort_keys=True)
-    lines[0] = f"{FORMAT} {zlib.crc32(body.encode()):08x} {body}".encode()
-    open(journal, "wb").write(b"\n".join(lines))
-
-
-def test_a_journal_of_another_command_seed_version_or_arguments_is_refused(tmp_path,
-                                                                          stopped_selfplay):
-    out, journal = _copy_of_the_journal(tmp_path, stopped_selfplay)
-    cases = [
-        (["arena", "greedy", "random", "--out", str(out), "--resume"],
-         "it is the journal of `bergen selfplay`, not `bergen arena`"),
-        (["selfplay", "--games", "8", "--seed", "6", "--engine", "ismcts:iterations=1000",
-          "--out", str(out), "--resume"], "written with --seed 5, not 6"),
-        (["selfplay", "--games", "9", "--seed", "5", "--engine", "ismcts:iterations=1000",
-          "--out", str(out), "--resume"], "written with games 8, not 9"),
-        (SELFPLAY + ["--out", str(out)], "add --resume to go on with it"),
-    ]
-    for args, words in cases:
-        res = run_here(args, tmp_path)
-        assert res.exit_code == 2 and words in res.stderr, (args, res.stderr)
-        assert len(res.stderr.splitlines()) == 1
-    _rewrite_header(journal, version="0.0.1")
-    rewritten = open(journal, "rb").read()
-    res = run_here(SELFPLAY + ["--out", str(out), "--resume"], tmp_path)
-    assert res.exit_code == 2 and "written by bergen 0.0.1" in res.stderr
-    # Refused (the header is checked before the lines, whose chained checksums the
-    # rewritten header no longer starts), and left as it was.
-    assert open(journal, "rb").read() == rewritten
-
-
-def test_resume_needs_an_output_and_starts_afresh_without_a_journal(tmp_path):
-    res = run_here(["arena", "greedy", "random", "--games", "2", "--resume"], tmp_path)
-    assert res.exit_code == 2 and "--resume needs --out" in res.stderr
-    res = run_here(["selfplay", "--games", "3", "--out", "x.jsonl", "--resume"], tmp_path)
-    assert res.exit_code == 0 and len((tmp_path / "x.jsonl").read_text().splitlines()) == 3
-
-
-def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path):
-    """One match, interrupted after some of its decisions: the resumed run answers those
-    searches from the journal and writes the same JSON and HTML as an uninterrupted run."""
-    match = os.path.join(ROOT, "examples", "match.json")
-    args = ["analyze", match, "--iterations", "800", "--quiet"]
+def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path, monkeypatch):
+    """Ctrl-C after six searches: --resume reads them back, writes the uninterrupted files."""
+    args = ["analyze", MATCH, "--iterations", "800", "--quiet"]
     ref = run_here(args + ["--out", "ref.json", "--html", "ref.html"], tmp_path)
     assert ref.exit_code == 0
-    proc = start(args + ["--out", "an.json", "--html", "an.html"], tmp_path)
-    wait_for(lambda: entries(str(tmp_path / "an.json.journal")) >= 6, proc)
-    assert interrupt(proc)[0] == 130
+    add = Journal.add
+
+    def add_then_ctrl_c(journal, key, result):
+        add(journal, key, result)
+        if len(journal.done) == 6:
+            raise KeyboardInterrupt
+    monkeypatch.setattr(Journal, "add", add_then_ctrl_c)
+    cut = run_here(args + ["--out", "an.json", "--html", "an.html"], tmp_path)
+    assert cut.exit_code == 130 and entries(tmp_path / "an.json.journal") == 6, cut.output
+    monkeypatch.undo()
     again = run_here(args + ["--out", "an.json", "--html", "an.html", "--resume"], tmp_path)
     assert again.exit_code == 0, again.stderr
     assert (tmp_path / "an.json").read_bytes() == (tmp_path / "ref.json").read_bytes()
@@ -461,8 +301,7 @@ def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path):
 
 
 def test_a_search_in_two_processes_ends_without_a_word_on_stderr(tmp_path):
-    """The pool of a `--workers 2` search, ended with SIGTERM at its end, prints nothing (its
-    processes had inherited the command's handler and printed tracebacks)."""
+    """The pool of a `--workers 2` search, ended with SIGTERM at its end, prints nothing."""
     proc = start(["best", DECISION, "--time", "0.3", "--workers", "2", "--json"], tmp_path)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and err == ""
@@ -475,8 +314,7 @@ _STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
 def test_a_quiet_thread_blocks_the_stop_signals_and_every_thread_started_is_quiet():
-    """The main thread does not block them; no module starts a plain `threading.Thread` (it
-    would take a stop signal and lose it)."""
+    """The main thread does not block them; no module starts a plain `threading.Thread`."""
     import pathlib
 
     import bergen_search
@@ -518,8 +356,8 @@ def test_the_engine_searching_leaves_the_stop_signals_to_its_main_thread():
 
 
 def test_ctrl_c_in_the_final_pass_keeps_the_trees_means_and_ends_a_match(monkeypatch):
-    """Ctrl-C while the final pass runs: the search answers from its trees' means, marked
-    interrupted; a match engine whose search was interrupted does not play on."""
+    """Ctrl-C in the final pass: the answer from the trees' means, marked interrupted; a match
+    engine whose search was interrupted does not play on."""
     from bergen_search.formats.game import load_game
     from bergen_search.game.rules import Rules
     from bergen_search.play.engines import parse_engine_list

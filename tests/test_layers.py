@@ -1,11 +1,6 @@
-"""The package's layers, as pyproject.toml's import-linter contracts state them: each layer
-imports only those below it, the search engines import none of each other, the client knows
-the engine only through its process, an engine's pure-Python twin is imported only as its
-fallback, and no package's modules import each other in a circle.
-
-The contracts are also shown to bite: a copy of the package with one import planted against
-each of them is refused, naming the import.
-"""
+"""The package's layers, as pyproject.toml's import-linter contracts state them, shown to bite
+(a copy with one import planted against each is refused); the compiled modules held to the
+same layers; and the size of the rooms."""
 from __future__ import annotations
 
 import os
@@ -20,8 +15,8 @@ PACKAGE = os.path.join(ROOT, "bergen_search")
 
 
 def lint(cwd: str, pythonpath: str) -> subprocess.CompletedProcess:
-    """`lint-imports` on pyproject.toml's contracts, in `cwd`, the package found on
-    `pythonpath` (no cache: each run reads the code as it is)."""
+    """`lint-imports` (no cache) on pyproject.toml's contracts in `cwd`, the package on
+    `pythonpath`."""
     env = {**os.environ, "PYTHONPATH": pythonpath}
     code = "import sys; from importlinter.cli import lint_imports_command as c; sys.exit(c())"
     return subprocess.run([sys.executable, "-c", code, "--no-cache"], cwd=cwd, env=env,
@@ -50,21 +45,15 @@ def _planted(tmp_path, path: str, line: str):
 
 
 @pytest.mark.parametrize("path, line, broken", [
-    # the rules engine asking the search: an import up the layers
     ("game/state.py", "from ..search import api", "Each layer imports only the layers below it"),
-    # one door importing another's view of the world from below: analysis and play are peers
     ("play/arena.py", "from ..analysis import review",
      "Each layer imports only the layers below it"),
-    # an engine reaching into another engine
     ("search/engines/flat.py", "from . import ismcts",
      "Each search engine is one module that imports no other engine"),
-    # the client reading the server's code instead of talking to its process
     ("protocol/client.py", "from . import server",
      "The engine's client talks to the engine's process, not to its code"),
-    # the compiled path leaning on its oracle: the endgame's deals reading its pure-Python twin
     ("search/endgame/deals.py", "from . import reference",
      "Only its engine (as the fallback) and the bench import a pure-Python twin"),
-    # two modules of one package importing each other
     ("formats/notation.py", "from . import position",
      "No package's modules import each other in a circle"),
 ])
@@ -75,9 +64,7 @@ def test_a_planted_import_is_refused(importlinter, tmp_path, path, line, broken)
 
 
 def test_no_code_decides_by_an_error_message_text():
-    """Control flow by an exception's type and fields (`TooBig.interrupted`,
-    `JSONError.extra_data`, `NotApplicable`), never by matching its words: a reworded message
-    would silently change what the program does."""
+    """Control flow by an exception's type and fields, never by matching its words."""
     import pathlib
     import re
 
@@ -92,11 +79,9 @@ def test_no_code_decides_by_an_error_message_text():
 
 
 # ---- the compiled modules inside the layers ---------------------------------------------------
-# import-linter cannot read Cython: each compiled module's layer is the package its source sits
-# in (src_cython mirrors the package: `src_cython/bergen_search/game/_core.pyx` is
-# `bergen_search.game._core`), and its Python imports and cimports (read from the .pyx and
-# .pxd, doctests aside) are held to the same layers contract as the package's own modules, and
-# a compiled engine to the engines contract.
+# import-linter cannot read Cython: a compiled module's layer is its source's package
+# (src_cython mirrors the package), and its imports and cimports (read from the .pyx and .pxd)
+# are held to the layers contract, a compiled engine to the engines contract.
 SRC = os.path.join(ROOT, "src_cython", "bergen_search")
 ENGINES = "bergen_search.search.engines"
 
@@ -110,8 +95,7 @@ def _layers() -> list:
 
 
 def _compiled_imports(text: str) -> list:
-    """The bergen_search modules a Cython source imports or cimports (doctests and comments
-    aside)."""
+    """The bergen_search modules a Cython source imports or cimports."""
     import re
     found = []
     for line in text.splitlines():
@@ -124,8 +108,7 @@ def _compiled_imports(text: str) -> list:
 
 
 def _where(module: str, layers: list):
-    """(layer index from the top, member) of a bergen_search module, or None for the package
-    itself (its version)."""
+    """(layer index from the top, member) of a module; None for the package itself."""
     parts = module.split(".")
     if len(parts) < 2:
         return None
@@ -144,9 +127,8 @@ def _engine(module: str):
 
 
 def compiled_breaches(sources: dict) -> list:
-    """Each import of a compiled module (`sources`: {module: its .pyx and .pxd text}) that the
-    package's contracts would refuse: up the layers, across peers of one layer, or from one
-    engine's compiled module into another engine."""
+    """Each import in `sources` ({module: its .pyx and .pxd text}) that the contracts refuse: up
+    the layers, across peers of one layer, or from one engine into another."""
     layers = _layers()
     out = []
     for module, text in sources.items():
@@ -182,13 +164,9 @@ def test_every_compiled_module_keeps_to_its_layer():
 
 
 @pytest.mark.parametrize("module, line", [
-    # the rules asking search
     ("game._core", "from bergen_search.search.api import search"),
-    # information asking search
     ("information._sampler", "from bergen_search.search.engines.ismcts._ismcts cimport Tree"),
-    # play reading analysis
     ("play._luck", "from bergen_search.analysis import review"),
-    # an engine in another engine
     ("search.engines.ismcts._ismcts",
      "from bergen_search.search.engines.expectimax._expectimax cimport ExpectimaxSearch"),
 ])
@@ -199,9 +177,7 @@ def test_a_planted_compiled_import_is_refused(module, line):
 
 
 def test_no_engine_reaches_another_through_the_registry():
-    """The engines contract sees imports only: an engine looking another up in the registry
-    (`algorithms()["endgame"]`) would go around it. What two engines share is a module of its
-    own outside `engines/` (`search/endgame/step.py`, `search/rollouts.py`)."""
+    """`algorithms()["endgame"]` in an engine would go around the engines contract."""
     import re
     folder = os.path.join(PACKAGE, "search", "engines")
     found = [os.path.join(d, n) for d, _, files in os.walk(folder) for n in sorted(files)
@@ -211,62 +187,44 @@ def test_no_engine_reaches_another_through_the_registry():
 
 
 # ---- the size of the rooms ---------------------------------------------------------------------
-#: The bar: no module over 700 lines, no function over 100 (docstring included), none with more
-#: than MAX_POSITIONAL positional parameters. None is over
-#: it today; a room that outgrows it is split, or listed here at its size (a ratchet: none may
-#: grow, no new one appear) with a reason.
-MAX_MODULE, MAX_FUNCTION = 700, 100
+#: No module over 700 lines, no function over 100, none with more than 6 positional parameters
+#: (`self`, `cls` aside). OVER lists a room over the bar at its size (a ratchet, with a reason);
+#: a pure-Python twin keeps its compiled function's positional signature.
+MAX_MODULE, MAX_FUNCTION, MAX_POSITIONAL = 700, 100, 6
 OVER: dict = {}
-
-
-def _sizes() -> dict:
-    import ast
-    out = {}
-    for folder, _, files in os.walk(PACKAGE):
-        for name in files:
-            if not name.endswith(".py"):
-                continue
-            path = os.path.join(folder, name)
-            rel = os.path.relpath(path, PACKAGE).replace(os.sep, "/")
-            text = open(path, encoding="utf-8").read()
-            out[rel] = len(text.splitlines())
-            for node in ast.walk(ast.parse(text)):
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    key = f"{rel}:{node.name}"
-                    out[key] = max(out.get(key, 0), node.end_lineno - node.lineno + 1)
-    return out
-
-
-#: No function takes more than this many positional parameters (`self` and `cls` aside): more
-#: are keyword-only, or a dataclass with a meaning of its own (`workers.Job`). The one
-#: exception: a pure-Python twin keeps the signature of its compiled function, which takes
-#: its arguments by position only.
-MAX_POSITIONAL = 6
 POSITIONAL_TWINS = {"play/luck.py reference_rollouts"}     # `_luck.draw_rollouts`'s 15
 
 
-def test_no_function_takes_more_than_six_positional_parameters():
+def _rooms():
+    """({module or module:function: lines}, [functions with too many positional parameters])."""
     import ast
-    found = []
+    sizes, positional = {}, []
     for folder, _, files in os.walk(PACKAGE):
         for name in sorted(files):
             if not name.endswith(".py"):
                 continue
             path = os.path.join(folder, name)
             rel = os.path.relpath(path, PACKAGE).replace(os.sep, "/")
-            for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                    names = [a.arg for a in node.args.posonlyargs + node.args.args]
-                    if names[:1] in (["self"], ["cls"]):
-                        names = names[1:]
-                    where = f"{rel} {getattr(node, 'name', 'lambda')}"
-                    if len(names) > MAX_POSITIONAL and where not in POSITIONAL_TWINS:
-                        found.append(f"{where}:{node.lineno} ({len(names)})")
-    assert found == []
+            text = open(path, encoding="utf-8").read()
+            sizes[rel] = len(text.splitlines())
+            for node in ast.walk(ast.parse(text)):
+                if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                    continue
+                where = f"{rel} {getattr(node, 'name', 'lambda')}"
+                names = [a.arg for a in node.args.posonlyargs + node.args.args]
+                if names[:1] in (["self"], ["cls"]):
+                    names = names[1:]
+                if len(names) > MAX_POSITIONAL and where not in POSITIONAL_TWINS:
+                    positional.append(f"{where}:{node.lineno} ({len(names)})")
+                if not isinstance(node, ast.Lambda):
+                    key = f"{rel}:{node.name}"
+                    sizes[key] = max(sizes.get(key, 0), node.end_lineno - node.lineno + 1)
+    return sizes, positional
 
 
 def test_no_room_outgrows_the_bar():
-    sizes = _sizes()
+    sizes, positional = _rooms()
+    assert positional == []
     over = {k: n for k, n in sizes.items()
             if n > (MAX_FUNCTION if ":" in k else MAX_MODULE)}
     grown = {k: (n, OVER.get(k)) for k, n in over.items() if n > OVER.get(k, 0)}

@@ -1,7 +1,6 @@
-"""cli/longrun.py: the one context manager that keeps the journal of `selfplay`, `arena` and
-`analyze` and turns their endings (done, Ctrl-C, a lost scheduler) into the same messages and
-exit statuses. The commands themselves are driven through Ctrl-C in test_interrupt.py; here
-the manager alone, then the three commands' messages side by side."""
+"""cli/longrun.py: the journal of `selfplay`, `arena` and `analyze`, and their endings (done,
+Ctrl-C, a lost scheduler) as the same messages and statuses; the manager alone, then the
+three commands side by side (Ctrl-C to the commands: test_interrupt.py)."""
 import os
 
 import click

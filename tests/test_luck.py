@@ -1,11 +1,7 @@
-"""The luck of the draws (bergen_search/luck.py) and the arena's luck-adjusted margin.
-
-The correction is unbiased because every draw's luck has mean zero over the tiles that could
-have been drawn; these tests check that piece by piece (every draw of many rounds, on every
-table shape), that the C rollouts equal their pure-Python twin, and, statistically, that the
-adjusted margin keeps the raw one's mean while a correction with a plausible bug (averaging
-over the tiles that fit, not over the reserve) is caught.
-"""
+"""The luck of the draws and the arena's luck-adjusted margin: every draw's luck has mean zero
+over the reserve (every draw of many rounds, every table shape); the C rollouts equal their
+Python twin; statistically, the adjusted margin keeps the raw mean and a biased correction
+(averaging over the tiles that fit) is caught."""
 import json
 import math
 
@@ -44,8 +40,7 @@ def before_draws(rules, log, backend=ACTIVE):
 
 
 def draws_of(rules, seeds, backend=ACTIVE):
-    """The states before each draw of the first rounds of some matches, random and greedy
-    seated by turns."""
+    """The states before each draw of first rounds, random and greedy seated by turns."""
     for seed in seeds:
         mix = [("random", "greedy")[(seed + s) % 2] for s in range(rules.players)]
         yield from before_draws(rules, backend.play_match(rules, mix, seed, max_rounds=1),
@@ -96,11 +91,9 @@ def test_round_luck_replays_the_log_and_sums_the_draws():
         expected = [a + b for a, b in zip(expected, got)]
     assert round_luck(rules, log.rounds[0], log.start_scores, model) == pytest.approx(expected)
     assert match_luck(rules, log, model) == pytest.approx(expected)
-    # two sides: what one side gains in luck the other loses, so the margins mirror
+    # two sides: the margins mirror; the chances to win sum to one, so their luck to zero
     both = match_luck(rules, log)
     assert side_margin(both[:2], 0) == pytest.approx(-side_margin(both[:2], 1))
-    # with the default (rollout) estimate, then each side's luck in its chance to win: the
-    # two chances sum to one, so their luck sums to zero
     assert len(both) == 4 and both[2] == pytest.approx(-both[3], abs=1e-12)
 
 
@@ -240,8 +233,7 @@ def test_cli_reports_both_margins_and_no_luck_adjust_restores_the_raw_one():
 
 
 def test_one_set_of_whole_matches_has_no_interval_but_still_prints():
-    """With one set there is no standard error: the adjusted win rate is printed without an
-    interval."""
+    """One set: no standard error, the adjusted win rate printed without an interval."""
     out = CliRunner().invoke(main, ["arena", "greedy", "random", "--games", "1", "--quiet"])
     assert out.exit_code == 0, out.output
     assert "matches won less the luck" in out.output and "[" not in out.output.splitlines()[-2]
@@ -249,8 +241,7 @@ def test_one_set_of_whole_matches_has_no_interval_but_still_prints():
 
 # ---- unbiased, statistically -------------------------------------------------------------------
 class FitOnly:
-    """A plausible bug: the expectation taken over the reserve tiles that fit the line (as if
-    the drawn tile were always played), not over every tile in the reserve."""
+    """A plausible bug: the expectation over the reserve tiles that fit the line only."""
 
     def __init__(self, model):
         self.model = model
@@ -262,9 +253,8 @@ class FitOnly:
 
 
 def drawers_luck_z(rules, model, rounds, seed):
-    """Per round, the summed luck of each draw for the side that drew (in the margin's unit);
-    their mean over its standard error: z ~ N(0, 1) when every draw's luck has mean zero.
-    (A duplicate set would hide a bias like FitOnly's: A draws in both seatings' shoes.)"""
+    """The z of the drawers' summed luck per round: ~ N(0, 1) when every draw's has mean zero
+    (a duplicate set would hide FitOnly's bias: A draws in both seatings' shoes)."""
     sums = []
     for i in range(rounds):
         log = ACTIVE.play_match(rules, ["greedy", "random"], 1000 * seed + i, max_rounds=1)
@@ -280,8 +270,7 @@ def drawers_luck_z(rules, model, rounds, seed):
 
 @pytest.mark.parametrize("rounds", sizes(200, 600))
 def test_the_luck_has_mean_zero_and_a_biased_correction_is_caught(rounds):
-    """The z of the drawers' luck: 0.03 at 200 rounds (the default run), and -6.5 with
-    FitOnly's bias: far from the 3.5 bound either way (600 rounds behind the slow marker)."""
+    """z 0.03 at 200 rounds, -6.5 with FitOnly's bias: far from 3.5 either way."""
     rules = Rules()
     model = default_model()        # cheap in pure Python too; the argument holds for any
     assert abs(drawers_luck_z(rules, model, rounds, 18)) < 3.5
@@ -291,8 +280,7 @@ def test_the_luck_has_mean_zero_and_a_biased_correction_is_caught(rounds):
 @needs_core
 @pytest.mark.parametrize("games", sizes(100, 600))
 def test_adjusted_and_raw_means_agree_and_the_error_shrinks(games):
-    """At 100 sets (the default run): the means 0.3 luck errors apart, the variance ratio
-    1.48; at 600, behind the slow marker, 0.34 and 1.54)."""
+    """At 100 sets the means 0.3 luck errors apart, the variance ratio 1.48 (600: 0.34, 1.54)."""
     r = run_arena(Rules(), GREEDY, RANDOM, games=games, seed=2718, single_round=True)
     diff = r.margin_per_round - r.adjusted_margin_per_round
     assert abs(diff) < 3.5 * r.luck_stderr
@@ -306,7 +294,7 @@ def test_whole_matches_get_a_luck_adjusted_win_rate():
     assert r.adjusted_win_rate is not None and r.win_variance_ratio > 0
     lo, hi = r.adjusted_ci95
     assert lo < r.adjusted_win_rate < hi
-    # A's chance-to-win luck, summed over the matches, is what separates the two rates
+    # A's chance-to-win luck over the matches separates the two rates
     n = rules.n_sides
     luck = math.fsum(match_luck(rules, g.log)[n + g.seating] for g in r.played)
     assert r.adjusted_win_rate == pytest.approx(r.win_rate - luck / r.matches, abs=1e-9)

@@ -1,6 +1,4 @@
-"""`bergen play`, end to end with scripted input: illegal moves are refused and never applied,
-undo takes back the person's play, hint answers, and the game is saved as a record that
-replays."""
+"""`bergen play` with scripted input: illegal moves refused, undo, hint, the saved record."""
 import json
 import subprocess
 
@@ -35,25 +33,11 @@ def test_illegal_move_is_refused_and_not_applied():
     assert (s.state.hands, s.state.line, len(s.match.round.events)) == before
 
 
-def test_undo_restores_the_position_and_the_engine_replays_the_same():
-    s = _session()
-    legal = s.legal()
-    before = (s.state.hands, s.state.line, s.state.scores, len(s.match.round.events))
-    s.play(legal[0])
-    after_first = (s.state.hands, s.state.line, len(s.match.round.events))
-    s.undo()
-    assert (s.state.hands, s.state.line, s.state.scores, len(s.match.round.events)) == before
-    s.play(legal[0])
-    assert (s.state.hands, s.state.line, len(s.match.round.events)) == after_first
-    with pytest.raises(BergenError, match="nothing to undo"):
-        s.undo(), s.undo()
-
-
-@pytest.mark.parametrize("engine", ["random", "ismcts:iterations=50",
+@pytest.mark.parametrize("engine", ["greedy", "random", "ismcts:iterations=50",
                                     "expectimax:iterations=4,depth=2"])
-def test_undo_restores_the_engine_too(engine):
-    """Undo restores the engine's random stream, its search counter and its observers: after
-    a different play is taken back, the person's original line gets the same answers."""
+def test_undo_restores_the_position_and_the_engine(engine):
+    """Undo restores the position, and the engine's random stream, search counter and
+    observers: the person's original line gets the same answers."""
     def events_after(s, moves):
         for m in moves:
             if s.over or s.state.to_move != s.seat:
@@ -69,14 +53,17 @@ def test_undo_restores_the_engine_too(engine):
         if a.over or len(a.legal()) < 2:
             continue
         first, other = a.legal()[0], a.legal()[-1]
+        before = (b.state.hands, b.state.line, b.state.scores, len(b.match.round.events))
         b.play(other)
         b.undo()
+        assert (b.state.hands, b.state.line, b.state.scores, len(b.match.round.events)) == before
+        with pytest.raises(BergenError, match="nothing to undo"):
+            b.undo()
         assert events_after(a, [first] * 3) == events_after(b, [first] * 3)
 
 
 def test_a_session_deals_and_plays_as_the_engines_match():
-    """A person who plays as greedy would, against greedy, plays the very match
-    `table.play_match` plays for the same seed: same deals, same answers, equal records."""
+    """Playing as greedy against greedy is the engines' match of the seed, record for record."""
     from bergen_search.formats.record_io import write_record
     from bergen_search.game.policy import greedy_choice
     from bergen_search.game.state import move_str
@@ -103,8 +90,7 @@ def test_a_whole_match_by_script_is_a_legal_record():
 
 
 def test_a_bare_tile_is_accepted_where_both_ends_mirror():
-    """After a 4-4 lead a bare `2-4` (two mirror-twin plays, one choice) is played at the left
-    end; where the ends differ (a double at one end only) the bare tile still asks which end."""
+    """After a 4-4 lead a bare `2-4` goes left; where the ends differ in doubles it asks."""
     s = _session(seed=7)
     st = s.state
     assert (st.left, st.right, st.left_double, st.right_double) == (4, 4, True, True)
@@ -126,9 +112,7 @@ def test_a_bare_tile_is_accepted_where_both_ends_mirror():
                                            ("ismcts:iterations=300,objective=match",
                                             r"\d+\.\d% ± \d+\.\d")])
 def test_a_hint_gives_every_value_with_its_error(engine, value):
-    """`play`'s hint printed `0-4:R +0.01` where `best` prints the value with its ±: now
-    each value has its ± as `best` has it; a chance (the match objective) as a percentage,
-    its ± in percentage points."""
+    """Each value with its ± as `best` has it; a chance as a percentage."""
     import re
     s = PlaySession(Rules(), parse_engine_spec(engine), seat=0, seed=3)
     s.advance()
@@ -153,7 +137,6 @@ def test_cli_play_scripted(tmp_path):
     rec = json.loads(out.read_text())
     rep = replay(rec)
     assert rep["ok"] and rep["rounds"][-1]["end"] == "unfinished"
-    # The undone play is gone; the replayed one is there, once.
     plays = [e for e in rec["rounds"][0]["events"] if e["seat"] == 0]
     assert sum(1 for e in plays if e.get("play") == first) == 1
 
@@ -167,10 +150,8 @@ def test_cli_play_end_of_input_saves(tmp_path):
 
 
 def test_cli_play_bad_options():
-    res = CliRunner().invoke(main, ["play", "--engine", "nosuch", "--out", "/dev/null"])
-    assert res.exit_code == 2
-    res = CliRunner().invoke(main, ["play", "--you", "3", "--out", "/dev/null"], input="")
-    assert res.exit_code == 2
+    for bad in (["--engine", "nosuch"], ["--you", "3"]):
+        assert CliRunner().invoke(main, ["play", *bad, "--out", "/dev/null"]).exit_code == 2
 
 
 @pytest.mark.skipif(console_script() is None, reason="console script not installed")

@@ -1,14 +1,9 @@
-"""Luck that adds up: `analyze`'s luck is the seat's own chance events in the
-objective's unit (the deal: its hand's value before the lead, less the value before the
-deal; its draws), and per round and summed
+"""`analyze`'s luck is the seat's own chance events in the objective's unit (the deal: its
+hand's value before the lead less the value before the deal; its draws), and per round
 
-    result = start + luck of the deal + luck of the draws − own losses + others' losses
-             + residual
+    result = start + luck of the deal + luck of the draws − own losses + others' losses + residual
 
-with a residual of mean zero.
-
-The statistical tests use only each seat's luck and total loss and the record's scores, over matches between different engines (self-play between
-equals could not fail them): the mean residual lies within its 99% interval of 0.
+with a residual of mean zero over matches between different engines (equals could not fail it).
 """
 import json
 import math
@@ -49,9 +44,8 @@ def one_round(hands, seed=1):
 
 
 def test_the_deal_s_luck_is_the_hand_s_value_before_the_lead():
-    """Seat 0's deal is the same hand in both records; seat 1 leads 0-0 (2 points) before
-    seat 0's first play in one, and seat 0 leads 2-2 in the other. The luck of seat 0's deal
-    is its hand's value before the lead in both."""
+    """The same hand, the other seat leading 0-0 or this one 2-2: the deal's luck is the hand's
+    value before the lead in both."""
     leads_00 = one_round([MINE, "0-0 1-3 2-5 3-6 4-4 0-6"])
     leads_22 = one_round([MINE, "0-1 1-3 2-5 3-6 4-5 0-6"])
     assert leads_00.rounds[0].events[0].seat == 1 and leads_22.rounds[0].events[0].seat == 0
@@ -69,9 +63,8 @@ def run(*args):
 
 
 def test_the_identity_adds_up_as_printed():
-    """`analyze --json`'s rounds: each result is the round's margin by the record's scores,
-    each residual the result less the terms, the summary's `identity` their sum; the text's
-    table adds up row by row."""
+    """Each result is the round's margin, each residual the result less the terms, `identity`
+    their sum; the text's table adds up row by row."""
     doc = json.loads(run("analyze", "examples/match.json", "--iterations", "300", "--json"))
     replay = json.loads(run("replay", "examples/match.json", "--json"))
     scores = [(0, 0)] + [tuple(r["scores"]) for r in replay["rounds"]]
@@ -98,9 +91,7 @@ def test_the_identity_adds_up_as_printed():
 
 
 def test_the_match_objective_s_luck_is_a_change_of_chances():
-    """With the match objective every term is a chance or a difference of chances, each
-    round's result is the next round's start, and the last one is the match won or lost
-    (before, a chance had the points scored so far added to it)."""
+    """The match objective: every term a chance, each result the next start, the last won."""
     rules = Rules(target=5)
     log = play_engines(rules, [parse_engine_spec("greedy"), parse_engine_spec("random")], 2)
     a = analyze(to_record(log), limits=Limits(iterations=200), seed=2, objective="match")
@@ -117,9 +108,8 @@ def test_the_match_objective_s_luck_is_a_change_of_chances():
 
 def residuals(a: str, b: str, matches: int, iterations: int, objective: str = "points",
               rules=None, max_rounds=1, seed=1000) -> dict:
-    """Per engine, the residual of each match it played (seated first in the even ones):
-    the result by the record's scores (the margin; the match objective, won) less the value
-    before the first deal (0; 1/2) and the seat's luck, plus its loss, less the other's."""
+    """Per engine, each match's result less the value before the deal (0; 1/2), its luck and
+    the other's loss, plus its own."""
     rules = rules or Rules()
     out: dict = {a: [], b: []}
     for i in range(matches):
@@ -144,7 +134,6 @@ def within_99(xs) -> bool:
 
 
 def test_the_residual_has_mean_zero_between_different_engines():
-    """A quick look: rounds of greedy against random, each seated first in turn."""
     for xs in residuals("greedy", "random", 12, 100).values():
         assert within_99(xs)
 
@@ -153,8 +142,6 @@ def test_the_residual_has_mean_zero_between_different_engines():
 @pytest.mark.parametrize("a, b, matches, objective, rules, max_rounds", [
     ("greedy", "random", 300, "points", Rules(), 1),
     ("ismcts:iterations=100", "random", 150, "points", Rules(), 1),
-    # whole matches to 5, the match objective: before, the deal's luck added points to a
-    # chance (greedy's mean residual -0.81 ± 0.22 over 100 matches)
     ("greedy", "random", 150, "match", Rules(target=5), None),
 ])
 def test_the_residual_has_mean_zero_over_many_matches(a, b, matches, objective, rules,

@@ -1,9 +1,6 @@
-"""Long runs that nothing corrupts, with real processes: one writer per journal
-(`files.OutputLock`), write errors as user errors (exit 74, the journal whole), journals tied to
-their run (`bergen-journal/2`, chained checksums), a failed start that blocks nothing, outputs a
-careless user gives, and a Dask cluster that stalls and says so (a real scheduler and worker,
-SIGSTOP). Twenty tries of two concurrent resumes and the longer cluster cases are behind `slow`.
-"""
+"""Long runs that nothing corrupts, with real processes: one writer per journal, write errors
+as exit 74 with the journal whole, journals tied to their run, the stop signals, outputs a
+careless user gives, and a Dask cluster that stalls and says so (a real scheduler, SIGSTOP)."""
 import errno
 import json
 import os
@@ -13,50 +10,18 @@ import socket
 import subprocess
 import sys
 import time
+import zlib
 
 import pytest
-from click.testing import CliRunner
+from support import CMD, bergen, entries, run_here, sizes, start, wait_for
 
-from bergen_search.cli import main
 from bergen_search.errors import BergenError, WriteFailed
 from bergen_search.runs import journal as journal_module
 from bergen_search.runs.files import write_atomic
 from bergen_search.runs.journal import FORMAT, Journal, _read
 
 SLOW = pytest.mark.slow
-EXE = shutil.which("bergen")
-CMD = [EXE] if EXE else [sys.executable, "-m", "bergen_search"]
 SELFPLAY = ["selfplay", "--games", "6", "--seed", "5", "--engine", "ismcts:iterations=300"]
-
-
-def run_here(args, cwd):
-    before = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return CliRunner().invoke(main, args, prog_name="bergen")
-    finally:
-        os.chdir(before)
-
-
-def start(args, cwd):
-    return subprocess.Popen(CMD + args, cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def entries(path) -> int:
-    try:
-        return len(_read(str(path)).done) if os.path.exists(path) else 0
-    except BergenError:
-        return 0                # read mid-append: looked at again
-
-
-def wait_for(predicate, proc=None, timeout=60):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if proc is not None:
-            assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "never got there"
-        time.sleep(0.02)
 
 
 # ---- one writer -----------------------------------------------------------------------------
@@ -68,8 +33,7 @@ HOLD = ("import sys, time\n"
 
 
 def test_a_second_writer_is_refused_naming_the_process(tmp_path):
-    """Another process holds the output: the library (resumed or not) and the command refuse at
-    once, naming its pid, one line, exit 2; kill -9 of the holder frees it."""
+    """Another process holds the output: refused at once naming its pid; kill -9 frees it."""
     out = str(tmp_path / "g.jsonl")
     holder = subprocess.Popen([sys.executable, "-c", HOLD, out], stdout=subprocess.PIPE,
                               text=True)
@@ -85,15 +49,17 @@ def test_a_second_writer_is_refused_naming_the_process(tmp_path):
     finally:
         holder.kill()
         holder.wait()
-    # kill -9 frees the lock; the lock file left behind means nothing
     assert os.path.exists(out + ".lock")
-    Journal.start(out, "selfplay", 1, {}, resume=False).finish()
+    j = Journal.start(out, "selfplay", 1, {}, resume=False)
+    with pytest.raises(BergenError, match=f"process {os.getpid()}"):    # in one process too
+        Journal.start(out, "selfplay", 1, {}, resume=True)
+    j.close()
+    Journal.start(out, "selfplay", 1, {}, resume=True).finish()         # given back by close
     assert not os.path.exists(out + ".lock") and not os.path.exists(out + ".journal")
 
 
 def test_a_killed_run_s_pid_still_in_the_lock_file_is_not_named(tmp_path):
-    """The holder writes its pid just after taking the lock: until then the file holds the
-    killed run's, which a refused run must not name (it says "another process")."""
+    """Until the holder writes its pid the lock file holds a killed run's: not named."""
     from bergen_search.runs import files
     path = tmp_path / "o.jsonl.lock"
     path.write_text("999999999\n")
@@ -107,19 +73,9 @@ def test_a_killed_run_s_pid_still_in_the_lock_file_is_not_named(tmp_path):
         os.close(fd)
 
 
-def test_the_lock_is_one_per_output_even_in_one_process(tmp_path):
-    out = str(tmp_path / "a.jsonl")
-    j = Journal.start(out, "arena", 1, {}, resume=False)
-    with pytest.raises(BergenError, match=f"process {os.getpid()}"):
-        Journal.start(out, "arena", 1, {}, resume=True)
-    j.close()
-    Journal.start(out, "arena", 1, {}, resume=True).close()     # given back by close
-
-
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    """SELFPLAY's uninterrupted output, and the journal (and stale lock file) of a run of it
-    killed with -9 after two matches."""
+    """SELFPLAY's output, and the journal of a run of it killed with -9 after two matches."""
     folder = tmp_path_factory.mktemp("reference")
     assert run_here(SELFPLAY + ["--out", "ref.jsonl"], folder).exit_code == 0
     proc = start(SELFPLAY + ["--out", "k.jsonl"], folder)
@@ -130,9 +86,15 @@ def reference(tmp_path_factory):
             "journal": (folder / "k.jsonl.journal").read_bytes()}
 
 
+@pytest.mark.parametrize("tries", sizes(1, 20))
+def test_two_concurrent_resumes_one_refused_one_completes(tmp_path, reference, tries):
+    """Two `--resume` of a killed run together: one refused naming the other, one completes."""
+    for n in range(tries):
+        _two_resumes_at_once(tmp_path / str(n), reference)
+
+
 def _two_resumes_at_once(tmp_path, reference):
-    """A killed run's journal, then two `--resume` runs of it started together: one is
-    refused at once naming the other, one completes with the uninterrupted output."""
+    tmp_path.mkdir()
     (tmp_path / "o.jsonl.journal").write_bytes(reference["journal"])
     (tmp_path / "o.jsonl.lock").write_text("999999\n")         # left by the killed run
     a = start(SELFPLAY + ["--out", "o.jsonl", "--resume"], tmp_path)
@@ -151,22 +113,9 @@ def _two_resumes_at_once(tmp_path, reference):
     assert sorted(os.listdir(tmp_path)) == ["o.jsonl"]
 
 
-def test_two_concurrent_resumes_one_refused_one_completes(tmp_path, reference):
-    _two_resumes_at_once(tmp_path, reference)
-
-
-@SLOW
-def test_two_concurrent_resumes_twenty_tries(tmp_path, reference):
-    for n in range(20):
-        folder = tmp_path / str(n)
-        folder.mkdir()
-        _two_resumes_at_once(folder, reference)
-
-
 # ---- write errors ---------------------------------------------------------------------------
 def _failing_journal_writes(monkeypatch, after: int, code=errno.ENOSPC):
-    """From the `after`-th line on, appends to a journal fail with `code`, the first of them
-    after writing half its bytes (a partial write, as a disk that fills mid-line gives)."""
+    """Appends to a journal after the `after`-th line fail with `code`, the first half-written."""
     real = os.write
     count = {"lines": 0, "half": False}
 
@@ -192,9 +141,7 @@ def _failing_journal_writes(monkeypatch, after: int, code=errno.ENOSPC):
                                   pytest.param(errno.EROFS, marks=SLOW)])
 def test_a_journal_write_error_is_one_line_exit_74_and_the_journal_stays_whole(
         tmp_path, monkeypatch, reference, code):
-    """The disk fills or fails mid-line in the third match: exit 74, one line naming the
-    journal, why and what to do; the journal cut back to its whole lines; --resume then writes
-    the uninterrupted file."""
+    """The disk fails mid-line: exit 74, one line, the journal whole; --resume finishes it."""
     _failing_journal_writes(monkeypatch, after=2, code=code)
     res = run_here(SELFPLAY + ["--out", "g.jsonl"], tmp_path)
     journal = tmp_path / "g.jsonl.journal"
@@ -213,8 +160,7 @@ def test_a_journal_write_error_is_one_line_exit_74_and_the_journal_stays_whole(
 
 def test_an_output_write_error_keeps_the_journal_and_resume_writes_it(tmp_path, monkeypatch,
                                                                        reference):
-    """The output cannot be put in place (the disk is full when the run ends): exit 74,
-    naming the output; the journal holds every match, so --resume only writes the file."""
+    """The output cannot be put in place: exit 74; --resume writes it from the journal."""
     real = os.replace
 
     def full(src, dst):
@@ -236,8 +182,7 @@ def test_an_output_write_error_keeps_the_journal_and_resume_writes_it(tmp_path, 
 
 
 def _tmpfs(where, options: str):
-    """A tmpfs mounted at `where` with `options` (skipped where mounting is not allowed),
-    unmounted at the end."""
+    """A tmpfs mounted at `where` with `options` (skipped where mounting is not allowed)."""
     where.mkdir()
     try:
         done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
@@ -252,13 +197,16 @@ def _tmpfs(where, options: str):
 
 @pytest.fixture
 def tiny_disk(tmp_path):
-    """A 64 KB tmpfs."""
     yield from _tmpfs(tmp_path / "tiny", "size=64k")
 
 
+@pytest.fixture
+def read_only_disk(tmp_path):
+    yield from _tmpfs(tmp_path / "ro", "ro")
+
+
 def test_a_full_tmpfs_is_exit_74_for_the_real_command(tiny_disk, tmp_path):
-    """A real 64 KB disk filled by selfplay: one line naming the file, exit 74, the journal
-    whole; on a disk with room --resume finishes the plain run's file."""
+    """A real 64 KB disk filled: exit 74, the journal whole; elsewhere --resume finishes it."""
     args = ["selfplay", "--games", "30", "--seed", "2", "--engine", "greedy,random"]
     proc = subprocess.run(CMD + args + ["--out", "g.jsonl"], cwd=tiny_disk,
                           capture_output=True, text=True, timeout=300)
@@ -271,11 +219,9 @@ def test_a_full_tmpfs_is_exit_74_for_the_real_command(tiny_disk, tmp_path):
     room = tmp_path / "room"
     room.mkdir()
     shutil.copy(journal, room / "g.jsonl.journal")
-    again = subprocess.run(CMD + args + ["--out", "g.jsonl", "--resume"], cwd=room,
-                           capture_output=True, text=True, timeout=300)
-    assert again.returncode == 0, again.stderr
-    plain = subprocess.run(CMD + args, cwd=room, capture_output=True, text=True, timeout=300)
-    assert (room / "g.jsonl").read_text() == plain.stdout
+    again = run_here(args + ["--out", "g.jsonl", "--resume"], room)
+    assert again.exit_code == 0, again.stderr
+    assert (room / "g.jsonl").read_text() == bergen(*args).stdout
 
 
 def test_write_atomic_names_the_file_and_leaves_the_old_one(tmp_path, monkeypatch):
@@ -314,8 +260,7 @@ def test_a_torn_last_line_is_dropped_and_the_journal_goes_on(tmp_path):
 
 
 def test_a_line_from_another_run_is_refused(tmp_path):
-    """The same command and arguments, two runs: a whole line of one, copied into the other
-    (at its end or in its middle), is refused naming it, though its own checksum is right."""
+    """A whole line of another run of the same command, at the end or inside, is refused."""
     out, path = _journal(tmp_path, "a.jsonl", 1, 3)
     _, other = _journal(tmp_path, "b.jsonl", 1, 3)
     mine, theirs = open(path, "rb").read(), open(other, "rb").read().splitlines(True)
@@ -329,8 +274,7 @@ def test_a_line_from_another_run_is_refused(tmp_path):
 
 
 def test_a_journal_with_no_finished_task_is_replaced(tmp_path):
-    """A start that failed before its first task (its header only, or a torn first line)
-    blocks no plain retry."""
+    """A start that failed before its first task blocks no plain retry."""
     out = str(tmp_path / "g.jsonl")
     Journal.start(out, "selfplay", 1, {"games": 9}, resume=False).close()
     j = Journal.start(out, "selfplay", 2, {"games": 5}, resume=False)    # any arguments
@@ -342,8 +286,7 @@ def test_a_journal_with_no_finished_task_is_replaced(tmp_path):
 
 
 def test_a_failed_start_of_the_command_blocks_no_retry(tmp_path, monkeypatch):
-    """--cluster at an address nobody answers, with --out (one line, exit 2), then the plain
-    retry without --resume."""
+    """--cluster at an address nobody answers with --out, then the plain retry."""
     pytest.importorskip("distributed")
     monkeypatch.setattr("bergen_search.runs.parallel.CONNECT_TIMEOUT", 1)
     args = ["selfplay", "--games", "3", "--engine", "greedy,random", "--out", "g.jsonl"]
@@ -367,9 +310,40 @@ def test_a_journal_of_the_first_format_is_refused_saying_so(tmp_path):
                 or "add --resume" in str(e.value))
 
 
+def _rewrite_header(journal, **change):
+    lines = journal.read_bytes().split(b"\n")
+    header = {**json.loads(lines[0].decode().split(" ", 2)[2]), **change}
+    body = json.dumps(header, separators=(",", ":"), sort_keys=True)
+    lines[0] = f"{FORMAT} {zlib.crc32(body.encode()):08x} {body}".encode()
+    journal.write_bytes(b"\n".join(lines))
+
+
+def test_the_command_refuses_a_journal_of_another_run_or_a_damaged_one(tmp_path, reference):
+    """Another command, seed, arguments or version, or a damaged line: one line, exit 2."""
+    journal = tmp_path / "o.jsonl.journal"
+    journal.write_bytes(reference["journal"])
+    more = ["--engine", "ismcts:iterations=300", "--out", "o.jsonl", "--resume"]
+    cases = [(["arena", "greedy", "random", "--out", "o.jsonl", "--resume"],
+              "it is the journal of `bergen selfplay`, not `bergen arena`"),
+             (["selfplay", "--games", "6", "--seed", "6", *more], "written with --seed 5, not 6"),
+             (["selfplay", "--games", "7", "--seed", "5", *more], "written with games 6, not 7"),
+             (SELFPLAY + ["--out", "o.jsonl", "--resume"], "written by bergen 0.0.1"),
+             (SELFPLAY + ["--out", "o.jsonl", "--resume"], "line 2 is damaged")]
+    for args, words in cases:
+        if "0.0.1" in words:
+            _rewrite_header(journal, version="0.0.1")   # checked before the chained lines
+        elif "damaged" in words:
+            lines = reference["journal"].split(b"\n")
+            lines[1] = lines[1][:20] + b"X" + lines[1][21:]
+            journal.write_bytes(b"\n".join(lines))
+        kept = journal.read_bytes()
+        res = run_here(args, tmp_path)
+        assert res.exit_code == 2 and words in res.stderr, (args, res.stderr)
+        assert len(res.stderr.splitlines()) == 1 and journal.read_bytes() == kept
+
+
 def test_syncs_are_batched(tmp_path, monkeypatch):
-    """A thousand lines in well under a second: a handful of syncs, not one per line; every
-    line synced by close."""
+    """A handful of syncs for a thousand lines, not one per line; every line synced by close."""
     calls = []
     real = os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd)))
@@ -445,34 +419,39 @@ def quick_watch(monkeypatch):
     monkeypatch.setattr("bergen_search.runs.parallel.PROBE_TIMEOUT", 1)
 
 
-def test_a_stopped_scheduler_is_reported_then_given_up_on(scheduler, quick_watch):
-    """kill -STOP of the scheduler after the first result: lines saying the scheduler does
-    not answer, then ClusterStalled within its timeout (the first result handed on)."""
-    from bergen_search.runs.parallel import Cluster, ClusterStalled, run_ordered
+def test_a_stopped_scheduler_is_reported_then_given_up_on(scheduler, quick_watch, tmp_path,
+                                                           reference, monkeypatch):
+    """kill -STOP of the scheduler after the first match: lines saying so, then past
+    --cluster-timeout exit 2 naming the journal; --resume on local workers finishes the file."""
     sched, address, start_worker = scheduler
     start_worker()
     _wait_workers(address, 1)
-    lines, got = [], []
+    add = Journal.add
 
-    def arrived(i, result):
-        got.append(i)
-        if len(got) == 1:
+    def add_then_stop(journal, key, result):
+        add(journal, key, result)
+        if len(journal.done) == 1:
             os.kill(sched.pid, signal.SIGSTOP)
-
-    t0 = time.monotonic()
-    with pytest.raises(ClusterStalled) as e:
-        run_ordered(time.sleep, [0.2] * 20, cluster=Cluster(address, timeout=4,
-                                                            waiting=lines.append),
-                    on_result=arrived)
-    assert time.monotonic() - t0 < 30
-    assert "has not answered for" in str(e.value) and address in str(e.value)
-    assert got and lines and all("no answer for" in line for line in lines), lines
+    monkeypatch.setattr(Journal, "add", add_then_stop)
+    res = run_here(SELFPLAY + ["--out", "c.jsonl", "--cluster", address, "--cluster-timeout",
+                               "4"], tmp_path)
+    assert res.exit_code == 2, res.output
+    *lines, last = res.stderr.strip().splitlines()
+    assert all(x.startswith("bergen: waiting for the Dask ") for x in lines), lines
+    assert any("no answer for" in x and "giving up after 4 s" in x for x in lines), lines
+    assert "has not answered for" in last and address in last and "Traceback" not in res.stderr
+    assert int(last.split("has not answered for ")[1].split()[0]) >= 4
+    assert "kept in c.jsonl.journal" in last and "--resume" in last
+    assert entries(tmp_path / "c.jsonl.journal") >= 1
+    monkeypatch.undo()
+    again = run_here(SELFPLAY + ["--out", "c.jsonl", "--resume", "--workers", "2"], tmp_path)
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "c.jsonl").read_bytes() == reference["ref"]
 
 
 def test_no_worker_then_a_busy_one_are_said_and_the_run_goes_on(scheduler, quick_watch):
-    """A scheduler with no worker: the run says so (none connected, the tasks in flight), and
-    a worker started then finishes it; then, every task long, the line counts the worker
-    connected, and the run goes on."""
+    """No worker: said (none connected, the tasks in flight), and one started finishes the run;
+    then, every task long, the line counts the worker connected, and the run goes on."""
     from bergen_search.runs.parallel import Cluster, run_ordered
     _, address, start_worker = scheduler
     lines = []
@@ -501,44 +480,26 @@ def test_no_worker_at_all_gives_up(scheduler, quick_watch):
     assert lines and "giving up after 3 s" in lines[-1]
 
 
-# ---- the command: stop signals, no silent overwrite, --cluster-timeout --------------------
-@pytest.mark.parametrize("name, status", [("SIGTERM", 143), ("SIGHUP", 129)])
-def test_sigterm_and_sighup_are_heard_as_ctrl_c(tmp_path, reference, name, status):
-    """The line Ctrl-C gives, the journal kept, the conventional status (128 + the signal);
-    --resume then writes the uninterrupted file."""
-    proc = start(SELFPLAY + ["--out", "g.jsonl", "--workers", "2"], tmp_path)
+# ---- the command: stop signals, no silent overwrite -----------------------------------------
+@pytest.mark.parametrize("name, status, workers", [
+    ("SIGINT", 130, "1"), ("SIGTERM", 143, "2"), ("SIGHUP", 129, "2"),
+    pytest.param("SIGINT", 130, "2", marks=SLOW)])
+def test_a_stop_signal_keeps_the_journal_and_resume_finishes(tmp_path, reference, name, status,
+                                                             workers, stopped_promptly):
+    """Ctrl-C's line, 128 + the signal, the journal kept; --resume writes the whole file."""
+    proc = start(SELFPLAY + ["--out", "g.jsonl", "--workers", workers], tmp_path)
     wait_for(lambda: entries(tmp_path / "g.jsonl.journal") >= 1, proc)
+    t0 = time.monotonic()
     proc.send_signal(getattr(signal, name))
     _, err = proc.communicate(timeout=30)
+    stopped_promptly(time.monotonic() - t0)
     assert proc.returncode == status, err
-    assert err.startswith("bergen: interrupted after ") and "--resume" in err
-    assert len(err.splitlines()) == 1 and not (tmp_path / "g.jsonl").exists()
+    assert err.startswith("bergen: interrupted after ") and "of 6 matches" in err
+    assert "--resume" in err and len(err.splitlines()) == 1
+    assert entries(tmp_path / "g.jsonl.journal") >= 1 and not (tmp_path / "g.jsonl").exists()
     again = run_here(SELFPLAY + ["--out", "g.jsonl", "--resume"], tmp_path)
     assert again.exit_code == 0, again.output
     assert (tmp_path / "g.jsonl").read_bytes() == reference["ref"]
-
-
-def test_a_stopped_scheduler_ends_the_command_with_its_journal_kept(scheduler, tmp_path,
-                                                                   reference):
-    """kill -STOP of the scheduler mid-run: with --cluster-timeout 4 the command stops saying
-    where the finished work is and to --resume (exit 2); --resume on local workers finishes the
-    same file."""
-    sched, address, start_worker = scheduler
-    start_worker()
-    _wait_workers(address, 1)
-    proc = start(SELFPLAY + ["--out", "c.jsonl", "--cluster", address, "--cluster-timeout", "4"],
-                 tmp_path)
-    wait_for(lambda: entries(tmp_path / "c.jsonl.journal") >= 1, proc, timeout=120)
-    os.kill(sched.pid, signal.SIGSTOP)
-    t0 = time.monotonic()
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 2 and time.monotonic() - t0 < 60, err
-    last = err.strip().splitlines()[-1]
-    assert "has not answered for" in last and "kept in c.jsonl.journal" in last, err
-    assert "--resume" in last and "Traceback" not in err
-    again = run_here(SELFPLAY + ["--out", "c.jsonl", "--resume", "--workers", "2"], tmp_path)
-    assert again.exit_code == 0, again.output
-    assert (tmp_path / "c.jsonl").read_bytes() == reference["ref"]
 
 
 # ---- children forked while the stop signals are held back -----------------------------------
@@ -547,8 +508,7 @@ def _blocked_signals():
 
 
 def _child(stop, parent: int, conn):
-    """A forked child as the pool starts one: its initializer (with the run's stop), then its
-    signal mask and whether it holds that stop sent back, then waiting."""
+    """A pool's forked child: its initializer, then its signal mask and stop sent back."""
     from bergen_search.runs import parallel
     parallel._worker_init(parent, stop)
     conn.send((_blocked_signals(), parallel.own_stop() is stop))
@@ -558,9 +518,8 @@ def _child(stop, parent: int, conn):
 
 @pytest.mark.parametrize("init", ["search", "runs"])
 def test_children_forked_under_deferred_ctrl_c_unblock_the_stop_signals(init):
-    """`deferred_ctrl_c` blocks SIGINT, SIGTERM and SIGHUP around a fork; a child's initializer
-    unblocks them (else a pool ending its children waits forever), a search's run's child
-    holding its stop."""
+    """`deferred_ctrl_c` blocks the stop signals around a fork; a child's initializer unblocks
+    them (else a pool ending its children waits forever) and holds the run's stop."""
     import multiprocessing
 
     from bergen_search.runs import parallel
@@ -589,30 +548,29 @@ def test_children_forked_under_deferred_ctrl_c_unblock_the_stop_signals(init):
     (["analyze", "examples/match.json", "--iterations", "30", "--quiet", "--seat", "0"],
      ["--out", "--html"])])
 def test_every_command_that_writes_a_file_refuses_an_existing_one(tmp_path, command, options):
-    """selfplay --out, arena --out, analyze --out and --html: an existing file is refused (exit
-    2, one line, the file untouched) and replaced only with --force; selfplay's also with
-    --resume (play's own tests cover its)."""
+    """An existing file is refused (exit 2, one line, untouched) and replaced with --force;
+    selfplay's also with --resume, which without a journal starts afresh."""
     for option in options:
         target = tmp_path / f"kept{option.replace('-', '_')}"
         target.write_text("the old results\n")
-        res = CliRunner().invoke(main, [*command, option, str(target)], prog_name="bergen")
+        res = bergen(*command, option, target)
         assert res.exit_code == 2 and "exists: give --force to replace it" in res.stderr
         assert len(res.stderr.splitlines()) == 1
         assert target.read_text() == "the old results\n"
-        res = CliRunner().invoke(main, [*command, option, str(target), "--force"],
-                                 prog_name="bergen")
+        res = bergen(*command, option, target, "--force")
         assert res.exit_code == 0, res.output
         assert target.read_text() != "the old results\n"
     if command[0] == "selfplay":
         assert len(target.read_text().splitlines()) == 2
+        target.write_text("the old results\n")
         assert run_here([*command, "--out", str(target), "--resume"], tmp_path).exit_code == 0
+        assert len(target.read_text().splitlines()) == 2
 
 
 # ---- outputs as a careless user gives them -----------------------------------------------
 def test_a_folder_that_takes_no_new_file_is_not_called_missing(tmp_path):
-    """A folder that is there but takes no new file (ENOENT, EACCES: /proc, /sys as root) is
-    told to write elsewhere; a vanished folder, a permission and a long name keep their
-    remedies."""
+    """A folder there that takes no new file (ENOENT, EACCES: /proc as root) is told to write
+    elsewhere; a vanished folder, a permission and a long name keep their remedies."""
     there = tmp_path / "x.jsonl"
     for code in (errno.ENOENT, errno.EACCES):
         err = str(WriteFailed(str(there), OSError(code, os.strerror(code))))
@@ -635,8 +593,7 @@ def test_a_folder_that_takes_no_new_file_is_not_called_missing(tmp_path):
                                      ["play", "--engine", "random", "--out"]])
 def test_every_output_in_a_folder_that_takes_no_new_file_fails_before_it_starts(
         tmp_path, monkeypatch, command):
-    """Every command that writes a file says so before any work (play: before the first move),
-    exit 74, one line."""
+    """Said before any work (play: before the first move), exit 74, one line."""
     real_open = os.open
 
     def refusing(path, flags, *args, **kwargs):
@@ -645,7 +602,7 @@ def test_every_output_in_a_folder_that_takes_no_new_file_fails_before_it_starts(
         return real_open(path, flags, *args, **kwargs)
     monkeypatch.setattr(os, "open", refusing)         # tempfile's os.open too
     out = tmp_path / "out.file"
-    res = CliRunner().invoke(main, [*command, str(out)], input="2-2\n", prog_name="bergen")
+    res = bergen(*command, out, input="2-2\n")
     assert res.exit_code == 74, res.output
     assert "you played" not in res.stdout and "Bergen against" not in res.stdout
     line = res.stderr.strip()
@@ -655,20 +612,13 @@ def test_every_output_in_a_folder_that_takes_no_new_file_fails_before_it_starts(
     assert not os.listdir(tmp_path)
 
 
-@pytest.fixture
-def read_only_disk(tmp_path):
-    """A read-only tmpfs."""
-    yield from _tmpfs(tmp_path / "ro", "ro")
-
-
 @pytest.mark.parametrize("command", [
     ["best", "examples/decision.json", "--iterations", "300"],
     pytest.param(["analyze", "examples/match.json", "--iterations", "100", "--json"],
                  marks=SLOW),
     ["selfplay", "--games", "5"]])
 def test_standard_output_on_a_full_device_is_exit_74(command):
-    """A full standard output (`> /dev/full`) is exit 74 and a line naming what failed
-    (COMMANDS.md), for a document written at the end and for a stream of records."""
+    """`> /dev/full` is exit 74 and a line naming it, for a document and for a stream."""
     with open("/dev/full", "w") as full:
         proc = subprocess.run(CMD + command, stdout=full, stderr=subprocess.PIPE, text=True,
                               timeout=120)
@@ -679,8 +629,7 @@ def test_standard_output_on_a_full_device_is_exit_74(command):
 
 
 def test_a_closed_pipe_ends_quietly_as_unix_tools_do():
-    """`bergen selfplay | head -c 100`: exit 141 (a Unix tool killed by SIGPIPE), nothing on
-    standard error."""
+    """`bergen selfplay | head -c 100`: exit 141 (killed by SIGPIPE), nothing on stderr."""
     proc = subprocess.Popen(CMD + ["selfplay", "--games", "300", "--seed", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.read(100)
@@ -691,20 +640,20 @@ def test_a_closed_pipe_ends_quietly_as_unix_tools_do():
 
 
 def test_an_out_that_is_not_a_file_is_never_replaced(tmp_path):
-    """A run's output that is not a regular file is refused (its journal and lock would land
-    beside it); a one-shot write (`play --out`) goes into it in place (a full device: 74)."""
+    """A run's output that is not a regular file is refused (its journal would land beside it);
+    a one-shot write (`play --out`) goes into it in place (a full device: 74)."""
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     for out in ("/dev/full", str(fifo)):
         before = os.stat(out)
-        res = CliRunner().invoke(main, ["selfplay", "--games", "2", "--out", out, "--force"])
+        res = bergen("selfplay", "--games", "2", "--out", out, "--force")
         assert res.exit_code == 2
         assert f"{out} is not a regular file" in res.stderr
         after = os.stat(out)
         assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
     assert not os.path.exists("/dev/full.journal") and not os.path.exists("/dev/full.lock")
-    res = CliRunner().invoke(main, ["analyze", "examples/match.json", "--iterations", "50",
-                                    "--html", "/dev/full", "--force"])
+    res = bergen("analyze", "examples/match.json", "--iterations", "50", "--html", "/dev/full",
+                 "--force")
     assert res.exit_code == 2 and "/dev/full is not a regular file" in res.stderr
     proc = subprocess.run(CMD + ["play", "--engine", "greedy", "--seed", "2", "--out",
                                  "/dev/full", "--force"], input="quit\n", capture_output=True,
@@ -716,61 +665,60 @@ def test_an_out_that_is_not_a_file_is_never_replaced(tmp_path):
 
 
 def test_an_output_that_is_an_input_or_another_output_is_refused(tmp_path):
-    """`analyze M --out M --force` and `--out F --html F` are refused at once, nothing
-    written."""
+    """`analyze M --out M --force` and `--out F --html F` are refused, nothing written."""
     record = tmp_path / "m.json"
     shutil.copy("examples/match.json", record)
     text = record.read_text()
-    res = CliRunner().invoke(main, ["analyze", str(record), "--out", str(record), "--force",
-                                    "--iterations", "50"])
+    res = bergen("analyze", record, "--out", record, "--force", "--iterations", "50")
     assert res.exit_code == 2
     assert f"{record} is the input: give --out another file" in res.stderr
     assert record.read_text() == text
     same = tmp_path / "f.json"
-    res = CliRunner().invoke(main, ["analyze", str(record), "--out", str(same), "--html",
-                                    str(tmp_path / "." / "f.json"), "--iterations", "50"])
+    res = bergen("analyze", record, "--out", same, "--html", tmp_path / "." / "f.json",
+                 "--iterations", "50")
     assert res.exit_code == 2 and "is also --out: give --html another file" in res.stderr
     assert not same.exists()
 
 
 def test_a_read_only_file_system_is_exit_74(read_only_disk):
-    """A read-only file system is exit 74 and its remedy (COMMANDS.md)."""
-    proc = subprocess.run(CMD + ["selfplay", "--out", str(read_only_disk / "g.jsonl")],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 74
-    assert proc.stderr == (f"bergen: cannot write {read_only_disk / 'g.jsonl'}: Read-only file "
+    res = bergen("selfplay", "--out", read_only_disk / "g.jsonl")
+    assert res.exit_code == 74
+    assert res.stderr == (f"bergen: cannot write {read_only_disk / 'g.jsonl'}: Read-only file "
                            f"system; make the file system writable, then run the same command "
                            f"again\n")
 
 
 def test_a_result_that_times_out_is_a_stall_not_a_lost_scheduler(monkeypatch):
-    """A result a stopped scheduler never hands over is `ClusterStalled` (TimeoutError is an
-    OSError, not a lost scheduler), worded by whether the scheduler answers the probe; a reset
-    connection is `ClusterLost`."""
+    """A result never handed over is `ClusterStalled`, worded by whether the scheduler answers
+    the probe (TimeoutError is an OSError, not a loss); a reset connection is `ClusterLost`."""
     distributed = pytest.importorskip("distributed")
     from bergen_search.runs.parallel import Cluster, ClusterLost, ClusterStalled, _on_client
 
     class Future:
         key = "k0"
 
+        def __init__(self, error):
+            self.error = error
+
         def result(self, timeout=None):
-            raise TimeoutError()
+            raise self.error
 
     class Client:
         loop = None
 
-        def submit(self, fn, item, pure=False, retries=0):
-            return Future()
-
-        def sync(self, fn, **kwargs):            # the scheduler's probe: no answer
-            raise TimeoutError()
-
-    class Answering(Client):
         class scheduler:
             identity = None
 
-        def sync(self, fn, **kwargs):
-            return {"n_workers": 1}
+        def __init__(self, error, workers):
+            self.error, self.workers = error, workers
+
+        def submit(self, fn, item, pure=False, retries=0):
+            return Future(self.error)
+
+        def sync(self, fn, **kwargs):            # the scheduler's probe
+            if self.workers is None:
+                raise TimeoutError()
+            return {"n_workers": self.workers}
 
     class Completed:
         def __init__(self, futures, loop=None):
@@ -787,20 +735,11 @@ def test_a_result_that_times_out_is_a_stall_not_a_lost_scheduler(monkeypatch):
             return out
 
     monkeypatch.setattr(distributed, "as_completed", Completed)
-    with pytest.raises(ClusterStalled, match="has not answered for") as e:
-        _on_client(abs, [1], Client(), lambda i, r: None, "tcp://x:1", own=False,
-                   spec=Cluster("tcp://x:1", timeout=4))
-    assert isinstance(e.value, ClusterLost)          # a stall is a kind of loss, still
-    with pytest.raises(ClusterStalled, match="did not hand over a finished result within 4 s"):
-        _on_client(abs, [1], Answering(), lambda i, r: None, "tcp://x:1", own=False,
-                   spec=Cluster("tcp://x:1", timeout=4))
-
-    class Gone(Future):
-        def result(self, timeout=None):
-            raise ConnectionResetError()
-
-    monkeypatch.setattr(Client, "submit", lambda self, fn, item, pure=False, retries=0: Gone())
-    with pytest.raises(ClusterLost, match="lost the Dask scheduler") as e:
-        _on_client(abs, [1], Client(), lambda i, r: None, "tcp://x:1", own=False,
-                   spec=Cluster("tcp://x:1", timeout=4))
-    assert not isinstance(e.value, ClusterStalled)
+    for error, workers, stalled, words in [
+            (TimeoutError(), None, True, "has not answered for"),
+            (TimeoutError(), 1, True, "did not hand over a finished result within 4 s"),
+            (ConnectionResetError(), None, False, "lost the Dask scheduler")]:
+        with pytest.raises(ClusterLost, match=words) as e:      # a stall is a kind of loss
+            _on_client(abs, [1], Client(error, workers), lambda i, r: None, "tcp://x:1",
+                       own=False, spec=Cluster("tcp://x:1", timeout=4))
+        assert isinstance(e.value, ClusterStalled) == stalled

@@ -1,6 +1,5 @@
-"""The reference rules engine (RULES.md), the core's oracle: an immutable `State` holding what
-is known (hands as masks plus counts of hidden tiles, the reserve in draw order or counted).
-Actions are the core's ints: a play `tile * 2 + end` (the lead `tile * 2`), `DRAW`, `PASS`."""
+"""The reference rules engine (RULES.md), the core's oracle: an immutable `State` of what is
+known. Actions are the core's ints: a play `tile * 2 + end` (a lead `tile * 2`), DRAW, PASS."""
 from __future__ import annotations
 
 from ..errors import BergenError
@@ -14,6 +13,7 @@ from .tiles import (
     TILES_WITH,
     is_double,
     iter_mask,
+    mask_of,
     mask_pips,
     other_half,
     popcount,
@@ -62,8 +62,7 @@ def fitting(hand: int, left: int, right: int) -> int:
 
 
 def plays(hand: int, left: int, right: int) -> list:
-    """Every play of `hand` at ends `left`, `right` in the core's order: by tile, left end
-    first."""
+    """Every play of `hand` at ends `left`, `right` in the core's order (by tile, left first)."""
     out = []
     for t in iter_mask(fitting(hand, left, right)):
         lo, hi = TILE_LOW[t], TILE_HIGH[t]
@@ -76,8 +75,7 @@ def plays(hand: int, left: int, right: int) -> list:
 
 def actions(rules: Rules, hand: int, left: int, right: int, reserve_size: int,
             draws_this_turn: int) -> list:
-    """The actions of a seat holding `hand` on a led line: its plays, else a draw, else a
-    pass."""
+    """The actions of `hand` on a led line: its plays, else a draw, else a pass."""
     return (plays(hand, left, right)
             or [DRAW if rules.may_draw(reserve_size, draws_this_turn) else PASS])
 
@@ -183,8 +181,7 @@ class State:
     @classmethod
     def deal(cls, rules: Rules, hands, reserve=None, scores=None, hidden=None,
              reserve_size=None) -> "State":
-        """A round about to be led: `hands` masks (None: hidden), `reserve` the draw order or
-        None."""
+        """A round about to be led: `hands` masks (None: hidden), `reserve` the draw order."""
         n = rules.players
         if len(hands) != n:
             raise BergenError(f"expected {n} hands, got {len(hands)}", field="hands")
@@ -277,20 +274,13 @@ class State:
 
     def located(self) -> int:
         """Mask of the tiles whose place is known: line, known hand tiles, known reserve."""
-        m = 0
+        m = self.line_mask() | mask_of(self.reserve or ())
         for h in self.hands:
             m |= h
-        m |= self.line_mask()
-        if self.reserve is not None:
-            for t in self.reserve:
-                m |= 1 << t
         return m
 
     def line_mask(self) -> int:
-        m = 0
-        for a, b in self.line:
-            m |= 1 << tile_index(a, b)
-        return m
+        return mask_of(tile_index(a, b) for a, b in self.line)
 
     def fits(self, t: int) -> tuple:
         """(fits left, fits right) for tile t on the current line."""
@@ -298,12 +288,6 @@ class State:
             return (True, False)
         lo, hi = TILE_LOW[t], TILE_HIGH[t]
         return (lo == self.left or hi == self.left, lo == self.right or hi == self.right)
-
-    def playable_mask(self) -> int:
-        """Tiles that fit one end of the line (all tiles before the lead)."""
-        if not self.line:
-            return ALL_TILES
-        return TILES_WITH[self.left] | TILES_WITH[self.right]
 
     def legal_moves(self) -> list:
         """The actions of the seat to move in a fully known state, in the core's order."""
@@ -351,7 +335,7 @@ class State:
         return s
 
     def _no_play_possible(self, seat: int, what: str):
-        fit = self.hands[seat] & self.playable_mask()
+        fit = fitting(self.hands[seat], self.left, self.right)   # called after the lead
         if fit:
             t = (fit & -fit).bit_length() - 1
             raise BergenError(f"seat {seat} may not {what}: it holds {tile_str(t)}, which fits")
@@ -417,8 +401,6 @@ class State:
 
     def _lead(self, seat: int, t: int):
         rules = self.rules
-        if t is None:
-            raise BergenError("the lead must name its tile")
         if not is_double(t) and rules.no_double == "redeal":
             raise BergenError(f"the lead must be a double, not {tile_str(t)}", field="play")
         if not any(self.hidden):

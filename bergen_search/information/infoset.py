@@ -1,11 +1,12 @@
-"""What one seat knows (RULES.md, "Decisions and chance"): an `InfoSet` holds its hand, the
-line, sizes, scores, and the proofs about the hidden tiles as the sampler needs them: the free
-tiles (placed unknown, or played of uncertain origin), the groups they may come from (per
-other seat one per epoch: its deal, then each turn it drew; and the reserve), and for each
-free tile the groups it may belong to. `Observer` builds it from a round's events."""
+"""What one seat knows (RULES.md, "Decisions and chance"): an `InfoSet` holds what it sees and
+the proofs about the hidden tiles: the free tiles, the groups they may come from (per other
+seat one per epoch: its deal, then each turn it drew; and the reserve), and for each free tile
+the groups it may belong to. `Observer` builds it from a round's events."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from functools import reduce
+from operator import or_
 
 from ..errors import BergenError
 from ..game.rules import Rules
@@ -26,10 +27,7 @@ RESERVE = -1
 
 def numbers_mask(numbers) -> int:
     """Mask of the tiles showing any of the numbers."""
-    m = 0
-    for v in numbers:
-        m |= TILES_WITH[v]
-    return m
+    return reduce(or_, (TILES_WITH[v] for v in numbers), 0)
 
 
 @dataclass(frozen=True)
@@ -80,9 +78,7 @@ class InfoSet(LineEnds):
 
     def key(self) -> tuple:
         """Everything that defines the set: equal keys, equal information."""
-        return (self.rules, self.seat, self.scores, self.hand, self.line, self.hand_sizes,
-                self.reserve_size, self.passes, self.draws_this_turn, self.last_drawn,
-                self.groups, self.free, self.played_free, self.decisions, self.public)
+        return tuple(getattr(self, f.name) for f in fields(self))
 
 
 @dataclass(frozen=True)
@@ -255,19 +251,13 @@ class _SeatHistory:
     """One hidden seat's epochs, proofs and plays, as everyone saw them."""
 
     def __init__(self, hand_size: int):
-        # [event that opened it, tiles acquired]
-        self.epochs: list[list[int]] = [[-1, hand_size]]
+        self.epochs = [[-1, hand_size]]     # [event that opened it, tiles acquired]
         # (event, mask of the tiles it rules out, ends)
         self.voids: list[tuple[int, int, tuple[int, int]]] = []
         # (event, tile, epoch it surely came from or None)
         self.plays: list[tuple[int, int, int | None]] = []
-        self.turn_draws = 0                  # draws in the turn in progress
-        self.turn_start: int | None = None   # event of the first draw of that turn
-
-    def drew_at(self) -> int:
-        """The event of the first draw of the turn in progress, which has drawn."""
-        assert self.turn_start is not None
-        return self.turn_start
+        self.turn_draws = 0         # draws in the turn in progress
+        self.turn_start = -1        # event of the first draw of that turn
 
 
 class Observer:
@@ -306,14 +296,14 @@ class Observer:
             h.turn_draws += 1
             return
         if action == PASS:
-            h.voids.append((h.drew_at() if h.turn_draws else i, numbers_mask(ends), ends))
+            h.voids.append((h.turn_start if h.turn_draws else i, numbers_mask(ends), ends))
         else:
             t = action >> 1
             fixed = None
             if h.turn_draws:
                 # It drew until a tile fitted: that tile is the one played, the others drawn
                 # in this turn, and the whole hand, show neither end.
-                h.voids.append((h.drew_at(), numbers_mask(ends), ends))
+                h.voids.append((h.turn_start, numbers_mask(ends), ends))
                 fixed = len(h.epochs) - 1
             elif self.lead == (seat, t) and len(after.line) == 1:
                 fixed = 0   # the lead comes from the dealt hand
@@ -322,8 +312,7 @@ class Observer:
                 self.decisions.append(ObservedPlay(
                     i, seat, before.left, before.right, bool(before.left_double),
                     bool(before.right_double), before.line_mask(), action, bool(h.turn_draws)))
-        h.turn_draws = 0
-        h.turn_start = None
+        h.turn_draws, h.turn_start = 0, -1
 
     def constraints(self, public: bool = False) -> tuple[
             tuple[Group, ...], tuple[tuple[int, int], ...], int]:
@@ -376,7 +365,7 @@ class Observer:
         start, cap = h.epochs[-1]
         view.epochs = [list(e) for e in h.epochs[:-1]] + [[start, cap - 1],
                                                            [self.n_events, 1]]
-        view.voids = list(h.voids) + [(h.drew_at(), numbers_mask(ends), ends)]
+        view.voids = list(h.voids) + [(h.turn_start, numbers_mask(ends), ends)]
         view.plays = h.plays
         return view
 

@@ -1,7 +1,5 @@
-"""The world sampler: a world fills the information set's groups with its free tiles; a
-dynamic programme over the tiles (state: each group's capacity left) counts the worlds, and a
-walk down it draws one uniformly (or by the product of its tiles' inference factors), in the
-core (`_sampler.CoreSampler`) or here (`ReferenceSampler`), on the same table and RNG.
+"""The world sampler: a programme over the free tiles (state: each group's capacity left)
+counts the worlds, and a walk down it draws one, in the core (`_sampler`) or here.
 
 Three tiles are unseen (0-0, 1-1, 5-5): one is the other hand, two the reserve:
 
@@ -26,7 +24,7 @@ from typing import Any
 from ..errors import BergenError
 from ..game.rng import Rng
 from ..game.state import NO_TILE, State
-from ..game.tiles import ALL_TILES, N_TILES, popcount
+from ..game.tiles import ALL_TILES, N_TILES, mask_of, popcount
 from .infoset import RESERVE, InfoSet, check_infoset
 
 #: Programmes larger than this many nodes are refused (real play stays far below).
@@ -40,9 +38,8 @@ class World:
 
 
 def merge_groups(groups, free, factors=None):
-    """Merge the groups of one owner that every free tile may enter alike (with the same
-    factors): (merged [(owner, capacity)], allowed merged-groups mask per free tile, merged
-    group of each group)."""
+    """Merge one owner's groups that every free tile may enter alike (same factors): (merged
+    [(owner, capacity)], allowed merged mask per free tile, merged group of each group)."""
     columns = {}
     merged_of = []
     merged = []   # [owner, capacity]
@@ -59,13 +56,7 @@ def merge_groups(groups, free, factors=None):
             columns[key] = idx
             merged.append([grp.owner, grp.capacity])
         merged_of.append(idx)
-    allowed = []
-    for _, a in free:
-        m = 0
-        for g in range(len(groups)):
-            if a >> g & 1:
-                m |= 1 << merged_of[g]
-        allowed.append(m)
+    allowed = [mask_of(merged_of[g] for g in range(len(groups)) if a >> g & 1) for _, a in free]
     return [tuple(x) for x in merged], allowed, merged_of
 
 
@@ -95,8 +86,8 @@ def _steps(a: int, n_groups: int) -> list:
 
 
 def _programme(caps, allowed, weight=None):
-    """counts[i][state]: the ways to place tiles i.. into the groups (state: each group's
-    capacity left, packed), each way weighed by the product of its `weight[i][g]` if given."""
+    """counts[i][state]: the ways (weighed by `weight[i][g]` if given) to place tiles i.. into
+    the groups with the capacities left in `state`."""
     m, G = len(allowed), len(caps)
     if max(caps, default=0) > _CAP_MASK:
         raise BergenError(f"a group holds more than {_CAP_MASK} tiles")
@@ -140,10 +131,9 @@ def count_worlds(groups, free) -> int:
 
 class WorldTable:
     """The counting programme of an information set, flattened for the walk: node `v` has
-    options `opt_start[v] .. opt_start[v+1]-1`, each a group, a child node and a cumulative
-    weight. `total`: the number of worlds (merged groups one); `histories`: the histories they
-    stand for. `factors` ({tile: factor per group}) weighs them; `public`: `info` is the exact
-    endgame's public view."""
+    options `opt_start[v] .. opt_start[v+1]-1` (a group, a child, a cumulative weight).
+    `total`: the worlds (merged groups one); `histories`: the histories behind them; `factors`
+    {tile: factor per group} weighs them; `public`: `info` is the endgame's public view."""
 
     def __init__(self, info: InfoSet, factors: dict | None = None, public: bool = False):
         self.info = check_infoset(info, public)
@@ -303,8 +293,7 @@ class WorldTable:
 
 
 def check_world(info: InfoSet, hands, reserve) -> tuple:
-    """`(hands, reserve)` as tuples if they are a world of `info`; else `BergenError` naming
-    `hands` or `reserve`."""
+    """`(hands, reserve)` as tuples if they are a world of `info`, else `BergenError`."""
     rules = info.rules
     hands = tuple(hands)
     reserve = tuple(reserve)
@@ -336,8 +325,7 @@ def check_world(info: InfoSet, hands, reserve) -> tuple:
 
 
 def world_state(info: InfoSet, hands, reserve) -> State:
-    """The full-information State of a world of `info` (`hands` masks, `reserve` in draw
-    order), unchecked."""
+    """The full-information State of a world of `info`, unchecked."""
     rules = info.rules
     s = State.__new__(State)
     s.rules = rules
@@ -358,8 +346,8 @@ def world_state(info: InfoSet, hands, reserve) -> State:
 
 
 class ReferenceSampler:
-    """The pure-Python twin of `_sampler.CoreSampler`: a WorldTable's worlds drawn as the core
-    draws them, as hands and reserve (`sample`) or a `State` (`world`)."""
+    """The pure-Python twin of `_sampler.CoreSampler`: a WorldTable's worlds as the core draws
+    them."""
 
     def __init__(self, info: InfoSet, table: WorldTable | None = None):
         self.info = info
@@ -397,9 +385,8 @@ class ReferenceSampler:
 
 
 def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
-    """The number of distinct deals (which tiles each other seat and the reserve hold)
-    consistent with `info`, by a programme over the hidden tiles by class and Hall's condition
-    on each seat's epochs; BergenError past `limit` programme states."""
+    """The distinct deals (which tiles each other seat and the reserve hold) consistent with
+    `info`: a programme over the tiles by class, Hall's condition on each seat's epochs."""
     groups = info.groups
     seats = sorted({g.owner for g in groups if g.owner != RESERVE})
     group_bits = {s: sum(1 << i for i, g in enumerate(groups) if g.owner == s) for s in seats}

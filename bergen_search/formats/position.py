@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import reduce
 from itertools import combinations
+from operator import or_
 
 from ..errors import BergenError
 from ..game.rules import Rules
@@ -217,9 +219,7 @@ def _check_voids(pos: Position):
     seats = sorted(allowed)
     for k in range(1, len(seats) + 1):
         for group in combinations(seats, k):
-            union = 0
-            for s in group:
-                union |= allowed[s]
+            union = reduce(or_, (allowed[s] for s in group))
             need = sum(pos.hand_sizes[s] for s in group)
             if popcount(union) < need:
                 nums = sorted(set().union(*(pos.voids.get(s, ()) for s in group)))
@@ -274,6 +274,13 @@ def _at(field_name):
         raise BergenError(msg, field=field_name) from None
 
 
+def _read(value, name, like, parse, types=(list, str)):
+    if not isinstance(value, types):
+        raise BergenError(f"'{name}' must be {like}, got {type_name(value)}", field=name)
+    with _at(name):
+        return parse(value, name)
+
+
 def parse_position(obj) -> Position:
     """Check a decoded `bergen-position/1` and return it as a `Position`."""
     if isinstance(obj, Position):
@@ -291,24 +298,12 @@ def parse_position(obj) -> Position:
     to_move = obj["to_move"]
     if not is_int(to_move):
         raise BergenError(f"'to_move' must be a seat number, got {to_move!r}", field="to_move")
-    hand_obj = obj["hand"]
-    if not isinstance(hand_obj, (list, str)):
-        raise BergenError(f"'hand' must be a list of tiles like [\"0-3\", \"1-2\"], got "
-                          f"{type_name(hand_obj)}", field="hand")
-    with _at("hand"):
-        hand = parse_hand(hand_obj, "hand")
+    hand = _read(obj["hand"], "hand", 'a list of tiles like ["0-3", "1-2"]', parse_hand)
     line_obj = obj.get("line", "")
-    if line_obj is None:
-        line_obj = ""
-    if not isinstance(line_obj, (list, str)):
-        raise BergenError(f"'line' must be a string like \"5-3 3-3 3-6\" or a list of tiles, got "
-                          f"{type_name(line_obj)}", field="line")
-    with _at("line"):
-        line = parse_line(line_obj, "line")
-    sizes = obj["hand_sizes"]
-    if not isinstance(sizes, list):
-        raise BergenError(f"'hand_sizes' must be a list of integers, one per seat, got "
-                          f"{type_name(sizes)}", field="hand_sizes")
+    line = _read("" if line_obj is None else line_obj, "line",
+                 'a string like "5-3 3-3 3-6" or a list of tiles', parse_line)
+    sizes = _read(obj["hand_sizes"], "hand_sizes", "a list of integers, one per seat",
+                  lambda v, _: v, list)
     voids = _parse_voids(obj.get("voids"), rules.players)
     pos = Position(rules, scores, to_move, hand, line.pairs, tuple(sizes), obj["reserve_size"],
                    voids)
@@ -353,14 +348,13 @@ def position_from_flags(hand, *, line=None, hand_sizes=None, reserve_size=None, 
     `Rules` or dict) with `players` and `partnerships` over it; what can be derived is, and
     errors name the flag in `field`."""
     try:
-        return _from_flags(hand, line=line, hand_sizes=hand_sizes, reserve_size=reserve_size,
-                           scores=scores, players=players, partnerships=partnerships,
-                           to_move=to_move, rules=rules, voids=voids)
+        return _from_flags(hand, line, hand_sizes, reserve_size, scores, players, partnerships,
+                           to_move, rules, voids)
     except BergenError as e:
         raise BergenError(e.message, field=_flag_of(e.field)) from None
 
 
-def _from_flags(hand, *, line, hand_sizes, reserve_size, scores, players, partnerships, to_move,
+def _from_flags(hand, line, hand_sizes, reserve_size, scores, players, partnerships, to_move,
                 rules, voids):
     if rules is None:
         rules = Rules()
@@ -391,7 +385,7 @@ def _from_flags(hand, *, line, hand_sizes, reserve_size, scores, players, partne
     else:
         with _at("scores"):
             score_list = parse_int_list(scores, "scores", rules.n_sides)
-    if reserve_size is not None and isinstance(reserve_size, str):
+    if isinstance(reserve_size, str):
         try:
             reserve_size = int(reserve_size)
         except ValueError:

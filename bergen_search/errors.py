@@ -75,12 +75,6 @@ _REMEDY = {"ENOSPC": "free some space", "EDQUOT": "free some space (or raise the
            "EPERM": "give yourself write permission", "ENAMETOOLONG": "give a shorter name"}
 
 
-def _refuses_new_files(path: str, name: str) -> bool:
-    folder = os.path.dirname(os.path.abspath(path))
-    return (name in ("ENOENT", "EACCES", "EPERM") and not os.path.lexists(path)
-            and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK))
-
-
 class Where(TypedDict, total=False):
     """Where in a record, for `BergenError(message, **where)`."""
     round: int
@@ -97,8 +91,9 @@ class WriteFailed(BergenError):
                  then: str = "run the same command with --resume"):
         name = errno.errorcode.get(error.errno or 0, "")
         why = error.strerror or str(error) or type(error).__name__
-        if _refuses_new_files(path, name):
-            folder = os.path.dirname(os.path.abspath(path))
+        folder = os.path.dirname(os.path.abspath(path))
+        if (name in ("ENOENT", "EACCES", "EPERM") and not os.path.lexists(path)
+                and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK)):
             remedy = f"the folder {folder} takes no new files: write to another folder"
         else:
             remedy = f"{_REMEDY.get(name, 'fix that')}, then {then}"

@@ -185,27 +185,35 @@ class State:
         n = rules.players
         if len(hands) != n:
             raise BergenError(f"expected {n} hands, got {len(hands)}", field="hands")
-        s = cls.__new__(cls)
-        s.rules = rules
-        s.hands = tuple(h or 0 for h in hands)
-        s.hidden = tuple(hidden) if hidden is not None else tuple(
-            rules.hand_size if h is None else 0 for h in hands)
-        s.reserve = None if reserve is None else tuple(reserve)
-        s.reserve_size = rules.reserve_start if reserve_size is None else reserve_size
-        s.left = s.right = -1
-        s.left_double = s.right_double = False
-        s.line = ()
-        s.scores = tuple(scores) if scores is not None else (0,) * rules.n_sides
+        s = cls.of(rules, [h or 0 for h in hands], (), scores, reserve=reserve,
+                   reserve_size=rules.reserve_start if reserve_size is None else reserve_size,
+                   hidden=[rules.hand_size if h is None else 0 for h in hands]
+                   if hidden is None else hidden)
         if len(s.scores) != rules.n_sides:
             raise BergenError(f"expected {rules.n_sides} scores, got {len(s.scores)}",
                               field="scores")
-        s.passes = s.draws_this_turn = 0
-        s.last_drawn = NO_TILE
-        s.ended = s.winner = None
-        s.last_points = (0,) * rules.n_sides
         s._check_deal()
         lead = find_leader(rules, s.hands) if not any(s.hidden) else None
         s.to_move = lead[0] if lead else -1
+        return s
+
+    @classmethod
+    def of(cls, rules: Rules, hands, line, scores=None, *, reserve, reserve_size: int,
+           hidden=None, to_move: int = -1, passes: int = 0, draws_this_turn: int = 0,
+           last_drawn: int = NO_TILE) -> "State":
+        """A state from its parts, unchecked (`hidden` None: every hand known)."""
+        s = cls.__new__(cls)
+        s.rules, s.hands, s.line = rules, tuple(hands), tuple(line)
+        s.hidden = (0,) * rules.players if hidden is None else tuple(hidden)
+        s.reserve = None if reserve is None else tuple(reserve)
+        s.reserve_size, s.to_move, s.passes = reserve_size, to_move, passes
+        s.draws_this_turn, s.last_drawn = draws_this_turn, last_drawn
+        s.left, s.right = (s.line[0][0], s.line[-1][1]) if s.line else (-1, -1)
+        s.left_double = bool(s.line) and s.line[0][0] == s.line[0][1]
+        s.right_double = bool(s.line) and s.line[-1][0] == s.line[-1][1]
+        s.scores = (0,) * rules.n_sides if scores is None else tuple(scores)
+        s.ended = s.winner = None
+        s.last_points = (0,) * rules.n_sides
         return s
 
     def _check_deal(self):

@@ -326,23 +326,11 @@ def check_world(info: InfoSet, hands, reserve) -> tuple:
 
 def world_state(info: InfoSet, hands, reserve) -> State:
     """The full-information State of a world of `info`, unchecked."""
-    rules = info.rules
-    s = State.__new__(State)
-    s.rules = rules
-    s.hands = tuple(hands)
-    s.hidden = (0,) * rules.players
-    s.reserve = tuple(reserve)
-    s.reserve_size = len(s.reserve)
-    s.line = tuple(info.line)
-    s.left, s.right = info.left, info.right
-    s.left_double, s.right_double = info.left_double, info.right_double
-    s.scores = tuple(info.scores)
-    s.to_move = info.seat
-    s.passes, s.draws_this_turn = info.passes, info.draws_this_turn
-    s.last_drawn = info.last_drawn if info.draws_this_turn else NO_TILE
-    s.ended = s.winner = None
-    s.last_points = (0,) * rules.n_sides
-    return s
+    reserve = tuple(reserve)
+    return State.of(info.rules, hands, info.line, info.scores, reserve=reserve,
+                    reserve_size=len(reserve), to_move=info.seat, passes=info.passes,
+                    draws_this_turn=info.draws_this_turn,
+                    last_drawn=info.last_drawn if info.draws_this_turn else NO_TILE)
 
 
 class ReferenceSampler:

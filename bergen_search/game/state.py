@@ -156,9 +156,6 @@ def lead_rank(rules: Rules, t: int) -> int:
 
 class State:
     """A position in a round of a match. Build with `State.deal(...)`; advance with `apply`."""
-    __slots__ = ("rules", "hands", "hidden", "reserve", "reserve_size", "left", "right",
-                 "left_double", "right_double", "line", "scores", "to_move", "passes",
-                 "draws_this_turn", "last_drawn", "ended", "winner", "last_points")
     rules: Rules
     hands: tuple[int, ...]              # masks by seat
     hidden: tuple[int, ...]             # by seat, tiles held but not known to the viewer
@@ -177,6 +174,7 @@ class State:
     ended: str | None
     winner: int | None
     last_points: tuple[int, ...]
+    __slots__ = tuple(__annotations__)
 
     @classmethod
     def deal(cls, rules: Rules, hands, reserve=None, scores=None, hidden=None,

@@ -57,11 +57,7 @@ def apply_action(state: State, move: int, events: list, seats=None) -> State:
     """The state after the seat to move takes `move`, appended to `events` as `(seat, move,
     tile drawn or -1)` and told to `seats` (`play.seats.Seats`)."""
     seat = state.to_move
-    if move == DRAW:
-        assert state.reserve is not None
-        tile = state.reserve[0]
-    else:
-        tile = -1
+    tile = state.reserve[0] if move == DRAW and state.reserve else -1
     after = state.apply(move)
     if seats is not None:
         seats.observe(seat, move, after)
@@ -78,10 +74,8 @@ def play_round(state: State, engines, rng: Rng, events: list, seats=None, until=
         moves = state.legal_moves()
         if until is not None and until(state, moves):
             break
-        if seats is None:
-            m = choose(engines[state.to_move], state, moves, rng)
-        else:
-            m = seats.choose(state, moves)
+        m = (choose(engines[state.to_move], state, moves, rng) if seats is None
+             else seats.choose(state, moves))
         after = apply_action(state, m, events, seats)
         if on_action is not None:
             on_action(state, m, after)

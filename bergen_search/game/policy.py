@@ -55,14 +55,10 @@ def match_points(s: State, move: int) -> int:
 
 def scoring_choice(s: State, moves: list, rng: Rng) -> int:
     """`scoring`: the first play scoring most at once, else a random one."""
-    best, best_value = -1, 0
-    for i, m in enumerate(moves):
-        v = match_points(s, m)
-        if v > best_value:
-            best, best_value = i, v
-    if best < 0:
+    points = [match_points(s, m) for m in moves]
+    if max(points) == 0:
         return moves[rng.below(len(moves))]
-    return moves[best]
+    return moves[points.index(max(points))]
 
 
 def safe_choice(s: State, moves: list, rng: Rng) -> int:

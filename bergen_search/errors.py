@@ -15,10 +15,7 @@ class BergenError(ValueError):
     def __init__(self, message: str, *, round: int | None = None, event: int | None = None,
                  field: str | None = None):
         super().__init__(message)
-        self.message = message
-        self.round = round
-        self.event = event
-        self.field = field
+        self.message, self.round, self.event, self.field = message, round, event, field
 
     def located(self, *, round: int | None = None, event: int | None = None,
                 field: str | None = None) -> "BergenError":

@@ -72,22 +72,23 @@ def load_record_game(record) -> Game:
 def load(game) -> Game:
     """The `Game` of JSON text of a record or position, a position string, a decoded object,
     a `Record` or a `Position`."""
-    if isinstance(game, Position):
-        return Game(from_position(game.check()), game)
     if isinstance(game, Record):
         return load_record_game(game)
-    if isinstance(game, str) and is_position_string(game):
+    if isinstance(game, Position):
+        pos = game.check()
+    elif isinstance(game, str) and is_position_string(game):
         pos = parse_string(game)
-        return Game(from_position(pos), pos)
-    obj = game if isinstance(game, dict) else parse_json(game, "the game")
-    fmt = obj.get("format") if isinstance(obj, dict) else None
-    if fmt == RECORD_FORMAT:
-        return load_record_game(obj)
-    if fmt == POSITION_FORMAT:
+    else:
+        obj = game if isinstance(game, dict) else parse_json(game, "the game")
+        fmt = obj.get("format") if isinstance(obj, dict) else None
+        if fmt == RECORD_FORMAT:
+            return load_record_game(obj)
+        if fmt != POSITION_FORMAT:
+            raise BergenError(f"expected a {RECORD_FORMAT} or {POSITION_FORMAT} document or a "
+                              f"position string (bergen1/...), got format {fmt!r}",
+                              field="format")
         pos = parse_position(obj)
-        return Game(from_position(pos), pos)
-    raise BergenError(f"expected a {RECORD_FORMAT} or {POSITION_FORMAT} document or a "
-                      f"position string (bergen1/...), got format {fmt!r}", field="format")
+    return Game(from_position(pos), pos)
 
 
 def load_game(text) -> InfoSet:

@@ -102,9 +102,7 @@ def capped(value: int, score: int, target: int, endgame_cap: bool) -> int:
 def blocked_winner(rules: Rules, hands) -> int | None:
     """The side that scores a blocked round, or None for a full tie (RULES.md, `blocked`)."""
     n = rules.n_sides
-    doubles = [0] * n
-    pips = [0] * n
-    lowest = [99] * n
+    doubles, pips, lowest = [0] * n, [0] * n, [99] * n
     for seat, hand in enumerate(hands):
         side = rules.side_of(seat)
         d = hand & DOUBLES
@@ -464,8 +462,7 @@ class State:
         self._next_turn(seat)
 
     def _next_turn(self, seat: int):
-        self.draws_this_turn = 0
-        self.last_drawn = NO_TILE
+        self.draws_this_turn, self.last_drawn = 0, NO_TILE
         self.to_move = -1 if self.ended is not None else (seat + 1) % self.rules.players
 
     def _score(self, side: int, points: int):

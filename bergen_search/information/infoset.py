@@ -265,13 +265,10 @@ class Observer:
     only what every seat sees plus the hands of the `known` seats."""
 
     def __init__(self, rules: Rules, known, state: State):
-        self.rules = rules
-        self.known = frozenset(known)
+        self.rules, self.known, self.state, self.n_events = rules, frozenset(known), state, 0
         # Every seat's epochs and proofs, the known seats' too (for the public view).
         self.histories = {j: _SeatHistory(rules.hand_size) for j in range(rules.players)}
         self.lead: tuple[int, int] | None = None     # (seat, tile) once led
-        self.state = state
-        self.n_events = 0
         self.decisions: list[ObservedPlay] = []      # every seat's plays after the lead
 
     @property
@@ -280,11 +277,9 @@ class Observer:
 
     def step(self, seat: int, action: int, after: State):
         """Record the event `seat` took (`action`: a play, DRAW or PASS) leading to `after`."""
-        i = self.n_events
-        before = self.state
+        i, before = self.n_events, self.state
         ends = (before.left, before.right)
-        self.n_events += 1
-        self.state = after
+        self.n_events, self.state = i + 1, after
         if self.lead is None and action < DRAW:
             self.lead = (seat, action >> 1)
         h = self.histories[seat]
@@ -478,9 +473,7 @@ def _position_constraints(pos, seats, unknown) -> tuple[
 
 def from_position(pos) -> InfoSet:
     """The information set of a `bergen-position/1` (no history: its voids are the proofs)."""
-    rules = pos.rules
-    seat = pos.to_move
-    line_mask = pos.line_mask
+    rules, seat, line_mask = pos.rules, pos.to_move, pos.line_mask
     others = [j for j in range(rules.players) if j != seat]
     groups, free = _position_constraints(pos, others, ALL_TILES & ~pos.hand & ~line_mask)
     public = PublicView(*_position_constraints(pos, range(rules.players),

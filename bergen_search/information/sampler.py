@@ -338,9 +338,8 @@ class ReferenceSampler:
     them."""
 
     def __init__(self, info: InfoSet, table: WorldTable | None = None):
-        self.info = info
+        self.info, self.seat = info, info.seat
         self.table = WorldTable(info) if table is None else table
-        self.seat = info.seat
         hands = [0] * info.rules.players
         hands[info.seat] = info.hand
         self.base = world_state(info, hands, ())

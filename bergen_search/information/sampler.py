@@ -167,37 +167,29 @@ class WorldTable:
                         self.weight[i][mg] = factors[t][g]
             counts = _programme(caps, allowed, self.weight)
         # The nodes with a non-zero count, breadth first from the root.
-        index = {root: 0}
-        order = [root]
+        index, order = {root: 0}, [root]
         self.opt_start: list[int] = []
         self.opt_group: list[int] = []
         self.opt_child: list[int] = []
         self.opt_cum: list[float] = []
-        steps = [_steps(a, G) for a in allowed]
-        k = 0
-        while k < len(order):
-            i, st = order[k]
-            k += 1
+        steps = [_steps(a, G) for a in allowed] + [[]]      # the last level has no options
+        for i, st in order:                 # the list grows as the walk finds nodes
             self.opt_start.append(len(self.opt_group))
-            if i == m:
-                continue
             cum = 0.0
-            below = counts[i + 1]
             for g, unit, shift in steps[i]:
-                if st >> shift & _CAP_MASK:
-                    c = below[st - unit]
-                    if c == 0:
-                        continue
-                    if self.weight is not None:
-                        c *= self.weight[i][g]
-                    child = (i + 1, st - unit)
-                    if child not in index:
-                        index[child] = len(order)
-                        order.append(child)
-                    cum += float(c)
-                    self.opt_group.append(g)
-                    self.opt_child.append(index[child])
-                    self.opt_cum.append(cum)
+                if not st >> shift & _CAP_MASK or counts[i + 1][st - unit] == 0:
+                    continue
+                c = counts[i + 1][st - unit]
+                if self.weight is not None:
+                    c *= self.weight[i][g]
+                child = (i + 1, st - unit)
+                if child not in index:
+                    index[child] = len(order)
+                    order.append(child)
+                cum += float(c)
+                self.opt_group.append(g)
+                self.opt_child.append(index[child])
+                self.opt_cum.append(cum)
         self.opt_start.append(len(self.opt_group))
         self.n_nodes = len(order)
         self.reserve_group = self.owners.index(RESERVE)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import fields
+from typing import NamedTuple
 
 from ..errors import BergenError
 from ..game.rules import Rules
@@ -68,11 +69,10 @@ def to_string(pos: Position) -> str:
     return "/".join(parts)
 
 
-class _Part:
+class _Part(NamedTuple):
     """Where a part sits, for error messages: `the hand (part 5, '0-3,7-1')`."""
-
-    def __init__(self, index: int, text: str):
-        self.index, self.text = index, text
+    index: int
+    text: str
 
     def error(self, message: str) -> BergenError:
         shown = self.text if len(self.text) <= 60 else self.text[:57] + "..."

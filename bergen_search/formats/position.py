@@ -79,8 +79,7 @@ def _seat_list(seats) -> str:
 
 
 def _check(pos: Position):
-    rules = pos.rules
-    n = rules.players
+    rules, n = pos.rules, pos.rules.players
     if not is_int(pos.to_move) or not 0 <= pos.to_move < n:
         raise BergenError(f"'to_move' must be a seat 0..{n - 1} with {n} players, got "
                           f"{pos.to_move!r}", field="to_move")
@@ -121,8 +120,7 @@ def _check(pos: Position):
         raise BergenError(f"hand_sizes[{pos.to_move}] is {sizes[pos.to_move]}, but the hand of "
                           f"seat {pos.to_move} (to move) holds {hand_n} tiles",
                           field=f"hand_sizes[{pos.to_move}]")
-    laid = len(pos.line)
-    others = sum(sizes) - hand_n
+    laid, others = len(pos.line), sum(sizes) - hand_n
     total = hand_n + laid + others + pos.reserve_size
     if total != N_TILES:
         raise BergenError(f"the tiles add up to {total}, not 28: {hand_n} in the hand, {laid} on "

@@ -34,10 +34,6 @@ from ..game.tiles import (
     tile_str,
 )
 
-__all__ = ["parse_tile", "format_tile", "parse_tiles", "parse_hand", "format_hand", "Line",
-           "parse_line", "format_line", "parse_move_text", "parse_move", "resolve_move",
-           "format_move", "Move", "parse_int_list"]
-
 _SEPARATORS = re.compile(r"[\s,]+")
 _MOVE = re.compile(r"^(?P<tile>[^:]*?)\s*(?::\s*(?P<end>.*))?$")
 
@@ -176,12 +172,9 @@ def parse_move_text(text) -> tuple:
 def _ends_of(line):
     if line is None:
         return None
-    if isinstance(line, Line):
-        return line.ends
     if isinstance(line, tuple) and len(line) == 2 and all(isinstance(v, int) for v in line):
         return None if line[0] < 0 else line
-    left, right = getattr(line, "left"), getattr(line, "right")
-    return None if left < 0 else (left, right)
+    return None if line.left < 0 else (line.left, line.right)    # a Line, State or InfoSet
 
 
 def resolve_move(t: int, end, line) -> int:

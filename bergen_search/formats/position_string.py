@@ -71,12 +71,12 @@ def to_string(pos: Position) -> str:
 
 class _Part(NamedTuple):
     """Where a part sits, for error messages: `the hand (part 5, '0-3,7-1')`."""
-    index: int
+    at: int
     text: str
 
     def error(self, message: str) -> BergenError:
         shown = self.text if len(self.text) <= 60 else self.text[:57] + "..."
-        return BergenError(f"position string: {PARTS[self.index]} (part {self.index + 1}, "
+        return BergenError(f"position string: {PARTS[self.at]} (part {self.at + 1}, "
                            f"{shown!r}): {message}")
 
 

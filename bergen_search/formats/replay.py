@@ -182,9 +182,7 @@ def seen_steps(record, seats=None) -> Iterator[tuple]:
 
 def walk(record) -> Iterator[Step]:
     """The `Play`, `Draw` and `Pass` steps of `events(record)`, without the round marks."""
-    for item in events(record):
-        if isinstance(item, Step):
-            yield item
+    return (item for item in events(record) if isinstance(item, Step))
 
 
 def _replay(record):

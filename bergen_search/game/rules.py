@@ -17,7 +17,7 @@ NO_DOUBLES = ("redeal", "lowest-tile")
 DRAWS = ("until-playable", "one")
 BLOCKEDS = ("german", "pips", "american")
 
-# Codes shared with the core (src_cython/bergen_search/_core.pxd).
+# Codes shared with the core (src_cython/bergen_search/game/_core.pxd).
 LEAD_CODE = {v: i for i, v in enumerate(LEADS)}
 NO_DOUBLE_CODE = {v: i for i, v in enumerate(NO_DOUBLES)}
 DRAW_CODE = {v: i for i, v in enumerate(DRAWS)}
@@ -33,7 +33,6 @@ class Rules:
     """A rule set. `target` and `hand_size` left as None take the defaults for the player count."""
     players: int = 2
     partnerships: bool = False
-    # None: the player count's default, set by __post_init__.
     target: int = None      # type: ignore[assignment]
     hand_size: int = None   # type: ignore[assignment]
     lead: str = "lowest-double"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from ..errors import BergenError
@@ -414,13 +415,11 @@ def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
         if len(states) > limit:
             raise BergenError("the position leaves too many hidden possibilities to count the "
                               "deals")
-    fits: dict[tuple, bool] = {}     # (seat index, its class counts): they fill its epochs
-
+    @cache
     def fills(k: int, counts: tuple) -> bool:
-        if (k, counts) not in fits:
-            s = seats[k]
-            fits[k, counts] = _fills_epochs(groups, group_bits[s], classes[s], counts, played[s])
-        return fits[k, counts]
+        """Whether seat index k's class counts fill its epochs."""
+        s = seats[k]
+        return _fills_epochs(groups, group_bits[s], classes[s], counts, played[s])
 
     return sum(ways for st, ways in states.items() if st[0] == info.reserve_size
                and all(sum(st[1 + k]) == sizes[k] and fills(k, st[1 + k])

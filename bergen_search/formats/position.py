@@ -354,15 +354,11 @@ def position_from_flags(hand, *, line=None, hand_sizes=None, reserve_size=None, 
 
 def _from_flags(hand, line, hand_sizes, reserve_size, scores, players, partnerships, to_move,
                 rules, voids):
-    if rules is None:
-        rules = Rules()
-    if players is not None or partnerships is not None:
-        d = rules.to_dict(full=False) if isinstance(rules, Rules) else dict(rules)
-        if players is not None:
-            d["players"] = players
-        if partnerships is not None:
-            d["partnerships"] = partnerships
-        rules = d
+    rules = Rules() if rules is None else rules
+    over = {k: v for k, v in (("players", players), ("partnerships", partnerships))
+            if v is not None}
+    if over:
+        rules = {**(rules.to_dict(full=False) if isinstance(rules, Rules) else rules), **over}
     if not isinstance(rules, Rules):
         rules = Rules.from_dict(rules)
     n = rules.players
@@ -378,9 +374,8 @@ def _from_flags(hand, line, hand_sizes, reserve_size, scores, players, partnersh
     with _at("line"):
         line_obj = parse_line(line or "", "line")
     _check_apart(hand_mask, line_obj.mask)
-    if scores is None:
-        score_list = [0] * rules.n_sides
-    else:
+    score_list = [0] * rules.n_sides
+    if scores is not None:
         with _at("scores"):
             score_list = parse_int_list(scores, "scores", rules.n_sides)
     if isinstance(reserve_size, str):

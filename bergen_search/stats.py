@@ -41,8 +41,7 @@ def sample_variance(n, s, sq) -> float:
 
 
 def mean_stderr(n, s, sq) -> tuple:
-    """(mean, standard error) of n samples from their sum `s` and sum of squares `sq` (0 and inf
-    with none)."""
+    """(mean, standard error) of n samples from their sum `s` and sum of squares `sq`."""
     if n <= 0:
         return 0.0, float("inf")
     mean = s / n
@@ -63,8 +62,7 @@ def sample_sd(values) -> float | None:
 
 
 def ratio_stderr(numerators, denominators) -> float | None:
-    """The delta-method standard error of sum(x) / sum(y) over independent units (None below
-    two)."""
+    """The delta-method standard error of sum(x) / sum(y) over independent units (or None)."""
     n = len(numerators)
     total = sum(denominators)
     if n < 2 or total <= 0:

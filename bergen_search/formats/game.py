@@ -16,8 +16,7 @@ from .replay import RoundEnd, RoundStart, events
 
 @dataclass(frozen=True)
 class Game:
-    """The seat to move's information set and position, and for a record the record and the
-    seat's `Observer` after its last event."""
+    """The seat to move's information set and position (and a record's record and Observer)."""
     info: InfoSet
     position: Position
     record: Record | None = None
@@ -25,8 +24,7 @@ class Game:
 
 
 def observe_record(record) -> tuple:
-    """(the seat to move's `Observer` of the last round, the state after the last event) of an
-    unfinished record."""
+    """(the seat to move's `Observer`, the state after the last event) of an unfinished record."""
     record = parse_record(record)
     last = len(record.rounds) - 1
     where: Where = {"round": last}
@@ -70,8 +68,7 @@ def load_record_game(record) -> Game:
 
 
 def load(game) -> Game:
-    """The `Game` of JSON text of a record or position, a position string, a decoded object,
-    a `Record` or a `Position`."""
+    """The `Game` of a record or position (JSON text, decoded, or parsed) or a position string."""
     if isinstance(game, Record):
         return load_record_game(game)
     if isinstance(game, Position):

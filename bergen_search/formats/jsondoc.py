@@ -143,8 +143,7 @@ def parse_scores(value, rules: Rules, field: str, **where) -> tuple:
 
 
 def parse_header(obj: dict, scores_field: str) -> tuple:
-    """(version, rules, scores) of a record or position: its optional `version`, `rules` and
-    scores (in `scores_field`, zeros when left out)."""
+    """(version, rules, scores) of a record or position (scores in `scores_field`, or zeros)."""
     version = obj.get("version")
     if version is not None and (not isinstance(version, str) or len(version) > 100):
         raise BergenError(f"'version' must be the version string of the program that wrote "

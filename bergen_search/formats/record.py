@@ -32,8 +32,7 @@ _EVENT_FIELDS = ("seat",) + _ACTIONS
 
 @dataclass(frozen=True)
 class Event:
-    """A play (`tile`, `end` None when written bare), a draw (`tile`, None unseen) or a pass
-    by `seat`."""
+    """A play (`end` None when written bare), a draw (`tile` None unseen) or a pass by `seat`."""
     seat: int
     kind: str
     tile: int | None = None
@@ -51,8 +50,7 @@ class Event:
 
 @dataclass(frozen=True)
 class Round:
-    """A round: each seat's dealt hand (a mask, None unseen), the reserve in draw order (None
-    unknown) and the events."""
+    """A round: the dealt hands (masks, None unseen), the reserve in draw order, the events."""
     hands: tuple
     reserve: tuple | None
     events: tuple

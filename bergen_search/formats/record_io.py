@@ -91,8 +91,7 @@ def to_record(log) -> Record:
 
 
 def _events(log_events, seen=None) -> tuple:
-    """A round log's `(seat, action, tile drawn)` as `Event`s; with `seen` (a seat), the tiles
-    other seats drew unseen."""
+    """A round log's `(seat, action, tile)` as `Event`s (with `seen`, others' draws unseen)."""
     events = []
     led = False
     for seat, action, tile in log_events:
@@ -107,8 +106,7 @@ def _events(log_events, seen=None) -> tuple:
 
 
 def seat_record(rules, start_scores, seat: int, hand: int, log_events) -> Record:
-    """One round as `seat` alone saw it: its dealt `hand`, the other hands and the reserve
-    unknown, the other seats' draws unseen."""
+    """One round as `seat` alone saw it: its dealt `hand`, everything else unseen."""
     hands = tuple(hand if s == seat else None for s in range(rules.players))
     return Record(rules, tuple(start_scores), (Round(hands, None, _events(log_events, seat)),))
 

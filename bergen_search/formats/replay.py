@@ -126,8 +126,8 @@ def _check_hidden(observer: Observer, seat: int, action: int):
 
 
 def events(record) -> Iterator[ReplayEvent]:
-    """Replay `record` (a `Record` or its dict): per round a `RoundStart`, a step per event and
-    a `RoundEnd`; a `BergenError` at the first broken rule."""
+    """Per round of `record` a `RoundStart`, a step per event and a `RoundEnd`; a `BergenError`
+    at the first broken rule."""
     record = parse_record(record)
     scores = record.start_scores
     last = len(record.rounds) - 1
@@ -211,8 +211,7 @@ def _replay(record):
 
 
 def replay(record) -> dict:
-    """Check a record against the rules and score it event by event: the report FORMATS.md
-    describes; `BergenError` at the first error."""
+    """The FORMATS.md report of a record checked and scored event by event."""
     return _replay(record)[0]
 
 

@@ -98,8 +98,7 @@ def policy_code(policy) -> int:
 
 
 def playout_move(state: State, policy, seed: int) -> int:
-    """The play `policy` (name or code) makes in a fully known state with several legal plays,
-    drawing on Rng(seed)."""
+    """The play of `policy` (name or code) in a fully known state, drawing on Rng(seed)."""
     code = policy_code(policy)
     moves = state.legal_moves()
     if len(moves) < 2:

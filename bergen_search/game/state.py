@@ -311,8 +311,7 @@ class State:
             why = "the match ended" if self.winner is not None else \
                 f"the round ended ({self.ended})"
             raise BergenError(f"no event may follow: {why}")
-        if seat is None:
-            seat = self.to_move
+        seat = self.to_move if seat is None else seat
         if not 0 <= seat < self.rules.players:
             raise BergenError(f"seat {seat} does not exist with {self.rules.players} players",
                               field="seat")
@@ -320,8 +319,7 @@ class State:
             raise BergenError(f"out of turn: seat {self.to_move} is to move, not seat {seat}",
                               field="seat")
         s = self._copy()
-        s.to_move = seat
-        s.last_points = (0,) * self.rules.n_sides
+        s.to_move, s.last_points = seat, (0,) * self.rules.n_sides
         if action == DRAW:
             s._draw(seat, tile)
         elif action == PASS:

@@ -420,8 +420,7 @@ class Observer:
 
 
 def _banned(h: _SeatHistory, k: int, forbidden: int, start: int, until: int | None = None):
-    """The tiles ruled out of epoch k (opened at `start`) by the lead and the proofs before
-    `until`."""
+    """The tiles the lead and the proofs before `until` rule out of epoch k (opened at `start`)."""
     banned = forbidden if k == 0 else 0
     for ev, nums, _ in h.voids:
         if start <= ev and (until is None or ev < until):
@@ -455,8 +454,7 @@ def lead_forbidden(rules: Rules, lead_tile: int) -> int:
 
 def _position_constraints(pos, seats, unknown) -> tuple[
         tuple[Group, ...], tuple[tuple[int, int], ...]]:
-    """(groups, free) of the hidden tiles `unknown` among `seats` (one group each, barred from
-    its voids) and the reserve."""
+    """(groups, free) of the tiles `unknown` among `seats` (barred from voids) and the reserve."""
     groups: list[Group] = []
     allowed = {t: 0 for t in iter_mask(unknown)}
     for j in seats:

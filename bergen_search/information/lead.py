@@ -26,8 +26,7 @@ __all__ = ["leads"]
 
 
 def leads(rules: Rules, seat: int, hand: int) -> list:
-    """[(seat, tile, chance)] of every lead possible when `seat` was dealt `hand`, in the lead
-    order; the chances sum to 1."""
+    """[(seat, tile, chance)] of every lead possible when `seat` was dealt `hand`, in order."""
     n = rules.hand_size
     if popcount(hand) != n:
         raise ValueError(f"a dealt hand holds {n} tiles, got {popcount(hand)}")

@@ -118,8 +118,7 @@ class InFile(BergenError):
 
 
 class JSONError(BergenError):
-    """JSON text that does not parse: `line`, `column` (1-based) and `reason`; `extra_data`: a
-    whole value and then more."""
+    """JSON text that does not parse (`extra_data`: a whole value and then more)."""
 
     def __init__(self, line: int, column: int, reason: str, *, extra_data: bool = False):
         super().__init__(f"bad JSON at line {line}, column {column}: {reason}")
@@ -146,8 +145,7 @@ class NotApplicable(BergenError):
 
 
 class Interrupted(KeyboardInterrupt):
-    """A run cut short by Ctrl-C (a KeyboardInterrupt), with `partial`, the result over the
-    finished part, and `done` and `total` of its tasks."""
+    """A run cut short by Ctrl-C, with the `partial` result and `done` of `total` tasks."""
 
     def __init__(self, partial: object = None, done: int = 0, total: int = 0,
                  unit: str = "tasks"):

@@ -118,8 +118,7 @@ class Line(LineEnds):
 
 
 def parse_line(value, what: str = "line") -> Line:
-    """A line from `"5-3 3-3 3-6"` or `["5-3", "3-3", "3-6"]` (or a `Line`): tiles keep their
-    orientation, adjacent halves equal, no tile twice."""
+    """A line from `"5-3 3-3 3-6"` or a list of tiles (oriented, adjacent halves equal)."""
     if isinstance(value, Line):
         return value
     pairs: list[tuple[int, int]] = []
@@ -252,8 +251,7 @@ class Move:
 
     @classmethod
     def parse(cls, text: str, line=None) -> "Move":
-        """`a-b`, `a-b:L`, `a-b:R`, `draw` or `pass`; with `line`, a play is resolved as
-        `parse_move` resolves it (a bare tile to the one end it fits)."""
+        """`a-b`, `a-b:L`, `a-b:R`, `draw` or `pass`; with `line`, resolved as `parse_move`."""
         word = text.strip() if isinstance(text, str) else None
         if word in _FORCED:
             return _FORCED[word]

@@ -39,8 +39,7 @@ _REQUIRED = ("format", "to_move", "hand", "hand_sizes", "reserve_size")
 
 @dataclass(frozen=True)
 class Position(LineEnds):
-    """A position: `hand` a mask, `line` the oriented pairs, `ends` (None before the lead),
-    `voids` seat -> numbers it holds none of."""
+    """A position: `hand` a mask, `line` oriented pairs, `voids` seat -> numbers it lacks."""
     rules: Rules
     scores: tuple
     to_move: int

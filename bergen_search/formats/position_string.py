@@ -203,8 +203,7 @@ def _infer_sizes(rules: Rules, to_move: int, hand: int, line, sizes: list, reser
 
 
 def parse_string(text) -> Position:
-    """The `Position` of a string, checked as a `bergen-position/1` is; an error names the
-    part at fault."""
+    """The `Position` of a string, checked; an error names the part at fault."""
     if not isinstance(text, str):
         raise BergenError(f"a position string must be text, got {type(text).__name__}")
     text = text.strip()

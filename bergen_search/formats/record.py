@@ -164,8 +164,8 @@ def _parse_event(obj, rules: Rules, r: int, j: int) -> Event:
 
 
 def parse_record(obj, needed_by: str | None = None) -> Record:
-    """A decoded `bergen-record/1` checked as a `Record` (not its play); a position is refused
-    (`needed_by`: the command, for the message)."""
+    """A decoded `bergen-record/1` checked as a `Record` (not its play); `needed_by` names the
+    command refusing a position."""
     if isinstance(obj, Record):
         return obj
     if isinstance(obj, dict) and obj.get("format") == POSITION_FORMAT:

@@ -44,8 +44,7 @@ class LineError(BergenError):
 
 
 def iter_records(text, check: bool = False, needed_by: str | None = None) -> Iterator[Record]:
-    """The records of a `.jsonl` text, one per non-empty line; errors are `LineError`s, rule
-    errors too with `check=True`."""
+    """The records of a `.jsonl` text; errors are `LineError`s (rule errors with `check`)."""
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8")
     for n, line in enumerate(text.splitlines(), start=1):

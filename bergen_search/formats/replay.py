@@ -108,8 +108,7 @@ def _action_of(ev: Event, state: State) -> int:
 
 
 def _check_hidden(observer: Observer, seat: int, action: int):
-    """BergenError unless what a hidden seat did fits some deal of the hidden tiles that fits
-    the proofs so far (RULES.md, "Decisions and chance")."""
+    """BergenError unless what a hidden seat did fits some deal the proofs so far allow."""
     groups, free, _ = observer.constraints()
     if action < DRAW:
         t = action >> 1
@@ -165,8 +164,7 @@ def events(record) -> Iterator[ReplayEvent]:
 
 
 def seen_steps(record, seats=None) -> Iterator[tuple]:
-    """(step, {seat: Observer}) for each `Step` of `record`: what each seat of `seats` (default
-    all) had seen just before it."""
+    """(step, {seat: Observer}) for each `Step`: what each of `seats` had seen just before it."""
     record = parse_record(record)
     rules = record.rules
     seats = range(rules.players) if seats is None else seats

@@ -54,8 +54,7 @@ def choose(engine: int, state: State, moves: list, rng: Rng) -> int:
 
 
 def apply_action(state: State, move: int, events: list, seats=None) -> State:
-    """The state after the seat to move takes `move`, appended to `events` as `(seat, move,
-    tile drawn or -1)` and told to `seats` (`play.seats.Seats`)."""
+    """The state after `move`, appended to `events` as `(seat, move, tile drawn or -1)`."""
     seat = state.to_move
     tile = state.reserve[0] if move == DRAW and state.reserve else -1
     after = state.apply(move)

@@ -261,8 +261,7 @@ class _SeatHistory:
 
 
 class Observer:
-    """Follows a round event by event and keeps the proofs about the hidden seats' tiles. It reads
-    only what every seat sees plus the hands of the `known` seats."""
+    """Follows a round and keeps the proofs about the hidden tiles, seeing the `known` hands."""
 
     def __init__(self, rules: Rules, known, state: State):
         self.rules, self.known, self.state, self.n_events = rules, frozenset(known), state, 0
@@ -384,8 +383,7 @@ class Observer:
         return out
 
     def why_not(self, seat: int, tile: int) -> str:
-        """Why the hidden `seat` cannot hold `tile` now: the proof against its latest chance
-        to have got it (for error messages)."""
+        """Why the hidden `seat` cannot hold `tile` now (for error messages)."""
         h = self.histories[seat]
         start = h.epochs[-1][0]
         for ev, nums, ends in h.voids:
@@ -429,8 +427,7 @@ def _banned(h: _SeatHistory, k: int, forbidden: int, start: int, until: int | No
 
 
 def from_state_and_events(rules: Rules, seat: int, hand: int, start_scores, events) -> InfoSet:
-    """`seat`'s information set from its dealt `hand` and the events `(seat, action, tile)`
-    (`tile` read for its own draws only); BergenError at an illegal event."""
+    """`seat`'s information set from its dealt `hand` and the events `(seat, action, tile)`."""
     hands: list[int | None] = [None] * rules.players
     hands[seat] = hand
     state = State.deal(rules, hands, None, start_scores)

@@ -260,8 +260,7 @@ class WorldTable:
         return {t: found[i] for i, t in enumerate(self.tiles) if not self.is_played[i]}
 
     def enumerate(self):
-        """{(hands, sorted reserve): weight} of every distinct world; without factors the
-        weights sum to `total`."""
+        """{(hands, sorted reserve): weight} of every distinct world."""
         found = {}
         path = []
 
@@ -427,8 +426,7 @@ def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
 
 
 def _fills_epochs(groups, bits: int, classes: list, counts: tuple, played: list) -> bool:
-    """Whether `counts[i]` tiles of each class `classes[i]` (a groups mask) and the played
-    tiles fill the seat's groups (mask `bits`): Hall's condition."""
+    """Whether the classes' tiles and the played ones fill the groups `bits` (Hall's condition)."""
     idx = [i for i in range(len(groups)) if bits >> i & 1]
     supply = list(zip(classes, counts)) + [(m, 1) for m in played]
     if sum(n for _, n in supply) != sum(groups[i].capacity for i in idx):

@@ -4,6 +4,7 @@ seat one per epoch: its deal, then each turn it drew; and the reserve), and for 
 the groups it may belong to. `Observer` builds it from a round's events."""
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, fields
 from functools import reduce
 from operator import or_
@@ -368,11 +369,8 @@ class Observer:
         now, each with its first proof since the latest draw turn that left it a tile (`how`
         "draw" or "pass")."""
         h = self.hist[seat]
-        played: dict[int, int] = {}     # epoch: tiles played from it for sure
-        for _, _, epoch in h.plays:
-            if epoch is not None:
-                played[epoch] = played.get(epoch, 0) + 1
-        live = [k for k, (_, got) in enumerate(h.epochs) if got > played.get(k, 0)]
+        played = Counter(epoch for _, _, epoch in h.plays if epoch is not None)   # for sure
+        live = [k for k, (_, got) in enumerate(h.epochs) if got > played[k]]
         start = h.epochs[live[-1] if live else -1][0]
         draw_turns = {opened for opened, _ in h.epochs[1:]}
         out: dict[int, tuple[int, tuple[int, int], str]] = {}

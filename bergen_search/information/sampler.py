@@ -63,14 +63,11 @@ def merge_groups(groups, free, factors=None):
 
 def _split_ways(groups, merged_of) -> int:
     """The histories behind each world of merged groups (a multinomial per merged group)."""
-    ways = 1
     members: dict[int, list[int]] = {}     # merged group: its groups' capacities
     for g, m in enumerate(merged_of):
         members.setdefault(m, []).append(groups[g].capacity)
-    for caps in members.values():
-        if len(caps) > 1:
-            ways *= math.factorial(sum(caps)) // math.prod(map(math.factorial, caps))
-    return ways
+    return math.prod(math.factorial(sum(caps)) // math.prod(map(math.factorial, caps))
+                     for caps in members.values())
 
 
 #: A programme state packs the capacity left in each group, this many bits a group.
@@ -269,10 +266,8 @@ class WorldTable:
             if i == len(self.tiles):
                 w = self._world(path, None)
                 key = (w.hands, tuple(sorted(w.reserve)))
-                weight = 1
-                if self.weight is not None:
-                    for k, g in enumerate(path):
-                        weight *= self.weight[k][g]
+                weight = 1 if self.weight is None else math.prod(
+                    self.weight[k][g] for k, g in enumerate(path))
                 found[key] = found.get(key, 0) + weight
                 return
             for j in range(lo, hi):

@@ -34,10 +34,8 @@ _REQUIRED = 6
 _RULE_NAMES = tuple(f.name for f in fields(Rules) if f.name not in ("players", "partnerships"))
 _NUMBER = re.compile(r"^[0-9]{1,6}$")
 _BOOLS = {"true": True, "false": False, "on": True, "off": False}
-#: Position.check()'s fields -> the part that holds them.
-_PART_OF_FIELD = {"to_move": "to-move", "hand": "hand", "line": "line", "hand_sizes": "sizes",
-                  "reserve_size": "reserve", "scores": "scores", "voids": "voids",
-                  "rules": "rules"}
+#: Position.check()'s fields named otherwise here (the rest share their part's name).
+_PART_OF_FIELD = {"to_move": "to-move", "hand_sizes": "sizes", "reserve_size": "reserve"}
 
 
 def is_position_string(text) -> bool:
@@ -253,7 +251,7 @@ def parse_string(text) -> Position:
         return pos.check()
     except BergenError as e:
         name = (e.field or "").split("[")[0].split(".")[0]
-        part = parts.get(_PART_OF_FIELD.get(name, ""), None)
+        part = parts.get(_PART_OF_FIELD.get(name, name))
         if part is None:
             raise BergenError(f"position string: {e.message}") from None
         raise part.error(e.message) from None

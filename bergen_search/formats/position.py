@@ -203,13 +203,12 @@ def _check_voids(pos: Position):
             if not is_int(v) or not 0 <= v <= 6:
                 raise BergenError(f"voids of seat {seat}: {v!r} is not a number 0..6",
                                   field=f"voids.{seat}")
-    own = pos.voids.get(pos.to_move, ())
-    for v in sorted(own):
+    for v in sorted(pos.voids.get(pos.to_move, ())):
         held = pos.hand & TILES_WITH[v]
         if held:
-            t = (held & -held).bit_length() - 1
             raise BergenError(f"seat {pos.to_move} is listed void in {v}, but its hand holds "
-                              f"{tile_str(t)}", field=f"voids.{pos.to_move}")
+                              f"{tile_str((held & -held).bit_length() - 1)}",
+                              field=f"voids.{pos.to_move}")
     # Some deal must give every other seat its size avoiding its voids: Hall's condition.
     allowed = {seat: pos.unseen & ~numbers_mask(pos.voids.get(seat, ()))
                for seat in range(n) if seat != pos.to_move}

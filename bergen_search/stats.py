@@ -22,8 +22,7 @@ def replicates_stderr(variance: float, n: int) -> float:
 
 def spread(xs) -> tuple:
     """(mean, `replicates_stderr`) of independent replicates xs (inf with one)."""
-    n = len(xs)
-    mean = math.fsum(xs) / n
+    n, mean = len(xs), math.fsum(xs) / len(xs)
     if n < 2:
         return mean, math.inf
     return mean, replicates_stderr(_variance(xs, mean), n)

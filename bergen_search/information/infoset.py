@@ -201,8 +201,7 @@ def _check_counts(info: InfoSet, line_mask: int, public: bool) -> None:
 
 
 def _check_groups(info: InfoSet, line_mask: int, public: bool) -> None:
-    n, sizes = info.rules.players, info.hand_sizes
-    groups = info.groups
+    n, sizes, groups = info.rules.players, info.hand_sizes, info.groups
     if (not isinstance(groups, tuple) or not 1 <= len(groups) <= MAX_GROUPS
             or not all(isinstance(g, Group) for g in groups)):
         raise BergenError(f"groups must be 1..{MAX_GROUPS} Group objects", field="groups")

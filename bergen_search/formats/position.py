@@ -344,13 +344,14 @@ def position_from_flags(hand, *, line=None, hand_sizes=None, reserve_size=None, 
     `Rules` or dict) with `players` and `partnerships` over it; what can be derived is, and
     errors name the flag in `field`."""
     try:
-        return _from_flags(hand, line, hand_sizes, reserve_size, scores, players, partnerships,
-                           to_move, rules, voids)
+        return _from_flags(hand, line=line, hand_sizes=hand_sizes, reserve_size=reserve_size,
+                           scores=scores, players=players, partnerships=partnerships,
+                           to_move=to_move, rules=rules, voids=voids)
     except BergenError as e:
         raise BergenError(e.message, field=_flag_of(e.field)) from None
 
 
-def _from_flags(hand, line, hand_sizes, reserve_size, scores, players, partnerships, to_move,
+def _from_flags(hand, *, line, hand_sizes, reserve_size, scores, players, partnerships, to_move,
                 rules, voids):
     rules = Rules() if rules is None else rules
     over = {k: v for k, v in (("players", players), ("partnerships", partnerships))

@@ -83,9 +83,8 @@ def play_round(state: State, engines, rng: Rng, events: list, seats=None, until=
 
 
 class Match:
-    """A match from `start_scores` until a side reaches the target or `max_rounds` rounds are
-    played: deals from `Rng(seed)`, choices from `Rng(seed ^ PLAY_STREAM)` by
-    `seats(play_rng)` (None: by the simple engines' codes)."""
+    """A match until a side reaches the target or `max_rounds` are played: deals from
+    `Rng(seed)`, choices from `Rng(seed ^ PLAY_STREAM)` by `seats(play_rng)` or the engines."""
 
     def __init__(self, rules: Rules, seed: int, start_scores=None, seats=None,
                  max_rounds: int | None = None):

@@ -281,9 +281,7 @@ class WorldTable:
 
 def check_world(info: InfoSet, hands, reserve) -> tuple:
     """`(hands, reserve)` as tuples if they are a world of `info`, else `BergenError`."""
-    rules = info.rules
-    hands = tuple(hands)
-    reserve = tuple(reserve)
+    rules, hands, reserve = info.rules, tuple(hands), tuple(reserve)
     if len(hands) != rules.players:
         raise BergenError(f"expected {rules.players} hands, got {len(hands)}", field="hands")
     if hands[info.seat] != info.hand:

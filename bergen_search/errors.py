@@ -79,8 +79,7 @@ class Where(TypedDict, total=False):
 
 
 class WriteFailed(BergenError):
-    """A file could not be written: one line naming it, why and what to do (`then`, by
-    default resuming); exit status 74 (EX_IOERR)."""
+    """A file could not be written: one line naming it, why and what to do; exit status 74."""
 
     exit_status = 74
 
@@ -136,8 +135,7 @@ class TooBig(BergenError):
 
 
 class NotApplicable(BergenError):
-    """The engine asked for does not apply to this position: `why` says what is missing;
-    `interrupted`: a stop cut the attempt short."""
+    """The engine asked for does not apply here: `why` says what is missing."""
 
     def __init__(self, why: str, *, interrupted: bool = False):
         super().__init__(f"no exact endgame here: {why}")

@@ -141,9 +141,8 @@ def _two_sided(cdf, p: float, hi: float) -> float:
 
 
 def interval_quantile(p: float, dof: float) -> float:
-    """The quantile of a two-sided interval of probability p for an error with `dof` degrees
-    of freedom, maybe fractional: Student's t on them rounded to a tenth (so that the cache
-    holds), the normal quantile when infinite."""
+    """The two-sided quantile for `dof` degrees of freedom, maybe fractional: Student's t on
+    them rounded to a tenth (so that the cache holds), the normal quantile when infinite."""
     return normal_quantile(p) if not math.isfinite(dof) else t_quantile(p, round(dof, 1))
 
 

@@ -84,9 +84,8 @@ class InfoSet(LineEnds):
 
 @dataclass(frozen=True)
 class PublicView:
-    """What every seat knows about every hand, the seat to move's own included: `groups` (every
-    seat's epochs and the reserve, last), `free` and `decisions` as in `InfoSet`. Its worlds are
-    the exact endgame's chance (`search.endgame`)."""
+    """What every seat knows about every hand, as in `InfoSet` but for every seat (the groups
+    of every seat's epochs): the exact endgame's chance."""
     groups: tuple
     free: tuple
     played_free: int
@@ -104,8 +103,7 @@ def _int(v) -> bool:
 
 
 def check_infoset(info, public: bool = False) -> InfoSet:
-    """`info` if a search can start from it (led, not over, sizes and scores in range, the 28
-    tiles accounted for, groups that fit), else BergenError. `public`: the exact endgame's
+    """`info` if a search can start from it, else BergenError; `public`: the exact endgame's
     public view (no hand)."""
     if not isinstance(info, InfoSet):
         raise BergenError(f"expected an information set (infoset.InfoSet), got "

@@ -91,8 +91,7 @@ def to_record(log) -> Record:
 
 def _events(log_events, seen=None) -> tuple:
     """A round log's `(seat, action, tile)` as `Event`s (with `seen`, others' draws unseen)."""
-    events = []
-    led = False
+    events, led = [], False
     for seat, action, tile in log_events:
         if action == DRAW:
             events.append(Event(seat, "draw", tile if seen is None or seat == seen else None))

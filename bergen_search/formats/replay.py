@@ -195,8 +195,7 @@ def _replay(record):
                      "action": move_str(item.action, lead=not item.before.led)}
             if isinstance(item, Draw):
                 entry["tile"] = None if item.tile is None else str(item.tile)
-            entry["points"] = list(state.last_points)
-            entry["scores"] = list(state.scores)
+            entry.update(points=list(state.last_points), scores=list(state.scores))
             cur["events"].append(entry)
         else:
             cur.update(end=state.ended or "unfinished", scores=list(state.scores),

@@ -15,10 +15,7 @@ class BergenError(ValueError):
     def __init__(self, message: str, *, round: int | None = None, event: int | None = None,
                  field: str | None = None):
         super().__init__(message)
-        self.message = message
-        self.round = round
-        self.event = event
-        self.field = field
+        self.message, self.round, self.event, self.field = message, round, event, field
 
     def located(self, *, round: int | None = None, event: int | None = None,
                 field: str | None = None) -> "BergenError":
@@ -75,12 +72,6 @@ _REMEDY = {"ENOSPC": "free some space", "EDQUOT": "free some space (or raise the
            "EPERM": "give yourself write permission", "ENAMETOOLONG": "give a shorter name"}
 
 
-def _refuses_new_files(path: str, name: str) -> bool:
-    folder = os.path.dirname(os.path.abspath(path))
-    return (name in ("ENOENT", "EACCES", "EPERM") and not os.path.lexists(path)
-            and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK))
-
-
 class Where(TypedDict, total=False):
     """Where in a record, for `BergenError(message, **where)`."""
     round: int
@@ -88,8 +79,7 @@ class Where(TypedDict, total=False):
 
 
 class WriteFailed(BergenError):
-    """A file could not be written: one line naming it, why and what to do (`then`, by
-    default resuming); exit status 74 (EX_IOERR)."""
+    """A file could not be written: one line naming it, why and what to do; exit status 74."""
 
     exit_status = 74
 
@@ -97,8 +87,9 @@ class WriteFailed(BergenError):
                  then: str = "run the same command with --resume"):
         name = errno.errorcode.get(error.errno or 0, "")
         why = error.strerror or str(error) or type(error).__name__
-        if _refuses_new_files(path, name):
-            folder = os.path.dirname(os.path.abspath(path))
+        folder = os.path.dirname(os.path.abspath(path))
+        if (name in ("ENOENT", "EACCES", "EPERM") and not os.path.lexists(path)
+                and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK)):
             remedy = f"the folder {folder} takes no new files: write to another folder"
         else:
             remedy = f"{_REMEDY.get(name, 'fix that')}, then {then}"
@@ -126,8 +117,7 @@ class InFile(BergenError):
 
 
 class JSONError(BergenError):
-    """JSON text that does not parse: `line`, `column` (1-based) and `reason`; `extra_data`: a
-    whole value and then more."""
+    """JSON text that does not parse (`extra_data`: a whole value and then more)."""
 
     def __init__(self, line: int, column: int, reason: str, *, extra_data: bool = False):
         super().__init__(f"bad JSON at line {line}, column {column}: {reason}")
@@ -145,8 +135,7 @@ class TooBig(BergenError):
 
 
 class NotApplicable(BergenError):
-    """The engine asked for does not apply to this position: `why` says what is missing;
-    `interrupted`: a stop cut the attempt short."""
+    """The engine asked for does not apply here: `why` says what is missing."""
 
     def __init__(self, why: str, *, interrupted: bool = False):
         super().__init__(f"no exact endgame here: {why}")
@@ -154,8 +143,7 @@ class NotApplicable(BergenError):
 
 
 class Interrupted(KeyboardInterrupt):
-    """A run cut short by Ctrl-C (a KeyboardInterrupt), with `partial`, the result over the
-    finished part, and `done` and `total` of its tasks."""
+    """A run cut short by Ctrl-C, with the `partial` result and `done` of `total` tasks."""
 
     def __init__(self, partial: object = None, done: int = 0, total: int = 0,
                  unit: str = "tasks"):

@@ -22,8 +22,7 @@ def replicates_stderr(variance: float, n: int) -> float:
 
 def spread(xs) -> tuple:
     """(mean, `replicates_stderr`) of independent replicates xs (inf with one)."""
-    n = len(xs)
-    mean = math.fsum(xs) / n
+    n, mean = len(xs), math.fsum(xs) / len(xs)
     if n < 2:
         return mean, math.inf
     return mean, replicates_stderr(_variance(xs, mean), n)
@@ -41,8 +40,7 @@ def sample_variance(n, s, sq) -> float:
 
 
 def mean_stderr(n, s, sq) -> tuple:
-    """(mean, standard error) of n samples from their sum `s` and sum of squares `sq` (0 and inf
-    with none)."""
+    """(mean, standard error) of n samples from their sum `s` and sum of squares `sq`."""
     if n <= 0:
         return 0.0, float("inf")
     mean = s / n
@@ -63,8 +61,7 @@ def sample_sd(values) -> float | None:
 
 
 def ratio_stderr(numerators, denominators) -> float | None:
-    """The delta-method standard error of sum(x) / sum(y) over independent units (None below
-    two)."""
+    """The delta-method standard error of sum(x) / sum(y) over independent units (or None)."""
     n = len(numerators)
     total = sum(denominators)
     if n < 2 or total <= 0:
@@ -144,9 +141,8 @@ def _two_sided(cdf, p: float, hi: float) -> float:
 
 
 def interval_quantile(p: float, dof: float) -> float:
-    """The quantile of a two-sided interval of probability p for an error with `dof` degrees
-    of freedom, maybe fractional: Student's t on them rounded to a tenth (so that the cache
-    holds), the normal quantile when infinite."""
+    """The two-sided quantile for `dof` degrees of freedom, maybe fractional: Student's t on
+    them rounded to a tenth (so that the cache holds), the normal quantile when infinite."""
     return normal_quantile(p) if not math.isfinite(dof) else t_quantile(p, round(dof, 1))
 
 

@@ -16,8 +16,7 @@ from .replay import RoundEnd, RoundStart, events
 
 @dataclass(frozen=True)
 class Game:
-    """The seat to move's information set and position, and for a record the record and the
-    seat's `Observer` after its last event."""
+    """The seat to move's information set and position (and a record's record and Observer)."""
     info: InfoSet
     position: Position
     record: Record | None = None
@@ -25,8 +24,7 @@ class Game:
 
 
 def observe_record(record) -> tuple:
-    """(the seat to move's `Observer` of the last round, the state after the last event) of an
-    unfinished record."""
+    """(the seat to move's `Observer`, the state after the last event) of an unfinished record."""
     record = parse_record(record)
     last = len(record.rounds) - 1
     where: Where = {"round": last}
@@ -70,24 +68,24 @@ def load_record_game(record) -> Game:
 
 
 def load(game) -> Game:
-    """The `Game` of JSON text of a record or position, a position string, a decoded object,
-    a `Record` or a `Position`."""
-    if isinstance(game, Position):
-        return Game(from_position(game.check()), game)
+    """The `Game` of a record or position (JSON text, decoded, or parsed) or a position string."""
     if isinstance(game, Record):
         return load_record_game(game)
-    if isinstance(game, str) and is_position_string(game):
+    if isinstance(game, Position):
+        pos = game.check()
+    elif isinstance(game, str) and is_position_string(game):
         pos = parse_string(game)
-        return Game(from_position(pos), pos)
-    obj = game if isinstance(game, dict) else parse_json(game, "the game")
-    fmt = obj.get("format") if isinstance(obj, dict) else None
-    if fmt == RECORD_FORMAT:
-        return load_record_game(obj)
-    if fmt == POSITION_FORMAT:
+    else:
+        obj = game if isinstance(game, dict) else parse_json(game, "the game")
+        fmt = obj.get("format") if isinstance(obj, dict) else None
+        if fmt == RECORD_FORMAT:
+            return load_record_game(obj)
+        if fmt != POSITION_FORMAT:
+            raise BergenError(f"expected a {RECORD_FORMAT} or {POSITION_FORMAT} document or a "
+                              f"position string (bergen1/...), got format {fmt!r}",
+                              field="format")
         pos = parse_position(obj)
-        return Game(from_position(pos), pos)
-    raise BergenError(f"expected a {RECORD_FORMAT} or {POSITION_FORMAT} document or a "
-                      f"position string (bergen1/...), got format {fmt!r}", field="format")
+    return Game(from_position(pos), pos)
 
 
 def load_game(text) -> InfoSet:

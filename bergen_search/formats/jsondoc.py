@@ -142,19 +142,12 @@ def parse_scores(value, rules: Rules, field: str, **where) -> tuple:
     return tuple(value)
 
 
-def parse_version(obj: dict):
-    """The optional `version` of a document: a string, or None."""
+def parse_header(obj: dict, scores_field: str) -> tuple:
+    """(version, rules, scores) of a record or position (scores in `scores_field`, or zeros)."""
     version = obj.get("version")
     if version is not None and (not isinstance(version, str) or len(version) > 100):
         raise BergenError(f"'version' must be the version string of the program that wrote "
                           f"the document, got {type_name(version)}", field="version")
-    return version
-
-
-def parse_header(obj: dict, scores_field: str) -> tuple:
-    """(version, rules, scores) of a record or position: its optional `version`, `rules` and
-    scores (in `scores_field`, zeros when left out)."""
-    version = parse_version(obj)
     rules = Rules.from_dict(obj.get("rules"))
     scores = obj.get(scores_field)
     if scores is None:

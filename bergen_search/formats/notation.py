@@ -34,10 +34,6 @@ from ..game.tiles import (
     tile_str,
 )
 
-__all__ = ["parse_tile", "format_tile", "parse_tiles", "parse_hand", "format_hand", "Line",
-           "parse_line", "format_line", "parse_move_text", "parse_move", "resolve_move",
-           "format_move", "Move", "parse_int_list"]
-
 _SEPARATORS = re.compile(r"[\s,]+")
 _MOVE = re.compile(r"^(?P<tile>[^:]*?)\s*(?::\s*(?P<end>.*))?$")
 
@@ -122,8 +118,7 @@ class Line(LineEnds):
 
 
 def parse_line(value, what: str = "line") -> Line:
-    """A line from `"5-3 3-3 3-6"` or `["5-3", "3-3", "3-6"]` (or a `Line`): tiles keep their
-    orientation, adjacent halves equal, no tile twice."""
+    """A line from `"5-3 3-3 3-6"` or a list of tiles (oriented, adjacent halves equal)."""
     if isinstance(value, Line):
         return value
     pairs: list[tuple[int, int]] = []
@@ -176,12 +171,9 @@ def parse_move_text(text) -> tuple:
 def _ends_of(line):
     if line is None:
         return None
-    if isinstance(line, Line):
-        return line.ends
     if isinstance(line, tuple) and len(line) == 2 and all(isinstance(v, int) for v in line):
         return None if line[0] < 0 else line
-    left, right = getattr(line, "left"), getattr(line, "right")
-    return None if left < 0 else (left, right)
+    return None if line.left < 0 else (line.left, line.right)    # a Line, State or InfoSet
 
 
 def resolve_move(t: int, end, line) -> int:
@@ -259,8 +251,7 @@ class Move:
 
     @classmethod
     def parse(cls, text: str, line=None) -> "Move":
-        """`a-b`, `a-b:L`, `a-b:R`, `draw` or `pass`; with `line`, a play is resolved as
-        `parse_move` resolves it (a bare tile to the one end it fits)."""
+        """`a-b`, `a-b:L`, `a-b:R`, `draw` or `pass`; with `line`, resolved as `parse_move`."""
         word = text.strip() if isinstance(text, str) else None
         if word in _FORCED:
             return _FORCED[word]

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import reduce
 from itertools import combinations
+from operator import or_
 
 from ..errors import BergenError
 from ..game.rules import Rules
@@ -37,8 +39,7 @@ _REQUIRED = ("format", "to_move", "hand", "hand_sizes", "reserve_size")
 
 @dataclass(frozen=True)
 class Position(LineEnds):
-    """A position: `hand` a mask, `line` the oriented pairs, `ends` (None before the lead),
-    `voids` seat -> numbers it holds none of."""
+    """A position: `hand` a mask, `line` oriented pairs, `voids` seat -> numbers it lacks."""
     rules: Rules
     scores: tuple
     to_move: int
@@ -77,8 +78,7 @@ def _seat_list(seats) -> str:
 
 
 def _check(pos: Position):
-    rules = pos.rules
-    n = rules.players
+    rules, n = pos.rules, pos.rules.players
     if not is_int(pos.to_move) or not 0 <= pos.to_move < n:
         raise BergenError(f"'to_move' must be a seat 0..{n - 1} with {n} players, got "
                           f"{pos.to_move!r}", field="to_move")
@@ -119,8 +119,7 @@ def _check(pos: Position):
         raise BergenError(f"hand_sizes[{pos.to_move}] is {sizes[pos.to_move]}, but the hand of "
                           f"seat {pos.to_move} (to move) holds {hand_n} tiles",
                           field=f"hand_sizes[{pos.to_move}]")
-    laid = len(pos.line)
-    others = sum(sizes) - hand_n
+    laid, others = len(pos.line), sum(sizes) - hand_n
     total = hand_n + laid + others + pos.reserve_size
     if total != N_TILES:
         raise BergenError(f"the tiles add up to {total}, not 28: {hand_n} in the hand, {laid} on "
@@ -204,22 +203,19 @@ def _check_voids(pos: Position):
             if not is_int(v) or not 0 <= v <= 6:
                 raise BergenError(f"voids of seat {seat}: {v!r} is not a number 0..6",
                                   field=f"voids.{seat}")
-    own = pos.voids.get(pos.to_move, ())
-    for v in sorted(own):
+    for v in sorted(pos.voids.get(pos.to_move, ())):
         held = pos.hand & TILES_WITH[v]
         if held:
-            t = (held & -held).bit_length() - 1
             raise BergenError(f"seat {pos.to_move} is listed void in {v}, but its hand holds "
-                              f"{tile_str(t)}", field=f"voids.{pos.to_move}")
+                              f"{tile_str((held & -held).bit_length() - 1)}",
+                              field=f"voids.{pos.to_move}")
     # Some deal must give every other seat its size avoiding its voids: Hall's condition.
     allowed = {seat: pos.unseen & ~numbers_mask(pos.voids.get(seat, ()))
                for seat in range(n) if seat != pos.to_move}
     seats = sorted(allowed)
     for k in range(1, len(seats) + 1):
         for group in combinations(seats, k):
-            union = 0
-            for s in group:
-                union |= allowed[s]
+            union = reduce(or_, (allowed[s] for s in group))
             need = sum(pos.hand_sizes[s] for s in group)
             if popcount(union) < need:
                 nums = sorted(set().union(*(pos.voids.get(s, ()) for s in group)))
@@ -274,6 +270,13 @@ def _at(field_name):
         raise BergenError(msg, field=field_name) from None
 
 
+def _read(value, name, like, parse, types=(list, str)):
+    if not isinstance(value, types):
+        raise BergenError(f"'{name}' must be {like}, got {type_name(value)}", field=name)
+    with _at(name):
+        return parse(value, name)
+
+
 def parse_position(obj) -> Position:
     """Check a decoded `bergen-position/1` and return it as a `Position`."""
     if isinstance(obj, Position):
@@ -291,24 +294,12 @@ def parse_position(obj) -> Position:
     to_move = obj["to_move"]
     if not is_int(to_move):
         raise BergenError(f"'to_move' must be a seat number, got {to_move!r}", field="to_move")
-    hand_obj = obj["hand"]
-    if not isinstance(hand_obj, (list, str)):
-        raise BergenError(f"'hand' must be a list of tiles like [\"0-3\", \"1-2\"], got "
-                          f"{type_name(hand_obj)}", field="hand")
-    with _at("hand"):
-        hand = parse_hand(hand_obj, "hand")
+    hand = _read(obj["hand"], "hand", 'a list of tiles like ["0-3", "1-2"]', parse_hand)
     line_obj = obj.get("line", "")
-    if line_obj is None:
-        line_obj = ""
-    if not isinstance(line_obj, (list, str)):
-        raise BergenError(f"'line' must be a string like \"5-3 3-3 3-6\" or a list of tiles, got "
-                          f"{type_name(line_obj)}", field="line")
-    with _at("line"):
-        line = parse_line(line_obj, "line")
-    sizes = obj["hand_sizes"]
-    if not isinstance(sizes, list):
-        raise BergenError(f"'hand_sizes' must be a list of integers, one per seat, got "
-                          f"{type_name(sizes)}", field="hand_sizes")
+    line = _read("" if line_obj is None else line_obj, "line",
+                 'a string like "5-3 3-3 3-6" or a list of tiles', parse_line)
+    sizes = _read(obj["hand_sizes"], "hand_sizes", "a list of integers, one per seat",
+                  lambda v, _: v, list)
     voids = _parse_voids(obj.get("voids"), rules.players)
     pos = Position(rules, scores, to_move, hand, line.pairs, tuple(sizes), obj["reserve_size"],
                    voids)
@@ -362,15 +353,11 @@ def position_from_flags(hand, *, line=None, hand_sizes=None, reserve_size=None, 
 
 def _from_flags(hand, *, line, hand_sizes, reserve_size, scores, players, partnerships, to_move,
                 rules, voids):
-    if rules is None:
-        rules = Rules()
-    if players is not None or partnerships is not None:
-        d = rules.to_dict(full=False) if isinstance(rules, Rules) else dict(rules)
-        if players is not None:
-            d["players"] = players
-        if partnerships is not None:
-            d["partnerships"] = partnerships
-        rules = d
+    rules = Rules() if rules is None else rules
+    over = {k: v for k, v in (("players", players), ("partnerships", partnerships))
+            if v is not None}
+    if over:
+        rules = {**(rules.to_dict(full=False) if isinstance(rules, Rules) else rules), **over}
     if not isinstance(rules, Rules):
         rules = Rules.from_dict(rules)
     n = rules.players
@@ -386,12 +373,11 @@ def _from_flags(hand, *, line, hand_sizes, reserve_size, scores, players, partne
     with _at("line"):
         line_obj = parse_line(line or "", "line")
     _check_apart(hand_mask, line_obj.mask)
-    if scores is None:
-        score_list = [0] * rules.n_sides
-    else:
+    score_list = [0] * rules.n_sides
+    if scores is not None:
         with _at("scores"):
             score_list = parse_int_list(scores, "scores", rules.n_sides)
-    if reserve_size is not None and isinstance(reserve_size, str):
+    if isinstance(reserve_size, str):
         try:
             reserve_size = int(reserve_size)
         except ValueError:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import fields
+from typing import NamedTuple
 
 from ..errors import BergenError
 from ..game.rules import Rules
@@ -33,10 +34,8 @@ _REQUIRED = 6
 _RULE_NAMES = tuple(f.name for f in fields(Rules) if f.name not in ("players", "partnerships"))
 _NUMBER = re.compile(r"^[0-9]{1,6}$")
 _BOOLS = {"true": True, "false": False, "on": True, "off": False}
-#: Position.check()'s fields -> the part that holds them.
-_PART_OF_FIELD = {"to_move": "to-move", "hand": "hand", "line": "line", "hand_sizes": "sizes",
-                  "reserve_size": "reserve", "scores": "scores", "voids": "voids",
-                  "rules": "rules"}
+#: Position.check()'s fields named otherwise here (the rest share their part's name).
+_PART_OF_FIELD = {"to_move": "to-move", "hand_sizes": "sizes", "reserve_size": "reserve"}
 
 
 def is_position_string(text) -> bool:
@@ -68,15 +67,14 @@ def to_string(pos: Position) -> str:
     return "/".join(parts)
 
 
-class _Part:
+class _Part(NamedTuple):
     """Where a part sits, for error messages: `the hand (part 5, '0-3,7-1')`."""
-
-    def __init__(self, index: int, text: str):
-        self.index, self.text = index, text
+    at: int
+    text: str
 
     def error(self, message: str) -> BergenError:
         shown = self.text if len(self.text) <= 60 else self.text[:57] + "..."
-        return BergenError(f"position string: {PARTS[self.index]} (part {self.index + 1}, "
+        return BergenError(f"position string: {PARTS[self.at]} (part {self.at + 1}, "
                            f"{shown!r}): {message}")
 
 
@@ -203,8 +201,7 @@ def _infer_sizes(rules: Rules, to_move: int, hand: int, line, sizes: list, reser
 
 
 def parse_string(text) -> Position:
-    """The `Position` of a string, checked as a `bergen-position/1` is; an error names the
-    part at fault."""
+    """The `Position` of a string, checked; an error names the part at fault."""
     if not isinstance(text, str):
         raise BergenError(f"a position string must be text, got {type(text).__name__}")
     text = text.strip()
@@ -254,7 +251,7 @@ def parse_string(text) -> Position:
         return pos.check()
     except BergenError as e:
         name = (e.field or "").split("[")[0].split(".")[0]
-        part = parts.get(_PART_OF_FIELD.get(name, ""), None)
+        part = parts.get(_PART_OF_FIELD.get(name, name))
         if part is None:
             raise BergenError(f"position string: {e.message}") from None
         raise part.error(e.message) from None

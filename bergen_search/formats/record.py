@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import BergenError, Where
 from ..game.rules import Rules
+from ..game.state import move_str
 from ..game.tiles import format_mask, parse_tile, tile_str
 from .jsondoc import check_fields, is_int, parse_header, type_name
 from .notation import parse_move_text
@@ -31,8 +32,7 @@ _EVENT_FIELDS = ("seat",) + _ACTIONS
 
 @dataclass(frozen=True)
 class Event:
-    """A play (`tile`, `end` None when written bare), a draw (`tile`, None unseen) or a pass
-    by `seat`."""
+    """A play (`end` None when written bare), a draw (`tile` None unseen) or a pass by `seat`."""
     seat: int
     kind: str
     tile: int | None = None
@@ -41,8 +41,8 @@ class Event:
     def to_dict(self) -> dict:
         if self.kind == "play":
             assert self.tile is not None
-            text = tile_str(self.tile) + ("" if self.end is None else ":" + "LR"[self.end])
-            return {"seat": self.seat, "play": text}
+            return {"seat": self.seat, "play": move_str(self.tile * 2 + (self.end or 0),
+                                                         lead=self.end is None)}
         if self.kind == "draw":
             return {"seat": self.seat, "draw": None if self.tile is None else tile_str(self.tile)}
         return {"seat": self.seat, "pass": True}
@@ -50,8 +50,7 @@ class Event:
 
 @dataclass(frozen=True)
 class Round:
-    """A round: each seat's dealt hand (a mask, None unseen), the reserve in draw order (None
-    unknown) and the events."""
+    """A round: the dealt hands (masks, None unseen), the reserve in draw order, the events."""
     hands: tuple
     reserve: tuple | None
     events: tuple
@@ -93,8 +92,7 @@ def _parse_tile_at(value, field, **where) -> int:
 
 def _parse_round(obj, rules: Rules, r: int) -> Round:
     check_fields(obj, _ROUND_FIELDS, "a round", required=("hands", "events"), round=r)
-    hands_obj = obj["hands"]
-    n = rules.players
+    hands_obj, n = obj["hands"], rules.players
     if not isinstance(hands_obj, list):
         raise BergenError(f"'hands' must be a list with one hand (a list of tiles, or null) per "
                           f"seat, got {type_name(hands_obj)}", round=r, field="hands")
@@ -103,23 +101,19 @@ def _parse_round(obj, rules: Rules, r: int) -> Round:
                           f"got {len(hands_obj)}", round=r, field="hands")
     hands: list[int | None] = []
     for seat, h in enumerate(hands_obj):
-        if h is None:
-            hands.append(None)
-            continue
-        if not isinstance(h, list):
+        if h is not None and not isinstance(h, list):
             raise BergenError(f"seat {seat}'s hand must be a list of tiles like [\"0-3\", "
                               f"\"1-2\"] or null, got {type_name(h)}", round=r,
                               field=f"hands[{seat}]")
         mask = 0
-        for i, tok in enumerate(h):
+        for i, tok in enumerate(h or ()):
             t = _parse_tile_at(tok, f"hands[{seat}][{i}]", round=r)
             if mask >> t & 1:
                 raise BergenError(f"tile {tile_str(t)} is listed twice in seat {seat}'s hand",
                                   round=r, field=f"hands[{seat}][{i}]")
             mask |= 1 << t
-        hands.append(mask)
-    reserve_obj = obj.get("reserve")
-    reserve = None
+        hands.append(None if h is None else mask)
+    reserve_obj, reserve = obj.get("reserve"), None
     if reserve_obj is not None:
         if not isinstance(reserve_obj, list):
             raise BergenError(f"'reserve' must be a list of tiles in draw order, or null, got "
@@ -153,17 +147,15 @@ def _parse_event(obj, rules: Rules, r: int, j: int) -> Event:
     if len(kinds) > 1:
         raise BergenError(f"an event is one action, but this one has {' and '.join(kinds)}",
                           field=kinds[1], **where)
-    kind = kinds[0]
-    value = obj[kind]
+    kind, value = kinds[0], obj[kinds[0]]
     if kind == "pass":
         if value is not True:
             raise BergenError(f"'pass' must be true, got {json.dumps(value)}", field="pass",
                               **where)
         return Event(seat, "pass")
     if kind == "draw":
-        if value is None:
-            return Event(seat, "draw")
-        return Event(seat, "draw", _parse_tile_at(value, "draw", **where))
+        return Event(seat, "draw",
+                     None if value is None else _parse_tile_at(value, "draw", **where))
     try:
         t, end = parse_move_text(value)
     except BergenError as e:
@@ -172,8 +164,8 @@ def _parse_event(obj, rules: Rules, r: int, j: int) -> Event:
 
 
 def parse_record(obj, needed_by: str | None = None) -> Record:
-    """A decoded `bergen-record/1` checked as a `Record` (not its play); a position is refused
-    (`needed_by`: the command, for the message)."""
+    """A decoded `bergen-record/1` checked as a `Record` (not its play); `needed_by` names the
+    command refusing a position."""
     if isinstance(obj, Record):
         return obj
     if isinstance(obj, dict) and obj.get("format") == POSITION_FORMAT:

@@ -44,8 +44,7 @@ class LineError(BergenError):
 
 
 def iter_records(text, check: bool = False, needed_by: str | None = None) -> Iterator[Record]:
-    """The records of a `.jsonl` text, one per non-empty line; errors are `LineError`s, rule
-    errors too with `check=True`."""
+    """The records of a `.jsonl` text; errors are `LineError`s (rule errors with `check`)."""
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8")
     for n, line in enumerate(text.splitlines(), start=1):
@@ -91,10 +90,8 @@ def to_record(log) -> Record:
 
 
 def _events(log_events, seen=None) -> tuple:
-    """A round log's `(seat, action, tile drawn)` as `Event`s; with `seen` (a seat), the tiles
-    other seats drew unseen."""
-    events = []
-    led = False
+    """A round log's `(seat, action, tile)` as `Event`s (with `seen`, others' draws unseen)."""
+    events, led = [], False
     for seat, action, tile in log_events:
         if action == DRAW:
             events.append(Event(seat, "draw", tile if seen is None or seat == seen else None))
@@ -107,8 +104,7 @@ def _events(log_events, seen=None) -> tuple:
 
 
 def seat_record(rules, start_scores, seat: int, hand: int, log_events) -> Record:
-    """One round as `seat` alone saw it: its dealt `hand`, the other hands and the reserve
-    unknown, the other seats' draws unseen."""
+    """One round as `seat` alone saw it: its dealt `hand`, everything else unseen."""
     hands = tuple(hand if s == seat else None for s in range(rules.players))
     return Record(rules, tuple(start_scores), (Round(hands, None, _events(log_events, seat)),))
 

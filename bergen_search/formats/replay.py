@@ -1,7 +1,6 @@
 """A record replayed through the reference `State` (a hidden seat's actions checked against
-the deals still possible): its events as typed objects (`events`, `seen_steps`), the
-FORMATS.md report (`replay`), its last state (`final_state`) and the next moves
-(`next_moves`). Errors are `BergenError`s located by `round`, `event` and `field`.
+the deals still possible): its events, the FORMATS.md report (`replay`) and the next moves.
+Errors are `BergenError`s located by `round`, `event` and `field`.
 
 >>> from bergen_search.game.match import play_match
 >>> from bergen_search.formats.record_io import write_record
@@ -109,8 +108,7 @@ def _action_of(ev: Event, state: State) -> int:
 
 
 def _check_hidden(observer: Observer, seat: int, action: int):
-    """BergenError unless what a hidden seat did fits some deal of the hidden tiles that fits
-    the proofs so far (RULES.md, "Decisions and chance")."""
+    """BergenError unless what a hidden seat did fits some deal the proofs so far allow."""
     groups, free, _ = observer.constraints()
     if action < DRAW:
         t = action >> 1
@@ -127,8 +125,8 @@ def _check_hidden(observer: Observer, seat: int, action: int):
 
 
 def events(record) -> Iterator[ReplayEvent]:
-    """Replay `record` (a `Record` or its dict): per round a `RoundStart`, a step per event and
-    a `RoundEnd`; a `BergenError` at the first broken rule."""
+    """Per round of `record` a `RoundStart`, a step per event and a `RoundEnd`; a `BergenError`
+    at the first broken rule."""
     record = parse_record(record)
     scores = record.start_scores
     last = len(record.rounds) - 1
@@ -166,8 +164,7 @@ def events(record) -> Iterator[ReplayEvent]:
 
 
 def seen_steps(record, seats=None) -> Iterator[tuple]:
-    """(step, {seat: Observer}) for each `Step` of `record`: what each seat of `seats` (default
-    all) had seen just before it."""
+    """(step, {seat: Observer}) for each `Step`: what each of `seats` had seen just before it."""
     record = parse_record(record)
     rules = record.rules
     seats = range(rules.players) if seats is None else seats
@@ -183,9 +180,7 @@ def seen_steps(record, seats=None) -> Iterator[tuple]:
 
 def walk(record) -> Iterator[Step]:
     """The `Play`, `Draw` and `Pass` steps of `events(record)`, without the round marks."""
-    for item in events(record):
-        if isinstance(item, Step):
-            yield item
+    return (item for item in events(record) if isinstance(item, Step))
 
 
 def _replay(record):
@@ -200,8 +195,7 @@ def _replay(record):
                      "action": move_str(item.action, lead=not item.before.led)}
             if isinstance(item, Draw):
                 entry["tile"] = None if item.tile is None else str(item.tile)
-            entry["points"] = list(state.last_points)
-            entry["scores"] = list(state.scores)
+            entry.update(points=list(state.last_points), scores=list(state.scores))
             cur["events"].append(entry)
         else:
             cur.update(end=state.ended or "unfinished", scores=list(state.scores),
@@ -214,8 +208,7 @@ def _replay(record):
 
 
 def replay(record) -> dict:
-    """Check a record against the rules and score it event by event: the report FORMATS.md
-    describes; `BergenError` at the first error."""
+    """The FORMATS.md report of a record checked and scored event by event."""
     return _replay(record)[0]
 
 
@@ -226,9 +219,8 @@ def final_state(record) -> State:
 
 @dataclass(frozen=True)
 class NextMoves:
-    """What the seat to move may do after a record's last event: `round`, `seat`, whether its
-    hand is shown (`seen`), the `moves` as written, `why` there are none, and before the lead
-    the `leads` some deal allows, (seat, tile written)."""
+    """What the seat to move may do after a record's last event: the `moves` as written (`seen`:
+    its hand is shown), `why` there are none, and before the lead the `leads` (seat, tile)."""
     round: int
     seat: int | None
     seen: bool | None
@@ -238,9 +230,8 @@ class NextMoves:
 
 
 def next_moves(record) -> NextMoves:
-    """The events the rules allow next (with the mover's hand hidden: those some deal allows),
-    each tried by replaying the record with it added. `BergenError` for a broken record or a
-    round over."""
+    """The events the rules (with the mover's hand hidden: some deal) allow next, each tried by
+    replaying the record with it; `BergenError` for a broken record or a round over."""
     record = parse_record(record)
     last = len(record.rounds) - 1
     final = final_state(record)
@@ -259,22 +250,16 @@ def next_moves(record) -> NextMoves:
     fits = (TILES_WITH[final.left] | TILES_WITH[final.right]) & ~final.line_mask()
     if seen:
         fits &= final.hands[seat]
-    candidates = []
-    for t in iter_mask(fits):
-        left, right = final.fits(t)
-        candidates += [Event(seat, "play", t, end) for end, ok in ((0, left), (1, right)) if ok]
-    candidates += [Event(seat, "draw", None), Event(seat, "pass")]
+    candidates = [(Event(seat, "play", t, end), move_str(t * 2 + end)) for t in iter_mask(fits)
+                  for end, ok in enumerate(final.fits(t)) if ok]
+    candidates += [(Event(seat, "draw"), "draw"), (Event(seat, "pass"), "pass")]
     moves, why = [], None
-    for ev in candidates:
+    for ev, text in candidates:
         refused = _refused(base, ev)
-        if refused is not None:
-            why = refused
-            continue
-        if ev.kind in ("draw", "pass"):
-            moves.append(ev.kind)
+        if refused is None:
+            moves.append(text)
         else:
-            assert ev.tile is not None and ev.end is not None   # the plays made above
-            moves.append(move_str(ev.tile * 2 + ev.end))
+            why = refused
     return NextMoves(last, seat, seen, moves, None if moves else why)
 
 

@@ -54,14 +54,9 @@ def choose(engine: int, state: State, moves: list, rng: Rng) -> int:
 
 
 def apply_action(state: State, move: int, events: list, seats=None) -> State:
-    """The state after the seat to move takes `move`, appended to `events` as `(seat, move,
-    tile drawn or -1)` and told to `seats` (`play.seats.Seats`)."""
+    """The state after `move`, appended to `events` as `(seat, move, tile drawn or -1)`."""
     seat = state.to_move
-    if move == DRAW:
-        assert state.reserve is not None
-        tile = state.reserve[0]
-    else:
-        tile = -1
+    tile = state.reserve[0] if move == DRAW and state.reserve else -1
     after = state.apply(move)
     if seats is not None:
         seats.observe(seat, move, after)
@@ -78,10 +73,8 @@ def play_round(state: State, engines, rng: Rng, events: list, seats=None, until=
         moves = state.legal_moves()
         if until is not None and until(state, moves):
             break
-        if seats is None:
-            m = choose(engines[state.to_move], state, moves, rng)
-        else:
-            m = seats.choose(state, moves)
+        m = (choose(engines[state.to_move], state, moves, rng) if seats is None
+             else seats.choose(state, moves))
         after = apply_action(state, m, events, seats)
         if on_action is not None:
             on_action(state, m, after)
@@ -90,9 +83,8 @@ def play_round(state: State, engines, rng: Rng, events: list, seats=None, until=
 
 
 class Match:
-    """A match from `start_scores` until a side reaches the target or `max_rounds` rounds are
-    played: deals from `Rng(seed)`, choices from `Rng(seed ^ PLAY_STREAM)` by
-    `seats(play_rng)` (None: by the simple engines' codes)."""
+    """A match until a side reaches the target or `max_rounds` are played: deals from
+    `Rng(seed)`, choices from `Rng(seed ^ PLAY_STREAM)` by `seats(play_rng)` or the engines."""
 
     def __init__(self, rules: Rules, seed: int, start_scores=None, seats=None,
                  max_rounds: int | None = None):

@@ -55,14 +55,10 @@ def match_points(s: State, move: int) -> int:
 
 def scoring_choice(s: State, moves: list, rng: Rng) -> int:
     """`scoring`: the first play scoring most at once, else a random one."""
-    best, best_value = -1, 0
-    for i, m in enumerate(moves):
-        v = match_points(s, m)
-        if v > best_value:
-            best, best_value = i, v
-    if best < 0:
+    points = [match_points(s, m) for m in moves]
+    if max(points) == 0:
         return moves[rng.below(len(moves))]
-    return moves[best]
+    return moves[points.index(max(points))]
 
 
 def safe_choice(s: State, moves: list, rng: Rng) -> int:
@@ -102,8 +98,7 @@ def policy_code(policy) -> int:
 
 
 def playout_move(state: State, policy, seed: int) -> int:
-    """The play `policy` (name or code) makes in a fully known state with several legal plays,
-    drawing on Rng(seed)."""
+    """The play of `policy` (name or code) in a fully known state, drawing on Rng(seed)."""
     code = policy_code(policy)
     moves = state.legal_moves()
     if len(moves) < 2:

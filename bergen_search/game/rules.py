@@ -17,7 +17,7 @@ NO_DOUBLES = ("redeal", "lowest-tile")
 DRAWS = ("until-playable", "one")
 BLOCKEDS = ("german", "pips", "american")
 
-# Codes shared with the core (src_cython/bergen_search/_core.pxd).
+# Codes shared with the core (src_cython/bergen_search/game/_core.pxd).
 LEAD_CODE = {v: i for i, v in enumerate(LEADS)}
 NO_DOUBLE_CODE = {v: i for i, v in enumerate(NO_DOUBLES)}
 DRAW_CODE = {v: i for i, v in enumerate(DRAWS)}
@@ -25,6 +25,7 @@ BLOCKED_CODE = {v: i for i, v in enumerate(BLOCKEDS)}
 
 _CHOICES = {"lead": LEADS, "no_double": NO_DOUBLES, "draw": DRAWS, "blocked": BLOCKEDS}
 _INTS = ("players", "target", "hand_size", "reserve_kept", "out_bonus")
+_RANGES = {"target": (1, 10000), "reserve_kept": (0, N_TILES), "out_bonus": (0, 100)}
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,6 @@ class Rules:
     """A rule set. `target` and `hand_size` left as None take the defaults for the player count."""
     players: int = 2
     partnerships: bool = False
-    # None: the player count's default, set by __post_init__.
     target: int = None      # type: ignore[assignment]
     hand_size: int = None   # type: ignore[assignment]
     lead: str = "lowest-double"
@@ -67,14 +67,10 @@ class Rules:
             object.__setattr__(self, "target", 15 if self.n_sides == 2 else 10)
         if self.hand_size is None:
             object.__setattr__(self, "hand_size", 5 if self.players == 4 else 6)
-        if not 1 <= self.target <= 10000:
-            raise BergenError(f"rule 'target' must be 1..10000, got {self.target}", field="target")
-        if not 0 <= self.reserve_kept <= N_TILES:
-            raise BergenError(f"rule 'reserve_kept' must be 0..28, got {self.reserve_kept}",
-                              field="reserve_kept")
-        if not 0 <= self.out_bonus <= 100:
-            raise BergenError(f"rule 'out_bonus' must be 0..100, got {self.out_bonus}",
-                              field="out_bonus")
+        for name, (lo, hi) in _RANGES.items():
+            if not lo <= getattr(self, name) <= hi:
+                raise BergenError(f"rule '{name}' must be {lo}..{hi}, got {getattr(self, name)}",
+                                  field=name)
         if self.hand_size < 1 or self.players * self.hand_size + self.reserve_kept > N_TILES:
             raise BergenError(
                 f"rule 'hand_size' {self.hand_size} does not fit: {self.players} hands of "

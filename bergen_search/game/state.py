@@ -1,6 +1,5 @@
-"""The reference rules engine (RULES.md), the core's oracle: an immutable `State` holding what
-is known (hands as masks plus counts of hidden tiles, the reserve in draw order or counted).
-Actions are the core's ints: a play `tile * 2 + end` (the lead `tile * 2`), `DRAW`, `PASS`."""
+"""The reference rules engine (RULES.md), the core's oracle: an immutable `State` of what is
+known. Actions are the core's ints: a play `tile * 2 + end` (a lead `tile * 2`), DRAW, PASS."""
 from __future__ import annotations
 
 from ..errors import BergenError
@@ -14,6 +13,7 @@ from .tiles import (
     TILES_WITH,
     is_double,
     iter_mask,
+    mask_of,
     mask_pips,
     other_half,
     popcount,
@@ -62,8 +62,7 @@ def fitting(hand: int, left: int, right: int) -> int:
 
 
 def plays(hand: int, left: int, right: int) -> list:
-    """Every play of `hand` at ends `left`, `right` in the core's order: by tile, left end
-    first."""
+    """Every play of `hand` at ends `left`, `right` in the core's order (by tile, left first)."""
     out = []
     for t in iter_mask(fitting(hand, left, right)):
         lo, hi = TILE_LOW[t], TILE_HIGH[t]
@@ -76,8 +75,7 @@ def plays(hand: int, left: int, right: int) -> list:
 
 def actions(rules: Rules, hand: int, left: int, right: int, reserve_size: int,
             draws_this_turn: int) -> list:
-    """The actions of a seat holding `hand` on a led line: its plays, else a draw, else a
-    pass."""
+    """The actions of `hand` on a led line: its plays, else a draw, else a pass."""
     return (plays(hand, left, right)
             or [DRAW if rules.may_draw(reserve_size, draws_this_turn) else PASS])
 
@@ -104,9 +102,7 @@ def capped(value: int, score: int, target: int, endgame_cap: bool) -> int:
 def blocked_winner(rules: Rules, hands) -> int | None:
     """The side that scores a blocked round, or None for a full tie (RULES.md, `blocked`)."""
     n = rules.n_sides
-    doubles = [0] * n
-    pips = [0] * n
-    lowest = [99] * n
+    doubles, pips, lowest = [0] * n, [0] * n, [99] * n
     for seat, hand in enumerate(hands):
         side = rules.side_of(seat)
         d = hand & DOUBLES
@@ -158,9 +154,6 @@ def lead_rank(rules: Rules, t: int) -> int:
 
 class State:
     """A position in a round of a match. Build with `State.deal(...)`; advance with `apply`."""
-    __slots__ = ("rules", "hands", "hidden", "reserve", "reserve_size", "left", "right",
-                 "left_double", "right_double", "line", "scores", "to_move", "passes",
-                 "draws_this_turn", "last_drawn", "ended", "winner", "last_points")
     rules: Rules
     hands: tuple[int, ...]              # masks by seat
     hidden: tuple[int, ...]             # by seat, tiles held but not known to the viewer
@@ -179,36 +172,44 @@ class State:
     ended: str | None
     winner: int | None
     last_points: tuple[int, ...]
+    __slots__ = tuple(__annotations__)
 
     @classmethod
     def deal(cls, rules: Rules, hands, reserve=None, scores=None, hidden=None,
              reserve_size=None) -> "State":
-        """A round about to be led: `hands` masks (None: hidden), `reserve` the draw order or
-        None."""
+        """A round about to be led: `hands` masks (None: hidden), `reserve` the draw order."""
         n = rules.players
         if len(hands) != n:
             raise BergenError(f"expected {n} hands, got {len(hands)}", field="hands")
-        s = cls.__new__(cls)
-        s.rules = rules
-        s.hands = tuple(h or 0 for h in hands)
-        s.hidden = tuple(hidden) if hidden is not None else tuple(
-            rules.hand_size if h is None else 0 for h in hands)
-        s.reserve = None if reserve is None else tuple(reserve)
-        s.reserve_size = rules.reserve_start if reserve_size is None else reserve_size
-        s.left = s.right = -1
-        s.left_double = s.right_double = False
-        s.line = ()
-        s.scores = tuple(scores) if scores is not None else (0,) * rules.n_sides
+        s = cls.of(rules, [h or 0 for h in hands], (), scores, reserve=reserve,
+                   reserve_size=rules.reserve_start if reserve_size is None else reserve_size,
+                   hidden=[rules.hand_size if h is None else 0 for h in hands]
+                   if hidden is None else hidden)
         if len(s.scores) != rules.n_sides:
             raise BergenError(f"expected {rules.n_sides} scores, got {len(s.scores)}",
                               field="scores")
-        s.passes = s.draws_this_turn = 0
-        s.last_drawn = NO_TILE
-        s.ended = s.winner = None
-        s.last_points = (0,) * rules.n_sides
         s._check_deal()
         lead = find_leader(rules, s.hands) if not any(s.hidden) else None
         s.to_move = lead[0] if lead else -1
+        return s
+
+    @classmethod
+    def of(cls, rules: Rules, hands, line, scores=None, *, reserve, reserve_size: int,
+           hidden=None, to_move: int = -1, passes: int = 0, draws_this_turn: int = 0,
+           last_drawn: int = NO_TILE) -> "State":
+        """A state from its parts, unchecked (`hidden` None: every hand known)."""
+        s = cls.__new__(cls)
+        s.rules, s.hands, s.line = rules, tuple(hands), tuple(line)
+        s.hidden = (0,) * rules.players if hidden is None else tuple(hidden)
+        s.reserve = None if reserve is None else tuple(reserve)
+        s.reserve_size, s.to_move, s.passes = reserve_size, to_move, passes
+        s.draws_this_turn, s.last_drawn = draws_this_turn, last_drawn
+        s.left, s.right = (s.line[0][0], s.line[-1][1]) if s.line else (-1, -1)
+        s.left_double = bool(s.line) and s.line[0][0] == s.line[0][1]
+        s.right_double = bool(s.line) and s.line[-1][0] == s.line[-1][1]
+        s.scores = (0,) * rules.n_sides if scores is None else tuple(scores)
+        s.ended = s.winner = None
+        s.last_points = (0,) * rules.n_sides
         return s
 
     def _check_deal(self):
@@ -277,20 +278,13 @@ class State:
 
     def located(self) -> int:
         """Mask of the tiles whose place is known: line, known hand tiles, known reserve."""
-        m = 0
+        m = self.line_mask() | mask_of(self.reserve or ())
         for h in self.hands:
             m |= h
-        m |= self.line_mask()
-        if self.reserve is not None:
-            for t in self.reserve:
-                m |= 1 << t
         return m
 
     def line_mask(self) -> int:
-        m = 0
-        for a, b in self.line:
-            m |= 1 << tile_index(a, b)
-        return m
+        return mask_of(tile_index(a, b) for a, b in self.line)
 
     def fits(self, t: int) -> tuple:
         """(fits left, fits right) for tile t on the current line."""
@@ -298,12 +292,6 @@ class State:
             return (True, False)
         lo, hi = TILE_LOW[t], TILE_HIGH[t]
         return (lo == self.left or hi == self.left, lo == self.right or hi == self.right)
-
-    def playable_mask(self) -> int:
-        """Tiles that fit one end of the line (all tiles before the lead)."""
-        if not self.line:
-            return ALL_TILES
-        return TILES_WITH[self.left] | TILES_WITH[self.right]
 
     def legal_moves(self) -> list:
         """The actions of the seat to move in a fully known state, in the core's order."""
@@ -323,8 +311,7 @@ class State:
             why = "the match ended" if self.winner is not None else \
                 f"the round ended ({self.ended})"
             raise BergenError(f"no event may follow: {why}")
-        if seat is None:
-            seat = self.to_move
+        seat = self.to_move if seat is None else seat
         if not 0 <= seat < self.rules.players:
             raise BergenError(f"seat {seat} does not exist with {self.rules.players} players",
                               field="seat")
@@ -332,8 +319,7 @@ class State:
             raise BergenError(f"out of turn: seat {self.to_move} is to move, not seat {seat}",
                               field="seat")
         s = self._copy()
-        s.to_move = seat
-        s.last_points = (0,) * self.rules.n_sides
+        s.to_move, s.last_points = seat, (0,) * self.rules.n_sides
         if action == DRAW:
             s._draw(seat, tile)
         elif action == PASS:
@@ -351,7 +337,7 @@ class State:
         return s
 
     def _no_play_possible(self, seat: int, what: str):
-        fit = self.hands[seat] & self.playable_mask()
+        fit = fitting(self.hands[seat], self.left, self.right)   # called after the lead
         if fit:
             t = (fit & -fit).bit_length() - 1
             raise BergenError(f"seat {seat} may not {what}: it holds {tile_str(t)}, which fits")
@@ -417,8 +403,6 @@ class State:
 
     def _lead(self, seat: int, t: int):
         rules = self.rules
-        if t is None:
-            raise BergenError("the lead must name its tile")
         if not is_double(t) and rules.no_double == "redeal":
             raise BergenError(f"the lead must be a double, not {tile_str(t)}", field="play")
         if not any(self.hidden):
@@ -476,8 +460,7 @@ class State:
         self._next_turn(seat)
 
     def _next_turn(self, seat: int):
-        self.draws_this_turn = 0
-        self.last_drawn = NO_TILE
+        self.draws_this_turn, self.last_drawn = 0, NO_TILE
         self.to_move = -1 if self.ended is not None else (seat + 1) % self.rules.players
 
     def _score(self, side: int, points: int):

@@ -9,6 +9,8 @@ Tile.parse('3-5')
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 
 from ..errors import BergenError
 
@@ -67,10 +69,7 @@ class LineEnds:
 
     @property
     def line_mask(self) -> int:
-        m = 0
-        for a, b in self._pairs:
-            m |= 1 << _INDEX[(a, b)]
-        return m
+        return mask_of(_INDEX[(a, b)] for a, b in self._pairs)
 
 
 def is_double(t: int) -> bool:
@@ -121,10 +120,7 @@ def parse_tile(text) -> int:
 
 
 def mask_of(tiles) -> int:
-    m = 0
-    for t in tiles:
-        m |= 1 << t
-    return m
+    return reduce(or_, (1 << t for t in tiles), 0)
 
 
 def format_mask(mask: int) -> list:

@@ -50,8 +50,7 @@ class Void:
 
 @dataclass(frozen=True)
 class Holder:
-    """Another seat (or the reserve, seat None): its size, voids, and its chance of holding
-    each tile it may hold."""
+    """Another seat (or the reserve, seat None): its size, voids and chance of each tile."""
     seat: int | None
     size: int
     voids: list = field(default_factory=list)
@@ -93,8 +92,7 @@ class Beliefs:
 
 def beliefs(info: InfoSet, observer: Observer | None = None, voids: dict | None = None,
             round_index: int | None = None, weighting: str = "uniform") -> Beliefs:
-    """What the seat of `info` knows, the voids from `observer` (a record's, in round
-    `round_index`) or `voids` {seat: numbers} (a position's)."""
+    """What the seat of `info` knows, the voids from a record's `observer` or `voids`."""
     if weighting not in WEIGHTINGS:
         raise BergenError(f"the weighting must be one of {', '.join(WEIGHTINGS)}, got "
                           f"{weighting!r}")

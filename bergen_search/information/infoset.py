@@ -1,11 +1,13 @@
-"""What one seat knows (RULES.md, "Decisions and chance"): an `InfoSet` holds its hand, the
-line, sizes, scores, and the proofs about the hidden tiles as the sampler needs them: the free
-tiles (placed unknown, or played of uncertain origin), the groups they may come from (per
-other seat one per epoch: its deal, then each turn it drew; and the reserve), and for each
-free tile the groups it may belong to. `Observer` builds it from a round's events."""
+"""What one seat knows (RULES.md, "Decisions and chance"): an `InfoSet` holds what it sees and
+the proofs about the hidden tiles: the free tiles, the groups they may come from (per other
+seat one per epoch: its deal, then each turn it drew; and the reserve), and for each free tile
+the groups it may belong to. `Observer` builds it from a round's events."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, fields
+from functools import reduce
+from operator import or_
 
 from ..errors import BergenError
 from ..game.rules import Rules
@@ -26,10 +28,7 @@ RESERVE = -1
 
 def numbers_mask(numbers) -> int:
     """Mask of the tiles showing any of the numbers."""
-    m = 0
-    for v in numbers:
-        m |= TILES_WITH[v]
-    return m
+    return reduce(or_, (TILES_WITH[v] for v in numbers), 0)
 
 
 @dataclass(frozen=True)
@@ -80,16 +79,13 @@ class InfoSet(LineEnds):
 
     def key(self) -> tuple:
         """Everything that defines the set: equal keys, equal information."""
-        return (self.rules, self.seat, self.scores, self.hand, self.line, self.hand_sizes,
-                self.reserve_size, self.passes, self.draws_this_turn, self.last_drawn,
-                self.groups, self.free, self.played_free, self.decisions, self.public)
+        return tuple(getattr(self, f.name) for f in fields(self))
 
 
 @dataclass(frozen=True)
 class PublicView:
-    """What every seat knows about every hand, the seat to move's own included: `groups` (every
-    seat's epochs and the reserve, last), `free` and `decisions` as in `InfoSet`. Its worlds are
-    the exact endgame's chance (`search.endgame`)."""
+    """What every seat knows about every hand, as in `InfoSet` but for every seat (the groups
+    of every seat's epochs): the exact endgame's chance."""
     groups: tuple
     free: tuple
     played_free: int
@@ -107,8 +103,7 @@ def _int(v) -> bool:
 
 
 def check_infoset(info, public: bool = False) -> InfoSet:
-    """`info` if a search can start from it (led, not over, sizes and scores in range, the 28
-    tiles accounted for, groups that fit), else BergenError. `public`: the exact endgame's
+    """`info` if a search can start from it, else BergenError; `public`: the exact endgame's
     public view (no hand)."""
     if not isinstance(info, InfoSet):
         raise BergenError(f"expected an information set (infoset.InfoSet), got "
@@ -204,8 +199,7 @@ def _check_counts(info: InfoSet, line_mask: int, public: bool) -> None:
 
 
 def _check_groups(info: InfoSet, line_mask: int, public: bool) -> None:
-    n, sizes = info.rules.players, info.hand_sizes
-    groups = info.groups
+    n, sizes, groups = info.rules.players, info.hand_sizes, info.groups
     if (not isinstance(groups, tuple) or not 1 <= len(groups) <= MAX_GROUPS
             or not all(isinstance(g, Group) for g in groups)):
         raise BergenError(f"groups must be 1..{MAX_GROUPS} Group objects", field="groups")
@@ -255,33 +249,23 @@ class _SeatHistory:
     """One hidden seat's epochs, proofs and plays, as everyone saw them."""
 
     def __init__(self, hand_size: int):
-        # [event that opened it, tiles acquired]
-        self.epochs: list[list[int]] = [[-1, hand_size]]
+        self.epochs = [[-1, hand_size]]     # [event that opened it, tiles acquired]
         # (event, mask of the tiles it rules out, ends)
         self.voids: list[tuple[int, int, tuple[int, int]]] = []
         # (event, tile, epoch it surely came from or None)
         self.plays: list[tuple[int, int, int | None]] = []
-        self.turn_draws = 0                  # draws in the turn in progress
-        self.turn_start: int | None = None   # event of the first draw of that turn
-
-    def drew_at(self) -> int:
-        """The event of the first draw of the turn in progress, which has drawn."""
-        assert self.turn_start is not None
-        return self.turn_start
+        self.turn_draws = 0         # draws in the turn in progress
+        self.turn_start = -1        # event of the first draw of that turn
 
 
 class Observer:
-    """Follows a round event by event and keeps the proofs about the hidden seats' tiles. It reads
-    only what every seat sees plus the hands of the `known` seats."""
+    """Follows a round and keeps the proofs about the hidden tiles, seeing the `known` hands."""
 
     def __init__(self, rules: Rules, known, state: State):
-        self.rules = rules
-        self.known = frozenset(known)
+        self.rules, self.known, self.state, self.n_events = rules, frozenset(known), state, 0
         # Every seat's epochs and proofs, the known seats' too (for the public view).
         self.histories = {j: _SeatHistory(rules.hand_size) for j in range(rules.players)}
         self.lead: tuple[int, int] | None = None     # (seat, tile) once led
-        self.state = state
-        self.n_events = 0
         self.decisions: list[ObservedPlay] = []      # every seat's plays after the lead
 
     @property
@@ -290,11 +274,9 @@ class Observer:
 
     def step(self, seat: int, action: int, after: State):
         """Record the event `seat` took (`action`: a play, DRAW or PASS) leading to `after`."""
-        i = self.n_events
-        before = self.state
+        i, before = self.n_events, self.state
         ends = (before.left, before.right)
-        self.n_events += 1
-        self.state = after
+        self.n_events, self.state = i + 1, after
         if self.lead is None and action < DRAW:
             self.lead = (seat, action >> 1)
         h = self.histories[seat]
@@ -306,14 +288,14 @@ class Observer:
             h.turn_draws += 1
             return
         if action == PASS:
-            h.voids.append((h.drew_at() if h.turn_draws else i, numbers_mask(ends), ends))
+            h.voids.append((h.turn_start if h.turn_draws else i, numbers_mask(ends), ends))
         else:
             t = action >> 1
             fixed = None
             if h.turn_draws:
                 # It drew until a tile fitted: that tile is the one played, the others drawn
                 # in this turn, and the whole hand, show neither end.
-                h.voids.append((h.drew_at(), numbers_mask(ends), ends))
+                h.voids.append((h.turn_start, numbers_mask(ends), ends))
                 fixed = len(h.epochs) - 1
             elif self.lead == (seat, t) and len(after.line) == 1:
                 fixed = 0   # the lead comes from the dealt hand
@@ -322,8 +304,7 @@ class Observer:
                 self.decisions.append(ObservedPlay(
                     i, seat, before.left, before.right, bool(before.left_double),
                     bool(before.right_double), before.line_mask(), action, bool(h.turn_draws)))
-        h.turn_draws = 0
-        h.turn_start = None
+        h.turn_draws, h.turn_start = 0, -1
 
     def constraints(self, public: bool = False) -> tuple[
             tuple[Group, ...], tuple[tuple[int, int], ...], int]:
@@ -376,7 +357,7 @@ class Observer:
         start, cap = h.epochs[-1]
         view.epochs = [list(e) for e in h.epochs[:-1]] + [[start, cap - 1],
                                                            [self.n_events, 1]]
-        view.voids = list(h.voids) + [(h.drew_at(), numbers_mask(ends), ends)]
+        view.voids = list(h.voids) + [(h.turn_start, numbers_mask(ends), ends)]
         view.plays = h.plays
         return view
 
@@ -385,11 +366,8 @@ class Observer:
         now, each with its first proof since the latest draw turn that left it a tile (`how`
         "draw" or "pass")."""
         h = self.hist[seat]
-        played: dict[int, int] = {}     # epoch: tiles played from it for sure
-        for _, _, epoch in h.plays:
-            if epoch is not None:
-                played[epoch] = played.get(epoch, 0) + 1
-        live = [k for k, (_, got) in enumerate(h.epochs) if got > played.get(k, 0)]
+        played = Counter(epoch for _, _, epoch in h.plays if epoch is not None)   # for sure
+        live = [k for k, (_, got) in enumerate(h.epochs) if got > played[k]]
         start = h.epochs[live[-1] if live else -1][0]
         draw_turns = {opened for opened, _ in h.epochs[1:]}
         out: dict[int, tuple[int, tuple[int, int], str]] = {}
@@ -400,8 +378,7 @@ class Observer:
         return out
 
     def why_not(self, seat: int, tile: int) -> str:
-        """Why the hidden `seat` cannot hold `tile` now: the proof against its latest chance
-        to have got it (for error messages)."""
+        """Why the hidden `seat` cannot hold `tile` now (for error messages)."""
         h = self.histories[seat]
         start = h.epochs[-1][0]
         for ev, nums, ends in h.voids:
@@ -436,8 +413,7 @@ class Observer:
 
 
 def _banned(h: _SeatHistory, k: int, forbidden: int, start: int, until: int | None = None):
-    """The tiles ruled out of epoch k (opened at `start`) by the lead and the proofs before
-    `until`."""
+    """The tiles the lead and the proofs before `until` rule out of epoch k (opened at `start`)."""
     banned = forbidden if k == 0 else 0
     for ev, nums, _ in h.voids:
         if start <= ev and (until is None or ev < until):
@@ -446,8 +422,7 @@ def _banned(h: _SeatHistory, k: int, forbidden: int, start: int, until: int | No
 
 
 def from_state_and_events(rules: Rules, seat: int, hand: int, start_scores, events) -> InfoSet:
-    """`seat`'s information set from its dealt `hand` and the events `(seat, action, tile)`
-    (`tile` read for its own draws only); BergenError at an illegal event."""
+    """`seat`'s information set from its dealt `hand` and the events `(seat, action, tile)`."""
     hands: list[int | None] = [None] * rules.players
     hands[seat] = hand
     state = State.deal(rules, hands, None, start_scores)
@@ -471,8 +446,7 @@ def lead_forbidden(rules: Rules, lead_tile: int) -> int:
 
 def _position_constraints(pos, seats, unknown) -> tuple[
         tuple[Group, ...], tuple[tuple[int, int], ...]]:
-    """(groups, free) of the hidden tiles `unknown` among `seats` (one group each, barred from
-    its voids) and the reserve."""
+    """(groups, free) of the tiles `unknown` among `seats` (barred from voids) and the reserve."""
     groups: list[Group] = []
     allowed = {t: 0 for t in iter_mask(unknown)}
     for j in seats:
@@ -489,9 +463,7 @@ def _position_constraints(pos, seats, unknown) -> tuple[
 
 def from_position(pos) -> InfoSet:
     """The information set of a `bergen-position/1` (no history: its voids are the proofs)."""
-    rules = pos.rules
-    seat = pos.to_move
-    line_mask = pos.line_mask
+    rules, seat, line_mask = pos.rules, pos.to_move, pos.line_mask
     others = [j for j in range(rules.players) if j != seat]
     groups, free = _position_constraints(pos, others, ALL_TILES & ~pos.hand & ~line_mask)
     public = PublicView(*_position_constraints(pos, range(rules.players),

@@ -26,8 +26,7 @@ __all__ = ["leads"]
 
 
 def leads(rules: Rules, seat: int, hand: int) -> list:
-    """[(seat, tile, chance)] of every lead possible when `seat` was dealt `hand`, in the lead
-    order; the chances sum to 1."""
+    """[(seat, tile, chance)] of every lead possible when `seat` was dealt `hand`, in order."""
     n = rules.hand_size
     if popcount(hand) != n:
         raise ValueError(f"a dealt hand holds {n} tiles, got {popcount(hand)}")
@@ -44,13 +43,10 @@ def leads(rules: Rules, seat: int, hand: int) -> list:
         for t in phase:
             if hand >> t & 1:
                 out.append((seat, t, Fraction(perm(reserve, before), perm(unseen, before))))
-                return _as_floats(out, 1)
+                return [(j, u, float(p)) for j, u, p in out]
             each = Fraction(n, unseen) * Fraction(perm(reserve, before), perm(unseen - 1, before))
             out += [(j, t, each) for j in others if each]
             before += 1
     # No hand holds a double: under redeal it is dealt again.
-    return _as_floats(out, sum(p for *_, p in out))
-
-
-def _as_floats(out: list, total) -> list:
-    return [(j, t, float(p / total)) for j, t, p in out]
+    total = sum(p for *_, p in out)
+    return [(j, u, float(p / total)) for j, u, p in out]

@@ -1,7 +1,5 @@
-"""The world sampler: a world fills the information set's groups with its free tiles; a
-dynamic programme over the tiles (state: each group's capacity left) counts the worlds, and a
-walk down it draws one uniformly (or by the product of its tiles' inference factors), in the
-core (`_sampler.CoreSampler`) or here (`ReferenceSampler`), on the same table and RNG.
+"""The world sampler: a programme over the free tiles (state: each group's capacity left)
+counts the worlds, and a walk down it draws one, in the core (`_sampler`) or here.
 
 Three tiles are unseen (0-0, 1-1, 5-5): one is the other hand, two the reserve:
 
@@ -21,12 +19,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from ..errors import BergenError
 from ..game.rng import Rng
 from ..game.state import NO_TILE, State
-from ..game.tiles import ALL_TILES, N_TILES, popcount
+from ..game.tiles import ALL_TILES, N_TILES, mask_of, popcount
 from .infoset import RESERVE, InfoSet, check_infoset
 
 #: Programmes larger than this many nodes are refused (real play stays far below).
@@ -40,9 +39,8 @@ class World:
 
 
 def merge_groups(groups, free, factors=None):
-    """Merge the groups of one owner that every free tile may enter alike (with the same
-    factors): (merged [(owner, capacity)], allowed merged-groups mask per free tile, merged
-    group of each group)."""
+    """Merge one owner's groups that every free tile may enter alike (same factors): (merged
+    [(owner, capacity)], allowed merged mask per free tile, merged group of each group)."""
     columns = {}
     merged_of = []
     merged = []   # [owner, capacity]
@@ -59,26 +57,17 @@ def merge_groups(groups, free, factors=None):
             columns[key] = idx
             merged.append([grp.owner, grp.capacity])
         merged_of.append(idx)
-    allowed = []
-    for _, a in free:
-        m = 0
-        for g in range(len(groups)):
-            if a >> g & 1:
-                m |= 1 << merged_of[g]
-        allowed.append(m)
+    allowed = [mask_of(merged_of[g] for g in range(len(groups)) if a >> g & 1) for _, a in free]
     return [tuple(x) for x in merged], allowed, merged_of
 
 
 def _split_ways(groups, merged_of) -> int:
     """The histories behind each world of merged groups (a multinomial per merged group)."""
-    ways = 1
     members: dict[int, list[int]] = {}     # merged group: its groups' capacities
     for g, m in enumerate(merged_of):
         members.setdefault(m, []).append(groups[g].capacity)
-    for caps in members.values():
-        if len(caps) > 1:
-            ways *= math.factorial(sum(caps)) // math.prod(map(math.factorial, caps))
-    return ways
+    return math.prod(math.factorial(sum(caps)) // math.prod(map(math.factorial, caps))
+                     for caps in members.values())
 
 
 #: A programme state packs the capacity left in each group, this many bits a group.
@@ -95,8 +84,8 @@ def _steps(a: int, n_groups: int) -> list:
 
 
 def _programme(caps, allowed, weight=None):
-    """counts[i][state]: the ways to place tiles i.. into the groups (state: each group's
-    capacity left, packed), each way weighed by the product of its `weight[i][g]` if given."""
+    """counts[i][state]: the ways (weighed by `weight[i][g]` if given) to place tiles i.. into
+    the groups with the capacities left in `state`."""
     m, G = len(allowed), len(caps)
     if max(caps, default=0) > _CAP_MASK:
         raise BergenError(f"a group holds more than {_CAP_MASK} tiles")
@@ -140,10 +129,9 @@ def count_worlds(groups, free) -> int:
 
 class WorldTable:
     """The counting programme of an information set, flattened for the walk: node `v` has
-    options `opt_start[v] .. opt_start[v+1]-1`, each a group, a child node and a cumulative
-    weight. `total`: the number of worlds (merged groups one); `histories`: the histories they
-    stand for. `factors` ({tile: factor per group}) weighs them; `public`: `info` is the exact
-    endgame's public view."""
+    options `opt_start[v] .. opt_start[v+1]-1` (a group, a child, a cumulative weight).
+    `total`: the worlds (merged groups one); `histories`: the histories behind them; `factors`
+    {tile: factor per group} weighs them; `public`: `info` is the endgame's public view."""
 
     def __init__(self, info: InfoSet, factors: dict | None = None, public: bool = False):
         self.info = check_infoset(info, public)
@@ -177,37 +165,29 @@ class WorldTable:
                         self.weight[i][mg] = factors[t][g]
             counts = _programme(caps, allowed, self.weight)
         # The nodes with a non-zero count, breadth first from the root.
-        index = {root: 0}
-        order = [root]
+        index, order = {root: 0}, [root]
         self.opt_start: list[int] = []
         self.opt_group: list[int] = []
         self.opt_child: list[int] = []
         self.opt_cum: list[float] = []
-        steps = [_steps(a, G) for a in allowed]
-        k = 0
-        while k < len(order):
-            i, st = order[k]
-            k += 1
+        steps = [_steps(a, G) for a in allowed] + [[]]      # the last level has no options
+        for i, st in order:                 # the list grows as the walk finds nodes
             self.opt_start.append(len(self.opt_group))
-            if i == m:
-                continue
             cum = 0.0
-            below = counts[i + 1]
             for g, unit, shift in steps[i]:
-                if st >> shift & _CAP_MASK:
-                    c = below[st - unit]
-                    if c == 0:
-                        continue
-                    if self.weight is not None:
-                        c *= self.weight[i][g]
-                    child = (i + 1, st - unit)
-                    if child not in index:
-                        index[child] = len(order)
-                        order.append(child)
-                    cum += float(c)
-                    self.opt_group.append(g)
-                    self.opt_child.append(index[child])
-                    self.opt_cum.append(cum)
+                if not st >> shift & _CAP_MASK or counts[i + 1][st - unit] == 0:
+                    continue
+                c = counts[i + 1][st - unit]
+                if self.weight is not None:
+                    c *= self.weight[i][g]
+                child = (i + 1, st - unit)
+                if child not in index:
+                    index[child] = len(order)
+                    order.append(child)
+                cum += float(c)
+                self.opt_group.append(g)
+                self.opt_child.append(index[child])
+                self.opt_cum.append(cum)
         self.opt_start.append(len(self.opt_group))
         self.n_nodes = len(order)
         self.reserve_group = self.owners.index(RESERVE)
@@ -277,8 +257,7 @@ class WorldTable:
         return {t: found[i] for i, t in enumerate(self.tiles) if not self.is_played[i]}
 
     def enumerate(self):
-        """{(hands, sorted reserve): weight} of every distinct world; without factors the
-        weights sum to `total`."""
+        """{(hands, sorted reserve): weight} of every distinct world."""
         found = {}
         path = []
 
@@ -287,10 +266,8 @@ class WorldTable:
             if i == len(self.tiles):
                 w = self._world(path, None)
                 key = (w.hands, tuple(sorted(w.reserve)))
-                weight = 1
-                if self.weight is not None:
-                    for k, g in enumerate(path):
-                        weight *= self.weight[k][g]
+                weight = 1 if self.weight is None else math.prod(
+                    self.weight[k][g] for k, g in enumerate(path))
                 found[key] = found.get(key, 0) + weight
                 return
             for j in range(lo, hi):
@@ -303,11 +280,8 @@ class WorldTable:
 
 
 def check_world(info: InfoSet, hands, reserve) -> tuple:
-    """`(hands, reserve)` as tuples if they are a world of `info`; else `BergenError` naming
-    `hands` or `reserve`."""
-    rules = info.rules
-    hands = tuple(hands)
-    reserve = tuple(reserve)
+    """`(hands, reserve)` as tuples if they are a world of `info`, else `BergenError`."""
+    rules, hands, reserve = info.rules, tuple(hands), tuple(reserve)
     if len(hands) != rules.players:
         raise BergenError(f"expected {rules.players} hands, got {len(hands)}", field="hands")
     if hands[info.seat] != info.hand:
@@ -336,35 +310,21 @@ def check_world(info: InfoSet, hands, reserve) -> tuple:
 
 
 def world_state(info: InfoSet, hands, reserve) -> State:
-    """The full-information State of a world of `info` (`hands` masks, `reserve` in draw
-    order), unchecked."""
-    rules = info.rules
-    s = State.__new__(State)
-    s.rules = rules
-    s.hands = tuple(hands)
-    s.hidden = (0,) * rules.players
-    s.reserve = tuple(reserve)
-    s.reserve_size = len(s.reserve)
-    s.line = tuple(info.line)
-    s.left, s.right = info.left, info.right
-    s.left_double, s.right_double = info.left_double, info.right_double
-    s.scores = tuple(info.scores)
-    s.to_move = info.seat
-    s.passes, s.draws_this_turn = info.passes, info.draws_this_turn
-    s.last_drawn = info.last_drawn if info.draws_this_turn else NO_TILE
-    s.ended = s.winner = None
-    s.last_points = (0,) * rules.n_sides
-    return s
+    """The full-information State of a world of `info`, unchecked."""
+    reserve = tuple(reserve)
+    return State.of(info.rules, hands, info.line, info.scores, reserve=reserve,
+                    reserve_size=len(reserve), to_move=info.seat, passes=info.passes,
+                    draws_this_turn=info.draws_this_turn,
+                    last_drawn=info.last_drawn if info.draws_this_turn else NO_TILE)
 
 
 class ReferenceSampler:
-    """The pure-Python twin of `_sampler.CoreSampler`: a WorldTable's worlds drawn as the core
-    draws them, as hands and reserve (`sample`) or a `State` (`world`)."""
+    """The pure-Python twin of `_sampler.CoreSampler`: a WorldTable's worlds as the core draws
+    them."""
 
     def __init__(self, info: InfoSet, table: WorldTable | None = None):
-        self.info = info
+        self.info, self.seat = info, info.seat
         self.table = WorldTable(info) if table is None else table
-        self.seat = info.seat
         hands = [0] * info.rules.players
         hands[info.seat] = info.hand
         self.base = world_state(info, hands, ())
@@ -397,9 +357,8 @@ class ReferenceSampler:
 
 
 def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
-    """The number of distinct deals (which tiles each other seat and the reserve hold)
-    consistent with `info`, by a programme over the hidden tiles by class and Hall's condition
-    on each seat's epochs; BergenError past `limit` programme states."""
+    """The distinct deals (which tiles each other seat and the reserve hold) consistent with
+    `info`: a programme over the tiles by class, Hall's condition on each seat's epochs."""
     groups = info.groups
     seats = sorted({g.owner for g in groups if g.owner != RESERVE})
     group_bits = {s: sum(1 << i for i, g in enumerate(groups) if g.owner == s) for s in seats}
@@ -448,13 +407,11 @@ def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
         if len(states) > limit:
             raise BergenError("the position leaves too many hidden possibilities to count the "
                               "deals")
-    fits: dict[tuple, bool] = {}     # (seat index, its class counts): they fill its epochs
-
+    @cache
     def fills(k: int, counts: tuple) -> bool:
-        if (k, counts) not in fits:
-            s = seats[k]
-            fits[k, counts] = _fills_epochs(groups, group_bits[s], classes[s], counts, played[s])
-        return fits[k, counts]
+        """Whether seat index k's class counts fill its epochs."""
+        s = seats[k]
+        return _fills_epochs(groups, group_bits[s], classes[s], counts, played[s])
 
     return sum(ways for st, ways in states.items() if st[0] == info.reserve_size
                and all(sum(st[1 + k]) == sizes[k] and fills(k, st[1 + k])
@@ -462,8 +419,7 @@ def count_deals(info: InfoSet, limit: int = MAX_NODES) -> int:
 
 
 def _fills_epochs(groups, bits: int, classes: list, counts: tuple, played: list) -> bool:
-    """Whether `counts[i]` tiles of each class `classes[i]` (a groups mask) and the played
-    tiles fill the seat's groups (mask `bits`): Hall's condition."""
+    """Whether the classes' tiles and the played ones fill the groups `bits` (Hall's condition)."""
     idx = [i for i in range(len(groups)) if bits >> i & 1]
     supply = list(zip(classes, counts)) + [(m, 1) for m in played]
     if sum(n for _, n in supply) != sum(groups[i].capacity for i in idx):

@@ -8,7 +8,7 @@ from bergen_search.errors import BergenError
 from bergen_search.game import match
 from bergen_search.game.rng import Rng, derive_seed
 from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
-from bergen_search.game.state import DRAW, PASS, State
+from bergen_search.game.state import DRAW, PASS, State, actions
 from bergen_search.game.tiles import (ALL_TILES, DOUBLE_OF, DOUBLES, LOW_RANK, PIPS, TILE_HIGH,
     TILE_LOW, TILES_WITH, popcount)
 
@@ -253,8 +253,8 @@ def _lead_with_end(ref: State, move: int) -> bool:
 
 @pytest.mark.parametrize("part", _split(N_PARTS, FAST_PARTS))
 def test_core_state_walks_match_reference(core, part):
-    """Random walks through whole rounds: the same legal moves, attributes and refusals of
-    illegal moves at every step, and every step's invariants."""
+    """Random walks through whole rounds: the same legal moves (those `actions` gives the
+    hand to move), attributes and refusals of illegal moves, and every step's invariants."""
     for i in range(part * N_WALKS // N_PARTS, (part + 1) * N_WALKS // N_PARTS):
         rules, _, seed, start = game_config(i)
         rng = Rng(seed)
@@ -269,6 +269,9 @@ def test_core_state_walks_match_reference(core, part):
             assert _attrs(cs) == _attrs(ref), where
             _check_tiles(ref, line)
             assert legal == sorted(set(legal)), where
+            if ref.line and ref.ended is None:
+                assert legal == actions(rules, ref.hands[ref.to_move], ref.left, ref.right,
+                                        ref.reserve_size, ref.draws_this_turn), where
             if DRAW in legal or PASS in legal:
                 assert len(legal) == 1, where
                 hand = ref.hands[ref.to_move]

@@ -4,18 +4,17 @@
   land on the groups of the seat that played, opened before the play, and nowhere else; a seat
   that passes up a match makes its holding that tile as unlikely as the model says, exactly.
 - The weighted table equals a brute force over every assignment of the free tiles to the
-  groups (weights as fractions of the total), the core's walk equals the reference's, and the
-  core's samples fit the table's distribution (chi-square); that the factors read only what
-  the seat saw is in test_infoset.py.
+  groups (weights as fractions of the total); the core's weighted walk and its chi-square are
+  in test_sampler.py, that the factors read only what the seat saw in test_infoset.py.
 """
 import itertools
 import math
 from collections import Counter
 
 import pytest
-from support import chi_square, sizes
+from support import sizes
 
-from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW, State
 from bergen_search.game.tiles import tile_index, tile_str
@@ -258,35 +257,6 @@ def test_weighted_table_equals_brute_force(players, kw, count, assignments):
         changed += any(abs(plain[k] - want[k]) > 1e-6 for k in want)
     # The weights change the distribution in most (else the test would prove little).
     assert changed >= count // 3, changed
-
-
-def test_weighted_core_walk_equals_reference_walk(require_compiled):
-    from bergen_search.information._sampler import CoreSampler
-    for info in small_cuts(Rules(), 91, want=3, max_assignments=10 ** 12):
-        table = WorldTable(info, tile_factors(info, TileModel()))
-        core = CoreSampler(info, table)
-        a, b = Rng(5), Rng(5)
-        for _ in range(50):
-            w = table.sample(a)
-            hands, reserve = core.sample(b)
-            assert (tuple(w.hands), list(w.reserve)) == (hands, reserve)
-        assert a.state == b.state
-
-
-def test_weighted_core_sampler_chi_square(require_compiled):
-    from bergen_search.information._sampler import CoreSampler
-    info = small_cuts(Rules(), 55, want=1)[0]
-    table = WorldTable(info, tile_factors(info, TileModel()))
-    probs = _normalised(table.enumerate())
-    core = CoreSampler(info, table)
-    rng = Rng(2024)
-    n = 20000
-    seen = Counter()
-    for _ in range(n):
-        hands, reserve = core.sample(rng)
-        seen[(hands, tuple(sorted(reserve)))] += 1
-    stat, df, p = chi_square(seen, probs, n)
-    assert p > 1e-4, (stat, df, p)
 
 
 def test_factors_must_be_positive_and_one_per_group():

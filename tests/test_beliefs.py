@@ -1,14 +1,6 @@
-"""Where the hidden tiles are (information/beliefs.py, `WorldTable.marginals`, `bergen show`'s
-grid and `--weighting`).
-
-- the chances (the sampler's forward pass, `marginals`) equal the exact count per tile
-  (`count_worlds` with the tile pinned) on self-play positions of 2, 3 and 4 players and
-  partnerships, also where the programme merges a seat's epochs;
-- with inference, the chances equal the weighted enumeration of every world
-  (`WorldTable.enumerate`, itself checked against the rules' brute force in test_sampler.py);
-- every tile's chances sum to 1 over the seats and the reserve, each holder's to its size;
-- the command's grid and `--weighting`, and a bad weighting as one line.
-"""
+"""Where the hidden tiles are (information/beliefs.py, `bergen show`'s grid, `--weighting`): the
+chances equal the exact count per tile (merged epochs too) and, per weighting, the enumerated
+worlds of the table its search draws from; they sum to 1 per tile and to the size per holder."""
 from fractions import Fraction
 
 import pytest
@@ -89,9 +81,7 @@ def test_the_chances_equal_the_exact_count_tile_by_tile(players, partnerships, g
 
 
 def test_epochs_merged_by_the_programme_still_count_apart():
-    """Two draws of one seat that every hidden tile could have come from alike are merged by
-    the programme; a tile pinned to one of them is not, and `count_worlds` counts both the
-    same way (the split of a merged group multiplied back): a chance once off by that factor."""
+    """Where the programme merges a seat's epochs, the chances still equal the exact count."""
     checked = 0
     for info, obs in positions(2, False, 6, cap=10 ** 6):
         merged = WorldTable(info).merged_of

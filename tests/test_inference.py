@@ -1,12 +1,8 @@
-"""Inference: the other seats' plays weigh the worlds (inference.py), exactly (sampler.py).
-
-- Known answers: the match tile of a pair of ends; how a tile relates to a play; the factors
-  land on the groups of the seat that played, opened before the play, and nowhere else; a seat
-  that passes up a match makes its holding that tile as unlikely as the model says, exactly.
-- The weighted table equals a brute force over every assignment of the free tiles to the
-  groups (weights as fractions of the total); the core's weighted walk and its chi-square are
-  in test_sampler.py, that the factors read only what the seat saw in test_infoset.py.
-"""
+"""Inference (information/inference.py): known answers of the match tile, of how a tile relates
+to a play and of where the factors land (the seat that played, groups opened before the play);
+a passed-up match's probability exactly; the weighted table equals a brute force. The weighted
+core walk and its chi-square are in test_sampler.py, the factors' view of a seat in
+test_infoset.py."""
 import itertools
 import math
 from collections import Counter

@@ -1,16 +1,7 @@
-"""Information sets (bergen_search/infoset.py) read only what their seat could see, and the
-proofs they keep are the ones RULES.md states ("The lead", "Decisions and chance").
-
-- A complete record and the same record with the other hands, the reserve and the other seats'
-  draws nulled give the same information set (and inference factors) at every cut point,
-  whichever way it is built.
-- Different histories that the seat cannot tell apart (found by the brute force of
-  tests/support.py, which replays candidate deals through the rules engine) give the same
-  information set.
-- A record as one seat saw it replays without error whenever the complete record does: the
-  hidden-hand proofs of record.py never reject a legal history.
-- Hand-made positions: what the lead, a pass and a draw prove, and what they do not.
-"""
+"""Information sets (information/infoset.py) read only what their seat could see, and keep the
+proofs RULES.md states ("The lead", "Decisions and chance"): complete and nulled records, and
+histories the seat cannot tell apart, give the same set; a record as one seat saw it replays
+whenever the complete one does; hand-made positions show what a lead, pass and draw prove."""
 from __future__ import annotations
 
 import copy

@@ -1,13 +1,7 @@
-"""Known-answer tests of the rules (RULES.md), one per rule and variant.
-
-Every test builds a hand-made deal, drives it through the interface both backends offer
-(`backend.new_state`, `legal_moves()`, `apply()` and the state's attributes) and asserts exact
-values. Each docstring quotes the RULES.md line it checks. Tests that need the reference's
-validation of partial information (hidden hands, an unknown reserve) use `State` directly.
-
-Scenarios stay short by two devices: a small `hand_size`, and a "closed" reserve, where
-`reserve_kept` equals the whole reserve so that nobody may ever draw.
-"""
+"""Known-answer tests of the rules (RULES.md), one per rule and variant, each on a hand-made
+deal through the interface both backends offer (`State` alone where partial information needs
+the reference); each docstring quotes the line it checks. Scenarios stay short with a small
+`hand_size` and a "closed" reserve (`reserve_kept` the whole reserve: nobody may draw)."""
 import json
 from pathlib import Path
 

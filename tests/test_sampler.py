@@ -1,13 +1,7 @@
-"""The world sampler (information/sampler.py, the C walk of _sampler.pyx) and the information
-sets it draws from.
-
-At cut points of seeded games the worlds the counting programme enumerates equal those of a
-brute force that knows nothing of it (every dealt hand of the hidden seats and every tile they
-could have drawn, replayed through `State`; under a uniform shuffle the posterior is the
-normalised count of histories behind each world). Then: chi-square tests of drawn frequencies
-against the exact weights, the C walk against the Python walk bit for bit, properties of the
-true and of sampled worlds over every table and variant, and impossible positions.
-"""
+"""The world sampler (information/sampler.py, the C walk of _sampler.pyx): the worlds it counts
+equal a brute force's (replaying every hidden deal and draw through `State`) at cut points of
+seeded games; drawn frequencies fit the exact weights (chi-square); the C walk is the Python
+walk bit for bit; true and sampled worlds keep every proof; impossible positions are refused."""
 from __future__ import annotations
 
 import itertools

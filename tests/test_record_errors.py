@@ -478,17 +478,6 @@ def test_two_draws_fewer_are_still_too_many_for_the_voids():
         replay(shorter)
 
 
-def test_state_rejects_a_lead_coded_with_the_right_end():
-    from bergen_search.formats.notation import parse_hand
-    from bergen_search.game.state import State
-    from bergen_search.game.tiles import parse_tile
-    hands = [parse_hand(h) for h in BASE["rounds"][0]["hands"]]
-    s = State.deal(Rules(), hands)
-    assert s.legal_moves() == [parse_tile("1-1") * 2]
-    with pytest.raises(BergenError):
-        s.apply(parse_tile("1-1") * 2 + 1)
-
-
 # ---- the command line: `bergen replay FILE` ------------------------------------------------------
 def test_cli_replay_ok_and_from_standard_input(tmp_path):
     path = tmp_path / "record.json"

@@ -292,11 +292,16 @@ def test_core_state_walks_match_reference(core, part):
 
 
 def test_new_state_checks_its_input(core):
+    """A deal with a hand short, a tile twice or misplaced, a reserve too short, or (under
+    `redeal`) no double is refused by both backends."""
     rules = Rules()
     hands, reserve = match.deal(rules, Rng(3))
     core.new_state(rules, hands, reserve)
     bad_inputs = [   # (hands, reserve, scores, the reference refuses it too)
         (hands[:1], reserve, None, True),                                # a hand missing
+        ([hands[0] & (hands[0] - 1), hands[1]], reserve, None, True),    # a hand short
+        (hands, reserve[:-1] + [(hands[0] & -hands[0]).bit_length() - 1], None,
+         True),                                                          # in a hand and reserve
         ([hands[0], hands[1] | 1 << 27 | 1 << 26], reserve, None, True),  # too many tiles
         ([hands[0], hands[0]], reserve, None, True),                     # a tile held twice
         (hands, reserve[:-1], None, True),                               # reserve too short
@@ -319,10 +324,11 @@ def test_new_state_checks_its_input(core):
     no_double = (0b11111 << 1 | 1 << 8, sum(1 << t for t in (9, 10, 11, 12, 14, 15)))
     rest = [t for t in range(28) if not (no_double[0] | no_double[1]) >> t & 1]
     assert not (no_double[0] | no_double[1]) & DOUBLES
-    with pytest.raises(BergenError):
-        core.new_state(rules, no_double, rest)
-    led = core.new_state(Rules(no_double="lowest-tile"), no_double, rest)
-    assert led.legal_moves() == [2]   # 0-1 leads
+    for new_state in (core.new_state, State.deal):
+        with pytest.raises(BergenError):
+            new_state(rules, no_double, rest)
+        led = new_state(Rules(no_double="lowest-tile"), no_double, rest)
+        assert led.legal_moves() == [2]   # 0-1 leads
 
 
 def test_core_state_after_the_end(core):

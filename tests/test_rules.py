@@ -169,33 +169,6 @@ def test_partnership_sides():
     assert [Rules(players=4).side_of(s) for s in range(4)] == [0, 1, 2, 3]
 
 
-# ---- the deal --------------------------------------------------------------------------------
-@pytest.mark.parametrize("hand_texts, reserve_len, why", [
-    (["0-0 1-1", "2-2"], 25, "short hand"),
-    (["0-0 1-1", "1-1 2-2"], 24, "tile twice"),
-    (["0-0 1-1", "2-2 3-3"], 23, "short reserve"),
-])
-def test_deal_is_checked(hand_texts, reserve_len, why):
-    """State.deal checks the deal: hand sizes = hand_size, the reserve holds the rest, no tile
-    twice."""
-    rules = Rules(hand_size=2)
-    masks = [hand(h) for h in hand_texts]
-    used = masks[0] | masks[1]
-    reserve = [t for t in range(N_TILES) if not used >> t & 1][:reserve_len]
-    with pytest.raises(BergenError):
-        State.deal(rules, masks, reserve)
-
-
-def test_deal_rejects_a_tile_in_a_hand_and_the_reserve():
-    """One double-six set: every tile exists once."""
-    rules = Rules(hand_size=2)
-    masks = [hand("0-0 1-1"), hand("2-2 3-3")]
-    reserve = [t for t in range(N_TILES) if not (masks[0] | masks[1]) >> t & 1]
-    reserve[0] = parse_tile("0-0")
-    with pytest.raises(BergenError):
-        State.deal(rules, masks, reserve)
-
-
 # ---- the lead --------------------------------------------------------------------------------
 def test_lead_lowest_double_is_the_only_legal_move(backend):
     """RULES.md: "Default (`lead: lowest-double`): the holder of the lowest double must lead that
@@ -278,17 +251,6 @@ def test_lead_double_is_capped_near_the_target(backend, start, cap, after, ended
     assert (s.ended, s.winner) == (ended, winner)
     if ended:
         assert s.legal_moves() == []
-
-
-def test_no_double_redeal_refuses_a_deal_without_a_double():
-    """RULES.md: "If nobody holds a double, the tiles are dealt again (`no_double: redeal`)."
-    A deal with no double in any hand is refused."""
-    masks = [hand("0-1 2-3"), hand("1-2 4-5")]
-    reserve = [t for t in range(N_TILES) if not (masks[0] | masks[1]) >> t & 1]
-    with pytest.raises(BergenError):
-        State.deal(Rules(hand_size=2), masks, reserve)
-    s = State.deal(Rules(hand_size=2, no_double="lowest-tile"), masks, reserve)
-    assert s.legal_moves() == [lead("0-1")]
 
 
 def _first_shuffle(seed):

@@ -611,17 +611,20 @@ def _kept_deal(backend, reserve_kept, draw="until-playable"):
                 reserve="2-2 3-3 0-6 4-4")
 
 
-@pytest.mark.parametrize("kept, draws, then", [
-    (2, 2, "pass"),
-    (3, 1, "pass"),
-    (4, 0, "pass"),
-    (1, 3, "play"),
-    (0, 3, "play"),
+@pytest.mark.parametrize("kept, draws, then, draw", [
+    (2, 2, "pass", "until-playable"),
+    (3, 1, "pass", "until-playable"),
+    (4, 0, "pass", "until-playable"),
+    (1, 3, "play", "until-playable"),
+    (0, 3, "play", "until-playable"),
+    # `draw: one`: "draws one tile (if the reserve holds more than `reserve_kept`)"
+    (3, 1, "pass", "one"),
+    (4, 0, "pass", "one"),
 ])
-def test_reserve_kept_tiles_are_never_drawn(backend, kept, draws, then):
+def test_reserve_kept_tiles_are_never_drawn(backend, kept, draws, then, draw):
     """RULES.md: "The last two tiles of the reserve are never drawn (`reserve_kept: 2`). A player
     who cannot play while the reserve holds only those two passes." With 0, 1, 3 and 4 kept."""
-    s = run(_kept_deal(backend, kept), lead("0-0"))
+    s = run(_kept_deal(backend, kept, draw), lead("0-0"))
     assert s.reserve_size == 4
     drawn = tiles("2-2 3-3 0-6")
     for i in range(draws):
@@ -632,25 +635,11 @@ def test_reserve_kept_tiles_are_never_drawn(backend, kept, draws, then):
     if then == "pass":
         assert s.legal_moves() == [PASS]
         s = s.apply(PASS)
-        assert s.to_move == 0
-        assert s.passes == 1
-        assert s.ended is None
+        assert (s.to_move, s.passes, s.ended) == (0, 1, None)
+        assert s.legal_moves() == [m(f"0-{b}") for b in range(1, 6) for m in (L, R)]
+        assert run(s, R("0-1")).passes == 0
     else:
         assert s.legal_moves() == [L("0-6"), R("0-6")]
-
-
-def test_pass_when_unable_and_the_reserve_is_down_to_kept(backend):
-    """RULES.md: "A player who cannot play while the reserve holds only those two passes." —
-    the pass is forced and play moves on."""
-    s = run(_kept_deal(backend, 2), lead("0-0"), DRAW, DRAW)
-    assert s.legal_moves() == [PASS]
-    s = run(s, PASS)
-    assert (s.to_move, s.passes, s.reserve_size) == (0, 1, 2)
-    assert hands(s)[1] & hand("2-2 3-3") == hand("2-2 3-3")
-    assert s.legal_moves() == [L("0-1"), R("0-1"), L("0-2"), R("0-2"), L("0-3"), R("0-3"),
-                               L("0-4"), R("0-4"), L("0-5"), R("0-5")]
-    s = run(s, R("0-1"))
-    assert s.passes == 0
 
 
 def test_draw_one_passes_when_the_drawn_tile_does_not_fit(backend):
@@ -681,15 +670,6 @@ def test_draw_one_must_play_the_drawn_tile_when_it_fits(backend):
     assert s.to_move == 1
 
 
-def test_draw_one_no_draw_when_the_reserve_is_down_to_kept(backend):
-    """RULES.md: `draw: one`: "draws one tile (if the reserve holds more than `reserve_kept`)"."""
-    s = run(_kept_deal(backend, 4, draw="one"), lead("0-0"))
-    assert s.legal_moves() == [PASS]
-    s = run(_kept_deal(backend, 3, draw="one"), lead("0-0"), DRAW)
-    assert s.legal_moves() == [PASS]
-    assert s.reserve_size == 3
-
-
 def test_draw_rule_violations_are_refused_by_the_reference():
     """RULES.md drawing rules, as the reference validates them: no second draw under `draw: one`,
     no draw past `reserve_kept`, no pass while a draw is allowed, the drawn tile must be the one
@@ -715,26 +695,12 @@ def _blocked(backend, rules, hand_texts, scores=None):
     s = deal(backend, rules, hand_texts, scores=scores)
     s = s.apply(lead("0-0"))
     for i in range(rules.players):
-        assert s.ended is None
+        assert (s.ended, s.passes, s.to_move) == (None, i, (1 + i) % rules.players)
         assert s.legal_moves() == [PASS]
         s = s.apply(PASS)
     assert s.ended == "blocked"
     assert s.legal_moves() == []
     return s
-
-
-def test_blocked_round_ends_when_every_player_passes(backend):
-    """RULES.md: "Blocked round: when no player can play and nobody may draw (the reserve is down
-    to `reserve_kept`), the round ends. In the record this shows as every player passing in turn,
-    with no play in between."."""
-    s = deal(backend, closed(hand_size=4), ["0-0 1-1 2-2 1-2", "5-6 4-6 4-5 3-6"])
-    s = run(s, lead("0-0"), PASS)
-    assert (s.ended, s.passes, s.to_move) == (None, 1, 0)
-    assert s.legal_moves() == [PASS]
-    s = run(s, PASS)
-    assert s.ended == "blocked"
-    assert s.winner is None
-    assert s.legal_moves() == []
 
 
 def test_blocked_after_the_draws_run_out(backend):
@@ -849,6 +815,8 @@ BLOCKED_SIDES = [
                          ids=[f"{r.players}p-{r.blocked}-{i}"
                               for i, (r, _, _) in enumerate(BLOCKED_SIDES)])
 def test_blocked_rounds_score_by_side(backend, rules, hand_texts, after):
+    """RULES.md: "Blocked round: when no player can play and nobody may draw (the reserve is
+    down to `reserve_kept`), the round ends" (every player passing in turn), scored by side."""
     s = _blocked(backend, rules, hand_texts)
     assert scores(s) == after
     assert last(s) == (after[0] - 2,) + after[1:] and s.winner is None

@@ -1,14 +1,6 @@
-"""Where the hidden tiles are (information/beliefs.py, `WorldTable.marginals`, `bergen show`'s
-grid and `--weighting`).
-
-- the chances (the sampler's forward pass, `marginals`) equal the exact count per tile
-  (`count_worlds` with the tile pinned) on self-play positions of 2, 3 and 4 players and
-  partnerships, also where the programme merges a seat's epochs;
-- with inference, the chances equal the weighted enumeration of every world
-  (`WorldTable.enumerate`, itself checked against the rules' brute force in test_sampler.py);
-- every tile's chances sum to 1 over the seats and the reserve, each holder's to its size;
-- the command's grid and `--weighting`, and a bad weighting as one line.
-"""
+"""Where the hidden tiles are (information/beliefs.py, `bergen show`'s grid, `--weighting`): the
+chances equal the exact count per tile (merged epochs too) and, per weighting, the enumerated
+worlds of the table its search draws from; they sum to 1 per tile and to the size per holder."""
 from fractions import Fraction
 
 import pytest
@@ -89,9 +81,7 @@ def test_the_chances_equal_the_exact_count_tile_by_tile(players, partnerships, g
 
 
 def test_epochs_merged_by_the_programme_still_count_apart():
-    """Two draws of one seat that every hidden tile could have come from alike are merged by
-    the programme; a tile pinned to one of them is not, and `count_worlds` counts both the
-    same way (the split of a merged group multiplied back): a chance once off by that factor."""
+    """Where the programme merges a seat's epochs, the chances still equal the exact count."""
     checked = 0
     for info, obs in positions(2, False, 6, cap=10 ** 6):
         merged = WorldTable(info).merged_of
@@ -106,15 +96,21 @@ def test_epochs_merged_by_the_programme_still_count_apart():
     assert checked >= 1
 
 
+@pytest.mark.parametrize("weighting", WEIGHTINGS)
 @pytest.mark.parametrize("players,partnerships", TABLES)
 @pytest.mark.parametrize("games", sizes(2, 6))
-def test_inference_chances_equal_the_weighted_enumeration(players, partnerships, games):
-    compared = weighted = 0
+def test_each_weighting_shows_the_table_its_search_draws_from(players, partnerships, games,
+                                                             weighting):
+    """A weighting's chances are those of the worlds (enumerated) of the table the default
+    engine with that `inference` setting draws from: the grid shows what the search believes."""
+    from bergen_search.search.registry import Settings
+    setting = {"uniform": "off", "inference": "on"}[weighting]
+    settings = Settings.of("ismcts", {"inference": setting})
+    compared = moved = weighted = 0
     for info, obs in positions(players, partnerships, games, cap=400):
-        b = beliefs(info, obs, weighting="inference")
-        assert b.weighting == "inference"
-        factors = tile_factors(info, TileModel())
-        worlds = WorldTable(info, factors).enumerate()
+        b = beliefs(info, obs, weighting=weighting)
+        assert b.weighting == weighting
+        worlds = settings.engine.table(info, settings).enumerate()
         total = sum(worlds.values())
         for h in b.seats:
             for t in range(28):
@@ -124,9 +120,13 @@ def test_inference_chances_equal_the_weighted_enumeration(players, partnerships,
             share = sum(w for (_, reserve), w in worlds.items() if t in reserve)
             assert b.reserve.chances.get(t, 0.0) == pytest.approx(share / total, abs=1e-9)
         check_sums(b, info)
+        uniform = beliefs(info, obs)
+        moved += any(abs(h.chances.get(t, 0) - u.chances.get(t, 0)) > 1e-6
+                     for h, u in zip(b.seats, uniform.seats) for t in range(28))
+        weighted += bool(tile_factors(info, TileModel()))
         compared += 1
-        weighted += bool(factors)
     assert compared >= 8 and weighted >= 3, (compared, weighted)
+    assert (moved > 0) == (weighting != "uniform"), moved
 
 
 def test_at_least_twenty_positions_are_checked_over_the_tables():
@@ -148,16 +148,10 @@ def test_show_prints_the_grid_and_its_weighting():
     assert "1-1          71       29" in r.output
     r = run("show", "examples/decision.json", "--weighting", "inference")
     assert r.exit_code == 0
-    assert "weighted by what the other seats' plays say (inference)" in r.output
+    assert "(% chance; weighted by what the other seats' plays say (inference))" in r.output
     assert "0-5          84       16" in r.output
     k = knowledge(load(open("examples/decision.json").read()), "inference")
     assert k.to_json()["weighting"] == "inference"
-
-
-def test_show_refuses_an_unknown_weighting_in_one_line():
-    r = run("show", "examples/decision.json", "--weighting", "sure")
-    assert r.exit_code == 2
-    assert "'sure' is not one of 'uniform', 'inference'" in r.output
 
 
 def test_the_grid_marks_certain_and_impossible_cells():
@@ -167,38 +161,8 @@ def test_the_grid_marks_certain_and_impossible_cells():
     assert len(rows) == 2 + len({t for h in list(k.seats) + [k.reserve] for t in h.chances})
 
 
-@pytest.mark.parametrize("weighting", WEIGHTINGS)
-def test_each_weighting_shows_the_table_its_search_draws_from(weighting):
-    """The chances of a weighting are those of the worlds the default engine with the
-    `inference` setting of that name draws (the registry's table, enumerated world by world),
-    so the grid shows what the search believes."""
-    from bergen_search.search.registry import Settings
-    setting = {"uniform": "off", "inference": "on"}.get(weighting, weighting)
-    settings = Settings.of("ismcts", {"inference": setting})
-    compared = moved = 0
-    for info, obs in positions(2, False, 3, cap=400):
-        b = beliefs(info, obs, weighting=weighting)
-        assert b.weighting == weighting
-        table = settings.engine.table(info, settings)
-        worlds = table.enumerate()
-        total = sum(worlds.values())
-        for h in b.seats:
-            for t in range(28):
-                share = sum(w for (hands, _), w in worlds.items() if hands[h.seat] >> t & 1)
-                assert h.chances.get(t, 0.0) == pytest.approx(share / total, abs=1e-9)
-        check_sums(b, info)
-        uniform = beliefs(info, obs)
-        moved += any(abs(h.chances.get(t, 0) - u.chances.get(t, 0)) > 1e-6
-                     for h, u in zip(b.seats, uniform.seats) for t in range(28))
-        compared += 1
-    assert compared >= 6, compared
-    assert (moved > 0) == (weighting != "uniform"), moved
-
-
-def test_show_takes_no_weighting_of_a_model_measured_as_no_gain():
-    r = run("show", "examples/decision.json", "--weighting", "inference")
-    assert r.exit_code == 0, r.output
-    assert "(% chance; weighted by what the other seats' plays say (inference))" in r.output
-    for gone in ("learned", "action", "action-sir"):
-        r = run("show", "examples/decision.json", "--weighting", gone)
+def test_show_refuses_an_unknown_weighting_and_those_of_models_removed():
+    for bad in ("sure", "learned", "action", "action-sir"):
+        r = run("show", "examples/decision.json", "--weighting", bad)
         assert r.exit_code == 2 and "Invalid value for '--weighting'" in r.output, r.output
+        assert f"'{bad}' is not one of 'uniform', 'inference'" in r.output

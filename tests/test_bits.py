@@ -34,10 +34,8 @@ def test_the_plain_c_fallback_agrees_on_every_set_of_tiles(core):
 
 
 def test_no_source_names_a_compiler_s_intrinsic_outside_the_one_definition():
-    """`__builtin_popcount` in a .pyx builds on GCC and Clang only: an MSVC build failed and
-    the package ran in pure Python without a word. Only `_core.pxd`'s block of C (between its
-    "bit helpers" heading and the SplitMix64 one) names them, and `_core.pyx`'s clock block
-    the POSIX clock it chooses against Windows' counter."""
+    """Only `_core.pxd`'s bit-helper block names compiler builtins, and `_core.pyx`'s clock
+    block the POSIX clock."""
     assert len(SOURCES) >= 10
     for path in SOURCES:
         text = path.read_text()

@@ -1,10 +1,7 @@
-"""The compiled classes (`CoreSampler`, `IsmctsTree`, `ExpectimaxSearch`, `CoreState`,
-`playout_move`, `enumerate_deals`, `EndgameSolver`, `draw_rollouts`) driven directly with odd
-but well-typed input: information sets with any field out of range, tampered world tables,
-negative, huge, infinite or NaN limits, objects never initialised, two threads on one tree. They
-answer or raise BergenError, never crash, hang or corrupt memory (hypothesis;
-`BERGEN_FUZZ_EXAMPLES` examples, default 12; on the sanitizer build of `.ci/run`, no
-out-of-bounds access)."""
+"""The compiled classes (samplers, trees, searches, states, the endgame's deals and solver, the
+draw rollouts) driven with odd but well-typed input (fields out of range, tampered tables, odd
+limits, objects never built, two threads): they answer or raise BergenError, never crash or
+hang (hypothesis, `BERGEN_FUZZ_EXAMPLES`; the sanitizer build of `.ci/run` checks memory)."""
 import dataclasses
 import functools
 import math

@@ -1,16 +1,16 @@
-"""The compiled core against the pure-Python reference: identical results for the same seed.
-Game i's rule set, engines and start scores are drawn from its index (`game_config(i)`), so a
-failure names a game that replays on its own. The default ranges (the first 1,000 matches, 500
-walks, 150 configurations of random rounds) draw every variant; the rest are behind slow."""
+"""The compiled core against the pure-Python reference: identical results for the same seed,
+and the invariants of every walk and match (every tile in one place, the reserve never below
+`reserve_kept`, scores never down, the end exactly at the target). Game i's configuration is
+drawn from its index (`game_config(i)`), so a failure names a game that replays on its own."""
 import pytest
 
 from bergen_search.errors import BergenError
 from bergen_search.game import match
 from bergen_search.game.rng import Rng, derive_seed
 from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES, Rules
-from bergen_search.game.state import DRAW, PASS, State
-from bergen_search.game.tiles import (DOUBLE_OF, DOUBLES, LOW_RANK, PIPS, TILE_HIGH, TILE_LOW,
-    TILES_WITH)
+from bergen_search.game.state import DRAW, PASS, State, actions
+from bergen_search.game.tiles import (ALL_TILES, DOUBLE_OF, DOUBLES, LOW_RANK, PIPS, TILE_HIGH,
+    TILE_LOW, TILES_WITH, popcount)
 
 SEED = 20240601
 #: XORed into a game's seed to draw its configuration, apart from its deals and plays.
@@ -133,6 +133,31 @@ def test_rng_is_bit_for_bit(core, seed):
         assert _core._rng_shuffle(seed, n) == items
 
 
+def _check_match(log, rules, start, where):
+    """A match log's invariants: whole deals, draws from the reserve's head, rising scores, the
+    end exactly at the target."""
+    scores = log.start_scores
+    assert scores == (start if start is not None else (0,) * rules.n_sides)
+    for r, rnd in enumerate(log.rounds):
+        dealt = list(rnd.hands) + [1 << t for t in rnd.reserve]
+        union = 0
+        for mask in dealt:
+            union |= mask
+        assert sum(popcount(m) for m in dealt) == 28 and union == ALL_TILES, where
+        assert all(popcount(h) == rules.hand_size for h in rnd.hands), where
+        drawn = [tile for _, action, tile in rnd.events if action == DRAW]
+        assert drawn == rnd.reserve[:len(drawn)], where
+        assert len(rnd.reserve) - len(drawn) >= rules.reserve_kept, where
+        assert all(tile == -1 for _, action, tile in rnd.events if action != DRAW), where
+        assert all(a >= b for a, b in zip(rnd.scores, scores)), where
+        scores = rnd.scores
+        last = r == len(log.rounds) - 1
+        assert (max(scores) >= rules.target) == last, where
+        assert (rnd.end == "target") <= last, where
+    assert log.scores == scores
+    assert [s for s, v in enumerate(scores) if v >= rules.target] == [log.winner], where
+
+
 @pytest.mark.parametrize("chunk", _split(N_CHUNKS, FAST_CHUNKS))
 def test_play_match_identical(core, chunk):
     for i in range(chunk * CHUNK, (chunk + 1) * CHUNK):
@@ -142,6 +167,7 @@ def test_play_match_identical(core, chunk):
         if core_log != ref_log:
             pytest.fail(f"game {i} ({rules}, engines {engines}, start {start}): "
                         + _difference(core_log, ref_log))
+        _check_match(ref_log, rules, start, f"game {i}")
 
 
 def test_play_match_accepts_engine_names(core):
@@ -188,48 +214,94 @@ def _attrs(state) -> dict:
     return d
 
 
-def _lead_with_end(ref: State, move: int) -> bool:
-    """The reference accepts the lead tile with end 1 (it ignores the end of a lead)."""
-    return not ref.line and move >> 1 == ref.legal_moves()[0] >> 1
+def _check_tiles(state, line: int):
+    """Every tile in exactly one place: a hand, the line (`line`, a mask) or the reserve."""
+    reserve = tuple(state.reserve)
+    assert len(reserve) == state.reserve_size
+    places = list(state.hands) + [line] + [1 << t for t in reserve]
+    union = 0
+    for mask in places:
+        assert union & mask == 0, "a tile in two places"
+        union |= mask
+    assert union == ALL_TILES
+    assert sum(popcount(m) for m in places) == 28
+
+
+def _check_step(before, move, state, rules, where):
+    """One apply's invariants: the reserve, the scores, the winner and how the round ended."""
+    assert state.reserve_size >= rules.reserve_kept, where
+    if move == DRAW:
+        assert state.reserve_size == before.reserve_size - 1, where
+    assert tuple(a - b for a, b in zip(state.scores, before.scores)) == \
+        tuple(state.last_points) and min(state.last_points) >= 0, where
+    reached = [s for s, v in enumerate(state.scores) if v >= rules.target]
+    assert reached == ([] if state.winner is None else [state.winner]), where
+    assert state.winner is None or state.ended is not None, where
+    if state.ended is not None:
+        assert state.to_move == -1 and state.legal_moves() == [], where
+    if state.ended == "out":
+        assert 0 in state.hands, where
+    if state.ended == "blocked":
+        assert state.reserve_size <= rules.reserve_kept, where
+        assert state.passes >= rules.players, where
 
 
 @pytest.mark.parametrize("part", _split(N_PARTS, FAST_PARTS))
 def test_core_state_walks_match_reference(core, part):
-    """Random walks through whole rounds: the same legal moves at every step, the same
-    attributes after every apply, and the same refusals of illegal moves."""
+    """Random walks through whole rounds: the same legal moves (those `actions` gives the
+    hand to move), attributes and refusals of illegal moves, and every step's invariants."""
     for i in range(part * N_WALKS // N_PARTS, (part + 1) * N_WALKS // N_PARTS):
         rules, _, seed, start = game_config(i)
         rng = Rng(seed)
         hands, reserve = match.deal(rules, rng)
         ref = State.deal(rules, hands, reserve, start)
         cs = core.new_state(rules, hands, reserve, start)
-        step = 0
+        step = line = 0
         while True:
             where = f"walk {i} step {step} ({rules})"
             legal = ref.legal_moves()
             assert cs.legal_moves() == legal, where
             assert _attrs(cs) == _attrs(ref), where
+            _check_tiles(ref, line)
+            assert legal == sorted(set(legal)), where
+            if ref.line and ref.ended is None:
+                assert legal == actions(rules, ref.hands[ref.to_move], ref.left, ref.right,
+                                        ref.reserve_size, ref.draws_this_turn), where
+            if DRAW in legal or PASS in legal:
+                assert len(legal) == 1, where
+                hand = ref.hands[ref.to_move]
+                assert not hand & (TILES_WITH[ref.left] | TILES_WITH[ref.right]), where
             illegal = [m for m in range(PASS + 1) if m not in legal]
-            bad = illegal[rng.below(len(illegal))]
-            with pytest.raises(BergenError):
-                cs.apply(bad)
-            if not _lead_with_end(ref, bad):
+            bads = [illegal[rng.below(len(illegal))]]
+            if not ref.line:        # and the lead coded with the right end
+                bads.append(legal[0] | 1)
+            for bad in bads:
+                with pytest.raises(BergenError):
+                    cs.apply(bad)
                 with pytest.raises(BergenError):
                     ref.apply(bad)
             if not legal:
                 assert ref.ended is not None
                 break
             move = legal[rng.below(len(legal))]
+            before = ref
             ref, cs = ref.apply(move), cs.apply(move)
+            _check_step(before, move, ref, rules, where)
+            line |= 1 << (move >> 1) if move < DRAW else 0
             step += 1
 
 
 def test_new_state_checks_its_input(core):
+    """A deal with a hand short, a tile twice or misplaced, a reserve too short, or (under
+    `redeal`) no double is refused by both backends."""
     rules = Rules()
     hands, reserve = match.deal(rules, Rng(3))
     core.new_state(rules, hands, reserve)
     bad_inputs = [   # (hands, reserve, scores, the reference refuses it too)
         (hands[:1], reserve, None, True),                                # a hand missing
+        ([hands[0] & (hands[0] - 1), hands[1]], reserve, None, True),    # a hand short
+        (hands, reserve[:-1] + [(hands[0] & -hands[0]).bit_length() - 1], None,
+         True),                                                          # in a hand and reserve
         ([hands[0], hands[1] | 1 << 27 | 1 << 26], reserve, None, True),  # too many tiles
         ([hands[0], hands[0]], reserve, None, True),                     # a tile held twice
         (hands, reserve[:-1], None, True),                               # reserve too short
@@ -252,10 +324,11 @@ def test_new_state_checks_its_input(core):
     no_double = (0b11111 << 1 | 1 << 8, sum(1 << t for t in (9, 10, 11, 12, 14, 15)))
     rest = [t for t in range(28) if not (no_double[0] | no_double[1]) >> t & 1]
     assert not (no_double[0] | no_double[1]) & DOUBLES
-    with pytest.raises(BergenError):
-        core.new_state(rules, no_double, rest)
-    led = core.new_state(Rules(no_double="lowest-tile"), no_double, rest)
-    assert led.legal_moves() == [2]   # 0-1 leads
+    for new_state in (core.new_state, State.deal):
+        with pytest.raises(BergenError):
+            new_state(rules, no_double, rest)
+        led = new_state(Rules(no_double="lowest-tile"), no_double, rest)
+        assert led.legal_moves() == [2]   # 0-1 leads
 
 
 def test_core_state_after_the_end(core):

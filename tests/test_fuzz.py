@@ -1,10 +1,7 @@
-"""Every reader fuzzed (hypothesis): documents built from the bundled examples by structural
-mutations (a field of another type, huge or negative numbers, NaN, a field dropped, added or
-duplicated) and text mutations (truncation, invalid UTF-8, control characters, deep nesting,
-very long input), fed to every command that reads a record, a position, a .jsonl, `--rules` or
-the position flags: each is accepted (exit 0) or refused with exit 2 and one line on stderr,
-never an internal error, a traceback or a hang. `BERGEN_FUZZ_EXAMPLES` examples per property
-(default 12; `.ci/run` 100; docs/TESTING.md gives a longer run's figures)."""
+"""Every reader fuzzed (hypothesis): bundled examples mutated in structure (types, huge numbers,
+NaN, fields dropped, added, duplicated) and as text (truncated, invalid UTF-8, control
+characters, deep nesting, long input), fed to every command that reads a game, `--rules` or the
+position flags: exit 0, or exit 2 with one line on stderr; `BERGEN_FUZZ_EXAMPLES` per property."""
 import copy
 import json
 

@@ -1,22 +1,16 @@
-"""Inference: the other seats' plays weigh the worlds (inference.py), exactly (sampler.py).
-
-- Known answers: the match tile of a pair of ends; how a tile relates to a play; the factors
-  land on the groups of the seat that played, opened before the play, and nowhere else; a seat
-  that passes up a match makes its holding that tile as unlikely as the model says, exactly.
-- The weighted table equals a brute force over every assignment of the free tiles to the
-  groups (weights as fractions of the total), the core's walk equals the reference's, and the
-  core's samples fit the table's distribution (chi-square).
-- The inference reads only what the seat saw (the record nulled or complete gives the same
-  factors); hidden-information tests of whole searches are in test_hidden.py.
-"""
+"""Inference (information/inference.py): known answers of the match tile, of how a tile relates
+to a play and of where the factors land (the seat that played, groups opened before the play);
+a passed-up match's probability exactly; the weighted table equals a brute force. The weighted
+core walk and its chi-square are in test_sampler.py, the factors' view of a seat in
+test_infoset.py."""
 import itertools
 import math
 from collections import Counter
 
 import pytest
-from support import chi_square, sizes
+from support import sizes
 
-from bergen_search.game.rng import Rng, derive_seed
+from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW, State
 from bergen_search.game.tiles import tile_index, tile_str
@@ -261,35 +255,6 @@ def test_weighted_table_equals_brute_force(players, kw, count, assignments):
     assert changed >= count // 3, changed
 
 
-def test_weighted_core_walk_equals_reference_walk(require_compiled):
-    from bergen_search.information._sampler import CoreSampler
-    for info in small_cuts(Rules(), 91, want=3, max_assignments=10 ** 12):
-        table = WorldTable(info, tile_factors(info, TileModel()))
-        core = CoreSampler(info, table)
-        a, b = Rng(5), Rng(5)
-        for _ in range(50):
-            w = table.sample(a)
-            hands, reserve = core.sample(b)
-            assert (tuple(w.hands), list(w.reserve)) == (hands, reserve)
-        assert a.state == b.state
-
-
-def test_weighted_core_sampler_chi_square(require_compiled):
-    from bergen_search.information._sampler import CoreSampler
-    info = small_cuts(Rules(), 55, want=1)[0]
-    table = WorldTable(info, tile_factors(info, TileModel()))
-    probs = _normalised(table.enumerate())
-    core = CoreSampler(info, table)
-    rng = Rng(2024)
-    n = 20000
-    seen = Counter()
-    for _ in range(n):
-        hands, reserve = core.sample(rng)
-        seen[(hands, tuple(sorted(reserve)))] += 1
-    stat, df, p = chi_square(seen, probs, n)
-    assert p > 1e-4, (stat, df, p)
-
-
 def test_factors_must_be_positive_and_one_per_group():
     info = _passed_up_match()
     from bergen_search.errors import BergenError
@@ -297,40 +262,3 @@ def test_factors_must_be_positive_and_one_per_group():
         WorldTable(info, {t("1-6"): (0.0, 1.0)})
     with pytest.raises(BergenError):
         WorldTable(info, {t("1-6"): (0.5,)})
-
-
-def test_inference_reads_only_what_the_seat_saw():
-    """The factors come from the information set, which a complete record and the same record
-    with the other hands, draws and reserve nulled give alike."""
-    import copy
-
-    from bergen_search.formats.game import load_game
-    from bergen_search.formats.record_io import write_record
-    log = play_engines(Rules(), parse_engine_list("greedy", 2), derive_seed(3, 0))
-    rec = write_record(log)
-    rec["start_scores"] = [0, 0]
-    rnd = rec["rounds"][0]
-    checked = 0
-    for cut in range(3, len(rnd["events"])):
-        part = copy.deepcopy(rec)
-        part["rounds"] = [copy.deepcopy(rnd)]
-        part["rounds"][0]["events"] = rnd["events"][:cut]
-        try:
-            info = load_game(part)
-        except Exception:
-            continue
-        nulled = copy.deepcopy(part)
-        r0 = nulled["rounds"][0]
-        r0["reserve"] = None
-        for j in range(2):
-            if j != info.seat:
-                r0["hands"][j] = None
-        for ev in r0["events"]:
-            if ev["seat"] != info.seat and "draw" in ev:
-                ev["draw"] = None
-        other = load_game(nulled)
-        assert other.key() == info.key()
-        model = TileModel()
-        assert tile_factors(other, model) == tile_factors(info, model)
-        checked += 1
-    assert checked >= 5

@@ -1,15 +1,7 @@
-"""Information sets (bergen_search/infoset.py) read only what their seat could see, and the
-proofs they keep are the ones RULES.md states ("The lead", "Decisions and chance").
-
-- A complete record and the same record with the other hands, the reserve and the other seats'
-  draws nulled give the same information set at every cut point, whichever way it is built.
-- Different histories that the seat cannot tell apart (found by the brute force of
-  tests/support.py, which replays candidate deals through the rules engine) give the same
-  information set.
-- A record as one seat saw it replays without error whenever the complete record does: the
-  hidden-hand proofs of record.py never reject a legal history.
-- Hand-made positions: what the lead, a pass and a draw prove, and what they do not.
-"""
+"""Information sets (information/infoset.py) read only what their seat could see, and keep the
+proofs RULES.md states ("The lead", "Decisions and chance"): complete and nulled records, and
+histories the seat cannot tell apart, give the same set; a record as one seat saw it replays
+whenever the complete one does; hand-made positions show what a lead, pass and draw prove."""
 from __future__ import annotations
 
 import copy
@@ -28,6 +20,7 @@ from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW, PASS, State
 from bergen_search.game.tiles import (ALL_TILES, DOUBLES, TILES_WITH, format_mask, iter_mask,
     parse_tile, tile_str)
+from bergen_search.information.inference import TileModel, tile_factors
 from bergen_search.information.infoset import RESERVE, Observer, from_state_and_events
 
 TABLES = {
@@ -117,7 +110,7 @@ def cut_points(rules: Rules, seed: int, games: int, rounds: int = 2, every: int 
 @pytest.mark.parametrize("name", list(TABLES))
 def test_nulled_record_gives_the_same_infoset(name, games):
     """Built from the events, through the replay, and by formats.game (the command line's
-    reader), complete or nulled."""
+    reader), complete or nulled; the inference's factors alike."""
     rules = TABLES[name]
     checked = 0
     every = {2: 3, 3: 6, 4: 10}[rules.players]     # replays cost more with more hidden seats
@@ -129,13 +122,16 @@ def test_nulled_record_gives_the_same_infoset(name, games):
                                     public).key()
         complete = cut_record(log, r, k)
         assert infoset_via_record(complete).key() == key
-        assert load_game(complete).key() == key             # the command line's reader
+        full = load_game(complete)                          # the command line's reader
+        assert full.key() == key
         for hide_hands, hide_draws, one_round in ((True, True, False), (True, False, False),
                                                   (False, True, True), (True, True, True)):
             rec = cut_record(log, r, k, seat, hide_hands=hide_hands, hide_draws=hide_draws,
                              one_round=one_round)
             assert infoset_via_record(rec).key() == key, (name, r, k, hide_hands, hide_draws)
-            assert load_game(rec).key() == key
+            seen = load_game(rec)
+            assert seen.key() == key
+            assert tile_factors(seen, TileModel()) == tile_factors(full, TileModel())
         checked += 1
     assert checked >= 10 * games // 3, checked
 

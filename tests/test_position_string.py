@@ -1,15 +1,8 @@
-"""The one-line position string (position_string.py, docs/NOTATION.md).
-
-- Round trips: position <-> string <-> bergen-position/1 on thousands of positions cut from
-  self-play at every player count and rule variant (every decision of every seat, with the
-  voids its draws and passes proved, and the lead itself);
-- the sizes left out are inferred, and exactly the ones that can be;
-- every malformed string is one line naming the part at fault, exit 2 (a table of cases, and
-  a hypothesis fuzz of the reader through the command line);
-- the string is accepted wherever a GAME is read (auto-detected, --position, standard input,
-  a file), printed by every view that shows a decision, and pastes back into `best` with the
-  same answer as the bergen-position/1 it stands for.
-"""
+"""The one-line position string (position_string.py, docs/NOTATION.md): round trips with
+bergen-position/1 on thousands of self-play positions of every variant; the sizes left out are
+inferred, exactly those that can be; a malformed string is one line naming its part, exit 2
+(a table, and a fuzz); the string is read wherever a GAME is, printed by every view of a
+decision, and pastes back into `best` with the same answer."""
 import itertools
 import json
 import re

@@ -1,10 +1,6 @@
-"""Malformed and illegal records: each is a `BergenError` with a one-line message naming what
-is wrong, located by round and event (0-based, as in the record; the message says the round
-from 1, as `bergen replay` and `bergen analyze` number rounds, and the event as they do, from 0).
-
-Every case runs through the library (`load_record` + `replay`) and through the command line
-(`bergen replay FILE`: exit status 2, one line on standard error, no traceback).
-"""
+"""Malformed and illegal records: a `BergenError` in one line naming what is wrong and where
+(round from 1, event from 0, as `bergen replay` numbers them), through the library and through
+`bergen replay FILE` (exit 2, that line alone on stderr)."""
 import copy
 import json
 from pathlib import Path
@@ -281,7 +277,6 @@ CASES = [
          "expected a move 'a-b'", 0, 1, "play"),
     Case("event-play-bad-end", base(set_event(1, {"seat": 1, "play": "0-1:X"})),
          "bad move '0-1:X': the end after ':' must be L or R", 0, 1, "play"),
-    # a line break after ':' was an internal error (AttributeError), not this line
     Case("event-play-line-break", base(set_event(1, {"seat": 1, "play": "0-1:a\nb"})),
          "bad move '0-1:a\\nb': expected a move", 0, 1, "play"),
     Case("event-draw-bad-tile", base(set_event(6, {"seat": 0, "draw": "9-9"})),
@@ -481,17 +476,6 @@ def test_two_draws_fewer_are_still_too_many_for_the_voids():
     del shorter["rounds"][0]["events"][3:5]      # 17 tiles, still more than 15
     with pytest.raises(BergenError):
         replay(shorter)
-
-
-def test_state_rejects_a_lead_coded_with_the_right_end():
-    from bergen_search.formats.notation import parse_hand
-    from bergen_search.game.state import State
-    from bergen_search.game.tiles import parse_tile
-    hands = [parse_hand(h) for h in BASE["rounds"][0]["hands"]]
-    s = State.deal(Rules(), hands)
-    assert s.legal_moves() == [parse_tile("1-1") * 2]
-    with pytest.raises(BergenError):
-        s.apply(parse_tile("1-1") * 2 + 1)
 
 
 # ---- the command line: `bergen replay FILE` ------------------------------------------------------

@@ -1,13 +1,7 @@
-"""The world sampler (information/sampler.py, the C walk of _sampler.pyx) and the information
-sets it draws from.
-
-At cut points of seeded games the worlds the counting programme enumerates equal those of a
-brute force that knows nothing of it (every dealt hand of the hidden seats and every tile they
-could have drawn, replayed through `State`; under a uniform shuffle the posterior is the
-normalised count of histories behind each world). Then: chi-square tests of drawn frequencies
-against the exact weights, the C walk against the Python walk bit for bit, properties of the
-true and of sampled worlds over every table and variant, and impossible positions.
-"""
+"""The world sampler (information/sampler.py, the C walk of _sampler.pyx): the worlds it counts
+equal a brute force's (replaying every hidden deal and draw through `State`) at cut points of
+seeded games; drawn frequencies fit the exact weights (chi-square); the C walk is the Python
+walk bit for bit; true and sampled worlds keep every proof; impossible positions are refused."""
 from __future__ import annotations
 
 import itertools
@@ -27,6 +21,7 @@ from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW, PASS, State, find_leader
 from bergen_search.game.tiles import (ALL_TILES, TILES_WITH, is_double, iter_mask, parse_tile,
     popcount, tile_index)
+from bergen_search.information.inference import TileModel, tile_factors
 from bergen_search.information.infoset import (RESERVE, InfoSet, from_position,
     from_state_and_events)
 from bergen_search.information.sampler import WorldTable, count_worlds
@@ -177,12 +172,15 @@ CHI_TABLES = {"2p": Rules(), "2p-draw-one": Rules(draw="one"), "3p": Rules(playe
               "4p-partnerships": Rules(players=4, partnerships=True)}
 
 
-def chi_position(rules: Rules, weighted: bool):
+def chi_position(rules: Rules, weighted: bool, inference=False):
     """The first decision of seeded games with 20..300 distinct worlds, after a hidden draw
-    (and, if `weighted`, with worlds of unequal weight)."""
+    (and, if `weighted`, with worlds of unequal weight; with `inference`, its factors)."""
     for cut in cuts(rules, seed=5, games=30):
         info = cut.info()
-        table = WorldTable(info)
+        factors = tile_factors(info, TileModel()) if inference else None
+        if inference and not factors:
+            continue
+        table = WorldTable(info, factors)
         if table.total > 20000 or "hidden draw" not in _features(cut, info):
             continue
         dist = table_distribution(table, cut.others)
@@ -202,11 +200,16 @@ def fits(sample, others, probs, n: int, seed: int) -> Counter:
 
 
 @pytest.mark.parametrize("backend, name", [("core", name) for name in CHI_TABLES]
-                         + [("reference", "2p"), ("reference", "4p-partnerships")])
+                         + [("reference", "2p"), ("reference", "4p-partnerships"),
+                            ("core", "2p-inference")])
 def test_sampler_chi_square(backend, name, core_sampler):
-    """The compiled walk (25,000 draws) and the Python walk (4,000) fit the exact weights."""
-    cut, info, table, dist = chi_position(CHI_TABLES[name], weighted=name != "3p")
-    probs = normalised(dist)
+    """The compiled walk (25,000 draws) and the Python walk (4,000) fit the exact weights (on
+    an inference-weighted table too)."""
+    inference = name.endswith("-inference")
+    cut, info, table, dist = chi_position(CHI_TABLES[name.removesuffix("-inference")],
+                                          weighted=name != "3p", inference=inference)
+    total = sum(dist.values())
+    probs = {k: v / total for k, v in dist.items()} if inference else normalised(dist)
     assert cut.true_world() in probs
     if backend == "reference":
         def sample(rng):
@@ -307,15 +310,17 @@ TABLES = {
 }
 
 
-@pytest.mark.parametrize("name", list(TABLES))
-def test_core_walk_equals_reference_walk(name, core_sampler):
-    """Draw for draw and stream state; and, at every fifth position, sample_many's checksum is
-    the xor of the worlds the reference walk draws on one stream."""
+@pytest.mark.parametrize("name, weighted", [(name, False) for name in TABLES]
+                         + [("2p", True), ("3p", True)])
+def test_core_walk_equals_reference_walk(name, weighted, core_sampler):
+    """Draw for draw and stream state, on plain and on inference-weighted tables; and, at every
+    fifth position, sample_many's checksum is the xor of the worlds the reference walk draws on
+    one stream."""
     rules = TABLES[name]
     positions = 0
     for i, cut in enumerate(cuts(rules, seed=31, games=3)):
         info = cut.info()
-        table = WorldTable(info)
+        table = WorldTable(info, tile_factors(info, TileModel()) if weighted else None)
         sampler = core_sampler(info, table)
         assert sampler.total == table.total
         seed = derive_seed(99, i)

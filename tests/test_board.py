@@ -1,7 +1,5 @@
-"""`bergen serve`, the board: its server without a browser, and its page in Chromium
-(Playwright, Debian's `chromium` through `executable_path`), clicked through as a player would.
-The browser tests skip without playwright or chromium, and fail instead under
-BERGEN_REQUIRE_BROWSER=1 (.ci/run); the server tests need the `board` extra."""
+"""`bergen serve`: the board's server without a browser, and its page clicked through in
+Chromium (Playwright; BERGEN_REQUIRE_BROWSER=1 fails instead of skipping)."""
 from __future__ import annotations
 
 import asyncio
@@ -125,8 +123,7 @@ def _get(board, path="/", **headers):
 
 
 def _socket_hello(board, **kw):
-    """The hello of a WebSocket opened with `kw` (origin=, additional_headers=), or the
-    status the handshake was refused with."""
+    """The hello of a WebSocket opened with `kw`, or the status of its refused handshake."""
     async def go():
         try:
             async with websockets.connect(board.ws, **kw) as ws:
@@ -152,9 +149,7 @@ def _raw_upgrade(board, host, origin=None) -> int:
 
 
 def test_only_its_own_page_may_use_the_board(board):
-    """Requests naming another host (DNS rebinding) and WebSockets opened by another site's page
-    are refused; the page's own origin, the machine's names and a client without Origin are
-    served."""
+    """Another host (DNS rebinding) or another site's page is refused; own names are served."""
     own = f"http://127.0.0.1:{board.port}"
     assert _get(board, Host=f"127.0.0.1:{board.port}")[0] == 200
     assert _get(board, Host=f"localhost:{board.port}")[0] == 200
@@ -176,8 +171,7 @@ def test_only_its_own_page_may_use_the_board(board):
 
 
 def test_a_deliberate_remote_setup_allows_its_names():
-    """--allow-host and --allow-origin (create_app's hosts and origins) let a chosen name
-    and a chosen page in, and nothing else."""
+    """--allow-host and --allow-origin let the chosen name and page in, and nothing else."""
     remote = Board(hosts=("board.lan",), origins=("https://club.example",))
     try:
         assert _get(remote, Host="board.lan")[0] == 200
@@ -214,8 +208,7 @@ def test_malformed_messages_get_errors_and_the_server_keeps_serving(board):
 
 
 def test_the_protocol_session_runs_over_the_socket(board):
-    """A position, a fixed-seed go (with partial lines), show and beliefs: the answers equal
-    the CLI's (`bergen best --json`, `bergen show --json`)."""
+    """position, go (with partials), show and beliefs over the socket answer as the CLI does."""
     async def go():
         async with websockets.connect(board.ws) as ws:
             await ws.send(json.dumps({"cmd": "position", "game": SMALL, "id": 1}))
@@ -237,8 +230,7 @@ def test_the_protocol_session_runs_over_the_socket(board):
 
 
 def test_a_review_over_the_socket_runs_beside_a_live_search(board):
-    """A connection's review runs while its live search goes on (not queued behind it): its
-    decisions and analysis are `bergen analyze`'s."""
+    """A review runs beside the connection's live search, not behind it, as `bergen analyze`."""
     async def go():
         async with websockets.connect(board.ws) as ws:
             await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
@@ -362,9 +354,7 @@ def test_serve_stops_promptly_on_a_signal(sig, status):
 
 @pytest.mark.slow
 def test_memory_stays_flat_under_load(board):
-    """Rounds of 20 connections sending malformed lines and dropping a search: no engine
-    outlives its connection, and the memory the interpreter holds (tracemalloc, not the resident
-    size) stops growing after the first rounds."""
+    """Rounds of 20 connections: no engine outlives its connection and the heap stops growing."""
     import gc
     import tracemalloc
 
@@ -496,8 +486,7 @@ def fixed_budget(page, iterations, seed):
 
 
 def click_setup(page, hand, line, **fields):
-    """Click the tiles into the hand, then the line from its left tile rightwards, then type
-    the other fields and use the setup."""
+    """Click the hand, then the line left to right, type the other fields, use the setup."""
     page.click("#setup-clear")
     page.check('input[name="place"][value="hand"]')
     for t in hand:
@@ -512,8 +501,7 @@ def click_setup(page, hand, line, **fields):
 
 
 def choices(doc):
-    """A `bergen best --json` document's moves as `bergen best` lists them: each mirror twin
-    folded into the move it mirrors, written `a-b:L/R` (one choice), best first."""
+    """A `best --json` document's moves as `bergen best` lists them (twins folded as a:L/R)."""
     twinned = {m["twin"] for m in doc["moves"] if "twin" in m}
     return [dict(m, move=m["move"].split(":")[0] + ":L/R" if m["move"] in twinned
                  else m["move"]) for m in doc["moves"] if "twin" not in m]
@@ -538,9 +526,7 @@ def beliefs_match(page, show):
 
 
 def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
-    """An impossible setup is refused beside its control, as the CLI refuses it; then tiles and
-    voids by clicks: with inference on and off the ranking is `bergen best`'s and the beliefs
-    `show`'s, and the best move is drawn on the line at its end."""
+    """A setup by clicks: refused as the CLI refuses it, ranked as `best`, beliefs as `show`."""
     click_setup(page, ["0-3", "1-2", "2-5", "5-6"], ["1-1", "1-4", "4-4", "4-6", "6-3"],
                 scores="4,7", to_move="0", sizes="4,6", reserve="14")
     page.wait_for_selector("#err-7:not(:empty)")
@@ -594,8 +580,7 @@ def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
 
 
 def test_the_inference_choice_weighs_the_search_and_the_beliefs_of_a_record(page, tmp_path):
-    """A record pasted in, inference off: the ranking is `bergen best --set inference=off`'s and
-    the grid the uniform `show`'s, which differs here from inference's."""
+    """A record, inference off: the ranking is `best --set inference=off`'s, the grid uniform."""
     with open(MATCH, encoding="utf-8") as f:
         match = json.load(f)
     second = match["rounds"][1]
@@ -628,8 +613,7 @@ def test_the_inference_choice_weighs_the_search_and_the_beliefs_of_a_record(page
 
 
 def test_the_address_sets_the_inference_choice(page, board):
-    """The address's `inference` chooses the box's option when it names one and leaves the
-    default (on) when it names none (the models measured as no gain are no choice now)."""
+    """The address's `inference` picks the option it names, else the default (on)."""
     for given, shown in (("off", "off"), ("on", "on"), ("sure", "on"), ("action-sir", "on"),
                          ("learned", "on")):
         page.goto(board.url + "?position=" + SMALL + "&inference=" + given)
@@ -657,8 +641,7 @@ def test_the_address_carries_the_position(page, board):
 
 
 def test_live_analysis_first_ranked_moves(page, board, tmp_path):
-    """At the default live settings: the time from a position change to the first ranked moves,
-    printed (not asserted); Stop ends the search; screenshots at 1200 and 390 px."""
+    """Time to the first ranked moves printed; Stop ends the search; no sideways scroll."""
     pos = bergen_json("show", DECISION)["position"]
     timings = []
     for i in range(4):
@@ -693,9 +676,7 @@ def rows_now(page):
 
 
 def test_the_live_analysis_deepens_and_stops_at_a_finished_search(page):
-    """Until stopped the board deepens (the budget, then twice it, ...): the status names the
-    finished search and the one under way; after Stop the table is `bergen best --iterations
-    N`'s for the last finished N, same seed, value for value."""
+    """The live search deepens (N, 2N, ...); stopped, it shows `best --iterations N`'s table."""
     page.fill("#budget-iterations", "4000")
     page.set_input_files("#open-file", DECISION)
     page.wait_for_function("() => document.querySelector('#status').textContent"
@@ -712,9 +693,7 @@ def test_the_live_analysis_deepens_and_stops_at_a_finished_search(page):
 
 
 def test_an_answer_not_settled_is_marked_and_more_time_offered(page):
-    """A fixed budget's answer that has not settled is marked "not settled: more time may
-    re-rank", as `bergen best` says it; the button beside searches again with 4 times the
-    iterations, whose answer is `bergen best`'s at that budget."""
+    """An unsettled answer is marked so; More time searches 4 times as long, as `best` does."""
     fixed_budget(page, 4000, 1)
     page.set_input_files("#open-file", DECISION)
     want = bergen_json("best", DECISION, "--iterations", "4000", "--seed", "1")
@@ -731,9 +710,7 @@ def test_an_answer_not_settled_is_marked_and_more_time_offered(page):
 
 
 def test_a_fixed_budget_finishes_and_says_so_at_once(page, tmp_path):
-    """A fixed budget ends by itself, saying finished, with `bergen best`'s answer; the budget
-    is in the address and a reload keeps it; an infinite search the exact endgame solves says
-    finished with the exact answer, no Stop pressed."""
+    """A fixed budget, or an endgame solved exactly, says finished by itself; a reload keeps it."""
     fixed_budget(page, 3000, 2)
     page.fill("#position-input", SMALL)
     page.click("#position-set")
@@ -769,8 +746,7 @@ KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to
 
 
 def test_before_the_lead_the_board_shows_the_hand_s_value(page):
-    """Before the lead the board answers with the hand's value and every lead with its chance,
-    as `bergen best` does."""
+    """Before the lead: the hand's value and every lead with its chance, as `bergen best`."""
     before = "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-/6,6/16"
     fixed_budget(page, 400, 3)
     page.fill("#position-input", before)
@@ -805,8 +781,7 @@ def test_the_best_move_is_drawn_on_the_line_at_its_end(page):
 
 
 def test_a_record_opened_keeps_what_it_proves(page):
-    """decision.json opened as a record: the beliefs are `bergen show`'s on the record (what the
-    lead and the draws proved), not on its position string."""
+    """A record opened: the beliefs are `show`'s on the record, not on its position string."""
     page.set_input_files("#open-file", DECISION)
     page.wait_for_selector("#beliefs tr[data-tile]")
     record = bergen_json("show", DECISION, "--weighting", "inference")
@@ -818,8 +793,7 @@ def test_a_record_opened_keeps_what_it_proves(page):
 
 
 def _answer(doc):
-    """A `bestmove` as `bergen best --json` prints it: without the query's own fields (its
-    type, id, how it ended, the beliefs asked for) and the wall times."""
+    """A `bestmove` as `bergen best --json` prints it: no query fields, no wall times."""
     def timeless(d):
         if isinstance(d, dict):
             return {k: timeless(v) for k, v in d.items() if k != "seconds"}
@@ -830,10 +804,7 @@ def _answer(doc):
 
 @pytest.mark.parametrize("rounds", sizes(1, 12))
 def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(browser, board, rounds):
-    """Every tab's engine runs in one process: while one tab searches decision.json (20,000
-    iterations, its exact endgame attempt building the bracket beside it), another's search is
-    started and stopped again and again at seeded moments. The first tab's ranking and the
-    answer on its socket are `bergen best`'s, field for field, every round."""
+    """Another tab's searches started and stopped leave this tab's answer `best`'s, every round."""
     import random
     rng = random.Random(48)
     pos = bergen_json("show", DECISION)["position"]
@@ -877,8 +848,7 @@ def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(browser, board, rou
 
 
 def test_the_live_analysis_follows_a_game_as_it_is_entered(page, tmp_path):
-    """The toggle on: after each event of the game being entered, the live analysis searches
-    the seat to move's position with the record so far (when its hand is seen)."""
+    """Following a game entered: each event searches the position of the record so far."""
     with open(MATCH, encoding="utf-8") as f:
         first = json.load(f)["rounds"][0]
     page.check("#game-follow")
@@ -907,9 +877,7 @@ LONG_LINE = "bergen1/2/0,0/0/0-0,0-3,1-2,2-5/5-1-1-4-4-6-6-3/4,5/12"
 
 
 def test_the_page_at_phone_width(browser, board, tmp_path):
-    """At 390 px the board and the ranking fit the first screen (844 px), a long line wraps in
-    rows of about one length, and nothing scrolls sideways (with a review: the test below).
-    Screenshots are printed for a person."""
+    """At 390 px the board and ranking fit the first screen; a long line wraps evenly."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     page.goto(board.url + "?position=" + SMALL + "&budget=fixed&iterations=3000&seed=1")
@@ -945,13 +913,7 @@ def _cut(record, round_, event):
 
 
 def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
-    """A review started beside a live search runs at once, counting its decisions from the
-    first. It shows `bergen analyze`'s labels, luck, marks and words (`[?!]` for borderline,
-    "better X" never the play made); the keys step through it; the graph has the report's marks
-    and rings, placed by the server (views/graph.py). The position panel stays on the live
-    position throughout. At 1200 and 390 px nothing scrolls sideways and the numbers, legend,
-    rows of tiles and summary hint are whole. "Analyse here" then searches a decision with its
-    record: `bergen best` and `bergen show` on it."""
+    """A review beside a live search says what `analyze` says, steps by keys, graphs, fits."""
     from bergen_search.formats.record import parse_record
     from bergen_search.views.graph import Column, place
     cli = bergen_json("analyze", MATCH, "--iterations", "300", "--seed", "3")
@@ -1074,8 +1036,7 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
 
 
 def one_position(page, string):
-    """The position panel's board, the string box and the ranking show `string`'s position
-    (the step box its decision's)."""
+    """The position panel (board, string box, ranking) shows `string`'s position."""
     want = bergen_json("show", string)
     assert page.input_value("#position-input") == want["position"]
     tiles = lambda sel: page.eval_on_selector_all(sel, "ts => ts.map(t => t.dataset.tile)")
@@ -1088,8 +1049,7 @@ def one_position(page, string):
 
 
 def numbers_inside_the_list(page, n, selector="#decisions"):
-    """Every item of the list (the review's decisions, the game's events) shows its number
-    whole, inside the list's box (a marker outside it was clipped from 10 on: ".0.", ".1.")."""
+    """Every item of the list shows its number whole, inside the list's box."""
     got = page.evaluate("""sel => { const ol = document.querySelector(sel);
         const box = ol.getBoundingClientRect();
         return [...ol.querySelectorAll('li')].map(li => { const r = li.querySelector('.n')
@@ -1112,8 +1072,7 @@ def legend_names_the_curves(page, names):
 
 
 def no_tile_alone_on_a_row(page, selector):
-    """A row of tiles that wraps leaves no tile alone on its last row: the rows are of about
-    one length (a tile alone at the line's end was hard to see)."""
+    """A wrapping row of tiles leaves no tile alone on its last row."""
     rows = page.eval_on_selector(selector, """el => { const rows = {};
         for (const t of el.querySelectorAll('.tile')) {
             const top = Math.round(t.getBoundingClientRect().top);
@@ -1124,8 +1083,7 @@ def no_tile_alone_on_a_row(page, selector):
 
 
 def finished_round_download(page, tmp_path):
-    """Once the entered round is over (and no error shown), the page's download, saved: its
-    path."""
+    """Once the entered round is over (no error shown), the page's download saved: its path."""
     page.wait_for_selector("#game-to-move:text('the round is over')")
     assert page.text_content("#game-error") == ""
     with page.expect_download() as download:
@@ -1136,9 +1094,7 @@ def finished_round_download(page, tmp_path):
 
 
 def test_the_page_draws_the_graph_as_the_server_placed_it(browser, board):
-    """A stand-in engine (Playwright's WebSocket route) sends real decisions with a made-up
-    placing no page could derive: the page's ticks, curves, dots, marks, boundaries and current
-    step are that placing's, in board.js's pixels."""
+    """A made-up placing sent by a stand-in engine is drawn as placed, in board.js's pixels."""
     from bergen_search.views.graph import Column, place
     decisions = bergen_json("analyze", MATCH, "--iterations", "100", "--seed", "1")["decisions"]
     cols = [Column(0, 1, None, 6.5),                        # no decision: a column of its own
@@ -1218,8 +1174,7 @@ def test_the_page_draws_the_graph_as_the_server_placed_it(browser, board):
 
 
 def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page, tmp_path):
-    """Both hands and each event by clicks (only the legal ones offered; undo takes one back):
-    the download is that round, and `bergen replay` reads it."""
+    """A round entered by clicks (legal offers only, undo) downloads as that round."""
     with open(MATCH, encoding="utf-8") as f:
         match = json.load(f)
     first = match["rounds"][0]
@@ -1262,9 +1217,7 @@ def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page
 
 
 def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, tmp_path):
-    """Only seat 0's hand dealt: the leads offered are every lead some deal allows (seat 1's,
-    unseen, recorded and played on); at seat 1's turns the offers are the engine's `moves`; the
-    download is the round as seat 0 saw it."""
+    """Seat 1 unseen: the offers are the engine's `moves`; the download is seat 0's view."""
     from bergen_search.formats.replay import next_moves
     with open(MATCH, encoding="utf-8") as f:
         match = json.load(f)
@@ -1319,8 +1272,7 @@ def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, t
 
 
 def test_a_record_too_long_for_the_socket_is_refused_by_the_page(page, tmp_path):
-    """A 5 MB record is refused by the page before sending (the socket would close), and the
-    connection stays up."""
+    """A 5 MB record is refused by the page before sending; the connection stays up."""
     big = tmp_path / "big.json"
     record = json.loads(open(MATCH, encoding="utf-8").read())
     record["padding"] = "x" * (5 * 1024 * 1024)
@@ -1340,8 +1292,7 @@ def test_a_record_too_long_for_the_socket_is_refused_by_the_page(page, tmp_path)
 
 
 def test_a_finished_match_loaded_says_the_match_is_over(page):
-    """A finished match loaded into the game panel says the match is over and offers nothing
-    more."""
+    """A finished match loaded says the match is over and offers nothing more."""
     page.set_input_files("#game-file", MATCH)
     page.wait_for_selector("#game-to-move:text('the match is over')")
     assert page.text_content("#game-error") == ""
@@ -1349,8 +1300,7 @@ def test_a_finished_match_loaded_says_the_match_is_over(page):
 
 
 def test_trees_of_one_iteration_rank_every_move_by_its_value(page):
-    """Trees of one iteration visit one move but value every move: the ranking lists every move
-    with its value, live and at the fixed budget (`bergen best`'s, in its order)."""
+    """Trees of one iteration: every move ranked with a value, live and as `best` at the end."""
     page.fill("#budget-iterations", "8")
     page.set_input_files("#open-file", DECISION)
     page.wait_for_function("() => +document.querySelector('#moves').dataset.trees >= 8",

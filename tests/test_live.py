@@ -1,8 +1,5 @@
-"""A live search (`search(on_info=)`, the engine's `go` with `report_every`, the board) streams
-ISMCTS's ranked moves while the exact endgame is attempted beside it (`endgame.step.Beside`):
-the first partial comes before the attempt ends; a solved attempt is the result and the last
-report, nothing of ISMCTS after it; watched or not, the same seed and budget give the same
-result; a stop ends both."""
+"""A live search streams ISMCTS's ranked moves while the exact endgame is attempted beside it
+(`endgame.step.Beside`); watched or not, the same seed and budget give the same result."""
 import json
 import queue
 import threading
@@ -29,8 +26,7 @@ def _core():
 
 @pytest.fixture
 def held_attempt(monkeypatch):
-    """The exact attempt held until the search has reported ranked moves (at most 20 s),
-    then run as usual; `events` says, in order, what happened."""
+    """The exact attempt held until ranked moves are reported (20 s at most); `events` logs."""
     real = exact.attempt
     seen = threading.Event()
     events = []
@@ -150,9 +146,7 @@ def test_a_stop_ends_the_search_and_the_attempt():
 # ---- live figures that keep their promise (issue 41) ----------------------------------------
 
 def test_the_reports_pool_the_replicates_finished_so_far():
-    """(settle=off; with settle: test_settle.py) A watched search reports the result's own estimator on the trees finished so far: with t
-    of 8 trees done, each value is the search of those t trees' (`replicates=t`, the same seed),
-    its error only from 8 on, ranked by value; the last report is the result."""
+    """settle=off: each report is the search of the t trees finished so far (`replicates=t`)."""
     info = load_game(json.dumps(DECISION))
     reports = []
     result = search(info, Limits(iterations=2400), seed=6, on_info=reports.append,
@@ -181,9 +175,7 @@ def test_the_reports_pool_the_replicates_finished_so_far():
 
 
 def test_a_search_until_stopped_pools_every_tree_and_keeps_none():
-    """With settle=off, search(until_stopped=True) grows trees of one size until stop; stopped inside the 13th,
-    its answer is the search of the finished trees (`replicates=k`): values, iterations, visits,
-    nodes and lines; of the trees it keeps only their figures."""
+    """settle=off, until_stopped: the answer is the finished trees' search; none kept."""
     _core()
     info = load_game(json.dumps(DECISION))
     stop = threading.Event()
@@ -215,8 +207,7 @@ def test_a_search_until_stopped_is_refused_where_it_cannot_be():
 
 
 def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch):
-    """An infinite `go` gives the exact attempt and its bracket the budget of one batch of trees
-    (100,000 iterations, as `bergen best`), and has no cap."""
+    """An infinite `go` gives the exact attempt one batch's budget, and has no cap."""
     _core()
     real, budgets = exact.attempt, []
 
@@ -241,8 +232,7 @@ def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch
 
 
 def test_an_infinite_go_that_solves_says_finished_at_once():
-    """An infinite search the exact endgame solves says so at once, a last partial with
-    `"finished": true` carrying the answer; the bestmove waits for stop and is that answer."""
+    """An infinite search solved exactly says finished at once; stopped, it is that answer."""
     _core()
     server, lines = _engine()
     try:
@@ -266,8 +256,7 @@ def test_an_infinite_go_that_solves_says_finished_at_once():
 
 
 def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
-    """With settle=off, an infinite search ends by itself at MAX_REPLICATES trees (100,000; 10 here): the
-    finished partial carries its answer, all those trees pooled, before any stop."""
+    """settle=off: an infinite search ends by itself at MAX_REPLICATES trees, all pooled."""
     from bergen_search.search import api
     monkeypatch.setattr(api, "MAX_REPLICATES", 10)
     server, lines = _engine()
@@ -289,10 +278,7 @@ def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
 
 
 def test_a_partial_as_each_tree_of_the_budget_finishes():
-    """PROTOCOL.md: a partial every `report_every` seconds, the first after the first slice, and
-    one as each tree finishes: with `report_every` 3600 and 8 trees, the first, one per tree
-    (its figures), then the bestmove; an infinite search (settle=off) likewise for its budget's trees, its
-    later ones on the clock alone."""
+    """A partial after the first slice, one as each tree finishes, then on the clock."""
     server, lines = _engine()
     try:
         server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 1, "seed": 3,

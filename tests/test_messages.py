@@ -1,9 +1,4 @@
-"""Every message a person reads for bad input, in one place: each bad input through the
-command line, exit 2 and one line on standard error, the exact sentence. A message names what
-is wrong once (`--cluster: ...`, not `field 'cluster': --cluster: ...`), in grammar a person
-wrote (`must be an integer`, not `needs a int`), and says what to do where it can. A new
-message for bad input gets its case here.
-
+"""Every message for bad input, in one place: exit 2 and the exact one line on standard error.
 `$P` stands for a legal position string."""
 import json
 import shlex
@@ -263,8 +258,7 @@ def test_the_cluster_option_is_named_once():
 
 
 def test_bench_says_what_an_unsolved_percentile_is(monkeypatch):
-    """The exact endgame's line of `bench`: a time the limit cut is `over 1 s (unsolved)`,
-    never `-`."""
+    """`bench` says a time the limit cut is `over 1 s (unsolved)`, never `-`."""
     out = {"core": {"playouts/s": 1000.0}, "reference": {"playouts/s": 10.0},
            "speedup": {"playouts/s": 100.0}, "search": {},
            "endgame": {"positions": 10, "solved": 8, "median_s": 0.05, "p90_s": None,
@@ -295,8 +289,7 @@ def test_one_match_is_a_match():
 
 @pytest.mark.parametrize("command", ["best", "eval", "show", "analyze", "replay"])
 def test_an_error_in_a_file_names_the_file(command, tmp_path):
-    """`best`'s errors did not name the file (replay's did): every reader says which input
-    is wrong first, a file by its path, standard input as such."""
+    """Every reader's error names its input first: a file by its path, or standard input."""
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "bergen-record/1",\n "rules": x}')
     res = CliRunner().invoke(main, [command, str(bad)])
@@ -320,8 +313,7 @@ def test_an_error_in_a_file_names_the_file(command, tmp_path):
     ("selfplay --rules @FILE", "--rules FILE: the file is empty"),
 ])
 def test_an_empty_file_is_one_sentence_as_a_file_of_spaces_is(command, message, tmp_path):
-    """A 0-byte file read as nothing at all (a str, not bytes) and died on `.decode`: exit 1,
-    `internal error`. Now it says what a file of spaces and an empty standard input say."""
+    """An empty file says what a file of spaces and an empty standard input say."""
     for name, content in (("empty.json", ""), ("spaces.json", "  \n")):
         path = tmp_path / name
         path.write_text(content)
@@ -335,9 +327,7 @@ def test_an_empty_file_is_one_sentence_as_a_file_of_spaces_is(command, message, 
 
 
 def test_a_round_is_numbered_in_a_message_as_the_listings_number_it(tmp_path):
-    """Errors said `round 0` where `replay` and `analyze` print `round 1`: an illegal play in
-    the record's second round (index 1), at the event `replay` lists as 1, is said where a
-    player sees it, in every command that reads the record (events from 0, as listed)."""
+    """Every command's error numbers the round as the listings do (from 1), events from 0."""
     rec = json.load(open("examples/match.json"))
     listing = CliRunner().invoke(main, ["replay", "examples/match.json"]).stdout.splitlines()
     second = listing.index(next(x for x in listing if x.startswith("round 2 ")))

@@ -1,7 +1,5 @@
-"""The version that produced a document: in every `--json` document, in the records the
-program writes (selfplay, arena --out, play's saved game), read back by our own readers, and
-written in one place (bergen_search.__version__, which the package metadata reads too).
-"""
+"""The version in every `--json` document and written record, read back, from one place
+(bergen_search.__version__)."""
 import json
 from importlib import metadata
 

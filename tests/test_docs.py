@@ -11,6 +11,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from bergen_search import __version__
 from bergen_search.cli import main
 from bergen_search.game.rules import Rules
 
@@ -188,7 +189,9 @@ def _record_docs(played):
     """What the program writes, the examples, and what the reader accepts."""
     docs = [json.load(open(ex(n))) for n in ("match.json", "decision.json", "partial.json",
                                              "voids.json")]
-    return docs + _lines(played["two"]) + _lines(played["arena"]) + [json.load(open(played["play"]))]
+    written = _lines(played["two"]) + _lines(played["arena"]) + [json.load(open(played["play"]))]
+    assert {d["version"] for d in written} == {__version__}
+    return docs + written
 
 
 def _analyze_docs(played):
@@ -280,7 +283,10 @@ def test_every_format_heading_is_checked():
 
 @pytest.mark.parametrize("heading", list(CHECKED))
 def test_the_documented_fields_are_the_outputs(played, heading):
-    check_documents(heading, CHECKED[heading](played))
+    docs = CHECKED[heading](played)
+    check_documents(heading, docs)
+    if heading.startswith("`bergen ") and "version" in FORMATS[heading]:
+        assert {d.get("version", __version__) for d in docs} == {__version__}
 
 
 def test_the_readers_take_the_documented_fields():

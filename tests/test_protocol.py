@@ -673,19 +673,6 @@ def test_the_analysis_answer_carries_the_version_and_says_how_it_ended(wire):
     assert answers["never"]["version"] == __version__ and answers["never"]["terminated"]
 
 
-def test_position_on_a_forced_lead_names_the_lead(wire):
-    """The lead is forced, not absent: `legal` holds the one tile the lead rule picks."""
-    game = {"format": "bergen-position/1", "rules": {"players": 2}, "to_move": 0,
-            "hand": ["4-5", "1-1", "2-3", "0-6", "3-3", "5-6"], "line": "",
-            "hand_sizes": [6, 6], "reserve_size": 16}
-    answer = wire.ask({"cmd": "position", "game": game, "id": "lead"})
-    assert answer["legal"] == ["1-1"]
-    answer = wire.ask({"cmd": "position", "game": {**game, "rules": {
-        "players": 2, "lead": "highest-double"}}, "id": "lead2"})
-    assert answer["legal"] == ["3-3"]
-    wire.ask({"cmd": "position", "game": STRING})
-
-
 def test_go_before_the_lead_answers_the_hand_s_value(wire):
     """Before the lead `go` answers as `best --json`; infinite, its partials carry the value."""
     game = "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-"

@@ -236,7 +236,7 @@ def test_a_review_over_the_socket_runs_beside_a_live_search(board):
             await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
                                       "report_every": 0.05, "id": "live"}))
             await lines_until(ws, lambda m: m.get("type") == "partial")
-            record = json.load(open(MATCH, encoding="utf-8"))
+            record = match_doc()
             await ws.send(json.dumps({"cmd": "analyze", "record": record, "iterations": 100,
                                       "seed": 1, "id": "review"}))
             # (the live search's partials never stop: a deadline, not each line's timeout)
@@ -463,15 +463,51 @@ def browser():
 @pytest.fixture
 def page(browser, board):
     context = browser.new_context(viewport={"width": 1200, "height": 1000})
-    pg = context.new_page()
     errors = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    pg.goto(board.url)
-    pg.wait_for_selector("#connection:text('engine connected')")
-    yield pg
+    yield new_page(context, errors, board.url)
     context.close()
     assert not errors, errors
+
+
+SETTLED = "() => document.querySelector('#moves').dataset.state === 'bestmove'"
+
+
+def settled(page, **kw):
+    """Wait until the ranking is a search's final answer."""
+    page.wait_for_function(SETTLED, **kw)
+
+
+def set_position(page, text):
+    page.fill("#position-input", text)
+    page.click("#position-set")
+
+
+def match_doc():
+    return json.load(open(MATCH, encoding="utf-8"))
+
+
+def new_page(context, errors, url, on_websocket=None):
+    """A page of `context` at `url`, connected, its errors and console errors in `errors`."""
+    pg = context.new_page()
+    if on_websocket:
+        pg.on("websocket", on_websocket)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.goto(url)
+    pg.wait_for_selector("#connection:text('engine connected')")
+    return pg
+
+
+def record_sent(page):
+    """From now on the page's commands are kept in `window.sent`; `sent(page)` reads them."""
+    page.evaluate("""() => { window.sent = []; const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (d) { window.sent.push(JSON.parse(d));
+                                                   return send.call(this, d); }; }""")
+
+
+def sent(page):
+    """The last command of each kind the page sent since `record_sent`."""
+    return {m["cmd"]: m for m in page.evaluate("window.sent")}
 
 
 def ranked(page):
@@ -509,8 +545,7 @@ def choices(doc):
 
 def expect_best(best, page):
     want = [[m["move"], str(m["value"])] for m in choices(best)]
-    page.wait_for_function("() => document.querySelector('#moves').dataset.state === 'bestmove'",
-                           timeout=120_000)
+    settled(page, timeout=120_000)
     got = [[m, str(float(v))] for m, v in ranked(page)]
     assert got == [[m, str(float(v))] for m, v in want]
 
@@ -562,9 +597,7 @@ def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
     beliefs_match(page, bergen_json("show", SMALL, "--weighting", "inference"))
     # inference off: the search's setting and the beliefs' weighting (this position has no
     # history, so the figures agree either way: the commands sent say which was asked)
-    page.evaluate("""() => { window.sent = []; const send = WebSocket.prototype.send;
-        WebSocket.prototype.send = function (d) { window.sent.push(JSON.parse(d));
-                                                   return send.call(this, d); }; }""")
+    record_sent(page)
     page.select_option("#inference", "off")
     expect_best(bergen_json("best", SMALL, "--iterations", "4000", "--seed", "5",
                             "--set", "inference=off"), page)
@@ -574,15 +607,14 @@ def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
         "t => document.querySelector(`#beliefs tr[data-tile='${t[0]}'] td`).textContent === t[1]",
         arg=[tile, f"{round(100 * chance)}%"])
     beliefs_match(page, uniform)
-    sent = {m["cmd"]: m for m in page.evaluate("window.sent")}
-    assert sent["go"]["settings"] == {"inference": "off"} and sent["go"]["beliefs"] == "uniform"
-    assert sent["show"]["weighting"] == "uniform"
+    cmds = sent(page)
+    assert cmds["go"]["settings"] == {"inference": "off"} and cmds["go"]["beliefs"] == "uniform"
+    assert cmds["show"]["weighting"] == "uniform"
 
 
 def test_the_inference_choice_weighs_the_search_and_the_beliefs_of_a_record(page, tmp_path):
     """A record, inference off: the ranking is `best --set inference=off`'s, the grid uniform."""
-    with open(MATCH, encoding="utf-8") as f:
-        match = json.load(f)
+    match = match_doc()
     second = match["rounds"][1]
     events = second["events"]
     cut = next(k for k in range(6, len(events)) if events[k]["seat"] == 0
@@ -598,18 +630,15 @@ def test_the_inference_choice_weighs_the_search_and_the_beliefs_of_a_record(page
         "show", str(path), "--weighting", "inference")["seats"][0]["p_hold"]
     fixed_budget(page, 2000, 3)
     page.select_option("#inference", "off")
-    page.evaluate("""() => { window.sent = []; const send = WebSocket.prototype.send;
-        WebSocket.prototype.send = function (d) { window.sent.push(JSON.parse(d));
-                                                   return send.call(this, d); }; }""")
-    page.fill("#position-input", json.dumps(record))
-    page.click("#position-set")
+    record_sent(page)
+    set_position(page, json.dumps(record))
     expect_best(bergen_json("best", str(path), "--iterations", "2000", "--seed", "3",
                             "--set", "inference=off"), page)
     page.wait_for_selector("#beliefs tr[data-tile]")
     beliefs_match(page, uniform)
-    sent = {m["cmd"]: m for m in page.evaluate("window.sent")}
-    assert sent["go"]["settings"] == {"inference": "off"}
-    assert sent["go"]["beliefs"] == "uniform" and sent["show"]["weighting"] == "uniform"
+    cmds = sent(page)
+    assert cmds["go"]["settings"] == {"inference": "off"}
+    assert cmds["go"]["beliefs"] == "uniform" and cmds["show"]["weighting"] == "uniform"
 
 
 def test_the_address_sets_the_inference_choice(page, board):
@@ -622,8 +651,7 @@ def test_the_address_sets_the_inference_choice(page, board):
 
 
 def test_the_address_carries_the_position(page, board):
-    page.fill("#position-input", "bergen1/2/4,7/0/5-6,2-5,1-2,0-3/1-1,1-4,4-4,4-6,6-3//14/1:41")
-    page.click("#position-set")
+    set_position(page, "bergen1/2/4,7/0/5-6,2-5,1-2,0-3/1-1,1-4,4-4,4-6,6-3//14/1:41")
     page.wait_for_function(f"() => document.querySelector('#position-input').value === '{SMALL}'")
     assert page.url.startswith(board.url + "?position=" + SMALL + "&budget=infinite")
     page.goto(page.url)         # reload: the same position comes back
@@ -632,10 +660,9 @@ def test_the_address_carries_the_position(page, board):
     assert page.eval_on_selector_all("#hand .tile", "ts => ts.map(t => t.dataset.tile)") == \
         ["0-3", "1-2", "2-5", "5-6"]
     page.click("#stop")
-    page.wait_for_function("() => document.querySelector('#moves').dataset.state === 'bestmove'")
+    settled(page)
     # a bad string: the engine's one line, beside the field
-    page.fill("#position-input", "bergen1/2/4,7/0/0-3,1-2,7-5,5-6/1-1-4-4-6-3/4,5/14")
-    page.click("#position-set")
+    set_position(page, "bergen1/2/4,7/0/0-3,1-2,7-5,5-6/1-1-4-4-6-3/4,5/14")
     page.wait_for_selector("#position-error:not(:empty)")
     assert "bad tile '7-5'" in page.text_content("#position-error")
 
@@ -645,8 +672,7 @@ def test_live_analysis_first_ranked_moves(page, board, tmp_path):
     pos = bergen_json("show", DECISION)["position"]
     timings = []
     for i in range(4):
-        page.fill("#position-input", SMALL if i % 2 else pos)
-        page.click("#position-set")
+        set_position(page, SMALL if i % 2 else pos)
         page.wait_for_function(f"() => window.boardTimings.length > {i}")
         assert len(ranked(page)) == (2 if i % 2 else 5)       # twins folded: 5 choices
     page.wait_for_selector("#beliefs tr[data-tile]")
@@ -655,8 +681,7 @@ def test_live_analysis_first_ranked_moves(page, board, tmp_path):
           f"{', '.join(f'{t:.0f}' for t in timings)} ms")
     (tmp_path / "timings.json").write_text(json.dumps(timings))
     page.click("#stop")
-    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
-                           "'bestmove'")
+    settled(page)
     assert "stopped" in page.text_content("#status")
     for width in (1200, 390):
         page.set_viewport_size({"width": width, "height": 1000})
@@ -684,8 +709,7 @@ def test_the_live_analysis_deepens_and_stops_at_a_finished_search(page):
     status = page.text_content("#status")
     assert "the search of 8,000 iterations" in status, status
     page.click("#stop")
-    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
-                           "'bestmove'")
+    settled(page)
     n = int(page.text_content("#status").split("stopped: ")[1].split(" iterations")[0]
             .replace(",", ""))
     assert n in (8000, 16000)
@@ -712,8 +736,7 @@ def test_an_answer_not_settled_is_marked_and_more_time_offered(page):
 def test_a_fixed_budget_finishes_and_says_so_at_once(page, tmp_path):
     """A fixed budget, or an endgame solved exactly, says finished by itself; a reload keeps it."""
     fixed_budget(page, 3000, 2)
-    page.fill("#position-input", SMALL)
-    page.click("#position-set")
+    set_position(page, SMALL)
     expect_best(bergen_json("best", SMALL, "--iterations", "3000", "--seed", "2"), page)
     assert page.get_attribute("#status", "data-state") == "finished"
     assert page.text_content("#status").startswith("finished: 3,000 iterations")
@@ -731,8 +754,7 @@ def test_a_fixed_budget_finishes_and_says_so_at_once(page, tmp_path):
     page.wait_for_function("() => { const s = document.querySelector('#status'); return "
                            "s.dataset.state === 'finished' && s.textContent.includes('exact'); }",
                            timeout=60_000)
-    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
-                           "'bestmove'")
+    settled(page)
     assert page.get_attribute("#status", "data-state") == "finished"
     exact = bergen_json("best", str(known))
     assert [m for m, _ in ranked(page)] == [m["move"] for m in choices(exact)]
@@ -749,35 +771,15 @@ def test_before_the_lead_the_board_shows_the_hand_s_value(page):
     """Before the lead: the hand's value and every lead with its chance, as `bergen best`."""
     before = "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-/6,6/16"
     fixed_budget(page, 400, 3)
-    page.fill("#position-input", before)
-    page.click("#position-set")
+    set_position(page, before)
     doc = bergen_json("best", before, "--iterations", "400", "--seed", "3")
-    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
-                           "'bestmove'", timeout=120_000)
+    settled(page, timeout=120_000)
     assert [[m, str(float(v))] for m, v in ranked(page)] == [
         [f"{x['tile']} (seat {x['seat']})", str(float(x["value"]))] for x in doc["leads"]]
     assert page.text_content("#status").startswith(
         f"before the lead: the hand's value {doc['value']:+.3f} ± {doc['stderr']:.3f}")
     assert page.eval_on_selector_all("#moves tbody td:last-child", "ds => ds.map(d => "
                                      "d.textContent)") == ["27.3%", "20.8%", "51.9%"]
-
-
-def test_the_best_move_is_drawn_on_the_line_at_its_end(page):
-    """The best move is drawn on the line, at the end it is played at: SMALL's best, 0-3:R,
-    as a dashed 3-0 after the line's right end 3."""
-    fixed_budget(page, 4000, 5)
-    page.fill("#position-input", SMALL)
-    page.click("#position-set")
-    expect_best(bergen_json("best", SMALL, "--iterations", "4000", "--seed", "5"), page)
-    ghost = page.eval_on_selector("#line .ghost", "g => [g.dataset.ghost, g.dataset.tile, "
-                                  "g.title, g === g.parentElement.lastElementChild]")
-    assert ghost == ["R", "0-3", "best: 0-3 at the right end", True]
-    assert page.eval_on_selector("#line .ghost", "g => g.getAttribute('title')")
-    assert page.text_content("#board-best") == "best: 0-3:R"
-    # its halves: the 3 against the line's 3
-    assert page.eval_on_selector("#line .ghost svg", "s => [...s.querySelectorAll('use')]"
-                                 ".slice(1).map(u => u.getAttribute('href'))") == \
-        ["#half3", "#half0"]
 
 
 def test_a_record_opened_keeps_what_it_proves(page):
@@ -814,24 +816,16 @@ def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(browser, board, rou
                 for s in seeds}
     context = browser.new_context(viewport={"width": 1200, "height": 1000})
     errors, answers = [], []
-    tabs = [context.new_page() for _ in range(2)]
-    tabs[0].on("websocket", lambda ws: ws.on("framereceived",
-                                             lambda frame: answers.append(frame)))
-    for tab in tabs:
-        tab.on("pageerror", lambda e: errors.append(str(e)))
-        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        tab.goto(board.url)
-        tab.wait_for_selector("#connection:text('engine connected')")
-    first, second = tabs
-    settled = "() => document.querySelector('#moves').dataset.state === 'bestmove'"
+    first = new_page(context, errors, board.url,
+                     lambda ws: ws.on("framereceived", lambda f: answers.append(f)))
+    second = new_page(context, errors, board.url)
     try:
         for seed in seeds:
             fixed_budget(first, 20_000, seed)
             fixed_budget(second, 20_000, seed + 1)
             # (the last round's answer is not this one's: the table waits for the new one)
             first.evaluate("delete document.querySelector('#moves').dataset.state")
-            first.fill("#position-input", pos)
-            first.click("#position-set")
+            set_position(first, pos)
             second.fill("#position-input", pos)
             for _ in range(6):          # each start ends the tab's search before it
                 second.click("#position-set")
@@ -841,7 +835,7 @@ def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(browser, board, rou
             expect_best(expected[seed], first)
             got = [json.loads(a) for a in answers if '"bestmove"' in a][-1]
             assert _answer(got) == _answer(expected[seed]), seed
-            second.wait_for_function(settled, timeout=120_000)
+            settled(second, timeout=120_000)
     finally:
         context.close()
     assert not errors, errors
@@ -849,8 +843,7 @@ def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(browser, board, rou
 
 def test_the_live_analysis_follows_a_game_as_it_is_entered(page, tmp_path):
     """Following a game entered: each event searches the position of the record so far."""
-    with open(MATCH, encoding="utf-8") as f:
-        first = json.load(f)["rounds"][0]
+    first = match_doc()["rounds"][0]
     page.check("#game-follow")
     for seat, hand in enumerate(first["hands"]):
         page.select_option("#game-seat", str(seat))
@@ -881,8 +874,7 @@ def test_the_page_at_phone_width(browser, board, tmp_path):
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     page.goto(board.url + "?position=" + SMALL + "&budget=fixed&iterations=3000&seed=1")
-    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
-                           "'bestmove'", timeout=120_000)
+    settled(page, timeout=120_000)
     first = page.evaluate("""() => [document.querySelector('#line').getBoundingClientRect()
         .bottom, document.querySelector('#moves tbody tr:last-child').getBoundingClientRect()
         .bottom]""")
@@ -891,8 +883,7 @@ def test_the_page_at_phone_width(browser, board, tmp_path):
     page.screenshot(path=str(shot))
     print(f"\nscreenshot: {shot}")
     # a line of 8 tiles (7 and the best move) wraps at this width: in rows of 4, not 7 and 1
-    page.fill("#position-input", LONG_LINE)
-    page.click("#position-set")
+    set_position(page, LONG_LINE)
     # (the new position's answer: the old one's state is 'bestmove' too until it comes)
     page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
                            "'bestmove' && document.querySelectorAll('#line .tile').length "
@@ -922,8 +913,7 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
                                      "3"]).output
     said = [ln.strip() for ln in text.splitlines() if ln.startswith("        ")
             and not ln.strip().startswith("position")]
-    page.fill("#position-input", SMALL)
-    page.click("#position-set")
+    set_position(page, SMALL)
     page.wait_for_selector("#moves tbody tr")
     assert page.get_attribute("#status", "data-state") == "searching"
     page.fill("#review-iterations", "300")
@@ -950,8 +940,7 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
     assert any(m.startswith("[") for m, _ in items)
     assert not page.query_selector_all(".badge.borderline")
     page.click("#stop")                 # (the live search has run beside the whole review)
-    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
-                           "'bestmove'")
+    settled(page)
     one_position(page, SMALL)
     # the keys go to the page, not to a field
     page.click("#review-status")
@@ -980,7 +969,7 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
                                                       if d["borderline"]]
     assert indices("#graph circle.exact-ring") == [i for i, d in enumerate(want) if d["exact"]]
     assert len(indices("#graph circle.decision")) == len(want)
-    rules = parse_record(json.load(open(MATCH, encoding="utf-8"))).rules
+    rules = parse_record(match_doc()).rules
     placing = place([Column(d["round"], rules.side_of(d["seat"]), None,
                             d["values"][d["played"]], k, d["label"], d["borderline"], d["exact"])
                      for k, d in enumerate(want)], rules.n_sides)
@@ -1026,7 +1015,7 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
     page.click(f"#decisions li[data-index='{k}']")
     page.click("#analyse-here")
     cut = tmp_path / "cut.json"
-    cut.write_text(json.dumps(_cut(json.load(open(MATCH, encoding="utf-8")), d["round"],
+    cut.write_text(json.dumps(_cut(match_doc(), d["round"],
                                    d["event"])))
     expect_best(bergen_json("best", str(cut), "--iterations", "3000", "--seed", "4"), page)
     assert page.input_value("#position-input") == d["position"]
@@ -1175,8 +1164,7 @@ def test_the_page_draws_the_graph_as_the_server_placed_it(browser, board):
 
 def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page, tmp_path):
     """A round entered by clicks (legal offers only, undo) downloads as that round."""
-    with open(MATCH, encoding="utf-8") as f:
-        match = json.load(f)
+    match = match_doc()
     first = match["rounds"][0]
     for seat, hand in enumerate(first["hands"]):
         page.select_option("#game-seat", str(seat))
@@ -1219,8 +1207,7 @@ def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page
 def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, tmp_path):
     """Seat 1 unseen: the offers are the engine's `moves`; the download is seat 0's view."""
     from bergen_search.formats.replay import next_moves
-    with open(MATCH, encoding="utf-8") as f:
-        match = json.load(f)
+    match = match_doc()
     first = match["rounds"][0]
     page.select_option("#game-seat", "0")
     for t in first["hands"][0]:
@@ -1274,7 +1261,7 @@ def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, t
 def test_a_record_too_long_for_the_socket_is_refused_by_the_page(page, tmp_path):
     """A 5 MB record is refused by the page before sending; the connection stays up."""
     big = tmp_path / "big.json"
-    record = json.loads(open(MATCH, encoding="utf-8").read())
+    record = match_doc()
     record["padding"] = "x" * (5 * 1024 * 1024)
     big.write_text(json.dumps(record))
     page.set_input_files("#record-file", str(big))
@@ -1283,8 +1270,7 @@ def test_a_record_too_long_for_the_socket_is_refused_by_the_page(page, tmp_path)
     assert "big.json is 5.0 MB: the board reviews records up to 4.0 MB" in error, error
     assert page.text_content("#review-status") != "analysing…"
     assert page.text_content("#connection") == "engine connected"
-    page.fill("#position-input", SMALL)
-    page.click("#position-set")
+    set_position(page, SMALL)
     page.wait_for_selector("#moves tbody tr")
     # and the record of the right size is reviewed as before
     page.set_input_files("#record-file", MATCH)
@@ -1308,8 +1294,7 @@ def test_trees_of_one_iteration_rank_every_move_by_its_value(page):
     for rows in (ranked(page), None):
         if rows is None:
             page.click("#stop")
-            page.wait_for_function("() => document.querySelector('#moves').dataset.state "
-                                   "=== 'bestmove'")
+            settled(page)
             rows = ranked(page)
         values = [float(v) for _, v in rows]          # none empty: float('') would raise
         assert len(values) == 5     # (in the search's order: its own values, `settle`)

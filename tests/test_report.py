@@ -292,19 +292,20 @@ def _found(dom, name):
     return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
 
 
-def test_rendered_in_chromium(report, tmp_path):
-    """The report at 1200 px: the checking scripts' findings, a screenshot, a quiet console."""
+@pytest.mark.parametrize("width", [1200, 390])
+def test_rendered_in_chromium(report, tmp_path, width):
+    """The report at `width`: the checking scripts' findings, a screenshot, a quiet console."""
     html_text, out, _ = report
     page = tmp_path / "check.html"
     page.write_text(_with_check(html_text).replace("</body>", _LAYOUT + "</body>"),
                     encoding="utf-8")
-    shot = tmp_path / "desktop.png"
-    dom, console = _chromium(tmp_path, "--window-size=1200,3000", f"--screenshot={shot}",
+    shot = tmp_path / f"report-{width}.png"
+    dom, console = _chromium(tmp_path, f"--window-size={width},3000", f"--screenshot={shot}",
                              "--dump-dom", page.as_uri())
     print(f"\nscreenshot: {shot}")
     assert console == [], console
     _assert_png(shot)
-    check_layout(_found(dom, "layout"), out, 1200)
+    check_layout(_found(dom, "layout"), out, width)
     got = _found(dom, "check")
     n = len(out["decisions"])
     assert got["graph"] and got["circles"] == n and got["circles_drawn"] == n
@@ -384,22 +385,6 @@ def check_layout(got, out, width):
     exact = [i for i, d in enumerate(out["decisions"]) if d["exact"]]
     assert got["rings"] == exact
     assert got["exact_notes"] == [1] * len(exact)
-
-
-def test_the_layout_at_phone_width(report, tmp_path):
-    """`check_layout` at 390 px (screenshot saved; look at it); at 1200: above."""
-    html_text, out, _ = report
-    page = tmp_path / "layout.html"
-    page.write_text(html_text.replace(
-        "default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';").replace(
-        "</body>", _LAYOUT + "</body>"), encoding="utf-8")
-    shot = tmp_path / "report-390.png"
-    dom, console = _chromium(tmp_path, "--window-size=390,3000", f"--screenshot={shot}",
-                             "--dump-dom", page.as_uri())
-    print(f"\nscreenshot: {shot}")
-    assert console == [], console
-    _assert_png(shot)
-    check_layout(_found(dom, "layout"), out, 390)
 
 
 def test_a_long_line_wraps_in_drawings_of_a_few_tiles():

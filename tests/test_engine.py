@@ -1,7 +1,6 @@
 """`bergen engine` through its own client (client.EngineProcess), and the search hooks it stands
 on (`search(stop=, on_info=)`)."""
 import json
-import signal
 import threading
 
 import pytest
@@ -39,6 +38,11 @@ def best_json(game_text, *args):
 
 def stable(doc):
     return {k: v for k, v in doc.items() if k not in VOLATILE}
+
+
+def figures(doc):
+    return [(m["move"], m["value"], m["stderr"], m.get("vs_best"), m["visits"])
+            for m in doc["moves"]]
 
 
 @pytest.fixture(scope="module")
@@ -142,8 +146,6 @@ def test_an_infinite_search_grows_trees_until_stop(engine):
     assert k >= 20
     same = best_json(STRING, "--iterations", str(375 * k), "--seed", "5", "--set",
                      f"replicates={k}", "--set", "settle=off")
-    figures = lambda doc: [(m["move"], m["value"], m["stderr"], m.get("vs_best"), m["visits"])
-                           for m in doc["moves"]]
     assert figures(held) == figures(same)
     assert held["iterations"] == same["iterations"] == 375 * k
 
@@ -163,8 +165,6 @@ def test_an_infinite_search_deepens_until_stop(engine):
     n = held["iterations"]
     assert n >= 4000 and n % 2000 == 0
     same = best_json(STRING, "--iterations", str(n), "--seed", "5")
-    figures = lambda doc: [(m["move"], m["value"], m["stderr"], m.get("vs_best"), m["visits"])
-                           for m in doc["moves"]]
     assert figures(held) == figures(same) and held["settled"] == same["settled"]
 
 
@@ -321,33 +321,6 @@ def test_fuzz_the_command_reader(lines):
 def _stderr(engine):
     engine.close()
     return engine.stderr
-
-
-@pytest.mark.slow     # the default run keeps `quit` during a search: the same way out
-def test_end_of_input_exits_cleanly_during_a_search():
-    engine = EngineProcess.start()
-    engine.analysis(DECISION, report_every=0)
-    engine.process.stdin.close()
-    assert engine.process.wait(30) == 0
-    assert _stderr(engine) == ""
-
-
-@pytest.mark.slow
-def test_sigterm_exits_cleanly_during_a_search():
-    engine = EngineProcess.start()
-    analysis = engine.analysis(DECISION, report_every=0.01)
-    assert analysis.next() is not None             # it is searching
-    engine.process.send_signal(signal.SIGTERM)
-    assert engine.process.wait(30) == 0
-    assert _stderr(engine) == ""
-
-
-def test_quit_during_a_search():
-    engine = EngineProcess.start()
-    engine.analysis(STRING, report_every=0)
-    engine.process.stdin.write('{"cmd": "quit"}\n')
-    engine.process.stdin.flush()
-    assert engine.process.wait(30) == 0 and _stderr(engine) == ""
 
 
 def test_timeouts_and_a_dead_engine():

@@ -552,6 +552,7 @@ def expect_best(best, page):
 
 def beliefs_match(page, show):
     """The beliefs grid's seat 1 column equals `show`'s chances, in percent, tile by tile."""
+    page.wait_for_selector("#beliefs tr[data-tile]")
     p = show["seats"][0]["p_hold"]
     want = {t: f"{round(100 * x)}%" for t, x in p.items() if x}
     got = dict(page.eval_on_selector_all(
@@ -593,7 +594,6 @@ def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
     assert page.eval_on_selector("#line .ghost svg", "s => [...s.querySelectorAll('use')]"
                                  ".slice(1).map(u => u.getAttribute('href'))") == \
         ["#half3", "#half0"]
-    page.wait_for_selector("#beliefs tr[data-tile]")
     beliefs_match(page, bergen_json("show", SMALL, "--weighting", "inference"))
     # inference off: the search's setting and the beliefs' weighting (this position has no
     # history, so the figures agree either way: the commands sent say which was asked)
@@ -634,7 +634,6 @@ def test_the_inference_choice_weighs_the_search_and_the_beliefs_of_a_record(page
     set_position(page, json.dumps(record))
     expect_best(bergen_json("best", str(path), "--iterations", "2000", "--seed", "3",
                             "--set", "inference=off"), page)
-    page.wait_for_selector("#beliefs tr[data-tile]")
     beliefs_match(page, uniform)
     cmds = sent(page)
     assert cmds["go"]["settings"] == {"inference": "off"}
@@ -688,8 +687,7 @@ def test_live_analysis_first_ranked_moves(page, board, tmp_path):
         shot = tmp_path / f"live-{width}.png"
         page.screenshot(path=str(shot), full_page=True)
         print(f"screenshot: {shot}")
-        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, f"the page scrolls sideways at {width} px by {overflow} px"
+        no_sideways_scroll(page, width)
 
 
 def rows_now(page):
@@ -785,7 +783,6 @@ def test_before_the_lead_the_board_shows_the_hand_s_value(page):
 def test_a_record_opened_keeps_what_it_proves(page):
     """A record opened: the beliefs are `show`'s on the record, not on its position string."""
     page.set_input_files("#open-file", DECISION)
-    page.wait_for_selector("#beliefs tr[data-tile]")
     record = bergen_json("show", DECISION, "--weighting", "inference")
     beliefs_match(page, record)
     assert "what the lead and the draws proved is kept" in page.text_content("#board-source")
@@ -845,10 +842,7 @@ def test_the_live_analysis_follows_a_game_as_it_is_entered(page, tmp_path):
     """Following a game entered: each event searches the position of the record so far."""
     first = match_doc()["rounds"][0]
     page.check("#game-follow")
-    for seat, hand in enumerate(first["hands"]):
-        page.select_option("#game-seat", str(seat))
-        for t in hand:
-            page.click(f'#game-palette [data-tile="{t}"]')
+    deal_by_clicks(page, first["hands"])
     record = {"format": "bergen-record/1", "rules": {"players": 2}, "start_scores": [0, 0],
               "rounds": [{"hands": first["hands"], "reserve": None, "events": []}]}
     for k, event in enumerate(first["events"][:3]):
@@ -893,7 +887,7 @@ def test_the_page_at_phone_width(browser, board, tmp_path):
     shot = tmp_path / "phone-long-line.png"
     page.locator("#position-panel").screenshot(path=str(shot))
     print(f"screenshot: {shot}")
-    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    no_sideways_scroll(page, 390)
     context.close()
 
 
@@ -996,8 +990,7 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
         page.screenshot(path=str(shot), full_page=True)
         print(f"\nscreenshot: {shot}")
         assert shot.stat().st_size > 10_000
-        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, f"the page scrolls sideways at {width} px by {overflow} px"
+        no_sideways_scroll(page, width)
         numbers_inside_the_list(page, len(want))
         legend_names_the_curves(page, ["seat 0", "seat 1"])
         no_tile_alone_on_a_row(page, "#step-line")
@@ -1019,7 +1012,6 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
                                    d["event"])))
     expect_best(bergen_json("best", str(cut), "--iterations", "3000", "--seed", "4"), page)
     assert page.input_value("#position-input") == d["position"]
-    page.wait_for_selector("#beliefs tr[data-tile]")
     beliefs_match(page, bergen_json("show", str(cut), "--weighting", "inference"))
     assert "from the reviewed record" in page.text_content("#board-source")
 
@@ -1072,14 +1064,30 @@ def no_tile_alone_on_a_row(page, selector):
 
 
 def finished_round_download(page, tmp_path):
-    """Once the entered round is over (no error shown), the page's download saved: its path."""
+    """Once the entered round is over (no error), its download, which `bergen replay` reads."""
     page.wait_for_selector("#game-to-move:text('the round is over')")
     assert page.text_content("#game-error") == ""
     with page.expect_download() as download:
         page.click("#game-download")
     path = tmp_path / "game.json"
     download.value.save_as(path)
-    return path
+    result = CliRunner().invoke(main, ["replay", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(path.read_text())
+
+
+def deal_by_clicks(page, hands):
+    """Each seat's hand clicked into the game panel (None: that seat unseen)."""
+    for seat, hand in enumerate(hands):
+        if hand is not None:
+            page.select_option("#game-seat", str(seat))
+            for t in hand:
+                page.click(f'#game-palette [data-tile="{t}"]')
+
+
+def no_sideways_scroll(page, width):
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the page scrolls sideways at {width} px by {overflow} px"
 
 
 def test_the_page_draws_the_graph_as_the_server_placed_it(browser, board):
@@ -1166,10 +1174,7 @@ def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page
     """A round entered by clicks (legal offers only, undo) downloads as that round."""
     match = match_doc()
     first = match["rounds"][0]
-    for seat, hand in enumerate(first["hands"]):
-        page.select_option("#game-seat", str(seat))
-        for t in hand:
-            page.click(f'#game-palette [data-tile="{t}"]')
+    deal_by_clicks(page, first["hands"])
     # the lead: only the one the rules allow (2-2, the lowest double dealt; 5-5 is never
     # offered, where it had been offered and then refused)
     page.wait_for_selector("#game-legal button[data-move='2-2']")
@@ -1193,15 +1198,11 @@ def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page
         page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
                                arg=first["events"].index(event) + 1)
     numbers_inside_the_list(page, len(first["events"]), "#game-events")
-    path = finished_round_download(page, tmp_path)
-    record = json.loads(path.read_text())
+    record = finished_round_download(page, tmp_path)
     assert record["format"] == "bergen-record/1" and record["rules"] == {"players": 2}
     (got,) = record["rounds"]
     assert [sorted(h) for h in got["hands"]] == [sorted(h) for h in first["hands"]]
     assert got["events"] == first["events"]
-    # the engine reads it back: `bergen replay` scores it as the match's first round
-    result = CliRunner().invoke(main, ["replay", str(path), "--json"])
-    assert result.exit_code == 0, result.output
 
 
 def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, tmp_path):
@@ -1209,9 +1210,7 @@ def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, t
     from bergen_search.formats.replay import next_moves
     match = match_doc()
     first = match["rounds"][0]
-    page.select_option("#game-seat", "0")
-    for t in first["hands"][0]:
-        page.click(f'#game-palette [data-tile="{t}"]')
+    deal_by_clicks(page, [first["hands"][0], None])
     page.wait_for_selector("#game-legal button[data-move='1-1']")
     assert page.eval_on_selector_all(
         "#game-legal button", "bs => bs.map(b => [b.dataset.seat, b.dataset.move])") \
@@ -1250,12 +1249,9 @@ def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, t
         page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
                                arg=k + 1)
     assert offered_unseen >= 5
-    path = finished_round_download(page, tmp_path)
-    (got,) = json.loads(path.read_text())["rounds"]
+    (got,) = finished_round_download(page, tmp_path)["rounds"]
     assert got["hands"][1] is None and sorted(got["hands"][0]) == sorted(first["hands"][0])
     assert got["events"] == seen_by_0
-    result = CliRunner().invoke(main, ["replay", str(path), "--json"])
-    assert result.exit_code == 0, result.output
 
 
 def test_a_record_too_long_for_the_socket_is_refused_by_the_page(page, tmp_path):

@@ -148,13 +148,23 @@ def test_a_unit_is_a_job_in_and_a_unit_output_out(engine):
         assert not out.values and not out.worlds
 
 
-def opening(seed: int, swap: bool):
-    """Seat 1's view after the forced lead; `swap` exchanges a tile it cannot see. None: no fit."""
-    rules = Rules()
+def _deal(seed: int):
+    """A shuffled deal of the default rules: (rules, tiles, hand masks, reserve)."""
     tiles = list(range(28))
     Rng(seed).shuffle(tiles)
-    hands = [sum(1 << t for t in tiles[i * 6:(i + 1) * 6]) for i in range(2)]
-    reserve = tiles[12:]
+    return Rules(), tiles, [sum(1 << t for t in tiles[i * 6:(i + 1) * 6]) for i in range(2)], \
+        tiles[12:]
+
+
+def _swap(hands, reserve, a, i):
+    """Seat 0's tile `a` exchanged with the reserve's `i`th tile: the new reserve."""
+    hands[0] = hands[0] & ~(1 << a) | 1 << reserve[i]
+    return reserve[:i] + [a] + reserve[i + 1:]
+
+
+def opening(seed: int, swap: bool):
+    """Seat 1's view after the forced lead; `swap` exchanges a tile it cannot see. None: no fit."""
+    rules, tiles, hands, reserve = _deal(seed)
     if swap:
         from bergen_search.game.tiles import is_double
         mine = [t for t in tiles[:6] if not is_double(t)]
@@ -162,8 +172,7 @@ def opening(seed: int, swap: bool):
         if len(mine) < 2 or not out:
             return None
         a, i = mine[-1], out[-1]
-        hands[0] = hands[0] & ~(1 << a) | 1 << reserve[i]
-        reserve = reserve[:i] + [a] + reserve[i + 1:]
+        reserve = _swap(hands, reserve, a, i)
     try:
         state = State.deal(rules, hands, reserve, (0, 0))
     except BergenError:
@@ -202,23 +211,13 @@ def later_decision(seed: int, swap: bool):
     """Seat 1's view several plays in; `swap` exchanges an unseen tile. None: no fit."""
     from bergen_search.game.state import DRAW
     from bergen_search.game.tiles import is_double
-    rules = Rules()
-    tiles = list(range(28))
-    Rng(seed).shuffle(tiles)
-    hands = [sum(1 << t for t in tiles[i * 6:(i + 1) * 6]) for i in range(2)]
-    reserve = tiles[12:]
+    rules, tiles, hands, reserve = _deal(seed)
     try:
         state = State.deal(rules, hands, reserve, (0, 0))
     except BergenError:
         return None
     events = []
-    while state.ended is None and len(events) < 12:
-        seat = state.to_move
-        move = state.legal_moves()[0]
-        tile = state.reserve[0] if move == DRAW else None
-        events.append((seat, move, tile))
-        state = state.apply(move, seat, tile)
-    while state.ended is None and state.to_move != 1:
+    while state.ended is None and (len(events) < 12 or state.to_move != 1):
         seat, move = state.to_move, state.legal_moves()[0]
         tile = state.reserve[0] if move == DRAW else None
         events.append((seat, move, tile))
@@ -233,8 +232,7 @@ def later_decision(seed: int, swap: bool):
         if not keep or not spare:
             return None
         a, i = keep[0], spare[-1]
-        hands[0] = hands[0] & ~(1 << a) | 1 << reserve[i]
-        reserve = reserve[:i] + [a] + reserve[i + 1:]
+        reserve = _swap(hands, reserve, a, i)
     try:
         state = State.deal(rules, hands, reserve, (0, 0))
         obs = Observer(rules, {1}, state)

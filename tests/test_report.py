@@ -267,6 +267,25 @@ _CHECK = """<script>
     Object.fromEntries([...tr.querySelectorAll("td")].map(td => [td.className, td.dataset.value])));
   out.dominoes = [...document.querySelectorAll("svg.dominoes use")].filter(box).length;
   out.width = document.documentElement.scrollWidth;
+  const scroller = document.querySelector(".graph-scroll");
+  const note = document.querySelector(".scroll-note");
+  out.graph_overflows = scroller.scrollWidth > scroller.clientWidth + 1;
+  out.note_shown = note.getBoundingClientRect().height > 0;
+  // every drawing of dominoes at its natural size, inside the page
+  out.drawings = [...document.querySelectorAll("svg.dominoes")].map(s => {
+    const r = s.getBoundingClientRect();
+    return [Math.round(r.width), Number(s.getAttribute("width")), Math.round(r.right)];
+  });
+  out.page_width = document.documentElement.clientWidth;
+  // the labels' markers (in the graph's own units) all above the highest point of a curve
+  const ys = [...graph.querySelectorAll("polyline.curve")].flatMap(p =>
+    [...p.points].map(pt => pt.y));
+  out.curve_top = Math.min(...ys);
+  out.marker_bottoms = [...graph.querySelectorAll("g.marker")].map(m => {
+    const b = m.getBBox(); return b.y + b.height; });
+  out.rings = [...graph.querySelectorAll("circle.exact-ring")].map(c => Number(c.dataset.decision));
+  out.exact_notes = [...document.querySelectorAll("li.decision[data-exact] .values")].map(
+    v => (v.textContent.match(/exact/g) || []).length);
   const pre = document.createElement("pre");
   pre.id = "bergen-check";
   pre.textContent = JSON.stringify(out);
@@ -286,8 +305,8 @@ def _assert_png(shot):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
 
 
-def _found(dom, name):
-    found = re.search(rf'<pre id="bergen-{name}">(.*?)</pre>', dom, re.S)
+def _found(dom):
+    found = re.search(r'<pre id="bergen-check">(.*?)</pre>', dom, re.S)
     assert found, dom[-500:]
     return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
 
@@ -297,16 +316,15 @@ def test_rendered_in_chromium(report, tmp_path, width):
     """The report at `width`: the checking scripts' findings, a screenshot, a quiet console."""
     html_text, out, _ = report
     page = tmp_path / "check.html"
-    page.write_text(_with_check(html_text).replace("</body>", _LAYOUT + "</body>"),
-                    encoding="utf-8")
+    page.write_text(_with_check(html_text), encoding="utf-8")
     shot = tmp_path / f"report-{width}.png"
     dom, console = _chromium(tmp_path, f"--window-size={width},3000", f"--screenshot={shot}",
                              "--dump-dom", page.as_uri())
     print(f"\nscreenshot: {shot}")
     assert console == [], console
     _assert_png(shot)
-    check_layout(_found(dom, "layout"), out, width)
-    got = _found(dom, "check")
+    got = _found(dom)
+    check_layout(got, out, width)
     n = len(out["decisions"])
     assert got["graph"] and got["circles"] == n and got["circles_drawn"] == n
     want = [(f"d{i}", d["label"]) for i, d in enumerate(out["decisions"])
@@ -345,42 +363,13 @@ def test_the_console_check_can_fail(report, tmp_path):
     assert any("Content Security Policy" in line for line in console), console
 
 
-_LAYOUT = """<script>
-(function () {
-  const out = {};
-  const scroller = document.querySelector(".graph-scroll");
-  const note = document.querySelector(".scroll-note");
-  out.graph_overflows = scroller.scrollWidth > scroller.clientWidth + 1;
-  out.note_shown = note.getBoundingClientRect().height > 0;
-  // every drawing of dominoes at its natural size, inside the page
-  out.dominoes = [...document.querySelectorAll("svg.dominoes")].map(s => {
-    const r = s.getBoundingClientRect();
-    return [Math.round(r.width), Number(s.getAttribute("width")), Math.round(r.right)];
-  });
-  out.page_width = document.documentElement.clientWidth;
-  // the labels' markers (in the graph's own units) all above the highest point of a curve
-  const g = document.querySelector("svg.graph");
-  const ys = [...g.querySelectorAll("polyline.curve")].flatMap(p =>
-    [...p.points].map(pt => pt.y));
-  out.curve_top = Math.min(...ys);
-  out.marker_bottoms = [...g.querySelectorAll("g.marker")].map(m => {
-    const b = m.getBBox(); return b.y + b.height; });
-  out.rings = [...g.querySelectorAll("circle.exact-ring")].map(c => Number(c.dataset.decision));
-  out.exact_notes = [...document.querySelectorAll("li.decision[data-exact] .values")].map(
-    v => (v.textContent.match(/exact/g) || []).length);
-  const pre = document.createElement("pre");
-  pre.id = "bergen-layout";
-  pre.textContent = JSON.stringify(out);
-  document.body.appendChild(pre);
-})();
-</script>"""
 
 
 def check_layout(got, out, width):
     """At `width`: markers above the curves, the graph's scroll, dominoes whole, exact rings."""
     assert got["graph_overflows"] == (width < 640) == got["note_shown"]
-    assert got["dominoes"] and all(w == natural and right <= got["page_width"]
-                                   for w, natural, right in got["dominoes"]), got["dominoes"]
+    assert got["drawings"] and all(w == natural and right <= got["page_width"]
+                                   for w, natural, right in got["drawings"]), got["drawings"]
     assert got["marker_bottoms"] and max(got["marker_bottoms"]) < got["curve_top"]
     exact = [i for i, d in enumerate(out["decisions"]) if d["exact"]]
     assert got["rings"] == exact

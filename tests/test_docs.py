@@ -9,7 +9,7 @@ import re
 
 import click
 import pytest
-from click.testing import CliRunner
+from support import bergen as run
 
 from bergen_search import __version__
 from bergen_search.cli import main
@@ -141,16 +141,9 @@ def check_documents(heading: str, docs: list, every_field=True) -> None:
 # ---- running the commands ---------------------------------------------------------------
 
 
-def _runner():
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:                    # click 8.2: stderr is apart already
-        return CliRunner()
-
-
 def bergen(*args, input=None, status=0) -> str:
     """The standard output of `bergen ARGS` run in this process (its exit status checked)."""
-    res = _runner().invoke(main, [str(a) for a in args], input=input)
+    res = run(*args, input=input)
     assert res.exit_code == status, (args, res.exit_code, res.stdout, res.stderr)
     return res.stdout
 

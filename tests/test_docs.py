@@ -411,7 +411,7 @@ def test_settings_table_is_the_programs():
 
 
 def test_every_help_points_to_docs():
-    """The group's and every command's --help name the docs/ files, never ../shared."""
+    """Every --help names the docs/ files, never ../shared, and no old spelling (vocabulary)."""
     text = bergen("--help")
     for name in ("docs/RULES.md", "docs/FORMATS.md", "docs/COMMANDS.md"):
         assert name in text
@@ -419,6 +419,8 @@ def test_every_help_points_to_docs():
         help_text = bergen(name, "--help")
         assert "docs/COMMANDS.md" in help_text, name
         assert "shared" not in help_text, name
+        for old in ("worlds=", "--time-per-decision", "--engines", "--engine-timeout"):
+            assert old not in help_text, (name, old)
 
 
 def _user_facing_files():

@@ -1,5 +1,6 @@
 """One vocabulary of options: the same word for the same thing in every command (`--time`,
-`--engine`, `--external`, `--seat`, `iterations=`, `--set`); old spellings refused in one line."""
+`--engine`, `--external`, `--seat`, `iterations=`, `--set`); old spellings refused in one line
+(and absent from every --help: test_docs.test_every_help_points_to_docs)."""
 import click
 import pytest
 from support import bergen as run
@@ -66,12 +67,3 @@ def test_the_words_mean_one_thing():
                  if any("--external" in p.opts for p in c.params if isinstance(p, click.Option))}
     assert externals == {"arena", "selfplay"}
     assert "--you" in {o for p in main.commands["play"].params for o in getattr(p, "opts", ())}
-
-
-def test_no_help_text_uses_an_old_spelling():
-    """The commands' help uses today's words (`iterations=`, never `worlds=`)."""
-    for name in main.commands:
-        res = run(name, "--help")
-        assert res.exit_code == 0
-        for old in ("worlds=", "--time-per-decision", "--engines", "--engine-timeout"):
-            assert old not in res.output, (name, old)

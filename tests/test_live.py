@@ -47,6 +47,14 @@ def _engine():
     return server, lines
 
 
+@pytest.fixture
+def served():
+    """An engine in this process and the queue of what it wrote; closed after the test."""
+    server, lines = _engine()
+    yield server, lines
+    server.close()
+
+
 def _until(lines, kind, timeout=60):
     got = []
     while True:
@@ -104,15 +112,12 @@ def test_a_solved_attempt_is_the_result_and_the_last_report(held_attempt):
     assert any(not r.get("exact") for r in reports)        # ISMCTS streamed first
 
 
-def test_the_engine_says_exact_on_the_partial_that_carries_the_solved_answer():
+def test_the_engine_says_exact_on_the_partial_that_carries_the_solved_answer(served):
     _core()
-    server, lines = _engine()
-    try:
-        server.handle_line(json.dumps({"cmd": "go", "game": json.loads(KNOWN), "id": 1,
-                                       "iterations": 20000, "report_every": 0.05}))
-        got = _until(lines, "bestmove")
-    finally:
-        server.close()
+    server, lines = served
+    server.handle_line(json.dumps({"cmd": "go", "game": json.loads(KNOWN), "id": 1,
+                                   "iterations": 20000, "report_every": 0.05}))
+    got = _until(lines, "bestmove")
     partials, final = got[:-1], got[-1]
     assert final["exact"] and partials and partials[-1]["exact"]
     assert partials[-1]["best"] == final["best"]
@@ -206,7 +211,7 @@ def test_a_search_until_stopped_is_refused_where_it_cannot_be():
             search(info, until_stopped=True, **kw)
 
 
-def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch):
+def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch, served):
     """An infinite `go` gives the exact attempt one batch's budget, and has no cap."""
     _core()
     real, budgets = exact.attempt, []
@@ -215,39 +220,33 @@ def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch
         budgets.append(limits.iterations)
         return real(info, limits, run, **kwargs)
     monkeypatch.setattr(exact, "attempt", attempt)
-    server, lines = _engine()
-    try:
-        server.handle_line(json.dumps({"cmd": "go", "game": DECISION, "infinite": True,
-                                       "report_every": 0.05, "id": "g",
-                                       "settings": {"settle": "off"}}))
-        while lines.get(timeout=60).get("trees", 0) < 9:
-            pass
-        server.handle_line(json.dumps({"cmd": "stop"}))
-        final = _until(lines, "bestmove")[-1]
-    finally:
-        server.close()
+    server, lines = served
+    server.handle_line(json.dumps({"cmd": "go", "game": DECISION, "infinite": True,
+                                   "report_every": 0.05, "id": "g",
+                                   "settings": {"settle": "off"}}))
+    while lines.get(timeout=60).get("trees", 0) < 9:
+        pass
+    server.handle_line(json.dumps({"cmd": "stop"}))
+    final = _until(lines, "bestmove")[-1]
     assert budgets == [None]        # the default budget's (100,000), not 5,000,000
     assert final["replicates"] >= 9 and final["stopped"]
     assert not final["endgame"]["solved"]
 
 
-def test_an_infinite_go_that_solves_says_finished_at_once():
+def test_an_infinite_go_that_solves_says_finished_at_once(served):
     """An infinite search solved exactly says finished at once; stopped, it is that answer."""
     _core()
-    server, lines = _engine()
-    try:
-        server.handle_line(json.dumps({"cmd": "go", "game": json.loads(KNOWN), "id": 1,
-                                       "infinite": True, "report_every": 0.05}))
-        got = []
-        while not got or not got[-1].get("finished"):
-            got.append(lines.get(timeout=60))
-            assert got[-1]["type"] == "partial"
-        with pytest.raises(queue.Empty):
-            lines.get(timeout=0.3)                  # held until stop
-        server.handle_line(json.dumps({"cmd": "stop"}))
-        final = _until(lines, "bestmove")[-1]
-    finally:
-        server.close()
+    server, lines = served
+    server.handle_line(json.dumps({"cmd": "go", "game": json.loads(KNOWN), "id": 1,
+                                   "infinite": True, "report_every": 0.05}))
+    got = []
+    while not got or not got[-1].get("finished"):
+        got.append(lines.get(timeout=60))
+        assert got[-1]["type"] == "partial"
+    with pytest.raises(queue.Empty):
+        lines.get(timeout=0.3)                  # held until stop
+    server.handle_line(json.dumps({"cmd": "stop"}))
+    final = _until(lines, "bestmove")[-1]
     last = got[-1]
     assert last["exact"] and last["finished"] and final["exact"]
     assert [(m["move"], m["value"]) for m in last["moves"]] == \
@@ -255,46 +254,40 @@ def test_an_infinite_go_that_solves_says_finished_at_once():
     assert not any(p["finished"] for p in got[:-1])
 
 
-def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
+def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch, served):
     """settle=off: an infinite search ends by itself at MAX_REPLICATES trees, all pooled."""
     from bergen_search.search import api
     monkeypatch.setattr(api, "MAX_REPLICATES", 10)
-    server, lines = _engine()
-    try:
-        server.handle_line(json.dumps({"cmd": "go", "game": "bergen1/2/4,7/0/0-3,1-2,2-5,"
-                                       "5-6/1-1-4-4-6-3/4,5/14/1:14", "infinite": True,
-                                       "iterations": 800, "report_every": 0.01, "id": 1,
-                                       "settings": {"settle": "off"}}))
-        got = [lines.get(timeout=60)]
-        while not got[-1].get("finished"):
-            got.append(lines.get(timeout=60))
-        server.handle_line(json.dumps({"cmd": "stop"}))
-        final = _until(lines, "bestmove")[-1]
-    finally:
-        server.close()
+    server, lines = served
+    server.handle_line(json.dumps({"cmd": "go", "game": "bergen1/2/4,7/0/0-3,1-2,2-5,"
+                                   "5-6/1-1-4-4-6-3/4,5/14/1:14", "infinite": True,
+                                   "iterations": 800, "report_every": 0.01, "id": 1,
+                                   "settings": {"settle": "off"}}))
+    got = [lines.get(timeout=60)]
+    while not got[-1].get("finished"):
+        got.append(lines.get(timeout=60))
+    server.handle_line(json.dumps({"cmd": "stop"}))
+    final = _until(lines, "bestmove")[-1]
     assert got[-1]["trees"] == 10 and got[-1]["stderr"] is not None
     assert final["replicates"] == 10 and not final["interrupted"]
     assert [m["value"] for m in got[-1]["moves"]] == [m["value"] for m in final["moves"]]
 
 
-def test_a_partial_as_each_tree_of_the_budget_finishes():
+def test_a_partial_as_each_tree_of_the_budget_finishes(served):
     """A partial after the first slice, one as each tree finishes, then on the clock."""
-    server, lines = _engine()
-    try:
-        server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 1, "seed": 3,
-                                       "iterations": 400_000, "report_every": 3600}))
-        got = _until(lines, "bestmove")
-        server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 2, "seed": 3,
-                                       "iterations": 8_000, "infinite": True,
-                                       "report_every": 3600, "settings": {"settle": "off"}}))
-        endless = [lines.get(timeout=60) for _ in range(9)]
-        # (trees of 1,000 iterations: dozens a second, none of them said)
-        with pytest.raises(queue.Empty):
-            lines.get(timeout=0.5)
-        server.handle_line(json.dumps({"cmd": "stop"}))
-        final = _until(lines, "bestmove")[-1]
-    finally:
-        server.close()
+    server, lines = served
+    server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 1, "seed": 3,
+                                   "iterations": 400_000, "report_every": 3600}))
+    got = _until(lines, "bestmove")
+    server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 2, "seed": 3,
+                                   "iterations": 8_000, "infinite": True,
+                                   "report_every": 3600, "settings": {"settle": "off"}}))
+    endless = [lines.get(timeout=60) for _ in range(9)]
+    # (trees of 1,000 iterations: dozens a second, none of them said)
+    with pytest.raises(queue.Empty):
+        lines.get(timeout=0.5)
+    server.handle_line(json.dumps({"cmd": "stop"}))
+    final = _until(lines, "bestmove")[-1]
     partials, best = got[:-1], got[-1]
     assert [p["trees"] for p in partials] == list(range(9))
     assert all(p["type"] == "partial" and p["running"] == 0 for p in partials[1:])

@@ -256,17 +256,6 @@ def test_odd_ids_and_lines(wire):
 
 
 # ---- not allowed now ----------------------------------------------------------------------
-def test_go_and_show_before_any_position():
-    w = Wire()
-    try:
-        for cmd in ("go", "show"):
-            answer = w.ask({"cmd": cmd, "id": cmd})
-            assert answer == {"type": "error", "id": cmd, "error": f"no position yet: send "
-                              f"position first, or give {cmd} a game"}
-    finally:
-        assert w.close() == 0
-
-
 def test_a_query_id_already_in_flight(wire):
     wire.send({"cmd": "go", "infinite": True, "id": "busy"})
     answer = wire.ask({"cmd": "go", "iterations": 10, "id": "busy"})
@@ -567,7 +556,7 @@ def _pattern(line: str) -> str:
 
 
 def test_the_session_in_the_docs_replays():
-    """PROTOCOL.md's session replays line for line (`…` any text, `<*` any such lines)."""
+    """go and show before a position are refused; PROTOCOL.md's session replays line for line."""
     block = DOC.split("## A session", 1)[1].split("```", 2)[1]
     steps = []
     for line in block.splitlines():
@@ -580,6 +569,9 @@ def test_the_session_in_the_docs_replays():
     assert len(steps) >= 12
     w = Wire()
     try:
+        for cmd in ("go", "show"):          # before any position
+            assert w.ask({"cmd": cmd, "id": cmd}) == {"type": "error", "id": cmd, "error":
+                f"no position yet: send position first, or give {cmd} a game"}
         for sent, answers in steps:
             w.send(sent)
             pending = None

@@ -16,6 +16,7 @@ STRING = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 
 
 @pytest.mark.parametrize("args", [
+    ("analyze", "examples/match.json", "--iterations", "50", "--recheck", "1", "--quiet"),
     ("replay", "examples/match.json"),
     # the other commands' documents: test_docs.test_the_documented_fields_are_the_outputs
     pytest.param(("bench", "--quick", "--seconds", "0.01"), marks=pytest.mark.slow),

@@ -166,7 +166,9 @@ def played(tmp_path_factory):
     bergen("selfplay", "--games", 2, "--seed", 1, "--engine", "greedy", "--target", 4,
            "--out", two, "--quiet")
     arena = d / "arena.jsonl"
-    bergen("arena", "greedy", "random", "--games", 1, "--out", arena, "--quiet")
+    bergen("arena", "greedy", "random", "--games", 1, "--out", arena, "--quiet",
+           "--no-luck-adjust")
+    bergen("arena", "greedy", "random", "--games", 1, "--quiet")     # one set, luck-adjusted
     saved = d / "game.json"
     bergen("play", "--engine", "greedy", "--seed", 3, "--out", saved, input="quit\n")
     return {"two": two, "arena": arena, "play": saved, "dir": d}
@@ -253,7 +255,7 @@ CHECKED = {
     "`bergen arena --json`": lambda p: [
         bergen_json("arena", "greedy", "random", "--games", 2, "--quiet", "--json"),
         bergen_json("arena", "ismcts:iterations=50", "greedy", "--games", 1, "--round",
-                    "--quiet", "--no-luck-adjust", "--json")],
+                    "--quiet", "--json")],
     "`bergen-journal/2`: a long run's journal": lambda p: _journal(p["dir"]),
 }
 

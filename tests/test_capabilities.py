@@ -1,6 +1,5 @@
-"""Engines declare what they can do (scikit-learn's estimator tags are the model): the generic
-code (`search()`, the review, `evaluate`) asks an engine's capabilities, never its name or the
-setting of one engine. A new engine that has none of the others' settings goes through."""
+"""Engines declare what they can do: the generic code asks an engine's capabilities, never its
+name or one engine's setting."""
 from __future__ import annotations
 
 import os
@@ -46,8 +45,7 @@ def test_a_new_engine_without_the_others_settings_searches(new_engine):
 
 
 def test_evaluate_says_what_to_do_for_any_engine(new_engine, monkeypatch):
-    """A search that finished nothing: the advice comes from the engine (it read
-    expectimax's `depth` for any engine counting worlds, a KeyError for this one)."""
+    """A search that finished nothing: the advice comes from the engine, for any engine."""
     info = load_game(DECISION)
     real = evaluate.search
 
@@ -89,10 +87,7 @@ def _code(path: str) -> str:
 
 
 def test_the_generic_code_names_no_engine_no_engines_setting_and_no_engines_extras():
-    """The modules every engine goes through read capabilities: no engine's name compared or
-    written (the default engine is the registry's first), no setting only one engine has
-    read by its name; what only one engine's units carry (`UnitOutput.extra`) is read by that
-    engine alone (`Algorithm.fold`, `summary`): the generic modules name none of its keys."""
+    """The generic modules name no engine, no one engine's setting, no key of its extras."""
     one_engines = {"choose", "twins", "bracket", "depth", "playouts", "exploration",
                    "endgame", "tolerance", "hand_tolerance"}
     names = set(registry.algorithms())

@@ -1,14 +1,6 @@
 """Every `$ bergen ...` example in README.md and docs/*.md, run and compared with what the
-program prints (docs/TESTING.md, "Examples that run"). A fenced block whose first line starts
-with `$ bergen ` (or `$ printf '...' | bergen `) is an example; each `$ ` line a command, the
-lines after it what it prints (standard output and error as a terminal shows them). A block's
-commands run in order in one fresh directory holding the project's `examples/`; a program they
-start is found first among this Python's scripts. `...` stands for any number of lines.
-Durations, speeds and JSON `"seconds"`/`"speed"` are masked on both sides; everything else must
-match. `<!-- slow -->` before a fence puts the example behind `slow`. The Python blocks of
-README.md and docs/API.md run too, each in a fresh namespace, a plain block right after one
-being what it must print. Commands run in this process (click's CliRunner on
-`bergen_search.cli.main`)."""
+program prints (docs/TESTING.md, "Examples that run"), and the Python blocks of README.md
+and docs/API.md. `...` stands for any lines; durations, speeds and `"seconds"` are masked."""
 from __future__ import annotations
 
 import os
@@ -112,8 +104,7 @@ def mask(line: str) -> str:
 
 
 def matches(expected: list, actual: list) -> bool:
-    """Whether the printed lines fit the documented ones (`...` any run of lines; clock
-    figures masked)."""
+    """Whether the printed lines fit the documented ones (`...` any lines; clocks masked)."""
     exp = [None if e.strip() == ELLIPSIS else mask(e) for e in expected]
     act = [mask(a) for a in actual]
     # the classic wildcard match, line by line: fits[i][j] = exp[i:] fits act[j:]
@@ -238,8 +229,7 @@ def test_there_are_examples_where_promised():
 
 
 def test_every_bergen_line_in_a_block_is_an_example():
-    """A `$ bergen` line inside a block that is not collected (its first line is something
-    else) would be a transcript nobody checks."""
+    """Every `$ bergen` line in a block is in a collected example."""
     collected = {(e.path, c.line) for e in all_examples() for c in e.commands}
     for rel in documents():
         with open(os.path.join(ROOT, rel), encoding="utf-8") as f:

@@ -1,16 +1,6 @@
-"""docs/ against the code: every JSON field docs/FORMATS.md names is in the real output of
-its command run on the bundled examples (and the output has no field the docs do not name);
-the readers accept exactly the fields the docs list; every command and option of
-docs/COMMANDS.md exists in the click app and every one of the app's is documented; the
-settings table is the one the engine reports; the README and every command's --help point
-to docs/, and nothing user-facing points outside the repository; the README is a front door
-(at most 300 lines), and no user-facing page but docs/CHANGELOG.md carries history (issue
-numbers, commit hashes, dates). The `$ bergen` transcripts are run by test_doc_examples.py.
-
-The tables are parsed as the docs say they are written: one table per document under its
-heading, the field's path in backticks in the first column (`moves[].value`), the word
-"optional" in the type column for a field present only sometimes.
-"""
+"""docs/ against the code: FORMATS.md's fields are the outputs' and the readers'; COMMANDS.md's
+commands, options and settings are the app's; links, history, packaging. Tables are parsed
+as written: one per heading, the field's `path` in the first cell, "optional" in its type."""
 from __future__ import annotations
 
 import json
@@ -19,8 +9,9 @@ import re
 
 import click
 import pytest
-from click.testing import CliRunner
+from support import bergen as run
 
+from bergen_search import __version__
 from bergen_search.cli import main
 from bergen_search.game.rules import Rules
 
@@ -38,8 +29,7 @@ def _doc(name: str) -> str:
 
 
 def sections(text: str) -> dict:
-    """Heading text -> the lines under it, up to the next heading of any level (code blocks
-    skipped, so that a `#` inside one is not a heading)."""
+    """Heading -> the lines under it, to the next heading (code blocks skipped)."""
     out, current, fenced = {}, None, False
     for line in text.splitlines():
         if line.startswith("```"):
@@ -58,8 +48,7 @@ def sections(text: str) -> dict:
 
 
 def table_rows(lines) -> list:
-    """The body rows of the tables in `lines`, each a list of its cells (`\\|` inside a
-    cell kept as `|`)."""
+    """The body rows of the tables in `lines`, as lists of cells (`\|` kept as `|`)."""
     rows = []
     for line in lines:
         line = line.strip()
@@ -98,8 +87,7 @@ FORMATS = format_tables()
 
 
 def paths_of(doc, prefix="", opaque=()):
-    """Every field path in `doc` (lists of objects as `name[]`), not descending into a path
-    in `opaque` (a map keyed by data)."""
+    """Every field path in `doc` (lists as `name[]`), not below a path in `opaque`."""
     out = set()
     if isinstance(doc, dict):
         for k, v in doc.items():
@@ -115,9 +103,7 @@ def paths_of(doc, prefix="", opaque=()):
 
 
 def holders(doc, path: str, fields) -> tuple:
-    """(the objects of `doc` that must hold the field `path`, its key). Its parent is the
-    longest documented path before it (`a` for `a.b` and `a[].b`), so that a key holding a
-    dot (`within_0.1s`) is one key."""
+    """(the objects of `doc` that must hold `path`, its key); the parent is the longest path."""
     parents = [p for p in fields if path.startswith(p + ".") or path.startswith(p + "[].")]
     if not parents:
         return [doc], path
@@ -132,9 +118,7 @@ def holders(doc, path: str, fields) -> tuple:
 
 
 def check_documents(heading: str, docs: list, every_field=True) -> None:
-    """Every field of `heading`'s table that is not optional is in every document (every
-    element of its lists), every field is in at least one (unless `every_field` is false),
-    and no document has a field the table does not name (below the opaque maps)."""
+    """The documents have every required field of `heading`'s table, and no other."""
     fields = FORMATS[heading]
     opaque = {p for p in fields
               if not any(q.startswith(p + ".") or q.startswith(p + "[].") for q in fields)}
@@ -157,16 +141,9 @@ def check_documents(heading: str, docs: list, every_field=True) -> None:
 # ---- running the commands ---------------------------------------------------------------
 
 
-def _runner():
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:                    # click 8.2: stderr is apart already
-        return CliRunner()
-
-
 def bergen(*args, input=None, status=0) -> str:
     """The standard output of `bergen ARGS` run in this process (its exit status checked)."""
-    res = _runner().invoke(main, [str(a) for a in args], input=input)
+    res = run(*args, input=input)
     assert res.exit_code == status, (args, res.exit_code, res.stdout, res.stderr)
     return res.stdout
 
@@ -191,6 +168,7 @@ def played(tmp_path_factory):
     arena = d / "arena.jsonl"
     bergen("arena", "greedy", "random", "--games", 1, "--out", arena, "--quiet",
            "--no-luck-adjust")
+    bergen("arena", "greedy", "random", "--games", 1, "--quiet")     # one set, luck-adjusted
     saved = d / "game.json"
     bergen("play", "--engine", "greedy", "--seed", 3, "--out", saved, input="quit\n")
     return {"two": two, "arena": arena, "play": saved, "dir": d}
@@ -205,7 +183,9 @@ def _record_docs(played):
     """What the program writes, the examples, and what the reader accepts."""
     docs = [json.load(open(ex(n))) for n in ("match.json", "decision.json", "partial.json",
                                              "voids.json")]
-    return docs + _lines(played["two"]) + _lines(played["arena"]) + [json.load(open(played["play"]))]
+    written = _lines(played["two"]) + _lines(played["arena"]) + [json.load(open(played["play"]))]
+    assert {d["version"] for d in written} == {__version__}
+    return docs + written
 
 
 def _analyze_docs(played):
@@ -297,12 +277,14 @@ def test_every_format_heading_is_checked():
 
 @pytest.mark.parametrize("heading", list(CHECKED))
 def test_the_documented_fields_are_the_outputs(played, heading):
-    check_documents(heading, CHECKED[heading](played))
+    docs = CHECKED[heading](played)
+    check_documents(heading, docs)
+    if heading.startswith("`bergen ") and "version" in FORMATS[heading]:
+        assert {d.get("version", __version__) for d in docs} == {__version__}
 
 
 def test_the_readers_take_the_documented_fields():
-    """The record's, the position's and the rules' readers take exactly the fields (and the
-    rules every choice) FORMATS.md lists."""
+    """The record's, position's and rules' readers take exactly FORMATS.md's fields."""
     from bergen_search.formats import position, record
     fields = FORMATS["`bergen-record/1`"]
     assert {p for p in fields if "." not in p} == set(record._TOP_FIELDS)
@@ -321,8 +303,7 @@ def test_the_readers_take_the_documented_fields():
 
 
 def test_engine_bestmove_is_the_best_document():
-    """FORMATS.md: the engine's `bestmove` is `bergen best --json`'s document with `type`,
-    `id`, `stopped` and `terminated` added (here a search that `terminate` ended)."""
+    """The engine's `bestmove` is `best --json`'s document plus type, id, stopped, terminated."""
     from bergen_search.protocol.client import EngineProcess
     with EngineProcess.start(timeout=60) as engine:
         with engine.analysis(open(ex("decision.json"), encoding="utf-8").read(),
@@ -336,8 +317,7 @@ def test_engine_bestmove_is_the_best_document():
 
 
 def test_bench_fields(quick_bench):
-    """The figures at the smallest slices; the endgame's solve times over 3 rounds of
-    self-play instead of 40 (the same function and document, a few seconds less)."""
+    """`bench --json`'s fields at the smallest slices, and the figures the prose names."""
     doc = bergen_json("bench", "--seconds", 0.01, "--repeats", 1, "--json")
     check_documents("`bergen bench --json`", [doc])
     # the figure names the prose lists are the ones measured
@@ -355,9 +335,7 @@ def _anchor(heading: str) -> str:
 
 
 def documented_commands() -> dict:
-    """docs/COMMANDS.md: command name -> (its arguments, its options). An option row names
-    options in backticks (`--a/--no-a`); a row linking to an options section takes in that
-    section's options."""
+    """docs/COMMANDS.md: command name -> (its arguments, its options)."""
     secs = sections(_doc("COMMANDS.md"))
     by_anchor = {_anchor(h): lines for h, lines in secs.items()}
 
@@ -390,8 +368,7 @@ def _click_options(command) -> set:
 
 
 def test_no_option_is_hidden():
-    """Every option a command takes is in its --help, and so in COMMANDS.md: none is kept
-    hidden (the old spellings of issue 41 went at 0.1.0, issue 49)."""
+    """Every option a command takes is in its --help, and so in COMMANDS.md."""
     hidden = {(name, o) for name, c in main.commands.items() for p in c.params
               if isinstance(p, click.Option) and p.hidden for o in p.opts}
     assert not hidden, sorted(hidden)
@@ -423,8 +400,7 @@ def _setting_text(v) -> str:
 
 
 def test_settings_table_is_the_programs():
-    """docs/COMMANDS.md's search settings: every algorithm and setting the engine reports
-    (its `hello`), with the same default, and no other."""
+    """COMMANDS.md's settings table is the engine's `hello`: every setting and its default."""
     rows, alg = {}, None
     for cells in table_rows(sections(_doc("COMMANDS.md"))["Search settings"]):
         alg = cells[0].strip("`") or alg
@@ -436,7 +412,7 @@ def test_settings_table_is_the_programs():
 
 
 def test_every_help_points_to_docs():
-    """The group's and every command's --help name the docs/ files, never ../shared."""
+    """Every --help names the docs/ files, never ../shared, and no old spelling (vocabulary)."""
     text = bergen("--help")
     for name in ("docs/RULES.md", "docs/FORMATS.md", "docs/COMMANDS.md"):
         assert name in text
@@ -444,6 +420,8 @@ def test_every_help_points_to_docs():
         help_text = bergen(name, "--help")
         assert "docs/COMMANDS.md" in help_text, name
         assert "shared" not in help_text, name
+        for old in ("worlds=", "--time-per-decision", "--engines", "--engine-timeout"):
+            assert old not in help_text, (name, old)
 
 
 def _user_facing_files():
@@ -475,8 +453,7 @@ def test_readme_is_a_front_door():
 
 
 def test_readme_test_command_is_the_one_ci_runs():
-    """The README's second command is the line .ci/run runs under "The README's test
-    command", character for character."""
+    """The README's test command is the one .ci/run runs, character for character."""
     with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
         ci = f.read().splitlines()
     command = ci[ci.index("# The README's test command:") + 1].strip()
@@ -504,8 +481,7 @@ def history_in(text: str) -> list:
 
 
 def test_no_history_in_user_facing_text():
-    """Issue numbers, commit hashes and dates belong in docs/CHANGELOG.md, nowhere else of
-    the README and docs/."""
+    """No issue number, commit hash or date in the README and docs/ but CHANGELOG.md."""
     pages = ["README.md"] + [f"docs/{n}" for n in sorted(os.listdir(DOCS))
                              if n.endswith(".md") and n != "CHANGELOG.md"]
     found = []
@@ -528,8 +504,7 @@ def test_the_history_check_can_fail():
 
 
 def test_docs_links_resolve():
-    """Every relative link in docs/ and the README names a file that exists, and every
-    #anchor a heading of that file."""
+    """Every relative link in docs/ and the README resolves, anchors included."""
     for path in [os.path.join(ROOT, "README.md")] + [os.path.join(DOCS, n)
                                                      for n in os.listdir(DOCS)]:
         with open(path, encoding="utf-8") as f:
@@ -547,8 +522,7 @@ def test_docs_links_resolve():
 
 
 def test_rules_variants_table():
-    """docs/RULES.md's table of variants: every field of the rule set, and every value it
-    names in backticks one the reader takes; every choice the reader has is named."""
+    """RULES.md's variants table names every rule and every choice the reader takes."""
     from bergen_search.game.rules import BLOCKEDS, DRAWS, LEADS, NO_DOUBLES
     rows = table_rows(sections(_doc("RULES.md"))["The variants and the text each follows"])
     assert [r[0].strip("`") for r in rows] == list(Rules().to_dict())
@@ -561,8 +535,7 @@ def test_rules_variants_table():
 
 
 def test_module_map_names_every_module():
-    """docs/DESIGN.md's module map: one row per module of the package (Python, in every
-    subpackage, and compiled), none for a module that does not exist."""
+    """DESIGN.md's module map has one row per module of the package, and no other."""
     rows = table_rows(sections(_doc("DESIGN.md"))["Module map"])
     mapped = [r[0].strip("`") for r in rows]
     assert len(mapped) == len(set(mapped))
@@ -597,8 +570,7 @@ def test_wheel_config_takes_docs():
 
 @pytest.mark.slow
 def test_wheel_takes_docs(tmp_path):
-    """A wheel built from the checkout (without the compiled modules: BERGEN_ONLY=_none, the
-    build is the same otherwise) holds every file of docs/ under share/doc/bergen-search."""
+    """A wheel of the checkout holds docs/, every module and the board's assets."""
     import glob
     import subprocess
     import sys
@@ -622,9 +594,7 @@ def test_wheel_takes_docs(tmp_path):
 
 
 def test_sdist_takes_docs(monkeypatch):
-    """The sdist's file list, as setuptools builds it from MANIFEST.in, holds every file of
-    docs/ (a build from a clean clone, `python -m build --sdist`, lists them: the README's
-    "Documentation" section)."""
+    """The sdist's file list (MANIFEST.in) holds docs/ and the board's assets."""
     from setuptools.command.egg_info import FileList
     monkeypatch.chdir(ROOT)
     files = FileList()
@@ -642,9 +612,7 @@ def test_sdist_takes_docs(monkeypatch):
 
 
 def test_every_test_in_benchmarks_and_the_lab_is_collected():
-    """pytest collects `test_*.py` and `bench_*.py` (pyproject's `python_files`): a test
-    function written in any other file of benchmarks/ or lab/ (a script's own checks) would
-    never run, and could not fail. Two lived in endgame_stage.py unseen."""
+    """No test function in a file of benchmarks/ or lab/ that pytest does not collect."""
     stray = []
     for folder in (os.path.join(ROOT, "benchmarks"), os.path.join(ROOT, "lab")):
         for path in _python_files(folder):
@@ -662,10 +630,7 @@ def _python_files(folder: str) -> list:
 
 
 def test_benchmarks_is_the_speed_suite_and_no_test_imports_the_lab():
-    """benchmarks/ holds the speed suite alone (its `bench_*.py` and their conftest); every
-    experiment is a script of lab/, with its tests beside it (`python -m pytest lab`). No
-    test of tests/ imports a script of either (what it checks of the package it checks
-    directly): a script's checks move with the script."""
+    """benchmarks/ holds bench_*.py alone, and no test imports a script of it or the lab."""
     bench = os.path.join(ROOT, "benchmarks")
     assert [os.path.basename(p) for p in _python_files(bench)
             if not os.path.basename(p).startswith("bench_")] == ["conftest.py"]
@@ -690,8 +655,7 @@ def test_benchmarks_is_the_speed_suite_and_no_test_imports_the_lab():
 
 
 def test_stated_figures_are_the_codes():
-    """Figures the docs state about the engines are read from the code they describe: the
-    solver work an iteration buys, and every engine and preset `search()` accepts."""
+    """The docs' figures (work per iteration, the engines `search()` takes) are the code's."""
     from bergen_search.search.endgame.budget import WORK_PER_ITERATION
     from bergen_search.search.registry import algorithms, presets
     commands = open(os.path.join(ROOT, "docs", "COMMANDS.md"), encoding="utf-8").read()
@@ -703,8 +667,7 @@ def test_stated_figures_are_the_codes():
 
 
 def test_package_data_names_the_command_that_made_it():
-    """Every file of bergen_search/data/ says the command that made it (`made_by`), and that
-    command's script is in the lab (lab/luck/fit_luck.py writes the luck model)."""
+    """Every file of bergen_search/data/ names the lab script that made it (`made_by`)."""
     folder = os.path.join(ROOT, "bergen_search", "data")
     names = sorted(os.listdir(folder))
     assert names == ["luck_model.json"], names

@@ -1,11 +1,5 @@
-"""Every module's docstring examples run, the compiled ones too: the modules are found by
-listing the package (`pkgutil`), so that a new module's examples are collected without
-anyone adding it here.
-
-A module whose import needs an optional extra that is not installed is skipped, saying which;
-a compiled module that is not built follows the conftest policy (fail, or skip with
-BERGEN_ALLOW_NO_CORE=1). `__main__` is left out: importing it runs the command line.
-"""
+"""Every module's docstring examples run, the compiled ones too (found by `pkgutil`). A module
+needing a missing extra is skipped; `__main__` is left out."""
 import doctest
 import importlib
 import pkgutil
@@ -37,16 +31,14 @@ def _import(name):
 
 
 def test_the_package_is_listed():
-    """The compiled modules are listed beside the Python ones (a listing that missed them
-    would leave their examples out silently)."""
+    """The compiled modules are listed beside the Python ones."""
     assert {"game._core", "search.engines.ismcts._ismcts", "search.engines.expectimax._expectimax",
             "search", "game.tiles", "search.engines.flat"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
-    """The examples pass; and a Python module whose source holds an example has some found
-    (a finder that found none would pass)."""
+    """The examples pass, and a module whose source holds one has some found."""
     module = _import(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed"

@@ -1,12 +1,6 @@
-"""`bergen engine` (protocol/server.py, docs/PROTOCOL.md) through its own client
-(client.EngineProcess), and the search hooks it stands on (`search(stop=, on_info=)`): a session
-of positions given every way, each answered as `bergen best --json`; stop during an infinite
-search answers the best so far, the search stopping at its next slice (STOP_SLICE_SECONDS, by
-construction; timed by benchmarks/bench_engine.py); errors and a fuzz of the command reader;
-status 0 and nothing on stderr at quit, end of input and SIGTERM; timeouts and a dead engine.
-Searches until stopped run on STRING, before the endgame stage."""
+"""`bergen engine` through its own client (client.EngineProcess), and the search hooks it stands
+on (`search(stop=, on_info=)`)."""
 import json
-import signal
 import threading
 
 import pytest
@@ -46,6 +40,11 @@ def stable(doc):
     return {k: v for k, v in doc.items() if k not in VOLATILE}
 
 
+def figures(doc):
+    return [(m["move"], m["value"], m["stderr"], m.get("vs_best"), m["visits"])
+            for m in doc["moves"]]
+
+
 @pytest.fixture(scope="module")
 def engine():
     with EngineProcess.start(timeout=30) as eng:
@@ -70,8 +69,7 @@ def test_hello(engine):
     ("classic", {}, 2000), ("expectimax", {"depth": 3}, 40),
     pytest.param("expectimax", {}, 400, marks=pytest.mark.slow)])
 def test_a_session_answers_as_best_does(engine, algorithm, settings, budget):
-    """Several positions through one process: each answer is `bergen best --json`'s for the
-    same seed and budget (expectimax at 400 solves every world: the exact path)."""
+    """Several positions through one process: each answers as `bergen best --json`."""
     sets = [x for k, v in settings.items() for x in ("--set", f"{k}={v}")]
     games = [(STRING, STRING), (DECISION, json.loads(DECISION)), (PARTIAL, load_record(PARTIAL)),
              (POSITION, load_position(POSITION)), (POSITION, POSITION)]
@@ -130,9 +128,7 @@ def test_stop_during_an_infinite_search(engine):
 
 
 def test_an_infinite_search_grows_trees_until_stop(engine):
-    """With settle=off, an infinite ISMCTS search has no cap: it grows trees of a search of
-    `iterations`' size (3000 / 8 = 375), one after another, until stop, and answers with the k
-    trees finished: `bergen best --iterations 375k --set replicates=k`'s values, iterations and visits."""
+    """settle=off: an infinite search grows trees until stop, as `best --set replicates=k`."""
     analysis = engine.analysis(STRING, Limits(iterations=3000), report_every=0)
     assert analysis.wait()["iterations"] == 3000        # a budget: it answers by itself
     engine.position(STRING)
@@ -150,17 +146,12 @@ def test_an_infinite_search_grows_trees_until_stop(engine):
     assert k >= 20
     same = best_json(STRING, "--iterations", str(375 * k), "--seed", "5", "--set",
                      f"replicates={k}", "--set", "settle=off")
-    figures = lambda doc: [(m["move"], m["value"], m["stderr"], m.get("vs_best"), m["visits"])
-                           for m in doc["moves"]]
     assert figures(held) == figures(same)
     assert held["iterations"] == same["iterations"] == 375 * k
 
 
 def test_an_infinite_search_deepens_until_stop(engine):
-    """An infinite ISMCTS search (settle, the default) deepens: searches of 2000, 4000,
-    8000, ... iterations; its partials after the first carry the last finished search's
-    answer, `settled`, and the budget under way (`deepening`); stopped, its answer is the
-    last finished search's, `bergen best --iterations N` with the same seed, every figure."""
+    """An infinite search deepens (2000, 4000, ...); stopped, it is the last finished one's."""
     engine.position(STRING)
     ident = engine._send({"cmd": "go", "infinite": True, "iterations": 2000, "seed": 5,
                           "report_every": 0.01})
@@ -174,14 +165,11 @@ def test_an_infinite_search_deepens_until_stop(engine):
     n = held["iterations"]
     assert n >= 4000 and n % 2000 == 0
     same = best_json(STRING, "--iterations", str(n), "--seed", "5")
-    figures = lambda doc: [(m["move"], m["value"], m["stderr"], m.get("vs_best"), m["visits"])
-                           for m in doc["moves"]]
     assert figures(held) == figures(same) and held["settled"] == same["settled"]
 
 
 def test_a_stop_is_heard_at_the_next_slice(monkeypatch):
-    """search(stop=) checks the event before every slice: set during slice k, the search does
-    no slice after it; and the slices of a stoppable search are STOP_SLICE_SECONDS long."""
+    """A stop set during a slice ends the search before the next (slices STOP_SLICE_SECONDS)."""
     from bergen_search.search.engines import expectimax
     # Solving decision.json's 36 worlds takes about 10 ms on a quiet machine, the length of
     # a slice: reported after every world, the stop must be heard before the next one.
@@ -243,8 +231,7 @@ def test_show_through_the_engine(engine):
 
 # ---- malformed lines ------------------------------------------------------------------------
 def test_malformed_lines_get_an_error_and_the_engine_keeps_running(engine):
-    """Through the client (every line the protocol refuses: test_protocol.py): an error
-    line, the id echoed, the engine still answering; the client raises EngineError."""
+    """A refused line gets an error with its id; the client raises EngineError; it runs on."""
     engine.position(STRING)
     answer = engine.raw('{"cmd": "fly", "id": "x"}')
     assert answer["type"] == "error" and answer["id"] == "x"
@@ -314,8 +301,7 @@ def command_lines(draw):
 @FUZZ
 @given(lines=st.lists(command_lines(), min_size=1, max_size=5))
 def test_fuzz_the_command_reader(lines):
-    """Whatever the lines, the engine answers with JSON lines of known types and never
-    raises; a search a line started is stopped and answered."""
+    """Whatever the lines, the reader answers with JSON lines of known types, never raising."""
     server, out = _server()
     server.handle_line('{"cmd": "position", "game": "%s"}' % STRING)
     for line in lines:
@@ -337,33 +323,6 @@ def _stderr(engine):
     return engine.stderr
 
 
-@pytest.mark.slow     # the default run keeps `quit` during a search: the same way out
-def test_end_of_input_exits_cleanly_during_a_search():
-    engine = EngineProcess.start()
-    engine.analysis(DECISION, report_every=0)
-    engine.process.stdin.close()
-    assert engine.process.wait(30) == 0
-    assert _stderr(engine) == ""
-
-
-@pytest.mark.slow
-def test_sigterm_exits_cleanly_during_a_search():
-    engine = EngineProcess.start()
-    analysis = engine.analysis(DECISION, report_every=0.01)
-    assert analysis.next() is not None             # it is searching
-    engine.process.send_signal(signal.SIGTERM)
-    assert engine.process.wait(30) == 0
-    assert _stderr(engine) == ""
-
-
-def test_quit_during_a_search():
-    engine = EngineProcess.start()
-    engine.analysis(STRING, report_every=0)
-    engine.process.stdin.write('{"cmd": "quit"}\n')
-    engine.process.stdin.flush()
-    assert engine.process.wait(30) == 0 and _stderr(engine) == ""
-
-
 def test_timeouts_and_a_dead_engine():
     engine = EngineProcess.start(timeout=10)
     with pytest.raises(EngineTimeout):
@@ -379,8 +338,7 @@ def test_timeouts_and_a_dead_engine():
 
 
 def test_the_installed_console_script(tmp_path):
-    """`bergen engine` as installed: the script beside this Python (the venv's, on PATH or
-    not), else PATH's; `quit` ends it with status 0 and nothing on standard error."""
+    """The installed `bergen engine` answers; `quit` ends it with 0 and nothing on stderr."""
     exe = console_script()
     assert exe, "the console script `bergen` is not installed beside this Python nor on PATH"
     engine = EngineProcess.start([exe, "engine"])

@@ -1,9 +1,5 @@
-"""The contract every registered engine keeps (scikit-learn's `check_estimator` in spirit),
-checked over `registry.names()` so that a new engine is held to it with no edit here: an
-iteration budget never passed, a time limit (on the virtual clock) and a stop obeyed, a memory
-cap taken, the same seed giving the same bytes, no peeking at hidden hands, a value and an error
-for every legal move, every setting documented. And the package's own: no module imports
-another's private name, the compiled modules (`COMPILED`) excepted."""
+"""The contract every registered engine keeps (over `registry.names()`, so a new engine is held
+to it), and no module importing another's private name (`COMPILED` excepted)."""
 from __future__ import annotations
 
 import ast
@@ -43,8 +39,7 @@ def small_budget(name: str) -> int:
 
 @functools.lru_cache(maxsize=None)
 def position(name: str, seed: int = 1):
-    """The first of GENERAL and ENDGAME the engine answers (the exact endgame alone answers
-    only at its stage), with its small budget."""
+    """The first of GENERAL and ENDGAME the engine answers at its small budget."""
     for text in (GENERAL, ENDGAME):
         info = load_game(text)
         try:
@@ -71,8 +66,7 @@ def engine(request, core):
 
 
 def test_a_budget_kept_the_same_bytes_and_every_move_valued(engine):
-    """An iteration budget is never passed; the same seed gives the same bytes; every legal
-    move has a finite value and an error, the best first."""
+    """The budget is kept, the same seed gives the same bytes, every legal move is valued."""
     info = position(engine)
     budget = small_budget(engine)
     res, again = (search(info, Limits(iterations=budget), algorithm=engine, seed=7)
@@ -99,8 +93,7 @@ def test_a_time_limit_ends_the_search(engine, virtual_clock):
 
 
 def test_a_stop_ends_the_search_at_once(engine):
-    """A stop set before the search: it returns nothing (`empty`) and says interrupted, or, with
-    no answer without searching (the exact endgame), one BergenError."""
+    """A stop set before the search: `empty` and interrupted, or one NotApplicable."""
     info = position(engine)
     stop = threading.Event()
     stop.set()
@@ -129,9 +122,7 @@ def test_a_memory_cap_is_taken(engine):
 
 
 def test_a_unit_is_a_job_in_and_a_unit_output_out(engine):
-    """Every engine searching in units goes through `worker(job, ...)` with a `workers.Job`,
-    returning a `results.UnitOutput` the pool merges blind: the root's statistics of every legal
-    move and a replicate's `values`."""
+    """An engine searching in units takes a `Job` and returns a `UnitOutput` of every move."""
     from bergen_search.constants import objective_code
     from bergen_search.search.limits import Deadline
     from bergen_search.search.results import UnitOutput
@@ -157,15 +148,23 @@ def test_a_unit_is_a_job_in_and_a_unit_output_out(engine):
         assert not out.values and not out.worlds
 
 
-def opening(seed: int, swap: bool):
-    """Seat 1's information set after seat 0's forced lead, from a whole deal; with `swap`, a
-    tile the seat cannot see (no double) exchanged between the leader's hand and the reserve.
-    None when the deal does not fit."""
-    rules = Rules()
+def _deal(seed: int):
+    """A shuffled deal of the default rules: (rules, tiles, hand masks, reserve)."""
     tiles = list(range(28))
     Rng(seed).shuffle(tiles)
-    hands = [sum(1 << t for t in tiles[i * 6:(i + 1) * 6]) for i in range(2)]
-    reserve = tiles[12:]
+    return Rules(), tiles, [sum(1 << t for t in tiles[i * 6:(i + 1) * 6]) for i in range(2)], \
+        tiles[12:]
+
+
+def _swap(hands, reserve, a, i):
+    """Seat 0's tile `a` exchanged with the reserve's `i`th tile: the new reserve."""
+    hands[0] = hands[0] & ~(1 << a) | 1 << reserve[i]
+    return reserve[:i] + [a] + reserve[i + 1:]
+
+
+def opening(seed: int, swap: bool):
+    """Seat 1's view after the forced lead; `swap` exchanges a tile it cannot see. None: no fit."""
+    rules, tiles, hands, reserve = _deal(seed)
     if swap:
         from bergen_search.game.tiles import is_double
         mine = [t for t in tiles[:6] if not is_double(t)]
@@ -173,8 +172,7 @@ def opening(seed: int, swap: bool):
         if len(mine) < 2 or not out:
             return None
         a, i = mine[-1], out[-1]
-        hands[0] = hands[0] & ~(1 << a) | 1 << reserve[i]
-        reserve = reserve[:i] + [a] + reserve[i + 1:]
+        reserve = _swap(hands, reserve, a, i)
     try:
         state = State.deal(rules, hands, reserve, (0, 0))
     except BergenError:
@@ -191,8 +189,7 @@ def opening(seed: int, swap: bool):
 
 
 def test_no_peeking_at_the_hidden_hands(engine):
-    """The same seat's view of two deals that differ only in tiles it cannot see: the same
-    answer, byte for byte (each search is given only what the seat knows)."""
+    """Two deals differing only in tiles the seat cannot see get the same bytes."""
     for seed in range(200):
         a, b = opening(seed, False), opening(seed, True)
         if a is not None and b is not None and len(root_moves(a)) > 1:
@@ -211,28 +208,16 @@ def test_no_peeking_at_the_hidden_hands(engine):
 
 
 def later_decision(seed: int, swap: bool):
-    """Seat 1's information set several plays into a round, once seat 0 has made plays inference
-    reads; with `swap`, a tile still in seat 0's hand exchanged with an undrawn reserve tile and
-    the events replayed. None when the deal does not fit."""
+    """Seat 1's view several plays in; `swap` exchanges an unseen tile. None: no fit."""
     from bergen_search.game.state import DRAW
     from bergen_search.game.tiles import is_double
-    rules = Rules()
-    tiles = list(range(28))
-    Rng(seed).shuffle(tiles)
-    hands = [sum(1 << t for t in tiles[i * 6:(i + 1) * 6]) for i in range(2)]
-    reserve = tiles[12:]
+    rules, tiles, hands, reserve = _deal(seed)
     try:
         state = State.deal(rules, hands, reserve, (0, 0))
     except BergenError:
         return None
     events = []
-    while state.ended is None and len(events) < 12:
-        seat = state.to_move
-        move = state.legal_moves()[0]
-        tile = state.reserve[0] if move == DRAW else None
-        events.append((seat, move, tile))
-        state = state.apply(move, seat, tile)
-    while state.ended is None and state.to_move != 1:
+    while state.ended is None and (len(events) < 12 or state.to_move != 1):
         seat, move = state.to_move, state.legal_moves()[0]
         tile = state.reserve[0] if move == DRAW else None
         events.append((seat, move, tile))
@@ -247,8 +232,7 @@ def later_decision(seed: int, swap: bool):
         if not keep or not spare:
             return None
         a, i = keep[0], spare[-1]
-        hands[0] = hands[0] & ~(1 << a) | 1 << reserve[i]
-        reserve = reserve[:i] + [a] + reserve[i + 1:]
+        reserve = _swap(hands, reserve, a, i)
     try:
         state = State.deal(rules, hands, reserve, (0, 0))
         obs = Observer(rules, {1}, state)
@@ -264,8 +248,7 @@ def later_decision(seed: int, swap: bool):
 
 
 def test_no_peeking_when_the_plays_weigh_the_worlds(engine):
-    """Inference reads only what the seat saw: two deals differing in a tile it cannot see give
-    the same answer byte for byte, and the same weighted table."""
+    """Inference too: deals differing in an unseen tile give the same bytes and table."""
     inference = "on"
     alg, settings = registry.resolve(engine, {})
     if "inference" not in alg.settings:

@@ -1,8 +1,4 @@
-"""Searches share nothing: each owns its stop and its memory account, so that one query's stop,
-terminate or trees never change another's answer: many queries on several workers, terminated
-and stopped on a seeded schedule, each one not stopped answering as alone; a memory cap counting
-a search's own trees; a search's processes hearing its own stop. Each endgame build's own stop:
-tests/test_endgame.py; the board's tabs: tests/test_board.py."""
+"""Searches share nothing: each owns its stop and its memory account."""
 import json
 import random
 import threading
@@ -70,9 +66,7 @@ def _alone(cmd):
 
 
 def _schedule(rng, round_):
-    """A round's queries (`go`s on decision.json, whose exact attempt builds for a good part of
-    a second, and on a small position) and the seconds after the last `go` at which some are
-    terminated and, in some rounds, everything stopped."""
+    """A round's queries, and when after the last `go` some are terminated or all stopped."""
     queries = []
     for i in range(rng.choice((3, 4))):
         game = DECISION if rng.random() < 0.75 else SMALL
@@ -90,9 +84,7 @@ def _schedule(rng, round_):
 
 @pytest.mark.parametrize("rounds", sizes(3, 10))
 def test_queries_stopped_and_terminated_beside_others_leave_their_answers_alone(rounds):
-    """Each round: queries on 2 or 3 workers, some terminated on a seeded schedule, sometimes a
-    `stop`: every query not stopped answers as it does alone, field for field but wall times,
-    and each exactly once."""
+    """Queries not stopped beside terminated ones answer as alone, each exactly once."""
     pytest.importorskip("bergen_search.search.endgame._endgame")
     rng = random.Random(48)
     alone = {}
@@ -128,8 +120,7 @@ def test_queries_stopped_and_terminated_beside_others_leave_their_answers_alone(
 # ---- memory ----------------------------------------------------------------------------------
 @pytest.fixture
 def searches(backend, monkeypatch):
-    """The searches on the `backend` fixture's backend: the compiled core, or the
-    pure-Python twins (`backend.SEARCH`)."""
+    """The searches on the `backend` fixture's backend (compiled, or the pure-Python twins)."""
     if backend is REFERENCE:
         monkeypatch.setattr(search_backend, "SEARCH", search_backend.reference_search("test"))
     return search_backend.SEARCH
@@ -141,8 +132,7 @@ def _tree_class(searches):
 
 
 def test_trees_alive_elsewhere_leave_a_capped_search_unchanged(searches):
-    """A search capped at 1 MB, alone and with 1.2 MB of other trees alive in the process: the
-    same answer, its tree grown as far."""
+    """A search capped at 1 MB answers the same with other trees alive in the process."""
     info = load_game(SMALL)
     limits = Limits(iterations=2_000, memory_mb=1)
     alone = search(info, limits, seed=3, replicates=1)
@@ -157,9 +147,7 @@ def test_trees_alive_elsewhere_leave_a_capped_search_unchanged(searches):
 
 
 def test_the_trees_of_one_account_share_its_cap(searches):
-    """The cap bounds one account's trees together, on both backends: a second tree is born with
-    what the first left, another account's with a whole pool, and a freed tree gives back to its
-    own account only."""
+    """One account's trees share its cap; another account has its own; frees go home."""
     from bergen_search.search.engines.ismcts.reference import MemoryAccount as ReferenceAccount
     info = load_game(SMALL)
     tree = _tree_class(searches)
@@ -184,8 +172,7 @@ def _table(info):
 
 # ---- a search's processes --------------------------------------------------------------------
 def test_a_search_s_processes_hear_its_own_stop_only(monkeypatch):
-    """A `workers=2` search hands its stop to its processes as they start (through a module
-    global, another search forking at that moment left its stop there: here set at once)."""
+    """A `workers=2` search's processes hear its own stop, not one another search left."""
     from contextlib import contextmanager
 
     from bergen_search.runs import parallel

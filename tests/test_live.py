@@ -1,8 +1,5 @@
-"""A live search (`search(on_info=)`, the engine's `go` with `report_every`, the board) streams
-ISMCTS's ranked moves while the exact endgame is attempted beside it (`endgame.step.Beside`):
-the first partial comes before the attempt ends; a solved attempt is the result and the last
-report, nothing of ISMCTS after it; watched or not, the same seed and budget give the same
-result; a stop ends both."""
+"""A live search streams ISMCTS's ranked moves while the exact endgame is attempted beside it
+(`endgame.step.Beside`); watched or not, the same seed and budget give the same result."""
 import json
 import queue
 import threading
@@ -29,8 +26,7 @@ def _core():
 
 @pytest.fixture
 def held_attempt(monkeypatch):
-    """The exact attempt held until the search has reported ranked moves (at most 20 s),
-    then run as usual; `events` says, in order, what happened."""
+    """The exact attempt held until ranked moves are reported (20 s at most); `events` logs."""
     real = exact.attempt
     seen = threading.Event()
     events = []
@@ -49,6 +45,14 @@ def _engine():
     lines = queue.Queue()
     server = EngineServer(lambda line: lines.put(json.loads(line)))
     return server, lines
+
+
+@pytest.fixture
+def served():
+    """An engine in this process and the queue of what it wrote; closed after the test."""
+    server, lines = _engine()
+    yield server, lines
+    server.close()
 
 
 def _until(lines, kind, timeout=60):
@@ -108,15 +112,12 @@ def test_a_solved_attempt_is_the_result_and_the_last_report(held_attempt):
     assert any(not r.get("exact") for r in reports)        # ISMCTS streamed first
 
 
-def test_the_engine_says_exact_on_the_partial_that_carries_the_solved_answer():
+def test_the_engine_says_exact_on_the_partial_that_carries_the_solved_answer(served):
     _core()
-    server, lines = _engine()
-    try:
-        server.handle_line(json.dumps({"cmd": "go", "game": json.loads(KNOWN), "id": 1,
-                                       "iterations": 20000, "report_every": 0.05}))
-        got = _until(lines, "bestmove")
-    finally:
-        server.close()
+    server, lines = served
+    server.handle_line(json.dumps({"cmd": "go", "game": json.loads(KNOWN), "id": 1,
+                                   "iterations": 20000, "report_every": 0.05}))
+    got = _until(lines, "bestmove")
     partials, final = got[:-1], got[-1]
     assert final["exact"] and partials and partials[-1]["exact"]
     assert partials[-1]["best"] == final["best"]
@@ -150,9 +151,7 @@ def test_a_stop_ends_the_search_and_the_attempt():
 # ---- live figures that keep their promise (issue 41) ----------------------------------------
 
 def test_the_reports_pool_the_replicates_finished_so_far():
-    """(settle=off; with settle: test_settle.py) A watched search reports the result's own estimator on the trees finished so far: with t
-    of 8 trees done, each value is the search of those t trees' (`replicates=t`, the same seed),
-    its error only from 8 on, ranked by value; the last report is the result."""
+    """settle=off: each report is the search of the t trees finished so far (`replicates=t`)."""
     info = load_game(json.dumps(DECISION))
     reports = []
     result = search(info, Limits(iterations=2400), seed=6, on_info=reports.append,
@@ -181,9 +180,7 @@ def test_the_reports_pool_the_replicates_finished_so_far():
 
 
 def test_a_search_until_stopped_pools_every_tree_and_keeps_none():
-    """With settle=off, search(until_stopped=True) grows trees of one size until stop; stopped inside the 13th,
-    its answer is the search of the finished trees (`replicates=k`): values, iterations, visits,
-    nodes and lines; of the trees it keeps only their figures."""
+    """settle=off, until_stopped: the answer is the finished trees' search; none kept."""
     _core()
     info = load_game(json.dumps(DECISION))
     stop = threading.Event()
@@ -214,9 +211,8 @@ def test_a_search_until_stopped_is_refused_where_it_cannot_be():
             search(info, until_stopped=True, **kw)
 
 
-def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch):
-    """An infinite `go` gives the exact attempt and its bracket the budget of one batch of trees
-    (100,000 iterations, as `bergen best`), and has no cap."""
+def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch, served):
+    """An infinite `go` gives the exact attempt one batch's budget, and has no cap."""
     _core()
     real, budgets = exact.attempt, []
 
@@ -224,40 +220,33 @@ def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch
         budgets.append(limits.iterations)
         return real(info, limits, run, **kwargs)
     monkeypatch.setattr(exact, "attempt", attempt)
-    server, lines = _engine()
-    try:
-        server.handle_line(json.dumps({"cmd": "go", "game": DECISION, "infinite": True,
-                                       "report_every": 0.05, "id": "g",
-                                       "settings": {"settle": "off"}}))
-        while lines.get(timeout=60).get("trees", 0) < 9:
-            pass
-        server.handle_line(json.dumps({"cmd": "stop"}))
-        final = _until(lines, "bestmove")[-1]
-    finally:
-        server.close()
+    server, lines = served
+    server.handle_line(json.dumps({"cmd": "go", "game": DECISION, "infinite": True,
+                                   "report_every": 0.05, "id": "g",
+                                   "settings": {"settle": "off"}}))
+    while lines.get(timeout=60).get("trees", 0) < 9:
+        pass
+    server.handle_line(json.dumps({"cmd": "stop"}))
+    final = _until(lines, "bestmove")[-1]
     assert budgets == [None]        # the default budget's (100,000), not 5,000,000
     assert final["replicates"] >= 9 and final["stopped"]
     assert not final["endgame"]["solved"]
 
 
-def test_an_infinite_go_that_solves_says_finished_at_once():
-    """An infinite search the exact endgame solves says so at once, a last partial with
-    `"finished": true` carrying the answer; the bestmove waits for stop and is that answer."""
+def test_an_infinite_go_that_solves_says_finished_at_once(served):
+    """An infinite search solved exactly says finished at once; stopped, it is that answer."""
     _core()
-    server, lines = _engine()
-    try:
-        server.handle_line(json.dumps({"cmd": "go", "game": json.loads(KNOWN), "id": 1,
-                                       "infinite": True, "report_every": 0.05}))
-        got = []
-        while not got or not got[-1].get("finished"):
-            got.append(lines.get(timeout=60))
-            assert got[-1]["type"] == "partial"
-        with pytest.raises(queue.Empty):
-            lines.get(timeout=0.3)                  # held until stop
-        server.handle_line(json.dumps({"cmd": "stop"}))
-        final = _until(lines, "bestmove")[-1]
-    finally:
-        server.close()
+    server, lines = served
+    server.handle_line(json.dumps({"cmd": "go", "game": json.loads(KNOWN), "id": 1,
+                                   "infinite": True, "report_every": 0.05}))
+    got = []
+    while not got or not got[-1].get("finished"):
+        got.append(lines.get(timeout=60))
+        assert got[-1]["type"] == "partial"
+    with pytest.raises(queue.Empty):
+        lines.get(timeout=0.3)                  # held until stop
+    server.handle_line(json.dumps({"cmd": "stop"}))
+    final = _until(lines, "bestmove")[-1]
     last = got[-1]
     assert last["exact"] and last["finished"] and final["exact"]
     assert [(m["move"], m["value"]) for m in last["moves"]] == \
@@ -265,50 +254,40 @@ def test_an_infinite_go_that_solves_says_finished_at_once():
     assert not any(p["finished"] for p in got[:-1])
 
 
-def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch):
-    """With settle=off, an infinite search ends by itself at MAX_REPLICATES trees (100,000; 10 here): the
-    finished partial carries its answer, all those trees pooled, before any stop."""
+def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch, served):
+    """settle=off: an infinite search ends by itself at MAX_REPLICATES trees, all pooled."""
     from bergen_search.search import api
     monkeypatch.setattr(api, "MAX_REPLICATES", 10)
-    server, lines = _engine()
-    try:
-        server.handle_line(json.dumps({"cmd": "go", "game": "bergen1/2/4,7/0/0-3,1-2,2-5,"
-                                       "5-6/1-1-4-4-6-3/4,5/14/1:14", "infinite": True,
-                                       "iterations": 800, "report_every": 0.01, "id": 1,
-                                       "settings": {"settle": "off"}}))
-        got = [lines.get(timeout=60)]
-        while not got[-1].get("finished"):
-            got.append(lines.get(timeout=60))
-        server.handle_line(json.dumps({"cmd": "stop"}))
-        final = _until(lines, "bestmove")[-1]
-    finally:
-        server.close()
+    server, lines = served
+    server.handle_line(json.dumps({"cmd": "go", "game": "bergen1/2/4,7/0/0-3,1-2,2-5,"
+                                   "5-6/1-1-4-4-6-3/4,5/14/1:14", "infinite": True,
+                                   "iterations": 800, "report_every": 0.01, "id": 1,
+                                   "settings": {"settle": "off"}}))
+    got = [lines.get(timeout=60)]
+    while not got[-1].get("finished"):
+        got.append(lines.get(timeout=60))
+    server.handle_line(json.dumps({"cmd": "stop"}))
+    final = _until(lines, "bestmove")[-1]
     assert got[-1]["trees"] == 10 and got[-1]["stderr"] is not None
     assert final["replicates"] == 10 and not final["interrupted"]
     assert [m["value"] for m in got[-1]["moves"]] == [m["value"] for m in final["moves"]]
 
 
-def test_a_partial_as_each_tree_of_the_budget_finishes():
-    """PROTOCOL.md: a partial every `report_every` seconds, the first after the first slice, and
-    one as each tree finishes: with `report_every` 3600 and 8 trees, the first, one per tree
-    (its figures), then the bestmove; an infinite search (settle=off) likewise for its budget's trees, its
-    later ones on the clock alone."""
-    server, lines = _engine()
-    try:
-        server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 1, "seed": 3,
-                                       "iterations": 400_000, "report_every": 3600}))
-        got = _until(lines, "bestmove")
-        server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 2, "seed": 3,
-                                       "iterations": 8_000, "infinite": True,
-                                       "report_every": 3600, "settings": {"settle": "off"}}))
-        endless = [lines.get(timeout=60) for _ in range(9)]
-        # (trees of 1,000 iterations: dozens a second, none of them said)
-        with pytest.raises(queue.Empty):
-            lines.get(timeout=0.5)
-        server.handle_line(json.dumps({"cmd": "stop"}))
-        final = _until(lines, "bestmove")[-1]
-    finally:
-        server.close()
+def test_a_partial_as_each_tree_of_the_budget_finishes(served):
+    """A partial after the first slice, one as each tree finishes, then on the clock."""
+    server, lines = served
+    server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 1, "seed": 3,
+                                   "iterations": 400_000, "report_every": 3600}))
+    got = _until(lines, "bestmove")
+    server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 2, "seed": 3,
+                                   "iterations": 8_000, "infinite": True,
+                                   "report_every": 3600, "settings": {"settle": "off"}}))
+    endless = [lines.get(timeout=60) for _ in range(9)]
+    # (trees of 1,000 iterations: dozens a second, none of them said)
+    with pytest.raises(queue.Empty):
+        lines.get(timeout=0.5)
+    server.handle_line(json.dumps({"cmd": "stop"}))
+    final = _until(lines, "bestmove")[-1]
     partials, best = got[:-1], got[-1]
     assert [p["trees"] for p in partials] == list(range(9))
     assert all(p["type"] == "partial" and p["running"] == 0 for p in partials[1:])

@@ -1,9 +1,4 @@
-"""Every message a person reads for bad input, in one place: each bad input through the
-command line, exit 2 and one line on standard error, the exact sentence. A message names what
-is wrong once (`--cluster: ...`, not `field 'cluster': --cluster: ...`), in grammar a person
-wrote (`must be an integer`, not `needs a int`), and says what to do where it can. A new
-message for bad input gets its case here.
-
+"""Every message for bad input, in one place: exit 2 and the exact one line on standard error.
 `$P` stands for a legal position string."""
 import json
 import shlex
@@ -22,18 +17,13 @@ P = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 
 #: (the command line, standard input or None, the one line it must print)
 BAD_INPUTS = [
-    ('best -', 'NaN',
-     'bergen: standard input: bad JSON: NaN is not a JSON number'),
+    ('best -', 'NaN', 'bergen: standard input: bad JSON: NaN is not a JSON number'),
     ('best -', '{"a": Infinity}',
      'bergen: standard input: bad JSON: Infinity is not a JSON number'),
-    ('best -', '',
-     'bergen: standard input: the game is empty'),
-    ('eval -', '   ',
-     'bergen: standard input: the game is empty'),
-    ('show -', '',
-     'bergen: standard input: the game is empty'),
-    ('replay -', '',
-     'bergen replay: standard input: the record is empty'),
+    ('best -', '', 'bergen: standard input: the game is empty'),
+    ('eval -', '   ', 'bergen: standard input: the game is empty'),
+    ('show -', '', 'bergen: standard input: the game is empty'),
+    ('replay -', '', 'bergen replay: standard input: the record is empty'),
     ('analyze -', '\n',
      'bergen: standard input: the record is empty'),
     ('replay -', '{"a": 1, "a": 2}',
@@ -43,35 +33,28 @@ BAD_INPUTS = [
     ('replay -', '{} {}',
      'bergen replay: standard input: line 1: bad JSON at column 4: extra data after the first JSON value (a '
      '.jsonl file holds one record per line)'),
-    ("best --hand 0-3 --rules ' '", None,
-     'bergen: --rules: the value is empty'),
+    ("best --hand 0-3 --rules ' '", None, 'bergen: --rules: the value is empty'),
     ("best --hand 0-3 --rules '{'", None,
      'bergen: --rules: bad JSON at line 1, column 2: expecting property name enclosed in double '
      'quotes'),
-    ("best --hand 0-3 --rules '[1]'", None,
-     'bergen: --rules must be a JSON object, got a list'),
+    ("best --hand 0-3 --rules '[1]'", None, 'bergen: --rules must be a JSON object, got a list'),
     ("best --hand 0-3 --voids '{'", None,
      'bergen: --voids: bad JSON at line 1, column 2: expecting property name enclosed in double '
      'quotes'),
-    ("best --hand 0-3 --voids ' '", None,
-     'bergen: --voids: the value is empty'),
-    ('best $P --set exploration=abc', None,
-     "bergen: exploration must be a number, got 'abc'"),
+    ("best --hand 0-3 --voids ' '", None, 'bergen: --voids: the value is empty'),
+    ('best $P --set exploration=abc', None, "bergen: exploration must be a number, got 'abc'"),
     ('best $P --algorithm expectimax --set depth=x', None,
      "bergen: depth must be an integer, got 'x'"),
-    ('best $P --set inference=maybe', None,
-     "bergen: inference must be on or off, got 'maybe'"),
+    ('best $P --set inference=maybe', None, "bergen: inference must be on or off, got 'maybe'"),
     ('best $P --set inference=action-sir', None,      # measured as no gain: no longer taken
      "bergen: inference must be on or off, got 'action-sir'"),
-    ('best $P --set twins=maybe', None,
-     "bergen: twins must be on or off, got 'maybe'"),
+    ('best $P --set twins=maybe', None, "bergen: twins must be on or off, got 'maybe'"),
     ('best $P --set playout=nope', None,
      "bergen: playout must be one of random, scoring, safe, got 'nope'"),
     ('best $P --set foo=1', None,
      "bergen: ismcts has no setting 'foo' (settings: exploration, playout, inference, twins, "
      "choose, endgame, bracket, replicates, stats, root, settle)"),
-    ('best $P --set nokey', None,
-     "bergen: --set needs KEY=VALUE, got 'nokey'"),
+    ('best $P --set nokey', None, "bergen: --set needs KEY=VALUE, got 'nokey'"),
     ('best $P --set depth=3', None,
      "bergen: ismcts has no setting 'depth' (settings: exploration, playout, inference, "
      "twins, choose, endgame, bracket, replicates, stats, root, settle)"),
@@ -115,17 +98,14 @@ BAD_INPUTS = [
      "bergen: --position: a position string starts with 'bergen1/', got 'nonsense'"),
     ("best 'bergen9/2/4,7/0/0-3/1-1'", None,
      'bergen: position string: version bergen9 is not known (this program reads bergen1)'),
-    ('best --hand 0-3 --scores 1', None,
-     'bergen: --scores: expected 2 scores, got 1'),
+    ('best --hand 0-3 --scores 1', None, 'bergen: --scores: expected 2 scores, got 1'),
     ('best --hand 0-3 --scores a,b', None,
      "bergen: --scores: expected scores as integers separated by commas like '4,7', got 'a,b'"),
-    ('best --hand 0-3 --hand-sizes 1', None,
-     'bergen: --hand-sizes: expected 2 hand sizes, got 1'),
+    ('best --hand 0-3 --hand-sizes 1', None, 'bergen: --hand-sizes: expected 2 hand sizes, got 1'),
     ('best --hand 0-3 --hand-sizes 2,x', None,
      "bergen: --hand-sizes: expected hand sizes as integers separated by commas like '4,7', got "
      "'2,x'"),
-    ('best --hand zz', None,
-     "bergen: --hand: bad tile 'zz': expected 'a-b' with digits 0..6"),
+    ('best --hand zz', None, "bergen: --hand: bad tile 'zz': expected 'a-b' with digits 0..6"),
     ('best --hand 0-3 --line q', None,
      "bergen: --line: bad tile 'q': expected 'a-b' with digits 0..6"),
     ('best --hand 0-3 --line 0-3', None,
@@ -148,8 +128,7 @@ BAD_INPUTS = [
      "bergen: --start-scores must be 2 integers separated by commas, got 'a,b'"),
     ('selfplay --start-scores 20,0', None,
      'bergen: --start-scores: a side already has the target 15'),
-    ('selfplay --target -1', None,
-     "bergen: rule 'target' must be 1..10000, got -1"),
+    ('selfplay --target -1', None, "bergen: rule 'target' must be 1..10000, got -1"),
     ('selfplay --hand-size 99', None,
      "bergen: rule 'hand_size' 99 does not fit: 2 hands of 99 and 2 kept tiles exceed 28"),
     ('selfplay --rules \'{"players": 9}\'', None,
@@ -159,12 +138,9 @@ BAD_INPUTS = [
      "no_double, out_bonus, partnerships, players, reserve_kept, target)"),
     ('selfplay --rules @/nonexistent', None,
      'bergen: cannot read /nonexistent: No such file or directory'),
-    ('best /nonexistent', None,
-     'bergen: cannot read /nonexistent: No such file or directory'),
-    ('analyze -', '{}',
-     "bergen: standard input: a record has no 'format' field"),
-    ('analyze -', '[]',
-     'bergen: standard input: a record must be a JSON object, got a list'),
+    ('best /nonexistent', None, 'bergen: cannot read /nonexistent: No such file or directory'),
+    ('analyze -', '{}', "bergen: standard input: a record has no 'format' field"),
+    ('analyze -', '[]', 'bergen: standard input: a record must be a JSON object, got a list'),
     ('replay -', '{"format": "bergen-record/1"}',
      "bergen replay: standard input: a record has no 'rounds' field"),
     ('replay -', '{"format": "nope"}',
@@ -189,8 +165,7 @@ BAD_INPUTS = [
      f"bergen: unknown engine 'bogus' (known: {KNOWN_ENGINES})"),
     ('best --hand 0-3 --to-move 9', None,
      "bergen: --to-move: 'to_move' must be a seat 0..1 with 2 players, got 9"),
-    ('best examples', None,
-     'bergen: cannot read examples: Is a directory'),
+    ('best examples', None, 'bergen: cannot read examples: Is a directory'),
     ('selfplay --out /nonexistent/dir/x.jsonl', None,
      "bergen selfplay: Invalid value for --out: cannot write /nonexistent/dir/x.jsonl: no "
      "folder /nonexistent/dir (see 'bergen selfplay --help')"),
@@ -200,8 +175,7 @@ BAD_INPUTS = [
     ('best $P --algorithm nope', None,
      f"bergen best: Invalid value for '--algorithm': 'nope' is not one of "
      f"{ALGORITHM_CHOICES}. (see 'bergen best --help')"),
-    ('eval $P --set nokey', None,
-     "bergen: --set needs KEY=VALUE, got 'nokey'"),
+    ('eval $P --set nokey', None, "bergen: --set needs KEY=VALUE, got 'nokey'"),
     ("show --hand 0-3 --voids '[1]'", None,
      'bergen: \'voids\' must be an object like {"1": [1, 4]}, got a list'),
     ('replay examples/match.json --json --bogus', None,
@@ -263,8 +237,7 @@ def test_the_cluster_option_is_named_once():
 
 
 def test_bench_says_what_an_unsolved_percentile_is(monkeypatch):
-    """The exact endgame's line of `bench`: a time the limit cut is `over 1 s (unsolved)`,
-    never `-`."""
+    """`bench` says a time the limit cut is `over 1 s (unsolved)`, never `-`."""
     out = {"core": {"playouts/s": 1000.0}, "reference": {"playouts/s": 10.0},
            "speedup": {"playouts/s": 100.0}, "search": {},
            "endgame": {"positions": 10, "solved": 8, "median_s": 0.05, "p90_s": None,
@@ -295,8 +268,7 @@ def test_one_match_is_a_match():
 
 @pytest.mark.parametrize("command", ["best", "eval", "show", "analyze", "replay"])
 def test_an_error_in_a_file_names_the_file(command, tmp_path):
-    """`best`'s errors did not name the file (replay's did): every reader says which input
-    is wrong first, a file by its path, standard input as such."""
+    """Every reader's error names its input first: a file by its path, or standard input."""
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "bergen-record/1",\n "rules": x}')
     res = CliRunner().invoke(main, [command, str(bad)])
@@ -320,8 +292,7 @@ def test_an_error_in_a_file_names_the_file(command, tmp_path):
     ("selfplay --rules @FILE", "--rules FILE: the file is empty"),
 ])
 def test_an_empty_file_is_one_sentence_as_a_file_of_spaces_is(command, message, tmp_path):
-    """A 0-byte file read as nothing at all (a str, not bytes) and died on `.decode`: exit 1,
-    `internal error`. Now it says what a file of spaces and an empty standard input say."""
+    """An empty file says what a file of spaces and an empty standard input say."""
     for name, content in (("empty.json", ""), ("spaces.json", "  \n")):
         path = tmp_path / name
         path.write_text(content)
@@ -335,9 +306,7 @@ def test_an_empty_file_is_one_sentence_as_a_file_of_spaces_is(command, message, 
 
 
 def test_a_round_is_numbered_in_a_message_as_the_listings_number_it(tmp_path):
-    """Errors said `round 0` where `replay` and `analyze` print `round 1`: an illegal play in
-    the record's second round (index 1), at the event `replay` lists as 1, is said where a
-    player sees it, in every command that reads the record (events from 0, as listed)."""
+    """Every command's error numbers the round as the listings do (from 1), events from 0."""
     rec = json.load(open("examples/match.json"))
     listing = CliRunner().invoke(main, ["replay", "examples/match.json"]).stdout.splitlines()
     second = listing.index(next(x for x in listing if x.startswith("round 2 ")))

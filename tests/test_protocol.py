@@ -1,9 +1,5 @@
-"""The engine protocol's conformance suite (docs/PROTOCOL.md, protocol/schema.py) through the
-real process, as a client written from the docs meets it: every command answered with its type
-and id; every field of every command refused when wrong (generated from the schema), unknown
-fields, bad ids, required fields; what is not allowed now; queued, terminated, prioritised and
-parallel queries; analyze as `bergen analyze --json`, stopped, by rounds and seats, with
-beliefs; quit and the signals; PROTOCOL.md's tables and session; memory over many queries."""
+"""The engine protocol (docs/PROTOCOL.md, protocol/schema.py) through the real process, as a
+client written from the docs meets it."""
 import functools
 import json
 import os
@@ -117,8 +113,7 @@ ANSWERS = [
 
 
 def test_the_leads_of_a_round_not_led_and_a_forced_lead(wire):
-    """`moves` on a round not yet led answers its leads (PROTOCOL.md), an unseen seat's too;
-    `position` on a lead lists the one legal lead."""
+    """`moves` before the lead lists the leads; `position` on a forced lead lists that one."""
     answer = wire.ask({"cmd": "moves", "id": 1, "record": {**MATCH, "rounds": [
         {**MATCH["rounds"][0], "hands": [MATCH["rounds"][0]["hands"][0], None],
          "reserve": None, "events": []}]}})
@@ -245,9 +240,7 @@ def test_lines_that_break_the_rules(wire, line, message):
 
 
 def test_odd_ids_and_lines(wire):
-    """A stop with nothing running says nothing; a null id counts as not given (PROTOCOL.md:
-    a null field); an id beyond 64 bits is refused saying what an id may be; a line that is
-    not UTF-8 is an error."""
+    """A stop with nothing running, a null id, an id beyond 64 bits, a line not UTF-8."""
     wire.send({"cmd": "stop", "id": 1})
     assert wire.ask({"cmd": "isready", "id": 2}) == {"type": "readyok", "id": 2}
     assert wire.ask({"cmd": "isready", "id": None}) == {"type": "readyok"}
@@ -263,17 +256,6 @@ def test_odd_ids_and_lines(wire):
 
 
 # ---- not allowed now ----------------------------------------------------------------------
-def test_go_and_show_before_any_position():
-    w = Wire()
-    try:
-        for cmd in ("go", "show"):
-            answer = w.ask({"cmd": cmd, "id": cmd})
-            assert answer == {"type": "error", "id": cmd, "error": f"no position yet: send "
-                              f"position first, or give {cmd} a game"}
-    finally:
-        assert w.close() == 0
-
-
 def test_a_query_id_already_in_flight(wire):
     wire.send({"cmd": "go", "infinite": True, "id": "busy"})
     answer = wire.ask({"cmd": "go", "iterations": 10, "id": "busy"})
@@ -450,8 +432,7 @@ def test_analyze_stopped_part_way_keeps_the_decisions_judged(wire):
 
 
 def test_the_client_lists_moves_and_streams_a_whole_game():
-    """Through `EngineProcess`: the moves of a seat unseen, and a game's analysis streamed as
-    `bergen analyze` gives it."""
+    """Through `EngineProcess`: an unseen seat's moves, and a game analysed as `analyze`."""
     first = MATCH["rounds"][0]
     record = {**MATCH, "rounds": [{**first, "hands": [first["hands"][0], None],
                                    "reserve": None, "events": first["events"][:1]}]}
@@ -472,8 +453,7 @@ def test_the_client_lists_moves_and_streams_a_whole_game():
 # ---- endings -----------------------------------------------------------------------------
 @pytest.mark.parametrize("how", ["quit", "sigterm", "sighup"])
 def test_an_ending_during_a_query_writes_nothing_more(how):
-    """quit and the signals stop the running query and write nothing more (the end of the
-    input: test_at_the_end_of_input_the_queries_in_flight_finish_and_answer)."""
+    """quit and the signals stop the running query and write nothing more."""
     w = Wire()
     w.send({"cmd": "go", "game": STRING, "infinite": True, "report_every": 0.01, "id": "q"})
     w.until(lambda d: d["type"] == "partial")
@@ -510,8 +490,7 @@ def _documented_values(field: str) -> list:
 
 
 def test_every_documented_weighting_is_accepted_and_no_other():
-    """`beliefs` (go, analyze) and `weighting` (show) take exactly the values PROTOCOL.md lists;
-    the removed models' names are errors."""
+    """`beliefs` and `weighting` take exactly the values PROTOCOL.md lists."""
     from bergen_search.information.beliefs import WEIGHTINGS
     from bergen_search.protocol.schema import SchemaError, check
     beliefs, weightings = _documented_values("beliefs"), _documented_values("weighting")
@@ -537,9 +516,7 @@ EVERY = {"bestmove": {"stopped", "terminated"},
 
 
 def _messages() -> tuple:
-    """PROTOCOL.md's engine messages: ({type: the fields every message of it carries}, [the JSON
-    literals]). A `{"type": ...}` span that is not JSON is a template (a field marked `?`
-    optional), `EVERY` adds what the text says."""
+    """PROTOCOL.md's messages: ({type: fields every one carries}, [its JSON literals])."""
     carried = {t: set(f) for t, f in EVERY.items()}
     literals = [line[2:] for line in DOC.splitlines() if line.startswith("< {")]
     for m in re.finditer(r'`(\{"type": ?"(\w+)".*?)`', DOC, re.S):
@@ -555,8 +532,7 @@ def _messages() -> tuple:
 
 
 def test_every_engine_message_in_the_docs_has_the_fields_every_such_message_carries():
-    """Each JSON literal of an engine message in PROTOCOL.md (text and session) has every field
-    the document says its type carries."""
+    """Each engine message in PROTOCOL.md has every field its type carries."""
     carried, literals = _messages()
     assert {"bestmove", "analysis", "partial", "moves", "position", "terminated"} <= set(carried)
     assert {"iterations", "moves", "finished"} <= carried["partial"]
@@ -580,8 +556,7 @@ def _pattern(line: str) -> str:
 
 
 def test_the_session_in_the_docs_replays():
-    """PROTOCOL.md's session, sent again line by line: each answer as written (`…` any text,
-    `<*` any number of such lines, timings masked), none missing, none more."""
+    """go and show before a position are refused; PROTOCOL.md's session replays line for line."""
     block = DOC.split("## A session", 1)[1].split("```", 2)[1]
     steps = []
     for line in block.splitlines():
@@ -594,6 +569,9 @@ def test_the_session_in_the_docs_replays():
     assert len(steps) >= 12
     w = Wire()
     try:
+        for cmd in ("go", "show"):          # before any position
+            assert w.ask({"cmd": cmd, "id": cmd}) == {"type": "error", "id": cmd, "error":
+                f"no position yet: send position first, or give {cmd} a game"}
         for sent, answers in steps:
             w.send(sent)
             pending = None
@@ -629,8 +607,7 @@ def test_memory_stays_flat_over_many_queries(queries):
     w = Wire()
     try:
         def batch(n, start):
-            """n queries, 100 in flight at a time (a queue of thousands holds thousands of
-            games: that is the queue's size, not a leak)."""
+            """n queries, 100 in flight at a time (a long queue is not a leak)."""
             for first in range(start, start + n, 100):
                 last = min(first + 100, start + n)
                 for i in range(first, last):
@@ -651,8 +628,7 @@ def test_memory_stays_flat_over_many_queries(queries):
 @pytest.mark.parametrize("algorithm,setting", [("ismcts", "replicates"), ("flat", "replicates"),
                                                ("expectimax", "depth")])
 def test_a_fractional_integer_setting_is_refused_not_truncated(wire, algorithm, setting):
-    """2.5 for an integer setting is an error, as `--set` makes it (it had searched with 2);
-    2.0 is the integer 2."""
+    """2.5 for an integer setting is refused (as by `--set`); 2.0 is the integer 2."""
     answer = wire.ask({"cmd": "go", "algorithm": algorithm, "iterations": 20, "id": "f",
                        "settings": {setting: 2.5}})
     assert answer["type"] == "error" and answer["id"] == "f"
@@ -689,24 +665,8 @@ def test_the_analysis_answer_carries_the_version_and_says_how_it_ended(wire):
     assert answers["never"]["version"] == __version__ and answers["never"]["terminated"]
 
 
-def test_position_on_a_forced_lead_names_the_lead(wire):
-    """The lead is forced, not absent: `legal` holds the one tile the lead rule picks."""
-    game = {"format": "bergen-position/1", "rules": {"players": 2}, "to_move": 0,
-            "hand": ["4-5", "1-1", "2-3", "0-6", "3-3", "5-6"], "line": "",
-            "hand_sizes": [6, 6], "reserve_size": 16}
-    answer = wire.ask({"cmd": "position", "game": game, "id": "lead"})
-    assert answer["legal"] == ["1-1"]
-    answer = wire.ask({"cmd": "position", "game": {**game, "rules": {
-        "players": 2, "lead": "highest-double"}}, "id": "lead2"})
-    assert answer["legal"] == ["3-3"]
-    wire.ask({"cmd": "position", "game": STRING})
-
-
 def test_go_before_the_lead_answers_the_hand_s_value(wire):
-    """Before the lead `go` answers with the hand's value and every lead, as `bergen best
-    --json`; `position`'s `legal` is empty
-    when the hand holds no tile it could lead; an infinite `go` adds playouts until `stop`,
-    its partials carrying the value so far."""
+    """Before the lead `go` answers as `best --json`; infinite, its partials carry the value."""
     game = "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-"
     answer = wire.ask({"cmd": "go", "game": game, "iterations": 300, "seed": 2, "id": "b"})
     doc = json.loads(CliRunner().invoke(main, ["best", game, "--iterations", "300", "--seed",
@@ -734,9 +694,7 @@ def _engine_with_input(text, *args):
 
 
 def test_at_the_end_of_input_the_queries_in_flight_finish_and_answer():
-    """At the end of its input the engine lets the queries in flight finish and answer (an
-    infinite one stopped), as KataGo's does; `--stop-at-eof` and `quit` stop at once; nothing on
-    standard error."""
+    """At end of input the queries in flight answer; `--stop-at-eof` and `quit` stop at once."""
     text = (json.dumps({"cmd": "position", "game": STRING}) + "\n"
             + json.dumps({"cmd": "go", "iterations": 1000, "seed": 1, "id": 1}) + "\n"
             + json.dumps({"cmd": "go", "iterations": 1000, "seed": 2, "id": 2}) + "\n"
@@ -756,9 +714,7 @@ def test_at_the_end_of_input_the_queries_in_flight_finish_and_answer():
 
 
 def test_bad_json_names_the_line_of_the_input_and_a_command_is_one_line():
-    """A pretty-printed command: each of its lines an error saying a command is one JSON object
-    on one line; a malformed line is named by its line of the input (blank lines counted, not
-    \"line 1, column 1\" of itself), and the engine goes on."""
+    """Bad JSON names its line of the input; a pretty-printed command is refused line by line."""
     pretty = '{\n  "cmd": "isready"\n}\n'
     text = pretty + "\n".join(['{"cmd": "isready", "id": 1}', "", '{"cmd": bad}',
                                '{"cmd": "isready", "id": 2}', "  nope"]) + "\n"

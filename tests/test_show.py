@@ -1,8 +1,5 @@
-"""`bergen show`: what the seat to move knows (information/beliefs.py, views/show.py):
-hand-built records (tests/data/show_records.json, seat 0's view) worked out by hand below; deal
-counts and chances against the brute force (tests/support.py) where it can exhaust them, and
-`count_deals` against the history table's distinct worlds; the command's text, JSON, positions,
-GAME forms and bad input."""
+"""`bergen show`: what the seat to move knows, on hand-built records (tests/data/
+show_records.json) worked out by hand, and against the brute force (tests/support.py)."""
 import json
 from fractions import Fraction
 

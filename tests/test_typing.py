@@ -1,7 +1,4 @@
-"""The type check (mypy, in the test extra): pyproject.toml's `[tool.mypy]` covers the
-pure-Python layers below the interfaces, .ci/run checks them, and here planted errors are
-caught, so that a configuration that checks nothing cannot pass unseen. The package ships
-its annotations (`py.typed`)."""
+"""The type check (mypy, pyproject's `[tool.mypy]`) catches planted errors; `py.typed` ships."""
 import subprocess
 import sys
 from pathlib import Path
@@ -10,10 +7,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_planted_type_errors_fail_the_check_and_sound_code_passes(tmp_path):
-    """One mypy run (the project's configuration, no cache written) over three files: a wrong
-    argument and return type; a view reading a key `SearchResult.info`'s typed members
-    (`EndgameReport`, ...) do not have, or one as another type; and sound code, which gets no
-    error."""
+    """One mypy run: planted type errors are found, sound code passes."""
     (tmp_path / "planted.py").write_text(
         "from bergen_search.errors import BergenError\n\n"
         "def where(e: BergenError) -> int:\n"
@@ -44,8 +38,7 @@ def test_planted_type_errors_fail_the_check_and_sound_code_passes(tmp_path):
 
 
 def test_the_checked_layers_and_py_typed_are_configured():
-    """Every pure-Python layer is checked, with no error code switched off (a finding is
-    fixed, or ignored on its line with why), and `py.typed` ships."""
+    """Every pure-Python layer is checked with no error code off, and `py.typed` ships."""
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     for layer in ("bergen_search/game", "bergen_search/information", "bergen_search/formats",
                   "bergen_search/runs", "bergen_search/search", "bergen_search/analysis",

@@ -1,16 +1,6 @@
-"""One vocabulary of options: the same word for the same thing in every command. The old
-spellings are refused in one line, as any unknown option is.
-
-- `--time SECONDS`: seconds of search (per decision in `analyze`; not `--time-per-decision`);
-- `--engine SPEC`: the engine(s) that play (`selfplay`'s per seat, `play`'s opponent; not
-  `--engines`);
-- `--external NAME=COMMAND`, `--external-timeout SECONDS`: an engine in another process
-  registered (arena, selfplay; not `--engine NAME=COMMAND` nor `--engine-timeout`);
-- `--seat` is the seat a command judges (`analyze`); `play` names yours `--you`;
-- engine specs count every search's budget with `iterations=` (expectimax's worlds too; not
-  `worlds=`);
-- `--set KEY=VALUE` for every algorithm setting (not `--depth` nor `--exploration`).
-"""
+"""One vocabulary of options: the same word for the same thing in every command (`--time`,
+`--engine`, `--external`, `--seat`, `iterations=`, `--set`); old spellings refused in one line
+(and absent from every --help: test_docs.test_every_help_points_to_docs)."""
 import click
 import pytest
 from support import bergen as run
@@ -40,8 +30,7 @@ OLD = {"--time-per-decision", "--engines", "--engine-timeout", "--depth", "--exp
      "ext=COMMAND registers an engine in another process: give it to --external"),
 ])
 def test_an_old_spelling_is_refused_in_one_line(args, says):
-    """Each old spelling is bad input: one line on standard error, exit 2 (a registration
-    given to selfplay's --engine, its old second meaning, says where it goes now)."""
+    """Each old spelling is bad input: one line on standard error, exit 2."""
     res = run(*args)
     assert res.exit_code == 2, res.output
     assert res.stdout == ""
@@ -57,9 +46,7 @@ def test_play_calls_your_seat_you(tmp_path):
 
 
 def test_the_words_mean_one_thing():
-    """No command takes an old spelling, shown or hidden; each word that several commands
-    take is the same kind of value in each: the same type, range and repetition (a word
-    missing from every command, or taken by one only, is an error of this list)."""
+    """No old spelling is taken; a word several commands take is one kind of value in each."""
     kinds = {}
     for name, command in main.commands.items():
         taken = {o for p in command.params if isinstance(p, click.Option) for o in p.opts}
@@ -80,13 +67,3 @@ def test_the_words_mean_one_thing():
                  if any("--external" in p.opts for p in c.params if isinstance(p, click.Option))}
     assert externals == {"arena", "selfplay"}
     assert "--you" in {o for p in main.commands["play"].params for o in getattr(p, "opts", ())}
-
-
-def test_no_help_text_uses_an_old_spelling():
-    """The commands' help says the words of today (an engine spec counts worlds with
-    `iterations=`, never `worlds=`)."""
-    for name in main.commands:
-        res = run(name, "--help")
-        assert res.exit_code == 0
-        for old in ("worlds=", "--time-per-decision", "--engines", "--engine-timeout"):
-            assert old not in res.output, (name, old)

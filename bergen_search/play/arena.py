@@ -181,49 +181,28 @@ class ArenaResult:
     def to_json(self) -> dict:
         """The `bergen arena` JSON (FORMATS.md), floats rounded to 6 places."""
         def num(x):
+            if isinstance(x, (tuple, list)):
+                return [num(v) for v in x]
             return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
-        return {
-            "games": self.sets,
-            "wins": list(self.wins),
-            "win_rate": num(self.win_rate),
-            "ci95": [num(self.ci95[0]), num(self.ci95[1])],
-            "points_per_round": [num(x) for x in self.points_per_round],
-            "engines": [str(self.engines[0]), str(self.engines[1])],
-            "commands": [None if e.engine is None else e.engine.command_text
-                         for e in self.engines],
-            "sets": self.sets,
-            "pairs": self.pairs,
-            "seatings": self.seatings,
-            "seats": [[list(held) for held in engine] for engine in self._seats()],
-            "matches": self.matches,
-            "rounds": self.rounds,
-            "a_wins_by_seating": list(self.a_wins_by_seating),
-            "ci_method": self.ci_method,
-            "even_rate": num(self.even_rate),
-            "points": [self.points[0], num(self.points[1])],
-            "margin_per_round": num(self.margin_per_round),
-            "margin_stderr": num(self.margin_stderr),
-            "seed": self.seed,
-            "workers": self.workers,
-            "seconds": round(self.seconds, 3),
-            "searches": list(self.searches),
-            "seconds_per_search": [num(x) for x in self.seconds_per_search],
-            "rules": self.rules.to_dict(),
-            "start_scores": None if self.start_scores is None else list(self.start_scores),
-            "mode": "round" if self.single_round else "match",
-            "ties": self.ties,
-            "luck_adjusted": self.luck_adjusted,
-            "luck_estimate": self.luck_estimate,
-            "luck_per_round": num(self.luck_per_round),
-            "luck_stderr": num(self.luck_stderr),
-            "adjusted_margin_per_round": num(self.adjusted_margin_per_round),
-            "adjusted_margin_stderr": num(self.adjusted_margin_stderr),
-            "variance_ratio": num(self.variance_ratio),
-            "adjusted_win_rate": num(self.adjusted_win_rate),
-            "adjusted_ci95": (None if self.adjusted_ci95 is None
-                              else [num(x) for x in self.adjusted_ci95]),
-            "win_variance_ratio": num(self.win_variance_ratio),
-        }
+        own = {"games": self.sets, "engines": [str(e) for e in self.engines],
+               "commands": [None if e.engine is None else e.engine.command_text
+                            for e in self.engines],
+               "seats": [[list(held) for held in engine] for engine in self._seats()],
+               "ci_method": self.ci_method, "seconds": round(self.seconds, 3),
+               "rules": self.rules.to_dict(), "mode": "round" if self.single_round else "match",
+               "luck_adjusted": self.luck_adjusted, "luck_estimate": self.luck_estimate}
+        return {k: own[k] if k in own else num(getattr(self, k)) for k in _JSON_KEYS}
+
+
+#: The keys of `ArenaResult.to_json`, in order.
+_JSON_KEYS = (
+    "games", "wins", "win_rate", "ci95", "points_per_round", "engines", "commands", "sets",
+    "pairs", "seatings", "seats", "matches", "rounds", "a_wins_by_seating", "ci_method",
+    "even_rate", "points", "margin_per_round", "margin_stderr", "seed", "workers", "seconds",
+    "searches", "seconds_per_search", "rules", "start_scores", "mode", "ties", "luck_adjusted",
+    "luck_estimate", "luck_per_round", "luck_stderr", "adjusted_margin_per_round",
+    "adjusted_margin_stderr", "variance_ratio", "adjusted_win_rate", "adjusted_ci95",
+    "win_variance_ratio")
 
 
 def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, index: int,

@@ -44,9 +44,8 @@ def duplicate_interval_method(set_scores, min_sets: int = MIN_SETS_NORMAL) -> st
 
 
 def duplicate_interval(set_scores, z: float = Z95, min_sets: int = MIN_SETS_NORMAL) -> tuple:
-    """The interval (lo, hi) of a win rate from independent sets' scores (each the share of
-    its matches A won): m ± z·s/√n clipped to [0, 1]; with fewer than `min_sets` sets or all
-    scores equal, `wilson_interval(sum(set_scores), n)`, each set one trial.
+    """The interval (lo, hi) of a win rate from the sets' scores: m ± z·s/√n clipped to [0, 1],
+    or Wilson's, each set one trial (`duplicate_interval_method`).
 
     >>> lo, hi = duplicate_interval([1.0, 0.5] * 10 + [0.0] * 5)
     >>> round(lo, 4), round(hi, 4)
@@ -90,9 +89,8 @@ class ArenaMatch(NamedTuple):
 
 @dataclass
 class SetResult:
-    """The outcome of one duplicate set (what a worker sends back): as `ArenaResult`'s fields,
-    over the set's matches; `b_points` per side B holds, `a_share` A's wins with ties as
-    shares, `luck` A's luck of the draws and `win_luck` the luck in its chance to win."""
+    """One duplicate set (what a worker sends back), as `ArenaResult`'s fields; `a_share`: A's
+    wins with ties as shares, `win_luck`: A's luck in its chance to win."""
     index: int
     a_wins: int
     matches: int
@@ -114,11 +112,9 @@ class SetResult:
 
 @dataclass
 class ArenaResult:
-    """What `run_arena` measured; of each pair, index 0 is A, 1 B. `wins` and `ties` sum to
-    `matches`; `points` is B's per side it holds; `even_rate` A's win rate if the engines
-    were equal; `searches` and `seconds_per_search` (None: none) per engine; `played` an
-    `ArenaMatch` per match with keep_logs. The luck fields are None without luck_adjust,
-    the `adjusted_win` ones without whole matches of two sides."""
+    """What `run_arena` measured (FORMATS.md); of each pair, index 0 is A, 1 B. The luck
+    fields are None without luck_adjust, the `adjusted_win` ones without whole matches of two
+    sides."""
     rules: Rules
     engines: tuple
     seed: int
@@ -166,11 +162,9 @@ class ArenaResult:
 
     @property
     def pairs(self) -> int | None:
-        """The number of duplicate pairs with two sides, else None."""
         return self.sets if self.seatings == 2 else None
 
     def _seats(self) -> list:
-        """[A's seats, B's seats] in each seating."""
         held = seatings(self.rules)
         return [held, [tuple(s for s in range(self.rules.players) if s not in a) for a in held]]
 
@@ -274,9 +268,7 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
               start_scores=None, single_round: bool = False, cluster=None,
               luck_adjust: bool = True, done: dict | None = None,
               on_result=None) -> ArenaResult:
-    """Play `games` duplicate sets of A against B (each an `EngineSpec` or its text) on
-    `workers` processes or a Dask `cluster` (the same result for iteration-limited engines).
-    `keep_logs` keeps every match; `start_scores` (by side) starts every match there. `done`
+    """Play `games` duplicate sets of A against B (each an `EngineSpec` or its text). `done`
     {set index: SetResult}: sets already played; `on_result(i, set_result)` hears of each.
     Ctrl-C raises `errors.Interrupted` with the sets finished.
 
@@ -320,12 +312,9 @@ def _summarise(rules, spec_a, spec_b, seed, results, seconds, *, workers, start_
                single_round):
     """Merge the sets in index order (so the float sums do not depend on who finished first)."""
     n_seat = rules.n_sides
-    matches = sum(r.matches for r in results)
-    a_wins = sum(r.a_wins for r in results)
-    ties = sum(r.ties for r in results)
-    rounds = sum(r.rounds for r in results)
-    a_points = sum(r.a_points for r in results)
-    b_points = sum(r.b_points for r in results)
+    matches, a_wins, ties, rounds, a_points, b_points = (
+        sum(getattr(r, k) for r in results)
+        for k in ("matches", "a_wins", "ties", "rounds", "a_points", "b_points"))
     scores = tuple(r.score for r in results)
     by_seating = tuple(sum(r.a_wins_by_seating[k] for r in results) for k in range(n_seat))
     margins = [r.a_points - r.b_points for r in results]

@@ -1,7 +1,6 @@
-"""The engines and their specs: `random`, `greedy`, and the searches with their settings
-(`ismcts:iterations=2000`, `expectimax:iterations=64,depth=6`). An `EngineSpec` is an
-engine's name and settings as parsed; an `ExternalEngine` is an engine in another process
-registered under a name (`parse_external`), which checks its own settings.
+"""Engine specs: `random`, `greedy`, a search with its settings (`ismcts:iterations=2000`), or
+an `ExternalEngine`, a program in another process registered under a name, which checks its
+own settings.
 
 >>> parse_engine_spec("ismcts:iterations=500")
 EngineSpec(name='ismcts', params={'iterations': 500})
@@ -50,14 +49,13 @@ class EngineWarning(UserWarning):
 #: Seconds an engine in another process may take past its time limit to answer a move.
 ENGINE_TIMEOUT = 60.0
 
-#: An engine's name: a word, so that it reads back from a spec (no `:`, `,`, `=`).
+#: An engine's name: a word, so that it reads back from a spec.
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
 
 
 @dataclass(frozen=True)
 class ExternalEngine:
-    """An engine in another process: its name, its command's words, and the seconds it may
-    take past a move's time limit."""
+    """An engine in another process; `timeout`: seconds it may take past a move's limit."""
     name: str
     command: tuple
     timeout: float = ENGINE_TIMEOUT
@@ -123,8 +121,8 @@ class EngineSpec:
         return None if self.engine is not None else SIMPLE_ENGINES.get(self.name)
 
     def query_args(self) -> tuple:
-        """(Limits, algorithm, objective, settings) of an engine in another process; given neither
-        budget nor time, this program's match budget for that algorithm."""
+        """(Limits, algorithm, objective, settings) of an engine in another process (by default
+        this program's match budget)."""
         p = dict(self.params)
         iterations, seconds = p.pop("iterations", None), p.pop("time", None)
         algorithm = p.pop("algorithm", "ismcts")
@@ -207,8 +205,7 @@ def _typed(name: str, key: str, kind, value: str):
 
 
 def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
-    """Parse `name` or `name:key=value,key=value`; `externals` (name -> ExternalEngine) may be
-    named too."""
+    """Parse `name` or `name:key=value,key=value` (`externals`: name -> ExternalEngine)."""
     name, _, rest = text.strip().partition(":")
     if externals and name in externals:
         return _parse_external_spec(externals[name], rest)

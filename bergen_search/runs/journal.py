@@ -71,8 +71,7 @@ def _canonical(obj):
 
 
 class Scan(NamedTuple):
-    """A journal read: its header (None if not whole), the results by key, the size of its
-    good lines and the CRC of the last."""
+    """A journal read: its header (None if not whole), results by key, good bytes, last CRC."""
     header: dict | None
     done: dict
     good: int
@@ -80,9 +79,8 @@ class Scan(NamedTuple):
 
 
 class Journal:
-    """An open journal: `done` maps each finished task's key to its result; `add` records one
-    more; `finish()` deletes it once the output is in place, `close()` keeps it for `--resume`;
-    either gives back the output's lock."""
+    """An open journal: `done` {key: result}; `finish()` deletes it once the output is in
+    place, `close()` keeps it for `--resume`; either gives back the output's lock."""
 
     def __init__(self, path: str, header: dict, done: dict, fd: int, lock: OutputLock,
                  size: int, *, crc: int):
@@ -96,7 +94,7 @@ class Journal:
     def start(cls, output: str, command: str, seed: int, arguments: dict,
               resume: bool) -> "Journal":
         """The journal of a run of `command` writing `output`, its lock held: one with finished
-        work is continued with `resume` (checked against this run), refused without."""
+        work is continued with `resume` (checked against this run), else refused."""
         path = journal_path(output)
         header = {"format": FORMAT, "command": command, "version": __version__, "seed": seed,
                   "arguments": _canonical(arguments), "output": os.path.basename(output),
@@ -125,8 +123,8 @@ class Journal:
             raise
 
     def add(self, key, result) -> None:
-        """Record a finished task (`key` an int or a tuple of ints and strings); a write error
-        leaves the last whole line, closes the journal and raises WriteFailed."""
+        """Record a finished task (`key`: an int or a tuple of ints and strings); a write error
+        leaves the last whole line and raises WriteFailed."""
         data = base64.b64encode(pickle.dumps(result, protocol=4)).decode("ascii")
         line, crc = _line({"key": key, "data": data}, self._crc)
         self._append(line)
@@ -175,13 +173,7 @@ class Journal:
             os.close(fd)
         self._lock.release()
 
-    def __del__(self):
-        if getattr(self, "_fd", None) is not None:      # see OutputLock.__del__
-            try:
-                os.close(self._fd)
-            except OSError:
-                pass
-            self._fd = None
+    __del__ = OutputLock.__del__
 
     def finish(self) -> None:
         """The run is complete and its output in place: the journal goes."""
@@ -225,8 +217,8 @@ def _holds_tasks(path: str) -> bool:
 
 
 def _read(path: str, expect: dict | None = None) -> Scan:
-    """The journal at `path`, its header checked against `expect`; a torn last line is dropped,
-    any other damage is an error."""
+    """The journal at `path`, its header checked against `expect`; damage but a torn last line
+    is an error."""
     try:
         with open(path, "rb") as f:
             data = f.read()

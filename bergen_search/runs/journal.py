@@ -24,7 +24,7 @@ from typing import NamedTuple
 from .. import __version__
 from ..errors import BergenError, WriteFailed
 from .files import JOURNAL_SUFFIX as SUFFIX
-from .files import OutputLock, journal_path, sync_folder
+from .files import OutputLock, journal_path, sync_folder, write_atomic
 
 __all__ = ["FORMAT", "SUFFIX", "SYNC_LINES", "SYNC_SECONDS", "Journal", "journal_path"]
 
@@ -190,20 +190,10 @@ class Journal:
 
 def _create(path: str, header_line: bytes) -> int:
     """The descriptor of a new journal at `path` holding `header_line`, whole or not at all."""
-    tmp = f"{path}.{os.getpid()}.tmp"
+    write_atomic(path, header_line.decode("ascii"), "run the same command again")
     try:
-        with open(tmp, "wb") as f:
-            f.write(header_line)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        sync_folder(path)
         return os.open(path, os.O_WRONLY | os.O_APPEND)
     except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise WriteFailed(path, e, "run the same command again") from None
 
 

@@ -178,19 +178,6 @@ def _check_range(name: str, key: str, value, text: str) -> None:
 _EXTERNAL_SETTINGS = {"time": float, "iterations": int, "algorithm": str, "objective": str}
 
 
-def _parse_external_spec(engine: ExternalEngine, rest: str) -> EngineSpec:
-    name, params = engine.name, {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = item.partition("=")
-        key, value = key.strip(), value.strip()
-        if not eq or not key:
-            raise BergenError(f"engine {name!r}: bad setting {item!r} (settings are "
-                              f"KEY=VALUE: time, iterations, algorithm, objective, or a "
-                              f"setting of its search)")
-        params[key] = _typed(name, key, _EXTERNAL_SETTINGS.get(key, str), value)
-    return EngineSpec(name, params, engine)
-
-
 def _typed(name: str, key: str, kind, value: str):
     """A setting of a plain type (int, float, str) read from its text and checked."""
     try:
@@ -207,16 +194,23 @@ def _typed(name: str, key: str, kind, value: str):
 def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
     """Parse `name` or `name:key=value,key=value` (`externals`: name -> ExternalEngine)."""
     name, _, rest = text.strip().partition(":")
-    if externals and name in externals:
-        return _parse_external_spec(externals[name], rest)
-    if name not in ENGINE_SETTINGS:
+    engine = (externals or {}).get(name)
+    if engine is None and name not in ENGINE_SETTINGS:
         known = ", ".join([*ENGINE_SETTINGS, *(externals or ())])
         more = "" if externals is None else "; or a NAME registered with --external NAME=COMMAND"
         raise BergenError(f"unknown engine {name!r} (known: {known}{more})")
-    settings = ENGINE_SETTINGS[name]
+    settings = ENGINE_SETTINGS.get(name, {}) if engine is None else _EXTERNAL_SETTINGS
     params = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
+        if engine is not None:          # its own settings are its to check
+            key, value = key.strip(), value.strip()
+            if not eq or not key:
+                raise BergenError(f"engine {name!r}: bad setting {item!r} (settings are "
+                                  f"KEY=VALUE: time, iterations, algorithm, objective, or a "
+                                  f"setting of its search)")
+            params[key] = _typed(name, key, settings.get(key, str), value)
+            continue
         if not eq or key not in settings:
             known = ", ".join(settings) or "none"
             raise BergenError(f"engine {name!r}: bad setting {item!r} (settings: {known})")
@@ -228,7 +222,7 @@ def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
                 raise BergenError(f"engine {name!r}: {e.message}") from None
             continue
         params[key] = _typed(name, key, kind, value)
-    return EngineSpec(name, params)
+    return EngineSpec(name, params, engine)
 
 
 def parse_engine_list(text: str, players: int, externals: dict | None = None) -> list:

@@ -61,11 +61,6 @@ def first_decision():
     raise RuntimeError("no first decision found")
 
 
-def mid_round():
-    """A typical mid-round 2-player decision (after a dozen events, some draws)."""
-    return _position(12)
-
-
 def inference_position():
     """A 2-player decision where the other seat's plays give inference something to weigh."""
     rules = Rules()
@@ -126,7 +121,7 @@ def rate(work, seconds: float, repeats: int) -> float:
 
 def signature() -> dict:
     """Node counts of fixed-seed searches and the sampler's checksum."""
-    info = mid_round()
+    info = _position(12)            # a typical mid-round decision (after some draws)
     try:
         from ..information._sampler import CoreSampler  # here: the compiled modules are optional
     except ImportError:             # the reference's checksum is the same number
@@ -266,7 +261,7 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
                       (key, "playouts_3p_per_s", rounds_work(backend, r3, big)),
                       (key, "playouts_4p_per_s", rounds_work(backend, r4, big)),
                       (key, "match_playouts_per_s", match_work(backend, max(big // 5, 5)))]
-    info_mid, info_first, info_evidence = mid_round(), first_decision(), inference_position()
+    info_mid, info_first, info_evidence = _position(12), first_decision(), inference_position()
     table = WorldTable(info_mid)
     # The cost of inference per search: the world table with and without the weights.
     steps.append(("search", "world_tables_per_s", lambda: (WorldTable(info_evidence), 1)[1]))

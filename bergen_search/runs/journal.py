@@ -65,11 +65,6 @@ def _key(k):
     return tuple(_key(x) for x in k) if isinstance(k, list) else k
 
 
-def _canonical(obj):
-    """`obj` as its JSON round trip gives it back, for comparing headers."""
-    return json.loads(json.dumps(obj, sort_keys=True))
-
-
 class Scan(NamedTuple):
     """A journal read: its header (None if not whole), results by key, good bytes, last CRC."""
     header: dict | None
@@ -97,8 +92,8 @@ class Journal:
         work is continued with `resume` (checked against this run), else refused."""
         path = journal_path(output)
         header = {"format": FORMAT, "command": command, "version": __version__, "seed": seed,
-                  "arguments": _canonical(arguments), "output": os.path.basename(output),
-                  "run": secrets.token_hex(8)}
+                  "arguments": json.loads(json.dumps(arguments, sort_keys=True)),  # as read back
+                  "output": os.path.basename(output), "run": secrets.token_hex(8)}
         lock = OutputLock(output).acquire()
         try:
             if os.path.exists(path) and _holds_tasks(path):

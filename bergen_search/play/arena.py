@@ -1,11 +1,8 @@
 """The arena: engine A against engine B over many duplicate sets of matches.
 
-A set plays the same deals (seeded `derive_seed(seed, i)`) in every seating (`seatings`): A
-holding each side in turn, B every other seat. With `single_round` a match is its first
-round only; a tie for the most points with k - 1 others is worth 1/k of a win. The win
-rate's interval comes from the per-set scores (`duplicate_interval`), the margin's error
-from a ratio estimator over the sets, and with `luck_adjust` the margin less the luck of
-the draws (module `luck`). docs/GUIDE.md explains the figures.
+A set plays the same deals (seeded `derive_seed(seed, i)`) in every seating (`seatings`);
+with `single_round` a match is its first round, a tie for the most points with k - 1 others
+worth 1/k of a win. docs/GUIDE.md explains the figures.
 
 >>> from bergen_search.game.rules import Rules
 >>> r = run_arena(Rules(), "greedy", "random", games=4, seed=1)

@@ -4,11 +4,9 @@ draw, with a fixed value estimate `v` (per side, the points it will still gain i
     luck = v(after the tile drawn) − mean over the tiles t in the reserve of v(had t been drawn)
 
 Each term has expectation zero whatever `v` is, so the margin less the summed luck is
-unbiased; the better `v` predicts, the more noise it removes. The deal needs no correction:
-in a duplicate set its terms sum to zero (`side_margin`). The estimate is `RolloutModel`
-(greedy playouts, in C, `_luck.pyx`), with two sides also each side's chance to win, fitted
-by lab/luck/fit_luck.py and shipped in `bergen_search/data/luck_model.json`, one set per
-table shape (lab/luck/luck_linear.py holds the linear estimate it was compared with).
+unbiased; the better `v` predicts, the more noise it removes (in a duplicate set the deal's
+terms sum to zero). The estimate is `RolloutModel` (greedy playouts, in C, `_luck.pyx`),
+fitted by lab/luck/fit_luck.py and shipped in `bergen_search/data/luck_model.json`.
 
 >>> from bergen_search.game.rules import Rules
 >>> from bergen_search.play.engines import parse_engine_spec
@@ -53,9 +51,8 @@ def position_seed(state) -> int:
 
 
 class RolloutModel:
-    """The rollout estimate: per side, `scale` times the mean points to come over `playouts`
-    greedy playouts after the draw, the rest of the reserve shuffled as `position_seed` seeds
-    it, the same shuffles for every candidate tile."""
+    """Per side, `scale` times the mean points to come over `playouts` greedy playouts after
+    the draw, the same shuffles of the reserve (`position_seed`) for every candidate tile."""
 
     def __init__(self, playouts: int = 64, scale=1.0, engine: int = ENGINE_GREEDY,
                  equity: dict | None = None, win_scale=1.0):
@@ -73,8 +70,8 @@ class RolloutModel:
         return equity if equity is not None and len(equity) == rules.target ** 2 else None
 
     def draw_values(self, state) -> dict:
-        """tile -> per side the scaled mean points to come, then (with an equity table for the
-        shape) per side the scaled chance to win the match."""
+        """tile -> per side the scaled mean points to come, then (with an equity table) per side
+        the scaled chance to win."""
         rules = state.rules
         rollouts = _rollouts()
         reserve = list(state.reserve)
@@ -120,7 +117,7 @@ def reference_rollouts(rules, hands, reserve, left, right, left_double, right_do
                        to_move, draws, passes, playouts, seed, engine=ENGINE_GREEDY,
                        equity=None) -> list:
     """The pure-Python twin of `_luck.draw_rollouts`: rows[i][j], side j's mean points to come
-    after the seat to move draws `reserve[i]` (with `equity`, then each side's chance to win)."""
+    after drawing `reserve[i]` (with `equity`, then each side's chance to win)."""
     r = len(reserve)
     if not 1 <= r <= 28 or playouts < 1:
         raise ValueError("a draw needs a reserve tile and at least one playout")
@@ -177,8 +174,7 @@ def luck_estimate_name() -> str:
 
 
 def draw_luck(model, state) -> tuple:
-    """(luck per side, {tile: values per side}) of the draw the seat to move makes in the fully
-    known `state`."""
+    """(luck per side, {tile: values per side}) of the next draw in the fully known `state`."""
     actual = state.reserve[0]
     outcomes = model.draw_values(state)
     n = len(outcomes)
@@ -188,8 +184,7 @@ def draw_luck(model, state) -> tuple:
 
 
 def round_luck(rules: Rules, rnd, start_scores, model=None, backend=None) -> list:
-    """The summed luck per side of a `match.RoundLog` replayed from `start_scores` on
-    `backend` (default: the active one) with `model` (default: `default_estimate()`)."""
+    """The summed luck per side of a `match.RoundLog` replayed from `start_scores`."""
     model = model or default_estimate()
     state = (backend or game_backend.ACTIVE).new_state(rules, rnd.hands, rnd.reserve,
                                                        start_scores)

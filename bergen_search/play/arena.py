@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 import time
+from collections import namedtuple
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from ..errors import BergenError, Interrupted
-from ..game.match import MatchLog
 from ..game.rng import derive_seed
 from ..game.rules import Rules
 from ..stats import Z95, normal_interval, ratio_stderr, sample_sd, wilson_interval  # noqa: F401
@@ -75,13 +75,8 @@ def seat_specs(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seating: in
     return [spec_a if rules.side_of(s) == seating else spec_b for s in range(rules.players)]
 
 
-class ArenaMatch(NamedTuple):
-    """One match as played: set index, seating (A's side), match seed, A's seats, its log."""
-    set_index: int
-    seating: int
-    seed: int
-    a_seats: tuple
-    log: MatchLog
+#: One match as played: set index, seating (A's side), match seed, A's seats, its log.
+ArenaMatch = namedtuple("ArenaMatch", "set_index seating seed a_seats log")
 
 
 @dataclass

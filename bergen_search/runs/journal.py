@@ -19,7 +19,7 @@ import pickle
 import secrets
 import time
 import zlib
-from typing import NamedTuple
+from collections import namedtuple
 
 from .. import __version__
 from ..errors import BergenError, WriteFailed
@@ -65,12 +65,8 @@ def _key(k):
     return tuple(_key(x) for x in k) if isinstance(k, list) else k
 
 
-class Scan(NamedTuple):
-    """A journal read: its header (None if not whole), results by key, good bytes, last CRC."""
-    header: dict | None
-    done: dict
-    good: int
-    crc: int
+#: A journal read: its header (None if not whole), results by key, good bytes, last CRC.
+Scan = namedtuple("Scan", "header done good crc")
 
 
 class Journal:

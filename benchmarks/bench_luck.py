@@ -3,7 +3,6 @@
 - `match_luck` of one duplicate set of single rounds (greedy against random, 2 players), with
   the shipped estimate (64 compiled greedy playouts per candidate tile): the cost the arena
   adds to each set of `--round`;
-- the same set with the linear estimate (pure Python features), for comparison;
 - `draw_rollouts` at one draw (16 candidate tiles × 64 playouts): `extra_info["playouts"]`
   over the mean time is playouts per second.
 
@@ -16,7 +15,7 @@ from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW
 from bergen_search.play.arena import play_set
 from bergen_search.play.engines import parse_engine_spec
-from bergen_search.play.luck import default_estimate, default_model, match_luck
+from bergen_search.play.luck import default_estimate, match_luck
 
 SEED = 20261201
 
@@ -55,13 +54,6 @@ def test_bench_luck_of_a_set(benchmark):
     assert len(out) == 2
 
 
-def test_bench_linear_luck_of_a_set(benchmark):
-    rules, logs, draws = a_set()
-    benchmark.extra_info["draws"] = draws
-    out = benchmark(luck_of_set, rules, logs, default_model())
-    assert len(out) == 2
-
-
 def test_bench_draw_rollouts(benchmark):
     from bergen_search.play._luck import draw_rollouts
     rules, logs, _ = a_set()
@@ -83,6 +75,5 @@ def _time(fn) -> float:
 
 if __name__ == "__main__":
     rules, logs, draws = a_set()
-    for name, model in (("rollout (shipped)", default_estimate()), ("linear", default_model())):
-        best = min(_time(lambda: luck_of_set(rules, logs, model)) for _ in range(5))
-        print(f"luck of a set ({draws} draws), {name}: {1000 * best:.2f} ms")
+    best = min(_time(lambda: luck_of_set(rules, logs, default_estimate())) for _ in range(5))
+    print(f"luck of a set ({draws} draws), rollout (shipped): {1000 * best:.2f} ms")

@@ -9,9 +9,8 @@ from ..search.api import search
 
 
 def journal_searcher(journal, record: int):
-    """A `searcher` for `analysis.analyze` of record `record` that keeps its searches in
-    `journal` as entries ("search", record, n), each checked against a fingerprint of what
-    was asked when it is answered again. An interrupted search is not kept."""
+    """A `searcher` for `analyze` that keeps record `record`'s finished searches in `journal`
+    as ("search", record, n), checked against what was asked when answered again."""
     calls = iter(range(1 << 62))
 
     def run(info, limits=None, **kwargs):

@@ -30,9 +30,8 @@ DEAL_SHARE, MIN_DEAL_PLAYOUTS = 20, 20
 
 @dataclass
 class RoundLuck:
-    """One seat's round as the identity reads it: `others` is the other analysed seats' losses
-    weighed by `others_weight`; `result` None for a round the record leaves unfinished;
-    `round` None for a sum (`identity_sum`)."""
+    """One seat's round as the identity reads it (`others`: the other analysed seats' losses
+    by `others_weight`); `result` None: unfinished; `round` None: a sum (`identity_sum`)."""
     round: int | None
     seat: int
     start: float = 0.0
@@ -44,7 +43,6 @@ class RoundLuck:
 
     @property
     def residual(self) -> float | None:
-        """What the terms leave of the result."""
         if self.result is None:
             return None
         return (self.result - self.start - self.luck_deal - self.luck_draws + self.loss
@@ -63,8 +61,7 @@ def _r(x):
 
 
 def others_weight(rules, seat: int, other: int) -> float:
-    """How a loss of `other` counts in `seat`'s side's margin (or chance): one side's loss is
-    the others' gain, shared equally; a partner's loss is its side's.
+    """How a loss of `other` counts in `seat`'s side's margin (or chance).
 
     >>> from bergen_search.game.rules import Rules
     >>> others_weight(Rules(players=3), 0, 2), others_weight(Rules(4, partnerships=True), 0, 2)
@@ -99,8 +96,7 @@ def deal_limits(limits: Limits) -> Limits:
 
 
 class Book:
-    """The identity kept as a review walks a record with `ask`, its way of searching; `rows`
-    {seat: its `RoundLuck`} of the round being walked."""
+    """The identity kept as a review walks a record; `rows`: {seat: `RoundLuck`} this round."""
 
     def __init__(self, rules, ask) -> None:
         self.rules, self.ask = rules, ask
@@ -109,9 +105,8 @@ class Book:
         self.scores: tuple = ()      # as the round began
 
     def round_start(self, r: int, state, seats, summary) -> None:
-        """The round `r` dealt in `state`: each of the analysed `seats`' `RoundLuck`, with its
-        start and the luck of its deal (searched as `bergen eval` would), added to its
-        `summary`."""
+        """Round `r` dealt: each analysed seat's `RoundLuck` (start, luck of the deal, searched
+        as `bergen eval` would), added to its `summary`."""
         rules, ask, self.scores = self.rules, self.ask, tuple(state.scores)
         self.rows = {}
         for s in seats:

@@ -5,6 +5,7 @@ error searched again with a larger budget, a label only when the loss's interval
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -27,7 +28,6 @@ from ..search.api import (
     MAX_REPLICATES,
     MAX_SECONDS,
     Limits,
-    MoveValue,
     SearchResult,
     Settings,
     pool,
@@ -45,8 +45,7 @@ DEFAULT_WORLDS = 100
 
 def decision_limits(settings: Settings, iterations: int | None = None,
                     seconds: float | None = None, memory_mb: int | None = None) -> Limits:
-    """The limits of a decision's first search: those given, else the default budget of the
-    engine's unit."""
+    """The limits of a decision's first search: those given, else the engine's default."""
     if iterations is None and seconds is None:
         unit = settings.engine.unit
         iterations = backend.SEARCH.budget(DECISION_ITERATIONS if unit == "iterations"
@@ -60,10 +59,9 @@ MAX_RECHECKS = 2
 
 @dataclass
 class Decision:
-    """A play with a choice, judged. `values` and `stderrs` are keyed by every legal play's
-    `notation.Move`; `borderline`: the interval did not settle on one label even after the
-    rechecks (`label` is then the loss's own); `exact`: valued by the exact endgame
-    (`loss_stderr` is then the two moves' bounds)."""
+    """A play with a choice, judged (`values`, `stderrs`: by every legal `notation.Move`).
+    `borderline`: the interval settled on no label (`label` is then the loss's own); `exact`:
+    valued by the exact endgame."""
     round: int
     event: int
     seat: int
@@ -128,8 +126,7 @@ class SeatSummary:
 
 @dataclass
 class Moment:
-    """A position the analysis searched (a decision, a forced play, or the start of a draw
-    turn): `value`, the mover's side's value there; `sides`, every side's (when known)."""
+    """A position the analysis searched: `value`, the mover's side's; `sides`, every side's."""
     round: int
     event: int
     seat: int
@@ -142,8 +139,7 @@ class Moment:
 
 
 class Annotated(NamedTuple):
-    """One event of an analysed round: the action, the line after it, what it scored by side,
-    and its `Decision` when it was a judged play."""
+    """One event of an analysed round, with its `Decision` when it was a judged play."""
     event: int
     seat: int
     action: Move
@@ -195,11 +191,9 @@ def _r(x):
 
 def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
                 on_result=None, searcher_for=None, **kwargs) -> list:
-    """`analyze` each record as it would be alone (on a Dask `cluster`, one task per record),
-    with one `progress(done, total)` over all; an error names the record. `done` {record
-    index: Analysis}: records already analysed; `on_result(i, analysis)` hears of each;
-    `searcher_for(i)`: record i's searcher. Ctrl-C raises `errors.Interrupted` with the
-    analyses so far."""
+    """`analyze` each record as it would be alone (on a `cluster`, one task each), with one
+    `progress` over all. `done` {record index: Analysis}: already analysed; `on_result(i,
+    analysis)` hears of each. Ctrl-C raises `errors.Interrupted` with the analyses so far."""
     records = [parse_record(r) for r in records]
     done = dict(done or {})
 
@@ -261,7 +255,7 @@ def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,
 
 
 def _analyze_one(item, *, seats, kwargs):
-    """One record of `analyze_all` on a cluster: its Analysis, or the BergenError it raised."""
+    """One record on a cluster: its Analysis, or the BergenError it raised."""
     _, record = item
     try:
         return analyze(record, seats=seats, **kwargs)
@@ -270,10 +264,9 @@ def _analyze_one(item, *, seats, kwargs):
 
 
 def analyze(record, *, seats=None, decisions_total: int | None = None, **kwargs) -> Analysis:
-    """Analyse every decision of the seats in `seats` (default: every seat whose hands the record
-    shows), with `_Walk`'s arguments. `progress(done, total)` is called after each decision
-    (`decisions_total`: the total if already counted). Ctrl-C raises `errors.Interrupted` with
-    the steps finished (`partial`)."""
+    """Analyse every decision of `seats` (default: every seat whose hands the record shows),
+    with `_Walk`'s arguments; `progress(done, total)` after each. Ctrl-C raises
+    `errors.Interrupted` with the steps finished."""
     record = parse_record(record)
     walk = None
     try:
@@ -313,20 +306,14 @@ class _Asking:
                          settings=self.settings if settings is None else settings)
 
 
-@dataclass(frozen=True)
-class _Snapshot:
-    """The counts before a step of the record, so that a Ctrl-C keeps the steps finished."""
-    decisions: int
-    moments: int
-    summary: dict
-    forced: set
+#: The counts before a step of the record, so that a Ctrl-C keeps the steps finished.
+_Snapshot = namedtuple("_Snapshot", "decisions moments summary forced")
 
 
 class _Walk:
-    """A review walking its record: each seat's observer, what is gathered, the luck pending
-    and `before`, the counts before the step being walked. `settings`: the engine and its
-    settings; `rounds`: the round indexes (default all); `on_decision(decision, info,
-    observer, round)` hears of each decision."""
+    """A review walking its record; `before`: the counts before the step being walked.
+    `rounds`: the round indexes (default all); `on_decision(decision, info, observer, round)`
+    hears of each decision."""
 
     def __init__(self, record, seats=None, *, limits: Limits | None = None, seed: int = 0,
                  settings: Settings | None = None, objective: str = "points", workers: int = 1,
@@ -404,8 +391,7 @@ class _Walk:
         self.book.round_start(r, state, known if self.luck else (), self.summary)
 
     def step(self, step) -> Decision | None:
-        """One step of play: its seat's search where it has a choice or drew, the observers moved
-        on, the step annotated; the decision judged, if it was one."""
+        """One step of play searched, judged and annotated; its decision, if it was one."""
         s, before = step.seat, step.before
         obs = self.observers.get(s)
         dec = None
@@ -471,8 +457,7 @@ class _Walk:
         return dec
 
     def _luck(self, step, moment: Moment, value: float) -> None:
-        """The luck of the draws (value after against before) and of the deal (at the seat's first
-        searched play of the round)."""
+        """The luck of the draws, and of the deal at the seat's first searched play."""
         s = step.seat
         if self.luck and s in self.pending_draw:
             moment.luck, moment.luck_kind = value - self.pending_draw.pop(s), "draws"
@@ -526,8 +511,8 @@ def check_budget(limits: Limits, recheck: int, max_rechecks: int,
 
 
 def _side_values(rules, seat, value, objective, gains=None):
-    """Every side's value where `seat`'s side has `value`: with two sides the other's follows;
-    with more, from `gains` (objective points) when given; else None."""
+    """Every side's value where `seat`'s side has `value` (with more than two, from `gains`),
+    or None."""
     side, n = rules.side_of(seat), rules.n_sides
     if n == 2:
         other = -value if objective == "points" else 1.0 - value
@@ -551,22 +536,13 @@ def count_decisions(record, seats=None, rounds=None) -> int:
     return n
 
 
-@dataclass(frozen=True)
-class _Loss:
-    """A decision's loss by one search: the best row, the loss, its error, every row, the
-    interval."""
-    best: MoveValue
-    loss: float
-    se: float
-    vals: dict
-    lo: float
-    hi: float
+#: A decision's loss by one search: the best row, the loss, its error, every row, the interval.
+_Loss = namedtuple("_Loss", "best loss se vals lo hi")
 
 
 def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
-    """Judge a decision from its search `res`. A suspected error is searched again with a
-    bigger budget, again while its interval straddles a threshold (up to `max_rechecks`);
-    then it is labelled when its interval is within one band, else marked borderline."""
+    """Judge a decision from its search `res`: a suspected error searched again, bigger, while
+    its interval straddles a threshold (up to `max_rechecks`), then labelled or borderline."""
     played = Move.from_code(step.action)
     limits, thresholds, recheck = ask.limits, ask.thresholds, ask.recheck
 
@@ -584,9 +560,8 @@ def _judge(ask: _Asking, step, info, res, k: int) -> Decision:
     while recheck > 1 and rechecks < ask.max_rechecks and not _solved(now) and (
             (rechecks == 0 and now_loss.hi >= thresholds["inaccuracy"])
             or (rechecks > 0 and verdict(now_loss.lo, now_loss.hi, thresholds)[1])):
-        # Replicates that do not deepen: (recheck - 1) times as many again, each with the first
-        # search's budget, pooled with those before (the same quantity, measured closer).
-        # Otherwise one search with `recheck` times the budget, judged alone.
+        # Replicates that do not deepen: (recheck - 1) times as many again, pooled with those
+        # before; else one search with `recheck` times the budget, judged alone.
         grow = (recheck - 1) * sum(r.info["replicates"] for r in searched) if replicated else 0
         scale = grow / res.info["replicates"] if replicated else recheck
         bigger = Limits(

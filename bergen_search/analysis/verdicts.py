@@ -21,8 +21,7 @@ NORMAL_Q = normal_quantile(CONFIDENCE)
 
 
 def label_thresholds(objective: str = "points", **given) -> dict:
-    """The label thresholds for `objective`: its defaults, each one given (None: the default)
-    in its place; thresholds out of order are refused.
+    """The label thresholds for `objective`: its defaults, or those given (None: the default).
 
     >>> label_thresholds("match", blunder=0.2)
     {'inaccuracy': 0.03, 'mistake': 0.07, 'blunder': 0.2}
@@ -47,13 +46,10 @@ def label_for(loss: float, thresholds: dict):
 
 
 def loss_bounds(played, result) -> tuple:
-    """(lo, hi, se): the interval at CONFIDENCE of the loss of the play `played` (a `MoveValue`
-    of `result`), and the error of its nearest difference. The best play is only estimated, so
-    the loss lies between the largest lower and the largest upper bound of the differences
-    v(m) - v(played) over every other move m (each `loss_interval`, with its paired error),
-    never below 0: a play that came out on top by less than the noise still has an interval
-    reaching up to what the runner-up may be worth more. `se`: the paired error of the
-    difference to the best play (or to the runner-up), plus the two values' bounds."""
+    """(lo, hi, se): the interval at CONFIDENCE of the loss of `played` (a `MoveValue` of
+    `result`): the largest lower and upper bounds of v(m) - v(played) over the other moves m,
+    never below 0 (the best play is only estimated); `se`: the paired error of the nearest
+    difference, plus the two values' bounds."""
     lo = hi = 0.0
     se, nearest = 0.0, None
     for m in result.moves:
@@ -70,10 +66,9 @@ def loss_bounds(played, result) -> tuple:
 
 def loss_interval(loss: float, se: float, result, bound: float = 0.0, *,
                   dof: float = math.inf) -> tuple:
-    """The two-sided interval of a loss at CONFIDENCE: loss ± (t·se + bound), with Student's t
-    for the degrees of freedom (default: the replicates' less one; without replicates the
-    normal quantile) and `bound` the two values' bounds, taken as they are; unbounded when the
-    error is unknown."""
+    """The interval of a loss at CONFIDENCE: loss ± (t·se + bound), t Student's at `dof`
+    (default: the replicates less one; the normal quantile without replicates); unbounded when
+    the error is unknown."""
     if not math.isfinite(se):
         return -math.inf, math.inf
     half = bound

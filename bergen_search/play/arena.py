@@ -1,11 +1,8 @@
 """The arena: engine A against engine B over many duplicate sets of matches.
 
-A set plays the same deals (seeded `derive_seed(seed, i)`) in every seating (`seatings`): A
-holding each side in turn, B every other seat. With `single_round` a match is its first
-round only; a tie for the most points with k - 1 others is worth 1/k of a win. The win
-rate's interval comes from the per-set scores (`duplicate_interval`), the margin's error
-from a ratio estimator over the sets, and with `luck_adjust` the margin less the luck of
-the draws (module `luck`). docs/GUIDE.md explains the figures.
+A set plays the same deals (seeded `derive_seed(seed, i)`) in every seating (`seatings`);
+with `single_round` a match is its first round, a tie for the most points with k - 1 others
+worth 1/k of a win. docs/GUIDE.md explains the figures.
 
 >>> from bergen_search.game.rules import Rules
 >>> r = run_arena(Rules(), "greedy", "random", games=4, seed=1)
@@ -16,12 +13,12 @@ from __future__ import annotations
 
 import math
 import time
+from collections import namedtuple
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from ..errors import BergenError, Interrupted
-from ..game.match import MatchLog
 from ..game.rng import derive_seed
 from ..game.rules import Rules
 from ..stats import Z95, normal_interval, ratio_stderr, sample_sd, wilson_interval  # noqa: F401
@@ -44,9 +41,8 @@ def duplicate_interval_method(set_scores, min_sets: int = MIN_SETS_NORMAL) -> st
 
 
 def duplicate_interval(set_scores, z: float = Z95, min_sets: int = MIN_SETS_NORMAL) -> tuple:
-    """The interval (lo, hi) of a win rate from independent sets' scores (each the share of
-    its matches A won): m ± z·s/√n clipped to [0, 1]; with fewer than `min_sets` sets or all
-    scores equal, `wilson_interval(sum(set_scores), n)`, each set one trial.
+    """The interval (lo, hi) of a win rate from the sets' scores: m ± z·s/√n clipped to [0, 1],
+    or Wilson's, each set one trial (`duplicate_interval_method`).
 
     >>> lo, hi = duplicate_interval([1.0, 0.5] * 10 + [0.0] * 5)
     >>> round(lo, 4), round(hi, 4)
@@ -79,20 +75,14 @@ def seat_specs(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seating: in
     return [spec_a if rules.side_of(s) == seating else spec_b for s in range(rules.players)]
 
 
-class ArenaMatch(NamedTuple):
-    """One match as played: set index, seating (A's side), match seed, A's seats, its log."""
-    set_index: int
-    seating: int
-    seed: int
-    a_seats: tuple
-    log: MatchLog
+#: One match as played: set index, seating (A's side), match seed, A's seats, its log.
+ArenaMatch = namedtuple("ArenaMatch", "set_index seating seed a_seats log")
 
 
 @dataclass
 class SetResult:
-    """The outcome of one duplicate set (what a worker sends back): as `ArenaResult`'s fields,
-    over the set's matches; `b_points` per side B holds, `a_share` A's wins with ties as
-    shares, `luck` A's luck of the draws and `win_luck` the luck in its chance to win."""
+    """One duplicate set (what a worker sends back), as `ArenaResult`'s fields; `a_share`: A's
+    wins with ties as shares, `win_luck`: A's luck in its chance to win."""
     index: int
     a_wins: int
     matches: int
@@ -114,11 +104,9 @@ class SetResult:
 
 @dataclass
 class ArenaResult:
-    """What `run_arena` measured; of each pair, index 0 is A, 1 B. `wins` and `ties` sum to
-    `matches`; `points` is B's per side it holds; `even_rate` A's win rate if the engines
-    were equal; `searches` and `seconds_per_search` (None: none) per engine; `played` an
-    `ArenaMatch` per match with keep_logs. The luck fields are None without luck_adjust,
-    the `adjusted_win` ones without whole matches of two sides."""
+    """What `run_arena` measured (FORMATS.md); of each pair, index 0 is A, 1 B. The luck
+    fields are None without luck_adjust, the `adjusted_win` ones without whole matches of two
+    sides."""
     rules: Rules
     engines: tuple
     seed: int
@@ -166,11 +154,9 @@ class ArenaResult:
 
     @property
     def pairs(self) -> int | None:
-        """The number of duplicate pairs with two sides, else None."""
         return self.sets if self.seatings == 2 else None
 
     def _seats(self) -> list:
-        """[A's seats, B's seats] in each seating."""
         held = seatings(self.rules)
         return [held, [tuple(s for s in range(self.rules.players) if s not in a) for a in held]]
 
@@ -181,49 +167,28 @@ class ArenaResult:
     def to_json(self) -> dict:
         """The `bergen arena` JSON (FORMATS.md), floats rounded to 6 places."""
         def num(x):
+            if isinstance(x, (tuple, list)):
+                return [num(v) for v in x]
             return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
-        return {
-            "games": self.sets,
-            "wins": list(self.wins),
-            "win_rate": num(self.win_rate),
-            "ci95": [num(self.ci95[0]), num(self.ci95[1])],
-            "points_per_round": [num(x) for x in self.points_per_round],
-            "engines": [str(self.engines[0]), str(self.engines[1])],
-            "commands": [None if e.engine is None else e.engine.command_text
-                         for e in self.engines],
-            "sets": self.sets,
-            "pairs": self.pairs,
-            "seatings": self.seatings,
-            "seats": [[list(held) for held in engine] for engine in self._seats()],
-            "matches": self.matches,
-            "rounds": self.rounds,
-            "a_wins_by_seating": list(self.a_wins_by_seating),
-            "ci_method": self.ci_method,
-            "even_rate": num(self.even_rate),
-            "points": [self.points[0], num(self.points[1])],
-            "margin_per_round": num(self.margin_per_round),
-            "margin_stderr": num(self.margin_stderr),
-            "seed": self.seed,
-            "workers": self.workers,
-            "seconds": round(self.seconds, 3),
-            "searches": list(self.searches),
-            "seconds_per_search": [num(x) for x in self.seconds_per_search],
-            "rules": self.rules.to_dict(),
-            "start_scores": None if self.start_scores is None else list(self.start_scores),
-            "mode": "round" if self.single_round else "match",
-            "ties": self.ties,
-            "luck_adjusted": self.luck_adjusted,
-            "luck_estimate": self.luck_estimate,
-            "luck_per_round": num(self.luck_per_round),
-            "luck_stderr": num(self.luck_stderr),
-            "adjusted_margin_per_round": num(self.adjusted_margin_per_round),
-            "adjusted_margin_stderr": num(self.adjusted_margin_stderr),
-            "variance_ratio": num(self.variance_ratio),
-            "adjusted_win_rate": num(self.adjusted_win_rate),
-            "adjusted_ci95": (None if self.adjusted_ci95 is None
-                              else [num(x) for x in self.adjusted_ci95]),
-            "win_variance_ratio": num(self.win_variance_ratio),
-        }
+        own = {"games": self.sets, "engines": [str(e) for e in self.engines],
+               "commands": [None if e.engine is None else e.engine.command_text
+                            for e in self.engines],
+               "seats": [[list(held) for held in engine] for engine in self._seats()],
+               "ci_method": self.ci_method, "seconds": round(self.seconds, 3),
+               "rules": self.rules.to_dict(), "mode": "round" if self.single_round else "match",
+               "luck_adjusted": self.luck_adjusted, "luck_estimate": self.luck_estimate}
+        return {k: own[k] if k in own else num(getattr(self, k)) for k in _JSON_KEYS}
+
+
+#: The keys of `ArenaResult.to_json`, in order.
+_JSON_KEYS = (
+    "games", "wins", "win_rate", "ci95", "points_per_round", "engines", "commands", "sets",
+    "pairs", "seatings", "seats", "matches", "rounds", "a_wins_by_seating", "ci_method",
+    "even_rate", "points", "margin_per_round", "margin_stderr", "seed", "workers", "seconds",
+    "searches", "seconds_per_search", "rules", "start_scores", "mode", "ties", "luck_adjusted",
+    "luck_estimate", "luck_per_round", "luck_stderr", "adjusted_margin_per_round",
+    "adjusted_margin_stderr", "variance_ratio", "adjusted_win_rate", "adjusted_ci95",
+    "win_variance_ratio")
 
 
 def play_set(rules: Rules, spec_a: EngineSpec, spec_b: EngineSpec, seed: int, index: int,
@@ -295,9 +260,7 @@ def run_arena(rules: Rules, spec_a, spec_b, games: int, seed: int, workers: int 
               start_scores=None, single_round: bool = False, cluster=None,
               luck_adjust: bool = True, done: dict | None = None,
               on_result=None) -> ArenaResult:
-    """Play `games` duplicate sets of A against B (each an `EngineSpec` or its text) on
-    `workers` processes or a Dask `cluster` (the same result for iteration-limited engines).
-    `keep_logs` keeps every match; `start_scores` (by side) starts every match there. `done`
+    """Play `games` duplicate sets of A against B (each an `EngineSpec` or its text). `done`
     {set index: SetResult}: sets already played; `on_result(i, set_result)` hears of each.
     Ctrl-C raises `errors.Interrupted` with the sets finished.
 
@@ -341,12 +304,9 @@ def _summarise(rules, spec_a, spec_b, seed, results, seconds, *, workers, start_
                single_round):
     """Merge the sets in index order (so the float sums do not depend on who finished first)."""
     n_seat = rules.n_sides
-    matches = sum(r.matches for r in results)
-    a_wins = sum(r.a_wins for r in results)
-    ties = sum(r.ties for r in results)
-    rounds = sum(r.rounds for r in results)
-    a_points = sum(r.a_points for r in results)
-    b_points = sum(r.b_points for r in results)
+    matches, a_wins, ties, rounds, a_points, b_points = (
+        sum(getattr(r, k) for r in results)
+        for k in ("matches", "a_wins", "ties", "rounds", "a_points", "b_points"))
     scores = tuple(r.score for r in results)
     by_seating = tuple(sum(r.a_wins_by_seating[k] for r in results) for k in range(n_seat))
     margins = [r.a_points - r.b_points for r in results]

@@ -28,8 +28,7 @@ SEED = 20261129
 
 
 def _decisions(rules: Rules, rnd, cut: int):
-    """The mover's information set at each decision with a choice of round `rnd` (a
-    `match.RoundLog` from the deal) once `cut` events have passed."""
+    """The mover's information set at each decision with a choice of `rnd` after `cut` events."""
     state = State.deal(rules, rnd.hands, rnd.reserve)
     events: list = []
     for w, a, t in rnd.events:
@@ -42,8 +41,7 @@ def _decisions(rules: Rules, rnd, cut: int):
 
 
 def _position(cut: int, seed: int = SEED):
-    """The first decision with a choice after `cut` events of round 0 of a seeded random
-    2-player match."""
+    """The first such decision of round 0 of a seeded random 2-player match."""
     rules = Rules()
     log = play_match(rules, [ENGINE_RANDOM, ENGINE_RANDOM], seed)
     for info in _decisions(rules, log.rounds[0], cut):
@@ -63,11 +61,6 @@ def first_decision():
     raise RuntimeError("no first decision found")
 
 
-def mid_round():
-    """A typical mid-round 2-player decision (after a dozen events, some draws)."""
-    return _position(12)
-
-
 def inference_position():
     """A 2-player decision where the other seat's plays give inference something to weigh."""
     rules = Rules()
@@ -80,8 +73,8 @@ def inference_position():
 
 
 def stage_decisions(record):
-    """The decisions with a choice at the exact endgame's stage in a complete record, each as
-    (round, event, the mover's information set, the known State before it, the move made)."""
+    """(round, event, information set, known State, move) of each decision with a choice at the
+    exact endgame's stage in a complete record."""
     record = parse_record(record)
     rules = record.rules
     for step, observers in seen_steps(record):
@@ -94,8 +87,8 @@ def stage_decisions(record):
 
 def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"),
                       rules: Rules | None = None, first_only: bool = False):
-    """(round, information set, known State) of the stage decisions of `rounds` single rounds
-    of self-play (round i seeded derive_seed(seed, i)); `first_only`: each round's first."""
+    """(round, information set, State) of the stage decisions of `rounds` rounds of self-play;
+    `first_only`: each round's first."""
     rules = rules or Rules()
     specs = [parse_engine_spec(e) for e in engines]
     for i in range(rounds):
@@ -127,9 +120,8 @@ def rate(work, seconds: float, repeats: int) -> float:
 
 
 def signature() -> dict:
-    """Node counts of fixed-seed searches and the sampler's checksum: the same on every run
-    and machine for the same code."""
-    info = mid_round()
+    """Node counts of fixed-seed searches and the sampler's checksum."""
+    info = _position(12)            # a typical mid-round decision (after some draws)
     try:
         from ..information._sampler import CoreSampler  # here: the compiled modules are optional
     except ImportError:             # the reference's checksum is the same number
@@ -168,8 +160,7 @@ def signature() -> dict:
 
 @functools.lru_cache(maxsize=1)
 def endgame_position():
-    """A fixed stage decision of greedy self-play whose public tree has 2,000 to 20,000 nodes
-    (about a typical solve's)."""
+    """A stage decision of greedy self-play with 2,000 to 20,000 nodes (a typical solve's)."""
     for _, info, _ in endgame_positions(100, 31):
         if sum(info.hand_sizes) <= 9:
             g = endgame.game(info)
@@ -183,9 +174,8 @@ def endgame_position():
 
 
 def solve_time_summary(times, within=(0.1, 1.0)) -> dict:
-    """The exact endgame's solve times (seconds, infinity: unsolved) summed up: the median and
-    90th percentile by nearest rank (None on an unsolved one), the worst solved, the share
-    solved within each of `within`."""
+    """Solve times (seconds, infinity: unsolved) summed up: median and 90th percentile by
+    nearest rank (None if unsolved), the worst solved, the share within each of `within`."""
     inf = float("inf")
     ordered = sorted(times)
     n = len(ordered)
@@ -202,8 +192,7 @@ def solve_time_summary(times, within=(0.1, 1.0)) -> dict:
 
 
 def endgame_times(rounds: int, seconds: float = 1.0, seed: int = SEED + 2) -> dict:
-    """The default engine's solve times at the stage over `rounds` rounds of greedy self-play
-    under a `seconds` limit, with the largest deal count solved."""
+    """The default engine's solve times at the stage over `rounds` rounds of greedy self-play."""
     times, deals = [], []
     for _, info, _ in endgame_positions(rounds, seed):
         t0 = time.perf_counter()
@@ -272,7 +261,7 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
                       (key, "playouts_3p_per_s", rounds_work(backend, r3, big)),
                       (key, "playouts_4p_per_s", rounds_work(backend, r4, big)),
                       (key, "match_playouts_per_s", match_work(backend, max(big // 5, 5)))]
-    info_mid, info_first, info_evidence = mid_round(), first_decision(), inference_position()
+    info_mid, info_first, info_evidence = _position(12), first_decision(), inference_position()
     table = WorldTable(info_mid)
     # The cost of inference per search: the world table with and without the weights.
     steps.append(("search", "world_tables_per_s", lambda: (WorldTable(info_evidence), 1)[1]))

@@ -1,7 +1,6 @@
-"""The engines and their specs: `random`, `greedy`, and the searches with their settings
-(`ismcts:iterations=2000`, `expectimax:iterations=64,depth=6`). An `EngineSpec` is an
-engine's name and settings as parsed; an `ExternalEngine` is an engine in another process
-registered under a name (`parse_external`), which checks its own settings.
+"""Engine specs: `random`, `greedy`, a search with its settings (`ismcts:iterations=2000`), or
+an `ExternalEngine`, a program in another process registered under a name, which checks its
+own settings.
 
 >>> parse_engine_spec("ismcts:iterations=500")
 EngineSpec(name='ismcts', params={'iterations': 500})
@@ -50,14 +49,13 @@ class EngineWarning(UserWarning):
 #: Seconds an engine in another process may take past its time limit to answer a move.
 ENGINE_TIMEOUT = 60.0
 
-#: An engine's name: a word, so that it reads back from a spec (no `:`, `,`, `=`).
+#: An engine's name: a word, so that it reads back from a spec.
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
 
 
 @dataclass(frozen=True)
 class ExternalEngine:
-    """An engine in another process: its name, its command's words, and the seconds it may
-    take past a move's time limit."""
+    """An engine in another process; `timeout`: seconds it may take past a move's limit."""
     name: str
     command: tuple
     timeout: float = ENGINE_TIMEOUT
@@ -123,8 +121,8 @@ class EngineSpec:
         return None if self.engine is not None else SIMPLE_ENGINES.get(self.name)
 
     def query_args(self) -> tuple:
-        """(Limits, algorithm, objective, settings) of an engine in another process; given neither
-        budget nor time, this program's match budget for that algorithm."""
+        """(Limits, algorithm, objective, settings) of an engine in another process (by default
+        this program's match budget)."""
         p = dict(self.params)
         iterations, seconds = p.pop("iterations", None), p.pop("time", None)
         algorithm = p.pop("algorithm", "ismcts")
@@ -180,19 +178,6 @@ def _check_range(name: str, key: str, value, text: str) -> None:
 _EXTERNAL_SETTINGS = {"time": float, "iterations": int, "algorithm": str, "objective": str}
 
 
-def _parse_external_spec(engine: ExternalEngine, rest: str) -> EngineSpec:
-    name, params = engine.name, {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = item.partition("=")
-        key, value = key.strip(), value.strip()
-        if not eq or not key:
-            raise BergenError(f"engine {name!r}: bad setting {item!r} (settings are "
-                              f"KEY=VALUE: time, iterations, algorithm, objective, or a "
-                              f"setting of its search)")
-        params[key] = _typed(name, key, _EXTERNAL_SETTINGS.get(key, str), value)
-    return EngineSpec(name, params, engine)
-
-
 def _typed(name: str, key: str, kind, value: str):
     """A setting of a plain type (int, float, str) read from its text and checked."""
     try:
@@ -207,19 +192,25 @@ def _typed(name: str, key: str, kind, value: str):
 
 
 def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
-    """Parse `name` or `name:key=value,key=value`; `externals` (name -> ExternalEngine) may be
-    named too."""
+    """Parse `name` or `name:key=value,key=value` (`externals`: name -> ExternalEngine)."""
     name, _, rest = text.strip().partition(":")
-    if externals and name in externals:
-        return _parse_external_spec(externals[name], rest)
-    if name not in ENGINE_SETTINGS:
+    engine = (externals or {}).get(name)
+    if engine is None and name not in ENGINE_SETTINGS:
         known = ", ".join([*ENGINE_SETTINGS, *(externals or ())])
         more = "" if externals is None else "; or a NAME registered with --external NAME=COMMAND"
         raise BergenError(f"unknown engine {name!r} (known: {known}{more})")
-    settings = ENGINE_SETTINGS[name]
+    settings = ENGINE_SETTINGS.get(name, {}) if engine is None else _EXTERNAL_SETTINGS
     params = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
+        if engine is not None:          # its own settings are its to check
+            key, value = key.strip(), value.strip()
+            if not eq or not key:
+                raise BergenError(f"engine {name!r}: bad setting {item!r} (settings are "
+                                  f"KEY=VALUE: time, iterations, algorithm, objective, or a "
+                                  f"setting of its search)")
+            params[key] = _typed(name, key, settings.get(key, str), value)
+            continue
         if not eq or key not in settings:
             known = ", ".join(settings) or "none"
             raise BergenError(f"engine {name!r}: bad setting {item!r} (settings: {known})")
@@ -231,7 +222,7 @@ def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
                 raise BergenError(f"engine {name!r}: {e.message}") from None
             continue
         params[key] = _typed(name, key, kind, value)
-    return EngineSpec(name, params)
+    return EngineSpec(name, params, engine)
 
 
 def parse_engine_list(text: str, players: int, externals: dict | None = None) -> list:

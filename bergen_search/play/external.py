@@ -1,8 +1,6 @@
-"""Engines in other processes at the table (`ExternalSeat`): a seat whose moves come from a
-program speaking the engine protocol (docs/PROTOCOL.md), sent its round as its seat saw it.
-Each process starts its own engine per registered engine when first needed (`connection`);
-a failure raises `ExternalEngineError` naming the engine. `play_batches` runs a match's or
-an arena's tasks with their engines."""
+"""Engines in other processes at the table (`ExternalSeat`), speaking the engine protocol
+(docs/PROTOCOL.md); each process starts its own when first needed (`connection`), a failure
+raises `ExternalEngineError`. `play_batches` runs a match's or an arena's tasks."""
 from __future__ import annotations
 
 import os
@@ -85,11 +83,9 @@ def connection(engine: ExternalEngine) -> EngineProcess:
 
 def play_batches(task, specs, count: int, finished: dict, *, workers: int, cluster, fast: bool,
                  cap: int, progress=None, on_result=None) -> None:
-    """Fill `finished` {index: result} for every index of range(count) not in it yet:
-    `task(indices)` gives the results of a batch (`batches`), run as `run_ordered` runs it;
-    `on_result(i, result)` hears of each, `progress(len(finished), count)` of each batch. The
-    engines in other processes among `specs` are started here first to check they run, and
-    every engine this process started is quit at the end."""
+    """Fill `finished` {index: result} for every index of range(count) not in it yet, batch by
+    batch (`task(indices)`, `run_ordered`); the engines in other processes among `specs` are
+    started first to check they run, and quit at the end."""
     refuse_cluster(specs, cluster)
     todo = batches([i for i in range(count) if i not in finished], workers, fast, cap)
 
@@ -150,8 +146,8 @@ def engine_pids() -> list:
 
 
 class ExternalSeat:
-    """An engine in another process in `seat` for one match: it follows each round as the
-    seat sees it and asks the engine for the seat's moves."""
+    """An engine in another process in `seat` for one match, told the round as the seat sees
+    it."""
 
     def __init__(self, rules: Rules, seat: int, spec: EngineSpec):
         self.rules, self.seat, self.spec = rules, seat, spec

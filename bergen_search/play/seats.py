@@ -26,11 +26,9 @@ from .external import ExternalSeat
 
 
 class Seats:
-    """The engines in their seats during one match, a search seeing only its own seat's
-    information (an `Observer` per search seat). `specs[s]` None is a seat no engine plays.
-    `rng` is the match's play stream (random and greedy moves); search seeds come from the
-    match's seed and the decision's number, the same for an engine in another process.
-    `timing` gets seat -> [searches, seconds]."""
+    """The engines in their seats during one match, a search seeing only its seat's
+    information. `specs[s]` None: no engine plays s; `rng`: the random and greedy moves'
+    stream; `timing` gets seat -> [searches, seconds]."""
 
     def __init__(self, rules: Rules, specs, seed: int, rng: Rng, timing: dict | None = None):
         self.rules, self.specs, self.seed, self.rng = rules, list(specs), seed, rng
@@ -90,9 +88,7 @@ class Seats:
 
 def play_engines(rules: Rules, specs, seed: int, start_scores=None, backend=None,
                  timing: dict | None = None, *, max_rounds: int | None = None) -> MatchLog:
-    """A whole match between engines: with only `random` and `greedy`, the backend's
-    `play_match`; with a search engine the reference's, driving the engines' `Seats`, with
-    the same deals."""
+    """A whole match between engines (with only `random` and `greedy`, the backend's)."""
     codes = [s.simple_code for s in specs]
     if all(c is not None for c in codes):
         return (backend or game_backend.ACTIVE).play_match(rules, codes, seed, start_scores,

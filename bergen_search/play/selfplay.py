@@ -29,9 +29,8 @@ def _match_records(rules: Rules, specs, seed: int, start_scores, indices) -> lis
 def selfplay(rules: Rules, specs, games: int, seed: int, start_scores=None, *, workers: int = 1,
              cluster=None, progress=None, done: dict | None = None, on_result=None) -> list:
     """[(record line, winner)] of `games` matches (match i seeded `derive_seed(seed, i)`), in
-    order, however they were run (`parallel.run_ordered`). `done` {match index: row}: matches
-    already played (a resumed run); `on_result(i, row)` hears of each match as it finishes.
-    Ctrl-C raises `errors.Interrupted` whose `partial` is the rows up to the first missing."""
+    order. `done` {match index: row}: already played; `on_result(i, row)` hears of each.
+    Ctrl-C raises `errors.Interrupted` with the rows up to the first missing."""
     rows = dict(done or {})
     simple = all(s.simple_code is not None for s in specs)
     if progress is not None and rows:

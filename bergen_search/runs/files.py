@@ -43,9 +43,8 @@ def sync_folder(path: str) -> None:
 
 
 class OutputLock:
-    """The exclusive right to write `output` (and its journal): a flock on `output +
-    LOCK_SUFFIX`, which holds the holder's pid; `acquire()` raises a BergenError naming the
-    holder. Not reentrant."""
+    """The exclusive right to write `output` (and its journal): a flock on the lock file, which
+    holds the holder's pid. Not reentrant."""
 
     def __init__(self, output: str):
         self.output = output
@@ -99,8 +98,8 @@ class OutputLock:
             pass
         os.close(fd)            # closing the last descriptor frees the lock
 
-    def __del__(self):
-        if self._fd is not None:
+    def __del__(self):          # never released: the descriptor is closed, the file left
+        if getattr(self, "_fd", None) is not None:
             try:
                 os.close(self._fd)
             except OSError:
@@ -115,9 +114,8 @@ class OutputLock:
 
 
 def _holder(fd: int) -> int | None:
-    """The pid in a lock file held by another process, waiting a moment for it: the holder
-    writes its pid just after it takes the lock, so until then the file may still hold a
-    killed run's, which names no living process and is not taken."""
+    """The living pid in a lock file held by another process, waiting a moment for the holder
+    to write it (until then the file may hold a killed run's)."""
     for _ in range(20):
         try:
             text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
@@ -140,9 +138,8 @@ def _alive(pid: int) -> bool:
 
 
 def write_atomic(path: str, text: str, then: str | None = None) -> None:
-    """`text` into `path`, whole or not at all (a device or a pipe is written in place). A
-    write error is a `WriteFailed` saying what to do `then` (default: --resume when `path`
-    has a journal, else the same command again)."""
+    """`text` into `path`, whole or not at all (a device or a pipe in place); a write error is
+    a `WriteFailed` saying what to do `then` (default: --resume if `path` has a journal)."""
     import tempfile
     if os.path.exists(path) and not os.path.isfile(path):
         try:

@@ -19,12 +19,12 @@ import pickle
 import secrets
 import time
 import zlib
-from typing import NamedTuple
+from collections import namedtuple
 
 from .. import __version__
 from ..errors import BergenError, WriteFailed
 from .files import JOURNAL_SUFFIX as SUFFIX
-from .files import OutputLock, journal_path, sync_folder
+from .files import OutputLock, journal_path, sync_folder, write_atomic
 
 __all__ = ["FORMAT", "SUFFIX", "SYNC_LINES", "SYNC_SECONDS", "Journal", "journal_path"]
 
@@ -65,24 +65,13 @@ def _key(k):
     return tuple(_key(x) for x in k) if isinstance(k, list) else k
 
 
-def _canonical(obj):
-    """`obj` as its JSON round trip gives it back, for comparing headers."""
-    return json.loads(json.dumps(obj, sort_keys=True))
-
-
-class Scan(NamedTuple):
-    """A journal read: its header (None if not whole), the results by key, the size of its
-    good lines and the CRC of the last."""
-    header: dict | None
-    done: dict
-    good: int
-    crc: int
+#: A journal read: its header (None if not whole), results by key, good bytes, last CRC.
+Scan = namedtuple("Scan", "header done good crc")
 
 
 class Journal:
-    """An open journal: `done` maps each finished task's key to its result; `add` records one
-    more; `finish()` deletes it once the output is in place, `close()` keeps it for `--resume`;
-    either gives back the output's lock."""
+    """An open journal: `done` {key: result}; `finish()` deletes it once the output is in
+    place, `close()` keeps it for `--resume`; either gives back the output's lock."""
 
     def __init__(self, path: str, header: dict, done: dict, fd: int, lock: OutputLock,
                  size: int, *, crc: int):
@@ -96,11 +85,11 @@ class Journal:
     def start(cls, output: str, command: str, seed: int, arguments: dict,
               resume: bool) -> "Journal":
         """The journal of a run of `command` writing `output`, its lock held: one with finished
-        work is continued with `resume` (checked against this run), refused without."""
+        work is continued with `resume` (checked against this run), else refused."""
         path = journal_path(output)
         header = {"format": FORMAT, "command": command, "version": __version__, "seed": seed,
-                  "arguments": _canonical(arguments), "output": os.path.basename(output),
-                  "run": secrets.token_hex(8)}
+                  "arguments": json.loads(json.dumps(arguments, sort_keys=True)),  # as read back
+                  "output": os.path.basename(output), "run": secrets.token_hex(8)}
         lock = OutputLock(output).acquire()
         try:
             if os.path.exists(path) and _holds_tasks(path):
@@ -125,8 +114,8 @@ class Journal:
             raise
 
     def add(self, key, result) -> None:
-        """Record a finished task (`key` an int or a tuple of ints and strings); a write error
-        leaves the last whole line, closes the journal and raises WriteFailed."""
+        """Record a finished task (`key`: an int or a tuple of ints and strings); a write error
+        leaves the last whole line and raises WriteFailed."""
         data = base64.b64encode(pickle.dumps(result, protocol=4)).decode("ascii")
         line, crc = _line({"key": key, "data": data}, self._crc)
         self._append(line)
@@ -175,13 +164,7 @@ class Journal:
             os.close(fd)
         self._lock.release()
 
-    def __del__(self):
-        if getattr(self, "_fd", None) is not None:      # see OutputLock.__del__
-            try:
-                os.close(self._fd)
-            except OSError:
-                pass
-            self._fd = None
+    __del__ = OutputLock.__del__
 
     def finish(self) -> None:
         """The run is complete and its output in place: the journal goes."""
@@ -198,20 +181,10 @@ class Journal:
 
 def _create(path: str, header_line: bytes) -> int:
     """The descriptor of a new journal at `path` holding `header_line`, whole or not at all."""
-    tmp = f"{path}.{os.getpid()}.tmp"
+    write_atomic(path, header_line.decode("ascii"), "run the same command again")
     try:
-        with open(tmp, "wb") as f:
-            f.write(header_line)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        sync_folder(path)
         return os.open(path, os.O_WRONLY | os.O_APPEND)
     except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise WriteFailed(path, e, "run the same command again") from None
 
 
@@ -225,8 +198,8 @@ def _holds_tasks(path: str) -> bool:
 
 
 def _read(path: str, expect: dict | None = None) -> Scan:
-    """The journal at `path`, its header checked against `expect`; a torn last line is dropped,
-    any other damage is an error."""
+    """The journal at `path`, its header checked against `expect`; damage but a torn last line
+    is an error."""
     try:
         with open(path, "rb") as f:
             data = f.read()

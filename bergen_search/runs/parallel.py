@@ -30,8 +30,8 @@ POLL = 0.05         # seconds between two looks at the finished tasks
 
 @dataclass(frozen=True)
 class Cluster:
-    """A Dask scheduler (an address or a `distributed.Client`), the seconds it may stall before
-    `ClusterStalled`, and who hears what a stalled run waits for (`waiting(line)`)."""
+    """A Dask scheduler (an address or a `distributed.Client`), the seconds it may stall, and
+    who hears what a stalled run waits for (`waiting(line)`)."""
     address: object
     timeout: float = STALL_TIMEOUT
     waiting: Callable[[str], None] | None = None
@@ -39,8 +39,8 @@ class Cluster:
 
 @contextmanager
 def deferred_ctrl_c():
-    """The stop signals held back while processes are forked, and delivered right after (one
-    in the fork's callbacks would be lost). Main thread only."""
+    """The stop signals held back while processes are forked (one in the fork's callbacks would
+    be lost). Main thread only."""
     import signal
     import threading
     if threading.current_thread() is not threading.main_thread():
@@ -76,8 +76,7 @@ def own_stop():
 
 
 def _worker_init(parent: int, stop=None) -> None:
-    """A worker process of `run_ordered`: the stop signals are for the parent (with a grace, it
-    stops the workers through `stop`); it dies with the parent."""
+    """A worker of `run_ordered`: the stop signals are the parent's; it dies with the parent."""
     import signal
     global _STOP
     _STOP = stop
@@ -88,8 +87,8 @@ def _worker_init(parent: int, stop=None) -> None:
 
 
 def batches(indices, workers: int, fast: bool, cap: int) -> list:
-    """The indices (a list, or a count) cut into tasks: one per batch for slow work, about eight
-    batches per worker of at most `cap` indices for fast work."""
+    """The indices (a list, or a count) cut into tasks: one each for slow work, for fast work
+    about eight per worker of at most `cap` indices."""
     indices = list(range(indices)) if isinstance(indices, int) else list(indices)
     count = len(indices)
     size = max(1, min(cap, count // (max(workers, 1) * 8))) if fast else 1
@@ -105,8 +104,7 @@ def prefix(results: dict) -> list:
 
 
 def connect(address: str):
-    """A `dask.distributed.Client` on the scheduler at `address`, or a one-line BergenError
-    within CONNECT_TIMEOUT seconds."""
+    """A `distributed.Client` on the scheduler at `address`, or a one-line BergenError."""
     try:
         from distributed import Client
         from distributed.comm import parse_address, parse_host_port
@@ -179,12 +177,10 @@ def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
                 units: Callable | None = None,
                 on_result: Callable[[int, object], None] | None = None,
                 grace: float | None = None) -> list:
-    """`[fn(item) for item in items]`, run serially, on `workers` forked processes, or on
-    `cluster` (an address, a Client or a `Cluster`). `units(item)`: an item's share of
-    `progress(done, total)` (default 1); `on_result(i, result)` hears of item i as it finishes.
-    Ctrl-C kills local workers or cancels a cluster's tasks and raises KeyboardInterrupt; with
-    a `grace` (local processes) it sets the run's own stop (`own_stop()`) instead, and results
-    sent within `grace` seconds are the run's.
+    """`[fn(item) for item in items]`, serially, on `workers` forked processes, or on `cluster`
+    (an address, a Client or a `Cluster`); `units(item)`: its share of `progress`. Ctrl-C kills
+    the workers (or cancels the tasks) and raises KeyboardInterrupt; with a `grace` it sets
+    `own_stop()` instead, and results sent within `grace` seconds are the run's.
 
     >>> run_ordered(abs, [-2, 3, -4])
     [2, 3, 4]
@@ -243,7 +239,7 @@ def run_ordered(fn: Callable, items, *, workers: int = 1, cluster=None,
 
 
 def _kill_workers(ex: ProcessPoolExecutor) -> None:
-    """End a process pool at once: workers killed, queued tasks cancelled, no waiting."""
+    """End a process pool at once, its workers killed."""
     import os
     import signal
     for proc in list((getattr(ex, "_processes", None) or {}).values()):
@@ -278,8 +274,8 @@ def _on_cluster(fn, items, cluster, finished):
 
 
 class _Watch:
-    """While no task finishes: ask the scheduler for its workers, say what the run waits for
-    every STALL_REPORT seconds, and raise ClusterStalled past the cluster's timeout."""
+    """While no task finishes: say what the run waits for every STALL_REPORT seconds, and
+    raise ClusterStalled past the cluster's timeout."""
 
     def __init__(self, client, address, spec: Cluster, futures):
         self.client, self.address, self.spec, self.futures = client, address, spec, futures

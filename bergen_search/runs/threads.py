@@ -12,12 +12,6 @@ STOP_SIGNALS = frozenset(getattr(signal, name) for name in ("SIGINT", "SIGTERM",
                          if hasattr(signal, name))
 
 
-def block_stop_signals() -> None:
-    """Block the stop signals for the calling thread (and the threads it starts)."""
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-
-
 class QuietThread(threading.Thread):
     """A `threading.Thread` (a daemon unless told otherwise) that never takes a stop signal."""
 
@@ -25,5 +19,6 @@ class QuietThread(threading.Thread):
         super().__init__(*args, daemon=daemon, **kwargs)
 
     def run(self) -> None:
-        block_stop_signals()
+        if hasattr(signal, "pthread_sigmask"):      # for this thread and those it starts
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         super().run()

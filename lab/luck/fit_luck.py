@@ -3,7 +3,7 @@
 For each table shape (2, 3, 4 players, 4 in partnerships) it plays `--pairs` duplicate sets
 of single rounds, greedy against random (`arena.play_set`, set i seeded from `--seed` and i
 as the arena seeds them), and replays every round. At every draw it takes, per side, the
-draw's luck feature by feature (`luck.side_features` after the tile drawn minus their mean
+draw's luck feature by feature (`luck_linear.side_features` after the tile drawn minus their mean
 over every tile that could have been drawn) and the luck of the rollout estimate at scale 1
 (`luck.RolloutModel`): each has mean zero. Summed over the set in the arena's unit (A's side
 minus the mean of the others, `luck.side_margin`), they are regressed (least squares, numpy,
@@ -43,14 +43,12 @@ from bergen_search.play.engines import parse_engine_spec
 from bergen_search.play.luck import (
     MODEL_FILE,
     ROLLOUTS,
-    SEAT_FEATURES,
-    KnownPosition,
     RolloutModel,
     draw_luck,
     match_luck,
-    side_features,
     table_key,
 )
+from luck_linear import SEAT_FEATURES, KnownPosition, side_features
 
 SHAPES = (Rules(), Rules(players=3), Rules(players=4), Rules(players=4, partnerships=True))
 #: The ridge added to the normal equations (times the rows), keeping rare features tame.

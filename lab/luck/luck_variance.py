@@ -25,13 +25,8 @@ import time
 
 from bergen_search.game.rules import Rules
 from bergen_search.play.arena import ratio_stderr, run_arena
-from bergen_search.play.luck import (
-    RolloutModel,
-    default_model,
-    match_luck,
-    model_data,
-    side_margin,
-)
+from bergen_search.play.luck import RolloutModel, match_luck, model_data, side_margin
+from luck_linear import default_model
 
 
 def make_estimate(text: str):

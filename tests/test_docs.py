@@ -48,7 +48,7 @@ def sections(text: str) -> dict:
 
 
 def table_rows(lines) -> list:
-    """The body rows of the tables in `lines`, as lists of cells (`\|` kept as `|`)."""
+    """The body rows of the tables in `lines`, as lists of cells (`\\|` kept as `|`)."""
     rows = []
     for line in lines:
         line = line.strip()

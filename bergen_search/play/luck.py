@@ -99,17 +99,10 @@ def _rollouts():
 def _playout_state(rules, hands, reserve, *, left, right, left_double, right_double, scores,
                    to_move, draws, passes, drawn) -> State:
     """A reference `State` just after `to_move` drew `drawn`; the line one tile with its ends."""
-    s = State.__new__(State)
-    s.rules, s.hands = rules, tuple(hands)
-    s.hidden = (0,) * rules.players
-    s.reserve, s.reserve_size = tuple(reserve), len(reserve)
-    s.left, s.right = left, right
+    s = State.of(rules, hands, ((left, right),), scores, reserve=reserve,
+                 reserve_size=len(reserve), to_move=to_move, passes=passes,
+                 draws_this_turn=draws, last_drawn=drawn)
     s.left_double, s.right_double = bool(left_double), bool(right_double)
-    s.line = ((left, right),)
-    s.scores, s.to_move, s.passes = tuple(scores), to_move, passes
-    s.draws_this_turn, s.last_drawn = draws, drawn
-    s.ended = s.winner = None
-    s.last_points = (0,) * rules.n_sides
     return s
 
 

@@ -31,23 +31,10 @@ def root_of(s, to_move: int | None = None) -> Root:
 
 def state_of(rules, root: Root, hands) -> State:
     """A reference State of the root's public state with the hands given."""
-    s = State.__new__(State)
-    s.rules = rules
-    s.hands = tuple(hands)
-    s.hidden = (0,) * rules.players
-    s.reserve = None
-    s.reserve_size = root.reserve_size
-    s.left, s.right = root.left, root.right
+    s = State.of(rules, hands, root.line, root.scores, reserve=None,
+                 reserve_size=root.reserve_size, to_move=root.to_move, passes=root.passes)
+    s.left, s.right = root.left, root.right     # the root's, as the core keeps them
     s.left_double, s.right_double = bool(root.left_double), bool(root.right_double)
-    s.line = tuple(root.line)
-    s.scores = tuple(root.scores)
-    s.to_move = root.to_move
-    s.passes = root.passes
-    s.draws_this_turn = 0
-    s.last_drawn = -1
-    s.ended = None
-    s.winner = None
-    s.last_points = (0,) * rules.n_sides
     return s
 
 

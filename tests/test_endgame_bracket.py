@@ -54,9 +54,7 @@ def test_the_shown_game_is_the_full_games_deals_with_this_hand(positions, count)
 
 @pytest.mark.parametrize("count", sizes(8, 16))
 def test_every_floor_holds_against_the_full_games_answers(positions, count):
-    """A floor is what the move secures against any opponent: the full game's solve (an
-    opponent who does not see the hand, the moves outside the mix answered again) never
-    holds the hand's best response below it."""
+    """Every floor holds against the full game's solve."""
     checked = 0
     for info, _ in positions[:count]:
         b = endgame.bracket(info, tolerance=1e-4)
@@ -93,8 +91,7 @@ def test_the_shown_games_value_lies_in_the_bracket(positions):
 
 
 def test_with_one_deal_left_the_bracket_is_the_minimax(positions):
-    """When the other hand is determined by this one, nothing is hidden: floor = ceiling =
-    the minimax of the hands after the move."""
+    """With one deal left floor = ceiling = the minimax of the hands after the move."""
     found = 0
     for info, state in positions:
         g, moves = _moves_after(info)
@@ -169,10 +166,7 @@ def test_best_and_eval_print_the_bracket(tmp_path):
 
 
 def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
-    """decision.json: the full game declined from its prediction alone (in at most
-    PREDICT_STEPS steps, the seat's own hand playing no part) without a deal found or anything
-    built, and the whole shown game likewise under a clock (the depth-limited bracket:
-    test_endgame_horizon.py)."""
+    """decision.json is declined from its prediction alone, nothing found or built."""
     import tracemalloc
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
 
@@ -203,8 +197,7 @@ def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
 
 
 def test_no_peek_the_bracket_does_not_move_when_the_hidden_hand_is_filled_in():
-    """A record cut where the full game is declined at a small budget and the shown one
-    bracketed: the same bracket with the other hand hidden or shown."""
+    """The bracket is the same with the other hand hidden or shown."""
     for shown, hidden in stage_cuts(1700, 300):
         a_res = search(load_game(shown), Limits(iterations=300), seed=4)
         b_res = search(load_game(hidden), Limits(iterations=300), seed=4)
@@ -219,8 +212,7 @@ def test_no_peek_the_bracket_does_not_move_when_the_hidden_hand_is_filled_in():
 
 
 def test_the_bracket_hears_stop():
-    """A stop already set: nothing is bracketed past the first move's check, and the rest
-    are missing (an attempt then says so, it does not hang)."""
+    """A stop already set: nothing bracketed past the first check, the rest missing."""
     import threading
     info = _bracket_info()
     stop = threading.Event()
@@ -232,8 +224,7 @@ def test_the_bracket_hears_stop():
 
 
 def test_the_oracle_brackets_alike(positions, monkeypatch):
-    """The pure-Python solver (endgame_ref.py, no prediction) gives the compiled solver's
-    floors and ceilings."""
+    """The pure-Python solver gives the compiled solver's floors and ceilings."""
     compiled = {}
     for k, (info, _) in enumerate(positions[:4]):
         compiled[k] = endgame.bracket(info, tolerance=1e-3)
@@ -259,8 +250,7 @@ def test_the_engine_protocol_answers_with_the_bracket():
 
 
 def test_a_move_predicted_beyond_its_share_is_never_built(monkeypatch):
-    """Each move's subgame is predicted first: one predicted too big is missing, and its tree
-    was never built (the others are bracketed, the smallest first)."""
+    """A move predicted too big is missing, its tree never built."""
     info = _bracket_info()
     g, moves = _moves_after(info)
     big = moves[0]
@@ -283,8 +273,7 @@ def test_a_move_predicted_beyond_its_share_is_never_built(monkeypatch):
 
 
 def test_ctrl_c_heard_inside_the_bracket_stops_the_attempt(monkeypatch):
-    """Ctrl-C between a bracket's DCFR iterations ends `_iterate` quietly (interrupted): the
-    attempt must say so, so that the search stops too, keeping the moves bracketed."""
+    """Ctrl-C inside a bracket's DCFR: the attempt says interrupted, moves kept."""
     info = _bracket_info()
     real = endgame.solvers.iterate
     calls = []
@@ -315,8 +304,7 @@ def _count_brackets(monkeypatch):
 
 
 def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
-    """`analyze` charges losses from values; a bracket gives none (its ceilings bound the
-    shown game): its searches run with `bracket` off unless the settings ask for it."""
+    """`analyze` runs with `bracket` off unless its settings ask for it."""
     from bergen_search.analysis.review import analyze
     from bergen_search.formats.record import parse_record
     with open("examples/match.json", encoding="utf-8") as f:
@@ -331,8 +319,7 @@ def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
 
 
 def test_a_match_engine_spends_nothing_on_brackets(monkeypatch):
-    """A match's engine (`search(values=False)`: selfplay, arena, play) needs the move only;
-    the bracket is said, never played: not tried there. `best` still brackets."""
+    """A match's engine (`values=False`) tries no bracket; `best` still brackets."""
     calls = _count_brackets(monkeypatch)
     info = _bracket_info()
     quiet = search(info, Limits(iterations=20_000), seed=0, values=False)
@@ -342,8 +329,7 @@ def test_a_match_engine_spends_nothing_on_brackets(monkeypatch):
 
 
 def test_under_a_work_budget_the_clock_changes_nothing():
-    """An iteration budget is work: the same bracket on a machine a thousand times slower
-    (a clock that jumps 10 s at every reading), moves, bounds and horizons alike."""
+    """Under an iteration budget a very slow clock changes no bracket."""
     ticks = iter(range(10 ** 9))
 
     def slow():

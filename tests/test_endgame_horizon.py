@@ -48,10 +48,7 @@ def cut_both(g, horizon, greedy, policies):
 
 @pytest.mark.parametrize("count, full", sizes((6, 3), (16, 12)))
 def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count, full):
-    """The shown subgames, cut at horizons 1-3 (greedy below, or both hands seen; one policy
-    or three), and the full game (rows of several hands, deals alone with a hand or not) with
-    either seat greedy or none (the first `full` positions): the core's tree is the oracle's,
-    payoff for payoff, and so are its best responses."""
+    """Depth-limited trees and their best responses: the core's are the oracle's."""
     checked = other_policy = alone = 0
     for k, (info, _) in enumerate(positions[:count]):
         g, subs = _subgames(info)
@@ -81,9 +78,7 @@ def test_depth_limited_trees_core_and_oracle_agree_to_the_bit(positions, count, 
 @pytest.mark.parametrize("count", sizes(8, 16))
 def test_the_shown_games_value_lies_between_floor_and_ceiling_at_every_horizon(positions,
                                                                               count):
-    """The certificate: an independent sequence-form LP (scipy's HiGHS) of the whole subgame
-    after each move, against the floor's tree (greedy below the horizon) and the ceiling's
-    (both hands seen below it), each solved a little and measured by exact best responses."""
+    """At every horizon floor <= the shown subgame's LP value <= ceiling."""
     pytest.importorskip("scipy")
     checked = 0
     for info, _ in positions[:count]:
@@ -111,8 +106,7 @@ def test_the_shown_games_value_lies_between_floor_and_ceiling_at_every_horizon(p
 
 
 def test_a_depth_limited_floor_holds_against_the_real_games_answers(positions):
-    """The floor is a strategy's guaranteed value: the full game's solve (the other side not
-    seeing the hand) never holds the hand's best response after the move below it."""
+    """A depth-limited floor holds against the full game's solve."""
     checked = 0
     for info, _ in positions[:8]:
         g, subs = _subgames(info)
@@ -133,9 +127,7 @@ def test_a_depth_limited_floor_holds_against_the_real_games_answers(positions):
 
 
 def test_a_shared_playout_table_changes_no_value(positions):
-    """The play-outs' table kept across trees (deeper horizons, other moves, other numbers
-    of policies) gives the values a fresh one gives; a table of another rule set, seat or kind is
-    refused; a horizon past the end is the whole tree."""
+    """A shared play-out table changes no value; a foreign table is refused."""
     info, _ = positions[1]
     g, subs = _subgames(info)
     for greedy in (g.seat, -1):
@@ -177,12 +169,7 @@ def _count_spent(monkeypatch):
 
 
 def test_decision_json_is_bracketed_with_both_bounds_within_its_budget(monkeypatch):
-    """The issue's example: its shown game (36 deals, hands of 11 and 7) is predicted at 94
-    million ways to play out, 94 times the budget; every move gets both bounds depth-limited,
-    within the default budget's work. `Bracket.work` holds what every cut's deepening says it
-    spent and every DCFR run's work; the play-out tables are the two of the default size;
-    and at most one cut tree is held while another is built (the memory cap counts the one
-    held and the one being built: the ceiling's is gone before the floor's first level)."""
+    """decision.json gets both bounds within its budget, one cut tree held at a time."""
     built, made, live, alive = _count_spent(monkeypatch), [], weakref.WeakSet(), []
 
     class Table(eg.PlayoutTable):
@@ -216,10 +203,7 @@ def test_decision_json_is_bracketed_with_both_bounds_within_its_budget(monkeypat
 
 
 def test_the_engine_reports_the_depth_limited_bracket(one_search):
-    """`best`'s text and JSON of one search (100,000 iterations, the default): the bracket's
-    table and how deep each move was cut; the floors hold for the real game's values; and
-    the best move is exhaustive expectimax's, 0-2 (test_cli_search.py): the budget shared
-    by every choice (sequential halving; the root had put 99% of its visits on 2-2)."""
+    """`best` shows the bracket and its cuts; floors hold; the best move is 0-2."""
     from click.testing import CliRunner
 
     from bergen_search.cli import main
@@ -238,9 +222,7 @@ def test_the_engine_reports_the_depth_limited_bracket(one_search):
 
 
 def _stopped_attempt(iterations: int):
-    """The attempt at `examples/decision.json` with `iterations`' budget, its stop set 50 ms
-    in, while the first cut's play-outs run (they look at the flag every 16,384 states):
-    (the attempt, the seconds it took)."""
+    """(the attempt at decision.json, its seconds) with its stop set 50 ms in."""
     import threading
     import time
     stop = threading.Event()
@@ -256,8 +238,7 @@ def _stopped_attempt(iterations: int):
 
 
 def test_a_stop_ends_a_depth_limited_bracket():
-    """A stop already set ends the bracket (TooBig); one set inside the play-outs: the attempt
-    says interrupted, with no result, as Ctrl-C would (how soon: the slow run's test below)."""
+    """A stop, set before or inside the play-outs, ends the bracket and the attempt."""
     import threading
     stop = threading.Event()
     stop.set()
@@ -269,18 +250,14 @@ def test_a_stop_ends_a_depth_limited_bracket():
 
 @pytest.mark.slow
 def test_a_stop_inside_a_play_out_ends_the_attempt_at_once():
-    """At a budget whose attempt runs some 13 s unstopped (2 s at 100,000, the default run's,
-    too close to any bound the machine's load cannot break), the stop 50 ms in ends it
-    within 3 s."""
+    """A stop 50 ms into a 13 s attempt ends it within 3 s."""
     tried, seconds = _stopped_attempt(1_000_000)
     assert tried.interrupted and tried.result is None
     assert seconds < 3.0, f"the attempt ran {seconds:.2f} s"
 
 
 def test_the_play_out_tables_keep_within_the_memory_cap():
-    """Under a small cap (the search's `--memory`) the two play-out tables take at most a
-    quarter of it (the trees the rest, `allowance`); without one, the default size (the
-    test of decision.json above)."""
+    """Under a memory cap the play-out tables take at most a quarter of it."""
     assert eg.PlayoutTable(None, -1).nbytes == 24 << endgame.budget.PLAYOUT_TABLE_BITS
     assert eg.PlayoutTable(None, -1, 10).nbytes == 24 << 10
     with pytest.raises(Exception, match="bits"):
@@ -303,8 +280,7 @@ def test_the_play_out_tables_keep_within_the_memory_cap():
 
 
 def test_one_deal_left_is_bracketed_by_its_minimax(positions):
-    """A subgame with one deal hides nothing: `_limited` gives floor = ceiling = the
-    minimax of the hands after the move, from one shallow tree."""
+    """A subgame with one deal: floor = ceiling = the minimax of the hands."""
     found = 0
     for info, state in positions:
         g, subs = _subgames(info)
@@ -326,9 +302,7 @@ def test_one_deal_left_is_bracketed_by_its_minimax(positions):
 
 
 def test_no_peek_a_depth_limited_bracket_does_not_move_when_the_hidden_hand_is_filled_in():
-    """The first stage cut of greedy self-play (seeds from 1700) whose shown game is too big
-    and bracketed cut at a horizon: the same bracket, and the same search, with the other
-    hand hidden or shown."""
+    """A depth-limited bracket and search are the same with the other hand shown."""
     from support import stage_cuts
     for shown, hidden in stage_cuts(1700, 60):
         a_info = load_game(shown)
@@ -351,10 +325,7 @@ def test_no_peek_a_depth_limited_bracket_does_not_move_when_the_hidden_hand_is_f
 
 
 def test_a_floor_leaf_next_to_mirror_twins_is_valued_alike_by_core_and_oracle():
-    """Ends 3|2 with 2-2 and 2-3 around: the greedy seat's ties go by move order, so against
-    it a play at the right twin is not worth the left's. The core plays a twin once (the
-    left); the oracle must too (it played both, and one deal's payoff read 6.0 against the
-    core's 5.0)."""
+    """A floor leaf next to mirror twins: core and oracle alike."""
     import itertools
 
     from bergen_search.game.rules import Rules
@@ -379,10 +350,7 @@ def test_a_floor_leaf_next_to_mirror_twins_is_valued_alike_by_core_and_oracle():
 @pytest.mark.parametrize("iterations", [17_000, 20_000, 25_000])
 def test_a_brackets_work_counts_every_build_and_stays_within_the_budget(iterations,
                                                                          monkeypatch):
-    """What every cut's deepening says it spent (its builds, kept or not, failed ones at
-    what they may have cost) and every DCFR run's work are in `Bracket.work`, which stays
-    within the budget, at budgets where some cuts fail (a failed cut's work was once left
-    out, and later moves got larger shares); the default budget's: above."""
+    """`Bracket.work` counts every build and run and stays within the budget."""
     built = _count_spent(monkeypatch)
     budget = endgame.budget_work(iterations)
     try:
@@ -394,9 +362,7 @@ def test_a_brackets_work_counts_every_build_and_stays_within_the_budget(iteratio
 
 
 def test_a_stop_heard_inside_a_cut_keeps_the_moves_bracketed(monkeypatch):
-    """The stop comes while the third move's cut is built (a KeyboardInterrupt from the
-    core, as Ctrl-C gives): the two moves done are kept, the rest missing, and the bracket
-    says it was interrupted."""
+    """A stop inside the third move's cut keeps the two moves done."""
     real, calls = endgame.shown.deepen, []
 
     def deepen(*args, **kwargs):
@@ -411,11 +377,7 @@ def test_a_stop_heard_inside_a_cut_keeps_the_moves_bracketed(monkeypatch):
 
 
 def test_a_floor_leaf_plays_one_policy_for_all_its_deals(monkeypatch):
-    """The choice at a floor's leaf is the seat's, made from the leaf's public facts: one
-    policy for every deal there (the one whose weighted sum is best for the seat, the first
-    such), except a deal alone with the seat's hand, played perfectly. Checked on the
-    oracle's leaves from the play-outs it asked for (the core agrees with it to the bit): a
-    choice made per deal, seeing the other hand, would pass the LP test but not this one."""
+    """A floor's leaf plays one policy, the seat's best, for all its hidden deals."""
     real_playout, real_node = endgame_ref.playout, endgame_ref.Node
     pending, calls, depth = [], {}, [0]
 

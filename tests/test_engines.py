@@ -18,8 +18,7 @@ def test_spec_settings_and_types():
 
 
 def test_algorithm_settings_in_specs():
-    """Every algorithm setting reads in a spec, booleans as on/off (and `inference`, a choice
-    of on and off, from the same words); presets take ISMCTS's."""
+    """Every algorithm setting reads in a spec, booleans as on/off; presets take ISMCTS's."""
     spec = parse_engine_spec("ismcts:time=0.1,inference=false,playout=random,twins=no")
     assert spec.params == {"time": 0.1, "inference": "off", "playout": "random", "twins": False}
     assert str(spec) == "ismcts:time=0.1,inference=off,playout=random,twins=off"
@@ -43,8 +42,7 @@ def test_search_args_and_default_budgets():
 
 
 def test_an_engines_objective_and_workers_are_no_settings_of_its_search():
-    """A spec's objective and workers go to the search's own parameters, never among the
-    engine's settings, where a name could meet another (issue 42)."""
+    """A spec's objective and workers are the search's parameters, not its settings."""
     args = parse_engine_spec("ismcts:objective=match,workers=2,exploration=0.5").search_args()
     assert (args.objective, args.workers) == ("match", 2)
     assert args.settings == Settings.of("ismcts", {"exploration": 0.5})
@@ -110,9 +108,7 @@ def test_wrong_number_of_engines():
     ("expectimax:iterations=6,depth=3,random", (15, 4), 65, "a382afde77450827"),
 ])
 def test_matches_with_a_search_engine_are_pinned(specs, scores, events, digest):
-    """A match with a search engine (driven by `seats.Seats`) is fixed by its seed: pinned
-    here so that no change to the driver, the observers or the searches alters it unseen
-    (a deliberate change to a search updates these figures)."""
+    """A match with a search engine is pinned by its seed."""
     import hashlib
     import json
 

@@ -82,8 +82,7 @@ def test_evaluate_scores_every_side_for_both_objectives_and_eval_prints_it(info)
 
 
 def test_evaluate_after_ctrl_c_starts_no_more_searches(info, monkeypatch):
-    """A side search cut before it found anything leaves its figures None and the
-    evaluation interrupted; the chosen search's answer stands."""
+    """A side search cut early leaves its figures None; the chosen answer stands."""
     real = ev_module.search
     calls = []
 

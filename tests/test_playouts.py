@@ -99,9 +99,7 @@ def test_playout_move_checks_its_input(require_compiled):
 
 
 def test_the_play_policies_have_one_home():
-    """Every play policy (greedy, the playouts, the endgame's floors) is written once in C,
-    in `_core` (its .pxd the contract every compiled module cimports), and once in Python,
-    in `game/policy.py` (the twin): no other module defines a choice of its own."""
+    """Every play policy is written once in C (`_core`) and once in Python (`policy.py`)."""
     import re
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]

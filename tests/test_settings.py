@@ -58,9 +58,7 @@ def test_search_takes_settings_or_keywords_never_both():
 
 @pytest.mark.parametrize("engine", ["ismcts", "expectimax", "flat", "ucb", "endgame"])
 def test_inference_is_on_or_off_read_from_every_word_it_took(engine):
-    """`inference` is a choice of two strings, `on` (the hand-set model) and `off` (uniform),
-    read from the words (and the JSON booleans) it took as a boolean, so every command line,
-    engine spec and protocol `go` that worked still works; the settings hold the string."""
+    """`inference` is `on` or `off`, read from every word it took; settings hold the string."""
     for given, held in [("on", "on"), ("yes", "on"), ("TRUE", "on"), ("1", "on"), (True, "on"),
                         (1, "on"), ("off", "off"), ("no", "off"), ("false", "off"), ("0", "off"),
                         (False, "off"), (0, "off"), (" Off ", "off")]:

@@ -1,7 +1,4 @@
-"""The value of a deal before the lead (`search.before_lead`): `eval`, `best` and the protocol
-answer with the hand's value, Σ over the possible leads of their chance times the value after
-each. Known answers: a tiny deal with no draw enumerated exactly; on the default rules, a plain
-Monte Carlo of whole deals. No peeking: the other hand dealt otherwise, the same bytes."""
+"""The value of a deal before the lead: exact and Monte Carlo answers, no peeking."""
 import json
 import math
 from itertools import combinations

@@ -1,6 +1,4 @@
-"""The exact endgame: the C solver and its oracle (reference.py) agree to the bit; the deals are
-the public view's worlds; a sequence-form LP checks the exploitability and the value; minimax,
-zero sum, no peek; the engine's known case, its mix, fallbacks, stops and what the commands say."""
+"""The exact endgame: the C solver equals its oracle; deals, LP checks, bounds, engine, stops."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,7 +1,4 @@
-"""The bracket where the exact endgame is out of reach (endgame.bracket): the round with the
-seat's hand shown, solved move by move; floors hold, the LP value lies within, the minimax with
-one deal; the engine brackets under an iteration budget only, declines without building, no
-peek."""
+"""The bracket where the exact endgame is out of reach: floors hold, LP within, no peek."""
 from __future__ import annotations
 
 import dataclasses

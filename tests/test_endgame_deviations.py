@@ -1,7 +1,4 @@
-"""A deviation valued against an opponent who answers it (endgame.after, value_after): a move
-outside the mix is solved again in the subgame after it. An independent sequence-form LP gives
-the least the hand gets against the most punishing equilibrium answer: the refined value lies
-within its bound of it, the solve's own value does not where it is too kind."""
+"""A deviation's refined value lies within its bound of an independent sequence-form LP's."""
 from __future__ import annotations
 
 import json

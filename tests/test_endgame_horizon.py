@@ -1,7 +1,4 @@
-"""The depth-limited bracket (endgame.shown.limited, `horizon`): each move's shown subgame cut
-some decisions below the move, its leaves played out with both hands in view. The C trees and
-the oracle's agree to the bit; floor <= the shown game's LP value <= ceiling at every horizon;
-decision.json gets both bounds within its budget, and `best` says how deep each was cut."""
+"""The depth-limited bracket: core = oracle, floor <= LP value <= ceiling, budgets, stops."""
 from __future__ import annotations
 
 import gc

@@ -1,5 +1,4 @@
-"""Engine specs (`random`, `greedy`, `ismcts:...`, `expectimax:...`) as the command line gives
-them: one spec, one per seat, their settings, and the errors for bad ones."""
+"""Engine specs as the command line gives them: settings, one per seat, bad ones refused."""
 import pytest
 
 from bergen_search.errors import BergenError

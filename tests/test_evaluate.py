@@ -1,5 +1,4 @@
-"""search/evaluate.py: what `best` and `eval` ask of the search, decided in the library
-(`answer`, `evaluate`), and the label thresholds `analyze` takes (analysis/review.py)."""
+"""search/evaluate.py (`answer`, `evaluate`) and the label thresholds `analyze` takes."""
 import json
 
 import pytest

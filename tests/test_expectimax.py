@@ -1,6 +1,4 @@
-"""The determinized expectimax (`_expectimax`) against its oracle on small endgames searched to
-the end (every world, the weighted mean, alpha-beta, max-n); known values; determinism and the
-time limit."""
+"""Expectimax in C against its oracle on small endgames; known values; determinism; time."""
 import math
 import os
 from dataclasses import replace

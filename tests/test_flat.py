@@ -1,7 +1,4 @@
-"""The engines added by one module each, flat Monte Carlo (`engines/flat.py`) and UCB1 at the
-root (`engines/ucb.py`): the registry lists them, every front end takes them, each is a search
-as the others are (reproducible, the same with any number of workers and without the compiled
-core, honest errors), and UCB1 is a bandit: flat's best move, with most of its worlds on it."""
+"""Flat Monte Carlo and UCB1 at the root: listed, reproducible, honest errors, a bandit."""
 import json
 import statistics
 

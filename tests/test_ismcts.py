@@ -1,7 +1,4 @@
-"""SO-ISMCTS in C (`_ismcts`): the API and its invariants, determinism, the time limit, obvious
-best moves, hidden hands kept hidden, more players, the match objective, and agreement with an
-exact solution of small endgames (`exact_root_values`: every world, the observer choosing the
-move best over the worlds it cannot tell apart, nobody else deciding)."""
+"""SO-ISMCTS in C: invariants, determinism, time, obvious moves, hidden hands, exact endgames."""
 import gc
 import os
 import threading

@@ -1,8 +1,4 @@
-"""The pure-Python ISMCTS (`ismcts.reference`), the compiled one's oracle: the same tree node
-for node, bit for bit, and the same answer, on decisions drawn from their index alone
-(`decision_case(i)`: every rule table and variant, any moment of a round, with or without
-history, uniform or inference worlds, the tree's settings, a plan of `run`, `run_move` and
-`evaluate_root` calls); `search()` with the backend swapped. Thousands behind `slow`."""
+"""The pure-Python ISMCTS is the compiled one's oracle: the same trees on seeded decisions."""
 import math
 from dataclasses import dataclass
 

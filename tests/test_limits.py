@@ -1,6 +1,4 @@
-"""Every limit held, every input refused that must be (one line, exit 2): budgets in every
-command and engine spec, the clock inside an expectimax world, a search that finished nothing,
-the memory cap, `play`'s file, impossible positions, endless inputs."""
+"""Every limit held, every input refused that must be (one line, exit 2)."""
 import json
 import math
 import os

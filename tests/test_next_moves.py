@@ -1,8 +1,4 @@
-"""`formats.replay.next_moves` (the protocol's `moves`, the board's game entry): what the seat
-to move may do next, its hand seen or not, decided by replaying the record with each candidate
-event. Along round 1 of examples/match.json with seat 1 unseen: the seat offered is the one that
-moved and its event is offered; seat 0's offers are its legal moves; seat 1's never name a tile
-on the line or in seat 0's hand, nor after a pass at (x, y) one showing x or y."""
+"""`formats.replay.next_moves`: what the seat to move may do next, its hand seen or not."""
 import json
 
 import pytest

@@ -1,8 +1,4 @@
-"""The playout policies (`_core.pyx`, and `game/policy.py` its twin): what a search plays once
-it leaves its tree. On every decision of seeded rounds (2 to 4 players): `scoring` takes the
-play that scores most at once; `safe` the most points and, among those, a play after which the
-next seat does not hold the match tile of the new ends, at random among equals; `random` any
-play; the Python twin plays as the core from the same random numbers."""
+"""The playout policies (`_core.pyx` and its twin `game/policy.py`) on seeded decisions."""
 import pytest
 
 from bergen_search.errors import BergenError

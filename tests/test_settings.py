@@ -1,6 +1,4 @@
-"""One `Settings` object carries an engine's settings through the layers: checked
-once where they are given, hashable for the journals, a Mapping for the engines, and never
-mixed with a search's own parameters (`seed`, `objective`, `workers`...)."""
+"""One `Settings` object carries an engine's settings, apart from a search's own parameters."""
 from __future__ import annotations
 
 import pickle

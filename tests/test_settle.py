@@ -1,6 +1,4 @@
-"""Answers that hold with more time (the settle method): trees grown in cycles, the values
-corrected toward a search of 16 times the budget, errors covering the correction, a verdict
-that says when it has not settled; searches until stopped deepen; rechecks search deeper."""
+"""The settle method: cycles, corrected values, errors covering them, `settled`, deepening."""
 import json
 import math
 import threading

@@ -1,6 +1,4 @@
-"""Numbers you can trust: a value's error covers its noise (its spread over seeds), a move
-forced in some worlds lends nothing to the same move chosen in others, and `analyze` labels
-only what its interval shows, marking the rest borderline."""
+"""Numbers you can trust: errors cover the noise, and `analyze` labels only what it shows."""
 import functools
 import json
 import math

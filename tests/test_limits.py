@@ -48,6 +48,22 @@ def test_command_line_budgets_out_of_range_are_one_line(args):
     refused(run(*args), "Invalid value for")
 
 
+@pytest.mark.parametrize("args, needle", [
+    (["best", DECISION, "--iterations", "0"], "iterations"),
+    (["best"], "GAME"),
+    (["best", "no/such/file.json"], "cannot read"),
+    (["best", "--hand", "7-1", "--line", "1-1", "--hand-sizes", "1,5"], "7-1"),
+    (["best", DECISION, "--algorithm", "expectimax", "--set", "exploration=1"],
+     "expectimax has no setting 'exploration'"),
+    (["eval", DECISION, "--set", "twins=perhaps"], "on or off"),
+    (["analyze", MATCH, "--set", "nonsense=1"], "no setting"),
+    (["arena", "greedy", "random", "--round", "--start-scores", "15,0"], "target"),
+    (["eval", DECISION, "--objective", "money"], "money"),
+])
+def test_bad_input_one_line_exit_2(args, needle):
+    refused(run(*args), needle)
+
+
 @pytest.mark.parametrize("spec", [
     f"ismcts:iterations={HUGE}", "ismcts:time=inf", "ismcts:time=nan", "ismcts:time=-1",
     "ismcts:time=1e300", "expectimax:iterations=0", f"classic:iterations={HUGE}",

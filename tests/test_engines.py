@@ -91,17 +91,13 @@ def test_wrong_number_of_engines():
 
 
 @pytest.mark.parametrize("specs,scores,events,digest", [
-    # `classic` is the default engine as it was before issue 9: this is the very match the
-    # default ismcts played then (the same digest), so every gain is measured against it.
+    # the defaults before issues 9 (classic), 50 (settle=off) and 22 (root=ucb...), each the
+    # very match it played then
     ("classic:iterations=200,greedy", (15, 11), 70, "7651b357cabe40db"),
     ("ismcts:iterations=200,greedy", (16, 13), 92, "f7f6249447bc2180"),
-    # the default before issue 50 (each tree one sequential halving, its own values)
     ("ismcts:iterations=200,settle=off,greedy", (15, 13), 78, "96b9afc137737722"),
-    # the default before issue 22 (one tree, UCB1 at the root, forced moves in the means):
-    # the very match it played then (the same digest)
     ("ismcts:iterations=200,root=ucb,replicates=1,stats=all,greedy", (15, 14), 75,
      "edfe485f4d196fe5"),
-    # and before that, when it chose by visits rather than the final pass's values
     ("ismcts:iterations=200,root=ucb,replicates=1,stats=all,choose=visits,greedy", (16, 10),
      94, "61b1d7380a95dcbe"),
     ("expectimax:iterations=6,depth=3,random", (15, 4), 65, "a382afde77450827"),

@@ -1,7 +1,4 @@
-"""The value of a deal before the lead (`search.before_lead`): `eval`, `best` and the protocol
-answer with the hand's value, Σ over the possible leads of their chance times the value after
-each. Known answers: a tiny deal with no draw enumerated exactly; on the default rules, a plain
-Monte Carlo of whole deals. No peeking: the other hand dealt otherwise, the same bytes."""
+"""The value of a deal before the lead: exact and Monte Carlo answers, no peeking."""
 import json
 import math
 from itertools import combinations
@@ -37,9 +34,7 @@ def _expected(rules, s, base, side):
 
 
 def exact_tiny(rules, hand) -> float:
-    """Seat 0's exact value before the lead of a two-player deal with no draw: the mean over
-    every other hand (a deal with no double is dealt again: left out) of the random policy's
-    expected margin."""
+    """Seat 0's exact value before the lead of a 2p deal with no draw, random play."""
     unseen = [t for t in range(28) if not hand >> t & 1]
     values = []
     for other in combinations(unseen, rules.hand_size):
@@ -65,9 +60,7 @@ def test_a_tiny_deal_s_value_is_the_enumerated_one(no_double, hand):
 
 
 def test_a_hand_that_leads_for_sure_is_its_forced_lead_with_the_deal_s_value():
-    """0-0 leads whatever the other hands: `best` is the lead, its one move, valued at the
-    value of the deal after it (the search of the position after the lead: every deal, since
-    every deal leads it), which is the enumerated one."""
+    """0-0 leads for sure: `best` is that lead, valued as the enumerated deal."""
     rules = Rules(**TINY)
     hand = hand_of("0-0 3-4 5-6")
     info = load_game(json.dumps({
@@ -84,8 +77,7 @@ def test_a_hand_that_leads_for_sure_is_its_forced_lead_with_the_deal_s_value():
 
 
 def plain(rules, hand, n: int, seed: int) -> tuple:
-    """Seat 0's value by whole deals, uniform given its hand (one with no double dealt again),
-    played out from the deal: (mean, its standard error)."""
+    """Seat 0's value by whole deals given its hand, played out: (mean, its error)."""
     rng, unseen, xs = Rng(seed), [t for t in range(28) if not hand >> t & 1], []
     while len(xs) < n:
         rest = unseen[:]
@@ -118,17 +110,14 @@ def test_the_value_is_that_of_whole_deals(rules, hand, n):
 
 
 def record_before_the_lead(other):
-    """A record whose round has no event yet, seat 0 holding 2-2 and leading (0-0 and 1-1 in
-    the reserve); seat 1's hand `other`."""
+    """A record before the lead, seat 0 holding 2-2 and leading; seat 1's hand `other`."""
     mine = ["0-1", "1-4", "2-2", "3-6", "5-5", "5-6"]
     return json.dumps({"format": "bergen-record/1", "rules": {"players": 2},
                        "rounds": [{"hands": [mine, other], "events": []}]})
 
 
 def test_no_peeking_before_the_lead():
-    """Seat 0's answer reads its hand alone: seat 1's hand dealt otherwise, the same bytes; and
-    the answer is the position's (the record's viewpoint leads, but from its hand alone it
-    may not: 0-0 or 1-1 could be seat 1's)."""
+    """Seat 0's answer reads its hand alone, and is the position's."""
     answers = []
     for other in (["0-5", "2-3", "2-6", "3-4", "3-5", "4-5"],
                   ["0-5", "2-3", "2-6", "3-4", "3-5", "4-6"],
@@ -154,9 +143,7 @@ BEFORE = "bergen1/2/3,5/0/1-2,2-2,2-3,3-4,4-5,5-6/-"
 
 
 def test_best_and_eval_before_the_lead():
-    """`best` and `eval` answer with the hand's value, its ±, and every lead with its chance;
-    the value is the leads' values weighed by their chances; a seat that may not lead has no
-    best move, one that leads for sure its forced lead."""
+    """Before the lead `best` and `eval` give the hand's value, its ± and each lead's chance."""
     doc = json.loads(run("best", BEFORE, "--iterations", "600", "--json"))
     assert doc["best"] is None and doc["moves"] == [] and doc["iterations"] == 600
     assert [(x["seat"], x["tile"]) for x in doc["leads"]] == [(1, "0-0"), (1, "1-1"), (0, "2-2")]

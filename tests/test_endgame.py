@@ -1,6 +1,4 @@
-"""The exact endgame: the C solver and its oracle (reference.py) agree to the bit; the deals are
-the public view's worlds; a sequence-form LP checks the exploitability and the value; minimax,
-zero sum, no peek; the engine's known case, its mix, fallbacks, stops and what the commands say."""
+"""The exact endgame: the C solver equals its oracle; deals, LP checks, bounds, engine, stops."""
 from __future__ import annotations
 
 import dataclasses
@@ -58,8 +56,7 @@ def core():
 
 
 def assert_same_tree(c, tree) -> None:
-    """The compiled solver `c` holds the oracle's public tree `tree`, node for node: player,
-    actions, children, rows, legal actions and every terminal's deals and payoffs."""
+    """The compiled solver `c` holds the oracle's tree `tree`, node for node, payoffs too."""
     assert c.n_nodes == len(tree)
     for i, node in enumerate(tree):
         player, moves, children, rows, legal, pairs = c.node(i)
@@ -71,8 +68,7 @@ def assert_same_tree(c, tree) -> None:
 # ---- the solver against its oracle -------------------------------------------------------------
 @pytest.mark.parametrize("count", sizes(6, 16))
 def test_core_and_reference_agree_to_the_bit(positions, count):
-    """Both solvers are `endgame.Solver`s with the same tree, strategies and values (6 positions
-    by default, 16 behind slow)."""
+    """Both solvers are `endgame.Solver`s with the same tree, strategies and values."""
     eg = core()
     for info, _ in positions[:count]:
         g = endgame.game(info)
@@ -97,9 +93,7 @@ def test_core_and_reference_agree_to_the_bit(positions, count):
 
 @pytest.mark.parametrize("which", sizes(([0, 2, 3],), ([0, 1, 2, 3, 4, 5],)))
 def test_the_solution_is_the_same_whichever_solver_is_loaded(positions, monkeypatch, which):
-    """`solve` through the oracle (the compiled module unloaded) gives the compiled values and
-    mix to the bit, at the same iterations (the position whose pure-Python solve takes seconds:
-    behind slow)."""
+    """`solve` through the oracle gives the compiled values, mix and iterations to the bit."""
     core()
     for info, _ in (positions[k] for k in which):
         fast = endgame.solve(endgame.game(info), tolerance=1e-3)
@@ -113,8 +107,7 @@ def test_the_solution_is_the_same_whichever_solver_is_loaded(positions, monkeypa
 
 @pytest.mark.parametrize("first", sizes(5, 0))
 def test_deals_are_the_public_views_worlds(positions, first):
-    """Positions 5 to 9 by default; 0 to 9 behind the slow marker (the reference's
-    enumeration of position 1 takes seconds)."""
+    """The compiled deals are the public table's worlds, weights too, the true deal among them."""
     eg = core()
     for info, state in positions[first:10]:
         for inference in (False, True):
@@ -130,8 +123,7 @@ def test_deals_are_the_public_views_worlds(positions, first):
 
 
 def test_a_mid_turn_decision_knows_that_the_earlier_tiles_did_not_fit():
-    """After drawing at the stage, the seat's hand but the tile it drew last shows neither
-    end: every public deal says so, and the true one is among them."""
+    """After a draw at the stage, every public deal's earlier tiles fit neither end."""
     from bergen_search.game.tiles import TILES_WITH, popcount
     seen = 0
     for _, info, state in endgame_positions(3000, 77):
@@ -150,9 +142,7 @@ def test_a_mid_turn_decision_knows_that_the_earlier_tiles_did_not_fit():
 
 # ---- the sequence-form LP: an independent check --------------------------------------------------
 class SequenceForm:
-    """The sequence form (Koller, Megiddo & von Stengel 1996) of a public tree: each player's
-    sequences (node, hand, action), the parent sequence of each information set, the payoff
-    matrix A (side 0's weighted margin)."""
+    """The sequence form (Koller, Megiddo & von Stengel 1996) of a public tree."""
 
     def __init__(self, tree):
         self.tree = tree
@@ -233,8 +223,7 @@ class SequenceForm:
         return r
 
     def best_response_value(self, b, other_plan):
-        """The value to side 0 when player b best responds to the other's realization plan,
-        by LP over b's realization plans."""
+        """Side 0's value when player b best responds to the other's plan, by LP."""
         from scipy.optimize import linprog
         A = self.matrix()
         E, e = self.constraints(b)
@@ -260,9 +249,7 @@ def _solved(info, iterations):
 
 @pytest.mark.parametrize("count", sizes(3, 8))
 def test_exploitability_is_an_exact_best_response(positions, count):
-    """After 16 iterations the stated exploitability is what an independent best response (an
-    LP over realization plans) finds against the average strategies (3 positions; 8 behind
-    slow); after 400 (2,400 if need be) the game's value is the sequence-form LP's."""
+    """The stated exploitability is an LP best response's; the solved value is the LP's."""
     pytest.importorskip("scipy")
     checked = 0
     for k, (info, _) in enumerate(positions[:10]):
@@ -292,8 +279,7 @@ def test_exploitability_is_an_exact_best_response(positions, count):
 
 
 def test_zero_sum_and_with_the_hands_determined_the_value_is_minimax(positions):
-    """Both sides' values sum to zero; with one deal no information is hidden, and the
-    equilibrium is the minimax of the hands."""
+    """Values sum to zero; with one deal the equilibrium is the minimax of the hands."""
     for info, state in positions[:12]:
         g = endgame.game(info)
         sol = endgame.solve(g)
@@ -331,8 +317,7 @@ def test_the_known_case_tells_the_two_moves_apart():
 
 
 def test_too_big_is_a_type_not_a_message(positions):
-    """The compiled build past its caps raises `TooBig` (callers test the type and its
-    `interrupted`, never the text), and so does the solve."""
+    """The build and the solve past their caps raise `TooBig`, not interrupted."""
     eg = core()
     g = endgame.game(positions[-1][0])
     with pytest.raises(TooBig) as e:
@@ -381,11 +366,7 @@ def _tight(g):
 
 @pytest.mark.parametrize("count", sizes(12, 24))
 def test_the_printed_bound_covers_the_distance_to_a_tight_solve(positions, count):
-    """Every value of a move the solution plays, at the default tolerance and after too short a
-    budget, is within the printed bound (plus the tight solve's) of its value solved to 1e-5 (a
-    deviation is not bounded: lab/endgame/endgame_stage.py --bounds); the solve stops only with
-    the hand's bound within HAND_TOLERANCE; the mix keeps no move more than twice the bound
-    below the best."""
+    """A played move's value is within the printed bound of a tight solve's; the mix is bounded."""
     for info, _ in positions[:count]:
         g = endgame.game(info)
         tight = _tight(g)
@@ -404,8 +385,7 @@ def test_the_printed_bound_covers_the_distance_to_a_tight_solve(positions, count
 
 
 def test_the_mix_leaves_out_a_move_the_bound_rules_out():
-    """played_mix: a move more than twice the bound below the best gets no share, one within
-    keeps its share renormalised; nothing left, the best alone; the move is drawn from it."""
+    """played_mix drops a move over twice the bound below the best; the move is drawn from it."""
     a, b, c = Move.parse("1-1:R"), Move.parse("6-6:L"), Move.parse("1-2:L")
     values = {a: 3.667, b: 3.833, c: 3.82}
     mix = endgame.played_mix(values, {a: 0.287, b: 0.5, c: 0.213}, 0.01)
@@ -425,8 +405,7 @@ def test_the_mix_leaves_out_a_move_the_bound_rules_out():
 
 # ---- the size predicted before anything is built ------------------------------------------------
 def test_the_prediction_is_unbiased(positions, monkeypatch):
-    """Knuth's estimator: over many walks its mean is the deals' count and the public tree's
-    terminal deals (n_pairs), on every small position; the same seed gives the same figures."""
+    """Knuth's estimator's mean is the count of deals and of terminal deals; seeded."""
     eg = core()
     monkeypatch.setattr(endgame.budget, "PREDICT_WALKS", 8_000)
     monkeypatch.setattr(endgame.budget, "PREDICT_STEPS", 0)
@@ -441,16 +420,13 @@ def test_the_prediction_is_unbiased(positions, monkeypatch):
 
 # ---- stops heard while the deals and the tree are built (in C, without the GIL) -------------
 def _big_game():
-    """examples/decision.json's endgame: 31,482 deals, a tree of millions of nodes: its build
-    runs for about a second unless stopped."""
+    """examples/decision.json's endgame (31,482 deals): its build runs about a second."""
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
     return info, endgame.public_table(info)
 
 
 def test_each_build_hears_its_own_stop():
-    """A build's `stop` (a callable looked at from C, without the GIL) stops the deals'
-    enumeration and the tree's build (KeyboardInterrupt); another build's stop is not theirs: a
-    build beside stopped ones, on its own thread, runs to its end."""
+    """A build's own stop stops its enumeration and build, not another thread's build."""
     info, table = _big_game()
     compiled = core()
     g = endgame.game(info)
@@ -477,8 +453,7 @@ def test_each_build_hears_its_own_stop():
 
 
 def test_a_search_stop_is_heard_inside_the_build(monkeypatch):
-    """A stop set when the attempt starts stops the build (interrupted, not found too big), and
-    leaves nothing behind for the next attempt."""
+    """A stop set at the start interrupts the attempt's build and leaves nothing behind."""
     core()
     info, _ = _big_game()
     monkeypatch.setattr(endgame.budget, "PREDICT_WALKS", 0)     # built, not declined at once
@@ -493,8 +468,7 @@ def test_a_search_stop_is_heard_inside_the_build(monkeypatch):
 
 
 def test_ctrl_c_is_heard_inside_the_build():
-    """SIGINT while the tree is built: the build stops and the signal's exception comes out
-    of it (the build looks at the process's signals as it goes)."""
+    """SIGINT while the tree is built: the signal's exception comes out of the build."""
 
     class Signalled(Exception):
         pass
@@ -573,8 +547,7 @@ def test_analyze_charges_exact_losses_and_marks_them(tmp_path):
     {"endgame_cap": False, "target": 8}, {"lead": "highest-double", "no_double": "lowest-tile"},
 ])
 def test_every_rule_variant(variant):
-    """Under each variant: the oracle agrees with the core, the game's value with the LP, and
-    the true deal is among the deals."""
+    """Under each variant: oracle = core, value = LP, the true deal among the deals."""
     pytest.importorskip("scipy")
     eg = core()
     rules = Rules(players=2, **variant)

@@ -1,7 +1,4 @@
-"""A deviation valued against an opponent who answers it (endgame.after, value_after): a move
-outside the mix is solved again in the subgame after it. An independent sequence-form LP gives
-the least the hand gets against the most punishing equilibrium answer: the refined value lies
-within its bound of it, the solve's own value does not where it is too kind."""
+"""A deviation's refined value lies within its bound of an independent sequence-form LP's."""
 from __future__ import annotations
 
 import json
@@ -18,9 +15,7 @@ from bergen_search.search.api import Limits, search
 
 
 class HandLP:
-    """The sequence form of a subgame with the mover's empty sequence split by hand, each hand's
-    best-response value a dual variable: `least(i)` is the minimum over the other side's optimal
-    strategies of hand i's best response, by two linear programs."""
+    """The sequence form of a subgame split by the mover's hand; `least(i)` by two LPs."""
 
     def __init__(self, tree, p, n_hands):
         self.p, o = p, 1 - p
@@ -69,9 +64,7 @@ class HandLP:
         walk(0, [{}, {}])
 
     def _program(self):
-        """(A_ub, b_ub, A_eq, b_eq, n_y, n_q): y over the other's sequences, q over the mover's
-        information sets (the first n each hand's root value); per mover sequence s: (A y)_s +
-        sum of q_I under s - q_{I(s)} <= 0; F y = f."""
+        """(A_ub, b_ub, A_eq, b_eq, n_y, n_q) of the LP over y and the mover's q."""
         from scipy.sparse import lil_matrix
         ny, nq = len(self.oseq), len(self.minfo)
         owner = {h: h for h in range(self.n)}       # empty sequence h belongs to infoset h
@@ -95,8 +88,7 @@ class HandLP:
         return A_ub.tocsr(), [0.0] * len(self.mseq), A_eq.tocsr(), b_eq, ny, nq
 
     def least(self, i):
-        """(the game's value for the mover, hand i's least best-response value over the
-        other side's optimal strategies), both weighted."""
+        """(the mover's game value, hand i's least best-response value), both weighted."""
         from scipy.optimize import linprog
         from scipy.sparse import csr_matrix, vstack
         A_ub, b_ub, A_eq, b_eq, ny, nq = self._program()
@@ -116,8 +108,7 @@ class HandLP:
 
 
 def lp_value_after(g, move):
-    """The seat's hand's value after `move` against the most punishing equilibrium answer
-    of the subgame with the tremble belief, by LP, in points from the root."""
+    """The hand's value after `move` against the most punishing answer, by LP."""
     sub = endgame.after(g, move.code)
     tree = endgame_ref.build(sub.rules, sub.root, sub.hands, sub.deals)
     lp = HandLP(tree, sub.seat, len(sub.hands[sub.seat]))
@@ -147,10 +138,7 @@ def solved():
 
 
 def test_refined_values_agree_with_the_sequence_form_lp(solved):
-    """Every refined deviation's value lies within its printed bound of the LP's (plus the
-    LP's own rounding), on every position, where the solve's own value (the other side's lax
-    answer: the planted fault) strays beyond it on some; a move in the support keeps the
-    solve's value and the hand's bound."""
+    """Every refined deviation's value is within its bound of the LP's; the lax solve's is not."""
     checked = strays = 0
     for info, g, sol in solved:
         for m, ok in sol.refined.items():
@@ -179,9 +167,7 @@ def test_c_and_python_paths_agree(solved, monkeypatch):
 
 
 def test_a_budget_that_runs_out_says_which_values_are_refined():
-    """With nothing left of the budget after the root, the deviations stay unrefined (but
-    one that ends the round, exact as it is), flagged so, their values and bounds the
-    solve's."""
+    """With no budget after the root the deviations stay unrefined, flagged so."""
     info, g, _ = deviations(1)[0]
     sol = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, refine=False)
     assert sol.refined == {}
@@ -196,8 +182,7 @@ def test_a_budget_that_runs_out_says_which_values_are_refined():
 
 
 def test_the_budget_counts_the_subgames_work(solved):
-    """The subgames' work is the search's: a budget is never overspent, and one that is
-    roomy for the root but short for the subgames leaves some of them unrefined."""
+    """The subgames' work is within the budget; a short one leaves some unrefined."""
     starved = 0
     for info, g, full in solved:
         root = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, refine=False)
@@ -211,9 +196,7 @@ def test_the_budget_counts_the_subgames_work(solved):
 
 
 def cut_with_a_deviation():
-    """(the record cut at a stage decision with the other hand shown, the same hidden): the
-    first of greedy self-play whose solve has a move outside the mix that does not end the
-    round."""
+    """(shown, hidden) of the first stage cut whose solve has a deviation not ending the round."""
     for shown, hidden in stage_cuts(900, 300, choices=3):
         res = search(load_game(shown), Limits(iterations=20000), seed=4)
         if any(res.info.get("endgame", {}).get("refined", {}).values()):
@@ -252,8 +235,7 @@ def test_best_flags_each_deviation_in_its_text_and_json(cut, tmp_path):
 
 
 def test_analyze_charges_a_deviation_its_refined_value(cut):
-    """`analyze`'s loss of a played move outside the support (`verdicts.loss_bounds`) is
-    measured from its refined value, within its own bound plus the other move's."""
+    """`analyze` charges a deviation from its refined value, within the bounds."""
     from bergen_search.analysis.verdicts import loss_bounds
     shown, _, res = cut
     refined = res.info["endgame"]["refined"]

@@ -1,5 +1,4 @@
-"""Engine specs (`random`, `greedy`, `ismcts:...`, `expectimax:...`) as the command line gives
-them: one spec, one per seat, their settings, and the errors for bad ones."""
+"""Engine specs as the command line gives them: settings, one per seat, bad ones refused."""
 import pytest
 
 from bergen_search.errors import BergenError
@@ -18,8 +17,7 @@ def test_spec_settings_and_types():
 
 
 def test_algorithm_settings_in_specs():
-    """Every algorithm setting reads in a spec, booleans as on/off (and `inference`, a choice
-    of on and off, from the same words); presets take ISMCTS's."""
+    """Every algorithm setting reads in a spec, booleans as on/off; presets take ISMCTS's."""
     spec = parse_engine_spec("ismcts:time=0.1,inference=false,playout=random,twins=no")
     assert spec.params == {"time": 0.1, "inference": "off", "playout": "random", "twins": False}
     assert str(spec) == "ismcts:time=0.1,inference=off,playout=random,twins=off"
@@ -43,8 +41,7 @@ def test_search_args_and_default_budgets():
 
 
 def test_an_engines_objective_and_workers_are_no_settings_of_its_search():
-    """A spec's objective and workers go to the search's own parameters, never among the
-    engine's settings, where a name could meet another (issue 42)."""
+    """A spec's objective and workers are the search's parameters, not its settings."""
     args = parse_engine_spec("ismcts:objective=match,workers=2,exploration=0.5").search_args()
     assert (args.objective, args.workers) == ("match", 2)
     assert args.settings == Settings.of("ismcts", {"exploration": 0.5})
@@ -94,25 +91,19 @@ def test_wrong_number_of_engines():
 
 
 @pytest.mark.parametrize("specs,scores,events,digest", [
-    # `classic` is the default engine as it was before issue 9: this is the very match the
-    # default ismcts played then (the same digest), so every gain is measured against it.
+    # the defaults before issues 9 (classic), 50 (settle=off) and 22 (root=ucb...), each the
+    # very match it played then
     ("classic:iterations=200,greedy", (15, 11), 70, "7651b357cabe40db"),
     ("ismcts:iterations=200,greedy", (16, 13), 92, "f7f6249447bc2180"),
-    # the default before issue 50 (each tree one sequential halving, its own values)
     ("ismcts:iterations=200,settle=off,greedy", (15, 13), 78, "96b9afc137737722"),
-    # the default before issue 22 (one tree, UCB1 at the root, forced moves in the means):
-    # the very match it played then (the same digest)
     ("ismcts:iterations=200,root=ucb,replicates=1,stats=all,greedy", (15, 14), 75,
      "edfe485f4d196fe5"),
-    # and before that, when it chose by visits rather than the final pass's values
     ("ismcts:iterations=200,root=ucb,replicates=1,stats=all,choose=visits,greedy", (16, 10),
      94, "61b1d7380a95dcbe"),
     ("expectimax:iterations=6,depth=3,random", (15, 4), 65, "a382afde77450827"),
 ])
 def test_matches_with_a_search_engine_are_pinned(specs, scores, events, digest):
-    """A match with a search engine (driven by `seats.Seats`) is fixed by its seed: pinned
-    here so that no change to the driver, the observers or the searches alters it unseen
-    (a deliberate change to a search updates these figures)."""
+    """A match with a search engine is pinned by its seed."""
     import hashlib
     import json
 

@@ -1,5 +1,4 @@
-"""search/evaluate.py: what `best` and `eval` ask of the search, decided in the library
-(`answer`, `evaluate`), and the label thresholds `analyze` takes (analysis/review.py)."""
+"""search/evaluate.py (`answer`, `evaluate`) and the label thresholds `analyze` takes."""
 import json
 
 import pytest
@@ -81,37 +80,25 @@ def test_evaluate_scores_every_side_for_both_objectives_and_eval_prints_it(info)
     assert doc["value"] == round(ev.result.value, 6)
 
 
-def test_evaluate_after_ctrl_c_starts_no_more_searches(info, monkeypatch):
-    """A side search cut before it found anything leaves its figures None and the
-    evaluation interrupted; the chosen search's answer stands."""
+@pytest.mark.parametrize("objective, chosen_cut", [("points", False), ("match", True)])
+def test_evaluate_after_ctrl_c_starts_no_more_searches(info, monkeypatch, objective, chosen_cut):
+    """Ctrl-C in the chosen search, or a side search cut early: no more searches, figures None."""
     real = ev_module.search
     calls = []
 
-    def cut_the_second(info_, limits, **kw):
+    def cut(info_, limits, **kw):
         calls.append(kw["objective"])
         if len(calls) == 2:
             return _empty(True)(info_, limits, **kw)
-        return real(info_, limits, **kw)
-    monkeypatch.setattr(ev_module, "search", cut_the_second)
-    ev = evaluate(info, Settings.of("ismcts"), "points", LIMITS, seed=1)
-    assert calls == ["points", "match"]
-    assert ev.interrupted and ev.searched == ("points",)
-    assert all(s.p_win_match is None and s.expected_points is not None for s in ev.sides)
-
-
-def test_evaluate_with_the_chosen_search_interrupted_searches_nothing_more(info, monkeypatch):
-    real = ev_module.search
-    calls = []
-
-    def interrupted(info_, limits, **kw):
-        calls.append(kw["objective"])
         res = real(info_, limits, **kw)
-        res.info["interrupted"] = True
+        res.info["interrupted"] = chosen_cut
         return res
-    monkeypatch.setattr(ev_module, "search", interrupted)
-    ev = evaluate(info, Settings.of("ismcts"), "match", LIMITS, seed=1)
-    assert calls == ["match"] and ev.interrupted and ev.searched == ("match",)
-    assert all(s.expected_points is None and s.p_win_match is not None for s in ev.sides)
+    monkeypatch.setattr(ev_module, "search", cut)
+    ev = evaluate(info, Settings.of("ismcts"), objective, LIMITS, seed=1)
+    assert calls == ([objective] if chosen_cut else ["points", "match"])
+    assert ev.interrupted and ev.searched == (objective,)
+    got, lost = ("expected_points", "p_win_match")[::1 if objective == "points" else -1]
+    assert all(getattr(s, lost) is None and getattr(s, got) is not None for s in ev.sides)
 
 
 def test_expectimax_takes_the_sides_from_ismcts(info):

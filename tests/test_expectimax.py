@@ -1,6 +1,4 @@
-"""The determinized expectimax (`_expectimax`) against its oracle on small endgames searched to
-the end (every world, the weighted mean, alpha-beta, max-n); known values; determinism and the
-time limit."""
+"""Expectimax in C against its oracle on small endgames; known values; determinism; time."""
 import math
 import os
 from dataclasses import replace
@@ -45,9 +43,7 @@ def _remaining(st: State) -> int:
 
 
 def endgames(rules, seed, max_remaining, count, history=True, max_reserve=None, mid_turn=False):
-    """InfoSets of the seat to move late in random rounds: the first decision with two moves or
-    more (`mid_turn`: right after a draw) once at most `max_remaining` tiles are in play; from
-    the events (`history`) or from a position."""
+    """Information sets of the seat to move late in seeded random rounds."""
     out, i = [], 0
     while len(out) < count:
         rng = Rng(derive_seed(seed, i))
@@ -136,9 +132,7 @@ def test_worlds_equal_reference(name, count):
 
 @pytest.mark.parametrize("seed, count", sizes((28, 3), (23, 12)))
 def test_chance_nodes_equal_reference(seed, count):
-    """Endgames with several drawable tiles: the draws' chance nodes (and the C search's order
-    of non-fitting draws) against the reference's plain enumeration (3 endgames of seed 28 by
-    default, 12 of seed 23 behind slow)."""
+    """The draws' chance nodes against the reference's plain enumeration."""
     seen = 0
     for info in endgames(Rules(players=2), seed, 10, count, max_reserve=6):
         if info.reserve_size - info.rules.reserve_kept >= 2:
@@ -149,8 +143,7 @@ def test_chance_nodes_equal_reference(seed, count):
 
 @pytest.mark.parametrize("count", sizes(3, 4))
 def test_mid_turn_equals_reference(count):
-    """Information sets cut right after a draw: the drawn tile fits and must be played, or it
-    does not and the seat draws again (the root itself a chance node; the third one)."""
+    """Information sets cut right after a draw (the root a chance node) match the reference."""
     roots = set()
     for info in endgames(Rules(players=2), 31, 10, count, mid_turn=True, max_reserve=7):
         assert info.draws_this_turn > 0
@@ -170,8 +163,7 @@ def test_match_objective_equals_reference(name):
 
 @pytest.mark.parametrize("seed, count", sizes((48, 2), (41, 6)))
 def test_max_n_equals_reference_three_players(seed, count):
-    """Max-n with three sides and a tie-break that matters: the values, the moves' order and
-    count agree in every world (two endgames of seed 48; six of seed 41 behind slow)."""
+    """Max-n with three sides: values, moves' order and count agree in every world."""
     rules = Rules(players=3)
     for info in endgames(rules, seed, 9, count, history=False):
         exact = check_against_reference(info)
@@ -195,8 +187,7 @@ def test_pruned_equals_unpruned(rules, seed, tiles, count, history, reserve):
 
 
 def test_small_round_is_solved_whatever_the_depth():
-    """With the remaining round within `exact_tiles`, depth 1 is as exact as no limit; with
-    exact_tiles 0 the horizon's playouts are used instead (and differ somewhere)."""
+    """Within `exact_tiles` depth 1 is exact; with exact_tiles 0 the playouts are used."""
     differs = False
     for info in endgames(Rules(players=2), 29, 7, 5):
         exact = ExpectimaxSearch(CoreSampler(info), EXACT, 3)
@@ -210,8 +201,7 @@ def test_small_round_is_solved_whatever_the_depth():
 
 
 def test_monte_carlo_mean_converges_to_exact():
-    """run_worlds samples the worlds with their weights: the mean of many worlds is close to
-    exact_values (a loose statistical bound, fixed seed)."""
+    """The mean of many weighted sampled worlds is close to exact_values."""
     info = endgames(Rules(players=2), 37, 8, 1)[0]
     exact = ref.exact_values(info)
     search = ExpectimaxSearch(CoreSampler(info), EXACT, 9)
@@ -264,8 +254,7 @@ BLOCK = dict(hand="2-6 2-3", hand_sizes="2,1", voids={1: [0, 6]},
     (BLOCK, 40, {"2-3:R": -2.0, "2-6:R": 2.0}, 0, {"2-3:R": -2.0, "2-6:R": 2.0}),
 ], ids=["triple", "last-tile", "no-gift", "block"])
 def test_known_values(pos, worlds, searched, tol, exact):
-    """The search over sampled worlds and the reference over every world: the known values;
-    the best move stands out at depth 1 too."""
+    """Sampled worlds and the reference give the known values; depth 1 finds the best too."""
     values = search_values(position_from_flags(**pos), worlds=worlds)
     assert best(values) == best(exact) and set(values) == set(exact)
     assert {m: values[m] for m in searched} == pytest.approx(searched, abs=tol)
@@ -278,8 +267,7 @@ def test_known_values(pos, worlds, searched, tol, exact):
 
 
 def test_last_tile_wins_the_match():
-    """At 10-13 the triple and the bonus make 15: the match is won (1); the double match
-    leaves 14 and a match still to play (an equity below 1)."""
+    """At 10-13 the triple and the bonus win the match (1); the double match does not."""
     pos = position_from_flags(scores="10,13", **LAST_TILE)
     values = search_values(pos, objective=1, equity_playouts=32)
     assert values["2-4:R"] == 1.0
@@ -310,9 +298,7 @@ def test_determinism_and_split_runs():
 
 
 def test_time_limit(virtual_clock):
-    """On a virtual clock (1/64 s a reading): worlds of a few thousand nodes finish until the
-    limit, the same on every run; a world far longer (depth 40) is abandoned inside, at the
-    deadline, and counts nothing."""
+    """On a virtual clock worlds finish until the limit; a long world is abandoned inside."""
     info, _ = cut(Rules(players=2), 1, 1)
     virtual_clock(1 / 64)
     for depth, worlds in ((6, 6), (40, 0)):
@@ -328,9 +314,7 @@ def test_time_limit(virtual_clock):
 
 # ---- enumeration through search() -----------------------------------------------------------
 def test_enumeration_when_the_worlds_fit_the_budget():
-    """1,440 histories behind 36 worlds: a budget of 36 or more solves them all (exact, no
-    error, when every world is searched to the end), a smaller one samples; a generous clock
-    solves them all, the same values to the bit."""
+    """A budget of every world solves them all exactly; a smaller one samples."""
     info, _ = cut(Rules(players=2), 4, 8)
     assert WorldTable(info).total == 1440 and len(WorldTable(info).enumerate()) == 36
     exact = search(info, Limits(iterations=36), algorithm="expectimax", seed=4, depth=60)
@@ -344,8 +328,7 @@ def test_enumeration_when_the_worlds_fit_the_budget():
 
 
 def test_enumeration_with_horizon_playouts_is_not_exact():
-    """Every world solved but some cut at the horizon: not exact; each world is solved with two
-    playout seeds and the error, the playouts' part, is respected by a third."""
+    """Worlds cut at the horizon: not exact, and the playouts' error holds."""
     info, _ = cut(Rules(players=2), 2, 7)
     res = search(info, Limits(iterations=126), algorithm="expectimax", seed=4, depth=2)
     assert res.info["all_worlds"] and not res.info["exact"]
@@ -357,9 +340,7 @@ def test_enumeration_with_horizon_playouts_is_not_exact():
 
 
 def test_enumeration_honours_the_clock(virtual_clock):
-    """969 worlds of several ms each: a 0.1 s limit stops the enumeration early (not exact, with
-    an error), heard inside a world too; on a virtual clock (1/1024 s a reading) within a few
-    readings of its limit."""
+    """A time limit stops the enumeration early, heard inside a world too."""
     info, _ = cut(Rules(players=2), 1, 4)
     assert len(WorldTable(info).enumerate()) == 969
     step = 1 / 1024
@@ -375,9 +356,7 @@ def test_enumeration_honours_the_clock(virtual_clock):
 
 
 def test_weighted_sample_mean_standard_error():
-    """Equal weights: the ratio estimator is the sample mean and E[se^2] is the variance of the
-    mean without replacement, over every sample of 4 of 9; the whole population has no error,
-    one item none known."""
+    """The ratio estimator's mean and error against every sample of 4 of 9."""
     pop = [(1, v) for v in (0.0, 1.0, 3.0, -2.0, 5.5, 2.0, 2.0, -1.0, 7.0)]
     mu = sum(v for _, v in pop) / len(pop)
     samples = list(combinations(pop, 4))
@@ -405,8 +384,7 @@ class _Interrupting:
 
 @pytest.mark.parametrize("at", [0, 3])
 def test_ctrl_c_during_enumeration_returns_what_was_found(monkeypatch, at):
-    """Ctrl-C while the worlds are enumerated returns the worlds solved so far (a random
-    sample: the order is shuffled whatever the limits), never a traceback."""
+    """Ctrl-C during the enumeration returns the worlds solved so far, no traceback."""
     info, _ = cut(Rules(players=2), 2, 7)
     # (the decision's moves: one world lists them all)
     full = search(info, Limits(iterations=1), algorithm="expectimax", seed=4)
@@ -423,8 +401,7 @@ def test_ctrl_c_during_enumeration_returns_what_was_found(monkeypatch, at):
 
 
 def test_bad_arguments_and_worlds():
-    """Bad settings are refused; a bad world gets one error (`check_world`) from the core and
-    the reference alike: the same message and field."""
+    """Bad settings are refused; a bad world gets the same error from core and reference."""
     info = from_position(position_from_flags(**LAST_TILE))
     for args, kw in (((0, 1), {}), ((3, 1), dict(playouts=0)), ((3, 1), dict(objective="chips"))):
         with pytest.raises(BergenError):
@@ -458,8 +435,7 @@ def test_bad_arguments_and_worlds():
 
 
 def _random_play_moments(state, root_side, root_scores):
-    """(E[x], E[x^2]) of the points value x (two sides) of `state` under uniformly random
-    moves and uniform draws: what the horizon's playouts estimate."""
+    """(E[x], E[x^2]) of the points value of `state` under uniformly random play."""
     if state.ended is not None:
         gains = [a - b for a, b in zip(state.scores, root_scores)]
         x = gains[root_side] - gains[1 - root_side]
@@ -479,8 +455,7 @@ def _random_play_moments(state, root_side, root_scores):
 
 
 def test_horizon_playouts_estimate_random_play():
-    """At depth 1 without exact solving a move's value is the mean of random playouts after it
-    (the reserve shuffled): within 4.5 errors of random play's exact expectation."""
+    """At depth 1 a move's value is within 4.5 errors of random play's expectation."""
     checked = 0
     for info in endgames(Rules(players=2), 43, 9, 6, max_reserve=6):
         if info.reserve_size - info.rules.reserve_kept < 2:
@@ -499,9 +474,7 @@ def test_horizon_playouts_estimate_random_play():
 
 
 def test_the_core_shares_the_constants_and_imports_no_oracle():
-    """The compiled searches take their shared constants and checks from `constants` and
-    `sampler` (the references' are the same), never from the references they are tested
-    against."""
+    """The compiled searches share the references' constants and import no reference."""
     root = Path(__file__).resolve().parents[1] / "src_cython" / "bergen_search" / "search"
     imports = [line for p in root.rglob("*.pyx") for line in p.read_text().splitlines()
                if line.startswith(("from ", "import ", "cimport "))]

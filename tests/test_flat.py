@@ -1,7 +1,4 @@
-"""The engines added by one module each, flat Monte Carlo (`engines/flat.py`) and UCB1 at the
-root (`engines/ucb.py`): the registry lists them, every front end takes them, each is a search
-as the others are (reproducible, the same with any number of workers and without the compiled
-core, honest errors), and UCB1 is a bandit: flat's best move, with most of its worlds on it."""
+"""Flat Monte Carlo and UCB1 at the root: listed, reproducible, honest errors, a bandit."""
 import json
 import statistics
 
@@ -72,10 +69,7 @@ def test_mirror_twins_share_their_figures_and_the_move_is_the_best_value():
 
 
 def test_its_error_matches_the_spread_over_seeds_and_the_sides_the_value():
-    """The printed ± (the spread of 4 replicates) against the spread of the value over 16
-    independent seeds, for the best and the worst move: the same within the noise of 16
-    seeds (a ± of zero, or one that ignored the replicates, fails by far); the sides' points
-    agree with the value."""
+    """The printed ± matches the spread over 16 seeds; the sides' points agree with the value."""
     info = _info(ENDGAME)
     runs = [search(info, Limits(iterations=64), algorithm="flat", seed=s) for s in range(16)]
     for move in ("1-5:R", "1-2:R"):

@@ -1,7 +1,4 @@
-"""SO-ISMCTS in C (`_ismcts`): the API and its invariants, determinism, the time limit, obvious
-best moves, hidden hands kept hidden, more players, the match objective, and agreement with an
-exact solution of small endgames (`exact_root_values`: every world, the observer choosing the
-move best over the worlds it cannot tell apart, nobody else deciding)."""
+"""SO-ISMCTS in C: invariants, determinism, time, obvious moves, hidden hands, exact endgames."""
 import gc
 import os
 import threading
@@ -113,8 +110,7 @@ def info_of(position, **kw):
 @pytest.mark.parametrize("iterations, megabytes", sizes((100_000, 32), (1_000_000, 250)))
 def test_root_stats_cover_the_legal_moves_and_every_iteration_in_little_memory(iterations,
                                                                                megabytes):
-    """At most 250 MB for a million iterations (192 MB today); by default 32 MB for a
-    hundred thousand (24 MB: the pools double, so the figure is a power of two)."""
+    """Root stats cover every legal move and iteration, within `megabytes` of memory."""
     info = first_decision(Rules(), derive_seed(SEED, 5))
     tree = searched(info, iterations)
     stats = tree.root_stats()
@@ -131,9 +127,7 @@ def test_root_stats_cover_the_legal_moves_and_every_iteration_in_little_memory(i
 
 
 def test_availability_counts_the_worlds_where_a_play_is_legal():
-    """After the reply to the lead, an opponent's play is available about visits * hand /
-    allowed times (its hand a uniform subset of the tiles allowed); its draw is one DRAW child,
-    taken when none of its tiles fits."""
+    """An opponent's play is available as often as its hand allows; its draw is one DRAW child."""
     rules = Rules()
     info = first_decision(rules, derive_seed(SEED, 8))
     other = 1 - info.seat
@@ -162,8 +156,7 @@ def test_availability_counts_the_worlds_where_a_play_is_legal():
 
 
 def test_own_draws_are_seen_and_passes_are_keyed():
-    """A forced draw at the root: one child per tile drawn, each with probability 1 / unseen,
-    summed under DRAW by root_stats; a forced pass: one PASS child."""
+    """A forced draw: one child per tile, each 1 / unseen, summed under DRAW; a pass: one PASS."""
     info = info_of(dict(hand="0-1 1-2 0-2 0-5 1-5 2-5", line="3-3 3-4", hand_sizes="6,5",
                         reserve_size=15))
     n = 40000
@@ -201,10 +194,7 @@ def test_same_seed_same_tree_however_sliced(objective):
 
 
 def test_time_limit(virtual_clock):
-    """The clock is read every 64 iterations and the run stops at the first reading past its
-    limit: on a virtual clock of 1/64 s a reading, 0.25 s is 1,024 iterations; a huge iteration
-    limit is cut by the time, a small one comes first. The pure-Python tree reads it every
-    iteration: 16. A slice cut by its time, then the rest by count: the tree of one run."""
+    """On a virtual clock a run stops at the first reading past its limit (every 64 iterations)."""
     info = first_decision(Rules(), derive_seed(SEED, 4))
     virtual_clock(1 / 64)
     for objective in (0, 1):
@@ -255,8 +245,7 @@ def test_obvious_positions(playout, position, best, means):
 
 
 def test_match_objective():
-    """At 14-14 of 15 any match scores 1 (endgame cap) and wins: 5-5 wins in every world; from
-    the first decision the match goes on over fresh deals: every reward is 0 or 1."""
+    """At 14-14 of 15 the triple wins in every world; match rewards are 0 or 1."""
     tree = searched(info_of(TRIPLE, scores="14,14"), 20000, objective="match")
     stats = by_move(tree)
     assert best_move(tree) in (mv("5-5:L"), mv("5-5:R"))
@@ -282,8 +271,7 @@ def test_triple_with_more_players(players, partnerships, sizes):
 
 
 def test_partnership_rewards_are_by_side():
-    """With partnerships the reward is a side's gain minus the other's (zero-sum between sides,
-    the spread of two players'), and every seat of both sides searches."""
+    """With partnerships every seat searches and the reward is by side."""
     rules = Rules(players=4, partnerships=True)
     info = first_decision(rules, derive_seed(SEED, 7))
     tree = searched(info, 20000)
@@ -307,8 +295,7 @@ def points_reward(info, s):
 
 
 def solve(info, group, counts):
-    """Values of the worlds of `group` [(weight, state)], which the observer cannot tell
-    apart, under the observer's best information-set policy."""
+    """Values of the worlds of `group` under the observer's best information-set policy."""
     values = [0.0] * len(group)
     live = []
     for i, (_, s) in enumerate(group):
@@ -349,8 +336,7 @@ def solve(info, group, counts):
 
 
 def exact_root_values(info, moves=None):
-    """({root move: exact expected points reward}, {"observer_choices": n}) for the legal
-    `moves` (default: all), or OpponentDecides."""
+    """({root move: exact points reward}, {"observer_choices": n}), or OpponentDecides."""
     group = [(w, world_state(info, hands, sorted(reserve)))
              for (hands, reserve), w in WorldTable(info).enumerate().items()]
     total = sum(w for w, _ in group)
@@ -364,9 +350,7 @@ def exact_root_values(info, moves=None):
 
 
 def closed_endgames(rules, n_rounds, from_events=True, max_tiles=28):
-    """Information sets of every decision with the reserve closed in seeded random rounds, at
-    most `max_tiles` in the hands: from the events, or (`from_events=False`) from the position
-    alone, a wider set of worlds."""
+    """Information sets of every decision with the reserve closed in seeded random rounds."""
     out = []
     for i in range(n_rounds):
         rng = Rng(derive_seed(SEED, 1000 + i))
@@ -409,8 +393,7 @@ EXACT_TABLES = {
                  marks=[pytest.mark.slow] if size == "full" else [])
     for name in sorted(EXACT_TABLES) for size in ("fast", "full")])
 def solved_endgames(request):
-    """(info, exact values, counts) of closed endgames from seeded random rounds, small enough
-    to solve quickly (at most 5000 histories), where nobody but the observer decides."""
+    """(info, exact values, counts) of small closed endgames where only the observer decides."""
     name, size = request.param
     rules, options, by_size = EXACT_TABLES[name]
     rounds, min_best, min_means = by_size[size]
@@ -427,8 +410,7 @@ def solved_endgames(request):
 
 
 def test_exact_solver_knows_the_obvious():
-    """The brute force itself, on BLOCK (every world: +4 for the block) and NO_GIFT, where
-    the opponent may decide after 4-5:R (2-4 fits both ends)."""
+    """The brute force: +4 on BLOCK; OpponentDecides on NO_GIFT after 4-5:R."""
     exact, counts = exact_root_values(info_of(BLOCK), [mv("3-6:R")])
     assert exact == {mv("3-6:R"): 4.0} and counts == {"observer_choices": 0}
     with pytest.raises(OpponentDecides):
@@ -436,9 +418,7 @@ def test_exact_solver_knows_the_obvious():
 
 
 def test_the_search_finds_the_exact_best_and_values(solved_endgames):
-    """A move best by 0.25 or more is the tree's best; where every action after the root move is
-    forced, each root move's mean is within 4.5 standard errors of the exact value (3 sides: the
-    gain minus the others' mean gain; partnerships: by side)."""
+    """The tree's best is the exact best; its means within 4.5 errors of the exact values."""
     endgames, min_best, min_means = solved_endgames
     bests = means = 0
     for k, (info, exact, counts) in enumerate(endgames):
@@ -465,8 +445,7 @@ def test_the_search_finds_the_exact_best_and_values(solved_endgames):
 
 # ---- hidden information ----------------------------------------------------------------------
 def replay_public(rules, hands, reserve, actions):
-    """Replay `actions` [(seat, action)] on a full deal; return the events (seat, action,
-    drawn tile or -1), or None if the deal makes an action illegal."""
+    """The events of `actions` replayed on a full deal, or None if one is illegal there."""
     st = State.deal(rules, hands, reserve)
     events = []
     for who, action in actions:
@@ -480,9 +459,7 @@ def replay_public(rules, hands, reserve, actions):
 
 
 def other_deal(rules, hands, reserve, actions, seat, rng, tries=2000):
-    """A deal with the same public history and `seat`'s tiles but another hand for the other
-    seat (the tiles it played and `seat`'s draws in place, the rest shuffled, the replay
-    passing), or None."""
+    """A deal with the same public history but another hand for the other seat, or None."""
     other = 1 - seat
     pinned_tiles = {a >> 1 for who, a in actions if who == other and a < DRAW}
     pinned_slots, n_draws = set(), 0
@@ -512,8 +489,7 @@ def other_deal(rules, hands, reserve, actions, seat, rng, tries=2000):
 
 
 def test_hidden_hands_stay_hidden():
-    """Two deals that differ only in the other seat's hand (and what it drew) give the
-    observer the same information set, and then the same tree for the same seed."""
+    """Deals differing only in the other hand give the same information set and tree."""
     rules = Rules()
     checked = 0
     for i in range(30):
@@ -552,9 +528,7 @@ def test_hidden_hands_stay_hidden():
 # ---- the expected line after each move (`best`'s principal variation) ----------------------
 @pytest.mark.parametrize("seed", [0, 5])
 def test_the_expected_line_is_a_line_of_play(seed):
-    """Each move's expected line (`info["lines"]`) is play the rules allow as the seat sees it:
-    plays fit their end, the seat's own tiles only when it plays, a draw keeps the turn, the
-    seat's own draw ends the line; its first step answers the move."""
+    """Each move's expected line (`info["lines"]`) is play the rules allow as the seat sees it."""
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
     res = search(info, Limits(iterations=20_000), seed=seed, endgame=False)
     lines = res.info["lines"]
@@ -593,9 +567,7 @@ def test_the_expected_line_is_a_line_of_play(seed):
 
 
 def test_no_line_without_values_and_the_trees_are_freed(monkeypatch):
-    """A match engine's search (`values=False`) reads no line, and a search that reads them
-    leaves no tree alive (the gc off: a cycle would keep one and shrink the next search's share
-    of the cap)."""
+    """`values=False` reads no line, and a search reading lines leaves no tree alive."""
     info = load_game(open("examples/decision.json", encoding="utf-8").read())
     assert "lines" not in search(info, Limits(iterations=2_000), seed=1, values=False).info
     accounts, made = [], Ismcts.memory_account

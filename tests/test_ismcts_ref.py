@@ -1,8 +1,4 @@
-"""The pure-Python ISMCTS (`ismcts.reference`), the compiled one's oracle: the same tree node
-for node, bit for bit, and the same answer, on decisions drawn from their index alone
-(`decision_case(i)`: every rule table and variant, any moment of a round, with or without
-history, uniform or inference worlds, the tree's settings, a plan of `run`, `run_move` and
-`evaluate_root` calls); `search()` with the backend swapped. Thousands behind `slow`."""
+"""The pure-Python ISMCTS is the compiled one's oracle: the same trees on seeded decisions."""
 import math
 from dataclasses import dataclass
 
@@ -71,8 +67,7 @@ def _rules(rng: Rng, i: int) -> Rules:
 
 
 def _cut(rules: Rules, rng: Rng, start):
-    """A random round from `start` played at random, cut at a random moment after the lead: (the
-    state, the seat to move's dealt hand, the events so far), or None."""
+    """(state, dealt hand, events) of a seeded random round cut after the lead, or None."""
     hands, reserve = match.deal(rules, rng)
     st = State.deal(rules, hands, reserve, start)
     events = []
@@ -137,8 +132,7 @@ def decision_case(i: int) -> Case:
 
 
 def tree_dump(tree, limit=TREE_NODES) -> list:
-    """The tree breadth first from the root, by `children`: (edge keys from the root, the
-    children's rows), up to `limit` nodes."""
+    """The tree breadth first: (edge keys from the root, the children's rows), `limit` nodes."""
     out, queue, nodes = [], [()], 0
     while queue and nodes < limit:
         keys = queue.pop(0)
@@ -150,8 +144,7 @@ def tree_dump(tree, limit=TREE_NODES) -> list:
 
 
 def chosen_move(tree, evaluated=None):
-    """The move each criterion would play: the most visited (ties in move order), and with a
-    final pass, the best mean of the pass."""
+    """The move each criterion would play: the most visited, and the final pass's best."""
     most = max(tree.root_stats(), key=lambda r: r[1])[0]
     if evaluated is None:
         return most, None
@@ -213,8 +206,7 @@ def core_modules(require_compiled):
 # ---- the cases cover what they claim -----------------------------------------------------------
 @pytest.mark.parametrize("cases", [FAST, pytest.param(FAST + 4 * CHUNK, marks=pytest.mark.slow)])
 def test_cases_cover_every_variant_and_setting(cases):
-    """The default run's FAST decisions cover every variant and setting (the first 8 do);
-    behind the slow marker, the first four chunks of the thousands too."""
+    """The default run's decisions cover every variant and setting."""
     seen = set()
     for i in range(cases):
         case = decision_case(i)
@@ -261,10 +253,7 @@ def test_same_tree_thousands(chunk, core_modules):
 
 
 def test_a_pass_of_one_move_or_with_a_prefix_is_the_full_pass(core_modules):
-    """`evaluate_root(worlds, seed, only=move)` gives the very row the full pass gives that
-    move (a merged right twin its twin's); `prefix=p` the full pass's rows, each ending with
-    its sum over the first p worlds, the sum of a pass of p worlds on the same seed; both trees
-    alike, and alike refuse a move not the root's and a prefix outside 0..worlds."""
+    """`evaluate_root`'s `only` and `prefix` give the full pass's rows; bad ones refused alike."""
     only = prefixed = twins = 0
     for i in list(range(FAST)) + [40, 46]:          # 40 and 46: merged twins at the root
         case = decision_case(i)
@@ -300,8 +289,7 @@ def test_a_pass_of_one_move_or_with_a_prefix_is_the_full_pass(core_modules):
 
 
 def test_a_timed_slice_then_the_rest_equals_one_run(core_modules):
-    """The clock only decides when to stop between iterations: a run cut by time, then the
-    rest, is the core's tree of the same total."""
+    """A run cut by time, then the rest, is the core's tree of the same total."""
     case = decision_case(3)
     core, ref = both_trees(case, core_modules, 5, **case.settings)
     done = ref.run(0, 0.005)
@@ -313,8 +301,7 @@ def test_a_timed_slice_then_the_rest_equals_one_run(core_modules):
 
 # ---- the parts: the worlds -------------------------------------------------------------
 def test_reference_sampler_draws_the_core_worlds(require_compiled):
-    """ReferenceSampler.sample and .world walk the core's draws: the same world, and the RNG
-    left in the same state, uniform tables and weighted ones."""
+    """ReferenceSampler draws the core's worlds and leaves the RNG in the same state."""
     from bergen_search.information import _sampler
     require_compiled(_sampler, "bergen_search.information._sampler")
     for i in range(30):
@@ -334,8 +321,7 @@ def test_reference_sampler_draws_the_core_worlds(require_compiled):
 
 
 def test_bad_arguments_as_the_core(core_modules):
-    """The same checks, the same messages; a second run meanwhile and a tree before the lead are
-    refused."""
+    """The same checks and messages as the core; a second run and a tree before the lead refused."""
     IsmctsTree, CoreSampler = core_modules
     case = decision_case(0)
     samplers = (CoreSampler(case.info, case.table), ReferenceSampler(case.info, case.table))
@@ -378,8 +364,7 @@ def test_bad_arguments_as_the_core(core_modules):
 
 
 def test_counters_and_memory(core_modules):
-    """iterations, n_nodes and memory_bytes as the core's: the nodes (one list slot per field,
-    NODE_BYTES a node) grow with the tree."""
+    """iterations, n_nodes and memory_bytes as the core's."""
     IsmctsTree, CoreSampler = core_modules
     case = decision_case(2)
     core, tree = both_trees(case, core_modules, 3, **case.settings)
@@ -400,8 +385,7 @@ def test_counters_and_memory(core_modules):
 
 # ---- search() on either backend -----------------------------------------------------------
 def search_case(i: int):
-    """(info, search keyword arguments) of search case i: decision_case(i)'s position with the
-    default engine, `classic`, or the default with other settings."""
+    """(info, limits, search keyword arguments) of search case i."""
     from bergen_search.search.api import Limits
     case = decision_case(10_000 + i)
     rng = Rng(derive_seed(SEED ^ CONFIG_STREAM, i))
@@ -445,8 +429,7 @@ def test_search_is_the_same_on_either_backend(start, stop, monkeypatch, core_mod
 
 
 def test_search_budget_and_expectimax_on_the_reference(monkeypatch):
-    """Without the compiled searches the default budget is the FALLBACK_DIVISOR-th and the
-    result says which backend ran; expectimax is refused in one clear error."""
+    """The reference's budget is the FALLBACK_DIVISOR-th; expectimax is refused."""
     from bergen_search.search.api import search
     from bergen_search.search.registry import algorithms
     info = decision_case(7).info
@@ -466,9 +449,7 @@ def test_search_budget_and_expectimax_on_the_reference(monkeypatch):
     (0, 1000), (9, 3000), *(pytest.param(i, 3000, marks=pytest.mark.slow) for i in (2, 7))])
 # 2 to 4 players, points and match (two of them behind the slow marker)
 def test_both_trees_stop_growing_at_the_same_iteration(i, iterations, core_modules):
-    """The memory cap counted in the reference as in the core: with the same cap both stop
-    growing at the same iteration (decision 0's pool fills at 193, 9's at 696) and grow the same
-    tree."""
+    """With the same memory cap both trees stop growing at the same iteration."""
     case = decision_case(i)
     room = 1500 * ismcts_ref.CORE_NODE_BYTES    # a first pool of 1,500 nodes: full soon
     # (each tree counts on an account of its own, whatever other trees are alive)

@@ -1,8 +1,4 @@
-"""`formats.replay.next_moves` (the protocol's `moves`, the board's game entry): what the seat
-to move may do next, its hand seen or not, decided by replaying the record with each candidate
-event. Along round 1 of examples/match.json with seat 1 unseen: the seat offered is the one that
-moved and its event is offered; seat 0's offers are its legal moves; seat 1's never name a tile
-on the line or in seat 0's hand, nor after a pass at (x, y) one showing x or y."""
+"""`formats.replay.next_moves`: what the seat to move may do next, its hand seen or not."""
 import json
 
 import pytest
@@ -77,8 +73,7 @@ def test_a_round_over_is_an_error_and_a_match_over_says_so():
 
 
 def test_a_round_not_led_lists_every_lead_some_deal_allows():
-    """Both hands shown: the one lead (2-2); seat 1 unseen: also its lower doubles no shown hand
-    holds (0-0, 1-1); none shown: any double by either seat."""
+    """A round not led offers every lead some deal allows."""
     r = MATCH["rounds"][0]
     def leads(hands):
         nxt = next_moves(dict(MATCH, rounds=[dict(r, hands=hands, reserve=None, events=[])]))
@@ -98,8 +93,7 @@ def test_a_round_not_led_lists_every_lead_some_deal_allows():
 
 # ---- whole hands, not tiles one by one: the offers against a brute force --------------------
 def _view_record(cut, seat):
-    """The cut as `seat` saw it: the other hands, the reserve and the other seats' draws
-    unseen."""
+    """The cut as `seat` saw it: the other hands, the reserve and their draws unseen."""
     from bergen_search.game.tiles import format_mask
     evs = []
     for w, a, t in cut.events:
@@ -116,8 +110,7 @@ def _view_record(cut, seat):
 
 
 def _brute_allows(cut, seat, event):
-    """Whether some history of deals and draws consistent with what `seat` saw lets the seat
-    to move take `event` next (the rules engine replaying every candidate hand)."""
+    """Whether some history consistent with what `seat` saw allows `event` next."""
     from support import brute_histories, public_events
     return bool(brute_histories(cut.rules, seat, cut.dealt[seat],
                                 public_events(cut.events, seat) + [event], cut.scores,
@@ -127,10 +120,7 @@ def _brute_allows(cut, seat, event):
 @pytest.mark.parametrize("games", [pytest.param(2, id="fast"),
                                    pytest.param(40, id="full", marks=pytest.mark.slow)])
 def test_an_unseen_seat_is_offered_what_some_whole_hand_allows(games):
-    """Every offer to an unseen seat is an event some whole deal of the hidden tiles allows, and
-    every such event is offered (support.brute_histories, never tile by tile), at every moment
-    seat 1 moves in seat 0's view of seeded matches. The pass that blocks the round is left out
-    (`test_along_a_round_with_a_hand_unseen`)."""
+    """An unseen seat is offered exactly what some whole deal allows (not the blocking pass)."""
     from support import Budget, cuts
     from bergen_search.game.rules import Rules
     from bergen_search.game.state import DRAW, PASS

@@ -1,8 +1,4 @@
-"""The playout policies (`_core.pyx`, and `game/policy.py` its twin): what a search plays once
-it leaves its tree. On every decision of seeded rounds (2 to 4 players): `scoring` takes the
-play that scores most at once; `safe` the most points and, among those, a play after which the
-next seat does not hold the match tile of the new ends, at random among equals; `random` any
-play; the Python twin plays as the core from the same random numbers."""
+"""The playout policies (`_core.pyx` and its twin `game/policy.py`) on seeded decisions."""
 import pytest
 
 from bergen_search.errors import BergenError
@@ -99,9 +95,7 @@ def test_playout_move_checks_its_input(require_compiled):
 
 
 def test_the_play_policies_have_one_home():
-    """Every play policy (greedy, the playouts, the endgame's floors) is written once in C,
-    in `_core` (its .pxd the contract every compiled module cimports), and once in Python,
-    in `game/policy.py` (the twin): no other module defines a choice of its own."""
+    """Every play policy is written once in C (`_core`) and once in Python (`policy.py`)."""
     import re
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]

@@ -1,6 +1,4 @@
-"""One `Settings` object carries an engine's settings through the layers: checked
-once where they are given, hashable for the journals, a Mapping for the engines, and never
-mixed with a search's own parameters (`seed`, `objective`, `workers`...)."""
+"""One `Settings` object carries an engine's settings, apart from a search's own parameters."""
 from __future__ import annotations
 
 import pickle
@@ -58,9 +56,7 @@ def test_search_takes_settings_or_keywords_never_both():
 
 @pytest.mark.parametrize("engine", ["ismcts", "expectimax", "flat", "ucb", "endgame"])
 def test_inference_is_on_or_off_read_from_every_word_it_took(engine):
-    """`inference` is a choice of two strings, `on` (the hand-set model) and `off` (uniform),
-    read from the words (and the JSON booleans) it took as a boolean, so every command line,
-    engine spec and protocol `go` that worked still works; the settings hold the string."""
+    """`inference` is `on` or `off`, read from every word it took; settings hold the string."""
     for given, held in [("on", "on"), ("yes", "on"), ("TRUE", "on"), ("1", "on"), (True, "on"),
                         (1, "on"), ("off", "off"), ("no", "off"), ("false", "off"), ("0", "off"),
                         (False, "off"), (0, "off"), (" Off ", "off")]:

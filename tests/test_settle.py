@@ -1,6 +1,4 @@
-"""Answers that hold with more time (the settle method): trees grown in cycles, the values
-corrected toward a search of 16 times the budget, errors covering the correction, a verdict
-that says when it has not settled; searches until stopped deepen; rechecks search deeper."""
+"""The settle method: cycles, corrected values, errors covering them, `settled`, deepening."""
 import json
 import math
 import threading
@@ -38,9 +36,7 @@ def _z(m: MoveValue) -> float:
 
 
 def test_the_default_answer_holds_against_16_times_the_budget_or_says_it_has_not_settled():
-    """At the default budget settle=off puts 2-2 more than 5 errors from 16 times the budget's
-    value; settled, every move's value lies within its 99% interval of the bigger search's,
-    and the answer says it has not settled (the bigger search re-ranks)."""
+    """Settled values hold against 16 times the budget, or the answer says it has not settled."""
     info = decision()
     before = search(info, seed=1, settle="off")
     two = next(m for m in before.moves if str(m.move) == "2-2:L")
@@ -56,8 +52,7 @@ def test_the_default_answer_holds_against_16_times_the_budget_or_says_it_has_not
 
 
 def test_settle_off_is_the_search_without_cycles_byte_for_byte():
-    """settle=off grows each tree in one sequential halving: decision.json at 20,000
-    iterations, seed 3, gives the pinned figures of the search without cycles."""
+    """settle=off gives the pinned figures of the search without cycles."""
     res = search(decision(), Limits(iterations=20_000), seed=3, settle="off")
     top = res.moves[0]
     assert (str(top.move), round(top.value, 6), round(top.stderr, 6), top.visits) == \
@@ -66,10 +61,7 @@ def test_settle_off_is_the_search_without_cycles_byte_for_byte():
 
 
 def test_cycles_grow_a_quarter_then_a_half_and_read_each_on_the_final_worlds():
-    """A tree grown in cycles is, after the first, bit for bit the tree of a halving of a
-    quarter of its share, and its checkpoint that tree's pass on the first CHECK_SHARE of the
-    final pass's worlds; after the second, two halvings; the final pass sums those worlds
-    apart."""
+    """Cycles grow as halvings of a quarter, then a half; each read on the final worlds."""
     info = decision()
     alg = algorithms()["ismcts"]
     table = alg.table(info, Settings.of())
@@ -103,10 +95,7 @@ def test_cycles_grow_a_quarter_then_a_half_and_read_each_on_the_final_worlds():
 
 
 def test_a_trees_correction_by_hand():
-    """c = v + (h / 4)(beta1 D1 + beta2 D2), D the value's change on the checkpoints' worlds
-    per doubling of the move's own iterations, h the doublings from the tree to the
-    profile's reference (at most 4); at or past the reference no correction; a mirror twin
-    its twin's."""
+    """A tree's correction c = v + (h / 4)(beta1 D1 + beta2 D2), by hand."""
     prof = settle.PROFILES["best"]
     rec = {"worlds": 10, "pass": 20,
            "at": [{1: [100, 2.0]}, {1: [200, 4.0]}],
@@ -134,10 +123,7 @@ def _mv(code, samples, **kw):
 
 
 def test_the_error_model_and_the_settled_rule_by_hand():
-    """se^2 = spread^2 (1 + kappa^2) + a^2 u + (lam K)^2 with its Welch-Satterthwaite degrees
-    of freedom; a difference adds a_d^2 (u + u') + (lam_d (K - K'))^2 to its paired spread;
-    the moves ranked by their raw values; settled when the 99% interval of the first's lead
-    over every other excludes 0."""
+    """The error model, its degrees of freedom and the settled rule, by hand."""
     prof = settle.PROFILES["best"]
     a = _mv(2, [1.0, 1.2, 0.9, 1.1, 1.0, 1.3, 0.8, 1.1])
     b = _mv(4, [0.2, 0.1, 0.4, 0.3, 0.2, 0.0, 0.3, 0.1])
@@ -174,8 +160,7 @@ def cli(*args):
 
 
 def test_best_and_eval_say_an_answer_has_not_settled(one_search):
-    """The verdict's second line offers more time where the answer has not settled, and
-    the JSON documents carry `settled`."""
+    """An unsettled verdict offers more time; the JSON carries `settled`."""
     out = cli("best", str(EXAMPLES / "decision.json"), "--iterations", "20000")
     assert out.splitlines()[1] == ("not settled: more time may re-rank (--iterations 80000 "
                                    "searches 4 times as long)")
@@ -191,10 +176,7 @@ def test_best_and_eval_say_an_answer_has_not_settled(one_search):
 
 
 def test_a_search_until_stopped_deepens_and_answers_its_last_finished_search():
-    """Until stopped, searches of the budget times 1, 2, 4, ...: stopped, the answer is the
-    last finished one's, byte for byte that of a search of its budget with the same seed;
-    the reports after the first carry its answer, `settled`, and the deeper search under
-    way."""
+    """Until stopped the search deepens and answers its last finished search."""
     info = decision()
     stop, seen = threading.Event(), []
 
@@ -213,8 +195,7 @@ def test_a_search_until_stopped_deepens_and_answers_its_last_finished_search():
 
 
 def test_the_reviews_recheck_searches_deeper_judged_alone():
-    """A suspected error is searched again with `recheck` times the budget, one search with
-    the same replicates (deeper trees), not more trees of the same size pooled."""
+    """A recheck is one deeper search with the same replicates, not more trees pooled."""
     from bergen_search.analysis.review import analyze
     record = json.loads((EXAMPLES / "match.json").read_text())
     calls = []
@@ -230,8 +211,7 @@ def test_the_reviews_recheck_searches_deeper_judged_alone():
 
 
 def test_a_watched_search_reports_the_answer_it_will_give():
-    """With settle, the reports once the trees are in are the engine's last word too: the
-    last is the result, its corrected errors, its order by raw values and `settled`."""
+    """With settle the last report is the result, errors, order and `settled`."""
     info = decision()
     reports = []
     res = search(info, Limits(iterations=2400), seed=6, on_info=reports.append)
@@ -242,8 +222,7 @@ def test_a_watched_search_reports_the_answer_it_will_give():
 
 
 def test_an_infinite_search_that_deepens_ends_by_itself_at_the_cap(monkeypatch):
-    """A search until stopped that deepens ends by itself once the next search would pass
-    MAX_ITERATIONS, with the last search's answer."""
+    """A deepening search until stopped ends by itself before MAX_ITERATIONS."""
     from bergen_search.search import api
     monkeypatch.setattr(api, "MAX_ITERATIONS", 1000)
     stop = threading.Event()

@@ -1,6 +1,4 @@
-"""Numbers you can trust: a value's error covers its noise (its spread over seeds), a move
-forced in some worlds lends nothing to the same move chosen in others, and `analyze` labels
-only what its interval shows, marking the rest borderline."""
+"""Numbers you can trust: errors cover the noise, and `analyze` labels only what it shows."""
 import functools
 import json
 import math
@@ -35,8 +33,7 @@ FORCED_POLLUTION = json.dumps({
 
 @functools.lru_cache(maxsize=None)
 def _match_analysis(iterations, seed):
-    """examples/match.json analysed at `iterations` with `seed` (once per process: two tests
-    read the same runs)."""
+    """examples/match.json analysed at `iterations` with `seed`, once per process."""
     with open(EXAMPLES / "match.json") as f:
         record = json.load(f)
     return analyze(record, limits=Limits(iterations=iterations), seed=seed)
@@ -95,9 +92,7 @@ def test_c4_the_spread_t_quantiles_and_the_paired_error():
 
 
 def test_a_bound_is_read_from_the_move_not_from_the_engine_that_made_it():
-    """`MoveValue.stderr` is a sampling error and `bound` the exact endgame's: a loss's interval
-    is loss ± (t·error + both bounds), t on the replicates, whatever the engine, and
-    `plus_minus` writes the two together."""
+    """A loss's interval is loss ± (t·error + both bounds), whatever the engine."""
     from bergen_search.analysis.verdicts import loss_bounds
 
     class R:
@@ -121,8 +116,7 @@ def test_a_bound_is_read_from_the_move_not_from_the_engine_that_made_it():
 
 
 def test_pooling_searches_takes_their_replicates_together_on_any_number_of_workers():
-    """The replicates are the units of work: which process runs which changes nothing, and
-    searches pool their replicates."""
+    """Which process runs which replicate changes nothing; searches pool replicates."""
     info = decision()
     a = search(info, Limits(iterations=8000), seed=1)
     b = search(info, Limits(iterations=8000), seed=2)
@@ -182,11 +176,7 @@ def test_run_move_grows_that_move_alone():
 # ---- known cases ---------------------------------------------------------------------------
 @pytest.mark.parametrize("seeds, iterations", sizes((12, 25_000), (30, None)))
 def test_the_example_values_survive_a_change_of_seed(seeds, iterations):
-    """ISMCTS on decision.json (30 seeds at the default budget; 12 at a quarter by default; the
-    bracket, which leaves the values alone, off): every move's spread over the seeds is at most
-    1 + 3.45 / sqrt(2 (n - 1)) times its mean printed error (three and a half of the spread's
-    own deviations above 1), and the best move is the same every time the answer says it has
-    settled."""
+    """Each move's spread over seeds is within its printed error; a settled best stays."""
     info = decision()
     limits = None if iterations is None else Limits(iterations=iterations)
     runs = [search(info, limits, seed=s, algorithm="ismcts", endgame=False)
@@ -208,10 +198,7 @@ def test_the_example_values_survive_a_change_of_seed(seeds, iterations):
 
 
 def test_a_move_forced_in_some_worlds_no_longer_lends_its_outcome():
-    """In FORCED_POLLUTION seat 0 must play 2-2 before 0-2 after 1-2:R whenever it holds both.
-    Counting only the iterations where a move was chosen (`stats=choices`; the exact endgame
-    off), 1-5:R is played, about 1.6 above 1-2:R as the exact values say; counting all
-    (`stats=all`) the two look alike."""
+    """`stats=choices` tells 1-5:R from 1-2:R as the exact values do; `stats=all` does not."""
     info = load_game(FORCED_POLLUTION)
     for seed in range(4):
         res = search(info, seed=seed, endgame=False)
@@ -248,9 +235,7 @@ def test_a_label_only_when_the_interval_is_inside_its_band():
     ("ismcts", {}, 7), ("flat", {}, 3), ("ucb", {}, 3),
     ("expectimax", {}, None), ("ismcts", {"replicates": 1}, None), ("classic", {}, None)])
 def test_the_labels_interval_is_at_the_confidence_the_report_names(engine):
-    """Every engine's loss interval is at CONFIDENCE (99%): Student's t on its replicates, the
-    normal quantile where the error rests on none (expectimax), unbounded where none was
-    measured; the quantiles from scipy."""
+    """Every engine's loss interval is at CONFIDENCE (99%), the quantiles from scipy."""
     from scipy import stats as sps
     algorithm, settings, dof = engine
     info = load_game((EXAMPLES / "position.json").read_text())
@@ -271,8 +256,7 @@ def test_the_labels_interval_is_at_the_confidence_the_report_names(engine):
 
 
 def test_the_best_play_by_a_little_still_has_an_interval():
-    """Which play is best is itself estimated: a played move on top by less than the noise has
-    an interval reaching up to what the runner-up may be worth more."""
+    """A played move on top by less than the noise still has an interval."""
     from dataclasses import replace
 
     from bergen_search.analysis.verdicts import loss_bounds
@@ -299,9 +283,7 @@ def test_the_best_play_by_a_little_still_has_an_interval():
 
 
 def test_the_seed_that_called_it_the_best_play_now_searches_again():
-    """match.json round 0, event 1 at 2,000 iterations: seed 1 put the played 2-6:L on top by
-    less than its noise; its interval reaches the threshold, so it is searched again, and the
-    two seeds agree or call it borderline."""
+    """A best play by less than its noise is searched again; the seeds agree or say borderline."""
     runs = [_match_analysis(2000, s) for s in (0, 1)]
     d0, d1 = (next(d for d in r.decisions if (d.round, d.event) == (0, 1)) for r in runs)
     assert d1.rechecks >= 1
@@ -309,8 +291,7 @@ def test_the_seed_that_called_it_the_best_play_now_searches_again():
 
 
 def test_analyze_marks_what_it_could_not_decide(tmp_path):
-    """A tiny budget and no recheck: close calls carry `borderline` and their interval, count in
-    no label, and are marked in the text and the HTML."""
+    """Close calls are `borderline`, in no label, and marked in the text and HTML."""
     with open(EXAMPLES / "match.json") as f:
         record = json.load(f)
     rough = analyze(record, limits=Limits(iterations=800), seed=1, max_rechecks=0)
@@ -335,8 +316,7 @@ def test_analyze_marks_what_it_could_not_decide(tmp_path):
 
 @pytest.mark.parametrize("seeds, iterations", sizes((2, 2000), (3, 8000)))
 def test_analyze_labels_agree_over_seeds_on_the_example(seeds, iterations):
-    """match.json with three seeds (two, at a quarter of the budget, by default): each label is
-    the same in every run, or every run marks it borderline."""
+    """Each label of match.json is the same over seeds, or marked borderline in every run."""
     runs = [_match_analysis(iterations, s) for s in range(seeds)]
     for ds in zip(*(r.decisions for r in runs)):
         labels = {d.label for d in ds}

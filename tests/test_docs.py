@@ -453,7 +453,8 @@ def test_readme_is_a_front_door():
 
 
 def test_readme_test_command_is_the_one_ci_runs():
-    """The README's test command is the one .ci/run runs, character for character."""
+    """The README's test command is the one .ci/run runs, character for character, and every
+    test file .ci/run names exists (a missing one makes a job run no test)."""
     with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
         ci = f.read().splitlines()
     command = ci[ci.index("# The README's test command:") + 1].strip()
@@ -461,6 +462,8 @@ def test_readme_test_command_is_the_one_ci_runs():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read().splitlines()
     assert command in readme, command
+    named = set(re.findall(r"\b(?:tests|benchmarks|lab)/[\w/]+\.py\b", "\n".join(ci)))
+    assert named and not [p for p in sorted(named) if not os.path.isfile(os.path.join(ROOT, p))]
 
 
 #: History in user-facing text: an issue number (`issue 17`, `#17`), a commit hash (seven

@@ -150,13 +150,13 @@ def test_best_and_eval_say_on_standard_error_that_they_were_interrupted(monkeypa
 @SLOW
 def test_best_text_and_eval_stop_at_once(tmp_path, stopped_promptly):
     proc = start(["best", DECISION, "--time", "30"], tmp_path)
-    time.sleep(2.0)
+    settled(proc)           # inside its search, however loaded the machine
     status, stdout, stderr, _ = interrupt(proc)
     assert status == 130
     assert stdout.startswith("best: ") and "; interrupted)" in stdout.splitlines()[0]
     assert "bergen: interrupted (Ctrl-C) after" in stderr
     proc = start(["eval", DECISION, "--time", "30", "--json"], tmp_path)
-    time.sleep(2.0)
+    settled(proc)           # inside its search, however loaded the machine
     status, stdout, stderr, seconds = interrupt(proc)
     assert status == 130, stderr
     stopped_promptly(seconds)

@@ -97,7 +97,7 @@ def test_page_and_assets_are_served_and_nothing_else(board):
     assert page.startswith("<!DOCTYPE html>") and "/static/board.js" in page
     # the drawing it shares with the HTML report (views/drawing.py), put into the page
     from bergen_search.views import drawing
-    assert drawing.sprite() in page and drawing.CSS in page and "<!--bergen:" not in page
+    assert drawing.sprite() in page and drawing.css() in page and "<!--bergen:" not in page
     assert "http://" not in page and "https://" not in page         # no CDN
     for asset in ("board.js", "board.css"):
         text = urllib.request.urlopen(board.url + "static/" + asset, timeout=10).read().decode()

@@ -61,7 +61,7 @@ def test_the_report_draws_with_the_boards_symbols(report):
     """The report draws with views/drawing.py's symbols, as the board does."""
     from bergen_search.views import drawing
     html_text, _, _ = report
-    assert drawing.sprite() in html_text and drawing.CSS in html_text
+    assert drawing.sprite() in html_text and drawing.css() in html_text
     doc = parse(html_text)
     hrefs = {a.get("href") for t, a in doc.tags if t == "use"}
     assert {"#tile-h", "#tile-v", "#half6"} <= hrefs and any(h.startswith("#mark-") for h in hrefs)

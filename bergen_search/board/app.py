@@ -154,7 +154,7 @@ def page() -> str:
     """static/index.html with `views.drawing`'s sprite and stylesheet put in."""
     with open(os.path.join(STATIC, "index.html"), encoding="utf-8") as f:
         text = f.read()
-    return (text.replace("<!--bergen:drawing-css-->", drawing.CSS)
+    return (text.replace("<!--bergen:drawing-css-->", drawing.css())
             .replace("<!--bergen:drawing-sprite-->", drawing.sprite()))
 
 

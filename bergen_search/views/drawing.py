@@ -1,8 +1,8 @@
 """What the HTML report and the board draw alike: the dominoes, the labels' marks, each side's
-colour and dash, as one SVG sprite of `<symbol>`s (`sprite()`) and one stylesheet (`CSS`)."""
+colour and dash, as one SVG sprite of `<symbol>`s (`sprite()`) and one stylesheet (`css()`)."""
 from __future__ import annotations
 
-from importlib import resources
+import functools
 
 SIDE_COLOURS = ("#1f5fa8", "#c0392b", "#1e8449", "#7d3c98")
 SIDE_DASHES = ("", "7 4", "2 3", "9 3 2 3")
@@ -20,12 +20,22 @@ _MARK_SHAPES = {
     "blunder": '<polygon points="0,-18 7,-10 0,-2 -7,-10"',
 }
 
-#: The styles of the tiles and the graph (views/drawing.css; custom properties colour a tile
-#: drawn by `<use>`: --tile-fill, --tile-stroke, --tile-stroke-width, --pip), then each side's.
-CSS = resources.files("bergen_search.views").joinpath("drawing.css").read_text(encoding="utf-8") \
-    + "\n".join(f"svg .curve.side{i} {{ stroke: {c};{f' stroke-dasharray: {d};' if d else ''} }} "
-                f"svg circle.decision.side{i} {{ fill: {c}; }}"
-                for i, (c, d) in enumerate(zip(SIDE_COLOURS, SIDE_DASHES)))
+def stylesheet(name: str) -> str:
+    """The package's stylesheet `name` (views/report.css, views/drawing.css), read when a page
+    is built: not at every command's start-up."""
+    from importlib import resources
+    return resources.files("bergen_search.views").joinpath(name).read_text(encoding="utf-8")
+
+
+@functools.cache
+def css() -> str:
+    """The styles of the tiles and the graph (views/drawing.css; custom properties colour a
+    tile drawn by `<use>`: --tile-fill, --tile-stroke, --tile-stroke-width, --pip), then each
+    side's."""
+    return stylesheet("drawing.css") + "\n".join(
+        f"svg .curve.side{i} {{ stroke: {c};{f' stroke-dasharray: {d};' if d else ''} }} "
+        f"svg circle.decision.side{i} {{ fill: {c}; }}"
+        for i, (c, d) in enumerate(zip(SIDE_COLOURS, SIDE_DASHES)))
 
 
 def sprite() -> str:

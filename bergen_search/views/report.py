@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import math
-from importlib import resources
 
 from ..analysis.luck import identity_sum, rounds_of
 from ..analysis.review import combined_summary
@@ -198,10 +197,6 @@ def to_json(results, seconds: float | None) -> dict:
 
 
 # ---- HTML -------------------------------------------------------------------------------
-
-
-#: The report's own stylesheet (the drawings' is `drawing.CSS`).
-CSS = resources.files("bergen_search.views").joinpath("report.css").read_text(encoding="utf-8")
 
 
 def _e(x) -> str:
@@ -580,8 +575,9 @@ def html_report(results, *, title="Bergen analysis") -> str:
                 f"objective's unit; a loss is the best play's value minus the played one's, "
                 f"labelled only when its {100 * CONFIDENCE:g}% interval lies within the "
                 f"label's band; otherwise, after the rechecks, it is marked borderline.</footer>")
+    css = drawing.stylesheet("report.css") + drawing.css()
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{_e(title)}</title><style>\n{CSS}{drawing.CSS}</style></head><body>"
+            f"<title>{_e(title)}</title><style>\n{css}</style></head><body>"
             f"{drawing.sprite()}{''.join(body)}</body></html>\n")

@@ -23,12 +23,25 @@ class Knowledge:
     game: Game
     beliefs: Beliefs
 
-    def __getattr__(self, name):
-        """The beliefs' own fields read through: `seats`, `reserve`, `deals`, `histories`,
-        `lead`."""
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.beliefs, name)
+    @property
+    def seats(self) -> list:
+        return self.beliefs.seats
+
+    @property
+    def reserve(self):
+        return self.beliefs.reserve
+
+    @property
+    def deals(self) -> int:
+        return self.beliefs.deals
+
+    @property
+    def histories(self) -> int:
+        return self.beliefs.histories
+
+    @property
+    def lead(self):
+        return self.beliefs.lead
 
     @property
     def string(self) -> str:

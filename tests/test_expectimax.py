@@ -6,7 +6,6 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
-from support import sizes
 
 from bergen_search import constants
 from bergen_search.errors import BergenError
@@ -122,52 +121,44 @@ TABLES = {
 
 
 # ---- exactness ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("count", sizes(2, 6))
-@pytest.mark.parametrize("name", sorted(TABLES))
-def test_worlds_equal_reference(name, count):
-    rules, history = TABLES[name]
-    for info in endgames(rules, 11, 8, count, history=history):
-        check_against_reference(info)
+#: Each row: the rules, `endgames`' options, the objective (match: the scores set near the
+#: target), the counts (default run, slow) and what the information sets must include.
+REFERENCE = {
+    **{name: (rules, dict(seed=11, max_remaining=8, history=history), "points", (2, 6), set())
+       for name, (rules, history) in TABLES.items()},
+    # the draws' chance nodes against the reference's plain enumeration
+    "chance": (Rules(players=2), dict(seed=28, max_remaining=10, max_reserve=6), "points",
+               (3, 12), {"draws ahead"}),
+    # cut right after a draw: the root a chance node, or a play
+    "mid-turn": (Rules(players=2), dict(seed=31, max_remaining=10, mid_turn=True, max_reserve=7),
+                 "points", (3, 4), {"mid-turn draw", "mid-turn play"}),
+    # max-n with three sides: values, moves' order and count agree in every world
+    "max-n": (Rules(players=3), dict(seed=48, max_remaining=9, history=False), "points",
+              (2, 6), {"choice"}),
+    # near the target: wins, the capped matches and the match equity of unfinished matches
+    **{f"match-{name}": (TABLES[name][0], dict(seed=13, max_remaining=8, history=TABLES[name][1]),
+                         "match", (4, 4), set()) for name in ("2p", "3p", "4p-partners")},
+}
 
 
-@pytest.mark.parametrize("seed, count", sizes((28, 3), (23, 12)))
-def test_chance_nodes_equal_reference(seed, count):
-    """The draws' chance nodes against the reference's plain enumeration."""
-    seen = 0
-    for info in endgames(Rules(players=2), seed, 10, count, max_reserve=6):
-        if info.reserve_size - info.rules.reserve_kept >= 2:
-            check_against_reference(info)
-            seen += 1
-    assert seen >= count // 3
-
-
-@pytest.mark.parametrize("count", sizes(3, 4))
-def test_mid_turn_equals_reference(count):
-    """Information sets cut right after a draw (the root a chance node) match the reference."""
-    roots = set()
-    for info in endgames(Rules(players=2), 31, 10, count, mid_turn=True, max_reserve=7):
-        assert info.draws_this_turn > 0
-        check_against_reference(info)
-        roots.add(DRAW if ExpectimaxSearch(CoreSampler(info), 1, 1).moves == [DRAW] else "play")
-    assert roots == {DRAW, "play"}
-
-
-@pytest.mark.parametrize("name", ["2p", "3p", "4p-partners"])
-def test_match_objective_equals_reference(name):
-    """Near the target: wins, the capped matches and the match equity of unfinished matches."""
-    rules, history = TABLES[name]
-    for k, info in enumerate(endgames(rules, 13, 8, 4, history=history)):
-        scores = tuple(rules.target - 5 + (k + side) % 4 for side in range(rules.n_sides))
-        check_against_reference(replace(info, scores=scores), "match", playouts=3)
-
-
-@pytest.mark.parametrize("seed, count", sizes((48, 2), (41, 6)))
-def test_max_n_equals_reference_three_players(seed, count):
-    """Max-n with three sides: values, moves' order and count agree in every world."""
-    rules = Rules(players=3)
-    for info in endgames(rules, seed, 9, count, history=False):
-        exact = check_against_reference(info)
-        assert len(exact) >= 2
+@pytest.mark.parametrize("name, size", [
+    pytest.param(name, size, id=f"{name}-{('fast', 'full')[size]}",
+                 marks=[pytest.mark.slow] if size else [])
+    for name in REFERENCE for size in (0, 1)])
+def test_every_world_equals_the_reference(name, size):
+    rules, options, objective, counts, wanted = REFERENCE[name]
+    seen = set()
+    for k, info in enumerate(endgames(rules, count=counts[size], **options)):
+        if objective == "match":
+            info = replace(info, scores=tuple(rules.target - 5 + (k + side) % 4
+                                              for side in range(rules.n_sides)))
+        exact = check_against_reference(info, objective, playouts=3 if objective == "match"
+                                        else 2)
+        seen |= {"choice"} if len(exact) >= 2 else set()
+        seen |= {"draws ahead"} if info.reserve_size - rules.reserve_kept >= 2 else set()
+        if info.draws_this_turn:
+            seen.add("mid-turn draw" if list(exact) == [DRAW] else "mid-turn play")
+    assert wanted <= seen
 
 
 @pytest.mark.parametrize("rules, seed, tiles, count, history, reserve", [

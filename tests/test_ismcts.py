@@ -8,7 +8,6 @@ from math import comb
 import pytest
 from support import sizes
 
-from bergen_search.errors import BergenError
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import format_move
 from bergen_search.formats.position import Position, position_from_flags
@@ -270,17 +269,6 @@ def test_triple_with_more_players(players, partnerships, sizes):
     assert sum(v for v, _, _ in stats.values()) == 20000
 
 
-def test_partnership_rewards_are_by_side():
-    """With partnerships every seat searches and the reward is by side."""
-    rules = Rules(players=4, partnerships=True)
-    info = first_decision(rules, derive_seed(SEED, 7))
-    tree = searched(info, 20000)
-    stats = tree.root_stats()
-    assert sum(v for _, v, _, _ in stats) == 20000
-    for move, visits, total, sq in stats:
-        assert abs(total / visits) < 15
-
-
 # ---- exact values on small endgames -----------------------------------------------------------
 class OpponentDecides(Exception):
     """Another seat has a choice somewhere: the exact solution here does not apply."""
@@ -441,88 +429,6 @@ def test_the_search_finds_the_exact_best_and_values(solved_endgames):
                     f"{exact[move]}; {info}")
                 means += 1
     assert bests >= min_best and means >= min_means
-
-
-# ---- hidden information ----------------------------------------------------------------------
-def replay_public(rules, hands, reserve, actions):
-    """The events of `actions` replayed on a full deal, or None if one is illegal there."""
-    st = State.deal(rules, hands, reserve)
-    events = []
-    for who, action in actions:
-        tile = st.reserve[0] if action == DRAW else -1
-        try:
-            st = st.apply(action, who)
-        except BergenError:
-            return None
-        events.append((who, action, tile))
-    return events
-
-
-def other_deal(rules, hands, reserve, actions, seat, rng, tries=2000):
-    """A deal with the same public history but another hand for the other seat, or None."""
-    other = 1 - seat
-    pinned_tiles = {a >> 1 for who, a in actions if who == other and a < DRAW}
-    pinned_slots, n_draws = set(), 0
-    for who, a in actions:
-        if a == DRAW:
-            if who == seat or reserve[n_draws] in pinned_tiles:
-                pinned_slots.add(n_draws)
-            n_draws += 1
-    own = [t for t in range(28) if hands[other] >> t & 1]
-    hand_free = [t for t in own if t not in pinned_tiles]
-    res_free = [k for k in range(len(reserve)) if k not in pinned_slots]
-    for _ in range(tries):
-        pool = hand_free + [reserve[k] for k in res_free]
-        rng.shuffle(pool)
-        alt_other = [t for t in own if t in pinned_tiles] + pool[:len(hand_free)]
-        alt_reserve = list(reserve)
-        for k, t in zip(res_free, pool[len(hand_free):]):
-            alt_reserve[k] = t
-        alt_hands = list(hands)
-        alt_hands[other] = sum(1 << t for t in alt_other)
-        if alt_hands[other] == hands[other]:
-            continue
-        events = replay_public(rules, alt_hands, alt_reserve, actions)
-        if events is not None:
-            return alt_hands, events
-    return None
-
-
-def test_hidden_hands_stay_hidden():
-    """Deals differing only in the other hand give the same information set and tree."""
-    rules = Rules()
-    checked = 0
-    for i in range(30):
-        rng = Rng(derive_seed(SEED, 5000 + i))
-        hands, reserve = match.deal(rules, rng)
-        st = State.deal(rules, hands, reserve)
-        seat = 1 - st.to_move          # the observer: the seat after the leader
-        actions, proofs = [], 0
-        while st.ended is None:
-            moves = st.legal_moves()
-            if proofs and st.to_move == seat and len(moves) > 1 and not st.draws_this_turn:
-                break
-            m = moves[rng.below(len(moves))]
-            proofs += st.to_move != seat and m in (DRAW, PASS)
-            actions.append((st.to_move, m))
-            st = st.apply(m)
-        if st.ended is not None:
-            continue
-        found = other_deal(rules, hands, reserve, actions, seat, rng)
-        if found is None:
-            continue
-        alt_hands, alt_events = found
-        events = replay_public(rules, hands, reserve, actions)
-        info = from_state_and_events(rules, seat, hands[seat], None, events)
-        alt = from_state_and_events(rules, seat, hands[seat], None, alt_events)
-        assert alt_hands[1 - seat] != hands[1 - seat]
-        assert info.key() == alt.key()
-        a = searched(info, 4000, seed=i)
-        b = searched(alt, 4000, seed=i)
-        assert a.root_stats() == b.root_stats()
-        assert a.n_nodes == b.n_nodes
-        checked += 1
-    assert checked >= 5
 
 
 # ---- the expected line after each move (`best`'s principal variation) ----------------------

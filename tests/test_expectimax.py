@@ -473,5 +473,7 @@ def test_the_core_shares_the_constants_and_imports_no_oracle():
     from bergen_search.search.engines.ismcts import _ismcts
     for name in ("MAX_BYTES", "MAX_EXPLORATION", "MAX_PASS_WORLDS", "MAX_SECONDS"):
         assert getattr(_ismcts, name) == getattr(ismcts_ref, name) == getattr(constants, name)
+    for name in ("POINTS_SCALE", "MAX_ITERATIONS", "KEY_OWN_DRAW"):
+        assert getattr(_ismcts, name) == getattr(ismcts_ref, name)
     assert ref.EQUITY_STREAM == constants.EQUITY_STREAM
     assert ref.objective_code is constants.objective_code

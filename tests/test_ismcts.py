@@ -204,6 +204,8 @@ def test_time_limit(virtual_clock):
         assert tree.iterations == 2148
         ref = ismcts_ref.IsmctsTree(ReferenceSampler(info), 4, objective=objective)
         assert ref.run(0, 0.25) == 16 and ref.run(10, 0.25) == 10
+        # the reference's timed slice, then the rest: the core's tree of the same total
+        assert ref.root_stats() == searched(info, 26, seed=4, objective=objective).root_stats()
     timed = tree_for(info, 3)
     done = timed.run(0, 0.01)
     assert 0 < done < 20_000

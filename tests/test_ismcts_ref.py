@@ -288,17 +288,6 @@ def test_a_pass_of_one_move_or_with_a_prefix_is_the_full_pass(core_modules):
     assert messages[:8] == messages[8:]
 
 
-def test_a_timed_slice_then_the_rest_equals_one_run(core_modules):
-    """A run cut by time, then the rest, is the core's tree of the same total."""
-    case = decision_case(3)
-    core, ref = both_trees(case, core_modules, 5, **case.settings)
-    done = ref.run(0, 0.005)
-    assert done >= 1
-    ref.run(200 - done if done < 200 else 1, 0)
-    core.run(ref.iterations, 0)
-    assert core.root_stats() == ref.root_stats() and core.n_nodes == ref.n_nodes
-
-
 # ---- the parts: the worlds -------------------------------------------------------------
 def test_reference_sampler_draws_the_core_worlds(require_compiled):
     """ReferenceSampler draws the core's worlds and leaves the RNG in the same state."""
@@ -349,9 +338,6 @@ def test_bad_arguments_as_the_core(core_modules):
         for iterations, seconds in ((10 ** 30, 0), (-1, 0), (10, math.inf), (10, math.nan)):
             with pytest.raises(BergenError):
                 tree.run(iterations, seconds)
-    from bergen_search.search.engines.ismcts import _ismcts
-    assert (ismcts_ref.POINTS_SCALE, ismcts_ref.MAX_ITERATIONS, ismcts_ref.KEY_OWN_DRAW) == \
-        (_ismcts.POINTS_SCALE, _ismcts.MAX_ITERATIONS, _ismcts.KEY_OWN_DRAW)
     tree = ismcts_ref.IsmctsTree(samplers[1], 1)
     tree._running = True
     with pytest.raises(RuntimeError, match="already running"):
@@ -363,23 +349,18 @@ def test_bad_arguments_as_the_core(core_modules):
         ismcts_ref.IsmctsTree(ReferenceSampler(info), 1)
 
 
-def test_counters_and_memory(core_modules):
-    """iterations, n_nodes and memory_bytes as the core's."""
+def test_counters_memory_and_the_cores_sampler(core_modules):
+    """memory_bytes is NODE_BYTES a node; given the core's sampler the Python tree reads its
+    information set and table and grows the core's tree."""
     IsmctsTree, CoreSampler = core_modules
-    case = decision_case(2)
-    core, tree = both_trees(case, core_modules, 3, **case.settings)
-    assert (tree.iterations, tree.n_nodes) == (0, 1)
-    assert tree.run(80, 0) == core.run(80, 0) == 80
-    assert (tree.iterations, tree.n_nodes, tree.seat) == (80, core.n_nodes, core.seat)
-    assert tree.memory_bytes == ismcts_ref.NODE_BYTES * tree.n_nodes > 0
-    assert sum(r[1] for r in tree.root_stats()) <= 80
-    # given the core's sampler, the Python tree reads its information set and table
     case = decision_case(5)
     sampler = CoreSampler(case.info, case.table)
     a = ismcts_ref.IsmctsTree(sampler, 9, **case.settings)
     b = IsmctsTree(sampler, 9, **case.settings)
+    assert (a.iterations, a.n_nodes) == (0, 1)
     assert a.run(50, 0) == b.run(50, 0) == 50
-    assert a.root_stats() == b.root_stats()
+    assert (a.root_stats(), a.n_nodes) == (b.root_stats(), b.n_nodes)
+    assert a.memory_bytes == ismcts_ref.NODE_BYTES * a.n_nodes > 0
     assert a.sampler.table is case.table
 
 

@@ -6,46 +6,40 @@ from bergen_search.play.engines import EngineSpec, SearchArgs, parse_engine_list
 from bergen_search.search.api import Limits, Settings
 
 
-def test_spec_settings_and_types():
-    spec = parse_engine_spec("ismcts:iterations=500,exploration=0.9,objective=match")
-    assert spec == EngineSpec("ismcts", {"iterations": 500, "exploration": 0.9,
-                                         "objective": "match"})
-    assert str(spec) == "ismcts:iterations=500,exploration=0.9,objective=match"
-    assert parse_engine_spec(" greedy ") == EngineSpec("greedy")
-    assert parse_engine_spec("greedy").simple_code is not None
-    assert parse_engine_spec("expectimax").simple_code is None
+@pytest.mark.parametrize("text, params, shown", [
+    ("ismcts:iterations=500,exploration=0.9,objective=match",
+     {"iterations": 500, "exploration": 0.9, "objective": "match"}, None),
+    (" greedy ", {}, "greedy"),
+    # every algorithm setting reads in a spec, booleans as on/off; presets take ISMCTS's
+    ("ismcts:time=0.1,inference=false,playout=random,twins=no",
+     {"time": 0.1, "inference": "off", "playout": "random", "twins": False},
+     "ismcts:time=0.1,inference=off,playout=random,twins=off"),
+    ("classic:inference=on", {"inference": "on"}, None),
+    ("expectimax:inference=yes,playouts=3", {"inference": "on", "playouts": 3},
+     "expectimax:inference=on,playouts=3"),
+])
+def test_spec_settings_and_types(text, params, shown):
+    spec = parse_engine_spec(text)
+    assert spec == EngineSpec(text.strip().split(":")[0], params)
+    assert str(spec) == (shown or text) and parse_engine_spec(str(spec)) == spec
+    assert (spec.simple_code is not None) == (spec.name == "greedy")
 
 
-def test_algorithm_settings_in_specs():
-    """Every algorithm setting reads in a spec, booleans as on/off; presets take ISMCTS's."""
-    spec = parse_engine_spec("ismcts:time=0.1,inference=false,playout=random,twins=no")
-    assert spec.params == {"time": 0.1, "inference": "off", "playout": "random", "twins": False}
-    assert str(spec) == "ismcts:time=0.1,inference=off,playout=random,twins=off"
-    assert parse_engine_spec(str(spec)) == spec
-    assert parse_engine_spec("classic:iterations=300").search_args() == SearchArgs(
-        Limits(iterations=300), Settings.of("classic"))
-    assert parse_engine_spec("classic:inference=on").params == {"inference": "on"}
-    assert parse_engine_spec("expectimax:inference=yes,playouts=3").params == {
-        "inference": "on", "playouts": 3}
-
-
-def test_search_args_and_default_budgets():
-    assert parse_engine_spec("ismcts").search_args() == SearchArgs(Limits(iterations=2000),
-                                                                   Settings.of("ismcts"))
-    assert parse_engine_spec("expectimax:depth=4").search_args() == SearchArgs(
-        Limits(iterations=64), Settings.of("expectimax", {"depth": 4}))
-    args = parse_engine_spec("expectimax:time=0.01,iterations=9").search_args()
-    assert args.limits == Limits(iterations=9, time=0.01)
-    assert args.settings == Settings.of("expectimax")
-    assert parse_engine_spec("ismcts:time=0.5").search_args().limits == Limits(time=0.5)
-
-
-def test_an_engines_objective_and_workers_are_no_settings_of_its_search():
-    """A spec's objective and workers are the search's parameters, not its settings."""
-    args = parse_engine_spec("ismcts:objective=match,workers=2,exploration=0.5").search_args()
-    assert (args.objective, args.workers) == ("match", 2)
-    assert args.settings == Settings.of("ismcts", {"exploration": 0.5})
-    assert "objective" not in args.settings and "workers" not in args.settings
+@pytest.mark.parametrize("text, limits, settings, objective, workers", [
+    ("ismcts", Limits(iterations=2000), Settings.of("ismcts"), "points", 1),
+    ("classic:iterations=300", Limits(iterations=300), Settings.of("classic"), "points", 1),
+    ("expectimax:depth=4", Limits(iterations=64), Settings.of("expectimax", {"depth": 4}),
+     "points", 1),
+    ("expectimax:time=0.01,iterations=9", Limits(iterations=9, time=0.01),
+     Settings.of("expectimax"), "points", 1),
+    ("ismcts:time=0.5", Limits(time=0.5), Settings.of("ismcts"), "points", 1),
+    # a spec's objective and workers are the search's parameters, not its settings
+    ("ismcts:objective=match,workers=2,exploration=0.5", Limits(iterations=2000),
+     Settings.of("ismcts", {"exploration": 0.5}), "match", 2),
+])
+def test_search_args_and_default_budgets(text, limits, settings, objective, workers):
+    assert parse_engine_spec(text).search_args() == SearchArgs(limits, settings, objective,
+                                                               workers)
 
 
 @pytest.mark.parametrize("text,players,want", [

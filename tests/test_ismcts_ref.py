@@ -222,19 +222,14 @@ def test_cases_cover_every_variant_and_setting(cases):
         moves = ReferenceSampler(case.info, case.table).base.legal_moves()
         seen.add(("root", "draw" if moves == [DRAW] else "pass" if len(moves) == 1 and
                   moves[0] > DRAW else "choice" if len(moves) > 1 else "one play"))
-    for name, values in CHOICES.items():
-        for v in values:
-            assert (name, v) in seen, (name, v)
-    for players, partnerships in TABLES:
-        assert ("table", players, partnerships) in seen
-    for key in (("objective", "points"), ("objective", "match"), ("playout", "random"),
-                ("playout", "scoring"), ("playout", "safe"), ("merge_twins", True),
-                ("merge_twins", False), ("choice_stats", True), ("choice_stats", False),
-                ("weighted", True), ("weighted", False), ("mid-turn", True),
-                ("history", True), ("history", False),
-                ("plan", "run_move"), ("plan", "evaluate"), ("root", "draw"),
-                ("root", "pass"), ("root", "choice")):
-        assert key in seen, key
+    want = ({(name, v) for name, values in CHOICES.items() for v in values}
+            | {("table", *t) for t in TABLES} | {("objective", "points"), ("objective", "match")}
+            | {("playout", p) for p in ("random", "scoring", "safe")}
+            | {(k, b) for k in ("merge_twins", "choice_stats", "weighted", "history")
+               for b in (True, False)}
+            | {("mid-turn", True), ("plan", "run_move"), ("plan", "evaluate")}
+            | {("root", r) for r in ("draw", "pass", "choice")})
+    assert want <= seen, want - seen
 
 
 # ---- the same tree ------------------------------------------------------------------------
@@ -309,35 +304,34 @@ def test_reference_sampler_draws_the_core_worlds(require_compiled):
             assert a.state == b.state == c.state
 
 
+#: Bad arguments to a tree: (what is called, a needle of its message; None: any message).
+REFUSED = [*((lambda cls, sampler, tree, kw=kw: cls(sampler, **{"seed": 1, **kw}), None)
+             for kw in (dict(seed="seed"), dict(seed=True), dict(objective=2),
+                        dict(objective="both"), dict(objective=True), dict(exploration=-1.0),
+                        dict(exploration=math.nan))),
+           (lambda cls, sampler, tree: cls(sampler, 1, playout="clever"), "unknown playout"),
+           (lambda cls, sampler, tree: tree.run(0, 0), "limit"),
+           (lambda cls, sampler, tree: tree.evaluate_root(0, 1), "worlds must be an integer 1.."),
+           (lambda cls, sampler, tree: tree.run_move(57, 10, 0), "is not a play"),
+           *((lambda cls, sampler, tree, a=a: tree.run(*a), None)
+             for a in ((10 ** 30, 0), (-1, 0), (10, math.inf), (10, math.nan)))]
+
+
 def test_bad_arguments_as_the_core(core_modules):
     """The same checks and messages as the core; a second run and a tree before the lead refused."""
     IsmctsTree, CoreSampler = core_modules
     case = decision_case(0)
     samplers = (CoreSampler(case.info, case.table), ReferenceSampler(case.info, case.table))
-    bad = [dict(seed="seed"), dict(seed=True), dict(objective=2), dict(objective="both"),
-           dict(objective=True), dict(exploration=-1.0), dict(exploration=math.nan)]
-    for kwargs in bad:
-        messages = []
-        for cls, sampler in zip((IsmctsTree, ismcts_ref.IsmctsTree), samplers):
-            with pytest.raises(BergenError) as e:
-                cls(sampler, **{"seed": 1, **kwargs})
-            messages.append(str(e.value))
-        assert messages[0] == messages[1], kwargs
+    messages = []
     for cls, sampler in zip((IsmctsTree, ismcts_ref.IsmctsTree), samplers):
-        with pytest.raises(BergenError, match="unknown playout"):
-            cls(sampler, 1, playout="clever")
         assert cls(sampler, 1).value_scale == pytest.approx(1 / ismcts_ref.POINTS_SCALE)
         tree = cls(sampler, 1, objective="match", playout="scoring")
         assert (tree.objective, tree.playout, tree.value_scale) == (1, 1, 1.0)
-        with pytest.raises(BergenError, match="limit"):
-            tree.run(0, 0)
-        with pytest.raises(BergenError, match="worlds must be an integer 1.."):
-            tree.evaluate_root(0, 1)
-        with pytest.raises(BergenError, match="is not a play"):
-            tree.run_move(57, 10, 0)
-        for iterations, seconds in ((10 ** 30, 0), (-1, 0), (10, math.inf), (10, math.nan)):
-            with pytest.raises(BergenError):
-                tree.run(iterations, seconds)
+        for call, needle in REFUSED:
+            with pytest.raises(BergenError, match=needle) as e:
+                call(cls, sampler, tree)
+            messages.append(str(e.value))
+    assert messages[:len(REFUSED)] == messages[len(REFUSED):]
     tree = ismcts_ref.IsmctsTree(samplers[1], 1)
     tree._running = True
     with pytest.raises(RuntimeError, match="already running"):

@@ -191,18 +191,6 @@ def test_small_round_is_solved_whatever_the_depth():
     assert differs
 
 
-def test_monte_carlo_mean_converges_to_exact():
-    """The mean of many weighted sampled worlds is close to exact_values."""
-    info = endgames(Rules(players=2), 37, 8, 1)[0]
-    exact = ref.exact_values(info)
-    search = ExpectimaxSearch(CoreSampler(info), EXACT, 9)
-    search.run_worlds(4000, 0)
-    for (move, worlds, total, sq), want in zip(search.root_stats(), exact.values()):
-        mean = total / worlds
-        stderr = max((sq / worlds - mean * mean) / worlds, 0.0) ** 0.5
-        assert abs(mean - float(want)) <= 5 * stderr + 1e-9
-
-
 # ---- positions with a known answer ----------------------------------------------------------
 def search_values(pos, objective=0, depth=EXACT, worlds=40, **kw):
     """Mean value of each root move over `worlds` sampled worlds, by move string."""

@@ -440,35 +440,19 @@ def test_the_expected_line_is_a_line_of_play(seed):
     lines = res.info["lines"]
     assert set(lines) == {m.move for m in res.moves if m.twin is None}
     assert all(1 <= len(line) <= 6 for line in lines.values())
-    hand = info.hand
     for move, line in lines.items():
-        left, right = info.left, info.right
-        played = 1 << move.tile
-        t = move.tile
-        if move.end == 0:
-            left = other_half(t, left)
-        else:
-            right = other_half(t, right)
-        seat = (info.seat + 1) % info.rules.players
-        for k, step in enumerate(line):
+        ends, played, seat = [info.left, info.right], 0, info.seat
+        for k, step in enumerate((move, *line)):          # the move itself first
             if step.kind == "draw":
-                if seat == info.seat:
-                    assert k == len(line) - 1          # the seat's own draw ends the line
-                continue                                # a draw keeps the turn
-            if step.kind == "pass":
-                seat = (seat + 1) % info.rules.players
-                continue
-            t = step.tile
-            assert not played >> t & 1
-            mine = bool(hand >> t & 1)
-            assert mine == (seat == info.seat), (move, line, k)
-            end_value = left if step.end == 0 else right
-            assert end_value in (TILE_LOW[t], TILE_HIGH[t]), (move, line, k)
-            if step.end == 0:
-                left = other_half(t, left)
-            else:
-                right = other_half(t, right)
-            played |= 1 << t
+                assert seat != info.seat or k == len(line)     # the seat's own draw ends it
+                continue                                        # a draw keeps the turn
+            if step.kind == "play":
+                t = step.tile
+                assert not played >> t & 1, (move, line, k)
+                assert bool(info.hand >> t & 1) == (seat == info.seat), (move, line, k)
+                assert ends[step.end] in (TILE_LOW[t], TILE_HIGH[t]), (move, line, k)
+                ends[step.end] = other_half(t, ends[step.end])
+                played |= 1 << t
             seat = (seat + 1) % info.rules.players
 
 

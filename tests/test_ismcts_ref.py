@@ -283,27 +283,7 @@ def test_a_pass_of_one_move_or_with_a_prefix_is_the_full_pass(core_modules):
     assert messages[:8] == messages[8:]
 
 
-# ---- the parts: the worlds -------------------------------------------------------------
-def test_reference_sampler_draws_the_core_worlds(require_compiled):
-    """ReferenceSampler draws the core's worlds and leaves the RNG in the same state."""
-    from bergen_search.information import _sampler
-    require_compiled(_sampler, "bergen_search.information._sampler")
-    for i in range(30):
-        case = decision_case(i)
-        core = _sampler.CoreSampler(case.info, case.table)
-        ref = ReferenceSampler(case.info, case.table)
-        assert ref.total == core.total
-        a, b, c = Rng(i), Rng(i), Rng(i)
-        for _ in range(20):
-            hands, reserve = core.sample(a)
-            assert ref.sample(b) == (hands, reserve)
-            world = ref.world(c)
-            assert (world.hands, list(world.reserve)) == (hands, reserve)
-            assert world.reserve_size == case.info.reserve_size == len(reserve)
-            assert world.to_move == case.info.seat and world.line == case.info.line
-            assert a.state == b.state == c.state
-
-
+# ---- the parts ------------------------------------------------------------------------------
 #: Bad arguments to a tree: (what is called, a needle of its message; None: any message).
 REFUSED = [*((lambda cls, sampler, tree, kw=kw: cls(sampler, **{"seed": 1, **kw}), None)
              for kw in (dict(seed="seed"), dict(seed=True), dict(objective=2),

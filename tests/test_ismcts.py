@@ -193,6 +193,8 @@ def test_same_seed_same_tree_however_sliced(objective):
     assert sliced.n_nodes == whole.n_nodes
     other = searched(info, 6000, seed=8, objective=objective)
     assert other.root_stats() != whole.root_stats()
+    for move, visits, total, sq in whole.root_stats() if objective else ():
+        assert sq == total and 0 < total < visits       # match rewards: r * r == r, r 0 or 1
 
 
 def test_time_limit(virtual_clock):
@@ -244,16 +246,12 @@ def test_obvious_positions(playout, position, best, means):
 
 
 def test_match_objective():
-    """At 14-14 of 15 the triple wins in every world; match rewards are 0 or 1."""
+    """At 14-14 of 15 the triple wins in every world (match rewards: the sliced-tree test)."""
     tree = searched(info_of(TRIPLE, scores="14,14"), 20000, objective="match")
     stats = by_move(tree)
     assert best_move(tree) in (mv("5-5:L"), mv("5-5:R"))
     for move in (mv("5-5:L"), mv("5-5:R")):
         assert stats[move][1] == 1.0
-    tree = searched(first_decision(Rules(), derive_seed(SEED, 6)), 5000, objective="match")
-    for move, visits, total, sq in tree.root_stats():
-        assert sq == total                 # r * r == r for r in {0, 1}
-        assert 0 < total < visits
 
 
 # ---- more players ----------------------------------------------------------------------------

@@ -383,6 +383,23 @@ def test_search_is_the_same_on_either_backend(start, stop, monkeypatch, core_mod
         check_search(i, monkeypatch)
 
 
+def test_search_budget_and_expectimax_on_the_reference(monkeypatch):
+    """The reference's budget is the FALLBACK_DIVISOR-th; expectimax is refused."""
+    from bergen_search.search.api import search
+    from bergen_search.search.registry import algorithms
+    info = decision_case(7).info
+    ref = backend.reference_search("test")
+    monkeypatch.setattr(backend, "SEARCH", ref)
+    result = search(info, replicates=1, choose="visits")
+    assert result.info["iterations"] == ref.budget(algorithms()["ismcts"].default_budget) == \
+        algorithms()["ismcts"].default_budget // backend.FALLBACK_DIVISOR
+    assert result.info["backend"] == "reference"
+    with pytest.raises(BergenError, match="expectimax needs the compiled core"):
+        search(info, algorithm="expectimax")
+    assert backend.SearchBackend("core", object).budget(100) == 100
+    assert "pure Python (test)" in ref.note and backend.load_search(True).name == "reference"
+
+
 @pytest.mark.parametrize("i, iterations", [
     (0, 1000), (9, 3000), *(pytest.param(i, 3000, marks=pytest.mark.slow) for i in (2, 7))])
 # 2 to 4 players, points and match (two of them behind the slow marker)

@@ -257,15 +257,13 @@ def test_last_tile_wins_the_match():
 def test_determinism_and_split_runs():
     info, _ = cut(Rules(players=2), 5, 3)
     a = ExpectimaxSearch(CoreSampler(info), 4, 123)
-    b = ExpectimaxSearch(CoreSampler(info), 4, 123)
     c = ExpectimaxSearch(CoreSampler(info), 4, 123)
     d = ExpectimaxSearch(CoreSampler(info), 4, 124)
     assert a.run_worlds(12, 0) == 12
-    assert b.run_worlds(12, 0) == 12
     assert c.run_worlds(5, 0) + c.run_worlds(7, 0) == 12
     d.run_worlds(12, 0)
-    assert a.root_stats() == b.root_stats() == c.root_stats()
-    assert a.nodes == b.nodes == c.nodes and a.worlds == c.worlds == 12
+    assert a.root_stats() == c.root_stats()         # the same seed, in one run or two
+    assert a.nodes == c.nodes and a.worlds == c.worlds == 12
     assert d.root_stats() != a.root_stats()
     # a world cut by the clock is dropped and started afresh by the next call
     a = ExpectimaxSearch(CoreSampler(info), 7, 8)

@@ -1,4 +1,5 @@
 """Expectimax in C against its oracle on small endgames; known values; determinism; time."""
+import itertools
 import math
 import os
 from dataclasses import replace
@@ -41,53 +42,47 @@ def _remaining(st: State) -> int:
             + max(0, st.reserve_size - st.rules.reserve_kept))
 
 
+def walk(rules, rng):
+    """(state, dealt hands, events so far) before each action of a seeded random round."""
+    hands, reserve = match.deal(rules, rng)
+    st = State.deal(rules, hands, reserve)
+    events = []
+    while st.ended is None:
+        yield st, hands, events
+        moves = st.legal_moves()
+        m = moves[0] if len(moves) == 1 else moves[rng.below(len(moves))]
+        events.append((st.to_move, m, st.reserve[0] if m == DRAW else None))
+        st = st.apply(m)
+
+
 def endgames(rules, seed, max_remaining, count, history=True, max_reserve=None, mid_turn=False):
     """Information sets of the seat to move late in seeded random rounds."""
     out, i = [], 0
     while len(out) < count:
-        rng = Rng(derive_seed(seed, i))
         i += 1
-        hands, reserve = match.deal(rules, rng)
-        st = State.deal(rules, hands, reserve)
-        events = []
-        while st.ended is None:
-            moves = st.legal_moves()
+        for st, hands, events in walk(rules, Rng(derive_seed(seed, i - 1))):
             seat = st.to_move
-            ready = st.line and _remaining(st) <= max_remaining and (
-                max_reserve is None or st.reserve_size <= max_reserve)
-            if ready and (st.draws_this_turn > 0 if mid_turn else len(moves) >= 2):
-                if history:
-                    out.append(from_state_and_events(rules, seat, hands[seat], None, events))
-                    break
-                if st.draws_this_turn == 0:
-                    sizes = tuple(st.hand_size(j) for j in range(rules.players))
-                    pos = Position(rules, st.scores, seat, st.hands[seat], st.line, sizes,
-                                   st.reserve_size, {}).check()
-                    out.append(from_position(pos))
-                    break
-            m = moves[0] if len(moves) == 1 else moves[rng.below(len(moves))]
-            events.append((seat, m, st.reserve[0] if m == DRAW else None))
-            st = st.apply(m)
+            if not (st.line and _remaining(st) <= max_remaining and (
+                    max_reserve is None or st.reserve_size <= max_reserve)
+                    and (st.draws_this_turn > 0 if mid_turn else len(st.legal_moves()) >= 2)):
+                continue
+            if history:
+                out.append(from_state_and_events(rules, seat, hands[seat], None, events))
+                break
+            if st.draws_this_turn == 0:
+                sizes = tuple(st.hand_size(j) for j in range(rules.players))
+                out.append(from_position(Position(rules, st.scores, seat, st.hands[seat],
+                                                  st.line, sizes, st.reserve_size, {}).check()))
+                break
     return out
 
 
 def cut(rules, seed, decision):
-    """(InfoSet, true State) at the `decision`-th decision of a random round (seat to move)."""
-    rng = Rng(seed)
-    hands, reserve = match.deal(rules, rng)
-    st = State.deal(rules, hands, reserve)
-    events, k = [], 0
-    while st.ended is None:
-        moves = st.legal_moves()
-        if st.line and len(moves) >= 2:
-            k += 1
-            if k == decision:
-                return from_state_and_events(rules, st.to_move, hands[st.to_move], None,
-                                             events), st
-        m = moves[0] if len(moves) == 1 else moves[rng.below(len(moves))]
-        events.append((st.to_move, m, st.reserve[0] if m == DRAW else None))
-        st = st.apply(m)
-    raise AssertionError("the round has too few decisions")
+    """The InfoSet of the seat to move at the `decision`-th decision of a random round."""
+    decisions = (from_state_and_events(rules, st.to_move, hands[st.to_move], None, events)
+                 for st, hands, events in walk(rules, Rng(seed))
+                 if st.line and len(st.legal_moves()) >= 2)
+    return next(itertools.islice(decisions, decision - 1, None))
 
 
 def check_against_reference(info, objective="points", seed=5, playouts=2, **kw):
@@ -255,7 +250,7 @@ def test_last_tile_wins_the_match():
 
 # ---- the object ----------------------------------------------------------------------------------
 def test_determinism_and_split_runs():
-    info, _ = cut(Rules(players=2), 5, 3)
+    info = cut(Rules(players=2), 5, 3)
     a = ExpectimaxSearch(CoreSampler(info), 4, 123)
     c = ExpectimaxSearch(CoreSampler(info), 4, 123)
     d = ExpectimaxSearch(CoreSampler(info), 4, 124)
@@ -276,7 +271,7 @@ def test_determinism_and_split_runs():
 
 def test_time_limit(virtual_clock):
     """On a virtual clock worlds finish until the limit; a long world is abandoned inside."""
-    info, _ = cut(Rules(players=2), 1, 1)
+    info = cut(Rules(players=2), 1, 1)
     virtual_clock(1 / 64)
     for depth, worlds in ((6, 6), (40, 0)):
         runs = []
@@ -292,7 +287,7 @@ def test_time_limit(virtual_clock):
 # ---- enumeration through search() -----------------------------------------------------------
 def test_enumeration_when_the_worlds_fit_the_budget():
     """A budget of every world solves them all exactly; a smaller one samples."""
-    info, _ = cut(Rules(players=2), 4, 8)
+    info = cut(Rules(players=2), 4, 8)
     assert WorldTable(info).total == 1440 and len(WorldTable(info).enumerate()) == 36
     exact = search(info, Limits(iterations=36), algorithm="expectimax", seed=4, depth=60)
     assert exact.info["exact"] and exact.info["worlds"] == 36 and exact.info["all_worlds"]
@@ -306,7 +301,7 @@ def test_enumeration_when_the_worlds_fit_the_budget():
 
 def test_enumeration_with_horizon_playouts_is_not_exact():
     """Worlds cut at the horizon: not exact, and the playouts' error holds."""
-    info, _ = cut(Rules(players=2), 2, 7)
+    info = cut(Rules(players=2), 2, 7)
     res = search(info, Limits(iterations=126), algorithm="expectimax", seed=4, depth=2)
     assert res.info["all_worlds"] and not res.info["exact"]
     assert all(0 < m.stderr < math.inf for m in res.moves)
@@ -318,7 +313,7 @@ def test_enumeration_with_horizon_playouts_is_not_exact():
 
 def test_enumeration_honours_the_clock(virtual_clock):
     """A time limit stops the enumeration early, heard inside a world too."""
-    info, _ = cut(Rules(players=2), 1, 4)
+    info = cut(Rules(players=2), 1, 4)
     assert len(WorldTable(info).enumerate()) == 969
     step = 1 / 1024
     virtual_clock(step)
@@ -362,7 +357,7 @@ class _Interrupting:
 @pytest.mark.parametrize("at", [0, 3])
 def test_ctrl_c_during_enumeration_returns_what_was_found(monkeypatch, at):
     """Ctrl-C during the enumeration returns the worlds solved so far, no traceback."""
-    info, _ = cut(Rules(players=2), 2, 7)
+    info = cut(Rules(players=2), 2, 7)
     # (the decision's moves: one world lists them all)
     full = search(info, Limits(iterations=1), algorithm="expectimax", seed=4)
     # The engine takes its class from backend.SEARCH.pick.

@@ -501,6 +501,10 @@ def test_the_known_case_tells_the_two_moves_apart_and_best_and_eval_say_exact(tm
     # (the exact value does not depend on the budget; the chances to win, ISMCTS's, do)
     ev = CliRunner().invoke(main, ["eval", str(p), "--iterations", "1000"]).output
     assert "exact: equilibrium" in ev and "value +1.20" in ev
+    big = CliRunner().invoke(main, ["best", "examples/decision.json", "--iterations", "300",
+                                    "--verbose"]).output
+    assert "exact: not solved, its public tree is too big" in big
+    assert "bracket: none, with this hand shown no move could be bracketed" in big
     strict = CliRunner().invoke(main, ["best", "examples/decision.json", "--algorithm",
                                        "endgame"])
     assert strict.exit_code == 2

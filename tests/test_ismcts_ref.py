@@ -315,10 +315,17 @@ def test_bad_arguments_as_the_core(core_modules):
 
 def test_counters_memory_and_the_cores_sampler(core_modules):
     """memory_bytes is NODE_BYTES a node; given the core's sampler the Python tree reads its
-    information set and table and grows the core's tree."""
+    information set and table and grows the core's tree; the reference sampler draws the core's
+    worlds (its walk is the table's: test_sampler.py)."""
     IsmctsTree, CoreSampler = core_modules
     case = decision_case(5)
     sampler = CoreSampler(case.info, case.table)
+    rngs = Rng(5), Rng(5)
+    ref_sampler = ReferenceSampler(case.info, case.table)
+    assert ref_sampler.total == sampler.total
+    assert [ref_sampler.sample(rngs[0]) for _ in range(5)] == [sampler.sample(rngs[1])
+                                                                for _ in range(5)]
+    assert rngs[0].state == rngs[1].state
     a = ismcts_ref.IsmctsTree(sampler, 9, **case.settings)
     b = IsmctsTree(sampler, 9, **case.settings)
     assert (a.iterations, a.n_nodes) == (0, 1)

@@ -164,8 +164,9 @@ def grown(case, core_modules):
     """Both trees of `case` after the runs of its plan."""
     trees = both_trees(case, core_modules, **case.settings)
     for what in case.plan:
-        for tree in trees if what[0] != "evaluate" else ():
-            step(tree, what)
+        if what[0] != "evaluate":
+            for tree in trees:
+                step(tree, what)
     return trees
 
 

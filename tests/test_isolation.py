@@ -5,11 +5,10 @@ import threading
 import time
 
 import pytest
-from support import sizes
+from support import InProcessEngine, sizes
 
 from bergen_search.formats.game import load_game
 from bergen_search.game.backend import REFERENCE
-from bergen_search.protocol.server import EngineServer
 from bergen_search.search import backend as search_backend
 from bergen_search.search.api import Limits, search
 
@@ -26,43 +25,24 @@ def _timeless(doc):
     return doc
 
 
-class Engine:
-    """An engine in this process (`EngineServer`) and the lines it wrote."""
-
-    def __init__(self, workers):
-        self.cv = threading.Condition()
-        self.lines = []
-        self.server = EngineServer(self._write, workers=workers)
-
-    def _write(self, line):
-        with self.cv:
-            self.lines.append(json.loads(line))
-            self.cv.notify_all()
-
-    def send(self, cmd):
-        assert self.server.handle_line(json.dumps(cmd))
-
-    def finals(self):
-        return [d for d in self.lines if d["type"] in ("bestmove", "error")]
-
-    def wait(self, count, timeout=300):
-        with self.cv:
-            assert self.cv.wait_for(lambda: len(self.finals()) >= count, timeout), \
-                "the engine did not answer every query"
-
-    def close(self):
-        self.server.close()
-
-
-def _alone(cmd):
-    """A query's final answer with nothing beside it."""
-    engine = Engine(workers=1)
+def _finals(workers, queries, events=()):
+    """The final answers (`bestmove` or error) written, by the time it closed, by an engine in
+    this process sent `queries` and then `events` ((seconds after the last query, command))."""
+    engine = InProcessEngine(workers)
+    got = []
     try:
-        engine.send(cmd)
-        engine.wait(1)
+        for q in queries:
+            engine.send(q)
+        at = 0.0
+        for when, cmd in events:
+            time.sleep(when - at)
+            at = when
+            engine.send(cmd)
+        for _ in queries:
+            got += engine.until("bestmove", timeout=300)
     finally:
         engine.close()
-    return engine.finals()[0]
+    return [d for d in got + list(engine.lines.queue) if d["type"] in ("bestmove", "error")]
 
 
 def _schedule(rng, round_):
@@ -90,21 +70,10 @@ def test_queries_stopped_and_terminated_beside_others_leave_their_answers_alone(
     alone = {}
     for r in range(rounds):
         workers, queries, events = _schedule(rng, r)
-        engine = Engine(workers)
-        try:
-            for q in queries:
-                engine.send(q)
-            at = 0.0
-            for when, cmd in events:
-                time.sleep(when - at)
-                at = when
-                engine.send(cmd)
-            engine.wait(len(queries))
-        finally:
-            engine.close()
-        finals = {d["id"]: d for d in engine.finals()}
+        answers = _finals(workers, queries, events)
+        finals = {d["id"]: d for d in answers}
         assert sorted(finals) == sorted(q["id"] for q in queries)
-        assert len(engine.finals()) == len(queries)            # exactly one each
+        assert len(answers) == len(queries)            # exactly one each
         for q in queries:
             got = finals[q["id"]]
             assert got["type"] == "bestmove", got
@@ -112,7 +81,7 @@ def test_queries_stopped_and_terminated_beside_others_leave_their_answers_alone(
                 continue
             key = json.dumps({k: v for k, v in q.items() if k != "id"}, sort_keys=True)
             if key not in alone:
-                alone[key] = _alone(q)
+                alone[key] = _finals(1, [q])[0]
             assert _timeless({**got, "id": None}) == _timeless({**alone[key], "id": None}), \
                 (r, q["id"], events)
 

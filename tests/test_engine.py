@@ -105,7 +105,10 @@ def test_partial_answers_while_searching(engine):
 
 
 def test_stop_during_an_infinite_search(engine):
+    """A stream stopped answers what it has; meanwhile the client refuses a second search."""
     with engine.analysis(STRING, report_every=0.01) as analysis:
+        with pytest.raises(EngineError, match="still running"):
+            engine.play(STRING, Limits(iterations=10))
         infos = []
         for info in analysis:
             infos.append(info)
@@ -120,29 +123,6 @@ def test_stop_during_an_infinite_search(engine):
     assert best["moves"][0]["visits"] > 0
     engine.ping()                               # still running, ready for more
     assert engine.play(STRING, Limits(iterations=500)).move
-
-
-def test_an_infinite_search_grows_trees_until_stop(engine):
-    """settle=off: an infinite search grows trees until stop, as `best --set replicates=k`."""
-    analysis = engine.analysis(STRING, Limits(iterations=3000), report_every=0)
-    assert analysis.wait()["iterations"] == 3000        # a budget: it answers by itself
-    engine.position(STRING)
-    ident = engine._send({"cmd": "go", "infinite": True, "iterations": 3000, "seed": 5,
-                          "report_every": 0.01, "settings": {"settle": "off"}})
-    engine.ping()                                       # answered while it searches
-    got = engine._await(ident, "partial", timeout=60)
-    while got.get("trees", 0) < 20:
-        got = engine._await(ident, "partial", timeout=60)
-    assert got["iterations"] > 3000 * 2 and got["stderr"] is not None
-    engine._send({"cmd": "stop"})
-    held = engine._await(ident, "bestmove")
-    assert held["stopped"] is True and held["terminated"] is False and held["interrupted"]
-    k = held["replicates"]
-    assert k >= 20
-    same = best_json(STRING, "--iterations", str(375 * k), "--seed", "5", "--set",
-                     f"replicates={k}", "--set", "settle=off")
-    assert figures(held) == figures(same)
-    assert held["iterations"] == same["iterations"] == 375 * k
 
 
 def test_an_infinite_search_deepens_until_stop(engine):
@@ -269,13 +249,6 @@ def test_the_client_lists_moves_and_streams_a_game_as_analyze(engine):
     assert decisions[0].played == want["decisions"][0]["played"]
 
 
-def test_the_client_refuses_a_second_search_while_one_streams(engine):
-    with engine.analysis(STRING, report_every=0):
-        with pytest.raises(EngineError, match="still running"):
-            engine.play(STRING, Limits(iterations=10))
-    assert engine.play(STRING, Limits(iterations=10)).move
-
-
 def _server():
     out = []
     return EngineServer(out.append), out
@@ -336,32 +309,23 @@ def test_fuzz_the_command_reader(lines):
 
 
 # ---- exits, timeouts, a dead engine ------------------------------------------------------------
-def _stderr(engine):
-    engine.close()
-    return engine.stderr
-
-
-def test_timeouts_and_a_dead_engine():
-    engine = EngineProcess.start(timeout=10)
+def test_a_timeout_stops_the_search(engine):
     with pytest.raises(EngineTimeout):
         engine.analyse(STRING, Limits(iterations=10 ** 9), timeout=0.3)
     engine.ping()                                  # the search was stopped and answered
-    engine.process.kill()
-    engine.process.wait()
-    with pytest.raises(EngineTerminated, match="the engine has exited"):
-        engine.ping()
-    engine.close()
-    with pytest.raises(EngineTerminated):
-        EngineProcess.start(["python3", "-c", "import sys; sys.exit(3)"])
 
 
-def test_the_installed_console_script(tmp_path):
-    """The installed `bergen engine` answers; `quit` ends it with 0 and nothing on stderr."""
+def test_the_installed_console_script_and_an_engine_that_exits():
+    """The installed `bergen engine` answers; `quit` ends it with 0 and nothing on stderr;
+    then, as for an engine that never starts, the client says it has exited."""
     exe = console_script()
     assert exe, "the console script `bergen` is not installed beside this Python nor on PATH"
     engine = EngineProcess.start([exe, "engine"])
     assert engine.hello()["version"] == __version__
     assert engine.play(STRING, Limits(iterations=1000), seed=1).info["moves"] == \
         best_json(STRING, "--iterations", "1000", "--seed", "1")["moves"]
-    assert engine.quit() == 0
-    assert _stderr(engine) == ""
+    assert engine.quit() == 0 and engine.stderr == ""
+    with pytest.raises(EngineTerminated, match="the engine has exited"):
+        engine.ping()
+    with pytest.raises(EngineTerminated):
+        EngineProcess.start(["python3", "-c", "import sys; sys.exit(3)"])

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from support import sizes
 
+from bergen_search import __version__
 from bergen_search.cli import main
 from bergen_search.protocol.schema import COMMANDS
 
@@ -253,15 +254,20 @@ def test_odd_ids_and_lines(wire):
 
 
 # ---- not allowed now ----------------------------------------------------------------------
-def test_a_query_id_already_in_flight(wire):
-    wire.send({"cmd": "go", "infinite": True, "id": "busy"})
-    answer = wire.ask({"cmd": "go", "iterations": 10, "id": "busy"})
+def test_a_query_id_already_in_flight_and_terminate_all(wire):
+    for i in range(3):
+        wire.send({"cmd": "go", "infinite": True, "id": f"a{i}"})
+    answer = wire.ask({"cmd": "go", "iterations": 10, "id": "a0"})
     assert answer["type"] == "error" and answer["in_flight"] is True
     assert "already in flight" in answer["error"]
-    wire.send({"cmd": "terminate", "queries": ["busy"], "id": "t"})
-    lines = wire.until(lambda d: d["type"] == "bestmove")
-    assert [d["type"] for d in lines] == ["terminated", "bestmove"]
-    assert lines[-1]["id"] == "busy" and lines[-1]["terminated"] is True
+    wire.send({"cmd": "terminate", "all": True, "id": "t"})
+    left = {"a0", "a1", "a2"}
+    lines = wire.until(lambda d: d["type"] == "bestmove" and (left.discard(d["id"]) or
+                                                              not left))
+    assert [d["type"] for d in lines] == ["terminated", "bestmove", "bestmove", "bestmove"]
+    assert sorted(lines[0]["queries"]) == ["a0", "a1", "a2"], lines
+    assert sorted(d["id"] for d in lines[1:]) == ["a0", "a1", "a2"]
+    assert all(d["terminated"] is True for d in lines[1:])
 
 
 # ---- queries -----------------------------------------------------------------------------
@@ -293,18 +299,6 @@ def test_priority_runs_first(wire):
     wire.send({"cmd": "stop"})
     lines = wire.until(lambda d: d["type"] == "bestmove" and d["id"] == "low")
     assert [d["id"] for d in lines if d["type"] == "bestmove"] == ["hold", "high", "low"]
-
-
-def test_terminate_all(wire):
-    for i in range(3):
-        wire.send({"cmd": "go", "infinite": True, "id": f"a{i}"})
-    wire.send({"cmd": "terminate", "all": True, "id": "t"})
-    left = {"a0", "a1", "a2"}
-    lines = wire.until(lambda d: d["type"] == "bestmove" and (left.discard(d["id"]) or
-                                                              not left))
-    ack = next(d for d in lines if d["type"] == "terminated")
-    assert sorted(ack["queries"]) == ["a0", "a1", "a2"], lines
-    assert sorted(d["id"] for d in lines if d["type"] == "bestmove") == ["a0", "a1", "a2"]
 
 
 def test_a_search_that_measured_nothing_is_empty_never_zero(wire):
@@ -387,6 +381,7 @@ def test_analyze_equals_the_command_decision_for_decision(wire):
     streamed = [d for d in lines if d["type"] == "decision"]
     final = lines[-1]
     assert final["id"] == "an" and final["stopped"] is False and final["terminated"] is False
+    assert final["version"] == __version__
     assert final["decisions"] == want["decisions"]
     assert final["summary"] == want["summary"] and final["settings"] == want["settings"]
     assert [d["index"] for d in streamed] == list(range(len(want["decisions"])))
@@ -407,7 +402,8 @@ def test_analyze_of_some_rounds_and_seats_with_beliefs(wire):
             b["seats"][0]["hand_size"], abs=1e-4)
 
 
-def test_analyze_stopped_part_way_keeps_the_decisions_judged(wire):
+def test_analyze_stopped_part_way_keeps_the_decisions_judged_and_terminated_is_said(wire):
+    """A stopped review keeps what it judged; one terminated while queued says so."""
     wire.send({"cmd": "analyze", "record": MATCH, "iterations": 400, "id": "cut"})
     first = wire.until(lambda d: d["type"] == "decision")[-1]
     assert first["index"] == 0
@@ -416,6 +412,18 @@ def test_analyze_stopped_part_way_keeps_the_decisions_judged(wire):
     final = lines[-1]
     assert final["interrupted"] is True and final["stopped"] is True
     assert 1 <= final["decisions_done"] == len(final["decisions"]) < final["decisions_total"]
+    assert final["terminated"] is False and final["version"] == __version__
+    wire.send({"cmd": "go", "infinite": True, "id": "hold"})
+    wire.send({"cmd": "analyze", "record": MATCH, "iterations": 20, "id": "never"})
+    wire.send({"cmd": "terminate", "queries": ["never", "hold"], "id": "t"})
+    answers, seen = {}, set()
+
+    def done(m):        # the three answers come in any order (the stopped search's first)
+        answers[m.get("id")] = m
+        seen.add((m.get("id"), m["type"]))
+        return {("hold", "bestmove"), ("never", "analysis"), ("t", "terminated")} <= seen
+    wire.until(done)
+    assert answers["never"]["version"] == __version__ and answers["never"]["terminated"]
 
 
 # ---- endings -----------------------------------------------------------------------------
@@ -601,27 +609,6 @@ def test_a_fractional_integer_setting_is_refused_not_truncated(wire, algorithm, 
     cli = CliRunner().invoke(main, ["best", STRING, "--algorithm", algorithm, "--set",
                                     f"{setting}=2.5", "--iterations", "20"])
     assert cli.exit_code == 2
-
-
-def test_the_analysis_answer_carries_the_version_and_says_how_it_ended(wire):
-    """Every document carries `version`; `stopped` and `terminated` are documented."""
-    from bergen_search import __version__
-    wire.send({"cmd": "analyze", "record": MATCH, "iterations": 20, "id": "an", "rounds": [0]})
-    final = wire.until(lambda m: m["type"] in ("analysis", "error"))[-1]
-    assert final["type"] == "analysis" and final["version"] == __version__
-    assert final["stopped"] is False and final["terminated"] is False
-    # a queued analysis terminated before it starts
-    wire.send({"cmd": "go", "infinite": True, "id": "hold"})
-    wire.send({"cmd": "analyze", "record": MATCH, "iterations": 20, "id": "never"})
-    wire.send({"cmd": "terminate", "queries": ["never", "hold"], "id": "t"})
-    answers, seen = {}, set()
-
-    def done(m):        # the three answers come in any order (the stopped search's first)
-        answers[m.get("id")] = m
-        seen.add((m.get("id"), m["type"]))
-        return {("hold", "bestmove"), ("never", "analysis"), ("t", "terminated")} <= seen
-    wire.until(done)
-    assert answers["never"]["version"] == __version__ and answers["never"]["terminated"]
 
 
 def test_go_before_the_lead_answers_the_hand_s_value(wire):

@@ -218,19 +218,14 @@ def test_the_protocol_session_runs_over_the_socket(board):
     assert search[-1]["beliefs"]["seats"][0]["p_hold"] == cli_show["seats"][0]["p_hold"]
 
 
-def _running(board) -> int:
-    """The queries in flight (queued or running) over every open connection."""
-    return sum(len(set(c.server.running) | set(c.server.inflight.values()))
-               for c in board.app.state.connections)
-
-
 def test_a_connection_dropped_mid_search_leaves_no_search_running(board):
     async def go():
         ws = await websockets.connect(board.ws)
         await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
                                   "report_every": 0.05, "id": "live"}))
         await lines_until(ws, lambda m: m.get("type") == "partial")
-        assert _running(board) == 1
+        (conn,) = board.app.state.connections            # its one query, in flight
+        assert len(set(conn.server.running) | set(conn.server.inflight.values())) == 1
         await ws.close()
     before = threading.active_count()
     asyncio.run(go())
@@ -247,28 +242,6 @@ def test_a_connection_dropped_mid_search_leaves_no_search_running(board):
             await ws.send(json.dumps({"cmd": "isready", "id": 9}))
             return json.loads(await asyncio.wait_for(ws.recv(), 10))
     assert asyncio.run(again()) == {"type": "readyok", "id": 9}
-
-
-@pytest.mark.slow
-def test_a_hundred_connections_at_once(board):
-    async def one(i):
-        async with websockets.connect(board.ws) as ws:
-            await ws.send(json.dumps({"cmd": "position", "game": SMALL, "id": i}))
-            await ws.send(json.dumps({"cmd": "go", "iterations": 200, "seed": i, "id": "g"}))
-            got = await lines_until(ws, lambda m: m.get("type") == "bestmove", timeout=120)
-            return got[0], got[-1]
-
-    async def go():
-        return await asyncio.gather(*(one(i) for i in range(100)))
-    results = asyncio.run(go())
-    assert len(results) == 100
-    for i, (pos, best) in enumerate(results):
-        assert pos["id"] == i and pos["position"] == SMALL
-        assert best["id"] == "g" and best["iterations"] == 200
-    deadline = time.monotonic() + 20
-    while board.app.state.connections and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not board.app.state.connections
 
 
 # ---- the command ------------------------------------------------------------------------------
@@ -310,41 +283,46 @@ def test_serve_stops_promptly_on_a_signal(sig, status):
 
 
 @pytest.mark.slow
-def test_memory_stays_flat_under_load(board):
-    """Rounds of 20 connections: no engine outlives its connection and the heap stops growing."""
+def test_a_hundred_connections_at_once_and_memory_stays_flat_under_load(board):
+    """100 connections at once, then rounds of 20, each answered: no engine outlives its
+    connection and the heap stops growing."""
     import gc
     import tracemalloc
 
     from bergen_search.protocol.server import EngineServer
 
-    async def one(i):
+    async def one(i, live):
         async with websockets.connect(board.ws) as ws:
             for _ in range(10):
                 await ws.send("{not json")
-            await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
-                                      "report_every": 0.05, "id": i}))
-            await lines_until(ws, lambda m: m.get("type") == "partial")
+            await ws.send(json.dumps({"cmd": "position", "game": SMALL, "id": i}))
+            await ws.send(json.dumps({"cmd": "go", "iterations": 200, "seed": i, "id": "g"}))
+            got = await lines_until(ws, lambda m: m.get("type") == "bestmove", timeout=120)
+            if live:            # (a search running when the connection closes)
+                await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
+                                          "report_every": 0.05, "id": "live"}))
+                await lines_until(ws, lambda m: m.get("type") == "partial")
+            return next(m for m in got if m.get("id") == i), got[-1]
 
-    async def round_():
-        await asyncio.gather(*(one(i) for i in range(20)))
-
-    def settle():
-        deadline = time.monotonic() + 20
-        while board.app.state.connections and time.monotonic() < deadline:
-            time.sleep(0.05)
-        gc.collect()
+    async def round_(n):
+        return await asyncio.gather(*(one(i, n == 20) for i in range(n)))
 
     tracemalloc.start()
     try:
         sizes = []
-        for _ in range(8):
-            asyncio.run(round_())
-            settle()
+        for n in [100] + [20] * 7:
+            for pos, best in asyncio.run(round_(n)):
+                assert pos["type"] == "position" and pos["position"] == SMALL
+                assert best["id"] == "g" and best["iterations"] == 200
+            deadline = time.monotonic() + 20
+            while board.app.state.connections and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not board.app.state.connections
+            gc.collect()
             sizes.append(tracemalloc.get_traced_memory()[0])
     finally:
         tracemalloc.stop()
-    print(f"\nmemory held after each round of 20 connections: "
-          f"{[round(x / 1024) for x in sizes]} KiB")
+    print(f"\nmemory held after each round: {[round(x / 1024) for x in sizes]} KiB")
     assert not any(isinstance(o, EngineServer) for o in gc.get_objects())
     assert sizes[-1] - sizes[2] < 1024 * 1024, sizes
 
@@ -823,13 +801,7 @@ def test_a_round_entered_by_clicks_is_followed_live_and_downloads_as_that_round(
     record = {"format": "bergen-record/1", "rules": {"players": 2}, "start_scores": [0, 0],
               "rounds": [{"hands": first["hands"], "reserve": None, "events": []}]}
     for k, event in enumerate(first["events"]):
-        if "play" in event:
-            page.click(f'#game-legal button[data-move="{event["play"]}"]')
-        else:
-            page.click('#game-legal button[data-move="draw"]')
-            page.click(f'#game-palette [data-tile="{event["draw"]}"]')
-        page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
-                               arg=k + 1)
+        enter(page, event, k + 1)
         if k < 3:
             record["rounds"][0]["events"].append(event)
             so_far = tmp_path / f"so-far-{k}.json"
@@ -885,15 +857,7 @@ def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, t
             if event["seat"] == 1:
                 assert "(hand not seen" in page.text_content("#game-to-move")
                 offered_unseen += 1
-        if "play" in event:
-            page.click(f'#game-legal button[data-move="{event["play"]}"]')
-        elif event["seat"] == 1:
-            page.click('#game-legal button[data-move="draw"]')      # no tile asked
-        else:
-            page.click('#game-legal button[data-move="draw"]')
-            page.click(f'#game-palette [data-tile="{event["draw"]}"]')
-        page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
-                               arg=k + 1)
+        enter(page, seen_by_0[k], k + 1)          # (seat 1's draws: no tile asked)
     assert offered_unseen >= 5
     (got,) = finished_round_download(page, tmp_path)["rounds"]
     assert got["hands"][1] is None and sorted(got["hands"][0]) == sorted(first["hands"][0])
@@ -1178,6 +1142,15 @@ def deal_by_clicks(page, hands):
             page.select_option("#game-seat", str(seat))
             for t in hand:
                 page.click(f'#game-palette [data-tile="{t}"]')
+
+
+def enter(page, event, n):
+    """Click `event` in the game panel (a draw's tile, when it is known) as the n-th event."""
+    page.click(f'#game-legal button[data-move="{event.get("play", "draw")}"]')
+    if event.get("draw"):
+        page.click(f'#game-palette [data-tile="{event["draw"]}"]')
+    page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
+                           arg=n)
 
 
 def no_sideways_scroll(page, width):

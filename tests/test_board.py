@@ -185,9 +185,9 @@ def test_a_deliberate_remote_setup_allows_its_names():
         remote.stop()
 
 
-def test_the_protocol_session_runs_over_the_socket(board):
-    """Malformed messages get errors, and then position, go (with partials), show and beliefs
-    over the socket answer as the CLI does."""
+def test_malformed_messages_get_errors_and_the_server_keeps_serving(board):
+    """(The well-formed session over the socket, answered as the CLI answers: every browser
+    test below.)"""
     bad = ["not json", "[1, 2]", '{"cmd": "fly", "id": 1}', '{"cmd": "go", "iterations": 0}',
            '{"cmd": "go", "id": [8]}', b"\xff\xfe", '{"cmd": "position", "game": "bergen9"}']
 
@@ -196,26 +196,14 @@ def test_the_protocol_session_runs_over_the_socket(board):
             for i in range(1000):
                 await ws.send(bad[i % len(bad)])
             got = [json.loads(await asyncio.wait_for(ws.recv(), 60)) for _ in range(1000)]
-            await ws.send(json.dumps({"cmd": "position", "game": SMALL, "id": 1}))
-            pos = await lines_until(ws, lambda m: m.get("id") == 1)
-            await ws.send(json.dumps({"cmd": "go", "iterations": 3000, "seed": 2,
-                                      "report_every": 0.01, "beliefs": True, "id": 2}))
-            search = await lines_until(ws, lambda m: m.get("type") == "bestmove")
-            await ws.send(json.dumps({"cmd": "show", "id": 3}))
-            show = await lines_until(ws, lambda m: m.get("id") == 3)
-            return got, pos[-1], search, show[-1]
-    got, pos, search, show = asyncio.run(go())
+            await ws.send(json.dumps({"cmd": "position", "game": SMALL, "id": "ok"}))
+            return got, json.loads(await asyncio.wait_for(ws.recv(), 60))
+    got, answer = asyncio.run(go())
     assert all(m["type"] == "error" and "Traceback" not in m["error"] for m in got)
     assert got[2] == {"type": "error", "id": 1, "error": got[2]["error"]}
     assert "unknown command 'fly'" in got[2]["error"]
-    assert pos["type"] == "position" and pos["legal"] == ["0-3:R", "1-2:L"]
-    assert pos["position"] == SMALL
-    best = bergen_json("best", SMALL, "--iterations", "3000", "--seed", "2")
-    assert search[-1]["moves"] == best["moves"]
-    assert {m["type"] for m in search[:-1]} <= {"partial"}
-    cli_show = bergen_json("show", SMALL)
-    assert show["seats"] == cli_show["seats"]
-    assert search[-1]["beliefs"]["seats"][0]["p_hold"] == cli_show["seats"][0]["p_hold"]
+    assert answer["type"] == "position" and answer["id"] == "ok"
+    assert answer["legal"] == ["0-3:R", "1-2:L"] and answer["position"] == SMALL
 
 
 def test_a_connection_dropped_mid_search_leaves_no_search_running(board):

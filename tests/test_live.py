@@ -98,19 +98,11 @@ def test_a_solved_attempt_is_the_result_and_the_last_report(held_attempt):
     assert any(not r.get("exact") for r in reports)        # ISMCTS streamed first
 
 
-def test_the_engine_says_exact_on_the_partial_that_carries_the_solved_answer(served):
-    """A solved answer's partial says exact; until stopped, it says finished at once and is
-    held until stop, which answers it."""
+def test_an_infinite_go_that_solves_says_exact_and_finished_at_once(served):
+    """Solved exactly, the partial that carries the answer says exact and finished at once;
+    held until stop, which answers it (a fixed budget's last report: the search's test)."""
     _core()
-    served.send({"cmd": "go", "game": json.loads(KNOWN), "id": 1, "iterations": 20000,
-                 "report_every": 0.05})
-    got = served.until("bestmove")
-    partials, final = got[:-1], got[-1]
-    assert final["exact"] and partials and partials[-1]["exact"]
-    assert partials[-1]["best"] == final["best"]
-    assert [m["move"] for m in partials[-1]["moves"]] == [m["move"] for m in final["moves"]]
-    assert all(m["value"] is not None for m in partials[-1]["moves"])
-    served.send({"cmd": "go", "game": json.loads(KNOWN), "id": 2, "infinite": True,
+    served.send({"cmd": "go", "game": json.loads(KNOWN), "id": 1, "infinite": True,
                  "report_every": 0.05})
     got = []
     while not got or not got[-1].get("finished"):
@@ -122,6 +114,7 @@ def test_the_engine_says_exact_on_the_partial_that_carries_the_solved_answer(ser
     final = served.until("bestmove")[-1]
     last = got[-1]
     assert last["exact"] and last["finished"] and final["exact"]
+    assert last["best"] == final["best"] and all(m["value"] is not None for m in last["moves"])
     assert [(m["move"], m["value"]) for m in last["moves"]] == \
         [(m["move"], m["value"]) for m in final["moves"]]
     assert not any(p["finished"] for p in got[:-1])

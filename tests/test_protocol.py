@@ -238,14 +238,11 @@ def test_lines_that_break_the_rules(wire, line, message):
 
 
 def test_odd_ids_and_lines(wire):
-    """A stop with nothing running, a null id, an id beyond 64 bits, a line not UTF-8."""
+    """A stop with nothing running, a null id, the largest id, a line not UTF-8 (ids out of
+    range: test_an_id_that_is_not_a_string_or_an_integer_is_refused)."""
     wire.send({"cmd": "stop", "id": 1})
     assert wire.ask({"cmd": "isready", "id": 2}) == {"type": "readyok", "id": 2}
     assert wire.ask({"cmd": "isready", "id": None}) == {"type": "readyok"}
-    answer = wire.ask({"cmd": "isready", "id": 2 ** 64})
-    assert answer["type"] == "error" and "id" not in answer
-    assert answer["error"] == ("'id' must be a string of at most 200 characters or an integer "
-                               "from -(2^63 - 1) to 2^63 - 1, got 18446744073709551616")
     assert wire.ask({"cmd": "isready", "id": 2 ** 63 - 1})["id"] == 2 ** 63 - 1
     wire.proc.stdin.flush()
     wire.proc.stdin.buffer.write(b'\xff{"cmd": "isready"}\n')

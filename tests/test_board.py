@@ -207,22 +207,28 @@ def test_malformed_messages_get_errors_and_the_server_keeps_serving(board):
 
 
 def test_a_connection_dropped_mid_search_leaves_no_search_running(board):
+    """A live search (here before the lead) and a review, dropped midway, leave nothing."""
     async def go():
         ws = await websockets.connect(board.ws)
-        await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
-                                  "report_every": 0.05, "id": "live"}))
-        await lines_until(ws, lambda m: m.get("type") == "partial")
-        (conn,) = board.app.state.connections            # its one query, in flight
-        assert len(set(conn.server.running) | set(conn.server.inflight.values())) == 1
+        await ws.send(json.dumps({"cmd": "go", "game": "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,"
+                                  "5-6/-", "infinite": True, "report_every": 0.05, "id": 1}))
+        await ws.send(json.dumps({"cmd": "analyze", "record": json.load(open(MATCH)), "id": 2,
+                                  "iterations": 2000}))
+        seen = set()
+        await lines_until(ws, lambda m: seen.add(m["type"]) or {"partial", "decision"} <= seen)
+        (conn,) = board.app.state.connections            # its two queries, in flight
+        assert len(set(conn.server.running) | set(conn.server.inflight.values())) == 2
         await ws.close()
-    before = threading.active_count()
+    def alive():            # (not the server loop's executor, which pools its threads)
+        return [t.name for t in threading.enumerate() if not t.name.startswith("asyncio_")]
+    before = len(alive())
     asyncio.run(go())
     deadline = time.monotonic() + 10
-    while (board.app.state.connections or threading.active_count() > before) \
+    while (board.app.state.connections or len(alive()) > before) \
             and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not board.app.state.connections
-    assert threading.active_count() <= before
+    assert len(alive()) <= before, alive()
     assert not [t for t in threading.enumerate() if t.name.startswith("bergen-worker")]
 
     async def again():       # the next well-formed request is answered

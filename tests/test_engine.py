@@ -210,6 +210,9 @@ def test_malformed_lines_get_an_error_and_the_engine_keeps_running(engine):
     engine.ping()
     with pytest.raises(EngineError, match="position string"):
         engine.position("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-9/4,5/14")
+    with engine.analysis("bergen1/x", report_every=0) as refused:
+        pass                                    # a stream whose query was refused: closed
+    assert refused.best == {}
     # before the lead: the hand's value, and its forced lead (it holds 0-0)
     lead = engine.analyse("bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", Limits(iterations=10))
     assert lead["best"] == "0-0" and lead["leads"][0]["chance"] == 1.0

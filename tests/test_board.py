@@ -638,7 +638,7 @@ def test_the_address_carries_the_position_the_budget_and_the_inference(page, boa
     no_sideways_scroll(page, 390)
 
 
-def test_the_live_analysis_of_a_record_deepens_stops_and_answers_as_best(page, tmp_path):
+def test_live_analysis_first_ranked_moves_and_a_record_s_answers_as_best(page, tmp_path):
     """A record opened: trees of one iteration rank every move; the beliefs are `show`'s on
     the record; an unsettled answer offers more time; until stopped the search deepens (N,
     2N, ...) and stopped shows `best --iterations N`; before the lead, the hand's value; the

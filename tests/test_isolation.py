@@ -95,48 +95,33 @@ def searches(backend, monkeypatch):
     return search_backend.SEARCH
 
 
-def _tree_class(searches):
-    from bergen_search.search.engines.ismcts.reference import IsmctsTree as ReferenceTree
-    return searches.pick("bergen_search.search.engines.ismcts._ismcts.IsmctsTree", ReferenceTree)
-
-
-def test_trees_alive_elsewhere_leave_a_capped_search_unchanged(searches):
-    """A search capped at 1 MB answers the same with other trees alive in the process."""
+def test_each_account_has_its_cap_and_trees_elsewhere_leave_a_capped_search_alone(searches):
+    """One account's trees share its cap, another has its own, frees go home; a search
+    capped at 1 MB answers the same with other trees alive in the process."""
+    from bergen_search.information.sampler import WorldTable
+    from bergen_search.search.engines.ismcts import reference
     info = load_game(SMALL)
+    tree = searches.pick("bergen_search.search.engines.ismcts._ismcts.IsmctsTree",
+                         reference.IsmctsTree)
+    account = searches.pick("bergen_search.search.engines.ismcts._ismcts.MemoryAccount",
+                            reference.MemoryAccount)
     limits = Limits(iterations=2_000, memory_mb=1)
     alone = search(info, limits, seed=3, replicates=1)
-    tree = _tree_class(searches)
-    others = [tree(searches.sampler(info, _table(info)), s, max_bytes=0) for s in range(6)]
+    first_pool = 4096 * 40             # a first pool of 4,096 nodes of 40 bytes
+    cap = first_pool * 3 // 2
+    shared, own = account(), account()
+    trees = [tree(searches.sampler(info, WorldTable(info)), seed, max_bytes=cap, account=a)
+             for seed, a in ((1, shared), (2, shared), (3, own))]
+    trees += [tree(searches.sampler(info, WorldTable(info)), s, max_bytes=0) for s in range(6)]
+    assert shared.bytes == cap and own.bytes == first_pool
     beside = search(info, limits, seed=3, replicates=1)
     assert beside.info["memory"] == alone.info["memory"] == {"cap_mb": 1, "full": 0,
                                                              "full_at": None}
-    assert beside.info["nodes"] == alone.info["nodes"]
-    assert beside.moves == alone.moves
-    del others
-
-
-def test_the_trees_of_one_account_share_its_cap(searches):
-    """One account's trees share its cap; another account has its own; frees go home."""
-    from bergen_search.search.engines.ismcts.reference import MemoryAccount as ReferenceAccount
-    info = load_game(SMALL)
-    tree = _tree_class(searches)
-    account = searches.pick("bergen_search.search.engines.ismcts._ismcts.MemoryAccount", ReferenceAccount)
-    first_pool = 4096 * 40             # a first pool of 4,096 nodes of 40 bytes
-    cap = first_pool * 3 // 2
-    shared, alone = account(), account()
-    first = tree(searches.sampler(info, _table(info)), 1, max_bytes=cap, account=shared)
-    second = tree(searches.sampler(info, _table(info)), 2, max_bytes=cap, account=shared)
-    other = tree(searches.sampler(info, _table(info)), 3, max_bytes=cap, account=alone)
-    assert shared.bytes == cap and alone.bytes == first_pool
-    del first
-    assert shared.bytes == cap - first_pool and alone.bytes == first_pool
-    del second, other
-    assert shared.bytes == alone.bytes == 0
-
-
-def _table(info):
-    from bergen_search.information.sampler import WorldTable
-    return WorldTable(info)
+    assert beside.info["nodes"] == alone.info["nodes"] and beside.moves == alone.moves
+    del trees[0]
+    assert shared.bytes == cap - first_pool and own.bytes == first_pool
+    del trees[:]
+    assert shared.bytes == own.bytes == 0
 
 
 # ---- a search's processes --------------------------------------------------------------------

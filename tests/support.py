@@ -410,3 +410,31 @@ def chi_square(observed: Counter, probs: dict, n: int):
     stat = sum((o - e) ** 2 / e for e, o in merged)
     df = len(merged) - 1
     return stat, df, chi2_sf(stat, df)
+
+
+# ---- an engine in this process -------------------------------------------------------------
+class InProcessEngine:
+    """An engine in this process (`EngineServer`) and the queue of the lines it wrote."""
+
+    def __init__(self, workers: int = 1):
+        import json
+        import queue
+
+        from bergen_search.protocol.server import EngineServer
+        self.lines: queue.Queue = queue.Queue()
+        self.server = EngineServer(lambda line: self.lines.put(json.loads(line)),
+                                   workers=workers)
+
+    def send(self, cmd: dict) -> None:
+        import json
+        assert self.server.handle_line(json.dumps(cmd))
+
+    def until(self, kind: str, timeout: float = 60) -> list:
+        """The lines written until one of type `kind` or an error, that one included."""
+        got = [self.lines.get(timeout=timeout)]
+        while got[-1]["type"] not in (kind, "error"):
+            got.append(self.lines.get(timeout=timeout))
+        return got
+
+    def close(self) -> None:
+        self.server.close()

@@ -186,6 +186,8 @@ def test_a_deliberate_remote_setup_allows_its_names():
 
 
 def test_malformed_messages_get_errors_and_the_server_keeps_serving(board):
+    """(The well-formed session over the socket, answered as the CLI answers: every browser
+    test below.)"""
     bad = ["not json", "[1, 2]", '{"cmd": "fly", "id": 1}', '{"cmd": "go", "iterations": 0}',
            '{"cmd": "go", "id": [8]}', b"\xff\xfe", '{"cmd": "position", "game": "bergen9"}']
 
@@ -193,92 +195,40 @@ def test_malformed_messages_get_errors_and_the_server_keeps_serving(board):
         async with websockets.connect(board.ws) as ws:
             for i in range(1000):
                 await ws.send(bad[i % len(bad)])
-            got = []
-            while len(got) < 1000:
-                got.append(json.loads(await asyncio.wait_for(ws.recv(), 60)))
+            got = [json.loads(await asyncio.wait_for(ws.recv(), 60)) for _ in range(1000)]
             await ws.send(json.dumps({"cmd": "position", "game": SMALL, "id": "ok"}))
-            answer = json.loads(await asyncio.wait_for(ws.recv(), 60))
-            return got, answer
+            return got, json.loads(await asyncio.wait_for(ws.recv(), 60))
     got, answer = asyncio.run(go())
     assert all(m["type"] == "error" and "Traceback" not in m["error"] for m in got)
     assert got[2] == {"type": "error", "id": 1, "error": got[2]["error"]}
     assert "unknown command 'fly'" in got[2]["error"]
     assert answer["type"] == "position" and answer["id"] == "ok"
-    assert answer["legal"] == ["0-3:R", "1-2:L"]
-
-
-def test_the_protocol_session_runs_over_the_socket(board):
-    """position, go (with partials), show and beliefs over the socket answer as the CLI does."""
-    async def go():
-        async with websockets.connect(board.ws) as ws:
-            await ws.send(json.dumps({"cmd": "position", "game": SMALL, "id": 1}))
-            pos = await lines_until(ws, lambda m: m.get("id") == 1)
-            await ws.send(json.dumps({"cmd": "go", "iterations": 3000, "seed": 2,
-                                      "report_every": 0.01, "beliefs": True, "id": 2}))
-            search = await lines_until(ws, lambda m: m.get("type") == "bestmove")
-            await ws.send(json.dumps({"cmd": "show", "id": 3}))
-            show = await lines_until(ws, lambda m: m.get("id") == 3)
-            return pos[-1], search, show[-1]
-    pos, search, show = asyncio.run(go())
-    assert pos["position"] == SMALL
-    best = bergen_json("best", SMALL, "--iterations", "3000", "--seed", "2")
-    assert search[-1]["moves"] == best["moves"]
-    assert {m["type"] for m in search[:-1]} <= {"partial"}
-    cli_show = bergen_json("show", SMALL)
-    assert show["seats"] == cli_show["seats"]
-    assert search[-1]["beliefs"]["seats"][0]["p_hold"] == cli_show["seats"][0]["p_hold"]
-
-
-def test_a_review_over_the_socket_runs_beside_a_live_search(board):
-    """A review runs beside the connection's live search, not behind it, as `bergen analyze`."""
-    async def go():
-        async with websockets.connect(board.ws) as ws:
-            await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
-                                      "report_every": 0.05, "id": "live"}))
-            await lines_until(ws, lambda m: m.get("type") == "partial")
-            record = match_doc()
-            await ws.send(json.dumps({"cmd": "analyze", "record": record, "iterations": 100,
-                                      "seed": 1, "id": "review"}))
-            # (the live search's partials never stop: a deadline, not each line's timeout)
-            deadline = time.monotonic() + 120
-            lines = await lines_until(ws, lambda m: m.get("type") == "analysis"
-                                      or time.monotonic() > deadline)
-            assert lines[-1].get("type") == "analysis", "the review waited"
-            await ws.send(json.dumps({"cmd": "terminate", "queries": ["live"], "id": 1}))
-            await lines_until(ws, lambda m: m.get("type") == "bestmove")
-            return lines
-    lines = asyncio.run(go())
-    decisions = [m for m in lines if m.get("type") == "decision"]
-    cli = bergen_json("analyze", MATCH, "--iterations", "100", "--seed", "1")["decisions"]
-    assert [d["played"] for d in decisions] == [d["played"] for d in cli]
-    assert {d["decisions_total"] for d in decisions} == {len(cli)}
-    assert lines[-1]["stopped"] is False
-    live = [m for m in lines if m.get("id") == "live"]
-    assert live and {m["type"] for m in live} == {"partial"}        # still searching
-
-
-def _running(board) -> int:
-    """The queries in flight (queued or running) over every open connection."""
-    return sum(len(set(c.server.running) | set(c.server.inflight.values()))
-               for c in board.app.state.connections)
+    assert answer["legal"] == ["0-3:R", "1-2:L"] and answer["position"] == SMALL
 
 
 def test_a_connection_dropped_mid_search_leaves_no_search_running(board):
+    """A live search (here before the lead) and a review, dropped midway, leave nothing."""
     async def go():
         ws = await websockets.connect(board.ws)
-        await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
-                                  "report_every": 0.05, "id": "live"}))
-        await lines_until(ws, lambda m: m.get("type") == "partial")
-        assert _running(board) == 1
+        await ws.send(json.dumps({"cmd": "go", "game": "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,"
+                                  "5-6/-", "infinite": True, "report_every": 0.05, "id": 1}))
+        await ws.send(json.dumps({"cmd": "analyze", "record": json.load(open(MATCH)), "id": 2,
+                                  "iterations": 2000}))
+        seen = set()
+        await lines_until(ws, lambda m: seen.add(m["type"]) or {"partial", "decision"} <= seen)
+        (conn,) = board.app.state.connections            # its two queries, in flight
+        assert len(set(conn.server.running) | set(conn.server.inflight.values())) == 2
         await ws.close()
-    before = threading.active_count()
+    def alive():            # (not the server loop's executor, which pools its threads)
+        return [t.name for t in threading.enumerate() if not t.name.startswith("asyncio_")]
+    before = len(alive())
     asyncio.run(go())
     deadline = time.monotonic() + 10
-    while (board.app.state.connections or threading.active_count() > before) \
+    while (board.app.state.connections or len(alive()) > before) \
             and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not board.app.state.connections
-    assert threading.active_count() <= before
+    assert len(alive()) <= before, alive()
     assert not [t for t in threading.enumerate() if t.name.startswith("bergen-worker")]
 
     async def again():       # the next well-formed request is answered
@@ -288,37 +238,10 @@ def test_a_connection_dropped_mid_search_leaves_no_search_running(board):
     assert asyncio.run(again()) == {"type": "readyok", "id": 9}
 
 
-@pytest.mark.slow
-def test_a_hundred_connections_at_once(board):
-    async def one(i):
-        async with websockets.connect(board.ws) as ws:
-            await ws.send(json.dumps({"cmd": "position", "game": SMALL, "id": i}))
-            await ws.send(json.dumps({"cmd": "go", "iterations": 200, "seed": i, "id": "g"}))
-            got = await lines_until(ws, lambda m: m.get("type") == "bestmove", timeout=120)
-            return got[0], got[-1]
-
-    async def go():
-        return await asyncio.gather(*(one(i) for i in range(100)))
-    results = asyncio.run(go())
-    assert len(results) == 100
-    for i, (pos, best) in enumerate(results):
-        assert pos["id"] == i and pos["position"] == SMALL
-        assert best["id"] == "g" and best["iterations"] == 200
-    deadline = time.monotonic() + 20
-    while board.app.state.connections and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not board.app.state.connections
-
-
 # ---- the command ------------------------------------------------------------------------------
 
 #: The bound on a stop's wall-clock time in these tests (tests/test_interrupt.py's).
 STOP_WITHIN = float(os.environ.get("BERGEN_STOP_WITHIN", "3.0"))
-
-
-def _serve(*args):
-    return subprocess.Popen([sys.executable, "-m", "bergen_search", "serve", *args],
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
 
 
 @pytest.mark.slow
@@ -326,7 +249,8 @@ def _serve(*args):
                                          (signal.SIGHUP, 0)])
 def test_serve_stops_promptly_on_a_signal(sig, status):
     port = free_port()
-    proc = _serve("--port", str(port))
+    proc = subprocess.Popen([sys.executable, "-m", "bergen_search", "serve", "--port",
+                             str(port)], stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         line = proc.stderr.readline()
         assert f"http://127.0.0.1:{port}/" in line, line
@@ -353,49 +277,52 @@ def test_serve_stops_promptly_on_a_signal(sig, status):
 
 
 @pytest.mark.slow
-def test_memory_stays_flat_under_load(board):
-    """Rounds of 20 connections: no engine outlives its connection and the heap stops growing."""
+def test_a_hundred_connections_at_once_and_memory_stays_flat_under_load(board):
+    """100 connections at once, then rounds of 20, each answered: no engine outlives its
+    connection and the heap stops growing."""
     import gc
     import tracemalloc
 
     from bergen_search.protocol.server import EngineServer
 
-    async def one(i):
+    async def one(i, live):
         async with websockets.connect(board.ws) as ws:
             for _ in range(10):
                 await ws.send("{not json")
-            await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
-                                      "report_every": 0.05, "id": i}))
-            await lines_until(ws, lambda m: m.get("type") == "partial")
+            await ws.send(json.dumps({"cmd": "position", "game": SMALL, "id": i}))
+            await ws.send(json.dumps({"cmd": "go", "iterations": 200, "seed": i, "id": "g"}))
+            got = await lines_until(ws, lambda m: m.get("type") == "bestmove", timeout=120)
+            if live:            # (a search running when the connection closes)
+                await ws.send(json.dumps({"cmd": "go", "game": SMALL, "infinite": True,
+                                          "report_every": 0.05, "id": "live"}))
+                await lines_until(ws, lambda m: m.get("type") == "partial")
+            return next(m for m in got if m.get("id") == i), got[-1]
 
-    async def round_():
-        await asyncio.gather(*(one(i) for i in range(20)))
-
-    def settle():
-        deadline = time.monotonic() + 20
-        while board.app.state.connections and time.monotonic() < deadline:
-            time.sleep(0.05)
-        gc.collect()
+    async def round_(n):
+        return await asyncio.gather(*(one(i, n == 20) for i in range(n)))
 
     tracemalloc.start()
     try:
         sizes = []
-        for _ in range(8):
-            asyncio.run(round_())
-            settle()
+        for n in [100] + [20] * 7:
+            for pos, best in asyncio.run(round_(n)):
+                assert pos["type"] == "position" and pos["position"] == SMALL
+                assert best["id"] == "g" and best["iterations"] == 200
+            deadline = time.monotonic() + 20
+            while board.app.state.connections and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not board.app.state.connections
+            gc.collect()
             sizes.append(tracemalloc.get_traced_memory()[0])
     finally:
         tracemalloc.stop()
-    print(f"\nmemory held after each round of 20 connections: "
-          f"{[round(x / 1024) for x in sizes]} KiB")
+    print(f"\nmemory held after each round: {[round(x / 1024) for x in sizes]} KiB")
     assert not any(isinstance(o, EngineServer) for o in gc.get_objects())
     assert sizes[-1] - sizes[2] < 1024 * 1024, sizes
 
 
-def test_serve_open_opens_the_browser(monkeypatch):
+def test_serve_on_another_host_warns_and_open_opens_the_browser(monkeypatch):
     import webbrowser
-
-    import bergen_search.board.app as board_app
     opened = []
     monkeypatch.setattr(webbrowser, "open", opened.append)
 
@@ -403,19 +330,12 @@ def test_serve_open_opens_the_browser(monkeypatch):
         self.started = True
         time.sleep(0.3)
     monkeypatch.setattr("uvicorn.Server.run", fake_run)
-    assert board_app.run("127.0.0.1", 8799, open_browser=True, announce=lambda url: None) == 0
-    assert opened == ["http://127.0.0.1:8799/"]
-
-
-def test_serve_warns_on_another_host():
-    port = free_port()
-    proc = _serve("--host", "0.0.0.0", "--port", str(port))
-    try:
-        first = proc.stderr.readline()
-        assert first.startswith("bergen: warning: serving on 0.0.0.0"), first
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(10)
+    result = CliRunner().invoke(main, ["serve", "--host", "0.0.0.0", "--port", "8799", "--open"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        "bergen: warning: serving on 0.0.0.0: anyone who can reach this address can use the "
+        "engine", "bergen: the board is at http://0.0.0.0:8799/ (Ctrl-C stops it)"]
+    assert opened == ["http://0.0.0.0:8799/"]
 
 
 def test_serve_without_the_extra_says_what_to_install(monkeypatch):
@@ -470,6 +390,8 @@ def page(browser, board):
 
 
 SETTLED = "() => document.querySelector('#moves').dataset.state === 'bestmove'"
+#: Forget the last answer's state, so that `settled` waits for the next one.
+FORGET = "delete document.querySelector('#moves').dataset.state"
 
 
 def settled(page, **kw):
@@ -478,6 +400,7 @@ def settled(page, **kw):
 
 
 def set_position(page, text):
+    page.evaluate(FORGET)
     page.fill("#position-input", text)
     page.click("#position-set")
 
@@ -561,8 +484,9 @@ def beliefs_match(page, show):
     assert {t: got[t] for t in want} == want
 
 
-def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
-    """A setup by clicks: refused as the CLI refuses it, ranked as `best`, beliefs as `show`."""
+def test_a_position_set_up_by_clicks_ranks_as_best_does_inference_on_or_off(page, tmp_path):
+    """A setup by clicks: refused as the CLI refuses it, ranked as `best`, beliefs as `show`;
+    inference off, a record's ranking is `best --set inference=off`'s and its grid uniform."""
     click_setup(page, ["0-3", "1-2", "2-5", "5-6"], ["1-1", "1-4", "4-4", "4-6", "6-3"],
                 scores="4,7", to_move="0", sizes="4,6", reserve="14")
     page.wait_for_selector("#err-7:not(:empty)")
@@ -610,10 +534,7 @@ def test_a_small_position_set_up_by_clicks_ranks_as_best_does(page):
     cmds = sent(page)
     assert cmds["go"]["settings"] == {"inference": "off"} and cmds["go"]["beliefs"] == "uniform"
     assert cmds["show"]["weighting"] == "uniform"
-
-
-def test_the_inference_choice_weighs_the_search_and_the_beliefs_of_a_record(page, tmp_path):
-    """A record, inference off: the ranking is `best --set inference=off`'s, the grid uniform."""
+    # a record with a history, where the two weightings differ
     match = match_doc()
     second = match["rounds"][1]
     events = second["events"]
@@ -629,8 +550,6 @@ def test_the_inference_choice_weighs_the_search_and_the_beliefs_of_a_record(page
     assert uniform["seats"][0]["p_hold"] != bergen_json(
         "show", str(path), "--weighting", "inference")["seats"][0]["p_hold"]
     fixed_budget(page, 2000, 3)
-    page.select_option("#inference", "off")
-    record_sent(page)
     set_position(page, json.dumps(record))
     expect_best(bergen_json("best", str(path), "--iterations", "2000", "--seed", "3",
                             "--set", "inference=off"), page)
@@ -640,16 +559,24 @@ def test_the_inference_choice_weighs_the_search_and_the_beliefs_of_a_record(page
     assert cmds["go"]["beliefs"] == "uniform" and cmds["show"]["weighting"] == "uniform"
 
 
-def test_the_address_sets_the_inference_choice(page, board):
-    """The address's `inference` picks the option it names, else the default (on)."""
+#: tests/test_endgame.py's known case: two seats, no draw left, solved at once.
+KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to_move":1,'
+         '"hand":["1-2","1-5"],"line":"6-4 4-0 0-1 1-3 3-2 2-4 4-4 4-3 3-3 3-6 6-5 5-0 0-6 '
+         '6-6 6-2 2-5 5-5 5-4 4-1 1-1","hand_sizes":[4,2],"reserve_size":2,'
+         '"voids":{"0":[4,6],"1":[3]}}')
+#: A line of 7 tiles, which with the best move drawn at its end is one more than a row holds
+#: at 390 px.
+LONG_LINE = "bergen1/2/0,0/0/0-0,0-3,1-2,2-5/5-1-1-4-4-6-6-3/4,5/12"
+
+
+def test_the_address_carries_the_position_the_budget_and_the_inference(page, board, tmp_path):
+    """The address's inference, position and budget come back on a reload; a fixed budget or
+    an endgame solved exactly says finished by itself; at 390 px the page fits its screen."""
     for given, shown in (("off", "off"), ("on", "on"), ("sure", "on"), ("action-sir", "on"),
                          ("learned", "on")):
-        page.goto(board.url + "?position=" + SMALL + "&inference=" + given)
+        page.goto(board.url + "?inference=" + given)
         page.wait_for_selector("#connection:text('engine connected')")
         assert page.eval_on_selector("#inference", "s => s.value") == shown
-
-
-def test_the_address_carries_the_position(page, board):
     set_position(page, "bergen1/2/4,7/0/5-6,2-5,1-2,0-3/1-1,1-4,4-4,4-6,6-3//14/1:41")
     page.wait_for_function(f"() => document.querySelector('#position-input').value === '{SMALL}'")
     assert page.url.startswith(board.url + "?position=" + SMALL + "&budget=infinite")
@@ -664,82 +591,14 @@ def test_the_address_carries_the_position(page, board):
     set_position(page, "bergen1/2/4,7/0/0-3,1-2,7-5,5-6/1-1-4-4-6-3/4,5/14")
     page.wait_for_selector("#position-error:not(:empty)")
     assert "bad tile '7-5'" in page.text_content("#position-error")
-
-
-def test_live_analysis_first_ranked_moves(page, board, tmp_path):
-    """Time to the first ranked moves printed; Stop ends the search; no sideways scroll."""
-    pos = bergen_json("show", DECISION)["position"]
-    timings = []
-    for i in range(4):
-        set_position(page, SMALL if i % 2 else pos)
-        page.wait_for_function(f"() => window.boardTimings.length > {i}")
-        assert len(ranked(page)) == (2 if i % 2 else 5)       # twins folded: 5 choices
-    page.wait_for_selector("#beliefs tr[data-tile]")
-    timings = page.evaluate("window.boardTimings")
-    print(f"\nfirst ranked moves on screen after a position change: "
-          f"{', '.join(f'{t:.0f}' for t in timings)} ms")
-    (tmp_path / "timings.json").write_text(json.dumps(timings))
-    page.click("#stop")
-    settled(page)
-    assert "stopped" in page.text_content("#status")
-    for width in (1200, 390):
-        page.set_viewport_size({"width": width, "height": 1000})
-        shot = tmp_path / f"live-{width}.png"
-        page.screenshot(path=str(shot), full_page=True)
-        print(f"screenshot: {shot}")
-        no_sideways_scroll(page, width)
-
-
-def rows_now(page):
-    """The live table as [(move, value, ± or None)] and its state, read at once."""
-    return page.evaluate("""() => [document.querySelector('#moves').dataset.state,
-        document.querySelector('#moves').dataset.trees,
-        [...document.querySelectorAll('#moves tbody tr')].map(r => [r.dataset.move,
-            r.dataset.value, r.dataset.stderr])]""")
-
-
-def test_the_live_analysis_deepens_and_stops_at_a_finished_search(page):
-    """The live search deepens (N, 2N, ...); stopped, it shows `best --iterations N`'s table."""
-    page.fill("#budget-iterations", "4000")
-    page.set_input_files("#open-file", DECISION)
-    page.wait_for_function("() => document.querySelector('#status').textContent"
-                           ".includes('16,000 under way')", timeout=120_000)
-    status = page.text_content("#status")
-    assert "the search of 8,000 iterations" in status, status
-    page.click("#stop")
-    settled(page)
-    n = int(page.text_content("#status").split("stopped: ")[1].split(" iterations")[0]
-            .replace(",", ""))
-    assert n in (8000, 16000)
-    expect_best(bergen_json("best", DECISION, "--iterations", str(n)), page)
-
-
-def test_an_answer_not_settled_is_marked_and_more_time_offered(page):
-    """An unsettled answer is marked so; More time searches 4 times as long, as `best` does."""
-    fixed_budget(page, 4000, 1)
-    page.set_input_files("#open-file", DECISION)
-    want = bergen_json("best", DECISION, "--iterations", "4000", "--seed", "1")
-    assert want["settled"] is False
-    expect_best(want, page)
-    assert page.is_visible("#settled") and page.is_visible("#more-time")
-    assert "not settled: more time may re-rank" in page.text_content("#settled")
-    page.click("#more-time")
-    assert page.input_value("#budget-iterations") == "16000"
-    expect_best(bergen_json("best", DECISION, "--iterations", "16000", "--seed", "1"), page)
-    assert page.is_visible("#settled") is (
-        bergen_json("best", DECISION, "--iterations", "16000", "--seed", "1")["settled"]
-        is False)
-
-
-def test_a_fixed_budget_finishes_and_says_so_at_once(page, tmp_path):
-    """A fixed budget, or an endgame solved exactly, says finished by itself; a reload keeps it."""
+    # a fixed budget says finished by itself, and a reload keeps it
     fixed_budget(page, 3000, 2)
     set_position(page, SMALL)
     expect_best(bergen_json("best", SMALL, "--iterations", "3000", "--seed", "2"), page)
     assert page.get_attribute("#status", "data-state") == "finished"
     assert page.text_content("#status").startswith("finished: 3,000 iterations")
     assert "budget=fixed&iterations=3000&seed=2" in page.url
-    page.goto(page.url)                         # reload: the budget comes back with it
+    page.goto(page.url)
     page.wait_for_function(f"() => document.querySelector('#position-input').value === '{SMALL}'")
     assert page.input_value("#budget-mode") == "fixed"
     assert page.input_value("#budget-iterations") == "3000"
@@ -753,20 +612,100 @@ def test_a_fixed_budget_finishes_and_says_so_at_once(page, tmp_path):
                            "s.dataset.state === 'finished' && s.textContent.includes('exact'); }",
                            timeout=60_000)
     settled(page)
-    assert page.get_attribute("#status", "data-state") == "finished"
     exact = bergen_json("best", str(known))
     assert [m for m, _ in ranked(page)] == [m["move"] for m in choices(exact)]
+    # at 390 px the board and ranking fit the first screen; a long line wraps evenly
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(board.url + "?position=" + SMALL + "&budget=fixed&iterations=3000&seed=1")
+    settled(page, timeout=120_000)
+    first = page.evaluate("""() => [document.querySelector('#line').getBoundingClientRect()
+        .bottom, document.querySelector('#moves tbody tr:last-child').getBoundingClientRect()
+        .bottom]""")
+    assert max(first) <= 844, first
+    shot = tmp_path / "phone-live.png"
+    page.screenshot(path=str(shot))
+    print(f"\nscreenshot: {shot}")
+    # a line of 8 tiles (7 and the best move) wraps at this width: in rows of 4, not 7 and 1
+    set_position(page, LONG_LINE)
+    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
+                           "'bestmove' && document.querySelectorAll('#line .tile').length "
+                           ">= 8", timeout=120_000)
+    assert len(no_tile_alone_on_a_row(page, "#line")) == 2
+    no_tile_alone_on_a_row(page, "#hand")
+    shot = tmp_path / "phone-long-line.png"
+    page.locator("#position-panel").screenshot(path=str(shot))
+    print(f"screenshot: {shot}")
+    no_sideways_scroll(page, 390)
 
 
-#: tests/test_endgame.py's known case: two seats, no draw left, solved at once.
-KNOWN = ('{"format":"bergen-position/1","rules":{"players":2},"scores":[5,3],"to_move":1,'
-         '"hand":["1-2","1-5"],"line":"6-4 4-0 0-1 1-3 3-2 2-4 4-4 4-3 3-3 3-6 6-5 5-0 0-6 '
-         '6-6 6-2 2-5 5-5 5-4 4-1 1-1","hand_sizes":[4,2],"reserve_size":2,'
-         '"voids":{"0":[4,6],"1":[3]}}')
-
-
-def test_before_the_lead_the_board_shows_the_hand_s_value(page):
-    """Before the lead: the hand's value and every lead with its chance, as `bergen best`."""
+def test_live_analysis_first_ranked_moves_and_a_record_s_answers_as_best(page, tmp_path):
+    """A record opened: trees of one iteration rank every move; the beliefs are `show`'s on
+    the record; an unsettled answer offers more time; until stopped the search deepens (N,
+    2N, ...) and stopped shows `best --iterations N`; before the lead, the hand's value; the
+    first ranked moves come soon after each position change; no sideways scroll."""
+    page.fill("#budget-iterations", "8")
+    page.set_input_files("#open-file", DECISION)
+    page.wait_for_function("() => +document.querySelector('#moves').dataset.trees >= 8",
+                           timeout=60_000)
+    # the beliefs are `show`'s on the record, not on its position string
+    record = bergen_json("show", DECISION, "--weighting", "inference")
+    beliefs_match(page, record)
+    assert "what the lead and the draws proved is kept" in page.text_content("#board-source")
+    string_only = bergen_json("show", record["position"], "--weighting", "inference")
+    assert string_only["seats"][0]["p_hold"] != record["seats"][0]["p_hold"]
+    for rows in (ranked(page), None):
+        if rows is None:
+            page.click("#stop")
+            settled(page)
+            rows = ranked(page)
+        values = [float(v) for _, v in rows]          # none empty: float('') would raise
+        assert len(values) == 5     # (in the search's order: its own values, `settle`)
+    fixed_budget(page, 8, 0)
+    page.click("#go")
+    best = bergen_json("best", DECISION, "--iterations", "8", "--seed", "0")
+    expect_best(best, page)
+    assert any(m["visits"] == 0 for m in best["moves"])
+    # an unsettled answer is marked so; More time searches 4 times as long, as `best` does
+    fixed_budget(page, 4000, 1)
+    page.click("#go")
+    want = bergen_json("best", DECISION, "--iterations", "4000", "--seed", "1")
+    assert want["settled"] is False
+    expect_best(want, page)
+    assert page.is_visible("#settled") and page.is_visible("#more-time")
+    assert "not settled: more time may re-rank" in page.text_content("#settled")
+    page.click("#more-time")
+    assert page.input_value("#budget-iterations") == "16000"
+    more = bergen_json("best", DECISION, "--iterations", "16000", "--seed", "1")
+    expect_best(more, page)
+    assert page.is_visible("#settled") is (more["settled"] is False)
+    # until stopped: the search of 4,000, then 8,000, then 16,000, ...
+    page.select_option("#budget-mode", "infinite")
+    page.fill("#budget-iterations", "4000")
+    page.click("#go")
+    page.wait_for_function("() => document.querySelector('#status').textContent"
+                           ".includes('16,000 under way')", timeout=120_000)
+    status = page.text_content("#status")
+    assert "the search of 8,000 iterations" in status, status
+    page.click("#stop")
+    settled(page)
+    assert "stopped" in page.text_content("#status")
+    n = int(page.text_content("#status").split("stopped: ")[1].split(" iterations")[0]
+            .replace(",", ""))
+    assert n in (8000, 16000)
+    expect_best(bergen_json("best", DECISION, "--iterations", str(n), "--seed", "1"), page)
+    # the time to the first ranked moves printed, after each position change
+    pos = record["position"]
+    base = page.evaluate("window.boardTimings.length")
+    for i in range(4):
+        set_position(page, SMALL if i % 2 else pos)
+        page.wait_for_function(f"() => window.boardTimings.length > {base + i}")
+        assert len(ranked(page)) == (2 if i % 2 else 5)       # twins folded: 5 choices
+    page.wait_for_selector("#beliefs tr[data-tile]")
+    timings = page.evaluate("window.boardTimings")[base:]
+    print(f"\nfirst ranked moves on screen after a position change: "
+          f"{', '.join(f'{t:.0f}' for t in timings)} ms")
+    (tmp_path / "timings.json").write_text(json.dumps(timings))
+    # before the lead: the hand's value and every lead with its chance, as `bergen best`
     before = "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-/6,6/16"
     fixed_budget(page, 400, 3)
     set_position(page, before)
@@ -778,17 +717,12 @@ def test_before_the_lead_the_board_shows_the_hand_s_value(page):
         f"before the lead: the hand's value {doc['value']:+.3f} ± {doc['stderr']:.3f}")
     assert page.eval_on_selector_all("#moves tbody td:last-child", "ds => ds.map(d => "
                                      "d.textContent)") == ["27.3%", "20.8%", "51.9%"]
-
-
-def test_a_record_opened_keeps_what_it_proves(page):
-    """A record opened: the beliefs are `show`'s on the record, not on its position string."""
-    page.set_input_files("#open-file", DECISION)
-    record = bergen_json("show", DECISION, "--weighting", "inference")
-    beliefs_match(page, record)
-    assert "what the lead and the draws proved is kept" in page.text_content("#board-source")
-    string_only = bergen_json("show", record["position"], "--weighting", "inference")
-    assert string_only["seats"][0]["p_hold"] != record["seats"][0]["p_hold"]
-    page.click("#stop")
+    for width in (1200, 390):
+        page.set_viewport_size({"width": width, "height": 1000})
+        shot = tmp_path / f"live-{width}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        print(f"screenshot: {shot}")
+        no_sideways_scroll(page, width)
 
 
 def _answer(doc):
@@ -820,14 +754,12 @@ def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(browser, board, rou
         for seed in seeds:
             fixed_budget(first, 20_000, seed)
             fixed_budget(second, 20_000, seed + 1)
-            # (the last round's answer is not this one's: the table waits for the new one)
-            first.evaluate("delete document.querySelector('#moves').dataset.state")
             set_position(first, pos)
             second.fill("#position-input", pos)
             for _ in range(6):          # each start ends the tab's search before it
                 second.click("#position-set")
                 second.wait_for_timeout(rng.uniform(30, 200))
-            second.evaluate("delete document.querySelector('#moves').dataset.state")
+            second.evaluate(FORGET)
             second.click("#stop")
             expect_best(expected[seed], first)
             got = [json.loads(a) for a in answers if '"bestmove"' in a][-1]
@@ -838,57 +770,96 @@ def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(browser, board, rou
     assert not errors, errors
 
 
-def test_the_live_analysis_follows_a_game_as_it_is_entered(page, tmp_path):
-    """Following a game entered: each event searches the position of the record so far."""
-    first = match_doc()["rounds"][0]
-    page.check("#game-follow")
+def test_a_round_entered_by_clicks_is_followed_live_and_downloads_as_that_round(page, tmp_path):
+    """A round entered by clicks (legal offers only, undo), its first events searched live as
+    the record so far, downloads as that round."""
+    match = match_doc()
+    first = match["rounds"][0]
     deal_by_clicks(page, first["hands"])
+    # the lead: only the one the rules allow (2-2, the lowest double dealt; 5-5 is never
+    # offered, where it had been offered and then refused)
+    page.wait_for_selector("#game-legal button[data-move='2-2']")
+    assert page.eval_on_selector_all(
+        "#game-legal button", "bs => bs.map(b => [b.dataset.seat, b.dataset.move])") \
+        == [["0", "2-2"]]
+    page.click('#game-legal button[data-move="2-2"]')
+    page.wait_for_selector("#game-legal button[data-move='2-6:L']")
+    # seat 1 can play: it is offered its plays only, no draw and no pass
+    assert page.eval_on_selector_all("#game-legal button", "bs => bs.map(b => b.dataset.move)") \
+        == ["2-3:L", "2-3:R", "2-6:L", "2-6:R"]
+    page.click("#game-undo")
+    page.wait_for_selector("#game-legal button[data-move='2-2']")
+    assert page.eval_on_selector_all("#game-events li", "ls => ls.length") == 0
+    # followed: each event searches the position of the record so far
+    page.check("#game-follow")
     record = {"format": "bergen-record/1", "rules": {"players": 2}, "start_scores": [0, 0],
               "rounds": [{"hands": first["hands"], "reserve": None, "events": []}]}
-    for k, event in enumerate(first["events"][:3]):
-        page.click(f'#game-legal button[data-move="{event["play"]}"]')
-        record["rounds"][0]["events"].append(event)
-        so_far = tmp_path / f"so-far-{k}.json"
-        so_far.write_text(json.dumps(record))
-        want = bergen_json("show", str(so_far))["position"]
-        page.wait_for_function(f"() => document.querySelector('#position-input').value === "
-                               f"'{want}'")
-        page.wait_for_selector("#moves tbody tr")
-        assert "from the game being entered" in page.text_content("#board-source")
-    page.click("#stop")
+    for k, event in enumerate(first["events"]):
+        enter(page, event, k + 1)
+        if k < 3:
+            record["rounds"][0]["events"].append(event)
+            so_far = tmp_path / f"so-far-{k}.json"
+            so_far.write_text(json.dumps(record))
+            want = bergen_json("show", str(so_far))["position"]
+            page.wait_for_function(f"() => document.querySelector('#position-input').value "
+                                   f"=== '{want}'")
+            page.wait_for_selector("#moves tbody tr")
+            assert "from the game being entered" in page.text_content("#board-source")
+        if k == 2:
+            page.uncheck("#game-follow")
+            page.click("#stop")
+    numbers_inside_the_list(page, len(first["events"]), "#game-events")
+    record = finished_round_download(page, tmp_path)
+    assert record["format"] == "bergen-record/1" and record["rules"] == {"players": 2}
+    (got,) = record["rounds"]
+    assert [sorted(h) for h in got["hands"]] == [sorted(h) for h in first["hands"]]
+    assert got["events"] == first["events"]
 
 
-#: A line of 7 tiles, which with the best move drawn at its end is one more than a row holds
-#: at 390 px.
-LONG_LINE = "bergen1/2/0,0/0/0-0,0-3,1-2,2-5/5-1-1-4-4-6-6-3/4,5/12"
-
-
-def test_the_page_at_phone_width(browser, board, tmp_path):
-    """At 390 px the board and ranking fit the first screen; a long line wraps evenly."""
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    page.goto(board.url + "?position=" + SMALL + "&budget=fixed&iterations=3000&seed=1")
-    settled(page, timeout=120_000)
-    first = page.evaluate("""() => [document.querySelector('#line').getBoundingClientRect()
-        .bottom, document.querySelector('#moves tbody tr:last-child').getBoundingClientRect()
-        .bottom]""")
-    assert max(first) <= 844, first
-    shot = tmp_path / "phone-live.png"
-    page.screenshot(path=str(shot))
-    print(f"\nscreenshot: {shot}")
-    # a line of 8 tiles (7 and the best move) wraps at this width: in rows of 4, not 7 and 1
-    set_position(page, LONG_LINE)
-    # (the new position's answer: the old one's state is 'bestmove' too until it comes)
-    page.wait_for_function("() => document.querySelector('#moves').dataset.state === "
-                           "'bestmove' && document.querySelectorAll('#line .tile').length "
-                           ">= 8", timeout=120_000)
-    assert len(no_tile_alone_on_a_row(page, "#line")) == 2
-    no_tile_alone_on_a_row(page, "#hand")
-    shot = tmp_path / "phone-long-line.png"
-    page.locator("#position-panel").screenshot(path=str(shot))
-    print(f"screenshot: {shot}")
-    no_sideways_scroll(page, 390)
-    context.close()
+def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, tmp_path):
+    """Seat 1 unseen: the offers are the engine's `moves`; the download is seat 0's view; a
+    finished match loaded says the match is over and offers nothing more."""
+    from bergen_search.formats.replay import next_moves
+    match = match_doc()
+    first = match["rounds"][0]
+    deal_by_clicks(page, [first["hands"][0], None])
+    page.wait_for_selector("#game-legal button[data-move='1-1']")
+    assert page.eval_on_selector_all(
+        "#game-legal button", "bs => bs.map(b => [b.dataset.seat, b.dataset.move])") \
+        == [["0", "2-2"], ["1", "0-0"], ["1", "1-1"]]
+    page.click('#game-legal button[data-seat="1"][data-move="1-1"]')
+    page.wait_for_function("() => document.querySelectorAll('#game-events li').length === 1")
+    assert page.text_content("#game-events li") == "1. seat 1: 1-1"
+    page.wait_for_selector("#game-legal button")
+    assert "seat 0" in page.text_content("#game-to-move")
+    page.click("#game-undo")
+    page.wait_for_function("() => !document.querySelectorAll('#game-events li').length")
+    seen_by_0 = [dict(e, draw=None) if e["seat"] == 1 and "draw" in e else e
+                 for e in first["events"]]
+    offered_unseen = 0
+    for k, event in enumerate(first["events"]):
+        if k:
+            record = dict(match, rounds=[dict(first, hands=[first["hands"][0], None],
+                                              reserve=None, events=seen_by_0[:k])])
+            want = next_moves(record)
+            page.wait_for_function(
+                "n => document.querySelectorAll('#game-legal button').length === n",
+                arg=len(want.moves))
+            got = page.eval_on_selector_all("#game-legal button",
+                                            "bs => bs.map(b => b.dataset.move)")
+            assert got == want.moves
+            if event["seat"] == 1:
+                assert "(hand not seen" in page.text_content("#game-to-move")
+                offered_unseen += 1
+        enter(page, seen_by_0[k], k + 1)          # (seat 1's draws: no tile asked)
+    assert offered_unseen >= 5
+    (got,) = finished_round_download(page, tmp_path)["rounds"]
+    assert got["hands"][1] is None and sorted(got["hands"][0]) == sorted(first["hands"][0])
+    assert got["events"] == seen_by_0
+    page.set_input_files("#game-file", MATCH)
+    page.wait_for_selector("#game-to-move:text('the match is over')")
+    assert page.text_content("#game-error") == ""
+    assert page.query_selector_all("#game-legal button") == []
 
 
 def _cut(record, round_, event):
@@ -897,8 +868,10 @@ def _cut(record, round_, event):
     return dict(record, rounds=rounds)
 
 
-def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
-    """A review beside a live search says what `analyze` says, steps by keys, graphs, fits."""
+def test_a_review_beside_the_live_search_says_what_analyze_says(browser, board, tmp_path):
+    """A record too long is refused by the page; a review beside a live search says what
+    `analyze` says, steps by keys, fits, and draws its graph as the server placed it, as it
+    draws a made-up placing a stand-in engine sends."""
     from bergen_search.formats.record import parse_record
     from bergen_search.views.graph import Column, place
     cli = bergen_json("analyze", MATCH, "--iterations", "300", "--seed", "3")
@@ -907,6 +880,34 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
                                      "3"]).output
     said = [ln.strip() for ln in text.splitlines() if ln.startswith("        ")
             and not ln.strip().startswith("position")]
+    made_up = []            # once filled: the stand-in engine answers `analyze` with these
+
+    def route(ws):          # the page's socket, through to the board's engine
+        server = ws.connect_to_server()
+
+        def to_server(message):
+            cmd = json.loads(message)
+            if not (made_up and cmd.get("cmd") == "analyze"):
+                return server.send(message)
+            for k in range(4):
+                graph = place(made_up[:k + 2], 2).to_json()
+                ws.send(json.dumps({**want[k], "type": "decision", "index": k,
+                                    "id": cmd["id"], "graph": graph}))
+        ws.on_message(to_server)
+
+    context = browser.new_context(viewport={"width": 1200, "height": 1000})
+    context.route_web_socket("**/engine", route)
+    errors = []
+    page = new_page(context, errors, board.url)
+    # a 5 MB record is refused by the page before sending; the connection stays up
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(dict(match_doc(), padding="x" * (5 * 1024 * 1024))))
+    page.set_input_files("#record-file", str(big))
+    page.wait_for_selector("#review-error:not(:empty)")
+    error = page.text_content("#review-error")
+    assert "big.json is 5.0 MB: the board reviews records up to 4.0 MB" in error, error
+    assert page.text_content("#review-status") != "analysing…"
+    assert page.text_content("#connection") == "engine connected"
     set_position(page, SMALL)
     page.wait_for_selector("#moves tbody tr")
     assert page.get_attribute("#status", "data-state") == "searching"
@@ -914,6 +915,7 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
     page.fill("#review-seed", "3")
     page.set_input_files("#record-file", MATCH)
     page.wait_for_selector("#step b")
+    assert page.text_content("#review-error") == ""
     assert page.text_content("#step b") == f"Decision 1 of {len(want)}"
     page.wait_for_selector("#decisions[data-done='1']", timeout=180_000)
     assert page.get_attribute("#status", "data-state") == "searching"     # never stopped
@@ -953,28 +955,12 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
     one_position(page, SMALL)
     page.keyboard.press("Home")
     assert page.get_attribute("#step", "data-index") == "0"
-    # the evaluation graph
-    indices = lambda sel: page.eval_on_selector_all(sel, "es => es.map(e => +e.dataset.index)")
-    assert indices("#graph g.marker") == [i for i, d in enumerate(want)
-                                          if d["label"] and not d["borderline"]]
-    assert page.eval_on_selector_all("#graph g.marker", "es => es.map(e => e.classList[1])") \
-        == [d["label"] for d in want if d["label"] and not d["borderline"]]
-    assert indices("#graph text.borderline-mark") == [i for i, d in enumerate(want)
-                                                      if d["borderline"]]
-    assert indices("#graph circle.exact-ring") == [i for i, d in enumerate(want) if d["exact"]]
-    assert len(indices("#graph circle.decision")) == len(want)
+    # the evaluation graph, as views.graph places the decisions
     rules = parse_record(match_doc()).rules
-    placing = place([Column(d["round"], rules.side_of(d["seat"]), None,
-                            d["values"][d["played"]], k, d["label"], d["borderline"], d["exact"])
-                     for k, d in enumerate(want)], rules.n_sides)
-    assert page.eval_on_selector_all("#graph text[text-anchor='end']",
-                                      "ts => ts.map(t => t.textContent)") == \
-        list(placing.tick_texts)
-    top, plot_h = 48, 150                   # board.js's drawGraph
-    cy = page.eval_on_selector_all("#graph circle.decision", "cs => cs.map(c => +c.getAttribute('cy'))")
-    assert cy == pytest.approx([top + plot_h * (placing.hi - min(max(dot.value, placing.lo),
-                                                                  placing.hi))
-                                / (placing.hi - placing.lo) for dot in placing.dots])
+    drawn_as_placed(page, place([Column(d["round"], rules.side_of(d["seat"]), None,
+                                        d["values"][d["played"]], k, d["label"],
+                                        d["borderline"], d["exact"])
+                                 for k, d in enumerate(want)], rules.n_sides), len(want))
     page.click("#graph rect.hit[data-index='4']")
     assert page.get_attribute("#step", "data-index") == "4"
     # the step is drawn in the step box; the position panel stays the live analysis's
@@ -1006,14 +992,81 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(page, tmp_path):
     d = want[k]
     fixed_budget(page, 3000, 4)
     page.click(f"#decisions li[data-index='{k}']")
+    page.evaluate(FORGET)
     page.click("#analyse-here")
     cut = tmp_path / "cut.json"
-    cut.write_text(json.dumps(_cut(match_doc(), d["round"],
-                                   d["event"])))
+    cut.write_text(json.dumps(_cut(match_doc(), d["round"], d["event"])))
     expect_best(bergen_json("best", str(cut), "--iterations", "3000", "--seed", "4"), page)
     assert page.input_value("#position-input") == d["position"]
     beliefs_match(page, bergen_json("show", str(cut), "--weighting", "inference"))
     assert "from the reviewed record" in page.text_content("#board-source")
+    # a made-up placing from a stand-in engine: drawn as placed
+    made_up += [Column(0, 1, None, 6.5),                # no decision: a column of its own
+                Column(0, 1, None, -4.2, 0, "blunder"),
+                Column(2, 0, None, 3.3, 1, "mistake", borderline=True),
+                Column(2, 1, None, None, 2, exact=True),    # no value: no dot, no point
+                Column(5, 0, None, -0.4, 3, None, exact=True)]
+    placing = place(made_up, 2)
+    assert placing.columns == 5 and (placing.lo, placing.hi) == (-5, 7)
+    again = tmp_path / "again.json"           # (another file: the same one is no change)
+    again.write_text(json.dumps(match_doc()))
+    page.set_input_files("#record-file", str(again))
+    page.wait_for_function("() => document.querySelectorAll('#graph rect.hit').length === 4")
+    step = drawn_as_placed(page, placing, 4)
+    # the current step is its decision's column, not its index
+    page.click("#graph rect.hit[data-index='2']")
+    assert page.get_attribute("#step", "data-index") == "2"
+    assert float(page.get_attribute("#graph rect.current", "x")) == \
+        pytest.approx(40 + 3 * step)
+    context.close()
+    assert not errors, errors
+
+
+def drawn_as_placed(page, placing, decisions):
+    """The graph is `placing` in board.js's pixels (drawGraph's); the column's width."""
+    svg = page.eval_on_selector("#graph", "g => +g.getAttribute('width')")
+    left, right, top, plot_h, marks_y = 40, 10, 48, 150, 34        # board.js's drawGraph
+    step = (svg - left - right) / placing.columns
+
+    def X(i):
+        return left + (i + 0.5) * step
+
+    def Y(v):
+        return top + plot_h * (placing.hi - min(max(v, placing.lo), placing.hi)) / \
+            (placing.hi - placing.lo)
+
+    def attrs(sel, *names):
+        return page.eval_on_selector_all(
+            sel, f"es => es.map(e => {json.dumps(names)}.map(n => e.getAttribute(n)))")
+
+    assert page.eval_on_selector_all("#graph text[text-anchor='end']",
+                                     "ts => ts.map(t => t.textContent)") == \
+        list(placing.tick_texts)
+    assert len(attrs("#graph rect.hit", "data-index")) == decisions
+    got = [(int(i), c, float(x), float(y)) for i, c, x, y in
+           attrs("#graph circle.decision", "data-index", "class", "cx", "cy")]
+    want = [(d.decision, f"decision side{d.side}", X(d.column), Y(d.value))
+            for d in placing.dots if d.value is not None]
+    assert [g[:2] for g in got] == [w[:2] for w in want]
+    assert [g[2:] for g in got] == [pytest.approx(w[2:]) for w in want]
+    curves = [(int(sd), [float(v) for pt in pts.split() for v in pt.split(",")])
+              for sd, pts in attrs("#graph polyline.curve", "data-side", "points")]
+    assert curves == [(c.side, pytest.approx([u for i, v in c.points for u in (X(i), Y(v))],
+                                             abs=0.051)) for c in placing.curves]
+    marked = {mark: [int(i) for i, in attrs(f"#graph {sel}", "data-index")]
+              for mark, sel in (("marker", "g.marker"), ("borderline", "text.borderline-mark"),
+                                ("exact", "circle.exact-ring"))}
+    assert marked == {"marker": [d.decision for d in placing.dots if d.mark == "marker"],
+                      "borderline": [d.decision for d in placing.dots
+                                     if d.mark == "borderline"],
+                      "exact": [d.decision for d in placing.dots
+                                if d.exact and d.value is not None]}
+    assert page.eval_on_selector_all("#graph g.marker", "es => es.map(e => e.classList[1])") \
+        == [d.label for d in placing.dots if d.mark == "marker"]
+    assert [float(x) for x, in attrs("#graph line.boundary", "x1")] == \
+        pytest.approx([left + i * step for i, _ in placing.boundaries])
+    assert float(page.get_attribute("#graph line.leader", "y1")) == marks_y + 1
+    return step
 
 
 def one_position(page, string):
@@ -1085,217 +1138,17 @@ def deal_by_clicks(page, hands):
                 page.click(f'#game-palette [data-tile="{t}"]')
 
 
+def enter(page, event, n):
+    """Click `event` in the game panel (a draw's tile, when it is known) as the n-th event."""
+    page.click(f'#game-legal button[data-move="{event.get("play", "draw")}"]')
+    if event.get("draw"):
+        page.click(f'#game-palette [data-tile="{event["draw"]}"]')
+    page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
+                           arg=n)
+
+
 def no_sideways_scroll(page, width):
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the page scrolls sideways at {width} px by {overflow} px"
 
 
-def test_the_page_draws_the_graph_as_the_server_placed_it(browser, board):
-    """A made-up placing sent by a stand-in engine is drawn as placed, in board.js's pixels."""
-    from bergen_search.views.graph import Column, place
-    decisions = bergen_json("analyze", MATCH, "--iterations", "100", "--seed", "1")["decisions"]
-    cols = [Column(0, 1, None, 6.5),                        # no decision: a column of its own
-            Column(0, 1, None, -4.2, 0, "blunder"),
-            Column(2, 0, None, 3.3, 1, "mistake", borderline=True),
-            Column(2, 1, None, None, 2, exact=True),        # no value: no dot, no point
-            Column(5, 0, None, -0.4, 3, None, exact=True)]
-    placing = place(cols, 2)
-    assert placing.columns == 5 and (placing.lo, placing.hi) == (-5, 7)
-    sent = []
-
-    def engine(ws):
-        def answer(message):
-            cmd = json.loads(message)
-            if cmd.get("cmd") != "analyze":
-                return
-            for k in range(4):
-                graph = place(cols[:k + 2], 2).to_json()
-                ws.send(json.dumps({**decisions[k], "type": "decision", "index": k,
-                                    "id": cmd["id"], "graph": graph}))
-            sent.append(cmd["id"])
-        ws.on_message(answer)
-
-    context = browser.new_context(viewport={"width": 1200, "height": 1000})
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.route_web_socket("**/engine", engine)
-    page.goto(board.url)
-    page.wait_for_selector("#connection:text('engine connected')")
-    page.set_input_files("#record-file", MATCH)
-    page.wait_for_function("() => document.querySelectorAll('#graph rect.hit').length === 4")
-    assert sent and not errors, errors
-    svg = page.eval_on_selector("#graph", "g => +g.getAttribute('width')")
-    left, right, top, plot_h, marks_y = 40, 10, 48, 150, 34        # board.js's drawGraph
-    step = (svg - left - right) / placing.columns
-
-    def X(i):
-        return left + (i + 0.5) * step
-
-    def Y(v):
-        return top + plot_h * (placing.hi - min(max(v, placing.lo), placing.hi)) / \
-            (placing.hi - placing.lo)
-
-    def attrs(sel, *names):
-        return page.eval_on_selector_all(
-            sel, f"es => es.map(e => {json.dumps(names)}.map(n => e.getAttribute(n)))")
-
-    assert page.eval_on_selector_all("#graph text[text-anchor='end']",
-                                     "ts => ts.map(t => t.textContent)") == \
-        list(placing.tick_texts)
-    got = [(int(i), c, float(x), float(y)) for i, c, x, y in
-           attrs("#graph circle.decision", "data-index", "class", "cx", "cy")]
-    want = [(d.decision, f"decision side{d.side}", X(d.column), Y(d.value))
-            for d in placing.dots if d.value is not None]
-    assert [g[:2] for g in got] == [w[:2] for w in want]
-    assert [g[2:] for g in got] == [pytest.approx(w[2:]) for w in want]
-    curves = [(int(sd), [float(v) for pt in pts.split() for v in pt.split(",")])
-              for sd, pts in attrs("#graph polyline.curve", "data-side", "points")]
-    assert curves == [(c.side, pytest.approx([u for i, v in c.points for u in (X(i), Y(v))],
-                                             abs=0.051)) for c in placing.curves]
-    assert [int(i) for i, in attrs("#graph g.marker", "data-index")] == \
-        [d.decision for d in placing.dots if d.mark == "marker"]
-    assert [int(i) for i, in attrs("#graph text.borderline-mark", "data-index")] == \
-        [d.decision for d in placing.dots if d.mark == "borderline"]
-    assert [int(i) for i, in attrs("#graph circle.exact-ring", "data-index")] == \
-        [d.decision for d in placing.dots if d.exact and d.value is not None]
-    assert [float(x) for x, in attrs("#graph line.boundary", "x1")] == \
-        pytest.approx([left + i * step for i, _ in placing.boundaries])
-    assert float(page.get_attribute("#graph line.leader", "y1")) == marks_y + 1
-    # the current step is its decision's column, not its index
-    page.click("#graph rect.hit[data-index='2']")
-    assert page.get_attribute("#step", "data-index") == "2"
-    assert float(page.get_attribute("#graph rect.current", "x")) == pytest.approx(X(3) - step / 2)
-    context.close()
-    assert not errors, errors
-
-
-def test_the_first_round_of_match_entered_by_clicks_downloads_as_that_round(page, tmp_path):
-    """A round entered by clicks (legal offers only, undo) downloads as that round."""
-    match = match_doc()
-    first = match["rounds"][0]
-    deal_by_clicks(page, first["hands"])
-    # the lead: only the one the rules allow (2-2, the lowest double dealt; 5-5 is never
-    # offered, where it had been offered and then refused)
-    page.wait_for_selector("#game-legal button[data-move='2-2']")
-    assert page.eval_on_selector_all(
-        "#game-legal button", "bs => bs.map(b => [b.dataset.seat, b.dataset.move])") \
-        == [["0", "2-2"]]
-    page.click('#game-legal button[data-move="2-2"]')
-    page.wait_for_selector("#game-legal button[data-move='2-6:L']")
-    # seat 1 can play: it is offered its plays only, no draw and no pass
-    assert page.eval_on_selector_all("#game-legal button", "bs => bs.map(b => b.dataset.move)") \
-        == ["2-3:L", "2-3:R", "2-6:L", "2-6:R"]
-    page.click("#game-undo")
-    page.wait_for_selector("#game-legal button[data-move='2-2']")
-    assert page.eval_on_selector_all("#game-events li", "ls => ls.length") == 0
-    for event in first["events"]:
-        if "play" in event:
-            page.click(f'#game-legal button[data-move="{event["play"]}"]')
-        else:
-            page.click('#game-legal button[data-move="draw"]')
-            page.click(f'#game-palette [data-tile="{event["draw"]}"]')
-        page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
-                               arg=first["events"].index(event) + 1)
-    numbers_inside_the_list(page, len(first["events"]), "#game-events")
-    record = finished_round_download(page, tmp_path)
-    assert record["format"] == "bergen-record/1" and record["rules"] == {"players": 2}
-    (got,) = record["rounds"]
-    assert [sorted(h) for h in got["hands"]] == [sorted(h) for h in first["hands"]]
-    assert got["events"] == first["events"]
-
-
-def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, tmp_path):
-    """Seat 1 unseen: the offers are the engine's `moves`; the download is seat 0's view."""
-    from bergen_search.formats.replay import next_moves
-    match = match_doc()
-    first = match["rounds"][0]
-    deal_by_clicks(page, [first["hands"][0], None])
-    page.wait_for_selector("#game-legal button[data-move='1-1']")
-    assert page.eval_on_selector_all(
-        "#game-legal button", "bs => bs.map(b => [b.dataset.seat, b.dataset.move])") \
-        == [["0", "2-2"], ["1", "0-0"], ["1", "1-1"]]
-    page.click('#game-legal button[data-seat="1"][data-move="1-1"]')
-    page.wait_for_function("() => document.querySelectorAll('#game-events li').length === 1")
-    assert page.text_content("#game-events li") == "1. seat 1: 1-1"
-    page.wait_for_selector("#game-legal button")
-    assert "seat 0" in page.text_content("#game-to-move")
-    page.click("#game-undo")
-    page.wait_for_function("() => !document.querySelectorAll('#game-events li').length")
-    seen_by_0 = [dict(e, draw=None) if e["seat"] == 1 and "draw" in e else e
-                 for e in first["events"]]
-    offered_unseen = 0
-    for k, event in enumerate(first["events"]):
-        if k:
-            record = dict(match, rounds=[dict(first, hands=[first["hands"][0], None],
-                                              reserve=None, events=seen_by_0[:k])])
-            want = next_moves(record)
-            page.wait_for_function(
-                "n => document.querySelectorAll('#game-legal button').length === n",
-                arg=len(want.moves))
-            got = page.eval_on_selector_all("#game-legal button",
-                                            "bs => bs.map(b => b.dataset.move)")
-            assert got == want.moves
-            if event["seat"] == 1:
-                assert "(hand not seen" in page.text_content("#game-to-move")
-                offered_unseen += 1
-        if "play" in event:
-            page.click(f'#game-legal button[data-move="{event["play"]}"]')
-        elif event["seat"] == 1:
-            page.click('#game-legal button[data-move="draw"]')      # no tile asked
-        else:
-            page.click('#game-legal button[data-move="draw"]')
-            page.click(f'#game-palette [data-tile="{event["draw"]}"]')
-        page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
-                               arg=k + 1)
-    assert offered_unseen >= 5
-    (got,) = finished_round_download(page, tmp_path)["rounds"]
-    assert got["hands"][1] is None and sorted(got["hands"][0]) == sorted(first["hands"][0])
-    assert got["events"] == seen_by_0
-
-
-def test_a_record_too_long_for_the_socket_is_refused_by_the_page(page, tmp_path):
-    """A 5 MB record is refused by the page before sending; the connection stays up."""
-    big = tmp_path / "big.json"
-    record = match_doc()
-    record["padding"] = "x" * (5 * 1024 * 1024)
-    big.write_text(json.dumps(record))
-    page.set_input_files("#record-file", str(big))
-    page.wait_for_selector("#review-error:not(:empty)")
-    error = page.text_content("#review-error")
-    assert "big.json is 5.0 MB: the board reviews records up to 4.0 MB" in error, error
-    assert page.text_content("#review-status") != "analysing…"
-    assert page.text_content("#connection") == "engine connected"
-    set_position(page, SMALL)
-    page.wait_for_selector("#moves tbody tr")
-    # and the record of the right size is reviewed as before
-    page.set_input_files("#record-file", MATCH)
-    page.wait_for_function("() => document.querySelector('#review-error').textContent === ''")
-
-
-def test_a_finished_match_loaded_says_the_match_is_over(page):
-    """A finished match loaded says the match is over and offers nothing more."""
-    page.set_input_files("#game-file", MATCH)
-    page.wait_for_selector("#game-to-move:text('the match is over')")
-    assert page.text_content("#game-error") == ""
-    assert page.query_selector_all("#game-legal button") == []
-
-
-def test_trees_of_one_iteration_rank_every_move_by_its_value(page):
-    """Trees of one iteration: every move ranked with a value, live and as `best` at the end."""
-    page.fill("#budget-iterations", "8")
-    page.set_input_files("#open-file", DECISION)
-    page.wait_for_function("() => +document.querySelector('#moves').dataset.trees >= 8",
-                           timeout=60_000)
-    for rows in (ranked(page), None):
-        if rows is None:
-            page.click("#stop")
-            settled(page)
-            rows = ranked(page)
-        values = [float(v) for _, v in rows]          # none empty: float('') would raise
-        assert len(values) == 5     # (in the search's order: its own values, `settle`)
-    fixed_budget(page, 8, 0)
-    page.click("#go")
-    best = bergen_json("best", DECISION, "--iterations", "8", "--seed", "0")
-    expect_best(best, page)
-    assert any(m["visits"] == 0 for m in best["moves"])

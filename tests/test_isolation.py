@@ -5,11 +5,10 @@ import threading
 import time
 
 import pytest
-from support import sizes
+from support import InProcessEngine, sizes
 
 from bergen_search.formats.game import load_game
 from bergen_search.game.backend import REFERENCE
-from bergen_search.protocol.server import EngineServer
 from bergen_search.search import backend as search_backend
 from bergen_search.search.api import Limits, search
 
@@ -26,43 +25,24 @@ def _timeless(doc):
     return doc
 
 
-class Engine:
-    """An engine in this process (`EngineServer`) and the lines it wrote."""
-
-    def __init__(self, workers):
-        self.cv = threading.Condition()
-        self.lines = []
-        self.server = EngineServer(self._write, workers=workers)
-
-    def _write(self, line):
-        with self.cv:
-            self.lines.append(json.loads(line))
-            self.cv.notify_all()
-
-    def send(self, cmd):
-        assert self.server.handle_line(json.dumps(cmd))
-
-    def finals(self):
-        return [d for d in self.lines if d["type"] in ("bestmove", "error")]
-
-    def wait(self, count, timeout=300):
-        with self.cv:
-            assert self.cv.wait_for(lambda: len(self.finals()) >= count, timeout), \
-                "the engine did not answer every query"
-
-    def close(self):
-        self.server.close()
-
-
-def _alone(cmd):
-    """A query's final answer with nothing beside it."""
-    engine = Engine(workers=1)
+def _finals(workers, queries, events=()):
+    """The final answers (`bestmove` or error) written, by the time it closed, by an engine in
+    this process sent `queries` and then `events` ((seconds after the last query, command))."""
+    engine = InProcessEngine(workers)
+    got = []
     try:
-        engine.send(cmd)
-        engine.wait(1)
+        for q in queries:
+            engine.send(q)
+        at = 0.0
+        for when, cmd in events:
+            time.sleep(when - at)
+            at = when
+            engine.send(cmd)
+        for _ in queries:
+            got += engine.until("bestmove", timeout=300)
     finally:
         engine.close()
-    return engine.finals()[0]
+    return [d for d in got + list(engine.lines.queue) if d["type"] in ("bestmove", "error")]
 
 
 def _schedule(rng, round_):
@@ -90,21 +70,10 @@ def test_queries_stopped_and_terminated_beside_others_leave_their_answers_alone(
     alone = {}
     for r in range(rounds):
         workers, queries, events = _schedule(rng, r)
-        engine = Engine(workers)
-        try:
-            for q in queries:
-                engine.send(q)
-            at = 0.0
-            for when, cmd in events:
-                time.sleep(when - at)
-                at = when
-                engine.send(cmd)
-            engine.wait(len(queries))
-        finally:
-            engine.close()
-        finals = {d["id"]: d for d in engine.finals()}
+        answers = _finals(workers, queries, events)
+        finals = {d["id"]: d for d in answers}
         assert sorted(finals) == sorted(q["id"] for q in queries)
-        assert len(engine.finals()) == len(queries)            # exactly one each
+        assert len(answers) == len(queries)            # exactly one each
         for q in queries:
             got = finals[q["id"]]
             assert got["type"] == "bestmove", got
@@ -112,7 +81,7 @@ def test_queries_stopped_and_terminated_beside_others_leave_their_answers_alone(
                 continue
             key = json.dumps({k: v for k, v in q.items() if k != "id"}, sort_keys=True)
             if key not in alone:
-                alone[key] = _alone(q)
+                alone[key] = _finals(1, [q])[0]
             assert _timeless({**got, "id": None}) == _timeless({**alone[key], "id": None}), \
                 (r, q["id"], events)
 
@@ -126,48 +95,33 @@ def searches(backend, monkeypatch):
     return search_backend.SEARCH
 
 
-def _tree_class(searches):
-    from bergen_search.search.engines.ismcts.reference import IsmctsTree as ReferenceTree
-    return searches.pick("bergen_search.search.engines.ismcts._ismcts.IsmctsTree", ReferenceTree)
-
-
-def test_trees_alive_elsewhere_leave_a_capped_search_unchanged(searches):
-    """A search capped at 1 MB answers the same with other trees alive in the process."""
+def test_each_account_has_its_cap_and_trees_elsewhere_leave_a_capped_search_alone(searches):
+    """One account's trees share its cap, another has its own, frees go home; a search
+    capped at 1 MB answers the same with other trees alive in the process."""
+    from bergen_search.information.sampler import WorldTable
+    from bergen_search.search.engines.ismcts import reference
     info = load_game(SMALL)
+    tree = searches.pick("bergen_search.search.engines.ismcts._ismcts.IsmctsTree",
+                         reference.IsmctsTree)
+    account = searches.pick("bergen_search.search.engines.ismcts._ismcts.MemoryAccount",
+                            reference.MemoryAccount)
     limits = Limits(iterations=2_000, memory_mb=1)
     alone = search(info, limits, seed=3, replicates=1)
-    tree = _tree_class(searches)
-    others = [tree(searches.sampler(info, _table(info)), s, max_bytes=0) for s in range(6)]
+    first_pool = 4096 * 40             # a first pool of 4,096 nodes of 40 bytes
+    cap = first_pool * 3 // 2
+    shared, own = account(), account()
+    trees = [tree(searches.sampler(info, WorldTable(info)), seed, max_bytes=cap, account=a)
+             for seed, a in ((1, shared), (2, shared), (3, own))]
+    trees += [tree(searches.sampler(info, WorldTable(info)), s, max_bytes=0) for s in range(6)]
+    assert shared.bytes == cap and own.bytes == first_pool
     beside = search(info, limits, seed=3, replicates=1)
     assert beside.info["memory"] == alone.info["memory"] == {"cap_mb": 1, "full": 0,
                                                              "full_at": None}
-    assert beside.info["nodes"] == alone.info["nodes"]
-    assert beside.moves == alone.moves
-    del others
-
-
-def test_the_trees_of_one_account_share_its_cap(searches):
-    """One account's trees share its cap; another account has its own; frees go home."""
-    from bergen_search.search.engines.ismcts.reference import MemoryAccount as ReferenceAccount
-    info = load_game(SMALL)
-    tree = _tree_class(searches)
-    account = searches.pick("bergen_search.search.engines.ismcts._ismcts.MemoryAccount", ReferenceAccount)
-    first_pool = 4096 * 40             # a first pool of 4,096 nodes of 40 bytes
-    cap = first_pool * 3 // 2
-    shared, alone = account(), account()
-    first = tree(searches.sampler(info, _table(info)), 1, max_bytes=cap, account=shared)
-    second = tree(searches.sampler(info, _table(info)), 2, max_bytes=cap, account=shared)
-    other = tree(searches.sampler(info, _table(info)), 3, max_bytes=cap, account=alone)
-    assert shared.bytes == cap and alone.bytes == first_pool
-    del first
-    assert shared.bytes == cap - first_pool and alone.bytes == first_pool
-    del second, other
-    assert shared.bytes == alone.bytes == 0
-
-
-def _table(info):
-    from bergen_search.information.sampler import WorldTable
-    return WorldTable(info)
+    assert beside.info["nodes"] == alone.info["nodes"] and beside.moves == alone.moves
+    del trees[0]
+    assert shared.bytes == cap - first_pool and own.bytes == first_pool
+    del trees[:]
+    assert shared.bytes == own.bytes == 0
 
 
 # ---- a search's processes --------------------------------------------------------------------

@@ -5,9 +5,9 @@ import queue
 import threading
 
 import pytest
+from support import InProcessEngine
 
 from bergen_search.formats.game import load_game
-from bergen_search.protocol.server import EngineServer
 from bergen_search.search.api import Limits, search
 from bergen_search.search.endgame import step as exact
 
@@ -41,49 +41,35 @@ def held_attempt(monkeypatch):
     return seen, events
 
 
-def _engine():
-    lines = queue.Queue()
-    server = EngineServer(lambda line: lines.put(json.loads(line)))
-    return server, lines
-
-
 @pytest.fixture
 def served():
-    """An engine in this process and the queue of what it wrote; closed after the test."""
-    server, lines = _engine()
-    yield server, lines
-    server.close()
-
-
-def _until(lines, kind, timeout=60):
-    got = []
-    while True:
-        d = lines.get(timeout=timeout)
-        got.append(d)
-        if d["type"] in (kind, "error"):
-            return got
+    """An engine in this process (closed after the test)."""
+    engine = InProcessEngine()
+    yield engine
+    engine.close()
 
 
 def test_the_first_partial_of_an_infinite_go_comes_before_the_exact_attempt_ends(
         held_attempt):
+    """The live search does not wait for the exact attempt; a stop ends both."""
     _core()
     seen, events = held_attempt
-    server, lines = _engine()
+    engine = InProcessEngine()
     try:
-        server.handle_line(json.dumps({"cmd": "position", "game": DECISION, "id": "p"}))
-        assert lines.get(timeout=10)["type"] == "position"
-        server.handle_line(json.dumps({"cmd": "go", "infinite": True, "report_every": 0.1,
-                                       "id": "g"}))
-        first = lines.get(timeout=60)
+        engine.send({"cmd": "position", "game": DECISION, "id": "p"})
+        assert engine.lines.get(timeout=10)["type"] == "position"
+        engine.send({"cmd": "go", "infinite": True, "report_every": 0.1, "id": "g"})
+        first = engine.lines.get(timeout=60)
         assert first["type"] == "partial" and first["best"] and not first["exact"]
         assert all(m["value"] is not None for m in first["moves"][:1])
         events.append(("first partial", True))
         seen.set()
-        server.handle_line(json.dumps({"cmd": "stop"}))
-        final = _until(lines, "bestmove")[-1]
+        engine.send({"cmd": "stop"})
+        final = engine.until("bestmove")[-1]
         assert final["type"] == "bestmove" and final["stopped"] and final["best"]
+        assert not final["exact"]
     finally:
-        server.close()
+        engine.close()
     # held until the partial had been seen: the search did not wait for the attempt
     assert ("attempt held until a partial", True) in events
     names = [e for e, _ in events]
@@ -112,40 +98,26 @@ def test_a_solved_attempt_is_the_result_and_the_last_report(held_attempt):
     assert any(not r.get("exact") for r in reports)        # ISMCTS streamed first
 
 
-def test_the_engine_says_exact_on_the_partial_that_carries_the_solved_answer(served):
+def test_an_infinite_go_that_solves_says_exact_and_finished_at_once(served):
+    """Solved exactly, the partial that carries the answer says exact and finished at once;
+    held until stop, which answers it (a fixed budget's last report: the search's test)."""
     _core()
-    server, lines = served
-    server.handle_line(json.dumps({"cmd": "go", "game": json.loads(KNOWN), "id": 1,
-                                   "iterations": 20000, "report_every": 0.05}))
-    got = _until(lines, "bestmove")
-    partials, final = got[:-1], got[-1]
-    assert final["exact"] and partials and partials[-1]["exact"]
-    assert partials[-1]["best"] == final["best"]
-    assert [m["move"] for m in partials[-1]["moves"]] == [m["move"] for m in final["moves"]]
-    assert all(m["value"] is not None for m in partials[-1]["moves"])
-
-
-def test_watched_or_not_the_same_seed_and_budget_give_the_same_result():
-    info = load_game(json.dumps(DECISION))
-    quiet = search(info, Limits(iterations=3000), seed=4)
-    live = search(info, Limits(iterations=3000), seed=4, on_info=lambda p: None)
-    assert live.moves == quiet.moves and live.best == quiet.best
-    assert live.info["endgame"] == quiet.info["endgame"]
-    assert live.info["iterations"] == quiet.info["iterations"] == 3000
-
-
-def test_a_stop_ends_the_search_and_the_attempt():
-    _core()
-    info = load_game(json.dumps(DECISION))
-    stop = threading.Event()
-
-    def on_info(progress):
-        if "moves" in progress:
-            stop.set()
-
-    res = search(info, Limits(iterations=5_000_000), seed=0, stop=stop, on_info=on_info)
-    assert res.info["interrupted"] and not res.info["exact"]
-    assert not [t for t in threading.enumerate() if t.name == "bergen-exact"]
+    served.send({"cmd": "go", "game": json.loads(KNOWN), "id": 1, "infinite": True,
+                 "report_every": 0.05})
+    got = []
+    while not got or not got[-1].get("finished"):
+        got.append(served.lines.get(timeout=60))
+        assert got[-1]["type"] == "partial"
+    with pytest.raises(queue.Empty):
+        served.lines.get(timeout=0.3)           # held until stop
+    served.send({"cmd": "stop"})
+    final = served.until("bestmove")[-1]
+    last = got[-1]
+    assert last["exact"] and last["finished"] and final["exact"]
+    assert last["best"] == final["best"] and all(m["value"] is not None for m in last["moves"])
+    assert [(m["move"], m["value"]) for m in last["moves"]] == \
+        [(m["move"], m["value"]) for m in final["moves"]]
+    assert not any(p["finished"] for p in got[:-1])
 
 
 # ---- live figures that keep their promise (issue 41) ----------------------------------------
@@ -220,54 +192,28 @@ def test_an_infinite_go_attempts_the_endgame_with_one_batch_s_budget(monkeypatch
         budgets.append(limits.iterations)
         return real(info, limits, run, **kwargs)
     monkeypatch.setattr(exact, "attempt", attempt)
-    server, lines = served
-    server.handle_line(json.dumps({"cmd": "go", "game": DECISION, "infinite": True,
-                                   "report_every": 0.05, "id": "g",
-                                   "settings": {"settle": "off"}}))
-    while lines.get(timeout=60).get("trees", 0) < 9:
+    served.send({"cmd": "go", "game": DECISION, "infinite": True, "report_every": 0.05,
+                 "id": "g", "settings": {"settle": "off"}})
+    while served.lines.get(timeout=60).get("trees", 0) < 9:
         pass
-    server.handle_line(json.dumps({"cmd": "stop"}))
-    final = _until(lines, "bestmove")[-1]
+    served.send({"cmd": "stop"})
+    final = served.until("bestmove")[-1]
     assert budgets == [None]        # the default budget's (100,000), not 5,000,000
     assert final["replicates"] >= 9 and final["stopped"]
     assert not final["endgame"]["solved"]
-
-
-def test_an_infinite_go_that_solves_says_finished_at_once(served):
-    """An infinite search solved exactly says finished at once; stopped, it is that answer."""
-    _core()
-    server, lines = served
-    server.handle_line(json.dumps({"cmd": "go", "game": json.loads(KNOWN), "id": 1,
-                                   "infinite": True, "report_every": 0.05}))
-    got = []
-    while not got or not got[-1].get("finished"):
-        got.append(lines.get(timeout=60))
-        assert got[-1]["type"] == "partial"
-    with pytest.raises(queue.Empty):
-        lines.get(timeout=0.3)                  # held until stop
-    server.handle_line(json.dumps({"cmd": "stop"}))
-    final = _until(lines, "bestmove")[-1]
-    last = got[-1]
-    assert last["exact"] and last["finished"] and final["exact"]
-    assert [(m["move"], m["value"]) for m in last["moves"]] == \
-        [(m["move"], m["value"]) for m in final["moves"]]
-    assert not any(p["finished"] for p in got[:-1])
 
 
 def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch, served):
     """settle=off: an infinite search ends by itself at MAX_REPLICATES trees, all pooled."""
     from bergen_search.search import api
     monkeypatch.setattr(api, "MAX_REPLICATES", 10)
-    server, lines = served
-    server.handle_line(json.dumps({"cmd": "go", "game": "bergen1/2/4,7/0/0-3,1-2,2-5,"
-                                   "5-6/1-1-4-4-6-3/4,5/14/1:14", "infinite": True,
-                                   "iterations": 800, "report_every": 0.01, "id": 1,
-                                   "settings": {"settle": "off"}}))
-    got = [lines.get(timeout=60)]
+    served.send({"cmd": "go", "game": SMALL, "infinite": True, "iterations": 800,
+                 "report_every": 0.01, "id": 1, "settings": {"settle": "off"}})
+    got = [served.lines.get(timeout=60)]
     while not got[-1].get("finished"):
-        got.append(lines.get(timeout=60))
-    server.handle_line(json.dumps({"cmd": "stop"}))
-    final = _until(lines, "bestmove")[-1]
+        got.append(served.lines.get(timeout=60))
+    served.send({"cmd": "stop"})
+    final = served.until("bestmove")[-1]
     assert got[-1]["trees"] == 10 and got[-1]["stderr"] is not None
     assert final["replicates"] == 10 and not final["interrupted"]
     assert [m["value"] for m in got[-1]["moves"]] == [m["value"] for m in final["moves"]]
@@ -275,23 +221,21 @@ def test_an_infinite_go_at_its_most_trees_says_finished(monkeypatch, served):
 
 def test_a_partial_as_each_tree_of_the_budget_finishes(served):
     """A partial after the first slice, one as each tree finishes, then on the clock."""
-    server, lines = served
-    server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 1, "seed": 3,
-                                   "iterations": 400_000, "report_every": 3600}))
-    got = _until(lines, "bestmove")
-    server.handle_line(json.dumps({"cmd": "go", "game": SMALL, "id": 2, "seed": 3,
-                                   "iterations": 8_000, "infinite": True,
-                                   "report_every": 3600, "settings": {"settle": "off"}}))
-    endless = [lines.get(timeout=60) for _ in range(9)]
+    served.send({"cmd": "go", "game": SMALL, "id": 1, "seed": 3, "iterations": 160_000,
+                 "report_every": 3600})
+    got = served.until("bestmove")
+    served.send({"cmd": "go", "game": SMALL, "id": 2, "seed": 3, "iterations": 8_000,
+                 "infinite": True, "report_every": 3600, "settings": {"settle": "off"}})
+    endless = [served.lines.get(timeout=60) for _ in range(9)]
     # (trees of 1,000 iterations: dozens a second, none of them said)
     with pytest.raises(queue.Empty):
-        lines.get(timeout=0.5)
-    server.handle_line(json.dumps({"cmd": "stop"}))
-    final = _until(lines, "bestmove")[-1]
+        served.lines.get(timeout=0.5)
+    served.send({"cmd": "stop"})
+    final = served.until("bestmove")[-1]
     partials, best = got[:-1], got[-1]
     assert [p["trees"] for p in partials] == list(range(9))
     assert all(p["type"] == "partial" and p["running"] == 0 for p in partials[1:])
-    assert best["type"] == "bestmove" and best["iterations"] == 400_000
+    assert best["type"] == "bestmove" and best["iterations"] == 160_000
     assert [(m["move"], m["value"], m["stderr"], m["visits"]) for m in partials[-1]["moves"]] \
         == [(m["move"], m["value"], m["stderr"], m["visits"]) for m in best["moves"]]
     assert [p["trees"] for p in endless] == list(range(9))

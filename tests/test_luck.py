@@ -151,8 +151,9 @@ def test_the_same_luck_on_both_backends():
 
 # ---- the arena ----------------------------------------------------------------------------
 def test_arena_reports_both_margins_and_no_luck_adjust_restores_the_raw_one():
-    """The luck fields (JSON) and lines (text), none with --no-luck-adjust, the raw figures the
-    same either way; one set of whole matches: no interval, still printed."""
+    """`arena --round`: the luck fields (JSON) and lines (text), none with --no-luck-adjust (from
+    --start-scores), the raw figures the same either way; one set of whole matches: no
+    interval, still printed."""
     runner = CliRunner()
     args = ["arena", "greedy", "random", "--games", "20", "--round", "--seed", "2", "--quiet"]
     text = runner.invoke(main, args)
@@ -160,9 +161,12 @@ def test_arena_reports_both_margins_and_no_luck_adjust_restores_the_raw_one():
     assert "(stderr, luck-adjusted)" in text.output
     assert "raw +" in text.output or "raw -" in text.output
     assert "variance ratio" in text.output
-    raw = runner.invoke(main, args + ["--no-luck-adjust"])
+    raw = runner.invoke(main, args + ["--no-luck-adjust", "--start-scores", "10,12"])
     assert raw.exit_code == 0 and "luck" not in raw.output
+    assert "single rounds from 10-12" in raw.output and "ties" in raw.output
     d = json.loads(runner.invoke(main, args + ["--json"]).output)
+    assert d["mode"] == "round" and d["rounds"] == d["matches"] == 40
+    assert d["wins"][0] + d["wins"][1] + d["ties"] == 40
     for key in ("luck_adjusted", "luck_estimate", "luck_per_round", "luck_stderr",
                 "adjusted_margin_per_round", "adjusted_margin_stderr", "variance_ratio"):
         assert key in d

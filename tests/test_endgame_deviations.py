@@ -166,23 +166,9 @@ def test_c_and_python_paths_agree(solved, monkeypatch):
         assert ref.refined == sol.refined
 
 
-def test_a_budget_that_runs_out_says_which_values_are_refined():
-    """With no budget after the root the deviations stay unrefined, flagged so."""
-    info, g, _ = deviations(1)[0]
-    sol = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, refine=False)
-    assert sol.refined == {}
-    values = dict(sol.values)
-    endgame.solving.refine_deviations(g, sol, max_work=0, seconds=None, clock=time.perf_counter,
-                                      stop=None, tolerance=1e-3, hand_tolerance=1e-3)
-    assert sol.refined
-    for m, ok in sol.refined.items():
-        assert ok == (endgame.after(g, m.code) is None)
-        assert sol.values[m] == sol.unrefined[m] == values[m]
-        assert sol.move_bounds[m] == (0.0 if ok else sol.hand_bound)
-
-
 def test_the_budget_counts_the_subgames_work(solved):
-    """The subgames' work is within the budget; a short one leaves some unrefined."""
+    """The subgames' work is within the budget; a short one leaves some unrefined; with none
+    after the root every deviation stays unrefined, flagged so."""
     starved = 0
     for info, g, full in solved:
         root = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, refine=False)
@@ -193,6 +179,17 @@ def test_the_budget_counts_the_subgames_work(solved):
         assert capped.spent <= budget
         starved += not all(capped.refined.values())
     assert starved >= 1
+    _, g, _ = solved[0]
+    sol = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, refine=False)
+    assert sol.refined == {}
+    values = dict(sol.values)
+    endgame.solving.refine_deviations(g, sol, max_work=0, seconds=None, clock=time.perf_counter,
+                                      stop=None, tolerance=1e-3, hand_tolerance=1e-3)
+    assert sol.refined
+    for m, ok in sol.refined.items():
+        assert ok == (endgame.after(g, m.code) is None)
+        assert sol.values[m] == sol.unrefined[m] == values[m]
+        assert sol.move_bounds[m] == (0.0 if ok else sol.hand_bound)
 
 
 def cut_with_a_deviation():

@@ -52,12 +52,15 @@ def _limited(g, sub, max_work, tolerance, max_iterations):
 
 
 @pytest.mark.parametrize("count", sizes(8, 16))
-def test_the_shown_game_is_the_full_games_deals_with_this_hand(positions, count):
-    for info, _ in positions[:count]:
+def test_every_floor_holds_against_the_full_games_answers(positions, count):
+    """The shown game is the full game's deals with this hand; the whole bracket's floors (the
+    pure-Python solver's alike, on four) and the depth-limited ones hold against the full
+    game's solve."""
+    checked = limited = 0
+    for k, (info, _) in enumerate(positions[:count]):
         full = endgame.game(info)
         shown = endgame.game(info, shown=True)
         p = full.seat
-        mine = full.hands[p][full.hand_index]
         want = sorted((full.hands[1 - p][d[1 - p]], d[2]) for d in full.deals
                       if d[p] == full.hand_index)
         got = sorted((shown.hands[1 - p][d[1 - p]], d[2]) for d in shown.deals)
@@ -66,15 +69,7 @@ def test_the_shown_game_is_the_full_games_deals_with_this_hand(positions, count)
         assert [h for h, _ in got] == [h for h, _ in want]
         ratios = [w / v for (_, w), (_, v) in zip(want, got)]
         assert max(ratios) - min(ratios) <= 1e-9 * max(ratios)
-        assert {shown.hands[p][d[p]] for d in shown.deals} == {mine}
-
-
-@pytest.mark.parametrize("count", sizes(8, 16))
-def test_every_floor_holds_against_the_full_games_answers(positions, count):
-    """The whole bracket's floors (the pure-Python solver's alike, on four) and the
-    depth-limited ones, against the full game's solve."""
-    checked = limited = 0
-    for k, (info, _) in enumerate(positions[:count]):
+        assert {shown.hands[p][d[p]] for d in shown.deals} == {full.hands[p][full.hand_index]}
         b = endgame.bracket(info, tolerance=1e-4)
         assert not b.missing
         if k < 4:
@@ -85,7 +80,7 @@ def test_every_floor_holds_against_the_full_games_answers(positions, count):
             for m in ref.floors:
                 assert ref.floors[m] == pytest.approx(b.floors[m], abs=1e-9)
                 assert ref.ceilings[m] == pytest.approx(b.ceilings[m], abs=1e-9)
-        sol = endgame.solve(endgame.game(info), tolerance=1e-4)
+        sol = endgame.solve(full, tolerance=1e-4)
         for m, floor in b.floors.items():
             assert floor <= b.ceilings[m] + 1e-12
             assert b.ceilings[m] - floor <= 1e-4 + 1e-12
@@ -178,13 +173,21 @@ def _info(path=BRACKET):
         return load_game(f.read())
 
 
-def test_a_declined_position_is_bracketed_under_an_iteration_budget():
+def _count_brackets(monkeypatch):
+    """The list each bracket appends to."""
+    real, calls = endgame.bracket, []
+    monkeypatch.setattr(endgame.shown, "bracket", lambda *a, **k: calls.append(1) or real(*a, **k))
+    return calls
+
+
+def test_a_declined_position_is_bracketed_under_an_iteration_budget(monkeypatch):
+    calls = _count_brackets(monkeypatch)
     info = _info()
     res = search(info, Limits(iterations=100_000), seed=0)
     eg = res.info["endgame"]
     assert eg["solved"] is False and "too big" in eg["why"] and not res.info["exact"]
     b = eg["bracket"]
-    assert b["shown"] is True and not b["missing"] and b["deals"] == 36
+    assert calls and b["shown"] is True and not b["missing"] and b["deals"] == 36
     _, moves = _moves_after(info)
     assert set(b["floor"]) == set(b["ceiling"]) == {Move.from_code(m) for m in moves}
     for m in b["floor"]:
@@ -194,13 +197,17 @@ def test_a_declined_position_is_bracketed_under_an_iteration_budget():
     values = {mv.move: mv for mv in res.moves}
     for m, floor in b["floor"].items():
         assert values[m].value >= floor - 3 * values[m].stderr
+    calls.clear()
     # under a time limit the clock is the move's: no bracket
     timed = search(info, Limits(time=0.3), seed=0)
     assert "bracket" not in timed.info["endgame"] and "bracket_why" not in timed.info["endgame"]
     off = search(info, Limits(iterations=100_000), seed=0, bracket=False)
     assert "bracket" not in off.info["endgame"] and "bracket_why" not in off.info["endgame"]
+    # a match's engine (`values=False`) tries none
+    quiet = search(info, Limits(iterations=100_000), seed=0, values=False)
+    assert not calls and "bracket" not in quiet.info["endgame"]
     # the bracket is said, not played: the search's answer is the same without it
-    assert off.moves == res.moves and off.best == res.best
+    assert off.moves == res.moves and off.best == res.best == quiet.best
 
 
 def test_best_and_eval_print_the_bracket(one_search):
@@ -381,13 +388,11 @@ def test_ctrl_c_heard_inside_the_bracket_stops_the_attempt(monkeypatch):
     assert res.info["interrupted"] and res.info["iterations"] < 100_000
 
 
-def test_only_a_search_whose_values_are_said_brackets(monkeypatch):
-    """`analyze` brackets only when its settings ask (and judges alike), a match's engine
-    (`values=False`) never; `best` does, and plays what the match's engine plays."""
+def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
+    """`analyze` brackets only when its settings ask, and judges alike."""
     from bergen_search.analysis.review import analyze
     from bergen_search.formats.record import parse_record
-    real, calls = endgame.bracket, []
-    monkeypatch.setattr(endgame.shown, "bracket", lambda *a, **k: calls.append(1) or real(*a, **k))
+    calls = _count_brackets(monkeypatch)
     with open("examples/match.json", encoding="utf-8") as f:
         record = parse_record(json.loads(f.read()))
     plain = analyze(record, limits=Limits(iterations=300), seed=0)
@@ -396,16 +401,9 @@ def test_only_a_search_whose_values_are_said_brackets(monkeypatch):
                     settings=Settings.of("ismcts", {"bracket": True}))
     assert calls, "no stage decision was declined: the test went untested"
     assert [d.to_json() for d in asked.decisions] == [d.to_json() for d in plain.decisions]
-    calls.clear()
-    info = _info()
-    quiet = search(info, Limits(iterations=20_000), seed=0, values=False)
-    assert not calls and "bracket" not in quiet.info["endgame"]
-    said = search(info, Limits(iterations=20_000), seed=0)
-    assert calls and "bracket" in said.info["endgame"] and said.best == quiet.best
 
 
 def test_under_a_work_budget_the_clock_changes_nothing():
-    """Under an iteration budget a very slow clock changes no bracket."""
     ticks = iter(range(10 ** 9))
 
     def slow():
@@ -554,7 +552,6 @@ def test_decision_json_is_bracketed_with_both_bounds_within_its_budget(monkeypat
 
 
 def test_a_floor_leaf_next_to_mirror_twins_is_valued_alike_by_core_and_oracle():
-    """A floor leaf next to mirror twins: core and oracle alike."""
     import itertools
 
     from bergen_search.game.rules import Rules

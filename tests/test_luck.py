@@ -166,6 +166,7 @@ def test_arena_reports_both_margins_and_no_luck_adjust_restores_the_raw_one():
     assert "single rounds from 10-12" in raw.output and "ties" in raw.output
     d = json.loads(runner.invoke(main, args + ["--json"]).output)
     assert d["mode"] == "round" and d["rounds"] == d["matches"] == 40
+    assert d["adjusted_win_rate"] is None        # single rounds: no luck-adjusted win rate
     assert d["wins"][0] + d["wins"][1] + d["ties"] == 40
     for key in ("luck_adjusted", "luck_estimate", "luck_per_round", "luck_stderr",
                 "adjusted_margin_per_round", "adjusted_margin_stderr", "variance_ratio"):
@@ -224,9 +225,7 @@ def test_whole_matches_get_a_luck_adjusted_win_rate():
     d = r.to_json()
     assert d["adjusted_win_rate"] == pytest.approx(r.adjusted_win_rate, abs=1e-6)
     assert "chance to win" in arena_text(r)
-    # single rounds, and three or more sides (no equity table), have none
-    assert run_arena(rules, GREEDY, RANDOM, games=5, seed=1,
-                     single_round=True).adjusted_win_rate is None
+    # three or more sides (no equity table) have none, as single rounds (the arena test above)
     three = run_arena(Rules(players=3), GREEDY, RANDOM, games=5, seed=1)
     assert three.adjusted_win_rate is None and three.adjusted_margin_per_round is not None
     assert run_arena(rules, GREEDY, RANDOM, games=5, seed=1,

@@ -236,10 +236,8 @@ def _on_a_terminal(args, env):
 
 @pytest.mark.parametrize("command", ["best", "eval"])
 def test_the_verdict_comes_first_and_a_terminal_sees_progress(command):
-    """The answer first; a progress line on a terminal, wiped; none in a pipe."""
+    """The answer first; a progress line on a terminal, wiped; none off one (in-process)."""
     import os
-    import subprocess
-    import sys
     args = [command, DECISION, "--iterations", "16000"]
     env = dict(os.environ, BERGEN_PROGRESS_AFTER="0")
     shown, status = _on_a_terminal(args, env)
@@ -250,9 +248,8 @@ def test_the_verdict_comes_first_and_a_terminal_sees_progress(command):
     first = answer.splitlines()[0]
     assert first.startswith("best: 0-2:L/R   +4.181 ± 0.620" if command == "best"
                             else "value +4.181 ± 0.620"), first
-    piped = subprocess.run([sys.executable, "-m", "bergen_search", *args], env=env,
-                           capture_output=True, text=True)
-    assert piped.returncode == 0 and piped.stderr == ""
+    piped = run(*args)
+    assert piped.exit_code == 0 and piped.stderr == ""
     assert piped.stdout.splitlines()[0] == first
 
 

@@ -126,20 +126,21 @@ def first_round(tmp_path):
     return str(src)
 
 
-def test_html_leaves_the_text_and_json_outputs_as_they_were(tmp_path):
-    """--html leaves the text and JSON outputs alone; the same seed writes the same bytes."""
+def test_html_leaves_the_text_and_json_outputs_as_they_were(tmp_path, one_search):
+    """--html leaves the JSON output alone; the same seed writes the same bytes. Two analyses,
+    each printed twice (one_search): the JSON and the text, then --json --html and --html."""
     src = first_round(tmp_path)
     plain = run("analyze", src, *ARGS, "--json")
-    with_html = run("analyze", src, *ARGS, "--json", "--html", str(tmp_path / "r.html"))
-    drop = lambda s: {k: v for k, v in json.loads(s).items() if k != "seconds"}  # noqa: E731
-    assert drop(plain.stdout) == drop(with_html.stdout)
-    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
     text = run("analyze", src, *ARGS)
     assert text.exit_code == 0 and text.stdout.startswith("round 1\n")     # from 1, for people
     assert "seat  decisions forced total loss" in text.stdout and "round 0" not in text.stdout
     better = [(got.group(1), re.search(r": (\S+) [+-]", line).group(1))
               for line in text.stdout.splitlines() if (got := re.search(r", better (\S+) ", line))]
     assert better and all(b != played for b, played in better), better
+    with_html = run("analyze", src, *ARGS, "--json", "--html", str(tmp_path / "r.html"))
+    drop = lambda s: {k: v for k, v in json.loads(s).items() if k != "seconds"}  # noqa: E731
+    assert drop(plain.stdout) == drop(with_html.stdout)
+    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
     alone = run("analyze", src, *ARGS, "--html", str(tmp_path / "again.html"))
     assert alone.exit_code == 0 and alone.stdout.startswith("wrote ")
     assert len(alone.stdout.splitlines()) == 1

@@ -227,8 +227,8 @@ def test_best_and_eval_print_the_bracket(one_search):
     assert "ceiling" not in out
     out = bergen("eval", BRACKET, "--verbose").output
     assert "bracket: the round solved with this hand shown to the other side, 36 deals" in out
-    doc = json.loads(bergen("best", DECISION, "--json").output)
-    out = bergen("best", DECISION, "--verbose").output
+    doc = json.loads(bergen("best", DECISION, "--iterations", 30_000, "--json").output)
+    out = bergen("best", DECISION, "--iterations", 30_000, "--verbose").output
     b = doc["endgame"]["bracket"]
     assert not b["missing"] and set(b["horizon"]) == set(b["floor"])
     values = {m["move"]: m for m in doc["moves"]}

@@ -183,8 +183,9 @@ def test_bad_input_keeps_the_old_report_and_a_folder_is_refused(tmp_path):
     assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1
     assert "round 1, event 1" in res.stderr and "Traceback" not in res.stderr
     assert existing.read_text() == "old report"
-    res = run("analyze", MATCH, "--iterations", "50", "--html", str(tmp_path))  # (no folder:
-    assert res.exit_code == 2 and "directory" in res.stderr, res.stderr      # test_messages)
+    # a folder given as the file (a missing folder: test_messages' row)
+    res = run("analyze", MATCH, "--iterations", "50", "--html", str(tmp_path))
+    assert res.exit_code == 2 and "directory" in res.stderr, res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
 
 

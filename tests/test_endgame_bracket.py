@@ -484,21 +484,6 @@ def test_a_shared_playout_table_changes_no_value(positions):
         [whole.node(i) for i in range(whole.n_nodes)]
 
 
-def _count_spent(monkeypatch):
-    """The list that every cut's deepening and every DCFR run appends its `spent` to."""
-    built = []
-
-    def spent(real):
-        def call(*args, **kwargs):
-            out = real(*args, **kwargs)
-            built.append(out.spent)
-            return out
-        return call
-    monkeypatch.setattr(endgame.shown, "deepen", spent(endgame.shown.deepen))
-    monkeypatch.setattr(endgame.solving, "iterate", spent(endgame.solving.iterate))
-    return built
-
-
 def test_decision_json_is_bracketed_with_both_bounds_within_its_budget(monkeypatch):
     """decision.json gets both bounds within its budget (`Bracket.work` counts every build and
     run, at smaller budgets too), one cut tree held at a time; the play-out tables take at most
@@ -507,7 +492,16 @@ def test_decision_json_is_bracketed_with_both_bounds_within_its_budget(monkeypat
     assert eg.PlayoutTable(None, -1, 10).nbytes == 24 << 10
     with pytest.raises(Exception, match="bits"):
         eg.PlayoutTable(None, -1, 40)
-    built, made, live, alive = _count_spent(monkeypatch), [], weakref.WeakSet(), []
+    built, made, live, alive = [], [], weakref.WeakSet(), []
+
+    def spent(real):        # every cut's deepening and every DCFR run
+        def call(*args, **kwargs):
+            out = real(*args, **kwargs)
+            built.append(out.spent)
+            return out
+        return call
+    monkeypatch.setattr(endgame.shown, "deepen", spent(endgame.shown.deepen))
+    monkeypatch.setattr(endgame.solving, "iterate", spent(endgame.solving.iterate))
 
     class Table(eg.PlayoutTable):
         def __init__(self, *args):

@@ -119,22 +119,18 @@ def lp_value_after(g, move):
     return moved + least / sub.hand_weight
 
 
-def deviations(n, tolerance=1e-3):
-    """(position, game, solution) of small stage decisions with a move outside the mix."""
+@pytest.fixture(scope="module")
+def solved():
+    """(position, game, solution) of 8 small stage decisions with a move outside the mix."""
     out = []
     for info, _ in small_positions(n=60, seed=5, limit=8):
         g = endgame.game(info)
-        sol = endgame.solve(g, tolerance=tolerance, hand_tolerance=tolerance)
+        sol = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3)
         if any(endgame.after(g, m.code) is not None for m in sol.refined):
             out.append((info, g, sol))
-        if len(out) == n:
-            break
-    return out
-
-
-@pytest.fixture(scope="module")
-def solved():
-    return deviations(8)
+        if len(out) == 8:
+            return out
+    raise AssertionError("too few stage decisions with a deviation")
 
 
 def test_refined_values_agree_with_the_sequence_form_lp(solved):
@@ -192,18 +188,15 @@ def test_the_budget_counts_the_subgames_work(solved):
         assert sol.move_bounds[m] == (0.0 if ok else sol.hand_bound)
 
 
-def cut_with_a_deviation():
-    """(shown, hidden) of the first stage cut whose solve has a deviation not ending the round."""
+@pytest.fixture(scope="module")
+def cut():
+    """(shown, hidden, search) of the first stage cut whose solve has a deviation not ending the
+    round."""
     for shown, hidden in stage_cuts(900, 300, choices=3):
         res = search(load_game(shown), Limits(iterations=20000), seed=4)
         if any(res.info.get("endgame", {}).get("refined", {}).values()):
             return shown, hidden, res
     raise AssertionError("no stage decision with a deviation")
-
-
-@pytest.fixture(scope="module")
-def cut():
-    return cut_with_a_deviation()
 
 
 def test_no_peek_filling_in_the_hidden_hand_changes_nothing(cut):

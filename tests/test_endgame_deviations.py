@@ -119,22 +119,18 @@ def lp_value_after(g, move):
     return moved + least / sub.hand_weight
 
 
-def deviations(n, tolerance=1e-3):
-    """(position, game, solution) of small stage decisions with a move outside the mix."""
+@pytest.fixture(scope="module")
+def solved():
+    """(position, game, solution) of 8 small stage decisions with a move outside the mix."""
     out = []
     for info, _ in small_positions(n=60, seed=5, limit=8):
         g = endgame.game(info)
-        sol = endgame.solve(g, tolerance=tolerance, hand_tolerance=tolerance)
+        sol = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3)
         if any(endgame.after(g, m.code) is not None for m in sol.refined):
             out.append((info, g, sol))
-        if len(out) == n:
-            break
-    return out
-
-
-@pytest.fixture(scope="module")
-def solved():
-    return deviations(8)
+        if len(out) == 8:
+            return out
+    raise AssertionError("too few stage decisions with a deviation")
 
 
 def test_refined_values_agree_with_the_sequence_form_lp(solved):
@@ -166,9 +162,20 @@ def test_c_and_python_paths_agree(solved, monkeypatch):
         assert ref.refined == sol.refined
 
 
-def test_a_budget_that_runs_out_says_which_values_are_refined():
-    """With no budget after the root the deviations stay unrefined, flagged so."""
-    info, g, _ = deviations(1)[0]
+def test_the_budget_counts_the_subgames_work(solved):
+    """The subgames' work is within the budget; a short one leaves some unrefined; with none
+    after the root every deviation stays unrefined, flagged so."""
+    starved = 0
+    for info, g, full in solved:
+        root = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, refine=False)
+        assert full.spent > root.spent or all(endgame.after(g, m.code) is None
+                                              for m in full.refined)
+        budget = max(root.spent, (2 * endgame.budget.MIN_ITERATIONS + 8) * root.work) + 100
+        capped = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, max_work=budget)
+        assert capped.spent <= budget
+        starved += not all(capped.refined.values())
+    assert starved >= 1
+    _, g, _ = solved[0]
     sol = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, refine=False)
     assert sol.refined == {}
     values = dict(sol.values)
@@ -181,32 +188,15 @@ def test_a_budget_that_runs_out_says_which_values_are_refined():
         assert sol.move_bounds[m] == (0.0 if ok else sol.hand_bound)
 
 
-def test_the_budget_counts_the_subgames_work(solved):
-    """The subgames' work is within the budget; a short one leaves some unrefined."""
-    starved = 0
-    for info, g, full in solved:
-        root = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, refine=False)
-        assert full.spent > root.spent or all(endgame.after(g, m.code) is None
-                                              for m in full.refined)
-        budget = max(root.spent, (2 * endgame.budget.MIN_ITERATIONS + 8) * root.work) + 100
-        capped = endgame.solve(g, tolerance=1e-3, hand_tolerance=1e-3, max_work=budget)
-        assert capped.spent <= budget
-        starved += not all(capped.refined.values())
-    assert starved >= 1
-
-
-def cut_with_a_deviation():
-    """(shown, hidden) of the first stage cut whose solve has a deviation not ending the round."""
+@pytest.fixture(scope="module")
+def cut():
+    """(shown, hidden, search) of the first stage cut whose solve has a deviation not ending the
+    round."""
     for shown, hidden in stage_cuts(900, 300, choices=3):
         res = search(load_game(shown), Limits(iterations=20000), seed=4)
         if any(res.info.get("endgame", {}).get("refined", {}).values()):
             return shown, hidden, res
     raise AssertionError("no stage decision with a deviation")
-
-
-@pytest.fixture(scope="module")
-def cut():
-    return cut_with_a_deviation()
 
 
 def test_no_peek_filling_in_the_hidden_hand_changes_nothing(cut):

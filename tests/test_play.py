@@ -63,7 +63,8 @@ def test_undo_restores_the_position_and_the_engine(engine):
 
 
 def test_a_session_deals_and_plays_as_the_engines_match():
-    """Playing as greedy against greedy is the engines' match of the seed, record for record."""
+    """Playing as greedy against greedy is the engines' match of the seed, record for record;
+    the record saved replays to the same winner."""
     from bergen_search.formats.record_io import write_record
     from bergen_search.game.policy import greedy_choice
     from bergen_search.game.state import move_str
@@ -77,16 +78,8 @@ def test_a_session_deals_and_plays_as_the_engines_match():
             m = greedy_choice(s.state, s.state.legal_moves())
             s.play(move_str(m, not s.state.led))
         assert write_record(s.log) == write_record(want)
-
-
-def test_a_whole_match_by_script_is_a_legal_record():
-    s = PlaySession(Rules(target=5), EngineSpec("greedy"), seat=1, seed=11)
-    s.advance()
-    while not s.over:
-        s.play(s.legal()[-1])
-    rep = replay(s.record())
-    assert rep["ok"] and rep["winner"] == s.log.winner
-    assert max(rep["scores"]) >= 5
+        rep = replay(s.record())
+        assert rep["ok"] and rep["winner"] == s.log.winner and max(rep["scores"]) >= 7
 
 
 def test_a_bare_tile_is_accepted_where_both_ends_mirror():
@@ -139,19 +132,10 @@ def test_cli_play_scripted(tmp_path):
     assert rep["ok"] and rep["rounds"][-1]["end"] == "unfinished"
     plays = [e for e in rec["rounds"][0]["events"] if e["seat"] == 0]
     assert sum(1 for e in plays if e.get("play") == first) == 1
-
-
-def test_cli_play_end_of_input_saves(tmp_path):
-    out = tmp_path / "g.json"
+    out.unlink()
     res = CliRunner().invoke(main, ["play", "--engine", "random", "--seed", "5", "--out",
-                                    str(out)], input="")
-    assert res.exit_code == 0 and out.exists()
-    assert replay(json.loads(out.read_text()))["ok"]
-
-
-def test_cli_play_bad_options():
-    for bad in (["--engine", "nosuch"], ["--you", "3"]):
-        assert CliRunner().invoke(main, ["play", *bad, "--out", "/dev/null"]).exit_code == 2
+                                    str(out)], input="")     # the end of input saves too
+    assert res.exit_code == 0 and replay(json.loads(out.read_text()))["ok"]
 
 
 @pytest.mark.skipif(console_script() is None, reason="console script not installed")

@@ -9,9 +9,7 @@ from html.parser import HTMLParser
 
 import pytest
 from support import bergen as run
-from click.testing import CliRunner
 
-from bergen_search.cli import main
 from bergen_search.formats.record_io import write_record
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
@@ -57,20 +55,16 @@ def report(tmp_path_factory):
     return path.read_text(encoding="utf-8"), json.loads(res.stdout), path
 
 
-def test_the_report_draws_with_the_boards_symbols(report):
-    """The report draws with views/drawing.py's symbols, as the board does."""
+def test_report_is_self_contained_and_holds_every_decision_and_the_summary(report):
+    """Drawn with views/drawing.py's symbols, as the board is; nothing fetched; every decision,
+    its label and its marker; the summary's cells; rounds numbered from 1."""
     from bergen_search.views import drawing
-    html_text, _, _ = report
+    html_text, out, _ = report
     assert drawing.sprite() in html_text and drawing.css() in html_text
     doc = parse(html_text)
     hrefs = {a.get("href") for t, a in doc.tags if t == "use"}
     assert {"#tile-h", "#tile-v", "#half6"} <= hrefs and any(h.startswith("#mark-") for h in hrefs)
     assert not [a for t, a in doc.tags if t == "polyline" and "stroke" in a]
-
-
-def test_report_is_self_contained(report):
-    html_text, _, _ = report
-    doc = parse(html_text)
     names = {t for t, _ in doc.tags}
     assert not names & {"script", "link", "img", "iframe", "object", "embed"}
     for tag, attrs in doc.tags:
@@ -80,11 +74,6 @@ def test_report_is_self_contained(report):
     assert "url(" not in html_text and "@import" not in html_text
     csp = [a for t, a in doc.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
     assert csp and "default-src 'none'" in csp[0]["content"]
-
-
-def test_report_holds_every_decision_and_the_summary(report):
-    html_text, out, _ = report
-    doc = parse(html_text)
     decisions = out["decisions"]
     circles = [a for t, a in doc.tags if t == "circle" and "decision" in classes(a)]
     assert [int(a["data-decision"]) for a in circles] == list(range(len(decisions)))
@@ -114,6 +103,8 @@ def test_report_holds_every_decision_and_the_summary(report):
         assert [float(v) for v in cells[key]] == [float(s[key]) for s in out["summary"]], key
     text = "".join(doc.text)
     assert "blunder" in text and "Round 1" in text and out["settings"]["algorithm"] in text
+    assert "Round 1: from" in html_text and "Round 0:" not in html_text
+    assert ">round 1 " in html_text or ">round 1\u00a0" in html_text or "round 1  " in html_text
     # Each line of tiles, drawn: one domino per tile of the line after each decision.
     assert html_text.count('<symbol id="half') == 7
 
@@ -135,17 +126,21 @@ def first_round(tmp_path):
     return str(src)
 
 
-def test_html_leaves_the_text_and_json_outputs_as_they_were(tmp_path):
-    """--html leaves the text and JSON outputs alone; the same seed writes the same bytes."""
+def test_html_leaves_the_text_and_json_outputs_as_they_were(tmp_path, one_search):
+    """--html leaves the JSON output alone; the same seed writes the same bytes. Two analyses,
+    each printed twice (one_search): the JSON and the text, then --json --html and --html."""
     src = first_round(tmp_path)
     plain = run("analyze", src, *ARGS, "--json")
+    text = run("analyze", src, *ARGS)
+    assert text.exit_code == 0 and text.stdout.startswith("round 1\n")     # from 1, for people
+    assert "seat  decisions forced total loss" in text.stdout and "round 0" not in text.stdout
+    better = [(got.group(1), re.search(r": (\S+) [+-]", line).group(1))
+              for line in text.stdout.splitlines() if (got := re.search(r", better (\S+) ", line))]
+    assert better and all(b != played for b, played in better), better
     with_html = run("analyze", src, *ARGS, "--json", "--html", str(tmp_path / "r.html"))
     drop = lambda s: {k: v for k, v in json.loads(s).items() if k != "seconds"}  # noqa: E731
     assert drop(plain.stdout) == drop(with_html.stdout)
     assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
-    text = run("analyze", src, *ARGS)
-    assert text.exit_code == 0 and text.stdout.startswith("round 1\n")
-    assert "seat  decisions forced total loss" in text.stdout
     alone = run("analyze", src, *ARGS, "--html", str(tmp_path / "again.html"))
     assert alone.exit_code == 0 and alone.stdout.startswith("wrote ")
     assert len(alone.stdout.splitlines()) == 1
@@ -179,7 +174,7 @@ def test_report_of_several_matches_and_three_players(tmp_path):
     assert got[:len(out["summary"])] == [s["total_loss"] for s in out["summary"]]
 
 
-def test_bad_input_and_unwritable_paths(tmp_path):
+def test_bad_input_keeps_the_old_report_and_a_folder_is_refused(tmp_path):
     existing = tmp_path / "keep.html"
     existing.write_text("old report")
     bad = json.loads(open(MATCH).read())
@@ -188,11 +183,10 @@ def test_bad_input_and_unwritable_paths(tmp_path):
     assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1
     assert "round 1, event 1" in res.stderr and "Traceback" not in res.stderr
     assert existing.read_text() == "old report"
-    for path, needle in ((tmp_path / "no" / "such" / "x.html", "no folder"),
-                         (tmp_path, "directory")):
-        res = run("analyze", MATCH, "--iterations", "50", "--html", str(path))
-        assert res.exit_code == 2, res.stderr
-        assert needle in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    # a folder given as the file (a missing folder: test_messages' row)
+    res = run("analyze", MATCH, "--iterations", "50", "--html", str(tmp_path))
+    assert res.exit_code == 2 and "directory" in res.stderr, res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
 
 
 def test_the_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
@@ -324,7 +318,13 @@ def test_rendered_in_chromium(report, tmp_path, width):
     assert console == [], console
     _assert_png(shot)
     got = _found(dom)
-    check_layout(got, out, width)
+    # markers above the curves, the graph's scroll, dominoes whole, the exact rings
+    assert got["graph_overflows"] == (width < 640) == got["note_shown"]
+    assert got["drawings"] and all(w == natural and right <= got["page_width"]
+                                   for w, natural, right in got["drawings"]), got["drawings"]
+    assert got["marker_bottoms"] and max(got["marker_bottoms"]) < got["curve_top"]
+    exact = [i for i, d in enumerate(out["decisions"]) if d["exact"]]
+    assert got["rings"] == exact and got["exact_notes"] == [1] * len(exact)
     n = len(out["decisions"])
     assert got["graph"] and got["circles"] == n and got["circles_drawn"] == n
     want = [(f"d{i}", d["label"]) for i, d in enumerate(out["decisions"])
@@ -363,19 +363,6 @@ def test_the_console_check_can_fail(report, tmp_path):
     assert any("Content Security Policy" in line for line in console), console
 
 
-
-
-def check_layout(got, out, width):
-    """At `width`: markers above the curves, the graph's scroll, dominoes whole, exact rings."""
-    assert got["graph_overflows"] == (width < 640) == got["note_shown"]
-    assert got["drawings"] and all(w == natural and right <= got["page_width"]
-                                   for w, natural, right in got["drawings"]), got["drawings"]
-    assert got["marker_bottoms"] and max(got["marker_bottoms"]) < got["curve_top"]
-    exact = [i for i, d in enumerate(out["decisions"]) if d["exact"]]
-    assert got["rings"] == exact
-    assert got["exact_notes"] == [1] * len(exact)
-
-
 def test_a_long_line_wraps_in_drawings_of_a_few_tiles():
     from bergen_search.views.report import WRAP_TILES, _line_svg
     pairs = [(i % 7, (i + 1) % 7) for i in range(13)]
@@ -400,21 +387,6 @@ def test_better_never_names_the_play_made():
     made = Decision(2, 7, 1, m("3-5:L"), m("5-6:L"), 0.05, 0.02, None, vals,
                     {k: 0.05 for k in vals}, borderline=True, loss_interval=(0.0, 0.31))
     assert compared_text(made) == "better 5-6:L -1.10"
-
-
-def test_rounds_are_numbered_from_one_for_people(report):
-    """The text, the graph and the report number rounds from 1."""
-    res = CliRunner().invoke(main, ["analyze", "examples/match.json", "--iterations", "200"])
-    assert res.exit_code == 0, res.output
-    rounds = re.findall(r"^round (\d+)$", res.output, re.M)
-    assert rounds and rounds[0] == "1" and "round 0" not in res.output
-    for line in res.output.splitlines():
-        got = re.search(r", better (\S+) ", line)
-        if got:
-            assert got.group(1) != re.search(r": (\S+) [+-]", line).group(1), line
-    page = report[0]
-    assert "Round 1: from" in page and "Round 0:" not in page
-    assert ">round 1 " in page or ">round 1\u00a0" in page or "round 1  " in page
 
 
 def test_an_interrupted_analysis_of_many_matches_counts_them_right(tmp_path, monkeypatch):

@@ -9,11 +9,10 @@ import json
 import math
 
 import pytest
-from click.testing import CliRunner
+from support import bergen
 
 from bergen_search.analysis.luck import rounds_of
 from bergen_search.analysis.review import analyze
-from bergen_search.cli import main
 from bergen_search.constants import DEAL_STREAM
 from bergen_search.formats.game import load_game
 from bergen_search.formats.record_io import to_record
@@ -56,17 +55,12 @@ def test_the_deal_s_luck_is_the_hand_s_value_before_the_lead():
     assert lucks == [before.value, before.value]
 
 
-def run(*args):
-    result = CliRunner().invoke(main, list(args), prog_name="bergen")
-    assert result.exit_code == 0, result.output
-    return result.stdout
-
-
-def test_the_identity_adds_up_as_printed():
+def test_the_identity_adds_up_as_printed(one_search):
     """Each result is the round's margin, each residual the result less the terms, `identity`
-    their sum; the text's table adds up row by row."""
-    doc = json.loads(run("analyze", "examples/match.json", "--iterations", "300", "--json"))
-    replay = json.loads(run("replay", "examples/match.json", "--json"))
+    their sum; the text's table (of the same analysis) adds up row by row."""
+    doc = json.loads(bergen("analyze", "examples/match.json", "--iterations", "300",
+                            "--json").stdout)
+    replay = json.loads(bergen("replay", "examples/match.json", "--json").stdout)
     scores = [(0, 0)] + [tuple(r["scores"]) for r in replay["rounds"]]
     for row in doc["rounds"]:
         r, s = row["round"], row["seat"]
@@ -80,7 +74,7 @@ def test_the_identity_adds_up_as_printed():
             assert abs(sum(x[k] for x in mine) - v) < 1e-3, k
         assert abs(sm["identity"]["luck_deal"] - sm["luck_deal"]) < 1e-3
         assert abs(sm["identity"]["loss"] - sm["total_loss"]) < 1e-3
-    text = run("analyze", "examples/match.json", "--iterations", "300")
+    text = bergen("analyze", "examples/match.json", "--iterations", "300").stdout
     table = text[text.index("luck and play add up"):].splitlines()[3:]
     rows = [line.split() for line in table if line.split()[:1] and line.split()[0] in
             ("1", "2", "3", "4", "all")]

@@ -149,9 +149,12 @@ def bergen(*args, input=None, status=0) -> str:
 
 
 def bergen_json(*args, **kw) -> dict:
+    """One line of JSON, which says the program's version (every `--json` document does)."""
     out = bergen(*args, **kw)
     assert len(out.strip().splitlines()) == 1, out
-    return json.loads(out)
+    doc = json.loads(out)
+    assert doc["version"] == __version__, args
+    return doc
 
 
 def ex(name: str) -> str:
@@ -279,8 +282,7 @@ def test_every_format_heading_is_checked():
 def test_the_documented_fields_are_the_outputs(played, heading):
     docs = CHECKED[heading](played)
     check_documents(heading, docs)
-    if heading.startswith("`bergen ") and "version" in FORMATS[heading]:
-        assert {d.get("version", __version__) for d in docs} == {__version__}
+    assert {d.get("version", __version__) for d in docs} == {__version__}
 
 
 def test_the_readers_take_the_documented_fields():
@@ -367,6 +369,32 @@ def _click_options(command) -> set:
             for o in p.opts + p.secondary_opts} | {"--help"}
 
 
+def test_one_version():
+    from importlib import metadata
+    assert metadata.version("bergen_search") == __version__
+    assert bergen("--version").strip() == f"bergen, version {__version__}"
+
+
+def test_the_words_mean_one_thing():
+    """A word several commands take is one kind of value in each (old spellings are refused:
+    test_messages; and in no --help: test_every_help_points_to_docs)."""
+    kinds = {}
+    for name, command in main.commands.items():
+        for p in command.params:
+            if isinstance(p, click.Option) and not p.hidden:
+                for o in p.opts:
+                    kind = (type(p.type).__name__, getattr(p.type, "min", None),
+                            getattr(p.type, "max", None), p.multiple if o != "--engine" else None)
+                    kinds.setdefault(o, {}).setdefault(kind, []).append(name)
+    assert list(kinds["--time"]) == [("FiniteFloat", 0.001, 86400.0, False)], kinds["--time"]
+    for word in ("--seed", "--workers", "--out", "--force", "--json", "--iterations",
+                 "--external", "--external-timeout", "--cluster", "--quiet", "--resume"):
+        assert len(kinds[word]) == 1, (word, kinds[word])
+        assert len(next(iter(kinds[word].values()))) >= 2, (word, kinds[word])
+    assert {n for names in kinds["--external"].values() for n in names} == {"arena", "selfplay"}
+    assert "play" in next(iter(kinds["--you"].values()))
+
+
 def test_no_option_is_hidden():
     """Every option a command takes is in its --help, and so in COMMANDS.md."""
     hidden = {(name, o) for name, c in main.commands.items() for p in c.params
@@ -420,7 +448,8 @@ def test_every_help_points_to_docs():
         help_text = bergen(name, "--help")
         assert "docs/COMMANDS.md" in help_text, name
         assert "shared" not in help_text, name
-        for old in ("worlds=", "--time-per-decision", "--engines", "--engine-timeout"):
+        for old in ("worlds=", "--time-per-decision", "--engines", "--engine-timeout",
+                    "--depth", "--exploration"):
             assert old not in help_text, (name, old)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bergen_search import __version__
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load
 from bergen_search.formats.jsondoc import pretty_json
@@ -257,6 +258,17 @@ class TestRecordRoundTrip:
         text = pretty_json(d)
         assert json.loads(text) == d
         assert '{"seat": 0, "play": "2-2"}' in text      # one event per line
+
+    def test_a_version_is_kept_and_any_string_is_read(self):
+        """A record keeps the version it was written with (another's too; none without one);
+        a position from another version is read."""
+        d = write_record(play_match(Rules(), [1, 1], 4))
+        assert d["version"] == __version__
+        for version in (__version__, "0.0.1", None):
+            doc = {k: v for k, v in dict(d, version=version).items() if v is not None}
+            rec = load_record(json.dumps(doc))
+            assert rec.version == version and write_record(rec) == rec.to_dict() == doc
+        assert parse_position(dict(data("position_formats_example.json"), version="9"))
 
     def test_iter_records(self):
         text = (DATA / "matches.jsonl").read_text()

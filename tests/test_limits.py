@@ -206,8 +206,9 @@ def test_play_checks_its_file_first_and_never_overwrites_a_game_unasked(tmp_path
     assert "Bergen against" not in res.stdout
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bergen-game-3.json").write_text("an old game\n")
-    res = run("play", "--engine", "greedy", "--seed", "3", input="quit\n")
+    res = run("play", "--engine", "greedy", "--seed", "3", "--you", "1", input="quit\n")
     assert res.exit_code == 0 and "game saved to bergen-game-3-2.json" in res.output
+    assert "you are seat 1" in res.stdout
     assert (tmp_path / "bergen-game-3.json").read_text() == "an old game\n"
     assert json.loads((tmp_path / "bergen-game-3-2.json").read_text())["format"]
     refused(run("play", "--engine", "greedy", "--seed", "3", "--out", "bergen-game-3.json",

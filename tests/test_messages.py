@@ -199,6 +199,38 @@ BAD_INPUTS = [
     ("play --out examples/match.json", None,
      "bergen play: Invalid value for --out: examples/match.json exists: give --force to "
      "replace it, or another --out (see 'bergen play --help')"),
+    # ---- a document's version: any string is read, nothing else ----------------------------
+    ('replay -', '{"format": "bergen-record/1", "version": 15, "rounds": []}',
+     "bergen replay: standard input: 'version' must be the version string of the program that "
+     "wrote the document, got a number"),
+    ('best -', json.dumps(dict(json.load(open("examples/position.json")), version=15)),
+     "bergen: standard input: 'version' must be the version string of the program that wrote "
+     "the document, got a number"),
+    # ---- old spellings: one word for one thing (none is in a --help: test_docs) -------------
+    ('analyze examples/match.json --iterations 40 --time-per-decision 60', None,
+     "bergen analyze: No such option '--time-per-decision'. (see 'bergen analyze --help')"),
+    ('selfplay --engines greedy,random', None,
+     "bergen selfplay: No such option '--engines'. (Did you mean one of: '--engine', "
+     "'--games'?) (see 'bergen selfplay --help')"),
+    ('best $P --algorithm expectimax --depth 2', None,
+     "bergen best: No such option '--depth'. Did you mean '--set'? (see 'bergen best --help')"),
+    ('eval $P --exploration 0.5', None,
+     "bergen eval: No such option '--exploration'. (Did you mean one of: '--iterations', "
+     "'--position'?) (see 'bergen eval --help')"),
+    ('arena greedy random --engine-timeout 5', None,
+     "bergen arena: No such option '--engine-timeout'. (Did you mean one of: "
+     "'--cluster-timeout', '--external-timeout'?) (see 'bergen arena --help')"),
+    ("arena greedy random --engine 'old=bergen engine'", None,
+     "bergen arena: No such option '--engine'. (see 'bergen arena --help')"),
+    ('play --engine greedy --seat 1', None,
+     "bergen play: No such option '--seat'. (Did you mean one of: '--lead', '--seed'?) "
+     "(see 'bergen play --help')"),
+    ('selfplay --engine expectimax:worlds=3,depth=2', None,
+     "bergen: engine 'expectimax': bad setting 'worlds=3' (settings: iterations, time, "
+     "objective, workers, memory, depth, playouts, inference)"),
+    ("selfplay --engine 'ext=bergen engine' --engine ext:iterations=50,greedy", None,
+     "bergen selfplay: Invalid value for --engine: ext=COMMAND registers an engine in another "
+     "process: give it to --external, and its name to --engine (see 'bergen selfplay --help')"),
 ]
 
 

@@ -32,56 +32,43 @@ def refused(res, *words):
 
 
 # ---- budgets at the edge ---------------------------------------------------------------------
-@pytest.mark.parametrize("args", [
-    ["best", DECISION, "--iterations", HUGE], ["eval", DECISION, "--iterations", HUGE],
-    ["analyze", MATCH, "--iterations", HUGE],
-    ["best", DECISION, "--iterations", "0"], ["best", DECISION, "--iterations", "-5"],
-    ["best", DECISION, "--time", "inf"], ["best", DECISION, "--time", "nan"],
-    ["best", DECISION, "--time", "-1"], ["best", DECISION, "--time", "1e300"],
-    ["eval", DECISION, "--time", "inf"], ["analyze", MATCH, "--time", "inf"],
-    ["analyze", MATCH, "--time", "nan"],
-    ["best", DECISION, "--memory", "0"], ["best", DECISION, "--memory", HUGE],
-    ["analyze", MATCH, "--inaccuracy", "nan"], ["bench", "--seconds", "inf"],
-    ["arena", "greedy", "random", "--games", HUGE], ["selfplay", "--games", HUGE],
-])
-def test_command_line_budgets_out_of_range_are_one_line(args):
-    refused(run(*args), "Invalid value for")
+D, M = DECISION, MATCH
+#: Each engine spec through one of the three commands that take specs (each command in turn).
+SPEC_COMMANDS = ("arena {} random --games 1", "selfplay --engine {}", "play --engine {} --seed 1")
+SPECS = [f"ismcts:iterations={HUGE}", "ismcts:time=inf", "ismcts:time=nan", "ismcts:time=-1",
+         "ismcts:time=1e300", "expectimax:iterations=0", f"classic:iterations={HUGE}",
+         "ismcts:memory=0", "ismcts:replicates=" + HUGE, "ismcts:exploration=inf",
+         "expectimax:depth=100000", "expectimax:playouts=" + HUGE, "ismcts:workers=1000"]
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["best", DECISION, "--iterations", "0"], "iterations"),
-    (["best"], "GAME"),
-    (["best", "no/such/file.json"], "cannot read"),
-    (["best", "--hand", "7-1", "--line", "1-1", "--hand-sizes", "1,5"], "7-1"),
-    (["best", DECISION, "--algorithm", "expectimax", "--set", "exploration=1"],
+@pytest.mark.parametrize("line, words", [
+    *((line, "Invalid value for") for line in (
+        f"best {D} --iterations {HUGE}", f"eval {D} --iterations {HUGE}",
+        f"analyze {M} --iterations {HUGE}", f"best {D} --iterations -5", f"best {D} --time inf",
+        f"best {D} --time nan", f"best {D} --time -1", f"best {D} --time 1e300",
+        f"eval {D} --time inf", f"analyze {M} --time inf", f"analyze {M} --time nan",
+        f"best {D} --memory 0", f"best {D} --memory {HUGE}", f"analyze {M} --inaccuracy nan",
+        "bench --seconds inf", f"arena greedy random --games {HUGE}",
+        f"selfplay --games {HUGE}")),
+    (f"best {D} --iterations 0", "Invalid value for '--iterations'"),
+    *((SPEC_COMMANDS[i % 3].format(spec), f"engine {spec.split(':')[0]!r}")
+      for i, spec in enumerate(SPECS)),
+    *((f"best {D} --algorithm {alg} --set {setting}", setting.split("=")[0] + " must be")
+      for alg, setting in (("ismcts", "replicates=" + HUGE), ("ismcts", "exploration=inf"),
+                           ("ismcts", "exploration=nan"), ("expectimax", "depth=1000"),
+                           ("expectimax", "playouts=" + HUGE))),
+    ("best", "GAME"),
+    ("best no/such/file.json", "cannot read"),
+    ("best --hand 7-1 --line 1-1 --hand-sizes 1,5", "7-1"),
+    (f"best {D} --algorithm expectimax --set exploration=1",
      "expectimax has no setting 'exploration'"),
-    (["eval", DECISION, "--set", "twins=perhaps"], "on or off"),
-    (["analyze", MATCH, "--set", "nonsense=1"], "no setting"),
-    (["arena", "greedy", "random", "--round", "--start-scores", "15,0"], "target"),
-    (["eval", DECISION, "--objective", "money"], "money"),
+    (f"eval {D} --set twins=perhaps", "on or off"),
+    (f"analyze {M} --set nonsense=1", "no setting"),
+    ("arena greedy random --round --start-scores 15,0", "target"),
+    (f"eval {D} --objective money", "money"),
 ])
-def test_bad_input_one_line_exit_2(args, needle):
-    refused(run(*args), needle)
-
-
-@pytest.mark.parametrize("spec", [
-    f"ismcts:iterations={HUGE}", "ismcts:time=inf", "ismcts:time=nan", "ismcts:time=-1",
-    "ismcts:time=1e300", "expectimax:iterations=0", f"classic:iterations={HUGE}",
-    "ismcts:memory=0", "ismcts:replicates=" + HUGE, "ismcts:exploration=inf",
-    "expectimax:depth=100000", "expectimax:playouts=" + HUGE, "ismcts:workers=1000",
-])
-def test_engine_specs_out_of_range_are_one_line(spec):
-    for args in (["arena", spec, "random", "--games", "1"],
-                 ["selfplay", "--engine", spec],
-                 ["play", "--engine", spec, "--seed", "1"]):
-        refused(run(*args), f"engine {spec.split(':')[0]!r}")
-
-
-@pytest.mark.parametrize("setting", ["replicates=" + HUGE, "exploration=inf",
-                                     "exploration=nan", "depth=1000", "playouts=" + HUGE])
-def test_set_out_of_range_is_one_line(setting):
-    algorithm = "expectimax" if setting.split("=")[0] in ("depth", "playouts") else "ismcts"
-    refused(run("best", DECISION, "--algorithm", algorithm, "--set", setting))
+def test_budgets_settings_and_inputs_out_of_range_are_one_line(line, words):
+    refused(run(*line.split()), words)
 
 
 def test_the_maxima_are_in_the_help():
@@ -315,12 +302,10 @@ def test_a_position_where_a_record_is_needed_says_so(command):
                                                                ("analyze", 256)))])
 def test_an_endless_input_is_refused_at_its_cap(command, cap):
     """Every reader stops at its cap and says so, exit 2."""
-    from support import console_script
-    proc = subprocess.run([console_script(), command, "/dev/zero"], capture_output=True,
-                          text=True, timeout=60)
-    assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr == (f"bergen: /dev/zero is larger than {cap} MB: no record or "
-                           f"position is that large (is it the right file?)\n")
+    res = run(command, "/dev/zero")
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr == (f"bergen: /dev/zero is larger than {cap} MB: no record or "
+                          f"position is that large (is it the right file?)\n")
 
 
 def test_an_endless_standard_input_is_refused_at_its_cap():
@@ -354,12 +339,10 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path, monkeypatch)
 def test_the_engine_refuses_a_line_over_the_cap_and_goes_on():
     """The engine refuses a line over the cap and names the later lines by their place."""
     line = json.dumps({"cmd": "isready", "pad": "x" * (17 << 20)})
-    proc = subprocess.run([sys.executable, "-m", "bergen_search", "engine"],
-                          input=(line + "\n" + '{"cmd": "isready", "id": 2}\n').encode()
-                          + b"\xff\n", capture_output=True, timeout=60)
-    answers = [json.loads(x) for x in proc.stdout.splitlines()]
-    assert proc.returncode == 0
-    assert answers == [{"type": "error", "error": "input line 1 is larger than 16 MB: no "
-                        "command is that long (its record may be at most that)"},
-                       {"type": "readyok", "id": 2},
-                       {"type": "error", "error": "input line 3 is not UTF-8 text (byte 0)"}]
+    res = run("engine", input=(line + "\n" + '{"cmd": "isready", "id": 2}\n').encode() + b"\xff\n")
+    assert res.exit_code == 0
+    assert [json.loads(x) for x in res.stdout.splitlines()] == [
+        {"type": "error", "error": "input line 1 is larger than 16 MB: no command is that long "
+         "(its record may be at most that)"},
+        {"type": "readyok", "id": 2},
+        {"type": "error", "error": "input line 3 is not UTF-8 text (byte 0)"}]

@@ -375,13 +375,14 @@ def test_one_version():
     assert bergen("--version").strip() == f"bergen, version {__version__}"
 
 
-def test_the_words_mean_one_thing():
-    """A word several commands take is one kind of value in each (old spellings are refused:
-    test_messages; and in no --help: test_every_help_points_to_docs)."""
+def test_the_words_mean_one_thing_and_none_is_hidden():
+    """Every option is in its --help (and so in COMMANDS.md); a word several commands take is
+    one kind of value in each (old spellings: refused, test_messages; in no --help, below)."""
     kinds = {}
     for name, command in main.commands.items():
         for p in command.params:
-            if isinstance(p, click.Option) and not p.hidden:
+            if isinstance(p, click.Option):
+                assert not p.hidden, (name, p.opts)
                 for o in p.opts:
                     kind = (type(p.type).__name__, getattr(p.type, "min", None),
                             getattr(p.type, "max", None), p.multiple if o != "--engine" else None)
@@ -393,13 +394,6 @@ def test_the_words_mean_one_thing():
         assert len(next(iter(kinds[word].values()))) >= 2, (word, kinds[word])
     assert {n for names in kinds["--external"].values() for n in names} == {"arena", "selfplay"}
     assert "play" in next(iter(kinds["--you"].values()))
-
-
-def test_no_option_is_hidden():
-    """Every option a command takes is in its --help, and so in COMMANDS.md."""
-    hidden = {(name, o) for name, c in main.commands.items() for p in c.params
-              if isinstance(p, click.Option) and p.hidden for o in p.opts}
-    assert not hidden, sorted(hidden)
 
 
 def test_commands_and_options_match_the_app():
@@ -418,25 +412,16 @@ def test_commands_and_options_match_the_app():
                               "not in the app:", sorted(opts - real))
 
 
-def _engine_hello() -> dict:
-    out = bergen("engine", input='{"cmd": "hello"}\n{"cmd": "quit"}\n')
-    return json.loads(out.splitlines()[0])
-
-
-def _setting_text(v) -> str:
-    return ("on" if v else "off") if isinstance(v, bool) else str(v)
-
-
 def test_settings_table_is_the_programs():
     """COMMANDS.md's settings table is the engine's `hello`: every setting and its default."""
     rows, alg = {}, None
     for cells in table_rows(sections(_doc("COMMANDS.md"))["Search settings"]):
         alg = cells[0].strip("`") or alg
         rows[(alg, cells[1].strip("`"))] = cells[2].strip("`")
-    real = {(a, s): _setting_text(d["default"])
-            for a, spec in _engine_hello()["algorithms"].items()
-            for s, d in spec["settings"].items()}
-    assert rows == real
+    hello = json.loads(bergen("engine", input='{"cmd": "hello"}\n{"cmd": "quit"}\n').split("\n")[0])
+    assert rows == {(a, s): ("on" if v else "off") if isinstance(v := d["default"], bool)
+                    else str(v) for a, spec in hello["algorithms"].items()
+                    for s, d in spec["settings"].items()}
 
 
 def test_every_help_points_to_docs():
@@ -453,43 +438,17 @@ def test_every_help_points_to_docs():
             assert old not in help_text, (name, old)
 
 
-def _user_facing_files():
-    yield os.path.join(ROOT, "README.md")
-    for name in sorted(os.listdir(DOCS)):
-        yield os.path.join(DOCS, name)
-    pkg = os.path.join(ROOT, "bergen_search")
-    for name in sorted(os.listdir(pkg)):
-        if name.endswith(".py"):
-            yield os.path.join(pkg, name)
-
-
-def test_nothing_points_outside_the_repository():
-    for path in _user_facing_files():
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        for bad in ("../shared", "shared/spec", "../seeds"):
-            assert bad not in text, f"{os.path.relpath(path, ROOT)} points to {bad}"
-
-
-README_MAX_LINES = 300
-
-
-def test_readme_is_a_front_door():
-    """README.md gets a player going in one screen or so; the rest lives in docs/."""
+def test_readme_is_a_front_door_with_the_test_command_ci_runs():
+    """README.md gets a player going in one screen or so (the rest lives in docs/); its test
+    command is the one .ci/run runs, character for character, and every test file .ci/run
+    names exists (a missing one makes a job run no test)."""
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        lines = f.read().splitlines()
-    assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines"
-
-
-def test_readme_test_command_is_the_one_ci_runs():
-    """The README's test command is the one .ci/run runs, character for character, and every
-    test file .ci/run names exists (a missing one makes a job run no test)."""
+        readme = f.read().splitlines()
+    assert len(readme) <= 300, f"README.md has {len(readme)} lines"
     with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
         ci = f.read().splitlines()
     command = ci[ci.index("# The README's test command:") + 1].strip()
     assert command.startswith("pip install -e ") and "python -m pytest" in command
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        readme = f.read().splitlines()
     assert command in readme, command
     named = set(re.findall(r"\b(?:tests|benchmarks|lab)/[\w/]+\.py\b", "\n".join(ci)))
     assert named and not [p for p in sorted(named) if not os.path.isfile(os.path.join(ROOT, p))]
@@ -512,18 +471,6 @@ def history_in(text: str) -> list:
     return [(what, m.group(0)) for what, pattern in HISTORY for m in pattern.finditer(text)]
 
 
-def test_no_history_in_user_facing_text():
-    """No issue number, commit hash or date in the README and docs/ but CHANGELOG.md."""
-    pages = ["README.md"] + [f"docs/{n}" for n in sorted(os.listdir(DOCS))
-                             if n.endswith(".md") and n != "CHANGELOG.md"]
-    found = []
-    for rel in pages:
-        with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                found += [f"{rel}:{n}: {what} ({text!r})" for what, text in history_in(line)]
-    assert not found, "\n".join(found)
-
-
 def test_the_history_check_can_fail():
     assert [w for w, _ in history_in("as issue 22 found")] == ["an issue number"]
     assert [w for w, _ in history_in("fixed in #17.")] == ["an issue number"]
@@ -535,22 +482,37 @@ def test_the_history_check_can_fail():
     assert history_in("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14") == []
 
 
-def test_docs_links_resolve():
-    """Every relative link in docs/ and the README resolves, anchors included."""
-    for path in [os.path.join(ROOT, "README.md")] + [os.path.join(DOCS, n)
-                                                     for n in os.listdir(DOCS)]:
+def test_the_pages_links_resolve_and_they_hold_no_history():
+    """Every relative link in docs/ and the README resolves, anchors included; no page (nor a
+    top-level module) points outside the repository; no issue number, commit hash or date but
+    in CHANGELOG.md."""
+    pages = ["README.md"] + [f"docs/{n}" for n in sorted(os.listdir(DOCS))]
+    modules = [f"bergen_search/{n}" for n in sorted(os.listdir(os.path.join(ROOT, "bergen_search")))
+               if n.endswith(".py")]
+    found = []
+    for rel in pages + modules:
+        path = os.path.join(ROOT, rel)
         with open(path, encoding="utf-8") as f:
             text = f.read()
+        found += [f"{rel} points to {bad}" for bad in ("../shared", "shared/spec", "../seeds")
+                  if bad in text]
+        if rel not in pages:
+            continue
+        if rel.endswith(".md") and rel != "docs/CHANGELOG.md":
+            found += [f"{rel}:{n}: {what} ({hit!r})" for n, line in enumerate(text.split("\n"), 1)
+                      for what, hit in history_in(line)]
         for target in re.findall(r"\]\(([^)\s]+)\)", text):
             if re.match(r"[a-z]+:", target):
                 continue
             file, _, anchor = target.partition("#")
             full = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
-            assert os.path.exists(full), f"{os.path.relpath(path, ROOT)}: {target}"
-            if anchor and full.endswith(".md"):
+            if not os.path.exists(full):
+                found.append(f"{rel}: {target}")
+            elif anchor and full.endswith(".md"):
                 with open(full, encoding="utf-8") as g:
-                    anchors = {_anchor(h) for h in sections(g.read())}
-                assert anchor in anchors, f"{os.path.relpath(path, ROOT)}: {target}"
+                    if anchor not in {_anchor(h) for h in sections(g.read())}:
+                        found.append(f"{rel}: {target}")
+    assert not found, "\n".join(found)
 
 
 def test_rules_variants_table():
@@ -643,46 +605,42 @@ def test_sdist_takes_docs(monkeypatch):
     assert assets and assets <= {f.replace(os.sep, "/") for f in files.files}
 
 
-def test_every_test_in_benchmarks_and_the_lab_is_collected():
-    """No test function in a file of benchmarks/ or lab/ that pytest does not collect."""
-    stray = []
-    for folder in (os.path.join(ROOT, "benchmarks"), os.path.join(ROOT, "lab")):
-        for path in _python_files(folder):
-            name = os.path.basename(path)
-            if not name.startswith(("bench_", "test_", "conftest")):
-                with open(path, encoding="utf-8") as f:
-                    stray += [f"{os.path.relpath(path, ROOT)}: {m}"
-                              for m in re.findall(r"^def (test_\w+)", f.read(), re.M)]
-    assert stray == []
-
-
 def _python_files(folder: str) -> list:
     return sorted(os.path.join(d, n) for d, dirs, names in os.walk(folder)
                   for n in names if n.endswith(".py") and "__pycache__" not in d)
 
 
 def test_benchmarks_is_the_speed_suite_and_no_test_imports_the_lab():
-    """benchmarks/ holds bench_*.py alone, and no test imports a script of it or the lab."""
+    """benchmarks/ holds bench_*.py alone; no test function in benchmarks/ or lab/ that pytest
+    does not collect; no test imports a script of either."""
     bench = os.path.join(ROOT, "benchmarks")
     assert [os.path.basename(p) for p in _python_files(bench)
             if not os.path.basename(p).startswith("bench_")] == ["conftest.py"]
-    scripts = {os.path.splitext(os.path.basename(p))[0]
-               for p in _python_files(bench) + _python_files(os.path.join(ROOT, "lab"))}
+    scripts = _python_files(bench) + _python_files(os.path.join(ROOT, "lab"))
+    found = []
+    for path in scripts:
+        if not os.path.basename(path).startswith(("bench_", "test_", "conftest")):
+            with open(path, encoding="utf-8") as f:
+                found += [f"{os.path.relpath(path, ROOT)}: {m} is not collected"
+                          for m in re.findall(r"^def (test_\w+)", f.read(), re.M)]
+    scripts = {os.path.splitext(os.path.basename(p))[0] for p in scripts}
     assert {"gauntlet", "endgame_stage", "bench_core", "belief_value"} <= scripts
     import ast
-    found = []
+    named = re.compile(r"\b(?:import|from)\b.*\b(?:%s)\b" % "|".join(sorted(scripts)))
     for path in _python_files(os.path.join(ROOT, "tests")):
         with open(path, encoding="utf-8") as f:
             text = f.read()
+        if path != os.path.abspath(__file__) and ("spec_from_file_location" in text
+                                                  or "run_path(" in text):
+            found.append(f"{os.path.basename(path)} loads a file as a module")
+        if not named.search(text):      # no line imports a name of theirs: spare the parse
+            continue
         for node in ast.walk(ast.parse(text)):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                      [node.module] if isinstance(node, ast.ImportFrom) and node.module
                      and not node.level else [])
             found += [f"{os.path.basename(path)} imports {n}" for n in names
                       if n.split(".")[0] in scripts]
-        if path != os.path.abspath(__file__) and ("spec_from_file_location" in text
-                                                  or "run_path(" in text):
-            found.append(f"{os.path.basename(path)} loads a file as a module")
     assert found == []
 
 

@@ -78,21 +78,16 @@ def chain(*fns):
     return fn
 
 
-def set_path(path, value):
+def set_path(path, value=DELETE):
+    """Set the value at `path` (keys and indices), or delete it."""
     def fn(d):
         obj = d
         for k in path[:-1]:
             obj = obj[k]
-        obj[path[-1]] = value
-    return fn
-
-
-def del_path(path):
-    def fn(d):
-        obj = d
-        for k in path[:-1]:
-            obj = obj[k]
-        del obj[path[-1]]
+        if value is DELETE:
+            del obj[path[-1]]
+        else:
+            obj[path[-1]] = value
     return fn
 
 
@@ -109,34 +104,11 @@ def swap_tiles(a, b):
     return fn
 
 
-# ---- scenarios found in self-played matches -----------------------------------------------------
-def _match(seed, **rules):
-    return write_record(play_match(Rules(**rules), [1] * Rules(**rules).players, seed))
-
-
-def _first(d, pred, r=None):
-    for ri, rnd in enumerate(d["rounds"]):
-        if r is not None and ri != r:
-            continue
-        for j, ev in enumerate(rnd["events"]):
-            if pred(ev):
-                return ri, j
-    raise AssertionError("scenario not found")
-
-
-def _blocked_round(seed_range=range(60)):
-    """(record, round) of a self-played match with a blocked round."""
-    for seed in seed_range:
-        log = play_match(Rules(), [1, 1], seed)
-        for r, rnd in enumerate(log.rounds):
-            if rnd.end == "blocked":
-                return write_record(log), r
-    raise AssertionError("no blocked round found")
-
-
-MATCH = _match(0)
-BLOCKED, BLOCKED_R = _blocked_round()
-_PASS_R, _PASS_J = _first(BLOCKED, lambda ev: "pass" in ev, r=BLOCKED_R)
+# ---- a self-played match: its rounds end out, blocked, out, target ------------------------------
+MATCH = write_record(play_match(Rules(), [1, 1], 0))
+BLOCKED, BLOCKED_R = MATCH, 1
+_PASS_R, _PASS_J = BLOCKED_R, next(j for j, ev in enumerate(events(BLOCKED, BLOCKED_R))
+                                   if "pass" in ev)
 
 
 def _draw_instead_of_pass(d):
@@ -163,34 +135,22 @@ _NO_FIT_FIRST = swap_tiles("0-0", "1-3")
 
 
 CASES = [
-    # ---- JSON -------------------------------------------------------------------------------
-    Case("json-truncated", '{"format": "bergen-record/1",', "bad JSON at line 1, column 30",
-         None, None),
-    Case("json-line-column", '{\n  "format": "bergen-record/1",\n  "rounds": [}\n}',
-         "bad JSON at line 3, column", None, None),
-    Case("json-trailing-comma", '{"format": "bergen-record/1", "rounds": [],}',
-         "bad JSON at line 1",
-         None, None),
+    # ---- JSON (its messages, exact: test_messages.py) -----------------------------------------
     Case("json-empty", "  \n", "the record is empty", None, None),
     # `load_record` takes one record; `bergen replay` also takes .jsonl, so this is legal there.
     Case("json-two-records", json.dumps(BASE) + "\n" + json.dumps(BASE),
          "extra data after the first JSON value", None, None),
-    Case("json-nan", '{"format": "bergen-record/1", "start_scores": [NaN, 0], "rounds": []}',
-         "NaN is not a JSON number", None, None),
-    Case("json-duplicate-key", json.dumps(BASE).replace('"seat": 0, "play": "1-1"',
-                                                        '"seat": 0, "seat": 1, "play": "1-1"'),
-         "duplicate key 'seat'", None, None),
     Case("not-an-object", [BASE], "a record must be a JSON object, got a list", None, None),
     # ---- the top level ----------------------------------------------------------------------
     Case("format-wrong", base(set_path(["format"], "bergen-record/2")),
          "expected 'bergen-record/1', got 'bergen-record/2'", None, None, "format"),
     Case("format-position", base(set_path(["format"], "bergen-position/1")),
          "this is a bergen-position/1 (a position, with no history)", None, None, "format"),
-    Case("format-missing", base(del_path(["format"])), "a record has no 'format' field", None,
+    Case("format-missing", base(set_path(["format"])), "a record has no 'format' field", None,
          None, "format"),
     Case("unknown-top-field", base(set_path(["players"], 2)),
          "unknown field 'players' in a record", None, None, "players"),
-    Case("rounds-missing", base(del_path(["rounds"])), "a record has no 'rounds' field", None,
+    Case("rounds-missing", base(set_path(["rounds"])), "a record has no 'rounds' field", None,
          None, "rounds"),
     Case("rounds-empty", base(set_path(["rounds"], [])), "a record needs at least one round",
          None, None, "rounds"),
@@ -225,9 +185,9 @@ CASES = [
          "unknown field 'scores' in a round", 0, None, "scores"),
     Case("round-not-object", base(set_path(["rounds", 0], [])), "a round must be a JSON object",
          0, None),
-    Case("round-no-hands", base(del_path(["rounds", 0, "hands"])), "a round has no 'hands'",
+    Case("round-no-hands", base(set_path(["rounds", 0, "hands"])), "a round has no 'hands'",
          0, None, "hands"),
-    Case("round-no-events", base(del_path(["rounds", 0, "events"])), "a round has no 'events'",
+    Case("round-no-events", base(set_path(["rounds", 0, "events"])), "a round has no 'events'",
          0, None, "events"),
     Case("events-not-list", base(set_path(["rounds", 0, "events"], "1-1")),
          "'events' must be a list", 0, None, "events"),
@@ -237,10 +197,6 @@ CASES = [
          "seat 1's hand must be a list of tiles", 0, None, "hands[1]"),
     Case("tile-7-1", base(set_path(["rounds", 0, "hands", 0, 2], "7-1")),
          "bad tile '7-1': halves must be 0..6", 0, None, "hands[0][2]"),
-    Case("tile-underscore", base(set_path(["rounds", 0, "hands", 0, 2], "3_4")),
-         "bad tile '3_4': expected 'a-b' with digits 0..6", 0, None, "hands[0][2]"),
-    Case("tile-no-dash", base(set_path(["rounds", 0, "hands", 1, 5], "66")),
-         "bad tile '66'", 0, None, "hands[1][5]"),
     Case("tile-a-number", base(set_path(["rounds", 0, "hands", 1, 5], 66)),
          "expected a tile like '3-5', got 66", 0, None, "hands[1][5]"),
     Case("tile-in-reserve-bad", base(set_path(["rounds", 0, "reserve", 3], "6-7")),
@@ -441,8 +397,9 @@ def test_enough_kinds_and_unique_ids():
 
 
 def test_the_base_records_are_legal():
-    for d in (BASE, PARTIAL, MATCH, BLOCKED):
+    for d in (BASE, PARTIAL, MATCH):
         assert replay(load_record(json.dumps(d)))["ok"]
+    assert replay(BLOCKED)["rounds"][BLOCKED_R]["end"] == "blocked"
     assert replay(base(chain(_NO_FIT_FIRST, keep_events(6))))["ok"]
 
 

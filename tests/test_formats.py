@@ -69,8 +69,6 @@ class TestTiles:
         assert parse_tiles("0-3, 1-2") == [T("0-3"), T("1-2")]
         assert parse_tiles("") == [] and parse_tiles([]) == []
         assert format_tile(T("5-3")) == "3-5"
-
-    def test_hand_mask_and_format(self):
         m = parse_hand("6-6 0-3 2-1")
         assert popcount(m) == 3
         assert format_hand(m) == ["0-3", "1-2", "6-6"]
@@ -98,14 +96,10 @@ class TestLine:
         assert str(line) == format_line(line) == "5-3 3-3 3-6"
         assert parse_line(["5-3", "3-3", "3-6"]) == line
         assert eval(repr(line)) == line
-
-    def test_double_ends(self):
         line = parse_line("1-1 1-4 4-4")
         assert line.left_double and line.right_double and line.ends == (1, 4)
         single = parse_line("2-2")
         assert single.ends == (2, 2) and single.left_double and single.right_double
-
-    def test_empty(self):
         for v in ("", "  ", [], None):
             line = parse_line(v)
             assert line.empty and line.ends is None and line.left == -1 and line.mask == 0
@@ -124,11 +118,6 @@ class TestLine:
 
 class TestMoves:
     line = parse_line("3-3 3-6")          # ends 3 and 6, left a double
-
-    def test_text(self):
-        assert parse_move_text("3-5") == (T("3-5"), None)
-        assert parse_move_text(" 5-3:L ") == (T("3-5"), 0)
-        assert parse_move_text("5-3 : R") == (T("3-5"), 1)
 
     @pytest.mark.parametrize("text, line, move", [
         ("3-3", None, T("3-3") * 2),                    # the lead
@@ -171,6 +160,9 @@ class TestMoves:
             resolve_move(T("0-1"), None, s)
 
     def test_format_and_move_type(self):
+        assert parse_move_text("3-5") == (T("3-5"), None)
+        assert parse_move_text(" 5-3:L ") == (T("3-5"), 0)
+        assert parse_move_text("5-3 : R") == (T("3-5"), 1)
         assert format_move(T("3-5") * 2 + 1) == "3-5:R"
         assert format_move(T("3-3") * 2, lead=True) == "3-3"
         assert format_move(DRAW) == "draw" and format_move(PASS) == "pass"
@@ -247,17 +239,23 @@ class TestRecordRoundTrip:
             assert nxt["start_scores"] == prev["scores"]
         assert report["scores"] == list(log.scores)
 
-    def test_dump_is_one_line(self):
+    def test_the_text_forms(self):
+        """One line (`dump_record`), pretty (one event a line), `.jsonl` (`iter_records`, blank
+        lines skipped); `load_records` takes one record, pretty or not, or a `.jsonl` file."""
         log = play_match(Rules(players=3), [0, 0, 0], 5)
         text = dump_record(log)
         assert "\n" not in text and json.loads(text) == write_record(log)
         assert dump_record(write_record(log)) == text == dump_record(parse_record(json.loads(text)))
-
-    def test_pretty_json_is_the_same_json(self):
         d = write_record(play_match(Rules(), [1, 1], 0))
-        text = pretty_json(d)
-        assert json.loads(text) == d
-        assert '{"seat": 0, "play": "2-2"}' in text      # one event per line
+        assert json.loads(pretty_json(d)) == d
+        assert '{"seat": 0, "play": "2-2"}' in pretty_json(d)
+        text = (DATA / "matches.jsonl").read_text()
+        recs = list(iter_records(text, check=True))
+        assert [r.rules.players for r in recs] == [2, 3, 4] and recs[2].rules.partnerships
+        assert list(iter_records("\n\n" + text.splitlines()[0] + "\n   \n")) == recs[:1]
+        assert load_records(text) == recs
+        text = (DATA / "record_base.json").read_text()
+        assert load_records(text) == [load_record(text)]
 
     def test_a_version_is_kept_and_any_string_is_read(self):
         """A record keeps the version it was written with (another's too; none without one);
@@ -269,25 +267,6 @@ class TestRecordRoundTrip:
             rec = load_record(json.dumps(doc))
             assert rec.version == version and write_record(rec) == rec.to_dict() == doc
         assert parse_position(dict(data("position_formats_example.json"), version="9"))
-
-    def test_iter_records(self):
-        text = (DATA / "matches.jsonl").read_text()
-        recs = list(iter_records(text, check=True))
-        assert [r.rules.players for r in recs] == [2, 3, 4]
-        assert recs[2].rules.partnerships
-        assert list(iter_records("\n\n" + text.splitlines()[0] + "\n   \n")) == recs[:1]
-
-
-class TestLoadRecords:
-    """`load_records`: one record (pretty or not) or a .jsonl file (`bergen replay` uses it)."""
-
-    def test_one_pretty_record(self):
-        text = (DATA / "record_base.json").read_text()
-        assert load_records(text) == [load_record(text)]
-
-    def test_jsonl(self):
-        text = (DATA / "matches.jsonl").read_text()
-        assert load_records(text) == list(iter_records(text))
 
 
 class TestReplay:
@@ -319,12 +298,24 @@ class TestReplay:
         assert state.to_move == 1 and state.line == ((0, 2), (2, 2), (2, 3), (3, 6), (6, 5))
         assert state.hand_size(1) == 5 and state.reserve_size == 15
 
-    def test_blocked_round_and_every_end(self):
-        log = play_match(Rules(), [1, 1], 0)
-        report = replay(write_record(log))
+    def test_every_end_and_unfinished_rounds(self):
+        report = replay(write_record(play_match(Rules(), [1, 1], 0)))
         assert [r["end"] for r in report["rounds"]] == ["out", "blocked", "out", "target"]
-        blocked = report["rounds"][1]["events"]
-        assert [e["action"] for e in blocked[-2:]] == ["pass", "pass"]
+        assert [e["action"] for e in report["rounds"][1]["events"][-2:]] == ["pass", "pass"]
+        d = data("record_base.json")
+        d["rounds"][0]["events"] = []
+        assert replay(d)["rounds"][0]["end"] == "unfinished"
+        assert replay(d)["rounds"][0]["to_move"] == final_state(d).to_move == 0
+        assert not final_state(d).led
+        log = play_match(Rules(), [1, 1], 2)
+        d = write_record(log)
+        d["rounds"][-1]["events"] = d["rounds"][-1]["events"][:3]
+        report = replay(d)
+        assert report["rounds"][-1]["end"] == "unfinished" and report["winner"] is None
+        assert report["rounds"][-1]["start_scores"] == list(log.rounds[-2].scores)
+        state = final_state(d)
+        assert state.ended is None and len(state.line) == sum(
+            1 for e in d["rounds"][-1]["events"] if "play" in e)
 
     def test_bare_moves_resolved_against_the_line(self):
         d = data("record_base.json")
@@ -337,37 +328,10 @@ class TestReplay:
         assert replay(rec) == replay(d)
         assert write_record(rec)["rounds"][0]["events"][2] == {"seat": 0, "play": "1-2"}
 
-    def test_round_without_events_is_unfinished(self):
-        d = data("record_base.json")
-        d["rounds"][0]["events"] = []
-        report = replay(d)
-        assert report["rounds"][0]["end"] == "unfinished"
-        assert report["rounds"][0]["to_move"] == 0
-        assert final_state(d).to_move == 0 and not final_state(d).led
-
-    def test_unfinished_last_round_after_finished_ones(self):
-        log = play_match(Rules(), [1, 1], 2)
-        d = write_record(log)
-        d["rounds"][-1]["events"] = d["rounds"][-1]["events"][:3]
-        report = replay(d)
-        assert report["rounds"][-1]["end"] == "unfinished" and report["winner"] is None
-        assert report["rounds"][-1]["start_scores"] == list(log.rounds[-2].scores)
-        state = final_state(d)
-        assert state.ended is None and len(state.line) == sum(
-            1 for e in d["rounds"][-1]["events"] if "play" in e)
-
-    def test_walk_yields_every_event(self):
-        log = play_match(Rules(players=3), [1, 1, 1], 2)
-        steps = list(walk(write_record(log)))
-        assert len(steps) == sum(len(r.events) for r in log.rounds)
-        flat = [(s, a) for r in log.rounds for s, a, _ in r.events]
-        assert [(st.seat, st.action) for st in steps] == flat
-        assert all(isinstance(st.before, State) and isinstance(st.after, State) for st in steps)
-
     def test_events_are_typed(self):
         """`replay.events`: per round a RoundStart, a Play/Draw/Pass per event with the public
         types (the move as the record writes it, the tile drawn or None when unseen), the states
-        chained, then a RoundEnd; the same steps as `walk`."""
+        chained, then a RoundEnd; the same steps as `walk`, one per event of the match."""
         from bergen_search.formats.replay import (Draw, Pass, Play, RoundEnd, RoundStart, Step,
             events)
         log = play_match(Rules(players=3), [1, 0, 1], 4)
@@ -378,6 +342,8 @@ class TestReplay:
         def key(e):
             return type(e), e.round, e.event, e.seat, e.action
         assert [key(e) for e in items if isinstance(e, Step)] == [key(e) for e in walk(rec)]
+        assert [(st.seat, st.action) for st in walk(rec)] == \
+            [(s, a) for r in log.rounds for s, a, _ in r.events]
         state = None
         for e in items:
             if isinstance(e, RoundStart):
@@ -417,7 +383,10 @@ class TestReplay:
 
 # ---- positions --------------------------------------------------------------------------------
 class TestPosition:
-    def test_formats_example(self):
+    def test_formats_example_round_trips(self):
+        """FORMATS.md's example (examples/position.json too): its fields, written and read back."""
+        assert json.loads((EXAMPLES / "position.json").read_text()) == \
+            data("position_formats_example.json")
         pos = load_position((DATA / "position_formats_example.json").read_text())
         assert pos.to_move == 0 and pos.scores == (4, 7)
         assert pos.hand == parse_hand("0-3 1-2 2-5 5-6")
@@ -426,9 +395,6 @@ class TestPosition:
         assert pos.hand_sizes == (4, 5) and pos.reserve_size == 14
         assert pos.voids == {1: frozenset({1, 4})}
         assert popcount(pos.unseen) == 28 - 4 - 5
-
-    def test_write_parse_round_trip(self):
-        pos = parse_position(data("position_formats_example.json"))
         d = write_position(pos)
         assert d["line"] == "1-1 1-4 4-4 4-6 6-3" and d["voids"] == {"1": [1, 4]}
         assert d["rules"] == Rules().to_dict()
@@ -437,21 +403,17 @@ class TestPosition:
         no_voids = Position(pos.rules, pos.scores, 0, pos.hand, pos.line, pos.hand_sizes,
                             pos.reserve_size)
         assert "voids" not in write_position(no_voids)
-
-    def test_line_as_list_and_optional_fields(self):
-        d = data("position_formats_example.json")
+        d = data("position_formats_example.json")     # the line as a list, no optional field
         d["line"] = d["line"].split()
         del d["voids"], d["rules"], d["scores"]
-        pos = parse_position(d)
-        assert pos.scores == (0, 0) and pos.voids == {}
+        assert parse_position(d).scores == (0, 0) and parse_position(d).voids == {}
 
-    def test_from_flags_matches_the_file(self):
+    def test_from_flags(self):
+        """The flags give FORMATS.md's example; the sizes left out are derived; rules taken."""
         pos = position_from_flags(hand="0-3 1-2 2-5 5-6", line="1-1 1-4 4-4 4-6 6-3",
                                   hand_sizes="4,5", reserve_size="14", scores="4,7",
                                   players=2, to_move="0", voids={"1": [1, 4]})
         assert pos == parse_position(data("position_formats_example.json"))
-
-    def test_from_flags_derives_sizes(self):
         base = dict(hand="0-3 1-2 2-5 5-6", line="1-1 1-4 4-4 4-6 6-3")
         assert position_from_flags(**base, hand_sizes="4,5").reserve_size == 14
         assert position_from_flags(**base, reserve_size=14).hand_sizes == (4, 5)
@@ -463,22 +425,12 @@ class TestPosition:
         four = position_from_flags(hand="0-3 1-1 2-5 5-6 3-4", players=4, partnerships=True,
                                    scores="3,4")
         assert four.rules.n_sides == 2 and four.hand_sizes == (5,) * 4
-
-    def test_from_flags_with_rules(self):
         pos = position_from_flags(hand="0-3 1-1 2-5 5-6 3-4 0-0", rules={"target": 21},
                                   scores="18,20")
         assert pos.rules.target == 21
         pos = position_from_flags(hand="0-3 1-1 2-5 5-6 3-4 0-0", rules=Rules(out_bonus=5),
                                   players=3)
         assert pos.rules.players == 3 and pos.rules.out_bonus == 5 and pos.rules.target == 10
-
-    def test_from_record_with_voids(self):
-        pos = record_position(json.loads((EXAMPLES / "partial.json").read_text()))
-        state = final_state(json.loads((EXAMPLES / "partial.json").read_text()))
-        assert pos.to_move == state.to_move == 0
-        assert pos.hand == state.hands[0] and pos.line == state.line
-        assert sum(pos.hand_sizes) + pos.reserve_size + len(pos.line) == 28
-        assert pos.voids and 0 not in pos.voids
 
     def test_record_voids_rules(self):
         d = data("record_formats_example.json")
@@ -508,7 +460,7 @@ class TestExamples:
         assert all(r["end"] != "unfinished" for r in report["rounds"])
         assert json.loads((EXAMPLES / "match.json").read_text()) == write_record(rec)
 
-    def test_partial_is_seen_from_one_seat(self):
+    def test_partial_is_seen_from_one_seat_with_voids(self):
         rec = load_record((EXAMPLES / "partial.json").read_text())
         assert not rec.complete
         assert [h is None for h in rec.rounds[-1].hands] == [False, True]
@@ -518,10 +470,11 @@ class TestExamples:
         # the other seat's draws were not seen
         assert all(e.tile is None for e in rec.rounds[-1].events
                    if e.kind == "draw" and e.seat == 1)
-
-    def test_position(self):
-        pos = load_position((EXAMPLES / "position.json").read_text())
-        assert write_position(pos)["line"] == "1-1 1-4 4-4 4-6 6-3"
+        pos, state = record_position(rec), final_state(rec)
+        assert pos.to_move == state.to_move == 0
+        assert pos.hand == state.hands[0] and pos.line == state.line
+        assert sum(pos.hand_sizes) + pos.reserve_size + len(pos.line) == 28
+        assert pos.voids and 0 not in pos.voids
 
 
 # ---- positions the readers refuse (documents: test_record_errors.py) ----------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 
 import click
 import pytest
@@ -15,14 +16,12 @@ from bergen_search import __version__
 from bergen_search.cli import main
 from bergen_search.game.rules import Rules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DOCS = os.path.join(ROOT, "docs")
-EXAMPLES = os.path.join(ROOT, "examples")
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 
 
 def _doc(name: str) -> str:
-    with open(os.path.join(DOCS, name), encoding="utf-8") as f:
-        return f.read()
+    return (DOCS / name).read_text(encoding="utf-8")
 
 
 # ---- parsing the docs -------------------------------------------------------------------
@@ -158,7 +157,7 @@ def bergen_json(*args, **kw) -> dict:
 
 
 def ex(name: str) -> str:
-    return os.path.join(EXAMPLES, name)
+    return str(ROOT / "examples" / name)
 
 
 @pytest.fixture(scope="module")
@@ -178,8 +177,7 @@ def played(tmp_path_factory):
 
 
 def _lines(path) -> list:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
 
 
 def _record_docs(played):
@@ -216,8 +214,7 @@ def _journal(tmp_path):
                       resume=False)
     j.add(0, "a result")
     j.close()
-    with open(tmp_path / "games.jsonl.journal", encoding="utf-8") as f:
-        first, second = f.read().splitlines()
+    first, second = (tmp_path / "games.jsonl.journal").read_text().splitlines()
     assert first.startswith(FORMAT + " ")
     assert set(json.loads(second.split(" ", 1)[1])) == {"key", "data"}
     return [json.loads(first.split(" ", 2)[2])]
@@ -442,16 +439,14 @@ def test_readme_is_a_front_door_with_the_test_command_ci_runs():
     """README.md gets a player going in one screen or so (the rest lives in docs/); its test
     command is the one .ci/run runs, character for character, and every test file .ci/run
     names exists (a missing one makes a job run no test)."""
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        readme = f.read().splitlines()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     assert len(readme) <= 300, f"README.md has {len(readme)} lines"
-    with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
-        ci = f.read().splitlines()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     command = ci[ci.index("# The README's test command:") + 1].strip()
     assert command.startswith("pip install -e ") and "python -m pytest" in command
     assert command in readme, command
     named = set(re.findall(r"\b(?:tests|benchmarks|lab)/[\w/]+\.py\b", "\n".join(ci)))
-    assert named and not [p for p in sorted(named) if not os.path.isfile(os.path.join(ROOT, p))]
+    assert named and not [p for p in sorted(named) if not (ROOT / p).is_file()]
 
 
 #: History in user-facing text: an issue number (`issue 17`, `#17`), a commit hash (seven
@@ -486,14 +481,12 @@ def test_the_pages_links_resolve_and_they_hold_no_history():
     """Every relative link in docs/ and the README resolves, anchors included; no page (nor a
     top-level module) points outside the repository; no issue number, commit hash or date but
     in CHANGELOG.md."""
-    pages = ["README.md"] + [f"docs/{n}" for n in sorted(os.listdir(DOCS))]
-    modules = [f"bergen_search/{n}" for n in sorted(os.listdir(os.path.join(ROOT, "bergen_search")))
-               if n.endswith(".py")]
+    pages = ["README.md"] + [f"docs/{p.name}" for p in sorted(DOCS.iterdir())]
+    modules = [f"bergen_search/{p.name}" for p in sorted((ROOT / "bergen_search").glob("*.py"))]
     found = []
     for rel in pages + modules:
         path = os.path.join(ROOT, rel)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = Path(path).read_text(encoding="utf-8")
         found += [f"{rel} points to {bad}" for bad in ("../shared", "shared/spec", "../seeds")
                   if bad in text]
         if rel not in pages:
@@ -508,10 +501,9 @@ def test_the_pages_links_resolve_and_they_hold_no_history():
             full = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
             if not os.path.exists(full):
                 found.append(f"{rel}: {target}")
-            elif anchor and full.endswith(".md"):
-                with open(full, encoding="utf-8") as g:
-                    if anchor not in {_anchor(h) for h in sections(g.read())}:
-                        found.append(f"{rel}: {target}")
+            elif anchor and full.endswith(".md") and anchor not in {
+                    _anchor(h) for h in sections(Path(full).read_text(encoding="utf-8"))}:
+                found.append(f"{rel}: {target}")
     assert not found, "\n".join(found)
 
 
@@ -533,39 +525,41 @@ def test_module_map_names_every_module():
     rows = table_rows(sections(_doc("DESIGN.md"))["Module map"])
     mapped = [r[0].strip("`") for r in rows]
     assert len(mapped) == len(set(mapped))
-    package = os.path.join(ROOT, "bergen_search")
-    real = set()
-    for folder, dirs, files in os.walk(package):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        real |= {os.path.relpath(os.path.join(folder, n), ROOT).replace(os.sep, "/")
-                 for n in files if n.endswith(".py")}
-    src = os.path.join(ROOT, "src_cython")
-    for folder, _, files in os.walk(src):
-        real |= {os.path.relpath(os.path.join(folder, n), ROOT).replace(os.sep, "/")
-                 for n in files if n.endswith(".pyx")}
+    real = {p.relative_to(ROOT).as_posix() for p in [*(ROOT / "bergen_search").rglob("*.py"),
+                                                      *(ROOT / "src_cython").rglob("*.pyx")]}
     assert set(mapped) == real, sorted(set(mapped) ^ real)
 
 
-def test_wheel_config_takes_docs():
-    """pyproject's data-files put every file of docs/ into a wheel (share/doc/bergen-search)."""
+def test_the_wheel_and_the_sdist_take_docs_and_the_assets(monkeypatch):
+    """pyproject's data-files put every file of docs/ into a wheel (share/doc/bergen-search);
+    the sdist's file list (MANIFEST.in) holds docs/ and the board's and views' assets."""
     import glob
     import warnings
 
+    from setuptools.command.egg_info import FileList
     from setuptools.config.pyprojecttoml import read_configuration
     with warnings.catch_warnings():      # setuptools calls [tool.setuptools] "beta"
         warnings.simplefilter("ignore")
-        config = read_configuration(os.path.join(ROOT, "pyproject.toml"), expand=False)
-    data_files = config["tool"]["setuptools"]["data-files"]
-    listed = {os.path.relpath(p, ROOT).replace(os.sep, "/")
-              for pattern in data_files["share/doc/bergen-search"]
-              for p in glob.glob(os.path.join(ROOT, pattern))}
-    assert listed == {f"docs/{n}" for n in os.listdir(DOCS)}
+        config = read_configuration(str(ROOT / "pyproject.toml"), expand=False)
+    docs = {f"docs/{p.name}" for p in DOCS.iterdir()}
+    assert docs == {Path(p).relative_to(ROOT).as_posix() for pattern in
+                    config["tool"]["setuptools"]["data-files"]["share/doc/bergen-search"]
+                    for p in glob.glob(str(ROOT / pattern))}
+    monkeypatch.chdir(ROOT)
+    files = FileList()
+    files.findall(".")
+    for line in (ROOT / "MANIFEST.in").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            files.process_template_line(line.strip())
+    assets = {f"bergen_search/board/static/{p.name}"
+              for p in (ROOT / "bergen_search" / "board" / "static").iterdir()}
+    assets |= {"bergen_search/views/report.css", "bergen_search/views/drawing.css"}
+    assert docs and assets and docs | assets <= {f.replace(os.sep, "/") for f in files.files}
 
 
 @pytest.mark.slow
 def test_wheel_takes_docs(tmp_path):
     """A wheel of the checkout holds docs/, every module and the board's assets."""
-    import glob
     import subprocess
     import sys
     import zipfile
@@ -577,32 +571,12 @@ def test_wheel_takes_docs(tmp_path):
     got = {n.rsplit("/", 1)[1] for n in names if "/data/share/doc/bergen-search/" in n}
     assert got == set(os.listdir(DOCS))
     # ... and every module of the package, every subpackage of the layers included.
-    modules = {os.path.relpath(p, ROOT).replace(os.sep, "/")
-               for p in glob.glob(os.path.join(ROOT, "bergen_search", "**", "*.py"),
-                                  recursive=True)}
-    assert modules - set(names) == set()
+    assert {p.relative_to(ROOT).as_posix() for p in (ROOT / "bergen_search").rglob("*.py")} \
+        - set(names) == set()
     # ... and the board's assets (`bergen serve` works offline: nothing from a CDN).
     static = os.path.join(ROOT, "bergen_search", "board", "static")
     assert {f"bergen_search/board/static/{n}" for n in os.listdir(static)} <= set(names)
     assert {"bergen_search/views/report.css", "bergen_search/views/drawing.css"} <= set(names)
-
-
-def test_sdist_takes_docs(monkeypatch):
-    """The sdist's file list (MANIFEST.in) holds docs/ and the board's assets."""
-    from setuptools.command.egg_info import FileList
-    monkeypatch.chdir(ROOT)
-    files = FileList()
-    files.findall(".")
-    with open("MANIFEST.in", encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                files.process_template_line(line.strip())
-    docs = {f"docs/{n}" for n in os.listdir(DOCS)}
-    assert docs and docs <= {f.replace(os.sep, "/") for f in files.files}
-    static = os.path.join("bergen_search", "board", "static")
-    assets = {f"bergen_search/board/static/{n}" for n in os.listdir(static)}
-    assets.update({"bergen_search/views/report.css", "bergen_search/views/drawing.css"})
-    assert assets and assets <= {f.replace(os.sep, "/") for f in files.files}
 
 
 def _python_files(folder: str) -> list:
@@ -645,25 +619,17 @@ def test_benchmarks_is_the_speed_suite_and_no_test_imports_the_lab():
 
 
 def test_stated_figures_are_the_codes():
-    """The docs' figures (work per iteration, the engines `search()` takes) are the code's."""
+    """The docs' figures (work per iteration, the engines `search()` takes) are the code's;
+    every file of bergen_search/data/ names the lab script that made it (`made_by`)."""
     from bergen_search.search.endgame.budget import WORK_PER_ITERATION
     from bergen_search.search.registry import algorithms, presets
-    commands = open(os.path.join(ROOT, "docs", "COMMANDS.md"), encoding="utf-8").read()
-    assert re.findall(r"each buys ([\d,]+) units of solver work", commands) == \
+    assert re.findall(r"each buys ([\d,]+) units of solver work", _doc("COMMANDS.md")) == \
         [f"{WORK_PER_ITERATION:,}"]
-    api = open(os.path.join(ROOT, "docs", "API.md"), encoding="utf-8").read()
-    listed = re.search(r'algorithm=((?:"\w+"\|?)+)', api).group(1)
+    listed = re.search(r'algorithm=((?:"\w+"\|?)+)', _doc("API.md")).group(1)
     assert set(re.findall(r'"(\w+)"', listed)) == set(algorithms()) | set(presets())
-
-
-def test_package_data_names_the_command_that_made_it():
-    """Every file of bergen_search/data/ names the lab script that made it (`made_by`)."""
-    folder = os.path.join(ROOT, "bergen_search", "data")
-    names = sorted(os.listdir(folder))
-    assert names == ["luck_model.json"], names
-    for name in names:
-        with open(os.path.join(folder, name), encoding="utf-8") as f:
-            made_by = json.load(f)["made_by"]
-        python, script, *_ = made_by.split()
+    data = sorted((ROOT / "bergen_search" / "data").iterdir())
+    assert [p.name for p in data] == ["luck_model.json"]
+    for path in data:
+        python, script, *_ = (made_by := json.loads(path.read_text())["made_by"]).split()
         assert python == "python" and script.startswith("lab/"), made_by
-        assert os.path.exists(os.path.join(ROOT, script)), made_by
+        assert (ROOT / script).exists(), made_by

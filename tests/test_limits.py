@@ -7,7 +7,7 @@ import sys
 import textwrap
 
 import pytest
-from support import sizes, bergen as run
+from support import bergen as run
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load_game
@@ -249,42 +249,6 @@ def test_hand_sizes_the_turn_order_rules_out_are_refused(sizes, words):
         assert res.exit_code == 0, res.output     # seat 0 drew one in this turn: possible
     else:
         refused(res, "do not fit the turn order", words)
-
-
-@pytest.mark.parametrize("seeds", sizes(1, 3))
-def test_positions_of_real_games_fit_the_turn_order(seeds):
-    """Every decision of real self-play, as a position and its string, is accepted."""
-    from bergen_search.formats.position import position_from_infoset
-    from bergen_search.formats.position_string import parse_string, to_string
-    from bergen_search.formats.record import parse_record
-    from bergen_search.formats.record_io import write_record
-    from bergen_search.formats.replay import RoundEnd, RoundStart, events
-    from bergen_search.game.rules import Rules
-    from bergen_search.information.infoset import Observer
-    from bergen_search.play.engines import parse_engine_spec
-    from bergen_search.play.seats import play_engines
-    n = 0
-    for rules in (Rules(), Rules(players=3), Rules(players=4, partnerships=True),
-                  Rules(draw="one"), Rules(reserve_kept=0)):
-        for seed in range(seeds):
-            rec = parse_record(write_record(play_engines(
-                rules, [parse_engine_spec("random")] * rules.players, seed)))
-            for item in events(rec):
-                if isinstance(item, RoundStart):
-                    obs = {s: Observer(rules, {s}, item.state) for s in range(rules.players)}
-                    continue
-                if isinstance(item, RoundEnd):
-                    continue
-                step = item
-                if step.before.led:
-                    o = obs[step.seat]
-                    pos = position_from_infoset(o.infoset(step.seat),
-                                                {j: o.proven_voids(j) for j in o.hist})
-                    assert parse_string(to_string(pos)) == pos
-                    n += 1
-                for x in obs.values():
-                    x.step(step.seat, step.action, step.after)
-    assert n > 300 * seeds, n
 
 
 @pytest.mark.parametrize("command", ["analyze", "replay"])

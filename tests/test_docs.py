@@ -421,8 +421,14 @@ def test_settings_table_is_the_programs():
                     for s, d in spec["settings"].items()}
 
 
+#: The budgets' maxima each --help states (test_limits: every budget beyond them refused).
+MAXIMA = {"best": ["at most 1,000,000,000", "0.001 to 86,400", "at most 1,048,576"],
+          "analyze": ["at most 1,000,000,000", "86,400"], "arena": ["at most 10,000,000"]}
+
+
 def test_every_help_points_to_docs():
-    """Every --help names the docs/ files, never ../shared, and no old spelling (vocabulary)."""
+    """Every --help names the docs/ files, never ../shared, and no old spelling (vocabulary);
+    the budgets' maxima are stated."""
     text = bergen("--help")
     for name in ("docs/RULES.md", "docs/FORMATS.md", "docs/COMMANDS.md"):
         assert name in text
@@ -433,6 +439,8 @@ def test_every_help_points_to_docs():
         for old in ("worlds=", "--time-per-decision", "--engines", "--engine-timeout",
                     "--depth", "--exploration"):
             assert old not in help_text, (name, old)
+        for w in MAXIMA.get(name, []):
+            assert w in " ".join(help_text.split()), (name, w)
 
 
 def test_readme_is_a_front_door_with_the_test_command_ci_runs():

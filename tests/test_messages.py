@@ -75,9 +75,6 @@ BAD_INPUTS = [
     ("best 'bergen1/2'", None,
      'bergen: position string: it has 2 parts, but needs at least 6 '
      '(TAG/RULES/SCORES/TO-MOVE/HAND/LINE); the scores part is missing'),
-    ("best 'bergen1/2/4,7'", None,
-     'bergen: position string: it has 3 parts, but needs at least 6 '
-     '(TAG/RULES/SCORES/TO-MOVE/HAND/LINE); the to-move part is missing'),
     ("best 'bergen1/2/4,7/0'", None,
      'bergen: position string: it has 4 parts, but needs at least 6 '
      '(TAG/RULES/SCORES/TO-MOVE/HAND/LINE); the hand part is missing'),

@@ -57,12 +57,9 @@ SPECS = [f"ismcts:iterations={HUGE}", "ismcts:time=inf", "ismcts:time=nan", "ism
       for alg, setting in (("ismcts", "replicates=" + HUGE), ("ismcts", "exploration=inf"),
                            ("ismcts", "exploration=nan"), ("expectimax", "depth=1000"),
                            ("expectimax", "playouts=" + HUGE))),
-    ("best", "GAME"),
-    ("best no/such/file.json", "cannot read"),
-    ("best --hand 7-1 --line 1-1 --hand-sizes 1,5", "7-1"),
+    ("best", "GAME"),       # more, exact: test_messages.py
     (f"best {D} --algorithm expectimax --set exploration=1",
      "expectimax has no setting 'exploration'"),
-    (f"eval {D} --set twins=perhaps", "on or off"),
     (f"analyze {M} --set nonsense=1", "no setting"),
     ("arena greedy random --round --start-scores 15,0", "target"),
     (f"eval {D} --objective money", "money"),

@@ -221,6 +221,13 @@ def _run(command, stdin):
     return CliRunner().invoke(main, args, input=stdin, prog_name="bergen")
 
 
+#: A subject said twice, or words that do not read: in no message.
+STUTTERS = ("bad JSON: bad JSON", "bad the ", "needs a int", "needs a float",
+            "ends with the match", "scores is missing", "to-move is missing",
+            "field 'cluster': --cluster", "field 'rules': --rules", "--rules: bad --rules",
+            "line 1: bad JSON at line 1")
+
+
 @pytest.mark.parametrize("command, stdin, message", BAD_INPUTS,
                          ids=[f"{i}:{c[:40]}" for i, (c, _, _) in enumerate(BAD_INPUTS)])
 def test_bad_input_is_one_sentence_and_exit_2(command, stdin, message):
@@ -228,18 +235,7 @@ def test_bad_input_is_one_sentence_and_exit_2(command, stdin, message):
     assert res.exit_code == 2, res.output
     assert res.stdout == ""
     assert res.stderr == message + "\n"
-
-
-def test_there_are_many_and_none_repeats_its_subject():
-    assert len(BAD_INPUTS) >= 50
-    for _, _, message in BAD_INPUTS:
-        for bad in ("bad JSON: bad JSON", "bad the ", "needs a int", "needs a float",
-                    "ends with the match", " is missing", "field 'cluster': --cluster",
-                    "field 'rules': --rules", "--rules: bad --rules", "line 1: bad JSON at line 1"):
-            if bad == " is missing":
-                assert "scores is missing" not in message and "to-move is missing" not in message
-            else:
-                assert bad not in message, message
+    assert not [bad for bad in STUTTERS if bad in message], message
 
 
 def test_the_cluster_option_is_named_once():

@@ -19,38 +19,20 @@ from bergen_search.formats.position import (Position, load_position, parse_posit
 from bergen_search.formats.record import FORMAT, Event, parse_record
 from bergen_search.formats.record_io import (dump_record, iter_records, load_record,
     load_records, write_record)
-from bergen_search.formats.replay import RoundStart, Step, events, final_state, replay, walk
+from bergen_search.formats.replay import Step, events, final_state, replay, walk
 from bergen_search.game.match import play_match
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW, PASS, State
 from bergen_search.game.tiles import parse_tile, popcount
-from bergen_search.information.infoset import Observer
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLES = ROOT / "examples"
 
+
 def record_position(record):
     """The position an unfinished record describes, seen by its seat to move."""
     return load(record).position
-
-
-def record_voids(record) -> dict:
-    """Per seat, the numbers it is proved to hold none of after the record's last event, as
-    the seat to move's `Observer` keeps them (any seat's, its hand shown or not)."""
-    record = parse_record(record)
-    last = len(record.rounds) - 1
-    observer = None
-    for item in events(record):
-        if item.round != last:
-            continue
-        if isinstance(item, RoundStart):
-            observer = Observer(record.rules, (), item.state)
-        elif isinstance(item, Step):
-            observer.step(item.seat, item.action, item.after)
-    voids = {s: frozenset(observer.proven_voids(s)) for s in range(record.rules.players)}
-    return {s: v for s, v in voids.items() if v}
-
 
 
 def T(text):
@@ -432,22 +414,18 @@ class TestPosition:
                                   players=3)
         assert pos.rules.players == 3 and pos.rules.out_bonus == 5 and pos.rules.target == 10
 
-    def test_record_voids_rules(self):
+    def test_voids_from_a_record(self):
+        """Seat 1 drew at ends 2 and 2, then played the drawn 2-3: its hand holds no 2 (and
+        still after a play); a pass without drawing adds the ends it passed at."""
         d = data("record_formats_example.json")
-        # seat 1 drew at ends 2 and 2, then played the drawn 2-3: its hand holds no 2
-        assert record_voids(d) == {1: frozenset({2})}
         d["rounds"][0]["events"] += [{"seat": 1, "play": "0-5:L"}]
         pos = record_position(d)
         assert pos.to_move == 0 and pos.voids == {1: frozenset({2})}
         assert pos.hand_sizes == (3, 4) and pos.reserve_size == 15
-
-    def test_voids_after_pass_accumulate_and_reset_on_draw(self):
-        # A pass without drawing adds the ends; a later turn with a draw replaces them.
         d = data("record_base.json")
         d["rules"] = {"reserve_kept": 16}       # nobody may draw: seats pass instead
-        ev = d["rounds"][0]["events"]
-        d["rounds"][0]["events"] = ev[:6] + [{"seat": 0, "pass": True}]
-        assert record_voids(d) == {0: frozenset({0})}
+        d["rounds"][0]["events"] = d["rounds"][0]["events"][:6] + [{"seat": 0, "pass": True}]
+        assert record_position(d).voids == {0: frozenset({0})}
 
 
 # ---- the bundled examples ----------------------------------------------------------------------

@@ -470,9 +470,6 @@ def test_voids_joint_deal_is_checked():
     d = {"format": "bergen-position/1", "rules": {"players": 3}, "to_move": 0,
          "hand": ["0-0", "0-1", "0-2", "0-3", "0-4", "0-5"], "line": "6-6",
          "hand_sizes": [6, 6, 5], "reserve_size": 10}     # seat 2 led 6-6
-    base = parse_position(d)
-    assert base.hand_sizes == (6, 6, 5)
-    # Unseen tiles free of 1..5: 0-6 only... each void set leaves few tiles.
     d["voids"] = {"1": [1, 2, 3], "2": [1, 2, 3]}   # both draw from {0-6, 4-4, 4-5, 4-6, 5-5, 5-6}
     with pytest.raises(BergenError, match="no deal fits the voids: seats 1 and 2 must hold 11"):
         parse_position(d)

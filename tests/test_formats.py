@@ -120,17 +120,13 @@ class TestMoves:
         ("3-6", line, r"^3-6 fits both ends \(3 and 6\): write 3-6:L or 3-6:R$"),
         ("3-4", parse_line("3-1 1-1 1-6 6-3"), "write 3-4:L or 3-4:R"),
         ("1-2", line, r"1-2 fits neither end \(ends 3 and 6\)"),
+        *((text, None, "L or R|expected a move|'a-b'") for text in (     # not a move at all
+            "3-5:X", "3-5:", "3-5:l", "3-5:LR", "7-1:L", "35", "", 35, None, "3-5-6",
+            "3-5:a\nb")),      # a line break after ':' included: a message, not a traceback
     ])
-    def test_move_that_does_not_fit_names_why(self, text, line, message):
+    def test_a_bad_move_names_why(self, text, line, message):
         with pytest.raises(BergenError, match=message):
             parse_move(text, line)
-
-    @pytest.mark.parametrize("text", ["3-5:X", "3-5:", "3-5:l", "3-5:LR", "7-1:L", "35", "", 35,
-                                      None, "3-5-6", "3-5:a\nb"])
-    def test_bad_move_text(self, text):
-        # a line break after ':' included: a message, not a traceback
-        with pytest.raises(BergenError, match="L or R|expected a move|'a-b'"):
-            parse_move_text(text)
 
     def test_resolve_against_a_state(self):
         rules = Rules()

@@ -63,6 +63,8 @@ SPECS = [f"ismcts:iterations={HUGE}", "ismcts:time=inf", "ismcts:time=nan", "ism
     (f"analyze {M} --set nonsense=1", "no setting"),
     ("arena greedy random --round --start-scores 15,0", "target"),
     (f"eval {D} --objective money", "money"),
+    (f"analyze {M} --iterations 1000000 --recheck 100 --max-rechecks 5",     # refused at once
+     "--recheck 100 with --max-rechecks 5 would search a decision with"),
 ])
 def test_budgets_settings_and_inputs_out_of_range_are_one_line(line, words):
     refused(run(*line.split()), words)
@@ -76,11 +78,6 @@ def test_limits_refuse_what_cannot_be_a_budget(kw):
     with pytest.raises(BergenError):
         Limits(**kw)
     assert Limits(iterations=MAX_ITERATIONS, time=MAX_SECONDS).time == MAX_SECONDS
-
-
-def test_rechecks_that_would_pass_the_limits_are_refused_at_the_start():
-    refused(run("analyze", MATCH, "--iterations", "1000000", "--recheck", "100",
-                "--max-rechecks", "5"), "would search a decision with", "--recheck 100")
 
 
 def test_the_engine_protocol_refuses_an_oversized_go():

@@ -386,12 +386,8 @@ CASES = [
 IDS = [c.id for c in CASES]
 
 
-def test_enough_kinds_and_unique_ids():
-    assert len(CASES) >= 40
-    assert len(set(IDS)) == len(IDS)
-
-
-def test_the_base_records_are_legal():
+def test_the_cases_are_many_named_once_and_the_base_records_legal():
+    assert len(CASES) >= 40 and len(set(IDS)) == len(IDS)
     for d in (BASE, PARTIAL, MATCH):
         assert replay(load_record(json.dumps(d)))["ok"]
     assert replay(BLOCKED)["rounds"][BLOCKED_R]["end"] == "blocked"

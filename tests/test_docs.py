@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 
 import click
 import pytest
@@ -15,14 +16,12 @@ from bergen_search import __version__
 from bergen_search.cli import main
 from bergen_search.game.rules import Rules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DOCS = os.path.join(ROOT, "docs")
-EXAMPLES = os.path.join(ROOT, "examples")
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 
 
 def _doc(name: str) -> str:
-    with open(os.path.join(DOCS, name), encoding="utf-8") as f:
-        return f.read()
+    return (DOCS / name).read_text(encoding="utf-8")
 
 
 # ---- parsing the docs -------------------------------------------------------------------
@@ -149,13 +148,16 @@ def bergen(*args, input=None, status=0) -> str:
 
 
 def bergen_json(*args, **kw) -> dict:
+    """One line of JSON, which says the program's version (every `--json` document does)."""
     out = bergen(*args, **kw)
     assert len(out.strip().splitlines()) == 1, out
-    return json.loads(out)
+    doc = json.loads(out)
+    assert doc["version"] == __version__, args
+    return doc
 
 
 def ex(name: str) -> str:
-    return os.path.join(EXAMPLES, name)
+    return str(ROOT / "examples" / name)
 
 
 @pytest.fixture(scope="module")
@@ -175,8 +177,7 @@ def played(tmp_path_factory):
 
 
 def _lines(path) -> list:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
 
 
 def _record_docs(played):
@@ -213,8 +214,7 @@ def _journal(tmp_path):
                       resume=False)
     j.add(0, "a result")
     j.close()
-    with open(tmp_path / "games.jsonl.journal", encoding="utf-8") as f:
-        first, second = f.read().splitlines()
+    first, second = (tmp_path / "games.jsonl.journal").read_text().splitlines()
     assert first.startswith(FORMAT + " ")
     assert set(json.loads(second.split(" ", 1)[1])) == {"key", "data"}
     return [json.loads(first.split(" ", 2)[2])]
@@ -225,8 +225,7 @@ SMALL = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 CHECKED = {
     "`rules`": lambda p: [Rules(players=n).to_dict() for n in (2, 3, 4)],
     "`bergen-record/1`": _record_docs,
-    "`bergen-position/1`": lambda p: [json.load(open(ex("position.json"))), _shown(),
-                                      {**_shown(), "version": "0.1.0"}],
+    "`bergen-position/1`": lambda p: [json.load(open(ex("position.json"))), *_shown()],
     "`bergen best --json`": lambda p: [
         bergen_json("best", ex("decision.json"), "--iterations", 200, "--json"),
         bergen_json("best", ex("decision.json"), "--algorithm", "expectimax", "--iterations",
@@ -261,7 +260,9 @@ CHECKED = {
 
 
 def _shown():
-    return bergen_json("show", ex("voids.json"), "--json")["position_json"]
+    """show's `position_json`, as written and as another version wrote it."""
+    shown = bergen_json("show", ex("voids.json"), "--json")["position_json"]
+    return [shown, {**shown, "version": "0.1.0"}]
 
 
 def _several(played):
@@ -270,22 +271,18 @@ def _several(played):
     return doc
 
 
-def test_every_format_heading_is_checked():
-    """A document added to FORMATS.md needs a check here (and a removed one is noticed)."""
-    assert set(FORMATS) == set(CHECKED) | {"`bergen bench --json`"}
-
-
 @pytest.mark.parametrize("heading", list(CHECKED))
 def test_the_documented_fields_are_the_outputs(played, heading):
     docs = CHECKED[heading](played)
     check_documents(heading, docs)
-    if heading.startswith("`bergen ") and "version" in FORMATS[heading]:
-        assert {d.get("version", __version__) for d in docs} == {__version__}
+    assert {d.get("version", __version__) for d in docs} == {__version__}
 
 
 def test_the_readers_take_the_documented_fields():
-    """The record's, position's and rules' readers take exactly FORMATS.md's fields."""
+    """The record's, position's and rules' readers take exactly FORMATS.md's fields; every
+    document FORMATS.md has a table for is checked here (bench's: test_bench_fields)."""
     from bergen_search.formats import position, record
+    assert set(FORMATS) == set(CHECKED) | {"`bergen bench --json`"}
     fields = FORMATS["`bergen-record/1`"]
     assert {p for p in fields if "." not in p} == set(record._TOP_FIELDS)
     assert {p.split(".")[1] for p in fields if p.count(".") == 1} == set(record._ROUND_FIELDS)
@@ -367,11 +364,31 @@ def _click_options(command) -> set:
             for o in p.opts + p.secondary_opts} | {"--help"}
 
 
-def test_no_option_is_hidden():
-    """Every option a command takes is in its --help, and so in COMMANDS.md."""
-    hidden = {(name, o) for name, c in main.commands.items() for p in c.params
-              if isinstance(p, click.Option) and p.hidden for o in p.opts}
-    assert not hidden, sorted(hidden)
+def test_one_version():
+    from importlib import metadata
+    assert metadata.version("bergen_search") == __version__
+    assert bergen("--version").strip() == f"bergen, version {__version__}"
+
+
+def test_the_words_mean_one_thing_and_none_is_hidden():
+    """Every option is in its --help (and so in COMMANDS.md); a word several commands take is
+    one kind of value in each (old spellings: refused, test_messages; in no --help, below)."""
+    kinds = {}
+    for name, command in main.commands.items():
+        for p in command.params:
+            if isinstance(p, click.Option):
+                assert not p.hidden, (name, p.opts)
+                for o in p.opts:
+                    kind = (type(p.type).__name__, getattr(p.type, "min", None),
+                            getattr(p.type, "max", None), p.multiple if o != "--engine" else None)
+                    kinds.setdefault(o, {}).setdefault(kind, []).append(name)
+    assert list(kinds["--time"]) == [("FiniteFloat", 0.001, 86400.0, False)], kinds["--time"]
+    for word in ("--seed", "--workers", "--out", "--force", "--json", "--iterations",
+                 "--external", "--external-timeout", "--cluster", "--quiet", "--resume"):
+        assert len(kinds[word]) == 1, (word, kinds[word])
+        assert len(next(iter(kinds[word].values()))) >= 2, (word, kinds[word])
+    assert {n for names in kinds["--external"].values() for n in names} == {"arena", "selfplay"}
+    assert "play" in next(iter(kinds["--you"].values()))
 
 
 def test_commands_and_options_match_the_app():
@@ -390,29 +407,26 @@ def test_commands_and_options_match_the_app():
                               "not in the app:", sorted(opts - real))
 
 
-def _engine_hello() -> dict:
-    out = bergen("engine", input='{"cmd": "hello"}\n{"cmd": "quit"}\n')
-    return json.loads(out.splitlines()[0])
-
-
-def _setting_text(v) -> str:
-    return ("on" if v else "off") if isinstance(v, bool) else str(v)
-
-
 def test_settings_table_is_the_programs():
     """COMMANDS.md's settings table is the engine's `hello`: every setting and its default."""
     rows, alg = {}, None
     for cells in table_rows(sections(_doc("COMMANDS.md"))["Search settings"]):
         alg = cells[0].strip("`") or alg
         rows[(alg, cells[1].strip("`"))] = cells[2].strip("`")
-    real = {(a, s): _setting_text(d["default"])
-            for a, spec in _engine_hello()["algorithms"].items()
-            for s, d in spec["settings"].items()}
-    assert rows == real
+    hello = json.loads(bergen("engine", input='{"cmd": "hello"}\n{"cmd": "quit"}\n').split("\n")[0])
+    assert rows == {(a, s): ("on" if v else "off") if isinstance(v := d["default"], bool)
+                    else str(v) for a, spec in hello["algorithms"].items()
+                    for s, d in spec["settings"].items()}
+
+
+#: The budgets' maxima each --help states (test_limits: every budget beyond them refused).
+MAXIMA = {"best": ["at most 1,000,000,000", "0.001 to 86,400", "at most 1,048,576"],
+          "analyze": ["at most 1,000,000,000", "86,400"], "arena": ["at most 10,000,000"]}
 
 
 def test_every_help_points_to_docs():
-    """Every --help names the docs/ files, never ../shared, and no old spelling (vocabulary)."""
+    """Every --help names the docs/ files, never ../shared, and no old spelling (vocabulary);
+    the budgets' maxima are stated."""
     text = bergen("--help")
     for name in ("docs/RULES.md", "docs/FORMATS.md", "docs/COMMANDS.md"):
         assert name in text
@@ -420,50 +434,25 @@ def test_every_help_points_to_docs():
         help_text = bergen(name, "--help")
         assert "docs/COMMANDS.md" in help_text, name
         assert "shared" not in help_text, name
-        for old in ("worlds=", "--time-per-decision", "--engines", "--engine-timeout"):
+        for old in ("worlds=", "--time-per-decision", "--engines", "--engine-timeout",
+                    "--depth", "--exploration"):
             assert old not in help_text, (name, old)
+        for w in MAXIMA.get(name, []):
+            assert w in " ".join(help_text.split()), (name, w)
 
 
-def _user_facing_files():
-    yield os.path.join(ROOT, "README.md")
-    for name in sorted(os.listdir(DOCS)):
-        yield os.path.join(DOCS, name)
-    pkg = os.path.join(ROOT, "bergen_search")
-    for name in sorted(os.listdir(pkg)):
-        if name.endswith(".py"):
-            yield os.path.join(pkg, name)
-
-
-def test_nothing_points_outside_the_repository():
-    for path in _user_facing_files():
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        for bad in ("../shared", "shared/spec", "../seeds"):
-            assert bad not in text, f"{os.path.relpath(path, ROOT)} points to {bad}"
-
-
-README_MAX_LINES = 300
-
-
-def test_readme_is_a_front_door():
-    """README.md gets a player going in one screen or so; the rest lives in docs/."""
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        lines = f.read().splitlines()
-    assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines"
-
-
-def test_readme_test_command_is_the_one_ci_runs():
-    """The README's test command is the one .ci/run runs, character for character, and every
-    test file .ci/run names exists (a missing one makes a job run no test)."""
-    with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
-        ci = f.read().splitlines()
+def test_readme_is_a_front_door_with_the_test_command_ci_runs():
+    """README.md gets a player going in one screen or so (the rest lives in docs/); its test
+    command is the one .ci/run runs, character for character, and every test file .ci/run
+    names exists (a missing one makes a job run no test)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(readme) <= 300, f"README.md has {len(readme)} lines"
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     command = ci[ci.index("# The README's test command:") + 1].strip()
     assert command.startswith("pip install -e ") and "python -m pytest" in command
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        readme = f.read().splitlines()
     assert command in readme, command
     named = set(re.findall(r"\b(?:tests|benchmarks|lab)/[\w/]+\.py\b", "\n".join(ci)))
-    assert named and not [p for p in sorted(named) if not os.path.isfile(os.path.join(ROOT, p))]
+    assert named and not [p for p in sorted(named) if not (ROOT / p).is_file()]
 
 
 #: History in user-facing text: an issue number (`issue 17`, `#17`), a commit hash (seven
@@ -483,18 +472,6 @@ def history_in(text: str) -> list:
     return [(what, m.group(0)) for what, pattern in HISTORY for m in pattern.finditer(text)]
 
 
-def test_no_history_in_user_facing_text():
-    """No issue number, commit hash or date in the README and docs/ but CHANGELOG.md."""
-    pages = ["README.md"] + [f"docs/{n}" for n in sorted(os.listdir(DOCS))
-                             if n.endswith(".md") and n != "CHANGELOG.md"]
-    found = []
-    for rel in pages:
-        with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                found += [f"{rel}:{n}: {what} ({text!r})" for what, text in history_in(line)]
-    assert not found, "\n".join(found)
-
-
 def test_the_history_check_can_fail():
     assert [w for w, _ in history_in("as issue 22 found")] == ["an issue number"]
     assert [w for w, _ in history_in("fixed in #17.")] == ["an issue number"]
@@ -506,22 +483,34 @@ def test_the_history_check_can_fail():
     assert history_in("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14") == []
 
 
-def test_docs_links_resolve():
-    """Every relative link in docs/ and the README resolves, anchors included."""
-    for path in [os.path.join(ROOT, "README.md")] + [os.path.join(DOCS, n)
-                                                     for n in os.listdir(DOCS)]:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+def test_the_pages_links_resolve_and_they_hold_no_history():
+    """Every relative link in docs/ and the README resolves, anchors included; no page (nor a
+    top-level module) points outside the repository; no issue number, commit hash or date but
+    in CHANGELOG.md."""
+    pages = ["README.md"] + [f"docs/{p.name}" for p in sorted(DOCS.iterdir())]
+    modules = [f"bergen_search/{p.name}" for p in sorted((ROOT / "bergen_search").glob("*.py"))]
+    found = []
+    for rel in pages + modules:
+        path = os.path.join(ROOT, rel)
+        text = Path(path).read_text(encoding="utf-8")
+        found += [f"{rel} points to {bad}" for bad in ("../shared", "shared/spec", "../seeds")
+                  if bad in text]
+        if rel not in pages:
+            continue
+        if rel.endswith(".md") and rel != "docs/CHANGELOG.md":
+            found += [f"{rel}:{n}: {what} ({hit!r})" for n, line in enumerate(text.split("\n"), 1)
+                      for what, hit in history_in(line)]
         for target in re.findall(r"\]\(([^)\s]+)\)", text):
             if re.match(r"[a-z]+:", target):
                 continue
             file, _, anchor = target.partition("#")
             full = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
-            assert os.path.exists(full), f"{os.path.relpath(path, ROOT)}: {target}"
-            if anchor and full.endswith(".md"):
-                with open(full, encoding="utf-8") as g:
-                    anchors = {_anchor(h) for h in sections(g.read())}
-                assert anchor in anchors, f"{os.path.relpath(path, ROOT)}: {target}"
+            if not os.path.exists(full):
+                found.append(f"{rel}: {target}")
+            elif anchor and full.endswith(".md") and anchor not in {
+                    _anchor(h) for h in sections(Path(full).read_text(encoding="utf-8"))}:
+                found.append(f"{rel}: {target}")
+    assert not found, "\n".join(found)
 
 
 def test_rules_variants_table():
@@ -542,39 +531,41 @@ def test_module_map_names_every_module():
     rows = table_rows(sections(_doc("DESIGN.md"))["Module map"])
     mapped = [r[0].strip("`") for r in rows]
     assert len(mapped) == len(set(mapped))
-    package = os.path.join(ROOT, "bergen_search")
-    real = set()
-    for folder, dirs, files in os.walk(package):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        real |= {os.path.relpath(os.path.join(folder, n), ROOT).replace(os.sep, "/")
-                 for n in files if n.endswith(".py")}
-    src = os.path.join(ROOT, "src_cython")
-    for folder, _, files in os.walk(src):
-        real |= {os.path.relpath(os.path.join(folder, n), ROOT).replace(os.sep, "/")
-                 for n in files if n.endswith(".pyx")}
+    real = {p.relative_to(ROOT).as_posix() for p in [*(ROOT / "bergen_search").rglob("*.py"),
+                                                      *(ROOT / "src_cython").rglob("*.pyx")]}
     assert set(mapped) == real, sorted(set(mapped) ^ real)
 
 
-def test_wheel_config_takes_docs():
-    """pyproject's data-files put every file of docs/ into a wheel (share/doc/bergen-search)."""
+def test_the_wheel_and_the_sdist_take_docs_and_the_assets(monkeypatch):
+    """pyproject's data-files put every file of docs/ into a wheel (share/doc/bergen-search);
+    the sdist's file list (MANIFEST.in) holds docs/ and the board's and views' assets."""
     import glob
     import warnings
 
+    from setuptools.command.egg_info import FileList
     from setuptools.config.pyprojecttoml import read_configuration
     with warnings.catch_warnings():      # setuptools calls [tool.setuptools] "beta"
         warnings.simplefilter("ignore")
-        config = read_configuration(os.path.join(ROOT, "pyproject.toml"), expand=False)
-    data_files = config["tool"]["setuptools"]["data-files"]
-    listed = {os.path.relpath(p, ROOT).replace(os.sep, "/")
-              for pattern in data_files["share/doc/bergen-search"]
-              for p in glob.glob(os.path.join(ROOT, pattern))}
-    assert listed == {f"docs/{n}" for n in os.listdir(DOCS)}
+        config = read_configuration(str(ROOT / "pyproject.toml"), expand=False)
+    docs = {f"docs/{p.name}" for p in DOCS.iterdir()}
+    assert docs == {Path(p).relative_to(ROOT).as_posix() for pattern in
+                    config["tool"]["setuptools"]["data-files"]["share/doc/bergen-search"]
+                    for p in glob.glob(str(ROOT / pattern))}
+    monkeypatch.chdir(ROOT)
+    files = FileList()
+    files.findall(".")
+    for line in (ROOT / "MANIFEST.in").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            files.process_template_line(line.strip())
+    assets = {f"bergen_search/board/static/{p.name}"
+              for p in (ROOT / "bergen_search" / "board" / "static").iterdir()}
+    assets |= {"bergen_search/views/report.css", "bergen_search/views/drawing.css"}
+    assert docs and assets and docs | assets <= {f.replace(os.sep, "/") for f in files.files}
 
 
 @pytest.mark.slow
 def test_wheel_takes_docs(tmp_path):
     """A wheel of the checkout holds docs/, every module and the board's assets."""
-    import glob
     import subprocess
     import sys
     import zipfile
@@ -586,45 +577,12 @@ def test_wheel_takes_docs(tmp_path):
     got = {n.rsplit("/", 1)[1] for n in names if "/data/share/doc/bergen-search/" in n}
     assert got == set(os.listdir(DOCS))
     # ... and every module of the package, every subpackage of the layers included.
-    modules = {os.path.relpath(p, ROOT).replace(os.sep, "/")
-               for p in glob.glob(os.path.join(ROOT, "bergen_search", "**", "*.py"),
-                                  recursive=True)}
-    assert modules - set(names) == set()
+    assert {p.relative_to(ROOT).as_posix() for p in (ROOT / "bergen_search").rglob("*.py")} \
+        - set(names) == set()
     # ... and the board's assets (`bergen serve` works offline: nothing from a CDN).
     static = os.path.join(ROOT, "bergen_search", "board", "static")
     assert {f"bergen_search/board/static/{n}" for n in os.listdir(static)} <= set(names)
     assert {"bergen_search/views/report.css", "bergen_search/views/drawing.css"} <= set(names)
-
-
-def test_sdist_takes_docs(monkeypatch):
-    """The sdist's file list (MANIFEST.in) holds docs/ and the board's assets."""
-    from setuptools.command.egg_info import FileList
-    monkeypatch.chdir(ROOT)
-    files = FileList()
-    files.findall(".")
-    with open("MANIFEST.in", encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                files.process_template_line(line.strip())
-    docs = {f"docs/{n}" for n in os.listdir(DOCS)}
-    assert docs and docs <= {f.replace(os.sep, "/") for f in files.files}
-    static = os.path.join("bergen_search", "board", "static")
-    assets = {f"bergen_search/board/static/{n}" for n in os.listdir(static)}
-    assets.update({"bergen_search/views/report.css", "bergen_search/views/drawing.css"})
-    assert assets and assets <= {f.replace(os.sep, "/") for f in files.files}
-
-
-def test_every_test_in_benchmarks_and_the_lab_is_collected():
-    """No test function in a file of benchmarks/ or lab/ that pytest does not collect."""
-    stray = []
-    for folder in (os.path.join(ROOT, "benchmarks"), os.path.join(ROOT, "lab")):
-        for path in _python_files(folder):
-            name = os.path.basename(path)
-            if not name.startswith(("bench_", "test_", "conftest")):
-                with open(path, encoding="utf-8") as f:
-                    stray += [f"{os.path.relpath(path, ROOT)}: {m}"
-                              for m in re.findall(r"^def (test_\w+)", f.read(), re.M)]
-    assert stray == []
 
 
 def _python_files(folder: str) -> list:
@@ -633,50 +591,51 @@ def _python_files(folder: str) -> list:
 
 
 def test_benchmarks_is_the_speed_suite_and_no_test_imports_the_lab():
-    """benchmarks/ holds bench_*.py alone, and no test imports a script of it or the lab."""
+    """benchmarks/ holds bench_*.py alone; no test function in benchmarks/ or lab/ that pytest
+    does not collect; no test imports a script of either."""
     bench = os.path.join(ROOT, "benchmarks")
     assert [os.path.basename(p) for p in _python_files(bench)
             if not os.path.basename(p).startswith("bench_")] == ["conftest.py"]
-    scripts = {os.path.splitext(os.path.basename(p))[0]
-               for p in _python_files(bench) + _python_files(os.path.join(ROOT, "lab"))}
+    scripts = _python_files(bench) + _python_files(os.path.join(ROOT, "lab"))
+    found = []
+    for path in scripts:
+        if not os.path.basename(path).startswith(("bench_", "test_", "conftest")):
+            with open(path, encoding="utf-8") as f:
+                found += [f"{os.path.relpath(path, ROOT)}: {m} is not collected"
+                          for m in re.findall(r"^def (test_\w+)", f.read(), re.M)]
+    scripts = {os.path.splitext(os.path.basename(p))[0] for p in scripts}
     assert {"gauntlet", "endgame_stage", "bench_core", "belief_value"} <= scripts
     import ast
-    found = []
+    named = re.compile(r"\b(?:import|from)\b.*\b(?:%s)\b" % "|".join(sorted(scripts)))
     for path in _python_files(os.path.join(ROOT, "tests")):
         with open(path, encoding="utf-8") as f:
             text = f.read()
+        if path != os.path.abspath(__file__) and ("spec_from_file_location" in text
+                                                  or "run_path(" in text):
+            found.append(f"{os.path.basename(path)} loads a file as a module")
+        if not named.search(text):      # no line imports a name of theirs: spare the parse
+            continue
         for node in ast.walk(ast.parse(text)):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                      [node.module] if isinstance(node, ast.ImportFrom) and node.module
                      and not node.level else [])
             found += [f"{os.path.basename(path)} imports {n}" for n in names
                       if n.split(".")[0] in scripts]
-        if path != os.path.abspath(__file__) and ("spec_from_file_location" in text
-                                                  or "run_path(" in text):
-            found.append(f"{os.path.basename(path)} loads a file as a module")
     assert found == []
 
 
 def test_stated_figures_are_the_codes():
-    """The docs' figures (work per iteration, the engines `search()` takes) are the code's."""
+    """The docs' figures (work per iteration, the engines `search()` takes) are the code's;
+    every file of bergen_search/data/ names the lab script that made it (`made_by`)."""
     from bergen_search.search.endgame.budget import WORK_PER_ITERATION
     from bergen_search.search.registry import algorithms, presets
-    commands = open(os.path.join(ROOT, "docs", "COMMANDS.md"), encoding="utf-8").read()
-    assert re.findall(r"each buys ([\d,]+) units of solver work", commands) == \
+    assert re.findall(r"each buys ([\d,]+) units of solver work", _doc("COMMANDS.md")) == \
         [f"{WORK_PER_ITERATION:,}"]
-    api = open(os.path.join(ROOT, "docs", "API.md"), encoding="utf-8").read()
-    listed = re.search(r'algorithm=((?:"\w+"\|?)+)', api).group(1)
+    listed = re.search(r'algorithm=((?:"\w+"\|?)+)', _doc("API.md")).group(1)
     assert set(re.findall(r'"(\w+)"', listed)) == set(algorithms()) | set(presets())
-
-
-def test_package_data_names_the_command_that_made_it():
-    """Every file of bergen_search/data/ names the lab script that made it (`made_by`)."""
-    folder = os.path.join(ROOT, "bergen_search", "data")
-    names = sorted(os.listdir(folder))
-    assert names == ["luck_model.json"], names
-    for name in names:
-        with open(os.path.join(folder, name), encoding="utf-8") as f:
-            made_by = json.load(f)["made_by"]
-        python, script, *_ = made_by.split()
+    data = sorted((ROOT / "bergen_search" / "data").iterdir())
+    assert [p.name for p in data] == ["luck_model.json"]
+    for path in data:
+        python, script, *_ = (made_by := json.loads(path.read_text())["made_by"]).split()
         assert python == "python" and script.startswith("lab/"), made_by
-        assert os.path.exists(os.path.join(ROOT, script)), made_by
+        assert (ROOT / script).exists(), made_by

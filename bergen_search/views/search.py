@@ -246,10 +246,6 @@ def worlds_note(ri) -> str:
     return ""
 
 
-def settings_text(settings: dict) -> str:
-    return ", ".join(f"{k} {setting_text(v)}" for k, v in settings.items())
-
-
 def memory_note(ri) -> str | None:
     """A line when the memory cap stopped a tree growing, else None."""
     mem = ri.get("memory") or {}
@@ -421,7 +417,8 @@ def explain_lines(result, alg, *, algorithm: str, objective: str, names: dict) -
     """What `--verbose` adds to `best`."""
     ri = result.info
     solved = ri.get("endgame", {}).get("solved")
-    out = [f"settings: {settings_text(ri['settings'])}; objective {objective}"]
+    settings = ", ".join(f"{k} {setting_text(v)}" for k, v in ri["settings"].items())
+    out = [f"settings: {settings}; objective {objective}"]
     if "endgame" in ri and not solved:
         out.append(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
         out.extend(bracket_text(ri["endgame"], names))

@@ -31,16 +31,16 @@ from .seats import play_engines
 MIN_SETS_NORMAL = 20
 
 
-def duplicate_interval_method(set_scores, min_sets: int = MIN_SETS_NORMAL) -> str:
+def duplicate_interval_method(set_scores) -> str:
     """Which interval `duplicate_interval` uses for these set scores: "normal" or "wilson"."""
     n = len(set_scores)
-    if n < max(2, min_sets):
+    if n < MIN_SETS_NORMAL:
         return "wilson"
     first = set_scores[0]
     return "wilson" if all(s == first for s in set_scores) else "normal"
 
 
-def duplicate_interval(set_scores, z: float = Z95, min_sets: int = MIN_SETS_NORMAL) -> tuple:
+def duplicate_interval(set_scores, z: float = Z95) -> tuple:
     """The interval (lo, hi) of a win rate from the sets' scores: m ± z·s/√n clipped to [0, 1],
     or Wilson's, each set one trial (`duplicate_interval_method`).
 
@@ -52,7 +52,7 @@ def duplicate_interval(set_scores, z: float = Z95, min_sets: int = MIN_SETS_NORM
     n = len(scores)
     if n == 0:
         return (0.0, 1.0)
-    if duplicate_interval_method(scores, min_sets) == "wilson":
+    if duplicate_interval_method(scores) == "wilson":
         return wilson_interval(sum(scores), n, z)
     mean = sum(scores) / n
     sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1))

@@ -13,7 +13,7 @@ from multiprocessing import get_context
 from typing import Callable
 
 from ..errors import BergenError
-from .threads import STOP_SIGNALS
+from .threads import STOP_SIGNALS, parent_death_signal
 
 #: How `--cluster` says what is missing.
 CLUSTER_EXTRA = "pip install 'bergen_search[cluster]'"
@@ -56,13 +56,10 @@ def deferred_ctrl_c():
 def die_with_parent(parent: int) -> None:
     """Ask the kernel to end this process when its parent dies (a no-op off Linux)."""
     import os
-    import signal
-    try:
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)         # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
+    arm = parent_death_signal()
+    if arm is None:
         return
+    arm()
     if os.getppid() != parent:                # the parent died before that
         os._exit(1)
 

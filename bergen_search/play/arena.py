@@ -21,7 +21,8 @@ from typing import Callable
 from ..errors import BergenError, Interrupted
 from ..game.rng import derive_seed
 from ..game.rules import Rules
-from ..stats import Z95, normal_interval, ratio_stderr, sample_sd, wilson_interval  # noqa: F401
+from ..stats import (Z95, json_number, normal_interval, ratio_stderr, sample_sd,  # noqa: F401
+                     wilson_interval)
 from .engines import EngineSpec, parse_engine_spec
 from .external import ExternalEngineError, play_batches
 from .luck import default_estimate, luck_estimate_name, match_luck, side_margin
@@ -167,9 +168,7 @@ class ArenaResult:
     def to_json(self) -> dict:
         """The `bergen arena` JSON (FORMATS.md), floats rounded to 6 places."""
         def num(x):
-            if isinstance(x, (tuple, list)):
-                return [num(v) for v in x]
-            return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
+            return [num(v) for v in x] if isinstance(x, (tuple, list)) else json_number(x)
         own = {"games": self.sets, "engines": [str(e) for e in self.engines],
                "commands": [None if e.engine is None else e.engine.command_text
                             for e in self.engines],

@@ -13,11 +13,7 @@ from ..search.api import choices, paired, setting_text
 from ..search.before_lead import MEANING as BEFORE_LEAD_MEANING
 from ..search.results import BracketReport, EndgameReport
 from ..stats import interval_quantile, normal_quantile
-
-
-def num(x):
-    """A float for JSON: rounded to 6 places; infinity (one sample) and NaN as null."""
-    return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
+from ..stats import json_number as num
 
 
 def move_text(row) -> str:

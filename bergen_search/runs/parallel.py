@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Callable
@@ -132,10 +132,8 @@ def connect(address: str):
                 return super().start(**kwargs)
             except BaseException:
                 # Closed at once: a half-made client would take 20 s and print a traceback.
-                try:
+                with suppress(BaseException):
                     self.close(timeout=1)
-                except BaseException:
-                    pass
                 raise
 
     with quiet_dask():                      # a failed connection is our one line, not a log
@@ -240,10 +238,8 @@ def _kill_workers(ex: ProcessPoolExecutor) -> None:
     import os
     import signal
     for proc in list((getattr(ex, "_processes", None) or {}).values()):
-        try:
+        with suppress(OSError, AttributeError):
             os.kill(proc.pid, signal.SIGKILL)
-        except (OSError, AttributeError):
-            pass
     manager = getattr(ex, "_executor_manager_thread", None)
     ex.shutdown(wait=False, cancel_futures=True)
     # The pool's manager thread sees its workers die before the exit hook wakes it (else it
@@ -377,14 +373,10 @@ def _on_client(fn, items, client, finished, address, own, *, spec: Cluster):
         raise                           # nobody left to cancel the tasks with
     except BaseException:
         if futures:
-            try:
+            with suppress(Exception):
                 client.cancel(futures, asynchronous=False)
-            except Exception:
-                pass
         raise
     finally:
         if own:
-            try:
+            with suppress(Exception):
                 client.close(timeout=2)
-            except Exception:
-                pass

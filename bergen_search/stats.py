@@ -14,6 +14,11 @@ from functools import lru_cache
 Z95 = 1.959963984540054
 
 
+def json_number(x, places: int = 6):
+    """A figure for JSON: rounded to `places`; None, infinity (one sample) and NaN as null."""
+    return None if x is None or math.isinf(x) or math.isnan(x) else round(x, places)
+
+
 def replicates_stderr(variance: float, n: int) -> float:
     """The standard error of the mean of n >= 2 replicates of sample variance `variance`,
     unbiased for normal replicates (s / sqrt(n) / c4(n))."""

@@ -126,7 +126,7 @@ def test_best_and_eval_say_on_standard_error_that_they_were_interrupted(monkeypa
     """Standard error says it was interrupted and how far it got; the answer's first line too."""
     import dataclasses
 
-    from bergen_search.cli import best as best_command, eval as eval_command
+    from bergen_search.cli import best as best_command, best as eval_command
     real_answer, real_evaluate = best_command.answer, eval_command.evaluate
 
     def cut(*args):

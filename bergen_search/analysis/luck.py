@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 from ..constants import DEAL_STREAM
 from ..formats.position import Position
@@ -20,6 +21,7 @@ from ..game.rng import derive_seed
 from ..information.infoset import from_position
 from ..search.api import Limits
 from ..search.before_lead import start_values
+from ..stats import json_number
 
 #: The identity's terms, in the order it adds them (`RoundLuck`).
 TERMS = ("start", "luck_deal", "luck_draws", "loss", "others")
@@ -50,14 +52,14 @@ class RoundLuck:
 
     def to_json(self) -> dict:
         out = {} if self.round is None else {"round": self.round, "seat": self.seat}
-        out["result"] = _r(self.result)
-        out.update({k: _r(getattr(self, k)) for k in TERMS})
-        out["residual"] = _r(self.residual)
+        out["result"] = json4(self.result)
+        out.update({k: json4(getattr(self, k)) for k in TERMS})
+        out["residual"] = json4(self.residual)
         return out
 
 
-def _r(x):
-    return None if x is None else round(x, 4)
+#: A figure of an analysis for JSON: 4 places, null when not finite.
+json4 = partial(json_number, places=4)
 
 
 def others_weight(rules, seat: int, other: int) -> float:

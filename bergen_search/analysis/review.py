@@ -4,7 +4,6 @@ error searched again with a larger budget, a label only when the loss's interval
 (`verdicts`); the luck of the deal and the draws, and the identity it adds up to: `luck`."""
 from __future__ import annotations
 
-import math
 from collections import namedtuple
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -34,7 +33,7 @@ from ..search.api import (
     root_moves,
     search,
 )
-from .luck import Book, identity_sum, rounds_of
+from .luck import Book, identity_sum, json4, rounds_of
 from .verdicts import CONFIDENCE, LABELS, THRESHOLDS, label_for, loss_bounds, verdict
 
 #: The budget of a decision's first search (ISMCTS iterations), unless told.
@@ -81,12 +80,12 @@ class Decision:
 
     def to_json(self) -> dict:
         out = {"round": self.round, "event": self.event, "seat": self.seat,
-               "played": str(self.played), "best": str(self.best), "loss": _r(self.loss),
-               "loss_stderr": _r(self.loss_stderr), "label": self.label,
-               "values": {str(m): _r(v) for m, v in self.values.items()},
-               "stderr": {str(m): _r(v) for m, v in self.stderrs.items()},
+               "played": str(self.played), "best": str(self.best), "loss": json4(self.loss),
+               "loss_stderr": json4(self.loss_stderr), "label": self.label,
+               "values": {str(m): json4(v) for m, v in self.values.items()},
+               "stderr": {str(m): json4(v) for m, v in self.stderrs.items()},
                "rechecked": self.rechecked, "borderline": self.borderline,
-               "loss_interval": [_r(x) for x in self.loss_interval],
+               "loss_interval": [json4(x) for x in self.loss_interval],
                "rechecks": self.rechecks, "exact": self.exact}
         if self.position is not None:
             out["position"] = self.position
@@ -115,12 +114,12 @@ class SeatSummary:
 
     def to_json(self) -> dict:
         return {"seat": self.seat, "decisions": self.decisions, "forced": self.forced,
-                "total_loss": _r(self.total_loss), "mean_loss": _r(self.mean_loss),
+                "total_loss": json4(self.total_loss), "mean_loss": json4(self.mean_loss),
                 "inaccuracies": self.counts["inaccuracy"], "mistakes": self.counts["mistake"],
                 "blunders": self.counts["blunder"], "borderline": self.borderline,
-                "error_rate": _r(self.error_rate),
-                "luck": _r(self.luck_deal + self.luck_draws), "luck_deal": _r(self.luck_deal),
-                "luck_draws": _r(self.luck_draws),
+                "error_rate": json4(self.error_rate),
+                "luck": json4(self.luck_deal + self.luck_draws), "luck_deal": json4(self.luck_deal),
+                "luck_draws": json4(self.luck_draws),
                 "identity": None if (t := identity_sum(self.rounds)) is None else t.to_json()}
 
 
@@ -182,11 +181,6 @@ def combined_summary(analyses) -> list:
             for k in LABELS:
                 acc.counts[k] += sm.counts[k]
     return [total[s] for s in sorted(total)]
-
-
-def _r(x):
-    return None if x is None or (isinstance(x, float) and (math.isinf(x) or math.isnan(x))) \
-        else round(x, 4)
 
 
 def analyze_all(records, *, seats=None, progress=None, cluster=None, done=None,

@@ -38,11 +38,8 @@ def label_thresholds(objective: str = "points", **given) -> dict:
 
 
 def label_for(loss: float, thresholds: dict):
-    label = None
-    for name in LABELS:
-        if loss >= thresholds[name]:
-            label = name
-    return label
+    """The gravest label whose threshold `loss` reaches, or None."""
+    return next((name for name in reversed(LABELS) if loss >= thresholds[name]), None)
 
 
 def loss_bounds(played, result) -> tuple:

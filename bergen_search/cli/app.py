@@ -15,7 +15,6 @@ from ..errors import BergenError
 from ..play.engines import EngineWarning
 from ..search.evaluate import NothingFinished
 from . import analyze, arena, bench, best, engine, play, replay, selfplay, serve, show
-from . import eval as eval_command
 
 
 #: The stop signals heard as Ctrl-C, and the first of them that came (exit 128 + its number).
@@ -173,6 +172,6 @@ def main():
 
 
 for command in (replay.replay, selfplay.selfplay, best.best, show.show, engine.engine,
-                arena.arena, analyze.analyze, play.play, eval_command.eval_, bench.bench,
+                arena.arena, analyze.analyze, play.play, best.eval_, bench.bench,
                 serve.serve):
     main.add_command(command)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from ..formats.record_io import dump_record, write_record
+from ..formats.record_io import dump_record
 from ..play.arena import run_arena
 from ..play.engines import parse_engine_spec, parse_externals
 from ..search import backend
@@ -70,7 +70,7 @@ def arena(*, engine_a, engine_b, games, seed, workers, out_path, force, single_r
                            luck_adjust=not no_luck_adjust, **run.hooks)
         if out_path:
             output.write_lines(out_path,
-                               [dump_record(write_record(log)) for log in result.logs])
+                               [dump_record(log) for log in result.logs])
     if run.interrupted:
         e = run.interrupted
         if as_json:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import re
 import sys
 
 import click
@@ -61,13 +60,6 @@ def naming(path: str):
         raise
     except BergenError as e:
         raise InFile(source_name(path), e) from None
-
-
-def read_document(path: str, reader, limit: int = MAX_DOCUMENT_BYTES):
-    """`reader(text)` of the input at `path`, its errors naming the input."""
-    text = read_text(path, limit)
-    with naming(path):
-        return reader(text)
 
 
 def rules_json(text: str) -> dict:
@@ -203,15 +195,6 @@ def cluster_option(f, help="Run the work on the Dask scheduler at ADDRESS (e.g. 
                         help=help)(f)
 
 
-#: An engine registration's shape, NAME=COMMAND (an engine spec never has '=' before ':').
-REGISTRATION = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_.-]*\s*=")
-
-
-def is_registration(text: str) -> bool:
-    """Whether `text` registers an engine (`NAME=COMMAND`) rather than naming one."""
-    return bool(REGISTRATION.match(text))
-
-
 def external_options(f):
     """--external NAME=COMMAND (repeated) and --external-timeout SECONDS."""
     f = click.option("--external-timeout", "engine_timeout", type=FiniteFloat(1, MAX_SECONDS),
@@ -299,7 +282,11 @@ def game_from_options(game, kw):
         if [k for k in RULE_FIELDS + ("rules_json",) if kw.pop(k, None) is not None]:
             raise click.UsageError("the rules of a GAME come from the game; rule flags go "
                                    "with the position flags")
-        return load(game) if is_position_string(game) else read_document(game, load)
+        if is_position_string(game):
+            return load(game)
+        text = read_text(game)
+        with naming(game):
+            return load(text)
     if flags["hand"] is None:
         raise click.UsageError("give a GAME (a record or a position file, - for stdin, or a "
                                "position string) or the position flags starting with --hand")

@@ -1,6 +1,7 @@
 """`bergen selfplay`: whole matches between engines, written as records."""
 from __future__ import annotations
 
+import re
 import time
 
 import click
@@ -11,8 +12,11 @@ from ..play.selfplay import selfplay as run_selfplay
 from ..views.selfplay import selfplay_summary
 from . import output
 from .longrun import LongRun
-from .options import (MAX_GAMES, external_commands, is_registration, play_run_options,
+from .options import (MAX_GAMES, external_commands, play_run_options,
                       rules_from_options, seed_option, start_scores_from, workers_option)
+
+#: An engine registration's shape, NAME=COMMAND (an engine spec never has '=' before ':').
+REGISTRATION = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_.-]*\s*=")
 
 
 @click.command()
@@ -45,7 +49,7 @@ def selfplay(*, games, seed, engine_args, out_path, force, start_scores, workers
     """
     rules = rules_from_options(kw)
     for arg in engine_args:
-        if is_registration(arg):
+        if REGISTRATION.match(arg):
             raise click.BadParameter(f"{arg.split('=')[0].strip()}=COMMAND registers an engine "
                                      f"in another process: give it to --external, and its "
                                      f"name to --engine", param_hint="--engine")

@@ -23,8 +23,8 @@ class Game:
     observer: Observer | None = None
 
 
-def observe_record(record) -> tuple:
-    """(the seat to move's `Observer`, the state after the last event) of an unfinished record."""
+def load_record_game(record) -> Game:
+    """The `Game` of an unfinished record: what its seat to move has observed."""
     record = parse_record(record)
     last = len(record.rounds) - 1
     where: Where = {"round": last}
@@ -55,13 +55,7 @@ def observe_record(record) -> tuple:
     observer = Observer(record.rules, {seat}, start)
     for step in steps:
         observer.step(step.seat, step.action, step.after)
-    return observer, final
-
-
-def load_record_game(record) -> Game:
-    record = parse_record(record)
-    observer, final = observe_record(record)
-    info = observer.infoset(final.to_move)
+    info = observer.infoset(seat)
     return Game(info, position_from_infoset(info, {s: observer.proven_voids(s)
                                                    for s in observer.hist}),
                 record, observer)

@@ -51,14 +51,11 @@ def _rules_part(rules: Rules) -> str:
     return ",".join([head] + extra)
 
 
-def _line_part(pairs) -> str:
-    return "-".join([str(pairs[0][0])] + [str(b) for _, b in pairs]) if pairs else "-"
-
-
 def to_string(pos: Position) -> str:
     """The canonical string of a position: every size written, the voids when any."""
+    line = "-".join([str(pos.line[0][0])] + [str(b) for _, b in pos.line]) if pos.line else "-"
     parts = [TAG, _rules_part(pos.rules), ",".join(map(str, pos.scores)), str(pos.to_move),
-             ",".join(format_mask(pos.hand)), _line_part(pos.line),
+             ",".join(format_mask(pos.hand)), line,
              ",".join(map(str, pos.hand_sizes)), str(pos.reserve_size)]
     voids = ",".join(f"{s}:{''.join(map(str, sorted(v)))}"
                      for s, v in sorted(pos.voids.items()) if v)

@@ -21,7 +21,8 @@ from typing import Callable
 from ..errors import BergenError, Interrupted
 from ..game.rng import derive_seed
 from ..game.rules import Rules
-from ..stats import Z95, normal_interval, ratio_stderr, sample_sd, wilson_interval  # noqa: F401
+from ..stats import (Z95, json_number, normal_interval, ratio_stderr, sample_sd,  # noqa: F401
+                     wilson_interval)
 from .engines import EngineSpec, parse_engine_spec
 from .external import ExternalEngineError, play_batches
 from .luck import default_estimate, luck_estimate_name, match_luck, side_margin
@@ -31,16 +32,16 @@ from .seats import play_engines
 MIN_SETS_NORMAL = 20
 
 
-def duplicate_interval_method(set_scores, min_sets: int = MIN_SETS_NORMAL) -> str:
+def duplicate_interval_method(set_scores) -> str:
     """Which interval `duplicate_interval` uses for these set scores: "normal" or "wilson"."""
     n = len(set_scores)
-    if n < max(2, min_sets):
+    if n < MIN_SETS_NORMAL:
         return "wilson"
     first = set_scores[0]
     return "wilson" if all(s == first for s in set_scores) else "normal"
 
 
-def duplicate_interval(set_scores, z: float = Z95, min_sets: int = MIN_SETS_NORMAL) -> tuple:
+def duplicate_interval(set_scores, z: float = Z95) -> tuple:
     """The interval (lo, hi) of a win rate from the sets' scores: m ± z·s/√n clipped to [0, 1],
     or Wilson's, each set one trial (`duplicate_interval_method`).
 
@@ -52,7 +53,7 @@ def duplicate_interval(set_scores, z: float = Z95, min_sets: int = MIN_SETS_NORM
     n = len(scores)
     if n == 0:
         return (0.0, 1.0)
-    if duplicate_interval_method(scores, min_sets) == "wilson":
+    if duplicate_interval_method(scores) == "wilson":
         return wilson_interval(sum(scores), n, z)
     mean = sum(scores) / n
     sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1))
@@ -167,9 +168,7 @@ class ArenaResult:
     def to_json(self) -> dict:
         """The `bergen arena` JSON (FORMATS.md), floats rounded to 6 places."""
         def num(x):
-            if isinstance(x, (tuple, list)):
-                return [num(v) for v in x]
-            return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
+            return [num(v) for v in x] if isinstance(x, (tuple, list)) else json_number(x)
         own = {"games": self.sets, "engines": [str(e) for e in self.engines],
                "commands": [None if e.engine is None else e.engine.command_text
                             for e in self.engines],

@@ -86,17 +86,14 @@ def stage_decisions(record):
 
 
 def endgame_positions(rounds: int, seed: int = SEED, engines=("greedy", "greedy"),
-                      rules: Rules | None = None, first_only: bool = False):
-    """(round, information set, State) of the stage decisions of `rounds` rounds of self-play;
-    `first_only`: each round's first."""
+                      rules: Rules | None = None):
+    """(round, information set, State) of the stage decisions of `rounds` rounds of self-play."""
     rules = rules or Rules()
     specs = [parse_engine_spec(e) for e in engines]
     for i in range(rounds):
         log = engine_match(rules, specs, derive_seed(seed, i), max_rounds=1)
         for _, _, info, state, _ in stage_decisions(to_record(log)):
             yield i, info, state
-            if first_only:
-                break
 
 
 def _weighted_table(info):

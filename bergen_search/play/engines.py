@@ -120,19 +120,23 @@ class EngineSpec:
         """The core's code for the engines that need no search, else None."""
         return None if self.engine is not None else SIMPLE_ENGINES.get(self.name)
 
-    def query_args(self) -> tuple:
-        """(Limits, algorithm, objective, settings) of an engine in another process (by default
-        this program's match budget)."""
-        p = dict(self.params)
+    def _budget(self, algorithm: str, p: dict) -> tuple:
+        """(iterations, seconds, objective) popped from `p`; without a budget, the engine's
+        match budget."""
         iterations, seconds = p.pop("iterations", None), p.pop("time", None)
-        algorithm = p.pop("algorithm", "ismcts")
-        objective = p.pop("objective", "points")
         if iterations is None and seconds is None and algorithm in ENGINE_SETTINGS \
                 and algorithm not in SIMPLE_ENGINES:
             alg = search_api.resolve(algorithm, {})[0]
             iterations = search_backend.SEARCH.budget(alg.match_budget)
-        return (search_api.Limits(iterations=iterations, time=seconds), algorithm, objective,
-                p)
+        return iterations, seconds, p.pop("objective", "points")
+
+    def query_args(self) -> tuple:
+        """(Limits, algorithm, objective, settings) of an engine in another process (by default
+        this program's match budget)."""
+        p = dict(self.params)
+        algorithm = p.pop("algorithm", "ismcts")
+        iterations, seconds, objective = self._budget(algorithm, p)
+        return search_api.Limits(iterations=iterations, time=seconds), algorithm, objective, p
 
     def __str__(self) -> str:
         if not self.params:
@@ -143,14 +147,10 @@ class EngineSpec:
     def search_args(self) -> "SearchArgs":
         """What `search.search` is given for a search engine."""
         p = dict(self.params)
-        budget, seconds = p.pop("iterations", None), p.pop("time", None)
         memory, workers = p.pop("memory", None), p.pop("workers", 1)
-        objective = p.pop("objective", "points")
-        settings = search_api.Settings.of(self.name, p)
-        if budget is None and seconds is None:
-            budget = search_backend.SEARCH.budget(settings.engine.match_budget)
+        budget, seconds, objective = self._budget(self.name, p)
         return SearchArgs(search_api.Limits(iterations=budget, time=seconds, memory_mb=memory),
-                          settings, objective, workers)
+                          search_api.Settings.of(self.name, p), objective, workers)
 
 
 @dataclass(frozen=True)
@@ -166,14 +166,6 @@ class SearchArgs:
                                  objective=self.objective, workers=self.workers, values=values)
 
 
-def _check_range(name: str, key: str, value, text: str) -> None:
-    if key in _RANGES and not _RANGES[key][0] <= value <= _RANGES[key][1]:
-        low, high = _RANGES[key]
-        bounds = (f"positive and at most {high:,.0f} seconds" if key == "time"
-                  else f"at least {low} and at most {high:,}")
-        raise BergenError(f"engine {name!r}: {key} must be {bounds}, got {text!r}")
-
-
 #: The settings of an engine in another process that are read here (the rest it checks).
 _EXTERNAL_SETTINGS = {"time": float, "iterations": int, "algorithm": str, "objective": str}
 
@@ -185,7 +177,11 @@ def _typed(name: str, key: str, kind, value: str):
     except ValueError:
         raise BergenError(f"engine {name!r}: {key} must be {a_kind(kind)}, got "
                           f"{value!r}") from None
-    _check_range(name, key, out, value)
+    if key in _RANGES and not _RANGES[key][0] <= out <= _RANGES[key][1]:
+        low, high = _RANGES[key]
+        bounds = (f"positive and at most {high:,.0f} seconds" if key == "time"
+                  else f"at least {low} and at most {high:,}")
+        raise BergenError(f"engine {name!r}: {key} must be {bounds}, got {value!r}")
     if key == "objective" and value not in OBJECTIVES:
         raise BergenError(f"engine {name!r}: objective must be points or match")
     return out
@@ -205,23 +201,19 @@ def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
         key, eq, value = item.partition("=")
         if engine is not None:          # its own settings are its to check
             key, value = key.strip(), value.strip()
-            if not eq or not key:
-                raise BergenError(f"engine {name!r}: bad setting {item!r} (settings are "
-                                  f"KEY=VALUE: time, iterations, algorithm, objective, or a "
-                                  f"setting of its search)")
-            params[key] = _typed(name, key, settings.get(key, str), value)
-            continue
-        if not eq or key not in settings:
-            known = ", ".join(settings) or "none"
-            raise BergenError(f"engine {name!r}: bad setting {item!r} (settings: {known})")
-        kind = settings[key]
+        kind = settings.get(key, None if engine is None else str)
+        if not eq or not key or kind is None:
+            raise BergenError(f"engine {name!r}: bad setting {item!r} " + (
+                f"(settings: {', '.join(settings) or 'none'})" if engine is None else
+                "(settings are KEY=VALUE: time, iterations, algorithm, objective, or a "
+                "setting of its search)"))
         if isinstance(kind, search_api.Setting):
             try:
                 params[key] = kind.parse(key, value)
             except BergenError as e:
                 raise BergenError(f"engine {name!r}: {e.message}") from None
-            continue
-        params[key] = _typed(name, key, kind, value)
+        else:
+            params[key] = _typed(name, key, kind, value)
     return EngineSpec(name, params, engine)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 from ..errors import Interrupted
-from ..formats.record_io import dump_record, write_record
+from ..formats.record_io import dump_record
 from ..game.rng import derive_seed
 from ..game.rules import Rules
 from ..runs.parallel import prefix
@@ -22,7 +22,7 @@ def _match_records(rules: Rules, specs, seed: int, start_scores, indices) -> lis
             log = play_engines(rules, specs, derive_seed(seed, i), start_scores)
         except ExternalEngineError as e:
             raise e.at(f"in match {i}") from None
-        out.append((dump_record(write_record(log)), log.winner))
+        out.append((dump_record(log), log.winner))
     return out
 
 

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..errors import BergenError
-from ..runs.threads import QuietThread
+from ..runs.threads import QuietThread, parent_death_signal
 
 __all__ = ["EngineProcess", "PlayResult", "AnalysisStream", "GameAnalysis", "Decision",
            "Beliefs", "EngineError", "EngineTerminated", "EngineTimeout"]
@@ -74,19 +74,6 @@ def _wait_for(limits, timeout, default):
     return float("inf")
 
 
-def _dies_with_parent():
-    """Run between fork and exec: the engine dies with the thread that started it
-    (PR_SET_PDEATHSIG; None off Linux)."""
-    try:
-        import ctypes
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    import functools
-    import signal
-    return functools.partial(prctl, 1, signal.SIGKILL)        # PR_SET_PDEATHSIG
-
-
 class EngineProcess:
     """A running `bergen engine` (`start()` and `quit()`, or a context manager); `tied`: in a
     session of its own, and dying with the thread that started it."""
@@ -105,7 +92,7 @@ class EngineProcess:
             self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env=env if env is not None else dict(os.environ), cwd=cwd,
             text=True, encoding="utf-8", bufsize=1,
-            start_new_session=tied, preexec_fn=_dies_with_parent() if tied else None)
+            start_new_session=tied, preexec_fn=parent_death_signal() if tied else None)
         self._reader = QuietThread(target=self._read, name="bergen-engine-reader")
         self._reader.start()
 

@@ -99,6 +99,11 @@ class EngineServer:
         self.lines_read = 0                # input lines (or messages) read so far
         self.shutdown = False
         self.seq = itertools.count()
+        self.handlers = {"hello": self.cmd_hello,
+                         "isready": lambda c: self.send({"type": "readyok"}, c.id),
+                         "position": self.cmd_position, "moves": self.cmd_moves,
+                         "show": self.cmd_show, "go": self.cmd_go, "analyze": self.cmd_analyze,
+                         "stop": self.cmd_stop, "terminate": self.cmd_terminate}
         # A query goes to an idle worker as it arrives, so a `stop` right after finds it running.
         self.slots: list = [None] * workers
         self.idle = set(range(workers))
@@ -171,7 +176,7 @@ class EngineServer:
         if command.name == "quit":
             return False
         try:
-            getattr(self, "cmd_" + command.name)(command)
+            self.handlers[command.name](command)
         except BergenError as e:
             self.error(str(e), command.id)
         except Exception as e:      # a bug: say so in one line and keep serving
@@ -193,9 +198,6 @@ class EngineServer:
                    "version": __version__, "commands": list(COMMANDS),
                    "algorithms": algorithms, "backend": backend.SEARCH.name,
                    "workers": len(self.workers)}, c.id)
-
-    def cmd_isready(self, c):
-        self.send({"type": "readyok"}, c.id)
 
     def cmd_position(self, c):
         game = load(c.fields["game"])
@@ -316,7 +318,7 @@ class EngineServer:
                     return
                 q = self.slots[i]
             try:
-                getattr(self, "_" + q.cmd.name)(q)      # _go or _analyze
+                (self._go if q.cmd.name == "go" else self._analyze)(q)
             except BergenError as e:
                 self.final(q, {"type": "error", "error": one_line(str(e))})
             except MemoryError as e:

@@ -13,6 +13,7 @@ bergen_search.errors.BergenError: ...games.jsonl is being written by another ber
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 
@@ -92,18 +93,14 @@ class OutputLock:
         if self._fd is None:
             return
         fd, self._fd = self._fd, None
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(self.path)
-        except OSError:
-            pass
         os.close(fd)            # closing the last descriptor frees the lock
 
     def __del__(self):          # never released: the descriptor is closed, the file left
         if getattr(self, "_fd", None) is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(self._fd)
-            except OSError:
-                pass
             self._fd = None
 
     def __enter__(self) -> "OutputLock":
@@ -171,8 +168,6 @@ def write_atomic(path: str, text: str, then: str | None = None) -> None:
         raise WriteFailed(path, e, then) from None
     finally:
         if os.path.exists(tmp):
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
     sync_folder(path)

@@ -13,6 +13,7 @@ result is pickled: read only journals you wrote.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import pickle
@@ -134,10 +135,8 @@ class Journal:
             while written < len(line):
                 written += os.write(fd, line[written:])
         except OSError as e:
-            try:
+            with contextlib.suppress(OSError):
                 os.ftruncate(fd, self._size)      # no partial line left behind
-            except OSError:
-                pass
             self.close()
             raise WriteFailed(self.path, e) from None
         self._size += len(line)
@@ -157,10 +156,8 @@ class Journal:
         """Stop writing; the journal stays for `--resume`, the output's lock is given back."""
         if self._fd is not None:
             fd, self._fd = self._fd, None
-            try:
+            with contextlib.suppress(OSError):
                 os.fsync(fd)
-            except OSError:
-                pass
             os.close(fd)
         self._lock.release()
 

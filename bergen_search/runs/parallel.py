@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Callable
 
 from ..errors import BergenError
-from .threads import STOP_SIGNALS
+from .threads import STOP_SIGNALS, parent_death_signal
 
 #: How `--cluster` says what is missing.
 CLUSTER_EXTRA = "pip install 'bergen_search[cluster]'"
@@ -56,13 +56,10 @@ def deferred_ctrl_c():
 def die_with_parent(parent: int) -> None:
     """Ask the kernel to end this process when its parent dies (a no-op off Linux)."""
     import os
-    import signal
-    try:
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)         # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
+    arm = parent_death_signal()
+    if arm is None:
         return
+    arm()
     if os.getppid() != parent:                # the parent died before that
         os._exit(1)
 
@@ -135,10 +132,8 @@ def connect(address: str):
                 return super().start(**kwargs)
             except BaseException:
                 # Closed at once: a half-made client would take 20 s and print a traceback.
-                try:
+                with suppress(BaseException):
                     self.close(timeout=1)
-                except BaseException:
-                    pass
                 raise
 
     with quiet_dask():                      # a failed connection is our one line, not a log
@@ -243,10 +238,8 @@ def _kill_workers(ex: ProcessPoolExecutor) -> None:
     import os
     import signal
     for proc in list((getattr(ex, "_processes", None) or {}).values()):
-        try:
+        with suppress(OSError, AttributeError):
             os.kill(proc.pid, signal.SIGKILL)
-        except (OSError, AttributeError):
-            pass
     manager = getattr(ex, "_executor_manager_thread", None)
     ex.shutdown(wait=False, cancel_futures=True)
     # The pool's manager thread sees its workers die before the exit hook wakes it (else it
@@ -380,14 +373,10 @@ def _on_client(fn, items, client, finished, address, own, *, spec: Cluster):
         raise                           # nobody left to cancel the tasks with
     except BaseException:
         if futures:
-            try:
+            with suppress(Exception):
                 client.cancel(futures, asynchronous=False)
-            except Exception:
-                pass
         raise
     finally:
         if own:
-            try:
+            with suppress(Exception):
                 client.close(timeout=2)
-            except Exception:
-                pass

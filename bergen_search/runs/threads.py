@@ -12,6 +12,18 @@ STOP_SIGNALS = frozenset(getattr(signal, name) for name in ("SIGINT", "SIGTERM",
                          if hasattr(signal, name))
 
 
+def parent_death_signal():
+    """A call that makes the process calling it die with the thread that started it
+    (PR_SET_PDEATHSIG), made ready before a fork (no import or dlopen after); None off Linux."""
+    try:
+        import ctypes
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    import functools
+    return functools.partial(prctl, 1, signal.SIGKILL)        # PR_SET_PDEATHSIG
+
+
 class QuietThread(threading.Thread):
     """A `threading.Thread` (a daemon unless told otherwise) that never takes a stop signal."""
 

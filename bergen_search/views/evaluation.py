@@ -6,8 +6,8 @@ import math
 from ..formats.position_string import to_string
 from ..search.api import choices
 from .search import (backend_text, bracket_text, choice_names, endgame_json, exact_text,
-                     floor_line, gap_text, lead_fields, lead_how, lead_lines, memory_note,
-                     move_text, num, position_text, settled_note, value_text, value_unit)
+                     floor_lines, gap_text, lead_fields, lead_how, lead_lines, memory_lines,
+                     move_text, num, position_text, settled_lines, value_text, value_unit)
 
 
 def side_rows(ev) -> list:
@@ -58,9 +58,7 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
            + f"   ({value_unit(objective, side, rules.n_sides, differences=False)}; "
            + best
            + ("; interrupted" if ev.interrupted else "") + ")"]
-    note = settled_note(ri)
-    if note:
-        out.append(note)
+    out += settled_lines(ri)
     out += ["", f"  {'side':<5} {'expected points':>16} {'p(win match)':>13}"]
     for row in side_rows(ev):
         points = "n/a" if row["expected_points"] is None else f"{row['expected_points']:.3f}"
@@ -70,9 +68,7 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
         out.append("  expected points: the solved equilibrium's; p(win match): ismcts (the "
                    "exact endgame solves the round's points only)")
     if "endgame" in ri and not solved:
-        note = floor_line(ri["endgame"], names, result.best)
-        if note:
-            out += ["", note]
+        out += floor_lines(ri["endgame"], names, result.best)
     if "leads" in ri:
         out += ["", *lead_lines(ri, objective), "", position_text(game), lead_how(ri, seed)]
         return "\n".join(out)
@@ -81,9 +77,7 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
            f"{algorithm}, {ri['iterations']} {alg.unit}, seed {seed}{backend_text(ri)}")
     out.append(how + ("; the sides' figures by " + ev.side_algorithm
                       if ev.side_algorithm != algorithm else ""))
-    note = memory_note(ri)
-    if note:
-        out.append(note)
+    out += memory_lines(ri)
     if not math.isfinite(result.plus_minus):
         out.append("± n/a: not measured (one replicate, or too few worlds)")
     if verbose and "endgame" in ri and not solved:

@@ -113,14 +113,10 @@ def place(columns: list, n_sides: int, objective: str = "points") -> Placing:
         tuple(Curve(sd, tuple((i, v) for i, v in pts if v is not None))
               for sd, pts in enumerate(series) if pts),
         tuple(Dot(i, c.decision, c.side, c.value, c.label, c.borderline, c.exact,
-                  strip_mark(c.label, c.borderline))
+                  "borderline" if c.borderline else "marker" if c.label else None)
               for i, c in enumerate(columns) if c.decision is not None),
         tuple((i, r) for r, i in sorted(first.items())),
         luck, max([abs(b.value) for b in luck] + [1.0]))
-
-
-def strip_mark(label: str | None, borderline: bool) -> str | None:
-    return "borderline" if borderline else "marker" if label else None
 
 
 def ticks(lo: float, hi: float) -> list:

@@ -450,6 +450,8 @@ def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> st
         drawn = _hand_svg(tiles, dec.played.tile, best_tile, f"hand of seat {seat}")
         hand_svg = (f'<figure>{drawn}<figcaption>hand of seat {seat}: '
                     f'{_e(" ".join(tile_str(t) for t in tiles))}</figcaption></figure>')
+    position = (f'<div class="position">position before the play: <code class="mono">'
+                f'{_e(dec.position)}</code></div>' if dec.position else "")
     other = rival(dec)
     if dec.best != dec.played:
         best_note = (f'best <span class="move">{_e(dec.best)}</span> '
@@ -482,14 +484,7 @@ def _decision_html(result, prefix, index, r, event, seat, *, line, points) -> st
             f'</div>'
             f'<div class="board"><figure>{_line_svg(pairs, played_at, "the line after the play")}'
             f'<figcaption>line after the play</figcaption></figure>{hand_svg}</div>'
-            f'{details}{_position_html(dec.position)}</li>')
-
-
-def _position_html(position) -> str:
-    if not position:
-        return ""
-    return (f'<div class="position">position before the play: '
-            f'<code class="mono">{_e(position)}</code></div>')
+            f'{details}{position}</li>')
 
 
 def _minor_html(event, seat, action, points, forced) -> str:

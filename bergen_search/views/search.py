@@ -13,11 +13,7 @@ from ..search.api import choices, paired, setting_text
 from ..search.before_lead import MEANING as BEFORE_LEAD_MEANING
 from ..search.results import BracketReport, EndgameReport
 from ..stats import interval_quantile, normal_quantile
-
-
-def num(x):
-    """A float for JSON: rounded to 6 places; infinity (one sample) and NaN as null."""
-    return None if x is None or math.isinf(x) or math.isnan(x) else round(x, 6)
+from ..stats import json_number as num
 
 
 def move_text(row) -> str:
@@ -246,20 +242,16 @@ def worlds_note(ri) -> str:
     return ""
 
 
-def settings_text(settings: dict) -> str:
-    return ", ".join(f"{k} {setting_text(v)}" for k, v in settings.items())
-
-
-def memory_note(ri) -> str | None:
-    """A line when the memory cap stopped a tree growing, else None."""
+def memory_lines(ri) -> list:
+    """A line when the memory cap stopped a tree growing, else none."""
     mem = ri.get("memory") or {}
     if not mem.get("full"):
-        return None
+        return []
     trees = ri.get("replicates") or 1
     which = "the tree" if trees == 1 else f"{mem['full']} of the {trees} trees"
-    return (f"memory: {which} reached the cap of {mem['cap_mb']} MB (the first after "
+    return [f"memory: {which} reached the cap of {mem['cap_mb']} MB (the first after "
             f"{mem['full_at']:,} iterations) and stopped growing; the search went on sampling "
-            f"within it (--memory raises the cap)")
+            f"within it (--memory raises the cap)"]
 
 
 #: The expected line's actions `best`'s table shows (the JSON has them all).
@@ -297,11 +289,12 @@ def versus_text(d: float, se: float, level: bool, best: bool, objective: str = "
     return f"{diff} ± {gap_text(se, objective)}" + (" level" if level else "")
 
 
-def floor_line(eg: dict, names: dict, best) -> str | None:
-    """What the best move secures whatever the other side holds; None without a bracket."""
+def floor_lines(eg: dict, names: dict, best) -> list:
+    """A blank line and what the best move secures whatever the other side holds; none
+    without a bracket."""
     b = eg.get("bracket")
     if not b or not b["floor"]:
-        return None
+        return []
     top = max(b["floor"], key=lambda m: (b["floor"][m], str(m)))
     name = lambda m: names.get(m, move_text(m))
     if best in b["floor"]:
@@ -312,8 +305,8 @@ def floor_line(eg: dict, names: dict, best) -> str | None:
     else:
         text = (f"floor: {name(top)} secures at least {b['floor'][top]:+.3f} whatever the "
                 f"other side holds ({name(best)} was not bracketed)")
-    return (text + "\n  (certified, against any play of the other side; --verbose: every "
-            "move's bracket)")
+    return ["", text + "\n  (certified, against any play of the other side; --verbose: every "
+            "move's bracket)"]
 
 
 def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
@@ -344,9 +337,7 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
            .rstrip() + f"   ({value_unit(objective, side, info.rules.n_sides)}"
            + (f"; exact, ± {gap_text(result.bound)} a bound" if solved else "")
            + ("; interrupted" if interrupted else "") + ")"]
-    note = settled_note(ri)
-    if note:
-        out.append(note)
+    out += settled_lines(ri)
     vs = versus_best(result)
     lines = ri.get("lines") or {}
     refined = ri.get("endgame", {}).get("refined", {}) if solved else {}
@@ -376,9 +367,7 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
     if solved and refined:
         out.append(refined_note(refined))
     if not solved:
-        note = floor_line(ri.get("endgame", {}), names, result.best)
-        if note:
-            out += ["", note]
+        out += floor_lines(ri.get("endgame", {}), names, result.best)
     out += ["", position_text(game)]
     if solved:
         out.append(f"{exact_text(ri)}, {ri['seconds']:.2f} s, seed {seed}" + backend_text(ri)
@@ -389,9 +378,7 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
                   else "")
         out.append(f"{algorithm}, {ri['iterations']} {alg.unit}{worlds_note(ri)}, "
                    f"{ri['seconds']:.2f} s, seed {seed}{backend_text(ri)}{spread}")
-    note = memory_note(ri)
-    if note:
-        out.append(note)
+    out += memory_lines(ri)
     if verbose:
         out += ["", *explain_lines(result, alg, algorithm=algorithm, objective=objective,
                                    names=names)]
@@ -403,12 +390,12 @@ def choice_names(rows) -> dict:
     return {m: move_text(c) for c in rows for m in (c.move, c.twin) if m is not None}
 
 
-def settled_note(ri) -> str | None:
-    """The line under a verdict that has not settled, else None."""
+def settled_lines(ri) -> list:
+    """The line under a verdict that has not settled, else none."""
     if ri.get("settled") is not False:
-        return None
+        return []
     more = f"--iterations {4 * ri['iterations']}" if ri.get("iterations") else "more time"
-    return f"not settled: more time may re-rank ({more} searches 4 times as long)"
+    return [f"not settled: more time may re-rank ({more} searches 4 times as long)"]
 
 
 def interrupted_note(ri, alg) -> str:
@@ -421,7 +408,8 @@ def explain_lines(result, alg, *, algorithm: str, objective: str, names: dict) -
     """What `--verbose` adds to `best`."""
     ri = result.info
     solved = ri.get("endgame", {}).get("solved")
-    out = [f"settings: {settings_text(ri['settings'])}; objective {objective}"]
+    settings = ", ".join(f"{k} {setting_text(v)}" for k, v in ri["settings"].items())
+    out = [f"settings: {settings}; objective {objective}"]
     if "endgame" in ri and not solved:
         out.append(f"exact: not solved, {ri['endgame']['why']}; {algorithm} instead")
         out.extend(bracket_text(ri["endgame"], names))

@@ -7,7 +7,7 @@ text.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..formats.game import Game
 from ..formats.position import write_position
@@ -18,30 +18,16 @@ from .search import scores_text
 
 
 @dataclass(frozen=True)
-class Knowledge:
-    """`bergen show`'s document and text: a `Game` and what its seat to move knows."""
-    game: Game
-    beliefs: Beliefs
+class Knowledge(Beliefs):
+    """`bergen show`'s document and text: the `Beliefs` of a `Game`'s seat to move, with the
+    game."""
+    game: Game = field(kw_only=True)
 
     @property
-    def seats(self) -> list:
-        return self.beliefs.seats
-
-    @property
-    def reserve(self):
-        return self.beliefs.reserve
-
-    @property
-    def deals(self) -> int:
-        return self.beliefs.deals
-
-    @property
-    def histories(self) -> int:
-        return self.beliefs.histories
-
-    @property
-    def lead(self):
-        return self.beliefs.lead
+    def beliefs(self) -> Beliefs:
+        """The beliefs alone (their `to_json` is the chances the engine protocol sends)."""
+        return Beliefs(self.seats, self.reserve, self.deals, self.histories, self.lead,
+                       self.weighting)
 
     @property
     def string(self) -> str:
@@ -56,7 +42,7 @@ class Knowledge:
                "unseen": format_mask(self.game.info.unknown),
                "seats": [h.to_json() for h in self.seats], "reserve": self.reserve.to_json(),
                "deals": self.deals, "histories": self.histories,
-               "weighting": self.beliefs.weighting,
+               "weighting": self.weighting,
                "history": self.game.record is not None}
         if self.lead is not None:
             seat, tile, ruled = self.lead
@@ -103,7 +89,7 @@ class Knowledge:
         heads = [f"seat {h.seat}" for h in self.seats] + ["reserve"]
         tiles = sorted({t for h in holders for t in h.chances})
         how = ("weighted by what the other seats' plays say (inference)"
-               if self.beliefs.weighting == "inference" else "every consistent history alike")
+               if self.weighting == "inference" else "every consistent history alike")
         out = [f"where the hidden tiles are (% chance; {how})",
                "tile  " + "".join(f"{x:>9}" for x in heads)]
 
@@ -124,5 +110,5 @@ class Knowledge:
 def knowledge(game: Game, weighting: str = "uniform") -> Knowledge:
     """What the seat to move of `game` knows (`weighting`: one of `beliefs.WEIGHTINGS`)."""
     round_index = None if game.record is None else len(game.record.rounds) - 1
-    return Knowledge(game, beliefs(game.info, game.observer, game.position.voids, round_index,
-                                   weighting))
+    b = beliefs(game.info, game.observer, game.position.voids, round_index, weighting)
+    return Knowledge(b.seats, b.reserve, b.deals, b.histories, b.lead, b.weighting, game=game)

@@ -240,22 +240,6 @@ def test_the_lead_variants_pick_the_leader_and_its_tile(backend, rules, seat0, s
     assert list(s.hands) == held
 
 
-@pytest.mark.parametrize("start, cap, after, ended, winner", [
-    (12, True, 14, None, None),       # needs 3: a double match is worth at most 2 -> 2
-    (13, True, 14, None, None),       # needs 2: only 1
-    (14, True, 15, "target", 1),      # needs 1: only 1, and it reaches the target
-    (11, True, 13, None, None),       # needs 4: full value
-    (13, False, 15, "target", 1),     # no cap: full 2 reaches the target
-])
-def test_lead_double_is_capped_near_the_target(backend, start, cap, after, ended, winner):
-    """RULES.md: "a side that needs 2 points or fewer to reach the target scores only 1 for
-    any match" — the lead double counts as a double match, so it is capped too."""
-    play(deal(backend, Rules(hand_size=3, endgame_cap=cap), ["2-2 5-5 0-1", "1-1 6-6 3-4"],
-              scores=(0, start)),
-         f"1-1 scores=0,{after} last=0,{after - start} end={ended} winner={winner}"
-         + (" legal=" if ended else ""))
-
-
 def _first_shuffle(seed):
     rng = Rng(seed)
     order = list(range(N_TILES))
@@ -399,77 +383,68 @@ def test_scenes(backend, rules, hands, where, script):
     play(deal(backend, rules, hands, **where), script)
 
 
-# ---- endgame_cap -----------------------------------------------------------------------------
-@pytest.mark.parametrize("start, cap, points, ended, target", [
-    (11, True, 3, None, 15),        # needs 4: full value
-    (12, True, 2, None, 15),        # needs exactly 3: a triple scores at most 2
-    (13, True, 1, None, 15),        # needs 2: any match scores 1
-    (14, True, 1, "target", 15),    # needs 1: any match scores 1
-    (12, False, 3, "target", 15),   # no cap: the full 3
-    (13, False, 3, "target", 15),
-    (4, True, 2, None, 7),          # the cap counts from `target`: on 4 of 7 it needs exactly 3
-])
-def test_endgame_cap_on_a_triple(backend, start, cap, points, ended, target):
-    """RULES.md: "Reduced matches near the target (`endgame_cap: true`): a side that needs 2
-    points or fewer to reach the target scores only 1 for any match, and a side that needs
-    exactly 3 scores at most 2 for a match."."""
-    play(deal(backend, closed(endgame_cap=cap, target=target), TRIPLE_HANDS, scores=(0, start)),
-         f"{TRIPLE} scores=2,{start + points} last=0,{points} end={ended}"
-         f" winner={1 if ended else None}")
-
-
-@pytest.mark.parametrize("start, cap, points", [
-    (11, True, 2),              # needs 4
-    (12, True, 2),              # needs exactly 3: at most 2, a double match keeps its 2
-    (13, True, 1),              # needs 2: 1
-    (13, False, 2),             # no cap: the whole 2 reaches the target and ends the match
-])
-def test_endgame_cap_on_a_double_match(backend, start, cap, points):
-    """RULES.md: "a side that needs exactly 3 scores at most 2 for a match" (a double match
-    keeps 2), "a side that needs 2 points or fewer ... scores only 1 for any match" and "The
-    match ends the moment a side reaches the target"."""
-    ended = start + points >= 15
-    play(deal(backend, closed(hand_size=4, endgame_cap=cap), MATCH_HANDS, scores=(0, start)),
-         f"1-1 1-3:L 1-5:R 3-5:L last=0,{points} scores=2,{start + points}"
-         + (" end=target winner=1 legal=" if ended else " end=None winner=None"))
-
-
-# ---- going out -------------------------------------------------------------------------------
-@pytest.mark.parametrize("bonus, start, final, winner", [
-    (2, 0, 4, None), (5, 0, 7, None),
-    (2, 12, 16, 0),     # the lead double capped at 2 (needs 3), then (needs 1) the whole bonus
-    (2, 11, 15, 0),     # the bonus reaches the target: the match is won
-])
-def test_going_out_scores_the_out_bonus(backend, bonus, start, final, winner):
-    """RULES.md: "Going out: the first player to lay their last tile ends the round; the side
-    scores the match of that play, if any, and then 2 points (`out_bonus`; variant 5)"; the
-    cap "applies to matches only, never to the bonuses"; the bonus counts toward the target
-    like any points. Seat 0 leads 1-1, seat 1 plays 1-3:R, seat 0 goes out with 1-2:L."""
-    play(deal(backend, closed(hand_size=2, out_bonus=bonus), ["1-1 1-2", "1-3 5-6"],
-              scores=(start, 0)),
-         f"1-1 1-3:R legal=1-2:L 1-2:L ends=2|3 end=out winner={winner} scores={final},0"
-         f" last={bonus},0 legal= hand0= hand1=5-6")
-
-
-@pytest.mark.parametrize("start, rules, final, points, winner", [
-    # "scores the match of that play, if any, and then 2 points": a triple, then the bonus
-    (0, {}, 7, 5, None), (0, {"out_bonus": 5}, 10, 8, None),
-    # the match capped, the bonus not: lead needs 6 -> 2 (12), triple needs 4 -> 3 (15), bonus
-    # 2 (17 >= 16)
-    (10, {"target": 16}, 17, 5, 0),
-    # lead needs 4 -> 2 (13), triple needs 2 -> 1 (14), then the whole 5
-    (11, {"target": 15, "out_bonus": 5}, 19, 6, 0),
+# ---- points near the target and going out ---------------------------------------------------
+#: The deals of POINTS: (hand_size, hands, the script that plays them; who scores last).
+POINT_DEALS = {
+    "lead": (3, ["2-2 5-5 0-1", "1-1 6-6 3-4"], "1-1"),                 # seat 1's lead double
+    "double": (4, MATCH_HANDS, "1-1 1-3:L 1-5:R 3-5:L"),               # seat 1's double match
+    "triple": (3, TRIPLE_HANDS, TRIPLE),                               # seat 1's triple
+    "out": (2, ["1-1 1-2", "1-3 5-6"],                                 # seat 0 goes out
+            "1-1 1-3:R legal=1-2:L 1-2:L ends=2|3 hand1=5-6"),
+    "out-triple": (3, ["1-1 4-6 1-6", "1-4 2-3 2-5"],                  # ... with a triple
+                   "1-1 1-4:R legal=1-6:L,4-6:R 4-6:R pass legal=1-6:L,1-6:R 1-6:R ends=1D|1"),
+}
+NO_CAP, BONUS_5 = {"endgame_cap": False}, {"out_bonus": 5}
+#: (deal, the scores before, rules, the scores after, the points of the last play, the end,
+#: the winner)
+POINTS = [
+    # RULES.md: "Reduced matches near the target (`endgame_cap: true`): a side that needs 2
+    # points or fewer to reach the target scores only 1 for any match, and a side that needs
+    # exactly 3 scores at most 2 for a match. ... `endgame_cap: false` turns it off." The lead
+    # double "counts as a double match", so it is capped too.
+    ("lead", (0, 11), {}, "0,13", "0,2", None, None),           # needs 4: full value
+    ("lead", (0, 12), {}, "0,14", "0,2", None, None),           # needs 3: at most 2
+    ("lead", (0, 13), {}, "0,14", "0,1", None, None),           # needs 2: only 1
+    ("lead", (0, 14), {}, "0,15", "0,1", "target", 1),          # needs 1: 1 reaches the target
+    ("lead", (0, 13), NO_CAP, "0,15", "0,2", "target", 1),
+    ("double", (0, 11), {}, "2,13", "0,2", None, None),
+    ("double", (0, 12), {}, "2,14", "0,2", None, None),         # needs 3: a double keeps 2
+    ("double", (0, 13), {}, "2,14", "0,1", None, None),
+    ("double", (0, 13), NO_CAP, "2,15", "0,2", "target", 1),
+    ("triple", (0, 11), {}, "2,14", "0,3", None, None),
+    ("triple", (0, 12), {}, "2,14", "0,2", None, None),         # needs 3: a triple scores 2
+    ("triple", (0, 13), {}, "2,14", "0,1", None, None),
+    ("triple", (0, 14), {}, "2,15", "0,1", "target", 1),
+    ("triple", (0, 12), NO_CAP, "2,15", "0,3", "target", 1),
+    ("triple", (0, 13), NO_CAP, "2,16", "0,3", "target", 1),
+    ("triple", (0, 4), {"target": 7}, "2,6", "0,2", None, None),   # counted from `target`
+    # "Going out: the first player to lay their last tile ends the round; the side scores the
+    # match of that play, if any, and then 2 points (`out_bonus`; variant 5)"; the cap
+    # "applies to matches only, never to the bonuses"; the bonus counts toward the target
+    ("out", (0, 0), {}, "4,0", "2,0", "out", None),
+    ("out", (0, 0), BONUS_5, "7,0", "5,0", "out", None),
+    ("out", (12, 0), {}, "16,0", "2,0", "out", 0),      # the lead capped to 2, the whole bonus
+    ("out", (11, 0), {}, "15,0", "2,0", "out", 0),      # the bonus reaches the target
+    ("out-triple", (0, 0), {}, "7,0", "5,0", "out", None),      # the triple, then the bonus
+    ("out-triple", (0, 0), BONUS_5, "10,0", "8,0", "out", None),
+    # the lead needs 6 -> 2 (12), the triple needs 4 -> 3 (15), the bonus 2 (17 >= 16)
+    ("out-triple", (10, 0), {"target": 16}, "17,0", "5,0", "out", 0),
+    # the lead needs 4 -> 2 (13), the triple needs 2 -> 1 (14), then the whole 5
+    ("out-triple", (11, 0), BONUS_5, "19,0", "6,0", "out", 0),
     # "Points are added in this order: the match of a play, then the going-out bonus; once the
     # target is reached nothing more is scored." lead 2 -> 12, triple 3 -> 15
-    (10, {"endgame_cap": False}, 15, 3, 0),
-    (12, {}, 15, 1, 0),             # lead 2 (needs 3) -> 14, triple capped to 1 -> 15
-])
-def test_going_out_with_a_triple_adds_the_match_then_the_bonus(backend, start, rules, final,
-                                                               points, winner):
-    """Seat 0 leads 1-1, 1-4:R, 4-6:R, seat 1 passes, seat 0 goes out with 1-6:R, a triple."""
-    play(deal(backend, closed(**rules), ["1-1 4-6 1-6", "1-4 2-3 2-5"], scores=(start, 0)),
-         f"1-1 1-4:R legal=1-6:L,4-6:R 4-6:R pass legal=1-6:L,1-6:R 1-6:R ends=1D|1"
-         f" scores={final},0 last={points},0 end=out winner={winner} legal=")
+    ("out-triple", (10, 0), NO_CAP, "15,0", "3,0", "out", 0),
+    ("out-triple", (12, 0), {}, "15,0", "1,0", "out", 0),       # lead 2 -> 14, triple 1 -> 15
+]
+
+
+@pytest.mark.parametrize("name, start, rules, after, points, end, winner", POINTS)
+def test_points_near_the_target_and_going_out(backend, name, start, rules, after, points, end,
+                                              winner):
+    hand_size, hands, script = POINT_DEALS[name]
+    play(deal(backend, closed(hand_size=hand_size, **rules), hands, scores=start),
+         f"{script} scores={after} last={points} end={end} winner={winner}"
+         + (" legal=" if end else ""))
 
 
 # ---- drawing and the kept tiles --------------------------------------------------------------

@@ -247,10 +247,13 @@ def _first_shuffle(seed):
     return order
 
 
-def test_no_double_redeal_playout_deals_again():
+def test_no_double_redeal_playout_deals_again(backend):
     """RULES.md: "When nobody holds a double, the tiles are dealt again (`no_double:
-    redeal`)." `match.deal` shuffles again until a hand holds a double."""
+    redeal`)." `match.deal` shuffles again until a hand holds a double, and a state is never
+    made from a deal without one."""
     rules = Rules(hand_size=2)
+    with pytest.raises(BergenError):
+        deal(backend, rules, ["0-1 0-2", "0-3 1-2"])
     seed = next(s for s in range(10000) if not mask_of(_first_shuffle(s)[:4]) & DOUBLES)
     first = _first_shuffle(seed)
     dealt, reserve = match.deal(rules, Rng(seed))

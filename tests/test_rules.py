@@ -48,20 +48,13 @@ def deal(backend, rules, hands, reserve=None, head="", scores=None):
     """A round about to be led. `hands`: one tile list per seat, or REST for every tile not
     placed elsewhere (then `reserve` must be given). `reserve`: the whole draw order; when
     None it is `head` followed by the tiles no hand holds, in index order."""
-    placed = hand(head) | (hand(reserve) if reserve is not None else 0)
+    placed = hand(head) | hand(reserve or "")
     for h in hands:
         placed |= hand(h) if h != REST else 0
-    masks = [ALL_TILES & ~placed if h == REST else hand(h) for h in hands]
-    if reserve is None:
-        used = 0
-        for m in masks:
-            used |= m
-        order = tiles(head)
-        reserve_list = order + [t for t in range(N_TILES)
-                                if not (used >> t & 1) and t not in order]
-    else:
-        reserve_list = tiles(reserve)
-    return backend.new_state(rules, masks, reserve_list, scores)
+    order = tiles(reserve) if reserve is not None else (
+        tiles(head) + [t for t in range(N_TILES) if not placed >> t & 1])
+    return backend.new_state(rules, [ALL_TILES & ~placed if h == REST else hand(h)
+                                     for h in hands], order, scores)
 
 
 def _joined(values):
@@ -115,20 +108,27 @@ def play(state, script):
 
 
 # ---- equipment, seats and defaults -----------------------------------------------------------
-@pytest.mark.parametrize("players, partnerships, target, hand_size", [
-    (2, False, 15, 6),
-    (3, False, 10, 6),
-    (4, False, 10, 5),
-    (4, True, 15, 5),
-])
-def test_defaults_target_and_hand_size(players, partnerships, target, hand_size):
-    """RULES.md: "Each player gets 6 tiles with 2 or 3 players, 5 with 4 (`hand_size`)." and
-    "the target: 15 with two players or two partnerships, 10 with three or four individual
-    players"."""
-    r = Rules(players=players, partnerships=partnerships)
+@pytest.mark.parametrize("fields, target, hand_size", [
+    (dict(players=2), 15, 6),
+    (dict(players=3), 10, 6),
+    (dict(players=4), 10, 5),
+    (dict(players=4, partnerships=True), 15, 5),
+    # the largest hands that fit: hands of `hand_size` plus the `reserve_kept` tiles in 28
+    (dict(players=2, hand_size=13), 15, 13),
+    (dict(players=3, hand_size=8), 10, 8),
+    (dict(players=4, hand_size=6), 10, 6),
+    (dict(players=4, hand_size=7, reserve_kept=0), 10, 7),
+], ids=lambda v: ",".join(f"{k}={x}" for k, x in v.items()) if isinstance(v, dict) else None)
+def test_seats_sides_target_and_hand_size(fields, target, hand_size):
+    """RULES.md: "Each player gets 6 tiles with 2 or 3 players, 5 with 4 (`hand_size`).";
+    the target: "15 with two players or two partnerships, 10 with three or four individual
+    players"; "seats 0 and 2 are side 0, seats 1 and 3 side 1. Otherwise every seat is a side
+    of its own."."""
+    r = Rules(**fields)
     assert (r.target, r.hand_size) == (target, hand_size)
-    assert r.reserve_start == 28 - players * hand_size
-    assert r.n_sides == (2 if partnerships else players)
+    assert r.reserve_start == 28 - r.players * hand_size
+    sides = [0, 1, 0, 1] if r.partnerships else list(range(r.players))
+    assert [r.side_of(s) for s in range(r.players)] == sides and r.n_sides == len(set(sides))
 
 
 def test_defaults_of_the_variants():
@@ -166,22 +166,6 @@ def test_rules_reject_unknown_values_and_impossible_sets(bad):
     players", "With 4 players the game may be played in partnerships"; hands must fit the set."""
     with pytest.raises(BergenError):
         Rules.from_dict(bad)
-
-
-@pytest.mark.parametrize("players, hand_size, reserve_kept", [(2, 13, 2), (3, 8, 2), (4, 6, 2),
-                                                              (4, 7, 0)])
-def test_rules_accept_the_largest_hands_that_fit(players, hand_size, reserve_kept):
-    """Hands of `hand_size` plus the `reserve_kept` tiles must fit in the 28 tiles."""
-    r = Rules(players=players, hand_size=hand_size, reserve_kept=reserve_kept)
-    assert r.reserve_start == 28 - players * hand_size
-
-
-def test_partnership_sides():
-    """RULES.md: "seats 0 and 2 are side 0, seats 1 and 3 side 1. Otherwise every seat is its
-    own side."."""
-    p = Rules(players=4, partnerships=True)
-    assert [p.side_of(s) for s in range(4)] == [0, 1, 0, 1]
-    assert [Rules(players=4).side_of(s) for s in range(4)] == [0, 1, 2, 3]
 
 
 # ---- the lead --------------------------------------------------------------------------------
@@ -396,6 +380,7 @@ POINT_DEALS = {
             "1-1 1-3:R legal=1-2:L 1-2:L ends=2|3 hand1=5-6"),
     "out-triple": (3, ["1-1 4-6 1-6", "1-4 2-3 2-5"],                  # ... with a triple
                    "1-1 1-4:R legal=1-6:L,4-6:R 4-6:R pass legal=1-6:L,1-6:R 1-6:R ends=1D|1"),
+    "blocked": (4, ["0-0 1-1 2-2 1-2", "5-6 4-6 4-5 3-6"], "0-0 pass pass"),   # seat 1's 2
 }
 NO_CAP, BONUS_5 = {"endgame_cap": False}, {"out_bonus": 5}
 #: (deal, the scores before, rules, the scores after, the points of the last play, the end,
@@ -438,6 +423,8 @@ POINTS = [
     # target is reached nothing more is scored." lead 2 -> 12, triple 3 -> 15
     ("out-triple", (10, 0), NO_CAP, "15,0", "3,0", "out", 0),
     ("out-triple", (12, 0), {}, "15,0", "1,0", "out", 0),       # lead 2 -> 14, triple 1 -> 15
+    # the blocked 2 are a bonus too, never capped, and they can end the match
+    ("blocked", (0, 14), {}, "2,16", "0,2", "blocked", 1),
 ]
 
 
@@ -567,14 +554,6 @@ def test_blocked_rounds_score_by_side(backend, rules, hand_texts, after):
     s = _blocked(backend, rules, hand_texts)
     assert s.scores == after and s.winner is None
     assert s.last_points == (after[0] - 2,) + after[1:]
-
-
-def test_blocked_points_can_reach_the_target(backend):
-    """RULES.md: the blocked 2 are a bonus, never capped (the cap "applies to matches only,
-    never to the bonuses below"), and they can end the match."""
-    s = _blocked(backend, closed(hand_size=4), ["0-0 1-1 2-2 1-2", "5-6 4-6 4-5 3-6"],
-                 scores=(0, 14))
-    play(s, "scores=2,16 last=0,2 winner=1 end=blocked")
 
 
 # ---- partial information (reference only) ----------------------------------------------------

@@ -7,11 +7,16 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from support import FUZZ_EXAMPLES
+from support import FUZZ_EXAMPLES, Budget, brute_histories, cuts, public_events
 
 from bergen_search.cli import main
+from bergen_search.errors import BergenError
+from bergen_search.formats.replay import replay
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, PASS, move_str
+from bergen_search.game.tiles import format_mask, tile_str
 
 EXAMPLES = FUZZ_EXAMPLES
 FUZZ = settings(max_examples=EXAMPLES, deadline=20_000, derandomize=True,
@@ -168,10 +173,6 @@ def hidden_event_records(draw):
     """A seeded random match's round as seat 0 saw it, cut at an event of seat 1's, replaced by
     another it might have taken (a draw, a pass, a play of a tile seat 0 cannot see placed):
     (the cut, the new event)."""
-    from support import cuts
-
-    from bergen_search.game.rules import Rules
-    from bergen_search.game.state import DRAW, PASS
     seed = draw(st.integers(0, 10 ** 6))
     # Late in the round (the brute force's reach), and mostly where seat 1 truly holds a
     # tile that fits, so that a draw is refused unless another whole hand allows it.
@@ -203,13 +204,6 @@ def test_hidden_events_no_deal_allows_are_refused(case):
     with what is known: a last event by an unseen seat that no whole deal allows is refused, one
     some deal allows accepted (the oracle: support.brute_histories; cut points too costly for it
     passed over)."""
-    from hypothesis import assume
-    from support import Budget, brute_histories, public_events
-
-    from bergen_search.errors import BergenError
-    from bergen_search.formats.replay import replay
-    from bergen_search.game.state import move_str
-    from bergen_search.game.tiles import format_mask, tile_str
     assume(case is not None)
     cut, extra = case
     try:
@@ -220,9 +214,9 @@ def test_hidden_events_no_deal_allows_are_refused(case):
         assume(False)
     evs = []
     for w, a, t in list(cut.events) + [extra]:
-        if a == 56:
+        if a == DRAW:
             evs.append({"seat": w, "draw": tile_str(t) if w == 0 else None})
-        elif a == 57:
+        elif a == PASS:
             evs.append({"seat": w, "pass": True})
         else:
             evs.append({"seat": w, "play": move_str(a, lead=not evs)})

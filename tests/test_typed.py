@@ -155,10 +155,13 @@ def test_the_views_parse_nothing(analysed, twinned, monkeypatch):
     """With every parser of notation made to fail, the listing, the HTML report and the
     search's documents are written all the same: the views only format."""
     game, res = twinned
-    expected = (report.text(analysed), report.html_report([analysed]),
+
+    def written():
+        return (report.text(analysed), report.html_report([analysed]),
                 json.dumps(report.to_json([analysed], None)),
-                json.dumps(views.best_document(game, res, seed=2, workers=1, objective="points",
-                                               algorithm="ismcts")))
+                json.dumps(views.best_document(game, res, seed=2, workers=1,
+                                               objective="points", algorithm="ismcts")))
+    expected = written()
     for name in ("parse_line", "parse_move_text", "parse_move", "parse_tile", "parse_tiles",
                  "parse_hand"):
         monkeypatch.setattr(notation, name, _refuse)
@@ -168,11 +171,7 @@ def test_the_views_parse_nothing(analysed, twinned, monkeypatch):
                 monkeypatch.setattr(module, name, _refuse)
     monkeypatch.setattr(notation.Move, "parse", classmethod(_refuse))
     monkeypatch.setattr(notation.Line, "parse", classmethod(_refuse))
-    again = (report.text(analysed), report.html_report([analysed]),
-             json.dumps(report.to_json([analysed], None)),
-             json.dumps(views.best_document(game, res, seed=2, workers=1, objective="points",
-                                            algorithm="ismcts")))
-    assert again == expected
+    assert written() == expected
     assert "draws" in expected[1] and str(analysed.decisions[0].played) in expected[0]
 
 

@@ -12,21 +12,16 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import FUZZ_EXAMPLES
+from support import FUZZ_EXAMPLES, cuts
 
 from bergen_search.errors import BergenError
 from bergen_search.game.backend import load_core
 from bergen_search.game.state import DRAW
-from bergen_search.formats.record import parse_record
-from bergen_search.formats.record_io import write_record
-from bergen_search.formats.replay import RoundEnd, RoundStart, events
 from bergen_search.game.rng import Rng
 from bergen_search.game.rules import Rules
-from bergen_search.information.infoset import Group, Observer, check_infoset
+from bergen_search.information.infoset import Group, check_infoset
 from bergen_search.information.sampler import WorldTable
 from bergen_search.play.bench import endgame_positions
-from bergen_search.play.engines import parse_engine_spec
-from bergen_search.play.seats import play_engines
 from bergen_search.search import endgame
 
 _ismcts = pytest.importorskip("bergen_search.search.engines.ismcts._ismcts")
@@ -58,29 +53,16 @@ odd_numbers = odd_ints | odd_floats | st.booleans()
 
 
 def decisions(rules, seed):
-    """Every information set a seat had at a decision of a random match (after the lead)."""
-    log = play_engines(rules, [parse_engine_spec("random")] * rules.players, seed)
-    rec = parse_record(write_record(log))
-    out, observers = [], {}
-    for item in events(rec):
-        if isinstance(item, RoundStart):
-            observers = {s: Observer(rules, {s}, item.state) for s in range(rules.players)}
-            continue
-        if isinstance(item, RoundEnd):
-            continue
-        step = item
-        if step.before.led:
-            out.append(observers[step.seat].infoset(step.seat))
-        for o in observers.values():
-            o.step(step.seat, step.action, step.after)
-    return out
+    """Where a seat acts after the lead in a random match (`support.cuts`): each cut's
+    `info()` is the information set it had there."""
+    return list(cuts(rules, seed, 1, rounds=1000, decisions=False))
 
 
 @st.composite
 def infosets(draw):
     rules = draw(st.sampled_from(RULE_SETS))
     found = decisions(rules, draw(st.integers(0, 10 ** 6)))
-    return found[draw(st.integers(0, len(found) - 1))]
+    return found[draw(st.integers(0, len(found) - 1))].info()
 
 
 def _odd_tuple(elements):
@@ -138,7 +120,7 @@ def test_real_decisions_are_searched_and_an_odd_field_refused_or_searched(info, 
 def test_impossible_positions_are_refused():
     """Before the lead, a finished round, a reserve below what is kept, a side at the target,
     a blocked round, an empty hand: refused alone and with the untouched set's table."""
-    info = decisions(Rules(), 3)[0]
+    info = decisions(Rules(), 3)[0].info()
     cases = {"before the lead": dict(line=()),
              "a finished round (a hand of 0)": dict(hand_sizes=(info.hand_sizes[0], 0)
                                                    if info.seat == 0 else (0, info.hand_sizes[1])),
@@ -286,7 +268,7 @@ def test_objects_never_built_refuse_every_call_and_a_built_one_a_second_init():
     """Every call on an object made with `__new__` and never built (or, for the endgame's
     solver, whose build failed) is refused; so is a second `__init__` of a built one (which
     would free what a running search uses, or leak the first tree and build on top of it)."""
-    info = decisions(Rules(), 5)[2]
+    info = decisions(Rules(), 5)[2].info()
     sampler = CoreSampler(info)
     _, g = small_endgames()[0]
     raw_sampler = CoreSampler.__new__(CoreSampler)
@@ -325,7 +307,7 @@ def test_objects_never_built_refuse_every_call_and_a_built_one_a_second_init():
 def test_no_reader_runs_while_another_thread_searches():
     """`run` releases the GIL and the pool may move as it grows: while it runs, the pass and
     every reader of the tree are refused (the stats would be read from freed memory)."""
-    info = decisions(Rules(), 6)[1]
+    info = decisions(Rules(), 6)[1].info()
     tree = IsmctsTree(CoreSampler(info), 1)
     search = ExpectimaxSearch(CoreSampler(info), 6, 1)
     for run, readers in ((tree.run, (lambda: tree.evaluate_root(10, 1), tree.root_stats,
@@ -349,7 +331,7 @@ def test_the_cap_bounds_the_trees_of_its_account_and_the_search_goes_on():
     trees of one account together (a search's: `memory_account`): the second tree of the
     account has what the first left it; a tree of another account (another search's) takes
     nothing from it, and is not taken from."""
-    info = decisions(Rules(), 8)[0]
+    info = decisions(Rules(), 8)[0].info()
     cap = 1 << 20
     account = _ismcts.MemoryAccount()
     first = IsmctsTree(CoreSampler(info), 1, max_bytes=cap, account=account)

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from support import FUZZ_EXAMPLES, cuts
 
 from bergen_search.errors import BergenError
-from bergen_search.game.backend import load_core
 from bergen_search.game.state import DRAW
 from bergen_search.game.rng import Rng
 from bergen_search.game.rules import Rules
@@ -33,7 +32,6 @@ _luck = pytest.importorskip("bergen_search.play._luck")
 IsmctsTree, CoreSampler = _ismcts.IsmctsTree, _sampler.CoreSampler
 EndgameSolver = _endgame.EndgameSolver
 ExpectimaxSearch = _expectimax.ExpectimaxSearch
-CORE_BACKEND = load_core()
 
 EXAMPLES = FUZZ_EXAMPLES
 FUZZ = settings(max_examples=EXAMPLES, deadline=20_000, derandomize=True,
@@ -523,16 +521,8 @@ ROLLOUT_RULES = [Rules(), Rules(players=3), Rules(players=4, partnerships=True),
 def states_before_draws(rules):
     """The fully known states just before each draw of the first rounds of a few random
     matches."""
-    out = []
-    for seed in range(4):
-        log = CORE_BACKEND.play_match(rules, ["random"] * rules.players, seed, max_rounds=1)
-        rnd = log.rounds[0]
-        state = CORE_BACKEND.new_state(rules, rnd.hands, rnd.reserve, log.start_scores)
-        for _, action, _ in rnd.events:
-            if action == DRAW:
-                out.append(state)
-            state = state.apply(action)
-    return out
+    return [c.state for c in cuts(rules, 0, 4, rounds=1, decisions=False)
+            if c.state.legal_moves() == [DRAW]]
 
 
 def rollout_args(rules, state, equity):

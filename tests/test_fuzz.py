@@ -7,16 +7,11 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import FUZZ_EXAMPLES, Budget, brute_histories, cuts, public_events
+from support import FUZZ_EXAMPLES
 
 from bergen_search.cli import main
-from bergen_search.errors import BergenError
-from bergen_search.formats.replay import replay
-from bergen_search.game.rules import Rules
-from bergen_search.game.state import DRAW, PASS, move_str
-from bergen_search.game.tiles import format_mask, tile_str
 
 EXAMPLES = FUZZ_EXAMPLES
 FUZZ = settings(max_examples=EXAMPLES, deadline=20_000, derandomize=True,
@@ -166,67 +161,3 @@ def test_position_flags(hand, line, sizes, reserve, scores, voids):
         if value:
             args += [flag, value]
     _check(args, b"")
-
-
-@st.composite
-def hidden_event_records(draw):
-    """A seeded random match's round as seat 0 saw it, cut at an event of seat 1's, replaced by
-    another it might have taken (a draw, a pass, a play of a tile seat 0 cannot see placed):
-    (the cut, the new event)."""
-    seed = draw(st.integers(0, 10 ** 6))
-    # Late in the round (the brute force's reach), and mostly where seat 1 truly holds a
-    # tile that fits, so that a draw is refused unless another whole hand allows it.
-    points = [c for c in cuts(Rules(), seed, 1, rounds=1, decisions=False)
-              if c.seat == 1 and c.events and c.state.passes == 0
-              and c.state.reserve_size <= 8]
-    must_play = [c for c in points if c.state.legal_moves()[0] < DRAW]
-    if must_play and draw(st.integers(0, 3)):
-        points = must_play
-    if not points:
-        return None
-    cut = draw(st.sampled_from(points))
-    st_ = cut.state
-    options = [(1, DRAW, None), (1, PASS, None)]
-    for t in range(28):
-        left, right = st_.fits(t)
-        if not (st_.line_mask() >> t & 1) and not (cut.dealt[0] >> t & 1):
-            options += [(1, t * 2 + end, None) for end, ok in ((0, left), (1, right)) if ok]
-    # Half the time a draw: a seat that must play may not draw, the case a tile-by-tile
-    # check missed.
-    return cut, options[0] if draw(st.booleans()) else draw(st.sampled_from(options))
-
-
-@settings(parent=FUZZ, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                             HealthCheck.filter_too_much])
-@given(case=hidden_event_records())
-def test_hidden_events_no_deal_allows_are_refused(case):
-    """FORMATS.md: with hidden hands, every play, draw and pass must fit some deal consistent
-    with what is known: a last event by an unseen seat that no whole deal allows is refused, one
-    some deal allows accepted (the oracle: support.brute_histories; cut points too costly for it
-    passed over)."""
-    assume(case is not None)
-    cut, extra = case
-    try:
-        allowed = bool(brute_histories(cut.rules, 0, cut.dealt[0],
-                                       public_events(cut.events, 0) + [extra], cut.scores,
-                                       budget=15_000))
-    except Budget:
-        assume(False)
-    evs = []
-    for w, a, t in list(cut.events) + [extra]:
-        if a == DRAW:
-            evs.append({"seat": w, "draw": tile_str(t) if w == 0 else None})
-        elif a == PASS:
-            evs.append({"seat": w, "pass": True})
-        else:
-            evs.append({"seat": w, "play": move_str(a, lead=not evs)})
-    record = {"format": "bergen-record/1", "rules": cut.rules.to_dict(),
-              "start_scores": list(cut.scores),
-              "rounds": [{"hands": [format_mask(cut.dealt[0]), None], "reserve": None,
-                          "events": evs}]}
-    try:
-        replay(record)
-        accepted = True
-    except BergenError:
-        accepted = False
-    assert accepted == allowed, (extra, evs[-3:])

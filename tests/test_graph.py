@@ -14,7 +14,7 @@ from bergen_search.views.graph import Column, place, tick_text, ticks
 MATCH = "examples/match.json"
 
 
-def test_the_domain_is_whole_points_two_wide_at_least():
+def test_the_domain_is_whole_points_two_wide_at_least_and_its_ticks_round():
     p = place([Column(0, 0, None, 0.3), Column(0, 1, None, 0.1)], 2)
     assert (p.lo, p.hi) == (-1, 1) and p.axis == 0.0
     p = place([Column(0, 0, None, 0.3), Column(0, 1, None, 4.2)], 2)
@@ -24,9 +24,7 @@ def test_the_domain_is_whole_points_two_wide_at_least():
     assert [c.points for c in p.curves] == [((0, float("inf")),)]
     m = place([Column(0, 0, None, 0.7)], 2, "match")
     assert (m.lo, m.hi, m.axis) == (0.0, 1.0, 0.5) and m.tick_texts[-1] == "100%"
-
-
-def test_ticks_are_round_and_written_with_a_true_minus():
+    # round ticks, written with a true minus
     assert ticks(-3, 2) == [-3, -2, -1, 0, 1, 2]
     assert ticks(-10, 10) == [-10, -5, 0, 5, 10]
     assert [tick_text(t, "points") for t in (-2, 0, 1.5)] == ["−2", "0", "+1.5"]

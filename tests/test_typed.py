@@ -75,7 +75,7 @@ def twinned():
     return game, search(game.info, Limits(iterations=1500), seed=2)
 
 
-def test_a_search_holds_moves_whose_repr_pastes_back(twinned):
+def test_a_search_holds_moves_whose_repr_pastes_back_and_choices_that_fold_twins(twinned):
     _, res = twinned
     assert isinstance(res.best, Move) and pastes_back(res.best)
     assert res.best == res.moves[0].move and res.best.code == res.moves[0].code
@@ -86,10 +86,7 @@ def test_a_search_holds_moves_whose_repr_pastes_back(twinned):
     assert set(res.info["sides"]) == {m.move for m in res.moves}
     assert all(isinstance(k, Move) and isinstance(v, Move) for k, v in res.info["twins"].items())
     assert res.info["twins"] == {m.move: m.twin for m in res.moves if m.twin is not None}
-
-
-def test_choices_say_they_stand_for_both_twins(twinned):
-    _, res = twinned
+    # the choices say they stand for both twins
     rows = choices(res.moves)
     assert len(rows) == 5 and all(r.both_ends and r.move.end == 0 for r in rows)
     assert [views.move_text(r) for r in rows] == [f"{r.move}"[:-2] + ":L/R" for r in rows]

@@ -550,10 +550,10 @@ PARTIAL = [
     scene("lowest-tile-no-double", Rules(hand_size=3, no_double="lowest-tile"),
           ["6-6 3-4 1-2", None], "!s1:0-1"),
     # "Nobody draws or passes by choice", checked on the known part of a hand; a seen drawn
-    # tile that fits is the one that must be played; a tile on the line, or out of turn, is
-    # refused
+    # tile that fits is the one that must be played; a tile the known hand does not hold, one
+    # on the line, or one out of turn is refused
     scene("no-draw-while-a-known-tile-fits", Rules(hand_size=3), [None, "0-3 5-5 6-6"],
-          "s0:0-0 !s1:draw"),
+          "s0:0-0 !s1:draw !s1:0-1:L"),
     scene("seen-draws", Rules(hand_size=3), [None, "1-3 5-5 6-6"],
           "s0:0-0 s1:draw(2-4) s1:draw(0-2) !s1:pass s1:0-2:L ends=2|0D !s0:0-2:L"),
     scene("a-hidden-hand-plays-the-seen-draw", Rules(hand_size=3), [None, None],

@@ -525,22 +525,18 @@ def states_before_draws(rules):
             if c.state.legal_moves() == [DRAW]]
 
 
-def rollout_args(rules, state, equity):
-    return dict(rules=rules, hands=list(state.hands), reserve=list(state.reserve),
-                left=state.left, right=state.right, left_double=state.left_double,
-                right_double=state.right_double, scores=list(state.scores),
-                to_move=state.to_move, draws=state.draws_this_turn, passes=state.passes,
-                playouts=2, seed=7, engine=1, equity=equity)
-
-
 @st.composite
 def draws(draw):
+    """(rules, the keyword arguments of `draw_rollouts` at a real state before a draw)."""
     rules = draw(st.sampled_from(ROLLOUT_RULES))
     found = states_before_draws(rules)
-    state = found[draw(st.integers(0, len(found) - 1))]
+    s = found[draw(st.integers(0, len(found) - 1))]
     equity = ([0.5] * rules.target ** 2 if rules.n_sides == 2 and draw(st.booleans())
               else None)
-    return rules, rollout_args(rules, state, equity)
+    return rules, dict(rules=rules, hands=list(s.hands), reserve=list(s.reserve), left=s.left,
+                       right=s.right, left_double=s.left_double, right_double=s.right_double,
+                       scores=list(s.scores), to_move=s.to_move, draws=s.draws_this_turn,
+                       passes=s.passes, playouts=2, seed=7, engine=1, equity=equity)
 
 
 ROLLOUT_VALUES = {"hands": st.lists(odd_ints, max_size=5),

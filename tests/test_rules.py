@@ -464,7 +464,7 @@ def _partners(blocked):
 # lowest double scores 2". With two, three and four players and partnerships ("In
 # partnerships a side's doubles and pips are the sums over both partners' hands."; "Otherwise
 # every seat is a side of its own."): (rules, hands, the scores after: seat 0's lead double's
-# 2 and the blocked 2).
+# 2 and the blocked 2). Partnerships where every side holds a double: round_partners_blocked.
 THREE = dict(players=3, hand_size=3)
 TWO_GERMAN, TWO_PIPS, TWO_AMERICAN = (closed(hand_size=4, blocked=b)
                                       for b in ("german", "pips", "american"))
@@ -510,9 +510,6 @@ BLOCKED_SIDES = [
     (_partners("pips"), ["0-0 1-1 1-2", "2-3 2-4 3-4", "5-6 4-6 4-5", "1-3 1-4 2-6"], (2, 0)),
     # american: seat 0 holds no double but its partner holds 2-2, side 1 none
     (_partners("american"), ["0-0 1-2 1-3", "2-3 2-4 3-4", "2-2 5-6 4-6", "1-4 2-5 3-5"],
-     (2, 2)),
-    # american, every side a double: side 0 5-5 6-6, side 1 3-3 4-4
-    (_partners("american"), ["0-0 5-5 6-6", "4-4 2-3 2-4", "1-2 1-3 1-4", "3-3 1-5 1-6"],
      (2, 2)),
     # american, neither side a double: side 0 7 + 30 = 37, side 1 18 + 20 = 38
     (_partners("american"), ["0-0 1-2 1-3", "2-3 2-4 3-4", "5-6 4-6 4-5", "1-4 2-5 3-5"],

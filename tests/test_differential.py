@@ -70,17 +70,14 @@ def game_config(i: int):
 
 def _difference(core_log, ref_log) -> str:
     """Where two match logs first differ, for a readable failure."""
-    for name in ("rules", "start_scores", "scores", "winner"):
-        if getattr(core_log, name) != getattr(ref_log, name):
-            return f"{name}: core {getattr(core_log, name)} != reference {getattr(ref_log, name)}"
+    pairs = [(name, getattr(core_log, name), getattr(ref_log, name))
+             for name in ("rules", "start_scores", "scores", "winner")]
     for r, (a, b) in enumerate(zip(core_log.rounds, ref_log.rounds)):
-        if a == b:
-            continue
-        for k, (ea, eb) in enumerate(zip(a.events, b.events)):
-            if ea != eb:
-                return f"round {r} event {k}: core {ea} != reference {eb}"
-        return f"round {r}: core {a} != reference {b}"
-    return f"{len(core_log.rounds)} rounds on the core, {len(ref_log.rounds)} on the reference"
+        events = enumerate(zip(a.events, b.events))
+        pairs += [(f"round {r} event {k}", x, y) for k, (x, y) in events]
+        pairs.append((f"round {r}", a, b))
+    pairs.append(("rounds", len(core_log.rounds), len(ref_log.rounds)))
+    return next(f"{what}: core {x} != reference {y}" for what, x, y in pairs if x != y)
 
 
 def test_configs_cover_every_variant():

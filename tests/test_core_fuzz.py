@@ -12,21 +12,15 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import FUZZ_EXAMPLES
+from support import FUZZ_EXAMPLES, cuts
 
 from bergen_search.errors import BergenError
-from bergen_search.game.backend import load_core
 from bergen_search.game.state import DRAW
-from bergen_search.formats.record import parse_record
-from bergen_search.formats.record_io import write_record
-from bergen_search.formats.replay import RoundEnd, RoundStart, events
 from bergen_search.game.rng import Rng
 from bergen_search.game.rules import Rules
-from bergen_search.information.infoset import Group, Observer, check_infoset
+from bergen_search.information.infoset import Group, check_infoset
 from bergen_search.information.sampler import WorldTable
 from bergen_search.play.bench import endgame_positions
-from bergen_search.play.engines import parse_engine_spec
-from bergen_search.play.seats import play_engines
 from bergen_search.search import endgame
 
 _ismcts = pytest.importorskip("bergen_search.search.engines.ismcts._ismcts")
@@ -38,7 +32,6 @@ _luck = pytest.importorskip("bergen_search.play._luck")
 IsmctsTree, CoreSampler = _ismcts.IsmctsTree, _sampler.CoreSampler
 EndgameSolver = _endgame.EndgameSolver
 ExpectimaxSearch = _expectimax.ExpectimaxSearch
-CORE_BACKEND = load_core()
 
 EXAMPLES = FUZZ_EXAMPLES
 FUZZ = settings(max_examples=EXAMPLES, deadline=20_000, derandomize=True,
@@ -58,29 +51,16 @@ odd_numbers = odd_ints | odd_floats | st.booleans()
 
 
 def decisions(rules, seed):
-    """Every information set a seat had at a decision of a random match (after the lead)."""
-    log = play_engines(rules, [parse_engine_spec("random")] * rules.players, seed)
-    rec = parse_record(write_record(log))
-    out, observers = [], {}
-    for item in events(rec):
-        if isinstance(item, RoundStart):
-            observers = {s: Observer(rules, {s}, item.state) for s in range(rules.players)}
-            continue
-        if isinstance(item, RoundEnd):
-            continue
-        step = item
-        if step.before.led:
-            out.append(observers[step.seat].infoset(step.seat))
-        for o in observers.values():
-            o.step(step.seat, step.action, step.after)
-    return out
+    """Where a seat acts after the lead in a random match (`support.cuts`): each cut's
+    `info()` is the information set it had there."""
+    return list(cuts(rules, seed, 1, rounds=1000, decisions=False))
 
 
 @st.composite
 def infosets(draw):
     rules = draw(st.sampled_from(RULE_SETS))
     found = decisions(rules, draw(st.integers(0, 10 ** 6)))
-    return found[draw(st.integers(0, len(found) - 1))]
+    return found[draw(st.integers(0, len(found) - 1))].info()
 
 
 def _odd_tuple(elements):
@@ -117,19 +97,14 @@ def exercise(sampler, seed=1):
 
 # ---- information sets ----------------------------------------------------------------------
 @FUZZ
-@given(infosets())
-def test_every_real_decision_is_accepted_and_searched(info):
-    """The sets a match produces pass every check, and every search runs on them."""
+@given(infosets(), st.sampled_from(sorted(FIELD_VALUES)), st.data())
+def test_real_decisions_are_searched_and_an_odd_field_refused_or_searched(info, name, data):
+    """The sets a match produces pass every check, and every search runs on them. Any field
+    replaced by an odd value of its type: the sampler refuses it with BergenError (given
+    alone, or with the table of the untouched set), or, when the value is still a possible
+    set, every search runs on it."""
     check_infoset(info)
     exercise(CoreSampler(info))
-
-
-@FUZZ
-@given(infosets(), st.sampled_from(sorted(FIELD_VALUES)), st.data())
-def test_a_field_replaced_by_an_odd_value_is_refused_or_searched(info, name, data):
-    """Any field of a real set replaced by an odd value of its type: the sampler refuses it
-    with BergenError (given alone, or with the table of the untouched set), or, when the
-    value is still a possible set, every search runs on it."""
     odd = dataclasses.replace(info, **{name: data.draw(FIELD_VALUES[name])})
     table = WorldTable(info)
     for make in (lambda: CoreSampler(odd), lambda: CoreSampler(odd, table)):
@@ -143,7 +118,7 @@ def test_a_field_replaced_by_an_odd_value_is_refused_or_searched(info, name, dat
 def test_impossible_positions_are_refused():
     """Before the lead, a finished round, a reserve below what is kept, a side at the target,
     a blocked round, an empty hand: refused alone and with the untouched set's table."""
-    info = decisions(Rules(), 3)[0]
+    info = decisions(Rules(), 3)[0].info()
     cases = {"before the lead": dict(line=()),
              "a finished round (a hand of 0)": dict(hand_sizes=(info.hand_sizes[0], 0)
                                                    if info.seat == 0 else (0, info.hand_sizes[1])),
@@ -166,15 +141,10 @@ def test_a_tampered_world_table_is_refused(info, name, data):
     """The table's arrays with one entry replaced (or the array cut short): refused, or, if
     the change happens to leave a walk that stays in bounds, sampled without harm."""
     table = WorldTable(info)
-    array = list(getattr(table, name))
-    if not array:
+    if not getattr(table, name):
         return
-    if data.draw(st.booleans()):
-        i = data.draw(st.integers(0, len(array) - 1))
-        array[i] = data.draw(odd_floats if name == "opt_cum" else odd_ints)
-    else:
-        array = array[:data.draw(st.integers(0, len(array) - 1))]
-    setattr(table, name, array)
+    setattr(table, name, tampered(data, getattr(table, name),
+                                  odd_floats if name == "opt_cum" else odd_ints))
     try:
         sampler = CoreSampler(info, table)
     except (BergenError, TypeError, OverflowError):
@@ -182,16 +152,27 @@ def test_a_tampered_world_table_is_refused(info, name, data):
     assert sampler.sample_many(100, 7) == checksum(sampler, 100, 7)
 
 
+def tampered(data, array, odd, grow=False):
+    """`array` (a list of numbers) with one entry replaced by an `odd` value, or cut short,
+    or (when `grow`) grown by odd integers."""
+    array = list(array)
+    how = data.draw(st.sampled_from(["replace", "cut", "grow"] if grow else ["replace", "cut"]))
+    if how == "replace":
+        array[data.draw(st.integers(0, len(array) - 1))] = data.draw(odd)
+        return array
+    if how == "cut":
+        return array[:data.draw(st.integers(0, len(array) - 1))]
+    return array + data.draw(st.lists(odd_ints, min_size=1, max_size=40))
+
+
 def test_a_table_changed_after_it_was_built_is_refused():
     """A group replaced in the programme's options (which could give a hidden tile to the
     seat's own hand or to two places): the sampler refuses a table no longer the one built."""
     from bergen_search.formats.game import load_game
-    info = load_game(open(os.path.join(os.path.dirname(__file__), "..", "examples",
-                               "decision.json"), encoding="utf-8").read())
+    info = load_game(open("examples/decision.json", encoding="utf-8").read())
     table = WorldTable(info)
     CoreSampler(info, table)
-    table.opt_group = [0] + list(table.opt_group[1:]) if table.opt_group[0] else \
-        [1] + list(table.opt_group[1:])
+    table.opt_group = [int(not table.opt_group[0])] + list(table.opt_group[1:])
     with pytest.raises(BergenError, match="changed since it was built"):
         CoreSampler(info, table)
 
@@ -215,23 +196,30 @@ def _count_ok(x, high=2 ** 63 - 1) -> bool:
     return type(x) is int and 0 <= x <= high
 
 
-def _seconds_ok(x) -> bool:
-    return not isinstance(x, bool) and isinstance(x, (int, float)) and 0 <= x <= 86400
+def _seconds_ok(x, high=86400) -> bool:
+    return not isinstance(x, bool) and isinstance(x, (int, float)) and 0 <= x <= high
 
 
 @FUZZ
-@given(infosets(), odd_numbers, odd_numbers, odd_ints)
-def test_run_and_the_pass_take_any_numbers(info, iterations, seconds, move):
-    """IsmctsTree.run(iterations, seconds), run_move(move, ...) and evaluate_root(worlds):
-    a limit that is negative, huge, infinite or NaN is BergenError (never a run without
-    end); a valid one runs (here capped, not to run for a day)."""
-    tree = IsmctsTree(CoreSampler(info), 3)
-    if _count_ok(iterations) and _seconds_ok(seconds) and (iterations or seconds):
-        assert tree.run(min(iterations, 300) or 300, min(seconds, 0.05)) <= 300
-    else:
-        with pytest.raises(BergenError):
-            tree.run(iterations, seconds)
-    for worlds in (iterations, seconds):
+@given(infosets(), odd_numbers, odd_numbers, odd_ints, st.tuples(*[odd_numbers] * 5),
+       st.lists(odd_ints, max_size=5), st.lists(odd_ints, max_size=30))
+def test_the_searches_take_any_numbers(info, count, seconds, move, settings_, hands, reserve):
+    """IsmctsTree.run(iterations, seconds), run_move(move, ...), evaluate_root(worlds);
+    ExpectimaxSearch.run_worlds(n, seconds), run_world(hands, reserve, seconds);
+    CoreSampler.sample_many(n, seed): a limit that is negative, huge, infinite or NaN, or an
+    impossible world, is BergenError (never a run without end); a valid one runs (here
+    capped, not to run for a day). IsmctsTree(seed, exploration, objective, playout,
+    max_bytes) and ExpectimaxSearch(depth, seed, objective, playouts, exact_tiles,
+    equity_playouts) with odd settings: built and searching, or BergenError."""
+    sampler = CoreSampler(info)
+    tree, search = IsmctsTree(sampler, 3), ExpectimaxSearch(sampler, 1, 5, 0, 1)
+    for run, cap in ((tree.run, 300), (search.run_worlds, 3)):
+        if _count_ok(count) and _seconds_ok(seconds) and (count or seconds):
+            assert run(min(count, cap) or cap, min(seconds, 0.05)) <= cap
+        else:
+            with pytest.raises(BergenError):
+                run(count, seconds)
+    for worlds in (count, seconds):
         if type(worlds) is int and 1 <= worlds <= 40:
             assert len(tree.evaluate_root(worlds, 1)) == len(tree.root_stats())
         elif not (type(worlds) is int and 1 <= worlds <= 10 ** 7):
@@ -243,89 +231,81 @@ def test_run_and_the_pass_take_any_numbers(info, iterations, seconds, move):
     elif move not in tree.twins:
         with pytest.raises(BergenError):
             tree.run_move(move, 20, 0)
-
-
-@FUZZ
-@given(infosets(), odd_numbers, odd_numbers, odd_numbers, odd_numbers, odd_numbers)
-def test_constructors_take_any_numbers(info, a, b, c, d, e):
-    """IsmctsTree(seed, exploration, objective, playout, max_bytes) and
-    ExpectimaxSearch(depth, seed, objective, playouts, exact_tiles, equity_playouts): built
-    and searching, or BergenError."""
-    sampler = CoreSampler(info)
-    for kw in (dict(seed=a, exploration=b, objective=c, playout=d, max_bytes=e),
-               dict(seed=1, exploration=0.7, objective=a, playout=b, merge_twins=c,
-                    choice_stats=d, max_bytes=e)):
-        try:
-            tree = IsmctsTree(sampler, **kw)
-        except BergenError:
-            continue
-        assert tree.run(50, 0) == 50
-    for kw in (dict(depth=a, seed=b, objective=c, playouts=d, exact_tiles=e),
-               dict(depth=2, seed=1, objective=0, playouts=1, equity_playouts=a),
-               dict(depth=1, seed=1, objective="match", playouts=1, equity_playouts=b)):
-        try:
-            search = ExpectimaxSearch(sampler, **kw)
-        except BergenError:
-            continue
-        assert search.run_worlds(1, 0.5) <= 1
-
-
-@FUZZ
-@given(infosets(), odd_numbers, odd_numbers, st.lists(odd_ints, max_size=5),
-       st.lists(odd_ints, max_size=30))
-def test_worlds_and_world_counts_take_any_input(info, n, seconds, hands, reserve):
-    """ExpectimaxSearch.run_worlds(n, seconds), run_world(hands, reserve, seconds) and
-    CoreSampler.sample_many(n, seed): an impossible world or limit is BergenError."""
-    sampler = CoreSampler(info)
-    search = ExpectimaxSearch(sampler, 1, 5, 0, 1)
-    if _count_ok(n) and _seconds_ok(seconds) and (n or seconds):
-        assert search.run_worlds(min(n, 3) or 3, min(seconds, 0.05)) <= 3
-    else:
-        with pytest.raises(BergenError):
-            search.run_worlds(n, seconds)
     try:
         values = search.run_world(hands, reserve, None, 0.5)
     except BergenError:
         pass
     else:
         assert values is None or all(math.isfinite(v) for v in values)
-    if type(n) is int and 0 <= n <= 1000:
-        assert sampler.sample_many(n, 3) == checksum(sampler, n, 3)
-    elif not (type(n) is int and 0 <= n <= 10 ** 12):
+    if type(count) is int and 0 <= count <= 1000:
+        assert sampler.sample_many(count, 3) == checksum(sampler, count, 3)
+    elif not (type(count) is int and 0 <= count <= 10 ** 12):
         with pytest.raises(BergenError):
-            sampler.sample_many(n, 3)
+            sampler.sample_many(count, 3)
+    a, b, c, d, e = settings_
+    for kw in (dict(seed=a, exploration=b, objective=c, playout=d, max_bytes=e),
+               dict(seed=1, exploration=0.7, objective=a, playout=b, merge_twins=c,
+                    choice_stats=d, max_bytes=e)):
+        try:
+            built = IsmctsTree(sampler, **kw)
+        except BergenError:
+            continue
+        assert built.run(50, 0) == 50
+    for kw in (dict(depth=a, seed=b, objective=c, playouts=d, exact_tiles=e),
+               dict(depth=2, seed=1, objective=0, playouts=1, equity_playouts=a),
+               dict(depth=1, seed=1, objective="match", playouts=1, equity_playouts=b)):
+        try:
+            expectimax = ExpectimaxSearch(sampler, **kw)
+        except BergenError:
+            continue
+        assert expectimax.run_worlds(1, 0.5) <= 1
 
 
 # ---- objects never built, and two threads ---------------------------------------------------
-def test_objects_made_with_new_and_never_built_refuse_every_call():
-    info = decisions(Rules(), 5)[2]
+def test_objects_never_built_refuse_every_call_and_a_built_one_a_second_init():
+    """Every call on an object made with `__new__` and never built (or, for the endgame's
+    solver, whose build failed) is refused; so is a second `__init__` of a built one (which
+    would free what a running search uses, or leak the first tree and build on top of it)."""
+    info = decisions(Rules(), 5)[2].info()
     sampler = CoreSampler(info)
+    _, g = small_endgames()[0]
     raw_sampler = CoreSampler.__new__(CoreSampler)
     tree = IsmctsTree.__new__(IsmctsTree)
     search = ExpectimaxSearch.__new__(ExpectimaxSearch)
     state = _core.CoreState.__new__(_core.CoreState)
-    for call in (lambda: raw_sampler.sample_many(10, 1), lambda: IsmctsTree(raw_sampler, 1),
-                 lambda: ExpectimaxSearch(raw_sampler, 2, 1),
-                 lambda: tree.run(10, 0), lambda: tree.run_move(2, 10, 0),
-                 lambda: tree.evaluate_root(10, 1), tree.root_stats, tree.root_side_stats,
-                 tree.children,
-                 lambda: search.run_worlds(1, 0), lambda: search.run_world((0, 0), []),
-                 search.root_stats,
-                 state.legal_moves, lambda: state.apply(0),
-                 lambda: _core.playout_move(state, "safe", 1)):
-        with pytest.raises(BergenError):
+    calls = [lambda: raw_sampler.sample_many(10, 1), lambda: IsmctsTree(raw_sampler, 1),
+             lambda: ExpectimaxSearch(raw_sampler, 2, 1),
+             lambda: tree.run(10, 0), lambda: tree.run_move(2, 10, 0),
+             lambda: tree.evaluate_root(10, 1), tree.root_stats, tree.root_side_stats,
+             tree.children, lambda: search.run_worlds(1, 0),
+             lambda: search.run_world((0, 0), []), search.root_stats,
+             state.legal_moves, lambda: state.apply(0),
+             lambda: _core.playout_move(state, "safe", 1)]
+    failed = EndgameSolver.__new__(EndgameSolver)
+    with pytest.raises(BergenError):
+        failed.__init__(g.rules, g.root, g.hands, [(0, 10 ** 6, 1.0)])
+    for obj in (EndgameSolver.__new__(EndgameSolver), failed):
+        calls += [lambda o=obj: o.run(5), lambda o=obj: o.best_response(0),
+                  lambda o=obj: o.values(1), lambda o=obj: o.average(0), lambda o=obj: o.node(0)]
+    for call in calls:
+        with pytest.raises(BergenError, match="not built|needs a built"):
             call()
-    # Built once: a second __init__ (which would free what a running search uses) is refused.
+    solver = EndgameSolver(g.rules, g.root, g.hands, g.deals)
+    nodes = solver.n_nodes
     for obj, args in ((sampler, (info,)), (IsmctsTree(sampler, 1), (sampler, 1)),
-                      (ExpectimaxSearch(sampler, 2, 1), (sampler, 2, 1))):
+                      (ExpectimaxSearch(sampler, 2, 1), (sampler, 2, 1)),
+                      (solver, (g.rules, g.root, g.hands, g.deals)),
+                      (failed, (g.rules, g.root, g.hands, g.deals))):
         with pytest.raises(BergenError, match="built once"):
             obj.__init__(*args)
+    assert solver.n_nodes == nodes
+    solve_a_little(solver)
 
 
 def test_no_reader_runs_while_another_thread_searches():
     """`run` releases the GIL and the pool may move as it grows: while it runs, the pass and
     every reader of the tree are refused (the stats would be read from freed memory)."""
-    info = decisions(Rules(), 6)[1]
+    info = decisions(Rules(), 6)[1].info()
     tree = IsmctsTree(CoreSampler(info), 1)
     search = ExpectimaxSearch(CoreSampler(info), 6, 1)
     for run, readers in ((tree.run, (lambda: tree.evaluate_root(10, 1), tree.root_stats,
@@ -343,48 +323,36 @@ def test_no_reader_runs_while_another_thread_searches():
 
 
 # ---- the memory cap --------------------------------------------------------------------------
-def test_the_pool_stops_growing_at_the_cap_and_the_search_goes_on():
-    """A tree capped at 1 MB: it fills the pool, says when it stopped growing, and goes on
-    iterating (the root's statistics keep counting) without MemoryError; its account's bytes
-    never pass the cap."""
-    info = decisions(Rules(), 8)[0]
+def test_the_cap_bounds_the_trees_of_its_account_and_the_search_goes_on():
+    """A tree capped at 1 MB fills its pool, says when it stopped growing and goes on
+    iterating (the root's statistics keep counting) without MemoryError. The cap bounds the
+    trees of one account together (a search's: `memory_account`): the second tree of the
+    account has what the first left it; a tree of another account (another search's) takes
+    nothing from it, and is not taken from."""
+    info = decisions(Rules(), 8)[0].info()
     cap = 1 << 20
     account = _ismcts.MemoryAccount()
-    tree = IsmctsTree(CoreSampler(info), 2, max_bytes=cap, account=account)
-    assert tree.run(100_000, 0) == 100_000
-    assert tree.full and 0 < tree.full_at < 100_000
-    assert account.bytes == tree.memory_bytes <= cap
-    visits = sum(n for _, n, _, _ in tree.root_stats())
-    nodes = tree.n_nodes
-    assert tree.run(50_000, 0) == 50_000
-    assert sum(n for _, n, _, _ in tree.root_stats()) == visits + 50_000
-    assert tree.n_nodes <= nodes + 64          # only root children may still be added
-    assert tree.evaluate_root(100, 1)
-    with pytest.raises(BergenError, match="MemoryAccount"):
-        IsmctsTree(CoreSampler(info), 2, max_bytes=cap, account=cap)
-
-
-def test_the_cap_covers_every_tree_of_its_account_and_no_other():
-    """The cap bounds the trees of one account together (a search's: `memory_account`):
-    the second tree of the account has what the first left it; a tree of another account
-    (another search's) takes nothing from it, and is not taken from."""
-    info = decisions(Rules(), 9)[0]
-    cap = 3 << 20
-    account = _ismcts.MemoryAccount()
     first = IsmctsTree(CoreSampler(info), 1, max_bytes=cap, account=account)
-    first.run(60_000, 0)                  # full at about 15,000
-    held = account.bytes
     elsewhere = IsmctsTree(CoreSampler(info), 1, max_bytes=cap)      # the first's seed
-    elsewhere.run(60_000, 0)
+    for tree in (first, elsewhere):
+        assert tree.run(60_000, 0) == 60_000
+    assert first.full and 0 < first.full_at < 60_000
+    assert account.bytes == first.memory_bytes <= cap
+    assert elsewhere.root_stats() == first.root_stats() and elsewhere.full_at == first.full_at
+    visits, nodes = sum(n for _, n, _, _ in first.root_stats()), first.n_nodes
+    assert first.run(20_000, 0) == 20_000
+    assert sum(n for _, n, _, _ in first.root_stats()) == visits + 20_000
+    assert first.n_nodes <= nodes + 64          # only root children may still be added
+    assert first.evaluate_root(100, 1)
     second = IsmctsTree(CoreSampler(info), 2, max_bytes=cap, account=account)
-    second.run(60_000, 0)
+    second.run(20_000, 0)
     # Over the cap by at most the 3 KB a tree born full keeps (its root and 64 children).
-    assert account.bytes <= cap + 65 * 48 and first.full and second.full
-    assert second.full_at < first.full_at == elsewhere.full_at
-    assert elsewhere.root_stats() == first.root_stats()
+    assert account.bytes <= cap + 65 * 48 and second.full and second.full_at < first.full_at
     assert account.bytes == first.memory_bytes + second.memory_bytes
     del first, second
-    assert account.bytes == 0 and held > 0
+    assert account.bytes == 0
+    with pytest.raises(BergenError, match="MemoryAccount"):
+        IsmctsTree(CoreSampler(info), 2, max_bytes=cap, account=cap)
 
 
 def test_a_full_tree_gives_the_values_of_an_unbounded_one_closely():
@@ -446,24 +414,16 @@ def solve_a_little(solver, finite=True):
 
 
 @FUZZ
-@given(endgames(), st.booleans())
-def test_every_real_endgame_enumerates_and_solves(case, inference):
-    """The deals of a real public table (with and without inference), and the solver on
-    them."""
-    info, g = case
-    h0, h1, w = _endgame.enumerate_deals(endgame.public_table(info, inference))
-    assert len(h0) == len(h1) == len(w) > 0 and all(x > 0 for x in w)
-    solve_a_little(EndgameSolver(g.rules, g.root, g.hands, g.deals))
-
-
-@FUZZ
 @given(endgames(), st.sampled_from(["tiles", "is_played", "opt_start", "opt_group",
                                     "opt_child", "owners", "n_nodes", "weight"]), st.data())
-def test_a_tampered_public_table_is_refused(case, name, data):
-    """The public table's arrays with one entry replaced (or the array cut short, or grown
-    past 28 tiles): refused, or, if the change leaves a walk that stays in bounds, its deals
-    found without harm."""
+def test_a_real_public_table_gives_deals_and_a_tampered_one_is_refused(case, name, data):
+    """The deals of a real public table (with and without inference), each of weight > 0.
+    Its arrays with one entry replaced (or the array cut short, or grown past 28 tiles):
+    refused, or, if the change leaves a walk that stays in bounds, its deals found without
+    harm."""
     table = endgame.public_table(case[0], data.draw(st.booleans()))
+    h0, h1, w = _endgame.enumerate_deals(table)
+    assert len(h0) == len(h1) == len(w) > 0 and all(x > 0 for x in w)
     value = getattr(table, name)
     if name == "n_nodes":
         value = data.draw(odd_ints)
@@ -473,14 +433,7 @@ def test_a_tampered_public_table_is_refused(case, name, data):
         value = [list(row) for row in value]
         value[data.draw(st.integers(0, len(value) - 1))][0] = data.draw(odd_numbers)
     else:
-        value = list(value)
-        how = data.draw(st.sampled_from(["replace", "cut", "grow"]))
-        if how == "replace":
-            value[data.draw(st.integers(0, len(value) - 1))] = data.draw(odd_ints)
-        elif how == "cut":
-            value = value[:data.draw(st.integers(0, len(value) - 1))]
-        else:
-            value = value + data.draw(st.lists(odd_ints, min_size=1, max_size=40))
+        value = tampered(data, value, odd_ints, grow=True)
     setattr(table, name, value)
     try:
         h0, h1, w = _endgame.enumerate_deals(table, 20_000, 0.5)
@@ -507,12 +460,42 @@ ROOT_VALUES = {"left": odd_ints, "right": odd_ints, "to_move": odd_ints, "passes
 
 
 @FUZZ
-@given(endgames(), st.sampled_from(sorted(ROOT_VALUES) + ["hands", "deals"]), st.data())
-def test_the_solver_takes_any_root_hands_and_deals(case, name, data):
-    """A root field replaced by an odd value, a hand or a deal replaced by odd numbers:
-    BergenError (or TypeError, OverflowError for a value C cannot hold), or a tree that
-    solves."""
+@given(endgames(), st.sampled_from(sorted(ROOT_VALUES) + ["hands", "deals"]), st.data(),
+       odd_numbers, odd_numbers, odd_ints)
+def test_the_solver_takes_any_root_hands_deals_and_numbers(case, name, data, iterations,
+                                                           seconds, nid):
+    """run(iterations, seconds): a negative count or a time that is negative, infinite or
+    NaN is BergenError (never a run without end); node(nid), average(nid) out of range and
+    best_response(b), values(b) with b other than 0 or 1 are ValueError. A root field
+    replaced by an odd value, a hand or a deal replaced by odd numbers: BergenError (or
+    TypeError, OverflowError for a value C cannot hold), or a tree that solves (as the real
+    one does)."""
     _, g = case
+    solver = EndgameSolver(g.rules, g.root, g.hands, g.deals)
+    if _count_ok(iterations) and _seconds_ok(seconds):
+        assert solver.run(min(iterations, 50), min(seconds, 0.05)) >= 0    # capped here
+    elif _count_ok(iterations) and _seconds_ok(seconds, _endgame.MAX_SECONDS):
+        # an odd valid time (a day and more) is ended here by the count
+        assert 0 <= solver.run(min(iterations, 50) or 50, seconds) <= 50
+    elif _count_ok(iterations):         # a time that is not a number 0..MAX_SECONDS
+        with pytest.raises(BergenError):
+            solver.run(min(iterations, 50) or 50, seconds)
+    else:
+        # not an integer >= 0 (a float, a bool, negative, huge): refused, never read as 0
+        with pytest.raises(BergenError):
+            solver.run(iterations, 0.05)
+    for seconds in (math.nan, math.inf, -1.0, True, "1"):
+        with pytest.raises(BergenError):
+            solver.run(0, seconds)
+    for count in (-1, 0.5, False, 2 ** 63):
+        with pytest.raises(BergenError):
+            solver.run(count, 0.01)
+    for call in (solver.node, solver.average, solver.best_response, solver.values):
+        try:
+            call(nid)
+        except (ValueError, OverflowError):
+            pass
+    solve_a_little(solver)
     root, hands, deals = g.root, [list(h) for h in g.hands], list(g.deals)
     if name in ROOT_VALUES:
         root = dataclasses.replace(root, **{name: data.draw(ROOT_VALUES[name])})
@@ -529,66 +512,6 @@ def test_the_solver_takes_any_root_hands_and_deals(case, name, data):
     solve_a_little(solver, finite=max(w for _, _, w in deals) < 1e200)
 
 
-@FUZZ
-@given(endgames(), odd_numbers, odd_numbers, odd_ints)
-def test_the_solvers_calls_take_any_numbers(case, iterations, seconds, nid):
-    """run(iterations, seconds): a negative count or a time that is negative, infinite or
-    NaN is BergenError (never a run without end); node(nid), average(nid) out of range and
-    best_response(b), values(b) with b other than 0 or 1 are ValueError."""
-    _, g = case
-    solver = EndgameSolver(g.rules, g.root, g.hands, g.deals)
-    if _count_ok(iterations) and _seconds_ok(seconds):
-        assert solver.run(min(iterations, 50), min(seconds, 0.05)) >= 0    # capped here
-    elif _count_ok(iterations):
-        # a time that is not a number 0..MAX_SECONDS is refused; an odd valid one (a day and
-        # more) is ended here by the count
-        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and (
-                0 <= seconds <= _endgame.MAX_SECONDS):
-            assert 0 <= solver.run(min(iterations, 50) or 50, seconds) <= 50
-        else:
-            with pytest.raises(BergenError):
-                solver.run(min(iterations, 50) or 50, seconds)
-    else:
-        # not an integer >= 0 (a float, a bool, negative, huge): refused, never read as 0
-        with pytest.raises(BergenError):
-            solver.run(iterations, 0.05)
-    for seconds in (math.nan, math.inf, -1.0, True, "1"):
-        with pytest.raises(BergenError):
-            solver.run(0, seconds)
-    for count in (-1, 0.5, False, 2 ** 63):
-        with pytest.raises(BergenError):
-            solver.run(count, 0.01)
-    for call in (solver.node, solver.average, solver.best_response, solver.values):
-        try:
-            call(nid)
-        except (ValueError, OverflowError):
-            pass
-
-
-def test_an_endgame_solver_is_built_once_and_refuses_calls_until_built():
-    """A second `__init__` (which would leak the first tree and build on top of it) is
-    refused, as is every call on a solver made with `__new__` and never built, or whose
-    build failed."""
-    _, g = small_endgames()[0]
-    solver = EndgameSolver(g.rules, g.root, g.hands, g.deals)
-    nodes = solver.n_nodes
-    with pytest.raises(BergenError, match="built once"):
-        solver.__init__(g.rules, g.root, g.hands, g.deals)
-    assert solver.n_nodes == nodes
-    solve_a_little(solver)
-    raw = EndgameSolver.__new__(EndgameSolver)
-    failed = EndgameSolver.__new__(EndgameSolver)
-    with pytest.raises(BergenError):
-        failed.__init__(g.rules, g.root, g.hands, [(0, 10 ** 6, 1.0)])
-    for obj in (raw, failed):
-        for call in (lambda: obj.run(5), lambda: obj.best_response(0),
-                     lambda: obj.values(1), lambda: obj.average(0), lambda: obj.node(0)):
-            with pytest.raises(BergenError, match="not built"):
-                call()
-    with pytest.raises(BergenError, match="built once"):
-        failed.__init__(g.rules, g.root, g.hands, g.deals)
-
-
 # ---- the draw rollouts -----------------------------------------------------------------------
 ROLLOUT_RULES = [Rules(), Rules(players=3), Rules(players=4, partnerships=True),
                  Rules(draw="one")]
@@ -598,34 +521,22 @@ ROLLOUT_RULES = [Rules(), Rules(players=3), Rules(players=4, partnerships=True),
 def states_before_draws(rules):
     """The fully known states just before each draw of the first rounds of a few random
     matches."""
-    out = []
-    for seed in range(4):
-        log = CORE_BACKEND.play_match(rules, ["random"] * rules.players, seed, max_rounds=1)
-        rnd = log.rounds[0]
-        state = CORE_BACKEND.new_state(rules, rnd.hands, rnd.reserve, log.start_scores)
-        for _, action, _ in rnd.events:
-            if action == DRAW:
-                out.append(state)
-            state = state.apply(action)
-    return out
-
-
-def rollout_args(rules, state, equity):
-    return dict(rules=rules, hands=list(state.hands), reserve=list(state.reserve),
-                left=state.left, right=state.right, left_double=state.left_double,
-                right_double=state.right_double, scores=list(state.scores),
-                to_move=state.to_move, draws=state.draws_this_turn, passes=state.passes,
-                playouts=2, seed=7, engine=1, equity=equity)
+    return [c.state for c in cuts(rules, 0, 4, rounds=1, decisions=False)
+            if c.state.legal_moves() == [DRAW]]
 
 
 @st.composite
 def draws(draw):
+    """(rules, the keyword arguments of `draw_rollouts` at a real state before a draw)."""
     rules = draw(st.sampled_from(ROLLOUT_RULES))
     found = states_before_draws(rules)
-    state = found[draw(st.integers(0, len(found) - 1))]
+    s = found[draw(st.integers(0, len(found) - 1))]
     equity = ([0.5] * rules.target ** 2 if rules.n_sides == 2 and draw(st.booleans())
               else None)
-    return rules, rollout_args(rules, state, equity)
+    return rules, dict(rules=rules, hands=list(s.hands), reserve=list(s.reserve), left=s.left,
+                       right=s.right, left_double=s.left_double, right_double=s.right_double,
+                       scores=list(s.scores), to_move=s.to_move, draws=s.draws_this_turn,
+                       passes=s.passes, playouts=2, seed=7, engine=1, equity=equity)
 
 
 ROLLOUT_VALUES = {"hands": st.lists(odd_ints, max_size=5),

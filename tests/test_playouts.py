@@ -8,30 +8,16 @@ from bergen_search.game.match import deal
 from bergen_search.game.rng import Rng, derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import State, match_value
-from bergen_search.game.tiles import TILE_HIGH, TILE_LOW, tile_index
-
-
-def _after_ends(state, move):
-    t = move >> 1
-    left, right = state.left, state.right
-    ld, rd = state.left_double, state.right_double
-    dbl = TILE_LOW[t] == TILE_HIGH[t]
-    if move & 1:
-        right, rd = TILE_LOW[t] + TILE_HIGH[t] - right, dbl
-    else:
-        left, ld = TILE_LOW[t] + TILE_HIGH[t] - left, dbl
-    return left, right, ld, rd
-
-
-def _match_tile(left, right):
-    return tile_index(min(left, right), max(left, right))
+from bergen_search.game.tiles import tile_index
 
 
 def _key(state, move):
-    left, right, ld, rd = _after_ends(state, move)
+    """What the safe policy ranks: the match the play scores, then whether the next seat
+    then holds the tile that would score a match of its own."""
+    a = state.apply(move)
     nxt = (state.to_move + 1) % state.rules.players
-    gives = state.hands[nxt] >> _match_tile(left, right) & 1
-    return match_value(left, right, ld, rd) * 4 + (0 if gives else 2)
+    gives = state.hands[nxt] >> tile_index(min(a.left, a.right), max(a.left, a.right)) & 1
+    return match_value(a.left, a.right, a.left_double, a.right_double) * 4 + (0 if gives else 2)
 
 
 def decision_states(players, rounds=40, seed=3):

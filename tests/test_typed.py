@@ -75,7 +75,7 @@ def twinned():
     return game, search(game.info, Limits(iterations=1500), seed=2)
 
 
-def test_a_search_holds_moves_whose_repr_pastes_back(twinned):
+def test_a_search_holds_moves_whose_repr_pastes_back_and_choices_that_fold_twins(twinned):
     _, res = twinned
     assert isinstance(res.best, Move) and pastes_back(res.best)
     assert res.best == res.moves[0].move and res.best.code == res.moves[0].code
@@ -86,10 +86,7 @@ def test_a_search_holds_moves_whose_repr_pastes_back(twinned):
     assert set(res.info["sides"]) == {m.move for m in res.moves}
     assert all(isinstance(k, Move) and isinstance(v, Move) for k, v in res.info["twins"].items())
     assert res.info["twins"] == {m.move: m.twin for m in res.moves if m.twin is not None}
-
-
-def test_choices_say_they_stand_for_both_twins(twinned):
-    _, res = twinned
+    # the choices say they stand for both twins
     rows = choices(res.moves)
     assert len(rows) == 5 and all(r.both_ends and r.move.end == 0 for r in rows)
     assert [views.move_text(r) for r in rows] == [f"{r.move}"[:-2] + ":L/R" for r in rows]
@@ -155,10 +152,13 @@ def test_the_views_parse_nothing(analysed, twinned, monkeypatch):
     """With every parser of notation made to fail, the listing, the HTML report and the
     search's documents are written all the same: the views only format."""
     game, res = twinned
-    expected = (report.text(analysed), report.html_report([analysed]),
+
+    def written():
+        return (report.text(analysed), report.html_report([analysed]),
                 json.dumps(report.to_json([analysed], None)),
-                json.dumps(views.best_document(game, res, seed=2, workers=1, objective="points",
-                                               algorithm="ismcts")))
+                json.dumps(views.best_document(game, res, seed=2, workers=1,
+                                               objective="points", algorithm="ismcts")))
+    expected = written()
     for name in ("parse_line", "parse_move_text", "parse_move", "parse_tile", "parse_tiles",
                  "parse_hand"):
         monkeypatch.setattr(notation, name, _refuse)
@@ -168,11 +168,7 @@ def test_the_views_parse_nothing(analysed, twinned, monkeypatch):
                 monkeypatch.setattr(module, name, _refuse)
     monkeypatch.setattr(notation.Move, "parse", classmethod(_refuse))
     monkeypatch.setattr(notation.Line, "parse", classmethod(_refuse))
-    again = (report.text(analysed), report.html_report([analysed]),
-             json.dumps(report.to_json([analysed], None)),
-             json.dumps(views.best_document(game, res, seed=2, workers=1, objective="points",
-                                            algorithm="ismcts")))
-    assert again == expected
+    assert written() == expected
     assert "draws" in expected[1] and str(analysed.decisions[0].played) in expected[0]
 
 

@@ -60,20 +60,20 @@ def one_line_error(code, out, *parts):
 
 # ---- the same play as in this process -------------------------------------------------------
 def test_the_engine_in_another_process_plays_as_the_one_here():
-    """`bergen engine` plays as `ismcts` here, seed for seed, with one worker or two."""
+    """`bergen engine` plays as `ismcts` here, seed for seed, in two worker processes (one:
+    test_the_same_records_with_other_settings)."""
     args = ["--round", "--games", 4, "--seed", 2, "--json", "--quiet"]
     code, out = bergen("arena", "ismcts:iterations=80", "ismcts:iterations=80", *args)
     here = json.loads(out)
-    for workers in (1, 2):
-        code, out = bergen("arena", "ismcts:iterations=80", "ext:iterations=80", "--external",
-                           EXT, *args, "--workers", workers)
-        assert code == 0, out
-        there = json.loads(out)
-        assert there["workers"] == workers and there["searches"][1] > 0
-        assert ({k: v for k, v in figures(there).items() if k != "workers"}
-                == {k: v for k, v in figures(here).items() if k != "workers"})
-        assert there["engines"] == ["ismcts:iterations=80", "ext:iterations=80"]
-        assert there["commands"] == [None, cmdline(ENGINE)] and here["commands"] == [None, None]
+    code, out = bergen("arena", "ismcts:iterations=80", "ext:iterations=80", "--external", EXT,
+                       *args, "--workers", 2)
+    assert code == 0, out
+    there = json.loads(out)
+    assert there["workers"] == 2 and there["searches"][1] > 0
+    assert ({k: v for k, v in figures(there).items() if k != "workers"}
+            == {k: v for k, v in figures(here).items() if k != "workers"})
+    assert there["engines"] == ["ismcts:iterations=80", "ext:iterations=80"]
+    assert there["commands"] == [None, cmdline(ENGINE)] and here["commands"] == [None, None]
 
 
 @pytest.mark.parametrize("players, partnerships, single", [
@@ -219,20 +219,6 @@ def test_an_engine_that_measured_nothing_plays_the_greedy_move_and_says_so():
     assert doc["margin_per_round"] == 0 and doc["searches"][1] > 0   # greedy against greedy
 
 
-def test_a_failing_engine_in_a_worker_process():
-    """The error crosses from the worker to the run, one line as ever."""
-    command = fake("--mode", "after:10")
-    code, out = bergen("arena", "greedy", "fake", "--external", f"fake={command}", "--games", 4,
-                       "--round", "--workers", 2, "--quiet")
-    one_line_error(code, out, f"engine 'fake' ({command}) in set ", "which is not legal")
-
-
-def test_selfplay_names_the_match():
-    code, out = bergen("selfplay", "--engine", "greedy,fake", "--external",
-                       f"fake={fake('--mode', 'after:3')}", "--games", 2)
-    one_line_error(code, out, "engine 'fake'", "in match 0", "which is not legal there")
-
-
 def test_the_journal_keeps_the_finished_sets_and_resume_goes_on(tmp_path):
     """An engine turning illegal after 30 moves stops the run naming the journal; fixed,
     --resume writes the uninterrupted file; another command is refused."""
@@ -306,29 +292,20 @@ def engines_of(pids_dir) -> list:
     return [int(p) for p in os.listdir(pids_dir)]
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_ctrl_c_to_the_process_group_leaves_no_engine(tmp_path, workers):
+@pytest.mark.parametrize("sig, workers", [
+    ("SIGINT", 1), ("SIGINT", 2),
+    *(pytest.param(s, w, marks=pytest.mark.slow) for s in ("SIGTERM", "SIGKILL") for w in (1, 2))])
+def test_a_stopped_run_leaves_no_engine(tmp_path, sig, workers):
+    """Ctrl-C to the process group (130), SIGTERM (143), kill -9 (no goodbye: the kernel ends
+    the engines): none outlives the run."""
     proc, pids = start_arena(tmp_path, workers)
-    os.killpg(proc.pid, signal.SIGINT)
+    if sig == "SIGINT":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        os.kill(proc.pid, getattr(signal, sig))
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
-    assert "interrupted after" in err
-    assert all_gone(engines_of(pids)) == []
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("workers", [1, 2])
-def test_sigterm_and_kill_leave_no_engine(tmp_path, workers):
-    os.makedirs(tmp_path / "term")
-    proc, pids = start_arena(tmp_path / "term", workers)
-    os.kill(proc.pid, signal.SIGTERM)
-    proc.communicate(timeout=60)
-    assert proc.returncode == 143
-    assert all_gone(engines_of(pids)) == []
-    os.makedirs(tmp_path / "kill")
-    proc, pids = start_arena(tmp_path / "kill", workers)
-    os.kill(proc.pid, signal.SIGKILL)           # no goodbye: the kernel ends the engines
-    proc.communicate(timeout=60)
+    assert proc.returncode == {"SIGINT": 130, "SIGTERM": 143, "SIGKILL": -9}[sig], err
+    assert sig != "SIGINT" or "interrupted after" in err
     assert all_gone(engines_of(pids)) == []
 
 

@@ -46,6 +46,7 @@ def test_arena_on_the_cluster_equals_one_worker(cluster, tmp_path):
 
 
 def test_selfplay_on_the_cluster_equals_one_worker(cluster, tmp_path):
+    """(And on two local workers: test_runs.py's stalled cluster, resumed on them.)"""
     address = cluster.scheduler_address
     for engines in ("greedy,random", "ismcts:iterations=40"):
         games = "10" if "greedy" in engines else "2"
@@ -54,9 +55,6 @@ def test_selfplay_on_the_cluster_equals_one_worker(cluster, tmp_path):
                    "--cluster", address, "--out", str(tmp_path / "m.jsonl"), "--force")
         assert one.exit_code == 0 and many.exit_code == 0, many.output
         assert (tmp_path / "m.jsonl").read_text() == one.stdout
-        local = run("selfplay", "--games", games, "--seed", "8", "--engine", engines,
-                    "--workers", "2")
-        assert local.stdout == one.stdout
 
 
 @pytest.mark.slow

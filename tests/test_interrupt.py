@@ -97,13 +97,13 @@ def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, afte
 @pytest.mark.parametrize("args, sig, status", [
     (["best", DECISION, "--time", "30", "--json"], signal.SIGINT, 130),
     (["best", DECISION, "--time", "30", "--workers", "2", "--json"], signal.SIGTERM, 143),
-    pytest.param(["best", DECISION, "--time", "30", "--workers", "2", "--json"],
-                 signal.SIGINT, 130, marks=SLOW),
-    pytest.param(["best", FIRST, "--algorithm", "expectimax", "--iterations", "50", "--set",
-                  "depth=10", "--json"], signal.SIGINT, 130, marks=SLOW),
-])
-def test_best_stops_at_once_with_its_answer_so_far(tmp_path, args, sig, status,
-                                                   stopped_promptly):
+    *(pytest.param(args, signal.SIGINT, 130, marks=SLOW) for args in [
+        ["best", DECISION, "--time", "30", "--workers", "2", "--json"],
+        ["best", FIRST, "--algorithm", "expectimax", "--iterations", "50", "--set", "depth=10",
+         "--json"],
+        ["best", DECISION, "--time", "30"], ["eval", DECISION, "--time", "30", "--json"]])])
+def test_best_and_eval_stop_at_once_with_their_answer_so_far(tmp_path, args, sig, status,
+                                                             stopped_promptly):
     """Inside a search (ISMCTS, two processes, an expectimax world in C): the answer so far."""
     proc = start(args, tmp_path)
     settled(proc)
@@ -117,9 +117,16 @@ def test_best_stops_at_once_with_its_answer_so_far(tmp_path, args, sig, status,
         assert "interrupted before the search finished a single world" in stderr
         return
     assert proc.returncode == status, stderr
+    if "--json" not in args:
+        assert stdout.startswith("best: ") and "; interrupted)" in stdout.splitlines()[0]
+        assert "bergen: interrupted (Ctrl-C) after" in stderr
+        return
     doc = json.loads(stdout)
-    assert doc["interrupted"] is True and doc["iterations"] > 0
-    assert doc["best"] == doc["moves"][0]["move"]
+    assert doc["interrupted"] is True and doc["best"]
+    if args[0] == "eval":
+        assert all(s["p_win_match"] is None for s in doc["sides"])   # not searched: n/a
+    else:
+        assert doc["iterations"] > 0 and doc["best"] == doc["moves"][0]["move"]
 
 
 def test_best_and_eval_say_on_standard_error_that_they_were_interrupted(monkeypatch):
@@ -145,24 +152,6 @@ def test_best_and_eval_say_on_standard_error_that_they_were_interrupted(monkeypa
         assert "; interrupted)" in res.stdout.splitlines()[0]
         assert "interrupted (Ctrl-C)" not in res.stdout
         assert res.stderr == note
-
-
-@SLOW
-def test_best_text_and_eval_stop_at_once(tmp_path, stopped_promptly):
-    proc = start(["best", DECISION, "--time", "30"], tmp_path)
-    settled(proc)           # inside its search, however loaded the machine
-    status, stdout, stderr, _ = interrupt(proc)
-    assert status == 130
-    assert stdout.startswith("best: ") and "; interrupted)" in stdout.splitlines()[0]
-    assert "bergen: interrupted (Ctrl-C) after" in stderr
-    proc = start(["eval", DECISION, "--time", "30", "--json"], tmp_path)
-    settled(proc)           # inside its search, however loaded the machine
-    status, stdout, stderr, seconds = interrupt(proc)
-    assert status == 130, stderr
-    stopped_promptly(seconds)
-    doc = json.loads(stdout)
-    assert doc["interrupted"] is True and doc["best"]
-    assert all(s["p_win_match"] is None for s in doc["sides"])   # not searched: n/a
 
 
 @SLOW

@@ -155,32 +155,30 @@ def test_best_and_eval_say_on_standard_error_that_they_were_interrupted(monkeypa
 
 
 @SLOW
-def test_selfplay_to_standard_output_prints_the_finished_matches(tmp_path, stopped_promptly):
-    proc = start(["selfplay", "--games", "200", "--seed", "5", "--engine",
-                  "ismcts:iterations=1500"], tmp_path)
-    time.sleep(3.0)
-    status, stdout, stderr, seconds = interrupt(proc)
-    assert status == 130
-    stopped_promptly(seconds)
-    lines = stdout.splitlines()
-    assert f"(the first {len(lines)} printed)" in stderr or not lines
-    for line in lines:
-        assert json.loads(line)["format"] == "bergen-record/1"
-
-
-@SLOW
-def test_analyze_stops_at_once_and_keeps_the_finished_decisions(tmp_path, stopped_promptly):
-    out = tmp_path / "an.json"
-    proc = start(["analyze", MATCH, "--iterations", "20000", "--quiet", "--out", str(out)],
-                 tmp_path)
-    journal = str(out) + ".journal"
-    wait_for(lambda: entries(journal) >= 3, proc)
+@pytest.mark.parametrize("args", [
+    ["selfplay", "--games", "200", "--seed", "5", "--engine", "ismcts:iterations=1500"],
+    ["analyze", MATCH, "--iterations", "20000", "--quiet", "--out", "an.json"],
+    ["engine"], ["bench"]])
+def test_selfplay_analyze_engine_and_bench_stop_at_once(tmp_path, args, stopped_promptly):
+    """130; selfplay to standard output prints the finished matches; analyze keeps the finished
+    decisions in its journal and says so."""
+    journal = tmp_path / "an.json.journal"
+    proc = start(args, tmp_path, stdin=subprocess.PIPE)
+    if args[0] == "analyze":
+        wait_for(lambda: entries(journal) >= 3, proc)
+    else:
+        time.sleep(3.0 if args[0] == "selfplay" else 1.5)
     status, stdout, stderr, seconds = interrupt(proc)
     assert status == 130, stderr
     stopped_promptly(seconds)
-    assert "interrupted after" in stderr and "decisions" in stderr
-    assert "interrupted after" in stdout and "decisions: the listing and the totals" in stdout
-    assert entries(journal) >= 3 and not out.exists()
+    if args[0] == "selfplay":
+        lines = stdout.splitlines()
+        assert f"(the first {len(lines)} printed)" in stderr or not lines
+        assert all(json.loads(line)["format"] == "bergen-record/1" for line in lines)
+    elif args[0] == "analyze":
+        assert "interrupted after" in stderr and "decisions" in stderr
+        assert "interrupted after" in stdout and "decisions: the listing and the totals" in stdout
+        assert entries(journal) >= 3 and not (tmp_path / "an.json").exists()
 
 
 @pytest.mark.parametrize("during", ["prompt", pytest.param("search", marks=SLOW)])
@@ -203,16 +201,6 @@ def test_play_saves_the_game_and_exits_130(tmp_path, during, stopped_promptly):
     assert "interrupted" not in stdout
     saved = json.loads((tmp_path / "g.json").read_text())
     assert saved["format"] == "bergen-record/1"
-
-
-@SLOW
-def test_engine_and_bench_exit_130(tmp_path, stopped_promptly):
-    for args in (["engine"], ["bench"]):
-        proc = start(args, tmp_path, stdin=subprocess.PIPE)
-        time.sleep(1.5)
-        status, _, _, seconds = interrupt(proc)
-        assert status == 130, args
-        stopped_promptly(seconds)
 
 
 def _loaded(proc, name) -> bool:

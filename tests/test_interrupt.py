@@ -20,7 +20,7 @@ DECISION = os.path.join(ROOT, "examples", "decision.json")
 MATCH = os.path.join(ROOT, "examples", "match.json")
 #: The first decision after the lead: expectimax at depth 10 spends seconds in one world.
 FIRST = "bergen1/2/0,0/0/0-1,0-2,1-3,2-4,3-5,4-6/1-1/6,5/16"
-ARENA = ["arena", "ismcts:iterations=1500", "classic:iterations=1500", "--games", "40",
+ARENA = ["arena", "ismcts:iterations=300", "classic:iterations=300", "--games", "40",
          "--seed", "3"]
 SELFPLAY = ["selfplay", "--games", "8", "--seed", "5", "--engine", "ismcts:iterations=1000"]
 
@@ -97,6 +97,7 @@ def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, afte
 @pytest.mark.parametrize("args, sig, status", [
     (["best", DECISION, "--time", "30", "--json"], signal.SIGINT, 130),
     (["best", DECISION, "--time", "30", "--workers", "2", "--json"], signal.SIGTERM, 143),
+    (["best", DECISION, "--time", "0.3", "--workers", "2", "--json"], None, 0),   # its end
     *(pytest.param(args, signal.SIGINT, 130, marks=SLOW) for args in [
         ["best", DECISION, "--time", "30", "--workers", "2", "--json"],
         ["best", FIRST, "--algorithm", "expectimax", "--iterations", "50", "--set", "depth=10",
@@ -104,12 +105,17 @@ def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, afte
         ["best", DECISION, "--time", "30"], ["eval", DECISION, "--time", "30", "--json"]])])
 def test_best_and_eval_stop_at_once_with_their_answer_so_far(tmp_path, args, sig, status,
                                                              stopped_promptly):
-    """Inside a search (ISMCTS, two processes, an expectimax world in C): the answer so far."""
+    """Inside a search (ISMCTS, two processes, an expectimax world in C): the answer so far;
+    the pool of a `--workers 2` search, ended with SIGTERM at its end, prints nothing."""
     proc = start(args, tmp_path)
-    settled(proc)
-    t0 = time.monotonic()
-    proc.send_signal(sig)
-    stdout, stderr = proc.communicate(timeout=30)
+    if sig is not None:
+        settled(proc)
+        t0 = time.monotonic()
+        proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=60)
+    if sig is None:
+        assert proc.returncode == 0 and stderr == "" and json.loads(stdout)["best"]
+        return
     stopped_promptly(time.monotonic() - t0)
     assert "Traceback" not in stderr, stderr
     if args[2] == "--algorithm" and proc.returncode == 130 and not stdout:
@@ -275,14 +281,6 @@ def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path, monkeypatch)
     assert (tmp_path / "an.html").read_bytes() == (tmp_path / "ref.html").read_bytes()
     doc = json.loads((tmp_path / "an.json").read_text())
     assert "seconds" not in doc and doc["version"] and doc["decisions"]
-
-
-def test_a_search_in_two_processes_ends_without_a_word_on_stderr(tmp_path):
-    """The pool of a `--workers 2` search, ended with SIGTERM at its end, prints nothing."""
-    proc = start(["best", DECISION, "--time", "0.3", "--workers", "2", "--json"], tmp_path)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0 and err == ""
-    assert json.loads(out)["best"]
 
 
 # ---- the stop signals reach the main thread: every helper thread blocks them -------------------

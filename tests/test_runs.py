@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -347,40 +346,34 @@ def test_syncs_are_batched(tmp_path, monkeypatch):
 
 
 # ---- a cluster that stalls says so ----------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _dask(*args):
     exe = shutil.which("dask") or os.path.join(os.path.dirname(sys.executable), "dask")
     return subprocess.Popen([exe, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
 
 
+def _address(file) -> str | None:
+    try:
+        return json.loads(file.read_text())["address"]
+    except (OSError, ValueError, KeyError):
+        return None             # not written yet, or half
+
+
 @pytest.fixture
-def scheduler():
+def scheduler(tmp_path):
     """A real `dask scheduler` on a free port: (its process, its address, start_worker())."""
     pytest.importorskip("distributed")
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    sched = _dask("scheduler", "--host", "127.0.0.1", "--port", str(port),
-                  "--dashboard-address", ":0", "--no-show")
+    file = tmp_path / "scheduler.json"
+    sched = _dask("scheduler", "--host", "127.0.0.1", "--port", "0", "--scheduler-file",
+                  str(file), "--dashboard-address", ":0", "--no-show")
     workers = []
+    wait_for(lambda: _address(file), sched)
+    address = _address(file)
 
     def start_worker():
         workers.append(_dask("worker", address, "--nthreads", "1", "--nworkers", "1",
                              "--no-nanny", "--no-dashboard"))
 
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert time.monotonic() < deadline and sched.poll() is None, "no scheduler"
-            time.sleep(0.2)
     yield sched, address, start_worker
     for proc in workers + [sched]:
         try:

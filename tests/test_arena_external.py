@@ -59,41 +59,26 @@ def one_line_error(code, out, *parts):
 
 
 # ---- the same play as in this process -------------------------------------------------------
-def test_the_engine_in_another_process_plays_as_the_one_here():
-    """`bergen engine` plays as `ismcts` here, seed for seed, in two worker processes (one:
-    test_the_same_records_with_other_settings)."""
-    args = ["--round", "--games", 4, "--seed", 2, "--json", "--quiet"]
-    code, out = bergen("arena", "ismcts:iterations=80", "ismcts:iterations=80", *args)
+@pytest.mark.parametrize("table", [
+    [], *(pytest.param(t, marks=pytest.mark.slow)
+          for t in (["--players", 3, "--round"], ["--players", 4, "--partnerships", "--round"]))])
+def test_the_engine_in_another_process_plays_as_the_one_here(tmp_path, table):
+    """`bergen engine` plays as `ismcts` here, seed for seed, in two worker processes, with
+    settings passed on (`inference=off`, `replicates=2`), at every table size: the same records
+    and figures (not `choose=visits`: a tie in visits may go either way)."""
+    spec = "iterations=60,inference=off,replicates=2"
+    args = ["--games", 2, "--seed", 11, "--workers", 2, "--json", "--quiet", *table]
+    code, out = bergen("arena", "ismcts:iterations=60", f"ismcts:{spec}", *args, "--out",
+                       tmp_path / "here.jsonl")
     here = json.loads(out)
-    code, out = bergen("arena", "ismcts:iterations=80", "ext:iterations=80", "--external", EXT,
-                       *args, "--workers", 2)
+    code, out = bergen("arena", "ismcts:iterations=60", f"ext:{spec}", "--external", EXT, *args,
+                       "--out", tmp_path / "there.jsonl")
     assert code == 0, out
     there = json.loads(out)
-    assert there["workers"] == 2 and there["searches"][1] > 0
-    assert ({k: v for k, v in figures(there).items() if k != "workers"}
-            == {k: v for k, v in figures(here).items() if k != "workers"})
-    assert there["engines"] == ["ismcts:iterations=80", "ext:iterations=80"]
+    assert there["workers"] == 2 and there["searches"][1] > 0 and figures(there) == figures(here)
+    assert there["engines"] == ["ismcts:iterations=60", f"ext:{spec}"]
     assert there["commands"] == [None, cmdline(ENGINE)] and here["commands"] == [None, None]
-
-
-@pytest.mark.parametrize("players, partnerships, single", [
-    (2, False, False),
-    pytest.param(3, False, True, marks=pytest.mark.slow),
-    pytest.param(4, True, True, marks=pytest.mark.slow)])
-def test_the_same_records_with_other_settings(players, partnerships, single):
-    """With settings passed on (`inference=off`, `replicates=2`), whole matches of every table
-    size: the records played here (not `choose=visits`: a tie in visits may go either way)."""
-    rules = Rules(players=players, partnerships=partnerships)
-    ext = parse_externals([EXT])
-    there = run_arena(rules, "ismcts:iterations=60",
-                      parse_engine_spec("ext:iterations=60,inference=off,replicates=2", ext),
-                      games=1 if not single else 2, seed=11, single_round=single,
-                      keep_logs=True)
-    here = run_arena(rules, "ismcts:iterations=60", "ismcts:iterations=60,inference=off,"
-                     "replicates=2", games=1 if not single else 2, seed=11,
-                     single_round=single, keep_logs=True)
-    assert [m.log for m in there.played] == [m.log for m in here.played]
-    assert figures(there.to_json()) == figures(here.to_json())
+    assert (tmp_path / "there.jsonl").read_bytes() == (tmp_path / "here.jsonl").read_bytes()
     assert external.engine_pids() == []       # quit at the run's end
 
 

@@ -15,7 +15,7 @@ from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import State
 from bergen_search.play.arena import (MIN_SETS_NORMAL, ArenaResult, duplicate_interval,
-    duplicate_interval_method, ratio_stderr, run_arena, seat_specs, seatings, wilson_interval)
+    duplicate_interval_method, ratio_stderr, run_arena, seatings, wilson_interval)
 from bergen_search.play.engines import parse_engine_spec
 from bergen_search.views.arena import arena_text
 
@@ -37,15 +37,6 @@ def comparable(result: ArenaResult) -> dict:
 
 
 # ---- the duplicate sets, and counting -------------------------------------------------------
-def test_seatings():
-    assert seatings(RULE_SETS["2p"]) == [(0,), (1,)]
-    assert seatings(RULE_SETS["3p"]) == [(0,), (1,), (2,)]
-    assert seatings(RULE_SETS["4p"]) == [(0,), (1,), (2,), (3,)]
-    assert seatings(RULE_SETS["4p-partners"]) == [(0, 2), (1, 3)]
-    assert seat_specs(RULE_SETS["4p-partners"], GREEDY, RANDOM, 1) == [RANDOM, GREEDY] * 2
-    assert seat_specs(RULE_SETS["3p"], GREEDY, RANDOM, 2) == [RANDOM, RANDOM, GREEDY]
-
-
 def _seat_agrees_with_greedy(log):
     """Per seat: (decisions with a choice, of which the move greedy would have made)."""
     rules = log.rules
@@ -65,12 +56,15 @@ def _seat_agrees_with_greedy(log):
     return tally
 
 
-@pytest.mark.parametrize("name", RULE_SETS)
-def test_the_sets_their_seatings_and_the_counts(name):
-    """Every seating of a set plays the same deals; A's seats make greedy's moves, B's not
-    always; the figures count the matches played."""
+@pytest.mark.parametrize("name, seats", [
+    ("2p", [(0,), (1,)]), ("3p", [(0,), (1,), (2,)]), ("4p", [(0,), (1,), (2,), (3,)]),
+    ("4p-partners", [(0, 2), (1, 3)])])
+def test_the_sets_their_seatings_and_the_counts(name, seats):
+    """A's seats in each seating; every seating of a set plays the same deals; A's seats make
+    greedy's moves, B's not always; the figures count the matches played."""
     rules = RULE_SETS[name]
     n = rules.n_sides
+    assert seatings(rules) == seats
     r = run_arena(rules, "greedy", "random", games=10, seed=5, keep_logs=True,
                   luck_adjust=False)
     assert len(r.played) == 10 * n
@@ -143,10 +137,16 @@ def test_logs_progress_json_and_table():
 
 
 def test_start_scores_and_bad_input():
+    """Matches and single rounds from the start scores (the target applies), bad input."""
     r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=5, seed=1, start_scores=(10, 12),
                   keep_logs=True, luck_adjust=False)
     assert all(g.log.start_scores == (10, 12) for g in r.played)
     assert r.points[0] == sum(g.log.scores[g.seating] - (10, 12)[g.seating] for g in r.played)
+    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=40, seed=6, keep_logs=True,
+                  single_round=True, start_scores=(13, 14), luck_adjust=False)
+    assert all(g.log.start_scores == (13, 14) for g in r.played)
+    assert any(g.log.winner is not None for g in r.played)
+    assert "single rounds from 13-14" in arena_text(r)
     for a, kw in ((GREEDY, dict(games=0)), (GREEDY, dict(workers=0)),
                   (GREEDY, dict(start_scores=(15, 0))), ("nonsense", {})):
         with pytest.raises(BergenError):
@@ -163,26 +163,20 @@ def test_wilson_known_values():
         wilson_interval(11, 10)
 
 
-def test_duplicate_interval_by_hand():
-    scores = [1.0, 0.5] * 10 + [0.0] * 5          # 25 sets, mean 0.6
-    var = (10 * 0.4 ** 2 + 10 * 0.1 ** 2 + 5 * 0.6 ** 2) / 24
-    half = 1.959963984540054 * math.sqrt(var) / 5
-    lo, hi = duplicate_interval(scores)
-    assert duplicate_interval_method(scores) == "normal"
-    assert (lo, hi) == (pytest.approx(0.6 - half), pytest.approx(0.6 + half))
-    assert (round(lo, 4), round(hi, 4)) == (0.4503, 0.7497)
-    # clipped to [0, 1]
-    assert duplicate_interval([1.0] * 24 + [0.5])[1] == 1.0
+#: The by-hand half width of 25 sets' interval: ten 1.0, ten 0.5, five 0.0 (mean 0.6).
+HALF = 1.959963984540054 * math.sqrt((10 * 0.4 ** 2 + 10 * 0.1 ** 2 + 5 * 0.6 ** 2) / 24) / 5
 
 
-def test_duplicate_interval_fallbacks():
-    same = [0.5] * 40
-    assert duplicate_interval_method(same) == "wilson"
-    assert duplicate_interval(same) == wilson_interval(20, 40)
-    few = [1.0, 0.5, 0.0, 1.0, 1.0]
-    assert len(few) < MIN_SETS_NORMAL and duplicate_interval_method(few) == "wilson"
-    assert duplicate_interval(few) == pytest.approx(wilson_interval(3.5, 5))
-    assert duplicate_interval([]) == (0.0, 1.0)
+@pytest.mark.parametrize("scores, method, interval", [
+    ([1.0, 0.5] * 10 + [0.0] * 5, "normal", (0.6 - HALF, 0.6 + HALF)),  # (0.4503, 0.7497)
+    ([1.0] * 24 + [0.5], "normal", (0.98 - 1.959963984540054 * 0.1 / 5, 1.0)),   # clipped
+    ([0.5] * 40, "wilson", wilson_interval(20, 40)),                     # every set alike
+    ([1.0, 0.5, 0.0, 1.0, 1.0], "wilson", wilson_interval(3.5, 5)),      # too few sets
+    ([], "wilson", (0.0, 1.0))])
+def test_duplicate_interval(scores, method, interval):
+    assert method == "normal" or len(set(scores)) <= 1 or len(scores) < MIN_SETS_NORMAL
+    assert duplicate_interval_method(scores) == method
+    assert duplicate_interval(scores) == pytest.approx(interval)
 
 
 def test_duplicate_interval_coverage():
@@ -236,13 +230,13 @@ def test_random_against_random(name):
 
 
 # ---- reproducibility --------------------------------------------------------------------------
-@pytest.mark.parametrize("games, luck, single_round", [
-    pytest.param(18, False, False, id="fast"), pytest.param(4, True, False, id="fast-luck"),
-    pytest.param(12, True, True, id="fast-round-luck"),
-    pytest.param(90, True, False, id="full", marks=pytest.mark.slow)])
-@pytest.mark.parametrize("name", ["2p", "3p", "4p-partners"])
+@pytest.mark.parametrize("name, games, luck, single_round", [
+    ("2p", 18, False, False), ("3p", 4, True, False), ("4p-partners", 12, True, True),
+    *(pytest.param(n, 90, True, False, marks=pytest.mark.slow)
+      for n in ("2p", "3p", "4p-partners"))])
 def test_workers_give_the_same_result(name, games, luck, single_round):
-    """Workers or not, the same sets, logs, progress and figures, the luck's too."""
+    """Workers or not, the same sets, logs, progress and figures, the luck's too (each table
+    size in one mode: the tasks are sets whatever the table)."""
     rules = RULE_SETS[name]
     calls = []
     one = run_arena(rules, GREEDY, RANDOM, games=games, seed=8, keep_logs=True,
@@ -332,12 +326,3 @@ def test_single_round_wins_and_ties():
     whole = arena_text(run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=2, seed=5,
                                  luck_adjust=False))
     assert "ties" not in whole and "losses" not in whole       # a match never ties
-
-
-def test_single_rounds_from_given_scores():
-    """Rounds dealt from the start scores: the target applies."""
-    r = run_arena(RULE_SETS["2p"], GREEDY, RANDOM, games=40, seed=6, keep_logs=True,
-                  single_round=True, start_scores=(13, 14), luck_adjust=False)
-    assert all(g.log.start_scores == (13, 14) for g in r.played)
-    assert any(g.log.winner is not None for g in r.played)
-    assert "single rounds from 13-14" in arena_text(r)

@@ -46,6 +46,7 @@ def test_arena_on_the_cluster_equals_one_worker(cluster, tmp_path):
 
 
 def test_selfplay_on_the_cluster_equals_one_worker(cluster, tmp_path):
+    """(And on two local workers: test_runs.py's stalled cluster, resumed on them.)"""
     address = cluster.scheduler_address
     for engines in ("greedy,random", "ismcts:iterations=40"):
         games = "10" if "greedy" in engines else "2"
@@ -54,9 +55,6 @@ def test_selfplay_on_the_cluster_equals_one_worker(cluster, tmp_path):
                    "--cluster", address, "--out", str(tmp_path / "m.jsonl"), "--force")
         assert one.exit_code == 0 and many.exit_code == 0, many.output
         assert (tmp_path / "m.jsonl").read_text() == one.stdout
-        local = run("selfplay", "--games", games, "--seed", "8", "--engine", engines,
-                    "--workers", "2")
-        assert local.stdout == one.stdout
 
 
 @pytest.mark.slow
@@ -181,50 +179,42 @@ ARENA = ["arena", "ismcts:iterations=1500", "classic:iterations=1500", "--games"
 
 
 @pytest.mark.slow
-def test_ctrl_c_on_the_cluster_then_resume_on_it(cluster, tmp_path, stopped_promptly):
-    """SIGINT to the real command on the cluster: exit 130 at once, the journal kept; --resume
-    on the cluster writes the file one worker writes."""
+@pytest.mark.parametrize("how", ["ctrl-c", "lost"])
+def test_a_run_stopped_on_the_cluster_or_losing_it_resumes(cluster, tmp_path, how,
+                                                           stopped_promptly):
+    """SIGINT to the real command on the cluster: exit 130 at once, the journal kept, --resume
+    on the cluster; or the scheduler dies mid-run: one line saying where the finished sets are,
+    --resume on local workers. Either writes the file one worker writes."""
     import signal
-    address = cluster.scheduler_address
-    ref = tmp_path / "ref.jsonl"
-    assert run(*ARENA, "--out", str(ref)).exit_code == 0
-    out = tmp_path / "c.jsonl"
-    proc = start(ARENA + ["--cluster", address, "--out", out], tmp_path)
-    wait_for(lambda: entries(f"{out}.journal") >= 2, proc, timeout=120)
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
-    stopped_promptly(time.monotonic() - t0)
-    assert proc.returncode == 130, err
-    assert "interrupted after" in err and "--resume" in err and not out.exists()
-    assert entries(f"{out}.journal") >= 2
-    again = run(*ARENA, "--cluster", address, "--out", str(out), "--resume")
-    assert again.exit_code == 0, again.output
-    assert out.read_bytes() == ref.read_bytes()
 
-
-@pytest.mark.slow
-def test_a_lost_scheduler_keeps_the_work_and_resume_finishes_it(tmp_path):
-    """The scheduler dies mid-run: one line saying where the finished sets are; --resume with
-    local workers finishes the same file."""
     from distributed import LocalCluster
     ref = tmp_path / "ref.jsonl"
     assert run(*ARENA, "--out", str(ref)).exit_code == 0
-    out = tmp_path / "lost.jsonl"
+    out = tmp_path / "c.jsonl"
+    lost = how == "lost" and LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                          dashboard_address=None, silence_logs=50)
+    address = (lost or cluster).scheduler_address
     env = dict(os.environ, DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT="2s")
-    lost = LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                        dashboard_address=None, silence_logs=50)
-    proc = start(ARENA + ["--cluster", lost.scheduler_address, "--out", out], tmp_path, env=env)
+    proc = start(ARENA + ["--cluster", address, "--out", out], tmp_path, env=env)
     try:
         wait_for(lambda: entries(f"{out}.journal") >= 2, proc, timeout=120)
     finally:
-        lost.close()
+        if lost:
+            lost.close()
+    t0 = time.monotonic()
+    if not lost:
+        proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 2, err
+    if not lost:
+        stopped_promptly(time.monotonic() - t0)
+    assert proc.returncode == (2 if lost else 130), err
     last = err.strip().splitlines()[-1]
-    assert last.startswith("bergen: --cluster: lost the Dask scheduler")
+    assert last.startswith("bergen: --cluster: lost the Dask scheduler" if lost
+                           else "bergen: interrupted after"), err
     assert "kept in" in last and "--resume" in last and "Traceback" not in err
-    again = run(*ARENA, "--workers", "2", "--out", str(out), "--resume")
+    assert entries(f"{out}.journal") >= 2 and not out.exists()
+    again = run(*ARENA, *(["--workers", "2"] if lost else ["--cluster", address]), "--out",
+                str(out), "--resume")
     assert again.exit_code == 0, again.output
     assert out.read_bytes() == ref.read_bytes()
 

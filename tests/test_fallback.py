@@ -13,6 +13,7 @@ from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
+import support
 from support import COMPILED, require_compiled
 
 from bergen_search.analysis.review import DECISION_ITERATIONS
@@ -56,10 +57,8 @@ MODES = ("pure", "hidden")
 
 
 def test_the_compiled_modules_the_tests_require_are_the_pyx_files():
-    """conftest.py requires, and HIDE hides, one compiled module per .pyx file, all built."""
-    src = ROOT / "src_cython" / "bergen_search"
-    pyx = sorted(".".join(p.relative_to(src).with_suffix("").parts) for p in src.rglob("*.pyx"))
-    assert list(COMPILED) == pyx
+    """conftest.py requires, and HIDE hides, one compiled module per .pyx file (support.COMPILED,
+    read from them), all built."""
     assert {"game._core", "search.endgame._endgame", "play._luck"} <= set(COMPILED)
     if os.environ.get("BERGEN_ALLOW_NO_CORE") == "1":
         return
@@ -80,13 +79,6 @@ def command(mode):
     head = [sys.executable, "-c", HIDDEN] if mode == "hidden" else [sys.executable, "-m",
                                                                     "bergen_search"]
     return head, env
-
-
-def bergen(mode, *args, stdin=None):
-    """`bergen args` in a subprocess, in a mode of `command`."""
-    head, env = command(mode)
-    return subprocess.run(head + list(args), input=stdin, capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=600)
 
 
 def backend_line(stderr, mode):
@@ -121,6 +113,21 @@ COMMANDS = {
 }
 
 
+def run_table(mode, table) -> list:
+    """(status, stdout, stderr) of each (arguments, input) of `table`: the core's in this
+    process, another mode's in one process of its own."""
+    if mode == "core":
+        return [(r.exit_code, r.stdout, r.stderr) for r in (support.bergen(*a, input=i)
+                                                             for a, i in table)]
+    env = {k: v for k, v in os.environ.items() if k != "BERGEN_PURE_PYTHON"}
+    env.update({"BERGEN_PURE_PYTHON": "1"} if mode == "pure" else {})
+    proc = subprocess.run([sys.executable, "-c", TABLE, json.dumps(table),
+                           "hide" if mode == "hidden" else "no"], capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
     """ran(mode, name): (status, stdout, stderr) of COMMANDS[name], a mode's in one process."""
@@ -132,13 +139,7 @@ def ran(tmp_path_factory):
         if mode not in out:
             names = [n for n, (_, _, modes) in COMMANDS.items() if mode in modes]
             table = [([a.format(tmp=tmp) for a in COMMANDS[n][0]], COMMANDS[n][1]) for n in names]
-            env = {k: v for k, v in os.environ.items() if k != "BERGEN_PURE_PYTHON"}
-            env.update({"BERGEN_PURE_PYTHON": "1"} if mode == "pure" else {})
-            proc = subprocess.run([sys.executable, "-c", TABLE, json.dumps(table),
-                                   "hide" if mode == "hidden" else "no"], capture_output=True,
-                                  text=True, env=env, cwd=ROOT, timeout=600)
-            assert proc.returncode == 0, proc.stderr
-            out[mode] = dict(zip(names, json.loads(proc.stdout)))
+            out[mode] = dict(zip(names, run_table(mode, table)))
         return out[mode][name]
     get.tmp = tmp
     return get
@@ -215,30 +216,45 @@ def test_expectimax_needs_the_core(mode, ran):
     assert "Traceback" not in stderr
 
 
+#: The slow run's commands, each mode's in one process: `best` at its default budget, and
+#: analyze, arena and selfplay with a search engine (all but `best` compared with the core).
+SLOW = {"best": ["best", DECISION],
+        "analyze": ["analyze", PARTIAL, "--iterations", "60", "--set", "replicates=2", "--quiet",
+                    "--json"],
+        "arena": ["arena", "classic:iterations=25", "greedy", "--games", "2", "--round",
+                  "--no-luck-adjust", "--seed", "4", "--json"],
+        "selfplay": ["selfplay", "--games", "1", "--seed", "5", "--engine",
+                     "ismcts:iterations=40,replicates=2,greedy"]}
+
+
 @pytest.mark.slow
-def test_best_at_its_default_budget_with_the_core_removed():
-    """`bergen best examples/decision.json`, the core hidden: at the fallback's budget, said."""
-    proc = bergen("hidden", "best", DECISION)
-    assert proc.returncode == 0, proc.stderr
-    line = backend_line(proc.stderr, "hidden")
-    assert f"default budgets are 1/{backend.FALLBACK_DIVISOR} of the core's" in line
+@pytest.mark.parametrize("mode", MODES)
+def test_best_at_its_default_budget_and_the_runs_give_the_core_answer(require_compiled, mode):
+    """best at the fallback's budget, said; the same analysis, arena figures and selfplay
+    records as the core, byte for byte."""
+    table = [(args, None) for args in SLOW.values()]
+    there = dict(zip(SLOW, run_table(mode, table)))
+    here = dict(zip(SLOW, [None] + run_table("core", table[1:])))
+    for code, _, stderr in there.values():
+        assert code == 0, stderr
+        backend_line(stderr, mode)
+    _, stdout, stderr = there["best"]
+    assert f"default budgets are 1/{backend.FALLBACK_DIVISOR} of the core's" in backend_line(
+        stderr, mode)
     budget = algorithms()["ismcts"].default_budget // backend.FALLBACK_DIVISOR
-    header = [x for x in proc.stdout.splitlines() if x.startswith("ismcts, ")]
+    header = [x for x in stdout.splitlines() if x.startswith("ismcts, ")]
     assert header and f"{budget} iterations" in header[0] and header[0].endswith(
-        "seed 0, pure Python; ± from 8 independent trees"), proc.stdout
-    assert proc.stdout.splitlines()[0].startswith("best: ")
-
-
-@pytest.mark.slow
-def test_analyze(require_compiled):
-    args = ("analyze", PARTIAL, "--iterations", "60", "--set", "replicates=2", "--quiet",
-            "--json")
-    core, pure = bergen("core", *args), bergen("hidden", *args)
-    assert core.returncode == pure.returncode == 0, pure.stderr
-    backend_line(pure.stderr, "hidden")
-    a, b = json.loads(core.stdout), json.loads(pure.stdout)
+        "seed 0, pure Python; ± from 8 independent trees"), stdout
+    assert stdout.splitlines()[0].startswith("best: ")
+    a, b = json.loads(here["analyze"][1]), json.loads(there["analyze"][1])
     assert (a["settings"].pop("backend"), b["settings"].pop("backend")) == ("core", "reference")
     assert without_timing(a) == without_timing(b)
+    a, b = json.loads(here["arena"][1]), json.loads(there["arena"][1])
+    assert (a["backend"], b["backend"]) == ("core", "reference")
+    drop = ("seconds", "backend", "seconds_per_search", "searches")
+    assert {k: v for k, v in a.items() if k not in drop} == \
+        {k: v for k, v in b.items() if k not in drop}
+    assert here["selfplay"][1] == there["selfplay"][1] and here["selfplay"][1].strip()
 
 
 def test_analyze_default_budget_is_the_fallback_one(monkeypatch):
@@ -256,27 +272,6 @@ def test_analyze_default_budget_is_the_fallback_one(monkeypatch):
                               max_rechecks=0)
     assert result.settings["iterations"] == DECISION_ITERATIONS // backend.FALLBACK_DIVISOR
     assert result.settings["backend"] == "reference" and len(result.decisions) == 1
-
-
-@pytest.mark.slow
-def test_arena_and_selfplay_with_a_search_engine(require_compiled, mode="pure"):
-    """The same arena figures and the same selfplay records as the core, byte for byte."""
-    arena = ("arena", "classic:iterations=25", "greedy", "--games", "2", "--round",
-             "--no-luck-adjust", "--seed", "4", "--json")
-    core, pure = bergen("core", *arena), bergen(mode, *arena)
-    assert core.returncode == pure.returncode == 0, pure.stderr
-    backend_line(pure.stderr, mode)
-    a, b = json.loads(core.stdout), json.loads(pure.stdout)
-    assert (a["backend"], b["backend"]) == ("core", "reference")
-    drop = ("seconds", "backend", "seconds_per_search", "searches")
-    assert {k: v for k, v in a.items() if k not in drop} == \
-        {k: v for k, v in b.items() if k not in drop}
-    selfplay = ("selfplay", "--games", "1", "--seed", "5", "--engine",
-                "ismcts:iterations=40,replicates=2,greedy")
-    core, pure = bergen("core", *selfplay), bergen(mode, *selfplay)
-    assert core.returncode == pure.returncode == 0, pure.stderr
-    backend_line(pure.stderr, mode)
-    assert core.stdout == pure.stdout and core.stdout.strip()
 
 
 @pytest.mark.slow

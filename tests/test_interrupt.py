@@ -20,7 +20,7 @@ DECISION = os.path.join(ROOT, "examples", "decision.json")
 MATCH = os.path.join(ROOT, "examples", "match.json")
 #: The first decision after the lead: expectimax at depth 10 spends seconds in one world.
 FIRST = "bergen1/2/0,0/0/0-1,0-2,1-3,2-4,3-5,4-6/1-1/6,5/16"
-ARENA = ["arena", "ismcts:iterations=1500", "classic:iterations=1500", "--games", "40",
+ARENA = ["arena", "ismcts:iterations=300", "classic:iterations=300", "--games", "40",
          "--seed", "3"]
 SELFPLAY = ["selfplay", "--games", "8", "--seed", "5", "--engine", "ismcts:iterations=1000"]
 
@@ -97,19 +97,25 @@ def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, afte
 @pytest.mark.parametrize("args, sig, status", [
     (["best", DECISION, "--time", "30", "--json"], signal.SIGINT, 130),
     (["best", DECISION, "--time", "30", "--workers", "2", "--json"], signal.SIGTERM, 143),
-    pytest.param(["best", DECISION, "--time", "30", "--workers", "2", "--json"],
-                 signal.SIGINT, 130, marks=SLOW),
-    pytest.param(["best", FIRST, "--algorithm", "expectimax", "--iterations", "50", "--set",
-                  "depth=10", "--json"], signal.SIGINT, 130, marks=SLOW),
-])
-def test_best_stops_at_once_with_its_answer_so_far(tmp_path, args, sig, status,
-                                                   stopped_promptly):
-    """Inside a search (ISMCTS, two processes, an expectimax world in C): the answer so far."""
+    (["best", DECISION, "--time", "0.3", "--workers", "2", "--json"], None, 0),   # its end
+    *(pytest.param(args, signal.SIGINT, 130, marks=SLOW) for args in [
+        ["best", DECISION, "--time", "30", "--workers", "2", "--json"],
+        ["best", FIRST, "--algorithm", "expectimax", "--iterations", "50", "--set", "depth=10",
+         "--json"],
+        ["best", DECISION, "--time", "30"], ["eval", DECISION, "--time", "30", "--json"]])])
+def test_best_and_eval_stop_at_once_with_their_answer_so_far(tmp_path, args, sig, status,
+                                                             stopped_promptly):
+    """Inside a search (ISMCTS, two processes, an expectimax world in C): the answer so far;
+    the pool of a `--workers 2` search, ended with SIGTERM at its end, prints nothing."""
     proc = start(args, tmp_path)
-    settled(proc)
-    t0 = time.monotonic()
-    proc.send_signal(sig)
-    stdout, stderr = proc.communicate(timeout=30)
+    if sig is not None:
+        settled(proc)
+        t0 = time.monotonic()
+        proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=60)
+    if sig is None:
+        assert proc.returncode == 0 and stderr == "" and json.loads(stdout)["best"]
+        return
     stopped_promptly(time.monotonic() - t0)
     assert "Traceback" not in stderr, stderr
     if args[2] == "--algorithm" and proc.returncode == 130 and not stdout:
@@ -117,9 +123,16 @@ def test_best_stops_at_once_with_its_answer_so_far(tmp_path, args, sig, status,
         assert "interrupted before the search finished a single world" in stderr
         return
     assert proc.returncode == status, stderr
+    if "--json" not in args:
+        assert stdout.startswith("best: ") and "; interrupted)" in stdout.splitlines()[0]
+        assert "bergen: interrupted (Ctrl-C) after" in stderr
+        return
     doc = json.loads(stdout)
-    assert doc["interrupted"] is True and doc["iterations"] > 0
-    assert doc["best"] == doc["moves"][0]["move"]
+    assert doc["interrupted"] is True and doc["best"]
+    if args[0] == "eval":
+        assert all(s["p_win_match"] is None for s in doc["sides"])   # not searched: n/a
+    else:
+        assert doc["iterations"] > 0 and doc["best"] == doc["moves"][0]["move"]
 
 
 def test_best_and_eval_say_on_standard_error_that_they_were_interrupted(monkeypatch):
@@ -148,50 +161,30 @@ def test_best_and_eval_say_on_standard_error_that_they_were_interrupted(monkeypa
 
 
 @SLOW
-def test_best_text_and_eval_stop_at_once(tmp_path, stopped_promptly):
-    proc = start(["best", DECISION, "--time", "30"], tmp_path)
-    settled(proc)           # inside its search, however loaded the machine
-    status, stdout, stderr, _ = interrupt(proc)
-    assert status == 130
-    assert stdout.startswith("best: ") and "; interrupted)" in stdout.splitlines()[0]
-    assert "bergen: interrupted (Ctrl-C) after" in stderr
-    proc = start(["eval", DECISION, "--time", "30", "--json"], tmp_path)
-    settled(proc)           # inside its search, however loaded the machine
+@pytest.mark.parametrize("args", [
+    ["selfplay", "--games", "200", "--seed", "5", "--engine", "ismcts:iterations=1500"],
+    ["analyze", MATCH, "--iterations", "20000", "--quiet", "--out", "an.json"],
+    ["engine"], ["bench"]])
+def test_selfplay_analyze_engine_and_bench_stop_at_once(tmp_path, args, stopped_promptly):
+    """130; selfplay to standard output prints the finished matches; analyze keeps the finished
+    decisions in its journal and says so."""
+    journal = tmp_path / "an.json.journal"
+    proc = start(args, tmp_path, stdin=subprocess.PIPE)
+    if args[0] == "analyze":
+        wait_for(lambda: entries(journal) >= 3, proc)
+    else:
+        time.sleep(3.0 if args[0] == "selfplay" else 1.5)
     status, stdout, stderr, seconds = interrupt(proc)
     assert status == 130, stderr
     stopped_promptly(seconds)
-    doc = json.loads(stdout)
-    assert doc["interrupted"] is True and doc["best"]
-    assert all(s["p_win_match"] is None for s in doc["sides"])   # not searched: n/a
-
-
-@SLOW
-def test_selfplay_to_standard_output_prints_the_finished_matches(tmp_path, stopped_promptly):
-    proc = start(["selfplay", "--games", "200", "--seed", "5", "--engine",
-                  "ismcts:iterations=1500"], tmp_path)
-    time.sleep(3.0)
-    status, stdout, stderr, seconds = interrupt(proc)
-    assert status == 130
-    stopped_promptly(seconds)
-    lines = stdout.splitlines()
-    assert f"(the first {len(lines)} printed)" in stderr or not lines
-    for line in lines:
-        assert json.loads(line)["format"] == "bergen-record/1"
-
-
-@SLOW
-def test_analyze_stops_at_once_and_keeps_the_finished_decisions(tmp_path, stopped_promptly):
-    out = tmp_path / "an.json"
-    proc = start(["analyze", MATCH, "--iterations", "20000", "--quiet", "--out", str(out)],
-                 tmp_path)
-    journal = str(out) + ".journal"
-    wait_for(lambda: entries(journal) >= 3, proc)
-    status, stdout, stderr, seconds = interrupt(proc)
-    assert status == 130, stderr
-    stopped_promptly(seconds)
-    assert "interrupted after" in stderr and "decisions" in stderr
-    assert "interrupted after" in stdout and "decisions: the listing and the totals" in stdout
-    assert entries(journal) >= 3 and not out.exists()
+    if args[0] == "selfplay":
+        lines = stdout.splitlines()
+        assert f"(the first {len(lines)} printed)" in stderr or not lines
+        assert all(json.loads(line)["format"] == "bergen-record/1" for line in lines)
+    elif args[0] == "analyze":
+        assert "interrupted after" in stderr and "decisions" in stderr
+        assert "interrupted after" in stdout and "decisions: the listing and the totals" in stdout
+        assert entries(journal) >= 3 and not (tmp_path / "an.json").exists()
 
 
 @pytest.mark.parametrize("during", ["prompt", pytest.param("search", marks=SLOW)])
@@ -214,16 +207,6 @@ def test_play_saves_the_game_and_exits_130(tmp_path, during, stopped_promptly):
     assert "interrupted" not in stdout
     saved = json.loads((tmp_path / "g.json").read_text())
     assert saved["format"] == "bergen-record/1"
-
-
-@SLOW
-def test_engine_and_bench_exit_130(tmp_path, stopped_promptly):
-    for args in (["engine"], ["bench"]):
-        proc = start(args, tmp_path, stdin=subprocess.PIPE)
-        time.sleep(1.5)
-        status, _, _, seconds = interrupt(proc)
-        assert status == 130, args
-        stopped_promptly(seconds)
 
 
 def _loaded(proc, name) -> bool:
@@ -298,14 +281,6 @@ def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path, monkeypatch)
     assert (tmp_path / "an.html").read_bytes() == (tmp_path / "ref.html").read_bytes()
     doc = json.loads((tmp_path / "an.json").read_text())
     assert "seconds" not in doc and doc["version"] and doc["decisions"]
-
-
-def test_a_search_in_two_processes_ends_without_a_word_on_stderr(tmp_path):
-    """The pool of a `--workers 2` search, ended with SIGTERM at its end, prints nothing."""
-    proc = start(["best", DECISION, "--time", "0.3", "--workers", "2", "--json"], tmp_path)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0 and err == ""
-    assert json.loads(out)["best"]
 
 
 # ---- the stop signals reach the main thread: every helper thread blocks them -------------------

@@ -1,9 +1,8 @@
 """cli/longrun.py: the journal of `selfplay`, `arena` and `analyze`, and their endings (done,
 Ctrl-C, a lost scheduler) as the same messages and statuses; the manager alone, then the
-three commands side by side (Ctrl-C to the commands: test_interrupt.py)."""
+commands side by side (Ctrl-C to the commands: test_interrupt.py)."""
 import os
 
-import click
 import pytest
 from click.testing import CliRunner
 
@@ -24,17 +23,10 @@ def test_a_finished_run_deletes_its_journal(tmp_path):
     assert not os.path.exists(journal_path(out))
 
 
-def test_without_an_output_there_is_no_journal_and_no_resume():
+def test_without_an_output_there_is_no_journal():
+    """(And no --resume: test_messages.py's rows, word for word for each command.)"""
     with LongRun(None, "selfplay", 0, False, total=3, unit="matches") as run:
         assert run.start({}) is None and run.hooks == {} and run.resumed == 0
-    with pytest.raises(click.UsageError) as caught:
-        with LongRun(None, "arena", 0, True, total=3, unit="sets") as run:
-            run.start({})
-    assert caught.value.message == "--resume needs --out: the journal lives beside the output file"
-    with pytest.raises(click.UsageError, match="^--resume needs --out or --html: the journal"):
-        with LongRun(None, "analyze", 0, True, total=3, unit="decisions",
-                     option="--out or --html") as run:
-            run.start({})
 
 
 def test_ctrl_c_is_kept_with_how_far_the_journal_got(tmp_path, capsys):
@@ -99,18 +91,6 @@ def test_other_errors_go_through(tmp_path):
             run.start({})
             raise ValueError("no")
     assert run.interrupted is None
-
-
-@pytest.mark.parametrize("command, option", [
-    (["selfplay"], "--out"),
-    (["arena", "random", "random", "--games", "1"], "--out"),
-    (["analyze", "examples/match.json"], "--out or --html"),
-])
-def test_the_three_commands_refuse_resume_alike(command, option):
-    res = CliRunner().invoke(main, command + ["--resume"], prog_name="bergen")
-    assert res.exit_code == 2
-    assert res.output == (f"bergen {command[0]}: --resume needs {option}: the journal lives "
-                          f"beside the output file (see 'bergen {command[0]} --help')\n")
 
 
 @pytest.mark.parametrize("command", [

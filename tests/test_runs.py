@@ -510,6 +510,36 @@ def test_children_forked_under_deferred_ctrl_c_unblock_the_stop_signals(init):
         child.join(5)
 
 
+TORN = """
+import os, struct, sys, threading, time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from bergen_search.runs import parallel
+
+def torn():
+    # half of a result: a length of 1,000 bytes, then 3 of them; then the kill comes
+    os.write(EX._result_queue._writer.fileno(), struct.pack("!i", 1000) + b"abc")
+    time.sleep(60)
+
+EX = ProcessPoolExecutor(1, mp_context=get_context("fork"))
+EX.submit(torn)
+time.sleep(1)
+manager = EX._executor_manager_thread
+parallel._kill_workers(EX)
+print("manager ended" if not manager.is_alive() else "manager waits", flush=True)
+"""
+
+
+def test_a_worker_killed_inside_a_result_leaves_no_pool_waiting():
+    """A worker killed while it writes its result leaves half a message in the pool's pipe: the
+    pool's manager thread must see the end of it, not wait for the rest (and the interpreter's
+    exit with it, forever: arena and selfplay with --workers hung after a Ctrl-C)."""
+    run = subprocess.run([sys.executable, "-c", TORN], capture_output=True, text=True,
+                         timeout=20)
+    assert run.stdout == "manager ended\n", run.stdout + run.stderr
+    assert run.returncode == 0, run.stderr
+
+
 @pytest.mark.parametrize("command, options", [
     (["selfplay", "--games", "2", "--engine", "greedy,random"], ["--out"]),
     (["arena", "greedy", "random", "--games", "2", "--seed", "1", "--quiet"], ["--out"]),

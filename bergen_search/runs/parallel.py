@@ -241,6 +241,11 @@ def _kill_workers(ex: ProcessPoolExecutor) -> None:
         with suppress(OSError, AttributeError):
             os.kill(proc.pid, signal.SIGKILL)
     manager = getattr(ex, "_executor_manager_thread", None)
+    # A worker killed while it wrote a result leaves half a message in the results' pipe; with
+    # the pool's own end for writing closed too, the manager thread reads the end of the pipe
+    # there instead of waiting for the rest (and the interpreter's exit with it) forever.
+    with suppress(OSError, AttributeError):
+        ex._result_queue._writer.close()            # type: ignore[attr-defined]
     ex.shutdown(wait=False, cancel_futures=True)
     # The pool's manager thread sees its workers die before the exit hook wakes it (else it
     # may print "Exception ignored ... Bad file descriptor").

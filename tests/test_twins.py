@@ -7,16 +7,15 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from support import sizes
+from support import plies, sizes
 
 from bergen_search.cli import main
 from bergen_search.formats.record_io import write_record
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
-from bergen_search.game.state import DRAW, State
+from bergen_search.game.state import DRAW
 from bergen_search.game.state import mirror_twins as state_mirror_twins
 from bergen_search.game.tiles import tile_index
-from bergen_search.information.infoset import Observer
 from bergen_search.play.engines import parse_engine_list
 from bergen_search.play.seats import play_engines
 from bergen_search.search.api import Limits, mirror_twins, search
@@ -42,39 +41,31 @@ def test_mirror_twins_known_answers():
     assert state_mirror_twins(-1, -1, False, False, moves) == {}
 
 
-def twin_decisions(players, partnerships=False, games=40, seed=5):
-    """(State, Observer's information set) at decisions with a twin pair, from greedy and
-    random self-play."""
+@pytest.fixture(scope="module")
+def decisions():
+    """(State, Observer's information set) at decisions with a twin pair, from 12 games of
+    greedy and random self-play for 2, 3, 4 players and partners."""
+    return [d for p, part in ((2, False), (3, False), (4, False), (4, True))
+            for d in twin_decisions(p, part, 12, p + 10 * part)]
+
+
+def twin_decisions(players, partnerships, games, seed):
     rules = Rules(players=players, partnerships=partnerships)
-    out = []
-    for g in range(games):
-        engines = "greedy" if g % 2 else "random"
-        log = play_engines(rules, parse_engine_list(engines, players), derive_seed(seed, g))
-        scores = log.start_scores
-        for rnd in log.rounds:
-            state = State.deal(rules, rnd.hands, rnd.reserve, scores)
-            obs = {s: Observer(rules, {s}, state) for s in range(players)}
-            for w, a, tile in rnd.events:
-                if state.led and state.to_move >= 0:
-                    moves = state.legal_moves()
-                    if state_mirror_twins(state.left, state.right, state.left_double,
-                                          state.right_double, moves):
-                        out.append((state, obs[state.to_move].infoset(state.to_move)))
-                after = state.apply(a, w, tile if a == DRAW else None)
-                for o in obs.values():
-                    o.step(w, a, after)
-                state = after
-            scores = rnd.scores
-    return out
+    logs = (play_engines(rules, parse_engine_list("greedy" if g % 2 else "random", players),
+                         derive_seed(seed, g)) for g in range(games))
+    return [(state, obs[state.to_move].infoset(state.to_move))
+            for log in logs for _, _, state, obs in plies(log, observe=True)
+            if state.led and twins_of(state)]
 
 
-def test_twin_positions_are_mirror_images():
-    found = twin_decisions(2, games=10)
-    assert len(found) >= 10
-    for state, _ in found:
-        twins = state_mirror_twins(state.left, state.right, state.left_double,
-                                   state.right_double, state.legal_moves())
-        for right, left in twins.items():
+def twins_of(state) -> dict:
+    return state_mirror_twins(state.left, state.right, state.left_double, state.right_double,
+                              state.legal_moves())
+
+
+def test_twin_positions_are_mirror_images(decisions):
+    for state, _ in decisions:
+        for right, left in twins_of(state).items():
             a, b = state.apply(left), state.apply(right)
             # What the rest of the round depends on: the ends (mirrored), the hands, the
             # reserve, the scores, the seat to move; the line's tiles are the same set.
@@ -85,7 +76,7 @@ def test_twin_positions_are_mirror_images():
 
 
 @pytest.mark.parametrize("algorithm", ["ismcts", "expectimax"])
-def test_best_lists_every_pair_once(algorithm):
+def test_best_lists_every_pair_once(algorithm, one_search):
     # (a budget of its own for ISMCTS too: the table's rows do not depend on it)
     extra = ["--iterations", "50" if algorithm == "expectimax" else "2000"]
     res = CliRunner().invoke(main, ["best", "examples/decision.json", "--algorithm", algorithm,
@@ -105,14 +96,6 @@ def test_best_lists_every_pair_once(algorithm):
             assert m["move"].endswith(":R") and m["twin"] == m["move"][:-1] + "L"
             assert (m["value"], m["stderr"], m["visits"]) == (other["value"], other["stderr"],
                                                               other["visits"])
-
-
-@pytest.fixture(scope="module")
-def decisions():
-    found = []
-    for players, part in ((2, False), (3, False), (4, False), (4, True)):
-        found += twin_decisions(players, part, games=12, seed=players + 10 * part)
-    return found
 
 
 @pytest.mark.parametrize("stride", sizes(6, 1))
@@ -156,14 +139,11 @@ def test_analyze_never_labels_the_twin_of_the_best(require_compiled, cases):
     twin_cases = 0
     for g in range(40):
         log = play_engines(Rules(), parse_engine_list("greedy", 2), derive_seed(77, g))
-        rec = write_record(log)
-        rnd = log.rounds[0]
-        state = State.deal(log.rules, rnd.hands, rnd.reserve, log.start_scores)
-        for k, (w, a, tile) in enumerate(rnd.events):
-            if state.led and a < DRAW and state_mirror_twins(
-                    state.left, state.right, state.left_double, state.right_double,
-                    state.legal_moves()).keys() & {a, a ^ 1}:
-                for r in (_mirrored_from(rec, 0, len(rnd.events)), _mirrored_from(rec, 0, k)):
+        rec, events = write_record(log), log.rounds[0].events
+        for _, k, state, _ in plies(log, rounds=1):
+            w, a, _ = events[k]
+            if state.led and a < DRAW and twins_of(state).keys() & {a, a ^ 1}:
+                for r in (_mirrored_from(rec, 0, len(events)), _mirrored_from(rec, 0, k)):
                     r["rounds"][0]["events"] = r["rounds"][0]["events"][:k + 4]
                     res = analyze(r, seats={w}, limits=Limits(iterations=400), seed=3)
                     d = next(d for d in res.decisions if d.event == k)
@@ -171,7 +151,6 @@ def test_analyze_never_labels_the_twin_of_the_best(require_compiled, cases):
                         assert d.loss == 0 and d.label is None, d
                         twin_cases += d.best != d.played
                 break
-            state = state.apply(a, w, tile if a == DRAW else None)
         if twin_cases >= cases:
             break
     assert twin_cases >= cases

@@ -1,12 +1,12 @@
 """Information sets (information/infoset.py) read only what their seat could see, and keep the
-proofs RULES.md states ("The lead", "Decisions and chance"): complete and nulled records, and
-histories the seat cannot tell apart, give the same set; a record as one seat saw it replays
-whenever the complete one does; hand-made positions show what a lead, pass and draw prove."""
+proofs RULES.md states ("The lead", "Decisions and chance"): complete and nulled records give
+the same set (other histories the seat cannot tell apart: test_hidden.py); a record as one seat
+saw it replays whenever the complete one does; hand-made positions show what a lead, pass and
+draw prove."""
 from __future__ import annotations
 
 import pytest
-from support import (BRUTE_BUDGET, EXHAUSTIVE, RANDOM, Budget, brute_histories, cuts, plies,
-    seen_record, sizes)
+from support import RANDOM, plies, seen_record, sizes
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load_game
@@ -17,8 +17,7 @@ from bergen_search.game.match import play_match
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW, PASS
-from bergen_search.game.tiles import (ALL_TILES, TILES_WITH, format_mask, iter_mask,
-    parse_tile, tile_str)
+from bergen_search.game.tiles import TILES_WITH, parse_tile, tile_str
 from bergen_search.information.inference import TileModel, tile_factors
 from bergen_search.information.infoset import RESERVE, Observer, from_state_and_events
 
@@ -95,71 +94,7 @@ def test_nulled_record_gives_the_same_infoset(name, games):
     assert checked >= 10 * games // 3, checked
 
 
-# ---- 2. histories the seat cannot tell apart give the same information set --------------------
-def record_of_history(rules, scores, dealt, events, hidden_draws):
-    """A complete one-round record from dealt hands, the events and the hidden seats' drawn
-    tiles (by event index); the reserve is the drawn tiles in order, then the rest."""
-    drawn = []
-    out_events = []
-    led = False
-    for i, (w, a, t) in enumerate(events):
-        if a == DRAW:
-            tile = hidden_draws.get(i, t)
-            drawn.append(tile)
-            out_events.append({"seat": w, "draw": tile_str(tile)})
-        elif a == PASS:
-            out_events.append({"seat": w, "pass": True})
-        else:
-            text = tile_str(a >> 1) + ("" if not led else ":" + "LR"[a & 1])
-            out_events.append({"seat": w, "play": text})
-            led = True
-    used = sum(1 << t for t in drawn)
-    for h in dealt:
-        used |= h
-    reserve = drawn + list(iter_mask(ALL_TILES & ~used))
-    return {"format": "bergen-record/1", "rules": rules.to_dict(), "start_scores": list(scores),
-            "rounds": [{"hands": [format_mask(h) for h in dealt],
-                        "reserve": [tile_str(t) for t in reserve], "events": out_events}]}
-
-
-@pytest.mark.parametrize("points", sizes(4, 6))
-@pytest.mark.parametrize("name", ["default-h3", "draw-one-h2", "lowest-tile-h3", "3p-h3"])
-def test_indistinguishable_histories_give_the_same_infoset(name, points):
-    """At 4 cut points (with 10 histories or more) by default, 6 behind the slow marker."""
-    variant = dict(EXHAUSTIVE[name])
-    rules = Rules(players=variant.pop("players", 2), **variant)
-    compared = cut_points_used = 0
-    for cut in cuts(rules, seed=11, games=20, decisions=False):
-        if cut_points_used >= points:
-            break
-        if cut.k < (6 if rules.players == 3 else 3):
-            continue
-        try:
-            histories = brute_histories(rules, cut.seat, cut.dealt[cut.seat], cut.public,
-                                        cut.scores, budget=BRUTE_BUDGET)
-        except Budget:
-            continue
-        key = cut.info().key()
-        true_scores = cut.state.scores
-        # Up to 5 histories with different deals of the hidden hands.
-        seen, picked = set(), []
-        for dealt, draws, _ in histories:
-            if dealt not in seen:
-                seen.add(dealt)
-                picked.append((dealt, draws))
-        if len(picked) < 2:
-            continue
-        cut_points_used += 1
-        for dealt, draws in picked[:: max(1, len(picked) // 5)][:5]:
-            rec = record_of_history(rules, cut.scores, dealt, cut.events, draws)
-            report = replay(rec)                     # a legal complete history
-            assert tuple(report["scores"]) == true_scores
-            assert infoset_via_record(rec).key() == key
-            compared += 1
-    assert cut_points_used >= 4 and compared >= 10, (cut_points_used, compared)
-
-
-# ---- 3. a record as one seat saw it replays whenever the complete one does ---------------------
+# ---- 2. a record as one seat saw it replays whenever the complete one does ---------------------
 def nulled_match(log, seat: int) -> dict:
     """The whole match as `seat` saw it; rounds that ended blocked keep their hands (a blocked
     round with hidden hands cannot be scored, by design)."""
@@ -234,7 +169,7 @@ def test_a_hidden_play_or_pass_no_deal_allows_is_rejected(players, kept, own, ev
     replay(rec)
 
 
-# ---- 4. hand-made proofs ----------------------------------------------------------------------
+# ---- 3. hand-made proofs ----------------------------------------------------------------------
 def groups_allowed(info, tile: int) -> set:
     """The (owner, epoch) of the groups a free tile may belong to."""
     allowed = dict(info.free)[tile]

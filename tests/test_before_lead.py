@@ -4,9 +4,8 @@ import math
 from itertools import combinations
 
 import pytest
-from click.testing import CliRunner
+from support import bergen
 
-from bergen_search.cli import main
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import Move
 from bergen_search.game.rng import Rng
@@ -134,7 +133,7 @@ def test_no_peeking_before_the_lead():
 
 
 def run(*args):
-    result = CliRunner().invoke(main, list(args), prog_name="bergen")
+    result = bergen(*args)
     assert result.exit_code == 0, result.output
     return result.stdout
 
@@ -142,8 +141,9 @@ def run(*args):
 BEFORE = "bergen1/2/3,5/0/1-2,2-2,2-3,3-4,4-5,5-6/-"
 
 
-def test_best_and_eval_before_the_lead():
-    """Before the lead `best` and `eval` give the hand's value, its ± and each lead's chance."""
+def test_best_and_eval_before_the_lead(one_search):
+    """Before the lead `best` and `eval` give the hand's value, its ± and each lead's chance
+    (a lead that is sure: test_a_hand_that_leads_for_sure_is_its_forced_lead...)."""
     doc = json.loads(run("best", BEFORE, "--iterations", "600", "--json"))
     assert doc["best"] is None and doc["moves"] == [] and doc["iterations"] == 600
     assert [(x["seat"], x["tile"]) for x in doc["leads"]] == [(1, "0-0"), (1, "1-1"), (0, "2-2")]
@@ -164,7 +164,3 @@ def test_best_and_eval_before_the_lead():
     assert run("eval", BEFORE, "--iterations", "600").startswith(
         f"value {ev['value']:+.3f} ± {ev['stderr']:.3f}   (points to come this round, side 0 "
         f"minus side 1; before the lead)")
-    sure = json.loads(run("best", "bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", "--iterations",
-                          "300", "--json"))
-    assert sure["best"] == "0-0" and [m["move"] for m in sure["moves"]] == ["0-0"]
-    assert sure["moves"][0]["value"] == sure["value"] and sure["leads"][0]["chance"] == 1

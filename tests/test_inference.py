@@ -8,15 +8,14 @@ import math
 from collections import Counter
 
 import pytest
-from support import sizes
+from support import plies, sizes
 
+from bergen_search.errors import BergenError
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
-from bergen_search.game.state import DRAW, State
 from bergen_search.game.tiles import tile_index, tile_str
 from bergen_search.information.inference import TileModel, relation, scoring_tile, tile_factors
-from bergen_search.information.infoset import (RESERVE, ObservedPlay, Observer,
-    from_state_and_events)
+from bergen_search.information.infoset import RESERVE, ObservedPlay, from_state_and_events
 from bergen_search.information.sampler import WorldTable
 from bergen_search.play.engines import parse_engine_list
 from bergen_search.play.seats import play_engines
@@ -61,17 +60,6 @@ def test_relation_known_answers():
     d = _decision(3, 3, play("3-5", "L"))
     assert relation(d, t("3-3")) == "missed_match"
     assert relation(d, t("5-6")) == "opened"
-
-
-def test_model_checks_its_ratios():
-    with pytest.raises(ValueError):
-        TileModel(missed_match=0)
-    with pytest.raises(ValueError):
-        TileModel(fitting=-1)
-    with pytest.raises(ValueError):
-        TileModel(power=5)
-    assert TileModel(power=0).ratio("missed_match") == 1.0
-    assert TileModel().ratio(None) == 1.0
 
 
 def _passed_up_match():
@@ -143,22 +131,15 @@ def test_factor_only_for_groups_open_before_the_play():
     found = 0
     for g in range(300):
         log = play_engines(rules, parse_engine_list("random", 2), derive_seed(17, g))
-        rnd = log.rounds[0]
-        state = State.deal(rules, rnd.hands, rnd.reserve, log.start_scores)
-        obs = Observer(rules, {0}, state)
-        for w, a, tile in rnd.events:
-            state = state.apply(a, w, tile if a == DRAW else None)
-            obs.step(w, a, state)
-            if state.ended is not None or state.to_move != 0 or not state.led:
+        for _, _, state, obs in plies(log, rounds=1, observe=True):
+            if state.to_move != 0 or not state.led:
                 continue
-            info = obs.infoset(0)
+            info = obs[0].infoset(0)
             plays = [d.event for d in info.decisions if not d.drew]
             factors = tile_factors(info, TileModel())
-            if not plays or not factors:
-                continue
             late = [gi for gi, grp in enumerate(info.groups)
-                    if grp.owner == 1 and grp.opened > max(plays)]
-            if not late:
+                    if plays and grp.owner == 1 and grp.opened > max(plays)]
+            if not factors or not late:
                 continue
             for fac in factors.values():
                 assert all(fac[gi] == 1.0 for gi in late)
@@ -210,14 +191,8 @@ def small_cuts(rules, seed, want, max_assignments=100_000):
     for g in range(400):
         log = play_engines(rules, parse_engine_list("greedy" if g % 2 else "random",
                                                   rules.players), derive_seed(seed, g))
-        rnd = log.rounds[0]
-        state = State.deal(rules, rnd.hands, rnd.reserve, log.start_scores)
-        obs = {s: Observer(rules, {s}, state) for s in range(rules.players)}
-        for w, a, tile in rnd.events:
-            state = state.apply(a, w, tile if a == DRAW else None)
-            for o in obs.values():
-                o.step(w, a, state)
-            if state.ended is not None or not state.led:
+        for _, _, state, obs in plies(log, rounds=1, observe=True):
+            if not state.led:
                 continue
             info = obs[state.to_move].infoset(state.to_move)
             size = math.prod(bin(a).count("1") for _, a in info.free)
@@ -255,10 +230,15 @@ def test_weighted_table_equals_brute_force(players, kw, count, assignments):
     assert changed >= count // 3, changed
 
 
-def test_factors_must_be_positive_and_one_per_group():
+def test_ratios_and_factors_are_checked():
+    """A model's ratios are positive (power 0 flattens them); a table's factors are positive
+    and one per group."""
+    for bad in ({"missed_match": 0}, {"fitting": -1}, {"power": 5}):
+        with pytest.raises(ValueError):
+            TileModel(**bad)
+    assert TileModel(power=0).ratio("missed_match") == 1.0
+    assert TileModel().ratio(None) == 1.0
     info = _passed_up_match()
-    from bergen_search.errors import BergenError
-    with pytest.raises(BergenError):
-        WorldTable(info, {t("1-6"): (0.0, 1.0)})
-    with pytest.raises(BergenError):
-        WorldTable(info, {t("1-6"): (0.5,)})
+    for factors in ({t("1-6"): (0.0, 1.0)}, {t("1-6"): (0.5,)}):
+        with pytest.raises(BergenError):
+            WorldTable(info, factors)

@@ -2,10 +2,12 @@
 import json
 
 import pytest
+from support import Budget, brute_histories, cuts, public_events
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.replay import Draw, Pass, Play, events, next_moves
-from bergen_search.game.state import move_str
+from bergen_search.game.rules import Rules
+from bergen_search.game.state import DRAW, PASS, move_str
 from bergen_search.game.tiles import iter_mask, tile_str
 
 MATCH = json.load(open("examples/match.json", encoding="utf-8"))
@@ -109,40 +111,26 @@ def _view_record(cut, seat):
             "rounds": [{"hands": hands, "reserve": None, "events": evs}]}
 
 
-def _brute_allows(cut, seat, event):
-    """Whether some history consistent with what `seat` saw allows `event` next."""
-    from support import brute_histories, public_events
-    return bool(brute_histories(cut.rules, seat, cut.dealt[seat],
-                                public_events(cut.events, seat) + [event], cut.scores,
-                                budget=15_000))
-
-
 @pytest.mark.parametrize("games", [pytest.param(2, id="fast"),
                                    pytest.param(40, id="full", marks=pytest.mark.slow)])
 def test_an_unseen_seat_is_offered_what_some_whole_hand_allows(games):
-    """An unseen seat is offered exactly what some whole deal allows (not the blocking pass)."""
-    from support import Budget, cuts
-    from bergen_search.game.rules import Rules
-    from bergen_search.game.state import DRAW, PASS
+    """An unseen seat is offered exactly the moves legal after some whole history consistent
+    with what seat 0 saw (support's brute force), the blocking pass aside."""
     checked = draws_refused = 0
     for cut in cuts(Rules(), 4077, games, rounds=1, decisions=False):
         if cut.seat != 1 or not cut.events:
             continue
-        st = cut.state
-        cands = {"draw": (1, DRAW, None)}
-        if st.passes < st.rules.players - 1:
-            cands["pass"] = (1, PASS, None)
-        for t in range(28):
-            left, right = st.fits(t)
-            for end, ok in ((0, left), (1, right)):
-                if ok and not (st.line_mask() >> t & 1) and not (cut.dealt[0] >> t & 1):
-                    cands[move_str(t * 2 + end)] = (1, t * 2 + end, None)
         try:
-            allowed = {name for name, ev in cands.items() if _brute_allows(cut, 0, ev)}
+            histories = brute_histories(cut.rules, 0, cut.dealt[0], public_events(cut.events, 0),
+                                        cut.scores, budget=15_000)
         except Budget:
             continue
-        offered = set(next_moves(_view_record(cut, 0)).moves) & set(cands)
+        allowed = {"draw" if m == DRAW else "pass" if m == PASS else move_str(m)
+                   for _, _, state in histories for m in state.legal_moves()}
+        offered = set(next_moves(_view_record(cut, 0)).moves)
+        if cut.state.passes == cut.rules.players - 1:
+            allowed.discard("pass")
         assert offered == allowed, (cut.game, cut.k, sorted(offered ^ allowed))
         checked += 1
-        draws_refused += "draw" not in offered and st.reserve_size > 2
+        draws_refused += "draw" not in offered and cut.state.reserve_size > 2
     assert checked >= 20 and draws_refused >= 3, (checked, draws_refused)

@@ -64,8 +64,9 @@ def test_inference_is_on_or_off_read_from_every_word_it_took(engine):
                         (False, "off"), (0, "off"), (" Off ", "off")]:
         s = Settings.of(engine, {"inference": given})
         assert s["inference"] == held, (given, s["inference"])
-    assert Settings.of(engine)["inference"] in ("on", "off")
-    assert Settings.of(engine) == Settings.of(engine, {"inference": Settings.of(engine)["inference"]})
+    default = Settings.of(engine)
+    assert default["inference"] in ("on", "off")
+    assert default == Settings.of(engine, {"inference": default["inference"]})
     for bad in ("maybe", "learned", 2, 0.5, None):
         with pytest.raises(BergenError, match="inference must be on or off") as caught:
             Settings.of(engine, {"inference": bad})

@@ -77,7 +77,6 @@ def check_counted(b, info):
 
 
 def test_epochs_merged_by_the_programme_still_count_apart():
-    """Where the programme merges a seat's epochs, the chances still equal the exact count."""
     checked = 0
     for info, obs in positions(2, False, 6, cap=10 ** 6):
         merged = WorldTable(info).merged_of

@@ -132,14 +132,12 @@ def test_enumeration_meets_every_kind_of_proof(share):
 
 
 # ---- 2. chi-square: drawn frequencies against the exact weights -------------------------------
-@pytest.mark.parametrize("x, df, p", [
-    (3.841458820694124, 1, 0.05), (18.307038053275146, 10, 0.05), (100, 50, 3.454931382984871e-05),
-    (0.5, 3, 0.9188914116546758), (250, 200, 0.009379131668826098),
-    (30, 60, 0.9995815503316723), (1e-3, 2, 0.9995001249791693),
-    (400, 300, 9.678621994933555e-05), (12, 1, 0.0005320055051392492)])
-def test_chi2_sf_known_values(x, df, p):
-    """The p-value function against values from a reference implementation."""
-    assert chi2_sf(x, df) == pytest.approx(p, rel=1e-9)
+@pytest.mark.parametrize("x, df", [(3.841458820694124, 1), (18.307038053275146, 10), (100, 50),
+                                   (0.5, 3), (250, 200), (30, 60), (1e-3, 2), (400, 300), (12, 1)])
+def test_chi2_sf_known_values(x, df):
+    """The p-value function against scipy's."""
+    from scipy import stats
+    assert chi2_sf(x, df) == pytest.approx(stats.chi2.sf(x, df), rel=1e-9)
 
 
 def world_of(hands, reserve, others):

@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from support import bergen
 
 from bergen_search.formats.game import load_game
 from bergen_search.search.api import Limits, MoveValue, paired, search
@@ -37,7 +38,6 @@ def _z(m: MoveValue) -> float:
 
 
 def test_the_default_answer_holds_against_16_times_the_budget_or_says_it_has_not_settled():
-    """Settled values hold against 16 times the budget, or the answer says it has not settled."""
     info = decision()
     before = search(info, seed=1, settle="off")
     two = next(m for m in before.moves if str(m.move) == "2-2:L")
@@ -53,7 +53,6 @@ def test_the_default_answer_holds_against_16_times_the_budget_or_says_it_has_not
 
 
 def test_cycles_grow_a_quarter_then_a_half_and_read_each_on_the_final_worlds():
-    """Cycles grow as halvings of a quarter, then a half; each read on the final worlds."""
     info = decision()
     alg = algorithms()["ismcts"]
     table = alg.table(info, Settings.of())
@@ -144,9 +143,7 @@ def test_the_error_model_and_the_settled_rule_by_hand():
 
 
 def cli(*args):
-    from click.testing import CliRunner
-    from bergen_search.cli import main
-    result = CliRunner().invoke(main, list(args), prog_name="bergen")
+    result = bergen(*args)
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -168,7 +165,6 @@ def test_best_and_eval_say_an_answer_has_not_settled(one_search):
 
 
 def test_a_search_until_stopped_deepens_and_answers_its_last_finished_search():
-    """Until stopped the search deepens and answers its last finished search."""
     info = decision()
     stop, seen = threading.Event(), []
 

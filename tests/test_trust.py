@@ -1,5 +1,4 @@
 """Numbers you can trust: errors cover the noise, and `analyze` labels only what it shows."""
-import functools
 import json
 import math
 import statistics
@@ -31,12 +30,8 @@ FORCED_POLLUTION = json.dumps({
     "hand_sizes": [4, 2], "reserve_size": 2, "voids": {"0": [4, 6], "1": [3]}})
 
 
-@functools.lru_cache(maxsize=None)
-def _match_analysis(iterations, seed):
-    """examples/match.json analysed at `iterations` with `seed`, once per process."""
-    with open(EXAMPLES / "match.json") as f:
-        record = json.load(f)
-    return analyze(record, limits=Limits(iterations=iterations), seed=seed)
+def match_record():
+    return json.loads((EXAMPLES / "match.json").read_text())
 
 
 def decision():
@@ -286,9 +281,7 @@ def test_the_best_play_by_a_little_still_has_an_interval():
 
 def test_analyze_marks_what_it_could_not_decide(tmp_path):
     """Close calls are `borderline`, in no label, and marked in the text and HTML."""
-    with open(EXAMPLES / "match.json") as f:
-        record = json.load(f)
-    rough = analyze(record, limits=Limits(iterations=800), seed=1, max_rechecks=0)
+    rough = analyze(match_record(), limits=Limits(iterations=800), seed=1, max_rechecks=0)
     marked = [d for d in rough.decisions if d.borderline]
     assert marked
     for d in rough.decisions:
@@ -312,7 +305,8 @@ def test_analyze_marks_what_it_could_not_decide(tmp_path):
 def test_analyze_labels_agree_over_seeds_on_the_example(seeds, iterations):
     """Each label of match.json is the same over seeds, or marked borderline in every run; a
     best play by less than its noise (round 0's event 1, seed 1) was searched again."""
-    runs = [_match_analysis(iterations, s) for s in range(seeds)]
+    runs = [analyze(match_record(), limits=Limits(iterations=iterations), seed=s)
+            for s in range(seeds)]
     assert next(d for d in runs[1].decisions if (d.round, d.event) == (0, 1)).rechecks >= 1
     for ds in zip(*(r.decisions for r in runs)):
         labels = {d.label for d in ds}

@@ -13,7 +13,8 @@ from support import plies, sizes
 from bergen_search.errors import BergenError
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
-from bergen_search.game.tiles import tile_index, tile_str
+from bergen_search.game.tiles import parse_tile as t
+from bergen_search.game.tiles import tile_str
 from bergen_search.information.inference import TileModel, relation, scoring_tile, tile_factors
 from bergen_search.information.infoset import RESERVE, ObservedPlay, from_state_and_events
 from bergen_search.information.sampler import WorldTable
@@ -21,11 +22,6 @@ from bergen_search.play.engines import parse_engine_list
 from bergen_search.play.seats import play_engines
 
 ONLY_MISSED = dict(opened=1.0, opened_fitting=1.0, fitting_double=1.0, fitting=1.0)
-
-
-def t(text):
-    a, b = (int(x) for x in text.split("-"))
-    return tile_index(a, b)
 
 
 def play(text, end):

@@ -11,11 +11,12 @@ from bergen_search.analysis import verdicts as analysis
 from bergen_search.analysis.review import analyze
 from bergen_search.analysis.verdicts import loss_interval, verdict
 from bergen_search.errors import BergenError
-from bergen_search.stats import interval_quantile, normal_quantile, t_quantile
+from bergen_search.analysis.verdicts import loss_bounds
 from bergen_search.formats.game import load_game
-from bergen_search.stats import c4 as _c4
-from bergen_search.stats import spread as _spread
 from bergen_search.search.api import Limits, MoveValue, choices, paired_stderr, pool, search
+from bergen_search.stats import c4 as _c4
+from bergen_search.stats import interval_quantile, normal_quantile, t_quantile
+from bergen_search.stats import spread as _spread
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -92,9 +93,10 @@ def test_c4_the_spread_t_quantiles_and_the_paired_error():
     assert paired_stderr(a, c) == pytest.approx(math.sqrt(0.5 ** 2 + 0.3 ** 2))
 
 
-def test_a_bound_is_read_from_the_move_not_from_the_engine_that_made_it():
-    """A loss's interval is loss ± (t·error + both bounds), whatever the engine."""
-    from bergen_search.analysis.verdicts import loss_bounds
+def test_a_loss_interval_reads_its_bound_from_the_move_and_a_close_best_has_one():
+    """A loss's interval is loss ± (t·error + both bounds), whatever the engine; a played move
+    on top by less than the noise still has an interval."""
+    from dataclasses import replace
 
     class R:
         info = {"replicates": 4}
@@ -114,6 +116,26 @@ def test_a_bound_is_read_from_the_move_not_from_the_engine_that_made_it():
     q = t_quantile(analysis.CONFIDENCE, 7)
     assert loss_interval(1.0, 0.1, R()) == pytest.approx((1.0 - q * 0.1, 1.0 + q * 0.1))
     assert loss_interval(0.0, 0.0, R()) == (0.0, 0.0)
+    # The played move on top of a real search's moves by less than the noise (q: 8 trees).
+    res = search(decision(), Limits(iterations=4000), seed=1, settle="off")
+    a, b = [m for m in res.moves if m.twin is None][:2]
+    base = [0.0, 0.3, -0.3, 0.1, -0.1, 0.2, -0.2, 0.0]
+    noisy_a = replace(a, value=0.25, samples=tuple(0.25 + x for x in base))
+    noisy_b = replace(b, value=0.20, samples=tuple(0.20 - x for x in base))
+    others = [m for m in res.moves
+              if m.code not in (a.code, b.code) and m.twin not in (a.move, b.move)]
+    low = [replace(m, value=-5.0, samples=(-5.0,) * 8) for m in others]
+    result = replace(res, moves=[noisy_a, noisy_b] + low)
+    lo, hi, se = loss_bounds(noisy_a, result)
+    assert se == pytest.approx(paired_stderr(noisy_b, noisy_a))
+    assert lo == 0.0 and hi == pytest.approx(-0.05 + q * se)
+    assert hi > analysis.THRESHOLDS["inaccuracy"]       # searched again, not called best
+    # Far ahead of every other move: (0, 0) within the noise.
+    sure = replace(noisy_a, value=5.0, samples=tuple(5.0 + x for x in base))
+    assert loss_bounds(sure, replace(result, moves=[sure, noisy_b] + low))[:2] == (0.0, 0.0)
+    # The played move behind: the interval of the largest difference, floored at 0.
+    lo, hi, se = loss_bounds(noisy_b, result)
+    assert (lo, hi) == pytest.approx((max(0.0, 0.05 - q * se), 0.05 + q * se))
 
 
 def test_pooling_searches_takes_their_replicates_together_on_any_number_of_workers():
@@ -250,33 +272,6 @@ def test_the_labels_interval_is_at_the_confidence_the_report_names(engine):
     assert (result.info.get("replicates") or 1) - 1 == (dof or 0)
     assert (hi - lo) / 0.2 == pytest.approx(q, rel=1e-6)
     assert (hi - lo) / 0.2 > sps.norm.ppf(0.995) - 1e-9     # never a 95% interval
-
-
-def test_the_best_play_by_a_little_still_has_an_interval():
-    """A played move on top by less than the noise still has an interval."""
-    from dataclasses import replace
-
-    from bergen_search.analysis.verdicts import loss_bounds
-    res = search(decision(), Limits(iterations=4000), seed=1, settle="off")
-    a, b = [m for m in res.moves if m.twin is None][:2]
-    base = [0.0, 0.3, -0.3, 0.1, -0.1, 0.2, -0.2, 0.0]
-    noisy_a = replace(a, value=0.25, samples=tuple(0.25 + x for x in base))
-    noisy_b = replace(b, value=0.20, samples=tuple(0.20 - x for x in base))
-    others = [m for m in res.moves
-              if m.code not in (a.code, b.code) and m.twin not in (a.move, b.move)]
-    low = [replace(m, value=-5.0, samples=(-5.0,) * 8) for m in others]
-    result = replace(res, moves=[noisy_a, noisy_b] + low)
-    lo, hi, se = loss_bounds(noisy_a, result)
-    assert se == pytest.approx(paired_stderr(noisy_b, noisy_a))
-    q = t_quantile(analysis.CONFIDENCE, 7)
-    assert lo == 0.0 and hi == pytest.approx(-0.05 + q * se)
-    assert hi > analysis.THRESHOLDS["inaccuracy"]       # searched again, not called best
-    # Far ahead of every other move: (0, 0) within the noise.
-    sure = replace(noisy_a, value=5.0, samples=tuple(5.0 + x for x in base))
-    assert loss_bounds(sure, replace(result, moves=[sure, noisy_b] + low))[:2] == (0.0, 0.0)
-    # The played move behind: the interval of the largest difference, floored at 0.
-    lo, hi, se = loss_bounds(noisy_b, result)
-    assert (lo, hi) == pytest.approx((max(0.0, 0.05 - q * se), 0.05 + q * se))
 
 
 def test_analyze_marks_what_it_could_not_decide(tmp_path):

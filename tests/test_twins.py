@@ -15,15 +15,10 @@ from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW
 from bergen_search.game.state import mirror_twins as state_mirror_twins
-from bergen_search.game.tiles import tile_index
+from bergen_search.game.tiles import parse_tile as t
 from bergen_search.play.engines import parse_engine_list
 from bergen_search.play.seats import play_engines
 from bergen_search.search.api import Limits, mirror_twins, search
-
-
-def t(text):
-    a, b = (int(x) for x in text.split("-"))
-    return tile_index(a, b)
 
 
 def test_mirror_twins_known_answers():

@@ -44,43 +44,32 @@ def alternate_history(log, k: int, seat: int, seed: int) -> dict:
         room[g] -= 1
         per_group[g].append(tile)
     assert not any(room.values())
-    rnd = rec["rounds"][0]
-    n = len(rnd["hands"])
-    epochs = {}
-    for g, grp in enumerate(info.groups):
-        if grp.owner != RESERVE:
-            epochs[(grp.owner, grp.epoch)] = list(per_group[g])
+    epochs = {(grp.owner, grp.epoch): per_group[g] for g, grp in enumerate(info.groups)
+              if grp.owner != RESERVE}
     for j, h in obs.hist.items():
         for _, t, fixed in h.plays:
             if fixed is not None:
                 epochs[(j, fixed)].append(t)      # the played tile, drawn last of its turn
-    hands = list(rnd["hands"])
-    for j in range(n):
-        if j != seat:
-            hands[j] = format_mask(sum(1 << t for t in epochs[(j, 0)]))
+    rnd = rec["rounds"][0]
+    hands = [h if j == seat else format_mask(sum(1 << t for t in epochs[(j, 0)]))
+             for j, h in enumerate(rnd["hands"])]
     # Draws in event order: the seat's own as recorded; another seat's turn takes its epoch's
     # tiles, the played one (appended last above) last.
-    drawn, events = [], rnd["events"]       # (rec is this call's own)
-    turn_of = {j: 0 for j in range(n)}
-    queue = {}
-    prev = None
-    for ev in events:
+    drawn, turn_of, queue, prev = [], dict.fromkeys(range(len(hands)), 0), {}, {}
+    for ev in rnd["events"]:
         j = ev["seat"]
+        if "draw" in ev and j != seat:
+            if prev.get("seat") != j or "draw" not in prev:
+                turn_of[j] += 1
+                queue[j] = list(epochs[(j, turn_of[j])])
+            ev["draw"] = tile_str(queue[j].pop(0))
         if "draw" in ev:
-            if j == seat:
-                drawn.append(ev["draw"])
-            else:
-                if prev is None or prev.get("seat") != j or "draw" not in prev:
-                    turn_of[j] += 1
-                    queue[j] = list(epochs[(j, turn_of[j])])
-                t = queue[j].pop(0)
-                ev["draw"] = tile_str(t)
-                drawn.append(ev["draw"])
+            drawn.append(ev["draw"])
         prev = ev
     rest = [tile_str(t) for t in per_group[len(info.groups) - 1]]
     random.Random(seed).shuffle(rest)
-    return {"format": rec["format"], "rules": rec["rules"], "start_scores": rec["start_scores"],
-            "rounds": [{"hands": hands, "reserve": drawn + rest, "events": events}]}
+    rnd.update(hands=hands, reserve=drawn + rest)
+    return rec
 
 
 def _decision_cuts(log):

@@ -149,22 +149,18 @@ def cli(*args):
 
 
 def test_best_and_eval_say_an_answer_has_not_settled(one_search):
-    """An unsettled verdict offers more time; the JSON carries `settled`."""
-    out = cli("best", str(EXAMPLES / "decision.json"), "--iterations", "4000")
-    assert out.splitlines()[1] == ("not settled: more time may re-rank (--iterations 16000 "
-                                   "searches 4 times as long)")
-    doc = json.loads(cli("best", str(EXAMPLES / "decision.json"), "--iterations", "4000",
-                         "--json"))
-    assert doc["settled"] is False
-    doc = json.loads(cli("eval", str(EXAMPLES / "decision.json"), "--iterations", "4000",
-                         "--json"))
-    assert doc["settled"] is False
-    doc = json.loads(cli("best", str(EXAMPLES / "decision.json"), "--iterations", "4000",
-                         "--set", "settle=off", "--json"))
-    assert doc["settled"] is None
+    """An unsettled verdict offers more time; the JSON carries `settled` (None: settle off)."""
+    game = (str(EXAMPLES / "decision.json"), "--iterations", "4000")
+    assert cli("best", *game).splitlines()[1] == ("not settled: more time may re-rank "
+                                                  "(--iterations 16000 searches 4 times as long)")
+    for command, extra, settled in (("best", (), False), ("eval", (), False),
+                                    ("best", ("--set", "settle=off"), None)):
+        assert json.loads(cli(command, *game, *extra, "--json"))["settled"] is settled
 
 
 def test_a_search_until_stopped_deepens_and_answers_its_last_finished_search():
+    """Its answer is that of a search of its last finished budget (and a watched search's last
+    report is its answer)."""
     info = decision()
     stop, seen = threading.Event(), []
 
@@ -175,11 +171,17 @@ def test_a_search_until_stopped_deepens_and_answers_its_last_finished_search():
     res = search(info, Limits(iterations=2000), seed=3, stop=stop, on_info=on_info,
                  until_stopped=True)
     assert res.info["iterations"] == 4000
-    alone = search(info, Limits(iterations=4000), seed=3)
+    reports = []
+    alone = search(info, Limits(iterations=4000), seed=3, on_info=reports.append)
     assert res.moves == alone.moves and res.info["settled"] == alone.info["settled"]
     later = [p for p in seen if p.get("deepening")]
     assert {p["deepening"] for p in later} == {4000, 8000}
     assert all("settled" in p and p["trees"] == 8 for p in later)
+    # A watched search's last report is its answer: values, errors, order and `settled`.
+    last = reports[-1]
+    assert last["trees"] == 8 and last["settled"] == alone.info["settled"]
+    key = lambda moves: [(m.move, round(m.value, 9), round(m.stderr, 9), m.raw) for m in moves]
+    assert key(last["moves"]) == key(alone.moves)
 
 
 def test_the_reviews_recheck_searches_deeper_judged_alone():
@@ -196,17 +198,6 @@ def test_the_reviews_recheck_searches_deeper_judged_alone():
     budgets = [n for n, _ in calls]
     assert set(budgets) >= {800, 3200}
     assert all(s["replicates"] == 8 and s["settle"] == "review" for _, s in calls)
-
-
-def test_a_watched_search_reports_the_answer_it_will_give():
-    """With settle the last report is the result, errors, order and `settled`."""
-    info = decision()
-    reports = []
-    res = search(info, Limits(iterations=2400), seed=6, on_info=reports.append)
-    last = reports[-1]
-    assert last["trees"] == 8 and last["settled"] == res.info["settled"]
-    key = lambda moves: [(m.move, round(m.value, 9), round(m.stderr, 9), m.raw) for m in moves]
-    assert key(last["moves"]) == key(res.moves)
 
 
 def test_an_infinite_search_that_deepens_ends_by_itself_at_the_cap(monkeypatch):

@@ -7,10 +7,8 @@ import json
 import random
 
 import pytest
-from click.testing import CliRunner
-from support import plies, seen_record
+from support import bergen, plies, seen_record
 
-from bergen_search.cli import main
 from bergen_search.formats.game import load_game
 from bergen_search.formats.replay import replay
 from bergen_search.game.rng import Rng, derive_seed
@@ -84,10 +82,10 @@ def _game(seed, players=2, engines="random", **rules):
 
 
 def _best_json(rec: dict, *extra):
-    res = CliRunner().invoke(main, ["best", "-", "--json", "--iterations", "1500", "--seed", "7",
-                                    *extra], input=json.dumps(rec))
+    res = bergen("best", "-", "--json", "--iterations", "1500", "--seed", "7", *extra,
+                 input=json.dumps(rec))
     assert res.exit_code == 0, res.output
-    out = json.loads(res.output)
+    out = json.loads(res.stdout)
     out.pop("seconds")
     return out
 
@@ -122,12 +120,7 @@ def test_analysis_does_not_move_when_unseen_hands_change():
     part = seen_record(log, 0, cut)
     alt = alternate_history(log, cut, seat, 99)
     # Continue neither record: analyse seat's decisions up to the cut in both.
-    outs = []
-    for r in (part, alt):
-        res = CliRunner().invoke(main, ["analyze", "-", "--seat", str(seat), "--json",
-                                        "--iterations", "800", "--quiet"], input=json.dumps(r))
-        assert res.exit_code == 0, res.output
-        out = json.loads(res.output)
-        out.pop("seconds")
-        outs.append(out)
-    assert outs[0]["decisions"] == outs[1]["decisions"]
+    outs = [bergen("analyze", "-", "--seat", seat, "--json", "--iterations", "800", "--quiet",
+                   input=json.dumps(r)) for r in (part, alt)]
+    assert all(res.exit_code == 0 for res in outs), outs[0].output
+    assert json.loads(outs[0].stdout)["decisions"] == json.loads(outs[1].stdout)["decisions"]

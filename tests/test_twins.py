@@ -6,10 +6,8 @@ import copy
 import json
 
 import pytest
-from click.testing import CliRunner
-from support import plies, sizes
+from support import bergen, plies, sizes
 
-from bergen_search.cli import main
 from bergen_search.formats.record_io import write_record
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
@@ -73,16 +71,14 @@ def test_twin_positions_are_mirror_images(decisions):
 @pytest.mark.parametrize("algorithm", ["ismcts", "expectimax"])
 def test_best_lists_every_pair_once(algorithm, one_search):
     # (a budget of its own for ISMCTS too: the table's rows do not depend on it)
-    extra = ["--iterations", "50" if algorithm == "expectimax" else "2000"]
-    res = CliRunner().invoke(main, ["best", "examples/decision.json", "--algorithm", algorithm,
-                                    *extra])
+    args = ("best", "examples/decision.json", "--algorithm", algorithm,
+            "--iterations", "50" if algorithm == "expectimax" else "2000")
+    res = bergen(*args)
     assert res.exit_code == 0, res.output
     rows = [line.split()[0] for line in res.output.splitlines() if line.startswith("  ") and
             line.split()[0][:1].isdigit()]
     assert sorted(rows) == ["0-2:L/R", "1-2:L/R", "2-2:L/R", "2-3:L/R", "2-5:L/R"]
-    res = CliRunner().invoke(main, ["best", "examples/decision.json", "--algorithm", algorithm,
-                                    "--json", *extra])
-    out = json.loads(res.output)
+    out = json.loads(bergen(*args, "--json").output)
     by_move = {m["move"]: m for m in out["moves"]}
     assert len(by_move) == 10
     for m in out["moves"]:

@@ -1,7 +1,8 @@
 """The world sampler (information/sampler.py, the C walk of _sampler.pyx): the worlds it counts
 equal a brute force's (replaying every hidden deal and draw through `State`) at cut points of
-seeded games; drawn frequencies fit the exact weights (chi-square); the C walk is the Python
-walk bit for bit; true and sampled worlds keep every proof; impossible positions are refused."""
+seeded games; drawn frequencies fit the exact weights (chi-square); true and sampled worlds
+keep every proof, and the C walk is the Python walk bit for bit; impossible positions are
+refused."""
 from __future__ import annotations
 
 import itertools
@@ -248,50 +249,7 @@ def test_position_with_voids_chi_square(players, core_sampler):
     fits(core_sampler(info, table).sample, others, normalised(dist), 20000, 3)
 
 
-# ---- 3. the C walk is the Python walk, bit for bit --------------------------------------------
-TABLES = {
-    "2p": Rules(), "2p-draw-one": Rules(draw="one"),
-    "2p-highest-double": Rules(lead="highest-double"),
-    "2p-lowest-tile": Rules(no_double="lowest-tile", hand_size=3),
-    "3p": Rules(players=3), "3p-draw-one-lowest-tile": Rules(players=3, draw="one",
-                                                             no_double="lowest-tile"),
-    "4p": Rules(players=4), "4p-partnerships": Rules(players=4, partnerships=True),
-    "4p-partnerships-draw-one-highest": Rules(players=4, partnerships=True, draw="one",
-                                              lead="highest-double"),
-}
-
-
-@pytest.mark.parametrize("name, weighted", [(name, False) for name in TABLES]
-                         + [("2p", True), ("3p", True)])
-def test_core_walk_equals_reference_walk(name, weighted, core_sampler):
-    """Draw for draw and stream state, on plain and on inference-weighted tables; and, at every
-    fifth position, sample_many's checksum is the xor of the worlds the reference walk draws on
-    one stream."""
-    rules = TABLES[name]
-    positions = 0
-    for i, cut in enumerate(cuts(rules, seed=31, games=3)):
-        info = cut.info()
-        table = WorldTable(info, tile_factors(info, TileModel()) if weighted else None)
-        sampler = core_sampler(info, table)
-        assert sampler.total == table.total
-        seed = derive_seed(99, i)
-        ref, core = Rng(seed), Rng(seed)
-        for _ in range(4):
-            w = table.sample(ref)
-            hands, reserve = sampler.sample(core)
-            assert (hands, reserve) == (w.hands, w.reserve), (name, cut[1:4])
-            assert core.state == ref.state
-        if i % 5 == 0:
-            rng, check = Rng(12345), 0
-            for _ in range(300):
-                w = table.sample(rng)
-                check ^= w.hands[0] ^ (w.hands[1] << 28) ^ (w.reserve[0] if w.reserve else 0)
-            assert sampler.sample_many(300, 12345) == check
-        positions += 1
-    assert positions >= 15
-
-
-# ---- 4. properties over many seeded games -----------------------------------------------------
+# ---- 3. seeded games: the truth and every proof kept, the C walk the Python walk ---------
 def true_groups(cut: Cut, info: InfoSet) -> dict:
     """The group each free tile belongs to in the true history: the reserve, or the epoch of
     the hidden seat that was dealt or drew it (epoch k: its k-th turn with a draw)."""
@@ -389,16 +347,30 @@ def info_consistent_with_truth(cut: Cut, info: InfoSet):
     assert [g.owner for g in info.groups].count(RESERVE) == 1
 
 
-PROPERTY_TABLES = dict(TABLES, **{
+TABLES = {
+    "2p": Rules(), "2p-draw-one": Rules(draw="one"),
+    "2p-highest-double": Rules(lead="highest-double"),
+    "2p-lowest-tile": Rules(no_double="lowest-tile", hand_size=3),
+    "3p": Rules(players=3), "3p-draw-one-lowest-tile": Rules(players=3, draw="one",
+                                                             no_double="lowest-tile"),
+    "4p": Rules(players=4), "4p-partnerships": Rules(players=4, partnerships=True),
+    "4p-partnerships-draw-one-highest": Rules(players=4, partnerships=True, draw="one",
+                                              lead="highest-double"),
     "2p-h3-rk19": Rules(hand_size=3, reserve_kept=19),
     "3p-h4-draw-one": Rules(players=3, hand_size=4, draw="one"),
     "4p-lowest-tile-draw-one": Rules(players=4, no_double="lowest-tile", draw="one"),
-})
+}
 
 
-@pytest.mark.parametrize("name", list(PROPERTY_TABLES))
-def test_true_world_kept_and_sampled_worlds_respect_proofs(name, core_sampler):
-    rules = PROPERTY_TABLES[name]
+@pytest.mark.parametrize("name, weighted", [(name, False) for name in TABLES]
+                         + [("2p", True), ("3p", True)])
+def test_true_world_kept_and_sampled_worlds_respect_proofs(name, weighted, core_sampler):
+    """At 30 cut points a table: the information set agrees with the truth, whose assignment
+    fits every group exactly; the table (plain, or inference-weighted) keeps the true world; the
+    C walk's worlds respect every proof, and they are, draw for draw and stream state, the
+    Python walk's (at every fifth cut point, sample_many's checksum is the xor of the worlds the
+    Python walk draws on one stream)."""
+    rules = TABLES[name]
     positions = 0
     for i, cut in enumerate(cuts(rules, seed=41, games=12)):
         if positions >= 30:
@@ -414,26 +386,35 @@ def test_true_world_kept_and_sampled_worlds_respect_proofs(name, core_sampler):
         assert all(filled[g] == grp.capacity for g, grp in enumerate(info.groups)), where
         only_truth = tuple((t, 1 << truth[t]) for t, _ in info.free)
         assert count_worlds(info.groups, only_truth) == 1, where
-        table = WorldTable(info)
-        assert table.total >= 1
+        table = WorldTable(info, tile_factors(info, TileModel()) if weighted else None)
+        sampler = core_sampler(info, table)
+        assert sampler.total == table.total >= 1
         small = table_distribution(table, cut.others) if table.total <= 3000 else None
         if small is not None:
             assert cut.true_world() in small, where
         proofs = hidden_proofs(cut)
         assert not world_violations(cut, info, cut.state.hands, cut.state.reserve, proofs)
-        sampler = core_sampler(info, table)
-        rng = Rng(derive_seed(41, i))
-        for _ in range(25):
+        rng, ref = Rng(derive_seed(41, i)), Rng(derive_seed(41, i))
+        for d in range(25):
             hands, reserve = sampler.sample(rng)
+            if d < 4:
+                w = table.sample(ref)
+                assert (hands, reserve) == (w.hands, w.reserve) and rng.state == ref.state, where
             bad = world_violations(cut, info, hands, reserve, proofs)
             assert not bad, f"{where}: {bad}"
             if small is not None:
                 assert world_of(hands, reserve, cut.others) in small, where
+        if i % 5 == 0:
+            rng, check = Rng(12345), 0
+            for _ in range(300):
+                w = table.sample(rng)
+                check ^= w.hands[0] ^ (w.hands[1] << 28) ^ (w.reserve[0] if w.reserve else 0)
+            assert sampler.sample_many(300, 12345) == check, where
         positions += 1
     assert positions >= 30, positions
 
 
-# ---- 5. impossible positions ------------------------------------------------------------------
+# ---- 4. impossible positions ------------------------------------------------------------------
 def hand(text: str) -> int:
     return sum(1 << parse_tile(t) for t in text.split())
 

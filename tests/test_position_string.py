@@ -122,18 +122,12 @@ def test_left_out_sizes_are_inferred(cut_positions, n, stride):
         parts = to_string(pos).split("/")
         sizes, reserve = parts[6].split(","), parts[7]
         voids = parts[8:]
-        variants = []
-        own = list(sizes)
-        own[pos.to_move] = ""
-        variants.append(own + [reserve])
-        for s in range(pos.rules.players):
-            if s != pos.to_move:
-                gap = list(own)
-                gap[s] = ""
-                variants.append(gap + [reserve])
-        variants.append(own + [""])
+        own = ["" if s == pos.to_move else x for s, x in enumerate(sizes)]
+        variants = [own + [reserve], own + [""]] + [
+            ["" if i == s else x for i, x in enumerate(own)] + [reserve]
+            for s in range(pos.rules.players) if s != pos.to_move]
         if not pos.line:
-            variants.append([""] * len(sizes) + [""])
+            variants.append([""] * (len(sizes) + 1))
         for v in variants:
             text = "/".join(parts[:6] + [",".join(v[:-1]), v[-1]] + voids)
             assert parse_string(text) == pos, text
@@ -282,15 +276,14 @@ def test_fuzz_through_the_command_line(text):
 # ---- wherever a GAME is read -------------------------------------------------------------------
 def test_accepted_wherever_a_game_is_read(tmp_path):
     doc = write_position(parse_string(EXAMPLE))
-    ref = run("best", "-", "--iterations", "300", "--seed", "4", "--json",
-              input=json.dumps(doc))
+    ref = run("best", "-", "--iterations", "50", "--seed", "4", "--json", input=json.dumps(doc))
     assert ref.exit_code == 0, ref.output
     want = json.loads(ref.stdout)
     path = tmp_path / "pos.txt"
     path.write_text(EXAMPLE + "\n")
     for args, stdin in [((EXAMPLE,), None), (("--position", EXAMPLE), None), (("-",), EXAMPLE),
                         ((str(path),), None)]:
-        res = run("best", *args, "--iterations", "300", "--seed", "4", "--json", input=stdin)
+        res = run("best", *args, "--iterations", "50", "--seed", "4", "--json", input=stdin)
         assert res.exit_code == 0, (args, res.output)
         got = json.loads(res.stdout)
         assert got["moves"] == want["moves"] and got["best"] == want["best"]

@@ -33,29 +33,24 @@ def mask(*tiles):
 
 
 def test_scoring_tile_known_answers():
-    assert tile_str(scoring_tile(3, 5)) == "3-5"
-    assert tile_str(scoring_tile(5, 3)) == "3-5"
-    assert tile_str(scoring_tile(4, 4)) == "4-4"
-    assert tile_str(scoring_tile(0, 6)) == "0-6"
+    assert [tile_str(scoring_tile(a, b)) for a, b in ((3, 5), (5, 3), (4, 4), (0, 6))] == [
+        "3-5", "3-5", "4-4", "0-6"]
 
 
-def _decision(left, right, move, ld=False, rd=False):
-    return ObservedPlay(5, 1, left, right, ld, rd, 0, move, False)
-
-
-def test_relation_known_answers():
-    # Ends (1, 6); the seat lays 6-4 at the right: the ends become (1, 4).
-    d = _decision(1, 6, play("4-6", "R"))
-    assert relation(d, t("1-6")) == "missed_match"     # it would have made a match
-    assert relation(d, t("4-5")) == "opened"           # shows the 4 it opened, fits no end
-    assert relation(d, t("1-4")) == "opened_fitting"   # shows the 4, and fits the 1
-    assert relation(d, t("6-6")) == "fitting_double"   # a double that fitted
-    assert relation(d, t("1-2")) == "fitting"          # fitted, not played
-    assert relation(d, t("2-3")) is None               # nothing to say
-    # Equal ends (3, 3): the match tile is the double.
-    d = _decision(3, 3, play("3-5", "L"))
-    assert relation(d, t("3-3")) == "missed_match"
-    assert relation(d, t("5-6")) == "opened"
+@pytest.mark.parametrize("ends, move, tile, expected", [
+    # ends (1, 6); the seat lays 6-4 at the right: the ends become (1, 4)
+    ((1, 6), ("4-6", "R"), "1-6", "missed_match"),     # it would have made a match
+    ((1, 6), ("4-6", "R"), "4-5", "opened"),           # shows the 4 it opened, fits no end
+    ((1, 6), ("4-6", "R"), "1-4", "opened_fitting"),   # shows the 4, and fits the 1
+    ((1, 6), ("4-6", "R"), "6-6", "fitting_double"),   # a double that fitted
+    ((1, 6), ("4-6", "R"), "1-2", "fitting"),          # fitted, not played
+    ((1, 6), ("4-6", "R"), "2-3", None),               # nothing to say
+    ((3, 3), ("3-5", "L"), "3-3", "missed_match"),     # equal ends: the match tile is the double
+    ((3, 3), ("3-5", "L"), "5-6", "opened"),
+])
+def test_relation_known_answers(ends, move, tile, expected):
+    assert relation(ObservedPlay(5, 1, *ends, False, False, 0, play(*move), False),
+                    t(tile)) == expected
 
 
 def _passed_up_match():

@@ -207,44 +207,33 @@ DRAW_EVENTS = [(1, play("0-0"), None), (0, play("0-5", 1), None),
                (1, DRAW, None), (1, DRAW, None), (1, play("3-5", 1), None)]
 
 
-@pytest.mark.parametrize("rules, events, ends, caps", [
+@pytest.mark.parametrize("rules, events, ends, caps, proofs", [
     # nothing may be drawn: seat 1, unable to play at 0|5, passes
     (Rules(reserve_kept=16), DRAW_EVENTS[:2] + [(1, PASS, None)], (0, 5),
-     {(1, 0): 5, (RESERVE, -1): 16}),
+     {(1, 0): 5, (RESERVE, -1): 16}, [((0, 5), {0})]),
     # three tiles drawn at 0|5 and kept: the lead and 0-6 are fixed
-    (Rules(), DRAW_EVENTS[:6], (6, 5), {(1, 0): 5, (1, 1): 2, (RESERVE, -1): 13}),
+    (Rules(), DRAW_EVENTS[:6], (6, 5), {(1, 0): 5, (1, 1): 2, (RESERVE, -1): 13},
+     [((0, 5), {0, 1})]),
     # draw: one, a tile that does not fit, then a pass: the drawn tile is covered too
     (Rules(draw="one"), DRAW_EVENTS[:2] + [(1, DRAW, None), (1, PASS, None)], (0, 5),
-     {(1, 0): 5, (1, 1): 1, (RESERVE, -1): 15}),
-], ids=["pass", "drawn-and-kept", "draw-one-then-pass"])
-def test_a_pass_or_a_draw_proves_both_end_numbers_absent(rules, events, ends, caps):
-    """After a pass or drawing at ends 0|5, seat 1 holds no tile showing 0 or 5, in its deal or
-    among the tiles it drew then."""
+     {(1, 0): 5, (1, 1): 1, (RESERVE, -1): 15}, [((0, 5), {0, 1})]),
+    # then two drawn at 6|5: the tile kept from them may show 0 (drawn after that proof)
+    (Rules(), DRAW_EVENTS, (6, 3), {(1, 0): 5, (1, 1): 2, (1, 2): 1, (RESERVE, -1): 11},
+     [((0, 5), {0, 1}), ((6, 5), {0, 1, 2})]),
+], ids=["pass", "drawn-and-kept", "draw-one-then-pass", "later-turn"])
+def test_a_pass_or_a_draw_proves_both_end_numbers_absent(rules, events, ends, caps, proofs):
+    """After a pass or drawing at ends x|y, seat 1 holds no tile showing x or y, in its deal or
+    among the tiles it drew then (`proofs`: the ends and the epochs they cover); tiles drawn on
+    later turns are not covered."""
     info = from_state_and_events(rules, 0, DRAW_OWN, None, events)
     assert (info.left, info.right) == ends
     assert {(g.owner, g.epoch): g.capacity for g in info.groups} == caps
-    hidden = set(caps) - {(RESERVE, -1)}
     for t, _ in info.free:
-        shows = (TILES_WITH[0] | TILES_WITH[5]) >> t & 1
-        expect = {(RESERVE, -1)} if shows else hidden | {(RESERVE, -1)}
+        expect = {(RESERVE, -1)} | {
+            (1, e) for owner, e in caps if owner == 1
+            and not any(e in held and (TILES_WITH[x] | TILES_WITH[y]) >> t & 1
+                        for (x, y), held in proofs)}
         assert groups_allowed(info, t) == expect, tile_str(t)
-
-
-def test_tiles_drawn_on_later_turns_are_not_covered():
-    info = from_state_and_events(Rules(), 0, DRAW_OWN, None, DRAW_EVENTS)
-    assert (info.left, info.right) == (6, 3)
-    caps = {(g.owner, g.epoch): g.capacity for g in info.groups}
-    assert caps == {(1, 0): 5, (1, 1): 2, (1, 2): 1, (RESERVE, -1): 11}
-    first, second = TILES_WITH[0] | TILES_WITH[5], TILES_WITH[6] | TILES_WITH[5]
-    for t, _ in info.free:
-        expect = {(RESERVE, -1)}
-        if not (first | second) >> t & 1:
-            expect |= {(1, 0), (1, 1)}           # held through both proofs
-        if not second >> t & 1:
-            expect.add((1, 2))                   # drawn after the first proof: 0 is allowed
-        assert groups_allowed(info, t) == expect, tile_str(t)
-    assert (1, 2) in groups_allowed(info, parse_tile("0-1"))
-    assert (1, 1) not in groups_allowed(info, parse_tile("0-1"))
 
 
 def test_played_tile_comes_from_an_epoch_that_could_hold_it():

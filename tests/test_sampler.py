@@ -41,25 +41,20 @@ def core_sampler(require_compiled):
 
 
 # ---- 1. exhaustive enumeration against the rules engine ---------------------------------------
-FEATURES = ("hidden draw", "hidden pass", "hidden drawn tile unplaced",
-            "played tile of uncertain origin", "viewpoint drew this turn", "lead not a double")
+#: What a cut point's proofs and hidden origins include.
+FEATURES = {
+    "hidden draw": lambda cut, _: any(w != cut.seat and a == DRAW for w, a, _ in cut.events),
+    "hidden pass": lambda cut, _: any(w != cut.seat and a == PASS for w, a, _ in cut.events),
+    "hidden drawn tile unplaced": lambda _, info: any(g.epoch > 0 and g.capacity > 0
+                                                      for g in info.groups),
+    "played tile of uncertain origin": lambda _, info: info.played_free,
+    "viewpoint drew this turn": lambda _, info: info.draws_this_turn,
+    "lead not a double": lambda cut, _: not is_double(cut.events[0][1] >> 1),
+}
 
 
 def _features(cut: Cut, info: InfoSet) -> set:
-    f = set()
-    if any(w != cut.seat and a == DRAW for w, a, _ in cut.events):
-        f.add("hidden draw")
-    if any(w != cut.seat and a == PASS for w, a, _ in cut.events):
-        f.add("hidden pass")
-    if any(g.epoch > 0 and g.capacity > 0 for g in info.groups):
-        f.add("hidden drawn tile unplaced")
-    if info.played_free:
-        f.add("played tile of uncertain origin")
-    if info.draws_this_turn:
-        f.add("viewpoint drew this turn")
-    if not is_double(cut.events[0][1] >> 1):
-        f.add("lead not a double")
-    return f
+    return {name for name, has in FEATURES.items() if has(cut, info)}
 
 
 _EXHAUSTIVE_RESULTS = {}

@@ -447,3 +447,9 @@ def seen_record(log, r: int, k: int, seat=None, *, hands=True, draws=True, alone
         rec["start_scores"] = list(log.rounds[r - 1].scores if r else log.start_scores)
     rec["rounds"] = [last] if alone else rec["rounds"][:r + 1]
     return rec
+
+
+def tiles(text: str) -> int:
+    """The mask of the tiles named, space-separated: `tiles("0-0 1-3")`."""
+    from bergen_search.game.tiles import parse_tile
+    return sum(1 << parse_tile(t) for t in text.split())

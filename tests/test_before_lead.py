@@ -4,7 +4,7 @@ import math
 from itertools import combinations
 
 import pytest
-from support import bergen
+from support import bergen, tiles
 
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import Move
@@ -18,10 +18,6 @@ from bergen_search.search.playouts import play_out, reward
 
 #: A deal with no draw: three tiles a hand, every reserve tile kept.
 TINY = dict(hand_size=3, reserve_kept=22)
-
-
-def hand_of(text: str) -> int:
-    return mask_of(parse_tile(x) for x in text.split())
 
 
 def _expected(rules, s, base, side):
@@ -54,9 +50,9 @@ def exact_tiny(rules, hand) -> float:
 def test_a_tiny_deal_s_value_is_the_enumerated_one(no_double, hand):
     """... and where the hand leads for sure, `best` is that lead, valued as the deal."""
     rules = Rules(no_double=no_double, **TINY)
-    v = deal_value(rules, 0, hand_of(hand), (0, 0), playout="random", playouts=1500, seed=1)
+    v = deal_value(rules, 0, tiles(hand), (0, 0), playout="random", playouts=1500, seed=1)
     assert abs(sum(p for _, _, p, *_ in v.leads) - 1) < 1e-12
-    assert abs(v.value - exact_tiny(rules, hand_of(hand))) <= 3.5 * v.stderr
+    assert abs(v.value - exact_tiny(rules, tiles(hand))) <= 3.5 * v.stderr
     assert v.stderr < 0.08
     if hand.startswith("0-0"):
         assert v.leads == ((0, parse_tile(hand[:3]), 1.0, v.value, v.stderr, 1500),)
@@ -98,8 +94,8 @@ def plain(rules, hand, n: int, seed: int) -> tuple:
         (Rules(players=4, partnerships=True), "1-2 3-4 5-6 1-1 4-6")])])
 def test_the_value_is_that_of_whole_deals(rules, hand, n):
     """The default rules by default; every table behind slow."""
-    v = deal_value(rules, 0, hand_of(hand), (0,) * rules.n_sides, playouts=n, seed=2)
-    mean, se = plain(rules, hand_of(hand), n, seed=3)
+    v = deal_value(rules, 0, tiles(hand), (0,) * rules.n_sides, playouts=n, seed=2)
+    mean, se = plain(rules, tiles(hand), n, seed=3)
     assert abs(v.value - mean) <= 3.5 * math.hypot(v.stderr, se), (v.value, mean)
 
 

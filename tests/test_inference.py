@@ -8,7 +8,7 @@ import math
 from collections import Counter
 
 import pytest
-from support import plies, sizes
+from support import plies, sizes, tiles
 
 from bergen_search.errors import BergenError
 from bergen_search.game.rng import derive_seed
@@ -26,10 +26,6 @@ ONLY_MISSED = dict(opened=1.0, opened_fitting=1.0, fitting_double=1.0, fitting=1
 
 def play(text, end):
     return t(text) * 2 + "LR".index(end)
-
-
-def mask(*tiles):
-    return sum(1 << t(x) for x in tiles)
 
 
 def test_scoring_tile_known_answers():
@@ -57,7 +53,7 @@ def _passed_up_match():
     """Seat 0 leads 0-0, seat 1 lays 0-6, seat 0 lays 0-1: ends (1, 6). Seat 1 then lays 6-4
     at the right: it passed up 1-6 (if it held it). Seat 0's view, seat 0 to move."""
     rules = Rules()
-    hand = mask("0-0", "0-1", "1-2", "2-3", "3-4", "4-5")
+    hand = tiles("0-0 0-1 1-2 2-3 3-4 4-5")
     events = [(0, play("0-0", "L"), -1), (1, play("0-6", "R"), -1), (0, play("0-1", "L"), -1),
               (1, play("4-6", "R"), -1)]
     return from_state_and_events(rules, 0, hand, (0, 0), events)
@@ -68,7 +64,7 @@ def test_observer_records_the_hidden_seats_plays_after_the_lead():
     assert [(d.event, d.seat, d.left, d.right) for d in info.decisions] == [(1, 1, 0, 0),
                                                                             (3, 1, 1, 6)]
     assert info.decisions[1].move == play("4-6", "R") and not info.decisions[1].drew
-    assert info.decisions[1].line_mask == mask("0-0", "0-1", "0-6")
+    assert info.decisions[1].line_mask == tiles("0-0 0-1 0-6")
 
 
 def test_missed_match_factor_lands_on_the_seat_that_passed_it_up():

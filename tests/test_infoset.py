@@ -6,7 +6,7 @@ draw prove."""
 from __future__ import annotations
 
 import pytest
-from support import RANDOM, plies, seen_record, sizes
+from support import RANDOM, plies, seen_record, sizes, tiles
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load_game
@@ -31,10 +31,6 @@ TABLES = {
     "4p-partnerships-draw-one": Rules(players=4, partnerships=True, draw="one",
                                       lead="highest-double"),
 }
-
-
-def tiles(*names) -> int:
-    return sum(1 << parse_tile(t) for t in names)
 
 
 def play(name: str, end: int | None = None) -> int:
@@ -191,8 +187,8 @@ LOWEST_TILE = Rules(no_double="lowest-tile")
 def test_a_lead_proves_no_tile_ranked_before_it(rules, own, led, barred):
     """The lowest (highest) double led proves its leader holds no lower (higher) double; a
     lowest tile led, no double and no lower tile; every other unseen tile stays open."""
-    info = from_state_and_events(rules, 0, tiles(*own.split()), None, [(1, play(led), None)])
-    barred = tiles(*barred.split())
+    info = from_state_and_events(rules, 0, tiles(own), None, [(1, play(led), None)])
+    barred = tiles(barred)
     for t, _ in info.free:
         expect = {(RESERVE, -1)} if barred >> t & 1 else {(1, 0), (RESERVE, -1)}
         assert groups_allowed(info, t) == expect, tile_str(t)
@@ -200,7 +196,7 @@ def test_a_lead_proves_no_tile_ranked_before_it(rules, own, led, barred):
 
 # Seat 1 leads 0-0, seat 0 plays 0-5; seat 1 draws three tiles at ends 0|5 and plays the third,
 # 0-6; seat 0 plays 6-6; seat 1 draws two at ends 6|5 and plays the second, 3-5.
-DRAW_OWN = tiles("0-5", "6-6", "1-1", "1-2", "2-2", "3-4")
+DRAW_OWN = tiles("0-5 6-6 1-1 1-2 2-2 3-4")
 DRAW_EVENTS = [(1, play("0-0"), None), (0, play("0-5", 1), None),
                (1, DRAW, None), (1, DRAW, None), (1, DRAW, None), (1, play("0-6", 0), None),
                (0, play("6-6", 0), None),
@@ -253,7 +249,7 @@ def test_played_tile_comes_from_an_epoch_that_could_hold_it():
 
 
 def test_own_draws_must_name_their_tile():
-    own = tiles("0-5", "1-1", "1-2", "2-2", "3-4", "4-4")
+    own = tiles("0-5 1-1 1-2 2-2 3-4 4-4")
     events = [(1, play("6-6"), None), (0, DRAW, None)]
     with pytest.raises(BergenError, match="must name its tile") as e:
         from_state_and_events(Rules(lead="highest-double"), 0, own, None, events)

@@ -32,7 +32,7 @@ except ImportError:     # the conftest policy: the compiled core is required
     CoreSampler = None
 from support import (BRUTE_BUDGET, EXHAUSTIVE, RANDOM, Budget, Cut, brute_distribution,
     brute_histories, chi2_sf, chi_square, cuts, describe_difference, normalised, plies,
-    seen_record, sizes, table_distribution)
+    seen_record, sizes, table_distribution, tiles)
 
 
 @pytest.fixture
@@ -410,10 +410,6 @@ def test_true_world_kept_and_sampled_worlds_respect_proofs(name, weighted, core_
 
 
 # ---- 4. impossible positions ------------------------------------------------------------------
-def hand(text: str) -> int:
-    return sum(1 << parse_tile(t) for t in text.split())
-
-
 def test_voids_leaving_too_few_tiles_are_refused_by_the_reader():
     doc = {"format": "bergen-position/1", "rules": {"players": 2}, "to_move": 0,
            "hand": ["0-3", "1-2", "2-5", "5-6"], "line": "1-1 1-4 4-4 4-6 6-3",
@@ -428,15 +424,15 @@ LINE = ((1, 1), (1, 4), (4, 4), (4, 6), (6, 3))
 
 @pytest.mark.parametrize("make, message", [
     # the voids above, built without the format's check
-    (lambda: from_position(Position(Rules(), (0, 0), 0, hand("0-3 1-2 2-5 5-6"), LINE, (4, 5),
+    (lambda: from_position(Position(Rules(), (0, 0), 0, tiles("0-3 1-2 2-5 5-6"), LINE, (4, 5),
                                     14, {1: frozenset(range(6))})), "impossible position: no deal"),
     # 2 + 1 + 6 + 14 = 23 tiles: refused before the programme is built (infoset.check_infoset)
-    (lambda: from_position(Position(Rules(), (0, 0), 0, hand("0-3 1-2"), ((1, 1),), (2, 6), 14)),
+    (lambda: from_position(Position(Rules(), (0, 0), 0, tiles("0-3 1-2"), ((1, 1),), (2, 6), 14)),
      "the tiles add up to 23, not 28"),
     # seat 1 passes at ends 0|0 (nothing can be drawn: all 16 reserve tiles are kept), so it
     # holds no 0; then it plays 0-2 without having drawn: the events replay (State cannot see
     # the hidden hand) but no world fits them
-    (lambda: from_state_and_events(Rules(reserve_kept=16), 0, hand("0-0 0-1 3-3 3-4 4-5 5-6"),
+    (lambda: from_state_and_events(Rules(reserve_kept=16), 0, tiles("0-0 0-1 3-3 3-4 4-5 5-6"),
                                    None, [(0, parse_tile("0-0") * 2, None), (1, PASS, None),
                                           (0, parse_tile("0-1") * 2 + 1, None),
                                           (1, parse_tile("0-2") * 2, None)]),

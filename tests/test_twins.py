@@ -4,10 +4,12 @@ the two alike (and `classic`, twins not merged, does not), `best` lists the twin
 `analyze` judges either alike. Also the final pass's values and errors."""
 import copy
 import json
+import statistics
 
 import pytest
 from support import bergen, plies, sizes
 
+from bergen_search.formats.game import load_game
 from bergen_search.formats.record_io import write_record
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
@@ -148,20 +150,27 @@ def test_analyze_never_labels_the_twin_of_the_best(require_compiled, cases):
 
 
 # ---- values that compare: ISMCTS's final pass --------------------------------------------------
+@pytest.fixture
+def grown(require_compiled):
+    """grown(info, seed, iterations): the core's ISMCTS tree of `info`, grown that far."""
+    from bergen_search.information._sampler import CoreSampler
+    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
+
+    def grow(info, seed, iterations):
+        tree = IsmctsTree(CoreSampler(info), seed, 0.7, 0, "safe", merge_twins=True)
+        tree.run(iterations, 0)
+        return tree
+    return grow
+
+
 @pytest.mark.parametrize("stride, count, least", sizes((12, 20, 50), (6, 40, 80)))
-def test_pass_values_are_consistent(decisions, stride, count, least):
+def test_pass_values_are_consistent(decisions, grown, stride, count, least):
     """The final pass measures each move as the engine plays on: 400 worlds agree with 8,000
     other worlds within four standard errors for every move (20 decisions of 2, 3 and 4 players
     by default, the largest gap 2.1; 40 behind slow)."""
-    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
-    from bergen_search.information._sampler import CoreSampler
-
-    from bergen_search.information.sampler import WorldTable
     checked = 0
     for k, (_, info) in enumerate(decisions[::stride][:count]):
-        tree = IsmctsTree(CoreSampler(info, WorldTable(info)), k, 0.7, 0, "safe",
-                          merge_twins=True)
-        tree.run(3000, 0)
+        tree = grown(info, k, 3000)
         small = {m: (s / 400, max(sq / 400 - (s / 400) ** 2, 0.0) ** 0.5 / 400 ** 0.5)
                  for m, s, sq, _ in tree.evaluate_root(400, 1000 + k)}
         big = {m: s / 8000 for m, s, _, _ in tree.evaluate_root(8000, 2000 + k)}
@@ -171,18 +180,10 @@ def test_pass_values_are_consistent(decisions, stride, count, least):
     assert checked >= least
 
 
-def test_pass_standard_errors_are_calibrated(require_compiled):
+def test_pass_standard_errors_are_calibrated(grown):
     """Over 40 seeds of the pass on one tree, the spread of a move's mean is about the
     standard error the pass reports."""
-    import statistics
-
-    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
-    from bergen_search.information._sampler import CoreSampler
-
-    from bergen_search.formats.game import load_game
-    info = load_game(open("examples/decision.json").read())
-    tree = IsmctsTree(CoreSampler(info), 3, 0.7, 0, "safe", merge_twins=True)
-    tree.run(5000, 0)
+    tree = grown(load_game(open("examples/decision.json").read()), 3, 5000)
     means, ses = {}, {}
     for seed in range(40):
         for m, s, sq, _ in tree.evaluate_root(300, seed):
@@ -197,7 +198,6 @@ def test_pass_standard_errors_are_calibrated(require_compiled):
 def test_search_reports_pass_values_and_skips_them_for_play():
     """search() values come from the pass (info['values']); with choose=visits an engine at a
     table, which needs only the move, skips it and chooses the same move."""
-    from bergen_search.formats.game import load_game
     info = load_game(open("examples/decision.json").read())
     shown = search(info, Limits(iterations=3000), seed=2, choose="visits")
     quick = search(info, Limits(iterations=3000), seed=2, values=False, choose="visits")

@@ -70,12 +70,11 @@ def test_a_value_is_the_mean_of_its_replicates_and_its_error_their_spread():
 
 
 def test_c4_the_spread_t_quantiles_and_the_paired_error():
-    assert t_quantile(0.95, 1) == pytest.approx(12.706, abs=1e-3)
-    assert t_quantile(0.95, 7) == pytest.approx(2.3646, abs=1e-4)
-    assert t_quantile(0.99, 7) == pytest.approx(3.4995, abs=1e-4)
-    assert t_quantile(0.99, 127) == pytest.approx(2.6148, abs=1e-3)
-    assert normal_quantile(0.95) == pytest.approx(1.95996, abs=1e-5)
-    assert normal_quantile(0.99) == pytest.approx(2.57583, abs=1e-5)
+    from scipy import stats as sps
+    for p in (0.95, 0.99):       # two-sided: scipy's (1 + p) / 2 quantiles
+        assert normal_quantile(p) == pytest.approx(sps.norm.ppf((1 + p) / 2), rel=1e-9)
+        for dof in (1, 3, 7, 127):
+            assert t_quantile(p, dof) == pytest.approx(sps.t.ppf((1 + p) / 2, dof), rel=1e-9)
     # fractional degrees of freedom: t on them rounded to a tenth; infinite: the normal's
     assert interval_quantile(0.99, 7.04) == t_quantile(0.99, 7.0)
     assert interval_quantile(0.99, 7.04) == pytest.approx(3.499, abs=1e-3)

@@ -5,18 +5,16 @@ import itertools
 from fractions import Fraction
 
 import pytest
-from support import sizes, bergen as run
+from support import plies, sizes, bergen as run
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load
-from bergen_search.formats.record_io import write_record
-from bergen_search.formats.replay import walk
 from bergen_search.game.match import play_match
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
 from bergen_search.information.beliefs import beliefs
 from bergen_search.information.inference import TileModel, tile_factors
-from bergen_search.information.infoset import RESERVE, Observer
+from bergen_search.information.infoset import RESERVE
 from bergen_search.information.sampler import WorldTable, count_worlds
 from bergen_search.views.show import knowledge
 
@@ -29,16 +27,10 @@ def positions(players, partnerships, games, seed=11, cap=3000):
     rules = Rules(players=players, partnerships=partnerships)
     for g in range(games):
         log = play_match(rules, [0] * players, derive_seed(seed, g))
-        observers = {}
-        for step in walk(write_record(log)):
-            if step.event == 0:
-                observers = {s: Observer(rules, {s}, step.before) for s in range(players)}
-            if step.before.led and step.before.to_move == step.seat:
-                info = observers[step.seat].infoset(step.seat)
-                if WorldTable(info).total <= cap:
-                    yield info, observers[step.seat]
-            for obs in observers.values():
-                obs.step(step.seat, step.action, step.after)
+        for _, _, state, observers in plies(log, observe=True):
+            info = observers[state.to_move].infoset(state.to_move) if state.led else None
+            if info is not None and WorldTable(info).total <= cap:
+                yield info, observers[state.to_move]
 
 
 def check_sums(b, info):

@@ -21,7 +21,7 @@ from bergen_search.play.seats import play_engines
 
 
 def _observer_at(log, k: int, seat: int) -> Observer:
-    """Seat's observer of round 0 before its event k."""
+    """The observer of `seat` alone in round 0, before event k."""
     return next(obs for _, j, _, obs in plies(log, rounds=1, observe=True) if j == k)[seat]
 
 

@@ -210,8 +210,7 @@ def test_error_names_the_part():
 
 
 # ---- fuzz ------------------------------------------------------------------------------------
-EXAMPLES = FUZZ_EXAMPLES
-FUZZ = settings(max_examples=EXAMPLES * 3, deadline=20_000, derandomize=True,
+FUZZ = settings(max_examples=FUZZ_EXAMPLES * 3, deadline=20_000, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
 SEEDS = [EXAMPLE, "bergen1/3,draw=one/0,0,2/0/1-2,1-5/2-5-6-4-4-2-2-6-3-3-4-0-3/2,2,3/9/2:23",
          "bergen1/4p,target=20/2,7/2/0-4,1-3,3-4/6-0-3-5-0-0-2-4-4/3,5,3,3/6/1:04",
@@ -262,8 +261,7 @@ def test_fuzz_the_reader(text):
     assert parse_string(to_string(pos)) == pos
 
 
-@settings(max_examples=EXAMPLES, deadline=20_000, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(FUZZ, max_examples=FUZZ_EXAMPLES)
 @given(text=damaged())
 def test_fuzz_through_the_command_line(text):
     res = run("best", "--position", text, "--iterations", "5", "--json")

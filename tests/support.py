@@ -438,3 +438,46 @@ class InProcessEngine:
 
     def close(self) -> None:
         self.server.close()
+
+
+# ---- a played match ply by ply, and its record cut and hidden as one seat saw it ------------
+def plies(log, rounds=None, observe=False):
+    """Every event of the played match `log` (its first `rounds` rounds): (round, k, the State
+    before event k, {seat: an Observer that knows that seat alone} if `observe`, else None)."""
+    from bergen_search.information.infoset import Observer
+    rules, scores = log.rules, tuple(log.start_scores)
+    for r, rnd in enumerate(log.rounds[:rounds]):
+        state = State.deal(rules, rnd.hands, rnd.reserve, scores)
+        obs = {s: Observer(rules, {s}, state) for s in range(rules.players)} if observe else None
+        for k, (w, a, t) in enumerate(rnd.events):
+            yield r, k, state, obs
+            state = state.apply(a, w, t if a == DRAW else None)
+            for o in (obs or {}).values():
+                o.step(w, a, state)
+        scores = tuple(rnd.scores)
+
+
+def seen_record(log, r: int, k: int, seat=None, *, hands=True, draws=True, alone=True) -> dict:
+    """The record of `log` cut after event k of round r (`alone`: that round only, from the
+    scores it started with); with `seat`, as that seat saw it: the other hands and the reserve
+    (`hands`) and the other seats' drawn tiles (`draws`) nulled."""
+    from bergen_search.formats.record_io import write_record
+    rec = write_record(log)
+    last = rec["rounds"][r]
+    last["events"] = last["events"][:k]
+    if seat is not None and hands:
+        last["hands"] = [h if s == seat else None for s, h in enumerate(last["hands"])]
+        last["reserve"] = None
+    for ev in last["events"] if seat is not None and draws else ():
+        if "draw" in ev and ev["seat"] != seat:
+            ev["draw"] = None
+    if alone:
+        rec["start_scores"] = list(log.rounds[r - 1].scores if r else log.start_scores)
+    rec["rounds"] = [last] if alone else rec["rounds"][:r + 1]
+    return rec
+
+
+def tiles(text: str) -> int:
+    """The mask of the tiles named, space-separated: `tiles("0-0 1-3")`."""
+    from bergen_search.game.tiles import parse_tile
+    return sum(1 << parse_tile(t) for t in text.split())

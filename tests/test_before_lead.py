@@ -4,9 +4,8 @@ import math
 from itertools import combinations
 
 import pytest
-from click.testing import CliRunner
+from support import bergen, tiles
 
-from bergen_search.cli import main
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import Move
 from bergen_search.game.rng import Rng
@@ -19,10 +18,6 @@ from bergen_search.search.playouts import play_out, reward
 
 #: A deal with no draw: three tiles a hand, every reserve tile kept.
 TINY = dict(hand_size=3, reserve_kept=22)
-
-
-def hand_of(text: str) -> int:
-    return mask_of(parse_tile(x) for x in text.split())
 
 
 def _expected(rules, s, base, side):
@@ -50,30 +45,25 @@ def exact_tiny(rules, hand) -> float:
     ("redeal", "1-2 2-2 5-6"),          # seat 1 leads 0-0 or 1-1, else seat 0 leads 2-2
     ("redeal", "1-2 3-4 5-6"),          # no double: seat 1 leads, seat 0 only follows
     ("lowest-tile", "1-2 3-4 5-6"),     # ... or, with no double dealt, the lowest tile
+    ("redeal", "0-0 3-4 5-6"),          # 0-0 leads for sure
 ])
 def test_a_tiny_deal_s_value_is_the_enumerated_one(no_double, hand):
+    """... and where the hand leads for sure, `best` is that lead, valued as the deal."""
     rules = Rules(no_double=no_double, **TINY)
-    v = deal_value(rules, 0, hand_of(hand), (0, 0), playout="random", playouts=1500, seed=1)
+    v = deal_value(rules, 0, tiles(hand), (0, 0), playout="random", playouts=1500, seed=1)
     assert abs(sum(p for _, _, p, *_ in v.leads) - 1) < 1e-12
-    assert abs(v.value - exact_tiny(rules, hand_of(hand))) <= 3.5 * v.stderr
+    assert abs(v.value - exact_tiny(rules, tiles(hand))) <= 3.5 * v.stderr
     assert v.stderr < 0.08
-
-
-def test_a_hand_that_leads_for_sure_is_its_forced_lead_with_the_deal_s_value():
-    """0-0 leads for sure: `best` is that lead, valued as the enumerated deal."""
-    rules = Rules(**TINY)
-    hand = hand_of("0-0 3-4 5-6")
-    info = load_game(json.dumps({
-        "format": "bergen-position/1", "rules": rules.to_dict(), "to_move": 0,
-        "hand": ["0-0", "3-4", "5-6"], "line": "", "hand_sizes": [3, 3], "reserve_size": 22}))
-    result = search(info, Limits(iterations=1500), seed=4, settings=None, playout="random")
-    assert result.best == Move.parse("0-0", None) and [m.move for m in result.moves] == [
-        result.best]
-    v = deal_value(rules, 0, hand, (0, 0), playout="random", playouts=1500, seed=4)
-    assert (result.value, result.stderr) == (v.value, v.stderr) == (
-        result.moves[0].value, result.moves[0].stderr)
-    assert v.leads == ((0, 0, 1.0, v.value, v.stderr, 1500),)
-    assert abs(v.value - exact_tiny(rules, hand)) <= 3.5 * v.stderr
+    if hand.startswith("0-0"):
+        assert v.leads == ((0, parse_tile(hand[:3]), 1.0, v.value, v.stderr, 1500),)
+        info = load_game(json.dumps({
+            "format": "bergen-position/1", "rules": rules.to_dict(), "to_move": 0,
+            "hand": hand.split(), "line": "", "hand_sizes": [3, 3], "reserve_size": 22}))
+        result = search(info, Limits(iterations=1500), seed=1, settings=None, playout="random")
+        assert result.best == Move.parse(hand[:3], None)
+        assert [m.move for m in result.moves] == [result.best]
+        assert (result.value, result.stderr) == (v.value, v.stderr) == (
+            result.moves[0].value, result.moves[0].stderr)
 
 
 def plain(rules, hand, n: int, seed: int) -> tuple:
@@ -104,8 +94,8 @@ def plain(rules, hand, n: int, seed: int) -> tuple:
         (Rules(players=4, partnerships=True), "1-2 3-4 5-6 1-1 4-6")])])
 def test_the_value_is_that_of_whole_deals(rules, hand, n):
     """The default rules by default; every table behind slow."""
-    v = deal_value(rules, 0, hand_of(hand), (0,) * rules.n_sides, playouts=n, seed=2)
-    mean, se = plain(rules, hand_of(hand), n, seed=3)
+    v = deal_value(rules, 0, tiles(hand), (0,) * rules.n_sides, playouts=n, seed=2)
+    mean, se = plain(rules, tiles(hand), n, seed=3)
     assert abs(v.value - mean) <= 3.5 * math.hypot(v.stderr, se), (v.value, mean)
 
 
@@ -134,7 +124,7 @@ def test_no_peeking_before_the_lead():
 
 
 def run(*args):
-    result = CliRunner().invoke(main, list(args), prog_name="bergen")
+    result = bergen(*args)
     assert result.exit_code == 0, result.output
     return result.stdout
 
@@ -142,8 +132,9 @@ def run(*args):
 BEFORE = "bergen1/2/3,5/0/1-2,2-2,2-3,3-4,4-5,5-6/-"
 
 
-def test_best_and_eval_before_the_lead():
-    """Before the lead `best` and `eval` give the hand's value, its ± and each lead's chance."""
+def test_best_and_eval_before_the_lead(one_search):
+    """Before the lead `best` and `eval` give the hand's value, its ± and each lead's chance
+    (a lead that is sure: test_a_tiny_deal_s_value_is_the_enumerated_one)."""
     doc = json.loads(run("best", BEFORE, "--iterations", "600", "--json"))
     assert doc["best"] is None and doc["moves"] == [] and doc["iterations"] == 600
     assert [(x["seat"], x["tile"]) for x in doc["leads"]] == [(1, "0-0"), (1, "1-1"), (0, "2-2")]
@@ -164,7 +155,3 @@ def test_best_and_eval_before_the_lead():
     assert run("eval", BEFORE, "--iterations", "600").startswith(
         f"value {ev['value']:+.3f} ± {ev['stderr']:.3f}   (points to come this round, side 0 "
         f"minus side 1; before the lead)")
-    sure = json.loads(run("best", "bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", "--iterations",
-                          "300", "--json"))
-    assert sure["best"] == "0-0" and [m["move"] for m in sure["moves"]] == ["0-0"]
-    assert sure["moves"][0]["value"] == sure["value"] and sure["leads"][0]["chance"] == 1

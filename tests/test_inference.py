@@ -8,15 +8,15 @@ import math
 from collections import Counter
 
 import pytest
-from support import sizes
+from support import plies, sizes, tiles
 
+from bergen_search.errors import BergenError
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
-from bergen_search.game.state import DRAW, State
-from bergen_search.game.tiles import tile_index, tile_str
+from bergen_search.game.tiles import parse_tile as t
+from bergen_search.game.tiles import tile_str
 from bergen_search.information.inference import TileModel, relation, scoring_tile, tile_factors
-from bergen_search.information.infoset import (RESERVE, ObservedPlay, Observer,
-    from_state_and_events)
+from bergen_search.information.infoset import RESERVE, ObservedPlay, from_state_and_events
 from bergen_search.information.sampler import WorldTable
 from bergen_search.play.engines import parse_engine_list
 from bergen_search.play.seats import play_engines
@@ -24,61 +24,36 @@ from bergen_search.play.seats import play_engines
 ONLY_MISSED = dict(opened=1.0, opened_fitting=1.0, fitting_double=1.0, fitting=1.0)
 
 
-def t(text):
-    a, b = (int(x) for x in text.split("-"))
-    return tile_index(a, b)
-
-
 def play(text, end):
     return t(text) * 2 + "LR".index(end)
 
 
-def mask(*tiles):
-    return sum(1 << t(x) for x in tiles)
-
-
 def test_scoring_tile_known_answers():
-    assert tile_str(scoring_tile(3, 5)) == "3-5"
-    assert tile_str(scoring_tile(5, 3)) == "3-5"
-    assert tile_str(scoring_tile(4, 4)) == "4-4"
-    assert tile_str(scoring_tile(0, 6)) == "0-6"
+    assert [tile_str(scoring_tile(a, b)) for a, b in ((3, 5), (5, 3), (4, 4), (0, 6))] == [
+        "3-5", "3-5", "4-4", "0-6"]
 
 
-def _decision(left, right, move, ld=False, rd=False):
-    return ObservedPlay(5, 1, left, right, ld, rd, 0, move, False)
-
-
-def test_relation_known_answers():
-    # Ends (1, 6); the seat lays 6-4 at the right: the ends become (1, 4).
-    d = _decision(1, 6, play("4-6", "R"))
-    assert relation(d, t("1-6")) == "missed_match"     # it would have made a match
-    assert relation(d, t("4-5")) == "opened"           # shows the 4 it opened, fits no end
-    assert relation(d, t("1-4")) == "opened_fitting"   # shows the 4, and fits the 1
-    assert relation(d, t("6-6")) == "fitting_double"   # a double that fitted
-    assert relation(d, t("1-2")) == "fitting"          # fitted, not played
-    assert relation(d, t("2-3")) is None               # nothing to say
-    # Equal ends (3, 3): the match tile is the double.
-    d = _decision(3, 3, play("3-5", "L"))
-    assert relation(d, t("3-3")) == "missed_match"
-    assert relation(d, t("5-6")) == "opened"
-
-
-def test_model_checks_its_ratios():
-    with pytest.raises(ValueError):
-        TileModel(missed_match=0)
-    with pytest.raises(ValueError):
-        TileModel(fitting=-1)
-    with pytest.raises(ValueError):
-        TileModel(power=5)
-    assert TileModel(power=0).ratio("missed_match") == 1.0
-    assert TileModel().ratio(None) == 1.0
+@pytest.mark.parametrize("ends, move, tile, expected", [
+    # ends (1, 6); the seat lays 6-4 at the right: the ends become (1, 4)
+    ((1, 6), ("4-6", "R"), "1-6", "missed_match"),     # it would have made a match
+    ((1, 6), ("4-6", "R"), "4-5", "opened"),           # shows the 4 it opened, fits no end
+    ((1, 6), ("4-6", "R"), "1-4", "opened_fitting"),   # shows the 4, and fits the 1
+    ((1, 6), ("4-6", "R"), "6-6", "fitting_double"),   # a double that fitted
+    ((1, 6), ("4-6", "R"), "1-2", "fitting"),          # fitted, not played
+    ((1, 6), ("4-6", "R"), "2-3", None),               # nothing to say
+    ((3, 3), ("3-5", "L"), "3-3", "missed_match"),     # equal ends: the match tile is the double
+    ((3, 3), ("3-5", "L"), "5-6", "opened"),
+])
+def test_relation_known_answers(ends, move, tile, expected):
+    assert relation(ObservedPlay(5, 1, *ends, False, False, 0, play(*move), False),
+                    t(tile)) == expected
 
 
 def _passed_up_match():
     """Seat 0 leads 0-0, seat 1 lays 0-6, seat 0 lays 0-1: ends (1, 6). Seat 1 then lays 6-4
     at the right: it passed up 1-6 (if it held it). Seat 0's view, seat 0 to move."""
     rules = Rules()
-    hand = mask("0-0", "0-1", "1-2", "2-3", "3-4", "4-5")
+    hand = tiles("0-0 0-1 1-2 2-3 3-4 4-5")
     events = [(0, play("0-0", "L"), -1), (1, play("0-6", "R"), -1), (0, play("0-1", "L"), -1),
               (1, play("4-6", "R"), -1)]
     return from_state_and_events(rules, 0, hand, (0, 0), events)
@@ -89,7 +64,7 @@ def test_observer_records_the_hidden_seats_plays_after_the_lead():
     assert [(d.event, d.seat, d.left, d.right) for d in info.decisions] == [(1, 1, 0, 0),
                                                                             (3, 1, 1, 6)]
     assert info.decisions[1].move == play("4-6", "R") and not info.decisions[1].drew
-    assert info.decisions[1].line_mask == mask("0-0", "0-1", "0-6")
+    assert info.decisions[1].line_mask == tiles("0-0 0-1 0-6")
 
 
 def test_missed_match_factor_lands_on_the_seat_that_passed_it_up():
@@ -143,22 +118,15 @@ def test_factor_only_for_groups_open_before_the_play():
     found = 0
     for g in range(300):
         log = play_engines(rules, parse_engine_list("random", 2), derive_seed(17, g))
-        rnd = log.rounds[0]
-        state = State.deal(rules, rnd.hands, rnd.reserve, log.start_scores)
-        obs = Observer(rules, {0}, state)
-        for w, a, tile in rnd.events:
-            state = state.apply(a, w, tile if a == DRAW else None)
-            obs.step(w, a, state)
-            if state.ended is not None or state.to_move != 0 or not state.led:
+        for _, _, state, obs in plies(log, rounds=1, observe=True):
+            if state.to_move != 0 or not state.led:
                 continue
-            info = obs.infoset(0)
+            info = obs[0].infoset(0)
             plays = [d.event for d in info.decisions if not d.drew]
             factors = tile_factors(info, TileModel())
-            if not plays or not factors:
-                continue
             late = [gi for gi, grp in enumerate(info.groups)
-                    if grp.owner == 1 and grp.opened > max(plays)]
-            if not late:
+                    if plays and grp.owner == 1 and grp.opened > max(plays)]
+            if not factors or not late:
                 continue
             for fac in factors.values():
                 assert all(fac[gi] == 1.0 for gi in late)
@@ -210,14 +178,8 @@ def small_cuts(rules, seed, want, max_assignments=100_000):
     for g in range(400):
         log = play_engines(rules, parse_engine_list("greedy" if g % 2 else "random",
                                                   rules.players), derive_seed(seed, g))
-        rnd = log.rounds[0]
-        state = State.deal(rules, rnd.hands, rnd.reserve, log.start_scores)
-        obs = {s: Observer(rules, {s}, state) for s in range(rules.players)}
-        for w, a, tile in rnd.events:
-            state = state.apply(a, w, tile if a == DRAW else None)
-            for o in obs.values():
-                o.step(w, a, state)
-            if state.ended is not None or not state.led:
+        for _, _, state, obs in plies(log, rounds=1, observe=True):
+            if not state.led:
                 continue
             info = obs[state.to_move].infoset(state.to_move)
             size = math.prod(bin(a).count("1") for _, a in info.free)
@@ -255,10 +217,15 @@ def test_weighted_table_equals_brute_force(players, kw, count, assignments):
     assert changed >= count // 3, changed
 
 
-def test_factors_must_be_positive_and_one_per_group():
+def test_ratios_and_factors_are_checked():
+    """A model's ratios are positive (power 0 flattens them); a table's factors are positive
+    and one per group."""
+    for bad in ({"missed_match": 0}, {"fitting": -1}, {"power": 5}):
+        with pytest.raises(ValueError):
+            TileModel(**bad)
+    assert TileModel(power=0).ratio("missed_match") == 1.0
+    assert TileModel().ratio(None) == 1.0
     info = _passed_up_match()
-    from bergen_search.errors import BergenError
-    with pytest.raises(BergenError):
-        WorldTable(info, {t("1-6"): (0.0, 1.0)})
-    with pytest.raises(BergenError):
-        WorldTable(info, {t("1-6"): (0.5,)})
+    for factors in ({t("1-6"): (0.0, 1.0)}, {t("1-6"): (0.5,)}):
+        with pytest.raises(BergenError):
+            WorldTable(info, factors)

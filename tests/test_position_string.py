@@ -11,19 +11,18 @@ import shlex
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import FUZZ_EXAMPLES, sizes, bergen as run
+from support import FUZZ_EXAMPLES, plies, sizes, bergen as run
 
 from bergen_search.errors import BergenError
+from bergen_search.formats.game import load, load_game
 from bergen_search.formats.position import (Position, parse_position, position_from_flags,
     write_position)
 from bergen_search.formats.position_string import (PARTS, TAG, is_position_string, parse_string,
     to_string)
-from bergen_search.formats.record_io import write_record
-from bergen_search.formats.replay import walk
 from bergen_search.game.match import play_match
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
-from bergen_search.information.infoset import Observer
+from bergen_search.search.api import Limits, search
 
 EXAMPLE = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 
@@ -40,25 +39,15 @@ VARIANTS = [
 def positions_of(rules: Rules, seed: int):
     """Every position of a seeded match where a seat is to move, as that seat knows it: its
     hand, the line, the sizes, the scores, and the voids its observer proved (the lead too,
-    before the line has a tile)."""
-    log = play_match(rules, [0] * rules.players, seed)
-    observers = {}
-    for step in walk(write_record(log)):
-        before = step.before
-        if step.event == 0:
-            observers = {s: Observer(rules, {s}, before) for s in range(rules.players)}
-        seat = before.to_move
-        if seat == step.seat:
-            obs = observers[seat]
-            voids = {s: frozenset(obs.proven_voids(s)) for s in obs.hist}
-            # Not checked here (Position.check, a third of the cost): parse_string checks
-            # every position a test reads back.
-            yield Position(rules, tuple(before.scores), seat, before.hands[seat],
-                           tuple(before.line), tuple(before.hand_size(s)
-                                                     for s in range(rules.players)),
-                           before.reserve_size, {s: v for s, v in voids.items() if v})
-        for obs in observers.values():
-            obs.step(step.seat, step.action, step.after)
+    before the line has a tile). Not checked here (Position.check, a third of the cost):
+    parse_string checks every position a test reads back."""
+    for _, _, state, observers in plies(play_match(rules, [0] * rules.players, seed),
+                                        observe=True):
+        seat, obs = state.to_move, observers[state.to_move]
+        voids = {s: frozenset(obs.proven_voids(s)) for s in obs.hist}
+        yield Position(rules, tuple(state.scores), seat, state.hands[seat], tuple(state.line),
+                       tuple(state.hand_size(s) for s in range(rules.players)),
+                       state.reserve_size, {s: v for s, v in voids.items() if v})
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +63,7 @@ def cut_positions():
 @pytest.mark.parametrize("stride", sizes(16, 1))
 def test_thousands_of_positions_round_trip(cut_positions, stride):
     """Every `stride`-th of 11,000 positions (700 by default; all of them behind the slow
-    marker)."""
+    marker); every variant written."""
     assert len(cut_positions) >= 3000, len(cut_positions)
     seen = {"voids": 0, "empty line": 0, "partnerships": 0, "non-default rules": 0}
     for pos in cut_positions[::stride]:
@@ -93,18 +82,14 @@ def test_thousands_of_positions_round_trip(cut_positions, stride):
         seen["partnerships"] += pos.rules.partnerships
         seen["non-default rules"] += "=" in s.split("/")[1]
     assert all(n >= 20 // stride for n in seen.values()), seen
-
-
-def test_every_variant_is_written_and_read(cut_positions):
-    players = {(p.rules.players, p.rules.partnerships) for p in cut_positions}
-    assert players == {(2, False), (3, False), (4, False), (4, True)}
-    rules = {p.rules for p in cut_positions}
-    assert len(rules) == len(VARIANTS)
-    for r in rules:
-        part = to_string(next(p for p in cut_positions if p.rules == r)).split("/")[1]
-        head, *rest = part.split(",")
+    # every variant, written with only what differs from the defaults for its player count
+    assert {(p.rules.players, p.rules.partnerships) for p in cut_positions} == {
+        (2, False), (3, False), (4, False), (4, True)}
+    first = {p.rules: p for p in reversed(cut_positions)}
+    assert len(first) == len(VARIANTS)
+    for r, pos in first.items():
+        head, *rest = to_string(pos).split("/")[1].split(",")
         assert head == f"{r.players}{'p' if r.partnerships else ''}"
-        # only what differs from the defaults for that player count
         written = dict(item.split("=") for item in rest)
         assert set(written) == set(r.to_dict(full=False)) - {"players", "partnerships"}
 
@@ -120,6 +105,10 @@ def test_canonical_form():
     lead = position_from_flags(hand="0-0 1-3 2-6 3-3 4-5 5-6")
     assert to_string(lead) == "bergen1/2/0,0/0/0-0,1-3,2-6,3-3,4-5,5-6/-/6,6/16"
     assert parse_string(" " + to_string(lead) + "\n") == lead
+    # '4p' is partnerships, valid with 4 players (for contrast with BAD's '3p')
+    assert parse_string("bergen1/4p/0,0/0/0-1,1-2,2-3,0-0,4-5/-/5,5,5,5/8").rules.partnerships
+    # the fuzz below starts from valid strings
+    assert [to_string(parse_string(s)) for s in SEEDS] == SEEDS
 
 
 @pytest.mark.parametrize("n, stride", [pytest.param(0, 32, id="fast"), *(
@@ -133,18 +122,12 @@ def test_left_out_sizes_are_inferred(cut_positions, n, stride):
         parts = to_string(pos).split("/")
         sizes, reserve = parts[6].split(","), parts[7]
         voids = parts[8:]
-        variants = []
-        own = list(sizes)
-        own[pos.to_move] = ""
-        variants.append(own + [reserve])
-        for s in range(pos.rules.players):
-            if s != pos.to_move:
-                gap = list(own)
-                gap[s] = ""
-                variants.append(gap + [reserve])
-        variants.append(own + [""])
+        own = ["" if s == pos.to_move else x for s, x in enumerate(sizes)]
+        variants = [own + [reserve], own + [""]] + [
+            ["" if i == s else x for i, x in enumerate(own)] + [reserve]
+            for s in range(pos.rules.players) if s != pos.to_move]
         if not pos.line:
-            variants.append([""] * len(sizes) + [""])
+            variants.append([""] * (len(sizes) + 1))
         for v in variants:
             text = "/".join(parts[:6] + [",".join(v[:-1]), v[-1]] + voids)
             assert parse_string(text) == pos, text
@@ -157,17 +140,8 @@ def test_left_out_sizes_are_inferred(cut_positions, n, stride):
     assert checked > 4000 // stride
 
 
-def test_two_unknowns_are_refused():
-    with pytest.raises(BergenError, match=r"sizes \(part 7.*2 sizes are left out \(seat 1's "
-                                          r"hand size, the reserve's size\)"):
-        parse_string("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3")
-    with pytest.raises(BergenError, match="seat 1's hand size, seat 2's hand size"):
-        parse_string("bergen1/3/0,0,0/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,,/10")
-
-
 # ---- malformed strings: one line naming the part at fault ----------------------------------
 BAD = [
-    ("bergen1", "bergen1/"),                                                # no parts at all
     ("bergen2/2/0,0/0/0-0/-", "version bergen2 is not known"),
     ("bergen1/2/0,0", "the to-move part is missing"),
     ("bergen1/2/4,7/0/0-3/1-1-4/4,5/14/1:14/9", "at most 9"),
@@ -196,6 +170,9 @@ BAD = [
     ("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4/14", "sizes (part 7, '4'): needs 2"),
     ("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,6/14", "add up to 29"),
     ("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/5,5/13", "hand_sizes[0] is 5"),
+    ("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3", "sizes (part 7, ''): 2 sizes are left out "
+     "(seat 1's hand size, the reserve's size)"),
+    ("bergen1/3/0,0,0/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,,/10", "seat 1's hand size, seat 2's"),
     ("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/x", "reserve (part 8"),
     ("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/17", "reserve (part 8"),
     ("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1", "voids (part 9, '1')"),
@@ -208,19 +185,11 @@ BAD = [
     ("bergen1/2/4,7/0/0-3 1-2/1-1-4-4-6-3/4,5/14", "character ' ' at column 20"),
     ("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14\x00", "character '\\x00'"),
     ("bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14é", "character 'é'"),
-    ("bergen1/4p/0,0/0/0-1,1-2,2-3,0-0,4-5/-/5,5,5,5/8", "rules"),
 ]
 
 
 @pytest.mark.parametrize("text,message", BAD, ids=[b[1][:30] for b in BAD])
 def test_malformed_strings(text, message):
-    if message == "bergen1/":      # no slash after the tag: not a string, not a file either
-        res = run("best", text, "--iterations", "10")
-        assert res.exit_code == 2 and "cannot read bergen1" in res.stderr
-        return
-    if message == "rules" and text.startswith("bergen1/4p"):
-        parse_string(text)          # a valid 4-player partnership position, for contrast
-        return
     with pytest.raises(BergenError) as err:
         parse_string(text)
     assert message in str(err.value), str(err.value)
@@ -235,26 +204,17 @@ def test_malformed_strings(text, message):
 
 
 def test_error_names_the_part():
-    """Every message names its part by name and number, as docs/NOTATION.md lists them."""
+    """Every part has a message that names it by name and number, as docs/NOTATION.md lists."""
     for i, name in enumerate(PARTS[1:], start=2):
-        assert any(f"{name} (part {i}" in m for _, m in BAD) or name == "reserve" or \
-            any(f"{name} (part {i}" in str(_error(t)) for t, _ in BAD if t.startswith("bergen1/"))
-
-
-def _error(text):
-    try:
-        parse_string(text)
-    except BergenError as e:
-        return e
-    return ""
+        assert any(f"{name} (part {i}" in m for _, m in BAD), name
 
 
 # ---- fuzz ------------------------------------------------------------------------------------
-EXAMPLES = FUZZ_EXAMPLES
-FUZZ = settings(max_examples=EXAMPLES * 3, deadline=20_000, derandomize=True,
+FUZZ = settings(max_examples=FUZZ_EXAMPLES * 3, deadline=20_000, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
 SEEDS = [EXAMPLE, "bergen1/3,draw=one/0,0,2/0/1-2,1-5/2-5-6-4-4-2-2-6-3-3-4-0-3/2,2,3/9/2:23",
-         "bergen1/4p,target=20/2,7/2/0-4,1-3,3-4/6-0-3-5-0-0-2-4-4/3,5,3,3/6/1:04", "bergen1/2/0,0/0/0-0,1-3,2-6,3-3,4-5,5-6/-/6,6/16"]
+         "bergen1/4p,target=20/2,7/2/0-4,1-3,3-4/6-0-3-5-0-0-2-4-4/3,5,3,3/6/1:04",
+         "bergen1/2/0,0/0/0-0,1-3,2-6,3-3,4-5,5-6/-/6,6/16"]
 ALPHABET = "0123456789-,/:=pxbergn_ \x00é*"
 
 
@@ -289,10 +249,6 @@ def damaged(draw):
     return text
 
 
-def test_the_fuzz_starts_from_valid_strings():
-    assert [to_string(parse_string(s)) for s in SEEDS] == SEEDS
-
-
 @FUZZ
 @given(text=damaged())
 def test_fuzz_the_reader(text):
@@ -305,8 +261,7 @@ def test_fuzz_the_reader(text):
     assert parse_string(to_string(pos)) == pos
 
 
-@settings(max_examples=EXAMPLES, deadline=20_000, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(FUZZ, max_examples=FUZZ_EXAMPLES)
 @given(text=damaged())
 def test_fuzz_through_the_command_line(text):
     res = run("best", "--position", text, "--iterations", "5", "--json")
@@ -319,15 +274,14 @@ def test_fuzz_through_the_command_line(text):
 # ---- wherever a GAME is read -------------------------------------------------------------------
 def test_accepted_wherever_a_game_is_read(tmp_path):
     doc = write_position(parse_string(EXAMPLE))
-    ref = run("best", "-", "--iterations", "300", "--seed", "4", "--json",
-              input=json.dumps(doc))
+    ref = run("best", "-", "--iterations", "50", "--seed", "4", "--json", input=json.dumps(doc))
     assert ref.exit_code == 0, ref.output
     want = json.loads(ref.stdout)
     path = tmp_path / "pos.txt"
     path.write_text(EXAMPLE + "\n")
     for args, stdin in [((EXAMPLE,), None), (("--position", EXAMPLE), None), (("-",), EXAMPLE),
                         ((str(path),), None)]:
-        res = run("best", *args, "--iterations", "300", "--seed", "4", "--json", input=stdin)
+        res = run("best", *args, "--iterations", "50", "--seed", "4", "--json", input=stdin)
         assert res.exit_code == 0, (args, res.output)
         got = json.loads(res.stdout)
         assert got["moves"] == want["moves"] and got["best"] == want["best"]
@@ -348,11 +302,13 @@ def test_usage_errors():
     assert res.exit_code == 2 and "rules of a GAME come from the game" in res.stderr
     res = run("best", "--position", "examples/decision.json")
     assert res.exit_code == 2 and "starts with 'bergen1/'" in res.stderr
+    res = run("best", "bergen1", "--iterations", "10")     # no slash: not a string, no file
+    assert res.exit_code == 2 and "cannot read bergen1" in res.stderr
 
 
-def test_every_view_of_a_decision_prints_a_string_that_pastes_back(tmp_path):
-    """best, eval, analyze (text, JSON, HTML) and play's hint print the position; pasted into
-    best, it gives the answer the bergen-position/1 it stands for gives."""
+def test_every_view_of_a_decision_prints_a_string_that_pastes_back(tmp_path, one_search):
+    """best, eval, analyze (text, JSON, HTML) and play's hint print the position, which reads
+    back as the decision's (pasting a string into best: test_accepted_wherever_a_game_is_read)."""
     rec = "examples/decision.json"
     best = json.loads(run("best", rec, "--iterations", "200", "--json").stdout)
     string = best["position"]
@@ -361,11 +317,7 @@ def test_every_view_of_a_decision_prints_a_string_that_pastes_back(tmp_path):
     ev = run("eval", rec, "--iterations", "300", "--json")
     assert json.loads(ev.stdout)["position"] == string
     assert f"position {string}" in run("eval", rec, "--iterations", "300").stdout
-    pasted = run("best", string, "--iterations", "200", "--seed", "2", "--json")
-    as_json = run("best", "-", "--iterations", "200", "--seed", "2", "--json",
-                  input=json.dumps(write_position(parse_string(string))))
-    assert pasted.exit_code == 0 and json.loads(pasted.stdout)["moves"] == \
-        json.loads(as_json.stdout)["moves"]
+    assert parse_string(string) == load(open(rec).read()).position
     # analyze: every decision in JSON and HTML (one run writes both), the labelled ones in
     # the text
     html = tmp_path / "r.html"
@@ -373,11 +325,9 @@ def test_every_view_of_a_decision_prints_a_string_that_pastes_back(tmp_path):
                          "--json", "--html", str(html)).stdout)
     assert doc["decisions"] and all(is_position_string(d["position"]) for d in doc["decisions"])
     for d in doc["decisions"][:6]:
-        pos = parse_string(d["position"])
-        res = run("best", d["position"], "--iterations", "50", "--json")
-        assert res.exit_code == 0 and d["played"] in [m["move"] for m in
-                                                      json.loads(res.stdout)["moves"]]
-        assert pos.to_move == d["seat"]
+        res = search(load_game(d["position"]), Limits(iterations=50), seed=1)
+        assert d["played"] in [str(m.move) for m in res.moves]
+        assert parse_string(d["position"]).to_move == d["seat"]
     text = run("analyze", "examples/match.json", "--iterations", "300", "--quiet").stdout
     labelled = [d for d in doc["decisions"] if d["label"]]
     assert labelled and all(f"position {d['position']}" in text for d in labelled)

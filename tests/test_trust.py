@@ -1,5 +1,4 @@
 """Numbers you can trust: errors cover the noise, and `analyze` labels only what it shows."""
-import functools
 import json
 import math
 import statistics
@@ -12,11 +11,12 @@ from bergen_search.analysis import verdicts as analysis
 from bergen_search.analysis.review import analyze
 from bergen_search.analysis.verdicts import loss_interval, verdict
 from bergen_search.errors import BergenError
-from bergen_search.stats import interval_quantile, normal_quantile, t_quantile
+from bergen_search.analysis.verdicts import loss_bounds
 from bergen_search.formats.game import load_game
-from bergen_search.stats import c4 as _c4
-from bergen_search.stats import spread as _spread
 from bergen_search.search.api import Limits, MoveValue, choices, paired_stderr, pool, search
+from bergen_search.stats import c4 as _c4
+from bergen_search.stats import interval_quantile, normal_quantile, t_quantile
+from bergen_search.stats import spread as _spread
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -31,12 +31,8 @@ FORCED_POLLUTION = json.dumps({
     "hand_sizes": [4, 2], "reserve_size": 2, "voids": {"0": [4, 6], "1": [3]}})
 
 
-@functools.lru_cache(maxsize=None)
-def _match_analysis(iterations, seed):
-    """examples/match.json analysed at `iterations` with `seed`, once per process."""
-    with open(EXAMPLES / "match.json") as f:
-        record = json.load(f)
-    return analyze(record, limits=Limits(iterations=iterations), seed=seed)
+def match_record():
+    return json.loads((EXAMPLES / "match.json").read_text())
 
 
 def decision():
@@ -46,8 +42,14 @@ def decision():
 
 # ---- the replicates --------------------------------------------------------------------
 def test_a_value_is_the_mean_of_its_replicates_and_its_error_their_spread():
+    """settle=off: the pinned figures of the search without cycles, each value the mean of its
+    replicates, each error their spread."""
     info = decision()
-    res = search(info, Limits(iterations=16000), seed=3, settle="off")
+    res = search(info, Limits(iterations=20_000), seed=3, settle="off")
+    top = res.moves[0]
+    assert (str(top.move), round(top.value, 6), round(top.stderr, 6), top.visits) == \
+        ("2-2:L", 3.4325, 0.28994, 6094)
+    assert top.raw is None and top.dof is None and "settled" not in res.info
     assert res.info["replicates"] == 8
     for m in res.moves:
         assert len(m.samples) == 8
@@ -56,7 +58,7 @@ def test_a_value_is_the_mean_of_its_replicates_and_its_error_their_spread():
         assert m.stderr == pytest.approx(sd / math.sqrt(8) / _c4(8), rel=1e-9)
     # With settle (the default) the samples are the trees' corrected values, and the error
     # is at least their spread (it covers the correction too: tests/test_settle.py).
-    for m in search(info, Limits(iterations=16000), seed=3).moves:
+    for m in search(info, Limits(iterations=20_000), seed=3).moves:
         sd = statistics.stdev(m.samples)
         assert m.value == pytest.approx(statistics.fmean(m.samples), abs=1e-12)
         assert m.stderr >= sd / math.sqrt(8) / _c4(8) * (1 - 1e-9)
@@ -68,12 +70,11 @@ def test_a_value_is_the_mean_of_its_replicates_and_its_error_their_spread():
 
 
 def test_c4_the_spread_t_quantiles_and_the_paired_error():
-    assert t_quantile(0.95, 1) == pytest.approx(12.706, abs=1e-3)
-    assert t_quantile(0.95, 7) == pytest.approx(2.3646, abs=1e-4)
-    assert t_quantile(0.99, 7) == pytest.approx(3.4995, abs=1e-4)
-    assert t_quantile(0.99, 127) == pytest.approx(2.6148, abs=1e-3)
-    assert normal_quantile(0.95) == pytest.approx(1.95996, abs=1e-5)
-    assert normal_quantile(0.99) == pytest.approx(2.57583, abs=1e-5)
+    from scipy import stats as sps
+    for p in (0.95, 0.99):       # two-sided: scipy's (1 + p) / 2 quantiles
+        assert normal_quantile(p) == pytest.approx(sps.norm.ppf((1 + p) / 2), rel=1e-9)
+        for dof in (1, 3, 7, 127):
+            assert t_quantile(p, dof) == pytest.approx(sps.t.ppf((1 + p) / 2, dof), rel=1e-9)
     # fractional degrees of freedom: t on them rounded to a tenth; infinite: the normal's
     assert interval_quantile(0.99, 7.04) == t_quantile(0.99, 7.0)
     assert interval_quantile(0.99, 7.04) == pytest.approx(3.499, abs=1e-3)
@@ -91,9 +92,10 @@ def test_c4_the_spread_t_quantiles_and_the_paired_error():
     assert paired_stderr(a, c) == pytest.approx(math.sqrt(0.5 ** 2 + 0.3 ** 2))
 
 
-def test_a_bound_is_read_from_the_move_not_from_the_engine_that_made_it():
-    """A loss's interval is loss ± (t·error + both bounds), whatever the engine."""
-    from bergen_search.analysis.verdicts import loss_bounds
+def test_a_loss_interval_reads_its_bound_from_the_move_and_a_close_best_has_one():
+    """A loss's interval is loss ± (t·error + both bounds), whatever the engine; a played move
+    on top by less than the noise still has an interval."""
+    from dataclasses import replace
 
     class R:
         info = {"replicates": 4}
@@ -113,6 +115,26 @@ def test_a_bound_is_read_from_the_move_not_from_the_engine_that_made_it():
     q = t_quantile(analysis.CONFIDENCE, 7)
     assert loss_interval(1.0, 0.1, R()) == pytest.approx((1.0 - q * 0.1, 1.0 + q * 0.1))
     assert loss_interval(0.0, 0.0, R()) == (0.0, 0.0)
+    # The played move on top of a real search's moves by less than the noise (q: 8 trees).
+    res = search(decision(), Limits(iterations=4000), seed=1, settle="off")
+    a, b = [m for m in res.moves if m.twin is None][:2]
+    base = [0.0, 0.3, -0.3, 0.1, -0.1, 0.2, -0.2, 0.0]
+    noisy_a = replace(a, value=0.25, samples=tuple(0.25 + x for x in base))
+    noisy_b = replace(b, value=0.20, samples=tuple(0.20 - x for x in base))
+    others = [m for m in res.moves
+              if m.code not in (a.code, b.code) and m.twin not in (a.move, b.move)]
+    low = [replace(m, value=-5.0, samples=(-5.0,) * 8) for m in others]
+    result = replace(res, moves=[noisy_a, noisy_b] + low)
+    lo, hi, se = loss_bounds(noisy_a, result)
+    assert se == pytest.approx(paired_stderr(noisy_b, noisy_a))
+    assert lo == 0.0 and hi == pytest.approx(-0.05 + q * se)
+    assert hi > analysis.THRESHOLDS["inaccuracy"]       # searched again, not called best
+    # Far ahead of every other move: (0, 0) within the noise.
+    sure = replace(noisy_a, value=5.0, samples=tuple(5.0 + x for x in base))
+    assert loss_bounds(sure, replace(result, moves=[sure, noisy_b] + low))[:2] == (0.0, 0.0)
+    # The played move behind: the interval of the largest difference, floored at 0.
+    lo, hi, se = loss_bounds(noisy_b, result)
+    assert (lo, hi) == pytest.approx((max(0.0, 0.05 - q * se), 0.05 + q * se))
 
 
 def test_pooling_searches_takes_their_replicates_together_on_any_number_of_workers():
@@ -211,13 +233,6 @@ def test_a_move_forced_in_some_worlds_no_longer_lends_its_outcome():
     assert by["1-5:R"] == pytest.approx(by["1-2:R"], abs=1e-9)
 
 
-def test_classic_and_the_old_default_are_kept():
-    info = decision()
-    res = search(info, Limits(iterations=3000), seed=2, algorithm="classic")
-    assert res.info["settings"]["replicates"] == 1 and res.info["settings"]["root"] == "ucb"
-    assert res.info["settings"]["stats"] == "all"
-
-
 # ---- analyze: intervals, rechecks, borderline ----------------------------------------------
 def test_a_label_only_when_the_interval_is_inside_its_band():
     """A label only when the loss's whole interval is inside its band, else borderline."""
@@ -241,6 +256,9 @@ def test_the_labels_interval_is_at_the_confidence_the_report_names(engine):
     info = load_game((EXAMPLES / "position.json").read_text())
     budget = 20 if algorithm == "expectimax" else 800
     result = search(info, Limits(iterations=budget), seed=3, algorithm=algorithm, **settings)
+    if algorithm == "classic":      # the old default, kept: one tree, UCB at the root
+        assert {k: result.info["settings"][k] for k in ("replicates", "root", "stats")} == {
+            "replicates": 1, "root": "ucb", "stats": "all"}
     assert analysis.CONFIDENCE == 0.99
     lo, hi = loss_interval(1.0, 0.1, result)
     if result.moves[0].stderr == math.inf:
@@ -255,46 +273,9 @@ def test_the_labels_interval_is_at_the_confidence_the_report_names(engine):
     assert (hi - lo) / 0.2 > sps.norm.ppf(0.995) - 1e-9     # never a 95% interval
 
 
-def test_the_best_play_by_a_little_still_has_an_interval():
-    """A played move on top by less than the noise still has an interval."""
-    from dataclasses import replace
-
-    from bergen_search.analysis.verdicts import loss_bounds
-    res = search(decision(), Limits(iterations=4000), seed=1, settle="off")
-    a, b = [m for m in res.moves if m.twin is None][:2]
-    base = [0.0, 0.3, -0.3, 0.1, -0.1, 0.2, -0.2, 0.0]
-    noisy_a = replace(a, value=0.25, samples=tuple(0.25 + x for x in base))
-    noisy_b = replace(b, value=0.20, samples=tuple(0.20 - x for x in base))
-    others = [m for m in res.moves
-              if m.code not in (a.code, b.code) and m.twin not in (a.move, b.move)]
-    low = [replace(m, value=-5.0, samples=(-5.0,) * 8) for m in others]
-    result = replace(res, moves=[noisy_a, noisy_b] + low)
-    lo, hi, se = loss_bounds(noisy_a, result)
-    assert se == pytest.approx(paired_stderr(noisy_b, noisy_a))
-    q = t_quantile(analysis.CONFIDENCE, 7)
-    assert lo == 0.0 and hi == pytest.approx(-0.05 + q * se)
-    assert hi > analysis.THRESHOLDS["inaccuracy"]       # searched again, not called best
-    # Far ahead of every other move: (0, 0) within the noise.
-    sure = replace(noisy_a, value=5.0, samples=tuple(5.0 + x for x in base))
-    assert loss_bounds(sure, replace(result, moves=[sure, noisy_b] + low))[:2] == (0.0, 0.0)
-    # The played move behind: the interval of the largest difference, floored at 0.
-    lo, hi, se = loss_bounds(noisy_b, result)
-    assert (lo, hi) == pytest.approx((max(0.0, 0.05 - q * se), 0.05 + q * se))
-
-
-def test_the_seed_that_called_it_the_best_play_now_searches_again():
-    """A best play by less than its noise is searched again; the seeds agree or say borderline."""
-    runs = [_match_analysis(2000, s) for s in (0, 1)]
-    d0, d1 = (next(d for d in r.decisions if (d.round, d.event) == (0, 1)) for r in runs)
-    assert d1.rechecks >= 1
-    assert d0.label == d1.label or d0.borderline or d1.borderline
-
-
 def test_analyze_marks_what_it_could_not_decide(tmp_path):
     """Close calls are `borderline`, in no label, and marked in the text and HTML."""
-    with open(EXAMPLES / "match.json") as f:
-        record = json.load(f)
-    rough = analyze(record, limits=Limits(iterations=800), seed=1, max_rechecks=0)
+    rough = analyze(match_record(), limits=Limits(iterations=800), seed=1, max_rechecks=0)
     marked = [d for d in rough.decisions if d.borderline]
     assert marked
     for d in rough.decisions:
@@ -316,8 +297,11 @@ def test_analyze_marks_what_it_could_not_decide(tmp_path):
 
 @pytest.mark.parametrize("seeds, iterations", sizes((2, 2000), (3, 8000)))
 def test_analyze_labels_agree_over_seeds_on_the_example(seeds, iterations):
-    """Each label of match.json is the same over seeds, or marked borderline in every run."""
-    runs = [_match_analysis(iterations, s) for s in range(seeds)]
+    """Each label of match.json is the same over seeds, or marked borderline in every run; a
+    best play by less than its noise (round 0's event 1, seed 1) was searched again."""
+    runs = [analyze(match_record(), limits=Limits(iterations=iterations), seed=s)
+            for s in range(seeds)]
+    assert next(d for d in runs[1].decisions if (d.round, d.event) == (0, 1)).rechecks >= 1
     for ds in zip(*(r.decisions for r in runs)):
         labels = {d.label for d in ds}
         assert len(labels) == 1 or all(d.borderline for d in ds), \

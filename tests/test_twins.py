@@ -4,27 +4,21 @@ the two alike (and `classic`, twins not merged, does not), `best` lists the twin
 `analyze` judges either alike. Also the final pass's values and errors."""
 import copy
 import json
+import statistics
 
 import pytest
-from click.testing import CliRunner
-from support import sizes
+from support import bergen, plies, sizes
 
-from bergen_search.cli import main
+from bergen_search.formats.game import load_game
 from bergen_search.formats.record_io import write_record
 from bergen_search.game.rng import derive_seed
 from bergen_search.game.rules import Rules
-from bergen_search.game.state import DRAW, State
+from bergen_search.game.state import DRAW
 from bergen_search.game.state import mirror_twins as state_mirror_twins
-from bergen_search.game.tiles import tile_index
-from bergen_search.information.infoset import Observer
+from bergen_search.game.tiles import parse_tile as t
 from bergen_search.play.engines import parse_engine_list
 from bergen_search.play.seats import play_engines
 from bergen_search.search.api import Limits, mirror_twins, search
-
-
-def t(text):
-    a, b = (int(x) for x in text.split("-"))
-    return tile_index(a, b)
 
 
 def test_mirror_twins_known_answers():
@@ -42,39 +36,31 @@ def test_mirror_twins_known_answers():
     assert state_mirror_twins(-1, -1, False, False, moves) == {}
 
 
-def twin_decisions(players, partnerships=False, games=40, seed=5):
-    """(State, Observer's information set) at decisions with a twin pair, from greedy and
-    random self-play."""
+@pytest.fixture(scope="module")
+def decisions():
+    """(State, Observer's information set) at decisions with a twin pair, from 12 games of
+    greedy and random self-play for 2, 3, 4 players and partners."""
+    return [d for p, part in ((2, False), (3, False), (4, False), (4, True))
+            for d in twin_decisions(p, part, 12, p + 10 * part)]
+
+
+def twin_decisions(players, partnerships, games, seed):
     rules = Rules(players=players, partnerships=partnerships)
-    out = []
-    for g in range(games):
-        engines = "greedy" if g % 2 else "random"
-        log = play_engines(rules, parse_engine_list(engines, players), derive_seed(seed, g))
-        scores = log.start_scores
-        for rnd in log.rounds:
-            state = State.deal(rules, rnd.hands, rnd.reserve, scores)
-            obs = {s: Observer(rules, {s}, state) for s in range(players)}
-            for w, a, tile in rnd.events:
-                if state.led and state.to_move >= 0:
-                    moves = state.legal_moves()
-                    if state_mirror_twins(state.left, state.right, state.left_double,
-                                          state.right_double, moves):
-                        out.append((state, obs[state.to_move].infoset(state.to_move)))
-                after = state.apply(a, w, tile if a == DRAW else None)
-                for o in obs.values():
-                    o.step(w, a, after)
-                state = after
-            scores = rnd.scores
-    return out
+    logs = (play_engines(rules, parse_engine_list("greedy" if g % 2 else "random", players),
+                         derive_seed(seed, g)) for g in range(games))
+    return [(state, obs[state.to_move].infoset(state.to_move))
+            for log in logs for _, _, state, obs in plies(log, observe=True)
+            if state.led and twins_of(state)]
 
 
-def test_twin_positions_are_mirror_images():
-    found = twin_decisions(2, games=10)
-    assert len(found) >= 10
-    for state, _ in found:
-        twins = state_mirror_twins(state.left, state.right, state.left_double,
-                                   state.right_double, state.legal_moves())
-        for right, left in twins.items():
+def twins_of(state) -> dict:
+    return state_mirror_twins(state.left, state.right, state.left_double, state.right_double,
+                              state.legal_moves())
+
+
+def test_twin_positions_are_mirror_images(decisions):
+    for state, _ in decisions:
+        for right, left in twins_of(state).items():
             a, b = state.apply(left), state.apply(right)
             # What the rest of the round depends on: the ends (mirrored), the hands, the
             # reserve, the scores, the seat to move; the line's tiles are the same set.
@@ -85,18 +71,16 @@ def test_twin_positions_are_mirror_images():
 
 
 @pytest.mark.parametrize("algorithm", ["ismcts", "expectimax"])
-def test_best_lists_every_pair_once(algorithm):
+def test_best_lists_every_pair_once(algorithm, one_search):
     # (a budget of its own for ISMCTS too: the table's rows do not depend on it)
-    extra = ["--iterations", "50" if algorithm == "expectimax" else "2000"]
-    res = CliRunner().invoke(main, ["best", "examples/decision.json", "--algorithm", algorithm,
-                                    *extra])
+    args = ("best", "examples/decision.json", "--algorithm", algorithm,
+            "--iterations", "50" if algorithm == "expectimax" else "2000")
+    res = bergen(*args)
     assert res.exit_code == 0, res.output
     rows = [line.split()[0] for line in res.output.splitlines() if line.startswith("  ") and
             line.split()[0][:1].isdigit()]
     assert sorted(rows) == ["0-2:L/R", "1-2:L/R", "2-2:L/R", "2-3:L/R", "2-5:L/R"]
-    res = CliRunner().invoke(main, ["best", "examples/decision.json", "--algorithm", algorithm,
-                                    "--json", *extra])
-    out = json.loads(res.output)
+    out = json.loads(bergen(*args, "--json").output)
     by_move = {m["move"]: m for m in out["moves"]}
     assert len(by_move) == 10
     for m in out["moves"]:
@@ -105,14 +89,6 @@ def test_best_lists_every_pair_once(algorithm):
             assert m["move"].endswith(":R") and m["twin"] == m["move"][:-1] + "L"
             assert (m["value"], m["stderr"], m["visits"]) == (other["value"], other["stderr"],
                                                               other["visits"])
-
-
-@pytest.fixture(scope="module")
-def decisions():
-    found = []
-    for players, part in ((2, False), (3, False), (4, False), (4, True)):
-        found += twin_decisions(players, part, games=12, seed=players + 10 * part)
-    return found
 
 
 @pytest.mark.parametrize("stride", sizes(6, 1))
@@ -156,14 +132,11 @@ def test_analyze_never_labels_the_twin_of_the_best(require_compiled, cases):
     twin_cases = 0
     for g in range(40):
         log = play_engines(Rules(), parse_engine_list("greedy", 2), derive_seed(77, g))
-        rec = write_record(log)
-        rnd = log.rounds[0]
-        state = State.deal(log.rules, rnd.hands, rnd.reserve, log.start_scores)
-        for k, (w, a, tile) in enumerate(rnd.events):
-            if state.led and a < DRAW and state_mirror_twins(
-                    state.left, state.right, state.left_double, state.right_double,
-                    state.legal_moves()).keys() & {a, a ^ 1}:
-                for r in (_mirrored_from(rec, 0, len(rnd.events)), _mirrored_from(rec, 0, k)):
+        rec, events = write_record(log), log.rounds[0].events
+        for _, k, state, _ in plies(log, rounds=1):
+            w, a, _ = events[k]
+            if state.led and a < DRAW and twins_of(state).keys() & {a, a ^ 1}:
+                for r in (_mirrored_from(rec, 0, len(events)), _mirrored_from(rec, 0, k)):
                     r["rounds"][0]["events"] = r["rounds"][0]["events"][:k + 4]
                     res = analyze(r, seats={w}, limits=Limits(iterations=400), seed=3)
                     d = next(d for d in res.decisions if d.event == k)
@@ -171,27 +144,33 @@ def test_analyze_never_labels_the_twin_of_the_best(require_compiled, cases):
                         assert d.loss == 0 and d.label is None, d
                         twin_cases += d.best != d.played
                 break
-            state = state.apply(a, w, tile if a == DRAW else None)
         if twin_cases >= cases:
             break
     assert twin_cases >= cases
 
 
 # ---- values that compare: ISMCTS's final pass --------------------------------------------------
+@pytest.fixture
+def grown(require_compiled):
+    """grown(info, seed, iterations): the core's ISMCTS tree of `info`, grown that far."""
+    from bergen_search.information._sampler import CoreSampler
+    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
+
+    def grow(info, seed, iterations):
+        tree = IsmctsTree(CoreSampler(info), seed, 0.7, 0, "safe", merge_twins=True)
+        tree.run(iterations, 0)
+        return tree
+    return grow
+
+
 @pytest.mark.parametrize("stride, count, least", sizes((12, 20, 50), (6, 40, 80)))
-def test_pass_values_are_consistent(decisions, stride, count, least):
+def test_pass_values_are_consistent(decisions, grown, stride, count, least):
     """The final pass measures each move as the engine plays on: 400 worlds agree with 8,000
     other worlds within four standard errors for every move (20 decisions of 2, 3 and 4 players
     by default, the largest gap 2.1; 40 behind slow)."""
-    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
-    from bergen_search.information._sampler import CoreSampler
-
-    from bergen_search.information.sampler import WorldTable
     checked = 0
     for k, (_, info) in enumerate(decisions[::stride][:count]):
-        tree = IsmctsTree(CoreSampler(info, WorldTable(info)), k, 0.7, 0, "safe",
-                          merge_twins=True)
-        tree.run(3000, 0)
+        tree = grown(info, k, 3000)
         small = {m: (s / 400, max(sq / 400 - (s / 400) ** 2, 0.0) ** 0.5 / 400 ** 0.5)
                  for m, s, sq, _ in tree.evaluate_root(400, 1000 + k)}
         big = {m: s / 8000 for m, s, _, _ in tree.evaluate_root(8000, 2000 + k)}
@@ -201,18 +180,10 @@ def test_pass_values_are_consistent(decisions, stride, count, least):
     assert checked >= least
 
 
-def test_pass_standard_errors_are_calibrated(require_compiled):
+def test_pass_standard_errors_are_calibrated(grown):
     """Over 40 seeds of the pass on one tree, the spread of a move's mean is about the
     standard error the pass reports."""
-    import statistics
-
-    from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
-    from bergen_search.information._sampler import CoreSampler
-
-    from bergen_search.formats.game import load_game
-    info = load_game(open("examples/decision.json").read())
-    tree = IsmctsTree(CoreSampler(info), 3, 0.7, 0, "safe", merge_twins=True)
-    tree.run(5000, 0)
+    tree = grown(load_game(open("examples/decision.json").read()), 3, 5000)
     means, ses = {}, {}
     for seed in range(40):
         for m, s, sq, _ in tree.evaluate_root(300, seed):
@@ -227,7 +198,6 @@ def test_pass_standard_errors_are_calibrated(require_compiled):
 def test_search_reports_pass_values_and_skips_them_for_play():
     """search() values come from the pass (info['values']); with choose=visits an engine at a
     table, which needs only the move, skips it and chooses the same move."""
-    from bergen_search.formats.game import load_game
     info = load_game(open("examples/decision.json").read())
     shown = search(info, Limits(iterations=3000), seed=2, choose="visits")
     quick = search(info, Limits(iterations=3000), seed=2, values=False, choose="visits")

@@ -454,6 +454,18 @@ def test_more_tiles_than_the_set_has_are_refused_before_any_copy():
             _endgame.enumerate_deals(table)
 
 
+
+@pytest.mark.parametrize("factor", [0.0, -1.0, math.nan, math.inf])
+def test_a_weight_that_is_not_positive_and_finite_is_refused(factor):
+    """`enumerate_deals` lists a node's child once, the first time weight reaches it: a factor
+    of 0 (or one that cancels another) would list it again and again, writing past the level's
+    array (the fuzz test above found it under AddressSanitizer)."""
+    info, _ = small_endgames()[0]
+    table = endgame.public_table(info, True)
+    table.weight = [[factor] * len(row) for row in table.weight]
+    with pytest.raises(BergenError, match="the weights"):
+        _endgame.enumerate_deals(table)
+
 ROOT_VALUES = {"left": odd_ints, "right": odd_ints, "to_move": odd_ints, "passes": odd_ints,
                "reserve_size": odd_ints, "scores": _odd_tuple(odd_ints),
                "left_double": odd_numbers, "right_double": odd_numbers}

@@ -168,6 +168,7 @@ cdef int _enum_rec(Enum* E, int i, int n_active, uint32_t h0, uint32_t h1) noexc
     cdef int choice, k, v, j, child, base, n_next, rc
     cdef int owner
     cdef uint32_t bit
+    cdef double add
     E.steps += 1
     if (E.steps & 0xFFFF) == 0:
         if E.deadline > 0 and _now() >= E.deadline:
@@ -189,11 +190,14 @@ cdef int _enum_rec(Enum* E, int i, int n_active, uint32_t h0, uint32_t h1) noexc
             for j in range(E.opt_start[v], E.opt_start[v + 1]):
                 if not E.played[i] and E.opt_owner[j] != choice:
                     continue
+                add = acc[v - E.level_start[i]] * E.opt_factor[j]
+                if add == 0:        # an underflow: no weight reaches the child
+                    continue
                 child = E.opt_child[j] - base
                 if nacc[child] == 0:
                     nactive[n_next] = E.opt_child[j]
                     n_next += 1
-                nacc[child] += acc[v - E.level_start[i]] * E.opt_factor[j]
+                nacc[child] += add
         if n_next == 0:
             continue
         if E.played[i] or choice == -1:
@@ -312,7 +316,12 @@ def enumerate_deals(table, long long max_deals=0, double seconds=0.0, stop=None)
             for j in range(opt_start[v], opt_start[v + 1]):
                 g = table.opt_group[j]
                 opt_owner[j] = -1 if owners[g] == RESERVE else owners[g]
-                opt_factor[j] = 1.0 if weight is None else weight[level_of[v]][g]
+                factor = 1.0 if weight is None else weight[level_of[v]][g]
+                # > 0 and finite: a node's accumulated weight is 0 only until a history
+                # reaches it, which is how `_enum_rec` lists each child once
+                if not 0 < factor < INFINITY:
+                    raise BergenError("malformed world table (the weights)", field="table")
+                opt_factor[j] = factor
         for i in range(m):
             tiles[i] = _checked_int(table.tiles[i], 0, N_TILES - 1, "table")
             played[i] = bool(table.is_played[i])

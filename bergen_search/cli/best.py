@@ -21,12 +21,12 @@ def _command(name: str, verbose_help: str):
     return apply
 
 
-def _start(game, kw, algorithm, sets) -> tuple:
-    """(the game, the settings) of the options, checked."""
+def _start(game, kw, algorithm, sets, *, iterations, seconds, memory_mb) -> tuple:
+    """(the game, the settings, the limits) of the options, checked."""
     settings = search_settings(algorithm, sets)
     game_ = game_from_options(game, kw)
     search_note()
-    return game_, settings
+    return game_, settings, Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
 
 
 @_command("best", "Also the settings, why the exact endgame did not solve, the bracket's "
@@ -39,8 +39,8 @@ def best(*, game, algorithm, objective, iterations, seconds, memory_mb, seed, wo
     or a bergen-position/1, a path or - for standard input; or give the position flags.
     The search uses only what the seat to move could know.
     """
-    game_, settings = _start(game, kw, algorithm, sets)
-    limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
+    game_, settings, limits = _start(game, kw, algorithm, sets, iterations=iterations,
+                                     seconds=seconds, memory_mb=memory_mb)
     with working(f"searching ({budget_text(limits, settings)})"):
         result = answer(game_.info, settings, objective, limits, seed, workers)
     status = 130 if result.info.get("interrupted") else 0
@@ -68,8 +68,8 @@ def eval_(*, game, algorithm, objective, iterations, seconds, memory_mb, seed, w
     chosen algorithm's settings when it is ISMCTS, else ISMCTS's defaults). Ctrl-C prints
     what the searches had found (a side's figure not searched yet is n/a) and exits 130.
     """
-    game_, settings = _start(game, kw, algorithm, sets)
-    limits = Limits(iterations=iterations, time=seconds, memory_mb=memory_mb)
+    game_, settings, limits = _start(game, kw, algorithm, sets, iterations=iterations,
+                                     seconds=seconds, memory_mb=memory_mb)
     with working(f"evaluating (searches of {budget_text(limits, settings)})"):
         ev = evaluate(game_.info, settings, objective, limits, seed, workers)
     status = 130 if ev.interrupted else 0

@@ -388,7 +388,7 @@ def test_the_prediction_is_unbiased(positions, monkeypatch):
     eg = core()
     monkeypatch.setattr(endgame.budget, "PREDICT_WALKS", 8_000)
     monkeypatch.setattr(endgame.budget, "PREDICT_STEPS", 0)
-    for info, _ in positions[:6]:
+    for info, _ in positions[:3]:
         g = endgame.game(info)
         solver = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
         p = endgame.predict(info)

@@ -405,18 +405,18 @@ def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
     assert [d.to_json() for d in asked.decisions] == [d.to_json() for d in plain.decisions]
 
 
-def test_under_a_work_budget_the_clock_changes_nothing():
+def _slow_clock():
+    """A clock that reads 10 s more at every reading."""
     ticks = iter(range(10 ** 9))
+    return lambda: 10.0 * next(ticks)
 
-    def slow():
-        return 10.0 * next(ticks)
-    for path in (BRACKET, DECISION):
-        info = _info(path)
-        a = endgame.bracket(info, max_work=endgame.budget_work(17_000))
-        b = endgame.bracket(info, max_work=endgame.budget_work(17_000), clock=slow)
-        for x in (a, b):
-            x.seconds = 0.0
-        assert a == b and a.floors
+
+def test_under_a_work_budget_the_clock_changes_nothing():
+    """The whole bracket (the depth-limited one: the budget test below)."""
+    a = endgame.bracket(_info(), max_work=endgame.budget_work(17_000))
+    b = endgame.bracket(_info(), max_work=endgame.budget_work(17_000), clock=_slow_clock())
+    a.seconds = b.seconds = 0.0
+    assert a == b and a.floors
 
 
 # ---- the depth-limited bracket (`horizon`) ----------------------------------------------------
@@ -540,6 +540,10 @@ def test_decision_json_is_bracketed_with_both_bounds_within_its_budget(monkeypat
     budget = endgame.budget_work(17_000)
     b = endgame.bracket(_info(DECISION), max_work=budget)
     assert sum(built) <= b.work + 1e-6 <= budget + 1e-6 and len(b.floors) == 3
+    # under a work budget the clock changes nothing
+    slow = endgame.bracket(_info(DECISION), max_work=budget, clock=_slow_clock())
+    b.seconds = slow.seconds = 0.0
+    assert slow == b
     made.clear()
     cap = 16 << 20
     b = endgame.bracket(_info(DECISION), max_work=endgame.budget_work(30_000), memory_bytes=cap)

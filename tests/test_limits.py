@@ -158,7 +158,7 @@ def test_no_memory_error_when_the_machine_refuses_memory():
         vm = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmSize'))
         limit = (vm << 10) + (40 << 20)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        r = search(info, Limits(iterations=400_000, memory_mb=100_000), seed=1, replicates=1)
+        r = search(info, Limits(iterations=250_000, memory_mb=100_000), seed=1, replicates=1)
         print(json.dumps({{"best": str(r.best), "memory": r.info["memory"],
                           "iterations": r.info["iterations"]}}))
     """)
@@ -166,7 +166,7 @@ def test_no_memory_error_when_the_machine_refuses_memory():
                          timeout=300)
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
-    assert doc["memory"]["full"] == 1 and doc["iterations"] == 400_000 and doc["best"]
+    assert doc["memory"]["full"] == 1 and doc["iterations"] == 250_000 and doc["best"]
 
 
 # ---- play's file -----------------------------------------------------------------------------

@@ -240,6 +240,12 @@ def test_best_and_eval_print_the_bracket(one_search):
     assert doc["best"] in ("0-2:L", "0-2:R")
     h = b["horizon"]["0-2:L"]
     assert set(h) == {"floor", "ceiling"} and h["floor"] >= 3
+    # a best move whose floor is not the best floor: the better one is named beside it
+    from bergen_search.views.search import floor_lines
+    top, low = Move.parse("0-2:L"), Move.parse("1-2:L")
+    line = floor_lines({"bracket": {"floor": {top: 2.523, low: -0.114}}}, {top: "0-2:L/R"}, low)
+    assert line[1].startswith("floor: 1-2:L secures at least -0.114 whatever the other side "
+                              "holds (0-2:L/R secures +2.523)\n  (certified")
 
 
 def test_a_decline_costs_no_build_and_no_memory(monkeypatch):

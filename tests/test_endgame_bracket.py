@@ -342,11 +342,15 @@ def test_a_stop_inside_a_play_out_ends_the_attempt_at_once():
 
 
 def test_the_engine_protocol_answers_with_the_bracket():
-    from bergen_search.protocol.client import EngineProcess
-    with open(BRACKET, encoding="utf-8") as f:
-        text = f.read()
-    with EngineProcess.start(timeout=60) as engine:
-        doc = engine.analyse(text, Limits(iterations=20000))
+    """(The engine in this process: its client and its process are test_engine.py's.)"""
+    from support import InProcessEngine
+    engine = InProcessEngine()
+    try:
+        with open(BRACKET, encoding="utf-8") as f:
+            engine.send({"cmd": "go", "game": json.load(f), "iterations": 20000, "id": "g"})
+        doc = engine.until("bestmove")[-1]
+    finally:
+        engine.close()
     b = doc["endgame"]["bracket"]
     assert doc["exact"] is False and b["deals"] == 36 and b["missing"] == []
     assert b["floor"]["4-4:L"] == pytest.approx(-2.031, abs=0.002)

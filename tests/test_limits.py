@@ -245,24 +245,19 @@ def test_a_position_where_a_record_is_needed_says_so(command):
 
 
 # ---- every reader caps its input ---------------------------------------------------------
-@pytest.mark.parametrize("command,cap", [
-    ("best", 16), ("replay", 256),      # a game's reader and the records' (the others': slow)
-    *(pytest.param(c, n, marks=pytest.mark.slow) for c, n in (("eval", 16), ("show", 16),
-                                                               ("analyze", 256)))])
-def test_an_endless_input_is_refused_at_its_cap(command, cap):
+@pytest.mark.parametrize("command, cap, path", [
+    ("best", 16, "/dev/zero"), ("replay", 256, "/dev/zero"),    # a game's reader, the records'
+    ("best", 16, "-"),                                          # standard input (`< /dev/zero`)
+    *(pytest.param(c, n, "/dev/zero", marks=pytest.mark.slow)  # (the others': slow)
+      for c, n in (("eval", 16), ("show", 16), ("analyze", 256)))])
+def test_an_endless_input_is_refused_at_its_cap(command, cap, path):
     """Every reader stops at its cap and says so, exit 2."""
-    res = run(command, "/dev/zero")
-    assert res.exit_code == 2 and res.stdout == ""
-    assert res.stderr == (f"bergen: /dev/zero is larger than {cap} MB: no record or "
-                          f"position is that large (is it the right file?)\n")
-
-
-def test_an_endless_standard_input_is_refused_at_its_cap():
-    """`bergen best - < /dev/zero`: read to 16 MB, then one line, exit 2."""
     with open("/dev/zero", "rb") as endless:
-        res = run("best", "-", input=endless)
-    assert res.exit_code == 2
-    assert res.stderr.startswith("bergen: standard input is larger than 16 MB")
+        res = run(command, path, input=endless)
+    name = "standard input" if path == "-" else path
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr == (f"bergen: {name} is larger than {cap} MB: no record or "
+                          f"position is that large (is it the right file?)\n")
 
 
 def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path, monkeypatch):

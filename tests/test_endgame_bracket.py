@@ -279,7 +279,7 @@ def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
         endgame.predict(info)
 
 
-@pytest.mark.parametrize("rounds, iterations, horizon", [(300, 300, False), (60, 20_000, True)],
+@pytest.mark.parametrize("rounds, iterations, horizon", [(300, 300, False), (60, 17_000, True)],
                          ids=["whole", "depth-limited"])
 def test_no_peek_the_bracket_does_not_move_when_the_hidden_hand_is_filled_in(rounds, iterations,
                                                                              horizon):

@@ -135,23 +135,23 @@ BEFORE = "bergen1/2/3,5/0/1-2,2-2,2-3,3-4,4-5,5-6/-"
 def test_best_and_eval_before_the_lead(one_search):
     """Before the lead `best` and `eval` give the hand's value, its ± and each lead's chance
     (a lead that is sure: test_a_tiny_deal_s_value_is_the_enumerated_one)."""
-    doc = json.loads(run("best", BEFORE, "--iterations", "600", "--json"))
-    assert doc["best"] is None and doc["moves"] == [] and doc["iterations"] == 600
+    doc = json.loads(run("best", BEFORE, "--iterations", "300", "--json"))
+    assert doc["best"] is None and doc["moves"] == [] and doc["iterations"] == 300
     assert [(x["seat"], x["tile"]) for x in doc["leads"]] == [(1, "0-0"), (1, "1-1"), (0, "2-2")]
     assert abs(sum(x["chance"] * x["value"] for x in doc["leads"]) - doc["value"]) < 1e-5
     assert abs(math.sqrt(sum((x["chance"] * x["stderr"]) ** 2 for x in doc["leads"]))
                - doc["stderr"]) < 1e-5
-    text = run("best", BEFORE, "--iterations", "600")
+    text = run("best", BEFORE, "--iterations", "300")
     assert text.startswith(f"before the lead:   {doc['value']:+.3f} ± {doc['stderr']:.3f}   "
                            f"(points to come this round, side 0 minus side 1; who leads is "
                            f"not known yet)")
     assert "  seat 0 2-2     51.9%" in text
-    ev = json.loads(run("eval", BEFORE, "--iterations", "600", "--json"))
+    ev = json.loads(run("eval", BEFORE, "--iterations", "300", "--json"))
     assert (ev["value"], ev["stderr"], ev["leads"]) == (doc["value"], doc["stderr"],
                                                         doc["leads"])
     points = [s["expected_points"] for s in ev["sides"]]
     assert abs(points[0] - points[1] - ev["value"]) < 1e-3
     assert abs(sum(s["p_win_match"] for s in ev["sides"]) - 1) < 1e-3
-    assert run("eval", BEFORE, "--iterations", "600").startswith(
+    assert run("eval", BEFORE, "--iterations", "300").startswith(
         f"value {ev['value']:+.3f} ± {ev['stderr']:.3f}   (points to come this round, side 0 "
         f"minus side 1; before the lead)")

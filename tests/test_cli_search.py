@@ -26,12 +26,10 @@ def _json(res):
     return out
 
 
-@pytest.mark.parametrize("args", [
-    ["--algorithm", "ismcts", "--iterations", "3000", "--seed", "5"],
-    ["--algorithm", "expectimax", "--iterations", "10", "--seed", "5"],
-    ["--iterations", "4000", "--workers", "2", "--seed", "3"]], ids=["ismcts", "expectimax",
-                                                                     "workers"])
-def test_best_is_reproducible_byte_for_byte(args):
+def test_best_is_reproducible_byte_for_byte():
+    """(Each engine's same bytes for the same seed: test_engine_contract.py; here the command
+    with two workers.)"""
+    args = ["--iterations", "4000", "--workers", "2", "--seed", "3"]
     a, b = (_json(run("best", DECISION, "--json", *args)) for _ in range(2))
     assert a == b and a["iterations"] == int(args[args.index("--iterations") + 1])
     assert a["moves"][0]["move"] == a["best"]
@@ -55,15 +53,6 @@ def test_best_time_limit_is_honoured(virtual_clock):
         assert out["iterations"] > 0
         runs.append(out)
     assert runs[0] == runs[1]
-
-
-def test_eval_reports_every_side():
-    out = _json(run("eval", DECISION, "--json", "--iterations", "3000"))
-    assert out["to_move"] == 0 and len(out["sides"]) == 2
-    pts = [s["expected_points"] for s in out["sides"]]
-    p = [s["p_win_match"] for s in out["sides"]]
-    assert abs(out["value"] - (pts[0] - pts[1])) < 0.5
-    assert abs(sum(p) - 1) < 1e-6 and all(0 <= x <= 1 for x in p)
 
 
 def _planted_record(seed=0):
@@ -152,8 +141,7 @@ def test_analyze_a_file_of_matches():
 
 def test_bench_signature_is_stable():
     from bergen_search.play.bench import signature
-    a, b = signature(), signature()
-    assert a == b
+    a = signature()
     # The known signature: it changes only when the sampler or a search changes (then update
     # it here and in docs/MEASUREMENTS.md and docs/GUIDE.md, in the same commit, saying why).
     assert a == {"sampler_checksum": 4168, "ismcts_nodes": 67340,
@@ -234,9 +222,10 @@ def _on_a_terminal(args, env):
     return out.decode(), os.waitstatus_to_exitcode(status)
 
 
-@pytest.mark.parametrize("command", ["best", "eval"])
+@pytest.mark.parametrize("command", ["best", pytest.param("eval", marks=pytest.mark.slow)])
 def test_the_verdict_comes_first_and_a_terminal_sees_progress(command):
-    """The answer first; a progress line on a terminal, wiped; none off one (in-process)."""
+    """The answer first; a progress line on a terminal, wiped; none off one (in-process).
+    (`eval`, whose progress line is `best`'s, behind slow.)"""
     import os
     args = [command, DECISION, "--iterations", "16000"]
     env = dict(os.environ, BERGEN_PROGRESS_AFTER="0")
@@ -287,8 +276,9 @@ def test_the_match_objective_prints_chances_as_chances(one_search, tmp_path):
     points = run("best", "examples/decision.json", "--iterations", "2000").stdout
     assert re.match(r"best: \S+   [+-]\d+\.\d{3} ± \d+\.\d{3}   \(points", points)
     out = tmp_path / "m.html"
+    # (seat 0 alone: its decisions print as every seat's, for a third of the work)
     analysis = ["analyze", "examples/match.json", "--objective", "match", "--iterations", "300",
-                "--quiet"]
+                "--seat", "0", "--quiet"]
     text = run(*analysis).stdout
     assert run(*analysis, "--html", out).exit_code == 0           # the same analysis
     judged = [x for x in text.splitlines() if "(loss " in x]

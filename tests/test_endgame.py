@@ -96,20 +96,6 @@ def test_core_and_reference_agree_to_the_bit(positions, count):
         agree_to_the_bit(info)
 
 
-@pytest.mark.parametrize("which", sizes(([0, 2, 3],), ([0, 1, 2, 3, 4, 5],)))
-def test_the_solution_is_the_same_whichever_solver_is_loaded(positions, monkeypatch, which):
-    """`solve` through the oracle gives the compiled values, mix and iterations to the bit."""
-    core()
-    for info, _ in (positions[k] for k in which):
-        fast = endgame.solve(endgame.game(info), tolerance=1e-3)
-        with monkeypatch.context() as m:
-            m.setattr(endgame.deals, "compiled", lambda: None)
-            slow = endgame.solve(endgame.game(info), tolerance=1e-3)
-        assert (slow.values, slow.mix, slow.iterations) == (fast.values, fast.mix,
-                                                            fast.iterations)
-        assert slow.pairs is None and fast.pairs is not None
-
-
 @pytest.mark.parametrize("first", sizes(5, 0))
 def test_deals_are_the_public_views_worlds(positions, first):
     """The compiled deals are the public table's worlds, weights too, the true deal among them."""
@@ -388,7 +374,7 @@ def test_the_prediction_is_unbiased(positions, monkeypatch):
     eg = core()
     monkeypatch.setattr(endgame.budget, "PREDICT_WALKS", 8_000)
     monkeypatch.setattr(endgame.budget, "PREDICT_STEPS", 0)
-    for info, _ in positions[:6]:
+    for info, _ in positions[:3]:
         g = endgame.game(info)
         solver = eg.EndgameSolver(g.rules, g.root, g.hands, g.deals)
         p = endgame.predict(info)

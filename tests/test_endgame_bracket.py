@@ -199,7 +199,7 @@ def test_a_declined_position_is_bracketed_under_an_iteration_budget(monkeypatch)
         assert values[m].value >= floor - 3 * values[m].stderr
     calls.clear()
     # under a time limit the clock is the move's: no bracket
-    timed = search(info, Limits(time=0.3), seed=0)
+    timed = search(info, Limits(time=0.05), seed=0)
     assert "bracket" not in timed.info["endgame"] and "bracket_why" not in timed.info["endgame"]
     off = search(info, Limits(iterations=100_000), seed=0, bracket=False)
     assert "bracket" not in off.info["endgame"] and "bracket_why" not in off.info["endgame"]
@@ -222,10 +222,11 @@ def test_best_and_eval_print_the_bracket(one_search):
     doc = json.loads(bergen("best", BRACKET, "--json").output)
     assert doc["exact"] is False and doc["endgame"]["bracket"]["floor"]["4-4:L"] < -2.0
     assert doc["endgame"]["bracket"]["missing"] == []
-    out = bergen("eval", BRACKET).output
+    # (eval at 20,000 iterations: the whole bracket is the same at any budget it fits)
+    out = bergen("eval", BRACKET, "--iterations", 20_000).output
     assert "floor: 4-4:L/R secures at least -2.031 whatever the other side holds" in out
     assert "ceiling" not in out
-    out = bergen("eval", BRACKET, "--verbose").output
+    out = bergen("eval", BRACKET, "--iterations", 20_000, "--verbose").output
     assert "bracket: the round solved with this hand shown to the other side, 36 deals" in out
     doc = json.loads(bergen("best", DECISION, "--iterations", 30_000, "--json").output)
     out = bergen("best", DECISION, "--iterations", 30_000, "--verbose").output
@@ -239,6 +240,12 @@ def test_best_and_eval_print_the_bracket(one_search):
     assert doc["best"] in ("0-2:L", "0-2:R")
     h = b["horizon"]["0-2:L"]
     assert set(h) == {"floor", "ceiling"} and h["floor"] >= 3
+    # a best move whose floor is not the best floor: the better one is named beside it
+    from bergen_search.views.search import floor_lines
+    top, low = Move.parse("0-2:L"), Move.parse("1-2:L")
+    line = floor_lines({"bracket": {"floor": {top: 2.523, low: -0.114}}}, {top: "0-2:L/R"}, low)
+    assert line[1].startswith("floor: 1-2:L secures at least -0.114 whatever the other side "
+                              "holds (0-2:L/R secures +2.523)\n  (certified")
 
 
 def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
@@ -272,7 +279,7 @@ def test_a_decline_costs_no_build_and_no_memory(monkeypatch):
         endgame.predict(info)
 
 
-@pytest.mark.parametrize("rounds, iterations, horizon", [(300, 300, False), (60, 30_000, True)],
+@pytest.mark.parametrize("rounds, iterations, horizon", [(300, 300, False), (60, 17_000, True)],
                          ids=["whole", "depth-limited"])
 def test_no_peek_the_bracket_does_not_move_when_the_hidden_hand_is_filled_in(rounds, iterations,
                                                                              horizon):
@@ -335,11 +342,15 @@ def test_a_stop_inside_a_play_out_ends_the_attempt_at_once():
 
 
 def test_the_engine_protocol_answers_with_the_bracket():
-    from bergen_search.protocol.client import EngineProcess
-    with open(BRACKET, encoding="utf-8") as f:
-        text = f.read()
-    with EngineProcess.start(timeout=60) as engine:
-        doc = engine.analyse(text, Limits(iterations=20000))
+    """(The engine in this process: its client and its process are test_engine.py's.)"""
+    from support import InProcessEngine
+    engine = InProcessEngine()
+    try:
+        with open(BRACKET, encoding="utf-8") as f:
+            engine.send({"cmd": "go", "game": json.load(f), "iterations": 20000, "id": "g"})
+        doc = engine.until("bestmove")[-1]
+    finally:
+        engine.close()
     b = doc["endgame"]["bracket"]
     assert doc["exact"] is False and b["deals"] == 36 and b["missing"] == []
     assert b["floor"]["4-4:L"] == pytest.approx(-2.031, abs=0.002)
@@ -395,26 +406,27 @@ def test_a_review_spends_nothing_on_brackets_unless_asked(monkeypatch):
     calls = _count_brackets(monkeypatch)
     with open("examples/match.json", encoding="utf-8") as f:
         record = parse_record(json.loads(f.read()))
-    plain = analyze(record, limits=Limits(iterations=300), seed=0)
+    # (round 1 alone: its two stage decisions are declined)
+    plain = analyze(record, limits=Limits(iterations=300), seed=0, rounds=[1])
     assert not calls
-    asked = analyze(record, limits=Limits(iterations=300), seed=0,
+    asked = analyze(record, limits=Limits(iterations=300), seed=0, rounds=[1],
                     settings=Settings.of("ismcts", {"bracket": True}))
     assert calls, "no stage decision was declined: the test went untested"
     assert [d.to_json() for d in asked.decisions] == [d.to_json() for d in plain.decisions]
 
 
-def test_under_a_work_budget_the_clock_changes_nothing():
+def _slow_clock():
+    """A clock that reads 10 s more at every reading."""
     ticks = iter(range(10 ** 9))
+    return lambda: 10.0 * next(ticks)
 
-    def slow():
-        return 10.0 * next(ticks)
-    for path in (BRACKET, DECISION):
-        info = _info(path)
-        a = endgame.bracket(info, max_work=endgame.budget_work(30_000))
-        b = endgame.bracket(info, max_work=endgame.budget_work(30_000), clock=slow)
-        for x in (a, b):
-            x.seconds = 0.0
-        assert a == b and a.floors
+
+def test_under_a_work_budget_the_clock_changes_nothing():
+    """The whole bracket (the depth-limited one: the budget test below)."""
+    a = endgame.bracket(_info(), max_work=endgame.budget_work(17_000))
+    b = endgame.bracket(_info(), max_work=endgame.budget_work(17_000), clock=_slow_clock())
+    a.seconds = b.seconds = 0.0
+    assert a == b and a.floors
 
 
 # ---- the depth-limited bracket (`horizon`) ----------------------------------------------------
@@ -484,10 +496,13 @@ def test_a_shared_playout_table_changes_no_value(positions):
         [whole.node(i) for i in range(whole.n_nodes)]
 
 
-def test_decision_json_is_bracketed_with_both_bounds_within_its_budget(monkeypatch):
+@pytest.mark.parametrize("iterations, least", sizes((30_000, (4, 1)), (100_000, (3, 3))))
+def test_decision_json_is_bracketed_with_both_bounds_within_its_budget(monkeypatch, iterations,
+                                                                        least):
     """decision.json gets both bounds within its budget (`Bracket.work` counts every build and
-    run, at smaller budgets too), one cut tree held at a time; the play-out tables take at most
-    a quarter of a memory cap."""
+    run, at smaller budgets too), cut at least `least` decisions deep (floor, ceiling), one cut
+    tree held at a time; the play-out tables take at most a quarter of a memory cap. (30,000
+    iterations by default; the default budget, 100,000, behind slow.)"""
     assert eg.PlayoutTable(None, -1).nbytes == 24 << endgame.budget.PLAYOUT_TABLE_BITS
     assert eg.PlayoutTable(None, -1, 10).nbytes == 24 << 10
     with pytest.raises(Exception, match="bits"):
@@ -519,26 +534,26 @@ def test_decision_json_is_bracketed_with_both_bounds_within_its_budget(monkeypat
             live.add(self)
     monkeypatch.setattr(eg, "PlayoutTable", Table)
     monkeypatch.setattr(eg, "EndgameSolver", Solver)
-    budget = endgame.budget_work(100_000)
+    budget = endgame.budget_work(iterations)
     b = endgame.bracket(_info(DECISION), max_work=budget)
     assert not b.missing and not b.interrupted and b.deals == 36 and b.sizes == (11, 7)
     assert sum(built) <= b.work + 1e-6 <= budget + 1e-6
     assert set(b.horizons) == set(b.floors) == set(b.ceilings)
     for m in b.floors:
         assert b.floors[m] <= b.ceilings[m]
-        assert all(h >= 3 for h in b.horizons[m]), b.horizons
+        assert all(h >= low for h, low in zip(b.horizons[m], least)), b.horizons
     # the move the search plays has the best floor here
     assert max(b.floors, key=b.floors.get) == Move.parse("0-2:L")
     assert sum(made) == 2 * 24 << endgame.budget.PLAYOUT_TABLE_BITS
     assert len(alive) > 10 and max(alive) == 1, alive
-    for iterations in (17_000, 20_000, 25_000):        # a smaller budget may decline
-        built.clear()
-        budget = endgame.budget_work(iterations)
-        try:
-            b = endgame.bracket(_info(DECISION), max_work=budget)
-        except endgame.TooBig:
-            continue
-        assert sum(built) <= b.work + 1e-6 <= budget + 1e-6
+    built.clear()           # a smaller budget (declined at 16,000), one cut the shallower
+    budget = endgame.budget_work(17_000)
+    b = endgame.bracket(_info(DECISION), max_work=budget)
+    assert sum(built) <= b.work + 1e-6 <= budget + 1e-6 and len(b.floors) == 3
+    # under a work budget the clock changes nothing
+    slow = endgame.bracket(_info(DECISION), max_work=budget, clock=_slow_clock())
+    b.seconds = slow.seconds = 0.0
+    assert slow == b
     made.clear()
     cap = 16 << 20
     b = endgame.bracket(_info(DECISION), max_work=endgame.budget_work(30_000), memory_bytes=cap)

@@ -216,7 +216,7 @@ def test_time_limit(virtual_clock):
 def test_one_search_at_a_time():
     """`run` releases the GIL; a second thread may not run the same tree meanwhile."""
     tree = tree_for(first_decision(Rules(), derive_seed(SEED, 9)))
-    worker = threading.Thread(target=tree.run, args=(0, 0.3))
+    worker = threading.Thread(target=tree.run, args=(0, 0.15))
     worker.start()
     time.sleep(0.05)
     with pytest.raises(RuntimeError, match="already running"):
@@ -245,26 +245,24 @@ def test_obvious_positions(playout, position, best, means):
         assert stats[mv("3-6:L")][1] < 3.5
 
 
-def test_match_objective():
-    """At 14-14 of 15 the triple wins in every world (match rewards: the sliced-tree test)."""
-    tree = searched(info_of(TRIPLE, scores="14,14"), 20000, objective="match")
+# ---- the triple for the match, and with more players ------------------------------------------
+@pytest.mark.parametrize("flags, objective", [
+    (dict(scores="14,14"), "match"),
+    (dict(players=3, hand_sizes="2,6,6"), "points"),
+    (dict(players=4, hand_sizes="2,5,5,5"), "points"),
+    (dict(players=4, partnerships=True, hand_sizes="2,5,5,5"), "points")],
+    ids=["match", "3p", "4p", "4p-partners"])
+def test_the_triple_for_the_match_and_with_more_players(flags, objective):
+    """At 14-14 of 15 the triple wins in every world (match rewards: the sliced-tree test);
+    with 3 and 4 players it is best and worth more than 2."""
+    tree = searched(info_of({**TRIPLE, **flags}), 20000, objective=objective)
     stats = by_move(tree)
     assert best_move(tree) in (mv("5-5:L"), mv("5-5:R"))
-    for move in (mv("5-5:L"), mv("5-5:R")):
-        assert stats[move][1] == 1.0
-
-
-# ---- more players ----------------------------------------------------------------------------
-@pytest.mark.parametrize("players, partnerships, sizes", [
-    (3, False, "2,6,6"), (4, False, "2,5,5,5"), (4, True, "2,5,5,5")])
-def test_triple_with_more_players(players, partnerships, sizes):
-    pos = dict(TRIPLE, hand_sizes=sizes)
-    info = info_of(pos, players=players, partnerships=partnerships)
-    tree = searched(info, 20000)
-    assert best_move(tree) in (mv("5-5:L"), mv("5-5:R"))
-    stats = by_move(tree)
-    assert stats[best_move(tree)][1] > 2.0
     assert sum(v for v, _, _ in stats.values()) == 20000
+    if objective == "match":
+        assert stats[mv("5-5:L")][1] == stats[mv("5-5:R")][1] == 1.0
+    else:
+        assert stats[best_move(tree)][1] > 2.0
 
 
 # ---- exact values on small endgames -----------------------------------------------------------

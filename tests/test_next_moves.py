@@ -2,7 +2,7 @@
 import json
 
 import pytest
-from support import RANDOM, Budget, brute_histories, plies, public_events, seen_record
+from support import RANDOM, Budget, brute_histories, plies, public_events, seen_record, sizes
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.replay import Draw, Pass, Play, events, next_moves
@@ -95,11 +95,11 @@ def test_a_round_not_led_lists_every_lead_some_deal_allows():
 
 
 # ---- whole hands, not tiles one by one: the offers against a brute force --------------------
-@pytest.mark.parametrize("games", [pytest.param(2, id="fast"),
-                                   pytest.param(40, id="full", marks=pytest.mark.slow)])
-def test_an_unseen_seat_is_offered_what_some_whole_hand_allows(games):
+@pytest.mark.parametrize("games, least", sizes((1, 15), (40, 20)))
+def test_an_unseen_seat_is_offered_what_some_whole_hand_allows(games, least):
     """An unseen seat is offered exactly the moves legal after some whole history consistent
-    with what seat 0 saw (support's brute force), the blocking pass aside."""
+    with what seat 0 saw (support's brute force), the blocking pass aside (one match by
+    default: 17 decisions, 3 of them with the draw refused; 40 behind slow)."""
     checked = draws_refused = 0
     for g in range(games):
         log = play_match(Rules(), [RANDOM] * 2, derive_seed(4077, g))
@@ -121,4 +121,4 @@ def test_an_unseen_seat_is_offered_what_some_whole_hand_allows(games):
             assert offered == allowed, (g, k, sorted(offered ^ allowed))
             checked += 1
             draws_refused += "draw" not in offered and state.reserve_size > 2
-    assert checked >= 20 and draws_refused >= 3, (checked, draws_refused)
+    assert checked >= least and draws_refused >= 3, (checked, draws_refused)

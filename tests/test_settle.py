@@ -39,8 +39,9 @@ def _z(m: MoveValue) -> float:
 
 def test_the_default_answer_holds_against_16_times_the_budget_or_says_it_has_not_settled():
     # The check has power: the search without cycles (settle=off, seed 1) is 6.4 errors off
-    # on 2-2 and 5.0 on 2-5 at this budget.
-    res = search(decision(), seed=1)
+    # on 2-2 and 5.0 on 2-5 at this budget. (The bracket, most of the work at this budget,
+    # is off: it is said, not played, so the moves are the same without it.)
+    res = search(decision(), seed=1, bracket=False)
     for m in res.moves:
         q = t_quantile(0.99, round(m.dof, 1))
         assert abs(_z(m)) <= q, (m.move, m.value, m.stderr)

@@ -293,19 +293,6 @@ def test_accepted_wherever_a_game_is_read(tmp_path):
         assert f"position {EXAMPLE}" in res.stdout
 
 
-def test_usage_errors():
-    res = run("best", "examples/decision.json", "--position", EXAMPLE)
-    assert res.exit_code == 2 and "either GAME or --position" in res.stderr
-    res = run("best", "--position", EXAMPLE, "--hand", "0-1")
-    assert res.exit_code == 2 and "not both" in res.stderr
-    res = run("best", EXAMPLE, "--players", "3")
-    assert res.exit_code == 2 and "rules of a GAME come from the game" in res.stderr
-    res = run("best", "--position", "examples/decision.json")
-    assert res.exit_code == 2 and "starts with 'bergen1/'" in res.stderr
-    res = run("best", "bergen1", "--iterations", "10")     # no slash: not a string, no file
-    assert res.exit_code == 2 and "cannot read bergen1" in res.stderr
-
-
 def test_every_view_of_a_decision_prints_a_string_that_pastes_back(tmp_path, one_search):
     """best, eval, analyze (text, JSON, HTML) and play's hint print the position, which reads
     back as the decision's (pasting a string into best: test_accepted_wherever_a_game_is_read)."""

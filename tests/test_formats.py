@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support import sizes
 
 from bergen_search import __version__
 from bergen_search.errors import BergenError
@@ -188,9 +189,11 @@ ALL_VARIANTS = [
 
 class TestRecordRoundTrip:
     @pytest.mark.parametrize("variant", ALL_VARIANTS, ids=lambda v: "-".join(map(str, v.values())))
-    def test_selfplay_replays_and_round_trips(self, variant):
+    @pytest.mark.parametrize("matches", sizes(1, 2))
+    def test_selfplay_replays_and_round_trips(self, variant, matches):
+        """A whole match of every variant (two behind slow): written, read and replayed."""
         rules = Rules(**variant)
-        for seed in range(2):
+        for seed in range(matches):
             log = play_match(rules, [1, 0, 1, 0][:rules.players], seed)
             d = write_record(log)
             assert d["format"] == FORMAT and d["rules"] == rules.to_dict()

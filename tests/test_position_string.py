@@ -309,13 +309,14 @@ def test_every_view_of_a_decision_prints_a_string_that_pastes_back(tmp_path, one
     # the text
     html = tmp_path / "r.html"
     doc = json.loads(run("analyze", "examples/match.json", "--iterations", "300", "--quiet",
-                         "--json", "--html", str(html)).stdout)
+                         "--max-rechecks", "0", "--json", "--html", str(html)).stdout)
     assert doc["decisions"] and all(is_position_string(d["position"]) for d in doc["decisions"])
     for d in doc["decisions"][:6]:
         res = search(load_game(d["position"]), Limits(iterations=50), seed=1)
         assert d["played"] in [str(m.move) for m in res.moves]
         assert parse_string(d["position"]).to_move == d["seat"]
-    text = run("analyze", "examples/match.json", "--iterations", "300", "--quiet").stdout
+    text = run("analyze", "examples/match.json", "--iterations", "300", "--quiet",
+               "--max-rechecks", "0").stdout
     labelled = [d for d in doc["decisions"] if d["label"]]
     assert labelled and all(f"position {d['position']}" in text for d in labelled)
     page = html.read_text()

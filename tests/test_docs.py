@@ -195,7 +195,8 @@ def _analyze_docs(played):
            "--force")
     written = json.load(open(out))
     assert "seconds" not in written
-    return [bergen_json("analyze", ex("match.json"), "--iterations", 200, "--quiet", "--json"),
+    return [bergen_json("analyze", ex("match.json"), "--iterations", 200, "--quiet",
+                        "--max-rechecks", 0, "--json"),
             bergen_json("analyze", played["two"], "--iterations", 100, "--seat", 0, "--quiet",
                         "--set", "playout=random", "--json"), written]
 

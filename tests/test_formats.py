@@ -1,12 +1,11 @@
 """The formats layer (FORMATS.md): notation, bergen-record/1, bergen-position/1; what must work,
 round trips, known answers, the bundled examples (bad documents: test_record_errors.py)."""
 import copy
-import itertools
 import json
 from pathlib import Path
 
 import pytest
-from support import sizes
+from support import ALL_VARIANTS, sizes
 
 from bergen_search import __version__
 from bergen_search.errors import BergenError
@@ -179,14 +178,6 @@ class TestMoves:
 
 
 # ---- records ----------------------------------------------------------------------------------
-ALL_VARIANTS = [
-    dict(players=p, partnerships=part, draw=draw, no_double=nd, lead=lead, blocked=blocked)
-    for p, part, draw, nd, lead, blocked in itertools.product(
-        [2, 3, 4], [False, True], ["until-playable", "one"], ["redeal", "lowest-tile"],
-        ["lowest-double", "highest-double"], ["german", "pips", "american"])
-    if not (part and p != 4)]
-
-
 class TestRecordRoundTrip:
     @pytest.mark.parametrize("variant", ALL_VARIANTS, ids=lambda v: "-".join(map(str, v.values())))
     @pytest.mark.parametrize("matches", sizes(1, 2))

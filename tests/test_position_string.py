@@ -3,7 +3,6 @@ bergen-position/1 on thousands of self-play positions of every variant; the size
 inferred, exactly those that can be; a malformed string is one line naming its part, exit 2
 (a table, and a fuzz); the string is read wherever a GAME is, printed by every view of a
 decision, and pastes back into `best` with the same answer."""
-import itertools
 import json
 import re
 import shlex
@@ -11,7 +10,7 @@ import shlex
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import FUZZ_EXAMPLES, plies, sizes, bergen as run
+from support import ALL_VARIANTS, FUZZ_EXAMPLES, plies, sizes, bergen as run
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load, load_game
@@ -26,12 +25,7 @@ from bergen_search.search.api import Limits, search
 
 EXAMPLE = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 
-VARIANTS = [
-    dict(players=p, partnerships=part, draw=draw, no_double=nd, lead=lead, blocked=blocked)
-    for p, part, draw, nd, lead, blocked in itertools.product(
-        [2, 3, 4], [False, True], ["until-playable", "one"], ["redeal", "lowest-tile"],
-        ["lowest-double", "highest-double"], ["german", "pips", "american"])
-    if not (part and p != 4)] + [
+VARIANTS = ALL_VARIANTS + [
     dict(target=7), dict(hand_size=4), dict(players=3, hand_size=5, reserve_kept=4),
     dict(out_bonus=5, endgame_cap=False), dict(players=4, target=25, reserve_kept=0)]
 

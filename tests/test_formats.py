@@ -55,17 +55,22 @@ class TestTiles:
         assert popcount(m) == 3
         assert format_hand(m) == ["0-3", "1-2", "6-6"]
 
-    @pytest.mark.parametrize("text, words", [
-        ("0-3 3-0", "listed twice"),
-        ("0-3 7-1", "halves must be 0..6"),
-        ("0-3 3_4", "expected 'a-b'"),
-        ("33", "expected 'a-b'"),
-        (["0-3", 12], "entry 1 must be a tile string"),
-        (12, "a string or a list of strings"),
+    @pytest.mark.parametrize("reader, text, words", [
+        ("hand", "0-3 3-0", "listed twice"),
+        ("hand", "0-3 7-1", "halves must be 0..6"),
+        ("hand", "0-3 3_4", "expected 'a-b'"),
+        ("hand", "33", "expected 'a-b'"),
+        ("hand", ["0-3", 12], "entry 1 must be a tile string"),
+        ("hand", 12, "a string or a list of strings"),
+        ("line", "5-3 4-6", "3 does not touch 4"),
+        ("line", "3-5 3-3", "5 does not touch 3"),      # orientation matters
+        ("line", "1-1 1-4 4-1", "tile 1-4 is laid twice"),
+        ("line", "1-1 1-9", "halves must be 0..6"),
+        ("line", ["1-1", None], "entry 1 must be a tile string"),
     ])
-    def test_bad_tiles(self, text, words):
+    def test_bad_tiles_and_lines(self, reader, text, words):
         with pytest.raises(BergenError, match=words):
-            parse_tiles(text, "hand")
+            parse_tiles(text, "hand") if reader == "hand" else parse_line(text)
 
 
 class TestLine:
@@ -85,17 +90,6 @@ class TestLine:
         for v in ("", "  ", [], None):
             line = parse_line(v)
             assert line.empty and line.ends is None and line.left == -1 and line.mask == 0
-
-    @pytest.mark.parametrize("text, words", [
-        ("5-3 4-6", "3 does not touch 4"),
-        ("3-5 3-3", "5 does not touch 3"),      # orientation matters
-        ("1-1 1-4 4-1", "tile 1-4 is laid twice"),
-        ("1-1 1-9", "halves must be 0..6"),
-        (["1-1", None], "entry 1 must be a tile string"),
-    ])
-    def test_bad_lines(self, text, words):
-        with pytest.raises(BergenError, match=words):
-            parse_line(text)
 
 
 class TestMoves:

@@ -481,3 +481,14 @@ def tiles(text: str) -> int:
     """The mask of the tiles named, space-separated: `tiles("0-0 1-3")`."""
     from bergen_search.game.tiles import parse_tile
     return sum(1 << parse_tile(t) for t in text.split())
+
+
+# ---- group D (test_formats, test_position_string): every variant of the rules' choices --------
+#: Every seating (2, 3 or 4 players, 4 in partnerships) with every draw, no_double, lead and
+#: blocked rule.
+ALL_VARIANTS = [
+    dict(players=p, partnerships=part, draw=draw, no_double=nd, lead=lead, blocked=blocked)
+    for p, part, draw, nd, lead, blocked in itertools.product(
+        [2, 3, 4], [False, True], ["until-playable", "one"], ["redeal", "lowest-tile"],
+        ["lowest-double", "highest-double"], ["german", "pips", "american"])
+    if not (part and p != 4)]

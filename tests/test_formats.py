@@ -1,11 +1,11 @@
 """The formats layer (FORMATS.md): notation, bergen-record/1, bergen-position/1; what must work,
 round trips, known answers, the bundled examples (bad documents: test_record_errors.py)."""
 import copy
-import itertools
 import json
 from pathlib import Path
 
 import pytest
+from support import ALL_VARIANTS, sizes
 
 from bergen_search import __version__
 from bergen_search.errors import BergenError
@@ -55,17 +55,22 @@ class TestTiles:
         assert popcount(m) == 3
         assert format_hand(m) == ["0-3", "1-2", "6-6"]
 
-    @pytest.mark.parametrize("text, words", [
-        ("0-3 3-0", "listed twice"),
-        ("0-3 7-1", "halves must be 0..6"),
-        ("0-3 3_4", "expected 'a-b'"),
-        ("33", "expected 'a-b'"),
-        (["0-3", 12], "entry 1 must be a tile string"),
-        (12, "a string or a list of strings"),
+    @pytest.mark.parametrize("reader, text, words", [
+        ("hand", "0-3 3-0", "listed twice"),
+        ("hand", "0-3 7-1", "halves must be 0..6"),
+        ("hand", "0-3 3_4", "expected 'a-b'"),
+        ("hand", "33", "expected 'a-b'"),
+        ("hand", ["0-3", 12], "entry 1 must be a tile string"),
+        ("hand", 12, "a string or a list of strings"),
+        ("line", "5-3 4-6", "3 does not touch 4"),
+        ("line", "3-5 3-3", "5 does not touch 3"),      # orientation matters
+        ("line", "1-1 1-4 4-1", "tile 1-4 is laid twice"),
+        ("line", "1-1 1-9", "halves must be 0..6"),
+        ("line", ["1-1", None], "entry 1 must be a tile string"),
     ])
-    def test_bad_tiles(self, text, words):
+    def test_bad_tiles_and_lines(self, reader, text, words):
         with pytest.raises(BergenError, match=words):
-            parse_tiles(text, "hand")
+            parse_tiles(text, "hand") if reader == "hand" else parse_line(text)
 
 
 class TestLine:
@@ -85,17 +90,6 @@ class TestLine:
         for v in ("", "  ", [], None):
             line = parse_line(v)
             assert line.empty and line.ends is None and line.left == -1 and line.mask == 0
-
-    @pytest.mark.parametrize("text, words", [
-        ("5-3 4-6", "3 does not touch 4"),
-        ("3-5 3-3", "5 does not touch 3"),      # orientation matters
-        ("1-1 1-4 4-1", "tile 1-4 is laid twice"),
-        ("1-1 1-9", "halves must be 0..6"),
-        (["1-1", None], "entry 1 must be a tile string"),
-    ])
-    def test_bad_lines(self, text, words):
-        with pytest.raises(BergenError, match=words):
-            parse_line(text)
 
 
 class TestMoves:
@@ -178,19 +172,13 @@ class TestMoves:
 
 
 # ---- records ----------------------------------------------------------------------------------
-ALL_VARIANTS = [
-    dict(players=p, partnerships=part, draw=draw, no_double=nd, lead=lead, blocked=blocked)
-    for p, part, draw, nd, lead, blocked in itertools.product(
-        [2, 3, 4], [False, True], ["until-playable", "one"], ["redeal", "lowest-tile"],
-        ["lowest-double", "highest-double"], ["german", "pips", "american"])
-    if not (part and p != 4)]
-
-
 class TestRecordRoundTrip:
     @pytest.mark.parametrize("variant", ALL_VARIANTS, ids=lambda v: "-".join(map(str, v.values())))
-    def test_selfplay_replays_and_round_trips(self, variant):
+    @pytest.mark.parametrize("matches", sizes(1, 2))
+    def test_selfplay_replays_and_round_trips(self, variant, matches):
+        """A whole match of every variant (two behind slow): written, read and replayed."""
         rules = Rules(**variant)
-        for seed in range(2):
+        for seed in range(matches):
             log = play_match(rules, [1, 0, 1, 0][:rules.players], seed)
             d = write_record(log)
             assert d["format"] == FORMAT and d["rules"] == rules.to_dict()

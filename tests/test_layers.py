@@ -4,6 +4,7 @@ same layers; and the size of the rooms."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,39 +35,55 @@ def test_the_contracts_are_kept(importlinter):
     assert "5 kept, 0 broken" in run.stdout, run.stdout
 
 
-def _planted(tmp_path, path: str, line: str):
-    """A copy of the package (sources only) and pyproject.toml with `line` added to `path`."""
+#: (the module, the import planted in it, the contract it breaks, what the report must say
+#: under that contract: the planted import itself, at its line)
+PLANTED = [
+    ("game/state.py", "from ..search import api", "Each layer imports only the layers below it",
+     "bergen_search.game.state -> bergen_search.search.api (l.{n})"),
+    ("play/arena.py", "from ..analysis import review",
+     "Each layer imports only the layers below it",
+     "bergen_search.play.arena -> bergen_search.analysis.review (l.{n})"),
+    ("search/engines/flat.py", "from . import ismcts",
+     "Each search engine is one module that imports no other engine",
+     "bergen_search.search.engines.flat -> bergen_search.search.engines.ismcts (l.{n})"),
+    ("protocol/client.py", "from . import server",
+     "The engine's client talks to the engine's process, not to its code",
+     "bergen_search.protocol.client -> bergen_search.protocol.server (l.{n})"),
+    ("search/endgame/deals.py", "from . import reference",
+     "Only its engine (as the fallback) and the bench import a pure-Python twin",
+     "bergen_search.search.endgame.deals -> bergen_search.search.endgame.reference (l.{n})"),
+    ("formats/notation.py", "from . import position",
+     "No package's modules import each other in a circle",
+     "No cycles are allowed in bergen_search.formats. It could be made acyclic by removing 1 "
+     "dependency: - .notation -> .position (1 import)"),
+]
+
+
+def test_a_planted_import_is_refused(importlinter, tmp_path):
+    """A copy of the package (sources only) and pyproject.toml with an import planted against
+    each contract, linted once: every contract is broken, and each one's section of the report
+    names the import planted against it, at its line."""
     shutil.copytree(PACKAGE, tmp_path / "bergen_search",
                     ignore=shutil.ignore_patterns("*.so", "*.c", "__pycache__"))
     shutil.copy(os.path.join(ROOT, "pyproject.toml"), tmp_path)
-    target = tmp_path / "bergen_search" / path
-    target.write_text(target.read_text(encoding="utf-8") + "\n" + line + "\n", encoding="utf-8")
-    return lint(str(tmp_path), str(tmp_path))
-
-
-@pytest.mark.parametrize("path, line, broken", [
-    ("game/state.py", "from ..search import api", "Each layer imports only the layers below it"),
-    ("play/arena.py", "from ..analysis import review",
-     "Each layer imports only the layers below it"),
-    ("search/engines/flat.py", "from . import ismcts",
-     "Each search engine is one module that imports no other engine"),
-    ("protocol/client.py", "from . import server",
-     "The engine's client talks to the engine's process, not to its code"),
-    ("search/endgame/deals.py", "from . import reference",
-     "Only its engine (as the fallback) and the bench import a pure-Python twin"),
-    ("formats/notation.py", "from . import position",
-     "No package's modules import each other in a circle"),
-])
-def test_a_planted_import_is_refused(importlinter, tmp_path, path, line, broken):
-    run = _planted(tmp_path, path, line)
-    assert run.returncode != 0, run.stdout
-    assert f"{broken} BROKEN" in run.stdout, run.stdout
+    wanted: dict = {}
+    for path, line, broken, named in PLANTED:
+        target = tmp_path / "bergen_search" / path
+        text = target.read_text(encoding="utf-8") + "\n" + line + "\n"
+        target.write_text(text, encoding="utf-8")
+        wanted.setdefault(broken, []).append(named.format(n=len(text.splitlines())))
+    run = lint(str(tmp_path), str(tmp_path))
+    assert run.returncode != 0 and "0 kept, 5 broken" in run.stdout, run.stdout
+    report = " ".join(run.stdout.split("Broken contracts", 1)[1].split())
+    parts = re.split(" (%s) -+ " % "|".join(map(re.escape, wanted)), report)
+    sections = dict(zip(parts[1::2], parts[2::2]))
+    for broken, named in wanted.items():
+        assert all(n in sections[broken] for n in named), (broken, run.stdout)
 
 
 def test_no_code_decides_by_an_error_message_text():
     """Control flow by an exception's type and fields, never by matching its words."""
     import pathlib
-    import re
 
     import bergen_search
     root = pathlib.Path(bergen_search.__file__).parent
@@ -96,7 +113,6 @@ def _layers() -> list:
 
 def _compiled_imports(text: str) -> list:
     """The bergen_search modules a Cython source imports or cimports."""
-    import re
     found = []
     for line in text.splitlines():
         line = line.strip()
@@ -178,7 +194,6 @@ def test_a_planted_compiled_import_is_refused(module, line):
 
 def test_no_engine_reaches_another_through_the_registry():
     """`algorithms()["endgame"]` in an engine would go around the engines contract."""
-    import re
     folder = os.path.join(PACKAGE, "search", "engines")
     found = [os.path.join(d, n) for d, _, files in os.walk(folder) for n in sorted(files)
              if n.endswith(".py") and re.search(r"algorithms\(\)\s*\[", open(

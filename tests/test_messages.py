@@ -175,6 +175,14 @@ BAD_INPUTS = [
      "(see 'bergen best --help')"),
     ("best $P --position $P", None,
      "bergen best: give either GAME or --position, not both (see 'bergen best --help')"),
+    ("best --position $P --hand 0-1", None,
+     "bergen best: give either GAME or the position flags, not both (got GAME and --hand) "
+     "(see 'bergen best --help')"),
+    ("best $P --players 3", None,
+     "bergen best: the rules of a GAME come from the game; rule flags go with the position "
+     "flags (see 'bergen best --help')"),
+    # no slash: not a position string, and no such file
+    ("best bergen1", None, "bergen: cannot read bergen1: No such file or directory"),
     ("play --you 3", None,
      "bergen play: Invalid value for --you: seat 3 does not exist with 2 players "
      "(see 'bergen play --help')"),

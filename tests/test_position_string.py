@@ -3,7 +3,6 @@ bergen-position/1 on thousands of self-play positions of every variant; the size
 inferred, exactly those that can be; a malformed string is one line naming its part, exit 2
 (a table, and a fuzz); the string is read wherever a GAME is, printed by every view of a
 decision, and pastes back into `best` with the same answer."""
-import itertools
 import json
 import re
 import shlex
@@ -11,7 +10,7 @@ import shlex
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import FUZZ_EXAMPLES, plies, sizes, bergen as run
+from support import ALL_VARIANTS, FUZZ_EXAMPLES, plies, sizes, bergen as run
 
 from bergen_search.errors import BergenError
 from bergen_search.formats.game import load, load_game
@@ -26,12 +25,7 @@ from bergen_search.search.api import Limits, search
 
 EXAMPLE = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
 
-VARIANTS = [
-    dict(players=p, partnerships=part, draw=draw, no_double=nd, lead=lead, blocked=blocked)
-    for p, part, draw, nd, lead, blocked in itertools.product(
-        [2, 3, 4], [False, True], ["until-playable", "one"], ["redeal", "lowest-tile"],
-        ["lowest-double", "highest-double"], ["german", "pips", "american"])
-    if not (part and p != 4)] + [
+VARIANTS = ALL_VARIANTS + [
     dict(target=7), dict(hand_size=4), dict(players=3, hand_size=5, reserve_kept=4),
     dict(out_bonus=5, endgame_cap=False), dict(players=4, target=25, reserve_kept=0)]
 
@@ -293,19 +287,6 @@ def test_accepted_wherever_a_game_is_read(tmp_path):
         assert f"position {EXAMPLE}" in res.stdout
 
 
-def test_usage_errors():
-    res = run("best", "examples/decision.json", "--position", EXAMPLE)
-    assert res.exit_code == 2 and "either GAME or --position" in res.stderr
-    res = run("best", "--position", EXAMPLE, "--hand", "0-1")
-    assert res.exit_code == 2 and "not both" in res.stderr
-    res = run("best", EXAMPLE, "--players", "3")
-    assert res.exit_code == 2 and "rules of a GAME come from the game" in res.stderr
-    res = run("best", "--position", "examples/decision.json")
-    assert res.exit_code == 2 and "starts with 'bergen1/'" in res.stderr
-    res = run("best", "bergen1", "--iterations", "10")     # no slash: not a string, no file
-    assert res.exit_code == 2 and "cannot read bergen1" in res.stderr
-
-
 def test_every_view_of_a_decision_prints_a_string_that_pastes_back(tmp_path, one_search):
     """best, eval, analyze (text, JSON, HTML) and play's hint print the position, which reads
     back as the decision's (pasting a string into best: test_accepted_wherever_a_game_is_read)."""
@@ -322,13 +303,14 @@ def test_every_view_of_a_decision_prints_a_string_that_pastes_back(tmp_path, one
     # the text
     html = tmp_path / "r.html"
     doc = json.loads(run("analyze", "examples/match.json", "--iterations", "300", "--quiet",
-                         "--json", "--html", str(html)).stdout)
+                         "--max-rechecks", "0", "--json", "--html", str(html)).stdout)
     assert doc["decisions"] and all(is_position_string(d["position"]) for d in doc["decisions"])
     for d in doc["decisions"][:6]:
         res = search(load_game(d["position"]), Limits(iterations=50), seed=1)
         assert d["played"] in [str(m.move) for m in res.moves]
         assert parse_string(d["position"]).to_move == d["seat"]
-    text = run("analyze", "examples/match.json", "--iterations", "300", "--quiet").stdout
+    text = run("analyze", "examples/match.json", "--iterations", "300", "--quiet",
+               "--max-rechecks", "0").stdout
     labelled = [d for d in doc["decisions"] if d["label"]]
     assert labelled and all(f"position {d['position']}" in text for d in labelled)
     page = html.read_text()

@@ -134,6 +134,31 @@ _N_MATCH_ROUNDS = len(MATCH["rounds"])
 _NO_FIT_FIRST = swap_tiles("0-0", "1-3")
 
 
+# ---- proofs about hidden hands ------------------------------------------------------------------
+# RULES.md ("Decisions and chance"): "A draw or a pass by seat j at ends (x, y) proves that j held
+# no tile showing x or y, and neither does any tile j drew in that same turn except the one j then
+# played: right after that turn, j's whole hand is free of x and y."
+VOID_AFTER_DRAW = {"format": "bergen-record/1", "rules": {"players": 2}, "rounds": [{
+    "hands": [["3-3", "5-6", "0-1", "0-2", "1-2", "2-6"], None], "reserve": None,
+    "events": [{"seat": 0, "play": "3-3"}, {"seat": 1, "draw": None},
+               {"seat": 1, "play": "3-5:R"}, {"seat": 0, "play": "5-6:R"},
+               {"seat": 1, "play": "3-4:L"}]}]}
+VOID_AFTER_PASS = {"format": "bergen-record/1", "rules": {"players": 2}, "rounds": [{
+    "hands": [["3-3", "5-6", "0-1", "0-2", "1-2", "2-6"], None], "reserve": None,
+    "events": [{"seat": 0, "play": "3-3"}, {"seat": 1, "play": "3-5:R"},
+               {"seat": 0, "play": "5-6:R"}] + [{"seat": 1, "draw": None}] * 14 +
+              [{"seat": 1, "pass": True}, {"seat": 0, "play": "2-6:R"},
+               {"seat": 1, "play": "3-4:L"}]}]}
+TWO_DRAWS_FEWER = copy.deepcopy(VOID_AFTER_PASS)
+del TWO_DRAWS_FEWER["rounds"][0]["events"][3:5]      # 17 tiles, still more than 15
+# RULES.md ("The lead"): the forced lead "tells everyone that no other hand held a lower double".
+# Seat 0 (hidden) leads 3-3 and later, without having drawn, plays 1-1: it held 1-1 at the lead.
+LEAD_PROVES_NO_LOWER_DOUBLE = {"format": "bergen-record/1", "rules": {"players": 2}, "rounds": [{
+    "hands": [None, ["1-3", "0-4", "0-5", "2-4", "2-5", "4-6"]], "reserve": None,
+    "events": [{"seat": 0, "play": "3-3"}, {"seat": 1, "play": "1-3:L"},
+               {"seat": 0, "play": "1-1:L"}]}]}
+
+
 CASES = [
     # ---- JSON (its messages, exact: test_messages.py) -----------------------------------------
     Case("json-empty", "  \n", "the record is empty", None, None),
@@ -324,6 +349,18 @@ CASES = [
          "but round 2 follows", 0, None),
     Case("blocked-with-unknown-hands", base(_hide_blocked, BLOCKED),
          "the round is blocked but the hands are not all known", 0, _LAST_PASS),
+    # ---- proofs about hidden hands (above): a play or draw they rule out, refused at its event --
+    Case("void-after-a-draw", VOID_AFTER_DRAW, "seat 1 cannot hold 3-4: its draw or pass at "
+         "event 1 (ends 3 and 3) proved it held no 3", 0, 4, "play"),
+    # Seat 1 of VOID_AFTER_PASS draws at ends 3 and 6: its hand and every tile it drew but the
+    # last show neither. Only 12 unseen tiles do (15 in the set, 3 of them in seat 0's hand), so
+    # its ninth draw (event 11: 5 held + 8 drawn before it = 13) is already impossible; the
+    # whole hand is judged at each draw, not only when the turn ends (the pass, event 17).
+    Case("void-after-a-pass", VOID_AFTER_PASS, "no deal of the hidden tiles fits", 0, 11, "draw"),
+    Case("void-after-a-pass-two-draws-fewer", TWO_DRAWS_FEWER, "no deal of the hidden tiles fits",
+         0, 11, "draw"),                                                   # still too many
+    Case("no-double-lower-than-the-lead", LEAD_PROVES_NO_LOWER_DOUBLE,
+         "seat 0 cannot hold 1-1: the lead proved no hand was dealt 1-1", 0, 2, "play"),
     # ---- positions ---------------------------------------------------------------------------
     P("json", '{"format": "bergen-position/1",\n "hand": [}', "bad JSON at line 2, column", None),
     P("format", pos(format="bergen-position/2"), "expected 'bergen-position/1'", "format"),
@@ -434,47 +471,3 @@ def test_jsonl_errors_name_the_line():
     with pytest.raises(LineError) as info:
         load_records(good + "\n" + good.replace('"format"', '"formats"') + "\n")
     assert info.value.line == 2 and "unknown field 'formats'" in str(info.value)
-
-
-# ---- proofs about hidden hands ------------------------------------------------------------------
-# RULES.md ("Decisions and chance"): "A draw or a pass by seat j at ends (x, y) proves that j held
-# no tile showing x or y, and neither does any tile j drew in that same turn except the one j then
-# played: right after that turn, j's whole hand is free of x and y."
-VOID_AFTER_DRAW = {"format": "bergen-record/1", "rules": {"players": 2}, "rounds": [{
-    "hands": [["3-3", "5-6", "0-1", "0-2", "1-2", "2-6"], None], "reserve": None,
-    "events": [{"seat": 0, "play": "3-3"}, {"seat": 1, "draw": None},
-               {"seat": 1, "play": "3-5:R"}, {"seat": 0, "play": "5-6:R"},
-               {"seat": 1, "play": "3-4:L"}]}]}
-VOID_AFTER_PASS = {"format": "bergen-record/1", "rules": {"players": 2}, "rounds": [{
-    "hands": [["3-3", "5-6", "0-1", "0-2", "1-2", "2-6"], None], "reserve": None,
-    "events": [{"seat": 0, "play": "3-3"}, {"seat": 1, "play": "3-5:R"},
-               {"seat": 0, "play": "5-6:R"}] + [{"seat": 1, "draw": None}] * 14 +
-              [{"seat": 1, "pass": True}, {"seat": 0, "play": "2-6:R"},
-               {"seat": 1, "play": "3-4:L"}]}]}
-TWO_DRAWS_FEWER = copy.deepcopy(VOID_AFTER_PASS)
-del TWO_DRAWS_FEWER["rounds"][0]["events"][3:5]      # 17 tiles, still more than 15
-# RULES.md ("The lead"): the forced lead "tells everyone that no other hand held a lower double".
-# Seat 0 (hidden) leads 3-3 and later, without having drawn, plays 1-1: it held 1-1 at the lead.
-LEAD_PROVES_NO_LOWER_DOUBLE = {"format": "bergen-record/1", "rules": {"players": 2}, "rounds": [{
-    "hands": [None, ["1-3", "0-4", "0-5", "2-4", "2-5", "4-6"]], "reserve": None,
-    "events": [{"seat": 0, "play": "3-3"}, {"seat": 1, "play": "1-3:L"},
-               {"seat": 0, "play": "1-1:L"}]}]}
-
-
-# Seat 1 of VOID_AFTER_PASS draws at ends 3 and 6: its hand and every tile it drew but the last
-# show neither. Only 12 unseen tiles do (15 in the set, 3 of them in seat 0's hand), so its ninth
-# draw (event 11: 5 held + 8 drawn before it = 13) is already impossible; the whole hand is
-# judged at each draw, not only when the turn ends (the pass, event 17).
-@pytest.mark.parametrize("record, where, words", [
-    (VOID_AFTER_DRAW, (0, 4), ["cannot hold 3-4", "event 1"]),
-    (VOID_AFTER_PASS, (0, 11), ["no deal of the hidden tiles fits"]),
-    (LEAD_PROVES_NO_LOWER_DOUBLE, (0, 2), ["the lead proved no hand was dealt 1-1"]),
-    (TWO_DRAWS_FEWER, (0, 11), ["no deal of the hidden tiles fits"]),     # still too many
-], ids=["void-after-a-draw", "void-after-a-pass", "no-double-lower-than-the-lead",
-        "void-after-a-pass-two-draws-fewer"])
-def test_a_play_the_hidden_hand_cannot_hold_is_refused_where_it_is_made(record, where, words):
-    """A hidden seat's play or draw its proven voids rule out is refused at its event."""
-    with pytest.raises(BergenError) as info:
-        replay(record)
-    assert (info.value.round, info.value.event) == where
-    assert all(w in str(info.value) for w in words)

@@ -13,14 +13,14 @@ from support import sizes
 
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import find_leader
-from bergen_search.game.tiles import N_TILES
+from bergen_search.game.tiles import ALL_TILES, N_TILES, iter_mask
 from bergen_search.information.lead import leads
 
 
 def counted(rules: Rules, seat: int, hand: int) -> dict:
     """{(seat, tile): chance} over every way to deal the other hands (the reserve takes the
     rest), the deals without a lead (a redeal) left out."""
-    unseen = [t for t in range(N_TILES) if not hand >> t & 1]
+    unseen = ALL_TILES & ~hand
     others = [j for j in range(rules.players) if j != seat]
     n = rules.hand_size
     found: Counter = Counter()
@@ -31,9 +31,9 @@ def counted(rules: Rules, seat: int, hand: int) -> dict:
             if who is not None:
                 found[who] += 1
             return
-        for pick in itertools.combinations(left, n):
-            hands[others[j]] = sum(1 << t for t in pick)
-            deal(j + 1, [t for t in left if t not in pick], hands)
+        for pick in itertools.combinations(iter_mask(left), n):
+            hands[others[j]] = dealt = sum(1 << t for t in pick)
+            deal(j + 1, left & ~dealt, hands)
 
     hands = [0] * rules.players
     hands[seat] = hand

@@ -24,13 +24,14 @@ TABLES = [(2, False, (10, 5)), (3, False, (4, 2)), (4, False, (1, 1)), (4, True,
 
 
 def positions(players, partnerships, games, seed=11, cap=3000):
-    """Information sets of the seats to move in seeded self-play, with their observers."""
+    """Information sets of the seats to move in seeded self-play, with their observers: those
+    of at most `cap` histories (counted, cheaper than building their tables)."""
     rules = Rules(players=players, partnerships=partnerships)
     for g in range(games):
         log = play_match(rules, [0] * players, derive_seed(seed, g))
         for _, _, state, observers in plies(log, observe=True):
             info = observers[state.to_move].infoset(state.to_move) if state.led else None
-            if info is not None and WorldTable(info).total <= cap:
+            if info is not None and count_worlds(info.groups, info.free) <= cap:
                 yield info, observers[state.to_move]
 
 

@@ -22,6 +22,9 @@ CASES = {
     "before issue 22": (20_000, BEFORE),
     "before issue 22, 100,000": (100_000, BEFORE),
 }
+#: With `--benchmark-disable` (the test suite's smoke run) each case searches once at a tenth
+#: of its budget: the run checks that the benchmark works, not how long it takes.
+SMOKE_SHARE = 10
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +35,8 @@ def info(core):
 @pytest.mark.parametrize("case", list(CASES))
 def test_best_at_its_default_budget(benchmark, info, case):
     iterations, settings = CASES[case]
+    if benchmark.disabled:
+        iterations //= SMOKE_SHARE
     result = benchmark.pedantic(search, args=(info, Limits(iterations=iterations)),
                                 kwargs=dict(seed=0, **settings), rounds=3, iterations=1)
     benchmark.extra_info["iterations"] = result.info["iterations"]

@@ -18,18 +18,20 @@ from bergen_search.information.infoset import RESERVE
 from bergen_search.information.sampler import WorldTable, count_worlds
 from bergen_search.views.show import knowledge
 
-#: (players, partnerships, every how many positions are checked)
-TABLES = [(2, False, 5), (3, False, 2), (4, False, 1), (4, True, 1)]
+#: (players, partnerships, every how many positions are checked in the default run and behind
+#: slow): by default 20 or more with 2 and 3 players, where most tables are small, all with 4
+TABLES = [(2, False, (10, 5)), (3, False, (4, 2)), (4, False, (1, 1)), (4, True, (1, 1))]
 
 
 def positions(players, partnerships, games, seed=11, cap=3000):
-    """Information sets of the seats to move in seeded self-play, with their observers."""
+    """Information sets of the seats to move in seeded self-play, with their observers: those
+    of at most `cap` histories (counted, cheaper than building their tables)."""
     rules = Rules(players=players, partnerships=partnerships)
     for g in range(games):
         log = play_match(rules, [0] * players, derive_seed(seed, g))
         for _, _, state, observers in plies(log, observe=True):
             info = observers[state.to_move].infoset(state.to_move) if state.led else None
-            if info is not None and WorldTable(info).total <= cap:
+            if info is not None and count_worlds(info.groups, info.free) <= cap:
                 yield info, observers[state.to_move]
 
 
@@ -83,15 +85,15 @@ def test_epochs_merged_by_the_programme_still_count_apart():
 
 
 @pytest.mark.parametrize("players,partnerships,every", TABLES)
-@pytest.mark.parametrize("games", sizes(2, 6))
+@pytest.mark.parametrize("games, full", sizes((2, 0), (6, 1)))
 def test_the_chances_are_the_exact_count_and_the_worlds_the_search_draws_from(
-        players, partnerships, every, games):
+        players, partnerships, every, games, full):
     """Uniform: the exact count, tile by tile. Each weighting: the chances of the worlds
     (enumerated, 400 at most) of the table the default engine with that `inference` setting
     draws from: the grid shows what the search believes."""
     from bergen_search.search.registry import Settings
     compared = enumerated = moved = weighted = 0
-    for info, obs in itertools.islice(positions(players, partnerships, games), 0, None, every):
+    for info, obs in itertools.islice(positions(players, partnerships, games), 0, None, every[full]):
         uniform = beliefs(info, obs)
         check_counted(uniform, info)
         compared += 1
@@ -106,10 +108,10 @@ def test_the_chances_are_the_exact_count_and_the_worlds_the_search_draws_from(
             for h in b.seats:
                 for t in range(28):
                     share = sum(w for (hands, _), w in worlds.items() if hands[h.seat] >> t & 1)
-                    assert h.chances.get(t, 0.0) == pytest.approx(share / total, abs=1e-9)
+                    assert abs(h.chances.get(t, 0.0) - share / total) <= 1e-9, (h.seat, t)
             for t in range(28):
                 share = sum(w for (_, reserve), w in worlds.items() if t in reserve)
-                assert b.reserve.chances.get(t, 0.0) == pytest.approx(share / total, abs=1e-9)
+                assert abs(b.reserve.chances.get(t, 0.0) - share / total) <= 1e-9, t
             check_sums(b, info)
         moved += any(abs(h.chances.get(t, 0) - u.chances.get(t, 0)) > 1e-6
                      for h, u in zip(b.seats, uniform.seats) for t in range(28))

@@ -174,12 +174,13 @@ def test_play_match_accepts_engine_names(core):
 
 
 def test_random_rounds_known_answers(core):
-    """The checksum of a fixed run on each table, on both backends (a change here changes the
-    rules)."""
+    """The checksum of a fixed run of 1,000 rounds on each table (a change here changes the
+    rules), and the reference's the core's over the first 300 (its 1,000 took four fifths of
+    the time; the backends are compared on seeded configurations by the rest of this file)."""
     for (players, partnerships), expected in zip(TABLES, (24716, 26414, 26042, 26042)):
         rules = Rules(players=players, partnerships=partnerships)
-        assert core.random_rounds(rules, 1000, 2024) == match.random_rounds(rules, 1000, 2024) \
-            == expected, rules
+        assert core.random_rounds(rules, 1000, 2024) == expected, rules
+        assert match.random_rounds(rules, 300, 2024) == core.random_rounds(rules, 300, 2024), rules
 
 
 @pytest.mark.parametrize("count", [FAST_RANDOM_ROUNDS, pytest.param(RANDOM_ROUNDS,

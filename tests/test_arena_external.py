@@ -59,15 +59,17 @@ def one_line_error(code, out, *parts):
 
 
 # ---- the same play as in this process -------------------------------------------------------
-@pytest.mark.parametrize("table", [
-    [], *(pytest.param(t, marks=pytest.mark.slow)
-          for t in (["--players", 3, "--round"], ["--players", 4, "--partnerships", "--round"]))])
-def test_the_engine_in_another_process_plays_as_the_one_here(tmp_path, table):
-    """`bergen engine` plays as `ismcts` here, seed for seed, in two worker processes, with
-    settings passed on (`inference=off`, `replicates=2`), at every table size: the same records
-    and figures (not `choose=visits`: a tie in visits may go either way)."""
+@pytest.mark.parametrize("table, workers", [
+    ([], 1), *(pytest.param(t, 2, marks=pytest.mark.slow)
+               for t in ([], ["--players", 3, "--round"],
+                         ["--players", 4, "--partnerships", "--round"]))])
+def test_the_engine_in_another_process_plays_as_the_one_here(tmp_path, table, workers):
+    """`bergen engine` plays as `ismcts` here, seed for seed, here and in two worker processes
+    (each with an engine of its own: test_the_engines_are_quit_at_the_end), with settings passed
+    on (`inference=off`, `replicates=2`), at every table size: the same records and figures (not
+    `choose=visits`: a tie in visits may go either way)."""
     spec = "iterations=60,inference=off,replicates=2"
-    args = ["--games", 2, "--seed", 11, "--workers", 2, "--json", "--quiet", *table]
+    args = ["--games", 2, "--seed", 11, "--workers", workers, "--json", "--quiet", *table]
     code, out = bergen("arena", "ismcts:iterations=60", f"ismcts:{spec}", *args, "--out",
                        tmp_path / "here.jsonl")
     here = json.loads(out)
@@ -75,7 +77,8 @@ def test_the_engine_in_another_process_plays_as_the_one_here(tmp_path, table):
                        "--out", tmp_path / "there.jsonl")
     assert code == 0, out
     there = json.loads(out)
-    assert there["workers"] == 2 and there["searches"][1] > 0 and figures(there) == figures(here)
+    assert there["workers"] == workers and there["searches"][1] > 0
+    assert figures(there) == figures(here)
     assert there["engines"] == ["ismcts:iterations=60", f"ext:{spec}"]
     assert there["commands"] == [None, cmdline(ENGINE)] and here["commands"] == [None, None]
     assert (tmp_path / "there.jsonl").read_bytes() == (tmp_path / "here.jsonl").read_bytes()
@@ -167,19 +170,30 @@ MUTE = cmdline([sys.executable, "-c", "import time; time.sleep(600)"])     # nev
        [f"engine 'fake' ({fake('--mode', mode)}) in set 0: ", message])
       for mode, message in [("illegal", "which is not legal there (legal: "),
                             ("die", "the engine has exited (status 3): fake engine: dying"),
-                            ("refuse", "it refused the search: fake has no setting 'depth'"),
-                            ("hang", "it did not answer a move within 1 s")]),
+                            ("refuse", "it refused the search: fake has no setting 'depth'")]),
     (["arena", "greedy", "fake", "--external", f"fake={AFTER_10}", "--games", 4, "--round",
       "--workers", 2, "--quiet"], [f"engine 'fake' ({AFTER_10}) in set ", "which is not legal"]),
     (["selfplay", "--engine", "greedy,fake", "--external", f"fake={fake('--mode', 'after:3')}",
       "--games", 2], ["engine 'fake'", "in match 0", "which is not legal there"]),
-    (["arena", "greedy", "mute", "--external", f"mute={MUTE}", "--games", 1,
-      "--external-timeout", 1], ["it did not answer isready within 1 s of starting "
-                                 "(--external-timeout sets how long, up to 30 s)"]),
 ])
 def test_a_refused_engine_is_one_line_and_leaves_no_process(args, parts):
-    """Bad options, engines that fail (in a worker process too), one that never speaks."""
+    """Bad options, engines that fail (in a worker process too)."""
     one_line_error(*bergen(*args), *parts)
+    assert external.engine_pids() == []
+
+
+@pytest.mark.parametrize("command, words", [
+    (fake("--mode", "hang"), " in set 0: it did not answer a move within 0.2 s (its time limit "
+                             "and --external-timeout)"),
+    (MUTE, ": it did not answer isready within 0.2 s of starting (--external-timeout sets how "
+           "long, up to 30 s)")], ids=["hang", "mute"])
+def test_an_engine_that_does_not_answer_in_time_is_dropped(command, words):
+    """A move or the start not answered within the timeout (--external-timeout's, at least 1 s
+    there, 0.2 s here): the error names the engine, which is left running nowhere."""
+    engine = parse_engine_spec("slow", parse_externals([f"slow={command}"], timeout=0.2))
+    with pytest.raises(external.ExternalEngineError) as e:
+        run_arena(Rules(), "greedy", engine, games=2, seed=1, single_round=True)
+    assert str(e.value) == f"engine 'slow' ({command}){words}"
     assert external.engine_pids() == []
 
 
@@ -269,7 +283,7 @@ def start_arena(tmp_path, workers: int, *extra):
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "the engines did not start"
         time.sleep(0.05)
-    time.sleep(0.5)                            # in the middle of the sets
+    time.sleep(0.2)                            # in the middle of the sets
     return proc, pids
 
 

@@ -692,55 +692,26 @@ def test_a_read_only_file_system_is_exit_74(read_only_disk):
 def test_a_result_that_times_out_is_a_stall_not_a_lost_scheduler(monkeypatch):
     """A result never handed over is `ClusterStalled`, worded by whether the scheduler answers
     the probe (TimeoutError is an OSError, not a loss); a reset connection is `ClusterLost`."""
+    from unittest.mock import Mock
+
     distributed = pytest.importorskip("distributed")
     from bergen_search.runs.parallel import Cluster, ClusterLost, ClusterStalled, _on_client
 
-    class Future:
-        key = "k0"
+    def completed(futures, loop=None):
+        """`as_completed`: every future ready at the first look."""
+        left = list(futures)
+        return Mock(is_empty=lambda: not left, has_ready=lambda: True,
+                    next_batch=lambda block=False: [left.pop() for _ in list(left)])
 
-        def __init__(self, error):
-            self.error = error
-
-        def result(self, timeout=None):
-            raise self.error
-
-    class Client:
-        loop = None
-
-        class scheduler:
-            identity = None
-
-        def __init__(self, error, workers):
-            self.error, self.workers = error, workers
-
-        def submit(self, fn, item, pure=False, retries=0):
-            return Future(self.error)
-
-        def sync(self, fn, **kwargs):            # the scheduler's probe
-            if self.workers is None:
-                raise TimeoutError()
-            return {"n_workers": self.workers}
-
-    class Completed:
-        def __init__(self, futures, loop=None):
-            self.left = list(futures)
-
-        def is_empty(self):
-            return not self.left
-
-        def has_ready(self):
-            return True
-
-        def next_batch(self, block=False):
-            out, self.left = self.left, []
-            return out
-
-    monkeypatch.setattr(distributed, "as_completed", Completed)
+    monkeypatch.setattr(distributed, "as_completed", completed)
     for error, workers, stalled, words in [
             (TimeoutError(), None, True, "has not answered for"),
             (TimeoutError(), 1, True, "did not hand over a finished result within 4 s"),
             (ConnectionResetError(), None, False, "lost the Dask scheduler")]:
+        future = Mock(key="k0", result=Mock(side_effect=error))
+        probe = TimeoutError() if workers is None else (lambda *a, n=workers, **k: {"n_workers": n})
+        client = Mock(loop=None, submit=Mock(return_value=future), sync=Mock(side_effect=probe))
         with pytest.raises(ClusterLost, match=words) as e:      # a stall is a kind of loss
-            _on_client(abs, [1], Client(error, workers), lambda i, r: None, "tcp://x:1",
-                       own=False, spec=Cluster("tcp://x:1", timeout=4))
+            _on_client(abs, [1], client, lambda i, r: None, "tcp://x:1", own=False,
+                       spec=Cluster("tcp://x:1", timeout=4))
         assert isinstance(e.value, ClusterStalled) == stalled

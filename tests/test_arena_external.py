@@ -29,12 +29,8 @@ CLOCK = ("seconds", "seconds_per_search", "engines", "commands")
 EXT = "ext=" + shlex.join(ENGINE)
 
 
-def cmdline(words) -> str:
-    return shlex.join(words)
-
-
 def fake(*args) -> str:
-    return cmdline(FAKE + [str(a) for a in args])
+    return shlex.join(FAKE + [str(a) for a in args])
 
 
 def bergen(*args):
@@ -80,7 +76,7 @@ def test_the_engine_in_another_process_plays_as_the_one_here(tmp_path, table, wo
     assert there["workers"] == workers and there["searches"][1] > 0
     assert figures(there) == figures(here)
     assert there["engines"] == ["ismcts:iterations=60", f"ext:{spec}"]
-    assert there["commands"] == [None, cmdline(ENGINE)] and here["commands"] == [None, None]
+    assert there["commands"] == [None, shlex.join(ENGINE)] and here["commands"] == [None, None]
     assert (tmp_path / "there.jsonl").read_bytes() == (tmp_path / "here.jsonl").read_bytes()
     assert external.engine_pids() == []       # quit at the run's end
 
@@ -138,20 +134,20 @@ def test_the_engine_is_sent_only_what_its_seat_sees(tmp_path):
 
 # ---- errors -----------------------------------------------------------------------------------
 AFTER_10 = fake("--mode", "after:10")
-MUTE = cmdline([sys.executable, "-c", "import time; time.sleep(600)"])     # never speaks
+MUTE = shlex.join([sys.executable, "-c", "import time; time.sleep(600)"])     # never speaks
 
 
 @pytest.mark.parametrize("args, parts", [
     *((["arena", "greedy", "ext", "--external", option, "--games", 1], [message])
       for option, message in [
           ("ext", "expected NAME=COMMAND"),
-          ("greedy=" + cmdline(ENGINE), "'greedy' is a built-in engine"),
-          ("ismcts=" + cmdline(ENGINE), "'ismcts' is a built-in engine"),
+          ("greedy=" + shlex.join(ENGINE), "'greedy' is a built-in engine"),
+          ("ismcts=" + shlex.join(ENGINE), "'ismcts' is a built-in engine"),
           ("ext=", "the command is empty"),
           ("ext=  ", "the command is empty"),
           ("ext=/no/such/program engine", "cannot run '/no/such/program': no such program"),
           ("ext='unclosed", "the command does not split"),
-          ("9x=" + cmdline(ENGINE), "the name must be a word")]),
+          ("9x=" + shlex.join(ENGINE), "the name must be a word")]),
     (["arena", "greedy", "ext", "--external", "ext=true", "--games", 1],       # no engine
      ["engine 'ext' (true)", "the engine has exited"]),
     (["arena", "greedy", "ext", "--external", EXT, "--external", EXT],

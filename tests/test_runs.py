@@ -83,27 +83,23 @@ def reference(tmp_path_factory):
 def test_two_concurrent_resumes_one_refused_one_completes(tmp_path, reference, tries):
     """Two `--resume` of a killed run together: one refused naming the other, one completes."""
     for n in range(tries):
-        _two_resumes_at_once(tmp_path / str(n), reference)
-
-
-def _two_resumes_at_once(tmp_path, reference):
-    tmp_path.mkdir()
-    (tmp_path / "o.jsonl.journal").write_bytes(reference["journal"])
-    (tmp_path / "o.jsonl.lock").write_text("999999\n")         # left by the killed run
-    a = start(SELFPLAY + ["--out", "o.jsonl", "--resume"], tmp_path)
-    b = start(SELFPLAY + ["--out", "o.jsonl", "--resume", "--workers", "2"], tmp_path)
-    results = []
-    for proc in (a, b):
-        out, err = proc.communicate(timeout=300)
-        results.append((proc.returncode, err, proc.pid))
-    statuses = sorted(r[0] for r in results)
-    assert statuses == [0, 2], results
-    (_, refused, _), = [r for r in results if r[0] == 2]
-    (_, _, winner), = [r for r in results if r[0] == 0]
-    assert refused.startswith("bergen: ") and len(refused.splitlines()) == 1, refused
-    assert f"being written by another bergen run (process {winner})" in refused
-    assert (tmp_path / "o.jsonl").read_bytes() == reference["ref"]
-    assert sorted(os.listdir(tmp_path)) == ["o.jsonl"]
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        (folder / "o.jsonl.journal").write_bytes(reference["journal"])
+        (folder / "o.jsonl.lock").write_text("999999\n")         # left by the killed run
+        a = start(SELFPLAY + ["--out", "o.jsonl", "--resume"], folder)
+        b = start(SELFPLAY + ["--out", "o.jsonl", "--resume", "--workers", "2"], folder)
+        results = []
+        for proc in (a, b):
+            out, err = proc.communicate(timeout=300)
+            results.append((proc.returncode, err, proc.pid))
+        assert sorted(r[0] for r in results) == [0, 2], results
+        (_, refused, _), = [r for r in results if r[0] == 2]
+        (_, _, winner), = [r for r in results if r[0] == 0]
+        assert refused.startswith("bergen: ") and len(refused.splitlines()) == 1, refused
+        assert f"being written by another bergen run (process {winner})" in refused
+        assert (folder / "o.jsonl").read_bytes() == reference["ref"]
+        assert sorted(os.listdir(folder)) == ["o.jsonl"]
 
 
 # ---- write errors ---------------------------------------------------------------------------

@@ -341,6 +341,22 @@ def test_syncs_are_batched(tmp_path, monkeypatch):
     assert open(out + ".journal").readline().startswith(FORMAT + " ")
 
 
+def test_a_failed_sync_is_a_write_error_and_gives_the_journal_back(tmp_path, monkeypatch):
+    """fsync failing (EIO) is WriteFailed, exit 74; the journal is closed, its lock given back."""
+    out = str(tmp_path / "g.jsonl")
+    j = Journal.start(out, "selfplay", 1, {}, resume=False)
+    j.add(0, "x")
+    with monkeypatch.context() as m:
+        m.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(
+            OSError(errno.EIO, os.strerror(errno.EIO))))
+        with pytest.raises(WriteFailed, match="g.jsonl.journal") as e:
+            j.sync()
+    assert e.value.exit_status == 74
+    again = Journal.start(out, "selfplay", 1, {}, resume=True)
+    assert sorted(again.done) == [0]
+    again.close()
+
+
 # ---- a cluster that stalls says so ----------------------------------------------------------
 def _dask(*args):
     exe = shutil.which("dask") or os.path.join(os.path.dirname(sys.executable), "dask")

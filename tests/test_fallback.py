@@ -119,8 +119,7 @@ def run_table(mode, table) -> list:
     if mode == "core":
         return [(r.exit_code, r.stdout, r.stderr) for r in (support.bergen(*a, input=i)
                                                              for a, i in table)]
-    env = {k: v for k, v in os.environ.items() if k != "BERGEN_PURE_PYTHON"}
-    env.update({"BERGEN_PURE_PYTHON": "1"} if mode == "pure" else {})
+    _, env = command(mode)
     proc = subprocess.run([sys.executable, "-c", TABLE, json.dumps(table),
                            "hide" if mode == "hidden" else "no"], capture_output=True,
                           text=True, env=env, cwd=ROOT, timeout=600)

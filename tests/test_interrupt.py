@@ -25,7 +25,7 @@ ARENA = ["arena", "ismcts:iterations=300", "classic:iterations=300", "--games", 
 SELFPLAY = ["selfplay", "--games", "8", "--seed", "5", "--engine", "ismcts:iterations=1000"]
 
 
-def settled(proc, seconds=0.5):
+def settled(proc, seconds=0.3):
     """Wait until the command has loaded the core and it and its descendants have worked
     `seconds` more of processor time: inside its search, whatever the machine's load."""
     wait_for(lambda: _loaded(proc, "bergen_search/game/_core"), proc, timeout=30)
@@ -97,7 +97,7 @@ def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, afte
 @pytest.mark.parametrize("args, sig, status", [
     (["best", DECISION, "--time", "30", "--json"], signal.SIGINT, 130),
     (["best", DECISION, "--time", "30", "--workers", "2", "--json"], signal.SIGTERM, 143),
-    (["best", DECISION, "--time", "0.3", "--workers", "2", "--json"], None, 0),   # its end
+    (["best", DECISION, "--time", "0.1", "--workers", "2", "--json"], None, 0),   # its end
     *(pytest.param(args, signal.SIGINT, 130, marks=SLOW) for args in [
         ["best", DECISION, "--time", "30", "--workers", "2", "--json"],
         ["best", FIRST, "--algorithm", "expectimax", "--iterations", "50", "--set", "depth=10",
@@ -262,7 +262,7 @@ def test_kill_minus_9_then_resume_writes_the_uninterrupted_file(tmp_path, comman
 
 def test_analyze_resumes_inside_a_match_from_its_searches(tmp_path, monkeypatch):
     """Ctrl-C after six searches: --resume reads them back, writes the uninterrupted files."""
-    args = ["analyze", MATCH, "--iterations", "800", "--quiet"]
+    args = ["analyze", MATCH, "--iterations", "200", "--quiet"]
     ref = run_here(args + ["--out", "ref.json", "--html", "ref.html"], tmp_path)
     assert ref.exit_code == 0
     add = Journal.add

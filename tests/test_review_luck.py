@@ -127,18 +127,15 @@ def within_99(xs) -> bool:
     return abs(mean) <= t_quantile(0.995, n - 1) * se
 
 
-def test_the_residual_has_mean_zero_between_different_engines():
-    for xs in residuals("greedy", "random", 12, 100).values():
-        assert within_99(xs)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("a, b, matches, objective, rules, max_rounds", [
-    ("greedy", "random", 300, "points", Rules(), 1),
-    ("ismcts:iterations=100", "random", 150, "points", Rules(), 1),
-    ("greedy", "random", 150, "match", Rules(target=5), None),
-])
-def test_the_residual_has_mean_zero_over_many_matches(a, b, matches, objective, rules,
-                                                       max_rounds):
-    for xs in residuals(a, b, matches, 200, objective, rules, max_rounds).values():
+@pytest.mark.parametrize("a, b, matches, iterations, objective, rules, max_rounds", [
+    ("greedy", "random", 12, 100, "points", Rules(), 1),
+    *(pytest.param(*case, marks=pytest.mark.slow) for case in [
+        ("greedy", "random", 300, 200, "points", Rules(), 1),
+        ("ismcts:iterations=100", "random", 150, 200, "points", Rules(), 1),
+        ("greedy", "random", 150, 200, "match", Rules(target=5), None)])])
+def test_the_residual_has_mean_zero_between_different_engines(a, b, matches, iterations,
+                                                              objective, rules, max_rounds):
+    """A dozen matches by default; hundreds, a searching engine and the match objective behind
+    slow."""
+    for xs in residuals(a, b, matches, iterations, objective, rules, max_rounds).values():
         assert within_99(xs)

@@ -83,27 +83,23 @@ def reference(tmp_path_factory):
 def test_two_concurrent_resumes_one_refused_one_completes(tmp_path, reference, tries):
     """Two `--resume` of a killed run together: one refused naming the other, one completes."""
     for n in range(tries):
-        _two_resumes_at_once(tmp_path / str(n), reference)
-
-
-def _two_resumes_at_once(tmp_path, reference):
-    tmp_path.mkdir()
-    (tmp_path / "o.jsonl.journal").write_bytes(reference["journal"])
-    (tmp_path / "o.jsonl.lock").write_text("999999\n")         # left by the killed run
-    a = start(SELFPLAY + ["--out", "o.jsonl", "--resume"], tmp_path)
-    b = start(SELFPLAY + ["--out", "o.jsonl", "--resume", "--workers", "2"], tmp_path)
-    results = []
-    for proc in (a, b):
-        out, err = proc.communicate(timeout=300)
-        results.append((proc.returncode, err, proc.pid))
-    statuses = sorted(r[0] for r in results)
-    assert statuses == [0, 2], results
-    (_, refused, _), = [r for r in results if r[0] == 2]
-    (_, _, winner), = [r for r in results if r[0] == 0]
-    assert refused.startswith("bergen: ") and len(refused.splitlines()) == 1, refused
-    assert f"being written by another bergen run (process {winner})" in refused
-    assert (tmp_path / "o.jsonl").read_bytes() == reference["ref"]
-    assert sorted(os.listdir(tmp_path)) == ["o.jsonl"]
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        (folder / "o.jsonl.journal").write_bytes(reference["journal"])
+        (folder / "o.jsonl.lock").write_text("999999\n")         # left by the killed run
+        a = start(SELFPLAY + ["--out", "o.jsonl", "--resume"], folder)
+        b = start(SELFPLAY + ["--out", "o.jsonl", "--resume", "--workers", "2"], folder)
+        results = []
+        for proc in (a, b):
+            out, err = proc.communicate(timeout=300)
+            results.append((proc.returncode, err, proc.pid))
+        assert sorted(r[0] for r in results) == [0, 2], results
+        (_, refused, _), = [r for r in results if r[0] == 2]
+        (_, _, winner), = [r for r in results if r[0] == 0]
+        assert refused.startswith("bergen: ") and len(refused.splitlines()) == 1, refused
+        assert f"being written by another bergen run (process {winner})" in refused
+        assert (folder / "o.jsonl").read_bytes() == reference["ref"]
+        assert sorted(os.listdir(folder)) == ["o.jsonl"]
 
 
 # ---- write errors ---------------------------------------------------------------------------
@@ -345,6 +341,22 @@ def test_syncs_are_batched(tmp_path, monkeypatch):
     assert open(out + ".journal").readline().startswith(FORMAT + " ")
 
 
+def test_a_failed_sync_is_a_write_error_and_gives_the_journal_back(tmp_path, monkeypatch):
+    """fsync failing (EIO) is WriteFailed, exit 74; the journal is closed, its lock given back."""
+    out = str(tmp_path / "g.jsonl")
+    j = Journal.start(out, "selfplay", 1, {}, resume=False)
+    j.add(0, "x")
+    with monkeypatch.context() as m:
+        m.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(
+            OSError(errno.EIO, os.strerror(errno.EIO))))
+        with pytest.raises(WriteFailed, match="g.jsonl.journal") as e:
+            j.sync()
+    assert e.value.exit_status == 74
+    again = Journal.start(out, "selfplay", 1, {}, resume=True)
+    assert sorted(again.done) == [0]
+    again.close()
+
+
 # ---- a cluster that stalls says so ----------------------------------------------------------
 def _dask(*args):
     exe = shutil.which("dask") or os.path.join(os.path.dirname(sys.executable), "dask")
@@ -386,7 +398,8 @@ def scheduler(tmp_path):
 
 @pytest.fixture
 def quick_watch(monkeypatch):
-    monkeypatch.setattr("bergen_search.runs.parallel.STALL_REPORT", 1)
+    """A look and a line every half second (at most a quarter of any timeout here)."""
+    monkeypatch.setattr("bergen_search.runs.parallel.STALL_REPORT", 0.5)
     monkeypatch.setattr("bergen_search.runs.parallel.PROBE_TIMEOUT", 1)
 
 
@@ -409,7 +422,7 @@ def test_a_stalled_cluster_is_said_and_a_stopped_scheduler_given_up_on(
                                                           waiting=waiting)) == [1, 2, 3]
     assert "none connected, 3 tasks in flight" in lines[0], lines
     lines = []
-    run_ordered(time.sleep, [2.5], cluster=Cluster(address, timeout=2, waiting=lines.append))
+    run_ordered(time.sleep, [1.0], cluster=Cluster(address, timeout=2, waiting=lines.append))
     assert lines and all("1 worker connected, 1 tasks in flight" in x for x in lines), lines
     assert json.dumps(lines)            # plain text lines
     add = Journal.add
@@ -420,13 +433,13 @@ def test_a_stalled_cluster_is_said_and_a_stopped_scheduler_given_up_on(
             os.kill(sched.pid, signal.SIGSTOP)
     monkeypatch.setattr(Journal, "add", add_then_stop)
     res = run_here(SELFPLAY + ["--out", "c.jsonl", "--cluster", address, "--cluster-timeout",
-                               "4"], tmp_path)
+                               "2"], tmp_path)
     assert res.exit_code == 2, res.output
     *lines, last = res.stderr.strip().splitlines()
     assert all(x.startswith("bergen: waiting for the Dask ") for x in lines), lines
-    assert any("no answer for" in x and "giving up after 4 s" in x for x in lines), lines
+    assert any("no answer for" in x and "giving up after 2 s" in x for x in lines), lines
     assert "has not answered for" in last and address in last and "Traceback" not in res.stderr
-    assert int(last.split("has not answered for ")[1].split()[0]) >= 4
+    assert int(last.split("has not answered for ")[1].split()[0]) >= 2
     assert "kept in c.jsonl.journal" in last and "--resume" in last
     assert entries(tmp_path / "c.jsonl.journal") >= 1
     monkeypatch.undo()
@@ -447,8 +460,9 @@ def test_no_worker_at_all_gives_up(scheduler, quick_watch):
 
 # ---- the command: stop signals, no silent overwrite -----------------------------------------
 @pytest.mark.parametrize("name, status, workers", [
-    ("SIGINT", 130, "1"), ("SIGTERM", 143, "2"), ("SIGHUP", 129, "2"),
-    pytest.param("SIGINT", 130, "2", marks=SLOW)])
+    ("SIGINT", 130, "1"), ("SIGTERM", 143, "2"), ("SIGHUP", 129, "1"),
+    *(pytest.param(name, status, "2", marks=SLOW) for name, status in [("SIGINT", 130),
+                                                                       ("SIGHUP", 129)])])
 def test_a_stop_signal_keeps_the_journal_and_resume_finishes(tmp_path, cheap, reference, name,
                                                              status, workers, stopped_promptly):
     """Ctrl-C's line, 128 + the signal, the journal kept; --resume writes the whole file."""
@@ -519,11 +533,13 @@ from bergen_search.runs import parallel
 def torn():
     # half of a result: a length of 1,000 bytes, then 3 of them; then the kill comes
     os.write(EX._result_queue._writer.fileno(), struct.pack("!i", 1000) + b"abc")
+    os.write(WRITTEN, b"x")
     time.sleep(60)
 
+HEARD, WRITTEN = os.pipe()              # the worker, forked, says it has written
 EX = ProcessPoolExecutor(1, mp_context=get_context("fork"))
 EX.submit(torn)
-time.sleep(1)
+os.read(HEARD, 1)
 manager = EX._executor_manager_thread
 parallel._kill_workers(EX)
 print("manager ended" if not manager.is_alive() else "manager waits", flush=True)
@@ -688,55 +704,26 @@ def test_a_read_only_file_system_is_exit_74(read_only_disk):
 def test_a_result_that_times_out_is_a_stall_not_a_lost_scheduler(monkeypatch):
     """A result never handed over is `ClusterStalled`, worded by whether the scheduler answers
     the probe (TimeoutError is an OSError, not a loss); a reset connection is `ClusterLost`."""
+    from unittest.mock import Mock
+
     distributed = pytest.importorskip("distributed")
     from bergen_search.runs.parallel import Cluster, ClusterLost, ClusterStalled, _on_client
 
-    class Future:
-        key = "k0"
+    def completed(futures, loop=None):
+        """`as_completed`: every future ready at the first look."""
+        left = list(futures)
+        return Mock(is_empty=lambda: not left, has_ready=lambda: True,
+                    next_batch=lambda block=False: [left.pop() for _ in list(left)])
 
-        def __init__(self, error):
-            self.error = error
-
-        def result(self, timeout=None):
-            raise self.error
-
-    class Client:
-        loop = None
-
-        class scheduler:
-            identity = None
-
-        def __init__(self, error, workers):
-            self.error, self.workers = error, workers
-
-        def submit(self, fn, item, pure=False, retries=0):
-            return Future(self.error)
-
-        def sync(self, fn, **kwargs):            # the scheduler's probe
-            if self.workers is None:
-                raise TimeoutError()
-            return {"n_workers": self.workers}
-
-    class Completed:
-        def __init__(self, futures, loop=None):
-            self.left = list(futures)
-
-        def is_empty(self):
-            return not self.left
-
-        def has_ready(self):
-            return True
-
-        def next_batch(self, block=False):
-            out, self.left = self.left, []
-            return out
-
-    monkeypatch.setattr(distributed, "as_completed", Completed)
+    monkeypatch.setattr(distributed, "as_completed", completed)
     for error, workers, stalled, words in [
             (TimeoutError(), None, True, "has not answered for"),
             (TimeoutError(), 1, True, "did not hand over a finished result within 4 s"),
             (ConnectionResetError(), None, False, "lost the Dask scheduler")]:
+        future = Mock(key="k0", result=Mock(side_effect=error))
+        probe = TimeoutError() if workers is None else (lambda *a, n=workers, **k: {"n_workers": n})
+        client = Mock(loop=None, submit=Mock(return_value=future), sync=Mock(side_effect=probe))
         with pytest.raises(ClusterLost, match=words) as e:      # a stall is a kind of loss
-            _on_client(abs, [1], Client(error, workers), lambda i, r: None, "tcp://x:1",
-                       own=False, spec=Cluster("tcp://x:1", timeout=4))
+            _on_client(abs, [1], client, lambda i, r: None, "tcp://x:1", own=False,
+                       spec=Cluster("tcp://x:1", timeout=4))
         assert isinstance(e.value, ClusterStalled) == stalled

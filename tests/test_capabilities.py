@@ -99,3 +99,32 @@ def test_the_generic_code_names_no_engine_no_engines_setting_and_no_engines_extr
         named = set(re.findall(r'''["'](\w+)["']''', code)) - set(SearchInfo.__annotations__)
         assert not named & names, (path, named & names)
         assert not re.search(r'''extra(?:\.get\(|\[|\.pop\(|\.setdefault\()''', code), path
+
+
+
+def test_a_thread_asking_while_another_loads_the_engines_waits_for_all_of_them(monkeypatch):
+    """Two threads at once (a Dask worker runs several): the one that did not begin loading the
+    engines waits for it to end, and never reads the registry half full."""
+    import threading
+    import time
+    full = registry.algorithms()
+    loading, seen = threading.Event(), {}
+
+    def slow_import(name, *args):       # the engines register themselves, slowly
+        loading.set()
+        time.sleep(0.3)
+        registry._ALGORITHMS.update(full)
+        return importlib.import_module(name, *args)
+
+    importlib = registry.importlib
+    monkeypatch.setattr(registry, "_ALGORITHMS", {})
+    monkeypatch.setattr(registry, "_LOADED", [False])
+    monkeypatch.setattr(registry, "_READY", [False], raising=False)
+    monkeypatch.setattr(registry, "importlib", type("Slow", (), {
+        "import_module": staticmethod(slow_import)}))
+    first = threading.Thread(target=lambda: seen.setdefault("first", registry.algorithms()))
+    first.start()
+    assert loading.wait(10)
+    seen["second"] = registry.algorithms()
+    first.join(10)
+    assert list(seen["second"]) == list(seen["first"]) == list(full)

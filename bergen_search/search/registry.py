@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import math
 import pkgutil
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -219,7 +220,12 @@ class SearchRun:
 
 _ALGORITHMS: dict = {}
 _PRESETS: dict = {}
+#: The engines' modules: loading begun (in the thread that holds `_LOCK`, which a module's
+#: import may re-enter) and done. Another thread waits for done, never reads a half registry
+#: (a Dask worker runs several threads).
 _LOADED = [False]
+_READY = [False]
+_LOCK = threading.RLock()
 
 
 def register(algorithm: Algorithm) -> Algorithm:
@@ -239,14 +245,18 @@ def preset(name: str, base: str, settings: dict, help: str = "") -> None:
 
 
 def _load() -> None:
-    if _LOADED[0]:
+    if _READY[0]:
         return
-    _LOADED[0] = True
-    # The engines' package is read by name: it imports this module, and the search package's
-    # attribute of that name is not always the subpackage while it loads.
-    package = importlib.import_module(f"{__package__}.engines")
-    for mod in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        importlib.import_module(f"{package.__name__}.{mod.name}")
+    with _LOCK:
+        if _LOADED[0]:
+            return
+        _LOADED[0] = True
+        # The engines' package is read by name: it imports this module, and the search
+        # package's attribute of that name is not always the subpackage while it loads.
+        package = importlib.import_module(f"{__package__}.engines")
+        for mod in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+            importlib.import_module(f"{package.__name__}.{mod.name}")
+        _READY[0] = True
 
 
 def algorithms() -> dict:

@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -17,7 +16,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from support import sizes
+from support import chromium_browser, sizes
 
 from bergen_search.cli import main
 
@@ -359,33 +358,10 @@ def test_serve_without_the_extra_says_what_to_install(monkeypatch):
 
 # ---- in a real browser ----------------------------------------------------------------------
 
-def _chromium() -> str:
-    missing = []
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("the playwright package (pip install -e '.[test]')")
-    exe = next((shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)),
-               None)
-    if exe is None:
-        missing.append("chromium on the PATH (apt-get install chromium)")
-    if missing:
-        message = "the board's browser tests need " + " and ".join(missing)
-        if os.environ.get("BERGEN_REQUIRE_BROWSER") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return exe
-
-
 @pytest.fixture(scope="module")
 def browser():
-    exe = _chromium()
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, headless=True,
-                              args=["--no-sandbox", "--disable-gpu"])
+    with chromium_browser() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

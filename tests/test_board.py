@@ -364,12 +364,21 @@ def browser():
         yield b
 
 
-@pytest.fixture
-def page(browser, board):
+@pytest.fixture(scope="module")
+def context(browser):
+    """One context for the module's pages: each test's tab is its own (and so is its
+    sessionStorage); the HTTP cache is shared, so a page loads without fetching its assets."""
     context = browser.new_context(viewport={"width": 1200, "height": 1000})
-    errors = []
-    yield new_page(context, errors, board.url)
+    yield context
     context.close()
+
+
+@pytest.fixture
+def page(context, board):
+    errors = []
+    pg = new_page(context, errors, board.url)
+    yield pg
+    pg.close()
     assert not errors, errors
 
 
@@ -393,11 +402,14 @@ def match_doc():
     return json.load(open(MATCH, encoding="utf-8"))
 
 
-def new_page(context, errors, url, on_websocket=None):
-    """A page of `context` at `url`, connected, its errors and console errors in `errors`."""
+def new_page(context, errors, url, on_websocket=None, route=None):
+    """A page of `context` at `url`, connected, its errors and console errors in `errors`
+    (its socket seen by `on_websocket`, or routed through `route`)."""
     pg = context.new_page()
     if on_websocket:
         pg.on("websocket", on_websocket)
+    if route:
+        pg.route_web_socket("**/engine", route)
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     pg.goto(url)
@@ -724,7 +736,7 @@ def _answer(doc):
 
 
 @pytest.mark.parametrize("rounds", sizes(1, 12))
-def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(browser, board, rounds):
+def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(context, board, rounds):
     """Another tab's searches started and stopped leave this tab's answer `best`'s, every round."""
     import random
     rng = random.Random(48)
@@ -733,7 +745,6 @@ def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(browser, board, rou
     # (each alone, before the tabs search)
     expected = {s: bergen_json("best", pos, "--iterations", "10000", "--seed", str(s))
                 for s in seeds}
-    context = browser.new_context(viewport={"width": 1200, "height": 1000})
     errors, answers = [], []
     first = new_page(context, errors, board.url,
                      lambda ws: ws.on("framereceived", lambda f: answers.append(f)))
@@ -754,7 +765,8 @@ def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(browser, board, rou
             assert _answer(got) == _answer(expected[seed]), seed
             settled(second, timeout=120_000)
     finally:
-        context.close()
+        first.close()
+        second.close()
     assert not errors, errors
 
 
@@ -856,7 +868,7 @@ def _cut(record, round_, event):
     return dict(record, rounds=rounds)
 
 
-def test_a_review_beside_the_live_search_says_what_analyze_says(browser, board, tmp_path,
+def test_a_review_beside_the_live_search_says_what_analyze_says(context, board, tmp_path,
                                                                one_search):
     """A record too long is refused by the page; a review beside a live search says what
     `analyze` says, steps by keys, fits, and draws its graph as the server placed it, as it
@@ -885,10 +897,8 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(browser, board, 
                                     "id": cmd["id"], "graph": graph}))
         ws.on_message(to_server)
 
-    context = browser.new_context(viewport={"width": 1200, "height": 1000})
-    context.route_web_socket("**/engine", route)
     errors = []
-    page = new_page(context, errors, board.url)
+    page = new_page(context, errors, board.url, route=route)
     # a 5 MB record is refused by the page before sending; the connection stays up
     big = tmp_path / "big.json"
     big.write_text(json.dumps(dict(match_doc(), padding="x" * (5 * 1024 * 1024))))
@@ -1008,7 +1018,7 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(browser, board, 
     assert page.get_attribute("#step", "data-index") == "2"
     assert float(page.get_attribute("#graph rect.current", "x")) == \
         pytest.approx(40 + 3 * step)
-    context.close()
+    page.close()
     assert not errors, errors
 
 

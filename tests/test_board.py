@@ -429,9 +429,16 @@ def sent(page):
     return {m["cmd"]: m for m in page.evaluate("window.sent")}
 
 
+def data(page, selector, *keys):
+    """The `data-KEY` attributes of each element `selector` finds: a list of values for one
+    key, of lists for several."""
+    got = page.eval_on_selector_all(selector, "(es, ks) => es.map(e => ks.map(k => "
+                                    "e.dataset[k]))", list(keys))
+    return [row[0] for row in got] if len(keys) == 1 else got
+
+
 def ranked(page):
-    return page.eval_on_selector_all(
-        "#moves tbody tr", "rows => rows.map(r => [r.dataset.move, r.dataset.value])")
+    return data(page, "#moves tbody tr", "move", "value")
 
 
 def fixed_budget(page, iterations, seed):
@@ -497,9 +504,8 @@ def test_a_position_set_up_by_clicks_ranks_as_best_does_inference_on_or_off(page
         page.click(f'#void-grid button[data-seat="1"][data-number="{n}"]')
     page.click('#void-grid button[data-seat="1"][data-number="6"]')       # and back
     assert page.input_value("#setup-voids") == "1:14"
-    assert page.eval_on_selector_all('#void-grid button[aria-pressed="true"]',
-                                     "bs => bs.map(b => b.dataset.seat + b.dataset.number)") \
-        == ["11", "14"]
+    assert data(page, '#void-grid button[aria-pressed="true"]', "seat", "number") == \
+        [["1", "1"], ["1", "4"]]
     click_setup(page, ["0-3", "1-2", "2-5", "5-6"], ["1-1", "1-4", "4-4", "4-6", "6-3"],
                 rules="2", scores="4,7", to_move="0", sizes="4,5", reserve="14")
     page.wait_for_function(f"() => document.querySelector('#position-input').value === '{SMALL}'")
@@ -579,8 +585,7 @@ def test_the_address_carries_the_position_the_budget_and_the_inference(page, boa
     page.goto(page.url)         # reload: the same position comes back
     page.wait_for_function(f"() => document.querySelector('#position-input').value === '{SMALL}'")
     page.wait_for_selector("#moves tbody tr")
-    assert page.eval_on_selector_all("#hand .tile", "ts => ts.map(t => t.dataset.tile)") == \
-        ["0-3", "1-2", "2-5", "5-6"]
+    assert data(page, "#hand .tile", "tile") == ["0-3", "1-2", "2-5", "5-6"]
     page.click("#stop")
     settled(page)
     # a bad string: the engine's one line, beside the field
@@ -717,12 +722,7 @@ def test_live_analysis_first_ranked_moves_and_a_record_s_answers_as_best(page, t
         f"before the lead: the hand's value {doc['value']:+.3f} ± {doc['stderr']:.3f}")
     assert page.eval_on_selector_all("#moves tbody td:last-child", "ds => ds.map(d => "
                                      "d.textContent)") == ["27.3%", "20.8%", "51.9%"]
-    for width in (1200, 390):
-        page.set_viewport_size({"width": width, "height": 1000})
-        shot = tmp_path / f"live-{width}.png"
-        page.screenshot(path=str(shot), full_page=True)
-        print(f"screenshot: {shot}")
-        no_sideways_scroll(page, width)
+    list(at_both_widths(page, tmp_path / "live"))
 
 
 def _answer(doc):
@@ -779,14 +779,11 @@ def test_a_round_entered_by_clicks_is_followed_live_and_downloads_as_that_round(
     # the lead: only the one the rules allow (2-2, the lowest double dealt; 5-5 is never
     # offered, where it had been offered and then refused)
     page.wait_for_selector("#game-legal button[data-move='2-2']")
-    assert page.eval_on_selector_all(
-        "#game-legal button", "bs => bs.map(b => [b.dataset.seat, b.dataset.move])") \
-        == [["0", "2-2"]]
+    assert data(page, "#game-legal button", "seat", "move") == [["0", "2-2"]]
     page.click('#game-legal button[data-move="2-2"]')
     page.wait_for_selector("#game-legal button[data-move='2-6:L']")
     # seat 1 can play: it is offered its plays only, no draw and no pass
-    assert page.eval_on_selector_all("#game-legal button", "bs => bs.map(b => b.dataset.move)") \
-        == ["2-3:L", "2-3:R", "2-6:L", "2-6:R"]
+    assert data(page, "#game-legal button", "move") == ["2-3:L", "2-3:R", "2-6:L", "2-6:R"]
     page.click("#game-undo")
     page.wait_for_selector("#game-legal button[data-move='2-2']")
     assert page.eval_on_selector_all("#game-events li", "ls => ls.length") == 0
@@ -824,9 +821,8 @@ def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, t
     first = match["rounds"][0]
     deal_by_clicks(page, [first["hands"][0], None])
     page.wait_for_selector("#game-legal button[data-move='1-1']")
-    assert page.eval_on_selector_all(
-        "#game-legal button", "bs => bs.map(b => [b.dataset.seat, b.dataset.move])") \
-        == [["0", "2-2"], ["1", "0-0"], ["1", "1-1"]]
+    assert data(page, "#game-legal button", "seat", "move") == \
+        [["0", "2-2"], ["1", "0-0"], ["1", "1-1"]]
     page.click('#game-legal button[data-seat="1"][data-move="1-1"]')
     page.wait_for_function("() => document.querySelectorAll('#game-events li').length === 1")
     assert page.text_content("#game-events li") == "1. seat 1: 1-1"
@@ -845,9 +841,7 @@ def test_a_round_with_the_other_hand_unseen_offers_what_that_seat_may_do(page, t
             page.wait_for_function(
                 "n => document.querySelectorAll('#game-legal button').length === n",
                 arg=len(want.moves))
-            got = page.eval_on_selector_all("#game-legal button",
-                                            "bs => bs.map(b => b.dataset.move)")
-            assert got == want.moves
+            assert data(page, "#game-legal button", "move") == want.moves
             if event["seat"] == 1:
                 assert "(hand not seen" in page.text_content("#game-to-move")
                 offered_unseen += 1
@@ -919,9 +913,8 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(context, board, 
     assert page.text_content("#step b") == f"Decision 1 of {len(want)}"
     page.wait_for_selector("#decisions[data-done='1']", timeout=180_000)
     assert page.get_attribute("#status", "data-state") == "searching"     # never stopped
-    labels = page.eval_on_selector_all("#decisions li", "ls => ls.map(l => l.dataset.label)")
-    assert labels == [d["label"] or "" for d in want]
-    luck = page.eval_on_selector_all("#summary td[data-luck]", "ts => ts.map(t => t.dataset.luck)")
+    assert data(page, "#decisions li", "label") == [d["label"] or "" for d in want]
+    luck = data(page, "#summary td[data-luck]", "luck")
     assert [float(x) for x in luck] == [s["luck"] for s in cli["summary"]]
     items = page.eval_on_selector_all("#decisions li", "ls => ls.map(l => [l.dataset.mark, "
                                       "l.innerText])")
@@ -965,18 +958,11 @@ def test_a_review_beside_the_live_search_says_what_analyze_says(context, board, 
     assert page.get_attribute("#step", "data-index") == "4"
     # the step is drawn in the step box; the position panel stays the live analysis's
     hand = want[4]["position"].split("/")[4].split(",")
-    assert page.eval_on_selector_all("#step-hand .tile", "ts => ts.map(t => t.dataset.tile)") \
-        == sorted(hand)
+    assert data(page, "#step-hand .tile", "tile") == sorted(hand)
     assert page.text_content("#step").startswith(f"Decision 5 of {len(want)}:")
     one_position(page, SMALL)
     page.keyboard.press("End")                 # the last decision: a long line
-    for width in (1200, 390):
-        page.set_viewport_size({"width": width, "height": 1000})
-        shot = tmp_path / f"board-{width}.png"
-        page.screenshot(path=str(shot), full_page=True)
-        print(f"\nscreenshot: {shot}")
-        assert shot.stat().st_size > 10_000
-        no_sideways_scroll(page, width)
+    for width in at_both_widths(page, tmp_path / "board"):
         numbers_inside_the_list(page, len(want))
         legend_names_the_curves(page, ["seat 0", "seat 1"])
         no_tile_alone_on_a_row(page, "#step-line")
@@ -1073,11 +1059,10 @@ def one_position(page, string):
     """The position panel (board, string box, ranking) shows `string`'s position."""
     want = bergen_json("show", string)
     assert page.input_value("#position-input") == want["position"]
-    tiles = lambda sel: page.eval_on_selector_all(sel, "ts => ts.map(t => t.dataset.tile)")
     hand = want["position"].split("/")[4].split(",")
-    assert tiles("#hand .tile") == hand
-    assert len(tiles("#line .tile:not(.ghost)")) == len(want["position"].split("/")[5]
-                                                          .split("-")) - 1
+    assert data(page, "#hand .tile", "tile") == hand
+    line = want["position"].split("/")[5].split("-")
+    assert len(data(page, "#line .tile:not(.ghost)", "tile")) == len(line) - 1
     moves = {m.split(":")[0] for m, _ in ranked(page)}
     assert moves and moves <= set(hand)
 
@@ -1145,6 +1130,19 @@ def enter(page, event, n):
         page.click(f'#game-palette [data-tile="{event["draw"]}"]')
     page.wait_for_function("n => document.querySelectorAll('#game-events li').length === n",
                            arg=n)
+
+
+def at_both_widths(page, name):
+    """At 1200 px, then 390: a screenshot of the whole page (not blank), no sideways scroll;
+    yields each width."""
+    for width in (1200, 390):
+        page.set_viewport_size({"width": width, "height": 1000})
+        shot = name.with_name(f"{name.name}-{width}.png")
+        page.screenshot(path=str(shot), full_page=True)
+        print(f"\nscreenshot: {shot}")
+        assert shot.stat().st_size > 10_000
+        no_sideways_scroll(page, width)
+        yield width
 
 
 def no_sideways_scroll(page, width):

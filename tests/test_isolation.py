@@ -51,14 +51,14 @@ def _schedule(rng, round_):
     for i in range(rng.choice((3, 4))):
         game = DECISION if rng.random() < 0.75 else SMALL
         cmd = {"cmd": "go", "id": f"{round_}-{i}", "game": game, "seed": rng.randrange(100),
-               "iterations": rng.choice((10_000, 15_000))}
+               "iterations": rng.choice((20_000, 30_000))}
         if rng.random() < 0.3:
             cmd["report_every"] = 0.05      # a live query: the attempt runs beside it
         queries.append(cmd)
-    events = [(rng.uniform(0.01, 0.2), {"cmd": "terminate", "queries": [q["id"]]})
+    events = [(rng.uniform(0.02, 0.4), {"cmd": "terminate", "queries": [q["id"]]})
               for q in rng.sample(queries, rng.choice((1, 2)))]
     if rng.random() < 0.4:
-        events.append((rng.uniform(0.025, 0.3), {"cmd": "stop"}))
+        events.append((rng.uniform(0.05, 0.6), {"cmd": "stop"}))
     return rng.choice((2, 3)), queries, sorted(events, key=lambda e: e[0])
 
 

@@ -492,3 +492,32 @@ ALL_VARIANTS = [
         [2, 3, 4], [False, True], ["until-playable", "one"], ["redeal", "lowest-tile"],
         ["lowest-double", "highest-double"], ["german", "pips", "american"])
     if not (part and p != 4)]
+
+
+# ---- headless Chromium through playwright (tA: test_board.py, test_report.py) --------------
+def chromium_browser():
+    """A context manager: Debian's Chromium launched headless through playwright, or a skip
+    saying what is missing (a failure with BERGEN_REQUIRE_BROWSER=1)."""
+    import contextlib
+    missing = []
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing.append("the playwright package (pip install -e '.[test]')")
+    exe = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
+    if exe is None:
+        missing.append("chromium on the PATH (apt-get install chromium)")
+    if missing:
+        message = "the browser tests need " + " and ".join(missing)
+        if os.environ.get("BERGEN_REQUIRE_BROWSER") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+
+    @contextlib.contextmanager
+    def launched():
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=exe, headless=True,
+                                        args=["--no-sandbox", "--disable-gpu"])
+            yield browser
+            browser.close()
+    return launched()

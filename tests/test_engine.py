@@ -252,14 +252,6 @@ def _server():
     return EngineServer(out.append), out
 
 
-def test_the_reader_in_process():
-    server, out = _server()
-    assert server.handle_line(b"\xff\xfe{}\n") is True
-    assert "not UTF-8" in json.loads(out[-1])["error"]
-    assert server.handle_line("   \n") is True and len(out) == 1   # blank lines: nothing
-    assert server.handle_line('{"cmd": "quit"}') is False
-
-
 #: Examples: twice BERGEN_FUZZ_EXAMPLES (default 12; `.ci/run` runs 100), as tests/test_fuzz.py.
 FUZZ = settings(max_examples=2 * FUZZ_EXAMPLES,
                 deadline=20_000, derandomize=True,

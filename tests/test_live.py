@@ -50,26 +50,23 @@ def served():
 
 
 def test_the_first_partial_of_an_infinite_go_comes_before_the_exact_attempt_ends(
-        held_attempt):
+        held_attempt, served):
     """The live search does not wait for the exact attempt; a stop ends both."""
     _core()
     seen, events = held_attempt
-    engine = InProcessEngine()
-    try:
-        engine.send({"cmd": "position", "game": DECISION, "id": "p"})
-        assert engine.lines.get(timeout=10)["type"] == "position"
-        engine.send({"cmd": "go", "infinite": True, "report_every": 0.1, "id": "g"})
-        first = engine.lines.get(timeout=60)
-        assert first["type"] == "partial" and first["best"] and not first["exact"]
-        assert all(m["value"] is not None for m in first["moves"][:1])
-        events.append(("first partial", True))
-        seen.set()
-        engine.send({"cmd": "stop"})
-        final = engine.until("bestmove")[-1]
-        assert final["type"] == "bestmove" and final["stopped"] and final["best"]
-        assert not final["exact"]
-    finally:
-        engine.close()
+    served.send({"cmd": "position", "game": DECISION, "id": "p"})
+    assert served.lines.get(timeout=10)["type"] == "position"
+    served.send({"cmd": "go", "infinite": True, "report_every": 0.1, "id": "g"})
+    first = served.lines.get(timeout=60)
+    assert first["type"] == "partial" and first["best"] and not first["exact"]
+    assert all(m["value"] is not None for m in first["moves"][:1])
+    events.append(("first partial", True))
+    seen.set()
+    served.send({"cmd": "stop"})
+    final = served.until("bestmove")[-1]
+    assert final["type"] == "bestmove" and final["stopped"] and final["best"]
+    assert not final["exact"]
+    served.close()
     # held until the partial had been seen: the search did not wait for the attempt
     assert ("attempt held until a partial", True) in events
     names = [e for e, _ in events]

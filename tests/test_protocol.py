@@ -370,10 +370,10 @@ def test_two_workers_run_two_queries_at_once():
 # ---- analyze -----------------------------------------------------------------------------
 def test_analyze_equals_the_command_decision_for_decision(wire):
     r = CliRunner().invoke(main, ["analyze", "examples/match.json", "--json", "--iterations",
-                                  "300", "--seed", "3"])
+                                  "100", "--seed", "3"])
     assert r.exit_code == 0, r.output
     want = json.loads(r.stdout)
-    wire.send({"cmd": "analyze", "record": MATCH, "iterations": 300, "seed": 3, "id": "an"})
+    wire.send({"cmd": "analyze", "record": MATCH, "iterations": 100, "seed": 3, "id": "an"})
     lines = wire.until(lambda d: d["type"] == "analysis")
     streamed = [d for d in lines if d["type"] == "decision"]
     final = lines[-1]

@@ -3,12 +3,11 @@ Chromium (BERGEN_REQUIRE_BROWSER=1 fails instead of skipping)."""
 import json
 import os
 import re
-import shutil
-import subprocess
 from html.parser import HTMLParser
 
 import pytest
 from support import bergen as run
+from support import chromium_browser
 
 from bergen_search.formats.record_io import write_record
 from bergen_search.game.rng import derive_seed
@@ -17,7 +16,7 @@ from bergen_search.play.engines import parse_engine_list
 from bergen_search.play.seats import play_engines
 
 MATCH = "examples/match.json"
-ARGS = ["--iterations", "1000", "--seed", "3", "--quiet"]
+ARGS = ["--iterations", "300", "--seed", "3", "--quiet"]
 
 
 class Tags(HTMLParser):
@@ -154,7 +153,7 @@ def test_report_of_several_matches_and_three_players(tmp_path):
     src = tmp_path / "m.jsonl"
     src.write_text("\n".join(lines) + "\n")
     path = tmp_path / "m.html"
-    res = run("analyze", str(src), "--iterations", "300", "--quiet", "--json", "--html", str(path))
+    res = run("analyze", str(src), "--iterations", "100", "--quiet", "--json", "--html", str(path))
     assert res.exit_code == 0, res.stderr
     out, doc = json.loads(res.stdout), parse(path.read_text())
     ids = [a["id"] for _, a in doc.tags if "id" in a]
@@ -219,30 +218,25 @@ def test_the_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
 
 # ---- in a real browser ----------------------------------------------------------------------
 
-def _browser():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    if os.environ.get("BERGEN_REQUIRE_BROWSER") == "1":
-        pytest.fail("no headless Chromium on the PATH (apt-get install chromium)")
-    pytest.skip("no chromium on the PATH: the browser tests need Debian's chromium package")
+@pytest.fixture(scope="module")
+def browser():
+    with chromium_browser() as b:
+        yield b
 
 
-def _chromium(tmp_path, *args, timeout=120):
-    """Run headless Chromium; (stdout, the console messages it logged)."""
-    exe = _browser()
-    profile = tmp_path / f"profile-{len(list(tmp_path.iterdir()))}"
-    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-           "--no-first-run", "--enable-logging=stderr", "--v=0",
-           f"--user-data-dir={profile}", *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
-    return proc.stdout, console
+def _open(browser, path, width):
+    """The file at `width` px in a page of its own; (the page, its console and page errors)."""
+    page = browser.new_page(viewport={"width": width, "height": 3000})
+    console = []
+    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    page.goto(path.as_uri())
+    return page, console
 
 
-_CHECK = """<script>
-(function () {
+#: What the checking script measures in the report as written (playwright's evaluate runs it
+#: beside the report's policy, which refuses every script of the page's own).
+_CHECK = """() => {
   const box = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
   const out = {};
   const graph = document.querySelector("svg.graph");
@@ -280,44 +274,23 @@ _CHECK = """<script>
   out.rings = [...graph.querySelectorAll("circle.exact-ring")].map(c => Number(c.dataset.decision));
   out.exact_notes = [...document.querySelectorAll("li.decision[data-exact] .values")].map(
     v => (v.textContent.match(/exact/g) || []).length);
-  const pre = document.createElement("pre");
-  pre.id = "bergen-check";
-  pre.textContent = JSON.stringify(out);
-  document.body.appendChild(pre);
-})();
-</script>"""
-
-
-def _with_check(html_text):
-    """The report with a checking script (its policy opened to inline scripts only)."""
-    html_text = html_text.replace("default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';")
-    return html_text.replace("</body>", _CHECK + "</body>")
-
-
-def _assert_png(shot):
-    data = shot.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
-
-
-def _found(dom):
-    found = re.search(r'<pre id="bergen-check">(.*?)</pre>', dom, re.S)
-    assert found, dom[-500:]
-    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+  return out;
+}"""
 
 
 @pytest.mark.parametrize("width", [1200, 390])
-def test_rendered_in_chromium(report, tmp_path, width):
-    """The report at `width`: the checking scripts' findings, a screenshot, a quiet console."""
-    html_text, out, _ = report
-    page = tmp_path / "check.html"
-    page.write_text(_with_check(html_text), encoding="utf-8")
+def test_rendered_in_chromium(report, browser, tmp_path, width):
+    """The report at `width`: the checking script's findings, a screenshot, a quiet console."""
+    _, out, path = report
+    page, console = _open(browser, path, width)
+    got = page.evaluate(_CHECK)
     shot = tmp_path / f"report-{width}.png"
-    dom, console = _chromium(tmp_path, f"--window-size={width},3000", f"--screenshot={shot}",
-                             "--dump-dom", page.as_uri())
+    page.screenshot(path=str(shot))
+    page.close()
     print(f"\nscreenshot: {shot}")
     assert console == [], console
-    _assert_png(shot)
-    got = _found(dom)
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
     # markers above the curves, the graph's scroll, dominoes whole, the exact rings
     assert got["graph_overflows"] == (width < 640) == got["note_shown"]
     assert got["drawings"] and all(w == natural and right <= got["page_width"]
@@ -341,25 +314,14 @@ def test_rendered_in_chromium(report, tmp_path, width):
             assert float(row[key]) == pytest.approx(float(sm[key])), key
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("size, name", [("1200,2000", "desktop.png"), ("390,2000", "phone.png")])
-def test_screenshots_without_console_errors(report, tmp_path, size, name):
-    """Desktop and phone widths render the report as written, with a quiet console."""
-    _, _, path = report
-    shot = tmp_path / name
-    _, console = _chromium(tmp_path, f"--window-size={size}", f"--screenshot={shot}",
-                           path.as_uri())
-    assert console == [], console
-    _assert_png(shot)
-
-
-def test_the_console_check_can_fail(report, tmp_path):
-    """The check above sees a script error, and a fetch the report's policy refuses."""
+def test_the_console_check_can_fail(report, browser, tmp_path):
+    """The check above sees a fetch the report's policy refuses."""
     html_text, _, _ = report
-    page = tmp_path / "bad.html"
-    page.write_text(html_text.replace(
+    bad = tmp_path / "bad.html"
+    bad.write_text(html_text.replace(
         "</body>", '<img src="http://example.invalid/x.png"></body>'), encoding="utf-8")
-    _, console = _chromium(tmp_path, "--dump-dom", page.as_uri())
+    page, console = _open(browser, bad, 1200)
+    page.close()
     assert any("Content Security Policy" in line for line in console), console
 
 

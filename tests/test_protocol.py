@@ -656,6 +656,26 @@ def test_at_the_end_of_input_the_queries_in_flight_finish_and_answer():
     assert status == 0 and not [m for m in lines if m["type"] == "bestmove"]
 
 
+
+def test_the_last_answer_before_the_end_of_input_is_written_before_the_engine_closes():
+    """The end of input waits for the last query's answer to be written, not only for its worker
+    to be freed: a write held up a moment (a slow pipe) still comes out."""
+    from support import InProcessEngine
+    engine = InProcessEngine()
+    real_send = engine.server.send
+
+    def slow_send(obj, line_id=None):
+        if obj.get("type") == "bestmove":
+            threading.Event().wait(0.2)
+        real_send(obj, line_id)
+
+    engine.server.send = slow_send
+    engine.send({"cmd": "position", "game": STRING})
+    engine.send({"cmd": "go", "iterations": 200, "seed": 1, "id": 1})
+    engine.server.finish()
+    engine.close()
+    assert [m["id"] for m in engine.lines.queue if m["type"] == "bestmove"] == [1]
+
 def test_bad_json_names_the_line_of_the_input_and_a_command_is_one_line():
     """Bad JSON names its line of the input; a pretty-printed command is refused line by line."""
     pretty = '{\n  "cmd": "isready"\n}\n'

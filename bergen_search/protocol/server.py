@@ -129,7 +129,8 @@ class EngineServer:
 
     def final(self, query: Query, obj: dict) -> None:
         """A query's one final answer. Its worker is freed before the line is written, so that
-        a command sent after it finds the engine as it says."""
+        a command sent after it finds the engine as it says; both under the lock, so that the
+        end of input (`finish`, then `close`) waits for the line, not only for the worker."""
         with self.lock:
             if query.answered:
                 return
@@ -137,7 +138,7 @@ class EngineServer:
             if query.cmd.has_id:
                 self.inflight.pop(_key(query.cmd.id), None)
             self._release(query)
-        self.send(obj, query.cmd.id)
+            self.send(obj, query.cmd.id)
 
     def _release(self, query: Query) -> None:
         self.running.discard(query)

@@ -101,7 +101,6 @@ def test_the_generic_code_names_no_engine_no_engines_setting_and_no_engines_extr
         assert not re.search(r'''extra(?:\.get\(|\[|\.pop\(|\.setdefault\()''', code), path
 
 
-
 def test_a_thread_asking_while_another_loads_the_engines_waits_for_all_of_them(monkeypatch):
     """Two threads at once (a Dask worker runs several): the one that did not begin loading the
     engines waits for it to end, and never reads the registry half full."""
@@ -109,15 +108,15 @@ def test_a_thread_asking_while_another_loads_the_engines_waits_for_all_of_them(m
     import time
     full = registry.algorithms()
     loading, seen = threading.Event(), {}
+    real_import = registry.importlib.import_module
 
     def slow_import(name, *args):       # the engines register themselves, the first slowly
         if not loading.is_set():
             loading.set()
             time.sleep(0.3)
         registry._ALGORITHMS.update(full)
-        return importlib.import_module(name, *args)
+        return real_import(name, *args)
 
-    importlib = registry.importlib
     monkeypatch.setattr(registry, "_ALGORITHMS", {})
     monkeypatch.setattr(registry, "_LOADED", [False])
     monkeypatch.setattr(registry, "_READY", [False], raising=False)

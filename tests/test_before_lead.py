@@ -12,6 +12,7 @@ from bergen_search.game.rng import Rng
 from bergen_search.game.rules import Rules
 from bergen_search.game.state import State, find_leader
 from bergen_search.game.tiles import mask_of, parse_tile
+from bergen_search.information.lead import leads as lead_chances
 from bergen_search.search.api import Limits, search
 from bergen_search.search.before_lead import deal_value
 from bergen_search.search.playouts import play_out, reward
@@ -64,6 +65,18 @@ def test_a_tiny_deal_s_value_is_the_enumerated_one(no_double, hand):
         assert [m.move for m in result.moves] == [result.best]
         assert (result.value, result.stderr) == (v.value, v.stderr) == (
             result.moves[0].value, result.moves[0].stderr)
+
+
+def test_a_lead_no_deal_allows_is_not_listed_and_the_hand_is_valued():
+    """Four hands of 5, no double dealt: the lowest tile leads. Seat 3's 0-3 would need 0-1,
+    0-2 and the seven doubles, nine tiles, in a reserve of eight: it never leads. It was listed
+    with chance 0, and the hand's value failed dealing it its first two playouts."""
+    rules, hand = Rules(players=4, no_double="lowest-tile"), tiles("0-3 1-5 2-5 3-6 5-6")
+    got = lead_chances(rules, 3, hand)
+    assert all(p > 0 for *_, p in got) and math.isclose(sum(p for *_, p in got), 1.0)
+    assert (3, parse_tile("0-3")) not in {(j, t) for j, t, _ in got}
+    v = deal_value(rules, 3, hand, (0,) * 4, playouts=100, seed=1)
+    assert v.done == 100 and math.isfinite(v.value) and [x[:3] for x in v.leads] == got
 
 
 def plain(rules, hand, n: int, seed: int) -> tuple:

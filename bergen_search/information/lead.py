@@ -41,9 +41,9 @@ def leads(rules: Rules, seat: int, hand: int) -> list:
     before = 0                       # unseen tiles before this one in the order
     for phase in phases:
         for t in phase:
-            if hand >> t & 1:
-                out.append((seat, t, Fraction(perm(reserve, before), perm(unseen, before))))
-                return [(j, u, float(p)) for j, u, p in out]
+            if hand >> t & 1:       # (chance 0 when the tiles before it outnumber the reserve)
+                mine = Fraction(perm(reserve, before), perm(unseen, before))
+                return [(j, u, float(p)) for j, u, p in out + [(seat, t, mine)] if p]
             each = Fraction(n, unseen) * Fraction(perm(reserve, before), perm(unseen - 1, before))
             out += [(j, t, each) for j in others if each]
             before += 1

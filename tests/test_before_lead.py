@@ -1,10 +1,13 @@
 """The value of a deal before the lead: exact and Monte Carlo answers, no peeking."""
 import json
 import math
+import threading
+import time
 from itertools import combinations
+from pathlib import Path
 
 import pytest
-from support import bergen, tiles
+from support import ALL_VARIANTS, bergen, sizes, tiles
 
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import Move
@@ -13,10 +16,12 @@ from bergen_search.game.rules import Rules
 from bergen_search.game.state import State, find_leader
 from bergen_search.game.tiles import mask_of, parse_tile
 from bergen_search.information.lead import leads as lead_chances
+from bergen_search.search import backend
 from bergen_search.search.api import Limits, search
-from bergen_search.search.before_lead import deal_value
+from bergen_search.search.before_lead import deal_value, start_values
 from bergen_search.search.playouts import play_out, reward
 
+DECISION = Path(__file__).resolve().parents[1] / "examples" / "decision.json"
 #: A deal with no draw: three tiles a hand, every reserve tile kept.
 TINY = dict(hand_size=3, reserve_kept=22)
 
@@ -67,6 +72,30 @@ def test_a_tiny_deal_s_value_is_the_enumerated_one(no_double, hand):
             result.moves[0].value, result.moves[0].stderr)
 
 
+@pytest.mark.parametrize("variants", sizes(
+    [Rules(), Rules(players=4, partnerships=True, no_double="lowest-tile"), Rules(**TINY)],
+    [Rules(**v) for v in ALL_VARIANTS]))
+def test_the_core_s_playouts_are_the_reference_s_bit_for_bit(require_compiled, monkeypatch,
+                                                             variants):
+    """The core plays the deals before the lead (`_before_lead.pyx`) draw for draw as the
+    pure-Python loop: every objective and policy gives the same sums, so the same value."""
+    require_compiled(backend.SEARCH.module("bergen_search.search._before_lead"), "playouts")
+    core, ref = backend.SEARCH, backend.reference_search("test")
+    for k, rules in enumerate(variants):
+        seat, hand = k % rules.players, mask_of((k + 5 * i) % 28 for i in range(rules.hand_size))
+        for objective in ("points", "match"):
+            scores = tuple((3 * k + 5 * side) % rules.target for side in range(rules.n_sides))
+            for playout in ("random", "scoring", "safe"):
+                answers = []
+                for b in (core, ref):
+                    monkeypatch.setattr(backend, "SEARCH", b)
+                    answers.append((deal_value(rules, seat, hand, scores, objective=objective,
+                                               playout=playout, playouts=150, seed=k),
+                                    start_values(rules, scores, objective=objective,
+                                                 playout=playout, playouts=60, seed=k)))
+                assert answers[0] == answers[1], (rules, objective, playout)
+
+
 def test_a_lead_no_deal_allows_is_not_listed_and_the_hand_is_valued():
     """Four hands of 5, no double dealt: the lowest tile leads. Seat 3's 0-3 would need 0-1,
     0-2 and the seven doubles, nine tiles, in a reserve of eight: it never leads. It was listed
@@ -77,6 +106,32 @@ def test_a_lead_no_deal_allows_is_not_listed_and_the_hand_is_valued():
     assert (3, parse_tile("0-3")) not in {(j, t) for j, t, _ in got}
     v = deal_value(rules, 3, hand, (0,) * 4, playouts=100, seed=1)
     assert v.done == 100 and math.isfinite(v.value) and [x[:3] for x in v.leads] == got
+
+
+def test_a_search_beside_a_live_search_before_the_lead_is_not_slowed(require_compiled):
+    """Before the lead the hand's value is played out in C without the GIL: a search in another
+    thread (another tab of the board, another query of the engine) runs as fast as alone. (The
+    playouts in Python held the GIL, and the other search waited for it at every slice: 30
+    times slower.)"""
+    require_compiled(backend.SEARCH.module("bergen_search.search._before_lead"), "playouts")
+    info = load_game(DECISION.read_text())
+
+    def timed():
+        t0 = time.perf_counter()
+        search(info, Limits(iterations=6000), seed=1, bracket=False)
+        return time.perf_counter() - t0
+    alone = min(timed() for _ in range(2))
+    stop = threading.Event()
+    live = threading.Thread(target=deal_value, args=(Rules(), 0, tiles("1-2 2-2 2-3 3-4 4-5 5-6"),
+                                                     (0, 0)), kwargs=dict(playouts=None,
+                                                                          stop=stop))
+    live.start()
+    try:
+        beside = min(timed() for _ in range(2))
+    finally:
+        stop.set()
+        live.join()
+    assert beside < 3 * alone + 0.2, (alone, beside)
 
 
 def plain(rules, hand, n: int, seed: int) -> tuple:

@@ -29,6 +29,7 @@ _expectimax = pytest.importorskip("bergen_search.search.engines.expectimax._expe
 _core = pytest.importorskip("bergen_search.game._core")
 _endgame = pytest.importorskip("bergen_search.search.endgame._endgame")
 _luck = pytest.importorskip("bergen_search.play._luck")
+_before_lead = pytest.importorskip("bergen_search.search._before_lead")
 IsmctsTree, CoreSampler = _ismcts.IsmctsTree, _sampler.CoreSampler
 EndgameSolver = _endgame.EndgameSolver
 ExpectimaxSearch = _expectimax.ExpectimaxSearch
@@ -579,3 +580,50 @@ def test_the_draw_rollouts_take_any_position(case, name, data):
         return
     assert len(rows) == len(args["reserve"])
     assert all(math.isfinite(x) for row in rows for x in row)
+
+
+# ---- the playouts before the lead ------------------------------------------------------------
+@st.composite
+def hands_before_the_lead(draw):
+    """(rules, the arguments of `LeadPlayouts` for a real hand before the lead)."""
+    from bergen_search.game.state import lead_rank
+    from bergen_search.information.lead import leads
+    rules = draw(st.sampled_from(ROLLOUT_RULES + [Rules(no_double="lowest-tile")]))
+    seat = draw(st.integers(0, rules.players - 1))
+    hand = sum(1 << t for t in draw(st.permutations(range(28)))[:rules.hand_size])
+    return rules, dict(rules=rules, seat=seat, hand=hand, leads=leads(rules, seat, hand),
+                       scores=[0] * rules.n_sides, objective=draw(st.integers(0, 1)),
+                       policy=draw(st.integers(0, 2)),
+                       ranks=[lead_rank(rules, t) for t in range(28)], seeds=None)
+
+
+LEAD_VALUES = {"seat": odd_ints, "hand": odd_ints, "scores": st.lists(odd_ints, max_size=5),
+               "objective": odd_ints, "policy": odd_ints, "ranks": st.lists(odd_ints, max_size=30),
+               "leads": st.lists(st.tuples(odd_ints, odd_ints, odd_floats), max_size=3),
+               "seeds": st.lists(odd_ints, max_size=3)}
+
+
+@FUZZ
+@given(hands_before_the_lead(), st.sampled_from(sorted(LEAD_VALUES)), st.data())
+def test_the_playouts_before_the_lead_take_any_hand(case, name, data):
+    """`LeadPlayouts` and `start_playouts` on a real hand before the lead, one argument replaced
+    by an odd value: ValueError (BergenError), TypeError or OverflowError, or playouts whose
+    sums are finite and whose counts add up."""
+    rules, args = case
+    args["seeds"] = list(range(len(args["leads"])))
+    assert sum(_before_lead.LeadPlayouts(**args).stats()[0]) == 0
+    args[name] = data.draw(LEAD_VALUES[name])
+    try:
+        lp = _before_lead.LeadPlayouts(**args)
+        done = lp.run(data.draw(st.integers(0, 40)))
+        counts, sums, gains = lp.stats()
+    except (ValueError, TypeError, OverflowError):
+        return
+    assert sum(counts) == done
+    assert all(math.isfinite(x) for row in sums + gains for x in row)
+    try:
+        total = _before_lead.start_playouts(args["rules"], args["scores"], args["objective"],
+                                            args["policy"], data.draw(st.integers(-2, 5)), 3)
+    except (ValueError, TypeError, OverflowError):
+        return
+    assert all(math.isfinite(x) for x in total)

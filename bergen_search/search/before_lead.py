@@ -28,7 +28,7 @@ from ..game.tiles import N_TILES
 from ..information.lead import leads as lead_chances
 from ..stats import mean_stderr
 from . import backend
-from .limits import Limits, now
+from .limits import STOP_SLICE_SECONDS, Limits, now
 from .playouts import outcome, play_out, reward
 from .registry import SearchRun
 from .results import MoveValue, SearchResult
@@ -36,6 +36,8 @@ from .results import MoveValue, SearchResult
 #: The playouts when no budget is given (about the time of the default engine's search).
 DEFAULT_PLAYOUTS = 4000
 MEANING = "every seat playing by the playout policy from the deal"
+#: The playouts in C (`_before_lead.pyx`, draw for draw those below), on the compiled backend.
+CORE = "bergen_search.search._before_lead"
 #: How often `deal_value(progress=)` hears the estimate so far.
 REPORT_SECONDS = 0.1
 
@@ -85,6 +87,31 @@ def deal_value(rules, seat: int, hand: int, scores, *, objective: str = "points"
     end = None if seconds is None else t0 + seconds
     told = t0
     done = 0
+    compiled = backend.SEARCH.module(CORE)
+    core = None if compiled is None else compiled.LeadPlayouts(
+        rules, seat, hand, possible, scores, code, policy,
+        [lead_rank(rules, t) for t in range(N_TILES)], [r.state for r in rngs])
+
+    def step(n: int) -> int:
+        """Play n playouts (the core's, without the GIL) or one (here); return how many."""
+        if core is not None:
+            core.run(n)
+            count[:], sums[:], per_side[:] = core.stats()
+            return n
+        # The lead furthest behind its share (each at least 2 playouts first).
+        i = max(range(len(possible)), key=lambda k: (count[k] < 2, possible[k][2] *
+                                                     (done + 1) - count[k], -k))
+        state = _deal(rules, seat, hand, possible[i][:2], scores, rngs[i])
+        final = play_out(rules, code, policy, state, rngs[i])
+        v = reward(rules, code, final, base, side)
+        count[i] += 1
+        sums[i][0] += v
+        sums[i][1] += v * v
+        for j in range(rules.n_sides):
+            per_side[i][j] += outcome(code, final, base, j)
+        return 1
+
+    batch = 1           # the core's playouts a step, doubled while a step is short
     try:
         while playouts is None or done < playouts:
             if stop is not None and stop.is_set():
@@ -94,18 +121,10 @@ def deal_value(rules, seat: int, hand: int, scores, *, objective: str = "points"
             if progress is not None and now() - told >= REPORT_SECONDS:
                 told = now()
                 progress(estimate())
-            # The lead furthest behind its share (each at least 2 playouts first).
-            i = max(range(len(possible)), key=lambda k: (count[k] < 2, possible[k][2] *
-                                                         (done + 1) - count[k], -k))
-            state = _deal(rules, seat, hand, possible[i][:2], scores, rngs[i])
-            final = play_out(rules, code, policy, state, rngs[i])
-            v = reward(rules, code, final, base, side)
-            count[i] += 1
-            sums[i][0] += v
-            sums[i][1] += v * v
-            for j in range(rules.n_sides):
-                per_side[i][j] += outcome(code, final, base, j)
-            done += 1
+            started = now()
+            done += step(batch if playouts is None else min(batch, playouts - done))
+            if core is not None and now() - started < STOP_SLICE_SECONDS:
+                batch *= 2
     except KeyboardInterrupt:
         return estimate(interrupted=True)
     return estimate()
@@ -119,6 +138,10 @@ def start_values(rules, scores, *, objective: str = "points", playout: str = "sa
     if len(set(scores)) == 1:
         return (0.0 if objective == "points" else 1.0 / n,) * n
     code, policy, rng = objective_code(objective), policy_code(playout), Rng(seed)
+    compiled = backend.SEARCH.module(CORE)
+    if compiled is not None:
+        total = compiled.start_playouts(rules, scores, code, policy, playouts, seed)
+        return tuple(x / playouts for x in total)
     total = [0.0] * n
     for _ in range(playouts):
         hands, reserve = deal(rules, rng)

@@ -138,6 +138,8 @@ def _two_sided(cdf, p: float, hi: float) -> float:
     target, lo = 1 - (1 - p) / 2, 0.0
     for _ in range(200):
         mid = (lo + hi) / 2
+        if mid in (lo, hi):             # the floats between them are used up
+            break
         if cdf(mid) < target:
             lo = mid
         else:

@@ -16,9 +16,9 @@ from bergen_search.game.rules import Rules
 from bergen_search.game.state import State, find_leader
 from bergen_search.game.tiles import mask_of, parse_tile
 from bergen_search.information.lead import leads as lead_chances
-from bergen_search.search import backend
 from bergen_search.search.api import Limits, search
-from bergen_search.search.before_lead import deal_value, start_values
+from bergen_search.search import backend, before_lead
+from bergen_search.search.before_lead import DealValue, deal_value, start_values
 from bergen_search.search.playouts import play_out, reward
 
 DECISION = Path(__file__).resolve().parents[1] / "examples" / "decision.json"
@@ -106,6 +106,22 @@ def test_a_lead_no_deal_allows_is_not_listed_and_the_hand_is_valued():
     assert (3, parse_tile("0-3")) not in {(j, t) for j, t, _ in got}
     v = deal_value(rules, 3, hand, (0,) * 4, playouts=100, seed=1)
     assert v.done == 100 and math.isfinite(v.value) and [x[:3] for x in v.leads] == got
+
+
+def test_the_default_budget_is_the_default_engine_s_on_either_backend(monkeypatch):
+    """No budget: the default engine's 100,000 (docs/GUIDE.md prints the value it gives), and
+    on the pure-Python backend the same share of it as its searches (1/FALLBACK_DIVISOR)."""
+    asked = []
+
+    def value(*args, playouts, **kwargs):
+        asked.append(playouts)
+        return DealValue(0.0, 0.0, (0.0, 0.0), (), 0)
+    monkeypatch.setattr(before_lead, "deal_value", value)
+    position = load_game("bergen1/2/0,0/0/0-1,1-4,2-2,3-6,5-5,5-6/-")
+    search(position, Limits(), seed=5)
+    monkeypatch.setattr(backend, "SEARCH", backend.reference_search("test"))
+    search(position, Limits(), seed=5)
+    assert asked == [100_000, 100_000 // backend.FALLBACK_DIVISOR]
 
 
 def test_a_search_beside_a_live_search_before_the_lead_is_not_slowed(require_compiled):

@@ -50,10 +50,10 @@ def _cpu_seconds(proc) -> float:
     return sum(stats[p][1] for p in family if p in stats) / os.sysconf("SC_CLK_TCK")
 
 
-def interrupt(proc):
-    """SIGINT, then (status, stdout, stderr, seconds until it exited)."""
+def interrupt(proc, sig=signal.SIGINT):
+    """`sig`, then (status, stdout, stderr, seconds until it exited)."""
     t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=30)
     return proc.returncode, out, err, time.monotonic() - t0
 
@@ -219,14 +219,15 @@ def _loaded(proc, name) -> bool:
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs Linux's /proc")
-def test_ctrl_c_while_the_program_starts_is_one_line(tmp_path):
-    """While the program still imports its modules (the core loaded): 130, one line."""
-    for _ in range(3):
-        proc = start(["best", DECISION, "--time", "5"], tmp_path)
-        wait_for(lambda: _loaded(proc, "bergen_search/game/_core"), proc, timeout=30)
-        status, _, stderr, _ = interrupt(proc)
-        assert status == 130 and "Traceback" not in stderr, stderr
-        assert stderr.strip() == "bergen: interrupted", stderr
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_stop_while_the_program_starts_is_one_line(tmp_path, sig):
+    """While the program still imports its modules (the core loaded): 128 + the signal's
+    number, one line. (SIGTERM and SIGHUP there killed it without a word.)"""
+    proc = start(["best", DECISION, "--time", "5"], tmp_path)
+    wait_for(lambda: _loaded(proc, "bergen_search/game/_core"), proc, timeout=30)
+    status, _, stderr, _ = interrupt(proc, sig)
+    assert status == 128 + sig and "Traceback" not in stderr, stderr
+    assert stderr.strip() == "bergen: interrupted", stderr
 
 
 # ---- kill -9 and --resume --------------------------------------------------------------------

@@ -15,7 +15,7 @@ from bergen_search.game.rules import Rules
 from bergen_search.game.state import DRAW
 from bergen_search.play.arena import play_set
 from bergen_search.play.engines import parse_engine_spec
-from bergen_search.play.luck import default_estimate, match_luck
+from bergen_search.play.luck import default_estimate, match_luck, position_fields
 
 SEED = 20261201
 
@@ -59,11 +59,9 @@ def test_bench_draw_rollouts(benchmark):
     rules, logs, _ = a_set()
     state = next(first_draw(rules, log) for log in logs if any(
         a == DRAW for _, a, _ in log.rounds[0].events))
-    args = (rules, list(state.hands), list(state.reserve), state.left, state.right,
-            state.left_double, state.right_double, list(state.scores), state.to_move,
-            state.draws_this_turn, state.passes, 64, 1, 1)
     benchmark.extra_info["playouts"] = 64 * len(state.reserve)
-    rows = benchmark(draw_rollouts, *args)
+    rows = benchmark(draw_rollouts, rules, list(state.hands), list(state.reserve),
+                     **position_fields(state), playouts=64, seed=1, engine=1)
     assert len(rows) == len(state.reserve)
 
 

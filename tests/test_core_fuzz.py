@@ -80,7 +80,7 @@ FIELD_VALUES = {
 
 def exercise(sampler, seed=1):
     """Every search on a sampler that was accepted: a few iterations, the pass, a world."""
-    tree = IsmctsTree(sampler, seed, 0.7, "points", "safe", merge_twins=True,
+    tree = IsmctsTree(sampler, seed, objective="points", playout="safe", merge_twins=True,
                       choice_stats=True, max_bytes=1 << 20)
     assert tree.run(200, 0) == 200
     stats = tree.root_stats()

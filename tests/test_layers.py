@@ -203,11 +203,10 @@ def test_no_engine_reaches_another_through_the_registry():
 
 # ---- the size of the rooms ---------------------------------------------------------------------
 #: No module over 700 lines, no function over 100, none with more than 6 positional parameters
-#: (`self`, `cls` aside). OVER lists a room over the bar at its size (a ratchet, with a reason);
-#: a pure-Python twin keeps its compiled function's positional signature.
+#: (`self`, `cls` aside; the compiled modules' `def`s too). OVER lists a room over the bar at
+#: its size (a ratchet, with a reason).
 MAX_MODULE, MAX_FUNCTION, MAX_POSITIONAL = 700, 100, 6
 OVER: dict = {}
-POSITIONAL_TWINS = {"play/luck.py reference_rollouts"}     # `_luck.draw_rollouts`'s 15
 
 
 def _rooms():
@@ -229,7 +228,7 @@ def _rooms():
                 names = [a.arg for a in node.args.posonlyargs + node.args.args]
                 if names[:1] in (["self"], ["cls"]):
                     names = names[1:]
-                if len(names) > MAX_POSITIONAL and where not in POSITIONAL_TWINS:
+                if len(names) > MAX_POSITIONAL:
                     positional.append(f"{where}:{node.lineno} ({len(names)})")
                 if not isinstance(node, ast.Lambda):
                     key = f"{rel}:{node.name}"
@@ -237,9 +236,31 @@ def _rooms():
     return sizes, positional
 
 
+def _compiled_positional() -> list:
+    """The compiled modules' Python-callable functions (`def`, `cpdef`) with more than
+    MAX_POSITIONAL parameters before a `*`."""
+    import re
+    out = []
+    for module, text in _compiled_sources().items():
+        for m in re.finditer(r"^[ \t]*(?:def|cpdef)[ \t]+(?:\w+[ \t]+)?(\w+)\((.*?)\):", text,
+                             re.S | re.M):
+            names = []
+            for part in m.group(2).split(","):
+                part = part.split("=")[0].strip()
+                if part == "*" or part.startswith("*"):
+                    break
+                if part:
+                    names.append(part.split()[-1])
+            if names[:1] in (["self"], ["cls"]):
+                names = names[1:]
+            if len(names) > MAX_POSITIONAL:
+                out.append(f"{module} {m.group(1)} ({len(names)})")
+    return out
+
+
 def test_no_room_outgrows_the_bar():
     sizes, positional = _rooms()
-    assert positional == []
+    assert positional == [] and _compiled_positional() == []
     over = {k: n for k, n in sizes.items()
             if n > (MAX_FUNCTION if ":" in k else MAX_MODULE)}
     grown = {k: (n, OVER.get(k)) for k, n in over.items() if n > OVER.get(k, 0)}

@@ -17,8 +17,8 @@ from bergen_search.game.state import DRAW
 from bergen_search.play import luck
 from bergen_search.play.arena import play_set, run_arena
 from bergen_search.play.engines import parse_engine_spec
-from bergen_search.play.luck import (RolloutModel, draw_luck, match_luck, reference_rollouts,
-    round_luck, side_margin)
+from bergen_search.play.luck import (RolloutModel, draw_luck, match_luck, position_fields,
+                                     reference_rollouts, round_luck, side_margin)
 from bergen_search.views.arena import arena_text
 
 GREEDY, RANDOM = parse_engine_spec("greedy"), parse_engine_spec("random")
@@ -71,17 +71,17 @@ def test_every_draws_luck_has_mean_zero_and_the_core_rollouts_equal_the_referenc
                 continue
             from bergen_search.play._luck import draw_rollouts
             for engine in (0, 1):
-                args = (rules, list(state.hands), list(state.reserve), state.left, state.right,
-                        state.left_double, state.right_double, list(state.scores), state.to_move,
-                        state.draws_this_turn, state.passes, 3, 77, engine, equity)
-                rows = draw_rollouts(*args)
-                assert rows == reference_rollouts(*args)
+                args = (rules, list(state.hands), list(state.reserve))
+                kwargs = dict(position_fields(state), playouts=3, seed=77, engine=engine,
+                              equity=equity)
+                rows = draw_rollouts(*args, **kwargs)
+                assert rows == reference_rollouts(*args, **kwargs)
                 assert all(len(row) == rules.n_sides * (2 if equity else 1) for row in rows)
                 compared += 1
     assert seen > 12 and (compared >= 10 or CORE is None)
     if equity and CORE is not None:
         with pytest.raises(ValueError, match="equity"):
-            draw_rollouts(*args[:-1], equity[:-1])
+            draw_rollouts(*args, **dict(kwargs, equity=equity[:-1]))
 
 
 def test_round_luck_replays_the_log_and_sums_the_draws():

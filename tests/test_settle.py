@@ -57,7 +57,7 @@ def test_cycles_grow_a_quarter_then_a_half_and_read_each_on_the_final_worlds():
     table = alg.table(info, Settings.of())
 
     def tree():
-        return ismcts._ismcts.IsmctsTree(alg.sampler(info, table), 7, 0.7, 0, "safe",
+        return ismcts._ismcts.IsmctsTree(alg.sampler(info, table), 7, playout="safe",
                                          merge_twins=True, choice_stats=True)
     share, pseed = 1503, 99
     grown, checks = tree(), settle.Checkpoints(pseed, share)

@@ -184,7 +184,7 @@ def test_run_move_grows_that_move_alone():
     from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
     from bergen_search.information._sampler import CoreSampler
     info = decision()
-    tree = IsmctsTree(CoreSampler(info), 5, 0.7, 0, "safe", merge_twins=True)
+    tree = IsmctsTree(CoreSampler(info), 5, playout="safe", merge_twins=True)
     tree.run(2000, 0)
     before = {m: v for m, v, *_ in tree.root_stats()}
     move = min(before, key=before.get)

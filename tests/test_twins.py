@@ -157,7 +157,7 @@ def grown(require_compiled):
     from bergen_search.search.engines.ismcts._ismcts import IsmctsTree
 
     def grow(info, seed, iterations):
-        tree = IsmctsTree(CoreSampler(info), seed, 0.7, 0, "safe", merge_twins=True)
+        tree = IsmctsTree(CoreSampler(info), seed, playout="safe", merge_twins=True)
         tree.run(iterations, 0)
         return tree
     return grow

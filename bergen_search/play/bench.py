@@ -128,13 +128,13 @@ def signature() -> dict:
     sig = {"sampler_checksum": CoreSampler(info).sample_many(10000, SEED)}
     try:
         from ..search.engines.ismcts._ismcts import IsmctsTree
-        tree = IsmctsTree(CoreSampler(first_decision()), SEED, 0.7, 0, 0)
+        tree = IsmctsTree(CoreSampler(first_decision()), SEED, playout=0)
         tree.run(20000, 0.0)
         sig["ismcts_nodes"] = tree.n_nodes
         # The default engine: safe playouts, mirror twins merged, worlds weighed by inference.
         evidence = inference_position()
-        tree = IsmctsTree(CoreSampler(evidence, _weighted_table(evidence)), SEED, 0.7, 0,
-                          "safe", merge_twins=True)
+        tree = IsmctsTree(CoreSampler(evidence, _weighted_table(evidence)), SEED,
+                          playout="safe", merge_twins=True)
         tree.run(20000, 0.0)
         sig["ismcts_default_nodes"] = tree.n_nodes
     except ImportError:
@@ -214,9 +214,9 @@ def _core_search_steps(info_mid, table, info_first) -> list:
         from ..search.engines.ismcts._ismcts import IsmctsTree
         first = CoreSampler(info_first)
         steps.append(("core", "ismcts_iterations_per_s",
-                      lambda: IsmctsTree(first, SEED, 0.7, 0, 0).run(20000, 0.0)))
+                      lambda: IsmctsTree(first, SEED, playout=0).run(20000, 0.0)))
         steps.append(("core", "ismcts_default_iterations_per_s",     # the default engine's
-                      lambda: IsmctsTree(first, SEED, 0.7, 0, "safe",
+                      lambda: IsmctsTree(first, SEED, playout="safe",
                                          merge_twins=True).run(20000, 0.0)))
     except ImportError:
         pass
@@ -278,9 +278,9 @@ def run_bench(seconds: float = 2.0, repeats: int = 3, progress=None) -> dict:
     # The pure-Python trees of the core's two ISMCTS figures (the same trees, node for node).
     steps += [("reference", "sampler_worlds_per_s", ref_sample),
               ("reference", "ismcts_iterations_per_s",
-               lambda: ReferenceTree(ref_first, SEED, 0.7, 0, 0).run(200, 0.0)),
+               lambda: ReferenceTree(ref_first, SEED, playout=0).run(200, 0.0)),
               ("reference", "ismcts_default_iterations_per_s",
-               lambda: ReferenceTree(ref_first, SEED, 0.7, 0, "safe",
+               lambda: ReferenceTree(ref_first, SEED, playout="safe",
                                      merge_twins=True).run(200, 0.0))]
     if core is not None:
         steps += _core_search_steps(info_mid, table, info_first)

@@ -75,15 +75,20 @@ class RolloutModel:
         rules = state.rules
         rollouts = _rollouts()
         reserve = list(state.reserve)
-        rows = rollouts(rules, list(state.hands), reserve, state.left, state.right,
-                        state.left_double, state.right_double, list(state.scores),
-                        state.to_move, state.draws_this_turn, state.passes,
-                        self.playouts, position_seed(state), self.engine,
-                        self.equity_for(rules))
+        rows = rollouts(rules, list(state.hands), reserve, **position_fields(state),
+                        playouts=self.playouts, seed=position_seed(state), engine=self.engine,
+                        equity=self.equity_for(rules))
         f, g = self._factor(self.scale, rules), self._factor(self.win_scale, rules)
         n = rules.n_sides
         return {t: [f * x for x in row[:n]] + [g * x for x in row[n:]]
                 for t, row in zip(reserve, rows)}
+
+
+def position_fields(state) -> dict:
+    """What the rollouts read of `state` beside its hands and reserve, as keywords."""
+    return dict(left=state.left, right=state.right, left_double=state.left_double,
+                right_double=state.right_double, scores=list(state.scores),
+                to_move=state.to_move, draws=state.draws_this_turn, passes=state.passes)
 
 
 @lru_cache(maxsize=1)
@@ -106,7 +111,7 @@ def _playout_state(rules, hands, reserve, *, left, right, left_double, right_dou
     return s
 
 
-def reference_rollouts(rules, hands, reserve, left, right, left_double, right_double, scores,
+def reference_rollouts(rules, hands, reserve, *, left, right, left_double, right_double, scores,
                        to_move, draws, passes, playouts, seed, engine=ENGINE_GREEDY,
                        equity=None) -> list:
     """The pure-Python twin of `_luck.draw_rollouts`: rows[i][j], side j's mean points to come

@@ -90,8 +90,8 @@ def deal_value(rules, seat: int, hand: int, scores, *, objective: str = "points"
     done = 0
     compiled = backend.SEARCH.module(CORE)
     core = None if compiled is None else compiled.LeadPlayouts(
-        rules, seat, hand, possible, scores, code, policy,
-        [lead_rank(rules, t) for t in range(N_TILES)], [r.state for r in rngs])
+        rules, seat, hand, possible, scores, objective=code, policy=policy,
+        ranks=[lead_rank(rules, t) for t in range(N_TILES)], seeds=[r.state for r in rngs])
 
     def step(n: int) -> int:
         """Play n playouts (the core's, without the GIL) or one (here); return how many."""

@@ -65,7 +65,7 @@ def clip(n, k):
 def make_tree(sampler, seed, settings):
     """A tree as the engine's worker makes it (the compiled one when built)."""
     cls = backend.SEARCH.pick(f"{alg_mod.__name__}._ismcts.IsmctsTree", alg_mod.ReferenceTree)
-    return cls(sampler, seed, settings["exploration"], 0, settings["playout"],
+    return cls(sampler, seed, exploration=settings["exploration"], playout=settings["playout"],
                merge_twins=settings["twins"], choice_stats=settings["stats"] == "choices",
                max_bytes=DEFAULT_MEMORY_MB << 20)
 

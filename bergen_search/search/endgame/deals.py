@@ -179,10 +179,10 @@ def predict(info: InfoSet, stop_above: float = 0.0, shown: bool = False,
         if move != PASS:
             on_line |= 1 << (move >> 1)
     deals, pairs, steps, walks = core.predict(
-        info.rules, root, [o for o, _ in merged], [c for _, c in merged], tiles, allowed,
-        [bool(on_line >> t & 1) for t in tiles], budget.PREDICT_WALKS, budget.PREDICT_SEED,
-        max_steps=budget.PREDICT_STEPS, stop_above=stop_above,
-        min_walks=budget.PREDICT_MIN_WALKS)
+        info.rules, root, owners=[o for o, _ in merged], caps=[c for _, c in merged],
+        tiles=tiles, allowed=allowed, played=[bool(on_line >> t & 1) for t in tiles],
+        walks=budget.PREDICT_WALKS, seed=budget.PREDICT_SEED, max_steps=budget.PREDICT_STEPS,
+        stop_above=stop_above, min_walks=budget.PREDICT_MIN_WALKS)
     return Prediction(deals, pairs, steps, walks)
 
 

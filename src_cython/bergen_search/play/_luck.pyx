@@ -28,7 +28,7 @@ cdef long long _checked_int(object value, long long low, long long high, str wha
     return value
 
 
-def draw_rollouts(rules, hands, reserve, int left, int right, bint left_double,
+def draw_rollouts(rules, hands, reserve, *, int left, int right, bint left_double,
                   bint right_double, scores, int to_move, int draws, int passes, int playouts,
                   seed, int engine=ENGINE_GREEDY, equity=None):
     """rows[i][j]: the mean, over `playouts` playouts, of side j's points to come in the round

@@ -123,7 +123,7 @@ cdef class LeadPlayouts:
     cdef double gains[MAX_LEADS][MAX_SEATS]
     cdef long long done
 
-    def __init__(self, rules, int seat, hand, leads, scores, int objective, int policy,
+    def __init__(self, rules, int seat, hand, leads, scores, *, int objective, int policy,
                  ranks, seeds):
         cdef int i, t, rank
         rules_from_py(&self.rules, rules)

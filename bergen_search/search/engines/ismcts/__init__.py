@@ -87,8 +87,9 @@ class Ismcts(Algorithm):
         the replicate's (else the tree's means); for a caller reading values, the expected lines."""
         settings, passing = job.settings, job.values or self.value_pass(job.settings)
         tree_class = backend.SEARCH.pick(f"{__name__}._ismcts.IsmctsTree", ReferenceTree)
-        tree = tree_class(sampler, seed, settings["exploration"], job.objective,
-                          settings["playout"], merge_twins=settings["twins"],
+        tree = tree_class(sampler, seed, exploration=settings["exploration"],
+                          objective=job.objective, playout=settings["playout"],
+                          merge_twins=settings["twins"],
                           choice_stats=settings["stats"] == "choices",
                           max_bytes=job.memory, account=account)
         left = deadline.left()

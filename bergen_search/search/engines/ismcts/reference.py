@@ -94,8 +94,8 @@ class IsmctsTree:
     """SO-ISMCTS for the seat of a sampler's information set: `_ismcts.IsmctsTree` in pure Python,
     with the same arguments (`sampler`: anything with `info` and `table`)."""
 
-    def __init__(self, sampler, seed, exploration=0.7, objective=0, playout=0,
-                 merge_twins=False, *, choice_stats=False, max_bytes=0, account=None):
+    def __init__(self, sampler, seed, *, exploration=0.7, objective=0, playout=0,
+                 merge_twins=False, choice_stats=False, max_bytes=0, account=None):
         if sampler is None:
             raise BergenError("IsmctsTree needs a sampler")
         if not isinstance(sampler, ReferenceSampler):

@@ -425,7 +425,7 @@ cdef int _root_state(State* s, const Rules* rules, object root) except -1:
     return 0
 
 
-def predict(rules, root, owners, caps, tiles, allowed, played, long long walks,
+def predict(rules, root, *, owners, caps, tiles, allowed, played, long long walks,
             unsigned long long seed, long long max_steps=0, double stop_above=0.0,
             long long min_walks=32):
     """The size of the endgame of a public view, estimated before anything is built: (deals,
@@ -1400,7 +1400,7 @@ cdef class EndgameSolver:
                               "root, hands, deals))")
         return 0
 
-    def __init__(self, rules, root, hands, deals, long long max_nodes=2_000_000,
+    def __init__(self, rules, root, hands, deals, *, long long max_nodes=2_000_000,
                  long long max_pairs=20_000_000, long long max_entries=20_000_000,
                  double alpha=1.5, double beta=0.0, double gamma=6.0, double seconds=0.0,
                  int horizon=0, int greedy_seat=-1, long long max_steps=0, playouts=None,

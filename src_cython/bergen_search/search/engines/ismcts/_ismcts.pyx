@@ -193,7 +193,7 @@ cdef class IsmctsTree:
         self.full = False
         self.full_at = -1
 
-    def __init__(self, sampler, seed, exploration=0.7, objective=0, playout=0,
+    def __init__(self, sampler, seed, *, exploration=0.7, objective=0, playout=0,
                  merge_twins=False, choice_stats=False, max_bytes=0, account=None):
         cdef Node* root
         cdef int i

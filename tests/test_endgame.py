@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import os
@@ -415,6 +416,33 @@ def test_each_build_hears_its_own_stop():
     assert len(found[0].deals) == 31482
     with pytest.raises(BergenError, match="callable"):
         compiled.enumerate_deals(table, stop=stopped)
+
+
+def test_dcfr_hears_a_stop_and_its_deadline_between_iterations():
+    """`solve` reads its clock before each DCFR iteration: a stop or the deadline found there
+    ends the run where it is, measured once more after its last iteration (a stop marks it
+    interrupted); a deadline after one iteration, short of the accepted exploitability, is
+    TooBig saying so. Deterministic through the clock: the stop is set at its 5th reading, the
+    time is a millisecond a reading."""
+    g = endgame.game(load_game(KNOWN))
+    full = endgame.solve(g, tolerance=1e-6)
+    stop, reads, ticks = threading.Event(), itertools.count(1), itertools.count(1)
+
+    def stopping():
+        if next(reads) == 5:
+            stop.set()
+        return 0.0
+    stopped = endgame.solve(g, tolerance=1e-6, stop=stop, clock=stopping)
+    late = endgame.solve(g, tolerance=1e-6, seconds=0.008, clock=lambda: next(ticks) * 1e-3)
+    for sol in (stopped, late):
+        assert 0 < sol.iterations < full.iterations
+        assert full.exploitability < sol.exploitability < endgame.solving.ACCEPT
+        assert sol.exploitability == endgame.solve(g, tolerance=1e-6,
+                                                   max_iterations=sol.iterations).exploitability
+    assert stopped.interrupted and not late.interrupted
+    ticks = itertools.count(1)
+    with pytest.raises(TooBig, match="ran out before the solution was exact enough"):
+        endgame.solve(g, tolerance=1e-6, seconds=0.004, clock=lambda: next(ticks) * 1e-3)
 
 
 def test_a_search_stop_is_heard_inside_the_build(monkeypatch):

@@ -1,5 +1,6 @@
-"""The playouts in pure Python (the core's in `_ismcts.pyx`, draw for draw): a world played out
-by a playout policy (`game/policy.py`), and what its end is worth to a side."""
+"""The playouts in pure Python (the core's in `src_cython/.../search/_playouts.pxd`, draw for
+draw): a world played out by a playout policy (`game/policy.py`), and what its end is worth to
+a side."""
 from __future__ import annotations
 
 from ..constants import objective_code

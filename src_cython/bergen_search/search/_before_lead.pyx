@@ -4,23 +4,21 @@
 `LeadPlayouts` holds the loop's state: each possible lead's playouts, their rewards' sum and
 sum of squares, each side's outcome summed, and the lead's own random stream. `run(n)` plays n
 more, each from the lead furthest behind its share, on a deal drawn uniformly among those that
-lead it, played out by the playout policy, draw for draw as the pure-Python loop
-(`before_lead._python_playout`) does: the same seed and count give the same sums, bit for bit.
+lead it, played out by the playout policy (`_playouts.pxd`), draw for draw as the pure-Python
+loop of `before_lead.deal_value` does: the same seed and count give the same sums, bit for bit.
 `start_playouts` plays `before_lead.start_values`' deals. The GIL is released while they play:
 a search beside them in another thread is not slowed.
 """
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
-from bergen_search.game._core cimport (END_NONE, MAX_MOVES, MAX_SEATS, N_TILES, Rng, Rules,
-                                  State, deal, do_move, gen_moves, playout_choice,
+from bergen_search.game._core cimport (MAX_SEATS, N_TILES, Rng, Rules, State, deal,
                                   rules_from_py, shuffle, state_init)
+from bergen_search.search._playouts cimport outcome, play_out, reward
 
 from bergen_search.errors import BergenError
 
 cdef enum:
-    OBJECTIVE_POINTS = 0
-    OBJECTIVE_MATCH = 1
     MAX_LEADS = N_TILES
 
 
@@ -38,43 +36,6 @@ cdef int _scores_in(const Rules* rules, object scores, int32_t* out) except -1:
                               f"got {scores[i]!r}", field="scores")
         out[i] = scores[i]
     return 0
-
-
-cdef void _finish(State* s, Rules* rules, int objective, int policy, Rng* rng) noexcept nogil:
-    """Play out as `playouts.play_out`: to the round's end, and for the match objective
-    through fresh deals until a side reaches the target."""
-    cdef int moves[MAX_MOVES]
-    cdef int32_t scores[MAX_SEATS]
-    cdef int n, m
-    while True:
-        while s.ended == END_NONE:
-            n = gen_moves(s, moves)
-            m = moves[0] if n == 1 else playout_choice(policy, s, moves, n, rng)
-            do_move(s, m)
-        if objective == OBJECTIVE_POINTS or s.winner >= 0:
-            return
-        memcpy(scores, s.scores, sizeof(scores))
-        deal(s, rules, rng, scores)
-
-
-cdef inline double _outcome(int objective, const State* s, const int32_t* base,
-                            int side) noexcept nogil:
-    """As `playouts.outcome`: the match won (1 or 0), or the points gained since `base`."""
-    if objective == OBJECTIVE_MATCH:
-        return 1.0 if s.winner == side else 0.0
-    return <double>(s.scores[side] - base[side])
-
-
-cdef double _reward(int objective, const State* s, const int32_t* base, int side) noexcept nogil:
-    """As `playouts.reward`: the match won, or the points gained less the others' mean."""
-    cdef int i, n_sides = s.rules.n_sides
-    cdef double mine = _outcome(objective, s, base, side), others = 0.0
-    if objective == OBJECTIVE_MATCH:
-        return mine
-    for i in range(n_sides):
-        if i != side:
-            others += _outcome(objective, s, base, i)
-    return mine - others / (n_sides - 1)
 
 
 def start_playouts(rules, scores, int objective, int policy, long long playouts, seed):
@@ -97,9 +58,9 @@ def start_playouts(rules, scores, int objective, int policy, long long playouts,
     with nogil:
         for k in range(playouts):
             deal(&s, &c, &rng, start)
-            _finish(&s, &c, objective, policy, &rng)
+            play_out(&s, objective, policy, &rng)
             for j in range(c.n_sides):
-                total[j] += _reward(objective, &s, start, j)
+                total[j] += reward(objective, &s, start, j)
     return [total[j] for j in range(c.n_sides)]
 
 
@@ -201,13 +162,13 @@ cdef class LeadPlayouts:
                 if few > few_best or (few == few_best and key > key_best):
                     best, few_best, key_best = i, few, key
             self._deal(best, &s)
-            _finish(&s, &self.rules, self.objective, self.policy, &self.rng[best])
-            v = _reward(self.objective, &s, self.scores, self.side)
+            play_out(&s, self.objective, self.policy, &self.rng[best])
+            v = reward(self.objective, &s, self.scores, self.side)
             self.count[best] += 1
             self.sums[best][0] += v
             self.sums[best][1] += v * v
             for j in range(self.rules.n_sides):
-                self.gains[best][j] += _outcome(self.objective, &s, self.scores, j)
+                self.gains[best][j] += outcome(self.objective, &s, self.scores, j)
             self.done += 1
 
     cdef void _deal(self, int i, State* s) noexcept nogil:

@@ -14,10 +14,9 @@ An edge key is what the observer sees of an action:
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
 from bergen_search.game._core cimport MAX_EVENTS, Rng, State
 from bergen_search.information._sampler cimport CoreSampler, Sampler
+from bergen_search.search._playouts cimport OBJECTIVE_MATCH, OBJECTIVE_POINTS
 
 cdef enum:
-    OBJECTIVE_POINTS = 0    # reward: points gained until the round ends, minus the others' mean
-    OBJECTIVE_MATCH = 1     # reward: 1 for the side that wins the match, 0 otherwise
     OWN_DRAW = 64           # key of the observer's draw of tile t: OWN_DRAW + t
     NO_NODE = -1            # no child / sibling
     MAX_PATH = MAX_EVENTS + 1   # nodes on one root-to-leaf path (a round has < MAX_EVENTS actions)
@@ -83,8 +82,6 @@ cdef class IsmctsTree:
     cdef int _idle(self) except -1
     cdef int32_t _new_child(self, int32_t parent, int32_t last, int key, int side) noexcept nogil
     cdef int _stats_key(self, int move) noexcept nogil
-    cdef void _finish(self, State* s, Rng* rng) noexcept nogil
-    cdef double _reward(self, const State* s) noexcept nogil
     cdef double _play_on(self, State* s, int32_t node, Rng* rng) noexcept nogil
     cdef void _iterate(self) noexcept nogil
     cdef long long _run(self, long long limit, double seconds) noexcept nogil

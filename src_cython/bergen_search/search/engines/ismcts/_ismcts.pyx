@@ -58,10 +58,11 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 
 from bergen_search.game._core cimport (DRAW, END_NONE, GOLDEN, MAX_MOVES, MAX_SEATS, PASS, Rng,
-                                  Rules, State, atomic_add, below, clock_now, deal, do_move,
-                                  ctz64, drop_mirror_twins, gen_moves, mirrored_ends,
-                                  mix64, playout_choice, popcount64, right_twin)
+                                  Rules, State, atomic_add, below, clock_now, do_move, ctz64,
+                                  drop_mirror_twins, gen_moves, mirrored_ends, mix64,
+                                  popcount64, right_twin)
 from bergen_search.information._sampler cimport CoreSampler, Sampler, sample_world
+from bergen_search.search._playouts cimport outcome, play_out, reward as playout_reward
 
 from bergen_search.errors import BergenError
 from bergen_search.game._core import PLAYOUTS
@@ -157,14 +158,6 @@ cdef inline int _edge_key(const State* s, int move, int observer) noexcept nogil
     if move == DRAW and s.to_move == observer:
         return OWN_DRAW + s.reserve[s.reserve_next]
     return move
-
-
-cdef inline double _outcome(int objective, const State* s, const State* base, int side) noexcept nogil:
-    """A side's raw outcome of a finished playout from `base`: 1 if it won the match
-    (objective match, else 0), or the points it gained."""
-    if objective == OBJECTIVE_MATCH:
-        return 1.0 if s.winner == side else 0.0
-    return <double>(s.scores[side] - base.scores[side])
 
 
 # (Its account is read when it is freed: the garbage collector must not clear it first.)
@@ -345,23 +338,6 @@ cdef class IsmctsTree:
         return c
 
     # ---- one iteration ----------------------------------------------------------------------
-    cdef void _finish(self, State* s, Rng* rng) noexcept nogil:
-        """Play out: the round to its end, and for the match objective further rounds from
-        fresh deals until a side reaches the target; every random choice from `rng`."""
-        cdef int moves[MAX_MOVES]
-        cdef int32_t scores[MAX_SEATS]
-        cdef int n, m
-        cdef const Rules* rules = s.rules
-        while True:
-            while s.ended == END_NONE:
-                n = gen_moves(s, moves)
-                m = moves[0] if n == 1 else playout_choice(self.playout, s, moves, n, rng)
-                do_move(s, m)
-            if self.objective == OBJECTIVE_POINTS or s.winner >= 0:
-                return
-            memcpy(scores, s.scores, sizeof(scores))
-            deal(s, rules, rng, scores)
-
     cdef void _iterate(self) noexcept nogil:
         """One SO-ISMCTS iteration: determinize, select and expand, play out, backpropagate."""
         cdef State s
@@ -457,7 +433,7 @@ cdef class IsmctsTree:
             node = child
             if expanded:
                 break
-        self._finish(&s, &self.rng)
+        play_out(&s, self.objective, self.playout, &self.rng)
 
         # Each side's raw outcome, summed by the root edge taken (for `root_side_stats`);
         # its reward: the outcome (objective match), or its points less the mean of the
@@ -466,7 +442,7 @@ cdef class IsmctsTree:
         key = root_key
         gain_total = 0.0
         for i in range(n_sides):
-            reward[i] = _outcome(self.objective, &s, &self.smp.base, i)
+            reward[i] = outcome(self.objective, &s, self.smp.base.scores, i)
             if key >= 0:
                 self.root_gain[key][i] += reward[i]
             gain_total += reward[i]
@@ -569,19 +545,6 @@ cdef class IsmctsTree:
         return {m: m - 1 for m in range(1, 56, 2) if (self.twins_mask >> (m - 1)) & 1}
 
     # ---- comparable values: the final pass -----------------------------------------------
-    cdef double _reward(self, const State* s) noexcept nogil:
-        """The observer's side's reward of a finished playout (as the search's rewards)."""
-        cdef const Rules* rules = self.smp.base.rules
-        cdef int i, side = rules.side_of[self.observer]
-        cdef double mine, others = 0
-        mine = _outcome(self.objective, s, &self.smp.base, side)
-        if self.objective == OBJECTIVE_MATCH:
-            return mine
-        for i in range(rules.n_sides):
-            if i != side:
-                others += _outcome(self.objective, s, &self.smp.base, i)
-        return mine - others / (rules.n_sides - 1)
-
     cdef double _play_on(self, State* s, int32_t node, Rng* rng) noexcept nogil:
         """From `s` at tree node `node` (NO_NODE: out of the tree), play as the search would
         without exploring: at a decision the legal child of the best mean for its mover,
@@ -618,8 +581,9 @@ cdef class IsmctsTree:
                 break
             do_move(s, nodes[best].key)
             node = best
-        self._finish(s, rng)
-        return self._reward(s)
+        play_out(s, self.objective, self.playout, rng)
+        return playout_reward(self.objective, s, self.smp.base.scores,
+                              self.smp.base.rules.side_of[self.observer])
 
     def evaluate_root(self, worlds, seed, only=None, prefix=0):
         """Each root move's value when the search plays on from it as it would (no
@@ -701,7 +665,7 @@ cdef class IsmctsTree:
                     sums[i] += v
                     sqs[i] += v * v
                     for j in range(n_sides):
-                        gains[i][j] += _outcome(self.objective, &s, &self.smp.base, j)
+                        gains[i][j] += outcome(self.objective, &s, self.smp.base.scores, j)
         finally:
             self.running = False
         if interrupted:

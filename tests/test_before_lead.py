@@ -79,7 +79,7 @@ def test_the_core_s_playouts_are_the_reference_s_bit_for_bit(require_compiled, m
                                                              variants):
     """The core plays the deals before the lead (`_before_lead.pyx`) draw for draw as the
     pure-Python loop: every objective and policy gives the same sums, so the same value."""
-    require_compiled(backend.SEARCH.module("bergen_search.search._before_lead"), "playouts")
+    require_compiled(backend.SEARCH.module(before_lead.CORE), before_lead.CORE)
     core, ref = backend.SEARCH, backend.reference_search("test")
     for k, rules in enumerate(variants):
         seat, hand = k % rules.players, mask_of((k + 5 * i) % 28 for i in range(rules.hand_size))
@@ -129,7 +129,7 @@ def test_a_search_beside_a_live_search_before_the_lead_is_not_slowed(require_com
     thread (another tab of the board, another query of the engine) runs as fast as alone. (The
     playouts in Python held the GIL, and the other search waited for it at every slice: 30
     times slower.)"""
-    require_compiled(backend.SEARCH.module("bergen_search.search._before_lead"), "playouts")
+    require_compiled(backend.SEARCH.module(before_lead.CORE), before_lead.CORE)
     info = load_game(DECISION.read_text())
 
     def timed():

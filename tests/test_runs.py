@@ -79,25 +79,71 @@ def reference(tmp_path_factory):
             "journal": (folder / "k.jsonl.journal").read_bytes()}
 
 
+def _resume_folder(folder, reference):
+    """A folder holding the killed run's journal and the lock file it left behind."""
+    folder.mkdir()
+    (folder / "o.jsonl.journal").write_bytes(reference["journal"])
+    (folder / "o.jsonl.lock").write_text("999999\n")         # left by the killed run
+    return folder
+
+
+RESUME = SELFPLAY + ["--out", "o.jsonl", "--resume"]
+
+
+def test_a_resume_beside_a_running_resume_is_refused_naming_it(tmp_path, reference):
+    """A `--resume` while another holds the output (stopped with SIGSTOP once its pid is in the
+    lock file, so the two surely overlap): refused in one line naming it; the first, let go,
+    writes the very file an uninterrupted run writes. Tried again should the first finish
+    before it is seen holding the lock."""
+    for attempt in range(5):
+        folder = _resume_folder(tmp_path / str(attempt), reference)
+        a = start(RESUME, folder)
+        lock = folder / "o.jsonl.lock"
+        while a.poll() is None and lock.exists() and lock.read_text().strip() != str(a.pid):
+            time.sleep(0.005)
+        if a.poll() is not None:                # finished before it was seen: again
+            assert a.wait() == 0, a.communicate()
+            continue
+        os.kill(a.pid, signal.SIGSTOP)
+        try:
+            b = start(RESUME + ["--workers", "2"], folder)
+            _, refused = b.communicate(timeout=120)
+        finally:
+            os.kill(a.pid, signal.SIGCONT)
+        out, err = a.communicate(timeout=300)
+        assert b.returncode == 2, refused
+        assert refused.startswith("bergen: ") and len(refused.splitlines()) == 1, refused
+        assert f"being written by another bergen run (process {a.pid})" in refused
+        assert a.returncode == 0 and "2 of them from the journal" in err, (out, err)
+        assert (folder / "o.jsonl").read_bytes() == reference["ref"]
+        assert sorted(os.listdir(folder)) == ["o.jsonl"]
+        return
+    pytest.fail("the resumed run always finished before it was seen holding the lock")
+
+
 @pytest.mark.parametrize("tries", sizes(1, 20))
-def test_two_concurrent_resumes_one_refused_one_completes(tmp_path, reference, tries):
-    """Two `--resume` of a killed run together: one refused naming the other, one completes."""
+def test_two_concurrent_resumes_never_write_together(tmp_path, reference, tries):
+    """Two `--resume` of a killed run started together, racing for the lock the killed run
+    left: either one is refused naming the other and one completes, or (the first done before
+    the second looked) they ran one after the other, only the first from the journal. Either
+    way the output is the very file an uninterrupted run writes, and nothing is left beside."""
     for n in range(tries):
-        folder = tmp_path / str(n)
-        folder.mkdir()
-        (folder / "o.jsonl.journal").write_bytes(reference["journal"])
-        (folder / "o.jsonl.lock").write_text("999999\n")         # left by the killed run
-        a = start(SELFPLAY + ["--out", "o.jsonl", "--resume"], folder)
-        b = start(SELFPLAY + ["--out", "o.jsonl", "--resume", "--workers", "2"], folder)
+        folder = _resume_folder(tmp_path / str(n), reference)
+        a = start(RESUME, folder)
+        b = start(RESUME + ["--workers", "2"], folder)
         results = []
         for proc in (a, b):
-            out, err = proc.communicate(timeout=300)
+            _, err = proc.communicate(timeout=300)
             results.append((proc.returncode, err, proc.pid))
-        assert sorted(r[0] for r in results) == [0, 2], results
-        (_, refused, _), = [r for r in results if r[0] == 2]
-        (_, _, winner), = [r for r in results if r[0] == 0]
-        assert refused.startswith("bergen: ") and len(refused.splitlines()) == 1, refused
-        assert f"being written by another bergen run (process {winner})" in refused
+        codes = sorted(r[0] for r in results)
+        if codes == [0, 2]:
+            (_, refused, _), = [r for r in results if r[0] == 2]
+            (_, _, winner), = [r for r in results if r[0] == 0]
+            assert refused.startswith("bergen: ") and len(refused.splitlines()) == 1, refused
+            assert f"being written by another bergen run (process {winner})" in refused
+        else:
+            assert codes == [0, 0], results
+            assert sorted("from the journal" in r[1] for r in results) == [False, True], results
         assert (folder / "o.jsonl").read_bytes() == reference["ref"]
         assert sorted(os.listdir(folder)) == ["o.jsonl"]
 

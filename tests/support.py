@@ -107,6 +107,18 @@ def entries(path) -> int:
         return 0
 
 
+def running(call) -> bool:
+    """Whether `call()` is refused as "already running": a search in another thread holds the
+    object it reads (any other error is raised)."""
+    try:
+        call()
+    except RuntimeError as e:
+        if "already running" not in str(e):
+            raise
+        return True
+    return False
+
+
 def wait_for(predicate, proc=None, timeout=60):
     """Poll until `predicate()`, failing if `proc` ends first or `timeout` passes."""
     deadline = time.monotonic() + timeout

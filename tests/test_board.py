@@ -333,9 +333,11 @@ def test_serve_on_another_host_warns_and_open_opens_the_browser(monkeypatch):
     opened = []
     monkeypatch.setattr(webbrowser, "open", opened.append)
 
-    def fake_run(self, sockets=None):
+    def fake_run(self, sockets=None):       # "serves" until the browser has been opened
         self.started = True
-        time.sleep(0.3)
+        deadline = time.monotonic() + 10
+        while not opened and time.monotonic() < deadline:
+            time.sleep(0.01)
     monkeypatch.setattr("uvicorn.Server.run", fake_run)
     result = CliRunner().invoke(main, ["serve", "--host", "0.0.0.0", "--port", "8799", "--open"])
     assert result.exit_code == 0, result.output

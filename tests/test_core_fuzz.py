@@ -12,7 +12,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import FUZZ_EXAMPLES, cuts
+from support import FUZZ_EXAMPLES, cuts, running, wait_for
 
 from bergen_search.errors import BergenError
 from bergen_search.game.state import DRAW
@@ -305,22 +305,39 @@ def test_objects_never_built_refuse_every_call_and_a_built_one_a_second_init():
 
 def test_no_reader_runs_while_another_thread_searches():
     """`run` releases the GIL and the pool may move as it grows: while it runs, the pass and
-    every reader of the tree are refused (the stats would be read from freed memory)."""
+    every reader of the tree are refused (the stats would be read from freed memory). Each
+    run is seen running before the readers are tried: the expectimax search runs until its
+    stop says so; the tree's run is tried again should it end before the readers were."""
     info = decisions(Rules(), 6)[1].info()
     tree = IsmctsTree(CoreSampler(info), 1)
-    search = ExpectimaxSearch(CoreSampler(info), 6, 1)
-    for run, readers in ((tree.run, (lambda: tree.evaluate_root(10, 1), tree.root_stats,
-                                     tree.root_side_stats, tree.children,
-                                     lambda: tree.run(5, 0))),
-                         (search.run_worlds, (search.root_stats,))):
-        worker = threading.Thread(target=run, args=(0, 0.25))
+    readers = (lambda: tree.evaluate_root(10, 1), tree.root_stats, tree.root_side_stats,
+               tree.children, lambda: tree.run(5, 0))
+    for _ in range(5):
+        ended = threading.Event()
+        worker = threading.Thread(target=lambda: (tree.run(0, 0.5), ended.set()))
         worker.start()
-        time.sleep(0.1)
-        for call in readers:
-            with pytest.raises(RuntimeError, match="already running"):
-                call()
+        while not running(tree.root_stats) and not ended.is_set():
+            time.sleep(0.001)
+        refused = [running(call) for call in readers]
         worker.join()
+        if all(refused):
+            break
+        assert ended.is_set(), f"read while the tree ran: {refused}"
+    else:
+        pytest.fail("the tree's run always ended before it was seen running")
     assert tree.root_stats()
+    search = ExpectimaxSearch(CoreSampler(info), 6, 1)
+    release = threading.Event()
+    search.stop = release.is_set
+    worker = threading.Thread(target=search.run_worlds, args=(0, 60))
+    worker.start()
+    try:
+        wait_for(lambda: running(search.root_stats), timeout=30)
+        assert running(search.root_stats)               # still, however slow this thread
+    finally:
+        release.set()
+        worker.join(30)
+    assert not worker.is_alive() and search.root_stats() is not None
 
 
 # ---- the memory cap --------------------------------------------------------------------------

@@ -110,10 +110,12 @@ def test_stop_during_an_infinite_search(engine):
             if len(infos) == 3:
                 break
         best = analysis.stop()
-    assert best["type"] == "bestmove" and best["stopped"] is True and best["interrupted"]
+    assert best["type"] == "bestmove" and best["stopped"] is True
     assert best["terminated"] is True           # the stream's stop terminates its query
-    # stopped before its first search (of the default 100,000) finished: that search's so far
-    assert 0 < best["iterations"] < 100_000
+    if best["interrupted"]:     # stopped before its first search (of the default 100,000)
+        assert 0 < best["iterations"] < 100_000     # finished: that search's so far
+    else:                       # (a loaded machine) after: the last finished search's
+        assert best["iterations"] % 100_000 == 0 and best["iterations"] > 0
     assert best["best"] in [m["move"] for m in best["moves"]]
     assert best["moves"][0]["visits"] > 0
     engine.ping()                               # still running, ready for more

@@ -6,7 +6,7 @@ import time
 from math import comb
 
 import pytest
-from support import sizes
+from support import running, sizes
 
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import format_move
@@ -214,14 +214,23 @@ def test_time_limit(virtual_clock):
 
 
 def test_one_search_at_a_time():
-    """`run` releases the GIL; a second thread may not run the same tree meanwhile."""
+    """`run` releases the GIL; a second thread may not run the same tree meanwhile. The first
+    run is seen running (a reader refused) before the second is tried, so the two surely
+    overlap; tried again should the first end in between."""
     tree = tree_for(first_decision(Rules(), derive_seed(SEED, 9)))
-    worker = threading.Thread(target=tree.run, args=(0, 0.15))
-    worker.start()
-    time.sleep(0.05)
-    with pytest.raises(RuntimeError, match="already running"):
-        tree.run(10, 0)
-    worker.join()
+    for _ in range(5):
+        ended = threading.Event()
+        worker = threading.Thread(target=lambda: (tree.run(0, 0.5), ended.set()))
+        worker.start()
+        while not running(tree.root_stats) and not ended.is_set():
+            time.sleep(0.001)
+        refused = running(lambda: tree.run(10, 0))
+        worker.join()
+        if refused:
+            break
+        assert ended.is_set(), "a second run went through while the first was running"
+    else:
+        pytest.fail("the first run always ended before it was seen running")
     assert tree.run(10, 0) == 10
 
 

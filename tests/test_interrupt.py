@@ -106,13 +106,18 @@ def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, afte
 def test_best_and_eval_stop_at_once_with_their_answer_so_far(tmp_path, args, sig, status,
                                                              stopped_promptly):
     """Inside a search (ISMCTS, two processes, an expectimax world in C): the answer so far;
-    the pool of a `--workers 2` search, ended with SIGTERM at its end, prints nothing."""
-    proc = start(args, tmp_path)
-    if sig is not None:
-        settled(proc)
-        t0 = time.monotonic()
-        proc.send_signal(sig)
-    stdout, stderr = proc.communicate(timeout=60)
+    the pool of a `--workers 2` search, ended with SIGTERM at its end, prints nothing. Tried
+    again should the signal come while the program still starts (its own one line: the test
+    beside on the startup), as a loaded machine can make it."""
+    for _ in range(5):
+        proc = start(args, tmp_path)
+        if sig is not None:
+            settled(proc)
+            t0 = time.monotonic()
+            proc.send_signal(sig)
+        stdout, stderr = proc.communicate(timeout=60)
+        if stdout or stderr.strip() != "bergen: interrupted":
+            break
     if sig is None:
         assert proc.returncode == 0 and stderr == "" and json.loads(stdout)["best"]
         return

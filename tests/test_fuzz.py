@@ -38,8 +38,12 @@ scalars = (st.none() | st.booleans()
            | st.sampled_from(["0-1", "6-6", "7-1", "3-3:L", "3-5:R", "2-2:X", "", " 1-2 ",
                              "lowest-double", "german", "bergen-record/1",
                              "bergen-position/1", "\x00", "\u202e"]))
-values = st.recursive(scalars, lambda kids: st.lists(kids, max_size=4)
-                      | st.dictionaries(st.text(max_size=8), kids, max_size=4), max_leaves=8)
+def _nested(kids):
+    """Lists and objects of `kids` (a function: as tests/test_engine.py's)."""
+    return st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=8), kids, max_size=4)
+
+
+values = st.recursive(scalars, _nested, max_leaves=8)
 
 
 def _paths(obj, prefix=()):

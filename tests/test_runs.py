@@ -706,6 +706,34 @@ def test_standard_output_on_a_full_device_is_exit_74(command):
                                             "same command again")
 
 
+def _closing(*fds):
+    def close():
+        for fd in fds:
+            os.close(fd)
+    return close
+
+
+def test_a_closed_standard_stream_is_one_line_or_nothing(tmp_path):
+    """`>&-`: a command that writes there fails as on a full device (74, one line); one that
+    writes nothing there runs, its file whole (the descriptor held: no file takes its number).
+    `2>&-`: the answer on standard output, the lines lost as asked; `<&-`: at its end."""
+    def run(args, fds, **kwargs):
+        return subprocess.run(CMD + args, preexec_fn=_closing(*fds), capture_output=True,
+                              text=True, timeout=120, cwd=tmp_path, **kwargs)
+    best = ["best", os.path.join(os.getcwd(), "examples", "decision.json"), "--iterations", "300"]
+    res = run(best, [1])
+    assert res.returncode == 74 and res.stderr == (
+        "bergen: cannot write standard output: it is closed; fix that, then run the same "
+        "command again\n"), res.stderr
+    res = run(CHEAP + ["--out", "c.jsonl", "--quiet"], [1])
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "c.jsonl").read_text().encode() == bergen(*CHEAP).stdout.encode()
+    res = run(best, [2])
+    assert res.returncode == 0 and res.stdout.startswith("best: ")
+    res = run(["play", "--engine", "greedy", "--seed", "5", "--out", "g.json"], [0])
+    assert res.returncode == 0 and json.loads((tmp_path / "g.json").read_text())["format"]
+
+
 def test_a_closed_pipe_ends_quietly_as_unix_tools_do():
     """`bergen selfplay | head -c 100`: exit 141 (killed by SIGPIPE), nothing on stderr."""
     proc = subprocess.Popen(CMD + ["selfplay", "--games", "300", "--seed", "1"],

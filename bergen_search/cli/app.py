@@ -61,9 +61,12 @@ def _stdout_broken(error: OSError) -> bool:
     while tb is not None:
         last, tb = tb, tb.tb_next
     code = last.tb_frame.f_code if last is not None else None
-    return code is not None and code.co_name in ("echo", "flush") and (
-        code.co_filename.endswith(os.path.join("click", "utils.py"))
-        or code.co_filename == __file__)
+    return code is not None and (
+        code.co_name in ("echo", "flush") and (
+            code.co_filename.endswith(os.path.join("click", "utils.py"))
+            or code.co_filename == __file__)
+        or code.co_name == "write" and code.co_filename.endswith(
+            os.path.join("bergen_search", "entry.py")))       # started with it closed
 
 
 def flush() -> None:

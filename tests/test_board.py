@@ -339,12 +339,40 @@ def test_serve_on_another_host_warns_and_open_opens_the_browser(monkeypatch):
         while not opened and time.monotonic() < deadline:
             time.sleep(0.01)
     monkeypatch.setattr("uvicorn.Server.run", fake_run)
-    result = CliRunner().invoke(main, ["serve", "--host", "0.0.0.0", "--port", "8799", "--open"])
+    result = CliRunner().invoke(main, ["serve", "--host", "0.0.0.0", "--port", "0", "--open"])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines() == [
-        "bergen: warning: serving on 0.0.0.0: anyone who can reach this address can use the "
-        "engine", "bergen: the board is at http://0.0.0.0:8799/ (Ctrl-C stops it)"]
-    assert opened == ["http://0.0.0.0:8799/"]
+    warning, where = result.output.splitlines()
+    assert warning == ("bergen: warning: serving on 0.0.0.0: anyone who can reach this "
+                       "address can use the engine")
+    port = int(where.split("http://0.0.0.0:")[1].split("/")[0])     # the free one bound
+    assert port > 0 and where == f"bergen: the board is at http://0.0.0.0:{port}/ (Ctrl-C stops it)"
+    assert opened == [f"http://0.0.0.0:{port}/"]
+
+
+def test_serve_where_it_cannot_listen_is_one_line_before_anything():
+    """A port in use, an address not this machine's, a name of none, an empty --host: one line,
+    exit 2, before the warning a remote address gets (uvicorn's own: exit 3, its log line)."""
+    import socket
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        for args, said in (
+                (["--port", str(port)], f"bergen: cannot listen on 127.0.0.1:{port}: Address "
+                 "already in use (another server has it: --port 0 picks a free one)"),
+                (["--host", "192.0.2.1", "--port", "0"], "bergen: cannot listen on "
+                 "192.0.2.1:0: Cannot assign requested address (--host must be an address of "
+                 "this machine)"),
+                (["--host", "no such host!"], "bergen: --host 'no such host!': no address of "
+                 "that name ("),
+                (["--host", ""], "bergen: --host is empty: 0.0.0.0 listens on every address")):
+            result = CliRunner().invoke(main, ["serve", *args])
+            assert result.exit_code == 2, result.output
+            assert len(result.output.splitlines()) == 1 and result.output.startswith(said), \
+                result.output
+    finally:
+        taken.close()
 
 
 def test_serve_without_the_extra_says_what_to_install(monkeypatch):

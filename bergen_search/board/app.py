@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import functools
 import os
 import queue
@@ -17,6 +18,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocketDisconnect
 
+from ..errors import BergenError
 from ..protocol.server import EngineServer
 from ..runs.threads import QuietThread
 from ..views import drawing
@@ -207,11 +209,37 @@ def create_app(hosts=(), origins=()) -> Starlette:
     return app
 
 
+def listen(host: str, port: int):
+    """A socket listening on `host`:`port` (0: any free port), or BergenError in one line: a
+    port in use, an address not this machine's, a name that resolves to none."""
+    import socket
+    where = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+        sock = socket.socket(family, kind, proto)
+    except (OSError, UnicodeError) as e:
+        raise BergenError(f"--host {host!r}: no address of that name "
+                          f"({getattr(e, 'strerror', None) or e})") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as e:
+        sock.close()
+        hint = ("another server has it: --port 0 picks a free one"
+                if e.errno == errno.EADDRINUSE else "--host must be an address of this machine")
+        raise BergenError(f"cannot listen on {where}: {e.strerror} ({hint})") from None
+    return sock
+
+
 def run(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,
-        announce=print, hosts=(), origins=()) -> int:
-    """Serve the board until Ctrl-C (130), SIGTERM or SIGHUP (0)."""
+        announce=print, hosts=(), origins=(), sock=None) -> int:
+    """Serve the board on `sock` (else one listening on `host`:`port`) until Ctrl-C (130),
+    SIGTERM or SIGHUP (0)."""
     import uvicorn
     from uvicorn.config import WS_PROTOCOLS
+    sock = listen(host, port) if sock is None else sock
 
     ws = "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "websockets"
     listen = () if host in ("0.0.0.0", "::", "") else (host,)
@@ -225,26 +253,27 @@ def run(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,
     def hang_up(signum, frame):
         server.should_exit = True
 
+    bound = url.replace(f":{port}/", f":{sock.getsockname()[1]}/")
+
     def on_start():
         while not server.started and not server.should_exit:
             threading.Event().wait(0.02)
         if server.started:
-            servers = getattr(server, "servers", None)
-            bound = servers[0].sockets[0].getsockname()[1] if servers else port
-            announce(url.replace(f":{port}/", f":{bound}/"))
+            announce(bound)
             if open_browser:
                 import webbrowser
-                webbrowser.open(url.replace(f":{port}/", f":{bound}/"))
+                webbrowser.open(bound)
 
     previous = signal.signal(signal.SIGHUP, hang_up) \
         if threading.current_thread() is threading.main_thread() else None
     QuietThread(target=on_start).start()
     status = 0
     try:
-        server.run()
+        server.run(sockets=[sock])
     except KeyboardInterrupt:
         status = 130
     finally:
+        sock.close()
         if previous is not None:
             signal.signal(signal.SIGHUP, previous)
     return status

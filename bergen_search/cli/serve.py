@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from ..board import LOCAL_HOSTS
+from ..errors import BergenError
 
 #: The packages of the `board` extra (pyproject.toml), checked before the server starts.
 BOARD_PACKAGES = ("starlette", "uvicorn", "websockets")
@@ -41,7 +42,11 @@ def serve(host, port, open_browser, allow_hosts, allow_origins):
         click.echo(f"bergen: serve needs {', '.join(missing)}: "
                    f"pip install 'bergen_search[board]'", err=True)
         return 2
-    from ..board.app import run
+    from ..board.app import listen, run
+    if not host.strip():
+        raise BergenError("--host is empty: 0.0.0.0 listens on every address of this machine, "
+                          "127.0.0.1 on its own only")
+    sock = listen(host, port)       # a port in use or an address not ours: one line, before
     if host not in LOCAL_HOSTS:
         click.echo(f"bergen: warning: serving on {host}: anyone who can reach this address "
                    f"can use the engine", err=True)
@@ -50,4 +55,4 @@ def serve(host, port, open_browser, allow_hosts, allow_origins):
         click.echo(f"bergen: the board is at {url} (Ctrl-C stops it)", err=True)
 
     return run(host, port, open_browser=open_browser, announce=announce, hosts=allow_hosts,
-               origins=allow_origins)
+               origins=allow_origins, sock=sock)

@@ -233,7 +233,7 @@ def listen(host: str, port: int):
     return sock
 
 
-def run(host: str = "127.0.0.1", port: int = 8765, open_browser: bool = False,
+def run(host: str = "127.0.0.1", port: int = 8765, *, open_browser: bool = False,
         announce=print, hosts=(), origins=(), sock=None) -> int:
     """Serve the board on `sock` (else one listening on `host`:`port`) until Ctrl-C (130),
     SIGTERM or SIGHUP (0)."""

@@ -88,6 +88,13 @@ def test_analyze_labels_a_planted_blunder():
     assert {"round", "event", "seat", "played", "best", "loss", "label", "values"} <= set(dec)
     summary = {s["seat"]: s for s in out["summary"]}
     assert summary[seat]["mistakes"] + summary[seat]["blunders"] >= 1
+    # FORMATS.md: a label is claimed where the decision is not borderline, and only those count
+    for sm in out["summary"]:
+        mine = [d for d in out["decisions"] if d["seat"] == sm["seat"]]
+        for key, label in (("inaccuracies", "inaccuracy"), ("mistakes", "mistake"),
+                           ("blunders", "blunder")):
+            assert sm[key] == sum(d["label"] == label and not d["borderline"] for d in mine)
+        assert sm["borderline"] == sum(d["borderline"] for d in mine)
 
 
 def test_analyze_of_a_strong_self_play_has_few_labels():

@@ -1,6 +1,7 @@
 """Every `$ bergen ...` example in README.md and docs/*.md, run and compared with what the
-program prints (docs/TESTING.md, "Examples that run"), and the Python blocks of README.md
-and docs/API.md. `...` stands for any lines; durations, speeds and `"seconds"` are masked."""
+program prints (docs/TESTING.md, "Examples that run"), and the Python blocks of README.md,
+docs/API.md and docs/PROTOCOL.md. `...` stands for any lines; durations, speeds and
+`"seconds"` are masked."""
 from __future__ import annotations
 
 import os
@@ -167,7 +168,7 @@ def test_example(example, tmp_path, monkeypatch):
 
 # ---- the Python blocks -------------------------------------------------------------------
 
-PYTHON_DOCS = ("README.md", "docs/API.md")
+PYTHON_DOCS = ("README.md", "docs/API.md", "docs/PROTOCOL.md")
 
 
 @dataclass

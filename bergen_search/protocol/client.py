@@ -377,12 +377,13 @@ class Decision:
     loss: float | None
     label: str | None
     doc: dict
+    borderline: bool = False    # the interval straddles a threshold: `label` not claimed
 
     @classmethod
     def from_json(cls, line: dict) -> "Decision":
         doc = {k: v for k, v in line.items() if k not in ("type", "id", "index")}
         return cls(line["index"], line["seat"], line["played"], line["best"], line["loss"],
-                   line["label"], doc)
+                   line["label"], doc, bool(line.get("borderline")))
 
 
 class GameAnalysis(AnalysisStream):

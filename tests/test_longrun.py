@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from bergen_search.cli import main
 from bergen_search.cli.longrun import LongRun
 from bergen_search.errors import BergenError, Interrupted
-from bergen_search.runs.journal import journal_path
+from bergen_search.runs.journal import Journal, journal_path
 from bergen_search.runs.parallel import ClusterLost
 
 
@@ -100,7 +100,9 @@ def test_other_errors_go_through(tmp_path):
 def test_an_unfinished_journal_is_refused_alike(tmp_path, command):
     out = tmp_path / "out.jsonl"
     # A journal holding a finished task (one with none, from a failed start, is replaced).
-    (tmp_path / "out.jsonl.journal").write_text("a header\na finished task\n")
+    journal = Journal.start(str(out), command[0], 0, {}, resume=False)
+    journal.add(0, "a finished task")
+    journal.close()
     res = CliRunner().invoke(main, command + ["--out", str(out)])
     assert res.exit_code == 2
     assert res.output == (f"bergen: {out}.journal holds the work of an unfinished run of this "

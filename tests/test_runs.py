@@ -128,8 +128,9 @@ def test_a_resume_beside_a_running_resume_is_refused_naming_it(tmp_path, referen
 def test_two_concurrent_resumes_never_write_together(tmp_path, reference, tries):
     """Two `--resume` of a killed run started together, racing for the lock the killed run
     left: either one is refused naming the other and one completes, or (the first done before
-    the second looked) they ran one after the other, only the first from the journal. Either
-    way the output is the very file an uninterrupted run writes, and nothing is left beside."""
+    the second looked) the second, seeing the finished output and no journal, is refused as
+    having nothing to resume, the first from the journal. Either way the output is the very
+    file an uninterrupted run writes, and nothing is left beside."""
     for n in range(tries):
         folder = _resume_folder(tmp_path / str(n), reference)
         a = start(RESUME, folder)
@@ -139,14 +140,15 @@ def test_two_concurrent_resumes_never_write_together(tmp_path, reference, tries)
             _, err = proc.communicate(timeout=300)
             results.append((proc.returncode, err, proc.pid))
         codes = sorted(r[0] for r in results)
-        if codes == [0, 2]:
-            (_, refused, _), = [r for r in results if r[0] == 2]
-            (_, _, winner), = [r for r in results if r[0] == 0]
-            assert refused.startswith("bergen: ") and len(refused.splitlines()) == 1, refused
-            assert f"being written by another bergen run (process {winner})" in refused
-        else:
-            assert codes == [0, 0], results
-            assert sorted("from the journal" in r[1] for r in results) == [False, True], results
+        assert codes == [0, 2], results
+        (_, refused, _), = [r for r in results if r[0] == 2]
+        (_, done, winner), = [r for r in results if r[0] == 0]
+        assert refused.startswith("bergen: ") and len(refused.splitlines()) == 1, refused
+        assert (f"being written by another bergen run (process {winner})" in refused
+                or refused == ("bergen: o.jsonl exists and no journal of a run is beside it "
+                               "(o.jsonl.journal): nothing to resume; --force runs it "
+                               "again\n")), refused
+        assert f"{reference['kept']} of them from the journal" in done, done
         assert (folder / "o.jsonl").read_bytes() == reference["ref"]
         assert sorted(os.listdir(folder)) == ["o.jsonl"]
 
@@ -627,7 +629,8 @@ def test_a_worker_killed_inside_a_result_leaves_no_pool_waiting():
      ["--out", "--html"])])
 def test_every_command_that_writes_a_file_refuses_an_existing_one(tmp_path, command, options):
     """An existing file is refused (exit 2, one line, untouched) and replaced with --force;
-    selfplay's also with --resume, which without a journal starts afresh."""
+    selfplay's also with --resume, which without a journal refuses it as having nothing to
+    resume and, with no output either, starts afresh."""
     for option in options:
         target = tmp_path / f"kept{option.replace('-', '_')}"
         target.write_text("the old results\n")
@@ -641,6 +644,10 @@ def test_every_command_that_writes_a_file_refuses_an_existing_one(tmp_path, comm
     if command[0] == "selfplay":
         assert len(target.read_text().splitlines()) == 2
         target.write_text("the old results\n")
+        res = run_here([*command, "--out", str(target), "--resume"], tmp_path)
+        assert res.exit_code == 2 and "nothing to resume; --force runs it again" in res.stderr
+        assert target.read_text() == "the old results\n"
+        target.unlink()
         assert run_here([*command, "--out", str(target), "--resume"], tmp_path).exit_code == 0
         assert len(target.read_text().splitlines()) == 2
 

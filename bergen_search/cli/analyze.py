@@ -93,8 +93,8 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
 
     With --out (or --html), a journal beside the file keeps every finished match and search:
     --resume goes on after Ctrl-C, kill -9 or a lost scheduler and writes the same file.
-    An existing --out or --html file is replaced only with --force (or --resume). Ctrl-C
-    prints the decisions analysed so far and exits 130.
+    An existing --out or --html file is replaced only with --force, or by a --resume of the
+    run its journal holds. Ctrl-C prints the decisions analysed so far and exits 130.
     """
     settings = search_settings(algorithm, sets=sets)
     check_distinct({"RECORD": record_path}, {"--out": out_path, "--html": html_path})
@@ -126,7 +126,7 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
     kept = out_path or html_path
     option = "--out" if out_path else "--html" if html_path else "--out or --html"
     with LongRun(kept, "analyze", seed, resume, option=option, unit="decisions", partial=[],
-                 force=force,
+                 force=force, also=[html_path] if out_path and html_path else [],
                  total=lambda: sum(count_decisions(r, set(seats) or None) for r in records),
                  done=lambda j: sum(len(a.decisions) for a in _analysed(j).values())) as run:
         journal = run.start({

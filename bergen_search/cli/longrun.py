@@ -7,9 +7,10 @@ import click
 
 from ..errors import BergenError, Interrupted
 from ..play.external import ExternalEngineError
-from ..runs.journal import Journal, journal_path
+from ..runs.files import LOCK_SUFFIX
+from ..runs.journal import SUFFIX, Journal, journal_path
 from ..runs.parallel import ClusterLost
-from .output import check_writable
+from .output import check_distinct, check_writable
 
 
 class LongRun:
@@ -17,13 +18,16 @@ class LongRun:
     leaving normally finishes the journal; a lost scheduler or a failed external engine
     leaves as one error saying where the work is kept; Ctrl-C is kept in `interrupted`, and
     `stop()` then says how far the run got. `total`, `unit`, `partial` and `done(journal)`
-    say how far when the library had not."""
+    say how far when the library had not; `also`, the run's other outputs (no journal)."""
 
     def __init__(self, output, command: str, seed: int, resume: bool, *, total, unit: str,
-                 option: str = "--out", partial=None, done=None, force: bool | None = None):
+                 option: str = "--out", partial=None, done=None, force: bool | None = None,
+                 also=()):
         self.output, self.command, self.seed, self.resume = output, command, seed, resume
-        #: None: an existing output may be replaced; False: only with --force or --resume.
+        #: None: an existing output may be replaced; False: only with --force, or by a
+        #: --resume of the run its journal holds.
         self.force = force
+        self.also = tuple(also)
         self.total, self.unit, self.option = total, unit, option
         self.partial, self.count_done = partial, done
         self.journal: Journal | None = None
@@ -36,12 +40,14 @@ class LongRun:
                 raise click.UsageError(f"--resume needs {self.option}: the journal lives "
                                        f"beside the output file")
             return None
-        check_writable(self.output, self.option, regular=True)
+        check_distinct({}, {self.option: self.output})
+        check_writable(self.output, self.option, regular=True, beside=(SUFFIX, LOCK_SUFFIX))
         if self.force is False and not self.resume and os.path.exists(self.output):
             raise click.BadParameter(f"{self.output} exists: give --force to replace it, or "
                                      f"another {self.option}", param_hint=self.option)
+        kept = (self.output, *self.also) if self.force is False else ()
         self.journal = Journal.start(self.output, self.command, self.seed, arguments,
-                                     self.resume)
+                                     self.resume, kept=kept)
         return self.journal
 
     @property

@@ -13,6 +13,7 @@ import time
 import click
 
 from .. import __version__
+from ..runs.files import JOURNAL_SUFFIX, LOCK_SUFFIX, folder_of
 from ..runs.files import write_atomic  # noqa: F401  (the commands' way to write a file)
 from ..runs.threads import QuietThread
 from ..search import backend
@@ -104,15 +105,22 @@ def write_lines(path, lines) -> None:
     write_atomic(path, "".join(line + "\n" for line in lines))
 
 
-def check_writable(path: str, option: str, regular: bool = False) -> None:
+#: The files a run keeps beside its output, by suffix.
+BESIDE = {JOURNAL_SUFFIX: "journal", LOCK_SUFFIX: "lock file"}
+
+
+def check_writable(path: str, option: str, regular: bool = False, beside=()) -> None:
     """Fail before a long run, not after it, when `path` cannot be written (`regular`: not a
-    device or a pipe). A permission refused is bad input; a read-only file system a write
-    failure."""
+    device or a pipe; `beside`: the suffixes of the files kept beside it, OUT.journal...). The
+    folder is the kernel's (`nodir/..` needs `nodir`). A permission refused is bad input; a
+    read-only file system a write failure."""
     import errno
     import tempfile
 
     from ..errors import WriteFailed
-    folder = os.path.dirname(os.path.abspath(path))
+    if path == "-":
+        no_standard_output(option)
+    folder = folder_of(path)
     if os.path.isdir(path):
         raise click.BadParameter(f"{path} is a directory", param_hint=option)
     if regular and os.path.exists(path) and not os.path.isfile(path):
@@ -120,7 +128,8 @@ def check_writable(path: str, option: str, regular: bool = False) -> None:
                                  f"whole at its end, with a journal beside it; give a file "
                                  f"(or no {option}, for standard output)", param_hint=option)
     if not os.path.isdir(folder):
-        raise click.BadParameter(f"cannot write {path}: no folder {folder}", param_hint=option)
+        raise click.BadParameter(f"cannot write {path}: {_no_folder(folder)}", param_hint=option)
+    _check_name_length(path, folder, option, beside)
     try:
         read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
     except (OSError, AttributeError):
@@ -140,11 +149,65 @@ def check_writable(path: str, option: str, regular: bool = False) -> None:
     os.unlink(probe)
 
 
+def _no_folder(folder: str) -> str:
+    """What is wrong with `folder`, which is not one: its first part that is no folder, as the
+    kernel walks it (`nodir/..`: `nodir`)."""
+    parts = folder.split(os.sep)
+    for n in range(1, len(parts) + 1):
+        prefix = os.sep.join(parts[:n]) or os.sep
+        if not os.path.isdir(prefix):
+            break
+    shown = (os.path.abspath(prefix) if ".." not in parts[:n]
+             else os.path.join(os.getcwd(), prefix))
+    if os.path.exists(prefix):
+        return f"{shown} is not a folder"
+    return f"no folder {os.path.abspath(folder) if '..' not in parts[n:] else shown}"
+
+
+def _check_name_length(path: str, folder: str, option: str, beside) -> None:
+    """Refuse a name (or the name of a file beside it) longer than `folder` takes."""
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return
+    name = os.fsencode(os.path.basename(path))
+    if len(name) > limit:
+        raise click.BadParameter(f"cannot write {path}: its name is {len(name)} bytes, more "
+                                 f"than the {limit} its folder takes: give a shorter name",
+                                 param_hint=option)
+    for suffix in beside:
+        if len(name) + len(suffix) > limit:
+            what = BESIDE.get(suffix, "file")
+            raise click.BadParameter(f"cannot write {path}: the name of its {what} "
+                                     f"({os.path.basename(path)}{suffix}) is "
+                                     f"{len(name) + len(suffix)} bytes, more than the {limit} "
+                                     f"its folder takes: give a shorter name", param_hint=option)
+
+
+#: What each command offers instead of `-` as a file output, by (command, option).
+_INSTEAD_OF_DASH = {
+    ("selfplay", "--out"): "leave out --out, and the records go to standard output",
+    ("analyze", "--out"): "name a file, or give --json for the analysis on standard output"}
+
+
+def no_standard_output(option: str):
+    """Refuse `-` as a file output: it would be a file named `-`."""
+    ctx = click.get_current_context(silent=True)
+    command = ctx.info_name if ctx is not None else None
+    fix = _INSTEAD_OF_DASH.get((command, option), "name a file")
+    raise click.BadParameter(f"- (standard output) is not a file: {fix}", param_hint=option)
+
+
 def check_distinct(inputs: dict, outputs: dict) -> None:
-    """Refuse an output that is one of the inputs or another output (`{option: path}`)."""
+    """Refuse an output that is one of the inputs, another output, or the journal or lock
+    file kept beside one (`{option: path}`); and `-` as an output."""
     seen = {}
     for option, path in [*inputs.items(), *outputs.items()]:
-        if path is None or path == "-":
+        if path is None:
+            continue
+        if path == "-":
+            if option in outputs:
+                no_standard_output(option)
             continue
         key = os.path.realpath(path)
         if key in seen:
@@ -153,6 +216,14 @@ def check_distinct(inputs: dict, outputs: dict) -> None:
             raise click.BadParameter(f"{path} {what}: give {option} another file",
                                      param_hint=option)
         seen[key] = option
+    for option, path in outputs.items():
+        for suffix, what in BESIDE.items():
+            other = None if path in (None, "-") else seen.get(os.path.realpath(path + suffix))
+            if other in outputs:
+                named = "" if outputs[other] == path + suffix else f" ({path}{suffix})"
+                raise click.BadParameter(f"{outputs[other]} is also the {what} beside {option} "
+                                         f"{path}{named}: give {other} another file",
+                                         param_hint=other)
 
 
 def fresh_name(stem: str, suffix: str) -> str:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import stat
 import time
 
 from ..errors import BergenError, WriteFailed
@@ -29,10 +31,15 @@ def journal_path(output: str) -> str:
     return output + JOURNAL_SUFFIX
 
 
+def folder_of(path: str) -> str:
+    """The folder `path` is in, as the kernel resolves it (`nodir/../x` is in `nodir/..`)."""
+    return os.path.dirname(path) or "."
+
+
 def sync_folder(path: str) -> None:
     """Make the folder entry of `path` (just created, renamed or removed) durable."""
     try:
-        fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+        fd = os.open(folder_of(path), os.O_RDONLY)
     except OSError:
         return
     try:
@@ -43,9 +50,14 @@ def sync_folder(path: str) -> None:
         os.close(fd)
 
 
+#: What a lock file holds: nothing (just created) or a process id.
+_LOCK_TEXT = re.compile(rb"[0-9]{0,20}\n?")
+
+
 class OutputLock:
     """The exclusive right to write `output` (and its journal): a flock on the lock file, which
-    holds the holder's pid. Not reentrant."""
+    holds the holder's pid. Not reentrant. A file there holding anything else is the user's:
+    refused, left as it was."""
 
     def __init__(self, output: str):
         self.output = output
@@ -54,6 +66,8 @@ class OutputLock:
 
     def acquire(self) -> "OutputLock":
         import fcntl
+        if os.path.lexists(self.path) and not os.path.isfile(self.path):
+            raise self._not_a_lock()
         while True:
             try:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
@@ -79,6 +93,9 @@ class OutputLock:
             if same:
                 break
             os.close(fd)
+        if not _holds_a_pid(fd):
+            os.close(fd)
+            raise self._not_a_lock()
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
@@ -87,6 +104,10 @@ class OutputLock:
             raise WriteFailed(self.path, e, "run the same command again") from None
         self._fd = fd
         return self
+
+    def _not_a_lock(self) -> BergenError:
+        return BergenError(f"{self.path} is not a bergen lock file (one holds only a process "
+                           f"id): move it away, then run the same command again")
 
     def release(self) -> None:
         """Remove the lock file (still holding it) and give the lock back."""
@@ -108,6 +129,17 @@ class OutputLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+def _holds_a_pid(fd: int) -> bool:
+    """Whether the held lock file `fd` is one: a regular file, empty or holding a pid."""
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > 21:
+            return False
+        return _LOCK_TEXT.fullmatch(os.pread(fd, 32, 0)) is not None
+    except OSError:
+        return False
 
 
 def _holder(fd: int) -> int | None:
@@ -148,9 +180,8 @@ def write_atomic(path: str, text: str, then: str | None = None) -> None:
     if then is None:
         then = ("run the same command with --resume" if os.path.exists(journal_path(path))
                 else "run the same command again")
-    folder = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".bergen-", suffix=".tmp", dir=folder)
+        fd, tmp = tempfile.mkstemp(prefix=".bergen-", suffix=".tmp", dir=folder_of(path))
     except OSError as e:
         raise WriteFailed(path, e, then) from None
     try:

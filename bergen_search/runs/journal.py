@@ -84,16 +84,23 @@ class Journal:
 
     @classmethod
     def start(cls, output: str, command: str, seed: int, arguments: dict,
-              resume: bool) -> "Journal":
+              resume: bool, kept=()) -> "Journal":
         """The journal of a run of `command` writing `output`, its lock held: one with finished
-        work is continued with `resume` (checked against this run), else refused."""
+        work is continued with `resume` (checked against this run), else refused; a file there
+        that is no journal is refused. `kept`: outputs that a `resume` with no finished work to
+        go on with must not replace."""
         path = journal_path(output)
         header = {"format": FORMAT, "command": command, "version": __version__, "seed": seed,
                   "arguments": json.loads(json.dumps(arguments, sort_keys=True)),  # as read back
                   "output": os.path.basename(output), "run": secrets.token_hex(8)}
         lock = OutputLock(output).acquire()
         try:
-            if os.path.exists(path) and _holds_tasks(path):
+            there = os.path.lexists(path)
+            if there and not _is_journal(path):
+                raise BergenError(f"{path} is not a bergen journal: move it away (a run of "
+                                  f"{output} keeps its journal there), then run the same "
+                                  f"command again")
+            if there and _holds_tasks(path):
                 if not resume:
                     raise BergenError(f"{path} holds the work of an unfinished run of this "
                                       f"output: add --resume to go on with it, or delete it "
@@ -107,6 +114,8 @@ class Journal:
                     raise WriteFailed(path, e) from None
                 assert scan.header is not None      # it holds tasks
                 return cls(path, scan.header, scan.done, fd, lock, scan.good, crc=scan.crc)
+            if resume:
+                _nothing_to_resume(output, path, kept, there)
             line, crc = _line(header, 0, FORMAT + " ")
             fd = _create(path, line)
             return cls(path, header, {}, fd, lock, len(line), crc=crc)
@@ -183,6 +192,42 @@ def _create(path: str, header_line: bytes) -> int:
         return os.open(path, os.O_WRONLY | os.O_APPEND)
     except OSError as e:
         raise WriteFailed(path, e, "run the same command again") from None
+
+
+def _nothing_to_resume(output: str, path: str, kept, there: bool) -> None:
+    """Refuse a `--resume` with no finished work to go on with beside an existing output."""
+    for name in kept:
+        if not os.path.exists(name):
+            continue
+        if there:
+            whose = "its" if name == output else f"the {output}"
+            why = f"{whose} journal ({path}) holds no finished task"
+        else:
+            why = f"no journal of a run is beside {'it' if name == output else output} ({path})"
+        raise BergenError(f"{name} exists and {why}: nothing to resume; --force runs it again")
+
+
+#: The longest header line read to tell a journal (a header is far shorter).
+_HEADER_BYTES = 1 << 24
+
+
+def _is_journal(path: str) -> bool:
+    """Whether the file at `path` is a bergen journal: a regular file whose first line is a
+    whole header (of this format or an older one)."""
+    if not os.path.isfile(path):
+        return False
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(_HEADER_BYTES)
+    except OSError as e:
+        raise BergenError(f"cannot read {path}: {e.strerror}") from None
+    if not first.endswith(b"\n"):
+        return False
+    if any(first.startswith(old.encode() + b" ") for old in OLD_FORMATS):
+        return True
+    parsed = _parse(first[:-1], 0, FORMAT + " ")
+    return (parsed is not None and isinstance(parsed[0], dict)
+            and parsed[0].get("format") == FORMAT)
 
 
 def _holds_tasks(path: str) -> bool:

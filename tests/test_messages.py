@@ -31,8 +31,12 @@ BAD_INPUTS = [
     ('replay -', '[1,',
      'bergen replay: standard input: bad JSON at line 1, column 4: expecting value'),
     ('replay -', '{} {}',
-     'bergen replay: standard input: line 1: bad JSON at column 4: extra data after the first JSON value (a '
-     '.jsonl file holds one record per line)'),
+     'bergen replay: standard input: bad JSON at line 1, column 4: extra data after the first '
+     'JSON value (a .jsonl file holds one record per line)'),
+    # a record over several lines, then more: where the more is, not its first line's "{"
+    ('analyze -', '{\n  "format": "bergen-record/1"\n}\nx',
+     'bergen: standard input: bad JSON at line 4, column 1: extra data after the first JSON '
+     'value (a .jsonl file holds one record per line)'),
     ("best --hand 0-3 --rules ' '", None, 'bergen: --rules: the value is empty'),
     ("best --hand 0-3 --rules '{'", None,
      'bergen: --rules: bad JSON at line 1, column 2: expecting property name enclosed in double '

@@ -71,10 +71,20 @@ def load_records(text, needed_by: str | None = None) -> list:
     try:
         obj = parse_json(text, "record")
     except JSONError as e:
-        if not e.extra_data:
-            raise
+        if not e.extra_data or not _first_line_whole(text):
+            raise           # (a document over several lines, then more: said where it is)
         return list(iter_records(text, needed_by=needed_by))
     return [parse_record(obj, needed_by)]
+
+
+def _first_line_whole(text: str) -> bool:
+    """Whether the first line that is not blank is a JSON value by itself (a .jsonl file)."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    try:
+        parse_json(first)
+    except BergenError:
+        return False
+    return True
 
 
 def to_record(log) -> Record:

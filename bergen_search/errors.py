@@ -87,10 +87,11 @@ class WriteFailed(BergenError):
                  then: str = "run the same command with --resume"):
         name = errno.errorcode.get(error.errno or 0, "")
         why = error.strerror or str(error) or type(error).__name__
-        folder = os.path.dirname(os.path.abspath(path))
-        if (name in ("ENOENT", "EACCES", "EPERM") and not os.path.lexists(path)
+        folder = os.path.dirname(path) or os.curdir     # as the kernel reads it: nodir/..
+        if (name in ("ENOENT", "EACCES", "EPERM") and not os.path.lexists(path)   # needs nodir
                 and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK)):
-            remedy = f"the folder {folder} takes no new files: write to another folder"
+            remedy = (f"the folder {os.path.abspath(folder)} takes no new files: write to "
+                      f"another folder")
         else:
             remedy = f"{_REMEDY.get(name, 'fix that')}, then {then}"
         super().__init__(f"cannot write {path}: {why}; {remedy}")

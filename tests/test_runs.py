@@ -697,6 +697,18 @@ def test_every_output_in_a_folder_that_takes_no_new_file_fails_before_it_starts(
     assert not os.listdir(tmp_path)
 
 
+def test_a_write_error_names_the_folder_the_kernel_read(tmp_path, monkeypatch):
+    """`nodir/../g.json`: the kernel needs nodir, which is missing; not "the folder (here)
+    takes no new files", which abspath's nodir-less folder would say."""
+    monkeypatch.chdir(tmp_path)
+    missing = OSError(errno.ENOENT, os.strerror(errno.ENOENT))
+    assert str(WriteFailed("nodir/../g.json", missing)) == (
+        "cannot write nodir/../g.json: No such file or directory; fix that, then run the same "
+        "command with --resume")
+    assert str(WriteFailed("g.json", missing)).endswith(
+        f"the folder {tmp_path} takes no new files: write to another folder")
+
+
 @pytest.mark.parametrize("command", [
     ["best", "examples/decision.json", "--iterations", "300"],
     pytest.param(["analyze", "examples/match.json", "--iterations", "100", "--json"],

@@ -48,8 +48,8 @@ def arena(*, engine_a, engine_b, games, seed, workers, out_path, force, single_r
     the margin less the luck of the draws (unbiased, smaller error) and the raw margin.
     With --out, a journal beside the file keeps each set as it finishes: --resume goes on
     after Ctrl-C, kill -9 or a lost scheduler. An existing --out file is replaced only with
-    --force (or continued with --resume). Ctrl-C prints the figures of the finished sets and
-    exits 130.
+    --force, or by a --resume of the run its journal holds. Ctrl-C prints the figures of the
+    finished sets and exits 130.
     """
     rules = rules_from_options(kw)
     externals = parse_externals(external_engines, engine_timeout)

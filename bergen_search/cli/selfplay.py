@@ -44,8 +44,9 @@ def selfplay(*, games, seed, engine_args, out_path, force, start_scores, workers
     either backend, with any --workers or --cluster. With --out, the file appears only once
     every match is played, and a journal beside it (OUT.journal) keeps each match as it
     finishes: after Ctrl-C, kill -9 or a lost scheduler, --resume plays only the rest and
-    writes the same file. An existing --out file is replaced only with --force (or
-    --resume). Ctrl-C (SIGTERM, SIGHUP) exits 130 (143, 129) saying how far the run got.
+    writes the same file. An existing --out file is replaced only with --force, or by a
+    --resume of the run its journal holds. Ctrl-C (SIGTERM, SIGHUP) exits 130 (143, 129)
+    saying how far the run got.
     """
     rules = rules_from_options(kw)
     for arg in engine_args:

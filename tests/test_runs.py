@@ -703,8 +703,8 @@ def test_a_write_error_names_the_folder_the_kernel_read(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     missing = OSError(errno.ENOENT, os.strerror(errno.ENOENT))
     assert str(WriteFailed("nodir/../g.json", missing)) == (
-        "cannot write nodir/../g.json: No such file or directory; fix that, then run the same "
-        "command with --resume")
+        "cannot write nodir/../g.json: No such file or directory; make its folder again, then "
+        "run the same command with --resume")
     assert str(WriteFailed("g.json", missing)).endswith(
         f"the folder {tmp_path} takes no new files: write to another folder")
 

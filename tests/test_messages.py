@@ -89,7 +89,13 @@ BAD_INPUTS = [
     ('best --hand 0-3 --scores 1', None, 'bergen: --scores: expected 2 scores, got 1'),
     ('best --hand 0-3 --scores a,b', None,
      "bergen: --scores: expected scores as integers separated by commas like '4,7', got 'a,b'"),
+    ('best --hand 0-3 --scores 1,,2', None,     # (an empty entry had been dropped: 1-2)
+     "bergen: --scores: expected scores as integers separated by commas like '4,7', got '1,,2', "
+     "with an empty entry"),
     ('best --hand 0-3 --hand-sizes 1', None, 'bergen: --hand-sizes: expected 2 hand sizes, got 1'),
+    ('best --hand 0-3 --hand-sizes ,4,5,', None,
+     "bergen: --hand-sizes: expected hand sizes as integers separated by commas like '4,7', got "
+     "',4,5,', with an empty entry"),
     ('best --hand 0-3 --hand-sizes 2,x', None,
      "bergen: --hand-sizes: expected hand sizes as integers separated by commas like '4,7', got "
      "'2,x'"),

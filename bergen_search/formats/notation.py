@@ -35,6 +35,8 @@ from ..game.tiles import (
 )
 
 _SEPARATORS = re.compile(r"[\s,]+")
+#: Between two integers of a list: one comma (spaces around it) or spaces.
+_INT_SEPARATORS = re.compile(r"\s*,\s*|\s+")
 _MOVE = re.compile(r"^(?P<tile>[^:]*?)\s*(?::\s*(?P<end>.*))?$")
 
 
@@ -320,6 +322,9 @@ def parse_int_list(value, what: str, n: int | None = None) -> list:
     """Integers from `"4,7"` (commas or spaces) or a list of ints; `n` entries when given."""
     if isinstance(value, str):
         out = []
+        if "" in _INT_SEPARATORS.split(value.strip()) and value.strip():
+            raise BergenError(f"expected {what} as integers separated by commas like '4,7', "
+                              f"got {value!r}, with an empty entry")
         for tok in _tokens(value, what):
             try:
                 out.append(int(tok))

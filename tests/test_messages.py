@@ -125,6 +125,8 @@ BAD_INPUTS = [
     ('selfplay --target -1', None, "bergen: rule 'target' must be 1..10000, got -1"),
     ('selfplay --hand-size 99', None,
      "bergen: rule 'hand_size' 99 does not fit: 2 hands of 99 and 2 kept tiles exceed 28"),
+    ('selfplay --hand-size 0', None,      # (had said that 2 hands of 0 exceed 28)
+     "bergen: rule 'hand_size' must be at least 1, got 0"),
     ('selfplay --rules \'{"players": 9}\'', None,
      "bergen: rule 'players' must be 2, 3 or 4, got 9"),
     ('selfplay --rules \'{"bogus": 1}\'', None,

@@ -71,7 +71,10 @@ class Rules:
             if not lo <= getattr(self, name) <= hi:
                 raise BergenError(f"rule '{name}' must be {lo}..{hi}, got {getattr(self, name)}",
                                   field=name)
-        if self.hand_size < 1 or self.players * self.hand_size + self.reserve_kept > N_TILES:
+        if self.hand_size < 1:
+            raise BergenError(f"rule 'hand_size' must be at least 1, got {self.hand_size}",
+                              field="hand_size")
+        if self.players * self.hand_size + self.reserve_kept > N_TILES:
             raise BergenError(
                 f"rule 'hand_size' {self.hand_size} does not fit: {self.players} hands of "
                 f"{self.hand_size} and {self.reserve_kept} kept tiles exceed 28", field="hand_size")

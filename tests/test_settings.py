@@ -26,6 +26,21 @@ def test_settings_are_checked_once_and_read_as_a_mapping():
         Settings.of("ismcts", {"seed": 3})
 
 
+def test_settle_is_off_where_the_root_is_not_halving_and_says_so():
+    """settle's cycles are sequential halvings: with root=ucb the settings say settle=off (they
+    had said best, and nothing was settled); asked for there, it is refused."""
+    assert Settings.of("ismcts", {"root": "ucb"})["settle"] == "off"
+    assert Settings.of("ismcts", {})["settle"] == "best"
+    assert Settings.of("classic", {})["settle"] == "off"
+    with pytest.raises(BergenError, match="settle=review needs root=halving") as caught:
+        Settings.of("ismcts", {"root": "ucb", "settle": "review"})
+    assert caught.value.field == "settle"
+    ucb = Settings.of("ismcts", {"root": "ucb"})
+    assert ucb.engine.for_review(ucb)["settle"] == "off"        # a review's, the same
+    assert Settings.of("ismcts", {}).engine.for_review(Settings.of("ismcts", {}))["settle"] \
+        == "review"
+
+
 def test_settings_are_values_a_journal_can_key_by():
     a = Settings.of("classic", {"exploration": 0.5})
     b = pickle.loads(pickle.dumps(a))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from functools import partial
 
+from ....errors import BergenError
 from ....constants import OWN_DRAW as KEY_OWN_DRAW, PASS_STREAM
 from ....formats.notation import Move
 from ....game.rng import derive_seed
@@ -82,6 +83,18 @@ class Ismcts(Algorithm):
                           "of the search as it stands)", ("best", "review", "off")),
     }
 
+    def check(self, settings):
+        """As every algorithm's, and `settle` off where the root is not halving (its cycles are
+        sequential halvings): said so in the settings, refused where asked for."""
+        full = super().check(settings)
+        if full["root"] != "halving" and full["settle"] != "off":
+            if "settle" in settings:
+                raise BergenError(f"settle={full['settle']} needs root=halving (its cycles are "
+                                  f"sequential halvings); with root={full['root']}: settle=off",
+                                  field="settle")
+            full["settle"] = "off"
+        return full
+
     def worker(self, job, sampler, budget, seed, deadline, *, hooks=None, account=None):
         """One replicate: one tree searched, then its final pass when `value_pass`, whose values are
         the replicate's (else the tree's means); for a caller reading values, the expected lines."""
@@ -155,7 +168,9 @@ class Ismcts(Algorithm):
         given = dict(settings.given)
         if "bracket" not in given:
             settings = settings.replace(bracket=False)
-        return settings if "settle" in given else settings.replace(settle="review")
+        if "settle" in given or settings["root"] != "halving":
+            return settings
+        return settings.replace(settle="review")
 
     def solve(self, info, limits, run):
         """The exact endgame first when the setting `endgame` is on (beside the trees of a live

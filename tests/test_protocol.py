@@ -194,6 +194,21 @@ def test_an_id_that_is_not_a_string_or_an_integer_is_refused(wire, command, bad_
                                f"{(repr(bad_id) if len(repr(bad_id)) <= 60 else repr(bad_id)[:57] + '...')}"}
 
 
+def test_an_error_about_the_line_itself_names_it():
+    """Not an object, NaN, a key twice (PROTOCOL.md: such an error names the line by its place;
+    these had not). An engine of its own: the lines are counted from its first."""
+    wire = Wire()
+    for n, (line, said) in enumerate((
+            ("[1, 2]", 'input line 1 is not a command: a command is a JSON object with "cmd", '
+                       'like {"cmd": "isready"}'),
+            ('{"cmd": "go", "iterations": NaN}',
+             "bad JSON in input line 2: NaN is not a JSON number"),
+            ('{"cmd": "isready", "cmd": "go"}',
+             "bad JSON in input line 3: duplicate key 'cmd' in a JSON object")), start=1):
+        assert wire.ask(line) == {"type": "error", "error": said}, n
+    assert wire.close() == 0
+
+
 @pytest.mark.parametrize("line,message", [
     ("not json", "bad JSON in input line "),
     ('{"cmd": "go", "game": "examples/decision.json", "id": 3}',

@@ -159,10 +159,10 @@ class EngineServer:
                 return True
         if not raw.strip():
             return True
+        where = f"input line {self.lines_read}"
         try:
-            command = schema.check(parse_json(raw, "command"))
+            parsed = parse_json(raw, "command")
         except JSONError as e:
-            where = f"input line {self.lines_read}"
             if e.line > 1 or e.column > len(raw.rstrip("\r\n")):
                 self.error(f"bad JSON: {where} ends inside a JSON value ({e.reason}){ONE_LINE}")
             elif e.extra_data:
@@ -171,6 +171,17 @@ class EngineServer:
             else:
                 self.error(f"bad JSON in {where}, column {e.column}: {e.reason}")
             return True
+        except BergenError as e:    # NaN, a key twice, nested too deep: the line named too
+            said = str(e)
+            self.error(f"bad JSON in {where}: {said.removeprefix('bad JSON: ')}"
+                       if said.startswith("bad JSON: ") else f"{where}: {said}")
+            return True
+        if not isinstance(parsed, dict):
+            self.error(f'{where} is not a command: a command is a JSON object with "cmd", like '
+                       f'{{"cmd": "isready"}}')
+            return True
+        try:
+            command = schema.check(parsed)
         except BergenError as e:
             self.error(str(e), e.id if isinstance(e, SchemaError) else None)
             return True

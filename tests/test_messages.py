@@ -152,6 +152,9 @@ BAD_INPUTS = [
      "bergen analyze: thresholds must satisfy inaccuracy <= mistake <= blunder (see 'bergen "
      "analyze --help')"),
     # ---- more options, files that cannot be written --------------------------------------
+    ('analyze examples/partial.json --seat 1', None,      # (had printed an empty table, 0)
+     "bergen analyze: Invalid value for --seat: the record hides seat 1's hand in every "
+     "round: none of its plays can be judged (see 'bergen analyze --help')"),
     ('analyze examples/match.json --seat 3', None,
      "bergen analyze: Invalid value for --seat: seat 3 does not exist with 2 players (see "
      "'bergen analyze --help')"),

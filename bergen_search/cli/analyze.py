@@ -111,6 +111,9 @@ def analyze(*, record_path, seats, iterations, seconds, memory_mb, algorithm, se
             if s >= rec.rules.players:
                 raise click.BadParameter(f"seat {s} does not exist with {rec.rules.players} "
                                          f"players", param_hint="--seat")
+        if all(rnd.hands[s] is None for rec in records for rnd in rec.rounds):
+            raise click.BadParameter(f"the record hides seat {s}'s hand in every round: none "
+                                     f"of its plays can be judged", param_hint="--seat")
     limits = decision_limits(settings, iterations, seconds, memory_mb)
     iterations = limits.iterations
     search_note()

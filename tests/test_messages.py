@@ -152,6 +152,10 @@ BAD_INPUTS = [
      "bergen analyze: thresholds must satisfy inaccuracy <= mistake <= blunder (see 'bergen "
      "analyze --help')"),
     # ---- more options, files that cannot be written --------------------------------------
+    ("show 'bergen1/2/0,0/0/0-0,1-3,2-6,3-3,4-5,5-6/-'", None,   # (had said: no decision to search)
+     "bergen: the round has not been led: before the lead the seat to move knows its own hand "
+     "only, every other tile as likely anywhere (bergen best and eval value the hand before "
+     "the lead)"),
     ('analyze examples/partial.json --seat 1', None,      # (had printed an empty table, 0)
      "bergen analyze: Invalid value for --seat: the record hides seat 1's hand in every "
      "round: none of its plays can be judged (see 'bergen analyze --help')"),

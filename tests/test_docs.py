@@ -279,6 +279,35 @@ def test_the_documented_fields_are_the_outputs(played, heading):
     assert {d.get("version", __version__) for d in docs} == {__version__}
 
 
+def _json_blocks():
+    """Every ```json block of the docs: (where, its text)."""
+    for name in sorted(os.listdir(os.path.join(ROOT, "docs"))):
+        if name.endswith(".md"):
+            lines = _doc(name).splitlines()
+            for i, text in enumerate(lines):
+                if text.strip() == "```json":
+                    end = lines.index("```", i + 1)
+                    yield f"docs/{name}:{i + 1}", "\n".join(lines[i + 1:end])
+
+
+def test_the_documents_shown_are_legal():
+    """A record or a position printed in the docs reads, and replays (FORMATS.md's record had
+    a seat pass with 15 tiles to draw: `replay` refused it)."""
+    from bergen_search.formats.game import load_game
+    from bergen_search.formats.record_io import load_record
+    seen = set()
+    for where, text in _json_blocks():
+        doc = json.loads(text)
+        seen.add(doc["format"])
+        if doc["format"] == "bergen-record/1":
+            res = run("replay", "-", input=text)
+            assert res.exit_code == 0, (where, res.output)
+            assert load_record(text).rounds
+        else:
+            assert load_game(text), where
+    assert seen == {"bergen-record/1", "bergen-position/1"}
+
+
 def test_the_readers_take_the_documented_fields():
     """The record's, position's and rules' readers take exactly FORMATS.md's fields; every
     document FORMATS.md has a table for is checked here (bench's: test_bench_fields)."""

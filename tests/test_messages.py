@@ -6,6 +6,7 @@ import shlex
 import pytest
 from click.testing import CliRunner
 
+from bergen_search import __version__
 from bergen_search.cli import main
 from bergen_search.search.registry import names
 
@@ -179,6 +180,8 @@ BAD_INPUTS = [
     ('eval $P --set nokey', None, "bergen: --set needs KEY=VALUE, got 'nokey'"),
     ("show --hand 0-3 --voids '[1]'", None,
      'bergen: \'voids\' must be an object like {"1": [1, 4]}, got a list'),
+    ('best examples/decision.json --iterations', None,      # (had pointed to 'bergen --help')
+     "bergen best: Option '--iterations' requires an argument. (see 'bergen best --help')"),
     ('replay examples/match.json --json --bogus', None,
      "bergen replay: No such option '--bogus'. (see 'bergen replay --help')"),
     ('selfplay --engine ismcts:iterations=0', None,
@@ -263,6 +266,22 @@ def test_bad_input_is_one_sentence_and_exit_2(command, stdin, message):
     assert res.stdout == ""
     assert res.stderr == message + "\n"
     assert not [bad for bad in STUTTERS if bad in message], message
+
+
+def test_replay_json_of_a_missing_file_prints_its_document_too():
+    """--json: the refusal as a document on standard output, as for an illegal record."""
+    res = _run("replay --json no-such-file.json", None)
+    assert res.exit_code == 2 and res.stderr == ("bergen: cannot read no-such-file.json: No "
+                                                 "such file or directory\n")
+    assert json.loads(res.stdout) == {"ok": False, "error": "cannot read no-such-file.json: No "
+                                      "such file or directory", "round": None, "event": None,
+                                      "field": None, "version": __version__}
+
+
+def test_bergen_alone_prints_its_help_as_it_is():
+    res = _run("", None)
+    assert res.exit_code == 2 and res.stderr.startswith("Usage: bergen [OPTIONS] COMMAND")
+    assert "(see 'bergen --help')" not in res.stderr and "Commands:" in res.stderr
 
 
 def test_the_cluster_option_is_named_once():

@@ -143,8 +143,16 @@ class BergenGroup(click.Group):
             click.echo(f"bergen: {said}", err=True)
             sys.exit(_interrupted_status(130))
         except click.UsageError as e:
+            if type(e).__name__ == "NoArgsIsHelpError":     # `bergen` alone: its help, as is
+                click.echo(e.format_message(), err=True)
+                sys.exit(2)
             ctx = e.ctx
             cmd = ctx.command_path if ctx else "bergen"
+            if cmd == "bergen":     # an option's value missing: said before the command's
+                sub = next((a for a in (sys.argv[1:] if args is None else args)   # context
+                            if not a.startswith("-")), None)
+                if sub in self.commands:
+                    cmd = f"bergen {sub}"
             click.echo(f"{cmd}: {e.format_message()} (see '{cmd} --help')", err=True)
             sys.exit(2)
         except BergenError as e:

@@ -24,7 +24,13 @@ def replay(record_path, as_json):
     RECORD is a file path, or - for standard input. An illegal record exits 2 naming the
     round, the event and what is wrong.
     """
-    text = read_text(record_path, MAX_RECORDS_BYTES)
+    try:
+        text = read_text(record_path, MAX_RECORDS_BYTES)
+    except BergenError as e:    # the file itself: the line every command gives, and the document
+        if as_json:
+            emit_json({"ok": False, "error": str(e), "round": None, "event": None,
+                       "field": None})
+        raise
     try:
         records = load_records(text, needed_by="replay")
         reports = []

@@ -178,6 +178,10 @@ BAD_INPUTS = [
      f"bergen best: Invalid value for '--algorithm': 'nope' is not one of "
      f"{ALGORITHM_CHOICES}. (see 'bergen best --help')"),
     ('eval $P --set nokey', None, "bergen: --set needs KEY=VALUE, got 'nokey'"),
+    ('best $P --set playout=safe --set playout=random', None,      # (the last had won)
+     "bergen: --set playout is given twice ('safe' and 'random'): give it once"),
+    ('selfplay --engine ismcts:iterations=5,iterations=6', None,
+     "bergen: engine 'ismcts': iterations is given twice: give it once"),
     ("show --hand 0-3 --voids '[1]'", None,
      'bergen: \'voids\' must be an object like {"1": [1, 4]}, got a list'),
     ('best examples/decision.json --iterations', None,      # (had pointed to 'bergen --help')

@@ -354,6 +354,9 @@ def search_settings(algorithm, sets=()) -> registry.Settings:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise BergenError(f"--set needs KEY=VALUE, got {item!r}", field="set")
+        if key.strip() in settings:
+            raise BergenError(f"--set {key.strip()} is given twice ({settings[key.strip()]!r} "
+                              f"and {value.strip()!r}): give it once", field="set")
         settings[key.strip()] = value.strip()
     return registry.Settings.of(algorithm, settings)
 

@@ -207,6 +207,8 @@ def parse_engine_spec(text: str, externals: dict | None = None) -> EngineSpec:
                 f"(settings: {', '.join(settings) or 'none'})" if engine is None else
                 "(settings are KEY=VALUE: time, iterations, algorithm, objective, or a "
                 "setting of its search)"))
+        if key in params:
+            raise BergenError(f"engine {name!r}: {key} is given twice: give it once")
         if isinstance(kind, search_api.Setting):
             try:
                 params[key] = kind.parse(key, value)

@@ -350,8 +350,9 @@ def test_serve_on_another_host_warns_and_open_opens_the_browser(monkeypatch):
 
 
 def test_serve_where_it_cannot_listen_is_one_line_before_anything():
-    """A port in use, an address not this machine's, a name of none, an empty --host: one line,
-    exit 2, before the warning a remote address gets (uvicorn's own: exit 3, its log line)."""
+    """A port in use, an address not this machine's, a name of none, an empty --host, an origin
+    no browser sends: one line, exit 2, before the warning a remote address gets (uvicorn's
+    own: exit 3, its log line)."""
     import socket
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
@@ -366,7 +367,11 @@ def test_serve_where_it_cannot_listen_is_one_line_before_anything():
                  "this machine)"),
                 (["--host", "no such host!"], "bergen: --host 'no such host!': no address of "
                  "that name ("),
-                (["--host", ""], "bergen: --host is empty: 0.0.0.0 listens on every address")):
+                (["--host", ""], "bergen: --host is empty: 0.0.0.0 listens on every address"),
+                (["--allow-origin", "foo"], "bergen: --allow-origin 'foo': an origin is "
+                 "scheme://host[:port], like http://example.org:8000, as a browser sends it"),
+                (["--allow-origin", "http://a.example/page"], "bergen: --allow-origin "
+                 "'http://a.example/page': an origin is")):
             result = CliRunner().invoke(main, ["serve", *args])
             assert result.exit_code == 2, result.output
             assert len(result.output.splitlines()) == 1 and result.output.startswith(said), \

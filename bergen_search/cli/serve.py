@@ -1,6 +1,8 @@
 """`bergen serve`: the board, a local web page on the engine protocol (bergen_search.board)."""
 from __future__ import annotations
 
+import re
+
 import click
 
 from ..board import LOCAL_HOSTS
@@ -46,6 +48,10 @@ def serve(host, port, open_browser, allow_hosts, allow_origins):
     if not host.strip():
         raise BergenError("--host is empty: 0.0.0.0 listens on every address of this machine, "
                           "127.0.0.1 on its own only")
+    for origin in allow_origins:    # what a browser sends: scheme://host[:port], no path
+        if not re.fullmatch(r"https?://[^/\s?#@]+/?", origin, flags=re.IGNORECASE):
+            raise BergenError(f"--allow-origin {origin!r}: an origin is scheme://host[:port], "
+                              f"like http://example.org:8000, as a browser sends it")
     sock = listen(host, port)       # a port in use or an address not ours: one line, before
     if host not in LOCAL_HOSTS:
         click.echo(f"bergen: warning: serving on {host}: anyone who can reach this address "

@@ -54,8 +54,17 @@ class Expectimax(Algorithm):
 
     def worker(self, job, sampler, budget, seed, deadline, *, hooks=None, account=None):
         engine = self.engine(sampler, job.objective, seed, job.settings, hooks)
-        done, interrupted = run_sliced(engine.run_worlds, budget, deadline, hooks,
-                                       engine.root_stats, lambda: engine.worlds)
+
+        def run(n, seconds):
+            # A world outlasting the slice is finished (a stop, Ctrl-C and the search's own
+            # deadline are heard inside it): dropped at the slice's end, it would be started
+            # afresh by every slice and never finish.
+            left = deadline.left()
+            return engine.run_worlds(n, seconds,
+                                     world_seconds=0 if left is None else max(left, 1e-6))
+
+        done, interrupted = run_sliced(run, budget, deadline, hooks, engine.root_stats,
+                                       lambda: engine.worlds)
         return UnitOutput(stats=[tuple(r) for r in engine.root_stats()], done=done,
                           interrupted=interrupted, nodes=engine.nodes)
 

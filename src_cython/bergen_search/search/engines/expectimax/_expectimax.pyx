@@ -19,7 +19,10 @@ and searching each world with every hand in view. Here each world is searched by
   At the horizon a state is valued by the mean of `playouts` random playouts to the end of the
   round (the reserve's remaining order shuffled first, on the search's own Rng), unless the
   round is small: when the tiles in the hands plus the drawable reserve number at most
-  `exact_tiles` the search goes on to the end of the round regardless of depth.
+  `exact_tiles` the search goes on to the end of the round regardless of depth;
+- one world's work (nodes + the horizon playouts' actions) is bounded by `max_work`: past it,
+  once a horizon was met, the world is searched by iterative deepening and takes the deepest
+  depth that finished (`_solve_world`).
 
 Objectives (values are from a side's point of view): 0 `points`, the side's gain from the root
 minus the mean of the other sides' gains (two sides: the points difference); 1 `match`, the
@@ -74,6 +77,12 @@ cdef double TIE_EPS = 1e-9
 #: The deepest search and the most playouts a leaf or an equity entry takes.
 MAX_DEPTH = 1 << 20
 MAX_PLAYOUTS = 100_000
+#: The work (nodes + horizon playout actions) a world's search at full depth takes at most by
+#: default, about 0.02 s of one core (see `ExpectimaxSearch`): above what a round dealt six
+#: tiles a hand costs at depth 6 (tens of thousands; half a million at most seen), below what
+#: one dealt three often does (most of its turns draw: up to 3 million).
+DEFAULT_MAX_WORK = 1_000_000
+MAX_WORK = 1 << 62
 #: The longest a call may be told to run, in seconds (a day).
 from bergen_search.constants import MAX_SECONDS
 
@@ -97,7 +106,7 @@ cdef double _seconds(object seconds) except -1:
     return seconds
 
 
-cdef int _count(object value, long long low, long long high, str what) except? -1:
+cdef long long _count(object value, long long low, long long high, str what) except? -1:
     if type(value) is not int or not low <= value <= high:
         raise BergenError(f"{what} must be an integer {low}..{high}, got {value!r}", field=what)
     return value
@@ -120,6 +129,12 @@ ctypedef struct Search:
     uint64_t seed           # the search's seed, for the equity playouts
     double* equity          # memo: n_sides values per score vector, < 0 unknown; NULL: none
     long long nodes         # nodes searched (playout actions not counted)
+    long long steps         # the horizon playouts' actions
+    long long max_work      # nodes + steps a world's search at full depth may take; 0: no limit
+    long long cap_at        # nodes + steps at which the search in progress is cut; 0: never
+    long long cap_horizons  # ... once `horizons` has passed this (an exact solve is never cut)
+    bint capped             # the search in progress was cut at cap_at
+    long long cut           # worlds valued at a shallower depth than `depth` (max_work)
     long long horizons      # leaves valued by playouts at the horizon (0: the values are exact)
     long long check_at      # node count of the next look at the clock
     double deadline         # CLOCK_MONOTONIC seconds after which a world is abandoned; 0 none
@@ -134,13 +149,17 @@ cdef inline double _now() noexcept nogil:
 
 cdef inline bint _tick(Search* S) noexcept nogil:
     """Count a node; true once the world is to be abandoned: the deadline has passed, Ctrl-C
-    was pressed or the stop callable said so (looked at every CHECK_EVERY nodes)."""
+    was pressed or the stop callable said so (looked at every CHECK_EVERY nodes), or the search
+    is cut: its work (nodes + playout actions) reached `cap_at` and it met a horizon."""
     S.nodes += 1
     if S.nodes >= S.check_at:
         S.check_at = S.nodes + CHECK_EVERY
         if S.deadline > 0 and _now() >= S.deadline:
             S.aborted = True
         _poll(S)
+    if S.cap_at > 0 and S.nodes + S.steps >= S.cap_at and S.horizons > S.cap_horizons:
+        S.capped = True
+        S.aborted = True
     return S.aborted
 
 
@@ -258,6 +277,7 @@ cdef void _playout(Search* S, const State* s, State* out) noexcept nogil:
     while out.ended == END_NONE:
         k = gen_moves(out, moves)
         do_move(out, moves[0] if k == 1 else random_choice(moves, k, &S.rng))
+        S.steps += 1
 
 
 cdef double _horizon_x(Search* S, const State* s) noexcept nogil:
@@ -488,6 +508,53 @@ cdef void _search_world(Search* S, const State* root, const int* moves, int n,
             values[i] = _utility(S, vec, S.root_side)
 
 
+cdef void _solve_world(Search* S, const State* root, const int* moves, int n,
+                       double* values) noexcept nogil:
+    """`_search_world` within the work budget. A search at full depth whose work (nodes +
+    playout actions) passes `max_work` once it has met a horizon (a world being solved exactly
+    is never cut) is cut, and the world is searched again by iterative deepening from depth 1,
+    within as much work again, and valued at the deepest depth that finished (depth 1 is never
+    cut; a depth that met no horizon is the last). Every depth starts from the same playout
+    stream, so a world within the budget is valued exactly as without one, and a cut world's
+    values depend on the world alone. S.aborted on return: the world abandoned (the clock, a
+    stop, Ctrl-C)."""
+    cdef double trial[MAX_MOVES]
+    cdef Rng start = S.rng, kept = S.rng
+    cdef int full = S.depth, d, i
+    cdef long long horizons, budget_end
+    S.capped = False
+    S.cap_horizons = S.horizons
+    S.cap_at = S.nodes + S.steps + S.max_work if S.max_work > 0 else 0
+    _search_world(S, root, moves, n, values)
+    S.cap_at = 0
+    if not S.capped or S.interrupted:
+        return
+    S.capped = False
+    S.aborted = False
+    budget_end = S.nodes + S.steps + S.max_work
+    for d in range(1, (full - 1 if full > 1 else 1) + 1):
+        S.depth = d
+        S.rng = start
+        horizons = S.cap_horizons = S.horizons
+        S.cap_at = 0 if d == 1 else budget_end
+        _search_world(S, root, moves, n, trial)
+        if S.aborted:
+            break
+        for i in range(n):
+            values[i] = trial[i]
+        kept = S.rng
+        if S.horizons == horizons:
+            break
+    S.depth = full
+    S.cap_at = 0
+    if S.capped and not S.interrupted:
+        S.aborted = False          # cut again: the depth before it stands
+    S.capped = False
+    S.rng = kept
+    if not S.aborted:
+        S.cut += 1
+
+
 # ---- the Python object ----------------------------------------------------------------------
 cdef class ExpectimaxSearch:
     """A seeded determinized expectimax over one information set's worlds.
@@ -498,7 +565,13 @@ cdef class ExpectimaxSearch:
     horizon leaf. Keywords: `prune` (alpha-beta with two sides, default True), `exact_tiles`
     (the remaining round, hand tiles plus drawable reserve, at or below which the search
     ignores the depth; default 7), `equity_playouts` (random matches per match-equity entry,
-    default `playouts`).
+    default `playouts`), `max_work` (the work budget of one world, nodes plus horizon playout
+    actions; 0: none; default DEFAULT_MAX_WORK): a world whose search at `depth` passes it
+    once a horizon was met is searched again by iterative deepening from depth 1 within as
+    much again and valued at the deepest depth that finished (`cut` counts them), so that a
+    round where most turns draw (three tiles a hand: each draw a chance node over the whole
+    reserve) costs a world tens of milliseconds, not seconds. A world within the budget is
+    valued as without one; a world solved exactly (no horizon met) is never cut.
 
     Worlds are drawn on Rng(seed), the horizon playouts on Rng(seed ^ PLAY_STREAM): for a seed,
     `run_worlds` searches the same worlds whatever the depth, and n worlds give the same
@@ -526,7 +599,8 @@ cdef class ExpectimaxSearch:
         self.stop_check = None
 
     def __init__(self, sampler, depth, seed, objective=0, playouts=2, *, prune=True,
-                 exact_tiles=DEFAULT_EXACT_TILES, equity_playouts=None):
+                 exact_tiles=DEFAULT_EXACT_TILES, equity_playouts=None,
+                 max_work=DEFAULT_MAX_WORK):
         cdef const Rules* rules
         cdef long long cells = 1
         cdef int i
@@ -538,6 +612,7 @@ cdef class ExpectimaxSearch:
         depth = _count(depth, 1, MAX_DEPTH, "depth")
         playouts = _count(playouts, 1, MAX_PLAYOUTS, "playouts")
         exact_tiles = _count(exact_tiles, 0, N_TILES, "exact_tiles")
+        max_work = _count(max_work, 0, MAX_WORK, "max_work")
         if type(seed) is not int:
             raise BergenError(f"a seed must be an integer, got {seed!r}", field="seed")
         if equity_playouts is None:
@@ -555,6 +630,12 @@ cdef class ExpectimaxSearch:
         self.S.seed = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
         self.S.rng.state = self.S.seed ^ PLAY_STREAM
         self.S.nodes = 0
+        self.S.steps = 0
+        self.S.max_work = max_work
+        self.S.cap_at = 0
+        self.S.cap_horizons = 0
+        self.S.capped = False
+        self.S.cut = 0
         self.S.horizons = 0
         self.S.deadline = 0
         self.S.aborted = False
@@ -623,6 +704,17 @@ cdef class ExpectimaxSearch:
         return self.S.horizons
 
     @property
+    def cut(self):
+        """Worlds valued at a shallower depth than `depth` so far: their search at full depth
+        passed `max_work` (the work budget of one world; see the class)."""
+        return self.S.cut
+
+    @property
+    def work(self):
+        """Nodes searched plus the actions of the horizon playouts: what `max_work` bounds."""
+        return self.S.nodes + self.S.steps
+
+    @property
     def nodes(self):
         """Nodes searched (decision, chance and leaf nodes; not the playouts' actions)."""
         return self.S.nodes
@@ -651,7 +743,7 @@ cdef class ExpectimaxSearch:
             world.reserve[k] = t
         world.reserve_next = 0
         cdef Rng saved_search = self.S.rng
-        cdef long long saved_nodes = self.S.nodes
+        cdef long long saved_nodes = self.S.nodes, saved_steps = self.S.steps
         cdef bint aborted, interrupted
         if seed is not None:
             self.S.rng.state = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
@@ -662,7 +754,7 @@ cdef class ExpectimaxSearch:
                 self.S.aborted = False
                 self.S.interrupted = False
                 self.S.check_at = self.S.nodes + CHECK_EVERY
-                _search_world(&self.S, &world, self.root_moves, self.n_root, values)
+                _solve_world(&self.S, &world, self.root_moves, self.n_root, values)
                 aborted = self.S.aborted
                 interrupted = self.S.interrupted
                 self.S.deadline = 0
@@ -673,30 +765,36 @@ cdef class ExpectimaxSearch:
         if aborted:
             self.S.rng = saved_search
             self.S.nodes = saved_nodes
+            self.S.steps = saved_steps
             if interrupted:
                 _raise_pending()
             return None
         return [values[i] for i in range(self.n_root)]
 
-    def run_worlds(self, n, seconds):
+    def run_worlds(self, n, seconds, *, world_seconds=None):
         """Sample and search worlds until `n` are done (0: no limit) or `seconds` have passed
-        (0: no limit; a world still running then is dropped, and the next call starts it
-        afresh), or `stop` says so. Returns the worlds searched by this call. Ctrl-C drops
-        the world in progress, keeps those done (`worlds`, `root_stats`) and raises
+        (0: no limit), or `stop` says so. Returns the worlds searched by this call. A world
+        still running when `seconds` pass is dropped, and the next call starts it afresh.
+        A caller that runs in short slices gives its own deadline as `world_seconds` (from the
+        call's start; 0: none): the call then starts one world whatever the time, and finishes
+        a world still running when `seconds` pass unless `world_seconds` pass too, so that a
+        world longer than a slice is not dropped at every slice, for ever. Ctrl-C drops the
+        world in progress, keeps those done (`worlds`, `root_stats`) and raises
         KeyboardInterrupt."""
         cdef const Sampler* smp = &self.sampler.c
         cdef State world
         cdef double values[MAX_MOVES]
         cdef Rng saved_world, saved_search
-        cdef long long done = 0, saved_nodes, limit
-        cdef double deadline = 0, v, secs
+        cdef long long done = 0, saved_nodes, saved_steps, limit
+        cdef double deadline = 0, v, secs, wsecs
         cdef int i
-        cdef bint interrupted = False
+        cdef bint interrupted = False, sliced = world_seconds is not None
         self._idle()
         if type(n) is not int or not 0 <= n < 2 ** 63:
             raise BergenError(f"n must be a non-negative integer (0: no limit), got {n!r}",
                               field="n")
         secs = _seconds(seconds)
+        wsecs = _seconds(world_seconds) if sliced else secs
         limit = n
         if limit <= 0 and secs <= 0:
             raise BergenError("run_worlds needs a number of worlds or a time limit")
@@ -705,22 +803,24 @@ cdef class ExpectimaxSearch:
             with nogil:
                 if secs > 0:
                     deadline = _now() + secs
-                self.S.deadline = deadline
+                self.S.deadline = (_now() + wsecs if wsecs > 0 else 0) if sliced else deadline
                 self.S.aborted = False
                 self.S.interrupted = False
                 self.S.check_at = self.S.nodes + CHECK_EVERY
                 while limit <= 0 or done < limit:
-                    if deadline > 0 and _now() >= deadline:
+                    if deadline > 0 and (done > 0 or not sliced) and _now() >= deadline:
                         break
                     saved_world = self.world_rng
                     saved_search = self.S.rng
                     saved_nodes = self.S.nodes
+                    saved_steps = self.S.steps
                     sample_world(smp, &self.world_rng, &world)
-                    _search_world(&self.S, &world, self.root_moves, self.n_root, values)
+                    _solve_world(&self.S, &world, self.root_moves, self.n_root, values)
                     if self.S.aborted:
                         self.world_rng = saved_world
                         self.S.rng = saved_search
                         self.S.nodes = saved_nodes
+                        self.S.steps = saved_steps
                         break
                     for i in range(self.n_root):
                         v = values[i]

@@ -167,3 +167,18 @@ def test_the_new_limits_are_checked():
         with pytest.raises(BergenError):
             engine.run_worlds(1, 0, world_seconds=bad)
     assert engine.run_worlds(2, 0, world_seconds=0) == 2 and engine.cut == 0
+
+
+def test_a_depth_asked_for_is_searched_to_without_the_budget():
+    """The work budget shapes the default depth only: `depth` given, a world is searched to it
+    (none cut), where at the default depth the same world is cut."""
+    from bergen_search.search.engines.expectimax import Expectimax
+    from bergen_search.search.registry import Settings
+    info = load_game(X3)
+    counts = {}
+    for given in ({}, {"depth": "6"}):
+        engine = Expectimax().engine(CoreSampler(info), 0, 1, Settings.of("expectimax", given),
+                                     None)
+        engine.run_worlds(1, 0)
+        counts[bool(given)] = engine.cut
+    assert counts == {False: 1, True: 0}, counts

@@ -47,7 +47,11 @@ class Expectimax(Algorithm):
 
     def engine(self, sampler, objective, seed, settings, hooks):
         search_class = backend.SEARCH.pick(f"{__name__}._expectimax.ExpectimaxSearch")
-        engine = search_class(sampler, settings["depth"], seed, objective, settings["playouts"])
+        # The work budget of one world shapes the default depth only: a depth asked for is
+        # searched to, however long each world takes (a time limit or a stop still ends it).
+        asked = "depth" in dict(getattr(settings, "given", ()))
+        engine = search_class(sampler, settings["depth"], seed, objective, settings["playouts"],
+                              **({"max_work": 0} if asked else {}))
         if hooks is not None and hooks.stop is not None:
             engine.stop = hooks.stopped         # heard inside a world, too
         return engine

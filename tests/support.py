@@ -119,6 +119,25 @@ def running(call) -> bool:
     return False
 
 
+def refused_during(run, seen, calls, tries=5) -> None:
+    """Each of `calls` refused as "already running" while `run()` runs in another thread. The
+    run is seen running first (`seen()` refused), so that the two surely overlap; tried again
+    should it end before every call was made."""
+    import threading
+    for _ in range(tries):
+        ended = threading.Event()
+        worker = threading.Thread(target=lambda: (run(), ended.set()))
+        worker.start()
+        while not running(seen) and not ended.is_set():
+            time.sleep(0.001)
+        refused = [running(call) for call in calls]
+        worker.join()
+        if all(refused):
+            return
+        assert ended.is_set(), f"called while the run ran, not refused: {refused}"
+    pytest.fail("the run always ended before it was seen running")
+
+
 def wait_for(predicate, proc=None, timeout=60):
     """Poll until `predicate()`, failing if `proc` ends first or `timeout` passes."""
     deadline = time.monotonic() + timeout

@@ -138,7 +138,7 @@ def _raw_upgrade(board, host, origin=None) -> int:
     """The status of a WebSocket handshake sent by hand with this Host (and Origin)."""
     import base64
     key = base64.b64encode(os.urandom(16)).decode()
-    lines = [f"GET /engine HTTP/1.1", f"Host: {host}", "Upgrade: websocket",
+    lines = ["GET /engine HTTP/1.1", f"Host: {host}", "Upgrade: websocket",
              "Connection: Upgrade", f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13"]
     if origin:
         lines.append(f"Origin: {origin}")
@@ -347,6 +347,25 @@ def test_serve_on_another_host_warns_and_open_opens_the_browser(monkeypatch):
     port = int(where.split("http://0.0.0.0:")[1].split("/")[0])     # the free one bound
     assert port > 0 and where == f"bergen: the board is at http://0.0.0.0:{port}/ (Ctrl-C stops it)"
     assert opened == [f"http://0.0.0.0:{port}/"]
+
+
+def test_run_without_a_socket_listens_itself(monkeypatch):
+    """board.app.run as a library calls it (no socket given): it listens on the port, and
+    gives it back when it ends."""
+    from bergen_search.board import app
+    seen = []
+
+    def fake_run(self, sockets=None):
+        seen.extend(s.getsockname() for s in sockets)
+        self.started = True
+        deadline = time.monotonic() + 10
+        while not announced and time.monotonic() < deadline:
+            time.sleep(0.01)
+    announced = []
+    monkeypatch.setattr("uvicorn.Server.run", fake_run)
+    assert app.run("127.0.0.1", 0, announce=announced.append) == 0
+    (address, port), = seen
+    assert address == "127.0.0.1" and port > 0 and announced == [f"http://127.0.0.1:{port}/"]
 
 
 def test_serve_where_it_cannot_listen_is_one_line_before_anything():

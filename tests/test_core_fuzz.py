@@ -7,12 +7,11 @@ import functools
 import math
 import os
 import threading
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import FUZZ_EXAMPLES, cuts, running, wait_for
+from support import FUZZ_EXAMPLES, cuts, refused_during, running, wait_for
 
 from bergen_search.errors import BergenError
 from bergen_search.game.state import DRAW
@@ -312,19 +311,7 @@ def test_no_reader_runs_while_another_thread_searches():
     tree = IsmctsTree(CoreSampler(info), 1)
     readers = (lambda: tree.evaluate_root(10, 1), tree.root_stats, tree.root_side_stats,
                tree.children, lambda: tree.run(5, 0))
-    for _ in range(5):
-        ended = threading.Event()
-        worker = threading.Thread(target=lambda: (tree.run(0, 0.5), ended.set()))
-        worker.start()
-        while not running(tree.root_stats) and not ended.is_set():
-            time.sleep(0.001)
-        refused = [running(call) for call in readers]
-        worker.join()
-        if all(refused):
-            break
-        assert ended.is_set(), f"read while the tree ran: {refused}"
-    else:
-        pytest.fail("the tree's run always ended before it was seen running")
+    refused_during(lambda: tree.run(0, 0.5), tree.root_stats, readers)
     assert tree.root_stats()
     search = ExpectimaxSearch(CoreSampler(info), 6, 1)
     release = threading.Event()

@@ -1,12 +1,10 @@
 """SO-ISMCTS in C: invariants, determinism, time, obvious moves, hidden hands, exact endgames."""
 import gc
 import os
-import threading
-import time
 from math import comb
 
 import pytest
-from support import running, sizes
+from support import refused_during, sizes
 
 from bergen_search.formats.game import load_game
 from bergen_search.formats.notation import format_move
@@ -214,23 +212,9 @@ def test_time_limit(virtual_clock):
 
 
 def test_one_search_at_a_time():
-    """`run` releases the GIL; a second thread may not run the same tree meanwhile. The first
-    run is seen running (a reader refused) before the second is tried, so the two surely
-    overlap; tried again should the first end in between."""
+    """`run` releases the GIL; a second thread may not run the same tree meanwhile."""
     tree = tree_for(first_decision(Rules(), derive_seed(SEED, 9)))
-    for _ in range(5):
-        ended = threading.Event()
-        worker = threading.Thread(target=lambda: (tree.run(0, 0.5), ended.set()))
-        worker.start()
-        while not running(tree.root_stats) and not ended.is_set():
-            time.sleep(0.001)
-        refused = running(lambda: tree.run(10, 0))
-        worker.join()
-        if refused:
-            break
-        assert ended.is_set(), "a second run went through while the first was running"
-    else:
-        pytest.fail("the first run always ended before it was seen running")
+    refused_during(lambda: tree.run(0, 0.5), tree.root_stats, [lambda: tree.run(10, 0)])
     assert tree.run(10, 0) == 10
 
 

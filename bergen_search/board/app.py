@@ -242,8 +242,8 @@ def run(host: str = "127.0.0.1", port: int = 8765, *, open_browser: bool = False
     sock = listen(host, port) if sock is None else sock
 
     ws = "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "websockets"
-    listen = () if host in ("0.0.0.0", "::", "") else (host,)
-    config = uvicorn.Config(create_app((*listen, *hosts), origins), host=host, port=port,
+    named = () if host in ("0.0.0.0", "::", "") else (host,)
+    config = uvicorn.Config(create_app((*named, *hosts), origins), host=host, port=port,
                             log_level="warning",
                             ws=ws, lifespan="off", timeout_graceful_shutdown=0.5,
                             ws_max_size=MAX_MESSAGE + 1024)

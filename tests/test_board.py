@@ -827,6 +827,25 @@ def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(context, board, rou
     assert not errors, errors
 
 
+def test_a_stop_before_the_engine_has_the_position_starts_no_search(page):
+    """Stop clicked with Set, before the engine's answer to the position (one task of the page,
+    so nothing comes between): once the answer comes, no search starts. (It did: the Stop had
+    ended the search before only.) A Set after it searches again."""
+    pos = bergen_json("show", DECISION)["position"]
+    page.fill("#position-input", pos)
+    page.evaluate("() => { document.querySelector('#position-set').click(); "
+                  "document.querySelector('#stop').click(); }")
+    page.wait_for_function("() => document.querySelector('#status').textContent === "
+                           "'stopped before the search started'")
+    page.wait_for_timeout(300)          # a search started would have said so by now
+    assert page.eval_on_selector("#status", "e => e.dataset.state") == "stopped"
+    assert page.eval_on_selector_all("#moves tbody tr", "rows => rows.length") == 0
+    page.click("#position-set")
+    page.wait_for_function("() => document.querySelector('#moves tbody tr') !== null")
+    page.click("#stop")
+    page.wait_for_function(IDLE)
+
+
 def test_a_round_entered_by_clicks_is_followed_live_and_downloads_as_that_round(page, tmp_path):
     """A round entered by clicks (legal offers only, undo), its first events searched live as
     the record so far, downloads as that round."""

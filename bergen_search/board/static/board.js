@@ -175,6 +175,8 @@
   function setPosition(game, source) {
     clearErrors(POSITION_ERRORS);
     S.posId = newId("position");
+    S.posPending = true;      // until the engine answers: a Stop meanwhile holds the search
+    S.stopPending = false;
     S.posSource = source;
     S.pendingGame = game;
     S.changedAt = performance.now();
@@ -209,6 +211,7 @@
     return q.get("position");
   }
   function onPosition(msg) {
+    S.posPending = false;
     if (msg.type === "error") {
       let target = "position-error";
       if (S.posSource === "setup") {
@@ -238,7 +241,14 @@
       (S.posSource === "review" ? "from the reviewed record, up to this decision" :
         S.posSource === "game" ? "from the game being entered" : "from the record") +
       ": what the lead and the draws proved is kept" : "";
-    startLive();              // the search first: its first partial answer comes within a slice
+    if (S.stopPending) {      // Stop clicked before the engine had the position: no search
+      S.stopPending = false;
+      $("moves").querySelector("tbody").replaceChildren();
+      delete $("moves").dataset.state;
+      setStatus("stopped", "stopped before the search started");
+    } else {
+      startLive();            // the search first: its first partial answer comes within a slice
+    }
     showBeliefs();
   }
   // Where the hidden tiles are (none said before the lead: the hand's value is all there is).
@@ -293,6 +303,11 @@
   const weighting = () => INFERENCE[$("inference").value].weighting;
   function stopLive() {
     if (S.liveId) send({ cmd: "terminate", queries: [S.liveId], id: newId("terminate") });
+  }
+  // The Stop button: the search running, and the one a position still on its way would start.
+  function stopClicked() {
+    if (S.posPending) S.stopPending = true;
+    stopLive();
   }
   const fmt = (v, d) => (v === null || v === undefined ? "—" : (v >= 0 && d === 3 ? "+" : "") +
     Number(v).toFixed(d));
@@ -766,7 +781,7 @@
     writeAddress();
     startLive();
   });
-  $("stop").addEventListener("click", stopLive);
+  $("stop").addEventListener("click", stopClicked);
   function budgetLabels() {
     const fixed = $("budget-mode").value === "fixed";
     $("iterations-label").textContent = fixed ? "Iterations" : "Iterations, then deepening";

@@ -222,6 +222,8 @@ def _journal(tmp_path):
 
 
 SMALL = "bergen1/2/4,7/0/0-3,1-2,2-5,5-6/1-1-4-4-6-3/4,5/14/1:14"
+#: Three tiles a hand: one world at expectimax's default depth is past its work budget.
+X3 = "bergen1/2,hand_size=3/0,2/0/0-3,1-3,4-5/6-6/3,2/22"
 #: Each FORMATS.md document, and the real outputs it is checked against.
 CHECKED = {
     "`rules`": lambda p: [Rules(players=n).to_dict() for n in (2, 3, 4)],
@@ -237,14 +239,16 @@ CHECKED = {
         bergen_json("best", ex("endgame.json"), "--algorithm", "endgame", "--json"),
         bergen_json("best", ex("bracket.json"), "--iterations", 20000, "--json"),
         bergen_json("best", "bergen1/2/0,0/0/1-2,2-2,2-3,3-4,4-5,5-6/-", "--iterations", 40,
-                    "--json")],
+                    "--json"),
+        bergen_json("best", X3, "--algorithm", "expectimax", "--iterations", 1, "--json")],
     "`bergen eval --json`": lambda p: [
         bergen_json("eval", ex("decision.json"), "--iterations", 200, "--json"),
         bergen_json("eval", "--position", SMALL, "--algorithm", "expectimax", "--iterations",
                     10, "--json"),
         bergen_json("eval", ex("endgame.json"), "--iterations", 200, "--json"),
         bergen_json("eval", "bergen1/2/0,0/0/0-0,1-2,2-3,3-4,4-5,5-6/-", "--iterations", 40,
-                    "--json")],
+                    "--json"),
+        bergen_json("eval", X3, "--algorithm", "expectimax", "--iterations", 1, "--json")],
     "`bergen show --json`": lambda p: [bergen_json("show", ex(n), "--json") for n in
                                        ("voids.json", "position.json", "decision.json")],
     "`bergen analyze --json`": _analyze_docs,

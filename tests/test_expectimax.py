@@ -352,6 +352,9 @@ class _Interrupting:
         self.calls += 1
         return self.inner.run_world(*args, **kw)
 
+    def __getattr__(self, name):        # the rest (`cut`, ...) the search's own
+        return getattr(self.inner, name)
+
 
 @pytest.mark.parametrize("at", [0, 3])
 def test_ctrl_c_during_enumeration_returns_what_was_found(monkeypatch, at):

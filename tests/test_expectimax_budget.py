@@ -169,16 +169,32 @@ def test_the_new_limits_are_checked():
     assert engine.run_worlds(2, 0, world_seconds=0) == 2 and engine.cut == 0
 
 
-def test_a_depth_asked_for_is_searched_to_without_the_budget():
-    """The work budget shapes the default depth only: `depth` given, a world is searched to it
-    (none cut), where at the default depth the same world is cut."""
+def test_work_0_searches_every_world_to_its_depth():
+    """The `work` setting is the budget: 0, a world is searched to `depth` (none cut), where at
+    the default budget the same world is cut."""
     from bergen_search.search.engines.expectimax import Expectimax
     from bergen_search.search.registry import Settings
     info = load_game(X3)
     counts = {}
-    for given in ({}, {"depth": "6"}):
-        engine = Expectimax().engine(CoreSampler(info), 0, 1, Settings.of("expectimax", given),
-                                     None)
+    for given in ({}, {"work": "0"}):
+        engine = Expectimax().engine(CoreSampler(info), 0, 1,
+                                     dict(Settings.of("expectimax", given)), None)
         engine.run_worlds(1, 0)
         counts[bool(given)] = engine.cut
     assert counts == {False: 1, True: 0}, counts
+
+
+def test_the_answer_says_how_many_worlds_were_valued_shallower(tmp_path):
+    """Cut worlds are counted in the answer (`worlds_shallower`, and a line of the text); with
+    work=0 none is, and the field is absent, as it is wherever nothing was cut."""
+    path = tmp_path / "x3.json"
+    path.write_text(X3)
+    doc = json.loads(run("best", str(path), "--algorithm", "expectimax", "--iterations", "2",
+                         "--json").stdout)
+    assert doc["worlds_shallower"] == 2
+    text = run("best", str(path), "--algorithm", "expectimax", "--iterations", "2").stdout
+    assert ("depth: 2 worlds valued shallower than 6, the search past one world's work budget "
+            "(--set work=0 searches every world to depth 6, however long)") in text
+    given = json.loads(run("best", str(path), "--algorithm", "expectimax", "--iterations", "1",
+                           "--set", "work=0", "--json").stdout)
+    assert "worlds_shallower" not in given

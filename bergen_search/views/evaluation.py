@@ -7,7 +7,8 @@ from ..formats.position_string import to_string
 from ..search.api import choices
 from .search import (backend_text, bracket_text, choice_names, endgame_json, exact_text,
                      floor_lines, gap_text, lead_fields, lead_how, lead_lines, memory_lines,
-                     move_text, num, position_text, settled_lines, value_text, value_unit)
+                     move_text, num, position_text, settled_lines, shallower_fields,
+                     shallower_lines, value_text, value_unit)
 
 
 def side_rows(ev) -> list:
@@ -30,6 +31,7 @@ def evaluation_document(game, ev, *, algorithm: str, objective: str, seed: int) 
             "seed": seed, "settings": dict(ri["settings"]), "exact": ri["exact"],
             "interrupted": ev.interrupted, "settled": ri.get("settled"), "memory": ri.get("memory"),
             "position": to_string(game.position), "backend": ri["backend"], **lead_fields(ri),
+            **shallower_fields(ri),
             **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}
 
 
@@ -77,7 +79,7 @@ def evaluation_text(game, ev, alg, *, algorithm: str, objective: str, seed: int,
            f"{algorithm}, {ri['iterations']} {alg.unit}, seed {seed}{backend_text(ri)}")
     out.append(how + ("; the sides' figures by " + ev.side_algorithm
                       if ev.side_algorithm != algorithm else ""))
-    out += memory_lines(ri)
+    out += memory_lines(ri) + shallower_lines(ri)
     if not math.isfinite(result.plus_minus):
         out.append("± n/a: not measured (one replicate, or too few worlds)")
     if verbose and "endgame" in ri and not solved:

@@ -115,7 +115,7 @@ def best_document(game, result, *, seed: int, workers: int, objective: str,
             "settled": ri.get("settled"),
             "settings": dict(ri["settings"]), "memory": ri.get("memory"),
             "position": to_string(game.position), "backend": ri.get("backend", "core"),
-            "version": __version__, **lead_fields(ri),
+            "version": __version__, **lead_fields(ri), **shallower_fields(ri),
             **({"endgame": endgame_json(ri["endgame"])} if "endgame" in ri else {})}
 
 
@@ -240,6 +240,22 @@ def worlds_note(ri) -> str:
     if ri.get("all_worlds"):
         return " (all consistent worlds, random playouts at the horizon, solved more than once)"
     return ""
+
+
+def shallower_fields(ri) -> dict:
+    """Expectimax: the worlds valued shallower than `depth`, when there are any."""
+    return {"worlds_shallower": ri["shallower"]} if ri.get("shallower") else {}
+
+
+def shallower_lines(ri) -> list:
+    """A line when expectimax valued worlds shallower than its depth, else none."""
+    if not ri.get("shallower"):
+        return []
+    depth = dict(ri["settings"]).get("depth")
+    n = ri["shallower"]
+    return [f"depth: {n} world{'s' if n != 1 else ''} valued shallower than {depth}, the "
+            f"search past one world's work budget (--set work=0 searches every world to "
+            f"depth {depth}, however long)"]
 
 
 def memory_lines(ri) -> list:
@@ -378,7 +394,7 @@ def best_text(game, result, alg, *, algorithm: str, objective: str, seed: int,
                   else "")
         out.append(f"{algorithm}, {ri['iterations']} {alg.unit}{worlds_note(ri)}, "
                    f"{ri['seconds']:.2f} s, seed {seed}{backend_text(ri)}{spread}")
-    out += memory_lines(ri)
+    out += memory_lines(ri) + shallower_lines(ri)
     if verbose:
         out += ["", *explain_lines(result, alg, algorithm=algorithm, objective=objective,
                                    names=names)]

@@ -19,6 +19,9 @@ from ...workers import run_sliced
 EXACT_WORLDS = 2000
 MAX_DEPTH = 200
 MAX_PLAYOUTS = 1000
+#: One world's work budget (`_expectimax.DEFAULT_MAX_WORK`: about 0.02 s), and its most.
+DEFAULT_WORK = 1_000_000
+MAX_WORK = 10 ** 15
 #: Enumerated worlds that reached a horizon are solved again until the playouts' variance
 #: has this many degrees of freedom (worlds x (solves - 1)).
 MIN_REPLICATE_DOF = 8
@@ -38,6 +41,10 @@ class Expectimax(Algorithm):
                          maximum=MAX_DEPTH),
         "playouts": Setting(int, 2, "random playouts per horizon leaf", minimum=1,
                             maximum=MAX_PLAYOUTS),
+        "work": Setting(int, DEFAULT_WORK, "one world's work budget (nodes and horizon "
+                        "playout actions): a world whose search at `depth` passes it is valued "
+                        "at the deepest depth that fits as much again (0: none, every world to "
+                        "`depth`)", minimum=0, maximum=MAX_WORK),
         "inference": inference_setting("off"),
     }
 
@@ -47,11 +54,8 @@ class Expectimax(Algorithm):
 
     def engine(self, sampler, objective, seed, settings, hooks):
         search_class = backend.SEARCH.pick(f"{__name__}._expectimax.ExpectimaxSearch")
-        # The work budget of one world shapes the default depth only: a depth asked for is
-        # searched to, however long each world takes (a time limit or a stop still ends it).
-        asked = "depth" in dict(getattr(settings, "given", ()))
         engine = search_class(sampler, settings["depth"], seed, objective, settings["playouts"],
-                              **({"max_work": 0} if asked else {}))
+                              max_work=settings["work"])
         if hooks is not None and hooks.stop is not None:
             engine.stop = hooks.stopped         # heard inside a world, too
         return engine
@@ -70,7 +74,15 @@ class Expectimax(Algorithm):
         done, interrupted = run_sliced(run, budget, deadline, hooks, engine.root_stats,
                                        lambda: engine.worlds)
         return UnitOutput(stats=[tuple(r) for r in engine.root_stats()], done=done,
-                          interrupted=interrupted, nodes=engine.nodes)
+                          interrupted=interrupted, nodes=engine.nodes,
+                          extra={"shallower": engine.cut})
+
+    def fold(self, into, extra):
+        """The worlds valued shallower than `depth` (one world's work budget), summed."""
+        into["shallower"] = into.get("shallower", 0) + extra.get("shallower", 0)
+
+    def summary(self, folded, limits):
+        return {"shallower": folded["shallower"]} if folded.get("shallower") else {}
 
     def exhaustive(self, info, table, budget, seconds, run, hooks):
         """Every world solved when they are few (EXACT_WORLDS) and within the budget."""
@@ -85,7 +97,8 @@ class Expectimax(Algorithm):
             engine, info, table, worlds, run.seed, Deadline(seconds), hooks=hooks)
         return Exhaustive(rows, done, {"exact": exact, "worlds": done,
                                        "interrupted": interrupted,
-                                       "all_worlds": done == len(worlds)})
+                                       "all_worlds": done == len(worlds),
+                                       **({"shallower": engine.cut} if engine.cut else {})})
 
 
 def exact_expectimax(engine, info, table, worlds, seed, deadline: Deadline, *, hooks=None):

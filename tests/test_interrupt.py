@@ -101,7 +101,7 @@ def test_arena_stops_at_once_and_keeps_the_finished_sets(tmp_path, workers, afte
     *(pytest.param(args, signal.SIGINT, 130, marks=SLOW) for args in [
         ["best", DECISION, "--time", "30", "--workers", "2", "--json"],
         ["best", FIRST, "--algorithm", "expectimax", "--iterations", "50", "--set", "depth=10",
-         "--json"],
+         "--set", "work=0", "--json"],
         ["best", DECISION, "--time", "30"], ["eval", DECISION, "--time", "30", "--json"]])])
 def test_best_and_eval_stop_at_once_with_their_answer_so_far(tmp_path, args, sig, status,
                                                              stopped_promptly):
@@ -195,7 +195,7 @@ def test_selfplay_analyze_engine_and_bench_stop_at_once(tmp_path, args, stopped_
 @pytest.mark.parametrize("during", ["prompt", pytest.param("search", marks=SLOW)])
 def test_play_saves_the_game_and_exits_130(tmp_path, during, stopped_promptly):
     """At the prompt, and while the engine thinks (inside an expectimax world): saved, 130."""
-    proc = start(["play", "--engine", "expectimax:iterations=50,depth=8", "--seed", "3",
+    proc = start(["play", "--engine", "expectimax:iterations=50,depth=8,work=0", "--seed", "3",
                   "--you", "1", "--out", "g.json"], tmp_path, stdin=subprocess.PIPE)
     seen = ""
     if during == "search":

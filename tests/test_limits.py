@@ -16,8 +16,8 @@ from bergen_search.search.api import MAX_ITERATIONS, MAX_SECONDS, Limits, search
 DECISION = "examples/decision.json"
 MATCH = "examples/match.json"
 POSITION = "examples/position.json"
-#: The first decision after the lead (seat 1 led 1-1): expectimax at depth 10 takes seconds
-#: for one world here.
+#: The first decision after the lead (seat 1 led 1-1): expectimax at depth 10 with no work
+#: budget (work=0) takes seconds for one world here.
 FIRST = "bergen1/2/0,0/0/0-1,0-2,1-3,2-4,3-5,4-6/1-1/6,5/16"
 HUGE = "1" + "0" * 30
 
@@ -103,26 +103,27 @@ def test_a_search_that_finished_no_world_says_so_and_the_clock_is_heard_inside_o
     virtual_clock(1 / 64)
     for command in ("best", "eval"):
         for extra in ([], ["--json"]):
-            res = run(command, FIRST, "--algorithm", "expectimax", "--set", "depth=10", "--time",
-                      "0.05", *extra)
+            res = run(command, FIRST, "--algorithm", "expectimax", "--set", "depth=10", "--set",
+                      "work=0", "--time", "0.05", *extra)
             refused(res, "the search finished no world within the time limit of 0.05 s",
                     "smaller --depth")
             assert res.stdout == ""
     info = load_game(FIRST)
-    result = search(info, Limits(time=0.05), algorithm="expectimax", depth=10)
+    result = search(info, Limits(time=0.05), algorithm="expectimax", depth=10, work=0)
     assert result.info["empty"] and result.info["iterations"] == 0
     sampler = CoreSampler(info)
-    engine = ExpectimaxSearch(sampler, 10, 1)
+    engine = ExpectimaxSearch(sampler, 10, 1, max_work=0)
     hands, reserve = sampler.sample(Rng(3))
     assert engine.run_world(hands, reserve, seconds=0.05) is None
     assert engine.run_worlds(0, 0.05) == 0 and engine.worlds == 0
-    result = search(info, Limits(iterations=50, time=0.5), algorithm="expectimax", depth=9)
+    result = search(info, Limits(iterations=50, time=0.5), algorithm="expectimax", depth=9,
+                    work=0)
     assert result.info["iterations"] < 50
 
 
 def test_a_match_engine_that_finds_nothing_plays_greedy_and_says_so():
     res = run("selfplay", "--games", "2", "--seed", "3", "--engine",
-              "expectimax:time=0.001,depth=10,greedy")
+              "expectimax:time=0.001,depth=10,work=0,greedy")
     assert res.exit_code == 0, res.output
     warnings = [x for x in res.stderr.splitlines() if x.startswith("bergen: warning:")]
     assert len(warnings) == 1, res.stderr

@@ -323,7 +323,7 @@ def test_a_search_that_measured_nothing_is_empty_never_zero(wire):
     stopped = wire.until(lambda d: d["type"] == "bestmove")[-1]
     assert stopped["stopped"] is True and stopped["terminated"] is False
     answer = wire.ask({"cmd": "go", "game": DECISION, "time": 0.001, "algorithm": "expectimax",
-                       "settings": {"depth": 10}, "id": "tiny"})
+                       "settings": {"depth": 10, "work": 0}, "id": "tiny"})
     assert answer["type"] == "bestmove" and answer["id"] == "tiny"
     if answer.get("empty"):
         assert answer["iterations"] == 0 and answer["best"] is None

@@ -243,7 +243,7 @@ BAD_INPUTS = [
      "(see 'bergen play --help')"),
     ('selfplay --engine expectimax:worlds=3,depth=2', None,
      "bergen: engine 'expectimax': bad setting 'worlds=3' (settings: iterations, time, "
-     "objective, workers, memory, depth, playouts, inference)"),
+     "objective, workers, memory, depth, playouts, work, inference)"),
     ("selfplay --engine 'ext=bergen engine' --engine ext:iterations=50,greedy", None,
      "bergen selfplay: Invalid value for --engine: ext=COMMAND registers an engine in another "
      "process: give it to --external, and its name to --engine (see 'bergen selfplay --help')"),

@@ -238,6 +238,8 @@ def test_an_error_about_the_line_itself_names_it():
      "rounds: index 9 is not a round of the record (round 10, counted from 1): it has 4 "
      "rounds, indexes 0..3"),
     ('{"cmd": "show", "game": "bergen1/x", "id": 3}', "position string"),
+    ('{"cmd": "show", "game": "bergen1/2/0,0/0/0-0,1-3,2-6,3-3,4-5,5-6/-", "id": 3}',
+     "the round has not been led: before the lead the seat to move knows its own hand only"),
     ('{"cmd": "position", "game": "bergen1/2/4,7/0/0-3", "id": 3}',
      "position string: it has 5 parts"),
     ('{"cmd": "position", "game": {"format": "bergen-record/1"}, "id": 3}',

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import click
 
-from ..errors import BergenError
 from ..information.beliefs import WEIGHTINGS
 from ..views.show import knowledge
 from .options import game_from_options, game_input, json_option
@@ -28,15 +27,7 @@ def show(game, weighting, as_json, **kw):
     GAME is a record, a position, - for standard input, or a position string; or give
     --position STRING or the position flags.
     """
-    found = game_from_options(game, kw)
-    try:
-        known = knowledge(found, weighting)
-    except BergenError as e:
-        if e.field != "line" or not e.message.startswith("the line is empty"):
-            raise
-        raise BergenError("the round has not been led: before the lead the seat to move knows "
-                          "its own hand only, every other tile as likely anywhere (bergen best "
-                          "and eval value the hand before the lead)") from None
+    known = knowledge(game_from_options(game, kw), weighting)
     if as_json:
         emit_json(known.to_json())
     else:

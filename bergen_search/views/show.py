@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import BergenError
 from ..formats.game import Game
 from ..formats.position import write_position
 from ..formats.position_string import to_string
@@ -108,7 +109,12 @@ class Knowledge(Beliefs):
 
 
 def knowledge(game: Game, weighting: str = "uniform") -> Knowledge:
-    """What the seat to move of `game` knows (`weighting`: one of `beliefs.WEIGHTINGS`)."""
+    """What the seat to move of `game` knows (`weighting`: one of `beliefs.WEIGHTINGS`); a
+    round not led yet is refused (the seat knows its own hand only)."""
+    if not game.info.line:
+        raise BergenError("the round has not been led: before the lead the seat to move knows "
+                          "its own hand only, every other tile as likely anywhere (bergen best "
+                          "and eval value the hand before the lead)")
     round_index = None if game.record is None else len(game.record.rounds) - 1
     b = beliefs(game.info, game.observer, game.position.voids, round_index, weighting)
     return Knowledge(b.seats, b.reserve, b.deals, b.histories, b.lead, b.weighting, game=game)

@@ -7,10 +7,9 @@ import click
 
 from ..errors import BergenError, Interrupted
 from ..play.external import ExternalEngineError
-from ..runs.files import LOCK_SUFFIX
-from ..runs.journal import SUFFIX, Journal, journal_path
+from ..runs.journal import Journal, journal_path
 from ..runs.parallel import ClusterLost
-from .output import check_distinct, check_writable
+from .output import BESIDE, check_distinct, check_writable
 
 
 class LongRun:
@@ -41,7 +40,7 @@ class LongRun:
                                        f"beside the output file")
             return None
         check_distinct({}, {self.option: self.output})
-        check_writable(self.output, self.option, regular=True, beside=(SUFFIX, LOCK_SUFFIX))
+        check_writable(self.output, self.option, regular=True, beside=tuple(BESIDE))
         if self.force is False and not self.resume and os.path.exists(self.output):
             raise click.BadParameter(f"{self.output} exists: give --force to replace it, or "
                                      f"another {self.option}", param_hint=self.option)

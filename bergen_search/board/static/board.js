@@ -243,8 +243,7 @@
       ": what the lead and the draws proved is kept" : "";
     if (S.stopPending) {      // Stop clicked before the engine had the position: no search
       S.stopPending = false;
-      $("moves").querySelector("tbody").replaceChildren();
-      delete $("moves").dataset.state;
+      clearRanking();
       setStatus("stopped", "stopped before the search started");
     } else {
       startLive();            // the search first: its first partial answer comes within a slice
@@ -276,8 +275,7 @@
     clearErrors(["go-error"]);
     if (S.liveId) send({ cmd: "terminate", queries: [S.liveId], id: newId("terminate") });
     S.liveId = null;
-    $("moves").querySelector("tbody").replaceChildren();
-    delete $("moves").dataset.state;
+    clearRanking();
     if (!S.position) return;
     const go = { cmd: "go", report_every: 0.1, beliefs: S.position.line ? weighting() : null,
       settings: { inference: INFERENCE[$("inference").value].setting },
@@ -291,6 +289,11 @@
     $("settled").hidden = true;
     setStatus("searching", "searching…");
     send(go);
+  }
+  // The ranking emptied, its answer's state with it (`settled` in the tests waits on it).
+  function clearRanking() {
+    $("moves").querySelector("tbody").replaceChildren();
+    delete $("moves").dataset.state;
   }
   function setStatus(state, text) {
     const el = $("status");

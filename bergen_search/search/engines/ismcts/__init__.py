@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from functools import partial
 
-from ....errors import BergenError
 from ....constants import OWN_DRAW as KEY_OWN_DRAW, PASS_STREAM
+from ....errors import BergenError
 from ....formats.notation import Move
 from ....game.rng import derive_seed
 from ....game.state import DRAW as KEY_DRAW

@@ -169,6 +169,12 @@ def test_the_new_limits_are_checked():
     assert engine.run_worlds(2, 0, world_seconds=0) == 2 and engine.cut == 0
 
 
+def test_the_setting_s_default_is_the_core_s():
+    """`work`'s default (the search's settings) and the compiled search's own are one number."""
+    from bergen_search.search.engines.expectimax import DEFAULT_WORK, Expectimax
+    assert DEFAULT_WORK == DEFAULT_MAX_WORK == Expectimax.settings["work"].default
+
+
 def test_work_0_searches_every_world_to_its_depth():
     """The `work` setting is the budget: 0, a world is searched to `depth` (none cut), where at
     the default budget the same world is cut."""

@@ -827,7 +827,7 @@ def test_a_stop_in_one_tab_leaves_another_tab_s_answer_alone(context, board, rou
     assert not errors, errors
 
 
-def test_a_stop_before_the_engine_has_the_position_starts_no_search(page):
+def test_a_stop_before_the_engine_has_the_position_starts_no_search(page, tmp_path):
     """Stop clicked with Set, before the engine's answer to the position (one task of the page,
     so nothing comes between): once the answer comes, no search starts. (It did: the Stop had
     ended the search before only.) A Set after it searches again."""
@@ -840,6 +840,7 @@ def test_a_stop_before_the_engine_has_the_position_starts_no_search(page):
     page.wait_for_timeout(300)          # a search started would have said so by now
     assert page.eval_on_selector("#status", "e => e.dataset.state") == "stopped"
     assert page.eval_on_selector_all("#moves tbody tr", "rows => rows.length") == 0
+    list(at_both_widths(page, tmp_path / "stopped"))
     page.click("#position-set")
     page.wait_for_function("() => document.querySelector('#moves tbody tr') !== null")
     page.click("#stop")
